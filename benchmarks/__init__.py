@@ -1,0 +1,1 @@
+"""Speed and scaling benchmarks (never installed; run with ``make bench``)."""

@@ -1,0 +1,273 @@
+"""Input validation shared by every public function.
+
+Two message templates, used everywhere:
+
+* parameters (scikit-learn style)::
+
+    The 'k' parameter of cmi must be an int in [1, 999]; got 0.
+
+* data columns::
+
+    Column 'belief' must hold probabilities in [0, 1]; 2 offending rows
+    (first: row 4 = 1.2, row 9 = -0.1).
+
+Rows are named by the caller's index labels, so a user can find them with
+``data.loc[...]``. Nothing is ever dropped or clipped here: bad input raises.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "MAX_ROWS_SHOWN",
+    "as_dataframe",
+    "binary_column",
+    "check_choice",
+    "check_float",
+    "check_int",
+    "column_error",
+    "finite_column",
+    "label_column",
+    "numeric_column",
+    "param_error",
+    "probability_array",
+    "probability_column",
+    "require_columns",
+]
+
+MAX_ROWS_SHOWN = 5
+
+
+# --------------------------------------------------------------------------- templates
+def param_error(name: str, owner: str, rule: str, got: Any) -> str:
+    """The one parameter-error template."""
+    return f"The '{name}' parameter of {owner} must be {rule}; got {got!r}."
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def column_error(column: str, rule: str, labels: Sequence[Any], values: Sequence[Any] | None = None,
+                 *, owner: str | None = None) -> str:
+    """The one data-error template: column, rule, count and first offending rows."""
+    n_bad = len(labels)
+    shown = []
+    for j in range(min(n_bad, MAX_ROWS_SHOWN)):
+        if values is None:
+            shown.append(f"row {labels[j]!r}")
+        else:
+            shown.append(f"row {labels[j]!r} = {values[j]!r}")
+    where = f" (input to {owner})" if owner else ""
+    more = ", ..." if n_bad > MAX_ROWS_SHOWN else ""
+    return (
+        f"Column '{column}'{where} must {rule}; {_plural(n_bad, 'offending row')} "
+        f"(first: {', '.join(shown)}{more})."
+    )
+
+
+def _py(value: Any) -> Any:
+    """A plain Python scalar for messages (``np.float64(1.2)`` -> ``1.2``)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+# --------------------------------------------------------------------------- tables
+def as_dataframe(data: Any, *, name: str = "data", owner: str = "this function") -> pd.DataFrame:
+    """Accept a DataFrame or anything ``pandas.DataFrame`` can build (dict, records, arrays)."""
+    if isinstance(data, pd.DataFrame):
+        return data
+    if data is None or isinstance(data, str | bytes | numbers.Number):
+        raise TypeError(param_error(name, owner, "a pandas DataFrame or convertible to one",
+                                    type(data).__name__))
+    try:
+        return pd.DataFrame(data)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(param_error(name, owner, "a pandas DataFrame or convertible to one",
+                                    type(data).__name__)) from exc
+
+
+def require_columns(df: pd.DataFrame, columns: Mapping[str, str | None] | Iterable[str], *,
+                    owner: str = "this function") -> None:
+    """Raise ``ValueError`` naming every requested column that ``df`` lacks.
+
+    ``columns`` maps a role (the parameter name, e.g. ``'belief'``) to the column
+    name the caller gave, or is a plain iterable of column names. ``None`` values
+    (optional roles that were not asked for) are skipped.
+    """
+    items = list(columns.items()) if isinstance(columns, Mapping) else [(c, c) for c in columns]
+    missing = [(role, col) for role, col in items if col is not None and col not in df.columns]
+    if missing:
+        parts = [f"'{col}' (the '{role}' column)" if role != col else f"'{col}'"
+                 for role, col in missing]
+        available = ", ".join(repr(c) for c in list(df.columns)[:20])
+        if len(df.columns) > 20:
+            available += ", ..."
+        raise ValueError(
+            f"{owner}: column {' and '.join(parts)} not found in data; "
+            f"available columns: {available or 'none'}."
+        )
+
+
+def _labels(df_or_index: pd.Index, positions: np.ndarray) -> list[Any]:
+    return [_py(v) for v in df_or_index[positions[:MAX_ROWS_SHOWN]]] + (
+        [None] * max(0, len(positions) - MAX_ROWS_SHOWN)
+    )
+
+
+def _bad(column: str, rule: str, index: pd.Index, positions: np.ndarray, values: Any,
+         owner: str | None) -> ValueError:
+    labels = _labels(index, positions)
+    shown = positions[:MAX_ROWS_SHOWN]
+    vals = None if values is None else [_py(v) for v in np.asarray(values)[shown]]
+    return ValueError(column_error(column, rule, labels, vals, owner=owner))
+
+
+def numeric_column(df: pd.DataFrame, column: str, *, owner: str | None = None,
+                   allow_nan: bool = False) -> np.ndarray:
+    """Return the column as a contiguous float64 array, or raise naming the bad rows."""
+    s = df[column]
+    if isinstance(s.dtype, pd.CategoricalDtype) or not (
+        pd.api.types.is_numeric_dtype(s.dtype) or pd.api.types.is_object_dtype(s.dtype)
+    ) or pd.api.types.is_bool_dtype(s.dtype):
+        if pd.api.types.is_bool_dtype(s.dtype):
+            raise ValueError(
+                f"Column '{column}'" + (f" (input to {owner})" if owner else "")
+                + " must be numeric; got dtype bool."
+            )
+        converted = pd.to_numeric(s.astype(object), errors="coerce")
+        bad = np.flatnonzero(converted.isna().to_numpy() & s.notna().to_numpy())
+        if len(bad) == 0:
+            bad = np.arange(min(len(s), MAX_ROWS_SHOWN))
+        raise _bad(column, f"be numeric (got dtype {s.dtype})", df.index, bad, s.to_numpy(),
+                   owner)
+    if pd.api.types.is_object_dtype(s.dtype):
+        converted = pd.to_numeric(s, errors="coerce")
+        bad = np.flatnonzero(converted.isna().to_numpy() & s.notna().to_numpy())
+        if len(bad):
+            raise _bad(column, "be numeric", df.index, bad, s.to_numpy(), owner)
+        s = converted
+    values = np.ascontiguousarray(s.to_numpy(dtype=np.float64, na_value=np.nan))
+    if not allow_nan:
+        nan_pos = np.flatnonzero(np.isnan(values))
+        if len(nan_pos):
+            raise _bad(column, "not contain NaN or missing values", df.index, nan_pos, None, owner)
+    return values
+
+
+def finite_column(df: pd.DataFrame, column: str, *, owner: str | None = None) -> np.ndarray:
+    """Numeric, no NaN, no infinities."""
+    values = numeric_column(df, column, owner=owner)
+    bad = np.flatnonzero(~np.isfinite(values))
+    if len(bad):
+        raise _bad(column, "hold finite numbers", df.index, bad, values, owner)
+    return values
+
+
+def probability_column(df: pd.DataFrame, column: str, *, owner: str | None = None) -> np.ndarray:
+    """Numeric, no NaN, every value in [0, 1]."""
+    values = numeric_column(df, column, owner=owner)
+    bad = np.flatnonzero((values < 0.0) | (values > 1.0))
+    if len(bad):
+        raise _bad(column, "hold probabilities in [0, 1]", df.index, bad, values, owner)
+    return values
+
+
+def probability_array(values: Any, name: str, *, owner: str | None = None,
+                      allow_nan: bool = False) -> np.ndarray:
+    """The array form of :func:`probability_column`, for functions taking vectors."""
+    frame = pd.DataFrame({name: np.asarray(values).ravel()}) if np.ndim(values) <= 1 else None
+    if frame is None:
+        raise ValueError(f"'{name}' must be one-dimensional; got an array of shape "
+                         f"{np.shape(values)}.")
+    arr = numeric_column(frame, name, owner=owner, allow_nan=allow_nan)
+    finite = ~np.isnan(arr)
+    bad = np.flatnonzero(finite & ((arr < 0.0) | (arr > 1.0)))
+    if len(bad):
+        raise _bad(name, "hold probabilities in [0, 1]", frame.index, bad, arr, owner)
+    return arr
+
+
+def binary_column(df: pd.DataFrame, column: str, *, owner: str | None = None) -> np.ndarray:
+    """Numeric or bool, no NaN, every value 0 or 1; returned as int64."""
+    s = df[column]
+    if pd.api.types.is_bool_dtype(s.dtype):
+        if s.isna().any():
+            raise _bad(column, "not contain NaN or missing values", df.index,
+                       np.flatnonzero(s.isna().to_numpy()), None, owner)
+        return np.ascontiguousarray(s.to_numpy(dtype=np.int64))
+    values = numeric_column(df, column, owner=owner)
+    bad = np.flatnonzero((values != 0.0) & (values != 1.0))
+    if len(bad):
+        raise _bad(column, "be binary (0 or 1)", df.index, bad, values, owner)
+    return np.ascontiguousarray(values.astype(np.int64))
+
+
+def label_column(
+    df: pd.DataFrame, column: str, *, owner: str | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """A categorical column as (integer codes, sorted unique labels); missing values raise."""
+    s = df[column]
+    missing = np.flatnonzero(s.isna().to_numpy())
+    if len(missing):
+        raise _bad(column, "not contain missing values", df.index, missing, None, owner)
+    codes, uniques = pd.factorize(s, sort=True)
+    return np.ascontiguousarray(codes.astype(np.int64)), np.asarray(uniques)
+
+
+# --------------------------------------------------------------------------- parameters
+def check_int(value: Any, name: str, owner: str, *, low: int | None = None,
+              high: int | None = None) -> int:
+    """An integer in [low, high] (either bound optional); bools are rejected."""
+    rule = "an int" + _range_text(low, high)
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(param_error(name, owner, rule, value))
+    value = int(value)
+    if (low is not None and value < low) or (high is not None and value > high):
+        raise ValueError(param_error(name, owner, rule, value))
+    return value
+
+
+def check_float(value: Any, name: str, owner: str, *, low: float | None = None,
+                high: float | None = None, low_open: bool = False,
+                high_open: bool = False) -> float:
+    """A finite real number in the given (closed by default) interval."""
+    lo = "(" if low_open else "["
+    hi = ")" if high_open else "]"
+    rule = "a finite float"
+    if low is not None or high is not None:
+        rule += f" in {lo}{'-inf' if low is None else low}, {'inf' if high is None else high}{hi}"
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(param_error(name, owner, rule, value))
+    value = float(value)
+    bad = not np.isfinite(value)
+    if low is not None:
+        bad |= value <= low if low_open else value < low
+    if high is not None:
+        bad |= value >= high if high_open else value > high
+    if bad:
+        raise ValueError(param_error(name, owner, rule, value))
+    return value
+
+
+def check_choice(value: Any, name: str, owner: str, choices: Sequence[Any]) -> Any:
+    """One of a fixed set of options."""
+    if value not in choices:
+        rule = "one of " + ", ".join(repr(c) for c in choices)
+        raise ValueError(param_error(name, owner, rule, value))
+    return value
+
+
+def _range_text(low: int | None, high: int | None) -> str:
+    if low is None and high is None:
+        return ""
+    if high is None:
+        return f" >= {low}"
+    if low is None:
+        return f" <= {high}"
+    return f" in [{low}, {high}]"

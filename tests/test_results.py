@@ -1,0 +1,58 @@
+from dataclasses import FrozenInstanceError, dataclass, field
+
+import numpy as np
+import pytest
+
+from coherence import RESULT_COLUMNS, CoherenceResult, ConfidenceInterval
+
+
+@dataclass(frozen=True, slots=True)
+class _ToyResult(CoherenceResult):
+    k: int
+    null_distribution: np.ndarray = field(repr=False)
+
+    _test_name = "toy"
+    _extra_columns = ("k",)
+
+
+def make():
+    return _ToyResult(statistic=0.25, pvalue=0.04, confidence_interval=ConfidenceInterval(
+        0.1, 0.4, 0.95), n_obs=100, method="permutation", k=3,
+        null_distribution=np.array([0.1, 0.2]))
+
+
+def test_frozen_and_slotted():
+    r = make()
+    with pytest.raises(FrozenInstanceError):
+        r.statistic = 1.0  # type: ignore[misc]
+    assert not hasattr(r, "__dict__")
+
+
+def test_arrays_read_only_and_hidden_from_repr():
+    r = make()
+    with pytest.raises(ValueError, match="read-only"):
+        r.null_distribution[0] = 5.0
+    assert "null_distribution" not in repr(r)
+
+
+def test_to_frame_schema():
+    frame = make().to_frame()
+    assert tuple(frame.columns) == (*RESULT_COLUMNS, "k")
+    assert _ToyResult.frame_columns() == (*RESULT_COLUMNS, "k")
+    row = frame.iloc[0]
+    assert row["test"] == "toy" and row["ci_low"] == 0.1 and row["ci_high"] == 0.4
+    assert row["confidence_level"] == 0.95 and row["n_obs"] == 100 and row["k"] == 3
+
+
+def test_confidence_interval_named_tuple():
+    ci = make().confidence_interval
+    low, high, level = ci
+    assert (low, high, level) == (ci.low, ci.high, ci.confidence_level)
+
+
+def test_summary_and_n_alias():
+    r = make()
+    assert r.n == 100
+    text = r.summary()
+    assert "toy (permutation)" in text
+    assert "95% CI" in text and "[0.1, 0.4]" in text and "k" in text

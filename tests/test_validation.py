@@ -1,0 +1,153 @@
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from coherence import _validation as v
+
+
+def frame():
+    return pd.DataFrame(
+        {"belief": [0.1, 0.5, 1.2, -0.1, 0.3, 2.0, 3.0, 4.0, 5.0],
+         "action": list("yynydnyyn"),
+         "outcome": [0, 1, 1, 0, 2, 0, 1, 1, 0]},
+        index=[10, 11, 12, 13, 14, 15, 16, 17, 18],
+    )
+
+
+def test_missing_column_names_role_and_available():
+    with pytest.raises(ValueError, match=re.escape(
+            "ci_test: column 'p' (the 'belief' column) not found in data; available columns: "
+            "'belief', 'action', 'outcome'.")):
+        v.require_columns(frame(), {"belief": "p", "action": "action"}, owner="ci_test")
+
+
+def test_missing_columns_all_listed():
+    with pytest.raises(ValueError, match=r"'p' \(the 'belief' column\) and 'y' \(the 'outcome'"):
+        v.require_columns(frame(), {"belief": "p", "outcome": "y", "group": None}, owner="f")
+
+
+def test_not_numeric_names_rows():
+    df = frame().assign(belief=["0.1", "x", 0.3, "y", 0.2, 0.1, 0.1, 0.1, 0.1])
+    with pytest.raises(ValueError, match=re.escape(
+            "Column 'belief' must be numeric; 2 offending rows (first: row 11 = 'x', "
+            "row 13 = 'y').")):
+        v.numeric_column(df, "belief")
+
+
+def test_not_numeric_string_dtype():
+    df = pd.DataFrame({"belief": pd.array(["a", "b"], dtype="string")})
+    with pytest.raises(ValueError, match=r"Column 'belief' must be numeric \(got dtype string"):
+        v.numeric_column(df, "belief")
+
+
+def test_categorical_is_not_numeric():
+    df = pd.DataFrame({"belief": pd.Categorical([0.1, 0.2])})
+    with pytest.raises(ValueError, match=r"must be numeric \(got dtype category\)"):
+        v.numeric_column(df, "belief")
+
+
+def test_bool_is_not_numeric():
+    with pytest.raises(ValueError, match=r"Column 'belief' must be numeric; got dtype bool"):
+        v.numeric_column(pd.DataFrame({"belief": [True, False]}), "belief")
+
+
+def test_probability_outside_unit_interval():
+    with pytest.raises(ValueError, match=re.escape(
+            "Column 'belief' (input to ci_test) must hold probabilities in [0, 1]; 6 offending "
+            "rows (first: row 12 = 1.2, row 13 = -0.1, row 15 = 2.0, row 16 = 3.0, "
+            "row 17 = 4.0, ...).")):
+        v.probability_column(frame(), "belief", owner="ci_test")
+
+
+def test_nan_present():
+    df = pd.DataFrame({"belief": [0.1, np.nan, 0.2, None]}, index=list("abcd"))
+    with pytest.raises(ValueError, match=re.escape(
+            "Column 'belief' must not contain NaN or missing values; 2 offending rows "
+            "(first: row 'b', row 'd').")):
+        v.probability_column(df, "belief")
+
+
+def test_nan_allowed_when_asked():
+    df = pd.DataFrame({"belief": [0.1, np.nan]})
+    out = v.numeric_column(df, "belief", allow_nan=True)
+    assert np.isnan(out[1])
+
+
+def test_infinite():
+    with pytest.raises(ValueError, match=r"must hold finite numbers; 1 offending row \(first: "
+                       r"row 1 = inf\)"):
+        v.finite_column(pd.DataFrame({"x": [0.0, np.inf]}), "x")
+
+
+def test_binary():
+    with pytest.raises(ValueError, match=re.escape(
+            "Column 'outcome' must be binary (0 or 1); 1 offending row (first: row 14 = 2.0).")):
+        v.binary_column(frame(), "outcome")
+    out = v.binary_column(pd.DataFrame({"y": [True, False]}), "y")
+    assert out.dtype == np.int64 and list(out) == [1, 0]
+
+
+def test_numeric_output_is_contiguous_float64_copy():
+    df = pd.DataFrame({"x": np.arange(5, dtype=np.int32)})
+    out = v.numeric_column(df, "x")
+    assert out.dtype == np.float64 and out.flags.c_contiguous
+    out[0] = 99
+    assert df["x"].iloc[0] == 0
+
+
+def test_label_column():
+    codes, labels = v.label_column(frame(), "action")
+    assert list(labels) == ["d", "n", "y"]
+    assert list(codes[:3]) == [2, 2, 1]
+    with pytest.raises(ValueError, match="must not contain missing values; 1 offending row"):
+        v.label_column(pd.DataFrame({"a": ["y", None]}), "a")
+
+
+def test_as_dataframe():
+    assert list(v.as_dataframe({"a": [1, 2]}).columns) == ["a"]
+    with pytest.raises(TypeError, match=r"The 'data' parameter of f must be a pandas DataFrame "
+                       r"or convertible to one; got 'int'"):
+        v.as_dataframe(3, owner="f")
+    with pytest.raises(TypeError, match="convertible"):
+        v.as_dataframe("table.csv", owner="f")
+
+
+def test_check_int():
+    assert v.check_int(3, "k", "cmi", low=1, high=9) == 3
+    with pytest.raises(ValueError, match=re.escape(
+            "The 'k' parameter of cmi must be an int in [1, 9]; got 0.")):
+        v.check_int(0, "k", "cmi", low=1, high=9)
+    with pytest.raises(TypeError, match=r"must be an int >= 1; got 2.5"):
+        v.check_int(2.5, "k", "cmi", low=1)
+    with pytest.raises(TypeError, match=r"got True"):
+        v.check_int(True, "k", "cmi", low=1)
+
+
+def test_check_float():
+    assert v.check_float(0.5, "a", "f", low=0, high=1) == 0.5
+    with pytest.raises(ValueError, match=re.escape(
+            "The 'alpha' parameter of f must be a finite float in (0, 1); got 1.0.")):
+        v.check_float(1.0, "alpha", "f", low=0, high=1, low_open=True, high_open=True)
+    with pytest.raises(ValueError, match="got nan"):
+        v.check_float(float("nan"), "alpha", "f")
+    with pytest.raises(TypeError, match=r"got '0\.5'"):
+        v.check_float("0.5", "alpha", "f")
+
+
+def test_check_choice():
+    with pytest.raises(ValueError, match=re.escape(
+            "The 'method' parameter of ci_test must be one of 'permutation', 'bootstrap'; "
+            "got 'exact'.")):
+        v.check_choice("exact", "method", "ci_test", ("permutation", "bootstrap"))
+
+
+def test_probability_array():
+    out = v.probability_array([0.1, np.nan], "p_a", allow_nan=True)
+    assert np.isnan(out[1])
+    with pytest.raises(ValueError, match=r"Column 'p_a' must hold probabilities in \[0, 1\]; "
+                       r"1 offending row \(first: row 1 = 1.5\)"):
+        v.probability_array([0.1, 1.5], "p_a")
+    with pytest.raises(ValueError, match="must be one-dimensional"):
+        v.probability_array(np.zeros((2, 2)), "p_a")
