@@ -31,11 +31,51 @@ _LAZY: dict[str, str] = {
     "SimulationTruth": "._simulate",
     "simulate": "._simulate",
     "snap_to_grid": "._simulate",
+    # probability axioms and forecaster consistency (issue 5)
+    "UPDATE_CLASSES": "._axioms",
+    "BayesCheckResult": "._axioms",
+    "ConditionalTupleResult": "._axioms",
+    "NegationCheckResult": "._axioms",
+    "TotalProbabilityResult": "._axioms",
+    "UpdateDirectionResult": "._axioms",
+    "bayes_check": "._axioms",
+    "conditional_tuple_check": "._axioms",
+    "negation_check": "._axioms",
+    "total_probability_check": "._axioms",
+    "update_direction": "._axioms",
+    # conditional-forecasting coherence over question pairs (issue 5)
+    "PAIRS_COLUMNS": "._pairs",
+    "PairsPowerResult": "._pairs",
+    "PairsResult": "._pairs",
+    "conditional_forecasting": "._pairs",
+    "pairs_power": "._pairs",
+    "read_pairs": "._pairs",
 }
 
 __all__ = sorted([*_LAZY, "__version__"])
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
+    from ._axioms import (
+        UPDATE_CLASSES,
+        BayesCheckResult,
+        ConditionalTupleResult,
+        NegationCheckResult,
+        TotalProbabilityResult,
+        UpdateDirectionResult,
+        bayes_check,
+        conditional_tuple_check,
+        negation_check,
+        total_probability_check,
+        update_direction,
+    )
+    from ._pairs import (
+        PAIRS_COLUMNS,
+        PairsPowerResult,
+        PairsResult,
+        conditional_forecasting,
+        pairs_power,
+        read_pairs,
+    )
     from ._results import RESULT_COLUMNS, CoherenceResult, ConfidenceInterval
     from ._simulate import (
         ACTIONS,
