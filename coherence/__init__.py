@@ -32,15 +32,19 @@ _LAZY: dict[str, str] = {
     "simulate": "._simulate",
     "snap_to_grid": "._simulate",
     # probability axioms and forecaster consistency (issue 5)
+    "LIE_COLUMNS": "._axioms",
     "UPDATE_CLASSES": "._axioms",
     "BayesCheckResult": "._axioms",
     "ConditionalTupleResult": "._axioms",
+    "IteratedExpectationResult": "._axioms",
     "NegationCheckResult": "._axioms",
     "TotalProbabilityResult": "._axioms",
     "UpdateDirectionResult": "._axioms",
     "bayes_check": "._axioms",
     "conditional_tuple_check": "._axioms",
+    "iterated_expectation_check": "._axioms",
     "negation_check": "._axioms",
+    "random_forest_baseline": "._axioms",
     "total_probability_check": "._axioms",
     "update_direction": "._axioms",
     # conditional-forecasting coherence over question pairs (issue 5)
@@ -56,15 +60,19 @@ __all__ = sorted([*_LAZY, "__version__"])
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from ._axioms import (
+        LIE_COLUMNS,
         UPDATE_CLASSES,
         BayesCheckResult,
         ConditionalTupleResult,
+        IteratedExpectationResult,
         NegationCheckResult,
         TotalProbabilityResult,
         UpdateDirectionResult,
         bayes_check,
         conditional_tuple_check,
+        iterated_expectation_check,
         negation_check,
+        random_forest_baseline,
         total_probability_check,
         update_direction,
     )
