@@ -49,7 +49,7 @@ def small() -> pd.DataFrame:
 
 # --------------------------------------------------------------------------- hand values
 def test_hand_computed(small):
-    res = conditional_forecasting(small, rng=0)
+    res = conditional_forecasting(small, test="t", ci_method="normal", rng=0)
     assert isinstance(res, PairsResult)
     frame = res.to_frame()
     assert tuple(frame.columns) == PAIRS_COLUMNS
@@ -83,6 +83,31 @@ def test_hand_computed(small):
     assert table["ci_low_bootstrap"].iloc[0] < strong["mean_improvement"]
 
 
+def test_bootstrap_t_default(small):
+    res = conditional_forecasting(small, rng=0, n_resamples=4999)
+    assert res.test == "bootstrap-t" and res.ci_method == "bootstrap-t"
+    row = res.table.iloc[0]
+    assert row["pvalue"] == row["pvalue_bootstrap_t"]
+    assert row["ci_low"] == row["ci_low_bootstrap_t"]
+    # symmetric around the mean, wider than the normal interval at n = 4
+    mid = (row["ci_low"] + row["ci_high"]) / 2
+    assert mid == pytest.approx(row["mean_improvement"])
+    assert row["ci_high"] - row["ci_low"] > row["ci_high_normal"] - row["ci_low_normal"]
+    # the p-value is a Monte Carlo p-value: at least 1 / (1 + B)
+    assert 1 / 5000 <= row["pvalue"] <= 1
+    # the interval excludes 0 exactly when p <= 0.05 (up to resampling ties)
+    assert (row["ci_low"] > 0 or row["ci_high"] < 0) == (row["pvalue"] <= 0.05)
+
+
+def test_bootstrap_t_detects_a_clear_effect():
+    x = pd.DataFrame({"category": "strong", "p_a": 0.5, "p_a_given_b1": 0.8,
+                      "p_a_given_b0": 0.5, "a_outcome": 1, "b_outcome": [1] * 12 + [0] * 3})
+    x.loc[12, "p_a_given_b0"] = 0.4
+    res = conditional_forecasting(x, rng=0)
+    assert res.table["pvalue_bootstrap_t"].iloc[0] < 0.01
+    assert res.table["pvalue_t"].iloc[0] < 0.01
+
+
 def test_exact_identity_coherent_pairs():
     df = coherent_pairs(300, np.random.default_rng(3))
     res = conditional_forecasting(df, rng=0)
@@ -109,8 +134,7 @@ def test_row_order_invariance_and_no_mutation(small):
     pd.testing.assert_frame_equal(small, before)
     shuffled = small.sample(frac=1.0, random_state=np.random.default_rng(0).integers(1000))
     res2 = conditional_forecasting(shuffled, rng=0)
-    cols = [c for c in PAIRS_COLUMNS if c not in ("ci_low", "ci_high")]
-    pd.testing.assert_frame_equal(res.to_frame()[cols], res2.to_frame()[cols])
+    pd.testing.assert_frame_equal(res.table, res2.table)
 
 
 def test_model_column_first():
@@ -200,6 +224,7 @@ def test_validation_probability_and_outcome(small):
 @pytest.mark.parametrize(("kwargs", "name", "exc"), [
     ({"confidence_level": 1.0}, "confidence_level", ValueError),
     ({"ci_method": "t"}, "ci_method", ValueError),
+    ({"test": "wilcoxon"}, "test", ValueError),
     ({"n_resamples": 0}, "n_resamples", ValueError),
     ({"tol": 2}, "tol", ValueError),
     ({"eps": -1}, "eps", ValueError),
