@@ -15,9 +15,10 @@ of per-pair Brier improvements:
 * ``coherent``: pairs drawn from random joints, the forecaster stating the
   exact P(A), P(A|B=1), P(A|B=0) (E[improvement] = E Var(P(A|B)) > 0).
 
-Under mu = 0 the rejection rate of the two-sided one-sample t-test
-(the p-value :func:`coherence.conditional_forecasting` reports) is its size;
-the coverage of the normal and bootstrap intervals is the share of simulated
+Under mu = 0 the rejection rate of the two-sided bootstrap-t test (the
+p-value :func:`coherence.conditional_forecasting` reports by default) and of
+the one-sample t-test is their size;
+the coverage of the normal, percentile-bootstrap and bootstrap-t intervals is the share of simulated
 studies whose interval contains mu.
 """
 
@@ -29,10 +30,9 @@ import time
 from pathlib import Path
 
 import numpy as np
-from scipy import stats
 
 from coherence import conditional_forecasting, pairs_power, read_pairs
-from coherence._pairs import _brier_improvement
+from coherence._pairs import _bootstrap_ci, _bootstrap_t, _brier_improvement, _ttest_pvalue
 
 REAL = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "conditional-pairs" / \
     "gpt4o_skeptical.json"
@@ -58,25 +58,30 @@ def draw(pop: np.ndarray | None, mu: float, n: int, n_sims: int,
 
 
 def ttest_p(x: np.ndarray) -> np.ndarray:
-    sd = x.std(axis=1, ddof=1)
-    p = np.ones(len(x))
-    ok = sd > 0
-    p[ok] = stats.ttest_1samp(x[ok], 0.0, axis=1).pvalue
-    return p
+    """The shipped two-sided t-test p-value of every simulated study (flat -> 1)."""
+    p = np.array([_ttest_pvalue(row) for row in x])
+    return np.where(np.isnan(p), 1.0, p)
+
+
+def boot_t_p(x: np.ndarray, n_boot: int, rng: np.random.Generator) -> np.ndarray:
+    """The shipped bootstrap-t p-value of every simulated study (NaN -> 1)."""
+    p = np.array([_bootstrap_t(row, 0.95, n_boot, rng)[0] for row in x])
+    return np.where(np.isnan(p), 1.0, p)
 
 
 def coverage(x: np.ndarray, mu: float, rng: np.random.Generator,
-             n_boot: int) -> tuple[float, float]:
+             n_boot: int) -> tuple[float, float, float]:
     n = x.shape[1]
     m = x.mean(axis=1)
     half = 1.959963984540054 * x.std(axis=1, ddof=1) / np.sqrt(n)
     normal = np.mean((m - half <= mu) & (mu <= m + half))
-    hits = 0
+    hits = hits_t = 0
     for row in x:
-        means = row[rng.integers(0, n, size=(n_boot, n))].mean(axis=1)
-        lo, hi = np.quantile(means, [0.025, 0.975])
+        lo, hi = _bootstrap_ci(row, 0.95, n_boot, rng)
         hits += lo <= mu <= hi
-    return float(normal), hits / len(x)
+        _, lo_t, hi_t = _bootstrap_t(row, 0.95, n_boot, rng)
+        hits_t += lo_t <= mu <= hi_t
+    return float(normal), hits / len(x), hits_t / len(x)
 
 
 def coherent_improvements(n_sims: int, n: int, rng: np.random.Generator,
@@ -98,6 +103,7 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.validate_pairs")
     parser.add_argument("--n-sims", type=int, default=10000)
     parser.add_argument("--n-coverage", type=int, default=2000)
+    parser.add_argument("--n-size-boot", type=int, default=4000)
     parser.add_argument("--n-boot", type=int, default=999)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
@@ -105,22 +111,26 @@ def main(argv: list[str]) -> int:
     t0 = time.perf_counter()
     pops = populations()
 
-    print(f"## Size of the t-test (alpha = {ALPHA}, {args.n_sims} simulated studies)\n")
-    print("| population | n = 14 | n = 30 | n = 100 |")
-    print("| --- | --- | --- | --- |")
+    print(f"## Size at alpha = {ALPHA}: Student t ({args.n_sims} studies) and bootstrap-t "
+          f"({args.n_size_boot} studies, {args.n_boot} resamples)\n")
+    print("| population | t, n = 14 | t, n = 30 | t, n = 100 | bootstrap-t, n = 14 | "
+          "bootstrap-t, n = 30 | bootstrap-t, n = 100 |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
     for name, pop in pops.items():
-        rates = [np.mean(ttest_p(draw(pop, 0.0, n, args.n_sims, rng)) <= ALPHA)
-                 for n in (14, 30, 100)]
-        print(f"| {name} | " + " | ".join(f"{r:.3f}" for r in rates) + " |")
+        t_rates = [np.mean(ttest_p(draw(pop, 0.0, n, args.n_sims, rng)) <= ALPHA)
+                   for n in (14, 30, 100)]
+        bt_rates = [np.mean(boot_t_p(draw(pop, 0.0, n, args.n_size_boot, rng), args.n_boot,
+                                     rng) <= ALPHA) for n in (14, 30, 100)]
+        print(f"| {name} | " + " | ".join(f"{r:.3f}" for r in t_rates + bt_rates) + " |")
 
     print(f"\n## Coverage of the 95% intervals at n = 14 ({args.n_coverage} studies, "
           f"{args.n_boot} bootstrap resamples)\n")
-    print("| population | normal (mean +- 1.96 SE) | percentile bootstrap |")
-    print("| --- | --- | --- |")
+    print("| population | normal (mean +- 1.96 SE) | percentile bootstrap | bootstrap-t |")
+    print("| --- | --- | --- | --- |")
     for name, pop in pops.items():
         x = draw(pop, 0.0, 14, args.n_coverage, rng)
-        cov_n, cov_b = coverage(x, 0.0, rng, args.n_boot)
-        print(f"| {name} | {cov_n:.3f} | {cov_b:.3f} |")
+        cov_n, cov_b, cov_bt = coverage(x, 0.0, rng, args.n_boot)
+        print(f"| {name} | {cov_n:.3f} | {cov_b:.3f} | {cov_bt:.3f} |")
 
     print(f"\n## Power of the t-test to detect a mean improvement of 0.01 "
           f"({args.n_sims} studies)\n")
@@ -149,12 +159,14 @@ def main(argv: list[str]) -> int:
 
     print(f"\n## A coherent forecaster (exact conditionals) at n = 14 ({args.n_sims} "
           "studies)\n")
-    print("| dependence strength | mean improvement | sd | t-test rejection rate |")
-    print("| --- | --- | --- | --- |")
+    print("| dependence strength | mean improvement | sd | t-test rejection rate | "
+          f"bootstrap-t rejection rate ({args.n_size_boot} studies) |")
+    print("| --- | --- | --- | --- | --- |")
     for strength in (0.0, 0.5, 1.0):
         x = coherent_improvements(args.n_sims, 14, rng, strength)
+        bt = np.mean(boot_t_p(x[:args.n_size_boot], args.n_boot, rng) <= ALPHA)
         print(f"| {strength} | {x.mean():.4f} | {x.std(ddof=1):.3f} | "
-              f"{np.mean(ttest_p(x) <= ALPHA):.3f} |")
+              f"{np.mean(ttest_p(x) <= ALPHA):.3f} | {bt:.3f} |")
     print(f"\n(total {time.perf_counter() - t0:.0f} s)")
     return 0
 

@@ -293,7 +293,7 @@ def _bootstrap_t(x: np.ndarray, confidence_level: float, n_resamples: int,
     mean +- c SE with c the ``confidence_level`` quantile of |t*|.
     """
     n = x.size
-    if n < 2 or float(x.std(ddof=1)) == 0.0:
+    if _flat(x):
         return (np.nan, np.nan, np.nan)
     x = np.sort(x)  # resample in value order: results do not depend on row order
     m = float(x.mean())
@@ -308,7 +308,7 @@ def _bootstrap_t(x: np.ndarray, confidence_level: float, n_resamples: int,
         sd_r = r.std(axis=1, ddof=1)
         with np.errstate(divide="ignore", invalid="ignore"):
             t = np.abs(mean_r) / (sd_r / math.sqrt(n))
-        t[sd_r == 0] = np.nan  # undefined; left out, as the observed t requires sd > 0
+        t[sd_r <= _FLAT_SD] = np.nan  # undefined; left out, as the observed t needs sd > 0
         abs_t[start:stop] = t
     abs_t = abs_t[~np.isnan(abs_t)]
     if abs_t.size == 0:
@@ -320,12 +320,22 @@ def _bootstrap_t(x: np.ndarray, confidence_level: float, n_resamples: int,
 
 
 def _ttest_pvalue(x: np.ndarray) -> float:
-    """Two-sided one-sample t-test of mean 0 (NaN when undefined)."""
-    if x.size < 2 or float(x.std(ddof=1)) == 0.0:
+    """Two-sided one-sample t-test of mean 0 (NaN when undefined), as
+    ``scipy.stats.ttest_1samp``."""
+    if x.size < 2 or _flat(x):
         return float("nan")
-    from scipy.stats import ttest_1samp
+    from scipy.stats import t
 
-    return float(ttest_1samp(x, 0.0).pvalue)
+    stat = float(x.mean()) / (float(x.std(ddof=1)) / math.sqrt(x.size))
+    return float(2.0 * t.sf(abs(stat), x.size - 1))
+
+
+#: Improvements whose SD is below this are treated as all equal (floating-point noise).
+_FLAT_SD = 1e-12
+
+
+def _flat(x: np.ndarray) -> bool:
+    return x.size < 2 or float(x.std(ddof=1)) <= _FLAT_SD
 
 
 def _category_sort_key(value: Any) -> tuple[int, str]:
@@ -509,7 +519,7 @@ def conditional_forecasting(
         if x.size < 2:
             warnings.warn(f"conditional_forecasting: group {label!r} has {x.size} pair; its "
                           "interval and p-value are NaN.", SmallSampleWarning, stacklevel=2)
-        elif float(x.std(ddof=1)) == 0.0:
+        elif _flat(x):
             warnings.warn(f"conditional_forecasting: every improvement in group {label!r} "
                           f"equals {float(x[0])!r}; its p-value is NaN.",
                           DegenerateDataWarning, stacklevel=2)
@@ -706,7 +716,7 @@ def _pilot_improvement(pilot: Any, category: str | None, by: str, owner: str) ->
                            probability_column(df, "p_a_given_b0", owner=owner),
                            binary_column(df, "a_outcome", owner=owner),
                            binary_column(df, "b_outcome", owner=owner))
-    if float(x.std(ddof=1)) == 0.0:
+    if _flat(x):
         raise ValueError(f"{owner}: every pilot improvement equals {float(x[0])!r}; the pilot "
                          "gives no spread to plan with.")
     return x
@@ -715,16 +725,22 @@ def _pilot_improvement(pilot: Any, category: str | None, by: str, owner: str) ->
 def _simulate_t_power(population: np.ndarray | None, effect: float, sd: float, n: int,
                       n_simulations: int, alpha: float, alternative: str,
                       rng: np.random.Generator) -> float:
-    from scipy.stats import ttest_1samp
+    from scipy.stats import t
 
     if population is None:
         x = rng.normal(effect, sd, size=(n_simulations, n))
     else:
         x = population[rng.integers(0, population.size, size=(n_simulations, n))]
     sd_rows = x.std(axis=1, ddof=1)
-    ok = sd_rows > 0
+    ok = sd_rows > _FLAT_SD
+    stat = x.mean(axis=1)[ok] / (sd_rows[ok] / math.sqrt(n))
     p = np.ones(n_simulations)
-    p[ok] = ttest_1samp(x[ok], 0.0, axis=1, alternative=alternative).pvalue
+    if alternative == "greater":
+        p[ok] = t.sf(stat, n - 1)
+    elif alternative == "less":
+        p[ok] = t.cdf(stat, n - 1)
+    else:
+        p[ok] = 2.0 * t.sf(np.abs(stat), n - 1)
     return float(np.mean(p <= alpha))
 
 
