@@ -12,6 +12,9 @@ of per-pair Brier improvements:
   (``../shared/data/conditional-pairs/gpt4o_skeptical.json``), centred and then
   shifted to mean mu, resampled with replacement: the real, tie-heavy and
   skewed shape (skipped when the file is absent);
+* ``ties:moderate-tail`` / ``ties:rare-tail``: three-point distributions with
+  mean exactly 0: 50% at 0, 30% at +0.05, 20% at -0.075; and 60% at 0, 30% at
+  +0.05, 10% at -0.15 (a rare, heavy left tail);
 * ``coherent``: pairs drawn from random joints, the forecaster stating the
   exact P(A), P(A|B=1), P(A|B=0) (E[improvement] = E Var(P(A|B)) > 0).
 
@@ -39,8 +42,18 @@ REAL = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "conditi
 ALPHA = 0.05
 
 
+#: Synthetic three-point improvement distributions with mean exactly 0: (values, probs).
+THREE_POINT = {
+    "ties:moderate-tail": ((0.0, 0.05, -0.075), (0.5, 0.3, 0.2)),
+    "ties:rare-tail": ((0.0, 0.05, -0.15), (0.6, 0.3, 0.1)),
+}
+
+
 def populations() -> dict[str, np.ndarray | None]:
     pops: dict[str, np.ndarray | None] = {"normal": None}
+    for name, (values, probs) in THREE_POINT.items():
+        # a population of 1000 values in the exact proportions
+        pops[name] = np.repeat(np.asarray(values), (np.asarray(probs) * 1000).round().astype(int))
     if REAL.exists():
         table = read_pairs(REAL)
         res = conditional_forecasting(table, rng=0)
