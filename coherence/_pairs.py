@@ -416,9 +416,10 @@ def conditional_forecasting(
       :math:`|t|`, p = (1 + #{|t*| >= |t|}) / (1 + B) (resamples whose values
       are all tied have no t* and are left out); ``"t"`` is the one-sample
       Student t-test (``scipy.stats.ttest_1samp``). Improvements are skewed
-      and tie-heavy (many exact zeros); at n = 15 the t-test's size reached
-      0.084 on the real file's "none" shape, the bootstrap-t's stayed in
-      [0.03, 0.06] (docs/validation_pairs.md);
+      and tie-heavy (many exact zeros); at n = 14 the t-test's size reached
+      0.087 on the real file's "none" shape, the bootstrap-t's stayed in
+      [0.024, 0.057] (docs/validation_pairs.md). No mean test is calibrated
+      at n < 30 when the mass sits in a rare, heavy tail (ibid.);
     * ``ci_low, ci_high`` (per ``ci_method``): the symmetric bootstrap-t
       interval :math:`\bar\Delta \pm c^* s / \sqrt n` (:math:`c^*` the
       ``confidence_level`` quantile of :math:`|t^*|`; it excludes 0 exactly
