@@ -200,8 +200,8 @@ class PairsResult(CoherenceResult):
         One row per (model,) category.
     improvement : numpy.ndarray
         Per-pair Brier improvement, in input row order.
-    test : str
-        Which p-value the ``pvalue`` column holds: ``"bootstrap-t"`` (the
+    pvalue_method : str
+        Which p-value (the ``test`` argument) the ``pvalue`` column holds: ``"bootstrap-t"`` (the
         default, calibrated) or ``"t"`` (Student t).
     ci_method : str
         Which interval the ``ci_low, ci_high`` columns hold: ``"bootstrap-t"``
@@ -215,7 +215,7 @@ class PairsResult(CoherenceResult):
 
     table: pd.DataFrame = field(repr=False, default_factory=pd.DataFrame)
     improvement: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0))
-    test: str = "bootstrap-t"
+    pvalue_method: str = "bootstrap-t"
     ci_method: str = "bootstrap-t"
     by: str = "category"
     n_resamples: int = 9999
@@ -224,7 +224,7 @@ class PairsResult(CoherenceResult):
 
     _test_name: ClassVar[str] = "conditional_forecasting"
     _extra_columns: ClassVar[tuple[str, ...]] = (
-        "test", "ci_method", "by", "n_resamples", "tol", "eps")
+        "pvalue_method", "ci_method", "by", "n_resamples", "tol", "eps")
 
     def to_frame(self) -> pd.DataFrame:
         """The per-category table with exactly the :data:`PAIRS_COLUMNS` (``model`` first
@@ -573,7 +573,7 @@ def conditional_forecasting(
         statistic=float(improvement.mean()), pvalue=pooled_p,
         confidence_interval=ConfidenceInterval(lo, hi, confidence_level), n_obs=n,
         method=f"{test_name} (two-sided); {ci_method} interval", table=table,
-        improvement=improvement, test=test, ci_method=ci_method, by=by,
+        improvement=improvement, pvalue_method=test, ci_method=ci_method, by=by,
         n_resamples=n_resamples,
         tol=tol, eps=eps)
 

@@ -318,3 +318,13 @@ def test_validation_bayes_tol():
     with pytest.raises(ValueError, match="The 'tol' parameter of bayes_check must be a finite "
                        r"float in \[0.0, 1.0\]; got 1.5"):
         bayes_check([0.1], [0.1], [0.1], [0.1], [0.1], [0.1], tol=1.5)
+
+
+def test_frame_schemas_have_unique_columns():
+    import coherence
+
+    for name in ("TotalProbabilityResult", "BayesCheckResult", "UpdateDirectionResult",
+                 "NegationCheckResult", "ConditionalTupleResult", "IteratedExpectationResult",
+                 "PairsResult", "PairsPowerResult"):
+        cols = getattr(coherence, name).frame_columns()
+        assert len(set(cols)) == len(cols), name

@@ -85,7 +85,7 @@ def test_hand_computed(small):
 
 def test_bootstrap_t_default(small):
     res = conditional_forecasting(small, rng=0, n_resamples=4999)
-    assert res.test == "bootstrap-t" and res.ci_method == "bootstrap-t"
+    assert res.pvalue_method == "bootstrap-t" and res.ci_method == "bootstrap-t"
     row = res.table.iloc[0]
     assert row["pvalue"] == row["pvalue_bootstrap_t"]
     assert row["ci_low"] == row["ci_low_bootstrap_t"]
@@ -118,6 +118,17 @@ def test_exact_identity_coherent_pairs():
     assert row["bayes_error_mean"] == pytest.approx(0.0, abs=1e-12)
     # a forecaster who knows the joint gains on average: E[improvement] = Var(P(A|B)) > 0
     assert row["mean_improvement"] > 0
+
+
+def test_summary_and_summary_frame(small):
+    res = conditional_forecasting(small, rng=0, n_resamples=200)
+    text = res.summary()
+    assert "conditional_forecasting" in text and "strong" in text and "lotp_feasible" in text
+    frame = res.summary_frame()
+    assert tuple(frame.columns) == PairsResult.frame_columns()
+    assert frame["n_obs"].iloc[0] == 6 and frame["test"].iloc[0] == "conditional_forecasting"
+    with pytest.raises(ValueError, match="read-only"):
+        res.improvement[0] = 1.0
 
 
 def test_bootstrap_columns_and_reproducibility(small):
