@@ -243,7 +243,8 @@ def _parse_probabilities(text: Any, labels: tuple[str, ...], tol: float) -> Pars
             return _fail(text, "out_of_range",
                          f"the lone number {numbers[0].group(0).strip()!r} is not a "
                          "probability in [0, 1]", {labels[1]: p})
-        return _finish(text, labels, {labels[0]: round(1.0 - p, 12), labels[1]: p}, "lone_number", tol)
+        return _finish(text, labels, {labels[0]: round(1.0 - p, 12), labels[1]: p},
+                       "lone_number", tol)
     if len(numbers) > 1:
         return _fail(text, "ambiguous",
                      f"no labelled probabilities and {len(numbers)} unlabelled numbers")
