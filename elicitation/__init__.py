@@ -28,6 +28,7 @@ from ._runner import (
     ElicitationResult,
     ParseFailureWarning,
     run,
+    run_lie,
     run_pairs,
 )
 from ._templates import (
@@ -62,6 +63,7 @@ __all__ = [
     "parse_probabilities",
     "register_template",
     "run",
+    "run_lie",
     "run_pairs",
     "template_names",
     "token_belief",

@@ -389,8 +389,9 @@ class SimulatedClient:
         One row per context, indexed by (or with a column) ``context``: the
         true probability of each quantity asked, in a column named like the
         quantity (``truth`` for the belief and decision templates,
-        ``p_a``, ``p_a_given_b1``, ... for conditional forecasting), and
-        ``outcome`` (0/1) for the leaky agent.
+        ``p_a``, ``p_a_given_b1``, ... for conditional forecasting,
+        ``prob_<state>`` and ``belief_given_<state>`` for the law of iterated
+        expectation), and ``outcome`` (0/1) for the leaky agent.
     rng : int or numpy.random.Generator, optional
         Seed. Each call draws from its own stream, derived from the seed and
         the call's (context, template, prompt, repetition, quantity), so the
@@ -488,15 +489,29 @@ class SimulatedClient:
             text = ("Decide: No\nAnswer: " + forced if action == "defer"
                     else f"Decide: Yes\nAnswer: {action.capitalize()}")
             return Completion(text=text, token_belief=float(acted_on[0]))
+        labels = request.labels
+        if request.quantity == "state_distribution":
+            # a distribution over K states: each reported like a belief, the last
+            # state taking the remainder so that the reply sums to 1
+            q_k = np.array([self._lookup(request.context, f"prob_{s}") for s in labels[:-1]])
+            b_k = agent.latent_belief(q_k)
+            if agent.report_noise:
+                b_k = b_k + gen.standard_normal(len(b_k)) * agent.report_noise
+            p_k = snap_to_grid(np.clip(b_k, 0.0, 1.0), agent.grid)
+            scale = max(1.0, float(p_k.sum()))
+            p_k = np.round(p_k / scale, 12)
+            values = [*p_k.tolist(), float(np.round(max(0.0, 1.0 - p_k.sum()), 12))]
+            return Completion(text="\n".join(f"{lab}: {v:g}" for lab, v in
+                                             zip(labels, values, strict=True)))
         column = "truth" if request.quantity == "belief" else request.quantity
         q = self._lookup(request.context, column)
         b = agent.latent_belief(np.array([q]))
         noise = gen.standard_normal() * agent.report_noise if agent.report_noise else 0.0
         p = float(snap_to_grid(np.clip(b + agent.shift(request.prompt) + noise, 0.0, 1.0),
                                agent.grid)[0])
-        labels = request.labels
         if len(labels) != 2:
-            raise ClientError("SimulatedClient answers only two-label probability templates")
+            raise ClientError("SimulatedClient answers K-label templates only for the "
+                              "'state_distribution' quantity")
         no = float(np.round(1.0 - p, 12))
         return Completion(text=f"{labels[0]}: {no:g}\n{labels[1]}: {p:g}")
 
