@@ -331,8 +331,12 @@ class OpenAIClient:
             with urllib.request.urlopen(req, timeout=self.timeout) as resp:
                 payload = resp.read()
         except urllib.error.HTTPError as exc:
-            detail = exc.read()[:300].decode("utf-8", "replace")
-            exc.close()
+            try:
+                detail = exc.read()[:300].decode("utf-8", "replace")
+            except OSError:
+                detail = ""
+            finally:
+                exc.close()
             retry_after = None
             header = exc.headers.get("Retry-After") if exc.headers else None
             if header:

@@ -55,7 +55,7 @@ class Parsed:
         ``bad_sum`` failure, so incoherent replies can still be studied).
     method : str
         The rule that read them: ``'strict'``, ``'json'``, ``'tolerant'``,
-        ``'yes_only'``, ``'lone_number'``, ``'lone_answer'``; ``''`` on failure.
+        ``'yes_only'``, ``'lone_number'``; ``''`` on failure.
     reason : str
         A failure code from :data:`FAILURE_REASONS` (``''`` when ok).
     detail : str
@@ -282,11 +282,10 @@ def parse_decision(text: Any, labels: Sequence[str] = ("Decide", "Answer")) -> P
     Notes
     -----
     Rules: ``strict`` (exactly the two lines in order), ``json`` (an object
-    with the two labels), ``tolerant`` (each label once anywhere, any case),
-    ``lone_answer`` (no label, and exactly one distinct Yes/No word in the
-    text: the model decided, and that is its answer). "Decide: No" without an
-    answer is a deferral; "Decide: Yes" without an answer is
-    ``missing_label``.
+    with the two labels), ``tolerant`` (each label once anywhere, any case).
+    "Decide: No" without an answer is a deferral; "Decide: Yes" without an
+    answer is ``missing_label``. An unlabelled "Yes" or "No" is
+    ``ambiguous`` (it could answer either question), never guessed.
 
     Examples
     --------
@@ -348,9 +347,9 @@ def _parse_decision(text: Any, labels: tuple[str, ...]) -> Parsed:
     if answers:
         return _fail(text, "missing_label", f"no value for {decide_label!r}")
     words = {w.lower() for w in re.findall(r"(?<![\w])(yes|no)(?![\w])", text, re.IGNORECASE)}
-    if len(words) == 1:
-        word = words.pop()
-        return _decision(text, "yes", word, "lone_answer")
-    if len(words) > 1:
-        return _fail(text, "ambiguous", "the reply says both Yes and No without labels")
+    if words:
+        # "No" alone may answer "can you decide?" (defer) or "what would you decide?"
+        # (no): reading it either way would be a guess
+        return _fail(text, "ambiguous", "a Yes/No without its label does not say which of "
+                     "the two questions it answers")
     return _fail(text, "no_probability", "no Yes/No answer found in the reply")

@@ -117,8 +117,6 @@ def test_labels_are_not_found_inside_words():
         ("Answer: no\nDecide: yes", "no", "no", "tolerant"),
         ("Sure. **Decide:** Yes, **Answer:** Yes.", "yes", "yes", "tolerant"),
         ('{"Decide": "No", "Answer": "No"}', "defer", "no", "json"),
-        ("Yes.", "yes", "yes", "lone_answer"),
-        ("no", "no", "no", "lone_answer"),
     ],
 )
 def test_decisions(text, action, answer, method):
@@ -136,6 +134,8 @@ def test_decisions(text, action, answer, method):
         ("Decide: Yes", "missing_label"),
         ("Answer: Yes", "missing_label"),
         ("Yes or no, hard to say", "ambiguous"),
+        ("Yes.", "ambiguous"),
+        ("no", "ambiguous"),
         ("Decide: Yes\nDecide: No\nAnswer: Yes", "duplicate_label"),
         ("Maybe.", "no_probability"),
     ],
