@@ -476,3 +476,31 @@ def test_run_lie_validation():
     with pytest.raises(ValueError, match="'prompt' parameter of run_lie"):
         elicitation.run_lie(table, client, question=QUESTION, auxiliary_variable_name="z",
                             states=states, prompt="decision", cache=None)
+
+
+# --------------------------------------------------------------------------- cache, progress
+def test_response_cache_persists_and_keeps_the_first_answer(tmp_path):
+    path = tmp_path / "c.sqlite"
+    key = elicitation.cache_key({"model": "m", "context": "1"})
+    assert key == elicitation.cache_key({"context": "1", "model": "m"})  # order-free
+    cache = ResponseCache(path)
+    record = {"key": key, "model": "m", "template": "standard", "context": "1",
+              "prompt": "standard", "repetition": 0, "quantity": "belief", "settings": "{}",
+              "messages": "[]", "text": "No: 0.3\nYes: 0.7"}
+    cache.put(record)
+    cache.put({**record, "text": "something else"})
+    cache.close()
+    again = ResponseCache(path)
+    assert len(again) == 1
+    assert again.get_many([key, "absent"])[key]["text"] == "No: 0.3\nYes: 0.7"
+    again.close()
+
+
+def test_progress_bar_goes_to_stderr(capsys):
+    contexts = _contexts(3)
+    client = SimulatedClient("rational", contexts, rng=0)
+    run(contexts, client, question=QUESTION, repetitions=1, cache=None, progress=True)
+    err = capsys.readouterr().err
+    assert "elicitation [" in err and "6/6 calls" in err
+    run(contexts, client, question=QUESTION, repetitions=1, cache=None, progress=False)
+    assert capsys.readouterr().err == ""
