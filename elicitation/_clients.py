@@ -15,8 +15,6 @@ import hashlib
 import json
 import math
 import os
-import urllib.error
-import urllib.request
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -322,6 +320,9 @@ class OpenAIClient:
 
     def complete(self, request: Request) -> Completion:
         """Send one chat-completions request; see the class notes for errors."""
+        import urllib.error
+        import urllib.request
+
         data = json.dumps(self.body(request)).encode()
         headers = {"Content-Type": "application/json", "Accept": "application/json"}
         if self._key:
@@ -390,7 +391,8 @@ class SimulatedClient:
         The agent (``coherence.Agent.rational()``, ``.leaky(...)``, ...) or
         the name of one with default settings.
     truths : pandas.DataFrame
-        One row per context, indexed by (or with a column) ``context``: the
+        One row per context, indexed by (or with a column) ``context`` (or
+        ``pair``, for :func:`run_pairs`): the
         true probability of each quantity asked, in a column named like the
         quantity (``truth`` for the belief and decision templates,
         ``p_a``, ``p_a_given_b1``, ... for conditional forecasting,
@@ -440,7 +442,8 @@ class SimulatedClient:
         self.agent = agent
         if not isinstance(truths, pd.DataFrame):
             raise TypeError(param_error("truths", owner, "a pandas DataFrame", type(truths)))
-        table = truths.set_index("context") if "context" in truths.columns else truths
+        id_column = next((c for c in ("context", "pair") if c in truths.columns), None)
+        table = truths.set_index(id_column) if id_column is not None else truths
         if not table.index.is_unique:
             raise ValueError(param_error("truths", owner, "one row per context",
                                          "duplicated contexts"))

@@ -363,7 +363,6 @@ def _pairs(n=8):
         "question_a": [f"Will event A{i} happen?" for i in range(n)],
         "question_b": [f"Will event B{i} happen?" for i in range(n)],
         "a_outcome": np.arange(n) % 2, "b_outcome": (np.arange(n) // 2) % 2,
-        "context": [f"p{i}" for i in range(n)],
         "p_a": pa, "p_a_given_b1": np.clip(pa + 0.2, 0, 1), "p_a_given_b0": pa - 0.05,
         "p_b": np.full(n, 0.5), "p_b_given_a1": np.full(n, 0.6), "p_b_given_a0": np.full(n, 0.4),
     })
