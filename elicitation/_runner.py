@@ -192,10 +192,14 @@ class _Engine:
             except Exception as exc:  # a non-retryable failure of this call
                 self._fail(job.key, f"{type(exc).__name__}: {exc}")
                 break
-            if not isinstance(completion, Completion):
-                self._fail(job.key, f"the client returned {type(completion).__name__}, "
-                           "not a Completion")
+            if not isinstance(completion, Completion) or not isinstance(completion.text, str):
+                self._fail(job.key, f"the client returned {completion!r:.80}, not a "
+                           "Completion with text")
                 break
+            try:
+                tb = float(completion.token_belief)
+            except (TypeError, ValueError):
+                tb = math.nan
             req = job.request
             self.cache.put({
                 "key": job.key, "model": self.client.model, "template": req.template,
@@ -204,8 +208,7 @@ class _Engine:
                 "settings": job.settings_json, "seed": req.seed,
                 "messages": json.dumps([dict(m) for m in req.messages]),
                 "text": completion.text,
-                "token_belief": (None if math.isnan(completion.token_belief)
-                                 else completion.token_belief),
+                "token_belief": None if math.isnan(tb) else tb,
                 "logprobs": None if completion.logprobs is None
                 else json.dumps(completion.logprobs, default=str),
                 "elapsed": time.monotonic() - start,

@@ -13,6 +13,7 @@ import threading
 import time
 from collections import Counter
 from pathlib import Path
+from types import MappingProxyType
 
 import numpy as np
 import pandas as pd
@@ -503,3 +504,22 @@ def test_progress_bar_goes_to_stderr(capsys):
     assert "elicitation [" in err and "6/6 calls" in err
     run(contexts, client, question=QUESTION, repetitions=1, cache=None, progress=False)
     assert capsys.readouterr().err == ""
+
+
+def test_a_misbehaving_client_fails_calls_not_the_run():
+    class Broken:
+        model = "broken"
+        settings = MappingProxyType({})
+
+        def complete(self, request):
+            if request.quantity == "action":
+                return None
+            raise KeyError("bug")
+
+    with pytest.warns(ParseFailureWarning):
+        result = run(_contexts(2), Broken(), question=QUESTION, repetitions=1, cache=None,
+                     **FAST)
+    assert len(result.data) == 0
+    errors = set(result.raw["call_error"])
+    assert any("KeyError" in e for e in errors) and any("not a Completion" in e for e in errors)
+    assert result.n_failed_attempts == 4
