@@ -289,10 +289,19 @@ class OpenAIClient:
         return self._model
 
     @property
+    def url(self) -> str:
+        """The chat-completions endpoint."""
+        return self._url
+
+    @property
     def settings(self) -> Mapping[str, Any]:
-        """The sampling settings sent with every call (recorded, part of the cache key)."""
+        """The sampling settings sent with every call (recorded, part of the cache key).
+
+        The server's address is not a setting: the same model served again on
+        another port answers from the same cache.
+        """
         return MappingProxyType({
-            "base_url": self._url, "temperature": self.temperature, "seed": self.seed,
+            "temperature": self.temperature, "seed": self.seed,
             "max_tokens": self.max_tokens, "logprobs": self.logprobs,
             "top_logprobs": self.top_logprobs if self.logprobs else None,
             "constrained": self.constrained, **self.extra_body,

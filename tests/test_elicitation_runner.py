@@ -523,3 +523,12 @@ def test_a_misbehaving_client_fails_calls_not_the_run():
     errors = set(result.raw["call_error"])
     assert any("KeyError" in e for e in errors) and any("not a Completion" in e for e in errors)
     assert result.n_failed_attempts == 4
+
+
+def test_same_model_on_another_port_is_served_from_the_cache(make_server, tmp_path):
+    first, second = make_server(), make_server()
+    path = tmp_path / "c.sqlite"
+    a = _http_run(first, _contexts(3), path, repetitions=1)
+    b = _http_run(second, _contexts(3), path, repetitions=1)
+    assert a.n_calls == 6 and b.n_calls == 0 and len(second.log) == 0
+    pd.testing.assert_frame_equal(a.data, b.data)
