@@ -140,9 +140,9 @@ def _cluster_means(values: np.ndarray, clusters: np.ndarray, n_resamples: int,
     np.add.at(sums, codes, values)
     counts = np.bincount(codes, minlength=n_groups).astype(np.float64)
     draws = rng.integers(0, n_groups, size=(n_resamples, n_groups))
-    weights = np.zeros((n_resamples, n_groups))
-    rows = np.repeat(np.arange(n_resamples), n_groups)
-    np.add.at(weights, (rows, draws.ravel()), 1.0)
+    flat = (draws + (np.arange(n_resamples) * n_groups)[:, None]).ravel()
+    weights = np.bincount(flat, minlength=n_resamples * n_groups).reshape(
+        n_resamples, n_groups).astype(np.float64)
     out: np.ndarray = (weights @ sums) / (weights @ counts)[:, None]
     return out
 

@@ -343,3 +343,19 @@ def test_data_validation():
         forecast_scores(mc.assign(A=0.6, outcome="C"), options=["A", "B"])
     with pytest.raises(ValueError, match="no rows"):
         forecast_scores(t.iloc[:0])
+
+
+def test_cluster_means_match_reference_resampler():
+    # the vectorised cluster bootstrap equals stacking the rows of clusters drawn by the
+    # shared reference resampler (same generator stream)
+    from coherence._forecast import _cluster_means
+    from coherence._resampling import cluster_bootstrap_indices
+
+    rng = np.random.default_rng(5)
+    clusters = np.array([0, 0, 1, 2, 2, 2, 3])
+    values = rng.normal(size=(7, 2))
+    fast = _cluster_means(values, clusters, 50, np.random.default_rng(9))
+    ref_rng = np.random.default_rng(9)
+    slow = np.array([values[cluster_bootstrap_indices(clusters, ref_rng)].mean(axis=0)
+                     for _ in range(50)])
+    np.testing.assert_allclose(fast, slow)
