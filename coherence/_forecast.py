@@ -372,13 +372,16 @@ def _latest(df: pd.DataFrame, by: str, question: str, timestamp: str | None) -> 
                 question, f"hold one forecast per ({by}, {question}) pair, or pass "
                 "'timestamp' to keep the latest", list(df.index[pos]), owner=_OWNER))
         return df, 0
-    ts = pd.to_datetime(df[timestamp], errors="coerce", utc=False)
-    missing = np.flatnonzero(ts.isna().to_numpy() & dup)
+    from ._temporal import _parse_dates
+
+    ts, is_missing = _parse_dates(df[timestamp], df.index, timestamp, _OWNER,
+                                  require_tz=False)
+    missing = np.flatnonzero(is_missing & dup)
     if len(missing):
         raise ValueError(column_error(
             timestamp, "hold a date for every repeated forecast", list(df.index[missing]),
             owner=_OWNER))
-    work = df.assign(_ts=ts.to_numpy(), _pos=np.arange(len(df)))
+    work = df.assign(_ts=ts, _pos=np.arange(len(df)))
     latest = work.groupby(key, sort=False)["_ts"].transform("max")
     at_latest = work.loc[(work["_ts"] == latest) | latest.isna()]
     ties = at_latest.duplicated(key, keep=False).to_numpy()

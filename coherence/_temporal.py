@@ -9,6 +9,7 @@ the simulated date and checks a forecast's citations against it.
 from __future__ import annotations
 
 import datetime as _dt
+import numbers
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -61,10 +62,16 @@ def _parse_dates(values: Iterable[Any], index: pd.Index, column: str, owner: str
         if _is_missing(v):
             missing[i] = True
             continue
+        if isinstance(v, numbers.Number | bool | np.bool_):
+            unparsable.append(i)     # pandas would read 2024 as nanoseconds after 1970
+            continue
         try:
             ts = _to_timestamp(v)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             unparsable.append(i)
+            continue
+        if ts is pd.NaT:
+            missing[i] = True
             continue
         if ts.tzinfo is None:
             naive.append(i)

@@ -184,3 +184,10 @@ def test_partition_is_exhaustive_and_strict(minutes):
     part = gate.partition({"t": stamps, "m": minutes}, date="t")
     assert len(part.visible) + len(part.hidden) + len(part.undated) == len(minutes)
     assert (part.visible["m"] < 0).all() and (part.hidden["m"] >= 0).all()
+
+
+def test_numbers_are_not_dates():
+    # pandas would read 2024 as 2024 ns after 1970; we refuse
+    t = pd.DataFrame({"model": ["m"], "question": ["q"], "opened": [2024]})
+    with pytest.raises(ValueError, match=r"Column 'opened'.*hold dates.*2024"):
+        contamination_filter(t, {"m": "2024-01-01"})
