@@ -784,13 +784,12 @@ def grounding_split(scores: ForecastScoresResult, *,
     by = scores.by
     pf = scores.per_forecast[[by, "question", "accuracy"]]
     rows = []
-    for name, res, col in (("ker", key_events, "ker"),
-                           ("source_precision", sources, "precision")):
+    for name, param, res, col in (("ker", "key_events", key_events, "ker"),
+                                  ("source_precision", "sources", sources, "precision")):
         if res is None:
             continue
         if res.by != by:
-            raise ValueError(param_error(name if name == "sources" else "key_events", owner,
-                                         f"a result keyed by '{by}'", res.by))
+            raise ValueError(param_error(param, owner, f"a result keyed by '{by}'", res.by))
         merged = pf.merge(res.per_forecast[[by, "question", col]], on=[by, "question"],
                           how="inner")
         for group, acc in (("correct", 1.0), ("incorrect", 0.0)):

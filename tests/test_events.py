@@ -418,3 +418,22 @@ def test_source_precision_and_alignment_schema():
     ma = market_alignment(events(), PRICES)
     assert tuple(ma.to_frame().columns) == MarketAlignmentResult.frame_columns()
     assert "market_alignment" in ma.summary()
+
+
+def test_grounding_split_needs_same_key():
+    scores = forecast_scores({"model": ["m1"], "question": ["q"], "probability": [0.9],
+                              "outcome": [1]}, n_resamples=5, rng=0)
+    sp = source_precision({"who": ["m1"], "question": ["q"], "sources": [["a"]]},
+                          {"q": ["a"]}, by="who", rng=0)
+    with pytest.raises(ValueError, match="'sources' parameter of grounding_split"):
+        grounding_split(scores, sources=sp)
+
+
+@pytest.mark.parametrize("module", ["_forecast", "_temporal", "_events"])
+def test_docstring_examples(module):
+    import doctest
+    import importlib
+
+    mod = importlib.import_module(f"coherence.{module}")
+    failures, tried = doctest.testmod(mod, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert tried > 0 and failures == 0
