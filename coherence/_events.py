@@ -465,14 +465,14 @@ def _default_embedder() -> Callable[[list[str]], np.ndarray]:
         ) from exc
     from pathlib import Path
 
-    path: Any = None
-    for name in ("get_model_dir", "get_model_path", "model_dir", "MODEL_DIR", "MODEL_PATH"):
-        attr = getattr(packaged, name, None)
-        if attr is not None:
-            path = attr() if callable(attr) else attr
-            break
-    if path is None:
-        path = Path(packaged.__file__).parent
+    # the package bundles a sentence-transformers model folder (modules.json, config.json,
+    # model.safetensors); locate it on disk rather than relying on a helper's name
+    root = Path(packaged.__file__).parent
+    found = sorted(root.rglob("modules.json")) or sorted(root.rglob("config.json"))
+    if not found:
+        raise ImportError(f"key_event_recall(matcher='semantic'): no model folder found "
+                          f"inside {root}; pass embedder=your_function instead.")
+    path = found[0].parent
     model = SentenceTransformer(str(path), device="cpu")
 
     def embed(texts: list[str]) -> np.ndarray:
