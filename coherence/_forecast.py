@@ -338,8 +338,8 @@ class ForecastScoresResult(CoherenceResult):
             low, high = percentile_interval(diff[idx].mean(axis=1), confidence_level)
         lower_is_better = metric == "brier" or (metric == "log_score"
                                                 and self.log_convention == "log2_loss")
-        table = pd.DataFrame({"question": common, model_a + " (a)": xa,
-                              model_b + " (b)": xb, "difference": diff})
+        table = pd.DataFrame({"question": common, f"{model_a} (a)": xa,
+                              f"{model_b} (b)": xb, "difference": diff})
         return ForecastComparisonResult(
             statistic=stat, pvalue=pvalue,
             confidence_interval=ConfidenceInterval(low, high, confidence_level),
