@@ -437,3 +437,36 @@ def test_docstring_examples(module):
     mod = importlib.import_module(f"coherence.{module}")
     failures, tried = doctest.testmod(mod, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert tried > 0 and failures == 0
+
+
+def test_date_window_is_inclusive():
+    # exactly 7 days apart still matches; 7.5 days does not
+    h = [frozenset({"port", "strike"})]
+    f = [frozenset({"port", "strike"})]
+    m = _match_one(f, h, np.array([0.0]), np.array([7.0]), threshold=0.45,
+                   date_window_days=7)
+    assert len(m.pairs) == 1
+    m = _match_one(f, h, np.array([0.0]), np.array([7.5]), threshold=0.45,
+                   date_window_days=7)
+    assert m.pairs == []
+
+
+_WORDS = st.sampled_from(["rates", "bank", "port", "strike", "vote", "poll", "oil", "war"])
+
+
+@given(st.lists(st.frozensets(_WORDS, max_size=4), max_size=8),
+       st.lists(st.frozensets(_WORDS, max_size=4), max_size=8),
+       st.floats(0.0, 1.0))
+def test_matching_properties(f_tok, h_tok, threshold):
+    nf, nh = len(f_tok), len(h_tok)
+    m = _match_one(f_tok, h_tok, np.full(nf, np.nan), np.full(nh, np.nan),
+                   threshold=threshold, date_window_days=None)
+    hs = [p[0] for p in m.pairs]
+    fs = [p[1] for p in m.pairs]
+    assert len(set(hs)) == len(hs) and len(set(fs)) == len(fs)       # one-to-one
+    assert all(p[2] >= threshold for p in m.pairs)
+    bm25_hf = bm25_scores(h_tok, f_tok)
+    for h, f, s in m.pairs:
+        # the score is the documented blend, and f is among h's top-5 candidates
+        assert s == pytest.approx(0.6 * m.bm25_fh[f, h] + 0.4 * token_f1(f_tok[f], h_tok[h]))
+        assert f in np.argsort(-bm25_hf[h], kind="stable")[:5]

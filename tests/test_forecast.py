@@ -359,3 +359,9 @@ def test_cluster_means_match_reference_resampler():
     slow = np.array([values[cluster_bootstrap_indices(clusters, ref_rng)].mean(axis=0)
                      for _ in range(50)])
     np.testing.assert_allclose(fast, slow)
+
+
+def test_bool_outcomes_and_string_models():
+    t = binary_table().assign(outcome=[True, False, True, False])
+    res = forecast_scores(t, n_resamples=5, rng=0)
+    assert res.statistic == pytest.approx(0.115)
