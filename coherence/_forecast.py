@@ -475,7 +475,7 @@ def forecast_scores(
     outcome: str = "outcome",
     options: Sequence[str] | None = None,
     chosen: str | None = None,
-    timestamp: str | None = None,
+    timestamp: str | None = "forecast_date",
     convention: str = "ln",
     floor: float = 1e-10,
     n_bins: int = 10,
@@ -500,9 +500,11 @@ def forecast_scores(
         Columns naming the forecaster and the question (the resampling unit).
     probability, outcome, options, chosen : str or sequence of str
         Columns as described above.
-    timestamp : str, optional
+    timestamp : str or None
         Column of forecast times; when several forecasts exist for one
-        (model, question), the latest is kept. Without it, duplicates raise.
+        (model, question), the latest is kept. The default column,
+        ``'forecast_date'``, is used when present; with no timestamp column
+        (or ``None``), duplicate (model, question) pairs raise.
     convention : {'ln', 'log2_loss'}
         Log score convention: ``'ln'`` is :math:`\\ln \\max(q, \\text{floor})`
         with :math:`q` the probability given to what happened (<= 0, higher is
@@ -602,6 +604,8 @@ def forecast_scores(
     elif probability is None:
         raise ValueError(param_error("probability", _OWNER,
                                      "a column name when 'options' is not given", probability))
+    if timestamp == "forecast_date" and timestamp not in df.columns:
+        timestamp = None
     gen = check_rng(rng, owner=_OWNER)
     gen_main, gen_filtered = spawn(gen, 2)
     result = _score(df, by=by, question=question, probability=probability, outcome=outcome,

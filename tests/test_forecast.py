@@ -365,3 +365,14 @@ def test_bool_outcomes_and_string_models():
     t = binary_table().assign(outcome=[True, False, True, False])
     res = forecast_scores(t, n_resamples=5, rng=0)
     assert res.statistic == pytest.approx(0.115)
+
+
+def test_forecast_date_is_the_default_timestamp():
+    t = pd.DataFrame({"model": ["m", "m"], "question": ["q", "q"], "probability": [0.1, 0.9],
+                      "outcome": [1, 1], "forecast_date": ["2024-01-01", "2024-01-03"]})
+    res = forecast_scores(t, n_resamples=5, rng=0)
+    assert res.per_forecast["brier"].iloc[0] == pytest.approx(0.01)   # the later 0.9
+    with pytest.raises(ValueError, match="one forecast per"):
+        forecast_scores(t, timestamp=None, n_resamples=5, rng=0)
+    with pytest.raises(ValueError, match="column 'when'"):
+        forecast_scores(t, timestamp="when", n_resamples=5, rng=0)
