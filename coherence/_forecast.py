@@ -254,6 +254,19 @@ class ForecastScoresResult(CoherenceResult):
                                                  "log_convention", "floor", "n_bins",
                                                  "n_resamples")
 
+    def summary(self) -> str:
+        """The headline result followed by the per-model score table."""
+        head = CoherenceResult.summary(self)
+        cols = [self.by, "n_questions", "accuracy", "brier", "brier_ci_low", "brier_ci_high",
+                "log_score"]
+        table = self.scores[cols].to_string(index=False, float_format=lambda x: f"{x:.4g}")
+        lines = [head, "", table]
+        if self.filtered is not None:
+            filt = self.filtered.scores[cols].to_string(index=False,
+                                                         float_format=lambda x: f"{x:.4g}")
+            lines += ["", "after the contamination filter:", filt]
+        return "\n".join(lines)
+
     def scores_frame(self) -> pd.DataFrame:
         """The per-model and pooled score table, with an ``filtered`` flag column.
 

@@ -229,7 +229,8 @@ def test_to_frame_schema():
     frame = res.to_frame()
     assert tuple(frame.columns) == (*RESULT_COLUMNS, *ForecastScoresResult._extra_columns)
     assert frame["log_convention"].iloc[0] == "ln"
-    assert "forecast_scores" in res.summary()
+    text = res.summary()
+    assert "forecast_scores" in text and "(all)" in text and "brier_ci_low" in text
 
 
 def test_cluster_bootstrap_interval_covers_estimate():
