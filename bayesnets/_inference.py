@@ -178,7 +178,7 @@ def _evidence_codes(net: Network, df: pd.DataFrame, owner: str,
                 raise ValueError(
                     f"Column '{c}' (input to {owner}) must hold states of variable '{c}' ("
                     f"{', '.join(map(repr, net.states[c]))}); unknown state {value!r} in row "
-                    f"{df.index[i]!r}.") from None
+                    f"{df.index[[i]].tolist()[0]!r}.") from None
     return columns, codes
 
 
@@ -221,7 +221,8 @@ def _conditional(net: Network, query: tuple[str, ...], columns: list[str], codes
             out[rows] = unnorm / total.reshape(-1, *([1] * len(qshape)))
     if zero_rows:
         zero_rows.sort()
-        shown = ", ".join(repr(index[i]) for i in zero_rows[:5])
+        labels = index[zero_rows[:5]].tolist()
+        shown = ", ".join(repr(label) for label in labels)
         more = ", ..." if len(zero_rows) > 5 else ""
         raise ValueError(f"{owner}: the evidence has probability zero under network "
                          f"'{net.name}' in {len(zero_rows)} row(s) (first: {shown}{more}); "

@@ -85,8 +85,9 @@ class PhraseTable(Mapping[str, Mapping[Any, str]]):
                              f"{{'{variable}': {{{state!r}: '...'}}}}.")
         if state in table:
             return table[state]
-        if str(state) in table:
-            return table[str(state)]
+        for key, text in table.items():  # '1' and 1 name the same state
+            if str(key) == str(state):
+                return text
         raise ValueError(f"No phrase for state {state!r} of variable '{variable}' in the "
                          f"phrase table{self._of()}; phrased states: "
                          f"{', '.join(map(repr, table))}.")
