@@ -34,7 +34,7 @@ DEFAULT_STUDIES: Mapping[str, tuple[str, str, tuple[str, ...]]] = MappingProxyTy
     # tetralogy of Fallot from five findings a paediatric cardiologist receives
     "child": ("Disease", "Fallot",
               ("Age", "GruntingReport", "LVHreport", "XrayReport", "LowerBodyO2")),
-    "alarm": ("LVFAILURE", "TRUE", ("HISTORY", "CVP", "PCWP", "BP", "HRBP")),
+    "alarm": ("HYPOVOLEMIA", "TRUE", ("HISTORY", "CVP", "PCWP", "BP", "HRBP")),
     "asia": ("lung", "yes", ("asia", "smoke", "xray", "dysp")),
     "cancer": ("Cancer", "True", ("Pollution", "Smoker", "Xray", "Dyspnoea")),
 })

@@ -10,6 +10,7 @@ are cached on the :class:`~bayesnets.Network`.
 from __future__ import annotations
 
 import math
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -79,9 +80,10 @@ def _eliminate(net: Network, query: tuple[str, ...],
             nbrs[u].update(scope)
             holders[u].append(k)
     alive = [True] * len(factors)
+    weight = {v: sum(logc[u] for u in nbrs[v]) for v in to_eliminate}
     while to_eliminate:
         # greedy min-weight: the variable whose elimination builds the smallest table
-        best = min(to_eliminate, key=lambda v: (sum(logc[u] for u in nbrs[v]), v))
+        best = min(to_eliminate, key=lambda v: (weight[v], v))  # ties: by name
         involved_ids = [k for k in holders[best] if alive[k]]
         involved = [factors[k] for k in involved_ids]
         for k in involved_ids:
@@ -89,11 +91,13 @@ def _eliminate(net: Network, query: tuple[str, ...],
         new_scope = tuple(sorted(u for u in nbrs[best] if u != best))
         factors.append((new_scope, _einsum(involved, new_scope)))
         alive.append(True)
+        to_eliminate.discard(best)
         for u in new_scope:
             nbrs[u].update(new_scope)
             nbrs[u].discard(best)
             holders[u].append(len(factors) - 1)
-        to_eliminate.discard(best)
+            if u in weight:
+                weight[u] = sum(logc[w] for w in nbrs[u])
     factors = [f for f, a in zip(factors, alive, strict=True) if a]
     return _einsum(factors, query)
 
@@ -131,15 +135,14 @@ def joint_table(model: Any, variables: Sequence[str]) -> np.ndarray:
 
 
 def _cached_joint(net: Network, query: tuple[str, ...]) -> np.ndarray:
-    key = ("joint", query)
-    table = net._cache.get(key)
+    joints = net._cache.setdefault("joints", OrderedDict())
+    table = joints.get(query)
     if table is None:
         table = np.ascontiguousarray(_eliminate(net, query))
         table.setflags(write=False)
-        joints = [k for k in net._cache if isinstance(k, tuple) and k and k[0] == "joint"]
         if len(joints) >= _MAX_CACHE:
-            del net._cache[joints[0]]
-        net._cache[key] = table
+            joints.popitem(last=False)
+        joints[query] = table
     return table
 
 
@@ -191,9 +194,11 @@ def _conditional(net: Network, query: tuple[str, ...], columns: list[str], codes
     observed = codes >= 0
     patterns, inverse = np.unique(observed, axis=0, return_inverse=True)
     inverse = inverse.ravel()
+    order = np.argsort(inverse, kind="stable")
+    starts = np.searchsorted(inverse[order], np.arange(len(patterns) + 1))
     zero_rows: list[int] = []
     for k, pattern in enumerate(patterns):
-        rows = np.flatnonzero(inverse == k)
+        rows = order[starts[k]:starts[k + 1]]
         evars = [columns[j] for j in np.flatnonzero(pattern)]
         ecols = np.flatnonzero(pattern)
         ecards = [net.cardinality(v) for v in evars]

@@ -31,7 +31,7 @@ import bayesnets
 
 NETWORKS = {
     "child": ("Disease", ["Age", "GruntingReport", "LVHreport", "XrayReport", "LowerBodyO2"]),
-    "alarm": ("LVFAILURE", ["HISTORY", "CVP", "PCWP", "BP", "HRBP"]),
+    "alarm": ("HYPOVOLEMIA", ["HISTORY", "CVP", "PCWP", "BP", "HRBP"]),
 }
 
 

@@ -161,7 +161,7 @@ def test_contexts_contract() -> None:
 def test_contexts_other_networks_and_custom_phrases() -> None:
     t = bayesnets.contexts("alarm", n=30, rng=1)
     assert t.attrs["question"] == \
-        "What is the probability that the patient has left ventricular failure?"
+        "What is the probability that the patient has hypovolemia?"
     phrases = {"smoke": {"yes": "smokes", "no": "never smoked"},
                "xray": {"yes": "has a shadow on the X-ray", "no": "has a clear X-ray"},
                "lung": {"yes": "has lung cancer", "no": "is cancer-free"}}
