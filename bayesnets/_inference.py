@@ -253,7 +253,11 @@ def posterior(model: Any, target: str, evidence: Any) -> pd.DataFrame:
     Parameters
     ----------
     model : Network, str or pgmpy DiscreteBayesianNetwork
-        The network (a bundled name is loaded with :func:`bayesnets.load`).
+        The network (a bundled name is loaded with :func:`bayesnets.load`). A
+        pgmpy model is converted on every call, so nothing cached can go
+        stale; for repeated queries convert it once with
+        :meth:`Network.from_pgmpy` and pass the :class:`Network`, whose joint
+        tables are cached.
     target : str
         The query variable.
     evidence : pandas.DataFrame or mapping

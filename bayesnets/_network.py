@@ -226,18 +226,13 @@ def as_network(model: Any, owner: str) -> Network:
     if isinstance(model, str):
         return load(model)
     if hasattr(model, "get_cpds") and hasattr(model, "nodes"):
-        key = id(model)
-        cached = _PGMPY_CACHE.get(key)
-        if cached is not None and cached[0] is model:
-            return cached[1]
-        net = Network.from_pgmpy(model)
-        _PGMPY_CACHE[key] = (model, net)
-        return net
+        # converted afresh on every call (a cache could go stale if the user edits a CPD);
+        # for repeated queries convert once with Network.from_pgmpy and pass the Network
+        return Network.from_pgmpy(model)
     raise TypeError(param_error("model", owner, "a bayesnets.Network, a bundled network name "
                                 "or a pgmpy DiscreteBayesianNetwork", type(model).__name__))
 
 
-_PGMPY_CACHE: dict[int, tuple[Any, Network]] = {}
 _LOADED: dict[str, Network] = {}
 
 

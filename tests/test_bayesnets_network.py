@@ -148,3 +148,15 @@ def test_fit_validation_data() -> None:
         bayesnets.fit(df.dropna(), [("a", "b")], min_support=-1)
     with pytest.raises(TypeError, match="The 'data' parameter of fit"):
         bayesnets.fit(3, [("a", "b")])
+
+
+def test_pgmpy_model_is_not_cached_stale() -> None:
+    from pgmpy.factors.discrete import TabularCPD
+
+    model = bayesnets.load("asia").to_pgmpy().copy()
+    before = bayesnets.posterior(model, "lung", {"xray": "yes"})
+    model.remove_cpds(model.get_cpds("smoke"))
+    model.add_cpds(TabularCPD("smoke", 2, [[0.9], [0.1]],
+                              state_names={"smoke": ["yes", "no"]}))
+    after = bayesnets.posterior(model, "lung", {"xray": "yes"})
+    assert after["yes"].iloc[0] > before["yes"].iloc[0] + 0.05
