@@ -7,6 +7,8 @@ import itertools
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from scipy import stats
 
 import bayesnets
@@ -208,3 +210,17 @@ def test_simulated_agent_study_leaky_and_outcomes() -> None:
     # with truths spread over [0, 1], the rational belief tracks the truth
     rational = bayesnets.simulated_agent_study(n_contexts=200, n_repetitions=1, rng=2).data
     assert stats.spearmanr(rational["belief"], rational["truth"]).statistic > 0.95
+
+
+@given(n=st.integers(1, 300), bins=st.integers(1, 30), seed=st.integers(0, 2**16))
+def test_property_stratification(n: int, bins: int, seed: int) -> None:
+    net = bayesnets.load("child")
+    evars = ["Age", "XrayReport", "LowerBodyO2"]
+    cases = bayesnets.sample_cases(net, "Disease", evars, n, state="TGA", bins=bins, rng=seed)
+    assert len(cases) == n and cases["context"].is_unique
+    which = np.minimum(np.floor(cases["truth"] * bins), bins - 1).astype(int)
+    counts = np.bincount(which, minlength=bins)
+    reachable = sorted(set(range(bins)) - set(cases.attrs["empty_bins"]))
+    filled = counts[reachable]
+    assert filled.max() - filled.min() <= 1
+    assert counts[cases.attrs["empty_bins"]].sum() == 0

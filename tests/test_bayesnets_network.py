@@ -8,6 +8,8 @@ import sys
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import bayesnets
 from bayesnets import Network
@@ -160,3 +162,21 @@ def test_pgmpy_model_is_not_cached_stale() -> None:
                               state_names={"smoke": ["yes", "no"]}))
     after = bayesnets.posterior(model, "lung", {"xray": "yes"})
     assert after["yes"].iloc[0] > before["yes"].iloc[0] + 0.05
+
+
+@given(codes=st.lists(st.tuples(st.integers(0, 2), st.integers(0, 1), st.integers(0, 3)),
+                      min_size=1, max_size=60))
+def test_property_fit_is_conditional_frequency(codes: list[tuple[int, int, int]]) -> None:
+    df = pd.DataFrame(codes, columns=["a", "b", "c"])
+    net = bayesnets.fit(df, [("a", "c"), ("b", "c")], min_support=0)
+    table = net.cpts["c"]
+    np.testing.assert_allclose(table.sum(axis=0), 1.0, atol=1e-12)
+    assert net.support["c"].sum() == len(df)  # type: ignore[index]
+    # P(c | a, b) of the fitted network is the empirical conditional frequency
+    for (a, b), grp in df.groupby(["a", "b"]):
+        ia, ib = net.states["a"].index(a), net.states["b"].index(b)
+        freq = grp["c"].value_counts(normalize=True)
+        post = bayesnets.posterior(net, "c", {"a": a, "b": b}).iloc[0]
+        for s, p in zip(net.states["c"], post, strict=True):
+            assert p == pytest.approx(freq.get(s, 0.0), abs=1e-12)
+            assert table[net.states["c"].index(s), ia, ib] == pytest.approx(p, abs=1e-12)
