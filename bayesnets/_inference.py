@@ -49,15 +49,29 @@ def _einsum(operands: list[tuple[tuple[str, ...], np.ndarray]],
     return np.einsum(*args)
 
 
+class _TooLarge(Exception):
+    """An elimination step would build a table above the cell budget."""
+
+
+_ROWS = "\x00rows"  # the batch axis of soft evidence: never a variable name
+
+
 def _eliminate(net: Network, query: tuple[str, ...],
-               evidence: Mapping[str, int] | None = None) -> np.ndarray:
+               evidence: Mapping[str, int] | None = None,
+               soft: Mapping[str, np.ndarray] | None = None,
+               max_cells: float = math.inf) -> np.ndarray:
     """P(query variables [, evidence]) as an array with axes in ``query`` order.
 
     With ``evidence`` (variable -> state code, disjoint from ``query``) the CPTs
-    are sliced first, giving the unnormalised P(query, evidence).
+    are sliced first, giving the unnormalised P(query, evidence). With ``soft``
+    (variable -> array (m, n_states) of 0/1 likelihoods, all ones where the
+    variable is unobserved) every row of a batch is answered in one elimination:
+    the result has a leading axis of length m holding P(query, evidence of row).
+    Raises _TooLarge when a step would build more than ``max_cells`` cells.
     """
     evidence = evidence or {}
-    relevant = net.ancestors([*query, *evidence])
+    soft = soft or {}
+    relevant = net.ancestors([*query, *evidence, *soft])
     factors: list[tuple[tuple[str, ...], np.ndarray]] = []
     for v in net.variables:
         if v not in relevant:
@@ -70,11 +84,18 @@ def _eliminate(net: Network, query: tuple[str, ...],
             scope = tuple(u for u in scope if u not in evidence)
         factors.append((scope, table))
     logc = {v: math.log(net.cardinality(v)) for v in relevant}
-    keep = set(query)
+    out = query
+    if soft:
+        out = (_ROWS, *query)
+        for v, lam in soft.items():
+            factors.append(((_ROWS, v), lam))
+        logc[_ROWS] = math.log(max(len(next(iter(soft.values()))), 1))
+    keep = set(out)
     to_eliminate = {v for v in relevant if v not in keep and v not in evidence}
+    log_max = math.log(max_cells) if max_cells < math.inf else math.inf
     # the interaction graph: variables sharing a factor are neighbours
-    nbrs: dict[str, set[str]] = {v: set() for v in relevant}
-    holders: dict[str, list[int]] = {v: [] for v in relevant}
+    nbrs: dict[str, set[str]] = {v: set() for v in logc}
+    holders: dict[str, list[int]] = {v: [] for v in logc}
     for k, (scope, _) in enumerate(factors):
         for u in scope:
             nbrs[u].update(scope)
@@ -84,6 +105,8 @@ def _eliminate(net: Network, query: tuple[str, ...],
     while to_eliminate:
         # greedy min-weight: the variable whose elimination builds the smallest table
         best = min(to_eliminate, key=lambda v: (weight[v], v))  # ties: by name
+        if weight[best] > log_max:
+            raise _TooLarge
         involved_ids = [k for k in holders[best] if alive[k]]
         involved = [factors[k] for k in involved_ids]
         for k in involved_ids:
@@ -99,7 +122,7 @@ def _eliminate(net: Network, query: tuple[str, ...],
             if u in weight:
                 weight[u] = sum(logc[w] for w in nbrs[u])
     factors = [f for f, a in zip(factors, alive, strict=True) if a]
-    return _einsum(factors, query)
+    return _einsum(factors, out)
 
 
 def joint_table(model: Any, variables: Sequence[str]) -> np.ndarray:
@@ -185,9 +208,67 @@ def _evidence_codes(net: Network, df: pd.DataFrame, owner: str,
     return columns, codes
 
 
+_GROUP_MIN_ROWS = 16  # an evidence pattern with fewer rows joins the batched rows
+_BATCH_ROWS = 512
+_MAX_BATCH_CELLS = 2e7
+
+
+def _grouped(net: Network, query: tuple[str, ...], columns: list[str], sub_codes: np.ndarray,
+             pattern: np.ndarray, qshape: tuple[int, ...]) -> np.ndarray:
+    """Rows sharing one evidence pattern: one joint table P(query, E), then lookups."""
+    ecols = np.flatnonzero(pattern)
+    evars = [columns[j] for j in ecols]
+    ecards = [net.cardinality(v) for v in evars]
+    sub = sub_codes[:, ecols]
+    if math.prod(qshape) * math.prod(ecards) <= _MAX_JOINT_CELLS:
+        joint = _cached_joint(net, (*query, *evars))
+        flat = joint.reshape(*qshape, -1)
+        if evars:
+            cell = np.ravel_multi_index(tuple(sub.T), ecards)
+            return np.moveaxis(flat[..., cell], -1, 0)
+        return np.broadcast_to(flat[..., 0], (len(sub), *qshape))
+    # one elimination per distinct assignment, with the evidence sliced in
+    distinct, back = np.unique(sub, axis=0, return_inverse=True)
+    parts = np.empty((len(distinct), *qshape))
+    for d, assignment in enumerate(distinct):
+        ev = {v: int(s) for v, s in zip(evars, assignment, strict=True)}
+        parts[d] = _eliminate(net, query, ev)
+    return parts[back.ravel()]
+
+
+def _batched(net: Network, query: tuple[str, ...], columns: list[str],
+             sub_codes: np.ndarray) -> np.ndarray | None:
+    """Rows with assorted evidence patterns: one elimination with 0/1 likelihood vectors.
+
+    None when an elimination step would exceed the cell budget.
+    """
+    m = len(sub_codes)
+    soft: dict[str, np.ndarray] = {}
+    for j, v in enumerate(columns):
+        col = sub_codes[:, j]
+        seen = col >= 0
+        if not seen.any():
+            continue
+        lam = np.ones((m, net.cardinality(v)))
+        lam[seen] = 0.0
+        lam[np.flatnonzero(seen), col[seen]] = 1.0
+        soft[v] = lam
+    if not soft:
+        return None
+    try:
+        return _eliminate(net, query, soft=soft, max_cells=_MAX_BATCH_CELLS)
+    except _TooLarge:
+        return None
+
+
 def _conditional(net: Network, query: tuple[str, ...], columns: list[str], codes: np.ndarray,
                  index: pd.Index, owner: str) -> np.ndarray:
-    """P(query | evidence row) for every row, shape (n_rows, *query cards)."""
+    """P(query | evidence row) for every row, shape (n_rows, *query cards).
+
+    Evidence patterns (sets of observed variables) shared by many rows get one
+    joint table each; the rows of rare patterns are answered together by a
+    batched elimination over 0/1 likelihood vectors.
+    """
     n = codes.shape[0]
     qshape = tuple(net.cardinality(v) for v in query)
     out = np.empty((n, *qshape), dtype=np.float64)
@@ -196,28 +277,30 @@ def _conditional(net: Network, query: tuple[str, ...], columns: list[str], codes
     inverse = inverse.ravel()
     order = np.argsort(inverse, kind="stable")
     starts = np.searchsorted(inverse[order], np.arange(len(patterns) + 1))
+    sizes = np.diff(starts)
+    rare = np.flatnonzero(sizes < _GROUP_MIN_ROWS) if len(patterns) > 1 else np.empty(0, int)
+    jobs: list[tuple[np.ndarray, np.ndarray | None]] = []
+    if len(rare) > 1:
+        rare_rows = np.sort(np.concatenate([order[starts[k]:starts[k + 1]] for k in rare]))
+        jobs.extend((rare_rows[lo:lo + _BATCH_ROWS], None)
+                    for lo in range(0, len(rare_rows), _BATCH_ROWS))
+        common = np.setdiff1d(np.arange(len(patterns)), rare)
+    else:
+        common = np.arange(len(patterns))
+    jobs.extend((order[starts[k]:starts[k + 1]], patterns[k]) for k in common)
     zero_rows: list[int] = []
-    for k, pattern in enumerate(patterns):
-        rows = order[starts[k]:starts[k + 1]]
-        evars = [columns[j] for j in np.flatnonzero(pattern)]
-        ecols = np.flatnonzero(pattern)
-        ecards = [net.cardinality(v) for v in evars]
-        sub = codes[np.ix_(rows, ecols)]
-        if math.prod(qshape) * math.prod(ecards) <= _MAX_JOINT_CELLS:
-            joint = _cached_joint(net, (*query, *evars))
-            flat = joint.reshape(*qshape, -1)
-            if evars:
-                cell = np.ravel_multi_index(tuple(sub.T), ecards)
-                unnorm = np.moveaxis(flat[..., cell], -1, 0)
-            else:
-                unnorm = np.broadcast_to(flat[..., 0], (len(rows), *qshape))
-        else:  # one elimination per distinct assignment, with the evidence sliced in
-            distinct, back = np.unique(sub, axis=0, return_inverse=True)
-            parts = np.empty((len(distinct), *qshape))
-            for d, assignment in enumerate(distinct):
-                ev = {v: int(s) for v, s in zip(evars, assignment, strict=True)}
-                parts[d] = _eliminate(net, query, ev)
-            unnorm = parts[back.ravel()]
+    while jobs:
+        rows, pattern = jobs.pop()
+        if pattern is None:
+            unnorm = _batched(net, query, columns, codes[rows])
+            if unnorm is None:  # too large as one batch: one pattern at a time
+                sub_patterns, sub_inverse = np.unique(observed[rows], axis=0,
+                                                      return_inverse=True)
+                sub_inverse = sub_inverse.ravel()
+                jobs.extend((rows[sub_inverse == j], p) for j, p in enumerate(sub_patterns))
+                continue
+        else:
+            unnorm = _grouped(net, query, columns, codes[rows], pattern, qshape)
         total = unnorm.reshape(len(rows), -1).sum(axis=1)
         bad = total <= 0.0
         if bad.any():

@@ -67,7 +67,8 @@ class Network:
         The parents of each variable, in CPT axis order.
     cpts : Mapping[str, numpy.ndarray]
         ``cpts[v][s, j1, j2, ...] = P(v = states[v][s] | parents = (j1, j2, ...))``,
-        read-only, each column summing to one.
+        read-only, each column summing to one (renormalised when read from
+        pgmpy, see :meth:`from_pgmpy`).
     support : Mapping[str, numpy.ndarray] or None
         For a fitted network, the number of data rows in each parent
         configuration (shape ``cpts[v].shape[1:]``); None for bundled networks.
@@ -85,7 +86,6 @@ class Network:
     support: Mapping[str, np.ndarray] | None = field(default=None, repr=False)
     min_support: int = 0
     data_codes: np.ndarray | None = field(default=None, repr=False)
-    _pgmpy_model: Any = field(default=None, repr=False, compare=False)
     _cache: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
 
     # ------------------------------------------------------------------ derived
@@ -148,8 +148,6 @@ class Network:
 
     def to_pgmpy(self) -> Any:
         """The network as a pgmpy ``DiscreteBayesianNetwork`` (built once, then cached)."""
-        if self._pgmpy_model is not None:
-            return self._pgmpy_model
         cached = self._cache.get("pgmpy")
         if cached is not None:
             return cached
@@ -172,7 +170,14 @@ class Network:
 
     @classmethod
     def from_pgmpy(cls, model: Any, *, name: str = "pgmpy") -> Network:
-        """Copy a pgmpy ``DiscreteBayesianNetwork`` (with CPTs) into a :class:`Network`."""
+        """Copy a pgmpy ``DiscreteBayesianNetwork`` (with CPTs) into a :class:`Network`.
+
+        Each CPT column is divided by its sum, so that it sums to one to
+        rounding error: the BIF files of some bundled networks print CPT
+        entries rounded (in ``alarm`` and ``hepar2`` columns sum to 1 +- 1e-7),
+        and without renormalising, posteriors would depend on the elimination
+        order at that level. :meth:`to_pgmpy` returns the renormalised network.
+        """
         cpds = {cpd.variable: cpd for cpd in model.get_cpds()}
         missing = [v for v in model.nodes() if v not in cpds]
         if missing:
@@ -190,11 +195,14 @@ class Network:
             parents[v] = tuple(cpd.variables[1:])
             shape = (len(states[v]), *(len(cpd.state_names[p]) for p in parents[v]))
             table = np.array(cpd.values, dtype=np.float64).reshape(shape)
+            # BIF files print CPTs rounded (alarm's columns sum to 1 +- 1e-7): renormalise so
+            # that summing out a barren variable is exactly neutral and every elimination
+            # order gives the same posterior to rounding error
+            table /= table.sum(axis=0, keepdims=True)
             table.setflags(write=False)
             cpts[v] = table
         return cls(name=name, variables=tuple(order), states=MappingProxyType(states),
-                   parents=MappingProxyType(parents), cpts=MappingProxyType(cpts),
-                   _pgmpy_model=model)
+                   parents=MappingProxyType(parents), cpts=MappingProxyType(cpts))
 
 
 def _topological_order(nodes: list[str], parents: Mapping[str, Sequence[str]]) -> list[str]:
