@@ -1,10 +1,12 @@
 """Exact posteriors by variable elimination, many evidence rows at once.
 
-Rows are grouped by the set of variables they observe. For each set ``E`` the
-joint table ``P(target, E)`` is computed once by variable elimination over the
-ancestors of ``{target} | E`` (every other variable is barren and sums out to
-one); each row's posterior is then a lookup and a normalisation. Joint tables
-are cached on the :class:`~bayesnets.Network`.
+Rows are grouped by the set of variables they observe. For each set ``E``
+shared by many rows the joint table ``P(target, E)`` is computed once by
+variable elimination over the ancestors of ``{target} | E`` (every other
+variable is barren and sums out to one); each row's posterior is then a lookup
+and a normalisation. Joint tables are cached on the :class:`~bayesnets.Network`.
+Rows of rare evidence sets are answered together by one batched elimination in
+which the evidence enters as 0/1 likelihood vectors with a row axis.
 """
 
 from __future__ import annotations
@@ -372,11 +374,22 @@ def posterior(model: Any, target: str, evidence: Any) -> pd.DataFrame:
 
     .. math:: P(T = t \\mid E = e) = P(t, e) / \\textstyle\\sum_{t'} P(t', e)
 
-    is a lookup. The result is exact up to floating-point rounding (agreement
-    with pgmpy's ``VariableElimination`` and with enumeration of the full joint
-    is tested to 1e-10). When a joint table would exceed two million cells,
-    each distinct assignment is eliminated separately with the evidence sliced
-    into the CPTs.
+    is a lookup. Rows whose evidence set is shared by fewer than 16 rows are
+    answered together (in batches of 512) by one elimination in which every
+    evidence variable :math:`v` enters as a factor :math:`\\lambda_v(r, x_v)`,
+    the indicator of row :math:`r`'s observed state (all ones where row
+    :math:`r` does not observe :math:`v`), and the row axis is never summed
+    out:
+
+    .. math:: P(T = t, e_r) = \\sum_{x \\setminus t} \\prod_v P(x_v \\mid
+              x_{\\mathrm{pa}(v)}) \\prod_{v \\in E} \\lambda_v(r, x_v).
+
+    The result is exact up to floating-point rounding (agreement with pgmpy's
+    ``VariableElimination`` and with enumeration of the full joint is tested
+    to 1e-10). When a joint table would exceed two million cells, each
+    distinct assignment is eliminated separately with the evidence sliced into
+    the CPTs; a batch whose elimination would build more than 2e7 cells falls
+    back to one joint table per evidence set.
 
     References
     ----------
