@@ -31,6 +31,25 @@ _LAZY: dict[str, str] = {
     "SimulationTruth": "._simulate",
     "simulate": "._simulate",
     "snap_to_grid": "._simulate",
+    # forecast scoring at a simulated date (issue 8)
+    "ForecastComparisonResult": "._forecast",
+    "ForecastScoresResult": "._forecast",
+    "forecast_scores": "._forecast",
+    "plot_reliability": "._forecast",
+    "ContaminationFilterResult": "._temporal",
+    "GatewayPartition": "._temporal",
+    "GatewayReport": "._temporal",
+    "TemporalGateway": "._temporal",
+    "contamination_filter": "._temporal",
+    "KeyEventRecallResult": "._events",
+    "MarketAlignmentResult": "._events",
+    "SourcePrecisionResult": "._events",
+    "causal_pressure": "._events",
+    "grounding_split": "._events",
+    "key_event_recall": "._events",
+    "market_alignment": "._events",
+    "plot_causal_pressure": "._events",
+    "source_precision": "._events",
     # probability axioms and forecaster consistency (issue 5)
     "LIE_COLUMNS": "._axioms",
     "UPDATE_CLASSES": "._axioms",
@@ -76,6 +95,23 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         total_probability_check,
         update_direction,
     )
+    from ._events import (
+        KeyEventRecallResult,
+        MarketAlignmentResult,
+        SourcePrecisionResult,
+        causal_pressure,
+        grounding_split,
+        key_event_recall,
+        market_alignment,
+        plot_causal_pressure,
+        source_precision,
+    )
+    from ._forecast import (
+        ForecastComparisonResult,
+        ForecastScoresResult,
+        forecast_scores,
+        plot_reliability,
+    )
     from ._pairs import (
         PAIRS_COLUMNS,
         PairsPowerResult,
@@ -93,6 +129,13 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         SimulationTruth,
         simulate,
         snap_to_grid,
+    )
+    from ._temporal import (
+        ContaminationFilterResult,
+        GatewayPartition,
+        GatewayReport,
+        TemporalGateway,
+        contamination_filter,
     )
     from ._warnings import (
         CoherenceWarning,
