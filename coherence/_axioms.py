@@ -138,7 +138,7 @@ class TotalProbabilityResult(CoherenceResult):
     feasible : numpy.ndarray of bool
         The law-of-total-probability feasibility of each row.
     error : numpy.ndarray
-        |P(A) - P(A|B=1) P(B) - P(A|B=0) (1 - P(B))| with the elicited P(B);
+        ``|P(A) - P(A|B=1) P(B) - P(A|B=0) (1 - P(B))|`` with the elicited P(B);
         all NaN when ``p_b`` was not given.
     share_feasible : float
         Mean of ``feasible``.
@@ -390,8 +390,8 @@ class UpdateDirectionResult(CoherenceResult):
         One of ``monotonic, partial, no_update, inconsistent`` per row.
     d1, d0 : numpy.ndarray
         P(A|B=1) - P(A) and P(A|B=0) - P(A).
-    shares : pandas.DataFrame
-        One row: the share of each class (columns in :data:`UPDATE_CLASSES` order).
+    monotonic, partial, no_update, inconsistent : float
+        The share of each class (also as a one-row frame: :attr:`shares`).
     eps : float
         The threshold used.
     """
@@ -657,7 +657,7 @@ class ConditionalTupleResult(CoherenceResult):
     Attributes
     ----------
     absolute : numpy.ndarray
-        |P(A and B) - P(A) P(B|A)| per tuple.
+        ``|P(A and B) - P(A) P(B|A)|`` per tuple.
     arbitrage : numpy.ndarray
         Guaranteed log-score profit (nats) per tuple.
     mean_absolute, median_absolute, share_absolute_above : float

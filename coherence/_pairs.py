@@ -413,8 +413,9 @@ def conditional_forecasting(
     * ``pvalue`` (per ``test``), two-sided, of :math:`H_0: E\Delta = 0`:
       ``"bootstrap-t"`` resamples the centred improvements and compares
       :math:`|t^*| = |\bar\Delta^*| / (s^* / \sqrt n)` with the observed
-      :math:`|t|`, p = (1 + #{|t*| >= |t|}) / (1 + B) (resamples whose values
-      are all tied have no t* and are left out); ``"t"`` is the one-sample
+      :math:`|t|`, :math:`p = (1 + \#\{b : |t^*_b| \ge |t|\}) / (1 + B)`
+      (resamples whose values are all tied have no :math:`t^*` and are left
+      out); ``"t"`` is the one-sample
       Student t-test (``scipy.stats.ttest_1samp``). Improvements are skewed
       and tie-heavy (many exact zeros); at n = 14 the t-test's size reached
       0.087 on the real file's "none" shape, the bootstrap-t's stayed in
