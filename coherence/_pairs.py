@@ -479,7 +479,7 @@ def conditional_forecasting(
     p0 = probability_column(df, p_a_given_b0, owner=owner)
     a = binary_column(df, a_outcome, owner=owner)
     b = binary_column(df, b_outcome, owner=owner)
-    group_cols = ([model] if model in df.columns else []) + [by]
+    group_cols = ([model] if model in df.columns and model != by else []) + [by]
     for col in group_cols:
         missing = np.flatnonzero(df[col].isna().to_numpy())
         if len(missing):

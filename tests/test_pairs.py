@@ -430,3 +430,12 @@ def test_property_swap_a_and_b_bayes(seed):
     assert a["bayes_error_mean"].iloc[0] == pytest.approx(b["bayes_error_mean"].iloc[0],
                                                           abs=1e-12)
     assert a["bayes_consistent"].iloc[0] == b["bayes_consistent"].iloc[0]
+
+
+def test_group_by_model_only():
+    rng = np.random.default_rng(4)
+    df = pd.concat([coherent_pairs(6, rng).assign(model="a"),
+                    coherent_pairs(6, rng, "weak").assign(model="b")])
+    frame = conditional_forecasting(df, by="model", rng=0, n_resamples=99).to_frame()
+    assert frame.columns.tolist() == list(PAIRS_COLUMNS)
+    assert frame["category"].tolist() == ["a", "b"] and frame["n"].tolist() == [6, 6]
