@@ -360,7 +360,7 @@ def conditional_forecasting(
         The DESIGN.md pairs table, one row per question pair (and model), e.g.
         from :func:`read_pairs`.
     by : str, default "category"
-        The grouping column.
+        The grouping column (labelled ``category`` in the output).
     p_a, p_a_given_b1, p_a_given_b0, a_outcome, b_outcome : str
         Column names (defaults: the DESIGN.md names); outcomes must be 0/1
         (floats 0.0 / 1.0 and bools are accepted). Other columns are ignored.
