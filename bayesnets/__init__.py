@@ -34,12 +34,15 @@ _LAZY: dict[str, str] = {
     "contexts": "._cases",
     "sample_cases": "._cases",
     "simulated_agent_study": "._cases",
+    "demo_study": "._demo",
+    "run_demo": "._demo",
 }
 
 __all__ = sorted(_LAZY)
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from ._cases import DEFAULT_STUDIES, contexts, sample_cases, simulated_agent_study
+    from ._demo import demo_study, run_demo
     from ._inference import auxiliary, joint_table, posterior
     from ._network import BUNDLED_NETWORKS, Network, fit, load
     from ._phrases import (

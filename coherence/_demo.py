@@ -1,24 +1,28 @@
-"""The main job: a coherence study of the simulated agents.
+"""The simulated agents of the demo study and the table of their exact truths.
 
-Kept apart from the CLI so that notebooks can call :func:`demo_agents` and
-:func:`demo_summary` directly.
+The network-based study itself is built by ``bayesnets.demo_study`` (the core
+never imports ``bayesnets``); the CLI's ``demo`` command loads it at run time.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping
 
-import numpy as np
 import pandas as pd
 
-from ._rng import RNGLike, check_rng, spawn
-from ._simulate import PROMPTS, Agent, SimulatedStudy, simulate
+from ._simulate import Agent, SimulationTruth
 
-__all__ = ["demo_agents", "demo_studies", "demo_summary"]
+__all__ = ["demo_agents", "truth_table"]
 
 
 def demo_agents() -> dict[str, Agent]:
-    """The agents of the demo study, by display name."""
+    """The agents of the demo study, by display name.
+
+    ``rational`` (the exact null), ``rational+noise`` (report noise 0.05 on a
+    0.05 grid: independence holds given the latent belief only), ``leaky``
+    (private signal of strength 0.5), ``nonmonotone`` (defers in the band
+    0.4-0.6) and ``prompt_sensitive`` (report shifts 0, +0.05, -0.10, +0.10).
+    """
     return {
         "rational": Agent.rational(),
         "rational+noise": Agent.rational(report_noise=0.05),
@@ -28,42 +32,16 @@ def demo_agents() -> dict[str, Agent]:
     }
 
 
-def demo_studies(*, n_contexts: int = 200, n_repetitions: int = 5,
-                 agents: dict[str, Agent] | None = None,
-                 rng: RNGLike = None) -> dict[str, SimulatedStudy]:
-    """Simulate one study per demo agent, each on its own random stream."""
-    agents = demo_agents() if agents is None else agents
-    streams = spawn(check_rng(rng, owner="demo_studies"), len(agents))
-    studies = {}
-    for (name, agent), stream in zip(agents.items(), streams, strict=True):
-        prompts: Sequence[str] = PROMPTS if agent.kind == "prompt_sensitive" else ("standard",)
-        studies[name] = simulate(agent, n_contexts=n_contexts, n_repetitions=n_repetitions,
-                                 prompts=prompts, rng=stream)
-    return studies
-
-
-def demo_summary(studies: dict[str, SimulatedStudy]) -> pd.DataFrame:
-    """One row per agent: design, observed belief/action summaries and the exact truth."""
+def truth_table(truths: Mapping[str, SimulationTruth]) -> pd.DataFrame:
+    """One row per agent: what each test should find (exact, from the agent's design)."""
     rows = []
-    for name, study in studies.items():
-        d = study.data
-        truth = study.truth
-        shares = d["action"].value_counts(normalize=True)
-        standard = d[d["prompt"] == d["prompt"].cat.categories[0]]
+    for name, truth in truths.items():
         rows.append({
             "agent": name,
-            "rows": len(d),
-            "contexts": d["context"].nunique(),
-            "prompts": d["prompt"].nunique(),
-            "mean_belief": d["belief"].mean(),
-            "brier": float(np.mean((standard["belief"] - standard["outcome"]) ** 2)),
-            "rmse_truth": float(np.sqrt(np.mean((standard["belief"] - standard["truth"]) ** 2))),
-            "share_yes": shares.get("yes", 0.0),
-            "share_no": shares.get("no", 0.0),
-            "share_defer": shares.get("defer", 0.0),
-            "true_cmi": truth.cmi,
-            "true_cmi_latent": truth.cmi_given_latent,
-            "nonmonotone_pairs": sum(s == "nonmonotone" for s in truth.monotone.values()),
+            "cmi_exact": truth.cmi,
+            "cmi_given_latent": truth.cmi_given_latent,
+            "nonmonotone_pairs": ", ".join(f"{a}/{b}" for (a, b), s in truth.monotone.items()
+                                           if s == "nonmonotone") or "-",
             "max_prompt_shift": max(abs(v) for v in truth.prompt_shifts.values()),
         })
     return pd.DataFrame(rows).set_index("agent")

@@ -1,0 +1,47 @@
+"""The main job: a full coherence study of simulated agents on a bundled network."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+import coherence
+from coherence._demo import demo_agents, truth_table
+from coherence._rng import RNGLike, check_rng, spawn
+
+from ._cases import simulated_agent_study
+
+__all__ = ["demo_study", "run_demo"]
+
+
+def demo_study(*, network: str = "child", n_contexts: int = 200, n_repetitions: int = 5,
+               rng: RNGLike = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The demo's belief/action table (one ``model`` per agent) and the agents' truths.
+
+    Every agent answers the same kind of contexts (sampled from ``network``
+    with posteriors covering [0, 1] evenly) under all four prompt variants.
+    """
+    gen = check_rng(rng, owner="demo_study")
+    agents = demo_agents()
+    frames, truths = [], {}
+    for (name, agent), stream in zip(agents.items(), spawn(gen, len(agents)), strict=True):
+        study = simulated_agent_study(network, agent=agent, n_contexts=n_contexts,
+                                      n_repetitions=n_repetitions, prompts=coherence.PROMPTS,
+                                      rng=stream)
+        frames.append(study.data.assign(model=name))
+        truths[name] = study.truth
+    data = pd.concat(frames, ignore_index=True)
+    data["model"] = pd.Categorical(data["model"], categories=list(agents))
+    return data, truth_table(truths)
+
+
+def run_demo(*, network: str = "child", n_contexts: int = 200, n_repetitions: int = 5,
+             rng: RNGLike = None, **report_options: Any) -> tuple[Any, pd.DataFrame]:
+    """Simulate the demo study and run :func:`coherence.report` on it, one cell per agent."""
+    gen = check_rng(rng, owner="run_demo")
+    study_rng, report_rng = spawn(gen, 2)
+    data, truths = demo_study(network=network, n_contexts=n_contexts,
+                              n_repetitions=n_repetitions, rng=study_rng)
+    rep = coherence.report(data, by=("model",), rng=report_rng, **report_options)
+    return rep, truths
