@@ -31,11 +31,18 @@ _LAZY: dict[str, str] = {
     "SimulationTruth": "._simulate",
     "simulate": "._simulate",
     "snap_to_grid": "._simulate",
+    # conditional independence (kNN CMI)
+    "CITestResult": "._citest",
+    "ci_test": "._citest",
+    "cmi": "._cmi",
+    "mi": "._cmi",
 }
 
 __all__ = sorted([*_LAZY, "__version__"])
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
+    from ._citest import CITestResult, ci_test
+    from ._cmi import cmi, mi
     from ._results import RESULT_COLUMNS, CoherenceResult, ConfidenceInterval
     from ._simulate import (
         ACTIONS,
