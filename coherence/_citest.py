@@ -525,7 +525,9 @@ def ci_test(
         res = _estimates_on(prep, k, rows, offsets)
         scale = np.sqrt(m / max(n_groups - m, 1))
         d_low, d_high = percentile_interval(res - statistic, level)
-        low, high = statistic - scale * d_high, statistic - scale * d_low
+        # centre on the estimate minus its null bias (the permutation mean)
+        centre = statistic - float(np.mean(null))
+        low, high = centre - scale * d_high, centre - scale * d_low
     return CITestResult(
         statistic=statistic, pvalue=float(pvalue),
         confidence_interval=ConfidenceInterval(float(low), float(high), level), n_obs=n,

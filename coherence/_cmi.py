@@ -248,8 +248,9 @@ def _estimate_kdtree(p: _Prepared, k: int) -> float:
     used = counts["xyz"] > 0
     if not used.any():
         return float("nan")
-    terms = (psi[counts["xyz"]] - psi[counts["xz"]] - psi[counts["yz"]] + psi[counts["z"]])
-    return float(np.mean(terms[used]))
+    terms = (psi[counts["xyz"][used]] - psi[counts["xz"][used]] - psi[counts["yz"][used]]
+             + psi[counts["z"][used]])
+    return float(np.mean(terms))
 
 
 def _check_k(k: Any, n: int, owner: str) -> int:
