@@ -98,8 +98,8 @@ def power_table(reps: int, n_resamples: int, n_contexts: int) -> list[str]:
 def coverage_table(reps: int, n_resamples: int, n_contexts: int) -> list[str]:
     rows = ["| agent | exact CMI | CI method | coverage of 95% CI | mean width | mean estimate |",
             "| --- | --- | --- | --- | --- | --- |"]
-    for strength in (0.3, 0.6):
-        agent = Agent.leaky(strength=strength)
+    for strength in (0.0, 0.3, 0.6):
+        agent = Agent.leaky(strength=strength) if strength else Agent.rational()
         truth = _study(agent, 0, 20).truth.cmi
         for ci_method in ("subsampling", "bootstrap"):
             cover = 0
@@ -112,8 +112,8 @@ def coverage_table(reps: int, n_resamples: int, n_contexts: int) -> list[str]:
                 cover += ci.low <= truth <= ci.high
                 widths.append(ci.high - ci.low)
                 stats.append(res.statistic)
-            rows.append(f"| leaky {strength} | {truth:.4f} | {ci_method} | {cover / reps:.3f} | "
-                        f"{np.mean(widths):.4f} | {np.mean(stats):.4f} |")
+            rows.append(f"| {agent.kind} {strength} | {truth:.4f} | {ci_method} | "
+                        f"{cover / reps:.3f} | {np.mean(widths):.4f} | {np.mean(stats):.4f} |")
             print(rows[-1], flush=True)
     return rows
 
