@@ -12,10 +12,9 @@ their keys are equal. Distances in a space are ``|c_i - c_j|`` inside a
 stratum (or 0 when the space has no continuous coordinate) and infinite across
 strata (discrete coordinates must match exactly).
 
-A *grouping* of the points by key is the tuple ``(members, gstart, gend, pos)``:
-``members`` lists the points sorted by key, then by ``c`` (stable), the stratum
-of point ``i`` occupies ``members[gstart[i]:gend[i]]`` and ``i`` sits at
-``members[pos[i]]``.
+A *grouping* of the points by key (see :func:`group_by_key`) lists the points
+sorted by key, then by ``c``; the kernels walk it in that order, so that
+neighbour searches read contiguous memory.
 """
 
 from __future__ import annotations
@@ -33,53 +32,86 @@ __all__ = [
 
 
 @njit(cache=True)
-def group_by_key(order, key):
-    """Group points by ``key``; ``order`` sorts the points by ``c`` (stable)."""
+def group_by_key(order, key, c):
+    """Group points by ``key``; ``order`` sorts the points by ``c``.
+
+    Returns ``(members, glo, ghi, cs, tlo, thi)`` indexed by *position* ``u``
+    in ``members``: the stratum occupies positions ``glo[u]:ghi[u]``, ``cs[u]``
+    is the continuous value of ``members[u]`` and ``tlo[u]:thi[u]`` the run of
+    positions of the stratum with exactly that value (ties).
+    """
     n = order.shape[0]
-    ks = key[order]
-    members = order[np.argsort(ks, kind="mergesort")]
-    gstart = np.empty(n, np.int64)
-    gend = np.empty(n, np.int64)
-    pos = np.empty(n, np.int64)
+    members = np.empty(n, np.int64)
+    n_keys = 0
+    for i in range(n):
+        if key[i] + 1 > n_keys:
+            n_keys = key[i] + 1
+    if n_keys <= 2 * n + 1024:
+        # stable counting sort of the c-sorted order by key
+        start = np.zeros(n_keys + 1, np.int64)
+        for i in range(n):
+            start[key[i] + 1] += 1
+        for j in range(n_keys):
+            start[j + 1] += start[j]
+        for t in range(n):
+            i = order[t]
+            members[start[key[i]]] = i
+            start[key[i]] += 1
+    else:
+        ks = key[order]
+        members[:] = order[np.argsort(ks, kind="mergesort")]
+    glo = np.empty(n, np.int64)
+    ghi = np.empty(n, np.int64)
+    tlo = np.empty(n, np.int64)
+    thi = np.empty(n, np.int64)
+    cs = np.empty(n, np.float64)
+    for u in range(n):
+        cs[u] = c[members[u]]
     s = 0
     for t in range(1, n + 1):
         if t == n or key[members[t]] != key[members[s]]:
+            ts = s
+            for u in range(s, t + 1):
+                if u == t or cs[u] != cs[ts]:
+                    for w in range(ts, u):
+                        tlo[w] = ts
+                        thi[w] = u
+                    ts = u
             for u in range(s, t):
-                i = members[u]
-                gstart[i] = s
-                gend[i] = t
-                pos[i] = u
+                glo[u] = s
+                ghi[u] = t
             s = t
-    return members, gstart, gend, pos
+    return members, glo, ghi, cs, tlo, thi
 
 
 @njit(cache=True)
-def _knn_radius(c, members, gstart, gend, pos, k, has_c):
+def _knn_radius(g, k, has_c):
     """Distance from each point to its k-th nearest other point in its stratum.
 
     ``inf`` when the stratum holds fewer than ``k`` other points (then every
     point of the stratum is a neighbour); 0 when the space has no continuous
-    coordinate.
+    coordinate. Indexed by point.
     """
-    n = c.shape[0]
+    members, glo, ghi, cs, tlo, thi = g
+    n = members.shape[0]
     rho = np.empty(n, np.float64)
-    for i in range(n):
-        lo = gstart[i]
-        hi = gend[i]
+    for u in range(n):
+        i = members[u]
+        lo = glo[u]
+        hi = ghi[u]
         if hi - lo - 1 < k:
             rho[i] = np.inf
             continue
-        if not has_c:
+        if not has_c or thi[u] - tlo[u] - 1 >= k:
             rho[i] = 0.0
             continue
-        p = pos[i]
-        left = p - 1
-        right = p + 1
-        ci = c[i]
+        left = u - 1
+        right = u + 1
+        ci = cs[u]
         d = 0.0
         for _ in range(k):
-            dl = ci - c[members[left]] if left >= lo else np.inf
-            dr = c[members[right]] - ci if right < hi else np.inf
+            dl = ci - cs[left] if left >= lo else np.inf
+            dr = cs[right] - ci if right < hi else np.inf
             if dl <= dr:
                 d = dl
                 left -= 1
@@ -91,44 +123,61 @@ def _knn_radius(c, members, gstart, gend, pos, k, has_c):
 
 
 @njit(cache=True)
-def _count_within(c, members, gstart, gend, pos, rho, has_c):
-    """Number of other points of the stratum at distance <= rho_i (binary search)."""
-    n = c.shape[0]
+def _count_within(g, rho, has_c):
+    """Number of other points of the stratum at distance <= rho_i (galloping search)."""
+    members, glo, ghi, cs, tlo, thi = g
+    n = members.shape[0]
     out = np.empty(n, np.int64)
-    for i in range(n):
-        lo = gstart[i]
-        hi = gend[i]
+    for u in range(n):
+        i = members[u]
+        lo = glo[u]
+        hi = ghi[u]
         r = rho[i]
         if not has_c or r == np.inf:
             out[i] = hi - lo - 1
             continue
-        ci = c[i]
-        p = pos[i]
-        # first index in [p, hi) with c_j - c_i > r (c_j >= c_i there)
-        a = p
-        b = hi
+        ci = cs[u]
+        # right end: first position in [thi, hi) with cs - ci > r
+        a = thi[u]  # every position before a is within r
+        step = 1
+        b = a
+        while b < hi and cs[b] - ci <= r:
+            a = b + 1
+            b = a + step
+            step *= 2
+        if b > hi:
+            b = hi
         while a < b:
             mid = (a + b) // 2
-            if c[members[mid]] - ci > r:
+            if cs[mid] - ci > r:
                 b = mid
             else:
                 a = mid + 1
         right = a
-        # first index in [lo, p] with c_i - c_j <= r (c_j <= c_i there)
-        a = lo
-        b = p
+        # left end: first position in [lo, tlo) with ci - cs <= r
+        b = tlo[u]  # every position from b on is within r
+        step = 1
+        a = b - 1
+        while a >= lo and ci - cs[a] <= r:
+            b = a
+            a = b - step
+            step *= 2
+        if a < lo - 1:
+            a = lo - 1
+        # positions a (if >= lo) fail; find the first success in (a, b]
+        a += 1
         while a < b:
             mid = (a + b) // 2
-            if ci - c[members[mid]] <= r:
+            if ci - cs[mid] <= r:
                 b = mid
             else:
                 a = mid + 1
-        out[i] = right - a - 1
+        out[i] = right - b - 1
     return out
 
 
 @njit(cache=True)
-def cmi_1d_groups(c, g_xyz, g_xz, g_yz, g_z, has_c, k, psi):
+def cmi_1d_groups(g_xyz, g_xz, g_yz, g_z, has_c, k, psi):
     """Mesner-Shalizi estimate from precomputed groupings of the four spaces.
 
     ``has_c`` (bool array of 4) says whether the continuous coordinate belongs
@@ -136,14 +185,14 @@ def cmi_1d_groups(c, g_xyz, g_xz, g_yz, g_z, has_c, k, psi):
     alone in their joint stratum (no neighbour at all) are left out of the
     mean.
     """
-    rho = _knn_radius(c, g_xyz[0], g_xyz[1], g_xyz[2], g_xyz[3], k, has_c[0])
-    kt = _count_within(c, g_xyz[0], g_xyz[1], g_xyz[2], g_xyz[3], rho, has_c[0])
-    nxz = _count_within(c, g_xz[0], g_xz[1], g_xz[2], g_xz[3], rho, has_c[1])
-    nyz = _count_within(c, g_yz[0], g_yz[1], g_yz[2], g_yz[3], rho, has_c[2])
-    nz = _count_within(c, g_z[0], g_z[1], g_z[2], g_z[3], rho, has_c[3])
+    rho = _knn_radius(g_xyz, k, has_c[0])
+    kt = _count_within(g_xyz, rho, has_c[0])
+    nxz = _count_within(g_xz, rho, has_c[1])
+    nyz = _count_within(g_yz, rho, has_c[2])
+    nz = _count_within(g_z, rho, has_c[3])
     total = 0.0
     used = 0
-    for i in range(c.shape[0]):
+    for i in range(kt.shape[0]):
         if kt[i] > 0:
             total += psi[kt[i]] - psi[nxz[i]] - psi[nyz[i]] + psi[nz[i]]
             used += 1
@@ -155,9 +204,9 @@ def cmi_1d_groups(c, g_xyz, g_xz, g_yz, g_z, has_c, k, psi):
 @njit(cache=True)
 def cmi_1d(c, kxyz, kxz, kyz, kz, has_c, k, psi):
     """Mesner-Shalizi estimate with at most one continuous coordinate, O(n log n)."""
-    order = np.argsort(c, kind="mergesort")
-    return cmi_1d_groups(c, group_by_key(order, kxyz), group_by_key(order, kxz),
-                         group_by_key(order, kyz), group_by_key(order, kz), has_c, k, psi)
+    order = np.argsort(c)
+    return cmi_1d_groups(group_by_key(order, kxyz, c), group_by_key(order, kxz, c),
+                         group_by_key(order, kyz, c), group_by_key(order, kz, c), has_c, k, psi)
 
 
 @njit(cache=True)
@@ -188,9 +237,9 @@ def permutation_null(c, dx, kyz, m_yz, kz, m_z, has_c, k, psi,
     unchanged. Each resample seeds numba's generator with its own seed, so the
     result does not depend on the number of threads.
     """
-    order = np.argsort(c, kind="mergesort")
-    g_yz = group_by_key(order, kyz)
-    g_z = group_by_key(order, kz)
+    order = np.argsort(c)
+    g_yz = group_by_key(order, kyz, c)
+    g_z = group_by_key(order, kz, c)
     n_res = seeds.shape[0]
     out = np.empty(n_res, np.float64)
     for b in prange(n_res):
@@ -206,7 +255,7 @@ def permutation_null(c, dx, kyz, m_yz, kz, m_z, has_c, k, psi,
                 px[unit_rows[unit_start[u] + r]] = dx[unit_rows[unit_start[v] + r]]
         kxyz = px * m_yz + kyz
         kxz = px * m_z + kz
-        est, _ = cmi_1d_groups(c, group_by_key(order, kxyz), group_by_key(order, kxz),
+        est, _ = cmi_1d_groups(group_by_key(order, kxyz, c), group_by_key(order, kxz, c),
                                g_yz, g_z, has_c, k, psi)
         out[b] = est
     return out
