@@ -54,6 +54,8 @@ def _columns(value: Any, role: str, owner: str) -> list[tuple[np.ndarray, bool]]
                                          f"an array of shape {arr.shape}"))
         if arr.ndim == 1:
             arr = arr[:, None]
+        if arr.dtype.kind in "biuf":  # plain numeric arrays: no pandas round trip
+            return [(arr[:, j], arr.dtype.kind != "f") for j in range(arr.shape[1])]
         frame = pd.DataFrame({j: arr[:, j] for j in range(arr.shape[1])})
     out = []
     for name in frame.columns:
@@ -110,7 +112,11 @@ def _prepare(x: Any, y: Any, z: Any, *, discrete: Any, resolution: float | None,
         for j, ((values, inferred), flag) in enumerate(zip(cols, flags, strict=True)):
             is_disc = inferred if flag is None else flag
             label = role if len(cols) == 1 else f"{role}[:, {j}]"
-            if is_disc:
+            plain = values.dtype.kind in "biu" or (
+                values.dtype.kind == "f" and bool(np.all(np.isfinite(values))))
+            if is_disc and plain:
+                codes.append(np.unique(values, return_inverse=True)[1].astype(np.int64))
+            elif is_disc:
                 series = pd.Series(values)
                 missing = np.flatnonzero(series.isna().to_numpy())
                 if len(missing):
