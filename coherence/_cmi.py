@@ -348,13 +348,13 @@ def cmi(x: Any, y: Any, z: Any = None, *, k: int = 3,
     >>> import numpy as np
     >>> import coherence
     >>> rng = np.random.default_rng(0)
-    >>> z = rng.normal(size=2000)
-    >>> x = z + rng.normal(size=2000)
-    >>> y = z + rng.normal(size=2000)
-    >>> round(coherence.cmi(x, y, z), 2)  # x and y independent given z
-    0.0
-    >>> round(coherence.mi(x, y), 1)  # exact value -0.5 log(1 - 0.25) = 0.144
-    0.1
+    >>> z = rng.integers(0, 21, size=2000) * 0.05  # beliefs on a 0.05 grid
+    >>> x = rng.random(2000) < z  # two events that depend on z only
+    >>> y = rng.random(2000) < z
+    >>> round(coherence.cmi(x, y, z, resolution=0.05), 3)  # independent given z
+    -0.008
+    >>> round(coherence.mi(x, y), 3)  # but dependent marginally
+    0.064
     """
     owner = "cmi"
     resolution = _check_resolution(resolution, owner)
@@ -380,8 +380,8 @@ def mi(x: Any, y: Any, *, k: int = 3,
     >>> import numpy as np
     >>> import coherence
     >>> x = np.repeat([0, 1], 500)
-    >>> round(coherence.mi(x, x), 3)  # log 2 = 0.693
-    0.693
+    >>> round(coherence.mi(x, x), 3)  # psi(999) - psi(499), close to log 2 = 0.693
+    0.695
     """
     owner = "mi"
     resolution = _check_resolution(resolution, owner)
