@@ -21,6 +21,8 @@ import numpy as np
 import coherence
 from coherence import Agent, NotCalibratedWarning
 
+ONLY: list[str] = []  # --only: run the size cases whose label contains one of these
+
 
 def _binomial_se(rate: float, reps: int) -> float:
     return float(np.sqrt(max(rate * (1 - rate), 1e-12) / reps))
@@ -67,6 +69,8 @@ def size_table(reps: int, n_resamples: int, n_contexts: int) -> list[str]:
          _perm(n_resamples=n_resamples, calibrate=True)),
         ("rational, 0.01 grid", Agent.rational(grid=0.01), "permutation (default)",
          _perm(n_resamples=n_resamples)),
+        ("rational, 0.01 grid", Agent.rational(grid=0.01),
+         "bootstrap 95% CI excludes 0 (paper)", _boot_excludes_zero(500)),
         ("rational, continuous beliefs", Agent.rational(grid=None), "permutation (default)",
          _perm(n_resamples=n_resamples)),
         ("rational, report_noise 0.05", Agent.rational(report_noise=0.05),
@@ -76,6 +80,8 @@ def size_table(reps: int, n_resamples: int, n_contexts: int) -> list[str]:
          _perm(n_resamples=n_resamples, condition_on="context_mean")),
     ]
     for label, agent, proc, run in cases:
+        if ONLY and not any(word in f"{label} {proc}" for word in ONLY):
+            continue
         t0 = time.perf_counter()
         rate = _rate(agent, reps, n_contexts, run)
         rows.append(f"| {label} | {proc} | {rate:.3f} | {_binomial_se(rate, reps):.3f} |")
@@ -124,7 +130,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--n-resamples", type=int, default=499)
     parser.add_argument("--n-contexts", type=int, default=200)
     parser.add_argument("--parts", default="size,power,coverage")
+    parser.add_argument("--only", default="", help="comma-separated size-case filter")
     args = parser.parse_args(argv)
+    ONLY[:] = [w for w in args.only.split(",") if w]
     parts = args.parts.split(",")
     print(f"# ci_test validation: reps={args.reps}, n_resamples={args.n_resamples}, "
           f"n_contexts={args.n_contexts} x 5 repetitions")
