@@ -21,6 +21,7 @@ import numpy as np
 import coherence
 from coherence import Agent, NotCalibratedWarning
 
+GRID: list[float] = [0.05]  # --coverage-grid
 ONLY: list[str] = []  # --only: run the size cases whose label contains one of these
 
 
@@ -105,7 +106,8 @@ def coverage_table(reps: int, n_resamples: int, n_contexts: int) -> list[str]:
     rows = ["| agent | exact CMI | CI method | coverage of 95% CI | mean width | mean estimate |",
             "| --- | --- | --- | --- | --- | --- |"]
     for strength in (0.0, 0.3, 0.6):
-        agent = Agent.leaky(strength=strength) if strength else Agent.rational()
+        agent = (Agent.leaky(strength=strength, grid=GRID[0]) if strength
+                 else Agent.rational(grid=GRID[0]))
         truth = _study(agent, 0, 20).truth.cmi
         for ci_method in ("subsampling", "bootstrap"):
             cover = 0
@@ -118,7 +120,7 @@ def coverage_table(reps: int, n_resamples: int, n_contexts: int) -> list[str]:
                 cover += ci.low <= truth <= ci.high
                 widths.append(ci.high - ci.low)
                 stats.append(res.statistic)
-            rows.append(f"| {agent.kind} {strength} | {truth:.4f} | {ci_method} | "
+            rows.append(f"| {agent.kind} {strength}, grid {GRID[0]} | {truth:.4f} | {ci_method} | "
                         f"{cover / reps:.3f} | {np.mean(widths):.4f} | {np.mean(stats):.4f} |")
             print(rows[-1], flush=True)
     return rows
@@ -130,9 +132,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--n-resamples", type=int, default=499)
     parser.add_argument("--n-contexts", type=int, default=200)
     parser.add_argument("--parts", default="size,power,coverage")
+    parser.add_argument("--coverage-grid", type=float, default=0.05)
     parser.add_argument("--only", default="", help="comma-separated size-case filter")
     args = parser.parse_args(argv)
     ONLY[:] = [w for w in args.only.split(",") if w]
+    GRID[0] = args.coverage_grid
     parts = args.parts.split(",")
     print(f"# ci_test validation: reps={args.reps}, n_resamples={args.n_resamples}, "
           f"n_contexts={args.n_contexts} x 5 repetitions")
