@@ -27,7 +27,7 @@ from ._validation import (
     probability_column,
     require_columns,
 )
-from ._warnings import DegenerateDataWarning, NotCalibratedWarning
+from ._warnings import DegenerateDataWarning, NotCalibratedWarning, SmallSampleWarning
 
 __all__ = ["CITestResult", "ci_test"]
 
@@ -322,6 +322,36 @@ def _permutation_null(prep: _Prepared, k: int, blocks: tuple[np.ndarray, ...],
     return out
 
 
+def _warn_if_neighbours_within_contexts(z_cont: np.ndarray, ev_disc: np.ndarray,
+                                        groups: np.ndarray, k: int) -> None:
+    """Warn when a row's tied rows come mostly from its own context and k is small.
+
+    Then the k nearest neighbours of a row are mostly the other repetitions of
+    its own context, which share its outcome, so the estimate is pulled
+    towards I(action ; outcome | context) = 0 (measured in docs/validation_ci.md).
+    """
+    sizes = np.bincount(groups)
+    if k >= sizes.max() or sizes.max() < 2:
+        return
+    cond = np.column_stack([ev_disc.astype(np.float64), z_cont])
+    _, value_code = np.unique(cond, axis=0, return_inverse=True)
+    value_code = value_code.ravel()
+    rows_per_value = np.bincount(value_code)
+    _, pair_code = np.unique(np.column_stack([value_code, groups]), axis=0,
+                             return_inverse=True)
+    pair_code = pair_code.ravel()
+    own_share = float(np.mean(np.bincount(pair_code)[pair_code] / rows_per_value[value_code]))
+    if own_share > 0.25:
+        warnings.warn(
+            f"ci_test: on average {100 * own_share:.0f}% of the rows that share a row's "
+            f"conditioning values come from its own context, and k = {k} is smaller than the "
+            f"repetitions per context ({sizes.max()}): the nearest neighbours are mostly the "
+            "row's own context, which shares its outcome, so the estimate and its interval "
+            "are biased towards 0 (the p-value stays valid). Use k larger than the "
+            "repetitions per context, or coarser beliefs.",
+            SmallSampleWarning, stacklevel=3)
+
+
 # --------------------------------------------------------------------------- public
 def ci_test(
     data: Any,
@@ -479,6 +509,7 @@ def ci_test(
         warnings.warn("ci_test: the action or the outcome is constant; the conditional "
                       "mutual information is 0 and the test is trivial.",
                       DegenerateDataWarning, stacklevel=2)
+    _warn_if_neighbours_within_contexts(z_cont, design.ev_disc, groups, k)
     B = opt["n_resamples"]
     level = opt["confidence_level"]
 
@@ -524,8 +555,11 @@ def ci_test(
         rows, offsets = _cluster_rows(groups, draws)
         res = _estimates_on(prep, k, rows, offsets)
         scale = np.sqrt(m / max(n_groups - m, 1))
-        d_low, d_high = percentile_interval(res - statistic, level)
-        # centre on the estimate minus its null bias (the permutation mean)
+        # spread from the half-samples (centred on their own mean: the estimator's
+        # bias changes with the sample size), location from the estimate minus its
+        # bias at CMI = 0 (the permutation-null mean)
+        finite = res[np.isfinite(res)]
+        d_low, d_high = percentile_interval(finite - np.mean(finite), level)
         centre = statistic - float(np.mean(null))
         low, high = centre - scale * d_high, centre - scale * d_low
     return CITestResult(
