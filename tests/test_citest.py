@@ -139,7 +139,8 @@ def test_calibrate_and_context_mean_run(rational):
     assert cal.calibrate and math.isfinite(cal.statistic)
     noisy = coherence.simulate(Agent.rational(report_noise=0.05), n_contexts=100, rng=0).data
     row = coherence.ci_test(noisy, n_resamples=19, rng=0)
-    mean = coherence.ci_test(noisy, condition_on="context_mean", n_resamples=19, rng=0)
+    with pytest.warns(SmallSampleWarning, match="own context"):  # means are per context
+        mean = coherence.ci_test(noisy, condition_on="context_mean", n_resamples=19, rng=0)
     assert row.permute == "rows" and mean.permute == "contexts"
     with pytest.raises(ValueError, match="The 'permute' parameter of ci_test must be 'rows' or "
                                          "'auto' when the conditioning values vary"):
