@@ -63,8 +63,11 @@ def main(argv: list[str] | None = None) -> int:
         from tigramite.independence_tests.cmiknn import CMIknn
     except ImportError:  # optional peer
         CMIknn = None
+    import warnings
+
     import numba
 
+    warnings.simplefilter("ignore", coherence.SmallSampleWarning)  # the small warm-up table
     print(f"numba threads: {numba.get_num_threads()}")
     # warm-up (compilation, cached on disk after the first run)
     a, y, b = _data(200)
