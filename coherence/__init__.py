@@ -31,6 +31,11 @@ _LAZY: dict[str, str] = {
     "SimulationTruth": "._simulate",
     "simulate": "._simulate",
     "snap_to_grid": "._simulate",
+    # conditional independence (kNN CMI)
+    "CITestResult": "._citest",
+    "ci_test": "._citest",
+    "cmi": "._cmi",
+    "mi": "._cmi",
     # forecast scoring at a simulated date (issue 8)
     "ForecastComparisonResult": "._forecast",
     "ForecastScoresResult": "._forecast",
@@ -95,6 +100,8 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         total_probability_check,
         update_direction,
     )
+    from ._citest import CITestResult, ci_test
+    from ._cmi import cmi, mi
     from ._events import (
         KeyEventRecallResult,
         MarketAlignmentResult,

@@ -1,0 +1,274 @@
+"""Numba kernels of the mixed-data kNN (conditional) mutual-information estimator.
+
+Arrays in, arrays out; no pandas, no validation (the public layer in
+``_cmi.py`` and ``_citest.py`` validates once). Every kernel is a module-level
+``@njit(cache=True)`` function so that compilation happens once per machine.
+
+Representation used throughout: the joint space (x, y, z) has at most one
+continuous coordinate ``c`` (a float64 array; zeros when there is none) and
+its discrete coordinates are summarised by integer *keys*, one per space
+(xyz, xz, yz, z): two points are in the same stratum of a space exactly when
+their keys are equal. Distances in a space are ``|c_i - c_j|`` inside a
+stratum (or 0 when the space has no continuous coordinate) and infinite across
+strata (discrete coordinates must match exactly).
+
+A *grouping* of the points by key (see :func:`group_by_key`) lists the points
+sorted by key, then by ``c``; the kernels walk it in that order, so that
+neighbour searches read contiguous memory.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+__all__ = [
+    "cmi_1d",
+    "cmi_1d_groups",
+    "group_by_key",
+    "permutation_null",
+    "resample_estimates",
+]
+
+
+@njit(cache=True)
+def group_by_key(order, key, c):
+    """Group points by ``key``; ``order`` sorts the points by ``c``.
+
+    Returns ``(members, glo, ghi, cs, tlo, thi)`` indexed by *position* ``u``
+    in ``members``: the stratum occupies positions ``glo[u]:ghi[u]``, ``cs[u]``
+    is the continuous value of ``members[u]`` and ``tlo[u]:thi[u]`` the run of
+    positions of the stratum with exactly that value (ties).
+    """
+    n = order.shape[0]
+    members = np.empty(n, np.int64)
+    n_keys = 0
+    for i in range(n):
+        if key[i] + 1 > n_keys:
+            n_keys = key[i] + 1
+    if n_keys <= 2 * n + 1024:
+        # stable counting sort of the c-sorted order by key
+        start = np.zeros(n_keys + 1, np.int64)
+        for i in range(n):
+            start[key[i] + 1] += 1
+        for j in range(n_keys):
+            start[j + 1] += start[j]
+        for t in range(n):
+            i = order[t]
+            members[start[key[i]]] = i
+            start[key[i]] += 1
+    else:
+        ks = key[order]
+        members[:] = order[np.argsort(ks, kind="mergesort")]
+    glo = np.empty(n, np.int64)
+    ghi = np.empty(n, np.int64)
+    tlo = np.empty(n, np.int64)
+    thi = np.empty(n, np.int64)
+    cs = np.empty(n, np.float64)
+    for u in range(n):
+        cs[u] = c[members[u]]
+    s = 0
+    for t in range(1, n + 1):
+        if t == n or key[members[t]] != key[members[s]]:
+            ts = s
+            for u in range(s, t + 1):
+                if u == t or cs[u] != cs[ts]:
+                    for w in range(ts, u):
+                        tlo[w] = ts
+                        thi[w] = u
+                    ts = u
+            for u in range(s, t):
+                glo[u] = s
+                ghi[u] = t
+            s = t
+    return members, glo, ghi, cs, tlo, thi
+
+
+@njit(cache=True)
+def _knn_radius(g, k, has_c):
+    """Distance from each point to its k-th nearest other point in its stratum.
+
+    ``inf`` when the stratum holds fewer than ``k`` other points (then every
+    point of the stratum is a neighbour); 0 when the space has no continuous
+    coordinate. Indexed by point.
+    """
+    members, glo, ghi, cs, tlo, thi = g
+    n = members.shape[0]
+    rho = np.empty(n, np.float64)
+    for u in range(n):
+        i = members[u]
+        lo = glo[u]
+        hi = ghi[u]
+        if hi - lo - 1 < k:
+            rho[i] = np.inf
+            continue
+        if not has_c or thi[u] - tlo[u] - 1 >= k:
+            rho[i] = 0.0
+            continue
+        left = u - 1
+        right = u + 1
+        ci = cs[u]
+        d = 0.0
+        for _ in range(k):
+            dl = ci - cs[left] if left >= lo else np.inf
+            dr = cs[right] - ci if right < hi else np.inf
+            if dl <= dr:
+                d = dl
+                left -= 1
+            else:
+                d = dr
+                right += 1
+        rho[i] = d
+    return rho
+
+
+@njit(cache=True)
+def _count_within(g, rho, has_c):
+    """Number of other points of the stratum at distance <= rho_i (galloping search)."""
+    members, glo, ghi, cs, tlo, thi = g
+    n = members.shape[0]
+    out = np.empty(n, np.int64)
+    for u in range(n):
+        i = members[u]
+        lo = glo[u]
+        hi = ghi[u]
+        r = rho[i]
+        if not has_c or r == np.inf:
+            out[i] = hi - lo - 1
+            continue
+        ci = cs[u]
+        # right end: first position in [thi, hi) with cs - ci > r
+        a = thi[u]  # every position before a is within r
+        step = 1
+        b = a
+        while b < hi and cs[b] - ci <= r:
+            a = b + 1
+            b = a + step
+            step *= 2
+        if b > hi:
+            b = hi
+        while a < b:
+            mid = (a + b) // 2
+            if cs[mid] - ci > r:
+                b = mid
+            else:
+                a = mid + 1
+        right = a
+        # left end: first position in [lo, tlo) with ci - cs <= r
+        b = tlo[u]  # every position from b on is within r
+        step = 1
+        a = b - 1
+        while a >= lo and ci - cs[a] <= r:
+            b = a
+            a = b - step
+            step *= 2
+        if a < lo - 1:
+            a = lo - 1
+        # positions a (if >= lo) fail; find the first success in (a, b]
+        a += 1
+        while a < b:
+            mid = (a + b) // 2
+            if ci - cs[mid] <= r:
+                b = mid
+            else:
+                a = mid + 1
+        out[i] = right - b - 1
+    return out
+
+
+@njit(cache=True)
+def cmi_1d_groups(g_xyz, g_xz, g_yz, g_z, has_c, k, psi):
+    """Mesner-Shalizi estimate from precomputed groupings of the four spaces.
+
+    ``has_c`` (bool array of 4) says whether the continuous coordinate belongs
+    to the xyz, xz, yz and z spaces. Returns ``(estimate, n_used)``; points
+    alone in their joint stratum (no neighbour at all) are left out of the
+    mean.
+    """
+    rho = _knn_radius(g_xyz, k, has_c[0])
+    kt = _count_within(g_xyz, rho, has_c[0])
+    nxz = _count_within(g_xz, rho, has_c[1])
+    nyz = _count_within(g_yz, rho, has_c[2])
+    nz = _count_within(g_z, rho, has_c[3])
+    total = 0.0
+    used = 0
+    for i in range(kt.shape[0]):
+        if kt[i] > 0:
+            total += psi[kt[i]] - psi[nxz[i]] - psi[nyz[i]] + psi[nz[i]]
+            used += 1
+    if used == 0:
+        return np.nan, 0
+    return total / used, used
+
+
+@njit(cache=True)
+def cmi_1d(c, kxyz, kxz, kyz, kz, has_c, k, psi):
+    """Mesner-Shalizi estimate with at most one continuous coordinate, O(n log n)."""
+    order = np.argsort(c)
+    return cmi_1d_groups(group_by_key(order, kxyz, c), group_by_key(order, kxz, c),
+                         group_by_key(order, kyz, c), group_by_key(order, kz, c), has_c, k, psi)
+
+
+@njit(cache=True)
+def _shuffle_blocks(block_start, block_units, out):
+    """Fisher-Yates shuffle of the units inside each block (uses numba's np.random)."""
+    for b in range(block_start.shape[0] - 1):
+        lo = block_start[b]
+        hi = block_start[b + 1]
+        for t in range(lo, hi):
+            out[t] = block_units[t]
+        for t in range(hi - 1, lo, -1):
+            j = lo + np.random.randint(0, t - lo + 1)  # noqa: NPY002
+            tmp = out[t]
+            out[t] = out[j]
+            out[j] = tmp
+
+
+@njit(cache=True, parallel=True)
+def permutation_null(c, dx, kyz, m_yz, kz, m_z, has_c, k, psi,
+                     unit_start, unit_rows, block_start, block_units, seeds):
+    """Estimates after permuting x among exchangeable units, one per seed.
+
+    Units (rows, or whole contexts of equal size) are shuffled inside blocks;
+    unit ``u`` at block position ``t`` receives the x values of the unit that
+    the shuffle puts there, row by row. ``dx`` are compact codes of the
+    discrete x coordinate, ``kyz`` / ``kz`` compact keys (``m_yz`` / ``m_z``
+    distinct values) of the yz and z spaces, which the permutation leaves
+    unchanged. Each resample seeds numba's generator with its own seed, so the
+    result does not depend on the number of threads.
+    """
+    order = np.argsort(c)
+    g_yz = group_by_key(order, kyz, c)
+    g_z = group_by_key(order, kz, c)
+    n_res = seeds.shape[0]
+    out = np.empty(n_res, np.float64)
+    for b in prange(n_res):
+        np.random.seed(seeds[b])  # noqa: NPY002 (numba's per-thread state)
+        shuffled = np.empty(block_units.shape[0], np.int64)
+        _shuffle_blocks(block_start, block_units, shuffled)
+        px = dx.copy()
+        for t in range(block_units.shape[0]):
+            u = block_units[t]
+            v = shuffled[t]
+            size = unit_start[u + 1] - unit_start[u]
+            for r in range(size):
+                px[unit_rows[unit_start[u] + r]] = dx[unit_rows[unit_start[v] + r]]
+        kxyz = px * m_yz + kyz
+        kxz = px * m_z + kz
+        est, _ = cmi_1d_groups(group_by_key(order, kxyz, c), group_by_key(order, kxz, c),
+                               g_yz, g_z, has_c, k, psi)
+        out[b] = est
+    return out
+
+
+@njit(cache=True, parallel=True)
+def resample_estimates(c, kxyz, kxz, kyz, kz, has_c, k, psi,
+                       rows, offsets):
+    """Estimates on resamples given as row lists ``rows[offsets[b]:offsets[b + 1]]``."""
+    n_res = offsets.shape[0] - 1
+    out = np.empty(n_res, np.float64)
+    for b in prange(n_res):
+        idx = rows[offsets[b]:offsets[b + 1]]
+        est, _ = cmi_1d(c[idx], kxyz[idx], kxz[idx], kyz[idx], kz[idx], has_c, k, psi)
+        out[b] = est
+    return out
