@@ -31,11 +31,22 @@ _LAZY: dict[str, str] = {
     "SimulationTruth": "._simulate",
     "simulate": "._simulate",
     "snap_to_grid": "._simulate",
+    # decision coherence: leakage, monotone choice, prompt consistency
+    "LeakageResult": "._leakage",
+    "leakage_test": "._leakage",
+    "MonotonicityResult": "._monotone",
+    "monotonicity_test": "._monotone",
+    "plot_choice_shares": "._monotone",
+    "ConsistencyResult": "._consistency",
+    "prompt_consistency": "._consistency",
 }
 
 __all__ = sorted([*_LAZY, "__version__"])
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
+    from ._consistency import ConsistencyResult, prompt_consistency
+    from ._leakage import LeakageResult, leakage_test
+    from ._monotone import MonotonicityResult, monotonicity_test, plot_choice_shares
     from ._results import RESULT_COLUMNS, CoherenceResult, ConfidenceInterval
     from ._simulate import (
         ACTIONS,
