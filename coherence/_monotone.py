@@ -154,18 +154,20 @@ class MonotonicityResult(CoherenceResult):
 
 # --------------------------------------------------------------------------- array layer
 def quantile_bins(belief: np.ndarray, n_bins: int) -> tuple[np.ndarray, np.ndarray]:
-    """Bin codes (0..K-1) and edges of quantile bins with unique edges.
+    """Bin codes (0..K-1) and cut points of quantile bins of the belief.
 
-    Edges are the ``inverted_cdf`` quantiles (observed values), deduplicated,
-    so every bin holds at least one row; a bin is ``[e_k, e_{k+1})``, the last
-    one closed. With heavy ties fewer than ``n_bins`` bins remain.
+    The cut points are the ``inverted_cdf`` quantiles at levels ``j / n_bins``,
+    ``j = 1..n_bins-1`` (observed values), deduplicated; bin ``j`` is
+    ``(c_j, c_{j+1}]`` (the first open below, the last open above), so bin
+    ``j`` holds at least ``j / n_bins`` of the rows cumulatively. Empty bins
+    (possible with heavy ties) are dropped, so fewer than ``n_bins`` bins may
+    remain; every bin returned holds at least one row.
     """
-    qs = np.linspace(0.0, 1.0, n_bins + 1)
-    edges = np.unique(np.quantile(belief, qs, method="inverted_cdf"))
-    if len(edges) == 1:
-        return np.zeros(len(belief), dtype=np.int64), np.array([edges[0], edges[0]])
-    codes = np.searchsorted(edges[1:-1], belief, side="right").astype(np.int64)
-    return codes, edges
+    levels = np.arange(1, n_bins) / n_bins
+    cuts = np.unique(np.quantile(belief, levels, method="inverted_cdf"))
+    raw = np.searchsorted(cuts, belief, side="left")
+    _, codes = np.unique(raw, return_inverse=True)
+    return codes.astype(np.int64).ravel(), cuts
 
 
 def _fisher_one_sided(x1: int, n1: int, x2: int, n2: int) -> float:
@@ -377,11 +379,12 @@ def monotonicity_test(
 
     Notes
     -----
-    Bins have edges at the ``inverted_cdf`` quantiles ``e_j`` of the pair's
-    beliefs (observed values, duplicates merged); bin ``j`` is
-    ``[e_j, e_{j+1})``, the last closed, so centres (mean beliefs) are
-    non-decreasing. With :math:`x_j` rows choosing ``a1`` out of :math:`m_j`
-    in bin ``j`` and share :math:`s_j = x_j / m_j`, a comparison ``j < k`` is
+    Bins are cut at the ``inverted_cdf`` quantiles :math:`c_j` of the pair's
+    beliefs at levels :math:`j / K` (observed values, duplicates merged);
+    bin ``j`` is :math:`(c_j, c_{j+1}]`; empty bins are dropped, so centres
+    (mean beliefs) are increasing and every bin is non-empty. With
+    :math:`x_j` rows choosing ``a1`` out of :math:`m_j` in bin ``j`` and
+    share :math:`s_j = x_j / m_j`, a comparison ``j < k`` is
     flagged when :math:`s_j > s_k` (``increasing``) and tested with Fisher's
     exact test of the 2x2 table :math:`[[x_j, m_j - x_j], [x_k, m_k - x_k]]`
     against the one-sided alternative that the odds of ``a1`` are higher in
