@@ -324,7 +324,7 @@ def prompt_consistency(
     >>> study = coherence.simulate(agent, n_contexts=60, rng=0)
     >>> res = coherence.prompt_consistency(study.data, truth="truth", n_resamples=199, rng=0)
     >>> res.headline_prompt, bool(res.pvalue < 0.05)
-    ('bayesian', True)
+    ('absolute', True)
     """
     iv = _prompt_consistency_iv(data, belief, prompt, group, repetition, reference, truth,
                                 n_resamples, confidence_level, rng)
