@@ -7,7 +7,7 @@ refits); the cost of one permutation of ``method='permutation'`` (a refit of
 the full model in every fold) is timed separately. Usage::
 
     nice -n 10 python -m benchmarks.bench_leakage [--engines logistic catboost]
-        [--threads 1] [--iterations 1000]
+        [--threads 1] [--iterations 1000] [--no-early-stopping]
 
 Timings are wall-clock seconds of one run on a shared machine; the ratio
 between engines is the figure to quote.
@@ -41,6 +41,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--n-contexts", type=int, default=200)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--iterations", type=int, default=1000)
+    parser.add_argument("--early-stopping", action=argparse.BooleanOptionalAction, default=True,
+                        help="catboost: early stopping on an inner grouped split")
     args = parser.parse_args(argv)
     data, evidence = _design(args.n_contexts, 0)
     print(f"leakage_test at n = {len(data)} rows ({args.n_contexts} contexts x 5), 5 grouped "
@@ -53,7 +55,8 @@ def main(argv: list[str] | None = None) -> int:
             except ImportError:
                 print("  catboost: not installed, skipped")
                 continue
-            options = {"iterations": args.iterations, "thread_count": args.threads}
+            options = {"iterations": args.iterations, "thread_count": args.threads,
+                       "early_stopping": args.early_stopping}
         else:
             options = {}
         total = 0.0

@@ -5,7 +5,9 @@ and reports the rejection rate at alpha = 0.05 with its binomial standard
 error. The tables in ``docs/validation_decision.md`` come from::
 
     nice -n 10 python -m benchmarks.validate_decision_tests leakage --reps 200 \
-        --n-resamples 39
+        --n-resamples 39 --agents rational
+    nice -n 10 python -m benchmarks.validate_decision_tests leakage --reps 100 \
+        --n-resamples 39 --agents noisy leaky0.5 leaky0.2
     nice -n 10 python -m benchmarks.validate_decision_tests monotone --reps 400
     nice -n 10 python -m benchmarks.validate_decision_tests consistency --reps 400
 
@@ -47,20 +49,22 @@ def _run(label: str, reps: int, one: Callable[[int], Any]) -> list[Any]:
     return out
 
 
-def leakage(reps: int, n_contexts: int, n_permutations: int) -> None:
+def leakage(reps: int, n_contexts: int, n_permutations: int, agent_names: list[str] | None,
+            methods: list[str]) -> None:
     from coherence._leakage import leakage_test
 
     print(f"leakage_test, engine='logistic', {n_contexts} contexts x 5 repetitions, "
           f"5 grouped folds, {n_permutations} permutations")
     agents = {
         "rational": coherence.Agent.rational(),
-        "rational, report_noise=0.03, grid=0.01": coherence.Agent.rational(
-            report_noise=0.03, grid=0.01),
-        "leaky (strength 0.5)": coherence.Agent.leaky(0.5),
-        "leaky (strength 0.2)": coherence.Agent.leaky(0.2),
+        "noisy": coherence.Agent.rational(report_noise=0.03, grid=0.01),
+        "leaky0.5": coherence.Agent.leaky(0.5),
+        "leaky0.2": coherence.Agent.leaky(0.2),
     }
     for name, agent in agents.items():
-        for method in ("permutation", "paired"):
+        if agent_names and name not in agent_names:
+            continue
+        for method in methods:
             def one(r: int, agent: Any = agent, method: str = method) -> tuple[float, float]:
                 study = coherence.simulate(agent, n_contexts=n_contexts, rng=10_000 + r)
                 res = leakage_test(study.data, engine="logistic", method=method,
@@ -150,9 +154,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reps", type=int, default=200)
     parser.add_argument("--n-contexts", type=int, default=200)
     parser.add_argument("--n-resamples", type=int, default=99)
+    parser.add_argument("--agents", nargs="*", default=None,
+                        help="leakage only: rational, noisy, leaky0.5, leaky0.2")
+    parser.add_argument("--methods", nargs="*", default=["permutation", "paired"],
+                        help="leakage only: permutation, paired")
     args = parser.parse_args(argv)
     if args.section in ("leakage", "all"):
-        leakage(args.reps, args.n_contexts, args.n_resamples)
+        leakage(args.reps, args.n_contexts, args.n_resamples, args.agents, args.methods)
     if args.section in ("monotone", "all"):
         monotone(args.reps, args.n_contexts, args.n_resamples)
     if args.section in ("consistency", "all"):
