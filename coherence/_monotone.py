@@ -307,7 +307,7 @@ def _monotonicity_test_iv(data: Any, belief: Any, action: Any, pairs: Any, n_bin
         raise ValueError(param_error("pairs", _OWNER, "free of duplicate pairs", pairs))
     b = probability_column(df, belief, owner=_OWNER)
     codes, labels = label_column(df, action, owner=_OWNER)
-    present = {str(lab) for lab in labels} | set(labels.tolist())
+    present = set(labels.tolist())
     for pair in clean:
         for a in pair:
             if a not in present:
