@@ -311,11 +311,12 @@ def prompt_consistency(
 
     References
     ----------
-    .. [1] The decision-coherence paper of DESIGN.md (method 1): prompt
-       consistency (Table 3) and RMSE against Bayesian-network ground truth
-       (Table 4).
-    .. [2] Davison, A. C. and Hinkley, D. V. (1997). Bootstrap Methods and
-       their Application, sec. 3.8 (cluster resampling). Cambridge.
+    The decision-coherence paper of DESIGN.md (method 1): prompt
+    consistency (Table 3) and RMSE against Bayesian-network ground truth
+    (Table 4).
+
+    Davison, A. C. and Hinkley, D. V. (1997). Bootstrap Methods and
+    their Application, sec. 3.8 (cluster resampling). Cambridge.
 
     Examples
     --------

@@ -468,12 +468,14 @@ def leakage_test(
 
     References
     ----------
-    .. [1] The decision-coherence paper of DESIGN.md (method 1): leakage size
-       with grouped cross-validation and CatBoost, "% Impr".
-    .. [2] Prokhorenkova, L. et al. (2018). CatBoost: unbiased boosting with
-       categorical features. NeurIPS.
-    .. [3] Good, P. (2005). Permutation, Parametric and Bootstrap Tests of
-       Hypotheses, 3rd ed. Springer. (Restricted permutations within strata.)
+    The decision-coherence paper of DESIGN.md (method 1): leakage size
+    with grouped cross-validation and CatBoost, "% Impr".
+
+    Prokhorenkova, L. et al. (2018). CatBoost: unbiased boosting with
+    categorical features. NeurIPS.
+
+    Good, P. (2005). Permutation, Parametric and Bootstrap Tests of
+    Hypotheses, 3rd ed. Springer. (Restricted permutations within strata.)
 
     Examples
     --------

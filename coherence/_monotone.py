@@ -411,13 +411,15 @@ def monotonicity_test(
 
     References
     ----------
-    .. [1] Fisher, R. A. (1922). On the interpretation of chi-square from
-       contingency tables. J. R. Stat. Soc. 85(1), 87-94.
-    .. [2] Robertson, T., Wright, F. T. and Dykstra, R. L. (1988). Order
-       Restricted Statistical Inference. Wiley. (Likelihood-ratio tests under
-       order restrictions.)
-    .. [3] The decision-coherence paper of DESIGN.md (method 1): monotone
-       pairwise choice probabilities, Table 2 and Figure 1.
+    Fisher, R. A. (1922). On the interpretation of chi-square from
+    contingency tables. J. R. Stat. Soc. 85(1), 87-94.
+
+    Robertson, T., Wright, F. T. and Dykstra, R. L. (1988). Order
+    Restricted Statistical Inference. Wiley. (Likelihood-ratio tests under
+    order restrictions.)
+
+    The decision-coherence paper of DESIGN.md (method 1): monotone
+    pairwise choice probabilities, Table 2 and Figure 1.
 
     Examples
     --------
