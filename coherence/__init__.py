@@ -78,6 +78,14 @@ _LAZY: dict[str, str] = {
     "conditional_forecasting": "._pairs",
     "pairs_power": "._pairs",
     "read_pairs": "._pairs",
+    # decision coherence: leakage, monotone choice, prompt consistency
+    "LeakageResult": "._leakage",
+    "leakage_test": "._leakage",
+    "MonotonicityResult": "._monotone",
+    "monotonicity_test": "._monotone",
+    "plot_choice_shares": "._monotone",
+    "ConsistencyResult": "._consistency",
+    "prompt_consistency": "._consistency",
 }
 
 __all__ = sorted([*_LAZY, "__version__"])
@@ -102,6 +110,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     )
     from ._citest import CITestResult, ci_test
     from ._cmi import cmi, mi
+    from ._consistency import ConsistencyResult, prompt_consistency
     from ._events import (
         KeyEventRecallResult,
         MarketAlignmentResult,
@@ -119,6 +128,8 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         forecast_scores,
         plot_reliability,
     )
+    from ._leakage import LeakageResult, leakage_test
+    from ._monotone import MonotonicityResult, monotonicity_test, plot_choice_shares
     from ._pairs import (
         PAIRS_COLUMNS,
         PairsPowerResult,
