@@ -23,6 +23,11 @@ _LAZY: dict[str, str] = {
     "NotCalibratedWarning": "._warnings",
     "SmallSampleWarning": "._warnings",
     "TiesWarning": "._warnings",
+    # the main job
+    "CoherenceReport": "._report",
+    "ReportCell": "._report",
+    "TEST_NAMES": "._report",
+    "report": "._report",
     # simulated agents
     "ACTIONS": "._simulate",
     "PROMPTS": "._simulate",
@@ -138,6 +143,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         pairs_power,
         read_pairs,
     )
+    from ._report import TEST_NAMES, CoherenceReport, ReportCell, report
     from ._results import RESULT_COLUMNS, CoherenceResult, ConfidenceInterval
     from ._simulate import (
         ACTIONS,

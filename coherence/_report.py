@@ -14,6 +14,7 @@ import html
 import io
 import platform
 import sys
+import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -92,7 +93,7 @@ def _mono(df: pd.DataFrame, o: _Options, rng: np.random.Generator) -> CoherenceR
     from ._monotone import monotonicity_test
 
     return monotonicity_test(_standard_rows(df, o), belief=o.belief, action=o.action,
-                             n_bins=o.n_bins, rng=rng)
+                             n_bins=o.n_bins, n_resamples=o.n_resamples, rng=rng)
 
 
 def _consistency(df: pd.DataFrame, o: _Options, rng: np.random.Generator) -> CoherenceResult:
@@ -102,7 +103,9 @@ def _consistency(df: pd.DataFrame, o: _Options, rng: np.random.Generator) -> Coh
     return prompt_consistency(df, belief=o.belief, prompt=o.prompt, group=o.group,
                               repetition=o.repetition or "repetition",
                               reference=o.reference_prompt,
-                              truth=o.truth if o.truth in df.columns else None, rng=rng)
+                              truth=o.truth if o.truth in df.columns else None,
+                              n_resamples=o.n_resamples,
+                              confidence_level=o.confidence_level, rng=rng)
 
 
 def _has_actions(df: pd.DataFrame, o: _Options) -> bool:
@@ -146,6 +149,8 @@ class ReportCell:
     n_obs: int
     results: Mapping[str, CoherenceResult]
     errors: Mapping[str, str]
+    #: warnings each test raised on this cell (recorded, not printed)
+    notes: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,13 +177,14 @@ class CoherenceReport:
         """Tidy: one row per cell x test, the ``by`` columns first, then RESULT_COLUMNS.
 
         Tests that raised on a cell appear with NaN numbers and the error in
-        ``error``.
+        ``error``; warnings a test raised are in ``warnings``.
         """
         rows = []
         for cell in self.cells:
             for name in TEST_NAMES:
                 if name in cell.results:
-                    frame = cell.results[name].to_frame()[list(RESULT_COLUMNS)]
+                    # the base schema (some families override to_frame with a detail table)
+                    frame = CoherenceResult.to_frame(cell.results[name])[list(RESULT_COLUMNS)]
                     row = frame.iloc[0].to_dict()
                     row["error"] = ""
                 elif name in cell.errors:
@@ -189,8 +195,9 @@ class CoherenceReport:
                 else:
                     continue
                 row["test"] = name
+                row["warnings"] = " | ".join(cell.notes.get(name, ()))
                 rows.append({**dict(cell.key), **row})
-        columns = [*self.by, *RESULT_COLUMNS, "error"]
+        columns = [*self.by, *RESULT_COLUMNS, "error", "warnings"]
         return pd.DataFrame(rows, columns=columns)
 
     def to_markdown(self) -> str:
@@ -378,16 +385,23 @@ def _run_cell(key: Mapping[str, Any], part: pd.DataFrame, specs: Sequence[_Spec]
               options: _Options, stream: np.random.Generator) -> ReportCell:
     results: dict[str, CoherenceResult] = {}
     errors: dict[str, str] = {}
+    notes: dict[str, tuple[str, ...]] = {}
     test_streams = spawn(stream, len(_REGISTRY))
     by_name = {s.name: g for s, g in zip(_REGISTRY, test_streams, strict=True)}
     for spec in specs:
         if not spec.applies(part, options):
             continue
-        try:
-            results[spec.name] = spec.run(part, options, by_name[spec.name])
-        except (ValueError, TypeError) as exc:
-            errors[spec.name] = f"{type(exc).__name__}: {exc}"
-    return ReportCell(key=dict(key), n_obs=len(part), results=results, errors=errors)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                results[spec.name] = spec.run(part, options, by_name[spec.name])
+            except (ValueError, TypeError) as exc:
+                errors[spec.name] = f"{type(exc).__name__}: {exc}"
+        if caught:
+            notes[spec.name] = tuple(dict.fromkeys(
+                f"{w.category.__name__}: {w.message}" for w in caught))
+    return ReportCell(key=dict(key), n_obs=len(part), results=results, errors=errors,
+                      notes=notes)
 
 
 def _versions() -> dict[str, str]:
@@ -451,10 +465,11 @@ def _figures(rep: CoherenceReport) -> list[tuple[str, str]]:
             if plot is None:
                 continue
             try:
-                fig = plot()
+                drawn = plot()
             except (ValueError, TypeError):
                 continue
-            if fig is not None:
+            fig = getattr(drawn, "figure", drawn)
+            if fig is not None and hasattr(fig, "savefig"):
                 figures.append((f"{name}: {label}", _figure_png(fig)))
     return figures
 
@@ -482,10 +497,11 @@ def _render_html(rep: CoherenceReport) -> str:
     for cell in rep.cells:
         extras = []
         for name, result in cell.results.items():
-            detail = getattr(result, "table", None)
-            if isinstance(detail, pd.DataFrame) and len(detail):
-                extras.append(f"<h3>{html.escape(name)}</h3>"
-                              + _frame_html(detail.reset_index(drop=False).head(200), pcol=None))
+            for attr in ("pair_table", "prompt_table"):
+                detail = getattr(result, attr, None)
+                if isinstance(detail, pd.DataFrame) and len(detail):
+                    extras.append(f"<h3>{html.escape(name)}: {attr.replace('_', ' ')}</h3>"
+                                  + _frame_html(detail.head(200), pcol=None))
         if extras:
             label = ", ".join(f"{k}={v}" for k, v in cell.key.items()) or "all rows"
             parts.append(f"<h2>Details: {html.escape(label)}</h2>")
