@@ -438,6 +438,20 @@ def ci_test(
     -------
     CITestResult
 
+    Warns
+    -----
+    NotCalibratedWarning
+        For ``method='bootstrap'``.
+    SmallSampleWarning
+        When, on average, more than 25% of the rows that share a row's
+        conditioning values come from its own context and ``k`` is smaller
+        than the repetitions per context (fine belief grids, continuous or
+        context-mean beliefs): the nearest neighbours are then mostly the
+        row's own repetitions, which share its outcome, and the estimate is
+        biased towards 0. The p-value stays valid; power is lost.
+    DegenerateDataWarning
+        When the action or the outcome is constant.
+
     Notes
     -----
     **Null and p-value.** Under :math:`H_0`: action :math:`\perp` outcome
