@@ -486,13 +486,13 @@ def ci_test(
 
     References
     ----------
-    .. [1] Runge, J. (2018). Conditional independence testing based on a
-       nearest-neighbor estimator of conditional mutual information. AISTATS.
-    .. [2] Mesner, O. C. and Shalizi, C. R. (2021). Conditional mutual
-       information estimation for mixed, discrete and continuous data. IEEE
-       Transactions on Information Theory 67(1), 464-484.
-    .. [3] Politis, D. N., Romano, J. P. and Wolf, M. (1999). Subsampling.
-       Springer.
+    * Runge, J. (2018). Conditional independence testing based on a
+      nearest-neighbor estimator of conditional mutual information. AISTATS.
+    * Mesner, O. C. and Shalizi, C. R. (2021). Conditional mutual
+      information estimation for mixed, discrete and continuous data. IEEE
+      Transactions on Information Theory 67(1), 464-484.
+    * Politis, D. N., Romano, J. P. and Wolf, M. (1999). Subsampling.
+      Springer.
 
     Examples
     --------
