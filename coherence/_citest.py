@@ -72,8 +72,10 @@ class CITestResult(CoherenceResult):
         Exchangeable units of the permutation: ``'rows'`` or ``'contexts'``
         (``'none'`` for the bootstrap method).
     ci_method : str
-        ``'subsampling'`` (half of the contexts without replacement, basic
-        interval) or ``'bootstrap'`` (cluster bootstrap, percentile interval).
+        ``'subsampling'`` (half of the contexts without replacement; spread
+        of the half-sample estimates around their mean, centred on the
+        estimate minus the permutation-null mean) or ``'bootstrap'`` (cluster
+        bootstrap, percentile interval).
     null_distribution : numpy.ndarray
         The statistic on each permuted data set (empty for the bootstrap method).
     resample_distribution : numpy.ndarray
@@ -422,10 +424,13 @@ def ci_test(
         conditioning values form a block; runs with fewer than ``k_perm`` units
         are merged with their nearest neighbours in belief order.
     ci_method : {'subsampling', 'bootstrap'}
-        Confidence interval of the permutation method: half of the contexts
-        drawn without replacement (basic interval; no duplicated rows), or the
-        cluster bootstrap percentile interval. Subsampling is the default
-        because its coverage is the better one (docs/validation_ci.md).
+        Confidence interval of the permutation method. ``'subsampling'``:
+        half of the contexts drawn without replacement (no duplicated rows);
+        the interval has the spread of the half-sample estimates around their
+        mean and is centred on the estimate minus the mean of the permutation
+        null (the estimator's bias at CMI = 0). ``'bootstrap'``: the cluster
+        bootstrap percentile interval. Subsampling is the default because its
+        coverage is the better one (docs/validation_ci.md).
     resolution : float or None
         Beliefs (and continuous evidence) are snapped to integer multiples of
         ``resolution`` before distances are taken, so that beliefs on a decimal
@@ -437,6 +442,20 @@ def ci_test(
     Returns
     -------
     CITestResult
+
+    Warns
+    -----
+    NotCalibratedWarning
+        For ``method='bootstrap'``.
+    SmallSampleWarning
+        When, on average, more than 25% of the rows that share a row's
+        conditioning values come from its own context and ``k`` is smaller
+        than the repetitions per context (fine belief grids, continuous or
+        context-mean beliefs): the nearest neighbours are then mostly the
+        row's own repetitions, which share its outcome, and the estimate is
+        biased towards 0. The p-value stays valid; power is lost.
+    DegenerateDataWarning
+        When the action or the outcome is constant.
 
     Notes
     -----
@@ -467,13 +486,13 @@ def ci_test(
 
     References
     ----------
-    .. [1] Runge, J. (2018). Conditional independence testing based on a
-       nearest-neighbor estimator of conditional mutual information. AISTATS.
-    .. [2] Mesner, O. C. and Shalizi, C. R. (2021). Conditional mutual
-       information estimation for mixed, discrete and continuous data. IEEE
-       Transactions on Information Theory 67(1), 464-484.
-    .. [3] Politis, D. N., Romano, J. P. and Wolf, M. (1999). Subsampling.
-       Springer.
+    * Runge, J. (2018). Conditional independence testing based on a
+      nearest-neighbor estimator of conditional mutual information. AISTATS.
+    * Mesner, O. C. and Shalizi, C. R. (2021). Conditional mutual
+      information estimation for mixed, discrete and continuous data. IEEE
+      Transactions on Information Theory 67(1), 464-484.
+    * Politis, D. N., Romano, J. P. and Wolf, M. (1999). Subsampling.
+      Springer.
 
     Examples
     --------

@@ -332,16 +332,16 @@ def cmi(x: Any, y: Any, z: Any = None, *, k: int = 3,
 
     References
     ----------
-    .. [1] Mesner, O. C. and Shalizi, C. R. (2021). Conditional mutual
-       information estimation for mixed, discrete and continuous data. IEEE
-       Transactions on Information Theory 67(1), 464-484.
-    .. [2] Gao, W., Kannan, S., Oh, S. and Viswanath, P. (2017). Estimating
-       mutual information for discrete-continuous mixtures. NeurIPS 30.
-    .. [3] Frenzel, S. and Pompe, B. (2007). Partial mutual information for
-       coupling analysis of multivariate time series. Physical Review Letters
-       99, 204101.
-    .. [4] Kraskov, A., Stoegbauer, H. and Grassberger, P. (2004). Estimating
-       mutual information. Physical Review E 69, 066138.
+    * Mesner, O. C. and Shalizi, C. R. (2021). Conditional mutual
+      information estimation for mixed, discrete and continuous data. IEEE
+      Transactions on Information Theory 67(1), 464-484.
+    * Gao, W., Kannan, S., Oh, S. and Viswanath, P. (2017). Estimating
+      mutual information for discrete-continuous mixtures. NeurIPS 30.
+    * Frenzel, S. and Pompe, B. (2007). Partial mutual information for
+      coupling analysis of multivariate time series. Physical Review Letters
+      99, 204101.
+    * Kraskov, A., Stoegbauer, H. and Grassberger, P. (2004). Estimating
+      mutual information. Physical Review E 69, 066138.
 
     Examples
     --------
