@@ -30,8 +30,7 @@ class UsageError(Exception):
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
-        self.print_usage(sys.stderr)
-        print(f"{self.prog}: error: {message}", file=sys.stderr)
+        print(f"{self.prog}: error: {message} (see '{self.prog} --help')", file=sys.stderr)
         raise SystemExit(EXIT_USAGE)
 
 
@@ -158,8 +157,8 @@ def _read_table(path: str) -> Any:
             try:
                 return pd.read_parquet(p)
             except ImportError as exc:
-                raise UsageError(f"reading parquet needs pyarrow (pip install pyarrow): "
-                                 f"{exc}") from exc
+                raise UsageError("reading parquet needs pyarrow: pip install "
+                                 "'belief-coherence[parquet]' (or pyarrow)") from exc
         if suffix == ".json":
             return pd.read_json(p)
         if suffix in (".csv", ".txt", ".tsv"):
@@ -323,7 +322,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as exc:
         if args.debug:
             raise
-        print(f"coherence {args.command}: error: {exc}", file=sys.stderr)
+        print(f"coherence {args.command}: error: {str(exc).splitlines()[0]}", file=sys.stderr)
         return EXIT_USAGE
     except (ValueError, TypeError, KeyError, OSError) as exc:
         if args.debug:
@@ -336,7 +335,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # a bug or a failed computation: still one line
         if args.debug:
             raise
-        print(f"coherence {args.command}: failed: {type(exc).__name__}: {exc}",
+        first = str(exc).splitlines()[0] if str(exc) else ""
+        print(f"coherence {args.command}: failed: {type(exc).__name__}: {first}",
               file=sys.stderr)
         return EXIT_FAILURE
 

@@ -26,7 +26,16 @@ import pandas as pd
 
 from ._results import RESULT_COLUMNS, CoherenceResult
 from ._rng import RNGLike, check_rng, spawn
-from ._validation import as_dataframe, check_choice, check_int, param_error, require_columns
+from ._validation import (
+    as_dataframe,
+    binary_column,
+    check_choice,
+    check_int,
+    label_column,
+    param_error,
+    probability_column,
+    require_columns,
+)
 
 __all__ = ["TEST_NAMES", "CoherenceReport", "ReportCell", "report"]
 
@@ -249,6 +258,13 @@ def _report_iv(data: Any, belief: str, action: str, outcome: str, group: str,
         missing = action if action not in df.columns else outcome
         require_columns(df, {"action" if missing == action else "outcome": missing},
                         owner=owner)
+    # validate the shared columns once, at the door, so a bad table fails with one
+    # clear error instead of one recorded error per test and cell
+    probability_column(df, belief, owner=owner)
+    if action in df.columns:
+        label_column(df, action, owner=owner)
+        binary_column(df, outcome, owner=owner)
+    label_column(df, group, owner=owner)
     by = (by,) if isinstance(by, str) else tuple(by)
     present_by = tuple(c for c in by if c in df.columns)
     if tests == "all":
