@@ -93,7 +93,8 @@ def _leak(df: pd.DataFrame, o: _Options, rng: np.random.Generator, *,
 
     return leakage_test(_standard_rows(df, o), belief=o.belief, action=o.action,
                         outcome=o.outcome, evidence=o.evidence if evidence else (),
-                        group=o.group, n_splits=o.n_splits, engine=o.engine,
+                        group=o.group, n_splits=o.n_splits,
+                        engine=o.engine,  # type: ignore[arg-type]  # checked in _report_iv
                         n_resamples=o.n_resamples, confidence_level=o.confidence_level,
                         rng=rng)
 
@@ -210,7 +211,7 @@ class CoherenceReport:
         return pd.DataFrame(rows, columns=columns)
 
     def to_markdown(self) -> str:
-        """A GitHub-flavoured Markdown table of :meth:`to_frame` (numbers to 4 significant digits)."""
+        """A GitHub-flavoured Markdown table of :meth:`to_frame` (4 significant digits)."""
         frame = self.to_frame()
         header = "| " + " | ".join(frame.columns) + " |"
         rule = "| " + " | ".join("---" for _ in frame.columns) + " |"
