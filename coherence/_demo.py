@@ -33,12 +33,17 @@ def demo_agents() -> dict[str, Agent]:
 
 
 def truth_table(truths: Mapping[str, SimulationTruth]) -> pd.DataFrame:
-    """One row per agent: what each test should find (exact, from the agent's design)."""
+    """One row per agent: what each test should find (exact, from the agent's design).
+
+    ``cmi_exact`` is I(action; outcome | belief) on the rows of the reference
+    (first) prompt, the rows the decision tests use.
+    """
     rows = []
     for name, truth in truths.items():
+        reference = next(iter(truth.cmi_by_prompt))
         rows.append({
             "agent": name,
-            "cmi_exact": truth.cmi,
+            "cmi_exact": truth.cmi_by_prompt[reference],
             "cmi_given_latent": truth.cmi_given_latent,
             "nonmonotone_pairs": ", ".join(f"{a}/{b}" for (a, b), s in truth.monotone.items()
                                            if s == "nonmonotone") or "-",

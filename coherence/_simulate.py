@@ -342,13 +342,17 @@ class SimulationTruth:
         (continuous beliefs with report noise or with prompt shifts).
     cmi_within_prompt : float
         Exact I(action ; outcome | belief, prompt).
+    cmi_by_prompt : Mapping[str, float]
+        Exact I(action ; outcome | belief) on the rows of each prompt variant
+        (what a test run on one prompt's rows should recover).
     cmi_given_latent : float
         Exact I(action ; outcome | latent belief): 0 for every agent but the
         leaky one.
     monotone : Mapping[tuple[str, str], str]
         For each action pair (a1, a2), the shape of P(a1 | belief, a in {a1, a2})
-        as a function of the reported belief: ``'increasing'``,
-        ``'decreasing'``, ``'constant'`` or ``'nonmonotone'``.
+        as a function of the reported belief on the rows of the first (reference)
+        prompt: ``'increasing'``, ``'decreasing'``, ``'constant'`` or
+        ``'nonmonotone'``.
     prompt_shifts : Mapping[str, float]
         Report shift per prompt variant in the study.
     design : str
@@ -360,6 +364,7 @@ class SimulationTruth:
     agent: Agent
     cmi: float
     cmi_within_prompt: float
+    cmi_by_prompt: Mapping[str, float]
     cmi_given_latent: float
     monotone: Mapping[tuple[str, str], str]
     prompt_shifts: Mapping[str, float]
@@ -559,14 +564,19 @@ def _truth(agent: Agent, prompts: Sequence[str], posteriors: np.ndarray | None) 
         cmi = conditional_mutual_information(joint, "action", "outcome", ["belief"])
         cmi_prompt = conditional_mutual_information(joint, "action", "outcome",
                                                     ["prompt", "belief"])
-        monotone = _monotone(joint, agent.actions)
+        by_prompt = {p: conditional_mutual_information(joint[joint["prompt"] == p], "action",
+                                                       "outcome", ["belief"])
+                     for p in prompts}
+        monotone = _monotone(joint[joint["prompt"] == prompts[0]], agent.actions)
     except _NotComputable:
         joint = latent.assign(prompt=prompts[0])[["prompt", "belief", "outcome", "action",
                                                   "probability"]]
         cmi = cmi_prompt = math.nan
+        by_prompt = dict.fromkeys(prompts, math.nan)
         monotone = _monotone(latent, agent.actions)
     return SimulationTruth(
-        agent=agent, cmi=cmi, cmi_within_prompt=cmi_prompt, cmi_given_latent=cmi_latent,
+        agent=agent, cmi=cmi, cmi_within_prompt=cmi_prompt,
+        cmi_by_prompt=MappingProxyType(by_prompt), cmi_given_latent=cmi_latent,
         monotone=MappingProxyType(monotone), prompt_shifts=MappingProxyType(shifts),
         design=design, joint=joint,
     )

@@ -148,6 +148,9 @@ def test_prompt_sensitive_truth_and_shifts():
     truth = study.truth
     # within a prompt only the clipping at 0 and 1 pools latent beliefs: a tiny dependence
     assert 0.0 <= truth.cmi_within_prompt < truth.cmi / 50
+    assert truth.cmi_by_prompt["standard"] == 0.0  # no shift, no clipping
+    assert truth.cmi_by_prompt["bayesian"] > 0.0  # clipped at 1 above 0.9
+    assert set(truth.monotone.values()) == {"increasing"}  # on the standard rows
     assert dict(truth.prompt_shifts) == {"standard": 0.0, "mse": 0.05, "absolute": -0.1,
                                          "bayesian": 0.1}
     d = study.data
