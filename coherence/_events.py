@@ -861,7 +861,7 @@ def causal_pressure(events: Any, *, date: str = "date", direction: str = "direct
 class MarketAlignmentResult(CoherenceResult):
     """Agreement between event impacts and market price moves.
 
-    ``statistic`` is the share of counted events (|move| >= ``min_move``,
+    ``statistic`` is the share of counted events (``|move| >= min_move``,
     non-zero impact) whose signed impact has the sign of the move;
     ``pvalue`` the two-sided exact binomial test of share = 1/2 and
     ``confidence_interval`` the Clopper-Pearson interval.

@@ -29,4 +29,19 @@ napoleon_use_rtype = False
 autodoc_member_order = "bysource"
 autodoc_typehints = "none"
 html_theme = "alabaster"
-suppress_warnings = ["myst.header"]
+suppress_warnings = ["myst.header", "ref.citation"]
+
+
+def _unique_citations(app, what, name, obj, options, lines):  # noqa: ARG001
+    """Make numbered references ([1]_) unique per object: many share one page."""
+    import re
+
+    prefix = re.sub(r"\W", "", name.split(".")[-1]) or "ref"
+    for i, line in enumerate(lines):
+        line = re.sub(r"\[(\d+)\]_", lambda m: f"[{prefix}{m.group(1)}]_", line)
+        lines[i] = re.sub(r"^(\s*)\.\. \[(\d+)\]", lambda m: f"{m.group(1)}.. [{prefix}"
+                          f"{m.group(2)}]", line)
+
+
+def setup(app):
+    app.connect("autodoc-process-docstring", _unique_citations)
