@@ -6,7 +6,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.belief-coherence-installed
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test lint docs bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -23,6 +23,9 @@ test: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check coherence bayesnets elicitation tests benchmarks
 	$(BIN)/mypy
+
+docs: $(STAMP)
+	$(BIN)/python -m sphinx -W --keep-going -b html -q docs docs/_build/html
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks $(ARGS)

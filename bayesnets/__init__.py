@@ -1,9 +1,65 @@
 """Bayesian-network ground truth for belief-coherence studies (pgmpy-backed).
 
-Networks, exact posteriors, case sampling and evidence phrasing arrive with the
-bayesnets issue; pgmpy is imported inside the functions that need it.
+Networks (:func:`load` the ones bundled with pgmpy, or :func:`fit` CPTs to a
+data frame), exact posteriors for many evidence rows at once
+(:func:`posterior`, :func:`auxiliary`), evaluation contexts covering the
+probability range evenly (:func:`sample_cases`, :func:`contexts`), evidence
+phrased in natural language (:func:`describe`, :func:`question`) and the bridge
+to simulated agents (:func:`simulated_agent_study`).
+
+Public names load on first use (PEP 562) and pgmpy is imported only inside the
+functions that read or build pgmpy models, so ``import bayesnets`` is cheap.
 """
 
 from __future__ import annotations
 
-__all__: list[str] = []
+import importlib
+from typing import TYPE_CHECKING, Any
+
+_LAZY: dict[str, str] = {
+    "BUNDLED_NETWORKS": "._network",
+    "Network": "._network",
+    "fit": "._network",
+    "load": "._network",
+    "auxiliary": "._inference",
+    "joint_table": "._inference",
+    "posterior": "._inference",
+    "PHRASE_NETWORKS": "._phrases",
+    "PhraseTable": "._phrases",
+    "describe": "._phrases",
+    "describe_rows": "._phrases",
+    "phrase_table": "._phrases",
+    "question": "._phrases",
+    "DEFAULT_STUDIES": "._cases",
+    "contexts": "._cases",
+    "sample_cases": "._cases",
+    "simulated_agent_study": "._cases",
+}
+
+__all__ = sorted(_LAZY)
+
+if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
+    from ._cases import DEFAULT_STUDIES, contexts, sample_cases, simulated_agent_study
+    from ._inference import auxiliary, joint_table, posterior
+    from ._network import BUNDLED_NETWORKS, Network, fit, load
+    from ._phrases import (
+        PHRASE_NETWORKS,
+        PhraseTable,
+        describe,
+        describe_rows,
+        phrase_table,
+        question,
+    )
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'bayesnets' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__

@@ -13,8 +13,8 @@ from pathlib import Path
 
 
 def main(argv: list[str]) -> int:
-    names = sorted(m.name for m in pkgutil.iter_modules([str(Path(__file__).parent))
-                   if m.name.startswith("bench_"))
+    folder = str(Path(__file__).parent)
+    names = sorted(m.name for m in pkgutil.iter_modules([folder]) if m.name.startswith("bench_"))
     wanted = [n for n in names if not argv or any(a in n for a in argv)]
     if not wanted:
         print(f"no benchmark matches {argv}; available: {', '.join(names) or 'none yet'}")

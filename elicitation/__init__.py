@@ -1,9 +1,70 @@
 """Elicitation of beliefs and actions from models (templates, parsing, clients, runner).
 
-Arrives with the elicitation issue; HTTP clients are imported inside the
-functions that need them.
+``elicitation.run(contexts, client)`` turns a contexts table into the
+belief/action table of the core; ``elicitation.run_pairs(pairs, client)``
+elicits the pairs table of conditional forecasting. Clients speak one small
+protocol (:class:`Client`): :class:`OpenAIClient` for any chat-completions
+server, :class:`SimulatedClient` for a simulated agent (offline, the demo's
+default). Every raw response is committed to a SQLite cache before it is
+parsed, so an interrupted run resumes without repeating a call.
 """
 
 from __future__ import annotations
 
-__all__: list[str] = []
+from ._cache import ResponseCache, cache_key
+from ._clients import (
+    Client,
+    ClientError,
+    Completion,
+    OpenAIClient,
+    Request,
+    SimulatedClient,
+    TransientError,
+    token_belief,
+)
+from ._parsing import FAILURE_REASONS, Parsed, parse_decision, parse_probabilities
+from ._runner import (
+    ElicitationError,
+    ElicitationResult,
+    ParseFailureWarning,
+    run,
+    run_lie,
+    run_pairs,
+)
+from ._templates import (
+    BELIEF_PROMPTS,
+    CONDITIONAL_VARIANTS,
+    Template,
+    get_template,
+    register_template,
+    template_names,
+)
+
+__all__ = [
+    "BELIEF_PROMPTS",
+    "CONDITIONAL_VARIANTS",
+    "FAILURE_REASONS",
+    "Client",
+    "ClientError",
+    "Completion",
+    "ElicitationError",
+    "ElicitationResult",
+    "OpenAIClient",
+    "ParseFailureWarning",
+    "Parsed",
+    "Request",
+    "ResponseCache",
+    "SimulatedClient",
+    "Template",
+    "TransientError",
+    "cache_key",
+    "get_template",
+    "parse_decision",
+    "parse_probabilities",
+    "register_template",
+    "run",
+    "run_lie",
+    "run_pairs",
+    "template_names",
+    "token_belief",
+]

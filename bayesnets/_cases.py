@@ -1,0 +1,337 @@
+"""Evaluation contexts with known posteriors, and the bridge to simulated agents.
+
+:func:`sample_cases` draws evidence configurations whose true posteriors cover
+[0, 1] evenly (equal-width bins); :func:`contexts` adds the natural-language
+description and question (the table the elicitation runner consumes);
+:func:`simulated_agent_study` lets a :func:`coherence.simulate` agent answer
+them, so a whole study runs offline.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from coherence._rng import RNGLike, check_rng
+from coherence._simulate import Agent, SimulatedStudy, simulate
+from coherence._validation import check_int, param_error
+
+from ._inference import _cached_joint, target_state_code
+from ._network import Network, as_network
+from ._phrases import _as_table, describe_rows, question
+
+__all__ = ["DEFAULT_STUDIES", "contexts", "sample_cases", "simulated_agent_study"]
+
+_MAX_CONFIGURATIONS = 2_000_000
+
+# Default (target, state, evidence variables) per bundled network with phrases.
+DEFAULT_STUDIES: Mapping[str, tuple[str, str, tuple[str, ...]]] = MappingProxyType({
+    # tetralogy of Fallot from five findings a paediatric cardiologist receives
+    "child": ("Disease", "Fallot",
+              ("Age", "GruntingReport", "LVHreport", "XrayReport", "LowerBodyO2")),
+    "alarm": ("HYPOVOLEMIA", "TRUE", ("HISTORY", "CVP", "PCWP", "BP", "HRBP")),
+    "asia": ("lung", "yes", ("asia", "smoke", "xray", "dysp")),
+    "cancer": ("Cancer", "True", ("Pollution", "Smoker", "Xray", "Dyspnoea")),
+})
+
+
+def _cases_iv(model: Any, target: Any, evidence_vars: Any, n: Any, bins: Any,
+              min_support: Any, owner: str) -> tuple[Network, str, tuple[str, ...], int, int,
+                                                     int]:
+    net = as_network(model, owner)
+    net.check_variable(target, "target", owner)
+    if isinstance(evidence_vars, str) or not isinstance(evidence_vars, Sequence):
+        raise TypeError(param_error("evidence_vars", owner, "a sequence of variable names",
+                                    evidence_vars))
+    evars = tuple(evidence_vars)
+    if not evars:
+        raise ValueError(param_error("evidence_vars", owner, "non-empty", evars))
+    for v in evars:
+        net.check_variable(v, "evidence_vars", owner)
+    if target in evars:
+        raise ValueError(param_error("evidence_vars", owner, "free of the target "
+                                     f"'{target}'", evars))
+    if len(set(evars)) != len(evars):
+        raise ValueError(param_error("evidence_vars", owner, "free of duplicates", evars))
+    n_cfg = math.prod(net.cardinality(v) for v in evars)
+    if n_cfg > _MAX_CONFIGURATIONS:
+        raise ValueError(param_error("evidence_vars", owner, "variables with at most "
+                                     f"{_MAX_CONFIGURATIONS} joint configurations",
+                                     f"{n_cfg} configurations"))
+    n = check_int(n, "n", owner, low=1)
+    bins = check_int(bins, "bins", owner, low=1)
+    if min_support is None:
+        min_support = net.min_support
+    min_support = check_int(min_support, "min_support", owner, low=0)
+    if min_support > 0 and net.data_codes is None:
+        raise ValueError(param_error("min_support", owner, "0 for a network not fitted to "
+                                     "data (no support is recorded)", min_support))
+    return net, target, evars, n, bins, min_support
+
+
+def _configuration_support(net: Network, evars: tuple[str, ...]) -> np.ndarray:
+    """The number of data rows in each evidence configuration (C order over ``evars``)."""
+    assert net.data_codes is not None  # checked by the caller
+    cols = [net.index[v] for v in evars]
+    cards = [net.cardinality(v) for v in evars]
+    cell = np.ravel_multi_index(tuple(net.data_codes[:, c] for c in cols), cards)
+    return np.bincount(cell, minlength=math.prod(cards))
+
+
+def sample_cases(model: Any, target: str, evidence_vars: Sequence[str], n: int, *,
+                 state: Any = None, bins: int = 20, min_support: int | None = None,
+                 rng: RNGLike = None) -> pd.DataFrame:
+    """Draw evaluation contexts whose true posteriors cover [0, 1] evenly.
+
+    Parameters
+    ----------
+    model : Network, str or pgmpy DiscreteBayesianNetwork
+        The network.
+    target : str
+        The target variable.
+    evidence_vars : sequence of str
+        The variables every context observes.
+    n : int
+        The number of contexts.
+    state : optional
+        The target state whose probability is the truth; by default the first
+        state of a binary target. Required for a target with more states.
+    bins : int
+        The number of equal-width bins of [0, 1] (20 in the reference paper).
+    min_support : int, optional
+        Only evidence configurations matched by at least this many rows of the
+        data the network was fitted on are used; default the network's own
+        ``min_support`` (100 for :func:`bayesnets.fit`, 0 for bundled networks).
+    rng : int, numpy.random.Generator or None
+        Source of randomness.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per context: ``context`` (int64, 0..n-1), one categorical
+        column per evidence variable (its state), ``truth`` (float64,
+        :math:`P(\\text{target} = \\text{state} \\mid \\text{evidence})`) and
+        ``outcome`` (int64, drawn from ``truth``). ``attrs`` records
+        ``network``, ``target``, ``state``, ``bins`` and ``empty_bins`` (the
+        bins no eligible configuration reaches).
+
+    Raises
+    ------
+    ValueError
+        For unknown variables or states, or when no configuration is eligible.
+
+    Notes
+    -----
+    Every configuration :math:`e` of the evidence variables with
+    :math:`P(e) > 0` (and enough support) is enumerated with its exact
+    posterior :math:`q(e)` from one joint table :math:`P(T, E)`. Configuration
+    :math:`e` falls in bin :math:`\\min(\\lfloor q(e) \\cdot \\text{bins}
+    \\rfloor, \\text{bins} - 1)`. The :math:`n` contexts are split evenly over
+    the bins that hold at least one configuration (the remainder going to bins
+    chosen at random), so bins that no configuration reaches get no contexts
+    and their share goes to the others: the histogram of truths is flat over
+    the reachable bins (counts differ by at most one) and their list is in
+    ``attrs['empty_bins']``. Within a bin, configurations are drawn uniformly
+    without replacement, starting a fresh random pass when a bin holds fewer
+    configurations than it must supply (so a context repeats only when its bin
+    is exhausted). Contexts are returned in random order and the outcome of
+    each is an independent Bernoulli draw from its truth.
+
+    Examples
+    --------
+    >>> import bayesnets
+    >>> cases = bayesnets.sample_cases("asia", "lung", ["smoke", "xray", "dysp"], 40, rng=0)
+    >>> list(cases.columns)
+    ['context', 'smoke', 'xray', 'dysp', 'truth', 'outcome']
+    """
+    net, target, evars, n, bins, min_support = _cases_iv(
+        model, target, evidence_vars, n, bins, min_support, "sample_cases")
+    t_code = target_state_code(net, target, state, "sample_cases")
+    gen = check_rng(rng, owner="sample_cases")
+
+    joint = _cached_joint(net, (target, *evars))
+    p_e = joint.sum(axis=0).ravel()
+    p_te = joint[t_code].ravel()
+    eligible = p_e > 0.0
+    if min_support > 0:
+        eligible &= _configuration_support(net, evars) >= min_support
+    if not eligible.any():
+        why = f" with support >= {min_support}" if min_support > 0 else ""
+        raise ValueError(f"sample_cases: no configuration of {list(evars)}{why} has positive "
+                         f"probability under network '{net.name}'.")
+    cfg = np.flatnonzero(eligible)
+    q = p_te[cfg] / p_e[cfg]
+    q = np.clip(q, 0.0, 1.0)
+    which = np.minimum(np.floor(q * bins).astype(np.int64), bins - 1)
+    filled = np.unique(which)
+    empty = sorted(set(range(bins)) - set(filled.tolist()))
+
+    base, extra = divmod(n, len(filled))
+    counts = np.full(len(filled), base, dtype=np.int64)
+    counts[gen.choice(len(filled), size=extra, replace=False)] += 1
+    chosen = []
+    for b, count in zip(filled, counts, strict=True):
+        members = np.flatnonzero(which == b)
+        passes = -(-int(count) // len(members)) if count else 0
+        draws = np.concatenate([gen.permutation(members) for _ in range(passes)]) \
+            if passes else np.empty(0, dtype=np.int64)
+        chosen.append(draws[:count])
+    picked = np.concatenate(chosen)[gen.permutation(n)]
+
+    truth = q[picked]
+    outcome = (gen.random(n) < truth).astype(np.int64)
+    assignment = np.unravel_index(cfg[picked], [net.cardinality(v) for v in evars])
+    columns: dict[str, Any] = {"context": np.arange(n, dtype=np.int64)}
+    for v, codes in zip(evars, assignment, strict=True):
+        columns[v] = pd.Categorical.from_codes(codes, categories=list(net.states[v]))
+    columns["truth"] = truth
+    columns["outcome"] = outcome
+    table = pd.DataFrame(columns)
+    table.attrs.update({
+        "network": net.name, "target": target, "state": net.states[target][t_code],
+        "bins": bins, "empty_bins": empty,
+    })
+    return table
+
+
+def _study_defaults(net: Network, target: Any, state: Any, evidence_vars: Any,
+                    owner: str) -> tuple[str, Any, Sequence[str]]:
+    if target is None or evidence_vars is None:
+        default = DEFAULT_STUDIES.get(net.name)
+        if default is None:
+            raise ValueError(param_error(
+                "target" if target is None else "evidence_vars", owner,
+                "given for a network without a default study (defaults exist for "
+                + ", ".join(map(repr, DEFAULT_STUDIES)) + ")", None))
+        if target is None:
+            target = default[0]
+            state = default[1] if state is None else state
+        if evidence_vars is None:
+            evidence_vars = default[2]
+    return target, state, evidence_vars
+
+
+def contexts(network: Any = "child", *, target: str | None = None, state: Any = None,
+             evidence_vars: Sequence[str] | None = None, n: int = 200, bins: int = 20,
+             phrases: Any = None, min_support: int | None = None,
+             rng: RNGLike = None) -> pd.DataFrame:
+    """The contexts table of a study: evidence, truth, outcome and description.
+
+    This is the contract with the elicitation runner: a frame with exactly the
+    columns ``context``, one column per evidence variable, ``truth``,
+    ``outcome`` and ``description`` (in that order), whose ``attrs`` hold
+    ``question`` (the natural-language question for the target),
+    ``subject``, ``network``, ``target``, ``state``, ``bins`` and
+    ``empty_bins``.
+
+    Parameters
+    ----------
+    network : Network, str or pgmpy DiscreteBayesianNetwork
+        Default ``'child'``.
+    target, state, evidence_vars : optional
+        The study's target, the target state whose probability is asked for,
+        and the evidence variables; by default the network's entry of
+        :data:`DEFAULT_STUDIES` (on ``child``: P(Disease = Fallot) given Age,
+        GruntingReport, LVHreport, XrayReport and LowerBodyO2).
+    n, bins, min_support, rng
+        As in :func:`sample_cases`.
+    phrases : mapping, PhraseTable, str or None
+        As in :func:`bayesnets.describe`; by default the network's built-in
+        table.
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Examples
+    --------
+    >>> import bayesnets
+    >>> table = bayesnets.contexts("child", n=20, rng=0)
+    >>> table.attrs["question"]
+    'What is the probability that the newborn has tetralogy of Fallot?'
+    >>> list(table.columns)  # doctest: +NORMALIZE_WHITESPACE
+    ['context', 'Age', 'GruntingReport', 'LVHreport', 'XrayReport', 'LowerBodyO2',
+     'truth', 'outcome', 'description']
+    """
+    owner = "contexts"
+    net = as_network(network, owner)
+    target, state, evidence_vars = _study_defaults(net, target, state, evidence_vars, owner)
+    cases = sample_cases(net, target, list(evidence_vars) if evidence_vars is not None
+                         else evidence_vars, n, state=state, bins=bins,
+                         min_support=min_support, rng=rng)
+    table = _as_table(phrases if phrases is not None else (
+        net.name if net.name in DEFAULT_STUDIES else None),
+        [target, *cases.columns[1:-2]], owner)
+    evidence = cases.iloc[:, 1:-2]
+    cases["description"] = describe_rows(evidence, table).to_numpy()
+    cases.attrs["question"] = question(target, cases.attrs["state"], table)
+    cases.attrs["subject"] = table.subject
+    return cases
+
+
+def simulated_agent_study(network: Any = "child", *, target: str | None = None,
+                          state: Any = None, evidence_vars: Sequence[str] | None = None,
+                          agent: str | Agent = "rational", n_contexts: int = 200,
+                          n_repetitions: int = 5, prompts: Sequence[str] | None = None,
+                          bins: int = 20, phrases: Any = None,
+                          rng: RNGLike = None) -> SimulatedStudy:
+    """A belief/action study on a Bayesian network answered by a simulated agent.
+
+    Contexts come from :func:`contexts`; their exact posteriors are passed to
+    :func:`coherence.simulate` (``posteriors=truths``), so the agent's beliefs
+    and actions are those of the simulated agent facing these cases.
+
+    Parameters
+    ----------
+    network, target, state, evidence_vars, bins, phrases
+        As in :func:`contexts` (default: ``child``, P(Disease = Fallot)).
+    agent : str or coherence.Agent
+        The simulated agent (``'rational'``, ``'leaky'``, ...).
+    n_contexts : int
+        The number of contexts.
+    n_repetitions : int
+        Elicitations per context and prompt.
+    prompts : sequence of str, optional
+        Prompt variants, as in :func:`coherence.simulate`.
+    rng : int, numpy.random.Generator or None
+        Source of randomness (one stream for the contexts and the agent).
+
+    Returns
+    -------
+    coherence.SimulatedStudy
+        ``data``: the belief/action table of :func:`coherence.simulate` (its
+        ``outcome`` is the outcome drawn by the simulation from ``truth``) with
+        the evidence columns and ``description`` appended; ``data.attrs``
+        carries the contexts' ``question``, ``network``, ``target`` and
+        ``state``. ``truth``: the simulation's exact ground truth for these
+        posteriors.
+
+    Examples
+    --------
+    >>> import bayesnets
+    >>> study = bayesnets.simulated_agent_study(n_contexts=30, n_repetitions=2, rng=0)
+    >>> study.data.shape
+    (60, 14)
+    >>> study.truth.cmi
+    0.0
+    """
+    owner = "simulated_agent_study"
+    gen = check_rng(rng, owner=owner)
+    n_contexts = check_int(n_contexts, "n_contexts", owner, low=1)
+    ctx = contexts(network, target=target, state=state, evidence_vars=evidence_vars,
+                   n=n_contexts, bins=bins, phrases=phrases, rng=gen)
+    study = simulate(agent, posteriors=ctx["truth"].to_numpy(), n_contexts=None,
+                     n_repetitions=n_repetitions, prompts=prompts, rng=gen)
+    data = study.data
+    extra = ctx.drop(columns=["context", "truth", "outcome"]).iloc[
+        data["context"].to_numpy()].reset_index(drop=True)
+    extra.index = data.index
+    data = pd.concat([data, extra], axis=1)
+    data.attrs.update({k: ctx.attrs[k] for k in ("question", "subject", "network", "target",
+                                                 "state")})
+    return SimulatedStudy(data=data, truth=study.truth)

@@ -1,0 +1,421 @@
+"""Discrete Bayesian networks: the bundled pgmpy models and networks fitted to data.
+
+A :class:`Network` is a frozen, array-based copy of a discrete Bayesian network:
+variables in topological order, state names, parents and one conditional
+probability table (CPT) per variable, stored as a read-only array of shape
+``(n_states, *parent_states)``. Every computation in :mod:`bayesnets` runs on
+these arrays; pgmpy is used to read the bundled ``.bif.gz`` files and to hand a
+network back to pgmpy (:meth:`Network.to_pgmpy`), imported inside the functions
+that need it.
+"""
+
+from __future__ import annotations
+
+import gzip
+import importlib.resources
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from coherence._validation import as_dataframe, check_int, param_error, require_columns
+
+__all__ = ["BUNDLED_NETWORKS", "Network", "as_network", "fit", "load"]
+
+# The discrete networks pgmpy 1.1 ships inside its wheel (utils/example_models/*.bif.gz).
+BUNDLED_NETWORKS: tuple[str, ...] = (
+    "alarm", "andes", "asia", "barley", "cancer", "child", "diabetes", "earthquake",
+    "hailfinder", "hepar2", "insurance", "link", "mildew", "munin", "munin1", "munin2",
+    "munin3", "munin4", "pathfinder", "pigs", "sachs", "survey", "water", "win95pts",
+)
+
+_PGMPY_MIN = (1, 1)
+
+
+def _require_pgmpy() -> Any:
+    """Import pgmpy, checking the version (1.0 and older need torch and use other class names)."""
+    import pgmpy
+
+    parts = []
+    for piece in pgmpy.__version__.split(".")[:2]:
+        digits = "".join(ch for ch in piece if ch.isdigit())
+        parts.append(int(digits or 0))
+    if tuple(parts) < _PGMPY_MIN:
+        raise ImportError(f"bayesnets needs pgmpy >= 1.1; found pgmpy {pgmpy.__version__}.")
+    return pgmpy
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Network:
+    """A discrete Bayesian network held as arrays.
+
+    Build one with :func:`load` (a network bundled with pgmpy), :func:`fit`
+    (CPTs estimated from a data frame) or :meth:`from_pgmpy`.
+
+    Attributes
+    ----------
+    name : str
+        The network's name (``'child'``, ``'alarm'``, ... or ``'fitted'``).
+    variables : tuple of str
+        Variable names in a topological order (parents before children).
+    states : Mapping[str, tuple]
+        The state names of each variable, in CPT order.
+    parents : Mapping[str, tuple of str]
+        The parents of each variable, in CPT axis order.
+    cpts : Mapping[str, numpy.ndarray]
+        ``cpts[v][s, j1, j2, ...] = P(v = states[v][s] | parents = (j1, j2, ...))``,
+        read-only, each column summing to one (renormalised when read from
+        pgmpy, see :meth:`from_pgmpy`).
+    support : Mapping[str, numpy.ndarray] or None
+        For a fitted network, the number of data rows in each parent
+        configuration (shape ``cpts[v].shape[1:]``); None for bundled networks.
+    min_support : int
+        The minimum support of an evidence configuration for it to be used as an
+        evaluation context (:func:`bayesnets.sample_cases`); 0 for bundled
+        networks.
+    """
+
+    name: str
+    variables: tuple[str, ...]
+    states: Mapping[str, tuple[Any, ...]]
+    parents: Mapping[str, tuple[str, ...]]
+    cpts: Mapping[str, np.ndarray] = field(repr=False)
+    support: Mapping[str, np.ndarray] | None = field(default=None, repr=False)
+    min_support: int = 0
+    data_codes: np.ndarray | None = field(default=None, repr=False)
+    _cache: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    # ------------------------------------------------------------------ derived
+    @property
+    def index(self) -> Mapping[str, int]:
+        """Position of each variable in :attr:`variables`."""
+        cached = self._cache.get("index")
+        if cached is None:
+            cached = MappingProxyType({v: i for i, v in enumerate(self.variables)})
+            self._cache["index"] = cached
+        return cached
+
+    def cardinality(self, variable: str) -> int:
+        """The number of states of ``variable``."""
+        return len(self.states[variable])
+
+    def state_code(self, variable: str, state: Any, *, owner: str = "bayesnets") -> int:
+        """The position of ``state`` among the states of ``variable``; ValueError if unknown."""
+        codes = self._state_codes(variable)
+        try:
+            return codes[state]
+        except (KeyError, TypeError):
+            raise ValueError(
+                f"{owner}: unknown state {state!r} of variable '{variable}'; known states: "
+                f"{', '.join(map(repr, self.states[variable]))}.") from None
+
+    def _state_codes(self, variable: str) -> Mapping[Any, int]:
+        key = ("codes", variable)
+        codes = self._cache.get(key)
+        if codes is None:
+            codes = {s: i for i, s in enumerate(self.states[variable])}
+            # state names given as text also match non-text states ('1' for 1)
+            for i, s in enumerate(self.states[variable]):
+                codes.setdefault(str(s), i)
+            self._cache[key] = codes
+        return codes
+
+    def check_variable(self, variable: Any, name: str, owner: str) -> str:
+        """Raise ValueError naming ``variable`` unless the network has it."""
+        if not isinstance(variable, str) or variable not in self.index:
+            known = ", ".join(self.variables[:40]) + (", ..." if len(self.variables) > 40 else "")
+            raise ValueError(param_error(name, owner, f"a variable of network '{self.name}' "
+                                         f"({known})", variable))
+        return variable
+
+    def ancestors(self, variables: Sequence[str]) -> set[str]:
+        """The variables together with all their ancestors."""
+        out: set[str] = set()
+        stack = list(variables)
+        while stack:
+            v = stack.pop()
+            if v not in out:
+                out.add(v)
+                stack.extend(self.parents[v])
+        return out
+
+    def edges(self) -> list[tuple[str, str]]:
+        """The directed edges (parent, child)."""
+        return [(p, v) for v in self.variables for p in self.parents[v]]
+
+    def to_pgmpy(self) -> Any:
+        """The network as a pgmpy ``DiscreteBayesianNetwork`` (built once, then cached)."""
+        cached = self._cache.get("pgmpy")
+        if cached is not None:
+            return cached
+        _require_pgmpy()
+        from pgmpy.factors.discrete import TabularCPD
+        from pgmpy.models import DiscreteBayesianNetwork
+
+        model = DiscreteBayesianNetwork()
+        model.add_nodes_from(self.variables)
+        model.add_edges_from(self.edges())
+        for v in self.variables:
+            pa = list(self.parents[v])
+            table = self.cpts[v].reshape(self.cardinality(v), -1)
+            model.add_cpds(TabularCPD(
+                v, self.cardinality(v), table, evidence=pa or None,
+                evidence_card=[self.cardinality(p) for p in pa] or None,
+                state_names={u: list(self.states[u]) for u in [v, *pa]}))
+        self._cache["pgmpy"] = model
+        return model
+
+    @classmethod
+    def from_pgmpy(cls, model: Any, *, name: str = "pgmpy") -> Network:
+        """Copy a pgmpy ``DiscreteBayesianNetwork`` (with CPTs) into a :class:`Network`.
+
+        Each CPT column is divided by its sum, so that it sums to one to
+        rounding error: the BIF files of some bundled networks print CPT
+        entries rounded (in ``alarm`` and ``hepar2`` columns sum to 1 +- 1e-7),
+        and without renormalising, posteriors would depend on the elimination
+        order at that level. :meth:`to_pgmpy` returns the renormalised network.
+        """
+        cpds = {cpd.variable: cpd for cpd in model.get_cpds()}
+        missing = [v for v in model.nodes() if v not in cpds]
+        if missing:
+            raise ValueError(param_error("model", "Network.from_pgmpy",
+                                         "a network with a CPD for every node",
+                                         f"no CPD for {', '.join(map(str, missing[:5]))}"))
+        order = _topological_order(
+            list(model.nodes()), {v: tuple(cpds[v].variables[1:]) for v in cpds})
+        states = {}
+        parents = {}
+        cpts = {}
+        for v in order:
+            cpd = cpds[v]
+            states[v] = tuple(cpd.state_names[v])
+            parents[v] = tuple(cpd.variables[1:])
+            shape = (len(states[v]), *(len(cpd.state_names[p]) for p in parents[v]))
+            table = np.array(cpd.values, dtype=np.float64).reshape(shape)
+            # BIF files print CPTs rounded (alarm's columns sum to 1 +- 1e-7): renormalise so
+            # that summing out a barren variable is exactly neutral and every elimination
+            # order gives the same posterior to rounding error
+            table /= table.sum(axis=0, keepdims=True)
+            table.setflags(write=False)
+            cpts[v] = table
+        return cls(name=name, variables=tuple(order), states=MappingProxyType(states),
+                   parents=MappingProxyType(parents), cpts=MappingProxyType(cpts))
+
+
+def _topological_order(nodes: list[str], parents: Mapping[str, Sequence[str]]) -> list[str]:
+    order: list[str] = []
+    done: set[str] = set()
+    visiting: set[str] = set()
+
+    def visit(v: str) -> None:
+        if v in done:
+            return
+        if v in visiting:
+            raise ValueError(f"The network's edges contain a cycle through '{v}'.")
+        visiting.add(v)
+        for p in parents.get(v, ()):
+            visit(p)
+        visiting.discard(v)
+        done.add(v)
+        order.append(v)
+
+    for v in nodes:
+        visit(v)
+    return order
+
+
+def as_network(model: Any, owner: str) -> Network:
+    """Accept a :class:`Network`, a bundled network name or a pgmpy network."""
+    if isinstance(model, Network):
+        return model
+    if isinstance(model, str):
+        return load(model)
+    if hasattr(model, "get_cpds") and hasattr(model, "nodes"):
+        # converted afresh on every call (a cache could go stale if the user edits a CPD);
+        # for repeated queries convert once with Network.from_pgmpy and pass the Network
+        return Network.from_pgmpy(model)
+    raise TypeError(param_error("model", owner, "a bayesnets.Network, a bundled network name "
+                                "or a pgmpy DiscreteBayesianNetwork", type(model).__name__))
+
+
+_LOADED: dict[str, Network] = {}
+
+
+def load(name: str = "child") -> Network:
+    """Load a discrete Bayesian network bundled with pgmpy, offline.
+
+    The ``.bif.gz`` file inside the installed pgmpy package is read with
+    pgmpy's ``BIFReader``; nothing is downloaded (pgmpy's own
+    ``pgmpy.example_models.load_model`` fetches from a model hub and fails
+    offline). Loaded networks are cached: a second call returns the same object.
+
+    Parameters
+    ----------
+    name : str
+        One of :data:`BUNDLED_NETWORKS`: ``'child'`` (20 nodes, a paediatric
+        network for congenital heart disease in newborns, the default study
+        network), ``'alarm'`` (37 nodes, patient monitoring, the larger check),
+        ``'asia'``, ``'cancer'``, ``'insurance'``, ``'hepar2'``, ...
+
+    Returns
+    -------
+    Network
+
+    Examples
+    --------
+    >>> import bayesnets
+    >>> net = bayesnets.load("asia")
+    >>> net.variables[:3]
+    ('asia', 'tub', 'smoke')
+    >>> net.states["xray"]
+    ('yes', 'no')
+
+    References
+    ----------
+    Spiegelhalter, D. J., Dawid, A. P., Lauritzen, S. L. and Cowell, R. G. (1993).
+    Bayesian analysis in expert systems. Statistical Science 8(3), 219-247 (child).
+    Beinlich, I., Suermondt, H. J., Chavez, R. M. and Cooper, G. F. (1989). The
+    ALARM monitoring system. Proceedings of AIME 89, 247-256.
+    """
+    if not isinstance(name, str) or name not in BUNDLED_NETWORKS:
+        raise ValueError(param_error("name", "load", "one of " + ", ".join(
+            map(repr, BUNDLED_NETWORKS)), name))
+    if name in _LOADED:
+        return _LOADED[name]
+    _require_pgmpy()
+    from pgmpy.readwrite import BIFReader
+
+    ref = importlib.resources.files("pgmpy") / "utils" / "example_models" / f"{name}.bif.gz"
+    text = gzip.decompress(ref.read_bytes()).decode("utf-8")
+    model = BIFReader(string=text).get_model()
+    net = Network.from_pgmpy(model, name=name)
+    _LOADED[name] = net
+    return net
+
+
+# --------------------------------------------------------------------------- fit
+def _fit_iv(data: Any, edges: Any, min_support: Any) -> tuple[pd.DataFrame, list[str],
+                                                              dict[str, tuple[str, ...]], int]:
+    owner = "fit"
+    df = as_dataframe(data, owner=owner)
+    min_support = check_int(min_support, "min_support", owner, low=0)
+    if hasattr(edges, "edges") and hasattr(edges, "nodes"):
+        nodes = [str(v) for v in edges.nodes()]
+        edge_list = [(str(a), str(b)) for a, b in edges.edges()]
+    elif isinstance(edges, Network):
+        nodes = list(edges.variables)
+        edge_list = edges.edges()
+    else:
+        if isinstance(edges, str | bytes) or not isinstance(edges, Sequence | np.ndarray):
+            raise TypeError(param_error("edges", owner, "a list of (parent, child) pairs or a "
+                                        "pgmpy model", type(edges).__name__))
+        edge_list = []
+        for pair in edges:
+            if (isinstance(pair, str | bytes) or not isinstance(pair, Sequence)
+                    or len(pair) != 2):
+                raise ValueError(param_error("edges", owner, "a list of (parent, child) pairs",
+                                             pair))
+            edge_list.append((pair[0], pair[1]))
+        nodes = []
+        for a, b in edge_list:
+            for v in (a, b):
+                if v not in nodes:
+                    nodes.append(v)
+        if not nodes:
+            nodes = list(df.columns)
+    require_columns(df, nodes, owner=owner)
+    parents: dict[str, list[str]] = {v: [] for v in nodes}
+    for a, b in edge_list:
+        if a == b:
+            raise ValueError(param_error("edges", owner, "free of self-loops", (a, b)))
+        if a not in parents[b]:
+            parents[b].append(a)
+    order = _topological_order(nodes, parents)
+    for v in order:
+        missing = np.flatnonzero(df[v].isna().to_numpy())
+        if len(missing):
+            shown = ", ".join(repr(df.index[i]) for i in missing[:5])
+            raise ValueError(f"Column '{v}' (input to fit) must not contain missing values; "
+                             f"{len(missing)} offending rows (first: {shown}).")
+    if len(df) == 0:
+        raise ValueError(param_error("data", owner, "a non-empty data frame", "0 rows"))
+    return df, order, {v: tuple(p) for v, p in parents.items()}, min_support
+
+
+def fit(data: Any, edges: Any, *, min_support: int = 100) -> Network:
+    """Estimate a network's CPTs from data by maximum likelihood, recording their support.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        One row per case, one column per variable (categorical values: strings,
+        integers, booleans); no missing values in the network's columns.
+    edges : list of (parent, child) pairs, or a pgmpy model / DAG
+        The structure. Variables are the columns named by the edges (or the
+        model's nodes).
+    min_support : int
+        Contexts used for evaluation must have at least this many data rows
+        matching their evidence (the reference paper uses 100):
+        :func:`bayesnets.sample_cases` only draws evidence configurations with
+        ``support >= min_support``.
+
+    Returns
+    -------
+    Network
+        ``name='fitted'``; ``support[v]`` holds the number of rows in each
+        parent configuration of ``v``.
+
+    Notes
+    -----
+    The maximum-likelihood CPT is the conditional relative frequency
+
+    .. math:: \\hat P(v = s \\mid \\mathrm{pa}(v) = j) = n_{s j} / n_{\\cdot j}.
+
+    States are the sorted distinct values of each column. A parent
+    configuration never seen in the data (:math:`n_{\\cdot j} = 0`) gets a
+    uniform distribution; its support of 0 is recorded, so such
+    configurations never enter evaluation contexts when ``min_support > 0``.
+
+    Examples
+    --------
+    >>> import pandas as pd, bayesnets
+    >>> df = pd.DataFrame({"smoker": ["yes", "yes", "no", "no"],
+    ...                    "cough": ["yes", "no", "no", "no"]})
+    >>> net = bayesnets.fit(df, [("smoker", "cough")], min_support=1)
+    >>> net.cpts["cough"][:, net.states["smoker"].index("yes")].tolist()
+    [0.5, 0.5]
+    >>> net.support["cough"].tolist()
+    [2, 2]
+    """
+    df, order, parents, min_support = _fit_iv(data, edges, min_support)
+    states: dict[str, tuple[Any, ...]] = {}
+    codes = np.empty((len(df), len(order)), dtype=np.int64)
+    for j, v in enumerate(order):
+        col_codes, uniques = pd.factorize(df[v], sort=True)
+        states[v] = tuple(u.item() if isinstance(u, np.generic) else u for u in uniques)
+        codes[:, j] = col_codes
+    index = {v: j for j, v in enumerate(order)}
+    cpts: dict[str, np.ndarray] = {}
+    support: dict[str, np.ndarray] = {}
+    for v in order:
+        pa = parents[v]
+        shape = (len(states[v]), *(len(states[p]) for p in pa))
+        counts = np.zeros(shape, dtype=np.int64)
+        np.add.at(counts, tuple(codes[:, index[u]] for u in (v, *pa)), 1)
+        n_cfg = counts.sum(axis=0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            table = np.where(n_cfg > 0, counts / np.maximum(n_cfg, 1), 1.0 / shape[0])
+        table = np.ascontiguousarray(table, dtype=np.float64)
+        table.setflags(write=False)
+        n_cfg = np.asarray(n_cfg, dtype=np.int64)
+        n_cfg.setflags(write=False)
+        cpts[v] = table
+        support[v] = n_cfg
+    codes.setflags(write=False)
+    return Network(name="fitted", variables=tuple(order), states=MappingProxyType(states),
+                   parents=MappingProxyType(parents), cpts=MappingProxyType(cpts),
+                   support=MappingProxyType(support), min_support=min_support,
+                   data_codes=codes)

@@ -1,0 +1,268 @@
+"""Evidence to natural language: phrase tables per (variable, state).
+
+A phrase table maps each variable to a mapping ``state -> phrase``. A phrase is
+either a predicate about the subject ("is sick", "has tetralogy of Fallot") or a
+whole clause ("the chest X-ray report is normal"). Built-in tables for the
+networks used in the demo live in ``bayesnets/phrases/<network>.json`` with the
+keys ``network``, ``subject``, ``question`` and ``phrases``.
+"""
+
+from __future__ import annotations
+
+import importlib.resources
+import json
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any
+
+import pandas as pd
+
+from coherence._validation import param_error
+
+__all__ = ["PHRASE_NETWORKS", "PhraseTable", "describe", "phrase_table", "question"]
+
+PHRASE_NETWORKS: tuple[str, ...] = ("alarm", "asia", "cancer", "child")
+
+# a phrase starting with one of these words is a predicate about the subject
+_PREDICATE_WORDS = frozenset({
+    "is", "has", "have", "was", "were", "does", "did", "suffered", "smokes", "recently",
+    "visited", "had", "shows", "takes", "reports",
+})
+
+
+class PhraseTable(Mapping[str, Mapping[Any, str]]):
+    """A read-only phrase table: ``table[variable][state] -> phrase``.
+
+    Attributes
+    ----------
+    network : str or None
+        The network the table belongs to.
+    subject : str
+        How the subject is named in questions (``'the newborn'``).
+    template : str
+        The question template, with ``{subject}`` and ``{phrase}`` fields.
+    """
+
+    __slots__ = ("_phrases", "network", "subject", "template")
+
+    def __init__(self, phrases: Mapping[str, Mapping[Any, str]], *, network: str | None = None,
+                 subject: str = "the patient",
+                 template: str = "What is the probability that {subject} {phrase}?") -> None:
+        clean: dict[str, Mapping[Any, str]] = {}
+        for var, table in phrases.items():
+            if not isinstance(table, Mapping):
+                raise TypeError(param_error("phrases", "PhraseTable", "a mapping of variable to "
+                                            "a mapping of state to phrase", table))
+            for state, text in table.items():
+                if not isinstance(text, str) or not text.strip():
+                    raise ValueError(param_error(
+                        "phrases", "PhraseTable", "non-empty text for every (variable, state)",
+                        f"{text!r} for ({var!r}, {state!r})"))
+            clean[str(var)] = MappingProxyType(dict(table))
+        self._phrases = MappingProxyType(clean)
+        self.network = network
+        self.subject = subject
+        self.template = template
+
+    def __getitem__(self, key: str) -> Mapping[Any, str]:
+        return self._phrases[key]
+
+    def __iter__(self) -> Any:
+        return iter(self._phrases)
+
+    def __len__(self) -> int:
+        return len(self._phrases)
+
+    def __repr__(self) -> str:
+        return f"PhraseTable(network={self.network!r}, variables={len(self)})"
+
+    def phrase(self, variable: str, state: Any) -> str:
+        """The phrase for ``variable = state``; ValueError naming both if missing."""
+        table = self._phrases.get(variable)
+        if table is None:
+            raise ValueError(f"No phrase for variable '{variable}' (state {state!r}) in the "
+                             f"phrase table{self._of()}; add an entry "
+                             f"{{'{variable}': {{{state!r}: '...'}}}}.")
+        if state in table:
+            return table[state]
+        for key, text in table.items():  # '1' and 1 name the same state
+            if str(key) == str(state):
+                return text
+        raise ValueError(f"No phrase for state {state!r} of variable '{variable}' in the "
+                         f"phrase table{self._of()}; phrased states: "
+                         f"{', '.join(map(repr, table))}.")
+
+    def _of(self) -> str:
+        return f" of network '{self.network}'" if self.network else ""
+
+
+_TABLES: dict[str, PhraseTable] = {}
+
+
+def phrase_table(network: str) -> PhraseTable:
+    """The built-in phrase table of a bundled network.
+
+    Parameters
+    ----------
+    network : str
+        One of :data:`PHRASE_NETWORKS` (``'child'``, ``'alarm'``, ``'asia'``,
+        ``'cancer'``).
+
+    Returns
+    -------
+    PhraseTable
+
+    Examples
+    --------
+    >>> import bayesnets
+    >>> bayesnets.phrase_table("child")["Disease"]["Fallot"]
+    'has tetralogy of Fallot'
+    """
+    if not isinstance(network, str) or network not in PHRASE_NETWORKS:
+        raise ValueError(param_error("network", "phrase_table", "a network with a built-in "
+                                     "phrase table (" + ", ".join(map(repr, PHRASE_NETWORKS))
+                                     + "); pass your own phrases instead", network))
+    table = _TABLES.get(network)
+    if table is None:
+        ref = importlib.resources.files("bayesnets") / "phrases" / f"{network}.json"
+        doc = json.loads(ref.read_text(encoding="utf-8"))
+        table = PhraseTable(doc["phrases"], network=doc["network"], subject=doc["subject"],
+                            template=doc["question"])
+        _TABLES[network] = table
+    return table
+
+
+def _as_table(phrases: Any, variables: list[str], owner: str) -> PhraseTable:
+    if isinstance(phrases, PhraseTable):
+        return phrases
+    if isinstance(phrases, str):
+        return phrase_table(phrases)
+    name = getattr(phrases, "name", None)
+    if hasattr(phrases, "variables") and isinstance(name, str):  # a Network
+        return phrase_table(name)
+    if isinstance(phrases, Mapping):
+        return PhraseTable(phrases)
+    if phrases is None:
+        for net in PHRASE_NETWORKS:
+            table = phrase_table(net)
+            if variables and all(v in table for v in variables):
+                return table
+        raise ValueError(param_error("phrases", owner, "given (a mapping variable -> state -> "
+                                     "phrase or a network name) for variables "
+                                     f"{variables!r}, which no built-in table covers", None))
+    raise TypeError(param_error("phrases", owner, "a mapping, a PhraseTable, a network name or "
+                                "None", type(phrases).__name__))
+
+
+def _join(parts: list[str]) -> str:
+    if not parts:
+        return ""
+    if len(parts) == 1:
+        return parts[0]
+    if len(parts) == 2:
+        return f"{parts[0]} and {parts[1]}"
+    return ", ".join(parts[:-1]) + f", and {parts[-1]}"
+
+
+def _row_items(evidence_row: Any, owner: str) -> list[tuple[str, Any]]:
+    if isinstance(evidence_row, pd.DataFrame):
+        if len(evidence_row) != 1:
+            raise ValueError(param_error("evidence_row", owner, "one row", f"{len(evidence_row)} "
+                                         "rows (use describe_rows for many)"))
+        evidence_row = evidence_row.iloc[0]
+    if isinstance(evidence_row, pd.Series | Mapping):
+        items = list(evidence_row.items())
+    else:
+        raise TypeError(param_error("evidence_row", owner, "a mapping or pandas Series of "
+                                    "variable -> state", type(evidence_row).__name__))
+    out = []
+    for var, state in items:
+        if state is None or (not isinstance(state, str) and pd.isna(state)):
+            continue
+        out.append((str(var), state))
+    return out
+
+
+def describe(evidence_row: Any, phrases: Any = None) -> str:
+    """Turn one evidence assignment into a natural-language description.
+
+    Parameters
+    ----------
+    evidence_row : mapping or pandas.Series
+        ``{variable: state}``; missing values (None / NaN) are skipped.
+    phrases : mapping, PhraseTable, str, Network or None
+        ``{variable: {state: phrase}}``, a :class:`PhraseTable`, a network name
+        with a built-in table (``'child'``, ...) or a :class:`Network`. By
+        default the built-in table that covers every variable of the row.
+
+    Returns
+    -------
+    str
+        The phrases in the row's order, joined as a list ("a, b, and c"; "a
+        and b"; "a").
+
+    Raises
+    ------
+    ValueError
+        Naming the variable and state when a phrase is missing.
+
+    Examples
+    --------
+    >>> import bayesnets
+    >>> bayesnets.describe({"Sick": "yes", "GruntingReport": "yes", "CO2Report": "<7.5"},
+    ...                    "child")
+    'is sick, grunting is reported, and the reported CO2 is below 7.5 kPa'
+    >>> bayesnets.describe({"colic": "yes"}, {"colic": {"yes": "have colic"}})
+    'have colic'
+    """
+    items = _row_items(evidence_row, "describe")
+    table = _as_table(phrases, [v for v, _ in items], "describe")
+    return _join([table.phrase(v, s) for v, s in items])
+
+
+def describe_rows(evidence: pd.DataFrame, phrases: Any = None) -> pd.Series:
+    """:func:`describe` for every row of a frame (a Series indexed like it)."""
+    table = _as_table(phrases, [str(c) for c in evidence.columns], "describe")
+    cols = [str(c) for c in evidence.columns]
+    values = evidence.to_numpy(dtype=object)
+    texts = []
+    for row in values:
+        parts = [table.phrase(v, s) for v, s in zip(cols, row, strict=True)
+                 if not (s is None or (not isinstance(s, str) and pd.isna(s)))]
+        texts.append(_join(parts))
+    return pd.Series(texts, index=evidence.index, dtype=object, name="description")
+
+
+def question(target: str, state: Any, phrases: Any = None) -> str:
+    """The question asking for P(target = state) in natural language.
+
+    Parameters
+    ----------
+    target : str
+        The target variable.
+    state : object
+        The state whose probability is asked for.
+    phrases : mapping, PhraseTable, str, Network or None
+        As in :func:`describe`.
+
+    Returns
+    -------
+    str
+        The table's template filled in. A phrase that starts with a verb ("has
+        ...", "is ...") is a predicate and follows the subject ("What is the
+        probability that the newborn has tetralogy of Fallot?"); any other
+        phrase is a clause used on its own ("What is the probability that blood
+        pressure is low?").
+
+    Examples
+    --------
+    >>> import bayesnets
+    >>> bayesnets.question("Disease", "Fallot", "child")
+    'What is the probability that the newborn has tetralogy of Fallot?'
+    """
+    table = _as_table(phrases, [target], "question")
+    text = table.phrase(target, state)
+    first = text.split(" ", 1)[0].lower()
+    if first in _PREDICATE_WORDS:
+        return table.template.format(subject=table.subject, phrase=text)
+    return table.template.replace("{subject} ", "").format(phrase=text)

@@ -1,0 +1,32 @@
+"""Sphinx configuration: Markdown pages (MyST) plus an API reference from docstrings."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import coherence  # noqa: E402
+
+project = "belief-coherence"
+author = "belief-coherence developers"
+release = coherence.__version__
+extensions = [
+    "myst_parser",
+    "sphinx.ext.autodoc",
+    "sphinx.ext.napoleon",
+    "sphinx.ext.mathjax",
+]
+source_suffix = {".md": "markdown", ".rst": "restructuredtext"}
+root_doc = "index"
+exclude_patterns = ["_build"]
+myst_enable_extensions = ["dollarmath", "amsmath"]
+myst_heading_anchors = 3
+napoleon_numpy_docstring = True
+napoleon_google_docstring = False
+napoleon_use_rtype = False
+autodoc_member_order = "bysource"
+autodoc_typehints = "none"
+html_theme = "alabaster"
+suppress_warnings = ["myst.header"]

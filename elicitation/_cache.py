@@ -1,0 +1,105 @@
+"""A SQLite store of raw responses: every response is committed the moment it arrives.
+
+One row per call, keyed by a hash of (model, template, rendered messages,
+context, prompt variant, repetition, quantity, sampling settings, seed). The
+database runs in WAL mode and commits after every insert, so a process killed
+at any point (``kill -9`` included) loses no committed response, and a re-run
+finds every response it already has.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+__all__ = ["ResponseCache", "cache_key"]
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS responses (
+    key TEXT PRIMARY KEY,
+    model TEXT NOT NULL,
+    template TEXT NOT NULL,
+    context TEXT NOT NULL,
+    prompt TEXT NOT NULL,
+    repetition INTEGER NOT NULL,
+    quantity TEXT NOT NULL,
+    settings TEXT NOT NULL,
+    seed INTEGER,
+    messages TEXT NOT NULL,
+    text TEXT NOT NULL,
+    token_belief REAL,
+    logprobs TEXT,
+    elapsed REAL,
+    created REAL NOT NULL
+)
+"""
+
+COLUMNS: tuple[str, ...] = ("key", "model", "template", "context", "prompt", "repetition",
+                            "quantity", "settings", "seed", "messages", "text", "token_belief",
+                            "logprobs", "elapsed", "created")
+
+
+def cache_key(identity: Mapping[str, Any]) -> str:
+    """The SHA-256 hex digest of the canonical JSON of ``identity``."""
+    text = json.dumps(identity, sort_keys=True, default=str, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+class ResponseCache:
+    """A thread-safe SQLite response store (``path=None``: in memory).
+
+    Parameters
+    ----------
+    path : str or pathlib.Path or None
+        The database file, created if absent.
+    """
+
+    def __init__(self, path: str | Path | None) -> None:
+        self.path = None if path is None else Path(path)
+        target = ":memory:" if self.path is None else str(self.path)
+        self._lock = threading.Lock()
+        self._conn = sqlite3.connect(target, check_same_thread=False, isolation_level=None,
+                                     timeout=30.0)
+        if self.path is not None:
+            self._conn.execute("PRAGMA journal_mode=WAL")
+            self._conn.execute("PRAGMA synchronous=NORMAL")
+        self._conn.execute(_SCHEMA)
+
+    def get_many(self, keys: Iterable[str]) -> dict[str, dict[str, Any]]:
+        """The stored rows for those of ``keys`` that are present."""
+        keys = list(keys)
+        out: dict[str, dict[str, Any]] = {}
+        with self._lock:
+            for start in range(0, len(keys), 500):
+                chunk = keys[start:start + 500]
+                marks = ",".join("?" * len(chunk))
+                cursor = self._conn.execute(
+                    f"SELECT {', '.join(COLUMNS)} FROM responses WHERE key IN ({marks})", chunk)
+                for row in cursor:
+                    out[row[0]] = dict(zip(COLUMNS, row, strict=True))
+        return out
+
+    def put(self, record: Mapping[str, Any]) -> None:
+        """Insert one response and commit it (a key already present is kept)."""
+        row = {c: record.get(c) for c in COLUMNS}
+        if row["created"] is None:
+            row["created"] = time.time()
+        with self._lock:
+            self._conn.execute(
+                f"INSERT OR IGNORE INTO responses ({', '.join(COLUMNS)}) "
+                f"VALUES ({', '.join('?' * len(COLUMNS))})", [row[c] for c in COLUMNS])
+
+    def __len__(self) -> int:
+        with self._lock:
+            return int(self._conn.execute("SELECT COUNT(*) FROM responses").fetchone()[0])
+
+    def close(self) -> None:
+        """Close the connection."""
+        with self._lock:
+            self._conn.close()

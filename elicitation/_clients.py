@@ -1,0 +1,535 @@
+"""Model clients: one small protocol, messages in, text (and log-probabilities) out.
+
+* :class:`OpenAIClient` speaks the chat-completions protocol over HTTP with
+  the standard library (OpenAI, vLLM, the llama.cpp server and Ollama all
+  serve it). Transient failures (timeouts, refused connections, 429, 5xx,
+  malformed bodies) raise :class:`TransientError` so the runner retries them;
+  other HTTP errors raise :class:`ClientError`.
+* :class:`SimulatedClient` answers the templates from a
+  :class:`coherence.Agent`, reproducibly: the offline default of the demo.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from coherence._simulate import Agent, snap_to_grid
+from coherence._validation import check_choice, check_float, check_int, param_error
+
+from ._templates import BINARY_LABELS, DECISION_LABELS
+
+__all__ = [
+    "Client",
+    "ClientError",
+    "Completion",
+    "OpenAIClient",
+    "Request",
+    "SimulatedClient",
+    "TransientError",
+    "token_belief",
+]
+
+_EMPTY: Mapping[str, Any] = MappingProxyType({})
+
+
+class ClientError(RuntimeError):
+    """A call failed in a way retrying will not fix (bad request, bad key, no such model)."""
+
+
+class TransientError(ClientError):
+    """A call failed in a way worth retrying (timeout, connection, 429, 5xx, bad body).
+
+    ``retry_after`` holds the server's ``Retry-After`` in seconds when it sent one.
+    """
+
+    def __init__(self, message: str, *, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """One call: the chat messages and what the runner knows about them.
+
+    ``kind`` is ``'probability'`` or ``'decision'``; ``labels`` the labels
+    asked for (used for constrained output); ``seed`` the per-call seed (None
+    when unseeded). ``context``, ``template``, ``prompt``, ``repetition`` and
+    ``quantity`` (the name of the quantity asked, e.g. ``'belief'``,
+    ``'p_a_given_b1'``) identify the call; an HTTP client ignores them, a
+    simulated client uses them to look up its answer.
+    """
+
+    messages: tuple[Mapping[str, str], ...]
+    kind: str = "probability"
+    labels: tuple[str, ...] = BINARY_LABELS
+    seed: int | None = None
+    context: Any = None
+    template: str = ""
+    prompt: str = ""
+    repetition: int = 0
+    quantity: str = "belief"
+
+
+@dataclass(frozen=True, slots=True)
+class Completion:
+    """What a client returns: the text, and the log-probabilities when served.
+
+    ``token_belief`` is the normalised probability of the Yes token over the
+    Yes and No tokens (see :func:`token_belief`), NaN when not available.
+    ``raw`` holds the server's JSON body (for the raw-responses table).
+    """
+
+    text: str
+    token_belief: float = math.nan
+    logprobs: Any = None
+    raw: Mapping[str, Any] = field(default_factory=lambda: _EMPTY)
+
+
+@runtime_checkable
+class Client(Protocol):
+    """The client protocol the runner uses.
+
+    ``model`` names the model and ``settings`` the sampling settings (both
+    enter the cache key); ``complete`` performs one call and is called from
+    several threads at once.
+    """
+
+    @property
+    def model(self) -> str: ...  # pragma: no cover
+
+    @property
+    def settings(self) -> Mapping[str, Any]: ...  # pragma: no cover
+
+    def complete(self, request: Request) -> Completion: ...  # pragma: no cover
+
+
+# --------------------------------------------------------------------------- log-probabilities
+def _norm_token(token: Any) -> str:
+    return str(token).strip().strip("\"'*:.,").lower()
+
+
+def token_belief(logprobs: Any) -> float:
+    """P(Yes) / (P(Yes) + P(No)) from a response's token log-probabilities.
+
+    Parameters
+    ----------
+    logprobs : dict
+        The ``logprobs`` object of a choice, in either layout servers use:
+        chat style ``{'content': [{'token', 'logprob', 'top_logprobs':
+        [{'token', 'logprob'}, ...]}, ...]}`` or completion style
+        ``{'tokens': [...], 'top_logprobs': [{token: logprob, ...}, ...]}``.
+
+    Returns
+    -------
+    float
+        At the *last* position whose top alternatives include a Yes or No
+        token (the forced choice of the decision template, "if you had to
+        decide"), the mass on tokens reading ``yes`` divided by the mass on
+        tokens reading ``yes`` or ``no`` (case, spaces and quotes ignored).
+        NaN when no position has one.
+
+    Examples
+    --------
+    >>> import math
+    >>> from elicitation import token_belief
+    >>> lp = {"content": [{"token": "Yes", "logprob": math.log(0.6),
+    ...        "top_logprobs": [{"token": "Yes", "logprob": math.log(0.6)},
+    ...                         {"token": " no", "logprob": math.log(0.2)}]}]}
+    >>> round(token_belief(lp), 6)
+    0.75
+    """
+    positions: list[list[tuple[str, float]]] = []
+    try:
+        if isinstance(logprobs, Mapping) and isinstance(logprobs.get("content"), list):
+            for entry in logprobs["content"]:
+                alts = [(a.get("token"), a.get("logprob")) for a in entry.get("top_logprobs")
+                        or []]
+                if not alts:
+                    alts = [(entry.get("token"), entry.get("logprob"))]
+                positions.append(alts)
+        elif isinstance(logprobs, Mapping) and isinstance(logprobs.get("top_logprobs"), list):
+            for entry in logprobs["top_logprobs"]:
+                if isinstance(entry, Mapping):
+                    positions.append(list(entry.items()))
+        else:
+            return math.nan
+    except (AttributeError, TypeError):
+        return math.nan
+    for alts in reversed(positions):
+        yes = no = 0.0
+        for token, lp in alts:
+            if isinstance(lp, bool) or not isinstance(lp, int | float) or not math.isfinite(lp):
+                continue
+            word = _norm_token(token)
+            if word == "yes":
+                yes += math.exp(lp)
+            elif word == "no":
+                no += math.exp(lp)
+        if yes + no > 0.0:
+            return yes / (yes + no)
+    return math.nan
+
+
+# --------------------------------------------------------------------------- OpenAI-compatible
+def _grammar(kind: str, labels: Sequence[str]) -> str:
+    """A llama.cpp GBNF grammar for the reply format."""
+    if kind == "decision":
+        return ('root ::= "' + DECISION_LABELS[0] + ': " yn "\\n' + DECISION_LABELS[1]
+                + ': " yn\nyn ::= "Yes" | "No"\n')
+    lines = ' "\\n" '.join(f'"{label}: " num' for label in labels)
+    return ("root ::= " + lines + "\n"
+            'num ::= "0" | "1" | "1.0" | "0." [0-9] | "0." [0-9] [0-9] | "0." [0-9] [0-9] [0-9]\n')
+
+
+def _json_schema(kind: str, labels: Sequence[str]) -> dict[str, Any]:
+    if kind == "decision":
+        props: dict[str, Any] = {label: {"type": "string", "enum": ["Yes", "No"]}
+                                 for label in DECISION_LABELS}
+        required = list(DECISION_LABELS)
+    else:
+        props = {label: {"type": "number", "minimum": 0, "maximum": 1} for label in labels}
+        required = list(labels)
+    return {"type": "json_schema", "json_schema": {
+        "name": "answer", "strict": True,
+        "schema": {"type": "object", "properties": props, "required": required,
+                   "additionalProperties": False}}}
+
+
+class OpenAIClient:
+    """A chat-completions client (OpenAI, vLLM, llama.cpp server, Ollama).
+
+    Parameters
+    ----------
+    model : str, optional
+        Model name; default ``$OPENAI_MODEL``.
+    base_url : str, optional
+        Server root including ``/v1``; default ``$OPENAI_BASE_URL`` or
+        ``https://api.openai.com/v1``.
+    api_key : str, optional
+        Default ``$OPENAI_API_KEY`` (may be absent for local servers). Never
+        recorded in the cache or the results.
+    temperature : float
+        Sampling temperature (default 1.0, the server's usual default,
+        written out so it is recorded).
+    seed : int, optional
+        Base seed; the runner sends ``seed + repetition`` so repetitions are
+        distinct draws that can be replayed.
+    max_tokens : int
+        Cap on reply length (default 256).
+    timeout : float
+        Seconds without data before a call counts as timed out (default
+        ``$OPENAI_TIMEOUT`` or 60); a timed-out call is retried by the runner.
+    logprobs : bool
+        Ask for token log-probabilities (``top_logprobs`` alternatives per
+        token) and record the token-probability belief.
+    top_logprobs : int
+        Alternatives per position when ``logprobs`` (default 10).
+    constrained : {None, 'json_schema', 'grammar'}
+        Constrain the reply: an OpenAI ``response_format`` JSON schema, or a
+        llama.cpp ``grammar`` (GBNF) for the line format.
+    extra_body : mapping, optional
+        More fields merged into every request body (e.g. ``top_p``); they
+        are part of the recorded settings.
+
+    Notes
+    -----
+    Uses ``urllib.request`` only (no dependency); each call opens its own
+    connection, so the runner's threads never share one. ``timeout`` bounds
+    each blocking socket operation, not the whole call: a server trickling
+    bytes slower than that is not cut off.
+    """
+
+    def __init__(self, model: str | None = None, *, base_url: str | None = None,
+                 api_key: str | None = None, temperature: float = 1.0,
+                 seed: int | None = None, max_tokens: int = 256, timeout: float | None = None,
+                 logprobs: bool = False, top_logprobs: int = 10,
+                 constrained: str | None = None,
+                 extra_body: Mapping[str, Any] | None = None) -> None:
+        owner = "OpenAIClient"
+        model = model if model is not None else os.environ.get("OPENAI_MODEL")
+        if not isinstance(model, str) or not model:
+            raise ValueError(param_error("model", owner, "a model name (or $OPENAI_MODEL set)",
+                                         model))
+        base_url = base_url or os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
+        if not isinstance(base_url, str) or not base_url.startswith(("http://", "https://")):
+            raise ValueError(param_error("base_url", owner, "an http:// or https:// URL",
+                                         base_url))
+        if timeout is None:
+            env = os.environ.get("OPENAI_TIMEOUT")
+            timeout = float(env) if env else 60.0
+        self._model = model
+        self._url = base_url.rstrip("/") + "/chat/completions"
+        self._key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY")
+        self.temperature = check_float(temperature, "temperature", owner, low=0.0)
+        self.seed = None if seed is None else check_int(seed, "seed", owner, low=0)
+        self.max_tokens = check_int(max_tokens, "max_tokens", owner, low=1)
+        self.timeout = check_float(timeout, "timeout", owner, low=0.0, low_open=True)
+        if not isinstance(logprobs, bool):
+            raise TypeError(param_error("logprobs", owner, "a bool", logprobs))
+        self.logprobs = logprobs
+        self.top_logprobs = check_int(top_logprobs, "top_logprobs", owner, low=1, high=20)
+        self.constrained = check_choice(constrained, "constrained", owner,
+                                        (None, "json_schema", "grammar"))
+        if extra_body is not None and not isinstance(extra_body, Mapping):
+            raise TypeError(param_error("extra_body", owner, "a mapping", extra_body))
+        self.extra_body = dict(extra_body or {})
+
+    @property
+    def model(self) -> str:
+        """The model name."""
+        return self._model
+
+    @property
+    def url(self) -> str:
+        """The chat-completions endpoint."""
+        return self._url
+
+    @property
+    def settings(self) -> Mapping[str, Any]:
+        """The sampling settings sent with every call (recorded, part of the cache key).
+
+        The server's address is not a setting: the same model served again on
+        another port answers from the same cache.
+        """
+        return MappingProxyType({
+            "temperature": self.temperature, "seed": self.seed,
+            "max_tokens": self.max_tokens, "logprobs": self.logprobs,
+            "top_logprobs": self.top_logprobs if self.logprobs else None,
+            "constrained": self.constrained, **self.extra_body,
+        })
+
+    def body(self, request: Request) -> dict[str, Any]:
+        """The JSON body sent for ``request``."""
+        body: dict[str, Any] = {
+            "model": self._model,
+            "messages": [dict(m) for m in request.messages],
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+        }
+        if request.seed is not None:
+            body["seed"] = request.seed
+        if self.logprobs:
+            body["logprobs"] = True
+            body["top_logprobs"] = self.top_logprobs
+        if self.constrained == "json_schema":
+            body["response_format"] = _json_schema(request.kind, request.labels)
+        elif self.constrained == "grammar":
+            body["grammar"] = _grammar(request.kind, request.labels)
+        body.update(self.extra_body)
+        return body
+
+    def complete(self, request: Request) -> Completion:
+        """Send one chat-completions request; see the class notes for errors."""
+        import urllib.error
+        import urllib.request
+
+        data = json.dumps(self.body(request)).encode()
+        headers = {"Content-Type": "application/json", "Accept": "application/json"}
+        if self._key:
+            headers["Authorization"] = f"Bearer {self._key}"
+        req = urllib.request.Request(self._url, data=data, headers=headers, method="POST")
+        try:
+            with urllib.request.urlopen(req, timeout=self.timeout) as resp:
+                payload = resp.read()
+        except urllib.error.HTTPError as exc:
+            try:
+                detail = exc.read()[:300].decode("utf-8", "replace")
+            except OSError:
+                detail = ""
+            finally:
+                exc.close()
+            retry_after = None
+            header = exc.headers.get("Retry-After") if exc.headers else None
+            if header:
+                try:
+                    retry_after = float(header)
+                except ValueError:
+                    retry_after = None
+            message = f"HTTP {exc.code} from {self._url}: {detail}"
+            if exc.code == 429 or exc.code >= 500 or exc.code == 408:
+                raise TransientError(message, retry_after=retry_after) from None
+            raise ClientError(message) from None
+        except TimeoutError as exc:
+            raise TransientError(f"timed out after {self.timeout:g} s: {exc}") from None
+        except urllib.error.URLError as exc:
+            if isinstance(exc.reason, TimeoutError):
+                raise TransientError(f"timed out after {self.timeout:g} s") from None
+            raise TransientError(f"connection failed: {exc.reason}") from None
+        except (ConnectionError, OSError) as exc:
+            raise TransientError(f"connection failed: {exc}") from None
+        try:
+            body = json.loads(payload)
+            choice = body["choices"][0]
+            text = choice["message"]["content"]
+        except (ValueError, KeyError, IndexError, TypeError):
+            raise TransientError("malformed response body: "
+                                 + payload[:200].decode("utf-8", "replace")) from None
+        if text is None:
+            text = ""
+        if not isinstance(text, str):
+            raise TransientError(f"malformed response body: content is {type(text).__name__}")
+        lp = choice.get("logprobs") if isinstance(choice, Mapping) else None
+        return Completion(text=text, token_belief=token_belief(lp) if lp else math.nan,
+                          logprobs=lp, raw=body)
+
+    def __repr__(self) -> str:
+        return f"OpenAIClient(model={self._model!r}, url={self._url!r})"
+
+
+# --------------------------------------------------------------------------- simulated
+def _stable_ints(*parts: Any) -> list[int]:
+    digest = hashlib.sha256(json.dumps([str(p) for p in parts]).encode()).digest()
+    return [int.from_bytes(digest[i:i + 4], "little") for i in range(0, 16, 4)]
+
+
+class SimulatedClient:
+    """A client that answers the templates from a simulated agent.
+
+    Parameters
+    ----------
+    agent : coherence.Agent or str
+        The agent (``coherence.Agent.rational()``, ``.leaky(...)``, ...) or
+        the name of one with default settings.
+    truths : pandas.DataFrame
+        One row per context, indexed by (or with a column) ``context`` (or
+        ``pair``, for :func:`run_pairs`): the
+        true probability of each quantity asked, in a column named like the
+        quantity (``truth`` for the belief and decision templates,
+        ``p_a``, ``p_a_given_b1``, ... for conditional forecasting,
+        ``prob_<state>`` and ``belief_given_<state>`` for the law of iterated
+        expectation), and ``outcome`` (0/1) for the leaky agent.
+    rng : int or numpy.random.Generator, optional
+        Seed. Each call draws from its own stream, derived from the seed and
+        the call's (context, template, prompt, repetition, quantity), so the
+        answers do not depend on the order or concurrency of the calls.
+    fail : float
+        Share of replies that are unparseable prose (to exercise failure
+        handling); default 0.
+
+    Notes
+    -----
+    As in :func:`coherence.simulate`: for a probability template the agent
+    replies ``No: 1-p`` / ``Yes: p`` with
+    ``p = snap(clip(b + shift(prompt) + report_noise * eps, 0, 1))`` and
+    ``b = agent.latent_belief(truth)``; for the decision template it draws
+    an action from ``agent.choice_probabilities`` (on the belief updated by
+    a private signal about the outcome, for the leaky agent) and replies
+    ``Decide: No`` for defer, else ``Decide: Yes`` and its answer. Its
+    "token probability" is its belief acted on.
+
+    Examples
+    --------
+    >>> import pandas as pd, coherence
+    >>> from elicitation import SimulatedClient, Request
+    >>> truths = pd.DataFrame({"context": [0], "truth": [0.72], "outcome": [1]})
+    >>> client = SimulatedClient(coherence.Agent.rational(), truths, rng=0)
+    >>> client.complete(Request(messages=(), context=0, prompt="standard")).text
+    'No: 0.3\\nYes: 0.7'
+    """
+
+    def __init__(self, agent: Agent | str, truths: Any, *, rng: int | np.random.Generator
+                 | None = 0, fail: float = 0.0) -> None:
+        import pandas as pd
+
+        owner = "SimulatedClient"
+        if isinstance(agent, str):
+            kinds = ("rational", "leaky", "nonmonotone", "prompt_sensitive")
+            check_choice(agent, "agent", owner, kinds)
+            agent = getattr(Agent, agent)()
+        if not isinstance(agent, Agent):
+            raise TypeError(param_error("agent", owner, "a coherence.Agent or an agent name",
+                                        agent))
+        self.agent = agent
+        if not isinstance(truths, pd.DataFrame):
+            raise TypeError(param_error("truths", owner, "a pandas DataFrame", type(truths)))
+        id_column = next((c for c in ("context", "pair") if c in truths.columns), None)
+        table = truths.set_index(id_column) if id_column is not None else truths
+        if not table.index.is_unique:
+            raise ValueError(param_error("truths", owner, "one row per context",
+                                         "duplicated contexts"))
+        self._truths = table
+        if isinstance(rng, np.random.Generator):
+            rng = int(rng.integers(0, 2**62))
+        elif rng is None:
+            rng = int(np.random.default_rng().integers(0, 2**62))
+        self._seed = check_int(rng, "rng", owner, low=0)
+        self.fail = check_float(fail, "fail", owner, low=0.0, high=1.0)
+
+    @property
+    def model(self) -> str:
+        """``simulated:<kind>:<hash of the agent's settings>``."""
+        digest = hashlib.sha256(repr(self.agent).encode()).hexdigest()[:10]
+        return f"simulated:{self.agent.kind}:{digest}"
+
+    @property
+    def settings(self) -> Mapping[str, Any]:
+        """The seed and failure share."""
+        return MappingProxyType({"seed": self._seed, "fail": self.fail})
+
+    def _lookup(self, context: Any, column: str) -> float:
+        if column not in self._truths.columns:
+            raise ClientError(f"SimulatedClient has no column {column!r} in its truths table")
+        try:
+            return float(self._truths.at[context, column])
+        except KeyError:
+            raise ClientError(f"SimulatedClient has no context {context!r}") from None
+
+    def complete(self, request: Request) -> Completion:
+        """Answer one request as the agent would."""
+        gen = np.random.default_rng([self._seed, *_stable_ints(
+            request.context, request.template, request.prompt, request.repetition,
+            request.quantity, request.seed)])
+        agent = self.agent
+        if self.fail and gen.random() < self.fail:
+            return Completion(text="I am not able to give a number for this case.")
+        if request.kind == "decision":
+            q = self._lookup(request.context, "truth")
+            b = agent.latent_belief(np.array([q]))
+            acted_on = b
+            if agent.kind == "leaky" and agent.strength > 0.0:
+                y = int(self._lookup(request.context, "outcome"))
+                match = gen.random() < 0.5 + agent.strength / 2.0
+                acted_on = agent._signal_update(b, np.array([y if match else 1 - y]))
+            probs = agent.choice_probabilities(acted_on)[0]
+            action = agent.actions[int(gen.choice(len(probs), p=probs))]
+            forced = "Yes" if acted_on[0] >= 0.5 else "No"
+            text = ("Decide: No\nAnswer: " + forced if action == "defer"
+                    else f"Decide: Yes\nAnswer: {action.capitalize()}")
+            return Completion(text=text, token_belief=float(acted_on[0]))
+        labels = request.labels
+        if request.quantity == "state_distribution":
+            # a distribution over K states: each reported like a belief, the last
+            # state taking the remainder so that the reply sums to 1
+            q_k = np.array([self._lookup(request.context, f"prob_{s}") for s in labels[:-1]])
+            b_k = agent.latent_belief(q_k)
+            if agent.report_noise:
+                b_k = b_k + gen.standard_normal(len(b_k)) * agent.report_noise
+            p_k = snap_to_grid(np.clip(b_k, 0.0, 1.0), agent.grid)
+            scale = max(1.0, float(p_k.sum()))
+            p_k = np.round(p_k / scale, 12)
+            values = [*p_k.tolist(), float(np.round(max(0.0, 1.0 - p_k.sum()), 12))]
+            return Completion(text="\n".join(f"{lab}: {v:g}" for lab, v in
+                                             zip(labels, values, strict=True)))
+        column = "truth" if request.quantity == "belief" else request.quantity
+        q = self._lookup(request.context, column)
+        b = agent.latent_belief(np.array([q]))
+        noise = gen.standard_normal() * agent.report_noise if agent.report_noise else 0.0
+        p = float(snap_to_grid(np.clip(b + agent.shift(request.prompt) + noise, 0.0, 1.0),
+                               agent.grid)[0])
+        if len(labels) != 2:
+            raise ClientError("SimulatedClient answers K-label templates only for the "
+                              "'state_distribution' quantity")
+        no = float(np.round(1.0 - p, 12))
+        return Completion(text=f"{labels[0]}: {no:g}\n{labels[1]}: {p:g}")
+
+    def __repr__(self) -> str:
+        return f"SimulatedClient({self.agent.kind!r}, seed={self._seed})"

@@ -1,0 +1,355 @@
+"""Parsing model replies into probabilities and actions, never guessing silently.
+
+Every parse returns a :class:`Parsed` value: either the values and the rule
+that read them (``method``), or a failure ``reason`` (a short code) with a
+human ``detail``. The raw text always travels with it. The parsers never
+raise on any text.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+__all__ = [
+    "FAILURE_REASONS",
+    "Parsed",
+    "parse_decision",
+    "parse_probabilities",
+]
+
+#: The failure codes a parse can return.
+FAILURE_REASONS: tuple[str, ...] = (
+    "empty",            # no text at all
+    "no_probability",   # no usable number / answer found
+    "missing_label",    # some labels have no value
+    "duplicate_label",  # a label given twice with different values
+    "ambiguous",        # several unlabelled numbers, or conflicting answers
+    "out_of_range",     # a value outside [0, 1] (after reading a % sign)
+    "bad_sum",          # the probabilities do not sum to 1 within the tolerance
+    "invalid",          # anything else (reported with detail)
+)
+
+_EMPTY: Mapping[str, Any] = MappingProxyType({})
+
+
+@dataclass(frozen=True, slots=True)
+class Parsed:
+    """The outcome of parsing one reply.
+
+    Attributes
+    ----------
+    ok : bool
+        Whether values were read.
+    values : Mapping
+        For probabilities: label -> normalised probability (in the asked
+        order); for decisions: ``{'action': 'yes'|'no'|'defer', 'decide':
+        'yes'|'no', 'answer': 'yes'|'no'|None}``. Empty on failure.
+    raw_values : Mapping
+        The probabilities as read, before normalisation (also on a
+        ``bad_sum`` failure, so incoherent replies can still be studied).
+    method : str
+        The rule that read them: ``'strict'``, ``'json'``, ``'tolerant'``,
+        ``'yes_only'``, ``'lone_number'``; ``''`` on failure.
+    reason : str
+        A failure code from :data:`FAILURE_REASONS` (``''`` when ok).
+    detail : str
+        A sentence explaining the failure.
+    text : str
+        The raw reply.
+    """
+
+    ok: bool
+    values: Mapping[str, Any] = field(default_factory=lambda: _EMPTY)
+    raw_values: Mapping[str, float] = field(default_factory=lambda: _EMPTY)
+    method: str = ""
+    reason: str = ""
+    detail: str = ""
+    text: str = ""
+
+
+def _fail(text: str, reason: str, detail: str,
+          raw: Mapping[str, float] | None = None) -> Parsed:
+    return Parsed(ok=False, raw_values=MappingProxyType(dict(raw or {})), reason=reason,
+                  detail=detail, text=text)
+
+
+# A number: 0.7, .7, 1, 70%, 70 %, 7e-1; an optional leading sign is captured
+# so that negative values are reported as out of range, not misread.
+_NUMBER = r"([-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)(?!\.?\d)(?![A-Za-z_])\s*(%?)"
+_NUMBER_RE = re.compile(r"(?<![\w.])" + _NUMBER)
+_MD = r"[*_`#>()\"'\s]*"  # markdown decoration around labels
+
+
+def _to_value(number: str, percent: str) -> float:
+    value = float(number)
+    return value / 100.0 if percent else value
+
+
+def _label_pattern(label: str) -> re.Pattern[str]:
+    return re.compile(
+        r"(?<![\w])" + _MD + re.escape(label) + _MD + r"(?:probability)?" + _MD
+        + r"(?:[:=]|\s-\s|\s)" + _MD + _NUMBER,
+        re.IGNORECASE,
+    )
+
+
+def parse_probabilities(text: Any, labels: Sequence[str] = ("No", "Yes"), *,
+                        sum_tolerance: float = 0.02) -> Parsed:
+    """Read one probability per label from a reply.
+
+    Parameters
+    ----------
+    text : str
+        The model's reply (anything else is a failure, never an exception).
+    labels : sequence of str
+        The labels asked for, in the asked order (``('No', 'Yes')``).
+    sum_tolerance : float
+        Accept probabilities whose sum is within this distance of 1, and
+        divide them by their sum; otherwise fail with reason ``'bad_sum'``.
+
+    Returns
+    -------
+    Parsed
+
+    Notes
+    -----
+    The rules, tried in order (the first that applies decides):
+
+    1. ``strict``: the non-empty lines are exactly ``Label: number``, one per
+       label, in the asked order, numbers in [0, 1] written as decimals.
+    2. ``json``: a JSON object keyed by the labels (constrained output).
+    3. ``tolerant``: each label is found once anywhere in the text, in any
+       case or order, followed by ``:``, ``=``, `` - `` or a space and a
+       number (``0.7``, ``.7``, ``70%``), prose around it allowed. A label
+       given twice with different numbers is ``duplicate_label``.
+    4. ``yes_only`` (binary ``No``/``Yes`` labels only): only ``Yes: p`` is
+       given; ``No`` is taken as ``1 - p``.
+    5. ``lone_number`` (binary labels only): no label at all and exactly one
+       number in the text, read as P(Yes).
+
+    A number above 1 without a ``%`` sign is ``out_of_range`` (it is not
+    re-read as a percentage). The method is recorded with every value, so a
+    study can report how many answers each rule read.
+
+    Examples
+    --------
+    >>> from elicitation import parse_probabilities
+    >>> parse_probabilities("No: 0.3\\nYes: 0.7").values["Yes"]
+    0.7
+    >>> p = parse_probabilities("I'd say yes: 70% and no: 30%.")
+    >>> p.method, p.values["Yes"]
+    ('tolerant', 0.7)
+    >>> parse_probabilities("No: 0.5\\nYes: 0.7").reason
+    'bad_sum'
+    """
+    try:
+        return _parse_probabilities(text, tuple(labels), float(sum_tolerance))
+    except Exception as exc:  # the parser must never raise on a reply
+        return _fail(text if isinstance(text, str) else repr(text), "invalid",
+                     f"unexpected {type(exc).__name__}: {exc}")
+
+
+def _finish(text: str, labels: tuple[str, ...], raw: dict[str, float], method: str,
+            tol: float) -> Parsed:
+    for label in labels:
+        value = raw[label]
+        if not math.isfinite(value) or value < 0.0 or value > 1.0:
+            return _fail(text, "out_of_range",
+                         f"the value {value!r} for {label!r} is not a probability in [0, 1]",
+                         raw)
+    total = math.fsum(raw.values())
+    if abs(total - 1.0) > tol:
+        return _fail(text, "bad_sum",
+                     f"the probabilities sum to {total:.6g}, not to 1 within {tol:g}", raw)
+    ordered = {label: raw[label] / total for label in labels}
+    return Parsed(ok=True, values=MappingProxyType(ordered),
+                  raw_values=MappingProxyType(dict(raw)), method=method, text=text)
+
+
+def _parse_probabilities(text: Any, labels: tuple[str, ...], tol: float) -> Parsed:
+    if not isinstance(text, str):
+        return _fail(repr(text), "invalid", f"the reply is a {type(text).__name__}, not text")
+    if not text.strip():
+        return _fail(text, "empty", "the reply is empty")
+
+    # 1. strict
+    lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
+    if len(lines) == len(labels):
+        raw: dict[str, float] = {}
+        for line, label in zip(lines, labels, strict=True):
+            m = re.fullmatch(re.escape(label) + r":\s*(0(?:\.\d+)?|1(?:\.0+)?|\.\d+)", line)
+            if m is None:
+                break
+            raw[label] = float(m.group(1))
+        else:
+            return _finish(text, labels, raw, "strict", tol)
+
+    # 2. json
+    stripped = text.strip().strip("`").removeprefix("json").strip()
+    if stripped.startswith("{"):
+        try:
+            obj = json.loads(stripped)
+        except ValueError:
+            obj = None
+        if isinstance(obj, dict):
+            lower = {str(k).lower(): v for k, v in obj.items()}
+            if all(label.lower() in lower for label in labels):
+                raw = {}
+                for label in labels:
+                    v = lower[label.lower()]
+                    if isinstance(v, bool) or not isinstance(v, int | float):
+                        return _fail(text, "invalid", f"the JSON value for {label!r} is "
+                                     f"{v!r}, not a number")
+                    raw[label] = float(v)
+                return _finish(text, labels, raw, "json", tol)
+
+    # 3. tolerant
+    found: dict[str, float] = {}
+    for label in labels:
+        values = {_to_value(m.group(1), m.group(2)) for m in _label_pattern(label).finditer(text)}
+        if len(values) > 1:
+            shown = ", ".join(f"{v:g}" for v in sorted(values))
+            return _fail(text, "duplicate_label",
+                         f"the label {label!r} is given several values ({shown})")
+        if values:
+            found[label] = values.pop()
+    if len(found) == len(labels):
+        return _finish(text, labels, found, "tolerant", tol)
+
+    binary = [label.lower() for label in labels] == ["no", "yes"]
+    # 4. yes only
+    if binary and set(found) == {labels[1]}:
+        p = found[labels[1]]
+        if not math.isfinite(p) or not 0.0 <= p <= 1.0:
+            return _fail(text, "out_of_range", f"the value {p!r} for {labels[1]!r} is not a "
+                         "probability in [0, 1]", found)
+        return _finish(text, labels, {labels[0]: round(1.0 - p, 12), labels[1]: p}, "yes_only", tol)
+    if found:
+        missing = [label for label in labels if label not in found]
+        return _fail(text, "missing_label",
+                     f"no value for {', '.join(map(repr, missing))}", found)
+
+    # 5. a lone number
+    numbers = list(_NUMBER_RE.finditer(text))
+    if binary and len(numbers) == 1:
+        p = _to_value(numbers[0].group(1), numbers[0].group(2))
+        if not math.isfinite(p) or not 0.0 <= p <= 1.0:
+            return _fail(text, "out_of_range",
+                         f"the lone number {numbers[0].group(0).strip()!r} is not a "
+                         "probability in [0, 1]", {labels[1]: p})
+        return _finish(text, labels, {labels[0]: round(1.0 - p, 12), labels[1]: p},
+                       "lone_number", tol)
+    if len(numbers) > 1:
+        return _fail(text, "ambiguous",
+                     f"no labelled probabilities and {len(numbers)} unlabelled numbers")
+    return _fail(text, "no_probability", "no probability found in the reply")
+
+
+# --------------------------------------------------------------------------- decisions
+_YES_NO = r"(yes|no)\b"
+
+
+def _answer_of(label: str, text: str) -> set[str]:
+    pattern = re.compile(r"(?<![\w])" + _MD + re.escape(label) + _MD + r"[:=\-]?" + _MD
+                         + _YES_NO, re.IGNORECASE)
+    return {m.group(1).lower() for m in pattern.finditer(text)}
+
+
+def parse_decision(text: Any, labels: Sequence[str] = ("Decide", "Answer")) -> Parsed:
+    """Read an action (yes / no / defer) from a reply to a decision template.
+
+    Parameters
+    ----------
+    text : str
+        The reply.
+    labels : pair of str
+        The label of "can you make a decision (Yes/No)" and of "if you had to
+        decide (Yes/No)".
+
+    Returns
+    -------
+    Parsed
+        ``values``: ``action`` (``'defer'`` when the model cannot decide,
+        else its answer), ``decide`` and ``answer`` (the forced choice,
+        ``None`` when not given).
+
+    Notes
+    -----
+    Rules: ``strict`` (exactly the two lines in order), ``json`` (an object
+    with the two labels), ``tolerant`` (each label once anywhere, any case).
+    "Decide: No" without an answer is a deferral; "Decide: Yes" without an
+    answer is ``missing_label``. An unlabelled "Yes" or "No" is
+    ``ambiguous`` (it could answer either question), never guessed.
+
+    Examples
+    --------
+    >>> from elicitation import parse_decision
+    >>> parse_decision("Decide: No\\nAnswer: Yes").values["action"]
+    'defer'
+    >>> parse_decision("Decide: Yes\\nAnswer: No").values["action"]
+    'no'
+    """
+    try:
+        return _parse_decision(text, tuple(labels))
+    except Exception as exc:  # never raise on a reply
+        return _fail(text if isinstance(text, str) else repr(text), "invalid",
+                     f"unexpected {type(exc).__name__}: {exc}")
+
+
+def _decision(text: str, decide: str, answer: str | None, method: str) -> Parsed:
+    action = "defer" if decide == "no" else answer
+    if action is None:
+        return _fail(text, "missing_label", "the model can decide but gives no answer")
+    return Parsed(ok=True, values=MappingProxyType({"action": action, "decide": decide,
+                                                    "answer": answer}),
+                  method=method, text=text)
+
+
+def _parse_decision(text: Any, labels: tuple[str, ...]) -> Parsed:
+    if not isinstance(text, str):
+        return _fail(repr(text), "invalid", f"the reply is a {type(text).__name__}, not text")
+    if not text.strip():
+        return _fail(text, "empty", "the reply is empty")
+    decide_label, answer_label = labels
+    lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
+    if len(lines) == 2:
+        m1 = re.fullmatch(re.escape(decide_label) + r":\s*(Yes|No)", lines[0])
+        m2 = re.fullmatch(re.escape(answer_label) + r":\s*(Yes|No)", lines[1])
+        if m1 and m2:
+            return _decision(text, m1.group(1).lower(), m2.group(1).lower(), "strict")
+    stripped = text.strip().strip("`").removeprefix("json").strip()
+    if stripped.startswith("{"):
+        try:
+            obj = json.loads(stripped)
+        except ValueError:
+            obj = None
+        if isinstance(obj, dict):
+            lower = {str(k).lower(): v for k, v in obj.items()}
+            d = lower.get(decide_label.lower())
+            a = lower.get(answer_label.lower())
+            if isinstance(d, str) and d.strip().lower() in ("yes", "no"):
+                ans = a.strip().lower() if isinstance(a, str) else None
+                if ans not in (None, "yes", "no"):
+                    return _fail(text, "invalid", f"the JSON answer is {a!r}, not Yes or No")
+                return _decision(text, d.strip().lower(), ans, "json")
+    decides = _answer_of(decide_label, text)
+    answers = _answer_of(answer_label, text)
+    if len(decides) > 1 or len(answers) > 1:
+        return _fail(text, "duplicate_label", "a label is given both Yes and No")
+    if decides:
+        return _decision(text, decides.pop(), answers.pop() if answers else None, "tolerant")
+    if answers:
+        return _fail(text, "missing_label", f"no value for {decide_label!r}")
+    words = {w.lower() for w in re.findall(r"(?<![\w])(yes|no)(?![\w])", text, re.IGNORECASE)}
+    if words:
+        # "No" alone may answer "can you decide?" (defer) or "what would you decide?"
+        # (no): reading it either way would be a guess
+        return _fail(text, "ambiguous", "a Yes/No without its label does not say which of "
+                     "the two questions it answers")
+    return _fail(text, "no_probability", "no Yes/No answer found in the reply")

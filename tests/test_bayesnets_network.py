@@ -1,0 +1,182 @@
+"""bayesnets: loading bundled networks, pgmpy round trips and maximum-likelihood fitting."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import bayesnets
+from bayesnets import Network
+
+
+def forward_sample(net: Network, n: int, rng: np.random.Generator) -> pd.DataFrame:
+    """Ancestral sampling: the obvious reference sampler for the fitting tests."""
+    codes: dict[str, np.ndarray] = {}
+    for v in net.variables:
+        table = net.cpts[v]
+        probs = table[(slice(None), *(codes[p] for p in net.parents[v]))]
+        probs = probs.reshape(table.shape[0], -1) if net.parents[v] else \
+            np.repeat(table[:, None], n, axis=1)
+        u = rng.random(n)
+        codes[v] = np.minimum((u[None, :] > np.cumsum(probs, axis=0)).sum(axis=0),
+                              table.shape[0] - 1)
+    return pd.DataFrame({v: np.array(net.states[v], dtype=object)[c] for v, c in codes.items()})
+
+
+@pytest.fixture(scope="module")
+def child() -> Network:
+    return bayesnets.load("child")
+
+
+@pytest.mark.parametrize(("name", "n_nodes"), [("asia", 8), ("cancer", 5), ("child", 20),
+                                               ("alarm", 37)])
+def test_load_bundled_networks(name: str, n_nodes: int) -> None:
+    net = bayesnets.load(name)
+    assert len(net.variables) == n_nodes
+    assert bayesnets.load(name) is net  # cached
+    seen: set[str] = set()
+    for v in net.variables:  # topological order, CPT columns sum to one, read-only
+        assert set(net.parents[v]) <= seen
+        seen.add(v)
+        table = net.cpts[v]
+        assert table.shape == (net.cardinality(v), *(net.cardinality(p) for p in net.parents[v]))
+        np.testing.assert_allclose(table.sum(axis=0), 1.0, atol=1e-14)  # renormalised
+        assert not table.flags.writeable
+
+
+def test_load_unknown_name() -> None:
+    with pytest.raises(ValueError, match=r"The 'name' parameter of load must be one of .*"
+                                         r"'child'.*; got 'chlid'"):
+        bayesnets.load("chlid")
+
+
+def test_import_does_not_import_pgmpy() -> None:
+    code = ("import sys, bayesnets; assert 'pgmpy' not in sys.modules; "
+            "bayesnets.describe({'smoke': 'yes'}, 'asia'); assert 'pgmpy' not in sys.modules")
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=".")
+
+
+def test_pgmpy_round_trip(child: Network) -> None:
+    model = child.to_pgmpy()
+    assert model.check_model()
+    again = Network.from_pgmpy(model)
+    assert again.variables == child.variables
+    for v in child.variables:
+        np.testing.assert_allclose(again.cpts[v], child.cpts[v], rtol=1e-15, atol=0)
+    # a pgmpy model is accepted wherever a network is
+    ev = pd.DataFrame({"Age": ["0-3_days"], "Sick": ["yes"]})
+    pd.testing.assert_frame_equal(bayesnets.posterior(model, "Disease", ev),
+                                  bayesnets.posterior(child, "Disease", ev))
+
+
+def test_fit_recovers_cpts(child: Network) -> None:
+    rng = np.random.default_rng(1)
+    n = 100_000
+    data = forward_sample(child, n, rng)
+    fitted = bayesnets.fit(data, child.edges(), min_support=100)
+    assert fitted.name == "fitted" and fitted.min_support == 100
+    assert set(fitted.variables) == set(child.variables)
+    n_checked = 0
+    worst = 0.0
+    for v in child.variables:
+        pa = child.parents[v]
+        assert fitted.parents[v] == pa
+        support = fitted.support[v]  # type: ignore[index]
+        assert support.sum() == n
+        # fitted states are sorted; map them onto the network's order
+        perm = [fitted.states[u].index(s) for u in (v, *pa) for s in child.states[u]]
+        sizes = [child.cardinality(u) for u in (v, *pa)]
+        splits = np.split(np.array(perm), np.cumsum(sizes)[:-1])
+        table = fitted.cpts[v][np.ix_(*splits)]
+        sup = support[np.ix_(*splits[1:])] if pa else support
+        truth = child.cpts[v]
+        se = np.sqrt(truth * (1 - truth) / np.maximum(sup, 1))
+        ok = np.broadcast_to(sup >= 500, truth.shape)
+        z = np.abs(table - truth)[ok] / np.maximum(se[ok], 1e-12)
+        worst = max(worst, float(z.max()))
+        n_checked += int(ok.sum())
+    assert n_checked > 150
+    assert worst < 5.5  # no estimate further than 5.5 standard errors from the truth
+
+
+def test_fit_small_exact_and_unseen_configuration() -> None:
+    df = pd.DataFrame({"a": [0, 0, 0, 1], "b": ["x", "y", "y", "y"], "c": [1, 1, 2, 2]})
+    net = bayesnets.fit(df, [("a", "b"), ("a", "c"), ("b", "c")], min_support=0)
+    assert net.states["a"] == (0, 1)
+    np.testing.assert_allclose(net.cpts["a"], [0.75, 0.25])
+    np.testing.assert_allclose(net.cpts["b"], [[1 / 3, 0.0], [2 / 3, 1.0]])
+    # (a=1, b=x) never occurs: uniform CPT, support 0
+    assert net.support["c"][1, 0] == 0  # type: ignore[index]
+    np.testing.assert_allclose(net.cpts["c"][:, 1, 0], [0.5, 0.5])
+    np.testing.assert_array_equal(net.support["c"], [[1, 2], [0, 1]])  # type: ignore[index]
+
+
+def test_fit_accepts_a_pgmpy_dag(child: Network) -> None:
+    data = forward_sample(child, 2_000, np.random.default_rng(0))
+    a = bayesnets.fit(data, child.to_pgmpy())
+    b = bayesnets.fit(data, child.edges())
+    for v in child.variables:
+        np.testing.assert_array_equal(a.cpts[v], b.cpts[v])
+
+
+@pytest.mark.parametrize(("edges", "exc", "match"), [
+    ("a->b", TypeError, r"The 'edges' parameter of fit must be a list of \(parent, child\) "
+                        r"pairs or a pgmpy model; got 'str'"),
+    ([("a",)], ValueError, r"The 'edges' parameter of fit must be a list of \(parent, child\) "
+                           r"pairs; got \('a',\)"),
+    ([("a", "a")], ValueError, "must be free of self-loops"),
+    ([("a", "b"), ("b", "a")], ValueError, "contain a cycle"),
+    ([("a", "z")], ValueError, r"fit: column 'z' not found in data"),
+])
+def test_fit_validation(edges: object, exc: type, match: str) -> None:
+    df = pd.DataFrame({"a": [0, 1], "b": [1, 0]})
+    with pytest.raises(exc, match=match):
+        bayesnets.fit(df, edges)
+
+
+def test_fit_validation_data() -> None:
+    df = pd.DataFrame({"a": [0, None, 1], "b": [1, 0, 0]})
+    with pytest.raises(ValueError, match=r"Column 'a' \(input to fit\) must not contain "
+                                         r"missing values; 1 offending rows \(first: 1\)"):
+        bayesnets.fit(df, [("a", "b")])
+    with pytest.raises(ValueError, match=r"The 'min_support' parameter of fit must be an int "
+                                         r">= 0; got -1"):
+        bayesnets.fit(df.dropna(), [("a", "b")], min_support=-1)
+    with pytest.raises(TypeError, match="The 'data' parameter of fit"):
+        bayesnets.fit(3, [("a", "b")])
+
+
+def test_pgmpy_model_is_not_cached_stale() -> None:
+    from pgmpy.factors.discrete import TabularCPD
+
+    model = bayesnets.load("asia").to_pgmpy().copy()
+    before = bayesnets.posterior(model, "lung", {"xray": "yes"})
+    model.remove_cpds(model.get_cpds("smoke"))
+    model.add_cpds(TabularCPD("smoke", 2, [[0.9], [0.1]],
+                              state_names={"smoke": ["yes", "no"]}))
+    after = bayesnets.posterior(model, "lung", {"xray": "yes"})
+    assert after["yes"].iloc[0] > before["yes"].iloc[0] + 0.05
+
+
+@given(codes=st.lists(st.tuples(st.integers(0, 2), st.integers(0, 1), st.integers(0, 3)),
+                      min_size=1, max_size=60))
+def test_property_fit_is_conditional_frequency(codes: list[tuple[int, int, int]]) -> None:
+    df = pd.DataFrame(codes, columns=["a", "b", "c"])
+    net = bayesnets.fit(df, [("a", "c"), ("b", "c")], min_support=0)
+    table = net.cpts["c"]
+    np.testing.assert_allclose(table.sum(axis=0), 1.0, atol=1e-12)
+    assert net.support["c"].sum() == len(df)  # type: ignore[index]
+    # P(c | a, b) of the fitted network is the empirical conditional frequency
+    for (a, b), grp in df.groupby(["a", "b"]):
+        ia, ib = net.states["a"].index(a), net.states["b"].index(b)
+        freq = grp["c"].value_counts(normalize=True)
+        post = bayesnets.posterior(net, "c", {"a": a, "b": b}).iloc[0]
+        for s, p in zip(net.states["c"], post, strict=True):
+            assert p == pytest.approx(freq.get(s, 0.0), abs=1e-12)
+            assert table[net.states["c"].index(s), ia, ib] == pytest.approx(p, abs=1e-12)

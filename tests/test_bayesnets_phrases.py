@@ -1,0 +1,91 @@
+"""bayesnets: phrase tables, descriptions and questions."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+import bayesnets
+
+
+@pytest.mark.parametrize("name", ["child", "alarm", "asia", "cancer"])
+def test_builtin_tables_cover_every_state(name: str) -> None:
+    net = bayesnets.load(name)
+    table = bayesnets.phrase_table(name)
+    assert table.network == name
+    assert set(table) == set(net.variables)
+    for v in net.variables:
+        assert set(table[v]) == set(net.states[v]), v
+        for s in net.states[v]:
+            text = table.phrase(v, s)
+            assert text.strip() and text == text.strip() and not text.endswith(".")
+        # distinct states read differently
+        assert len({table[v][s] for s in net.states[v]}) == net.cardinality(v)
+    # every state can be asked about
+    for v in net.variables:
+        for s in net.states[v]:
+            q = bayesnets.question(v, s, name)
+            assert q.startswith("What is the probability that ") and q.endswith("?")
+
+
+def test_describe_joins_like_english() -> None:
+    phrases = {"sex": {"m": "is male"}, "age": {"50-64": "is in the 50-64 age group"},
+               "qrs": {"long": "QRS duration is prolonged"}}
+    assert bayesnets.describe({"sex": "m", "age": "50-64", "qrs": "long"}, phrases) == \
+        "is male, is in the 50-64 age group, and QRS duration is prolonged"
+    assert bayesnets.describe({"sex": "m", "qrs": "long"}, phrases) == \
+        "is male and QRS duration is prolonged"
+    assert bayesnets.describe({"colic": "yes"}, {"colic": {"yes": "have colic"}}) == "have colic"
+    # missing values are skipped; a Series works like a mapping
+    row = pd.Series({"sex": "m", "age": None, "qrs": float("nan")})
+    assert bayesnets.describe(row, phrases) == "is male"
+
+
+def test_describe_default_table_and_rows() -> None:
+    row = {"smoke": "yes", "xray": "no"}
+    assert bayesnets.describe(row) == bayesnets.describe(row, "asia") == \
+        "smokes and has a normal chest X-ray"
+    frame = pd.DataFrame({"smoke": ["yes", "no"], "dysp": [None, "yes"]}, index=[3, 4])
+    texts = bayesnets.describe_rows(frame, "asia")
+    assert texts.to_dict() == {3: "smokes", 4: "does not smoke and has shortness of breath"}
+    assert bayesnets.describe(row, bayesnets.load("asia")) == bayesnets.describe(row, "asia")
+
+
+def test_question_predicate_and_clause() -> None:
+    assert bayesnets.question("Disease", "Fallot", "child") == \
+        "What is the probability that the newborn has tetralogy of Fallot?"
+    assert bayesnets.question("BP", "LOW", "alarm") == \
+        "What is the probability that blood pressure is low?"
+    table = bayesnets.PhraseTable({"y": {1: "has colic"}}, subject="the baby")
+    assert bayesnets.question("y", 1, table) == "What is the probability that the baby has colic?"
+    assert bayesnets.question("y", "1", table) == bayesnets.question("y", 1, table)
+
+
+def test_missing_phrase_names_variable_and_state() -> None:
+    with pytest.raises(ValueError, match=r"No phrase for state 'Unknown' of variable 'XrayReport' "
+                                         r"in the phrase table of network 'child'; phrased "
+                                         r"states: 'Normal'"):
+        bayesnets.describe({"XrayReport": "Unknown"}, "child")
+    with pytest.raises(ValueError, match=r"No phrase for variable 'Sex' \(state 'm'\) in the "
+                                         r"phrase table of network 'child'"):
+        bayesnets.describe({"Sex": "m"}, "child")
+    with pytest.raises(ValueError, match=r"The 'phrases' parameter of describe must be given .* "
+                                         r"for variables \['Sex'\], which no built-in table "
+                                         r"covers; got None"):
+        bayesnets.describe({"Sex": "m"})
+
+
+def test_phrase_validation() -> None:
+    with pytest.raises(ValueError, match=r"The 'network' parameter of phrase_table must be a "
+                                         r"network with a built-in phrase table"):
+        bayesnets.phrase_table("hepar2")
+    with pytest.raises(TypeError, match=r"The 'evidence_row' parameter of describe must be a "
+                                        r"mapping or pandas Series"):
+        bayesnets.describe(["yes"], "asia")
+    with pytest.raises(ValueError, match=r"The 'phrases' parameter of PhraseTable must be "
+                                         r"non-empty text for every \(variable, state\); got "
+                                         r"\"'' for \('a', 'x'\)\""):
+        bayesnets.describe({"a": "x"}, {"a": {"x": ""}})
+    with pytest.raises(TypeError, match=r"The 'phrases' parameter of describe must be a "
+                                        r"mapping, a PhraseTable"):
+        bayesnets.describe({"a": "x"}, 3)

@@ -1,0 +1,269 @@
+"""Model clients: the HTTP client against a real local server, token beliefs, simulated agents."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+import coherence
+from elicitation import (
+    Client,
+    ClientError,
+    OpenAIClient,
+    Request,
+    SimulatedClient,
+    TransientError,
+    get_template,
+    parse_decision,
+    parse_probabilities,
+    token_belief,
+)
+from tests._fake_openai_server import FakeOpenAIServer, Reply
+
+CASE = {"patient_description": "is 60 years old", "clinical_question": "Is it serious?"}
+
+
+@pytest.fixture
+def server():
+    srv = FakeOpenAIServer().start()
+    yield srv
+    srv.stop()
+
+
+def _request(template="standard", **kw):
+    t = get_template(template)
+    return Request(messages=tuple(t.render(**CASE)), kind=t.kind, labels=t.labels_for({}), **kw)
+
+
+def test_normal_answer(server):
+    client = OpenAIClient("tiny", base_url=server.url, api_key="sk-test", temperature=0.5,
+                          seed=3, max_tokens=20, timeout=5)
+    assert isinstance(client, Client)
+    out = client.complete(_request(seed=4))
+    assert out.text == "No: 0.3\nYes: 0.7"
+    assert math.isnan(out.token_belief)
+    body = server.bodies[-1]
+    assert body["model"] == "tiny" and body["temperature"] == 0.5 and body["seed"] == 4
+    assert body["max_tokens"] == 20
+    assert body["messages"][-1]["role"] == "user"
+    assert "logprobs" not in body and "grammar" not in body and "response_format" not in body
+    assert "sk-test" not in repr(client) and "sk-test" not in str(dict(client.settings))
+
+
+def test_environment_defaults(server, monkeypatch):
+    monkeypatch.setenv("OPENAI_BASE_URL", server.url)
+    monkeypatch.setenv("OPENAI_MODEL", "env-model")
+    monkeypatch.setenv("OPENAI_TIMEOUT", "7")
+    client = OpenAIClient()
+    assert client.model == "env-model" and client.timeout == 7.0
+    assert client.complete(_request()).text == "No: 0.3\nYes: 0.7"
+
+
+@pytest.mark.parametrize("status", [429, 500, 502, 503])
+def test_retryable_statuses(status):
+    srv = FakeOpenAIServer(lambda body, attempt: Reply(status=status,
+                                                       headers={"Retry-After": "2"})).start()
+    try:
+        client = OpenAIClient("m", base_url=srv.url, timeout=5)
+        with pytest.raises(TransientError, match=f"HTTP {status}") as info:
+            client.complete(_request())
+        assert info.value.retry_after == 2.0
+    finally:
+        srv.stop()
+
+
+@pytest.mark.parametrize("status", [400, 401, 404])
+def test_client_errors_are_not_transient(status):
+    srv = FakeOpenAIServer(lambda body, attempt: Reply(status=status)).start()
+    try:
+        with pytest.raises(ClientError, match=f"HTTP {status}") as info:
+            OpenAIClient("m", base_url=srv.url, timeout=5).complete(_request())
+        assert not isinstance(info.value, TransientError)
+    finally:
+        srv.stop()
+
+
+@pytest.mark.parametrize("body", [b"{not json", b'{"choices": []}', b'{"choices": [{}]}',
+                                  b'{"choices": [{"message": {"content": 3}}]}'])
+def test_malformed_bodies_are_transient(body):
+    srv = FakeOpenAIServer(lambda b, attempt: Reply(body=body)).start()
+    try:
+        with pytest.raises(TransientError, match="malformed response body"):
+            OpenAIClient("m", base_url=srv.url, timeout=5).complete(_request())
+    finally:
+        srv.stop()
+
+
+def test_slow_answer_times_out():
+    srv = FakeOpenAIServer(lambda b, attempt: Reply(delay=1.0)).start()
+    try:
+        with pytest.raises(TransientError, match="timed out"):
+            OpenAIClient("m", base_url=srv.url, timeout=0.2).complete(_request())
+    finally:
+        srv.stop()
+
+
+def test_connection_refused_is_transient():
+    srv = FakeOpenAIServer().start()
+    url = srv.url
+    srv.stop()
+    with pytest.raises(TransientError, match="connection failed"):
+        OpenAIClient("m", base_url=url, timeout=2).complete(_request())
+
+
+def test_constrained_output_fields(server):
+    grammar = OpenAIClient("m", base_url=server.url, constrained="grammar", timeout=5)
+    grammar.complete(_request())
+    assert 'root ::= "No: " num "\\n" "Yes: " num' in server.bodies[-1]["grammar"]
+    grammar.complete(_request("decision"))
+    assert "yn ::= \"Yes\" | \"No\"" in server.bodies[-1]["grammar"]
+    schema = OpenAIClient("m", base_url=server.url, constrained="json_schema", timeout=5,
+                          extra_body={"top_p": 0.9})
+    schema.complete(_request())
+    body = server.bodies[-1]
+    assert body["top_p"] == 0.9
+    props = body["response_format"]["json_schema"]["schema"]["properties"]
+    assert list(props) == ["No", "Yes"] and props["Yes"]["maximum"] == 1
+    assert schema.settings["top_p"] == 0.9
+
+
+CHAT_LOGPROBS = {"content": [
+    {"token": "Decide", "logprob": -0.01, "top_logprobs": [{"token": "Decide", "logprob": -0.01}]},
+    {"token": " Yes", "logprob": math.log(0.9),
+     "top_logprobs": [{"token": " Yes", "logprob": math.log(0.9)},
+                      {"token": " No", "logprob": math.log(0.1)}]},
+    {"token": "Answer", "logprob": -0.01, "top_logprobs": []},
+    {"token": " No", "logprob": math.log(0.5),
+     "top_logprobs": [{"token": " No", "logprob": math.log(0.5)},
+                      {"token": " Yes", "logprob": math.log(0.3)},
+                      {"token": "yes", "logprob": math.log(0.1)},
+                      {"token": " Maybe", "logprob": math.log(0.1)}]},
+]}
+COMPLETION_LOGPROBS = {"tokens": ["Yes", ":", " 0"], "token_logprobs": [-0.2, -0.1, -0.3],
+                       "top_logprobs": [{"Yes": math.log(0.6), "No": math.log(0.2)},
+                                        {":": -0.1}, {" 0": -0.3, " 1": -2.0}]}
+
+
+def test_token_belief_both_layouts():
+    # last Yes/No position: 0.3 + 0.1 yes against 0.5 no
+    assert token_belief(CHAT_LOGPROBS) == pytest.approx(0.4 / 0.9)
+    assert token_belief(COMPLETION_LOGPROBS) == pytest.approx(0.75)
+    for bad in (None, {}, {"content": None}, {"content": [{"top_logprobs": [{"token": "x",
+                                                                             "logprob": 0}]}]},
+                "text", {"top_logprobs": [None, 3]}):
+        assert math.isnan(token_belief(bad))
+
+
+def test_logprobs_requested_and_recorded():
+    srv = FakeOpenAIServer(lambda b, attempt: Reply(text="Decide: Yes\nAnswer: No",
+                                                    logprobs=CHAT_LOGPROBS)).start()
+    try:
+        client = OpenAIClient("m", base_url=srv.url, logprobs=True, top_logprobs=5, timeout=5)
+        out = client.complete(_request("decision"))
+        assert srv.bodies[-1]["logprobs"] is True and srv.bodies[-1]["top_logprobs"] == 5
+        assert out.token_belief == pytest.approx(0.4 / 0.9)
+        assert out.logprobs == CHAT_LOGPROBS
+    finally:
+        srv.stop()
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "exc", "match"),
+    [
+        ({"model": ""}, ValueError, "'model' parameter of OpenAIClient"),
+        ({"model": "m", "base_url": "ftp://x"}, ValueError, "'base_url' parameter"),
+        ({"model": "m", "temperature": -1.0}, ValueError, "'temperature' parameter"),
+        ({"model": "m", "seed": -1}, ValueError, "'seed' parameter"),
+        ({"model": "m", "max_tokens": 0}, ValueError, "'max_tokens' parameter"),
+        ({"model": "m", "timeout": 0.0}, ValueError, "'timeout' parameter"),
+        ({"model": "m", "logprobs": 1}, TypeError, "'logprobs' parameter"),
+        ({"model": "m", "top_logprobs": 50}, ValueError, "'top_logprobs' parameter"),
+        ({"model": "m", "constrained": "regex"}, ValueError, "'constrained' parameter"),
+        ({"model": "m", "extra_body": [1]}, TypeError, "'extra_body' parameter"),
+    ],
+)
+def test_openai_client_validation(kwargs, exc, match, monkeypatch):
+    monkeypatch.delenv("OPENAI_MODEL", raising=False)
+    with pytest.raises(exc, match=match):
+        OpenAIClient(**kwargs)
+
+
+# --------------------------------------------------------------------------- simulated
+def _truths(n=200, seed=0):
+    gen = np.random.default_rng(seed)
+    q = (gen.permutation(n) + gen.random(n)) / n
+    return pd.DataFrame({"context": np.arange(n), "truth": q,
+                         "outcome": (gen.random(n) < q).astype(np.int64)})
+
+
+def test_simulated_reports_follow_the_agent():
+    truths = _truths()
+    agent = coherence.Agent.prompt_sensitive()
+    client = SimulatedClient(agent, truths, rng=1)
+    for prompt in ("standard", "mse", "absolute", "bayesian"):
+        for ctx in range(0, 200, 17):
+            out = client.complete(Request(messages=(), context=ctx, prompt=prompt))
+            p = parse_probabilities(out.text)
+            assert p.method == "strict"
+            b = agent.latent_belief(truths.loc[ctx, "truth"])
+            expected = coherence.snap_to_grid(np.clip(b + agent.shift(prompt), 0, 1), 0.05)
+            assert p.values["Yes"] == pytest.approx(float(expected), abs=1e-12)
+
+
+def test_simulated_actions_match_choice_probabilities():
+    truths = pd.DataFrame({"context": [0], "truth": [0.62], "outcome": [1]})
+    agent = coherence.Agent.rational(temperature=0.2)
+    client = SimulatedClient(agent, truths, rng=2)
+    actions = [parse_decision(client.complete(Request(messages=(), kind="decision", context=0,
+                                                      repetition=r)).text).values["action"]
+               for r in range(3000)]
+    counts = pd.Series(actions).value_counts().reindex(list(agent.actions), fill_value=0)
+    probs = agent.choice_probabilities(agent.latent_belief([0.62]))[0]
+    assert stats.chisquare(counts.to_numpy(), probs * len(actions)).pvalue > 1e-3
+
+
+def test_simulated_leaky_agent_uses_the_outcome():
+    n = 1500
+    truths = pd.DataFrame({"context": np.arange(n), "truth": 0.5,
+                           "outcome": np.arange(n) % 2})
+    client = SimulatedClient(coherence.Agent.leaky(strength=0.8, defer=False), truths, rng=3)
+    acts = np.array([parse_decision(client.complete(Request(
+        messages=(), kind="decision", context=c)).text).values["action"] == "yes"
+        for c in range(n)])
+    y = truths["outcome"].to_numpy() == 1
+    assert acts[y].mean() - acts[~y].mean() > 0.5
+
+
+def test_simulated_is_order_free_and_seeded():
+    truths = _truths(20)
+    agent = coherence.Agent.rational(report_noise=0.1)
+    reqs = [Request(messages=(), context=c, repetition=r) for c in range(20) for r in range(3)]
+    a = [SimulatedClient(agent, truths, rng=5).complete(r).text for r in reqs]
+    client = SimulatedClient(agent, truths, rng=5)
+    b = [client.complete(r).text for r in reversed(reqs)][::-1]
+    c = [SimulatedClient(agent, truths, rng=6).complete(r).text for r in reqs]
+    assert a == b
+    assert a != c
+
+
+def test_simulated_validation():
+    truths = _truths(5)
+    with pytest.raises(TypeError, match="'agent' parameter of SimulatedClient"):
+        SimulatedClient(3, truths)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="'agent' parameter of SimulatedClient"):
+        SimulatedClient("genius", truths)
+    with pytest.raises(TypeError, match="'truths' parameter"):
+        SimulatedClient("rational", {"truth": [0.1]})
+    with pytest.raises(ValueError, match="one row per context"):
+        SimulatedClient("rational", pd.DataFrame({"context": [1, 1], "truth": [0.1, 0.2]}))
+    with pytest.raises(ValueError, match="'fail' parameter"):
+        SimulatedClient("rational", truths, fail=2.0)
+    client = SimulatedClient("rational", truths)
+    with pytest.raises(ClientError, match="no context 99"):
+        client.complete(Request(messages=(), context=99))
+    with pytest.raises(ClientError, match="no column 'p_a'"):
+        client.complete(Request(messages=(), context=1, quantity="p_a"))

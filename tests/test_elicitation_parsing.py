@@ -1,0 +1,213 @@
+"""Parsing of model replies: the strict format, tolerant variants, failures, fuzzing."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from elicitation import FAILURE_REASONS, parse_decision, parse_probabilities
+
+
+@pytest.mark.parametrize(
+    ("text", "method", "yes"),
+    [
+        ("No: 0.3\nYes: 0.7", "strict", 0.7),
+        ("No: 0.25\nYes: 0.75\n", "strict", 0.75),
+        ("No: 1\nYes: 0", "strict", 0.0),
+        ("No: .3\nYes: .7", "strict", 0.7),
+        ("  No: 0.4  \n\n  Yes: 0.6", "strict", 0.6),
+        ('{"No": 0.2, "Yes": 0.8}', "json", 0.8),
+        ('```json\n{"yes": 0.9, "no": 0.1}\n```', "json", 0.9),
+        ("Yes: 0.7\nNo: 0.3", "tolerant", 0.7),              # reversed order
+        ("no: 30%\nyes: 70%", "tolerant", 0.7),               # percentages, other case
+        ("NO: 30 %\nYES: 70 %", "tolerant", 0.7),
+        ("Thinking it over.\nNo: 0.35\nYes: 0.65\nHope this helps.", "tolerant", 0.65),
+        ("**No:** 0.2\n**Yes:** 0.8", "tolerant", 0.8),       # markdown
+        ("P(Yes) = 0.8, P(No) = 0.2", "tolerant", 0.8),
+        ("I'd say yes: 70% and no: 30%.", "tolerant", 0.7),
+        ("Yes: 0.7", "yes_only", 0.7),
+        ("Yes - 65%", "yes_only", 0.65),
+        ("0.7", "lone_number", 0.7),
+        ("70%", "lone_number", 0.7),
+        ("The probability is .85.", "lone_number", 0.85),
+    ],
+)
+def test_accepted_formats(text, method, yes):
+    parsed = parse_probabilities(text)
+    assert parsed.ok, parsed.detail
+    assert parsed.method == method
+    assert parsed.values["Yes"] == pytest.approx(yes, abs=1e-12)
+    assert parsed.values["No"] == pytest.approx(1.0 - yes, abs=1e-12)
+    assert list(parsed.values) == ["No", "Yes"]
+    assert parsed.text == text
+    assert parsed.reason == ""
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("", "empty"),
+        ("   \n ", "empty"),
+        ("I cannot say.", "no_probability"),
+        ("No: 0.5\nYes: 0.7", "bad_sum"),                     # sums to 1.2
+        ("No: 0.2\nYes: 0.2", "bad_sum"),
+        ("No: 0.3\nYes: 70", "out_of_range"),                 # 70 without a % sign
+        ("Yes: 1.5", "out_of_range"),
+        ("Yes: -0.2", "out_of_range"),
+        ("150%", "out_of_range"),
+        ("Yes: 0.7 ... actually Yes: 0.6", "duplicate_label"),
+        ("0.3 or maybe 0.7", "ambiguous"),
+        ("No: 0.3", "missing_label"),
+        ('{"No": "low", "Yes": 0.8}', "invalid"),
+    ],
+)
+def test_failures_have_reasons(text, reason):
+    parsed = parse_probabilities(text)
+    assert not parsed.ok
+    assert parsed.reason == reason
+    assert parsed.reason in FAILURE_REASONS
+    assert parsed.detail
+    assert dict(parsed.values) == {}
+    assert parsed.text == text
+
+
+def test_bad_sum_keeps_raw_values():
+    parsed = parse_probabilities("No: 0.5\nYes: 0.7")
+    assert dict(parsed.raw_values) == {"No": 0.5, "Yes": 0.7}
+    assert "1.2" in parsed.detail
+
+
+def test_near_sums_are_normalised_and_tolerance_respected():
+    parsed = parse_probabilities("No: 0.33\nYes: 0.66")
+    assert parsed.ok
+    assert parsed.values["Yes"] == pytest.approx(0.66 / 0.99)
+    assert parsed.raw_values["Yes"] == 0.66
+    assert math.fsum(parsed.values.values()) == pytest.approx(1.0, abs=1e-15)
+    assert parse_probabilities("No: 0.33\nYes: 0.66", sum_tolerance=0.005).reason == "bad_sum"
+    assert parse_probabilities("No: 0.3\nYes: 0.6", sum_tolerance=0.2).ok
+
+
+def test_k_labels():
+    labels = ("low", "normal", "high")
+    parsed = parse_probabilities("low: 0.2\nnormal: 0.5\nhigh: 0.3", labels)
+    assert parsed.ok and parsed.method == "strict"
+    assert dict(parsed.values) == {"low": 0.2, "normal": 0.5, "high": 0.3}
+    # no yes_only / lone-number fall-backs beyond binary labels
+    assert parse_probabilities("0.5", labels).reason == "no_probability"
+    assert parse_probabilities("normal: 0.5", labels).reason == "missing_label"
+
+
+def test_labels_are_not_found_inside_words():
+    # "Note" and "Nothing" must not be read as the label "No"
+    parsed = parse_probabilities("Note: 0.9 is too high. Nothing else.\nYes: 0.2")
+    assert parsed.method == "yes_only"
+    assert parsed.values["Yes"] == pytest.approx(0.2)
+
+
+@pytest.mark.parametrize(
+    ("text", "action", "answer", "method"),
+    [
+        ("Decide: Yes\nAnswer: Yes", "yes", "yes", "strict"),
+        ("Decide: Yes\nAnswer: No", "no", "no", "strict"),
+        ("Decide: No\nAnswer: Yes", "defer", "yes", "strict"),
+        ("decide: no", "defer", None, "tolerant"),
+        ("Answer: no\nDecide: yes", "no", "no", "tolerant"),
+        ("Sure. **Decide:** Yes, **Answer:** Yes.", "yes", "yes", "tolerant"),
+        ('{"Decide": "No", "Answer": "No"}', "defer", "no", "json"),
+    ],
+)
+def test_decisions(text, action, answer, method):
+    parsed = parse_decision(text)
+    assert parsed.ok, parsed.detail
+    assert parsed.values["action"] == action
+    assert parsed.values["answer"] == answer
+    assert parsed.method == method
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("", "empty"),
+        ("Decide: Yes", "missing_label"),
+        ("Answer: Yes", "missing_label"),
+        ("Yes or no, hard to say", "ambiguous"),
+        ("Yes.", "ambiguous"),
+        ("no", "ambiguous"),
+        ("Decide: Yes\nDecide: No\nAnswer: Yes", "duplicate_label"),
+        ("Maybe.", "no_probability"),
+    ],
+)
+def test_decision_failures(text, reason):
+    parsed = parse_decision(text)
+    assert not parsed.ok
+    assert parsed.reason == reason
+
+
+@pytest.mark.parametrize("value", [None, 3, b"No: 0.3", ["Yes: 1"]])
+def test_non_text_is_a_failure_not_an_exception(value):
+    assert parse_probabilities(value).reason == "invalid"
+    assert parse_decision(value).reason == "invalid"
+
+
+# --------------------------------------------------------------------------- properties
+probabilities = st.integers(0, 1000).map(lambda k: k / 1000)
+
+
+@given(p=probabilities, style=st.sampled_from(["decimal", "percent", "short"]),
+       order=st.booleans(), upper=st.booleans(),
+       prose=st.sampled_from(["", "Here is my answer.\n", "After careful thought:\n"]))
+def test_round_trip_any_well_formed_reply(p, style, order, upper, prose):
+    q = round(1.0 - p, 3)
+
+    def fmt(x):
+        if style == "percent":
+            return f"{x * 100:g}%"
+        if style == "short" and 0 < x < 1:
+            return f"{x:g}".lstrip("0")
+        return f"{x:g}"
+
+    lines = [("No", q), ("Yes", p)]
+    if order:
+        lines.reverse()
+    text = prose + "\n".join(f"{(lab.upper() if upper else lab)}: {fmt(v)}" for lab, v in lines)
+    parsed = parse_probabilities(text)
+    assert parsed.ok, (text, parsed.detail)
+    assert parsed.values["Yes"] == pytest.approx(p, abs=1e-9)
+    strict = style != "percent" and not order and not upper and not prose
+    assert (parsed.method == "strict") == strict
+
+
+@given(a=probabilities, b=probabilities)
+def test_sum_rule(a, b):
+    parsed = parse_probabilities(f"No: {a}\nYes: {b}")
+    if abs(a + b - 1.0) <= 0.02:
+        assert parsed.ok
+        assert parsed.values["No"] + parsed.values["Yes"] == pytest.approx(1.0)
+        assert parsed.values["Yes"] == pytest.approx(b / (a + b))
+    else:
+        assert parsed.reason == "bad_sum"
+        assert dict(parsed.raw_values) == {"No": a, "Yes": b}
+
+
+@given(text=st.text(max_size=200))
+def test_fuzz_never_raises(text):
+    for parsed in (parse_probabilities(text), parse_decision(text),
+                   parse_probabilities(text, ("a", "b", "c"))):
+        assert parsed.ok or parsed.reason in FAILURE_REASONS
+        assert parsed.text == text
+        if parsed.ok:
+            values = [v for v in parsed.values.values() if isinstance(v, float)]
+            assert all(0.0 <= v <= 1.0 for v in values)
+
+
+@given(text=st.text(alphabet=st.sampled_from(list("NoYes:.%0123456789 \n-+eE{}\"*()")),
+                    max_size=80))
+def test_fuzz_format_like_text(text):
+    parsed = parse_probabilities(text)
+    assert parsed.ok or parsed.reason in FAILURE_REASONS
+    if parsed.ok:
+        assert math.fsum(parsed.values.values()) == pytest.approx(1.0)
+        assert all(0.0 <= v <= 1.0 for v in parsed.values.values())

@@ -1,0 +1,226 @@
+"""Tests of the law-of-iterated-expectation check (coherence._axioms)."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from coherence import (
+    LIE_COLUMNS,
+    DegenerateDataWarning,
+    IteratedExpectationResult,
+    iterated_expectation_check,
+    random_forest_baseline,
+)
+
+X1, X2, Z1, Z2 = 3, 2, 3, 2  # states of two evidence variables and two auxiliary ones
+#: Small forests so the fitted-baseline tests stay fast on a shared machine.
+FAST = {"n_estimators": 25, "min_samples_leaf": (5, 20), "n_splits": 3}
+
+
+def random_joint(rng: np.random.Generator) -> np.ndarray:
+    """P(x1, x2, z1, z2, y) as an array of shape (3, 2, 3, 2, 2)."""
+    return rng.dirichlet(np.full(X1 * X2 * Z1 * Z2 * 2, 0.7)).reshape(X1, X2, Z1, Z2, 2)
+
+
+def exact_table(joint: np.ndarray) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Exact LIE quantities for every context (x1, x2) and both auxiliary variables."""
+    rows, ctx = [], []
+    for x1, x2 in itertools.product(range(X1), range(X2)):
+        cid = f"{x1}-{x2}"
+        ctx.append({"context": cid, "x1": x1, "x2": f"level{x2}"})
+        p = joint[x1, x2]  # (z1, z2, y)
+        p_x = p.sum()
+        p_y = p[..., 1].sum() / p_x
+        for name, axis in (("z1", 1), ("z2", 0)):
+            pzy = p.sum(axis=axis)  # (z, y)
+            for s in range(pzy.shape[0]):
+                rows.append({"context": cid, "variable": name, "state": s, "p_y_given_x": p_y,
+                             "p_y_given_xz": pzy[s, 1] / pzy[s].sum(),
+                             "p_z_given_x": pzy[s].sum() / p_x})
+    return pd.DataFrame(rows), pd.DataFrame(ctx)
+
+
+def sample(joint: np.ndarray, n: int, rng: np.random.Generator) -> pd.DataFrame:
+    flat = rng.choice(joint.size, size=n, p=joint.ravel())
+    x1, x2, z1, z2, y = np.unravel_index(flat, joint.shape)
+    return pd.DataFrame({"x1": x1, "x2": [f"level{v}" for v in x2], "z1": z1, "z2": z2, "y": y})
+
+
+@pytest.fixture(scope="module")
+def world():
+    rng = np.random.default_rng(11)
+    joint = random_joint(rng)
+    table, contexts = exact_table(joint)
+    return joint, table, contexts
+
+
+def test_exact_identity_against_a_noisy_baseline(world):
+    _, table, _ = world
+    base = table.assign(p_y_given_x=np.clip(table["p_y_given_x"] + 0.03, 0, 1))
+    res = iterated_expectation_check(table, baseline=base, rng=0, n_resamples=200)
+    assert isinstance(res, IteratedExpectationResult)
+    np.testing.assert_allclose(res.units["agent_error"], 0.0, atol=1e-12)
+    np.testing.assert_allclose(res.units["baseline_error"], 0.03, atol=1e-12)
+    np.testing.assert_allclose(res.units["agent_z_mass"], 1.0)
+    assert res.statistic == pytest.approx(0.0, abs=1e-9)
+    assert res.n_obs == 12 and res.n_contexts == 6 and res.baseline == "table"
+
+
+def test_hand_computed_ratio(world):
+    _, table, _ = world
+    shifted = table.copy()
+    shifted["p_y_given_x"] = np.clip(table["p_y_given_x"] - 0.1, 0, 1)
+    base = table.assign(p_y_given_x=np.clip(table["p_y_given_x"] + 0.02, 0, 1))
+    res = iterated_expectation_check(shifted, baseline=base, rng=0, n_resamples=500)
+    expected = (table["p_y_given_x"] - shifted["p_y_given_x"]).groupby(
+        [table["context"], table["variable"]]).first()
+    got = res.units.set_index(["context", "variable"])["agent_error"]
+    np.testing.assert_allclose(got.loc[expected.index].to_numpy(), expected.to_numpy(),
+                               atol=1e-12)
+    assert res.statistic == pytest.approx(np.median(res.units["ratio"]))
+    assert res.confidence_interval.low <= res.statistic <= res.confidence_interval.high
+
+
+def test_random_forest_baseline_path(world):
+    joint, table, contexts = world
+    gt = sample(joint, 1500, np.random.default_rng(1))
+    res = iterated_expectation_check(table, ground_truth=gt, contexts=contexts,
+                                     evidence=["x1", "x2"], rng=0, n_resamples=200,
+                                     baseline_options=FAST)
+    assert res.baseline == "random_forest"
+    assert (res.units["baseline_error"] > 0).all()
+    assert res.statistic == pytest.approx(0.0, abs=1e-9)
+    # an incoherent agent (P(y|x) off by 0.15) is far less coherent than the forest
+    bad = table.assign(p_y_given_x=np.clip(table["p_y_given_x"] + 0.15, 0, 1))
+    res_bad = iterated_expectation_check(bad, ground_truth=gt, contexts=contexts,
+                                         evidence=["x1", "x2"], rng=0, n_resamples=200,
+                                     baseline_options=FAST)
+    assert res_bad.statistic > 1.0
+    assert res_bad.median_agent_error > res_bad.median_baseline_error
+
+
+def test_random_forest_baseline_is_close_to_truth(world):
+    joint, table, contexts = world
+    gt = sample(joint, 3000, np.random.default_rng(2))
+    base = random_forest_baseline(gt, contexts, table, evidence=["x1", "x2"], rng=0, **FAST)
+    assert base.columns.tolist() == list(LIE_COLUMNS)
+    assert len(base) == len(table)
+    err = np.abs(base["p_y_given_x"].to_numpy() - table["p_y_given_x"].to_numpy())
+    assert np.median(err) < 0.1
+
+
+def test_user_estimator(world):
+    from sklearn.linear_model import LogisticRegression
+
+    joint, table, contexts = world
+    gt = sample(joint, 800, np.random.default_rng(3))
+    res = iterated_expectation_check(table, ground_truth=gt, contexts=contexts,
+                                     evidence=["x1", "x2"], estimator=LogisticRegression(),
+                                     rng=0, n_resamples=100)
+    assert res.baseline == "estimator"
+    assert np.isfinite(res.units["baseline_error"]).all()
+
+
+def test_normalize(world):
+    _, table, _ = world
+    scaled = table.assign(p_z_given_x=table["p_z_given_x"] * 0.8)
+    base = table.assign(p_y_given_x=np.clip(table["p_y_given_x"] + 0.03, 0, 1))
+    raw = iterated_expectation_check(scaled, baseline=base, rng=0, n_resamples=50)
+    norm = iterated_expectation_check(scaled, baseline=base, normalize=True, rng=0,
+                                      n_resamples=50)
+    assert (raw.units["agent_error"] > 0).all()
+    np.testing.assert_allclose(norm.units["agent_error"], 0.0, atol=1e-12)
+    np.testing.assert_allclose(raw.units["agent_z_mass"], 0.8)
+
+
+def test_zero_baseline_error_warns(world):
+    _, table, _ = world
+    with pytest.warns(DegenerateDataWarning,
+                      match=r"baseline error is 0 \(below 1e-12\) for 12 unit"):
+        res = iterated_expectation_check(table, baseline=table, rng=0, n_resamples=20)
+    assert np.isnan(res.statistic)
+
+
+def test_reproducible_and_not_mutated(world):
+    _, table, _ = world
+    before = table.copy()
+    base = table.assign(p_y_given_x=np.clip(table["p_y_given_x"] + 0.03, 0, 1))
+    bad = table.assign(p_y_given_x=np.clip(table["p_y_given_x"] - 0.05, 0, 1))
+    a = iterated_expectation_check(bad, baseline=base, rng=3, n_resamples=300)
+    b = iterated_expectation_check(bad, baseline=base, rng=3, n_resamples=300)
+    assert a.confidence_interval == b.confidence_interval
+    pd.testing.assert_frame_equal(table, before)
+    assert tuple(a.to_frame().columns) == IteratedExpectationResult.frame_columns()
+
+
+@given(st.integers(0, 10_000))
+def test_property_exact_and_relabel(seed):
+    """Exact beliefs have error 0; relabelling y (p -> 1 - p) keeps every error."""
+    joint = random_joint(np.random.default_rng(seed))
+    table, _ = exact_table(joint)
+    base = table.assign(p_y_given_x=np.clip(table["p_y_given_x"] + 0.03, 0, 1))
+    bad = table.assign(p_y_given_xz=table["p_y_given_xz"] * 0.9)
+    res = iterated_expectation_check(bad, baseline=base, rng=0, n_resamples=20)
+    flipped = bad.assign(p_y_given_x=1 - bad["p_y_given_x"],
+                         p_y_given_xz=1 - bad["p_y_given_xz"])
+    base_flipped = base.assign(p_y_given_x=1 - base["p_y_given_x"],
+                               p_y_given_xz=1 - base["p_y_given_xz"])
+    res2 = iterated_expectation_check(flipped, baseline=base_flipped, rng=0, n_resamples=20)
+    np.testing.assert_allclose(res.units["agent_error"], res2.units["agent_error"], atol=1e-12)
+    exact = iterated_expectation_check(table, baseline=base, rng=0, n_resamples=20)
+    assert exact.units["agent_error"].max() < 1e-12
+
+
+# --------------------------------------------------------------------------- validation
+def test_validation_messages(world):
+    _, table, _ = world
+    base = table.assign(p_y_given_x=np.clip(table["p_y_given_x"] + 0.03, 0, 1))
+    with pytest.raises(ValueError, match="iterated_expectation_check: column 'p_z_given_x'"):
+        iterated_expectation_check(table.drop(columns="p_z_given_x"), baseline=base)
+    bad = table.copy()
+    bad.loc[3, "p_y_given_xz"] = 1.3
+    with pytest.raises(ValueError, match=r"Column 'p_y_given_xz' .* must hold probabilities "
+                       r"in \[0, 1\]; 1 offending row \(first: row 3 = 1.3\)"):
+        iterated_expectation_check(bad, baseline=base)
+    bad = table.copy()
+    bad.loc[0, "p_y_given_x"] = 0.01
+    with pytest.raises(ValueError, match=r"Column 'p_y_given_x' .* must be constant within "
+                       r"each context"):
+        iterated_expectation_check(bad, baseline=base)
+    bad = pd.concat([table, table.iloc[[0]]], ignore_index=True)
+    with pytest.raises(ValueError, match=r"Column 'state' .* must be unique within each"):
+        iterated_expectation_check(bad, baseline=base)
+    bad = table.copy()
+    bad.loc[2, "context"] = None
+    with pytest.raises(ValueError, match=r"Column 'context' .* must not contain missing"):
+        iterated_expectation_check(bad, baseline=base)
+    with pytest.raises(ValueError, match="the baseline has no rows for 2"):
+        iterated_expectation_check(table, baseline=base[base["context"] != "0-0"])
+    with pytest.raises(ValueError, match="The 'baseline' parameter of iterated_expectation_"
+                       "check must be a table, or else"):
+        iterated_expectation_check(table, ground_truth=pd.DataFrame({"y": [0, 1]}))
+    with pytest.raises(TypeError, match=r"The 'normalize' parameter .* must be a bool"):
+        iterated_expectation_check(table, baseline=base, normalize=1)
+    with pytest.raises(ValueError, match="The 'n_resamples' parameter"):
+        iterated_expectation_check(table, baseline=base, n_resamples=0)
+    with pytest.raises(ValueError, match=r"The 'elicited' parameter .* at least one row"):
+        iterated_expectation_check(table.iloc[:0], baseline=base)
+
+
+def test_random_forest_baseline_validation(world):
+    joint, table, contexts = world
+    gt = sample(joint, 100, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="random_forest_baseline: column 'z1'"):
+        random_forest_baseline(gt.drop(columns="z1"), contexts, table, evidence=["x1", "x2"])
+    with pytest.raises(ValueError, match="must hold both 0 and 1"):
+        random_forest_baseline(gt.assign(y=0), contexts, table, evidence=["x1", "x2"])
+    with pytest.raises(ValueError, match=r"contexts .* are not rows of 'contexts'"):
+        random_forest_baseline(gt, contexts.iloc[1:], table, evidence=["x1", "x2"])
+    with pytest.raises(ValueError, match="The 'evidence' parameter of random_forest_baseline"):
+        random_forest_baseline(gt, contexts, table, evidence=[])
