@@ -8,6 +8,8 @@ error. The tables in ``docs/validation_decision.md`` come from::
         --n-resamples 39 --agents rational
     nice -n 10 python -m benchmarks.validate_decision_tests leakage --reps 100 \
         --n-resamples 39 --agents noisy leaky0.5 leaky0.2
+    nice -n 10 python -m benchmarks.validate_decision_tests leakage --reps 100 \
+        --n-resamples 39 --agents rational+x leaky0.2+x --methods permutation
     nice -n 10 python -m benchmarks.validate_decision_tests monotone --reps 400
     nice -n 10 python -m benchmarks.validate_decision_tests consistency --reps 400
 
@@ -60,14 +62,26 @@ def leakage(reps: int, n_contexts: int, n_permutations: int, agent_names: list[s
         "noisy": coherence.Agent.rational(report_noise=0.03, grid=0.01),
         "leaky0.5": coherence.Agent.leaky(0.5),
         "leaky0.2": coherence.Agent.leaky(0.2),
+        # the same agents with two context-level evidence columns in both models
+        "rational+x": coherence.Agent.rational(),
+        "leaky0.2+x": coherence.Agent.leaky(0.2),
     }
     for name, agent in agents.items():
         if agent_names and name not in agent_names:
             continue
         for method in methods:
-            def one(r: int, agent: Any = agent, method: str = method) -> tuple[float, float]:
+            def one(r: int, agent: Any = agent, method: str = method,
+                    with_x: bool = name.endswith("+x")) -> tuple[float, float]:
                 study = coherence.simulate(agent, n_contexts=n_contexts, rng=10_000 + r)
-                res = leakage_test(study.data, engine="logistic", method=method,
+                data, evidence = study.data, ()
+                if with_x:
+                    gen = np.random.default_rng(r)
+                    q = np.clip(data["truth"].to_numpy(), 1e-3, 1 - 1e-3)
+                    noise = gen.standard_normal((n_contexts, 2))[data["context"].to_numpy()]
+                    logit = np.log(q / (1 - q))
+                    data = data.assign(x1=logit + noise[:, 0], x2=0.5 * logit + noise[:, 1])
+                    evidence = ("x1", "x2")
+                res = leakage_test(data, evidence=evidence, engine="logistic", method=method,
                                    n_permutations=n_permutations, n_resamples=200, rng=r)
                 return res.pvalue, res.statistic
             out = _run(f"{name}, {method}", reps, one)
@@ -155,7 +169,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--n-contexts", type=int, default=200)
     parser.add_argument("--n-resamples", type=int, default=99)
     parser.add_argument("--agents", nargs="*", default=None,
-                        help="leakage only: rational, noisy, leaky0.5, leaky0.2")
+                        help="leakage only: rational, noisy, leaky0.5, leaky0.2, "
+                             "rational+x, leaky0.2+x")
     parser.add_argument("--methods", nargs="*", default=["permutation", "paired"],
                         help="leakage only: permutation, paired")
     args = parser.parse_args(argv)

@@ -41,6 +41,14 @@ _LAZY: dict[str, str] = {
     "ci_test": "._citest",
     "cmi": "._cmi",
     "mi": "._cmi",
+    # decision coherence: leakage, monotone choice, prompt consistency
+    "LeakageResult": "._leakage",
+    "leakage_test": "._leakage",
+    "MonotonicityResult": "._monotone",
+    "monotonicity_test": "._monotone",
+    "plot_choice_shares": "._monotone",
+    "ConsistencyResult": "._consistency",
+    "prompt_consistency": "._consistency",
     # forecast scoring at a simulated date (issue 8)
     "ForecastComparisonResult": "._forecast",
     "ForecastScoresResult": "._forecast",
@@ -83,14 +91,6 @@ _LAZY: dict[str, str] = {
     "conditional_forecasting": "._pairs",
     "pairs_power": "._pairs",
     "read_pairs": "._pairs",
-    # decision coherence: leakage, monotone choice, prompt consistency
-    "LeakageResult": "._leakage",
-    "leakage_test": "._leakage",
-    "MonotonicityResult": "._monotone",
-    "monotonicity_test": "._monotone",
-    "plot_choice_shares": "._monotone",
-    "ConsistencyResult": "._consistency",
-    "prompt_consistency": "._consistency",
 }
 
 __all__ = sorted([*_LAZY, "__version__"])

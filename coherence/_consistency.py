@@ -121,6 +121,13 @@ class ConsistencyResult(CoherenceResult):
         frame["n_resamples"] = self.n_resamples
         return frame[list(self.frame_columns())]
 
+    def summary(self) -> str:
+        """The headline figures followed by the per-variant table."""
+        table = self.prompt_table[["prompt", "std", "rmse_reference", "pvalue", "rmse_truth"]]
+        body = table.to_string(index=False, float_format=lambda x: f"{x:.4g}")
+        return (CoherenceResult.summary(self) + f"\n  headline      {self.headline_prompt}\n"
+                + "\n".join("  " + line for line in body.splitlines()))
+
 
 # --------------------------------------------------------------------------- array layer
 def _cell_stats(belief: np.ndarray, groups: np.ndarray, labels: np.ndarray, n_groups: int,

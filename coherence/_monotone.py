@@ -147,6 +147,14 @@ class MonotonicityResult(CoherenceResult):
         frame["n_resamples"] = self.n_resamples
         return frame[list(self.frame_columns())]
 
+    def summary(self) -> str:
+        """The headline figures followed by the per-pair table."""
+        table = self.pair_table[["pair", "n_bins", "n_comparisons", "n_flagged",
+                                 "n_significant", "statistic", "pvalue"]]
+        body = table.to_string(index=False, float_format=lambda x: f"{x:.4g}")
+        return CoherenceResult.summary(self) + "\n" + "\n".join(
+            "  " + line for line in body.splitlines())
+
     def plot(self, ax: Any = None) -> Any:
         """Shortcut for :func:`plot_choice_shares` (``self``)."""
         return plot_choice_shares(self, ax=ax)

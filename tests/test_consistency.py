@@ -175,3 +175,10 @@ def test_reproducible_and_input_not_mutated(sensitive):
     b = prompt_consistency(sensitive, truth="truth", n_resamples=50, rng=9)
     pd.testing.assert_frame_equal(sensitive, before)
     pd.testing.assert_frame_equal(a.to_frame(), b.to_frame())
+
+
+def test_summary_lists_variants(sensitive):
+    text = prompt_consistency(sensitive, n_resamples=19, rng=0).summary()
+    assert text.startswith("prompt_consistency (")
+    assert "headline      absolute" in text or "headline      bayesian" in text
+    assert all(p in text for p in PROMPTS)

@@ -227,3 +227,9 @@ def test_size_on_rational_agent():
         res = leakage_test(data, engine="logistic", n_resamples=10, n_permutations=19, rng=r)
         rejections += res.pvalue <= 0.05
     assert rejections <= 9  # Binomial(60, 0.05): P(X > 9) < 0.003
+
+
+def test_summary_reports_both_losses(leaky):
+    text = leakage_test(leaky, **FAST, rng=0).summary()
+    assert "leakage_test (permutation)" in text
+    assert "log_loss_base" in text and "log_loss_full" in text and "engine        logistic" in text

@@ -219,3 +219,9 @@ def test_plot_marks_violations(nonmonotone_study):
     plt.close(ax.figure)
     with pytest.raises(TypeError, match="'result' parameter of plot_choice_shares"):
         plot_choice_shares("nope")  # type: ignore[arg-type]
+
+
+def test_summary_lists_pairs(nonmonotone_study):
+    text = monotonicity_test(nonmonotone_study, n_resamples=19, rng=0).summary()
+    assert text.startswith("monotonicity_test (fisher+isotonic-lr)")
+    assert "yes/defer" in text and "n_significant" in text
