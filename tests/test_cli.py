@@ -162,3 +162,15 @@ def test_elicit_simulated_then_test(tmp_path):
     data = pd.read_csv(tmp_path / "e.csv")
     assert {"context", "belief", "action", "outcome", "truth"} <= set(data.columns)
     assert len(data) == 40
+
+
+def test_test_command_reads_parquet(table, tmp_path):
+    pytest.importorskip("pyarrow")
+    import pandas as pd
+
+    path = tmp_path / "t.parquet"
+    pd.read_csv(table).to_parquet(path)
+    out = run("test", str(path), "--by", "model", "--permutations", "49", "--resamples", "49",
+              "--quiet")
+    assert out.returncode == 0, out.stderr
+    assert "leakage" in out.stdout
