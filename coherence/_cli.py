@@ -178,16 +178,29 @@ def _print_frame(frame: Any) -> None:
         print(frame.to_string())
 
 
-def _verdicts(rep: Any, alpha: float = 0.05) -> Any:
-    """Per cell: the tests whose p-value is below alpha."""
+def _verdicts(rep: Any, truth: Any = None, alpha: float = 0.05) -> Any:
+    """Per cell: the tests whose p-value is below alpha (and, for simulated agents,
+    the tests whose property the agent's design violates)."""
     import pandas as pd
 
     table = rep.summary_table()
     rows = []
     for key, row in table.iterrows():
+        name = key if not isinstance(key, tuple) else ", ".join(map(str, key))
         failed = [t for t, p in row.items() if isinstance(p, float) and p < alpha]
-        rows.append({"cell": key if not isinstance(key, tuple) else ", ".join(map(str, key)),
-                     "fails (p < 0.05)": ", ".join(failed) or "-"})
+        entry = {"cell": name, "fails (p < 0.05)": ", ".join(failed) or "-"}
+        if truth is not None and name in truth.index:
+            t = truth.loc[name]
+            expected = []
+            if t["cmi_exact"] > 0:
+                size = "" if t["cmi_exact"] > 1e-3 else " (tiny effect)"
+                expected.append(f"ci, ci_calibrated, leakage{size}")
+            if t["nonmonotone_pairs"] != "-":
+                expected.append("monotonicity")
+            if t["max_prompt_shift"] > 0:
+                expected.append("prompt_consistency")
+            entry["violates by design"] = ", ".join(expected) or "-"
+        rows.append(entry)
     return pd.DataFrame(rows).set_index("cell")
 
 
@@ -212,8 +225,9 @@ def _run_demo(args: argparse.Namespace) -> int:
     _print_frame(truth)
     print("\nP-values by agent and test (tests that do not apply are blank):")
     _print_frame(rep.summary_table())
-    print("\nWhich agent fails which test at alpha = 0.05:")
-    _print_frame(_verdicts(rep))
+    print("\nWhich agent fails which test at alpha = 0.05 (each test has a 5% false-alarm "
+          "rate by design):")
+    _print_frame(_verdicts(rep, truth))
     print(f"\nreport written to {args.out} ({time.perf_counter() - start:.0f} s)")
     return EXIT_OK
 

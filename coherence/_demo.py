@@ -20,14 +20,15 @@ def demo_agents() -> dict[str, Agent]:
 
     ``rational`` (the exact null), ``rational+noise`` (report noise 0.05 on a
     0.05 grid: independence holds given the latent belief only), ``leaky``
-    (private signal of strength 0.5), ``nonmonotone`` (defers in the band
-    0.4-0.6) and ``prompt_sensitive`` (report shifts 0, +0.05, -0.10, +0.10).
+    (private signal of strength 0.5), ``nonmonotone`` (deferring is free in the
+    band 0.4-0.6: a clearer violation than the default agent's) and
+    ``prompt_sensitive`` (report shifts 0, +0.05, -0.10, +0.10).
     """
     return {
         "rational": Agent.rational(),
         "rational+noise": Agent.rational(report_noise=0.05),
         "leaky": Agent.leaky(strength=0.5),
-        "nonmonotone": Agent.nonmonotone(),
+        "nonmonotone": Agent.nonmonotone(loss_defer_band=0.0),
         "prompt_sensitive": Agent.prompt_sensitive(),
     }
 

@@ -118,6 +118,23 @@ def _consistency(df: pd.DataFrame, o: _Options, rng: np.random.Generator) -> Coh
                               confidence_level=o.confidence_level, rng=rng)
 
 
+def _calibration(df: pd.DataFrame, o: _Options, rng: np.random.Generator) -> CoherenceResult:
+    """Brier score, reliability and ECE of the repetition-averaged belief per context."""
+    from ._forecast import forecast_scores
+
+    rows = _standard_rows(df, o)
+    per_context = rows.groupby(o.group, sort=True, observed=True).agg(
+        probability=(o.belief, "mean"), outcome=(o.outcome, "first"))
+    table = per_context.reset_index().rename(columns={o.group: "question"})
+    table["model"] = "agent"
+    return forecast_scores(table, by="model", timestamp=None, n_resamples=o.n_resamples,
+                           confidence_level=o.confidence_level, rng=rng)
+
+
+def _has_outcome(df: pd.DataFrame, o: _Options) -> bool:
+    return o.outcome in df.columns
+
+
 def _has_actions(df: pd.DataFrame, o: _Options) -> bool:
     return o.action in df.columns and o.outcome in df.columns
 
@@ -144,6 +161,8 @@ _REGISTRY: tuple[_Spec, ...] = (
     _Spec("monotonicity", "monotone pairwise choice shares", _has_actions, _mono),
     _Spec("prompt_consistency", "prompt consistency (and RMSE against truth)", _has_prompts,
           _consistency),
+    _Spec("calibration", "Brier score and reliability of the context-mean belief",
+          _has_outcome, _calibration),
 )
 
 #: Names accepted by ``report(tests=...)``.
@@ -479,6 +498,11 @@ def _figures(rep: CoherenceReport) -> list[tuple[str, str]]:
         label = ", ".join(f"{k}={v}" for k, v in cell.key.items()) or "all rows"
         for name, result in cell.results.items():
             plot = getattr(result, "plot", None)
+            if name == "calibration":
+                from ._forecast import plot_reliability
+
+                def plot(result: Any = result) -> Any:
+                    return plot_reliability(result)
             if plot is None:
                 continue
             try:

@@ -34,8 +34,11 @@ def test_cells_and_schema(rep):
     assert list(frame.columns) == ["model", *RESULT_COLUMNS, "error", "warnings"]
     # without evidence columns the evidence variants do not apply
     assert set(frame["test"]) == set(TEST_NAMES) - {"ci_evidence", "leakage_evidence"}
+    assert "calibration" in set(frame["test"])
     assert (frame["error"] == "").all()
-    assert frame["pvalue"].between(0, 1).all()
+    tested = frame[frame["test"] != "calibration"]  # calibration is descriptive (no p)
+    assert tested["pvalue"].between(0, 1).all()
+    assert frame.loc[frame["test"] == "calibration", "pvalue"].isna().all()
 
 
 def test_numbers_equal_the_test_functions(rep, two_models):
