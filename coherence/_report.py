@@ -77,45 +77,80 @@ def _standard_rows(df: pd.DataFrame, o: _Options) -> pd.DataFrame:
     return rows if len(rows) else df
 
 
-def _ci(df: pd.DataFrame, o: _Options, rng: np.random.Generator, *, evidence: bool = False,
-        calibrate: bool = False) -> CoherenceResult:
+def _ci(
+    df: pd.DataFrame,
+    o: _Options,
+    rng: np.random.Generator,
+    *,
+    evidence: bool = False,
+    calibrate: bool = False,
+) -> CoherenceResult:
     from ._citest import ci_test
 
-    return ci_test(_standard_rows(df, o), belief=o.belief, action=o.action, outcome=o.outcome,
-                   evidence=o.evidence if evidence else (), group=o.group, k=o.k,
-                   n_resamples=o.n_permutations, confidence_level=o.confidence_level,
-                   calibrate=calibrate, rng=rng)
+    return ci_test(
+        _standard_rows(df, o),
+        belief=o.belief,
+        action=o.action,
+        outcome=o.outcome,
+        evidence=o.evidence if evidence else (),
+        group=o.group,
+        k=o.k,
+        n_resamples=o.n_permutations,
+        confidence_level=o.confidence_level,
+        calibrate=calibrate,
+        rng=rng,
+    )
 
 
-def _leak(df: pd.DataFrame, o: _Options, rng: np.random.Generator, *,
-          evidence: bool = False) -> CoherenceResult:
+def _leak(
+    df: pd.DataFrame, o: _Options, rng: np.random.Generator, *, evidence: bool = False
+) -> CoherenceResult:
     from ._leakage import leakage_test
 
-    return leakage_test(_standard_rows(df, o), belief=o.belief, action=o.action,
-                        outcome=o.outcome, evidence=o.evidence if evidence else (),
-                        group=o.group, n_splits=o.n_splits,
-                        engine=o.engine,  # type: ignore[arg-type]  # checked in _report_iv
-                        n_resamples=o.n_resamples, confidence_level=o.confidence_level,
-                        rng=rng)
+    return leakage_test(
+        _standard_rows(df, o),
+        belief=o.belief,
+        action=o.action,
+        outcome=o.outcome,
+        evidence=o.evidence if evidence else (),
+        group=o.group,
+        n_splits=o.n_splits,
+        engine=o.engine,  # type: ignore[arg-type]  # checked in _report_iv
+        n_resamples=o.n_resamples,
+        confidence_level=o.confidence_level,
+        rng=rng,
+    )
 
 
 def _mono(df: pd.DataFrame, o: _Options, rng: np.random.Generator) -> CoherenceResult:
     from ._monotone import monotonicity_test
 
-    return monotonicity_test(_standard_rows(df, o), belief=o.belief, action=o.action,
-                             n_bins=o.n_bins, n_resamples=o.n_resamples, rng=rng)
+    return monotonicity_test(
+        _standard_rows(df, o),
+        belief=o.belief,
+        action=o.action,
+        n_bins=o.n_bins,
+        n_resamples=o.n_resamples,
+        rng=rng,
+    )
 
 
 def _consistency(df: pd.DataFrame, o: _Options, rng: np.random.Generator) -> CoherenceResult:
     from ._consistency import prompt_consistency
 
     assert o.prompt is not None  # guarded by applies
-    return prompt_consistency(df, belief=o.belief, prompt=o.prompt, group=o.group,
-                              repetition=o.repetition or "repetition",
-                              reference=o.reference_prompt,
-                              truth=o.truth if o.truth in df.columns else None,
-                              n_resamples=o.n_resamples,
-                              confidence_level=o.confidence_level, rng=rng)
+    return prompt_consistency(
+        df,
+        belief=o.belief,
+        prompt=o.prompt,
+        group=o.group,
+        repetition=o.repetition or "repetition",
+        reference=o.reference_prompt,
+        truth=o.truth if o.truth in df.columns else None,
+        n_resamples=o.n_resamples,
+        confidence_level=o.confidence_level,
+        rng=rng,
+    )
 
 
 def _calibration(df: pd.DataFrame, o: _Options, rng: np.random.Generator) -> CoherenceResult:
@@ -124,11 +159,18 @@ def _calibration(df: pd.DataFrame, o: _Options, rng: np.random.Generator) -> Coh
 
     rows = _standard_rows(df, o)
     per_context = rows.groupby(o.group, sort=True, observed=True).agg(
-        probability=(o.belief, "mean"), outcome=(o.outcome, "first"))
+        probability=(o.belief, "mean"), outcome=(o.outcome, "first")
+    )
     table = per_context.reset_index().rename(columns={o.group: "question"})
     table["model"] = "agent"
-    return forecast_scores(table, by="model", timestamp=None, n_resamples=o.n_resamples,
-                           confidence_level=o.confidence_level, rng=rng)
+    return forecast_scores(
+        table,
+        by="model",
+        timestamp=None,
+        n_resamples=o.n_resamples,
+        confidence_level=o.confidence_level,
+        rng=rng,
+    )
 
 
 def _has_outcome(df: pd.DataFrame, o: _Options) -> bool:
@@ -144,25 +186,69 @@ def _has_evidence(df: pd.DataFrame, o: _Options) -> bool:
 
 
 def _has_prompts(df: pd.DataFrame, o: _Options) -> bool:
-    return (o.prompt is not None and o.prompt in df.columns
-            and df[o.prompt].nunique() > 1 and o.repetition is not None
-            and o.repetition in df.columns)
+    return (
+        o.prompt is not None
+        and o.prompt in df.columns
+        and df[o.prompt].nunique() > 1
+        and o.repetition is not None
+        and o.repetition in df.columns
+    )
 
 
 _REGISTRY: tuple[_Spec, ...] = (
-    _Spec("ci", "conditional independence I(a; y | p)", _has_actions, _ci),
-    _Spec("ci_evidence", "conditional independence I(a; y | p, x)", _has_evidence,
-          lambda d, o, r: _ci(d, o, r, evidence=True)),
-    _Spec("ci_calibrated", "conditional independence, calibrated belief", _has_actions,
-          lambda d, o, r: _ci(d, o, r, calibrate=True)),
-    _Spec("leakage", "leakage: % log-loss reduction from the outcome", _has_actions, _leak),
-    _Spec("leakage_evidence", "leakage with evidence", _has_evidence,
-          lambda d, o, r: _leak(d, o, r, evidence=True)),
-    _Spec("monotonicity", "monotone pairwise choice shares", _has_actions, _mono),
-    _Spec("prompt_consistency", "prompt consistency (and RMSE against truth)", _has_prompts,
-          _consistency),
-    _Spec("calibration", "Brier score and reliability of the context-mean belief",
-          _has_outcome, _calibration),
+    _Spec(
+        "ci",
+        "is the action independent of the outcome given the stated belief? statistic: "
+        "kNN estimate of I(action; outcome | belief) in nats; p: conditional permutation",
+        _has_actions,
+        _ci,
+    ),
+    _Spec(
+        "ci_evidence",
+        "the same, conditioning also on the evidence columns",
+        _has_evidence,
+        lambda d, o, r: _ci(d, o, r, evidence=True),
+    ),
+    _Spec(
+        "ci_calibrated",
+        "the same, with the belief replaced by its cross-fitted isotonic calibration",
+        _has_actions,
+        lambda d, o, r: _ci(d, o, r, calibrate=True),
+    ),
+    _Spec(
+        "leakage",
+        "does knowing the outcome help predict the action beyond the belief? statistic: % "
+        "reduction in out-of-fold log-loss; p: grouped permutation of the outcome",
+        _has_actions,
+        _leak,
+    ),
+    _Spec(
+        "leakage_evidence",
+        "the same, both classifiers also seeing the evidence columns",
+        _has_evidence,
+        lambda d, o, r: _leak(d, o, r, evidence=True),
+    ),
+    _Spec(
+        "monotonicity",
+        "is the share of each action pair monotone in the belief? statistic: % of "
+        "bin pairs with a significant violation (the paper's); p: isotonic LR test",
+        _has_actions,
+        _mono,
+    ),
+    _Spec(
+        "prompt_consistency",
+        "does the belief move when only the wording changes? statistic: largest RMSE "
+        "between prompt variants; p: within-context permutation",
+        _has_prompts,
+        _consistency,
+    ),
+    _Spec(
+        "calibration",
+        "how good are the beliefs as forecasts? statistic: Brier score of the "
+        "context-mean belief (descriptive, no p-value); reliability diagram below",
+        _has_outcome,
+        _calibration,
+    ),
 )
 
 #: Names accepted by ``report(tests=...)``.
@@ -246,8 +332,9 @@ class CoherenceReport:
         if index is None:
             frame = frame.assign(cell="all")
             index = ["cell"]
-        return frame.pivot_table(index=index, columns="test", values="pvalue",
-                                 aggfunc="first", sort=False)
+        return frame.pivot_table(
+            index=index, columns="test", values="pvalue", aggfunc="first", sort=False
+        )
 
     def to_html(self, path: str | Path | None = None) -> str:
         """One self-contained HTML page (figures embedded as PNG); written to ``path`` if given."""
@@ -264,20 +351,31 @@ def _cell_text(value: Any) -> str:
 
 
 # --------------------------------------------------------------------------- report()
-def _report_iv(data: Any, belief: str, action: str, outcome: str, group: str,
-               prompt: str | None, repetition: str | None, truth: str | None,
-               evidence: Iterable[str], by: Sequence[str] | str, tests: Any,
-               engine: str) -> tuple[pd.DataFrame, tuple[str, ...], tuple[str, ...],
-                                     tuple[str, ...]]:
+def _report_iv(
+    data: Any,
+    belief: str,
+    action: str,
+    outcome: str,
+    group: str,
+    prompt: str | None,
+    repetition: str | None,
+    truth: str | None,
+    evidence: Iterable[str],
+    by: Sequence[str] | str,
+    tests: Any,
+    engine: str,
+) -> tuple[pd.DataFrame, tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
     owner = "report"
     df = as_dataframe(data, owner=owner)
     evidence = (evidence,) if isinstance(evidence, str) else tuple(evidence)
-    require_columns(df, {"belief": belief, "group": group, **{
-        f"evidence[{i}]": e for i, e in enumerate(evidence)}}, owner=owner)
+    require_columns(
+        df,
+        {"belief": belief, "group": group, **{f"evidence[{i}]": e for i, e in enumerate(evidence)}},
+        owner=owner,
+    )
     if (action in df.columns) != (outcome in df.columns):
         missing = action if action not in df.columns else outcome
-        require_columns(df, {"action" if missing == action else "outcome": missing},
-                        owner=owner)
+        require_columns(df, {"action" if missing == action else "outcome": missing}, owner=owner)
     # validate the shared columns once, at the door, so a bad table fails with one
     # clear error instead of one recorded error per test and cell
     probability_column(df, belief, owner=owner)
@@ -359,26 +457,37 @@ def report(
     CoherenceReport
     """
     df, evidence_t, present_by, names = _report_iv(
-        data, belief, action, outcome, group, prompt, repetition, truth, evidence, by, tests,
-        engine)
+        data, belief, action, outcome, group, prompt, repetition, truth, evidence, by, tests, engine
+    )
     n_jobs = check_int(n_jobs, "n_jobs", "report", low=-1)
     if n_jobs == 0:
         raise ValueError(param_error("n_jobs", "report", "a positive int or -1", n_jobs))
     seed_source = rng if isinstance(rng, int) and not isinstance(rng, bool) else None
     gen = check_rng(rng, owner="report")
     options = _Options(
-        belief=belief, action=action, outcome=outcome, group=group,
+        belief=belief,
+        action=action,
+        outcome=outcome,
+        group=group,
         prompt=prompt if prompt in df.columns else None,
         repetition=repetition if repetition in df.columns else None,
         truth=truth if truth in df.columns else None,
-        evidence=evidence_t, k=k, n_resamples=n_resamples, n_permutations=n_permutations,
-        n_splits=n_splits, engine=engine, n_bins=n_bins, confidence_level=confidence_level,
+        evidence=evidence_t,
+        k=k,
+        n_resamples=n_resamples,
+        n_permutations=n_permutations,
+        n_splits=n_splits,
+        engine=engine,
+        n_bins=n_bins,
+        confidence_level=confidence_level,
         reference_prompt=reference_prompt,
     )
     if present_by:
         groups = list(df.groupby(list(present_by), sort=True, observed=True, dropna=False))
-        keyed = [(dict(zip(present_by, key if isinstance(key, tuple) else (key,),
-                           strict=True)), part) for key, part in groups]
+        keyed = [
+            (dict(zip(present_by, key if isinstance(key, tuple) else (key,), strict=True)), part)
+            for key, part in groups
+        ]
     else:
         keyed = [({}, df)]
     streams = spawn(gen, len(keyed))
@@ -387,8 +496,10 @@ def report(
     from joblib import Parallel, delayed
 
     show = sys.stderr.isatty() if progress is None else bool(progress)
-    jobs = (delayed(_run_cell)(key, part, specs, options, stream)
-            for (key, part), stream in zip(keyed, streams, strict=True))
+    jobs = (
+        delayed(_run_cell)(key, part, specs, options, stream)
+        for (key, part), stream in zip(keyed, streams, strict=True)
+    )
     if backend is None:
         runner = Parallel(n_jobs=n_jobs, return_as="generator")
     else:
@@ -401,24 +512,42 @@ def report(
     cells = tuple(results)
 
     settings = {
-        "columns": {"belief": belief, "action": action, "outcome": outcome, "group": group,
-                    "prompt": options.prompt, "repetition": options.repetition,
-                    "truth": options.truth, "evidence": list(evidence_t)},
+        "columns": {
+            "belief": belief,
+            "action": action,
+            "outcome": outcome,
+            "group": group,
+            "prompt": options.prompt,
+            "repetition": options.repetition,
+            "truth": options.truth,
+            "evidence": list(evidence_t),
+        },
         "by": list(present_by),
         "tests": [s.name for s in specs],
-        "k": k, "n_permutations": n_permutations, "n_resamples": n_resamples,
-        "n_splits": n_splits, "engine": engine, "n_bins": n_bins,
-        "confidence_level": confidence_level, "reference_prompt": reference_prompt,
+        "k": k,
+        "n_permutations": n_permutations,
+        "n_resamples": n_resamples,
+        "n_splits": n_splits,
+        "engine": engine,
+        "n_bins": n_bins,
+        "confidence_level": confidence_level,
+        "reference_prompt": reference_prompt,
         "rng": seed_source if seed_source is not None else repr(rng),
-        "n_jobs": n_jobs, "backend": backend or "loky",
+        "n_jobs": n_jobs,
+        "backend": backend or "loky",
         "versions": _versions(),
         "created": datetime.now(UTC).isoformat(timespec="seconds"),
     }
     return CoherenceReport(cells=cells, by=present_by, settings=settings)
 
 
-def _run_cell(key: Mapping[str, Any], part: pd.DataFrame, specs: Sequence[_Spec],
-              options: _Options, stream: np.random.Generator) -> ReportCell:
+def _run_cell(
+    key: Mapping[str, Any],
+    part: pd.DataFrame,
+    specs: Sequence[_Spec],
+    options: _Options,
+    stream: np.random.Generator,
+) -> ReportCell:
     results: dict[str, CoherenceResult] = {}
     errors: dict[str, str] = {}
     notes: dict[str, tuple[str, ...]] = {}
@@ -434,18 +563,27 @@ def _run_cell(key: Mapping[str, Any], part: pd.DataFrame, specs: Sequence[_Spec]
             except (ValueError, TypeError) as exc:
                 errors[spec.name] = f"{type(exc).__name__}: {exc}"
         if caught:
-            notes[spec.name] = tuple(dict.fromkeys(
-                f"{w.category.__name__}: {w.message}" for w in caught))
-    return ReportCell(key=dict(key), n_obs=len(part), results=results, errors=errors,
-                      notes=notes)
+            notes[spec.name] = tuple(
+                dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in caught)
+            )
+    return ReportCell(key=dict(key), n_obs=len(part), results=results, errors=errors, notes=notes)
 
 
 def _versions() -> dict[str, str]:
     from importlib import metadata
 
     out = {"python": platform.python_version()}
-    for name in ("belief-coherence", "numpy", "scipy", "pandas", "numba", "scikit-learn",
-                 "statsmodels", "catboost", "pgmpy"):
+    for name in (
+        "belief-coherence",
+        "numpy",
+        "scipy",
+        "pandas",
+        "numba",
+        "scikit-learn",
+        "statsmodels",
+        "catboost",
+        "pgmpy",
+    ):
         try:
             out[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
@@ -477,8 +615,11 @@ def _figure_png(fig: Any) -> str:
 
 
 def _frame_html(frame: pd.DataFrame, *, pcol: str | None = "pvalue") -> str:
-    cells = ["<table><thead><tr>" + "".join(f"<th>{html.escape(str(c))}</th>"
-                                            for c in frame.columns) + "</tr></thead><tbody>"]
+    cells = [
+        "<table><thead><tr>"
+        + "".join(f"<th>{html.escape(str(c))}</th>" for c in frame.columns)
+        + "</tr></thead><tbody>"
+    ]
     for _, row in frame.iterrows():
         tds = []
         for col, value in row.items():
@@ -503,6 +644,7 @@ def _figures(rep: CoherenceReport) -> list[tuple[str, str]]:
 
                 def plot(result: Any = result) -> Any:
                     return plot_reliability(result)
+
             if plot is None:
                 continue
             try:
@@ -530,6 +672,15 @@ def _render_html(rep: CoherenceReport) -> str:
         "p-values below 0.05 are shaded. A small p-value is evidence against the coherence "
         "property the test checks; a large one is not proof of coherence (see "
         "<em>Interpreting results</em> in the documentation).</p>",
+        "<h2>Tests</h2><table><thead><tr><th>test</th><th>what it checks</th></tr></thead>"
+        "<tbody>"
+        + "".join(
+            f"<tr><td>{html.escape(spec.name)}</td><td style='text-align:left'>"
+            f"{html.escape(spec.label)}</td></tr>"
+            for spec in _REGISTRY
+            if spec.name in s.get("tests", ())
+        )
+        + "</tbody></table>",
         "<h2>Summary: p-values by cell and test</h2>",
         _frame_html(rep.summary_table().reset_index(), pcol=None),
         "<h2>All results</h2>",
@@ -541,8 +692,10 @@ def _render_html(rep: CoherenceReport) -> str:
             for attr in ("pair_table", "prompt_table"):
                 detail = getattr(result, attr, None)
                 if isinstance(detail, pd.DataFrame) and len(detail):
-                    extras.append(f"<h3>{html.escape(name)}: {attr.replace('_', ' ')}</h3>"
-                                  + _frame_html(detail.head(200), pcol=None))
+                    extras.append(
+                        f"<h3>{html.escape(name)}: {attr.replace('_', ' ')}</h3>"
+                        + _frame_html(detail.head(200), pcol=None)
+                    )
         if extras:
             label = ", ".join(f"{k}={v}" for k, v in cell.key.items()) or "all rows"
             parts.append(f"<h2>Details: {html.escape(label)}</h2>")
@@ -551,16 +704,24 @@ def _render_html(rep: CoherenceReport) -> str:
     if figures:
         parts.append("<h2>Figures</h2>")
         for caption, png in figures:
-            parts.append(f"<figure><img alt='{html.escape(caption)}' "
-                         f"src='data:image/png;base64,{png}'><figcaption>"
-                         f"{html.escape(caption)}</figcaption></figure>")
+            parts.append(
+                f"<figure><img alt='{html.escape(caption)}' "
+                f"src='data:image/png;base64,{png}'><figcaption>"
+                f"{html.escape(caption)}</figcaption></figure>"
+            )
     parts.append("<h2>Methods and settings</h2><ul>")
     for key, value in s.items():
-        parts.append(f"<li><code>{html.escape(str(key))}</code>: "
-                     f"{html.escape(str(value))}</li>")
-    parts.append("</ul><p class='note'>To rerun: <code>coherence.report(data, "
-                 + html.escape(", ".join(f"{k}={v!r}" for k, v in s.items()
-                                         if k in ("k", "n_permutations", "n_resamples",
-                                                  "n_splits", "engine", "n_bins", "rng")))
-                 + ")</code>.</p></body></html>")
+        parts.append(f"<li><code>{html.escape(str(key))}</code>: {html.escape(str(value))}</li>")
+    parts.append(
+        "</ul><p class='note'>To rerun: <code>coherence.report(data, "
+        + html.escape(
+            ", ".join(
+                f"{k}={v!r}"
+                for k, v in s.items()
+                if k
+                in ("k", "n_permutations", "n_resamples", "n_splits", "engine", "n_bins", "rng")
+            )
+        )
+        + ")</code>.</p></body></html>"
+    )
     return "\n".join(parts)
