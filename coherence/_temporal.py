@@ -95,6 +95,15 @@ def _parse_dates(values: Iterable[Any], index: pd.Index, column: str, owner: str
     return out, missing
 
 
+def _no_missing(df: pd.DataFrame, cols: Iterable[str], owner: str) -> None:
+    """Raise the data-error message for missing values in any of ``cols``."""
+    for col in cols:
+        miss = np.flatnonzero(df[col].isna().to_numpy())
+        if len(miss):
+            raise ValueError(column_error(col, "not contain missing values",
+                                          list(df.index[miss]), owner=owner))
+
+
 def _aware_cutoff(cutoff: Any, owner: str) -> pd.Timestamp:
     if _is_missing(cutoff):
         raise ValueError(param_error("cutoff", owner, "a timezone-aware date", cutoff))
@@ -231,10 +240,7 @@ def contamination_filter(forecasts: Any, cutoffs: Mapping[str, Any] | str, *,
     if isinstance(cutoffs, str):
         columns["cutoffs"] = cutoffs
     require_columns(df, columns, owner=owner)
-    miss = np.flatnonzero(df[model].isna().to_numpy())
-    if len(miss):
-        raise ValueError(column_error(model, "not contain missing values",
-                                      list(df.index[miss]), owner=owner))
+    _no_missing(df, (model,), owner)
     opened_at, missing = _parse_dates(df[opened], df.index, opened, owner, require_tz=False)
     if missing.any():
         raise ValueError(column_error(opened, "hold a date for every forecast (contamination "
@@ -419,13 +425,17 @@ class TemporalGateway:
     def __repr__(self) -> str:
         return f"TemporalGateway(cutoff={self._cutoff.isoformat()!r})"
 
+    def _cutoff_ns(self) -> np.datetime64:
+        """The cutoff as a naive UTC ``datetime64[ns]``, comparable with :func:`_parse_dates`."""
+        return np.datetime64(self._cutoff.tz_localize(None).as_unit("ns").to_datetime64(), "ns")
+
     def partition(self, records: Any, *, date: str) -> GatewayPartition:
         """Split records into visible, hidden and undated by the ``date`` column."""
         owner = "TemporalGateway.partition"
         df = as_dataframe(records, name="records", owner=owner)
         require_columns(df, {"date": date}, owner=owner)
         when, missing = _parse_dates(df[date], df.index, date, owner, require_tz=True)
-        cut = np.datetime64(self._cutoff.tz_localize(None).as_unit("ns").to_datetime64(), "ns")
+        cut = self._cutoff_ns()
         before = np.zeros(len(df), dtype=bool)
         before[~missing] = when[~missing] < cut
         after = ~missing & ~before
@@ -462,7 +472,7 @@ class TemporalGateway:
         if not isinstance(forecast, Mapping):
             raise TypeError(param_error("forecast", owner, "a mapping with 'sources' and/or "
                                         "'events' lists", type(forecast).__name__))
-        cut = np.datetime64(self._cutoff.tz_localize(None).as_unit("ns").to_datetime64(), "ns")
+        cut = self._cutoff_ns()
         bad_rows, undated_rows, n_checked = [], [], 0
         for kind, key, date_key in (("source", sources, published), ("event", events,
                                                                      occurred)):
