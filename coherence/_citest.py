@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ._cmi import _combine, _estimate, _keys_1d, _Prepared, _psi_table
+from ._design import evidence_columns, require_design_columns
 from ._resampling import cluster_members, group_codes, grouped_folds, percentile_interval
 from ._results import CoherenceResult, ConfidenceInterval
 from ._rng import RNGLike, check_rng, kernel_seeds
@@ -25,7 +26,6 @@ from ._validation import (
     label_column,
     param_error,
     probability_column,
-    require_columns,
 )
 from ._warnings import DegenerateDataWarning, NotCalibratedWarning, SmallSampleWarning
 
@@ -133,14 +133,9 @@ def _ci_test_iv(data: Any, belief: Any, action: Any, outcome: Any, evidence: Any
                 condition_on: Any, permute: Any, k_perm: Any, ci_method: Any,
                 resolution: Any) -> tuple[_Design, dict[str, Any]]:
     df = as_dataframe(data, owner=_OWNER)
-    if isinstance(evidence, str):
-        evidence = (evidence,)
-    if not isinstance(evidence, Sequence) or not all(isinstance(e, str) for e in evidence):
-        raise TypeError(param_error("evidence", _OWNER, "a sequence of column names", evidence))
-    evidence = tuple(evidence)
-    roles = {"belief": belief, "action": action, "outcome": outcome, "group": group}
-    roles.update({f"evidence[{j}]": e for j, e in enumerate(evidence)})
-    require_columns(df, roles, owner=_OWNER)
+    evidence = evidence_columns(evidence, _OWNER)
+    require_design_columns(df, {"belief": belief, "action": action, "outcome": outcome,
+                                "group": group}, evidence, _OWNER)
     check_choice(method, "method", _OWNER, _METHODS)
     check_choice(condition_on, "condition_on", _OWNER, _CONDITION_ON)
     check_choice(permute, "permute", _OWNER, _PERMUTE)

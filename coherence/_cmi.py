@@ -356,13 +356,8 @@ def cmi(x: Any, y: Any, z: Any = None, *, k: int = 3,
     >>> round(coherence.mi(x, y), 3)  # but dependent marginally
     0.064
     """
-    owner = "cmi"
-    resolution = _check_resolution(resolution, owner)
-    p = _prepare(x, y, z, discrete=discrete, resolution=resolution, owner=owner)
-    if p.n < 2:
-        raise ValueError(param_error("x", owner, "of length >= 2", f"length {p.n}"))
-    k = _check_k(k, p.n, owner)
-    return _estimate(p, k)
+    return _validated_estimate(x, y, z, k=k, discrete=discrete, resolution=resolution,
+                               owner="cmi")
 
 
 def mi(x: Any, y: Any, *, k: int = 3,
@@ -383,9 +378,16 @@ def mi(x: Any, y: Any, *, k: int = 3,
     >>> round(coherence.mi(x, x), 3)  # psi(999) - psi(499), close to log 2 = 0.693
     0.695
     """
-    owner = "mi"
+    return _validated_estimate(x, y, None, k=k, discrete=discrete, resolution=resolution,
+                               owner="mi")
+
+
+def _validated_estimate(x: Any, y: Any, z: Any, *, k: Any,
+                        discrete: Mapping[str, bool | Sequence[bool]] | None,
+                        resolution: Any, owner: str) -> float:
+    """Validate the inputs of :func:`cmi` / :func:`mi` (``z=None``) and estimate."""
     resolution = _check_resolution(resolution, owner)
-    p = _prepare(x, y, None, discrete=discrete, resolution=resolution, owner=owner)
+    p = _prepare(x, y, z, discrete=discrete, resolution=resolution, owner=owner)
     if p.n < 2:
         raise ValueError(param_error("x", owner, "of length >= 2", f"length {p.n}"))
     k = _check_k(k, p.n, owner)

@@ -22,6 +22,7 @@ import pandas as pd
 from ._resampling import percentile_interval
 from ._results import CoherenceResult, ConfidenceInterval
 from ._rng import RNGLike, check_rng
+from ._temporal import _any_aware, _no_missing, _parse_dates
 from ._validation import (
     as_dataframe,
     check_choice,
@@ -208,8 +209,6 @@ def _match_one(f_tokens: Sequence[frozenset[str]], h_tokens: Sequence[frozenset[
 # --------------------------------------------------------------------------- helpers
 def _days(values: Iterable[Any], index: pd.Index, column: str, owner: str) -> np.ndarray:
     """Dates as float days since the epoch (UTC for aware dates); NaN when missing."""
-    from ._temporal import _parse_dates
-
     when, missing = _parse_dates(values, index, column, owner, require_tz=False)
     out = np.full(len(missing), np.nan)
     ok = ~missing
@@ -219,17 +218,7 @@ def _days(values: Iterable[Any], index: pd.Index, column: str, owner: str) -> np
 
 def _datetimes(values: Iterable[Any], index: pd.Index, column: str,
                owner: str) -> tuple[np.ndarray, np.ndarray]:
-    from ._temporal import _parse_dates
-
     return _parse_dates(values, index, column, owner, require_tz=False)
-
-
-def _no_missing(df: pd.DataFrame, cols: Iterable[str], owner: str) -> None:
-    for col in cols:
-        miss = np.flatnonzero(df[col].isna().to_numpy())
-        if len(miss):
-            raise ValueError(column_error(col, "not contain missing values",
-                                          list(df.index[miss]), owner=owner))
 
 
 def _bootstrap_mean(values: np.ndarray, clusters: np.ndarray, n_resamples: int,
@@ -1000,8 +989,6 @@ def market_alignment(events: Any, prices: Any, *, window_days: float = 3.0,
 
 
 def _mixed_tz(events: Any, date: str, prices: Any, price_date: str) -> bool:
-    from ._temporal import _any_aware
-
     return _any_aware(as_dataframe(events)[date]) != _any_aware(as_dataframe(prices)[price_date])
 
 

@@ -492,7 +492,7 @@ def forecast_scores(
     convention: str = "ln",
     floor: float = 1e-10,
     n_bins: int = 10,
-    cutoffs: Mapping[str, Any] | None = None,
+    cutoffs: Mapping[str, Any] | str | None = None,
     opened: str = "opened",
     n_resamples: int = 2000,
     confidence_level: float = 0.95,
@@ -527,9 +527,12 @@ def forecast_scores(
         Floor of :math:`q` before the log, in (0, 1); default 1e-10.
     n_bins : int
         Equal-width bins on [0, 1] for the reliability table and ECE.
-    cutoffs : mapping, optional
-        Model name -> knowledge cutoff date. When given, the scores are also
-        computed after :func:`contamination_filter` and stored in ``filtered``.
+    cutoffs : mapping or str, optional
+        Model name -> knowledge cutoff date, or the name of a column of
+        per-row knowledge-cutoff dates (such as the forecast table's
+        ``cutoff``; a missing value means an unknown cutoff, and the row is
+        kept). When given, the scores are also computed after
+        :func:`contamination_filter` and stored in ``filtered``.
     opened : str
         Column of question opening dates (used only with ``cutoffs``).
     n_resamples : int

@@ -19,6 +19,7 @@ from typing import Any, ClassVar, Literal
 import numpy as np
 from scipy import stats
 
+from ._design import evidence_columns, require_design_columns
 from ._resampling import group_codes, grouped_folds, percentile_interval
 from ._results import CoherenceResult, ConfidenceInterval
 from ._rng import RNGLike, check_rng
@@ -32,7 +33,6 @@ from ._validation import (
     label_column,
     param_error,
     probability_column,
-    require_columns,
 )
 from ._warnings import DegenerateDataWarning, SmallSampleWarning
 
@@ -285,15 +285,9 @@ def _leakage_test_iv(data: Any, belief: Any, action: Any, outcome: Any, evidence
                         ("group", group)):
         if not isinstance(value, str):
             raise TypeError(param_error(name, _OWNER, "a column name (str)", value))
-    if isinstance(evidence, str):
-        evidence = (evidence,)
-    if not isinstance(evidence, Sequence) or not all(isinstance(c, str) for c in evidence):
-        raise TypeError(param_error("evidence", _OWNER, "a sequence of column names",
-                                    evidence))
-    evidence = tuple(evidence)
+    evidence = evidence_columns(evidence, _OWNER)
     roles = {"belief": belief, "action": action, "outcome": outcome, "group": group}
-    require_columns(df, {**roles, **{f"evidence[{i}]": c for i, c in enumerate(evidence)}},
-                    owner=_OWNER)
+    require_design_columns(df, roles, evidence, _OWNER)
     overlap = set(evidence) & set(roles.values())
     if overlap or len(set(evidence)) != len(evidence):
         raise ValueError(param_error("evidence", _OWNER, "distinct columns other than the "

@@ -95,6 +95,15 @@ def _parse_dates(values: Iterable[Any], index: pd.Index, column: str, owner: str
     return out, missing
 
 
+def _no_missing(df: pd.DataFrame, cols: Iterable[str], owner: str) -> None:
+    """Raise the data-error message for missing values in any of ``cols``."""
+    for col in cols:
+        miss = np.flatnonzero(df[col].isna().to_numpy())
+        if len(miss):
+            raise ValueError(column_error(col, "not contain missing values",
+                                          list(df.index[miss]), owner=owner))
+
+
 def _aware_cutoff(cutoff: Any, owner: str) -> pd.Timestamp:
     if _is_missing(cutoff):
         raise ValueError(param_error("cutoff", owner, "a timezone-aware date", cutoff))
@@ -169,7 +178,7 @@ class ContaminationFilterResult:
         return len(self.dropped)
 
 
-def contamination_filter(forecasts: Any, cutoffs: Mapping[str, Any], *,
+def contamination_filter(forecasts: Any, cutoffs: Mapping[str, Any] | str, *,
                          model: str = "model", question: str = "question",
                          opened: str = "opened") -> ContaminationFilterResult:
     """Drop (model, question) pairs whose question opened before the model's cutoff.
@@ -178,9 +187,13 @@ def contamination_filter(forecasts: Any, cutoffs: Mapping[str, Any], *,
     ----------
     forecasts : pandas.DataFrame or convertible
         The forecast table.
-    cutoffs : mapping
-        Model name (or name prefix) -> knowledge-cutoff date. Matching: see
-        :func:`match_cutoff`.
+    cutoffs : mapping or str
+        Either a mapping of model name (or name prefix) -> knowledge-cutoff
+        date, matched as in :func:`match_cutoff`; or the name of a column of
+        ``forecasts`` holding each row's knowledge-cutoff date (the forecast
+        table's optional ``cutoff`` column). In a column, a missing cutoff
+        means the model's cutoff is unknown: the row is kept and its model
+        listed in ``unknown_models``.
     model, question, opened : str
         Columns of the model name, the question and the question's opening date.
 
@@ -193,9 +206,12 @@ def contamination_filter(forecasts: Any, cutoffs: Mapping[str, Any], *,
     A pair is dropped when ``opened < cutoff``: the question existed, and
     possibly its answer was discussed, before the model's training data ended.
     A question opened on the cutoff date is kept. Dates must be all
-    timezone-naive or all timezone-aware (aware dates are compared in UTC); a
-    missing opening date raises, since contamination cannot then be ruled out.
-    Models without a known cutoff are kept and listed in ``unknown_models``.
+    timezone-naive or all timezone-aware, across the opening dates and the
+    cutoffs together (aware dates are compared in UTC); numbers are refused as
+    dates. A missing opening date raises, since contamination cannot then be
+    ruled out. Models without a known cutoff are kept and listed in
+    ``unknown_models``; with a cutoff column, a model is listed when at least
+    one of its rows has no cutoff.
 
     Examples
     --------
@@ -206,38 +222,68 @@ def contamination_filter(forecasts: Any, cutoffs: Mapping[str, Any], *,
     >>> rep = coherence.contamination_filter(table, {"gpt-4o": "2023-10-01"})
     >>> list(rep.kept["question"]), rep.unknown_models
     (['q2', 'q1'], ('mystery',))
+
+    The same with a per-row ``cutoff`` column (missing: unknown model):
+
+    >>> table["cutoff"] = ["2023-10-01", "2023-10-01", None]
+    >>> rep = coherence.contamination_filter(table, "cutoff")
+    >>> list(rep.kept["question"]), rep.unknown_models
+    (['q2', 'q1'], ('mystery',))
     """
     owner = "contamination_filter"
     df = as_dataframe(forecasts, name="forecasts", owner=owner)
-    if not isinstance(cutoffs, Mapping):
-        raise TypeError(param_error("cutoffs", owner, "a mapping of model name to date",
+    if not isinstance(cutoffs, Mapping | str):
+        raise TypeError(param_error("cutoffs", owner, "a mapping of model name to date or "
+                                    "the name of a column of cutoff dates",
                                     type(cutoffs).__name__))
-    require_columns(df, {"model": model, "question": question, "opened": opened}, owner=owner)
-    miss = np.flatnonzero(df[model].isna().to_numpy())
-    if len(miss):
-        raise ValueError(column_error(model, "not contain missing values",
-                                      list(df.index[miss]), owner=owner))
+    columns = {"model": model, "question": question, "opened": opened}
+    if isinstance(cutoffs, str):
+        columns["cutoffs"] = cutoffs
+    require_columns(df, columns, owner=owner)
+    _no_missing(df, (model,), owner)
     opened_at, missing = _parse_dates(df[opened], df.index, opened, owner, require_tz=False)
     if missing.any():
         raise ValueError(column_error(opened, "hold a date for every forecast (contamination "
                                       "cannot be ruled out otherwise)",
                                       list(df.index[np.flatnonzero(missing)]), owner=owner))
+    names = df[model].to_numpy(dtype=object)
+    if isinstance(cutoffs, str):
+        cutoff_per_row, rows, unknown = _cutoffs_from_column(df, cutoffs, opened, names, owner)
+    else:
+        cutoff_per_row, rows, unknown = _cutoffs_from_mapping(df, cutoffs, opened, names,
+                                                              owner)
+    known = ~np.isnat(cutoff_per_row)
+    drop = np.zeros(len(df), dtype=bool)
+    drop[known] = opened_at[known] < cutoff_per_row[known]
+    return ContaminationFilterResult(kept=df.loc[~drop], dropped=df.loc[drop],
+                                     unknown_models=tuple(unknown),
+                                     matches=pd.DataFrame(rows, columns=["model", "key",
+                                                                         "cutoff"]))
+
+
+def _check_same_tz(df: pd.DataFrame, opened: str, cutoff_values: Iterable[Any],
+                   owner: str) -> None:
+    """Naive and aware dates must not mix between the table and the cutoffs either."""
+    if _any_aware(df[opened]) != _any_aware(cutoff_values):
+        raise ValueError(f"{owner}: the '{opened}' column and the cutoffs must both be "
+                         "timezone-aware or both naive.")
+
+
+def _cutoffs_from_mapping(df: pd.DataFrame, cutoffs: Mapping[str, Any], opened: str,
+                          names: np.ndarray, owner: str
+                          ) -> tuple[np.ndarray, list[dict[str, Any]], list[str]]:
+    """Per-row cutoffs from a model-name mapping, the matches table and unknown models."""
     keys = list(cutoffs)
     cut_vals, cut_missing = _parse_dates([cutoffs[k] for k in keys], pd.Index(keys),
                                          "cutoffs", owner, require_tz=False)
     if cut_missing.any():
         raise ValueError(param_error("cutoffs", owner, "a mapping to dates (no missing values)",
                                      {k: cutoffs[k] for k in np.asarray(keys)[cut_missing]}))
-    # naive and aware must not mix between the table and the cutoffs either
-    tz_table = _any_aware(df[opened])
-    tz_cut = _any_aware(cutoffs.values())
-    if keys and tz_table != tz_cut:
-        raise ValueError(f"{owner}: the '{opened}' column and the cutoffs must both be "
-                         "timezone-aware or both naive.")
+    if keys:
+        _check_same_tz(df, opened, cutoffs.values(), owner)
     cut_of_key = dict(zip(keys, cut_vals, strict=True))
     rows, unknown = [], []
     cutoff_per_row = np.full(len(df), np.datetime64("NaT"), dtype="datetime64[ns]")
-    names = df[model].to_numpy(dtype=object)
     for name in pd.unique(names):
         key = match_cutoff(str(name), cutoffs)
         rows.append({"model": name, "key": key,
@@ -246,13 +292,34 @@ def contamination_filter(forecasts: Any, cutoffs: Mapping[str, Any], *,
             unknown.append(str(name))
         else:
             cutoff_per_row[names == name] = cut_of_key[key]
-    known = ~np.isnat(cutoff_per_row)
-    drop = np.zeros(len(df), dtype=bool)
-    drop[known] = opened_at[known] < cutoff_per_row[known]
-    return ContaminationFilterResult(kept=df.loc[~drop], dropped=df.loc[drop],
-                                     unknown_models=tuple(unknown),
-                                     matches=pd.DataFrame(rows, columns=["model", "key",
-                                                                         "cutoff"]))
+    return cutoff_per_row, rows, unknown
+
+
+def _cutoffs_from_column(df: pd.DataFrame, column: str, opened: str, names: np.ndarray,
+                         owner: str) -> tuple[np.ndarray, list[dict[str, Any]], list[str]]:
+    """Per-row cutoffs from a column of dates; a missing cutoff marks an unknown model.
+
+    The matches table has one row per distinct (model, cutoff) pair, with ``key``
+    the column name, or None for the rows without a cutoff.
+    """
+    cutoff_per_row, cut_missing = _parse_dates(df[column], df.index, column, owner,
+                                               require_tz=False)
+    if not cut_missing.all():
+        _check_same_tz(df, opened, df[column], owner)
+    raw = df[column].to_numpy(dtype=object)
+    rows, unknown, seen = [], [], set()
+    for i, name in enumerate(names):
+        pair = (name, None if cut_missing[i] else cutoff_per_row[i])
+        if pair in seen:
+            continue
+        seen.add(pair)
+        if cut_missing[i]:
+            rows.append({"model": name, "key": None, "cutoff": None})
+            if str(name) not in unknown:
+                unknown.append(str(name))
+        else:
+            rows.append({"model": name, "key": column, "cutoff": raw[i]})
+    return cutoff_per_row, rows, unknown
 
 
 def _any_aware(values: Iterable[Any]) -> bool:
@@ -358,13 +425,17 @@ class TemporalGateway:
     def __repr__(self) -> str:
         return f"TemporalGateway(cutoff={self._cutoff.isoformat()!r})"
 
+    def _cutoff_ns(self) -> np.datetime64:
+        """The cutoff as a naive UTC ``datetime64[ns]``, comparable with :func:`_parse_dates`."""
+        return np.datetime64(self._cutoff.tz_localize(None).as_unit("ns").to_datetime64(), "ns")
+
     def partition(self, records: Any, *, date: str) -> GatewayPartition:
         """Split records into visible, hidden and undated by the ``date`` column."""
         owner = "TemporalGateway.partition"
         df = as_dataframe(records, name="records", owner=owner)
         require_columns(df, {"date": date}, owner=owner)
         when, missing = _parse_dates(df[date], df.index, date, owner, require_tz=True)
-        cut = np.datetime64(self._cutoff.tz_localize(None).as_unit("ns").to_datetime64(), "ns")
+        cut = self._cutoff_ns()
         before = np.zeros(len(df), dtype=bool)
         before[~missing] = when[~missing] < cut
         after = ~missing & ~before
@@ -401,7 +472,7 @@ class TemporalGateway:
         if not isinstance(forecast, Mapping):
             raise TypeError(param_error("forecast", owner, "a mapping with 'sources' and/or "
                                         "'events' lists", type(forecast).__name__))
-        cut = np.datetime64(self._cutoff.tz_localize(None).as_unit("ns").to_datetime64(), "ns")
+        cut = self._cutoff_ns()
         bad_rows, undated_rows, n_checked = [], [], 0
         for kind, key, date_key in (("source", sources, published), ("event", events,
                                                                      occurred)):

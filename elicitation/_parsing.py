@@ -172,14 +172,41 @@ def _finish(text: str, labels: tuple[str, ...], raw: dict[str, float], method: s
                   raw_values=MappingProxyType(dict(raw)), method=method, text=text)
 
 
-def _parse_probabilities(text: Any, labels: tuple[str, ...], tol: float) -> Parsed:
+def _not_text(text: Any) -> Parsed | None:
+    """The failure for a reply that is not text or is empty; None for usable text."""
     if not isinstance(text, str):
         return _fail(repr(text), "invalid", f"the reply is a {type(text).__name__}, not text")
     if not text.strip():
         return _fail(text, "empty", "the reply is empty")
+    return None
+
+
+def _lines(text: str) -> list[str]:
+    """The reply's non-blank lines, stripped."""
+    return [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
+
+
+def _json_object(text: str) -> dict[str, Any] | None:
+    """The reply as a JSON object (code fences allowed) with lower-cased keys, or None."""
+    stripped = text.strip().strip("`").removeprefix("json").strip()
+    if not stripped.startswith("{"):
+        return None
+    try:
+        obj = json.loads(stripped)
+    except ValueError:
+        return None
+    if not isinstance(obj, dict):
+        return None
+    return {str(k).lower(): v for k, v in obj.items()}
+
+
+def _parse_probabilities(text: Any, labels: tuple[str, ...], tol: float) -> Parsed:
+    bad = _not_text(text)
+    if bad is not None:
+        return bad
 
     # 1. strict
-    lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
+    lines = _lines(text)
     if len(lines) == len(labels):
         raw: dict[str, float] = {}
         for line, label in zip(lines, labels, strict=True):
@@ -191,23 +218,16 @@ def _parse_probabilities(text: Any, labels: tuple[str, ...], tol: float) -> Pars
             return _finish(text, labels, raw, "strict", tol)
 
     # 2. json
-    stripped = text.strip().strip("`").removeprefix("json").strip()
-    if stripped.startswith("{"):
-        try:
-            obj = json.loads(stripped)
-        except ValueError:
-            obj = None
-        if isinstance(obj, dict):
-            lower = {str(k).lower(): v for k, v in obj.items()}
-            if all(label.lower() in lower for label in labels):
-                raw = {}
-                for label in labels:
-                    v = lower[label.lower()]
-                    if isinstance(v, bool) or not isinstance(v, int | float):
-                        return _fail(text, "invalid", f"the JSON value for {label!r} is "
-                                     f"{v!r}, not a number")
-                    raw[label] = float(v)
-                return _finish(text, labels, raw, "json", tol)
+    lower = _json_object(text)
+    if lower is not None and all(label.lower() in lower for label in labels):
+        raw = {}
+        for label in labels:
+            v = lower[label.lower()]
+            if isinstance(v, bool) or not isinstance(v, int | float):
+                return _fail(text, "invalid", f"the JSON value for {label!r} is "
+                             f"{v!r}, not a number")
+            raw[label] = float(v)
+        return _finish(text, labels, raw, "json", tol)
 
     # 3. tolerant
     found: dict[str, float] = {}
@@ -312,32 +332,25 @@ def _decision(text: str, decide: str, answer: str | None, method: str) -> Parsed
 
 
 def _parse_decision(text: Any, labels: tuple[str, ...]) -> Parsed:
-    if not isinstance(text, str):
-        return _fail(repr(text), "invalid", f"the reply is a {type(text).__name__}, not text")
-    if not text.strip():
-        return _fail(text, "empty", "the reply is empty")
+    bad = _not_text(text)
+    if bad is not None:
+        return bad
     decide_label, answer_label = labels
-    lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
+    lines = _lines(text)
     if len(lines) == 2:
         m1 = re.fullmatch(re.escape(decide_label) + r":\s*(Yes|No)", lines[0])
         m2 = re.fullmatch(re.escape(answer_label) + r":\s*(Yes|No)", lines[1])
         if m1 and m2:
             return _decision(text, m1.group(1).lower(), m2.group(1).lower(), "strict")
-    stripped = text.strip().strip("`").removeprefix("json").strip()
-    if stripped.startswith("{"):
-        try:
-            obj = json.loads(stripped)
-        except ValueError:
-            obj = None
-        if isinstance(obj, dict):
-            lower = {str(k).lower(): v for k, v in obj.items()}
-            d = lower.get(decide_label.lower())
-            a = lower.get(answer_label.lower())
-            if isinstance(d, str) and d.strip().lower() in ("yes", "no"):
-                ans = a.strip().lower() if isinstance(a, str) else None
-                if ans not in (None, "yes", "no"):
-                    return _fail(text, "invalid", f"the JSON answer is {a!r}, not Yes or No")
-                return _decision(text, d.strip().lower(), ans, "json")
+    lower = _json_object(text)
+    if lower is not None:
+        d = lower.get(decide_label.lower())
+        a = lower.get(answer_label.lower())
+        if isinstance(d, str) and d.strip().lower() in ("yes", "no"):
+            ans = a.strip().lower() if isinstance(a, str) else None
+            if ans not in (None, "yes", "no"):
+                return _fail(text, "invalid", f"the JSON answer is {a!r}, not Yes or No")
+            return _decision(text, d.strip().lower(), ans, "json")
     decides = _answer_of(decide_label, text)
     answers = _answer_of(answer_label, text)
     if len(decides) > 1 or len(answers) > 1:

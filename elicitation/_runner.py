@@ -314,9 +314,24 @@ def _failures(raw: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+@dataclass(frozen=True)
+class _RunOptions:
+    """The validated options every runner shares."""
+
+    store: ResponseCache
+    owns_store: bool           # opened here from a path or None: closed after the run
+    concurrency: int
+    max_retries: int
+    backoff: float
+    max_backoff: float
+    max_failures: int
+    sum_tolerance: float
+    progress: bool
+
+
 def _common_iv(client: Any, repetitions: Any, concurrency: Any, cache: Any, max_retries: Any,
                backoff: Any, max_backoff: Any, max_failures: Any, sum_tolerance: Any,
-               progress: Any, owner: str) -> tuple[ResponseCache, bool]:
+               progress: Any, owner: str) -> _RunOptions:
     if not isinstance(client, Client):
         raise TypeError(param_error("client", owner, "a client (model, settings, complete())",
                                     type(client).__name__))
@@ -338,7 +353,75 @@ def _common_iv(client: Any, repetitions: Any, concurrency: Any, cache: Any, max_
     else:
         raise TypeError(param_error("cache", owner, "a path, None (in memory) or a "
                                     "ResponseCache", cache))
-    return store, progress
+    return _RunOptions(store=store, owns_store=not isinstance(cache, ResponseCache),
+                       concurrency=concurrency, max_retries=max_retries, backoff=backoff,
+                       max_backoff=max_backoff, max_failures=max_failures,
+                       sum_tolerance=sum_tolerance, progress=progress)
+
+
+def _context_table(contexts: Any, question: Any, owner: str, *,
+                   list_duplicates: bool) -> pd.DataFrame:
+    """The validated contexts table of :func:`run` and :func:`run_lie`."""
+    df = as_dataframe(contexts, name="contexts", owner=owner)
+    for col in ("context", "description"):
+        if col not in df.columns:
+            raise ValueError(param_error("contexts", owner, f"a table with a {col!r} column",
+                                         list(df.columns)))
+    if not df["context"].is_unique:
+        dup = (f"; duplicated: {df['context'][df['context'].duplicated()].tolist()[:5]}"
+               if list_duplicates else "")
+        raise ValueError(f"Column 'context' (input to {owner}) must hold unique context "
+                         f"ids{dup}.")
+    if question is None and "question" not in df.columns:
+        raise ValueError(param_error("question", owner, "the question text (or a 'question' "
+                                     "column in contexts)", None))
+    return df
+
+
+def _context_fields(row: Mapping[Any, Any], question: str | None) -> dict[str, Any]:
+    """A context's template placeholders; the ground truth never reaches a prompt."""
+    fields = {k: v for k, v in row.items() if isinstance(k, str) and k not in _HIDDEN}
+    fields.setdefault("patient_description", row["description"])
+    fields.setdefault("clinical_question", question if question is not None
+                      else row["question"])
+    return fields
+
+
+@dataclass(frozen=True)
+class _Executed:
+    """What a run of the job engine left: the raw table and the parses, in job order."""
+
+    engine: _Engine
+    raw: pd.DataFrame
+    parses: list[Parsed | None]
+    before: set[str]
+
+
+def _execute(client: Client, jobs: Sequence[_Job], opts: _RunOptions) -> _Executed:
+    """Run the jobs (cache first), then parse every stored response."""
+    engine = _Engine(client, opts.store, concurrency=opts.concurrency,
+                     max_retries=opts.max_retries, backoff=opts.backoff,
+                     max_backoff=opts.max_backoff, max_failures=opts.max_failures,
+                     progress=opts.progress)
+    try:
+        stored, before = engine.execute(jobs)
+        raw, parses = _raw_table(jobs, stored, before, engine.errors, client,
+                                 opts.sum_tolerance)
+    finally:
+        if opts.owns_store:
+            opts.store.close()
+    return _Executed(engine=engine, raw=raw, parses=parses, before=before)
+
+
+def _result(data: pd.DataFrame, done: _Executed, client: Client, n_total: int,
+            what: str) -> ElicitationResult:
+    """The result of a run; warns when rows were left out (stacklevel: the user's call)."""
+    failures = _failures(done.raw)
+    _warn_dropped(n_total - len(data), n_total, failures, what)
+    return ElicitationResult(data=data, raw=done.raw, failures=failures,
+                             n_calls=done.engine.calls, n_cached=len(done.before),
+                             n_failed_attempts=done.engine.failed_attempts,
+                             model=client.model, settings=dict(client.settings))
 
 
 def _warn_dropped(n_dropped: int, n_total: int, failures: pd.DataFrame, what: str) -> None:
@@ -347,7 +430,7 @@ def _warn_dropped(n_dropped: int, n_total: int, failures: pd.DataFrame, what: st
                             for r in failures.itertuples(index=False))
         warnings.warn(f"{n_dropped} of {n_total} {what} left out of the table because an "
                       f"elicitation failed ({reasons}); see result.raw and result.failures.",
-                      ParseFailureWarning, stacklevel=3)
+                      ParseFailureWarning, stacklevel=4)
 
 
 # --------------------------------------------------------------------------- belief/action
@@ -446,20 +529,9 @@ def run(
     3        1           1     0.9  defer
     """
     owner = "run"
-    store, progress = _common_iv(client, repetitions, concurrency, cache, max_retries, backoff,
-                                 max_backoff, max_failures, sum_tolerance, progress, owner)
-    df = as_dataframe(contexts, name="contexts", owner=owner)
-    for col in ("context", "description"):
-        if col not in df.columns:
-            raise ValueError(param_error("contexts", owner, f"a table with a {col!r} column",
-                                         list(df.columns)))
-    if not df["context"].is_unique:
-        dup = df["context"][df["context"].duplicated()].tolist()[:5]
-        raise ValueError(f"Column 'context' (input to {owner}) must hold unique context ids; "
-                         f"duplicated: {dup}.")
-    if question is None and "question" not in df.columns:
-        raise ValueError(param_error("question", owner, "the question text (or a 'question' "
-                                     "column in contexts)", None))
+    opts = _common_iv(client, repetitions, concurrency, cache, max_retries, backoff,
+                      max_backoff, max_failures, sum_tolerance, progress, owner)
+    df = _context_table(contexts, question, owner, list_duplicates=True)
     if question is not None and not isinstance(question, str):
         raise TypeError(param_error("question", owner, "a str", question))
     if isinstance(prompts, str) or not isinstance(prompts, Sequence) or not prompts:
@@ -480,11 +552,7 @@ def run(
     jobs: list[_Job] = []
     records = df.to_dict("records")
     for row in records:
-        # the ground truth never reaches a prompt
-        fields = {k: v for k, v in row.items() if isinstance(k, str) and k not in _HIDDEN}
-        fields.setdefault("patient_description", row["description"])
-        fields.setdefault("clinical_question", question if question is not None
-                          else row["question"])
+        fields = _context_fields(row, question)
         for rep in range(repetitions):
             for t in templates:
                 jobs.append(_make_job(client, settings_json, t, fields, context=row["context"],
@@ -494,19 +562,12 @@ def run(
                                       context=row["context"], prompt=dec_template.name,
                                       repetition=rep, quantity="action"))
 
-    engine = _Engine(client, store, concurrency=concurrency, max_retries=max_retries,
-                     backoff=backoff, max_backoff=max_backoff, max_failures=max_failures,
-                     progress=progress)
-    try:
-        stored, before = engine.execute(jobs)
-        raw, parses = _raw_table(jobs, stored, before, engine.errors, client, sum_tolerance)
-    finally:
-        if not isinstance(cache, ResponseCache):
-            store.close()
+    done = _execute(client, jobs, opts)
 
     beliefs: dict[tuple[Any, str, int], float] = {}
     actions: dict[tuple[Any, int], tuple[str, Any, float]] = {}
-    for job, parsed, tb in zip(jobs, parses, raw["token_belief"].to_numpy(), strict=True):
+    for job, parsed, tb in zip(jobs, done.parses, done.raw["token_belief"].to_numpy(),
+                              strict=True):
         if parsed is None or not parsed.ok:
             continue
         req = job.request
@@ -547,11 +608,7 @@ def run(
         data["forced_choice"] = data["forced_choice"].astype(object)
     for c in extra:
         data[c] = data[c].astype(df[c].dtype)
-    failures = _failures(raw)
-    _warn_dropped(n_total - len(data), n_total, failures, "rows")
-    return ElicitationResult(data=data, raw=raw, failures=failures, n_calls=engine.calls,
-                             n_cached=len(before), n_failed_attempts=engine.failed_attempts,
-                             model=client.model, settings=dict(client.settings))
+    return _result(data, done, client, n_total, "rows")
 
 
 # --------------------------------------------------------------------------- pairs
@@ -605,8 +662,8 @@ sum_tolerance, progress
         template, once per (pair, repetition), shared by the variants.
     """
     owner = "run_pairs"
-    store, progress = _common_iv(client, repetitions, concurrency, cache, max_retries, backoff,
-                                 max_backoff, max_failures, sum_tolerance, progress, owner)
+    opts = _common_iv(client, repetitions, concurrency, cache, max_retries, backoff,
+                      max_backoff, max_failures, sum_tolerance, progress, owner)
     df = as_dataframe(pairs, name="pairs", owner=owner)
     for col in ("pair", "question_a", "question_b"):
         if col not in df.columns:
@@ -643,17 +700,9 @@ sum_tolerance, progress
                         jobs.append(_make_job(client, settings_json, t, fields,
                                               context=row["pair"], prompt=v, repetition=rep,
                                               quantity=f"p_{target}_given_{cond}{outcome}"))
-    engine = _Engine(client, store, concurrency=concurrency, max_retries=max_retries,
-                     backoff=backoff, max_backoff=max_backoff, max_failures=max_failures,
-                     progress=progress)
-    try:
-        stored, before = engine.execute(jobs)
-        raw, parses = _raw_table(jobs, stored, before, engine.errors, client, sum_tolerance)
-    finally:
-        if not isinstance(cache, ResponseCache):
-            store.close()
+    done = _execute(client, jobs, opts)
     values: dict[tuple[Any, str, int, str], float] = {}
-    for job, parsed in zip(jobs, parses, strict=True):
+    for job, parsed in zip(jobs, done.parses, strict=True):
         if parsed is not None and parsed.ok:
             req = job.request
             values[(req.context, req.prompt, req.repetition, req.quantity)] = float(
@@ -686,11 +735,7 @@ sum_tolerance, progress
     if "category" in data.columns:
         data = data[["pair", "category", *[c for c in data.columns if c not in ("pair",
                                                                                "category")]]]
-    failures = _failures(raw)
-    _warn_dropped(n_total - len(data), n_total, failures, "pair rows")
-    return ElicitationResult(data=data, raw=raw, failures=failures, n_calls=engine.calls,
-                             n_cached=len(before), n_failed_attempts=engine.failed_attempts,
-                             model=client.model, settings=dict(client.settings))
+    return _result(data, done, client, n_total, "pair rows")
 
 
 
@@ -758,18 +803,9 @@ sum_tolerance, progress
     model fitted to ground truth belongs to the core's LIE test.
     """
     owner = "run_lie"
-    store, progress = _common_iv(client, repetitions, concurrency, cache, max_retries, backoff,
-                                 max_backoff, max_failures, sum_tolerance, progress, owner)
-    df = as_dataframe(contexts, name="contexts", owner=owner)
-    for col in ("context", "description"):
-        if col not in df.columns:
-            raise ValueError(param_error("contexts", owner, f"a table with a {col!r} column",
-                                         list(df.columns)))
-    if not df["context"].is_unique:
-        raise ValueError(f"Column 'context' (input to {owner}) must hold unique context ids.")
-    if question is None and "question" not in df.columns:
-        raise ValueError(param_error("question", owner, "the question text (or a 'question' "
-                                     "column in contexts)", None))
+    opts = _common_iv(client, repetitions, concurrency, cache, max_retries, backoff,
+                      max_backoff, max_failures, sum_tolerance, progress, owner)
+    df = _context_table(contexts, question, owner, list_duplicates=False)
     if not isinstance(auxiliary_variable_name, str) or not auxiliary_variable_name:
         raise TypeError(param_error("auxiliary_variable_name", owner, "a non-empty str",
                                     auxiliary_variable_name))
@@ -787,10 +823,7 @@ sum_tolerance, progress
     jobs: list[_Job] = []
     records = df.to_dict("records")
     for row in records:
-        fields = {k: v for k, v in row.items() if isinstance(k, str) and k not in _HIDDEN}
-        fields.setdefault("patient_description", row["description"])
-        fields.setdefault("clinical_question", question if question is not None
-                          else row["question"])
+        fields = _context_fields(row, question)
         fields["auxiliary_variable_name"] = auxiliary_variable_name
         for rep in range(repetitions):
             ctx = row["context"]
@@ -804,17 +837,9 @@ sum_tolerance, progress
                                       {**fields, "auxiliary_state": s}, context=ctx,
                                       prompt=given_t.name, repetition=rep,
                                       quantity=f"belief_given_{s}"))
-    engine = _Engine(client, store, concurrency=concurrency, max_retries=max_retries,
-                     backoff=backoff, max_backoff=max_backoff, max_failures=max_failures,
-                     progress=progress)
-    try:
-        stored, before = engine.execute(jobs)
-        raw, parses = _raw_table(jobs, stored, before, engine.errors, client, sum_tolerance)
-    finally:
-        if not isinstance(cache, ResponseCache):
-            store.close()
+    done = _execute(client, jobs, opts)
     got: dict[tuple[Any, int], dict[str, float]] = {}
-    for job, parsed in zip(jobs, parses, strict=True):
+    for job, parsed in zip(jobs, done.parses, strict=True):
         if parsed is None or not parsed.ok:
             continue
         req = job.request
@@ -846,8 +871,4 @@ sum_tolerance, progress
         data[k] = data[k].astype(np.float64)
     for c in extra:
         data[c] = data[c].astype(df[c].dtype)
-    failures = _failures(raw)
-    _warn_dropped(n_total - len(data), n_total, failures, "rows")
-    return ElicitationResult(data=data, raw=raw, failures=failures, n_calls=engine.calls,
-                             n_cached=len(before), n_failed_attempts=engine.failed_attempts,
-                             model=client.model, settings=dict(client.settings))
+    return _result(data, done, client, n_total, "rows")

@@ -117,8 +117,10 @@ def test_seeded_runs_reproduce_without_cache():
 def test_parse_failures_are_counted_and_warned():
     contexts = _contexts(20)
     client = SimulatedClient(coherence.Agent.rational(), contexts, rng=3, fail=0.2)
-    with pytest.warns(ParseFailureWarning, match="left out of the table"):
+    with pytest.warns(ParseFailureWarning, match="left out of the table") as record:
         result = run(contexts, client, question=QUESTION, repetitions=2, cache=None, **FAST)
+    # stacklevel points at the user's call, not at the runner
+    assert {w.filename for w in record} == {__file__}
     raw = result.raw
     bad = raw[~raw["parse_ok"]]
     assert len(bad) > 0

@@ -258,6 +258,17 @@ def test_filtered_and_unfiltered_scores():
     assert list(frame["filtered"]) == [False] * 3 + [True] * 3
 
 
+def test_filtered_scores_with_cutoff_column():
+    t = binary_table().assign(opened=["2023-01-01", "2024-06-01", "2023-01-01", "2024-06-01"],
+                              cutoff=["2024-01-01", "2024-01-01", None, None])
+    res = forecast_scores(t, cutoffs="cutoff", n_resamples=20, rng=0)
+    ref = forecast_scores(t, cutoffs={"a": "2024-01-01"}, n_resamples=20, rng=0)
+    assert res.filtered is not None and ref.filtered is not None
+    assert res.contamination is not None and res.contamination.unknown_models == ("b",)
+    assert res.filtered.n_obs == ref.filtered.n_obs == 3
+    assert res.filtered.statistic == ref.filtered.statistic
+
+
 # --------------------------------------------------------------------------- paired comparison
 def test_compare_by_hand():
     res = forecast_scores(binary_table(), n_resamples=20, rng=0)

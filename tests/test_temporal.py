@@ -96,6 +96,93 @@ def test_contamination_filter_validation():
         contamination_filter(t.assign(model=None, opened="2024-01-01"), {"m": "2024-01-01"})
 
 
+# --------------------------------------------------------------------------- cutoff column
+def test_cutoff_column_by_hand():
+    t = pd.DataFrame({
+        "model": ["a", "a", "a", "b", "b", "c"],
+        "question": ["q1", "q2", "q3", "q1", "q2", "q1"],
+        "opened": ["2023-09-01", "2023-10-01", "2024-02-01", "2023-09-01", "2023-09-01",
+                   "2020-01-01"],
+        # a: cutoff 2023-10-01 -> q1 dropped, q2 (on the cutoff) and q3 kept;
+        # b: q1 has cutoff 2023-08-01 (kept), q2 no cutoff (kept, b unknown); c unknown.
+        "cutoff": ["2023-10-01", "2023-10-01", "2023-10-01", "2023-08-01", None, ""]})
+    rep = contamination_filter(t, "cutoff")
+    assert list(rep.dropped.index) == [0]
+    assert list(rep.kept.index) == [1, 2, 3, 4, 5]
+    assert rep.unknown_models == ("b", "c")
+    assert list(rep.matches.columns) == ["model", "key", "cutoff"]
+    assert list(rep.matches["model"]) == ["a", "b", "b", "c"]
+    assert list(rep.matches["key"].fillna("-")) == ["cutoff", "cutoff", "-", "-"]
+
+
+def test_cutoff_column_agrees_with_mapping():
+    t = pd.DataFrame({"model": ["gpt-4o", "gpt-4o", "gpt-4o-mini", "llama-3"],
+                      "question": ["q1", "q2", "q1", "q1"],
+                      "opened": ["2023-09-01", "2024-02-01", "2023-12-01", "2023-09-01"]})
+    by_map = contamination_filter(t, CUTOFFS)
+    col = t.assign(cutoff=[CUTOFFS["gpt-4o"], CUTOFFS["gpt-4o"], CUTOFFS["gpt-4o-mini"], None])
+    by_col = contamination_filter(col, "cutoff")
+    assert list(by_col.kept.index) == list(by_map.kept.index)
+    assert list(by_col.dropped.index) == list(by_map.dropped.index)
+    assert by_col.unknown_models == by_map.unknown_models == ("llama-3",)
+
+
+def test_cutoff_column_timezones():
+    t = pd.DataFrame({"model": ["m", "m"], "question": ["q1", "q2"],
+                      "opened": ["2024-01-01T01:00:00+02:00", "2024-01-01T00:00:00Z"],
+                      # the same instant written in two zones: compared in UTC
+                      "cutoff": ["2024-01-01T00:00:00Z", "2024-01-01T02:00:00+02:00"]})
+    rep = contamination_filter(t, "cutoff")
+    assert list(rep.kept["question"]) == ["q2"]
+    # datetime columns work as well as strings
+    rep2 = contamination_filter(t.assign(cutoff=pd.to_datetime(t["cutoff"], utc=True)),
+                                "cutoff")
+    assert list(rep2.kept["question"]) == ["q2"]
+
+
+def test_cutoff_column_all_missing_keeps_everything():
+    t = pd.DataFrame({"model": ["m", "n"], "question": ["q1", "q2"],
+                      "opened": ["2024-01-01T00:00Z", "2024-01-01T00:00Z"],
+                      "cutoff": [None, None]})
+    rep = contamination_filter(t, "cutoff")     # no tz check: no cutoff to compare with
+    assert len(rep.kept) == 2 and rep.unknown_models == ("m", "n")
+
+
+def test_cutoff_column_validation():
+    t = pd.DataFrame({"model": ["m", "m"], "question": ["a", "b"],
+                      "opened": ["2024-01-01", "2024-01-01"], "cutoff": ["2023-01-01", None]})
+    with pytest.raises(ValueError, match="column 'cut'"):
+        contamination_filter(t, "cut")
+    with pytest.raises(ValueError, match=r"Column 'cutoff'.*hold dates.*2023"):
+        contamination_filter(t.assign(cutoff=[2023, None]), "cutoff")
+    with pytest.raises(ValueError, match=r"Column 'cutoff'.*hold dates.*'soon'"):
+        contamination_filter(t.assign(cutoff=["soon", None]), "cutoff")
+    with pytest.raises(ValueError, match=r"Column 'cutoff'.*all timezone-aware or all naive"):
+        contamination_filter(t.assign(cutoff=["2023-01-01", "2023-01-01T00:00Z"]), "cutoff")
+    with pytest.raises(ValueError, match="both be timezone-aware or both naive"):
+        contamination_filter(t.assign(cutoff=["2023-01-01T00:00Z", None]), "cutoff")
+    with pytest.raises(TypeError, match="mapping of model name to date or the name of a "
+                       "column"):
+        contamination_filter(t, 3)  # type: ignore[arg-type]
+
+
+@given(st.lists(st.tuples(st.integers(-30, 30), st.one_of(st.none(), st.integers(-30, 30))),
+                min_size=1, max_size=20))
+def test_cutoff_column_property(days):
+    base = pd.Timestamp("2024-01-01T00:00:00Z")
+    t = pd.DataFrame({
+        "model": [f"m{i % 3}" for i in range(len(days))],
+        "question": [f"q{i}" for i in range(len(days))],
+        "opened": [base + pd.Timedelta(days=o) for o, _ in days],
+        "cutoff": [None if c is None else base + pd.Timedelta(days=c) for _, c in days]})
+    rep = contamination_filter(t, "cutoff")
+    expect_drop = [i for i, (o, c) in enumerate(days) if c is not None and o < c]
+    assert list(rep.dropped.index) == expect_drop
+    assert len(rep.kept) + len(rep.dropped) == len(t)
+    unknown = {f"m{i % 3}" for i, (_, c) in enumerate(days) if c is None}
+    assert set(rep.unknown_models) == unknown
+
+
 # --------------------------------------------------------------------------- gateway
 ARTICLES = pd.DataFrame({
     "id": ["a", "b", "c", "d", "e"],
