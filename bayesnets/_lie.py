@@ -144,6 +144,36 @@ class LIEStudy:
     agent: Agent = field(default_factory=Agent)
     report_noise: float = 0.0
 
+    def redraw(self, *, agent: str | Agent | None = None, report_noise: float | None = None,
+               rng: RNGLike = None) -> pd.DataFrame:
+        """Fresh reports of the same contexts: a repetition, or another agent.
+
+        Parameters
+        ----------
+        agent : {'rational', 'weighted'}, coherence.Agent or None
+            The agent answering (default: this study's).
+        report_noise : float or None
+            Its report noise (default: this study's).
+        rng : int, numpy.random.Generator or None
+            Randomness of the reports.
+
+        Returns
+        -------
+        pandas.DataFrame
+            A table laid out as :attr:`data`, with independent reports. Two
+            redraws by the same agent are exchangeable: one can serve as the
+            other's baseline under the null of
+            :func:`coherence.iterated_expectation_check`'s sign test.
+        """
+        owner = "LIEStudy.redraw"
+        gen = check_rng(rng, owner=owner)
+        spec = self.agent if agent is None else _agent_iv(agent, owner)
+        noise = self.report_noise if report_noise is None else check_float(
+            report_noise, "report_noise", owner, low=0.0, high=0.5, high_open=True)
+        out = _draw(_held(self.exact, spec), _kappa(noise), gen)
+        out["variable_name"] = self.data["variable_name"].to_numpy()
+        return out
+
 
 def _agent_iv(agent: Any, owner: str) -> Agent:
     if isinstance(agent, Agent):
@@ -181,12 +211,39 @@ def _beta_reports(q: np.ndarray, kappa: float, gen: np.random.Generator) -> np.n
     return g1 / (g1 + g0)
 
 
-def _dirichlet_reports(p: np.ndarray, kappa: float, gen: np.random.Generator) -> np.ndarray:
-    """Dirichlet(kappa p) draws row-wise (mean p, zero components stay 0)."""
-    if not np.isfinite(kappa):
-        return p.copy()
-    g = gen.gamma(kappa * p)
-    return g / g.sum(axis=1, keepdims=True)
+def _kappa(report_noise: float) -> float:
+    """Beta/Dirichlet concentration whose report of 1/2 has sd ``report_noise``."""
+    return np.inf if report_noise == 0.0 else 0.25 / report_noise**2 - 1.0
+
+
+def _held(exact: pd.DataFrame, spec: Agent) -> pd.DataFrame:
+    """The agent's noise-free beliefs for an exact long table."""
+    def belief(q: np.ndarray) -> np.ndarray:
+        return np.clip(spec.weight(q) + spec.bias, 0.0, 1.0)
+
+    out = exact.loc[:, ["context", "variable", "state"]].copy()
+    out["p_y_given_x"] = belief(exact["p_y_given_x"].to_numpy(dtype=float))
+    out["p_y_given_xz"] = belief(exact["p_y_given_xz"].to_numpy(dtype=float))
+    w = pd.Series(spec.weight(exact["p_z_given_x"].to_numpy(dtype=float)), index=exact.index)
+    total = w.groupby([exact["context"], exact["variable"]], sort=False).transform("sum")
+    out["p_z_given_x"] = (w / total).to_numpy(dtype=float)
+    return out
+
+
+def _draw(held: pd.DataFrame, kappa: float, gen: np.random.Generator) -> pd.DataFrame:
+    """Independent unbiased reports of the held beliefs (one P(y|x) per context)."""
+    out = held.copy()
+    first = ~held["context"].duplicated().to_numpy()
+    codes = np.cumsum(first) - 1  # rows are grouped by context
+    out["p_y_given_x"] = _beta_reports(held["p_y_given_x"].to_numpy()[first], kappa,
+                                       gen)[codes]
+    out["p_y_given_xz"] = _beta_reports(held["p_y_given_xz"].to_numpy(dtype=float), kappa, gen)
+    if np.isfinite(kappa):
+        g = pd.Series(gen.gamma(kappa * held["p_z_given_x"].to_numpy(dtype=float)),
+                      index=held.index)
+        total = g.groupby([held["context"], held["variable"]], sort=False).transform("sum")
+        out["p_z_given_x"] = (g / total).to_numpy(dtype=float)
+    return out
 
 
 def lie_study(network: Any = "child", *, target: str | None = None, state: Any = None,
@@ -307,7 +364,7 @@ def lie_study(network: Any = "child", *, target: str | None = None, state: Any =
         if z == target or z in evidence:
             raise ValueError(param_error("auxiliary_vars", owner, "variables that are neither "
                                          "the target nor evidence variables", z))
-    kappa = np.inf if report_noise == 0.0 else 0.25 / report_noise**2 - 1.0
+    kappa = _kappa(report_noise)
 
     ctx = contexts(net, target=target, state=state, evidence_vars=list(evidence),
                    n=n_contexts, rng=gen)
@@ -315,55 +372,40 @@ def lie_study(network: Any = "child", *, target: str | None = None, state: Any =
     ids = ctx["context"].to_numpy()
     ev = ctx.loc[:, list(evidence)]
 
-    def held(q: np.ndarray) -> np.ndarray:
-        return np.clip(spec.weight(q) + spec.bias, 0.0, 1.0)
-
     q_x = ctx["truth"].to_numpy(dtype=float)
-    rep_x = _beta_reports(held(q_x), kappa, gen)
-    held_x = held(q_x)
-    data_parts, exact_parts, truth_parts = [], [], []
+    parts = []
     for z in aux:
         a = auxiliary(net, target, ev, z, state=state)
         nz = net.cardinality(z)
-        p_z = a["p_z"].to_numpy(dtype=float).reshape(-1, nz)
-        p_xz = a["p_target"].to_numpy(dtype=float).reshape(-1, nz)
-        p_xz = np.where(np.isnan(p_xz), q_x[:, None], p_xz)
-        w_z = spec.weight(p_z)
-        pi = w_z / w_z.sum(axis=1, keepdims=True)
-        held_xz = held(p_xz)
-        rep_xz = _beta_reports(held_xz, kappa, gen)
-        rep_z = _dirichlet_reports(pi, kappa, gen)
-        gap = held_x - (held_xz * pi).sum(axis=1)
-        gap = np.where(np.abs(gap) < _ROUNDING, 0.0, gap)  # rounding of exact sums
-        states = a["z"].to_numpy(dtype=object)
-        common = {"context": np.repeat(ids, nz), "variable": z, "state": states}
-        data_parts.append(pd.DataFrame({
-            **common, "p_y_given_x": np.repeat(rep_x, nz), "p_y_given_xz": rep_xz.ravel(),
-            "p_z_given_x": rep_z.ravel(), "variable_name": auxiliary_name(net.name, z)}))
-        exact_parts.append(pd.DataFrame({
-            **common, "p_y_given_x": np.repeat(q_x, nz), "p_y_given_xz": p_xz.ravel(),
-            "p_z_given_x": p_z.ravel()}))
-        truth_parts.append(pd.DataFrame({"context": ids, "variable": z, "gap": gap,
-                                         "error": np.abs(gap)}))
-    order = ["context", "variable"]
-    data = pd.concat(data_parts, ignore_index=True)
-    exact = pd.concat(exact_parts, ignore_index=True)
+        p_xz = a["p_target"].to_numpy(dtype=float)
+        parts.append(pd.DataFrame({
+            "context": np.repeat(ids, nz), "variable": z,
+            "state": pd.array(a["z"].to_numpy(dtype=object), dtype=object),
+            "p_y_given_x": np.repeat(q_x, nz),
+            "p_y_given_xz": np.where(np.isnan(p_xz), np.repeat(q_x, nz), p_xz),
+            "p_z_given_x": a["p_z"].to_numpy(dtype=float)}))
+    exact = pd.concat(parts, ignore_index=True)
     # rows ordered by context, then variable (as an elicitation run produces them)
-    rank = data["context"].map({c: i for i, c in enumerate(ids)}).to_numpy()
-    perm = np.lexsort((np.arange(len(data)), rank))
-    data = data.iloc[perm].reset_index(drop=True)
-    exact = exact.iloc[perm].reset_index(drop=True)
-    truth = pd.concat(truth_parts, ignore_index=True).sort_values(
-        order, key=lambda s: s.map({c: i for i, c in enumerate(ids)}) if s.name == "context"
-        else s.map({v: i for i, v in enumerate(aux)})).reset_index(drop=True)
+    rank = exact["context"].map({c: i for i, c in enumerate(ids)}).to_numpy()
+    exact = exact.iloc[np.lexsort((np.arange(len(exact)), rank))].reset_index(drop=True)
+    exact["variable"] = exact["variable"].astype(object)
+    exact["state"] = exact["state"].astype(object)
+    held = _held(exact, spec)
+    g = held.assign(prod=held["p_y_given_xz"] * held["p_z_given_x"]).groupby(
+        ["context", "variable"], sort=False)
+    truth = g.agg(p_y=("p_y_given_x", "first"), mix=("prod", "sum")).reset_index()
+    gap = (truth["p_y"] - truth["mix"]).to_numpy(dtype=float)
+    gap = np.where(np.abs(gap) < _ROUNDING, 0.0, gap)  # rounding of exact sums
+    truth = pd.DataFrame({"context": truth["context"].to_numpy(),
+                          "variable": truth["variable"].to_numpy(dtype=object),
+                          "gap": gap, "error": np.abs(gap)})
+    data = _draw(held, kappa, gen)
+    data["variable_name"] = [auxiliary_name(net.name, z) for z in data["variable"]]
 
     codes = _forward_sample(net, n_ground_truth, gen)
     gt = pd.DataFrame({v: pd.array(np.asarray(net.states[v], dtype=object)[codes[:, j]],
                                    dtype=object) for j, v in enumerate(net.variables)})
     t_code = list(net.states[target]).index(state)
     gt["y"] = (codes[:, net.index[target]] == t_code).astype(np.int64)
-    for col in ("state",):
-        data[col] = data[col].astype(object)
-        exact[col] = exact[col].astype(object)
     return LIEStudy(data=data, exact=exact, truth=truth, contexts=ctx, ground_truth=gt,
                     evidence=evidence, agent=spec, report_noise=float(report_noise))
