@@ -843,8 +843,8 @@ class IteratedExpectationResult(CoherenceResult):
         (jittered vertically, one row per auxiliary variable), a box per
         variable, a dashed line at ratio 1 (as coherent as the baseline) and a
         solid line at the median (:attr:`statistic`) with its interval shaded.
-        Ratios that are 0, infinite or NaN cannot be drawn on a log axis and
-        are counted in the title instead.
+        Ratios that are 0 (agent error below 1e-12), infinite or NaN cannot
+        be drawn on a log axis and are counted in the title instead.
 
         Parameters
         ----------
@@ -867,7 +867,9 @@ def _plot_lie(result: IteratedExpectationResult, ax: Any) -> Any:
         _, ax = plt.subplots(figsize=(6.0, 3.5))
     units = result.units
     ratio = units["ratio"].to_numpy(dtype=float)
-    drawable = np.isfinite(ratio) & (ratio > 0)
+    # an agent error below 1e-12 is rounding of an exact identity: ratio 0, not drawn
+    drawable = (np.isfinite(ratio) & (ratio > 0)
+                & (units["agent_error"].to_numpy(dtype=float) >= _ZERO_ERROR))
     variables = list(pd.unique(units["variable"]))
     row = units["variable"].map({v: i for i, v in enumerate(variables)}).to_numpy(dtype=float)
     # deterministic jitter: the unit's rank within its variable
