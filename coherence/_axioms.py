@@ -867,9 +867,7 @@ def _plot_lie(result: IteratedExpectationResult, ax: Any) -> Any:
         _, ax = plt.subplots(figsize=(6.0, 3.5))
     units = result.units
     ratio = units["ratio"].to_numpy(dtype=float)
-    # an agent error below 1e-12 is rounding of an exact identity: ratio 0, not drawn
-    drawable = (np.isfinite(ratio) & (ratio > 0)
-                & (units["agent_error"].to_numpy(dtype=float) >= _ZERO_ERROR))
+    drawable = np.isfinite(ratio) & (ratio > 0)
     variables = list(pd.unique(units["variable"]))
     row = units["variable"].map({v: i for i, v in enumerate(variables)}).to_numpy(dtype=float)
     # deterministic jitter: the unit's rank within its variable
@@ -1242,8 +1240,11 @@ def iterated_expectation_check(
         shown = units.loc[lost, keys].head(5).to_records(index=False).tolist()
         raise ValueError(f"{owner}: the baseline has no rows for {int(lost.sum())} (context, "
                          f"variable) unit(s) of 'elicited' (first: {shown}).")
+    # errors below 1e-12 are rounding of an exact identity: exactly 0
     e_agent = units["error_agent"].to_numpy(dtype=float)
+    e_agent = np.where(e_agent < _ZERO_ERROR, 0.0, e_agent)
     e_base = units["error_base"].to_numpy(dtype=float)
+    e_base = np.where(e_base < _ZERO_ERROR, 0.0, e_base)
     zero = e_base < _ZERO_ERROR
     if np.any(zero):
         warnings.warn(f"{owner}: the baseline error is 0 (below {_ZERO_ERROR:g}) for "
