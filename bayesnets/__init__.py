@@ -5,7 +5,8 @@ data frame), exact posteriors for many evidence rows at once
 (:func:`posterior`, :func:`auxiliary`), evaluation contexts covering the
 probability range evenly (:func:`sample_cases`, :func:`contexts`), evidence
 phrased in natural language (:func:`describe`, :func:`question`) and the bridge
-to simulated agents (:func:`simulated_agent_study`).
+to simulated agents (:func:`simulated_agent_study`, and :func:`lie_study` for the
+law of iterated expectation).
 
 Public names load on first use (PEP 562) and pgmpy is imported only inside the
 functions that read or build pgmpy models, so ``import bayesnets`` is cheap.
@@ -34,6 +35,10 @@ _LAZY: dict[str, str] = {
     "contexts": "._cases",
     "sample_cases": "._cases",
     "simulated_agent_study": "._cases",
+    "DEFAULT_AUXILIARY": "._lie",
+    "LIEStudy": "._lie",
+    "auxiliary_name": "._lie",
+    "lie_study": "._lie",
     "demo_study": "._demo",
     "run_demo": "._demo",
 }
@@ -44,6 +49,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from ._cases import DEFAULT_STUDIES, contexts, sample_cases, simulated_agent_study
     from ._demo import demo_study, run_demo
     from ._inference import auxiliary, joint_table, posterior
+    from ._lie import DEFAULT_AUXILIARY, LIEStudy, auxiliary_name, lie_study
     from ._network import BUNDLED_NETWORKS, Network, fit, load
     from ._phrases import (
         PHRASE_NETWORKS,

@@ -7,8 +7,9 @@ import itertools
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy import stats
 
 from coherence import (
     LIE_COLUMNS,
@@ -211,6 +212,9 @@ def test_validation_messages(world):
         iterated_expectation_check(table, baseline=base, n_resamples=0)
     with pytest.raises(ValueError, match=r"The 'elicited' parameter .* at least one row"):
         iterated_expectation_check(table.iloc[:0], baseline=base)
+    with pytest.raises(ValueError, match="The 'alternative' parameter of iterated_expectation"
+                       "_check must be one of"):
+        iterated_expectation_check(table, baseline=base, alternative="larger")
 
 
 def test_random_forest_baseline_validation(world):
@@ -224,3 +228,101 @@ def test_random_forest_baseline_validation(world):
         random_forest_baseline(gt, contexts.iloc[1:], table, evidence=["x1", "x2"])
     with pytest.raises(ValueError, match="The 'evidence' parameter of random_forest_baseline"):
         random_forest_baseline(gt, contexts, table, evidence=[])
+
+
+# --------------------------------------------------------------------------- sign test
+def _shift_table(table: pd.DataFrame, shifts: dict) -> pd.DataFrame:
+    """Move P(y|x) of each context by its shift (the LIE error of the context)."""
+    return table.assign(p_y_given_x=table["p_y_given_x"] + table["context"].map(shifts))
+
+
+def test_sign_test_hand_computed(world):
+    _, table, _ = world
+    ids = list(pd.unique(table["context"]))  # 6 contexts
+    # agent worse in 5 contexts, better in 1, baseline off by 0.02 everywhere
+    agent_shift = dict(zip(ids, [0.05, 0.05, 0.05, 0.05, 0.05, 0.01], strict=True))
+    agent = _shift_table(table, agent_shift).assign(
+        p_y_given_x=lambda d: d["p_y_given_x"].clip(0, 1))
+    base = _shift_table(table, dict.fromkeys(ids, -0.02)).assign(
+        p_y_given_x=lambda d: d["p_y_given_x"].clip(0, 1))
+    res = iterated_expectation_check(agent, baseline=base, n_resamples=10, rng=0)
+    e_a = res.units.groupby("context", sort=False)["agent_error"].mean()
+    e_b = res.units.groupby("context", sort=False)["baseline_error"].mean()
+    k = int(((e_a - e_b) > 1e-12).sum())
+    n = int(((e_a - e_b).abs() >= 1e-12).sum())
+    assert (res.n_agent_worse, res.n_informative) == (k, n)
+    assert res.pvalue == pytest.approx(stats.binomtest(k, n, 0.5, alternative="greater").pvalue)
+    less = iterated_expectation_check(agent, baseline=base, n_resamples=10, rng=0,
+                                      alternative="less")
+    two = iterated_expectation_check(agent, baseline=base, n_resamples=10, rng=0,
+                                     alternative="two-sided")
+    assert less.pvalue == pytest.approx(stats.binomtest(k, n, 0.5, alternative="less").pvalue)
+    assert two.pvalue == pytest.approx(stats.binomtest(k, n, 0.5).pvalue)
+    assert res.alternative == "greater" and less.alternative == "less"
+    assert res.to_frame()["pvalue"].iloc[0] == res.pvalue
+
+
+def test_sign_test_no_informative_context(world):
+    _, table, _ = world
+    base = table.assign(p_y_given_x=np.clip(table["p_y_given_x"] + 0.03, 0, 1))
+    res = iterated_expectation_check(base, baseline=base, n_resamples=10, rng=0)
+    assert res.n_informative == 0 and np.isnan(res.pvalue)
+    assert res.statistic == pytest.approx(1.0)
+
+
+@settings(max_examples=25)
+@given(st.integers(0, 2**31 - 1))
+def test_property_sign_test_swaps(seed):
+    """Swapping agent and baseline mirrors the sign test ('greater' <-> 'less')."""
+    rng = np.random.default_rng(seed)
+    n = 8
+    rows = []
+    for c in range(n):
+        pz = rng.dirichlet([1.0, 1.0])
+        py = rng.uniform(0.05, 0.95, 2)
+        mix = float(py @ pz)
+        for s in range(2):
+            rows.append({"context": c, "variable": "z", "state": s, "p_y_given_x": mix,
+                         "p_y_given_xz": py[s], "p_z_given_x": pz[s]})
+    exact = pd.DataFrame(rows)
+    a = exact.assign(p_y_given_x=np.clip(exact["p_y_given_x"] + np.repeat(
+        rng.normal(0, 0.05, n), 2), 0, 1))
+    b = exact.assign(p_y_given_x=np.clip(exact["p_y_given_x"] + np.repeat(
+        rng.normal(0, 0.05, n), 2), 0, 1))
+    ab = iterated_expectation_check(a, baseline=b, n_resamples=1, rng=0)
+    ba = iterated_expectation_check(b, baseline=a, n_resamples=1, rng=0, alternative="less")
+    assert ab.pvalue == pytest.approx(ba.pvalue)
+    assert ab.n_agent_worse + ba.n_agent_worse == ab.n_informative
+
+
+# --------------------------------------------------------------------------- plot
+def test_plot(world):
+    import matplotlib.pyplot as plt
+    from matplotlib.axes import Axes
+
+    _, table, _ = world
+    shifted = table.assign(p_y_given_x=np.clip(table["p_y_given_x"] - 0.1, 0, 1))
+    base = table.assign(p_y_given_x=np.clip(table["p_y_given_x"] + 0.02, 0, 1))
+    res = iterated_expectation_check(shifted, baseline=base, rng=0, n_resamples=200)
+    before = res.units.copy()
+    fig, ax = plt.subplots()
+    out = res.plot(ax=ax)
+    assert out is ax and isinstance(out, Axes)
+    assert ax.get_xscale() == "log"
+    drawable = (np.isfinite(res.units["ratio"]) & (res.units["ratio"] > 0)
+                & (res.units["agent_error"] >= 1e-12))
+    offsets = ax.collections[0].get_offsets()
+    assert len(offsets) == int(drawable.sum())
+    np.testing.assert_allclose(np.asarray(offsets)[:, 0], res.units["ratio"][drawable])
+    # the median line sits at the statistic
+    xs = [line.get_xdata()[0] for line in ax.get_lines() if line.get_color() == "C3"]
+    assert xs == [pytest.approx(res.statistic)]
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["z1", "z2"]
+    pd.testing.assert_frame_equal(res.units, before)
+    plt.close(fig)
+    # a new figure when no axes is given; hidden units are counted in the title
+    exact = iterated_expectation_check(table, baseline=base, rng=0, n_resamples=10)
+    ax2 = exact.plot()
+    assert isinstance(ax2, Axes)
+    assert "12 unit(s) with ratio 0, inf or NaN not shown" in ax2.get_title()
+    plt.close(ax2.figure)
