@@ -153,6 +153,10 @@ def _consistency(df: pd.DataFrame, o: _Options, rng: np.random.Generator) -> Coh
     )
 
 
+def _lie_placeholder(df: pd.DataFrame, o: _Options, rng: np.random.Generator) -> CoherenceResult:
+    raise AssertionError("the LIE check runs on the `lie` table")  # pragma: no cover
+
+
 def _calibration(df: pd.DataFrame, o: _Options, rng: np.random.Generator) -> CoherenceResult:
     """Brier score, reliability and ECE of the repetition-averaged belief per context."""
     from ._forecast import forecast_scores
@@ -248,6 +252,13 @@ _REGISTRY: tuple[_Spec, ...] = (
         "context-mean belief (descriptive, no p-value); reliability diagram below",
         _has_outcome,
         _calibration,
+    ),
+    _Spec(
+        "lie",
+        "law of iterated expectation: is the agent's error in P(y|x) = sum_z P(y|x,z) P(z|x) "
+        "larger than a baseline's? statistic: median error ratio; p: sign test over contexts",
+        lambda d, o: False,  # runs on the separate `lie` table, see _run_cell
+        _lie_placeholder,
     ),
 )
 
@@ -419,6 +430,8 @@ def report(
     n_jobs: int = 1,
     backend: str | None = None,
     progress: bool | None = None,
+    lie: Any = None,
+    lie_options: Mapping[str, Any] | None = None,
     rng: RNGLike = None,
 ) -> CoherenceReport:
     """Run every applicable coherence test on every (model, dataset) cell.
@@ -448,6 +461,15 @@ def report(
         cluster registered with joblib, see ``docs/report.md``).
     progress : bool or None
         A progress bar over cells; ``None`` shows it only on a terminal.
+    lie : DataFrame, optional
+        The law-of-iterated-expectation long table of
+        :func:`coherence.iterated_expectation_check` (one row per context,
+        auxiliary variable and state; e.g. ``bayesnets.lie_study(...).data``).
+        When it has the ``by`` columns it is split into the same cells;
+        otherwise it is checked once, in a cell of its own.
+    lie_options : mapping, optional
+        Keyword arguments for :func:`coherence.iterated_expectation_check`
+        (``baseline=``, or ``ground_truth=``, ``contexts=``, ``evidence=``, ...).
     rng : int, Generator or None
         One seed for everything; each cell and test gets its own spawned
         stream, so results do not depend on ``n_jobs``.
@@ -490,6 +512,20 @@ def report(
         ]
     else:
         keyed = [({}, df)]
+    lie_parts: list[pd.DataFrame | None] = [None] * len(keyed)
+    if lie is not None and "lie" in names:
+        lie_df = as_dataframe(lie, name="lie", owner="report")
+        if len(keyed) == 1:
+            lie_parts[0] = lie_df
+        elif all(c in lie_df.columns for c in present_by):
+            for i, (key, _) in enumerate(keyed):
+                mask = np.ones(len(lie_df), dtype=bool)
+                for col, value in key.items():
+                    mask &= (lie_df[col] == value).to_numpy()
+                lie_parts[i] = lie_df[mask] if mask.any() else None
+        else:
+            keyed.append((dict.fromkeys(present_by, "lie table"), df.iloc[:0]))
+            lie_parts.append(lie_df)
     streams = spawn(gen, len(keyed))
     specs = [s for s in _REGISTRY if s.name in names]
 
@@ -497,8 +533,8 @@ def report(
 
     show = sys.stderr.isatty() if progress is None else bool(progress)
     jobs = (
-        delayed(_run_cell)(key, part, specs, options, stream)
-        for (key, part), stream in zip(keyed, streams, strict=True)
+        delayed(_run_cell)(key, part, specs, options, stream, lie_part, dict(lie_options or {}))
+        for (key, part), stream, lie_part in zip(keyed, streams, lie_parts, strict=True)
     )
     if backend is None:
         runner = Parallel(n_jobs=n_jobs, return_as="generator")
@@ -547,6 +583,8 @@ def _run_cell(
     specs: Sequence[_Spec],
     options: _Options,
     stream: np.random.Generator,
+    lie_part: pd.DataFrame | None = None,
+    lie_options: Mapping[str, Any] | None = None,
 ) -> ReportCell:
     results: dict[str, CoherenceResult] = {}
     errors: dict[str, str] = {}
@@ -554,12 +592,22 @@ def _run_cell(
     test_streams = spawn(stream, len(_REGISTRY))
     by_name = {s.name: g for s, g in zip(_REGISTRY, test_streams, strict=True)}
     for spec in specs:
-        if not spec.applies(part, options):
+        is_lie = spec.name == "lie"
+        if (is_lie and lie_part is None) or (
+            not is_lie and not (len(part) and spec.applies(part, options))
+        ):
             continue
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             try:
-                results[spec.name] = spec.run(part, options, by_name[spec.name])
+                if is_lie:
+                    from ._axioms import iterated_expectation_check
+
+                    results[spec.name] = iterated_expectation_check(
+                        lie_part, **dict(lie_options or {}), rng=by_name[spec.name]
+                    )
+                else:
+                    results[spec.name] = spec.run(part, options, by_name[spec.name])
             except (ValueError, TypeError) as exc:
                 errors[spec.name] = f"{type(exc).__name__}: {exc}"
         if caught:

@@ -33,7 +33,7 @@ def test_cells_and_schema(rep):
     frame = rep.to_frame()
     assert list(frame.columns) == ["model", *RESULT_COLUMNS, "error", "warnings"]
     # without evidence columns the evidence variants do not apply
-    assert set(frame["test"]) == set(TEST_NAMES) - {"ci_evidence", "leakage_evidence"}
+    assert set(frame["test"]) == set(TEST_NAMES) - {"ci_evidence", "leakage_evidence", "lie"}
     assert "calibration" in set(frame["test"])
     assert (frame["error"] == "").all()
     tested = frame[frame["test"] != "calibration"]  # calibration is descriptive (no p)
@@ -117,3 +117,36 @@ def test_validation(two_models):
         report(two_models, engine="xgboost")
     with pytest.raises(ValueError, match="The 'n_jobs' parameter of report"):
         report(two_models, n_jobs=0)
+
+
+def test_lie_table_joins_the_cells():
+    import bayesnets
+
+    study = bayesnets.lie_study("asia", agent="weighted", n_contexts=30, rng=0)
+    baseline = study.redraw(agent="rational", rng=1)
+    data = coherence.simulate("rational", n_contexts=30, n_repetitions=2, rng=0).data
+    rep = report(data, lie=study.data, lie_options={"baseline": baseline},
+                 tests=["ci", "lie"], progress=False, rng=0, **FAST)
+    assert len(rep.cells) == 1
+    result = rep.cells[0].results["lie"]
+    direct = coherence.iterated_expectation_check(
+        study.data, baseline=baseline,
+        rng=np.random.default_rng(0).spawn(1)[0].spawn(len(_REGISTRY))[TEST_NAMES.index("lie")])
+    assert result.statistic == direct.statistic and result.pvalue == direct.pvalue
+    html = rep.to_html()
+    assert html.count("data:image/png") >= 1  # the ratio plot
+
+
+def test_lie_table_split_by_model(two_models):
+    import bayesnets
+
+    parts = []
+    for model, agent in (("a", "rational"), ("b", "weighted")):
+        study = bayesnets.lie_study("asia", agent=agent, n_contexts=20, rng=3)
+        parts.append(study.data.assign(model=model))
+    lie = pd.concat(parts, ignore_index=True)
+    baseline = bayesnets.lie_study("asia", agent="rational", n_contexts=20, rng=3).redraw(rng=4)
+    rep = report(two_models, by="model", lie=lie, lie_options={"baseline": baseline},
+                 tests=["lie"], progress=False, rng=0, **FAST)
+    assert [c.key["model"] for c in rep.cells] == ["a", "b"]
+    assert all("lie" in c.results for c in rep.cells)
