@@ -21,6 +21,34 @@ def demo_study(*, network: str = "child", n_contexts: int = 200, n_repetitions: 
 
     Every agent answers the same kind of contexts (sampled from ``network``
     with posteriors covering [0, 1] evenly) under all four prompt variants.
+
+    Parameters
+    ----------
+    network : str
+        A bundled network with a default study (see :data:`DEFAULT_STUDIES`).
+    n_contexts, n_repetitions : int
+        Contexts per agent; elicitations per context and prompt.
+    rng : int, numpy.random.Generator or None
+        Source of randomness; each agent gets its own spawned stream.
+
+    Returns
+    -------
+    data : pandas.DataFrame
+        The belief/action table of :func:`simulated_agent_study` for every
+        agent of ``coherence._demo.demo_agents()``, with a categorical
+        ``model`` column naming the agent.
+    truths : pandas.DataFrame
+        One row per agent: exact ``cmi_exact`` (reference prompt),
+        ``cmi_given_latent``, ``nonmonotone_pairs``, ``max_prompt_shift``.
+
+    Examples
+    --------
+    >>> import bayesnets
+    >>> data, truths = bayesnets.demo_study(n_contexts=20, n_repetitions=1, rng=0)
+    >>> list(data["model"].cat.categories)
+    ['rational', 'rational+noise', 'leaky', 'nonmonotone', 'prompt_sensitive']
+    >>> float(truths.loc["rational", "cmi_exact"])
+    0.0
     """
     gen = check_rng(rng, owner="demo_study")
     agents = demo_agents()
@@ -38,7 +66,24 @@ def demo_study(*, network: str = "child", n_contexts: int = 200, n_repetitions: 
 
 def run_demo(*, network: str = "child", n_contexts: int = 200, n_repetitions: int = 5,
              rng: RNGLike = None, **report_options: Any) -> tuple[Any, pd.DataFrame]:
-    """Simulate the demo study and run :func:`coherence.report` on it, one cell per agent."""
+    """Simulate the demo study and run :func:`coherence.report` on it, one cell per agent.
+
+    Parameters
+    ----------
+    network, n_contexts, n_repetitions
+        As in :func:`demo_study`.
+    rng : int, numpy.random.Generator or None
+        One seed; the study and the report draw from separate spawned streams.
+    **report_options
+        Passed to :func:`coherence.report` (``n_permutations``, ``engine``, ...).
+
+    Returns
+    -------
+    report : coherence.CoherenceReport
+        One cell per agent (``by=("model",)``).
+    truths : pandas.DataFrame
+        As returned by :func:`demo_study`.
+    """
     gen = check_rng(rng, owner="run_demo")
     study_rng, report_rng = spawn(gen, 2)
     data, truths = demo_study(network=network, n_contexts=n_contexts,

@@ -22,7 +22,7 @@ from coherence._rng import RNGLike, check_rng
 from coherence._simulate import Agent
 from coherence._validation import check_float, check_int, param_error
 
-from ._cases import DEFAULT_STUDIES, contexts
+from ._cases import _study_defaults, contexts
 from ._inference import auxiliary
 from ._network import Network, as_network
 
@@ -330,18 +330,7 @@ def lie_study(network: Any = "child", *, target: str | None = None, state: Any =
                                high_open=True)
     spec = _agent_iv(agent, owner)
     net = as_network(network, owner)
-    if target is None or evidence_vars is None:
-        default = DEFAULT_STUDIES.get(net.name)
-        if default is None:
-            raise ValueError(param_error(
-                "target" if target is None else "evidence_vars", owner,
-                "given for a network without a default study (defaults exist for "
-                + ", ".join(map(repr, DEFAULT_STUDIES)) + ")", None))
-        if target is None:
-            target = default[0]
-            state = default[1] if state is None else state
-        if evidence_vars is None:
-            evidence_vars = default[2]
+    target, state, evidence_vars = _study_defaults(net, target, state, evidence_vars, owner)
     evidence = tuple(evidence_vars)
     if auxiliary_vars is None:
         aux_default = DEFAULT_AUXILIARY.get(net.name)

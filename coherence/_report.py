@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ._design import evidence_columns, require_design_columns
 from ._results import RESULT_COLUMNS, CoherenceResult
 from ._rng import RNGLike, check_rng, spawn
 from ._validation import (
@@ -378,12 +379,10 @@ def _report_iv(
 ) -> tuple[pd.DataFrame, tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
     owner = "report"
     df = as_dataframe(data, owner=owner)
-    evidence = (evidence,) if isinstance(evidence, str) else tuple(evidence)
-    require_columns(
-        df,
-        {"belief": belief, "group": group, **{f"evidence[{i}]": e for i, e in enumerate(evidence)}},
-        owner=owner,
+    evidence = evidence_columns(
+        evidence if isinstance(evidence, str | Sequence) else tuple(evidence), owner
     )
+    require_design_columns(df, {"belief": belief, "group": group}, evidence, owner)
     if (action in df.columns) != (outcome in df.columns):
         missing = action if action not in df.columns else outcome
         require_columns(df, {"action" if missing == action else "outcome": missing}, owner=owner)
