@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from coherence._decision._simulate import Agent, SimulatedStudy, simulate
 from coherence._rng import RNGLike, check_rng
-from coherence._simulate import Agent, SimulatedStudy, simulate
 from coherence._validation import check_int, param_error
 
 from ._inference import _cached_joint, target_state_code

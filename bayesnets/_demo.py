@@ -7,7 +7,7 @@ from typing import Any
 import pandas as pd
 
 import coherence
-from coherence._demo import demo_agents, truth_table
+from coherence._decision._demo import demo_agents, truth_table
 from coherence._rng import RNGLike, check_rng, spawn
 
 from ._cases import simulated_agent_study
@@ -35,7 +35,7 @@ def demo_study(*, network: str = "child", n_contexts: int = 200, n_repetitions: 
     -------
     data : pandas.DataFrame
         The belief/action table of :func:`simulated_agent_study` for every
-        agent of ``coherence._demo.demo_agents()``, with a categorical
+        agent of ``coherence._decision._demo.demo_agents()``, with a categorical
         ``model`` column naming the agent.
     truths : pandas.DataFrame
         One row per agent: exact ``cmi_exact`` (reference prompt),

@@ -18,8 +18,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from coherence._decision._simulate import Agent
 from coherence._rng import RNGLike, check_rng
-from coherence._simulate import Agent
 from coherence._validation import check_float, check_int, param_error
 
 from ._cases import _study_defaults, contexts

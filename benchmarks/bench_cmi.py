@@ -23,8 +23,8 @@ from pathlib import Path
 import numpy as np
 
 import coherence
-from coherence._cmi import _keys_1d, _Prepared, _psi_table
-from coherence._kernels import cmi_1d
+from coherence._decision._cmi import _keys_1d, _Prepared, _psi_table
+from coherence._decision._kernels import cmi_1d
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests._reference import reference_cmi

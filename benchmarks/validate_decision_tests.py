@@ -1,6 +1,6 @@
 """Size and power of the leakage, monotone-choice and prompt-consistency tests.
 
-Simulates studies from the agents of :mod:`coherence._simulate` (the oracle)
+Simulates studies from the agents of :mod:`coherence._decision._simulate` (the oracle)
 and reports the rejection rate at alpha = 0.05 with its binomial standard
 error. The tables in ``docs/validation_decision.md`` come from::
 
@@ -53,7 +53,7 @@ def _run(label: str, reps: int, one: Callable[[int], Any]) -> list[Any]:
 
 def leakage(reps: int, n_contexts: int, n_permutations: int, agent_names: list[str] | None,
             methods: list[str]) -> None:
-    from coherence._leakage import leakage_test
+    from coherence._decision._leakage import leakage_test
 
     print(f"leakage_test, engine='logistic', {n_contexts} contexts x 5 repetitions, "
           f"5 grouped folds, {n_permutations} permutations")
@@ -91,7 +91,7 @@ def leakage(reps: int, n_contexts: int, n_permutations: int, agent_names: list[s
 
 
 def monotone(reps: int, n_contexts: int, n_resamples: int) -> None:
-    from coherence._monotone import monotonicity_test
+    from coherence._decision._monotone import monotonicity_test
 
     print(f"monotonicity_test, {n_contexts} contexts x 5 repetitions, 10 bins, "
           f"{n_resamples} parametric-bootstrap resamples")
@@ -117,7 +117,7 @@ def monotone(reps: int, n_contexts: int, n_resamples: int) -> None:
 
 
 def consistency(reps: int, n_contexts: int, n_resamples: int) -> None:
-    from coherence._consistency import prompt_consistency
+    from coherence._decision._consistency import prompt_consistency
 
     prompts = ("standard", "mse", "absolute", "bayesian")
     print(f"prompt_consistency, {n_contexts} contexts x 4 prompts x 5 repetitions, "

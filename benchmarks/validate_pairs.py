@@ -35,7 +35,12 @@ from pathlib import Path
 import numpy as np
 
 from coherence import conditional_forecasting, pairs_power, read_pairs
-from coherence._pairs import _bootstrap_ci, _bootstrap_t, _brier_improvement, _ttest_pvalue
+from coherence._probability._pairs import (
+    _bootstrap_ci,
+    _bootstrap_t,
+    _brier_improvement,
+    _ttest_pvalue,
+)
 
 REAL = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "conditional-pairs" / \
     "gpt4o_skeptical.json"

@@ -24,128 +24,84 @@ _LAZY: dict[str, str] = {
     "SmallSampleWarning": "._warnings",
     "TiesWarning": "._warnings",
     # the main job
-    "CoherenceReport": "._report",
-    "ReportCell": "._report",
-    "TEST_NAMES": "._report",
-    "report": "._report",
+    "CoherenceReport": "._report._run",
+    "ReportCell": "._report._run",
+    "TEST_NAMES": "._report._registry",
+    "report": "._report._run",
     # simulated agents
-    "ACTIONS": "._simulate",
-    "PROMPTS": "._simulate",
-    "Agent": "._simulate",
-    "SimulatedStudy": "._simulate",
-    "SimulationTruth": "._simulate",
-    "simulate": "._simulate",
-    "snap_to_grid": "._simulate",
+    "ACTIONS": "._decision._simulate",
+    "PROMPTS": "._decision._simulate",
+    "Agent": "._decision._simulate",
+    "SimulatedStudy": "._decision._simulate",
+    "SimulationTruth": "._decision._simulate",
+    "simulate": "._decision._simulate",
+    "snap_to_grid": "._decision._simulate",
     # conditional independence (kNN CMI)
-    "CITestResult": "._citest",
-    "ci_test": "._citest",
-    "cmi": "._cmi",
-    "mi": "._cmi",
+    "CITestResult": "._decision._citest",
+    "ci_test": "._decision._citest",
+    "cmi": "._decision._cmi",
+    "mi": "._decision._cmi",
     # decision coherence: leakage, monotone choice, prompt consistency
-    "LeakageResult": "._leakage",
-    "leakage_test": "._leakage",
-    "MonotonicityResult": "._monotone",
-    "monotonicity_test": "._monotone",
-    "plot_choice_shares": "._monotone",
-    "ConsistencyResult": "._consistency",
-    "prompt_consistency": "._consistency",
+    "LeakageResult": "._decision._leakage",
+    "leakage_test": "._decision._leakage",
+    "MonotonicityResult": "._decision._monotone",
+    "monotonicity_test": "._decision._monotone",
+    "plot_choice_shares": "._decision._monotone",
+    "ConsistencyResult": "._decision._consistency",
+    "prompt_consistency": "._decision._consistency",
     # forecast scoring at a simulated date (issue 8)
-    "ForecastComparisonResult": "._forecast",
-    "ForecastScoresResult": "._forecast",
-    "forecast_scores": "._forecast",
-    "plot_reliability": "._forecast",
-    "ContaminationFilterResult": "._temporal",
-    "GatewayPartition": "._temporal",
-    "GatewayReport": "._temporal",
-    "TemporalGateway": "._temporal",
-    "contamination_filter": "._temporal",
-    "KeyEventRecallResult": "._events",
-    "MarketAlignmentResult": "._events",
-    "SourcePrecisionResult": "._events",
-    "causal_pressure": "._events",
-    "grounding_split": "._events",
-    "key_event_recall": "._events",
-    "market_alignment": "._events",
-    "plot_causal_pressure": "._events",
-    "source_precision": "._events",
+    "ForecastComparisonResult": "._scoring._forecast",
+    "ForecastScoresResult": "._scoring._forecast",
+    "forecast_scores": "._scoring._forecast",
+    "plot_reliability": "._scoring._forecast",
+    "ContaminationFilterResult": "._scoring._temporal",
+    "GatewayPartition": "._scoring._temporal",
+    "GatewayReport": "._scoring._temporal",
+    "TemporalGateway": "._scoring._temporal",
+    "contamination_filter": "._scoring._temporal",
+    "KeyEventRecallResult": "._scoring._events",
+    "MarketAlignmentResult": "._scoring._markets",
+    "SourcePrecisionResult": "._scoring._sources",
+    "causal_pressure": "._scoring._markets",
+    "grounding_split": "._scoring._events",
+    "key_event_recall": "._scoring._events",
+    "market_alignment": "._scoring._markets",
+    "plot_causal_pressure": "._scoring._markets",
+    "source_precision": "._scoring._sources",
     # probability axioms and forecaster consistency (issue 5)
-    "LIE_COLUMNS": "._axioms",
-    "UPDATE_CLASSES": "._axioms",
-    "BayesCheckResult": "._axioms",
-    "ConditionalTupleResult": "._axioms",
-    "IteratedExpectationResult": "._axioms",
-    "NegationCheckResult": "._axioms",
-    "TotalProbabilityResult": "._axioms",
-    "UpdateDirectionResult": "._axioms",
-    "bayes_check": "._axioms",
-    "conditional_tuple_check": "._axioms",
-    "iterated_expectation_check": "._axioms",
-    "negation_check": "._axioms",
-    "random_forest_baseline": "._axioms",
-    "total_probability_check": "._axioms",
-    "update_direction": "._axioms",
+    "LIE_COLUMNS": "._probability._lie",
+    "UPDATE_CLASSES": "._probability._axioms",
+    "BayesCheckResult": "._probability._axioms",
+    "ConditionalTupleResult": "._probability._axioms",
+    "IteratedExpectationResult": "._probability._lie",
+    "NegationCheckResult": "._probability._axioms",
+    "TotalProbabilityResult": "._probability._axioms",
+    "UpdateDirectionResult": "._probability._axioms",
+    "bayes_check": "._probability._axioms",
+    "conditional_tuple_check": "._probability._axioms",
+    "iterated_expectation_check": "._probability._lie",
+    "negation_check": "._probability._axioms",
+    "random_forest_baseline": "._probability._lie",
+    "total_probability_check": "._probability._axioms",
+    "update_direction": "._probability._axioms",
     # conditional-forecasting coherence over question pairs (issue 5)
-    "PAIRS_COLUMNS": "._pairs",
-    "PairsPowerResult": "._pairs",
-    "PairsResult": "._pairs",
-    "conditional_forecasting": "._pairs",
-    "pairs_power": "._pairs",
-    "read_pairs": "._pairs",
+    "PAIRS_COLUMNS": "._probability._pairs",
+    "PairsPowerResult": "._probability._power",
+    "PairsResult": "._probability._pairs",
+    "conditional_forecasting": "._probability._pairs",
+    "pairs_power": "._probability._power",
+    "read_pairs": "._probability._pairs_io",
 }
 
 __all__ = sorted([*_LAZY, "__version__"])
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
-    from ._axioms import (
-        LIE_COLUMNS,
-        UPDATE_CLASSES,
-        BayesCheckResult,
-        ConditionalTupleResult,
-        IteratedExpectationResult,
-        NegationCheckResult,
-        TotalProbabilityResult,
-        UpdateDirectionResult,
-        bayes_check,
-        conditional_tuple_check,
-        iterated_expectation_check,
-        negation_check,
-        random_forest_baseline,
-        total_probability_check,
-        update_direction,
-    )
-    from ._citest import CITestResult, ci_test
-    from ._cmi import cmi, mi
-    from ._consistency import ConsistencyResult, prompt_consistency
-    from ._events import (
-        KeyEventRecallResult,
-        MarketAlignmentResult,
-        SourcePrecisionResult,
-        causal_pressure,
-        grounding_split,
-        key_event_recall,
-        market_alignment,
-        plot_causal_pressure,
-        source_precision,
-    )
-    from ._forecast import (
-        ForecastComparisonResult,
-        ForecastScoresResult,
-        forecast_scores,
-        plot_reliability,
-    )
-    from ._leakage import LeakageResult, leakage_test
-    from ._monotone import MonotonicityResult, monotonicity_test, plot_choice_shares
-    from ._pairs import (
-        PAIRS_COLUMNS,
-        PairsPowerResult,
-        PairsResult,
-        conditional_forecasting,
-        pairs_power,
-        read_pairs,
-    )
-    from ._report import TEST_NAMES, CoherenceReport, ReportCell, report
-    from ._results import RESULT_COLUMNS, CoherenceResult, ConfidenceInterval
-    from ._simulate import (
+    from ._decision._citest import CITestResult, ci_test
+    from ._decision._cmi import cmi, mi
+    from ._decision._consistency import ConsistencyResult, prompt_consistency
+    from ._decision._leakage import LeakageResult, leakage_test
+    from ._decision._monotone import MonotonicityResult, monotonicity_test, plot_choice_shares
+    from ._decision._simulate import (
         ACTIONS,
         PROMPTS,
         Agent,
@@ -154,7 +110,46 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         simulate,
         snap_to_grid,
     )
-    from ._temporal import (
+    from ._probability._axioms import (
+        UPDATE_CLASSES,
+        BayesCheckResult,
+        ConditionalTupleResult,
+        NegationCheckResult,
+        TotalProbabilityResult,
+        UpdateDirectionResult,
+        bayes_check,
+        conditional_tuple_check,
+        negation_check,
+        total_probability_check,
+        update_direction,
+    )
+    from ._probability._lie import (
+        LIE_COLUMNS,
+        IteratedExpectationResult,
+        iterated_expectation_check,
+        random_forest_baseline,
+    )
+    from ._probability._pairs import PAIRS_COLUMNS, PairsResult, conditional_forecasting
+    from ._probability._pairs_io import read_pairs
+    from ._probability._power import PairsPowerResult, pairs_power
+    from ._report._registry import TEST_NAMES
+    from ._report._run import CoherenceReport, ReportCell, report
+    from ._results import RESULT_COLUMNS, CoherenceResult, ConfidenceInterval
+    from ._scoring._events import KeyEventRecallResult, grounding_split, key_event_recall
+    from ._scoring._forecast import (
+        ForecastComparisonResult,
+        ForecastScoresResult,
+        forecast_scores,
+        plot_reliability,
+    )
+    from ._scoring._markets import (
+        MarketAlignmentResult,
+        causal_pressure,
+        market_alignment,
+        plot_causal_pressure,
+    )
+    from ._scoring._sources import SourcePrecisionResult, source_precision
+    from ._scoring._temporal import (
         ContaminationFilterResult,
         GatewayPartition,
         GatewayReport,

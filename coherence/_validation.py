@@ -31,6 +31,7 @@ __all__ = [
     "check_choice",
     "check_float",
     "check_int",
+    "check_resampling",
     "column_error",
     "finite_column",
     "label_column",
@@ -271,3 +272,11 @@ def _range_text(low: int | None, high: int | None) -> str:
     if low is None:
         return f" <= {high}"
     return f" in [{low}, {high}]"
+
+
+def check_resampling(owner: str, n_resamples: int, confidence_level: float) -> tuple[int, float]:
+    """Validate the common ``n_resamples`` (>= 1) and ``confidence_level`` (in (0, 1)) options."""
+    n_resamples = check_int(n_resamples, "n_resamples", owner, low=1)
+    confidence_level = check_float(confidence_level, "confidence_level", owner, low=0.0,
+                                   high=1.0, low_open=True, high_open=True)
+    return n_resamples, confidence_level

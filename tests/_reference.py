@@ -1,6 +1,6 @@
 """Slow, obviously correct O(n^2) reference of the Mesner-Shalizi kNN CMI estimator.
 
-Every fast path of :mod:`coherence._cmi` is compared against it (tests) and
+Every fast path of :mod:`coherence._decision._cmi` is compared against it (tests) and
 timed against it (benchmarks). It takes plain arrays: ``x_cont``, ``y_cont``,
 ``z_cont`` of shape (n, d) (d may be 0) and ``x_disc``, ``y_disc``, ``z_disc``
 of shape (n, m) of integer codes. Distances: maximum norm over continuous

@@ -1,0 +1,585 @@
+"""Conditional-independence test of action and outcome given the stated belief.
+
+Public: :func:`ci_test` and its result :class:`CITestResult`.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+
+from .._resampling import cluster_members, group_codes, grouped_folds, percentile_interval
+from .._results import CoherenceResult, ConfidenceInterval
+from .._rng import RNGLike, check_rng, kernel_seeds
+from .._validation import (
+    as_dataframe,
+    check_choice,
+    check_float,
+    check_int,
+    finite_column,
+    label_column,
+    param_error,
+    probability_column,
+)
+from .._warnings import DegenerateDataWarning, NotCalibratedWarning, SmallSampleWarning
+from ._cmi import _combine, _estimate, _keys_1d, _Prepared, _psi_table
+from ._design import evidence_columns, require_design_columns
+
+__all__ = ["CITestResult", "ci_test"]
+
+_OWNER = "ci_test"
+_METHODS = ("permutation", "bootstrap")
+_CI_METHODS = ("subsampling", "bootstrap")
+_CONDITION_ON = ("row", "context_mean")
+_PERMUTE = ("auto", "rows", "contexts")
+
+
+@dataclass(frozen=True, slots=True)
+class CITestResult(CoherenceResult):
+    """Result of :func:`ci_test`.
+
+    Attributes
+    ----------
+    statistic : float
+        The kNN estimate of I(action ; outcome | belief [, evidence]) in nats
+        (can be negative; never clipped).
+    pvalue : float
+        Conditional-permutation p-value, ``(1 + #{T_b >= T}) / (1 + B)``;
+        NaN for ``method='bootstrap'``, which is not a calibrated test.
+    confidence_interval : ConfidenceInterval
+        Interval for the CMI by context resampling (see ``ci_method``).
+    n_obs : int
+        Number of rows.
+    method : str
+        ``'permutation'`` or ``'bootstrap'``.
+    k : int
+        Number of neighbours of the estimator.
+    n_resamples : int
+        Permutations (and CI resamples).
+    n_contexts : int
+        Number of contexts (clusters).
+    evidence : tuple of str
+        Extra conditioning columns.
+    condition_on : str
+        ``'row'`` (each row's belief) or ``'context_mean'``.
+    calibrate : bool
+        Whether the belief was replaced by its cross-fitted isotonic calibration.
+    permute : str
+        Exchangeable units of the permutation: ``'rows'`` or ``'contexts'``
+        (``'none'`` for the bootstrap method).
+    ci_method : str
+        ``'subsampling'`` (half of the contexts without replacement; spread
+        of the half-sample estimates around their mean, centred on the
+        estimate minus the permutation-null mean) or ``'bootstrap'`` (cluster
+        bootstrap, percentile interval).
+    null_distribution : numpy.ndarray
+        The statistic on each permuted data set (empty for the bootstrap method).
+    resample_distribution : numpy.ndarray
+        The statistic on each CI resample.
+    """
+
+    k: int = 3
+    n_resamples: int = 0
+    n_contexts: int = 0
+    evidence: tuple[str, ...] = ()
+    condition_on: str = "row"
+    calibrate: bool = False
+    permute: str = "rows"
+    ci_method: str = "subsampling"
+    null_distribution: np.ndarray = field(default_factory=lambda: np.empty(0), repr=False)
+    resample_distribution: np.ndarray = field(default_factory=lambda: np.empty(0), repr=False)
+
+    _test_name: ClassVar[str] = "conditional independence"
+    _extra_columns: ClassVar[tuple[str, ...]] = (
+        "k", "n_resamples", "n_contexts", "evidence", "condition_on", "calibrate", "permute",
+        "ci_method",
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Design:
+    """Validated arrays of one test (the output of :func:`_ci_test_iv`)."""
+
+    action: np.ndarray
+    outcome: np.ndarray
+    belief: np.ndarray
+    groups: np.ndarray
+    ev_disc: np.ndarray
+    ev_cont: np.ndarray
+    outcome_binary: bool
+
+
+def _evidence_arrays(df: Any, evidence: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
+    import pandas as pd
+
+    codes: list[np.ndarray] = []
+    cont: list[np.ndarray] = []
+    for col in evidence:
+        if pd.api.types.is_float_dtype(df[col].dtype):
+            cont.append(finite_column(df, col, owner=_OWNER))
+        else:
+            codes.append(label_column(df, col, owner=_OWNER)[0])
+    n = len(df)
+    disc = _combine(codes, n)
+    return disc, (np.column_stack(cont) if cont else np.empty((n, 0)))
+
+
+def _ci_test_iv(data: Any, belief: Any, action: Any, outcome: Any, evidence: Any, group: Any,
+                k: Any, method: Any, n_resamples: Any, confidence_level: Any, calibrate: Any,
+                condition_on: Any, permute: Any, k_perm: Any, ci_method: Any,
+                resolution: Any) -> tuple[_Design, dict[str, Any]]:
+    df = as_dataframe(data, owner=_OWNER)
+    evidence = evidence_columns(evidence, _OWNER)
+    require_design_columns(df, {"belief": belief, "action": action, "outcome": outcome,
+                                "group": group}, evidence, _OWNER)
+    check_choice(method, "method", _OWNER, _METHODS)
+    check_choice(condition_on, "condition_on", _OWNER, _CONDITION_ON)
+    check_choice(permute, "permute", _OWNER, _PERMUTE)
+    check_choice(ci_method, "ci_method", _OWNER, _CI_METHODS)
+    if not isinstance(calibrate, bool):
+        raise TypeError(param_error("calibrate", _OWNER, "a bool", calibrate))
+    n_resamples = check_int(n_resamples, "n_resamples", _OWNER, low=1)
+    confidence_level = check_float(confidence_level, "confidence_level", _OWNER, low=0.0,
+                                   high=1.0, low_open=True, high_open=True)
+    k_perm = check_int(k_perm, "k_perm", _OWNER, low=1)
+    if resolution is not None:
+        resolution = check_float(resolution, "resolution", _OWNER, low=0.0, low_open=True)
+    n = len(df)
+    if n < 3:
+        raise ValueError(param_error("data", _OWNER, "a table of at least 3 rows",
+                                     f"{n} rows"))
+    k = check_int(k, "k", _OWNER, low=1, high=n - 1)
+    p = probability_column(df, belief, owner=_OWNER)
+    a, _ = label_column(df, action, owner=_OWNER)
+    y, y_labels = label_column(df, outcome, owner=_OWNER)
+    groups = (np.arange(n, dtype=np.int64) if group is None
+              else group_codes(df, group, owner=_OWNER))
+    ev_disc, ev_cont = _evidence_arrays(df, evidence)
+    if calibrate and len(y_labels) > 2:
+        raise ValueError(param_error("calibrate", _OWNER, "False when the outcome has more "
+                                     "than two classes", calibrate))
+    design = _Design(a, y, p, groups, ev_disc, ev_cont, len(y_labels) <= 2)
+    options = {"k": k, "method": method, "n_resamples": n_resamples,
+               "confidence_level": confidence_level, "calibrate": calibrate,
+               "condition_on": condition_on, "permute": permute, "k_perm": k_perm,
+               "ci_method": ci_method, "resolution": resolution, "evidence": evidence}
+    return design, options
+
+
+# --------------------------------------------------------------------------- pieces
+def _context_mean(values: np.ndarray, groups: np.ndarray) -> np.ndarray:
+    sums = np.bincount(groups, weights=values)
+    counts = np.bincount(groups)
+    return (sums / counts)[groups]
+
+
+def _cross_fitted_isotonic(belief: np.ndarray, outcome: np.ndarray, groups: np.ndarray,
+                           rng: np.random.Generator, n_splits: int = 5) -> np.ndarray:
+    """Isotonic regression of the outcome on the belief, fitted out of fold by context."""
+    from sklearn.isotonic import IsotonicRegression
+
+    n_groups = int(groups.max()) + 1
+    out = np.empty_like(belief)
+    for train, test in grouped_folds(groups, min(n_splits, n_groups), rng):
+        model = IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip")
+        model.fit(belief[train], outcome[train].astype(np.float64))
+        out[test] = model.predict(belief[test])
+    return out
+
+
+def _constant_within(values: np.ndarray, groups: np.ndarray) -> bool:
+    if values.ndim == 1:
+        values = values[:, None]
+    order = np.argsort(groups, kind="stable")
+    g = groups[order]
+    v = values[order]
+    same_group = g[1:] == g[:-1]
+    return bool(np.all(np.all(v[1:] == v[:-1], axis=1) | ~same_group))
+
+
+def _units_and_blocks(cond: np.ndarray, groups: np.ndarray, use_contexts: bool,
+                      k_perm: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Exchangeable units and the blocks they are shuffled in.
+
+    Units are rows or contexts. Units are sorted by (unit size, conditioning
+    values); runs of equal conditioning values form blocks, and runs with
+    fewer than ``k_perm`` units are merged with their neighbours (in that
+    order, within the same unit size and discrete evidence stratum) until each
+    block holds at least ``k_perm`` units.
+    """
+    n = len(groups)
+    if use_contexts:
+        order, starts = cluster_members(groups)
+        unit_rows = order
+        unit_start = starts.astype(np.int64)
+        first = order[starts[:-1]]
+        unit_cond = cond[first]
+    else:
+        unit_rows = np.arange(n, dtype=np.int64)
+        unit_start = np.arange(n + 1, dtype=np.int64)
+        unit_cond = cond
+    sizes = np.diff(unit_start)
+    # cond columns: [discrete stratum, continuous...]; sort by size, stratum, then values
+    keys = [unit_cond[:, j] for j in range(unit_cond.shape[1] - 1, -1, -1)] + [sizes]
+    srt = np.lexsort(keys)
+    u_cond = unit_cond[srt]
+    u_size = sizes[srt]
+    stratum_change = np.ones(len(srt), dtype=bool)
+    tie_change = np.ones(len(srt), dtype=bool)
+    if len(srt) > 1:
+        stratum_change[1:] = (u_size[1:] != u_size[:-1]) | (u_cond[1:, 0] != u_cond[:-1, 0])
+        tie_change[1:] = stratum_change[1:] | np.any(u_cond[1:] != u_cond[:-1], axis=1)
+    block_starts: list[int] = []
+    t = 0
+    m = len(srt)
+    while t < m:
+        s = t  # start of a stratum
+        t += 1
+        while t < m and not stratum_change[t]:
+            t += 1
+        ties = [s, *[i for i in range(s + 1, t) if tie_change[i]], t]
+        cur = ties[0]
+        local: list[int] = []
+        for j in range(1, len(ties)):
+            if ties[j] - cur >= k_perm or j == len(ties) - 1:
+                local.append(cur)
+                cur = ties[j]
+        # a final short run joins the previous block of the stratum
+        if len(local) > 1 and t - local[-1] < k_perm:
+            local.pop()
+        block_starts.extend(local)
+    block_start = np.array([*block_starts, m], dtype=np.int64)
+    return (unit_start, np.ascontiguousarray(unit_rows, dtype=np.int64), block_start,
+            np.ascontiguousarray(srt, dtype=np.int64))
+
+
+def _cluster_rows(groups: np.ndarray, draws: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Rows of each resample (whole clusters) flattened, with offsets."""
+    order, starts = cluster_members(groups)
+    sizes = np.diff(starts)
+    parts = []
+    offsets = [0]
+    for drawn in draws:
+        lens = sizes[drawn]
+        total = int(lens.sum())
+        base = np.repeat(starts[drawn] - (np.cumsum(lens) - lens), lens)
+        parts.append(order[base + np.arange(total)])
+        offsets.append(offsets[-1] + total)
+    return (np.ascontiguousarray(np.concatenate(parts), dtype=np.int64),
+            np.asarray(offsets, dtype=np.int64))
+
+
+def _estimates_on(prep: _Prepared, k: int, rows: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    if prep.n_continuous <= 1:
+        from ._kernels import resample_estimates
+
+        keys = _keys_1d(prep)
+        longest = int(np.max(np.diff(offsets)))
+        return np.asarray(resample_estimates(keys.c, keys.kxyz, keys.kxz, keys.kyz, keys.kz,
+                                             keys.has_c, k, _psi_table(longest), rows, offsets))
+    out = np.empty(len(offsets) - 1)
+    for b in range(len(out)):
+        idx = rows[offsets[b]:offsets[b + 1]]
+        sub = _Prepared(n=len(idx), cont={r: v[idx] for r, v in prep.cont.items()},
+                        disc={r: v[idx] for r, v in prep.disc.items()})
+        out[b] = _estimate(sub, k)
+    return out
+
+
+def _permutation_null(prep: _Prepared, k: int, blocks: tuple[np.ndarray, ...],
+                      seeds: np.ndarray) -> np.ndarray:
+    unit_start, unit_rows, block_start, block_units = blocks
+    if prep.n_continuous <= 1:
+        from ._kernels import permutation_null
+
+        keys = _keys_1d(prep)
+        m_yz = int(keys.kyz.max()) + 1
+        m_z = int(keys.kz.max()) + 1
+        return np.asarray(permutation_null(
+            keys.c, prep.disc["x"], keys.kyz, m_yz, keys.kz, m_z, keys.has_c, k,
+            _psi_table(prep.n), unit_start, unit_rows, block_start, block_units, seeds))
+    # several continuous conditioning coordinates: the same permutations in Python
+    out = np.empty(len(seeds))
+    dx = prep.disc["x"]
+    for b, seed in enumerate(seeds):
+        gen = np.random.default_rng(int(seed))
+        src = np.arange(prep.n)
+        for j in range(len(block_start) - 1):
+            units = block_units[block_start[j]:block_start[j + 1]]
+            shuffled = units[gen.permutation(len(units))]
+            for u, v in zip(units, shuffled, strict=True):
+                src[unit_rows[unit_start[u]:unit_start[u + 1]]] = \
+                    unit_rows[unit_start[v]:unit_start[v + 1]]
+        disc = dict(prep.disc, x=dx[src])
+        out[b] = _estimate(_Prepared(n=prep.n, cont=prep.cont, disc=disc), k)
+    return out
+
+
+def _warn_if_neighbours_within_contexts(z_cont: np.ndarray, ev_disc: np.ndarray,
+                                        groups: np.ndarray, k: int) -> None:
+    """Warn when a row's tied rows come mostly from its own context and k is small.
+
+    Then the k nearest neighbours of a row are mostly the other repetitions of
+    its own context, which share its outcome, so the estimate is pulled
+    towards I(action ; outcome | context) = 0 (measured in docs/validation_ci.md).
+    """
+    sizes = np.bincount(groups)
+    if k >= sizes.max() or sizes.max() < 2:
+        return
+    cond = np.column_stack([ev_disc.astype(np.float64), z_cont])
+    _, value_code = np.unique(cond, axis=0, return_inverse=True)
+    value_code = value_code.ravel()
+    rows_per_value = np.bincount(value_code)
+    _, pair_code = np.unique(np.column_stack([value_code, groups]), axis=0,
+                             return_inverse=True)
+    pair_code = pair_code.ravel()
+    own_share = float(np.mean(np.bincount(pair_code)[pair_code] / rows_per_value[value_code]))
+    if own_share > 0.25:
+        warnings.warn(
+            f"ci_test: on average {100 * own_share:.0f}% of the rows that share a row's "
+            f"conditioning values come from its own context, and k = {k} is smaller than the "
+            f"repetitions per context ({sizes.max()}): the nearest neighbours are mostly the "
+            "row's own context, which shares its outcome, so the estimate and its interval "
+            "are biased towards 0 (the p-value stays valid). Use k larger than the "
+            "repetitions per context, or coarser beliefs.",
+            SmallSampleWarning, stacklevel=3)
+
+
+# --------------------------------------------------------------------------- public
+def ci_test(
+    data: Any,
+    *,
+    belief: str = "belief",
+    action: str = "action",
+    outcome: str = "outcome",
+    evidence: Sequence[str] = (),
+    group: str | None = "context",
+    k: int = 3,
+    method: str = "permutation",
+    n_resamples: int = 1000,
+    confidence_level: float = 0.95,
+    calibrate: bool = False,
+    condition_on: str = "row",
+    permute: str = "auto",
+    k_perm: int = 5,
+    ci_method: str = "subsampling",
+    resolution: float | None = 1e-6,
+    rng: RNGLike = None,
+) -> CITestResult:
+    r"""Test whether the action is independent of the outcome given the belief.
+
+    The statistic is the kNN estimate (:func:`coherence.cmi`) of
+    I(action ; outcome | belief [, evidence]) in nats; the default p-value comes
+    from a conditional (local) permutation test, which has the right size.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame or convertible
+        The belief/action table, one row per elicitation.
+    belief, action, outcome : str
+        Columns of the stated probability (in [0, 1]), of the action (any
+        labels) and of the true state (any labels; 0/1 for ``calibrate``).
+    evidence : sequence of str
+        Extra conditioning columns (the "with x" variant). Float columns are
+        continuous, all others discrete.
+    group : str or None
+        Column of the context: the unit that is resampled and whose rows move
+        together. ``None``: every row is its own context.
+    k : int
+        Neighbours of the CMI estimator.
+    method : {'permutation', 'bootstrap'}
+        ``'permutation'`` (default): conditional permutation p-value.
+        ``'bootstrap'``: the reference paper's procedure, a cluster-bootstrap
+        percentile interval and no p-value (NaN); kept for comparability, it
+        is **not** a calibrated test (see Notes) and emits
+        :class:`~coherence.NotCalibratedWarning`.
+    n_resamples : int
+        Number of permutations, and of CI resamples (the paper used 500
+        bootstrap resamples).
+    confidence_level : float
+        Level of the confidence interval.
+    calibrate : bool
+        Replace the belief by its isotonic regression on the outcome
+        (:class:`sklearn.isotonic.IsotonicRegression`), cross-fitted over 5
+        context folds, before conditioning.
+    condition_on : {'row', 'context_mean'}
+        Condition on each row's belief (default) or on the mean belief of its
+        context (see Notes on when each is right).
+    permute : {'auto', 'rows', 'contexts'}
+        Exchangeable units. ``'contexts'`` moves the actions of a whole context
+        together onto another context of the same size and conditioning
+        values; possible only when the conditioning values are constant within
+        every context. ``'auto'``: contexts when possible, else rows.
+    k_perm : int
+        Minimum number of units in a permutation block: units with tied
+        conditioning values form a block; runs with fewer than ``k_perm`` units
+        are merged with their nearest neighbours in belief order.
+    ci_method : {'subsampling', 'bootstrap'}
+        Confidence interval of the permutation method. ``'subsampling'``:
+        half of the contexts drawn without replacement (no duplicated rows);
+        the interval has the spread of the half-sample estimates around their
+        mean and is centred on the estimate minus the mean of the permutation
+        null (the estimator's bias at CMI = 0). ``'bootstrap'``: the cluster
+        bootstrap percentile interval. Subsampling is the default because its
+        coverage is the better one (docs/validation_ci.md).
+    resolution : float or None
+        Beliefs (and continuous evidence) are snapped to integer multiples of
+        ``resolution`` before distances are taken, so that beliefs on a decimal
+        grid are exactly tied (default 1e-6; ``None`` keeps raw floats).
+    rng : int, numpy.random.Generator or None
+        Source of randomness; the same int gives the same result, whatever the
+        number of numba threads.
+
+    Returns
+    -------
+    CITestResult
+
+    Warns
+    -----
+    NotCalibratedWarning
+        For ``method='bootstrap'``.
+    SmallSampleWarning
+        When, on average, more than 25% of the rows that share a row's
+        conditioning values come from its own context and ``k`` is smaller
+        than the repetitions per context (fine belief grids, continuous or
+        context-mean beliefs): the nearest neighbours are then mostly the
+        row's own repetitions, which share its outcome, and the estimate is
+        biased towards 0. The p-value stays valid; power is lost.
+    DegenerateDataWarning
+        When the action or the outcome is constant.
+
+    Notes
+    -----
+    **Null and p-value.** Under :math:`H_0`: action :math:`\perp` outcome
+    :math:`\mid` belief, the actions of units with equal conditioning values
+    are exchangeable given the outcomes and beliefs. The test shuffles the
+    action within blocks of units with tied (or, for continuous beliefs, the
+    ``k_perm`` nearest) conditioning values, inside the same discrete
+    evidence stratum (Runge 2018), recomputes the estimate :math:`T_b` and
+    reports :math:`p = (1 + \#\{T_b \ge T\}) / (1 + B)`. When the belief is
+    constant within each context, whole contexts are the units, so any
+    within-context dependence of the actions is kept.
+
+    **Why not the bootstrap rule.** Resampling with replacement duplicates
+    rows; duplicates are zero-distance neighbours and inflate kNN estimates,
+    so "the bootstrap CI excludes 0" rejects exactly coherent agents far more
+    often than 5% (docs/validation_ci.md).
+
+    **Row or context-mean belief.** If the agent states its belief with
+    noise (belief and action elicited in separate conversations), the action
+    follows the latent belief, which the row's report measures with error;
+    I(action ; outcome | report) is then positive even for a rational agent.
+    The context mean averages the report noise away and is the better
+    conditioning variable when all repetitions of a context share one latent
+    belief; the row belief is right when the belief may change between
+    repetitions (e.g. prompt variants) and the action was taken together with
+    that report.
+
+    References
+    ----------
+    * Runge, J. (2018). Conditional independence testing based on a
+      nearest-neighbor estimator of conditional mutual information. AISTATS.
+    * Mesner, O. C. and Shalizi, C. R. (2021). Conditional mutual
+      information estimation for mixed, discrete and continuous data. IEEE
+      Transactions on Information Theory 67(1), 464-484.
+    * Politis, D. N., Romano, J. P. and Wolf, M. (1999). Subsampling.
+      Springer.
+
+    Examples
+    --------
+    >>> import coherence
+    >>> study = coherence.simulate("rational", n_contexts=200, rng=0)
+    >>> res = coherence.ci_test(study.data, n_resamples=199, rng=0)
+    >>> res.pvalue > 0.05
+    True
+    """
+    design, opt = _ci_test_iv(data, belief, action, outcome, evidence, group, k, method,
+                              n_resamples, confidence_level, calibrate, condition_on, permute,
+                              k_perm, ci_method, resolution)
+    gen = check_rng(rng, owner=_OWNER)
+    n = len(design.action)
+    groups = design.groups
+    n_groups = int(groups.max()) + 1
+    b = design.belief
+    if opt["condition_on"] == "context_mean":
+        b = _context_mean(b, groups)
+    if opt["calibrate"]:
+        b = _cross_fitted_isotonic(b, design.outcome, groups, gen)
+    ev_cont = design.ev_cont
+    if opt["resolution"] is not None:
+        b = np.round(b / opt["resolution"])
+        ev_cont = np.round(ev_cont / opt["resolution"])
+    z_cont = np.ascontiguousarray(np.column_stack([b, ev_cont]))
+    empty = np.empty((n, 0))
+    prep = _Prepared(n=n, cont={"x": empty, "y": empty, "z": z_cont},
+                     disc={"x": design.action, "y": design.outcome, "z": design.ev_disc})
+    k = opt["k"]
+    statistic = _estimate(prep, k)
+    if len(np.unique(design.action)) < 2 or len(np.unique(design.outcome)) < 2:
+        warnings.warn("ci_test: the action or the outcome is constant; the conditional "
+                      "mutual information is 0 and the test is trivial.",
+                      DegenerateDataWarning, stacklevel=2)
+    _warn_if_neighbours_within_contexts(z_cont, design.ev_disc, groups, k)
+    B = opt["n_resamples"]
+    level = opt["confidence_level"]
+
+    if opt["method"] == "bootstrap":
+        warnings.warn("ci_test(method='bootstrap') reproduces the reference paper's rule for "
+                      "comparability; 'the bootstrap CI excludes 0' is not a calibrated test "
+                      "(duplicated rows inflate kNN estimates) and no p-value is given. Use "
+                      "method='permutation' for a test.", NotCalibratedWarning, stacklevel=2)
+        draws = [gen.integers(0, n_groups, size=n_groups) for _ in range(B)]
+        rows, offsets = _cluster_rows(groups, draws)
+        boot = _estimates_on(prep, k, rows, offsets)
+        low, high = percentile_interval(boot, level)
+        return CITestResult(
+            statistic=statistic, pvalue=np.nan,
+            confidence_interval=ConfidenceInterval(low, high, level), n_obs=n,
+            method="bootstrap", k=k, n_resamples=B, n_contexts=n_groups,
+            evidence=opt["evidence"], condition_on=opt["condition_on"],
+            calibrate=opt["calibrate"], permute="none", ci_method="bootstrap",
+            null_distribution=np.empty(0), resample_distribution=boot)
+
+    # ---- permutation null
+    cond = np.column_stack([design.ev_disc.astype(np.float64), z_cont])
+    constant = _constant_within(cond, groups)
+    if opt["permute"] == "contexts" and not constant:
+        raise ValueError(param_error("permute", _OWNER, "'rows' or 'auto' when the "
+                                     "conditioning values vary within a context", "contexts"))
+    use_contexts = opt["permute"] == "contexts" or (opt["permute"] == "auto" and constant)
+    blocks = _units_and_blocks(cond, groups, use_contexts, opt["k_perm"])
+    seeds = kernel_seeds(gen, B)
+    null = _permutation_null(prep, k, blocks, seeds)
+    tol = 1e-10 * max(1.0, abs(statistic))
+    pvalue = (1.0 + np.sum(null >= statistic - tol)) / (1.0 + B)
+
+    # ---- confidence interval by context resampling
+    if opt["ci_method"] == "bootstrap":
+        draws = [gen.integers(0, n_groups, size=n_groups) for _ in range(B)]
+        rows, offsets = _cluster_rows(groups, draws)
+        res = _estimates_on(prep, k, rows, offsets)
+        low, high = percentile_interval(res, level)
+    else:
+        m = max(2, n_groups // 2)
+        draws = [gen.permutation(n_groups)[:m] for _ in range(B)]
+        rows, offsets = _cluster_rows(groups, draws)
+        res = _estimates_on(prep, k, rows, offsets)
+        scale = np.sqrt(m / max(n_groups - m, 1))
+        # spread from the half-samples (centred on their own mean: the estimator's
+        # bias changes with the sample size), location from the estimate minus its
+        # bias at CMI = 0 (the permutation-null mean)
+        finite = res[np.isfinite(res)]
+        d_low, d_high = percentile_interval(finite - np.mean(finite), level)
+        centre = statistic - float(np.mean(null))
+        low, high = centre - scale * d_high, centre - scale * d_low
+    return CITestResult(
+        statistic=statistic, pvalue=float(pvalue),
+        confidence_interval=ConfidenceInterval(float(low), float(high), level), n_obs=n,
+        method="permutation", k=k, n_resamples=B, n_contexts=n_groups,
+        evidence=opt["evidence"], condition_on=opt["condition_on"],
+        calibrate=opt["calibrate"], permute="contexts" if use_contexts else "rows",
+        ci_method=opt["ci_method"], null_distribution=null, resample_distribution=res)

@@ -1,0 +1,43 @@
+"""Design handling shared by the tests of action on belief: evidence and role columns.
+
+Private helpers of :mod:`coherence._decision._citest` and
+:mod:`coherence._decision._leakage` (and of
+any test that takes ``belief``, ``action``, ``outcome``, ``group`` and a list of
+``evidence`` columns). Messages follow the template of :mod:`coherence._validation`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import pandas as pd
+
+from .._validation import param_error, require_columns
+
+__all__ = ["evidence_columns", "require_design_columns"]
+
+
+def evidence_columns(evidence: Any, owner: str) -> tuple[str, ...]:
+    """The ``evidence`` argument as a tuple of column names (one name may be a str).
+
+    Raises
+    ------
+    TypeError
+        When ``evidence`` is not a str or a sequence of str.
+    """
+    if isinstance(evidence, str):
+        return (evidence,)
+    if not isinstance(evidence, Sequence) or not all(isinstance(e, str) for e in evidence):
+        raise TypeError(param_error("evidence", owner, "a sequence of column names", evidence))
+    return tuple(evidence)
+
+
+def require_design_columns(df: pd.DataFrame, roles: Mapping[str, str | None],
+                           evidence: tuple[str, ...], owner: str) -> None:
+    """Raise the missing-column error for the role columns and ``evidence[j]`` columns.
+
+    ``None`` roles (optional columns not asked for) are skipped.
+    """
+    require_columns(df, {**roles, **{f"evidence[{j}]": e for j, e in enumerate(evidence)}},
+                    owner=owner)

@@ -1,0 +1,547 @@
+"""Leakage size: how much the outcome helps predict the action beyond the belief.
+
+If the stated belief ``p`` is what the agent acts on, then once ``p`` is known
+the true outcome ``y`` carries no further information about the action ``a``.
+The leakage test fits two classifiers of the action with grouped K-fold
+cross-validation, a *base* one on ``p`` (and optional evidence ``x``) and a
+*full* one on ``(p, x, y)``, and reports the relative reduction in
+out-of-fold log-loss (the reference paper's "% Impr").
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Literal
+
+import numpy as np
+from scipy import stats
+
+from .._resampling import group_codes, grouped_folds, percentile_interval
+from .._results import CoherenceResult, ConfidenceInterval
+from .._rng import RNGLike, check_rng
+from .._validation import (
+    as_dataframe,
+    binary_column,
+    check_choice,
+    check_float,
+    check_int,
+    finite_column,
+    label_column,
+    param_error,
+    probability_column,
+)
+from .._warnings import DegenerateDataWarning, SmallSampleWarning
+from ._design import evidence_columns, require_design_columns
+
+__all__ = ["LeakageResult", "leakage_test"]
+
+_OWNER = "leakage_test"
+ENGINES = ("catboost", "logistic")
+PVALUE_METHODS = ("permutation", "paired")
+#: Out-of-fold probabilities are floored at this value before taking logs.
+PROBABILITY_FLOOR = 1e-12
+_CATBOOST_DEFAULTS: Mapping[str, Any] = {"depth": 6, "iterations": 1000, "thread_count": 1,
+                                         "early_stopping": True, "learning_rate": None}
+_LOGISTIC_DEFAULTS: Mapping[str, Any] = {"n_knots": 5, "C": 1.0}
+
+
+@dataclass(frozen=True, slots=True)
+class LeakageResult(CoherenceResult):
+    """Result of :func:`leakage_test`.
+
+    Attributes
+    ----------
+    statistic : float
+        ``100 (LL_base - LL_full) / LL_base``, the relative reduction (in %)
+        of the out-of-fold log-loss when the outcome is added.
+    pvalue : float
+        One-sided p-value of "the outcome does not help" (see ``method``).
+    confidence_interval : ConfidenceInterval
+        Cluster-bootstrap percentile interval of the statistic (contexts
+        resampled, out-of-fold losses kept: no refits).
+    n_obs : int
+        Rows used.
+    method : str
+        ``'permutation'`` or ``'paired'``: how the p-value was computed.
+    engine : str
+        ``'catboost'`` or ``'logistic'``.
+    n_splits : int
+        Folds of the grouped cross-validation.
+    n_resamples : int
+        Cluster-bootstrap resamples of the interval.
+    n_permutations : int
+        Grouped permutations of the outcome (0 for ``method='paired'``).
+    evidence : tuple of str
+        Evidence columns used by both models.
+    n_groups : int
+        Number of contexts.
+    log_loss_base, log_loss_full : float
+        Mean out-of-fold log-loss (nats per row) of the two models.
+    loss_base, loss_full : numpy.ndarray
+        Per-row out-of-fold log-losses, in the row order of ``data``.
+    bootstrap_distribution : numpy.ndarray
+        The bootstrap replicates of the statistic.
+    null_distribution : numpy.ndarray
+        The statistic under the grouped permutations (empty for ``'paired'``).
+    """
+
+    engine: str
+    n_splits: int
+    n_resamples: int
+    n_permutations: int
+    evidence: tuple[str, ...]
+    n_groups: int
+    log_loss_base: float
+    log_loss_full: float
+    loss_base: np.ndarray = field(repr=False)
+    loss_full: np.ndarray = field(repr=False)
+    bootstrap_distribution: np.ndarray = field(repr=False)
+    null_distribution: np.ndarray = field(repr=False)
+
+    _test_name: ClassVar[str] = "leakage_test"
+    _extra_columns: ClassVar[tuple[str, ...]] = (
+        "engine", "n_splits", "n_resamples", "n_permutations", "n_groups", "log_loss_base",
+        "log_loss_full",
+    )
+
+
+# --------------------------------------------------------------------------- engines
+def _spline_features(p: np.ndarray, n_knots: int, fit_on: np.ndarray) -> np.ndarray:
+    from sklearn.preprocessing import SplineTransformer
+
+    if np.ptp(fit_on) == 0.0:
+        return p[:, None].copy()
+    spline = SplineTransformer(n_knots=n_knots, degree=3, knots="quantile",
+                               extrapolation="linear")
+    spline.fit(fit_on[:, None])
+    return np.asarray(spline.transform(p[:, None]))
+
+
+def _logistic_base_design(p: np.ndarray, ev: np.ndarray, n_knots: int,
+                          train: np.ndarray) -> np.ndarray:
+    """Splines of the belief (knots from the training rows) and standardised evidence."""
+    parts = [_spline_features(p, n_knots, p[train])]
+    if ev.shape[1]:
+        mu = ev[train].mean(axis=0)
+        sd = ev[train].std(axis=0)
+        sd[sd == 0.0] = 1.0
+        parts.append((ev - mu) / sd)
+    return np.column_stack(parts)
+
+
+def _with_outcome(base: np.ndarray, p: np.ndarray, y: np.ndarray | None) -> np.ndarray:
+    """The full model's design: the base design plus ``y`` and ``y * (p - 1/2)``."""
+    if y is None:
+        return base
+    return np.column_stack([base, y, y * (p - 0.5)])
+
+
+def _fit_predict_logistic(features: np.ndarray, a: np.ndarray, train: np.ndarray,
+                          test: np.ndarray, n_classes: int, options: Mapping[str, Any],
+                          seed: int) -> np.ndarray:
+    from sklearn.linear_model import LogisticRegression
+
+    model = LogisticRegression(C=float(options["C"]), solver="newton-cholesky", max_iter=200)
+    model.fit(features[train], a[train])
+    proba = np.zeros((len(test), n_classes))
+    proba[:, model.classes_] = model.predict_proba(features[test])
+    return proba
+
+
+def _fit_predict_catboost(features: np.ndarray, a: np.ndarray, groups: np.ndarray,
+                          train: np.ndarray, test: np.ndarray, n_classes: int,
+                          options: Mapping[str, Any], seed: int) -> np.ndarray:
+    from catboost import CatBoostClassifier
+
+    params: dict[str, Any] = {
+        "depth": int(options["depth"]), "iterations": int(options["iterations"]),
+        "loss_function": "MultiClass", "random_seed": int(seed % (2**31 - 1)),
+        "thread_count": int(options["thread_count"]), "verbose": False,
+        "allow_writing_files": False, "class_names": list(range(n_classes)),
+    }
+    if options.get("learning_rate") is not None:
+        params["learning_rate"] = float(options["learning_rate"])
+    fit_rows, eval_rows = train, None
+    if options["early_stopping"]:
+        # inner grouped split: one fifth of the training contexts for early stopping
+        inner_groups = np.unique(groups[train])
+        if len(inner_groups) >= 5:
+            gen = np.random.default_rng(seed)
+            held = gen.choice(inner_groups, size=max(1, len(inner_groups) // 5), replace=False)
+            in_eval = np.isin(groups[train], held)
+            if len(np.unique(a[train][~in_eval])) == len(np.unique(a[train])):
+                fit_rows, eval_rows = train[~in_eval], train[in_eval]
+    model = CatBoostClassifier(**params)
+    if eval_rows is not None:
+        model.fit(features[fit_rows], a[fit_rows], eval_set=(features[eval_rows], a[eval_rows]),
+                  early_stopping_rounds=50, use_best_model=True)
+    else:
+        model.fit(features[fit_rows], a[fit_rows])
+    return np.asarray(model.predict_proba(features[test]), dtype=np.float64)
+
+
+def _base_designs(engine: str, p: np.ndarray, ev: np.ndarray,
+                  folds: list[tuple[np.ndarray, np.ndarray]],
+                  options: Mapping[str, Any]) -> list[np.ndarray]:
+    """Per-fold design matrices that do not involve the outcome (computed once)."""
+    if engine == "logistic":
+        return [_logistic_base_design(p, ev, int(options["n_knots"]), train)
+                for train, _ in folds]
+    return [np.column_stack([p[:, None], ev]) for _ in folds]
+
+
+def _oof_losses(engine: str, designs: list[np.ndarray], p: np.ndarray, y: np.ndarray | None,
+                a: np.ndarray, groups: np.ndarray, folds: list[tuple[np.ndarray, np.ndarray]],
+                n_classes: int, options: Mapping[str, Any], seeds: np.ndarray) -> np.ndarray:
+    """Per-row out-of-fold log-loss of one model (base when ``y is None``)."""
+    loss = np.empty(len(a))
+    for (train, test), design, seed in zip(folds, designs, seeds, strict=True):
+        if engine == "logistic":
+            features = _with_outcome(design, p, y)
+            proba = _fit_predict_logistic(features, a, train, test, n_classes, options,
+                                          int(seed))
+        else:
+            features = design if y is None else np.column_stack(
+                [design, y.astype(np.float64)])
+            proba = _fit_predict_catboost(features, a, groups, train, test, n_classes, options,
+                                          int(seed))
+        picked = proba[np.arange(len(test)), a[test]]
+        loss[test] = -np.log(np.maximum(picked, PROBABILITY_FLOOR))
+    return loss
+
+
+def _improvement(base: float, full: float) -> float:
+    return 100.0 * (base - full) / base if base > 0 else math.nan
+
+
+def permutation_strata(p: np.ndarray, groups: np.ndarray, n_groups: int) -> np.ndarray:
+    """Stratum of each context for the grouped permutation: its mean belief, binned.
+
+    Contexts sharing the exact mean belief form a stratum when that leaves at
+    least 5 contexts per stratum on average; otherwise quantile bins of the
+    mean belief with about 5 contexts each.
+    """
+    mean_p = np.bincount(groups, weights=p, minlength=n_groups) / np.bincount(
+        groups, minlength=n_groups)
+    values, codes = np.unique(np.round(mean_p, 12), return_inverse=True)
+    if len(values) <= max(1, n_groups // 5):
+        return codes.astype(np.int64)
+    n_strata = max(1, n_groups // 5)
+    order = np.argsort(mean_p, kind="stable")
+    strata = np.empty(n_groups, dtype=np.int64)
+    strata[order] = np.arange(n_groups) * n_strata // n_groups
+    return strata
+
+
+def _permute_within(strata: np.ndarray, gen: np.random.Generator) -> np.ndarray:
+    """A permutation of 0..n-1 that only exchanges items of the same stratum."""
+    keys = gen.random(len(strata))
+    order = np.lexsort((keys, strata))
+    sorted_positions = np.argsort(strata, kind="stable")
+    perm = np.empty(len(strata), dtype=np.int64)
+    perm[sorted_positions] = order
+    return perm
+
+
+# --------------------------------------------------------------------------- validation
+def _engine_options(engine: str, options: Any) -> dict[str, Any]:
+    defaults = dict(_CATBOOST_DEFAULTS if engine == "catboost" else _LOGISTIC_DEFAULTS)
+    if options is None:
+        return defaults
+    if not isinstance(options, Mapping):
+        raise TypeError(param_error("engine_options", _OWNER, "a mapping or None", options))
+    unknown = sorted(set(options) - set(defaults))
+    if unknown:
+        raise ValueError(param_error("engine_options", _OWNER, f"a mapping with keys among "
+                                     f"{sorted(defaults)} for engine {engine!r}", unknown))
+    defaults.update(options)
+    if engine == "catboost":
+        defaults["depth"] = check_int(defaults["depth"], "engine_options['depth']", _OWNER,
+                                      low=1, high=16)
+        defaults["iterations"] = check_int(defaults["iterations"],
+                                           "engine_options['iterations']", _OWNER, low=1)
+        defaults["thread_count"] = check_int(defaults["thread_count"],
+                                             "engine_options['thread_count']", _OWNER, low=-1)
+        if not isinstance(defaults["early_stopping"], bool):
+            raise TypeError(param_error("engine_options['early_stopping']", _OWNER, "a bool",
+                                        defaults["early_stopping"]))
+    else:
+        defaults["n_knots"] = check_int(defaults["n_knots"], "engine_options['n_knots']",
+                                        _OWNER, low=2, high=50)
+        defaults["C"] = check_float(defaults["C"], "engine_options['C']", _OWNER, low=0.0,
+                                    low_open=True)
+    return defaults
+
+
+def _leakage_test_iv(data: Any, belief: Any, action: Any, outcome: Any, evidence: Any,
+                     group: Any, n_splits: Any, engine: Any, n_resamples: Any,
+                     n_permutations: Any, method: Any, confidence_level: Any,
+                     engine_options: Any, rng: RNGLike) -> dict[str, Any]:
+    df = as_dataframe(data, owner=_OWNER)
+    for name, value in (("belief", belief), ("action", action), ("outcome", outcome),
+                        ("group", group)):
+        if not isinstance(value, str):
+            raise TypeError(param_error(name, _OWNER, "a column name (str)", value))
+    evidence = evidence_columns(evidence, _OWNER)
+    roles = {"belief": belief, "action": action, "outcome": outcome, "group": group}
+    require_design_columns(df, roles, evidence, _OWNER)
+    overlap = set(evidence) & set(roles.values())
+    if overlap or len(set(evidence)) != len(evidence):
+        raise ValueError(param_error("evidence", _OWNER, "distinct columns other than the "
+                                     "belief, action, outcome and group columns", evidence))
+    engine = check_choice(engine, "engine", _OWNER, ENGINES)
+    method = check_choice(method, "method", _OWNER, PVALUE_METHODS)
+    n_splits = check_int(n_splits, "n_splits", _OWNER, low=2)
+    n_resamples = check_int(n_resamples, "n_resamples", _OWNER, low=1)
+    n_permutations = check_int(n_permutations, "n_permutations", _OWNER, low=1)
+    confidence_level = check_float(confidence_level, "confidence_level", _OWNER, low=0.0,
+                                   high=1.0, low_open=True, high_open=True)
+    options = _engine_options(engine, engine_options)
+    gen = check_rng(rng, owner=_OWNER)
+
+    p = probability_column(df, belief, owner=_OWNER)
+    y = binary_column(df, outcome, owner=_OWNER)
+    a, labels = label_column(df, action, owner=_OWNER)
+    groups = group_codes(df, group, owner=_OWNER)
+    ev = (np.column_stack([finite_column(df, c, owner=_OWNER) for c in evidence])
+          if evidence else np.empty((len(df), 0)))
+    n_groups = int(groups.max()) + 1 if len(groups) else 0
+    if len(labels) < 2:
+        raise ValueError(f"{_OWNER}: column '{action}' must hold at least two action labels "
+                         f"to predict; got {len(labels)} ({', '.join(map(repr, labels))}).")
+    if n_splits > n_groups:
+        raise ValueError(param_error("n_splits", _OWNER, f"<= the number of contexts in column "
+                                     f"'{group}' ({n_groups})", n_splits))
+    if np.ptp(y) == 0:
+        raise ValueError(f"{_OWNER}: column '{outcome}' is constant ({int(y[0])}); the "
+                         f"outcome cannot add information.")
+    if np.ptp(p) == 0.0:
+        warnings.warn(f"{_OWNER}: column '{belief}' is constant ({p[0]}); the base model "
+                      f"predicts the marginal action frequencies.", DegenerateDataWarning,
+                      stacklevel=3)
+    if n_groups < 20:
+        warnings.warn(f"{_OWNER}: only {n_groups} contexts; cross-validated losses and the "
+                      f"cluster bootstrap are unreliable below about 20.", SmallSampleWarning,
+                      stacklevel=3)
+    return {"p": p, "y": y, "a": a, "labels": labels, "groups": groups, "ev": ev,
+            "evidence": evidence, "engine": engine, "method": method, "n_splits": n_splits,
+            "n_resamples": n_resamples, "n_permutations": n_permutations,
+            "confidence_level": confidence_level, "options": options, "gen": gen,
+            "n_groups": n_groups, "action": action}
+
+
+def _check_folds(folds: list[tuple[np.ndarray, np.ndarray]], a: np.ndarray,
+                 labels: np.ndarray, action: str) -> None:
+    n_classes = len(labels)
+    for f, (train, _) in enumerate(folds):
+        seen = np.bincount(a[train], minlength=n_classes)
+        missing = [labels[c] for c in range(n_classes) if seen[c] == 0]
+        if missing:
+            raise ValueError(
+                f"{_OWNER}: action label(s) {', '.join(map(repr, missing))} of column "
+                f"'{action}' are absent from the training part of fold {f} (too few contexts "
+                f"choose them); drop those rows, merge the labels, or lower 'n_splits'.")
+
+
+# --------------------------------------------------------------------------- public layer
+def leakage_test(
+    data: Any,
+    *,
+    belief: str = "belief",
+    action: str = "action",
+    outcome: str = "outcome",
+    evidence: Sequence[str] = (),
+    group: str = "context",
+    n_splits: int = 5,
+    engine: Literal["catboost", "logistic"] = "catboost",
+    n_resamples: int = 500,
+    method: Literal["permutation", "paired"] = "permutation",
+    n_permutations: int = 199,
+    confidence_level: float = 0.95,
+    engine_options: Mapping[str, Any] | None = None,
+    rng: RNGLike = None,
+) -> LeakageResult:
+    r"""How much does the outcome improve the prediction of the action beyond the belief?
+
+    Parameters
+    ----------
+    data : pandas.DataFrame or convertible
+        The belief/action table, one row per elicitation.
+    belief, action, outcome, group : str
+        Columns: the stated probability in [0, 1], the action label (two or
+        more labels), the 0/1 outcome and the context (the unit of
+        cross-validation, bootstrap and permutation).
+    evidence : sequence of str
+        Numeric evidence columns added to both models (the paper's "with x"
+        variant); empty for the belief-only variant.
+    n_splits : int
+        Folds of the grouped K-fold cross-validation (contexts never straddle
+        folds).
+    engine : {'catboost', 'logistic'}
+        ``'catboost'``: gradient-boosted trees with the paper's settings
+        (depth 6, up to 1000 iterations, early stopping on an inner grouped
+        split of one fifth of the training contexts). ``'logistic'``: a fast
+        multinomial logistic regression on cubic splines of the belief
+        (5 quantile knots), standardised evidence and, in the full model,
+        ``y`` and ``y * (p - 1/2)``.
+    n_resamples : int
+        Cluster-bootstrap resamples of the confidence interval.
+    method : {'permutation', 'paired'}
+        How the p-value is computed. ``'permutation'`` (default, calibrated):
+        the outcome is permuted across contexts within strata of the
+        context's mean belief and the full model refitted ``n_permutations``
+        times. ``'paired'``: a one-sided t-test of the per-context sums of the
+        out-of-fold loss differences (no refits; conservative, see Notes).
+    n_permutations : int
+        Permutations for ``method='permutation'``; each refits the full model
+        in every fold (the base model does not depend on the outcome).
+    confidence_level : float
+        Level of the bootstrap interval.
+    engine_options : mapping, optional
+        catboost: ``depth`` (6), ``iterations`` (1000), ``thread_count`` (1),
+        ``early_stopping`` (True), ``learning_rate`` (None: catboost's
+        default). logistic: ``n_knots`` (5), ``C`` (1.0, inverse L2
+        penalty).
+    rng : int, numpy.random.Generator or None
+        Fixes the folds, the engines' seeds, the bootstrap and the
+        permutations.
+
+    Returns
+    -------
+    LeakageResult
+
+    Raises
+    ------
+    ValueError
+        If an action label is absent from the training part of a fold (name
+        of the label and fold given), fewer than two action labels exist, the
+        outcome is constant, or ``n_splits`` exceeds the number of contexts.
+
+    Warns
+    -----
+    DegenerateDataWarning
+        For a constant belief (the base model then predicts the marginal
+        action frequencies; the test still runs).
+    SmallSampleWarning
+        For fewer than 20 contexts.
+
+    Notes
+    -----
+    With out-of-fold predicted probabilities :math:`\hat P_{base}(a_i)` from
+    a model of the action given :math:`(p, x)` and :math:`\hat P_{full}(a_i)`
+    given :math:`(p, x, y)`, the mean log-losses are
+    :math:`LL_m = -\frac1n \sum_i \log \hat P_m(a_i)` (probabilities floored
+    at :math:`10^{-12}`) and the statistic is
+
+    .. math:: S = 100 \, \frac{LL_{base} - LL_{full}}{LL_{base}} .
+
+    :math:`S > 0` means the outcome leaks into the action beyond what the
+    stated belief carries; a rational agent gives :math:`S \le 0` up to noise
+    (the full model pays for its useless extra input). The interval resamples
+    contexts with replacement and recomputes :math:`S` from the fixed
+    out-of-fold losses (no refits), so it reflects sampling of contexts but
+    not refitting variability.
+
+    The permutation p-value is :math:`(1 + \#\{S^*_b \ge S\}) / (1 + B)`,
+    where :math:`S^*_b` refits the full model after permuting the outcome
+    across contexts within strata of the context's mean belief (exact mean
+    belief when that leaves about five contexts per stratum, else quantile
+    strata of about five contexts); when the outcome varies within a
+    context, rows are permuted within strata instead. Folds and the base
+    model are kept. Under :math:`a \perp y \mid p` with the belief constant
+    in each stratum the permuted data are exchangeable with the observed
+    and the test is exact; with evidence columns the strata ignore ``x``
+    and the test is approximate.
+    The paired p-value is the one-sided one-sample t-test of
+    :math:`D_g = \sum_{i \in g} (\ell^{base}_i - \ell^{full}_i)` over
+    contexts :math:`g`; because the full model over-fits a useless input
+    under the null, :math:`E[D_g] < 0` and this test is conservative.
+
+    References
+    ----------
+    The decision-coherence paper of DESIGN.md (method 1): leakage size
+    with grouped cross-validation and CatBoost, "% Impr".
+
+    Prokhorenkova, L. et al. (2018). CatBoost: unbiased boosting with
+    categorical features. NeurIPS.
+
+    Good, P. (2005). Permutation, Parametric and Bootstrap Tests of
+    Hypotheses, 3rd ed. Springer. (Restricted permutations within strata.)
+
+    Examples
+    --------
+    >>> import coherence
+    >>> study = coherence.simulate("leaky", n_contexts=100, rng=0)
+    >>> res = coherence.leakage_test(study.data, engine="logistic", n_permutations=19,
+    ...                              rng=0)
+    >>> bool(res.statistic > 2), bool(res.pvalue <= 0.05)
+    (True, True)
+    """
+    iv = _leakage_test_iv(data, belief, action, outcome, evidence, group, n_splits, engine,
+                          n_resamples, n_permutations, method, confidence_level,
+                          engine_options, rng)
+    p, y, a, groups, ev = iv["p"], iv["y"], iv["a"], iv["groups"], iv["ev"]
+    gen: np.random.Generator = iv["gen"]
+    engine, options = iv["engine"], iv["options"]
+    n_classes, n_groups = len(iv["labels"]), iv["n_groups"]
+    fold_rng, boot_rng, perm_rng = gen.spawn(3)
+    folds = grouped_folds(groups, iv["n_splits"], fold_rng)
+    _check_folds(folds, a, iv["labels"], iv["action"])
+    seeds = gen.integers(0, 2**31 - 1, size=(2, iv["n_splits"]))
+
+    designs = _base_designs(engine, p, ev, folds, options)
+    loss_base = _oof_losses(engine, designs, p, None, a, groups, folds, n_classes, options,
+                            seeds[0])
+    loss_full = _oof_losses(engine, designs, p, y, a, groups, folds, n_classes, options,
+                            seeds[1])
+    ll_base, ll_full = float(loss_base.mean()), float(loss_full.mean())
+    statistic = _improvement(ll_base, ll_full)
+
+    # cluster bootstrap of the statistic from per-context loss sums (no refits)
+    sum_base = np.bincount(groups, weights=loss_base, minlength=n_groups)
+    sum_full = np.bincount(groups, weights=loss_full, minlength=n_groups)
+    boot = np.empty(iv["n_resamples"])
+    for b in range(iv["n_resamples"]):
+        drawn = boot_rng.integers(0, n_groups, size=n_groups)
+        boot[b] = _improvement(sum_base[drawn].sum(), sum_full[drawn].sum())
+    low, high = percentile_interval(boot, iv["confidence_level"])
+
+    if iv["method"] == "paired":
+        d = sum_base - sum_full
+        if np.ptp(d) == 0.0:
+            pvalue = 1.0 if d[0] <= 0 else 0.0
+        else:
+            pvalue = float(stats.ttest_1samp(d, 0.0, alternative="greater").pvalue)
+        null = np.empty(0)
+        n_perm = 0
+    else:
+        n_perm = iv["n_permutations"]
+        null = np.empty(n_perm)
+        strata = permutation_strata(p, groups, n_groups)
+        y_group = np.bincount(groups, weights=y, minlength=n_groups) / np.bincount(
+            groups, minlength=n_groups)
+        per_context = bool(np.all((y_group == 0.0) | (y_group == 1.0)))
+        row_strata = strata[groups]
+        for b in range(n_perm):
+            if per_context:
+                y_perm = y_group[_permute_within(strata, perm_rng)][groups].astype(np.int64)
+            else:
+                y_perm = y[_permute_within(row_strata, perm_rng)]
+            lf = _oof_losses(engine, designs, p, y_perm, a, groups, folds, n_classes, options,
+                             seeds[1])
+            null[b] = _improvement(ll_base, float(lf.mean()))
+        tol = 1e-12 * max(1.0, abs(statistic))
+        pvalue = (1.0 + np.count_nonzero(null >= statistic - tol)) / (1.0 + n_perm)
+
+    return LeakageResult(
+        statistic=statistic, pvalue=float(pvalue),
+        confidence_interval=ConfidenceInterval(low, high, iv["confidence_level"]),
+        n_obs=len(a), method=iv["method"], engine=engine, n_splits=iv["n_splits"],
+        n_resamples=iv["n_resamples"], n_permutations=n_perm, evidence=iv["evidence"],
+        n_groups=n_groups, log_loss_base=ll_base, log_loss_full=ll_full,
+        loss_base=loss_base, loss_full=loss_full, bootstrap_distribution=boot,
+        null_distribution=null,
+    )

@@ -1,0 +1,728 @@
+"""Simulated agents with known ground truth.
+
+A study has ``n_contexts`` contexts. Context ``i`` has a true posterior ``q_i``
+and an outcome ``y_i ~ Bernoulli(q_i)`` fixed for the context. The agent forms
+an internal (latent) belief
+
+    b_i = snap(clip(w(q_i) + bias, 0, 1))
+
+where ``w`` is an optional probability-weighting function (prospect theory) and
+``snap`` rounds to the agent's grid (LLMs think and report in round numbers).
+For every prompt variant ``v`` and repetition ``r`` it then, in two separate
+conversations,
+
+* reports ``p = snap(clip(b_i + shift_v + report_noise * eps, 0, 1))``, and
+* acts: ``a ~ softmax(-EL(b') / temperature)`` over yes / no / defer, with the
+  expected losses ``EL(yes) = (1 - b') loss_fp``, ``EL(no) = b' loss_fn`` and
+  ``EL(defer) = loss_defer`` (``b' = b`` except for the leaky agent, which
+  updates ``b`` on a private signal about the outcome).
+
+Because the action depends on the outcome only through what the report also
+carries, ``action _||_ outcome | belief`` holds exactly for the rational agent
+without report noise. The ground truth (:class:`SimulationTruth`) is computed
+from the exact joint distribution of (belief, outcome, action) for one row
+drawn at random, integrating over the context distribution with Gauss-Legendre
+quadrature on panels aligned to the belief cells (exact for grid beliefs).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+from scipy import special, stats
+
+from .._rng import RNGLike, check_rng
+from .._validation import check_choice, check_float, check_int, param_error, probability_array
+
+__all__ = [
+    "ACTIONS",
+    "PROMPTS",
+    "Agent",
+    "SimulatedStudy",
+    "SimulationTruth",
+    "simulate",
+    "snap_to_grid",
+]
+
+ACTIONS: tuple[str, str, str] = ("yes", "no", "defer")
+PROMPTS: tuple[str, str, str, str] = ("standard", "mse", "absolute", "bayesian")
+AGENT_KINDS = ("rational", "leaky", "nonmonotone", "prompt_sensitive")
+ACTION_PAIRS: tuple[tuple[str, str], ...] = (("yes", "no"), ("yes", "defer"), ("defer", "no"))
+DEFAULT_SHIFTS: Mapping[str, float] = MappingProxyType(
+    {"standard": 0.0, "mse": 0.05, "absolute": -0.1, "bayesian": 0.1}
+)
+
+
+def snap_to_grid(values: Any, grid: float | None) -> np.ndarray:
+    """Round probabilities to a grid of step ``grid`` (``None``: unchanged).
+
+    The result is the float nearest to the decimal grid value (``0.35`` is the
+    same double as the literal ``0.35``), so equal reports compare equal.
+    """
+    arr = np.asarray(values, dtype=np.float64)
+    if grid is None:
+        return arr.copy()
+    n_cells = round(1.0 / grid)
+    return np.round(np.round(arr * n_cells) / n_cells, 12)
+
+
+# --------------------------------------------------------------------------- agent
+@dataclass(frozen=True, slots=True)
+class Agent:
+    """The specification of a simulated agent.
+
+    Build one with the constructors :meth:`rational`, :meth:`leaky`,
+    :meth:`nonmonotone` and :meth:`prompt_sensitive`; all fields are
+    documented there.
+    """
+
+    kind: Literal["rational", "leaky", "nonmonotone", "prompt_sensitive"] = "rational"
+    grid: float | None = 0.05
+    weighting: Literal["prelec", "tversky_kahneman"] | None = None
+    gamma: float = 1.0
+    bias: float = 0.0
+    report_noise: float = 0.0
+    temperature: float = 0.1
+    loss_fp: float = 1.0
+    loss_fn: float = 1.0
+    loss_defer: float = 0.3
+    defer: bool = True
+    strength: float = 0.0
+    band: tuple[float, float] | None = None
+    loss_defer_band: float = 0.3
+    shifts: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
+
+    # ---------------------------------------------------------------- constructors
+    @classmethod
+    def rational(
+        cls,
+        *,
+        grid: float | None = 0.05,
+        weighting: Literal["prelec", "tversky_kahneman"] | None = None,
+        gamma: float = 1.0,
+        bias: float = 0.0,
+        report_noise: float = 0.0,
+        temperature: float = 0.1,
+        loss_fp: float = 1.0,
+        loss_fn: float = 1.0,
+        loss_defer: float = 0.3,
+        defer: bool = True,
+    ) -> Agent:
+        """A random-utility agent that acts on the belief it holds.
+
+        Parameters
+        ----------
+        grid : float or None
+            Step of the probability grid the agent thinks and reports in
+            (``0.05``, ``0.1``, ``0.01``; ``1/grid`` must be an integer);
+            ``None`` for continuous beliefs.
+        weighting : {None, 'prelec', 'tversky_kahneman'}
+            Probability weighting applied to the true posterior:
+            Prelec ``w(q) = exp(-(-ln q)^gamma)`` or Tversky-Kahneman
+            ``w(q) = q^gamma / (q^gamma + (1-q)^gamma)^(1/gamma)``.
+        gamma : float
+            Weighting parameter (> 0; 1 means no distortion).
+        bias : float
+            Additive bias of the belief (then clipped to [0, 1] by the agent).
+        report_noise : float
+            Standard deviation of Gaussian noise added to the *report* only
+            (the agent still acts on its belief): belief and action asked in
+            separate conversations. With noise, independence of action and
+            outcome holds given the latent belief but fails mildly given the
+            report.
+        temperature : float
+            Logit (random-utility) noise of the choice; > 0.
+        loss_fp, loss_fn, loss_defer : float
+            Losses of "yes" when y = 0, of "no" when y = 1, and of "defer".
+        defer : bool
+            Whether "defer" is available (else the choice is yes / no).
+        """
+        return cls._build(
+            "rational", grid=grid, weighting=weighting, gamma=gamma, bias=bias,
+            report_noise=report_noise, temperature=temperature, loss_fp=loss_fp,
+            loss_fn=loss_fn, loss_defer=loss_defer, defer=defer,
+        )
+
+    @classmethod
+    def leaky(cls, strength: float = 0.5, **options: Any) -> Agent:
+        """An agent whose action also sees a private signal about the outcome.
+
+        The signal ``s`` equals the outcome with probability
+        ``(1 + strength) / 2`` (a fresh draw for every action); the agent updates
+        its belief by Bayes' rule on it before acting, but its report omits it.
+        ``strength`` in [0, 1): 0 is the rational agent. Other options as in
+        :meth:`rational`.
+        """
+        return cls._build("leaky", strength=strength, **options)
+
+    @classmethod
+    def nonmonotone(
+        cls,
+        band: tuple[float, float] = (0.4, 0.6),
+        loss_defer_band: float = 0.1,
+        **options: Any,
+    ) -> Agent:
+        """An agent that defers in a belief band, making choice shares non-monotone.
+
+        Inside ``band`` (on the belief it acts on) deferring costs
+        ``loss_defer_band``; outside it costs ``loss_defer`` (default 0.6 here,
+        so the agent defers less outside the band), with a default
+        ``temperature`` of 0.25 so that every action is seen at every belief.
+        Entering the band the share of "yes" among yes/defer drops (0.45 at
+        belief 0.35 to 0.12 at 0.40); leaving it the share of "defer" among
+        defer/no drops (0.88 at 0.60 to 0.55 at 0.65): both pairs are
+        non-monotone in the belief. Independence of action and outcome given
+        the belief still holds.
+        """
+        options.setdefault("loss_defer", 0.6)
+        options.setdefault("temperature", 0.25)
+        return cls._build("nonmonotone", band=band, loss_defer_band=loss_defer_band, **options)
+
+    @classmethod
+    def prompt_sensitive(cls, shifts: Mapping[str, float] | None = None, **options: Any) -> Agent:
+        """An agent whose reported belief shifts by a set amount per prompt variant.
+
+        ``shifts`` maps prompt names to additive shifts of the report (default
+        ``{'standard': 0, 'mse': +0.05, 'absolute': -0.10, 'bayesian': +0.10}``);
+        the report is clipped to [0, 1] and snapped to the grid. The action does
+        not depend on the prompt.
+        """
+        return cls._build(
+            "prompt_sensitive", shifts=dict(DEFAULT_SHIFTS if shifts is None else shifts),
+            **options,
+        )
+
+    @classmethod
+    def _build(cls, kind: str, **options: Any) -> Agent:
+        owner = f"Agent.{kind}"
+        known = {f for f in cls.__dataclass_fields__ if f != "kind"}
+        unknown = sorted(set(options) - known)
+        if unknown:
+            raise TypeError(f"{owner} got unknown option(s) {', '.join(map(repr, unknown))}; "
+                            f"known options: {', '.join(sorted(known))}.")
+        grid = options.get("grid", 0.05)
+        if grid is not None:
+            grid = check_float(grid, "grid", owner, low=0.0, high=0.5, low_open=True)
+            n_cells = round(1.0 / grid)
+            if abs(n_cells * grid - 1.0) > 1e-9:
+                raise ValueError(param_error("grid", owner, "None or a step with 1/grid an "
+                                             "integer (0.1, 0.05, 0.01, ...)", grid))
+            options["grid"] = 1.0 / n_cells
+        weighting = options.get("weighting")
+        if weighting is not None:
+            check_choice(weighting, "weighting", owner, (None, "prelec", "tversky_kahneman"))
+        options["gamma"] = check_float(options.get("gamma", 1.0), "gamma", owner, low=0.0,
+                                       low_open=True)
+        if weighting == "tversky_kahneman" and options["gamma"] < 0.28:
+            raise ValueError(param_error("gamma", owner, ">= 0.28 for the Tversky-Kahneman "
+                                         "weighting (below it w is not monotone)",
+                                         options["gamma"]))
+        options["bias"] = check_float(options.get("bias", 0.0), "bias", owner, low=-1.0, high=1.0)
+        options["report_noise"] = check_float(options.get("report_noise", 0.0), "report_noise",
+                                              owner, low=0.0)
+        options["temperature"] = check_float(options.get("temperature", 0.1), "temperature",
+                                             owner, low=0.0, low_open=True)
+        for name in ("loss_fp", "loss_fn", "loss_defer", "loss_defer_band"):
+            if name in options:
+                options[name] = check_float(options[name], name, owner)
+        options["strength"] = check_float(options.get("strength", 0.0), "strength", owner,
+                                          low=0.0, high=1.0, high_open=True)
+        if "defer" in options and not isinstance(options["defer"], bool):
+            raise TypeError(param_error("defer", owner, "a bool", options["defer"]))
+        band = options.get("band")
+        if band is not None:
+            if (not isinstance(band, Sequence) or len(band) != 2
+                    or not all(isinstance(v, int | float) for v in band)
+                    or not 0.0 <= band[0] < band[1] <= 1.0):
+                raise ValueError(param_error("band", owner, "a pair (low, high) with "
+                                             "0 <= low < high <= 1", band))
+            options["band"] = (float(band[0]), float(band[1]))
+        shifts = options.get("shifts")
+        if shifts is not None:
+            if not isinstance(shifts, Mapping):
+                raise TypeError(param_error("shifts", owner, "a mapping of prompt name to "
+                                            "shift", shifts))
+            clean = {}
+            for key, value in shifts.items():
+                if not isinstance(key, str):
+                    raise TypeError(param_error("shifts", owner, "keyed by prompt names (str)",
+                                                key))
+                clean[key] = check_float(value, f"shifts[{key!r}]", owner, low=-1.0, high=1.0)
+            options["shifts"] = MappingProxyType(clean)
+        return cls(kind=kind, **options)  # type: ignore[arg-type]
+
+    # ---------------------------------------------------------------- the model
+    @property
+    def actions(self) -> tuple[str, ...]:
+        """The actions this agent chooses among."""
+        return ACTIONS if self.defer else ACTIONS[:2]
+
+    def shift(self, prompt: str) -> float:
+        """The report shift under ``prompt`` (0 for prompts not listed)."""
+        return float(self.shifts.get(prompt, 0.0))
+
+    def weight(self, q: np.ndarray) -> np.ndarray:
+        """The probability-weighting function ``w(q)`` (identity when none)."""
+        q = np.asarray(q, dtype=np.float64)
+        g = self.gamma
+        if self.weighting is None or g == 1.0:
+            return q.copy()
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            if self.weighting == "prelec":
+                out = np.exp(-np.power(-np.log(q), g))
+            else:
+                num = np.power(q, g)
+                out = num / np.power(num + np.power(1.0 - q, g), 1.0 / g)
+        out = np.where(q <= 0.0, 0.0, np.where(q >= 1.0, 1.0, out))
+        return out
+
+    def _raw_belief(self, q: np.ndarray) -> np.ndarray:
+        return np.clip(self.weight(q) + self.bias, 0.0, 1.0)
+
+    def latent_belief(self, q: Any) -> np.ndarray:
+        """The belief the agent holds (and acts on) for true posterior ``q``."""
+        return snap_to_grid(self._raw_belief(np.asarray(q, dtype=np.float64)), self.grid)
+
+    def choice_probabilities(self, belief: Any) -> np.ndarray:
+        """P(action | the belief acted on), shape (n, n_actions), columns in :attr:`actions`."""
+        b = np.asarray(belief, dtype=np.float64)
+        el_yes = (1.0 - b) * self.loss_fp
+        el_no = b * self.loss_fn
+        columns = [el_yes, el_no]
+        if self.defer:
+            el_defer = np.full_like(b, self.loss_defer)
+            if self.band is not None:
+                inside = (b >= self.band[0]) & (b <= self.band[1])
+                el_defer = np.where(inside, self.loss_defer_band, el_defer)
+            columns.append(el_defer)
+        logits = -np.stack(columns, axis=-1) / self.temperature
+        return special.softmax(logits, axis=-1)
+
+    def _signal_update(self, b: np.ndarray, s: np.ndarray) -> np.ndarray:
+        """Bayes update of belief ``b`` on a signal ``s`` in {0, 1}."""
+        if self.strength == 0.0:
+            return b
+        log_lr = math.log((1.0 + self.strength) / (1.0 - self.strength))
+        with np.errstate(divide="ignore"):
+            logit = np.log(b) - np.log1p(-b)
+        updated = special.expit(logit + np.where(s == 1, log_lr, -log_lr))
+        return np.where((b <= 0.0) | (b >= 1.0), b, updated)
+
+    def action_given_outcome(self, belief: np.ndarray, outcome: int) -> np.ndarray:
+        """P(action | latent belief, outcome), marginal over the private signal."""
+        b = np.asarray(belief, dtype=np.float64)
+        if self.kind != "leaky" or self.strength == 0.0:
+            return self.choice_probabilities(b)
+        p_match = 0.5 + self.strength / 2.0
+        probs = np.zeros((*b.shape, len(self.actions)))
+        for s in (0, 1):
+            w = p_match if s == outcome else 1.0 - p_match
+            probs += w * self.choice_probabilities(self._signal_update(b, np.full(b.shape, s)))
+        return probs
+
+
+# --------------------------------------------------------------------------- truth
+@dataclass(frozen=True, slots=True)
+class SimulationTruth:
+    """What a test run on a simulated study should recover.
+
+    Attributes
+    ----------
+    agent : Agent
+        The agent's specification.
+    cmi : float
+        Exact I(action ; outcome | belief) in nats for one row drawn at random
+        from the study design (pooled over prompts). NaN where not computable
+        (continuous beliefs with report noise or with prompt shifts).
+    cmi_within_prompt : float
+        Exact I(action ; outcome | belief, prompt).
+    cmi_by_prompt : Mapping[str, float]
+        Exact I(action ; outcome | belief) on the rows of each prompt variant
+        (what a test run on one prompt's rows should recover).
+    cmi_given_latent : float
+        Exact I(action ; outcome | latent belief): 0 for every agent but the
+        leaky one.
+    monotone : Mapping[tuple[str, str], str]
+        For each action pair (a1, a2), the shape of P(a1 | belief, a in {a1, a2})
+        as a function of the reported belief on the rows of the first (reference)
+        prompt: ``'increasing'``, ``'decreasing'``, ``'constant'`` or
+        ``'nonmonotone'``.
+    prompt_shifts : Mapping[str, float]
+        Report shift per prompt variant in the study.
+    design : str
+        ``'uniform'`` (context posteriors cover [0, 1] evenly; truths are
+        population values) or ``'supplied'`` (truths are for the supplied
+        posteriors, outcomes random).
+    """
+
+    agent: Agent
+    cmi: float
+    cmi_within_prompt: float
+    cmi_by_prompt: Mapping[str, float]
+    cmi_given_latent: float
+    monotone: Mapping[tuple[str, str], str]
+    prompt_shifts: Mapping[str, float]
+    design: str
+    joint: pd.DataFrame = field(repr=False)
+
+    def summary(self) -> str:
+        """A short description of the truth."""
+        shape = ", ".join(f"{a}/{b}: {s}" for (a, b), s in self.monotone.items())
+        return (f"{self.agent.kind}: I(action; outcome | belief) = {self.cmi:.6g} nats "
+                f"(given latent belief: {self.cmi_given_latent:.6g}); shares {shape}")
+
+
+@dataclass(frozen=True, slots=True)
+class SimulatedStudy:
+    """A simulated belief/action table and its ground truth."""
+
+    data: pd.DataFrame
+    truth: SimulationTruth
+
+
+# --------------------------------------------------------------------------- exact joint
+def _gauss_legendre_nodes(breaks: np.ndarray, order: int) -> tuple[np.ndarray, np.ndarray]:
+    x, w = np.polynomial.legendre.leggauss(order)
+    lo, hi = breaks[:-1, None], breaks[1:, None]
+    half = (hi - lo) / 2.0
+    nodes = (lo + hi) / 2.0 + half * x[None, :]
+    weights = half * w[None, :]
+    return nodes.ravel(), weights.ravel()
+
+
+def _solve_increasing(func: Any, targets: np.ndarray) -> np.ndarray:
+    """q in [0, 1] with func(q) = target for an increasing func (vectorised bisection)."""
+    lo = np.zeros_like(targets)
+    hi = np.ones_like(targets)
+    for _ in range(80):
+        mid = (lo + hi) / 2.0
+        below = func(mid) < targets
+        lo = np.where(below, mid, lo)
+        hi = np.where(below, hi, mid)
+    return (lo + hi) / 2.0
+
+
+def _population_nodes(agent: Agent) -> tuple[np.ndarray, np.ndarray]:
+    """Quadrature nodes/weights for q ~ Uniform(0, 1), panels aligned to belief cells."""
+    thresholds = [0.0, 1.0]
+    if agent.grid is not None:
+        n_cells = round(1.0 / agent.grid)
+        thresholds += list((np.arange(n_cells) + 0.5) / n_cells)
+    lo_val, hi_val = agent.weight(np.array([0.0, 1.0])) + agent.bias
+    targets = np.array([t for t in thresholds if lo_val < t < hi_val])
+    breaks = np.concatenate([[0.0, 1.0], _solve_increasing(
+        lambda q: agent.weight(q) + agent.bias, targets)])
+    if agent.grid is None:
+        breaks = np.concatenate([breaks, np.linspace(0.0, 1.0, 401)])
+    breaks = np.unique(breaks)
+    return _gauss_legendre_nodes(breaks, 12 if agent.grid is not None else 16)
+
+
+def _report_distribution(
+    agent: Agent, b: np.ndarray, shift: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """Support and P(report | latent belief) as (support, matrix n x len(support))."""
+    center = np.clip(b + shift, 0.0, 1.0)
+    if agent.report_noise == 0.0:
+        reports = snap_to_grid(center, agent.grid)
+        support, inverse = np.unique(reports, return_inverse=True)
+        probs = np.zeros((len(b), len(support)))
+        probs[np.arange(len(b)), inverse] = 1.0
+        return support, probs
+    if agent.grid is None:
+        raise _NotComputable
+    n_cells = round(1.0 / agent.grid)
+    support = snap_to_grid(np.arange(n_cells + 1) / n_cells, agent.grid)
+    edges = np.concatenate([[-np.inf], (np.arange(n_cells) + 0.5) / n_cells, [np.inf]])
+    # report = snap(clip(b + shift + noise)): clipping sends the tails to 0 and 1.
+    cdf = stats.norm.cdf((edges[None, :] - (b + shift)[:, None]) / agent.report_noise)
+    return support, np.diff(cdf, axis=1)
+
+
+class _NotComputable(Exception):
+    pass
+
+
+def _exact_joint(agent: Agent, q_nodes: np.ndarray, q_weights: np.ndarray,
+                 prompts: Sequence[str]) -> pd.DataFrame:
+    """The joint pmf of (prompt, belief, outcome, action) for one random row."""
+    b = agent.latent_belief(q_nodes)
+    frames = []
+    for prompt in prompts:
+        support, p_report = _report_distribution(agent, b, agent.shift(prompt))
+        for y in (0, 1):
+            p_y = q_nodes if y == 1 else 1.0 - q_nodes
+            p_act = agent.action_given_outcome(b, y)  # (n, A)
+            mass = (q_weights * p_y / len(prompts))[:, None, None] * p_report[:, :, None] \
+                * p_act[:, None, :]
+            cell = mass.sum(axis=0)  # (support, A)
+            for j, belief in enumerate(support):
+                for k, action in enumerate(agent.actions):
+                    if cell[j, k] > 0.0:
+                        frames.append((prompt, belief, y, action, cell[j, k]))
+    joint = pd.DataFrame(frames, columns=["prompt", "belief", "outcome", "action", "probability"])
+    return joint.groupby(["prompt", "belief", "outcome", "action"], as_index=False,
+                         sort=True)["probability"].sum()
+
+
+def _joint_per_node(agent: Agent, q_nodes: np.ndarray, q_weights: np.ndarray,
+                    values: np.ndarray) -> pd.DataFrame:
+    """Joint of (value, outcome, action) where ``values`` is a function of the node."""
+    b = agent.latent_belief(q_nodes)
+    rows = []
+    for y in (0, 1):
+        p_y = q_nodes if y == 1 else 1.0 - q_nodes
+        p_act = agent.action_given_outcome(b, y)
+        for k, action in enumerate(agent.actions):
+            rows.append(pd.DataFrame({"belief": values, "outcome": y, "action": action,
+                                      "probability": q_weights * p_y * p_act[:, k]}))
+    joint = pd.concat(rows, ignore_index=True)
+    joint = joint[joint["probability"] > 0.0]
+    return joint.groupby(["belief", "outcome", "action"], as_index=False,
+                         sort=True)["probability"].sum()
+
+
+def conditional_mutual_information(joint: pd.DataFrame, x: str, y: str, z: Sequence[str],
+                                   weight: str = "probability") -> float:
+    """Exact I(x ; y | z) in nats of a discrete joint pmf given as a table."""
+    z = list(z)
+    total = joint[weight].sum()
+    p = joint[weight] / total
+    frame = joint.assign(_p=p)
+    pxyz = frame.groupby([*z, x, y], sort=False)["_p"].sum()
+    if z:
+        pz = frame.groupby(z, sort=False)["_p"].sum()
+        pxz = frame.groupby([*z, x], sort=False)["_p"].sum()
+        pyz = frame.groupby([*z, y], sort=False)["_p"].sum()
+    else:
+        pz = None
+        pxz = frame.groupby([x], sort=False)["_p"].sum()
+        pyz = frame.groupby([y], sort=False)["_p"].sum()
+    cells = pxyz[pxyz > 0].reset_index()
+    num = cells["_p"].to_numpy() * (
+        pz.reindex(pd.MultiIndex.from_frame(cells[z]) if len(z) > 1 else cells[z[0]]).to_numpy()
+        if pz is not None else 1.0
+    )
+    den = pxz.reindex(pd.MultiIndex.from_frame(cells[[*z, x]])).to_numpy() * \
+        pyz.reindex(pd.MultiIndex.from_frame(cells[[*z, y]])).to_numpy()
+    value = float(np.sum(cells["_p"].to_numpy() * np.log(num / den)))
+    # exact zeros come out as +-1e-17 from rounding: report them as 0
+    return 0.0 if abs(value) < 1e-13 else value
+
+
+def _shape(values: np.ndarray, tol: float = 1e-12) -> str:
+    d = np.diff(values)
+    if len(d) == 0 or np.all(np.abs(d) <= tol):
+        return "constant"
+    if np.all(d >= -tol):
+        return "increasing"
+    if np.all(d <= tol):
+        return "decreasing"
+    return "nonmonotone"
+
+
+def _monotone(joint: pd.DataFrame, actions: Sequence[str]) -> dict[tuple[str, str], str]:
+    pa = joint.groupby(["belief", "action"])["probability"].sum().unstack(fill_value=0.0)
+    out: dict[tuple[str, str], str] = {}
+    for a1, a2 in ACTION_PAIRS:
+        if a1 not in actions or a2 not in actions:
+            continue
+        both = pa[a1] + pa[a2]
+        keep = both > 1e-9 * both.max()
+        share = (pa[a1][keep] / both[keep]).to_numpy()
+        out[(a1, a2)] = _shape(share, tol=1e-9)
+    return out
+
+
+def _truth(agent: Agent, prompts: Sequence[str], posteriors: np.ndarray | None) -> SimulationTruth:
+    if posteriors is None:
+        nodes, weights = _population_nodes(agent)
+        design = "uniform"
+    else:
+        nodes = posteriors
+        weights = np.full(len(posteriors), 1.0 / len(posteriors))
+        design = "supplied"
+    b = agent.latent_belief(nodes)
+    shifts = {p: agent.shift(p) for p in prompts}
+    distinct_shifts = len(set(shifts.values())) > 1
+    latent = _joint_per_node(agent, nodes, weights, b)
+    cmi_latent = conditional_mutual_information(latent, "action", "outcome", ["belief"])
+    try:
+        if agent.grid is None and (agent.report_noise > 0.0 or distinct_shifts):
+            raise _NotComputable
+        if agent.grid is None:
+            # the report is a function of q; group nodes whose report coincides (clip atoms)
+            joint = _exact_joint_continuous(agent, nodes, weights, prompts)
+        else:
+            joint = _exact_joint(agent, nodes, weights, prompts)
+        cmi = conditional_mutual_information(joint, "action", "outcome", ["belief"])
+        cmi_prompt = conditional_mutual_information(joint, "action", "outcome",
+                                                    ["prompt", "belief"])
+        by_prompt = {p: conditional_mutual_information(joint[joint["prompt"] == p], "action",
+                                                       "outcome", ["belief"])
+                     for p in prompts}
+        monotone = _monotone(joint[joint["prompt"] == prompts[0]], agent.actions)
+    except _NotComputable:
+        joint = latent.assign(prompt=prompts[0])[["prompt", "belief", "outcome", "action",
+                                                  "probability"]]
+        cmi = cmi_prompt = math.nan
+        by_prompt = dict.fromkeys(prompts, math.nan)
+        monotone = _monotone(latent, agent.actions)
+    return SimulationTruth(
+        agent=agent, cmi=cmi, cmi_within_prompt=cmi_prompt,
+        cmi_by_prompt=MappingProxyType(by_prompt), cmi_given_latent=cmi_latent,
+        monotone=MappingProxyType(monotone), prompt_shifts=MappingProxyType(shifts),
+        design=design, joint=joint,
+    )
+
+
+def _exact_joint_continuous(agent: Agent, nodes: np.ndarray, weights: np.ndarray,
+                            prompts: Sequence[str]) -> pd.DataFrame:
+    b = agent.latent_belief(nodes)
+    report = snap_to_grid(np.clip(b + agent.shift(prompts[0]), 0.0, 1.0), None)
+    frames = []
+    for prompt in prompts:
+        part = _joint_per_node(agent, nodes, weights / len(prompts), report)
+        frames.append(part.assign(prompt=prompt))
+    joint = pd.concat(frames, ignore_index=True)
+    return joint[["prompt", "belief", "outcome", "action", "probability"]]
+
+
+# --------------------------------------------------------------------------- simulate
+def _simulate_iv(agent: Any, n_contexts: Any, n_repetitions: Any, posteriors: Any,
+                 prompts: Any) -> tuple[Agent, int, int, np.ndarray | None, tuple[str, ...]]:
+    owner = "simulate"
+    if isinstance(agent, str):
+        check_choice(agent, "agent", owner, AGENT_KINDS)
+        agent = getattr(Agent, agent)()
+    elif not isinstance(agent, Agent):
+        raise TypeError(param_error("agent", owner, "an agent name "
+                                    f"({', '.join(map(repr, AGENT_KINDS))}) or an Agent", agent))
+    n_repetitions = check_int(n_repetitions, "n_repetitions", owner, low=1)
+    if posteriors is not None:
+        posteriors = probability_array(posteriors, "posteriors", owner=owner)
+        if n_contexts is not None and int(n_contexts) != len(posteriors):
+            raise ValueError(param_error("n_contexts", owner,
+                                         f"None or equal to len(posteriors) = {len(posteriors)}",
+                                         n_contexts))
+        n_contexts = len(posteriors)
+        if n_contexts == 0:
+            raise ValueError(param_error("posteriors", owner, "non-empty", "an empty array"))
+    else:
+        n_contexts = check_int(200 if n_contexts is None else n_contexts, "n_contexts", owner,
+                               low=1)
+    if prompts is None:
+        prompts = tuple(agent.shifts) if agent.kind == "prompt_sensitive" else ("standard",)
+    if isinstance(prompts, str):
+        prompts = (prompts,)
+    prompts = tuple(prompts)
+    if not prompts or not all(isinstance(p, str) for p in prompts):
+        raise ValueError(param_error("prompts", owner, "a non-empty sequence of prompt names",
+                                     prompts))
+    if len(set(prompts)) != len(prompts):
+        raise ValueError(param_error("prompts", owner, "free of duplicates", prompts))
+    return agent, n_contexts, n_repetitions, posteriors, prompts
+
+
+def simulate(
+    agent: str | Agent = "rational",
+    *,
+    n_contexts: int | None = 200,
+    n_repetitions: int = 5,
+    posteriors: Any = None,
+    prompts: Sequence[str] | None = None,
+    rng: RNGLike = None,
+) -> SimulatedStudy:
+    """Simulate a belief/action study with a known ground truth.
+
+    Parameters
+    ----------
+    agent : str or Agent
+        ``'rational'``, ``'leaky'``, ``'nonmonotone'``, ``'prompt_sensitive'``
+        (each with its default settings) or an :class:`Agent` built by one of
+        its constructors, e.g. ``Agent.leaky(strength=0.8)`` or
+        ``Agent.rational(report_noise=0.05)``.
+    n_contexts : int
+        Number of contexts (ignored when ``posteriors`` is given).
+    n_repetitions : int
+        Elicitations per context and prompt variant.
+    posteriors : array-like, optional
+        The true posterior of each context (e.g. from a Bayesian network). By
+        default they are drawn to cover [0, 1] evenly (stratified uniform:
+        one draw in each of ``n_contexts`` equal-width cells, in random order).
+    prompts : sequence of str, optional
+        Prompt variants; default ``('standard',)``, or every variant the
+        agent's ``shifts`` name for the prompt-sensitive agent.
+    rng : int, numpy.random.Generator or None
+        Source of randomness; the same int gives the same study.
+
+    Returns
+    -------
+    SimulatedStudy
+        ``data``: the belief/action table, one row per (context, prompt,
+        repetition), with columns ``context`` (int64), ``repetition`` (int64),
+        ``prompt`` (category), ``belief`` (float64), ``action`` (category of
+        yes / no / defer), ``outcome`` (int64), ``truth`` (float64, the true
+        posterior) and ``latent_belief`` (float64, the belief the agent acted
+        on before any report noise or prompt shift). ``truth``: a
+        :class:`SimulationTruth`.
+
+    Examples
+    --------
+    >>> import coherence
+    >>> study = coherence.simulate("rational", n_contexts=50, rng=0)
+    >>> study.data.shape
+    (250, 8)
+    >>> study.truth.cmi
+    0.0
+    """
+    agent, n_contexts, n_repetitions, posteriors, prompts = _simulate_iv(
+        agent, n_contexts, n_repetitions, posteriors, prompts)
+    gen = check_rng(rng, owner="simulate")
+
+    if posteriors is None:
+        q = (gen.permutation(n_contexts) + gen.random(n_contexts)) / n_contexts
+    else:
+        q = posteriors.copy()
+    y = (gen.random(n_contexts) < q).astype(np.int64)
+    b = agent.latent_belief(q)
+
+    n_prompts = len(prompts)
+    n_rows = n_contexts * n_prompts * n_repetitions
+    ctx = np.repeat(np.arange(n_contexts, dtype=np.int64), n_prompts * n_repetitions)
+    prompt_idx = np.tile(np.repeat(np.arange(n_prompts), n_repetitions), n_contexts)
+    rep = np.tile(np.arange(n_repetitions, dtype=np.int64), n_contexts * n_prompts)
+    b_rows = b[ctx]
+    y_rows = y[ctx]
+    shift = np.array([agent.shift(p) for p in prompts])[prompt_idx]
+
+    # the report (one conversation) ...
+    noise = gen.standard_normal(n_rows) * agent.report_noise if agent.report_noise else 0.0
+    belief = snap_to_grid(np.clip(b_rows + shift + noise, 0.0, 1.0), agent.grid)
+    # ... and the action (another conversation)
+    acted_on = b_rows
+    if agent.kind == "leaky" and agent.strength > 0.0:
+        match = gen.random(n_rows) < 0.5 + agent.strength / 2.0
+        signal = np.where(match, y_rows, 1 - y_rows)
+        acted_on = agent._signal_update(b_rows, signal)
+    probs = agent.choice_probabilities(acted_on)
+    u = gen.random(n_rows)
+    choice = np.minimum((u[:, None] > np.cumsum(probs, axis=1)).sum(axis=1), probs.shape[1] - 1)
+
+    data = pd.DataFrame({
+        "context": ctx,
+        "repetition": rep,
+        "prompt": pd.Categorical.from_codes(prompt_idx, categories=list(prompts)),
+        "belief": belief,
+        "action": pd.Categorical.from_codes(choice, categories=list(agent.actions)),
+        "outcome": y_rows,
+        "truth": q[ctx],
+        "latent_belief": b_rows,
+    })
+    return SimulatedStudy(data=data, truth=_truth(agent, prompts, posteriors))

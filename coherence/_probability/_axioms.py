@@ -1,0 +1,749 @@
+"""Probability-axiom checks on elicited probabilities.
+
+Row-wise checks, vectorised over rows, each returning per-row values and a
+summary result (DESIGN.md method 2, and the forecaster consistency checks of
+Paleka et al. 2025):
+
+* :func:`total_probability_check`: is P(A) a mixture of P(A|B=1) and P(A|B=0)?
+* :func:`bayes_check`: do the A-side and B-side conditionals give one joint?
+* :func:`update_direction`: do P(A|B=1) and P(A|B=0) move P(A) in opposite ways?
+* :func:`negation_check`: P(A) + P(not A) = 1, as arbitrage and frequentist violations.
+* :func:`conditional_tuple_check`: P(A and B) = P(A) P(B|A).
+
+The law of iterated expectation, on a long table of elicited probabilities,
+lives in :mod:`coherence._probability._lie`.
+
+The row-wise checks are descriptive: ``pvalue`` is NaN; the interval is a
+Wilson interval for a share or a t interval for a mean, as each result's
+``method`` says.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+import pandas as pd
+
+from .._results import CoherenceResult, ConfidenceInterval
+from .._validation import check_float, param_error, probability_array
+
+__all__ = [
+    "UPDATE_CLASSES",
+    "BayesCheckResult",
+    "ConditionalTupleResult",
+    "NegationCheckResult",
+    "TotalProbabilityResult",
+    "UpdateDirectionResult",
+    "bayes_check",
+    "conditional_tuple_check",
+    "negation_check",
+    "total_probability_check",
+    "update_direction",
+]
+
+#: The four update-direction classes, in the order results report them.
+UPDATE_CLASSES: tuple[str, ...] = ("monotonic", "partial", "no_update", "inconsistent")
+
+#: Below this |P(A|B=1) - P(A|B=0)| the implied P(B) is undefined (issue 5).
+DEGENERATE_SPREAD = 1e-3
+
+
+# --------------------------------------------------------------------------- helpers
+def _probabilities(owner: str, allow_nan: bool = False, **arrays: Any) -> dict[str, np.ndarray]:
+    """Validate named probability vectors and check they have one common length."""
+    out = {name: probability_array(values, name, owner=owner, allow_nan=allow_nan)
+           for name, values in arrays.items()}
+    lengths = {name: len(v) for name, v in out.items()}
+    first_name, n = next(iter(lengths.items()))
+    for name, length in lengths.items():
+        if length != n:
+            raise ValueError(param_error(name, owner, f"of the same length as '{first_name}' "
+                                         f"({n})", f"length {length}"))
+    if n == 0:
+        raise ValueError(param_error(first_name, owner, "non-empty", "an empty array"))
+    return out
+
+
+def _wilson(k: int, n: int, confidence_level: float = 0.95) -> ConfidenceInterval:
+    """Wilson score interval for a share k / n (NaN when n = 0)."""
+    if n == 0:
+        return ConfidenceInterval(np.nan, np.nan, confidence_level)
+    from scipy.stats import binomtest
+
+    ci = binomtest(int(k), int(n)).proportion_ci(confidence_level=confidence_level,
+                                                 method="wilson")
+    return ConfidenceInterval(float(ci.low), float(ci.high), confidence_level)
+
+
+def _t_interval(values: np.ndarray, confidence_level: float = 0.95) -> ConfidenceInterval:
+    """Student t interval for the mean of finite ``values`` (NaN for fewer than 2)."""
+    v = values[np.isfinite(values)]
+    if v.size < 2:
+        return ConfidenceInterval(np.nan, np.nan, confidence_level)
+    from scipy.stats import t
+
+    mean = float(v.mean())
+    se = float(v.std(ddof=1) / np.sqrt(v.size))
+    if se == 0.0:
+        return ConfidenceInterval(mean, mean, confidence_level)
+    q = float(t.ppf(0.5 + confidence_level / 2.0, v.size - 1))
+    return ConfidenceInterval(mean - q * se, mean + q * se, confidence_level)
+
+
+# --------------------------------------------------------------------------- total probability
+def _implied_p_b(p_a: np.ndarray, p1: np.ndarray, p0: np.ndarray) -> np.ndarray:
+    spread = p1 - p0
+    degenerate = np.abs(spread) < DEGENERATE_SPREAD
+    with np.errstate(divide="ignore", invalid="ignore"):
+        implied = (p_a - p0) / np.where(degenerate, 1.0, spread)
+    return np.where(degenerate, np.nan, implied)
+
+
+@dataclass(frozen=True, slots=True)
+class TotalProbabilityResult(CoherenceResult):
+    """Result of :func:`total_probability_check`.
+
+    ``statistic`` is the share of rows that are feasible; its interval is the
+    Wilson interval. Per-row values are in :meth:`per_row`.
+
+    Attributes
+    ----------
+    implied_p_b : numpy.ndarray
+        (P(A) - P(A|B=0)) / (P(A|B=1) - P(A|B=0)); NaN where the two
+        conditionals are closer than 0.001.
+    feasible : numpy.ndarray of bool
+        The law-of-total-probability feasibility of each row.
+    error : numpy.ndarray
+        ``|P(A) - P(A|B=1) P(B) - P(A|B=0) (1 - P(B))|`` with the elicited P(B);
+        all NaN when ``p_b`` was not given.
+    share_feasible : float
+        Mean of ``feasible``.
+    mean_error, share_consistent : float
+        Mean of ``error`` and share with ``error < tol`` (NaN without ``p_b``).
+    tol : float
+        The tolerance used.
+    """
+
+    implied_p_b: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0))
+    feasible: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0, dtype=bool))
+    error: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0))
+    share_feasible: float = np.nan
+    mean_error: float = np.nan
+    share_consistent: float = np.nan
+    tol: float = 0.05
+
+    _test_name: ClassVar[str] = "total_probability_check"
+    _extra_columns: ClassVar[tuple[str, ...]] = (
+        "share_feasible", "mean_error", "share_consistent", "tol")
+
+    def per_row(self) -> pd.DataFrame:
+        """One row per input row: ``implied_p_b, feasible, error``."""
+        return pd.DataFrame({"implied_p_b": self.implied_p_b, "feasible": self.feasible,
+                             "error": self.error})
+
+
+def total_probability_check(p_a: Any, p_a_given_b1: Any, p_a_given_b0: Any, *,
+                            p_b: Any = None, tol: float = 0.05) -> TotalProbabilityResult:
+    r"""Law-of-total-probability feasibility of elicited P(A), P(A|B=1), P(A|B=0).
+
+    Parameters
+    ----------
+    p_a, p_a_given_b1, p_a_given_b0 : array_like of float in [0, 1]
+        Elicited P(A), P(A|B=1) and P(A|B=0), one value per row (question pair).
+    p_b : array_like of float in [0, 1], optional
+        Elicited P(B); when given, the error of the total-probability identity
+        is computed as well.
+    tol : float in [0, 1], default 0.05
+        Tolerance of the feasibility and consistency rules.
+
+    Returns
+    -------
+    TotalProbabilityResult
+        ``statistic`` is the share of feasible rows (Wilson interval);
+        ``pvalue`` is NaN (a descriptive check).
+
+    Notes
+    -----
+    The law of total probability :math:`P(A) = P(A|B=1)\,P(B) + P(A|B=0)\,(1 - P(B))`
+    can hold for some :math:`P(B) \in [0, 1]` exactly when the implied value
+
+    .. math::
+
+        \hat P(B) = \frac{P(A) - P(A|B=0)}{P(A|B=1) - P(A|B=0)}
+
+    lies in :math:`[0, 1]`, i.e. when P(A) lies between the two conditionals.
+    A row is *feasible* when :math:`\hat P(B) \in [-\mathrm{tol}, 1 + \mathrm{tol}]`.
+    When :math:`|P(A|B=1) - P(A|B=0)| < 0.001` the ratio is undefined
+    (``implied_p_b`` is NaN) and the row is feasible iff
+    :math:`|P(A) - P(A|B=1)| < \mathrm{tol}`.
+    With an elicited P(B) the error is
+    :math:`|P(A) - P(A|B=1) P(B) - P(A|B=0) (1 - P(B))|`, and a row is
+    *consistent* when the error is below ``tol``.
+    Feasibility is invariant to relabelling A (all probabilities of A replaced
+    by their complements) and to relabelling B (the conditionals swapped, so
+    :math:`\hat P(B) \to 1 - \hat P(B)`).
+
+    References
+    ----------
+    Kolmogorov, A. N. (1933). *Grundbegriffe der Wahrscheinlichkeitsrechnung*.
+
+    Examples
+    --------
+    >>> from coherence import total_probability_check
+    >>> res = total_probability_check([0.3, 0.9], [0.5, 0.6], [0.2, 0.4])
+    >>> res.feasible.tolist()
+    [True, False]
+    >>> [round(float(v), 3) for v in res.implied_p_b]
+    [0.333, 2.5]
+    """
+    owner = "total_probability_check"
+    tol = check_float(tol, "tol", owner, low=0.0, high=1.0)
+    if p_b is None:
+        arr = _probabilities(owner, p_a=p_a, p_a_given_b1=p_a_given_b1,
+                             p_a_given_b0=p_a_given_b0)
+    else:
+        arr = _probabilities(owner, p_a=p_a, p_a_given_b1=p_a_given_b1,
+                             p_a_given_b0=p_a_given_b0, p_b=p_b)
+    pa, p1, p0 = arr["p_a"], arr["p_a_given_b1"], arr["p_a_given_b0"]
+    implied = _implied_p_b(pa, p1, p0)
+    degenerate = np.isnan(implied)
+    feasible = np.where(degenerate, np.abs(pa - p1) < tol,
+                        (implied >= -tol) & (implied <= 1.0 + tol))
+    if p_b is None:
+        error = np.full(len(pa), np.nan)
+        mean_error = share_consistent = np.nan
+    else:
+        pb = arr["p_b"]
+        error = np.abs(pa - p1 * pb - p0 * (1.0 - pb))
+        mean_error = float(error.mean())
+        share_consistent = float((error < tol).mean())
+    n = len(pa)
+    k = int(feasible.sum())
+    return TotalProbabilityResult(
+        statistic=k / n, pvalue=np.nan, confidence_interval=_wilson(k, n), n_obs=n,
+        method="share feasible, Wilson interval", implied_p_b=implied,
+        feasible=feasible.astype(bool), error=error, share_feasible=k / n,
+        mean_error=mean_error, share_consistent=share_consistent, tol=tol)
+
+
+# --------------------------------------------------------------------------- Bayes
+@dataclass(frozen=True, slots=True)
+class BayesCheckResult(CoherenceResult):
+    """Result of :func:`bayes_check`.
+
+    ``statistic`` is the mean Bayes error over rows (t interval).
+
+    Attributes
+    ----------
+    joint_a_side, joint_b_side : numpy.ndarray, shape (n, 3)
+        The cells P(A=1, B=1), P(A=1, B=0), P(A=0, B=1) from each side.
+    error : numpy.ndarray
+        Mean of the three absolute cell differences, per row.
+    total_variation : numpy.ndarray
+        Total-variation distance between the two implied joints (all four
+        cells), per row; invariant to relabelling either event.
+    consistent : numpy.ndarray of bool
+        ``error < tol``.
+    share_consistent, mean_error : float
+        Summaries of ``consistent`` and ``error``.
+    tol : float
+        The tolerance used.
+    """
+
+    joint_a_side: np.ndarray = field(repr=False, default_factory=lambda: np.empty((0, 3)))
+    joint_b_side: np.ndarray = field(repr=False, default_factory=lambda: np.empty((0, 3)))
+    error: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0))
+    total_variation: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0))
+    consistent: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0, dtype=bool))
+    share_consistent: float = np.nan
+    mean_error: float = np.nan
+    tol: float = 0.05
+
+    _test_name: ClassVar[str] = "bayes_check"
+    _extra_columns: ClassVar[tuple[str, ...]] = ("share_consistent", "mean_error", "tol")
+
+    def per_row(self) -> pd.DataFrame:
+        """One row per input row: the six cells, ``error``, ``total_variation``, ``consistent``."""
+        cells = ("a1b1", "a1b0", "a0b1")
+        out = {f"{c}_a_side": self.joint_a_side[:, j] for j, c in enumerate(cells)}
+        out.update({f"{c}_b_side": self.joint_b_side[:, j] for j, c in enumerate(cells)})
+        out.update({"error": self.error, "total_variation": self.total_variation,
+                    "consistent": self.consistent})
+        return pd.DataFrame(out)
+
+
+def _bayes_arrays(pa: np.ndarray, pb: np.ndarray, a1: np.ndarray, a0: np.ndarray,
+                  b1: np.ndarray, b0: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Joint cells (n, 4): a1b1, a1b0, a0b1, a0b0 from the A side and from the B side."""
+    a_side = np.column_stack([a1 * pb, a0 * (1 - pb), (1 - a1) * pb, (1 - a0) * (1 - pb)])
+    b_side = np.column_stack([b1 * pa, (1 - b1) * pa, b0 * (1 - pa), (1 - b0) * (1 - pa)])
+    return a_side, b_side
+
+
+def bayes_check(p_a: Any, p_b: Any, p_a_given_b1: Any, p_a_given_b0: Any, p_b_given_a1: Any,
+                p_b_given_a0: Any, *, tol: float = 0.05) -> BayesCheckResult:
+    r"""Bayes consistency of conditionals elicited in both directions.
+
+    Parameters
+    ----------
+    p_a, p_b : array_like of float in [0, 1]
+        Elicited P(A) and P(B).
+    p_a_given_b1, p_a_given_b0 : array_like of float in [0, 1]
+        Elicited P(A|B=1), P(A|B=0).
+    p_b_given_a1, p_b_given_a0 : array_like of float in [0, 1]
+        Elicited P(B|A=1), P(B|A=0).
+    tol : float in [0, 1], default 0.05
+        A row is consistent when its error is below ``tol``.
+
+    Returns
+    -------
+    BayesCheckResult
+        ``statistic`` is the mean error (Student t interval); ``pvalue`` is NaN.
+
+    Notes
+    -----
+    The joint distribution of (A, B) is computed twice, from the A side
+    (:math:`P(A=a, B=b) = P(A=a | B=b) P(B=b)`) and from the B side
+    (:math:`P(B=b | A=a) P(A=a)`). The error of a row is the mean absolute
+    difference over the three cells (1, 1), (1, 0), (0, 1):
+
+    .. math::
+
+        e = \tfrac13 \big(|P(A|B{=}1)P(B) - P(B|A{=}1)P(A)|
+            + |P(A|B{=}0)(1 - P(B)) - (1 - P(B|A{=}1))P(A)|
+            + |(1 - P(A|B{=}1))P(B) - P(B|A{=}0)(1 - P(A))|\big).
+
+    The first term alone is Bayes' rule :math:`P(A|B)P(B) = P(B|A)P(A)`.
+    The error is symmetric in A and B but, being a three-cell average, not
+    invariant to relabelling an event; ``total_variation`` (half the sum of
+    the four absolute cell differences) is. Both are 0 exactly when the six
+    numbers come from one joint distribution.
+
+    References
+    ----------
+    Bayes, T. (1763). An essay towards solving a problem in the doctrine of
+    chances. *Philosophical Transactions of the Royal Society*, 53, 370-418.
+
+    Examples
+    --------
+    >>> from coherence import bayes_check
+    >>> # joint: P(A=1,B=1)=0.2, P(A=1,B=0)=0.1, P(A=0,B=1)=0.3, P(A=0,B=0)=0.4
+    >>> res = bayes_check([0.3], [0.5], [0.4], [0.2], [2 / 3], [3 / 7])
+    >>> round(float(res.error[0]), 12)
+    0.0
+    """
+    owner = "bayes_check"
+    tol = check_float(tol, "tol", owner, low=0.0, high=1.0)
+    arr = _probabilities(owner, p_a=p_a, p_b=p_b, p_a_given_b1=p_a_given_b1,
+                         p_a_given_b0=p_a_given_b0, p_b_given_a1=p_b_given_a1,
+                         p_b_given_a0=p_b_given_a0)
+    a_side, b_side = _bayes_arrays(arr["p_a"], arr["p_b"], arr["p_a_given_b1"],
+                                   arr["p_a_given_b0"], arr["p_b_given_a1"],
+                                   arr["p_b_given_a0"])
+    diff = np.abs(a_side - b_side)
+    error = diff[:, :3].mean(axis=1)
+    tv = 0.5 * diff.sum(axis=1)
+    consistent = error < tol
+    n = len(error)
+    return BayesCheckResult(
+        statistic=float(error.mean()), pvalue=np.nan, confidence_interval=_t_interval(error),
+        n_obs=n, method="mean error, Student t interval", joint_a_side=a_side[:, :3].copy(),
+        joint_b_side=b_side[:, :3].copy(), error=error, total_variation=tv,
+        consistent=consistent, share_consistent=float(consistent.mean()),
+        mean_error=float(error.mean()), tol=tol)
+
+
+# --------------------------------------------------------------------------- update direction
+@dataclass(frozen=True, slots=True)
+class UpdateDirectionResult(CoherenceResult):
+    """Result of :func:`update_direction`.
+
+    ``statistic`` is the share of ``monotonic`` rows (Wilson interval).
+
+    Attributes
+    ----------
+    direction : numpy.ndarray of str
+        One of ``monotonic, partial, no_update, inconsistent`` per row.
+    d1, d0 : numpy.ndarray
+        P(A|B=1) - P(A) and P(A|B=0) - P(A).
+    monotonic, partial, no_update, inconsistent : float
+        The share of each class (also as a one-row frame: :attr:`shares`).
+    eps : float
+        The threshold used.
+    """
+
+    direction: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0, dtype=object))
+    d1: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0))
+    d0: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0))
+    monotonic: float = np.nan
+    partial: float = np.nan
+    no_update: float = np.nan
+    inconsistent: float = np.nan
+    eps: float = 0.02
+
+    _test_name: ClassVar[str] = "update_direction"
+    _extra_columns: ClassVar[tuple[str, ...]] = (*UPDATE_CLASSES, "eps")
+
+    @property
+    def shares(self) -> pd.DataFrame:
+        """The share of each update-direction class, one row."""
+        return pd.DataFrame([{c: getattr(self, c) for c in UPDATE_CLASSES}])
+
+    def per_row(self) -> pd.DataFrame:
+        """One row per input row: ``d1, d0, direction``."""
+        return pd.DataFrame({"d1": self.d1, "d0": self.d0,
+                             "direction": self.direction.astype(object)})
+
+
+def _classify(d1: np.ndarray, d0: np.ndarray, eps: float) -> np.ndarray:
+    no_update = (np.abs(d1) < eps) & (np.abs(d0) < eps)
+    monotonic = ((d1 > eps) & (d0 < -eps)) | ((d1 < -eps) & (d0 > eps))
+    inconsistent = ((d1 > eps) & (d0 > eps)) | ((d1 < -eps) & (d0 < -eps))
+    out = np.full(len(d1), "partial", dtype=object)
+    out[no_update] = "no_update"
+    out[monotonic] = "monotonic"
+    out[inconsistent] = "inconsistent"
+    return out
+
+
+def update_direction(p_a: Any, p_a_given_b1: Any, p_a_given_b0: Any, *,
+                     eps: float = 0.02) -> UpdateDirectionResult:
+    r"""Classify the direction in which learning B moves the forecast of A.
+
+    Parameters
+    ----------
+    p_a, p_a_given_b1, p_a_given_b0 : array_like of float in [0, 1]
+        Elicited P(A), P(A|B=1), P(A|B=0).
+    eps : float in [0, 1], default 0.02
+        Movements of at most ``eps`` count as no movement.
+
+    Returns
+    -------
+    UpdateDirectionResult
+        ``statistic`` is the share of monotonic rows (Wilson interval);
+        ``pvalue`` is NaN.
+
+    Notes
+    -----
+    With :math:`d_1 = P(A|B{=}1) - P(A)` and :math:`d_0 = P(A|B{=}0) - P(A)`:
+
+    * ``no_update``: :math:`|d_1| < \epsilon` and :math:`|d_0| < \epsilon`;
+    * ``monotonic``: :math:`d_1 > \epsilon, d_0 < -\epsilon` or
+      :math:`d_1 < -\epsilon, d_0 > \epsilon` (P(A) lies strictly between the
+      conditionals, as the law of total probability requires when B matters);
+    * ``inconsistent``: both move beyond :math:`\epsilon` in the same direction
+      (no P(B) in [0, 1] can then reproduce P(A));
+    * ``partial``: everything else (one side moves, the other stays within
+      :math:`\epsilon`, or a movement of exactly :math:`\epsilon`).
+
+    The classes are invariant to relabelling A (both movements change sign)
+    and to relabelling B (the movements swap).
+
+    Examples
+    --------
+    >>> from coherence import update_direction
+    >>> res = update_direction([0.3, 0.3, 0.3, 0.3], [0.5, 0.31, 0.5, 0.5], [0.1, 0.3, 0.3, 0.4])
+    >>> res.direction.tolist()
+    ['monotonic', 'no_update', 'partial', 'inconsistent']
+    """
+    owner = "update_direction"
+    eps = check_float(eps, "eps", owner, low=0.0, high=1.0)
+    arr = _probabilities(owner, p_a=p_a, p_a_given_b1=p_a_given_b1, p_a_given_b0=p_a_given_b0)
+    d1 = arr["p_a_given_b1"] - arr["p_a"]
+    d0 = arr["p_a_given_b0"] - arr["p_a"]
+    direction = _classify(d1, d0, eps)
+    n = len(d1)
+    shares = {c: float(np.mean(direction == c)) for c in UPDATE_CLASSES}
+    k = int(np.sum(direction == "monotonic"))
+    return UpdateDirectionResult(
+        statistic=shares["monotonic"], pvalue=np.nan, confidence_interval=_wilson(k, n),
+        n_obs=n, method="share monotonic, Wilson interval", direction=direction, d1=d1, d0=d0,
+        eps=eps, **shares)
+
+
+# --------------------------------------------------------------------------- negation
+@dataclass(frozen=True, slots=True)
+class NegationCheckResult(CoherenceResult):
+    """Result of :func:`negation_check`.
+
+    ``statistic`` is the mean arbitrage violation (t interval).
+
+    Attributes
+    ----------
+    arbitrage, frequentist : numpy.ndarray
+        Per-pair violations (see :func:`negation_check`).
+    mean_arbitrage, median_arbitrage, share_arbitrage_above : float
+        Summaries of ``arbitrage`` (share above ``arbitrage_threshold``).
+    mean_frequentist, median_frequentist, share_frequentist_above : float
+        Summaries of ``frequentist`` (share above ``frequentist_threshold``).
+    beta, arbitrage_threshold, frequentist_threshold : float
+        Settings used.
+    """
+
+    arbitrage: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0))
+    frequentist: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0))
+    mean_arbitrage: float = np.nan
+    median_arbitrage: float = np.nan
+    share_arbitrage_above: float = np.nan
+    mean_frequentist: float = np.nan
+    median_frequentist: float = np.nan
+    share_frequentist_above: float = np.nan
+    beta: float = 1e-3
+    arbitrage_threshold: float = 0.01
+    frequentist_threshold: float = 0.05
+
+    _test_name: ClassVar[str] = "negation_check"
+    _extra_columns: ClassVar[tuple[str, ...]] = (
+        "mean_arbitrage", "median_arbitrage", "share_arbitrage_above", "mean_frequentist",
+        "median_frequentist", "share_frequentist_above", "beta", "arbitrage_threshold",
+        "frequentist_threshold")
+
+    def per_row(self) -> pd.DataFrame:
+        """One row per pair: ``arbitrage, frequentist``."""
+        return pd.DataFrame({"arbitrage": self.arbitrage, "frequentist": self.frequentist})
+
+
+def negation_check(p_a: Any, p_not_a: Any, *, beta: float = 1e-3,
+                   arbitrage_threshold: float = 0.01,
+                   frequentist_threshold: float = 0.05) -> NegationCheckResult:
+    r"""Violation of P(A) + P(not A) = 1 (Paleka et al. 2025).
+
+    Parameters
+    ----------
+    p_a, p_not_a : array_like of float in [0, 1]
+        Forecasts p = P(A) and q = P(not A), elicited separately.
+    beta : float > 0, default 1e-3
+        Regulariser of the frequentist metric's denominator.
+    arbitrage_threshold, frequentist_threshold : float >= 0
+        The shares reported count violations strictly above these (our
+        defaults: 0.01 nats of guaranteed log-score profit; 0.05 for the
+        frequentist metric).
+
+    Returns
+    -------
+    NegationCheckResult
+        ``statistic`` is the mean arbitrage violation (Student t interval);
+        ``pvalue`` is NaN.
+
+    Notes
+    -----
+    The *arbitrage* violation is the log-score profit an arbitrageur can
+    guarantee in every world by replacing (p, q) with the closest consistent
+    pair (x, 1 - x); the max-min problem has the closed form
+
+    .. math::
+
+        v_{\mathrm{arb}} = -2 \ln\!\big(\sqrt{p (1 - q)} + \sqrt{(1 - p) q}\big),
+
+    a Bhattacharyya distance, in nats; it is infinite when (p, q) = (0, 0)
+    or (1, 1). The *frequentist* violation is
+
+    .. math::
+
+        v_{\mathrm{freq}} = \frac{|p + q - 1|}{\sqrt{p (1 - p) + q (1 - q) + \beta}}.
+
+    Both are 0 iff q = 1 - p, and both are symmetric in (p, q).
+
+    References
+    ----------
+    Paleka, D., Sudhir, A. P., Alvarez, A., Bhat, V., Shen, A., Wang, Y. and
+    Tramèr, F. (2025). Consistency checks for language model forecasters.
+    *International Conference on Learning Representations (ICLR)*.
+
+    Examples
+    --------
+    >>> from coherence import negation_check
+    >>> res = negation_check([0.7, 0.7], [0.3, 0.5])
+    >>> [round(float(v), 4) for v in res.arbitrage]
+    [0.0, 0.0426]
+    """
+    owner = "negation_check"
+    beta = check_float(beta, "beta", owner, low=0.0, low_open=True)
+    arbitrage_threshold = check_float(arbitrage_threshold, "arbitrage_threshold", owner,
+                                      low=0.0)
+    frequentist_threshold = check_float(frequentist_threshold, "frequentist_threshold", owner,
+                                        low=0.0)
+    arr = _probabilities(owner, p_a=p_a, p_not_a=p_not_a)
+    p, q = arr["p_a"], arr["p_not_a"]
+    overlap = np.sqrt(p * (1 - q)) + np.sqrt((1 - p) * q)
+    with np.errstate(divide="ignore"):
+        arbitrage = np.maximum(-2.0 * np.log(np.minimum(overlap, 1.0)), 0.0)
+    frequentist = np.abs(p + q - 1) / np.sqrt(p * (1 - p) + q * (1 - q) + beta)
+    n = len(p)
+    return NegationCheckResult(
+        statistic=float(arbitrage.mean()), pvalue=np.nan,
+        confidence_interval=_t_interval(arbitrage), n_obs=n,
+        method="mean arbitrage violation, Student t interval", arbitrage=arbitrage,
+        frequentist=frequentist, mean_arbitrage=float(arbitrage.mean()),
+        median_arbitrage=float(np.median(arbitrage)),
+        share_arbitrage_above=float(np.mean(arbitrage > arbitrage_threshold)),
+        mean_frequentist=float(frequentist.mean()),
+        median_frequentist=float(np.median(frequentist)),
+        share_frequentist_above=float(np.mean(frequentist > frequentist_threshold)),
+        beta=beta, arbitrage_threshold=arbitrage_threshold,
+        frequentist_threshold=frequentist_threshold)
+
+
+# --------------------------------------------------------------------------- conditional tuple
+#: Forecasts are clipped to [_CLIP, 1 - _CLIP] inside the arbitrage optimisation.
+_CLIP = 1e-9
+
+
+def _tuple_profits(x: np.ndarray, a: float, c: float, j: float) -> np.ndarray:
+    """Log-score profits in the three worlds (A&B, A&~B, ~A) of moving (a, c, j) to
+    the consistent forecasts (x0, x1, x0 x1)."""
+    a2, c2 = x[0], x[1]
+    j2 = a2 * c2
+    return np.array([
+        np.log(a2 / a) + np.log(c2 / c) + np.log(j2 / j),
+        np.log(a2 / a) + np.log((1 - c2) / (1 - c)) + np.log((1 - j2) / (1 - j)),
+        np.log((1 - a2) / (1 - a)) + np.log((1 - j2) / (1 - j)),
+    ])
+
+
+def _tuple_arbitrage(a: float, c: float, j: float) -> float:
+    """max over consistent (a', c') of the min over worlds of the log-score profit."""
+    from scipy.optimize import minimize
+
+    if abs(j - a * c) == 0.0:
+        return 0.0
+    lo, hi = _CLIP, 1 - _CLIP
+    a, c, j = (min(max(v, lo), hi) for v in (a, c, j))
+    best = 0.0
+    starts = [(a, c), (a, min(max(j / a, lo), hi)), (min(max((a + j) / 2, lo), hi), c),
+              (0.5, 0.5)]
+    for s in starts:
+        res = minimize(lambda z: -z[2], np.array([s[0], s[1], 0.0]), method="SLSQP",
+                       bounds=[(lo, hi), (lo, hi), (None, None)],
+                       constraints=[{"type": "ineq",
+                                     "fun": lambda z: _tuple_profits(z[:2], a, c, j) - z[2]}],
+                       options={"ftol": 1e-12, "maxiter": 500})
+        if res.success:
+            value = float(np.min(_tuple_profits(res.x[:2], a, c, j)))
+            best = max(best, value)
+    return best
+
+
+@dataclass(frozen=True, slots=True)
+class ConditionalTupleResult(CoherenceResult):
+    """Result of :func:`conditional_tuple_check`.
+
+    ``statistic`` is the mean absolute violation (t interval).
+
+    Attributes
+    ----------
+    absolute : numpy.ndarray
+        ``|P(A and B) - P(A) P(B|A)|`` per tuple.
+    arbitrage : numpy.ndarray
+        Guaranteed log-score profit (nats) per tuple.
+    mean_absolute, median_absolute, share_absolute_above : float
+        Summaries of ``absolute`` (share above ``absolute_threshold``).
+    mean_arbitrage, median_arbitrage, share_arbitrage_above : float
+        Summaries of ``arbitrage`` (share above ``arbitrage_threshold``).
+    absolute_threshold, arbitrage_threshold : float
+        Settings used.
+    """
+
+    absolute: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0))
+    arbitrage: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0))
+    mean_absolute: float = np.nan
+    median_absolute: float = np.nan
+    share_absolute_above: float = np.nan
+    mean_arbitrage: float = np.nan
+    median_arbitrage: float = np.nan
+    share_arbitrage_above: float = np.nan
+    absolute_threshold: float = 0.05
+    arbitrage_threshold: float = 0.01
+
+    _test_name: ClassVar[str] = "conditional_tuple_check"
+    _extra_columns: ClassVar[tuple[str, ...]] = (
+        "mean_absolute", "median_absolute", "share_absolute_above", "mean_arbitrage",
+        "median_arbitrage", "share_arbitrage_above", "absolute_threshold",
+        "arbitrage_threshold")
+
+    def per_row(self) -> pd.DataFrame:
+        """One row per tuple: ``absolute, arbitrage``."""
+        return pd.DataFrame({"absolute": self.absolute, "arbitrage": self.arbitrage})
+
+
+def conditional_tuple_check(p_a: Any, p_b_given_a: Any, p_a_and_b: Any, *,
+                            absolute_threshold: float = 0.05,
+                            arbitrage_threshold: float = 0.01) -> ConditionalTupleResult:
+    r"""Violation of P(A and B) = P(A) P(B|A) for (A, B|A, A and B) tuples.
+
+    Parameters
+    ----------
+    p_a, p_b_given_a, p_a_and_b : array_like of float in [0, 1]
+        Forecasts of A, of B conditional on A, and of the conjunction.
+    absolute_threshold, arbitrage_threshold : float >= 0
+        The shares reported count violations strictly above these.
+
+    Returns
+    -------
+    ConditionalTupleResult
+        ``statistic`` is the mean absolute violation (Student t interval);
+        ``pvalue`` is NaN.
+
+    Notes
+    -----
+    The *absolute* violation is :math:`|P(A \wedge B) - P(A)\,P(B|A)|`.
+
+    The *arbitrage* violation follows Paleka et al. (2025) with the log scoring
+    rule. The worlds are :math:`\omega \in \{A B, A \bar B, \bar A\}`; the
+    conditional question B|A is annulled (scores 0) when A is false. Writing
+    (a, c, j) for the forecasts and replacing them by a consistent triple
+    (a', c', a'c'), the profit in world :math:`\omega` is the log-score gain
+    :math:`\sum_i \ln p'_i(\omega) - \ln p_i(\omega)` over the questions that
+    resolve in :math:`\omega`; the violation is
+
+    .. math::
+
+        v_{\mathrm{arb}} = \max_{a', c' \in (0, 1)} \min_\omega
+        \mathrm{profit}_\omega(a', c'),
+
+    found numerically (SLSQP on the epigraph form, several starts; accurate to
+    about 1e-6 nats). It is 0 exactly when :math:`j = a c` (then every move has
+    non-positive expected profit under the forecaster's own distribution) and
+    positive otherwise. Forecasts are clipped to :math:`[10^{-9}, 1 - 10^{-9}]`
+    inside the optimisation, so a violated certainty (a forecast of 0 or 1)
+    gives a finite value (at most about 60 nats) instead of infinity.
+
+    References
+    ----------
+    Paleka, D., Sudhir, A. P., Alvarez, A., Bhat, V., Shen, A., Wang, Y. and
+    Tramèr, F. (2025). Consistency checks for language model forecasters.
+    *International Conference on Learning Representations (ICLR)*.
+
+    Examples
+    --------
+    >>> from coherence import conditional_tuple_check
+    >>> res = conditional_tuple_check([0.5, 0.5], [0.4, 0.4], [0.2, 0.3])
+    >>> [round(float(v), 3) for v in res.absolute]
+    [0.0, 0.1]
+    >>> bool(res.arbitrage[0] == 0.0), bool(res.arbitrage[1] > 0.0)
+    (True, True)
+    """
+    owner = "conditional_tuple_check"
+    absolute_threshold = check_float(absolute_threshold, "absolute_threshold", owner, low=0.0)
+    arbitrage_threshold = check_float(arbitrage_threshold, "arbitrage_threshold", owner,
+                                      low=0.0)
+    arr = _probabilities(owner, p_a=p_a, p_b_given_a=p_b_given_a, p_a_and_b=p_a_and_b)
+    a, c, j = arr["p_a"], arr["p_b_given_a"], arr["p_a_and_b"]
+    absolute = np.abs(j - a * c)
+    arbitrage = np.array([_tuple_arbitrage(float(x), float(y), float(z))
+                          for x, y, z in zip(a, c, j, strict=True)])
+    n = len(a)
+    return ConditionalTupleResult(
+        statistic=float(absolute.mean()), pvalue=np.nan,
+        confidence_interval=_t_interval(absolute), n_obs=n,
+        method="mean absolute violation, Student t interval", absolute=absolute,
+        arbitrage=arbitrage, mean_absolute=float(absolute.mean()),
+        median_absolute=float(np.median(absolute)),
+        share_absolute_above=float(np.mean(absolute > absolute_threshold)),
+        mean_arbitrage=float(arbitrage.mean()), median_arbitrage=float(np.median(arbitrage)),
+        share_arbitrage_above=float(np.mean(arbitrage > arbitrage_threshold)),
+        absolute_threshold=absolute_threshold, arbitrage_threshold=arbitrage_threshold)
+
+

@@ -1,0 +1,547 @@
+"""The law of iterated expectation: P(y|x) against sum_z P(y|x, z) P(z|x).
+
+:func:`iterated_expectation_check` normalises the agent's error by the same
+error of a baseline predictor (:func:`random_forest_baseline`, fitted to
+ground truth) and tests the paired difference with an exact sign test over
+contexts; :func:`_plot_lie` draws the ratio plot.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+import pandas as pd
+
+from .._results import CoherenceResult, ConfidenceInterval
+from .._validation import check_float, param_error
+
+
+def _median(values: np.ndarray) -> float:
+    v = values[~np.isnan(values)]
+    return float(np.median(v)) if v.size else float("nan")
+
+__all__ = [
+    "LIE_COLUMNS",
+    "IteratedExpectationResult",
+    "iterated_expectation_check",
+    "random_forest_baseline",
+]
+
+
+
+# --------------------------------------------------------------------------- iterated expectation
+#: Errors below this are treated as exactly 0 (floating-point sums of exact beliefs).
+_ZERO_ERROR = 1e-12
+
+#: Columns of the long LIE table, by role (the defaults of iterated_expectation_check).
+LIE_COLUMNS: tuple[str, ...] = ("context", "variable", "state", "p_y_given_x", "p_y_given_xz",
+                                "p_z_given_x")
+
+
+@dataclass(frozen=True, slots=True)
+class IteratedExpectationResult(CoherenceResult):
+    """Result of :func:`iterated_expectation_check`.
+
+    ``statistic`` is the median, over (context, auxiliary variable) units, of
+    the agent's error divided by the baseline's error; its interval is a
+    percentile bootstrap over contexts (all variables of a context move
+    together). ``pvalue`` is the exact sign test over contexts of the paired
+    error difference (see :func:`iterated_expectation_check`, Notes).
+
+    Attributes
+    ----------
+    units : pandas.DataFrame
+        One row per (context, variable): ``context, variable, agent_error,
+        baseline_error, ratio, agent_z_mass, baseline_z_mass`` (the z masses
+        are the sums of P(z|x) over the listed states, 1 when coherent).
+    median_agent_error, median_baseline_error : float
+        Medians of the two errors.
+    baseline : str
+        ``"table"`` (a supplied baseline table), ``"random_forest"`` (the
+        cross-validated default) or ``"estimator"`` (a supplied estimator).
+    normalize : bool
+        Whether P(z|x) was renormalised to sum to 1 before the sum.
+    n_contexts : int
+        Number of contexts.
+    n_resamples : int
+        Bootstrap resamples.
+    alternative : str
+        The sign test's alternative (``'greater'``: the agent's error exceeds
+        the baseline's).
+    n_agent_worse, n_informative : int
+        Contexts whose mean error difference (agent minus baseline) is
+        positive, and contexts where it is not 0 (the sign test's ``k`` and
+        ``n``).
+    """
+
+    units: pd.DataFrame = field(repr=False, default_factory=pd.DataFrame)
+    median_agent_error: float = np.nan
+    median_baseline_error: float = np.nan
+    baseline: str = "table"
+    normalize: bool = False
+    n_contexts: int = 0
+    n_resamples: int = 9999
+    alternative: str = "greater"
+    n_agent_worse: int = 0
+    n_informative: int = 0
+
+    _test_name: ClassVar[str] = "iterated_expectation_check"
+    _extra_columns: ClassVar[tuple[str, ...]] = (
+        "median_agent_error", "median_baseline_error", "baseline", "normalize", "n_contexts",
+        "n_resamples", "alternative", "n_agent_worse", "n_informative")
+
+    def per_row(self) -> pd.DataFrame:
+        """The per-(context, variable) table :attr:`units`."""
+        return self.units.copy()
+
+    def plot(self, ax: Any = None) -> Any:
+        """The distribution of the per-unit error ratios, log scale, median marked.
+
+        As the reference paper's Figure 2: one point per (context, variable)
+        unit at its ratio :math:`e_{\\mathrm{agent}} / e_{\\mathrm{base}}`
+        (jittered vertically, one row per auxiliary variable), a box per
+        variable, a dashed line at ratio 1 (as coherent as the baseline) and a
+        solid line at the median (:attr:`statistic`) with its interval shaded.
+        Ratios that are 0 (agent error below 1e-12), infinite or NaN cannot
+        be drawn on a log axis and are counted in the title instead.
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Axes to draw on; a new figure is made when omitted.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The axes drawn on. Its first collection holds one point per
+            plotted unit, in the row order of :attr:`units`.
+        """
+        return _plot_lie(self, ax)
+
+
+def _plot_lie(result: IteratedExpectationResult, ax: Any) -> Any:
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6.0, 3.5))
+    units = result.units
+    ratio = units["ratio"].to_numpy(dtype=float)
+    drawable = np.isfinite(ratio) & (ratio > 0)
+    variables = list(pd.unique(units["variable"]))
+    row = units["variable"].map({v: i for i, v in enumerate(variables)}).to_numpy(dtype=float)
+    # deterministic jitter: the unit's rank within its variable
+    jitter = np.zeros(len(units))
+    for i in range(len(variables)):
+        members = np.flatnonzero(row == i)
+        if len(members) > 1:
+            jitter[members] = np.linspace(-0.25, 0.25, len(members))
+    ax.scatter(ratio[drawable], (row + jitter)[drawable], s=10, alpha=0.5, color="C0",
+               linewidths=0)
+    for i in range(len(variables)):
+        values = ratio[drawable & (row == i)]
+        if values.size:
+            ax.boxplot(values, positions=[i], orientation="horizontal", widths=0.6,
+                       showfliers=False, manage_ticks=False)
+    ax.set_xscale("log")
+    ax.axvline(1.0, color="0.4", linestyle="--", linewidth=1.0, label="ratio 1")
+    if np.isfinite(result.statistic) and result.statistic > 0:
+        ax.axvline(result.statistic, color="C3", linewidth=1.5,
+                   label=f"median {result.statistic:.3g}")
+        ci = result.confidence_interval
+        if np.isfinite(ci.low) and np.isfinite(ci.high) and ci.low > 0:
+            ax.axvspan(ci.low, ci.high, color="C3", alpha=0.15)
+    ax.set_yticks(range(len(variables)), [str(v) for v in variables])
+    ax.set_xlabel("agent LIE error / baseline LIE error")
+    hidden = int((~drawable).sum())
+    ax.set_title("Law of iterated expectation" + (f" ({hidden} unit(s) with ratio 0, inf "
+                                                   "or NaN not shown)" if hidden else ""))
+    ax.legend(loc="best", fontsize="small")
+    return ax
+
+
+def _lie_table(df: pd.DataFrame, cols: dict[str, str], owner: str,
+               name: str) -> pd.DataFrame:
+    """Validate a long LIE table and return it with the default column names."""
+    from .._validation import as_dataframe, column_error, probability_column, require_columns
+
+    df = as_dataframe(df, name=name, owner=owner)
+    require_columns(df, cols, owner=owner)
+    if len(df) == 0:
+        raise ValueError(param_error(name, owner, "a table with at least one row",
+                                     "an empty table"))
+    out = pd.DataFrame(index=df.index)
+    for role in ("context", "variable", "state"):
+        s = df[cols[role]]
+        missing = np.flatnonzero(s.isna().to_numpy())
+        if len(missing):
+            labels = [df.index[i] for i in missing]
+            raise ValueError(column_error(cols[role], "not contain missing values", labels,
+                                          owner=owner))
+        out[role] = s.astype(object)
+    for role in ("p_y_given_x", "p_y_given_xz", "p_z_given_x"):
+        out[role] = probability_column(df, cols[role], owner=owner)
+    dup = out.duplicated(["context", "variable", "state"]).to_numpy()
+    if dup.any():
+        labels = [df.index[i] for i in np.flatnonzero(dup)]
+        raise ValueError(column_error(cols["state"], "be unique within each (context, "
+                                      "variable)", labels, owner=owner))
+    spread = out.groupby("context", sort=False)["p_y_given_x"].transform(
+        lambda v: v.max() - v.min()).to_numpy()
+    bad = np.flatnonzero(spread > 1e-12)
+    if len(bad):
+        labels = [df.index[i] for i in bad]
+        raise ValueError(column_error(cols["p_y_given_x"], "be constant within each context "
+                                      "(P(y|x) does not depend on the withheld variable)",
+                                      labels, out["p_y_given_x"].to_numpy()[bad], owner=owner))
+    return out.reset_index(drop=True)
+
+
+def _lie_errors(table: pd.DataFrame, normalize: bool) -> pd.DataFrame:
+    """|P(y|x) - sum_z P(y|x,z) P(z|x)| per (context, variable)."""
+    t = table.assign(prod=table["p_y_given_xz"] * table["p_z_given_x"])
+    g = t.groupby(["context", "variable"], sort=False)
+    agg = g.agg(p_y=("p_y_given_x", "first"), mix=("prod", "sum"), mass=("p_z_given_x", "sum"))
+    if normalize:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            agg["mix"] = agg["mix"] / agg["mass"]
+    agg["error"] = (agg["p_y"] - agg["mix"]).abs()
+    return agg.reset_index()
+
+
+def random_forest_baseline(
+    ground_truth: Any, contexts: Any, queries: Any, *, evidence: Any, outcome: str = "y",
+    context: str = "context", variable: str = "variable", state: str = "state",
+    estimator: Any = None, n_estimators: int = 200,
+    min_samples_leaf: tuple[int, ...] = (1, 5, 20, 50), n_splits: int = 5,
+    rng: Any = None,
+) -> pd.DataFrame:
+    """Baseline probabilities for :func:`iterated_expectation_check` from a ground-truth sample.
+
+    Parameters
+    ----------
+    ground_truth : pandas.DataFrame
+        A sample from the ground-truth distribution: the ``evidence`` columns,
+        every auxiliary variable named in ``queries``, and the binary
+        ``outcome`` column.
+    contexts : pandas.DataFrame
+        One row per context: the ``context`` id column and the ``evidence``
+        columns (the values that make up x).
+    queries : pandas.DataFrame
+        The (context, variable, state) rows to predict, e.g. the elicited table.
+    evidence : list of str
+        The columns forming x. Non-numeric columns are one-hot encoded
+        (consistently over ground truth and contexts).
+    outcome : str, default "y"
+        The binary outcome column of ``ground_truth``.
+    context, variable, state : str
+        Column names in ``contexts`` / ``queries``.
+    estimator : scikit-learn classifier, optional
+        Used (cloned, fitted once per model, no tuning) instead of the
+        cross-validated random forest.
+    n_estimators : int, default 200
+        Trees per forest.
+    min_samples_leaf : tuple of int, default (1, 5, 20, 50)
+        The grid searched by ``n_splits``-fold cross-validation on log-loss.
+    n_splits : int, default 5
+        Folds of the grid search.
+    rng : int, numpy.random.Generator or None
+        Seeds the forests and the fold assignment.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``queries``' (context, variable, state) with ``p_y_given_x``,
+        ``p_y_given_xz``, ``p_z_given_x`` from the fitted models: one model of
+        y on x, and per auxiliary variable z one of y on (x, z) and one of z on x.
+    """
+    from sklearn.base import clone
+    from sklearn.ensemble import RandomForestClassifier
+    from sklearn.model_selection import GridSearchCV, StratifiedKFold
+
+    from .._rng import check_rng
+    from .._validation import as_dataframe, binary_column, require_columns
+
+    owner = "random_forest_baseline"
+    gen = check_rng(rng, owner=owner)
+    gt = as_dataframe(ground_truth, name="ground_truth", owner=owner)
+    ctx = as_dataframe(contexts, name="contexts", owner=owner)
+    q = as_dataframe(queries, name="queries", owner=owner)
+    evidence = [evidence] if isinstance(evidence, str) else list(evidence)
+    if not evidence:
+        raise ValueError(param_error("evidence", owner, "a non-empty list of column names",
+                                     evidence))
+    require_columns(q, {"context": context, "variable": variable, "state": state}, owner=owner)
+    variables = list(pd.unique(q[variable].astype(object)))
+    require_columns(gt, [*evidence, outcome, *[str(v) for v in variables]], owner=owner)
+    require_columns(ctx, [context, *evidence], owner=owner)
+    y = binary_column(gt, outcome, owner=owner)
+    if y.min() == y.max():
+        raise ValueError(f"Column '{outcome}' (input to {owner}) must hold both 0 and 1; "
+                         f"every row is {int(y[0])}.")
+
+    n_gt = len(gt)
+    both = pd.concat([gt[evidence], ctx[evidence]], ignore_index=True)
+    encoded = pd.get_dummies(both, columns=[c for c in evidence if not
+                                            pd.api.types.is_numeric_dtype(both[c])],
+                             dtype=float).to_numpy(dtype=float)
+    x_gt, x_ctx = encoded[:n_gt], encoded[n_gt:]
+    ctx_ids = ctx[context].astype(object).to_numpy()
+    ctx_pos = {c: i for i, c in enumerate(ctx_ids)}
+    missing = [c for c in pd.unique(q[context].astype(object)) if c not in ctx_pos]
+    if missing:
+        raise ValueError(f"{owner}: contexts {missing[:5]!r} of 'queries' are not rows of "
+                         f"'contexts'.")
+
+    def fit(features: np.ndarray, target: np.ndarray) -> Any:
+        seed = int(gen.integers(2**31 - 1))
+        if estimator is not None:
+            return clone(estimator).fit(features, target)
+        _, counts = np.unique(target, return_counts=True)
+        folds = max(2, min(n_splits, int(counts.min())))
+        search = GridSearchCV(
+            RandomForestClassifier(n_estimators=n_estimators, random_state=seed, n_jobs=1),
+            {"min_samples_leaf": list(min_samples_leaf)}, scoring="neg_log_loss",
+            cv=StratifiedKFold(folds, shuffle=True, random_state=seed))
+        return search.fit(features, target).best_estimator_
+
+    def proba(model: Any, features: np.ndarray, label: Any) -> np.ndarray:
+        classes = list(model.classes_)
+        if label not in classes:
+            return np.zeros(len(features))
+        return model.predict_proba(features)[:, classes.index(label)]
+
+    p_y_x = proba(fit(x_gt, y), x_ctx, 1)
+    rows: list[pd.DataFrame] = []
+    for v in variables:
+        zq = q.loc[(q[variable].astype(object) == v).to_numpy()]
+        z_gt = gt[str(v)].astype(object).to_numpy()
+        z_codes, z_levels = pd.factorize(z_gt, sort=True)
+        z_levels = list(z_levels)
+        model_z = fit(x_gt, z_codes)
+        model_y = fit(np.column_stack([x_gt, z_codes]), y)
+        pz = model_z.predict_proba(x_ctx)
+        z_classes = list(model_z.classes_)
+        i = np.array([ctx_pos[c] for c in zq[context].astype(object)], dtype=np.int64)
+        states = zq[state].astype(object).tolist()
+        k = np.array([z_levels.index(s) if s in z_levels else -1 for s in states],
+                     dtype=np.int64)
+        col = np.array([z_classes.index(c) if c in z_classes else -1 for c in k],
+                       dtype=np.int64)
+        p_z = np.where(col >= 0, pz[i, np.maximum(col, 0)], 0.0)
+        p_yz = proba(model_y, np.column_stack([x_ctx[i], k]), 1)
+        # a state never seen in the ground truth: P(z|x) = 0 and P(y|x,z) := P(y|x)
+        p_yz = np.where(k >= 0, p_yz, p_y_x[i])
+        rows.append(pd.DataFrame({"context": zq[context].to_numpy(), "variable": v,
+                                  "state": zq[state].to_numpy(), "p_y_given_x": p_y_x[i],
+                                  "p_y_given_xz": p_yz, "p_z_given_x": p_z}))
+    return pd.concat(rows, ignore_index=True).loc[:, list(LIE_COLUMNS)]
+
+
+def iterated_expectation_check(
+    elicited: Any, *, baseline: Any = None, ground_truth: Any = None, contexts: Any = None,
+    evidence: Any = None, outcome: str = "y", estimator: Any = None,
+    baseline_options: dict[str, Any] | None = None, context: str = "context",
+    variable: str = "variable", state: str = "state",
+    p_y_given_x: str = "p_y_given_x", p_y_given_xz: str = "p_y_given_xz",
+    p_z_given_x: str = "p_z_given_x", normalize: bool = False,
+    alternative: str = "greater", confidence_level: float = 0.95, n_resamples: int = 9999,
+    rng: Any = None,
+) -> IteratedExpectationResult:
+    r"""Law-of-iterated-expectation check of elicited probabilities.
+
+    Parameters
+    ----------
+    elicited : pandas.DataFrame
+        The long table of elicited probabilities, one row per (context,
+        auxiliary variable z, state of z), with columns ``context``,
+        ``variable`` (the name of z, withheld from the context's evidence),
+        ``state`` (one value of z), ``p_y_given_x`` (the agent's P(y=1 | x),
+        the same on every row of a context), ``p_y_given_xz`` (P(y=1 | x,
+        z = state)) and ``p_z_given_x`` (P(z = state | x)). Every state of z
+        must be listed.
+    baseline : pandas.DataFrame, optional
+        The same layout (and column names) holding a reference predictor's
+        probabilities for the same (context, variable, state) rows: exact
+        Bayesian-network posteriors, or any model's predictions.
+    ground_truth, contexts, evidence, outcome, estimator
+        Without ``baseline``, the baseline is fitted by
+        :func:`random_forest_baseline` on the ground-truth sample
+        ``ground_truth`` (columns ``evidence``, every auxiliary variable and
+        ``outcome``), for the contexts described by ``contexts`` (the
+        ``context`` id and ``evidence`` columns); ``estimator`` replaces the
+        cross-validated random forest by a user's scikit-learn classifier.
+    baseline_options : dict, optional
+        Further keyword arguments of :func:`random_forest_baseline`
+        (``n_estimators``, ``min_samples_leaf``, ``n_splits``).
+    context, variable, state, p_y_given_x, p_y_given_xz, p_z_given_x : str
+        Column names of ``elicited`` (and ``baseline``).
+    normalize : bool, default False
+        Divide :math:`\sum_z P(y|x,z) P(z|x)` by :math:`\sum_z P(z|x)` (use
+        when the elicited P(z|x) are known not to sum to 1 and only the
+        mixture is to be judged).
+    alternative : {'greater', 'less', 'two-sided'}, default 'greater'
+        Alternative of the sign test: ``'greater'``, the agent's error
+        tends to exceed the baseline's (null: it does not).
+    confidence_level : float, default 0.95
+        Level of the bootstrap interval of the median ratio.
+    n_resamples : int, default 9999
+        Bootstrap resamples (contexts drawn with replacement).
+    rng : int, numpy.random.Generator or None
+        Randomness of the bootstrap (and of the forests).
+
+    Returns
+    -------
+    IteratedExpectationResult
+        ``statistic`` is the median ratio of the agent's error to the
+        baseline's; per-unit values are in ``units``.
+
+    Warns
+    -----
+    DegenerateDataWarning
+        When a baseline error is 0 (below 1e-12; the ratio is then infinite, or NaN when the
+        agent's error is 0 too, and NaN ratios are left out of the median).
+
+    Notes
+    -----
+    For a context x and an auxiliary variable z withheld from it, coherent
+    beliefs satisfy the law of iterated expectation
+    :math:`P(y|x) = \sum_z P(y | x, z)\, P(z | x)`. The error of a unit is
+
+    .. math::
+
+        e_{\mathrm{agent}}(x, z) = \Big| P(y|x) - \sum_z P(y|x,z)\,P(z|x) \Big|
+
+    from the elicited numbers, and :math:`e_{\mathrm{base}}(x, z)` the same
+    quantity from the baseline. Even a good estimator fitted to finite data
+    is not exactly coherent, so the ratio
+    :math:`r = e_{\mathrm{agent}} / e_{\mathrm{base}}` says how much less
+    coherent the agent is than a statistical model of the same ground truth;
+    the summary is the median of r over units, as in the reference paper's
+    Figure 2. The default baseline is a random forest whose
+    ``min_samples_leaf`` is chosen by 5-fold cross-validated log-loss; an
+    exact baseline (a Bayesian network's posteriors) has error 0, so use it to
+    report :math:`e_{\mathrm{agent}}` itself, not the ratio.
+
+    The median ratio and its interval describe; ``pvalue`` tests. For each
+    context :math:`c`, let :math:`d_c` be the mean over its auxiliary
+    variables of :math:`e_{\mathrm{agent}} - e_{\mathrm{base}}`; contexts
+    with :math:`|d_c| < 10^{-12}` are dropped, :math:`k` of the remaining
+    :math:`n` have :math:`d_c > 0`, and ``pvalue`` is the exact binomial
+    (sign) test of :math:`k` against :math:`\mathrm{Bin}(n, 1/2)`
+    (:func:`scipy.stats.binomtest`). With ``alternative='greater'`` the null
+    is "the median of :math:`d_c` is at most 0": the agent is no less
+    coherent than the baseline. Contexts are the independent units (a
+    context's variables share its P(y|x)); the test is exact when the
+    :math:`d_c` are independent given the baseline, and conservative for
+    :math:`P(d_c > 0) < 1/2`. It is a test of the paired differences, not of
+    the median ratio: the two can disagree when the errors' scales differ
+    across contexts. Its measured size and power are in the validation page
+    of the documentation.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from coherence import iterated_expectation_check
+    >>> elicited = pd.DataFrame({
+    ...     "context": [1, 1, 2, 2], "variable": ["z"] * 4, "state": [0, 1, 0, 1],
+    ...     "p_y_given_x": [0.5, 0.5, 0.2, 0.2], "p_y_given_xz": [0.3, 0.8, 0.1, 0.4],
+    ...     "p_z_given_x": [0.6, 0.4, 0.5, 0.5]})
+    >>> base = elicited.assign(p_y_given_x=[0.52, 0.52, 0.27, 0.27])
+    >>> res = iterated_expectation_check(elicited, baseline=base, rng=0)
+    >>> res.units[["agent_error", "baseline_error", "ratio"]].round(3).values.tolist()
+    [[0.0, 0.02, 0.0], [0.05, 0.02, 2.5]]
+    >>> round(res.statistic, 3)
+    1.25
+    """
+    import warnings
+
+    from scipy.stats import binomtest
+
+    from .._rng import check_rng
+    from .._validation import check_choice, check_int
+    from .._warnings import DegenerateDataWarning
+
+    owner = "iterated_expectation_check"
+    confidence_level = check_float(confidence_level, "confidence_level", owner, low=0.0,
+                                   high=1.0, low_open=True, high_open=True)
+    n_resamples = check_int(n_resamples, "n_resamples", owner, low=1)
+    alternative = check_choice(alternative, "alternative", owner,
+                               ("greater", "less", "two-sided"))
+    if not isinstance(normalize, bool):
+        raise TypeError(param_error("normalize", owner, "a bool", normalize))
+    gen = check_rng(rng, owner=owner)
+    cols = {"context": context, "variable": variable, "state": state,
+            "p_y_given_x": p_y_given_x, "p_y_given_xz": p_y_given_xz,
+            "p_z_given_x": p_z_given_x}
+    table = _lie_table(elicited, cols, owner, "elicited")
+    if baseline is not None:
+        base = _lie_table(baseline, cols, owner, "baseline")
+        kind = "table"
+    else:
+        if ground_truth is None or contexts is None or evidence is None:
+            raise ValueError(param_error(
+                "baseline", owner, "a table, or else 'ground_truth', 'contexts' and "
+                "'evidence' must all be given", None))
+        base = random_forest_baseline(
+            ground_truth, contexts, table.rename(columns={"context": context,
+                                                          "variable": variable,
+                                                          "state": state}),
+            evidence=evidence, outcome=outcome, context=context, variable=variable,
+            state=state, estimator=estimator, rng=gen, **(baseline_options or {}))
+        kind = "estimator" if estimator is not None else "random_forest"
+
+    agent = _lie_errors(table, normalize)
+    ref = _lie_errors(base, normalize)
+    keys = ["context", "variable"]
+    units = agent.merge(ref, on=keys, how="left", suffixes=("_agent", "_base"))
+    lost = units["error_base"].isna().to_numpy()
+    if lost.any():
+        shown = units.loc[lost, keys].head(5).to_records(index=False).tolist()
+        raise ValueError(f"{owner}: the baseline has no rows for {int(lost.sum())} (context, "
+                         f"variable) unit(s) of 'elicited' (first: {shown}).")
+    # errors below 1e-12 are rounding of an exact identity: exactly 0
+    e_agent = units["error_agent"].to_numpy(dtype=float)
+    e_agent = np.where(e_agent < _ZERO_ERROR, 0.0, e_agent)
+    e_base = units["error_base"].to_numpy(dtype=float)
+    e_base = np.where(e_base < _ZERO_ERROR, 0.0, e_base)
+    zero = e_base < _ZERO_ERROR
+    if np.any(zero):
+        warnings.warn(f"{owner}: the baseline error is 0 (below {_ZERO_ERROR:g}) for "
+                      f"{int(np.sum(zero))} unit(s); their ratio is inf (or NaN when the "
+                      "agent's error is 0 too).", DegenerateDataWarning, stacklevel=2)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(zero, np.where(e_agent < _ZERO_ERROR, np.nan, np.inf),
+                         e_agent / np.where(zero, 1.0, e_base))
+    out = pd.DataFrame({
+        "context": units["context"].to_numpy(), "variable": units["variable"].to_numpy(),
+        "agent_error": e_agent, "baseline_error": e_base, "ratio": ratio,
+        "agent_z_mass": units["mass_agent"].to_numpy(dtype=float),
+        "baseline_z_mass": units["mass_base"].to_numpy(dtype=float)})
+
+    codes, _ = pd.factorize(out["context"])
+    n_ctx = int(codes.max()) + 1
+    statistic = _median(ratio)
+    members = [np.flatnonzero(codes == g) for g in range(n_ctx)]
+    boot = np.empty(n_resamples)
+    for b in range(n_resamples):
+        drawn = gen.integers(0, n_ctx, size=n_ctx)
+        boot[b] = _median(ratio[np.concatenate([members[g] for g in drawn])])
+    from .._resampling import percentile_interval
+
+    low, high = percentile_interval(boot, confidence_level) if n_ctx > 1 else (np.nan, np.nan)
+    diff = np.bincount(codes, weights=e_agent - e_base, minlength=n_ctx) / np.bincount(
+        codes, minlength=n_ctx)
+    informative = np.abs(diff) >= _ZERO_ERROR
+    n_inf = int(informative.sum())
+    k = int((diff[informative] > 0).sum())
+    pvalue = float(binomtest(k, n_inf, 0.5, alternative=alternative).pvalue) if n_inf else np.nan
+    return IteratedExpectationResult(
+        statistic=statistic, pvalue=pvalue,
+        confidence_interval=ConfidenceInterval(low, high, confidence_level), n_obs=len(out),
+        method="median error ratio, context bootstrap percentile interval; sign test over "
+               "contexts", units=out,
+        median_agent_error=_median(e_agent), median_baseline_error=_median(e_base),
+        baseline=kind, normalize=normalize, n_contexts=n_ctx, n_resamples=n_resamples,
+        alternative=alternative, n_agent_worse=k, n_informative=n_inf)

@@ -1,0 +1,244 @@
+"""The registry of tests the report runs: for each, what it needs and how it is
+called on one cell.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .._results import CoherenceResult
+
+__all__ = [
+    "TEST_NAMES",
+]
+
+
+
+# --------------------------------------------------------------------------- test registry
+@dataclass(frozen=True, slots=True)
+class _Options:
+    belief: str
+    action: str
+    outcome: str
+    group: str
+    prompt: str | None
+    repetition: str | None
+    truth: str | None
+    evidence: tuple[str, ...]
+    k: int
+    n_resamples: int
+    n_permutations: int
+    n_splits: int
+    engine: str
+    n_bins: int
+    confidence_level: float
+    reference_prompt: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Spec:
+    name: str
+    label: str
+    applies: Callable[[pd.DataFrame, _Options], bool]
+    run: Callable[[pd.DataFrame, _Options, np.random.Generator], CoherenceResult]
+
+
+def _standard_rows(df: pd.DataFrame, o: _Options) -> pd.DataFrame:
+    """Rows of the reference prompt when a prompt column exists (decision tests use them)."""
+    if o.prompt is None or o.prompt not in df.columns:
+        return df
+    rows = df[df[o.prompt].astype(str) == o.reference_prompt]
+    return rows if len(rows) else df
+
+
+def _ci(
+    df: pd.DataFrame,
+    o: _Options,
+    rng: np.random.Generator,
+    *,
+    evidence: bool = False,
+    calibrate: bool = False,
+) -> CoherenceResult:
+    from .._decision._citest import ci_test
+
+    return ci_test(
+        _standard_rows(df, o),
+        belief=o.belief,
+        action=o.action,
+        outcome=o.outcome,
+        evidence=o.evidence if evidence else (),
+        group=o.group,
+        k=o.k,
+        n_resamples=o.n_permutations,
+        confidence_level=o.confidence_level,
+        calibrate=calibrate,
+        rng=rng,
+    )
+
+
+def _leak(
+    df: pd.DataFrame, o: _Options, rng: np.random.Generator, *, evidence: bool = False
+) -> CoherenceResult:
+    from .._decision._leakage import leakage_test
+
+    return leakage_test(
+        _standard_rows(df, o),
+        belief=o.belief,
+        action=o.action,
+        outcome=o.outcome,
+        evidence=o.evidence if evidence else (),
+        group=o.group,
+        n_splits=o.n_splits,
+        engine=o.engine,  # type: ignore[arg-type]  # checked in _report_iv
+        n_resamples=o.n_resamples,
+        confidence_level=o.confidence_level,
+        rng=rng,
+    )
+
+
+def _mono(df: pd.DataFrame, o: _Options, rng: np.random.Generator) -> CoherenceResult:
+    from .._decision._monotone import monotonicity_test
+
+    return monotonicity_test(
+        _standard_rows(df, o),
+        belief=o.belief,
+        action=o.action,
+        n_bins=o.n_bins,
+        n_resamples=o.n_resamples,
+        rng=rng,
+    )
+
+
+def _consistency(df: pd.DataFrame, o: _Options, rng: np.random.Generator) -> CoherenceResult:
+    from .._decision._consistency import prompt_consistency
+
+    assert o.prompt is not None  # guarded by applies
+    return prompt_consistency(
+        df,
+        belief=o.belief,
+        prompt=o.prompt,
+        group=o.group,
+        repetition=o.repetition or "repetition",
+        reference=o.reference_prompt,
+        truth=o.truth if o.truth in df.columns else None,
+        n_resamples=o.n_resamples,
+        confidence_level=o.confidence_level,
+        rng=rng,
+    )
+
+
+def _lie_placeholder(df: pd.DataFrame, o: _Options, rng: np.random.Generator) -> CoherenceResult:
+    raise AssertionError("the LIE check runs on the `lie` table")  # pragma: no cover
+
+
+def _calibration(df: pd.DataFrame, o: _Options, rng: np.random.Generator) -> CoherenceResult:
+    """Brier score, reliability and ECE of the repetition-averaged belief per context."""
+    from .._scoring._forecast import forecast_scores
+
+    rows = _standard_rows(df, o)
+    per_context = rows.groupby(o.group, sort=True, observed=True).agg(
+        probability=(o.belief, "mean"), outcome=(o.outcome, "first")
+    )
+    table = per_context.reset_index().rename(columns={o.group: "question"})
+    table["model"] = "agent"
+    return forecast_scores(
+        table,
+        by="model",
+        timestamp=None,
+        n_resamples=o.n_resamples,
+        confidence_level=o.confidence_level,
+        rng=rng,
+    )
+
+
+def _has_outcome(df: pd.DataFrame, o: _Options) -> bool:
+    return o.outcome in df.columns
+
+
+def _has_actions(df: pd.DataFrame, o: _Options) -> bool:
+    return o.action in df.columns and o.outcome in df.columns
+
+
+def _has_evidence(df: pd.DataFrame, o: _Options) -> bool:
+    return _has_actions(df, o) and bool(o.evidence)
+
+
+def _has_prompts(df: pd.DataFrame, o: _Options) -> bool:
+    return (
+        o.prompt is not None
+        and o.prompt in df.columns
+        and df[o.prompt].nunique() > 1
+        and o.repetition is not None
+        and o.repetition in df.columns
+    )
+
+
+_REGISTRY: tuple[_Spec, ...] = (
+    _Spec(
+        "ci",
+        "is the action independent of the outcome given the stated belief? statistic: "
+        "kNN estimate of I(action; outcome | belief) in nats; p: conditional permutation",
+        _has_actions,
+        _ci,
+    ),
+    _Spec(
+        "ci_evidence",
+        "the same, conditioning also on the evidence columns",
+        _has_evidence,
+        lambda d, o, r: _ci(d, o, r, evidence=True),
+    ),
+    _Spec(
+        "ci_calibrated",
+        "the same, with the belief replaced by its cross-fitted isotonic calibration",
+        _has_actions,
+        lambda d, o, r: _ci(d, o, r, calibrate=True),
+    ),
+    _Spec(
+        "leakage",
+        "does knowing the outcome help predict the action beyond the belief? statistic: % "
+        "reduction in out-of-fold log-loss; p: grouped permutation of the outcome",
+        _has_actions,
+        _leak,
+    ),
+    _Spec(
+        "leakage_evidence",
+        "the same, both classifiers also seeing the evidence columns",
+        _has_evidence,
+        lambda d, o, r: _leak(d, o, r, evidence=True),
+    ),
+    _Spec(
+        "monotonicity",
+        "is the share of each action pair monotone in the belief? statistic: % of "
+        "bin pairs with a significant violation (the paper's); p: isotonic LR test",
+        _has_actions,
+        _mono,
+    ),
+    _Spec(
+        "prompt_consistency",
+        "does the belief move when only the wording changes? statistic: largest RMSE "
+        "between prompt variants; p: within-context permutation",
+        _has_prompts,
+        _consistency,
+    ),
+    _Spec(
+        "calibration",
+        "how good are the beliefs as forecasts? statistic: Brier score of the "
+        "context-mean belief (descriptive, no p-value); reliability diagram below",
+        _has_outcome,
+        _calibration,
+    ),
+    _Spec(
+        "lie",
+        "law of iterated expectation: is the agent's error in P(y|x) = sum_z P(y|x,z) P(z|x) "
+        "larger than a baseline's? statistic: median error ratio; p: sign test over contexts",
+        lambda d, o: False,  # runs on the separate `lie` table, see _run_cell
+        _lie_placeholder,
+    ),
+)
+
+#: Names accepted by ``report(tests=...)``.
+TEST_NAMES: tuple[str, ...] = tuple(s.name for s in _REGISTRY)

@@ -1,0 +1,415 @@
+"""The main job: every test that applies, per (model, dataset) cell, in one report.
+
+``report`` splits a belief/action table into cells by the ``by`` columns that
+exist, runs each applicable test on each cell (cells in parallel with joblib),
+and returns a :class:`CoherenceReport` holding the result objects themselves.
+Every number in ``to_frame()``, ``to_markdown()`` and ``to_html()`` is read from
+those objects, never recomputed.
+"""
+
+from __future__ import annotations
+
+import platform
+import sys
+import warnings
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .._decision._design import evidence_columns, require_design_columns
+from .._results import RESULT_COLUMNS, CoherenceResult
+from .._rng import RNGLike, check_rng, spawn
+from .._validation import (
+    as_dataframe,
+    binary_column,
+    check_choice,
+    check_int,
+    label_column,
+    param_error,
+    probability_column,
+    require_columns,
+)
+from ._registry import _REGISTRY, TEST_NAMES, _Options, _Spec
+
+__all__ = ["TEST_NAMES", "CoherenceReport", "ReportCell", "report"]
+
+
+
+# --------------------------------------------------------------------------- results
+@dataclass(frozen=True, slots=True)
+class ReportCell:
+    """The results of one (model, dataset) cell: ``key`` maps each ``by`` column to its value."""
+
+    key: Mapping[str, Any]
+    n_obs: int
+    results: Mapping[str, CoherenceResult]
+    errors: Mapping[str, str]
+    #: warnings each test raised on this cell (recorded, not printed)
+    notes: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class CoherenceReport:
+    """Every test on every cell, with the settings needed to rerun it.
+
+    Attributes
+    ----------
+    cells : tuple of ReportCell
+        One per (model, dataset) cell, in sorted order of the ``by`` values.
+    by : tuple of str
+        The columns that define cells (those of the requested ``by`` present
+        in the data).
+    settings : Mapping
+        Every setting used: columns, k, resamples, folds, engine, seed,
+        package versions.
+    """
+
+    cells: tuple[ReportCell, ...]
+    by: tuple[str, ...]
+    settings: Mapping[str, Any] = field(repr=False)
+
+    def to_frame(self) -> pd.DataFrame:
+        """Tidy: one row per cell x test, the ``by`` columns first, then RESULT_COLUMNS.
+
+        Tests that raised on a cell appear with NaN numbers and the error in
+        ``error``; warnings a test raised are in ``warnings``.
+        """
+        rows = []
+        for cell in self.cells:
+            for name in TEST_NAMES:
+                if name in cell.results:
+                    # the base schema (some families override to_frame with a detail table)
+                    frame = CoherenceResult.to_frame(cell.results[name])[list(RESULT_COLUMNS)]
+                    row = frame.iloc[0].to_dict()
+                    row["error"] = ""
+                elif name in cell.errors:
+                    row = dict.fromkeys(RESULT_COLUMNS, np.nan)
+                    row["test"] = name
+                    row["method"] = ""
+                    row["error"] = cell.errors[name]
+                else:
+                    continue
+                row["test"] = name
+                row["warnings"] = " | ".join(cell.notes.get(name, ()))
+                rows.append({**dict(cell.key), **row})
+        columns = [*self.by, *RESULT_COLUMNS, "error", "warnings"]
+        return pd.DataFrame(rows, columns=columns)
+
+    def to_markdown(self) -> str:
+        """A GitHub-flavoured Markdown table of :meth:`to_frame` (4 significant digits)."""
+        frame = self.to_frame()
+        header = "| " + " | ".join(frame.columns) + " |"
+        rule = "| " + " | ".join("---" for _ in frame.columns) + " |"
+        lines = [header, rule]
+        for _, row in frame.iterrows():
+            lines.append("| " + " | ".join(_cell_text(v) for v in row) + " |")
+        return "\n".join(lines) + "\n"
+
+    def summary_table(self) -> pd.DataFrame:
+        """Cells x tests of p-values (the headline of the terminal summary)."""
+        frame = self.to_frame()
+        index = list(self.by) if self.by else None
+        if index is None:
+            frame = frame.assign(cell="all")
+            index = ["cell"]
+        return frame.pivot_table(
+            index=index, columns="test", values="pvalue", aggfunc="first", sort=False
+        )
+
+    def to_html(self, path: str | Path | None = None) -> str:
+        """One self-contained HTML page (figures embedded as PNG); written to ``path`` if given."""
+        from ._render import render_html
+
+        text = render_html(self)
+        if path is not None:
+            Path(path).write_text(text, encoding="utf-8")
+        return text
+
+
+def _cell_text(value: Any) -> str:
+    if isinstance(value, float | np.floating):
+        return "" if np.isnan(value) else f"{value:.4g}"
+    return str(value).replace("|", "\\|")
+
+
+# --------------------------------------------------------------------------- report()
+def _report_iv(
+    data: Any,
+    belief: str,
+    action: str,
+    outcome: str,
+    group: str,
+    prompt: str | None,
+    repetition: str | None,
+    truth: str | None,
+    evidence: Iterable[str],
+    by: Sequence[str] | str,
+    tests: Any,
+    engine: str,
+) -> tuple[pd.DataFrame, tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    owner = "report"
+    df = as_dataframe(data, owner=owner)
+    evidence = evidence_columns(
+        evidence if isinstance(evidence, str | Sequence) else tuple(evidence), owner
+    )
+    require_design_columns(df, {"belief": belief, "group": group}, evidence, owner)
+    if (action in df.columns) != (outcome in df.columns):
+        missing = action if action not in df.columns else outcome
+        require_columns(df, {"action" if missing == action else "outcome": missing}, owner=owner)
+    # validate the shared columns once, at the door, so a bad table fails with one
+    # clear error instead of one recorded error per test and cell
+    probability_column(df, belief, owner=owner)
+    if action in df.columns:
+        label_column(df, action, owner=owner)
+        binary_column(df, outcome, owner=owner)
+    label_column(df, group, owner=owner)
+    by = (by,) if isinstance(by, str) else tuple(by)
+    present_by = tuple(c for c in by if c in df.columns)
+    if tests == "all":
+        names = TEST_NAMES
+    else:
+        names = (tests,) if isinstance(tests, str) else tuple(tests)
+        for name in names:
+            check_choice(name, "tests", owner, ("all", *TEST_NAMES))
+    check_choice(engine, "engine", owner, ("logistic", "catboost"))
+    return df, evidence, present_by, names
+
+
+def report(
+    data: Any,
+    *,
+    belief: str = "belief",
+    action: str = "action",
+    outcome: str = "outcome",
+    group: str = "context",
+    prompt: str | None = "prompt",
+    repetition: str | None = "repetition",
+    truth: str | None = "truth",
+    evidence: Iterable[str] = (),
+    by: Sequence[str] | str = ("model", "dataset"),
+    tests: str | Sequence[str] = "all",
+    reference_prompt: str = "standard",
+    k: int = 3,
+    n_permutations: int = 1000,
+    n_resamples: int = 500,
+    n_splits: int = 5,
+    engine: str = "logistic",
+    n_bins: int = 10,
+    confidence_level: float = 0.95,
+    n_jobs: int = 1,
+    backend: str | None = None,
+    progress: bool | None = None,
+    lie: Any = None,
+    lie_options: Mapping[str, Any] | None = None,
+    rng: RNGLike = None,
+) -> CoherenceReport:
+    """Run every applicable coherence test on every (model, dataset) cell.
+
+    Parameters
+    ----------
+    data : DataFrame
+        The belief/action table (DESIGN.md); see ``docs/tables.md``.
+    belief, action, outcome, group, prompt, repetition, truth : str
+        Column names. ``prompt``, ``repetition`` and ``truth`` are optional:
+        tests that need them run only when they exist.
+    evidence : iterable of str
+        Evidence columns for the "with x" variants.
+    by : sequence of str
+        Columns that define cells; those absent from the data are ignored.
+    tests : "all" or sequence of str
+        A subset of :data:`TEST_NAMES`.
+    reference_prompt : str
+        Prompt variant the decision tests use, and the reference of the
+        prompt-consistency RMSEs.
+    k, n_permutations, n_resamples, n_splits, engine, n_bins, confidence_level
+        Settings passed to the tests (``engine`` is the leakage classifier:
+        ``"logistic"`` for speed, ``"catboost"`` for the paper's settings).
+    n_jobs : int
+        Cells run in parallel with joblib; ``backend`` picks joblib's backend
+        (``"loky"`` by default; ``"dask"`` or ``"ray"`` hand the sweep to a
+        cluster registered with joblib, see ``docs/report.md``).
+    progress : bool or None
+        A progress bar over cells; ``None`` shows it only on a terminal.
+    lie : DataFrame, optional
+        The law-of-iterated-expectation long table of
+        :func:`coherence.iterated_expectation_check` (one row per context,
+        auxiliary variable and state; e.g. ``bayesnets.lie_study(...).data``).
+        When it has the ``by`` columns it is split into the same cells;
+        otherwise it is checked once, in a cell of its own.
+    lie_options : mapping, optional
+        Keyword arguments for :func:`coherence.iterated_expectation_check`
+        (``baseline=``, or ``ground_truth=``, ``contexts=``, ``evidence=``, ...).
+    rng : int, Generator or None
+        One seed for everything; each cell and test gets its own spawned
+        stream, so results do not depend on ``n_jobs``.
+
+    Returns
+    -------
+    CoherenceReport
+    """
+    df, evidence_t, present_by, names = _report_iv(
+        data, belief, action, outcome, group, prompt, repetition, truth, evidence, by, tests, engine
+    )
+    n_jobs = check_int(n_jobs, "n_jobs", "report", low=-1)
+    if n_jobs == 0:
+        raise ValueError(param_error("n_jobs", "report", "a positive int or -1", n_jobs))
+    seed_source = rng if isinstance(rng, int) and not isinstance(rng, bool) else None
+    gen = check_rng(rng, owner="report")
+    options = _Options(
+        belief=belief,
+        action=action,
+        outcome=outcome,
+        group=group,
+        prompt=prompt if prompt in df.columns else None,
+        repetition=repetition if repetition in df.columns else None,
+        truth=truth if truth in df.columns else None,
+        evidence=evidence_t,
+        k=k,
+        n_resamples=n_resamples,
+        n_permutations=n_permutations,
+        n_splits=n_splits,
+        engine=engine,
+        n_bins=n_bins,
+        confidence_level=confidence_level,
+        reference_prompt=reference_prompt,
+    )
+    if present_by:
+        groups = list(df.groupby(list(present_by), sort=True, observed=True, dropna=False))
+        keyed = [
+            (dict(zip(present_by, key if isinstance(key, tuple) else (key,), strict=True)), part)
+            for key, part in groups
+        ]
+    else:
+        keyed = [({}, df)]
+    lie_parts: list[pd.DataFrame | None] = [None] * len(keyed)
+    if lie is not None and "lie" in names:
+        lie_df = as_dataframe(lie, name="lie", owner="report")
+        if len(keyed) == 1:
+            lie_parts[0] = lie_df
+        elif all(c in lie_df.columns for c in present_by):
+            for i, (key, _) in enumerate(keyed):
+                mask = np.ones(len(lie_df), dtype=bool)
+                for col, value in key.items():
+                    mask &= (lie_df[col] == value).to_numpy()
+                lie_parts[i] = lie_df[mask] if mask.any() else None
+        else:
+            keyed.append((dict.fromkeys(present_by, "lie table"), df.iloc[:0]))
+            lie_parts.append(lie_df)
+    streams = spawn(gen, len(keyed))
+    specs = [s for s in _REGISTRY if s.name in names]
+
+    from joblib import Parallel, delayed
+
+    show = sys.stderr.isatty() if progress is None else bool(progress)
+    jobs = (
+        delayed(_run_cell)(key, part, specs, options, stream, lie_part, dict(lie_options or {}))
+        for (key, part), stream, lie_part in zip(keyed, streams, lie_parts, strict=True)
+    )
+    if backend is None:
+        runner = Parallel(n_jobs=n_jobs, return_as="generator")
+    else:
+        runner = Parallel(n_jobs=n_jobs, backend=backend, return_as="generator")
+    results = runner(jobs)
+    if show:
+        from tqdm.auto import tqdm
+
+        results = tqdm(results, total=len(keyed), desc="coherence cells", file=sys.stderr)
+    cells = tuple(results)
+
+    settings = {
+        "columns": {
+            "belief": belief,
+            "action": action,
+            "outcome": outcome,
+            "group": group,
+            "prompt": options.prompt,
+            "repetition": options.repetition,
+            "truth": options.truth,
+            "evidence": list(evidence_t),
+        },
+        "by": list(present_by),
+        "tests": [s.name for s in specs],
+        "k": k,
+        "n_permutations": n_permutations,
+        "n_resamples": n_resamples,
+        "n_splits": n_splits,
+        "engine": engine,
+        "n_bins": n_bins,
+        "confidence_level": confidence_level,
+        "reference_prompt": reference_prompt,
+        "rng": seed_source if seed_source is not None else repr(rng),
+        "n_jobs": n_jobs,
+        "backend": backend or "loky",
+        "versions": _versions(),
+        "created": datetime.now(UTC).isoformat(timespec="seconds"),
+    }
+    return CoherenceReport(cells=cells, by=present_by, settings=settings)
+
+
+def _run_cell(
+    key: Mapping[str, Any],
+    part: pd.DataFrame,
+    specs: Sequence[_Spec],
+    options: _Options,
+    stream: np.random.Generator,
+    lie_part: pd.DataFrame | None = None,
+    lie_options: Mapping[str, Any] | None = None,
+) -> ReportCell:
+    results: dict[str, CoherenceResult] = {}
+    errors: dict[str, str] = {}
+    notes: dict[str, tuple[str, ...]] = {}
+    test_streams = spawn(stream, len(_REGISTRY))
+    by_name = {s.name: g for s, g in zip(_REGISTRY, test_streams, strict=True)}
+    for spec in specs:
+        is_lie = spec.name == "lie"
+        if (is_lie and lie_part is None) or (
+            not is_lie and not (len(part) and spec.applies(part, options))
+        ):
+            continue
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                if is_lie:
+                    from .._probability._lie import iterated_expectation_check
+
+                    results[spec.name] = iterated_expectation_check(
+                        lie_part, **dict(lie_options or {}), rng=by_name[spec.name]
+                    )
+                else:
+                    results[spec.name] = spec.run(part, options, by_name[spec.name])
+            except (ValueError, TypeError) as exc:
+                errors[spec.name] = f"{type(exc).__name__}: {exc}"
+        if caught:
+            notes[spec.name] = tuple(
+                dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in caught)
+            )
+    return ReportCell(key=dict(key), n_obs=len(part), results=results, errors=errors, notes=notes)
+
+
+def _versions() -> dict[str, str]:
+    from importlib import metadata
+
+    out = {"python": platform.python_version()}
+    for name in (
+        "belief-coherence",
+        "numpy",
+        "scipy",
+        "pandas",
+        "numba",
+        "scikit-learn",
+        "statsmodels",
+        "catboost",
+        "pgmpy",
+    ):
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            out[name] = "not installed"
+    return out
+
+

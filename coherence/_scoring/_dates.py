@@ -1,0 +1,140 @@
+"""Dates: the one parser of date columns (timezone-strict, missing values named
+by row) and the helpers built on it.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import numbers
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .._validation import column_error, param_error
+
+__all__ = [
+    "any_aware",
+    "aware_cutoff",
+    "is_missing",
+    "no_missing",
+    "parse_dates",
+    "parse_datetimes",
+    "to_days",
+    "to_timestamp",
+]
+
+
+# --------------------------------------------------------------------------- dates
+def is_missing(value: Any) -> bool:
+    if value is None:
+        return True
+    if isinstance(value, str):
+        return value.strip() == ""
+    try:
+        return bool(pd.isna(value))
+    except (TypeError, ValueError):
+        return False
+
+
+def to_timestamp(value: Any) -> pd.Timestamp:
+    if isinstance(value, _dt.date) and not isinstance(value, _dt.datetime):
+        return pd.Timestamp(value.isoformat())
+    return pd.Timestamp(value)
+
+
+def parse_dates(values: Iterable[Any], index: pd.Index, column: str, owner: str, *,
+                 require_tz: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Parse values to UTC nanosecond timestamps; return (datetime64[ns] array, missing mask).
+
+    With ``require_tz``, a timezone-naive value raises (it is an error, not a guess).
+    Without it, values must be all naive or all aware (aware ones compared in UTC).
+    """
+    vals = list(values)
+    out = np.full(len(vals), np.datetime64("NaT"), dtype="datetime64[ns]")
+    missing = np.zeros(len(vals), dtype=bool)
+    unparsable, naive, aware = [], [], []
+    for i, v in enumerate(vals):
+        if is_missing(v):
+            missing[i] = True
+            continue
+        if isinstance(v, numbers.Number | bool | np.bool_):
+            unparsable.append(i)     # pandas would read 2024 as nanoseconds after 1970
+            continue
+        try:
+            ts = to_timestamp(v)
+        except (TypeError, ValueError, OverflowError):
+            unparsable.append(i)
+            continue
+        if ts is pd.NaT:
+            missing[i] = True
+            continue
+        if ts.tzinfo is None:
+            naive.append(i)
+        else:
+            aware.append(i)
+            ts = ts.tz_convert("UTC").tz_localize(None)
+        out[i] = np.datetime64(ts.as_unit("ns").to_datetime64(), "ns")
+    if unparsable:
+        pos = np.asarray(unparsable)
+        raise ValueError(column_error(column, "hold dates", list(index[pos]),
+                                      [vals[i] for i in unparsable], owner=owner))
+    if require_tz and naive:
+        raise ValueError(column_error(
+            column, "hold timezone-aware dates (a naive date is ambiguous; add an offset "
+            "such as '+00:00')", list(index[np.asarray(naive)]), [vals[i] for i in naive],
+            owner=owner))
+    if naive and aware:
+        raise ValueError(column_error(
+            column, "hold dates that are all timezone-aware or all naive",
+            list(index[np.asarray(naive)]), [vals[i] for i in naive], owner=owner))
+    return out, missing
+
+
+def no_missing(df: pd.DataFrame, cols: Iterable[str], owner: str) -> None:
+    """Raise the data-error message for missing values in any of ``cols``."""
+    for col in cols:
+        miss = np.flatnonzero(df[col].isna().to_numpy())
+        if len(miss):
+            raise ValueError(column_error(col, "not contain missing values",
+                                          list(df.index[miss]), owner=owner))
+
+
+def aware_cutoff(cutoff: Any, owner: str) -> pd.Timestamp:
+    if is_missing(cutoff):
+        raise ValueError(param_error("cutoff", owner, "a timezone-aware date", cutoff))
+    try:
+        ts = to_timestamp(cutoff)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(param_error("cutoff", owner, "a timezone-aware date", cutoff)) from exc
+    if ts.tzinfo is None:
+        raise ValueError(param_error(
+            "cutoff", owner, "a timezone-aware date (a naive date is ambiguous; add an "
+            "offset such as '+00:00')", cutoff))
+    return ts.tz_convert("UTC")
+
+
+def any_aware(values: Iterable[Any]) -> bool:
+    for v in values:
+        if is_missing(v):
+            continue
+        try:
+            return to_timestamp(v).tzinfo is not None
+        except (TypeError, ValueError):
+            return False
+    return False
+
+
+def to_days(values: Iterable[Any], index: pd.Index, column: str, owner: str) -> np.ndarray:
+    """Dates as float days since the epoch (UTC for aware dates); NaN when missing."""
+    when, missing = parse_dates(values, index, column, owner, require_tz=False)
+    out = np.full(len(missing), np.nan)
+    ok = ~missing
+    out[ok] = when[ok].astype("datetime64[ns]").astype(np.int64) / 86_400e9
+    return out
+
+
+def parse_datetimes(values: Iterable[Any], index: pd.Index, column: str,
+               owner: str) -> tuple[np.ndarray, np.ndarray]:
+    return parse_dates(values, index, column, owner, require_tz=False)

@@ -1,0 +1,421 @@
+"""Evidence and reasoning quality of forecasts: source precision, key-event recall,
+causal pressure and its alignment with market prices.
+
+Array layer: :func:`event_tokens`, :func:`token_f1`, :func:`bm25_scores` and
+:func:`greedy_match` are small, exact and tested against hand computations; the
+public table layer (:func:`source_precision`, :func:`key_event_recall`,
+:func:`causal_pressure`, :func:`market_alignment`, :func:`grounding_split`)
+validates the tables once and loops over questions.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import numpy as np
+import pandas as pd
+
+from .._results import CoherenceResult, ConfidenceInterval
+from .._rng import RNGLike, check_rng
+from .._validation import (
+    as_dataframe,
+    check_choice,
+    check_float,
+    check_int,
+    numeric_column,
+    param_error,
+    require_columns,
+)
+from .._warnings import DegenerateDataWarning
+from ._temporal import no_missing
+
+if TYPE_CHECKING:  # pragma: no cover
+
+    from ._forecast import ForecastScoresResult
+from .._resampling import cluster_bootstrap_mean_interval
+from .._validation import check_resampling
+from ._dates import to_days
+from ._matching import _THRESHOLDS, _cosine, _default_embedder, _match_one, _text, event_tokens
+from ._sources import SourcePrecisionResult
+
+__all__ = [
+    "KeyEventRecallResult",
+    "grounding_split",
+    "key_event_recall",
+]
+# --------------------------------------------------------------------------- key-event recall
+@dataclass(frozen=True, slots=True)
+class KeyEventRecallResult(CoherenceResult):
+    """Key-event recall (KER) of forecast event graphs against hindsight events.
+
+    ``statistic`` is the mean KER over forecasts whose question has at least
+    one key event; ``confidence_interval`` its cluster-bootstrap interval over
+    questions; ``pvalue`` is NaN.
+
+    Attributes
+    ----------
+    by : str
+        Column naming the forecaster.
+    k : int
+        Key events per question (top ``k`` by impact).
+    min_impact : float
+        Minimum impact score of a key event.
+    threshold : float
+        Match threshold used.
+    date_window_days : float or None
+        Date window of a match.
+    matcher : str
+        ``'hybrid'``, ``'semantic'`` or ``'custom'`` (a user embedder).
+    n_resamples : int
+        Bootstrap resamples.
+    n_no_key_events : int
+        Forecasts whose question has no key event (KER undefined).
+    event_precision, event_recall, event_f1 : float
+        Means over forecasts where each is defined.
+    per_forecast : pandas.DataFrame
+        ``by``, ``question``, ``n_forecast_events``, ``n_hindsight_events``,
+        ``n_key_events``, ``n_matched``, ``n_key_matched``, ``ker``,
+        ``precision``, ``recall``, ``f1``.
+    matches : pandas.DataFrame
+        One row per matched pair: ``by``, ``question``, ``hindsight_event``,
+        ``forecast_row`` (index label in ``forecast_events``), ``score``,
+        ``bm25``, ``token_f1``, ``is_key``.
+    key_events : pandas.DataFrame
+        Per question, the key events and their impact score, ranked.
+    """
+
+    by: str
+    k: int
+    min_impact: float
+    threshold: float
+    date_window_days: float | None
+    matcher: str
+    n_resamples: int
+    n_no_key_events: int
+    event_precision: float
+    event_recall: float
+    event_f1: float
+    per_forecast: pd.DataFrame = field(repr=False)
+    matches: pd.DataFrame = field(repr=False)
+    key_events: pd.DataFrame = field(repr=False)
+
+    _test_name: ClassVar[str] = "key_event_recall"
+    _extra_columns: ClassVar[tuple[str, ...]] = (
+        "by", "k", "min_impact", "threshold", "date_window_days", "matcher", "n_resamples",
+        "n_no_key_events", "event_precision", "event_recall", "event_f1")
+
+
+def key_event_recall(
+    forecast_events: Any,
+    hindsight_events: Any,
+    *,
+    k: int = 5,
+    min_impact: float = 0.2,
+    threshold: float | None = None,
+    date_window_days: float | None = None,
+    matcher: str | Callable[[list[str]], Any] = "hybrid",
+    forecasts: Any = None,
+    by: str = "model",
+    question: str = "question",
+    title: str = "title",
+    description: str | None = "description",
+    date: str | None = "date",
+    event: str = "event",
+    magnitude: str = "magnitude",
+    confidence: str = "confidence",
+    is_outcome: str | None = "is_outcome",
+    n_resamples: int = 2000,
+    confidence_level: float = 0.95,
+    rng: RNGLike = None,
+) -> KeyEventRecallResult:
+    """Key-event recall: how many of a question's most important events a forecast found.
+
+    Parameters
+    ----------
+    forecast_events : pandas.DataFrame or convertible
+        The events of each forecast's graph: one row per event with ``by``,
+        ``question``, ``title`` and optionally ``description`` and ``date``.
+    hindsight_events : pandas.DataFrame or convertible
+        The reference events: one row per impact record with ``question``,
+        ``event`` (an id), ``title``, optional ``description``/``date``,
+        ``magnitude`` and ``confidence``; an event with several records takes
+        the text of its first. Rows flagged in ``is_outcome`` (the outcome
+        event) are left out of matching and counting.
+    k : int
+        Number of key events per question (default 5).
+    min_impact : float
+        Minimum impact score of a key event (default 0.2).
+    threshold : float, optional
+        Match threshold: 0.45 for ``'hybrid'`` (default), 0.55 for
+        ``'semantic'`` and custom embedders.
+    date_window_days : float, optional
+        When given, a match also needs ``|date_f - date_h| <= window`` days
+        (skipped when either date is missing). The benchmark uses 7.
+    matcher : {'hybrid', 'semantic'} or callable
+        ``'hybrid'``: BM25 and token F1 (see Notes). ``'semantic'``: cosine
+        similarity of all-MiniLM-L6-v2 sentence embeddings (optional extra).
+        A callable ``texts -> (n, d) array`` is used as the embedder.
+    forecasts : pandas.DataFrame or convertible, optional
+        The (``by``, ``question``) forecasts to evaluate; a forecast without
+        any event (an empty graph) is listed here. Default: the pairs present
+        in ``forecast_events``.
+    by, question, title, description, date, event, magnitude, confidence, is_outcome : str
+        Column names (``description``, ``date`` and ``is_outcome`` are used
+        when present).
+    n_resamples, confidence_level, rng
+        Cluster bootstrap over questions.
+
+    Returns
+    -------
+    KeyEventRecallResult
+
+    Notes
+    -----
+    *Text.* An event's text is ``title + ". " + description``; its tokens are
+    the set of lower-case ``[a-z0-9]+`` words longer than 2 characters, minus
+    {the, and, for, with, that, this}.
+
+    *Scores.* Token F1 is :math:`2|F \\cap H| / (|F| + |H|)`. BM25
+    (:math:`k_1 = 1.5`, :math:`b = 0.75`, see :func:`bm25_scores`) is computed
+    with the searched side as the corpus: the forecast graph's events for
+    hindsight -> forecast, the question's hindsight events for forecast ->
+    hindsight; each query's scores are divided by their maximum.
+
+    *Matching.* For each hindsight event the candidates are the top 5 forecast
+    events by BM25 hindsight -> forecast (ties by row order). A candidate pair
+    scores :math:`s = 0.6\\,\\mathrm{BM25}_{f \\to h} + 0.4\\,F_1` and matches
+    when :math:`s \\ge` threshold and, with a window, the dates agree. Matches
+    are assigned greedily one-to-one by descending score (ties by hindsight,
+    then forecast order). The semantic matcher scores every pair by cosine
+    similarity.
+
+    *Key events.* The impact score of a hindsight event is the maximum of
+    magnitude x confidence over its records; the key events are the top
+    :math:`k` (ties by first appearance) among those with impact
+    :math:`\\ge` ``min_impact``. KER = matched key events / key events;
+    event precision = matches / forecast events, recall = matches / hindsight
+    events, F1 = :math:`2m / (|F| + |H|)`. A question without key events
+    leaves KER undefined (NaN), counted in ``n_no_key_events``.
+
+    References
+    ----------
+    .. [1] S. Robertson, H. Zaragoza (2009). The probabilistic relevance
+       framework: BM25 and beyond. Foundations and Trends in IR 3(4).
+    .. [2] N. Reimers, I. Gurevych (2019). Sentence-BERT: sentence embeddings
+       using Siamese BERT-networks. EMNLP.
+
+    Examples
+    --------
+    >>> import coherence
+    >>> hind = {"question": ["q"] * 2, "event": ["e1", "e2"],
+    ...         "title": ["Central bank raises interest rates", "Strike closes ports"],
+    ...         "magnitude": [0.9, 0.5], "confidence": [0.9, 0.8]}
+    >>> fc = {"model": ["m"], "question": ["q"],
+    ...       "title": ["Central bank raises interest rates again"]}
+    >>> res = coherence.key_event_recall(fc, hind, rng=0)
+    >>> res.statistic, list(res.per_forecast["n_key_events"])
+    (0.5, [2])
+    """
+    owner = "key_event_recall"
+    k = check_int(k, "k", owner, low=1)
+    min_impact = check_float(min_impact, "min_impact", owner)
+    embedder: Callable[[list[str]], Any] | None = None
+    if callable(matcher):
+        embedder, matcher_name = matcher, "custom"
+    else:
+        matcher_name = check_choice(matcher, "matcher", owner, ("hybrid", "semantic"))
+    if threshold is None:
+        threshold = _THRESHOLDS["hybrid" if matcher_name == "hybrid" else "semantic"]
+    threshold = check_float(threshold, "threshold", owner)
+    if date_window_days is not None:
+        date_window_days = check_float(date_window_days, "date_window_days", owner, low=0.0)
+    n_resamples, confidence_level = check_resampling(owner, n_resamples, confidence_level)
+
+    fdf = as_dataframe(forecast_events, name="forecast_events", owner=owner)
+    hdf = as_dataframe(hindsight_events, name="hindsight_events", owner=owner)
+    require_columns(fdf, {"by": by, "question": question, "title": title}, owner=owner)
+    require_columns(hdf, {"question": question, "event": event, "title": title,
+                          "magnitude": magnitude, "confidence": confidence}, owner=owner)
+    no_missing(fdf, [by, question], owner)
+    no_missing(hdf, [question, event], owner)
+    mag = numeric_column(hdf, magnitude, owner=owner, allow_nan=True)
+    conf = numeric_column(hdf, confidence, owner=owner, allow_nan=True)
+    if is_outcome is not None and is_outcome in hdf.columns:
+        flag = hdf[is_outcome].fillna(False).astype(bool).to_numpy()
+        hdf = hdf.loc[~flag]
+        mag, conf = mag[~flag], conf[~flag]
+    if forecasts is None:
+        units = fdf[[by, question]].drop_duplicates()
+    else:
+        units = as_dataframe(forecasts, name="forecasts", owner=owner)
+        require_columns(units, {"by": by, "question": question}, owner=owner)
+        no_missing(units, [by, question], owner)
+        units = units[[by, question]].drop_duplicates()
+    gen = check_rng(rng, owner=owner)
+
+    def texts_of(df: pd.DataFrame) -> list[tuple[Any, Any]]:
+        desc = (df[description].to_numpy(dtype=object) if description is not None
+                and description in df.columns else [None] * len(df))
+        return list(zip(df[title].to_numpy(dtype=object), desc, strict=True))
+
+    f_days = (to_days(fdf[date], fdf.index, date, owner) if date is not None
+              and date in fdf.columns else np.full(len(fdf), np.nan))
+    h_days_all = (to_days(hdf[date], hdf.index, date, owner) if date is not None
+                  and date in hdf.columns else np.full(len(hdf), np.nan))
+    f_text = texts_of(fdf)
+    f_tok = [event_tokens(t, d) for t, d in f_text]
+    h_text_all = texts_of(hdf)
+
+    # hindsight events per question: first record's text/date, max impact over records
+    impact_rec = mag * conf
+    questions: dict[Any, dict[str, Any]] = {}
+    hq = hdf[question].to_numpy(dtype=object)
+    he = hdf[event].to_numpy(dtype=object)
+    for i in range(len(hdf)):
+        qd = questions.setdefault(hq[i], {"ids": [], "pos": {}, "tokens": [], "days": [],
+                                          "impact": [], "texts": []})
+        if he[i] not in qd["pos"]:
+            qd["pos"][he[i]] = len(qd["ids"])
+            qd["ids"].append(he[i])
+            qd["tokens"].append(event_tokens(*h_text_all[i]))
+            qd["texts"].append(f"{_text(h_text_all[i][0])}. {_text(h_text_all[i][1])}")
+            qd["days"].append(h_days_all[i])
+            qd["impact"].append(np.nan)
+        j = qd["pos"][he[i]]
+        if not np.isnan(impact_rec[i]):
+            cur = qd["impact"][j]
+            qd["impact"][j] = impact_rec[i] if np.isnan(cur) else max(cur, impact_rec[i])
+    key_rows: list[dict[str, Any]] = []
+    for q, qd in questions.items():
+        imp = np.array(qd["impact"], dtype=np.float64)
+        eligible = np.flatnonzero(~np.isnan(imp) & (imp >= min_impact))
+        ranked = eligible[np.argsort(-imp[eligible], kind="stable")][:k]
+        qd["key"] = set(ranked.tolist())
+        key_rows.extend({"question": q, "rank": r + 1, "event": qd["ids"][j],
+                         "impact": float(imp[j])} for r, j in enumerate(ranked))
+
+    embed = None
+    if matcher_name != "hybrid":
+        embed = embedder if embedder is not None else _default_embedder()
+
+    fby = fdf[by].to_numpy(dtype=object)
+    fq = fdf[question].to_numpy(dtype=object)
+    f_rows_of: dict[tuple[Any, Any], list[int]] = {}
+    for i in range(len(fdf)):
+        f_rows_of.setdefault((fby[i], fq[i]), []).append(i)
+    per_rows, match_rows = [], []
+    empty_q: dict[str, Any] = {"ids": [], "tokens": [], "days": [], "impact": [],
+                               "key": set(), "texts": []}
+    for model, q in units.itertuples(index=False, name=None):
+        rows = f_rows_of.get((model, q), [])
+        qd = questions.get(q, empty_q)
+        nh, nf = len(qd["ids"]), len(rows)
+        sim = None
+        if embed is not None and nf and nh:
+            fe = np.asarray(embed([f"{_text(f_text[i][0])}. {_text(f_text[i][1])}"
+                                   for i in rows]), dtype=np.float64)
+            he_ = np.asarray(embed(list(qd["texts"])), dtype=np.float64)
+            sim = _cosine(fe, he_)
+        m = _match_one([f_tok[i] for i in rows], qd["tokens"], f_days[rows],
+                       np.asarray(qd["days"], dtype=np.float64), threshold=threshold,
+                       date_window_days=date_window_days, similarity=sim)
+        n_key = len(qd["key"])
+        n_key_hit = sum(1 for h, _, _ in m.pairs if h in qd["key"])
+        n_match = len(m.pairs)
+        per_rows.append({
+            by: model, "question": q, "n_forecast_events": nf, "n_hindsight_events": nh,
+            "n_key_events": n_key, "n_matched": n_match, "n_key_matched": n_key_hit,
+            "ker": n_key_hit / n_key if n_key else np.nan,
+            "precision": n_match / nf if nf else np.nan,
+            "recall": n_match / nh if nh else np.nan,
+            "f1": 2.0 * n_match / (nf + nh) if nf + nh else np.nan,
+        })
+        for h, f, s in m.pairs:
+            match_rows.append({by: model, "question": q, "hindsight_event": qd["ids"][h],
+                               "forecast_row": fdf.index[rows[f]], "score": s,
+                               "bm25": float(m.bm25_fh[f, h]), "token_f1": float(m.f1[f, h]),
+                               "is_key": h in qd["key"]})
+    per = pd.DataFrame(per_rows, columns=[by, "question", "n_forecast_events",
+                                          "n_hindsight_events", "n_key_events", "n_matched",
+                                          "n_key_matched", "ker", "precision", "recall", "f1"])
+    matches = pd.DataFrame(match_rows, columns=[by, "question", "hindsight_event",
+                                                "forecast_row", "score", "bm25", "token_f1",
+                                                "is_key"])
+    ker = per["ker"].to_numpy(dtype=np.float64)
+    n_undef = int(np.isnan(ker).sum())
+    if len(ker) == 0 or n_undef == len(ker):
+        warnings.warn("key_event_recall: no forecast's question has a key event; KER is "
+                      "undefined.", DegenerateDataWarning, stacklevel=2)
+        stat = np.nan
+    else:
+        stat = float(np.nanmean(ker))
+    low, high = cluster_bootstrap_mean_interval(
+        ker, per["question"].to_numpy(dtype=object), n_resamples,
+        confidence_level, gen)
+
+    def nanmean(col: str) -> float:
+        v = per[col].to_numpy(dtype=np.float64)
+        return float(np.nanmean(v)) if np.any(~np.isnan(v)) else np.nan
+
+    return KeyEventRecallResult(
+        statistic=stat, pvalue=np.nan,
+        confidence_interval=ConfidenceInterval(low, high, confidence_level),
+        n_obs=len(per) - n_undef, method="cluster bootstrap over questions (percentile)",
+        by=by, k=k, min_impact=min_impact, threshold=threshold,
+        date_window_days=date_window_days, matcher=matcher_name, n_resamples=n_resamples,
+        n_no_key_events=n_undef, event_precision=nanmean("precision"),
+        event_recall=nanmean("recall"), event_f1=nanmean("f1"), per_forecast=per,
+        matches=matches,
+        key_events=pd.DataFrame(key_rows, columns=["question", "rank", "event", "impact"]))
+
+
+# --------------------------------------------------------------------------- grounding split
+def grounding_split(scores: ForecastScoresResult, *,
+                    key_events: KeyEventRecallResult | None = None,
+                    sources: SourcePrecisionResult | None = None) -> pd.DataFrame:
+    """KER and source precision of correct versus incorrect forecasts.
+
+    Parameters
+    ----------
+    scores : ForecastScoresResult
+        Gives each (model, question) forecast's correctness (accuracy 1 is
+        correct, 0 incorrect; split credit from exact ties is left out).
+    key_events, sources : optional
+        Results of :func:`key_event_recall` and :func:`source_precision`
+        with the same ``by`` column.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (metric, group): ``metric`` ('ker' or
+        'source_precision'), ``group`` ('correct', 'incorrect'), ``n``
+        (forecasts with the metric defined) and ``mean``.
+    """
+    from ._forecast import ForecastScoresResult
+
+    owner = "grounding_split"
+    if not isinstance(scores, ForecastScoresResult):
+        raise TypeError(param_error("scores", owner, "a ForecastScoresResult",
+                                    type(scores).__name__))
+    by = scores.by
+    pf = scores.per_forecast[[by, "question", "accuracy"]]
+    rows = []
+    for name, param, res, col in (("ker", "key_events", key_events, "ker"),
+                                  ("source_precision", "sources", sources, "precision")):
+        if res is None:
+            continue
+        if res.by != by:
+            raise ValueError(param_error(param, owner, f"a result keyed by '{by}'", res.by))
+        merged = pf.merge(res.per_forecast[[by, "question", col]], on=[by, "question"],
+                          how="inner")
+        for group, acc in (("correct", 1.0), ("incorrect", 0.0)):
+            v = merged.loc[merged["accuracy"] == acc, col].to_numpy(dtype=np.float64)
+            v = v[~np.isnan(v)]
+            rows.append({"metric": name, "group": group, "n": len(v),
+                         "mean": float(v.mean()) if len(v) else np.nan})
+    return pd.DataFrame(rows, columns=["metric", "group", "n", "mean"])
+
+

@@ -1,0 +1,739 @@
+"""Outcome quality of probabilistic forecasts: accuracy, Brier and log scores, calibration.
+
+Public layer: :func:`forecast_scores` (a forecast table in, a
+:class:`ForecastScoresResult` out), :meth:`ForecastScoresResult.compare` (a paired
+comparison of two models on their common questions) and :func:`plot_reliability`.
+The array layer (``_brier_*``, ``_log_score``, ``_reliability_table``,
+``_murphy``) is what the tests check against hand computations.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import numpy as np
+import pandas as pd
+
+from .._resampling import cluster_bootstrap_means, percentile_interval
+from .._results import CoherenceResult, ConfidenceInterval
+from .._rng import RNGLike, check_rng, spawn
+from .._validation import (
+    as_dataframe,
+    check_choice,
+    check_float,
+    check_int,
+    column_error,
+    param_error,
+    probability_column,
+    require_columns,
+)
+
+if TYPE_CHECKING:  # pragma: no cover
+    from matplotlib.axes import Axes
+
+__all__ = [
+    "LOG_CONVENTIONS",
+    "POOLED",
+    "ForecastComparisonResult",
+    "ForecastScoresResult",
+    "forecast_scores",
+    "plot_reliability",
+]
+
+#: Label of the pooled row (all models together) in the score tables.
+POOLED = "(all)"
+#: ``"ln"``: natural log of the probability of what happened (<= 0, higher is better);
+#: ``"log2_loss"``: minus its base-2 log (>= 0, lower is better).
+LOG_CONVENTIONS = ("ln", "log2_loss")
+_OWNER = "forecast_scores"
+_METRICS = ("accuracy", "brier", "log_score")
+
+
+# --------------------------------------------------------------------------- array layer
+def _brier_binary(p: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Binary Brier score (p - y)^2 with p the probability of YES."""
+    return (p - y) ** 2
+
+
+def _brier_multiclass(probs: np.ndarray, outcome: np.ndarray) -> np.ndarray:
+    """Full multi-class Brier score sum_j (p_j - 1[j = outcome])^2, in [0, 2]."""
+    onehot = np.zeros_like(probs)
+    onehot[np.arange(len(outcome)), outcome] = 1.0
+    return np.sum((probs - onehot) ** 2, axis=1)
+
+
+def _brier_chosen(conf: np.ndarray, correct: np.ndarray) -> np.ndarray:
+    """One-vs-rest Brier on the chosen option: (1 - c)^2 if right, c^2 if wrong."""
+    return np.where(correct == 1, (1.0 - conf) ** 2, conf**2)
+
+
+def _log_score(p_happened: np.ndarray, convention: str, floor: float) -> np.ndarray:
+    """Log score of the probability given to what happened, floored at ``floor``."""
+    q = np.maximum(p_happened, floor)
+    if convention == "ln":
+        return np.log(q)
+    return -np.log2(q)
+
+
+def _bin_index(p: np.ndarray, n_bins: int) -> np.ndarray:
+    """Equal-width bins on [0, 1]: [k/n, (k+1)/n), the last bin closed at 1."""
+    edges = np.arange(n_bins + 1) / n_bins
+    return np.clip(np.searchsorted(edges, p, side="right") - 1, 0, n_bins - 1)
+
+
+def _reliability_table(p: np.ndarray, y: np.ndarray, n_bins: int) -> pd.DataFrame:
+    """Per-bin count, mean forecast and observed frequency (empty bins kept, NaN means)."""
+    idx = _bin_index(p, n_bins)
+    n = np.bincount(idx, minlength=n_bins).astype(np.int64)
+    sum_p = np.bincount(idx, weights=p, minlength=n_bins)
+    sum_y = np.bincount(idx, weights=y, minlength=n_bins)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean_p = np.where(n > 0, sum_p / np.maximum(n, 1), np.nan)
+        freq = np.where(n > 0, sum_y / np.maximum(n, 1), np.nan)
+    edges = np.arange(n_bins + 1) / n_bins
+    return pd.DataFrame({
+        "bin": np.arange(n_bins, dtype=np.int64),
+        "lower": edges[:-1],
+        "upper": edges[1:],
+        "n": n,
+        "mean_forecast": mean_p,
+        "observed_frequency": freq,
+    })
+
+
+def _murphy(p: np.ndarray, y: np.ndarray, n_bins: int) -> dict[str, float]:
+    """ECE and the binned Murphy decomposition of the Brier score of (p, y)."""
+    table = _reliability_table(p, y, n_bins)
+    n = table["n"].to_numpy()
+    used = n > 0
+    w = n[used] / n.sum()
+    mean_p = table["mean_forecast"].to_numpy()[used]
+    freq = table["observed_frequency"].to_numpy()[used]
+    ybar = float(np.mean(y))
+    reliability = float(np.sum(w * (mean_p - freq) ** 2))
+    resolution = float(np.sum(w * (freq - ybar) ** 2))
+    uncertainty = ybar * (1.0 - ybar)
+    brier = float(np.mean((p - y) ** 2))
+    return {
+        "ece": float(np.sum(w * np.abs(mean_p - freq))),
+        "brier": brier,
+        "reliability": reliability,
+        "resolution": resolution,
+        "uncertainty": uncertainty,
+        # BS = REL - RES + UNC + (within-bin terms); zero when forecasts are constant per bin
+        "within_bin": brier - (reliability - resolution + uncertainty),
+    }
+
+
+# --------------------------------------------------------------------------- results
+@dataclass(frozen=True, slots=True)
+class ForecastComparisonResult(CoherenceResult):
+    """Paired comparison of two forecasters on their common questions.
+
+    ``statistic`` is the mean over common questions of ``score(model_a) -
+    score(model_b)``; ``pvalue`` is the two-sided sign-flip randomization
+    p-value (exact when ``2**n_obs <= n_resamples``); ``confidence_interval``
+    the percentile bootstrap interval over questions.
+
+    Attributes
+    ----------
+    model_a, model_b : str
+        The two models compared.
+    metric : str
+        ``'accuracy'``, ``'brier'`` or ``'log_score'``.
+    lower_is_better : bool
+        Whether a negative statistic favours ``model_a``.
+    n_resamples : int
+        Randomization and bootstrap resamples.
+    differences : pandas.DataFrame
+        Per common question: both scores and their difference.
+    """
+
+    model_a: str
+    model_b: str
+    metric: str
+    lower_is_better: bool
+    n_resamples: int
+    differences: pd.DataFrame = field(repr=False)
+
+    _test_name: ClassVar[str] = "forecast_comparison"
+    _extra_columns: ClassVar[tuple[str, ...]] = ("model_a", "model_b", "metric",
+                                                 "lower_is_better", "n_resamples")
+
+
+@dataclass(frozen=True, slots=True)
+class ForecastScoresResult(CoherenceResult):
+    """Accuracy, Brier and log scores per model and pooled, with calibration.
+
+    ``statistic`` is the pooled Brier score (all models, all questions) and
+    ``confidence_interval`` its cluster-bootstrap interval over questions;
+    ``pvalue`` is NaN (a score is an estimate, not a test: use
+    :meth:`compare` for a paired test of two models).
+
+    Attributes
+    ----------
+    by : str
+        The column that names the forecaster (``'model'``).
+    kind : str
+        Input format: ``'binary'``, ``'multiclass'`` (a probability vector over
+        options) or ``'chosen'`` (the chosen option and its confidence).
+    brier_convention : str
+        The Brier convention that format implies (see Notes of
+        :func:`forecast_scores`).
+    log_convention : str
+        ``'ln'`` or ``'log2_loss'``.
+    floor : float
+        Floor applied to the probability of what happened before the log.
+    n_bins : int
+        Equal-width bins of the reliability table.
+    n_resamples : int
+        Cluster-bootstrap resamples over questions.
+    n_dropped_stale : int
+        Older forecasts dropped because a later one exists for the same
+        (model, question).
+    scores : pandas.DataFrame
+        One row per model plus a pooled row (``'(all)'``): ``n_forecasts``,
+        ``n_questions`` and, for each of accuracy, brier, log_score, the mean
+        and its ``_ci_low``/``_ci_high``.
+    calibration : pandas.DataFrame
+        Per model and pooled: ``ece``, ``brier`` (binary Brier of the
+        (confidence, correct) pairs), ``reliability``, ``resolution``,
+        ``uncertainty``, ``within_bin``.
+    reliability_table : pandas.DataFrame
+        Per model and pooled, per bin: ``n``, ``mean_forecast``,
+        ``observed_frequency``.
+    per_forecast : pandas.DataFrame
+        One row per scored forecast: model, question, ``p_outcome`` (probability
+        given to what happened), ``confidence`` and ``correct`` (the calibration
+        pair), ``accuracy``, ``brier``, ``log_score``.
+    filtered : ForecastScoresResult or None
+        The same scores after the contamination filter, when ``cutoffs`` was given.
+    contamination : ContaminationFilterResult or None
+        The filter's report (kept, dropped, models without a known cutoff).
+    """
+
+    by: str
+    kind: str
+    brier_convention: str
+    log_convention: str
+    floor: float
+    n_bins: int
+    n_resamples: int
+    n_dropped_stale: int
+    scores: pd.DataFrame = field(repr=False)
+    calibration: pd.DataFrame = field(repr=False)
+    reliability_table: pd.DataFrame = field(repr=False)
+    per_forecast: pd.DataFrame = field(repr=False)
+    filtered: ForecastScoresResult | None = field(default=None, repr=False)
+    contamination: Any = field(default=None, repr=False)
+
+    _test_name: ClassVar[str] = "forecast_scores"
+    _extra_columns: ClassVar[tuple[str, ...]] = ("by", "kind", "brier_convention",
+                                                 "log_convention", "floor", "n_bins",
+                                                 "n_resamples")
+
+    def summary(self) -> str:
+        """The headline result followed by the per-model score table."""
+        head = CoherenceResult.summary(self)
+        cols = [self.by, "n_questions", "accuracy", "brier", "brier_ci_low", "brier_ci_high",
+                "log_score"]
+        table = self.scores[cols].to_string(index=False, float_format=lambda x: f"{x:.4g}")
+        lines = [head, "", table]
+        if self.filtered is not None:
+            filt = self.filtered.scores[cols].to_string(index=False,
+                                                         float_format=lambda x: f"{x:.4g}")
+            lines += ["", "after the contamination filter:", filt]
+        return "\n".join(lines)
+
+    def scores_frame(self) -> pd.DataFrame:
+        """The per-model and pooled score table, with an ``filtered`` flag column.
+
+        Rows of the unfiltered scores come first (``filtered = False``), then,
+        when a contamination filter was applied, those of the filtered scores.
+        """
+        frames = [self.scores.assign(filtered=False)]
+        if self.filtered is not None:
+            frames.append(self.filtered.scores.assign(filtered=True))
+        return pd.concat(frames, ignore_index=True)
+
+    def compare(self, model_a: str, model_b: str, *, metric: str = "brier",
+                n_resamples: int = 9999, confidence_level: float = 0.95,
+                rng: RNGLike = None) -> ForecastComparisonResult:
+        """Paired comparison of two models on the questions both forecast.
+
+        Parameters
+        ----------
+        model_a, model_b : str
+            Two values of the ``by`` column.
+        metric : {'brier', 'log_score', 'accuracy'}
+            The per-forecast score to compare.
+        n_resamples : int
+            Sign-flip randomizations and bootstrap resamples.
+        confidence_level : float
+            Level of the bootstrap interval of the mean difference.
+        rng : int, numpy.random.Generator or None
+            Randomness.
+
+        Returns
+        -------
+        ForecastComparisonResult
+
+        Notes
+        -----
+        With :math:`d_q = s_a(q) - s_b(q)` over the :math:`n` common questions,
+        the statistic is :math:`\\bar d`. Under the null that the two models'
+        scores are exchangeable on each question, the signs of :math:`d_q` are
+        symmetric, so the p-value is the two-sided sign-flip randomization
+        p-value of ``scipy.stats.permutation_test`` (paired samples).
+        """
+        from scipy import stats
+
+        owner = "ForecastScoresResult.compare"
+        check_choice(metric, "metric", owner, _METRICS)
+        n_resamples = check_int(n_resamples, "n_resamples", owner, low=1)
+        confidence_level = check_float(confidence_level, "confidence_level", owner,
+                                       low=0.0, high=1.0, low_open=True, high_open=True)
+        models = set(self.per_forecast[self.by])
+        for name, value in (("model_a", model_a), ("model_b", model_b)):
+            if value not in models:
+                raise ValueError(param_error(name, owner, f"a value of column '{self.by}' "
+                                             f"({sorted(map(str, models))})", value))
+        if model_a == model_b:
+            raise ValueError(param_error("model_b", owner, "different from model_a", model_b))
+        gen = check_rng(rng, owner=owner)
+        pf = self.per_forecast
+        a = pf.loc[pf[self.by] == model_a].set_index("question")[metric]
+        b = pf.loc[pf[self.by] == model_b].set_index("question")[metric]
+        common = a.index.intersection(b.index, sort=False)
+        if len(common) < 2:
+            raise ValueError(f"{owner}: models {model_a!r} and {model_b!r} share "
+                             f"{len(common)} question(s); at least 2 are needed.")
+        xa = a.loc[common].to_numpy(dtype=np.float64)
+        xb = b.loc[common].to_numpy(dtype=np.float64)
+        diff = xa - xb
+        stat = float(np.mean(diff))
+        gen_p, gen_b = spawn(gen, 2)
+
+        def mean_diff(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray:
+            return np.asarray(np.mean(x - y, axis=axis))
+
+        if np.all(diff == 0.0):
+            pvalue = 1.0
+            low = high = 0.0
+        else:
+            perm = stats.permutation_test((xa, xb), mean_diff, permutation_type="samples",
+                                          n_resamples=n_resamples, vectorized=True,
+                                          alternative="two-sided", rng=gen_p)
+            pvalue = float(perm.pvalue)
+            idx = gen_b.integers(0, len(diff), size=(n_resamples, len(diff)))
+            low, high = percentile_interval(diff[idx].mean(axis=1), confidence_level)
+        lower_is_better = metric == "brier" or (metric == "log_score"
+                                                and self.log_convention == "log2_loss")
+        table = pd.DataFrame({"question": common, f"{model_a} (a)": xa,
+                              f"{model_b} (b)": xb, "difference": diff})
+        return ForecastComparisonResult(
+            statistic=stat, pvalue=pvalue,
+            confidence_interval=ConfidenceInterval(low, high, confidence_level),
+            n_obs=len(diff), method="sign-flip randomization; bootstrap over questions",
+            model_a=str(model_a), model_b=str(model_b), metric=metric,
+            lower_is_better=lower_is_better, n_resamples=n_resamples, differences=table)
+
+
+# --------------------------------------------------------------------------- public layer
+@dataclass(frozen=True, slots=True)
+class _Prepared:
+    frame: pd.DataFrame          # model, question, timestamp-filtered rows
+    kind: str
+    p_outcome: np.ndarray
+    confidence: np.ndarray
+    correct: np.ndarray          # 0/1 for the calibration pair
+    accuracy: np.ndarray         # 0, 1 or a tie share
+    brier: np.ndarray
+    n_dropped_stale: int
+
+
+def _latest(df: pd.DataFrame, by: str, question: str, timestamp: str | None) -> tuple[
+        pd.DataFrame, int]:
+    key = [by, question]
+    dup = df.duplicated(key, keep=False).to_numpy()
+    if timestamp is None:
+        if dup.any():
+            pos = np.flatnonzero(dup)
+            raise ValueError(column_error(
+                question, f"hold one forecast per ({by}, {question}) pair, or pass "
+                "'timestamp' to keep the latest", list(df.index[pos]), owner=_OWNER))
+        return df, 0
+    from ._temporal import parse_dates
+
+    ts, is_missing = parse_dates(df[timestamp], df.index, timestamp, _OWNER,
+                                  require_tz=False)
+    missing = np.flatnonzero(is_missing & dup)
+    if len(missing):
+        raise ValueError(column_error(
+            timestamp, "hold a date for every repeated forecast", list(df.index[missing]),
+            owner=_OWNER))
+    work = df.assign(_ts=ts, _pos=np.arange(len(df)))
+    latest = work.groupby(key, sort=False)["_ts"].transform("max")
+    at_latest = work.loc[(work["_ts"] == latest) | latest.isna()]
+    ties = at_latest.duplicated(key, keep=False).to_numpy()
+    if ties.any():
+        raise ValueError(column_error(
+            timestamp, f"identify the latest forecast per ({by}, {question}) pair "
+            "(ties at the latest time)", list(at_latest.index[np.flatnonzero(ties)]),
+            owner=_OWNER))
+    kept = df.loc[at_latest.sort_values("_pos").index]
+    return kept, len(df) - len(kept)
+
+
+def _prepare(df: pd.DataFrame, *, by: str, question: str, probability: str | None,
+             outcome: str, options: Sequence[str] | None, chosen: str | None,
+             timestamp: str | None) -> _Prepared:
+    cols: dict[str, str | None] = {"by": by, "question": question, "outcome": outcome,
+                                   "timestamp": timestamp, "chosen": chosen}
+    if options is None:
+        cols["probability"] = probability
+    require_columns(df, cols, owner=_OWNER)
+    if options is not None:
+        require_columns(df, list(options), owner=_OWNER)
+    for col in (by, question):
+        miss = np.flatnonzero(df[col].isna().to_numpy())
+        if len(miss):
+            raise ValueError(column_error(col, "not contain missing values",
+                                          list(df.index[miss]), owner=_OWNER))
+    df, n_stale = _latest(df, by, question, timestamp)
+    if len(df) == 0:
+        raise ValueError(f"{_OWNER}: the forecast table has no rows.")
+    if options is not None:
+        probs = np.column_stack([probability_column(df, o, owner=_OWNER) for o in options])
+        sums = probs.sum(axis=1)
+        bad = np.flatnonzero(np.abs(sums - 1.0) > 1e-6)
+        if len(bad):
+            raise ValueError(column_error(
+                "+".join(options), "sum to 1 over the option columns (tolerance 1e-6)",
+                list(df.index[bad]), list(sums[bad]), owner=_OWNER))
+        out_vals = df[outcome].to_numpy(dtype=object)
+        lookup = {o: j for j, o in enumerate(options)}
+        bad = np.flatnonzero([v not in lookup for v in out_vals])
+        if len(bad):
+            raise ValueError(column_error(
+                outcome, f"name one of the option columns {list(options)}",
+                list(df.index[bad]), list(out_vals[bad]), owner=_OWNER))
+        y = np.array([lookup[v] for v in out_vals], dtype=np.int64)
+        p_out = probs[np.arange(len(y)), y]
+        top = probs.max(axis=1)
+        is_top = probs == top[:, None]
+        n_top = is_top.sum(axis=1)
+        hit = is_top[np.arange(len(y)), y]
+        accuracy = np.where(hit, 1.0 / n_top, 0.0)
+        return _Prepared(df, "multiclass", p_out, top, (hit & (n_top == 1)).astype(np.int64),
+                         accuracy, _brier_multiclass(probs, y), n_stale)
+    if probability is None:  # checked by forecast_scores; kept for the type checker
+        raise ValueError(param_error("probability", _OWNER, "a column name", probability))
+    p = probability_column(df, probability, owner=_OWNER)
+    if chosen is not None:
+        for col in (chosen, outcome):
+            miss = np.flatnonzero(df[col].isna().to_numpy())
+            if len(miss):
+                raise ValueError(column_error(col, "not contain missing values",
+                                              list(df.index[miss]), owner=_OWNER))
+        right = (df[chosen].to_numpy(dtype=object) == df[outcome].to_numpy(dtype=object))
+        right = right.astype(np.int64)
+        p_out = np.where(right == 1, p, 1.0 - p)
+        return _Prepared(df, "chosen", p_out, p, right, right.astype(np.float64),
+                         _brier_chosen(p, right), n_stale)
+    from .._validation import binary_column
+
+    y = binary_column(df, outcome, owner=_OWNER)
+    p_out = np.where(y == 1, p, 1.0 - p)
+    accuracy = np.where(p == 0.5, 0.5, ((p > 0.5) == (y == 1)).astype(np.float64))
+    return _Prepared(df, "binary", p_out, p, y, accuracy, _brier_binary(p, y.astype(float)),
+                     n_stale)
+
+
+_BRIER_CONVENTIONS = {
+    "binary": "binary (p - y)^2, p = P(YES)",
+    "multiclass": "multi-class sum over options of (p_j - 1[j = outcome])^2",
+    "chosen": "one-vs-rest on the chosen option: (1 - c)^2 if right, c^2 if wrong",
+}
+
+
+def forecast_scores(
+    forecasts: Any,
+    *,
+    by: str = "model",
+    question: str = "question",
+    probability: str | None = "probability",
+    outcome: str = "outcome",
+    options: Sequence[str] | None = None,
+    chosen: str | None = None,
+    timestamp: str | None = "forecast_date",
+    convention: str = "ln",
+    floor: float = 1e-10,
+    n_bins: int = 10,
+    cutoffs: Mapping[str, Any] | str | None = None,
+    opened: str = "opened",
+    n_resamples: int = 2000,
+    confidence_level: float = 0.95,
+    rng: RNGLike = None,
+) -> ForecastScoresResult:
+    """Accuracy, Brier score and log score per model and pooled, with calibration.
+
+    Parameters
+    ----------
+    forecasts : pandas.DataFrame or convertible
+        One row per forecast. Three formats, chosen by the arguments given:
+        *binary* (default): ``probability`` = P(YES) and a 0/1 ``outcome``;
+        *multiclass*: ``options`` names one probability column per option and
+        ``outcome`` holds the name of the option that happened;
+        *chosen*: ``chosen`` names the column of the chosen option,
+        ``probability`` its confidence, ``outcome`` the option that happened.
+    by, question : str
+        Columns naming the forecaster and the question (the resampling unit).
+    probability, outcome, options, chosen : str or sequence of str
+        Columns as described above.
+    timestamp : str or None
+        Column of forecast times; when several forecasts exist for one
+        (model, question), the latest is kept. The default column,
+        ``'forecast_date'``, is used when present; with no timestamp column
+        (or ``None``), duplicate (model, question) pairs raise.
+    convention : {'ln', 'log2_loss'}
+        Log score convention: ``'ln'`` is :math:`\\ln \\max(q, \\text{floor})`
+        with :math:`q` the probability given to what happened (<= 0, higher is
+        better); ``'log2_loss'`` is :math:`-\\log_2 \\max(q, \\text{floor})`
+        (>= 0, lower is better).
+    floor : float
+        Floor of :math:`q` before the log, in (0, 1); default 1e-10.
+    n_bins : int
+        Equal-width bins on [0, 1] for the reliability table and ECE.
+    cutoffs : mapping or str, optional
+        Model name -> knowledge cutoff date, or the name of a column of
+        per-row knowledge-cutoff dates (such as the forecast table's
+        ``cutoff``; a missing value means an unknown cutoff, and the row is
+        kept). When given, the scores are also computed after
+        :func:`contamination_filter` and stored in ``filtered``.
+    opened : str
+        Column of question opening dates (used only with ``cutoffs``).
+    n_resamples : int
+        Cluster-bootstrap resamples over questions.
+    confidence_level : float
+        Level of every interval.
+    rng : int, numpy.random.Generator or None
+        Randomness of the bootstrap.
+
+    Returns
+    -------
+    ForecastScoresResult
+
+    Notes
+    -----
+    Let :math:`q_i` be the probability forecast :math:`i` gave to what
+    happened. The Brier convention follows the input format and is recorded
+    in ``brier_convention``:
+
+    * binary: :math:`(p_i - y_i)^2`, :math:`p_i` = P(YES), in [0, 1];
+    * multiclass: :math:`\\sum_j (p_{ij} - 1[j = o_i])^2` (Brier 1950), in [0, 2];
+    * chosen: :math:`(1 - c_i)^2` if the chosen option was right, :math:`c_i^2`
+      otherwise, in [0, 1]; the log score is that of the same one-vs-rest event
+      (:math:`q_i = c_i` if right, :math:`1 - c_i` if wrong).
+
+    Accuracy is 1 when the forecast's most likely answer happened; a binary
+    forecast of exactly 0.5, or a multiclass tie among :math:`m` top options
+    including the outcome, scores :math:`1/2` or :math:`1/m`.
+
+    Calibration uses (confidence, correct) pairs: (P(YES), outcome) for binary
+    forecasts, (top probability, top option right) for multiclass, (c, right)
+    for chosen. With bins :math:`B_k` of :math:`n_k` forecasts, mean forecast
+    :math:`\\bar p_k` and observed frequency :math:`\\bar o_k`,
+    :math:`\\mathrm{ECE} = \\sum_k \\frac{n_k}{N} |\\bar p_k - \\bar o_k|` and the
+    Murphy (1973) decomposition
+    :math:`\\mathrm{BS} = \\mathrm{REL} - \\mathrm{RES} + \\mathrm{UNC}`, with
+    :math:`\\mathrm{REL} = \\sum_k \\frac{n_k}{N}(\\bar p_k - \\bar o_k)^2`,
+    :math:`\\mathrm{RES} = \\sum_k \\frac{n_k}{N}(\\bar o_k - \\bar o)^2`,
+    :math:`\\mathrm{UNC} = \\bar o(1 - \\bar o)`. The identity is exact when
+    forecasts are constant within bins; otherwise the remainder (the
+    within-bin terms of Stephenson et al. 2008) is reported as ``within_bin``.
+
+    Intervals are percentile intervals of a cluster bootstrap over questions:
+    all forecasts of a question move together, so the pooled interval accounts
+    for models answering the same questions.
+
+    References
+    ----------
+    .. [1] G. W. Brier (1950). Verification of forecasts expressed in terms of
+       probability. Monthly Weather Review 78(1).
+    .. [2] A. H. Murphy (1973). A new vector partition of the probability score.
+       Journal of Applied Meteorology 12(4).
+    .. [3] D. B. Stephenson, C. A. S. Coelho, I. T. Jolliffe (2008). Two extra
+       components in the Brier score decomposition. Weather and Forecasting 23.
+    .. [4] T. Gneiting, A. E. Raftery (2007). Strictly proper scoring rules,
+       prediction, and estimation. JASA 102(477).
+
+    Examples
+    --------
+    >>> import coherence
+    >>> table = {"model": ["a", "a", "b", "b"], "question": ["q1", "q2", "q1", "q2"],
+    ...          "probability": [0.9, 0.2, 0.6, 0.5], "outcome": [1, 0, 1, 0]}
+    >>> res = coherence.forecast_scores(table, n_bins=5, rng=0)
+    >>> round(res.statistic, 4)   # pooled Brier: (0.01 + 0.04 + 0.16 + 0.25) / 4
+    0.115
+    >>> res.scores.set_index("model").loc["a", "brier"].round(4)
+    np.float64(0.025)
+    """
+    df = as_dataframe(forecasts, name="forecasts", owner=_OWNER)
+    check_choice(convention, "convention", _OWNER, LOG_CONVENTIONS)
+    floor = check_float(floor, "floor", _OWNER, low=0.0, high=1.0, low_open=True,
+                        high_open=True)
+    n_bins = check_int(n_bins, "n_bins", _OWNER, low=1)
+    n_resamples = check_int(n_resamples, "n_resamples", _OWNER, low=1)
+    confidence_level = check_float(confidence_level, "confidence_level", _OWNER, low=0.0,
+                                   high=1.0, low_open=True, high_open=True)
+    if options is not None:
+        if isinstance(options, str) or len(options) < 2:
+            raise ValueError(param_error("options", _OWNER,
+                                         "a sequence of at least 2 column names", options))
+        if chosen is not None:
+            raise ValueError(param_error("chosen", _OWNER, "None when 'options' is given",
+                                         chosen))
+        options = list(options)
+    elif probability is None:
+        raise ValueError(param_error("probability", _OWNER,
+                                     "a column name when 'options' is not given", probability))
+    if timestamp == "forecast_date" and timestamp not in df.columns:
+        timestamp = None
+    gen = check_rng(rng, owner=_OWNER)
+    gen_main, gen_filtered = spawn(gen, 2)
+    result = _score(df, by=by, question=question, probability=probability, outcome=outcome,
+                    options=options, chosen=chosen, timestamp=timestamp,
+                    convention=convention, floor=floor, n_bins=n_bins,
+                    n_resamples=n_resamples, confidence_level=confidence_level, rng=gen_main)
+    if cutoffs is None:
+        return result
+    from ._temporal import contamination_filter
+
+    report = contamination_filter(df, cutoffs, model=by, question=question, opened=opened)
+    if len(report.kept) == 0:
+        filtered = None
+    else:
+        filtered = _score(report.kept, by=by, question=question, probability=probability,
+                          outcome=outcome, options=options, chosen=chosen,
+                          timestamp=timestamp, convention=convention, floor=floor,
+                          n_bins=n_bins, n_resamples=n_resamples,
+                          confidence_level=confidence_level, rng=gen_filtered)
+    return _replace(result, filtered=filtered, contamination=report)
+
+
+def _replace(result: ForecastScoresResult, **changes: Any) -> ForecastScoresResult:
+    import dataclasses
+
+    return dataclasses.replace(result, **changes)
+
+
+def _score(df: pd.DataFrame, *, by: str, question: str, probability: str | None,
+           outcome: str, options: list[str] | None, chosen: str | None,
+           timestamp: str | None, convention: str, floor: float, n_bins: int,
+           n_resamples: int, confidence_level: float,
+           rng: np.random.Generator) -> ForecastScoresResult:
+    prep = _prepare(df, by=by, question=question, probability=probability, outcome=outcome,
+                    options=options, chosen=chosen, timestamp=timestamp)
+    log = _log_score(prep.p_outcome, convention, floor)
+    frame = prep.frame
+    per = pd.DataFrame({
+        by: frame[by].to_numpy(dtype=object),
+        "question": frame[question].to_numpy(dtype=object),
+        "p_outcome": prep.p_outcome,
+        "confidence": prep.confidence,
+        "correct": prep.correct,
+        "accuracy": prep.accuracy,
+        "brier": prep.brier,
+        "log_score": log,
+    }, index=frame.index)
+    values = np.column_stack([prep.accuracy, prep.brier, log])
+    qcodes = per["question"].to_numpy(dtype=object)
+    models = list(pd.unique(per[by]))
+    groups: list[tuple[Any, np.ndarray]] = [(m, (per[by] == m).to_numpy()) for m in models]
+    groups.append((POOLED, np.ones(len(per), dtype=bool)))
+    gens = spawn(rng, len(groups))
+    score_rows, cal_rows, rel_frames = [], [], []
+    pooled_ci = (np.nan, np.nan)
+    for (name, mask), g in zip(groups, gens, strict=True):
+        vals = values[mask]
+        q = pd.factorize(qcodes[mask])[0]
+        boots = cluster_bootstrap_means(vals, q, n_resamples, g)
+        row: dict[str, Any] = {by: name, "n_forecasts": int(mask.sum()),
+                               "n_questions": int(q.max()) + 1}
+        for j, metric in enumerate(_METRICS):
+            lo, hi = percentile_interval(boots[:, j], confidence_level)
+            row[metric] = float(vals[:, j].mean())
+            row[f"{metric}_ci_low"] = lo
+            row[f"{metric}_ci_high"] = hi
+            if name == POOLED and metric == "brier":
+                pooled_ci = (lo, hi)
+        score_rows.append(row)
+        conf = prep.confidence[mask]
+        corr = prep.correct[mask].astype(np.float64)
+        cal_rows.append({by: name, "n_forecasts": int(mask.sum()),
+                         **_murphy(conf, corr, n_bins)})
+        rel_frames.append(_reliability_table(conf, corr, n_bins).assign(**{by: name}))
+    scores = pd.DataFrame(score_rows)
+    rel = pd.concat(rel_frames, ignore_index=True)
+    rel = rel[[by, *[c for c in rel.columns if c != by]]]
+    pooled = scores.iloc[-1]
+    return ForecastScoresResult(
+        statistic=float(pooled["brier"]), pvalue=np.nan,
+        confidence_interval=ConfidenceInterval(pooled_ci[0], pooled_ci[1], confidence_level),
+        n_obs=len(per), method="cluster bootstrap over questions (percentile)",
+        by=by, kind=prep.kind, brier_convention=_BRIER_CONVENTIONS[prep.kind],
+        log_convention=convention, floor=floor, n_bins=n_bins, n_resamples=n_resamples,
+        n_dropped_stale=prep.n_dropped_stale, scores=scores, calibration=pd.DataFrame(cal_rows),
+        reliability_table=rel, per_forecast=per)
+
+
+def plot_reliability(result: ForecastScoresResult, *, group: Any = POOLED,
+                     ax: Axes | None = None) -> Axes:
+    """Reliability diagram of one model (or the pooled forecasts).
+
+    Draws the observed frequency against the mean forecast of each non-empty
+    bin (marker area proportional to the bin count), the diagonal of perfect
+    calibration, and the ECE in the legend.
+
+    Parameters
+    ----------
+    result : ForecastScoresResult
+        From :func:`forecast_scores`.
+    group : str
+        A model name, or ``'(all)'`` (default) for the pooled forecasts.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure is made when omitted.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    owner = "plot_reliability"
+    if not isinstance(result, ForecastScoresResult):
+        raise TypeError(param_error("result", owner, "a ForecastScoresResult",
+                                    type(result).__name__))
+    table = result.reliability_table
+    groups = list(pd.unique(table[result.by]))
+    if group not in groups:
+        raise ValueError(param_error("group", owner, f"one of {groups}", group))
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=(4.5, 4.5))
+    t = table.loc[(table[result.by] == group) & (table["n"] > 0)]
+    ece = float(result.calibration.set_index(result.by).loc[group, "ece"])
+    ax.plot([0, 1], [0, 1], linestyle="--", color="grey", linewidth=1)
+    sizes = 20 + 200 * t["n"].to_numpy() / max(int(t["n"].max()), 1)
+    ax.plot(t["mean_forecast"], t["observed_frequency"], color="C0", linewidth=1)
+    ax.scatter(t["mean_forecast"], t["observed_frequency"], s=sizes, color="C0",
+               label=f"{group} (ECE = {ece:.3f})", zorder=3)
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    ax.set_xlabel("mean forecast (confidence)")
+    ax.set_ylabel("observed frequency")
+    ax.set_title("Reliability diagram")
+    ax.legend(loc="upper left")
+    return ax

@@ -1,0 +1,285 @@
+"""Causal pressure and market alignment: the cumulative curve sum_i d_i m_i c_i
+over dated events, its agreement with market price moves, and its plot.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import numpy as np
+import pandas as pd
+
+from .._results import CoherenceResult, ConfidenceInterval
+from .._validation import (
+    as_dataframe,
+    check_float,
+    column_error,
+    numeric_column,
+    param_error,
+    require_columns,
+)
+from .._warnings import DegenerateDataWarning
+from ._temporal import any_aware
+
+if TYPE_CHECKING:  # pragma: no cover
+    from matplotlib.axes import Axes
+from ._dates import parse_datetimes
+
+__all__ = [
+    "MarketAlignmentResult",
+    "causal_pressure",
+    "market_alignment",
+    "plot_causal_pressure",
+]
+
+
+
+# --------------------------------------------------------------------------- causal pressure
+def causal_pressure(events: Any, *, date: str = "date", direction: str = "direction",
+                    magnitude: str = "magnitude", confidence: str = "confidence") -> pd.DataFrame:
+    """Cumulative causal pressure :math:`P_k = \\sum_{i \\le k} d_i m_i c_i` over dated events.
+
+    Parameters
+    ----------
+    events : pandas.DataFrame or convertible
+        One row per event: ``date``, ``direction`` (+1 toward YES, 0, -1 toward
+        NO), ``magnitude`` (>= 0) and ``confidence`` (in [0, 1]).
+    date, direction, magnitude, confidence : str
+        Column names.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The dated events in time order (ties keep row order), with
+        ``impact`` = :math:`d_i m_i c_i` and ``pressure`` = its running sum: a
+        step curve, constant between events. Undated events are left out.
+
+    Examples
+    --------
+    >>> import coherence
+    >>> ev = {"date": ["2024-01-03", "2024-01-01", None], "direction": [-1, 1, 1],
+    ...       "magnitude": [0.5, 0.8, 1.0], "confidence": [1.0, 0.5, 1.0]}
+    >>> coherence.causal_pressure(ev)["pressure"].round(3).tolist()
+    [0.4, -0.1]
+    """
+    owner = "causal_pressure"
+    df = as_dataframe(events, name="events", owner=owner)
+    require_columns(df, {"date": date, "direction": direction, "magnitude": magnitude,
+                         "confidence": confidence}, owner=owner)
+    d = numeric_column(df, direction, owner=owner)
+    bad = np.flatnonzero(~np.isin(d, (-1.0, 0.0, 1.0)))
+    if len(bad):
+        raise ValueError(column_error(direction, "be -1, 0 or 1", list(df.index[bad]),
+                                      list(d[bad]), owner=owner))
+    m = numeric_column(df, magnitude, owner=owner)
+    bad = np.flatnonzero(~np.isfinite(m) | (m < 0))
+    if len(bad):
+        raise ValueError(column_error(magnitude, "hold finite numbers >= 0",
+                                      list(df.index[bad]), list(m[bad]), owner=owner))
+    c = numeric_column(df, confidence, owner=owner)
+    bad = np.flatnonzero((c < 0) | (c > 1))
+    if len(bad):
+        raise ValueError(column_error(confidence, "hold probabilities in [0, 1]",
+                                      list(df.index[bad]), list(c[bad]), owner=owner))
+    when, missing = parse_datetimes(df[date], df.index, date, owner)
+    out = df.loc[~missing].copy()
+    out["_when"] = when[~missing]
+    out["impact"] = (d * m * c)[~missing]
+    out = out.sort_values("_when", kind="stable")
+    out["pressure"] = np.cumsum(out["impact"].to_numpy())
+    out[date] = out.pop("_when")
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class MarketAlignmentResult(CoherenceResult):
+    """Agreement between event impacts and market price moves.
+
+    ``statistic`` is the share of counted events (``|move| >= min_move``,
+    non-zero impact) whose signed impact has the sign of the move;
+    ``pvalue`` the two-sided exact binomial test of share = 1/2 and
+    ``confidence_interval`` the Clopper-Pearson interval.
+
+    Attributes
+    ----------
+    window_days : float
+        Price window on each side of an event.
+    min_move : float
+        Smallest absolute move counted.
+    correlation : float
+        Pearson correlation of the pressure curve (evaluated at each price
+        time) with the price series; descriptive only (both are
+        autocorrelated, so no p-value is given).
+    per_event : pandas.DataFrame
+        Per dated event: ``date``, ``impact``, ``price_before``,
+        ``price_after``, ``move``, ``counted``, ``agrees``.
+    """
+
+    window_days: float
+    min_move: float
+    correlation: float
+    per_event: pd.DataFrame = field(repr=False)
+
+    _test_name: ClassVar[str] = "market_alignment"
+    _extra_columns: ClassVar[tuple[str, ...]] = ("window_days", "min_move", "correlation")
+
+
+def market_alignment(events: Any, prices: Any, *, window_days: float = 3.0,
+                     min_move: float = 0.03, confidence_level: float = 0.95,
+                     date: str = "date", direction: str = "direction",
+                     magnitude: str = "magnitude", confidence: str = "confidence",
+                     price_date: str = "date", price: str = "price") -> MarketAlignmentResult:
+    """Do events move the market the way the forecast's causal graph says?
+
+    Parameters
+    ----------
+    events : pandas.DataFrame or convertible
+        As for :func:`causal_pressure`.
+    prices : pandas.DataFrame or convertible
+        Market prices (probability of YES) with ``price_date`` and ``price``.
+    window_days : float
+        Window on each side of an event (default 3 days).
+    min_move : float
+        Smallest absolute price move that counts (default 0.03).
+    confidence_level : float
+        Level of the Clopper-Pearson interval.
+    date, direction, magnitude, confidence, price_date, price : str
+        Column names.
+
+    Returns
+    -------
+    MarketAlignmentResult
+
+    Notes
+    -----
+    For an event at time :math:`t`, the move is the first price in
+    :math:`[t, t + w]` minus the last price in :math:`[t - w, t)`; a price
+    stamped exactly at :math:`t` counts as after. Events lacking either price,
+    with :math:`|\\text{move}| <` ``min_move`` or with zero impact are not
+    counted. Events on one question are not independent draws, so read the
+    binomial p-value as descriptive.
+
+    Examples
+    --------
+    >>> import coherence
+    >>> ev = {"date": ["2024-01-05"], "direction": [1], "magnitude": [1.0],
+    ...       "confidence": [1.0]}
+    >>> px = {"date": ["2024-01-04", "2024-01-06"], "price": [0.40, 0.55]}
+    >>> res = coherence.market_alignment(ev, px)
+    >>> res.statistic, float(res.per_event["move"].round(2).iloc[0])
+    (1.0, 0.15)
+    """
+    from scipy import stats
+
+    owner = "market_alignment"
+    window_days = check_float(window_days, "window_days", owner, low=0.0)
+    min_move = check_float(min_move, "min_move", owner, low=0.0)
+    confidence_level = check_float(confidence_level, "confidence_level", owner, low=0.0,
+                                   high=1.0, low_open=True, high_open=True)
+    curve = causal_pressure(events, date=date, direction=direction, magnitude=magnitude,
+                            confidence=confidence)
+    pdf = as_dataframe(prices, name="prices", owner=owner)
+    require_columns(pdf, {"price_date": price_date, "price": price}, owner=owner)
+    pv = numeric_column(pdf, price, owner=owner)
+    pt, pmiss = parse_datetimes(pdf[price_date], pdf.index, price_date, owner)
+    if pmiss.any():
+        raise ValueError(column_error(price_date, "not contain missing values",
+                                      list(pdf.index[np.flatnonzero(pmiss)]), owner=owner))
+    order = np.argsort(pt, kind="stable")
+    pt, pv = pt[order], pv[order]
+    ev_t = curve[date].to_numpy(dtype="datetime64[ns]")
+    if len(ev_t) and len(pt) and _mixed_tz(events, date, prices, price_date):
+        raise ValueError(f"{owner}: event and price dates must both be timezone-aware or "
+                         "both naive.")
+    w = np.timedelta64(round(window_days * 86_400e9), "ns")
+    impact = curve["impact"].to_numpy(dtype=np.float64)
+    before = np.full(len(ev_t), np.nan)
+    after = np.full(len(ev_t), np.nan)
+    for i, t in enumerate(ev_t):
+        lo = np.searchsorted(pt, t - w, side="left")
+        mid = np.searchsorted(pt, t, side="left")
+        hi = np.searchsorted(pt, t + w, side="right")
+        if mid > lo:
+            before[i] = pv[mid - 1]
+        if hi > mid:
+            after[i] = pv[mid]
+    move = after - before
+    counted = ~np.isnan(move) & (np.abs(np.nan_to_num(move)) >= min_move) & (impact != 0)
+    agrees = counted & (np.sign(impact) == np.sign(np.nan_to_num(move)))
+    n, hits = int(counted.sum()), int(agrees.sum())
+    if n == 0:
+        warnings.warn("market_alignment: no event has a price move >= min_move on both "
+                      "sides; the agreement share is undefined.", DegenerateDataWarning,
+                      stacklevel=2)
+        stat, pvalue, ci = np.nan, np.nan, ConfidenceInterval(np.nan, np.nan,
+                                                               confidence_level)
+    else:
+        test = stats.binomtest(hits, n, 0.5)
+        low, high = test.proportion_ci(confidence_level, method="exact")
+        stat, pvalue = hits / n, float(test.pvalue)
+        ci = ConfidenceInterval(float(low), float(high), confidence_level)
+    # pressure curve evaluated at each price time (events at or before it)
+    cum = np.concatenate([[0.0], np.cumsum(impact)])
+    at_price = cum[np.searchsorted(ev_t, pt, side="right")]
+    corr = np.nan
+    if len(pt) >= 2 and np.std(at_price) > 0 and np.std(pv) > 0:
+        corr = float(np.corrcoef(at_price, pv)[0, 1])
+    per = pd.DataFrame({date: ev_t, "impact": impact, "price_before": before,
+                        "price_after": after, "move": move, "counted": counted,
+                        "agrees": agrees})
+    return MarketAlignmentResult(
+        statistic=stat, pvalue=pvalue, confidence_interval=ci, n_obs=n,
+        method="exact binomial test of agreement = 1/2; Clopper-Pearson interval",
+        window_days=window_days, min_move=min_move, correlation=corr, per_event=per)
+
+
+def _mixed_tz(events: Any, date: str, prices: Any, price_date: str) -> bool:
+    return any_aware(as_dataframe(events)[date]) != any_aware(as_dataframe(prices)[price_date])
+
+
+def plot_causal_pressure(curve: pd.DataFrame, prices: Any = None, *, date: str = "date",
+                         price_date: str = "date", price: str = "price",
+                         ax: Axes | None = None) -> Axes:
+    """Step plot of the causal pressure curve, with an optional market-price line.
+
+    Parameters
+    ----------
+    curve : pandas.DataFrame
+        From :func:`causal_pressure`.
+    prices : pandas.DataFrame or convertible, optional
+        Market prices, drawn on a second y axis.
+    date, price_date, price : str
+        Column names.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes of the pressure curve.
+    """
+    owner = "plot_causal_pressure"
+    if not isinstance(curve, pd.DataFrame) or "pressure" not in curve.columns:
+        raise TypeError(param_error("curve", owner, "the DataFrame from causal_pressure",
+                                    type(curve).__name__))
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=(7, 3.5))
+    ax.step(curve[date], curve["pressure"], where="post", color="C0",
+            label="causal pressure")
+    ax.axhline(0.0, color="grey", linewidth=0.8)
+    ax.set_xlabel("date")
+    ax.set_ylabel("cumulative pressure toward YES")
+    if prices is not None:
+        pdf = as_dataframe(prices, name="prices", owner=owner)
+        require_columns(pdf, {"price_date": price_date, "price": price}, owner=owner)
+        t, _ = parse_datetimes(pdf[price_date], pdf.index, price_date, owner)
+        twin = ax.twinx()
+        twin.plot(t, pdf[price].to_numpy(dtype=np.float64), color="C1", label="market price")
+        twin.set_ylabel("market price")
+        twin.set_ylim(0, 1)
+    ax.set_title("Causal pressure")
+    return ax

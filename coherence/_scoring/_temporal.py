@@ -1,0 +1,405 @@
+"""Forecasting at a simulated date: the contamination filter and the temporal gateway.
+
+:func:`contamination_filter` drops (model, question) pairs whose question opened
+before the model's knowledge cutoff (the model may have seen the answer in
+training). :class:`TemporalGateway` hides every evidence record dated on or after
+the simulated date and checks a forecast's citations against it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .._validation import as_dataframe, column_error, param_error, require_columns
+from ._dates import any_aware, aware_cutoff, no_missing, parse_dates
+
+__all__ = [
+    "ContaminationFilterResult",
+    "GatewayPartition",
+    "GatewayReport",
+    "TemporalGateway",
+    "contamination_filter",
+    "match_cutoff",
+]
+
+
+# --------------------------------------------------------------------------- contamination
+def _norm_name(name: str) -> str:
+    return str(name).strip().rstrip("/").rsplit("/", 1)[-1].lower()
+
+
+def match_cutoff(model: str, cutoffs: Mapping[str, Any]) -> str | None:
+    """The key of ``cutoffs`` that applies to ``model``, or None.
+
+    The exact name wins; otherwise the longest key that is a prefix of the
+    model's name, compared case-insensitively on the last path segment of both
+    (``'openai/GPT-4o-mini-2024-07-18'`` matches ``'gpt-4o-mini'`` before
+    ``'gpt-4o'``).
+
+    Examples
+    --------
+    >>> from coherence._scoring._temporal import match_cutoff
+    >>> match_cutoff("openai/gpt-4o-mini-2024-07-18", {"gpt-4o": 1, "gpt-4o-mini": 2})
+    'gpt-4o-mini'
+    """
+    if model in cutoffs:
+        return model
+    name = _norm_name(model)
+    best: str | None = None
+    best_len = -1
+    for key in cutoffs:
+        k = _norm_name(key)
+        if k and name.startswith(k) and len(k) > best_len:
+            best, best_len = key, len(k)
+    return best
+
+
+@dataclass(frozen=True, slots=True)
+class ContaminationFilterResult:
+    """What :func:`contamination_filter` kept and dropped.
+
+    Attributes
+    ----------
+    kept : pandas.DataFrame
+        Rows whose question opened on or after the model's cutoff, plus every
+        row of a model without a known cutoff.
+    dropped : pandas.DataFrame
+        Rows whose question opened before the model's cutoff.
+    unknown_models : tuple of str
+        Models with no matching cutoff (kept, unfiltered).
+    matches : pandas.DataFrame
+        One row per model: ``model``, the matched ``key`` (None when unknown)
+        and its ``cutoff``.
+    """
+
+    kept: pd.DataFrame = field(repr=False)
+    dropped: pd.DataFrame = field(repr=False)
+    unknown_models: tuple[str, ...]
+    matches: pd.DataFrame = field(repr=False)
+
+    @property
+    def n_dropped(self) -> int:
+        """Number of dropped rows."""
+        return len(self.dropped)
+
+
+def contamination_filter(forecasts: Any, cutoffs: Mapping[str, Any] | str, *,
+                         model: str = "model", question: str = "question",
+                         opened: str = "opened") -> ContaminationFilterResult:
+    """Drop (model, question) pairs whose question opened before the model's cutoff.
+
+    Parameters
+    ----------
+    forecasts : pandas.DataFrame or convertible
+        The forecast table.
+    cutoffs : mapping or str
+        Either a mapping of model name (or name prefix) -> knowledge-cutoff
+        date, matched as in :func:`match_cutoff`; or the name of a column of
+        ``forecasts`` holding each row's knowledge-cutoff date (the forecast
+        table's optional ``cutoff`` column). In a column, a missing cutoff
+        means the model's cutoff is unknown: the row is kept and its model
+        listed in ``unknown_models``.
+    model, question, opened : str
+        Columns of the model name, the question and the question's opening date.
+
+    Returns
+    -------
+    ContaminationFilterResult
+
+    Notes
+    -----
+    A pair is dropped when ``opened < cutoff``: the question existed, and
+    possibly its answer was discussed, before the model's training data ended.
+    A question opened on the cutoff date is kept. Dates must be all
+    timezone-naive or all timezone-aware, across the opening dates and the
+    cutoffs together (aware dates are compared in UTC); numbers are refused as
+    dates. A missing opening date raises, since contamination cannot then be
+    ruled out. Models without a known cutoff are kept and listed in
+    ``unknown_models``; with a cutoff column, a model is listed when at least
+    one of its rows has no cutoff.
+
+    Examples
+    --------
+    >>> import coherence
+    >>> table = {"model": ["openai/gpt-4o", "openai/gpt-4o", "mystery"],
+    ...          "question": ["q1", "q2", "q1"],
+    ...          "opened": ["2023-09-01", "2024-02-01", "2023-09-01"]}
+    >>> rep = coherence.contamination_filter(table, {"gpt-4o": "2023-10-01"})
+    >>> list(rep.kept["question"]), rep.unknown_models
+    (['q2', 'q1'], ('mystery',))
+
+    The same with a per-row ``cutoff`` column (missing: unknown model):
+
+    >>> table["cutoff"] = ["2023-10-01", "2023-10-01", None]
+    >>> rep = coherence.contamination_filter(table, "cutoff")
+    >>> list(rep.kept["question"]), rep.unknown_models
+    (['q2', 'q1'], ('mystery',))
+    """
+    owner = "contamination_filter"
+    df = as_dataframe(forecasts, name="forecasts", owner=owner)
+    if not isinstance(cutoffs, Mapping | str):
+        raise TypeError(param_error("cutoffs", owner, "a mapping of model name to date or "
+                                    "the name of a column of cutoff dates",
+                                    type(cutoffs).__name__))
+    columns = {"model": model, "question": question, "opened": opened}
+    if isinstance(cutoffs, str):
+        columns["cutoffs"] = cutoffs
+    require_columns(df, columns, owner=owner)
+    no_missing(df, (model,), owner)
+    opened_at, missing = parse_dates(df[opened], df.index, opened, owner, require_tz=False)
+    if missing.any():
+        raise ValueError(column_error(opened, "hold a date for every forecast (contamination "
+                                      "cannot be ruled out otherwise)",
+                                      list(df.index[np.flatnonzero(missing)]), owner=owner))
+    names = df[model].to_numpy(dtype=object)
+    if isinstance(cutoffs, str):
+        cutoff_per_row, rows, unknown = _cutoffs_from_column(df, cutoffs, opened, names, owner)
+    else:
+        cutoff_per_row, rows, unknown = _cutoffs_from_mapping(df, cutoffs, opened, names,
+                                                              owner)
+    known = ~np.isnat(cutoff_per_row)
+    drop = np.zeros(len(df), dtype=bool)
+    drop[known] = opened_at[known] < cutoff_per_row[known]
+    return ContaminationFilterResult(kept=df.loc[~drop], dropped=df.loc[drop],
+                                     unknown_models=tuple(unknown),
+                                     matches=pd.DataFrame(rows, columns=["model", "key",
+                                                                         "cutoff"]))
+
+
+def _check_same_tz(df: pd.DataFrame, opened: str, cutoff_values: Iterable[Any],
+                   owner: str) -> None:
+    """Naive and aware dates must not mix between the table and the cutoffs either."""
+    if any_aware(df[opened]) != any_aware(cutoff_values):
+        raise ValueError(f"{owner}: the '{opened}' column and the cutoffs must both be "
+                         "timezone-aware or both naive.")
+
+
+def _cutoffs_from_mapping(df: pd.DataFrame, cutoffs: Mapping[str, Any], opened: str,
+                          names: np.ndarray, owner: str
+                          ) -> tuple[np.ndarray, list[dict[str, Any]], list[str]]:
+    """Per-row cutoffs from a model-name mapping, the matches table and unknown models."""
+    keys = list(cutoffs)
+    cut_vals, cut_missing = parse_dates([cutoffs[k] for k in keys], pd.Index(keys),
+                                         "cutoffs", owner, require_tz=False)
+    if cut_missing.any():
+        raise ValueError(param_error("cutoffs", owner, "a mapping to dates (no missing values)",
+                                     {k: cutoffs[k] for k in np.asarray(keys)[cut_missing]}))
+    if keys:
+        _check_same_tz(df, opened, cutoffs.values(), owner)
+    cut_of_key = dict(zip(keys, cut_vals, strict=True))
+    rows, unknown = [], []
+    cutoff_per_row = np.full(len(df), np.datetime64("NaT"), dtype="datetime64[ns]")
+    for name in pd.unique(names):
+        key = match_cutoff(str(name), cutoffs)
+        rows.append({"model": name, "key": key,
+                     "cutoff": None if key is None else cutoffs[key]})
+        if key is None:
+            unknown.append(str(name))
+        else:
+            cutoff_per_row[names == name] = cut_of_key[key]
+    return cutoff_per_row, rows, unknown
+
+
+def _cutoffs_from_column(df: pd.DataFrame, column: str, opened: str, names: np.ndarray,
+                         owner: str) -> tuple[np.ndarray, list[dict[str, Any]], list[str]]:
+    """Per-row cutoffs from a column of dates; a missing cutoff marks an unknown model.
+
+    The matches table has one row per distinct (model, cutoff) pair, with ``key``
+    the column name, or None for the rows without a cutoff.
+    """
+    cutoff_per_row, cut_missing = parse_dates(df[column], df.index, column, owner,
+                                               require_tz=False)
+    if not cut_missing.all():
+        _check_same_tz(df, opened, df[column], owner)
+    raw = df[column].to_numpy(dtype=object)
+    rows, unknown, seen = [], [], set()
+    for i, name in enumerate(names):
+        pair = (name, None if cut_missing[i] else cutoff_per_row[i])
+        if pair in seen:
+            continue
+        seen.add(pair)
+        if cut_missing[i]:
+            rows.append({"model": name, "key": None, "cutoff": None})
+            if str(name) not in unknown:
+                unknown.append(str(name))
+        else:
+            rows.append({"model": name, "key": column, "cutoff": raw[i]})
+    return cutoff_per_row, rows, unknown
+
+
+# --------------------------------------------------------------------------- gateway
+@dataclass(frozen=True, slots=True)
+class GatewayPartition:
+    """Records split by a :class:`TemporalGateway`.
+
+    Attributes
+    ----------
+    visible : pandas.DataFrame
+        Records dated strictly before the cutoff: what the agent may see.
+    hidden : pandas.DataFrame
+        Records dated on or after the cutoff.
+    undated : pandas.DataFrame
+        Records without a date: rejected (never shown), since they cannot be
+        placed before the cutoff.
+    """
+
+    visible: pd.DataFrame = field(repr=False)
+    hidden: pd.DataFrame = field(repr=False)
+    undated: pd.DataFrame = field(repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class GatewayReport:
+    """Citations of a forecast that break the simulated date.
+
+    Attributes
+    ----------
+    cutoff : pandas.Timestamp
+        The simulated date (UTC).
+    violations : pandas.DataFrame
+        One row per cited source or event dated on or after the cutoff:
+        ``kind`` ('source' or 'event'), ``position`` in its list, ``id`` and
+        ``date``.
+    undated : pandas.DataFrame
+        Citations without a date (cannot be verified), same columns.
+    n_checked : int
+        Citations checked.
+    """
+
+    cutoff: pd.Timestamp
+    violations: pd.DataFrame = field(repr=False)
+    undated: pd.DataFrame = field(repr=False)
+    n_checked: int
+
+    @property
+    def ok(self) -> bool:
+        """True when no citation is dated on or after the cutoff and none is undated."""
+        return len(self.violations) == 0 and len(self.undated) == 0
+
+
+class TemporalGateway:
+    """Evidence as it stood just before a simulated date.
+
+    Parameters
+    ----------
+    cutoff : str, datetime or pandas.Timestamp
+        The simulated date. Must be timezone-aware: a naive date is an error,
+        not a guess (a day's difference in time zones moves records across the
+        cutoff).
+
+    Notes
+    -----
+    A record is visible when its date :math:`t` satisfies :math:`t <` cutoff,
+    compared in UTC; records dated exactly at the cutoff are hidden. Undated
+    records are rejected (reported, never shown). Record dates must be
+    timezone-aware as well.
+
+    Examples
+    --------
+    >>> import coherence
+    >>> gate = coherence.TemporalGateway("2024-03-01T00:00:00+00:00")
+    >>> articles = {"id": ["a", "b", "c"],
+    ...             "published": ["2024-02-29T23:59:00Z", "2024-03-01T00:00:00Z", None]}
+    >>> list(gate.filter_articles(articles)["id"])
+    ['a']
+    >>> gate.validate({"sources": [{"id": "b", "published": "2024-03-02T00:00:00Z"}]}).ok
+    False
+    """
+
+    __slots__ = ("_cutoff",)
+
+    def __init__(self, cutoff: Any) -> None:
+        self._cutoff = aware_cutoff(cutoff, "TemporalGateway")
+
+    @property
+    def cutoff(self) -> pd.Timestamp:
+        """The simulated date, in UTC."""
+        return self._cutoff
+
+    def __repr__(self) -> str:
+        return f"TemporalGateway(cutoff={self._cutoff.isoformat()!r})"
+
+    def _cutoff_ns(self) -> np.datetime64:
+        """The cutoff as a naive UTC ``datetime64[ns]``, comparable with :func:`parse_dates`."""
+        return np.datetime64(self._cutoff.tz_localize(None).as_unit("ns").to_datetime64(), "ns")
+
+    def partition(self, records: Any, *, date: str) -> GatewayPartition:
+        """Split records into visible, hidden and undated by the ``date`` column."""
+        owner = "TemporalGateway.partition"
+        df = as_dataframe(records, name="records", owner=owner)
+        require_columns(df, {"date": date}, owner=owner)
+        when, missing = parse_dates(df[date], df.index, date, owner, require_tz=True)
+        cut = self._cutoff_ns()
+        before = np.zeros(len(df), dtype=bool)
+        before[~missing] = when[~missing] < cut
+        after = ~missing & ~before
+        return GatewayPartition(visible=df.loc[before], hidden=df.loc[after],
+                                undated=df.loc[missing])
+
+    def filter_articles(self, articles: Any, *, published: str = "published") -> pd.DataFrame:
+        """Articles published strictly before the cutoff (undated ones rejected)."""
+        return self.partition(articles, date=published).visible
+
+    def filter_events(self, events: Any, *, occurred: str = "occurred") -> pd.DataFrame:
+        """Events that occurred strictly before the cutoff (undated ones rejected)."""
+        return self.partition(events, date=occurred).visible
+
+    def validate(self, forecast: Mapping[str, Any], *, sources: str = "sources",
+                 events: str = "events", published: str = "published",
+                 occurred: str = "occurred", id_field: str = "id") -> GatewayReport:
+        """Report every cited source or event dated on or after the cutoff.
+
+        Parameters
+        ----------
+        forecast : mapping
+            A forecast record with optional lists (or DataFrames) of cited
+            ``sources`` (each with a ``published`` date) and ``events`` (each
+            with an ``occurred`` date); items may carry an ``id``.
+        sources, events, published, occurred, id_field : str
+            Keys of those lists and of their fields.
+
+        Returns
+        -------
+        GatewayReport
+        """
+        owner = "TemporalGateway.validate"
+        if not isinstance(forecast, Mapping):
+            raise TypeError(param_error("forecast", owner, "a mapping with 'sources' and/or "
+                                        "'events' lists", type(forecast).__name__))
+        cut = self._cutoff_ns()
+        bad_rows, undated_rows, n_checked = [], [], 0
+        for kind, key, date_key in (("source", sources, published), ("event", events,
+                                                                     occurred)):
+            items = forecast.get(key)
+            if items is None:
+                continue
+            df = as_dataframe(items if not isinstance(items, list) or items else
+                              pd.DataFrame(), name=key, owner=owner)
+            if len(df) == 0:
+                continue
+            if date_key not in df.columns:
+                raise ValueError(f"{owner}: every item of '{key}' needs a '{date_key}' date; "
+                                 f"available fields: {', '.join(map(repr, df.columns))}.")
+            df = df.reset_index(drop=True)
+            when, missing = parse_dates(df[date_key], df.index, f"{key}.{date_key}", owner,
+                                         require_tz=True)
+            n_checked += len(df)
+            ids = (df[id_field].to_numpy(dtype=object) if id_field in df.columns
+                   else [None] * len(df))
+            for i in range(len(df)):
+                row = {"kind": kind, "position": i, "id": ids[i],
+                       "date": df[date_key].iloc[i]}
+                if missing[i]:
+                    undated_rows.append(row)
+                elif when[i] >= cut:
+                    bad_rows.append(row)
+        columns = ["kind", "position", "id", "date"]
+        return GatewayReport(cutoff=self._cutoff,
+                             violations=pd.DataFrame(bad_rows, columns=columns),
+                             undated=pd.DataFrame(undated_rows, columns=columns),
+                             n_checked=n_checked)

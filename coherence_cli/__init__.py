@@ -1,0 +1,360 @@
+"""The ``coherence`` command line.
+
+Commands: ``demo`` (the main job), ``test`` (a user's belief/action table),
+``pairs`` (conditional-forecasting pair files), ``scores`` (forecast scoring)
+and ``elicit`` (ask a model, or a simulated agent, for a belief/action table).
+
+Exit codes: 0 success; 1 a test or computation failed; 2 a usage error (bad
+arguments, a missing or malformed file, a missing column). Errors are one
+line on stderr, never a traceback (``--debug`` shows it).
+
+The command line lives outside the statistical core: it is the one module
+that may import all three packages (``coherence``, ``bayesnets``,
+``elicitation``), each where a command needs it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from coherence import __version__
+
+EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
+
+
+class UsageError(Exception):
+    """A user mistake: reported in one line with exit code 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        print(f"{self.prog}: error: {message} (see '{self.prog} --help')", file=sys.stderr)
+        raise SystemExit(EXIT_USAGE)
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1; got {value}")
+    return value
+
+
+def _add_report_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--engine", choices=("logistic", "catboost"), default="logistic",
+                   help="leakage classifier (default logistic; catboost = the paper's)")
+    p.add_argument("--permutations", type=_positive_int, default=1000, metavar="B",
+                   help="permutations of the conditional-independence test (default 1000)")
+    p.add_argument("--resamples", type=_positive_int, default=500, metavar="B",
+                   help="bootstrap resamples for intervals (default 500)")
+    p.add_argument("--jobs", type=int, default=1, metavar="N",
+                   help="cells run in parallel (joblib n_jobs; default 1)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="coherence",
+                     description="Test whether stated probabilities behave like beliefs.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser.add_argument("--debug", action="store_true", help="show tracebacks of errors")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    demo = sub.add_parser(
+        "demo", help="the main job: a full coherence study of simulated agents",
+        description="On the bundled 'child' Bayesian network: contexts whose true posteriors "
+        "cover [0, 1] evenly, five simulated agents (rational, rational with report noise, "
+        "leaky, nonmonotone, prompt-sensitive), every test, an HTML report and a summary "
+        "of which agent fails which test.")
+    demo.add_argument("--quick", action="store_true",
+                      help="a smaller, faster study (60 contexts, 200 permutations)")
+    demo.add_argument("--n-contexts", type=_positive_int, default=None, metavar="N",
+                      help="contexts per agent (default 200, 60 with --quick)")
+    demo.add_argument("--n-repetitions", type=_positive_int, default=5, metavar="R",
+                      help="repetitions per context and prompt (default 5)")
+    demo.add_argument("--network", default="child", help="bundled network (default child)")
+    demo.add_argument("--out", default="coherence-report.html", metavar="PATH",
+                      help="HTML report path (default coherence-report.html)")
+    _add_report_options(demo)
+
+    test = sub.add_parser(
+        "test", help="run every applicable test on your belief/action table",
+        description="Run the coherence tests on a belief/action table (CSV or parquet), "
+        "one cell per (model, dataset) when those columns exist.")
+    test.add_argument("table", help="CSV or parquet file, one row per elicitation")
+    for col, default in (("belief", "belief"), ("action", "action"), ("outcome", "outcome"),
+                         ("group", "context"), ("prompt", "prompt"),
+                         ("repetition", "repetition"), ("truth", "truth")):
+        test.add_argument(f"--{col}", default=default, metavar="COL",
+                          help=f"column name (default {default})")
+    test.add_argument("--evidence", nargs="*", default=[], metavar="COL",
+                      help="evidence columns (the 'with x' variants)")
+    test.add_argument("--by", nargs="*", default=["model", "dataset"], metavar="COL",
+                      help="columns defining cells (default: model dataset, when present)")
+    test.add_argument("--out", default=None, metavar="PATH", help="write an HTML report")
+    test.add_argument("--csv", default=None, metavar="PATH", help="write the tidy results")
+    _add_report_options(test)
+
+    pairs = sub.add_parser(
+        "pairs", help="conditional-forecasting coherence of question-pair files",
+        description="Brier improvement, sensitivity, win rate, update direction and "
+        "axiom checks per category (and model) for pair result files (JSON of the field's "
+        "layout, CSV or parquet).")
+    pairs.add_argument("results", nargs="+", help="pair result files")
+    pairs.add_argument("--by", default="category", help="grouping column (default category)")
+    pairs.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    pairs.add_argument("--csv", default=None, metavar="PATH", help="write the table as CSV")
+
+    scores = sub.add_parser(
+        "scores", help="forecast scores (accuracy, Brier, log) per model",
+        description="Score a forecast table (CSV, parquet or JSON records) per model, with "
+        "cluster-bootstrap intervals; with --cutoffs, also after the contamination filter.")
+    scores.add_argument("forecasts", help="forecast table file")
+    scores.add_argument("--cutoffs", default=None, metavar="JSON",
+                        help="JSON object mapping model names to knowledge-cutoff dates")
+    scores.add_argument("--by", default="model", help="grouping column (default model)")
+    scores.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    scores.add_argument("--csv", default=None, metavar="PATH", help="write the table as CSV")
+
+    elicit = sub.add_parser(
+        "elicit", help="elicit a belief/action table from a model or a simulated agent",
+        description="Contexts from a bundled Bayesian network, asked of an OpenAI-compatible "
+        "server (--base-url/--model, or $OPENAI_BASE_URL/$OPENAI_MODEL) or of a simulated "
+        "agent (--simulated AGENT). Raw replies are cached in SQLite before parsing, so an "
+        "interrupted run resumes where it stopped.")
+    elicit.add_argument("--simulated", default=None, metavar="AGENT",
+                        help="answer with a simulated agent (rational, leaky, ...)")
+    elicit.add_argument("--base-url", default=None, help="server root including /v1")
+    elicit.add_argument("--model", default=None, help="model name")
+    elicit.add_argument("--temperature", type=float, default=1.0)
+    elicit.add_argument("--network", default="child", help="bundled network (default child)")
+    elicit.add_argument("--n-contexts", type=_positive_int, default=200, metavar="N")
+    elicit.add_argument("--repetitions", type=_positive_int, default=5, metavar="R")
+    elicit.add_argument("--prompts", nargs="+", default=["standard"],
+                        help="probability prompt variants (default standard)")
+    elicit.add_argument("--concurrency", type=_positive_int, default=8)
+    elicit.add_argument("--cache", default="elicitation.sqlite", metavar="PATH")
+    elicit.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    elicit.add_argument("--out", default="elicited.csv", metavar="PATH",
+                        help="belief/action table to write (CSV; default elicited.csv)")
+    return parser
+
+
+# --------------------------------------------------------------------------- file input
+def _read_table(path: str) -> Any:
+    import pandas as pd
+
+    p = Path(path)
+    if not p.is_file():
+        raise UsageError(f"no such file: {path}")
+    suffix = p.suffix.lower()
+    try:
+        if suffix in (".parquet", ".pq"):
+            try:
+                return pd.read_parquet(p)
+            except ImportError as exc:
+                raise UsageError("reading parquet needs pyarrow: pip install "
+                                 "'belief-coherence[parquet]' (or pyarrow)") from exc
+        if suffix == ".json":
+            return pd.read_json(p)
+        if suffix in (".csv", ".txt", ".tsv"):
+            return pd.read_csv(p, sep="\t" if suffix == ".tsv" else ",")
+    except (ValueError, pd.errors.ParserError, UnicodeDecodeError) as exc:
+        raise UsageError(f"cannot read {path}: {str(exc).splitlines()[0]}") from exc
+    raise UsageError(f"unsupported file type {suffix or '(none)'} for {path}; "
+                     "expected .csv, .tsv, .parquet or .json")
+
+
+# --------------------------------------------------------------------------- commands
+def _print_frame(frame: Any) -> None:
+    import pandas as pd
+
+    with pd.option_context("display.width", 180, "display.max_columns", 40,
+                           "display.max_rows", 500, "display.float_format", "{:.4g}".format):
+        print(frame.to_string())
+
+
+def _verdicts(rep: Any, truth: Any = None, alpha: float = 0.05) -> Any:
+    """Per cell: the tests whose p-value is below alpha (and, for simulated agents,
+    the tests whose property the agent's design violates)."""
+    import pandas as pd
+
+    table = rep.summary_table()
+    rows = []
+    for key, row in table.iterrows():
+        name = key if not isinstance(key, tuple) else ", ".join(map(str, key))
+        failed = [t for t, p in row.items() if isinstance(p, float) and p < alpha]
+        entry = {"cell": name, "fails (p < 0.05)": ", ".join(failed) or "-"}
+        if truth is not None and name in truth.index:
+            t = truth.loc[name]
+            expected = []
+            if t["cmi_exact"] > 0:
+                size = "" if t["cmi_exact"] > 1e-3 else " (tiny effect)"
+                expected.append(f"ci, ci_calibrated, leakage{size}")
+            if t["nonmonotone_pairs"] != "-":
+                expected.append("monotonicity")
+            if t["max_prompt_shift"] > 0:
+                expected.append("prompt_consistency")
+            entry["violates by design"] = ", ".join(expected) or "-"
+        rows.append(entry)
+    return pd.DataFrame(rows).set_index("cell")
+
+
+def _run_demo(args: argparse.Namespace) -> int:
+
+    from bayesnets import run_demo
+    n_contexts = args.n_contexts or (60 if args.quick else 200)
+    permutations = 200 if args.quick and args.permutations == 1000 else args.permutations
+    resamples = 200 if args.quick and args.resamples == 500 else args.resamples
+    start = time.perf_counter()
+    rep, truth = run_demo(network=args.network, n_contexts=n_contexts,
+                          n_repetitions=args.n_repetitions, engine=args.engine,
+                          n_permutations=permutations, n_resamples=resamples,
+                          n_jobs=args.jobs, progress=False if args.quiet else None,
+                          rng=args.seed)
+    rep.to_html(args.out)
+    print(f"belief-coherence {__version__}: {args.network} network, {n_contexts} contexts x "
+          f"{args.n_repetitions} repetitions per agent, seed {args.seed}\n")
+    print("Ground truth of each simulated agent:")
+    _print_frame(truth)
+    print("\nP-values by agent and test (tests that do not apply are blank):")
+    _print_frame(rep.summary_table())
+    print("\nWhich agent fails which test at alpha = 0.05 (each test has a 5% false-alarm "
+          "rate by design):")
+    _print_frame(_verdicts(rep, truth))
+    print(f"\nreport written to {args.out} ({time.perf_counter() - start:.0f} s)")
+    return EXIT_OK
+
+
+def _run_test(args: argparse.Namespace) -> int:
+    from coherence import report
+
+    data = _read_table(args.table)
+    rep = report(data, belief=args.belief, action=args.action, outcome=args.outcome,
+                 group=args.group, prompt=args.prompt, repetition=args.repetition,
+                 truth=args.truth, evidence=args.evidence, by=args.by, engine=args.engine,
+                 n_permutations=args.permutations, n_resamples=args.resamples,
+                 n_jobs=args.jobs, progress=False if args.quiet else None, rng=args.seed)
+    _print_frame(rep.to_frame().drop(columns=["confidence_level"]))
+    if args.out:
+        rep.to_html(args.out)
+        print(f"\nreport written to {args.out}")
+    if args.csv:
+        rep.to_frame().to_csv(args.csv, index=False)
+    return EXIT_FAILURE if any(cell.errors for cell in rep.cells) else EXIT_OK
+
+
+def _run_pairs(args: argparse.Namespace) -> int:
+    import pandas as pd
+
+    from coherence import conditional_forecasting, read_pairs
+
+    frames = []
+    for path in args.results:
+        if not Path(path).is_file():
+            raise UsageError(f"no such file: {path}")
+        try:
+            frames.append(read_pairs(path))
+        except json.JSONDecodeError as exc:
+            raise UsageError(f"{path} is not valid JSON: {exc}") from exc
+    data = pd.concat(frames, ignore_index=True)
+    result = conditional_forecasting(data, by=args.by, rng=args.seed)
+    frame = result.to_frame()
+    _print_frame(frame)
+    print(f"\nmean_improvement: Brier improvement of P(A | B = b) over P(A); CI and p-value: "
+          f"{result.method}.")
+    if args.csv:
+        frame.to_csv(args.csv, index=False)
+    return EXIT_OK
+
+
+def _run_scores(args: argparse.Namespace) -> int:
+    from coherence import forecast_scores
+
+    data = _read_table(args.forecasts)
+    cutoffs = None
+    if args.cutoffs:
+        path = Path(args.cutoffs)
+        if not path.is_file():
+            raise UsageError(f"no such file: {args.cutoffs}")
+        try:
+            cutoffs = json.loads(path.read_text())
+        except json.JSONDecodeError as exc:
+            raise UsageError(f"{args.cutoffs} is not valid JSON: {exc}") from exc
+        if not isinstance(cutoffs, dict):
+            raise UsageError(f"{args.cutoffs} must hold a JSON object mapping model names "
+                             "to dates")
+    timestamp = "forecast_date" if "forecast_date" in data.columns else None
+    result = forecast_scores(data, by=args.by, cutoffs=cutoffs, timestamp=timestamp,
+                             rng=args.seed)
+    print(result.summary())
+    if args.csv:
+        result.scores_frame().to_csv(args.csv, index=False)
+    return EXIT_OK
+
+
+def _run_elicit(args: argparse.Namespace) -> int:
+
+    import bayesnets
+    import elicitation
+    contexts = bayesnets.contexts(args.network, n=args.n_contexts, rng=args.seed)
+    if args.simulated:
+        client: Any = elicitation.SimulatedClient(args.simulated, contexts, rng=args.seed)
+    else:
+        client = elicitation.OpenAIClient(args.model, base_url=args.base_url,
+                                          temperature=args.temperature, seed=args.seed)
+    result = elicitation.run(contexts, client, question=contexts.attrs.get("question"),
+                             prompts=args.prompts, repetitions=args.repetitions,
+                             concurrency=args.concurrency, cache=args.cache)
+    result.data.to_csv(args.out, index=False)
+    print(result.summary())
+    print(f"\nbelief/action table written to {args.out}; test it with: "
+          f"coherence test {args.out}")
+    return EXIT_OK
+
+
+_COMMANDS = {"demo": _run_demo, "test": _run_test, "pairs": _run_pairs,
+             "scores": _run_scores, "elicit": _run_elicit}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``coherence`` console script."""
+    parser = _build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return EXIT_USAGE
+    try:
+        return _COMMANDS[args.command](args)
+    except UsageError as exc:
+        if args.debug:
+            raise
+        print(f"coherence {args.command}: error: {str(exc).splitlines()[0]}", file=sys.stderr)
+        return EXIT_USAGE
+    except (ValueError, TypeError, KeyError, OSError) as exc:
+        if args.debug:
+            raise
+        message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        # bad columns or values in the user's file are usage errors
+        code = EXIT_USAGE if isinstance(exc, ValueError | KeyError | OSError) else EXIT_FAILURE
+        print(f"coherence {args.command}: error: {message}", file=sys.stderr)
+        return code
+    except Exception as exc:  # a bug or a failed computation: still one line
+        if args.debug:
+            raise
+        first = str(exc).splitlines()[0] if str(exc) else ""
+        print(f"coherence {args.command}: failed: {type(exc).__name__}: {first}",
+              file=sys.stderr)
+        return EXIT_FAILURE
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

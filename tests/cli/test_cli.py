@@ -1,0 +1,176 @@
+"""The console script, end to end in subprocesses."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import coherence
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run(*args, cwd=None):
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "MPLBACKEND": "Agg"}
+    return subprocess.run([sys.executable, "-m", "coherence_cli", *args], capture_output=True,
+                          text=True, timeout=600, cwd=cwd, env=env)
+
+
+def one_line_error(out, code=2):
+    assert out.returncode == code, (out.returncode, out.stdout, out.stderr)
+    assert "Traceback" not in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1, out.stderr
+
+
+@pytest.fixture(scope="module")
+def table(tmp_path_factory):
+    path = tmp_path_factory.mktemp("cli") / "table.csv"
+    a = coherence.simulate("rational", n_contexts=40, n_repetitions=3, rng=1).data
+    b = coherence.simulate(coherence.Agent.leaky(strength=0.8), n_contexts=40,
+                           n_repetitions=3, rng=2).data
+    import pandas as pd
+
+    pd.concat([a.assign(model="a"), b.assign(model="b")]).to_csv(path, index=False)
+    return path
+
+
+def test_version():
+    out = run("--version")
+    assert out.returncode == 0 and out.stdout.strip() == f"coherence {coherence.__version__}"
+
+
+def test_no_command_is_usage_error():
+    out = run()
+    assert out.returncode == 2 and "demo" in out.stdout
+
+
+@pytest.mark.parametrize("command", ["demo", "test", "pairs", "scores", "elicit"])
+def test_help_of_every_command(command):
+    out = run(command, "--help")
+    assert out.returncode == 0 and "usage: coherence " + command in out.stdout
+
+
+def test_unknown_command():
+    out = run("frobnicate")
+    assert out.returncode == 2 and "invalid choice" in out.stderr
+    assert "Traceback" not in out.stderr
+
+
+def test_demo_quick_writes_report(tmp_path):
+    out = run("demo", "--quick", "--n-contexts", "40", "--permutations", "99",
+              "--resamples", "99", "--quiet", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    for agent in ("rational", "rational+noise", "leaky", "nonmonotone", "prompt_sensitive"):
+        assert agent in out.stdout
+    assert "Which agent fails which test" in out.stdout
+    html = (tmp_path / "coherence-report.html").read_text()
+    assert html.startswith("<!DOCTYPE html>") and "Methods and settings" in html
+
+
+def test_demo_bad_size():
+    one_line_error(run("demo", "--n-contexts", "0"))
+    one_line_error(run("demo", "--n-contexts", "many"))
+
+
+def test_test_command(table, tmp_path):
+    out_html = tmp_path / "r.html"
+    out_csv = tmp_path / "r.csv"
+    out = run("test", str(table), "--by", "model", "--permutations", "99", "--resamples", "99",
+              "--out", str(out_html), "--csv", str(out_csv), "--quiet")
+    assert out.returncode == 0, out.stderr
+    import pandas as pd
+
+    frame = pd.read_csv(out_csv)
+    assert set(frame["model"]) == {"a", "b"}
+    assert {"ci", "leakage", "monotonicity"} <= set(frame["test"])
+    assert out_html.is_file()
+
+
+def test_test_command_user_mistakes(table, tmp_path):
+    one_line_error(run("test", str(tmp_path / "missing.csv")))
+    out = run("test", str(table), "--belief", "prob")
+    one_line_error(out)
+    assert "'prob' (the 'belief' column) not found" in out.stderr
+    bad = tmp_path / "bad.parquet"
+    bad.write_text("not parquet")
+    one_line_error(run("test", str(bad)))
+    weird = tmp_path / "t.xlsx"
+    weird.write_text("x")
+    out = run("test", str(weird))
+    one_line_error(out)
+    assert "unsupported file type .xlsx" in out.stderr
+    broken = tmp_path / "broken.csv"
+    broken.write_text("belief,action,outcome,context\n1.5,yes,1,0\n0.2,no,0,1\n")
+    out = run("test", str(broken))
+    one_line_error(out)
+    assert "must hold probabilities in [0, 1]" in out.stderr
+
+
+def test_pairs_command_real_file(shared_data, tmp_path):
+    path = shared_data / "conditional-pairs" / "gpt4o_skeptical.json"
+    out = run("pairs", str(path), "--csv", str(tmp_path / "p.csv"))
+    assert out.returncode == 0, out.stderr
+    import pandas as pd
+
+    frame = pd.read_csv(tmp_path / "p.csv").set_index("category")
+    assert frame.loc["strong", "mean_improvement"] == pytest.approx(-0.017, abs=5e-4)
+    assert frame.loc["none", "win_rate"] == pytest.approx(1 / 15)
+
+
+def test_pairs_command_mistakes(tmp_path):
+    one_line_error(run("pairs", str(tmp_path / "nope.json")))
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    one_line_error(run("pairs", str(bad)))
+    wrong = tmp_path / "wrong.json"
+    wrong.write_text(json.dumps({"results": [{"pair_id": 1}]}))
+    one_line_error(run("pairs", str(wrong)))
+
+
+def test_scores_command(tmp_path):
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    n = 40
+    table = pd.DataFrame({"model": np.repeat(["org/m1", "m2"], n // 2),
+                          "question": np.tile([f"q{i}" for i in range(n // 2)], 2),
+                          "probability": rng.random(n), "outcome": rng.integers(0, 2, n),
+                          "opened": np.tile(pd.date_range("2024-01-01", periods=n // 2,
+                                                          freq="W").astype(str), 2)})
+    path = tmp_path / "f.csv"
+    table.to_csv(path, index=False)
+    cutoffs = tmp_path / "c.json"
+    cutoffs.write_text(json.dumps({"m1": "2024-03-01"}))
+    out = run("scores", str(path), "--cutoffs", str(cutoffs), "--csv", str(tmp_path / "s.csv"))
+    assert out.returncode == 0, out.stderr
+    assert "org/m1" in out.stdout
+    one_line_error(run("scores", str(path), "--cutoffs", str(tmp_path / "none.json")))
+    cutoffs.write_text("[1, 2]")
+    one_line_error(run("scores", str(path), "--cutoffs", str(cutoffs)))
+
+
+def test_elicit_simulated_then_test(tmp_path):
+    out = run("elicit", "--simulated", "rational", "--n-contexts", "20", "--repetitions", "2",
+              "--cache", str(tmp_path / "c.sqlite"), "--out", str(tmp_path / "e.csv"))
+    assert out.returncode == 0, out.stderr
+    import pandas as pd
+
+    data = pd.read_csv(tmp_path / "e.csv")
+    assert {"context", "belief", "action", "outcome", "truth"} <= set(data.columns)
+    assert len(data) == 40
+
+
+def test_test_command_reads_parquet(table, tmp_path):
+    pytest.importorskip("pyarrow")
+    import pandas as pd
+
+    path = tmp_path / "t.parquet"
+    pd.read_csv(table).to_parquet(path)
+    out = run("test", str(path), "--by", "model", "--permutations", "49", "--resamples", "49",
+              "--quiet")
+    assert out.returncode == 0, out.stderr
+    assert "leakage" in out.stdout

@@ -1,0 +1,308 @@
+"""Tests of ``coherence.ci_test`` (conditional-independence test of action and outcome)."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import coherence
+from coherence import Agent, CITestResult, NotCalibratedWarning, SmallSampleWarning
+from coherence._decision._citest import _units_and_blocks
+
+
+@pytest.fixture(scope="module")
+def rational() -> pd.DataFrame:
+    return coherence.simulate("rational", n_contexts=200, rng=1).data
+
+
+@pytest.fixture(scope="module")
+def leaky() -> pd.DataFrame:
+    return coherence.simulate(Agent.leaky(strength=0.8), n_contexts=200, rng=1).data
+
+
+# --------------------------------------------------------------------------- conformance
+def test_result_type_schema_and_read_only_arrays(rational):
+    res = coherence.ci_test(rational, n_resamples=99, rng=0)
+    assert isinstance(res, CITestResult)
+    frame = res.to_frame()
+    assert list(frame.columns) == list(CITestResult.frame_columns())
+    assert frame.loc[0, "test"] == "conditional independence"
+    assert res.n_obs == len(rational) and res.n_contexts == 200
+    assert res.permute == "contexts" and res.ci_method == "subsampling"
+    assert res.null_distribution.shape == (99,)
+    assert not res.null_distribution.flags.writeable
+    assert res.confidence_interval.low <= res.confidence_interval.high
+    assert 1 / 100 <= res.pvalue <= 1.0
+    assert "p-value" in res.summary()
+
+
+def test_statistic_is_the_cmi_of_the_columns(rational):
+    res = coherence.ci_test(rational, n_resamples=9, rng=0)
+    direct = coherence.cmi(rational["action"], rational["outcome"], rational["belief"],
+                           resolution=1e-6)
+    assert res.statistic == direct
+
+
+def test_reproducible_and_input_not_mutated(rational):
+    before = rational.copy()
+    a = coherence.ci_test(rational, n_resamples=49, rng=3)
+    b = coherence.ci_test(rational, n_resamples=49, rng=3)
+    pd.testing.assert_frame_equal(rational, before)
+    assert a.pvalue == b.pvalue
+    np.testing.assert_array_equal(a.null_distribution, b.null_distribution)
+    assert a.confidence_interval == b.confidence_interval
+
+
+def test_statistic_invariant_to_row_order(rational):
+    shuffled = rational.sample(frac=1.0, random_state=np.random.default_rng(0))
+    a = coherence.ci_test(rational, n_resamples=9, rng=0)
+    b = coherence.ci_test(shuffled, n_resamples=9, rng=0)
+    assert math.isclose(a.statistic, b.statistic, rel_tol=1e-12, abs_tol=1e-14)
+
+
+def test_same_result_with_one_or_two_threads(rational):
+    import numba
+
+    before = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        one = coherence.ci_test(rational, n_resamples=64, rng=5)
+        numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
+        two = coherence.ci_test(rational, n_resamples=64, rng=5)
+    finally:
+        numba.set_num_threads(before)
+    np.testing.assert_array_equal(one.null_distribution, two.null_distribution)
+    np.testing.assert_array_equal(one.resample_distribution, two.resample_distribution)
+
+
+def test_permutation_null_keeps_counts_within_blocks(rational):
+    cond = np.column_stack([np.zeros(len(rational)), rational["belief"].to_numpy()])
+    groups = rational["context"].to_numpy()
+    unit_start, _rows, block_start, block_units = _units_and_blocks(cond, groups, True, 5)
+    assert sorted(block_units.tolist()) == list(range(200))
+    sizes = np.diff(block_start)
+    assert sizes.min() >= 2
+    # contexts sharing a block have equal size; blocks of ties are exact when large enough
+    for j in range(len(block_start) - 1):
+        units = block_units[block_start[j]:block_start[j + 1]]
+        assert len(set(np.diff(unit_start)[units].tolist())) == 1
+
+
+# --------------------------------------------------------------------------- behaviour
+def test_detects_a_leaky_agent(leaky):
+    res = coherence.ci_test(leaky, n_resamples=199, rng=0)
+    assert res.pvalue == pytest.approx(1 / 200)
+    assert res.confidence_interval.low > 0.0
+
+
+def test_rational_agent_is_not_rejected(rational):
+    res = coherence.ci_test(rational, n_resamples=199, rng=0)
+    assert res.pvalue > 0.05
+    assert res.confidence_interval.low <= 0.0
+
+
+def test_bootstrap_method_warns_and_gives_no_pvalue(rational):
+    with pytest.warns(NotCalibratedWarning, match="not a calibrated test"):
+        res = coherence.ci_test(rational, method="bootstrap", n_resamples=50, rng=0)
+    assert math.isnan(res.pvalue)
+    assert res.method == "bootstrap" and res.null_distribution.size == 0
+    assert res.resample_distribution.shape == (50,)
+    # duplicated rows inflate the kNN estimate: the bootstrap centre sits above the estimate
+    assert np.mean(res.resample_distribution) > res.statistic
+
+
+def test_evidence_is_conditioned_on(rational):
+    data = rational.assign(stratum=(rational["context"] % 3).astype(str),
+                           age=(rational["context"] % 7).astype(np.float64))
+    with pytest.warns(SmallSampleWarning, match="own context"):  # strata split the ties
+        res = coherence.ci_test(data, evidence=["stratum"], n_resamples=19, rng=0)
+    direct = coherence.cmi(data["action"], data["outcome"], data[["belief", "stratum"]],
+                           resolution=1e-6)
+    assert res.statistic == direct and res.evidence == ("stratum",)
+    with pytest.warns(SmallSampleWarning, match="own context"):  # (belief, age) ~ per context
+        res2 = coherence.ci_test(data, evidence=["age"], n_resamples=19, rng=0)
+    direct2 = coherence.cmi(data["action"], data["outcome"], data[["belief", "age"]],
+                            resolution=1e-6)
+    assert res2.statistic == pytest.approx(direct2, rel=1e-12)
+    assert res2.null_distribution.shape == (19,)
+
+
+def test_calibrate_and_context_mean_run(rational):
+    with warnings.catch_warnings():
+        # fold-wise isotonic fits can split the ties of equal beliefs across folds
+        warnings.simplefilter("ignore", SmallSampleWarning)
+        cal = coherence.ci_test(rational, calibrate=True, n_resamples=19, rng=0)
+    assert cal.calibrate and math.isfinite(cal.statistic)
+    noisy = coherence.simulate(Agent.rational(report_noise=0.05), n_contexts=100, rng=0).data
+    row = coherence.ci_test(noisy, n_resamples=19, rng=0)
+    with pytest.warns(SmallSampleWarning, match="own context"):  # means are per context
+        mean = coherence.ci_test(noisy, condition_on="context_mean", n_resamples=19, rng=0)
+    assert row.permute == "rows" and mean.permute == "contexts"
+    with pytest.raises(ValueError, match="The 'permute' parameter of ci_test must be 'rows' or "
+                                         "'auto' when the conditioning values vary"):
+        coherence.ci_test(noisy, permute="contexts", n_resamples=9, rng=0)
+
+
+def test_warns_when_neighbours_are_the_rows_own_context():
+    data = coherence.simulate(Agent.rational(grid=0.01), n_contexts=100, rng=0).data
+    with pytest.warns(SmallSampleWarning, match="mostly the row's own context"):
+        coherence.ci_test(data, n_resamples=9, rng=0)
+    # no warning once k exceeds the repetitions per context
+    coherence.ci_test(data, k=6, n_resamples=9, rng=0)
+
+
+def test_no_group_means_rows_are_contexts(rational):
+    res = coherence.ci_test(rational, group=None, n_resamples=19, rng=0)
+    assert res.n_contexts == len(rational)
+
+
+def test_constant_action_warns(rational):
+    data = rational.assign(action="yes")
+    with pytest.warns(coherence.DegenerateDataWarning, match="constant"):
+        coherence.ci_test(data, n_resamples=9, rng=0)
+
+
+# --------------------------------------------------------------------------- validation
+@pytest.mark.parametrize(("kwargs", "error", "message"), [
+    ({"method": "exact"}, ValueError,
+     "The 'method' parameter of ci_test must be one of 'permutation', 'bootstrap'; got 'exact'"),
+    ({"ci_method": "bca"}, ValueError, "The 'ci_method' parameter of ci_test must be one of"),
+    ({"condition_on": "mean"}, ValueError, "The 'condition_on' parameter of ci_test must be"),
+    ({"permute": "all"}, ValueError, "The 'permute' parameter of ci_test must be one of"),
+    ({"n_resamples": 0}, ValueError, r"The 'n_resamples' parameter of ci_test must be an int "
+                                     r">= 1; got 0"),
+    ({"confidence_level": 1.0}, ValueError, "The 'confidence_level' parameter of ci_test"),
+    ({"k": 0}, ValueError, r"The 'k' parameter of ci_test must be an int in \[1, 999\]; got 0"),
+    ({"k_perm": 0}, ValueError, "The 'k_perm' parameter of ci_test must be an int >= 1"),
+    ({"calibrate": "yes"}, TypeError, "The 'calibrate' parameter of ci_test must be a bool"),
+    ({"resolution": -1.0}, ValueError, "The 'resolution' parameter of ci_test must be"),
+    ({"evidence": [1]}, TypeError, "The 'evidence' parameter of ci_test must be a sequence"),
+    ({"belief": "p"}, ValueError, r"column 'p' \(the 'belief' column\) not found"),
+    ({"evidence": ["sex"]}, ValueError, r"column 'sex' \(the 'evidence\[0\]' column\) not"),
+    ({"rng": -1}, ValueError, "The 'rng' parameter of ci_test must be a non-negative int"),
+])
+def test_parameter_validation(rational, kwargs, error, message):
+    with pytest.raises(error, match=message):
+        coherence.ci_test(rational, **kwargs)
+
+
+def test_data_validation(rational):
+    bad = rational.copy()
+    bad.loc[4, "belief"] = 1.2
+    with pytest.raises(ValueError, match=r"Column 'belief' \(input to ci_test\) must hold "
+                                         r"probabilities in \[0, 1\]; 1 offending row "
+                                         r"\(first: row 4 = 1.2\)"):
+        coherence.ci_test(bad)
+    three = rational.assign(outcome=rational["context"] % 3)
+    with pytest.raises(ValueError, match="The 'calibrate' parameter of ci_test must be False "
+                                         "when the outcome has more than two classes"):
+        coherence.ci_test(three, calibrate=True)
+    with pytest.raises(TypeError, match="The 'data' parameter of ci_test must be a pandas"):
+        coherence.ci_test(3)
+    with pytest.raises(ValueError, match="at least 3 rows"):
+        coherence.ci_test(rational.iloc[:2])
+
+
+# --------------------------------------------------------------------------- size and power
+def _rejections(agent: Agent, reps: int, **options) -> int:
+    hits = 0
+    for seed in range(reps):
+        data = coherence.simulate(agent, n_contexts=200, rng=1000 + seed).data
+        with warnings.catch_warnings():
+            # continuous beliefs: the estimate is biased towards 0, the p-value is valid
+            warnings.simplefilter("ignore", SmallSampleWarning)
+            hits += coherence.ci_test(data, n_resamples=99, rng=seed, **options).pvalue <= 0.05
+    return hits
+
+
+def test_size_on_the_rational_agent_fast():
+    # 30 null studies: P(Binomial(30, 0.05) >= 6) = 0.008
+    assert _rejections(Agent.rational(), 30) <= 5
+
+
+def test_power_on_a_leaky_agent_fast():
+    assert _rejections(Agent.leaky(strength=0.5), 10) >= 9
+
+
+@pytest.mark.slow
+def test_size_rows_and_continuous_beliefs():
+    # rows as units and continuous beliefs (local, approximate blocks): 60 studies each,
+    # P(Binomial(60, 0.05) >= 8) = 0.03
+    assert _rejections(Agent.rational(), 60, permute="rows") <= 7
+    assert _rejections(Agent.rational(grid=None), 60) <= 7
+
+
+@pytest.mark.slow
+def test_pvalues_uniform_under_the_null():
+    from scipy import stats
+
+    pvals = []
+    for seed in range(80):
+        data = coherence.simulate("rational", n_contexts=100, rng=2000 + seed).data
+        pvals.append(coherence.ci_test(data, n_resamples=99, rng=seed).pvalue)
+    assert stats.kstest(pvals, "uniform").pvalue > 0.01
+
+
+# --------------------------------------------------------------------------- kernels
+def _prepared(data: pd.DataFrame):
+    from coherence._decision._cmi import _Prepared
+
+    n = len(data)
+    empty = np.empty((n, 0))
+    return _Prepared(
+        n=n, cont={"x": empty, "y": empty,
+                   "z": np.round(data["belief"].to_numpy() / 1e-6)[:, None]},
+        disc={"x": data["action"].cat.codes.to_numpy().astype(np.int64),
+              "y": data["outcome"].to_numpy().astype(np.int64),
+              "z": np.zeros(n, dtype=np.int64)})
+
+
+def test_resample_kernel_equals_direct_estimates_with_duplicates(rational):
+    from coherence._decision._citest import _cluster_rows, _estimates_on
+    from coherence._decision._cmi import _estimate, _Prepared
+
+    prep = _prepared(rational)
+    groups = rational["context"].to_numpy()
+    gen = np.random.default_rng(0)
+    draws = [gen.integers(0, 200, size=200) for _ in range(3)] + [np.arange(100)]
+    rows, offsets = _cluster_rows(groups, draws)
+    fast = _estimates_on(prep, 3, rows, offsets)
+    for b in range(len(draws)):
+        idx = rows[offsets[b]:offsets[b + 1]]
+        assert len(idx) == 5 * len(draws[b])
+        assert np.all(np.isin(groups[idx], draws[b]))
+        sub = _Prepared(n=len(idx), cont={r: v[idx] for r, v in prep.cont.items()},
+                        disc={r: v[idx] for r, v in prep.disc.items()})
+        assert fast[b] == pytest.approx(_estimate(sub, 3), rel=1e-12, abs=1e-14)
+
+
+def test_permutation_kernel_without_exchangeable_units_returns_the_statistic(rational):
+    from coherence._decision._citest import _permutation_null
+    from coherence._decision._cmi import _estimate
+
+    prep = _prepared(rational)
+    n = len(rational)
+    units = np.arange(n, dtype=np.int64)
+    blocks = (np.arange(n + 1, dtype=np.int64), units, np.arange(n + 1, dtype=np.int64), units)
+    null = _permutation_null(prep, 3, blocks, np.arange(4, dtype=np.int64))
+    assert np.allclose(null, _estimate(prep, 3), rtol=1e-12, atol=1e-14)
+
+
+def test_permutations_keep_the_action_counts_of_each_belief(rational):
+    # a statistic of the permuted data that must not move: I(action ; belief)
+    from coherence._decision._citest import _permutation_null
+
+    prep = _prepared(rational)
+    y_is_belief = type(prep)(n=prep.n, cont={"x": prep.cont["x"], "y": prep.cont["z"],
+                                             "z": np.empty((prep.n, 0))},
+                             disc={"x": prep.disc["x"], "y": prep.disc["z"],
+                                   "z": prep.disc["z"]})
+    cond = np.column_stack([np.zeros(prep.n), prep.cont["z"][:, 0]])
+    # blocks of exact ties only (k_perm = 1): the belief-action table is invariant
+    blocks = _units_and_blocks(cond, rational["context"].to_numpy(), True, 1)
+    null = _permutation_null(y_is_belief, 3, blocks, np.arange(8, dtype=np.int64))
+    assert np.ptp(null) < 1e-12

@@ -1,0 +1,235 @@
+"""Tests of the leakage test (coherence._decision._leakage); the fast logistic engine throughout."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import coherence
+from coherence import DegenerateDataWarning, LeakageResult, SmallSampleWarning, leakage_test
+from coherence._decision._leakage import _permute_within, permutation_strata
+
+FAST = {"engine": "logistic", "n_resamples": 100, "n_permutations": 19}
+
+
+@pytest.fixture(scope="module")
+def rational() -> pd.DataFrame:
+    return coherence.simulate("rational", n_contexts=100, rng=11).data
+
+
+@pytest.fixture(scope="module")
+def leaky() -> pd.DataFrame:
+    return coherence.simulate(coherence.Agent.leaky(0.6), n_contexts=100, rng=12).data
+
+
+# --------------------------------------------------------------------------- validation
+@pytest.mark.parametrize(("kwargs", "exc", "match"), [
+    ({"belief": 1}, TypeError, "'belief' parameter of leakage_test must be a column name"),
+    ({"outcome": "y"}, ValueError, "column 'y' \\(the 'outcome' column\\) not found"),
+    ({"evidence": ["zz"]}, ValueError, "column 'zz' \\(the 'evidence\\[0\\]' column\\)"),
+    ({"evidence": ["belief"]}, ValueError, "'evidence' parameter .* distinct columns other"),
+    ({"evidence": [1]}, TypeError, "'evidence' parameter .* sequence of column names"),
+    ({"engine": "xgboost"}, ValueError, "'engine' parameter .* one of 'catboost', 'logistic'"),
+    ({"method": "bootstrap"}, ValueError, "'method' parameter .* one of 'permutation'"),
+    ({"n_splits": 1}, ValueError, "'n_splits' parameter of leakage_test must be an int >= 2"),
+    ({"n_splits": 101}, ValueError, "'n_splits' parameter .* number of contexts .* \\(100\\)"),
+    ({"n_resamples": 0}, ValueError, "'n_resamples' parameter"),
+    ({"n_permutations": 0}, ValueError, "'n_permutations' parameter"),
+    ({"confidence_level": 1.0}, ValueError, "'confidence_level' parameter"),
+    ({"engine_options": {"depth": 3}}, ValueError, "'engine_options' parameter .* keys among"),
+    ({"engine_options": {"C": -1.0}}, ValueError, "'engine_options\\['C'\\]' parameter"),
+    ({"engine_options": 3}, TypeError, "'engine_options' parameter .* a mapping"),
+    ({"rng": "seed"}, TypeError, "'rng' parameter of leakage_test"),
+])
+def test_validation_messages(rational, kwargs, exc, match):
+    options = {**FAST, **kwargs}
+    with pytest.raises(exc, match=match):
+        leakage_test(rational, **options)
+
+
+def test_catboost_options_validated(rational):
+    with pytest.raises(ValueError, match="'engine_options\\['depth'\\]' parameter"):
+        leakage_test(rational, engine="catboost", engine_options={"depth": 0})
+
+
+def test_bad_columns_name_rows(rational):
+    bad = rational.copy()
+    bad.loc[5, "outcome"] = 2
+    with pytest.raises(ValueError, match=r"Column 'outcome' .* binary .* row 5 = 2"):
+        leakage_test(bad, **FAST)
+    bad = rational.assign(ev=rational["belief"].astype(object))
+    bad.loc[7, "ev"] = "high"
+    with pytest.raises(ValueError,
+                       match=r"Column 'ev' .* numeric; 1 offending row .*row 7 = 'high'"):
+        leakage_test(bad, evidence=["ev"], **FAST)
+
+
+def test_single_action_label_and_constant_outcome(rational):
+    one = rational.assign(action="yes")
+    with pytest.raises(ValueError, match="at least two action labels"):
+        leakage_test(one, **FAST)
+    with pytest.raises(ValueError, match="column 'outcome' is constant"):
+        leakage_test(rational.assign(outcome=1), **FAST)
+
+
+def test_label_absent_from_a_training_fold(rational):
+    data = rational.copy()
+    data["action"] = data["action"].astype(str)
+    data.loc[data["context"] == 0, "action"] = "rare"  # one context only
+    with pytest.raises(ValueError, match=r"action label\(s\) 'rare' .* absent from the "
+                                         r"training part of fold"):
+        leakage_test(data, **FAST, rng=0)
+
+
+def test_constant_belief_warns_and_runs(rational):
+    with pytest.warns(DegenerateDataWarning, match="column 'belief' is constant"):
+        res = leakage_test(rational.assign(belief=0.5), **FAST, rng=0)
+    assert np.isfinite(res.statistic) and res.log_loss_base > 0
+
+
+def test_few_contexts_warn():
+    data = coherence.simulate("rational", n_contexts=12, rng=0).data
+    with pytest.warns(SmallSampleWarning, match="only 12 contexts"):
+        leakage_test(data, n_splits=3, **FAST, rng=0)
+
+
+# --------------------------------------------------------------------------- computation
+def test_statistic_is_relative_log_loss_reduction(leaky):
+    res = leakage_test(leaky, **FAST, rng=0)
+    assert isinstance(res, LeakageResult)
+    assert res.log_loss_base == pytest.approx(res.loss_base.mean())
+    assert res.statistic == pytest.approx(
+        100 * (res.log_loss_base - res.log_loss_full) / res.log_loss_base)
+    assert res.confidence_interval.low < res.statistic < res.confidence_interval.high
+    assert len(res.null_distribution) == 19 and len(res.bootstrap_distribution) == 100
+    frame = res.to_frame()
+    assert tuple(frame.columns) == LeakageResult.frame_columns()
+    # the null never sees the real outcome: its mean is far below the observed statistic
+    assert res.null_distribution.mean() < res.statistic / 4
+
+
+def test_out_of_fold_losses_match_hand_rolled_cross_validation(rational):
+    """Base-model losses equal an independent grouped CV with sklearn's pipeline."""
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import SplineTransformer
+
+    from coherence._resampling import grouped_folds
+
+    res = leakage_test(rational, method="paired", engine="logistic", n_resamples=10, rng=3)
+    fold_rng = np.random.default_rng(3).spawn(3)[0]
+    groups = rational["context"].to_numpy()
+    codes = rational["action"].cat.codes.to_numpy()
+    x = rational[["belief"]].to_numpy()
+    expected = np.empty(len(codes))
+    for train, test in grouped_folds(groups, 5, fold_rng):
+        model = make_pipeline(
+            SplineTransformer(n_knots=5, degree=3, knots="quantile", extrapolation="linear"),
+            LogisticRegression(solver="newton-cholesky", max_iter=200))
+        model.fit(x[train], codes[train])
+        proba = model.predict_proba(x[test])
+        expected[test] = -np.log(proba[np.arange(len(test)), codes[test]])
+    np.testing.assert_allclose(res.loss_base, expected, rtol=1e-6, atol=1e-9)
+
+
+def test_leaky_agent_detected_and_rational_not(rational, leaky):
+    res = leakage_test(leaky, **FAST, rng=1)
+    assert res.statistic > 5 and res.pvalue == pytest.approx(0.05)  # 1 / (1 + 19)
+    assert res.confidence_interval.low > 0
+    res = leakage_test(rational, **FAST, rng=1)
+    assert res.statistic < 1 and res.pvalue > 0.05
+
+
+def test_paired_method_is_conservative_but_detects_leaks(rational, leaky):
+    assert leakage_test(leaky, method="paired", engine="logistic", rng=0).pvalue < 1e-3
+    res = leakage_test(rational, method="paired", engine="logistic", rng=0)
+    assert res.pvalue > 0.05 and res.n_permutations == 0 and len(res.null_distribution) == 0
+
+
+def test_evidence_variant_runs(leaky):
+    gen = np.random.default_rng(0)
+    data = leaky.assign(ev=leaky["truth"] + 0.1 * gen.standard_normal(len(leaky)))
+    res = leakage_test(data, evidence=["ev"], **FAST, rng=0)
+    assert res.evidence == ("ev",) and res.statistic > 0
+
+
+@given(st.lists(st.integers(0, 3), min_size=1, max_size=60), st.integers(0, 2**32 - 1))
+def test_permutation_stays_within_strata(strata, seed):
+    strata = np.array(strata)
+    perm = _permute_within(strata, np.random.default_rng(seed))
+    assert np.array_equal(np.sort(perm), np.arange(len(strata)))
+    assert np.array_equal(strata[perm], strata)
+
+
+def test_strata_exact_when_beliefs_are_few():
+    p = np.repeat(np.array([0.1, 0.5, 0.9] * 20), 2)
+    groups = np.repeat(np.arange(60), 2)
+    strata = permutation_strata(p, groups, 60)
+    assert len(np.unique(strata)) == 3
+    p = np.repeat(np.linspace(0, 1, 60), 2)
+    strata = permutation_strata(p, groups, 60)
+    assert np.all(np.bincount(strata) == 5)
+
+
+# --------------------------------------------------------------------------- properties
+@settings(max_examples=8)
+@given(st.integers(0, 2**32 - 1))
+def test_row_order_invariance(seed):
+    data = coherence.simulate(coherence.Agent.leaky(0.4), n_contexts=30, rng=seed % 97).data
+    a = leakage_test(data, engine="logistic", n_resamples=20, n_permutations=3, n_splits=3,
+                     rng=0)
+    shuffled = data.sample(frac=1.0, random_state=np.random.default_rng(seed))
+    b = leakage_test(shuffled, engine="logistic", n_resamples=20, n_permutations=3,
+                     n_splits=3, rng=0)
+    assert a.statistic == pytest.approx(b.statistic, rel=1e-6, abs=1e-8)
+    assert a.pvalue == b.pvalue
+    assert a.confidence_interval.low == pytest.approx(b.confidence_interval.low, abs=1e-6)
+    np.testing.assert_allclose(a.loss_full, b.loss_full.copy()[np.argsort(
+        shuffled.index.to_numpy())], rtol=1e-6, atol=1e-9)
+
+
+@given(st.permutations(["A", "B", "C"]))
+def test_label_relabelling(names):
+    data = coherence.simulate(coherence.Agent.leaky(0.4), n_contexts=40, rng=3).data
+    mapping = dict(zip(["yes", "no", "defer"], names, strict=True))
+    relabelled = data.assign(action=data["action"].astype(str).map(mapping))
+    a = leakage_test(data, engine="logistic", n_resamples=20, n_permutations=3, rng=0)
+    b = leakage_test(relabelled, engine="logistic", n_resamples=20, n_permutations=3, rng=0)
+    assert a.statistic == pytest.approx(b.statistic, rel=1e-4, abs=1e-6)
+
+
+def test_reproducible_and_input_not_mutated(leaky):
+    before = leaky.copy()
+    a = leakage_test(leaky, **FAST, rng=5)
+    b = leakage_test(leaky, **FAST, rng=5)
+    pd.testing.assert_frame_equal(leaky, before)
+    pd.testing.assert_frame_equal(a.to_frame(), b.to_frame())
+    np.testing.assert_array_equal(a.null_distribution, b.null_distribution)
+
+
+def test_catboost_smoke(leaky):
+    pytest.importorskip("catboost")
+    res = leakage_test(leaky, engine="catboost", n_resamples=20, n_permutations=1,
+                       engine_options={"iterations": 30, "thread_count": 1}, rng=0)
+    assert res.engine == "catboost" and res.statistic > 0
+
+
+@pytest.mark.slow
+def test_size_on_rational_agent():
+    """Permutation p-values at the rational agent: rejection rate near 0.05."""
+    rejections = 0
+    reps = 60
+    for r in range(reps):
+        data = coherence.simulate("rational", n_contexts=100, rng=700 + r).data
+        res = leakage_test(data, engine="logistic", n_resamples=10, n_permutations=19, rng=r)
+        rejections += res.pvalue <= 0.05
+    assert rejections <= 9  # Binomial(60, 0.05): P(X > 9) < 0.003
+
+
+def test_summary_reports_both_losses(leaky):
+    text = leakage_test(leaky, **FAST, rng=0).summary()
+    assert "leakage_test (permutation)" in text
+    assert "log_loss_base" in text and "log_loss_full" in text and "engine        logistic" in text

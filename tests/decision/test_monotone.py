@@ -1,0 +1,227 @@
+"""Tests of the monotone pairwise-choice test (coherence._decision._monotone)."""
+
+from __future__ import annotations
+
+import warnings
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from scipy import stats
+
+import coherence
+from coherence import MonotonicityResult, TiesWarning, monotonicity_test, plot_choice_shares
+from coherence._decision._monotone import isotonic_lr, isotonic_lr_test, quantile_bins
+
+
+def _table(shares_by_belief: dict[float, tuple[int, int]]) -> pd.DataFrame:
+    """Rows with belief b: n1 'yes' and n2 'no'."""
+    rows = []
+    for b, (n1, n2) in shares_by_belief.items():
+        rows += [(b, "yes")] * n1 + [(b, "no")] * n2
+    return pd.DataFrame(rows, columns=["belief", "action"])
+
+
+@pytest.fixture(scope="module")
+def nonmonotone_study() -> pd.DataFrame:
+    return coherence.simulate("nonmonotone", n_contexts=300, rng=3).data
+
+
+# --------------------------------------------------------------------------- validation
+@pytest.mark.parametrize(("kwargs", "exc", "match"), [
+    ({"belief": 3}, TypeError, "'belief' parameter of monotonicity_test must be a column"),
+    ({"belief": "nope"}, ValueError, "column 'nope' \\(the 'belief' column\\) not found"),
+    ({"n_bins": 1}, ValueError, "'n_bins' parameter of monotonicity_test must be an int >= 2"),
+    ({"n_bins": 2.5}, TypeError, "'n_bins' parameter"),
+    ({"direction": "up"}, ValueError, "'direction' parameter .* one of 'increasing'"),
+    ({"p_adjust": "bonferroni"}, ValueError, "'p_adjust' parameter .* one of 'none', 'holm'"),
+    ({"n_resamples": 0}, ValueError, "'n_resamples' parameter"),
+    ({"pairs": "yes"}, TypeError, "'pairs' parameter .* non-empty sequence"),
+    ({"pairs": []}, TypeError, "'pairs' parameter .* non-empty sequence"),
+    ({"pairs": [("yes", "yes")]}, ValueError, "pairs of two different action labels"),
+    ({"pairs": [("yes", "no"), ("yes", "no")]}, ValueError, "free of duplicate pairs"),
+    ({"pairs": [("yes", "maybe")]}, ValueError, "action 'maybe' of pair .* does not occur"),
+    ({"rng": -1}, ValueError, "non-negative int seed"),
+])
+def test_validation_messages(kwargs, exc, match):
+    data = _table({0.2: (1, 5), 0.8: (5, 1)})
+    data["action"] = data["action"].astype(object)
+    data.loc[len(data)] = (0.5, "defer")
+    with pytest.raises(exc, match=match):
+        monotonicity_test(data, **kwargs)
+
+
+def test_belief_out_of_range_names_rows():
+    data = _table({0.2: (1, 5), 0.8: (5, 1)})
+    data.loc[3, "belief"] = 1.5
+    with pytest.raises(ValueError, match=r"Column 'belief' .* probabilities in \[0, 1\]; "
+                                         r"1 offending row \(first: row 3 = 1.5\)"):
+        monotonicity_test(data, pairs=[("yes", "no")])
+
+
+# --------------------------------------------------------------------------- array layer
+def test_quantile_bins_merge_ties_and_are_nonempty():
+    belief = np.array([0.1] * 50 + [0.5] * 3 + [0.9] * 47)
+    codes, cuts = quantile_bins(belief, 10)
+    assert np.array_equal(cuts, [0.1, 0.9])
+    # (-inf, 0.1] and (0.1, 0.9]: 0.5 joins 0.9
+    assert np.array_equal(np.bincount(codes), [50, 50])
+    codes, _ = quantile_bins(np.repeat([0.1, 0.3, 0.5], 20), 3)
+    assert np.array_equal(np.bincount(codes), [20, 20, 20])
+
+
+@given(st.lists(st.floats(0, 1, allow_nan=False), min_size=2, max_size=200),
+       st.integers(2, 12))
+def test_quantile_bins_properties(values, n_bins):
+    belief = np.array(values)
+    codes, _ = quantile_bins(belief, n_bins)
+    k = codes.max() + 1
+    assert k <= n_bins
+    assert np.all(np.bincount(codes) > 0)  # no empty bin
+    centres = np.bincount(codes, weights=belief) / np.bincount(codes)
+    assert np.all(np.diff(centres) >= 0)  # bins are ordered in the belief
+    for j in range(k - 1):  # and do not overlap
+        assert belief[codes == j].max() < belief[codes == j + 1].min()
+
+
+def test_isotonic_lr_zero_when_monotone_and_matches_hand_value():
+    m = np.array([10, 10, 10])
+    assert isotonic_lr(np.array([1, 5, 9]), m) == 0.0
+    # two bins with shares 0.8 then 0.2: the isotonic fit pools them at 0.5
+    x, m = np.array([8, 2]), np.array([10, 10])
+    ll_free = 2 * (8 * np.log(0.8) + 2 * np.log(0.2))
+    ll_pool = 20 * np.log(0.5)
+    assert isotonic_lr(x, m) == pytest.approx(2 * (ll_free - ll_pool))
+
+
+def test_isotonic_lr_test_pvalue_convention():
+    gen = np.random.default_rng(0)
+    stat, p = isotonic_lr_test(np.array([0, 10]), np.array([10, 10]), 99, gen)
+    assert stat == 0.0 and p == 1.0
+    stat, p = isotonic_lr_test(np.array([40, 0]), np.array([40, 40]), 99, gen)
+    assert stat > 50 and p == pytest.approx(0.01)
+
+
+# --------------------------------------------------------------------------- the paper's figure
+def test_violation_fraction_and_fisher_pvalue_by_hand():
+    data = _table({0.1: (2, 18), 0.3: (18, 2), 0.5: (10, 10)})
+    res = monotonicity_test(data, pairs=[("yes", "no")], n_bins=3, n_resamples=99, rng=0)
+    comps = res.comparison_table
+    assert list(comps["flagged"]) == [False, False, True]  # (0,1), (0,2), (1,2)
+    expected = stats.fisher_exact([[18, 2], [10, 10]], alternative="greater").pvalue
+    assert comps["pvalue"].iloc[2] == pytest.approx(expected)
+    assert res.statistic == pytest.approx(100 / 3)
+    frame = res.to_frame()
+    assert tuple(frame.columns) == MonotonicityResult.frame_columns()
+    assert frame["n_flagged"].iloc[0] == 1 and frame["n_significant"].iloc[0] == 1
+    bins = res.bin_table
+    assert list(bins["n_action_1"]) == [2, 18, 10] and list(bins["share"]) == [0.1, 0.9, 0.5]
+
+
+def test_holm_and_bh_adjustments_are_no_smaller():
+    data = coherence.simulate("nonmonotone", n_contexts=150, rng=1).data
+    raw = monotonicity_test(data, n_resamples=19, rng=0).comparison_table
+    for how in ("holm", "bh"):
+        adj = monotonicity_test(data, p_adjust=how, n_resamples=19, rng=0).comparison_table
+        flagged = raw["flagged"].to_numpy()
+        assert np.all(adj["pvalue_adjusted"].to_numpy()[flagged]
+                      >= raw["pvalue"].to_numpy()[flagged] - 1e-12)
+        assert adj["significant"].sum() <= raw["significant"].sum()
+
+
+def test_decreasing_direction_mirrors_increasing():
+    data = coherence.simulate("nonmonotone", n_contexts=100, rng=2).data
+    up = monotonicity_test(data, n_resamples=49, rng=0)
+    mirrored = data.assign(belief=1.0 - data["belief"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", TiesWarning)
+        down = monotonicity_test(mirrored, direction="decreasing", n_resamples=49, rng=0)
+    assert down.pair_table["global_statistic"].to_numpy() == pytest.approx(
+        up.pair_table["global_statistic"].to_numpy())
+    assert np.all(np.diff(down.bin_table.query("pair == 'yes/no'")["centre"]) > 0)
+
+
+def test_tied_beliefs_warn_with_bins_left():
+    data = _table({0.2: (3, 30), 0.8: (30, 3)})
+    with pytest.warns(TiesWarning, match="tied beliefs leave 2 of 10 quantile bins"):
+        res = monotonicity_test(data, pairs=[("yes", "no")], n_resamples=9, rng=0)
+    assert res.pair_table["n_bins"].iloc[0] == 2
+
+
+# --------------------------------------------------------------------------- the simulated agents
+def test_nonmonotone_agent_detected(nonmonotone_study):
+    res = monotonicity_test(nonmonotone_study, n_resamples=199, rng=0)
+    table = res.pair_table.set_index("pair")
+    assert res.pvalue < 0.05
+    assert table.loc["yes/defer", "pvalue"] < 0.05
+    assert table.loc["yes/no", "pvalue"] > 0.05  # this pair stays monotone
+
+
+def test_rational_agent_has_no_violations():
+    data = coherence.simulate("rational", n_contexts=200, rng=4).data
+    res = monotonicity_test(data, n_resamples=199, rng=0)
+    assert res.statistic == 0.0
+    assert res.pvalue > 0.05
+
+
+@pytest.mark.slow
+def test_size_at_flat_shares():
+    """Least favourable null (nearly flat shares): rejection rate near 0.05."""
+    agent = coherence.Agent.rational(temperature=5.0)
+    rejections = []
+    for r in range(100):
+        data = coherence.simulate(agent, n_contexts=100, rng=500 + r).data
+        res = monotonicity_test(data, pairs=[("yes", "no")], n_resamples=99, rng=r)
+        rejections.append(res.pvalue <= 0.05)
+    assert 0 <= np.sum(rejections) <= 11  # Binomial(100, 0.05): P(X > 11) < 0.005
+
+
+# --------------------------------------------------------------------------- properties
+@given(st.integers(0, 2**32 - 1))
+def test_row_order_invariance(seed):
+    data = coherence.simulate("nonmonotone", n_contexts=40, rng=seed % 1000).data
+    a = monotonicity_test(data, n_resamples=19, rng=0)
+    shuffled = data.sample(frac=1.0, random_state=np.random.default_rng(seed))
+    b = monotonicity_test(shuffled, n_resamples=19, rng=0)
+    pd.testing.assert_frame_equal(a.pair_table, b.pair_table)
+    pd.testing.assert_frame_equal(a.comparison_table, b.comparison_table)
+
+
+@given(st.permutations(["A", "B", "C"]))
+def test_label_relabelling(names):
+    data = coherence.simulate("nonmonotone", n_contexts=40, rng=5).data
+    mapping = dict(zip(["yes", "no", "defer"], names, strict=True))
+    relabelled = data.assign(action=data["action"].astype(str).map(mapping))
+    pairs = [("yes", "no"), ("yes", "defer"), ("defer", "no")]
+    a = monotonicity_test(data, pairs=pairs, n_resamples=19, rng=0)
+    b = monotonicity_test(relabelled, pairs=[(mapping[x], mapping[y]) for x, y in pairs],
+                          n_resamples=19, rng=0)
+    cols = ["n_bins", "n_flagged", "n_significant", "statistic", "global_statistic", "pvalue"]
+    pd.testing.assert_frame_equal(a.pair_table[cols], b.pair_table[cols])
+
+
+def test_reproducible_and_input_not_mutated(nonmonotone_study):
+    before = nonmonotone_study.copy()
+    a = monotonicity_test(nonmonotone_study, n_resamples=49, rng=7)
+    b = monotonicity_test(nonmonotone_study, n_resamples=49, rng=7)
+    pd.testing.assert_frame_equal(nonmonotone_study, before)
+    pd.testing.assert_frame_equal(a.to_frame(), b.to_frame())
+
+
+def test_plot_marks_violations(nonmonotone_study):
+    res = monotonicity_test(nonmonotone_study, n_resamples=19, rng=0)
+    ax = plot_choice_shares(res)
+    assert len(ax.get_legend().get_texts()) == 3
+    assert len(ax.collections) >= 1  # circled bins at significant violations
+    plt.close(ax.figure)
+    with pytest.raises(TypeError, match="'result' parameter of plot_choice_shares"):
+        plot_choice_shares("nope")  # type: ignore[arg-type]
+
+
+def test_summary_lists_pairs(nonmonotone_study):
+    text = monotonicity_test(nonmonotone_study, n_resamples=19, rng=0).summary()
+    assert text.startswith("monotonicity_test (fisher+isotonic-lr)")
+    assert "yes/defer" in text and "n_significant" in text

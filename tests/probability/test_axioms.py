@@ -1,0 +1,330 @@
+"""Tests of the probability-axiom and forecaster-consistency checks."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from coherence import (
+    UPDATE_CLASSES,
+    BayesCheckResult,
+    ConditionalTupleResult,
+    NegationCheckResult,
+    TotalProbabilityResult,
+    UpdateDirectionResult,
+    bayes_check,
+    conditional_tuple_check,
+    negation_check,
+    total_probability_check,
+    update_direction,
+)
+from coherence._probability._axioms import _tuple_profits
+
+
+def coherent_beliefs(joint: np.ndarray) -> dict[str, np.ndarray]:
+    """Every elicited quantity derived from joints (n, 4) = P(A,B) cells 11, 10, 01, 00."""
+    j11, j10, j01, _j00 = joint.T
+    p_a, p_b = j11 + j10, j11 + j01
+    return {
+        "p_a": p_a, "p_b": p_b,
+        "p_a_given_b1": j11 / p_b, "p_a_given_b0": j10 / (1 - p_b),
+        "p_b_given_a1": j11 / p_a, "p_b_given_a0": j01 / (1 - p_a),
+        "p_not_a": 1 - p_a, "p_a_and_b": j11,
+    }
+
+
+@pytest.fixture
+def beliefs() -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(7)
+    return coherent_beliefs(rng.dirichlet(np.ones(4), size=200))
+
+
+joint_strategy = st.lists(st.floats(0.02, 1.0), min_size=4, max_size=4).map(
+    lambda v: np.asarray(v)[None, :] / np.sum(v))
+prob = st.floats(0.0, 1.0)
+inner = st.floats(0.01, 0.99)
+
+
+# --------------------------------------------------------------------------- exact identities
+def test_total_probability_exact_identity(beliefs):
+    b = beliefs
+    res = total_probability_check(b["p_a"], b["p_a_given_b1"], b["p_a_given_b0"], p_b=b["p_b"])
+    assert isinstance(res, TotalProbabilityResult)
+    assert res.feasible.all() and res.statistic == 1.0
+    np.testing.assert_allclose(res.error, 0.0, atol=1e-12)
+    ok = ~np.isnan(res.implied_p_b)
+    np.testing.assert_allclose(res.implied_p_b[ok], b["p_b"][ok], atol=1e-8)
+    assert res.share_consistent == 1.0
+
+
+def test_bayes_exact_identity(beliefs):
+    b = beliefs
+    res = bayes_check(b["p_a"], b["p_b"], b["p_a_given_b1"], b["p_a_given_b0"],
+                      b["p_b_given_a1"], b["p_b_given_a0"])
+    assert isinstance(res, BayesCheckResult)
+    np.testing.assert_allclose(res.error, 0.0, atol=1e-12)
+    np.testing.assert_allclose(res.total_variation, 0.0, atol=1e-12)
+    np.testing.assert_allclose(res.joint_a_side, res.joint_b_side, atol=1e-12)
+    assert res.share_consistent == 1.0
+
+
+def test_update_direction_never_inconsistent_on_coherent_beliefs(beliefs):
+    b = beliefs
+    res = update_direction(b["p_a"], b["p_a_given_b1"], b["p_a_given_b0"])
+    assert "inconsistent" not in set(res.direction)
+    # with eps = 0 and distinct conditionals, P(A) lies strictly between them
+    res0 = update_direction(b["p_a"], b["p_a_given_b1"], b["p_a_given_b0"], eps=0.0)
+    spread = np.abs(b["p_a_given_b1"] - b["p_a_given_b0"]) > 1e-9
+    assert (res0.direction[spread] == "monotonic").all()
+
+
+def test_negation_exact_identity(beliefs):
+    res = negation_check(beliefs["p_a"], beliefs["p_not_a"])
+    assert isinstance(res, NegationCheckResult)
+    np.testing.assert_allclose(res.arbitrage, 0.0, atol=1e-12)
+    np.testing.assert_allclose(res.frequentist, 0.0, atol=1e-12)
+
+
+def test_conditional_tuple_exact_identity(beliefs):
+    b = beliefs
+    res = conditional_tuple_check(b["p_a"][:40], b["p_b_given_a1"][:40], b["p_a_and_b"][:40])
+    assert isinstance(res, ConditionalTupleResult)
+    np.testing.assert_allclose(res.absolute, 0.0, atol=1e-12)
+    np.testing.assert_allclose(res.arbitrage, 0.0, atol=1e-7)
+
+
+# --------------------------------------------------------------------------- known values
+def test_total_probability_rules():
+    # implied P(B) = 1/3 (feasible), 2.5 (infeasible), 1.04 (within tol), degenerate spread
+    res = total_probability_check([0.3, 0.9, 0.604, 0.5, 0.5],
+                                  [0.5, 0.6, 0.6, 0.5004, 0.5004],
+                                  [0.2, 0.4, 0.5, 0.5, 0.5], tol=0.05)
+    np.testing.assert_allclose(res.implied_p_b[:3], [1 / 3, 2.5, 1.04])
+    assert np.isnan(res.implied_p_b[3:]).all()
+    assert res.feasible.tolist() == [True, False, True, True, True]
+    res = total_probability_check([0.56], [0.5004], [0.5], tol=0.05)
+    assert res.feasible.tolist() == [False]
+    assert res.statistic == 0.0 and np.isnan(res.mean_error)
+    res = total_probability_check([0.5], [0.6], [0.2], p_b=[0.5])
+    np.testing.assert_allclose(res.error, [0.1])
+    assert res.share_consistent == 0.0
+
+
+def test_update_direction_classes():
+    res = update_direction([0.3] * 6, [0.5, 0.31, 0.5, 0.5, 0.1, 0.315],
+                           [0.1, 0.3, 0.3, 0.4, 0.5, 0.3])
+    assert res.direction.tolist() == ["monotonic", "no_update", "partial", "inconsistent",
+                                      "monotonic", "no_update"]
+    assert res.monotonic == pytest.approx(2 / 6) and res.no_update == pytest.approx(2 / 6)
+    assert res.shares.columns.tolist() == list(UPDATE_CLASSES)
+    assert sum(res.shares.iloc[0]) == pytest.approx(1.0)
+
+
+def test_negation_known_values():
+    res = negation_check([0.7, 0.7, 0.0], [0.3, 0.5, 0.0])
+    assert res.arbitrage[1] == pytest.approx(-2 * np.log(np.sqrt(0.35) + np.sqrt(0.15)))
+    assert res.frequentist[1] == pytest.approx(0.2 / np.sqrt(0.21 + 0.25 + 1e-3))
+    assert np.isinf(res.arbitrage[2])
+    assert res.frequentist[2] == pytest.approx(1 / np.sqrt(1e-3))
+    assert res.share_frequentist_above == pytest.approx(2 / 3)
+
+
+def test_conditional_tuple_arbitrage_beats_a_grid():
+    """The optimiser's value is achieved (a lower bound) and no grid point beats it."""
+    g = np.linspace(0.001, 0.999, 500)
+    A, C = np.meshgrid(g, g, indexing="ij")
+    cases = [(0.5, 0.9, 0.18), (0.9, 0.33, 0.43), (0.35, 0.76, 0.32), (0.46, 0.17, 0.41)]
+    res = conditional_tuple_check(*map(list, zip(*cases, strict=True)))
+    for (a, c, j), v in zip(cases, res.arbitrage, strict=True):
+        grid = _tuple_profits(np.stack([A, C]), a, c, j).min(axis=0).max()
+        assert v >= grid - 1e-9
+        assert v <= grid + 0.01
+        assert v > 0
+
+
+def test_conditional_tuple_certainty_is_finite():
+    res = conditional_tuple_check([0.5, 0.0], [1.0, 0.5], [0.3, 0.3])
+    assert np.isfinite(res.arbitrage).all() and (res.arbitrage > 0).all()
+    # a forecaster certain A is false but giving P(A and B) = 0.3 loses ln(1/0.7)
+    assert res.arbitrage[1] == pytest.approx(np.log(1 / 0.7), abs=1e-4)
+
+
+# --------------------------------------------------------------------------- properties
+@given(joint_strategy)
+def test_property_exact_identities(joint):
+    b = coherent_beliefs(joint)
+    assert bayes_check(b["p_a"], b["p_b"], b["p_a_given_b1"], b["p_a_given_b0"],
+                       b["p_b_given_a1"], b["p_b_given_a0"]).error[0] < 1e-12
+    assert total_probability_check(b["p_a"], b["p_a_given_b1"], b["p_a_given_b0"],
+                                   p_b=b["p_b"]).error[0] < 1e-12
+    assert update_direction(b["p_a"], b["p_a_given_b1"],
+                            b["p_a_given_b0"]).direction[0] != "inconsistent"
+
+
+@given(prob, prob, prob, prob, prob, prob)
+def test_property_bayes_swap_and_relabel(pa, pb, a1, a0, b1, b0):
+    res = bayes_check([pa], [pb], [a1], [a0], [b1], [b0])
+    swapped = bayes_check([pb], [pa], [b1], [b0], [a1], [a0])
+    assert swapped.error[0] == pytest.approx(res.error[0], abs=1e-12)
+    assert swapped.total_variation[0] == pytest.approx(res.total_variation[0], abs=1e-12)
+    # relabel A (A -> not A): the four cells permute, total variation is unchanged
+    rel_a = bayes_check([1 - pa], [pb], [1 - a1], [1 - a0], [b0], [b1])
+    assert rel_a.total_variation[0] == pytest.approx(res.total_variation[0], abs=1e-12)
+    rel_b = bayes_check([pa], [1 - pb], [a0], [a1], [1 - b1], [1 - b0])
+    assert rel_b.total_variation[0] == pytest.approx(res.total_variation[0], abs=1e-12)
+    assert (res.error[0] < 1e-12) == (res.total_variation[0] < 1e-12) or res.error[0] > 0
+
+
+@given(prob, prob, prob)
+def test_property_total_probability_relabel(pa, p1, p0):
+    res = total_probability_check([pa], [p1], [p0])
+    rel_a = total_probability_check([1 - pa], [1 - p1], [1 - p0])
+    rel_b = total_probability_check([pa], [p0], [p1])
+    if abs(p1 - p0) > 2e-3:  # away from the degenerate-spread switch
+        assert rel_a.feasible[0] == res.feasible[0]
+        assert rel_b.feasible[0] == res.feasible[0]
+        assert rel_b.implied_p_b[0] == pytest.approx(1 - res.implied_p_b[0], abs=1e-9)
+
+
+@given(prob, prob, prob)
+def test_property_update_direction_relabel(pa, p1, p0):
+    cls = update_direction([pa], [p1], [p0]).direction[0]
+    assert update_direction([pa], [p0], [p1]).direction[0] == cls
+    d1, d0 = p1 - pa, p0 - pa
+    if min(abs(abs(d1) - 0.02), abs(abs(d0) - 0.02)) > 1e-9:  # not on the threshold
+        assert update_direction([1 - pa], [1 - p1], [1 - p0]).direction[0] == cls
+
+
+@given(prob, prob)
+def test_property_negation_symmetric(p, q):
+    res = negation_check([p], [q])
+    swapped = negation_check([q], [p])
+    assert swapped.frequentist[0] == pytest.approx(res.frequentist[0])
+    if np.isfinite(res.arbitrage[0]):
+        assert swapped.arbitrage[0] == pytest.approx(res.arbitrage[0], abs=1e-12)
+    assert res.arbitrage[0] >= 0 and res.frequentist[0] >= 0
+    assert (res.frequentist[0] == 0) == (p + q == 1)
+
+
+@given(inner, inner, inner)
+def test_property_conditional_tuple(a, c, j):
+    res = conditional_tuple_check([a], [c], [j])
+    rel_b = conditional_tuple_check([a], [1 - c], [max(a - j, 0.0)])
+    if j <= a:
+        assert rel_b.absolute[0] == pytest.approx(res.absolute[0], abs=1e-12)
+    assert res.arbitrage[0] >= 0
+    if res.absolute[0] > 0.02:
+        assert res.arbitrage[0] > 0
+
+
+# --------------------------------------------------------------------------- results
+def test_result_schema_and_read_only(beliefs):
+    b = beliefs
+    results = [
+        total_probability_check(b["p_a"], b["p_a_given_b1"], b["p_a_given_b0"]),
+        bayes_check(b["p_a"], b["p_b"], b["p_a_given_b1"], b["p_a_given_b0"],
+                    b["p_b_given_a1"], b["p_b_given_a0"]),
+        update_direction(b["p_a"], b["p_a_given_b1"], b["p_a_given_b0"]),
+        negation_check(b["p_a"], b["p_not_a"]),
+        conditional_tuple_check(b["p_a"][:5], b["p_b_given_a1"][:5], b["p_a_and_b"][:5]),
+    ]
+    for res in results:
+        frame = res.to_frame()
+        assert tuple(frame.columns) == type(res).frame_columns()
+        assert len(res.per_row()) == res.n_obs
+        assert np.isnan(res.pvalue)
+        assert "statistic" in res.summary()
+        assert list(res.per_row().columns)
+    with pytest.raises(ValueError, match="read-only"):
+        results[0].feasible[0] = False
+    assert isinstance(results[2], UpdateDirectionResult)
+
+
+def test_inputs_not_mutated():
+    pa = np.array([0.3, 0.5])
+    p1 = np.array([0.6, 0.5])
+    p0 = np.array([0.1, 0.4])
+    before = [pa.copy(), p1.copy(), p0.copy()]
+    total_probability_check(pa, p1, p0)
+    update_direction(pa, p1, p0)
+    for x, y in zip(before, (pa, p1, p0), strict=True):
+        np.testing.assert_array_equal(x, y)
+    assert pa.flags.writeable
+
+
+def test_wilson_interval_for_share():
+    res = total_probability_check([0.3] * 10, [0.5] * 10, [0.2] * 5 + [0.4] * 5)
+    assert res.statistic == 0.5
+    assert res.confidence_interval.low < 0.5 < res.confidence_interval.high
+
+
+# --------------------------------------------------------------------------- validation
+def test_validation_out_of_range():
+    with pytest.raises(ValueError, match=r"Column 'p_a_given_b0' \(input to "
+                       r"total_probability_check\) must hold probabilities in \[0, 1\]; "
+                       r"1 offending row \(first: row 1 = 1.2\)"):
+        total_probability_check([0.1, 0.2], [0.1, 0.2], [0.1, 1.2])
+
+
+def test_validation_nan():
+    with pytest.raises(ValueError, match=r"'p_b' .* must not contain NaN"):
+        bayes_check([0.1], [np.nan], [0.1], [0.1], [0.1], [0.1])
+
+
+def test_validation_non_numeric():
+    with pytest.raises(ValueError, match=r"'p_a' .* must be numeric"):
+        update_direction(["x"], [0.1], [0.1])
+
+
+def test_validation_lengths():
+    with pytest.raises(ValueError, match="The 'p_not_a' parameter of negation_check must be "
+                       r"of the same length as 'p_a' \(2\); got 'length 1'"):
+        negation_check([0.1, 0.2], [0.9])
+
+
+def test_validation_empty():
+    with pytest.raises(ValueError, match="The 'p_a' parameter of conditional_tuple_check "
+                       "must be non-empty"):
+        conditional_tuple_check([], [], [])
+
+
+def test_validation_two_dimensional():
+    with pytest.raises(ValueError, match="'p_a' must be one-dimensional"):
+        update_direction([[0.1]], [0.1], [0.1])
+
+
+@pytest.mark.parametrize(("func", "kwargs", "name", "exc"), [
+    (total_probability_check, {"tol": -0.1}, "tol", ValueError),
+    (total_probability_check, {"tol": "a"}, "tol", TypeError),
+    (update_direction, {"eps": 2.0}, "eps", ValueError),
+    (negation_check, {"beta": 0.0}, "beta", ValueError),
+    (negation_check, {"arbitrage_threshold": -1.0}, "arbitrage_threshold", ValueError),
+    (negation_check, {"frequentist_threshold": -1.0}, "frequentist_threshold", ValueError),
+    (conditional_tuple_check, {"absolute_threshold": -1.0}, "absolute_threshold", ValueError),
+    (conditional_tuple_check, {"arbitrage_threshold": np.nan}, "arbitrage_threshold",
+     ValueError),
+])
+def test_validation_parameters(func, kwargs, name, exc):
+    args = {total_probability_check: ([0.1], [0.2], [0.3]), update_direction: ([0.1], [0.2],
+            [0.3]), negation_check: ([0.1], [0.2]), conditional_tuple_check: ([0.1], [0.2],
+                                                                               [0.02])}[func]
+    with pytest.raises(exc, match=f"The '{name}' parameter of {func.__name__} must be"):
+        func(*args, **kwargs)
+
+
+def test_validation_bayes_tol():
+    with pytest.raises(ValueError, match="The 'tol' parameter of bayes_check must be a finite "
+                       r"float in \[0.0, 1.0\]; got 1.5"):
+        bayes_check([0.1], [0.1], [0.1], [0.1], [0.1], [0.1], tol=1.5)
+
+
+def test_frame_schemas_have_unique_columns():
+    import coherence
+
+    for name in ("TotalProbabilityResult", "BayesCheckResult", "UpdateDirectionResult",
+                 "NegationCheckResult", "ConditionalTupleResult", "IteratedExpectationResult",
+                 "PairsResult", "PairsPowerResult"):
+        cols = getattr(coherence, name).frame_columns()
+        assert len(set(cols)) == len(cols), name

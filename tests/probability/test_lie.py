@@ -1,0 +1,328 @@
+"""Tests of the law-of-iterated-expectation check (coherence._probability._lie)."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+from coherence import (
+    LIE_COLUMNS,
+    DegenerateDataWarning,
+    IteratedExpectationResult,
+    iterated_expectation_check,
+    random_forest_baseline,
+)
+
+X1, X2, Z1, Z2 = 3, 2, 3, 2  # states of two evidence variables and two auxiliary ones
+#: Small forests so the fitted-baseline tests stay fast on a shared machine.
+FAST = {"n_estimators": 25, "min_samples_leaf": (5, 20), "n_splits": 3}
+
+
+def random_joint(rng: np.random.Generator) -> np.ndarray:
+    """P(x1, x2, z1, z2, y) as an array of shape (3, 2, 3, 2, 2)."""
+    return rng.dirichlet(np.full(X1 * X2 * Z1 * Z2 * 2, 0.7)).reshape(X1, X2, Z1, Z2, 2)
+
+
+def exact_table(joint: np.ndarray) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Exact LIE quantities for every context (x1, x2) and both auxiliary variables."""
+    rows, ctx = [], []
+    for x1, x2 in itertools.product(range(X1), range(X2)):
+        cid = f"{x1}-{x2}"
+        ctx.append({"context": cid, "x1": x1, "x2": f"level{x2}"})
+        p = joint[x1, x2]  # (z1, z2, y)
+        p_x = p.sum()
+        p_y = p[..., 1].sum() / p_x
+        for name, axis in (("z1", 1), ("z2", 0)):
+            pzy = p.sum(axis=axis)  # (z, y)
+            for s in range(pzy.shape[0]):
+                rows.append({"context": cid, "variable": name, "state": s, "p_y_given_x": p_y,
+                             "p_y_given_xz": pzy[s, 1] / pzy[s].sum(),
+                             "p_z_given_x": pzy[s].sum() / p_x})
+    return pd.DataFrame(rows), pd.DataFrame(ctx)
+
+
+def sample(joint: np.ndarray, n: int, rng: np.random.Generator) -> pd.DataFrame:
+    flat = rng.choice(joint.size, size=n, p=joint.ravel())
+    x1, x2, z1, z2, y = np.unravel_index(flat, joint.shape)
+    return pd.DataFrame({"x1": x1, "x2": [f"level{v}" for v in x2], "z1": z1, "z2": z2, "y": y})
+
+
+@pytest.fixture(scope="module")
+def world():
+    rng = np.random.default_rng(11)
+    joint = random_joint(rng)
+    table, contexts = exact_table(joint)
+    return joint, table, contexts
+
+
+def test_exact_identity_against_a_noisy_baseline(world):
+    _, table, _ = world
+    base = table.assign(p_y_given_x=np.clip(table["p_y_given_x"] + 0.03, 0, 1))
+    res = iterated_expectation_check(table, baseline=base, rng=0, n_resamples=200)
+    assert isinstance(res, IteratedExpectationResult)
+    np.testing.assert_allclose(res.units["agent_error"], 0.0, atol=1e-12)
+    np.testing.assert_allclose(res.units["baseline_error"], 0.03, atol=1e-12)
+    np.testing.assert_allclose(res.units["agent_z_mass"], 1.0)
+    assert res.statistic == pytest.approx(0.0, abs=1e-9)
+    assert res.n_obs == 12 and res.n_contexts == 6 and res.baseline == "table"
+
+
+def test_hand_computed_ratio(world):
+    _, table, _ = world
+    shifted = table.copy()
+    shifted["p_y_given_x"] = np.clip(table["p_y_given_x"] - 0.1, 0, 1)
+    base = table.assign(p_y_given_x=np.clip(table["p_y_given_x"] + 0.02, 0, 1))
+    res = iterated_expectation_check(shifted, baseline=base, rng=0, n_resamples=500)
+    expected = (table["p_y_given_x"] - shifted["p_y_given_x"]).groupby(
+        [table["context"], table["variable"]]).first()
+    got = res.units.set_index(["context", "variable"])["agent_error"]
+    np.testing.assert_allclose(got.loc[expected.index].to_numpy(), expected.to_numpy(),
+                               atol=1e-12)
+    assert res.statistic == pytest.approx(np.median(res.units["ratio"]))
+    assert res.confidence_interval.low <= res.statistic <= res.confidence_interval.high
+
+
+def test_random_forest_baseline_path(world):
+    joint, table, contexts = world
+    gt = sample(joint, 1500, np.random.default_rng(1))
+    res = iterated_expectation_check(table, ground_truth=gt, contexts=contexts,
+                                     evidence=["x1", "x2"], rng=0, n_resamples=200,
+                                     baseline_options=FAST)
+    assert res.baseline == "random_forest"
+    assert (res.units["baseline_error"] > 0).all()
+    assert res.statistic == pytest.approx(0.0, abs=1e-9)
+    # an incoherent agent (P(y|x) off by 0.15) is far less coherent than the forest
+    bad = table.assign(p_y_given_x=np.clip(table["p_y_given_x"] + 0.15, 0, 1))
+    res_bad = iterated_expectation_check(bad, ground_truth=gt, contexts=contexts,
+                                         evidence=["x1", "x2"], rng=0, n_resamples=200,
+                                     baseline_options=FAST)
+    assert res_bad.statistic > 1.0
+    assert res_bad.median_agent_error > res_bad.median_baseline_error
+
+
+def test_random_forest_baseline_is_close_to_truth(world):
+    joint, table, contexts = world
+    gt = sample(joint, 3000, np.random.default_rng(2))
+    base = random_forest_baseline(gt, contexts, table, evidence=["x1", "x2"], rng=0, **FAST)
+    assert base.columns.tolist() == list(LIE_COLUMNS)
+    assert len(base) == len(table)
+    err = np.abs(base["p_y_given_x"].to_numpy() - table["p_y_given_x"].to_numpy())
+    assert np.median(err) < 0.1
+
+
+def test_user_estimator(world):
+    from sklearn.linear_model import LogisticRegression
+
+    joint, table, contexts = world
+    gt = sample(joint, 800, np.random.default_rng(3))
+    res = iterated_expectation_check(table, ground_truth=gt, contexts=contexts,
+                                     evidence=["x1", "x2"], estimator=LogisticRegression(),
+                                     rng=0, n_resamples=100)
+    assert res.baseline == "estimator"
+    assert np.isfinite(res.units["baseline_error"]).all()
+
+
+def test_normalize(world):
+    _, table, _ = world
+    scaled = table.assign(p_z_given_x=table["p_z_given_x"] * 0.8)
+    base = table.assign(p_y_given_x=np.clip(table["p_y_given_x"] + 0.03, 0, 1))
+    raw = iterated_expectation_check(scaled, baseline=base, rng=0, n_resamples=50)
+    norm = iterated_expectation_check(scaled, baseline=base, normalize=True, rng=0,
+                                      n_resamples=50)
+    assert (raw.units["agent_error"] > 0).all()
+    np.testing.assert_allclose(norm.units["agent_error"], 0.0, atol=1e-12)
+    np.testing.assert_allclose(raw.units["agent_z_mass"], 0.8)
+
+
+def test_zero_baseline_error_warns(world):
+    _, table, _ = world
+    with pytest.warns(DegenerateDataWarning,
+                      match=r"baseline error is 0 \(below 1e-12\) for 12 unit"):
+        res = iterated_expectation_check(table, baseline=table, rng=0, n_resamples=20)
+    assert np.isnan(res.statistic)
+
+
+def test_reproducible_and_not_mutated(world):
+    _, table, _ = world
+    before = table.copy()
+    base = table.assign(p_y_given_x=np.clip(table["p_y_given_x"] + 0.03, 0, 1))
+    bad = table.assign(p_y_given_x=np.clip(table["p_y_given_x"] - 0.05, 0, 1))
+    a = iterated_expectation_check(bad, baseline=base, rng=3, n_resamples=300)
+    b = iterated_expectation_check(bad, baseline=base, rng=3, n_resamples=300)
+    assert a.confidence_interval == b.confidence_interval
+    pd.testing.assert_frame_equal(table, before)
+    assert tuple(a.to_frame().columns) == IteratedExpectationResult.frame_columns()
+
+
+@given(st.integers(0, 10_000))
+def test_property_exact_and_relabel(seed):
+    """Exact beliefs have error 0; relabelling y (p -> 1 - p) keeps every error."""
+    joint = random_joint(np.random.default_rng(seed))
+    table, _ = exact_table(joint)
+    base = table.assign(p_y_given_x=np.clip(table["p_y_given_x"] + 0.03, 0, 1))
+    bad = table.assign(p_y_given_xz=table["p_y_given_xz"] * 0.9)
+    res = iterated_expectation_check(bad, baseline=base, rng=0, n_resamples=20)
+    flipped = bad.assign(p_y_given_x=1 - bad["p_y_given_x"],
+                         p_y_given_xz=1 - bad["p_y_given_xz"])
+    base_flipped = base.assign(p_y_given_x=1 - base["p_y_given_x"],
+                               p_y_given_xz=1 - base["p_y_given_xz"])
+    res2 = iterated_expectation_check(flipped, baseline=base_flipped, rng=0, n_resamples=20)
+    np.testing.assert_allclose(res.units["agent_error"], res2.units["agent_error"], atol=1e-12)
+    exact = iterated_expectation_check(table, baseline=base, rng=0, n_resamples=20)
+    assert exact.units["agent_error"].max() < 1e-12
+
+
+# --------------------------------------------------------------------------- validation
+def test_validation_messages(world):
+    _, table, _ = world
+    base = table.assign(p_y_given_x=np.clip(table["p_y_given_x"] + 0.03, 0, 1))
+    with pytest.raises(ValueError, match="iterated_expectation_check: column 'p_z_given_x'"):
+        iterated_expectation_check(table.drop(columns="p_z_given_x"), baseline=base)
+    bad = table.copy()
+    bad.loc[3, "p_y_given_xz"] = 1.3
+    with pytest.raises(ValueError, match=r"Column 'p_y_given_xz' .* must hold probabilities "
+                       r"in \[0, 1\]; 1 offending row \(first: row 3 = 1.3\)"):
+        iterated_expectation_check(bad, baseline=base)
+    bad = table.copy()
+    bad.loc[0, "p_y_given_x"] = 0.01
+    with pytest.raises(ValueError, match=r"Column 'p_y_given_x' .* must be constant within "
+                       r"each context"):
+        iterated_expectation_check(bad, baseline=base)
+    bad = pd.concat([table, table.iloc[[0]]], ignore_index=True)
+    with pytest.raises(ValueError, match=r"Column 'state' .* must be unique within each"):
+        iterated_expectation_check(bad, baseline=base)
+    bad = table.copy()
+    bad.loc[2, "context"] = None
+    with pytest.raises(ValueError, match=r"Column 'context' .* must not contain missing"):
+        iterated_expectation_check(bad, baseline=base)
+    with pytest.raises(ValueError, match="the baseline has no rows for 2"):
+        iterated_expectation_check(table, baseline=base[base["context"] != "0-0"])
+    with pytest.raises(ValueError, match="The 'baseline' parameter of iterated_expectation_"
+                       "check must be a table, or else"):
+        iterated_expectation_check(table, ground_truth=pd.DataFrame({"y": [0, 1]}))
+    with pytest.raises(TypeError, match=r"The 'normalize' parameter .* must be a bool"):
+        iterated_expectation_check(table, baseline=base, normalize=1)
+    with pytest.raises(ValueError, match="The 'n_resamples' parameter"):
+        iterated_expectation_check(table, baseline=base, n_resamples=0)
+    with pytest.raises(ValueError, match=r"The 'elicited' parameter .* at least one row"):
+        iterated_expectation_check(table.iloc[:0], baseline=base)
+    with pytest.raises(ValueError, match="The 'alternative' parameter of iterated_expectation"
+                       "_check must be one of"):
+        iterated_expectation_check(table, baseline=base, alternative="larger")
+
+
+def test_random_forest_baseline_validation(world):
+    joint, table, contexts = world
+    gt = sample(joint, 100, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="random_forest_baseline: column 'z1'"):
+        random_forest_baseline(gt.drop(columns="z1"), contexts, table, evidence=["x1", "x2"])
+    with pytest.raises(ValueError, match="must hold both 0 and 1"):
+        random_forest_baseline(gt.assign(y=0), contexts, table, evidence=["x1", "x2"])
+    with pytest.raises(ValueError, match=r"contexts .* are not rows of 'contexts'"):
+        random_forest_baseline(gt, contexts.iloc[1:], table, evidence=["x1", "x2"])
+    with pytest.raises(ValueError, match="The 'evidence' parameter of random_forest_baseline"):
+        random_forest_baseline(gt, contexts, table, evidence=[])
+
+
+# --------------------------------------------------------------------------- sign test
+def _shift_table(table: pd.DataFrame, shifts: dict) -> pd.DataFrame:
+    """Move P(y|x) of each context by its shift (the LIE error of the context)."""
+    return table.assign(p_y_given_x=table["p_y_given_x"] + table["context"].map(shifts))
+
+
+def test_sign_test_hand_computed(world):
+    _, table, _ = world
+    ids = list(pd.unique(table["context"]))  # 6 contexts
+    # agent worse in 5 contexts, better in 1, baseline off by 0.02 everywhere
+    agent_shift = dict(zip(ids, [0.05, 0.05, 0.05, 0.05, 0.05, 0.01], strict=True))
+    agent = _shift_table(table, agent_shift).assign(
+        p_y_given_x=lambda d: d["p_y_given_x"].clip(0, 1))
+    base = _shift_table(table, dict.fromkeys(ids, -0.02)).assign(
+        p_y_given_x=lambda d: d["p_y_given_x"].clip(0, 1))
+    res = iterated_expectation_check(agent, baseline=base, n_resamples=10, rng=0)
+    e_a = res.units.groupby("context", sort=False)["agent_error"].mean()
+    e_b = res.units.groupby("context", sort=False)["baseline_error"].mean()
+    k = int(((e_a - e_b) > 1e-12).sum())
+    n = int(((e_a - e_b).abs() >= 1e-12).sum())
+    assert (res.n_agent_worse, res.n_informative) == (k, n)
+    assert res.pvalue == pytest.approx(stats.binomtest(k, n, 0.5, alternative="greater").pvalue)
+    less = iterated_expectation_check(agent, baseline=base, n_resamples=10, rng=0,
+                                      alternative="less")
+    two = iterated_expectation_check(agent, baseline=base, n_resamples=10, rng=0,
+                                     alternative="two-sided")
+    assert less.pvalue == pytest.approx(stats.binomtest(k, n, 0.5, alternative="less").pvalue)
+    assert two.pvalue == pytest.approx(stats.binomtest(k, n, 0.5).pvalue)
+    assert res.alternative == "greater" and less.alternative == "less"
+    assert res.to_frame()["pvalue"].iloc[0] == res.pvalue
+
+
+def test_sign_test_no_informative_context(world):
+    _, table, _ = world
+    base = table.assign(p_y_given_x=np.clip(table["p_y_given_x"] + 0.03, 0, 1))
+    res = iterated_expectation_check(base, baseline=base, n_resamples=10, rng=0)
+    assert res.n_informative == 0 and np.isnan(res.pvalue)
+    assert res.statistic == pytest.approx(1.0)
+
+
+@settings(max_examples=25)
+@given(st.integers(0, 2**31 - 1))
+def test_property_sign_test_swaps(seed):
+    """Swapping agent and baseline mirrors the sign test ('greater' <-> 'less')."""
+    rng = np.random.default_rng(seed)
+    n = 8
+    rows = []
+    for c in range(n):
+        pz = rng.dirichlet([1.0, 1.0])
+        py = rng.uniform(0.05, 0.95, 2)
+        mix = float(py @ pz)
+        for s in range(2):
+            rows.append({"context": c, "variable": "z", "state": s, "p_y_given_x": mix,
+                         "p_y_given_xz": py[s], "p_z_given_x": pz[s]})
+    exact = pd.DataFrame(rows)
+    a = exact.assign(p_y_given_x=np.clip(exact["p_y_given_x"] + np.repeat(
+        rng.normal(0, 0.05, n), 2), 0, 1))
+    b = exact.assign(p_y_given_x=np.clip(exact["p_y_given_x"] + np.repeat(
+        rng.normal(0, 0.05, n), 2), 0, 1))
+    ab = iterated_expectation_check(a, baseline=b, n_resamples=1, rng=0)
+    ba = iterated_expectation_check(b, baseline=a, n_resamples=1, rng=0, alternative="less")
+    assert ab.pvalue == pytest.approx(ba.pvalue)
+    assert ab.n_agent_worse + ba.n_agent_worse == ab.n_informative
+
+
+# --------------------------------------------------------------------------- plot
+def test_plot(world):
+    import matplotlib.pyplot as plt
+    from matplotlib.axes import Axes
+
+    _, table, _ = world
+    shifted = table.assign(p_y_given_x=np.clip(table["p_y_given_x"] - 0.1, 0, 1))
+    base = table.assign(p_y_given_x=np.clip(table["p_y_given_x"] + 0.02, 0, 1))
+    res = iterated_expectation_check(shifted, baseline=base, rng=0, n_resamples=200)
+    before = res.units.copy()
+    fig, ax = plt.subplots()
+    out = res.plot(ax=ax)
+    assert out is ax and isinstance(out, Axes)
+    assert ax.get_xscale() == "log"
+    drawable = (np.isfinite(res.units["ratio"]) & (res.units["ratio"] > 0)
+                & (res.units["agent_error"] >= 1e-12))
+    offsets = ax.collections[0].get_offsets()
+    assert len(offsets) == int(drawable.sum())
+    np.testing.assert_allclose(np.asarray(offsets)[:, 0], res.units["ratio"][drawable])
+    # the median line sits at the statistic
+    xs = [line.get_xdata()[0] for line in ax.get_lines() if line.get_color() == "C3"]
+    assert xs == [pytest.approx(res.statistic)]
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["z1", "z2"]
+    pd.testing.assert_frame_equal(res.units, before)
+    plt.close(fig)
+    # a new figure when no axes is given; hidden units are counted in the title
+    exact = iterated_expectation_check(table, baseline=base, rng=0, n_resamples=10)
+    ax2 = exact.plot()
+    assert isinstance(ax2, Axes)
+    assert "12 unit(s) with ratio 0, inf or NaN not shown" in ax2.get_title()
+    plt.close(ax2.figure)

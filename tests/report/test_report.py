@@ -1,0 +1,152 @@
+"""coherence.report: every applicable test per cell, numbers equal to the test functions'."""
+
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import coherence
+from coherence import RESULT_COLUMNS, TEST_NAMES, report
+from coherence._report._registry import _REGISTRY
+
+FAST = {"n_permutations": 99, "n_resamples": 99}
+
+
+@pytest.fixture(scope="module")
+def two_models():
+    a = coherence.simulate("rational", n_contexts=60, n_repetitions=3,
+                           prompts=coherence.PROMPTS, rng=1).data.assign(model="a")
+    b = coherence.simulate(coherence.Agent.leaky(strength=0.8), n_contexts=60, n_repetitions=3,
+                           prompts=coherence.PROMPTS, rng=2).data.assign(model="b")
+    return pd.concat([a, b], ignore_index=True)
+
+
+@pytest.fixture(scope="module")
+def rep(two_models):
+    return report(two_models, by=("model", "dataset"), progress=False, rng=7, **FAST)
+
+
+def test_cells_and_schema(rep):
+    assert rep.by == ("model",)  # 'dataset' is absent and ignored
+    assert [dict(c.key) for c in rep.cells] == [{"model": "a"}, {"model": "b"}]
+    frame = rep.to_frame()
+    assert list(frame.columns) == ["model", *RESULT_COLUMNS, "error", "warnings"]
+    # without evidence columns the evidence variants do not apply
+    assert set(frame["test"]) == set(TEST_NAMES) - {"ci_evidence", "leakage_evidence", "lie"}
+    assert "calibration" in set(frame["test"])
+    assert (frame["error"] == "").all()
+    tested = frame[frame["test"] != "calibration"]  # calibration is descriptive (no p)
+    assert tested["pvalue"].between(0, 1).all()
+    assert frame.loc[frame["test"] == "calibration", "pvalue"].isna().all()
+
+
+def test_numbers_equal_the_test_functions(rep, two_models):
+    """Each cell and test gets its own spawned stream: rerun one by hand and compare."""
+    cell_streams = np.random.default_rng(7).spawn(2)
+    part = two_models[two_models["model"] == "b"]
+    standard = part[part["prompt"] == "standard"]
+    streams = dict(zip([s.name for s in _REGISTRY], cell_streams[1].spawn(len(_REGISTRY)),
+                       strict=True))
+    direct = {
+        "ci": coherence.ci_test(standard, n_resamples=99, rng=streams["ci"]),
+        "leakage": coherence.leakage_test(standard, engine="logistic", n_resamples=99,
+                                          rng=streams["leakage"]),
+        "monotonicity": coherence.monotonicity_test(standard, n_resamples=99,
+                                                    rng=streams["monotonicity"]),
+        "prompt_consistency": coherence.prompt_consistency(
+            part, truth="truth", n_resamples=99, rng=streams["prompt_consistency"]),
+    }
+    cell = rep.cells[1]
+    for name, result in direct.items():
+        got = cell.results[name]
+        assert got.statistic == result.statistic, name
+        assert got.pvalue == result.pvalue or (np.isnan(got.pvalue) and np.isnan(result.pvalue))
+        assert tuple(got.confidence_interval) == tuple(result.confidence_interval), name
+
+
+def test_reproducible_and_parallel_equal(two_models, rep):
+    again = report(two_models, by="model", progress=False, rng=7, n_jobs=2, **FAST)
+    pd.testing.assert_frame_equal(rep.to_frame(), again.to_frame())
+
+
+def test_leaky_fails_rational_passes(rep):
+    table = rep.summary_table()
+    assert table.loc["b", "ci"] < 0.05 and table.loc["b", "leakage"] < 0.05
+    assert table.loc["a", "ci"] > 0.05
+
+
+def test_evidence_variants_run(two_models):
+    data = two_models[two_models["model"] == "a"].assign(
+        sex=lambda d: (d["context"] % 2).astype(str))
+    rep = report(data, evidence=["sex"], tests=["ci_evidence", "leakage_evidence"],
+                 progress=False, rng=0, **FAST)
+    frame = rep.to_frame()
+    assert list(frame["test"]) == ["ci_evidence", "leakage_evidence"]
+    assert rep.cells[0].results["ci_evidence"].to_frame()["evidence"].iloc[0] in (
+        "('sex',)", "sex", ("sex",))
+
+
+def test_markdown_and_html(rep, tmp_path):
+    md = rep.to_markdown()
+    assert md.splitlines()[0].startswith("| model | test | method | statistic")
+    assert len(md.splitlines()) == 2 + len(rep.to_frame())
+    path = tmp_path / "r.html"
+    text = rep.to_html(path)
+    assert path.read_text() == text
+    assert "data:image/png;base64," in text  # figures embedded
+    assert not re.search(r"""src=['"]http""", text)  # self-contained
+    for setting in ("n_permutations", "engine", "versions", "rng"):
+        assert setting in text
+
+
+def test_errors_are_recorded_not_raised():
+    data = coherence.simulate("rational", n_contexts=30, rng=0).data
+    data["action"] = "yes"  # one action only: the tests cannot run
+    rep = report(data, tests=["leakage"], progress=False, rng=0, **FAST)
+    frame = rep.to_frame()
+    assert frame["error"].iloc[0] != "" and np.isnan(frame["pvalue"].iloc[0])
+
+
+def test_validation(two_models):
+    with pytest.raises(ValueError, match="The 'tests' parameter of report must be one of"):
+        report(two_models, tests=["nope"])
+    with pytest.raises(ValueError, match=re.escape("column 'p' (the 'belief' column)")):
+        report(two_models, belief="p")
+    with pytest.raises(ValueError, match="The 'engine' parameter of report must be one of"):
+        report(two_models, engine="xgboost")
+    with pytest.raises(ValueError, match="The 'n_jobs' parameter of report"):
+        report(two_models, n_jobs=0)
+
+
+def test_lie_table_joins_the_cells():
+    import bayesnets
+
+    study = bayesnets.lie_study("asia", agent="weighted", n_contexts=30, rng=0)
+    baseline = study.redraw(agent="rational", rng=1)
+    data = coherence.simulate("rational", n_contexts=30, n_repetitions=2, rng=0).data
+    rep = report(data, lie=study.data, lie_options={"baseline": baseline},
+                 tests=["ci", "lie"], progress=False, rng=0, **FAST)
+    assert len(rep.cells) == 1
+    result = rep.cells[0].results["lie"]
+    direct = coherence.iterated_expectation_check(
+        study.data, baseline=baseline,
+        rng=np.random.default_rng(0).spawn(1)[0].spawn(len(_REGISTRY))[TEST_NAMES.index("lie")])
+    assert result.statistic == direct.statistic and result.pvalue == direct.pvalue
+    html = rep.to_html()
+    assert html.count("data:image/png") >= 1  # the ratio plot
+
+
+def test_lie_table_split_by_model(two_models):
+    import bayesnets
+
+    parts = []
+    for model, agent in (("a", "rational"), ("b", "weighted")):
+        study = bayesnets.lie_study("asia", agent=agent, n_contexts=20, rng=3)
+        parts.append(study.data.assign(model=model))
+    lie = pd.concat(parts, ignore_index=True)
+    baseline = bayesnets.lie_study("asia", agent="rational", n_contexts=20, rng=3).redraw(rng=4)
+    rep = report(two_models, by="model", lie=lie, lie_options={"baseline": baseline},
+                 tests=["lie"], progress=False, rng=0, **FAST)
+    assert [c.key["model"] for c in rep.cells] == ["a", "b"]
+    assert all("lie" in c.results for c in rep.cells)

@@ -1,0 +1,390 @@
+"""Outcome quality: accuracy, Brier and log scores, calibration, paired comparison."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from coherence import (
+    RESULT_COLUMNS,
+    ForecastComparisonResult,
+    ForecastScoresResult,
+    forecast_scores,
+    plot_reliability,
+)
+from coherence._scoring._forecast import _bin_index, _murphy, _reliability_table
+
+
+def binary_table() -> pd.DataFrame:
+    # Brier: (0.9-1)^2 = 0.01, (0.2-0)^2 = 0.04, (0.6-1)^2 = 0.16, (0.5-0)^2 = 0.25
+    # probability of what happened: 0.9, 0.8, 0.6, 0.5
+    return pd.DataFrame({"model": ["a", "a", "b", "b"], "question": ["q1", "q2", "q1", "q2"],
+                         "probability": [0.9, 0.2, 0.6, 0.5], "outcome": [1, 0, 1, 0]})
+
+
+# --------------------------------------------------------------------------- hand fixtures
+def test_binary_scores_by_hand():
+    res = forecast_scores(binary_table(), n_resamples=200, rng=0)
+    assert isinstance(res, ForecastScoresResult)
+    s = res.scores.set_index("model")
+    assert s.loc["a", "brier"] == pytest.approx((0.01 + 0.04) / 2)
+    assert s.loc["b", "brier"] == pytest.approx((0.16 + 0.25) / 2)
+    assert s.loc["(all)", "brier"] == pytest.approx(0.46 / 4)
+    assert res.statistic == pytest.approx(0.115)
+    assert s.loc["a", "log_score"] == pytest.approx((math.log(0.9) + math.log(0.8)) / 2)
+    # accuracy: a right twice; b right on q1, exactly 0.5 on q2 scores 1/2
+    assert s.loc["a", "accuracy"] == 1.0
+    assert s.loc["b", "accuracy"] == pytest.approx(0.75)
+    assert list(s["n_questions"]) == [2, 2, 2]
+    assert res.kind == "binary" and res.brier_convention.startswith("binary")
+    assert res.log_convention == "ln"
+    assert res.pvalue != res.pvalue  # NaN: a score, not a test
+
+
+def test_log2_loss_convention():
+    res = forecast_scores(binary_table(), convention="log2_loss", n_resamples=50, rng=0)
+    s = res.scores.set_index("model")
+    # -log2(0.6) = 0.7370, -log2(0.5) = 1
+    assert s.loc["b", "log_score"] == pytest.approx((-math.log2(0.6) + 1.0) / 2)
+    assert res.log_convention == "log2_loss"
+
+
+def test_log_floor():
+    t = pd.DataFrame({"model": ["m"], "question": ["q"], "probability": [0.0],
+                      "outcome": [1]})
+    res = forecast_scores(t, n_resamples=10, rng=0)
+    assert res.per_forecast["log_score"].iloc[0] == pytest.approx(math.log(1e-10))
+    res = forecast_scores(t, floor=0.01, convention="log2_loss", n_resamples=10, rng=0)
+    assert res.per_forecast["log_score"].iloc[0] == pytest.approx(-math.log2(0.01))
+
+
+def test_multiclass_vector_by_hand():
+    t = pd.DataFrame({"model": ["m"] * 3, "question": ["q1", "q2", "q3"],
+                      "A": [0.7, 0.4, 0.5], "B": [0.2, 0.4, 0.3], "C": [0.1, 0.2, 0.2],
+                      "outcome": ["A", "B", "C"]})
+    res = forecast_scores(t, options=["A", "B", "C"], n_resamples=50, rng=0)
+    pf = res.per_forecast
+    # (0.7-1)^2 + 0.2^2 + 0.1^2 = 0.14; 0.4^2 + 0.6^2 + 0.2^2 = 0.56;
+    # 0.5^2 + 0.3^2 + 0.8^2 = 0.98
+    np.testing.assert_allclose(pf["brier"], [0.14, 0.56, 0.98])
+    # right; tie of two top options including the outcome -> 1/2; wrong
+    np.testing.assert_allclose(pf["accuracy"], [1.0, 0.5, 0.0])
+    np.testing.assert_allclose(pf["log_score"], np.log([0.7, 0.4, 0.2]))
+    assert res.kind == "multiclass" and "sum" in res.brier_convention
+
+
+def test_chosen_option_one_vs_rest():
+    t = pd.DataFrame({"model": ["m", "m"], "question": ["q1", "q2"], "choice": ["x", "y"],
+                      "probability": [0.8, 0.7], "outcome": ["x", "z"]})
+    res = forecast_scores(t, chosen="choice", n_resamples=50, rng=0)
+    pf = res.per_forecast
+    # right with c = 0.8: (1 - 0.8)^2 = 0.04; wrong with c = 0.7: 0.7^2 = 0.49
+    np.testing.assert_allclose(pf["brier"], [0.04, 0.49])
+    np.testing.assert_allclose(pf["log_score"], np.log([0.8, 0.3]))
+    np.testing.assert_allclose(pf["accuracy"], [1.0, 0.0])
+    assert res.kind == "chosen" and "one-vs-rest" in res.brier_convention
+
+
+def test_latest_forecast_kept_by_timestamp():
+    t = pd.DataFrame({"model": ["m", "m", "m"], "question": ["q", "q", "r"],
+                      "probability": [0.1, 0.9, 0.5], "outcome": [1, 1, 0],
+                      "at": ["2024-01-02", "2024-01-01", "2024-01-01"]})
+    res = forecast_scores(t, timestamp="at", n_resamples=10, rng=0)
+    # the 2024-01-02 forecast (0.1) is the latest for q
+    assert res.per_forecast["brier"].iloc[0] == pytest.approx(0.81)
+    assert res.n_dropped_stale == 1 and res.n_obs == 2
+
+
+def test_duplicates_without_timestamp_raise():
+    t = binary_table()
+    t.loc[4] = ["a", "q1", 0.3, 1]
+    with pytest.raises(ValueError, match="one forecast per"):
+        forecast_scores(t, rng=0)
+
+
+def test_timestamp_ties_raise():
+    t = pd.DataFrame({"model": ["m", "m"], "question": ["q", "q"], "probability": [0.1, 0.9],
+                      "outcome": [1, 1], "at": ["2024-01-01", "2024-01-01"]})
+    with pytest.raises(ValueError, match="ties at the latest time"):
+        forecast_scores(t, timestamp="at", rng=0)
+
+
+# --------------------------------------------------------------------------- calibration
+def test_bin_edges_are_closed_on_the_left():
+    p = np.array([0.0, 0.1, 0.3, 0.7, 0.99, 1.0])
+    np.testing.assert_array_equal(_bin_index(p, 10), [0, 1, 3, 7, 9, 9])
+
+
+def test_murphy_decomposition_by_hand():
+    p = np.array([0.1, 0.1, 0.9, 0.9])
+    y = np.array([0.0, 1.0, 1.0, 1.0])
+    m = _murphy(p, y, 10)
+    # bins 1 and 9: mean forecast 0.1 / 0.9, observed 0.5 / 1.0, weight 1/2 each
+    assert m["ece"] == pytest.approx(0.5 * 0.4 + 0.5 * 0.1)            # 0.25
+    assert m["reliability"] == pytest.approx(0.5 * 0.16 + 0.5 * 0.01)  # 0.085
+    assert m["resolution"] == pytest.approx(0.0625)                    # 0.25^2
+    assert m["uncertainty"] == pytest.approx(0.1875)                   # 0.75 * 0.25
+    assert m["brier"] == pytest.approx(0.21)  # (0.01 + 0.81 + 0.01 + 0.01) / 4
+    assert m["within_bin"] == pytest.approx(0.0, abs=1e-12)
+    table = _reliability_table(p, y, 10)
+    assert list(table["n"]) == [0, 2, 0, 0, 0, 0, 0, 0, 0, 2]
+    assert np.isnan(table["mean_forecast"].iloc[0])
+
+
+@given(st.lists(st.tuples(st.floats(0, 1), st.integers(0, 1)), min_size=1, max_size=40),
+       st.integers(1, 12))
+def test_murphy_identity_with_within_bin_term(rows, n_bins):
+    p = np.array([r[0] for r in rows])
+    y = np.array([r[1] for r in rows], dtype=float)
+    m = _murphy(p, y, n_bins)
+    assert m["brier"] == pytest.approx(
+        m["reliability"] - m["resolution"] + m["uncertainty"] + m["within_bin"], abs=1e-12)
+    assert 0.0 <= m["ece"] <= 1.0
+
+
+def test_calibration_table_in_result():
+    res = forecast_scores(binary_table(), n_bins=5, n_resamples=20, rng=0)
+    cal = res.calibration.set_index("model")
+    assert cal.loc["(all)", "brier"] == pytest.approx(res.statistic)
+    rel = res.reliability_table
+    assert set(rel["model"]) == {"a", "b", "(all)"}
+    assert rel.loc[rel["model"] == "(all)", "n"].sum() == 4
+
+
+def test_plot_reliability():
+    import matplotlib.pyplot as plt
+
+    res = forecast_scores(binary_table(), n_resamples=20, rng=0)
+    ax = plot_reliability(res, group="a")
+    assert "ECE" in ax.get_legend().get_texts()[0].get_text()
+    plt.close("all")
+    with pytest.raises(ValueError, match="'group' parameter of plot_reliability"):
+        plot_reliability(res, group="zzz")
+    with pytest.raises(TypeError, match="'result' parameter of plot_reliability"):
+        plot_reliability("nope")  # type: ignore[arg-type]
+
+
+# --------------------------------------------------------------------------- properties
+@given(st.lists(st.tuples(st.floats(0, 1), st.integers(0, 1)), min_size=1, max_size=30))
+def test_binary_brier_in_unit_interval(rows):
+    t = pd.DataFrame({"model": "m", "question": [f"q{i}" for i in range(len(rows))],
+                      "probability": [r[0] for r in rows], "outcome": [r[1] for r in rows]})
+    res = forecast_scores(t, n_resamples=5, rng=0)
+    assert ((res.per_forecast["brier"] >= 0) & (res.per_forecast["brier"] <= 1)).all()
+    assert 0.0 <= res.statistic <= 1.0
+    assert (res.per_forecast["log_score"] <= 0).all()
+
+
+@given(st.lists(st.integers(0, 1), min_size=1, max_size=30))
+def test_perfect_forecasts_score_zero(ys):
+    t = pd.DataFrame({"model": "m", "question": [f"q{i}" for i in range(len(ys))],
+                      "probability": [float(y) for y in ys], "outcome": ys})
+    res = forecast_scores(t, convention="log2_loss", n_resamples=5, rng=0)
+    assert res.statistic == 0.0
+    assert (res.per_forecast["log_score"] == 0.0).all()
+    assert (res.per_forecast["accuracy"] == 1.0).all()
+
+
+@given(st.lists(st.lists(st.floats(0.01, 1), min_size=3, max_size=3), min_size=1,
+                max_size=10), st.data())
+def test_multiclass_brier_in_zero_two(vectors, data):
+    probs = np.array(vectors)
+    probs /= probs.sum(axis=1, keepdims=True)
+    outcomes = [data.draw(st.sampled_from(["A", "B", "C"])) for _ in vectors]
+    t = pd.DataFrame(probs, columns=["A", "B", "C"]).assign(
+        model="m", question=[f"q{i}" for i in range(len(vectors))], outcome=outcomes)
+    res = forecast_scores(t, options=["A", "B", "C"], n_resamples=5, rng=0)
+    b = res.per_forecast["brier"]
+    assert ((b >= 0) & (b <= 2 + 1e-12)).all()
+
+
+# --------------------------------------------------------------------------- conformance
+def test_reproducible_and_input_not_mutated():
+    t = binary_table()
+    before = t.copy()
+    r1 = forecast_scores(t, n_resamples=100, rng=3)
+    r2 = forecast_scores(t, n_resamples=100, rng=3)
+    pd.testing.assert_frame_equal(t, before)
+    assert r1.confidence_interval == r2.confidence_interval
+    pd.testing.assert_frame_equal(r1.scores, r2.scores)
+
+
+def test_row_order_invariance_of_estimates():
+    t = binary_table()
+    r1 = forecast_scores(t, n_resamples=20, rng=0)
+    r2 = forecast_scores(t.iloc[::-1], n_resamples=20, rng=0)
+    assert r1.statistic == pytest.approx(r2.statistic)
+    a = r1.scores.set_index("model")["brier"]
+    b = r2.scores.set_index("model")["brier"]
+    pd.testing.assert_series_equal(a.sort_index(), b.sort_index())
+
+
+def test_to_frame_schema():
+    res = forecast_scores(binary_table(), n_resamples=20, rng=0)
+    frame = res.to_frame()
+    assert tuple(frame.columns) == (*RESULT_COLUMNS, *ForecastScoresResult._extra_columns)
+    assert frame["log_convention"].iloc[0] == "ln"
+    text = res.summary()
+    assert "forecast_scores" in text and "(all)" in text and "brier_ci_low" in text
+
+
+def test_cluster_bootstrap_interval_covers_estimate():
+    rng = np.random.default_rng(1)
+    n = 60
+    p = rng.uniform(size=n)
+    t = pd.DataFrame({"model": np.repeat(["a", "b"], n // 2), "question": np.tile(
+        [f"q{i}" for i in range(n // 2)], 2), "probability": p,
+        "outcome": (rng.uniform(size=n) < p).astype(int)})
+    res = forecast_scores(t, n_resamples=500, rng=0)
+    ci = res.confidence_interval
+    assert ci.low < res.statistic < ci.high
+    s = res.scores
+    assert (s["brier_ci_low"] <= s["brier"]).all() and (s["brier"] <= s["brier_ci_high"]).all()
+
+
+def test_filtered_and_unfiltered_scores():
+    t = binary_table().assign(opened=["2023-01-01", "2024-06-01", "2023-01-01", "2024-06-01"])
+    res = forecast_scores(t, cutoffs={"a": "2024-01-01"}, n_resamples=20, rng=0)
+    assert res.filtered is not None and res.contamination is not None
+    # a's q1 opened before its cutoff and is dropped; b has no cutoff and is kept
+    assert res.filtered.n_obs == 3
+    assert res.contamination.unknown_models == ("b",)
+    frame = res.scores_frame()
+    assert list(frame["filtered"]) == [False] * 3 + [True] * 3
+
+
+def test_filtered_scores_with_cutoff_column():
+    t = binary_table().assign(opened=["2023-01-01", "2024-06-01", "2023-01-01", "2024-06-01"],
+                              cutoff=["2024-01-01", "2024-01-01", None, None])
+    res = forecast_scores(t, cutoffs="cutoff", n_resamples=20, rng=0)
+    ref = forecast_scores(t, cutoffs={"a": "2024-01-01"}, n_resamples=20, rng=0)
+    assert res.filtered is not None and ref.filtered is not None
+    assert res.contamination is not None and res.contamination.unknown_models == ("b",)
+    assert res.filtered.n_obs == ref.filtered.n_obs == 3
+    assert res.filtered.statistic == ref.filtered.statistic
+
+
+# --------------------------------------------------------------------------- paired comparison
+def test_compare_by_hand():
+    res = forecast_scores(binary_table(), n_resamples=20, rng=0)
+    cmp = res.compare("a", "b", rng=0)
+    assert isinstance(cmp, ForecastComparisonResult)
+    # differences: 0.01 - 0.16 = -0.15, 0.04 - 0.25 = -0.21 -> mean -0.18
+    assert cmp.statistic == pytest.approx(-0.18)
+    # exact sign-flip: 4 sign patterns, |mean| >= 0.18 for 2 of them
+    assert cmp.pvalue == pytest.approx(0.5)
+    assert cmp.lower_is_better and cmp.n_obs == 2
+
+
+def test_compare_validation():
+    res = forecast_scores(binary_table(), n_resamples=20, rng=0)
+    with pytest.raises(ValueError, match=r"'model_a' parameter of ForecastScoresResult\.compare"):
+        res.compare("zz", "b")
+    with pytest.raises(ValueError, match=r"'model_b' parameter .* different from model_a"):
+        res.compare("a", "a")
+    with pytest.raises(ValueError, match="'metric' parameter"):
+        res.compare("a", "b", metric="auc")
+    t = binary_table().iloc[[0, 3]]
+    with pytest.raises(ValueError, match="share 0 question"):
+        forecast_scores(t, n_resamples=5, rng=0).compare("a", "b")
+
+
+@pytest.mark.slow
+def test_compare_size_and_power():
+    # Null: both models draw their forecasts from the same distribution given the truth
+    # (independent noise of equal size), so per-question differences are symmetric.
+    rng = np.random.default_rng(2024)
+    rejections, power = 0, 0
+    reps = 300
+    for _ in range(reps):
+        n = 40
+        truth = rng.uniform(0.05, 0.95, size=n)
+        y = (rng.uniform(size=n) < truth).astype(int)
+        pa = np.clip(truth + rng.normal(0, 0.1, size=n), 0, 1)
+        pb = np.clip(truth + rng.normal(0, 0.1, size=n), 0, 1)
+        pc = np.clip(truth + rng.normal(0, 0.3, size=n), 0, 1)
+        q = [f"q{i}" for i in range(n)]
+        t = pd.DataFrame({"model": ["a"] * n + ["b"] * n + ["c"] * n, "question": q * 3,
+                          "probability": np.concatenate([pa, pb, pc]),
+                          "outcome": np.concatenate([y, y, y])})
+        res = forecast_scores(t, n_resamples=1, rng=rng)
+        rejections += res.compare("a", "b", n_resamples=199, rng=rng).pvalue <= 0.05
+        power += res.compare("a", "c", n_resamples=199, rng=rng).pvalue <= 0.05
+    assert 0.025 <= rejections / reps <= 0.08
+    assert power / reps >= 0.15  # measured 77 / 300 = 0.26 with this seed
+
+
+# --------------------------------------------------------------------------- validation
+@pytest.mark.parametrize(("kwargs", "exc", "match"), [
+    ({"convention": "log10"}, ValueError, "'convention' parameter of forecast_scores"),
+    ({"floor": 0.0}, ValueError, "'floor' parameter of forecast_scores"),
+    ({"n_bins": 0}, ValueError, "'n_bins' parameter of forecast_scores"),
+    ({"n_resamples": 0}, ValueError, "'n_resamples' parameter of forecast_scores"),
+    ({"confidence_level": 1.0}, ValueError, "'confidence_level' parameter of forecast_scores"),
+    ({"options": ["A"]}, ValueError, "'options' parameter of forecast_scores"),
+    ({"options": ["A", "B"], "chosen": "c"}, ValueError, "'chosen' parameter"),
+    ({"probability": None}, ValueError, "'probability' parameter of forecast_scores"),
+    ({"rng": -1}, ValueError, "'rng' parameter of forecast_scores"),
+    ({"question": "qq"}, ValueError, "column 'qq'"),
+])
+def test_parameter_validation(kwargs, exc, match):
+    with pytest.raises(exc, match=match):
+        forecast_scores(binary_table(), **kwargs)
+
+
+def test_data_validation():
+    t = binary_table()
+    with pytest.raises(ValueError, match=r"Column 'probability'.*probabilities in \[0, 1\]"):
+        forecast_scores(t.assign(probability=[0.1, 1.2, 0.3, 0.4]))
+    with pytest.raises(ValueError, match=r"Column 'outcome'.*binary"):
+        forecast_scores(t.assign(outcome=[0, 2, 1, 0]))
+    with pytest.raises(ValueError, match=r"Column 'model'.*missing"):
+        forecast_scores(t.assign(model=["a", None, "b", "b"]))
+    with pytest.raises(TypeError, match="'forecasts' parameter of forecast_scores"):
+        forecast_scores(3)
+    mc = pd.DataFrame({"model": ["m"], "question": ["q"], "A": [0.5], "B": [0.4],
+                       "outcome": ["A"]})
+    with pytest.raises(ValueError, match=r"Column 'A\+B'.*sum to 1"):
+        forecast_scores(mc, options=["A", "B"])
+    with pytest.raises(ValueError, match=r"Column 'outcome'.*name one of the option columns"):
+        forecast_scores(mc.assign(A=0.6, outcome="C"), options=["A", "B"])
+    with pytest.raises(ValueError, match="no rows"):
+        forecast_scores(t.iloc[:0])
+
+
+def test_cluster_means_match_reference_resampler():
+    # the vectorised cluster bootstrap equals stacking the rows of clusters drawn by the
+    # shared reference resampler (same generator stream)
+    from coherence._resampling import cluster_bootstrap_indices
+    from coherence._resampling import cluster_bootstrap_means as _cluster_means
+
+    rng = np.random.default_rng(5)
+    clusters = np.array([0, 0, 1, 2, 2, 2, 3])
+    values = rng.normal(size=(7, 2))
+    fast = _cluster_means(values, clusters, 50, np.random.default_rng(9))
+    ref_rng = np.random.default_rng(9)
+    slow = np.array([values[cluster_bootstrap_indices(clusters, ref_rng)].mean(axis=0)
+                     for _ in range(50)])
+    np.testing.assert_allclose(fast, slow)
+
+
+def test_bool_outcomes_and_string_models():
+    t = binary_table().assign(outcome=[True, False, True, False])
+    res = forecast_scores(t, n_resamples=5, rng=0)
+    assert res.statistic == pytest.approx(0.115)
+
+
+def test_forecast_date_is_the_default_timestamp():
+    t = pd.DataFrame({"model": ["m", "m"], "question": ["q", "q"], "probability": [0.1, 0.9],
+                      "outcome": [1, 1], "forecast_date": ["2024-01-01", "2024-01-03"]})
+    res = forecast_scores(t, n_resamples=5, rng=0)
+    assert res.per_forecast["brier"].iloc[0] == pytest.approx(0.01)   # the later 0.9
+    with pytest.raises(ValueError, match="one forecast per"):
+        forecast_scores(t, timestamp=None, n_resamples=5, rng=0)
+    with pytest.raises(ValueError, match="column 'when'"):
+        forecast_scores(t, timestamp="when", n_resamples=5, rng=0)

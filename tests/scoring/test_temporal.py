@@ -1,0 +1,280 @@
+"""Contamination filter and temporal gateway."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pandas as pd
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from coherence import (
+    ContaminationFilterResult,
+    GatewayReport,
+    TemporalGateway,
+    contamination_filter,
+)
+from coherence._scoring._temporal import match_cutoff
+
+CUTOFFS = {"gpt-4o": "2023-10-01", "gpt-4o-mini": "2024-01-01", "Claude-3": "2023-08-01"}
+
+
+# --------------------------------------------------------------------------- name matching
+@pytest.mark.parametrize(("model", "key"), [
+    ("gpt-4o", "gpt-4o"),                                # exact
+    ("gpt-4o-2024-05-13", "gpt-4o"),                     # prefix
+    ("openai/gpt-4o-mini-2024-07-18", "gpt-4o-mini"),    # longest prefix, last path segment
+    ("OpenAI/GPT-4O-MINI", "gpt-4o-mini"),               # case-insensitive
+    ("anthropic/claude-3-opus", "Claude-3"),
+    ("llama-3", None),
+])
+def test_match_cutoff(model, key):
+    assert match_cutoff(model, CUTOFFS) == key
+
+
+def test_exact_name_wins_over_prefix():
+    cut = {"org/gpt-4o": 1, "gpt-4o": 2}
+    assert match_cutoff("org/gpt-4o", cut) == "org/gpt-4o"
+    # both normalise to 'gpt-4o'; the exact key is preferred for the exact name
+    assert match_cutoff("gpt-4o", cut) == "gpt-4o"
+
+
+@given(st.text(alphabet="abc-/", min_size=1, max_size=12))
+def test_match_is_a_prefix_of_the_last_segment(name):
+    key = match_cutoff(name, {"a": 1, "ab": 2, "abc": 3, "b-": 4})
+    if key is not None and key != name:
+        assert name.rstrip("/").rsplit("/", 1)[-1].lower().startswith(key.lower())
+
+
+# --------------------------------------------------------------------------- filter
+def test_contamination_filter_by_hand():
+    t = pd.DataFrame({
+        "model": ["openai/gpt-4o", "openai/gpt-4o", "gpt-4o-mini", "llama-3", "gpt-4o"],
+        "question": ["q1", "q2", "q1", "q1", "q3"],
+        # gpt-4o cutoff 2023-10-01: q1 opened before -> dropped; q2 after -> kept;
+        # q3 opened ON the cutoff -> kept. gpt-4o-mini cutoff 2024-01-01: q1 dropped.
+        "opened": ["2023-09-01", "2024-02-01", "2023-09-01", "2023-09-01", "2023-10-01"]})
+    rep = contamination_filter(t, CUTOFFS)
+    assert isinstance(rep, ContaminationFilterResult)
+    assert list(rep.kept.index) == [1, 3, 4]
+    assert list(rep.dropped.index) == [0, 2]
+    assert rep.unknown_models == ("llama-3",)
+    assert rep.n_dropped == 2
+    m = rep.matches.set_index("model")
+    assert m.loc["openai/gpt-4o", "key"] == "gpt-4o"
+    assert pd.isna(m.loc["llama-3", "key"])
+
+
+def test_contamination_filter_aware_dates_compare_in_utc():
+    t = pd.DataFrame({"model": ["m", "m"], "question": ["q1", "q2"],
+                      # 2024-01-01T01:00+02:00 is 2023-12-31T23:00Z: before the cutoff
+                      "opened": ["2024-01-01T01:00:00+02:00", "2024-01-01T00:00:00Z"]})
+    rep = contamination_filter(t, {"m": "2024-01-01T00:00:00+00:00"})
+    assert list(rep.kept["question"]) == ["q2"]
+
+
+def test_contamination_filter_validation():
+    t = pd.DataFrame({"model": ["m"], "question": ["q"], "opened": [None]})
+    with pytest.raises(ValueError, match=r"Column 'opened'.*hold a date for every forecast"):
+        contamination_filter(t, {"m": "2024-01-01"})
+    with pytest.raises(ValueError, match=r"Column 'opened'.*hold dates"):
+        contamination_filter(t.assign(opened="not a date"), {"m": "2024-01-01"})
+    with pytest.raises(TypeError, match="'cutoffs' parameter of contamination_filter"):
+        contamination_filter(t, ["m"])  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="both be timezone-aware or both naive"):
+        contamination_filter(t.assign(opened="2024-01-01"), {"m": "2024-01-01T00:00Z"})
+    with pytest.raises(ValueError, match=r"Column 'opened'.*all timezone-aware or all naive"):
+        contamination_filter(pd.DataFrame({"model": ["m", "m"], "question": ["a", "b"],
+                                           "opened": ["2024-01-01", "2024-01-01T00:00Z"]}),
+                             {"m": "2024-01-01"})
+    with pytest.raises(ValueError, match="column 'opened'"):
+        contamination_filter(t.drop(columns="opened"), {"m": "2024-01-01"})
+    with pytest.raises(ValueError, match="'cutoffs' parameter"):
+        contamination_filter(t.assign(opened="2024-01-01"), {"m": None})
+    with pytest.raises(ValueError, match=r"Column 'model'.*missing"):
+        contamination_filter(t.assign(model=None, opened="2024-01-01"), {"m": "2024-01-01"})
+
+
+# --------------------------------------------------------------------------- cutoff column
+def test_cutoff_column_by_hand():
+    t = pd.DataFrame({
+        "model": ["a", "a", "a", "b", "b", "c"],
+        "question": ["q1", "q2", "q3", "q1", "q2", "q1"],
+        "opened": ["2023-09-01", "2023-10-01", "2024-02-01", "2023-09-01", "2023-09-01",
+                   "2020-01-01"],
+        # a: cutoff 2023-10-01 -> q1 dropped, q2 (on the cutoff) and q3 kept;
+        # b: q1 has cutoff 2023-08-01 (kept), q2 no cutoff (kept, b unknown); c unknown.
+        "cutoff": ["2023-10-01", "2023-10-01", "2023-10-01", "2023-08-01", None, ""]})
+    rep = contamination_filter(t, "cutoff")
+    assert list(rep.dropped.index) == [0]
+    assert list(rep.kept.index) == [1, 2, 3, 4, 5]
+    assert rep.unknown_models == ("b", "c")
+    assert list(rep.matches.columns) == ["model", "key", "cutoff"]
+    assert list(rep.matches["model"]) == ["a", "b", "b", "c"]
+    assert list(rep.matches["key"].fillna("-")) == ["cutoff", "cutoff", "-", "-"]
+
+
+def test_cutoff_column_agrees_with_mapping():
+    t = pd.DataFrame({"model": ["gpt-4o", "gpt-4o", "gpt-4o-mini", "llama-3"],
+                      "question": ["q1", "q2", "q1", "q1"],
+                      "opened": ["2023-09-01", "2024-02-01", "2023-12-01", "2023-09-01"]})
+    by_map = contamination_filter(t, CUTOFFS)
+    col = t.assign(cutoff=[CUTOFFS["gpt-4o"], CUTOFFS["gpt-4o"], CUTOFFS["gpt-4o-mini"], None])
+    by_col = contamination_filter(col, "cutoff")
+    assert list(by_col.kept.index) == list(by_map.kept.index)
+    assert list(by_col.dropped.index) == list(by_map.dropped.index)
+    assert by_col.unknown_models == by_map.unknown_models == ("llama-3",)
+
+
+def test_cutoff_column_timezones():
+    t = pd.DataFrame({"model": ["m", "m"], "question": ["q1", "q2"],
+                      "opened": ["2024-01-01T01:00:00+02:00", "2024-01-01T00:00:00Z"],
+                      # the same instant written in two zones: compared in UTC
+                      "cutoff": ["2024-01-01T00:00:00Z", "2024-01-01T02:00:00+02:00"]})
+    rep = contamination_filter(t, "cutoff")
+    assert list(rep.kept["question"]) == ["q2"]
+    # datetime columns work as well as strings
+    rep2 = contamination_filter(t.assign(cutoff=pd.to_datetime(t["cutoff"], utc=True)),
+                                "cutoff")
+    assert list(rep2.kept["question"]) == ["q2"]
+
+
+def test_cutoff_column_all_missing_keeps_everything():
+    t = pd.DataFrame({"model": ["m", "n"], "question": ["q1", "q2"],
+                      "opened": ["2024-01-01T00:00Z", "2024-01-01T00:00Z"],
+                      "cutoff": [None, None]})
+    rep = contamination_filter(t, "cutoff")     # no tz check: no cutoff to compare with
+    assert len(rep.kept) == 2 and rep.unknown_models == ("m", "n")
+
+
+def test_cutoff_column_validation():
+    t = pd.DataFrame({"model": ["m", "m"], "question": ["a", "b"],
+                      "opened": ["2024-01-01", "2024-01-01"], "cutoff": ["2023-01-01", None]})
+    with pytest.raises(ValueError, match="column 'cut'"):
+        contamination_filter(t, "cut")
+    with pytest.raises(ValueError, match=r"Column 'cutoff'.*hold dates.*2023"):
+        contamination_filter(t.assign(cutoff=[2023, None]), "cutoff")
+    with pytest.raises(ValueError, match=r"Column 'cutoff'.*hold dates.*'soon'"):
+        contamination_filter(t.assign(cutoff=["soon", None]), "cutoff")
+    with pytest.raises(ValueError, match=r"Column 'cutoff'.*all timezone-aware or all naive"):
+        contamination_filter(t.assign(cutoff=["2023-01-01", "2023-01-01T00:00Z"]), "cutoff")
+    with pytest.raises(ValueError, match="both be timezone-aware or both naive"):
+        contamination_filter(t.assign(cutoff=["2023-01-01T00:00Z", None]), "cutoff")
+    with pytest.raises(TypeError, match="mapping of model name to date or the name of a "
+                       "column"):
+        contamination_filter(t, 3)  # type: ignore[arg-type]
+
+
+@given(st.lists(st.tuples(st.integers(-30, 30), st.one_of(st.none(), st.integers(-30, 30))),
+                min_size=1, max_size=20))
+def test_cutoff_column_property(days):
+    base = pd.Timestamp("2024-01-01T00:00:00Z")
+    t = pd.DataFrame({
+        "model": [f"m{i % 3}" for i in range(len(days))],
+        "question": [f"q{i}" for i in range(len(days))],
+        "opened": [base + pd.Timedelta(days=o) for o, _ in days],
+        "cutoff": [None if c is None else base + pd.Timedelta(days=c) for _, c in days]})
+    rep = contamination_filter(t, "cutoff")
+    expect_drop = [i for i, (o, c) in enumerate(days) if c is not None and o < c]
+    assert list(rep.dropped.index) == expect_drop
+    assert len(rep.kept) + len(rep.dropped) == len(t)
+    unknown = {f"m{i % 3}" for i, (_, c) in enumerate(days) if c is None}
+    assert set(rep.unknown_models) == unknown
+
+
+# --------------------------------------------------------------------------- gateway
+ARTICLES = pd.DataFrame({
+    "id": ["a", "b", "c", "d", "e"],
+    "published": ["2024-02-29T23:59:59Z",        # just before -> visible
+                  "2024-03-01T00:00:00Z",        # exactly at the cutoff -> hidden
+                  None,                           # undated -> rejected
+                  "2024-03-01T01:00:00+02:00",   # 2024-02-29T23:00Z -> visible
+                  "2024-03-05T00:00:00Z"]})      # after -> hidden
+
+
+def test_gateway_partition_by_hand():
+    gate = TemporalGateway("2024-03-01T00:00:00+00:00")
+    part = gate.partition(ARTICLES, date="published")
+    assert list(part.visible["id"]) == ["a", "d"]
+    assert list(part.hidden["id"]) == ["b", "e"]
+    assert list(part.undated["id"]) == ["c"]
+    assert list(gate.filter_articles(ARTICLES)["id"]) == ["a", "d"]
+    events = ARTICLES.rename(columns={"published": "occurred"})
+    assert list(gate.filter_events(events)["id"]) == ["a", "d"]
+    assert "2024-03-01T00:00:00+00:00" in repr(gate)
+
+
+def test_gateway_accepts_aware_datetime():
+    cut = dt.datetime(2024, 3, 1, tzinfo=dt.timezone(dt.timedelta(hours=-5)))
+    gate = TemporalGateway(cut)
+    assert gate.cutoff == pd.Timestamp("2024-03-01T05:00:00Z")
+
+
+@pytest.mark.parametrize("cutoff", ["2024-03-01", dt.datetime(2024, 3, 1),
+                                    pd.Timestamp("2024-03-01"), dt.date(2024, 3, 1)])
+def test_naive_cutoff_is_an_error(cutoff):
+    with pytest.raises(ValueError, match="'cutoff' parameter of TemporalGateway must be a "
+                                         "timezone-aware date"):
+        TemporalGateway(cutoff)
+
+
+def test_gateway_rejects_naive_and_bad_records():
+    gate = TemporalGateway("2024-03-01T00:00:00Z")
+    with pytest.raises(ValueError, match=r"Column 'published'.*timezone-aware"):
+        gate.filter_articles({"published": ["2024-01-01"]})
+    with pytest.raises(ValueError, match=r"Column 'published'.*hold dates"):
+        gate.filter_articles({"published": ["yesterday-ish"]})
+    with pytest.raises(ValueError, match="column 'occurred'"):
+        gate.filter_events({"date": ["2024-01-01T00:00Z"]})
+    with pytest.raises(ValueError, match="'cutoff' parameter"):
+        TemporalGateway(None)
+    with pytest.raises(ValueError, match="'cutoff' parameter"):
+        TemporalGateway("not a date")
+
+
+def test_validate_reports_every_late_citation():
+    gate = TemporalGateway("2024-03-01T00:00:00Z")
+    forecast = {
+        "sources": [{"id": "s1", "published": "2024-02-01T00:00:00Z"},
+                    {"id": "s2", "published": "2024-03-01T00:00:00Z"},   # on the cutoff
+                    {"id": "s3", "published": None}],
+        "events": pd.DataFrame({"id": ["e1", "e2"],
+                                "occurred": ["2024-03-02T00:00:00Z", "2024-01-01T00:00:00Z"]}),
+    }
+    rep = gate.validate(forecast)
+    assert isinstance(rep, GatewayReport)
+    assert not rep.ok
+    assert list(zip(rep.violations["kind"], rep.violations["id"], strict=True)) == [
+        ("source", "s2"), ("event", "e1")]
+    assert list(rep.undated["id"]) == ["s3"]
+    assert rep.n_checked == 5
+    clean = gate.validate({"sources": [{"published": "2024-01-01T00:00:00Z"}], "events": []})
+    assert clean.ok and clean.n_checked == 1
+
+
+def test_validate_validation():
+    gate = TemporalGateway("2024-03-01T00:00:00Z")
+    with pytest.raises(TypeError, match=r"'forecast' parameter of TemporalGateway\.validate"):
+        gate.validate(["s1"])  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="needs a 'published' date"):
+        gate.validate({"sources": [{"id": "s1"}]})
+    with pytest.raises(ValueError, match="timezone-aware"):
+        gate.validate({"events": [{"occurred": "2024-01-01"}]})
+
+
+@given(st.lists(st.integers(-10_000, 10_000), max_size=30))
+def test_partition_is_exhaustive_and_strict(minutes):
+    gate = TemporalGateway("2024-03-01T00:00:00Z")
+    base = pd.Timestamp("2024-03-01T00:00:00Z")
+    stamps = [(base + pd.Timedelta(minutes=m)).isoformat() for m in minutes]
+    part = gate.partition({"t": stamps, "m": minutes}, date="t")
+    assert len(part.visible) + len(part.hidden) + len(part.undated) == len(minutes)
+    assert (part.visible["m"] < 0).all() and (part.hidden["m"] >= 0).all()
+
+
+def test_numbers_are_not_dates():
+    # pandas would read 2024 as 2024 ns after 1970; we refuse
+    t = pd.DataFrame({"model": ["m"], "question": ["q"], "opened": [2024]})
+    with pytest.raises(ValueError, match=r"Column 'opened'.*hold dates.*2024"):
+        contamination_filter(t, {"m": "2024-01-01"})
