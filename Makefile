@@ -1,12 +1,13 @@
 # The two commands of the README, each doing its own set-up:
 #   make demo   - create .venv if missing, install the project, run the main job
-#   make test   - the same set-up, then the whole test suite
+#   make test   - the same set-up, then the test suite without the `slow` calibration tests
+#   make test-slow - only the `slow` tests; .ci/run runs both, so CI runs everything
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.belief-coherence-installed
 
-.PHONY: demo test lint docs bench clean
+.PHONY: demo test test-slow test-all lint docs bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -18,6 +19,12 @@ demo: $(STAMP)
 	$(BIN)/coherence demo $(ARGS)
 
 test: $(STAMP)
+	$(BIN)/python -m pytest -m "not slow" $(PYTEST_ARGS)
+
+test-slow: $(STAMP)
+	$(BIN)/python -m pytest -m slow $(PYTEST_ARGS)
+
+test-all: $(STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 lint: $(STAMP)

@@ -26,7 +26,11 @@ def test_cluster_bootstrap_keeps_clusters_whole(sizes, seed):
     counts = np.bincount(drawn, minlength=len(sizes))
     sizes_arr = np.array(sizes)
     assert np.all(counts % sizes_arr == 0)
-    assert counts.sum() / 1 >= 1 and (counts // sizes_arr).sum() == len(sizes)
+    # G clusters are drawn, so the drawn multiplicities add up to G
+    assert (counts // sizes_arr).sum() == len(sizes)
+    # a cluster drawn m times contributes each of its own rows exactly m times
+    rows = np.bincount(idx, minlength=len(groups))
+    assert np.array_equal(rows, (counts // sizes_arr)[groups])
 
 
 @given(sizes=st.lists(st.integers(1, 6), min_size=5, max_size=40),
