@@ -21,9 +21,9 @@ from coherence._decision._simulate import Agent, SimulatedStudy, simulate
 from coherence._rng import RNGLike, check_rng
 from coherence._validation import check_int, param_error
 
-from ._inference import _cached_joint, target_state_code
+from ._inference import cached_joint, target_state_code
 from ._network import Network, as_network
-from ._phrases import _as_table, describe_rows, question
+from ._phrases import as_table, describe_rows, question
 
 __all__ = ["DEFAULT_STUDIES", "contexts", "sample_cases", "simulated_agent_study"]
 
@@ -154,7 +154,7 @@ def sample_cases(model: Any, target: str, evidence_vars: Sequence[str], n: int, 
     t_code = target_state_code(net, target, state, "sample_cases")
     gen = check_rng(rng, owner="sample_cases")
 
-    joint = _cached_joint(net, (target, *evars))
+    joint = cached_joint(net, (target, *evars))
     p_e = joint.sum(axis=0).ravel()
     p_te = joint[t_code].ravel()
     eligible = p_e > 0.0
@@ -199,7 +199,7 @@ def sample_cases(model: Any, target: str, evidence_vars: Sequence[str], n: int, 
     return table
 
 
-def _study_defaults(net: Network, target: Any, state: Any, evidence_vars: Any,
+def study_defaults(net: Network, target: Any, state: Any, evidence_vars: Any,
                     owner: str) -> tuple[str, Any, Sequence[str]]:
     if target is None or evidence_vars is None:
         default = DEFAULT_STUDIES.get(net.name)
@@ -260,11 +260,11 @@ def contexts(network: Any = "child", *, target: str | None = None, state: Any = 
     """
     owner = "contexts"
     net = as_network(network, owner)
-    target, state, evidence_vars = _study_defaults(net, target, state, evidence_vars, owner)
+    target, state, evidence_vars = study_defaults(net, target, state, evidence_vars, owner)
     cases = sample_cases(net, target, list(evidence_vars) if evidence_vars is not None
                          else evidence_vars, n, state=state, bins=bins,
                          min_support=min_support, rng=rng)
-    table = _as_table(phrases if phrases is not None else (
+    table = as_table(phrases if phrases is not None else (
         net.name if net.name in DEFAULT_STUDIES else None),
         [target, *cases.columns[1:-2]], owner)
     evidence = cases.iloc[:, 1:-2]

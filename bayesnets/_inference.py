@@ -156,10 +156,10 @@ def joint_table(model: Any, variables: Sequence[str]) -> np.ndarray:
         net.check_variable(v, "variables", "joint_table")
     if len(set(query)) != len(query):
         raise ValueError(param_error("variables", "joint_table", "free of duplicates", query))
-    return _cached_joint(net, query)
+    return cached_joint(net, query)
 
 
-def _cached_joint(net: Network, query: tuple[str, ...]) -> np.ndarray:
+def cached_joint(net: Network, query: tuple[str, ...]) -> np.ndarray:
     joints = net._cache.setdefault("joints", OrderedDict())
     table = joints.get(query)
     if table is None:
@@ -223,7 +223,7 @@ def _grouped(net: Network, query: tuple[str, ...], columns: list[str], sub_codes
     ecards = [net.cardinality(v) for v in evars]
     sub = sub_codes[:, ecols]
     if math.prod(qshape) * math.prod(ecards) <= _MAX_JOINT_CELLS:
-        joint = _cached_joint(net, (*query, *evars))
+        joint = cached_joint(net, (*query, *evars))
         flat = joint.reshape(*qshape, -1)
         if evars:
             cell = np.ravel_multi_index(tuple(sub.T), ecards)
@@ -320,8 +320,8 @@ def _conditional(net: Network, query: tuple[str, ...], columns: list[str], codes
     return out
 
 
-def _posterior_iv(model: Any, target: Any, evidence: Any, owner: str,
-                  exclude_extra: Sequence[str] = ()) -> tuple[Network, pd.DataFrame]:
+def _posterior_iv(model: Any, target: Any, evidence: Any,
+                  owner: str) -> tuple[Network, pd.DataFrame]:
     net = as_network(model, owner)
     net.check_variable(target, "target", owner)
     if isinstance(evidence, Mapping):

@@ -22,7 +22,7 @@ from coherence._decision._simulate import Agent
 from coherence._rng import RNGLike, check_rng
 from coherence._validation import check_float, check_int, param_error
 
-from ._cases import _study_defaults, contexts
+from ._cases import contexts, study_defaults
 from ._inference import auxiliary
 from ._network import Network, as_network
 
@@ -330,7 +330,7 @@ def lie_study(network: Any = "child", *, target: str | None = None, state: Any =
                                high_open=True)
     spec = _agent_iv(agent, owner)
     net = as_network(network, owner)
-    target, state, evidence_vars = _study_defaults(net, target, state, evidence_vars, owner)
+    target, state, evidence_vars = study_defaults(net, target, state, evidence_vars, owner)
     evidence = tuple(evidence_vars)
     if auxiliary_vars is None:
         aux_default = DEFAULT_AUXILIARY.get(net.name)

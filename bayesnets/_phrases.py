@@ -132,7 +132,7 @@ def phrase_table(network: str) -> PhraseTable:
     return table
 
 
-def _as_table(phrases: Any, variables: list[str], owner: str) -> PhraseTable:
+def as_table(phrases: Any, variables: list[str], owner: str) -> PhraseTable:
     if isinstance(phrases, PhraseTable):
         return phrases
     if isinstance(phrases, str):
@@ -216,13 +216,13 @@ def describe(evidence_row: Any, phrases: Any = None) -> str:
     'have colic'
     """
     items = _row_items(evidence_row, "describe")
-    table = _as_table(phrases, [v for v, _ in items], "describe")
+    table = as_table(phrases, [v for v, _ in items], "describe")
     return _join([table.phrase(v, s) for v, s in items])
 
 
 def describe_rows(evidence: pd.DataFrame, phrases: Any = None) -> pd.Series:
     """:func:`describe` for every row of a frame (a Series indexed like it)."""
-    table = _as_table(phrases, [str(c) for c in evidence.columns], "describe")
+    table = as_table(phrases, [str(c) for c in evidence.columns], "describe")
     cols = [str(c) for c in evidence.columns]
     values = evidence.to_numpy(dtype=object)
     texts = []
@@ -260,7 +260,7 @@ def question(target: str, state: Any, phrases: Any = None) -> str:
     >>> bayesnets.question("Disease", "Fallot", "child")
     'What is the probability that the newborn has tetralogy of Fallot?'
     """
-    table = _as_table(phrases, [target], "question")
+    table = as_table(phrases, [target], "question")
     text = table.phrase(target, state)
     first = text.split(" ", 1)[0].lower()
     if first in _PREDICATE_WORDS:
