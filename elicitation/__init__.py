@@ -23,7 +23,7 @@ from ._clients import (
     token_belief,
 )
 from ._parsing import FAILURE_REASONS, Parsed, parse_decision, parse_probabilities
-from ._runner import (
+from ._engine import (
     ElicitationError,
     ElicitationResult,
     ParseFailureWarning,
