@@ -503,7 +503,7 @@ def test_progress_bar_goes_to_stderr(capsys):
     client = SimulatedClient("rational", contexts, rng=0)
     run(contexts, client, question=QUESTION, repetitions=1, cache=None, progress=True)
     err = capsys.readouterr().err
-    assert "elicitation [" in err and "6/6 calls" in err
+    assert "elicitation:" in err and "6/6" in err and "failed=0" in err
     run(contexts, client, question=QUESTION, repetitions=1, cache=None, progress=False)
     assert capsys.readouterr().err == ""
 

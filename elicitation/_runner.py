@@ -1,0 +1,206 @@
+"""The belief/action study: a contexts table in, the belief/action table of the core out.
+
+:func:`run` asks every probability prompt and the decision template for
+every (context, repetition), each in its own conversation, through the job
+engine (:mod:`._engine`), and pairs repetition ``r`` of the decision with
+repetition ``r`` of every prompt's belief.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from coherence._validation import param_error
+
+from ._cache import ResponseCache
+from ._clients import Client
+from ._common import ElicitationResult, context_fields, context_table, make_result
+from ._engine import Job, common_iv, execute, make_job, settings_json
+from ._templates import get_template
+
+__all__ = ["ACTION_LABELS", "run"]
+
+ACTION_LABELS = ("yes", "no", "defer")
+
+
+def run(
+    contexts: Any,
+    client: Client,
+    *,
+    question: str | None = None,
+    prompts: Sequence[str] = ("standard",),
+    decision: str | None = "decision",
+    repetitions: int = 5,
+    concurrency: int = 8,
+    cache: str | Path | ResponseCache | None = "elicitation.sqlite",
+    max_retries: int = 5,
+    backoff: float = 0.5,
+    max_backoff: float = 30.0,
+    max_failures: int = 50,
+    sum_tolerance: float = 0.02,
+    progress: bool | None = None,
+) -> ElicitationResult:
+    """Elicit beliefs and actions for every context; return the belief/action table.
+
+    Parameters
+    ----------
+    contexts : pandas.DataFrame
+        One row per context: ``context`` (its id), ``description`` (the
+        evidence in words, filling ``{patient_description}``), optional
+        ``outcome`` and ``truth`` (copied to the output), optional
+        ``question`` (per-context question text), and any evidence columns
+        (copied to the output and available to templates as placeholders).
+    client : Client
+        :class:`OpenAIClient`, :class:`SimulatedClient` or anything with
+        ``model``, ``settings`` and ``complete(request)``.
+    question : str, optional
+        The clinical question (fills ``{clinical_question}``); required
+        unless ``contexts`` has a ``question`` column.
+    prompts : sequence of str
+        Probability templates, one per prompt variant (``'standard'``,
+        ``'mse'``, ``'absolute'``, ``'bayesian'`` or registered ones). P(y=1)
+        is the probability of the template's last label (``Yes``).
+    decision : str or None
+        The decision template, asked once per (context, repetition) in its
+        own conversation; ``None`` to elicit beliefs only.
+    repetitions : int
+        Elicitations of each (context, template).
+    concurrency : int
+        Calls in flight at once (threads).
+    cache : path, ResponseCache or None
+        SQLite file of raw responses (``None``: in memory, nothing kept).
+    max_retries : int
+        Retries of a call after a transient failure (timeout, connection
+        error, HTTP 429 or 5xx, malformed body).
+    backoff, max_backoff : float
+        Delay before retry ``i`` is ``min(max_backoff, backoff * 2**i)``
+        times a uniform jitter in [0.5, 1] (at least the server's
+        ``Retry-After``, capped at ``max_backoff``).
+    max_failures : int
+        The run stops with :class:`ElicitationError` once more attempts than
+        this have failed in total.
+    sum_tolerance : float
+        Passed to :func:`parse_probabilities`.
+    progress : bool, optional
+        Draw a progress bar on stderr (default: when stderr is a terminal).
+
+    Returns
+    -------
+    ElicitationResult
+        ``data`` has one row per (context, prompt, repetition) whose belief
+        and action both parsed: ``context``, ``repetition``, ``prompt``
+        (category), ``belief`` (float64), ``action`` (category yes / no /
+        defer), ``forced_choice`` (the "if you had to decide" answer),
+        ``token_belief`` (from the decision reply's log-probabilities, NaN
+        when not served), then ``outcome``, ``truth`` and the evidence
+        columns when given. Repetition ``r`` of the decision is paired with
+        repetition ``r`` of every prompt's belief.
+
+    Warns
+    -----
+    ParseFailureWarning
+        When rows are left out because an elicitation failed to parse or
+        its call failed; the reasons are counted in ``result.failures``.
+
+    Examples
+    --------
+    >>> import pandas as pd, coherence, elicitation
+    >>> contexts = pd.DataFrame({"context": [0, 1], "truth": [0.2, 0.9], "outcome": [0, 1],
+    ...                          "description": ["is 30 years old", "is 70 years old"]})
+    >>> client = elicitation.SimulatedClient(coherence.Agent.rational(), contexts, rng=0)
+    >>> result = elicitation.run(contexts, client, question="Is the disease present?",
+    ...                          repetitions=2, cache=None)
+    >>> result.data[["context", "repetition", "belief", "action"]]
+       context  repetition  belief action
+    0        0           0     0.2     no
+    1        0           1     0.2     no
+    2        1           0     0.9    yes
+    3        1           1     0.9  defer
+    """
+    owner = "run"
+    opts = common_iv(client, repetitions, concurrency, cache, max_retries, backoff,
+                     max_backoff, max_failures, sum_tolerance, progress, owner)
+    df = context_table(contexts, question, owner, list_duplicates=True)
+    if question is not None and not isinstance(question, str):
+        raise TypeError(param_error("question", owner, "a str", question))
+    if isinstance(prompts, str) or not isinstance(prompts, Sequence) or not prompts:
+        raise TypeError(param_error("prompts", owner, "a non-empty sequence of template names",
+                                    prompts))
+    templates = [get_template(p) for p in prompts]
+    for t in templates:
+        if t.kind != "probability":
+            raise ValueError(param_error("prompts", owner, "probability templates", t.name))
+    if len({t.name for t in templates}) != len(templates):
+        raise ValueError(param_error("prompts", owner, "distinct template names", prompts))
+    dec_template = None if decision is None else get_template(decision)
+    if dec_template is not None and dec_template.kind != "decision":
+        raise ValueError(param_error("decision", owner, "a decision template or None",
+                                     dec_template.name))
+
+    settings = settings_json(client)
+    jobs: list[Job] = []
+    records = df.to_dict("records")
+    for row in records:
+        fields = context_fields(row, question)
+        for rep in range(repetitions):
+            for t in templates:
+                jobs.append(make_job(client, settings, t, fields, context=row["context"],
+                                     prompt=t.name, repetition=rep, quantity="belief"))
+            if dec_template is not None:
+                jobs.append(make_job(client, settings, dec_template, fields,
+                                     context=row["context"], prompt=dec_template.name,
+                                     repetition=rep, quantity="action"))
+
+    done = execute(client, jobs, opts)
+
+    beliefs: dict[tuple[Any, str, int], float] = {}
+    actions: dict[tuple[Any, int], tuple[str, Any, float]] = {}
+    for job, parsed, tb in zip(jobs, done.parses, done.raw["token_belief"].to_numpy(),
+                              strict=True):
+        if parsed is None or not parsed.ok:
+            continue
+        req = job.request
+        if req.quantity == "belief":
+            beliefs[(req.context, req.prompt, req.repetition)] = float(
+                parsed.values[req.labels[-1]])
+        else:
+            actions[(req.context, req.repetition)] = (parsed.values["action"],
+                                                      parsed.values["answer"], float(tb))
+    out_rows = []
+    extra = [c for c in df.columns if c not in ("context", "description", "question")]
+    n_total = 0
+    for row in records:
+        for t in templates:
+            for rep in range(repetitions):
+                n_total += 1
+                b = beliefs.get((row["context"], t.name, rep))
+                act = actions.get((row["context"], rep)) if dec_template is not None else (
+                    None, None, math.nan)
+                if b is None or act is None:
+                    continue
+                out_rows.append({"context": row["context"], "repetition": rep,
+                                 "prompt": t.name, "belief": b, "action": act[0],
+                                 "forced_choice": act[1], "token_belief": act[2],
+                                 **{c: row[c] for c in extra}})
+    columns = ["context", "repetition", "prompt", "belief", "action", "forced_choice",
+               "token_belief", *extra]
+    data = pd.DataFrame(out_rows, columns=columns)
+    data["context"] = data["context"].astype(df["context"].dtype)
+    data["repetition"] = data["repetition"].astype(np.int64)
+    data["prompt"] = pd.Categorical(data["prompt"], categories=[t.name for t in templates])
+    data["belief"] = data["belief"].astype(np.float64)
+    data["token_belief"] = data["token_belief"].astype(np.float64)
+    if dec_template is None:
+        data = data.drop(columns=["action", "forced_choice", "token_belief"])
+    else:
+        data["action"] = pd.Categorical(data["action"], categories=list(ACTION_LABELS))
+        data["forced_choice"] = data["forced_choice"].astype(object)
+    for c in extra:
+        data[c] = data[c].astype(df[c].dtype)
+    return make_result(data, done, client, n_total, "rows")
