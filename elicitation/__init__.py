@@ -1,4 +1,4 @@
-"""Elicitation of beliefs and actions from models (templates, parsing, clients, runner).
+"""Elicitation of beliefs and actions from models (templates, parsing, clients, runners).
 
 ``elicitation.run(contexts, client)`` turns a contexts table into the
 belief/action table of the core; ``elicitation.run_pairs(pairs, client)``
@@ -22,15 +22,12 @@ from ._clients import (
     TransientError,
     token_belief,
 )
+from ._common import ElicitationResult, ParseFailureWarning
+from ._engine import ElicitationError
+from ._lie import run_lie
+from ._pairs import run_pairs
 from ._parsing import FAILURE_REASONS, Parsed, parse_decision, parse_probabilities
-from ._runner import (
-    ElicitationError,
-    ElicitationResult,
-    ParseFailureWarning,
-    run,
-    run_lie,
-    run_pairs,
-)
+from ._runner import run
 from ._templates import (
     BELIEF_PROMPTS,
     CONDITIONAL_VARIANTS,

@@ -1,0 +1,330 @@
+"""The job engine: calls in, the raw table of responses and their parses out.
+
+A *job* is one call to the model (a rendered template plus its identity:
+context, prompt, repetition, quantity) under a cache key. :func:`execute`
+looks every job up in the SQLite cache first; a missing one is sent on a
+bounded thread pool, retried with exponential backoff and jitter on transient
+failures (at least the server's ``Retry-After``), and its raw response
+committed to the cache before anything is parsed. Parsing happens afterwards,
+from the cache, so a re-run (after a crash, a kill, or just to re-parse with
+other settings) makes no call it has already made. The run stops with
+:class:`ElicitationError` once the failure budget (``max_failures``
+attempts) is spent.
+
+The study runners (:mod:`._runner`, :mod:`._pairs`, :mod:`._lie`) build the
+jobs with :func:`make_job`, validate the options they share with
+:func:`common_iv` and turn the parses into their tables; the engine knows
+nothing about studies.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import sys
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from tqdm.auto import tqdm
+
+from coherence._validation import check_float, check_int, param_error
+
+from ._cache import ResponseCache, cache_key
+from ._clients import Client, Completion, Request, TransientError
+from ._parsing import Parsed, parse_decision, parse_probabilities
+from ._templates import Template
+
+__all__ = [
+    "ElicitationError",
+    "Executed",
+    "Job",
+    "RunOptions",
+    "common_iv",
+    "execute",
+    "failure_table",
+    "make_job",
+    "settings_json",
+]
+
+
+class ElicitationError(RuntimeError):
+    """The run stopped (too many failed calls); every response received is in the cache."""
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    """One call: the request to send and the cache key it is stored under."""
+
+    key: str
+    request: Request
+    settings_json: str
+
+
+class _Engine:
+    """Sends the jobs missing from the cache: threads, retries, failure budget, progress."""
+
+    def __init__(self, client: Client, cache: ResponseCache, *, concurrency: int,
+                 max_retries: int, backoff: float, max_backoff: float, max_failures: int,
+                 progress: bool) -> None:
+        self.client = client
+        self.cache = cache
+        self.concurrency = concurrency
+        self.max_retries = max_retries
+        self.backoff = backoff
+        self.max_backoff = max_backoff
+        self.max_failures = max_failures
+        self.progress = progress
+        self.failed_attempts = 0
+        self.failed_calls = 0
+        self.errors: dict[str, str] = {}
+        self.calls = 0
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._jitter = random.Random()
+
+    def _fail(self, key: str, message: str) -> None:
+        with self._lock:
+            self.failed_attempts += 1
+            self.errors[key] = message
+            if self.failed_attempts > self.max_failures:
+                self._stop.set()
+
+    def _one(self, job: Job, bar: tqdm) -> None:
+        if self._stop.is_set():
+            return
+        with self._lock:
+            self.calls += 1
+        for attempt in range(self.max_retries + 1):
+            if self._stop.is_set():
+                return
+            start = time.monotonic()
+            try:
+                completion = self.client.complete(job.request)
+            except TransientError as exc:
+                self._fail(job.key, f"{type(exc).__name__}: {exc}")
+                if attempt == self.max_retries:
+                    break
+                delay = min(self.max_backoff, self.backoff * 2.0 ** attempt)
+                delay *= 0.5 + self._jitter.random() / 2.0
+                if exc.retry_after is not None:
+                    delay = max(delay, min(exc.retry_after, self.max_backoff))
+                self._stop.wait(delay)
+                continue
+            except Exception as exc:  # a non-retryable failure of this call
+                self._fail(job.key, f"{type(exc).__name__}: {exc}")
+                break
+            if not isinstance(completion, Completion) or not isinstance(completion.text, str):
+                self._fail(job.key, f"the client returned {completion!r:.80}, not a "
+                           "Completion with text")
+                break
+            try:
+                tb = float(completion.token_belief)
+            except (TypeError, ValueError):
+                tb = math.nan
+            req = job.request
+            self.cache.put({
+                "key": job.key, "model": self.client.model, "template": req.template,
+                "context": str(req.context), "prompt": req.prompt,
+                "repetition": req.repetition, "quantity": req.quantity,
+                "settings": job.settings_json, "seed": req.seed,
+                "messages": json.dumps([dict(m) for m in req.messages]),
+                "text": completion.text,
+                "token_belief": None if math.isnan(tb) else tb,
+                "logprobs": None if completion.logprobs is None
+                else json.dumps(completion.logprobs, default=str),
+                "elapsed": time.monotonic() - start,
+            })
+            with self._lock:
+                self.errors.pop(job.key, None)
+            self._tick(bar, failed=False)
+            return
+        self._tick(bar, failed=True)
+
+    def _tick(self, bar: tqdm, *, failed: bool) -> None:
+        """One call done (answered or failed for good): advance the progress bar."""
+        with self._lock:
+            if failed:
+                self.failed_calls += 1
+                bar.set_postfix(failed=self.failed_calls, refresh=False)
+            bar.update()
+
+    def execute(self, jobs: Sequence[Job]) -> tuple[dict[str, dict[str, Any]], set[str]]:
+        keys = [job.key for job in jobs]
+        before = self.cache.get_many(keys)
+        todo = [job for job in jobs if job.key not in before]
+        # the same call asked twice in one run is sent once
+        unique: dict[str, Job] = {}
+        for job in todo:
+            unique.setdefault(job.key, job)
+        # silent when asked to be, and when every call is already in the cache
+        with tqdm(total=len(unique), desc="elicitation", unit="call", file=sys.stderr,
+                  postfix={"failed": 0}, disable=not (self.progress and unique)) as bar:
+            if unique:
+                with ThreadPoolExecutor(max_workers=self.concurrency) as pool:
+                    futures = [pool.submit(self._one, job, bar) for job in unique.values()]
+                    for future in futures:
+                        future.result()
+        if self._stop.is_set():
+            raise ElicitationError(
+                f"Stopped after {self.failed_attempts} failed attempts (max_failures="
+                f"{self.max_failures}); the {len(self.cache.get_many(keys))} responses received "
+                "are in the cache and a re-run resumes from them. Last error: "
+                + (next(reversed(self.errors.values())) if self.errors else "none"))
+        return self.cache.get_many(keys), set(before)
+
+
+def settings_json(client: Client) -> str:
+    """The client's sampling settings as canonical JSON (part of every cache key)."""
+    return json.dumps(dict(client.settings), sort_keys=True, default=str)
+
+
+def make_job(client: Client, settings_json: str, template: Template, fields: Mapping[str, Any],
+             *, context: Any, prompt: str, repetition: int, quantity: str) -> Job:
+    """The job of one call: render the template, seed the repetition, key it for the cache."""
+    messages = tuple(template.render(**fields))
+    labels = template.labels_for(fields)
+    base_seed = client.settings.get("seed")
+    seed = base_seed + repetition if isinstance(base_seed, int) else None
+    request = Request(messages=messages, kind=template.kind, labels=labels, seed=seed,
+                      context=context, template=template.name, prompt=prompt,
+                      repetition=repetition, quantity=quantity)
+    key = cache_key({"model": client.model, "template": template.name,
+                     "messages": [dict(m) for m in messages], "context": str(context),
+                     "prompt": prompt, "repetition": repetition, "quantity": quantity,
+                     "settings": settings_json, "seed": seed})
+    return Job(key, request, settings_json)
+
+
+def _parse(job: Job, text: str, sum_tolerance: float) -> Parsed:
+    if job.request.kind == "decision":
+        return parse_decision(text)
+    return parse_probabilities(text, job.request.labels, sum_tolerance=sum_tolerance)
+
+
+def _raw_table(jobs: Sequence[Job], stored: Mapping[str, Mapping[str, Any]],
+               cached_before: set[str], errors: Mapping[str, str], client: Client,
+               sum_tolerance: float) -> tuple[pd.DataFrame, list[Parsed | None]]:
+    rows = []
+    parses: list[Parsed | None] = []
+    for job in jobs:
+        req = job.request
+        row = stored.get(job.key)
+        parsed = None if row is None else _parse(job, row["text"], sum_tolerance)
+        parses.append(parsed)
+        rows.append({
+            "context": req.context, "quantity": req.quantity, "template": req.template,
+            "prompt": req.prompt, "repetition": req.repetition, "model": client.model,
+            "settings": job.settings_json, "seed": req.seed,
+            "text": None if row is None else row["text"],
+            "token_belief": math.nan if row is None or row["token_belief"] is None
+            else float(row["token_belief"]),
+            "cached": job.key in cached_before,
+            "parse_ok": parsed is not None and parsed.ok,
+            "method": "" if parsed is None else parsed.method,
+            "reason": "call_failed" if parsed is None else parsed.reason,
+            "detail": errors.get(job.key, "no response") if parsed is None else parsed.detail,
+            "values": None if parsed is None or not parsed.ok
+            else json.dumps(dict(parsed.values)),
+            "call_error": errors.get(job.key) if row is None else None,
+            "key": job.key,
+        })
+    raw = pd.DataFrame(rows)
+    for col in ("quantity", "template", "prompt", "method", "reason", "detail", "model",
+                "settings", "key"):
+        raw[col] = raw[col].astype(object)
+    raw["repetition"] = raw["repetition"].astype(np.int64)
+    return raw, parses
+
+
+def failure_table(raw: pd.DataFrame) -> pd.DataFrame:
+    """Counts of failed elicitations by ``quantity`` and ``reason`` (``result.failures``)."""
+    bad = raw[~raw["parse_ok"].to_numpy(dtype=bool)]
+    if not len(bad):
+        return pd.DataFrame({"quantity": pd.Series([], dtype=object),
+                             "reason": pd.Series([], dtype=object),
+                             "count": pd.Series([], dtype=np.int64)})
+    out = bad.groupby(["quantity", "reason"], sort=True).size().rename("count").reset_index()
+    out["count"] = out["count"].astype(np.int64)
+    return out
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """The validated options every runner shares."""
+
+    store: ResponseCache
+    owns_store: bool           # opened here from a path or None: closed after the run
+    concurrency: int
+    max_retries: int
+    backoff: float
+    max_backoff: float
+    max_failures: int
+    sum_tolerance: float
+    progress: bool
+
+
+def common_iv(client: Any, repetitions: Any, concurrency: Any, cache: Any, max_retries: Any,
+               backoff: Any, max_backoff: Any, max_failures: Any, sum_tolerance: Any,
+               progress: Any, owner: str) -> RunOptions:
+    """Validate the options every runner shares; open the cache unless one was given."""
+    if not isinstance(client, Client):
+        raise TypeError(param_error("client", owner, "a client (model, settings, complete())",
+                                    type(client).__name__))
+    check_int(repetitions, "repetitions", owner, low=1)
+    check_int(concurrency, "concurrency", owner, low=1)
+    check_int(max_retries, "max_retries", owner, low=0)
+    check_float(backoff, "backoff", owner, low=0.0)
+    check_float(max_backoff, "max_backoff", owner, low=0.0)
+    check_int(max_failures, "max_failures", owner, low=0)
+    check_float(sum_tolerance, "sum_tolerance", owner, low=0.0, high=1.0)
+    if progress is None:
+        progress = sys.stderr.isatty()
+    if not isinstance(progress, bool):
+        raise TypeError(param_error("progress", owner, "a bool or None", progress))
+    if isinstance(cache, ResponseCache):
+        store = cache
+    elif cache is None or isinstance(cache, str | Path):
+        store = ResponseCache(cache)
+    else:
+        raise TypeError(param_error("cache", owner, "a path, None (in memory) or a "
+                                    "ResponseCache", cache))
+    return RunOptions(store=store, owns_store=not isinstance(cache, ResponseCache),
+                       concurrency=concurrency, max_retries=max_retries, backoff=backoff,
+                       max_backoff=max_backoff, max_failures=max_failures,
+                       sum_tolerance=sum_tolerance, progress=progress)
+
+
+@dataclass(frozen=True)
+class Executed:
+    """What a run of the job engine left: the raw table and the parses, in job order."""
+
+    engine: _Engine
+    raw: pd.DataFrame
+    parses: list[Parsed | None]
+    before: set[str]
+
+
+def execute(client: Client, jobs: Sequence[Job], opts: RunOptions) -> Executed:
+    """Run the jobs (cache first), then parse every stored response."""
+    engine = _Engine(client, opts.store, concurrency=opts.concurrency,
+                     max_retries=opts.max_retries, backoff=opts.backoff,
+                     max_backoff=opts.max_backoff, max_failures=opts.max_failures,
+                     progress=opts.progress)
+    try:
+        stored, before = engine.execute(jobs)
+        raw, parses = _raw_table(jobs, stored, before, engine.errors, client,
+                                 opts.sum_tolerance)
+    finally:
+        if opts.owns_store:
+            opts.store.close()
+    return Executed(engine=engine, raw=raw, parses=parses, before=before)
+
+

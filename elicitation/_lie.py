@@ -1,0 +1,160 @@
+"""The iterated-expectation study: contexts in, the quantities of the LIE check out.
+
+:func:`run_lie` asks P(y | x), P(z | x) and P(y | x, z = z_k) for every
+context, through the job engine (:mod:`._engine`); the core's LIE test reads
+the table.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from coherence._validation import param_error
+
+from ._cache import ResponseCache
+from ._clients import Client
+from ._common import ElicitationResult, context_fields, context_table, make_result
+from ._engine import Job, common_iv, execute, make_job, settings_json
+from ._templates import get_template
+
+__all__ = ["run_lie"]
+
+
+def run_lie(
+    contexts: Any,
+    client: Client,
+    *,
+    auxiliary_variable_name: str,
+    states: Sequence[str],
+    question: str | None = None,
+    prompt: str = "standard",
+    repetitions: int = 5,
+    concurrency: int = 8,
+    cache: str | Path | ResponseCache | None = "elicitation.sqlite",
+    max_retries: int = 5,
+    backoff: float = 0.5,
+    max_backoff: float = 30.0,
+    max_failures: int = 50,
+    sum_tolerance: float = 0.02,
+    progress: bool | None = None,
+) -> ElicitationResult:
+    """Elicit the quantities of the law of iterated expectation for every context.
+
+    For a context x and an auxiliary variable z withheld from x (states
+    ``z_1..z_K``), each repetition asks, in separate conversations, for
+    P(y | x) (template ``prompt``), the distribution P(z | x) (template
+    ``next_state``, one line per state) and P(y | x, z = z_k) for every state
+    (template ``given_auxiliary``).
+
+    Parameters
+    ----------
+    contexts : pandas.DataFrame
+        As for :func:`run` (``context``, ``description``, optional
+        ``question``, ``truth``, ``outcome`` and evidence columns).
+    client : Client
+        As for :func:`run`.
+    auxiliary_variable_name : str
+        The withheld variable in words (``'cholesterol level'``).
+    states : sequence of str
+        Its states, in the order asked (at least two).
+    question, prompt
+        The clinical question and the probability template for P(y | x).
+    repetitions, concurrency, cache, max_retries, backoff, max_backoff, max_failures, \
+sum_tolerance, progress
+        As for :func:`run`.
+
+    Returns
+    -------
+    ElicitationResult
+        ``data``: one row per (context, repetition) with every quantity
+        parsed: ``context``, ``repetition``, ``belief`` (P(y | x)),
+        ``prob_<state>`` (P(z = state | x), normalised), ``belief_given_<state>``
+        (P(y | x, z = state)), ``lie_belief`` (the sum over states of
+        ``prob_<state> * belief_given_<state>``), ``lie_gap``
+        (``belief - lie_belief``), then the other context columns.
+
+    Notes
+    -----
+    The law of iterated expectation requires, for coherent beliefs,
+
+    .. math:: P(y \\mid x) = \\sum_k P(y \\mid x, z_k)\\, P(z_k \\mid x),
+
+    so ``lie_gap`` is 0 for a coherent agent; its normalisation against a
+    model fitted to ground truth belongs to the core's LIE test.
+    """
+    owner = "run_lie"
+    opts = common_iv(client, repetitions, concurrency, cache, max_retries, backoff,
+                     max_backoff, max_failures, sum_tolerance, progress, owner)
+    df = context_table(contexts, question, owner, list_duplicates=False)
+    if not isinstance(auxiliary_variable_name, str) or not auxiliary_variable_name:
+        raise TypeError(param_error("auxiliary_variable_name", owner, "a non-empty str",
+                                    auxiliary_variable_name))
+    if (isinstance(states, str) or not isinstance(states, Sequence) or len(states) < 2
+            or not all(isinstance(s, str) and s for s in states)
+            or len({s.lower() for s in states}) != len(states)):
+        raise ValueError(param_error("states", owner, "a sequence of at least two distinct "
+                                     "non-empty str", states))
+    states = tuple(states)
+    belief_t = get_template(prompt)
+    if belief_t.kind != "probability":
+        raise ValueError(param_error("prompt", owner, "a probability template", prompt))
+    next_t, given_t = get_template("next_state"), get_template("given_auxiliary")
+    settings = settings_json(client)
+    jobs: list[Job] = []
+    records = df.to_dict("records")
+    for row in records:
+        fields = context_fields(row, question)
+        fields["auxiliary_variable_name"] = auxiliary_variable_name
+        for rep in range(repetitions):
+            ctx = row["context"]
+            jobs.append(make_job(client, settings, belief_t, fields, context=ctx,
+                                 prompt=belief_t.name, repetition=rep, quantity="belief"))
+            jobs.append(make_job(client, settings, next_t, {**fields, "states": states},
+                                 context=ctx, prompt=next_t.name, repetition=rep,
+                                 quantity="state_distribution"))
+            for s in states:
+                jobs.append(make_job(client, settings, given_t,
+                                     {**fields, "auxiliary_state": s}, context=ctx,
+                                     prompt=given_t.name, repetition=rep,
+                                     quantity=f"belief_given_{s}"))
+    done = execute(client, jobs, opts)
+    got: dict[tuple[Any, int], dict[str, float]] = {}
+    for job, parsed in zip(jobs, done.parses, strict=True):
+        if parsed is None or not parsed.ok:
+            continue
+        req = job.request
+        slot = got.setdefault((req.context, req.repetition), {})
+        if req.quantity == "state_distribution":
+            for s in states:
+                slot[f"prob_{s}"] = float(parsed.values[s])
+        else:
+            slot[req.quantity] = float(parsed.values[req.labels[-1]])
+    needed = ["belief", *(f"prob_{s}" for s in states), *(f"belief_given_{s}" for s in states)]
+    extra = [c for c in df.columns if c not in ("context", "description", "question")]
+    out_rows = []
+    n_total = 0
+    for row in records:
+        for rep in range(repetitions):
+            n_total += 1
+            slot = got.get((row["context"], rep), {})
+            if any(k not in slot for k in needed):
+                continue
+            lie = math.fsum(slot[f"prob_{s}"] * slot[f"belief_given_{s}"] for s in states)
+            out_rows.append({"context": row["context"], "repetition": rep,
+                             **{k: slot[k] for k in needed}, "lie_belief": lie,
+                             "lie_gap": slot["belief"] - lie, **{c: row[c] for c in extra}})
+    data = pd.DataFrame(out_rows, columns=["context", "repetition", *needed, "lie_belief",
+                                           "lie_gap", *extra])
+    data["context"] = data["context"].astype(df["context"].dtype)
+    data["repetition"] = data["repetition"].astype(np.int64)
+    for k in (*needed, "lie_belief", "lie_gap"):
+        data[k] = data[k].astype(np.float64)
+    for c in extra:
+        data[c] = data[c].astype(df[c].dtype)
+    return make_result(data, done, client, n_total, "rows")

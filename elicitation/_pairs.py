@@ -1,0 +1,150 @@
+"""The conditional-forecasting study: question pairs in, the pairs table out.
+
+:func:`run_pairs` asks P(A), P(A | B resolved YES) and P(A | B resolved NO)
+for every pair (and the reverse direction for the Bayes-consistency check),
+through the job engine (:mod:`._engine`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from coherence._validation import as_dataframe, param_error
+
+from ._cache import ResponseCache
+from ._clients import Client
+from ._common import HIDDEN, ElicitationResult, make_result
+from ._engine import Job, common_iv, execute, make_job, settings_json
+from ._templates import CONDITIONAL_VARIANTS, get_template
+
+__all__ = ["PAIR_QUANTITIES", "run_pairs"]
+
+PAIR_QUANTITIES = ("p_a", "p_a_given_b1", "p_a_given_b0", "p_b", "p_b_given_a1", "p_b_given_a0")
+
+
+def run_pairs(
+    pairs: Any,
+    client: Client,
+    *,
+    variants: Sequence[str] = ("baseline",),
+    reverse: bool = True,
+    repetitions: int = 1,
+    concurrency: int = 8,
+    cache: str | Path | ResponseCache | None = "elicitation.sqlite",
+    max_retries: int = 5,
+    backoff: float = 0.5,
+    max_backoff: float = 30.0,
+    max_failures: int = 50,
+    sum_tolerance: float = 0.02,
+    progress: bool | None = None,
+) -> ElicitationResult:
+    """Elicit conditional forecasts for question pairs; return the pairs table.
+
+    Parameters
+    ----------
+    pairs : pandas.DataFrame
+        One row per pair: ``pair`` (id), ``question_a``, ``question_b``,
+        optional ``category``, ``a_outcome``, ``b_outcome`` (copied).
+    client : Client
+        As for :func:`run`.
+    variants : sequence of str
+        Conditional prompt variants: ``'baseline'``, ``'justify_first'``,
+        ``'skeptical'`` (templates ``conditional_<variant>``), or names of
+        registered probability templates with the same placeholders.
+    reverse : bool
+        Also elicit P(B), P(B | A resolved YES), P(B | A resolved NO) for
+        the Bayes-consistency check.
+    repetitions, concurrency, cache, max_retries, backoff, max_backoff, max_failures, \
+sum_tolerance, progress
+        As for :func:`run`.
+
+    Returns
+    -------
+    ElicitationResult
+        ``data``: one row per (pair, variant, repetition) with every
+        quantity parsed: ``pair``, ``category``, ``variant``, ``repetition``,
+        ``p_a``, ``p_a_given_b1``, ``p_a_given_b0`` (and ``p_b``,
+        ``p_b_given_a1``, ``p_b_given_a0`` when ``reverse``), ``a_outcome``,
+        ``b_outcome``. The unconditional forecasts use the ``forecast``
+        template, once per (pair, repetition), shared by the variants.
+    """
+    owner = "run_pairs"
+    opts = common_iv(client, repetitions, concurrency, cache, max_retries, backoff,
+                     max_backoff, max_failures, sum_tolerance, progress, owner)
+    df = as_dataframe(pairs, name="pairs", owner=owner)
+    for col in ("pair", "question_a", "question_b"):
+        if col not in df.columns:
+            raise ValueError(param_error("pairs", owner, f"a table with a {col!r} column",
+                                         list(df.columns)))
+    if not df["pair"].is_unique:
+        raise ValueError(f"Column 'pair' (input to {owner}) must hold unique pair ids.")
+    if not isinstance(reverse, bool):
+        raise TypeError(param_error("reverse", owner, "a bool", reverse))
+    if isinstance(variants, str) or not isinstance(variants, Sequence) or not variants:
+        raise TypeError(param_error("variants", owner, "a non-empty sequence of variant names",
+                                    variants))
+    cond_templates = {}
+    for v in variants:
+        name = f"conditional_{v}" if v in CONDITIONAL_VARIANTS else v
+        cond_templates[v] = get_template(name)
+    forecast = get_template("forecast")
+    settings = settings_json(client)
+    directions = [("a", "b")] + ([("b", "a")] if reverse else [])
+    jobs: list[Job] = []
+    records = df.to_dict("records")
+    for row in records:
+        base = {k: v for k, v in row.items() if isinstance(k, str) and k not in HIDDEN}
+        for rep in range(repetitions):
+            for target, cond in directions:
+                q_t, q_c = row[f"question_{target}"], row[f"question_{cond}"]
+                jobs.append(make_job(client, settings, forecast, {**base, "question": q_t},
+                                     context=row["pair"], prompt="forecast", repetition=rep,
+                                     quantity=f"p_{target}"))
+                for v, t in cond_templates.items():
+                    for outcome, word in ((1, "YES"), (0, "NO")):
+                        fields = {**base, "question": q_t, "condition_question": q_c,
+                                  "condition_outcome": word}
+                        jobs.append(make_job(client, settings, t, fields,
+                                             context=row["pair"], prompt=v, repetition=rep,
+                                             quantity=f"p_{target}_given_{cond}{outcome}"))
+    done = execute(client, jobs, opts)
+    values: dict[tuple[Any, str, int, str], float] = {}
+    for job, parsed in zip(jobs, done.parses, strict=True):
+        if parsed is not None and parsed.ok:
+            req = job.request
+            values[(req.context, req.prompt, req.repetition, req.quantity)] = float(
+                parsed.values[req.labels[-1]])
+    quantities = PAIR_QUANTITIES if reverse else PAIR_QUANTITIES[:3]
+    passthrough = [c for c in ("category", "a_outcome", "b_outcome") if c in df.columns]
+    out_rows = []
+    n_total = 0
+    for row in records:
+        for v in variants:
+            for rep in range(repetitions):
+                n_total += 1
+                got = {}
+                for qty in quantities:
+                    prompt = "forecast" if qty in ("p_a", "p_b") else v
+                    got[qty] = values.get((row["pair"], prompt, rep, qty))
+                if any(x is None for x in got.values()):
+                    continue
+                out_rows.append({"pair": row["pair"], "variant": v, "repetition": rep,
+                                 **got, **{c: row[c] for c in passthrough}})
+    data = pd.DataFrame(out_rows, columns=["pair", "variant", "repetition", *quantities,
+                                           *passthrough])
+    data["pair"] = data["pair"].astype(df["pair"].dtype)
+    data["variant"] = pd.Categorical(data["variant"], categories=list(variants))
+    data["repetition"] = data["repetition"].astype(np.int64)
+    for qty in quantities:
+        data[qty] = data[qty].astype(np.float64)
+    for c in passthrough:
+        data[c] = data[c].astype(df[c].dtype)
+    if "category" in data.columns:
+        data = data[["pair", "category", *[c for c in data.columns if c not in ("pair",
+                                                                               "category")]]]
+    return make_result(data, done, client, n_total, "pair rows")

@@ -1,0 +1,28 @@
+"""Shared by the runner tests: the question, fast retries, a contexts table, a run over HTTP."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from elicitation import OpenAIClient, run
+
+QUESTION = "Does the patient have heart disease?"
+FAST = {"backoff": 0.01, "max_backoff": 0.05, "progress": False}
+
+
+def make_contexts(n=12, seed=0):
+    gen = np.random.default_rng(seed)
+    q = (gen.permutation(n) + gen.random(n)) / n
+    return pd.DataFrame({
+        "context": np.arange(n, dtype=np.int64),
+        "truth": q,
+        "outcome": (gen.random(n) < q).astype(np.int64),
+        "description": [f"is patient number {i}, aged {30 + i}" for i in range(n)],
+        "age": 30 + np.arange(n, dtype=np.int64),
+    })
+
+
+def http_run(srv, contexts, cache, **kw):
+    client = OpenAIClient("fake", base_url=srv.url, seed=0, timeout=kw.pop("timeout", 5))
+    return run(contexts, client, question=QUESTION, cache=cache, **{**FAST, **kw})

@@ -1,0 +1,68 @@
+"""run_lie: the quantities of the law of iterated expectation."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import coherence
+import elicitation
+from elicitation import (
+    SimulatedClient,
+)
+from tests.elicitation._shared import FAST, QUESTION
+
+
+def _lie_contexts(n=10, seed=5):
+    gen = np.random.default_rng(seed)
+    pz = gen.dirichlet([2.0, 2.0, 2.0], size=n)
+    given = gen.uniform(0.05, 0.95, size=(n, 3))
+    states = ("low", "normal", "high")
+    table = pd.DataFrame({"context": np.arange(n), "description": [f"case {i}" for i in range(n)],
+                          "truth": (pz * given).sum(axis=1)})
+    for k, s in enumerate(states):
+        table[f"prob_{s}"] = pz[:, k]
+        table[f"belief_given_{s}"] = given[:, k]
+    return table, states
+
+
+def test_run_lie_coherent_agent_has_zero_gap():
+    table, states = _lie_contexts()
+    client = SimulatedClient(coherence.Agent.rational(grid=None), table, rng=0)
+    result = elicitation.run_lie(table[["context", "description"]], client, question=QUESTION,
+                                 auxiliary_variable_name="cholesterol level", states=states,
+                                 repetitions=2, cache=None, **FAST)
+    data = result.data
+    assert len(data) == 20
+    assert list(data.columns[:2]) == ["context", "repetition"]
+    assert {"prob_low", "belief_given_high", "lie_belief", "lie_gap"} <= set(data.columns)
+    np.testing.assert_allclose(data["lie_gap"], 0.0, atol=1e-5)
+    probs = data[[f"prob_{s}" for s in states]].sum(axis=1)
+    np.testing.assert_allclose(probs, 1.0, atol=1e-12)
+    users = set(result.raw.loc[result.raw["quantity"] == "belief_given_high", "template"])
+    assert users == {"given_auxiliary"}
+    assert len(result.raw) == 10 * 2 * (1 + 1 + 3)
+
+
+def test_run_lie_biased_agent_has_a_gap():
+    table, states = _lie_contexts()
+    client = SimulatedClient(coherence.Agent.rational(grid=None, bias=0.15), table, rng=0)
+    result = elicitation.run_lie(table[["context", "description"]], client, question=QUESTION,
+                                 auxiliary_variable_name="z", states=states, repetitions=1,
+                                 cache=None, **FAST)
+    assert (result.data["lie_gap"].abs() > 0.01).mean() > 0.5
+
+
+def test_run_lie_validation():
+    table, states = _lie_contexts(3)
+    client = SimulatedClient("rational", table, rng=0)
+    with pytest.raises(ValueError, match="'states' parameter of run_lie"):
+        elicitation.run_lie(table, client, question=QUESTION, auxiliary_variable_name="z",
+                            states=("a",), cache=None)
+    with pytest.raises(TypeError, match="'auxiliary_variable_name' parameter of run_lie"):
+        elicitation.run_lie(table, client, question=QUESTION, auxiliary_variable_name="",
+                            states=states, cache=None)
+    with pytest.raises(ValueError, match="'prompt' parameter of run_lie"):
+        elicitation.run_lie(table, client, question=QUESTION, auxiliary_variable_name="z",
+                            states=states, prompt="decision", cache=None)

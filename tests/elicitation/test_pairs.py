@@ -1,0 +1,79 @@
+"""run_pairs: the pairs table of conditional forecasting."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import coherence
+from elicitation import (
+    OpenAIClient,
+    SimulatedClient,
+    run_pairs,
+)
+from tests.elicitation._shared import FAST
+
+
+def _pairs(n=8):
+    gen = np.random.default_rng(4)
+    pa = gen.uniform(0.1, 0.9, n)
+    return pd.DataFrame({
+        "pair": [f"p{i}" for i in range(n)],
+        "category": pd.Categorical(["strong", "weak", "none", "strong"] * (n // 4)),
+        "question_a": [f"Will event A{i} happen?" for i in range(n)],
+        "question_b": [f"Will event B{i} happen?" for i in range(n)],
+        "a_outcome": np.arange(n) % 2, "b_outcome": (np.arange(n) // 2) % 2,
+        "p_a": pa, "p_a_given_b1": np.clip(pa + 0.2, 0, 1), "p_a_given_b0": pa - 0.05,
+        "p_b": np.full(n, 0.5), "p_b_given_a1": np.full(n, 0.6), "p_b_given_a0": np.full(n, 0.4),
+    })
+
+
+def test_run_pairs_simulated():
+    pairs = _pairs()
+    agent = coherence.Agent.rational()
+    client = SimulatedClient(agent, pairs, rng=0)
+    result = run_pairs(pairs[["pair", "category", "question_a", "question_b", "a_outcome",
+                              "b_outcome"]], client, variants=("baseline", "skeptical"),
+                       repetitions=2, cache=None, **FAST)
+    data = result.data
+    assert list(data.columns) == ["pair", "category", "variant", "repetition", "p_a",
+                                  "p_a_given_b1", "p_a_given_b0", "p_b", "p_b_given_a1",
+                                  "p_b_given_a0", "a_outcome", "b_outcome"]
+    assert len(data) == 8 * 2 * 2
+    merged = data.merge(pairs[["pair", "p_a", "p_a_given_b1"]], on="pair", suffixes=("", "_t"))
+    np.testing.assert_allclose(merged["p_a"], agent.latent_belief(merged["p_a_t"]))
+    np.testing.assert_allclose(merged["p_a_given_b1"],
+                               agent.latent_belief(merged["p_a_given_b1_t"]))
+    # 2 unconditional + 2 variants x 4 conditionals, per pair and repetition
+    assert len(result.raw) == 8 * 2 * (2 + 2 * 4)
+    prompts = set(result.raw["template"])
+    assert prompts == {"forecast", "conditional_baseline", "conditional_skeptical"}
+
+
+def test_run_pairs_over_http(make_server):
+    srv = make_server()
+    client = OpenAIClient("fake", base_url=srv.url, timeout=5)
+    pairs = _pairs(4)[["pair", "question_a", "question_b"]]
+    result = run_pairs(pairs, client, variants=("justify_first",), reverse=False, cache=None,
+                       **FAST)
+    assert list(result.data.columns) == ["pair", "variant", "repetition", "p_a",
+                                         "p_a_given_b1", "p_a_given_b0"]
+    assert (result.data[["p_a", "p_a_given_b1", "p_a_given_b0"]] == 0.7).all().all()
+    users = [b["messages"][-1]["content"] for b in srv.bodies]
+    assert sum("resolved YES" in u for u in users) == 4
+    assert sum("resolved NO" in u for u in users) == 4
+    assert all("causal or logical" in u for u in users if "resolved" in u)
+
+
+def test_run_pairs_validation():
+    pairs = _pairs(4)
+    client = SimulatedClient("rational", pairs, rng=0)
+    with pytest.raises(ValueError, match="'question_b' column"):
+        run_pairs(pairs.drop(columns="question_b"), client, cache=None)
+    with pytest.raises(TypeError, match="'variants' parameter of run_pairs"):
+        run_pairs(pairs, client, variants="baseline", cache=None)
+    with pytest.raises(TypeError, match="'reverse' parameter of run_pairs"):
+        run_pairs(pairs, client, reverse=1, cache=None)
+    with pytest.raises(ValueError, match="unique pair ids"):
+        run_pairs(pd.concat([pairs, pairs]), client, cache=None)
