@@ -1,12 +1,13 @@
 # The two commands of the README, each doing its own set-up:
 #   make demo   - create .venv if missing, install the project, run the main job
-#   make test   - the same set-up, then the whole test suite
+#   make test   - the same set-up, then the test suite without the `slow` calibration runs
+# and, for development (docs/contributing.md): make test-all, lint, docs, bench.
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.belief-coherence-installed
 
-.PHONY: demo test lint docs bench clean
+.PHONY: demo test test-all lint docs bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -18,10 +19,13 @@ demo: $(STAMP)
 	$(BIN)/coherence demo $(ARGS)
 
 test: $(STAMP)
+	$(BIN)/python -m pytest -m "not slow" $(PYTEST_ARGS)
+
+test-all: $(STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 lint: $(STAMP)
-	$(BIN)/ruff check coherence bayesnets elicitation tests benchmarks
+	$(BIN)/ruff check coherence coherence_cli bayesnets elicitation tests benchmarks
 	$(BIN)/mypy
 
 docs: $(STAMP)
