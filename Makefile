@@ -2,6 +2,7 @@
 #   make demo   - create .venv if missing, install the project, run the main job
 #   make test   - the same set-up, then the test suite without the `slow` calibration tests
 #   make test-slow - only the `slow` tests; .ci/run runs both, so CI runs everything
+# and, for development (docs/contributing.md): make test-all, lint, docs, bench.
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
@@ -28,7 +29,7 @@ test-all: $(STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 lint: $(STAMP)
-	$(BIN)/ruff check coherence bayesnets elicitation tests benchmarks
+	$(BIN)/ruff check coherence coherence_cli bayesnets elicitation tests benchmarks
 	$(BIN)/mypy
 
 docs: $(STAMP)

@@ -83,7 +83,7 @@ class CoherenceResult:
 
     @property
     def n(self) -> int:
-        """Alias of ``n_obs`` (the name DESIGN.md uses)."""
+        """Alias of ``n_obs`` (the result contract of docs/design.md names it ``n_obs``)."""
         return self.n_obs
 
     @classmethod

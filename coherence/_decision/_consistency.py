@@ -318,7 +318,7 @@ def prompt_consistency(
 
     References
     ----------
-    The decision-coherence paper of DESIGN.md (method 1): prompt
+    The decision-coherence paper (design notes, docs/design.md, method 1): prompt
     consistency (Table 3) and RMSE against Bayesian-network ground truth
     (Table 4).
 

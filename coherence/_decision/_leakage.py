@@ -462,7 +462,7 @@ def leakage_test(
 
     References
     ----------
-    The decision-coherence paper of DESIGN.md (method 1): leakage size
+    The decision-coherence paper (design notes, docs/design.md, method 1): leakage size
     with grouped cross-validation and CatBoost, "% Impr".
 
     Prokhorenkova, L. et al. (2018). CatBoost: unbiased boosting with

@@ -426,7 +426,7 @@ def monotonicity_test(
     Restricted Statistical Inference. Wiley. (Likelihood-ratio tests under
     order restrictions.)
 
-    The decision-coherence paper of DESIGN.md (method 1): monotone
+    The decision-coherence paper (design notes, docs/design.md, method 1): monotone
     pairwise choice probabilities, Table 2 and Figure 1.
 
     Examples

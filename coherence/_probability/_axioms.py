@@ -1,7 +1,7 @@
 """Probability-axiom checks on elicited probabilities.
 
 Row-wise checks, vectorised over rows, each returning per-row values and a
-summary result (DESIGN.md method 2, and the forecaster consistency checks of
+summary result (method 2 of docs/design.md, and the forecaster consistency checks of
 Paleka et al. 2025):
 
 * :func:`total_probability_check`: is P(A) a mixture of P(A|B=1) and P(A|B=0)?

@@ -1,6 +1,6 @@
 """Conditional-forecasting coherence over pairs of resolved questions.
 
-DESIGN.md method 2. A forecaster gives P(A), P(A|B=1), P(A|B=0) (and, when
+Method 2 of docs/design.md. A forecaster gives P(A), P(A|B=1), P(A|B=0) (and, when
 elicited both ways, P(B), P(B|A=1), P(B|A=0)) for pairs of questions that have
 resolved; :func:`conditional_forecasting` summarises, per category (and per
 model), whether conditioning on the actual resolution of B improves the Brier
@@ -248,12 +248,12 @@ def conditional_forecasting(
     Parameters
     ----------
     pairs : pandas.DataFrame or convertible
-        The DESIGN.md pairs table, one row per question pair (and model), e.g.
+        The pairs table of docs/design.md, one row per question pair (and model), e.g.
         from :func:`read_pairs`.
     by : str, default "category"
         The grouping column (labelled ``category`` in the output).
     p_a, p_a_given_b1, p_a_given_b0, a_outcome, b_outcome : str
-        Column names (defaults: the DESIGN.md names); outcomes must be 0/1
+        Column names (defaults: the names of docs/design.md); outcomes must be 0/1
         (floats 0.0 / 1.0 and bools are accepted). Other columns are ignored.
     p_b, p_b_given_a1, p_b_given_a0 : str
         Columns of the reverse elicitation; used when all three are present.

@@ -14,7 +14,7 @@ __all__ = [
     "read_pairs",
 ]
 
-#: result-file key -> DESIGN.md column
+#: result-file key -> column of the pairs table (docs/design.md)
 _JSON_KEYS = {
     "pair_id": "pair", "category": "category", "p_a": "p_a", "p_a_given_b1": "p_a_given_b1",
     "p_a_given_b0": "p_a_given_b0", "resolution_a": "a_outcome", "resolution_b": "b_outcome",
@@ -29,13 +29,13 @@ _REVERSE_JSON = ("p_b", "p_b_given_a1", "p_b_given_a0")
 
 # --------------------------------------------------------------------------- reading
 def read_pairs(path: str | Path) -> pd.DataFrame:
-    """Read a pairs result file into the DESIGN.md pairs table.
+    """Read a pairs result file into the pairs table of the design notes (docs/design.md).
 
     Parameters
     ----------
     path : str or pathlib.Path
         A ``.json`` result file of the field's layout, or a ``.csv`` /
-        ``.parquet`` file with the DESIGN.md pairs columns.
+        ``.parquet`` file with the pairs columns of docs/design.md.
 
     Returns
     -------

@@ -217,7 +217,7 @@ def pairs_power(
     Parameters
     ----------
     pilot : pandas.DataFrame, optional
-        A pilot pairs table (DESIGN.md columns, e.g. from :func:`read_pairs`).
+        A pilot pairs table (columns as in docs/design.md, e.g. from :func:`read_pairs`).
         For ``metric="mean_improvement"`` it supplies the spread of the
         improvement and the population the simulation check resamples from.
     metric : {"mean_improvement", "win_rate"}

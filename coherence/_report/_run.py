@@ -213,7 +213,7 @@ def report(
     Parameters
     ----------
     data : DataFrame
-        The belief/action table (DESIGN.md); see ``docs/tables.md``.
+        The belief/action table (design notes, docs/design.md); see ``docs/tables.md``.
     belief, action, outcome, group, prompt, repetition, truth : str
         Column names. ``prompt``, ``repetition`` and ``truth`` are optional:
         tests that need them run only when they exist.
