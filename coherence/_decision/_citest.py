@@ -12,7 +12,15 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from .._resampling import cluster_members, group_codes, grouped_folds, percentile_interval
+from .._resampling import (
+    cluster_draws,
+    cluster_members,
+    cluster_resample_rows,
+    group_codes,
+    grouped_folds,
+    monte_carlo_pvalue,
+    percentile_interval,
+)
 from .._results import CoherenceResult, ConfidenceInterval
 from .._rng import RNGLike, check_rng, kernel_seeds
 from .._validation import (
@@ -255,22 +263,6 @@ def _units_and_blocks(cond: np.ndarray, groups: np.ndarray, use_contexts: bool,
     block_start = np.array([*block_starts, m], dtype=np.int64)
     return (unit_start, np.ascontiguousarray(unit_rows, dtype=np.int64), block_start,
             np.ascontiguousarray(srt, dtype=np.int64))
-
-
-def _cluster_rows(groups: np.ndarray, draws: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """Rows of each resample (whole clusters) flattened, with offsets."""
-    order, starts = cluster_members(groups)
-    sizes = np.diff(starts)
-    parts = []
-    offsets = [0]
-    for drawn in draws:
-        lens = sizes[drawn]
-        total = int(lens.sum())
-        base = np.repeat(starts[drawn] - (np.cumsum(lens) - lens), lens)
-        parts.append(order[base + np.arange(total)])
-        offsets.append(offsets[-1] + total)
-    return (np.ascontiguousarray(np.concatenate(parts), dtype=np.int64),
-            np.asarray(offsets, dtype=np.int64))
 
 
 def _estimates_on(prep: _Prepared, k: int, rows: np.ndarray, offsets: np.ndarray) -> np.ndarray:
@@ -532,8 +524,7 @@ def ci_test(
                       "comparability; 'the bootstrap CI excludes 0' is not a calibrated test "
                       "(duplicated rows inflate kNN estimates) and no p-value is given. Use "
                       "method='permutation' for a test.", NotCalibratedWarning, stacklevel=2)
-        draws = [gen.integers(0, n_groups, size=n_groups) for _ in range(B)]
-        rows, offsets = _cluster_rows(groups, draws)
+        rows, offsets = cluster_resample_rows(groups, cluster_draws(n_groups, B, gen))
         boot = _estimates_on(prep, k, rows, offsets)
         low, high = percentile_interval(boot, level)
         return CITestResult(
@@ -554,19 +545,17 @@ def ci_test(
     blocks = _units_and_blocks(cond, groups, use_contexts, opt["k_perm"])
     seeds = kernel_seeds(gen, B)
     null = _permutation_null(prep, k, blocks, seeds)
-    tol = 1e-10 * max(1.0, abs(statistic))
-    pvalue = (1.0 + np.sum(null >= statistic - tol)) / (1.0 + B)
+    pvalue = monte_carlo_pvalue(null, statistic)
 
     # ---- confidence interval by context resampling
     if opt["ci_method"] == "bootstrap":
-        draws = [gen.integers(0, n_groups, size=n_groups) for _ in range(B)]
-        rows, offsets = _cluster_rows(groups, draws)
+        rows, offsets = cluster_resample_rows(groups, cluster_draws(n_groups, B, gen))
         res = _estimates_on(prep, k, rows, offsets)
         low, high = percentile_interval(res, level)
     else:
         m = max(2, n_groups // 2)
         draws = [gen.permutation(n_groups)[:m] for _ in range(B)]
-        rows, offsets = _cluster_rows(groups, draws)
+        rows, offsets = cluster_resample_rows(groups, draws)
         res = _estimates_on(prep, k, rows, offsets)
         scale = np.sqrt(m / max(n_groups - m, 1))
         # spread from the half-samples (centred on their own mean: the estimator's

@@ -262,14 +262,15 @@ def _prepared(data: pd.DataFrame):
 
 
 def test_resample_kernel_equals_direct_estimates_with_duplicates(rational):
-    from coherence._decision._citest import _cluster_rows, _estimates_on
+    from coherence._decision._citest import _estimates_on
     from coherence._decision._cmi import _estimate, _Prepared
+    from coherence._resampling import cluster_resample_rows
 
     prep = _prepared(rational)
     groups = rational["context"].to_numpy()
     gen = np.random.default_rng(0)
     draws = [gen.integers(0, 200, size=200) for _ in range(3)] + [np.arange(100)]
-    rows, offsets = _cluster_rows(groups, draws)
+    rows, offsets = cluster_resample_rows(groups, draws)
     fast = _estimates_on(prep, 3, rows, offsets)
     for b in range(len(draws)):
         idx = rows[offsets[b]:offsets[b + 1]]
