@@ -25,12 +25,12 @@ from .._validation import (
     check_choice,
     check_float,
     check_int,
+    no_missing,
     numeric_column,
     param_error,
     require_columns,
 )
 from .._warnings import DegenerateDataWarning
-from ._temporal import no_missing
 
 if TYPE_CHECKING:  # pragma: no cover
 
@@ -239,8 +239,8 @@ def key_event_recall(
     require_columns(fdf, {"by": by, "question": question, "title": title}, owner=owner)
     require_columns(hdf, {"question": question, "event": event, "title": title,
                           "magnitude": magnitude, "confidence": confidence}, owner=owner)
-    no_missing(fdf, [by, question], owner)
-    no_missing(hdf, [question, event], owner)
+    no_missing(fdf, [by, question], owner=owner)
+    no_missing(hdf, [question, event], owner=owner)
     mag = numeric_column(hdf, magnitude, owner=owner, allow_nan=True)
     conf = numeric_column(hdf, confidence, owner=owner, allow_nan=True)
     if is_outcome is not None and is_outcome in hdf.columns:
@@ -252,7 +252,7 @@ def key_event_recall(
     else:
         units = as_dataframe(forecasts, name="forecasts", owner=owner)
         require_columns(units, {"by": by, "question": question}, owner=owner)
-        no_missing(units, [by, question], owner)
+        no_missing(units, [by, question], owner=owner)
         units = units[[by, question]].drop_duplicates()
     gen = check_rng(rng, owner=owner)
 

@@ -17,11 +17,11 @@ from .._results import CoherenceResult, ConfidenceInterval
 from .._rng import RNGLike, check_rng
 from .._validation import (
     as_dataframe,
+    no_missing,
     param_error,
     require_columns,
 )
 from .._warnings import DegenerateDataWarning
-from ._temporal import no_missing
 
 if TYPE_CHECKING:  # pragma: no cover
 
@@ -134,7 +134,7 @@ def source_precision(citations: Any, reference: Any, *, by: str = "model",
     n_resamples, confidence_level = check_resampling(owner, n_resamples, confidence_level)
     df = as_dataframe(citations, name="citations", owner=owner)
     require_columns(df, {"by": by, "question": question, "sources": sources}, owner=owner)
-    no_missing(df, [by, question], owner)
+    no_missing(df, [by, question], owner=owner)
     gen = check_rng(rng, owner=owner)
     cited = _source_sets(df, [by, question], sources)
     if isinstance(reference, Mapping):
@@ -144,7 +144,7 @@ def source_precision(citations: Any, reference: Any, *, by: str = "model",
     else:
         rdf = as_dataframe(reference, name="reference", owner=owner)
         require_columns(rdf, {"question": question, "sources": sources}, owner=owner)
-        no_missing(rdf, [question], owner)
+        no_missing(rdf, [question], owner=owner)
         ref = {k[0]: v for k, v in _source_sets(rdf, [question], sources).items()}
     missing_q = sorted({str(q) for (_, q) in cited if q not in ref})
     if missing_q:
