@@ -524,12 +524,11 @@ def iterated_expectation_check(
     codes, _ = pd.factorize(out["context"])
     n_ctx = int(codes.max()) + 1
     statistic = _median(ratio)
-    members = [np.flatnonzero(codes == g) for g in range(n_ctx)]
-    boot = np.empty(n_resamples)
-    for b in range(n_resamples):
-        drawn = gen.integers(0, n_ctx, size=n_ctx)
-        boot[b] = _median(ratio[np.concatenate([members[g] for g in drawn])])
-    from .._resampling import percentile_interval
+    from .._resampling import cluster_draws, cluster_resample_rows, percentile_interval
+
+    rows, offsets = cluster_resample_rows(codes, cluster_draws(n_ctx, n_resamples, gen))
+    boot = np.array([_median(ratio[rows[offsets[b]:offsets[b + 1]]])
+                     for b in range(n_resamples)])
 
     low, high = percentile_interval(boot, confidence_level) if n_ctx > 1 else (np.nan, np.nan)
     diff = np.bincount(codes, weights=e_agent - e_base, minlength=n_ctx) / np.bincount(
