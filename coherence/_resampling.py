@@ -19,7 +19,7 @@ Every resampling test of the package uses the pieces here, written once:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -39,6 +39,7 @@ __all__ = [
     "grouped_folds",
     "monte_carlo_pvalue",
     "percentile_interval",
+    "rows_by_key",
 ]
 
 #: Relative tolerance of the Monte Carlo tie rule (see :func:`monte_carlo_pvalue`).
@@ -78,6 +79,20 @@ def group_codes(df: pd.DataFrame, column: str, *, owner: str | None = None) -> n
 
     codes, _ = label_column(df, column, owner=owner)
     return codes
+
+
+def rows_by_key(df: pd.DataFrame, columns: Sequence[str]) -> dict[tuple[Any, ...], np.ndarray]:
+    """Row positions of each distinct key, in order of first appearance.
+
+    A key is the tuple of the values of ``columns`` as stored (objects, not
+    pandas' inferred scalars); rows are grouped by ``pandas.DataFrame.groupby``
+    (missing values form their own key; callers check them first).
+    """
+    cols = list(columns)
+    frame = df[cols].astype(object)
+    values = frame.to_numpy()
+    groups = frame.groupby(cols, sort=False, dropna=False).indices.values()
+    return {tuple(values[rows[0]]): np.asarray(rows, dtype=np.int64) for rows in groups}
 
 
 def cluster_members(groups: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from .._intervals import FLAT_SD, is_flat, normal_interval, ttest_pvalue
-from .._resampling import cluster_draw_chunks, monte_carlo_pvalue
+from .._resampling import cluster_draw_chunks, monte_carlo_pvalue, rows_by_key
 from .._results import CoherenceResult, ConfidenceInterval
 from .._rng import RNGLike, check_rng
 from .._validation import (
@@ -387,9 +387,7 @@ def _conditional_forecasting_iv(
     else:
         bayes_error = np.full(len(df), np.nan)
 
-    frame = df[group_cols].astype(object)
-    groups = {tuple(frame.iloc[rows[0]]): rows
-              for rows in frame.groupby(group_cols, sort=False).indices.values()}
+    groups = rows_by_key(df, group_cols)
     keys = sorted(groups, key=lambda k: tuple(_category_sort_key(v) for v in k))
     return _PairsInput(
         p_a=pa, p_a_given_b1=p1, p_a_given_b0=p0, a=a, b=b, bayes_error=bayes_error,

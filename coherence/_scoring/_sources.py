@@ -26,7 +26,7 @@ from .._warnings import DegenerateDataWarning
 if TYPE_CHECKING:  # pragma: no cover
 
     pass
-from .._resampling import cluster_bootstrap_mean_interval
+from .._resampling import cluster_bootstrap_mean_interval, rows_by_key
 from .._validation import check_resampling
 
 __all__ = [
@@ -69,17 +69,18 @@ class SourcePrecisionResult(CoherenceResult):
 
 def _source_sets(df: pd.DataFrame, keys: list[str], sources: str) -> dict[tuple[Any, ...],
                                                                          frozenset[Any]]:
-    out: dict[tuple[Any, ...], set[Any]] = {}
-    for row in zip(*(df[k].to_numpy(dtype=object) for k in keys),
-                   df[sources].to_numpy(dtype=object), strict=True):
-        key, cell = tuple(row[:-1]), row[-1]
-        bucket = out.setdefault(key, set())
-        if isinstance(cell, str | bytes) or not isinstance(cell, Iterable):
-            if not _is_missing_cell(cell):
-                bucket.add(cell)
-        else:
-            bucket.update(c for c in cell if not _is_missing_cell(c))
-    return {k: frozenset(v) for k, v in out.items()}
+    cells = df[sources].to_numpy(dtype=object)
+    out: dict[tuple[Any, ...], frozenset[Any]] = {}
+    for key, rows in rows_by_key(df, keys).items():
+        bucket: set[Any] = set()
+        for cell in cells[rows]:
+            if isinstance(cell, str | bytes) or not isinstance(cell, Iterable):
+                if not _is_missing_cell(cell):
+                    bucket.add(cell)
+            else:
+                bucket.update(c for c in cell if not _is_missing_cell(c))
+        out[key] = frozenset(bucket)
+    return out
 
 
 def _is_missing_cell(value: Any) -> bool:
