@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from .._resampling import cluster_bootstrap_means, percentile_interval
+from .._resampling import cluster_bootstrap_means, cluster_draws, percentile_interval
 from .._results import CoherenceResult, ConfidenceInterval
 from .._rng import RNGLike, check_rng, spawn
 from .._validation import (
@@ -328,7 +328,7 @@ class ForecastScoresResult(CoherenceResult):
                                           n_resamples=n_resamples, vectorized=True,
                                           alternative="two-sided", rng=gen_p)
             pvalue = float(perm.pvalue)
-            idx = gen_b.integers(0, len(diff), size=(n_resamples, len(diff)))
+            idx = cluster_draws(len(diff), n_resamples, gen_b)  # each question a cluster
             low, high = percentile_interval(diff[idx].mean(axis=1), confidence_level)
         lower_is_better = metric == "brier" or (metric == "log_score"
                                                 and self.log_convention == "log2_loss")
