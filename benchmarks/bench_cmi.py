@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 import coherence
-from coherence._decision._cmi import _keys_1d, _Prepared, _psi_table
+from coherence._decision._cmi import Prepared, keys_1d, psi_table
 from coherence._decision._kernels import cmi_1d
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -49,10 +49,10 @@ def _data(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def _kernel_inputs(a: np.ndarray, y: np.ndarray, b: np.ndarray) -> tuple:
     n = len(a)
     empty = np.empty((n, 0))
-    prep = _Prepared(n=n, cont={"x": empty, "y": empty, "z": np.round(b / 1e-6)[:, None]},
+    prep = Prepared(n=n, cont={"x": empty, "y": empty, "z": np.round(b / 1e-6)[:, None]},
                      disc={"x": a, "y": y, "z": np.zeros(n, dtype=np.int64)})
-    keys = _keys_1d(prep)
-    return (keys.c, keys.kxyz, keys.kxz, keys.kyz, keys.kz, keys.has_c, 3, _psi_table(n))
+    keys = keys_1d(prep)
+    return (keys.c, keys.kxyz, keys.kxz, keys.kyz, keys.kz, keys.has_c, 3, psi_table(n))
 
 
 def main(argv: list[str] | None = None) -> int:

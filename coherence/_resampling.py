@@ -3,24 +3,74 @@
 Array layer only (integer group codes in, index arrays out). Public functions
 convert a ``group`` column with :func:`group_codes` once and pass the codes
 down.
+
+Every resampling test of the package uses the pieces here, written once:
+
+* :func:`monte_carlo_pvalue`, the one Monte Carlo p-value and its tie rule;
+* the cluster bootstrap: :func:`cluster_draws` draws the clusters of every
+  resample in one call (``rng.integers(0, G, size=(B, G))``, the same stream as
+  B calls of size G); :func:`cluster_draw_chunks` yields them in memory-bounded
+  chunks; :func:`cluster_weights` turns them into multiplicities,
+  :func:`cluster_resample_rows` into the rows of each resample, and
+  :func:`cluster_bootstrap_means` / :func:`cluster_bootstrap_mean_interval`
+  into replicates of means;
+* :func:`percentile_interval` and :func:`grouped_folds`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 __all__ = [
+    "MC_TIE_RTOL",
     "cluster_bootstrap_indices",
     "cluster_bootstrap_mean_interval",
     "cluster_bootstrap_means",
+    "cluster_draw_chunks",
+    "cluster_draws",
     "cluster_members",
+    "cluster_resample_rows",
+    "cluster_weights",
     "group_codes",
     "grouped_folds",
+    "monte_carlo_pvalue",
     "percentile_interval",
+    "rows_by_key",
 ]
+
+#: Relative tolerance of the Monte Carlo tie rule (see :func:`monte_carlo_pvalue`).
+MC_TIE_RTOL = 1e-9
+
+
+def monte_carlo_pvalue(null: Any, observed: float) -> float:
+    r"""The one Monte Carlo p-value: :math:`(1 + \#\{b : T_b \ge T\}) / (1 + B)`.
+
+    ``null`` holds the statistic on B resamples drawn under the null (larger is
+    more extreme: pass absolute values for a two-sided test); ``observed`` is
+    the statistic on the data.
+
+    Tie rule: a resample counts as at least as extreme when
+    ``null >= observed - MC_TIE_RTOL * max(1, |observed|)``, with
+    ``MC_TIE_RTOL = 1e-9``. Statistics that are equal in exact arithmetic but
+    were summed in another order differ by a few ulps (about 1e-16 relative);
+    they count as ties, while real differences between resamples (of order
+    1/n for the statistics here) are far larger than the tolerance.
+
+    NaN handling: a NaN in ``null`` is a resample on which the statistic is
+    undefined; it is left out, and B counts only the resamples kept. The
+    p-value is NaN when ``observed`` is NaN or no resample is kept.
+    """
+    arr = np.asarray(null, dtype=np.float64).ravel()
+    arr = arr[~np.isnan(arr)]
+    observed = float(observed)
+    if np.isnan(observed) or arr.size == 0:
+        return float("nan")
+    tol = MC_TIE_RTOL * max(1.0, abs(observed))
+    return float((1.0 + np.count_nonzero(arr >= observed - tol)) / (1.0 + arr.size))
 
 
 def group_codes(df: pd.DataFrame, column: str, *, owner: str | None = None) -> np.ndarray:
@@ -29,6 +79,20 @@ def group_codes(df: pd.DataFrame, column: str, *, owner: str | None = None) -> n
 
     codes, _ = label_column(df, column, owner=owner)
     return codes
+
+
+def rows_by_key(df: pd.DataFrame, columns: Sequence[str]) -> dict[tuple[Any, ...], np.ndarray]:
+    """Row positions of each distinct key, in order of first appearance.
+
+    A key is the tuple of the values of ``columns`` as stored (objects, not
+    pandas' inferred scalars); rows are grouped by ``pandas.DataFrame.groupby``
+    (missing values form their own key; callers check them first).
+    """
+    cols = list(columns)
+    frame = df[cols].astype(object)
+    values = frame.to_numpy()
+    groups = frame.groupby(cols, sort=False, dropna=False).indices.values()
+    return {tuple(values[rows[0]]): np.asarray(rows, dtype=np.int64) for rows in groups}
 
 
 def cluster_members(groups: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -41,16 +105,65 @@ def cluster_members(groups: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return order, starts
 
 
+def cluster_draws(n_groups: int, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
+    """The clusters of ``n_resamples`` bootstrap resamples: ``(n_resamples, n_groups)`` codes.
+
+    Each row draws G clusters with replacement from the G observed ones. One
+    call; the stream equals ``n_resamples`` calls ``rng.integers(0, G, size=G)``.
+    """
+    out: np.ndarray = rng.integers(0, n_groups, size=(n_resamples, n_groups))
+    return out
+
+
+def cluster_draw_chunks(n_groups: int, n_resamples: int, rng: np.random.Generator, *,
+                        max_elements: int = 2_000_000) -> Iterator[tuple[int, int, np.ndarray]]:
+    """:func:`cluster_draws` in chunks of at most ``max_elements`` codes: ``(start, stop,
+    draws)`` with ``draws`` the rows ``start:stop`` (same stream as one call)."""
+    chunk = max(1, max_elements // max(1, n_groups))
+    for start in range(0, n_resamples, chunk):
+        stop = min(n_resamples, start + chunk)
+        yield start, stop, cluster_draws(n_groups, stop - start, rng)
+
+
+def cluster_weights(draws: np.ndarray, n_groups: int) -> np.ndarray:
+    """How often each cluster is drawn in each resample: ``(B, G)`` float counts."""
+    n_resamples = draws.shape[0]
+    flat = (draws + (np.arange(n_resamples) * n_groups)[:, None]).ravel()
+    return np.bincount(flat, minlength=n_resamples * n_groups).reshape(
+        n_resamples, n_groups).astype(np.float64)
+
+
+def cluster_resample_rows(groups: np.ndarray,
+                          draws: Iterable[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Rows of each resample (all rows of each drawn cluster, in draw order), flattened:
+    resample b is ``rows[offsets[b]:offsets[b + 1]]``.
+
+    ``draws`` is any sequence of cluster-code arrays (bootstrap draws, or
+    subsamples without replacement).
+    """
+    order, starts = cluster_members(groups)
+    sizes = np.diff(starts)
+    parts = []
+    offsets = [0]
+    for drawn in draws:
+        lens = sizes[drawn]
+        total = int(lens.sum())
+        base = np.repeat(starts[drawn] - (np.cumsum(lens) - lens), lens)
+        parts.append(order[base + np.arange(total)])
+        offsets.append(offsets[-1] + total)
+    rows = np.concatenate(parts) if parts else np.empty(0, dtype=np.int64)
+    return (np.ascontiguousarray(rows, dtype=np.int64), np.asarray(offsets, dtype=np.int64))
+
+
 def cluster_bootstrap_indices(groups: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Row indices of one cluster-bootstrap resample.
 
     Draw G clusters with replacement from the G observed ones and take all rows
     of each drawn cluster (a cluster drawn twice appears twice).
     """
-    order, starts = cluster_members(groups)
-    n_groups = len(starts) - 1
-    drawn = rng.integers(0, n_groups, size=n_groups)
-    return np.concatenate([order[starts[g]:starts[g + 1]] for g in drawn])
+    n_groups = int(np.max(groups)) + 1
+    rows, _ = cluster_resample_rows(groups, cluster_draws(n_groups, 1, rng))
+    return rows
 
 
 def grouped_folds(groups: np.ndarray, n_splits: int,
@@ -103,10 +216,7 @@ def cluster_bootstrap_means(values: np.ndarray, clusters: np.ndarray, n_resample
     sums = np.zeros((n_groups, values.shape[1]))
     np.add.at(sums, codes, values)
     counts = np.bincount(codes, minlength=n_groups).astype(np.float64)
-    draws = rng.integers(0, n_groups, size=(n_resamples, n_groups))
-    flat = (draws + (np.arange(n_resamples) * n_groups)[:, None]).ravel()
-    weights = np.bincount(flat, minlength=n_resamples * n_groups).reshape(
-        n_resamples, n_groups).astype(np.float64)
+    weights = cluster_weights(cluster_draws(n_groups, n_resamples, rng), n_groups)
     out: np.ndarray = (weights @ sums) / (weights @ counts)[:, None]
     return out
 

@@ -35,6 +35,7 @@ __all__ = [
     "column_error",
     "finite_column",
     "label_column",
+    "no_missing",
     "numeric_column",
     "param_error",
     "probability_array",
@@ -129,6 +130,27 @@ def _bad(column: str, rule: str, index: pd.Index, positions: np.ndarray, values:
     return ValueError(column_error(column, rule, labels, vals, owner=owner))
 
 
+def no_missing(df: pd.DataFrame, columns: str | Iterable[str], *, owner: str | None = None,
+               missing: np.ndarray | None = None,
+               rule: str = "not contain missing values") -> None:
+    """The one missing-value check of data columns.
+
+    Raise ``ValueError`` for the first of ``columns`` with a missing value (NaN,
+    None, NaT; ``pandas.isna``), naming the column, the number of offending rows
+    and the first of them by index label. ``missing`` is a precomputed mask for a
+    single column whose parser has its own notion of missing (blank dates);
+    ``rule`` the expectation stated (numeric columns say "NaN or missing").
+    """
+    cols = [columns] if isinstance(columns, str) else list(columns)
+    if missing is not None and len(cols) != 1:
+        raise ValueError("no_missing: a 'missing' mask goes with exactly one column.")
+    for col in cols:
+        mask = df[col].isna().to_numpy() if missing is None else np.asarray(missing, dtype=bool)
+        positions = np.flatnonzero(mask)
+        if len(positions):
+            raise _bad(col, rule, df.index, positions, None, owner)
+
+
 def numeric_column(df: pd.DataFrame, column: str, *, owner: str | None = None,
                    allow_nan: bool = False) -> np.ndarray:
     """Return the column as a contiguous float64 array, or raise naming the bad rows."""
@@ -155,9 +177,8 @@ def numeric_column(df: pd.DataFrame, column: str, *, owner: str | None = None,
         s = converted
     values = np.ascontiguousarray(s.to_numpy(dtype=np.float64, na_value=np.nan))
     if not allow_nan:
-        nan_pos = np.flatnonzero(np.isnan(values))
-        if len(nan_pos):
-            raise _bad(column, "not contain NaN or missing values", df.index, nan_pos, None, owner)
+        no_missing(df, column, owner=owner, missing=np.isnan(values),
+                   rule="not contain NaN or missing values")
     return values
 
 
@@ -198,9 +219,7 @@ def binary_column(df: pd.DataFrame, column: str, *, owner: str | None = None) ->
     """Numeric or bool, no NaN, every value 0 or 1; returned as int64."""
     s = df[column]
     if pd.api.types.is_bool_dtype(s.dtype):
-        if s.isna().any():
-            raise _bad(column, "not contain NaN or missing values", df.index,
-                       np.flatnonzero(s.isna().to_numpy()), None, owner)
+        no_missing(df, column, owner=owner, rule="not contain NaN or missing values")
         return np.ascontiguousarray(s.to_numpy(dtype=np.int64))
     values = numeric_column(df, column, owner=owner)
     bad = np.flatnonzero((values != 0.0) & (values != 1.0))
@@ -213,11 +232,8 @@ def label_column(
     df: pd.DataFrame, column: str, *, owner: str | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """A categorical column as (integer codes, sorted unique labels); missing values raise."""
-    s = df[column]
-    missing = np.flatnonzero(s.isna().to_numpy())
-    if len(missing):
-        raise _bad(column, "not contain missing values", df.index, missing, None, owner)
-    codes, uniques = pd.factorize(s, sort=True)
+    no_missing(df, column, owner=owner)
+    codes, uniques = pd.factorize(df[column], sort=True)
     return np.ascontiguousarray(codes.astype(np.int64)), np.asarray(uniques)
 
 

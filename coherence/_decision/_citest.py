@@ -12,7 +12,15 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from .._resampling import cluster_members, group_codes, grouped_folds, percentile_interval
+from .._resampling import (
+    cluster_draws,
+    cluster_members,
+    cluster_resample_rows,
+    group_codes,
+    grouped_folds,
+    monte_carlo_pvalue,
+    percentile_interval,
+)
 from .._results import CoherenceResult, ConfidenceInterval
 from .._rng import RNGLike, check_rng, kernel_seeds
 from .._validation import (
@@ -26,7 +34,7 @@ from .._validation import (
     probability_column,
 )
 from .._warnings import DegenerateDataWarning, NotCalibratedWarning, SmallSampleWarning
-from ._cmi import _combine, _estimate, _keys_1d, _Prepared, _psi_table
+from ._cmi import Prepared, combine, estimate, keys_1d, psi_table
 from ._design import evidence_columns, require_design_columns
 
 __all__ = ["CITestResult", "ci_test"]
@@ -124,14 +132,15 @@ def _evidence_arrays(df: Any, evidence: tuple[str, ...]) -> tuple[np.ndarray, np
         else:
             codes.append(label_column(df, col, owner=_OWNER)[0])
     n = len(df)
-    disc = _combine(codes, n)
+    disc = combine(codes, n)
     return disc, (np.column_stack(cont) if cont else np.empty((n, 0)))
 
 
 def _ci_test_iv(data: Any, belief: Any, action: Any, outcome: Any, evidence: Any, group: Any,
                 k: Any, method: Any, n_resamples: Any, confidence_level: Any, calibrate: Any,
                 condition_on: Any, permute: Any, k_perm: Any, ci_method: Any,
-                resolution: Any) -> tuple[_Design, dict[str, Any]]:
+                resolution: Any,
+                rng: RNGLike) -> tuple[_Design, dict[str, Any], np.random.Generator]:
     df = as_dataframe(data, owner=_OWNER)
     evidence = evidence_columns(evidence, _OWNER)
     require_design_columns(df, {"belief": belief, "action": action, "outcome": outcome,
@@ -167,7 +176,7 @@ def _ci_test_iv(data: Any, belief: Any, action: Any, outcome: Any, evidence: Any
                "confidence_level": confidence_level, "calibrate": calibrate,
                "condition_on": condition_on, "permute": permute, "k_perm": k_perm,
                "ci_method": ci_method, "resolution": resolution, "evidence": evidence}
-    return design, options
+    return design, options, check_rng(rng, owner=_OWNER)
 
 
 # --------------------------------------------------------------------------- pieces
@@ -257,51 +266,35 @@ def _units_and_blocks(cond: np.ndarray, groups: np.ndarray, use_contexts: bool,
             np.ascontiguousarray(srt, dtype=np.int64))
 
 
-def _cluster_rows(groups: np.ndarray, draws: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """Rows of each resample (whole clusters) flattened, with offsets."""
-    order, starts = cluster_members(groups)
-    sizes = np.diff(starts)
-    parts = []
-    offsets = [0]
-    for drawn in draws:
-        lens = sizes[drawn]
-        total = int(lens.sum())
-        base = np.repeat(starts[drawn] - (np.cumsum(lens) - lens), lens)
-        parts.append(order[base + np.arange(total)])
-        offsets.append(offsets[-1] + total)
-    return (np.ascontiguousarray(np.concatenate(parts), dtype=np.int64),
-            np.asarray(offsets, dtype=np.int64))
-
-
-def _estimates_on(prep: _Prepared, k: int, rows: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+def _estimates_on(prep: Prepared, k: int, rows: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     if prep.n_continuous <= 1:
         from ._kernels import resample_estimates
 
-        keys = _keys_1d(prep)
+        keys = keys_1d(prep)
         longest = int(np.max(np.diff(offsets)))
         return np.asarray(resample_estimates(keys.c, keys.kxyz, keys.kxz, keys.kyz, keys.kz,
-                                             keys.has_c, k, _psi_table(longest), rows, offsets))
+                                             keys.has_c, k, psi_table(longest), rows, offsets))
     out = np.empty(len(offsets) - 1)
     for b in range(len(out)):
         idx = rows[offsets[b]:offsets[b + 1]]
-        sub = _Prepared(n=len(idx), cont={r: v[idx] for r, v in prep.cont.items()},
+        sub = Prepared(n=len(idx), cont={r: v[idx] for r, v in prep.cont.items()},
                         disc={r: v[idx] for r, v in prep.disc.items()})
-        out[b] = _estimate(sub, k)
+        out[b] = estimate(sub, k)
     return out
 
 
-def _permutation_null(prep: _Prepared, k: int, blocks: tuple[np.ndarray, ...],
+def _permutation_null(prep: Prepared, k: int, blocks: tuple[np.ndarray, ...],
                       seeds: np.ndarray) -> np.ndarray:
     unit_start, unit_rows, block_start, block_units = blocks
     if prep.n_continuous <= 1:
         from ._kernels import permutation_null
 
-        keys = _keys_1d(prep)
+        keys = keys_1d(prep)
         m_yz = int(keys.kyz.max()) + 1
         m_z = int(keys.kz.max()) + 1
         return np.asarray(permutation_null(
             keys.c, prep.disc["x"], keys.kyz, m_yz, keys.kz, m_z, keys.has_c, k,
-            _psi_table(prep.n), unit_start, unit_rows, block_start, block_units, seeds))
+            psi_table(prep.n), unit_start, unit_rows, block_start, block_units, seeds))
     # several continuous conditioning coordinates: the same permutations in Python
     out = np.empty(len(seeds))
     dx = prep.disc["x"]
@@ -315,7 +308,7 @@ def _permutation_null(prep: _Prepared, k: int, blocks: tuple[np.ndarray, ...],
                 src[unit_rows[unit_start[u]:unit_start[u + 1]]] = \
                     unit_rows[unit_start[v]:unit_start[v + 1]]
         disc = dict(prep.disc, x=dx[src])
-        out[b] = _estimate(_Prepared(n=prep.n, cont=prep.cont, disc=disc), k)
+        out[b] = estimate(Prepared(n=prep.n, cont=prep.cont, disc=disc), k)
     return out
 
 
@@ -346,7 +339,7 @@ def _warn_if_neighbours_within_contexts(z_cont: np.ndarray, ev_disc: np.ndarray,
             "row's own context, which shares its outcome, so the estimate and its interval "
             "are biased towards 0 (the p-value stays valid). Use k larger than the "
             "repetitions per context, or coarser beliefs.",
-            SmallSampleWarning, stacklevel=3)
+            SmallSampleWarning, stacklevel=4)
 
 
 # --------------------------------------------------------------------------- public
@@ -497,10 +490,16 @@ def ci_test(
     >>> res.pvalue > 0.05
     True
     """
-    design, opt = _ci_test_iv(data, belief, action, outcome, evidence, group, k, method,
-                              n_resamples, confidence_level, calibrate, condition_on, permute,
-                              k_perm, ci_method, resolution)
-    gen = check_rng(rng, owner=_OWNER)
+    design, opt, gen = _ci_test_iv(data, belief, action, outcome, evidence, group, k, method,
+                                   n_resamples, confidence_level, calibrate, condition_on,
+                                   permute, k_perm, ci_method, resolution, rng)
+    return _ci_test(design, opt, gen)
+
+
+def _ci_test(design: _Design, opt: dict[str, Any], gen: np.random.Generator) -> CITestResult:
+    """The array layer of :func:`ci_test`: validated design arrays and options in, the
+    estimate, its permutation null and interval out. Warnings point at the caller of
+    the public function."""
     n = len(design.action)
     groups = design.groups
     n_groups = int(groups.max()) + 1
@@ -515,14 +514,14 @@ def ci_test(
         ev_cont = np.round(ev_cont / opt["resolution"])
     z_cont = np.ascontiguousarray(np.column_stack([b, ev_cont]))
     empty = np.empty((n, 0))
-    prep = _Prepared(n=n, cont={"x": empty, "y": empty, "z": z_cont},
+    prep = Prepared(n=n, cont={"x": empty, "y": empty, "z": z_cont},
                      disc={"x": design.action, "y": design.outcome, "z": design.ev_disc})
     k = opt["k"]
-    statistic = _estimate(prep, k)
+    statistic = estimate(prep, k)
     if len(np.unique(design.action)) < 2 or len(np.unique(design.outcome)) < 2:
         warnings.warn("ci_test: the action or the outcome is constant; the conditional "
                       "mutual information is 0 and the test is trivial.",
-                      DegenerateDataWarning, stacklevel=2)
+                      DegenerateDataWarning, stacklevel=3)
     _warn_if_neighbours_within_contexts(z_cont, design.ev_disc, groups, k)
     B = opt["n_resamples"]
     level = opt["confidence_level"]
@@ -531,9 +530,8 @@ def ci_test(
         warnings.warn("ci_test(method='bootstrap') reproduces the reference paper's rule for "
                       "comparability; 'the bootstrap CI excludes 0' is not a calibrated test "
                       "(duplicated rows inflate kNN estimates) and no p-value is given. Use "
-                      "method='permutation' for a test.", NotCalibratedWarning, stacklevel=2)
-        draws = [gen.integers(0, n_groups, size=n_groups) for _ in range(B)]
-        rows, offsets = _cluster_rows(groups, draws)
+                      "method='permutation' for a test.", NotCalibratedWarning, stacklevel=3)
+        rows, offsets = cluster_resample_rows(groups, cluster_draws(n_groups, B, gen))
         boot = _estimates_on(prep, k, rows, offsets)
         low, high = percentile_interval(boot, level)
         return CITestResult(
@@ -554,19 +552,17 @@ def ci_test(
     blocks = _units_and_blocks(cond, groups, use_contexts, opt["k_perm"])
     seeds = kernel_seeds(gen, B)
     null = _permutation_null(prep, k, blocks, seeds)
-    tol = 1e-10 * max(1.0, abs(statistic))
-    pvalue = (1.0 + np.sum(null >= statistic - tol)) / (1.0 + B)
+    pvalue = monte_carlo_pvalue(null, statistic)
 
     # ---- confidence interval by context resampling
     if opt["ci_method"] == "bootstrap":
-        draws = [gen.integers(0, n_groups, size=n_groups) for _ in range(B)]
-        rows, offsets = _cluster_rows(groups, draws)
+        rows, offsets = cluster_resample_rows(groups, cluster_draws(n_groups, B, gen))
         res = _estimates_on(prep, k, rows, offsets)
         low, high = percentile_interval(res, level)
     else:
         m = max(2, n_groups // 2)
         draws = [gen.permutation(n_groups)[:m] for _ in range(B)]
-        rows, offsets = _cluster_rows(groups, draws)
+        rows, offsets = cluster_resample_rows(groups, draws)
         res = _estimates_on(prep, k, rows, offsets)
         scale = np.sqrt(m / max(n_groups - m, 1))
         # spread from the half-samples (centred on their own mean: the estimator's

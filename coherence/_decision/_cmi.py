@@ -1,7 +1,7 @@
 """The mixed-data kNN estimator of (conditional) mutual information.
 
 Public: :func:`cmi` and :func:`mi`. The array layer (``_prepare``,
-``_estimate``) is what :mod:`coherence._decision._citest`, the tests and the benchmarks
+``estimate``) is what :mod:`coherence._decision._citest`, the tests and the benchmarks
 call directly.
 """
 
@@ -21,7 +21,7 @@ _ROLES = ("x", "y", "z")
 
 
 @dataclass(frozen=True, slots=True)
-class _Prepared:
+class Prepared:
     """Validated arrays of one estimation problem (array layer).
 
     ``cont[role]`` is a float64 matrix (n, d_role) of continuous coordinates,
@@ -80,7 +80,7 @@ def _discreteness(spec: Any, role: str, n_cols: int, owner: str) -> list[bool | 
 
 
 def _prepare(x: Any, y: Any, z: Any, *, discrete: Any, resolution: float | None,
-             owner: str) -> _Prepared:
+             owner: str) -> Prepared:
     """Validate and convert x, y, z (the ``_iv`` of :func:`cmi`)."""
     import pandas as pd
 
@@ -141,15 +141,15 @@ def _prepare(x: Any, y: Any, z: Any, *, discrete: Any, resolution: float | None,
                 c_cols.append(arr)
         m = n or 0
         cont[role] = (np.column_stack(c_cols) if c_cols else np.empty((m, 0)))
-        disc[role] = _combine(codes, m)
+        disc[role] = combine(codes, m)
     if n is None:
         raise ValueError(param_error("x", owner, "an array-like", None))
     if x is None or y is None:
         raise ValueError(param_error("x" if x is None else "y", owner, "an array-like", None))
-    return _Prepared(n=n, cont={r: np.ascontiguousarray(v) for r, v in cont.items()}, disc=disc)
+    return Prepared(n=n, cont={r: np.ascontiguousarray(v) for r, v in cont.items()}, disc=disc)
 
 
-def _combine(codes: list[np.ndarray], n: int) -> np.ndarray:
+def combine(codes: list[np.ndarray], n: int) -> np.ndarray:
     """Compact codes (0..m-1) of the combination of several code vectors."""
     if not codes:
         return np.zeros(n, dtype=np.int64)
@@ -162,7 +162,7 @@ def _combine(codes: list[np.ndarray], n: int) -> np.ndarray:
     return np.ascontiguousarray(out)
 
 
-def _psi_table(n: int) -> np.ndarray:
+def psi_table(n: int) -> np.ndarray:
     from scipy.special import digamma
 
     table = np.empty(n + 1)
@@ -183,42 +183,42 @@ class _Keys:
     has_c: np.ndarray
 
 
-def _keys_1d(p: _Prepared) -> _Keys:
+def keys_1d(p: Prepared) -> _Keys:
     """Keys of the four spaces when at most one coordinate is continuous."""
     where = [r for r in _ROLES if p.cont[r].shape[1]]
     c = p.cont[where[0]][:, 0].copy() if where else np.zeros(p.n)
     dx, dy, dz = p.disc["x"], p.disc["y"], p.disc["z"]
     kz = dz
-    kxz = _combine([dx, dz], p.n)
-    kyz = _combine([dy, dz], p.n)
-    kxyz = _combine([dx, kyz], p.n)
+    kxz = combine([dx, dz], p.n)
+    kyz = combine([dy, dz], p.n)
+    kxyz = combine([dx, kyz], p.n)
     in_x, in_y, in_z = (bool(where) and where[0] == r for r in _ROLES)
     has_c = np.array([bool(where), in_x or in_z, in_y or in_z, in_z])
     return _Keys(np.ascontiguousarray(c), kxyz, kxz, kyz, kz, has_c)
 
 
-def _estimate(p: _Prepared, k: int) -> float:
+def estimate(p: Prepared, k: int) -> float:
     """The Mesner-Shalizi estimate (dispatches to the 1-D kernel or the KD-tree path)."""
     if p.n_continuous <= 1:
         from ._kernels import cmi_1d
 
-        keys = _keys_1d(p)
+        keys = keys_1d(p)
         value, _ = cmi_1d(keys.c, keys.kxyz, keys.kxz, keys.kyz, keys.kz, keys.has_c, k,
-                          _psi_table(p.n))
+                          psi_table(p.n))
         return float(value)
     return _estimate_kdtree(p, k)
 
 
-def _estimate_kdtree(p: _Prepared, k: int) -> float:
+def _estimate_kdtree(p: Prepared, k: int) -> float:
     """Several continuous coordinates: Chebyshev KD-trees inside discrete strata."""
     from scipy.spatial import cKDTree
 
     n = p.n
     dx, dy, dz = p.disc["x"], p.disc["y"], p.disc["z"]
     spaces = {
-        "xyz": (_combine([dx, dy, dz], n), np.hstack([p.cont["x"], p.cont["y"], p.cont["z"]])),
-        "xz": (_combine([dx, dz], n), np.hstack([p.cont["x"], p.cont["z"]])),
-        "yz": (_combine([dy, dz], n), np.hstack([p.cont["y"], p.cont["z"]])),
+        "xyz": (combine([dx, dy, dz], n), np.hstack([p.cont["x"], p.cont["y"], p.cont["z"]])),
+        "xz": (combine([dx, dz], n), np.hstack([p.cont["x"], p.cont["z"]])),
+        "yz": (combine([dy, dz], n), np.hstack([p.cont["y"], p.cont["z"]])),
         "z": (dz, p.cont["z"]),
     }
     rho = np.empty(n)
@@ -250,7 +250,7 @@ def _estimate_kdtree(p: _Prepared, k: int) -> float:
                                                          return_length=True) - 1
             cnt[rows] = cnt_rows
         counts[name] = cnt
-    psi = _psi_table(n)
+    psi = psi_table(n)
     used = counts["xyz"] > 0
     if not used.any():
         return float("nan")
@@ -391,4 +391,4 @@ def _validated_estimate(x: Any, y: Any, z: Any, *, k: Any,
     if p.n < 2:
         raise ValueError(param_error("x", owner, "of length >= 2", f"length {p.n}"))
     k = _check_k(k, p.n, owner)
-    return _estimate(p, k)
+    return estimate(p, k)

@@ -17,7 +17,13 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from .._resampling import group_codes, percentile_interval
+from .._resampling import (
+    cluster_draws,
+    cluster_weights,
+    group_codes,
+    monte_carlo_pvalue,
+    percentile_interval,
+)
 from .._results import RESULT_COLUMNS, CoherenceResult, ConfidenceInterval
 from .._rng import RNGLike, check_rng
 from .._validation import (
@@ -189,8 +195,7 @@ def permutation_pvalue(belief: np.ndarray, groups: np.ndarray, is_variant: np.nd
     for b in range(n_resamples):
         null[b] = _rmse_between(belief, groups, is_variant[_permute_within_groups(groups, gen)],
                                 n_groups)
-    tol = 1e-12 * max(1.0, observed)
-    return observed, float((1.0 + np.count_nonzero(null >= observed - tol)) / (1.0 + n_resamples))
+    return observed, monte_carlo_pvalue(null, observed)
 
 
 # --------------------------------------------------------------------------- public layer
@@ -343,9 +348,7 @@ def prompt_consistency(
     boot_rng, perm_rng = gen.spawn(2)
 
     count, mean, sd = _cell_stats(b, groups, labels, n_groups, n_labels)
-    draws = boot_rng.integers(0, n_groups, size=(n_res, n_groups))
-    weights = np.zeros((n_res, n_groups))
-    np.add.at(weights, (np.repeat(np.arange(n_res), n_groups), draws.ravel()), 1.0)
+    weights = cluster_weights(cluster_draws(n_groups, n_res, boot_rng), n_groups)
     ones = np.ones((1, n_groups))
 
     order = [ref] + [v for v in range(n_labels) if v != ref]

@@ -19,7 +19,13 @@ from typing import Any, ClassVar, Literal
 import numpy as np
 from scipy import stats
 
-from .._resampling import group_codes, grouped_folds, percentile_interval
+from .._resampling import (
+    cluster_draws,
+    group_codes,
+    grouped_folds,
+    monte_carlo_pvalue,
+    percentile_interval,
+)
 from .._results import CoherenceResult, ConfidenceInterval
 from .._rng import RNGLike, check_rng
 from .._validation import (
@@ -503,10 +509,9 @@ def leakage_test(
     # cluster bootstrap of the statistic from per-context loss sums (no refits)
     sum_base = np.bincount(groups, weights=loss_base, minlength=n_groups)
     sum_full = np.bincount(groups, weights=loss_full, minlength=n_groups)
-    boot = np.empty(iv["n_resamples"])
-    for b in range(iv["n_resamples"]):
-        drawn = boot_rng.integers(0, n_groups, size=n_groups)
-        boot[b] = _improvement(sum_base[drawn].sum(), sum_full[drawn].sum())
+    draws = cluster_draws(n_groups, iv["n_resamples"], boot_rng)
+    boot = np.array([_improvement(sb, sf) for sb, sf in
+                     zip(sum_base[draws].sum(axis=1), sum_full[draws].sum(axis=1), strict=True)])
     low, high = percentile_interval(boot, iv["confidence_level"])
 
     if iv["method"] == "paired":
@@ -533,8 +538,7 @@ def leakage_test(
             lf = _oof_losses(engine, designs, p, y_perm, a, groups, folds, n_classes, options,
                              seeds[1])
             null[b] = _improvement(ll_base, float(lf.mean()))
-        tol = 1e-12 * max(1.0, abs(statistic))
-        pvalue = (1.0 + np.count_nonzero(null >= statistic - tol)) / (1.0 + n_perm)
+        pvalue = monte_carlo_pvalue(null, statistic)
 
     return LeakageResult(
         statistic=statistic, pvalue=float(pvalue),

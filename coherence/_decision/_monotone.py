@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from .._resampling import monte_carlo_pvalue
 from .._results import RESULT_COLUMNS, CoherenceResult, ConfidenceInterval
 from .._rng import RNGLike, check_rng
 from .._validation import (
@@ -238,9 +239,7 @@ def isotonic_lr_test(x: np.ndarray, m: np.ndarray, n_resamples: int,
     iso = _pava(x / m, m.astype(np.float64))
     draws = rng.binomial(m[None, :], iso[None, :], size=(n_resamples, len(m)))
     null = np.array([isotonic_lr(d, m) for d in draws])
-    tol = 1e-9 * max(1.0, abs(observed))
-    pvalue = (1.0 + np.count_nonzero(null >= observed - tol)) / (1.0 + n_resamples)
-    return observed, float(pvalue)
+    return observed, monte_carlo_pvalue(null, observed)
 
 
 def _one_pair(belief: np.ndarray, is_first: np.ndarray, n_bins: int, p_adjust: str,

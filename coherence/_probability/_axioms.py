@@ -26,7 +26,8 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from .._results import CoherenceResult, ConfidenceInterval
+from .._intervals import t_interval, wilson_interval
+from .._results import CoherenceResult
 from .._validation import check_float, param_error, probability_array
 
 __all__ = [
@@ -66,39 +67,30 @@ def _probabilities(owner: str, allow_nan: bool = False, **arrays: Any) -> dict[s
     return out
 
 
-def _wilson(k: int, n: int, confidence_level: float = 0.95) -> ConfidenceInterval:
-    """Wilson score interval for a share k / n (NaN when n = 0)."""
-    if n == 0:
-        return ConfidenceInterval(np.nan, np.nan, confidence_level)
-    from scipy.stats import binomtest
-
-    ci = binomtest(int(k), int(n)).proportion_ci(confidence_level=confidence_level,
-                                                 method="wilson")
-    return ConfidenceInterval(float(ci.low), float(ci.high), confidence_level)
-
-
-def _t_interval(values: np.ndarray, confidence_level: float = 0.95) -> ConfidenceInterval:
-    """Student t interval for the mean of finite ``values`` (NaN for fewer than 2)."""
-    v = values[np.isfinite(values)]
-    if v.size < 2:
-        return ConfidenceInterval(np.nan, np.nan, confidence_level)
-    from scipy.stats import t
-
-    mean = float(v.mean())
-    se = float(v.std(ddof=1) / np.sqrt(v.size))
-    if se == 0.0:
-        return ConfidenceInterval(mean, mean, confidence_level)
-    q = float(t.ppf(0.5 + confidence_level / 2.0, v.size - 1))
-    return ConfidenceInterval(mean - q * se, mean + q * se, confidence_level)
-
-
 # --------------------------------------------------------------------------- total probability
-def _implied_p_b(p_a: np.ndarray, p1: np.ndarray, p0: np.ndarray) -> np.ndarray:
+def implied_p_b(p_a: np.ndarray, p1: np.ndarray, p0: np.ndarray) -> np.ndarray:
+    """The P(B) that the law of total probability implies; NaN where the conditionals are
+    closer than ``DEGENERATE_SPREAD``."""
     spread = p1 - p0
     degenerate = np.abs(spread) < DEGENERATE_SPREAD
     with np.errstate(divide="ignore", invalid="ignore"):
         implied = (p_a - p0) / np.where(degenerate, 1.0, spread)
     return np.where(degenerate, np.nan, implied)
+
+
+def total_probability_feasible(p_a: np.ndarray, p1: np.ndarray, p0: np.ndarray,
+                               tol: float) -> tuple[np.ndarray, np.ndarray]:
+    """The law-of-total-probability rule: (implied P(B), feasible) per row.
+
+    A row is feasible when some P(B) in [0, 1] (up to ``tol``) gives
+    P(A) = P(A|B=1) P(B) + P(A|B=0) (1 - P(B)): the implied P(B) lies in
+    [-tol, 1 + tol]; with (near-)equal conditionals, when P(A) is within
+    ``tol`` of P(A|B=1).
+    """
+    implied = implied_p_b(p_a, p1, p0)
+    feasible = np.where(np.isnan(implied), np.abs(p_a - p1) < tol,
+                        (implied >= -tol) & (implied <= 1.0 + tol))
+    return implied, feasible
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,10 +199,7 @@ def total_probability_check(p_a: Any, p_a_given_b1: Any, p_a_given_b0: Any, *,
         arr = _probabilities(owner, p_a=p_a, p_a_given_b1=p_a_given_b1,
                              p_a_given_b0=p_a_given_b0, p_b=p_b)
     pa, p1, p0 = arr["p_a"], arr["p_a_given_b1"], arr["p_a_given_b0"]
-    implied = _implied_p_b(pa, p1, p0)
-    degenerate = np.isnan(implied)
-    feasible = np.where(degenerate, np.abs(pa - p1) < tol,
-                        (implied >= -tol) & (implied <= 1.0 + tol))
+    implied, feasible = total_probability_feasible(pa, p1, p0, tol)
     if p_b is None:
         error = np.full(len(pa), np.nan)
         mean_error = share_consistent = np.nan
@@ -222,7 +211,7 @@ def total_probability_check(p_a: Any, p_a_given_b1: Any, p_a_given_b0: Any, *,
     n = len(pa)
     k = int(feasible.sum())
     return TotalProbabilityResult(
-        statistic=k / n, pvalue=np.nan, confidence_interval=_wilson(k, n), n_obs=n,
+        statistic=k / n, pvalue=np.nan, confidence_interval=wilson_interval(k, n), n_obs=n,
         method="share feasible, Wilson interval", implied_p_b=implied,
         feasible=feasible.astype(bool), error=error, share_feasible=k / n,
         mean_error=mean_error, share_consistent=share_consistent, tol=tol)
@@ -274,7 +263,7 @@ class BayesCheckResult(CoherenceResult):
         return pd.DataFrame(out)
 
 
-def _bayes_arrays(pa: np.ndarray, pb: np.ndarray, a1: np.ndarray, a0: np.ndarray,
+def bayes_arrays(pa: np.ndarray, pb: np.ndarray, a1: np.ndarray, a0: np.ndarray,
                   b1: np.ndarray, b0: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Joint cells (n, 4): a1b1, a1b0, a0b1, a0b0 from the A side and from the B side."""
     a_side = np.column_stack([a1 * pb, a0 * (1 - pb), (1 - a1) * pb, (1 - a0) * (1 - pb)])
@@ -339,7 +328,7 @@ def bayes_check(p_a: Any, p_b: Any, p_a_given_b1: Any, p_a_given_b0: Any, p_b_gi
     arr = _probabilities(owner, p_a=p_a, p_b=p_b, p_a_given_b1=p_a_given_b1,
                          p_a_given_b0=p_a_given_b0, p_b_given_a1=p_b_given_a1,
                          p_b_given_a0=p_b_given_a0)
-    a_side, b_side = _bayes_arrays(arr["p_a"], arr["p_b"], arr["p_a_given_b1"],
+    a_side, b_side = bayes_arrays(arr["p_a"], arr["p_b"], arr["p_a_given_b1"],
                                    arr["p_a_given_b0"], arr["p_b_given_a1"],
                                    arr["p_b_given_a0"])
     diff = np.abs(a_side - b_side)
@@ -348,7 +337,7 @@ def bayes_check(p_a: Any, p_b: Any, p_a_given_b1: Any, p_a_given_b0: Any, p_b_gi
     consistent = error < tol
     n = len(error)
     return BayesCheckResult(
-        statistic=float(error.mean()), pvalue=np.nan, confidence_interval=_t_interval(error),
+        statistic=float(error.mean()), pvalue=np.nan, confidence_interval=t_interval(error),
         n_obs=n, method="mean error, Student t interval", joint_a_side=a_side[:, :3].copy(),
         joint_b_side=b_side[:, :3].copy(), error=error, total_variation=tv,
         consistent=consistent, share_consistent=float(consistent.mean()),
@@ -397,7 +386,7 @@ class UpdateDirectionResult(CoherenceResult):
                              "direction": self.direction.astype(object)})
 
 
-def _classify(d1: np.ndarray, d0: np.ndarray, eps: float) -> np.ndarray:
+def classify_updates(d1: np.ndarray, d0: np.ndarray, eps: float) -> np.ndarray:
     no_update = (np.abs(d1) < eps) & (np.abs(d0) < eps)
     monotonic = ((d1 > eps) & (d0 < -eps)) | ((d1 < -eps) & (d0 > eps))
     inconsistent = ((d1 > eps) & (d0 > eps)) | ((d1 < -eps) & (d0 < -eps))
@@ -453,12 +442,12 @@ def update_direction(p_a: Any, p_a_given_b1: Any, p_a_given_b0: Any, *,
     arr = _probabilities(owner, p_a=p_a, p_a_given_b1=p_a_given_b1, p_a_given_b0=p_a_given_b0)
     d1 = arr["p_a_given_b1"] - arr["p_a"]
     d0 = arr["p_a_given_b0"] - arr["p_a"]
-    direction = _classify(d1, d0, eps)
+    direction = classify_updates(d1, d0, eps)
     n = len(d1)
     shares = {c: float(np.mean(direction == c)) for c in UPDATE_CLASSES}
     k = int(np.sum(direction == "monotonic"))
     return UpdateDirectionResult(
-        statistic=shares["monotonic"], pvalue=np.nan, confidence_interval=_wilson(k, n),
+        statistic=shares["monotonic"], pvalue=np.nan, confidence_interval=wilson_interval(k, n),
         n_obs=n, method="share monotonic, Wilson interval", direction=direction, d1=d1, d0=d0,
         eps=eps, **shares)
 
@@ -574,7 +563,7 @@ def negation_check(p_a: Any, p_not_a: Any, *, beta: float = 1e-3,
     n = len(p)
     return NegationCheckResult(
         statistic=float(arbitrage.mean()), pvalue=np.nan,
-        confidence_interval=_t_interval(arbitrage), n_obs=n,
+        confidence_interval=t_interval(arbitrage), n_obs=n,
         method="mean arbitrage violation, Student t interval", arbitrage=arbitrage,
         frequentist=frequentist, mean_arbitrage=float(arbitrage.mean()),
         median_arbitrage=float(np.median(arbitrage)),
@@ -737,7 +726,7 @@ def conditional_tuple_check(p_a: Any, p_b_given_a: Any, p_a_and_b: Any, *,
     n = len(a)
     return ConditionalTupleResult(
         statistic=float(absolute.mean()), pvalue=np.nan,
-        confidence_interval=_t_interval(absolute), n_obs=n,
+        confidence_interval=t_interval(absolute), n_obs=n,
         method="mean absolute violation, Student t interval", absolute=absolute,
         arbitrage=arbitrage, mean_absolute=float(absolute.mean()),
         median_absolute=float(np.median(absolute)),

@@ -164,7 +164,13 @@ def _plot_lie(result: IteratedExpectationResult, ax: Any) -> Any:
 def _lie_table(df: pd.DataFrame, cols: dict[str, str], owner: str,
                name: str) -> pd.DataFrame:
     """Validate a long LIE table and return it with the default column names."""
-    from .._validation import as_dataframe, column_error, probability_column, require_columns
+    from .._validation import (
+        as_dataframe,
+        column_error,
+        no_missing,
+        probability_column,
+        require_columns,
+    )
 
     df = as_dataframe(df, name=name, owner=owner)
     require_columns(df, cols, owner=owner)
@@ -173,13 +179,8 @@ def _lie_table(df: pd.DataFrame, cols: dict[str, str], owner: str,
                                      "an empty table"))
     out = pd.DataFrame(index=df.index)
     for role in ("context", "variable", "state"):
-        s = df[cols[role]]
-        missing = np.flatnonzero(s.isna().to_numpy())
-        if len(missing):
-            labels = [df.index[i] for i in missing]
-            raise ValueError(column_error(cols[role], "not contain missing values", labels,
-                                          owner=owner))
-        out[role] = s.astype(object)
+        no_missing(df, cols[role], owner=owner)
+        out[role] = df[cols[role]].astype(object)
     for role in ("p_y_given_x", "p_y_given_xz", "p_z_given_x"):
         out[role] = probability_column(df, cols[role], owner=owner)
     dup = out.duplicated(["context", "variable", "state"]).to_numpy()
@@ -523,12 +524,11 @@ def iterated_expectation_check(
     codes, _ = pd.factorize(out["context"])
     n_ctx = int(codes.max()) + 1
     statistic = _median(ratio)
-    members = [np.flatnonzero(codes == g) for g in range(n_ctx)]
-    boot = np.empty(n_resamples)
-    for b in range(n_resamples):
-        drawn = gen.integers(0, n_ctx, size=n_ctx)
-        boot[b] = _median(ratio[np.concatenate([members[g] for g in drawn])])
-    from .._resampling import percentile_interval
+    from .._resampling import cluster_draws, cluster_resample_rows, percentile_interval
+
+    rows, offsets = cluster_resample_rows(codes, cluster_draws(n_ctx, n_resamples, gen))
+    boot = np.array([_median(ratio[rows[offsets[b]:offsets[b + 1]]])
+                     for b in range(n_resamples)])
 
     low, high = percentile_interval(boot, confidence_level) if n_ctx > 1 else (np.nan, np.nan)
     diff = np.bincount(codes, weights=e_agent - e_base, minlength=n_ctx) / np.bincount(

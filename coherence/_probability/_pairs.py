@@ -19,6 +19,8 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
+from .._intervals import FLAT_SD, is_flat, normal_interval, ttest_pvalue
+from .._resampling import cluster_draw_chunks, monte_carlo_pvalue, rows_by_key
 from .._results import CoherenceResult, ConfidenceInterval
 from .._rng import RNGLike, check_rng
 from .._validation import (
@@ -27,6 +29,7 @@ from .._validation import (
     check_choice,
     check_float,
     check_int,
+    no_missing,
     numeric_column,
     param_error,
     probability_column,
@@ -35,9 +38,9 @@ from .._validation import (
 from .._warnings import DegenerateDataWarning, SmallSampleWarning
 from ._axioms import (
     UPDATE_CLASSES,
-    _bayes_arrays,
-    _classify,
-    _implied_p_b,
+    bayes_arrays,
+    classify_updates,
+    total_probability_feasible,
 )
 
 __all__ = [
@@ -68,7 +71,7 @@ PAIRS_CI_METHODS: tuple[str, ...] = ("bootstrap-t", "normal", "bootstrap")
 
 _CATEGORY_ORDER = ("strong", "weak", "none")
 
-_REQUIRED_TABLE = ("pair", "category", "p_a", "p_a_given_b1", "p_a_given_b0", "a_outcome",
+REQUIRED_TABLE = ("pair", "category", "p_a", "p_a_given_b1", "p_a_given_b0", "a_outcome",
                    "b_outcome")
 
 
@@ -136,24 +139,11 @@ class PairsResult(CoherenceResult):
 
 
 # --------------------------------------------------------------------------- computation
-def _brier_improvement(p_a: np.ndarray, p1: np.ndarray, p0: np.ndarray, a: np.ndarray,
-                       b: np.ndarray) -> np.ndarray:
+def brier_improvement(p_a: np.ndarray, p1: np.ndarray, p0: np.ndarray, a: np.ndarray,
+                      b: np.ndarray) -> np.ndarray:
     """(P(A) - a)^2 - (P(A|B=b) - a)^2, with b the actual resolution of B."""
     p_cond = np.where(b == 1, p1, p0)
     return (p_a - a) ** 2 - (p_cond - a) ** 2
-
-
-def _normal_ci(x: np.ndarray, confidence_level: float) -> tuple[float, float, float]:
-    """(sd, low, high) of mean +- z SE; NaN interval for n < 2."""
-    from scipy.stats import norm
-
-    if x.size < 2:
-        return (np.nan, np.nan, np.nan)
-    sd = float(x.std(ddof=1))
-    z = float(norm.ppf(0.5 + confidence_level / 2.0))
-    half = z * sd / math.sqrt(x.size)
-    m = float(x.mean())
-    return sd, m - half, m + half
 
 
 def _bootstrap_ci(x: np.ndarray, confidence_level: float, n_resamples: int,
@@ -163,11 +153,8 @@ def _bootstrap_ci(x: np.ndarray, confidence_level: float, n_resamples: int,
         return (np.nan, np.nan)
     x = np.sort(x)  # resample in value order: results do not depend on row order
     means = np.empty(n_resamples)
-    chunk = max(1, 2_000_000 // x.size)
-    for start in range(0, n_resamples, chunk):
-        stop = min(n_resamples, start + chunk)
-        idx = rng.integers(0, x.size, size=(stop - start, x.size))
-        means[start:stop] = x[idx].mean(axis=1)
+    for start, stop, draws in cluster_draw_chunks(x.size, n_resamples, rng):
+        means[start:stop] = x[draws].mean(axis=1)
     alpha = (1.0 - confidence_level) / 2.0
     low, high = np.quantile(means, [alpha, 1.0 - alpha])
     return float(low), float(high)
@@ -179,54 +166,33 @@ def _bootstrap_t(x: np.ndarray, confidence_level: float, n_resamples: int,
 
     Resamples of the centred data give t* = mean* / (sd* / sqrt(n)); resamples
     with sd* = 0 (all values tied) have no t* and are left out, as the observed t
-    is only defined for sd > 0. The p-value is (1 + #{|t*| >= |t|}) / (1 + B')
-    over the B' resamples kept; the interval is
+    is only defined for sd > 0. The p-value is
+    :func:`coherence._resampling.monte_carlo_pvalue` of |t| against the |t*|,
+    (1 + #{|t*| >= |t|}) / (1 + B') over the B' resamples kept; the interval is
     mean +- c SE with c the ``confidence_level`` quantile of |t*|.
     """
     n = x.size
-    if _flat(x):
+    if is_flat(x):
         return (np.nan, np.nan, np.nan)
     x = np.sort(x)  # resample in value order: results do not depend on row order
     m = float(x.mean())
     se = float(x.std(ddof=1)) / math.sqrt(n)
     centred = x - m
     abs_t = np.empty(n_resamples)
-    chunk = max(1, 2_000_000 // n)
-    for start in range(0, n_resamples, chunk):
-        stop = min(n_resamples, start + chunk)
-        r = centred[rng.integers(0, n, size=(stop - start, n))]
+    for start, stop, draws in cluster_draw_chunks(n, n_resamples, rng):
+        r = centred[draws]
         mean_r = r.mean(axis=1)
         sd_r = r.std(axis=1, ddof=1)
         with np.errstate(divide="ignore", invalid="ignore"):
             t = np.abs(mean_r) / (sd_r / math.sqrt(n))
-        t[sd_r <= _FLAT_SD] = np.nan  # undefined; left out, as the observed t needs sd > 0
+        t[sd_r <= FLAT_SD] = np.nan  # undefined; left out, as the observed t needs sd > 0
         abs_t[start:stop] = t
     abs_t = abs_t[~np.isnan(abs_t)]
     if abs_t.size == 0:
         return (np.nan, np.nan, np.nan)
-    t_obs = abs(m) / se
-    pvalue = (1.0 + float(np.sum(abs_t >= t_obs * (1 - 1e-12)))) / (1.0 + abs_t.size)
+    pvalue = monte_carlo_pvalue(abs_t, abs(m) / se)
     c = float(np.quantile(abs_t, confidence_level, method="higher"))
     return pvalue, m - c * se, m + c * se
-
-
-def _ttest_pvalue(x: np.ndarray) -> float:
-    """Two-sided one-sample t-test of mean 0 (NaN when undefined), as
-    ``scipy.stats.ttest_1samp``."""
-    if x.size < 2 or _flat(x):
-        return float("nan")
-    from scipy.stats import t
-
-    stat = float(x.mean()) / (float(x.std(ddof=1)) / math.sqrt(x.size))
-    return float(2.0 * t.sf(abs(stat), x.size - 1))
-
-
-#: Improvements whose SD is below this are treated as all equal (floating-point noise).
-_FLAT_SD = 1e-12
-
-
-def _flat(x: np.ndarray) -> bool:
-    return x.size < 2 or float(x.std(ddof=1)) <= _FLAT_SD
 
 
 def _category_sort_key(value: Any) -> tuple[int, str]:
@@ -349,6 +315,41 @@ def conditional_forecasting(
       category  n  mean_improvement  win_rate
     0   strong  4              0.02       0.5
     """
+    iv = _conditional_forecasting_iv(
+        pairs, by, p_a, p_a_given_b1, p_a_given_b0, a_outcome, b_outcome, p_b, p_b_given_a1,
+        p_b_given_a0, model, confidence_level, test, ci_method, n_resamples, tol, eps, rng)
+    return _conditional_forecasting(iv)
+
+
+@dataclass(frozen=True, slots=True)
+class _PairsInput:
+    """Validated, normalised input of :func:`conditional_forecasting` (arrays, options)."""
+
+    p_a: np.ndarray
+    p_a_given_b1: np.ndarray
+    p_a_given_b0: np.ndarray
+    a: np.ndarray
+    b: np.ndarray
+    bayes_error: np.ndarray
+    group_cols: list[str]
+    group_keys: list[tuple[Any, ...]]
+    group_rows: list[np.ndarray]
+    by: str
+    confidence_level: float
+    test: str
+    ci_method: str
+    n_resamples: int
+    tol: float
+    eps: float
+    gen: np.random.Generator
+
+
+def _conditional_forecasting_iv(
+    pairs: Any, by: str, p_a: str, p_a_given_b1: str, p_a_given_b0: str, a_outcome: str,
+    b_outcome: str, p_b: str, p_b_given_a1: str, p_b_given_a0: str, model: str,
+    confidence_level: float, test: str, ci_method: str, n_resamples: int, tol: float,
+    eps: float, rng: RNGLike,
+) -> _PairsInput:
     owner = "conditional_forecasting"
     df = as_dataframe(pairs, name="pairs", owner=owner)
     confidence_level = check_float(confidence_level, "confidence_level", owner, low=0.0,
@@ -371,12 +372,7 @@ def conditional_forecasting(
     a = binary_column(df, a_outcome, owner=owner)
     b = binary_column(df, b_outcome, owner=owner)
     group_cols = ([model] if model in df.columns and model != by else []) + [by]
-    for col in group_cols:
-        missing = np.flatnonzero(df[col].isna().to_numpy())
-        if len(missing):
-            raise ValueError(f"Column '{col}' (input to {owner}) must not contain missing "
-                             f"values; {len(missing)} offending row(s) (first: "
-                             + ", ".join(f"row {df.index[i]!r}" for i in missing[:5]) + ").")
+    no_missing(df, group_cols, owner=owner)
     has_reverse = all(c in df.columns for c in (p_b, p_b_given_a1, p_b_given_a0))
     if has_reverse:
         rev = [numeric_column(df, c, owner=owner, allow_nan=True)
@@ -386,49 +382,56 @@ def conditional_forecasting(
             if len(bad):
                 probability_column(df.iloc[bad], c, owner=owner)  # raises with row labels
         pb, b1, b0 = rev
-        a_side, b_side = _bayes_arrays(pa, pb, p1, p0, b1, b0)
+        a_side, b_side = bayes_arrays(pa, pb, p1, p0, b1, b0)
         bayes_error = np.abs(a_side - b_side)[:, :3].mean(axis=1)
     else:
         bayes_error = np.full(len(df), np.nan)
 
-    improvement = _brier_improvement(pa, p1, p0, a, b)
-    sensitivity = np.abs(p1 - p0)
-    direction = _classify(p1 - pa, p0 - pa, eps)
-    implied = _implied_p_b(pa, p1, p0)
-    feasible = np.where(np.isnan(implied), np.abs(pa - p1) < tol,
-                        (implied >= -tol) & (implied <= 1 + tol))
+    groups = rows_by_key(df, group_cols)
+    keys = sorted(groups, key=lambda k: tuple(_category_sort_key(v) for v in k))
+    return _PairsInput(
+        p_a=pa, p_a_given_b1=p1, p_a_given_b0=p0, a=a, b=b, bayes_error=bayes_error,
+        group_cols=group_cols, group_keys=keys, group_rows=[groups[k] for k in keys], by=by,
+        confidence_level=confidence_level, test=test, ci_method=ci_method,
+        n_resamples=n_resamples, tol=tol, eps=eps, gen=gen)
 
-    keys = df[group_cols].astype(object)
-    groups: dict[tuple[Any, ...], list[int]] = {}
-    for i, key in enumerate(keys.itertuples(index=False, name=None)):
-        groups.setdefault(key, []).append(i)
-    order = sorted(groups, key=lambda k: tuple(_category_sort_key(v) for v in k))
-    streams = gen.spawn(len(order))
+
+def _conditional_forecasting(iv: _PairsInput) -> PairsResult:
+    """The array layer of :func:`conditional_forecasting`: per-group rows and the pooled
+    headline. Warnings point at the caller of the public function."""
+    pa, p1, p0 = iv.p_a, iv.p_a_given_b1, iv.p_a_given_b0
+    confidence_level, n_resamples, ci_method = iv.confidence_level, iv.n_resamples, iv.ci_method
+    tol, gen = iv.tol, iv.gen
+    improvement = brier_improvement(pa, p1, p0, iv.a, iv.b)
+    sensitivity = np.abs(p1 - p0)
+    direction = classify_updates(p1 - pa, p0 - pa, iv.eps)
+    _, feasible = total_probability_feasible(pa, p1, p0, tol)
+
+    streams = gen.spawn(len(iv.group_keys))
     rows = []
-    for key, stream in zip(order, streams, strict=True):
-        idx = np.asarray(groups[key])
+    for key, idx, stream in zip(iv.group_keys, iv.group_rows, streams, strict=True):
         x = improvement[idx]
         label = ", ".join(str(v) for v in key)
         if x.size < 2:
             warnings.warn(f"conditional_forecasting: group {label!r} has {x.size} pair; its "
-                          "interval and p-value are NaN.", SmallSampleWarning, stacklevel=2)
-        elif _flat(x):
+                          "interval and p-value are NaN.", SmallSampleWarning, stacklevel=3)
+        elif is_flat(x):
             warnings.warn(f"conditional_forecasting: every improvement in group {label!r} "
                           f"equals {float(x[0])!r}; its p-value is NaN.",
-                          DegenerateDataWarning, stacklevel=2)
-        sd, lo_n, hi_n = _normal_ci(x, confidence_level)
+                          DegenerateDataWarning, stacklevel=3)
+        sd, lo_n, hi_n = normal_interval(x, confidence_level)
         lo_b, hi_b = _bootstrap_ci(x, confidence_level, n_resamples, stream)
         p_bt, lo_bt, hi_bt = _bootstrap_t(x, confidence_level, n_resamples, stream)
-        p_t = _ttest_pvalue(x)
+        p_t = ttest_pvalue(x)
         ci = {"normal": (lo_n, hi_n), "bootstrap": (lo_b, hi_b),
               "bootstrap-t": (lo_bt, hi_bt)}[ci_method]
-        be = bayes_error[idx]
+        be = iv.bayes_error[idx]
         be = be[~np.isnan(be)]
-        row: dict[str, Any] = dict(zip(group_cols, key, strict=True))
+        row: dict[str, Any] = dict(zip(iv.group_cols, key, strict=True))
         row.update({
             "n": int(x.size), "mean_improvement": float(x.mean()),
             "ci_low": ci[0], "ci_high": ci[1],
-            "pvalue": p_bt if test == "bootstrap-t" else p_t,
+            "pvalue": p_bt if iv.test == "bootstrap-t" else p_t,
             "mean_sensitivity": float(sensitivity[idx].mean()),
             "win_rate": float(np.mean(x > 0)),
         })
@@ -444,8 +447,9 @@ def conditional_forecasting(
             "n_bayes": int(be.size),
         })
         rows.append(row)
-    columns = [*group_cols[:-1], "category", *list(PAIRS_COLUMNS[1:]), *list(_EXTRA_TABLE_COLUMNS)]
-    table = pd.DataFrame(rows).rename(columns={by: "category"}).loc[:, columns]
+    columns = [*iv.group_cols[:-1], "category", *list(PAIRS_COLUMNS[1:]),
+               *list(_EXTRA_TABLE_COLUMNS)]
+    table = pd.DataFrame(rows).rename(columns={iv.by: "category"}).loc[:, columns]
     table["category"] = table["category"].astype(object)
     if "model" in table.columns:
         table["model"] = table["model"].astype(object)
@@ -453,20 +457,18 @@ def conditional_forecasting(
     n = len(improvement)
     p_bt, lo_bt, hi_bt = _bootstrap_t(improvement, confidence_level, n_resamples, gen)
     if ci_method == "normal":
-        lo, hi = _normal_ci(improvement, confidence_level)[1:]
+        lo, hi = normal_interval(improvement, confidence_level)[1:]
     elif ci_method == "bootstrap":
         lo, hi = _bootstrap_ci(improvement, confidence_level, n_resamples, gen)
     else:
         lo, hi = lo_bt, hi_bt
-    pooled_p = p_bt if test == "bootstrap-t" else _ttest_pvalue(improvement)
-    test_name = ("bootstrap-t test" if test == "bootstrap-t"
+    pooled_p = p_bt if iv.test == "bootstrap-t" else ttest_pvalue(improvement)
+    test_name = ("bootstrap-t test" if iv.test == "bootstrap-t"
                  else "one-sample t-test")
     return PairsResult(
         statistic=float(improvement.mean()), pvalue=pooled_p,
         confidence_interval=ConfidenceInterval(lo, hi, confidence_level), n_obs=n,
         method=f"{test_name} (two-sided); {ci_method} interval", table=table,
-        improvement=improvement, pvalue_method=test, ci_method=ci_method, by=by,
+        improvement=improvement, pvalue_method=iv.test, ci_method=ci_method, by=iv.by,
         n_resamples=n_resamples,
-        tol=tol, eps=eps)
-
-
+        tol=tol, eps=iv.eps)

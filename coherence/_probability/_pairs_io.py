@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 
 from .._validation import param_error, require_columns
-from ._pairs import _REQUIRED_TABLE
+from ._pairs import REQUIRED_TABLE
 
 __all__ = [
     "read_pairs",
@@ -87,7 +87,7 @@ def read_pairs(path: str | Path) -> pd.DataFrame:
     else:
         raise ValueError(param_error("path", "read_pairs",
                                      "a .json, .csv or .parquet file", str(path)))
-    require_columns(table, _REQUIRED_TABLE, owner="read_pairs")
+    require_columns(table, REQUIRED_TABLE, owner="read_pairs")
     return table
 
 

@@ -11,6 +11,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from .._intervals import FLAT_SD, is_flat, wilson_interval
 from .._results import CoherenceResult, ConfidenceInterval
 from .._rng import RNGLike, check_rng
 from .._validation import (
@@ -23,7 +24,7 @@ from .._validation import (
     probability_column,
     require_columns,
 )
-from ._pairs import _FLAT_SD, _brier_improvement, _flat
+from ._pairs import brier_improvement
 
 __all__ = [
     "PairsPowerResult",
@@ -102,19 +103,13 @@ _SM_ALTERNATIVE = {"two-sided": "two-sided", "greater": "larger", "less": "small
 
 
 def _t_power(n: int, d: float, alpha: float, alternative: str) -> float:
-    """Exact power of the one-sample t-test at standardised effect ``d`` (noncentral t)."""
-    from scipy.stats import nct, t
-
+    """Exact power of the one-sample t-test at standardised effect ``d`` (noncentral t),
+    by ``statsmodels.stats.power.ttest_power``; 0 below 2 observations."""
     if n < 2:
         return 0.0
-    df = n - 1
-    nc = d * math.sqrt(n)
-    if alternative == "greater":
-        return float(nct.sf(t.ppf(1 - alpha, df), df, nc))
-    if alternative == "less":
-        return float(nct.cdf(t.ppf(alpha, df), df, nc))
-    crit = float(t.ppf(1 - alpha / 2, df))
-    return float(nct.sf(crit, df, nc) + nct.cdf(-crit, df, nc))
+    from statsmodels.stats.power import ttest_power
+
+    return float(ttest_power(d, n, alpha, alternative=_SM_ALTERNATIVE[alternative]))
 
 
 def _binom_pvalues(n: int, p0: float, alternative: str) -> np.ndarray:
@@ -166,12 +161,12 @@ def _pilot_improvement(pilot: Any, category: str | None, by: str, owner: str) ->
         if len(df) < 2:
             raise ValueError(param_error("category", owner, f"a value of column '{by}' with at "
                                          "least 2 pilot pairs", category))
-    x = _brier_improvement(probability_column(df, "p_a", owner=owner),
+    x = brier_improvement(probability_column(df, "p_a", owner=owner),
                            probability_column(df, "p_a_given_b1", owner=owner),
                            probability_column(df, "p_a_given_b0", owner=owner),
                            binary_column(df, "a_outcome", owner=owner),
                            binary_column(df, "b_outcome", owner=owner))
-    if _flat(x):
+    if is_flat(x):
         raise ValueError(f"{owner}: every pilot improvement equals {float(x[0])!r}; the pilot "
                          "gives no spread to plan with.")
     return x
@@ -180,22 +175,16 @@ def _pilot_improvement(pilot: Any, category: str | None, by: str, owner: str) ->
 def _simulate_t_power(population: np.ndarray | None, effect: float, sd: float, n: int,
                       n_simulations: int, alpha: float, alternative: str,
                       rng: np.random.Generator) -> float:
-    from scipy.stats import t
+    from scipy.stats import ttest_1samp
 
     if population is None:
         x = rng.normal(effect, sd, size=(n_simulations, n))
     else:
         x = population[rng.integers(0, population.size, size=(n_simulations, n))]
-    sd_rows = x.std(axis=1, ddof=1)
-    ok = sd_rows > _FLAT_SD
-    stat = x.mean(axis=1)[ok] / (sd_rows[ok] / math.sqrt(n))
+    ok = x.std(axis=1, ddof=1) > FLAT_SD  # a flat sample has no t statistic: not rejected
     p = np.ones(n_simulations)
-    if alternative == "greater":
-        p[ok] = t.sf(stat, n - 1)
-    elif alternative == "less":
-        p[ok] = t.cdf(stat, n - 1)
-    else:
-        p[ok] = 2.0 * t.sf(np.abs(stat), n - 1)
+    if ok.any():
+        p[ok] = ttest_1samp(x[ok], 0.0, axis=1, alternative=alternative).pvalue
     return float(np.mean(p <= alpha))
 
 
@@ -289,6 +278,41 @@ def pairs_power(
     >>> round(res.power_at_n, 3)
     0.061
     """
+    iv = _pairs_power_iv(pilot, metric, effect, sd, win_rate, null_win_rate, category, by, n,
+                         power, alpha, alternative, n_simulations, max_n, rng)
+    return _pairs_power(iv)
+
+
+@dataclass(frozen=True, slots=True)
+class _PowerInput:
+    """Validated, normalised input of :func:`pairs_power`.
+
+    ``population`` is the pilot's centred improvements shifted to ``effect``
+    (None without a pilot); ``d`` the standardised effect; unused settings of the
+    other metric are NaN.
+    """
+
+    metric: str
+    effect: float
+    sd: float
+    d: float
+    population: np.ndarray | None
+    n_pilot: int
+    win_rate: float
+    null_win_rate: float
+    n: int | None
+    power: float
+    alpha: float
+    alternative: str
+    n_simulations: int
+    max_n: int
+    gen: np.random.Generator
+
+
+def _pairs_power_iv(pilot: Any, metric: str, effect: float, sd: float | None, win_rate: float,
+                    null_win_rate: float, category: str | None, by: str, n: int | None,
+                    power: float, alpha: float, alternative: str, n_simulations: int,
+                    max_n: int, rng: RNGLike) -> _PowerInput:
     owner = "pairs_power"
     metric = check_choice(metric, "metric", owner, ("mean_improvement", "win_rate"))
     alternative = check_choice(alternative, "alternative", owner,
@@ -302,9 +326,9 @@ def pairs_power(
     if n is not None:
         n = check_int(n, "n", owner, low=2)
     gen = check_rng(rng, owner=owner)
-
-    population: np.ndarray | None = None
+    population = None
     n_pilot = 0
+    nan = float("nan")
     if metric == "mean_improvement":
         effect = check_float(effect, "effect", owner)
         if pilot is not None:
@@ -320,6 +344,25 @@ def pairs_power(
         d = effect / sd_value
         if d == 0.0:
             raise ValueError(param_error("effect", owner, "non-zero", effect))
+        return _PowerInput(metric, effect, sd_value, d, population, n_pilot, nan, nan, n,
+                           power, alpha, alternative, n_simulations, max_n, gen)
+    wr = check_float(win_rate, "win_rate", owner, low=0.0, high=1.0, low_open=True,
+                     high_open=True)
+    nwr = check_float(null_win_rate, "null_win_rate", owner, low=0.0, high=1.0,
+                      low_open=True, high_open=True)
+    if wr == nwr:
+        raise ValueError(param_error("win_rate", owner, "different from null_win_rate", wr))
+    return _PowerInput(metric, nan, nan, nan, None, 0, wr, nwr, n, power, alpha, alternative,
+                       n_simulations, max_n, gen)
+
+
+def _pairs_power(iv: _PowerInput) -> PairsPowerResult:
+    """The computation of :func:`pairs_power`: the exact power curve scanned for the
+    smallest n, then the simulation check of the shipped test."""
+    alpha, alternative, power = iv.alpha, iv.alternative, iv.power
+    n, n_simulations, gen = iv.n, iv.n_simulations, iv.gen
+    if iv.metric == "mean_improvement":
+        d = iv.d
 
         def exact(m: int) -> float:
             return _t_power(m, d, alpha, alternative)
@@ -336,18 +379,10 @@ def pairs_power(
             start = 2
 
         def simulate(m: int) -> float:
-            return _simulate_t_power(population, effect, sd_value, m, n_simulations, alpha,
+            return _simulate_t_power(iv.population, iv.effect, iv.sd, m, n_simulations, alpha,
                                      alternative, gen)
-        wr = nwr = float("nan")
-        eff, sdv = effect, sd_value
     else:
-        wr = check_float(win_rate, "win_rate", owner, low=0.0, high=1.0, low_open=True,
-                         high_open=True)
-        nwr = check_float(null_win_rate, "null_win_rate", owner, low=0.0, high=1.0,
-                          low_open=True, high_open=True)
-        if wr == nwr:
-            raise ValueError(param_error("win_rate", owner, "different from null_win_rate",
-                                         wr))
+        wr, nwr = iv.win_rate, iv.null_win_rate
 
         def exact(m: int) -> float:
             return _binom_power(m, wr, nwr, alpha, alternative)
@@ -360,27 +395,24 @@ def pairs_power(
 
         def simulate(m: int) -> float:
             return _simulate_binom_power(wr, nwr, m, n_simulations, alpha, alternative, gen)
-        eff = sdv = float("nan")
 
-    n_required = _smallest_n(exact, power, start, max_n)
+    n_required = _smallest_n(exact, power, start, iv.max_n)
     achieved = exact(n_required) if n_required > 0 else float("nan")
     sim = sim_lo = sim_hi = float("nan")
     if n_simulations > 0 and n_required > 0:
-        from ._axioms import _wilson
-
         sim = simulate(n_required)
-        ci = _wilson(round(sim * n_simulations), n_simulations)
+        ci = wilson_interval(round(sim * n_simulations), n_simulations)
         sim_lo, sim_hi = ci.low, ci.high
     power_at_n = exact(n) if n is not None else float("nan")
     sim_at_n = simulate(n) if (n is not None and n_simulations > 0) else float("nan")
     return PairsPowerResult(
         statistic=float(n_required), pvalue=np.nan,
-        confidence_interval=ConfidenceInterval(np.nan, np.nan, 0.95), n_obs=n_pilot,
-        method=("one-sample t-test, noncentral t power" if metric == "mean_improvement"
+        confidence_interval=ConfidenceInterval(np.nan, np.nan, 0.95), n_obs=iv.n_pilot,
+        method=("one-sample t-test, noncentral t power" if iv.metric == "mean_improvement"
                 else "exact binomial test, exact power"),
-        metric=metric, n_required=n_required, achieved_power=achieved, simulated_power=sim,
+        metric=iv.metric, n_required=n_required, achieved_power=achieved, simulated_power=sim,
         simulated_low=sim_lo, simulated_high=sim_hi, n_planned=-1 if n is None else n,
-        power_at_n=power_at_n, simulated_power_at_n=sim_at_n, effect=eff, sd=sdv,
-        win_rate=wr, null_win_rate=nwr, target_power=power, alpha=alpha,
+        power_at_n=power_at_n, simulated_power_at_n=sim_at_n, effect=iv.effect, sd=iv.sd,
+        win_rate=iv.win_rate, null_win_rate=iv.null_win_rate, target_power=power, alpha=alpha,
         alternative=alternative, n_simulations=n_simulations,
-        source="pilot" if population is not None else "assumed", n_pilot=n_pilot)
+        source="pilot" if iv.population is not None else "assumed", n_pilot=iv.n_pilot)

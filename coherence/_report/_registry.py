@@ -13,14 +13,17 @@ import pandas as pd
 from .._results import CoherenceResult
 
 __all__ = [
+    "REGISTRY",
     "TEST_NAMES",
+    "Options",
+    "Spec",
 ]
 
 
 
 # --------------------------------------------------------------------------- test registry
 @dataclass(frozen=True, slots=True)
-class _Options:
+class Options:
     belief: str
     action: str
     outcome: str
@@ -40,14 +43,14 @@ class _Options:
 
 
 @dataclass(frozen=True, slots=True)
-class _Spec:
+class Spec:
     name: str
     label: str
-    applies: Callable[[pd.DataFrame, _Options], bool]
-    run: Callable[[pd.DataFrame, _Options, np.random.Generator], CoherenceResult]
+    applies: Callable[[pd.DataFrame, Options], bool]
+    run: Callable[[pd.DataFrame, Options, np.random.Generator], CoherenceResult]
 
 
-def _standard_rows(df: pd.DataFrame, o: _Options) -> pd.DataFrame:
+def _standard_rows(df: pd.DataFrame, o: Options) -> pd.DataFrame:
     """Rows of the reference prompt when a prompt column exists (decision tests use them)."""
     if o.prompt is None or o.prompt not in df.columns:
         return df
@@ -57,7 +60,7 @@ def _standard_rows(df: pd.DataFrame, o: _Options) -> pd.DataFrame:
 
 def _ci(
     df: pd.DataFrame,
-    o: _Options,
+    o: Options,
     rng: np.random.Generator,
     *,
     evidence: bool = False,
@@ -81,7 +84,7 @@ def _ci(
 
 
 def _leak(
-    df: pd.DataFrame, o: _Options, rng: np.random.Generator, *, evidence: bool = False
+    df: pd.DataFrame, o: Options, rng: np.random.Generator, *, evidence: bool = False
 ) -> CoherenceResult:
     from .._decision._leakage import leakage_test
 
@@ -100,7 +103,7 @@ def _leak(
     )
 
 
-def _mono(df: pd.DataFrame, o: _Options, rng: np.random.Generator) -> CoherenceResult:
+def _mono(df: pd.DataFrame, o: Options, rng: np.random.Generator) -> CoherenceResult:
     from .._decision._monotone import monotonicity_test
 
     return monotonicity_test(
@@ -113,7 +116,7 @@ def _mono(df: pd.DataFrame, o: _Options, rng: np.random.Generator) -> CoherenceR
     )
 
 
-def _consistency(df: pd.DataFrame, o: _Options, rng: np.random.Generator) -> CoherenceResult:
+def _consistency(df: pd.DataFrame, o: Options, rng: np.random.Generator) -> CoherenceResult:
     from .._decision._consistency import prompt_consistency
 
     assert o.prompt is not None  # guarded by applies
@@ -131,11 +134,11 @@ def _consistency(df: pd.DataFrame, o: _Options, rng: np.random.Generator) -> Coh
     )
 
 
-def _lie_placeholder(df: pd.DataFrame, o: _Options, rng: np.random.Generator) -> CoherenceResult:
+def _lie_placeholder(df: pd.DataFrame, o: Options, rng: np.random.Generator) -> CoherenceResult:
     raise AssertionError("the LIE check runs on the `lie` table")  # pragma: no cover
 
 
-def _calibration(df: pd.DataFrame, o: _Options, rng: np.random.Generator) -> CoherenceResult:
+def _calibration(df: pd.DataFrame, o: Options, rng: np.random.Generator) -> CoherenceResult:
     """Brier score, reliability and ECE of the repetition-averaged belief per context."""
     from .._scoring._forecast import forecast_scores
 
@@ -155,19 +158,19 @@ def _calibration(df: pd.DataFrame, o: _Options, rng: np.random.Generator) -> Coh
     )
 
 
-def _has_outcome(df: pd.DataFrame, o: _Options) -> bool:
+def _has_outcome(df: pd.DataFrame, o: Options) -> bool:
     return o.outcome in df.columns
 
 
-def _has_actions(df: pd.DataFrame, o: _Options) -> bool:
+def _has_actions(df: pd.DataFrame, o: Options) -> bool:
     return o.action in df.columns and o.outcome in df.columns
 
 
-def _has_evidence(df: pd.DataFrame, o: _Options) -> bool:
+def _has_evidence(df: pd.DataFrame, o: Options) -> bool:
     return _has_actions(df, o) and bool(o.evidence)
 
 
-def _has_prompts(df: pd.DataFrame, o: _Options) -> bool:
+def _has_prompts(df: pd.DataFrame, o: Options) -> bool:
     return (
         o.prompt is not None
         and o.prompt in df.columns
@@ -177,61 +180,61 @@ def _has_prompts(df: pd.DataFrame, o: _Options) -> bool:
     )
 
 
-_REGISTRY: tuple[_Spec, ...] = (
-    _Spec(
+REGISTRY: tuple[Spec, ...] = (
+    Spec(
         "ci",
         "is the action independent of the outcome given the stated belief? statistic: "
         "kNN estimate of I(action; outcome | belief) in nats; p: conditional permutation",
         _has_actions,
         _ci,
     ),
-    _Spec(
+    Spec(
         "ci_evidence",
         "the same, conditioning also on the evidence columns",
         _has_evidence,
         lambda d, o, r: _ci(d, o, r, evidence=True),
     ),
-    _Spec(
+    Spec(
         "ci_calibrated",
         "the same, with the belief replaced by its cross-fitted isotonic calibration",
         _has_actions,
         lambda d, o, r: _ci(d, o, r, calibrate=True),
     ),
-    _Spec(
+    Spec(
         "leakage",
         "does knowing the outcome help predict the action beyond the belief? statistic: % "
         "reduction in out-of-fold log-loss; p: grouped permutation of the outcome",
         _has_actions,
         _leak,
     ),
-    _Spec(
+    Spec(
         "leakage_evidence",
         "the same, both classifiers also seeing the evidence columns",
         _has_evidence,
         lambda d, o, r: _leak(d, o, r, evidence=True),
     ),
-    _Spec(
+    Spec(
         "monotonicity",
         "is the share of each action pair monotone in the belief? statistic: % of "
         "bin pairs with a significant violation (the paper's); p: isotonic LR test",
         _has_actions,
         _mono,
     ),
-    _Spec(
+    Spec(
         "prompt_consistency",
         "does the belief move when only the wording changes? statistic: largest RMSE "
         "between prompt variants; p: within-context permutation",
         _has_prompts,
         _consistency,
     ),
-    _Spec(
+    Spec(
         "calibration",
         "how good are the beliefs as forecasts? statistic: Brier score of the "
         "context-mean belief (descriptive, no p-value); reliability diagram below",
         _has_outcome,
         _calibration,
     ),
-    _Spec(
+    Spec(
         "lie",
         "law of iterated expectation: is the agent's error in P(y|x) = sum_z P(y|x,z) P(z|x) "
         "larger than a baseline's? statistic: median error ratio; p: sign test over contexts",
@@ -241,4 +244,4 @@ _REGISTRY: tuple[_Spec, ...] = (
 )
 
 #: Names accepted by ``report(tests=...)``.
-TEST_NAMES: tuple[str, ...] = tuple(s.name for s in _REGISTRY)
+TEST_NAMES: tuple[str, ...] = tuple(s.name for s in REGISTRY)

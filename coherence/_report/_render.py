@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from ._registry import _REGISTRY
-from ._run import _cell_text
+from ._registry import REGISTRY
+from ._run import cell_text
 
 if TYPE_CHECKING:
     from ._run import CoherenceReport
@@ -55,7 +55,7 @@ def _frame_html(frame: pd.DataFrame, *, pcol: str | None = "pvalue") -> str:
             klass = ""
             if col == pcol and isinstance(value, float) and value < 0.05:
                 klass = ' class="low"'
-            tds.append(f"<td{klass}>{html.escape(_cell_text(value))}</td>")
+            tds.append(f"<td{klass}>{html.escape(cell_text(value))}</td>")
         cells.append("<tr>" + "".join(tds) + "</tr>")
     cells.append("</tbody></table>")
     return "".join(cells)
@@ -106,7 +106,7 @@ def render_html(rep: CoherenceReport) -> str:
         + "".join(
             f"<tr><td>{html.escape(spec.name)}</td><td style='text-align:left'>"
             f"{html.escape(spec.label)}</td></tr>"
-            for spec in _REGISTRY
+            for spec in REGISTRY
             if spec.name in s.get("tests", ())
         )
         + "</tbody></table>",

@@ -34,7 +34,7 @@ from .._validation import (
     probability_column,
     require_columns,
 )
-from ._registry import _REGISTRY, TEST_NAMES, _Options, _Spec
+from ._registry import REGISTRY, TEST_NAMES, Options, Spec
 
 __all__ = ["TEST_NAMES", "CoherenceReport", "ReportCell", "report"]
 
@@ -107,7 +107,7 @@ class CoherenceReport:
         rule = "| " + " | ".join("---" for _ in frame.columns) + " |"
         lines = [header, rule]
         for _, row in frame.iterrows():
-            lines.append("| " + " | ".join(_cell_text(v) for v in row) + " |")
+            lines.append("| " + " | ".join(cell_text(v) for v in row) + " |")
         return "\n".join(lines) + "\n"
 
     def summary_table(self) -> pd.DataFrame:
@@ -131,13 +131,31 @@ class CoherenceReport:
         return text
 
 
-def _cell_text(value: Any) -> str:
+def cell_text(value: Any) -> str:
     if isinstance(value, float | np.floating):
         return "" if np.isnan(value) else f"{value:.4g}"
     return str(value).replace("|", "\\|")
 
 
 # --------------------------------------------------------------------------- report()
+@dataclass(frozen=True, slots=True)
+class _ReportInput:
+    """Validated input of :func:`report`: the table (shared columns checked once), the
+    per-test options, the cells' grouping columns, the tests asked for and how to run."""
+
+    df: pd.DataFrame
+    options: Options
+    present_by: tuple[str, ...]
+    names: tuple[str, ...]
+    lie: pd.DataFrame | None
+    lie_options: Mapping[str, Any]
+    n_jobs: int
+    backend: str | None
+    progress: bool
+    gen: np.random.Generator
+    settings: dict[str, Any]
+
+
 def _report_iv(
     data: Any,
     belief: str,
@@ -151,7 +169,20 @@ def _report_iv(
     by: Sequence[str] | str,
     tests: Any,
     engine: str,
-) -> tuple[pd.DataFrame, tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    reference_prompt: str,
+    k: int,
+    n_permutations: int,
+    n_resamples: int,
+    n_splits: int,
+    n_bins: int,
+    confidence_level: float,
+    n_jobs: int,
+    backend: str | None,
+    progress: bool | None,
+    lie: Any,
+    lie_options: Mapping[str, Any] | None,
+    rng: RNGLike,
+) -> _ReportInput:
     owner = "report"
     df = as_dataframe(data, owner=owner)
     evidence = evidence_columns(
@@ -177,7 +208,63 @@ def _report_iv(
         for name in names:
             check_choice(name, "tests", owner, ("all", *TEST_NAMES))
     check_choice(engine, "engine", owner, ("logistic", "catboost"))
-    return df, evidence, present_by, names
+    n_jobs = check_int(n_jobs, "n_jobs", owner, low=-1)
+    if n_jobs == 0:
+        raise ValueError(param_error("n_jobs", owner, "a positive int or -1", n_jobs))
+    seed_source = rng if isinstance(rng, int) and not isinstance(rng, bool) else None
+    gen = check_rng(rng, owner=owner)
+    options = Options(
+        belief=belief,
+        action=action,
+        outcome=outcome,
+        group=group,
+        prompt=prompt if prompt in df.columns else None,
+        repetition=repetition if repetition in df.columns else None,
+        truth=truth if truth in df.columns else None,
+        evidence=evidence,
+        k=k,
+        n_resamples=n_resamples,
+        n_permutations=n_permutations,
+        n_splits=n_splits,
+        engine=engine,
+        n_bins=n_bins,
+        confidence_level=confidence_level,
+        reference_prompt=reference_prompt,
+    )
+    lie_df = (as_dataframe(lie, name="lie", owner=owner)
+              if lie is not None and "lie" in names else None)
+    settings = {
+        "columns": {
+            "belief": belief,
+            "action": action,
+            "outcome": outcome,
+            "group": group,
+            "prompt": options.prompt,
+            "repetition": options.repetition,
+            "truth": options.truth,
+            "evidence": list(evidence),
+        },
+        "by": list(present_by),
+        "tests": [],
+        "k": k,
+        "n_permutations": n_permutations,
+        "n_resamples": n_resamples,
+        "n_splits": n_splits,
+        "engine": engine,
+        "n_bins": n_bins,
+        "confidence_level": confidence_level,
+        "reference_prompt": reference_prompt,
+        "rng": seed_source if seed_source is not None else repr(rng),
+        "n_jobs": n_jobs,
+        "backend": backend or "loky",
+        "versions": _versions(),
+        "created": "",
+    }
+    return _ReportInput(
+        df=df, options=options, present_by=present_by, names=names, lie=lie_df,
+        lie_options=dict(lie_options or {}), n_jobs=n_jobs, backend=backend,
+        progress=sys.stderr.isatty() if progress is None else bool(progress), gen=gen,
+        settings=settings)
 
 
 def report(
@@ -252,32 +339,17 @@ def report(
     -------
     CoherenceReport
     """
-    df, evidence_t, present_by, names = _report_iv(
-        data, belief, action, outcome, group, prompt, repetition, truth, evidence, by, tests, engine
-    )
-    n_jobs = check_int(n_jobs, "n_jobs", "report", low=-1)
-    if n_jobs == 0:
-        raise ValueError(param_error("n_jobs", "report", "a positive int or -1", n_jobs))
-    seed_source = rng if isinstance(rng, int) and not isinstance(rng, bool) else None
-    gen = check_rng(rng, owner="report")
-    options = _Options(
-        belief=belief,
-        action=action,
-        outcome=outcome,
-        group=group,
-        prompt=prompt if prompt in df.columns else None,
-        repetition=repetition if repetition in df.columns else None,
-        truth=truth if truth in df.columns else None,
-        evidence=evidence_t,
-        k=k,
-        n_resamples=n_resamples,
-        n_permutations=n_permutations,
-        n_splits=n_splits,
-        engine=engine,
-        n_bins=n_bins,
-        confidence_level=confidence_level,
-        reference_prompt=reference_prompt,
-    )
+    iv = _report_iv(data, belief, action, outcome, group, prompt, repetition, truth, evidence,
+                    by, tests, engine, reference_prompt, k, n_permutations, n_resamples,
+                    n_splits, n_bins, confidence_level, n_jobs, backend, progress, lie,
+                    lie_options, rng)
+    return _report(iv)
+
+
+def _report(iv: _ReportInput) -> CoherenceReport:
+    """Split the validated table into cells, run every applicable test on each (in
+    parallel with joblib, a tqdm bar when shown) and assemble the report."""
+    df, present_by, options = iv.df, iv.present_by, iv.options
     if present_by:
         groups = list(df.groupby(list(present_by), sort=True, observed=True, dropna=False))
         keyed = [
@@ -287,8 +359,8 @@ def report(
     else:
         keyed = [({}, df)]
     lie_parts: list[pd.DataFrame | None] = [None] * len(keyed)
-    if lie is not None and "lie" in names:
-        lie_df = as_dataframe(lie, name="lie", owner="report")
+    lie_df = iv.lie
+    if lie_df is not None:
         if len(keyed) == 1:
             lie_parts[0] = lie_df
         elif all(c in lie_df.columns for c in present_by):
@@ -300,62 +372,35 @@ def report(
         else:
             keyed.append((dict.fromkeys(present_by, "lie table"), df.iloc[:0]))
             lie_parts.append(lie_df)
-    streams = spawn(gen, len(keyed))
-    specs = [s for s in _REGISTRY if s.name in names]
+    streams = spawn(iv.gen, len(keyed))
+    specs = [s for s in REGISTRY if s.name in iv.names]
 
     from joblib import Parallel, delayed
 
-    show = sys.stderr.isatty() if progress is None else bool(progress)
     jobs = (
-        delayed(_run_cell)(key, part, specs, options, stream, lie_part, dict(lie_options or {}))
+        delayed(_run_cell)(key, part, specs, options, stream, lie_part, dict(iv.lie_options))
         for (key, part), stream, lie_part in zip(keyed, streams, lie_parts, strict=True)
     )
-    if backend is None:
-        runner = Parallel(n_jobs=n_jobs, return_as="generator")
+    if iv.backend is None:
+        runner = Parallel(n_jobs=iv.n_jobs, return_as="generator")
     else:
-        runner = Parallel(n_jobs=n_jobs, backend=backend, return_as="generator")
+        runner = Parallel(n_jobs=iv.n_jobs, backend=iv.backend, return_as="generator")
     results = runner(jobs)
-    if show:
+    if iv.progress:
         from tqdm.auto import tqdm
 
         results = tqdm(results, total=len(keyed), desc="coherence cells", file=sys.stderr)
     cells = tuple(results)
-
-    settings = {
-        "columns": {
-            "belief": belief,
-            "action": action,
-            "outcome": outcome,
-            "group": group,
-            "prompt": options.prompt,
-            "repetition": options.repetition,
-            "truth": options.truth,
-            "evidence": list(evidence_t),
-        },
-        "by": list(present_by),
-        "tests": [s.name for s in specs],
-        "k": k,
-        "n_permutations": n_permutations,
-        "n_resamples": n_resamples,
-        "n_splits": n_splits,
-        "engine": engine,
-        "n_bins": n_bins,
-        "confidence_level": confidence_level,
-        "reference_prompt": reference_prompt,
-        "rng": seed_source if seed_source is not None else repr(rng),
-        "n_jobs": n_jobs,
-        "backend": backend or "loky",
-        "versions": _versions(),
-        "created": datetime.now(UTC).isoformat(timespec="seconds"),
-    }
+    settings = {**iv.settings, "tests": [s.name for s in specs],
+                "created": datetime.now(UTC).isoformat(timespec="seconds")}
     return CoherenceReport(cells=cells, by=present_by, settings=settings)
 
 
 def _run_cell(
     key: Mapping[str, Any],
     part: pd.DataFrame,
-    specs: Sequence[_Spec],
-    options: _Options,
+    specs: Sequence[Spec],
+    options: Options,
     stream: np.random.Generator,
     lie_part: pd.DataFrame | None = None,
     lie_options: Mapping[str, Any] | None = None,
@@ -363,8 +408,8 @@ def _run_cell(
     results: dict[str, CoherenceResult] = {}
     errors: dict[str, str] = {}
     notes: dict[str, tuple[str, ...]] = {}
-    test_streams = spawn(stream, len(_REGISTRY))
-    by_name = {s.name: g for s, g in zip(_REGISTRY, test_streams, strict=True)}
+    test_streams = spawn(stream, len(REGISTRY))
+    by_name = {s.name: g for s, g in zip(REGISTRY, test_streams, strict=True)}
     for spec in specs:
         is_lie = spec.name == "lie"
         if (is_lie and lie_part is None) or (

@@ -18,7 +18,6 @@ __all__ = [
     "any_aware",
     "aware_cutoff",
     "is_missing",
-    "no_missing",
     "parse_dates",
     "parse_datetimes",
     "to_days",
@@ -90,15 +89,6 @@ def parse_dates(values: Iterable[Any], index: pd.Index, column: str, owner: str,
             column, "hold dates that are all timezone-aware or all naive",
             list(index[np.asarray(naive)]), [vals[i] for i in naive], owner=owner))
     return out, missing
-
-
-def no_missing(df: pd.DataFrame, cols: Iterable[str], owner: str) -> None:
-    """Raise the data-error message for missing values in any of ``cols``."""
-    for col in cols:
-        miss = np.flatnonzero(df[col].isna().to_numpy())
-        if len(miss):
-            raise ValueError(column_error(col, "not contain missing values",
-                                          list(df.index[miss]), owner=owner))
 
 
 def aware_cutoff(cutoff: Any, owner: str) -> pd.Timestamp:

@@ -25,20 +25,20 @@ from .._validation import (
     check_choice,
     check_float,
     check_int,
+    no_missing,
     numeric_column,
     param_error,
     require_columns,
 )
 from .._warnings import DegenerateDataWarning
-from ._temporal import no_missing
 
 if TYPE_CHECKING:  # pragma: no cover
 
     from ._forecast import ForecastScoresResult
-from .._resampling import cluster_bootstrap_mean_interval
+from .._resampling import cluster_bootstrap_mean_interval, rows_by_key
 from .._validation import check_resampling
 from ._dates import to_days
-from ._matching import _THRESHOLDS, _cosine, _default_embedder, _match_one, _text, event_tokens
+from ._matching import THRESHOLDS, cosine, default_embedder, event_tokens, match_one, text_of
 from ._sources import SourcePrecisionResult
 
 __all__ = [
@@ -219,6 +219,49 @@ def key_event_recall(
     >>> res.statistic, list(res.per_forecast["n_key_events"])
     (0.5, [2])
     """
+    iv = _key_event_recall_iv(
+        forecast_events, hindsight_events, k, min_impact, threshold, date_window_days, matcher,
+        forecasts, by, question, title, description, date, event, magnitude, confidence,
+        is_outcome, n_resamples, confidence_level, rng)
+    return _key_event_recall(iv)
+
+
+@dataclass(frozen=True, slots=True)
+class _KeyEventInput:
+    """Validated input of :func:`key_event_recall`: the tables with missing keys and
+    outcome records removed, texts, tokens and dates parsed, options checked."""
+
+    fdf: pd.DataFrame
+    hdf: pd.DataFrame
+    units: list[tuple[Any, Any]]
+    f_text: list[tuple[Any, Any]]
+    f_tok: list[frozenset[str]]
+    f_days: np.ndarray
+    h_text: list[tuple[Any, Any]]
+    h_days: np.ndarray
+    impact: np.ndarray
+    by: str
+    question: str
+    event: str
+    k: int
+    min_impact: float
+    threshold: float
+    date_window_days: float | None
+    matcher: str
+    embedder: Callable[[list[str]], Any] | None
+    n_resamples: int
+    confidence_level: float
+    gen: np.random.Generator
+
+
+def _key_event_recall_iv(
+    forecast_events: Any, hindsight_events: Any, k: int, min_impact: float,
+    threshold: float | None, date_window_days: float | None,
+    matcher: str | Callable[[list[str]], Any], forecasts: Any, by: str, question: str,
+    title: str, description: str | None, date: str | None, event: str, magnitude: str,
+    confidence: str, is_outcome: str | None, n_resamples: int, confidence_level: float,
+    rng: RNGLike,
+) -> _KeyEventInput:
     owner = "key_event_recall"
     k = check_int(k, "k", owner, low=1)
     min_impact = check_float(min_impact, "min_impact", owner)
@@ -228,7 +271,7 @@ def key_event_recall(
     else:
         matcher_name = check_choice(matcher, "matcher", owner, ("hybrid", "semantic"))
     if threshold is None:
-        threshold = _THRESHOLDS["hybrid" if matcher_name == "hybrid" else "semantic"]
+        threshold = THRESHOLDS["hybrid" if matcher_name == "hybrid" else "semantic"]
     threshold = check_float(threshold, "threshold", owner)
     if date_window_days is not None:
         date_window_days = check_float(date_window_days, "date_window_days", owner, low=0.0)
@@ -239,8 +282,8 @@ def key_event_recall(
     require_columns(fdf, {"by": by, "question": question, "title": title}, owner=owner)
     require_columns(hdf, {"question": question, "event": event, "title": title,
                           "magnitude": magnitude, "confidence": confidence}, owner=owner)
-    no_missing(fdf, [by, question], owner)
-    no_missing(hdf, [question, event], owner)
+    no_missing(fdf, [by, question], owner=owner)
+    no_missing(hdf, [question, event], owner=owner)
     mag = numeric_column(hdf, magnitude, owner=owner, allow_nan=True)
     conf = numeric_column(hdf, confidence, owner=owner, allow_nan=True)
     if is_outcome is not None and is_outcome in hdf.columns:
@@ -252,7 +295,7 @@ def key_event_recall(
     else:
         units = as_dataframe(forecasts, name="forecasts", owner=owner)
         require_columns(units, {"by": by, "question": question}, owner=owner)
-        no_missing(units, [by, question], owner)
+        no_missing(units, [by, question], owner=owner)
         units = units[[by, question]].drop_duplicates()
     gen = check_rng(rng, owner=owner)
 
@@ -263,31 +306,44 @@ def key_event_recall(
 
     f_days = (to_days(fdf[date], fdf.index, date, owner) if date is not None
               and date in fdf.columns else np.full(len(fdf), np.nan))
-    h_days_all = (to_days(hdf[date], hdf.index, date, owner) if date is not None
-                  and date in hdf.columns else np.full(len(hdf), np.nan))
+    h_days = (to_days(hdf[date], hdf.index, date, owner) if date is not None
+              and date in hdf.columns else np.full(len(hdf), np.nan))
     f_text = texts_of(fdf)
     f_tok = [event_tokens(t, d) for t, d in f_text]
-    h_text_all = texts_of(hdf)
+    h_text = texts_of(hdf)
+    return _KeyEventInput(
+        fdf=fdf, hdf=hdf, units=list(units.itertuples(index=False, name=None)), f_text=f_text,
+        f_tok=f_tok, f_days=f_days, h_text=h_text, h_days=h_days, impact=mag * conf, by=by,
+        question=question, event=event, k=k, min_impact=min_impact, threshold=threshold,
+        date_window_days=date_window_days, matcher=matcher_name, embedder=embedder,
+        n_resamples=n_resamples, confidence_level=confidence_level, gen=gen)
 
+
+def _key_event_recall(iv: _KeyEventInput) -> KeyEventRecallResult:
+    """The computation of :func:`key_event_recall` on validated input: key events per
+    question, matching per (model, question) unit, KER and its cluster-bootstrap
+    interval. Warnings point at the caller of the public function."""
+    by, fdf, f_text, f_tok, f_days = iv.by, iv.fdf, iv.f_text, iv.f_tok, iv.f_days
+    h_text_all, h_days_all, impact_rec = iv.h_text, iv.h_days, iv.impact
+    k, min_impact, threshold = iv.k, iv.min_impact, iv.threshold
+    date_window_days, matcher_name, embedder = iv.date_window_days, iv.matcher, iv.embedder
+    n_resamples, confidence_level, gen = iv.n_resamples, iv.confidence_level, iv.gen
+    hdf = iv.hdf
     # hindsight events per question: first record's text/date, max impact over records
-    impact_rec = mag * conf
+    he = hdf[iv.event].to_numpy(dtype=object)
+    by_event = rows_by_key(hdf, [iv.question, iv.event])
+    first = np.array([rows[0] for rows in by_event.values()], dtype=np.int64)
+    impact = np.array([np.nan if np.all(np.isnan(impact_rec[rows]))
+                       else np.nanmax(impact_rec[rows]) for rows in by_event.values()])
     questions: dict[Any, dict[str, Any]] = {}
-    hq = hdf[question].to_numpy(dtype=object)
-    he = hdf[event].to_numpy(dtype=object)
-    for i in range(len(hdf)):
-        qd = questions.setdefault(hq[i], {"ids": [], "pos": {}, "tokens": [], "days": [],
-                                          "impact": [], "texts": []})
-        if he[i] not in qd["pos"]:
-            qd["pos"][he[i]] = len(qd["ids"])
-            qd["ids"].append(he[i])
-            qd["tokens"].append(event_tokens(*h_text_all[i]))
-            qd["texts"].append(f"{_text(h_text_all[i][0])}. {_text(h_text_all[i][1])}")
-            qd["days"].append(h_days_all[i])
-            qd["impact"].append(np.nan)
-        j = qd["pos"][he[i]]
-        if not np.isnan(impact_rec[i]):
-            cur = qd["impact"][j]
-            qd["impact"][j] = impact_rec[i] if np.isnan(cur) else max(cur, impact_rec[i])
+    for (q,), pos in rows_by_key(hdf.iloc[first], [iv.question]).items():
+        rows = first[pos]
+        questions[q] = {
+            "ids": list(he[rows]),
+            "tokens": [event_tokens(*h_text_all[i]) for i in rows],
+            "texts": [f"{text_of(h_text_all[i][0])}. {text_of(h_text_all[i][1])}"
+                      for i in rows],
+            "days": list(h_days_all[rows]), "impact": list(impact[pos])}
     key_rows: list[dict[str, Any]] = []
     for q, qd in questions.items():
         imp = np.array(qd["impact"], dtype=np.float64)
@@ -299,29 +355,25 @@ def key_event_recall(
 
     embed = None
     if matcher_name != "hybrid":
-        embed = embedder if embedder is not None else _default_embedder()
+        embed = embedder if embedder is not None else default_embedder()
 
-    fby = fdf[by].to_numpy(dtype=object)
-    fq = fdf[question].to_numpy(dtype=object)
-    f_rows_of: dict[tuple[Any, Any], list[int]] = {}
-    for i in range(len(fdf)):
-        f_rows_of.setdefault((fby[i], fq[i]), []).append(i)
+    f_rows_of = rows_by_key(fdf, [by, iv.question])
     per_rows, match_rows = [], []
     empty_q: dict[str, Any] = {"ids": [], "tokens": [], "days": [], "impact": [],
                                "key": set(), "texts": []}
-    for model, q in units.itertuples(index=False, name=None):
-        rows = f_rows_of.get((model, q), [])
+    for model, q in iv.units:
+        rows = f_rows_of.get((model, q), np.empty(0, dtype=np.int64))
         qd = questions.get(q, empty_q)
         nh, nf = len(qd["ids"]), len(rows)
         sim = None
         if embed is not None and nf and nh:
-            fe = np.asarray(embed([f"{_text(f_text[i][0])}. {_text(f_text[i][1])}"
+            fe = np.asarray(embed([f"{text_of(f_text[i][0])}. {text_of(f_text[i][1])}"
                                    for i in rows]), dtype=np.float64)
             he_ = np.asarray(embed(list(qd["texts"])), dtype=np.float64)
-            sim = _cosine(fe, he_)
-        m = _match_one([f_tok[i] for i in rows], qd["tokens"], f_days[rows],
-                       np.asarray(qd["days"], dtype=np.float64), threshold=threshold,
-                       date_window_days=date_window_days, similarity=sim)
+            sim = cosine(fe, he_)
+        m = match_one([f_tok[i] for i in rows], qd["tokens"], f_days[rows],
+                      np.asarray(qd["days"], dtype=np.float64), threshold=threshold,
+                      date_window_days=date_window_days, similarity=sim)
         n_key = len(qd["key"])
         n_key_hit = sum(1 for h, _, _ in m.pairs if h in qd["key"])
         n_match = len(m.pairs)
@@ -348,7 +400,7 @@ def key_event_recall(
     n_undef = int(np.isnan(ker).sum())
     if len(ker) == 0 or n_undef == len(ker):
         warnings.warn("key_event_recall: no forecast's question has a key event; KER is "
-                      "undefined.", DegenerateDataWarning, stacklevel=2)
+                      "undefined.", DegenerateDataWarning, stacklevel=3)
         stat = np.nan
     else:
         stat = float(np.nanmean(ker))

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from .._resampling import cluster_bootstrap_means, percentile_interval
+from .._resampling import cluster_bootstrap_means, cluster_draws, percentile_interval
 from .._results import CoherenceResult, ConfidenceInterval
 from .._rng import RNGLike, check_rng, spawn
 from .._validation import (
@@ -25,6 +25,7 @@ from .._validation import (
     check_float,
     check_int,
     column_error,
+    no_missing,
     param_error,
     probability_column,
     require_columns,
@@ -327,7 +328,7 @@ class ForecastScoresResult(CoherenceResult):
                                           n_resamples=n_resamples, vectorized=True,
                                           alternative="two-sided", rng=gen_p)
             pvalue = float(perm.pvalue)
-            idx = gen_b.integers(0, len(diff), size=(n_resamples, len(diff)))
+            idx = cluster_draws(len(diff), n_resamples, gen_b)  # each question a cluster
             low, high = percentile_interval(diff[idx].mean(axis=1), confidence_level)
         lower_is_better = metric == "brier" or (metric == "log_score"
                                                 and self.log_convention == "log2_loss")
@@ -397,11 +398,7 @@ def _prepare(df: pd.DataFrame, *, by: str, question: str, probability: str | Non
     require_columns(df, cols, owner=_OWNER)
     if options is not None:
         require_columns(df, list(options), owner=_OWNER)
-    for col in (by, question):
-        miss = np.flatnonzero(df[col].isna().to_numpy())
-        if len(miss):
-            raise ValueError(column_error(col, "not contain missing values",
-                                          list(df.index[miss]), owner=_OWNER))
+    no_missing(df, (by, question), owner=_OWNER)
     df, n_stale = _latest(df, by, question, timestamp)
     if len(df) == 0:
         raise ValueError(f"{_OWNER}: the forecast table has no rows.")
@@ -433,11 +430,7 @@ def _prepare(df: pd.DataFrame, *, by: str, question: str, probability: str | Non
         raise ValueError(param_error("probability", _OWNER, "a column name", probability))
     p = probability_column(df, probability, owner=_OWNER)
     if chosen is not None:
-        for col in (chosen, outcome):
-            miss = np.flatnonzero(df[col].isna().to_numpy())
-            if len(miss):
-                raise ValueError(column_error(col, "not contain missing values",
-                                              list(df.index[miss]), owner=_OWNER))
+        no_missing(df, (chosen, outcome), owner=_OWNER)
         right = (df[chosen].to_numpy(dtype=object) == df[outcome].to_numpy(dtype=object))
         right = right.astype(np.int64)
         p_out = np.where(right == 1, p, 1.0 - p)

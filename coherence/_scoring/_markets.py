@@ -16,6 +16,7 @@ from .._validation import (
     as_dataframe,
     check_float,
     column_error,
+    no_missing,
     numeric_column,
     param_error,
     require_columns,
@@ -184,9 +185,7 @@ def market_alignment(events: Any, prices: Any, *, window_days: float = 3.0,
     require_columns(pdf, {"price_date": price_date, "price": price}, owner=owner)
     pv = numeric_column(pdf, price, owner=owner)
     pt, pmiss = parse_datetimes(pdf[price_date], pdf.index, price_date, owner)
-    if pmiss.any():
-        raise ValueError(column_error(price_date, "not contain missing values",
-                                      list(pdf.index[np.flatnonzero(pmiss)]), owner=owner))
+    no_missing(pdf, price_date, owner=owner, missing=pmiss)
     order = np.argsort(pt, kind="stable")
     pt, pv = pt[order], pv[order]
     ev_t = curve[date].to_numpy(dtype="datetime64[ns]")

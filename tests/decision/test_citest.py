@@ -249,11 +249,11 @@ def test_pvalues_uniform_under_the_null():
 
 # --------------------------------------------------------------------------- kernels
 def _prepared(data: pd.DataFrame):
-    from coherence._decision._cmi import _Prepared
+    from coherence._decision._cmi import Prepared
 
     n = len(data)
     empty = np.empty((n, 0))
-    return _Prepared(
+    return Prepared(
         n=n, cont={"x": empty, "y": empty,
                    "z": np.round(data["belief"].to_numpy() / 1e-6)[:, None]},
         disc={"x": data["action"].cat.codes.to_numpy().astype(np.int64),
@@ -262,34 +262,35 @@ def _prepared(data: pd.DataFrame):
 
 
 def test_resample_kernel_equals_direct_estimates_with_duplicates(rational):
-    from coherence._decision._citest import _cluster_rows, _estimates_on
-    from coherence._decision._cmi import _estimate, _Prepared
+    from coherence._decision._citest import _estimates_on
+    from coherence._decision._cmi import Prepared, estimate
+    from coherence._resampling import cluster_resample_rows
 
     prep = _prepared(rational)
     groups = rational["context"].to_numpy()
     gen = np.random.default_rng(0)
     draws = [gen.integers(0, 200, size=200) for _ in range(3)] + [np.arange(100)]
-    rows, offsets = _cluster_rows(groups, draws)
+    rows, offsets = cluster_resample_rows(groups, draws)
     fast = _estimates_on(prep, 3, rows, offsets)
     for b in range(len(draws)):
         idx = rows[offsets[b]:offsets[b + 1]]
         assert len(idx) == 5 * len(draws[b])
         assert np.all(np.isin(groups[idx], draws[b]))
-        sub = _Prepared(n=len(idx), cont={r: v[idx] for r, v in prep.cont.items()},
+        sub = Prepared(n=len(idx), cont={r: v[idx] for r, v in prep.cont.items()},
                         disc={r: v[idx] for r, v in prep.disc.items()})
-        assert fast[b] == pytest.approx(_estimate(sub, 3), rel=1e-12, abs=1e-14)
+        assert fast[b] == pytest.approx(estimate(sub, 3), rel=1e-12, abs=1e-14)
 
 
 def test_permutation_kernel_without_exchangeable_units_returns_the_statistic(rational):
     from coherence._decision._citest import _permutation_null
-    from coherence._decision._cmi import _estimate
+    from coherence._decision._cmi import estimate
 
     prep = _prepared(rational)
     n = len(rational)
     units = np.arange(n, dtype=np.int64)
     blocks = (np.arange(n + 1, dtype=np.int64), units, np.arange(n + 1, dtype=np.int64), units)
     null = _permutation_null(prep, 3, blocks, np.arange(4, dtype=np.int64))
-    assert np.allclose(null, _estimate(prep, 3), rtol=1e-12, atol=1e-14)
+    assert np.allclose(null, estimate(prep, 3), rtol=1e-12, atol=1e-14)
 
 
 def test_permutations_keep_the_action_counts_of_each_belief(rational):

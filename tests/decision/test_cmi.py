@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import coherence
-from coherence._decision._cmi import _estimate, _Prepared
+from coherence._decision._cmi import Prepared, estimate
 from tests._reference import reference_cmi
 
 E = np.empty
@@ -218,9 +218,9 @@ def test_array_layer_matches_public_layer():
     n = 50
     x, y = rng.integers(0, 2, n), rng.integers(0, 2, n)
     z = rng.random(n)
-    prep = _Prepared(n=n, cont={"x": E((n, 0)), "y": E((n, 0)), "z": z[:, None]},
+    prep = Prepared(n=n, cont={"x": E((n, 0)), "y": E((n, 0)), "z": z[:, None]},
                      disc={"x": x, "y": y, "z": np.zeros(n, dtype=np.int64)})
-    assert _estimate(prep, 3) == coherence.cmi(x, y, z)
+    assert estimate(prep, 3) == coherence.cmi(x, y, z)
 
 
 # --------------------------------------------------------------------------- validation

@@ -8,7 +8,7 @@ import pytest
 
 import coherence
 from coherence import RESULT_COLUMNS, TEST_NAMES, report
-from coherence._report._registry import _REGISTRY
+from coherence._report._registry import REGISTRY
 
 FAST = {"n_permutations": 99, "n_resamples": 99}
 
@@ -46,7 +46,7 @@ def test_numbers_equal_the_test_functions(rep, two_models):
     cell_streams = np.random.default_rng(7).spawn(2)
     part = two_models[two_models["model"] == "b"]
     standard = part[part["prompt"] == "standard"]
-    streams = dict(zip([s.name for s in _REGISTRY], cell_streams[1].spawn(len(_REGISTRY)),
+    streams = dict(zip([s.name for s in REGISTRY], cell_streams[1].spawn(len(REGISTRY)),
                        strict=True))
     direct = {
         "ci": coherence.ci_test(standard, n_resamples=99, rng=streams["ci"]),
@@ -131,7 +131,7 @@ def test_lie_table_joins_the_cells():
     result = rep.cells[0].results["lie"]
     direct = coherence.iterated_expectation_check(
         study.data, baseline=baseline,
-        rng=np.random.default_rng(0).spawn(1)[0].spawn(len(_REGISTRY))[TEST_NAMES.index("lie")])
+        rng=np.random.default_rng(0).spawn(1)[0].spawn(len(REGISTRY))[TEST_NAMES.index("lie")])
     assert result.statistic == direct.statistic and result.pvalue == direct.pvalue
     html = rep.to_html()
     assert html.count("data:image/png") >= 1  # the ratio plot

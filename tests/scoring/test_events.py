@@ -25,10 +25,10 @@ from coherence import (
     source_precision,
 )
 from coherence._scoring._matching import (
-    _match_one,
     bm25_scores,
     event_tokens,
     greedy_match,
+    match_one,
     token_f1,
 )
 
@@ -104,14 +104,14 @@ def test_partial_overlap_score_by_hand():
     # Scores: 0.6 + 0.32 = 0.92 and 0.6 * 0.17387 + 0.4 / 3 = 0.23765.
     h = [frozenset({"port", "strike"}), frozenset({"port", "closure", "weeks"})]
     f = [frozenset({"port", "strike", "ends"})]
-    m = _match_one(f, h, np.array([np.nan]), np.array([np.nan, np.nan]), threshold=0.2,
-                   date_window_days=None)
+    m = match_one(f, h, np.array([np.nan]), np.array([np.nan, np.nan]), threshold=0.2,
+                  date_window_days=None)
     np.testing.assert_allclose(m.bm25_fh, [[1.0, 0.1738650431545069]])
     np.testing.assert_allclose(m.f1, [[0.8, 1 / 3]])
     # one forecast event can match only one hindsight event: the better one
     assert m.pairs == [(0, 0, pytest.approx(0.92))]
-    m = _match_one(f, h[1:], np.array([np.nan]), np.array([np.nan]), threshold=0.2,
-                   date_window_days=None)
+    m = match_one(f, h[1:], np.array([np.nan]), np.array([np.nan]), threshold=0.2,
+                  date_window_days=None)
     # alone in the corpus, h2 gets BM25 1: 0.6 + 0.4/3 = 0.7333
     assert m.pairs[0][2] == pytest.approx(0.6 + 0.4 / 3)
 
@@ -119,8 +119,8 @@ def test_partial_overlap_score_by_hand():
 def test_candidates_are_top_n_by_bm25_with_ties_by_order():
     h = [frozenset({"a", "b"})]
     f = [frozenset({"a", "b"}), frozenset({"a", "b"})]     # tie in BM25 h -> f
-    m = _match_one(f, h, np.full(2, np.nan), np.full(1, np.nan), threshold=0.45,
-                   date_window_days=None, n_candidates=1)
+    m = match_one(f, h, np.full(2, np.nan), np.full(1, np.nan), threshold=0.45,
+                  date_window_days=None, n_candidates=1)
     assert [(p[0], p[1]) for p in m.pairs] == [(0, 0)]
 
 
@@ -439,11 +439,11 @@ def test_date_window_is_inclusive():
     # exactly 7 days apart still matches; 7.5 days does not
     h = [frozenset({"port", "strike"})]
     f = [frozenset({"port", "strike"})]
-    m = _match_one(f, h, np.array([0.0]), np.array([7.0]), threshold=0.45,
-                   date_window_days=7)
+    m = match_one(f, h, np.array([0.0]), np.array([7.0]), threshold=0.45,
+                  date_window_days=7)
     assert len(m.pairs) == 1
-    m = _match_one(f, h, np.array([0.0]), np.array([7.5]), threshold=0.45,
-                   date_window_days=7)
+    m = match_one(f, h, np.array([0.0]), np.array([7.5]), threshold=0.45,
+                  date_window_days=7)
     assert m.pairs == []
 
 
@@ -455,8 +455,8 @@ _WORDS = st.sampled_from(["rates", "bank", "port", "strike", "vote", "poll", "oi
        st.floats(0.0, 1.0))
 def test_matching_properties(f_tok, h_tok, threshold):
     nf, nh = len(f_tok), len(h_tok)
-    m = _match_one(f_tok, h_tok, np.full(nf, np.nan), np.full(nh, np.nan),
-                   threshold=threshold, date_window_days=None)
+    m = match_one(f_tok, h_tok, np.full(nf, np.nan), np.full(nh, np.nan),
+                  threshold=threshold, date_window_days=None)
     hs = [p[0] for p in m.pairs]
     fs = [p[1] for p in m.pairs]
     assert len(set(hs)) == len(hs) and len(set(fs)) == len(fs)       # one-to-one
