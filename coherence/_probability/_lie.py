@@ -52,10 +52,12 @@ class IteratedExpectationResult(CoherenceResult):
 
     Attributes
     ----------
-    units : pandas.DataFrame
-        One row per (context, variable): ``context, variable, agent_error,
+    table : pandas.DataFrame
+        One row per (context, variable) unit: ``context, variable, agent_error,
         baseline_error, ratio, agent_z_mass, baseline_z_mass`` (the z masses
         are the sums of P(z|x) over the listed states, 1 when coherent).
+    units : pandas.DataFrame
+        Alias of :attr:`table` (read-only).
     median_agent_error, median_baseline_error : float
         Medians of the two errors.
     baseline : str
@@ -76,7 +78,7 @@ class IteratedExpectationResult(CoherenceResult):
         ``n``).
     """
 
-    units: pd.DataFrame = field(repr=False, default_factory=pd.DataFrame)
+    table: pd.DataFrame = field(repr=False, compare=False, default_factory=pd.DataFrame)
     median_agent_error: float = np.nan
     median_baseline_error: float = np.nan
     baseline: str = "table"
@@ -92,9 +94,14 @@ class IteratedExpectationResult(CoherenceResult):
         "median_agent_error", "median_baseline_error", "baseline", "normalize", "n_contexts",
         "n_resamples", "alternative", "n_agent_worse", "n_informative")
 
+    @property
+    def units(self) -> pd.DataFrame:
+        """Alias of :attr:`table`: one row per (context, variable) unit."""
+        return self.table
+
     def per_row(self) -> pd.DataFrame:
-        """The per-(context, variable) table :attr:`units`."""
-        return self.units.copy()
+        """A copy of the per-(context, variable) table :attr:`table`."""
+        return self.table.copy()
 
     def plot(self, ax: Any = None) -> Any:
         """The distribution of the per-unit error ratios, log scale, median marked.
@@ -116,7 +123,7 @@ class IteratedExpectationResult(CoherenceResult):
         -------
         matplotlib.axes.Axes
             The axes drawn on. Its first collection holds one point per
-            plotted unit, in the row order of :attr:`units`.
+            plotted unit, in the row order of :attr:`table`.
         """
         return _plot_lie(self, ax)
 
@@ -126,7 +133,7 @@ def _plot_lie(result: IteratedExpectationResult, ax: Any) -> Any:
 
     if ax is None:
         _, ax = plt.subplots(figsize=(6.0, 3.5))
-    units = result.units
+    units = result.table
     ratio = units["ratio"].to_numpy(dtype=float)
     drawable = np.isfinite(ratio) & (ratio > 0)
     variables = list(pd.unique(units["variable"]))
@@ -541,7 +548,7 @@ def iterated_expectation_check(
         statistic=statistic, pvalue=pvalue,
         confidence_interval=ConfidenceInterval(low, high, confidence_level), n_obs=len(out),
         method="median error ratio, context bootstrap percentile interval; sign test over "
-               "contexts", units=out,
+               "contexts", table=out,
         median_agent_error=_median(e_agent), median_baseline_error=_median(e_base),
         baseline=kind, normalize=normalize, n_contexts=n_ctx, n_resamples=n_resamples,
         alternative=alternative, n_agent_worse=k, n_informative=n_inf)

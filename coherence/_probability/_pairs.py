@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from .._results import CoherenceResult, ConfidenceInterval
+from .._results import CoherenceResult, ConfidenceInterval, Summary
 from .._rng import RNGLike, check_rng
 from .._validation import (
     as_dataframe,
@@ -48,7 +48,7 @@ __all__ = [
     "conditional_forecasting",
 ]
 
-#: The fixed schema of :meth:`PairsResult.to_frame` (``model`` is prepended when present).
+#: The leading columns of :attr:`PairsResult.table` (``model`` is prepended when present).
 PAIRS_COLUMNS: tuple[str, ...] = (
     "category", "n", "mean_improvement", "ci_low", "ci_high", "pvalue", "mean_sensitivity",
     "win_rate", "monotonic", "partial", "no_update", "inconsistent", "lotp_feasible",
@@ -79,10 +79,10 @@ class PairsResult(CoherenceResult):
 
     The headline (``statistic``, ``pvalue``, ``confidence_interval``) is the
     mean Brier improvement over all pairs pooled, with the same test and
-    interval as the per-category rows. The per-category table is the product:
-    :meth:`to_frame` returns it with the fixed schema :data:`PAIRS_COLUMNS`
-    (``model`` first when the input had a model column), and :attr:`table`
-    holds it with extra columns (both intervals, ``sd_improvement``,
+    interval as the per-category rows; :meth:`to_frame` gives it as one row.
+    The per-category table is the product: :attr:`table`, whose first columns
+    are :data:`PAIRS_COLUMNS` (``model`` first when the input had a model
+    column), followed by extra columns (both intervals, ``sd_improvement``,
     ``n_bayes``).
 
     Attributes
@@ -104,7 +104,7 @@ class PairsResult(CoherenceResult):
         Settings used.
     """
 
-    table: pd.DataFrame = field(repr=False, default_factory=pd.DataFrame)
+    table: pd.DataFrame = field(repr=False, compare=False, default_factory=pd.DataFrame)
     improvement: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0))
     pvalue_method: str = "bootstrap-t"
     ci_method: str = "bootstrap-t"
@@ -117,22 +117,19 @@ class PairsResult(CoherenceResult):
     _extra_columns: ClassVar[tuple[str, ...]] = (
         "pvalue_method", "ci_method", "by", "n_resamples", "tol", "eps")
 
-    def to_frame(self) -> pd.DataFrame:
-        """The per-category table with exactly the :data:`PAIRS_COLUMNS` (``model`` first
-        when present)."""
-        cols = (["model"] if "model" in self.table.columns else []) + list(PAIRS_COLUMNS)
-        return self.table.loc[:, cols].copy()
-
     def summary_frame(self) -> pd.DataFrame:
-        """The one-row pooled summary with the base :class:`CoherenceResult` schema."""
-        return CoherenceResult.to_frame(self)
+        """Alias of :meth:`to_frame`: the one-row pooled summary."""
+        return self.to_frame()
 
-    def summary(self) -> str:
+    def summary(self) -> Summary:
         """The pooled headline and the per-category table, formatted."""
         head = CoherenceResult.summary(self)
+        cols = (["model"] if "model" in self.table.columns else []) + list(PAIRS_COLUMNS)
+        categories = self.table.loc[:, cols]
         with pd.option_context("display.width", 200, "display.max_columns", 30,
                                "display.float_format", "{:.4g}".format):
-            return head + "\n\n" + self.to_frame().to_string(index=False)
+            text = categories.to_string(index=False)
+        return head.extend("\n\n" + text, tables=[("per category", categories)])
 
 
 # --------------------------------------------------------------------------- computation

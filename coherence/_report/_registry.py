@@ -45,6 +45,8 @@ class _Spec:
     label: str
     applies: Callable[[pd.DataFrame, _Options], bool]
     run: Callable[[pd.DataFrame, _Options, np.random.Generator], CoherenceResult]
+    #: heading of the result's detail ``table`` in the HTML report ("" = not shown)
+    detail: str = ""
 
 
 def _standard_rows(df: pd.DataFrame, o: _Options) -> pd.DataFrame:
@@ -216,6 +218,7 @@ _REGISTRY: tuple[_Spec, ...] = (
         "bin pairs with a significant violation (the paper's); p: isotonic LR test",
         _has_actions,
         _mono,
+        detail="per action pair",
     ),
     _Spec(
         "prompt_consistency",
@@ -223,6 +226,7 @@ _REGISTRY: tuple[_Spec, ...] = (
         "between prompt variants; p: within-context permutation",
         _has_prompts,
         _consistency,
+        detail="per prompt variant",
     ),
     _Spec(
         "calibration",
