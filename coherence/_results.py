@@ -68,7 +68,7 @@ class Summary(str):
         (caption, frame) pairs drawn below the header table.
     """
 
-    title: str
+    heading: str
     rows: tuple[tuple[str, str], ...]
     tables: tuple[tuple[str, pd.DataFrame], ...]
 
@@ -76,7 +76,7 @@ class Summary(str):
                 rows: Iterable[tuple[str, str]] = (),
                 tables: Iterable[tuple[str, pd.DataFrame]] = ()) -> Summary:
         self = super().__new__(cls, text)
-        self.title = text.split("\n", 1)[0] if title is None else title
+        self.heading = text.split("\n", 1)[0] if title is None else title
         self.rows = tuple((str(k), str(v)) for k, v in rows)
         self.tables = tuple(tables)
         return self
@@ -90,14 +90,14 @@ class Summary(str):
     def extend(self, text: str, *, tables: Iterable[tuple[str, pd.DataFrame]] = ()
                ) -> Summary:
         """A new summary with ``text`` appended and ``tables`` added to the HTML."""
-        return Summary(str.__str__(self) + text, title=self.title, rows=self.rows,
+        return Summary(str.__str__(self) + text, title=self.heading, rows=self.rows,
                        tables=(*self.tables, *tables))
 
     def _repr_html_(self) -> str:
         if not self.rows and not self.tables:
             return f"<pre>{html.escape(str.__str__(self))}</pre>"
         parts = ["<div class='coherence-summary'>",
-                 f"<table><caption><b>{html.escape(self.title)}</b></caption><tbody>"]
+                 f"<table><caption><b>{html.escape(self.heading)}</b></caption><tbody>"]
         parts += [f"<tr><th style='text-align:left'>{html.escape(k)}</th>"
                   f"<td style='text-align:left'>{html.escape(v)}</td></tr>"
                   for k, v in self.rows]

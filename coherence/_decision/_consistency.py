@@ -92,8 +92,7 @@ class ConsistencyResult(CoherenceResult):
     context_means: pd.DataFrame = field(repr=False, compare=False)
 
     _test_name: ClassVar[str] = "prompt_consistency"
-    _extra_columns: ClassVar[tuple[str, ...]] = ("reference", "headline_prompt", "n_contexts",
-                                                 "n_resamples")
+    _extra_columns: ClassVar[tuple[str, ...]] = ("reference", "n_contexts", "n_resamples")
 
     @property
     def prompt_table(self) -> pd.DataFrame:

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from .._results import CoherenceResult, ConfidenceInterval
+from .._rng import RNGLike
 from .._validation import check_float, param_error
 
 
@@ -222,7 +223,7 @@ def random_forest_baseline(
     context: str = "context", variable: str = "variable", state: str = "state",
     estimator: Any = None, n_estimators: int = 200,
     min_samples_leaf: tuple[int, ...] = (1, 5, 20, 50), n_splits: int = 5,
-    rng: Any = None,
+    rng: RNGLike = None,
 ) -> pd.DataFrame:
     """Baseline probabilities for :func:`iterated_expectation_check` from a ground-truth sample.
 
@@ -354,7 +355,7 @@ def iterated_expectation_check(
     p_y_given_x: str = "p_y_given_x", p_y_given_xz: str = "p_y_given_xz",
     p_z_given_x: str = "p_z_given_x", normalize: bool = False,
     alternative: str = "greater", confidence_level: float = 0.95, n_resamples: int = 9999,
-    rng: Any = None,
+    rng: RNGLike = None,
 ) -> IteratedExpectationResult:
     r"""Law-of-iterated-expectation check of elicited probabilities.
 

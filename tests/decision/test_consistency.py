@@ -89,7 +89,7 @@ def test_figures_match_pandas_computation(sensitive):
     assert np.isnan(table.loc["standard", "rmse_reference"])
     assert list(res.table["prompt"]) == list(PROMPTS)  # reference first
     assert len(res.table) == 4
-    assert res.to_frame()["headline_prompt"].iloc[0] == res.headline_prompt
+    assert res.to_frame()["n_contexts"].iloc[0] == res.table["n_contexts"].max()
 
 
 def test_without_truth_columns_are_nan(noisy_rational):
@@ -168,12 +168,6 @@ def test_prompt_relabelling(names):
         np.testing.assert_allclose(b.loc[a.index, col], a[col], rtol=1e-12)
 
 
-def test_reproducible_and_input_not_mutated(sensitive):
-    before = sensitive.copy()
-    a = prompt_consistency(sensitive, truth="truth", n_resamples=50, rng=9)
-    b = prompt_consistency(sensitive, truth="truth", n_resamples=50, rng=9)
-    pd.testing.assert_frame_equal(sensitive, before)
-    pd.testing.assert_frame_equal(a.to_frame(), b.to_frame())
 
 
 def test_summary_lists_variants(sensitive):
