@@ -76,10 +76,6 @@ class ConsistencyResult(CoherenceResult):
         ``pvalue``, ``rmse_truth`` (NaN without ``truth``), each with
         cluster-bootstrap ``_ci_low`` / ``_ci_high`` columns (the paper's
         Tables 3 and 4).
-    prompt_table : pandas.DataFrame
-        Alias of :attr:`table` (read-only).
-    n_groups : int
-        Alias of :attr:`n_contexts` (read-only).
     context_means : pandas.DataFrame
         Repetition-averaged belief per context (rows) and prompt (columns).
     """

@@ -79,8 +79,6 @@ class LeakageResult(CoherenceResult):
         Evidence columns used by both models.
     n_contexts : int
         Number of contexts (clusters).
-    n_groups : int
-        Alias of ``n_contexts`` (read-only; the name of earlier releases).
     log_loss_base, log_loss_full : float
         Mean out-of-fold log-loss (nats per row) of the two models.
     loss_base, loss_full : numpy.ndarray

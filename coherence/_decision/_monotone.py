@@ -94,8 +94,6 @@ class MonotonicityResult(CoherenceResult):
         significant comparisons, the violation percentage (``statistic``), the
         isotonic LR statistic (``global_statistic``), its p-value (``pvalue``)
         and the rows choosing either action (``n_obs``).
-    pair_table : pandas.DataFrame
-        Alias of :attr:`table` (read-only).
     bin_table : pandas.DataFrame
         One row per pair and bin: belief range, centre (mean belief), counts of
         each action and the share of the first.

@@ -57,8 +57,6 @@ class IteratedExpectationResult(CoherenceResult):
         One row per (context, variable) unit: ``context, variable, agent_error,
         baseline_error, ratio, agent_z_mass, baseline_z_mass`` (the z masses
         are the sums of P(z|x) over the listed states, 1 when coherent).
-    units : pandas.DataFrame
-        Alias of :attr:`table` (read-only).
     median_agent_error, median_baseline_error : float
         Medians of the two errors.
     baseline : str

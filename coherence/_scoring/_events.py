@@ -79,8 +79,6 @@ class KeyEventRecallResult(CoherenceResult):
         One row per forecast: ``by``, ``question``, ``n_forecast_events``,
         ``n_hindsight_events``, ``n_key_events``, ``n_matched``,
         ``n_key_matched``, ``ker``, ``precision``, ``recall``, ``f1``.
-    per_forecast : pandas.DataFrame
-        Alias of :attr:`table` (read-only).
     matches : pandas.DataFrame
         One row per matched pair: ``by``, ``question``, ``hindsight_event``,
         ``forecast_row`` (index label in ``forecast_events``), ``score``,

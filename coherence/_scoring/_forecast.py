@@ -149,8 +149,6 @@ class ForecastComparisonResult(CoherenceResult):
         Randomization and bootstrap resamples.
     table : pandas.DataFrame
         One row per common question: both scores and their difference.
-    differences : pandas.DataFrame
-        Alias of :attr:`table` (read-only).
 
     Notes
     -----
@@ -210,8 +208,6 @@ class ForecastScoresResult(CoherenceResult):
         One row per model plus a pooled row (``'(all)'``): ``n_forecasts``,
         ``n_questions`` and, for each of accuracy, brier, log_score, the mean
         and its ``_ci_low``/``_ci_high``.
-    scores : pandas.DataFrame
-        Alias of :attr:`table` (read-only).
     calibration : pandas.DataFrame
         Per model and pooled: ``ece``, ``brier`` (binary Brier of the
         (confidence, correct) pairs), ``reliability``, ``resolution``,

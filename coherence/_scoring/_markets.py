@@ -115,8 +115,6 @@ class MarketAlignmentResult(CoherenceResult):
     table : pandas.DataFrame
         One row per dated event: ``date``, ``impact``, ``price_before``,
         ``price_after``, ``move``, ``counted``, ``agrees``.
-    per_event : pandas.DataFrame
-        Alias of :attr:`table` (read-only).
     """
 
     window_days: float

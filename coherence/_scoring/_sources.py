@@ -56,8 +56,6 @@ class SourcePrecisionResult(CoherenceResult):
     table : pandas.DataFrame
         One row per forecast: ``by``, ``question``, ``n_cited``,
         ``n_reference``, ``n_correct``, ``precision``.
-    per_forecast : pandas.DataFrame
-        Alias of :attr:`table` (read-only).
     """
 
     by: str
