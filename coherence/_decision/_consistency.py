@@ -270,7 +270,7 @@ def prompt_consistency(
     Returns
     -------
     ConsistencyResult
-        ``to_frame()`` / ``prompt_table``: one row per variant.
+        ``table``: one row per variant; ``to_frame()``: the headline row.
 
     Notes
     -----

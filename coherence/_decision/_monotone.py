@@ -335,7 +335,7 @@ def monotonicity_test(
     n_bins : int
         Number of quantile bins of the belief (>= 2). With heavy ties equal
         edges are merged and fewer bins are used (a :class:`TiesWarning` says
-        so; ``pair_table['n_bins']`` gives the number used).
+        so; ``table['n_bins']`` gives the number used).
     direction : {'increasing', 'decreasing'}
         How the share of ``a1`` should move as the belief grows.
     p_adjust : {'none', 'holm', 'bh'}
@@ -351,7 +351,7 @@ def monotonicity_test(
     MonotonicityResult
         ``statistic`` the pooled violation percentage, ``pvalue`` the
         Bonferroni-combined global p-value; per-pair figures in
-        ``to_frame()`` / ``pair_table``, per-bin counts in ``bin_table``,
+        ``table``, per-bin counts in ``bin_table``,
         per-comparison p-values in ``comparison_table``.
 
     Warns
@@ -410,7 +410,7 @@ def monotonicity_test(
     >>> import coherence
     >>> study = coherence.simulate("nonmonotone", n_contexts=300, rng=0)
     >>> res = coherence.monotonicity_test(study.data, n_resamples=199, rng=0)
-    >>> res.to_frame()[["pair", "n_bins"]].to_numpy().tolist()
+    >>> res.table[["pair", "n_bins"]].to_numpy().tolist()
     [['yes/no', 10], ['yes/defer', 10], ['defer/no', 10]]
     >>> bool(res.pvalue < 0.05)
     True

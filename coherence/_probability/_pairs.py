@@ -260,10 +260,11 @@ def conditional_forecasting(
     confidence_level : float in (0, 1), default 0.95
         Level of both intervals.
     test : {"bootstrap-t", "t"}, default "bootstrap-t"
-        Which p-value ``to_frame()``'s ``pvalue`` holds; both are in
-        :attr:`PairsResult.table` (``pvalue_bootstrap_t``, ``pvalue_t``).
+        Which p-value the ``pvalue`` columns (pooled and per category) hold;
+        both are in :attr:`PairsResult.table` (``pvalue_bootstrap_t``,
+        ``pvalue_t``).
     ci_method : {"bootstrap-t", "normal", "bootstrap"}, default "bootstrap-t"
-        Which interval ``to_frame()``'s ``ci_low, ci_high`` hold; all three
+        Which interval the ``ci_low, ci_high`` columns hold; all three
         are in :attr:`PairsResult.table`.
     n_resamples : int, default 9999
         Bootstrap resamples (rows resampled with replacement within a group),
@@ -342,7 +343,7 @@ def conditional_forecasting(
     ...     "p_a_given_b0": [0.1, 0.1, 0.5, 0.5],
     ...     "a_outcome": [1, 0, 0, 1], "b_outcome": [1, 0, 1, 1]})
     >>> res = conditional_forecasting(pairs, rng=0)
-    >>> res.to_frame()[["category", "n", "mean_improvement", "win_rate"]]
+    >>> res.table[["category", "n", "mean_improvement", "win_rate"]]
       category  n  mean_improvement  win_rate
     0   strong  4              0.02       0.5
     """
