@@ -108,10 +108,10 @@ def monotone(reps: int, n_contexts: int, n_resamples: int) -> None:
         out = _run(name, reps, one)
         print(f"  {name}: global (Bonferroni over pairs) reject {_rate([o.pvalue for o in out])}"
               f"; mean violation % {np.mean([o.statistic for o in out]):.2f}")
-        for j, pair in enumerate(out[0].pair_table["pair"]):
-            pv = [float(o.pair_table["pvalue"].iloc[j]) for o in out]
-            vp = np.mean([float(o.pair_table["statistic"].iloc[j]) for o in out])
-            anyv = np.mean([float(o.pair_table["n_significant"].iloc[j]) > 0 for o in out])
+        for j, pair in enumerate(out[0].table["pair"]):
+            pv = [float(o.table["pvalue"].iloc[j]) for o in out]
+            vp = np.mean([float(o.table["statistic"].iloc[j]) for o in out])
+            anyv = np.mean([float(o.table["n_significant"].iloc[j]) > 0 for o in out])
             print(f"    {pair:<10} isotonic LR reject {_rate(pv)}; mean violation % {vp:.2f}; "
                   f"share of runs with >= 1 significant Fisher violation {anyv:.3f}")
 
@@ -141,20 +141,20 @@ def consistency(reps: int, n_contexts: int, n_resamples: int) -> None:
             return res, study.data
         out = _run(name, reps, one)
         print(f"  {name}: global reject {_rate([o[0].pvalue for o in out])}")
-        table = out[0][0].prompt_table
+        table = out[0][0].table
         for j, prompt in enumerate(table["prompt"]):
             if prompt == "standard":
                 continue
-            pv = [float(o[0].prompt_table["pvalue"].iloc[j]) for o in out]
-            rmse = np.mean([float(o[0].prompt_table["rmse_reference"].iloc[j]) for o in out])
+            pv = [float(o[0].table["pvalue"].iloc[j]) for o in out]
+            rmse = np.mean([float(o[0].table["rmse_reference"].iloc[j]) for o in out])
             print(f"    {prompt:<10} reject {_rate(pv)}; mean RMSE vs standard {rmse:.4f}")
         # coverage of the RMSE-vs-truth interval: the population value is estimated by
         # the mean over runs (a slight bias remains from the averaging of repetitions)
         cover = []
         for j in range(len(table)):
-            est = np.array([float(o[0].prompt_table["rmse_truth"].iloc[j]) for o in out])
-            lo = np.array([float(o[0].prompt_table["rmse_truth_ci_low"].iloc[j]) for o in out])
-            hi = np.array([float(o[0].prompt_table["rmse_truth_ci_high"].iloc[j])
+            est = np.array([float(o[0].table["rmse_truth"].iloc[j]) for o in out])
+            lo = np.array([float(o[0].table["rmse_truth_ci_low"].iloc[j]) for o in out])
+            hi = np.array([float(o[0].table["rmse_truth_ci_high"].iloc[j])
                            for o in out])
             target = est.mean()
             cover.append(float(np.mean((lo <= target) & (target <= hi))))

@@ -6,21 +6,27 @@ Each test family returns one frozen, slotted dataclass that subclasses
 ``method``; subclasses add the settings they used and any large arrays
 (hidden from ``repr`` and made read-only). ``to_frame()`` returns one tidy row
 with a fixed schema: the :data:`RESULT_COLUMNS` followed by the subclass's
-declared ``_extra_columns``. ``summary()`` is the only place that formats.
-Reports are built from these objects, never by re-computation.
+declared ``_extra_columns``. Every result also has ``table``, a
+:class:`pandas.DataFrame` with its main per-unit detail (per pair, per prompt,
+per row, ...; the one-row ``to_frame()`` when there is no natural detail).
+``summary()`` is the only place that formats; it returns a :class:`Summary`,
+text that also renders as an HTML table in a notebook. Reports are built from
+these objects, never by re-computation.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import html
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 import pandas as pd
 
-__all__ = ["RESULT_COLUMNS", "CoherenceResult", "ConfidenceInterval"]
+__all__ = ["RESULT_COLUMNS", "CoherenceResult", "ConfidenceInterval", "Summary"]
 
 RESULT_COLUMNS: tuple[str, ...] = (
     "test",
@@ -40,6 +46,68 @@ class ConfidenceInterval(NamedTuple):
     low: float
     high: float
     confidence_level: float
+
+
+class Summary(str):
+    """The formatted report of a result: text that also renders as HTML.
+
+    A :class:`str` (so ``print(s)``, ``"x" in s`` and string comparisons work
+    as on plain text); ``repr()`` is the text itself, so a summary shown at a
+    prompt reads as printed, and :meth:`_repr_html_` draws the same content
+    as HTML tables in a notebook.
+
+    Parameters
+    ----------
+    text : str
+        The plain-text report.
+    title : str
+        Heading of the HTML rendering (default: the first line of ``text``).
+    rows : iterable of (str, str)
+        (name, formatted value) pairs of the HTML header table.
+    tables : iterable of (str, pandas.DataFrame)
+        (caption, frame) pairs drawn below the header table.
+    """
+
+    heading: str
+    rows: tuple[tuple[str, str], ...]
+    tables: tuple[tuple[str, pd.DataFrame], ...]
+
+    def __new__(cls, text: str, *, title: str | None = None,
+                rows: Iterable[tuple[str, str]] = (),
+                tables: Iterable[tuple[str, pd.DataFrame]] = ()) -> Summary:
+        self = super().__new__(cls, text)
+        self.heading = text.split("\n", 1)[0] if title is None else title
+        self.rows = tuple((str(k), str(v)) for k, v in rows)
+        self.tables = tuple(tables)
+        return self
+
+    def __repr__(self) -> str:
+        return str.__str__(self)
+
+    def __str__(self) -> str:
+        return str.__str__(self)
+
+    def extend(self, text: str, *, tables: Iterable[tuple[str, pd.DataFrame]] = ()
+               ) -> Summary:
+        """A new summary with ``text`` appended and ``tables`` added to the HTML."""
+        return Summary(str.__str__(self) + text, title=self.heading, rows=self.rows,
+                       tables=(*self.tables, *tables))
+
+    def _repr_html_(self) -> str:
+        if not self.rows and not self.tables:
+            return f"<pre>{html.escape(str.__str__(self))}</pre>"
+        parts = ["<div class='coherence-summary'>",
+                 f"<table><caption><b>{html.escape(self.heading)}</b></caption><tbody>"]
+        parts += [f"<tr><th style='text-align:left'>{html.escape(k)}</th>"
+                  f"<td style='text-align:left'>{html.escape(v)}</td></tr>"
+                  for k, v in self.rows]
+        parts.append("</tbody></table>")
+        for caption, frame in self.tables:
+            body = frame.to_html(index=False, escape=True, na_rep="NaN",
+                                 float_format=lambda x: f"{x:.4g}")
+            parts.append(f"<p><b>{html.escape(caption)}</b></p>{body}")
+        parts.append("</div>")
+        return "".join(parts)
 
 
 def _freeze(value: Any) -> Any:
@@ -78,8 +146,20 @@ class CoherenceResult:
     _extra_columns: ClassVar[tuple[str, ...]] = ()
 
     def __post_init__(self) -> None:
+        build = getattr(self, "_build_table", None)
+        if build is not None:  # a detail table derived from the other fields
+            object.__setattr__(self, "table", build())
         for f in dataclasses.fields(self):
             _freeze(getattr(self, f.name))
+
+    @property
+    def table(self) -> pd.DataFrame:
+        """The detail table (the one-row :meth:`to_frame` for results with no other detail).
+
+        Result classes with a per-unit table (per pair, per prompt, per row,
+        ...) override this with a field of the same name.
+        """
+        return self.to_frame()
 
     @property
     def n(self) -> int:
@@ -113,20 +193,24 @@ class CoherenceResult:
             row[name] = value if np.isscalar(value) or value is None else repr(value)
         return pd.DataFrame([row], columns=list(self.frame_columns()))
 
-    def summary(self) -> str:
-        """A short human-readable report of the result."""
+    def summary(self) -> Summary:
+        """A short human-readable report of the result (text; HTML in a notebook)."""
         ci = self.confidence_interval
         level = ci.confidence_level
-        lines = [
-            f"{self._test_name} ({self.method})",
-            f"  statistic     {_fmt(self.statistic)}",
-            f"  p-value       {_fmt(self.pvalue)}",
-            f"  {100 * level:g}% CI".ljust(16) + f"[{_fmt(ci.low)}, {_fmt(ci.high)}]",
-            f"  n_obs         {self.n_obs}",
+        rows = [
+            ("statistic", _fmt(self.statistic)),
+            ("p-value", _fmt(self.pvalue)),
+            (f"{100 * level:g}% CI", f"[{_fmt(ci.low)}, {_fmt(ci.high)}]"),
+            ("n_obs", str(self.n_obs)),
         ]
         for name, value in self.settings().items():
-            lines.append(f"  {name:<13} {value if not isinstance(value, float) else _fmt(value)}")
-        return "\n".join(lines)
+            rows.append((name, str(value if not isinstance(value, float) else _fmt(value))))
+        title = f"{self._test_name} ({self.method})"
+        lines = [title]
+        for label, text in rows:
+            lines.append(f"  {label:<13} {text}" if label != rows[2][0]
+                         else f"  {label}".ljust(16) + text)
+        return Summary("\n".join(lines), title=title, rows=rows)
 
 
 def _fmt(x: float) -> str:

@@ -255,7 +255,7 @@ def _run_test(args: argparse.Namespace) -> int:
 def _run_pairs(args: argparse.Namespace) -> int:
     import pandas as pd
 
-    from coherence import conditional_forecasting, read_pairs
+    from coherence import PAIRS_COLUMNS, conditional_forecasting, read_pairs
 
     frames = []
     for path in args.results:
@@ -267,7 +267,9 @@ def _run_pairs(args: argparse.Namespace) -> int:
             raise UsageError(f"{path} is not valid JSON: {exc}") from exc
     data = pd.concat(frames, ignore_index=True)
     result = conditional_forecasting(data, by=args.by, rng=args.seed)
-    frame = result.to_frame()
+    # the per-category table, with the columns the field reports
+    columns = (["model"] if "model" in result.table.columns else []) + list(PAIRS_COLUMNS)
+    frame = result.table.loc[:, columns]
     _print_frame(frame)
     print(f"\nmean_improvement: Brier improvement of P(A | B = b) over P(A); CI and p-value: "
           f"{result.method}.")

@@ -88,6 +88,9 @@ class CITestResult(CoherenceResult):
         The statistic on each permuted data set (empty for the bootstrap method).
     resample_distribution : numpy.ndarray
         The statistic on each CI resample.
+    table : pandas.DataFrame
+        The one-row :meth:`to_frame` (the test has no per-unit detail; the
+        resampled statistics are in the two distributions above).
     """
 
     k: int = 3
@@ -101,7 +104,7 @@ class CITestResult(CoherenceResult):
     null_distribution: np.ndarray = field(default_factory=lambda: np.empty(0), repr=False)
     resample_distribution: np.ndarray = field(default_factory=lambda: np.empty(0), repr=False)
 
-    _test_name: ClassVar[str] = "conditional independence"
+    _test_name: ClassVar[str] = "ci_test"
     _extra_columns: ClassVar[tuple[str, ...]] = (
         "k", "n_resamples", "n_contexts", "evidence", "condition_on", "calibrate", "permute",
         "ci_method",

@@ -24,7 +24,7 @@ from .._resampling import (
     monte_carlo_pvalue,
     percentile_interval,
 )
-from .._results import RESULT_COLUMNS, CoherenceResult, ConfidenceInterval
+from .._results import CoherenceResult, ConfidenceInterval, Summary
 from .._rng import RNGLike, check_rng
 from .._validation import (
     as_dataframe,
@@ -70,69 +70,50 @@ class ConsistencyResult(CoherenceResult):
         The reference prompt.
     headline_prompt : str
         The variant whose RMSE is the headline statistic.
-    n_groups : int
+    n_contexts : int
         Number of contexts.
     n_resamples : int
         Bootstrap resamples and permutations (each).
-    prompt_table : pandas.DataFrame
-        One row per prompt variant (reference first): ``std`` (mean over
+    table : pandas.DataFrame
+        One row per prompt variant (reference first): ``n_obs``,
+        ``n_contexts``, ``std`` (mean over
         contexts of the standard deviation of the belief over repetitions),
         ``rmse_reference`` (NaN for the reference), its permutation
         ``pvalue``, ``rmse_truth`` (NaN without ``truth``), each with
-        cluster-bootstrap ``_ci_low`` / ``_ci_high`` columns.
+        cluster-bootstrap ``_ci_low`` / ``_ci_high`` columns (the paper's
+        Tables 3 and 4).
     context_means : pandas.DataFrame
         Repetition-averaged belief per context (rows) and prompt (columns).
     """
 
     reference: str
     headline_prompt: str
-    n_groups: int
+    n_contexts: int
     n_resamples: int
-    prompt_table: pd.DataFrame = field(repr=False)
-    context_means: pd.DataFrame = field(repr=False)
+    table: pd.DataFrame = field(repr=False, compare=False)
+    context_means: pd.DataFrame = field(repr=False, compare=False)
 
     _test_name: ClassVar[str] = "prompt_consistency"
-    _extra_columns: ClassVar[tuple[str, ...]] = ("reference", "n_groups", "n_resamples")
+    _extra_columns: ClassVar[tuple[str, ...]] = ("reference", "n_contexts", "n_resamples")
 
-    @classmethod
-    def frame_columns(cls) -> tuple[str, ...]:
-        """Schema of :meth:`to_frame`: one row per prompt variant."""
-        return (*RESULT_COLUMNS, "prompt", "n_contexts", "std", "std_ci_low", "std_ci_high",
-                "rmse_truth", "rmse_truth_ci_low", "rmse_truth_ci_high", *cls._extra_columns)
+    @property
+    def prompt_table(self) -> pd.DataFrame:
+        """Alias of :attr:`table`: one row per prompt variant."""
+        return self.table
 
-    def to_frame(self) -> pd.DataFrame:
-        """One row per prompt variant (the paper's Tables 3 and 4).
+    @property
+    def n_groups(self) -> int:
+        """Alias of :attr:`n_contexts`."""
+        return self.n_contexts
 
-        ``statistic`` is the variant's RMSE against the reference (NaN on the
-        reference row), ``pvalue`` its permutation p-value and ``ci_low`` /
-        ``ci_high`` its bootstrap interval; the spread over repetitions and
-        the RMSE against the truth follow in their own columns.
-        """
-        t = self.prompt_table
-        frame = pd.DataFrame({
-            "test": self._test_name,
-            "method": self.method,
-            "statistic": t["rmse_reference"].to_numpy(dtype=float),
-            "pvalue": t["pvalue"].to_numpy(dtype=float),
-            "ci_low": t["rmse_reference_ci_low"].to_numpy(dtype=float),
-            "ci_high": t["rmse_reference_ci_high"].to_numpy(dtype=float),
-            "confidence_level": self.confidence_interval.confidence_level,
-            "n_obs": t["n_obs"].to_numpy(dtype=np.int64),
-        })
-        for col in ("prompt", "n_contexts", "std", "std_ci_low", "std_ci_high", "rmse_truth",
-                    "rmse_truth_ci_low", "rmse_truth_ci_high"):
-            frame[col] = t[col].to_numpy()
-        frame["reference"] = self.reference
-        frame["n_groups"] = self.n_groups
-        frame["n_resamples"] = self.n_resamples
-        return frame[list(self.frame_columns())]
-
-    def summary(self) -> str:
+    def summary(self) -> Summary:
         """The headline figures followed by the per-variant table."""
-        table = self.prompt_table[["prompt", "std", "rmse_reference", "pvalue", "rmse_truth"]]
+        table = self.table[["prompt", "std", "rmse_reference", "pvalue", "rmse_truth"]]
         body = table.to_string(index=False, float_format=lambda x: f"{x:.4g}")
-        return (CoherenceResult.summary(self) + f"\n  headline      {self.headline_prompt}\n"
-                + "\n".join("  " + line for line in body.splitlines()))
+        return CoherenceResult.summary(self).extend(
+            f"\n  headline      {self.headline_prompt}\n"
+            + "\n".join("  " + line for line in body.splitlines()),
+            tables=[("per prompt variant", table)])
 
 
 # --------------------------------------------------------------------------- array layer
@@ -294,7 +275,7 @@ def prompt_consistency(
     Returns
     -------
     ConsistencyResult
-        ``to_frame()`` / ``prompt_table``: one row per variant.
+        ``table``: one row per variant; ``to_frame()``: the headline row.
 
     Notes
     -----
@@ -400,6 +381,6 @@ def prompt_consistency(
                                                float(head["rmse_reference_ci_high"]), level),
         n_obs=len(b), method="cluster-bootstrap+within-context-permutation",
         reference=str(iv["reference"]), headline_prompt=str(head["prompt"]),
-        n_groups=n_groups, n_resamples=n_res, prompt_table=table,
+        n_contexts=n_groups, n_resamples=n_res, table=table,
         context_means=context_means,
     )

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
 import numpy as np
+import pandas as pd
 from scipy import stats
 
 from .._resampling import (
@@ -82,8 +83,8 @@ class LeakageResult(CoherenceResult):
         Grouped permutations of the outcome (0 for ``method='paired'``).
     evidence : tuple of str
         Evidence columns used by both models.
-    n_groups : int
-        Number of contexts.
+    n_contexts : int
+        Number of contexts (clusters).
     log_loss_base, log_loss_full : float
         Mean out-of-fold log-loss (nats per row) of the two models.
     loss_base, loss_full : numpy.ndarray
@@ -92,6 +93,9 @@ class LeakageResult(CoherenceResult):
         The bootstrap replicates of the statistic.
     null_distribution : numpy.ndarray
         The statistic under the grouped permutations (empty for ``'paired'``).
+    table : pandas.DataFrame
+        One row per row of ``data``, in its order: the out-of-fold
+        ``loss_base`` and ``loss_full``.
     """
 
     engine: str
@@ -99,19 +103,28 @@ class LeakageResult(CoherenceResult):
     n_resamples: int
     n_permutations: int
     evidence: tuple[str, ...]
-    n_groups: int
+    n_contexts: int
     log_loss_base: float
     log_loss_full: float
     loss_base: np.ndarray = field(repr=False)
     loss_full: np.ndarray = field(repr=False)
     bootstrap_distribution: np.ndarray = field(repr=False)
     null_distribution: np.ndarray = field(repr=False)
+    table: pd.DataFrame = field(init=False, repr=False, compare=False)
 
     _test_name: ClassVar[str] = "leakage_test"
     _extra_columns: ClassVar[tuple[str, ...]] = (
-        "engine", "n_splits", "n_resamples", "n_permutations", "n_groups", "log_loss_base",
+        "engine", "n_splits", "n_resamples", "n_permutations", "n_contexts", "log_loss_base",
         "log_loss_full",
     )
+
+    def _build_table(self) -> pd.DataFrame:
+        return pd.DataFrame({"loss_base": self.loss_base, "loss_full": self.loss_full})
+
+    @property
+    def n_groups(self) -> int:
+        """Alias of :attr:`n_contexts`."""
+        return self.n_contexts
 
 
 # --------------------------------------------------------------------------- engines
@@ -545,7 +558,7 @@ def leakage_test(
         confidence_interval=ConfidenceInterval(low, high, iv["confidence_level"]),
         n_obs=len(a), method=iv["method"], engine=engine, n_splits=iv["n_splits"],
         n_resamples=iv["n_resamples"], n_permutations=n_perm, evidence=iv["evidence"],
-        n_groups=n_groups, log_loss_base=ll_base, log_loss_full=ll_full,
+        n_contexts=n_groups, log_loss_base=ll_base, log_loss_full=ll_full,
         loss_base=loss_base, loss_full=loss_full, bootstrap_distribution=boot,
         null_distribution=null,
     )

@@ -23,7 +23,7 @@ import pandas as pd
 from scipy import stats
 
 from .._resampling import monte_carlo_pvalue
-from .._results import RESULT_COLUMNS, CoherenceResult, ConfidenceInterval
+from .._results import CoherenceResult, ConfidenceInterval, Summary
 from .._rng import RNGLike, check_rng
 from .._validation import (
     as_dataframe,
@@ -81,7 +81,7 @@ class MonotonicityResult(CoherenceResult):
         The action pairs tested, in order.
     n_bins : int
         Number of bins requested (bins actually used per pair are in
-        :attr:`pair_table`).
+        :attr:`table`).
     direction : str
         ``'increasing'`` or ``'decreasing'``: the direction the share of the
         first action of each pair should move as the belief grows.
@@ -89,10 +89,12 @@ class MonotonicityResult(CoherenceResult):
         Multiple-comparison adjustment of the Fisher p-values within each pair.
     n_resamples : int
         Parametric-bootstrap resamples of the global test.
-    pair_table : pandas.DataFrame
-        One row per action pair: bins used, comparisons, flagged and
+    table : pandas.DataFrame
+        One row per action pair (the paper's Table 2): ``pair``, ``action_1``,
+        ``action_2``, bins used (``n_bins``), comparisons, flagged and
         significant comparisons, the violation percentage (``statistic``), the
-        isotonic LR statistic and its p-value.
+        isotonic LR statistic (``global_statistic``), its p-value (``pvalue``)
+        and the rows choosing either action (``n_obs``).
     bin_table : pandas.DataFrame
         One row per pair and bin: belief range, centre (mean belief), counts of
         each action and the share of the first.
@@ -108,53 +110,27 @@ class MonotonicityResult(CoherenceResult):
     direction: str
     p_adjust: str
     n_resamples: int
-    pair_table: pd.DataFrame = field(repr=False)
-    bin_table: pd.DataFrame = field(repr=False)
-    comparison_table: pd.DataFrame = field(repr=False)
+    table: pd.DataFrame = field(repr=False, compare=False)
+    bin_table: pd.DataFrame = field(repr=False, compare=False)
+    comparison_table: pd.DataFrame = field(repr=False, compare=False)
 
     _test_name: ClassVar[str] = "monotonicity_test"
     _extra_columns: ClassVar[tuple[str, ...]] = ("n_bins", "direction", "p_adjust",
                                                  "n_resamples")
 
-    @classmethod
-    def frame_columns(cls) -> tuple[str, ...]:
-        """Schema of :meth:`to_frame`: one row per action pair."""
-        return (*RESULT_COLUMNS, *PAIR_COLUMNS, *cls._extra_columns[1:])
+    @property
+    def pair_table(self) -> pd.DataFrame:
+        """Alias of :attr:`table`: one row per action pair."""
+        return self.table
 
-    def to_frame(self) -> pd.DataFrame:
-        """One row per action pair (the paper's Table 2 plus the global test).
-
-        ``statistic`` is the pair's violation percentage, ``pvalue`` its
-        isotonic likelihood-ratio p-value, ``n_obs`` the rows choosing either
-        action of the pair; ``n_bins`` the bins actually used. The per-bin and
-        per-comparison tables are :attr:`bin_table` and
-        :attr:`comparison_table`.
-        """
-        t = self.pair_table
-        frame = pd.DataFrame({
-            "test": self._test_name,
-            "method": self.method,
-            "statistic": t["statistic"].to_numpy(dtype=float),
-            "pvalue": t["pvalue"].to_numpy(dtype=float),
-            "ci_low": np.nan,
-            "ci_high": np.nan,
-            "confidence_level": self.confidence_interval.confidence_level,
-            "n_obs": t["n_obs"].to_numpy(dtype=np.int64),
-        })
-        for col in PAIR_COLUMNS:
-            frame[col] = t[col].to_numpy()
-        frame["direction"] = self.direction
-        frame["p_adjust"] = self.p_adjust
-        frame["n_resamples"] = self.n_resamples
-        return frame[list(self.frame_columns())]
-
-    def summary(self) -> str:
+    def summary(self) -> Summary:
         """The headline figures followed by the per-pair table."""
-        table = self.pair_table[["pair", "n_bins", "n_comparisons", "n_flagged",
-                                 "n_significant", "statistic", "pvalue"]]
+        table = self.table[["pair", "n_bins", "n_comparisons", "n_flagged",
+                            "n_significant", "statistic", "pvalue"]]
         body = table.to_string(index=False, float_format=lambda x: f"{x:.4g}")
-        return CoherenceResult.summary(self) + "\n" + "\n".join(
-            "  " + line for line in body.splitlines())
+        return CoherenceResult.summary(self).extend(
+            "\n" + "\n".join("  " + line for line in body.splitlines()),
+            tables=[("per action pair", table)])
 
     def plot(self, ax: Any = None) -> Any:
         """Shortcut for :func:`plot_choice_shares` (``self``)."""
@@ -358,7 +334,7 @@ def monotonicity_test(
     n_bins : int
         Number of quantile bins of the belief (>= 2). With heavy ties equal
         edges are merged and fewer bins are used (a :class:`TiesWarning` says
-        so; ``pair_table['n_bins']`` gives the number used).
+        so; ``table['n_bins']`` gives the number used).
     direction : {'increasing', 'decreasing'}
         How the share of ``a1`` should move as the belief grows.
     p_adjust : {'none', 'holm', 'bh'}
@@ -374,7 +350,7 @@ def monotonicity_test(
     MonotonicityResult
         ``statistic`` the pooled violation percentage, ``pvalue`` the
         Bonferroni-combined global p-value; per-pair figures in
-        ``to_frame()`` / ``pair_table``, per-bin counts in ``bin_table``,
+        ``table``, per-bin counts in ``bin_table``,
         per-comparison p-values in ``comparison_table``.
 
     Warns
@@ -433,7 +409,7 @@ def monotonicity_test(
     >>> import coherence
     >>> study = coherence.simulate("nonmonotone", n_contexts=300, rng=0)
     >>> res = coherence.monotonicity_test(study.data, n_resamples=199, rng=0)
-    >>> res.to_frame()[["pair", "n_bins"]].to_numpy().tolist()
+    >>> res.table[["pair", "n_bins"]].to_numpy().tolist()
     [['yes/no', 10], ['yes/defer', 10], ['defer/no', 10]]
     >>> bool(res.pvalue < 0.05)
     True
@@ -489,7 +465,7 @@ def monotonicity_test(
         confidence_interval=ConfidenceInterval(math.nan, math.nan, 0.95),
         n_obs=int(used.sum()), method="fisher+isotonic-lr", pairs=pairs_t, n_bins=n_bins,
         direction=direction, p_adjust=p_adjust, n_resamples=n_resamples,
-        pair_table=pair_table,
+        table=pair_table,
         bin_table=pd.concat(bin_frames, ignore_index=True)[list(BIN_COLUMNS)],
         comparison_table=pd.concat(comp_frames, ignore_index=True)[list(COMPARISON_COLUMNS)],
     )

@@ -37,6 +37,7 @@ import numpy as np
 import pandas as pd
 from scipy import special, stats
 
+from .._results import Summary
 from .._rng import RNGLike, check_rng
 from .._validation import check_choice, check_float, check_int, param_error, probability_array
 
@@ -371,11 +372,11 @@ class SimulationTruth:
     design: str
     joint: pd.DataFrame = field(repr=False)
 
-    def summary(self) -> str:
+    def summary(self) -> Summary:
         """A short description of the truth."""
         shape = ", ".join(f"{a}/{b}: {s}" for (a, b), s in self.monotone.items())
-        return (f"{self.agent.kind}: I(action; outcome | belief) = {self.cmi:.6g} nats "
-                f"(given latent belief: {self.cmi_given_latent:.6g}); shares {shape}")
+        return Summary(f"{self.agent.kind}: I(action; outcome | belief) = {self.cmi:.6g} nats "
+                       f"(given latent belief: {self.cmi_given_latent:.6g}); shares {shape}")
 
 
 @dataclass(frozen=True, slots=True)

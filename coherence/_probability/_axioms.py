@@ -116,6 +116,8 @@ class TotalProbabilityResult(CoherenceResult):
         Mean of ``error`` and share with ``error < tol`` (NaN without ``p_b``).
     tol : float
         The tolerance used.
+    table : pandas.DataFrame
+        One row per input row: ``implied_p_b, feasible, error`` (:meth:`per_row` returns a copy).
     """
 
     implied_p_b: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0))
@@ -125,13 +127,17 @@ class TotalProbabilityResult(CoherenceResult):
     mean_error: float = np.nan
     share_consistent: float = np.nan
     tol: float = 0.05
+    table: pd.DataFrame = field(init=False, repr=False, compare=False)
 
     _test_name: ClassVar[str] = "total_probability_check"
     _extra_columns: ClassVar[tuple[str, ...]] = (
         "share_feasible", "mean_error", "share_consistent", "tol")
 
     def per_row(self) -> pd.DataFrame:
-        """One row per input row: ``implied_p_b, feasible, error``."""
+        """One row per input row: ``implied_p_b, feasible, error`` (a copy of :attr:`table`)."""
+        return self.table.copy()
+
+    def _build_table(self) -> pd.DataFrame:
         return pd.DataFrame({"implied_p_b": self.implied_p_b, "feasible": self.feasible,
                              "error": self.error})
 
@@ -239,6 +245,9 @@ class BayesCheckResult(CoherenceResult):
         Summaries of ``consistent`` and ``error``.
     tol : float
         The tolerance used.
+    table : pandas.DataFrame
+        One row per input row: the six cells, ``error``, ``total_variation``,
+        ``consistent`` (:meth:`per_row` returns a copy).
     """
 
     joint_a_side: np.ndarray = field(repr=False, default_factory=lambda: np.empty((0, 3)))
@@ -249,12 +258,17 @@ class BayesCheckResult(CoherenceResult):
     share_consistent: float = np.nan
     mean_error: float = np.nan
     tol: float = 0.05
+    table: pd.DataFrame = field(init=False, repr=False, compare=False)
 
     _test_name: ClassVar[str] = "bayes_check"
     _extra_columns: ClassVar[tuple[str, ...]] = ("share_consistent", "mean_error", "tol")
 
     def per_row(self) -> pd.DataFrame:
-        """One row per input row: the six cells, ``error``, ``total_variation``, ``consistent``."""
+        """One row per input row: the six cells, ``error``, ``total_variation``,
+        ``consistent`` (a copy of :attr:`table`)."""
+        return self.table.copy()
+
+    def _build_table(self) -> pd.DataFrame:
         cells = ("a1b1", "a1b0", "a0b1")
         out = {f"{c}_a_side": self.joint_a_side[:, j] for j, c in enumerate(cells)}
         out.update({f"{c}_b_side": self.joint_b_side[:, j] for j, c in enumerate(cells)})
@@ -361,6 +375,8 @@ class UpdateDirectionResult(CoherenceResult):
         The share of each class (also as a one-row frame: :attr:`shares`).
     eps : float
         The threshold used.
+    table : pandas.DataFrame
+        One row per input row: ``d1, d0, direction`` (:meth:`per_row` returns a copy).
     """
 
     direction: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0, dtype=object))
@@ -371,6 +387,7 @@ class UpdateDirectionResult(CoherenceResult):
     no_update: float = np.nan
     inconsistent: float = np.nan
     eps: float = 0.02
+    table: pd.DataFrame = field(init=False, repr=False, compare=False)
 
     _test_name: ClassVar[str] = "update_direction"
     _extra_columns: ClassVar[tuple[str, ...]] = (*UPDATE_CLASSES, "eps")
@@ -381,7 +398,10 @@ class UpdateDirectionResult(CoherenceResult):
         return pd.DataFrame([{c: getattr(self, c) for c in UPDATE_CLASSES}])
 
     def per_row(self) -> pd.DataFrame:
-        """One row per input row: ``d1, d0, direction``."""
+        """One row per input row: ``d1, d0, direction`` (a copy of :attr:`table`)."""
+        return self.table.copy()
+
+    def _build_table(self) -> pd.DataFrame:
         return pd.DataFrame({"d1": self.d1, "d0": self.d0,
                              "direction": self.direction.astype(object)})
 
@@ -469,6 +489,8 @@ class NegationCheckResult(CoherenceResult):
         Summaries of ``frequentist`` (share above ``frequentist_threshold``).
     beta, arbitrage_threshold, frequentist_threshold : float
         Settings used.
+    table : pandas.DataFrame
+        One row per pair: ``arbitrage, frequentist`` (:meth:`per_row` returns a copy).
     """
 
     arbitrage: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0))
@@ -482,6 +504,7 @@ class NegationCheckResult(CoherenceResult):
     beta: float = 1e-3
     arbitrage_threshold: float = 0.01
     frequentist_threshold: float = 0.05
+    table: pd.DataFrame = field(init=False, repr=False, compare=False)
 
     _test_name: ClassVar[str] = "negation_check"
     _extra_columns: ClassVar[tuple[str, ...]] = (
@@ -490,7 +513,10 @@ class NegationCheckResult(CoherenceResult):
         "frequentist_threshold")
 
     def per_row(self) -> pd.DataFrame:
-        """One row per pair: ``arbitrage, frequentist``."""
+        """One row per pair: ``arbitrage, frequentist`` (a copy of :attr:`table`)."""
+        return self.table.copy()
+
+    def _build_table(self) -> pd.DataFrame:
         return pd.DataFrame({"arbitrage": self.arbitrage, "frequentist": self.frequentist})
 
 
@@ -633,6 +659,8 @@ class ConditionalTupleResult(CoherenceResult):
         Summaries of ``arbitrage`` (share above ``arbitrage_threshold``).
     absolute_threshold, arbitrage_threshold : float
         Settings used.
+    table : pandas.DataFrame
+        One row per tuple: ``absolute, arbitrage`` (:meth:`per_row` returns a copy).
     """
 
     absolute: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0))
@@ -645,6 +673,7 @@ class ConditionalTupleResult(CoherenceResult):
     share_arbitrage_above: float = np.nan
     absolute_threshold: float = 0.05
     arbitrage_threshold: float = 0.01
+    table: pd.DataFrame = field(init=False, repr=False, compare=False)
 
     _test_name: ClassVar[str] = "conditional_tuple_check"
     _extra_columns: ClassVar[tuple[str, ...]] = (
@@ -653,7 +682,10 @@ class ConditionalTupleResult(CoherenceResult):
         "arbitrage_threshold")
 
     def per_row(self) -> pd.DataFrame:
-        """One row per tuple: ``absolute, arbitrage``."""
+        """One row per tuple: ``absolute, arbitrage`` (a copy of :attr:`table`)."""
+        return self.table.copy()
+
+    def _build_table(self) -> pd.DataFrame:
         return pd.DataFrame({"absolute": self.absolute, "arbitrage": self.arbitrage})
 
 

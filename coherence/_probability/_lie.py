@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from .._results import CoherenceResult, ConfidenceInterval
+from .._rng import RNGLike
 from .._validation import check_float, param_error
 
 
@@ -52,8 +53,8 @@ class IteratedExpectationResult(CoherenceResult):
 
     Attributes
     ----------
-    units : pandas.DataFrame
-        One row per (context, variable): ``context, variable, agent_error,
+    table : pandas.DataFrame
+        One row per (context, variable) unit: ``context, variable, agent_error,
         baseline_error, ratio, agent_z_mass, baseline_z_mass`` (the z masses
         are the sums of P(z|x) over the listed states, 1 when coherent).
     median_agent_error, median_baseline_error : float
@@ -76,7 +77,7 @@ class IteratedExpectationResult(CoherenceResult):
         ``n``).
     """
 
-    units: pd.DataFrame = field(repr=False, default_factory=pd.DataFrame)
+    table: pd.DataFrame = field(repr=False, compare=False, default_factory=pd.DataFrame)
     median_agent_error: float = np.nan
     median_baseline_error: float = np.nan
     baseline: str = "table"
@@ -92,9 +93,14 @@ class IteratedExpectationResult(CoherenceResult):
         "median_agent_error", "median_baseline_error", "baseline", "normalize", "n_contexts",
         "n_resamples", "alternative", "n_agent_worse", "n_informative")
 
+    @property
+    def units(self) -> pd.DataFrame:
+        """Alias of :attr:`table`: one row per (context, variable) unit."""
+        return self.table
+
     def per_row(self) -> pd.DataFrame:
-        """The per-(context, variable) table :attr:`units`."""
-        return self.units.copy()
+        """A copy of the per-(context, variable) table :attr:`table`."""
+        return self.table.copy()
 
     def plot(self, ax: Any = None) -> Any:
         """The distribution of the per-unit error ratios, log scale, median marked.
@@ -116,7 +122,7 @@ class IteratedExpectationResult(CoherenceResult):
         -------
         matplotlib.axes.Axes
             The axes drawn on. Its first collection holds one point per
-            plotted unit, in the row order of :attr:`units`.
+            plotted unit, in the row order of :attr:`table`.
         """
         return _plot_lie(self, ax)
 
@@ -126,7 +132,7 @@ def _plot_lie(result: IteratedExpectationResult, ax: Any) -> Any:
 
     if ax is None:
         _, ax = plt.subplots(figsize=(6.0, 3.5))
-    units = result.units
+    units = result.table
     ratio = units["ratio"].to_numpy(dtype=float)
     drawable = np.isfinite(ratio) & (ratio > 0)
     variables = list(pd.unique(units["variable"]))
@@ -216,7 +222,7 @@ def random_forest_baseline(
     context: str = "context", variable: str = "variable", state: str = "state",
     estimator: Any = None, n_estimators: int = 200,
     min_samples_leaf: tuple[int, ...] = (1, 5, 20, 50), n_splits: int = 5,
-    rng: Any = None,
+    rng: RNGLike = None,
 ) -> pd.DataFrame:
     """Baseline probabilities for :func:`iterated_expectation_check` from a ground-truth sample.
 
@@ -348,7 +354,7 @@ def iterated_expectation_check(
     p_y_given_x: str = "p_y_given_x", p_y_given_xz: str = "p_y_given_xz",
     p_z_given_x: str = "p_z_given_x", normalize: bool = False,
     alternative: str = "greater", confidence_level: float = 0.95, n_resamples: int = 9999,
-    rng: Any = None,
+    rng: RNGLike = None,
 ) -> IteratedExpectationResult:
     r"""Law-of-iterated-expectation check of elicited probabilities.
 
@@ -541,7 +547,7 @@ def iterated_expectation_check(
         statistic=statistic, pvalue=pvalue,
         confidence_interval=ConfidenceInterval(low, high, confidence_level), n_obs=len(out),
         method="median error ratio, context bootstrap percentile interval; sign test over "
-               "contexts", units=out,
+               "contexts", table=out,
         median_agent_error=_median(e_agent), median_baseline_error=_median(e_base),
         baseline=kind, normalize=normalize, n_contexts=n_ctx, n_resamples=n_resamples,
         alternative=alternative, n_agent_worse=k, n_informative=n_inf)

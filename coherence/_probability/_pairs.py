@@ -21,7 +21,7 @@ import pandas as pd
 
 from .._intervals import FLAT_SD, is_flat, normal_interval, ttest_pvalue
 from .._resampling import cluster_draw_chunks, monte_carlo_pvalue, rows_by_key
-from .._results import CoherenceResult, ConfidenceInterval
+from .._results import CoherenceResult, ConfidenceInterval, Summary
 from .._rng import RNGLike, check_rng
 from .._validation import (
     as_dataframe,
@@ -51,7 +51,7 @@ __all__ = [
     "conditional_forecasting",
 ]
 
-#: The fixed schema of :meth:`PairsResult.to_frame` (``model`` is prepended when present).
+#: The leading columns of :attr:`PairsResult.table` (``model`` is prepended when present).
 PAIRS_COLUMNS: tuple[str, ...] = (
     "category", "n", "mean_improvement", "ci_low", "ci_high", "pvalue", "mean_sensitivity",
     "win_rate", "monotonic", "partial", "no_update", "inconsistent", "lotp_feasible",
@@ -82,10 +82,10 @@ class PairsResult(CoherenceResult):
 
     The headline (``statistic``, ``pvalue``, ``confidence_interval``) is the
     mean Brier improvement over all pairs pooled, with the same test and
-    interval as the per-category rows. The per-category table is the product:
-    :meth:`to_frame` returns it with the fixed schema :data:`PAIRS_COLUMNS`
-    (``model`` first when the input had a model column), and :attr:`table`
-    holds it with extra columns (both intervals, ``sd_improvement``,
+    interval as the per-category rows; :meth:`to_frame` gives it as one row.
+    The per-category table is the product: :attr:`table`, whose first columns
+    are :data:`PAIRS_COLUMNS` (``model`` first when the input had a model
+    column), followed by extra columns (both intervals, ``sd_improvement``,
     ``n_bayes``).
 
     Attributes
@@ -107,7 +107,7 @@ class PairsResult(CoherenceResult):
         Settings used.
     """
 
-    table: pd.DataFrame = field(repr=False, default_factory=pd.DataFrame)
+    table: pd.DataFrame = field(repr=False, compare=False, default_factory=pd.DataFrame)
     improvement: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0))
     pvalue_method: str = "bootstrap-t"
     ci_method: str = "bootstrap-t"
@@ -120,22 +120,19 @@ class PairsResult(CoherenceResult):
     _extra_columns: ClassVar[tuple[str, ...]] = (
         "pvalue_method", "ci_method", "by", "n_resamples", "tol", "eps")
 
-    def to_frame(self) -> pd.DataFrame:
-        """The per-category table with exactly the :data:`PAIRS_COLUMNS` (``model`` first
-        when present)."""
-        cols = (["model"] if "model" in self.table.columns else []) + list(PAIRS_COLUMNS)
-        return self.table.loc[:, cols].copy()
-
     def summary_frame(self) -> pd.DataFrame:
-        """The one-row pooled summary with the base :class:`CoherenceResult` schema."""
-        return CoherenceResult.to_frame(self)
+        """Alias of :meth:`to_frame`: the one-row pooled summary."""
+        return self.to_frame()
 
-    def summary(self) -> str:
+    def summary(self) -> Summary:
         """The pooled headline and the per-category table, formatted."""
         head = CoherenceResult.summary(self)
+        cols = (["model"] if "model" in self.table.columns else []) + list(PAIRS_COLUMNS)
+        categories = self.table.loc[:, cols]
         with pd.option_context("display.width", 200, "display.max_columns", 30,
                                "display.float_format", "{:.4g}".format):
-            return head + "\n\n" + self.to_frame().to_string(index=False)
+            text = categories.to_string(index=False)
+        return head.extend("\n\n" + text, tables=[("per category", categories)])
 
 
 # --------------------------------------------------------------------------- computation
@@ -229,10 +226,11 @@ def conditional_forecasting(
     confidence_level : float in (0, 1), default 0.95
         Level of both intervals.
     test : {"bootstrap-t", "t"}, default "bootstrap-t"
-        Which p-value ``to_frame()``'s ``pvalue`` holds; both are in
-        :attr:`PairsResult.table` (``pvalue_bootstrap_t``, ``pvalue_t``).
+        Which p-value the ``pvalue`` columns (pooled and per category) hold;
+        both are in :attr:`PairsResult.table` (``pvalue_bootstrap_t``,
+        ``pvalue_t``).
     ci_method : {"bootstrap-t", "normal", "bootstrap"}, default "bootstrap-t"
-        Which interval ``to_frame()``'s ``ci_low, ci_high`` hold; all three
+        Which interval the ``ci_low, ci_high`` columns hold; all three
         are in :attr:`PairsResult.table`.
     n_resamples : int, default 9999
         Bootstrap resamples (rows resampled with replacement within a group),
@@ -311,7 +309,7 @@ def conditional_forecasting(
     ...     "p_a_given_b0": [0.1, 0.1, 0.5, 0.5],
     ...     "a_outcome": [1, 0, 0, 1], "b_outcome": [1, 0, 1, 1]})
     >>> res = conditional_forecasting(pairs, rng=0)
-    >>> res.to_frame()[["category", "n", "mean_improvement", "win_rate"]]
+    >>> res.table[["category", "n", "mean_improvement", "win_rate"]]
       category  n  mean_improvement  win_rate
     0   strong  4              0.02       0.5
     """

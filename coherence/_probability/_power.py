@@ -5,14 +5,16 @@ simulated from a pilot study.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
+import pandas as pd
 
 from .._intervals import FLAT_SD, is_flat, wilson_interval
-from .._results import CoherenceResult, ConfidenceInterval
+from .._results import Summary, _fmt
 from .._rng import RNGLike, check_rng
 from .._validation import (
     as_dataframe,
@@ -35,15 +37,19 @@ __all__ = [
 
 # --------------------------------------------------------------------------- power
 @dataclass(frozen=True, slots=True)
-class PairsPowerResult(CoherenceResult):
-    """Result of :func:`pairs_power`.
+class PairsPowerResult:
+    """Result of :func:`pairs_power`: a planning computation, not a test.
 
-    ``statistic`` is ``n_required``, the smallest number of pairs whose power
-    reaches ``target_power``; ``pvalue`` and ``confidence_interval`` are NaN
-    (a planning computation, not a test).
+    The headline is ``n_required``, the smallest number of pairs whose power
+    reaches ``target_power``. There is no statistic, p-value or interval:
+    :meth:`to_frame` gives the fields below as one row (schema
+    :meth:`frame_columns`, led by ``calculation = 'pairs_power'``) and
+    :meth:`summary` formats them.
 
     Attributes
     ----------
+    method : str
+        The test planned for and how its power is computed.
     metric : str
         ``"mean_improvement"`` (one-sample t-test) or ``"win_rate"`` (exact
         binomial test).
@@ -71,6 +77,7 @@ class PairsPowerResult(CoherenceResult):
         Pilot pairs used (0 without a pilot).
     """
 
+    method: str
     metric: str = "mean_improvement"
     n_required: int = -1
     achieved_power: float = np.nan
@@ -91,12 +98,27 @@ class PairsPowerResult(CoherenceResult):
     source: str = "assumed"
     n_pilot: int = 0
 
-    _test_name: ClassVar[str] = "pairs_power"
-    _extra_columns: ClassVar[tuple[str, ...]] = (
-        "metric", "n_required", "achieved_power", "simulated_power", "simulated_low",
-        "simulated_high", "n_planned", "power_at_n", "simulated_power_at_n", "effect", "sd",
-        "win_rate", "null_win_rate", "target_power", "alpha", "alternative", "n_simulations",
-        "source", "n_pilot")
+    #: Name of the calculation, first column of ``to_frame()``.
+    _name: ClassVar[str] = "pairs_power"
+
+    @classmethod
+    def frame_columns(cls) -> tuple[str, ...]:
+        """The fixed column schema of :meth:`to_frame`: ``calculation`` then every field."""
+        return ("calculation", *(f.name for f in dataclasses.fields(cls)))
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row: ``calculation`` (``'pairs_power'``) and every field, in order."""
+        row = {"calculation": self._name}
+        row.update({f.name: getattr(self, f.name) for f in dataclasses.fields(self)})
+        return pd.DataFrame([row], columns=list(self.frame_columns()))
+
+    def summary(self) -> Summary:
+        """The planned size, its power and the settings, formatted."""
+        rows = [(f.name, _fmt(getattr(self, f.name))) for f in dataclasses.fields(self)
+                if f.name != "method"]
+        title = f"{self._name} ({self.method})"
+        text = "\n".join([title, *(f"  {k:<20} {v}" for k, v in rows)])
+        return Summary(text, title=title, rows=rows)
 
 
 _SM_ALTERNATIVE = {"two-sided": "two-sided", "greater": "larger", "less": "smaller"}
@@ -406,8 +428,6 @@ def _pairs_power(iv: _PowerInput) -> PairsPowerResult:
     power_at_n = exact(n) if n is not None else float("nan")
     sim_at_n = simulate(n) if (n is not None and n_simulations > 0) else float("nan")
     return PairsPowerResult(
-        statistic=float(n_required), pvalue=np.nan,
-        confidence_interval=ConfidenceInterval(np.nan, np.nan, 0.95), n_obs=iv.n_pilot,
         method=("one-sample t-test, noncentral t power" if iv.metric == "mean_improvement"
                 else "exact binomial test, exact power"),
         metric=iv.metric, n_required=n_required, achieved_power=achieved, simulated_power=sim,

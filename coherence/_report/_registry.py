@@ -48,6 +48,8 @@ class Spec:
     label: str
     applies: Callable[[pd.DataFrame, Options], bool]
     run: Callable[[pd.DataFrame, Options, np.random.Generator], CoherenceResult]
+    #: heading of the result's detail ``table`` in the HTML report ("" = not shown)
+    detail: str = ""
 
 
 def _standard_rows(df: pd.DataFrame, o: Options) -> pd.DataFrame:
@@ -219,6 +221,7 @@ REGISTRY: tuple[Spec, ...] = (
         "bin pairs with a significant violation (the paper's); p: isotonic LR test",
         _has_actions,
         _mono,
+        detail="per action pair",
     ),
     Spec(
         "prompt_consistency",
@@ -226,6 +229,7 @@ REGISTRY: tuple[Spec, ...] = (
         "between prompt variants; p: within-context permutation",
         _has_prompts,
         _consistency,
+        detail="per prompt variant",
     ),
     Spec(
         "calibration",

@@ -115,16 +115,16 @@ def render_html(rep: CoherenceReport) -> str:
         "<h2>All results</h2>",
         _frame_html(frame),
     ]
+    details = {spec.name: spec.detail for spec in REGISTRY if spec.detail}
     for cell in rep.cells:
         extras = []
         for name, result in cell.results.items():
-            for attr in ("pair_table", "prompt_table"):
-                detail = getattr(result, attr, None)
-                if isinstance(detail, pd.DataFrame) and len(detail):
-                    extras.append(
-                        f"<h3>{html.escape(name)}: {attr.replace('_', ' ')}</h3>"
-                        + _frame_html(detail.head(200), pcol=None)
-                    )
+            detail = result.table
+            if name in details and len(detail):
+                extras.append(
+                    f"<h3>{html.escape(name)}: {html.escape(details[name])}</h3>"
+                    + _frame_html(detail.head(200), pcol=None)
+                )
         if extras:
             label = ", ".join(f"{k}={v}" for k, v in cell.key.items()) or "all rows"
             parts.append(f"<h2>Details: {html.escape(label)}</h2>")

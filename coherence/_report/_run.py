@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from .._decision._design import evidence_columns, require_design_columns
-from .._results import RESULT_COLUMNS, CoherenceResult
+from .._results import RESULT_COLUMNS, CoherenceResult, Summary
 from .._rng import RNGLike, check_rng, spawn
 from .._validation import (
     as_dataframe,
@@ -83,8 +83,7 @@ class CoherenceReport:
         for cell in self.cells:
             for name in TEST_NAMES:
                 if name in cell.results:
-                    # the base schema (some families override to_frame with a detail table)
-                    frame = CoherenceResult.to_frame(cell.results[name])[list(RESULT_COLUMNS)]
+                    frame = cell.results[name].to_frame()[list(RESULT_COLUMNS)]
                     row = frame.iloc[0].to_dict()
                     row["error"] = ""
                 elif name in cell.errors:
@@ -120,6 +119,16 @@ class CoherenceReport:
         return frame.pivot_table(
             index=index, columns="test", values="pvalue", aggfunc="first", sort=False
         )
+
+    def summary(self) -> Summary:
+        """The p-values by cell and test (:meth:`summary_table`), formatted."""
+        table = self.summary_table()
+        with pd.option_context("display.width", 180, "display.max_columns", 40,
+                               "display.float_format", "{:.4g}".format):
+            body = table.to_string()
+        title = f"coherence report: {len(self.cells)} cell(s), p-values by cell and test"
+        return Summary(f"{title}\n{body}", title=title,
+                       tables=[("p-values by cell and test", table.reset_index())])
 
     def to_html(self, path: str | Path | None = None) -> str:
         """One self-contained HTML page (figures embedded as PNG); written to ``path`` if given."""

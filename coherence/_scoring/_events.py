@@ -75,10 +75,10 @@ class KeyEventRecallResult(CoherenceResult):
         Forecasts whose question has no key event (KER undefined).
     event_precision, event_recall, event_f1 : float
         Means over forecasts where each is defined.
-    per_forecast : pandas.DataFrame
-        ``by``, ``question``, ``n_forecast_events``, ``n_hindsight_events``,
-        ``n_key_events``, ``n_matched``, ``n_key_matched``, ``ker``,
-        ``precision``, ``recall``, ``f1``.
+    table : pandas.DataFrame
+        One row per forecast: ``by``, ``question``, ``n_forecast_events``,
+        ``n_hindsight_events``, ``n_key_events``, ``n_matched``,
+        ``n_key_matched``, ``ker``, ``precision``, ``recall``, ``f1``.
     matches : pandas.DataFrame
         One row per matched pair: ``by``, ``question``, ``hindsight_event``,
         ``forecast_row`` (index label in ``forecast_events``), ``score``,
@@ -98,14 +98,19 @@ class KeyEventRecallResult(CoherenceResult):
     event_precision: float
     event_recall: float
     event_f1: float
-    per_forecast: pd.DataFrame = field(repr=False)
-    matches: pd.DataFrame = field(repr=False)
-    key_events: pd.DataFrame = field(repr=False)
+    table: pd.DataFrame = field(repr=False, compare=False)
+    matches: pd.DataFrame = field(repr=False, compare=False)
+    key_events: pd.DataFrame = field(repr=False, compare=False)
 
     _test_name: ClassVar[str] = "key_event_recall"
     _extra_columns: ClassVar[tuple[str, ...]] = (
         "by", "k", "min_impact", "threshold", "date_window_days", "matcher", "n_resamples",
         "n_no_key_events", "event_precision", "event_recall", "event_f1")
+
+    @property
+    def per_forecast(self) -> pd.DataFrame:
+        """Alias of :attr:`table`: one row per forecast."""
+        return self.table
 
 
 def key_event_recall(
@@ -419,7 +424,7 @@ def _key_event_recall(iv: _KeyEventInput) -> KeyEventRecallResult:
         by=by, k=k, min_impact=min_impact, threshold=threshold,
         date_window_days=date_window_days, matcher=matcher_name, n_resamples=n_resamples,
         n_no_key_events=n_undef, event_precision=nanmean("precision"),
-        event_recall=nanmean("recall"), event_f1=nanmean("f1"), per_forecast=per,
+        event_recall=nanmean("recall"), event_f1=nanmean("f1"), table=per,
         matches=matches,
         key_events=pd.DataFrame(key_rows, columns=["question", "rank", "event", "impact"]))
 
@@ -461,7 +466,7 @@ def grounding_split(scores: ForecastScoresResult, *,
             continue
         if res.by != by:
             raise ValueError(param_error(param, owner, f"a result keyed by '{by}'", res.by))
-        merged = pf.merge(res.per_forecast[[by, "question", col]], on=[by, "question"],
+        merged = pf.merge(res.table[[by, "question", col]], on=[by, "question"],
                           how="inner")
         for group, acc in (("correct", 1.0), ("incorrect", 0.0)):
             v = merged.loc[merged["accuracy"] == acc, col].to_numpy(dtype=np.float64)

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from .._resampling import cluster_bootstrap_means, cluster_draws, percentile_interval
-from .._results import CoherenceResult, ConfidenceInterval
+from .._results import CoherenceResult, ConfidenceInterval, Summary
 from .._rng import RNGLike, check_rng, spawn
 from .._validation import (
     as_dataframe,
@@ -148,8 +148,14 @@ class ForecastComparisonResult(CoherenceResult):
         Whether a negative statistic favours ``model_a``.
     n_resamples : int
         Randomization and bootstrap resamples.
-    differences : pandas.DataFrame
-        Per common question: both scores and their difference.
+    table : pandas.DataFrame
+        One row per common question: both scores and their difference.
+
+    Notes
+    -----
+    Made by :meth:`ForecastScoresResult.compare`, so the test name (the
+    ``test`` column of :meth:`to_frame`) is ``'ForecastScoresResult.compare'``,
+    the public call that produces it.
     """
 
     model_a: str
@@ -157,11 +163,16 @@ class ForecastComparisonResult(CoherenceResult):
     metric: str
     lower_is_better: bool
     n_resamples: int
-    differences: pd.DataFrame = field(repr=False)
+    table: pd.DataFrame = field(repr=False, compare=False)
 
-    _test_name: ClassVar[str] = "forecast_comparison"
+    _test_name: ClassVar[str] = "ForecastScoresResult.compare"
     _extra_columns: ClassVar[tuple[str, ...]] = ("model_a", "model_b", "metric",
                                                  "lower_is_better", "n_resamples")
+
+    @property
+    def differences(self) -> pd.DataFrame:
+        """Alias of :attr:`table`: one row per common question."""
+        return self.table
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,7 +205,7 @@ class ForecastScoresResult(CoherenceResult):
     n_dropped_stale : int
         Older forecasts dropped because a later one exists for the same
         (model, question).
-    scores : pandas.DataFrame
+    table : pandas.DataFrame
         One row per model plus a pooled row (``'(all)'``): ``n_forecasts``,
         ``n_questions`` and, for each of accuracy, brier, log_score, the mean
         and its ``_ci_low``/``_ci_high``.
@@ -223,10 +234,10 @@ class ForecastScoresResult(CoherenceResult):
     n_bins: int
     n_resamples: int
     n_dropped_stale: int
-    scores: pd.DataFrame = field(repr=False)
-    calibration: pd.DataFrame = field(repr=False)
-    reliability_table: pd.DataFrame = field(repr=False)
-    per_forecast: pd.DataFrame = field(repr=False)
+    table: pd.DataFrame = field(repr=False, compare=False)
+    calibration: pd.DataFrame = field(repr=False, compare=False)
+    reliability_table: pd.DataFrame = field(repr=False, compare=False)
+    per_forecast: pd.DataFrame = field(repr=False, compare=False)
     filtered: ForecastScoresResult | None = field(default=None, repr=False)
     contamination: Any = field(default=None, repr=False)
 
@@ -235,18 +246,25 @@ class ForecastScoresResult(CoherenceResult):
                                                  "log_convention", "floor", "n_bins",
                                                  "n_resamples")
 
-    def summary(self) -> str:
+    @property
+    def scores(self) -> pd.DataFrame:
+        """Alias of :attr:`table`: one row per model plus the pooled row."""
+        return self.table
+
+    def summary(self) -> Summary:
         """The headline result followed by the per-model score table."""
         head = CoherenceResult.summary(self)
         cols = [self.by, "n_questions", "accuracy", "brier", "brier_ci_low", "brier_ci_high",
                 "log_score"]
-        table = self.scores[cols].to_string(index=False, float_format=lambda x: f"{x:.4g}")
-        lines = [head, "", table]
+        table = self.table[cols].to_string(index=False, float_format=lambda x: f"{x:.4g}")
+        lines = ["", "", table]
+        tables = [("per model", self.table[cols])]
         if self.filtered is not None:
-            filt = self.filtered.scores[cols].to_string(index=False,
-                                                         float_format=lambda x: f"{x:.4g}")
+            filt = self.filtered.table[cols].to_string(index=False,
+                                                        float_format=lambda x: f"{x:.4g}")
             lines += ["", "after the contamination filter:", filt]
-        return "\n".join(lines)
+            tables.append(("after the contamination filter", self.filtered.table[cols]))
+        return head.extend("\n".join(lines), tables=tables)
 
     def scores_frame(self) -> pd.DataFrame:
         """The per-model and pooled score table, with an ``filtered`` flag column.
@@ -254,9 +272,9 @@ class ForecastScoresResult(CoherenceResult):
         Rows of the unfiltered scores come first (``filtered = False``), then,
         when a contamination filter was applied, those of the filtered scores.
         """
-        frames = [self.scores.assign(filtered=False)]
+        frames = [self.table.assign(filtered=False)]
         if self.filtered is not None:
-            frames.append(self.filtered.scores.assign(filtered=True))
+            frames.append(self.filtered.table.assign(filtered=True))
         return pd.concat(frames, ignore_index=True)
 
     def compare(self, model_a: str, model_b: str, *, metric: str = "brier",
@@ -339,7 +357,7 @@ class ForecastScoresResult(CoherenceResult):
             confidence_interval=ConfidenceInterval(low, high, confidence_level),
             n_obs=len(diff), method="sign-flip randomization; bootstrap over questions",
             model_a=str(model_a), model_b=str(model_b), metric=metric,
-            lower_is_better=lower_is_better, n_resamples=n_resamples, differences=table)
+            lower_is_better=lower_is_better, n_resamples=n_resamples, table=table)
 
 
 # --------------------------------------------------------------------------- public layer
@@ -679,7 +697,7 @@ def _score(df: pd.DataFrame, *, by: str, question: str, probability: str | None,
         n_obs=len(per), method="cluster bootstrap over questions (percentile)",
         by=by, kind=prep.kind, brier_convention=_BRIER_CONVENTIONS[prep.kind],
         log_convention=convention, floor=floor, n_bins=n_bins, n_resamples=n_resamples,
-        n_dropped_stale=prep.n_dropped_stale, scores=scores, calibration=pd.DataFrame(cal_rows),
+        n_dropped_stale=prep.n_dropped_stale, table=scores, calibration=pd.DataFrame(cal_rows),
         reliability_table=rel, per_forecast=per)
 
 

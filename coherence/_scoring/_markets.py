@@ -113,18 +113,23 @@ class MarketAlignmentResult(CoherenceResult):
         Pearson correlation of the pressure curve (evaluated at each price
         time) with the price series; descriptive only (both are
         autocorrelated, so no p-value is given).
-    per_event : pandas.DataFrame
-        Per dated event: ``date``, ``impact``, ``price_before``,
+    table : pandas.DataFrame
+        One row per dated event: ``date``, ``impact``, ``price_before``,
         ``price_after``, ``move``, ``counted``, ``agrees``.
     """
 
     window_days: float
     min_move: float
     correlation: float
-    per_event: pd.DataFrame = field(repr=False)
+    table: pd.DataFrame = field(repr=False, compare=False)
 
     _test_name: ClassVar[str] = "market_alignment"
     _extra_columns: ClassVar[tuple[str, ...]] = ("window_days", "min_move", "correlation")
+
+    @property
+    def per_event(self) -> pd.DataFrame:
+        """Alias of :attr:`table`: one row per dated event."""
+        return self.table
 
 
 def market_alignment(events: Any, prices: Any, *, window_days: float = 3.0,
@@ -231,7 +236,7 @@ def market_alignment(events: Any, prices: Any, *, window_days: float = 3.0,
     return MarketAlignmentResult(
         statistic=stat, pvalue=pvalue, confidence_interval=ci, n_obs=n,
         method="exact binomial test of agreement = 1/2; Clopper-Pearson interval",
-        window_days=window_days, min_move=min_move, correlation=corr, per_event=per)
+        window_days=window_days, min_move=min_move, correlation=corr, table=per)
 
 
 def _mixed_tz(events: Any, date: str, prices: Any, price_date: str) -> bool:

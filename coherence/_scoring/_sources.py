@@ -53,18 +53,23 @@ class SourcePrecisionResult(CoherenceResult):
         Bootstrap resamples.
     n_no_citations : int
         Forecasts citing no source (precision undefined, left out of the mean).
-    per_forecast : pandas.DataFrame
-        ``by``, ``question``, ``n_cited``, ``n_reference``, ``n_correct``,
-        ``precision``.
+    table : pandas.DataFrame
+        One row per forecast: ``by``, ``question``, ``n_cited``,
+        ``n_reference``, ``n_correct``, ``precision``.
     """
 
     by: str
     n_resamples: int
     n_no_citations: int
-    per_forecast: pd.DataFrame = field(repr=False)
+    table: pd.DataFrame = field(repr=False, compare=False)
 
     _test_name: ClassVar[str] = "source_precision"
     _extra_columns: ClassVar[tuple[str, ...]] = ("by", "n_resamples", "n_no_citations")
+
+    @property
+    def per_forecast(self) -> pd.DataFrame:
+        """Alias of :attr:`table`: one row per forecast."""
+        return self.table
 
 
 def _source_sets(df: pd.DataFrame, keys: list[str], sources: str) -> dict[tuple[Any, ...],
@@ -174,4 +179,4 @@ def source_precision(citations: Any, reference: Any, *, by: str = "model",
         statistic=stat, pvalue=np.nan,
         confidence_interval=ConfidenceInterval(low, high, confidence_level),
         n_obs=len(per) - n_empty, method="cluster bootstrap over questions (percentile)",
-        by=by, n_resamples=n_resamples, n_no_citations=n_empty, per_forecast=per)
+        by=by, n_resamples=n_resamples, n_no_citations=n_empty, table=per)

@@ -1,9 +1,11 @@
 from dataclasses import FrozenInstanceError, dataclass, field
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from coherence import RESULT_COLUMNS, CoherenceResult, ConfidenceInterval
+from coherence._results import Summary
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,3 +58,31 @@ def test_summary_and_n_alias():
     text = r.summary()
     assert "toy (permutation)" in text
     assert "95% CI" in text and "[0.1, 0.4]" in text and "k" in text
+
+
+def test_summary_text_is_unchanged_and_renders_as_html(capsys):
+    r = make()
+    text = r.summary()
+    expected = ("toy (permutation)\n"
+                "  statistic     0.25\n"
+                "  p-value       0.04\n"
+                "  95% CI        [0.1, 0.4]\n"
+                "  n_obs         100\n"
+                "  k             3")
+    assert str(text) == expected and repr(text) == expected and text == expected
+    print(text)
+    assert capsys.readouterr().out == expected + "\n"
+    rendered = text._repr_html_()
+    assert "<caption><b>toy (permutation)</b></caption>" in rendered
+    assert "<th style='text-align:left'>95% CI</th>" in rendered
+
+
+def test_summary_extend_and_escaping():
+    s = Summary("title <x>\n  a 1", rows=[("a", "<1>")])
+    longer = s.extend("\nmore", tables=[("detail & co", pd.DataFrame({"c": ["<td>"]}))])
+    assert longer == "title <x>\n  a 1\nmore" and longer.heading == "title <x>"
+    rendered = longer._repr_html_()
+    assert "&lt;x&gt;" in rendered and "&lt;1&gt;" in rendered
+    assert "detail &amp; co" in rendered and "&lt;td&gt;" in rendered
+    assert "<x>" not in rendered
+    assert Summary("plain")._repr_html_() == "<pre>plain</pre>"

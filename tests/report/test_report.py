@@ -98,6 +98,21 @@ def test_markdown_and_html(rep, tmp_path):
     assert not re.search(r"""src=['"]http""", text)  # self-contained
     for setting in ("n_permutations", "engine", "versions", "rng"):
         assert setting in text
+    # the detail tables come from each result's `table`
+    mono = rep.cells[0].results["monotonicity"].table
+    assert "<h3>monotonicity: per action pair</h3>" in text
+    assert "<h3>prompt_consistency: per prompt variant</h3>" in text
+    assert all(f"<td>{pair}</td>" in text for pair in mono["pair"])
+
+
+def test_summary_is_the_pvalue_table(rep):
+    from coherence._results import Summary
+
+    s = rep.summary()
+    assert isinstance(s, Summary) and repr(s) == str(s)
+    assert str(s).splitlines()[0].startswith("coherence report: 2 cell(s)")
+    assert all(name in s for name in ("monotonicity", "prompt_consistency", "leakage"))
+    assert "<table" in s._repr_html_()
 
 
 def test_errors_are_recorded_not_raised():
