@@ -35,6 +35,7 @@ __all__ = [
     "cluster_members",
     "cluster_resample_rows",
     "cluster_weights",
+    "sorted_codes",
     "group_codes",
     "grouped_folds",
     "monte_carlo_pvalue",
@@ -202,6 +203,21 @@ def percentile_interval(samples: Any, confidence_level: float) -> tuple[float, f
     alpha = (1.0 - confidence_level) / 2.0
     low, high = np.quantile(arr, [alpha, 1.0 - alpha])
     return float(low), float(high)
+
+
+def sorted_codes(labels: Any) -> np.ndarray:
+    """Integer codes 0..G-1 of cluster labels in sorted label order.
+
+    Resampling draws clusters by code, so codes in sorted (not first-appearance)
+    order make a resampled result independent of the order of the input rows for
+    a given ``rng``. Labels that cannot be sorted together (mixed types) fall back
+    to first-appearance order.
+    """
+    try:
+        codes, _ = pd.factorize(np.asarray(labels, dtype=object), sort=True)
+    except TypeError:
+        codes, _ = pd.factorize(np.asarray(labels, dtype=object))
+    return codes.astype(np.int64)
 
 
 def cluster_bootstrap_means(values: np.ndarray, clusters: np.ndarray, n_resamples: int,

@@ -527,10 +527,16 @@ def iterated_expectation_check(
         "agent_z_mass": units["mass_agent"].to_numpy(dtype=float),
         "baseline_z_mass": units["mass_base"].to_numpy(dtype=float)})
 
-    codes, _ = pd.factorize(out["context"])
+    from .._resampling import (
+        cluster_draws,
+        cluster_resample_rows,
+        percentile_interval,
+        sorted_codes,
+    )
+
+    codes = sorted_codes(out["context"])
     n_ctx = int(codes.max()) + 1
     statistic = _median(ratio)
-    from .._resampling import cluster_draws, cluster_resample_rows, percentile_interval
 
     rows, offsets = cluster_resample_rows(codes, cluster_draws(n_ctx, n_resamples, gen))
     boot = np.array([_median(ratio[rows[offsets[b]:offsets[b + 1]]])

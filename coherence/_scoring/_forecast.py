@@ -16,7 +16,12 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from .._resampling import cluster_bootstrap_means, cluster_draws, percentile_interval
+from .._resampling import (
+    cluster_bootstrap_means,
+    cluster_draws,
+    percentile_interval,
+    sorted_codes,
+)
 from .._results import CoherenceResult, ConfidenceInterval, Summary
 from .._rng import RNGLike, check_rng, spawn
 from .._validation import (
@@ -326,6 +331,10 @@ class ForecastScoresResult(CoherenceResult):
         a = pf.loc[pf[self.by] == model_a].set_index("question")[metric]
         b = pf.loc[pf[self.by] == model_b].set_index("question")[metric]
         common = a.index.intersection(b.index, sort=False)
+        try:  # questions in sorted order: the resampling does not follow row order
+            common = common.sort_values()
+        except TypeError:
+            pass
         if len(common) < 2:
             raise ValueError(f"{owner}: models {model_a!r} and {model_b!r} share "
                              f"{len(common)} question(s); at least 2 are needed.")
@@ -670,7 +679,7 @@ def _score(df: pd.DataFrame, *, by: str, question: str, probability: str | None,
     pooled_ci = (np.nan, np.nan)
     for (name, mask), g in zip(groups, gens, strict=True):
         vals = values[mask]
-        q = pd.factorize(qcodes[mask])[0]
+        q = sorted_codes(qcodes[mask])
         boots = cluster_bootstrap_means(vals, q, n_resamples, g)
         row: dict[str, Any] = {by: name, "n_forecasts": int(mask.sum()),
                                "n_questions": int(q.max()) + 1}

@@ -204,10 +204,6 @@ def _compare(inputs: Inputs, rng: Any) -> ForecastComparisonResult:
     return scores.compare("a", "b", n_resamples=199, rng=rng)
 
 
-_CLUSTER_ORDER = ("the cluster bootstrap draws clusters in the order they first appear in the "
-                  "input, so with the same rng the interval changes with row order (the "
-                  "statistic does not)")
-
 CASES: tuple[Case, ...] = (
     Case("ci_test", CITestResult, lambda: _frame(_study("rational", 40)),
          lambda i, rng: coherence.ci_test(i["data"], n_resamples=19, rng=rng),
@@ -255,7 +251,6 @@ CASES: tuple[Case, ...] = (
                  p_y_given_x=np.clip(i["data"]["p_y_given_x"] + 0.03, 0, 1)),
              n_resamples=99, rng=rng),
          aliases=("units",),
-         order=_CLUSTER_ORDER,
          warns=(lambda: _frame(_lie_table().assign(p_y_given_xz=1.0, p_y_given_x=1.0)),
                 DegenerateDataWarning)),
     Case("conditional_forecasting", PairsResult, lambda: _frame(_pairs()),
@@ -264,12 +259,9 @@ CASES: tuple[Case, ...] = (
     Case("forecast_scores", ForecastScoresResult, lambda: _frame(_forecasts()),
          lambda i, rng: coherence.forecast_scores(i["data"], timestamp=None, n_resamples=50,
                                                   rng=rng),
-         order=_CLUSTER_ORDER, aliases=("scores",)),
+         aliases=("scores",)),
     Case("ForecastScoresResult.compare", ForecastComparisonResult,
-         lambda: _frame(_forecasts()), _compare, aliases=("differences",),
-         order="the sign flips and bootstrap draws follow the order in which the common "
-               "questions first appear, so with the same rng the p-value and interval "
-               "change with row order (the mean difference does not)"),
+         lambda: _frame(_forecasts()), _compare, aliases=("differences",)),
     Case("source_precision", SourcePrecisionResult,
          lambda: {"citations": _citations(), "reference": _REFERENCE},
          lambda i, rng: coherence.source_precision(i["citations"], i["reference"],
