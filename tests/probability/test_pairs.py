@@ -1,4 +1,4 @@
-"""Tests of conditional-forecasting coherence, read_pairs and pairs_power."""
+"""Tests of conditional-forecasting coherence."""
 
 from __future__ import annotations
 
@@ -13,29 +13,12 @@ from hypothesis import strategies as st
 from coherence import (
     PAIRS_COLUMNS,
     DegenerateDataWarning,
-    PairsPowerResult,
     PairsResult,
     SmallSampleWarning,
     conditional_forecasting,
-    pairs_power,
     read_pairs,
 )
-from coherence._probability._power import _binom_pvalues, _t_power
-
-
-def coherent_pairs(n: int, rng: np.random.Generator, category: str = "strong") -> pd.DataFrame:
-    """Pairs whose six elicited numbers come from one joint and whose outcomes are drawn
-    from it."""
-    joint = rng.dirichlet(np.ones(4), size=n)  # cells a1b1, a1b0, a0b1, a0b0
-    j11, j10, j01, _ = joint.T
-    p_a, p_b = j11 + j10, j11 + j01
-    cell = np.array([rng.choice(4, p=row) for row in joint])
-    return pd.DataFrame({
-        "pair": np.arange(n), "category": category, "p_a": p_a, "p_b": p_b,
-        "p_a_given_b1": j11 / p_b, "p_a_given_b0": j10 / (1 - p_b),
-        "p_b_given_a1": j11 / p_a, "p_b_given_a0": j01 / (1 - p_a),
-        "a_outcome": (cell <= 1).astype(int), "b_outcome": np.isin(cell, (0, 2)).astype(int),
-    })
+from tests.probability._helpers import coherent_pairs
 
 
 @pytest.fixture
@@ -250,53 +233,6 @@ def test_validation_empty_and_type(small):
         conditional_forecasting(3.0)
 
 
-# --------------------------------------------------------------------------- read_pairs
-def _record(i: int, **extra):
-    rec = {"pair_id": f"p{i}", "category": "strong", "reason": "r", "p_a": 0.3,
-           "p_a_given_b1": 0.6, "p_a_given_b0": 0.2, "resolution_a": 1.0,
-           "resolution_b": 0.0, "improvement": 99.0}
-    rec.update(extra)
-    return rec
-
-
-def test_read_pairs_json(tmp_path):
-    path = tmp_path / "run.json"
-    recs = [_record(0), _record(1, p_b=0.5, p_b_given_a1=0.4, p_b_given_a0=0.2)]
-    path.write_text(json.dumps({"results": recs, "metadata": {"model": "m"}}))
-    table = read_pairs(path)
-    assert table.columns.tolist() == ["pair", "category", "p_a", "p_a_given_b1", "p_a_given_b0",
-                                      "a_outcome", "b_outcome", "p_b", "p_b_given_a1",
-                                      "p_b_given_a0", "model"]
-    assert np.isnan(table["p_b"].iloc[0]) and table["p_b"].iloc[1] == 0.5
-    assert (table["model"] == "m").all()
-
-
-def test_read_pairs_csv(tmp_path):
-    df = coherent_pairs(5, np.random.default_rng(0))
-    df.to_csv(tmp_path / "pairs.csv", index=False)
-    table = read_pairs(tmp_path / "pairs.csv")
-    np.testing.assert_allclose(table["p_a"], df["p_a"])
-
-
-def test_read_pairs_errors(tmp_path):
-    path = tmp_path / "run.json"
-    path.write_text(json.dumps({"results": [_record(0), {"pair_id": "x"}]}))
-    with pytest.raises(ValueError, match=r"read_pairs: key 'category' is missing from 1 "
-                       r"record\(s\) .* \(first: 1\)"):
-        read_pairs(path)
-    path.write_text(json.dumps([_record(0)]))
-    with pytest.raises(ValueError, match="must hold a JSON object with a 'results' list"):
-        read_pairs(path)
-    path.write_text(json.dumps({"results": []}))
-    with pytest.raises(ValueError, match=r"'results' list .* is empty"):
-        read_pairs(path)
-    with pytest.raises(ValueError, match=r"The 'path' parameter of read_pairs must be a \.json"):
-        read_pairs(tmp_path / "x.txt")
-    pd.DataFrame({"pair": [1]}).to_csv(tmp_path / "bad.csv", index=False)
-    with pytest.raises(ValueError, match="read_pairs: column 'category'"):
-        read_pairs(tmp_path / "bad.csv")
-
-
 # --------------------------------------------------------------------------- the real file
 def test_real_file_reproduces_published_figures(shared_data):
     path = shared_data / "conditional-pairs" / "gpt4o_skeptical.json"
@@ -323,76 +259,6 @@ def test_real_file_reproduces_published_figures(shared_data):
     assert frame["bayes_consistent"].isna().all()
     # the strong category's interval covers 0: 14 pairs cannot tell
     assert frame.loc["strong", "ci_low"] < 0 < frame.loc["strong", "ci_high"]
-
-
-# --------------------------------------------------------------------------- power
-def test_t_power_matches_statsmodels():
-    from statsmodels.stats.power import TTestPower
-
-    for n, d in [(14, 0.09), (100, 0.3), (952, 0.0909)]:
-        assert _t_power(n, d, 0.05, "two-sided") == pytest.approx(
-            TTestPower().power(effect_size=d, nobs=n, alpha=0.05), rel=1e-6)
-        assert _t_power(n, d, 0.05, "greater") == pytest.approx(
-            TTestPower().power(effect_size=d, nobs=n, alpha=0.05, alternative="larger"),
-            rel=1e-6)
-
-
-def test_binom_pvalues_match_scipy():
-    from scipy.stats import binomtest
-
-    for n, p0 in [(13, 0.5), (20, 0.3)]:
-        for alt in ("two-sided", "greater", "less"):
-            ours = _binom_pvalues(n, p0, alt)
-            ref = [binomtest(k, n, p0, alternative=alt).pvalue for k in range(n + 1)]
-            np.testing.assert_allclose(ours, ref, rtol=1e-9)
-
-
-def test_pairs_power_mean_improvement():
-    res = pairs_power(effect=0.01, sd=0.11, n=14, n_simulations=1000, rng=0)
-    assert isinstance(res, PairsPowerResult)
-    assert res.n_required == 952
-    assert res.achieved_power >= 0.8 > _t_power(951, 0.01 / 0.11, 0.05, "two-sided")
-    assert abs(res.simulated_power - 0.8) < 0.05
-    assert res.power_at_n == pytest.approx(0.0615, abs=5e-4)
-    assert tuple(res.to_frame().columns) == PairsPowerResult.frame_columns()
-
-
-def test_pairs_power_win_rate():
-    res = pairs_power(metric="win_rate", win_rate=0.6, n_simulations=1000, rng=0)
-    assert res.achieved_power >= 0.8
-    from coherence._probability._power import _binom_power
-
-    assert _binom_power(res.n_required - 1, 0.6, 0.5, 0.05, "two-sided") < 0.8
-    assert abs(res.simulated_power - res.achieved_power) < 0.04
-
-
-def test_pairs_power_from_pilot():
-    df = coherent_pairs(40, np.random.default_rng(2))
-    res = pairs_power(df, effect=0.02, n_simulations=200, rng=0)
-    x = conditional_forecasting(df, rng=0).improvement
-    assert res.sd == pytest.approx(x.std(ddof=1))
-    assert res.source == "pilot" and res.n_pilot == 40
-    a = pairs_power(df, effect=0.02, n_simulations=200, rng=5)
-    b = pairs_power(df, effect=0.02, n_simulations=200, rng=5)
-    assert a.simulated_power == b.simulated_power
-
-
-def test_pairs_power_validation():
-    with pytest.raises(ValueError, match="The 'sd' parameter of pairs_power must be a float > 0"):
-        pairs_power(effect=0.01)
-    with pytest.raises(ValueError, match="The 'metric' parameter of pairs_power must be one of"):
-        pairs_power(metric="brier", sd=0.1)
-    with pytest.raises(ValueError, match="The 'power' parameter of pairs_power"):
-        pairs_power(sd=0.1, power=1.0)
-    with pytest.raises(ValueError, match="The 'effect' parameter of pairs_power must be non-zero"):
-        pairs_power(sd=0.1, effect=0.0)
-    with pytest.raises(ValueError, match="The 'win_rate' parameter of pairs_power must be "
-                       "different"):
-        pairs_power(metric="win_rate", win_rate=0.5)
-    with pytest.raises(ValueError, match="The 'category' parameter of pairs_power"):
-        pairs_power(coherent_pairs(5, np.random.default_rng(0)), category="weak")
-    with pytest.raises(ValueError, match="The 'n' parameter of pairs_power must be an int >= 2"):
-        pairs_power(sd=0.1, n=1)
 
 
 # --------------------------------------------------------------------------- calibration
