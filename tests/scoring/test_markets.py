@@ -1,0 +1,95 @@
+"""Causal pressure and market alignment."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from coherence import (
+    DegenerateDataWarning,
+    MarketAlignmentResult,
+    causal_pressure,
+    market_alignment,
+    plot_causal_pressure,
+)
+
+
+# --------------------------------------------------------------------------- causal pressure
+def events() -> pd.DataFrame:
+    return pd.DataFrame({
+        "date": ["2024-01-05", "2024-01-10", "2024-01-20", "2024-01-30", None],
+        "direction": [1, -1, 1, 1, -1],
+        "magnitude": [1.0, 0.5, 1.0, 0.2, 1.0],
+        "confidence": [1.0, 1.0, 0.5, 1.0, 1.0],
+    })
+
+
+def test_causal_pressure_by_hand():
+    curve = causal_pressure(events())
+    # impacts 1, -0.5, 0.5, 0.2 (undated event dropped); running sum 1, 0.5, 1, 1.2
+    np.testing.assert_allclose(curve["impact"], [1.0, -0.5, 0.5, 0.2])
+    np.testing.assert_allclose(curve["pressure"], [1.0, 0.5, 1.0, 1.2])
+    ties = causal_pressure({"date": ["2024-01-02", "2024-01-01", "2024-01-02"],
+                            "direction": [1, 1, -1], "magnitude": [1, 2, 4],
+                            "confidence": [1, 1, 1]})
+    # sorted by date, ties keep row order: 2, 1, -4
+    np.testing.assert_allclose(ties["pressure"], [2.0, 3.0, -1.0])
+
+
+def test_causal_pressure_validation():
+    with pytest.raises(ValueError, match=r"Column 'direction'.*be -1, 0 or 1"):
+        causal_pressure(events().assign(direction=2))
+    with pytest.raises(ValueError, match=r"Column 'magnitude'.*>= 0"):
+        causal_pressure(events().assign(magnitude=-1.0))
+    with pytest.raises(ValueError, match=r"Column 'confidence'.*\[0, 1\]"):
+        causal_pressure(events().assign(confidence=1.5))
+
+
+PRICES = pd.DataFrame({
+    "date": ["2024-01-04", "2024-01-06", "2024-01-09", "2024-01-10", "2024-01-19",
+             "2024-01-21"],
+    "price": [0.40, 0.55, 0.60, 0.62, 0.70, 0.60],
+})
+
+
+def test_market_alignment_by_hand():
+    res = market_alignment(events(), PRICES)
+    assert isinstance(res, MarketAlignmentResult)
+    per = res.per_event
+    # e1 (+1): 0.55 - 0.40 = +0.15 agrees; e2 (-0.5): the price stamped at the event counts
+    # as after: 0.62 - 0.60 = +0.02 < 0.03, not counted; e3 (+0.5): 0.60 - 0.70 = -0.10
+    # disagrees; e4: no price within 3 days -> not counted
+    np.testing.assert_allclose(per["move"].to_numpy()[:3], [0.15, 0.02, -0.10], atol=1e-12)
+    assert np.isnan(per["move"].iloc[3])
+    assert per["counted"].tolist() == [True, False, True, False]
+    assert res.statistic == 0.5 and res.n_obs == 2
+    assert res.pvalue == pytest.approx(1.0)   # binomial(1 of 2, 1/2), two-sided
+    # pressure at each price time: 0, 1, 1, 0.5, 0.5, 1
+    expected = np.corrcoef([0, 1, 1, 0.5, 0.5, 1], PRICES["price"])[0, 1]
+    assert res.correlation == pytest.approx(expected)
+
+
+def test_market_alignment_no_counted_events():
+    with pytest.warns(DegenerateDataWarning, match="agreement share is undefined"):
+        res = market_alignment(events(), PRICES, min_move=0.5)
+    assert np.isnan(res.statistic) and res.n_obs == 0
+
+
+def test_market_alignment_validation():
+    with pytest.raises(ValueError, match="'window_days' parameter of market_alignment"):
+        market_alignment(events(), PRICES, window_days=-1)
+    with pytest.raises(ValueError, match="column 'price'"):
+        market_alignment(events(), PRICES.drop(columns="price"))
+    with pytest.raises(ValueError, match="both be timezone-aware or both naive"):
+        market_alignment(events(), PRICES.assign(date=PRICES["date"] + "T00:00Z"))
+
+
+def test_plot_causal_pressure():
+    import matplotlib.pyplot as plt
+
+    ax = plot_causal_pressure(causal_pressure(events()), PRICES)
+    assert ax.get_title() == "Causal pressure"
+    plt.close("all")
+    with pytest.raises(TypeError, match="'curve' parameter of plot_causal_pressure"):
+        plot_causal_pressure(events())

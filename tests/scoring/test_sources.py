@@ -1,0 +1,41 @@
+"""Source precision."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from coherence import DegenerateDataWarning, SourcePrecisionResult, source_precision
+
+
+# --------------------------------------------------------------------------- source precision
+def test_source_precision_by_hand():
+    cites = pd.DataFrame({"model": ["m", "m", "m", "n", "n"],
+                          "question": ["q1", "q2", "q3", "q1", "q1"],
+                          "sources": [["a", "b", "a", "c"], [], ["x"], "a", "z"]})
+    ref = pd.DataFrame({"question": ["q1", "q1", "q2", "q3"],
+                        "sources": ["a", "c", ["y"], []]})
+    res = source_precision(cites, ref, n_resamples=100, rng=0)
+    assert isinstance(res, SourcePrecisionResult)
+    per = res.per_forecast.set_index(["model", "question"])["precision"]
+    assert per[("m", "q1")] == pytest.approx(2 / 3)   # {a, b, c} ∩ {a, c} = 2 of 3
+    assert np.isnan(per[("m", "q2")])                  # cites nothing
+    assert per[("m", "q3")] == 0.0                     # reference is empty
+    assert per[("n", "q1")] == 0.5                     # long form: {a, z}
+    assert res.statistic == pytest.approx((2 / 3 + 0 + 0.5) / 3)
+    assert res.n_no_citations == 1 and res.n_obs == 3
+
+
+def test_source_precision_validation():
+    cites = {"model": ["m"], "question": ["q"], "sources": [["a"]]}
+    with pytest.raises(ValueError, match="an entry for every cited question"):
+        source_precision(cites, {"other": ["a"]})
+    with pytest.raises(ValueError, match="column 'sources'"):
+        source_precision({"model": ["m"], "question": ["q"]}, {"q": ["a"]})
+    with pytest.raises(ValueError, match="'confidence_level' parameter of source_precision"):
+        source_precision(cites, {"q": ["a"]}, confidence_level=2)
+    with pytest.warns(DegenerateDataWarning, match="no forecast cites a source"):
+        res = source_precision({"model": ["m"], "question": ["q"], "sources": [[]]},
+                               {"q": ["a"]})
+    assert np.isnan(res.statistic)
