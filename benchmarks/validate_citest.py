@@ -1,170 +1,349 @@
-"""Size, power and coverage of :func:`coherence.ci_test` on simulated agents.
+"""Validation matrix of :func:`coherence.ci_test`: size, power and coverage.
 
-Run from the repository root::
+Studies come from :mod:`benchmarks.citest_designs`, a generator written apart
+from the package's own simulated agents, whose exact I(action; outcome | belief)
+is known. Every cell is run with the defaults a user gets (only ``n_resamples``
+is lowered, which changes the p-value's resolution, not its validity). Results
+are written as JSON (package versions, commit, machine) and the tables of
+``docs/validation_ci.md`` are generated from that file::
 
-    nice -n 10 python -m benchmarks.validate_citest --reps 200
+    python -m benchmarks.validate_citest --reps 400 --jobs 2      # writes the JSON
+    python -m benchmarks.validate_citest --tables                 # JSON -> docs tables
 
-and paste the printed Markdown tables into docs/validation_ci.md. The design
-is the reference paper's: 200 contexts x 5 repetitions, beliefs on a 0.05
-grid, 3 actions. Every study is simulated from its own seed (0, 1, 2, ...).
+``--only WORD`` runs the cells whose name contains a word; ``--quick`` is the
+small version used by the test suite.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import math
+import os
+import platform
+import subprocess
+import sys
 import time
 import warnings
-from collections.abc import Callable
+from collections.abc import Iterable
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-import coherence
-from coherence import Agent, NotCalibratedWarning, SmallSampleWarning
+from benchmarks.citest_designs import Design, exact_cmi, generate, leak_for
 
-GRID: list[float] = [0.05]  # --coverage-grid
-ONLY: list[str] = []  # --only: run the size cases whose label contains one of these
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "benchmarks" / "results" / "validate_citest.json"
+DOC = ROOT / "docs" / "validation_ci.md"
+ALPHA = 0.05
+
+# ---------------------------------------------------------------- the matrix
+REF = Design()
+NULLS: dict[str, Design] = {
+    "reference: 0.05 grid, 200 x 5, 3 actions": REF,
+    "0.1 grid": REF.with_(grid=0.1),
+    "0.01 grid": REF.with_(grid=0.01),
+    "continuous beliefs": REF.with_(grid=None),
+    "unequal repetitions (1-10)": REF.with_(repetitions=(1, 10)),
+    "unequal repetitions, continuous": REF.with_(repetitions=(1, 10), grid=None),
+    "small study: 30 x 5": REF.with_(n_contexts=30),
+    "one row per context: 1000 x 1, 0.01 grid": REF.with_(n_contexts=1000, repetitions=1,
+                                                          grid=0.01),
+    "2 actions": REF.with_(n_actions=2),
+    "4 actions": REF.with_(n_actions=4),
+    "rare outcomes: q ~ Beta(0.5, 5)": REF.with_(base_rate="rare"),
+    "rare outcomes, continuous": REF.with_(base_rate="rare", grid=None),
+    "probability weighting (Prelec 0.6)": REF.with_(weighting=0.6),
+    "context shocks, beliefs constant": REF.with_(shock_sd=1.0),
+    "context shocks, beliefs vary (sd 0.05), 0.05 grid": REF.with_(shock_sd=1.0,
+                                                                  belief_sd=0.05),
+    "context shocks, beliefs vary (sd 0.05), 0.01 grid": REF.with_(shock_sd=1.0,
+                                                                  belief_sd=0.05, grid=0.01),
+    "beliefs vary (sd 0.05), continuous": REF.with_(belief_sd=0.05, grid=None),
+    "shocks, beliefs vary, unequal repetitions": REF.with_(shock_sd=1.0, belief_sd=0.05,
+                                                           repetitions=(1, 10)),
+    "discrete evidence, 4 levels, constant in context": REF.with_(evidence_levels=4),
+    "discrete evidence, 10 levels, varies in context, 40 x 3": REF.with_(
+        n_contexts=40, repetitions=3, evidence_levels=10, evidence_within=True),
+    "discrete evidence, 40 levels, varies in context, 40 x 3": REF.with_(
+        n_contexts=40, repetitions=3, evidence_levels=40, evidence_within=True),
+    "discrete evidence, 4 levels, varies in context, 200 x 5": REF.with_(
+        evidence_levels=4, evidence_within=True),
+}
+#: alternatives: (design, exact CMIs to aim at)
+ALTERNATIVES: dict[str, tuple[Design, tuple[float, ...]]] = {
+    "reference: 0.05 grid, 200 x 5": (REF, (0.024, 0.053, 0.09, 0.176)),
+    "0.01 grid": (REF.with_(grid=0.01), (0.024, 0.09, 0.176)),
+    "continuous beliefs": (REF.with_(grid=None), (0.024, 0.09, 0.176)),
+    "unequal repetitions (1-10)": (REF.with_(repetitions=(1, 10)), (0.053, 0.176)),
+    "context shocks, beliefs constant": (REF.with_(shock_sd=1.0), (0.09,)),
+    "rare outcomes, continuous": (REF.with_(base_rate="rare", grid=None), (0.05,)),
+    "small study: 30 x 5, continuous": (REF.with_(n_contexts=30, grid=None), (0.09, 0.176)),
+    "one row per context: 1000 x 1, 0.01 grid": (
+        REF.with_(n_contexts=1000, repetitions=1, grid=0.01), (0.024, 0.09)),
+    "discrete evidence, 4 levels, constant in context": (REF.with_(evidence_levels=4),
+                                                          (0.09,)),
+}
+#: k chosen in hindsight against the default: power at each k
+K_GRID = (3, 5, 10, 20, 30)
+K_DESIGNS: dict[str, tuple[Design, float]] = {
+    "continuous beliefs, 200 x 5": (REF.with_(grid=None), 0.03),
+    "0.01 grid, 200 x 5": (REF.with_(grid=0.01), 0.03),
+    "continuous beliefs, 100 x 10": (REF.with_(grid=None, n_contexts=100, repetitions=10),
+                                     0.03),
+    "continuous beliefs, 500 x 2": (REF.with_(grid=None, n_contexts=500, repetitions=2),
+                                    0.03),
+    "reference: 0.05 grid, 200 x 5": (REF, 0.03),
+}
 
 
-def _binomial_se(rate: float, reps: int) -> float:
-    return float(np.sqrt(max(rate * (1 - rate), 1e-12) / reps))
+# ---------------------------------------------------------------- one study
+def _run_one(args: tuple[Design, int, dict[str, Any]]) -> tuple[float, float, float, float, int]:
+    import coherence
+
+    design, seed, options = args
+    data = generate(design, seed)
+    evidence = ["evidence"] if "evidence" in data else []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = coherence.ci_test(data, evidence=evidence, rng=seed, **options)
+    ci = res.confidence_interval
+    return res.statistic, res.pvalue, ci.low, ci.high, res.k
 
 
-def _study(agent: Agent, seed: int, n_contexts: int) -> coherence.SimulatedStudy:
-    return coherence.simulate(agent, n_contexts=n_contexts, n_repetitions=5, rng=seed)
+def _many(design: Design, reps: int, options: dict[str, Any], pool: Any,
+          seed0: int) -> np.ndarray:
+    jobs = [(design, seed0 + s, options) for s in range(reps)]
+    out = list(pool.map(_run_one, jobs, chunksize=4)) if pool else [_run_one(j) for j in jobs]
+    return np.asarray(out, dtype=np.float64)
 
 
-def _rate(agent: Agent, reps: int, n_contexts: int, run: Callable[..., bool],
-          n_repetitions: int = 5) -> float:
-    hits = 0
-    for seed in range(reps):
-        study = coherence.simulate(agent, n_contexts=n_contexts, n_repetitions=n_repetitions,
-                                   rng=seed)
-        hits += bool(run(study, seed))
-    return hits / reps
+def _wilson(k: int, n: int) -> tuple[float, float]:
+    from scipy.stats import binomtest
+
+    ci = binomtest(k, n).proportion_ci(method="wilson")
+    return float(ci.low), float(ci.high)
 
 
-def _perm(**options: object) -> Callable[..., bool]:
-    def run(study: coherence.SimulatedStudy, seed: int) -> bool:
-        res = coherence.ci_test(study.data, rng=seed, **options)  # type: ignore[arg-type]
-        return bool(res.pvalue <= 0.05)
-    return run
+def _rate(flags: np.ndarray) -> dict[str, Any]:
+    k = int(np.sum(flags))
+    n = int(flags.size)
+    low, high = _wilson(k, n)
+    return {"rate": k / n, "k": k, "n": n, "wilson_low": low, "wilson_high": high}
 
 
-def _boot_excludes_zero(n_resamples: int) -> Callable[..., bool]:
-    def run(study: coherence.SimulatedStudy, seed: int) -> bool:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", NotCalibratedWarning)
-            res = coherence.ci_test(study.data, method="bootstrap", n_resamples=n_resamples,
-                                    rng=seed)
-        return bool(res.confidence_interval.low > 0.0 or res.confidence_interval.high < 0.0)
-    return run
-
-
-def size_table(reps: int, n_resamples: int, n_contexts: int) -> list[str]:
-    rows = ["| agent | procedure | rejection rate at 0.05 | s.e. |", "| --- | --- | --- | --- |"]
-    cases = [
-        ("rational, 0.05 grid", Agent.rational(), "permutation (default)",
-         _perm(n_resamples=n_resamples)),
-        ("rational, 0.05 grid", Agent.rational(), "permutation, rows as units",
-         _perm(n_resamples=n_resamples, permute="rows")),
-        ("rational, 0.05 grid", Agent.rational(), "bootstrap 95% CI excludes 0 (paper)",
-         _boot_excludes_zero(500)),
-        ("rational, 0.05 grid", Agent.rational(), "permutation, calibrate=True",
-         _perm(n_resamples=n_resamples, calibrate=True)),
-        ("rational, 0.01 grid", Agent.rational(grid=0.01), "permutation (default)",
-         _perm(n_resamples=n_resamples)),
-        ("rational, 0.01 grid", Agent.rational(grid=0.01),
-         "bootstrap 95% CI excludes 0 (paper)", _boot_excludes_zero(500)),
-        ("rational, continuous beliefs", Agent.rational(grid=None), "permutation (default)",
-         _perm(n_resamples=n_resamples)),
-        ("rational, report_noise 0.05", Agent.rational(report_noise=0.05),
-         "permutation, row belief", _perm(n_resamples=n_resamples)),
-        ("rational, report_noise 0.05", Agent.rational(report_noise=0.05),
-         "permutation, context-mean belief",
-         _perm(n_resamples=n_resamples, condition_on="context_mean")),
-    ]
-    # the issue's design: one row per context (1000 contexts), 0.01 grid
-    single = 5 * n_contexts
-    cases += [
-        (f"rational, 0.01 grid, {single} contexts x 1", Agent.rational(grid=0.01),
-         "permutation (default)", _perm(n_resamples=n_resamples)),
-        (f"rational, 0.01 grid, {single} contexts x 1", Agent.rational(grid=0.01),
-         "bootstrap 95% CI excludes 0 (paper)", _boot_excludes_zero(500)),
-    ]
-    for label, agent, proc, run in cases:
-        if ONLY and not any(word in f"{label} {proc}" for word in ONLY):
+# ---------------------------------------------------------------- sections
+def size_section(reps: int, n_resamples: int, pool: Any, only: list[str]) -> list[dict]:
+    rows = []
+    for name, design in NULLS.items():
+        if only and not any(w in name for w in only):
             continue
         t0 = time.perf_counter()
-        if "x 1" in label:
-            rate = _rate(agent, reps, single, run, n_repetitions=1)
-        else:
-            rate = _rate(agent, reps, n_contexts, run)
-        rows.append(f"| {label} | {proc} | {rate:.3f} | {_binomial_se(rate, reps):.3f} |")
-        print(rows[-1], f"({time.perf_counter() - t0:.0f} s)", flush=True)
+        out = _many(design, reps, {"n_resamples": n_resamples}, pool, 10_000)
+        p = out[:, 1]
+        valid = np.isfinite(p)
+        row = {"design": name, "settings": _settings(design), "reps": reps,
+               "size": _rate(p[valid] <= ALPHA), "n_nan_pvalue": int(np.sum(~valid)),
+               "ci_covers_0": _rate((out[:, 2] <= 0) & (out[:, 3] >= 0)),
+               "median_k": float(np.median(out[:, 4])),
+               "seconds": time.perf_counter() - t0}
+        rows.append(row)
+        print(f"size  {name:62s} {row['size']['rate']:.3f} "
+              f"[{row['size']['wilson_low']:.3f}, {row['size']['wilson_high']:.3f}] "
+              f"cover0 {row['ci_covers_0']['rate']:.3f} ({row['seconds']:.0f} s)", flush=True)
     return rows
 
 
-def power_table(reps: int, n_resamples: int, n_contexts: int) -> list[str]:
-    rows = ["| leaky strength | exact CMI (nats) | power of permutation test at 0.05 | s.e. |",
-            "| --- | --- | --- | --- |"]
-    for strength in (0.05, 0.1, 0.2, 0.3, 0.5):
-        agent = Agent.leaky(strength=strength)
-        truth = _study(agent, 0, 20).truth.cmi
-        rate = _rate(agent, reps, n_contexts, _perm(n_resamples=n_resamples))
-        rows.append(f"| {strength} | {truth:.4f} | {rate:.3f} | {_binomial_se(rate, reps):.3f} |")
-        print(rows[-1], flush=True)
-    return rows
-
-
-def coverage_table(reps: int, n_resamples: int, n_contexts: int) -> list[str]:
-    rows = ["| agent | exact CMI | CI method | coverage of 95% CI | mean width | mean estimate |",
-            "| --- | --- | --- | --- | --- | --- |"]
-    for strength in (0.0, 0.3, 0.6):
-        agent = (Agent.leaky(strength=strength, grid=GRID[0]) if strength
-                 else Agent.rational(grid=GRID[0]))
-        truth = _study(agent, 0, 20).truth.cmi
-        for ci_method in ("subsampling", "bootstrap"):
-            cover = 0
-            widths = []
-            stats = []
-            for seed in range(reps):
-                res = coherence.ci_test(_study(agent, seed, n_contexts).data,
-                                        n_resamples=n_resamples, ci_method=ci_method, rng=seed)
-                ci = res.confidence_interval
-                cover += ci.low <= truth <= ci.high
-                widths.append(ci.high - ci.low)
-                stats.append(res.statistic)
-            rows.append(f"| {agent.kind} {strength}, grid {GRID[0]} | {truth:.4f} | {ci_method} | "
-                        f"{cover / reps:.3f} | {np.mean(widths):.4f} | {np.mean(stats):.4f} |")
-            print(rows[-1], flush=True)
-    return rows
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--reps", type=int, default=200)
-    parser.add_argument("--n-resamples", type=int, default=499)
-    parser.add_argument("--n-contexts", type=int, default=200)
-    parser.add_argument("--parts", default="size,power,coverage")
-    parser.add_argument("--coverage-grid", type=float, default=0.05)
-    parser.add_argument("--only", default="", help="comma-separated size-case filter")
-    args = parser.parse_args(argv)
-    # fine grids / continuous beliefs warn that the estimate is biased towards 0;
-    # the tables measure exactly that
-    warnings.simplefilter("ignore", SmallSampleWarning)
-    ONLY[:] = [w for w in args.only.split(",") if w]
-    GRID[0] = args.coverage_grid
-    parts = args.parts.split(",")
-    print(f"# ci_test validation: reps={args.reps}, n_resamples={args.n_resamples}, "
-          f"n_contexts={args.n_contexts} x 5 repetitions")
-    for name, func in (("size", size_table), ("power", power_table),
-                       ("coverage", coverage_table)):
-        if name in parts:
-            print(f"\n## {name}\n")
+def power_section(reps: int, n_resamples: int, pool: Any, only: list[str]) -> list[dict]:
+    rows = []
+    for name, (base, targets) in ALTERNATIVES.items():
+        if only and not any(w in name for w in only):
+            continue
+        for target in targets:
+            design = base.with_(leak=leak_for(base, target))
+            truth = exact_cmi(design)
             t0 = time.perf_counter()
-            table = func(args.reps, args.n_resamples, args.n_contexts)
-            print("\n".join(table))
-            print(f"\n({name}: {time.perf_counter() - t0:.0f} s)")
+            out = _many(design, reps, {"n_resamples": n_resamples}, pool, 20_000)
+            row = {"design": name, "settings": _settings(design), "reps": reps,
+                   "exact_cmi": truth, "power": _rate(out[:, 1] <= ALPHA),
+                   "coverage": _rate((out[:, 2] <= truth) & (out[:, 3] >= truth)),
+                   "mean_estimate": float(np.nanmean(out[:, 0])),
+                   "mean_width": float(np.nanmean(out[:, 3] - out[:, 2])),
+                   "median_k": float(np.median(out[:, 4])),
+                   "seconds": time.perf_counter() - t0}
+            rows.append(row)
+            print(f"power {name:50s} cmi {truth:.3f}: power {row['power']['rate']:.3f} "
+                  f"coverage {row['coverage']['rate']:.3f} ({row['seconds']:.0f} s)",
+                  flush=True)
+    return rows
+
+
+def k_section(reps: int, n_resamples: int, pool: Any, only: list[str]) -> list[dict]:
+    rows = []
+    for name, (base, target) in K_DESIGNS.items():
+        if only and not any(w in name for w in only):
+            continue
+        design = base.with_(leak=leak_for(base, target))
+        row: dict[str, Any] = {"design": name, "settings": _settings(design), "reps": reps,
+                               "exact_cmi": exact_cmi(design), "power": {}}
+        for k in ("auto", *K_GRID):
+            out = _many(design, reps, {"n_resamples": n_resamples, "k": k,
+                                       "ci_method": "subsampling"}, pool, 30_000)
+            row["power"][str(k)] = _rate(out[:, 1] <= ALPHA)
+            if k == "auto":
+                row["auto_k"] = float(np.median(out[:, 4]))
+        best = max(v["rate"] for key, v in row["power"].items() if key != "auto")
+        row["best_power"] = best
+        row["auto_over_best"] = row["power"]["auto"]["rate"] / best if best else math.nan
+        rows.append(row)
+        print(f"k     {name:40s} auto (k={row['auto_k']:.0f}) "
+              f"{row['power']['auto']['rate']:.3f} best {best:.3f}", flush=True)
+    return rows
+
+
+# ---------------------------------------------------------------- output
+def _settings(design: Design) -> dict[str, Any]:
+    return {key: (list(v) if isinstance(v, tuple) else v)
+            for key, v in design.__dict__.items() if key not in ("name", "tags")}
+
+
+def _environment() -> dict[str, Any]:
+    import numba
+    import pandas
+    import scipy
+    import sklearn
+
+    import coherence
+
+    try:
+        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True,
+                                text=True, check=True).stdout.strip()
+        dirty = bool(subprocess.run(["git", "status", "--porcelain", "coherence"], cwd=ROOT,
+                                    capture_output=True, text=True).stdout.strip())
+    except (OSError, subprocess.CalledProcessError):
+        commit, dirty = "unknown", False
+    return {
+        "versions": {"belief-coherence": coherence.__version__, "python": platform.python_version(),
+                     "numpy": np.__version__, "scipy": scipy.__version__,
+                     "pandas": pandas.__version__, "numba": numba.__version__,
+                     "scikit-learn": sklearn.__version__},
+        "commit": commit, "coherence_dirty": dirty,
+        "machine": {"platform": platform.platform(), "processor": platform.machine(),
+                    "cpus": os.cpu_count()},
+        "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
+
+
+def _fmt_rate(r: dict[str, Any]) -> str:
+    return f"{r['rate']:.3f} [{r['wilson_low']:.3f}, {r['wilson_high']:.3f}]"
+
+
+def tables(results: dict[str, Any]) -> str:
+    env = results["environment"]
+    lines = [f"Generated by `python -m benchmarks.validate_citest --tables` from "
+             f"`benchmarks/results/validate_citest.json` (commit `{env['commit'][:10]}`, "
+             f"{env['date']}, {env['machine']['cpus']} CPUs, numpy "
+             f"{env['versions']['numpy']}, numba {env['versions']['numba']}); "
+             f"{results['settings']['n_resamples']} permutations per test, alpha = 0.05, "
+             "95% Wilson intervals in brackets.", ""]
+    if results.get("size"):
+        lines += ["### Size under exact nulls (defaults)", "",
+                  "| design | reps | size at 0.05 | CI covers 0 | k used (median) |",
+                  "| --- | --- | --- | --- | --- |"]
+        for r in results["size"]:
+            nan = f" ({r['n_nan_pvalue']} NaN)" if r["n_nan_pvalue"] else ""
+            lines.append(f"| {r['design']} | {r['reps']} | {_fmt_rate(r['size'])}{nan} | "
+                         f"{r['ci_covers_0']['rate']:.3f} | {r['median_k']:.0f} |")
+        lines.append("")
+    if results.get("power"):
+        lines += ["### Power and coverage at known CMI (defaults)", "",
+                  "| design | exact CMI (nats) | reps | power at 0.05 | coverage of 95% CI | "
+                  "mean estimate | mean width | k used |",
+                  "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+        for r in results["power"]:
+            lines.append(f"| {r['design']} | {r['exact_cmi']:.3f} | {r['reps']} | "
+                         f"{_fmt_rate(r['power'])} | {_fmt_rate(r['coverage'])} | "
+                         f"{r['mean_estimate']:.3f} | {r['mean_width']:.3f} | "
+                         f"{r['median_k']:.0f} |")
+        lines.append("")
+    if results.get("k"):
+        head = " | ".join(f"k = {k}" for k in K_GRID)
+        lines += ["### The default k against k chosen in hindsight (power at 0.05)", "",
+                  f"| design | exact CMI | default (k used) | {head} | default / best |",
+                  "| --- | --- | --- | " + " | ".join("---" for _ in K_GRID) + " | --- |"]
+        for r in results["k"]:
+            cells = " | ".join(f"{r['power'][str(k)]['rate']:.3f}" for k in K_GRID)
+            lines.append(f"| {r['design']} | {r['exact_cmi']:.3f} | "
+                         f"{r['power']['auto']['rate']:.3f} (k = {r['auto_k']:.0f}) | {cells} | "
+                         f"{r['auto_over_best']:.2f} |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+BEGIN = "<!-- BEGIN generated by benchmarks/validate_citest.py -->"
+END = "<!-- END generated by benchmarks/validate_citest.py -->"
+
+
+def write_tables(results: dict[str, Any], doc: Path = DOC) -> None:
+    text = doc.read_text(encoding="utf-8")
+    block = f"{BEGIN}\n{tables(results)}\n{END}"
+    if BEGIN in text and END in text:
+        head, rest = text.split(BEGIN, 1)
+        _, tail = rest.split(END, 1)
+        text = head + block + tail
+    else:
+        text = text.rstrip("\n") + "\n\n" + block + "\n"
+    doc.write_text(text, encoding="utf-8")
+
+
+def main(argv: Iterable[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--reps", type=int, default=400, help="studies per size cell")
+    parser.add_argument("--power-reps", type=int, default=200,
+                        help="studies per power/coverage cell")
+    parser.add_argument("--n-resamples", type=int, default=199)
+    parser.add_argument("--parts", default="size,power,k")
+    parser.add_argument("--only", default="", help="comma-separated words: cells to run")
+    parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--merge", action="store_true",
+                        help="replace only the cells run in the existing JSON")
+    parser.add_argument("--tables", action="store_true",
+                        help="write docs/validation_ci.md's tables from the JSON and stop")
+    args = parser.parse_args(list(argv) if argv is not None else None)
+    if args.tables:
+        write_tables(json.loads(args.out.read_text()))
+        return 0
+    only = [w for w in args.only.split(",") if w]
+    parts = args.parts.split(",")
+    pool = ProcessPoolExecutor(args.jobs) if args.jobs > 1 else None
+    results: dict[str, Any] = {"environment": _environment(),
+                               "settings": {"n_resamples": args.n_resamples, "alpha": ALPHA,
+                                            "reps": args.reps, "power_reps": args.power_reps}}
+    if "size" in parts:
+        results["size"] = size_section(args.reps, args.n_resamples, pool, only)
+    if "power" in parts:
+        results["power"] = power_section(args.power_reps, args.n_resamples, pool, only)
+    if "k" in parts:
+        results["k"] = k_section(args.power_reps, args.n_resamples, pool, only)
+    if pool:
+        pool.shutdown()
+    if args.merge and args.out.exists():
+        old = json.loads(args.out.read_text())
+        for part in ("size", "power", "k"):
+            if part in results:
+                done = {(r["design"], r.get("exact_cmi")) for r in results[part]}
+                kept = [r for r in old.get(part, [])
+                        if (r["design"], r.get("exact_cmi")) not in done]
+                results[part] = kept + results[part]
+            elif part in old:
+                results[part] = old[part]
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(results, indent=1, default=float) + "\n")
+    print(f"wrote {args.out}", file=sys.stderr)
     return 0
 
 

@@ -35,12 +35,12 @@ __all__ = [
     "cluster_members",
     "cluster_resample_rows",
     "cluster_weights",
-    "sorted_codes",
     "group_codes",
     "grouped_folds",
     "monte_carlo_pvalue",
     "percentile_interval",
     "rows_by_key",
+    "sorted_codes",
 ]
 
 #: Relative tolerance of the Monte Carlo tie rule (see :func:`monte_carlo_pvalue`).

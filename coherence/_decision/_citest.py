@@ -41,9 +41,11 @@ __all__ = ["CITestResult", "ci_test"]
 
 _OWNER = "ci_test"
 _METHODS = ("permutation", "bootstrap")
-_CI_METHODS = ("subsampling", "bootstrap")
+_CI_METHODS = ("debiased", "subsampling", "bootstrap")
 _CONDITION_ON = ("row", "context_mean")
-_PERMUTE = ("auto", "rows", "contexts")
+_PERMUTE = ("auto", "outcomes", "contexts", "rows")
+#: Parametric-bootstrap replicates used to estimate the estimator's bias (ci_method="debiased").
+_BIAS_REPLICATES = 200
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,8 +101,8 @@ class CITestResult(CoherenceResult):
     evidence: tuple[str, ...] = ()
     condition_on: str = "row"
     calibrate: bool = False
-    permute: str = "rows"
-    ci_method: str = "subsampling"
+    permute: str = "outcomes"
+    ci_method: str = "debiased"
     null_distribution: np.ndarray = field(default_factory=lambda: np.empty(0), repr=False)
     resample_distribution: np.ndarray = field(default_factory=lambda: np.empty(0), repr=False)
 
@@ -164,7 +166,8 @@ def _ci_test_iv(data: Any, belief: Any, action: Any, outcome: Any, evidence: Any
     if n < 3:
         raise ValueError(param_error("data", _OWNER, "a table of at least 3 rows",
                                      f"{n} rows"))
-    k = check_int(k, "k", _OWNER, low=1, high=n - 1)
+    if not (isinstance(k, str) and k == "auto"):
+        k = check_int(k, "k", _OWNER, low=1, high=n - 1)
     p = probability_column(df, belief, owner=_OWNER)
     a, _ = label_column(df, action, owner=_OWNER)
     y, y_labels = label_column(df, outcome, owner=_OWNER)
@@ -213,29 +216,17 @@ def _constant_within(values: np.ndarray, groups: np.ndarray) -> bool:
     return bool(np.all(np.all(v[1:] == v[:-1], axis=1) | ~same_group))
 
 
-def _units_and_blocks(cond: np.ndarray, groups: np.ndarray, use_contexts: bool,
-                      k_perm: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Exchangeable units and the blocks they are shuffled in.
+def _block_layout(unit_cond: np.ndarray, sizes: np.ndarray,
+                  k_perm: int) -> tuple[np.ndarray, np.ndarray]:
+    """Blocks of exchangeable units: ``(block_start, sorted units)``.
 
-    Units are rows or contexts. Units are sorted by (unit size, conditioning
-    values); runs of equal conditioning values form blocks, and runs with
-    fewer than ``k_perm`` units are merged with their neighbours (in that
-    order, within the same unit size and discrete evidence stratum) until each
-    block holds at least ``k_perm`` units.
+    ``unit_cond`` has one row per unit, ``[discrete stratum, values...]``. Units
+    are sorted by (size, stratum, values); runs of equal values form blocks,
+    and runs with fewer than ``k_perm`` units are merged with their neighbours
+    (in that order, within the same size and stratum) until each block holds at
+    least ``k_perm`` units. A stratum with a single unit is a block of one unit,
+    which no permutation moves.
     """
-    n = len(groups)
-    if use_contexts:
-        order, starts = cluster_members(groups)
-        unit_rows = order
-        unit_start = starts.astype(np.int64)
-        first = order[starts[:-1]]
-        unit_cond = cond[first]
-    else:
-        unit_rows = np.arange(n, dtype=np.int64)
-        unit_start = np.arange(n + 1, dtype=np.int64)
-        unit_cond = cond
-    sizes = np.diff(unit_start)
-    # cond columns: [discrete stratum, continuous...]; sort by size, stratum, then values
     keys = [unit_cond[:, j] for j in range(unit_cond.shape[1] - 1, -1, -1)] + [sizes]
     srt = np.lexsort(keys)
     u_cond = unit_cond[srt]
@@ -265,8 +256,200 @@ def _units_and_blocks(cond: np.ndarray, groups: np.ndarray, use_contexts: bool,
             local.pop()
         block_starts.extend(local)
     block_start = np.array([*block_starts, m], dtype=np.int64)
-    return (unit_start, np.ascontiguousarray(unit_rows, dtype=np.int64), block_start,
-            np.ascontiguousarray(srt, dtype=np.int64))
+    return block_start, np.ascontiguousarray(srt, dtype=np.int64)
+
+
+def _units_and_blocks(cond: np.ndarray, groups: np.ndarray, use_contexts: bool,
+                      k_perm: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Exchangeable units of an action permutation (rows or whole contexts) and
+    the blocks they are shuffled in (see :func:`_block_layout`)."""
+    n = len(groups)
+    if use_contexts:
+        order, starts = cluster_members(groups)
+        unit_rows = order
+        unit_start = starts.astype(np.int64)
+        first = order[starts[:-1]]
+        unit_cond = cond[first]
+    else:
+        unit_rows = np.arange(n, dtype=np.int64)
+        unit_start = np.arange(n + 1, dtype=np.int64)
+        unit_cond = cond
+    block_start, srt = _block_layout(unit_cond, np.diff(unit_start), k_perm)
+    return (unit_start, np.ascontiguousarray(unit_rows, dtype=np.int64), block_start, srt)
+
+
+def _context_effects(belief: np.ndarray, ev_disc: np.ndarray, groups: np.ndarray,
+                     n_iter: int = 50) -> np.ndarray:
+    """Each context's level of logit(belief) once the rows' evidence effects are removed.
+
+    Two-way additive fit ``logit(p_cr) = alpha_c + beta_{e_cr}`` by alternating
+    means (evidence effects centred); returns ``alpha``. Used to match contexts
+    whose rows carry different evidence (evidence varying within a context).
+    """
+    p = np.clip(belief, 0.005, 0.995)
+    lp = np.log(p / (1.0 - p))
+    n_groups = int(groups.max()) + 1
+    n_ev = int(ev_disc.max()) + 1
+    cnt_g = np.bincount(groups, minlength=n_groups).astype(np.float64)
+    cnt_e = np.maximum(np.bincount(ev_disc, minlength=n_ev), 1).astype(np.float64)
+    alpha = np.bincount(groups, weights=lp, minlength=n_groups) / cnt_g
+    for _ in range(n_iter):
+        beta = np.bincount(ev_disc, weights=lp - alpha[groups], minlength=n_ev) / cnt_e
+        beta -= beta.mean()
+        new = np.bincount(groups, weights=lp - beta[ev_disc], minlength=n_groups) / cnt_g
+        if np.max(np.abs(new - alpha)) < 1e-10:
+            alpha = new
+            break
+        alpha = new
+    return alpha
+
+
+def _outcome_units(outcome: np.ndarray, belief: np.ndarray, z_cont: np.ndarray,
+                   ev_disc: np.ndarray, groups: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Units of an outcome permutation: ``(y of each context, its matching summary)``.
+
+    The summary of a context is ``[evidence stratum, mean of each conditioning
+    coordinate]`` when the discrete evidence is constant within the context;
+    when it varies within contexts the stratum is dropped and the belief is
+    summarised by the context's level after removing the evidence effects
+    (:func:`_context_effects`).
+    """
+    n_groups = int(groups.max()) + 1
+    cnt = np.bincount(groups, minlength=n_groups).astype(np.float64)
+    y_unit = np.zeros(n_groups, dtype=np.int64)
+    y_unit[groups] = outcome
+    means = np.column_stack([np.bincount(groups, weights=z_cont[:, j], minlength=n_groups)
+                             / cnt for j in range(z_cont.shape[1])])
+    first = np.full(n_groups, -1, dtype=np.int64)
+    first[groups[::-1]] = ev_disc[::-1]
+    if np.all(first[groups] == ev_disc):
+        stratum = first.astype(np.float64)
+    else:
+        stratum = np.zeros(n_groups)
+        means[:, 0] = _context_effects(belief, ev_disc, groups)
+    return y_unit, np.column_stack([stratum, means])
+
+
+def _auto_k(cond: np.ndarray, groups: np.ndarray) -> int:
+    """The design's k: 3 unless a row's tied rows come mostly from its own context.
+
+    When, on average, more than a quarter of the rows that share a row's
+    conditioning values are its own context's repetitions (continuous beliefs
+    or fine grids, constant within a context), a small k finds only the row's
+    own context, whose rows share its outcome, and the estimate has no power;
+    k then grows to reach other contexts: ``max(3, 2 m, round(0.6 sqrt(n)))``
+    with ``m`` the mean size of a row's own tie group (validation_ci.md).
+    """
+    n = len(groups)
+    _, value_code = np.unique(cond, axis=0, return_inverse=True)
+    value_code = value_code.ravel()
+    rows_per_value = np.bincount(value_code)
+    _, pair_code = np.unique(np.column_stack([value_code, groups]), axis=0,
+                             return_inverse=True)
+    pair_code = pair_code.ravel()
+    own = np.bincount(pair_code)[pair_code]
+    share = float(np.mean((own - 1) / np.maximum(rows_per_value[value_code] - 1, 1)))
+    if own.max() < 2 or share <= 0.25:
+        return min(3, n - 1)
+    k = max(3, int(np.ceil(2 * float(np.mean(own)))), round(0.6 * np.sqrt(n)))
+    return int(min(k, n - 1))
+
+
+def _outcome_null(prep: Prepared, k: int, y_unit: np.ndarray, groups: np.ndarray,
+                  block_start: np.ndarray, block_units: np.ndarray,
+                  seeds: np.ndarray) -> np.ndarray:
+    """Estimates after permuting the contexts' outcomes inside blocks, one per seed."""
+    if prep.n_continuous <= 1:
+        from ._kernels import unit_permutation_null
+
+        keys = keys_1d(prep)
+        m_z = int(keys.kz.max()) + 1
+        m_y = int(y_unit.max()) + 1
+        return np.asarray(unit_permutation_null(
+            keys.c, prep.disc["x"], y_unit, groups, m_y, keys.kz, m_z, keys.has_c, k,
+            psi_table(prep.n), block_start, block_units, seeds))
+    # several continuous conditioning coordinates: the same permutations in Python
+    out = np.empty(len(seeds))
+    for b, seed in enumerate(seeds):
+        gen = np.random.default_rng(int(seed))
+        source = np.arange(len(y_unit))
+        for j in range(len(block_start) - 1):
+            units = block_units[block_start[j]:block_start[j + 1]]
+            source[units] = units[gen.permutation(len(units))]
+        disc = dict(prep.disc, y=y_unit[source[groups]])
+        out[b] = estimate(Prepared(n=prep.n, cont=prep.cont, disc=disc), k)
+    return out
+
+
+def _model_bias(prep: Prepared, k: int, belief: np.ndarray, ev_cont: np.ndarray,
+                groups: np.ndarray, n_replicates: int,
+                gen: np.random.Generator) -> float:
+    """The estimator's bias at the data's own dependence, by a parametric bootstrap.
+
+    Fits P(action | belief, evidence, outcome) (multinomial logistic regression
+    on a cubic-spline basis of the belief, one-hot discrete evidence, the
+    continuous evidence, the outcome and its interactions with the belief
+    basis) and P(outcome | belief, evidence); computes the exact CMI of the
+    fitted model over the observed rows; simulates studies from it (one outcome
+    per context, drawn from the mean of its rows' fitted probabilities; the
+    actions of the rows given their own belief and the simulated outcome) and
+    returns the mean estimate on them minus the model's CMI. NaN when a model
+    cannot be fitted (a constant action or outcome).
+    """
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.preprocessing import SplineTransformer
+
+    action, outcome, ev_disc = prep.disc["x"], prep.disc["y"], prep.disc["z"]
+    n_a = int(action.max()) + 1
+    n_y = int(outcome.max()) + 1
+    if n_a < 2 or n_y < 2:
+        return float("nan")
+    n = len(action)
+    basis = SplineTransformer(n_knots=5, degree=3).fit_transform(belief[:, None])
+    parts = [basis]
+    if ev_disc.max() > 0:
+        parts.append(np.eye(int(ev_disc.max()) + 1)[ev_disc][:, 1:])
+    if ev_cont.shape[1]:
+        sd = ev_cont.std(axis=0)
+        parts.append((ev_cont - ev_cont.mean(axis=0)) / np.where(sd > 0, sd, 1.0))
+    base = np.column_stack(parts)
+
+    def with_outcome(y: np.ndarray) -> np.ndarray:
+        onehot = np.eye(n_y)[y][:, 1:]
+        inter = (onehot[:, :, None] * basis[:, None, :]).reshape(n, -1)
+        return np.column_stack([base, onehot, inter])
+
+    try:
+        m_a = LogisticRegression(C=10.0, max_iter=2000).fit(with_outcome(outcome), action)
+        m_y = LogisticRegression(C=10.0, max_iter=2000).fit(base, outcome)
+    except ValueError:
+        return float("nan")
+    # class probabilities in code order (classes absent from the fit get 0)
+    p_a = np.zeros((n_y, n, n_a))
+    for y in range(n_y):
+        p_a[y][:, m_a.classes_] = m_a.predict_proba(with_outcome(np.full(n, y)))
+    pi = np.zeros((n, n_y))
+    pi[:, m_y.classes_] = m_y.predict_proba(base)
+    mix = np.einsum("iy,yia->ia", pi, p_a)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(p_a > 0, p_a * np.log(p_a / mix[None]), 0.0).sum(axis=2)
+    theta = float(np.mean(np.sum(pi * terms.T, axis=1)))
+    n_groups = int(groups.max()) + 1
+    cnt = np.bincount(groups, minlength=n_groups).astype(np.float64)
+    pi_context = np.column_stack([np.bincount(groups, weights=pi[:, y], minlength=n_groups)
+                                  for y in range(n_y)]) / cnt[:, None]
+    cum_context = np.cumsum(pi_context, axis=1)
+    cum_a = np.cumsum(p_a, axis=2)
+    sims = np.empty(n_replicates)
+    rows = np.arange(n)
+    for b in range(n_replicates):
+        y_ctx = np.minimum((gen.random(n_groups)[:, None] > cum_context).sum(axis=1), n_y - 1)
+        y_sim = y_ctx[groups]
+        a_sim = np.minimum((gen.random(n)[:, None] > cum_a[y_sim, rows]).sum(axis=1), n_a - 1)
+        disc = dict(prep.disc, x=a_sim.astype(np.int64), y=y_sim.astype(np.int64))
+        sims[b] = estimate(Prepared(n=n, cont=prep.cont, disc=disc), k)
+    sims = sims[np.isfinite(sims)]
+    return float(np.mean(sims) - theta) if sims.size else float("nan")
 
 
 def _estimates_on(prep: Prepared, k: int, rows: np.ndarray, offsets: np.ndarray) -> np.ndarray:
@@ -354,7 +537,7 @@ def ci_test(
     outcome: str = "outcome",
     evidence: Sequence[str] = (),
     group: str | None = "context",
-    k: int = 3,
+    k: int | str = "auto",
     method: str = "permutation",
     n_resamples: int = 1000,
     confidence_level: float = 0.95,
@@ -362,7 +545,7 @@ def ci_test(
     condition_on: str = "row",
     permute: str = "auto",
     k_perm: int = 5,
-    ci_method: str = "subsampling",
+    ci_method: str = "debiased",
     resolution: float | None = 1e-6,
     rng: RNGLike = None,
 ) -> CITestResult:
@@ -511,15 +694,17 @@ def _ci_test(design: _Design, opt: dict[str, Any], gen: np.random.Generator) -> 
         b = _context_mean(b, groups)
     if opt["calibrate"]:
         b = _cross_fitted_isotonic(b, design.outcome, groups, gen)
+    b_prob = b
     ev_cont = design.ev_cont
     if opt["resolution"] is not None:
         b = np.round(b / opt["resolution"])
         ev_cont = np.round(ev_cont / opt["resolution"])
     z_cont = np.ascontiguousarray(np.column_stack([b, ev_cont]))
+    cond = np.column_stack([design.ev_disc.astype(np.float64), z_cont])
     empty = np.empty((n, 0))
     prep = Prepared(n=n, cont={"x": empty, "y": empty, "z": z_cont},
-                     disc={"x": design.action, "y": design.outcome, "z": design.ev_disc})
-    k = opt["k"]
+                    disc={"x": design.action, "y": design.outcome, "z": design.ev_disc})
+    k = _auto_k(cond, groups) if opt["k"] == "auto" else opt["k"]
     statistic = estimate(prep, k)
     if len(np.unique(design.action)) < 2 or len(np.unique(design.outcome)) < 2:
         warnings.warn("ci_test: the action or the outcome is constant; the conditional "
@@ -528,6 +713,9 @@ def _ci_test(design: _Design, opt: dict[str, Any], gen: np.random.Generator) -> 
     _warn_if_neighbours_within_contexts(z_cont, design.ev_disc, groups, k)
     B = opt["n_resamples"]
     level = opt["confidence_level"]
+    common = {"n_obs": n, "k": k, "n_resamples": B, "n_contexts": n_groups,
+              "evidence": opt["evidence"], "condition_on": opt["condition_on"],
+              "calibrate": opt["calibrate"]}
 
     if opt["method"] == "bootstrap":
         warnings.warn("ci_test(method='bootstrap') reproduces the reference paper's rule for "
@@ -539,23 +727,45 @@ def _ci_test(design: _Design, opt: dict[str, Any], gen: np.random.Generator) -> 
         low, high = percentile_interval(boot, level)
         return CITestResult(
             statistic=statistic, pvalue=np.nan,
-            confidence_interval=ConfidenceInterval(low, high, level), n_obs=n,
-            method="bootstrap", k=k, n_resamples=B, n_contexts=n_groups,
-            evidence=opt["evidence"], condition_on=opt["condition_on"],
-            calibrate=opt["calibrate"], permute="none", ci_method="bootstrap",
-            null_distribution=np.empty(0), resample_distribution=boot)
+            confidence_interval=ConfidenceInterval(low, high, level),
+            method="bootstrap", permute="none", ci_method="bootstrap",
+            null_distribution=np.empty(0), resample_distribution=boot, **common)
 
     # ---- permutation null
-    cond = np.column_stack([design.ev_disc.astype(np.float64), z_cont])
-    constant = _constant_within(cond, groups)
-    if opt["permute"] == "contexts" and not constant:
-        raise ValueError(param_error("permute", _OWNER, "'rows' or 'auto' when the "
+    outcome_constant = _constant_within(design.outcome.astype(np.float64), groups)
+    cond_constant = _constant_within(cond, groups)
+    permute = opt["permute"]
+    if permute == "outcomes" and not outcome_constant:
+        raise ValueError(param_error("permute", _OWNER, "'rows', 'contexts' or 'auto' when "
+                                     "the outcome varies within a context", "outcomes"))
+    if permute == "contexts" and not cond_constant:
+        raise ValueError(param_error("permute", _OWNER, "'rows', 'outcomes' or 'auto' when the "
                                      "conditioning values vary within a context", "contexts"))
-    use_contexts = opt["permute"] == "contexts" or (opt["permute"] == "auto" and constant)
-    blocks = _units_and_blocks(cond, groups, use_contexts, opt["k_perm"])
+    if permute == "auto":
+        permute = ("outcomes" if outcome_constant
+                   else "contexts" if cond_constant else "rows")
     seeds = kernel_seeds(gen, B)
-    null = _permutation_null(prep, k, blocks, seeds)
-    pvalue = monte_carlo_pvalue(null, statistic)
+    if permute == "outcomes":
+        y_unit, unit_cond = _outcome_units(design.outcome, b_prob, z_cont, design.ev_disc,
+                                           groups)
+        block_start, block_units = _block_layout(unit_cond, np.ones(n_groups, np.int64),
+                                                 opt["k_perm"])
+        movable = int(np.sum(np.diff(block_start)[np.diff(block_start) > 1]))
+        null = _outcome_null(prep, k, y_unit, groups, block_start, block_units, seeds)
+    else:
+        blocks = _units_and_blocks(cond, groups, permute == "contexts", opt["k_perm"])
+        movable = int(np.sum(np.diff(blocks[2])[np.diff(blocks[2]) > 1]))
+        null = _permutation_null(prep, k, blocks, seeds)
+    if movable == 0 or not np.isfinite(statistic):
+        why = ("no two units share a block (every unit is alone in its evidence stratum "
+               "or conditioning value)" if movable == 0 else "the estimate is undefined "
+               "(no row has a neighbour with its discrete values)")
+        warnings.warn(f"ci_test: no valid permutation test exists for these data: {why}. "
+                      "The p-value is NaN; coarser evidence or more contexts per stratum "
+                      "are needed.", DegenerateDataWarning, stacklevel=3)
+        pvalue = float("nan")
+    else:
+        pvalue = float(monte_carlo_pvalue(null, statistic))
 
     # ---- confidence interval by context resampling
     if opt["ci_method"] == "bootstrap":
@@ -568,17 +778,25 @@ def _ci_test(design: _Design, opt: dict[str, Any], gen: np.random.Generator) -> 
         rows, offsets = cluster_resample_rows(groups, draws)
         res = _estimates_on(prep, k, rows, offsets)
         scale = np.sqrt(m / max(n_groups - m, 1))
-        # spread from the half-samples (centred on their own mean: the estimator's
-        # bias changes with the sample size), location from the estimate minus its
-        # bias at CMI = 0 (the permutation-null mean)
+        # spread from the half-samples, centred on their own mean (the estimator's
+        # bias changes with the sample size); location from the estimate minus its
+        # bias: at the fitted model ('debiased') or at CMI = 0 ('subsampling')
+        bias = float("nan")
+        if opt["ci_method"] == "debiased" and np.isfinite(statistic):
+            bias = _model_bias(prep, k, b_prob, design.ev_cont, groups,
+                               min(B, _BIAS_REPLICATES), gen)
+        if not np.isfinite(bias):
+            finite_null = null[np.isfinite(null)]
+            bias = float(np.mean(finite_null)) if finite_null.size else 0.0
         finite = res[np.isfinite(res)]
-        d_low, d_high = percentile_interval(finite - np.mean(finite), level)
-        centre = statistic - float(np.mean(null))
-        low, high = centre - scale * d_high, centre - scale * d_low
+        if finite.size and np.isfinite(statistic):
+            d_low, d_high = percentile_interval(finite - np.mean(finite), level)
+            centre = statistic - bias
+            low, high = centre - scale * d_high, centre - scale * d_low
+        else:
+            low = high = float("nan")
     return CITestResult(
-        statistic=statistic, pvalue=float(pvalue),
-        confidence_interval=ConfidenceInterval(float(low), float(high), level), n_obs=n,
-        method="permutation", k=k, n_resamples=B, n_contexts=n_groups,
-        evidence=opt["evidence"], condition_on=opt["condition_on"],
-        calibrate=opt["calibrate"], permute="contexts" if use_contexts else "rows",
-        ci_method=opt["ci_method"], null_distribution=null, resample_distribution=res)
+        statistic=statistic, pvalue=pvalue,
+        confidence_interval=ConfidenceInterval(float(low), float(high), level),
+        method="permutation", permute=permute, ci_method=opt["ci_method"],
+        null_distribution=null, resample_distribution=res, **common)

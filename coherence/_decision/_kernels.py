@@ -28,6 +28,7 @@ __all__ = [
     "group_by_key",
     "permutation_null",
     "resample_estimates",
+    "unit_permutation_null",
 ]
 
 
@@ -270,5 +271,46 @@ def resample_estimates(c, kxyz, kxz, kyz, kz, has_c, k, psi,
     for b in prange(n_res):
         idx = rows[offsets[b]:offsets[b + 1]]
         est, _ = cmi_1d(c[idx], kxyz[idx], kxz[idx], kyz[idx], kz[idx], has_c, k, psi)
+        out[b] = est
+    return out
+
+
+@njit(cache=True, parallel=True)
+def unit_permutation_null(c, dx, y_unit, row_unit, m_y, kz, m_z, has_c, k, psi,
+                          block_start, block_units, seeds):
+    """Estimates after permuting a unit-level y among units, one per seed.
+
+    ``y_unit[u]`` is the compact code (``m_y`` values) of the y of unit ``u``
+    (a context whose rows all share it) and ``row_unit[i]`` the unit of row
+    ``i``; units are shuffled inside blocks (positions
+    ``block_units[block_start[j]:block_start[j + 1]]``) and every row takes the
+    y of the unit its own unit's place went to. Units may have any number of
+    rows. ``dx`` (compact codes of x) and ``kz`` (compact keys of z, ``m_z``
+    values) are left unchanged. Each resample seeds numba's generator with its
+    own seed, so the result does not depend on the number of threads.
+    """
+    order = np.argsort(c)
+    kxz = dx * m_z + kz
+    g_xz = group_by_key(order, kxz, c)
+    g_z = group_by_key(order, kz, c)
+    n_units = y_unit.shape[0]
+    n = c.shape[0]
+    n_res = seeds.shape[0]
+    out = np.empty(n_res, np.float64)
+    for b in prange(n_res):
+        np.random.seed(seeds[b])  # noqa: NPY002 (numba's per-thread state)
+        shuffled = np.empty(block_units.shape[0], np.int64)
+        _shuffle_blocks(block_start, block_units, shuffled)
+        source = np.arange(n_units)
+        for t in range(block_units.shape[0]):
+            source[block_units[t]] = shuffled[t]
+        kyz = np.empty(n, np.int64)
+        kxyz = np.empty(n, np.int64)
+        for i in range(n):
+            py = y_unit[source[row_unit[i]]]
+            kyz[i] = py * m_z + kz[i]
+            kxyz[i] = dx[i] * (m_y * m_z) + kyz[i]
+        est, _ = cmi_1d_groups(group_by_key(order, kxyz, c), g_xz,
+                               group_by_key(order, kyz, c), g_z, has_c, k, psi)
         out[b] = est
     return out

@@ -9,6 +9,7 @@ The array layer (``_brier_*``, ``_log_score``, ``_reliability_table``,
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -331,10 +332,8 @@ class ForecastScoresResult(CoherenceResult):
         a = pf.loc[pf[self.by] == model_a].set_index("question")[metric]
         b = pf.loc[pf[self.by] == model_b].set_index("question")[metric]
         common = a.index.intersection(b.index, sort=False)
-        try:  # questions in sorted order: the resampling does not follow row order
+        with contextlib.suppress(TypeError):  # sorted: resampling ignores row order
             common = common.sort_values()
-        except TypeError:
-            pass
         if len(common) < 2:
             raise ValueError(f"{owner}: models {model_a!r} and {model_b!r} share "
                              f"{len(common)} question(s); at least 2 are needed.")
