@@ -100,6 +100,16 @@ K_DESIGNS: dict[str, tuple[Design, float]] = {
 
 
 # ---------------------------------------------------------------- one study
+def _one_thread() -> None:
+    """Worker set-up: one thread each (numba, BLAS), so that --jobs workers do not
+    oversubscribe the cores."""
+    import numba
+    from threadpoolctl import threadpool_limits
+
+    numba.set_num_threads(1)
+    threadpool_limits(1)
+
+
 def _run_one(args: tuple[Design, int, dict[str, Any]]) -> tuple[float, float, float, float, int]:
     import coherence
 
@@ -137,11 +147,11 @@ def _rate(flags: np.ndarray) -> dict[str, Any]:
 # ---------------------------------------------------------------- sections
 def size_section(reps: int, n_resamples: int, pool: Any, only: list[str]) -> list[dict]:
     rows = []
-    for name, design in NULLS.items():
+    for i, (name, design) in enumerate(NULLS.items()):
         if only and not any(w in name for w in only):
             continue
         t0 = time.perf_counter()
-        out = _many(design, reps, {"n_resamples": n_resamples}, pool, 10_000)
+        out = _many(design, reps, {"n_resamples": n_resamples}, pool, 100_000 * (i + 1))
         p = out[:, 1]
         valid = np.isfinite(p)
         row = {"design": name, "settings": _settings(design), "reps": reps,
@@ -158,14 +168,15 @@ def size_section(reps: int, n_resamples: int, pool: Any, only: list[str]) -> lis
 
 def power_section(reps: int, n_resamples: int, pool: Any, only: list[str]) -> list[dict]:
     rows = []
-    for name, (base, targets) in ALTERNATIVES.items():
+    for i, (name, (base, targets)) in enumerate(ALTERNATIVES.items()):
         if only and not any(w in name for w in only):
             continue
-        for target in targets:
+        for j, target in enumerate(targets):
             design = base.with_(leak=leak_for(base, target))
             truth = exact_cmi(design)
             t0 = time.perf_counter()
-            out = _many(design, reps, {"n_resamples": n_resamples}, pool, 20_000)
+            out = _many(design, reps, {"n_resamples": n_resamples}, pool,
+                        5_000_000 + 100_000 * i + 10_000 * j)
             row = {"design": name, "settings": _settings(design), "reps": reps,
                    "exact_cmi": truth, "power": _rate(out[:, 1] <= ALPHA),
                    "coverage": _rate((out[:, 2] <= truth) & (out[:, 3] >= truth)),
@@ -182,7 +193,7 @@ def power_section(reps: int, n_resamples: int, pool: Any, only: list[str]) -> li
 
 def k_section(reps: int, n_resamples: int, pool: Any, only: list[str]) -> list[dict]:
     rows = []
-    for name, (base, target) in K_DESIGNS.items():
+    for i, (name, (base, target)) in enumerate(K_DESIGNS.items()):
         if only and not any(w in name for w in only):
             continue
         design = base.with_(leak=leak_for(base, target))
@@ -190,7 +201,8 @@ def k_section(reps: int, n_resamples: int, pool: Any, only: list[str]) -> list[d
                                "exact_cmi": exact_cmi(design), "power": {}}
         for k in ("auto", *K_GRID):
             out = _many(design, reps, {"n_resamples": n_resamples, "k": k,
-                                       "ci_method": "subsampling"}, pool, 30_000)
+                                       "ci_method": "subsampling"}, pool,
+                        9_000_000 + 100_000 * i)
             row["power"][str(k)] = _rate(out[:, 1] <= ALPHA)
             if k == "auto":
                 row["auto_k"] = float(np.median(out[:, 4]))
@@ -301,7 +313,7 @@ def write_tables(results: dict[str, Any], doc: Path = DOC) -> None:
 def main(argv: Iterable[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--reps", type=int, default=400, help="studies per size cell")
+    parser.add_argument("--reps", type=int, default=1000, help="studies per size cell")
     parser.add_argument("--power-reps", type=int, default=200,
                         help="studies per power/coverage cell")
     parser.add_argument("--n-resamples", type=int, default=199)
@@ -319,7 +331,8 @@ def main(argv: Iterable[str] | None = None) -> int:
         return 0
     only = [w for w in args.only.split(",") if w]
     parts = args.parts.split(",")
-    pool = ProcessPoolExecutor(args.jobs) if args.jobs > 1 else None
+    pool = (ProcessPoolExecutor(args.jobs, initializer=_one_thread) if args.jobs > 1
+            else None)
     results: dict[str, Any] = {"environment": _environment(),
                                "settings": {"n_resamples": args.n_resamples, "alpha": ALPHA,
                                             "reps": args.reps, "power_reps": args.power_reps}}

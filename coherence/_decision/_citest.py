@@ -67,7 +67,8 @@ class CITestResult(CoherenceResult):
     method : str
         ``'permutation'`` or ``'bootstrap'``.
     k : int
-        Number of neighbours of the estimator.
+        Number of neighbours of the estimator (the one used, also when
+        ``k='auto'`` chose it).
     n_resamples : int
         Permutations (and CI resamples).
     n_contexts : int
@@ -79,11 +80,14 @@ class CITestResult(CoherenceResult):
     calibrate : bool
         Whether the belief was replaced by its cross-fitted isotonic calibration.
     permute : str
-        Exchangeable units of the permutation: ``'rows'`` or ``'contexts'``
-        (``'none'`` for the bootstrap method).
+        What the permutation moved: ``'outcomes'`` (each context's outcome,
+        among matched contexts), ``'contexts'`` (the actions of whole
+        contexts) or ``'rows'`` (single actions); ``'none'`` for the
+        bootstrap method.
     ci_method : str
-        ``'subsampling'`` (half of the contexts without replacement; spread
-        of the half-sample estimates around their mean, centred on the
+        ``'debiased'`` (half of the contexts without replacement for the
+        spread, centred on the estimate minus the estimator's bias at the
+        fitted model), ``'subsampling'`` (the same spread, centred on the
         estimate minus the permutation-null mean) or ``'bootstrap'`` (cluster
         bootstrap, percentile interval).
     null_distribution : numpy.ndarray
@@ -516,7 +520,10 @@ def _warn_if_neighbours_within_contexts(z_cont: np.ndarray, ev_disc: np.ndarray,
     _, pair_code = np.unique(np.column_stack([value_code, groups]), axis=0,
                              return_inverse=True)
     pair_code = pair_code.ravel()
-    own_share = float(np.mean(np.bincount(pair_code)[pair_code] / rows_per_value[value_code]))
+    if rows_per_value.max() < 2:  # no row shares its values with another: no neighbours
+        return
+    own = np.bincount(pair_code)[pair_code]
+    own_share = float(np.mean((own - 1) / np.maximum(rows_per_value[value_code] - 1, 1)))
     if own_share > 0.25:
         warnings.warn(
             f"ci_test: on average {100 * own_share:.0f}% of the rows that share a row's "
@@ -568,8 +575,15 @@ def ci_test(
     group : str or None
         Column of the context: the unit that is resampled and whose rows move
         together. ``None``: every row is its own context.
-    k : int
-        Neighbours of the CMI estimator.
+    k : int or 'auto'
+        Neighbours of the CMI estimator. ``'auto'`` (default) keeps the
+        reference paper's k = 3 unless a row's tied conditioning values come
+        mostly from its own context (beliefs continuous or on a fine grid and
+        constant within a context); then a small k finds only the row's own
+        repetitions, which share its outcome, and the estimate has no power,
+        so k grows to ``max(3, 2 m, round(0.6 sqrt(n)))`` with ``m`` the mean
+        number of a row's tied repetitions (docs/validation_ci.md). ``k=3``
+        is the paper's estimator.
     method : {'permutation', 'bootstrap'}
         ``'permutation'`` (default): conditional permutation p-value.
         ``'bootstrap'``: the reference paper's procedure, a cluster-bootstrap
@@ -588,23 +602,35 @@ def ci_test(
     condition_on : {'row', 'context_mean'}
         Condition on each row's belief (default) or on the mean belief of its
         context (see Notes on when each is right).
-    permute : {'auto', 'rows', 'contexts'}
-        Exchangeable units. ``'contexts'`` moves the actions of a whole context
-        together onto another context of the same size and conditioning
-        values; possible only when the conditioning values are constant within
-        every context. ``'auto'``: contexts when possible, else rows.
+    permute : {'auto', 'outcomes', 'contexts', 'rows'}
+        What the permutation moves. ``'outcomes'``: the outcome of each
+        context (shared by its repetitions) is shuffled among contexts
+        matched on their conditioning values; the actions never move, so any
+        dependence among the repetitions of a context (a context-level quirk,
+        beliefs sampled per repetition, unequal repetitions) is kept intact.
+        Requires the outcome to be constant within every context.
+        ``'contexts'``: the actions of a whole context move onto another
+        context of the same size and conditioning values (conditioning
+        constant within every context). ``'rows'``: single actions move among
+        rows with tied conditioning values. ``'auto'`` (default): outcomes
+        when the outcome is constant within every context, else contexts when
+        possible, else rows.
     k_perm : int
         Minimum number of units in a permutation block: units with tied
         conditioning values form a block; runs with fewer than ``k_perm`` units
-        are merged with their nearest neighbours in belief order.
-    ci_method : {'subsampling', 'bootstrap'}
-        Confidence interval of the permutation method. ``'subsampling'``:
-        half of the contexts drawn without replacement (no duplicated rows);
-        the interval has the spread of the half-sample estimates around their
-        mean and is centred on the estimate minus the mean of the permutation
-        null (the estimator's bias at CMI = 0). ``'bootstrap'``: the cluster
-        bootstrap percentile interval. Subsampling is the default because its
-        coverage is the better one (docs/validation_ci.md).
+        are merged with their nearest neighbours in belief order (within the
+        same discrete evidence stratum; a unit alone in its stratum never
+        moves).
+    ci_method : {'debiased', 'subsampling', 'bootstrap'}
+        Confidence interval of the permutation method. The spread comes from
+        half of the contexts drawn without replacement (no duplicated rows):
+        the half-sample estimates around their mean. ``'debiased'`` (default)
+        centres it on the estimate minus the estimator's bias at the data's
+        own dependence, measured by a parametric bootstrap from a fitted model
+        (see Notes). ``'subsampling'`` centres it on the estimate minus the
+        mean of the permutation null (the bias at CMI = 0, which is too small
+        when the CMI is not 0). ``'bootstrap'``: the cluster-bootstrap
+        percentile interval (duplicated rows inflate kNN estimates).
     resolution : float or None
         Beliefs (and continuous evidence) are snapped to integer multiples of
         ``resolution`` before distances are taken, so that beliefs on a decimal
@@ -629,19 +655,40 @@ def ci_test(
         row's own repetitions, which share its outcome, and the estimate is
         biased towards 0. The p-value stays valid; power is lost.
     DegenerateDataWarning
-        When the action or the outcome is constant.
+        When the action or the outcome is constant, and when no valid
+        permutation test exists (every unit alone in its evidence stratum or
+        conditioning value, or no row with a neighbour): the p-value is then
+        NaN, never a small number.
 
     Notes
     -----
     **Null and p-value.** Under :math:`H_0`: action :math:`\perp` outcome
-    :math:`\mid` belief, the actions of units with equal conditioning values
-    are exchangeable given the outcomes and beliefs. The test shuffles the
-    action within blocks of units with tied (or, for continuous beliefs, the
-    ``k_perm`` nearest) conditioning values, inside the same discrete
-    evidence stratum (Runge 2018), recomputes the estimate :math:`T_b` and
-    reports :math:`p = (1 + \#\{T_b \ge T\}) / (1 + B)`. When the belief is
-    constant within each context, whole contexts are the units, so any
-    within-context dependence of the actions is kept.
+    :math:`\mid` belief, a context's outcome carries no information about its
+    actions beyond its beliefs (and evidence), so the outcomes of contexts
+    with the same conditioning values are exchangeable given all actions and
+    beliefs. The default test shuffles the outcomes of whole contexts within
+    blocks of contexts matched on their conditioning values (the context's
+    discrete evidence stratum and mean belief; when the evidence varies
+    within contexts, the context's level of logit belief after removing the
+    evidence effects), recomputes the estimate :math:`T_b` and reports
+    :math:`p = (1 + \#\{T_b \ge T\}) / (1 + B)`: a local permutation test
+    (Runge 2018; Kim et al. 2022) whose units are contexts. Because the
+    actions never move, whatever the repetitions of a context share
+    (context-level shocks, beliefs sampled per repetition, their number) is
+    the same in the data and in every permuted copy. Blocks are exact ties
+    when beliefs are on a grid; otherwise runs of ``k_perm`` contexts with the
+    nearest conditioning values, which makes the test approximately valid
+    (measured in docs/validation_ci.md).
+
+    **The interval.** The kNN estimate is biased, and its bias depends on
+    the CMI itself (it grows with it). ``ci_method='debiased'`` fits
+    P(action | belief, evidence, outcome) (multinomial logistic regression on
+    a cubic-spline basis of the belief, interacting with the outcome) and
+    P(outcome | belief, evidence), computes the exact CMI of the fitted model
+    over the observed rows, simulates studies from it (one outcome per
+    context) and takes the mean estimate on them minus the model's CMI as
+    the bias at the data's own dependence. The spread comes from half-samples
+    of the contexts, which keep whatever the contexts' rows share.
 
     **Why not the bootstrap rule.** Resampling with replacement duplicates
     rows; duplicates are zero-distance neighbours and inflate kNN estimates,
@@ -667,6 +714,9 @@ def ci_test(
       Transactions on Information Theory 67(1), 464-484.
     * Politis, D. N., Romano, J. P. and Wolf, M. (1999). Subsampling.
       Springer.
+    * Kim, I., Neykov, M., Balakrishnan, S. and Wasserman, L. (2022). Local
+      permutation tests for conditional independence. Annals of Statistics
+      50(6), 3388-3414.
 
     Examples
     --------

@@ -10,7 +10,13 @@ import pandas as pd
 import pytest
 
 import coherence
-from coherence import Agent, CITestResult, NotCalibratedWarning, SmallSampleWarning
+from coherence import (
+    Agent,
+    CITestResult,
+    DegenerateDataWarning,
+    NotCalibratedWarning,
+    SmallSampleWarning,
+)
 from coherence._decision._citest import _units_and_blocks
 
 
@@ -29,7 +35,7 @@ def test_result_type_schema_and_read_only_arrays(rational):
     res = coherence.ci_test(rational, n_resamples=99, rng=0)
     assert isinstance(res, CITestResult)
     assert res.n_obs == len(rational) and res.n_contexts == 200
-    assert res.permute == "contexts" and res.ci_method == "subsampling"
+    assert res.permute == "outcomes" and res.ci_method == "debiased"
     assert res.null_distribution.shape == (99,)
     assert not res.null_distribution.flags.writeable
     assert res.confidence_interval.low <= res.confidence_interval.high
@@ -102,13 +108,14 @@ def test_bootstrap_method_warns_and_gives_no_pvalue(rational):
 def test_evidence_is_conditioned_on(rational):
     data = rational.assign(stratum=(rational["context"] % 3).astype(str),
                            age=(rational["context"] % 7).astype(np.float64))
-    with pytest.warns(SmallSampleWarning, match="own context"):  # strata split the ties
-        res = coherence.ci_test(data, evidence=["stratum"], n_resamples=19, rng=0)
+    # strata split the ties, so the design's k grows past the repetitions
+    res = coherence.ci_test(data, evidence=["stratum"], n_resamples=19, rng=0)
+    assert res.k > 5
     direct = coherence.cmi(data["action"], data["outcome"], data[["belief", "stratum"]],
-                           resolution=1e-6)
+                           k=res.k, resolution=1e-6)
     assert res.statistic == direct and res.evidence == ("stratum",)
     with pytest.warns(SmallSampleWarning, match="own context"):  # (belief, age) ~ per context
-        res2 = coherence.ci_test(data, evidence=["age"], n_resamples=19, rng=0)
+        res2 = coherence.ci_test(data, evidence=["age"], k=3, n_resamples=19, rng=0)
     direct2 = coherence.cmi(data["action"], data["outcome"], data[["belief", "age"]],
                             resolution=1e-6)
     assert res2.statistic == pytest.approx(direct2, rel=1e-12)
@@ -124,19 +131,30 @@ def test_calibrate_and_context_mean_run(rational):
     noisy = coherence.simulate(Agent.rational(report_noise=0.05), n_contexts=100, rng=0).data
     row = coherence.ci_test(noisy, n_resamples=19, rng=0)
     with pytest.warns(SmallSampleWarning, match="own context"):  # means are per context
-        mean = coherence.ci_test(noisy, condition_on="context_mean", n_resamples=19, rng=0)
-    assert row.permute == "rows" and mean.permute == "contexts"
-    with pytest.raises(ValueError, match="The 'permute' parameter of ci_test must be 'rows' or "
-                                         "'auto' when the conditioning values vary"):
+        mean = coherence.ci_test(noisy, condition_on="context_mean", k=3, n_resamples=19,
+                                 rng=0)
+    assert row.permute == "outcomes" and mean.permute == "outcomes"
+    # the actions of whole contexts move only when the conditioning is constant in them
+    rows = coherence.ci_test(noisy, permute="rows", n_resamples=19, rng=0)
+    ctx = coherence.ci_test(noisy, condition_on="context_mean", permute="contexts",
+                            n_resamples=19, rng=0)
+    assert rows.permute == "rows" and ctx.permute == "contexts"
+    with pytest.raises(ValueError, match="The 'permute' parameter of ci_test must be 'rows', "
+                                         "'outcomes' or 'auto' when the conditioning values"):
         coherence.ci_test(noisy, permute="contexts", n_resamples=9, rng=0)
+    varying = noisy.assign(outcome=np.arange(len(noisy)) % 2)
+    with pytest.raises(ValueError, match="'rows', 'contexts' or 'auto' when the outcome varies"):
+        coherence.ci_test(varying, permute="outcomes", n_resamples=9, rng=0)
+    assert coherence.ci_test(varying, n_resamples=9, rng=0).permute == "rows"
 
 
 def test_warns_when_neighbours_are_the_rows_own_context():
     data = coherence.simulate(Agent.rational(grid=0.01), n_contexts=100, rng=0).data
     with pytest.warns(SmallSampleWarning, match="mostly the row's own context"):
-        coherence.ci_test(data, n_resamples=9, rng=0)
-    # no warning once k exceeds the repetitions per context
+        coherence.ci_test(data, k=3, n_resamples=9, rng=0)
+    # no warning once k exceeds the repetitions per context, as the default k does
     coherence.ci_test(data, k=6, n_resamples=9, rng=0)
+    assert coherence.ci_test(data, n_resamples=9, rng=0).k >= 10
 
 
 def test_no_group_means_rows_are_contexts(rational):
@@ -291,3 +309,166 @@ def test_permutations_keep_the_action_counts_of_each_belief(rational):
     blocks = _units_and_blocks(cond, rational["context"].to_numpy(), True, 1)
     null = _permutation_null(y_is_belief, 3, blocks, np.arange(8, dtype=np.int64))
     assert np.ptp(null) < 1e-12
+
+
+# --------------------------------------------------------------------------- outcome permutation
+def _outcome_design(data: pd.DataFrame):
+    from coherence._decision._citest import _block_layout, _outcome_units
+
+    prep = _prepared(data)
+    groups = pd.factorize(data["context"])[0].astype(np.int64)
+    y_unit, unit_cond = _outcome_units(prep.disc["y"], data["belief"].to_numpy(),
+                                       prep.cont["z"], prep.disc["z"], groups)
+    blocks = _block_layout(unit_cond, np.ones(len(y_unit), np.int64), 5)
+    return prep, groups, y_unit, blocks
+
+
+def _numba_block_shuffle(seed, block_start, block_units):
+    """The kernel's shuffle for one seed (numba's generator), as a plain array."""
+    from numba import njit
+
+    from coherence._decision._kernels import _shuffle_blocks
+
+    @njit
+    def run(seed, block_start, block_units):
+        np.random.seed(seed)  # noqa: NPY002
+        out = np.empty(block_units.shape[0], np.int64)
+        _shuffle_blocks(block_start, block_units, out)
+        return out
+
+    return run(seed, block_start, block_units)
+
+
+def test_outcome_permutation_kernel_equals_estimates_on_the_permuted_outcomes(rational):
+    from coherence._decision._citest import _outcome_null
+    from coherence._decision._cmi import Prepared, estimate
+
+    prep, groups, y_unit, (block_start, block_units) = _outcome_design(rational)
+    seeds = np.arange(5, dtype=np.int64)
+    fast = _outcome_null(prep, 3, y_unit, groups, block_start, block_units, seeds)
+    for b, seed in enumerate(seeds):
+        shuffled = _numba_block_shuffle(int(seed), block_start, block_units)
+        source = np.arange(len(y_unit))
+        source[block_units] = shuffled
+        y_perm = y_unit[source[groups]]
+        # every context keeps one outcome, and each block keeps its outcomes
+        assert np.array_equal(np.sort(y_unit[shuffled]), np.sort(y_unit[block_units]))
+        direct = estimate(Prepared(n=prep.n, cont=prep.cont, disc=dict(prep.disc, y=y_perm)), 3)
+        assert fast[b] == pytest.approx(direct, rel=1e-12, abs=1e-14)
+
+
+def test_outcome_blocks_hold_contexts_of_one_belief_on_a_grid(rational):
+    _, groups, _, (block_start, block_units) = _outcome_design(rational)
+    belief = rational.groupby("context", sort=True)["belief"].first().to_numpy()
+    for j in range(len(block_start) - 1):
+        units = block_units[block_start[j]:block_start[j + 1]]
+        assert len(units) >= 2
+        # beliefs are constant within contexts and on a 0.05 grid: blocks are exact ties
+        # unless a tie group is smaller than k_perm
+        assert np.ptp(belief[units]) <= 0.05 + 1e-12 or len(units) >= 5
+
+
+def test_context_effects_recover_additive_evidence_effects():
+    from coherence._decision._citest import _context_effects
+
+    rng = np.random.default_rng(0)
+    groups = np.repeat(np.arange(30), 4)
+    ev = rng.integers(0, 5, size=groups.size)
+    alpha = rng.normal(0, 1, size=30)
+    beta = np.array([-0.6, -0.1, 0.0, 0.3, 0.4])
+    belief = 1 / (1 + np.exp(-(alpha[groups] + beta[ev])))
+    est = _context_effects(belief, ev, groups, n_iter=500)
+    # identified up to the centring of the evidence effects
+    assert np.allclose(est - est.mean(), alpha - alpha.mean(), atol=1e-6)
+
+
+def test_auto_k_follows_the_design():
+    from coherence._decision._citest import _auto_k
+
+    groups = np.repeat(np.arange(200), 5)
+    grid = np.repeat(np.round(np.linspace(0, 1, 21), 2)[np.arange(200) % 21], 5)
+    cont = np.repeat(np.linspace(0, 1, 200), 5)
+    zeros = np.zeros(1000)
+    # beliefs shared by many contexts: the paper's k
+    assert _auto_k(np.column_stack([zeros, grid]), groups) == 3
+    # every belief value is one context's: k grows past the repetitions
+    k = _auto_k(np.column_stack([zeros, cont]), groups)
+    assert k >= 10 and k == max(10, round(0.6 * np.sqrt(1000)))
+    # one row per context
+    assert _auto_k(np.column_stack([np.zeros(200), np.linspace(0, 1, 200)]),
+                   np.arange(200)) == 3
+
+
+def test_no_valid_test_gives_nan_and_a_warning(rational):
+    data = rational.assign(patient=rational["context"].astype(str))
+    with pytest.warns(DegenerateDataWarning, match="no valid permutation test"):
+        res = coherence.ci_test(data, evidence=["patient"], n_resamples=19, rng=0)
+    assert math.isnan(res.pvalue)
+    ids = rational.assign(row_id=np.arange(len(rational)))
+    with pytest.warns(DegenerateDataWarning, match="no valid permutation test"):
+        res = coherence.ci_test(ids, evidence=["row_id"], n_resamples=19, rng=0)
+    assert math.isnan(res.pvalue) and math.isnan(res.statistic)
+
+
+def test_paper_settings_stay_one_argument_away(rational):
+    paper = coherence.ci_test(rational, k=3, ci_method="subsampling", n_resamples=49, rng=0)
+    assert paper.k == 3 and paper.ci_method == "subsampling"
+    assert paper.statistic == coherence.cmi(rational["action"], rational["outcome"],
+                                            rational["belief"], k=3, resolution=1e-6)
+
+
+# --------------------------------------------------------------------------- fast validation
+def _independent_rejections(design, reps: int, seed0: int) -> tuple[int, int]:
+    from benchmarks.citest_designs import generate
+
+    hits = valid = 0
+    for s in range(reps):
+        data = generate(design, seed0 + s)
+        evidence = ["evidence"] if "evidence" in data else []
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            p = coherence.ci_test(data, evidence=evidence, n_resamples=99, rng=s).pvalue
+        valid += math.isfinite(p)
+        hits += p <= 0.05
+    return hits, valid
+
+
+def test_size_on_independent_realistic_nulls_fast():
+    # designs on which the earlier default failed (sizes 0.21-0.42 and 0.000); 40 studies
+    # each: P(Binomial(40, 0.05) >= 7) = 0.005, and over the 160 studies together
+    # P(Binomial(160, 0.05) <= 1) = 0.002 catches a test that never rejects
+    from benchmarks.citest_designs import Design
+
+    designs = [
+        Design(n_contexts=100, shock_sd=1.0, belief_sd=0.05),
+        Design(n_contexts=100, repetitions=(1, 10)),
+        Design(n_contexts=40, repetitions=3, evidence_levels=10, evidence_within=True),
+        Design(n_contexts=100, grid=None),
+    ]
+    total = 0
+    for i, design in enumerate(designs):
+        hits, valid = _independent_rejections(design, 40, 50_000 + 1000 * i)
+        assert valid == 40
+        assert hits <= 6, (design, hits)
+        total += hits
+    assert total >= 2
+
+
+def test_power_and_coverage_on_continuous_beliefs_fast():
+    # continuous beliefs, constant within a context: the paper's k = 3 finds only the
+    # row's own repetitions (power 0.00 at CMI 0.09); the default k reaches other contexts
+    from benchmarks.citest_designs import Design, exact_cmi, generate, leak_for
+
+    base = Design(grid=None)
+    design = base.with_(leak=leak_for(base, 0.09))
+    truth = exact_cmi(design)
+    hits = covered = 0
+    for s in range(12):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            res = coherence.ci_test(generate(design, 60_000 + s), n_resamples=99, rng=s)
+        hits += res.pvalue <= 0.05
+        ci = res.confidence_interval
+        covered += ci.low <= truth <= ci.high
+    assert hits >= 11
+    assert covered >= 9  # P(Binomial(12, 0.95) <= 8) = 0.002
