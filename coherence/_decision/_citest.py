@@ -190,6 +190,21 @@ def _ci_test_iv(data: Any, belief: Any, action: Any, outcome: Any, evidence: Any
 
 
 # --------------------------------------------------------------------------- pieces
+def _canonical_order(design: _Design) -> _Design:
+    """The design's rows in a canonical order (context, then the row's values).
+
+    Every random draw below (fold assignment, simulated studies, resamples)
+    goes row by row or context by context, so sorting first makes the result
+    for a given ``rng`` independent of the order of the input rows.
+    """
+    keys = [design.ev_cont[:, j] for j in range(design.ev_cont.shape[1] - 1, -1, -1)]
+    keys += [design.ev_disc, design.action, design.outcome, design.belief, design.groups]
+    order = np.lexsort(keys)
+    return _Design(design.action[order], design.outcome[order], design.belief[order],
+                   design.groups[order], design.ev_disc[order], design.ev_cont[order],
+                   design.outcome_binary)
+
+
 def _context_mean(values: np.ndarray, groups: np.ndarray) -> np.ndarray:
     sums = np.bincount(groups, weights=values)
     counts = np.bincount(groups)
@@ -736,6 +751,7 @@ def _ci_test(design: _Design, opt: dict[str, Any], gen: np.random.Generator) -> 
     """The array layer of :func:`ci_test`: validated design arrays and options in, the
     estimate, its permutation null and interval out. Warnings point at the caller of
     the public function."""
+    design = _canonical_order(design)
     n = len(design.action)
     groups = design.groups
     n_groups = int(groups.max()) + 1
