@@ -360,7 +360,7 @@ def test_outcome_permutation_kernel_equals_estimates_on_the_permuted_outcomes(ra
 
 
 def test_outcome_blocks_hold_contexts_of_one_belief_on_a_grid(rational):
-    _, groups, _, (block_start, block_units) = _outcome_design(rational)
+    _, _, _, (block_start, block_units) = _outcome_design(rational)
     belief = rational.groupby("context", sort=True)["belief"].first().to_numpy()
     for j in range(len(block_start) - 1):
         units = block_units[block_start[j]:block_start[j + 1]]
