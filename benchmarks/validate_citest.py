@@ -145,6 +145,14 @@ def _rate(flags: np.ndarray) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------- sections
+_SINK: list[Any] = []  # [callable(part, rows)] saving the JSON after every cell
+
+
+def _saved(part: str, rows: list[dict]) -> None:
+    for save in _SINK:
+        save(part, rows)
+
+
 def size_section(reps: int, n_resamples: int, pool: Any, only: list[str]) -> list[dict]:
     rows = []
     for i, (name, design) in enumerate(NULLS.items()):
@@ -160,6 +168,7 @@ def size_section(reps: int, n_resamples: int, pool: Any, only: list[str]) -> lis
                "median_k": float(np.median(out[:, 4])),
                "seconds": time.perf_counter() - t0}
         rows.append(row)
+        _saved("size", rows)
         print(f"size  {name:62s} {row['size']['rate']:.3f} "
               f"[{row['size']['wilson_low']:.3f}, {row['size']['wilson_high']:.3f}] "
               f"cover0 {row['ci_covers_0']['rate']:.3f} ({row['seconds']:.0f} s)", flush=True)
@@ -185,6 +194,7 @@ def power_section(reps: int, n_resamples: int, pool: Any, only: list[str]) -> li
                    "median_k": float(np.median(out[:, 4])),
                    "seconds": time.perf_counter() - t0}
             rows.append(row)
+            _saved("power", rows)
             print(f"power {name:50s} cmi {truth:.3f}: power {row['power']['rate']:.3f} "
                   f"coverage {row['coverage']['rate']:.3f} ({row['seconds']:.0f} s)",
                   flush=True)
@@ -210,6 +220,7 @@ def k_section(reps: int, n_resamples: int, pool: Any, only: list[str]) -> list[d
         row["best_power"] = best
         row["auto_over_best"] = row["power"]["auto"]["rate"] / best if best else math.nan
         rows.append(row)
+        _saved("k", rows)
         print(f"k     {name:40s} auto (k={row['auto_k']:.0f}) "
               f"{row['power']['auto']['rate']:.3f} best {best:.3f}", flush=True)
     return rows
@@ -336,26 +347,27 @@ def main(argv: Iterable[str] | None = None) -> int:
     results: dict[str, Any] = {"environment": _environment(),
                                "settings": {"n_resamples": args.n_resamples, "alpha": ALPHA,
                                             "reps": args.reps, "power_reps": args.power_reps}}
+    old = json.loads(args.out.read_text()) if args.merge and args.out.exists() else {}
+
+    def save(part: str, rows: list[dict]) -> None:
+        done = {(r["design"], r.get("exact_cmi")) for r in rows}
+        kept = [r for r in old.get(part, []) if (r["design"], r.get("exact_cmi")) not in done]
+        results[part] = kept + rows
+        for other in ("size", "power", "k"):
+            if other not in results and other in old:
+                results[other] = old[other]
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps(results, indent=1, default=float) + "\n")
+
+    _SINK.append(save)
     if "size" in parts:
-        results["size"] = size_section(args.reps, args.n_resamples, pool, only)
+        size_section(args.reps, args.n_resamples, pool, only)
     if "power" in parts:
-        results["power"] = power_section(args.power_reps, args.n_resamples, pool, only)
+        power_section(args.power_reps, args.n_resamples, pool, only)
     if "k" in parts:
-        results["k"] = k_section(args.power_reps, args.n_resamples, pool, only)
+        k_section(args.power_reps, args.n_resamples, pool, only)
     if pool:
         pool.shutdown()
-    if args.merge and args.out.exists():
-        old = json.loads(args.out.read_text())
-        for part in ("size", "power", "k"):
-            if part in results:
-                done = {(r["design"], r.get("exact_cmi")) for r in results[part]}
-                kept = [r for r in old.get(part, [])
-                        if (r["design"], r.get("exact_cmi")) not in done]
-                results[part] = kept + results[part]
-            elif part in old:
-                results[part] = old[part]
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(results, indent=1, default=float) + "\n")
     print(f"wrote {args.out}", file=sys.stderr)
     return 0
 
