@@ -32,7 +32,7 @@ class Options:
     repetition: str | None
     truth: str | None
     evidence: tuple[str, ...]
-    k: int
+    k: int | str
     n_resamples: int
     n_permutations: int
     n_splits: int

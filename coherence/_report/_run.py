@@ -179,7 +179,7 @@ def _report_iv(
     tests: Any,
     engine: str,
     reference_prompt: str,
-    k: int,
+    k: int | str,
     n_permutations: int,
     n_resamples: int,
     n_splits: int,
@@ -290,7 +290,7 @@ def report(
     by: Sequence[str] | str = ("model", "dataset"),
     tests: str | Sequence[str] = "all",
     reference_prompt: str = "standard",
-    k: int = 3,
+    k: int | str = "auto",
     n_permutations: int = 1000,
     n_resamples: int = 500,
     n_splits: int = 5,
@@ -323,8 +323,9 @@ def report(
         Prompt variant the decision tests use, and the reference of the
         prompt-consistency RMSEs.
     k, n_permutations, n_resamples, n_splits, engine, n_bins, confidence_level
-        Settings passed to the tests (``engine`` is the leakage classifier:
-        ``"logistic"`` for speed, ``"catboost"`` for the paper's settings).
+        Settings passed to the tests (``k`` to :func:`coherence.ci_test`, ``"auto"``
+        by default as there; ``engine`` is the leakage classifier: ``"logistic"``
+        for speed, ``"catboost"`` for the paper's settings).
     n_jobs : int
         Cells run in parallel with joblib; ``backend`` picks joblib's backend
         (``"loky"`` by default; ``"dask"`` or ``"ray"`` hand the sweep to a
