@@ -126,7 +126,7 @@ def _cell(name: str, design: Design, out: np.ndarray, t0: float) -> dict[str, An
     ok_truth = ~np.isnan(out[:, 6])
     return {
         "design": name, "settings": _settings(design),
-        "reps": int(len(out)), "seconds": round(time.time() - t0, 1),
+        "reps": len(out), "seconds": round(time.time() - t0, 1),
         "overall": _rate(out[:, 0] <= ALPHA), "variant": _rate(out[:, 1] <= ALPHA),
         "true_rmse_reference": exact["reference"], "true_rmse_truth": exact["truth"],
         "mean_rmse_reference": float(np.nanmean(out[:, 2])),

@@ -27,7 +27,6 @@ from .._resampling import (
 )
 from .._results import CoherenceResult, ConfidenceInterval, Summary
 from .._rng import RNGLike, check_rng
-from .._warnings import SmallSampleWarning
 from .._validation import (
     as_dataframe,
     check_float,
@@ -38,6 +37,7 @@ from .._validation import (
     probability_column,
     require_columns,
 )
+from .._warnings import SmallSampleWarning
 
 __all__ = ["ConsistencyResult", "prompt_consistency"]
 
@@ -56,18 +56,25 @@ class ConsistencyResult(CoherenceResult):
     Attributes
     ----------
     statistic : float
-        Headline: the largest RMSE between the repetition-averaged beliefs
-        under the reference prompt and under another variant.
+        Headline: the largest RMSE between the mean beliefs under the
+        reference prompt and under another variant (noise-corrected, or the
+        paper's figure with ``rmse="paper"``; the replicate run excluded).
     pvalue : float
-        Global p-value of "prompt labels are exchangeable within contexts":
-        the smallest per-variant permutation p-value times the number of
-        variants (Bonferroni), capped at 1.
+        Global p-value of "every variant has the reference's mean belief in
+        every context" (beyond a re-run of the reference, given ``replicate``):
+        max-T over variants of the cluster bootstrap-t; Bonferroni over the
+        per-variant p-values with ``method="permutation"``.
     confidence_interval : ConfidenceInterval
-        Cluster-bootstrap interval of the headline variant's RMSE.
+        Cluster bootstrap-t interval of the headline variant's RMSE.
     n_obs : int
         Rows used.
     method : str
-        ``'cluster-bootstrap+within-context-permutation'``.
+        ``'cluster-bootstrap-t'`` or ``'within-context-permutation'``, with
+        ``'+replicate-baseline'`` when ``replicate`` is given.
+    rmse : str
+        Which RMSE definition fills the table: ``'corrected'`` or ``'paper'``.
+    replicate : str or None
+        The prompt label used as a re-run of the reference, if any.
     reference : str
         The reference prompt.
     headline_prompt : str
@@ -80,8 +87,8 @@ class ConsistencyResult(CoherenceResult):
         One row per prompt variant (reference first): ``n_obs``,
         ``n_contexts``, ``std`` (mean over
         contexts of the standard deviation of the belief over repetitions),
-        ``rmse_reference`` (NaN for the reference), its permutation
-        ``pvalue``, ``rmse_truth`` (NaN without ``truth``), each with
+        ``rmse_reference`` (NaN for the reference), its ``pvalue`` (NaN for the
+        reference and the replicate), ``rmse_truth`` (NaN without ``truth``), each with
         cluster-bootstrap ``_ci_low`` / ``_ci_high`` columns (the paper's
         Tables 3 and 4).
     context_means : pandas.DataFrame
@@ -211,6 +218,13 @@ def truth_terms(mean: np.ndarray, sd: np.ndarray, count: np.ndarray, v: int,
 
 def studentized_mean(values: np.ndarray, weights: np.ndarray,
                      confidence_level: float) -> tuple[float, float, float, float, int]:
+    """See :func:`studentized_draws`; returns (mean, pvalue, low, high, n)."""
+    mean, pvalue, low, high, n, _, _ = studentized_draws(values, weights, confidence_level)
+    return mean, pvalue, low, high, n
+
+
+def studentized_draws(values: np.ndarray, weights: np.ndarray, confidence_level: float
+                      ) -> tuple[float, float, float, float, int, float, np.ndarray]:
     r"""Cluster bootstrap-t for the mean of a per-context quantity.
 
     ``values`` (G,) with NaN for contexts left out; ``weights`` (B, G) the
@@ -219,13 +233,15 @@ def studentized_mean(values: np.ndarray, weights: np.ndarray,
     :math:`T^*_b = (\bar x^*_b - \bar x) / (s^*_b / \sqrt{n^*_b})`, returns the
     mean, the one-sided p-value of "mean <= 0", :math:`(1 + \#\{T^* \ge T\})/(1+B)`,
     the bootstrap-t interval :math:`[\bar x - t^*_{1-\alpha/2} se,\ \bar x -
-    t^*_{\alpha/2} se]` and the number of contexts used.
+    t^*_{\alpha/2} se]`, the number of contexts used, :math:`T` and the draws
+    :math:`T^*` (for a max-T combination over variants).
     """
     ok = ~np.isnan(values)
     x = values[ok]
     n = int(x.size)
     if n < 2:
-        return (float(x.mean()) if n else math.nan), math.nan, math.nan, math.nan, n
+        return ((float(x.mean()) if n else math.nan), math.nan, math.nan, math.nan, n,
+                math.nan, np.full(len(weights), np.nan))
     mean = float(x.mean())
     se = float(x.std(ddof=1)) / math.sqrt(n)
     w = weights[:, ok]
@@ -234,14 +250,17 @@ def studentized_mean(values: np.ndarray, weights: np.ndarray,
         mb = (w @ x) / nw
         vb = np.maximum(w @ (x * x) - nw * mb * mb, 0.0) / (nw - 1.0)
         tb = (mb - mean) / np.sqrt(vb / nw)
-    tb[np.isnan(tb)] = 0.0  # resamples of one distinct value: no spread, no information
+    # resamples of one distinct value have no spread: 0 when they sit at the mean, a
+    # huge finite value otherwise (finite, so that quantiles interpolate cleanly)
+    tb = np.nan_to_num(tb, nan=0.0, posinf=1e300, neginf=-1e300)
     alpha = 1.0 - confidence_level
     if se <= 1e-12 * max(1.0, abs(mean)):
         pvalue = 1.0 if mean <= 0.0 else 1.0 / (1.0 + len(tb))
-        return mean, pvalue, mean, mean, n
+        t_obs = -math.inf if mean <= 0.0 else math.inf
+        return mean, pvalue, mean, mean, n, t_obs, np.zeros(len(tb))
     pvalue = monte_carlo_pvalue(tb, mean / se)
     q_lo, q_hi = np.quantile(tb, [alpha / 2.0, 1.0 - alpha / 2.0])
-    return mean, pvalue, mean - float(q_hi) * se, mean - float(q_lo) * se, n
+    return mean, pvalue, mean - float(q_hi) * se, mean - float(q_lo) * se, n, mean / se, tb
 
 
 def _root(x: float) -> float:
@@ -474,8 +493,11 @@ def prompt_consistency(
     offsets; the replicate's own row shows the session-to-session RMSE. With
     ``replicate`` the null is "no prompt effect beyond a new session".
 
-    The result's ``pvalue`` is the smallest per-variant p-value times the
-    number of variants tested (Bonferroni), capped at 1.
+    The result's ``pvalue`` tests all variants at once: the largest
+    per-variant :math:`T` against the largest :math:`T^*` over variants on the
+    same context resamples (max-T, which accounts for the variants sharing the
+    reference); with ``method="permutation"``, the smallest per-variant
+    p-value times the number of variants (Bonferroni), capped at 1.
 
     References
     ----------
@@ -516,6 +538,7 @@ def prompt_consistency(
                                        a, c)
         return squared_difference_terms(mean, sd, count, a, c, paired, corr)
 
+    max_t: list[tuple[float, np.ndarray]] = []
     order = [ref] + ([rep] if rep is not None else []) + [
         v for v in range(n_labels) if v not in (ref, rep)]
     baseline = pair(ref, rep, True) if rep is not None else None
@@ -546,7 +569,9 @@ def prompt_consistency(
                 h = pair(v, ref, True)
                 if baseline is not None:
                     h = 0.5 * (h + pair(v, rep, True)) - baseline
-                pval = studentized_mean(h, weights, level)[1]
+                _, pval, _, _, _, t_obs, t_draws = studentized_draws(h, weights, level)
+                if not math.isnan(t_obs):
+                    max_t.append((t_obs, t_draws))
             row["pvalue"] = pval
         if iv["truth"] is not None:
             est, _, lo, hi, _ = studentized_mean(
@@ -570,7 +595,15 @@ def prompt_consistency(
         warnings.warn(f"{_OWNER}: no variant could be tested (the bootstrap-t needs at least "
                       "two contexts with two or more repetitions under both prompts); "
                       "pvalue is NaN.", SmallSampleWarning, stacklevel=2)
-    pvalue = min(1.0, float(pv.min()) * len(pv)) if len(pv) else math.nan
+    if iv["method"] == "permutation":
+        pvalue = min(1.0, float(pv.min()) * len(pv)) if len(pv) else math.nan
+    elif len(max_t) == 1:
+        pvalue = float(pv.min())
+    elif max_t:  # max-T over variants on the same context resamples
+        pvalue = monte_carlo_pvalue(np.max([t for _, t in max_t], axis=0),
+                                    max(t for t, _ in max_t))
+    else:
+        pvalue = math.nan
     context_means = pd.DataFrame(mean[:, order], columns=[names[v] for v in order])
     method_name = ("cluster-bootstrap-t" if iv["method"] == "bootstrap-t"
                    else "within-context-permutation")
