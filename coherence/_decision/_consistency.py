@@ -11,6 +11,7 @@ each variant's distance to it (Table 4).
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -36,6 +37,7 @@ from .._validation import (
     probability_column,
     require_columns,
 )
+from .._warnings import SmallSampleWarning
 
 __all__ = ["ConsistencyResult", "prompt_consistency"]
 
@@ -54,18 +56,25 @@ class ConsistencyResult(CoherenceResult):
     Attributes
     ----------
     statistic : float
-        Headline: the largest RMSE between the repetition-averaged beliefs
-        under the reference prompt and under another variant.
+        Headline: the largest RMSE between the mean beliefs under the
+        reference prompt and under another variant (noise-corrected, or the
+        paper's figure with ``rmse="paper"``; the replicate run excluded).
     pvalue : float
-        Global p-value of "prompt labels are exchangeable within contexts":
-        the smallest per-variant permutation p-value times the number of
-        variants (Bonferroni), capped at 1.
+        Global p-value of "every variant has the reference's mean belief in
+        every context" (beyond a re-run of the reference, given ``replicate``):
+        max-T over variants of the cluster bootstrap-t; Bonferroni over the
+        per-variant p-values with ``method="permutation"``.
     confidence_interval : ConfidenceInterval
-        Cluster-bootstrap interval of the headline variant's RMSE.
+        Cluster bootstrap-t interval of the headline variant's RMSE.
     n_obs : int
         Rows used.
     method : str
-        ``'cluster-bootstrap+within-context-permutation'``.
+        ``'cluster-bootstrap-t'`` or ``'within-context-permutation'``, with
+        ``'+replicate-baseline'`` when ``replicate`` is given.
+    rmse : str
+        Which RMSE definition fills the table: ``'corrected'`` or ``'paper'``.
+    replicate : str or None
+        The prompt label used as a re-run of the reference, if any.
     reference : str
         The reference prompt.
     headline_prompt : str
@@ -78,8 +87,8 @@ class ConsistencyResult(CoherenceResult):
         One row per prompt variant (reference first): ``n_obs``,
         ``n_contexts``, ``std`` (mean over
         contexts of the standard deviation of the belief over repetitions),
-        ``rmse_reference`` (NaN for the reference), its permutation
-        ``pvalue``, ``rmse_truth`` (NaN without ``truth``), each with
+        ``rmse_reference`` (NaN for the reference), its ``pvalue`` (NaN for the
+        reference and the replicate), ``rmse_truth`` (NaN without ``truth``), each with
         cluster-bootstrap ``_ci_low`` / ``_ci_high`` columns (the paper's
         Tables 3 and 4).
     context_means : pandas.DataFrame
@@ -90,11 +99,14 @@ class ConsistencyResult(CoherenceResult):
     headline_prompt: str
     n_contexts: int
     n_resamples: int
+    rmse: str
+    replicate: str | None
     table: pd.DataFrame = field(repr=False, compare=False)
     context_means: pd.DataFrame = field(repr=False, compare=False)
 
     _test_name: ClassVar[str] = "prompt_consistency"
-    _extra_columns: ClassVar[tuple[str, ...]] = ("reference", "n_contexts", "n_resamples")
+    _extra_columns: ClassVar[tuple[str, ...]] = ("reference", "n_contexts", "n_resamples",
+                                                    "rmse", "replicate")
 
     @property
     def prompt_table(self) -> pd.DataFrame:
@@ -143,6 +155,118 @@ def _weighted_mean(weights: np.ndarray, values: np.ndarray) -> np.ndarray:
         return num / den
 
 
+def paired_covariance(belief: np.ndarray, groups: np.ndarray, labels: np.ndarray,
+                      reps: np.ndarray, n_groups: int, n_reps: int, a: int,
+                      c: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per context: the number ``m`` of repetition labels present under both prompts
+    ``a`` and ``c``, and the sample covariance (over those ``m`` repetitions) of
+    the two prompts' beliefs; 0 where ``m < 2``. Shapes (G,), (G,)."""
+    size = n_groups * n_reps
+    key = groups * n_reps + reps
+    va = np.full(size, np.nan)
+    vc = np.full(size, np.nan)
+    va[key[labels == a]] = belief[labels == a]
+    vc[key[labels == c]] = belief[labels == c]
+    both = ~np.isnan(va) & ~np.isnan(vc)
+    g = (np.arange(size) // n_reps)[both]
+    xa, xc = va[both], vc[both]
+    m = np.bincount(g, minlength=n_groups)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ma = np.bincount(g, weights=xa, minlength=n_groups) / m
+        mc = np.bincount(g, weights=xc, minlength=n_groups) / m
+        cp = np.bincount(g, weights=(xa - ma[g]) * (xc - mc[g]), minlength=n_groups)
+        cov = cp / (m - 1)
+    cov[m < 2] = 0.0
+    return m, cov
+
+
+def squared_difference_terms(mean: np.ndarray, sd: np.ndarray, count: np.ndarray, a: int,
+                             c: int, paired: tuple[np.ndarray, np.ndarray] | None,
+                             corrected: bool) -> np.ndarray:
+    r"""Per context, :math:`(\bar p_{ca} - \bar p_{cc})^2`, minus (``corrected``) an
+    unbiased estimate of its repetition-noise part,
+
+    .. math:: s_{ca}^2/n_{ca} + s_{cc}^2/n_{cc} - 2\,m_c\,\hat\gamma_c/(n_{ca} n_{cc}),
+
+    :math:`\hat\gamma_c` the covariance over the :math:`m_c` repetitions seen under
+    both prompts (a shock shared by repetition). The corrected term has
+    expectation :math:`(\mu_{ca} - \mu_{cc})^2` whatever the noise and the numbers
+    of repetitions; it is NaN where a cell has fewer than two repetitions (fewer
+    than one for the uncorrected term).
+    """
+    d2 = (mean[:, a] - mean[:, c]) ** 2
+    if not corrected:
+        return d2
+    na, nc = count[:, a].astype(np.float64), count[:, c].astype(np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        noise = sd[:, a] ** 2 / na + sd[:, c] ** 2 / nc
+        if paired is not None:
+            m, cov = paired
+            noise = noise - 2.0 * m * cov / (na * nc)
+    return d2 - noise  # NaN where sd is (fewer than 2 repetitions)
+
+
+def truth_terms(mean: np.ndarray, sd: np.ndarray, count: np.ndarray, v: int,
+                truth: np.ndarray, corrected: bool) -> np.ndarray:
+    """Per context, (mean belief - truth)^2, minus (``corrected``) s^2 / n."""
+    d2 = (mean[:, v] - truth) ** 2
+    if not corrected:
+        return d2
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return d2 - sd[:, v] ** 2 / count[:, v]
+
+
+def studentized_mean(values: np.ndarray, weights: np.ndarray,
+                     confidence_level: float) -> tuple[float, float, float, float, int]:
+    """See :func:`studentized_draws`; returns (mean, pvalue, low, high, n)."""
+    mean, pvalue, low, high, n, _, _ = studentized_draws(values, weights, confidence_level)
+    return mean, pvalue, low, high, n
+
+
+def studentized_draws(values: np.ndarray, weights: np.ndarray, confidence_level: float
+                      ) -> tuple[float, float, float, float, int, float, np.ndarray]:
+    r"""Cluster bootstrap-t for the mean of a per-context quantity.
+
+    ``values`` (G,) with NaN for contexts left out; ``weights`` (B, G) the
+    multiplicities of contexts in B cluster resamples. With
+    :math:`T = \bar x / (s/\sqrt n)` and
+    :math:`T^*_b = (\bar x^*_b - \bar x) / (s^*_b / \sqrt{n^*_b})`, returns the
+    mean, the one-sided p-value of "mean <= 0", :math:`(1 + \#\{T^* \ge T\})/(1+B)`,
+    the bootstrap-t interval :math:`[\bar x - t^*_{1-\alpha/2} se,\ \bar x -
+    t^*_{\alpha/2} se]`, the number of contexts used, :math:`T` and the draws
+    :math:`T^*` (for a max-T combination over variants).
+    """
+    ok = ~np.isnan(values)
+    x = values[ok]
+    n = int(x.size)
+    if n < 2:
+        return ((float(x.mean()) if n else math.nan), math.nan, math.nan, math.nan, n,
+                math.nan, np.full(len(weights), np.nan))
+    mean = float(x.mean())
+    se = float(x.std(ddof=1)) / math.sqrt(n)
+    w = weights[:, ok]
+    nw = w.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mb = (w @ x) / nw
+        vb = np.maximum(w @ (x * x) - nw * mb * mb, 0.0) / (nw - 1.0)
+        tb = (mb - mean) / np.sqrt(vb / nw)
+    # resamples of one distinct value have no spread: 0 when they sit at the mean, a
+    # huge finite value otherwise (finite, so that quantiles interpolate cleanly)
+    tb = np.nan_to_num(tb, nan=0.0, posinf=1e300, neginf=-1e300)
+    alpha = 1.0 - confidence_level
+    if se <= 1e-12 * max(1.0, abs(mean)):
+        pvalue = 1.0 if mean <= 0.0 else 1.0 / (1.0 + len(tb))
+        t_obs = -math.inf if mean <= 0.0 else math.inf
+        return mean, pvalue, mean, mean, n, t_obs, np.zeros(len(tb))
+    pvalue = monte_carlo_pvalue(tb, mean / se)
+    q_lo, q_hi = np.quantile(tb, [alpha / 2.0, 1.0 - alpha / 2.0])
+    return mean, pvalue, mean - float(q_hi) * se, mean - float(q_lo) * se, n, mean / se, tb
+
+
+def _root(x: float) -> float:
+    return math.sqrt(max(x, 0.0)) if not math.isnan(x) else math.nan
+
+
 def _rmse_between(belief: np.ndarray, groups: np.ndarray, is_variant: np.ndarray,
                   n_groups: int) -> float:
     cell = groups * 2 + is_variant
@@ -180,9 +304,24 @@ def permutation_pvalue(belief: np.ndarray, groups: np.ndarray, is_variant: np.nd
 
 
 # --------------------------------------------------------------------------- public layer
+_METHODS = ("bootstrap-t", "permutation")
+_RMSE = ("corrected", "paper")
+
+
+def _label_code(value: Any, names: np.ndarray, names_list: list[str], param: str,
+                prompt: str) -> int:
+    if value not in names.tolist() and str(value) not in names_list:
+        raise ValueError(param_error(param, _OWNER, "a prompt label present in column "
+                                     f"'{prompt}' ({', '.join(map(repr, names.tolist()))})",
+                                     value))
+    return (names.tolist().index(value) if value in names.tolist()
+            else names_list.index(str(value)))
+
+
 def _prompt_consistency_iv(data: Any, belief: Any, prompt: Any, group: Any, repetition: Any,
-                           reference: Any, truth: Any, n_resamples: Any,
-                           confidence_level: Any, rng: RNGLike) -> dict[str, Any]:
+                           reference: Any, replicate: Any, truth: Any, method: Any, rmse: Any,
+                           n_resamples: Any, confidence_level: Any,
+                           rng: RNGLike) -> dict[str, Any]:
     df = as_dataframe(data, owner=_OWNER)
     for name, value in (("belief", belief), ("prompt", prompt), ("group", group)):
         if not isinstance(value, str):
@@ -190,6 +329,10 @@ def _prompt_consistency_iv(data: Any, belief: Any, prompt: Any, group: Any, repe
     for name, value in (("repetition", repetition), ("truth", truth)):
         if value is not None and not isinstance(value, str):
             raise TypeError(param_error(name, _OWNER, "a column name (str) or None", value))
+    for name, value, allowed in (("method", method, _METHODS), ("rmse", rmse, _RMSE)):
+        if value not in allowed:
+            raise ValueError(param_error(name, _OWNER, "one of " + ", ".join(
+                map(repr, allowed)), value))
     require_columns(df, {"belief": belief, "prompt": prompt, "group": group,
                          "repetition": repetition, "truth": truth}, owner=_OWNER)
     n_resamples = check_int(n_resamples, "n_resamples", _OWNER, low=1)
@@ -199,15 +342,22 @@ def _prompt_consistency_iv(data: Any, belief: Any, prompt: Any, group: Any, repe
     b = probability_column(df, belief, owner=_OWNER)
     labels, names = label_column(df, prompt, owner=_OWNER)
     names_list = [str(n) for n in names.tolist()]
-    if reference not in names.tolist() and str(reference) not in names_list:
-        raise ValueError(param_error("reference", _OWNER, "a prompt label present in column "
-                                     f"'{prompt}' ({', '.join(map(repr, names.tolist()))})",
-                                     reference))
+    ref_code = _label_code(reference, names, names_list, "reference", prompt)
     if len(names) < 2:
         raise ValueError(f"{_OWNER}: column '{prompt}' must hold at least two prompt variants; "
                          f"got {len(names)} ({', '.join(map(repr, names.tolist()))}).")
+    rep_code = None
+    if replicate is not None:
+        rep_code = _label_code(replicate, names, names_list, "replicate", prompt)
+        if rep_code == ref_code:
+            raise ValueError(param_error("replicate", _OWNER, "a prompt label other than "
+                                         f"reference={reference!r}", replicate))
+        if method == "permutation":
+            raise ValueError(param_error("method", _OWNER, "'bootstrap-t' when a replicate "
+                                         "run is given", method))
     groups = group_codes(df, group, owner=_OWNER)
     n_groups = int(groups.max()) + 1
+    reps, n_reps = None, 0
     if repetition is not None:
         key = pd.DataFrame({"g": groups, "v": labels, "r": df[repetition].to_numpy()})
         dup = np.flatnonzero(key.duplicated(keep="first").to_numpy())
@@ -216,6 +366,8 @@ def _prompt_consistency_iv(data: Any, belief: Any, prompt: Any, group: Any, repe
             raise ValueError(column_error(repetition, f"identify each repetition once per "
                                           f"('{group}', '{prompt}')", shown + [None] * (
                                               len(dup) - len(shown)), owner=_OWNER))
+        reps = group_codes(df, repetition, owner=_OWNER)
+        n_reps = int(reps.max()) + 1
     truth_g = None
     if truth is not None:
         t = probability_column(df, truth, owner=_OWNER)
@@ -228,11 +380,11 @@ def _prompt_consistency_iv(data: Any, belief: Any, prompt: Any, group: Any, repe
                                           shown + [None] * (len(bad) - len(shown)),
                                           [float(t[i]) for i in bad[:5]] + [None] * (
                                               len(bad) - len(shown)), owner=_OWNER))
-    ref_code = (names.tolist().index(reference) if reference in names.tolist()
-                else names_list.index(str(reference)))
     return {"b": b, "labels": labels, "names": names, "groups": groups, "n_groups": n_groups,
-            "truth": truth_g, "ref": ref_code, "n_resamples": n_resamples,
-            "confidence_level": confidence_level, "gen": gen, "reference": reference}
+            "reps": reps, "n_reps": n_reps, "truth": truth_g, "ref": ref_code,
+            "rep": rep_code, "n_resamples": n_resamples, "method": method, "rmse": rmse,
+            "confidence_level": confidence_level, "gen": gen, "reference": reference,
+            "replicate": replicate}
 
 
 def prompt_consistency(
@@ -243,7 +395,10 @@ def prompt_consistency(
     group: str = "context",
     repetition: str | None = "repetition",
     reference: str = "standard",
+    replicate: str | None = None,
     truth: str | None = None,
+    method: str = "bootstrap-t",
+    rmse: str = "corrected",
     n_resamples: int = 999,
     confidence_level: float = 0.95,
     rng: RNGLike = None,
@@ -256,19 +411,41 @@ def prompt_consistency(
         The belief table, one row per elicitation.
     belief, prompt, group : str
         Columns: the stated probability in [0, 1], the prompt variant and the
-        context (the unit of the bootstrap and of the permutations).
+        context (the unit of the bootstrap).
     repetition : str or None
-        Column numbering repetitions; used to check that no (context, prompt,
-        repetition) appears twice. ``None`` skips the check.
+        Column numbering repetitions. No (context, prompt, repetition) may
+        appear twice. Repetitions with the same label under two prompts are
+        taken as paired (e.g. run in the same session or with the same seed):
+        their covariance enters the noise correction, so shocks shared across
+        prompts by repetition do not bias the test; unrelated numbering only
+        adds a little noise. ``None``: repetitions of different prompts are
+        taken as independent.
     reference : str
         The prompt variant the others are compared with.
+    replicate : str, optional
+        A prompt label holding a second, independent run (new session) of the
+        ``reference`` prompt. The null then becomes "variant *v* differs from
+        the reference no more than a re-run of the reference does" (see Notes).
     truth : str, optional
         A ground-truth posterior column (constant within each context); adds
         the RMSE of each variant's averaged belief against it.
+    method : {'bootstrap-t', 'permutation'}
+        The per-variant test. ``'bootstrap-t'`` (default): cluster bootstrap-t
+        of the noise-corrected mean squared difference, valid under unequal
+        noise, unequal repetitions and shocks shared by repetition.
+        ``'permutation'``: the earlier within-context permutation of the
+        prompt labels, exact only when the two prompts' rows are exchangeable
+        (same noise, same number of repetitions, independent repetitions).
+    rmse : {'corrected', 'paper'}
+        ``'corrected'`` (default): ``rmse_reference`` and ``rmse_truth`` estimate
+        the RMSE of the *mean* beliefs, the repetition noise of the averages
+        removed (contexts with at least two repetitions per prompt).
+        ``'paper'``: the reference paper's figures, RMSE of the repetition
+        averages as they are (noise included, larger with fewer repetitions).
     n_resamples : int
-        Cluster-bootstrap resamples and, separately, permutations per variant.
+        Cluster-bootstrap resamples (and permutations for ``'permutation'``).
     confidence_level : float
-        Level of the bootstrap intervals.
+        Level of the intervals.
     rng : int, numpy.random.Generator or None
         Randomness of the bootstrap and the permutations.
 
@@ -280,27 +457,47 @@ def prompt_consistency(
     Notes
     -----
     With :math:`p_{cvr}` the belief for context :math:`c`, variant :math:`v`,
-    repetition :math:`r`, :math:`\bar p_{cv}` its mean over repetitions and
-    :math:`s_{cv}` its sample standard deviation (contexts with at least two
-    repetitions), the figures are
+    repetition :math:`r`, :math:`\bar p_{cv}` its mean over the :math:`n_{cv}`
+    repetitions, :math:`s_{cv}` their standard deviation and :math:`\mu_{cv}`
+    the agent's mean belief (the expectation of :math:`\bar p_{cv}`), the
+    per-context term
 
     .. math::
-        \mathrm{Std}_v = \frac{1}{|C_v|} \sum_{c} s_{cv}, \quad
-        \mathrm{RMSE}_v = \Big(\frac{1}{|C_{v,ref}|} \sum_{c}
-            (\bar p_{cv} - \bar p_{c,ref})^2\Big)^{1/2}, \quad
-        \mathrm{RMSE}^{truth}_v = \Big(\frac{1}{|C_v|} \sum_c (\bar p_{cv} - q_c)^2\Big)^{1/2}
+        h_{cv} = (\bar p_{cv} - \bar p_{c,ref})^2 - \frac{s_{cv}^2}{n_{cv}}
+                 - \frac{s_{c,ref}^2}{n_{c,ref}} + \frac{2 m_c \hat\gamma_c}{n_{cv} n_{c,ref}}
 
-    over the contexts where each is defined. Intervals: percentile intervals
-    of the figures recomputed on contexts drawn with replacement. The
-    p-value of variant :math:`v` tests that, within each context, the labels
-    ``reference`` and ``v`` are exchangeable (the belief does not depend on
-    the prompt): the labels of the two variants' rows are permuted within
-    each context, :math:`\mathrm{RMSE}_v` recomputed, and
-    :math:`p = (1 + \#\{T^* \ge T\}) / (1 + B)`. This is exact under the
-    null whatever the spread over repetitions. Note that
-    :math:`\mathrm{RMSE}_v > 0` even for a consistent agent when beliefs
-    vary over repetitions (averages of few draws differ): compare it with
-    the null or with :math:`\mathrm{Std}_v`.
+    (:math:`\hat\gamma_c` the covariance over the :math:`m_c` repetition labels
+    seen under both prompts) has expectation :math:`(\mu_{cv} - \mu_{c,ref})^2`.
+    ``rmse_reference`` is :math:`\sqrt{\max(0, \bar h_v)}`, the RMSE of the mean
+    beliefs; ``rmse="paper"`` gives the paper's
+    :math:`(\mathrm{mean}_c (\bar p_{cv} - \bar p_{c,ref})^2)^{1/2}` instead, and
+    ``rmse_truth`` likewise with :math:`q_c` and :math:`s^2_{cv}/n_{cv}`.
+    ``std`` is the mean over contexts of :math:`s_{cv}` (percentile interval).
+
+    **Null and p-value.** H0: :math:`\mu_{cv} = \mu_{c,ref}` in every context,
+    i.e. :math:`\bar h_v` has mean 0. The p-value is a cluster (context)
+    bootstrap-t of :math:`T = \bar h_v / \mathrm{se}`, one-sided,
+    :math:`p = (1 + \#\{T^* \ge T\}) / (1 + B)`; intervals are bootstrap-t
+    intervals of the mean of :math:`h` (or of the squared differences for
+    ``rmse="paper"``), mapped through the square root (clipped at 0).
+
+    **Sessions.** :math:`\mu_{cv}` is the mean belief *within the session(s)
+    the data were collected in*. If every (context, prompt) run carries its
+    own session offset (a fresh conversation, a different server state), two
+    runs of the same prompt already differ, and the test rightly rejects
+    equality of within-session means. To ask whether a prompt matters beyond
+    the session-to-session variation, give a re-run of the reference prompt
+    as ``replicate``: the per-context term becomes
+    :math:`(h(v, ref) + h(v, rep))/2 - h(ref, rep)`, whose mean is 0 when
+    variant *v* and the reference differ only by exchangeable session
+    offsets; the replicate's own row shows the session-to-session RMSE. With
+    ``replicate`` the null is "no prompt effect beyond a new session".
+
+    The result's ``pvalue`` tests all variants at once: the largest
+    per-variant :math:`T` against the largest :math:`T^*` over variants on the
+    same context resamples (max-T, which accounts for the variants sharing the
+    reference); with ``method="permutation"``, the smallest per-variant
+    p-value times the number of variants (Bonferroni), capped at 1.
 
     References
     ----------
@@ -309,7 +506,8 @@ def prompt_consistency(
     (Table 4).
 
     Davison, A. C. and Hinkley, D. V. (1997). Bootstrap Methods and
-    their Application, sec. 3.8 (cluster resampling). Cambridge.
+    their Application, sec. 3.8 (cluster resampling) and 5.2.1 (studentized
+    intervals). Cambridge.
 
     Examples
     --------
@@ -320,19 +518,30 @@ def prompt_consistency(
     >>> res.headline_prompt, bool(res.pvalue < 0.05)
     ('absolute', True)
     """
-    iv = _prompt_consistency_iv(data, belief, prompt, group, repetition, reference, truth,
-                                n_resamples, confidence_level, rng)
+    iv = _prompt_consistency_iv(data, belief, prompt, group, repetition, reference, replicate,
+                                truth, method, rmse, n_resamples, confidence_level, rng)
     b, labels, groups = iv["b"], iv["labels"], iv["groups"]
-    names, n_groups, ref = iv["names"], iv["n_groups"], iv["ref"]
+    names, n_groups, ref, rep = iv["names"], iv["n_groups"], iv["ref"], iv["rep"]
     gen: np.random.Generator = iv["gen"]
     n_labels, level, n_res = len(names), iv["confidence_level"], iv["n_resamples"]
+    corrected = iv["rmse"] == "corrected"
     boot_rng, perm_rng = gen.spawn(2)
 
     count, mean, sd = _cell_stats(b, groups, labels, n_groups, n_labels)
     weights = cluster_weights(cluster_draws(n_groups, n_res, boot_rng), n_groups)
     ones = np.ones((1, n_groups))
 
-    order = [ref] + [v for v in range(n_labels) if v != ref]
+    def pair(a: int, c: int, corr: bool) -> np.ndarray:
+        paired = None
+        if iv["reps"] is not None:
+            paired = paired_covariance(b, groups, labels, iv["reps"], n_groups, iv["n_reps"],
+                                       a, c)
+        return squared_difference_terms(mean, sd, count, a, c, paired, corr)
+
+    max_t: list[tuple[float, np.ndarray]] = []
+    order = [ref] + ([rep] if rep is not None else []) + [
+        v for v in range(n_labels) if v not in (ref, rep)]
+    baseline = pair(ref, rep, True) if rep is not None else None
     rows = []
     for v in order:
         std_hat = float(_weighted_mean(ones, sd[:, v])[0])
@@ -347,22 +556,31 @@ def prompt_consistency(
             "rmse_truth_ci_high": math.nan,
         }
         if v != ref:
-            sq = (mean[:, v] - mean[:, ref]) ** 2
-            rmse_lo, rmse_hi = percentile_interval(np.sqrt(_weighted_mean(weights, sq)), level)
-            keep = (labels == v) | (labels == ref)
-            rmse, pval = permutation_pvalue(b[keep], groups[keep],
-                                            (labels[keep] == v).astype(np.int64), n_groups,
-                                            n_res, perm_rng)
-            row.update({"rmse_reference": rmse, "rmse_reference_ci_low": rmse_lo,
-                        "rmse_reference_ci_high": rmse_hi, "pvalue": pval})
+            est, _, lo, hi, _ = studentized_mean(pair(v, ref, corrected), weights, level)
+            row.update({"rmse_reference": _root(est), "rmse_reference_ci_low": _root(lo),
+                        "rmse_reference_ci_high": _root(hi)})
+        if v not in (ref, rep):
+            if iv["method"] == "permutation":
+                keep = (labels == v) | (labels == ref)
+                _, pval = permutation_pvalue(b[keep], groups[keep],
+                                             (labels[keep] == v).astype(np.int64), n_groups,
+                                             n_res, perm_rng)
+            else:
+                h = pair(v, ref, True)
+                if baseline is not None:
+                    h = 0.5 * (h + pair(v, rep, True)) - baseline
+                _, pval, _, _, _, t_obs, t_draws = studentized_draws(h, weights, level)
+                if not math.isnan(t_obs):
+                    max_t.append((t_obs, t_draws))
+            row["pvalue"] = pval
         if iv["truth"] is not None:
-            sq_t = (mean[:, v] - iv["truth"]) ** 2
-            row["rmse_truth"] = float(np.sqrt(_weighted_mean(ones, sq_t)[0]))
-            row["rmse_truth_ci_low"], row["rmse_truth_ci_high"] = percentile_interval(
-                np.sqrt(_weighted_mean(weights, sq_t)), level)
+            est, _, lo, hi, _ = studentized_mean(
+                truth_terms(mean, sd, count, v, iv["truth"], corrected), weights, level)
+            row.update({"rmse_truth": _root(est), "rmse_truth_ci_low": _root(lo),
+                        "rmse_truth_ci_high": _root(hi)})
         rows.append(row)
     table = pd.DataFrame(rows, columns=list(TABLE_COLUMNS))
-    others = table.iloc[1:]
+    others = table.iloc[1 + (rep is not None):]
     rmse_values = others["rmse_reference"].to_numpy(dtype=float)
     if np.all(np.isnan(rmse_values)):
         j = 0
@@ -373,14 +591,31 @@ def prompt_consistency(
     head = others.iloc[j]
     pv = others["pvalue"].to_numpy(dtype=float)
     pv = pv[~np.isnan(pv)]
-    pvalue = min(1.0, float(pv.min()) * len(pv)) if len(pv) else math.nan
+    if len(pv) == 0:
+        warnings.warn(f"{_OWNER}: no variant could be tested (the bootstrap-t needs at least "
+                      "two contexts with two or more repetitions under both prompts); "
+                      "pvalue is NaN.", SmallSampleWarning, stacklevel=2)
+    if iv["method"] == "permutation":
+        pvalue = min(1.0, float(pv.min()) * len(pv)) if len(pv) else math.nan
+    elif len(max_t) == 1:
+        pvalue = float(pv.min())
+    elif max_t:  # max-T over variants on the same context resamples
+        pvalue = monte_carlo_pvalue(np.max([t for _, t in max_t], axis=0),
+                                    max(t for t, _ in max_t))
+    else:
+        pvalue = math.nan
     context_means = pd.DataFrame(mean[:, order], columns=[names[v] for v in order])
+    method_name = ("cluster-bootstrap-t" if iv["method"] == "bootstrap-t"
+                   else "within-context-permutation")
+    if rep is not None:
+        method_name += "+replicate-baseline"
     return ConsistencyResult(
         statistic=statistic, pvalue=pvalue,
         confidence_interval=ConfidenceInterval(float(head["rmse_reference_ci_low"]),
                                                float(head["rmse_reference_ci_high"]), level),
-        n_obs=len(b), method="cluster-bootstrap+within-context-permutation",
+        n_obs=len(b), method=method_name,
         reference=str(iv["reference"]), headline_prompt=str(head["prompt"]),
-        n_contexts=n_groups, n_resamples=n_res, table=table,
+        n_contexts=n_groups, n_resamples=n_res, rmse=iv["rmse"],
+        replicate=None if iv["replicate"] is None else str(iv["replicate"]), table=table,
         context_means=context_means,
     )

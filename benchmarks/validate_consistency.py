@@ -1,0 +1,290 @@
+"""Validation matrix of :func:`coherence.prompt_consistency`: size, power, coverage.
+
+Studies come from :mod:`benchmarks.consistency_designs`, a generator written
+apart from the package, whose exact mean beliefs and RMSEs are known. Every
+cell runs the defaults a user gets (only ``n_resamples`` is lowered, which
+changes the p-value's resolution, not its validity); designs holding a re-run
+of the reference prompt pass it as ``replicate``. Results are written as JSON
+(package versions, commit, machine) and the tables of
+``docs/validation_consistency.md`` are generated from that file::
+
+    OMP_NUM_THREADS=1 nice -n 15 python -m benchmarks.validate_consistency --reps 400
+    python -m benchmarks.validate_consistency --tables     # JSON -> docs tables
+
+``--only WORD`` runs the cells whose name contains a word; ``--option
+method=permutation`` passes an option to every call (``--label`` names such a
+run's JSON); ``--quick`` is the small version the test suite uses.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+import warnings
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from benchmarks.consistency_designs import Design, generate, true_rmse
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "benchmarks" / "results" / "validate_consistency.json"
+#: the earlier default (within-context permutation, percentile intervals of the paper's
+#: RMSE) on the same designs, run before the change with ``--option replicate=``
+BEFORE = ROOT / "benchmarks" / "results" / "validate_consistency_before.json"
+DOC = ROOT / "docs" / "validation_consistency.md"
+ALPHA = 0.05
+
+# ---------------------------------------------------------------- the matrix
+REF = Design()
+UNEQUAL = REF.with_(noise=(0.01, 0.06, 0.03), repetitions=(3, 10, 2))
+NULLS: dict[str, Design] = {
+    "equal noise (0.03), 5 repetitions each": REF,
+    "unequal noise (0.01 / 0.06 / 0.03), 5 repetitions each": REF.with_(
+        noise=(0.01, 0.06, 0.03)),
+    "unequal noise and repetitions (3 / 10 / 2)": UNEQUAL,
+    "unequal noise and repetitions, reversed (10 / 3 / 2)": UNEQUAL.with_(
+        repetitions=(10, 3, 2)),
+    "shared repetition shocks (half the variance), 5 each": REF.with_(
+        noise=(0.04, 0.04, 0.04), shared=0.5),
+    "shared shocks, unequal noise and repetitions (5 / 8 / 3)": REF.with_(
+        noise=(0.02, 0.04, 0.03), repetitions=(5, 8, 3), shared=0.5),
+    "session offsets sd 0.01, reference re-run as replicate": REF.with_(
+        session_sd=0.01, replicate=True),
+    "session offsets sd 0.02, reference re-run as replicate": REF.with_(
+        session_sd=0.02, replicate=True),
+    "session offsets sd 0.02, replicate, unequal noise and repetitions": UNEQUAL.with_(
+        session_sd=0.02, replicate=True),
+    "two repetitions each": REF.with_(repetitions=(2, 2, 2)),
+    "small study: 20 contexts, unequal noise and repetitions": UNEQUAL.with_(n_contexts=20),
+    "large study: 200 contexts, unequal noise and repetitions": UNEQUAL.with_(n_contexts=200),
+}
+ALTERNATIVES: dict[str, Design] = {
+    "shift 0.01, 5 repetitions each": REF.with_(shift=0.01),
+    "shift 0.02, 5 repetitions each": REF.with_(shift=0.02),
+    "shift 0.05, 5 repetitions each": REF.with_(shift=0.05),
+    "shift 0.02, unequal noise and repetitions": UNEQUAL.with_(shift=0.02),
+    "shift 0.02, shared shocks": REF.with_(noise=(0.04, 0.04, 0.04), shared=0.5, shift=0.02),
+    "pulled 20% toward 0.5 (RMSE 0.035)": REF.with_(shrink=0.2),
+    "shift 0.03, session offsets 0.02, replicate": REF.with_(shift=0.03, session_sd=0.02,
+                                                            replicate=True),
+    "session offsets 0.02, no replicate (a difference by definition)": REF.with_(
+        session_sd=0.02),
+}
+
+
+# ---------------------------------------------------------------- one study
+def _one_thread() -> None:
+    import numba
+    from threadpoolctl import threadpool_limits
+
+    numba.set_num_threads(1)
+    threadpool_limits(1)
+
+
+def _run_one(design: Design, seed: int, options: dict[str, Any]) -> list[float]:
+    import coherence
+
+    data = generate(design, seed)
+    kwargs = dict(options)
+    if design.replicate and kwargs.pop("replicate", True):
+        kwargs["replicate"] = "standard_rerun"
+    else:
+        kwargs.pop("replicate", None)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = coherence.prompt_consistency(data, truth="truth", rng=seed, **kwargs)
+    row = res.table.set_index("prompt").loc[design.prompts[-1]]
+    return [res.pvalue, float(row["pvalue"]), float(row["rmse_reference"]),
+            float(row["rmse_reference_ci_low"]), float(row["rmse_reference_ci_high"]),
+            float(row["rmse_truth"]), float(row["rmse_truth_ci_low"]),
+            float(row["rmse_truth_ci_high"])]
+
+
+def _many(design: Design, reps: int, options: dict[str, Any], seed0: int) -> np.ndarray:
+    return np.asarray([_run_one(design, seed0 + s, options) for s in range(reps)],
+                      dtype=np.float64)
+
+
+def _rate(flags: np.ndarray) -> dict[str, Any]:
+    from scipy.stats import binomtest
+
+    k, n = int(np.sum(flags)), int(flags.size)
+    ci = binomtest(k, n).proportion_ci(method="wilson") if n else None
+    return {"rate": k / n if n else float("nan"), "k": k, "n": n,
+            "wilson_low": float(ci.low) if ci else float("nan"),
+            "wilson_high": float(ci.high) if ci else float("nan")}
+
+
+def _cell(name: str, design: Design, out: np.ndarray, t0: float) -> dict[str, Any]:
+    exact = true_rmse(design)
+    ok_ref = ~np.isnan(out[:, 3])
+    ok_truth = ~np.isnan(out[:, 6])
+    return {
+        "design": name, "settings": _settings(design),
+        "reps": len(out), "seconds": round(time.time() - t0, 1),
+        "overall": _rate(out[:, 0] <= ALPHA), "variant": _rate(out[:, 1] <= ALPHA),
+        "true_rmse_reference": exact["reference"], "true_rmse_truth": exact["truth"],
+        "mean_rmse_reference": float(np.nanmean(out[:, 2])),
+        "mean_rmse_truth": float(np.nanmean(out[:, 5])),
+        "coverage_reference": _rate((out[ok_ref, 3] <= exact["reference"] + 1e-12)
+                                    & (exact["reference"] - 1e-12 <= out[ok_ref, 4])),
+        "coverage_truth": _rate((out[ok_truth, 6] <= exact["truth"] + 1e-12)
+                                & (exact["truth"] - 1e-12 <= out[ok_truth, 7])),
+        "width_reference": float(np.nanmean(out[:, 4] - out[:, 3])),
+    }
+
+
+def section(cells: dict[str, Design], reps: int, options: dict[str, Any], only: list[str],
+            seed0: int) -> list[dict]:
+    rows = []
+    for i, (name, design) in enumerate(cells.items()):
+        if only and not any(w in name for w in only):
+            continue
+        t0 = time.time()
+        out = _many(design, reps, options, seed0 + 100_000 * i)
+        rows.append(_cell(name, design, out, t0))
+        r = rows[-1]
+        print(f"{name}: size/power {r['overall']['rate']:.3f} (variant "
+              f"{r['variant']['rate']:.3f}), coverage ref {r['coverage_reference']['rate']:.3f}"
+              f" truth {r['coverage_truth']['rate']:.3f} [{r['seconds']} s]", file=sys.stderr)
+    return rows
+
+
+def _settings(design: Design) -> dict[str, Any]:
+    return {key: (list(v) if isinstance(v, tuple) else v) for key, v in design.__dict__.items()}
+
+
+def _environment() -> dict[str, Any]:
+    import numba
+    import pandas
+    import scipy
+    import sklearn
+
+    import coherence
+
+    try:
+        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True,
+                                text=True, check=True).stdout.strip()
+        dirty = bool(subprocess.run(["git", "status", "--porcelain", "coherence"], cwd=ROOT,
+                                    capture_output=True, text=True).stdout.strip())
+    except (OSError, subprocess.CalledProcessError):
+        commit, dirty = "unknown", False
+    return {
+        "versions": {"belief-coherence": coherence.__version__,
+                     "python": platform.python_version(), "numpy": np.__version__,
+                     "scipy": scipy.__version__, "pandas": pandas.__version__,
+                     "numba": numba.__version__, "scikit-learn": sklearn.__version__},
+        "commit": commit, "coherence_dirty": dirty,
+        "machine": {"platform": platform.platform(), "processor": platform.machine(),
+                    "cpus": os.cpu_count()},
+        "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
+
+
+# ---------------------------------------------------------------- docs tables
+def _fmt(r: dict[str, Any]) -> str:
+    return f"{r['rate']:.3f} ({r['wilson_low']:.3f}–{r['wilson_high']:.3f})"
+
+
+def tables(results: dict[str, Any], source: str = RESULTS.name) -> str:
+    env = results["environment"]
+    s = results["settings"]
+    lines = [f"Generated from `benchmarks/results/{source}` (commit "
+             f"`{env['commit'][:10]}`, {env['date']}, belief-coherence "
+             f"{env['versions']['belief-coherence']}, numpy {env['versions']['numpy']}; "
+             f"{s['reps']} studies per null cell, {s['power_reps']} per alternative, "
+             f"n_resamples = {s['n_resamples']}, options {s['options'] or 'defaults'}). "
+             "Rates with 95% Wilson intervals.", "",
+             "### Size at alpha = 0.05 (nulls: every prompt has the same mean belief in "
+             "every context)", "",
+             "| design | contexts | overall p (Bonferroni) | last prompt's p | RMSE-vs-truth "
+             "CI coverage | RMSE-vs-reference CI covers 0 |",
+             "| --- | --- | --- | --- | --- | --- |"]
+    for r in results.get("size", []):
+        lines.append(f"| {r['design']} | {r['settings']['n_contexts']} | {_fmt(r['overall'])} | "
+                     f"{_fmt(r['variant'])} | {_fmt(r['coverage_truth'])} | "
+                     f"{_fmt(r['coverage_reference'])} |")
+    lines += ["", "### Power at alpha = 0.05 and coverage (the last prompt differs)", "",
+              "| design | true RMSE vs reference | mean estimate | power (last prompt) | "
+              "CI coverage (reference) | true RMSE vs truth | CI coverage (truth) |",
+              "| --- | --- | --- | --- | --- | --- | --- |"]
+    for r in results.get("power", []):
+        lines.append(f"| {r['design']} | {r['true_rmse_reference']:.4f} | "
+                     f"{r['mean_rmse_reference']:.4f} | {_fmt(r['variant'])} | "
+                     f"{_fmt(r['coverage_reference'])} | {r['true_rmse_truth']:.4f} | "
+                     f"{_fmt(r['coverage_truth'])} |")
+    lines.append("")
+    return "\n".join(lines)
+
+
+def write_tables(results: dict[str, Any], doc: Path = DOC, source: Path = RESULTS) -> None:
+    tag = "" if source == RESULTS else f" ({source.stem})"
+    begin = f"<!-- BEGIN generated by benchmarks/validate_consistency.py{tag} -->"
+    end = f"<!-- END generated by benchmarks/validate_consistency.py{tag} -->"
+    _replace_block(doc, begin, end, tables(results, source.name))
+
+
+def _replace_block(doc: Path, begin: str, end: str, body: str) -> None:
+    text = doc.read_text(encoding="utf-8")
+    block = f"{begin}\n{body}\n{end}"
+    if begin in text and end in text:
+        head, rest = text.split(begin, 1)
+        _, tail = rest.split(end, 1)
+        text = head + block + tail
+    else:
+        text = text.rstrip("\n") + "\n\n" + block + "\n"
+    doc.write_text(text, encoding="utf-8")
+
+
+def main(argv: Iterable[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--reps", type=int, default=400, help="studies per null cell")
+    parser.add_argument("--power-reps", type=int, default=400,
+                        help="studies per alternative cell")
+    parser.add_argument("--n-resamples", type=int, default=499)
+    parser.add_argument("--parts", default="size,power")
+    parser.add_argument("--only", default="", help="comma-separated words: cells to run")
+    parser.add_argument("--option", action="append", default=[],
+                        help="KEY=VALUE passed to every call (repeatable)")
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--tables", action="store_true",
+                        help="write docs/validation_consistency.md's tables from the JSON")
+    args = parser.parse_args(list(argv) if argv is not None else None)
+    if args.tables:
+        write_tables(json.loads(args.out.read_text()))
+        if BEFORE.exists():
+            write_tables(json.loads(BEFORE.read_text()), source=BEFORE)
+        return 0
+    _one_thread()
+    only = [w for w in args.only.split(",") if w]
+    options: dict[str, Any] = {"n_resamples": args.n_resamples}
+    for item in args.option:
+        key, value = item.split("=", 1)
+        options[key] = value
+    results: dict[str, Any] = {
+        "environment": _environment(),
+        "settings": {"n_resamples": args.n_resamples, "alpha": ALPHA, "reps": args.reps,
+                     "power_reps": args.power_reps,
+                     "options": {k: v for k, v in options.items() if k != "n_resamples"}}}
+    parts = args.parts.split(",")
+    if "size" in parts:
+        results["size"] = section(NULLS, args.reps, options, only, 1)
+    if "power" in parts:
+        results["power"] = section(ALTERNATIVES, args.power_reps, options, only, 5_000_000)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(results, indent=1, default=float) + "\n")
+    print(f"wrote {args.out}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
