@@ -66,8 +66,9 @@ def test_hand_computed(small):
     assert table["ci_low_bootstrap"].iloc[0] < strong["mean_improvement"]
 
 
-def test_bootstrap_t_default(small):
-    res = conditional_forecasting(small, rng=0, n_resamples=4999)
+def test_bootstrap_t_option(small):
+    # the bootstrap-t p-value was the default before issue 14; it is kept as test="bootstrap-t"
+    res = conditional_forecasting(small, rng=0, n_resamples=4999, test="bootstrap-t")
     assert res.pvalue_method == "bootstrap-t" and res.ci_method == "bootstrap-t"
     row = res.table.iloc[0]
     assert row["pvalue"] == row["pvalue_bootstrap_t"]
