@@ -72,9 +72,12 @@ def one_study(design: PairDesign, n: int, n_resamples: int,
         p_bt, lo, hi = _bootstrap_t(x, 0.95, n_resamples, rng, alt)
         out[f"bootstrap-t {alt}"] = p_bt
         if alt == "two-sided":
-            out["cover bootstrap-t"] = float(lo <= truth <= hi)
+            # an undefined interval (all improvements equal) is NaN, not a miss
+            out["cover bootstrap-t"] = (float(lo <= truth <= hi) if np.isfinite(lo)
+                                        else float("nan"))
             _, lo_n, hi_n = _normal_ci(x, 0.95, alt)
-            out["cover normal"] = float(lo_n <= truth <= hi_n)
+            out["cover normal"] = (float(lo_n <= truth <= hi_n) if np.isfinite(lo_n)
+                                   and hi_n > lo_n else float("nan"))
     return out
 
 

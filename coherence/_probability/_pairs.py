@@ -62,7 +62,8 @@ PAIRS_COLUMNS: tuple[str, ...] = (
 #: Extra columns of :attr:`PairsResult.table` (both intervals, spread, Bayes support).
 _EXTRA_TABLE_COLUMNS: tuple[str, ...] = (
     "sd_improvement", "pvalue_bernoulli", "pvalue_t", "pvalue_bootstrap_t", "ci_low_normal",
-    "ci_high_normal", "ci_low_bootstrap", "ci_high_bootstrap", "ci_low_bootstrap_t", "ci_high_bootstrap_t",
+    "ci_high_normal", "ci_low_bootstrap", "ci_high_bootstrap", "ci_low_bootstrap_t",
+    "ci_high_bootstrap_t",
     "n_bayes",
 )
 
