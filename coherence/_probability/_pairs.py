@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from .._intervals import FLAT_SD, is_flat, normal_interval, ttest_pvalue
+from .._intervals import FLAT_SD, is_flat, normal_interval
 from .._resampling import cluster_draw_chunks, monte_carlo_pvalue, rows_by_key
 from .._results import CoherenceResult, ConfidenceInterval, Summary
 from .._rng import RNGLike, check_rng
@@ -44,6 +44,7 @@ from ._axioms import (
 )
 
 __all__ = [
+    "PAIRS_ALTERNATIVES",
     "PAIRS_CI_METHODS",
     "PAIRS_COLUMNS",
     "PAIRS_TESTS",
@@ -60,13 +61,16 @@ PAIRS_COLUMNS: tuple[str, ...] = (
 
 #: Extra columns of :attr:`PairsResult.table` (both intervals, spread, Bayes support).
 _EXTRA_TABLE_COLUMNS: tuple[str, ...] = (
-    "sd_improvement", "pvalue_t", "pvalue_bootstrap_t", "ci_low_normal", "ci_high_normal",
-    "ci_low_bootstrap", "ci_high_bootstrap", "ci_low_bootstrap_t", "ci_high_bootstrap_t",
+    "sd_improvement", "pvalue_bernoulli", "pvalue_t", "pvalue_bootstrap_t", "ci_low_normal",
+    "ci_high_normal", "ci_low_bootstrap", "ci_high_bootstrap", "ci_low_bootstrap_t",
+    "ci_high_bootstrap_t",
     "n_bayes",
 )
 
 #: The p-value tests and interval methods of conditional_forecasting.
-PAIRS_TESTS: tuple[str, ...] = ("bootstrap-t", "t")
+PAIRS_TESTS: tuple[str, ...] = ("bernoulli", "t", "bootstrap-t")
+#: The alternatives of conditional_forecasting (as in scipy.stats).
+PAIRS_ALTERNATIVES: tuple[str, ...] = ("two-sided", "greater", "less")
 PAIRS_CI_METHODS: tuple[str, ...] = ("bootstrap-t", "normal", "bootstrap")
 
 _CATEGORY_ORDER = ("strong", "weak", "none")
@@ -95,8 +99,12 @@ class PairsResult(CoherenceResult):
     improvement : numpy.ndarray
         Per-pair Brier improvement, in input row order.
     pvalue_method : str
-        Which p-value (the ``test`` argument) the ``pvalue`` column holds: ``"bootstrap-t"`` (the
-        default, calibrated) or ``"t"`` (Student t).
+        Which p-value (the ``test`` argument) the ``pvalue`` column holds: ``"bernoulli"`` (the
+        default: A's outcomes simulated under the no-improvement null), ``"t"`` (Student t)
+        or ``"bootstrap-t"``.
+    alternative : str
+        ``"two-sided"``, ``"greater"`` (conditioning helps) or ``"less"`` (it hurts), for the
+        p-values and the interval (one-sided alternatives give one-sided intervals).
     ci_method : str
         Which interval the ``ci_low, ci_high`` columns hold: ``"bootstrap-t"``
         (symmetric studentized bootstrap, the default), ``"normal"`` (mean +-
@@ -109,7 +117,8 @@ class PairsResult(CoherenceResult):
 
     table: pd.DataFrame = field(repr=False, compare=False, default_factory=pd.DataFrame)
     improvement: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0))
-    pvalue_method: str = "bootstrap-t"
+    pvalue_method: str = "bernoulli"
+    alternative: str = "two-sided"
     ci_method: str = "bootstrap-t"
     by: str = "category"
     n_resamples: int = 9999
@@ -118,7 +127,7 @@ class PairsResult(CoherenceResult):
 
     _test_name: ClassVar[str] = "conditional_forecasting"
     _extra_columns: ClassVar[tuple[str, ...]] = (
-        "pvalue_method", "ci_method", "by", "n_resamples", "tol", "eps")
+        "pvalue_method", "alternative", "ci_method", "by", "n_resamples", "tol", "eps")
 
     def summary_frame(self) -> pd.DataFrame:
         """Alias of :meth:`to_frame`: the one-row pooled summary."""
@@ -143,30 +152,81 @@ def brier_improvement(p_a: np.ndarray, p1: np.ndarray, p0: np.ndarray, a: np.nda
     return (p_a - a) ** 2 - (p_cond - a) ** 2
 
 
+def _one_sided_level(confidence_level: float, alternative: str) -> tuple[float, float]:
+    """Lower and upper tail probabilities left out of an interval at ``confidence_level``."""
+    alpha = 1.0 - confidence_level
+    if alternative == "greater":
+        return alpha, 0.0
+    if alternative == "less":
+        return 0.0, alpha
+    return alpha / 2.0, alpha / 2.0
+
+
+def _side_pvalue(p_greater: float, p_less: float, alternative: str) -> float:
+    """The p-value of ``alternative`` from the two one-sided ones (two-sided: twice the
+    smaller, at most 1)."""
+    if alternative == "greater":
+        return p_greater
+    if alternative == "less":
+        return p_less
+    return min(1.0, 2.0 * min(p_greater, p_less))
+
+
+def _ttest(x: np.ndarray, alternative: str) -> float:
+    """One-sample t-test of mean 0 (``scipy.stats.ttest_1samp``); NaN when undefined."""
+    if is_flat(x):
+        return float("nan")
+    from scipy.stats import ttest_1samp
+
+    return float(ttest_1samp(x, 0.0, alternative=alternative).pvalue)
+
+
+def _normal_ci(x: np.ndarray, confidence_level: float,
+               alternative: str) -> tuple[float, float, float]:
+    """(sd, low, high) of mean +- z SE; one-sided alternatives give a half-line."""
+    if alternative == "two-sided":
+        return normal_interval(x, confidence_level)
+    if x.size < 2:
+        return (np.nan, np.nan, np.nan)
+    from scipy.stats import norm
+
+    sd = float(x.std(ddof=1))
+    m = float(x.mean())
+    half = float(norm.ppf(confidence_level)) * sd / math.sqrt(x.size)
+    return (sd, m - half, math.inf) if alternative == "greater" else (sd, -math.inf, m + half)
+
+
 def _bootstrap_ci(x: np.ndarray, confidence_level: float, n_resamples: int,
-                  rng: np.random.Generator) -> tuple[float, float]:
-    """Percentile interval of the mean over ``n_resamples`` row resamples."""
+                  rng: np.random.Generator,
+                  alternative: str = "two-sided") -> tuple[float, float]:
+    """Percentile interval of the mean over ``n_resamples`` row resamples (a half-line for
+    a one-sided ``alternative``)."""
     if x.size < 2:
         return (np.nan, np.nan)
     x = np.sort(x)  # resample in value order: results do not depend on row order
     means = np.empty(n_resamples)
     for start, stop, draws in cluster_draw_chunks(x.size, n_resamples, rng):
         means[start:stop] = x[draws].mean(axis=1)
-    alpha = (1.0 - confidence_level) / 2.0
-    low, high = np.quantile(means, [alpha, 1.0 - alpha])
-    return float(low), float(high)
+    lo_tail, hi_tail = _one_sided_level(confidence_level, alternative)
+    low = float(np.quantile(means, lo_tail)) if lo_tail > 0 else -math.inf
+    high = float(np.quantile(means, 1.0 - hi_tail)) if hi_tail > 0 else math.inf
+    return low, high
 
 
 def _bootstrap_t(x: np.ndarray, confidence_level: float, n_resamples: int,
-                 rng: np.random.Generator) -> tuple[float, float, float]:
-    """Symmetric studentized bootstrap: (p-value of mean 0, interval low, high).
+                 rng: np.random.Generator,
+                 alternative: str = "two-sided") -> tuple[float, float, float]:
+    """Studentized bootstrap: (p-value of mean 0, interval low, high).
 
     Resamples of the centred data give t* = mean* / (sd* / sqrt(n)); resamples
     with sd* = 0 (all values tied) have no t* and are left out, as the observed t
-    is only defined for sd > 0. The p-value is
+    is only defined for sd > 0. Two-sided (symmetric): the p-value is
     :func:`coherence._resampling.monte_carlo_pvalue` of |t| against the |t*|,
-    (1 + #{|t*| >= |t|}) / (1 + B') over the B' resamples kept; the interval is
-    mean +- c SE with c the ``confidence_level`` quantile of |t*|.
+    (1 + #{|t*| >= |t|}) / (1 + B') over the B' resamples kept, and the interval is
+    mean +- c SE with c the ``confidence_level`` quantile of |t*|. ``"greater"``:
+    (1 + #{t* >= t}) / (1 + B') and [mean - c SE, inf) with c the ``confidence_level``
+    quantile of t*; ``"less"``: (1 + #{t* <= t}) / (1 + B') and (-inf, mean - c SE] with
+    c the ``1 - confidence_level`` quantile of t*.
     """
     n = x.size
     if is_flat(x):
@@ -175,21 +235,64 @@ def _bootstrap_t(x: np.ndarray, confidence_level: float, n_resamples: int,
     m = float(x.mean())
     se = float(x.std(ddof=1)) / math.sqrt(n)
     centred = x - m
-    abs_t = np.empty(n_resamples)
+    t_star = np.empty(n_resamples)
     for start, stop, draws in cluster_draw_chunks(n, n_resamples, rng):
         r = centred[draws]
         mean_r = r.mean(axis=1)
         sd_r = r.std(axis=1, ddof=1)
         with np.errstate(divide="ignore", invalid="ignore"):
-            t = np.abs(mean_r) / (sd_r / math.sqrt(n))
+            t = mean_r / (sd_r / math.sqrt(n))
         t[sd_r <= FLAT_SD] = np.nan  # undefined; left out, as the observed t needs sd > 0
-        abs_t[start:stop] = t
-    abs_t = abs_t[~np.isnan(abs_t)]
-    if abs_t.size == 0:
+        t_star[start:stop] = t
+    t_star = t_star[~np.isnan(t_star)]
+    if t_star.size == 0:
         return (np.nan, np.nan, np.nan)
-    pvalue = monte_carlo_pvalue(abs_t, abs(m) / se)
+    t_obs = m / se
+    if alternative == "greater":
+        c = float(np.quantile(t_star, confidence_level, method="higher"))
+        return monte_carlo_pvalue(t_star, t_obs), m - c * se, math.inf
+    if alternative == "less":
+        c = float(np.quantile(t_star, 1.0 - confidence_level, method="lower"))
+        return monte_carlo_pvalue(-t_star, -t_obs), -math.inf, m - c * se
+    abs_t = np.abs(t_star)
     c = float(np.quantile(abs_t, confidence_level, method="higher"))
-    return pvalue, m - c * se, m + c * se
+    return monte_carlo_pvalue(abs_t, abs(t_obs)), m - c * se, m + c * se
+
+
+def _bernoulli_pvalue(p_a: np.ndarray, p_cond: np.ndarray, improvement: np.ndarray,
+                      n_resamples: int, rng: np.random.Generator,
+                      alternative: str = "two-sided") -> float:
+    r"""Monte Carlo p-value of the mean improvement with A's outcomes drawn under the null.
+
+    With d = P(A) - P(A|B=b) and m = (P(A) + P(A|B=b)) / 2, a pair's improvement is
+    2 d (m - a): given the stated numbers and B's outcome it is a function of A's
+    outcome alone, and its expectation is zero exactly when P(A = 1 | B = b) = m. The
+    null resamples draw every a* ~ Bernoulli(m) independently, B's outcomes and the
+    stated numbers held fixed; greater: (1 + #{mean* >= mean}) / (1 + B), less:
+    (1 + #{mean* <= mean}) / (1 + B), two-sided: twice the smaller, at most 1 (ties by
+    the rule of :func:`coherence._resampling.monte_carlo_pvalue`). NaN when every d is 0
+    (no pair can gain or lose, whatever A does).
+    """
+    d = p_a - p_cond
+    m = (p_a + p_cond) / 2.0
+    live = (d != 0.0) & (m > 0.0) & (m < 1.0)
+    if not live.any():
+        return float("nan")
+    n = improvement.size
+    # the outcome-independent part is fixed: only the live pairs' A outcomes vary
+    fixed = float(improvement[~live].sum())
+    order = np.lexsort((m[live], d[live]))  # a canonical order: invariant to input rows
+    d, m = d[live][order], m[live][order]
+    observed = float(improvement.mean())
+    sims = np.empty(n_resamples)
+    chunk = max(1, 2_000_000 // max(1, d.size))
+    for start in range(0, n_resamples, chunk):
+        stop = min(n_resamples, start + chunk)
+        a = rng.random((stop - start, d.size)) < m
+        sims[start:stop] = (fixed + (2.0 * d * (m - a)).sum(axis=1)) / n
+    p_greater = monte_carlo_pvalue(sims, observed)
+    p_less = monte_carlo_pvalue(-sims, -observed)
+    return _side_pvalue(p_greater, p_less, alternative)
 
 
 def _category_sort_key(value: Any) -> tuple[int, str]:
@@ -202,8 +305,8 @@ def conditional_forecasting(
     p_a_given_b1: str = "p_a_given_b1", p_a_given_b0: str = "p_a_given_b0",
     a_outcome: str = "a_outcome", b_outcome: str = "b_outcome", p_b: str = "p_b",
     p_b_given_a1: str = "p_b_given_a1", p_b_given_a0: str = "p_b_given_a0",
-    model: str = "model", confidence_level: float = 0.95, test: str = "bootstrap-t",
-    ci_method: str = "bootstrap-t",
+    model: str = "model", confidence_level: float = 0.95, test: str = "bernoulli",
+    alternative: str = "two-sided", ci_method: str = "bootstrap-t",
     n_resamples: int = 9999, tol: float = 0.05, eps: float = 0.02, rng: RNGLike = None,
 ) -> PairsResult:
     r"""Conditional-forecasting coherence of a pairs table, per category and model.
@@ -225,22 +328,29 @@ def conditional_forecasting(
         When this column is present, rows are grouped by (model, category).
     confidence_level : float in (0, 1), default 0.95
         Level of both intervals.
-    test : {"bootstrap-t", "t"}, default "bootstrap-t"
+    test : {"bernoulli", "t", "bootstrap-t"}, default "bernoulli"
         Which p-value the ``pvalue`` columns (pooled and per category) hold;
-        both are in :attr:`PairsResult.table` (``pvalue_bootstrap_t``,
-        ``pvalue_t``).
+        all three are in :attr:`PairsResult.table` (``pvalue_bernoulli``,
+        ``pvalue_t``, ``pvalue_bootstrap_t``). ``"t"`` is the field's convention
+        (the study's figures); ``"bootstrap-t"`` was the default before 0.x (issue 14).
+    alternative : {"two-sided", "greater", "less"}, default "two-sided"
+        As in :func:`scipy.stats.ttest_1samp`: ``"greater"`` tests whether
+        conditioning on B's outcome improves the Brier score of A (mean improvement
+        above 0), ``"less"`` whether it worsens it. Applies to every p-value and
+        interval; a one-sided alternative gives a one-sided interval (a half-line).
     ci_method : {"bootstrap-t", "normal", "bootstrap"}, default "bootstrap-t"
         Which interval the ``ci_low, ci_high`` columns hold; all three
         are in :attr:`PairsResult.table`.
     n_resamples : int, default 9999
-        Bootstrap resamples (rows resampled with replacement within a group),
-        for the bootstrap-t p-value and both bootstrap intervals.
+        Monte Carlo resamples: null draws of A's outcomes for the Bernoulli p-value,
+        row resamples (with replacement within a group) for the bootstrap-t p-value and
+        both bootstrap intervals.
     tol : float, default 0.05
         Tolerance of the total-probability and Bayes checks.
     eps : float, default 0.02
         Threshold of the update-direction classes.
     rng : int, numpy.random.Generator or None
-        Randomness of the bootstrap.
+        Randomness of the Bernoulli null draws and of the bootstrap.
 
     Returns
     -------
@@ -251,7 +361,8 @@ def conditional_forecasting(
     SmallSampleWarning
         When a group has fewer than 2 pairs (its interval and p-value are NaN).
     DegenerateDataWarning
-        When every improvement in a group is equal (its p-value is NaN).
+        When the chosen p-value of a group is undefined (NaN): every improvement
+        equal, or (Bernoulli) no pair whose conditional differs from P(A).
 
     Notes
     -----
@@ -265,24 +376,38 @@ def conditional_forecasting(
     positive when conditioning on what actually happened to B helped. Per group:
 
     * ``mean_improvement`` :math:`\bar\Delta`;
-    * ``pvalue`` (per ``test``), two-sided, of :math:`H_0: E\Delta = 0`:
-      ``"bootstrap-t"`` resamples the centred improvements and compares
+    * ``pvalue`` (per ``test`` and ``alternative``) of "conditioning on B's
+      outcome does not change the expected Brier score of A". Writing
+      :math:`d = P(A) - P(A|B{=}b)` and :math:`m = (P(A) + P(A|B{=}b))/2`, the
+      improvement is :math:`\Delta = 2 d (m - a)`: given the stated numbers and
+      B's outcome it depends on A's outcome only, and
+      :math:`E[\Delta \mid b] = 2 d (m - P(A{=}1 \mid B{=}b))` is zero exactly
+      when A's conditional chance is the midpoint :math:`m`. ``"bernoulli"``
+      (default) holds the stated numbers and B's outcomes fixed and draws every
+      :math:`a^* \sim \mathrm{Bernoulli}(m)`, ``n_resamples`` times;
+      ``"greater"``: :math:`p = (1 + \#\{\bar\Delta^* \ge \bar\Delta\})/(1 + B)`,
+      ``"less"`` the mirror, two-sided twice the smaller (at most 1). It is
+      exact for that null, whatever the base rates, and needs no estimate of
+      the spread of :math:`\Delta` -- which, when A is rare, a sample without a
+      YES cannot give: there the t-test and the bootstrap-t reject a true null
+      up to half the time (docs/validation_pairs.md). ``"bootstrap-t"`` resamples
+      the centred improvements and compares
       :math:`|t^*| = |\bar\Delta^*| / (s^* / \sqrt n)` with the observed
       :math:`|t|`, :math:`p = (1 + \#\{b : |t^*_b| \ge |t|\}) / (1 + B)`
       (resamples whose values are all tied have no :math:`t^*` and are left
       out); ``"t"`` is the one-sample
-      Student t-test (``scipy.stats.ttest_1samp``). Improvements are skewed
-      and tie-heavy (many exact zeros); at n = 14 the t-test's size reached
-      0.087 on the real file's "none" shape, the bootstrap-t's stayed in
-      [0.024, 0.057] (docs/validation_pairs.md). No mean test is calibrated
-      at n < 30 when the mass sits in a rare, heavy tail (ibid.);
+      Student t-test (``scipy.stats.ttest_1samp``, with ``alternative``); both
+      are calibrated when A's base rate is balanced and not when it is rare
+      (docs/validation_pairs.md);
     * ``ci_low, ci_high`` (per ``ci_method``): the symmetric bootstrap-t
       interval :math:`\bar\Delta \pm c^* s / \sqrt n` (:math:`c^*` the
       ``confidence_level`` quantile of :math:`|t^*|`; it excludes 0 exactly
       when the bootstrap-t p-value is below 1 - level, up to resampling), the
       normal approximation :math:`\bar\Delta \pm z_{1-\alpha/2} s / \sqrt n`
       (the field's convention, :math:`z = 1.96` at 95%), or the percentile
-      bootstrap of the mean;
+      bootstrap of the mean. A one-sided ``alternative`` gives the matching
+      half-line, e.g. ``"greater"``: :math:`[\bar\Delta - z_{1-\alpha} s/\sqrt n, \infty)`
+      for the normal interval, as ``scipy.stats.ttest_1samp(...).confidence_interval()``;
     * ``mean_sensitivity`` = mean :math:`|P(A|B{=}1) - P(A|B{=}0)|`;
       ``win_rate`` = share with :math:`\Delta > 0` (ties, e.g. no update, are
       not wins);
@@ -312,10 +437,17 @@ def conditional_forecasting(
     >>> res.table[["category", "n", "mean_improvement", "win_rate"]]
       category  n  mean_improvement  win_rate
     0   strong  4              0.02       0.5
+
+    One-sided: does conditioning help?
+
+    >>> res = conditional_forecasting(pairs, alternative="greater", test="t", rng=0)
+    >>> res.alternative, round(res.pvalue, 3), res.confidence_interval.high
+    ('greater', 0.441, inf)
     """
     iv = _conditional_forecasting_iv(
         pairs, by, p_a, p_a_given_b1, p_a_given_b0, a_outcome, b_outcome, p_b, p_b_given_a1,
-        p_b_given_a0, model, confidence_level, test, ci_method, n_resamples, tol, eps, rng)
+        p_b_given_a0, model, confidence_level, test, alternative, ci_method, n_resamples, tol,
+        eps, rng)
     return _conditional_forecasting(iv)
 
 
@@ -335,6 +467,7 @@ class _PairsInput:
     by: str
     confidence_level: float
     test: str
+    alternative: str
     ci_method: str
     n_resamples: int
     tol: float
@@ -345,14 +478,15 @@ class _PairsInput:
 def _conditional_forecasting_iv(
     pairs: Any, by: str, p_a: str, p_a_given_b1: str, p_a_given_b0: str, a_outcome: str,
     b_outcome: str, p_b: str, p_b_given_a1: str, p_b_given_a0: str, model: str,
-    confidence_level: float, test: str, ci_method: str, n_resamples: int, tol: float,
-    eps: float, rng: RNGLike,
+    confidence_level: float, test: str, alternative: str, ci_method: str, n_resamples: int,
+    tol: float, eps: float, rng: RNGLike,
 ) -> _PairsInput:
     owner = "conditional_forecasting"
     df = as_dataframe(pairs, name="pairs", owner=owner)
     confidence_level = check_float(confidence_level, "confidence_level", owner, low=0.0,
                                    high=1.0, low_open=True, high_open=True)
     test = check_choice(test, "test", owner, PAIRS_TESTS)
+    alternative = check_choice(alternative, "alternative", owner, PAIRS_ALTERNATIVES)
     ci_method = check_choice(ci_method, "ci_method", owner, PAIRS_CI_METHODS)
     n_resamples = check_int(n_resamples, "n_resamples", owner, low=1)
     tol = check_float(tol, "tol", owner, low=0.0, high=1.0)
@@ -390,7 +524,8 @@ def _conditional_forecasting_iv(
     return _PairsInput(
         p_a=pa, p_a_given_b1=p1, p_a_given_b0=p0, a=a, b=b, bayes_error=bayes_error,
         group_cols=group_cols, group_keys=keys, group_rows=[groups[k] for k in keys], by=by,
-        confidence_level=confidence_level, test=test, ci_method=ci_method,
+        confidence_level=confidence_level, test=test, alternative=alternative,
+        ci_method=ci_method,
         n_resamples=n_resamples, tol=tol, eps=eps, gen=gen)
 
 
@@ -399,8 +534,9 @@ def _conditional_forecasting(iv: _PairsInput) -> PairsResult:
     headline. Warnings point at the caller of the public function."""
     pa, p1, p0 = iv.p_a, iv.p_a_given_b1, iv.p_a_given_b0
     confidence_level, n_resamples, ci_method = iv.confidence_level, iv.n_resamples, iv.ci_method
-    tol, gen = iv.tol, iv.gen
+    tol, gen, alt = iv.tol, iv.gen, iv.alternative
     improvement = brier_improvement(pa, p1, p0, iv.a, iv.b)
+    p_cond = np.where(iv.b == 1, p1, p0)
     sensitivity = np.abs(p1 - p0)
     direction = classify_updates(p1 - pa, p0 - pa, iv.eps)
     _, feasible = total_probability_feasible(pa, p1, p0, tol)
@@ -410,17 +546,24 @@ def _conditional_forecasting(iv: _PairsInput) -> PairsResult:
     for key, idx, stream in zip(iv.group_keys, iv.group_rows, streams, strict=True):
         x = improvement[idx]
         label = ", ".join(str(v) for v in key)
+        sd, lo_n, hi_n = _normal_ci(x, confidence_level, alt)
+        lo_b, hi_b = _bootstrap_ci(x, confidence_level, n_resamples, stream, alt)
+        p_bt, lo_bt, hi_bt = _bootstrap_t(x, confidence_level, n_resamples, stream, alt)
+        p_t = _ttest(x, alt)
+        p_be = (_bernoulli_pvalue(pa[idx], p_cond[idx], x, n_resamples, stream, alt)
+                if x.size >= 2 else float("nan"))
+        chosen = {"bernoulli": p_be, "t": p_t, "bootstrap-t": p_bt}[iv.test]
         if x.size < 2:
             warnings.warn(f"conditional_forecasting: group {label!r} has {x.size} pair; its "
                           "interval and p-value are NaN.", SmallSampleWarning, stacklevel=3)
-        elif is_flat(x):
+        elif np.isnan(chosen) and is_flat(x):
             warnings.warn(f"conditional_forecasting: every improvement in group {label!r} "
                           f"equals {float(x[0])!r}; its p-value is NaN.",
                           DegenerateDataWarning, stacklevel=3)
-        sd, lo_n, hi_n = normal_interval(x, confidence_level)
-        lo_b, hi_b = _bootstrap_ci(x, confidence_level, n_resamples, stream)
-        p_bt, lo_bt, hi_bt = _bootstrap_t(x, confidence_level, n_resamples, stream)
-        p_t = ttest_pvalue(x)
+        elif np.isnan(chosen):
+            warnings.warn(f"conditional_forecasting: no pair in group {label!r} has a "
+                          "conditional forecast different from P(A); its p-value is NaN.",
+                          DegenerateDataWarning, stacklevel=3)
         ci = {"normal": (lo_n, hi_n), "bootstrap": (lo_b, hi_b),
               "bootstrap-t": (lo_bt, hi_bt)}[ci_method]
         be = iv.bayes_error[idx]
@@ -429,7 +572,7 @@ def _conditional_forecasting(iv: _PairsInput) -> PairsResult:
         row.update({
             "n": int(x.size), "mean_improvement": float(x.mean()),
             "ci_low": ci[0], "ci_high": ci[1],
-            "pvalue": p_bt if iv.test == "bootstrap-t" else p_t,
+            "pvalue": chosen,
             "mean_sensitivity": float(sensitivity[idx].mean()),
             "win_rate": float(np.mean(x > 0)),
         })
@@ -439,7 +582,8 @@ def _conditional_forecasting(iv: _PairsInput) -> PairsResult:
             "lotp_feasible": float(np.mean(feasible[idx])),
             "bayes_consistent": float(np.mean(be < tol)) if be.size else np.nan,
             "bayes_error_mean": float(be.mean()) if be.size else np.nan,
-            "sd_improvement": sd, "pvalue_t": p_t, "pvalue_bootstrap_t": p_bt,
+            "sd_improvement": sd, "pvalue_bernoulli": p_be, "pvalue_t": p_t,
+            "pvalue_bootstrap_t": p_bt,
             "ci_low_normal": lo_n, "ci_high_normal": hi_n, "ci_low_bootstrap": lo_b,
             "ci_high_bootstrap": hi_b, "ci_low_bootstrap_t": lo_bt, "ci_high_bootstrap_t": hi_bt,
             "n_bayes": int(be.size),
@@ -452,21 +596,28 @@ def _conditional_forecasting(iv: _PairsInput) -> PairsResult:
     if "model" in table.columns:
         table["model"] = table["model"].astype(object)
 
-    n = len(improvement)
-    p_bt, lo_bt, hi_bt = _bootstrap_t(improvement, confidence_level, n_resamples, gen)
+    p_bt, lo_bt, hi_bt = _bootstrap_t(improvement, confidence_level, n_resamples, gen, alt)
     if ci_method == "normal":
-        lo, hi = normal_interval(improvement, confidence_level)[1:]
+        lo, hi = _normal_ci(improvement, confidence_level, alt)[1:]
     elif ci_method == "bootstrap":
-        lo, hi = _bootstrap_ci(improvement, confidence_level, n_resamples, gen)
+        lo, hi = _bootstrap_ci(improvement, confidence_level, n_resamples, gen, alt)
     else:
         lo, hi = lo_bt, hi_bt
-    pooled_p = p_bt if iv.test == "bootstrap-t" else ttest_pvalue(improvement)
-    test_name = ("bootstrap-t test" if iv.test == "bootstrap-t"
-                 else "one-sample t-test")
+    if iv.test == "bernoulli":
+        pooled_p = (_bernoulli_pvalue(pa, p_cond, improvement, n_resamples, gen, alt)
+                    if improvement.size >= 2 else float("nan"))
+    elif iv.test == "t":
+        pooled_p = _ttest(improvement, alt)
+    else:
+        pooled_p = p_bt
+    test_name = {"bernoulli": "Bernoulli null of A's outcomes", "t": "one-sample t-test",
+                 "bootstrap-t": "bootstrap-t test"}[iv.test]
+    n = len(improvement)
     return PairsResult(
         statistic=float(improvement.mean()), pvalue=pooled_p,
         confidence_interval=ConfidenceInterval(lo, hi, confidence_level), n_obs=n,
-        method=f"{test_name} (two-sided); {ci_method} interval", table=table,
-        improvement=improvement, pvalue_method=iv.test, ci_method=ci_method, by=iv.by,
+        method=f"{test_name} ({alt}); {ci_method} interval", table=table,
+        improvement=improvement, pvalue_method=iv.test, alternative=alt,
+        ci_method=ci_method, by=iv.by,
         n_resamples=n_resamples,
         tol=tol, eps=iv.eps)
