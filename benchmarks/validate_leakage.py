@@ -11,7 +11,7 @@ for c = 0; a coarser p-value, the same validity), ``n_resamples`` and, for catbo
     python -m benchmarks.validate_leakage --reps 400             # writes the JSON
     python -m benchmarks.validate_leakage --tables               # JSON -> docs tables
 
-``--only WORD`` runs the cells whose name contains a word; ``--merge`` keeps the
+``--only PREFIX,...`` runs the cells whose name starts with a prefix; ``--merge`` keeps the
 other cells of an existing JSON. Coverage is that of ``E[S]``, the mean of the
 statistic over the cell's studies (the interval's target: the out-of-fold
 improvement at this study size; no closed form exists).
@@ -142,6 +142,8 @@ def _environment() -> dict[str, Any]:
                                     capture_output=True, text=True).stdout.strip())
     except (OSError, subprocess.CalledProcessError):
         commit, dirty = "unknown", False
+    # a run of an exported tree (the "before" figures) names its commit here
+    commit = os.environ.get("VALIDATE_COMMIT", commit)
     versions = {"belief-coherence": coherence.__version__,
                 "python": platform.python_version(), "numpy": np.__version__,
                 "scipy": scipy.__version__, "pandas": pandas.__version__,
@@ -211,7 +213,7 @@ def main(argv: Iterable[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--reps", type=int, default=400)
-    parser.add_argument("--only", default="", help="comma-separated words: cells to run")
+    parser.add_argument("--only", default="", help="comma-separated prefixes of cell names")
     parser.add_argument("--out", type=Path, default=RESULTS)
     parser.add_argument("--merge", action="store_true")
     parser.add_argument("--tables", action="store_true")
@@ -227,7 +229,7 @@ def main(argv: Iterable[str] | None = None) -> int:
                                             "n_resamples": N_RESAMPLES, "catboost": CATBOOST}}
     cells = []
     for i, name in enumerate(CELLS):
-        if only and not any(w in name for w in only):
+        if only and not any(name.startswith(w) for w in only):
             continue
         cells.append(run_cell(name, args.reps, 1_000_000 * (i + 1)))
         results["cells"] = cells
