@@ -41,6 +41,8 @@ from .._validation import (
     probability_column,
 )
 from .._warnings import DegenerateDataWarning, SmallSampleWarning
+from ._citest import _block_layout, _outcome_units
+from ._cmi import combine
 from ._design import evidence_columns, require_design_columns
 
 __all__ = ["LeakageResult", "leakage_test"]
@@ -52,7 +54,7 @@ PVALUE_METHODS = ("permutation", "paired")
 PROBABILITY_FLOOR = 1e-12
 _CATBOOST_DEFAULTS: Mapping[str, Any] = {"depth": 6, "iterations": 1000, "thread_count": 1,
                                          "early_stopping": True, "learning_rate": None}
-_LOGISTIC_DEFAULTS: Mapping[str, Any] = {"n_knots": 5, "C": 1.0}
+_LOGISTIC_DEFAULTS: Mapping[str, Any] = {"n_knots": 5, "C": 1.0, "interactions": True}
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +85,16 @@ class LeakageResult(CoherenceResult):
         Grouped permutations of the outcome (0 for ``method='paired'``).
     evidence : tuple of str
         Evidence columns used by both models.
+    categorical : tuple of str
+        The evidence columns modelled as categories (one-hot for the logistic
+        engine, native ``cat_features`` for catboost); the others are numeric.
+    permute : str
+        What the permutation null moved: ``'outcomes'`` (each context's
+        outcome, among contexts matched on belief and evidence), ``'rows'``
+        (single outcomes, when the outcome varies within a context) or
+        ``'none'`` (``method='paired'``).
+    k_perm : int
+        Minimum number of matched units in a permutation block.
     n_contexts : int
         Number of contexts (clusters).
     log_loss_base, log_loss_full : float
@@ -103,6 +115,9 @@ class LeakageResult(CoherenceResult):
     n_resamples: int
     n_permutations: int
     evidence: tuple[str, ...]
+    categorical: tuple[str, ...]
+    permute: str
+    k_perm: int
     n_contexts: int
     log_loss_base: float
     log_loss_full: float
@@ -114,8 +129,8 @@ class LeakageResult(CoherenceResult):
 
     _test_name: ClassVar[str] = "leakage_test"
     _extra_columns: ClassVar[tuple[str, ...]] = (
-        "engine", "n_splits", "n_resamples", "n_permutations", "n_contexts", "log_loss_base",
-        "log_loss_full",
+        "engine", "n_splits", "n_resamples", "n_permutations", "evidence", "categorical",
+        "permute", "k_perm", "n_contexts", "log_loss_base", "log_loss_full",
     )
 
     def _build_table(self) -> pd.DataFrame:
@@ -139,15 +154,39 @@ def _spline_features(p: np.ndarray, n_knots: int, fit_on: np.ndarray) -> np.ndar
     return np.asarray(spline.transform(p[:, None]))
 
 
-def _logistic_base_design(p: np.ndarray, ev: np.ndarray, n_knots: int,
+@dataclass(frozen=True, slots=True)
+class _Evidence:
+    """Validated evidence: numeric columns (float) and categorical ones (codes 0..L-1)."""
+
+    numeric: np.ndarray
+    codes: np.ndarray
+    n_levels: tuple[int, ...]
+
+    @property
+    def stratum(self) -> np.ndarray:
+        """One code per row for the combination of the categorical columns."""
+        n = len(self.numeric)
+        return combine([self.codes[:, j] for j in range(self.codes.shape[1])], n)
+
+
+def _logistic_base_design(p: np.ndarray, ev: _Evidence, options: Mapping[str, Any],
                           train: np.ndarray) -> np.ndarray:
-    """Splines of the belief (knots from the training rows) and standardised evidence."""
-    parts = [_spline_features(p, n_knots, p[train])]
-    if ev.shape[1]:
-        mu = ev[train].mean(axis=0)
-        sd = ev[train].std(axis=0)
+    """Splines of the belief (knots from the training rows), one-hot categorical evidence,
+    standardised numeric evidence and (``interactions``) their products with the splines."""
+    basis = _spline_features(p, int(options["n_knots"]), p[train])
+    evidence_parts: list[np.ndarray] = []
+    for j, levels in enumerate(ev.n_levels):
+        if levels > 1:
+            evidence_parts.append(np.eye(levels)[ev.codes[:, j]][:, 1:])
+    if ev.numeric.shape[1]:
+        mu = ev.numeric[train].mean(axis=0)
+        sd = ev.numeric[train].std(axis=0)
         sd[sd == 0.0] = 1.0
-        parts.append((ev - mu) / sd)
+        evidence_parts.append((ev.numeric - mu) / sd)
+    parts = [basis, *evidence_parts]
+    if options["interactions"] and evidence_parts:
+        x = np.column_stack(evidence_parts)
+        parts.append((x[:, :, None] * basis[:, None, :]).reshape(len(p), -1))
     return np.column_stack(parts)
 
 
@@ -170,9 +209,9 @@ def _fit_predict_logistic(features: np.ndarray, a: np.ndarray, train: np.ndarray
     return proba
 
 
-def _fit_predict_catboost(features: np.ndarray, a: np.ndarray, groups: np.ndarray,
-                          train: np.ndarray, test: np.ndarray, n_classes: int,
-                          options: Mapping[str, Any], seed: int) -> np.ndarray:
+def _fit_predict_catboost(features: pd.DataFrame, cat_features: list[int], a: np.ndarray,
+                          groups: np.ndarray, train: np.ndarray, test: np.ndarray,
+                          n_classes: int, options: Mapping[str, Any], seed: int) -> np.ndarray:
     from catboost import CatBoostClassifier
 
     params: dict[str, Any] = {
@@ -180,6 +219,7 @@ def _fit_predict_catboost(features: np.ndarray, a: np.ndarray, groups: np.ndarra
         "loss_function": "MultiClass", "random_seed": int(seed % (2**31 - 1)),
         "thread_count": int(options["thread_count"]), "verbose": False,
         "allow_writing_files": False, "class_names": list(range(n_classes)),
+        "cat_features": cat_features,
     }
     if options.get("learning_rate") is not None:
         params["learning_rate"] = float(options["learning_rate"])
@@ -194,39 +234,55 @@ def _fit_predict_catboost(features: np.ndarray, a: np.ndarray, groups: np.ndarra
             if len(np.unique(a[train][~in_eval])) == len(np.unique(a[train])):
                 fit_rows, eval_rows = train[~in_eval], train[in_eval]
     model = CatBoostClassifier(**params)
+    rows = features.iloc
     if eval_rows is not None:
-        model.fit(features[fit_rows], a[fit_rows], eval_set=(features[eval_rows], a[eval_rows]),
+        model.fit(rows[fit_rows], a[fit_rows], eval_set=(rows[eval_rows], a[eval_rows]),
                   early_stopping_rounds=50, use_best_model=True)
     else:
-        model.fit(features[fit_rows], a[fit_rows])
-    return np.asarray(model.predict_proba(features[test]), dtype=np.float64)
+        model.fit(rows[fit_rows], a[fit_rows])
+    return np.asarray(model.predict_proba(rows[test]), dtype=np.float64)
 
 
-def _base_designs(engine: str, p: np.ndarray, ev: np.ndarray,
+def _catboost_frame(p: np.ndarray, ev: _Evidence) -> tuple[pd.DataFrame, list[int]]:
+    """The catboost features: belief, numeric evidence, categorical evidence (codes, declared
+    as ``cat_features``); the outcome column is added by the full model."""
+    cols: dict[str, np.ndarray] = {"belief": p}
+    for j in range(ev.numeric.shape[1]):
+        cols[f"num{j}"] = ev.numeric[:, j]
+    for j in range(ev.codes.shape[1]):
+        cols[f"cat{j}"] = ev.codes[:, j]
+    first_cat = 1 + ev.numeric.shape[1]
+    return pd.DataFrame(cols), list(range(first_cat, first_cat + ev.codes.shape[1]))
+
+
+def _base_designs(engine: str, p: np.ndarray, ev: _Evidence,
                   folds: list[tuple[np.ndarray, np.ndarray]],
                   options: Mapping[str, Any]) -> list[np.ndarray]:
-    """Per-fold design matrices that do not involve the outcome (computed once)."""
+    """Per-fold logistic design matrices that do not involve the outcome (computed once);
+    empty for catboost, whose features do not depend on the fold."""
     if engine == "logistic":
-        return [_logistic_base_design(p, ev, int(options["n_knots"]), train)
-                for train, _ in folds]
-    return [np.column_stack([p[:, None], ev]) for _ in folds]
+        return [_logistic_base_design(p, ev, options, train) for train, _ in folds]
+    return []
 
 
-def _oof_losses(engine: str, designs: list[np.ndarray], p: np.ndarray, y: np.ndarray | None,
-                a: np.ndarray, groups: np.ndarray, folds: list[tuple[np.ndarray, np.ndarray]],
-                n_classes: int, options: Mapping[str, Any], seeds: np.ndarray) -> np.ndarray:
+def _oof_losses(engine: str, designs: list[np.ndarray], p: np.ndarray, ev: _Evidence,
+                y: np.ndarray | None, a: np.ndarray, groups: np.ndarray,
+                folds: list[tuple[np.ndarray, np.ndarray]], n_classes: int,
+                options: Mapping[str, Any], seeds: np.ndarray) -> np.ndarray:
     """Per-row out-of-fold log-loss of one model (base when ``y is None``)."""
     loss = np.empty(len(a))
-    for (train, test), design, seed in zip(folds, designs, seeds, strict=True):
+    if engine == "catboost":
+        frame, cat_features = _catboost_frame(p, ev)
+        if y is not None:
+            frame["outcome"] = y.astype(np.float64)
+    for f, ((train, test), seed) in enumerate(zip(folds, seeds, strict=True)):
         if engine == "logistic":
-            features = _with_outcome(design, p, y)
+            features = _with_outcome(designs[f], p, y)
             proba = _fit_predict_logistic(features, a, train, test, n_classes, options,
                                           int(seed))
         else:
-            features = design if y is None else np.column_stack(
-                [design, y.astype(np.float64)])
-            proba = _fit_predict_catboost(features, a, groups, train, test, n_classes, options,
-                                          int(seed))
+            proba = _fit_predict_catboost(frame, cat_features, a, groups, train, test,
+                                          n_classes, options, int(seed))
         picked = proba[np.arange(len(test)), a[test]]
         loss[test] = -np.log(np.maximum(picked, PROBABILITY_FLOOR))
     return loss
@@ -236,27 +292,41 @@ def _improvement(base: float, full: float) -> float:
     return 100.0 * (base - full) / base if base > 0 else math.nan
 
 
-def permutation_strata(p: np.ndarray, groups: np.ndarray, n_groups: int) -> np.ndarray:
-    """Stratum of each context for the grouped permutation: its mean belief, binned.
+def permutation_blocks(p: np.ndarray, ev: _Evidence, y: np.ndarray, groups: np.ndarray,
+                       k_perm: int) -> tuple[str, np.ndarray, np.ndarray]:
+    """The units of the outcome permutation and the block of each: ``(permute, y of each
+    unit, block id of each unit)``.
 
-    Contexts sharing the exact mean belief form a stratum when that leaves at
-    least 5 contexts per stratum on average; otherwise quantile bins of the
-    mean belief with about 5 contexts each.
+    When the outcome is constant within every context the units are contexts, matched
+    as in :func:`coherence.ci_test` on ``[categorical evidence stratum, mean belief,
+    mean numeric evidence]`` (when the categorical evidence varies within contexts, the
+    stratum is dropped and the belief summarised by the context's level once the
+    evidence effects are removed); otherwise the units are rows, matched on their own
+    values. Units with equal summaries form a block; runs shorter than ``k_perm`` are
+    merged with their neighbours in the sort order (same stratum) until each block
+    holds at least ``k_perm`` units. A unit alone in its stratum is never moved.
     """
-    mean_p = np.bincount(groups, weights=p, minlength=n_groups) / np.bincount(
+    n_groups = int(groups.max()) + 1
+    stratum = ev.stratum
+    z = np.round(np.column_stack([p, ev.numeric]), 12)
+    y_group = np.bincount(groups, weights=y, minlength=n_groups) / np.bincount(
         groups, minlength=n_groups)
-    values, codes = np.unique(np.round(mean_p, 12), return_inverse=True)
-    if len(values) <= max(1, n_groups // 5):
-        return codes.astype(np.int64)
-    n_strata = max(1, n_groups // 5)
-    order = np.argsort(mean_p, kind="stable")
-    strata = np.empty(n_groups, dtype=np.int64)
-    strata[order] = np.arange(n_groups) * n_strata // n_groups
-    return strata
+    if np.all((y_group == 0.0) | (y_group == 1.0)):
+        permute = "outcomes"
+        y_unit, unit_cond = _outcome_units(y, p, z, stratum, groups)
+        unit_cond = np.round(unit_cond, 12)
+    else:
+        permute = "rows"
+        y_unit = y.copy()
+        unit_cond = np.column_stack([stratum.astype(np.float64), z])
+    block_start, order = _block_layout(unit_cond, np.ones(len(y_unit), np.int64), k_perm)
+    block = np.empty(len(y_unit), dtype=np.int64)
+    block[order] = np.repeat(np.arange(len(block_start) - 1), np.diff(block_start))
+    return permute, y_unit.astype(np.int64), block
 
 
 def _permute_within(strata: np.ndarray, gen: np.random.Generator) -> np.ndarray:
-    """A permutation of 0..n-1 that only exchanges items of the same stratum."""
+    """A permutation of 0..n-1 that only exchanges items of the same stratum (block)."""
     keys = gen.random(len(strata))
     order = np.lexsort((keys, strata))
     sorted_positions = np.argsort(strata, kind="stable")
@@ -292,13 +362,48 @@ def _engine_options(engine: str, options: Any) -> dict[str, Any]:
                                         _OWNER, low=2, high=50)
         defaults["C"] = check_float(defaults["C"], "engine_options['C']", _OWNER, low=0.0,
                                     low_open=True)
+        if not isinstance(defaults["interactions"], bool):
+            raise TypeError(param_error("engine_options['interactions']", _OWNER, "a bool",
+                                        defaults["interactions"]))
     return defaults
 
 
+def _categorical_columns(df: pd.DataFrame, evidence: tuple[str, ...],
+                         categorical: Any) -> tuple[str, ...]:
+    """The evidence columns to model as categories: ``'auto'`` takes every column whose
+    dtype is not floating point (integers, booleans, strings, categories)."""
+    if isinstance(categorical, str):
+        if categorical != "auto":
+            raise ValueError(param_error("categorical", _OWNER, "'auto' or a sequence of "
+                                         "evidence column names", categorical))
+        return tuple(c for c in evidence if not pd.api.types.is_float_dtype(df[c].dtype))
+    if not isinstance(categorical, Sequence) or not all(isinstance(c, str)
+                                                       for c in categorical):
+        raise TypeError(param_error("categorical", _OWNER, "'auto' or a sequence of evidence "
+                                    "column names", categorical))
+    unknown = [c for c in categorical if c not in evidence]
+    if unknown:
+        raise ValueError(param_error("categorical", _OWNER, f"names among the evidence "
+                                     f"columns {list(evidence)}", unknown))
+    return tuple(c for c in evidence if c in categorical)
+
+
+def _evidence(df: pd.DataFrame, evidence: tuple[str, ...],
+              categorical: tuple[str, ...]) -> _Evidence:
+    n = len(df)
+    numeric = [finite_column(df, c, owner=_OWNER) for c in evidence if c not in categorical]
+    codes = [label_column(df, c, owner=_OWNER)[0] for c in categorical]
+    return _Evidence(
+        numeric=np.column_stack(numeric) if numeric else np.empty((n, 0)),
+        codes=(np.column_stack(codes) if codes else np.empty((n, 0), dtype=np.int64)),
+        n_levels=tuple(int(c.max(initial=0)) + 1 for c in codes))
+
+
 def _leakage_test_iv(data: Any, belief: Any, action: Any, outcome: Any, evidence: Any,
-                     group: Any, n_splits: Any, engine: Any, n_resamples: Any,
-                     n_permutations: Any, method: Any, confidence_level: Any,
-                     engine_options: Any, rng: RNGLike) -> dict[str, Any]:
+                     categorical: Any, group: Any, n_splits: Any, engine: Any,
+                     n_resamples: Any, n_permutations: Any, method: Any, k_perm: Any,
+                     confidence_level: Any, engine_options: Any,
+                     rng: RNGLike) -> dict[str, Any]:
     df = as_dataframe(data, owner=_OWNER)
     for name, value in (("belief", belief), ("action", action), ("outcome", outcome),
                         ("group", group)):
@@ -316,6 +421,8 @@ def _leakage_test_iv(data: Any, belief: Any, action: Any, outcome: Any, evidence
     n_splits = check_int(n_splits, "n_splits", _OWNER, low=2)
     n_resamples = check_int(n_resamples, "n_resamples", _OWNER, low=1)
     n_permutations = check_int(n_permutations, "n_permutations", _OWNER, low=1)
+    k_perm = check_int(k_perm, "k_perm", _OWNER, low=1)
+    categorical = _categorical_columns(df, evidence, categorical)
     confidence_level = check_float(confidence_level, "confidence_level", _OWNER, low=0.0,
                                    high=1.0, low_open=True, high_open=True)
     options = _engine_options(engine, engine_options)
@@ -325,8 +432,7 @@ def _leakage_test_iv(data: Any, belief: Any, action: Any, outcome: Any, evidence
     y = binary_column(df, outcome, owner=_OWNER)
     a, labels = label_column(df, action, owner=_OWNER)
     groups = group_codes(df, group, owner=_OWNER)
-    ev = (np.column_stack([finite_column(df, c, owner=_OWNER) for c in evidence])
-          if evidence else np.empty((len(df), 0)))
+    ev = _evidence(df, evidence, categorical)
     n_groups = int(groups.max()) + 1 if len(groups) else 0
     if len(labels) < 2:
         raise ValueError(f"{_OWNER}: column '{action}' must hold at least two action labels "
@@ -346,7 +452,8 @@ def _leakage_test_iv(data: Any, belief: Any, action: Any, outcome: Any, evidence
                       f"cluster bootstrap are unreliable below about 20.", SmallSampleWarning,
                       stacklevel=3)
     return {"p": p, "y": y, "a": a, "labels": labels, "groups": groups, "ev": ev,
-            "evidence": evidence, "engine": engine, "method": method, "n_splits": n_splits,
+            "evidence": evidence, "categorical": categorical, "k_perm": k_perm,
+            "engine": engine, "method": method, "n_splits": n_splits,
             "n_resamples": n_resamples, "n_permutations": n_permutations,
             "confidence_level": confidence_level, "options": options, "gen": gen,
             "n_groups": n_groups, "action": action}
@@ -373,12 +480,14 @@ def leakage_test(
     action: str = "action",
     outcome: str = "outcome",
     evidence: Sequence[str] = (),
+    categorical: Literal["auto"] | Sequence[str] = "auto",
     group: str = "context",
     n_splits: int = 5,
     engine: Literal["catboost", "logistic"] = "catboost",
     n_resamples: int = 500,
     method: Literal["permutation", "paired"] = "permutation",
     n_permutations: int = 199,
+    k_perm: int = 5,
     confidence_level: float = 0.95,
     engine_options: Mapping[str, Any] | None = None,
     rng: RNGLike = None,
@@ -394,26 +503,41 @@ def leakage_test(
         more labels), the 0/1 outcome and the context (the unit of
         cross-validation, bootstrap and permutation).
     evidence : sequence of str
-        Numeric evidence columns added to both models (the paper's "with x"
-        variant); empty for the belief-only variant.
+        Evidence columns added to both models (the paper's "with x" variant);
+        empty for the belief-only variant. Numeric or categorical (see
+        ``categorical``).
+    categorical : 'auto' or sequence of str
+        The evidence columns modelled as categories: one-hot coded (and
+        interacted with the belief splines) by the logistic engine, native
+        ``cat_features`` of catboost, and matched exactly by the permutation.
+        ``'auto'`` (default): every evidence column whose dtype is not
+        floating point, so strings, booleans, pandas categories *and integer
+        codes* are categories (codes such as an age group or an ECG flag are
+        labels, not quantities; the rule is :func:`ci_test`'s). Give a list
+        to choose: listed columns are categories, the others must be
+        numeric (pass ``categorical=[]`` to treat an integer count as a
+        number).
     n_splits : int
         Folds of the grouped K-fold cross-validation (contexts never straddle
         folds).
     engine : {'catboost', 'logistic'}
         ``'catboost'``: gradient-boosted trees with the paper's settings
         (depth 6, up to 1000 iterations, early stopping on an inner grouped
-        split of one fifth of the training contexts). ``'logistic'``: a fast
-        multinomial logistic regression on cubic splines of the belief
-        (5 quantile knots), standardised evidence and, in the full model,
-        ``y`` and ``y * (p - 1/2)``.
+        split of one fifth of the training contexts), categorical evidence as
+        ``cat_features``. ``'logistic'``: a fast multinomial logistic
+        regression on cubic splines of the belief (5 quantile knots),
+        one-hot categorical and standardised numeric evidence, their
+        products with the splines and, in the full model, ``y`` and
+        ``y * (p - 1/2)``.
     n_resamples : int
         Cluster-bootstrap resamples of the confidence interval.
     method : {'permutation', 'paired'}
         How the p-value is computed. ``'permutation'`` (default, calibrated):
-        the outcome is permuted across contexts within strata of the
-        context's mean belief and the full model refitted ``n_permutations``
-        times. ``'paired'``: a one-sided t-test of the per-context sums of the
-        out-of-fold loss differences (no refits; conservative, see Notes).
+        each context's outcome is permuted among contexts matched on their
+        belief and evidence (the actions never move) and the full model
+        refitted ``n_permutations`` times. ``'paired'``: a one-sided t-test
+        of the per-context sums of the out-of-fold loss differences (no
+        refits; conservative, see Notes).
     n_permutations : int
         Permutations for ``method='permutation'``; each refits the full model
         in every fold (the base model does not depend on the outcome).
@@ -465,15 +589,22 @@ def leakage_test(
     not refitting variability.
 
     The permutation p-value is :math:`(1 + \#\{S^*_b \ge S\}) / (1 + B)`,
-    where :math:`S^*_b` refits the full model after permuting the outcome
-    across contexts within strata of the context's mean belief (exact mean
-    belief when that leaves about five contexts per stratum, else quantile
-    strata of about five contexts); when the outcome varies within a
-    context, rows are permuted within strata instead. Folds and the base
-    model are kept. Under :math:`a \perp y \mid p` with the belief constant
-    in each stratum the permuted data are exchangeable with the observed
-    and the test is exact; with evidence columns the strata ignore ``x``
-    and the test is approximate.
+    where :math:`S^*_b` refits the full model after permuting each context's
+    outcome among contexts matched on their categorical evidence (exactly)
+    and their mean belief and numeric evidence (equal values, or blocks of at
+    least ``k_perm`` neighbours in that order); the actions, folds and base
+    model never move. When the categorical evidence varies within contexts,
+    contexts are matched on their belief level after removing the evidence
+    effects; when the outcome varies within a context, single outcomes are
+    permuted among rows matched the same way. Under
+    :math:`a \perp y \mid (p, x)` with independent contexts, outcomes of
+    contexts with equal :math:`(p, x)` are exchangeable whatever the
+    dependence of the repetitions inside a context, so the test is exact for
+    exact matches, and approximate (close matches) otherwise. A base model
+    that cannot represent how the action depends on :math:`(p, x)` lowers
+    the power but not the validity: the observed and the permuted statistics
+    pay for it alike. When no block holds two units the p-value is NaN
+    (``DegenerateDataWarning``).
     The paired p-value is the one-sided one-sample t-test of
     :math:`D_g = \sum_{i \in g} (\ell^{base}_i - \ell^{full}_i)` over
     contexts :math:`g`; because the full model over-fits a useless input
@@ -499,9 +630,9 @@ def leakage_test(
     >>> bool(res.statistic > 2), bool(res.pvalue <= 0.05)
     (True, True)
     """
-    iv = _leakage_test_iv(data, belief, action, outcome, evidence, group, n_splits, engine,
-                          n_resamples, n_permutations, method, confidence_level,
-                          engine_options, rng)
+    iv = _leakage_test_iv(data, belief, action, outcome, evidence, categorical, group,
+                          n_splits, engine, n_resamples, n_permutations, method, k_perm,
+                          confidence_level, engine_options, rng)
     p, y, a, groups, ev = iv["p"], iv["y"], iv["a"], iv["groups"], iv["ev"]
     gen: np.random.Generator = iv["gen"]
     engine, options = iv["engine"], iv["options"]
@@ -512,9 +643,9 @@ def leakage_test(
     seeds = gen.integers(0, 2**31 - 1, size=(2, iv["n_splits"]))
 
     designs = _base_designs(engine, p, ev, folds, options)
-    loss_base = _oof_losses(engine, designs, p, None, a, groups, folds, n_classes, options,
-                            seeds[0])
-    loss_full = _oof_losses(engine, designs, p, y, a, groups, folds, n_classes, options,
+    loss_base = _oof_losses(engine, designs, p, ev, None, a, groups, folds, n_classes,
+                            options, seeds[0])
+    loss_full = _oof_losses(engine, designs, p, ev, y, a, groups, folds, n_classes, options,
                             seeds[1])
     ll_base, ll_full = float(loss_base.mean()), float(loss_full.mean())
     statistic = _improvement(ll_base, ll_full)
@@ -535,29 +666,34 @@ def leakage_test(
             pvalue = float(stats.ttest_1samp(d, 0.0, alternative="greater").pvalue)
         null = np.empty(0)
         n_perm = 0
+        permute = "none"
     else:
         n_perm = iv["n_permutations"]
         null = np.empty(n_perm)
-        strata = permutation_strata(p, groups, n_groups)
-        y_group = np.bincount(groups, weights=y, minlength=n_groups) / np.bincount(
-            groups, minlength=n_groups)
-        per_context = bool(np.all((y_group == 0.0) | (y_group == 1.0)))
-        row_strata = strata[groups]
+        permute, y_unit, block = permutation_blocks(p, ev, y, groups, iv["k_perm"])
         for b in range(n_perm):
-            if per_context:
-                y_perm = y_group[_permute_within(strata, perm_rng)][groups].astype(np.int64)
-            else:
-                y_perm = y[_permute_within(row_strata, perm_rng)]
-            lf = _oof_losses(engine, designs, p, y_perm, a, groups, folds, n_classes, options,
-                             seeds[1])
+            y_perm = y_unit[_permute_within(block, perm_rng)]
+            if permute == "outcomes":
+                y_perm = y_perm[groups]
+            lf = _oof_losses(engine, designs, p, ev, y_perm, a, groups, folds, n_classes,
+                             options, seeds[1])
             null[b] = _improvement(ll_base, float(lf.mean()))
-        pvalue = monte_carlo_pvalue(null, statistic)
+        if np.bincount(block).max(initial=0) < 2:
+            warnings.warn(f"{_OWNER}: no valid permutation test exists for these data: no "
+                          f"two {'contexts' if permute == 'outcomes' else 'rows'} share a "
+                          f"permutation block (each is alone in its evidence stratum). The "
+                          f"p-value is NaN; coarser evidence or more contexts per stratum are "
+                          f"needed.", DegenerateDataWarning, stacklevel=2)
+            pvalue = math.nan
+        else:
+            pvalue = monte_carlo_pvalue(null, statistic)
 
     return LeakageResult(
         statistic=statistic, pvalue=float(pvalue),
         confidence_interval=ConfidenceInterval(low, high, iv["confidence_level"]),
         n_obs=len(a), method=iv["method"], engine=engine, n_splits=iv["n_splits"],
         n_resamples=iv["n_resamples"], n_permutations=n_perm, evidence=iv["evidence"],
+        categorical=iv["categorical"], permute=permute, k_perm=iv["k_perm"],
         n_contexts=n_groups, log_loss_base=ll_base, log_loss_full=ll_full,
         loss_base=loss_base, loss_full=loss_full, bootstrap_distribution=boot,
         null_distribution=null,

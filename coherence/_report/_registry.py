@@ -100,6 +100,7 @@ def _leak(
         n_splits=o.n_splits,
         engine=o.engine,  # type: ignore[arg-type]  # checked in _report_iv
         n_resamples=o.n_resamples,
+        n_permutations=o.n_permutations,
         confidence_level=o.confidence_level,
         rng=rng,
     )
@@ -205,7 +206,8 @@ REGISTRY: tuple[Spec, ...] = (
     Spec(
         "leakage",
         "does knowing the outcome help predict the action beyond the belief? statistic: % "
-        "reduction in out-of-fold log-loss; p: grouped permutation of the outcome",
+        "reduction in out-of-fold log-loss; p: outcomes permuted among contexts matched on "
+        "belief (and evidence)",
         _has_actions,
         _leak,
     ),

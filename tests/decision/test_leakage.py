@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 import coherence
 from coherence import DegenerateDataWarning, LeakageResult, SmallSampleWarning, leakage_test
-from coherence._decision._leakage import _permute_within, permutation_strata
+from coherence._decision._leakage import _Evidence, _permute_within, permutation_blocks
 
 FAST = {"engine": "logistic", "n_resamples": 100, "n_permutations": 19}
 
@@ -42,6 +42,13 @@ def leaky() -> pd.DataFrame:
     ({"engine_options": {"depth": 3}}, ValueError, "'engine_options' parameter .* keys among"),
     ({"engine_options": {"C": -1.0}}, ValueError, "'engine_options\\['C'\\]' parameter"),
     ({"engine_options": 3}, TypeError, "'engine_options' parameter .* a mapping"),
+    ({"engine_options": {"interactions": 1}}, TypeError,
+     "'engine_options\\['interactions'\\]' parameter .* a bool"),
+    ({"k_perm": 0}, ValueError, "'k_perm' parameter of leakage_test must be an int >= 1"),
+    ({"categorical": "all"}, ValueError, "'categorical' parameter .* 'auto' or a sequence"),
+    ({"categorical": [1]}, TypeError, "'categorical' parameter .* 'auto' or a sequence"),
+    ({"categorical": ["zz"]}, ValueError, "'categorical' parameter .* among the evidence "
+                                          "columns"),
     ({"rng": "seed"}, TypeError, "'rng' parameter of leakage_test"),
 ])
 def test_validation_messages(rational, kwargs, exc, match):
@@ -64,7 +71,7 @@ def test_bad_columns_name_rows(rational):
     bad.loc[7, "ev"] = "high"
     with pytest.raises(ValueError,
                        match=r"Column 'ev' .* numeric; 1 offending row .*row 7 = 'high'"):
-        leakage_test(bad, evidence=["ev"], **FAST)
+        leakage_test(bad, evidence=["ev"], categorical=[], **FAST)
 
 
 def test_single_action_label_and_constant_outcome(rational):
@@ -149,6 +156,84 @@ def test_paired_method_is_conservative_but_detects_leaks(rational, leaky):
     assert res.pvalue > 0.05 and res.n_permutations == 0 and len(res.null_distribution) == 0
 
 
+def _nominal(n_contexts: int, seed: int, **changes) -> pd.DataFrame:
+    from benchmarks.leakage_designs import LeakDesign, generate
+
+    return generate(LeakDesign(n_contexts=n_contexts, evidence="nominal", **changes), seed)
+
+
+def test_categorical_evidence_types_agree():
+    """Integer codes (the default: categories), strings, pandas categories and the same
+    codes declared categorical give one result; ``categorical=[]`` treats them as numbers."""
+    data = _nominal(60, 0, repetitions=3)
+    names = np.array(list("abcd"))[data["evidence"]]
+    variants = [data, data.assign(evidence=names),
+                data.assign(evidence=pd.Categorical(names)),
+                data.assign(evidence=data["evidence"].astype(float))]
+    results = [leakage_test(v, evidence=["evidence"], **FAST, rng=0) for v in variants[:3]]
+    results.append(leakage_test(variants[3], evidence=["evidence"], categorical=["evidence"],
+                                **FAST, rng=0))
+    for res in results:
+        assert res.categorical == ("evidence",) and res.permute == "outcomes"
+        assert res.statistic == pytest.approx(results[0].statistic, rel=1e-9)
+        assert res.pvalue == results[0].pvalue
+    numeric = leakage_test(data, evidence=["evidence"], categorical=[], **FAST, rng=0)
+    assert numeric.categorical == () and numeric.statistic != pytest.approx(
+        results[0].statistic)
+
+
+def test_boolean_evidence_accepted():
+    data = _nominal(60, 1, repetitions=3)
+    res = leakage_test(data.assign(flag=data["evidence"] % 2 == 1), evidence=["flag"], **FAST,
+                       rng=0)
+    assert res.categorical == ("flag",) and np.isfinite(res.pvalue)
+
+
+def test_no_permutation_possible_gives_nan():
+    data = _nominal(30, 2, repetitions=2)
+    data["evidence"] = data["context"].astype(str)  # one level per context: nothing to permute
+    with pytest.warns(DegenerateDataWarning, match="no valid permutation test"):
+        res = leakage_test(data, evidence=["evidence"], n_splits=3, **FAST, rng=0)
+    assert np.isnan(res.pvalue)
+
+
+@pytest.mark.parametrize("evidence", ["nominal", "binary"])
+def test_fast_size_on_evidence_nulls_of_issue_14(evidence):
+    """Fast subset of benchmarks/validate_leakage.py: the designs on which the previous null
+    rejected 0.53 (nominal codes) and 0.115 (binary evidence changing a loss); 24 studies,
+    Binomial(24, 0.05): P(X >= 5) = 0.007."""
+    from benchmarks.leakage_designs import LeakDesign, generate
+
+    design = LeakDesign(n_contexts=60, repetitions=4, evidence=evidence, shock_sd=0.5)
+    rejections = 0
+    for r in range(24):
+        res = leakage_test(generate(design, 500 + r), evidence=["evidence"], engine="logistic",
+                           n_resamples=10, n_permutations=19, rng=r)
+        rejections += res.pvalue <= 0.05
+    assert rejections <= 4
+
+
+def test_fast_power_on_nominal_evidence():
+    from benchmarks.leakage_designs import LeakDesign, generate
+
+    design = LeakDesign(n_contexts=100, repetitions=4, evidence="nominal", leak=1.5)
+    res = leakage_test(generate(design, 7), evidence=["evidence"], **FAST, rng=0)
+    assert res.pvalue == pytest.approx(0.05) and res.statistic > 0
+
+
+def test_report_settings_reach_the_permutations():
+    from coherence._report._registry import Options, _leak
+
+    data = _nominal(40, 3, repetitions=2)
+    o = Options(belief="belief", action="action", outcome="outcome", group="context",
+                prompt=None, repetition=None, truth=None, evidence=("evidence",), k=3,
+                n_resamples=12, n_permutations=7, n_splits=3, engine="logistic", n_bins=10,
+                confidence_level=0.9, reference_prompt="standard")
+    res = _leak(data, o, np.random.default_rng(0), evidence=True)
+    assert res.n_permutations == 7 and len(res.null_distribution) == 7
+    assert res.n_resamples == 12 and res.evidence == ("evidence",)
+
+
 def test_evidence_variant_runs(leaky):
     gen = np.random.default_rng(0)
     data = leaky.assign(ev=leaky["truth"] + 0.1 * gen.standard_normal(len(leaky)))
@@ -164,14 +249,41 @@ def test_permutation_stays_within_strata(strata, seed):
     assert np.array_equal(strata[perm], strata)
 
 
-def test_strata_exact_when_beliefs_are_few():
-    p = np.repeat(np.array([0.1, 0.5, 0.9] * 20), 2)
-    groups = np.repeat(np.arange(60), 2)
-    strata = permutation_strata(p, groups, 60)
-    assert len(np.unique(strata)) == 3
-    p = np.repeat(np.linspace(0, 1, 60), 2)
-    strata = permutation_strata(p, groups, 60)
-    assert np.all(np.bincount(strata) == 5)
+def _evidence(codes: np.ndarray) -> _Evidence:
+    codes = np.asarray(codes, dtype=np.int64).reshape(len(codes), -1)
+    return _Evidence(np.empty((len(codes), 0)), codes, tuple(int(c.max()) + 1 for c in codes.T))
+
+
+def test_blocks_match_contexts_on_evidence_and_belief():
+    """Contexts are permuted only among contexts with their evidence and (grid) belief."""
+    gen = np.random.default_rng(0)
+    n_groups, reps = 600, 2  # every (evidence, belief) cell holds >= k_perm contexts
+    groups = np.repeat(np.arange(n_groups), reps)
+    p_ctx = gen.choice([0.2, 0.5, 0.8], size=n_groups)
+    e_ctx = gen.integers(0, 4, size=n_groups)
+    y_ctx = gen.integers(0, 2, size=n_groups)
+    permute, y_unit, block = permutation_blocks(p_ctx[groups], _evidence(e_ctx[groups]),
+                                                y_ctx[groups], groups, 5)
+    assert permute == "outcomes"
+    np.testing.assert_array_equal(y_unit, y_ctx)
+    for b in np.unique(block):
+        members = block == b
+        assert len(np.unique(e_ctx[members])) == 1 and len(np.unique(p_ctx[members])) == 1
+    # continuous beliefs: blocks of at least k_perm neighbours, never across evidence
+    p_ctx = gen.random(n_groups)
+    _, _, block = permutation_blocks(p_ctx[groups], _evidence(e_ctx[groups]),
+                                     y_ctx[groups], groups, 5)
+    assert np.bincount(block).min() >= 5
+    for b in np.unique(block):
+        assert len(np.unique(e_ctx[block == b])) == 1
+
+
+def test_blocks_fall_back_to_rows_when_the_outcome_varies_within_a_context():
+    groups = np.repeat(np.arange(30), 2)
+    y = np.tile([0, 1], 30)
+    permute, y_unit, block = permutation_blocks(np.full(60, 0.5), _evidence(np.zeros(60)), y,
+                                                groups, 5)
+    assert permute == "rows" and len(y_unit) == 60 and len(np.unique(block)) == 1
 
 
 # --------------------------------------------------------------------------- properties
@@ -208,6 +320,16 @@ def test_catboost_smoke(leaky):
     res = leakage_test(leaky, engine="catboost", n_resamples=20, n_permutations=1,
                        engine_options={"iterations": 30, "thread_count": 1}, rng=0)
     assert res.engine == "catboost" and res.statistic > 0
+
+
+def test_catboost_takes_string_evidence_natively():
+    pytest.importorskip("catboost")
+    data = _nominal(40, 4, repetitions=3)
+    data["evidence"] = np.array(list("abcd"))[data["evidence"]]
+    res = leakage_test(data, evidence=["evidence"], engine="catboost", n_resamples=10,
+                       n_permutations=2, n_splits=3,
+                       engine_options={"iterations": 20, "early_stopping": False}, rng=0)
+    assert res.categorical == ("evidence",) and np.isfinite(res.statistic)
 
 
 @pytest.mark.slow

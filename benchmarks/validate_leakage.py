@@ -1,0 +1,247 @@
+"""Validation matrix of :func:`coherence.leakage_test`: size, power and coverage.
+
+Studies come from :mod:`benchmarks.leakage_designs`, a generator written apart from
+the package's simulated agents, under which ``action _||_ outcome | (belief,
+evidence)`` holds exactly at ``leak = 0``. Each cell runs the defaults a user gets
+except ``n_permutations`` (19: the 0.05 level is exact, (1 + c) / 20 <= 0.05 only
+for c = 0; a coarser p-value, the same validity), ``n_resamples`` and, for catboost,
+``iterations`` (cost). Results are JSON (versions, commit, machine); the tables of
+``docs/leakage.md`` are generated from it::
+
+    python -m benchmarks.validate_leakage --reps 400             # writes the JSON
+    python -m benchmarks.validate_leakage --tables               # JSON -> docs tables
+
+``--only PREFIX,...`` runs the cells whose name starts with a prefix; ``--merge`` keeps the
+other cells of an existing JSON. Coverage is that of ``E[S]``, the mean of the
+statistic over the cell's studies (the interval's target: the out-of-fold
+improvement at this study size; no closed form exists).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+import warnings
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from benchmarks.leakage_designs import LeakDesign, generate
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "benchmarks" / "results" / "validate_leakage.json"
+DOC = ROOT / "docs" / "leakage.md"
+ALPHA = 0.05
+N_PERMUTATIONS = 19
+N_RESAMPLES = 200
+CATBOOST = {"iterations": 50, "thread_count": 1}
+
+REF = LeakDesign()
+NOM = REF.with_(evidence="nominal")
+BIN = REF.with_(evidence="binary")
+#: name -> (design, engine, leak)
+CELLS: dict[str, tuple[LeakDesign, str, float]] = {
+    "no evidence, 0.05 grid, 200 x 5": (REF, "logistic", 0.0),
+    "no evidence, continuous beliefs vary (sd 0.05), shocks": (
+        REF.with_(grid=None, belief_sd=0.05, shock_sd=1.0), "logistic", 0.0),
+    "nominal evidence, integer codes, 200 x 5": (NOM, "logistic", 0.0),
+    "nominal evidence, strings, 200 x 5": (NOM.with_(as_strings=True), "logistic", 0.0),
+    "binary evidence (false negative x3), 200 x 5": (BIN, "logistic", 0.0),
+    "binary evidence, shocks, unequal repetitions (1-10)": (
+        BIN.with_(shock_sd=1.0, repetitions=(1, 10)), "logistic", 0.0),
+    "nominal evidence varies in context, continuous, shocks": (
+        NOM.with_(evidence_within=True, grid=None, belief_sd=0.03, shock_sd=1.0),
+        "logistic", 0.0),
+    "rare outcomes, nominal evidence": (NOM.with_(base_rate="rare"), "logistic", 0.0),
+    "small study: 40 x 3, binary evidence": (BIN.with_(n_contexts=40, repetitions=3),
+                                             "logistic", 0.0),
+    "large study: 600 x 3, nominal, continuous": (
+        NOM.with_(n_contexts=600, repetitions=3, grid=None), "logistic", 0.0),
+    "catboost: nominal evidence, integer codes, 200 x 5": (NOM, "catboost", 0.0),
+    "catboost: binary evidence (false negative x3), 200 x 5": (BIN, "catboost", 0.0),
+    "power: no evidence, leak 0.5": (REF.with_(leak=0.5), "logistic", 0.5),
+    "power: nominal evidence, leak 0.5": (NOM.with_(leak=0.5), "logistic", 0.5),
+    "power: binary evidence, leak 0.5": (BIN.with_(leak=0.5), "logistic", 0.5),
+    "power: nominal evidence, leak 1.0": (NOM.with_(leak=1.0), "logistic", 1.0),
+}
+
+
+def _run_one(design: LeakDesign, engine: str, seed: int) -> tuple[float, float, float, float]:
+    import coherence
+
+    data = generate(design, seed)
+    evidence = ["evidence"] if "evidence" in data else []
+    options: dict[str, Any] = {"engine": engine, "n_permutations": N_PERMUTATIONS,
+                               "n_resamples": N_RESAMPLES, "rng": seed}
+    if engine == "catboost":
+        options["engine_options"] = CATBOOST
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            res = coherence.leakage_test(data, evidence=evidence, **options)
+        except (TypeError, ValueError):
+            return (np.nan, -1.0, np.nan, np.nan)  # an error (recorded as p = -1)
+    ci = res.confidence_interval
+    return res.statistic, res.pvalue, ci.low, ci.high
+
+
+def _rate(flags: np.ndarray) -> dict[str, Any]:
+    from scipy.stats import binomtest
+
+    k, n = int(np.sum(flags)), int(flags.size)
+    if n == 0:
+        return {"rate": float("nan"), "k": 0, "n": 0, "wilson_low": float("nan"),
+                "wilson_high": float("nan")}
+    ci = binomtest(k, n).proportion_ci(method="wilson")
+    return {"rate": k / n, "k": k, "n": n, "wilson_low": float(ci.low),
+            "wilson_high": float(ci.high)}
+
+
+def run_cell(name: str, reps: int, seed0: int) -> dict[str, Any]:
+    design, engine, leak = CELLS[name]
+    t0 = time.perf_counter()
+    out = np.array([_run_one(design, engine, seed0 + r) for r in range(reps)])
+    errors = int(np.sum(out[:, 1] == -1.0))
+    ok = out[out[:, 1] != -1.0]
+    p = ok[:, 1]
+    valid = np.isfinite(p)
+    target = float(np.nanmean(ok[:, 0])) if len(ok) else float("nan")
+    row = {"design": name, "engine": engine, "leak": leak, "reps": reps,
+           "settings": {k: (list(v) if isinstance(v, tuple) else v)
+                        for k, v in design.__dict__.items()},
+           "rejection": _rate(p[valid] <= ALPHA), "n_nan_pvalue": int(np.sum(~valid)),
+           "n_errors": errors, "mean_statistic": target,
+           "coverage_of_mean": _rate((ok[:, 2] <= target) & (ok[:, 3] >= target)),
+           "ci_covers_0": _rate((ok[:, 2] <= 0) & (ok[:, 3] >= 0)),
+           "seconds": time.perf_counter() - t0}
+    r = row["rejection"]
+    print(f"{name:58s} {r['rate']:.3f} [{r['wilson_low']:.3f}, {r['wilson_high']:.3f}] "
+          f"cov {row['coverage_of_mean']['rate']:.3f} err {errors} "
+          f"({row['seconds']:.0f} s)", flush=True)
+    return row
+
+
+def _environment() -> dict[str, Any]:
+    import pandas
+    import scipy
+    import sklearn
+
+    import coherence
+
+    try:
+        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True,
+                                text=True, check=True).stdout.strip()
+        dirty = bool(subprocess.run(["git", "status", "--porcelain", "coherence"], cwd=ROOT,
+                                    capture_output=True, text=True).stdout.strip())
+    except (OSError, subprocess.CalledProcessError):
+        commit, dirty = "unknown", False
+    # a run of an exported tree (the "before" figures) names its commit here
+    commit = os.environ.get("VALIDATE_COMMIT", commit)
+    versions = {"belief-coherence": coherence.__version__,
+                "python": platform.python_version(), "numpy": np.__version__,
+                "scipy": scipy.__version__, "pandas": pandas.__version__,
+                "scikit-learn": sklearn.__version__}
+    try:
+        import catboost
+
+        versions["catboost"] = catboost.__version__
+    except ImportError:  # pragma: no cover
+        pass
+    return {"versions": versions, "commit": commit, "coherence_dirty": dirty,
+            "coherence_path": str(Path(coherence.__file__).parent),
+            "machine": {"platform": platform.platform(), "processor": platform.machine(),
+                        "cpus": os.cpu_count()},
+            "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+
+
+def _fmt(r: dict[str, Any]) -> str:
+    return f"{r['rate']:.3f} [{r['wilson_low']:.3f}, {r['wilson_high']:.3f}]"
+
+
+def tables(results: dict[str, Any], before: dict[str, Any] | None = None) -> str:
+    env = results["environment"]
+    old = {r["design"]: r for r in (before or {}).get("cells", [])}
+    lines = [f"Generated by `python -m benchmarks.validate_leakage --tables` from "
+             f"`benchmarks/results/validate_leakage.json` (commit `{env['commit'][:10]}`, "
+             f"{env['date']}); {N_PERMUTATIONS} permutations, {N_RESAMPLES} bootstrap "
+             f"resamples, catboost with {CATBOOST['iterations']} iterations; alpha = 0.05, "
+             "95% Wilson intervals in brackets. *Before*: the same cells with the previous "
+             "release's null (strata of the mean belief, evidence linear), from "
+             "`benchmarks/results/validate_leakage_before.json` where run.", "",
+             "| design | engine | reps | rejection at 0.05 | before | coverage of E[S] | "
+             "mean S (%) |", "| --- | --- | --- | --- | --- | --- | --- |"]
+    for r in results["cells"]:
+        kind = "power" if r["leak"] else "size"
+        b = old.get(r["design"])
+        if b is None:
+            prev = ""
+        elif b["n_errors"] == b["reps"]:
+            prev = "error"
+        else:
+            prev = f"{b['rejection']['rate']:.3f} ({b['reps']})"
+        extra = f" ({r['n_nan_pvalue']} NaN)" if r["n_nan_pvalue"] else ""
+        lines.append(f"| {r['design']} | {r['engine']} | {r['reps']} | {kind} "
+                     f"{_fmt(r['rejection'])}{extra} | {prev} | "
+                     f"{_fmt(r['coverage_of_mean'])} | {r['mean_statistic']:.2f} |")
+    return "\n".join(lines) + "\n"
+
+
+BEGIN = "<!-- BEGIN generated by benchmarks/validate_leakage.py -->"
+END = "<!-- END generated by benchmarks/validate_leakage.py -->"
+
+
+def write_tables(results: dict[str, Any], before: dict[str, Any] | None,
+                 doc: Path = DOC) -> None:
+    text = doc.read_text(encoding="utf-8")
+    block = f"{BEGIN}\n{tables(results, before)}{END}"
+    if BEGIN in text and END in text:
+        head, rest = text.split(BEGIN, 1)
+        text = head + block + rest.split(END, 1)[1]
+    else:
+        text = text.rstrip("\n") + "\n\n" + block + "\n"
+    doc.write_text(text, encoding="utf-8")
+
+
+def main(argv: Iterable[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--reps", type=int, default=400)
+    parser.add_argument("--only", default="", help="comma-separated prefixes of cell names")
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--merge", action="store_true")
+    parser.add_argument("--tables", action="store_true")
+    args = parser.parse_args(list(argv) if argv is not None else None)
+    if args.tables:
+        before_path = RESULTS.with_name("validate_leakage_before.json")
+        before = json.loads(before_path.read_text()) if before_path.exists() else None
+        write_tables(json.loads(args.out.read_text()), before)
+        return 0
+    only = [w for w in args.only.split(",") if w]
+    results: dict[str, Any] = {"environment": _environment(),
+                               "settings": {"alpha": ALPHA, "n_permutations": N_PERMUTATIONS,
+                                            "n_resamples": N_RESAMPLES, "catboost": CATBOOST}}
+    cells = []
+    for i, name in enumerate(CELLS):
+        if only and not any(name.startswith(w) for w in only):
+            continue
+        cells.append(run_cell(name, args.reps, 1_000_000 * (i + 1)))
+        results["cells"] = cells
+        if args.merge and args.out.exists():  # keep the other cells of the file
+            old = [r for r in json.loads(args.out.read_text()).get("cells", [])
+                   if r["design"] not in {c["design"] for c in cells}]
+            results["cells"] = old + cells
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps(results, indent=1, default=float) + "\n")
+    print(f"wrote {args.out}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
