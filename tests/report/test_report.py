@@ -51,7 +51,7 @@ def test_numbers_equal_the_test_functions(rep, two_models):
     direct = {
         "ci": coherence.ci_test(standard, n_resamples=99, rng=streams["ci"]),
         "leakage": coherence.leakage_test(standard, engine="logistic", n_resamples=99,
-                                          rng=streams["leakage"]),
+                                          n_permutations=99, rng=streams["leakage"]),
         "monotonicity": coherence.monotonicity_test(standard, n_resamples=99,
                                                     rng=streams["monotonicity"]),
         "prompt_consistency": coherence.prompt_consistency(
