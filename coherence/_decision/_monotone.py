@@ -534,7 +534,7 @@ def monotonicity_test(
     n_resamples : int
         Permutations (or bootstrap resamples) of the global test.
     rng : int, numpy.random.Generator or None
-        Randomness of the global test (one independent stream per pair).
+        Randomness of the global test (the pairs in turn).
 
     Returns
     -------
@@ -614,7 +614,7 @@ def monotonicity_test(
     Examples
     --------
     >>> import coherence
-    >>> study = coherence.simulate("nonmonotone", n_contexts=300, rng=0)
+    >>> study = coherence.simulate("nonmonotone", n_contexts=1000, rng=0)
     >>> res = coherence.monotonicity_test(study.data, n_resamples=199, rng=0)
     >>> res.table[["pair", "n_bins"]].to_numpy().tolist()
     [['yes/no', 10], ['yes/defer', 10], ['defer/no', 10]]
@@ -636,10 +636,9 @@ def monotonicity_test(
         warnings.warn(f"{_OWNER}: action {', '.join(map(repr, absent))} never occurs in column "
                       f"'{action}' (labels present: {', '.join(map(repr, label_list))}); "
                       "pairs with it are not testable.", DegenerateDataWarning, stacklevel=2)
-    streams = gen.spawn(len(pairs_t))
     rows, bin_frames, comp_frames = [], [], []
     used = np.zeros(len(b), dtype=bool)
-    for (a1, a2), stream in zip(pairs_t, streams, strict=True):
+    for a1, a2 in pairs_t:
         c1 = label_list.index(a1) if a1 in label_list else -1
         c2 = label_list.index(a2) if a2 in label_list else -1
         keep = ((codes == c1) | (codes == c2)) & (codes >= 0)
@@ -653,7 +652,7 @@ def monotonicity_test(
             bp = 1.0 - bp
         order = np.lexsort((first, bp, gp))  # canonical: the input's row order is irrelevant
         row, bins, comps = _one_pair(bp[order], first[order], gp[order], n_bins, p_adjust,
-                                     method, n_windows, n_resamples, stream, name, (a1, a2))
+                                     method, n_windows, n_resamples, gen, name, (a1, a2))
         k = row["n_bins"]
         if direction == "decreasing" and k:
             bins = bins.iloc[::-1].reset_index(drop=True)
