@@ -6,8 +6,11 @@ picks ``a1`` more often the more the belief favours it: the share
 procedure bins the belief into quantile bins, flags every pair of bins whose
 share goes the wrong way and tests each flagged pair with a one-sided Fisher
 exact test. We add one calibrated global test per action pair: an
-isotonic-regression likelihood-ratio statistic with a parametric-bootstrap
-null.
+isotonic-regression likelihood-ratio statistic whose null distribution comes
+from permuting the beliefs of whole contexts among contexts with the same
+number of rows in the pair (the least favourable configuration of the
+composite null "the share is non-decreasing", a flat share, at which the
+belief is exchangeable with the pair's choices).
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .._resampling import monte_carlo_pvalue
+from .._resampling import group_codes, monte_carlo_pvalue
 from .._results import CoherenceResult, ConfidenceInterval, Summary
 from .._rng import RNGLike, check_rng
 from .._validation import (
@@ -34,7 +37,12 @@ from .._validation import (
     probability_column,
     require_columns,
 )
-from .._warnings import DegenerateDataWarning, SmallSampleWarning, TiesWarning
+from .._warnings import (
+    DegenerateDataWarning,
+    NotCalibratedWarning,
+    SmallSampleWarning,
+    TiesWarning,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -48,6 +56,10 @@ PAIR_COLUMNS: tuple[str, ...] = (
     "pair", "action_1", "action_2", "n_bins", "n_comparisons", "n_flagged", "n_significant",
     "global_statistic",
 )
+#: Columns of ``table`` after ``statistic`` and ``pvalue``.
+PAIR_TAIL_COLUMNS: tuple[str, ...] = ("n_obs", "n_contexts", "n_windows", "testable",
+                                      "reason")
+METHODS: tuple[str, ...] = ("permutation", "bootstrap")
 BIN_COLUMNS: tuple[str, ...] = (
     "pair", "bin", "belief_low", "belief_high", "centre", "n_action_1", "n_action_2", "share",
 )
@@ -68,15 +80,17 @@ class MonotonicityResult(CoherenceResult):
         action pairs, with a significant violation (the paper's Table 2).
     pvalue : float
         Global p-value across action pairs: the smallest per-pair isotonic
-        likelihood-ratio p-value, Bonferroni-adjusted for the number of pairs
-        (capped at 1).
+        likelihood-ratio p-value, Bonferroni-adjusted for the number of
+        testable pairs (capped at 1; NaN when no pair is testable).
     confidence_interval : ConfidenceInterval
         Not computed (NaN, NaN): the violation percentage is a descriptive
         figure; use the p-values for inference.
     n_obs : int
         Rows of ``data`` whose action belongs to at least one tested pair.
     method : str
-        ``'fisher+isotonic-lr'``.
+        Null of the global test: ``'permutation'`` (whole contexts' beliefs
+        permuted within strata of equal size, the default) or ``'bootstrap'``
+        (the earlier parametric bootstrap, not calibrated).
     pairs : tuple of (str, str)
         The action pairs tested, in order.
     n_bins : int
@@ -88,13 +102,20 @@ class MonotonicityResult(CoherenceResult):
     p_adjust : str
         Multiple-comparison adjustment of the Fisher p-values within each pair.
     n_resamples : int
-        Parametric-bootstrap resamples of the global test.
+        Permutations (or bootstrap resamples) of the global test.
+    group : str or None
+        The context column the permutation moved whole (None: rows as units).
+    n_windows : int
+        Belief windows requested for the permutation (windows used per pair in
+        :attr:`table`).
     table : pandas.DataFrame
         One row per action pair (the paper's Table 2): ``pair``, ``action_1``,
         ``action_2``, bins used (``n_bins``), comparisons, flagged and
         significant comparisons, the violation percentage (``statistic``), the
-        isotonic LR statistic (``global_statistic``), its p-value (``pvalue``)
-        and the rows choosing either action (``n_obs``).
+        isotonic LR statistic (``global_statistic``), its p-value (``pvalue``),
+        the rows choosing either action (``n_obs``), their contexts
+        (``n_contexts``), whether the global test could be run (``testable``)
+        and, when not, why (``reason``; ``''`` when testable).
     bin_table : pandas.DataFrame
         One row per pair and bin: belief range, centre (mean belief), counts of
         each action and the share of the first.
@@ -110,13 +131,15 @@ class MonotonicityResult(CoherenceResult):
     direction: str
     p_adjust: str
     n_resamples: int
+    group: str | None
+    n_windows: int
     table: pd.DataFrame = field(repr=False, compare=False)
     bin_table: pd.DataFrame = field(repr=False, compare=False)
     comparison_table: pd.DataFrame = field(repr=False, compare=False)
 
     _test_name: ClassVar[str] = "monotonicity_test"
     _extra_columns: ClassVar[tuple[str, ...]] = ("n_bins", "direction", "p_adjust",
-                                                 "n_resamples")
+                                                 "n_resamples", "group", "n_windows")
 
     @property
     def pair_table(self) -> pd.DataFrame:
@@ -126,7 +149,7 @@ class MonotonicityResult(CoherenceResult):
     def summary(self) -> Summary:
         """The headline figures followed by the per-pair table."""
         table = self.table[["pair", "n_bins", "n_comparisons", "n_flagged",
-                            "n_significant", "statistic", "pvalue"]]
+                            "n_significant", "statistic", "pvalue", "reason"]]
         body = table.to_string(index=False, float_format=lambda x: f"{x:.4g}")
         return CoherenceResult.summary(self).extend(
             "\n" + "\n".join("  " + line for line in body.splitlines()),
@@ -202,10 +225,12 @@ def isotonic_lr(x: np.ndarray, m: np.ndarray) -> float:
 
 def isotonic_lr_test(x: np.ndarray, m: np.ndarray, n_resamples: int,
                      rng: np.random.Generator) -> tuple[float, float]:
-    """The isotonic LR statistic and its parametric-bootstrap p-value.
+    """The isotonic LR statistic and its parametric-bootstrap p-value (``method='bootstrap'``).
 
     The null is simulated from the isotonic fit: ``x*_k ~ Binomial(m_k,
-    p_iso_k)``; ``p = (1 + #{T* >= T}) / (1 + B)``.
+    p_iso_k)``; ``p = (1 + #{T* >= T}) / (1 + B)``. Kept for comparability with
+    earlier releases: it treats rows as independent and draws from an
+    over-fitted null, so it is not a calibrated test (see the module's docs).
     """
     keep = m > 0
     x, m = x[keep], m[keep]
@@ -218,11 +243,125 @@ def isotonic_lr_test(x: np.ndarray, m: np.ndarray, n_resamples: int,
     return observed, monte_carlo_pvalue(null, observed)
 
 
-def _one_pair(belief: np.ndarray, is_first: np.ndarray, n_bins: int, p_adjust: str,
-              n_resamples: int, rng: np.random.Generator,
-              name: str) -> tuple[dict[str, Any], pd.DataFrame, pd.DataFrame]:
+#: Most cells (permutations x rows) of one block of permuted belief codes.
+_BLOCK_CELLS = 2_000_000
+
+
+def context_strata(groups: np.ndarray, window: np.ndarray | None = None) -> list[np.ndarray]:
+    """Row blocks of the permutation: per stratum, a (contexts, s) index matrix.
+
+    ``groups`` are context codes of the pair's rows, the rows already in canonical
+    order; ``window`` (constant within a context) is the belief window of the
+    row's context. Contexts in the same window with the same number ``s`` of rows
+    in the pair form a stratum; row ``i`` of a stratum's matrix lists the rows of
+    one context. Strata of a single context are left out (nothing to permute).
+    """
+    if len(groups) == 0:
+        return []
+    order = np.argsort(groups, kind="stable")
+    _, starts, sizes = np.unique(groups[order], return_index=True, return_counts=True)
+    win = np.zeros(len(starts), dtype=np.int64) if window is None else window[order][starts]
+    key = win * (int(sizes.max()) + 1) + sizes
+    blocks = []
+    for kv in np.unique(key):
+        which = np.flatnonzero(key == kv)
+        if len(which) < 2:
+            continue
+        s = int(sizes[which[0]])
+        blocks.append(order[starts[which][:, None] + np.arange(s)[None, :]])
+    return blocks
+
+
+def belief_windows(belief: np.ndarray, groups: np.ndarray, n_windows: int) -> np.ndarray:
+    """Window code per row: quantile windows of the contexts' mean beliefs.
+
+    Every context lies in one window (by its mean belief over the pair's rows);
+    the windows are ``n_windows`` quantile bins of the contexts' mean beliefs
+    (:func:`quantile_bins`, ties merged). The permutation keeps each context's
+    beliefs in its window, so the multiset of means per window, hence the windows,
+    is the same in every resample.
+    """
+    if n_windows <= 1 or len(belief) == 0:
+        return np.zeros(len(belief), dtype=np.int64)
+    n_groups = int(groups.max()) + 1
+    counts = np.bincount(groups, minlength=n_groups)
+    means = np.bincount(groups, weights=belief, minlength=n_groups)
+    present = counts > 0
+    codes = np.zeros(n_groups, dtype=np.int64)
+    codes[present], _ = quantile_bins(means[present] / counts[present], n_windows)
+    return codes[groups]
+
+
+def _lr_fixed_m(x: np.ndarray, m: np.ndarray, mf: np.ndarray) -> float:
+    share = x / mf
+    if np.all(np.diff(share) >= 0):
+        return 0.0
+    return isotonic_lr(x, m)
+
+
+def permutation_null(values: np.ndarray, first: np.ndarray, groups: np.ndarray,
+                     n_resamples: int, rng: np.random.Generator,
+                     window: np.ndarray | None = None) -> tuple[float, np.ndarray]:
+    """The isotonic LR statistic and its context-permutation null distribution.
+
+    ``values`` are codes 0..V-1 of the distinct beliefs of the pair's rows,
+    ``first`` is 1 where the row chose the pair's first action, ``groups`` the
+    context codes. One resample gives every context the belief codes of a
+    context drawn by a random permutation within its stratum (contexts with the
+    same number of rows in the pair), in random order within the context; the
+    choices never move. The counts per belief value ``m_v`` are the same in every
+    resample, only the successes ``x_v`` change.
+    """
+    n_values = int(values.max()) + 1
+    m = np.bincount(values, minlength=n_values)
+    mf = m.astype(np.float64)
+    x = np.bincount(values, weights=first, minlength=n_values)
+    observed = _lr_fixed_m(x, m, mf)
+    blocks = context_strata(groups, window)
+    null = np.empty(n_resamples, dtype=np.float64)
+    per_block = max(1, _BLOCK_CELLS // max(1, len(values)))
+    done = 0
+    while done < n_resamples:
+        b = min(per_block, n_resamples - done)
+        codes = np.broadcast_to(values, (b, len(values))).copy()
+        for rows in blocks:
+            k = rows.shape[0]
+            perm = np.argsort(rng.random((b, k)), axis=1)
+            moved = rng.permuted(values[rows][perm], axis=2)
+            codes[:, rows.ravel()] = moved.reshape(b, -1)
+        flat = (codes + n_values * np.arange(b)[:, None]).ravel()
+        xs = np.bincount(flat, weights=np.broadcast_to(first, codes.shape).ravel(),
+                         minlength=b * n_values).reshape(b, n_values)
+        for j in range(b):
+            null[done + j] = _lr_fixed_m(xs[j], m, mf)
+        done += b
+    return observed, null
+
+
+def _not_testable(belief: np.ndarray, first: np.ndarray, groups: np.ndarray,
+                  labels: tuple[str, str], window: np.ndarray | None = None) -> str:
+    """Why the pair's global test cannot be run ('' when it can)."""
+    never = [repr(a) for a, n in zip(labels, (first.sum(), len(first) - first.sum()),
+                                     strict=True) if n == 0]
+    if never:
+        return f"action {' and '.join(never)} never chosen"
+    if np.unique(belief).size < 2:
+        return "one distinct belief value"
+    for rows in context_strata(groups, window):
+        if np.unique(belief[rows].ravel()).size > 1:
+            return ""
+    return ("no two contexts in a belief window with the same number of rows in the pair "
+            "and different beliefs")
+
+
+def _bins_and_comparisons(belief: np.ndarray, is_first: np.ndarray, n_bins: int,
+                          p_adjust: str, name: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The paper's procedure for one pair: quantile bins and Fisher-flagged comparisons."""
+    if len(belief) == 0:
+        return (pd.DataFrame({c: [] for c in BIN_COLUMNS}),
+                pd.DataFrame({c: [] for c in COMPARISON_COLUMNS}))
     codes, _ = quantile_bins(belief, n_bins)
-    k = int(codes.max()) + 1 if len(codes) else 0
+    k = int(codes.max()) + 1
     m = np.bincount(codes, minlength=k)
     x = np.bincount(codes, weights=is_first, minlength=k).astype(np.int64)
     centre = np.bincount(codes, weights=belief, minlength=k) / np.maximum(m, 1)
@@ -247,33 +386,63 @@ def _one_pair(belief: np.ndarray, is_first: np.ndarray, n_bins: int, p_adjust: s
         "share_high": share[hi_idx], "flagged": flagged, "pvalue": pvals,
         "pvalue_adjusted": adjusted, "significant": significant,
     })
-    n_comp = len(lo_idx)
+    return bins, comparisons
+
+
+def _one_pair(belief: np.ndarray, is_first: np.ndarray, groups: np.ndarray, n_bins: int,
+              p_adjust: str, method: str, n_windows: int, n_resamples: int,
+              rng: np.random.Generator, name: str, labels: tuple[str, str]
+              ) -> tuple[dict[str, Any], pd.DataFrame, pd.DataFrame]:
+    """Both procedures for one pair; rows already in canonical order."""
+    bins, comparisons = _bins_and_comparisons(belief, is_first, n_bins, p_adjust, name)
+    k = len(bins)
+    n_comp = len(comparisons)
+    n_sig = int(comparisons["significant"].sum())
     # the global test uses every distinct belief value, not the bins
-    _, value_codes = np.unique(belief, return_inverse=True)
-    mv = np.bincount(value_codes)
-    xv = np.bincount(value_codes, weights=is_first).astype(np.int64)
-    lr, p_global = isotonic_lr_test(xv, mv, n_resamples, rng)
+    _, local = np.unique(groups, return_inverse=True)
+    local = local.astype(np.int64).ravel()
+    window = belief_windows(belief, local, n_windows if method == "permutation" else 1)
+    reason = _not_testable(belief, is_first, local, labels, window)
+    lr, p_global = math.nan, math.nan
+    if not reason:
+        _, value_codes = np.unique(belief, return_inverse=True)
+        value_codes = value_codes.astype(np.int64).ravel()
+        if method == "permutation":
+            lr, null = permutation_null(value_codes, is_first, local, n_resamples, rng,
+                                        window)
+            p_global = monte_carlo_pvalue(null, lr)
+        else:
+            mv = np.bincount(value_codes)
+            xv = np.bincount(value_codes, weights=is_first).astype(np.int64)
+            lr, p_global = isotonic_lr_test(xv, mv, n_resamples, rng)
     row = {
         "pair": name, "n_bins": k, "n_comparisons": n_comp,
-        "n_flagged": int(flagged.sum()), "n_significant": int(significant.sum()),
-        "statistic": 100.0 * significant.sum() / n_comp if n_comp else math.nan,
+        "n_flagged": int(comparisons["flagged"].sum()), "n_significant": n_sig,
+        "statistic": 100.0 * n_sig / n_comp if n_comp else math.nan,
         "global_statistic": lr, "pvalue": p_global, "n_obs": len(belief),
+        "n_contexts": int(np.unique(groups).size),
+        "n_windows": int(window.max()) + 1 if len(window) else 0,
+        "testable": not reason, "reason": reason,
     }
     return row, bins, comparisons
 
 
 # --------------------------------------------------------------------------- public layer
-def _monotonicity_test_iv(data: Any, belief: Any, action: Any, pairs: Any, n_bins: Any,
-                          direction: Any, p_adjust: Any, n_resamples: Any,
-                          rng: RNGLike) -> tuple[Any, ...]:
+def _monotonicity_test_iv(data: Any, belief: Any, action: Any, group: Any, pairs: Any,
+                          n_bins: Any, direction: Any, p_adjust: Any, method: Any,
+                          n_windows: Any, n_resamples: Any, rng: RNGLike) -> tuple[Any, ...]:
     df = as_dataframe(data, owner=_OWNER)
     for name, value in (("belief", belief), ("action", action)):
         if not isinstance(value, str):
             raise TypeError(param_error(name, _OWNER, "a column name (str)", value))
-    require_columns(df, {"belief": belief, "action": action}, owner=_OWNER)
+    if group is not None and not isinstance(group, str):
+        raise TypeError(param_error("group", _OWNER, "a column name (str) or None", group))
+    require_columns(df, {"belief": belief, "action": action, "group": group}, owner=_OWNER)
     n_bins = check_int(n_bins, "n_bins", _OWNER, low=2)
     direction = check_choice(direction, "direction", _OWNER, ("increasing", "decreasing"))
     p_adjust = check_choice(p_adjust, "p_adjust", _OWNER, ("none", "holm", "bh"))
+    method = check_choice(method, "method", _OWNER, METHODS)
+    n_windows = check_int(n_windows, "n_windows", _OWNER, low=1)
     n_resamples = check_int(n_resamples, "n_resamples", _OWNER, low=1)
     gen = check_rng(rng, owner=_OWNER)
     if isinstance(pairs, str) or not isinstance(pairs, Sequence) or len(pairs) == 0:
@@ -290,14 +459,10 @@ def _monotonicity_test_iv(data: Any, belief: Any, action: Any, pairs: Any, n_bin
         raise ValueError(param_error("pairs", _OWNER, "free of duplicate pairs", pairs))
     b = probability_column(df, belief, owner=_OWNER)
     codes, labels = label_column(df, action, owner=_OWNER)
-    present = set(labels.tolist())
-    for pair in clean:
-        for a in pair:
-            if a not in present:
-                raise ValueError(
-                    f"{_OWNER}: action {a!r} of pair {pair!r} does not occur in column "
-                    f"'{action}'; labels present: {', '.join(map(repr, labels.tolist()))}.")
-    return b, codes, labels, tuple(clean), n_bins, direction, p_adjust, n_resamples, gen
+    groups = (np.arange(len(df), dtype=np.int64) if group is None
+              else group_codes(df, group, owner=_OWNER))
+    return (b, codes, labels, groups, group, tuple(clean), n_bins, direction, p_adjust, method,
+            n_windows, n_resamples, gen)
 
 
 def monotonicity_test(
@@ -305,10 +470,13 @@ def monotonicity_test(
     *,
     belief: str = "belief",
     action: str = "action",
+    group: str | None = "context",
     pairs: Sequence[tuple[str, str]] = DEFAULT_PAIRS,
     n_bins: int = 10,
     direction: Literal["increasing", "decreasing"] = "increasing",
     p_adjust: Literal["none", "holm", "bh"] = "none",
+    method: Literal["permutation", "bootstrap"] = "permutation",
+    n_windows: int = 5,
     n_resamples: int = 999,
     rng: RNGLike = None,
 ) -> MonotonicityResult:
@@ -319,8 +487,9 @@ def monotonicity_test(
     ``a1`` is computed. Every bin pair ``b < b'`` whose share goes the wrong
     way is flagged and tested with a one-sided Fisher exact test; the pair's
     statistic is the percentage of all bin-pair comparisons with a significant
-    violation at alpha = 0.05 (after ``p_adjust``). A global test per pair
-    asks whether the shares are monotone at all.
+    violation at alpha = 0.05 (after ``p_adjust``): the paper's procedure,
+    descriptive. A calibrated global test per pair asks whether the shares are
+    monotone at all.
 
     Parameters
     ----------
@@ -328,37 +497,64 @@ def monotonicity_test(
         The belief/action table, one row per elicitation.
     belief, action : str
         Column names: the stated probability in [0, 1] and the action label.
+    group : str or None
+        The context column: repetitions of a context share whatever the
+        context does to the choice, so the global test's permutation moves
+        whole contexts. ``None`` treats every row as its own context (valid
+        only when rows are independent given the belief, as the paper assumes).
     pairs : sequence of (str, str)
         Action pairs ``(a1, a2)``; the share of ``a1`` among the two is tested.
-        Every label must occur in the ``action`` column.
+        A pair whose actions are never (both) chosen is kept in :attr:`table`
+        as not testable (NaN p-value, ``reason`` says why), with a
+        :class:`DegenerateDataWarning`; the other pairs are still tested.
     n_bins : int
-        Number of quantile bins of the belief (>= 2). With heavy ties equal
-        edges are merged and fewer bins are used (a :class:`TiesWarning` says
-        so; ``table['n_bins']`` gives the number used).
+        Number of quantile bins of the belief for the paper's procedure (>= 2).
+        With heavy ties equal edges are merged and fewer bins are used (a
+        :class:`TiesWarning` says so; ``table['n_bins']`` gives the number
+        used). The global test does not bin.
     direction : {'increasing', 'decreasing'}
         How the share of ``a1`` should move as the belief grows.
     p_adjust : {'none', 'holm', 'bh'}
         Adjustment of the flagged comparisons' Fisher p-values within each
         pair: none (the paper), Holm, or Benjamini-Hochberg.
+    method : {'permutation', 'bootstrap'}
+        Null distribution of the global test: ``'permutation'`` (default)
+        permutes the beliefs of whole contexts among contexts in the same
+        belief window with the same number of rows in the pair; ``'bootstrap'`` is the parametric
+        bootstrap from the isotonic fit of releases before issue 14, kept for
+        comparability: it is not a calibrated test (it warns
+        :class:`NotCalibratedWarning`).
+    n_windows : int
+        Belief windows of the permutation (>= 1): quantile bins of the
+        contexts' mean beliefs; contexts exchange beliefs only within their
+        window. ``1`` calibrates at a share flat over the whole range (exact
+        there, conservative and weak when shares rise steeply); more windows
+        need the share flat only within a window and keep power against a
+        local fall in a steep share. Windows with too few contexts lose power.
     n_resamples : int
-        Parametric-bootstrap resamples of the global isotonic test.
+        Permutations (or bootstrap resamples) of the global test.
     rng : int, numpy.random.Generator or None
-        Randomness of the parametric bootstrap.
+        Randomness of the global test (the pairs in turn).
 
     Returns
     -------
     MonotonicityResult
         ``statistic`` the pooled violation percentage, ``pvalue`` the
-        Bonferroni-combined global p-value; per-pair figures in
-        ``table``, per-bin counts in ``bin_table``,
-        per-comparison p-values in ``comparison_table``.
+        Bonferroni-combined global p-value over the testable pairs; per-pair
+        figures in ``table``, per-bin counts in ``bin_table``, per-comparison
+        p-values in ``comparison_table``.
 
     Warns
     -----
     TiesWarning
         When tied beliefs leave fewer than ``n_bins`` bins for a pair.
     SmallSampleWarning
-        When a pair has fewer than 2 bins (its figures are NaN).
+        When a pair with rows has fewer than 2 bins (its figures are NaN).
+    DegenerateDataWarning
+        When an action of a pair is never chosen (the pair is not testable),
+        or no row chooses an action of any pair.
+    NotCalibratedWarning
+        With ``method='bootstrap'``.
 
     Notes
     -----
@@ -376,21 +572,32 @@ def monotonicity_test(
     .. math:: V = 100 \cdot \#\{j < k : \text{flagged and } p_{jk} < 0.05\} / \binom{K}{2}.
 
     Unflagged comparisons count as non-significant. Rows are treated as
-    independent given the belief, as in the paper.
+    independent given the belief, as in the paper, so :math:`V` is descriptive.
 
-    The global test (our addition) compares the binomial likelihood of the
-    unrestricted shares with that of the weighted isotonic fit
-    :math:`\hat s^{iso}` (pool-adjacent-violators):
+    The global test (our addition) compares, over the distinct belief values
+    :math:`v`, the binomial likelihood of the unrestricted shares with that of
+    the weighted isotonic fit :math:`\hat s^{iso}` (pool-adjacent-violators):
 
-    .. math:: T = 2 \sum_j \left[\ell(x_j; s_j) - \ell(x_j; \hat s^{iso}_j)\right],
+    .. math:: T = 2 \sum_v \left[\ell(x_v; s_v) - \ell(x_v; \hat s^{iso}_v)\right],
               \qquad \ell(x; p) = x \log p + (m - x) \log(1 - p).
 
-    Its null distribution is simulated by drawing
-    :math:`x^*_j \sim \mathrm{Binomial}(m_j, \hat s^{iso}_j)`; the p-value is
-    :math:`(1 + \#\{T^* \ge T\}) / (1 + B)`. The null is composite: the test
-    is exact in size near flat shares (the least favourable case) and
-    conservative when the true shares rise steeply (see
-    ``docs/validation_decision.md`` for measured size and power).
+    The null "the share is non-decreasing" is composite; its least favourable
+    point is a flat share, where the pair's choices carry no information about
+    the belief. There the beliefs of contexts with the same number :math:`m_c`
+    of rows in the pair are exchangeable with respect to the choices, whatever
+    the contexts share (a context-level taste for an action) and however the
+    number of rows depends on the belief. The contexts are cut into
+    ``n_windows`` quantile windows of their mean belief; one permutation gives
+    each context the beliefs of another context of its stratum (same window,
+    same :math:`m_c`), in random order within the context (the repetitions
+    being exchangeable); the choices do not move. The test is exact when the
+    share is flat within every window and conservative when it rises there
+    (permuting within a window can only add falls). The
+    p-value is :math:`(1 + \#\{T^* \ge T\}) / (1 + B)`, exact at flat shares
+    and conservative when shares rise (see ``docs/validation_monotonicity.md``).
+    A pair is not testable (NaN, ``reason`` in :attr:`table`) when an action is
+    never chosen, all beliefs are equal, or no stratum holds two contexts with
+    different beliefs.
 
     References
     ----------
@@ -407,51 +614,66 @@ def monotonicity_test(
     Examples
     --------
     >>> import coherence
-    >>> study = coherence.simulate("nonmonotone", n_contexts=300, rng=0)
+    >>> study = coherence.simulate("nonmonotone", n_contexts=1000, rng=0)
     >>> res = coherence.monotonicity_test(study.data, n_resamples=199, rng=0)
     >>> res.table[["pair", "n_bins"]].to_numpy().tolist()
     [['yes/no', 10], ['yes/defer', 10], ['defer/no', 10]]
     >>> bool(res.pvalue < 0.05)
     True
     """
-    (b, codes, labels, pairs_t, n_bins, direction, p_adjust, n_resamples,
-     gen) = _monotonicity_test_iv(data, belief, action, pairs, n_bins, direction, p_adjust,
-                                  n_resamples, rng)
-    label_list = labels.tolist()
+    (b, codes, labels, groups, group, pairs_t, n_bins, direction, p_adjust, method, n_windows,
+     n_resamples, gen) = _monotonicity_test_iv(data, belief, action, group, pairs, n_bins,
+                                               direction, p_adjust, method, n_windows,
+                                               n_resamples, rng)
+    if method == "bootstrap":
+        warnings.warn(f"{_OWNER}(method='bootstrap') draws from the isotonic fit and treats "
+                      "rows as independent; it is kept for comparability and is not a "
+                      "calibrated test. Use method='permutation'.", NotCalibratedWarning,
+                      stacklevel=2)
+    label_list = [str(x) for x in labels.tolist()]
+    absent = sorted({a for pair in pairs_t for a in pair if a not in label_list})
+    if absent:
+        warnings.warn(f"{_OWNER}: action {', '.join(map(repr, absent))} never occurs in column "
+                      f"'{action}' (labels present: {', '.join(map(repr, label_list))}); "
+                      "pairs with it are not testable.", DegenerateDataWarning, stacklevel=2)
     rows, bin_frames, comp_frames = [], [], []
     used = np.zeros(len(b), dtype=bool)
     for a1, a2 in pairs_t:
-        c1, c2 = label_list.index(a1), label_list.index(a2)
-        keep = (codes == c1) | (codes == c2)
+        c1 = label_list.index(a1) if a1 in label_list else -1
+        c2 = label_list.index(a2) if a2 in label_list else -1
+        keep = ((codes == c1) | (codes == c2)) & (codes >= 0)
         used |= keep
         name = f"{a1}/{a2}"
         bp = b[keep]
         first = (codes[keep] == c1).astype(np.float64)
+        gp = groups[keep]
         if direction == "decreasing":
             # a share that should fall in b is a share that should rise in 1 - b
             bp = 1.0 - bp
-        row, bins, comps = _one_pair(bp, first, n_bins, p_adjust, n_resamples, gen, name)
-        if direction == "decreasing":
+        order = np.lexsort((first, bp, gp))  # canonical: the input's row order is irrelevant
+        row, bins, comps = _one_pair(bp[order], first[order], gp[order], n_bins, p_adjust,
+                                     method, n_windows, n_resamples, gen, name, (a1, a2))
+        k = row["n_bins"]
+        if direction == "decreasing" and k:
             bins = bins.iloc[::-1].reset_index(drop=True)
-            k = row["n_bins"]
             bins["bin"] = np.arange(k)
             bins[["belief_low", "belief_high"]] = 1.0 - bins[["belief_high", "belief_low"]]
             bins["centre"] = 1.0 - bins["centre"]
             comps[["bin_low", "bin_high"]] = (k - 1) - comps[["bin_high", "bin_low"]].to_numpy()
             comps[["share_low", "share_high"]] = comps[["share_high", "share_low"]].to_numpy()
-        if row["n_bins"] < 2:
-            warnings.warn(f"{_OWNER}: pair {name} has {int(keep.sum())} rows and "
-                          f"{row['n_bins']} distinct belief bin(s); its figures are NaN.",
+        if len(bp) > 0 and k < 2:
+            warnings.warn(f"{_OWNER}: pair {name} has {len(bp)} rows and "
+                          f"{k} distinct belief bin(s); its figures are NaN.",
                           SmallSampleWarning, stacklevel=2)
-        elif row["n_bins"] < n_bins:
-            warnings.warn(f"{_OWNER}: tied beliefs leave {row['n_bins']} of {n_bins} quantile "
+        elif 2 <= k < n_bins:
+            warnings.warn(f"{_OWNER}: tied beliefs leave {k} of {n_bins} quantile "
                           f"bins for pair {name} (equal edges merged).", TiesWarning,
                           stacklevel=2)
         row.update({"action_1": a1, "action_2": a2})
         rows.append(row)
         bin_frames.append(bins)
         comp_frames.append(comps)
-    pair_table = pd.DataFrame(rows)[[*PAIR_COLUMNS, "statistic", "pvalue", "n_obs"]]
+    pair_table = pd.DataFrame(rows)[[*PAIR_COLUMNS, "statistic", "pvalue", *PAIR_TAIL_COLUMNS]]
     n_comp = pair_table["n_comparisons"].sum()
     statistic = (100.0 * pair_table["n_significant"].sum() / n_comp) if n_comp else math.nan
     pv = pair_table["pvalue"].to_numpy(dtype=float)
@@ -463,8 +685,9 @@ def monotonicity_test(
     return MonotonicityResult(
         statistic=float(statistic), pvalue=pvalue,
         confidence_interval=ConfidenceInterval(math.nan, math.nan, 0.95),
-        n_obs=int(used.sum()), method="fisher+isotonic-lr", pairs=pairs_t, n_bins=n_bins,
-        direction=direction, p_adjust=p_adjust, n_resamples=n_resamples,
+        n_obs=int(used.sum()), method=method, pairs=pairs_t, n_bins=n_bins,
+        direction=direction, p_adjust=p_adjust, n_resamples=n_resamples, group=group,
+        n_windows=n_windows,
         table=pair_table,
         bin_table=pd.concat(bin_frames, ignore_index=True)[list(BIN_COLUMNS)],
         comparison_table=pd.concat(comp_frames, ignore_index=True)[list(COMPARISON_COLUMNS)],

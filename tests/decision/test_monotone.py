@@ -13,8 +13,21 @@ from hypothesis import strategies as st
 from scipy import stats
 
 import coherence
-from coherence import TiesWarning, monotonicity_test, plot_choice_shares
-from coherence._decision._monotone import isotonic_lr, isotonic_lr_test, quantile_bins
+from benchmarks.monotone_designs import Design, generate
+from coherence import (
+    DegenerateDataWarning,
+    NotCalibratedWarning,
+    TiesWarning,
+    monotonicity_test,
+    plot_choice_shares,
+)
+from coherence._decision._monotone import (
+    context_strata,
+    isotonic_lr,
+    isotonic_lr_test,
+    permutation_null,
+    quantile_bins,
+)
 
 
 def _table(shares_by_belief: dict[float, tuple[int, int]]) -> pd.DataFrame:
@@ -43,7 +56,10 @@ def nonmonotone_study() -> pd.DataFrame:
     ({"pairs": []}, TypeError, "'pairs' parameter .* non-empty sequence"),
     ({"pairs": [("yes", "yes")]}, ValueError, "pairs of two different action labels"),
     ({"pairs": [("yes", "no"), ("yes", "no")]}, ValueError, "free of duplicate pairs"),
-    ({"pairs": [("yes", "maybe")]}, ValueError, "action 'maybe' of pair .* does not occur"),
+    ({"method": "exact"}, ValueError, "'method' parameter .* one of 'permutation'"),
+    ({"n_windows": 0}, ValueError, "'n_windows' parameter of monotonicity_test must be an int"),
+    ({"group": 3}, TypeError, "'group' parameter of monotonicity_test must be a column"),
+    ({"group": "ctx"}, ValueError, "column 'ctx' \\(the 'group' column\\) not found"),
     ({"rng": -1}, ValueError, "non-negative int seed"),
 ])
 def test_validation_messages(kwargs, exc, match):
@@ -51,7 +67,7 @@ def test_validation_messages(kwargs, exc, match):
     data["action"] = data["action"].astype(object)
     data.loc[len(data)] = (0.5, "defer")
     with pytest.raises(exc, match=match):
-        monotonicity_test(data, **kwargs)
+        monotonicity_test(data, **{"group": None, **kwargs})
 
 
 def test_belief_out_of_range_names_rows():
@@ -59,7 +75,7 @@ def test_belief_out_of_range_names_rows():
     data.loc[3, "belief"] = 1.5
     with pytest.raises(ValueError, match=r"Column 'belief' .* probabilities in \[0, 1\]; "
                                          r"1 offending row \(first: row 3 = 1.5\)"):
-        monotonicity_test(data, pairs=[("yes", "no")])
+        monotonicity_test(data, pairs=[("yes", "no")], group=None)
 
 
 # --------------------------------------------------------------------------- array layer
@@ -108,7 +124,8 @@ def test_isotonic_lr_test_pvalue_convention():
 # --------------------------------------------------------------------------- the paper's figure
 def test_violation_fraction_and_fisher_pvalue_by_hand():
     data = _table({0.1: (2, 18), 0.3: (18, 2), 0.5: (10, 10)})
-    res = monotonicity_test(data, pairs=[("yes", "no")], n_bins=3, n_resamples=99, rng=0)
+    res = monotonicity_test(data, pairs=[("yes", "no")], group=None, n_bins=3, n_resamples=99,
+                            rng=0)
     comps = res.comparison_table
     assert list(comps["flagged"]) == [False, False, True]  # (0,1), (0,2), (1,2)
     expected = stats.fisher_exact([[18, 2], [10, 10]], alternative="greater").pvalue
@@ -146,13 +163,16 @@ def test_decreasing_direction_mirrors_increasing():
 def test_tied_beliefs_warn_with_bins_left():
     data = _table({0.2: (3, 30), 0.8: (30, 3)})
     with pytest.warns(TiesWarning, match="tied beliefs leave 2 of 10 quantile bins"):
-        res = monotonicity_test(data, pairs=[("yes", "no")], n_resamples=9, rng=0)
+        res = monotonicity_test(data, pairs=[("yes", "no")], group=None, n_resamples=9, rng=0)
     assert res.table["n_bins"].iloc[0] == 2
 
 
 # --------------------------------------------------------------------------- the simulated agents
-def test_nonmonotone_agent_detected(nonmonotone_study):
-    res = monotonicity_test(nonmonotone_study, n_resamples=199, rng=0)
+def test_nonmonotone_agent_detected():
+    # 1000 contexts (was 300 before issue 14): the valid context permutation pays for its
+    # size with power against a local fall in a steep share
+    study = coherence.simulate("nonmonotone", n_contexts=1000, rng=3).data
+    res = monotonicity_test(study, n_resamples=199, rng=0)
     table = res.table.set_index("pair")
     assert res.pvalue < 0.05
     assert table.loc["yes/defer", "pvalue"] < 0.05
@@ -216,5 +236,121 @@ def test_plot_marks_violations(nonmonotone_study):
 
 def test_summary_lists_pairs(nonmonotone_study):
     text = monotonicity_test(nonmonotone_study, n_resamples=19, rng=0).summary()
-    assert text.startswith("monotonicity_test (fisher+isotonic-lr)")
+    assert text.startswith("monotonicity_test (permutation)")
     assert "yes/defer" in text and "n_significant" in text
+
+
+# --------------------------------------------------------------------------- issue 14: the null
+def test_context_strata_group_contexts_by_rows_and_window():
+    groups = np.array([0, 0, 1, 1, 2, 3, 3, 3, 4, 5])
+    blocks = context_strata(groups)
+    # contexts 0 and 1 (two rows each), contexts 2, 4, 5 (one row each); context 3 is alone
+    assert sorted(b.shape for b in blocks) == [(2, 2), (3, 1)]
+    two = next(b for b in blocks if b.shape == (2, 2))
+    assert two.tolist() == [[0, 1], [2, 3]]
+    window = np.array([0, 0, 0, 0, 0, 1, 1, 1, 1, 1])  # context 4 and 5 in window 1
+    blocks = context_strata(groups, window)
+    assert sorted(b.shape for b in blocks) == [(2, 1), (2, 2)]
+
+
+def _reference_null(values, first, groups, n_resamples, rng):
+    """Slow version: move each context's belief codes to another context of its size."""
+    m = np.bincount(values)
+    sizes = {g: np.flatnonzero(groups == g) for g in np.unique(groups)}
+    out = []
+    for _ in range(n_resamples):
+        codes = values.copy()
+        for s in {len(r) for r in sizes.values()}:
+            ctx = [g for g, r in sizes.items() if len(r) == s]
+            perm = rng.permutation(len(ctx))
+            for dst, src in zip(ctx, np.asarray(ctx)[perm], strict=True):
+                codes[sizes[dst]] = rng.permutation(values[sizes[src]])
+        out.append(isotonic_lr(np.bincount(codes, weights=first, minlength=len(m)), m))
+    return np.array(out)
+
+
+def test_permutation_null_matches_reference_in_distribution():
+    data = generate(Design(n_contexts=40, repetitions=(1, 4), grid=0.1, shock_sd=1.0), 7)
+    data = data[data["action"].isin(["yes", "no"])].sort_values(["context", "belief"])
+    _, values = np.unique(data["belief"].to_numpy(), return_inverse=True)
+    first = (data["action"] == "yes").to_numpy(dtype=float)
+    groups = np.unique(data["context"].to_numpy(), return_inverse=True)[1]
+    observed, null = permutation_null(values.astype(np.int64), first, groups, 2000,
+                                      np.random.default_rng(0))
+    m = np.bincount(values)
+    assert observed == pytest.approx(isotonic_lr(np.bincount(values, weights=first), m))
+    ref = _reference_null(values, first, groups, 400, np.random.default_rng(1))
+    assert stats.ks_2samp(null, ref).pvalue > 0.01
+    assert np.all(null >= 0)
+
+
+@given(st.lists(st.tuples(st.sampled_from([0.1, 0.3, 0.5, 0.7, 0.9]), st.booleans()),
+                min_size=4, max_size=60))
+def test_pvalue_is_a_monte_carlo_pvalue(rows):
+    data = pd.DataFrame({"belief": [b for b, _ in rows],
+                         "action": ["yes" if y else "no" for _, y in rows]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = monotonicity_test(data, pairs=[("yes", "no")], group=None, n_resamples=19,
+                                rng=0)
+    row = res.table.iloc[0]
+    if not row["testable"]:
+        assert np.isnan(row["pvalue"]) and row["reason"]
+        return
+    assert row["pvalue"] * 20 == pytest.approx(round(row["pvalue"] * 20))
+    assert 1 / 20 <= row["pvalue"] <= 1.0
+    if row["global_statistic"] == 0.0:  # monotone shares: nothing is more extreme
+        assert row["pvalue"] == 1.0
+
+
+@pytest.mark.filterwarnings("ignore::coherence.TiesWarning")
+def test_strongly_falling_share_gets_the_smallest_pvalue():
+    data = _table({0.1: (18, 2), 0.3: (15, 5), 0.5: (10, 10), 0.7: (5, 15), 0.9: (2, 18)})
+    res = monotonicity_test(data, pairs=[("yes", "no")], group=None, n_windows=1,
+                            n_resamples=99, rng=0)
+    assert res.pvalue == pytest.approx(0.01)
+    # five windows on five belief values: every window holds one value, nothing to permute
+    windowed = monotonicity_test(data, pairs=[("yes", "no")], group=None, n_resamples=99,
+                                 rng=0)
+    assert not windowed.table["testable"].iloc[0]
+    assert windowed.table["reason"].iloc[0].startswith("no two contexts in a belief window")
+    assert res.method == "permutation" and res.group is None
+
+
+@pytest.mark.filterwarnings("ignore::coherence.TiesWarning")
+def test_pair_with_an_action_never_chosen_is_not_testable():
+    data = generate(Design(defer_logit=float("-inf"), n_contexts=60), 1)
+    with pytest.warns(DegenerateDataWarning, match="action 'defer' never occurs"):
+        res = monotonicity_test(data, n_resamples=19, rng=0)
+    table = res.table.set_index("pair")
+    assert table["testable"].tolist() == [True, False, False]
+    assert table.loc["yes/defer", "reason"] == "action 'defer' never chosen"
+    assert np.isnan(table.loc["defer/no", "pvalue"])
+    assert res.pvalue == table.loc["yes/no", "pvalue"]  # Bonferroni over the one testable pair
+
+
+@pytest.mark.filterwarnings("ignore::coherence.TiesWarning")
+def test_bootstrap_method_kept_and_warns():
+    data = generate(Design(n_contexts=40), 2)
+    with pytest.warns(NotCalibratedWarning, match="method='bootstrap'"):
+        res = monotonicity_test(data, method="bootstrap", n_resamples=19, rng=0)
+    assert res.method == "bootstrap"
+    assert res.to_frame()["method"].iloc[0] == "bootstrap"
+
+
+@pytest.mark.filterwarnings("ignore::coherence.TiesWarning")
+def test_size_on_independent_realistic_nulls_fast():
+    """Fast subset of benchmarks/validate_monotonicity.py: per-pair size on nulls where
+    the earlier bootstrap rejected 0.6-1.0 of the time (issue 14)."""
+    designs = [Design(n_contexts=1000, repetitions=1, grid=None),  # one row per belief value
+               Design(shock_sd=1.0),  # flat shares, context shocks
+               Design(slope=0.3, shock_sd=1.0, belief_sd=0.05, grid=None)]
+    for design in designs:
+        pvalues = []
+        for seed in range(30):
+            data = generate(design, 70_000 + seed)
+            res = monotonicity_test(data, n_resamples=99, rng=seed)
+            pvalues += res.table["pvalue"].tolist()
+        rejected = int(np.sum(np.asarray(pvalues) <= 0.05))
+        # 90 p-values: Binomial(90, 0.05) exceeds 12 with probability < 0.01
+        assert rejected <= 12, (design, rejected)

@@ -1,0 +1,97 @@
+"""An independent generator of belief/action studies with known pairwise choice shares.
+
+Written apart from :mod:`coherence._decision._simulate` so that the validation of
+:func:`coherence.monotonicity_test` does not rest on the package's own agents. A study
+has ``n_contexts`` contexts; context ``c`` has a latent belief ``q_c`` (uniform on
+[0, 1]) and repetitions ``r`` state
+
+    p_cr = snap(clip(q_c + belief_sd * eps_cr, 0, 1))            (eps ~ N(0, 1))
+
+(``belief_sd = 0``: the belief is constant within the context; ``grid=None``:
+continuous beliefs). Each row picks an action by a softmax of logits
+
+    yes:   2 slope (p - 1/2) - dip * exp(-(p - dip_centre)^2 / (2 dip_width^2)) + u_c,yes
+    no:   -2 slope (p - 1/2)                                                  + u_c,no
+    defer: defer_logit                                                         + u_c,defer
+
+with context shocks ``u_c ~ N(0, shock_sd^2)`` per action shared by the context's
+repetitions, and ``defer_logit = -inf`` for a model that never defers. Given the
+shocks, the share of the first action of every pair (yes/no, yes/defer, defer/no)
+is a logistic function of a logit difference that is non-decreasing in ``p`` when
+``dip = 0`` and ``slope >= 0``: the null of :func:`coherence.monotonicity_test`
+holds for every context, hence for every mixture of contexts. With ``slope = 0``
+it holds at its least favourable point (flat shares). ``dip > 0`` makes the yes/no
+and yes/defer shares fall around ``dip_centre`` (a known non-monotone share, for
+power) while defer/no stays monotone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["Design", "generate", "true_share"]
+
+ACTIONS = ("yes", "no", "defer")
+
+
+@dataclass(frozen=True)
+class Design:
+    """One cell of the validation matrix (see the module docstring)."""
+
+    n_contexts: int = 200
+    repetitions: int | tuple[int, int] = 5  # an int, or (low, high) drawn per context
+    grid: float | None = 0.05
+    belief_sd: float = 0.0
+    shock_sd: float = 0.0
+    slope: float = 0.0
+    defer_logit: float = 0.0  # -inf: never defers
+    dip: float = 0.0
+    dip_centre: float = 0.5
+    dip_width: float = 0.08
+
+    def with_(self, **changes: Any) -> Design:
+        return replace(self, **changes)
+
+
+def _logits(design: Design, p: np.ndarray) -> np.ndarray:
+    bump = design.dip * np.exp(-0.5 * ((p - design.dip_centre) / design.dip_width) ** 2)
+    return np.stack([2 * design.slope * (p - 0.5) - bump, -2 * design.slope * (p - 0.5),
+                     np.full_like(p, design.defer_logit)], axis=-1)
+
+
+def true_share(design: Design, p: np.ndarray, pair: tuple[str, str]) -> np.ndarray:
+    """Share of ``pair[0]`` among the pair at belief ``p`` for a context without shocks."""
+    z = _logits(design, np.asarray(p, dtype=np.float64))
+    i, j = ACTIONS.index(pair[0]), ACTIONS.index(pair[1])
+    with np.errstate(invalid="ignore"):
+        return 1.0 / (1.0 + np.exp(z[..., j] - z[..., i]))
+
+
+def generate(design: Design, seed: int) -> pd.DataFrame:
+    """One study: columns context, repetition, belief, action."""
+    rng = np.random.default_rng(seed)
+    n = design.n_contexts
+    if isinstance(design.repetitions, tuple):
+        reps = rng.integers(design.repetitions[0], design.repetitions[1] + 1, size=n)
+    else:
+        reps = np.full(n, design.repetitions)
+    context = np.repeat(np.arange(n), reps)
+    q = rng.uniform(0.0, 1.0, size=n)
+    p = q[context] + design.belief_sd * rng.standard_normal(len(context))
+    p = np.clip(p, 0.0, 1.0)
+    if design.grid is not None:
+        p = np.clip(np.round(p / design.grid) * design.grid, 0.0, 1.0)
+    shocks = design.shock_sd * rng.standard_normal((n, 3))
+    z = _logits(design, p) + shocks[context]
+    z -= z.max(axis=1, keepdims=True)
+    prob = np.exp(z)
+    prob /= prob.sum(axis=1, keepdims=True)
+    u = rng.random(len(p))
+    choice = np.minimum((prob.cumsum(axis=1) < u[:, None]).sum(axis=1), 2)
+    repetition = np.concatenate([np.arange(r) for r in reps]) if len(reps) else np.zeros(0, int)
+    return pd.DataFrame({"context": context, "repetition": repetition, "belief": p,
+                         "action": np.asarray(ACTIONS, dtype=object)[choice]})
