@@ -113,6 +113,7 @@ def _mono(df: pd.DataFrame, o: Options, rng: np.random.Generator) -> CoherenceRe
         _standard_rows(df, o),
         belief=o.belief,
         action=o.action,
+        group=o.group,
         n_bins=o.n_bins,
         n_resamples=o.n_resamples,
         rng=rng,
