@@ -814,8 +814,11 @@ def _ci_test(design: _Design, opt: dict[str, Any], gen: np.random.Generator) -> 
     if permute == "outcomes":
         y_unit, unit_cond = _outcome_units(design.outcome, b_prob, z_cont, design.ev_disc,
                                            groups)
-        block_start, block_units = _block_layout(unit_cond, np.ones(n_groups, np.int64),
-                                                 opt["k_perm"])
+        # when the conditioning varies within contexts, a context's mean is as precise
+        # as its number of rows: only contexts of equal size are exchangeable
+        sizes = (np.ones(n_groups, np.int64) if cond_constant
+                 else np.bincount(groups, minlength=n_groups).astype(np.int64))
+        block_start, block_units = _block_layout(unit_cond, sizes, opt["k_perm"])
         movable = int(np.sum(np.diff(block_start)[np.diff(block_start) > 1]))
         null = _outcome_null(prep, k, y_unit, groups, block_start, block_units, seeds)
     else:
