@@ -566,7 +566,7 @@ def ci_test(
     calibrate: bool = False,
     condition_on: str = "row",
     permute: str = "auto",
-    k_perm: int = 5,
+    k_perm: int = 3,
     ci_method: str = "debiased",
     resolution: float | None = 1e-6,
     rng: RNGLike = None,
