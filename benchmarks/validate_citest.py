@@ -19,9 +19,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
-import platform
-import subprocess
 import sys
 import time
 import warnings
@@ -32,6 +29,14 @@ from typing import Any
 
 import numpy as np
 
+from benchmarks._harness import (
+    environment,
+    format_rate,
+    markers,
+    one_thread,
+    rejection_rate,
+    replace_block,
+)
 from benchmarks.citest_designs import Design, exact_cmi, generate, leak_for
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -100,14 +105,6 @@ K_DESIGNS: dict[str, tuple[Design, float]] = {
 
 
 # ---------------------------------------------------------------- one study
-def _one_thread() -> None:
-    """Worker set-up: one thread each (numba, BLAS), so that --jobs workers do not
-    oversubscribe the cores."""
-    import numba
-    from threadpoolctl import threadpool_limits
-
-    numba.set_num_threads(1)
-    threadpool_limits(1)
 
 
 def _run_one(args: tuple[Design, int, dict[str, Any]]) -> tuple[float, float, float, float, int]:
@@ -130,18 +127,8 @@ def _many(design: Design, reps: int, options: dict[str, Any], pool: Any,
     return np.asarray(out, dtype=np.float64)
 
 
-def _wilson(k: int, n: int) -> tuple[float, float]:
-    from scipy.stats import binomtest
-
-    ci = binomtest(k, n).proportion_ci(method="wilson")
-    return float(ci.low), float(ci.high)
 
 
-def _rate(flags: np.ndarray) -> dict[str, Any]:
-    k = int(np.sum(flags))
-    n = int(flags.size)
-    low, high = _wilson(k, n)
-    return {"rate": k / n, "k": k, "n": n, "wilson_low": low, "wilson_high": high}
 
 
 # ---------------------------------------------------------------- sections
@@ -168,8 +155,8 @@ def size_section(reps: int, n_resamples: int, pool: Any, only: list[str]) -> lis
         p = out[:, 1]
         valid = np.isfinite(p)
         row = {"design": name, "settings": _settings(design), "reps": reps,
-               "size": _rate(p[valid] <= ALPHA), "n_nan_pvalue": int(np.sum(~valid)),
-               "ci_covers_0": _rate((out[:, 2] <= 0) & (out[:, 3] >= 0)),
+               "size": rejection_rate(p[valid] <= ALPHA), "n_nan_pvalue": int(np.sum(~valid)),
+               "ci_covers_0": rejection_rate((out[:, 2] <= 0) & (out[:, 3] >= 0)),
                "median_k": float(np.median(out[:, 4])),
                "seconds": time.perf_counter() - t0}
         rows.append(row)
@@ -192,8 +179,8 @@ def power_section(reps: int, n_resamples: int, pool: Any, only: list[str]) -> li
             out = _many(design, reps, {"n_resamples": n_resamples}, pool,
                         5_000_000 + 100_000 * i + 10_000 * j)
             row = {"design": name, "settings": _settings(design), "reps": reps,
-                   "exact_cmi": truth, "power": _rate(out[:, 1] <= ALPHA),
-                   "coverage": _rate((out[:, 2] <= truth) & (out[:, 3] >= truth)),
+                   "exact_cmi": truth, "power": rejection_rate(out[:, 1] <= ALPHA),
+                   "coverage": rejection_rate((out[:, 2] <= truth) & (out[:, 3] >= truth)),
                    "mean_estimate": float(np.nanmean(out[:, 0])),
                    "mean_width": float(np.nanmean(out[:, 3] - out[:, 2])),
                    "median_k": float(np.median(out[:, 4])),
@@ -218,7 +205,7 @@ def k_section(reps: int, n_resamples: int, pool: Any, only: list[str]) -> list[d
             out = _many(design, reps, {"n_resamples": n_resamples, "k": k,
                                        "ci_method": "subsampling"}, pool,
                         9_000_000 + 100_000 * i)
-            row["power"][str(k)] = _rate(out[:, 1] <= ALPHA)
+            row["power"][str(k)] = rejection_rate(out[:, 1] <= ALPHA)
             if k == "auto":
                 row["auto_k"] = float(np.median(out[:, 4]))
         best = max(v["rate"] for key, v in row["power"].items() if key != "auto")
@@ -237,35 +224,8 @@ def _settings(design: Design) -> dict[str, Any]:
             for key, v in design.__dict__.items() if key not in ("name", "tags")}
 
 
-def _environment() -> dict[str, Any]:
-    import numba
-    import pandas
-    import scipy
-    import sklearn
-
-    import coherence
-
-    try:
-        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True,
-                                text=True, check=True).stdout.strip()
-        dirty = bool(subprocess.run(["git", "status", "--porcelain", "coherence"], cwd=ROOT,
-                                    capture_output=True, text=True).stdout.strip())
-    except (OSError, subprocess.CalledProcessError):
-        commit, dirty = "unknown", False
-    return {
-        "versions": {"belief-coherence": coherence.__version__, "python": platform.python_version(),
-                     "numpy": np.__version__, "scipy": scipy.__version__,
-                     "pandas": pandas.__version__, "numba": numba.__version__,
-                     "scikit-learn": sklearn.__version__},
-        "commit": commit, "coherence_dirty": dirty,
-        "machine": {"platform": platform.platform(), "processor": platform.machine(),
-                    "cpus": os.cpu_count()},
-        "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-    }
 
 
-def _fmt_rate(r: dict[str, Any]) -> str:
-    return f"{r['rate']:.3f} [{r['wilson_low']:.3f}, {r['wilson_high']:.3f}]"
 
 
 def tables(results: dict[str, Any]) -> str:
@@ -285,7 +245,7 @@ def tables(results: dict[str, Any]) -> str:
                   "| --- | --- | --- | --- | --- | --- |"]
         for r in results["size"]:
             nan = f" ({r['n_nan_pvalue']} NaN)" if r["n_nan_pvalue"] else ""
-            lines.append(f"| {r['design']} | {r['reps']} | {_fmt_rate(r['size'])}{nan} | "
+            lines.append(f"| {r['design']} | {r['reps']} | {format_rate(r['size'])}{nan} | "
                          f"{r['ci_covers_0']['rate']:.3f} | {r['median_k']:.0f} | "
                          f"`{r.get('commit', env['commit'])[:7]}` |")
         lines.append("")
@@ -296,7 +256,7 @@ def tables(results: dict[str, Any]) -> str:
                   "| --- | --- | --- | --- | --- | --- | --- | --- |"]
         for r in results["power"]:
             lines.append(f"| {r['design']} | {r['exact_cmi']:.3f} | {r['reps']} | "
-                         f"{_fmt_rate(r['power'])} | {_fmt_rate(r['coverage'])} | "
+                         f"{format_rate(r['power'])} | {format_rate(r['coverage'])} | "
                          f"{r['mean_estimate']:.3f} | {r['mean_width']:.3f} | "
                          f"{r['median_k']:.0f} |")
         lines.append("")
@@ -314,20 +274,13 @@ def tables(results: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-BEGIN = "<!-- BEGIN generated by benchmarks/validate_citest.py -->"
-END = "<!-- END generated by benchmarks/validate_citest.py -->"
+BEGIN, END = markers("validate_citest.py")
 
 
 def write_tables(results: dict[str, Any], doc: Path = DOC) -> None:
-    text = doc.read_text(encoding="utf-8")
-    block = f"{BEGIN}\n{tables(results)}\n{END}"
-    if BEGIN in text and END in text:
-        head, rest = text.split(BEGIN, 1)
-        _, tail = rest.split(END, 1)
-        text = head + block + tail
-    else:
-        text = text.rstrip("\n") + "\n\n" + block + "\n"
-    doc.write_text(text, encoding="utf-8")
+    replace_block(doc, BEGIN, END, tables(results))
+
+
 
 
 def main(argv: Iterable[str] | None = None) -> int:
@@ -351,9 +304,9 @@ def main(argv: Iterable[str] | None = None) -> int:
         return 0
     only = [w for w in args.only.split(",") if w]
     parts = args.parts.split(",")
-    pool = (ProcessPoolExecutor(args.jobs, initializer=_one_thread) if args.jobs > 1
+    pool = (ProcessPoolExecutor(args.jobs, initializer=one_thread) if args.jobs > 1
             else None)
-    results: dict[str, Any] = {"environment": _environment(),
+    results: dict[str, Any] = {"environment": environment(),
                                "settings": {"n_resamples": args.n_resamples, "alpha": ALPHA,
                                             "reps": args.reps, "power_reps": args.power_reps}}
     old = json.loads(args.out.read_text()) if args.merge and args.out.exists() else {}
