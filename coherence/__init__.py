@@ -84,6 +84,13 @@ _LAZY: dict[str, str] = {
     "random_forest_baseline": "._probability._lie",
     "total_probability_check": "._probability._axioms",
     "update_direction": "._probability._axioms",
+    # the ten consistency checkers of Paleka et al. 2025 (issue 20)
+    "CHECKERS": "._probability._checks",
+    "ConsistencyCheckResult": "._probability._checks",
+    "arbitrage_violation": "._probability._checks",
+    "consistency_check": "._probability._checks",
+    "frequentist_violation": "._probability._checks",
+    "read_consistency_tuples": "._probability._checks",
     # conditional-forecasting coherence over question pairs (issue 5)
     "PAIRS_COLUMNS": "._probability._pairs",
     "PairsPowerResult": "._probability._power",
@@ -122,6 +129,14 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         negation_check,
         total_probability_check,
         update_direction,
+    )
+    from ._probability._checks import (
+        CHECKERS,
+        ConsistencyCheckResult,
+        arbitrage_violation,
+        consistency_check,
+        frequentist_violation,
+        read_consistency_tuples,
     )
     from ._probability._lie import (
         LIE_COLUMNS,

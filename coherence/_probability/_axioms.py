@@ -29,6 +29,7 @@ import pandas as pd
 from .._intervals import t_interval, wilson_interval
 from .._results import CoherenceResult
 from .._validation import check_float, param_error, probability_array
+from ._checks import _frequentist, overlap_distance
 
 __all__ = [
     "UPDATE_CLASSES",
@@ -582,10 +583,8 @@ def negation_check(p_a: Any, p_not_a: Any, *, beta: float = 1e-3,
                                         low=0.0)
     arr = _probabilities(owner, p_a=p_a, p_not_a=p_not_a)
     p, q = arr["p_a"], arr["p_not_a"]
-    overlap = np.sqrt(p * (1 - q)) + np.sqrt((1 - p) * q)
-    with np.errstate(divide="ignore"):
-        arbitrage = np.maximum(-2.0 * np.log(np.minimum(overlap, 1.0)), 0.0)
-    frequentist = np.abs(p + q - 1) / np.sqrt(p * (1 - p) + q * (1 - q) + beta)
+    arbitrage = overlap_distance(p * (1 - q), (1 - p) * q)
+    frequentist = _frequentist("negation", np.column_stack([p, q]), beta)
     n = len(p)
     return NegationCheckResult(
         statistic=float(arbitrage.mean()), pvalue=np.nan,
