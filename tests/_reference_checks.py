@@ -73,7 +73,8 @@ def _dual_value(mu: np.ndarray, p: np.ndarray, worlds: list[tuple]) -> np.ndarra
     return (a + b).sum(axis=1)
 
 
-def _search(score, n_worlds: int, per_axis: int, zooms: int) -> float:
+def _search(score, n_worlds: int, per_axis: int, zooms: int,
+            shrink: float) -> tuple[float, np.ndarray]:
     center = np.full(n_worlds, 1.0 / n_worlds)
     radius = 0.5
     best = -np.inf
@@ -83,15 +84,24 @@ def _search(score, n_worlds: int, per_axis: int, zooms: int) -> float:
         j = int(np.argmax(values))
         if values[j] > best:
             best, center = float(values[j]), mu[j]
-        radius *= 4.0 / per_axis
-    return best
+        radius *= shrink
+    return best, center
 
 
-def brute_force_bounds(p, worlds: list[tuple], per_axis: int = 21,
-                       zooms: int = 6) -> tuple[float, float]:
-    """(lower, upper) bounds on the arbitrage of forecasts p strictly inside (0, 1)."""
+def brute_force_bounds(p, worlds: list[tuple], per_axis: int = 21, zooms: int = 20,
+                       shrink: float = 0.6) -> tuple[float, float]:
+    """(lower, upper) bounds on the arbitrage of forecasts p strictly inside (0, 1).
+
+    Each zoom keeps the best point and shrinks the box by ``shrink``."""
     p = np.asarray(p, dtype=np.float64)
     n = len(worlds)
-    lower = max(0.0, _search(lambda mu: _worst_profit(mu, p, worlds), n, per_axis, zooms))
-    upper = -_search(lambda mu: -_dual_value(mu, p, worlds), n, per_axis, zooms)
+    dual_best, dual_mu = _search(lambda mu: -_dual_value(mu, p, worlds), n, per_axis, zooms,
+                                 shrink)
+    upper = -dual_best
+    primal_best, _ = _search(lambda mu: _worst_profit(mu, p, worlds), n, per_axis, zooms,
+                             shrink)
+    # the forecasts implied by the best dual point are a strategy too (at the saddle
+    # point they are the optimal one)
+    at_dual = float(_worst_profit(dual_mu[None, :], p, worlds)[0])
+    lower = max(0.0, primal_best, at_dual)
     return lower, upper

@@ -244,6 +244,11 @@ CASES: tuple[Case, ...] = (
          _arrays("p_a", "p_b_given_a1", "p_a_and_b"),
          lambda i, rng: coherence.conditional_tuple_check(
              i["p_a"], i["p_b_given_a1"], i["p_a_and_b"]), has_rng=False),
+    Case("consistency_check", coherence.ConsistencyCheckResult,
+         lambda: _frame(pd.DataFrame({k: _beliefs(12)[v] for k, v in (
+             ("P", "p_a"), ("Q", "p_b"), ("P_and_Q", "p_a_and_b"))}).assign(
+             P_and_Q=lambda d: np.clip(d["P_and_Q"] + 0.05, 0, 1))),
+         lambda i, rng: coherence.consistency_check(i["data"], "and", n_resamples=99, rng=rng)),
     Case("iterated_expectation_check", IteratedExpectationResult,
          lambda: _frame(_lie_table()),
          lambda i, rng: coherence.iterated_expectation_check(
