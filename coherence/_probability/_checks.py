@@ -652,22 +652,19 @@ def consistency_check(data: Any, checker: str, *, columns: Mapping[str, str] | N
     Notes
     -----
     The possible worlds of each checker (1 true, 0 false, - annulled), in the
-    order of its questions:
+    order of its questions::
 
-    ========================  =====================================================
-    negation (P, not_P)       10, 01
-    paraphrase (P, para_P)    11, 00
-    consequence (P, cons_P)   11, 01, 00
-    and (P, Q, P_and_Q)       111, 100, 010, 000
-    or (P, Q, P_or_Q)         111, 101, 011, 000
-    and_or (P, Q, and, or)    1111, 1001, 0101, 0000
-    but (P, Q_and_not_P, or)  101, 011, 000
-    cond (P, Q|P, P_and_Q)    111, 100, 0-0
-    cond_cond (P, Q|P, R|PQ,  1111, 1100, 10-0, 0--0
-    PQR)
-    expected_evidence (P, Q,  111-, 10-1, 010-, 00-0
-    P|Q, P|not Q)
-    ========================  =====================================================
+        negation           P, not_P                         10 01
+        paraphrase         P, para_P                        11 00
+        consequence        P, cons_P                        11 01 00
+        and                P, Q, P_and_Q                    111 100 010 000
+        or                 P, Q, P_or_Q                     111 101 011 000
+        and_or             P, Q, P_and_Q, P_or_Q            1111 1001 0101 0000
+        but                P, Q_and_not_P, P_or_Q           101 011 000
+        cond               P, Q_given_P, P_and_Q            111 100 0-0
+        cond_cond          P, Q_given_P, R_given_P_and_Q,   1111 1100 10-0 0--0
+                           P_and_Q_and_R
+        expected_evidence  P, Q, P_given_Q, P_given_not_Q   111- 10-1 010- 00-0
 
     The arbitrage and frequentist metrics are defined in
     :func:`arbitrage_violation` and :func:`frequentist_violation`.
