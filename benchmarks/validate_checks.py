@@ -83,7 +83,8 @@ def table(results: dict[str, Any]) -> str:
         n = sum(r["n"] for r in rows)
         code = [r["code"] for r in rows]
 
-        def share(key: str, code: list[dict[str, Any]] = code, rows: list = rows) -> float:
+        def share(key: str, code: list[dict[str, Any]] = code, rows: list = rows,
+                  n: int = n) -> float:
             return sum(c[key] * r["n"] for c, r in zip(code, rows, strict=True)) / n
 
         lines.append(

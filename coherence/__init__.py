@@ -68,6 +68,11 @@ _LAZY: dict[str, str] = {
     "market_alignment": "._scoring._markets",
     "plot_causal_pressure": "._scoring._markets",
     "source_precision": "._scoring._sources",
+    # ForecastBench leaderboard scores (issue 20)
+    "FORECASTBENCH_SCORES": "._scoring._forecastbench",
+    "ForecastBenchComparisonResult": "._scoring._forecastbench",
+    "ForecastBenchResult": "._scoring._forecastbench",
+    "forecastbench_scores": "._scoring._forecastbench",
     # probability axioms and forecaster consistency (issue 5)
     "LIE_COLUMNS": "._probability._lie",
     "UPDATE_CLASSES": "._probability._axioms",
@@ -156,6 +161,12 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         ForecastScoresResult,
         forecast_scores,
         plot_reliability,
+    )
+    from ._scoring._forecastbench import (
+        FORECASTBENCH_SCORES,
+        ForecastBenchComparisonResult,
+        ForecastBenchResult,
+        forecastbench_scores,
     )
     from ._scoring._markets import (
         MarketAlignmentResult,

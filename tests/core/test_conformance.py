@@ -249,6 +249,13 @@ CASES: tuple[Case, ...] = (
              ("P", "p_a"), ("Q", "p_b"), ("P_and_Q", "p_a_and_b"))}).assign(
              P_and_Q=lambda d: np.clip(d["P_and_Q"] + 0.05, 0, 1))),
          lambda i, rng: coherence.consistency_check(i["data"], "and", n_resamples=99, rng=rng)),
+    Case("forecastbench_scores", coherence.ForecastBenchResult,
+         lambda: _frame(pd.DataFrame({
+             "model": np.repeat(["a", "b", "c"], 10), "question": np.tile(np.arange(10), 3),
+             "probability": np.linspace(0.05, 0.95, 30), "outcome": np.tile([0, 1], 15)})),
+         lambda i, rng: coherence.forecastbench_scores(i["data"], naive="a", n_resamples=49,
+                                                       rng=rng),
+         aliases=("scores",)),
     Case("iterated_expectation_check", IteratedExpectationResult,
          lambda: _frame(_lie_table()),
          lambda i, rng: coherence.iterated_expectation_check(
