@@ -108,7 +108,7 @@ class ForecastBenchComparisonResult(CoherenceResult):
     ``statistic`` is ``score(model_a) - score(model_b)``; ``confidence_interval``
     its percentile bootstrap interval over questions (the same replicates as
     the scores, fixed effects re-estimated in each); ``pvalue`` the two-sided
-    bootstrap p-value of no difference, (1 + #{|d* - d| >= |d|}) / (1 + B).
+    bootstrap p-value of no difference, ``(1 + #{|d* - d| >= |d|}) / (1 + B)``.
 
     Attributes
     ----------
