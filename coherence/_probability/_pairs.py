@@ -113,6 +113,11 @@ class PairsResult(CoherenceResult):
         The grouping column.
     n_resamples, tol, eps : int, float, float
         Settings used.
+    n_failed : int
+        Failed records skipped (rows with a non-missing ``error``); the table counts
+        them per cell and category in ``n_failed``.
+    pool : bool
+        Whether runs (and variants) of a model were pooled into one cell.
     """
 
     table: pd.DataFrame = field(repr=False, compare=False, default_factory=pd.DataFrame)
@@ -124,10 +129,13 @@ class PairsResult(CoherenceResult):
     n_resamples: int = 9999
     tol: float = 0.05
     eps: float = 0.02
+    n_failed: int = 0
+    pool: bool = False
 
     _test_name: ClassVar[str] = "conditional_forecasting"
     _extra_columns: ClassVar[tuple[str, ...]] = (
-        "pvalue_method", "alternative", "ci_method", "by", "n_resamples", "tol", "eps")
+        "pvalue_method", "alternative", "ci_method", "by", "n_resamples", "tol", "eps",
+        "n_failed", "pool")
 
     def summary_frame(self) -> pd.DataFrame:
         """Alias of :meth:`to_frame`: the one-row pooled summary."""
@@ -136,8 +144,9 @@ class PairsResult(CoherenceResult):
     def summary(self) -> Summary:
         """The pooled headline and the per-category table, formatted."""
         head = CoherenceResult.summary(self)
-        cols = (["model"] if "model" in self.table.columns else []) + list(PAIRS_COLUMNS)
-        categories = self.table.loc[:, cols]
+        cells = [c for c in ("run", "model", "variant") if c in self.table.columns]
+        cols = cells + list(PAIRS_COLUMNS) + ["n_failed"]
+        categories = self.table.loc[:, [c for c in cols if c in self.table.columns]]
         with pd.option_context("display.width", 200, "display.max_columns", 30,
                                "display.float_format", "{:.4g}".format):
             text = categories.to_string(index=False)
@@ -308,6 +317,8 @@ def conditional_forecasting(
     model: str = "model", confidence_level: float = 0.95, test: str = "bernoulli",
     alternative: str = "two-sided", ci_method: str = "bootstrap-t",
     n_resamples: int = 9999, tol: float = 0.05, eps: float = 0.02, rng: RNGLike = None,
+    pair: str = "pair", run: str = "run", variant: str = "variant", failed: str = "error",
+    pool: bool = False,
 ) -> PairsResult:
     r"""Conditional-forecasting coherence of a pairs table, per category and model.
 
@@ -444,11 +455,23 @@ def conditional_forecasting(
     >>> res.alternative, round(res.pvalue, 3), res.confidence_interval.high
     ('greater', 0.441, inf)
     """
-    iv = _conditional_forecasting_iv(
-        pairs, by, p_a, p_a_given_b1, p_a_given_b0, a_outcome, b_outcome, p_b, p_b_given_a1,
-        p_b_given_a0, model, confidence_level, test, alternative, ci_method, n_resamples, tol,
-        eps, rng)
-    return _conditional_forecasting(iv)
+    from ._pairs_cells import finish_cells, prepare_cells  # issue 15: runs, failures, no outcomes
+
+    cells = prepare_cells(
+        pairs, by=by, pair=pair, run=run, model=model, variant=variant, failed=failed,
+        pool=pool, p_a=p_a, p_a_given_b1=p_a_given_b1, p_a_given_b0=p_a_given_b0,
+        a_outcome=a_outcome, b_outcome=b_outcome, p_b=p_b, p_b_given_a1=p_b_given_a1,
+        p_b_given_a0=p_b_given_a0, confidence_level=confidence_level, test=test,
+        alternative=alternative, ci_method=ci_method, n_resamples=n_resamples, tol=tol,
+        eps=eps, rng=rng)
+    result = None
+    if cells.resolved is not None:
+        iv = _conditional_forecasting_iv(
+            cells.resolved, by, p_a, p_a_given_b1, p_a_given_b0, a_outcome, b_outcome, p_b,
+            p_b_given_a1, p_b_given_a0, cells.key, confidence_level, test, alternative,
+            ci_method, n_resamples, tol, eps, rng)
+        result = _conditional_forecasting(iv)
+    return finish_cells(result, cells)
 
 
 @dataclass(frozen=True, slots=True)
