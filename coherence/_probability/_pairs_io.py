@@ -20,13 +20,15 @@ another run of the same pairs.
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from .._validation import as_dataframe, param_error, require_columns
+from .._validation import as_dataframe, check_choice, param_error, require_columns
+from .._warnings import SkippedRecordsWarning
 
 __all__ = [
     "PAIR_OUTCOMES",
@@ -57,6 +59,10 @@ RUN_BOOKKEEPING: frozenset[str] = frozenset({
 })
 #: columns read_pairs itself writes; a metadata key of the same name is prefixed
 _OWN_COLUMNS = frozenset({*_JSON_KEYS.values(), "variant", "error", "run", "source"})
+
+
+def _py(value: Any) -> Any:
+    return value.item() if isinstance(value, np.generic) else value
 
 
 def _is_bookkeeping(key: str) -> bool:
@@ -264,7 +270,7 @@ def _read_pairs_json(path: Path) -> pd.DataFrame:
 
 
 # --------------------------------------------------------------------------- join
-def attach_outcomes(pairs: Any, resolved: Any, *, pair: str = "pair",
+def attach_outcomes(pairs: Any, resolved: Any, *, missing: str = "raise", pair: str = "pair",
                     category: str = "category", error: str = "error") -> pd.DataFrame:
     """Give a run without resolutions the resolutions of another run of the same pairs.
 
@@ -281,6 +287,11 @@ def attach_outcomes(pairs: Any, resolved: Any, *, pair: str = "pair",
         One or more runs with ``a_outcome`` and ``b_outcome``, e.g.
         :func:`read_pairs` of a one-direction run (several concatenated are
         fine). Failed rows (non-missing ``error``) are not used.
+    missing : {"raise", "skip"}, default "raise"
+        What to do with a successful row of ``pairs`` whose pair has no
+        resolution in ``resolved`` (say, its elicitation failed in the
+        resolved run): raise, or leave the row out of the returned table with
+        a :class:`SkippedRecordsWarning` that names the pairs.
     pair, category, error : str
         Column names of the pair id, the category and the failure flag.
 
@@ -295,8 +306,14 @@ def attach_outcomes(pairs: Any, resolved: Any, *, pair: str = "pair",
     ValueError
         When ``resolved`` lacks an outcome column, gives one pair two different
         outcomes or another category than ``pairs`` does, when a successful pair
-        of ``pairs`` has no resolution in ``resolved``, or when ``pairs``
-        already holds an outcome that disagrees; each message names the pairs.
+        of ``pairs`` has no resolution in ``resolved`` (``missing="raise"``), or
+        when ``pairs`` already holds an outcome that disagrees; each message
+        names the pairs.
+
+    Warns
+    -----
+    SkippedRecordsWarning
+        With ``missing="skip"``, naming the rows left out.
 
     Notes
     -----
@@ -320,6 +337,7 @@ def attach_outcomes(pairs: Any, resolved: Any, *, pair: str = "pair",
     1    y     none  0.5  0.5        0.0        1.0
     """
     owner = "attach_outcomes"
+    missing = check_choice(missing, "missing", owner, ("raise", "skip"))
     target = as_dataframe(pairs, name="pairs", owner=owner).copy()
     source = as_dataframe(resolved, name="resolved", owner=owner)
     require_columns(target, {"pair": pair}, owner=owner)
@@ -345,12 +363,17 @@ def attach_outcomes(pairs: Any, resolved: Any, *, pair: str = "pair",
                              "they the same pairs?")
     lookup = per_pair.set_index(pair)
     ok = target[error].isna() if error in target.columns else pd.Series(True, target.index)
-    missing = target.loc[ok & ~target[pair].isin(lookup.index), pair]
-    if len(missing):
-        shown = _first([repr(c) for c in missing.tolist()])
-        raise ValueError(f"attach_outcomes: {len(missing)} pair(s) of 'pairs' have no resolution "
-                         f"in 'resolved' (first: {shown}); select the pairs both runs share "
-                         "first.")
+    absent = ok & ~target[pair].isin(lookup.index)
+    if absent.any():
+        shown = _first([repr(_py(c)) for c in target.loc[absent, pair].tolist()])
+        if missing == "raise":
+            raise ValueError(f"attach_outcomes: {int(absent.sum())} pair(s) of 'pairs' have no "
+                             f"resolution in 'resolved' (first: {shown}); select the pairs both "
+                             "runs share first, or pass missing='skip'.")
+        warnings.warn(f"attach_outcomes: {int(absent.sum())} pair(s) of 'pairs' have no "
+                      f"resolution in 'resolved' and are left out: {shown}.",
+                      SkippedRecordsWarning, stacklevel=2)
+        target, ok = target.loc[~absent], ok.loc[~absent]
     for col in PAIR_OUTCOMES:
         new = target[pair].map(lookup[col]).where(ok).astype(float)
         if col in target.columns:
