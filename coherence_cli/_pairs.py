@@ -14,9 +14,8 @@ __all__ = ["add_pairs_parser", "run_pairs"]
 
 def add_pairs_parser(sub: Any) -> argparse.ArgumentParser:
     """Register the ``pairs`` command on the sub-parsers ``sub``."""
-    from coherence_cli import _positive_int
-
     from coherence._probability._pairs import PAIRS_ALTERNATIVES, PAIRS_CI_METHODS, PAIRS_TESTS
+    from coherence_cli import _positive_int
 
     pairs = sub.add_parser(
         "pairs", help="conditional-forecasting coherence of question-pair files",
@@ -49,9 +48,8 @@ def add_pairs_parser(sub: Any) -> argparse.ArgumentParser:
 
 
 def _read(path: str) -> Any:
-    from coherence_cli import UsageError
-
     from coherence import read_pairs
+    from coherence_cli import UsageError
 
     if not Path(path).is_file():
         raise UsageError(f"no such file: {path}")
@@ -92,9 +90,8 @@ def _analyse(args: argparse.Namespace, frames: list[Any]) -> Any:
 
 
 def _show(args: argparse.Namespace, result: Any) -> None:
-    from coherence_cli import _print_frame
-
     from coherence import PAIRS_COLUMNS
+    from coherence_cli import _print_frame
 
     table = result.table
     cells = [c for c in ("run", "model", "variant") if c in table.columns]

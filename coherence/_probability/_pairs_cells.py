@@ -90,6 +90,7 @@ class PairsCells:
     resolved_rows: np.ndarray    # bool per row of ``frame``
     failed: pd.DataFrame         # failed rows: cell columns, "category"
     by: str
+    pair: str
     columns: dict[str, str]      # role -> column name
     pool: bool
     tol: float
@@ -260,6 +261,7 @@ def prepare_cells(
     return PairsCells(
         frame=frame, positions=np.flatnonzero(~is_failed), n_input=len(df), cell_cols=cell_cols,
         key=key, key_values=key_values, resolved_rows=resolved_rows, failed=failed_frame, by=by,
+        pair=pair,
         columns={"p_a": p_a, "p_a_given_b1": p_a_given_b1, "p_a_given_b0": p_a_given_b0,
                  "p_b": p_b, "p_b_given_a1": p_b_given_a1, "p_b_given_a0": p_b_given_a0},
         pool=bool(pool), tol=tol, eps=eps, confidence_level=confidence_level, test=test,
@@ -382,14 +384,23 @@ def finish_cells(result: Any, cells: PairsCells) -> Any:
     table = table.iloc[order].reset_index(drop=True)
 
     improvement = np.full(cells.n_input, np.nan)
-    n_failed = int(len(cells.failed))
+    n_failed = len(cells.failed)
     if result is not None:
         improvement[cells.positions[cells.resolved_rows]] = result.improvement
         method = result.method
         if not table["resolved"].all():
             method += "; outcome-based columns not available for cells without resolutions"
+        changes: dict[str, Any] = {}
+        scored = cells.resolved
+        if scored is not None and cells.pair in scored.columns and \
+                scored[cells.pair].duplicated().any():
+            # a pair scored in several runs: the pooled test would count it as independent
+            changes = {"pvalue": np.nan, "confidence_interval": ConfidenceInterval(
+                np.nan, np.nan, result.confidence_interval.confidence_level)}
+            method += ("; pairs repeat across runs, so the pooled headline has no p-value or "
+                       "interval (see the per-run rows)")
         return dataclasses.replace(result, table=table, improvement=improvement, method=method,
-                                   by=by, n_failed=n_failed, pool=cells.pool)
+                                   by=by, n_failed=n_failed, pool=cells.pool, **changes)
     nan = float("nan")
     return PairsResult(
         statistic=nan, pvalue=nan,

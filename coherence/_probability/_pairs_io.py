@@ -174,7 +174,7 @@ def read_pairs(path: str | Path) -> pd.DataFrame:
     return table
 
 
-def _first(indices: list[int]) -> str:
+def _first(indices: list[Any]) -> str:
     return ", ".join(str(i) for i in indices[:5]) + (", ..." if len(indices) > 5 else "")
 
 

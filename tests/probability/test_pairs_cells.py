@@ -162,7 +162,7 @@ def test_property_failed_rows_change_nothing_but_the_count(seed, k):
     clean = conditional_forecasting(df, n_resamples=19, rng=0)
     assert res.table["n_failed"].sum() == k
     strong = res.table.set_index("category").loc["strong"]
-    for c in FREE + ["mean_improvement", "win_rate", "pvalue_t"]:
+    for c in [*FREE, "mean_improvement", "win_rate", "pvalue_t"]:
         assert strong[c] == pytest.approx(clean.table[c].iloc[0], nan_ok=True), c
 
 
@@ -184,7 +184,11 @@ def test_runs_are_cells_not_pooled():
     assert table["run"].tolist() == ["m (thinking=False)"] * 3 + ["m (thinking=True)"] * 3
     assert table["n"].tolist() == [8, 7, 6] * 2
     alone = conditional_forecasting(other, **FAST).table
-    for c in FREE + ["mean_improvement", "win_rate", "pvalue_t"]:
+    # the two runs share their pair ids: no pooled p-value that counts a pair twice
+    assert np.isnan(res.pvalue) and np.isnan(res.confidence_interval.low)
+    assert res.statistic == pytest.approx(np.nanmean(res.improvement))
+    assert "pairs repeat across runs" in res.method
+    for c in [*FREE, "mean_improvement", "win_rate", "pvalue_t"]:
         np.testing.assert_allclose(table[c].iloc[3:].to_numpy(float),
                                    alone[c].to_numpy(float), err_msg=c)
 
@@ -205,7 +209,7 @@ def test_pool_merges_runs_over_different_pairs():
     res = conditional_forecasting(data, pool=True, **FAST)
     assert res.pool and res.table.columns[:2].tolist() == ["model", "category"]
     whole = conditional_forecasting(df.assign(model="m"), **FAST).table
-    for c in FREE + ["mean_improvement", "win_rate", "pvalue_t"]:
+    for c in [*FREE, "mean_improvement", "win_rate", "pvalue_t"]:
         np.testing.assert_allclose(res.table[c].to_numpy(float), whole[c].to_numpy(float),
                                    err_msg=c)
     # pooling runs that share pairs would count a pair twice
@@ -292,11 +296,11 @@ def test_files_of_every_layout(tmp_path):
 
     meta = {"run_at": "2026-01-07T12:00:00", "model": "m", "thinking": False,
             "prompt_style": "skeptical", "num_pairs": 22, "num_successful": 21}
-    one = records(df, True) + [{"pair_id": "lost", "error": "Failed to elicit probabilities"}]
+    one = [*records(df, True), {"pair_id": "lost", "error": "Failed to elicit probabilities"}]
     (tmp_path / "a.json").write_text(json.dumps({"results": one, "metadata": meta}))
     (tmp_path / "b.json").write_text(json.dumps(
         {"results": records(df, True), "metadata": {**meta, "thinking": True}}))
-    bayes = records(df, False) + [{"pair_id": "strong1", "category": "strong",
+    bayes = [*records(df, False), {"pair_id": "strong1", "category": "strong",
                                    "error": "Failed to elicit some probabilities"}]
     bayes = [r for r in bayes if r.get("pair_id") != "strong1" or "error" in r]
     (tmp_path / "c.json").write_text(json.dumps(
