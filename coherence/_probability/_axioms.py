@@ -189,6 +189,9 @@ def total_probability_check(p_a: Any, p_a_given_b1: Any, p_a_given_b0: Any, *,
     With an elicited P(B) the error is
     :math:`|P(A) - P(A|B=1) P(B) - P(A|B=0) (1 - P(B))|`, and a row is
     *consistent* when the error is below ``tol``.
+    The B side of the law is the same check with the roles swapped:
+    ``total_probability_check(p_b, p_b_given_a1, p_b_given_a0, p_b=p_a)``
+    (:func:`conditional_forecasting` reports both sides).
     Feasibility is invariant to relabelling A (all probabilities of A replaced
     by their complements) and to relabelling B (the conditionals swapped, so
     :math:`\hat P(B) \to 1 - \hat P(B)`).

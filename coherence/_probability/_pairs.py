@@ -331,12 +331,14 @@ def conditional_forecasting(
         The grouping column (labelled ``category`` in the output).
     p_a, p_a_given_b1, p_a_given_b0, a_outcome, b_outcome : str
         Column names (defaults: the names of docs/design.md); outcomes must be 0/1
-        (floats 0.0 / 1.0 and bools are accepted). Other columns are ignored.
+        (floats 0.0 / 1.0 and bools are accepted), and may be absent (both) for a run
+        without resolutions. Other columns are ignored.
     p_b, p_b_given_a1, p_b_given_a0 : str
         Columns of the reverse elicitation; used when all three are present.
         A row with any of them missing is left out of the Bayes columns only.
     model : str, default "model"
-        When this column is present, rows are grouped by (model, category).
+        When this column is present, rows are grouped by (model, category) (and by
+        ``run`` and ``variant`` when present; see ``pool``).
     confidence_level : float in (0, 1), default 0.95
         Level of both intervals.
     test : {"bernoulli", "t", "bootstrap-t"}, default "bernoulli"
@@ -362,10 +364,29 @@ def conditional_forecasting(
         Threshold of the update-direction classes.
     rng : int, numpy.random.Generator or None
         Randomness of the Bernoulli null draws and of the bootstrap.
+    pair : str, default "pair"
+        The pair id. When present, a pair may appear once per cell and group: a
+        duplicate (the same file read twice) raises.
+    run, variant : str, default "run", "variant"
+        With ``model``, the columns that define the cells (those present): one row per
+        (run, model, variant, category), so runs of one model with other settings are
+        never pooled. :func:`read_pairs` writes ``run`` (the model and its settings).
+    failed : str, default "error"
+        Rows where this column is set are failed elicitations: left out with a
+        :class:`SkippedRecordsWarning` that names them and counted in ``n_failed``.
+    pool : bool, default False
+        Merge the runs and variants of each model into one cell (cells by ``model``
+        only), e.g. for one run split over several files.
 
     Returns
     -------
     PairsResult
+        The cells without outcomes (``a_outcome``/``b_outcome`` absent, or missing on
+        all of a cell's rows) get the columns that need none (``n``,
+        ``mean_sensitivity``, update direction, total probability, Bayes); their
+        outcome-based columns are NaN, ``resolved`` is False and ``note`` says why.
+        The headline is over the scored pairs (NaN, ``n_obs = 0``, when none is); when
+        a pair is scored in several runs it has no p-value or interval.
 
     Warns
     -----
@@ -374,6 +395,8 @@ def conditional_forecasting(
     DegenerateDataWarning
         When the chosen p-value of a group is undefined (NaN): every improvement
         equal, or (Bernoulli) no pair whose conditional differs from P(A).
+    SkippedRecordsWarning
+        When failed records (``failed`` column set) are left out.
 
     Notes
     -----
@@ -428,7 +451,13 @@ def conditional_forecasting(
       :func:`coherence.total_probability_check` (tolerance ``tol``);
     * ``bayes_consistent``, ``bayes_error_mean``: share with Bayes error below
       ``tol`` and mean error of :func:`coherence.bayes_check`, over rows with
-      the reverse elicitation (NaN when there is none).
+      the reverse elicitation (NaN when there is none);
+    * after the extra columns, ``n_failed, resolved, lotp_feasible_b,
+      lotp_error_a_mean, lotp_error_b_mean, note``: failed records skipped, whether
+      the cell was scored on outcomes, and the law of total probability on the B
+      side (feasibility from P(B|A=1), P(B|A=0)) and as an error on both sides,
+      :math:`|P(A) - P(A|B{=}1)P(B) - P(A|B{=}0)(1 - P(B))|` and its mirror, over
+      the rows with the reverse elicitation.
 
     References
     ----------
