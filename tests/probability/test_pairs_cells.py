@@ -193,6 +193,36 @@ def test_runs_are_cells_not_pooled():
                                    alone[c].to_numpy(float), err_msg=c)
 
 
+@settings(max_examples=10)  # two calls of three runs each per example
+@given(st.integers(0, 10_000))
+def test_property_row_order_does_not_matter_across_runs(seed):
+    rng = np.random.default_rng(seed)
+    data = pd.concat([_noisy(5, seed).assign(run="r1"), _noisy(4, seed + 1, "none").assign(
+        run="r2"), _noisy(4, seed + 2).drop(columns=["a_outcome", "b_outcome"]).assign(run="r0"),
+        _failed(["f"], ["none"]).assign(run="r2")], ignore_index=True)
+    shuffled = data.iloc[rng.permutation(len(data))]
+    with pytest.warns(SkippedRecordsWarning):
+        a = conditional_forecasting(data, n_resamples=19, rng=seed)
+    with pytest.warns(SkippedRecordsWarning):
+        b = conditional_forecasting(shuffled, n_resamples=19, rng=seed)
+    assert a.table["run"].tolist() == ["r0", "r1", "r2"]
+    pd.testing.assert_frame_equal(a.table, b.table)
+
+
+@settings(max_examples=20)
+@given(st.integers(0, 10_000), st.integers(1, 6))
+def test_property_attach_outcomes_is_a_join_on_pair(seed, n):
+    rng = np.random.default_rng(seed)
+    resolved = _noisy(n, seed)
+    target = resolved.drop(columns=["a_outcome", "b_outcome"]).iloc[rng.permutation(n)]
+    source = pd.concat([resolved, resolved.iloc[rng.integers(0, n, 3)]])  # repeats agree
+    out = attach_outcomes(target, source.iloc[rng.permutation(len(source))])
+    expected = target.merge(resolved.loc[:, ["pair", "a_outcome", "b_outcome"]], on="pair")
+    np.testing.assert_array_equal(out["a_outcome"], expected["a_outcome"])
+    np.testing.assert_array_equal(out["b_outcome"], expected["b_outcome"])
+    assert out.index.equals(target.index)
+
+
 def test_the_same_run_twice_is_an_error_not_double_n():
     df = _study().assign(run="m", model="m")
     with pytest.raises(ValueError, match=r"21 pair\(s\) appear more than once in one run "
