@@ -9,7 +9,7 @@ Every ``*.json`` file under ``$COHERENCE_SHARED_DATA/conditional-pairs`` (defaul
 ``../shared/data``, next to the clone) is read with :func:`coherence.read_pairs`, one call
 per file, and analysed with :func:`coherence.conditional_forecasting` under the study's
 conventions (normal interval, t-test; one-sided ``"less"`` as well as two-sided) and under
-the toolkit's defaults (Bernoulli-null p-value, bootstrap-t interval). Runs with
+the toolkit's defaults (whatever they are at the commit; the JSON records them). Runs with
 resolutions give the main table, win rates, sensitivity, the direction and
 law-of-total-probability tables and the significance table; two-direction runs (no
 resolutions) give the Bayes table. Results go to
@@ -45,7 +45,7 @@ ANALYSES: tuple[tuple[str, dict[str, Any], str], ...] = (
      "the same, one-sided: does conditioning hurt?"),
     ("paper_greater", {"test": "t", "ci_method": "normal", "alternative": "greater"},
      "the same, one-sided: does conditioning help?"),
-    ("default", {}, "the toolkit's defaults: Bernoulli-null p-value, bootstrap-t interval"),
+    ("default", {}, "the toolkit's defaults (recorded as pvalue_method and ci_method)"),
 )
 
 
@@ -133,6 +133,9 @@ def tables(results: dict[str, Any]) -> str:
             parts.append("\n**Significance table**: the same mean improvement under each "
                          "p-value (one-sided `less` asks whether conditioning hurts, "
                          "`greater` whether it helps):\n")
+            default = f["pooled"]["default"]
+            p_label = f"default ({default['pvalue_method']})"
+            ci_label = f"default ({default['ci_method']})"
             rows = []
             for i, r in enumerate(paper):
                 rows.append({"category": r["category"],
@@ -140,14 +143,14 @@ def tables(results: dict[str, Any]) -> str:
                              "t less": f["tables"]["paper_less"][i]["pvalue"],
                              "t greater": f["tables"]["paper_greater"][i]["pvalue"],
                              "bootstrap-t": f["tables"]["default"][i]["pvalue_bootstrap_t"],
-                             "Bernoulli (default)": f["tables"]["default"][i]["pvalue"]})
+                             p_label: f["tables"]["default"][i]["pvalue"]})
             parts.append(_table(rows, {k: k for k in rows[0]}))
-            parts.append("\n**Intervals**: the study's normal interval against the default "
-                         "bootstrap-t:\n")
+            parts.append("\n**Intervals**: the study's normal interval against the toolkit's "
+                         "default interval:\n")
             parts.append(_table(f["tables"]["default"], {
                 "category": "category", "ci_low_normal": "normal low",
-                "ci_high_normal": "normal high", "ci_low_bootstrap_t": "bootstrap-t low",
-                "ci_high_bootstrap_t": "bootstrap-t high"}))
+                "ci_high_normal": "normal high", "ci_low": f"{ci_label} low",
+                "ci_high": f"{ci_label} high"}))
         parts.append("\n**Direction and law-of-total-probability tables** (no outcomes "
                      "needed; ε = 0.02, tolerance 0.05):\n")
         parts.append(_table(paper, {
