@@ -206,6 +206,21 @@ def test_property_round_trip(tmp_path_factory, rows):
     assert table.loc[failed, "p_a"].isna().all()
 
 
+@given(st.integers(1, 6), st.data())
+def test_property_a_missing_key_is_named(tmp_path_factory, n, data):
+    """Whichever required key a successful record lacks, the message names the key and
+    the record, and the file is not read."""
+    recs = [_record(i) for i in range(n)]
+    bad = data.draw(st.integers(0, n - 1))
+    key = data.draw(st.sampled_from(["pair_id", "category", "p_a", "p_a_given_b1",
+                                     "p_a_given_b0"]))
+    del recs[bad][key]
+    path = _write(tmp_path_factory.mktemp("key"), recs)
+    with pytest.raises(ValueError, match=rf"key '{key}' is missing from 1 record\(s\) .* "
+                       rf"\(first: {bad}\)"):
+        read_pairs(path)
+
+
 # --------------------------------------------------------------------------- attach_outcomes
 def _two_way(ids=("x", "y"), cats=("strong", "none")):
     return pd.DataFrame({"pair": list(ids), "category": list(cats), "p_a": 0.3, "p_b": 0.5})
