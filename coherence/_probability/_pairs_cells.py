@@ -209,13 +209,17 @@ def prepare_cells(
         if dup.any():
             d = ok.loc[dup]
             d = d.loc[~d.duplicated(unit)]
-            shown = [f"{_py(d[pair].iloc[i])!r} in "
-                     f"{_describe(cell_cols, tuple(d[cell_cols].iloc[i]))}"
-                     for i in range(len(d))]
+            first = tuple(d[cell_cols].iloc[0]) if cell_cols else ()
+            in_first = (d[cell_cols].astype(object).apply(tuple, axis=1) == first
+                        if cell_cols else pd.Series(True, index=d.index))
+            names = [repr(_py(v)) for v in d.loc[in_first, pair]]
+            shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3
+                                             else "")
             how = ("pooled cell" if pool else "run")
             raise ValueError(
-                f"{owner}: {len(shown)} pair(s) appear more than once in one {how} "
-                f"({int(dup.sum())} rows; first: {_rows_text(shown)}). The same file read twice, "
+                f"{owner}: {len(d)} pair(s) appear more than once in one {how} "
+                f"({int(dup.sum())} rows), e.g. in {_describe(cell_cols, first)}: {shown}. "
+                "The same file read twice, "
                 "or two runs that share a label? Give each run its own 'run' label (read_pairs "
                 "labels a run by its model and settings), average repeated elicitations first, "
                 + ("or do not pool." if pool else "or drop the duplicates."))

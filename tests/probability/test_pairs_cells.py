@@ -226,7 +226,8 @@ def test_property_attach_outcomes_is_a_join_on_pair(seed, n):
 def test_the_same_run_twice_is_an_error_not_double_n():
     df = _study().assign(run="m", model="m")
     with pytest.raises(ValueError, match=r"21 pair\(s\) appear more than once in one run "
-                       r"\(42 rows; first: 'strong0' in run='m', model='m'"):
+                       r"\(42 rows\), e\.g\. in run='m', model='m': 'strong0', 'strong1', "
+                       r"'strong2' and 18 more\. The same file read twice"):
         conditional_forecasting(pd.concat([df, df]), **FAST)
 
 
