@@ -25,8 +25,6 @@ from typing import Any
 
 from coherence import __version__
 
-from ._pairs import add_pairs_parser, run_pairs
-
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
 
 
@@ -105,7 +103,9 @@ def _build_parser() -> argparse.ArgumentParser:
     test.add_argument("--csv", default=None, metavar="PATH", help="write the tidy results")
     _add_report_options(test)
 
-    add_pairs_parser(sub)
+    from . import _pairs  # the command's own module
+
+    _pairs.add_parser(sub)
 
     scores = sub.add_parser(
         "scores", help="forecast scores (accuracy, Brier, log) per model",
@@ -246,6 +246,12 @@ def _run_test(args: argparse.Namespace) -> int:
     return EXIT_FAILURE if any(cell.errors for cell in rep.cells) else EXIT_OK
 
 
+def _run_pairs(args: argparse.Namespace) -> int:
+    from ._pairs import run
+
+    return run(args)
+
+
 def _run_scores(args: argparse.Namespace) -> int:
     from coherence import forecast_scores
 
@@ -291,7 +297,7 @@ def _run_elicit(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-_COMMANDS = {"demo": _run_demo, "test": _run_test, "pairs": run_pairs,
+_COMMANDS = {"demo": _run_demo, "test": _run_test, "pairs": _run_pairs,
              "scores": _run_scores, "elicit": _run_elicit}
 
 

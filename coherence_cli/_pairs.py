@@ -9,13 +9,14 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-__all__ = ["add_pairs_parser", "run_pairs"]
+from . import EXIT_OK, UsageError, _positive_int, _print_frame
+
+__all__ = ["add_parser", "run"]
 
 
-def add_pairs_parser(sub: Any) -> argparse.ArgumentParser:
+def add_parser(sub: Any) -> argparse.ArgumentParser:
     """Register the ``pairs`` command on the sub-parsers ``sub``."""
     from coherence._probability._pairs import PAIRS_ALTERNATIVES, PAIRS_CI_METHODS, PAIRS_TESTS
-    from coherence_cli import _positive_int
 
     pairs = sub.add_parser(
         "pairs", help="conditional-forecasting coherence of question-pair files",
@@ -49,7 +50,6 @@ def add_pairs_parser(sub: Any) -> argparse.ArgumentParser:
 
 def _read(path: str) -> Any:
     from coherence import read_pairs
-    from coherence_cli import UsageError
 
     if not Path(path).is_file():
         raise UsageError(f"no such file: {path}")
@@ -59,10 +59,8 @@ def _read(path: str) -> Any:
         raise UsageError(f"{path} is not valid JSON: {exc}") from exc
 
 
-def run_pairs(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     """Run ``coherence pairs``; warnings (skipped records) go to stderr, one line each."""
-    from coherence_cli import EXIT_OK
-
     frames = [_read(p) for p in args.results]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -91,7 +89,6 @@ def _analyse(args: argparse.Namespace, frames: list[Any]) -> Any:
 
 def _show(args: argparse.Namespace, result: Any) -> None:
     from coherence import PAIRS_COLUMNS
-    from coherence_cli import _print_frame
 
     table = result.table
     cells = [c for c in ("run", "model", "variant") if c in table.columns]
