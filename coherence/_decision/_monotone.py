@@ -649,8 +649,10 @@ def monotonicity_test(
     independent given the belief, as in the paper, so :math:`V` is descriptive.
 
     The global test (our addition) compares, over the bins :math:`v` (or, with
-    ``lr_on='values'``, the distinct belief values), the binomial likelihood of the unrestricted shares with that of
-    the weighted isotonic fit :math:`\hat s^{iso}` (pool-adjacent-violators):
+    ``lr_on='values'``, the distinct belief values), the binomial likelihood of the
+    unrestricted shares with that of the weighted isotonic fit :math:`\hat s^{iso}`
+    (pool-adjacent-violators); ``lr_on='both'`` computes it on both and combines
+    their p-values by :func:`min_pvalue`:
 
     .. math:: T = 2 \sum_v \left[\ell(x_v; s_v) - \ell(x_v; \hat s^{iso}_v)\right],
               \qquad \ell(x; p) = x \log p + (m - x) \log(1 - p).
