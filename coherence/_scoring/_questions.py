@@ -185,7 +185,7 @@ def question_scores(
     *,
     by: str = "model",
     question: str = "question",
-    type: str = "type",  # noqa: A002 - the column's name in the task schema
+    type: str = "type",
     prediction: str = "prediction",
     probability: str = "probability",
     outcome: str = "outcome",
@@ -532,7 +532,7 @@ def _summarise(per: pd.DataFrame, by: str, convention: str, tolerance: float, fl
 def validate_tasks(tasks: Any, *, question: str = "question", start: str = "start",
                    simulated_date: str = "simulated_date",
                    resolution_date: str = "resolution_date", outcome: str = "outcome",
-                   type: str = "type", domain: str = "domain") -> pd.DataFrame:  # noqa: A002
+                   type: str = "type", domain: str = "domain") -> pd.DataFrame:
     """Check a task table against the benchmark's schema and return it with parsed dates.
 
     Parameters
@@ -674,7 +674,7 @@ class DatasetStatistics:
 def dataset_statistics(tasks: Any, *, question: str = "question", start: str = "start",
                        simulated_date: str = "simulated_date",
                        resolution_date: str = "resolution_date", outcome: str = "outcome",
-                       type: str = "type", domain: str = "domain"  # noqa: A002
+                       type: str = "type", domain: str = "domain"
                        ) -> DatasetStatistics:
     """Counts of question types and domains and the horizon lengths of a task table.
 
