@@ -85,7 +85,7 @@ _LAZY: dict[str, str] = {
     "rolling_accuracy": "._scoring._horizons",
     "simulated_dates": "._scoring._horizons",
     "REASONING_METRICS": "._scoring._graphs",
-    "GraphQualityResult": "._scoring._graphs",
+    "GraphQualityReport": "._scoring._graphs",
     "ReasoningGraphResult": "._scoring._graphs",
     "graph_depth": "._scoring._graphs",
     "hindsight_graph_quality": "._scoring._graphs",
@@ -171,7 +171,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     )
     from ._scoring._graphs import (
         REASONING_METRICS,
-        GraphQualityResult,
+        GraphQualityReport,
         ReasoningGraphResult,
         graph_depth,
         hindsight_graph_quality,

@@ -25,7 +25,7 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from .._resampling import cluster_bootstrap_mean_interval, rows_by_key
+from .._resampling import rows_by_key
 from .._results import CoherenceResult, ConfidenceInterval
 from .._rng import RNGLike, check_rng
 from .._validation import (
@@ -43,12 +43,13 @@ from .._validation import (
 from .._warnings import DegenerateDataWarning
 from ._dates import is_missing, parse_dates, to_days
 from ._matching import THRESHOLDS, event_tokens, match_one
+from ._questions import question_bootstrap_ci
 
 __all__ = [
     "NEGATIVE_RELATIONS",
     "POSITIVE_RELATIONS",
     "REASONING_METRICS",
-    "GraphQualityResult",
+    "GraphQualityReport",
     "ReasoningGraphResult",
     "graph_depth",
     "hindsight_graph_quality",
@@ -157,7 +158,7 @@ def _id_set(cell: Any) -> set[Any]:
 
 # --------------------------------------------------------------------------- quality gates
 @dataclass(frozen=True, slots=True)
-class GraphQualityResult:
+class GraphQualityReport:
     """Which hindsight graphs pass the quality gates, and why the others do not.
 
     Attributes
@@ -218,7 +219,7 @@ def hindsight_graph_quality(
     target: str = "target",
     confidence: str = "confidence",
     strength: str = "strength",
-) -> GraphQualityResult:
+) -> GraphQualityReport:
     """Apply the benchmark's quality gates to each question's hindsight graph.
 
     Parameters
@@ -248,7 +249,7 @@ def hindsight_graph_quality(
 
     Returns
     -------
-    GraphQualityResult
+    GraphQualityReport
 
     Notes
     -----
@@ -363,7 +364,7 @@ def hindsight_graph_quality(
     settings = {"min_hops": min_hops, "min_nodes": min_nodes, "min_sources": min_sources,
                 "min_edges": min_edges, "min_edge_confidence": min_edge_confidence,
                 "min_edge_strength": min_edge_strength, "exclude_rejected": exclude_rejected}
-    return GraphQualityResult(table=table, excluded=excluded, events=kept_ev, edges=kept_ed,
+    return GraphQualityReport(table=table, excluded=excluded, events=kept_ev, edges=kept_ed,
                               settings=settings)
 
 
@@ -406,7 +407,7 @@ class ReasoningGraphResult(CoherenceResult):
         Every matched (forecast event, hindsight event) pair on the full
         hindsight graph: ``by``, ``question``, ``forecast_event``,
         ``hindsight_event``, ``score``, ``date_error_days``, ``is_key``.
-    quality : GraphQualityResult or None
+    quality : GraphQualityReport or None
         The gates' report.
     excluded_forecasts : pandas.DataFrame
         The (``by``, ``question``) forecasts not scored, with the question's
@@ -428,7 +429,7 @@ class ReasoningGraphResult(CoherenceResult):
     table: pd.DataFrame = field(repr=False, compare=False)
     summary_table: pd.DataFrame = field(repr=False, compare=False)
     matches: pd.DataFrame = field(repr=False, compare=False)
-    quality: GraphQualityResult | None = field(repr=False, compare=False)
+    quality: GraphQualityReport | None = field(repr=False, compare=False)
     excluded_forecasts: pd.DataFrame = field(repr=False, compare=False)
 
     _test_name: ClassVar[str] = "reasoning_graph_metrics"
@@ -450,7 +451,7 @@ def reasoning_graph_metrics(
     forecast_edges: Any = None,
     hindsight_edges: Any = None,
     forecasts: Any = None,
-    gates: bool | GraphQualityResult = True,
+    gates: bool | GraphQualityReport = True,
     metric: str = "key_event_precision",
     convention: str = "paper",
     k: int = 5,
@@ -499,10 +500,10 @@ def reasoning_graph_metrics(
         The (``by``, ``question``) forecasts with their ``simulated_date``
         (needed for accessible recall; a forecast with no event is listed
         here). Default: the pairs of ``forecast_events``, accessible metrics NaN.
-    gates : bool or GraphQualityResult
+    gates : bool or GraphQualityReport
         True (default): :func:`hindsight_graph_quality` with the paper's
         gates on the two hindsight tables, and only passing questions scored;
-        a :class:`GraphQualityResult` to use its gates; False to score every
+        a :class:`GraphQualityReport` to use its gates; False to score every
         question (rejected events are removed all the same).
     metric : str
         The headline metric, one of :data:`REASONING_METRICS`.
@@ -600,8 +601,8 @@ def reasoning_graph_metrics(
                                       "forecast once", list(fev.index[np.flatnonzero(dup)]),
                                       owner=owner))
     # 1. quality gates (rejected events out first)
-    quality: GraphQualityResult | None
-    if isinstance(gates, GraphQualityResult):
+    quality: GraphQualityReport | None
+    if isinstance(gates, GraphQualityReport):
         quality = gates
     elif gates is True:
         if hindsight_edges is None:
@@ -612,7 +613,7 @@ def reasoning_graph_metrics(
     elif gates is False:
         quality = None
     else:
-        raise TypeError(param_error("gates", owner, "True, False or a GraphQualityResult",
+        raise TypeError(param_error("gates", owner, "True, False or a GraphQualityReport",
                                     gates))
     rejected = np.zeros(len(hev), dtype=bool)
     if review_status in hev.columns:
@@ -739,7 +740,7 @@ def reasoning_graph_metrics(
         stat = np.nan
     else:
         stat = float(values[defined].mean())
-    lo, hi = cluster_bootstrap_mean_interval(values, per["question"].to_numpy(dtype=object),
+    lo, hi = question_bootstrap_ci(values, per["question"].to_numpy(dtype=object),
                                              n_resamples, confidence_level, gen)
     return ReasoningGraphResult(
         statistic=stat, pvalue=np.nan,

@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from .._resampling import cluster_bootstrap_mean_interval
 from .._results import CoherenceResult, ConfidenceInterval
 from .._rng import RNGLike, check_rng, spawn
 from .._validation import (
@@ -33,6 +32,7 @@ from .._validation import (
     require_columns,
 )
 from ._dates import any_aware, parse_dates
+from ._questions import question_bootstrap_ci
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -321,12 +321,12 @@ def accuracy_by_horizon(forecasts: Any, *, horizon: str = "horizon", by: str = "
             mask &= (df[by] == m).to_numpy()
         if not mask.any():
             continue
-        lo, hi = cluster_bootstrap_mean_interval(c[mask], qs[mask], n_resamples,
+        lo, hi = question_bootstrap_ci(c[mask], qs[mask], n_resamples,
                                                  confidence_level, g)
         rows.append({by: m, "horizon": h, "n": int(mask.sum()),
                      "n_questions": len(set(qs[mask])), "accuracy": float(c[mask].mean()),
                      "ci_low": lo, "ci_high": hi})
-    lo, hi = cluster_bootstrap_mean_interval(c, qs, n_resamples, confidence_level, gens[0])
+    lo, hi = question_bootstrap_ci(c, qs, n_resamples, confidence_level, gens[0])
     return HorizonAccuracyResult(
         statistic=float(c.mean()) if len(c) else np.nan, pvalue=np.nan,
         confidence_interval=ConfidenceInterval(lo, hi, confidence_level), n_obs=len(c),
@@ -446,8 +446,8 @@ def rolling_accuracy(forecasts: Any, *, start: str = "start", by: str = "model",
     for m in pd.unique(df[by]):
         mask = (df[by] == m).to_numpy()
         s = pd.Series(c[mask], index=pd.DatetimeIndex(when[mask])).sort_index(kind="stable")
-        roll = s.rolling(window, min_periods=min_periods)
-        acc, n = roll.mean(), roll.count()
+        acc = s.rolling(window, min_periods=min_periods).mean()
+        n = s.rolling(window, min_periods=0).count()
         if isinstance(window, str):   # ties in time: every tied row sees the whole tie
             acc = acc.groupby(level=0).transform("last")
             n = n.groupby(level=0).transform("last")

@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from .._resampling import cluster_bootstrap_mean_interval, rows_by_key
+from .._resampling import rows_by_key
 from .._results import CoherenceResult, ConfidenceInterval
 from .._rng import RNGLike, check_rng, spawn
 from .._validation import (
@@ -33,6 +33,7 @@ from .._validation import (
     require_columns,
 )
 from ._dates import any_aware, is_missing, parse_dates
+from ._questions import question_bootstrap_ci
 
 __all__ = [
     "MarketChecksResult",
@@ -413,7 +414,7 @@ def market_checks(events: Any, prices: Any, *, window_days: float = 3.0,
     vals = np.asarray(ev_agree_vals, dtype=np.float64)
     ea = float(vals.mean()) if len(vals) else np.nan
     (g,) = spawn(gen, 1)
-    lo, hi = cluster_bootstrap_mean_interval(vals, np.asarray(ev_agree_q, dtype=object),
+    lo, hi = question_bootstrap_ci(vals, np.asarray(ev_agree_q, dtype=object),
                                              n_resamples, confidence_level, g)
     return MarketChecksResult(
         statistic=stat, pvalue=pvalue, confidence_interval=ci, n_obs=n,
@@ -588,7 +589,7 @@ def market_signal_metrics(reasoning: Any, hindsight_events: Any, prices: Any, *,
         "turning_precision"])
     v = table["signal_recall"].to_numpy(dtype=np.float64)
     ok = ~np.isnan(v)
-    lo, hi = cluster_bootstrap_mean_interval(v, table["question"].to_numpy(dtype=object),
+    lo, hi = question_bootstrap_ci(v, table["question"].to_numpy(dtype=object),
                                              n_resamples, confidence_level, gen)
     return MarketSignalResult(
         statistic=float(v[ok].mean()) if ok.any() else np.nan, pvalue=np.nan,

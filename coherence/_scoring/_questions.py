@@ -24,7 +24,7 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from .._resampling import cluster_bootstrap_mean_interval
+from .._resampling import cluster_bootstrap_mean_interval, sorted_codes
 from .._results import CoherenceResult, ConfidenceInterval
 from .._rng import RNGLike, check_rng, spawn
 from .._validation import (
@@ -118,6 +118,18 @@ def _binary_value(value: Any) -> float:
     if isinstance(value, numbers.Real) and float(value) in (0.0, 1.0):
         return float(value)
     return math.nan
+
+
+def question_bootstrap_ci(values: np.ndarray, questions: Any, n_resamples: int,
+                          confidence_level: float, rng: np.random.Generator
+                          ) -> tuple[float, float]:
+    """Cluster-bootstrap percentile interval of a mean over questions (NaN values
+    ignored), with clusters coded in sorted label order so that the interval does
+    not depend on the order of the rows for a given ``rng``."""
+    codes = sorted_codes(questions)
+    order = np.argsort(codes, kind="stable")
+    return cluster_bootstrap_mean_interval(np.asarray(values, dtype=np.float64)[order],
+                                           codes[order], n_resamples, confidence_level, rng)
 
 
 # --------------------------------------------------------------------------- result
@@ -287,7 +299,7 @@ def question_scores(
     n_resamples, confidence_level = check_resampling(_OWNER, n_resamples, confidence_level)
     if judge is not None and not callable(judge):
         raise TypeError(param_error("judge", _OWNER, "a callable or None",
-                                    type(judge).__name__))
+                                    judge.__class__.__name__))
     if isinstance(judge_types, str):
         raise TypeError(param_error("judge_types", _OWNER, "a sequence of type names",
                                     judge_types))
@@ -492,8 +504,8 @@ def _summarise(per: pd.DataFrame, by: str, convention: str, tolerance: float, fl
     for (name, mask), g in zip(groups, gens, strict=True):
         sub = per.loc[mask]
         acc = sub["correct"].to_numpy(dtype=np.float64)
-        lo, hi = cluster_bootstrap_mean_interval(acc, sub["question"].to_numpy(dtype=object),
-                                                 n_resamples, confidence_level, g)
+        lo, hi = question_bootstrap_ci(acc, sub["question"].to_numpy(dtype=object),
+                                       n_resamples, confidence_level, g)
         if name == POOLED:
             pooled_ci = (lo, hi)
         prob = sub["type"].isin(PROBABILISTIC_TYPES).to_numpy()
