@@ -525,8 +525,9 @@ def reasoning_graph_metrics(
     date_window_days : float or None
         Date gate of a match, skipped when either date is missing (default 7,
         "in all reported experiments").
-    by, question, event, title, description, date, magnitude, confidence, is_outcome,
-    review_status, simulated_date, source, target, relation : str
+    by, question, event, title, description, date, magnitude, confidence : str
+        Column names.
+    is_outcome, review_status, simulated_date, source, target, relation : str
         Column names.
     n_resamples, confidence_level, rng
         Cluster bootstrap over questions of the headline metric.

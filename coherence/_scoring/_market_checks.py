@@ -220,7 +220,7 @@ class MarketChecksResult(CoherenceResult):
         Questions with events or prices.
     n_direction_excluded : int
         Questions left out of the net-direction check (zero net pressure,
-        |net move| < ``min_move``, fewer than 2 prices).
+        absolute net move below ``min_move``, fewer than 2 prices).
     pooled_correlation : float
         Pooled within-question pressure-price correlation over eligible questions.
     n_eligible : int
