@@ -156,6 +156,37 @@ def _id_set(cell: Any) -> set[Any]:
     return {cell}
 
 
+def flag_column(df: pd.DataFrame, column: str, owner: str) -> np.ndarray:
+    """A boolean flag column (``is_outcome``): True/False, 1/0 or the strings
+    'true'/'false', '1'/'0', 'yes'/'no' (any case); missing means False.
+    Anything else raises, naming the rows (``bool('False')`` is True in Python,
+    so strings are never passed to ``bool``)."""
+    truthy, falsy = {"true", "1", "yes"}, {"false", "0", "no"}
+    cells = df[column].to_numpy(dtype=object)
+    out = np.zeros(len(cells), dtype=bool)
+    bad = []
+    for i, v in enumerate(cells):
+        if isinstance(v, bool | np.bool_):
+            out[i] = bool(v)
+        elif isinstance(v, str):
+            text = v.strip().lower()
+            if text in truthy:
+                out[i] = True
+            elif text not in falsy and text != "":
+                bad.append(i)
+        elif is_missing(v):
+            continue
+        elif isinstance(v, int | float | np.integer | np.floating) and float(v) in (0.0, 1.0):
+            out[i] = float(v) == 1.0
+        else:
+            bad.append(i)
+    if bad:
+        pos = np.asarray(bad)
+        raise ValueError(column_error(column, "hold True/False (or 1/0, 'true'/'false')",
+                                      list(df.index[pos]), list(cells[pos]), owner=owner))
+    return out
+
+
 # --------------------------------------------------------------------------- quality gates
 @dataclass(frozen=True, slots=True)
 class GraphQualityReport:
@@ -166,7 +197,9 @@ class GraphQualityReport:
     table : pandas.DataFrame
         One row per question: ``built``, ``n_nodes`` (events left after
         rejected ones are removed), ``n_rejected``, ``n_sources``,
-        ``n_edges`` (edges given), ``n_edges_kept``, ``hops`` (depth of the
+        ``n_edges`` (edges given), ``n_edges_dangling`` (an end rejected or not
+        an event of the question), ``n_edges_below_gate`` (confidence or
+        strength below its gate, or missing), ``n_edges_kept``, ``hops`` (depth of the
         kept edges), ``passes`` and ``reasons`` (the failed gates, ``'; '``
         separated, empty when it passes).
     excluded : pandas.DataFrame
@@ -228,7 +261,8 @@ def hindsight_graph_quality(
         Hindsight events (one row per event, or per impact record: rows with
         the same (``question``, ``event``) are one node), with optional
         ``sources`` (a list-like cell of article ids, or one id) and
-        ``review_status`` (``'rejected'`` marks an event annotators rejected).
+        ``review_status`` (``'rejected'`` marks an event annotators rejected; an
+        event is removed when all its rows are rejected).
     hindsight_edges : pandas.DataFrame or convertible
         Causal edges: ``question``, ``source`` and ``target`` (event ids),
         ``confidence`` and ``strength``.
@@ -348,12 +382,16 @@ def hindsight_graph_quality(
                                      ("edges", len(pairs), min_edges)):
                 if value < low:
                     reasons.append(f"{name} < {low}")
+        given = given_rows.get((q,), np.empty(0, dtype=np.int64))
         rows.append({"question": q, "built": built, "n_nodes": len(nodes),
                      "n_rejected": rej_count[q], "n_sources": len(srcs),
-                     "n_edges": len(given_rows.get((q,), ())), "n_edges_kept": len(pairs),
+                     "n_edges": len(given), "n_edges_dangling": int((~ends_ok[given]).sum()),
+                     "n_edges_below_gate": int((ends_ok[given] & ~gate_ok[given]).sum()),
+                     "n_edges_kept": len(pairs),
                      "hops": hops, "passes": not reasons, "reasons": "; ".join(reasons)})
     table = pd.DataFrame(rows, columns=["question", "built", "n_nodes", "n_rejected",
-                                        "n_sources", "n_edges", "n_edges_kept", "hops",
+                                        "n_sources", "n_edges", "n_edges_dangling",
+                                        "n_edges_below_gate", "n_edges_kept", "hops",
                                         "passes", "reasons"])
     labels = ["not built", f"hops < {min_hops}", f"nodes < {min_nodes}",
               f"sources < {min_sources}", f"edges < {min_edges}"]
@@ -620,14 +658,14 @@ def reasoning_graph_metrics(
     if review_status in hev.columns:
         rejected = np.array([not is_missing(v) and str(v).strip().lower() == "rejected"
                              for v in hev[review_status].to_numpy(dtype=object)], dtype=bool)
-    n_rejected = len(set(zip(hev.loc[rejected, question], hev.loc[rejected, event],
-                             strict=True)))
+    hev_all = hev
     hev = hev.loc[~rejected]
+    n_rejected = len(set(zip(hev_all.loc[rejected, question], hev_all.loc[rejected, event],
+                             strict=True)) - set(zip(hev[question], hev[event], strict=True)))
     mag = numeric_column(hev, magnitude, owner=owner, allow_nan=True)
     conf = numeric_column(hev, confidence, owner=owner, allow_nan=True)
     if is_outcome is not None and is_outcome in hev.columns:
-        flag = np.array([not is_missing(v) and bool(v) for v in
-                         hev[is_outcome].to_numpy(dtype=object)], dtype=bool)
+        flag = flag_column(hev, is_outcome, owner)
         hev, mag, conf = hev.loc[~flag], mag[~flag], conf[~flag]
     # hindsight edges kept
     h_edges: dict[Any, list[tuple[Any, Any, int]]] = defaultdict(list)

@@ -32,7 +32,7 @@ from .._validation import (
     param_error,
     require_columns,
 )
-from ._dates import any_aware, is_missing, parse_dates
+from ._dates import any_aware, parse_dates
 from ._questions import question_bootstrap_ci
 
 __all__ = [
@@ -376,7 +376,7 @@ def market_checks(events: Any, prices: Any, *, window_days: float = 3.0,
         cum = np.concatenate([[0.0], np.cumsum(imp)])
         at_price = cum[np.searchsorted(et, pt, side="right")] if len(pt) else np.empty(0)
         prange = float(pv.max() - pv.min()) if len(pv) else np.nan
-        eligible = (len(pv) >= 3 and prange >= min_price_range
+        eligible = (len(pv) >= 3 and prange >= min_price_range and prange > 0
                     and len(np.unique(at_price)) >= 2)
         corr = np.nan
         if eligible:
@@ -533,11 +533,16 @@ def market_signal_metrics(reasoning: Any, hindsight_events: Any, prices: Any, *,
     require_columns(hdf, {"question": question, "event": event}, owner=owner)
     no_missing(hdf, [question, event], owner=owner)
     if is_outcome is not None and is_outcome in hdf.columns:
-        flag = np.array([not is_missing(v) and bool(v)
-                         for v in hdf[is_outcome].to_numpy(dtype=object)], dtype=bool)
+        from ._graphs import flag_column
+
+        flag = flag_column(hdf, is_outcome, owner)
         hdf = hdf.loc[~flag]
     curve = _signed_events(hdf, owner, question, date, direction, magnitude, confidence)
     px = _prices(prices, owner, question, price_date, price)
+    if len(curve) and len(px) and any_aware(hdf[date]) != any_aware(
+            as_dataframe(prices)[price_date]):
+        raise ValueError(f"{owner}: event and price dates must both be timezone-aware or "
+                         "both naive.")
     w_ns = round(window_days * _DAY_NS)
     tps = turning_points(prices, min_change=turning_min_change, window_days=window_days,
                          convention=convention, question=question, price_date=price_date,

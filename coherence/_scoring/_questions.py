@@ -13,6 +13,7 @@ The array layer (:func:`normalise_label`, :func:`quantity_correct`,
 
 from __future__ import annotations
 
+import datetime as _dt
 import math
 import numbers
 import re
@@ -37,7 +38,7 @@ from .._validation import (
     param_error,
     require_columns,
 )
-from ._dates import is_missing, parse_dates
+from ._dates import any_aware, is_missing, parse_dates
 
 __all__ = [
     "QUESTION_TYPES",
@@ -76,12 +77,20 @@ _WS = re.compile(r"\s+")
 def normalise_label(value: Any) -> str:
     """The normalised form of a label: NFKC, case-folded, whitespace collapsed, trimmed.
 
+    A date object (``datetime.date``, ``datetime``, ``pandas.Timestamp``,
+    ``numpy.datetime64``) is first written in ISO form, as ``'2024-06-30'`` when
+    it is a naive midnight, so that it equals the same date written as text.
+
     Examples
     --------
     >>> from coherence._scoring._questions import normalise_label
     >>> normalise_label("  Q3   2025 ") == normalise_label("q3 2025")
     True
     """
+    if isinstance(value, _dt.date | np.datetime64):
+        ts = pd.Timestamp(value)
+        midnight = ts == ts.normalize()
+        value = ts.date().isoformat() if midnight and ts.tzinfo is None else ts.isoformat()
     text = unicodedata.normalize("NFKC", str(value)).casefold()
     return _WS.sub(" ", text).strip()
 
@@ -604,8 +613,6 @@ def validate_tasks(tasks: Any, *, question: str = "question", start: str = "star
         if col != simulated_date:
             no_missing(df, col, owner=owner, missing=missing)
         parsed[col] = when
-        from ._dates import any_aware
-
         if not missing.all():
             aware.add(any_aware(df[col]))
     if len(aware) > 1:

@@ -212,6 +212,19 @@ def test_metrics_validation():
                                           forecasts=forecasts().assign(simulated_date=None))
 
 
+def test_outcome_flags_as_strings_are_read_not_cast():
+    as_text = hindsight().assign(is_outcome=["False"] * 6 + ["TRUE", "0", "no"])
+    res = coherence.reasoning_graph_metrics(forecast_events(), as_text, forecasts=forecasts(),
+                                            gates=False, n_resamples=10, rng=0)
+    ref = coherence.reasoning_graph_metrics(forecast_events(), hindsight(),
+                                            forecasts=forecasts(), gates=False,
+                                            n_resamples=10, rng=0)
+    pd.testing.assert_frame_equal(res.table, ref.table)
+    with pytest.raises(ValueError, match=r"Column 'is_outcome'.*True/False"):
+        coherence.reasoning_graph_metrics(forecast_events(), hindsight().assign(
+            is_outcome="maybe"), gates=False)
+
+
 def test_summary_table_means_over_defined_values():
     res = run()
     s = res.summary_table.set_index("model")
