@@ -77,6 +77,7 @@ def test_quality_gates_hand_computed():
     # rejected e5 out; e1->e3 below confidence; e5->e1 touches a rejected event
     assert (q["n_nodes"], q["n_rejected"], q["n_sources"]) == (5, 1, 5)
     assert (q["n_edges"], q["n_edges_kept"], q["hops"]) == (6, 4, 3)
+    assert (q["n_edges_dangling"], q["n_edges_below_gate"]) == (1, 1)
     assert q["passes"] and q["reasons"] == ""
     assert t.loc["q2", "reasons"] == "not built" and not t.loc["q2", "built"]
     assert t.loc["q3", "reasons"] == "hops < 3; nodes < 5; sources < 5"

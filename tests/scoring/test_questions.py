@@ -126,6 +126,9 @@ def test_missing_columns_and_duplicates():
 def test_label_normalisation():
     assert normalise_label("  ＡＢＣ  d\te ") == "abc d e"   # NFKC, case, whitespace
     assert normalise_label("Straße") == normalise_label("STRASSE")
+    assert normalise_label(pd.Timestamp("2024-06-30")) == "2024-06-30"
+    assert normalise_label(np.datetime64("2024-06-30")) == "2024-06-30"
+    assert normalise_label(pd.Timestamp("2024-06-30 12:00")) == "2024-06-30t12:00:00"
 
 
 def _brute_quantity(x: float, y: float, tol: float) -> float:
