@@ -277,3 +277,33 @@ def test_relation_polarity():
     assert [relation_polarity(r) for r in ["causes", "ENABLES", "ImpactDirection.positive",
                                            "prevents", "negative", "correlates", None,
                                            np.nan]] == [1, 1, 1, -1, -1, 0, 0, 0]
+
+
+VOCAB = ["rates", "bank", "strike", "port", "election", "drought", "harvest", "tariff",
+         "summit", "merger"]
+
+
+@given(st.lists(st.lists(st.sampled_from(VOCAB), min_size=1, max_size=3), min_size=1,
+                max_size=6),
+       st.lists(st.lists(st.sampled_from(VOCAB), min_size=1, max_size=3), min_size=1,
+                max_size=6),
+       st.lists(st.floats(0.05, 1.0), min_size=6, max_size=6))
+def test_key_event_recall_agrees_with_key_event_recall(h_titles, f_titles, impacts):
+    """Under the code convention and without a date gate, the key-event recall and the
+    event precision/recall equal those of coherence.key_event_recall (same matcher)."""
+    hind = pd.DataFrame({"question": "q", "event": [f"h{i}" for i in range(len(h_titles))],
+                         "title": [" ".join(t) for t in h_titles],
+                         "magnitude": impacts[:len(h_titles)], "confidence": 1.0})
+    fe = pd.DataFrame({"model": "m", "question": "q",
+                       "event": [f"f{i}" for i in range(len(f_titles))],
+                       "title": [" ".join(t) for t in f_titles]})
+    ours = coherence.reasoning_graph_metrics(fe, hind, gates=False, convention="code",
+                                             date_window_days=None, n_resamples=5, rng=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DegenerateDataWarning)
+        ref = coherence.key_event_recall(fe, hind, n_resamples=5, rng=0)
+    a, b = ours.table.iloc[0], ref.table.iloc[0]
+    for mine, theirs in (("key_event_recall", "ker"), ("event_precision", "precision"),
+                         ("event_recall", "recall")):
+        assert a[mine] == pytest.approx(b[theirs], nan_ok=True)
+    assert a["n_key_events"] == b["n_key_events"]

@@ -143,3 +143,28 @@ def test_market_signal_metrics_hand_computed():
     assert res.statistic == 1.0
     with pytest.raises(TypeError, match="ReasoningGraphResult"):
         coherence.market_signal_metrics(res, hind, px)
+
+
+@given(st.lists(st.tuples(st.integers(0, 20), st.sampled_from([-1, 1]), st.floats(0.1, 1)),
+                min_size=1, max_size=8),
+       st.lists(st.floats(0.05, 0.95), min_size=21, max_size=21))
+def test_flipping_every_direction_flips_the_agreements(evs, path):
+    """Reversing every event's direction turns agreement a into 1 - a, for the net
+    direction and the event-local checks alike; the counts do not change."""
+    ev = pd.DataFrame({"question": "q",
+                       "date": [(pd.Timestamp("2024-01-01") + pd.Timedelta(days=d)).isoformat()
+                                for d, _, _ in evs],
+                       "direction": [s for _, s, _ in evs], "magnitude": [m for _, _, m in evs],
+                       "confidence": 1.0})
+    px = pd.DataFrame({"question": "q", "date": pd.date_range("2024-01-01", periods=21,
+                                                             freq="D").astype(str),
+                       "price": path})
+    a = coherence.market_checks(ev, px, n_resamples=5, rng=0)
+    b = coherence.market_checks(ev.assign(direction=-ev["direction"]), px, n_resamples=5,
+                                rng=0)
+    assert a.n_obs == b.n_obs and a.n_events_counted == b.n_events_counted
+    if a.n_obs:
+        assert b.statistic == pytest.approx(1 - a.statistic)
+    if a.n_events_counted:
+        assert b.event_agreement == pytest.approx(1 - a.event_agreement)
+    assert b.pooled_correlation == pytest.approx(-a.pooled_correlation, nan_ok=True)
