@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import coherence
@@ -283,6 +283,7 @@ VOCAB = ["rates", "bank", "strike", "port", "election", "drought", "harvest", "t
          "summit", "merger"]
 
 
+@settings(max_examples=20)
 @given(st.lists(st.lists(st.sampled_from(VOCAB), min_size=1, max_size=3), min_size=1,
                 max_size=6),
        st.lists(st.lists(st.sampled_from(VOCAB), min_size=1, max_size=3), min_size=1,

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import coherence
@@ -145,6 +145,7 @@ def test_market_signal_metrics_hand_computed():
         coherence.market_signal_metrics(res, hind, px)
 
 
+@settings(max_examples=20)
 @given(st.lists(st.tuples(st.integers(0, 20), st.sampled_from([-1, 1]), st.floats(0.1, 1)),
                 min_size=1, max_size=8),
        st.lists(st.floats(0.05, 0.95), min_size=21, max_size=21))
