@@ -537,7 +537,8 @@ def reasoning_graph_metrics(
     forecasts : pandas.DataFrame or convertible, optional
         The (``by``, ``question``) forecasts with their ``simulated_date``
         (needed for accessible recall; a forecast with no event is listed
-        here). Default: the pairs of ``forecast_events``, accessible metrics NaN.
+        here; every pair of ``forecast_events`` must have a row). Default: the
+        pairs of ``forecast_events``, accessible metrics NaN.
     gates : bool or GraphQualityReport
         True (default): :func:`hindsight_graph_quality` with the paper's
         gates on the two hindsight tables, and only passing questions scored;
@@ -714,6 +715,12 @@ def reasoning_graph_metrics(
         no_missing(units, simulated_date, owner=owner, missing=miss)
         sim_days = sim.astype(np.int64) / 86_400e9
     unit_list = list(units[[by, question]].itertuples(index=False, name=None))
+    listed = set(unit_list)
+    unlisted = [k for k in (rows_by_key(fev, [by, question]) if len(fev) else {})
+                if k not in listed]
+    if unlisted:
+        raise ValueError(param_error("forecasts", owner, "a row for every (model, question) "
+                                     "pair of forecast_events", f"no row for {unlisted[:5]}"))
     passed = None if quality is None else set(quality.passed)
     reasons = ({} if quality is None else
                dict(zip(quality.table["question"], quality.table["reasons"], strict=True)))

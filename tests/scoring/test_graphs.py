@@ -208,6 +208,9 @@ def test_metrics_validation():
     dup = pd.concat([forecast_events(), forecast_events().iloc[:1]], ignore_index=True)
     with pytest.raises(ValueError, match=r"Column 'event'.*once"):
         coherence.reasoning_graph_metrics(dup, hindsight(), gates=False)
+    with pytest.raises(ValueError, match=r"'forecasts' parameter.*no row for"):
+        coherence.reasoning_graph_metrics(forecast_events(), hindsight(), gates=False,
+                                          forecasts=forecasts().iloc[1:])
     with pytest.raises(ValueError, match="Column 'simulated_date'"):
         coherence.reasoning_graph_metrics(forecast_events(), hindsight(), gates=False,
                                           forecasts=forecasts().assign(simulated_date=None))
