@@ -721,6 +721,10 @@ def reasoning_graph_metrics(
     if unlisted:
         raise ValueError(param_error("forecasts", owner, "a row for every (model, question) "
                                      "pair of forecast_events", f"no row for {unlisted[:5]}"))
+    stray = [k for k in (f_edges or {}) if k not in listed]
+    if stray:
+        raise ValueError(param_error("forecast_edges", owner, "edges of listed forecasts only",
+                                     f"edges of unlisted forecasts {stray[:5]}"))
     passed = None if quality is None else set(quality.passed)
     reasons = ({} if quality is None else
                dict(zip(quality.table["question"], quality.table["reasons"], strict=True)))

@@ -211,6 +211,9 @@ def test_metrics_validation():
     with pytest.raises(ValueError, match=r"'forecasts' parameter.*no row for"):
         coherence.reasoning_graph_metrics(forecast_events(), hindsight(), gates=False,
                                           forecasts=forecasts().iloc[1:])
+    with pytest.raises(ValueError, match="'forecast_edges' parameter"):
+        coherence.reasoning_graph_metrics(forecast_events(), hindsight(), gates=False,
+                                          forecast_edges=forecast_edges().assign(model="z"))
     with pytest.raises(ValueError, match="Column 'simulated_date'"):
         coherence.reasoning_graph_metrics(forecast_events(), hindsight(), gates=False,
                                           forecasts=forecasts().assign(simulated_date=None))
