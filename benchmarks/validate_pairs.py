@@ -36,7 +36,14 @@ from benchmarks.pairs_designs import (
     improvement,
     null_designs,
 )
-from coherence._probability._pairs import _bernoulli_pvalue, _bootstrap_t, _normal_ci, _ttest
+from coherence._probability._pairs import (
+    _bernoulli_ci,
+    _bernoulli_null,
+    _bootstrap_t,
+    _normal_ci,
+    _side_pvalue,
+    _ttest,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results" / "validate_pairs.json"
@@ -46,37 +53,57 @@ REAL = Path(os.environ.get("COHERENCE_SHARED_DATA", ROOT.parent / "shared" / "da
     "conditional-pairs" / "gpt4o_skeptical.json"
 ALPHA = 0.05
 NS = (14, 30, 50, 100)
-METHODS = ("bernoulli", "t", "bootstrap-t")
+METHODS = ("bernoulli", "bernoulli-conservative", "t", "bootstrap-t")
 
 
 
 
 def one_study(design: PairDesign, n: int, n_resamples: int,
               rng: np.random.Generator) -> dict[str, float]:
-    """p-values (two-sided and greater) of the three tests and interval hits for one study."""
+    """p-values (two-sided and greater) of the four tests and interval hits for one study.
+
+    Coverage entries are 1 (the interval holds the study's true mean expected
+    improvement), 0 (it does not) or NaN (no interval: every improvement equal for the
+    bootstrap-t and normal intervals, no pair updating for the Bernoulli one), so that a
+    study without an interval is never counted as a miss."""
     s = draw_study(design, n, rng)
     x = improvement(s)
     truth = float(s["expected"].mean())
     p_cond = np.where(s["b_outcome"] == 1, s["p_a_given_b1"], s["p_a_given_b0"])
-    out: dict[str, float] = {"truth": truth}
+    out: dict[str, float] = {"truth": truth,
+                             "informative": float(np.count_nonzero(s["p_a"] != p_cond))}
+
+    def hit(lo: float, hi: float) -> float:
+        if not (np.isfinite(lo) or np.isfinite(hi)) or lo != lo or hi != hi:
+            return float("nan")
+        return float(lo <= truth <= hi)
+
+    null = _bernoulli_null(s["p_a"], p_cond, x, n_resamples, rng)
     for alt in ("two-sided", "greater"):
-        out[f"bernoulli {alt}"] = _bernoulli_pvalue(s["p_a"], p_cond, x, n_resamples, rng, alt)
+        if null is None:
+            out[f"bernoulli {alt}"] = out[f"bernoulli-conservative {alt}"] = float("nan")
+            out[f"cover bernoulli {alt}"] = float("nan")
+        else:
+            out[f"bernoulli {alt}"] = _side_pvalue(*null.sides(0.0, True), alt)
+            out[f"bernoulli-conservative {alt}"] = _side_pvalue(*null.sides(0.0, False), alt)
+            out[f"cover bernoulli {alt}"] = hit(*_bernoulli_ci(null, 0.95, alt))
         out[f"t {alt}"] = _ttest(x, alt)
         p_bt, lo, hi = _bootstrap_t(x, 0.95, n_resamples, rng, alt)
         out[f"bootstrap-t {alt}"] = p_bt
         if alt == "two-sided":
-            # an undefined interval (all improvements equal) is NaN, not a miss
-            out["cover bootstrap-t"] = (float(lo <= truth <= hi) if np.isfinite(lo)
-                                        else float("nan"))
+            out["cover bootstrap-t"] = hit(lo, hi)
             _, lo_n, hi_n = _normal_ci(x, 0.95, alt)
-            out["cover normal"] = (float(lo_n <= truth <= hi_n) if np.isfinite(lo_n)
-                                   and hi_n > lo_n else float("nan"))
+            out["cover normal"] = hit(lo_n, hi_n) if hi_n > lo_n else float("nan")
     return out
 
 
 def _rate(p: np.ndarray) -> float:
     """Rejection rate at ALPHA; an undefined p-value (NaN) does not reject."""
     return float(np.mean(np.nan_to_num(p, nan=1.0) <= ALPHA))
+
+
+COVERAGE = ("cover bernoulli two-sided", "cover bernoulli greater", "cover bootstrap-t",
+            "cover normal")
 
 
 def run_cell(design: PairDesign, n: int, reps: int, n_resamples: int,
@@ -86,13 +113,23 @@ def run_cell(design: PairDesign, n: int, reps: int, n_resamples: int,
     arr = {k: np.array([r[k] for r in rows]) for k in keys}
     cell: dict[str, Any] = {"design": design.name, "settings": design.__dict__, "n": n,
                             "reps": reps, "null": design.is_null,
-                            "mean_expected_improvement": float(arr["truth"].mean())}
+                            "mean_expected_improvement": float(arr["truth"].mean()),
+                            "median informative pairs": float(np.median(arr["informative"])),
+                            "share no informative pair": float(np.mean(
+                                arr["informative"] == 0))}
     for m in METHODS:
         for alt in ("two-sided", "greater"):
             cell[f"reject {m} {alt}"] = _rate(arr[f"{m} {alt}"])
-    for c in ("cover bootstrap-t", "cover normal"):
+        cell[f"share no pvalue {m}"] = float(np.mean(np.isnan(arr[f"{m} two-sided"])))
+    tested = ~np.isnan(arr["bernoulli two-sided"])
+    cell["reject bernoulli two-sided, tested studies"] = (
+        _rate(arr["bernoulli two-sided"][tested]) if tested.any() else float("nan"))
+    for c in COVERAGE:
+        # coverage among the studies that have an interval; the others reported apart
         v = arr[c]
-        cell[c] = float(np.nanmean(v)) if np.isfinite(v).any() else float("nan")
+        defined = np.isfinite(v)
+        cell[c] = float(v[defined].mean()) if defined.any() else float("nan")
+        cell[f"share no interval {c.removeprefix('cover ')}"] = float(np.mean(~defined))
     return cell
 
 
@@ -127,30 +164,53 @@ def tables(results: dict[str, Any]) -> str:
              f"`{env['commit'][:10]}`, {env['date']}, {results['settings']['n_resamples']} "
              f"Monte Carlo resamples per p-value, {', '.join(map(str, reps))} studies per "
              f"cell; {results['settings']['elapsed_s']:.0f} s on {env['machine']['cpus']} "
-             "shared cores). Rejection rates at alpha = 0.05; MC standard error about 0.011 "
-             "at 400 studies.", ""]
+             "shared cores). Rejection rates at alpha = 0.05 over all studies (a study "
+             "without a p-value does not reject); MC standard error about 0.011 at 400 "
+             "studies. *Informative*: the median number of pairs whose conditional forecast "
+             "differs from P(A) (the others have improvement 0 whatever happens); *none*: "
+             "the share of studies with no informative pair (no test, no Bernoulli "
+             "interval). Coverage is over the studies that have an interval; *no interval*: "
+             "the share of studies whose bootstrap-t interval is undefined (every "
+             "improvement equal).", ""]
     lines += ["### Size (nulls: every pair's expected improvement is exactly 0)", "",
-              "| design | n | Bernoulli (default) | Bernoulli, greater | t | t, greater | "
-              "bootstrap-t | coverage bootstrap-t | coverage normal |",
-              "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+              "| design | n | informative | none | Bernoulli mid-p (default) | "
+              "Bernoulli, tested studies | Bernoulli, greater | Bernoulli, ties in full | t | "
+              "t, greater | bootstrap-t | coverage Bernoulli (default) | coverage Bernoulli, "
+              "greater | coverage bootstrap-t | no interval | coverage normal |",
+              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- "
+              "| --- | --- | --- |"]
     for c in cells:
         if c["null"]:
             lines.append(
-                f"| {c['design']} | {c['n']} | {_f(c['reject bernoulli two-sided'])} | "
-                f"{_f(c['reject bernoulli greater'])} | {_f(c['reject t two-sided'])} | "
-                f"{_f(c['reject t greater'])} | {_f(c['reject bootstrap-t two-sided'])} | "
-                f"{_f(c['cover bootstrap-t'])} | {_f(c['cover normal'])} |")
+                f"| {c['design']} | {c['n']} | {c['median informative pairs']:g} | "
+                f"{_f(c['share no informative pair'])} | "
+                f"{_f(c['reject bernoulli two-sided'])} | "
+                f"{_f(c['reject bernoulli two-sided, tested studies'])} | "
+                f"{_f(c['reject bernoulli greater'])} | "
+                f"{_f(c['reject bernoulli-conservative two-sided'])} | "
+                f"{_f(c['reject t two-sided'])} | {_f(c['reject t greater'])} | "
+                f"{_f(c['reject bootstrap-t two-sided'])} | "
+                f"{_f(c['cover bernoulli two-sided'])} | {_f(c['cover bernoulli greater'])} | "
+                f"{_f(c['cover bootstrap-t'])} | {_f(c['share no interval bootstrap-t'])} | "
+                f"{_f(c['cover normal'])} |")
     lines += ["", "### Power (alternatives with known expected improvement)", "",
-              "| design | n | mean E improvement | Bernoulli (default) | Bernoulli, greater | "
-              "t | t, greater | bootstrap-t | coverage bootstrap-t |",
-              "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+              "| design | n | mean E improvement | informative | Bernoulli mid-p (default) | "
+              "Bernoulli, greater | Bernoulli, ties in full | t | t, greater | bootstrap-t | "
+              "coverage Bernoulli (default) | coverage Bernoulli, greater | "
+              "coverage bootstrap-t | no interval |",
+              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- "
+              "| --- |"]
     for c in cells:
         if not c["null"]:
             lines.append(
                 f"| {c['design']} | {c['n']} | {c['mean_expected_improvement']:+.4f} | "
+                f"{c['median informative pairs']:g} | "
                 f"{_f(c['reject bernoulli two-sided'])} | {_f(c['reject bernoulli greater'])} | "
+                f"{_f(c['reject bernoulli-conservative two-sided'])} | "
                 f"{_f(c['reject t two-sided'])} | {_f(c['reject t greater'])} | "
-                f"{_f(c['reject bootstrap-t two-sided'])} | {_f(c['cover bootstrap-t'])} |")
+                f"{_f(c['reject bootstrap-t two-sided'])} | "
+                f"{_f(c['cover bernoulli two-sided'])} | {_f(c['cover bernoulli greater'])} | "
+                f"{_f(c['cover bootstrap-t'])} | {_f(c['share no interval bootstrap-t'])} |")
     real = results.get("real_file")
     if real:
         lines += ["", f"### The study's file (`{real['file']}`): p-values per category", "",

@@ -68,7 +68,8 @@ def test_hand_computed(small):
 
 def test_bootstrap_t_option(small):
     # the bootstrap-t p-value was the default before issue 14; it is kept as test="bootstrap-t"
-    res = conditional_forecasting(small, rng=0, n_resamples=4999, test="bootstrap-t")
+    res = conditional_forecasting(small, rng=0, n_resamples=4999, test="bootstrap-t",
+                                  ci_method="bootstrap-t")
     assert res.pvalue_method == "bootstrap-t" and res.ci_method == "bootstrap-t"
     row = res.table.iloc[0]
     assert row["pvalue"] == row["pvalue_bootstrap_t"]
@@ -358,32 +359,49 @@ def test_bernoulli_pvalue_against_enumeration():
     q = np.where(df["b_outcome"] == 1, df["p_a_given_b1"], df["p_a_given_b0"])
     m, d = (p_a + q) / 2, p_a - q
     obs = np.mean(2 * d * (m - np.array(a_obs)))
-    greater = less = 0.0
+    above = tied = below = 0.0
     for a in itertools.product([0, 1], repeat=3):
         prob = np.prod(np.where(np.array(a) == 1, m, 1 - m))
         mean = np.mean(2 * d * (m - np.array(a)))
-        greater += prob * (mean >= obs - 1e-12)
-        less += prob * (mean <= obs + 1e-12)
-    for alternative, exact in [("greater", greater), ("less", less),
-                               ("two-sided", min(1.0, 2 * min(greater, less)))]:
+        above += prob * (mean > obs + 1e-12)
+        below += prob * (mean < obs - 1e-12)
+        tied += prob * (abs(mean - obs) <= 1e-12)
+    assert tied > 0.1  # the observed atom is large: mid-p and conservative differ
+    mid = {"greater": above + tied / 2, "less": below + tied / 2}
+    full = {"greater": above + tied, "less": below + tied}
+    for p in (mid, full):
+        p["two-sided"] = min(1.0, 2 * min(p["greater"], p["less"]))
+    for alternative in ("greater", "less", "two-sided"):
         res = conditional_forecasting(df, alternative=alternative, n_resamples=40_000, rng=1)
         assert res.pvalue_method == "bernoulli"
-        assert res.pvalue == pytest.approx(exact, abs=0.01)
-        assert res.table["pvalue_bernoulli"].iloc[0] == pytest.approx(exact, abs=0.01)
+        assert res.pvalue == pytest.approx(mid[alternative], abs=0.01)
+        row = res.table.iloc[0]
+        assert row["pvalue_bernoulli"] == pytest.approx(mid[alternative], abs=0.01)
+        assert row["pvalue_bernoulli_conservative"] == pytest.approx(full[alternative],
+                                                                     abs=0.01)
+        cons = conditional_forecasting(df, alternative=alternative, n_resamples=40_000,
+                                       rng=1, test="bernoulli-conservative")
+        assert cons.pvalue_method == "bernoulli-conservative" and "ties in full" in cons.method
+        assert cons.pvalue == pytest.approx(full[alternative], abs=0.01)
 
 
 @given(st.integers(0, 10_000))
 def test_property_one_sided_bernoulli_pvalues(seed):
-    """Monte Carlo one-sided p-values lie in [1/(B+1), 1], and greater + less >= 1 (both
-    count the ties); the two-sided one is twice the smaller."""
+    """Monte Carlo one-sided mid-p values lie in [0.5/(B+1), 1] and greater + less = 1;
+    counting ties in full, in [1/(B+1), 1] with greater + less >= 1; the two-sided one is
+    twice the smaller."""
     df = coherent_pairs(10, np.random.default_rng(seed))
     kw = {"n_resamples": 199}
-    g = conditional_forecasting(df, alternative="greater", rng=3, **kw).pvalue
-    s = conditional_forecasting(df, alternative="less", rng=3, **kw).pvalue
-    two = conditional_forecasting(df, rng=3, **kw).pvalue
-    assert 1 / 200 <= g <= 1 and 1 / 200 <= s <= 1
-    assert g + s >= 1 - 1e-12
-    assert two == pytest.approx(min(1.0, 2 * min(g, s)))
+    for test, low in (("bernoulli", 0.5 / 200), ("bernoulli-conservative", 1 / 200)):
+        g = conditional_forecasting(df, alternative="greater", rng=3, test=test, **kw).pvalue
+        s = conditional_forecasting(df, alternative="less", rng=3, test=test, **kw).pvalue
+        two = conditional_forecasting(df, rng=3, test=test, **kw).pvalue
+        assert low <= g <= 1 and low <= s <= 1
+        if test == "bernoulli":
+            assert g + s == pytest.approx(1.0)
+        else:
+            assert g + s >= 1 - 1e-12
+        assert two == pytest.approx(min(1.0, 2 * min(g, s)))
 
 
 def test_validation_alternative(small):
