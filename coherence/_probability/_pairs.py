@@ -444,13 +444,15 @@ def _bernoulli_ci(null: _BernoulliNull | None, confidence_level: float,
     crossings = np.sort(np.concatenate(null.crossings()))
     b = null.n_resamples
     low, high = -math.inf, math.inf
+    # a p-value equal to the tail level rejects (p <= alpha), whatever the rounding of
+    # 1 - confidence_level: thresholds on the integer scale 2 (B + 1) p, rounded
     if lo_tail > 0:
-        # accepted where N(lam) > 2 tail (B + 1) - 1: from the k-th smallest crossing on
-        k = math.floor(2.0 * lo_tail * (b + 1) - 1.0) + 1
+        # accepted where N(lam) + 1 > thr: from the floor(thr)-th smallest crossing on
+        k = math.floor(round(2.0 * lo_tail * (b + 1), 9))
         low = null.mean(-math.inf if k <= 0 else float(crossings[k - 1]))
     if hi_tail > 0:
-        # accepted where N(lam) < 2B + 1 - 2 tail (B + 1): below the j-th smallest crossing
-        j = math.ceil(2.0 * b + 1.0 - 2.0 * hi_tail * (b + 1))
+        # accepted where 2B + 1 - N(lam) > thr: below the j-th smallest crossing
+        j = math.ceil(round(2.0 * b + 1.0 - 2.0 * hi_tail * (b + 1), 9))
         high = null.mean(math.inf if j > 2 * b else float(crossings[j - 1]))
     return low, high
 

@@ -460,3 +460,130 @@ def test_size_on_independent_realistic_nulls_fast():
         assert hits <= 8, (design.name, hits)
         total += hits
     assert total >= 2  # P(Binomial(240, 0.05) <= 1) < 1e-4: not a test that never rejects
+
+
+# --------------------------------------------------------------------------- the Bernoulli interval
+def _random_null(seed: int):
+    """A small random group (some pairs not updating) and its Bernoulli null draws."""
+    from coherence._probability._pairs import _bernoulli_null
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 16))
+    p_a = rng.uniform(0.01, 0.99, n)
+    q = np.where(rng.random(n) < 0.3, p_a, rng.uniform(0.0, 1.0, n))
+    a = (rng.random(n) < rng.uniform(0.02, 0.98)).astype(float)
+    x = (p_a - a) ** 2 - (q - a) ** 2
+    return p_a, q, x, _bernoulli_null(p_a, q, x, int(rng.integers(5, 200)), rng)
+
+
+def _bisection_interval(null, confidence_level, alternative):
+    """Brute-force reference: bisection on the tilt, evaluating the mid-p values at each
+    step (the production code reads the ends off sorted crossing points instead)."""
+    import math
+
+    from coherence._probability._pairs import _one_sided_level
+
+    lo_tail, hi_tail = _one_sided_level(confidence_level, alternative)
+    big = 60.0 / float(np.abs(null.d).min())
+
+    def accepted(lam, k, tail):  # p <= alpha rejects, up to the rounding of 1 - level
+        return null.sides(lam)[k] > tail + 1e-12
+
+    def end(tail, lower):
+        k = 0 if lower else 1
+        if accepted(-big if lower else big, k, tail):
+            return null.mean(-math.inf if lower else math.inf)
+        a, b = -big, big  # lower: a rejected, b accepted; upper: a accepted, b rejected
+        for _ in range(300):
+            mid = (a + b) / 2
+            if accepted(mid, k, tail) == lower:
+                b = mid
+            else:
+                a = mid
+        return null.mean(b if lower else a)
+
+    return (end(lo_tail, True) if lo_tail else -np.inf,
+            end(hi_tail, False) if hi_tail else np.inf)
+
+
+@given(st.integers(0, 10_000))
+def test_property_bernoulli_interval_against_bisection(seed):
+    from coherence._probability._pairs import _bernoulli_ci
+
+    null = _random_null(seed)[3]
+    if null is None:
+        return
+    for alternative, level in (("two-sided", 0.95), ("greater", 0.9), ("less", 0.8)):
+        got = _bernoulli_ci(null, level, alternative)
+        want = _bisection_interval(null, level, alternative)
+        np.testing.assert_allclose(got, want, atol=1e-9)
+        # within the possible range of the mean expected improvement
+        assert null.mean(-np.inf) - 1e-12 <= got[0] <= got[1] <= null.mean(np.inf) + 1e-12 \
+            or not np.isfinite(got).all()
+
+
+@given(st.integers(0, 10_000))
+def test_property_bernoulli_interval_is_dual_to_the_default_pvalue(seed):
+    """0 lies outside the default interval exactly when the default p-value is at most
+    1 - confidence_level, for each alternative (same draws)."""
+    p_a, q, x, _ = _random_null(seed)
+    df = pd.DataFrame({"category": "c", "p_a": p_a, "p_a_given_b1": q, "p_a_given_b0": q,
+                       "a_outcome": 0, "b_outcome": 1})
+    # a_outcome that reproduces x: Delta = 2 d (m - a)
+    d, m = p_a - q, (p_a + q) / 2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        a = np.where(d != 0, np.round(m - x / (2 * d)), 0)
+    df["a_outcome"] = a.astype(int)
+    if not (d != 0).any():
+        return
+    for alternative in ("two-sided", "greater", "less"):
+        res = conditional_forecasting(df, alternative=alternative, n_resamples=99, rng=seed)
+        assert res.ci_method == "bernoulli" and "bernoulli interval" in res.method
+        ci = res.confidence_interval
+        excluded = ci.low > 0 or ci.high < 0
+        assert excluded == (res.pvalue <= 0.05), (alternative, res.pvalue, ci)
+        if alternative == "greater":
+            assert ci.high == np.inf
+        elif alternative == "less":
+            assert ci.low == -np.inf
+
+
+def test_bernoulli_interval_options_and_columns(small):
+    res = conditional_forecasting(small, rng=0, n_resamples=999)
+    row = res.table.iloc[0]
+    assert res.ci_method == "bernoulli"
+    assert (row["ci_low"], row["ci_high"]) == (row["ci_low_bernoulli"], row["ci_high_bernoulli"])
+    assert row["ci_low"] < row["mean_improvement"] < row["ci_high"]
+    old = conditional_forecasting(small, rng=0, n_resamples=999, ci_method="bootstrap-t")
+    assert old.ci_method == "bootstrap-t" and "bootstrap-t interval" in old.method
+    assert old.table["ci_low"].iloc[0] == old.table["ci_low_bootstrap_t"].iloc[0]
+    # a group in which no pair updates has no Bernoulli test and no Bernoulli interval
+    flat = small.assign(p_a_given_b1=small["p_a"], p_a_given_b0=small["p_a"])
+    with pytest.warns(DegenerateDataWarning):
+        frame = conditional_forecasting(flat, rng=0, n_resamples=99).table
+    assert frame[["ci_low_bernoulli", "ci_high_bernoulli"]].isna().all().all()
+
+
+def test_bernoulli_interval_coverage_fast():
+    """Alternatives of the independent generator on which the bootstrap-t interval covers
+    0.26-0.78 (rare A, docs/validation_pairs.md): the default interval covers the true mean
+    expected improvement. 60 studies per design."""
+    from benchmarks.pairs_designs import PairDesign, draw_study, improvement
+    from coherence._probability._pairs import _bernoulli_ci, _bernoulli_null
+
+    rng = np.random.default_rng(140)
+    for design, n in [(PairDesign("rare", "rare", "strong", "coherent"), 14),
+                      (PairDesign("rare", "balanced", "strong", "coherent"), 30),
+                      (PairDesign("balanced", "balanced", "strong", "coherent"), 30)]:
+        hits = studies = 0
+        for _ in range(60):
+            s = draw_study(design, n, rng)
+            x = improvement(s)
+            q = np.where(s["b_outcome"] == 1, s["p_a_given_b1"], s["p_a_given_b0"])
+            null = _bernoulli_null(s["p_a"], q, x, 199, rng)
+            if null is None:
+                continue
+            lo, hi = _bernoulli_ci(null, 0.95, "two-sided")
+            studies += 1
+            hits += bool(lo <= s["expected"].mean() <= hi)
+        assert studies >= 50 and hits >= studies - 6, (design.name, hits, studies)
