@@ -255,6 +255,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--n-resamples", type=int, default=199)
     parser.add_argument("--seed", type=int, default=20261)
     parser.add_argument("--ns", type=int, nargs="*", default=list(NS))
+    parser.add_argument("--only", nargs="*", default=None,
+                        help="run only the designs whose name contains one of these strings")
+    parser.add_argument("--merge", action="store_true",
+                        help="replace the cells run in the existing JSON, keep the others")
     parser.add_argument("--out", type=Path, default=RESULTS)
     parser.add_argument("--tables", action="store_true",
                         help="only rewrite the docs block from the JSON")
@@ -264,25 +268,40 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     one_thread()
     t0 = time.perf_counter()
-    rng = np.random.default_rng(args.seed)
-    cells = []
-    for design in [*null_designs(), *alternative_designs()]:
+    env = environment()
+    designs = [*null_designs(), *alternative_designs()]
+    old: list[dict[str, Any]] = []
+    if args.merge and args.out.exists():
+        old = json.loads(args.out.read_text())["cells"]
+    ran: list[dict[str, Any]] = []
+    for index, design in enumerate(designs):
+        if args.only and not any(part in design.name for part in args.only):
+            continue
         for n in args.ns:
+            # every cell has its own stream: a cell reruns alone (--only) to the same figures
+            rng = np.random.default_rng([args.seed, index, n])
+            t_cell = time.perf_counter()
             cell = run_cell(design, n, args.reps, args.n_resamples, rng)
-            cells.append(cell)
+            cell.update({"commit": env["commit"], "elapsed_s": time.perf_counter() - t_cell})
+            ran.append(cell)
             print(f"{cell['design']}, n = {n}: Bernoulli "
                   f"{cell['reject bernoulli two-sided']:.3f}, t {cell['reject t two-sided']:.3f}"
                   f", bootstrap-t {cell['reject bootstrap-t two-sided']:.3f}", flush=True)
-            results = {"environment": environment(),
-                       "settings": {"reps": args.reps, "n_resamples": args.n_resamples,
-                                    "seed": args.seed, "alpha": ALPHA,
-                                    "elapsed_s": time.perf_counter() - t0},
-                       "cells": cells, "real_file": None}
-            args.out.parent.mkdir(parents=True, exist_ok=True)
-            args.out.write_text(json.dumps(results, indent=1, default=float) + "\n")
-    results["real_file"] = real_file()
+    done = {(c["design"], c["n"]) for c in ran}
+    cells = [c for c in old if (c["design"], c["n"]) not in done] + ran
+    order = {d.name: i for i, d in enumerate(designs)}
+    cells.sort(key=lambda c: (order.get(c["design"], len(order)), c["n"]))
+    results = {"environment": env,
+               "settings": {"reps": args.reps, "n_resamples": args.n_resamples,
+                            "seed": args.seed, "alpha": ALPHA,
+                            "elapsed_s": sum(c.get("elapsed_s", 0.0) for c in cells),
+                            "this_run_s": time.perf_counter() - t0,
+                            "merged": bool(old)},
+               "cells": cells, "real_file": real_file()}
+    args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(results, indent=1, default=float) + "\n")
-    write_tables(results)
+    if args.out == RESULTS:
+        write_tables(results)
     return 0
 
 
