@@ -333,13 +333,13 @@ class _BernoulliNull:
             with np.errstate(divide="ignore"):
                 lam = (logit(self.m) - logit(u)) / (2.0 * self.d)
             order = np.argsort(lam, axis=1)
-            lam = np.take_along_axis(lam, order, axis=1)
             path = start + np.cumsum(w[order], axis=1)
+            rows = np.arange(lam.shape[0])
             for out, hit, at_start in (
                     (reach, path >= self.observed - tol, start >= self.observed - tol),
                     (passes, path > self.observed + tol, start > self.observed + tol)):
-                first = np.argmax(hit, axis=1)
-                c = np.where(hit.any(axis=1), lam[np.arange(lam.shape[0]), first], np.inf)
+                first = order[rows, np.argmax(hit, axis=1)]  # the pair whose jump gets there
+                c = np.where(hit[:, -1], lam[rows, first], np.inf)
                 out.append(np.full(lam.shape[0], -np.inf) if at_start else c)
         return np.concatenate(reach), np.concatenate(passes)
 
