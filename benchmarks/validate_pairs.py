@@ -164,6 +164,59 @@ def _f(v: float) -> str:
     return "" if v != v else f"{v:.3f}"
 
 
+def _band(values: list[float]) -> str:
+    v = np.array(values, dtype=float)
+    inside = int(np.sum((v >= 0.03) & (v <= 0.07)))
+    return (f"{inside}/{v.size} in [0.03, 0.07] (range {v.min():.3f}-{v.max():.3f}; "
+            f"{int(np.sum(v < 0.03))} below, {int(np.sum(v > 0.07))} above)")
+
+
+def _lowest(cells: list[dict[str, Any]], key: str) -> str:
+    v = np.array([c[key] for c in cells], dtype=float)
+    v = v[np.isfinite(v)]
+    return f"min {v.min():.3f}, {int(np.sum(v < 0.93))}/{v.size} cells below 0.93"
+
+
+def summary(results: dict[str, Any]) -> str:
+    """Headline figures over the matrix, computed from the JSON."""
+    cells = results["cells"]
+    nulls = [c for c in cells if c["null"]]
+    some = [c for c in nulls if c["median informative pairs"] >= 3]
+    few = [c for c in nulls if c["median informative pairs"] < 3]
+    lines = ["### Summary", "",
+             f"Size at alpha = 0.05, two-sided, over the {len(nulls)} null cells; "
+             f"{len(some)} cells whose median study has at least 3 informative pairs, "
+             f"{len(few)} (strong relatedness, where most null updates would leave [0, 1] "
+             "and fall back to no update) with fewer:", "",
+             "| test | cells with >= 3 informative pairs | cells with fewer |",
+             "| --- | --- | --- |"]
+    for label, key in (("Bernoulli mid-p (default)", "reject bernoulli two-sided"),
+                       ("Bernoulli mid-p, greater", "reject bernoulli greater"),
+                       ("Bernoulli, ties in full (earlier default)",
+                        "reject bernoulli-conservative two-sided"),
+                       ("t", "reject t two-sided"), ("t, greater", "reject t greater"),
+                       ("bootstrap-t", "reject bootstrap-t two-sided")):
+        lines.append(f"| {label} | {_band([c[key] for c in some])} | "
+                     f"{_band([c[key] for c in few])} |")
+    lines += ["", "Coverage of the 95% intervals over all cells (studies with an interval):",
+              "", "| interval | target | coverage |", "| --- | --- | --- |"]
+    for label, key, target in (
+            ("Bernoulli (default)", "cover bernoulli two-sided | b", "given b"),
+            ("Bernoulli, greater", "cover bernoulli greater | b", "given b"),
+            ("Bernoulli (default)", "cover bernoulli two-sided", "mean over B"),
+            ("bootstrap-t (earlier default)", "cover bootstrap-t | b", "given b"),
+            ("bootstrap-t (earlier default)", "cover bootstrap-t", "mean over B"),
+            ("normal", "cover normal", "mean over B")):
+        lines.append(f"| {label} | {target} | {_lowest(cells, key)} |")
+    for rate in ("balanced", "rare"):
+        group = [c for c in cells if c["settings"]["b_rate"] == rate]
+        for label, key in (("Bernoulli (default)", "cover bernoulli two-sided"),
+                           ("bootstrap-t (earlier default)", "cover bootstrap-t")):
+            lines.append(f"| {label} | mean over B, B {rate} | {_lowest(group, key)} |")
+    lines.append("")
+    return "\n".join(lines)
+
+
 def tables(results: dict[str, Any]) -> str:
     env = results["environment"]
     cells = results["cells"]
@@ -182,6 +235,7 @@ def tables(results: dict[str, Any]) -> str:
              "improvement equal). *Given b*: coverage of the mean expected improvement given "
              "the resolutions B actually had, mean E[Delta_i | b_i], the estimand of a test that "
              "holds B's outcomes fixed; the other coverage columns are of mean E Delta_i.", ""]
+    lines += [summary(results)]
     lines += ["### Size (nulls: every pair's expected improvement is exactly 0)", "",
               "| design | n | informative | none | Bernoulli mid-p (default) | "
               "Bernoulli, tested studies | Bernoulli, greater | Bernoulli, ties in full | t | "
