@@ -600,3 +600,18 @@ def test_bernoulli_interval_coverage_fast():
             studies += 1
             hits += bool(lo <= s[target].mean() <= hi)
         assert studies >= 50 and hits >= studies - 6, (design.name, hits, studies)
+
+
+def test_bernoulli_null_without_the_cache_gives_the_same_figures(monkeypatch):
+    """Large groups regenerate their uniforms from per-chunk seeds instead of keeping them:
+    same p-values and interval as when kept (chunks of a few resamples here)."""
+    import coherence._probability._pairs as mod
+
+    p_a, q, x, _ = _random_null(7)
+    monkeypatch.setattr(mod, "_CHUNK", 3 * p_a.size)
+    kept = mod._bernoulli_all(p_a, q, x, 499, np.random.default_rng(5), 0.95, "two-sided")
+    monkeypatch.setattr(mod, "_CACHE", 0)
+    null = mod._bernoulli_null(p_a, q, x, 499, np.random.default_rng(5))
+    assert null is not None and null.cache is None and len(null.rows) > 100
+    again = mod._bernoulli_all(p_a, q, x, 499, np.random.default_rng(5), 0.95, "two-sided")
+    np.testing.assert_allclose(again, kept, rtol=0, atol=0)
