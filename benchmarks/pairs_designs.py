@@ -16,6 +16,11 @@ linear in a given b, so ``E[Delta | b] = (p - q_b)(p + q_b - 2 alpha_b)`` and
 
     E Delta = sum_b pi_b (p - q_b)(p + q_b - 2 alpha_b).
 
+Two estimands: the mean expected improvement ``theta = mean_i E Delta_i`` (over both
+resolutions) and, given the resolutions B actually had, ``theta_b = mean_i E[Delta_i | b_i]``
+(what a test that holds B's outcomes fixed can see: when B is rare and resolved NO in
+every pair, no data speak to what conditioning on B = 1 would have gained).
+
 "No improvement from conditioning" is ``H0: mean_i E Delta_i = 0`` over the study's
 pairs, the expectation over the resolutions (a, b) of each pair from its true joint.
 It is composite: any joint and any stated p are allowed. Two null forecasters are
@@ -104,7 +109,8 @@ def _joint(design: PairDesign, n: int, rng: np.random.Generator):
 
 def draw_study(design: PairDesign, n: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
     """One study of ``n`` pairs: the stated numbers, the resolutions and, per pair, the
-    exact expected improvement ``expected`` (``E Delta_i`` under the true joint)."""
+    exact expected improvement ``expected`` (``E Delta_i`` under the true joint) and
+    ``expected_given_b`` (``E[Delta_i | b_i]``, given the resolution B actually had)."""
     alpha, pi, a1, a0 = _joint(design, n, rng)
     bias = 0.7 if design.a_rate == "rare" else 0.0
     p = _expit(_logit(alpha) + bias + rng.normal(0.0, 0.5, n))
@@ -126,8 +132,9 @@ def draw_study(design: PairDesign, n: int, rng: np.random.Generator) -> dict[str
     b = (rng.random(n) < pi).astype(np.int64)
     a = (rng.random(n) < np.where(b == 1, a1, a0)).astype(np.int64)
     expected = pi * (p - q1) * (p + q1 - 2 * a1) + (1 - pi) * (p - q0) * (p + q0 - 2 * a0)
+    given_b = np.where(b == 1, (p - q1) * (p + q1 - 2 * a1), (p - q0) * (p + q0 - 2 * a0))
     return {"p_a": p, "p_a_given_b1": q1, "p_a_given_b0": q0, "a_outcome": a,
-            "b_outcome": b, "expected": expected}
+            "b_outcome": b, "expected": expected, "expected_given_b": given_b}
 
 
 def improvement(study: dict[str, np.ndarray]) -> np.ndarray:
