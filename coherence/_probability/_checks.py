@@ -203,7 +203,7 @@ def frequentist_violation(checker: str, forecasts: Any, *, beta: float = 1e-3,
     ----------
     checker : str
         One of :data:`CHECKERS` (or the authors' class name, e.g. ``'CondChecker'``).
-    forecasts : array_like of shape (n_tuples, n_questions)
+    forecasts : 2-d array_like (a row per tuple, a column per question)
         One row per tuple, the columns in the order of ``CHECKERS[checker]``.
     beta : float > 0, default 1e-3
         Regulariser added to the variance in the denominator.
@@ -434,7 +434,7 @@ def arbitrage_violation(checker: str, forecasts: Any, *, definition: str = "pape
     ----------
     checker : str
         One of :data:`CHECKERS` (or the authors' class name, e.g. ``'CondChecker'``).
-    forecasts : array_like of shape (n_tuples, n_questions)
+    forecasts : 2-d array_like (a row per tuple, a column per question)
         One row per tuple, the columns in the order of ``CHECKERS[checker]``.
     definition : {'paper', 'code'}, default 'paper'
         ``'paper'``: the exact max-min value over the logically possible worlds.
