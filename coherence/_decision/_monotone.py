@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .._resampling import group_codes, monte_carlo_pvalue
+from .._resampling import MC_TIE_RTOL, group_codes, monte_carlo_pvalue
 from .._results import CoherenceResult, ConfidenceInterval, Summary
 from .._rng import RNGLike, check_rng
 from .._validation import (
@@ -371,7 +371,8 @@ def min_pvalue(observed: np.ndarray, null: np.ndarray) -> float:
 
     ``observed`` (2,) and ``null`` (B, 2) hold two statistics on the data and on the
     same B null resamples. Each resample's p-values are its ranks in the null
-    distributions, :math:`p_{bk} = (1 + \#\{b' : T_{b'k} \ge T_{bk}\}) / (1 + B)`,
+    distributions, :math:`p_{bk} = \#\{b' \in \{0, \dots, B\} : T_{b'k} \ge T_{bk}\} /
+    (1 + B)` over the observed statistic (:math:`b' = 0`) and the draws,
     and the p-value is :math:`(1 + \#\{b : \min_k p_{bk} \le \min_k p_k\}) / (1 + B)`
     with :math:`p_k` the observed statistics' Monte Carlo p-values: exact whenever
     the resamples are exchangeable with the data, whatever the two statistics'
@@ -383,9 +384,12 @@ def min_pvalue(observed: np.ndarray, null: np.ndarray) -> float:
     for k in range(2):
         col = null[:, k]
         order = np.sort(col)
-        tol = 1e-9 * np.maximum(1.0, np.abs(col))
-        # for every draw, how many draws are >= it (itself included)
-        p_draws[:, k] = (1.0 + n - np.searchsorted(order, col - tol, side="left")) / (1.0 + n)
+        tol = MC_TIE_RTOL * np.maximum(1.0, np.abs(col))
+        # a draw's p-value is its rank among all B + 1 statistics, the observed one
+        # included, exactly as the observed statistic's is: the B + 1 are exchangeable
+        at_least = n - np.searchsorted(order, col - tol, side="left")  # itself included
+        at_least = at_least + (float(observed[k]) >= col - tol)
+        p_draws[:, k] = at_least / (1.0 + n)
     return monte_carlo_pvalue(-p_draws.min(axis=1), -p_obs)
 
 
