@@ -173,8 +173,8 @@ def _ci_test_iv(data: Any, belief: Any, action: Any, outcome: Any, evidence: Any
     if not (isinstance(k, str) and k == "auto"):
         k = check_int(k, "k", _OWNER, low=1, high=n - 1)
     p = probability_column(df, belief, owner=_OWNER)
-    a, _ = label_column(df, action, owner=_OWNER)
-    y, y_labels = label_column(df, outcome, owner=_OWNER)
+    a, _ = label_column(df, action, owner=_OWNER, discrete=True)
+    y, y_labels = label_column(df, outcome, owner=_OWNER, discrete=True)
     groups = (np.arange(n, dtype=np.int64) if group is None
               else group_codes(df, group, owner=_OWNER))
     ev_disc, ev_cont = _evidence_arrays(df, evidence)
@@ -469,6 +469,12 @@ def _model_bias(prep: Prepared, k: int, belief: np.ndarray, ev_cont: np.ndarray,
         sims[b] = estimate(Prepared(n=n, cont=prep.cont, disc=disc), k)
     sims = sims[np.isfinite(sims)]
     return float(np.mean(sims) - theta) if sims.size else float("nan")
+
+
+def _warn_undefined(statistic: float) -> None:
+    warnings.warn("ci_test: the estimate is undefined (no row has a neighbour with its "
+                  "discrete values, e.g. every row alone in its evidence stratum); the "
+                  "statistic and the interval are NaN.", DegenerateDataWarning, stacklevel=4)
 
 
 def _estimates_on(prep: Prepared, k: int, rows: np.ndarray, offsets: np.ndarray) -> np.ndarray:
@@ -791,6 +797,11 @@ def _ci_test(design: _Design, opt: dict[str, Any], gen: np.random.Generator) -> 
         rows, offsets = cluster_resample_rows(groups, cluster_draws(n_groups, B, gen))
         boot = _estimates_on(prep, k, rows, offsets)
         low, high = percentile_interval(boot, level)
+        if not np.isfinite(statistic):
+            # resamples duplicate rows, which gives every row a neighbour: their
+            # estimates exist where the data's does not; no interval for it
+            _warn_undefined(statistic)
+            low = high = float("nan")
         return CITestResult(
             statistic=statistic, pvalue=np.nan,
             confidence_interval=ConfidenceInterval(low, high, level),
@@ -841,6 +852,8 @@ def _ci_test(design: _Design, opt: dict[str, Any], gen: np.random.Generator) -> 
         rows, offsets = cluster_resample_rows(groups, cluster_draws(n_groups, B, gen))
         res = _estimates_on(prep, k, rows, offsets)
         low, high = percentile_interval(res, level)
+        if not np.isfinite(statistic):  # see method='bootstrap' above
+            low = high = float("nan")
     else:
         m = max(2, n_groups // 2)
         draws = [gen.permutation(n_groups)[:m] for _ in range(B)]
@@ -864,6 +877,8 @@ def _ci_test(design: _Design, opt: dict[str, Any], gen: np.random.Generator) -> 
             low, high = centre - scale * d_high, centre - scale * d_low
         else:
             low = high = float("nan")
+    if not np.isfinite(statistic):
+        pvalue = low = high = float("nan")
     return CITestResult(
         statistic=statistic, pvalue=pvalue,
         confidence_interval=ConfidenceInterval(float(low), float(high), level),

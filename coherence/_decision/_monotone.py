@@ -458,7 +458,7 @@ def _monotonicity_test_iv(data: Any, belief: Any, action: Any, group: Any, pairs
     if len(set(clean)) != len(clean):
         raise ValueError(param_error("pairs", _OWNER, "free of duplicate pairs", pairs))
     b = probability_column(df, belief, owner=_OWNER)
-    codes, labels = label_column(df, action, owner=_OWNER)
+    codes, labels = label_column(df, action, owner=_OWNER, discrete=True)
     groups = (np.arange(len(df), dtype=np.int64) if group is None
               else group_codes(df, group, owner=_OWNER))
     return (b, codes, labels, groups, group, tuple(clean), n_bins, direction, p_adjust, method,
