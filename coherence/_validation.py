@@ -125,7 +125,7 @@ def check_instance(value: Any, name: str, owner: str, types: type | tuple[type, 
                    rule: str) -> Any:
     """``value`` if it is an instance of ``types``; else ``TypeError`` stating ``rule``."""
     if not isinstance(value, types):
-        raise TypeError(param_error(name, owner, rule, f"a {type(value).__name__}"))
+        raise TypeError(param_error(name, owner, rule, type(value).__name__))
     return value
 
 
