@@ -30,15 +30,14 @@ __all__ = [
     "binary_column",
     "case_collisions",
     "check_case_distinct",
-    "check_columns_arg",
-    "check_instance",
-    "flag_column",
     "check_choice",
+    "check_columns_arg",
     "check_float",
     "check_int",
     "check_resampling",
     "column_error",
     "finite_column",
+    "flag_column",
     "label_column",
     "list_like_strings",
     "no_missing",
@@ -119,14 +118,6 @@ def unique_columns(df: pd.DataFrame, *, name: str = "data", owner: str = "this f
         f"duplicated column {', '.join(repr(c) for c in dup[:MAX_ROWS_SHOWN])}"
         f"{', ...' if len(dup) > MAX_ROWS_SHOWN else ''} "
         "(rename or drop the copies, e.g. df.loc[:, ~df.columns.duplicated()])"))
-
-
-def check_instance(value: Any, name: str, owner: str, types: type | tuple[type, ...],
-                   rule: str) -> Any:
-    """``value`` if it is an instance of ``types``; else ``TypeError`` stating ``rule``."""
-    if not isinstance(value, types):
-        raise TypeError(param_error(name, owner, rule, type(value).__name__))
-    return value
 
 
 def check_columns_arg(value: Any, name: str, owner: str) -> tuple[str, ...]:
@@ -352,9 +343,7 @@ def flag_column(df: pd.DataFrame, column: str, *, owner: str | None = None,
     for i, v in enumerate(values):
         if isna[i]:
             continue
-        if isinstance(v, bool | np.bool_):
-            out[i] = bool(v)
-        elif isinstance(v, numbers.Real) and v in (0, 1):
+        if isinstance(v, bool | np.bool_) or (isinstance(v, numbers.Real) and v in (0, 1)):
             out[i] = bool(v)
         elif isinstance(v, str) and v.strip().casefold() in _TRUE | _FALSE:
             out[i] = v.strip().casefold() in _TRUE

@@ -18,8 +18,8 @@ from .._validation import (
     column_error,
     no_missing,
     numeric_column,
-    probability_column,
     param_error,
+    probability_column,
     require_columns,
 )
 from .._warnings import DegenerateDataWarning

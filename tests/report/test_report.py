@@ -215,7 +215,8 @@ def test_cell_without_reference_prompt_records_an_error(small):
     frame = rep.to_frame().set_index(["model", "test"])
     assert frame.loc[("a", "ci"), "error"] == ""
     assert frame.loc[("a", "ci"), "n_obs"] == (small["prompt"] == "standard").sum()
-    assert re.search(r"no row of this cell has prompt = 'standard'", frame.loc[("b", "ci"), "error"])
+    error = frame.loc[("b", "ci"), "error"]
+    assert re.search(r"no row of this cell has prompt = 'standard'", error)
     assert np.isnan(frame.loc[("b", "ci"), "pvalue"])
 
 
