@@ -17,7 +17,7 @@ from typing import Any
 
 import pandas as pd
 
-from coherence._validation import param_error
+from coherence._validation import param_error, unique_columns
 
 __all__ = ["PHRASE_NETWORKS", "PhraseTable", "describe", "phrase_table", "question"]
 
@@ -235,6 +235,7 @@ def describe_rows(evidence: pd.DataFrame, phrases: Any = None) -> pd.Series:
         raise TypeError(param_error("evidence", "describe_rows", "a pandas DataFrame (one "
                                     "column per evidence variable)",
                                     type(evidence).__name__))
+    unique_columns(evidence, name="evidence", owner="describe_rows")
     table = as_table(phrases, [str(c) for c in evidence.columns], "describe")
     cols = [str(c) for c in evidence.columns]
     values = evidence.to_numpy(dtype=object)

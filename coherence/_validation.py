@@ -41,6 +41,7 @@ __all__ = [
     "label_column",
     "list_like_strings",
     "no_missing",
+    "nonempty",
     "numeric_column",
     "param_error",
     "probability_array",
@@ -106,6 +107,15 @@ def as_dataframe(data: Any, *, name: str = "data", owner: str = "this function")
                                     type(data).__name__)) from exc
     unique_columns(df, name=name, owner=owner)
     return df
+
+
+def nonempty(df: pd.DataFrame, *, name: str = "data", owner: str = "this function") -> None:
+    """Raise ``ValueError`` for a table without rows (a header-only CSV, a filter that
+    matched nothing): a statistic of nothing is not an answer."""
+    if len(df) == 0:
+        cols = ", ".join(str(c) for c in list(df.columns)[:20])
+        raise ValueError(param_error(name, owner, "a table with at least one row",
+                                     f"0 rows (columns: {cols or 'none'})"))
 
 
 def unique_columns(df: pd.DataFrame, *, name: str = "data", owner: str = "this function") -> None:
@@ -309,9 +319,12 @@ def label_column(
     """
     no_missing(df, column, owner=owner)
     s = df[column]
-    if discrete and pd.api.types.is_float_dtype(s.dtype):
-        values = s.to_numpy(dtype=np.float64, na_value=np.nan)
-        bad = np.flatnonzero(~np.isfinite(values) | (values != np.round(values)))
+    if discrete and (pd.api.types.is_float_dtype(s.dtype)
+                     or pd.api.types.is_object_dtype(s.dtype)):
+        values = s.to_numpy(dtype=object)
+        bad = np.flatnonzero([isinstance(v, float | np.floating)
+                              and not (np.isfinite(v) and float(v).is_integer())
+                              for v in values])
         if len(bad):
             raise _bad(column, "hold class labels (strings, bools or integers); got "
                        "non-integer numbers, a continuous column", df.index, bad, values, owner)

@@ -32,6 +32,7 @@ from .._validation import (
     check_columns_arg,
     check_int,
     label_column,
+    nonempty,
     param_error,
     probability_column,
     require_columns,
@@ -203,9 +204,7 @@ def _report_iv(
     if (action in df.columns) != (outcome in df.columns):
         missing = action if action not in df.columns else outcome
         require_columns(df, {"action" if missing == action else "outcome": missing}, owner=owner)
-    if len(df) == 0:
-        raise ValueError(param_error("data", owner, "a table with at least one row",
-                                     f"0 rows (columns: {', '.join(map(str, df.columns))})"))
+    nonempty(df, owner=owner)
     # validate the shared columns once, at the door, so a bad table fails with one
     # clear error instead of one recorded error per test and cell
     p = probability_column(df, belief, owner=owner)

@@ -29,6 +29,7 @@ from .._validation import (
     finite_column,
     flag_column,
     no_missing,
+    nonempty,
     param_error,
     probability_column,
     require_columns,
@@ -294,6 +295,7 @@ def _key_event_recall_iv(
     require_columns(hdf, {"question": question, "event": event, "title": title,
                           "magnitude": magnitude, "confidence": confidence}, owner=owner)
     no_missing(fdf, [by, question], owner=owner)
+    nonempty(hdf, name="hindsight_events", owner=owner)
     no_missing(hdf, [question, event], owner=owner)
     if is_outcome is not None and is_outcome in hdf.columns:
         # 'False', '0', 'no' from a CSV are false (never astype(bool)); blank is false

@@ -32,6 +32,7 @@ from .._validation import (
     check_int,
     column_error,
     no_missing,
+    nonempty,
     param_error,
     probability_column,
     require_columns,
@@ -431,8 +432,7 @@ def _prepare(df: pd.DataFrame, *, by: str, question: str, probability: str | Non
             by, f"not use the name {POOLED!r}, which labels the pooled row",
             list(df.index[pooled]), owner=_OWNER))
     df, n_stale = _latest(df, by, question, timestamp)
-    if len(df) == 0:
-        raise ValueError(f"{_OWNER}: the forecast table has no rows.")
+    nonempty(df, name="forecasts", owner=_OWNER)
     if options is not None:
         probs = np.column_stack([probability_column(df, o, owner=_OWNER) for o in options])
         sums = probs.sum(axis=1)

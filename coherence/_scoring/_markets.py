@@ -17,6 +17,7 @@ from .._validation import (
     check_float,
     column_error,
     no_missing,
+    nonempty,
     numeric_column,
     param_error,
     probability_column,
@@ -190,6 +191,7 @@ def market_alignment(events: Any, prices: Any, *, window_days: float = 3.0,
                             confidence=confidence)
     pdf = as_dataframe(prices, name="prices", owner=owner)
     require_columns(pdf, {"price_date": price_date, "price": price}, owner=owner)
+    nonempty(pdf, name="prices", owner=owner)
     pv = probability_column(pdf, price, owner=owner)  # prices in cents (40, 55) refused
     pt, pmiss = parse_datetimes(pdf[price_date], pdf.index, price_date, owner)
     no_missing(pdf, price_date, owner=owner, missing=pmiss)

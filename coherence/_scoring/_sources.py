@@ -19,6 +19,7 @@ from .._validation import (
     as_dataframe,
     list_like_strings,
     no_missing,
+    nonempty,
     param_error,
     require_columns,
 )
@@ -143,6 +144,7 @@ def source_precision(citations: Any, reference: Any, *, by: str = "model",
     n_resamples, confidence_level = check_resampling(owner, n_resamples, confidence_level)
     df = as_dataframe(citations, name="citations", owner=owner)
     require_columns(df, {"by": by, "question": question, "sources": sources}, owner=owner)
+    nonempty(df, name="citations", owner=owner)
     no_missing(df, [by, question], owner=owner)
     list_like_strings(df, sources, owner=owner)
     gen = check_rng(rng, owner=owner)
