@@ -343,7 +343,8 @@ def test_data_validation():
         forecast_scores(mc, options=["A", "B"])
     with pytest.raises(ValueError, match=r"Column 'outcome'.*name one of the option columns"):
         forecast_scores(mc.assign(A=0.6, outcome="C"), options=["A", "B"])
-    with pytest.raises(ValueError, match="no rows"):
+    with pytest.raises(ValueError, match=r"The 'forecasts' parameter of forecast_scores must be "
+                       r"a table with at least one row; got '0 rows"):
         forecast_scores(t.iloc[:0])
 
 
