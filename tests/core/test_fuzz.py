@@ -213,10 +213,10 @@ TARGETS: tuple[Target, ...] = (
            context="context", weight=0.5),
     Target("conditional_forecasting", lambda: {"data": _pairs()},
            lambda i: coherence.conditional_forecasting(i["data"], n_resamples=19, rng=0),
-           "data", {"pair": "label", "category": "label", "p_a": "prob",
+           "data", {"category": "label", "p_a": "prob",  # 'pair' is not read
                     "p_a_given_b1": "prob", "p_a_given_b0": "prob", "a_outcome": "binary",
-                    "b_outcome": "binary"}, optional=frozenset({"pair"})),
-    Target("pairs_power", lambda: {"data": _pairs()},
+                    "b_outcome": "binary"}),
+    Target("pairs_power", lambda: {"data": _pairs().assign(category="strong")},  # all read
            lambda i: coherence.pairs_power(i["data"], category="strong", effect=0.05,
                                            n_simulations=20, rng=0),
            "data", {"category": "label", "p_a": "prob", "p_a_given_b1": "prob",
@@ -535,3 +535,9 @@ def test_every_public_table_function_is_fuzzed() -> None:
     public = {n for n in coherence.__all__
               if inspect.isfunction(getattr(coherence, n)) and n not in skipped}
     assert public <= fuzzed, sorted(public - fuzzed)
+
+
+@pytest.mark.parametrize("target", TARGETS, ids=[t.name for t in TARGETS])
+def test_arrow_dtypes_give_the_clean_result(target: Target) -> None:
+    pytest.importorskip("pyarrow")
+    check(target, Mutation("arrow"))  # pragma: no cover - needs pyarrow
