@@ -590,6 +590,9 @@ def ci_test(
     belief, action, outcome : str
         Columns of the stated probability (in [0, 1]), of the action (any
         labels) and of the true state (any labels; 0/1 for ``calibrate``).
+        Labels are classes: a column of non-integer numbers (a continuous
+        measurement) raises ``ValueError`` rather than count as one class per
+        value.
     evidence : sequence of str
         Extra conditioning columns (the "with x" variant). Float columns are
         continuous, all others discrete.
@@ -679,7 +682,9 @@ def ci_test(
         When the action or the outcome is constant, and when no valid
         permutation test exists (every unit alone in its evidence stratum or
         conditioning value, or no row with a neighbour): the p-value is then
-        NaN, never a small number.
+        NaN, never a small number. When the estimate itself is undefined (no
+        row has a neighbour with its discrete values), the statistic and the
+        interval are NaN too, for every ``method`` and ``ci_method``.
 
     Notes
     -----
