@@ -425,15 +425,22 @@ def _rows_with_numbers(res: Any) -> list[tuple[float, float, tuple[float, float]
         out.append((res.statistic, res.pvalue,
                     (ci.low, ci.high) if ci is not None else (np.nan, np.nan)))
     frames = []
-    if hasattr(res, "to_frame"):
+    if hasattr(res, "to_frame") and not isinstance(res, pd.Series):
         frames.append(res.to_frame())
     if isinstance(res, pd.DataFrame):
         frames.append(res)
+    if isinstance(getattr(res, "table", None), pd.DataFrame):
+        frames.append(res.table)  # per pair, per prompt, per category
     for frame in frames:
-        if {"statistic", "pvalue"} <= set(frame.columns):
-            for _, row in frame.iterrows():
-                out.append((row["statistic"], row["pvalue"],
-                            (row.get("ci_low", np.nan), row.get("ci_high", np.nan))))
+        stat = next((c for c in ("statistic", "mean_improvement", "rmse_reference")
+                     if c in frame.columns), None)
+        if stat is None or "pvalue" not in frame.columns:
+            continue
+        low, high = ("ci_low", "ci_high") if stat != "rmse_reference" else (
+            "rmse_reference_ci_low", "rmse_reference_ci_high")
+        for _, row in frame.iterrows():
+            out.append((row[stat], row["pvalue"],
+                        (row.get(low, np.nan), row.get(high, np.nan))))
     return out
 
 
