@@ -32,6 +32,7 @@ from .._validation import (
     check_columns_arg,
     check_int,
     label_column,
+    no_missing,
     nonempty,
     param_error,
     probability_column,
@@ -292,6 +293,7 @@ def _check_reference_prompt(df: pd.DataFrame, prompt: str, reference_prompt: str
     """The reference prompt must label some rows, and prompt labels must not differ
     only in case: the decision tests run on the reference prompt's rows, and a label
     that matches nothing would leave them every prompt's rows, pooled."""
+    no_missing(df, prompt, owner=owner)  # a row without a prompt would be left out silently
     check_case_distinct(df, prompt, owner=owner)
     labels = list(dict.fromkeys(df[prompt].dropna().astype(str)))
     if reference_prompt in labels:

@@ -235,3 +235,12 @@ def test_duplicate_column_names_raise(small):
     with pytest.raises(ValueError, match=r"column names are unique; got .*duplicated column "
                        r"'belief'"):
         report(dup, progress=False, rng=0)
+
+
+def test_row_without_a_prompt_raises(small):
+    # found by the fuzz suite's thorough profile: the row was left out of the decision tests
+    gap = small.assign(prompt=small["prompt"].astype(object))
+    gap.loc[gap.index[4], "prompt"] = None
+    with pytest.raises(ValueError, match=r"Column 'prompt' \(input to report\) must not contain "
+                       r"missing values; 1 offending row \(first: row 4\)"):
+        report(gap, tests=["ci"], progress=False, rng=0)
