@@ -21,6 +21,7 @@ _LAZY: dict[str, str] = {
     "CoherenceWarning": "._warnings",
     "DegenerateDataWarning": "._warnings",
     "NotCalibratedWarning": "._warnings",
+    "SkippedRecordsWarning": "._warnings",
     "SmallSampleWarning": "._warnings",
     "TiesWarning": "._warnings",
     # the main job
@@ -90,6 +91,7 @@ _LAZY: dict[str, str] = {
     "PairsResult": "._probability._pairs",
     "conditional_forecasting": "._probability._pairs",
     "pairs_power": "._probability._power",
+    "attach_outcomes": "._probability._pairs_io",
     "read_pairs": "._probability._pairs_io",
 }
 
@@ -130,7 +132,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         random_forest_baseline,
     )
     from ._probability._pairs import PAIRS_COLUMNS, PairsResult, conditional_forecasting
-    from ._probability._pairs_io import read_pairs
+    from ._probability._pairs_io import attach_outcomes, read_pairs
     from ._probability._power import PairsPowerResult, pairs_power
     from ._report._registry import TEST_NAMES
     from ._report._run import CoherenceReport, ReportCell, report
@@ -160,6 +162,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         CoherenceWarning,
         DegenerateDataWarning,
         NotCalibratedWarning,
+        SkippedRecordsWarning,
         SmallSampleWarning,
         TiesWarning,
     )
