@@ -85,6 +85,8 @@ MUST_RAISE: Mapping[str, frozenset[str]] = {
     "direction": frozenset({"nan", "None", "inf", "-inf", "1.5", "-0.5", "2", "'abc'"}),
     "date": frozenset({"'abc'"}),
     "flag": frozenset({"'abc'", "1.5", "-0.5", "2", "inf", "-inf"}),
+    # an outcome whose missing value means "not resolved" (attach_outcomes)
+    "resolution": frozenset({"inf", "-inf", "1.5", "-0.5", "2", "'abc'"}),
     "finite": frozenset({"nan", "None", "inf", "-inf", "'abc'"}),
     "text": frozenset(),
     "list": frozenset(),
@@ -114,6 +116,9 @@ class Target:
     arrays: bool = False
     #: an empty table has an answer (an empty frame: a data transformation, not a test)
     empty_ok: bool = False
+    #: known failures left to the module's owner: (column, repr of the cell value) whose
+    #: mutation is skipped here and asserted still failing in test_known_failures
+    known: frozenset[tuple[str, str]] = frozenset()
     #: mutations whose result may legitimately differ although nothing read changed
     #: (none by default)
     variant_ok: frozenset[str] = field(default_factory=frozenset)
@@ -222,6 +227,14 @@ TARGETS: tuple[Target, ...] = (
            "data", {"category": "label", "p_a": "prob", "p_a_given_b1": "prob",
                     "p_a_given_b0": "prob", "a_outcome": "binary", "b_outcome": "binary"},
            weight=0.5),
+    Target("attach_outcomes",
+           lambda: {"data": _pairs()[["pair", "category", "a_outcome", "b_outcome"]]},
+           lambda i: coherence.attach_outcomes(
+               _pairs().drop(columns=["a_outcome", "b_outcome"]), i["data"]),
+           "data", {"pair": "label", "category": "text", "a_outcome": "resolution",
+                    "b_outcome": "resolution"}, optional=frozenset({"category"}),
+           known=frozenset((c, v) for c in ("a_outcome", "b_outcome")
+                           for v in MUST_RAISE["resolution"])),
     Target("forecast_scores", lambda: {"data": _forecasts()},
            lambda i: coherence.forecast_scores(i["data"], timestamp=None, n_resamples=19,
                                                rng=0),
@@ -491,6 +504,8 @@ _BY_NAME = {t.name: t for t in TARGETS}
 
 
 def check(target: Target, m: Mutation) -> None:
+    if m.kind == "cell" and (m.column, repr(m.value)) in target.known:
+        return
     inputs = apply(target, target.build(), m)
     before = _snapshot(inputs)
     expected = must_raise(target, m)
@@ -548,3 +563,19 @@ def test_every_public_table_function_is_fuzzed() -> None:
 def test_arrow_dtypes_give_the_clean_result(target: Target) -> None:
     pytest.importorskip("pyarrow")
     check(target, Mutation("arrow"))  # pragma: no cover - needs pyarrow
+
+
+KNOWN = [(t, column, value) for t in TARGETS for column, value in sorted(t.known)]
+
+
+@pytest.mark.xfail(strict=True, reason="known (coherence/_probability/_pairs_io.py, not "
+                   "this issue's files): the outcome columns of attach_outcomes' 'resolved' "
+                   "table are not checked to be 0/1: inf, 1.5, -0.5 or 2 are attached as "
+                   "outcomes, text raises float()'s error naming no column")
+@pytest.mark.parametrize(("target", "column", "value"), KNOWN,
+                         ids=[f"{t.name}-{c}-{v}" for t, c, v in KNOWN])
+def test_known_failures(target: Target, column: str, value: str) -> None:
+    import ast
+
+    m = Mutation("cell", column, 0, ast.literal_eval(value))
+    check(dataclasses.replace(target, known=frozenset()), m)
