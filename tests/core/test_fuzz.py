@@ -25,7 +25,7 @@ and asserts, whatever the mutation:
 * no result carries a finite p-value (or interval) next to a NaN statistic;
 * the only warnings are the package's own (``CoherenceWarning``).
 
-The fast profile (``tests/conftest.py``) draws about 480 cases per run
+The fast profile (``tests/conftest.py``) draws 552 cases per run
 (``N_CASES`` below gives the exact number); ``HYPOTHESIS_PROFILE=thorough``
 multiplies each target's share by 12.5.
 """
