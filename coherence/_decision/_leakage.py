@@ -430,7 +430,7 @@ def _leakage_test_iv(data: Any, belief: Any, action: Any, outcome: Any, evidence
 
     p = probability_column(df, belief, owner=_OWNER)
     y = binary_column(df, outcome, owner=_OWNER)
-    a, labels = label_column(df, action, owner=_OWNER)
+    a, labels = label_column(df, action, owner=_OWNER, discrete=True)
     groups = group_codes(df, group, owner=_OWNER)
     ev = _evidence(df, evidence, categorical)
     n_groups = int(groups.max()) + 1 if len(groups) else 0

@@ -33,6 +33,7 @@ from .._validation import (
     check_choice,
     check_int,
     label_column,
+    nonempty,
     param_error,
     probability_column,
     require_columns,
@@ -503,6 +504,7 @@ def _monotonicity_test_iv(data: Any, belief: Any, action: Any, group: Any, pairs
     if group is not None and not isinstance(group, str):
         raise TypeError(param_error("group", _OWNER, "a column name (str) or None", group))
     require_columns(df, {"belief": belief, "action": action, "group": group}, owner=_OWNER)
+    nonempty(df, owner=_OWNER)
     n_bins = check_int(n_bins, "n_bins", _OWNER, low=2)
     direction = check_choice(direction, "direction", _OWNER, ("increasing", "decreasing"))
     p_adjust = check_choice(p_adjust, "p_adjust", _OWNER, ("none", "holm", "bh"))
@@ -524,7 +526,7 @@ def _monotonicity_test_iv(data: Any, belief: Any, action: Any, group: Any, pairs
     if len(set(clean)) != len(clean):
         raise ValueError(param_error("pairs", _OWNER, "free of duplicate pairs", pairs))
     b = probability_column(df, belief, owner=_OWNER)
-    codes, labels = label_column(df, action, owner=_OWNER)
+    codes, labels = label_column(df, action, owner=_OWNER, discrete=True)
     groups = (np.arange(len(df), dtype=np.int64) if group is None
               else group_codes(df, group, owner=_OWNER))
     return (b, codes, labels, groups, group, tuple(clean), n_bins, direction, p_adjust, method,

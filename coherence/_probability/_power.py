@@ -22,6 +22,7 @@ from .._validation import (
     check_choice,
     check_float,
     check_int,
+    no_missing,
     param_error,
     probability_column,
     require_columns,
@@ -179,6 +180,7 @@ def _pilot_improvement(pilot: Any, category: str | None, by: str, owner: str) ->
         cols["by"] = by
     require_columns(df, cols, owner=owner)
     if category is not None:
+        no_missing(df, by, owner=owner)  # a pair without a category is not silently left out
         df = df.loc[(df[by].astype(object) == category).to_numpy()]
         if len(df) < 2:
             raise ValueError(param_error("category", owner, f"a value of column '{by}' with at "

@@ -27,9 +27,13 @@ from .._rng import RNGLike, check_rng, spawn
 from .._validation import (
     as_dataframe,
     binary_column,
+    check_case_distinct,
     check_choice,
+    check_columns_arg,
     check_int,
     label_column,
+    no_missing,
+    nonempty,
     param_error,
     probability_column,
     require_columns,
@@ -201,15 +205,23 @@ def _report_iv(
     if (action in df.columns) != (outcome in df.columns):
         missing = action if action not in df.columns else outcome
         require_columns(df, {"action" if missing == action else "outcome": missing}, owner=owner)
+    nonempty(df, owner=owner)
     # validate the shared columns once, at the door, so a bad table fails with one
     # clear error instead of one recorded error per test and cell
-    probability_column(df, belief, owner=owner)
+    p = probability_column(df, belief, owner=owner)
     if action in df.columns:
-        label_column(df, action, owner=owner)
+        label_column(df, action, owner=owner, discrete=True)
         binary_column(df, outcome, owner=owner)
     label_column(df, group, owner=owner)
-    by = (by,) if isinstance(by, str) else tuple(by)
+    if df[belief].dtype != np.float64:
+        # numbers written as text ('0.3') pass the check; every test then reads floats
+        df = df.assign(**{belief: p})
+    by = check_columns_arg(by, "by", owner)
     present_by = tuple(c for c in by if c in df.columns)
+    if not isinstance(reference_prompt, str):
+        raise TypeError(param_error("reference_prompt", owner, "a str", reference_prompt))
+    if prompt is not None and prompt in df.columns:
+        _check_reference_prompt(df, prompt, reference_prompt, owner)
     if tests == "all":
         names = TEST_NAMES
     else:
@@ -276,6 +288,25 @@ def _report_iv(
         settings=settings)
 
 
+def _check_reference_prompt(df: pd.DataFrame, prompt: str, reference_prompt: str,
+                            owner: str) -> None:
+    """The reference prompt must label some rows, and prompt labels must not differ
+    only in case: the decision tests run on the reference prompt's rows, and a label
+    that matches nothing would leave them every prompt's rows, pooled."""
+    no_missing(df, prompt, owner=owner)  # a row without a prompt would be left out silently
+    check_case_distinct(df, prompt, owner=owner)
+    labels = list(dict.fromkeys(df[prompt].dropna().astype(str)))
+    if reference_prompt in labels:
+        return
+    near = [v for v in labels if v.strip().casefold() == reference_prompt.strip().casefold()]
+    hint = (f" Did you mean {near[0]!r}? Labels are compared exactly, case included."
+            if near else "")
+    shown = ", ".join(repr(v) for v in labels[:10]) + (", ..." if len(labels) > 10 else "")
+    raise ValueError(param_error(
+        "reference_prompt", owner, f"a label of column '{prompt}' (the decision tests run on "
+        f"its rows; found {shown})", reference_prompt) + hint)
+
+
 def report(
     data: Any,
     *,
@@ -321,7 +352,11 @@ def report(
         A subset of :data:`TEST_NAMES`.
     reference_prompt : str
         Prompt variant the decision tests use, and the reference of the
-        prompt-consistency RMSEs.
+        prompt-consistency RMSEs. When the table has a ``prompt`` column, some
+        rows must carry this label exactly (a ``ValueError`` otherwise, with
+        the labels found): the decision tests are never run on every prompt
+        pooled. Prompt labels that differ only in case (``'Standard'`` and
+        ``'standard'``) are an error too.
     k, n_permutations, n_resamples, n_splits, engine, n_bins, confidence_level
         Settings passed to the tests (``k`` to :func:`coherence.ci_test`, ``"auto"``
         by default as there; ``engine`` is the leakage classifier: ``"logistic"``
@@ -348,6 +383,14 @@ def report(
     Returns
     -------
     CoherenceReport
+
+    Raises
+    ------
+    ValueError
+        For an empty table, a bad column (named with its offending rows), a
+        ``reference_prompt`` that labels no row, or a bad setting.
+    TypeError
+        For a setting of the wrong type (``by=3``).
     """
     iv = _report_iv(data, belief, action, outcome, group, prompt, repetition, truth, evidence,
                     by, tests, engine, reference_prompt, k, n_permutations, n_resamples,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from coherence import PairsPowerResult, conditional_forecasting, pairs_power
@@ -78,3 +79,12 @@ def test_pairs_power_validation():
         pairs_power(coherent_pairs(5, np.random.default_rng(0)), category="weak")
     with pytest.raises(ValueError, match="The 'n' parameter of pairs_power must be an int >= 2"):
         pairs_power(sd=0.1, n=1)
+
+
+def test_pairs_power_duplicated_category_column():
+    # issue 17: with two 'category' columns the category filter used to keep every pilot row
+    df = coherent_pairs(20, np.random.default_rng(2))
+    df = pd.concat([df, df[["category"]].assign(category="weak")], axis=1)
+    with pytest.raises(ValueError, match=r"The 'pilot' parameter of pairs_power must be a table "
+                       r"whose column names are unique; got .*duplicated column 'category'"):
+        pairs_power(df, effect=0.02, n_simulations=50, rng=0)
