@@ -317,6 +317,8 @@ def permutation_null(values: np.ndarray, first: np.ndarray, groups: np.ndarray,
     mf = m.astype(np.float64)
     x = np.bincount(values, weights=first, minlength=n_values)
     observed = _lr_fixed_m(x, m, mf)
+    from ._kernels import isotonic_lr_rows
+
     blocks = context_strata(groups, window)
     null = np.empty(n_resamples, dtype=np.float64)
     per_block = max(1, _BLOCK_CELLS // max(1, len(values)))
@@ -332,8 +334,7 @@ def permutation_null(values: np.ndarray, first: np.ndarray, groups: np.ndarray,
         flat = (codes + n_values * np.arange(b)[:, None]).ravel()
         xs = np.bincount(flat, weights=np.broadcast_to(first, codes.shape).ravel(),
                          minlength=b * n_values).reshape(b, n_values)
-        for j in range(b):
-            null[done + j] = _lr_fixed_m(xs[j], m, mf)
+        null[done:done + b] = isotonic_lr_rows(xs, mf)
         done += b
     return observed, null
 
