@@ -296,6 +296,9 @@ def _improvement(base: float, full: float) -> float:
 #: ``max(1, |S|)``) of the observed statistic are refitted with scikit-learn, so that the
 #: p-value's comparisons are scikit-learn's (see :func:`_fast_logistic_null`).
 REFIT_MARGIN = 0.05
+#: False: every permutation refitted by scikit-learn (the reference path, for the
+#: tests and the before/after benchmark).
+FAST_REFITS = True
 
 
 def _fast_logistic_null(designs: list[np.ndarray], p: np.ndarray, y: np.ndarray,
@@ -733,7 +736,7 @@ def leakage_test(
                              folds, n_classes, options, seeds[1])
             return _improvement(ll_base, float(lf.mean()))
 
-        if engine == "logistic":
+        if engine == "logistic" and FAST_REFITS:
             null = _fast_logistic_null(designs, p, y, y_perms, a, folds, n_classes, options,
                                        ll_base, statistic, reference)
         else:

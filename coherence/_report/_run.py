@@ -414,6 +414,10 @@ def _report(iv: _ReportInput) -> CoherenceReport:
     return CoherenceReport(cells=cells, by=present_by, settings=settings)
 
 
+#: Run each cell's tests with one BLAS thread (False: the library default, for the
+#: before/after benchmark).
+BLAS_ONE_THREAD = True
+
 #: joblib backend classes and the names they are registered under
 _BACKEND_NAMES = {"LokyBackend": "loky", "ThreadingBackend": "threading",
                   "MultiprocessingBackend": "multiprocessing",
@@ -483,29 +487,36 @@ def _run_cell(
     notes: dict[str, tuple[str, ...]] = {}
     test_streams = spawn(stream, len(REGISTRY))
     by_name = {s.name: g for s, g in zip(REGISTRY, test_streams, strict=True)}
-    for spec in (s for s in REGISTRY if s.name in names):
-        is_lie = spec.name == "lie"
-        if (is_lie and lie_part is None) or (
-            not is_lie and not (len(part) and spec.applies(part, options))
-        ):
-            continue
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            try:
-                if is_lie:
-                    from .._probability._lie import iterated_expectation_check
+    from contextlib import nullcontext
 
-                    results[spec.name] = iterated_expectation_check(
-                        lie_part, **dict(lie_options or {}), rng=by_name[spec.name]
-                    )
-                else:
-                    results[spec.name] = spec.run(part, options, by_name[spec.name])
-            except (ValueError, TypeError) as exc:
-                errors[spec.name] = f"{type(exc).__name__}: {exc}"
-        if caught:
-            notes[spec.name] = tuple(
-                dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in caught)
-            )
+    from threadpoolctl import threadpool_limits
+
+    # one BLAS thread: the tests' models are small (n x 30), and a multi-threaded BLAS on
+    # them is slower, up to 5x for ci_test's L-BFGS fits on a busy machine
+    with threadpool_limits(1, user_api="blas") if BLAS_ONE_THREAD else nullcontext():
+        for spec in (s for s in REGISTRY if s.name in names):
+            is_lie = spec.name == "lie"
+            if (is_lie and lie_part is None) or (
+                not is_lie and not (len(part) and spec.applies(part, options))
+            ):
+                continue
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                try:
+                    if is_lie:
+                        from .._probability._lie import iterated_expectation_check
+
+                        results[spec.name] = iterated_expectation_check(
+                            lie_part, **dict(lie_options or {}), rng=by_name[spec.name]
+                        )
+                    else:
+                        results[spec.name] = spec.run(part, options, by_name[spec.name])
+                except (ValueError, TypeError) as exc:
+                    errors[spec.name] = f"{type(exc).__name__}: {exc}"
+            if caught:
+                notes[spec.name] = tuple(
+                    dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in caught)
+                )
     return ReportCell(key=dict(key), n_obs=len(part), results=results, errors=errors, notes=notes)
 
 

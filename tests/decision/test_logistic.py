@@ -81,7 +81,7 @@ def test_fast_null_equals_scikit_learn_null(study, monkeypatch, evidence):
     """Statistic, interval and p-value identical to the scikit-learn refits; the null
     distribution within scikit-learn's solver tolerance (well inside REFIT_MARGIN)."""
     fast = _run(study, evidence=evidence)
-    monkeypatch.setattr(_leakage, "REFIT_MARGIN", np.inf)  # every resample refitted by sklearn
+    monkeypatch.setattr(_leakage, "FAST_REFITS", False)  # every resample refitted by sklearn
     slow = _run(study, evidence=evidence)
     assert fast.statistic == slow.statistic
     assert fast.confidence_interval == slow.confidence_interval
@@ -91,10 +91,18 @@ def test_fast_null_equals_scikit_learn_null(study, monkeypatch, evidence):
     assert np.any(gap > 0)  # the fast path did run
 
 
-def test_unconverged_refits_fall_back_to_scikit_learn(study, monkeypatch):
-    monkeypatch.setattr(_leakage, "REFIT_MARGIN", np.inf)
+def test_margin_infinite_is_the_reference(study, monkeypatch):
+    monkeypatch.setattr(_leakage, "FAST_REFITS", False)
     slow = _run(study)
-    monkeypatch.setattr(_leakage, "REFIT_MARGIN", 0.05)
+    monkeypatch.setattr(_leakage, "FAST_REFITS", True)
+    monkeypatch.setattr(_leakage, "REFIT_MARGIN", np.inf)
+    np.testing.assert_array_equal(_run(study).null_distribution, slow.null_distribution)
+
+
+def test_unconverged_refits_fall_back_to_scikit_learn(study, monkeypatch):
+    monkeypatch.setattr(_leakage, "FAST_REFITS", False)
+    slow = _run(study)
+    monkeypatch.setattr(_leakage, "FAST_REFITS", True)
     monkeypatch.setattr(_logistic, "MAX_ITER", 1)
     fallback = _run(study)
     np.testing.assert_array_equal(fallback.null_distribution, slow.null_distribution)
