@@ -1,5 +1,6 @@
 """Numba kernels of the mixed-data kNN (conditional) mutual-information estimator,
-and of the isotonic likelihood-ratio null of the monotonicity test (at the end).
+of the isotonic likelihood-ratio null of the monotonicity test and of the leakage
+test's penalised logistic refits (at the end).
 
 Arrays in, arrays out; no pandas, no validation (the public layer in
 ``_cmi.py`` and ``_citest.py`` validates once). Every kernel is a module-level
@@ -28,6 +29,7 @@ __all__ = [
     "cmi_1d_groups",
     "group_by_key",
     "isotonic_lr_rows",
+    "newton_logistic",
     "pava",
     "permutation_null",
     "resample_estimates",
@@ -390,3 +392,112 @@ def isotonic_lr_rows(xs: np.ndarray, m: np.ndarray) -> np.ndarray:
         value *= 2.0
         out[r] = max(value, 0.0) if abs(value) < 1e-10 else value
     return out
+
+
+# --------------------------------------------------------------------------- logistic
+@njit(cache=True)
+def _logistic_logits(xt, theta, link):
+    """Class logits ``(xt theta^T) link^T`` of the linear predictors."""
+    return np.dot(np.dot(xt, theta.T), link.T)
+
+
+@njit(cache=True)
+def _logistic_objective(z, a, theta, inv_c):
+    n, n_classes = z.shape
+    d = theta.shape[1] - 1
+    nll = 0.0
+    for i in range(n):
+        zmax = z[i, 0]
+        for k in range(1, n_classes):
+            zmax = max(zmax, z[i, k])
+        s = 0.0
+        for k in range(n_classes):
+            s += np.exp(z[i, k] - zmax)
+        nll += zmax + np.log(s) - z[i, a[i]]
+    pen = 0.0
+    for g in range(theta.shape[0]):
+        for j in range(d):
+            pen += theta[g, j] * theta[g, j]
+    return nll + 0.5 * inv_c * pen
+
+
+@njit(cache=True)
+def newton_logistic(xt, a, link, inv_c, theta0, step_tol, max_iter):
+    """Newton's method with step halving for the L2-penalised multinomial logistic model.
+
+    ``xt`` (n, d + 1): features with a last column of ones; ``a`` class codes;
+    ``link`` (K, G) maps the G linear predictors to the K class logits; the
+    penalty ``inv_c / 2 * ||theta[:, :d]||^2`` (intercepts free). Returns
+    ``(theta, iterations)``, iterations -1 when not converged (a step below
+    ``step_tol`` in every coordinate) after ``max_iter``.
+    """
+    n, dt = xt.shape
+    n_classes, g = link.shape
+    size = g * dt
+    theta = theta0.copy()
+    z = _logistic_logits(xt, theta, link)
+    obj = _logistic_objective(z, a, theta, inv_c)
+    prob = np.empty((n, n_classes))
+    resid = np.empty((n, g))
+    u = np.empty((n, g))
+    xw = np.empty((n, dt))
+    hess = np.empty((size, size))
+    grad = np.empty(size)
+    for it in range(1, max_iter + 1):
+        for i in range(n):
+            zmax = z[i, 0]
+            for k in range(1, n_classes):
+                zmax = max(zmax, z[i, k])
+            s = 0.0
+            for k in range(n_classes):
+                prob[i, k] = np.exp(z[i, k] - zmax)
+                s += prob[i, k]
+            for k in range(n_classes):
+                prob[i, k] /= s
+            for q in range(g):
+                r = 0.0
+                v = 0.0
+                for k in range(n_classes):
+                    v += prob[i, k] * link[k, q]
+                    r += ((prob[i, k] - 1.0) if k == a[i] else prob[i, k]) * link[k, q]
+                u[i, q] = v
+                resid[i, q] = r
+        gmat = np.dot(resid.T, xt)
+        for q in range(g):
+            for j in range(dt):
+                pen = inv_c * theta[q, j] if j < dt - 1 else 0.0
+                grad[q * dt + j] = gmat[q, j] + pen
+        for q in range(g):
+            for h in range(q, g):
+                for i in range(n):
+                    w = -u[i, q] * u[i, h]
+                    for k in range(n_classes):
+                        w += prob[i, k] * link[k, q] * link[k, h]
+                    for j in range(dt):
+                        xw[i, j] = xt[i, j] * w
+                block = np.dot(xt.T, xw)
+                for j in range(dt):
+                    for m in range(dt):
+                        hess[q * dt + j, h * dt + m] = block[j, m]
+                        hess[h * dt + m, q * dt + j] = block[j, m]
+        for q in range(g):
+            for j in range(dt - 1):
+                hess[q * dt + j, q * dt + j] += inv_c
+        step = np.linalg.solve(hess, grad)
+        biggest = 0.0
+        for s_ in range(size):
+            biggest = max(biggest, abs(step[s_]))
+        t = 1.0
+        while True:
+            new_theta = theta - t * step.reshape((g, dt))
+            new_z = _logistic_logits(xt, new_theta, link)
+            new_obj = _logistic_objective(new_z, a, new_theta, inv_c)
+            if new_obj <= obj + 1e-12 * abs(obj) or t < 1e-8:
+                break
+            t *= 0.5
+        theta = new_theta
+        z = new_z
+        obj = new_obj
+        if t * biggest < step_tol:
+            return theta, it
+    return theta, -1

@@ -77,65 +77,25 @@ def _softmax(z: np.ndarray) -> np.ndarray:
     return e / e.sum(axis=1, keepdims=True)
 
 
-def _objective(z: np.ndarray, onehot: np.ndarray, theta: np.ndarray, inv_c: float) -> float:
-    zmax = z.max(axis=1, keepdims=True)
-    lse = zmax[:, 0] + np.log(np.exp(z - zmax).sum(axis=1))
-    nll = float(np.sum(lse) - np.sum(z * onehot))
-    coef = theta[:, :-1]
-    return nll + 0.5 * inv_c * float(np.sum(coef * coef))
-
-
 def fit_logistic(x: np.ndarray, a: np.ndarray, n_classes: int, c: float,
                  init: LogisticFit | None = None) -> LogisticFit:
     """Fit the L2-penalised (``1 / (2C)``, intercepts free) logistic model of ``a`` on ``x``.
 
     ``a`` holds class codes 0..K-1, each present. Newton's method with step halving
-    on the objective, from ``init`` (warm start) or zeros; it stops after a step whose
-    largest coordinate is below ``STEP_TOL``.
+    on the objective (the numba kernel
+    :func:`coherence._decision._kernels.newton_logistic`), from ``init`` (warm
+    start) or zeros; it stops after a step whose largest coordinate is below
+    ``STEP_TOL``.
     """
+    from ._kernels import newton_logistic
+
     n, d = x.shape
     lk = link(n_classes)
-    g = lk.shape[1]
-    onehot = np.zeros((n, n_classes))
-    onehot[np.arange(n), a] = 1.0
-    xt = np.column_stack([x, np.ones(n)])
-    inv_c = 1.0 / c
-    theta = np.zeros((g, d + 1)) if init is None else init.theta.copy()
-    size = g * (d + 1)
-    penalty = np.full((g, d + 1), inv_c)
-    penalty[:, d] = 0.0
-    upper = [(k, m) for k in range(g) for m in range(k, g)]
-    z = (xt @ theta.T) @ lk.T
-    obj = _objective(z, onehot, theta, inv_c)
-    for it in range(1, MAX_ITER + 1):
-        prob = _softmax(z)
-        grad = ((prob - onehot) @ lk).T @ xt + penalty * theta
-        u = prob @ lk
-        # per-row Hessian weights L^T (diag P - P P^T) L, upper triangle
-        weights = np.column_stack([(prob * lk[:, k] * lk[:, m]).sum(axis=1) - u[:, k] * u[:, m]
-                                   for k, m in upper])
-        blocks = xt.T @ (xt[:, None, :] * weights[:, :, None]).reshape(n, -1)
-        hess = np.empty((g, d + 1, g, d + 1))
-        for j, (k, m) in enumerate(upper):
-            block = blocks[:, j * (d + 1):(j + 1) * (d + 1)]
-            hess[k, :, m, :] = block
-            if m != k:
-                hess[m, :, k, :] = block.T
-        hess_flat = hess.reshape(size, size)
-        hess_flat[np.diag_indices(size)] += penalty.ravel()
-        step = np.linalg.solve(hess_flat, grad.ravel()).reshape(g, d + 1)
-        t = 1.0
-        while True:
-            new_theta = theta - t * step
-            new_z = (xt @ new_theta.T) @ lk.T
-            new_obj = _objective(new_z, onehot, new_theta, inv_c)
-            if new_obj <= obj + 1e-12 * abs(obj) or t < 1e-8:
-                break
-            t *= 0.5
-        theta, z, obj = new_theta, new_z, new_obj
-        if t * np.max(np.abs(step)) < STEP_TOL:
-            return LogisticFit(theta, it, True)
-    return LogisticFit(theta, MAX_ITER, False)
+    xt = np.ascontiguousarray(np.column_stack([x, np.ones(n)]), dtype=np.float64)
+    theta0 = np.zeros((lk.shape[1], d + 1)) if init is None else init.theta
+    theta, n_iter = newton_logistic(xt, np.ascontiguousarray(a, dtype=np.int64), lk,
+                                    1.0 / c, np.ascontiguousarray(theta0), STEP_TOL, MAX_ITER)
+    return LogisticFit(theta, n_iter if n_iter > 0 else MAX_ITER, n_iter > 0)
 
 
 def predict_logistic(fit: LogisticFit, x: np.ndarray, n_classes: int) -> np.ndarray:
