@@ -18,7 +18,8 @@ calls) at each size and numba thread count, with the process's peak resident
 memory after each size, and the brute-force O(n^2) reference of the same
 estimator (the authors' knncmi algorithm, ``tests/_reference.py``) at the
 small sizes. Writes ``benchmarks/results/bench_speed.json`` (versions, commit,
-machine, threads) and the scaling plot ``docs/speed_scaling.svg``.
+machine, threads), the tables of ``docs/speed.md`` and the scaling plot
+``docs/speed_scaling.svg``.
 """
 
 from __future__ import annotations
@@ -36,13 +37,36 @@ from typing import Any
 import numpy as np
 
 import coherence
-from benchmarks._harness import ROOT, environment
+from benchmarks._harness import ROOT, environment, markers, replace_block
 from coherence._decision import _kernels, _leakage
 from coherence._decision._monotone import isotonic_lr
 from coherence._report import _run
 
 OUT = ROOT / "benchmarks" / "results" / "bench_speed.json"
 PLOT = ROOT / "docs" / "speed_scaling.svg"
+DOC = ROOT / "docs" / "speed.md"
+
+
+def docs_block(out: dict[str, Any]) -> str:
+    """The before/after and scaling tables of ``docs/speed.md``, from the JSON."""
+    env = out["environment"]
+    lines = [f"Measured at commit `{env['commit'][:10]}` on {env['machine']['platform']} "
+             f"({env['machine']['cpus']} CPUs, shared with other jobs), numba threads "
+             f"{env['threads']['numba_max']}, BLAS threads "
+             f"{[b['num_threads'] for b in env['threads']['blas']]}, {env['date']}; best of "
+             f"{out['settings']['repeat']} runs each.", "",
+             "| what | before (s) | after (s) | ratio | p-values equal |",
+             "| --- | --- | --- | --- | --- |"]
+    for r in out["before_after"]:
+        lines.append(f"| {r['what']} | {r['before_s']:.2f} | {r['after_s']:.2f} | "
+                     f"{r['ratio']:.1f}x | {'yes' if r['pvalues_equal'] else 'NO'} |")
+    lines += ["", "| n | numba threads | one estimate (ms) | peak RSS (MiB) | "
+              "brute-force reference (ms) |", "| --- | --- | --- | --- | --- |"]
+    for r in out["cmi_scaling"]:
+        brute = r.get("brute_force_seconds")
+        lines.append(f"| {r['n']} | {r['threads']} | {1e3 * r['seconds']:.2f} | "
+                     f"{r['peak_rss_mib']:.0f} | {'' if brute is None else f'{1e3 * brute:.0f}'} |")
+    return "\n".join(lines)
 
 
 def _best(func: Callable[[], Any], repeat: int) -> tuple[float, Any]:
@@ -219,7 +243,8 @@ def main(argv: list[str] | None = None) -> int:
            "settings": vars(args) | {"out": str(args.out)},
            "before_after": rows, "cmi_scaling": scaling}
     args.out.write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
-    print(f"\nwrote {args.out} and {PLOT}")
+    replace_block(DOC, *markers("bench_speed.py"), docs_block(out))
+    print(f"\nwrote {args.out}, {PLOT} and the tables of {DOC}")
     return 0
 
 
