@@ -29,6 +29,7 @@ __all__ = [
     "cmi_1d_groups",
     "group_by_key",
     "isotonic_lr_rows",
+    "logistic_null",
     "newton_logistic",
     "pava",
     "permutation_null",
@@ -501,3 +502,60 @@ def newton_logistic(xt, a, link, inv_c, theta0, step_tol, max_iter):
         if t * biggest < step_tol:
             return theta, it
     return theta, -1
+
+
+@njit(cache=True, parallel=True)
+def logistic_null(designs, p, y_perms, a, train_idx, train_ptr, test_idx, test_ptr, link,
+                  inv_c, theta0, step_tol, max_iter, floor):
+    """The leakage test's permuted full-model refits, permutations in parallel.
+
+    For each row ``b`` of ``y_perms`` and each fold ``f``: the full model's design
+    ``[designs[f], y, y (p - 1/2), 1]`` on the fold's training rows
+    (``train_idx[train_ptr[f]:train_ptr[f + 1]]``), :func:`newton_logistic` from
+    ``theta0[f]``, and the summed log-loss of its predictions on the test rows
+    (probabilities floored at ``floor``). Returns the total out-of-fold log-loss of
+    each permutation and whether every fold's fit converged.
+    """
+    n_perm = y_perms.shape[0]
+    n_folds, _, d0 = designs.shape
+    n_classes = link.shape[0]
+    dt = d0 + 3
+    total = np.empty(n_perm)
+    ok = np.ones(n_perm, dtype=np.bool_)
+    for b in prange(n_perm):
+        loss = 0.0
+        for f in range(n_folds):
+            lo, hi = train_ptr[f], train_ptr[f + 1]
+            xt = np.empty((hi - lo, dt))
+            a_train = np.empty(hi - lo, np.int64)
+            for r in range(hi - lo):
+                i = train_idx[lo + r]
+                for j in range(d0):
+                    xt[r, j] = designs[f, i, j]
+                yi = float(y_perms[b, i])
+                xt[r, d0] = yi
+                xt[r, d0 + 1] = yi * (p[i] - 0.5)
+                xt[r, d0 + 2] = 1.0
+                a_train[r] = a[i]
+            theta, it = newton_logistic(xt, a_train, link, inv_c, theta0[f], step_tol,
+                                        max_iter)
+            if it < 0:
+                ok[b] = False
+            coef = np.dot(theta.T, link.T)  # (dt, K): class logits per feature
+            z = np.empty(n_classes)
+            for r in range(test_ptr[f], test_ptr[f + 1]):
+                i = test_idx[r]
+                yi = float(y_perms[b, i])
+                for k in range(n_classes):
+                    s = coef[d0, k] * yi + coef[d0 + 1, k] * yi * (p[i] - 0.5) + coef[d0 + 2, k]
+                    for j in range(d0):
+                        s += designs[f, i, j] * coef[j, k]
+                    z[k] = s
+                zmax = z.max()
+                den = 0.0
+                for k in range(n_classes):
+                    den += np.exp(z[k] - zmax)
+                prob = np.exp(z[a[i]] - zmax) / den
+                loss -= np.log(max(prob, floor))
+        total[b] = loss
+    return total, ok

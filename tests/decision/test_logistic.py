@@ -106,3 +106,18 @@ def test_unconverged_refits_fall_back_to_scikit_learn(study, monkeypatch):
     monkeypatch.setattr(_logistic, "MAX_ITER", 1)
     fallback = _run(study)
     np.testing.assert_array_equal(fallback.null_distribution, slow.null_distribution)
+
+
+def test_same_null_with_one_numba_thread(study):
+    """Permutations run in parallel; each writes its own slot, so the thread count
+    does not change a value."""
+    import numba
+
+    parallel = _run(study)
+    before = numba.get_num_threads()
+    numba.set_num_threads(1)
+    try:
+        serial = _run(study)
+    finally:
+        numba.set_num_threads(before)
+    np.testing.assert_array_equal(parallel.null_distribution, serial.null_distribution)
