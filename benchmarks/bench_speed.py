@@ -55,11 +55,14 @@ def docs_block(out: dict[str, Any]) -> str:
              f"{env['threads']['numba_max']}, BLAS threads "
              f"{[b['num_threads'] for b in env['threads']['blas']]}, {env['date']}; best of "
              f"{out['settings']['repeat']} runs each.", "",
-             "| what | before (s) | after (s) | ratio | p-values equal |",
-             "| --- | --- | --- | --- | --- |"]
+             f"| what | before (s) | after, {env['threads']['numba_max']} numba threads (s) "
+             "| ratio | after, 1 numba thread (s) | ratio | p-values equal |",
+             "| --- | --- | --- | --- | --- | --- | --- |"]
     for r in out["before_after"]:
         lines.append(f"| {r['what']} | {r['before_s']:.2f} | {r['after_s']:.2f} | "
-                     f"{r['ratio']:.1f}x | {'yes' if r['pvalues_equal'] else 'NO'} |")
+                     f"{r['ratio']:.1f}x | {r['after_one_thread_s']:.2f} | "
+                     f"{r['ratio_one_thread']:.1f}x | "
+                     f"{'yes' if r['pvalues_equal'] else 'NO'} |")
     lines += ["", "| n | numba threads | one estimate (ms) | peak RSS (MiB) | "
               "brute-force reference (ms) |", "| --- | --- | --- | --- | --- |"]
     for r in out["cmi_scaling"]:
@@ -109,6 +112,8 @@ def _cell(n_contexts: int) -> tuple[Any, list[str]]:
 
 
 def before_after(n_permutations: int, repeat: int) -> list[dict[str, Any]]:
+    import numba
+
     data, evidence = _cell(200)
     standard = data[data["prompt"] == "standard"]
     rows: list[dict[str, Any]] = []
@@ -129,6 +134,9 @@ def before_after(n_permutations: int, repeat: int) -> list[dict[str, Any]]:
         with _Reference():
             t_before, res_before = _best(run, repeat)
         t_after, res_after = _best(run, repeat)
+        numba.set_num_threads(1)
+        t_one, _ = _best(run, repeat)
+        numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
         f_before, f_after = res_before.to_frame(), res_after.to_frame()
         same = bool(np.array_equal(f_before["pvalue"].to_numpy(float),
                                    f_after["pvalue"].to_numpy(float), equal_nan=True))
@@ -137,10 +145,12 @@ def before_after(n_permutations: int, repeat: int) -> list[dict[str, Any]]:
         with np.errstate(invalid="ignore"):
             gap = np.abs(s_after - s_before) / np.maximum(1.0, np.abs(s_before))
         rows.append({"what": label, "before_s": t_before, "after_s": t_after,
-                     "ratio": t_before / t_after, "pvalues_equal": same,
+                     "ratio": t_before / t_after, "after_one_thread_s": t_one,
+                     "ratio_one_thread": t_before / t_one, "pvalues_equal": same,
                      "max_relative_statistic_change": float(np.nanmax(gap))})
         print(f"| {label} | {t_before:.2f} | {t_after:.2f} | {t_before / t_after:.1f}x | "
-              f"{'yes' if same else 'NO'} |", flush=True)
+              f"{t_one:.2f} | {t_before / t_one:.1f}x | {'yes' if same else 'NO'} |",
+              flush=True)
     return rows
 
 
@@ -227,8 +237,9 @@ def main(argv: list[str] | None = None) -> int:
 
     warnings.simplefilter("ignore", coherence.CoherenceWarning)
     coherence.leakage_test(_cell(40)[0], engine="logistic", n_permutations=2, rng=0)  # imports
-    print("| what | before (s) | after (s) | ratio | p-values equal |")
-    print("| --- | --- | --- | --- | --- |")
+    print("| what | before (s) | after (s) | ratio | after, 1 numba thread (s) | ratio | "
+          "p-values equal |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
     rows = before_after(args.n_permutations, args.repeat)
     print("\n| n | numba threads | kernel (ms) | peak RSS (MiB) | brute force (ms) |")
     print("| --- | --- | --- | --- | --- |")
