@@ -63,6 +63,13 @@ def docs_block(out: dict[str, Any]) -> str:
                      f"{r['ratio']:.1f}x | {r['after_one_thread_s']:.2f} | "
                      f"{r['ratio_one_thread']:.1f}x | "
                      f"{'yes' if r['pvalues_equal'] else 'NO'} |")
+    if out.get("grid"):
+        lines += ["", "| the 16-cell grid | n_jobs (backend) | before, serial (s) | after (s) "
+                  "| ratio | p-values equal |", "| --- | --- | --- | --- | --- | --- |"]
+        for r in out["grid"]:
+            lines.append(f"| {r['what']} | {r['n_jobs']} ({r['backend']}) | "
+                         f"{r['before_serial_s']:.1f} | {r['after_s']:.1f} | {r['ratio']:.1f}x | "
+                         f"{'yes' if r['pvalues_equal'] else 'NO'} |")
     lines += ["", "| n | numba threads | one estimate (ms) | peak RSS (MiB) | "
               "brute-force reference (ms) |", "| --- | --- | --- | --- | --- |"]
     for r in out["cmi_scaling"]:
@@ -154,6 +161,40 @@ def before_after(n_permutations: int, repeat: int) -> list[dict[str, Any]]:
     return rows
 
 
+def grid(n_permutations: int, jobs: list[int], backend: str) -> list[dict[str, Any]]:
+    """The paper's grid: 16 cells (4 models x 4 datasets) of 200 contexts x 5 repetitions,
+    ``report`` with ``n_permutations`` permutations and 500 resamples; before once
+    (serial), after at each ``n_jobs`` (``backend``), one run each."""
+    import pandas as pd
+
+    cells = []
+    for m in range(4):
+        for d in range(4):
+            agent = coherence.Agent.leaky(0.1 * m) if m else "rational"
+            study = coherence.simulate(agent, n_contexts=200,
+                                       rng=10 * m + d, prompts=coherence.PROMPTS).data
+            cells.append(study.assign(model=f"m{m}", dataset=f"d{d}"))
+    table = pd.concat(cells, ignore_index=True)
+    kw = {"by": ("model", "dataset"), "n_permutations": n_permutations, "n_resamples": 500,
+          "progress": False, "rng": 0}
+    with _Reference():
+        t_before, ref = _best(lambda: coherence.report(table, **kw), 1)
+    rows = []
+    for n_jobs in jobs:
+        t_after, rep = _best(lambda n_jobs=n_jobs: coherence.report(
+            table, n_jobs=n_jobs, backend=backend, **kw), 1)
+        same = bool(np.array_equal(ref.to_frame()["pvalue"].to_numpy(float),
+                                   rep.to_frame()["pvalue"].to_numpy(float), equal_nan=True))
+        rows.append({"what": f"report, 16 cells, {n_permutations} permutations, 500 resamples",
+                     "n_jobs": n_jobs, "backend": rep.settings["backend"],
+                     "before_serial_s": t_before, "after_s": t_after,
+                     "ratio": t_before / t_after, "pvalues_equal": same})
+        print(f"| 16-cell grid | n_jobs {n_jobs} ({rep.settings['backend']}) | "
+              f"{t_before:.1f} | {t_after:.1f} | {t_before / t_after:.1f}x | "
+              f"{'yes' if same else 'NO'} |", flush=True)
+    return rows
+
+
 def _kernel_inputs(n: int) -> tuple[Any, ...]:
     from coherence._decision._cmi import Prepared, keys_1d, psi_table
 
@@ -230,6 +271,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10_000, 100_000,
                                                                   1_000_000])
     parser.add_argument("--threads", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--grid-jobs", type=int, nargs="*", default=[],
+                        help="also time the paper's 16-cell grid at these n_jobs (minutes)")
+    parser.add_argument("--backend", default="loky", help="joblib backend of the grid")
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args(argv)
     import numba
@@ -241,6 +285,7 @@ def main(argv: list[str] | None = None) -> int:
           "p-values equal |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
     rows = before_after(args.n_permutations, args.repeat)
+    grid_rows = grid(args.n_permutations, args.grid_jobs, args.backend) if args.grid_jobs else []
     print("\n| n | numba threads | kernel (ms) | peak RSS (MiB) | brute force (ms) |")
     print("| --- | --- | --- | --- | --- |")
     scaling = cmi_scaling(args.sizes, args.threads, args.repeat)
@@ -252,7 +297,7 @@ def main(argv: list[str] | None = None) -> int:
                                for i in threadpool_info()]}
     out = {"script": "benchmarks/bench_speed.py", "environment": env,
            "settings": vars(args) | {"out": str(args.out)},
-           "before_after": rows, "cmi_scaling": scaling}
+           "before_after": rows, "grid": grid_rows, "cmi_scaling": scaling}
     args.out.write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
     replace_block(DOC, *markers("bench_speed.py"), docs_block(out))
     print(f"\nwrote {args.out}, {PLOT} and the tables of {DOC}")
