@@ -73,3 +73,19 @@ def test_dask_local_cluster_equals_serial(table, serial):
             again = report(table, **FAST)
         pd.testing.assert_frame_equal(again.to_frame(), serial.to_frame())
         assert again.settings["backend"] == "dask"
+
+
+@pytest.mark.slow
+def test_ray_equals_serial(table, serial):
+    """Ray's joblib backend (results come back as a list: it cannot stream)."""
+    ray = pytest.importorskip("ray")
+    from ray.util.joblib import register_ray
+
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        register_ray()
+        rep = report(table, backend="ray", n_jobs=2, **FAST)
+    finally:
+        ray.shutdown()
+    pd.testing.assert_frame_equal(rep.to_frame(), serial.to_frame())
+    assert (rep.settings["backend"], rep.settings["n_jobs"]) == ("ray", 2)
