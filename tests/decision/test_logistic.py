@@ -99,6 +99,35 @@ def test_margin_infinite_is_the_reference(study, monkeypatch):
     np.testing.assert_array_equal(_run(study).null_distribution, slow.null_distribution)
 
 
+def _binary_actions(data):
+    return data.assign(action=data["action"].astype(str).replace({"defer": "no"}))
+
+
+def _outcome_within_contexts(data):
+    gen = np.random.default_rng(8)
+    flip = gen.random(len(data)) < 0.2
+    return data.assign(outcome=np.where(flip, 1 - data["outcome"], data["outcome"]))
+
+
+@pytest.mark.parametrize(("variant", "kw", "permute"), [
+    (_binary_actions, {}, "outcomes"),
+    (lambda d: d.assign(colour=np.arange(len(d)) // 3 % 3), {"evidence": ("colour",)},
+     "outcomes"),
+    (_outcome_within_contexts, {}, "rows"),
+])
+def test_fast_null_same_pvalue_other_designs(study, monkeypatch, variant, kw, permute):
+    """Two actions (binomial model), categorical evidence, outcomes varying within
+    contexts (rows permuted): the same p-value as the scikit-learn refits."""
+    data = variant(study)
+    fast = _run(data, **kw)
+    monkeypatch.setattr(_leakage, "FAST_REFITS", False)
+    slow = _run(data, **kw)
+    assert fast.pvalue == slow.pvalue
+    assert fast.permute == slow.permute == permute
+    np.testing.assert_allclose(fast.null_distribution, slow.null_distribution, rtol=0,
+                               atol=_leakage.REFIT_MARGIN / 5)
+
+
 def test_unconverged_refits_fall_back_to_scikit_learn(study, monkeypatch):
     monkeypatch.setattr(_leakage, "FAST_REFITS", False)
     slow = _run(study)
