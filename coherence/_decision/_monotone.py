@@ -334,12 +334,15 @@ def permutation_null(values: np.ndarray, first: np.ndarray, groups: np.ndarray,
     mf = m.astype(np.float64)
     x = np.bincount(values, weights=first, minlength=n_values)
     observed: Any = _lr_fixed_m(x, m, mf)
+    from ._kernels import isotonic_lr_rows
+
     if coarse is not None:
         n_coarse = int(coarse.max()) + 1
         mc = np.bincount(coarse, weights=m, minlength=n_coarse).astype(np.int64)
         mcf = mc.astype(np.float64)
-        observed = np.array([observed, _lr_fixed_m(
-            np.bincount(coarse, weights=x, minlength=n_coarse), mc, mcf)])
+        to_coarse = np.zeros((n_values, n_coarse))
+        to_coarse[np.arange(n_values), coarse] = 1.0
+        observed = np.array([observed, _lr_fixed_m(x @ to_coarse, mc, mcf)])
     blocks = context_strata(groups, window)
     null = np.empty((n_resamples, 2) if coarse is not None else n_resamples,
                     dtype=np.float64)
@@ -356,13 +359,11 @@ def permutation_null(values: np.ndarray, first: np.ndarray, groups: np.ndarray,
         flat = (codes + n_values * np.arange(b)[:, None]).ravel()
         xs = np.bincount(flat, weights=np.broadcast_to(first, codes.shape).ravel(),
                          minlength=b * n_values).reshape(b, n_values)
-        for j in range(b):
-            if coarse is None:
-                null[done + j] = _lr_fixed_m(xs[j], m, mf)
-            else:
-                null[done + j, 0] = _lr_fixed_m(xs[j], m, mf)
-                null[done + j, 1] = _lr_fixed_m(
-                    np.bincount(coarse, weights=xs[j], minlength=n_coarse), mc, mcf)
+        if coarse is None:
+            null[done:done + b] = isotonic_lr_rows(xs, mf)
+        else:
+            null[done:done + b, 0] = isotonic_lr_rows(xs, mf)
+            null[done:done + b, 1] = isotonic_lr_rows(xs @ to_coarse, mcf)
         done += b
     return observed, null
 
