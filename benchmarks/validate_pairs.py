@@ -186,8 +186,7 @@ def summary(results: dict[str, Any]) -> str:
     lines = ["### Summary", "",
              f"Size at alpha = 0.05, two-sided, over the {len(nulls)} null cells; "
              f"{len(some)} cells whose median study has at least 3 informative pairs, "
-             f"{len(few)} (strong relatedness, where most null updates would leave [0, 1] "
-             "and fall back to no update) with fewer:", "",
+             f"{len(few)} with fewer:", "",
              "| test | cells with >= 3 informative pairs | cells with fewer |",
              "| --- | --- | --- |"]
     for label, key in (("Bernoulli mid-p (default)", "reject bernoulli two-sided"),
