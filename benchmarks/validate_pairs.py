@@ -166,6 +166,8 @@ def _f(v: float) -> str:
 
 def _band(values: list[float]) -> str:
     v = np.array(values, dtype=float)
+    if v.size == 0:
+        return "no cell"
     inside = int(np.sum((v >= 0.03) & (v <= 0.07)))
     return (f"{inside}/{v.size} in [0.03, 0.07] (range {v.min():.3f}-{v.max():.3f}; "
             f"{int(np.sum(v < 0.03))} below, {int(np.sum(v > 0.07))} above)")
