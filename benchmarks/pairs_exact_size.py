@@ -65,9 +65,9 @@ def main(argv: list[str]) -> int:
     rng = np.random.default_rng([20261, index, n])  # validate_pairs's stream for the cell
     seen: list[dict[str, np.ndarray]] = []
 
-    def recording(design: vp.PairDesign, n_: int,
-                  r: np.random.Generator) -> dict[str, np.ndarray]:
-        s = draw_study(design, n_, r)
+    def recording(design: vp.PairDesign, n: int,
+                  rng: np.random.Generator) -> dict[str, np.ndarray]:
+        s = draw_study(design, n, rng)
         seen.append(s)
         return s
 
