@@ -166,6 +166,8 @@ def _f(v: float) -> str:
 
 def _band(values: list[float]) -> str:
     v = np.array(values, dtype=float)
+    if v.size == 0:
+        return "no cell"
     inside = int(np.sum((v >= 0.03) & (v <= 0.07)))
     return (f"{inside}/{v.size} in [0.03, 0.07] (range {v.min():.3f}-{v.max():.3f}; "
             f"{int(np.sum(v < 0.03))} below, {int(np.sum(v > 0.07))} above)")
@@ -186,8 +188,7 @@ def summary(results: dict[str, Any]) -> str:
     lines = ["### Summary", "",
              f"Size at alpha = 0.05, two-sided, over the {len(nulls)} null cells; "
              f"{len(some)} cells whose median study has at least 3 informative pairs, "
-             f"{len(few)} (strong relatedness, where most null updates would leave [0, 1] "
-             "and fall back to no update) with fewer:", "",
+             f"{len(few)} with fewer:", "",
              "| test | cells with >= 3 informative pairs | cells with fewer |",
              "| --- | --- | --- |"]
     for label, key in (("Bernoulli mid-p (default)", "reject bernoulli two-sided"),
