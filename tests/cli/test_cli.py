@@ -59,6 +59,7 @@ def test_unknown_command():
     assert "Traceback" not in out.stderr
 
 
+@pytest.mark.requires("pgmpy")
 def test_demo_quick_writes_report(tmp_path):
     out = run("demo", "--quick", "--n-contexts", "40", "--permutations", "99",
               "--resamples", "99", "--quiet", cwd=tmp_path)
@@ -153,6 +154,7 @@ def test_scores_command(tmp_path):
     one_line_error(run("scores", str(path), "--cutoffs", str(cutoffs)))
 
 
+@pytest.mark.requires("pgmpy")
 def test_elicit_simulated_then_test(tmp_path):
     out = run("elicit", "--simulated", "rational", "--n-contexts", "20", "--repetitions", "2",
               "--cache", str(tmp_path / "c.sqlite"), "--out", str(tmp_path / "e.csv"))

@@ -31,7 +31,8 @@ def test_cells_and_schema(rep):
     assert rep.by == ("model",)  # 'dataset' is absent and ignored
     assert [dict(c.key) for c in rep.cells] == [{"model": "a"}, {"model": "b"}]
     frame = rep.to_frame()
-    assert list(frame.columns) == ["model", *RESULT_COLUMNS, "error", "warnings"]
+    assert list(frame.columns) == ["model", *RESULT_COLUMNS, "pvalue_adjusted", "error",
+                                   "warnings"]
     # without evidence columns the evidence variants do not apply
     assert set(frame["test"]) == set(TEST_NAMES) - {"ci_evidence", "leakage_evidence", "lie"}
     assert "calibration" in set(frame["test"])
@@ -71,7 +72,7 @@ def test_reproducible_and_parallel_equal(two_models, rep):
 
 
 def test_leaky_fails_rational_passes(rep):
-    table = rep.summary_table()
+    table = rep.summary_table("pvalue")
     assert table.loc["b", "ci"] < 0.05 and table.loc["b", "leakage"] < 0.05
     assert table.loc["a", "ci"] > 0.05
 
@@ -87,22 +88,98 @@ def test_evidence_variants_run(two_models):
         "('sex',)", "sex", ("sex",))
 
 
-def test_markdown_and_html(rep, tmp_path):
+@pytest.fixture(scope="module")
+def page(rep):
+    return rep.to_html()
+
+
+def test_markdown_and_html(rep, page, tmp_path):
     md = rep.to_markdown()
     assert md.splitlines()[0].startswith("| model | test | method | statistic")
     assert len(md.splitlines()) == 2 + len(rep.to_frame())
     path = tmp_path / "r.html"
-    text = rep.to_html(path)
-    assert path.read_text() == text
-    assert "data:image/png;base64," in text  # figures embedded
-    assert not re.search(r"""src=['"]http""", text)  # self-contained
-    for setting in ("n_permutations", "engine", "versions", "rng"):
-        assert setting in text
+    assert rep.to_html(path) == path.read_text()
+    assert page.count("<svg") >= 4 and "data:image/png" not in page  # vector figures inline
+    assert not re.search(r"""(src|href)=['"]?(https?:)?//""", page)  # no external requests
+    for setting in ("n_permutations", "engine", "versions", "content sha256"):
+        assert setting in page
     # the detail tables come from each result's `table`
     mono = rep.cells[0].results["monotonicity"].table
-    assert "<h3>monotonicity: per action pair</h3>" in text
-    assert "<h3>prompt_consistency: per prompt variant</h3>" in text
-    assert all(f"<td>{pair}</td>" in text for pair in mono["pair"])
+    assert "<h3>monotonicity: per action pair, a</h3>" in page
+    assert "<h3>prompt_consistency: per prompt variant, a</h3>" in page
+    assert all(f"<td>{pair}</td>" in page for pair in mono["pair"])
+
+
+def test_adjusted_pvalues(rep, two_models):
+    from statsmodels.stats.multitest import multipletests
+
+    frame = rep.to_frame()
+    assert rep.settings["adjust"] == "holm"
+    finite = frame["pvalue"].notna()
+    expected = multipletests(frame.loc[finite, "pvalue"], method="holm")[1]
+    np.testing.assert_allclose(frame.loc[finite, "pvalue_adjusted"], expected)
+    assert frame.loc[~finite, "pvalue_adjusted"].isna().all()  # calibration: no p
+    assert (frame["pvalue_adjusted"][finite] >= frame["pvalue"][finite]).all()
+    table = rep.summary_table()
+    assert table.loc["b", "ci"] == frame.query("model == 'b' and test == 'ci'")[
+        "pvalue_adjusted"].iloc[0]
+    bh = report(two_models, by="model", tests=["ci", "monotonicity"], adjust="bh",
+                progress=False, rng=7, n_permutations=19, n_resamples=19).to_frame()
+    np.testing.assert_allclose(bh["pvalue_adjusted"],
+                               multipletests(bh["pvalue"], method="fdr_bh")[1])
+    with pytest.raises(ValueError, match="The 'adjust' parameter of report must be one of"):
+        report(two_models, adjust="bonferroni")
+    with pytest.raises(ValueError, match="The 'values' parameter of summary_table"):
+        rep.summary_table("p")
+
+
+def test_first_screen_grid(rep, page):
+    """The page opens on the models x tests grid: adjusted p and effect size per entry,
+    the significant ones shaded, the tests that did not apply each given a reason."""
+    grid = page[page.index("<table class='grid'>"):]
+    grid = grid[:grid.index("</table>")]
+    assert page.index("<table class='grid'>") < page.index("<h2>Results</h2>")
+    frame = rep.to_frame().set_index(["model", "test"])
+    p_b = frame.loc[("b", "leakage"), "pvalue_adjusted"]
+    assert "CMI (nats)" in grid and "log-loss reduction (%)" in grid
+    assert f"{frame.loc[('b', 'leakage'), 'statistic']:.3g}" in grid
+    assert ("class='sig'" in grid) == bool((frame["pvalue_adjusted"] < 0.05).any())
+    assert p_b == p_b  # a number
+    for name in ("ci_evidence", "leakage_evidence", "lie"):
+        assert f"<b>{name}</b> did not apply" in page
+    assert "<b>ci</b> did not apply" not in page
+    assert rep._repr_html_().startswith("<div class='coherence-report'>")
+    assert "<table class='grid'>" in rep._repr_html_()
+
+
+def test_paper_tables_and_layout(page):
+    for caption in ("Table 1. Conditional independence", "Table 2. Leakage",
+                    "Table 3. Monotonicity", "Table 4. Prompt consistency",
+                    "Table 5. Forecast quality"):
+        assert caption in page
+    assert "text-align:left" in page and "@page" in page
+    # axes of every figure are labelled (text kept as text in the SVG)
+    for label in ("belief (bin centre)", "mean forecast (confidence)"):
+        assert label in page
+
+
+def test_rerun_command_parses_back(rep, page):
+    """The provenance block's command line is one the CLI accepts, with the integer seed
+    and the column mapping of the run."""
+    import html as html_lib
+    import shlex
+
+    from coherence_cli import _build_parser
+
+    block = page[page.index("To rerun from the command line:"):]
+    command = html_lib.unescape(block[block.index("<pre>") + 5:block.index("</pre>")])
+    argv = shlex.split(command)
+    assert argv[:2] == ["coherence", "test"]
+    args = _build_parser().parse_args(argv[1:])
+    assert args.seed == 7 and args.by == ["model"] and args.belief == "belief"
+    assert args.group == "context" and args.adjust == "holm"
+    assert args.tests == ",".join(rep.settings["tests"])
+    assert args.reference_prompt == "standard" and args.permutations == 99
 
 
 def test_summary_is_the_pvalue_table(rep):
@@ -134,6 +211,7 @@ def test_validation(two_models):
         report(two_models, n_jobs=0)
 
 
+@pytest.mark.requires("pgmpy")
 def test_lie_table_joins_the_cells():
     import bayesnets
 
@@ -149,9 +227,10 @@ def test_lie_table_joins_the_cells():
         rng=np.random.default_rng(0).spawn(1)[0].spawn(len(REGISTRY))[TEST_NAMES.index("lie")])
     assert result.statistic == direct.statistic and result.pvalue == direct.pvalue
     html = rep.to_html()
-    assert html.count("data:image/png") >= 1  # the ratio plot
+    assert html.count("<svg") >= 1  # the ratio plot
 
 
+@pytest.mark.requires("pgmpy")
 def test_lie_table_split_by_model(two_models):
     import bayesnets
 
