@@ -204,7 +204,7 @@ def _grid(rep: CoherenceReport) -> str:
                f"{cell.n_obs}</span></td>"]
         for name in names:
             if name in cell.results:
-                raw, adj = lookup[(i, name)]
+                _, adj = lookup[(i, name)]
                 effect = html.escape(_num(cell.results[name].statistic, 3))
                 if math.isnan(adj):
                     tds.append(f"<td>&mdash;<br><span class='eff'>{effect}</span></td>")
@@ -228,9 +228,9 @@ def _grid_note(rep: CoherenceReport) -> str:
     lookup = _adjusted_lookup(rep)
     m = sum(1 for r, _ in lookup.values() if not math.isnan(r))
     text = (f"Each entry: the {adjust_label(adjust)} p-value (over the {m} p-values of this "
-            f"report) above the effect size named in the column heading. Shaded: adjusted p &lt; {ALPHA}, evidence "
-            "against the property the test checks; a large p-value is not proof that the "
-            "property holds. n/a: the test does not apply to the cell; &mdash;: descriptive, "
+            "report) above the effect size named in the column heading. Shaded: adjusted "
+            f"p &lt; {ALPHA}, evidence against the property the test checks; a large "
+            "p-value is not proof that the property holds. n/a: the test does not apply to the cell; &mdash;: descriptive, "
             "no p-value. Raw p-values are in the tables below and the appendix.")
     permutations = s.get("n_permutations")
     if adjust != "none" and isinstance(permutations, int) and m > 1:

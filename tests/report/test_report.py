@@ -1,6 +1,9 @@
 """coherence.report: every applicable test per cell, numbers equal to the test functions'."""
 
+import json
 import re
+import shutil
+import subprocess
 
 import numpy as np
 import pandas as pd
@@ -11,6 +14,24 @@ from coherence import RESULT_COLUMNS, TEST_NAMES, report
 from coherence._report._registry import REGISTRY
 
 FAST = {"n_permutations": 99, "n_resamples": 99}
+CHROMIUM = next((shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome")
+                 if shutil.which(n)), None)
+PRINT_WIDTH_PX = 688
+
+PROBE = """<script>
+(function () {
+  var w = document.documentElement.clientWidth, bad = [];
+  document.querySelectorAll('body *').forEach(function (el) {
+    var r = el.getBoundingClientRect();
+    if (r.width > 0 && r.right > w + 0.5) bad.push(el.tagName + ' ' + Math.round(r.right));
+  });
+  var out = document.createElement('pre');
+  out.id = 'overflow-probe';
+  out.textContent = JSON.stringify({width: w, scroll: document.documentElement.scrollWidth,
+                                    bad: bad.slice(0, 10)});
+  document.body.appendChild(out);
+})();
+</script>"""
 
 
 @pytest.fixture(scope="module")
@@ -93,12 +114,10 @@ def page(rep):
     return rep.to_html()
 
 
-def test_markdown_and_html(rep, page, tmp_path):
+def test_markdown_and_html(rep, page):
     md = rep.to_markdown()
     assert md.splitlines()[0].startswith("| model | test | method | statistic")
     assert len(md.splitlines()) == 2 + len(rep.to_frame())
-    path = tmp_path / "r.html"
-    assert rep.to_html(path) == path.read_text()
     assert page.count("<svg") >= 4 and "data:image/png" not in page  # vector figures inline
     assert not re.search(r"""(src|href)=['"]?(https?:)?//""", page)  # no external requests
     for setting in ("n_permutations", "engine", "versions", "content sha256"):
@@ -110,7 +129,7 @@ def test_markdown_and_html(rep, page, tmp_path):
     assert all(f"<td>{pair}</td>" in page for pair in mono["pair"])
 
 
-def test_adjusted_pvalues(rep, two_models):
+def test_adjusted_pvalues(rep, two_models, tmp_path):
     from statsmodels.stats.multitest import multipletests
 
     frame = rep.to_frame()
@@ -123,8 +142,11 @@ def test_adjusted_pvalues(rep, two_models):
     table = rep.summary_table()
     assert table.loc["b", "ci"] == frame.query("model == 'b' and test == 'ci'")[
         "pvalue_adjusted"].iloc[0]
-    bh = report(two_models, by="model", tests=["ci", "monotonicity"], adjust="bh",
-                progress=False, rng=7, n_permutations=19, n_resamples=19).to_frame()
+    small = report(two_models, by="model", tests=["ci", "monotonicity"], adjust="bh",
+                   progress=False, rng=7, n_permutations=19, n_resamples=19)
+    path = tmp_path / "r.html"
+    assert small.to_html(path) == path.read_text() and "Benjamini-Hochberg" in path.read_text()
+    bh = small.to_frame()
     np.testing.assert_allclose(bh["pvalue_adjusted"],
                                multipletests(bh["pvalue"], method="fdr_bh")[1])
     with pytest.raises(ValueError, match="The 'adjust' parameter of report must be one of"):
@@ -178,7 +200,7 @@ def test_rerun_command_parses_back(rep, page):
     args = _build_parser().parse_args(argv[1:])
     assert args.seed == 7 and args.by == ["model"] and args.belief == "belief"
     assert args.group == "context" and args.adjust == "holm"
-    assert args.tests == ",".join(rep.settings["tests"])
+    assert args.tests == list(rep.settings["tests"])
     assert args.reference_prompt == "standard" and args.permutations == 99
 
 
@@ -244,3 +266,22 @@ def test_lie_table_split_by_model(two_models):
                  tests=["lie"], progress=False, rng=0, **FAST)
     assert [c.key["model"] for c in rep.cells] == ["a", "b"]
     assert all("lie" in c.results for c in rep.cells)
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="headless Chromium is not installed")
+def test_report_fits_a_printed_page(page, tmp_path):
+    """Headless Chromium (Debian's ``chromium`` package) lays the report out at the width
+    of an A4 page's printable area (182 mm = 688 CSS px); no element may pass it."""
+    page = page.replace("</body>", PROBE + "</body>")
+    path = tmp_path / "report.html"
+    path.write_text(page, encoding="utf-8")
+    out = subprocess.run(
+        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+         f"--window-size={PRINT_WIDTH_PX},1000", "--dump-dom", path.as_uri()],
+        capture_output=True, text=True, timeout=120)
+    found = re.search(r'<pre id="overflow-probe">(.*?)</pre>', out.stdout, re.S)
+    assert found, out.stderr[-2000:]
+    probe = json.loads(found.group(1).replace("&quot;", '"'))
+    assert probe["width"] <= PRINT_WIDTH_PX
+    assert probe["bad"] == [], probe
+    assert probe["scroll"] <= probe["width"], probe
