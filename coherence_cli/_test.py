@@ -161,7 +161,8 @@ def run(args: argparse.Namespace) -> int:
     rep = report(data, belief=args.belief, action=args.action, outcome=args.outcome,
                  group=args.group, prompt=args.prompt, repetition=args.repetition,
                  truth=args.truth, evidence=args.evidence, by=by,
-                 tests=args.tests or "all", reference_prompt=reference, adjust=args.adjust or "holm",
+                 tests=args.tests or "all", reference_prompt=reference,
+                 adjust=args.adjust or "holm",
                  engine=args.engine, n_permutations=args.permutations,
                  n_resamples=args.resamples, n_jobs=args.jobs,
                  progress=False if args.quiet else None, rng=args.seed)
