@@ -231,7 +231,8 @@ def _grid_note(rep: CoherenceReport) -> str:
             "report) above the effect size named in the column heading. Shaded: adjusted "
             f"p &lt; {ALPHA}, evidence against the property the test checks; a large "
             "p-value is not proof that the property holds. n/a: the test does not apply to "
-            "the cell; &mdash;: descriptive, no p-value. Raw p-values are in the tables below and the appendix.")
+            "the cell; &mdash;: descriptive, no p-value. Raw p-values are in the tables "
+            "below and the appendix.")
     permutations = s.get("n_permutations")
     if adjust != "none" and isinstance(permutations, int) and m > 1:
         floor = 1.0 / (permutations + 1)
