@@ -33,7 +33,9 @@ lint: $(STAMP)
 	$(BIN)/mypy
 
 docs: $(STAMP)
+	$(BIN)/python docs/_check_docs.py tables
 	$(BIN)/python -m sphinx -W --keep-going -b html -q docs docs/_build/html
+	$(BIN)/python docs/_check_docs.py offline docs/_build/html
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks $(ARGS)
