@@ -456,8 +456,6 @@ def _rerun_commands(rep: CoherenceReport) -> tuple[str, str]:
     argv += ["--seed", str(seed) if seed is not None else "SEED"]
     py.append(f"rng={seed if seed is not None else 'SEED'}")
     shell = " ".join(shlex.quote(a) for a in argv)
-    if s.get("actions"):
-        shell = "# the action labels were mapped as --actions says\n" + shell
     python = "import pandas as pd\nimport coherence\n\nrep = coherence.report(\n    " + \
         ",\n    ".join(py) + ",\n)\nrep.to_html('report.html')"
     return shell, python
