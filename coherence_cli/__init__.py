@@ -212,8 +212,8 @@ def _run_demo(args: argparse.Namespace) -> int:
     from coherence._report._render import adjust_label
 
     label = adjust_label(rep.settings["adjust"])
-    print(f"\nP-values ({label} across the report) by agent and test (tests that do not "
-          "apply are blank):")
+    print(f"\nP-values by agent and test, {label} across the report (blank: does not "
+          "apply):")
     _print_frame(rep.summary_table())
     print(f"\nWhich agent fails which test at alpha = 0.05 ({label} p-values):")
     _print_frame(_verdicts(rep, truth))

@@ -611,7 +611,7 @@ def text_table(frame: pd.DataFrame, *, width: int = 100, digits: int = 4) -> str
 
     cols = [str(c) for c in frame.columns]
     body = [[fmt(v) for v in row] for row in frame.itertuples(index=False)]
-    limit = max(12, width // 3)
+    limit = max(12, width // 2)
     cells = [[c[: limit - 3] + "..." if len(c) > limit else c for c in row] for row in body]
     heads = [c[: limit - 3] + "..." if len(c) > limit else c for c in cols]
     widths = [max([len(heads[j]), *(len(r[j]) for r in cells)]) for j in range(len(cols))]

@@ -67,6 +67,8 @@ def test_demo_quick_writes_report(tmp_path):
     for agent in ("rational", "rational+noise", "leaky", "nonmonotone", "prompt_sensitive"):
         assert agent in out.stdout
     assert "Which agent fails which test" in out.stdout
+    assert "Benjamini-Hochberg-adjusted" in out.stdout  # --quick's default adjustment
+    fits_100_columns(out.stdout)
     html = (tmp_path / "coherence-report.html").read_text()
     assert html.startswith("<!DOCTYPE html>") and "Provenance and how to rerun" in html
 
