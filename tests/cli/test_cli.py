@@ -225,6 +225,7 @@ def test_scores_command(tmp_path):
     out = run("scores", str(path), "--cutoffs", str(cutoffs), "--csv", str(tmp_path / "s.csv"))
     assert out.returncode == 0, out.stderr
     assert "org/m1" in out.stdout
+    fits_100_columns(out.stdout)
     renamed = tmp_path / "renamed.csv"
     table.rename(columns={"model": "llm", "question": "qid", "probability": "p",
                           "outcome": "resolved"}).to_csv(renamed, index=False)
