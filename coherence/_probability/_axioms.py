@@ -93,6 +93,16 @@ def total_probability_feasible(p_a: np.ndarray, p1: np.ndarray, p0: np.ndarray,
     return implied, feasible
 
 
+def total_probability_error(p_a: np.ndarray, p1: np.ndarray, p0: np.ndarray,
+                            p_b: np.ndarray) -> np.ndarray:
+    """|P(A) - P(A|B=1) P(B) - P(A|B=0) (1 - P(B))| per row, with an elicited P(B).
+
+    The same function gives the B side with the roles swapped:
+    ``total_probability_error(p_b, p_b_given_a1, p_b_given_a0, p_a)``.
+    """
+    return np.abs(p_a - p1 * p_b - p0 * (1.0 - p_b))
+
+
 @dataclass(frozen=True, slots=True)
 class TotalProbabilityResult(CoherenceResult):
     """Result of :func:`total_probability_check`.
@@ -179,6 +189,9 @@ def total_probability_check(p_a: Any, p_a_given_b1: Any, p_a_given_b0: Any, *,
     With an elicited P(B) the error is
     :math:`|P(A) - P(A|B=1) P(B) - P(A|B=0) (1 - P(B))|`, and a row is
     *consistent* when the error is below ``tol``.
+    The B side of the law is the same check with the roles swapped:
+    ``total_probability_check(p_b, p_b_given_a1, p_b_given_a0, p_b=p_a)``
+    (:func:`conditional_forecasting` reports both sides).
     Feasibility is invariant to relabelling A (all probabilities of A replaced
     by their complements) and to relabelling B (the conditionals swapped, so
     :math:`\hat P(B) \to 1 - \hat P(B)`).
@@ -211,7 +224,7 @@ def total_probability_check(p_a: Any, p_a_given_b1: Any, p_a_given_b0: Any, *,
         mean_error = share_consistent = np.nan
     else:
         pb = arr["p_b"]
-        error = np.abs(pa - p1 * pb - p0 * (1.0 - pb))
+        error = total_probability_error(pa, p1, p0, pb)
         mean_error = float(error.mean())
         share_consistent = float((error < tol).mean())
     n = len(pa)

@@ -113,6 +113,11 @@ class PairsResult(CoherenceResult):
         The grouping column.
     n_resamples, tol, eps : int, float, float
         Settings used.
+    n_failed : int
+        Failed records skipped (rows with a non-missing ``error``); the table counts
+        them per cell and category in ``n_failed``.
+    pool : bool
+        Whether runs (and variants) of a model were pooled into one cell.
     """
 
     table: pd.DataFrame = field(repr=False, compare=False, default_factory=pd.DataFrame)
@@ -124,10 +129,13 @@ class PairsResult(CoherenceResult):
     n_resamples: int = 9999
     tol: float = 0.05
     eps: float = 0.02
+    n_failed: int = 0
+    pool: bool = False
 
     _test_name: ClassVar[str] = "conditional_forecasting"
     _extra_columns: ClassVar[tuple[str, ...]] = (
-        "pvalue_method", "alternative", "ci_method", "by", "n_resamples", "tol", "eps")
+        "pvalue_method", "alternative", "ci_method", "by", "n_resamples", "tol", "eps",
+        "n_failed", "pool")
 
     def summary_frame(self) -> pd.DataFrame:
         """Alias of :meth:`to_frame`: the one-row pooled summary."""
@@ -136,8 +144,9 @@ class PairsResult(CoherenceResult):
     def summary(self) -> Summary:
         """The pooled headline and the per-category table, formatted."""
         head = CoherenceResult.summary(self)
-        cols = (["model"] if "model" in self.table.columns else []) + list(PAIRS_COLUMNS)
-        categories = self.table.loc[:, cols]
+        cells = [c for c in ("run", "model", "variant") if c in self.table.columns]
+        cols = cells + list(PAIRS_COLUMNS) + ["n_failed"]
+        categories = self.table.loc[:, [c for c in cols if c in self.table.columns]]
         with pd.option_context("display.width", 200, "display.max_columns", 30,
                                "display.float_format", "{:.4g}".format):
             text = categories.to_string(index=False)
@@ -308,6 +317,8 @@ def conditional_forecasting(
     model: str = "model", confidence_level: float = 0.95, test: str = "bernoulli",
     alternative: str = "two-sided", ci_method: str = "bootstrap-t",
     n_resamples: int = 9999, tol: float = 0.05, eps: float = 0.02, rng: RNGLike = None,
+    pair: str = "pair", run: str = "run", variant: str = "variant", failed: str = "error",
+    pool: bool = False,
 ) -> PairsResult:
     r"""Conditional-forecasting coherence of a pairs table, per category and model.
 
@@ -320,12 +331,14 @@ def conditional_forecasting(
         The grouping column (labelled ``category`` in the output).
     p_a, p_a_given_b1, p_a_given_b0, a_outcome, b_outcome : str
         Column names (defaults: the names of docs/design.md); outcomes must be 0/1
-        (floats 0.0 / 1.0 and bools are accepted). Other columns are ignored.
+        (floats 0.0 / 1.0 and bools are accepted), and may be absent (both) for a run
+        without resolutions. Other columns are ignored.
     p_b, p_b_given_a1, p_b_given_a0 : str
         Columns of the reverse elicitation; used when all three are present.
         A row with any of them missing is left out of the Bayes columns only.
     model : str, default "model"
-        When this column is present, rows are grouped by (model, category).
+        When this column is present, rows are grouped by (model, category) (and by
+        ``run`` and ``variant`` when present; see ``pool``).
     confidence_level : float in (0, 1), default 0.95
         Level of both intervals.
     test : {"bernoulli", "t", "bootstrap-t"}, default "bernoulli"
@@ -351,10 +364,29 @@ def conditional_forecasting(
         Threshold of the update-direction classes.
     rng : int, numpy.random.Generator or None
         Randomness of the Bernoulli null draws and of the bootstrap.
+    pair : str, default "pair"
+        The pair id. When present, a pair may appear once per cell and group: a
+        duplicate (the same file read twice) raises.
+    run, variant : str, default "run", "variant"
+        With ``model``, the columns that define the cells (those present): one row per
+        (run, model, variant, category), so runs of one model with other settings are
+        never pooled. :func:`read_pairs` writes ``run`` (the model and its settings).
+    failed : str, default "error"
+        Rows where this column is set are failed elicitations: left out with a
+        :class:`SkippedRecordsWarning` that names them and counted in ``n_failed``.
+    pool : bool, default False
+        Merge the runs and variants of each model into one cell (cells by ``model``
+        only), e.g. for one run split over several files.
 
     Returns
     -------
     PairsResult
+        The cells without outcomes (``a_outcome``/``b_outcome`` absent, or missing on
+        all of a cell's rows) get the columns that need none (``n``,
+        ``mean_sensitivity``, update direction, total probability, Bayes); their
+        outcome-based columns are NaN, ``resolved`` is False and ``note`` says why.
+        The headline is over the scored pairs (NaN, ``n_obs = 0``, when none is); when
+        a pair is scored in several runs it has no p-value or interval.
 
     Warns
     -----
@@ -363,6 +395,8 @@ def conditional_forecasting(
     DegenerateDataWarning
         When the chosen p-value of a group is undefined (NaN): every improvement
         equal, or (Bernoulli) no pair whose conditional differs from P(A).
+    SkippedRecordsWarning
+        When failed records (``failed`` column set) are left out.
 
     Notes
     -----
@@ -417,7 +451,13 @@ def conditional_forecasting(
       :func:`coherence.total_probability_check` (tolerance ``tol``);
     * ``bayes_consistent``, ``bayes_error_mean``: share with Bayes error below
       ``tol`` and mean error of :func:`coherence.bayes_check`, over rows with
-      the reverse elicitation (NaN when there is none).
+      the reverse elicitation (NaN when there is none);
+    * after the extra columns, ``n_failed, resolved, lotp_feasible_b,
+      lotp_error_a_mean, lotp_error_b_mean, note``: failed records skipped, whether
+      the cell was scored on outcomes, and the law of total probability on the B
+      side (feasibility from P(B|A=1), P(B|A=0)) and as an error on both sides,
+      :math:`|P(A) - P(A|B{=}1)P(B) - P(A|B{=}0)(1 - P(B))|` and its mirror, over
+      the rows with the reverse elicitation.
 
     References
     ----------
@@ -444,11 +484,23 @@ def conditional_forecasting(
     >>> res.alternative, round(res.pvalue, 3), res.confidence_interval.high
     ('greater', 0.441, inf)
     """
-    iv = _conditional_forecasting_iv(
-        pairs, by, p_a, p_a_given_b1, p_a_given_b0, a_outcome, b_outcome, p_b, p_b_given_a1,
-        p_b_given_a0, model, confidence_level, test, alternative, ci_method, n_resamples, tol,
-        eps, rng)
-    return _conditional_forecasting(iv)
+    from ._pairs_cells import finish_cells, prepare_cells  # issue 15: runs, failures, no outcomes
+
+    cells = prepare_cells(
+        pairs, by=by, pair=pair, run=run, model=model, variant=variant, failed=failed,
+        pool=pool, p_a=p_a, p_a_given_b1=p_a_given_b1, p_a_given_b0=p_a_given_b0,
+        a_outcome=a_outcome, b_outcome=b_outcome, p_b=p_b, p_b_given_a1=p_b_given_a1,
+        p_b_given_a0=p_b_given_a0, confidence_level=confidence_level, test=test,
+        alternative=alternative, ci_method=ci_method, n_resamples=n_resamples, tol=tol,
+        eps=eps, rng=rng)
+    result = None
+    if cells.resolved is not None:
+        iv = _conditional_forecasting_iv(
+            cells.resolved, by, p_a, p_a_given_b1, p_a_given_b0, a_outcome, b_outcome, p_b,
+            p_b_given_a1, p_b_given_a0, cells.key, confidence_level, test, alternative,
+            ci_method, n_resamples, tol, eps, rng)
+        result = _conditional_forecasting(iv)
+    return finish_cells(result, cells)
 
 
 @dataclass(frozen=True, slots=True)
