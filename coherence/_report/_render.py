@@ -603,7 +603,22 @@ def _appendix(rep: CoherenceReport) -> str:
 def text_table(frame: pd.DataFrame, *, width: int = 100, digits: int = 4) -> str:
     """A plain-text table no wider than ``width`` columns: numbers to ``digits``
     significant digits, long text cut with "...", and columns that do not fit
-    moved to a block below (the first column repeated)."""
+    moved to a block below (the leading label columns repeated).
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"model": ["a", "b"], "category": ["x", "y"],
+    ...                       "first_statistic": [0.123456, 1.0],
+    ...                       "second_statistic": [2.5, float("nan")]})
+    >>> print(text_table(frame, width=40))
+    model  category  first_statistic
+    a      x                  0.1235
+    b      y                       1
+    <BLANKLINE>
+    model  category  second_statistic
+    a      x                      2.5
+    b      y
+    """
     def fmt(v: Any) -> str:
         if isinstance(v, float | np.floating):
             return "" if math.isnan(v) else f"{v:.{digits}g}"
@@ -618,11 +633,17 @@ def text_table(frame: pd.DataFrame, *, width: int = 100, digits: int = 4) -> str
     numeric = [pd.api.types.is_numeric_dtype(frame.iloc[:, j]) for j in range(len(cols))]
     if not cols:
         return ""
-    blocks, current, used = [], [0], widths[0]
-    for j in range(1, len(cols)):
-        if used + 2 + widths[j] > width:
+    # the leading text columns (labels) are repeated in every block
+    keys = [0]
+    while (len(keys) < len(cols) - 1 and not numeric[len(keys)]
+           and sum(widths[j] + 2 for j in keys) + widths[len(keys)] <= 3 * width // 5):
+        keys.append(len(keys))
+    key_width = sum(widths[j] + 2 for j in keys) - 2
+    blocks, current, used = [], list(keys), key_width
+    for j in range(len(keys), len(cols)):
+        if used + 2 + widths[j] > width and len(current) > len(keys):
             blocks.append(current)
-            current, used = [0], widths[0]
+            current, used = list(keys), key_width
         current.append(j)
         used += 2 + widths[j]
     blocks.append(current)
