@@ -425,7 +425,7 @@ def _rerun_commands(rep: CoherenceReport) -> tuple[str, str]:
     path = s.get("data_file") or "TABLE.csv"
     seed = s.get("seed")
     argv = ["coherence", "test", str(path)]
-    py = [f"pd.read_csv({str(path)!r})"]
+    py = ["data"]
     for name in ("belief", "action", "outcome", "group", "prompt", "repetition", "truth"):
         value = cols.get(name)
         if value is not None:
@@ -456,8 +456,13 @@ def _rerun_commands(rep: CoherenceReport) -> tuple[str, str]:
     argv += ["--seed", str(seed) if seed is not None else "SEED"]
     py.append(f"rng={seed if seed is not None else 'SEED'}")
     shell = " ".join(shlex.quote(a) for a in argv)
-    python = "import pandas as pd\nimport coherence\n\nrep = coherence.report(\n    " + \
-        ",\n    ".join(py) + ",\n)\nrep.to_html('report.html')"
+    load = f"data = pd.read_csv({str(path)!r})\n"
+    if s.get("actions"):
+        action = cols.get("action", "action")
+        mapping = {yours: ours for ours, yours in s["actions"].items()}
+        load += f"data[{action!r}] = data[{action!r}].replace({mapping!r})\n"
+    python = ("import pandas as pd\nimport coherence\n\n" + load + "rep = coherence.report(\n    "
+              + ",\n    ".join(py) + ",\n)\nrep.to_html('report.html')")
     return shell, python
 
 

@@ -268,6 +268,14 @@ def _report_iv(
             check_choice(name, "tests", owner, ("all", *TEST_NAMES))
     check_choice(engine, "engine", owner, ("logistic", "catboost"))
     check_choice(adjust, "adjust", owner, ADJUST_METHODS)
+    if prompt is not None and prompt in df.columns:
+        # with several prompt variants and none the reference, the decision tests would
+        # silently pool every prompt and prompt_consistency would fail in every cell
+        labels = sorted(map(str, df[prompt].dropna().unique()))
+        if len(labels) > 1 and str(reference_prompt) not in labels:
+            raise ValueError(param_error(
+                "reference_prompt", owner, f"one of the values of the prompt column "
+                f"{prompt!r} ({', '.join(labels[:10])})", reference_prompt))
     n_jobs = check_int(n_jobs, "n_jobs", owner, low=-1)
     if n_jobs == 0:
         raise ValueError(param_error("n_jobs", owner, "a positive int or -1", n_jobs))

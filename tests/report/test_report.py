@@ -202,6 +202,25 @@ def test_rerun_command_parses_back(rep, page):
     assert args.group == "context" and args.adjust == "holm"
     assert args.tests == list(rep.settings["tests"])
     assert args.reference_prompt == "standard" and args.permutations == 99
+    # the Python call is valid code with the same seed and mapping
+    block = page[page.index("or from Python:"):]
+    code = html_lib.unescape(block[block.index("<pre>") + 5:block.index("</pre>")])
+    compile(code, "rerun.py", "exec")
+    assert "rng=7" in code and "group='context'" in code and "adjust='holm'" in code
+    # a run whose action labels were mapped says so in both commands
+    import dataclasses
+
+    from coherence._report._render import _rerun_commands
+
+    mapped = dataclasses.replace(rep, settings={
+        **rep.settings, "data_file": "my answers.csv",
+        "actions": {"yes": "buy", "no": "sell", "defer": "hold"}})
+    shell, python = _rerun_commands(mapped)
+    args = _build_parser().parse_args(shlex.split(shell)[1:])
+    assert args.table == "my answers.csv"
+    assert args.actions == {"buy": "yes", "sell": "no", "hold": "defer"}
+    assert "replace({'buy': 'yes', 'sell': 'no', 'hold': 'defer'})" in python
+    compile(python, "rerun.py", "exec")
 
 
 def test_summary_is_the_pvalue_table(rep):
@@ -231,6 +250,9 @@ def test_validation(two_models):
         report(two_models, engine="xgboost")
     with pytest.raises(ValueError, match="The 'n_jobs' parameter of report"):
         report(two_models, n_jobs=0)
+    with pytest.raises(ValueError, match="The 'reference_prompt' parameter of report must be "
+                       "one of the values of the prompt column 'prompt' \\(absolute, bayesian"):
+        report(two_models, reference_prompt="plain")
 
 
 @pytest.mark.requires("pgmpy")
