@@ -502,8 +502,10 @@ def _provenance(rep: CoherenceReport) -> str:
                  "<p class='note'><b>Not reproducible as run:</b> the report was made with "
                  f"rng = {html.escape(str(s.get('rng')))}; replace SEED by an integer and "
                  "rerun.</p>")
+    file_note = ("" if s.get("data_file") else
+                 " (TABLE.csv: the table saved to a file; its content hash is above)")
     return (_table_html(table, klass="prov") + seed_note
-            + "<p>To rerun from the command line:</p>"
+            + f"<p>To rerun from the command line{file_note}:</p>"
             + f"<pre>{html.escape(shell)}</pre><p>or from Python:</p>"
             + f"<pre>{html.escape(python)}</pre>")
 

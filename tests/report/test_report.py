@@ -193,7 +193,7 @@ def test_rerun_command_parses_back(rep, page):
 
     from coherence_cli import _build_parser
 
-    block = page[page.index("To rerun from the command line:"):]
+    block = page[page.index("To rerun from the command line"):]
     command = html_lib.unescape(block[block.index("<pre>") + 5:block.index("</pre>")])
     argv = shlex.split(command)
     assert argv[:2] == ["coherence", "test"]
