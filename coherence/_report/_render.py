@@ -523,7 +523,13 @@ def _header(rep: CoherenceReport) -> str:
 
 def render_first_screen(rep: CoherenceReport) -> str:
     """The grid and its note (the report's first screen; a notebook's display)."""
-    return ("<div class='coherence-report'><p><b>Which model fails which property</b></p>"
+    style = ("<style>.coherence-report td{text-align:right}"
+             ".coherence-report td:first-child{text-align:left}"
+             ".coherence-report .sig{background:#f9d2cf;font-weight:bold}"
+             ".coherence-report .eff{font-size:.9em;color:#444;font-weight:normal}"
+             ".coherence-report .na{color:#999}.coherence-report .err{color:#a00}</style>")
+    return ("<div class='coherence-report'>" + style
+            + "<p><b>Which model fails which property</b></p>"
             + _grid(rep) + _grid_note(rep) + "</div>")
 
 

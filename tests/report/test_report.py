@@ -170,7 +170,8 @@ def test_first_screen_grid(rep, page):
     for name in ("ci_evidence", "leakage_evidence", "lie"):
         assert f"<b>{name}</b> did not apply" in page
     assert "<b>ci</b> did not apply" not in page
-    assert rep._repr_html_().startswith("<div class='coherence-report'>")
+    shown = rep._repr_html_()
+    assert shown.startswith("<div class='coherence-report'><style>") and ".sig{" in shown
     assert "<table class='grid'>" in rep._repr_html_()
 
 
