@@ -35,9 +35,12 @@ def test_missing_pgmpy_names_the_extra(without):
         _require_pgmpy()
 
 
-def test_missing_extra_is_a_one_line_cli_error(without, capsys):
+def test_missing_extra_is_a_one_line_cli_error(without, capsys, monkeypatch):
+    import bayesnets._network
+
     from coherence_cli import main
 
+    monkeypatch.setattr(bayesnets._network, "_LOADED", {})  # networks loaded by other tests
     without("pgmpy")
     assert main(["demo", "--quick"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
