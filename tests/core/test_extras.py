@@ -37,7 +37,6 @@ def test_missing_pgmpy_names_the_extra(without):
 
 def test_missing_extra_is_a_one_line_cli_error(without, capsys, monkeypatch):
     import bayesnets._network
-
     from coherence_cli import main
 
     monkeypatch.setattr(bayesnets._network, "_LOADED", {})  # networks loaded by other tests
