@@ -1,5 +1,5 @@
 # The two commands of the README, each doing its own set-up:
-#   make demo   - create .venv if missing, install the project, run the main job
+#   make demo   - create .venv if missing, install the project with every extra, run the main job
 #   make test   - the same set-up, then the test suite without the `slow` calibration tests
 #   make test-slow - only the `slow` tests; .ci/run runs both, so CI runs everything
 # and, for development (docs/contributing.md): make test-all, lint, docs, bench.
@@ -13,7 +13,7 @@ STAMP  := $(VENV)/.belief-coherence-installed
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[test,dev]"
+	$(BIN)/python -m pip install --quiet -e ".[all,test,dev]"
 	touch $(STAMP)
 
 demo: $(STAMP)
@@ -33,7 +33,9 @@ lint: $(STAMP)
 	$(BIN)/mypy
 
 docs: $(STAMP)
+	$(BIN)/python docs/_check_docs.py tables
 	$(BIN)/python -m sphinx -W --keep-going -b html -q docs docs/_build/html
+	$(BIN)/python docs/_check_docs.py offline docs/_build/html
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks $(ARGS)

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from coherence._extras import require
 from coherence._validation import as_dataframe, check_int, param_error, require_columns
 
 __all__ = ["BUNDLED_NETWORKS", "Network", "as_network", "fit", "load"]
@@ -37,6 +38,7 @@ _PGMPY_MIN = (1, 1)
 
 def _require_pgmpy() -> Any:
     """Import pgmpy, checking the version (1.0 and older need torch and use other class names)."""
+    require("pgmpy", "the bayesnets package (Bayesian-network ground truth)")
     import pgmpy
 
     parts = []

@@ -175,6 +175,10 @@ class CoherenceResult:
         """The settings this result records, by name."""
         return {name: getattr(self, name) for name in self._extra_columns}
 
+    def _repr_html_(self) -> str:
+        """The :meth:`summary` as HTML tables (how Jupyter shows a result)."""
+        return self.summary()._repr_html_()
+
     def to_frame(self) -> pd.DataFrame:
         """One tidy row with the fixed schema :meth:`frame_columns`."""
         ci = self.confidence_interval

@@ -59,6 +59,10 @@ def _add_report_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--jobs", type=int, default=1, metavar="N",
                    help="cells run in parallel (joblib n_jobs; default 1)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--adjust", choices=("holm", "bh", "none"), default=None,
+                   help="multiplicity adjustment of the p-values across the report (default "
+                   "holm; bh = Benjamini-Hochberg, the default of demo --quick, whose 200 "
+                   "permutations are too few for Holm; raw p-values are kept)")
 
 
 def _build_parser() -> argparse.ArgumentParser:
@@ -85,38 +89,15 @@ def _build_parser() -> argparse.ArgumentParser:
                       help="HTML report path (default coherence-report.html)")
     _add_report_options(demo)
 
-    test = sub.add_parser(
-        "test", help="run every applicable test on your belief/action table",
-        description="Run the coherence tests on a belief/action table (CSV or parquet), "
-        "one cell per (model, dataset) when those columns exist.")
-    test.add_argument("table", help="CSV or parquet file, one row per elicitation")
-    for col, default in (("belief", "belief"), ("action", "action"), ("outcome", "outcome"),
-                         ("group", "context"), ("prompt", "prompt"),
-                         ("repetition", "repetition"), ("truth", "truth")):
-        test.add_argument(f"--{col}", default=default, metavar="COL",
-                          help=f"column name (default {default})")
-    test.add_argument("--evidence", nargs="*", default=[], metavar="COL",
-                      help="evidence columns (the 'with x' variants)")
-    test.add_argument("--by", nargs="*", default=["model", "dataset"], metavar="COL",
-                      help="columns defining cells (default: model dataset, when present)")
-    test.add_argument("--out", default=None, metavar="PATH", help="write an HTML report")
-    test.add_argument("--csv", default=None, metavar="PATH", help="write the tidy results")
-    _add_report_options(test)
+    from . import _scores, _test  # the commands' own modules
+
+    _test.add_parser(sub)
 
     from . import _pairs  # the command's own module
 
     _pairs.add_parser(sub)
 
-    scores = sub.add_parser(
-        "scores", help="forecast scores (accuracy, Brier, log) per model",
-        description="Score a forecast table (CSV, parquet or JSON records) per model, with "
-        "cluster-bootstrap intervals; with --cutoffs, also after the contamination filter.")
-    scores.add_argument("forecasts", help="forecast table file")
-    scores.add_argument("--cutoffs", default=None, metavar="JSON",
-                        help="JSON object mapping model names to knowledge-cutoff dates")
-    scores.add_argument("--by", default="model", help="grouping column (default model)")
-    scores.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    scores.add_argument("--csv", default=None, metavar="PATH", help="write the table as CSV")
+    _scores.add_parser(sub)
 
     elicit = sub.add_parser(
         "elicit", help="elicit a belief/action table from a model or a simulated agent",
@@ -171,9 +152,11 @@ def _read_table(path: str) -> Any:
 def _print_frame(frame: Any) -> None:
     import pandas as pd
 
-    with pd.option_context("display.width", 180, "display.max_columns", 40,
-                           "display.max_rows", 500, "display.float_format", "{:.4g}".format):
-        print(frame.to_string())
+    from coherence._report._render import text_table
+
+    frame = frame if isinstance(frame, pd.DataFrame) else pd.DataFrame(frame)
+    named = [n for n in frame.index.names if n is not None]
+    print(text_table(frame.reset_index() if named else frame, width=100))
 
 
 def _verdicts(rep: Any, truth: Any = None, alpha: float = 0.05) -> Any:
@@ -186,7 +169,7 @@ def _verdicts(rep: Any, truth: Any = None, alpha: float = 0.05) -> Any:
     for key, row in table.iterrows():
         name = key if not isinstance(key, tuple) else ", ".join(map(str, key))
         failed = [t for t, p in row.items() if isinstance(p, float) and p < alpha]
-        entry = {"cell": name, "fails (p < 0.05)": ", ".join(failed) or "-"}
+        entry = {"cell": name, "fails (adjusted p < 0.05)": ", ".join(failed) or "-"}
         if truth is not None and name in truth.index:
             t = truth.loc[name]
             expected = []
@@ -213,68 +196,29 @@ def _run_demo(args: argparse.Namespace) -> int:
                           n_repetitions=args.n_repetitions, engine=args.engine,
                           n_permutations=permutations, n_resamples=resamples,
                           n_jobs=args.jobs, progress=False if args.quiet else None,
+                          adjust=args.adjust or ("bh" if args.quick else "holm"),
                           rng=args.seed)
     rep.to_html(args.out)
     print(f"belief-coherence {__version__}: {args.network} network, {n_contexts} contexts x "
           f"{args.n_repetitions} repetitions per agent, seed {args.seed}\n")
     print("Ground truth of each simulated agent:")
     _print_frame(truth)
-    print("\nP-values by agent and test (tests that do not apply are blank):")
+    from coherence._report._render import adjust_label
+
+    label = adjust_label(rep.settings["adjust"])
+    print(f"\nP-values by agent and test, {label} across the report (blank: does not "
+          "apply):")
     _print_frame(rep.summary_table())
-    print("\nWhich agent fails which test at alpha = 0.05 (each test has a 5% false-alarm "
-          "rate by design):")
+    print(f"\nWhich agent fails which test at alpha = 0.05 ({label} p-values):")
     _print_frame(_verdicts(rep, truth))
     print(f"\nreport written to {args.out} ({time.perf_counter() - start:.0f} s)")
     return EXIT_OK
-
-
-def _run_test(args: argparse.Namespace) -> int:
-    from coherence import report
-
-    data = _read_table(args.table)
-    rep = report(data, belief=args.belief, action=args.action, outcome=args.outcome,
-                 group=args.group, prompt=args.prompt, repetition=args.repetition,
-                 truth=args.truth, evidence=args.evidence, by=args.by, engine=args.engine,
-                 n_permutations=args.permutations, n_resamples=args.resamples,
-                 n_jobs=args.jobs, progress=False if args.quiet else None, rng=args.seed)
-    _print_frame(rep.to_frame().drop(columns=["confidence_level"]))
-    if args.out:
-        rep.to_html(args.out)
-        print(f"\nreport written to {args.out}")
-    if args.csv:
-        rep.to_frame().to_csv(args.csv, index=False)
-    return EXIT_FAILURE if any(cell.errors for cell in rep.cells) else EXIT_OK
 
 
 def _run_pairs(args: argparse.Namespace) -> int:
     from ._pairs import run
 
     return run(args)
-
-
-def _run_scores(args: argparse.Namespace) -> int:
-    from coherence import forecast_scores
-
-    data = _read_table(args.forecasts)
-    cutoffs = None
-    if args.cutoffs:
-        path = Path(args.cutoffs)
-        if not path.is_file():
-            raise UsageError(f"no such file: {args.cutoffs}")
-        try:
-            cutoffs = json.loads(path.read_text())
-        except json.JSONDecodeError as exc:
-            raise UsageError(f"{args.cutoffs} is not valid JSON: {exc}") from exc
-        if not isinstance(cutoffs, dict):
-            raise UsageError(f"{args.cutoffs} must hold a JSON object mapping model names "
-                             "to dates")
-    timestamp = "forecast_date" if "forecast_date" in data.columns else None
-    result = forecast_scores(data, by=args.by, cutoffs=cutoffs, timestamp=timestamp,
-                             rng=args.seed)
-    print(result.summary())
-    if args.csv:
-        result.scores_frame().to_csv(args.csv, index=False)
-    return EXIT_OK
 
 
 def _run_elicit(args: argparse.Namespace) -> int:
@@ -297,6 +241,18 @@ def _run_elicit(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _run_test(args: argparse.Namespace) -> int:
+    from ._test import run
+
+    return run(args)
+
+
+def _run_scores(args: argparse.Namespace) -> int:
+    from ._scores import run
+
+    return run(args)
+
+
 _COMMANDS = {"demo": _run_demo, "test": _run_test, "pairs": _run_pairs,
              "scores": _run_scores, "elicit": _run_elicit}
 
@@ -310,7 +266,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     try:
         return _COMMANDS[args.command](args)
-    except UsageError as exc:
+    except (UsageError, ModuleNotFoundError) as exc:  # a missing extra says what to install
         if args.debug:
             raise
         print(f"coherence {args.command}: error: {str(exc).splitlines()[0]}", file=sys.stderr)

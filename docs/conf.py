@@ -17,6 +17,8 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.napoleon",
     "sphinx.ext.mathjax",
+    # a MathJax copy shipped with the pages (no CDN): math reads offline
+    "sphinx-mathjax-offline",
 ]
 source_suffix = {".md": "markdown", ".rst": "restructuredtext"}
 root_doc = "index"

@@ -16,6 +16,7 @@ from typing import Any
 
 import pandas as pd
 
+from coherence._results import Summary
 from coherence._validation import as_dataframe, param_error
 from coherence._warnings import CoherenceWarning
 
@@ -81,8 +82,12 @@ class ElicitationResult:
     model: str
     settings: Mapping[str, Any]
 
-    def summary(self) -> str:
-        """A short text summary of the run."""
+    def _repr_html_(self) -> str:
+        """The :meth:`summary` as HTML (how Jupyter shows the run)."""
+        return self.summary()._repr_html_()
+
+    def summary(self) -> Summary:
+        """A short summary of the run (text; HTML tables in a notebook)."""
         lines = [f"Elicitation from {self.model}: {len(self.raw)} elicitations, "
                  f"{self.n_calls} calls made, {self.n_cached} from the cache, "
                  f"{self.n_failed_attempts} failed attempts; {len(self.data)} complete rows."]
@@ -90,7 +95,8 @@ class ElicitationResult:
             lines.append("Failures by reason:")
             for row in self.failures.itertuples(index=False):
                 lines.append(f"  {row.quantity:<14} {row.reason:<16} {row.count}")
-        return "\n".join(lines)
+        tables = [("failures by reason", self.failures)] if len(self.failures) else []
+        return Summary("\n".join(lines), title=lines[0], tables=tables)
 
 
 def context_table(contexts: Any, question: Any, owner: str, *,

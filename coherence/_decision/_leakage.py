@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from .._extras import require
 from .._resampling import (
     cluster_draws,
     group_codes,
@@ -499,6 +500,8 @@ def _leakage_test_iv(data: Any, belief: Any, action: Any, outcome: Any, evidence
     confidence_level = check_float(confidence_level, "confidence_level", _OWNER, low=0.0,
                                    high=1.0, low_open=True, high_open=True)
     options = _engine_options(engine, engine_options)
+    if engine == "catboost":  # an extra: fail at the door, naming it (coherence/_extras.py)
+        require("catboost", "leakage_test(engine='catboost')")
     gen = check_rng(rng, owner=_OWNER)
 
     p = probability_column(df, belief, owner=_OWNER)

@@ -114,6 +114,10 @@ class PairsPowerResult:
         row.update({f.name: getattr(self, f.name) for f in dataclasses.fields(self)})
         return pd.DataFrame([row], columns=list(self.frame_columns()))
 
+    def _repr_html_(self) -> str:
+        """The :meth:`summary` as HTML tables (how Jupyter shows a result)."""
+        return self.summary()._repr_html_()
+
     def summary(self) -> Summary:
         """The planned size, its power and the settings, formatted."""
         rows = [(f.name, _fmt(getattr(self, f.name))) for f in dataclasses.fields(self)

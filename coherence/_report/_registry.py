@@ -232,7 +232,7 @@ REGISTRY: tuple[Spec, ...] = (
     Spec(
         "prompt_consistency",
         "does the belief move when only the wording changes? statistic: largest RMSE "
-        "between prompt variants; p: within-context permutation",
+        "between prompt variants; p: cluster bootstrap-t (max over variants)",
         _has_prompts,
         _consistency,
         detail="per prompt variant",

@@ -1,156 +1,674 @@
-"""HTML rendering of a :class:`CoherenceReport`: tables, embedded figures, versions."""
+"""HTML and text rendering of a :class:`CoherenceReport`.
+
+The page reads like a paper's results section: first a models x tests grid of
+adjusted p-values and effect sizes ("which model fails which property"), then
+the paper-style tables of each test, the figures (inline SVG, labelled axes),
+the tests that did not apply and why, the provenance block with a runnable
+rerun command, and an appendix with the tidy table of every number. Every
+number is read from the result objects; nothing is recomputed. The layout fits
+an A4 or US-letter page in portrait (tables wrap, text is left-aligned, numbers
+right-aligned), which ``tests/report/test_render_browser.py`` checks in
+headless Chromium.
+"""
 
 from __future__ import annotations
 
-import base64
 import html
 import io
+import math
+import shlex
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import pandas as pd
 
 from ._registry import REGISTRY
-from ._run import cell_text
 
 if TYPE_CHECKING:
     from ._run import CoherenceReport
 
-# --------------------------------------------------------------------------- HTML
+__all__ = ["adjust_label", "render_first_screen", "render_html", "text_table"]
+
+ALPHA = 0.05
+
+# --------------------------------------------------------------------------- vocabulary
+#: short column heading of each test in the grid
+_SHORT = {
+    "ci": "CI", "ci_evidence": "CI | x", "ci_calibrated": "CI, calibrated",
+    "leakage": "leakage", "leakage_evidence": "leakage | x", "monotonicity": "monotone",
+    "prompt_consistency": "prompts", "calibration": "calibration", "lie": "LIE",
+}
+#: (name of the effect size, unit) of each test's statistic
+_EFFECT: dict[str, tuple[str, str]] = {
+    "ci": ("CMI", "nats"), "ci_evidence": ("CMI", "nats"), "ci_calibrated": ("CMI", "nats"),
+    "leakage": ("log-loss reduction", "%"), "leakage_evidence": ("log-loss reduction", "%"),
+    "monotonicity": ("bin pairs violated", "%"), "prompt_consistency": ("max RMSE", ""),
+    "calibration": ("Brier", ""), "lie": ("median error ratio", ""),
+}
+#: why a test did not run, when it applied to no cell
+_NEEDS = {
+    "ci": "an action and an outcome column",
+    "ci_evidence": "an action and an outcome column and evidence columns (evidence=)",
+    "ci_calibrated": "an action and an outcome column",
+    "leakage": "an action and an outcome column",
+    "leakage_evidence": "an action and an outcome column and evidence columns (evidence=)",
+    "monotonicity": "an action and an outcome column",
+    "prompt_consistency": "a prompt column with two or more variants and a repetition column",
+    "calibration": "an outcome column",
+    "lie": "the law-of-iterated-expectation table (lie=)",
+}
+
+
+def adjust_label(adjust: str) -> str:
+    """How the p-values were adjusted, in words."""
+    return {"holm": "Holm-adjusted", "bh": "Benjamini-Hochberg-adjusted",
+            "none": "unadjusted"}.get(adjust, str(adjust))
+
+
+def _num(x: Any, digits: int = 3) -> str:
+    if x is None:
+        return ""
+    try:
+        v = float(x)
+    except (TypeError, ValueError):
+        return str(x)
+    if math.isnan(v):
+        return ""
+    if v != 0 and (abs(v) < 10 ** -(digits) or abs(v) >= 10**5):
+        return f"{v:.{digits - 1}e}"
+    return f"{v:.{digits}g}" if abs(v) >= 1 else f"{v:.{digits}f}".rstrip("0").rstrip(".")
+
+
+def _pval(p: Any) -> str:
+    if p is None or (isinstance(p, float) and math.isnan(p)):
+        return ""
+    p = float(p)
+    return "< 0.001" if p < 0.001 else f"{p:.3f}"
+
+
+def _with_ci(value: float, low: float, high: float, digits: int = 3) -> str:
+    text = _num(value, digits)
+    if not text:
+        return ""
+    if math.isnan(float(low)) or math.isnan(float(high)):
+        return text
+    return f"{text} [{_num(low, digits)}, {_num(high, digits)}]"
+
+
+def _cell_label(key: Mapping[str, Any]) -> str:
+    return ", ".join(str(v) for v in key.values()) or "all rows"
+
+
+def _effect_head(name: str) -> str:
+    label, unit = _EFFECT.get(name, ("statistic", ""))
+    return f"{label} ({unit})" if unit else label
+
+
+# --------------------------------------------------------------------------- HTML pieces
 _CSS = """
-body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;max-width:1100px;
-margin:2em auto;padding:0 1em;color:#222;line-height:1.45}
-h1{font-size:1.6em}h2{border-bottom:1px solid #ddd;padding-bottom:.2em;margin-top:2em}
-table{border-collapse:collapse;font-size:.85em;margin:1em 0}
-td,th{border:1px solid #ccc;padding:.25em .5em;text-align:right}
-th{background:#f4f4f4}td:first-child,th:first-child{text-align:left}
-.low{background:#fde2e1}.note{color:#555;font-size:.9em}
-figure{display:inline-block;margin:.5em}figcaption{font-size:.85em;color:#555}
-code{background:#f6f6f6;padding:0 .2em}
+@page{size:A4;margin:14mm}
+*{box-sizing:border-box}
+body{font-family:"DejaVu Serif",Georgia,"Times New Roman",serif;max-width:180mm;
+margin:1.5em auto;padding:0 4mm;color:#111;line-height:1.4;font-size:10.5pt;text-align:left}
+h1{font-size:1.5em;margin:.2em 0}h2{font-size:1.2em;border-bottom:1px solid #999;
+padding-bottom:.1em;margin-top:1.6em}h3{font-size:1.02em;margin:1.2em 0 .3em}
+p,li{max-width:100%}
+table{border-collapse:collapse;margin:.4em 0 1em;font-size:8.5pt;width:100%;
+font-variant-numeric:tabular-nums}
+caption{caption-side:top;text-align:left;font-weight:bold;padding:.2em 0;font-size:1.05em}
+th,td{padding:.15em .45em;text-align:left;vertical-align:top;overflow-wrap:break-word}
+table.prov td:first-child{white-space:nowrap}
+thead th{border-top:1.5px solid #000;border-bottom:1px solid #000}
+tbody tr:last-child td{border-bottom:1.5px solid #000}
+td.num,th.num{text-align:right;white-space:nowrap}
+table.grid{width:100%}
+table.grid td{border:1px solid #bbb;text-align:right}
+table.grid td:first-child{text-align:left;min-width:5em}
+table.grid th{border:1px solid #bbb;text-align:center;vertical-align:bottom;
+overflow-wrap:normal}
+.sig{background:#f9d2cf;font-weight:bold}.err{color:#a00}.na{color:#999}
+.eff{font-size:.92em;color:#333;font-weight:normal}
+.note{color:#333;font-size:.92em}
+figure{margin:.4em 0;break-inside:avoid}figure svg{max-width:100%;height:auto}
+figcaption{font-size:.88em;color:#333}
+.figs{display:grid;grid-template-columns:repeat(auto-fill,minmax(80mm,1fr));gap:2mm}
+pre,code{font-family:"DejaVu Sans Mono",Menlo,Consolas,monospace;font-size:8.5pt}
+pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f4f4f4;padding:.5em}
+.appendix{break-before:page}
+@media print{h2,h3,caption{break-after:avoid}table{break-inside:auto}tr{break-inside:avoid}}
 """
 
 
+def _table_html(frame: pd.DataFrame, *, caption: str = "",
+                numeric: Sequence[str] = (), klass: str = "",
+                cell_class: Callable[[str, Any], str] | None = None) -> str:
+    """A booktabs-style table; ``numeric`` columns right-aligned, all others left."""
+    parts = [f"<table{f' class={chr(39)}{klass}{chr(39)}' if klass else ''}>"]
+    if caption:
+        parts.append(f"<caption>{html.escape(caption)}</caption>")
+    parts.append("<thead><tr>" + "".join(
+        f"<th{' class=num' if c in numeric else ''}>"
+        f"{html.escape(str(c)).replace('_', '_<wbr>')}</th>"
+        for c in frame.columns) + "</tr></thead><tbody>")
+    for row in frame.itertuples(index=False):
+        tds = []
+        for col, value in zip(frame.columns, row, strict=True):
+            classes = ["num"] if col in numeric else []
+            if cell_class is not None:
+                extra = cell_class(col, value)
+                if extra:
+                    classes.append(extra)
+            attr = f" class='{' '.join(classes)}'" if classes else ""
+            if isinstance(value, bool | np.bool_):
+                text = "yes" if value else "no"
+            else:
+                text = value if isinstance(value, str) else _num(value, 4)
+            tds.append(f"<td{attr}>{html.escape(text)}</td>")
+        parts.append("<tr>" + "".join(tds) + "</tr>")
+    parts.append("</tbody></table>")
+    return "".join(parts)
 
-__all__ = ["render_html"]
+
+def _ran(rep: CoherenceReport) -> list[str]:
+    """Tests that produced a result or an error in at least one cell, in registry order."""
+    names = [s.name for s in REGISTRY]
+    seen = {n for c in rep.cells for n in (*c.results, *c.errors)}
+    return [n for n in names if n in seen]
 
 
+def _adjusted_lookup(rep: CoherenceReport) -> dict[tuple[int, str], tuple[float, float]]:
+    """(cell index, test) -> (raw p, adjusted p), adjusted over the whole report."""
+    from ._run import adjust_pvalues
 
-def _figure_png(fig: Any) -> str:
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=90, bbox_inches="tight")
+    keys, raw = [], []
+    for i, cell in enumerate(rep.cells):
+        for name, result in cell.results.items():
+            keys.append((i, name))
+            raw.append(float(result.pvalue))
+    adjusted = adjust_pvalues(np.array(raw, dtype=float), rep.settings.get("adjust", "none"))
+    return {k: (r, float(a)) for k, r, a in zip(keys, raw, adjusted, strict=True)}
+
+
+def _grid(rep: CoherenceReport) -> str:
+    """Rows: cells; columns: tests that ran; each entry adjusted p over the effect size."""
+    names = _ran(rep)
+    lookup = _adjusted_lookup(rep)
+    head = "".join(f"<th>{html.escape(_SHORT.get(n, n))}<br><span class='eff'>"
+                   f"{html.escape(_effect_head(n))}</span></th>" for n in names)
+    by = " / ".join(rep.by) or "cell"
+    rows = [f"<table class='grid'><thead><tr><th>{html.escape(by)}</th>{head}</tr></thead>"
+            "<tbody>"]
+    for i, cell in enumerate(rep.cells):
+        tds = [f"<td>{html.escape(_cell_label(cell.key))}<br><span class='eff'>n = "
+               f"{cell.n_obs}</span></td>"]
+        for name in names:
+            if name in cell.results:
+                _, adj = lookup[(i, name)]
+                effect = html.escape(_num(cell.results[name].statistic, 3))
+                if math.isnan(adj):
+                    tds.append(f"<td>&mdash;<br><span class='eff'>{effect}</span></td>")
+                else:
+                    klass = " class='sig'" if adj < ALPHA else ""
+                    tds.append(f"<td{klass}>p {html.escape(_pval(adj))}<br>"
+                               f"<span class='eff'>{effect}</span></td>")
+            elif name in cell.errors:
+                tds.append(f"<td class='err' title='{html.escape(cell.errors[name])}'>"
+                           "error</td>")
+            else:
+                tds.append("<td class='na'>n/a</td>")
+        rows.append("<tr>" + "".join(tds) + "</tr>")
+    rows.append("</tbody></table>")
+    return "".join(rows)
+
+
+def _grid_note(rep: CoherenceReport) -> str:
+    s = rep.settings
+    adjust = s.get("adjust", "none")
+    lookup = _adjusted_lookup(rep)
+    m = sum(1 for r, _ in lookup.values() if not math.isnan(r))
+    text = (f"Each entry: the {adjust_label(adjust)} p-value (over the {m} p-values of this "
+            "report) above the effect size named in the column heading. Shaded: adjusted "
+            f"p &lt; {ALPHA}, evidence against the property the test checks; a large "
+            "p-value is not proof that the property holds. n/a: the test does not apply to "
+            "the cell; &mdash;: descriptive, no p-value. Raw p-values are in the tables "
+            "below and the appendix.")
+    permutations = s.get("n_permutations")
+    if adjust != "none" and isinstance(permutations, int) and m > 1:
+        floor = 1.0 / (permutations + 1)
+        smallest = min(1.0, floor * m) if adjust == "holm" else floor
+        if smallest >= ALPHA:
+            text += (f" With {permutations} permutations the smallest attainable p-value "
+                     f"is {floor:.3g}, and after adjustment {smallest:.3g}: no test can "
+                     "reach the shading; rerun with more permutations.")
+    return f"<p class='note'>{text}</p>"
+
+
+# --------------------------------------------------------------------------- paper tables
+def _paper_tables(rep: CoherenceReport) -> list[str]:
+    lookup = _adjusted_lookup(rep)
+    level = rep.settings.get("confidence_level", 0.95)
+    ci_head = f"{100 * level:g}% CI"
+    out = []
+
+    def rows_for(names: Sequence[str], fields: Callable[[Any], dict[str, Any]]) -> pd.DataFrame:
+        rows = []
+        for i, cell in enumerate(rep.cells):
+            for name in names:
+                if name not in cell.results:
+                    continue
+                result = cell.results[name]
+                raw, adj = lookup[(i, name)]
+                rows.append({"cell": _cell_label(cell.key), "test": _SHORT.get(name, name),
+                             **fields(result), "p": _pval(raw), "p adj.": _pval(adj),
+                             "n": str(result.n_obs)})
+        return pd.DataFrame(rows)
+
+    def p_class(col: str, value: Any) -> str:
+        if col == "p adj." and value and value.startswith("<"):
+            return "sig"
+        try:
+            return "sig" if col == "p adj." and float(value) < ALPHA else ""
+        except ValueError:
+            return ""
+
+    numeric = ("p", "p adj.", "n")
+    ci = rows_for(("ci", "ci_evidence", "ci_calibrated"), lambda r: {
+        f"CMI (nats) [{ci_head}]": _with_ci(r.statistic, r.confidence_interval.low,
+                                            r.confidence_interval.high)})
+    if len(ci):
+        out.append(_table_html(ci, caption="Table 1. Conditional independence of action and "
+                               "outcome given the belief: kNN estimate of I(action; outcome "
+                               "| belief)", numeric=numeric, cell_class=p_class))
+    leak = rows_for(("leakage", "leakage_evidence"), lambda r: {
+        f"reduction (%) [{ci_head}]": _with_ci(r.statistic, r.confidence_interval.low,
+                                               r.confidence_interval.high)})
+    if len(leak):
+        out.append(_table_html(leak, caption="Table 2. Leakage: % reduction of the "
+                               "out-of-fold log-loss of the action when the outcome is "
+                               "added to the belief", numeric=numeric, cell_class=p_class))
+    mono_rows = []
+    for cell in rep.cells:
+        result = cell.results.get("monotonicity")
+        if result is None:
+            continue
+        for row in result.table.itertuples(index=False):
+            mono_rows.append({
+                "cell": _cell_label(cell.key), "action pair": str(row.pair),
+                "bins": str(row.n_bins), "bin pairs": str(row.n_comparisons),
+                "flagged": str(row.n_flagged), "significant": str(row.n_significant),
+                "violated (%)": _num(row.statistic, 3), "p (pair)": _pval(row.pvalue)})
+    if mono_rows:
+        out.append(_table_html(
+            pd.DataFrame(mono_rows), caption="Table 3. Monotonicity: % of bin pairs with a "
+            "significant violation, per action pair (raw per-pair p; the cell's adjusted p "
+            "is in the grid)", numeric=("bins", "bin pairs", "flagged", "significant",
+                                        "violated (%)", "p (pair)")))
+    prompt_rows = []
+    for cell in rep.cells:
+        result = cell.results.get("prompt_consistency")
+        if result is None:
+            continue
+        for row in result.table.to_dict("records"):
+            entry = {"cell": _cell_label(cell.key), "prompt": str(row["prompt"]),
+                     f"SD over repetitions [{ci_head}]": _with_ci(
+                         row["std"], row["std_ci_low"], row["std_ci_high"]),
+                     f"RMSE vs reference [{ci_head}]": _with_ci(
+                         row["rmse_reference"], row["rmse_reference_ci_low"],
+                         row["rmse_reference_ci_high"]),
+                     "p": _pval(row["pvalue"])}
+            if "rmse_truth" in row:
+                entry[f"RMSE vs truth [{ci_head}]"] = _with_ci(
+                    row["rmse_truth"], row["rmse_truth_ci_low"], row["rmse_truth_ci_high"])
+            prompt_rows.append(entry)
+    if prompt_rows:
+        reference = rep.settings.get("reference_prompt", "standard")
+        out.append(_table_html(
+            pd.DataFrame(prompt_rows), caption=f"Table 4. Prompt consistency: belief "
+            f"variation by prompt variant (reference prompt: {reference}; beliefs are "
+            "probabilities)", numeric=("p",)))
+    cal_rows = []
+    for cell in rep.cells:
+        result = cell.results.get("calibration")
+        if result is None:
+            continue
+        t = result.table.iloc[-1]
+        cal_rows.append({"cell": _cell_label(cell.key), "contexts": str(int(t["n_questions"])),
+                         f"Brier [{ci_head}]": _with_ci(t["brier"], t["brier_ci_low"],
+                                                        t["brier_ci_high"]),
+                         f"log score [{ci_head}]": _with_ci(t["log_score"],
+                                                            t["log_score_ci_low"],
+                                                            t["log_score_ci_high"]),
+                         "accuracy": _num(t["accuracy"], 3)})
+    if cal_rows:
+        out.append(_table_html(pd.DataFrame(cal_rows), caption="Table 5. Forecast quality "
+                               "of the context-mean belief (descriptive)",
+                               numeric=("contexts", "accuracy")))
+    lie = rows_for(("lie",), lambda r: {
+        f"median error ratio [{ci_head}]": _with_ci(r.statistic, r.confidence_interval.low,
+                                                    r.confidence_interval.high)})
+    if len(lie):
+        out.append(_table_html(lie, caption="Table 6. Law of iterated expectation: the "
+                               "agent's error relative to the baseline's (1 = as coherent)",
+                               numeric=numeric, cell_class=p_class))
+    return out
+
+
+# --------------------------------------------------------------------------- not run
+def _not_run(rep: CoherenceReport) -> list[str]:
+    """One sentence per requested test that did not apply or failed somewhere."""
+    sentences = []
+    for name in rep.settings.get("tests", ()):
+        applied = [c for c in rep.cells if name in c.results]
+        failed = [c for c in rep.cells if name in c.errors]
+        skipped = [c for c in rep.cells if name not in c.results and name not in c.errors]
+        need = _NEEDS.get(name, "inputs this table lacks")
+        if not applied and not failed:
+            sentences.append(f"<b>{html.escape(name)}</b> did not apply: it needs "
+                             f"{html.escape(need)}, which this table does not have.")
+            continue
+        if skipped:
+            where = ", ".join(_cell_label(c.key) for c in skipped)
+            sentences.append(f"<b>{html.escape(name)}</b> did not apply to {html.escape(where)}"
+                             f": it needs {html.escape(need)}.")
+        for cell in failed:
+            sentences.append(f"<b>{html.escape(name)}</b> failed on "
+                             f"{html.escape(_cell_label(cell.key))}: "
+                             f"{html.escape(cell.errors[name])}")
+    return sentences
+
+
+# --------------------------------------------------------------------------- figures
+def _figure_svg(fig: Any) -> str:
     import matplotlib.pyplot as plt
 
+    buf = io.StringIO()
+    with plt.rc_context({"svg.fonttype": "none", "svg.hashsalt": "coherence"}):
+        fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None})
     plt.close(fig)
-    return base64.b64encode(buf.getvalue()).decode("ascii")
-
-
-def _frame_html(frame: pd.DataFrame, *, pcol: str | None = "pvalue") -> str:
-    cells = [
-        "<table><thead><tr>"
-        + "".join(f"<th>{html.escape(str(c))}</th>" for c in frame.columns)
-        + "</tr></thead><tbody>"
-    ]
-    for _, row in frame.iterrows():
-        tds = []
-        for col, value in row.items():
-            klass = ""
-            if col == pcol and isinstance(value, float) and value < 0.05:
-                klass = ' class="low"'
-            tds.append(f"<td{klass}>{html.escape(cell_text(value))}</td>")
-        cells.append("<tr>" + "".join(tds) + "</tr>")
-    cells.append("</tbody></table>")
-    return "".join(cells)
+    text = buf.getvalue()
+    return text[text.index("<svg"):]
 
 
 def _figures(rep: CoherenceReport) -> list[tuple[str, str]]:
-    """(caption, base64 png) pairs for every figure the results can draw."""
+    """(caption, inline SVG) pairs for every figure the results can draw."""
+    import matplotlib.pyplot as plt
+
     figures = []
     for cell in rep.cells:
-        label = ", ".join(f"{k}={v}" for k, v in cell.key.items()) or "all rows"
+        label = _cell_label(cell.key)
         for name, result in cell.results.items():
-            plot = getattr(result, "plot", None)
-            if name == "calibration":
-                from .._scoring._forecast import plot_reliability
-
-                def plot(result: Any = result) -> Any:
-                    return plot_reliability(result)
-
-            if plot is None:
-                continue
+            fig, ax = plt.subplots(figsize=(4.6, 3.3))
             try:
-                drawn = plot()
+                if name == "calibration":
+                    from .._scoring._forecast import plot_reliability
+
+                    plot_reliability(result, ax=ax)  # type: ignore[arg-type]
+                elif hasattr(result, "plot"):
+                    result.plot(ax=ax)
+                else:
+                    plt.close(fig)
+                    continue
             except (ValueError, TypeError):
+                plt.close(fig)
                 continue
-            fig = getattr(drawn, "figure", drawn)
-            if fig is not None and hasattr(fig, "savefig"):
-                figures.append((f"{name}: {label}", _figure_png(fig)))
+            ax.set_title(f"{_SHORT.get(name, name)}: {label}", fontsize=10)
+            figures.append((f"{name}, {label}", _figure_svg(fig)))
     return figures
 
 
-def render_html(rep: CoherenceReport) -> str:
+# --------------------------------------------------------------------------- provenance
+def _rerun_commands(rep: CoherenceReport) -> tuple[str, str]:
+    """(shell command, Python call) that recompute this report."""
+    s = rep.settings
+    cols = s.get("columns", {})
+    path = s.get("data_file") or "TABLE.csv"
+    seed = s.get("seed")
+    argv = ["coherence", "test", str(path)]
+    py = ["data"]
+    for name in ("belief", "action", "outcome", "group", "prompt", "repetition", "truth"):
+        value = cols.get(name)
+        if value is not None:
+            argv += [f"--{name}", str(value)]
+            py.append(f"{name}={value!r}")
+    if cols.get("evidence"):
+        argv += ["--evidence", *map(str, cols["evidence"])]
+        py.append(f"evidence={list(cols['evidence'])!r}")
+    by = list(s.get("by", []))
+    argv += ["--by", *by] if by else ["--by", "-"]
+    py.append(f"by={by!r}")
+    tests = list(s.get("tests", []))
+    argv += ["--tests", ",".join(tests)]
+    py.append(f"tests={tests!r}")
+    if s.get("reference_prompt") is not None:
+        argv += ["--reference-prompt", str(s["reference_prompt"])]
+        py.append(f"reference_prompt={s['reference_prompt']!r}")
+    if s.get("actions"):
+        argv += ["--actions", ",".join(f"{k}={v}" for k, v in s["actions"].items())]
+    for flag, key in (("--adjust", "adjust"), ("--engine", "engine"),
+                      ("--permutations", "n_permutations"), ("--resamples", "n_resamples")):
+        if s.get(key) is not None:
+            argv += [flag, str(s[key])]
+    for key in ("adjust", "engine", "k", "n_permutations", "n_resamples", "n_splits",
+                "n_bins", "confidence_level"):
+        if key in s:
+            py.append(f"{key}={s[key]!r}")
+    argv += ["--seed", str(seed) if seed is not None else "SEED"]
+    py.append(f"rng={seed if seed is not None else 'SEED'}")
+    shell = " ".join(shlex.quote(a) for a in argv)
+    load = f"data = pd.read_csv({str(path)!r})\n"
+    if s.get("actions"):
+        action = cols.get("action", "action")
+        mapping = {yours: ours for ours, yours in s["actions"].items()}
+        load += f"data[{action!r}] = data[{action!r}].replace({mapping!r})\n"
+    python = ("import pandas as pd\nimport coherence\n\n" + load + "rep = coherence.report(\n    "
+              + ",\n    ".join(py) + ",\n)\nrep.to_html('report.html')")
+    return shell, python
+
+
+def _provenance(rep: CoherenceReport) -> str:
+    s = rep.settings
+    data = s.get("data", {})
+    cols = s.get("columns", {})
+    items = []
+    if s.get("data_file"):
+        items.append(("data file", f"{s['data_file']} (sha256 {s.get('data_file_sha256', '?')})"))
+    if data:
+        items.append(("table", f"{data.get('n_rows')} rows; content sha256 "
+                               f"{data.get('content_sha256')}"))
+    models = data.get("models") or sorted({_cell_label(c.key) for c in rep.cells})
+    items.append(("models / cells", ", ".join(map(str, models))))
+    if data.get("prompts"):
+        items.append(("prompts", ", ".join(data["prompts"]) + f" (reference: "
+                      f"{s.get('reference_prompt')})"))
+    constant = data.get("constant_columns") or {}
+    if constant:
+        items.append(("constant columns", "; ".join(f"{k} = {v}" for k, v in constant.items())))
+    items.append(("column mapping", "; ".join(f"{k} = {v}" for k, v in cols.items()
+                                               if v not in (None, []))))
+    if s.get("actions"):
+        items.append(("action labels", "; ".join(f"{k} = {v}" for k, v in s["actions"].items())))
+    items.append(("cells by", ", ".join(s.get("by", [])) or "(one cell)"))
+    items.append(("multiplicity", adjust_label(s.get("adjust", "none"))))
+    for key in ("k", "n_permutations", "n_resamples", "n_splits", "engine", "n_bins",
+                "confidence_level", "rng", "n_jobs", "backend", "created"):
+        if key in s:
+            items.append((key, str(s[key])))
+    versions = s.get("versions", {})
+    items.append(("versions", ", ".join(f"{k} {v}" for k, v in versions.items())))
+    table = pd.DataFrame(items, columns=["item", "value"])
+    shell, python = _rerun_commands(rep)
+    seed_note = ("" if s.get("seed") is not None else
+                 "<p class='note'><b>Not reproducible as run:</b> the report was made with "
+                 f"rng = {html.escape(str(s.get('rng')))}; replace SEED by an integer and "
+                 "rerun.</p>")
+    file_note = ("" if s.get("data_file") else
+                 " (TABLE.csv: the table saved to a file; its content hash is above)")
+    return (_table_html(table, klass="prov") + seed_note
+            + f"<p>To rerun from the command line{file_note}:</p>"
+            + f"<pre>{html.escape(shell)}</pre><p>or from Python:</p>"
+            + f"<pre>{html.escape(python)}</pre>")
+
+
+# --------------------------------------------------------------------------- the page
+def _header(rep: CoherenceReport) -> str:
     from .. import __version__
 
-    frame = rep.to_frame()
     s = rep.settings
+    n = sum(c.n_obs for c in rep.cells)
+    return (f"<h1>Coherence report</h1><p class='note'>belief-coherence "
+            f"{html.escape(__version__)}, {html.escape(str(s.get('created', '')))}; "
+            f"{len(rep.cells)} cell(s), {n} rows.</p>")
+
+
+def render_first_screen(rep: CoherenceReport) -> str:
+    """The grid and its note (the report's first screen; a notebook's display)."""
+    style = ("<style>.coherence-report td{text-align:right}"
+             ".coherence-report td:first-child{text-align:left}"
+             ".coherence-report .sig{background:#f9d2cf;font-weight:bold}"
+             ".coherence-report .eff{font-size:.9em;color:#444;font-weight:normal}"
+             ".coherence-report .na{color:#999}.coherence-report .err{color:#a00}</style>")
+    return ("<div class='coherence-report'>" + style
+            + "<p><b>Which model fails which property</b></p>"
+            + _grid(rep) + _grid_note(rep) + "</div>")
+
+
+def render_html(rep: CoherenceReport) -> str:
     parts = [
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
+        "<meta name='viewport' content='width=device-width, initial-scale=1'>",
         "<title>belief-coherence report</title>",
         f"<style>{_CSS}</style></head><body>",
-        "<h1>Coherence report</h1>",
-        f"<p class='note'>belief-coherence {html.escape(__version__)}, created "
-        f"{html.escape(str(s.get('created')))}. Each row is one test on one cell; "
-        "p-values below 0.05 are shaded. A small p-value is evidence against the coherence "
-        "property the test checks; a large one is not proof of coherence (see "
-        "<em>Interpreting results</em> in the documentation).</p>",
-        "<h2>Tests</h2><table><thead><tr><th>test</th><th>what it checks</th></tr></thead>"
-        "<tbody>"
-        + "".join(
-            f"<tr><td>{html.escape(spec.name)}</td><td style='text-align:left'>"
-            f"{html.escape(spec.label)}</td></tr>"
-            for spec in REGISTRY
-            if spec.name in s.get("tests", ())
-        )
-        + "</tbody></table>",
-        "<h2>Summary: p-values by cell and test</h2>",
-        _frame_html(rep.summary_table().reset_index(), pcol=None),
-        "<h2>All results</h2>",
-        _frame_html(frame),
+        _header(rep),
+        "<h2>Which model fails which property</h2>",
+        _grid(rep),
+        _grid_note(rep),
     ]
-    details = {spec.name: spec.detail for spec in REGISTRY if spec.detail}
-    for cell in rep.cells:
-        extras = []
-        for name, result in cell.results.items():
-            detail = result.table
-            if name in details and len(detail):
-                extras.append(
-                    f"<h3>{html.escape(name)}: {html.escape(details[name])}</h3>"
-                    + _frame_html(detail.head(200), pcol=None)
-                )
-        if extras:
-            label = ", ".join(f"{k}={v}" for k, v in cell.key.items()) or "all rows"
-            parts.append(f"<h2>Details: {html.escape(label)}</h2>")
-            parts.extend(extras)
+    not_run = _not_run(rep)
+    if not_run:
+        parts.append("<h3>Tests that did not run</h3><ul>"
+                     + "".join(f"<li>{s}</li>" for s in not_run) + "</ul>")
+    parts.append("<h3>What each test checks</h3><ul>" + "".join(
+        f"<li><b>{html.escape(spec.name)}</b>: {html.escape(spec.label)}</li>"
+        for spec in REGISTRY if spec.name in _ran(rep)) + "</ul>")
+    tables = _paper_tables(rep)
+    if tables:
+        parts.append("<h2>Results</h2>")
+        parts.extend(tables)
     figures = _figures(rep)
     if figures:
-        parts.append("<h2>Figures</h2>")
-        for caption, png in figures:
-            parts.append(
-                f"<figure><img alt='{html.escape(caption)}' "
-                f"src='data:image/png;base64,{png}'><figcaption>"
-                f"{html.escape(caption)}</figcaption></figure>"
-            )
-    parts.append("<h2>Methods and settings</h2><ul>")
-    for key, value in s.items():
-        parts.append(f"<li><code>{html.escape(str(key))}</code>: {html.escape(str(value))}</li>")
-    parts.append(
-        "</ul><p class='note'>To rerun: <code>coherence.report(data, "
-        + html.escape(
-            ", ".join(
-                f"{k}={v!r}"
-                for k, v in s.items()
-                if k
-                in ("k", "n_permutations", "n_resamples", "n_splits", "engine", "n_bins", "rng")
-            )
-        )
-        + ")</code>.</p></body></html>"
-    )
+        parts.append("<h2>Figures</h2><div class='figs'>")
+        for caption, svg in figures:
+            parts.append(f"<figure>{svg}<figcaption>{html.escape(caption)}</figcaption>"
+                         "</figure>")
+        parts.append("</div>")
+    parts.append("<h2>Provenance and how to rerun</h2>")
+    parts.append(_provenance(rep))
+    parts.append("<h2 class='appendix'>Appendix: every number</h2>")
+    parts.append(_appendix(rep))
+    parts.append("</body></html>")
     return "\n".join(parts)
+
+
+def _appendix(rep: CoherenceReport) -> str:
+    frame = rep.to_frame()
+    level = rep.settings.get("confidence_level", 0.95)
+    shown = pd.DataFrame({
+        "cell": [_cell_label({c: r[c] for c in rep.by}) for _, r in frame.iterrows()],
+        "test": frame["test"],
+        "statistic": frame["statistic"].map(lambda v: _num(v, 4)),
+        f"{100 * level:g}% CI": [_with_ci(0.0, lo, hi, 4).split(" ", 1)[-1]
+                                 if not (math.isnan(lo) or math.isnan(hi)) else ""
+                                 for lo, hi in zip(frame["ci_low"], frame["ci_high"],
+                                                   strict=True)],
+        "p": frame["pvalue"].map(_pval),
+        "p adj.": frame["pvalue_adjusted"].map(_pval),
+        "n": frame["n_obs"].map(lambda v: "" if pd.isna(v) else str(int(v))),
+        "method": frame["method"].astype(str),
+    })
+    parts = [_table_html(shown, caption="Every test on every cell (the tidy to_frame() "
+                         "table; warnings and errors below)",
+                         numeric=("statistic", "p", "p adj.", "n"))]
+    notes = [(r["test"], _cell_label({c: r[c] for c in rep.by}), r["warnings"])
+             for _, r in frame.iterrows() if r["warnings"]]
+    if notes:
+        parts.append("<h3>Warnings raised by the tests</h3><ul>" + "".join(
+            f"<li><b>{html.escape(t)}</b> on {html.escape(c)}: {html.escape(w)}</li>"
+            for t, c, w in notes) + "</ul>")
+    details = {spec.name: spec.detail for spec in REGISTRY if spec.detail}
+    for cell in rep.cells:
+        for name, result in cell.results.items():
+            if name in details and len(result.table):
+                detail = result.table.head(200)
+                numeric = [c for c in detail.columns if pd.api.types.is_numeric_dtype(
+                    detail[c]) and not pd.api.types.is_bool_dtype(detail[c])]
+                parts.append(f"<h3>{html.escape(name)}: {html.escape(details[name])}, "
+                             f"{html.escape(_cell_label(cell.key))}</h3>")
+                # at most 7 columns a block, the first repeated: fits a portrait page
+                first, rest = detail.columns[0], list(detail.columns[1:])
+                for start in range(0, max(len(rest), 1), 6):
+                    block = detail[[first, *rest[start:start + 6]]]
+                    parts.append(_table_html(block, numeric=numeric))
+    return "".join(parts)
+
+
+# --------------------------------------------------------------------------- text
+def text_table(frame: pd.DataFrame, *, width: int = 100, digits: int = 4) -> str:
+    """A plain-text table no wider than ``width`` columns: numbers to ``digits``
+    significant digits, long text cut with "...", and columns that do not fit
+    moved to a block below (the leading label columns repeated).
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"model": ["a", "b"], "category": ["x", "y"],
+    ...                       "first_statistic": [0.123456, 1.0],
+    ...                       "second_statistic": [2.5, float("nan")]})
+    >>> print(text_table(frame, width=40))
+    model  category  first_statistic
+    a      x                  0.1235
+    b      y                       1
+    <BLANKLINE>
+    model  category  second_statistic
+    a      x                      2.5
+    b      y
+    """
+    def fmt(v: Any) -> str:
+        if isinstance(v, float | np.floating):
+            return "" if math.isnan(v) else f"{v:.{digits}g}"
+        return str(v)
+
+    cols = [str(c) for c in frame.columns]
+    body = [[fmt(v) for v in row] for row in frame.itertuples(index=False)]
+    limit = max(12, width // 2)
+    cells = [[c[: limit - 3] + "..." if len(c) > limit else c for c in row] for row in body]
+    heads = [c[: limit - 3] + "..." if len(c) > limit else c for c in cols]
+    widths = [max([len(heads[j]), *(len(r[j]) for r in cells)]) for j in range(len(cols))]
+    numeric = [pd.api.types.is_numeric_dtype(frame.iloc[:, j]) for j in range(len(cols))]
+    if not cols:
+        return ""
+    # the leading text columns (labels) are repeated in every block
+    keys = [0]
+    while (len(keys) < len(cols) - 1 and not numeric[len(keys)]
+           and sum(widths[j] + 2 for j in keys) + widths[len(keys)] <= 3 * width // 5):
+        keys.append(len(keys))
+    key_width = sum(widths[j] + 2 for j in keys) - 2
+    blocks, current, used = [], list(keys), key_width
+    for j in range(len(keys), len(cols)):
+        if used + 2 + widths[j] > width and len(current) > len(keys):
+            blocks.append(current)
+            current, used = list(keys), key_width
+        current.append(j)
+        used += 2 + widths[j]
+    blocks.append(current)
+    out = []
+    for b, block in enumerate(blocks):
+        if b:
+            out.append("")
+
+        def line(values: Sequence[str], block: list[int] = block) -> str:
+            return "  ".join(v.rjust(widths[j]) if numeric[j] else v.ljust(widths[j])
+                             for j, v in zip(block, values, strict=True)).rstrip()
+
+        out.append(line([heads[j] for j in block]))
+        out.extend(line([row[j] for j in block]) for row in cells)
+    return "\n".join(out)

@@ -40,7 +40,10 @@ from .._validation import (
 )
 from ._registry import REGISTRY, TEST_NAMES, Options
 
-__all__ = ["TEST_NAMES", "CoherenceReport", "ReportCell", "report"]
+__all__ = ["ADJUST_METHODS", "TEST_NAMES", "CoherenceReport", "ReportCell", "report"]
+
+#: Values of ``report(adjust=...)``.
+ADJUST_METHODS: tuple[str, ...] = ("holm", "bh", "none")
 
 
 
@@ -100,8 +103,12 @@ class CoherenceReport:
                 row["test"] = name
                 row["warnings"] = " | ".join(cell.notes.get(name, ()))
                 rows.append({**dict(cell.key), **row})
-        columns = [*self.by, *RESULT_COLUMNS, "error", "warnings"]
-        return pd.DataFrame(rows, columns=columns)
+        columns = [*self.by, *RESULT_COLUMNS, "pvalue_adjusted", "error", "warnings"]
+        frame = pd.DataFrame(rows, columns=[c for c in columns if c != "pvalue_adjusted"])
+        adjusted = adjust_pvalues(frame["pvalue"].to_numpy(dtype=float),
+                                  self.settings.get("adjust", "none"))
+        frame.insert(frame.columns.get_loc("n_obs") + 1, "pvalue_adjusted", adjusted)
+        return frame
 
     def to_markdown(self) -> str:
         """A GitHub-flavoured Markdown table of :meth:`to_frame` (4 significant digits)."""
@@ -113,35 +120,77 @@ class CoherenceReport:
             lines.append("| " + " | ".join(cell_text(v) for v in row) + " |")
         return "\n".join(lines) + "\n"
 
-    def summary_table(self) -> pd.DataFrame:
-        """Cells x tests of p-values (the headline of the terminal summary)."""
+    def summary_table(self, values: str = "pvalue_adjusted") -> pd.DataFrame:
+        """Cells x tests of one column of :meth:`to_frame` (the headline of the summary).
+
+        ``values`` is ``"pvalue_adjusted"`` (default: adjusted across the report as
+        ``settings["adjust"]`` says), ``"pvalue"`` (raw) or ``"statistic"``.
+        """
+        check_choice(values, "values", "summary_table", ("pvalue_adjusted", "pvalue",
+                                                          "statistic"))
         frame = self.to_frame()
         index = list(self.by) if self.by else None
         if index is None:
             frame = frame.assign(cell="all")
             index = ["cell"]
         return frame.pivot_table(
-            index=index, columns="test", values="pvalue", aggfunc="first", sort=False
+            index=index, columns="test", values=values, aggfunc="first", sort=False
         )
 
     def summary(self) -> Summary:
-        """The p-values by cell and test (:meth:`summary_table`), formatted."""
+        """The adjusted p-values by cell and test (:meth:`summary_table`), formatted
+        to fit 100 columns (one block of tests under another when needed)."""
+        from ._render import adjust_label, text_table
+
         table = self.summary_table()
-        with pd.option_context("display.width", 180, "display.max_columns", 40,
-                               "display.float_format", "{:.4g}".format):
-            body = table.to_string()
-        title = f"coherence report: {len(self.cells)} cell(s), p-values by cell and test"
+        label = adjust_label(self.settings.get("adjust", "none"))
+        title = (f"coherence report: {len(self.cells)} cell(s), p-values ({label}) "
+                 "by cell and test")
+        body = text_table(table.reset_index(), width=100)
         return Summary(f"{title}\n{body}", title=title,
-                       tables=[("p-values by cell and test", table.reset_index())])
+                       tables=[(f"p-values ({label}) by cell and test", table.reset_index())])
+
+    def _repr_html_(self) -> str:
+        """The report's first screen (the models x tests grid) in a notebook."""
+        from ._render import render_first_screen
+
+        return render_first_screen(self)
 
     def to_html(self, path: str | Path | None = None) -> str:
-        """One self-contained HTML page (figures embedded as PNG); written to ``path`` if given."""
+        """One self-contained HTML page (figures as inline SVG, no external requests),
+        laid out for an A4 or US-letter page; written to ``path`` if given."""
         from ._render import render_html
 
         text = render_html(self)
         if path is not None:
             Path(path).write_text(text, encoding="utf-8")
         return text
+
+
+def adjust_pvalues(pvalues: np.ndarray, adjust: str) -> np.ndarray:
+    """P-values adjusted for multiplicity across every finite entry of ``pvalues``.
+
+    ``adjust`` is ``"holm"`` (Holm's step-down, family-wise error), ``"bh"``
+    (Benjamini-Hochberg, false discovery rate) or ``"none"``; NaN entries (tests
+    with no p-value, tests that failed) stay NaN and do not count in the family.
+
+    Examples
+    --------
+    >>> adjust_pvalues(np.array([0.01, 0.04, np.nan, 0.03]), "holm").round(3)
+    array([0.03, 0.06,  nan, 0.06])
+    >>> adjust_pvalues(np.array([0.01, 0.04, np.nan, 0.03]), "bh").round(3)
+    array([0.03, 0.04,  nan, 0.04])
+    """
+    p = np.asarray(pvalues, dtype=np.float64)
+    out = p.copy()
+    finite = np.isfinite(p)
+    if adjust == "none" or not finite.any():
+        return out
+    from statsmodels.stats.multitest import multipletests
+
+    method = {"holm": "holm", "bh": "fdr_bh"}[adjust]
+    out[finite] = multipletests(p[finite], method=method)[1]
+    return out
 
 
 def cell_text(value: Any) -> str:
@@ -181,6 +230,7 @@ def _report_iv(
     evidence: Iterable[str],
     by: Sequence[str] | str,
     tests: Any,
+    adjust: str,
     engine: str,
     reference_prompt: str,
     k: int | str,
@@ -229,6 +279,7 @@ def _report_iv(
         for name in names:
             check_choice(name, "tests", owner, ("all", *TEST_NAMES))
     check_choice(engine, "engine", owner, ("logistic", "catboost"))
+    check_choice(adjust, "adjust", owner, ADJUST_METHODS)
     if n_jobs is not None:
         n_jobs = check_int(n_jobs, "n_jobs", owner, low=-1)
         if n_jobs == 0:
@@ -271,6 +322,7 @@ def _report_iv(
         },
         "by": list(present_by),
         "tests": [],
+        "adjust": adjust,
         "k": k,
         "n_permutations": n_permutations,
         "n_resamples": n_resamples,
@@ -279,7 +331,10 @@ def _report_iv(
         "n_bins": n_bins,
         "confidence_level": confidence_level,
         "reference_prompt": reference_prompt,
-        "rng": seed_source if seed_source is not None else repr(rng),
+        "rng": seed_source if seed_source is not None else (
+            "None (fresh entropy)" if rng is None else f"a {type(rng).__name__} (not recorded)"),
+        "seed": seed_source,
+        "data": _provenance(df, options),
         "n_jobs": n_jobs,
         "backend": backend,
         "versions": _versions(),
@@ -324,6 +379,7 @@ def report(
     evidence: Iterable[str] = (),
     by: Sequence[str] | str = ("model", "dataset"),
     tests: str | Sequence[str] = "all",
+    adjust: str = "holm",
     reference_prompt: str = "standard",
     k: int | str = "auto",
     n_permutations: int = 1000,
@@ -354,6 +410,12 @@ def report(
         Columns that define cells; those absent from the data are ignored.
     tests : "all" or sequence of str
         A subset of :data:`TEST_NAMES`.
+    adjust : {"holm", "bh", "none"}
+        Multiplicity adjustment of the p-values across the whole report (every
+        cell and test with a p-value): Holm's step-down (default, controls the
+        family-wise error rate), Benjamini-Hochberg (``"bh"``, the false
+        discovery rate) or none. Raw p-values are kept next to the adjusted ones
+        (``to_frame()`` columns ``pvalue`` and ``pvalue_adjusted``).
     reference_prompt : str
         Prompt variant the decision tests use, and the reference of the
         prompt-consistency RMSEs. When the table has a ``prompt`` column, some
@@ -406,7 +468,7 @@ def report(
         For a setting of the wrong type (``by=3``).
     """
     iv = _report_iv(data, belief, action, outcome, group, prompt, repetition, truth, evidence,
-                    by, tests, engine, reference_prompt, k, n_permutations, n_resamples,
+                    by, tests, adjust, engine, reference_prompt, k, n_permutations, n_resamples,
                     n_splits, n_bins, confidence_level, n_jobs, backend, progress, lie,
                     lie_options, rng)
     return _report(iv)
@@ -561,6 +623,27 @@ def _run_cell(
                     dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in caught)
                 )
     return ReportCell(key=dict(key), n_obs=len(part), results=results, errors=errors, notes=notes)
+
+
+def _provenance(df: pd.DataFrame, options: Options) -> dict[str, Any]:
+    """What the report was computed from: the table's size and content hash, the
+    prompt variants, the cells' models, and the columns holding one value throughout
+    (an elicitation's model name, temperature, ...)."""
+    import hashlib
+
+    digest = hashlib.sha256(pd.util.hash_pandas_object(df, index=False).to_numpy().tobytes())
+    constant = {}
+    for col in df.columns[:200]:
+        values = df[col].dropna().unique()
+        if len(values) == 1 and col not in (options.belief, options.action, options.outcome):
+            constant[str(col)] = values[0].item() if hasattr(values[0], "item") else values[0]
+    prompts = (sorted(map(str, df[options.prompt].dropna().unique()))
+               if options.prompt is not None else [])
+    models = (sorted(map(str, df["model"].dropna().unique()))
+              if "model" in df.columns else [])
+    return {"n_rows": len(df), "columns": [str(c) for c in df.columns],
+            "content_sha256": digest.hexdigest(), "prompts": prompts, "models": models,
+            "constant_columns": constant}
 
 
 def _versions() -> dict[str, str]:

@@ -772,8 +772,9 @@ def plot_reliability(result: ForecastScoresResult, *, group: Any = POOLED,
     ece = float(result.calibration.set_index(result.by).loc[group, "ece"])
     ax.plot([0, 1], [0, 1], linestyle="--", color="grey", linewidth=1)
     sizes = 20 + 200 * t["n"].to_numpy() / max(int(t["n"].max()), 1)
-    ax.plot(t["mean_forecast"], t["observed_frequency"], color="C0", linewidth=1)
-    ax.scatter(t["mean_forecast"], t["observed_frequency"], s=sizes, color="C0",
+    # the next colour of the axes' cycle: curves overlaid on one ``ax`` stay apart
+    line = ax.plot(t["mean_forecast"], t["observed_frequency"], linewidth=1)[0]
+    ax.scatter(t["mean_forecast"], t["observed_frequency"], s=sizes, color=line.get_color(),
                label=f"{group} (ECE = {ece:.3f})", zorder=3)
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1)

@@ -93,6 +93,15 @@ class ContaminationFilterResult:
         """Number of dropped rows."""
         return len(self.dropped)
 
+    def _repr_html_(self) -> str:
+        """Kept and dropped counts and the cutoff matched to each model (a notebook's view)."""
+        from .._results import Summary
+
+        text = (f"contamination filter: {len(self.kept)} rows kept, {self.n_dropped} dropped; "
+                f"models without a cutoff: {', '.join(self.unknown_models) or 'none'}")
+        return Summary(text, tables=[("cutoff matched to each model", self.matches)]
+                       )._repr_html_()
+
 
 def contamination_filter(forecasts: Any, cutoffs: Mapping[str, Any] | str, *,
                          model: str = "model", question: str = "question",

@@ -59,6 +59,7 @@ def test_unknown_command():
     assert "Traceback" not in out.stderr
 
 
+@pytest.mark.requires("pgmpy")
 def test_demo_quick_writes_report(tmp_path):
     out = run("demo", "--quick", "--n-contexts", "40", "--permutations", "99",
               "--resamples", "99", "--quiet", cwd=tmp_path)
@@ -66,8 +67,10 @@ def test_demo_quick_writes_report(tmp_path):
     for agent in ("rational", "rational+noise", "leaky", "nonmonotone", "prompt_sensitive"):
         assert agent in out.stdout
     assert "Which agent fails which test" in out.stdout
+    assert "Benjamini-Hochberg-adjusted" in out.stdout  # --quick's default adjustment
+    fits_100_columns(out.stdout)
     html = (tmp_path / "coherence-report.html").read_text()
-    assert html.startswith("<!DOCTYPE html>") and "Methods and settings" in html
+    assert html.startswith("<!DOCTYPE html>") and "Provenance and how to rerun" in html
 
 
 def test_demo_bad_size():
@@ -81,6 +84,7 @@ def test_test_command(table, tmp_path):
     out = run("test", str(table), "--by", "model", "--permutations", "99", "--resamples", "99",
               "--out", str(out_html), "--csv", str(out_csv), "--quiet")
     assert out.returncode == 0, out.stderr
+    fits_100_columns(out.stdout)
     import pandas as pd
 
     frame = pd.read_csv(out_csv)
@@ -89,11 +93,84 @@ def test_test_command(table, tmp_path):
     assert out_html.is_file()
 
 
+def main(capsys, *args):
+    """The command in this process (no interpreter start-up): (exit code, stdout, stderr)."""
+    from coherence_cli import main as cli_main
+
+    try:
+        code = cli_main([str(a) for a in args])
+    except SystemExit as exc:  # argparse's own usage errors
+        code = exc.code
+    captured = capsys.readouterr()
+    return subprocess.CompletedProcess(args, code, captured.out, captured.err)
+
+
+def fits_100_columns(text):
+    assert max(map(len, text.splitlines())) <= 100, text
+
+
+@pytest.fixture(scope="module")
+def own_names(tmp_path_factory):
+    """A table in a user's own vocabulary: llm, buy/sell/hold, prompts plain/bayes."""
+    import pandas as pd
+
+    parts = [coherence.simulate(agent, n_contexts=30, n_repetitions=2,
+                                prompts=("standard", "bayesian"), rng=i).data.assign(llm=name)
+             for i, (agent, name) in enumerate((("rational", "model-one"),
+                                                ("nonmonotone", "model-two")))]
+    data = pd.concat(parts, ignore_index=True)
+    data["action"] = data["action"].map({"yes": "buy", "no": "sell", "defer": "hold"})
+    data["prompt"] = data["prompt"].map({"standard": "plain", "bayesian": "bayes"})
+    path = tmp_path_factory.mktemp("own") / "answers.csv"
+    data.rename(columns={"belief": "p_yes"}).to_csv(path, index=False)
+    return path
+
+
+def test_test_command_own_names(own_names, tmp_path, capsys):
+    """--by before the file name does not swallow it; actions and the reference prompt
+    are mapped; only the named tests run; the terminal output fits 100 columns."""
+    out_csv = tmp_path / "r.csv"
+    out = main(capsys, "test", "--by", "llm", own_names, "--belief", "p_yes",
+              "--actions", "yes=buy,no=sell,defer=hold", "--reference-prompt", "plain",
+              "--tests", "ci,monotonicity", "--tests", "prompt_consistency",
+              "--permutations", "19", "--resamples", "19", "--adjust", "bh",
+              "--csv", str(out_csv), "--quiet")
+    assert out.returncode == 0, out.stderr
+    fits_100_columns(out.stdout)
+    assert "Benjamini-Hochberg" in out.stdout
+    import pandas as pd
+
+    frame = pd.read_csv(out_csv)
+    assert set(frame["llm"]) == {"model-one", "model-two"}
+    assert set(frame["test"]) == {"ci", "monotonicity", "prompt_consistency"}
+    assert (frame["error"].isna() | (frame["error"] == "")).all(), frame["error"]
+
+
+def test_test_command_column_mistakes(own_names, tmp_path, capsys):
+    out = main(capsys, "test", own_names, "--belief", "p_yes", "--by", "model")
+    one_line_error(out)
+    assert "--by names column 'model'" in out.stderr and "llm" in out.stderr
+    out = main(capsys, "test", own_names, "--belief", "p_yes", "--by", "llm")
+    one_line_error(out)
+    assert "'standard'" in out.stderr and "--reference-prompt" in out.stderr
+    out = main(capsys, "test", own_names, "--belief", "p_yes", "--reference-prompt", "plain",
+              "--actions", "yes=buy,no=sell")
+    one_line_error(out)
+    assert "hold" in out.stderr
+    one_line_error(main(capsys, "test", own_names, "--actions", "maybe=buy"))
+    one_line_error(main(capsys, "test", own_names, "--tests", "ci,nope"))
+    empty = tmp_path / "empty.csv"
+    empty.write_text("belief,action,outcome,context\n")
+    out = main(capsys, "test", empty)
+    one_line_error(out)
+    assert "has no rows" in out.stderr
+
+
 def test_test_command_user_mistakes(table, tmp_path):
     one_line_error(run("test", str(tmp_path / "missing.csv")))
     out = run("test", str(table), "--belief", "prob")
     one_line_error(out)
-    assert "'prob' (the 'belief' column) not found" in out.stderr
+    assert "--belief names column 'prob'" in out.stderr
     bad = tmp_path / "bad.parquet"
     bad.write_text("not parquet")
     one_line_error(run("test", str(bad)))
@@ -148,11 +225,23 @@ def test_scores_command(tmp_path):
     out = run("scores", str(path), "--cutoffs", str(cutoffs), "--csv", str(tmp_path / "s.csv"))
     assert out.returncode == 0, out.stderr
     assert "org/m1" in out.stdout
+    fits_100_columns(out.stdout)
+    renamed = tmp_path / "renamed.csv"
+    table.rename(columns={"model": "llm", "question": "qid", "probability": "p",
+                          "outcome": "resolved"}).to_csv(renamed, index=False)
+    out = run("scores", str(renamed), "--by", "llm", "--question", "qid", "--probability",
+              "p", "--outcome", "resolved")
+    assert out.returncode == 0, out.stderr
+    assert "org/m1" in out.stdout
+    out = run("scores", str(renamed), "--by", "llm")
+    one_line_error(out)
+    assert "--question names column 'question'" in out.stderr
     one_line_error(run("scores", str(path), "--cutoffs", str(tmp_path / "none.json")))
     cutoffs.write_text("[1, 2]")
     one_line_error(run("scores", str(path), "--cutoffs", str(cutoffs)))
 
 
+@pytest.mark.requires("pgmpy")
 def test_elicit_simulated_then_test(tmp_path):
     out = run("elicit", "--simulated", "rational", "--n-contexts", "20", "--repetitions", "2",
               "--cache", str(tmp_path / "c.sqlite"), "--out", str(tmp_path / "e.csv"))

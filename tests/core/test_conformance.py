@@ -505,6 +505,8 @@ def test_summary_is_text_and_html(case):
     assert repr(text) == str(text)
     rendered = text._repr_html_()
     assert rendered.startswith("<") and "<table" in rendered
+    # a result shown in a notebook cell renders as its summary's tables
+    assert res._repr_html_() == rendered
 
 
 def test_summary_escapes_user_strings():

@@ -75,6 +75,8 @@ def test_parse_failures_are_counted_and_warned():
     kept = set(result.data[["context", "repetition"]].itertuples(index=False, name=None))
     assert kept == beliefs & actions
     assert "no_probability" in result.summary()
+    # a notebook shows the run as HTML, the failures as a table
+    assert "<table" in result._repr_html_() and "no_probability" in result._repr_html_()
 
 
 def test_beliefs_only():

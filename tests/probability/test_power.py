@@ -41,6 +41,7 @@ def test_pairs_power_mean_improvement():
     assert abs(res.simulated_power - 0.8) < 0.05
     assert res.power_at_n == pytest.approx(0.0615, abs=5e-4)
     assert tuple(res.to_frame().columns) == PairsPowerResult.frame_columns()
+    assert res._repr_html_() == res.summary()._repr_html_() and "952" in res._repr_html_()
 
 
 def test_pairs_power_win_rate():

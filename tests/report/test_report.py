@@ -1,6 +1,9 @@
 """coherence.report: every applicable test per cell, numbers equal to the test functions'."""
 
+import json
 import re
+import shutil
+import subprocess
 
 import numpy as np
 import pandas as pd
@@ -11,6 +14,24 @@ from coherence import RESULT_COLUMNS, TEST_NAMES, report
 from coherence._report._registry import REGISTRY
 
 FAST = {"n_permutations": 99, "n_resamples": 99}
+CHROMIUM = next((shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome")
+                 if shutil.which(n)), None)
+PRINT_WIDTH_PX = 688
+
+PROBE = """<script>
+(function () {
+  var w = document.documentElement.clientWidth, bad = [];
+  document.querySelectorAll('body *').forEach(function (el) {
+    var r = el.getBoundingClientRect();
+    if (r.width > 0 && r.right > w + 0.5) bad.push(el.tagName + ' ' + Math.round(r.right));
+  });
+  var out = document.createElement('pre');
+  out.id = 'overflow-probe';
+  out.textContent = JSON.stringify({width: w, scroll: document.documentElement.scrollWidth,
+                                    bad: bad.slice(0, 10)});
+  document.body.appendChild(out);
+})();
+</script>"""
 
 
 @pytest.fixture(scope="module")
@@ -31,7 +52,8 @@ def test_cells_and_schema(rep):
     assert rep.by == ("model",)  # 'dataset' is absent and ignored
     assert [dict(c.key) for c in rep.cells] == [{"model": "a"}, {"model": "b"}]
     frame = rep.to_frame()
-    assert list(frame.columns) == ["model", *RESULT_COLUMNS, "error", "warnings"]
+    assert list(frame.columns) == ["model", *RESULT_COLUMNS, "pvalue_adjusted", "error",
+                                   "warnings"]
     # without evidence columns the evidence variants do not apply
     assert set(frame["test"]) == set(TEST_NAMES) - {"ci_evidence", "leakage_evidence", "lie"}
     assert "calibration" in set(frame["test"])
@@ -71,7 +93,7 @@ def test_reproducible_and_parallel_equal(two_models, rep):
 
 
 def test_leaky_fails_rational_passes(rep):
-    table = rep.summary_table()
+    table = rep.summary_table("pvalue")
     assert table.loc["b", "ci"] < 0.05 and table.loc["b", "leakage"] < 0.05
     assert table.loc["a", "ci"] > 0.05
 
@@ -87,22 +109,119 @@ def test_evidence_variants_run(two_models):
         "('sex',)", "sex", ("sex",))
 
 
-def test_markdown_and_html(rep, tmp_path):
+@pytest.fixture(scope="module")
+def page(rep):
+    return rep.to_html()
+
+
+def test_markdown_and_html(rep, page):
     md = rep.to_markdown()
     assert md.splitlines()[0].startswith("| model | test | method | statistic")
     assert len(md.splitlines()) == 2 + len(rep.to_frame())
-    path = tmp_path / "r.html"
-    text = rep.to_html(path)
-    assert path.read_text() == text
-    assert "data:image/png;base64," in text  # figures embedded
-    assert not re.search(r"""src=['"]http""", text)  # self-contained
-    for setting in ("n_permutations", "engine", "versions", "rng"):
-        assert setting in text
+    assert page.count("<svg") >= 4 and "data:image/png" not in page  # vector figures inline
+    assert not re.search(r"""(src|href)=['"]?(https?:)?//""", page)  # no external requests
+    for setting in ("n_permutations", "engine", "versions", "content sha256"):
+        assert setting in page
     # the detail tables come from each result's `table`
     mono = rep.cells[0].results["monotonicity"].table
-    assert "<h3>monotonicity: per action pair</h3>" in text
-    assert "<h3>prompt_consistency: per prompt variant</h3>" in text
-    assert all(f"<td>{pair}</td>" in text for pair in mono["pair"])
+    assert "<h3>monotonicity: per action pair, a</h3>" in page
+    assert "<h3>prompt_consistency: per prompt variant, a</h3>" in page
+    assert all(f"<td>{pair}</td>" in page for pair in mono["pair"])
+
+
+def test_adjusted_pvalues(rep, two_models, tmp_path):
+    from statsmodels.stats.multitest import multipletests
+
+    frame = rep.to_frame()
+    assert rep.settings["adjust"] == "holm"
+    finite = frame["pvalue"].notna()
+    expected = multipletests(frame.loc[finite, "pvalue"], method="holm")[1]
+    np.testing.assert_allclose(frame.loc[finite, "pvalue_adjusted"], expected)
+    assert frame.loc[~finite, "pvalue_adjusted"].isna().all()  # calibration: no p
+    assert (frame["pvalue_adjusted"][finite] >= frame["pvalue"][finite]).all()
+    table = rep.summary_table()
+    assert table.loc["b", "ci"] == frame.query("model == 'b' and test == 'ci'")[
+        "pvalue_adjusted"].iloc[0]
+    small = report(two_models, by="model", tests=["ci", "monotonicity"], adjust="bh",
+                   progress=False, rng=7, n_permutations=19, n_resamples=19)
+    path = tmp_path / "r.html"
+    assert small.to_html(path) == path.read_text() and "Benjamini-Hochberg" in path.read_text()
+    bh = small.to_frame()
+    np.testing.assert_allclose(bh["pvalue_adjusted"],
+                               multipletests(bh["pvalue"], method="fdr_bh")[1])
+    with pytest.raises(ValueError, match="The 'adjust' parameter of report must be one of"):
+        report(two_models, adjust="bonferroni")
+    with pytest.raises(ValueError, match="The 'values' parameter of summary_table"):
+        rep.summary_table("p")
+
+
+def test_first_screen_grid(rep, page):
+    """The page opens on the models x tests grid: adjusted p and effect size per entry,
+    the significant ones shaded, the tests that did not apply each given a reason."""
+    grid = page[page.index("<table class='grid'>"):]
+    grid = grid[:grid.index("</table>")]
+    assert page.index("<table class='grid'>") < page.index("<h2>Results</h2>")
+    frame = rep.to_frame().set_index(["model", "test"])
+    p_b = frame.loc[("b", "leakage"), "pvalue_adjusted"]
+    assert "CMI (nats)" in grid and "log-loss reduction (%)" in grid
+    assert f"{frame.loc[('b', 'leakage'), 'statistic']:.3g}" in grid
+    assert ("class='sig'" in grid) == bool((frame["pvalue_adjusted"] < 0.05).any())
+    assert p_b == p_b  # a number
+    for name in ("ci_evidence", "leakage_evidence", "lie"):
+        assert f"<b>{name}</b> did not apply" in page
+    assert "<b>ci</b> did not apply" not in page
+    shown = rep._repr_html_()
+    assert shown.startswith("<div class='coherence-report'><style>") and ".sig{" in shown
+    assert "<table class='grid'>" in rep._repr_html_()
+
+
+def test_paper_tables_and_layout(page):
+    for caption in ("Table 1. Conditional independence", "Table 2. Leakage",
+                    "Table 3. Monotonicity", "Table 4. Prompt consistency",
+                    "Table 5. Forecast quality"):
+        assert caption in page
+    assert "text-align:left" in page and "@page" in page
+    # axes of every figure are labelled (text kept as text in the SVG)
+    for label in ("belief (bin centre)", "mean forecast (confidence)"):
+        assert label in page
+
+
+def test_rerun_command_parses_back(rep, page):
+    """The provenance block's command line is one the CLI accepts, with the integer seed
+    and the column mapping of the run."""
+    import html as html_lib
+    import shlex
+
+    from coherence_cli import _build_parser
+
+    block = page[page.index("To rerun from the command line"):]
+    command = html_lib.unescape(block[block.index("<pre>") + 5:block.index("</pre>")])
+    argv = shlex.split(command)
+    assert argv[:2] == ["coherence", "test"]
+    args = _build_parser().parse_args(argv[1:])
+    assert args.seed == 7 and args.by == ["model"] and args.belief == "belief"
+    assert args.group == "context" and args.adjust == "holm"
+    assert args.tests == list(rep.settings["tests"])
+    assert args.reference_prompt == "standard" and args.permutations == 99
+    # the Python call is valid code with the same seed and mapping
+    block = page[page.index("or from Python:"):]
+    code = html_lib.unescape(block[block.index("<pre>") + 5:block.index("</pre>")])
+    compile(code, "rerun.py", "exec")
+    assert "rng=7" in code and "group='context'" in code and "adjust='holm'" in code
+    # a run whose action labels were mapped says so in both commands
+    import dataclasses
+
+    from coherence._report._render import _rerun_commands
+
+    mapped = dataclasses.replace(rep, settings={
+        **rep.settings, "data_file": "my answers.csv",
+        "actions": {"yes": "buy", "no": "sell", "defer": "hold"}})
+    shell, python = _rerun_commands(mapped)
+    args = _build_parser().parse_args(shlex.split(shell)[1:])
+    assert args.table == "my answers.csv"
+    assert args.actions == {"buy": "yes", "sell": "no", "hold": "defer"}
+    assert "replace({'buy': 'yes', 'sell': 'no', 'hold': 'defer'})" in python
+    compile(python, "rerun.py", "exec")
 
 
 def test_summary_is_the_pvalue_table(rep):
@@ -132,8 +251,12 @@ def test_validation(two_models):
         report(two_models, engine="xgboost")
     with pytest.raises(ValueError, match="The 'n_jobs' parameter of report"):
         report(two_models, n_jobs=0)
+    with pytest.raises(ValueError, match="The 'reference_prompt' parameter of report must be "
+                       "a label of column 'prompt'"):
+        report(two_models, reference_prompt="plain")
 
 
+@pytest.mark.requires("pgmpy")
 def test_lie_table_joins_the_cells():
     import bayesnets
 
@@ -149,9 +272,10 @@ def test_lie_table_joins_the_cells():
         rng=np.random.default_rng(0).spawn(1)[0].spawn(len(REGISTRY))[TEST_NAMES.index("lie")])
     assert result.statistic == direct.statistic and result.pvalue == direct.pvalue
     html = rep.to_html()
-    assert html.count("data:image/png") >= 1  # the ratio plot
+    assert html.count("<svg") >= 1  # the ratio plot
 
 
+@pytest.mark.requires("pgmpy")
 def test_lie_table_split_by_model(two_models):
     import bayesnets
 
@@ -244,3 +368,22 @@ def test_row_without_a_prompt_raises(small):
     with pytest.raises(ValueError, match=r"Column 'prompt' \(input to report\) must not contain "
                        r"missing values; 1 offending row \(first: row 4\)"):
         report(gap, tests=["ci"], progress=False, rng=0)
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="headless Chromium is not installed")
+def test_report_fits_a_printed_page(page, tmp_path):
+    """Headless Chromium (Debian's ``chromium`` package) lays the report out at the width
+    of an A4 page's printable area (182 mm = 688 CSS px); no element may pass it."""
+    page = page.replace("</body>", PROBE + "</body>")
+    path = tmp_path / "report.html"
+    path.write_text(page, encoding="utf-8")
+    out = subprocess.run(
+        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+         f"--window-size={PRINT_WIDTH_PX},1000", "--dump-dom", path.as_uri()],
+        capture_output=True, text=True, timeout=120)
+    found = re.search(r'<pre id="overflow-probe">(.*?)</pre>', out.stdout, re.S)
+    assert found, out.stderr[-2000:]
+    probe = json.loads(found.group(1).replace("&quot;", '"'))
+    assert probe["width"] <= PRINT_WIDTH_PX
+    assert probe["bad"] == [], probe
+    assert probe["scroll"] <= probe["width"], probe

@@ -161,6 +161,11 @@ def test_plot_reliability():
     res = forecast_scores(binary_table(), n_resamples=20, rng=0)
     ax = plot_reliability(res, group="a")
     assert "ECE" in ax.get_legend().get_texts()[0].get_text()
+    # overlaid on the same axes, two models get two colours and two legend entries
+    assert plot_reliability(res, group="b", ax=ax) is ax
+    colours = {tuple(c.get_facecolor()[0]) for c in ax.collections}
+    assert len(colours) == 2
+    assert [t.get_text()[:1] for t in ax.get_legend().get_texts()] == ["a", "b"]
     plt.close("all")
     with pytest.raises(ValueError, match="'group' parameter of plot_reliability"):
         plot_reliability(res, group="zzz")

@@ -62,6 +62,8 @@ def test_contamination_filter_by_hand():
     m = rep.matches.set_index("model")
     assert m.loc["openai/gpt-4o", "key"] == "gpt-4o"
     assert pd.isna(m.loc["llama-3", "key"])
+    shown = rep._repr_html_()
+    assert "3 rows kept, 2 dropped" in shown and "llama-3" in shown and "<table" in shown
 
 
 def test_contamination_filter_aware_dates_compare_in_utc():

@@ -1,0 +1,193 @@
+"""``coherence test``: every applicable test on a user's belief/action table.
+
+Lists (``--by``, ``--evidence``, ``--tests``) are comma-separated and may be
+repeated (``--by model,dataset`` or ``--by model --by dataset``), so a file name
+after them is never taken for a column. Every column named on the command line
+is checked against the file before anything runs; an empty table is an error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import hashlib
+import sys
+from pathlib import Path
+from typing import Any
+
+from . import (
+    EXIT_FAILURE,
+    EXIT_OK,
+    UsageError,
+    _add_report_options,
+    _read_table,
+)
+
+__all__ = ["add_parser", "run"]
+
+ACTIONS = ("yes", "no", "defer")
+DEFAULT_BY = ("model", "dataset")
+
+
+def columns_list(text: str) -> list[str]:
+    """``"a,b"`` -> ``["a", "b"]`` (an argparse type; ``-`` is the empty list)."""
+    if text.strip() == "-":
+        return []
+    names = [t.strip() for t in text.split(",")]
+    if not all(names):
+        raise argparse.ArgumentTypeError(f"empty name in {text!r}; expected COL[,COL...]")
+    return names
+
+
+def actions_map(text: str) -> dict[str, str]:
+    """``"yes=buy,no=sell,defer=hold"`` -> ``{"buy": "yes", ...}`` (your label -> ours)."""
+    mapping: dict[str, str] = {}
+    for item in text.split(","):
+        ours, sep, yours = item.partition("=")
+        ours, yours = ours.strip(), yours.strip()
+        if not sep or ours not in ACTIONS or not yours:
+            raise argparse.ArgumentTypeError(
+                f"expected yes=LABEL,no=LABEL,defer=LABEL (any of the three); got {item!r}")
+        if yours in mapping:
+            raise argparse.ArgumentTypeError(f"label {yours!r} is mapped twice")
+        mapping[yours] = ours
+    return mapping
+
+
+def add_parser(sub: Any) -> None:
+    from coherence import TEST_NAMES
+
+    test = sub.add_parser(
+        "test", help="run every applicable test on your belief/action table",
+        description="Run the coherence tests on a belief/action table (CSV, TSV, JSON or "
+        "parquet), one cell per value of the --by columns (default: model and dataset, "
+        "those present). Prints the adjusted p-values by cell and test and a compact table "
+        "of every result (100 columns wide); --out writes the HTML report.",
+        epilog="example: coherence test answers.csv --belief p --action decision --group "
+        "case --by llm --actions yes=buy,no=sell,defer=hold --out report.html")
+    test.add_argument("table", help="CSV, TSV, JSON or parquet file, one row per elicitation")
+    for col, default in (("belief", "belief"), ("action", "action"), ("outcome", "outcome"),
+                         ("group", "context"), ("prompt", "prompt"),
+                         ("repetition", "repetition"), ("truth", "truth")):
+        test.add_argument(f"--{col}", default=default, metavar="COL",
+                          help=f"column name (default {default})")
+    test.add_argument("--evidence", type=columns_list, action="extend", default=[],
+                      metavar="COL[,COL...]", help="evidence columns (the 'with x' variants)")
+    test.add_argument("--by", type=columns_list, action="extend", default=None,
+                      metavar="COL[,COL...]",
+                      help="columns defining cells, each must exist ('-': one cell; "
+                      "default: model,dataset, those present)")
+    test.add_argument("--tests", type=columns_list, action="extend", default=None,
+                      metavar="NAME[,NAME...]",
+                      help="tests to run (default all): " + ", ".join(TEST_NAMES))
+    test.add_argument("--reference-prompt", default=None, metavar="LABEL",
+                      help="prompt variant the decision tests use and the prompt-consistency "
+                      "RMSEs compare against (default: 'standard', or the only prompt)")
+    test.add_argument("--actions", type=actions_map, default=None,
+                      metavar="yes=A,no=B,defer=C",
+                      help="your action labels, mapped to the tests' yes/no/defer "
+                      "(e.g. yes=buy,no=sell,defer=hold)")
+    test.add_argument("--out", default=None, metavar="PATH", help="write the HTML report")
+    test.add_argument("--csv", default=None, metavar="PATH", help="write the tidy results")
+    _add_report_options(test)
+
+
+def _check_columns(data: Any, args: argparse.Namespace, path: str) -> tuple[str, ...]:
+    """Validate what the command line names against the file; return the cells' columns."""
+    from coherence import TEST_NAMES
+
+    if len(data) == 0:
+        raise UsageError(f"{path} has no rows")
+    have = [str(c) for c in data.columns]
+    shown = ", ".join(have[:12]) + (", ..." if len(have) > 12 else "")
+
+    def need(option: str, name: str) -> None:
+        if name not in data.columns:
+            raise UsageError(f"{option} names column {name!r}, which {path} does not have "
+                             f"(columns: {shown})")
+
+    need("--belief", args.belief)
+    need("--group", args.group)
+    for name in args.evidence:
+        need("--evidence", name)
+    if args.by is None:
+        by = tuple(c for c in DEFAULT_BY if c in data.columns)
+    else:
+        for name in args.by:
+            need("--by", name)
+        by = tuple(args.by)
+    for name in args.tests or ():
+        if name not in TEST_NAMES:
+            raise UsageError(f"--tests: unknown test {name!r}; expected some of "
+                             + ", ".join(TEST_NAMES))
+    if args.actions is not None:
+        need("--action", args.action)
+        labels = {str(v) for v in data[args.action].dropna().unique()}
+        unknown = sorted(labels - set(args.actions) - set(ACTIONS))
+        if unknown:
+            raise UsageError(f"--actions does not map the label(s) {', '.join(unknown)} of "
+                             f"column {args.action!r}")
+    return by
+
+
+def _reference_prompt(data: Any, args: argparse.Namespace, path: str) -> str:
+    if args.prompt not in data.columns:
+        return args.reference_prompt or "standard"
+    labels = sorted({str(v) for v in data[args.prompt].dropna().unique()})
+    if args.reference_prompt is None:
+        if "standard" in labels or len(labels) != 1:
+            if "standard" not in labels:
+                raise UsageError(f"the prompt column {args.prompt!r} of {path} has no "
+                                 f"'standard' variant; choose the reference with "
+                                 f"--reference-prompt (one of {', '.join(labels)})")
+            return "standard"
+        return labels[0]
+    if args.reference_prompt not in labels:
+        raise UsageError(f"--reference-prompt {args.reference_prompt!r} is not a value of the "
+                         f"prompt column {args.prompt!r} (values: {', '.join(labels)})")
+    return str(args.reference_prompt)
+
+
+def run(args: argparse.Namespace) -> int:
+    from coherence import report
+    from coherence._report._render import text_table
+
+    data = _read_table(args.table)
+    by = _check_columns(data, args, args.table)
+    reference = _reference_prompt(data, args, args.table)
+    if args.actions is not None:
+        data = data.assign(**{args.action: data[args.action].map(
+            lambda v: args.actions.get(str(v), v) if v == v else v)})
+    rep = report(data, belief=args.belief, action=args.action, outcome=args.outcome,
+                 group=args.group, prompt=args.prompt, repetition=args.repetition,
+                 truth=args.truth, evidence=args.evidence, by=by,
+                 tests=args.tests or "all", reference_prompt=reference,
+                 adjust=args.adjust or "holm",
+                 engine=args.engine, n_permutations=args.permutations,
+                 n_resamples=args.resamples, n_jobs=args.jobs,
+                 progress=False if args.quiet else None, rng=args.seed)
+    if args.by is None and not by:
+        print(f"coherence test: note: no {' or '.join(map(repr, DEFAULT_BY))} column, so "
+              "all rows form one cell; name the cell columns with --by", file=sys.stderr)
+    digest = hashlib.sha256(Path(args.table).read_bytes()).hexdigest()
+    settings = {**rep.settings, "data_file": args.table, "data_file_sha256": digest}
+    if args.actions is not None:
+        settings["actions"] = {ours: yours for yours, ours in args.actions.items()}
+    rep = dataclasses.replace(rep, settings=settings)
+    print(rep.summary())
+    frame = rep.to_frame()
+    cell = frame[list(rep.by)].astype(str).agg(", ".join, axis=1) if rep.by else "all"
+    compact = frame.assign(cell=cell)[["cell", "test", "statistic", "ci_low", "ci_high",
+                                       "pvalue", "pvalue_adjusted", "n_obs"]]
+    print("\nEvery result (statistic, its interval, raw and adjusted p):")
+    print(text_table(compact.rename(columns={"pvalue_adjusted": "p_adj"}), width=100))
+    failed = frame[frame["error"] != ""]
+    for row in failed.itertuples(index=False):
+        print(f"  {row.test} failed on {', '.join(str(getattr(row, c)) for c in rep.by) or 'all'}"
+              f": {row.error}"[:300])
+    if args.out:
+        rep.to_html(args.out)
+        print(f"\nreport written to {args.out}")
+    if args.csv:
+        frame.to_csv(args.csv, index=False)
+    return EXIT_FAILURE if len(failed) else EXIT_OK
