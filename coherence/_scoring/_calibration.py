@@ -38,7 +38,7 @@ from .._validation import (
     probability_column,
     require_columns,
 )
-from .._warnings import SmallSampleWarning
+from .._warnings import NotCalibratedWarning, SmallSampleWarning
 from ._forecast import _bin_index
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -359,7 +359,10 @@ def _forecasts_iv(data: Any, probability: str, outcome: str, group: str | None,
     if group is not None:
         no_missing(df, group, owner=owner)
         codes = sorted_codes(df[group].to_numpy(dtype=object))
-    return p, y, codes
+    # a canonical row order, so that the bootstrap does not depend on the input's order
+    order = np.lexsort((y, p)) if codes is None else np.lexsort((y, p, codes))
+    p, y = np.ascontiguousarray(p[order]), np.ascontiguousarray(y[order])
+    return p, y, None if codes is None else np.ascontiguousarray(codes[order])
 
 
 def _bootstrap_weights(n: int, groups: np.ndarray | None, n_resamples: int,
@@ -415,6 +418,9 @@ def calibration_error(data: Any, *, probability: str = "probability",
     SmallSampleWarning
         When a non-empty bin holds a single forecast (its correction is 0, so
         its term is not debiased); use fewer bins.
+    NotCalibratedWarning
+        For ``norm=1``: the l1 correction leaves a bias near 0 and its interval
+        under-covers there (kept for comparability with the authors' code).
 
     Notes
     -----
@@ -490,6 +496,12 @@ def calibration_error(data: Any, *, probability: str = "probability",
     share = cnt[used] / n
     stat = float(np.sum(share * (plug_t - corr_t)))
     plug = float(np.sum(share * plug_t))
+    if norm == 1:
+        warnings.warn(f"{owner}: the l1 bias correction (norm=1) is kept for comparability "
+                      "with Kumar et al.'s code; it does not remove the bias near 0 and its "
+                      "interval is not calibrated there (coverage about 0.8 for a calibrated "
+                      "forecaster). Use norm=2 for an estimate with a valid interval.",
+                      NotCalibratedWarning, stacklevel=2)
     weights = _bootstrap_weights(n, groups, n_resamples, gen)
     reps = np.array([_debiased_ce(p, y, w, n_bins, binning, norm)[0] for w in weights])
     q_lo, q_hi = percentile_interval(reps, confidence_level)
