@@ -7,7 +7,6 @@ from __future__ import annotations
 import bisect
 import math
 
-import numpy as np
 from scipy import integrate, stats
 
 

@@ -138,7 +138,7 @@ def _reflected_kernel(t: np.ndarray, f: np.ndarray, sigma: float) -> np.ndarray:
     out = np.zeros((len(t), len(f)))
     c = 1.0 / (math.sqrt(2.0 * math.pi) * sigma)
     reach = 12.0 * sigma
-    n_img = int(math.ceil(reach / 2.0)) + 1
+    n_img = math.ceil(reach / 2.0) + 1
     for k in range(-n_img, n_img + 1):
         for sign in (1.0, -1.0):
             low, high = (2 * k, 2 * k + 1) if sign > 0 else (2 * k - 1, 2 * k)
@@ -151,7 +151,7 @@ def _reflected_kernel(t: np.ndarray, f: np.ndarray, sigma: float) -> np.ndarray:
 
 def _grid(sigma: float, n_grid: int) -> np.ndarray:
     """Midpoints of [0, 1], at least 20 per kernel width."""
-    m = max(n_grid, int(math.ceil(20.0 / sigma)))
+    m = max(n_grid, math.ceil(20.0 / sigma))
     return (np.arange(m) + 0.5) / m
 
 
@@ -683,7 +683,7 @@ def plot_smooth_reliability(result: SmoothECEResult, *, ax: Axes | None = None) 
     widths = 0.5 + 5.0 * dens / max(float(np.nanmax(dens)), 1e-12)
     points = np.column_stack([t, s]).reshape(-1, 1, 2)
     segments = np.concatenate([points[:-1], points[1:]], axis=1)
-    ax.add_collection(LineCollection(segments, linewidths=widths[:-1], colors="C3",
+    ax.add_collection(LineCollection(list(segments), linewidths=widths[:-1], colors="C3",
                                      label=f"smECE = {result.statistic:.3f}"))
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1)

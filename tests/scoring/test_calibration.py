@@ -274,8 +274,8 @@ def test_data_messages(func):
         func(df.assign(outcome=df["outcome"].where(df.index != 2, 2)))
     with pytest.raises(ValueError, match="at least 2 forecasts"):
         func(df.iloc[:1])
-    with pytest.raises(ValueError, match="'question'.*missing"):
-        func(df.assign(question=[None] + list(range(9))), group="question")
+    with pytest.raises(ValueError, match=r"'question'.*missing"):
+        func(df.assign(question=[None, *range(9)]), group="question")
 
 
 def test_single_forecast_bin_warns():
