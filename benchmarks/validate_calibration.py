@@ -50,6 +50,7 @@ DESIGNS = [
     ("Beta(2, 5) p, under-confident, equal-width bins", "beta", "under-confident (p^0.7)",
      "equal_width"),
     ("Beta(2, 5) p, calibrated, equal-width bins", "beta", "calibrated", "equal_width"),
+    ("Beta(2, 5) p, under-confident", "beta", "under-confident (p^0.7)", "equal_mass"),
 ]
 N_BINS = 10
 
@@ -67,8 +68,8 @@ def truth(kind: str, curve: str, binning: str) -> float:
     dens = np.ones(m) if kind == "uniform" else stats.beta(2.0, 5.0).pdf(t)
     if binning == "equal_width" or kind == "uniform":  # uniform: quantile bins = tenths
         k = np.minimum((t * N_BINS).astype(np.int64), N_BINS - 1)
-    else:  # pragma: no cover - not used by the designs above
-        raise ValueError(kind)
+    else:  # the population's quantile bins
+        k = np.minimum((stats.beta(2.0, 5.0).cdf(t) * N_BINS).astype(np.int64), N_BINS - 1)
     mass = np.bincount(k, dens, minlength=N_BINS)
     mp = np.bincount(k, dens * t, minlength=N_BINS) / mass
     mc = np.bincount(k, dens * CURVES[curve](t), minlength=N_BINS) / mass

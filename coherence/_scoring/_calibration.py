@@ -593,8 +593,8 @@ def smooth_ece(data: Any, *, probability: str = "probability", outcome: str = "o
     >>> import numpy as np, pandas as pd
     >>> from coherence import smooth_ece
     >>> gen = np.random.default_rng(0)
-    >>> p = gen.uniform(size=500)
-    >>> df = pd.DataFrame({"probability": p, "outcome": gen.uniform(size=500) < p ** 2})
+    >>> p = gen.uniform(size=200)
+    >>> df = pd.DataFrame({"probability": p, "outcome": gen.uniform(size=200) < p ** 2})
     >>> res = smooth_ece(df, n_resamples=0)
     >>> bool(abs(res.statistic - res.sigma) < 1e-5)   # the fixed point
     True
