@@ -438,8 +438,8 @@ def calibration_error(data: Any, *, probability: str = "probability",
         \widehat{\mathrm{CE}}^2 = \sum_k \frac{n_k}{n}\Big[(\bar y_k - \bar p_k)^2
         - \frac{\bar y_k(1 - \bar y_k)}{n_k - 1}\Big],
 
-    unbiased when the outcomes of a bin share one probability (slightly
-    conservative otherwise) and never clipped at 0. For ``norm=1`` there is no
+    unbiased when the outcomes of a bin share one probability (biased slightly
+    low when the probabilities vary within a bin) and never clipped at 0. For ``norm=1`` there is no
     unbiased estimator; the authors' code (``normal_debiased_ce``) uses
     :math:`2\,\mathrm{ECE} - \mathrm{E}[\sum_k \frac{n_k}{n}|\bar y_k + s_k Z -
     \bar p_k|]` with :math:`s_k^2 = \bar y_k(1-\bar y_k)/n_k` estimated by
@@ -499,7 +499,7 @@ def calibration_error(data: Any, *, probability: str = "probability",
     if norm == 1:
         warnings.warn(f"{owner}: the l1 bias correction (norm=1) is kept for comparability "
                       "with Kumar et al.'s code; it does not remove the bias near 0 and its "
-                      "interval is not calibrated there (coverage about 0.8 for a calibrated "
+                      "interval is not calibrated there (coverage about 0.75 for a calibrated "
                       "forecaster). Use norm=2 for an estimate with a valid interval.",
                       NotCalibratedWarning, stacklevel=2)
     weights = _bootstrap_weights(n, groups, n_resamples, gen)
