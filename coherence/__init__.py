@@ -74,6 +74,13 @@ _LAZY: dict[str, str] = {
     "ForecastBenchComparisonResult": "._scoring._forecastbench",
     "ForecastBenchResult": "._scoring._forecastbench",
     "forecastbench_scores": "._scoring._forecastbench",
+    # debiased and smooth calibration error (issue 20)
+    "CALIBRATION_BINNINGS": "._scoring._calibration",
+    "CalibrationErrorResult": "._scoring._calibration",
+    "SmoothECEResult": "._scoring._calibration",
+    "calibration_error": "._scoring._calibration",
+    "plot_smooth_reliability": "._scoring._calibration",
+    "smooth_ece": "._scoring._calibration",
     # the forecasting-at-a-simulated-date benchmark, complete (issue 21)
     "QUESTION_TYPES": "._scoring._questions",
     "TASK_COLUMNS": "._scoring._questions",
@@ -184,6 +191,14 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from ._report._registry import TEST_NAMES
     from ._report._run import CoherenceReport, ReportCell, report
     from ._results import RESULT_COLUMNS, CoherenceResult, ConfidenceInterval
+    from ._scoring._calibration import (
+        CALIBRATION_BINNINGS,
+        CalibrationErrorResult,
+        SmoothECEResult,
+        calibration_error,
+        plot_smooth_reliability,
+        smooth_ece,
+    )
     from ._scoring._events import KeyEventRecallResult, grounding_split, key_event_recall
     from ._scoring._forecast import (
         ForecastComparisonResult,

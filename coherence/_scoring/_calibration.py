@@ -1,0 +1,694 @@
+"""Calibration error beyond binned ECE: a debiased estimate and the smooth ECE.
+
+Public layer: :func:`calibration_error` (the debiased binned calibration error of
+Kumar, Liang and Ma 2019, with a bootstrap interval), :func:`smooth_ece` (the
+SmoothECE of Blasiok and Nakkiran 2023 and its smoothed reliability diagram) and
+:func:`plot_smooth_reliability`. The array layer (``_bin_codes``, ``_binned``,
+``_smooth_ece_sigma``, ``_smooth_ece_code``, ``_fixed_point``) is what the tests
+compare with brute-force loops in ``tests/_reference_calibration.py``.
+
+The binned, uncorrected ECE and the Murphy decomposition stay where they were,
+in :func:`coherence.forecast_scores`: with ``binning='equal_width'`` the
+``plugin`` value here is that ECE (``norm=1``) or that reliability term
+(``norm=2``).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import numpy as np
+import pandas as pd
+
+from .._resampling import cluster_draws, cluster_weights, percentile_interval, sorted_codes
+from .._results import CoherenceResult, ConfidenceInterval
+from .._rng import RNGLike, check_rng
+from .._validation import (
+    as_dataframe,
+    binary_column,
+    check_choice,
+    check_float,
+    check_int,
+    check_resampling,
+    no_missing,
+    param_error,
+    probability_column,
+    require_columns,
+)
+from .._warnings import NotCalibratedWarning, SmallSampleWarning
+from ._forecast import _bin_index
+
+if TYPE_CHECKING:  # pragma: no cover
+    from matplotlib.axes import Axes
+
+__all__ = [
+    "CALIBRATION_BINNINGS",
+    "CalibrationErrorResult",
+    "SmoothECEResult",
+    "calibration_error",
+    "plot_smooth_reliability",
+    "smooth_ece",
+]
+
+#: Bin rules of :func:`calibration_error`: ``'equal_mass'`` (quantile bins, the
+#: default of Kumar et al. 2019) and ``'equal_width'`` (``[k/B, (k+1)/B)``, as in
+#: :func:`coherence.forecast_scores`).
+CALIBRATION_BINNINGS = ("equal_mass", "equal_width")
+_DEFINITIONS = ("paper", "code")
+
+
+# --------------------------------------------------------------------------- array layer
+def _bin_codes(p: np.ndarray, n_bins: int, binning: str) -> np.ndarray:
+    """Bin of each forecast, codes in [0, n_bins).
+
+    ``equal_width``: the bins of :func:`coherence.forecast_scores`. ``equal_mass``:
+    the sorted forecasts split into ``n_bins`` runs of sizes differing by at most
+    one; an edge is the midpoint of the last forecast of a run and the first of
+    the next, a forecast equal to an edge goes to the lower bin, so tied forecasts
+    always share a bin (then fewer than ``n_bins`` bins are used).
+    """
+    if binning == "equal_width":
+        return _bin_index(p, n_bins)
+    s = np.sort(p)
+    n = len(s)
+    cuts = (np.arange(1, n_bins) * n) // n_bins
+    cuts = cuts[(cuts > 0) & (cuts < n)]
+    edges = np.unique((s[cuts - 1] + s[cuts]) / 2.0)
+    out: np.ndarray = np.searchsorted(edges, p, side="left")
+    return out
+
+
+def _binned(p: np.ndarray, y: np.ndarray, w: np.ndarray, codes: np.ndarray,
+            n_bins: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per-bin (weighted count, mean forecast, observed frequency); empty bins NaN."""
+    n = np.bincount(codes, weights=w, minlength=n_bins)
+    sp = np.bincount(codes, weights=w * p, minlength=n_bins)
+    sy = np.bincount(codes, weights=w * y, minlength=n_bins)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return n, sp / n, sy / n
+
+
+def _ce_terms(n: np.ndarray, mean_p: np.ndarray, freq: np.ndarray,
+              norm: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per-bin plug-in term and debiasing correction (weights not applied).
+
+    ``norm=2``: plug-in (f - p)^2, correction f(1 - f)/(n - 1), the unbiased
+    estimate of Var(f) under Bernoulli outcomes (0 for a bin of one forecast,
+    where f(1 - f) = 0). ``norm=1``: plug-in |f - p|, correction
+    E|d + s Z| - |d| (Z standard normal, d = f - p, s^2 = f(1 - f)/(n - 1)), the
+    limit of the Gaussian resampling correction of Kumar et al.'s code as its
+    number of resamples grows.
+    """
+    from scipy.special import ndtr
+
+    d = freq - mean_p
+    var = freq * (1.0 - freq) / np.maximum(n - 1.0, 1.0)
+    if norm == 2:
+        return d * d, var
+    s = np.sqrt(var)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        z = np.where(s > 0, d / np.where(s > 0, s, 1.0), 0.0)
+        folded = np.where(s > 0, s * math.sqrt(2.0 / math.pi) * np.exp(-0.5 * z * z)
+                          + d * (1.0 - 2.0 * ndtr(-z)), np.abs(d))
+    return np.abs(d), folded - np.abs(d)
+
+
+def _debiased_ce(p: np.ndarray, y: np.ndarray, w: np.ndarray, n_bins: int, binning: str,
+                 norm: int) -> tuple[float, float]:
+    """(debiased, plug-in) binned calibration error of forecasts ``p`` weighted ``w``."""
+    keep = w > 0
+    codes = _bin_codes(p[keep], n_bins, binning)
+    n, mp, fy = _binned(p[keep], y[keep], w[keep], codes, n_bins)
+    used = n > 0
+    plug, corr = _ce_terms(n[used], mp[used], fy[used], norm)
+    share = n[used] / n[used].sum()
+    return float(np.sum(share * (plug - corr))), float(np.sum(share * plug))
+
+
+def _reflected_kernel(t: np.ndarray, f: np.ndarray, sigma: float) -> np.ndarray:
+    """(len(t), len(f)) density at t of the reflection into [0, 1] of f + sigma Z.
+
+    The sum over the mirror images s f + 2k (s = +-1) of a Gaussian density; an
+    image is left out only when all of it lies more than 12 sigma outside [0, 1]
+    (a term below exp(-72), 1e-31 of the peak).
+    """
+    out = np.zeros((len(t), len(f)))
+    c = 1.0 / (math.sqrt(2.0 * math.pi) * sigma)
+    reach = 12.0 * sigma
+    n_img = math.ceil(reach / 2.0) + 1
+    for k in range(-n_img, n_img + 1):
+        for sign in (1.0, -1.0):
+            low, high = (2 * k, 2 * k + 1) if sign > 0 else (2 * k - 1, 2 * k)
+            if high < -reach or low > 1.0 + reach:
+                continue
+            d = (t[:, None] - (sign * f[None, :] + 2.0 * k)) / sigma
+            out += c * np.exp(-0.5 * d * d)
+    return out
+
+
+def _grid(sigma: float, n_grid: int) -> np.ndarray:
+    """Midpoints of [0, 1], at least 20 per kernel width."""
+    m = max(n_grid, math.ceil(20.0 / sigma))
+    return (np.arange(m) + 0.5) / m
+
+
+def _smooth_ece_sigma(f: np.ndarray, r: np.ndarray, sigma: float, n_grid: int) -> float:
+    """smECE_sigma = integral over [0, 1] of |(1/n) sum_i K_sigma(t, f_i) r_i| dt (midpoints)."""
+    t = _grid(sigma, n_grid)
+    total = np.zeros(len(t))
+    step = max(1, 2_000_000 // len(t))
+    for start in range(0, len(f), step):
+        sl = slice(start, start + step)
+        total += _reflected_kernel(t, f[sl], sigma) @ r[sl]
+    return float(np.mean(np.abs(total / len(f))))
+
+
+def _fixed_point(g: Any, tol: float) -> float:
+    """The sigma in (0, 1] with g(sigma) = sigma (g non-increasing), by Brent's method."""
+    from scipy.optimize import brentq
+
+    if g(1.0) >= 1.0:
+        return 1.0
+    hi, lo = 1.0, 0.5
+    while g(lo) <= lo:  # halve until the bracket holds (g(0+) > 0 unless all r_i = 0)
+        hi, lo = lo, lo / 2.0
+        if lo < tol:
+            return lo
+    return float(brentq(lambda s: g(s) - s, lo, hi, xtol=tol, rtol=4 * np.finfo(float).eps))
+
+
+def _round_to_grid(f: np.ndarray, v: np.ndarray, m: int) -> np.ndarray:
+    """Linear split of each value v_i between the two grid points of linspace(0, 1, m)
+    around f_i (the discretisation of the authors' code)."""
+    x = f * (m - 1)
+    i = np.clip(x.astype(np.int64), 0, m - 2)
+    frac = x - i
+    return (np.bincount(i, weights=(1.0 - frac) * v, minlength=m)
+            + np.bincount(i + 1, weights=frac * v, minlength=m))
+
+
+def _code_smece_at(values: np.ndarray, sigma: float) -> float:
+    """relplot's smooth_ece_interpolated: reflect the gridded residuals once at each end,
+    convolve with a Gaussian sampled on the grid (support truncated to +-1/2), mean |.|."""
+    m = len(values)
+    t = np.linspace(0.0, 1.0, m)
+    ker = np.exp(-0.5 * ((t - 0.5) / sigma) ** 2) / (math.sqrt(2.0 * math.pi) * sigma)
+    ext = np.concatenate([values[::-1][:-1], values, values[::-1][1:]])
+    conv = np.convolve(ext, ker, mode="valid")[m // 2: m // 2 + m]
+    return float(np.sum(np.abs(conv)) / m)
+
+
+def _smooth_ece_code(f: np.ndarray, y: np.ndarray, eps: float = 1e-3,
+                     mesh: int = 200, refine: int = 10) -> tuple[float, float]:
+    """(smECE, sigma) as relplot 0.x computes them (``smECE_fast``): residuals rounded
+    to a mesh of 200 points (refined 4x while 20 / sigma exceeds it), sigma the
+    upper end of 10 bisection steps on [0, 1]."""
+    state = {"m": mesh}
+    state_vals = {"v": _round_to_grid(f, f - y, mesh) / len(f)}
+
+    def smece(alpha: float) -> float:
+        if round(20.0 / alpha) > state["m"]:
+            while round(20.0 / alpha) > state["m"]:
+                state["m"] *= 4
+            state_vals["v"] = _round_to_grid(f, f - y, state["m"]) / len(f)
+        return _code_smece_at(state_vals["v"], alpha)
+
+    def above(alpha: float) -> bool:
+        return alpha < eps or alpha < smece(alpha)
+
+    start = 1.0
+    if not above(start):
+        end = 0.0
+        for _ in range(refine):
+            mid = (start + end) / 2.0
+            if above(mid):
+                end = mid
+            else:
+                start = mid
+    return smece(start), start
+
+
+def _smooth_curve(f: np.ndarray, y: np.ndarray, w: np.ndarray, t: np.ndarray,
+                  kernel: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """t + r(t) and the density for weight rows ``w`` (B, n): ((B, m), (B, m))."""
+    num = (w * (y - f)[None, :]) @ kernel.T
+    den = w @ kernel.T
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return t[None, :] + num / den, den / w.sum(axis=1, keepdims=True)
+
+
+# --------------------------------------------------------------------------- results
+@dataclass(frozen=True, slots=True)
+class CalibrationErrorResult(CoherenceResult):
+    """Result of :func:`calibration_error`.
+
+    ``statistic`` is the debiased binned calibration error: for ``norm=2`` an
+    unbiased estimate of the **squared** l2 calibration error (it can be
+    negative; its square root, clipped at 0, is the l2-CE Kumar et al. report,
+    see :attr:`l2_estimate` and :attr:`l2_interval`), for ``norm=1`` the bias-corrected l1 ECE.
+    ``confidence_interval`` is the bootstrap interval (see Notes of
+    :func:`calibration_error`); ``pvalue`` is NaN.
+
+    Attributes
+    ----------
+    plugin : float
+        The uncorrected binned value on the same scale (for ``equal_width``
+        bins, the ECE or Murphy reliability of :func:`forecast_scores`).
+    norm : int
+        1 or 2.
+    binning : str
+        ``'equal_mass'`` or ``'equal_width'``.
+    n_bins : int
+        Bins asked for (tied forecasts can leave fewer non-empty).
+    group : str or None
+        The cluster column of the bootstrap (None: rows resampled).
+    n_resamples : int
+    table : pandas.DataFrame
+        One row per non-empty bin: ``bin``, ``n``, ``mean_forecast``,
+        ``observed_frequency``, ``plugin_term``, ``correction``.
+    replicates : numpy.ndarray
+        The bootstrap replicates of the debiased statistic.
+    """
+
+    plugin: float = np.nan
+    norm: int = 2
+    binning: str = "equal_mass"
+    n_bins: int = 10
+    group: str | None = None
+    n_resamples: int = 0
+    table: pd.DataFrame = field(repr=False, compare=False, default_factory=pd.DataFrame)
+    replicates: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0))
+
+    _test_name: ClassVar[str] = "calibration_error"
+    _extra_columns: ClassVar[tuple[str, ...]] = ("plugin", "norm", "binning", "n_bins",
+                                                 "group", "n_resamples")
+
+    @property
+    def l2_interval(self) -> ConfidenceInterval:
+        """For ``norm=2``: the interval mapped through sqrt(max(., 0)), an interval for
+        the l2 calibration error (the map is monotone, so the coverage is kept)."""
+        if self.norm != 2:
+            raise ValueError("l2_interval is defined for norm=2 results only.")
+        ci = self.confidence_interval
+        return ConfidenceInterval(math.sqrt(max(ci.low, 0.0)), math.sqrt(max(ci.high, 0.0)),
+                                  ci.confidence_level)
+
+    @property
+    def l2_estimate(self) -> float:
+        """sqrt(max(statistic, 0)) for ``norm=2`` (the value Kumar et al.'s code returns)."""
+        if self.norm != 2:
+            raise ValueError("l2_estimate is defined for norm=2 results only.")
+        return math.sqrt(max(self.statistic, 0.0))
+
+
+@dataclass(frozen=True, slots=True)
+class SmoothECEResult(CoherenceResult):
+    """Result of :func:`smooth_ece`.
+
+    ``statistic`` is the SmoothECE at the bandwidth ``sigma`` (the fixed point
+    smECE_sigma = sigma); ``pvalue`` and ``confidence_interval`` are NaN (see
+    Notes of :func:`smooth_ece`).
+
+    Attributes
+    ----------
+    sigma : float
+        The kernel bandwidth used.
+    definition : str
+        ``'paper'`` or ``'code'``.
+    n_grid : int
+        Points of the integration and diagram grid (at least 20 / sigma).
+    n_resamples : int
+        Bootstrap resamples of the diagram's band (0: no band).
+    group : str or None
+    table : pandas.DataFrame
+        The smoothed reliability diagram, one row per grid point ``t``:
+        ``smoothed`` (t + r(t), the estimated frequency of the outcome among
+        forecasts near t), ``residual`` (r(t)), ``density`` (kernel density of the
+        forecasts), ``band_low``, ``band_high`` (pointwise bootstrap band).
+    """
+
+    sigma: float = np.nan
+    definition: str = "paper"
+    n_grid: int = 0
+    n_resamples: int = 0
+    group: str | None = None
+    table: pd.DataFrame = field(repr=False, compare=False, default_factory=pd.DataFrame)
+
+    _test_name: ClassVar[str] = "smooth_ece"
+    _extra_columns: ClassVar[tuple[str, ...]] = ("sigma", "definition", "n_grid",
+                                                 "n_resamples", "group")
+
+
+# --------------------------------------------------------------------------- public layer
+def _forecasts_iv(data: Any, probability: str, outcome: str, group: str | None,
+                  owner: str) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    df = as_dataframe(data, owner=owner)
+    if group is not None and not isinstance(group, str):
+        raise TypeError(param_error("group", owner, "a column name or None", group))
+    require_columns(df, {"probability": probability, "outcome": outcome, "group": group},
+                    owner=owner)
+    if len(df) < 2:
+        raise ValueError(param_error("data", owner, "a table with at least 2 forecasts",
+                                     f"{len(df)} row(s)"))
+    p = np.ascontiguousarray(probability_column(df, probability, owner=owner))
+    y = np.ascontiguousarray(binary_column(df, outcome, owner=owner).astype(np.float64))
+    codes = None
+    if group is not None:
+        no_missing(df, group, owner=owner)
+        codes = sorted_codes(df[group].to_numpy(dtype=object))
+    # a canonical row order, so that the bootstrap does not depend on the input's order
+    order = np.lexsort((y, p)) if codes is None else np.lexsort((y, p, codes))
+    p, y = np.ascontiguousarray(p[order]), np.ascontiguousarray(y[order])
+    return p, y, None if codes is None else np.ascontiguousarray(codes[order])
+
+
+def _bootstrap_weights(n: int, groups: np.ndarray | None, n_resamples: int,
+                       gen: np.random.Generator) -> np.ndarray:
+    """(B, n) row multiplicities of a row (or cluster) bootstrap."""
+    if groups is None:
+        return cluster_weights(cluster_draws(n, n_resamples, gen), n)
+    n_groups = int(groups.max()) + 1
+    return cluster_weights(cluster_draws(n_groups, n_resamples, gen), n_groups)[:, groups]
+
+
+def calibration_error(data: Any, *, probability: str = "probability",
+                      outcome: str = "outcome", group: str | None = None, n_bins: int = 10,
+                      binning: str = "equal_mass", norm: int = 2,
+                      n_resamples: int = 999, confidence_level: float = 0.95,
+                      rng: RNGLike = None) -> CalibrationErrorResult:
+    r"""Debiased binned calibration error with a bootstrap interval.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame or convertible
+        One row per forecast.
+    probability, outcome : str
+        Columns: the forecast probability in [0, 1] and the outcome (0 or 1).
+        For the confidence calibration of multiple-choice forecasts pass the
+        (``confidence``, ``correct``) columns of
+        ``forecast_scores(...).per_forecast``.
+    group : str, optional
+        Cluster column of the bootstrap (e.g. ``'question'`` when several
+        forecasters answered the same questions); rows are resampled when None.
+    n_bins : int >= 1, default 10
+    binning : {'equal_mass', 'equal_width'}, default 'equal_mass'
+        Quantile bins (Kumar et al.'s recommendation) or equal-width bins.
+    norm : {2, 1}, default 2
+        2: the squared l2 calibration error of the paper (unbiased estimate);
+        1: the l1 ECE with the bias correction of the authors' code.
+    n_resamples : int >= 1, default 999
+    confidence_level : float in (0, 1), default 0.95
+    rng : int, numpy.random.Generator or None
+
+    Returns
+    -------
+    CalibrationErrorResult
+
+    Raises
+    ------
+    ValueError
+        For a missing column, a probability outside [0, 1], a non-binary
+        outcome, fewer than two forecasts, or a bad option.
+
+    Warns
+    -----
+    SmallSampleWarning
+        When a non-empty bin holds a single forecast (its correction is 0, so
+        its term is not debiased); use fewer bins.
+    NotCalibratedWarning
+        For ``norm=1``: the l1 correction leaves a bias near 0 and its interval
+        under-covers there (kept for comparability with the authors' code).
+
+    Notes
+    -----
+    With bins :math:`B_k` of :math:`n_k` of the :math:`n` forecasts, mean
+    forecast :math:`\bar p_k` and observed frequency :math:`\bar y_k`, the
+    plug-in squared l2 calibration error is the Murphy reliability
+    :math:`\sum_k \frac{n_k}{n}(\bar y_k - \bar p_k)^2`. Its expectation
+    exceeds the binned calibration error by
+    :math:`\sum_k \frac{n_k}{n}\operatorname{Var}(\bar y_k)`, so even a
+    perfectly calibrated forecaster scores above 0. Kumar, Liang and Ma (2019)
+    subtract the unbiased estimate of that variance:
+
+    .. math::
+
+        \widehat{\mathrm{CE}}^2 = \sum_k \frac{n_k}{n}\Big[(\bar y_k - \bar p_k)^2
+        - \frac{\bar y_k(1 - \bar y_k)}{n_k - 1}\Big],
+
+    unbiased when the outcomes of a bin share one probability (biased slightly
+    low when the probabilities vary within a bin) and never clipped at 0. For ``norm=1`` there is no
+    unbiased estimator; the authors' code (``normal_debiased_ce``) uses
+    :math:`2\,\mathrm{ECE} - \mathrm{E}[\sum_k \frac{n_k}{n}|\bar y_k + s_k Z -
+    \bar p_k|]` with :math:`s_k^2 = \bar y_k(1-\bar y_k)/n_k` estimated by
+    Gaussian resampling; here the expectation is the exact folded-normal mean
+    and :math:`s_k^2` uses :math:`n_k - 1`, the same as the l2 correction.
+
+    The interval is a bootstrap over rows (or clusters of ``group``), the bins
+    recomputed in every resample. Because the bootstrap world's true value is
+    the plug-in :math:`\hat\theta_{pl}` and the debiased replicates
+    :math:`\theta^*` estimate it without bias, the interval is the basic
+    (pivotal) one, :math:`[\hat\theta + \hat\theta_{pl} - q^*_{1-\alpha/2},
+    \hat\theta + \hat\theta_{pl} - q^*_{\alpha/2}]`. Its measured coverage is in
+    ``docs/forecast_scoring.md`` (``benchmarks/validate_calibration.py``).
+
+    References
+    ----------
+    .. [1] A. Kumar, P. Liang, T. Ma (2019). Verified uncertainty calibration.
+       NeurIPS 32.
+    .. [2] C. A. T. Ferro, T. E. Fricker (2012). A bias-corrected decomposition
+       of the Brier score. QJRMS 138.
+    .. [3] A. H. Murphy (1973). A new vector partition of the probability score.
+       Journal of Applied Meteorology 12(4).
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from coherence import calibration_error
+    >>> gen = np.random.default_rng(0)
+    >>> p = gen.uniform(size=2000)
+    >>> df = pd.DataFrame({"probability": p, "outcome": gen.uniform(size=2000) < p})
+    >>> res = calibration_error(df, n_resamples=199, rng=0)
+    >>> bool(abs(res.statistic) < res.plugin)   # the bias of the plug-in removed
+    True
+    """
+    owner = "calibration_error"
+    n_resamples, confidence_level = check_resampling(owner, n_resamples, confidence_level)
+    n_bins = check_int(n_bins, "n_bins", owner, low=1)
+    check_choice(binning, "binning", owner, CALIBRATION_BINNINGS)
+    if isinstance(norm, bool) or norm not in (1, 2):
+        raise ValueError(param_error("norm", owner, "1 or 2", norm))
+    norm = int(norm)
+    gen = check_rng(rng, owner=owner)
+    p, y, groups = _forecasts_iv(data, probability, outcome, group, owner)
+    n = len(p)
+    ones = np.ones(n)
+    codes = _bin_codes(p, n_bins, binning)
+    cnt, mp, fy = _binned(p, y, ones, codes, n_bins)
+    used = np.flatnonzero(cnt > 0)
+    plug_t, corr_t = _ce_terms(cnt[used], mp[used], fy[used], norm)
+    if np.any(cnt[used] == 1):
+        warnings.warn(f"{owner}: {int(np.sum(cnt[used] == 1))} bin(s) hold a single "
+                      "forecast, whose term cannot be debiased; use fewer bins.",
+                      SmallSampleWarning, stacklevel=2)
+    share = cnt[used] / n
+    stat = float(np.sum(share * (plug_t - corr_t)))
+    plug = float(np.sum(share * plug_t))
+    if norm == 1:
+        warnings.warn(f"{owner}: the l1 bias correction (norm=1) is kept for comparability "
+                      "with Kumar et al.'s code; it does not remove the bias near 0 and its "
+                      "interval is not calibrated there (coverage 0.69-0.76 for a calibrated "
+                      "forecaster). Use norm=2 for an estimate with a valid interval.",
+                      NotCalibratedWarning, stacklevel=2)
+    weights = _bootstrap_weights(n, groups, n_resamples, gen)
+    reps = np.array([_debiased_ce(p, y, w, n_bins, binning, norm)[0] for w in weights])
+    q_lo, q_hi = percentile_interval(reps, confidence_level)
+    low, high = stat + plug - q_hi, stat + plug - q_lo
+    table = pd.DataFrame({"bin": used.astype(np.int64), "n": cnt[used].astype(np.int64),
+                          "mean_forecast": mp[used], "observed_frequency": fy[used],
+                          "plugin_term": plug_t, "correction": corr_t})
+    scale = "squared l2" if norm == 2 else "l1"
+    return CalibrationErrorResult(
+        statistic=stat, pvalue=np.nan,
+        confidence_interval=ConfidenceInterval(low, high, confidence_level), n_obs=n,
+        method=f"debiased {scale} binned calibration error (Kumar et al. 2019), basic "
+               f"bootstrap interval over {'rows' if group is None else group}",
+        plugin=plug, norm=norm, binning=binning, n_bins=n_bins, group=group,
+        n_resamples=n_resamples, table=table, replicates=reps)
+
+
+def smooth_ece(data: Any, *, probability: str = "probability", outcome: str = "outcome",
+               group: str | None = None, sigma: float | None = None,
+               definition: str = "paper", n_grid: int = 1000, n_resamples: int = 200,
+               confidence_level: float = 0.95, rng: RNGLike = None) -> SmoothECEResult:
+    r"""SmoothECE and the smoothed reliability diagram (Blasiok and Nakkiran 2023).
+
+    Parameters
+    ----------
+    data : pandas.DataFrame or convertible
+        One row per forecast.
+    probability, outcome : str
+        Columns: the forecast in [0, 1] and the outcome (0 or 1).
+    group : str, optional
+        Cluster column of the diagram's bootstrap band.
+    sigma : float in (0, 1], optional
+        A fixed kernel bandwidth; default the fixed point
+        :math:`\mathrm{smECE}_\sigma = \sigma` of the paper.
+    definition : {'paper', 'code'}, default 'paper'
+        ``'paper'``: the definition below, kernel evaluated at every forecast,
+        integral by the midpoint rule, fixed point by Brent's method to 1e-7.
+        ``'code'``: the authors' package (relplot ``smECE_fast``): residuals
+        rounded onto a 200-point mesh, a single reflection at each end and the
+        bandwidth after 10 bisection steps (precision 1/1024). The diagram is
+        drawn with the paper's kernel at the chosen bandwidth in both cases.
+    n_grid : int >= 10, default 1000
+        Grid points on [0, 1] (raised to 20 / sigma when the kernel is narrow).
+    n_resamples : int >= 0, default 200
+        Bootstrap resamples of the diagram's pointwise band (bandwidth held
+        fixed); 0 for no band.
+    confidence_level : float in (0, 1), default 0.95
+        Level of the band.
+    rng : int, numpy.random.Generator or None
+
+    Returns
+    -------
+    SmoothECEResult
+
+    Notes
+    -----
+    With residuals :math:`r_i = y_i - f_i` and :math:`K_\sigma(t, f)` the
+    density at :math:`t` of :math:`f + \sigma Z` reflected into [0, 1] (a
+    Gaussian summed over its mirror images at the even and odd integers),
+
+    .. math::
+
+        \hat r(t) = \frac{\sum_i K_\sigma(t, f_i) r_i}{\sum_i K_\sigma(t, f_i)},
+        \quad \hat\delta(t) = \frac1n \sum_i K_\sigma(t, f_i),
+        \quad \mathrm{smECE}_\sigma = \int_0^1 |\hat r(t)|\,\hat\delta(t)\,dt.
+
+    :math:`\mathrm{smECE}_\sigma` falls as :math:`\sigma` grows, and the
+    SmoothECE is its value at the unique :math:`\sigma^*` with
+    :math:`\mathrm{smECE}_{\sigma^*} = \sigma^*`; it is a consistent calibration
+    measure (within constant factors of the distance to calibration, up to a
+    square root). The diagram plots :math:`t + \hat r(t)` with thickness
+    :math:`\hat\delta(t)`.
+
+    The SmoothECE is a plug-in of an absolute value, biased upwards at small
+    n (a calibrated forecaster scores about :math:`n^{-1/2}`), so no
+    confidence interval of it is given (NaN): a bootstrap interval would not
+    cover 0. For an estimate with an interval use :func:`calibration_error`.
+
+    References
+    ----------
+    .. [1] J. Blasiok, P. Nakkiran (2023). Smooth ECE: principled reliability
+       diagrams via kernel smoothing. arXiv:2309.12236 (ICLR 2024); code:
+       github.com/apple/ml-calibration (relplot).
+    .. [2] J. Blasiok, P. Gopalan, L. Hu, P. Nakkiran (2023). A unifying
+       theory of distance from calibration. STOC 2023.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from coherence import smooth_ece
+    >>> gen = np.random.default_rng(0)
+    >>> p = gen.uniform(size=200)
+    >>> df = pd.DataFrame({"probability": p, "outcome": gen.uniform(size=200) < p ** 2})
+    >>> res = smooth_ece(df, n_resamples=0)
+    >>> bool(abs(res.statistic - res.sigma) < 1e-5)   # the fixed point
+    True
+    """
+    owner = "smooth_ece"
+    check_choice(definition, "definition", owner, _DEFINITIONS)
+    n_grid = check_int(n_grid, "n_grid", owner, low=10)
+    n_resamples = check_int(n_resamples, "n_resamples", owner, low=0)
+    confidence_level = check_float(confidence_level, "confidence_level", owner, low=0.0,
+                                   high=1.0, low_open=True, high_open=True)
+    if sigma is not None:
+        sigma = check_float(sigma, "sigma", owner, low=0.0, high=1.0, low_open=True)
+    gen = check_rng(rng, owner=owner)
+    f, y, groups = _forecasts_iv(data, probability, outcome, group, owner)
+    r = y - f
+    if definition == "code":
+        if sigma is None:
+            stat, sigma = _smooth_ece_code(f, y)
+        else:
+            m = 200
+            while round(20.0 / sigma) > m:
+                m *= 4
+            stat = _code_smece_at(_round_to_grid(f, f - y, m) / len(f), sigma)
+    else:
+        if sigma is None:
+            sigma = _fixed_point(lambda s: _smooth_ece_sigma(f, r, s, n_grid), 1e-7)
+        stat = _smooth_ece_sigma(f, r, sigma, n_grid)
+    t = _grid(sigma, n_grid)
+    kernel = _reflected_kernel(t, f, sigma)
+    curve, dens = _smooth_curve(f, y, np.ones((1, len(f))), t, kernel)
+    table = pd.DataFrame({"t": t, "smoothed": curve[0], "residual": curve[0] - t,
+                          "density": dens[0]})
+    band_low = np.full(len(t), np.nan)
+    band_high = np.full(len(t), np.nan)
+    if n_resamples > 0:
+        weights = _bootstrap_weights(len(f), groups, n_resamples, gen)
+        boots = np.concatenate([_smooth_curve(f, y, weights[i:i + 50], t, kernel)[0]
+                                for i in range(0, n_resamples, 50)])
+        alpha = 1.0 - confidence_level
+        band_low, band_high = np.nanquantile(boots, [alpha / 2, 1.0 - alpha / 2], axis=0)
+    table["band_low"] = band_low
+    table["band_high"] = band_high
+    return SmoothECEResult(
+        statistic=float(stat), pvalue=np.nan,
+        confidence_interval=ConfidenceInterval(np.nan, np.nan, confidence_level),
+        n_obs=len(f),
+        method=f"SmoothECE (Blasiok and Nakkiran 2023), reflected Gaussian kernel, "
+               f"{definition} definition",
+        sigma=float(sigma), definition=definition, n_grid=len(t), n_resamples=n_resamples,
+        group=group, table=table)
+
+
+def plot_smooth_reliability(result: SmoothECEResult, *, ax: Axes | None = None) -> Axes:
+    """Smoothed reliability diagram of a :func:`smooth_ece` result.
+
+    The line is :math:`t + \\hat r(t)`, its width proportional to the density
+    of the forecasts; the grey band is the pointwise bootstrap band (when the
+    result has one); the dashed diagonal is perfect calibration.
+
+    Parameters
+    ----------
+    result : SmoothECEResult
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure is made when omitted.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    if not isinstance(result, SmoothECEResult):
+        raise TypeError(param_error("result", "plot_smooth_reliability", "a SmoothECEResult",
+                                    type(result).__name__))
+    import matplotlib.pyplot as plt
+    from matplotlib.collections import LineCollection
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=(4.5, 4.5))
+    tab = result.table
+    t = tab["t"].to_numpy()
+    s = tab["smoothed"].to_numpy()
+    ax.plot([0, 1], [0, 1], linestyle="--", color="grey", linewidth=1)
+    if np.isfinite(tab["band_low"]).any():
+        ax.fill_between(t, tab["band_low"], tab["band_high"], color="grey", alpha=0.3,
+                        linewidth=0, label="bootstrap band")
+    dens = tab["density"].to_numpy()
+    widths = 0.5 + 5.0 * dens / max(float(np.nanmax(dens)), 1e-12)
+    points = np.column_stack([t, s]).reshape(-1, 1, 2)
+    segments = np.concatenate([points[:-1], points[1:]], axis=1)
+    ax.add_collection(LineCollection(list(segments), linewidths=widths[:-1], colors="C3",
+                                     label=f"smECE = {result.statistic:.3f}"))
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    ax.set_xlabel("forecast")
+    ax.set_ylabel("smoothed observed frequency")
+    ax.set_title("Smoothed reliability diagram")
+    ax.legend(loc="upper left")
+    return ax

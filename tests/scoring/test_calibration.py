@@ -1,0 +1,290 @@
+"""Tests of the debiased binned calibration error and the SmoothECE."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from coherence import (
+    CalibrationErrorResult,
+    NotCalibratedWarning,
+    SmallSampleWarning,
+    SmoothECEResult,
+    calibration_error,
+    forecast_scores,
+    plot_smooth_reliability,
+    smooth_ece,
+)
+from coherence._scoring._calibration import (
+    _code_smece_at,
+    _debiased_ce,
+    _round_to_grid,
+    _smooth_ece_code,
+    _smooth_ece_sigma,
+)
+from tests._reference_calibration import (
+    reference_calibration_error,
+    reference_code_convolution,
+    reference_smooth_ece_sigma,
+)
+
+
+def forecasts(n: int, seed: int, curve=lambda p: p) -> pd.DataFrame:
+    gen = np.random.default_rng(seed)
+    p = gen.uniform(size=n)
+    return pd.DataFrame({"probability": p, "outcome": (gen.uniform(size=n) < curve(p))
+                         .astype(int)})
+
+
+data_strategy = st.integers(8, 60).flatmap(lambda n: st.tuples(
+    st.lists(st.floats(0.0, 1.0), min_size=n, max_size=n),
+    st.lists(st.integers(0, 1), min_size=n, max_size=n)))
+
+
+# --------------------------------------------------------------------------- brute force
+@settings(max_examples=30)
+@given(data=data_strategy, n_bins=st.integers(1, 6),
+       binning=st.sampled_from(["equal_mass", "equal_width"]), norm=st.sampled_from([1, 2]))
+def test_debiased_ce_agrees_with_brute_force_loop(data, n_bins, binning, norm):
+    p, y = np.array(data[0]), np.array(data[1], dtype=float)
+    deb, plug = _debiased_ce(p, y, np.ones(len(p)), n_bins, binning, norm)
+    ref_deb, ref_plug = reference_calibration_error(p, y, n_bins, binning, norm)
+    assert plug == pytest.approx(ref_plug, abs=1e-12)
+    assert deb == pytest.approx(ref_deb, abs=1e-7)
+
+
+def test_public_statistic_and_table_match_reference():
+    df = forecasts(300, 0, lambda p: p**1.5)
+    res = calibration_error(df, n_resamples=19, rng=0)
+    ref_deb, ref_plug = reference_calibration_error(df["probability"], df["outcome"], 10,
+                                                    "equal_mass", 2)
+    assert res.statistic == pytest.approx(ref_deb, abs=1e-12)
+    assert res.plugin == pytest.approx(ref_plug, abs=1e-12)
+    t = res.table
+    assert t["n"].sum() == 300 and list(t["n"]) == [30] * 10  # equal mass
+    share = t["n"] / 300
+    assert float((share * (t["plugin_term"] - t["correction"])).sum()) == \
+        pytest.approx(res.statistic, abs=1e-14)
+    assert res.l2_estimate == pytest.approx(math.sqrt(max(res.statistic, 0.0)))
+    lo, hi, _ = res.l2_interval
+    assert lo == pytest.approx(math.sqrt(max(res.confidence_interval.low, 0.0)))
+    assert hi == pytest.approx(math.sqrt(max(res.confidence_interval.high, 0.0)))
+
+
+def test_equal_width_plugin_is_forecast_scores_ece_and_reliability():
+    df = forecasts(200, 1, lambda p: 0.2 + 0.6 * p)
+    fs = forecast_scores(df.assign(model="m", question=np.arange(200)), timestamp=None,
+                         n_resamples=9, rng=0)
+    cal = fs.calibration.set_index("model").loc["m"]
+    r2 = calibration_error(df, binning="equal_width", n_resamples=9, rng=0)
+    with pytest.warns(NotCalibratedWarning):
+        r1 = calibration_error(df, binning="equal_width", norm=1, n_resamples=9, rng=0)
+    assert r2.plugin == pytest.approx(cal["reliability"], abs=1e-14)
+    assert r1.plugin == pytest.approx(cal["ece"], abs=1e-14)
+
+
+@settings(max_examples=15)
+@given(data=data_strategy, seed=st.integers(0, 2**32 - 1))
+def test_row_order_invariance(data, seed):
+    df = pd.DataFrame({"probability": data[0], "outcome": data[1]})
+    perm = np.random.default_rng(seed).permutation(len(df))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SmallSampleWarning)
+        a = calibration_error(df, n_bins=3, n_resamples=19, rng=1)
+        b = calibration_error(df.iloc[perm], n_bins=3, n_resamples=19, rng=1)
+    assert a.statistic == pytest.approx(b.statistic, abs=1e-13)
+    np.testing.assert_allclose(a.confidence_interval[:2], b.confidence_interval[:2],
+                               atol=1e-13)
+
+
+# --------------------------------------------------------------------------- ground truth
+def test_calibrated_forecaster_debiased_mean_is_zero_plugin_is_not():
+    """Perfectly calibrated forecasts: the debiased estimate averages 0, the plug-in not."""
+    gen = np.random.default_rng(3)
+    n, reps = 100, 400
+    deb, plug = np.empty(reps), np.empty(reps)
+    for r in range(reps):
+        p = gen.uniform(size=n)
+        y = (gen.uniform(size=n) < p).astype(float)
+        deb[r], plug[r] = _debiased_ce(p, y, np.ones(n), 10, "equal_mass", 2)
+    se = deb.std(ddof=1) / math.sqrt(reps)
+    assert abs(deb.mean()) < 3 * se
+    assert plug.mean() > 10 * se  # the plug-in's bias, about sum_k w_k Var(ybar_k)
+    assert np.any(deb < 0)  # never clipped
+
+
+def test_miscalibrated_forecaster_recovers_true_binned_error():
+    """y ~ Bernoulli(0.5 + 0.8 (p - 0.5)), p uniform: the equal-mass bins tend to the
+    tenths, and the binned squared error is mean over bins of (0.2 (mid_k - 0.5))^2."""
+    gen = np.random.default_rng(4)
+    truth = float(np.mean((0.2 * ((np.arange(10) + 0.5) / 10 - 0.5)) ** 2))
+    est = []
+    for _ in range(200):
+        p = gen.uniform(size=400)
+        y = (gen.uniform(size=400) < 0.5 + 0.8 * (p - 0.5)).astype(float)
+        est.append(_debiased_ce(p, y, np.ones(400), 10, "equal_mass", 2)[0])
+    est = np.array(est)
+    assert abs(est.mean() - truth) < 3 * est.std(ddof=1) / math.sqrt(len(est)) + 2e-4
+
+
+def test_interval_covers_in_a_small_simulation():
+    hits = 0
+    for seed in range(40):
+        res = calibration_error(forecasts(150, 100 + seed), n_resamples=99, rng=seed)
+        hits += res.confidence_interval.low <= 0.0 <= res.confidence_interval.high
+    assert hits >= 35  # 40 x 0.95 = 38 expected; measured coverage in benchmarks/
+
+
+def test_group_bootstrap_moves_clusters_together():
+    df = forecasts(120, 5)
+    df["question"] = np.repeat(np.arange(30), 4)
+    a = calibration_error(df, group="question", n_resamples=49, rng=0)
+    assert a.group == "question" and "question" in a.method
+    assert a.statistic == pytest.approx(calibration_error(df, n_resamples=49, rng=0).statistic,
+                                        abs=1e-15)
+
+
+# --------------------------------------------------------------------------- smooth ECE
+@settings(max_examples=8)
+@given(data=st.integers(3, 8).flatmap(lambda n: st.tuples(
+    st.lists(st.floats(0.0, 1.0), min_size=n, max_size=n),
+    st.lists(st.integers(0, 1), min_size=n, max_size=n))),
+    sigma=st.floats(0.05, 0.6))
+def test_smooth_ece_sigma_agrees_with_quadrature(data, sigma):
+    f, y = np.array(data[0]), np.array(data[1], dtype=float)
+    got = _smooth_ece_sigma(f, y - f, sigma, 4000)
+    assert got == pytest.approx(reference_smooth_ece_sigma(f, y, sigma), abs=2e-5, rel=1e-4)
+
+
+def test_smooth_ece_is_the_fixed_point_and_matches_reference():
+    df = forecasts(25, 6, lambda p: p**2)
+    res = smooth_ece(df, n_resamples=0)
+    assert res.statistic == pytest.approx(res.sigma, abs=1e-6)
+    ref = reference_smooth_ece_sigma(df["probability"], df["outcome"], res.sigma)
+    assert res.statistic == pytest.approx(ref, abs=1e-5)
+    f = df["probability"].to_numpy()
+    r = df["outcome"].to_numpy() - f
+    # smECE_sigma decreases in sigma: above the diagonal left of sigma*, below right of it
+    assert _smooth_ece_sigma(f, r, 0.8 * res.sigma, 1000) > 0.8 * res.sigma
+    assert _smooth_ece_sigma(f, r, 1.2 * res.sigma, 1000) < 1.2 * res.sigma
+
+
+def test_smooth_ece_fixed_sigma_and_diagram():
+    df = forecasts(200, 7, lambda p: 0.3 + 0.4 * p)
+    res = smooth_ece(df, sigma=0.1, n_resamples=50, rng=0)
+    assert res.sigma == 0.1
+    t = res.table
+    # the integral of |r| times the density is the statistic
+    assert float(np.mean(np.abs(t["residual"]) * t["density"])) == \
+        pytest.approx(res.statistic, rel=1e-10)
+    assert float(np.mean(t["density"])) == pytest.approx(1.0, abs=1e-3)  # a density
+    assert (t["band_low"] <= t["smoothed"] + 1e-12).mean() > 0.9
+    assert (t["band_high"] >= t["smoothed"] - 1e-12).mean() > 0.9
+    # under-confident forecaster y ~ 0.3 + 0.4 p: the curve is flatter than the diagonal
+    mid = t.loc[(t["t"] > 0.1) & (t["t"] < 0.3), "residual"]
+    assert (mid > 0).all()
+    assert math.isnan(res.pvalue) and math.isnan(res.confidence_interval.low)
+
+
+def test_smooth_ece_row_order_invariant_and_reproducible():
+    df = forecasts(80, 8)
+    a = smooth_ece(df, n_resamples=20, rng=3)
+    b = smooth_ece(df.iloc[::-1], n_resamples=20, rng=3)
+    assert a.statistic == pytest.approx(b.statistic, abs=1e-12)
+    np.testing.assert_allclose(a.table["band_low"], b.table["band_low"], atol=1e-12)
+
+
+def test_code_definition_is_the_authors_discretisation():
+    df = forecasts(300, 9, lambda p: p**1.5)
+    f = df["probability"].to_numpy()
+    y = df["outcome"].to_numpy(dtype=float)
+    values = _round_to_grid(f, f - y, 41) / len(f)
+    assert _code_smece_at(values, 0.07) == pytest.approx(
+        reference_code_convolution(list(values), 0.07), rel=1e-12)
+    # the rounding keeps each residual's total and its first moment
+    assert values.sum() * len(f) == pytest.approx(np.sum(f - y))
+    grid = np.linspace(0, 1, 41)
+    assert (values * grid).sum() * len(f) == pytest.approx(np.sum(f * (f - y)))
+    code = smooth_ece(df, definition="code", n_resamples=0)
+    paper = smooth_ece(df, n_resamples=0)
+    assert code.definition == "code"
+    assert (code.statistic, code.sigma) == pytest.approx(_smooth_ece_code(f, y))
+    assert abs(code.statistic - paper.statistic) < 0.01
+    assert abs(code.sigma - paper.sigma) <= 2.0**-10 + 0.01
+
+
+def test_smooth_ece_small_for_calibrated_large_for_miscalibrated():
+    good = smooth_ece(forecasts(200, 10), n_resamples=0)
+    bad = smooth_ece(forecasts(200, 10, lambda p: p**3), n_resamples=0)
+    assert good.statistic < 0.1 < 0.2 < bad.statistic  # n^(-1/2) = 0.07 vs about 0.25
+
+
+def test_plot_smooth_reliability():
+    import matplotlib.pyplot as plt
+
+    res = smooth_ece(forecasts(60, 11), n_resamples=20, rng=0)
+    fig, ax = plt.subplots()
+    assert plot_smooth_reliability(res, ax=ax) is ax
+    assert ax.collections  # the variable-width line and the band
+    plt.close(fig)
+    with pytest.raises(TypeError, match="SmoothECEResult"):
+        plot_smooth_reliability(calibration_error(forecasts(50, 1), n_resamples=9, rng=0))
+
+
+# --------------------------------------------------------------------------- validation
+@pytest.mark.parametrize(("kwargs", "exc", "match"), [
+    ({"norm": 3}, ValueError, "'norm' parameter of calibration_error must be 1 or 2"),
+    ({"norm": True}, ValueError, "'norm'"),
+    ({"binning": "quantile"}, ValueError, "'binning'.*'equal_mass', 'equal_width'"),
+    ({"n_bins": 0}, ValueError, "'n_bins'.*>= 1"),
+    ({"n_resamples": 0}, ValueError, "'n_resamples'"),
+    ({"confidence_level": 1.5}, ValueError, "'confidence_level'"),
+    ({"probability": "p"}, ValueError, "column 'p' \\(the 'probability' column\\) not found"),
+    ({"group": 3}, TypeError, "'group' parameter of calibration_error"),
+])
+def test_calibration_error_parameter_messages(kwargs, exc, match):
+    with pytest.raises(exc, match=match):
+        calibration_error(forecasts(20, 0), **kwargs)
+
+
+@pytest.mark.parametrize(("kwargs", "exc", "match"), [
+    ({"sigma": 0.0}, ValueError, "'sigma' parameter of smooth_ece"),
+    ({"sigma": 2.0}, ValueError, "'sigma'"),
+    ({"definition": "relplot"}, ValueError, "'definition'.*'paper', 'code'"),
+    ({"n_grid": 5}, ValueError, "'n_grid'"),
+    ({"n_resamples": -1}, ValueError, "'n_resamples'"),
+])
+def test_smooth_ece_parameter_messages(kwargs, exc, match):
+    with pytest.raises(exc, match=match):
+        smooth_ece(forecasts(20, 0), **kwargs)
+
+
+@pytest.mark.parametrize("func", [calibration_error, smooth_ece])
+def test_data_messages(func):
+    df = forecasts(10, 0)
+    with pytest.raises(ValueError, match=r"'probability'.*\[0, 1\].*row 3 = 1.5"):
+        func(df.assign(probability=df["probability"].where(df.index != 3, 1.5)))
+    with pytest.raises(ValueError, match=r"'outcome'.*binary.*row 2 = 2"):
+        func(df.assign(outcome=df["outcome"].where(df.index != 2, 2)))
+    with pytest.raises(ValueError, match="at least 2 forecasts"):
+        func(df.iloc[:1])
+    with pytest.raises(ValueError, match=r"'question'.*missing"):
+        func(df.assign(question=[None, *range(9)]), group="question")
+
+
+def test_single_forecast_bin_warns():
+    df = pd.DataFrame({"probability": [0.05, 0.5, 0.55, 0.6, 0.52], "outcome": [0, 1, 0, 1, 1]})
+    with pytest.warns(SmallSampleWarning, match="single forecast"):
+        res = calibration_error(df, n_bins=10, binning="equal_width", n_resamples=9, rng=0)
+    assert isinstance(res, CalibrationErrorResult)
+    assert res.table.loc[res.table["n"] == 1, "correction"].eq(0.0).all()
+
+
+def test_result_types():
+    assert isinstance(smooth_ece(forecasts(30, 0), n_resamples=0), SmoothECEResult)
