@@ -370,7 +370,7 @@ def _answers_of(label: str, body: str, words: re.Pattern[str]) -> tuple[set[str]
     """The Yes/No answers given to ``label``; the second item shows an ambiguous one."""
     pattern = re.compile(r"(?<![\w])" + _OPEN_MD + re.escape(label) + _CLOSE_MD + _SCALE
                          + _CLOSE_MD + _SEP + _AFTER_SEP + r"(yes|no)(?![\w])", re.IGNORECASE)
-    found = set()
+    found: set[str] = set()
     for m in pattern.finditer(body):
         rest = _rest_of_value(body, m.end(), words)
         if re.search(r"(?<![\w])(yes|no)(?![\w])", rest, re.IGNORECASE):
@@ -467,9 +467,10 @@ def _parse_decision(text: Any, labels: tuple[str, ...]) -> Parsed:
     words = _words_pattern(labels)
     decides, echo_d = _answers_of(decide_label, body, words)
     answers, echo_a = _answers_of(answer_label, body, words)
-    if echo_d or echo_a:
+    echo = echo_d or echo_a
+    if echo:
         return _fail(text, "ambiguous", f"a label is followed by both Yes and No: "
-                     f"{(echo_d or echo_a)[:60]!r}")
+                     f"{echo[:60]!r}")
     if len(decides) > 1 or len(answers) > 1:
         return _fail(text, "duplicate_label", "a label is given both Yes and No")
     if decides:

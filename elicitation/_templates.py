@@ -361,6 +361,12 @@ for _variant, _instruction in _PUBLISHED["instructions"].items():
     ]
 
 _REGISTRY: dict[str, Template] = {t.name: t for t in _BUILTIN}
+_BUILTIN_IDS = frozenset(id(t) for t in _BUILTIN)
+
+
+def is_builtin(template: Template) -> bool:
+    """Whether ``template`` is one of the package's own (whose question is a phrase)."""
+    return id(template) in _BUILTIN_IDS
 
 
 def register_template(template: Template, *, overwrite: bool = False) -> Template:

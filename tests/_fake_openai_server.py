@@ -42,11 +42,21 @@ def call_key(body: dict[str, Any]) -> str:
 
 
 def default_answer(body: dict[str, Any]) -> str:
-    """A well-formed reply to the templates: ``No: 0.3 / Yes: 0.7`` or a decision."""
+    """A well-formed reply to the templates: ``No: 0.3 / Yes: 0.7`` or a decision.
+
+    Reads the reply format the prompt asks for: the papers' ("Use these labels
+    in this order: [No, Yes]", "Can decide: ... / Decision: ...") or the
+    toolkit's (``Label: <probability>`` lines).
+    """
     content = body["messages"][-1]["content"]
-    if "Decide: <Yes or No>" in content:
-        return "Decide: Yes\nAnswer: Yes"
-    labels = re.findall(r"^(.+): <probability>$", content, flags=re.MULTILINE)
+    decision = re.findall(r"^(.+): <Yes or No>$", content, flags=re.MULTILINE)
+    if len(decision) == 2:
+        return f"{decision[0]}: Yes\n{decision[1]}: Yes"
+    if "Example format:\nCan decide:" in content:
+        return "Can decide: Yes\nDecision: Yes"
+    listed = re.search(r"Use these labels in this order: \[(.+)\]", content)
+    labels = ([x.strip() for x in listed.group(1).split(",")] if listed else
+              re.findall(r"^(.+): <probability>$", content, flags=re.MULTILINE))
     if len(labels) == 2:
         return f"{labels[0]}: 0.3\n{labels[1]}: 0.7"
     share = round(1.0 / len(labels), 6) if labels else 1.0
