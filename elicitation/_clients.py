@@ -69,7 +69,8 @@ class Request:
 
     ``kind`` is ``'probability'`` or ``'decision'``; ``labels`` the labels
     asked for (used for constrained output; a decision request left with the
-    default labels asks the paper's ``('Can decide', 'Decision')``); ``seed`` the per-call seed (None
+    default labels asks the paper's ``('Can decide', 'Decision')``);
+    ``seed`` the per-call seed (None
     when unseeded). ``context``, ``template``, ``prompt``, ``repetition`` and
     ``quantity`` (the name of the quantity asked, e.g. ``'belief'``,
     ``'p_a_given_b1'``) identify the call; an HTTP client ignores them, a
