@@ -206,6 +206,16 @@ def _speed(raw: Any, concurrency: int) -> tuple[float, float]:
 
 def run_elicit(args: argparse.Namespace) -> int:
     """The ``elicit`` command."""
+    import elicitation
+
+    cache = elicitation.ResponseCache(args.cache)   # an unusable file fails first (exit 2)
+    try:
+        return _run(args, cache)
+    finally:
+        cache.close()
+
+
+def _run(args: argparse.Namespace, cache: Any) -> int:
     import bayesnets
     import elicitation
 
@@ -224,7 +234,7 @@ def run_elicit(args: argparse.Namespace) -> int:
         result = elicitation.run(
             contexts, client, question=question, prompts=design["prompts"], decision=decision,
             repetitions=1 if args.probe else design["repetitions"], concurrency=concurrency,
-            cache=args.cache, max_retries=args.max_retries, max_failures=args.max_failures,
+            cache=cache, max_retries=args.max_retries, max_failures=args.max_failures,
             sum_tolerance=args.sum_tolerance, progress=False if args.quiet else None)
     for w in caught:
         if not issubclass(w.category, elicitation.ParseFailureWarning):

@@ -457,11 +457,11 @@ class OpenAIClient:
         else:
             conn = http.client.HTTPConnection(self._host, self._port, timeout=self.timeout)
         expired = threading.Event()
+        held: list[socket.socket] = []   # the response keeps the socket after conn drops it
 
         def expire() -> None:  # the deadline: cut the connection, whatever it is doing
             expired.set()
-            sock = conn.sock
-            if sock is not None:
+            for sock in held:
                 with contextlib.suppress(OSError):
                     sock.shutdown(socket.SHUT_RDWR)
 
@@ -469,6 +469,11 @@ class OpenAIClient:
         watchdog.daemon = True
         watchdog.start()
         try:
+            conn.connect()
+            if conn.sock is not None:
+                held.append(conn.sock)
+            if expired.is_set():
+                raise TimeoutError("deadline")
             conn.request("POST", self._path, body=data, headers=headers)
             if expired.is_set():
                 raise TimeoutError("deadline")
