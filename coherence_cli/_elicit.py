@@ -260,8 +260,9 @@ def _run(args: argparse.Namespace, cache: Any) -> int:
         n_calls = full["n_contexts"] * full["repetitions"] * (
             len(full["prompts"]) + (0 if args.no_decision else 1))
         if math.isfinite(rate) and rate > 0:
-            print(f"the configured run makes {n_calls} calls: about {n_calls / rate / 60:.0f} "
-                  "min at this speed")
+            seconds = n_calls / rate
+            took = f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.0f} min"
+            print(f"the configured run makes {n_calls} calls: about {took} at this speed")
         lines = _failure_lines(raw)
         if lines:
             print("failure reasons:")
