@@ -25,9 +25,9 @@ from typing import Any
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
 
 #: The first run: a few contexts. ``--full``: the decision paper's design.
-FIRST_RUN = {"n_contexts": 12, "repetitions": 2, "prompts": ["standard"]}
-FULL_RUN = {"n_contexts": 200, "repetitions": 5,
-            "prompts": ["standard", "mse", "absolute", "bayesian"]}
+FIRST_RUN: dict[str, Any] = {"n_contexts": 12, "repetitions": 2, "prompts": ["standard"]}
+FULL_RUN: dict[str, Any] = {"n_contexts": 200, "repetitions": 5,
+                            "prompts": ["standard", "mse", "absolute", "bayesian"]}
 _VERB = {"has": "have", "is": "are", "was": "were", "does": "do", "suffers": "suffer",
          "shows": "show"}
 

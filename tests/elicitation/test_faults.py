@@ -186,7 +186,7 @@ def test_a_failing_cache_write_stops_the_run_at_once(make_server, tmp_path):
     srv = make_server(lambda body, attempt: Reply(delay=0.01))
     cache = _FullDisk(tmp_path / "full.sqlite", room=6)
     client = OpenAIClient("fake", base_url=srv.url, seed=0, timeout=5)
-    with pytest.raises(ElicitationError, match="full.sqlite.*no further paid call") as info:
+    with pytest.raises(ElicitationError, match=r"full.sqlite.*no further paid call") as info:
         run(make_contexts(20), client, question=QUESTION, repetitions=2, cache=cache,
             concurrency=2, **FAST)
     answered = len(srv.answered())
@@ -263,5 +263,5 @@ def test_empty_pairs_table_is_refused():
     pairs = pd.DataFrame({"pair": pd.Series([], dtype=object), "question_a": [],
                           "question_b": []})
     client = SimulatedClient("rational", pd.DataFrame({"pair": ["p"], "p_a": [0.5]}), rng=0)
-    with pytest.raises(ValueError, match="'pairs' parameter of run_pairs .* at least one row"):
+    with pytest.raises(ValueError, match=r"'pairs' parameter of run_pairs .* at least one row"):
         run_pairs(pairs, client, cache=None, **FAST)
