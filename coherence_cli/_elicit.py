@@ -220,11 +220,13 @@ def _run(args: argparse.Namespace, cache: Any) -> int:
     import elicitation
 
     design = _design(args)
-    n_contexts = design["n_contexts"]
+    contexts = bayesnets.contexts(args.network, n=design["n_contexts"], rng=args.seed)
     if args.probe:
+        # the first contexts of the configured run, one repetition: the real run reuses them
         per_context = len(design["prompts"]) + (0 if args.no_decision else 1)
-        n_contexts = max(1, math.ceil(args.probe / per_context))
-    contexts = bayesnets.contexts(args.network, n=n_contexts, rng=args.seed)
+        attrs = dict(contexts.attrs)
+        contexts = contexts.iloc[:max(1, math.ceil(args.probe / per_context))].copy()
+        contexts.attrs.update(attrs)
     question = args.question or clinical_phrase(args.network, contexts.attrs)
     client, concurrency = _client(args, contexts)
     decision = None if args.no_decision else args.decision

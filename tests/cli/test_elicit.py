@@ -84,6 +84,9 @@ def test_probe_prints_parse_rate_and_speed(server, tmp_path, capsys):
     assert "parsed 4 of 4 replies (100%)" in out and "s per call" in out
     assert "the configured run makes 8 calls" in out
     assert len(srv.log) == 4 and not (tmp_path / "e.csv").exists()
+    # the probe's calls are the first of the configured run: it reuses them
+    assert _elicit(srv, tmp_path) == 0
+    assert "4 from the cache" in capsys.readouterr().out and len(srv.log) == 8
 
 
 def test_no_endpoint_is_a_usage_error(tmp_path, capsys, monkeypatch):
