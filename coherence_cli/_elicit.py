@@ -62,6 +62,9 @@ def add_parser(sub: Any, positive_int: Any) -> argparse.ArgumentParser:
     where.add_argument("--constrained", choices=("none", "grammar", "json_schema"),
                        default="none", help="constrain the reply format: a llama.cpp grammar "
                        "or an OpenAI JSON schema (default none)")
+    where.add_argument("--stop", action="append", default=None, metavar="TEXT",
+                       help="a stop sequence (repeatable), e.g. '<|im_end|>' for a base model "
+                       "that writes its chat template's end marker as text")
     where.add_argument("--logprobs", action="store_true",
                        help="also record the token-probability belief of the decision reply")
     where.add_argument("--top-logprobs", type=positive_int, default=10, metavar="K")
@@ -169,7 +172,8 @@ def _client(args: argparse.Namespace, contexts: Any) -> tuple[Any, int]:
         temperature=args.temperature, seed=args.seed, max_tokens=args.max_tokens,
         timeout=args.timeout, deadline=args.deadline, logprobs=args.logprobs,
         top_logprobs=args.top_logprobs,
-        constrained=None if args.constrained == "none" else args.constrained)
+        constrained=None if args.constrained == "none" else args.constrained,
+        extra_body={"stop": list(args.stop)} if args.stop else None)
     slots = server_slots(base_url)
     concurrency = args.concurrency or slots or 2
     if slots is not None and concurrency > slots:
