@@ -48,10 +48,10 @@ def _client(srv, **kw) -> OpenAIClient:
 @pytest.mark.parametrize(
     ("reply", "kw", "exc", "match"),
     [
-        (Reply(trickle=0.05), {"timeout": 0.5, "deadline": 1.0}, TransientError, "deadline"),
+        (Reply(trickle=0.05), {"timeout": 0.3, "deadline": 0.5}, TransientError, "deadline"),
         (Reply(endless=True), {"max_response_bytes": 30_000}, ClientError,
          "max_response_bytes"),
-        (Reply(endless=True), {"deadline": 1.0, "max_response_bytes": 10**9},
+        (Reply(endless=True), {"deadline": 0.5, "max_response_bytes": 10**9},
          TransientError, "deadline"),
         (Reply(text="x" * 300_000), {"max_response_bytes": 100_000}, ClientError,
          "not read"),
