@@ -213,6 +213,9 @@ def study_defaults(net: Network, target: Any, state: Any, evidence_vars: Any,
             state = default[1] if state is None else state
         if evidence_vars is None:
             evidence_vars = default[2]
+    if isinstance(evidence_vars, str) or not isinstance(evidence_vars, Sequence):
+        raise TypeError(param_error("evidence_vars", owner, "a sequence of variable names",
+                                    evidence_vars))
     return target, state, evidence_vars
 
 

@@ -151,6 +151,9 @@ def joint_table(model: Any, variables: Sequence[str]) -> np.ndarray:
     1.0
     """
     net = as_network(model, "joint_table")
+    if isinstance(variables, str) or not isinstance(variables, Sequence):
+        raise TypeError(param_error("variables", "joint_table", "a sequence of variable names",
+                                    variables))
     query = tuple(variables)
     for v in query:
         net.check_variable(v, "variables", "joint_table")

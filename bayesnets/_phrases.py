@@ -17,7 +17,7 @@ from typing import Any
 
 import pandas as pd
 
-from coherence._validation import param_error
+from coherence._validation import param_error, unique_columns
 
 __all__ = ["PHRASE_NETWORKS", "PhraseTable", "describe", "phrase_table", "question"]
 
@@ -48,6 +48,15 @@ class PhraseTable(Mapping[str, Mapping[Any, str]]):
     def __init__(self, phrases: Mapping[str, Mapping[Any, str]], *, network: str | None = None,
                  subject: str = "the patient",
                  template: str = "What is the probability that {subject} {phrase}?") -> None:
+        if not isinstance(phrases, Mapping):
+            raise TypeError(param_error("phrases", "PhraseTable", "a mapping of variable to a "
+                                        "mapping of state to phrase",
+                                        type(phrases).__name__))
+        for attr, value in (("network", network), ("subject", subject),
+                            ("template", template)):
+            if not (isinstance(value, str) or (attr == "network" and value is None)):
+                raise TypeError(param_error(attr, "PhraseTable", "a str",
+                                            type(value).__name__))
         clean: dict[str, Mapping[Any, str]] = {}
         for var, table in phrases.items():
             if not isinstance(table, Mapping):
@@ -222,6 +231,11 @@ def describe(evidence_row: Any, phrases: Any = None) -> str:
 
 def describe_rows(evidence: pd.DataFrame, phrases: Any = None) -> pd.Series:
     """:func:`describe` for every row of a frame (a Series indexed like it)."""
+    if not isinstance(evidence, pd.DataFrame):
+        raise TypeError(param_error("evidence", "describe_rows", "a pandas DataFrame (one "
+                                    "column per evidence variable)",
+                                    type(evidence).__name__))
+    unique_columns(evidence, name="evidence", owner="describe_rows")
     table = as_table(phrases, [str(c) for c in evidence.columns], "describe")
     cols = [str(c) for c in evidence.columns]
     values = evidence.to_numpy(dtype=object)

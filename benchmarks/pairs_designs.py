@@ -16,6 +16,11 @@ linear in a given b, so ``E[Delta | b] = (p - q_b)(p + q_b - 2 alpha_b)`` and
 
     E Delta = sum_b pi_b (p - q_b)(p + q_b - 2 alpha_b).
 
+Two estimands: the mean expected improvement ``theta = mean_i E Delta_i`` (over both
+resolutions) and, given the resolutions B actually had, ``theta_b = mean_i E[Delta_i | b_i]``
+(what a test that holds B's outcomes fixed can see: when B is rare and resolved NO in
+every pair, no data speak to what conditioning on B = 1 would have gained).
+
 "No improvement from conditioning" is ``H0: mean_i E Delta_i = 0`` over the study's
 pairs, the expectation over the resolutions (a, b) of each pair from its true joint.
 It is composite: any joint and any stated p are allowed. Two null forecasters are
@@ -31,8 +36,31 @@ simulated, each with ``E Delta_i = 0`` for every pair exactly:
   side), so ``E[Delta | b] = 0`` for each b: the null conditional on B's outcome.
 
 In both, a share ``no_update`` of pairs (30%) states ``q_1 = q_0 = p`` (Delta = 0
-exactly: the real files' ties), and a pair whose null update would leave [0, 1]
-falls back to no update. Alternatives scale the same update by ``r lam*``: expected
+exactly: the real files' ties).
+
+*Updates that would leave [0, 1] fall back per side of B.* Write
+``g_b(q) = (p - q)(p + q - 2 alpha_b) = -(q - p)(q - m_b)``, ``m_b = 2 alpha_b - p``, so
+that ``E[Delta | b] = g_b(q_b)`` and ``E Delta = pi g_1(q_1) + (1 - pi) g_0(q_0)``. For
+each b, ``g_b`` is a downward parabola in q whose only zeros are ``q = p`` (no update)
+and ``q = m_b`` (the midpoint update). A pair whose null update has a side outside
+[0, 1] states, on each side b separately, ``q_b = m_b`` if ``m_b`` lies in [0, 1] and
+``q_b = p`` otherwise. Both choices are zeros of ``g_b``, so that pair has
+``E[Delta | b] = 0`` for b = 0 and b = 1, hence ``E Delta = 0``: the null stays exact
+for every pair, and for a fallen-back pair it holds given B's outcome too (an
+``overshoot`` pair with both sides inside keeps ``E Delta = 0`` on average over b
+only, as above; a ``midpoint`` pair has it given b on both sides). The pair stays
+informative on every side whose midpoint is a probability. (Earlier the whole pair
+fell back to no update, which left strong-relatedness studies with 0-2 informative
+pairs: with rare A, the side with ``alpha_b`` below ``p / 2`` has no null update other
+than p, but the other side has one.) The midpoint is the only exact null update on a
+side on its own; keeping the overshoot on the inside side would need the outside side
+to compensate, which it cannot do from p. ``tests/probability/test_pairs_designs.py``
+checks ``E Delta_i = 0`` (and ``E[Delta_i | b] = 0`` for fallen-back and midpoint
+pairs) by exact enumeration of the four outcomes (a, b) from the true joint that
+:func:`draw_study` returns. Alternatives (``scaled``) keep the whole-pair fallback:
+their expected improvement is computed exactly whatever they state.
+
+Alternatives scale the same update by ``r lam*``: expected
 improvement ``Q lam*^2 r (1 - r)``, positive for ``0 < r < 1`` (``r = 0.5`` is the
 Brier-optimal scale), negative for ``r > 1``; and the ``coherent`` forecaster states
 the true ``alpha``, ``alpha_1``, ``alpha_0``, with ``E Delta = pi (1 - pi) (alpha_1 -
@@ -102,9 +130,22 @@ def _joint(design: PairDesign, n: int, rng: np.random.Generator):
     return alpha, pi, alpha + (1 - pi) * d, alpha - pi * d
 
 
+def _null_fallback(p: np.ndarray, q1: np.ndarray, q0: np.ndarray, a1: np.ndarray,
+                   a0: np.ndarray, inside: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per side of B: a pair whose null update leaves [0, 1] states, on each side b, the
+    midpoint ``2 alpha_b - p`` where it lies in [0, 1] and ``p`` (no update) where not;
+    both give ``E[Delta | b] = 0`` exactly. Pairs with both sides inside keep theirs."""
+    m1, m0 = 2 * a1 - p, 2 * a0 - p
+    f1 = np.where((m1 >= 0) & (m1 <= 1), m1, p)
+    f0 = np.where((m0 >= 0) & (m0 <= 1), m0, p)
+    return np.where(inside, q1, f1), np.where(inside, q0, f0)
+
+
 def draw_study(design: PairDesign, n: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
     """One study of ``n`` pairs: the stated numbers, the resolutions and, per pair, the
-    exact expected improvement ``expected`` (``E Delta_i`` under the true joint)."""
+    exact expected improvement ``expected`` (``E Delta_i`` under the true joint) and
+    ``expected_given_b`` (``E[Delta_i | b_i]``, given the resolution B actually had), and
+    the true joint: ``p_b_true`` (pi), ``p_a_true_given_b1``, ``p_a_true_given_b0``."""
     alpha, pi, a1, a0 = _joint(design, n, rng)
     bias = 0.7 if design.a_rate == "rare" else 0.0
     p = _expit(_logit(alpha) + bias + rng.normal(0.0, 0.5, n))
@@ -120,14 +161,20 @@ def draw_study(design: PairDesign, n: int, rng: np.random.Generator) -> dict[str
         lam_star = 2 * (pi * (u1 - p) * (a1 - p) + (1 - pi) * (u0 - p) * (a0 - p)) / big_q
         q1, q0 = p + r * lam_star * (u1 - p), p + r * lam_star * (u0 - p)
     if design.forecaster != "coherent":
-        keep = (rng.random(n) >= design.no_update) & (q1 >= 0) & (q1 <= 1) & (q0 >= 0) & (
-            q0 <= 1)
-        q1, q0 = np.where(keep, q1, p), np.where(keep, q0, p)
+        update = rng.random(n) >= design.no_update
+        inside = (q1 >= 0) & (q1 <= 1) & (q0 >= 0) & (q0 <= 1)
+        if design.is_null:
+            q1, q0 = _null_fallback(p, q1, q0, a1, a0, inside)
+        else:  # alternatives: the whole pair falls back (its truth is exact either way)
+            update &= inside
+        q1, q0 = np.where(update, q1, p), np.where(update, q0, p)
     b = (rng.random(n) < pi).astype(np.int64)
     a = (rng.random(n) < np.where(b == 1, a1, a0)).astype(np.int64)
     expected = pi * (p - q1) * (p + q1 - 2 * a1) + (1 - pi) * (p - q0) * (p + q0 - 2 * a0)
+    given_b = np.where(b == 1, (p - q1) * (p + q1 - 2 * a1), (p - q0) * (p + q0 - 2 * a0))
     return {"p_a": p, "p_a_given_b1": q1, "p_a_given_b0": q0, "a_outcome": a,
-            "b_outcome": b, "expected": expected}
+            "b_outcome": b, "expected": expected, "expected_given_b": given_b,
+            "p_b_true": pi, "p_a_true_given_b1": a1, "p_a_true_given_b0": a0}
 
 
 def improvement(study: dict[str, np.ndarray]) -> np.ndarray:

@@ -65,7 +65,11 @@ ALTERNATIVES: dict[str, Design] = {
     "dip 3 on slope 2, one row per context, 1000 x 1": REF.with_(
         slope=2.0, dip=3.0, n_contexts=1000, repetitions=1, grid=None),
     "dip 3 on slope 2, context shocks (sd 1)": REF.with_(slope=2.0, dip=3.0, shock_sd=1.0),
+    "narrow dip 4 (width 0.03) on slope 2, continuous, 500 x 3": REF.with_(
+        slope=2.0, dip=4.0, dip_width=0.03, n_contexts=500, repetitions=3, grid=None),
 }
+#: the global test's statistic variants compared on the alternatives (power)
+LR_VARIANTS = ("values", "bins")
 #: the procedure before issue 14 (method='bootstrap'), on a few nulls
 BEFORE = ("flat, 0.05 grid, 200 x 5", "flat, one row per context, continuous, 1000 x 1",
           "flat, context shocks (sd 1), 0.05 grid")
@@ -124,6 +128,11 @@ def tables(results: dict[str, Any]) -> str:
     for part, title in (("size", "Size under monotone nulls (defaults)"),
                         ("power", "Power at a known fall in the yes/no and yes/defer shares "
                                   "(defer/no stays monotone; its column is a size)"),
+                        ("power_values", "Power with `lr_on='values'` (the likelihood ratio "
+                                         "over distinct belief values only, before the "
+                                         "power fix)"),
+                        ("power_bins", "Power with `lr_on='bins'` (over the quantile bins "
+                                       "only)"),
                         ("before", "Before issue 14: `method='bootstrap'` (the earlier "
                                    "default) on the same nulls")):
         if not results.get(part):
@@ -152,7 +161,7 @@ def main(argv: Iterable[str] | None = None) -> int:
     parser.add_argument("--power-reps", type=int, default=200)
     parser.add_argument("--before-reps", type=int, default=100)
     parser.add_argument("--n-resamples", type=int, default=199)
-    parser.add_argument("--parts", default="size,power,before")
+    parser.add_argument("--parts", default="size,power,power_values,power_bins,before")
     parser.add_argument("--only", default="", help="comma-separated words: cells to run")
     parser.add_argument("--out", type=Path, default=RESULTS)
     parser.add_argument("--tables", action="store_true",
@@ -175,9 +184,14 @@ def main(argv: Iterable[str] | None = None) -> int:
     if "power" in parts:
         plan += [("power", n, d, args.power_reps, options, 5_000_000 + 100_000 * i)
                  for i, (n, d) in enumerate(ALTERNATIVES.items())]
+    for lr in LR_VARIANTS:  # the same studies as "power" (same seeds)
+        if f"power_{lr}" in parts:
+            plan += [(f"power_{lr}", n, d, args.power_reps, {**options, "lr_on": lr},
+                      5_000_000 + 100_000 * i) for i, (n, d) in enumerate(ALTERNATIVES.items())]
     if "before" in parts:
         plan += [("before", n, NULLS[n], args.before_reps,
-                  {**options, "method": "bootstrap"}, 9_000_000 + 100_000 * i)
+                  {**options, "method": "bootstrap", "lr_on": "values"},
+                  9_000_000 + 100_000 * i)
                  for i, n in enumerate(BEFORE)]
     args.out.parent.mkdir(parents=True, exist_ok=True)
     for part, name, design, reps, opts, seed0 in plan:

@@ -21,6 +21,7 @@ _LAZY: dict[str, str] = {
     "CoherenceWarning": "._warnings",
     "DegenerateDataWarning": "._warnings",
     "NotCalibratedWarning": "._warnings",
+    "SkippedRecordsWarning": "._warnings",
     "SmallSampleWarning": "._warnings",
     "TiesWarning": "._warnings",
     # the main job
@@ -68,6 +69,38 @@ _LAZY: dict[str, str] = {
     "market_alignment": "._scoring._markets",
     "plot_causal_pressure": "._scoring._markets",
     "source_precision": "._scoring._sources",
+    # ForecastBench leaderboard scores (issue 20)
+    "FORECASTBENCH_SCORES": "._scoring._forecastbench",
+    "ForecastBenchComparisonResult": "._scoring._forecastbench",
+    "ForecastBenchResult": "._scoring._forecastbench",
+    "forecastbench_scores": "._scoring._forecastbench",
+    # the forecasting-at-a-simulated-date benchmark, complete (issue 21)
+    "QUESTION_TYPES": "._scoring._questions",
+    "TASK_COLUMNS": "._scoring._questions",
+    "DatasetStatistics": "._scoring._questions",
+    "QuestionScoresResult": "._scoring._questions",
+    "dataset_statistics": "._scoring._questions",
+    "question_scores": "._scoring._questions",
+    "validate_tasks": "._scoring._questions",
+    "HORIZON_BANDS": "._scoring._horizons",
+    "HorizonAccuracyResult": "._scoring._horizons",
+    "accuracy_by_horizon": "._scoring._horizons",
+    "horizon_positions": "._scoring._horizons",
+    "plot_accuracy_by_horizon": "._scoring._horizons",
+    "plot_rolling_accuracy": "._scoring._horizons",
+    "rolling_accuracy": "._scoring._horizons",
+    "simulated_dates": "._scoring._horizons",
+    "REASONING_METRICS": "._scoring._graphs",
+    "GraphQualityReport": "._scoring._graphs",
+    "ReasoningGraphResult": "._scoring._graphs",
+    "graph_depth": "._scoring._graphs",
+    "hindsight_graph_quality": "._scoring._graphs",
+    "reasoning_graph_metrics": "._scoring._graphs",
+    "MarketChecksResult": "._scoring._market_checks",
+    "MarketSignalResult": "._scoring._market_checks",
+    "market_checks": "._scoring._market_checks",
+    "market_signal_metrics": "._scoring._market_checks",
+    "turning_points": "._scoring._market_checks",
     # probability axioms and forecaster consistency (issue 5)
     "LIE_COLUMNS": "._probability._lie",
     "UPDATE_CLASSES": "._probability._axioms",
@@ -84,12 +117,20 @@ _LAZY: dict[str, str] = {
     "random_forest_baseline": "._probability._lie",
     "total_probability_check": "._probability._axioms",
     "update_direction": "._probability._axioms",
+    # the ten consistency checkers of Paleka et al. 2025 (issue 20)
+    "CHECKERS": "._probability._checks",
+    "ConsistencyCheckResult": "._probability._checks",
+    "arbitrage_violation": "._probability._checks",
+    "consistency_check": "._probability._checks",
+    "frequentist_violation": "._probability._checks",
+    "read_consistency_tuples": "._probability._checks",
     # conditional-forecasting coherence over question pairs (issue 5)
     "PAIRS_COLUMNS": "._probability._pairs",
     "PairsPowerResult": "._probability._power",
     "PairsResult": "._probability._pairs",
     "conditional_forecasting": "._probability._pairs",
     "pairs_power": "._probability._power",
+    "attach_outcomes": "._probability._pairs_io",
     "read_pairs": "._probability._pairs_io",
 }
 
@@ -123,6 +164,14 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         total_probability_check,
         update_direction,
     )
+    from ._probability._checks import (
+        CHECKERS,
+        ConsistencyCheckResult,
+        arbitrage_violation,
+        consistency_check,
+        frequentist_violation,
+        read_consistency_tuples,
+    )
     from ._probability._lie import (
         LIE_COLUMNS,
         IteratedExpectationResult,
@@ -130,7 +179,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         random_forest_baseline,
     )
     from ._probability._pairs import PAIRS_COLUMNS, PairsResult, conditional_forecasting
-    from ._probability._pairs_io import read_pairs
+    from ._probability._pairs_io import attach_outcomes, read_pairs
     from ._probability._power import PairsPowerResult, pairs_power
     from ._report._registry import TEST_NAMES
     from ._report._run import CoherenceReport, ReportCell, report
@@ -142,11 +191,51 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         forecast_scores,
         plot_reliability,
     )
+    from ._scoring._forecastbench import (
+        FORECASTBENCH_SCORES,
+        ForecastBenchComparisonResult,
+        ForecastBenchResult,
+        forecastbench_scores,
+    )
+    from ._scoring._graphs import (
+        REASONING_METRICS,
+        GraphQualityReport,
+        ReasoningGraphResult,
+        graph_depth,
+        hindsight_graph_quality,
+        reasoning_graph_metrics,
+    )
+    from ._scoring._horizons import (
+        HORIZON_BANDS,
+        HorizonAccuracyResult,
+        accuracy_by_horizon,
+        horizon_positions,
+        plot_accuracy_by_horizon,
+        plot_rolling_accuracy,
+        rolling_accuracy,
+        simulated_dates,
+    )
+    from ._scoring._market_checks import (
+        MarketChecksResult,
+        MarketSignalResult,
+        market_checks,
+        market_signal_metrics,
+        turning_points,
+    )
     from ._scoring._markets import (
         MarketAlignmentResult,
         causal_pressure,
         market_alignment,
         plot_causal_pressure,
+    )
+    from ._scoring._questions import (
+        QUESTION_TYPES,
+        TASK_COLUMNS,
+        DatasetStatistics,
+        QuestionScoresResult,
+        dataset_statistics,
+        question_scores,
+        validate_tasks,
     )
     from ._scoring._sources import SourcePrecisionResult, source_precision
     from ._scoring._temporal import (
@@ -160,6 +249,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         CoherenceWarning,
         DegenerateDataWarning,
         NotCalibratedWarning,
+        SkippedRecordsWarning,
         SmallSampleWarning,
         TiesWarning,
     )

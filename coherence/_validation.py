@@ -28,19 +28,26 @@ __all__ = [
     "MAX_ROWS_SHOWN",
     "as_dataframe",
     "binary_column",
+    "case_collisions",
+    "check_case_distinct",
     "check_choice",
+    "check_columns_arg",
     "check_float",
     "check_int",
     "check_resampling",
     "column_error",
     "finite_column",
+    "flag_column",
     "label_column",
+    "list_like_strings",
     "no_missing",
+    "nonempty",
     "numeric_column",
     "param_error",
     "probability_array",
     "probability_column",
     "require_columns",
+    "unique_columns",
 ]
 
 MAX_ROWS_SHOWN = 5
@@ -81,17 +88,90 @@ def _py(value: Any) -> Any:
 
 # --------------------------------------------------------------------------- tables
 def as_dataframe(data: Any, *, name: str = "data", owner: str = "this function") -> pd.DataFrame:
-    """Accept a DataFrame or anything ``pandas.DataFrame`` can build (dict, records, arrays)."""
+    """Accept a DataFrame or anything ``pandas.DataFrame`` can build (dict, records, arrays).
+
+    Column names must be unique (:func:`unique_columns`): with a duplicated
+    name, ``df[name]`` is a frame, not a column, and which copy a test reads
+    would be an accident.
+    """
     if isinstance(data, pd.DataFrame):
+        unique_columns(data, name=name, owner=owner)
         return data
     if data is None or isinstance(data, str | bytes | numbers.Number):
         raise TypeError(param_error(name, owner, "a pandas DataFrame or convertible to one",
                                     type(data).__name__))
     try:
-        return pd.DataFrame(data)
+        df = pd.DataFrame(data)
     except (TypeError, ValueError) as exc:
         raise TypeError(param_error(name, owner, "a pandas DataFrame or convertible to one",
                                     type(data).__name__)) from exc
+    unique_columns(df, name=name, owner=owner)
+    return df
+
+
+def nonempty(df: pd.DataFrame, *, name: str = "data", owner: str = "this function") -> None:
+    """Raise ``ValueError`` for a table without rows (a header-only CSV, a filter that
+    matched nothing): a statistic of nothing is not an answer."""
+    if len(df) == 0:
+        cols = ", ".join(str(c) for c in list(df.columns)[:20])
+        raise ValueError(param_error(name, owner, "a table with at least one row",
+                                     f"0 rows (columns: {cols or 'none'})"))
+
+
+def unique_columns(df: pd.DataFrame, *, name: str = "data", owner: str = "this function") -> None:
+    """Raise ``ValueError`` naming every column name that occurs more than once."""
+    if df.columns.is_unique:
+        return
+    dup = list(dict.fromkeys(_py(c) for c in df.columns[df.columns.duplicated()]))
+    raise ValueError(param_error(
+        name, owner, "a table whose column names are unique",
+        f"duplicated column {', '.join(repr(c) for c in dup[:MAX_ROWS_SHOWN])}"
+        f"{', ...' if len(dup) > MAX_ROWS_SHOWN else ''} "
+        "(rename or drop the copies, e.g. df.loc[:, ~df.columns.duplicated()])"))
+
+
+def check_columns_arg(value: Any, name: str, owner: str) -> tuple[str, ...]:
+    """A column name or a sequence of column names (``by=``), as a tuple.
+
+    Anything else (an int, None inside the list, a mapping) is a ``TypeError``
+    naming the parameter, rather than an error from deep inside pandas.
+    """
+    if isinstance(value, str):
+        return (value,)
+    rule = "a column name (str) or a list of column names"
+    if isinstance(value, Mapping) or not isinstance(value, Iterable):
+        raise TypeError(param_error(name, owner, rule, value))
+    out = tuple(value)
+    bad = [v for v in out if not isinstance(v, str)]
+    if bad:
+        raise TypeError(param_error(name, owner, rule, value))
+    return out
+
+
+def case_collisions(values: Iterable[Any]) -> list[tuple[str, ...]]:
+    """Groups of distinct string labels equal up to case and surrounding spaces."""
+    groups: dict[str, list[str]] = {}
+    for v in dict.fromkeys(values):
+        if isinstance(v, str):
+            groups.setdefault(v.strip().casefold(), []).append(v)
+    return [tuple(sorted(g)) for g in groups.values() if len(g) > 1]
+
+
+def check_case_distinct(df: pd.DataFrame, column: str, *, owner: str | None = None) -> None:
+    """Raise when a label column holds labels that differ only in case or spaces.
+
+    ``'Standard'`` and ``'standard'`` in one column are almost always one label
+    typed two ways; treating them as two labels splits (or drops) rows silently.
+    """
+    clash = case_collisions(df[column].dropna().unique())
+    if clash:
+        s = df[column]
+        members = set(clash[0])
+        positions = np.flatnonzero(s.isin(members).to_numpy())
+        shown = "; ".join(" / ".join(repr(v) for v in g) for g in clash[:MAX_ROWS_SHOWN])
+        raise _bad(column, f"hold labels that differ by more than case or surrounding spaces "
+                   f"(found {shown}; make them one label)", df.index, positions, s.to_numpy(),
+                   owner)
 
 
 def require_columns(df: pd.DataFrame, columns: Mapping[str, str | None] | Iterable[str], *,
@@ -229,12 +309,81 @@ def binary_column(df: pd.DataFrame, column: str, *, owner: str | None = None) ->
 
 
 def label_column(
-    df: pd.DataFrame, column: str, *, owner: str | None = None
+    df: pd.DataFrame, column: str, *, owner: str | None = None, discrete: bool = False
 ) -> tuple[np.ndarray, np.ndarray]:
-    """A categorical column as (integer codes, sorted unique labels); missing values raise."""
+    """A categorical column as (integer codes, sorted unique labels); missing values raise.
+
+    With ``discrete=True`` (an action or outcome column, whose values are
+    classes), a float column with non-integer values (a continuous measurement
+    passed by mistake, read as one class per distinct value) raises.
+    """
     no_missing(df, column, owner=owner)
-    codes, uniques = pd.factorize(df[column], sort=True)
+    s = df[column]
+    if discrete and (pd.api.types.is_float_dtype(s.dtype)
+                     or pd.api.types.is_object_dtype(s.dtype)):
+        values = s.to_numpy(dtype=object)
+        bad = np.flatnonzero([isinstance(v, float | np.floating)
+                              and not (np.isfinite(v) and float(v).is_integer())
+                              for v in values])
+        if len(bad):
+            raise _bad(column, "hold class labels (strings, bools or integers); got "
+                       "non-integer numbers, a continuous column", df.index, bad, values, owner)
+    codes, uniques = pd.factorize(s, sort=True)
     return np.ascontiguousarray(codes.astype(np.int64)), np.asarray(uniques)
+
+
+_TRUE = frozenset({"true", "t", "yes", "y", "1", "1.0"})
+_FALSE = frozenset({"false", "f", "no", "n", "0", "0.0"})
+
+
+def flag_column(df: pd.DataFrame, column: str, *, owner: str | None = None,
+                missing: bool | None = None) -> np.ndarray:
+    """A yes/no column as a bool array, whatever way it was written.
+
+    Accepts bools, the numbers 0 and 1, and the strings true/false, t/f,
+    yes/no, y/n, 1/0 (any case, surrounding spaces ignored), as a CSV gives
+    them back. ``bool('False')`` is True, so strings are never cast with
+    ``astype(bool)``. Missing values take the value ``missing``; with
+    ``missing=None`` they raise. Anything else raises, naming the rows.
+    """
+    s = df[column]
+    isna = s.isna().to_numpy()
+    if isna.any() and missing is None:
+        no_missing(df, column, owner=owner)
+    out = np.full(len(s), bool(missing), dtype=bool)
+    values = s.to_numpy(dtype=object)
+    bad: list[int] = []
+    for i, v in enumerate(values):
+        if isna[i]:
+            continue
+        if isinstance(v, bool | np.bool_) or (isinstance(v, numbers.Real) and v in (0, 1)):
+            out[i] = bool(v)
+        elif isinstance(v, str) and v.strip().casefold() in _TRUE | _FALSE:
+            out[i] = v.strip().casefold() in _TRUE
+        else:
+            bad.append(i)
+    if bad:
+        pos = np.asarray(bad)
+        raise _bad(column, "hold yes/no flags (bool, 0/1, or 'true'/'false', 'yes'/'no')",
+                   df.index, pos, values, owner)
+    return out
+
+
+def list_like_strings(df: pd.DataFrame, column: str, *, owner: str | None = None) -> None:
+    """Raise when cells of a list column are lists written out as text.
+
+    A CSV stores ``['a', 'b']`` as the string ``"['a', 'b']"``; read back, it
+    would count as one source named ``"['a', 'b']"``. The text is never
+    evaluated here: the caller parses it (``ast.literal_eval`` or
+    ``json.loads``).
+    """
+    values = df[column].to_numpy(dtype=object)
+    bad = np.flatnonzero([isinstance(v, str) and len(v.strip()) >= 2
+                          and v.strip()[0] in "[(" and v.strip()[-1] in "])" for v in values])
+    if len(bad):
+        raise _bad(column, "hold lists (or one item per row), not lists written as text; "
+                   "parse them first, e.g. df[col] = df[col].map(ast.literal_eval)",
+                   df.index, bad, values, owner)
 
 
 # --------------------------------------------------------------------------- parameters

@@ -6,6 +6,7 @@ __all__ = [
     "CoherenceWarning",
     "DegenerateDataWarning",
     "NotCalibratedWarning",
+    "SkippedRecordsWarning",
     "SmallSampleWarning",
     "TiesWarning",
 ]
@@ -29,3 +30,8 @@ class DegenerateDataWarning(CoherenceWarning):
 
 class NotCalibratedWarning(CoherenceWarning):
     """The procedure asked for is kept for comparability but is not a calibrated test."""
+
+
+class SkippedRecordsWarning(CoherenceWarning):
+    """Records were left out by a documented rule (for example failed elicitations in a
+    result file); the warning names them and the result counts them."""

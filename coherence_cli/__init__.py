@@ -105,15 +105,9 @@ def _build_parser() -> argparse.ArgumentParser:
     test.add_argument("--csv", default=None, metavar="PATH", help="write the tidy results")
     _add_report_options(test)
 
-    pairs = sub.add_parser(
-        "pairs", help="conditional-forecasting coherence of question-pair files",
-        description="Brier improvement, sensitivity, win rate, update direction and "
-        "axiom checks per category (and model) for pair result files (JSON of the field's "
-        "layout, CSV or parquet).")
-    pairs.add_argument("results", nargs="+", help="pair result files")
-    pairs.add_argument("--by", default="category", help="grouping column (default category)")
-    pairs.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    pairs.add_argument("--csv", default=None, metavar="PATH", help="write the table as CSV")
+    from . import _pairs  # the command's own module
+
+    _pairs.add_parser(sub)
 
     scores = sub.add_parser(
         "scores", help="forecast scores (accuracy, Brier, log) per model",
@@ -235,29 +229,9 @@ def _run_test(args: argparse.Namespace) -> int:
 
 
 def _run_pairs(args: argparse.Namespace) -> int:
-    import pandas as pd
+    from ._pairs import run
 
-    from coherence import PAIRS_COLUMNS, conditional_forecasting, read_pairs
-
-    frames = []
-    for path in args.results:
-        if not Path(path).is_file():
-            raise UsageError(f"no such file: {path}")
-        try:
-            frames.append(read_pairs(path))
-        except json.JSONDecodeError as exc:
-            raise UsageError(f"{path} is not valid JSON: {exc}") from exc
-    data = pd.concat(frames, ignore_index=True)
-    result = conditional_forecasting(data, by=args.by, rng=args.seed)
-    # the per-category table, with the columns the field reports
-    columns = (["model"] if "model" in result.table.columns else []) + list(PAIRS_COLUMNS)
-    frame = result.table.loc[:, columns]
-    _print_frame(frame)
-    print(f"\nmean_improvement: Brier improvement of P(A | B = b) over P(A); CI and p-value: "
-          f"{result.method}.")
-    if args.csv:
-        frame.to_csv(args.csv, index=False)
-    return EXIT_OK
+    return run(args)
 
 
 def _run_scores(args: argparse.Namespace) -> int:

@@ -26,7 +26,9 @@ settings.register_profile("thorough", parent=settings.get_profile("deterministic
                           max_examples=500)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "deterministic"))
 
-SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+#: ``../shared/data`` next to the clone, or where COHERENCE_SHARED_DATA says (as benchmarks/).
+SHARED_DATA = Path(os.environ.get("COHERENCE_SHARED_DATA",
+                                  Path(__file__).resolve().parents[1].parent / "shared" / "data"))
 
 
 @pytest.fixture

@@ -173,8 +173,8 @@ def _ci_test_iv(data: Any, belief: Any, action: Any, outcome: Any, evidence: Any
     if not (isinstance(k, str) and k == "auto"):
         k = check_int(k, "k", _OWNER, low=1, high=n - 1)
     p = probability_column(df, belief, owner=_OWNER)
-    a, _ = label_column(df, action, owner=_OWNER)
-    y, y_labels = label_column(df, outcome, owner=_OWNER)
+    a, _ = label_column(df, action, owner=_OWNER, discrete=True)
+    y, y_labels = label_column(df, outcome, owner=_OWNER, discrete=True)
     groups = (np.arange(n, dtype=np.int64) if group is None
               else group_codes(df, group, owner=_OWNER))
     ev_disc, ev_cont = _evidence_arrays(df, evidence)
@@ -471,6 +471,12 @@ def _model_bias(prep: Prepared, k: int, belief: np.ndarray, ev_cont: np.ndarray,
     return float(np.mean(sims) - theta) if sims.size else float("nan")
 
 
+def _warn_undefined(statistic: float) -> None:
+    warnings.warn("ci_test: the estimate is undefined (no row has a neighbour with its "
+                  "discrete values, e.g. every row alone in its evidence stratum); the "
+                  "statistic and the interval are NaN.", DegenerateDataWarning, stacklevel=4)
+
+
 def _estimates_on(prep: Prepared, k: int, rows: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     if prep.n_continuous <= 1:
         from ._kernels import resample_estimates
@@ -584,6 +590,9 @@ def ci_test(
     belief, action, outcome : str
         Columns of the stated probability (in [0, 1]), of the action (any
         labels) and of the true state (any labels; 0/1 for ``calibrate``).
+        Labels are classes: a column of non-integer numbers (a continuous
+        measurement) raises ``ValueError`` rather than count as one class per
+        value.
     evidence : sequence of str
         Extra conditioning columns (the "with x" variant). Float columns are
         continuous, all others discrete.
@@ -673,7 +682,9 @@ def ci_test(
         When the action or the outcome is constant, and when no valid
         permutation test exists (every unit alone in its evidence stratum or
         conditioning value, or no row with a neighbour): the p-value is then
-        NaN, never a small number.
+        NaN, never a small number. When the estimate itself is undefined (no
+        row has a neighbour with its discrete values), the statistic and the
+        interval are NaN too, for every ``method`` and ``ci_method``.
 
     Notes
     -----
@@ -791,6 +802,11 @@ def _ci_test(design: _Design, opt: dict[str, Any], gen: np.random.Generator) -> 
         rows, offsets = cluster_resample_rows(groups, cluster_draws(n_groups, B, gen))
         boot = _estimates_on(prep, k, rows, offsets)
         low, high = percentile_interval(boot, level)
+        if not np.isfinite(statistic):
+            # resamples duplicate rows, which gives every row a neighbour: their
+            # estimates exist where the data's does not; no interval for it
+            _warn_undefined(statistic)
+            low = high = float("nan")
         return CITestResult(
             statistic=statistic, pvalue=np.nan,
             confidence_interval=ConfidenceInterval(low, high, level),
@@ -841,6 +857,8 @@ def _ci_test(design: _Design, opt: dict[str, Any], gen: np.random.Generator) -> 
         rows, offsets = cluster_resample_rows(groups, cluster_draws(n_groups, B, gen))
         res = _estimates_on(prep, k, rows, offsets)
         low, high = percentile_interval(res, level)
+        if not np.isfinite(statistic):  # see method='bootstrap' above
+            low = high = float("nan")
     else:
         m = max(2, n_groups // 2)
         draws = [gen.permutation(n_groups)[:m] for _ in range(B)]
@@ -864,6 +882,8 @@ def _ci_test(design: _Design, opt: dict[str, Any], gen: np.random.Generator) -> 
             low, high = centre - scale * d_high, centre - scale * d_low
         else:
             low = high = float("nan")
+    if not np.isfinite(statistic):
+        pvalue = low = high = float("nan")
     return CITestResult(
         statistic=statistic, pvalue=pvalue,
         confidence_interval=ConfidenceInterval(float(low), float(high), level),

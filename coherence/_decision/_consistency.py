@@ -17,6 +17,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
+from scipy.stats import t as student_t
 
 from .._resampling import (
     cluster_draws,
@@ -233,7 +234,8 @@ def studentized_draws(values: np.ndarray, weights: np.ndarray, confidence_level:
     :math:`T^*_b = (\bar x^*_b - \bar x) / (s^*_b / \sqrt{n^*_b})`, returns the
     mean, the one-sided p-value of "mean <= 0", :math:`(1 + \#\{T^* \ge T\})/(1+B)`,
     the bootstrap-t interval :math:`[\bar x - t^*_{1-\alpha/2} se,\ \bar x -
-    t^*_{\alpha/2} se]`, the number of contexts used, :math:`T` and the draws
+    t^*_{\alpha/2} se]` (each bootstrap quantile at least as far out as Student's
+    :math:`t_{n-1}` quantile), the number of contexts used, :math:`T` and the draws
     :math:`T^*` (for a max-T combination over variants).
     """
     ok = ~np.isnan(values)
@@ -260,7 +262,11 @@ def studentized_draws(values: np.ndarray, weights: np.ndarray, confidence_level:
         return mean, pvalue, mean, mean, n, t_obs, np.zeros(len(tb))
     pvalue = monte_carlo_pvalue(tb, mean / se)
     q_lo, q_hi = np.quantile(tb, [alpha / 2.0, 1.0 - alpha / 2.0])
-    return mean, pvalue, mean - float(q_hi) * se, mean - float(q_lo) * se, n, mean / se, tb
+    # never narrower than Student's t interval: with few contexts the bootstrap
+    # understates the tails of T (20 contexts: coverage 0.924 -> 0.939)
+    t_q = float(student_t.ppf(1.0 - alpha / 2.0, n - 1))
+    q_lo, q_hi = min(float(q_lo), -t_q), max(float(q_hi), t_q)
+    return mean, pvalue, mean - q_hi * se, mean - q_lo * se, n, mean / se, tb
 
 
 def _root(x: float) -> float:

@@ -1,4 +1,6 @@
-"""Numba kernels of the mixed-data kNN (conditional) mutual-information estimator.
+"""Numba kernels of the mixed-data kNN (conditional) mutual-information estimator,
+of the isotonic likelihood-ratio null of the monotonicity test and of the leakage
+test's penalised logistic refits (at the end).
 
 Arrays in, arrays out; no pandas, no validation (the public layer in
 ``_cmi.py`` and ``_citest.py`` validates once). Every kernel is a module-level
@@ -26,6 +28,10 @@ __all__ = [
     "cmi_1d",
     "cmi_1d_groups",
     "group_by_key",
+    "isotonic_lr_rows",
+    "logistic_null",
+    "newton_logistic",
+    "pava",
     "permutation_null",
     "resample_estimates",
     "unit_permutation_null",
@@ -314,3 +320,242 @@ def unit_permutation_null(c, dx, y_unit, row_unit, m_y, kz, m_z, has_c, k, psi,
                                group_by_key(order, kyz, c), g_z, has_c, k, psi)
         out[b] = est
     return out
+
+
+# --------------------------------------------------------------------------- isotonic
+@njit(cache=True)
+def pava(y: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Weighted non-decreasing isotonic regression of ``y`` (pool adjacent violators).
+
+    A stack of blocks (weighted mean, weight, length); each new point is pushed and
+    merged with the block below while that block's mean is not smaller. Equal to
+    :func:`sklearn.isotonic.isotonic_regression` up to rounding (the means are summed
+    in another order; ``tests/decision/test_monotone.py`` checks 1e-12).
+    """
+    n = len(y)
+    mean = np.empty(n)
+    weight = np.empty(n)
+    length = np.empty(n, dtype=np.int64)
+    top = -1
+    for i in range(n):
+        top += 1
+        mean[top] = y[i]
+        weight[top] = w[i]
+        length[top] = 1
+        while top > 0 and mean[top - 1] >= mean[top]:
+            total = weight[top - 1] + weight[top]
+            mean[top - 1] = (weight[top - 1] * mean[top - 1] + weight[top] * mean[top]) / total
+            weight[top - 1] = total
+            length[top - 1] += length[top]
+            top -= 1
+    out = np.empty(n)
+    k = 0
+    for b in range(top + 1):
+        for _ in range(length[b]):
+            out[k] = mean[b]
+            k += 1
+    return out
+
+
+@njit(cache=True)
+def _binom_loglik(x: float, m: float, p: float) -> float:
+    out = 0.0
+    if x > 0.0:
+        out += x * np.log(p)
+    if m - x > 0.0:
+        out += (m - x) * np.log1p(-p)
+    return out
+
+
+@njit(cache=True)
+def isotonic_lr_rows(xs: np.ndarray, m: np.ndarray) -> np.ndarray:
+    """The isotonic likelihood-ratio statistic of each row of successes ``xs`` (b, V)
+    out of the trials ``m`` (V,), all positive: 0 when the shares are non-decreasing,
+    else ``2 sum_k [l(x_k; x_k/m_k) - l(x_k; p_iso_k)]`` (values within 1e-10 of 0
+    clipped at 0, as :func:`coherence._decision._monotone.isotonic_lr`)."""
+    b, v = xs.shape
+    out = np.empty(b)
+    share = np.empty(v)
+    for r in range(b):
+        monotone = True
+        for k in range(v):
+            share[k] = xs[r, k] / m[k]
+            if k > 0 and share[k] < share[k - 1]:
+                monotone = False
+        if monotone:
+            out[r] = 0.0
+            continue
+        iso = pava(share, m)
+        value = 0.0
+        for k in range(v):
+            value += _binom_loglik(xs[r, k], m[k], share[k]) - _binom_loglik(xs[r, k], m[k],
+                                                                             iso[k])
+        value *= 2.0
+        out[r] = max(value, 0.0) if abs(value) < 1e-10 else value
+    return out
+
+
+# --------------------------------------------------------------------------- logistic
+@njit(cache=True)
+def _logistic_logits(xt, theta, link):
+    """Class logits ``(xt theta^T) link^T`` of the linear predictors."""
+    return np.dot(np.dot(xt, theta.T), link.T)
+
+
+@njit(cache=True)
+def _logistic_objective(z, a, theta, inv_c):
+    n, n_classes = z.shape
+    d = theta.shape[1] - 1
+    nll = 0.0
+    for i in range(n):
+        zmax = z[i, 0]
+        for k in range(1, n_classes):
+            zmax = max(zmax, z[i, k])
+        s = 0.0
+        for k in range(n_classes):
+            s += np.exp(z[i, k] - zmax)
+        nll += zmax + np.log(s) - z[i, a[i]]
+    pen = 0.0
+    for g in range(theta.shape[0]):
+        for j in range(d):
+            pen += theta[g, j] * theta[g, j]
+    return nll + 0.5 * inv_c * pen
+
+
+@njit(cache=True)
+def newton_logistic(xt, a, link, inv_c, theta0, step_tol, max_iter):
+    """Newton's method with step halving for the L2-penalised multinomial logistic model.
+
+    ``xt`` (n, d + 1): features with a last column of ones; ``a`` class codes;
+    ``link`` (K, G) maps the G linear predictors to the K class logits; the
+    penalty ``inv_c / 2 * ||theta[:, :d]||^2`` (intercepts free). Returns
+    ``(theta, iterations)``, iterations -1 when not converged (a step below
+    ``step_tol`` in every coordinate) after ``max_iter``.
+    """
+    n, dt = xt.shape
+    n_classes, g = link.shape
+    size = g * dt
+    theta = theta0.copy()
+    z = _logistic_logits(xt, theta, link)
+    obj = _logistic_objective(z, a, theta, inv_c)
+    prob = np.empty((n, n_classes))
+    resid = np.empty((n, g))
+    u = np.empty((n, g))
+    xw = np.empty((n, dt))
+    hess = np.empty((size, size))
+    grad = np.empty(size)
+    for it in range(1, max_iter + 1):
+        for i in range(n):
+            zmax = z[i, 0]
+            for k in range(1, n_classes):
+                zmax = max(zmax, z[i, k])
+            s = 0.0
+            for k in range(n_classes):
+                prob[i, k] = np.exp(z[i, k] - zmax)
+                s += prob[i, k]
+            for k in range(n_classes):
+                prob[i, k] /= s
+            for q in range(g):
+                r = 0.0
+                v = 0.0
+                for k in range(n_classes):
+                    v += prob[i, k] * link[k, q]
+                    r += ((prob[i, k] - 1.0) if k == a[i] else prob[i, k]) * link[k, q]
+                u[i, q] = v
+                resid[i, q] = r
+        gmat = np.dot(resid.T, xt)
+        for q in range(g):
+            for j in range(dt):
+                pen = inv_c * theta[q, j] if j < dt - 1 else 0.0
+                grad[q * dt + j] = gmat[q, j] + pen
+        for q in range(g):
+            for h in range(q, g):
+                for i in range(n):
+                    w = -u[i, q] * u[i, h]
+                    for k in range(n_classes):
+                        w += prob[i, k] * link[k, q] * link[k, h]
+                    for j in range(dt):
+                        xw[i, j] = xt[i, j] * w
+                block = np.dot(xt.T, xw)
+                for j in range(dt):
+                    for m in range(dt):
+                        hess[q * dt + j, h * dt + m] = block[j, m]
+                        hess[h * dt + m, q * dt + j] = block[j, m]
+        for q in range(g):
+            for j in range(dt - 1):
+                hess[q * dt + j, q * dt + j] += inv_c
+        step = np.linalg.solve(hess, grad)
+        biggest = 0.0
+        for s_ in range(size):
+            biggest = max(biggest, abs(step[s_]))
+        t = 1.0
+        while True:
+            new_theta = theta - t * step.reshape((g, dt))
+            new_z = _logistic_logits(xt, new_theta, link)
+            new_obj = _logistic_objective(new_z, a, new_theta, inv_c)
+            if new_obj <= obj + 1e-12 * abs(obj) or t < 1e-8:
+                break
+            t *= 0.5
+        theta = new_theta
+        z = new_z
+        obj = new_obj
+        if t * biggest < step_tol:
+            return theta, it
+    return theta, -1
+
+
+@njit(cache=True, parallel=True)
+def logistic_null(designs, p, y_perms, a, train_idx, train_ptr, test_idx, test_ptr, link,
+                  inv_c, theta0, step_tol, max_iter, floor):
+    """The leakage test's permuted full-model refits, permutations in parallel.
+
+    For each row ``b`` of ``y_perms`` and each fold ``f``: the full model's design
+    ``[designs[f], y, y (p - 1/2), 1]`` on the fold's training rows
+    (``train_idx[train_ptr[f]:train_ptr[f + 1]]``), :func:`newton_logistic` from
+    ``theta0[f]``, and the summed log-loss of its predictions on the test rows
+    (probabilities floored at ``floor``). Returns the total out-of-fold log-loss of
+    each permutation and whether every fold's fit converged.
+    """
+    n_perm = y_perms.shape[0]
+    n_folds, _, d0 = designs.shape
+    n_classes = link.shape[0]
+    dt = d0 + 3
+    total = np.empty(n_perm)
+    ok = np.ones(n_perm, dtype=np.bool_)
+    for b in prange(n_perm):
+        loss = 0.0
+        for f in range(n_folds):
+            lo, hi = train_ptr[f], train_ptr[f + 1]
+            xt = np.empty((hi - lo, dt))
+            a_train = np.empty(hi - lo, np.int64)
+            for r in range(hi - lo):
+                i = train_idx[lo + r]
+                for j in range(d0):
+                    xt[r, j] = designs[f, i, j]
+                yi = float(y_perms[b, i])
+                xt[r, d0] = yi
+                xt[r, d0 + 1] = yi * (p[i] - 0.5)
+                xt[r, d0 + 2] = 1.0
+                a_train[r] = a[i]
+            theta, it = newton_logistic(xt, a_train, link, inv_c, theta0[f], step_tol,
+                                        max_iter)
+            if it < 0:
+                ok[b] = False
+            coef = np.dot(theta.T, link.T)  # (dt, K): class logits per feature
+            z = np.empty(n_classes)
+            for r in range(test_ptr[f], test_ptr[f + 1]):
+                i = test_idx[r]
+                yi = float(y_perms[b, i])
+                for k in range(n_classes):
+                    s = coef[d0, k] * yi + coef[d0 + 1, k] * yi * (p[i] - 0.5) + coef[d0 + 2, k]
+                    for j in range(d0):
+                        s += designs[f, i, j] * coef[j, k]
+                    z[k] = s
+                zmax = z.max()
+                den = 0.0
+                for k in range(n_classes):
+                    den += np.exp(z[k] - zmax)
+                prob = np.exp(z[a[i]] - zmax) / den
+                loss -= np.log(max(prob, floor))
+        total[b] = loss
+    return total, ok

@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .._resampling import group_codes, monte_carlo_pvalue
+from .._resampling import MC_TIE_RTOL, group_codes, monte_carlo_pvalue
 from .._results import CoherenceResult, ConfidenceInterval, Summary
 from .._rng import RNGLike, check_rng
 from .._validation import (
@@ -33,6 +33,7 @@ from .._validation import (
     check_choice,
     check_int,
     label_column,
+    nonempty,
     param_error,
     probability_column,
     require_columns,
@@ -60,6 +61,8 @@ PAIR_COLUMNS: tuple[str, ...] = (
 PAIR_TAIL_COLUMNS: tuple[str, ...] = ("n_obs", "n_contexts", "n_windows", "testable",
                                       "reason")
 METHODS: tuple[str, ...] = ("permutation", "bootstrap")
+#: What the global test's likelihood ratio is computed over.
+LR_ON: tuple[str, ...] = ("both", "bins", "values")
 BIN_COLUMNS: tuple[str, ...] = (
     "pair", "bin", "belief_low", "belief_high", "centre", "n_action_1", "n_action_2", "share",
 )
@@ -108,11 +111,17 @@ class MonotonicityResult(CoherenceResult):
     n_windows : int
         Belief windows requested for the permutation (windows used per pair in
         :attr:`table`).
+    lr_on : str
+        What the global test's likelihood ratio is computed over: ``'both'`` (the
+        default: bins and distinct values, min-p), ``'bins'`` (the ``n_bins``
+        quantile bins) or ``'values'`` (every distinct belief value, the
+        statistic before issue 14's power fix).
     table : pandas.DataFrame
         One row per action pair (the paper's Table 2): ``pair``, ``action_1``,
         ``action_2``, bins used (``n_bins``), comparisons, flagged and
         significant comparisons, the violation percentage (``statistic``), the
-        isotonic LR statistic (``global_statistic``), its p-value (``pvalue``),
+        isotonic LR statistic (``global_statistic``, over the bins unless
+        ``lr_on='values'``), its p-value (``pvalue``),
         the rows choosing either action (``n_obs``), their contexts
         (``n_contexts``), whether the global test could be run (``testable``)
         and, when not, why (``reason``; ``''`` when testable).
@@ -133,13 +142,15 @@ class MonotonicityResult(CoherenceResult):
     n_resamples: int
     group: str | None
     n_windows: int
+    lr_on: str
     table: pd.DataFrame = field(repr=False, compare=False)
     bin_table: pd.DataFrame = field(repr=False, compare=False)
     comparison_table: pd.DataFrame = field(repr=False, compare=False)
 
     _test_name: ClassVar[str] = "monotonicity_test"
     _extra_columns: ClassVar[tuple[str, ...]] = ("n_bins", "direction", "p_adjust",
-                                                 "n_resamples", "group", "n_windows")
+                                                 "n_resamples", "group", "n_windows",
+                                                 "lr_on")
 
     @property
     def pair_table(self) -> pd.DataFrame:
@@ -301,7 +312,8 @@ def _lr_fixed_m(x: np.ndarray, m: np.ndarray, mf: np.ndarray) -> float:
 
 def permutation_null(values: np.ndarray, first: np.ndarray, groups: np.ndarray,
                      n_resamples: int, rng: np.random.Generator,
-                     window: np.ndarray | None = None) -> tuple[float, np.ndarray]:
+                     window: np.ndarray | None = None, coarse: np.ndarray | None = None
+                     ) -> tuple[Any, np.ndarray]:
     """The isotonic LR statistic and its context-permutation null distribution.
 
     ``values`` are codes 0..V-1 of the distinct beliefs of the pair's rows,
@@ -311,14 +323,29 @@ def permutation_null(values: np.ndarray, first: np.ndarray, groups: np.ndarray,
     same number of rows in the pair), in random order within the context; the
     choices never move. The counts per belief value ``m_v`` are the same in every
     resample, only the successes ``x_v`` change.
+
+    ``coarse`` (optional) maps each value code to a coarser, ordered code (the
+    quantile bin of the value); the statistic is then computed on both and the
+    observed statistic is a (2,) array, the null a (B, 2) array: column 0 on the
+    values, column 1 on the coarse codes, on the same permutations.
     """
     n_values = int(values.max()) + 1
     m = np.bincount(values, minlength=n_values)
     mf = m.astype(np.float64)
     x = np.bincount(values, weights=first, minlength=n_values)
-    observed = _lr_fixed_m(x, m, mf)
+    observed: Any = _lr_fixed_m(x, m, mf)
+    from ._kernels import isotonic_lr_rows
+
+    if coarse is not None:
+        n_coarse = int(coarse.max()) + 1
+        mc = np.bincount(coarse, weights=m, minlength=n_coarse).astype(np.int64)
+        mcf = mc.astype(np.float64)
+        to_coarse = np.zeros((n_values, n_coarse))
+        to_coarse[np.arange(n_values), coarse] = 1.0
+        observed = np.array([observed, _lr_fixed_m(x @ to_coarse, mc, mcf)])
     blocks = context_strata(groups, window)
-    null = np.empty(n_resamples, dtype=np.float64)
+    null = np.empty((n_resamples, 2) if coarse is not None else n_resamples,
+                    dtype=np.float64)
     per_block = max(1, _BLOCK_CELLS // max(1, len(values)))
     done = 0
     while done < n_resamples:
@@ -332,10 +359,40 @@ def permutation_null(values: np.ndarray, first: np.ndarray, groups: np.ndarray,
         flat = (codes + n_values * np.arange(b)[:, None]).ravel()
         xs = np.bincount(flat, weights=np.broadcast_to(first, codes.shape).ravel(),
                          minlength=b * n_values).reshape(b, n_values)
-        for j in range(b):
-            null[done + j] = _lr_fixed_m(xs[j], m, mf)
+        if coarse is None:
+            null[done:done + b] = isotonic_lr_rows(xs, mf)
+        else:
+            null[done:done + b, 0] = isotonic_lr_rows(xs, mf)
+            null[done:done + b, 1] = isotonic_lr_rows(xs @ to_coarse, mcf)
         done += b
     return observed, null
+
+
+def min_pvalue(observed: np.ndarray, null: np.ndarray) -> float:
+    r"""Monte Carlo p-value of the smaller of two statistics' p-values (min-p).
+
+    ``observed`` (2,) and ``null`` (B, 2) hold two statistics on the data and on the
+    same B null resamples. Each resample's p-values are its ranks in the null
+    distributions, :math:`p_{bk} = \#\{b' \in \{0, \dots, B\} : T_{b'k} \ge T_{bk}\} /
+    (1 + B)` over the observed statistic (:math:`b' = 0`) and the draws,
+    and the p-value is :math:`(1 + \#\{b : \min_k p_{bk} \le \min_k p_k\}) / (1 + B)`
+    with :math:`p_k` the observed statistics' Monte Carlo p-values: exact whenever
+    the resamples are exchangeable with the data, whatever the two statistics'
+    dependence.
+    """
+    p_obs = min(monte_carlo_pvalue(null[:, k], float(observed[k])) for k in range(2))
+    n = len(null)
+    p_draws = np.empty((n, 2))
+    for k in range(2):
+        col = null[:, k]
+        order = np.sort(col)
+        tol = MC_TIE_RTOL * np.maximum(1.0, np.abs(col))
+        # a draw's p-value is its rank among all B + 1 statistics, the observed one
+        # included, exactly as the observed statistic's is: the B + 1 are exchangeable
+        at_least = n - np.searchsorted(order, col - tol, side="left")  # itself included
+        at_least = at_least + (float(observed[k]) >= col - tol)
+        p_draws[:, k] = at_least / (1.0 + n)
+    return monte_carlo_pvalue(-p_draws.min(axis=1), -p_obs)
 
 
 def _not_testable(belief: np.ndarray, first: np.ndarray, groups: np.ndarray,
@@ -391,8 +448,8 @@ def _bins_and_comparisons(belief: np.ndarray, is_first: np.ndarray, n_bins: int,
 
 def _one_pair(belief: np.ndarray, is_first: np.ndarray, groups: np.ndarray, n_bins: int,
               p_adjust: str, method: str, n_windows: int, n_resamples: int,
-              rng: np.random.Generator, name: str, labels: tuple[str, str]
-              ) -> tuple[dict[str, Any], pd.DataFrame, pd.DataFrame]:
+              rng: np.random.Generator, name: str, labels: tuple[str, str],
+              lr_on: str = "both") -> tuple[dict[str, Any], pd.DataFrame, pd.DataFrame]:
     """Both procedures for one pair; rows already in canonical order."""
     bins, comparisons = _bins_and_comparisons(belief, is_first, n_bins, p_adjust, name)
     k = len(bins)
@@ -406,14 +463,23 @@ def _one_pair(belief: np.ndarray, is_first: np.ndarray, groups: np.ndarray, n_bi
     lr, p_global = math.nan, math.nan
     if not reason:
         _, value_codes = np.unique(belief, return_inverse=True)
-        value_codes = value_codes.astype(np.int64).ravel()
-        if method == "permutation":
-            lr, null = permutation_null(value_codes, is_first, local, n_resamples, rng,
-                                        window)
+        value_codes = np.asarray(value_codes, dtype=np.int64).ravel()
+        # the paper's quantile bins, a function of the value (invariant under the permutation)
+        bin_codes = np.asarray(quantile_bins(belief, n_bins)[0], dtype=np.int64).ravel()
+        if method == "permutation" and lr_on == "both":
+            coarse = np.zeros(int(value_codes.max()) + 1, dtype=np.int64)
+            coarse[value_codes] = bin_codes
+            both, null = permutation_null(value_codes, is_first, local, n_resamples, rng,
+                                          window, coarse=coarse)
+            lr, p_global = float(both[1]), min_pvalue(both, null)
+        elif method == "permutation":
+            lr, null = permutation_null(bin_codes if lr_on == "bins" else value_codes,
+                                        is_first, local, n_resamples, rng, window)
             p_global = monte_carlo_pvalue(null, lr)
         else:
-            mv = np.bincount(value_codes)
-            xv = np.bincount(value_codes, weights=is_first).astype(np.int64)
+            codes = value_codes if lr_on == "values" else bin_codes
+            mv = np.bincount(codes)
+            xv = np.bincount(codes, weights=is_first).astype(np.int64)
             lr, p_global = isotonic_lr_test(xv, mv, n_resamples, rng)
     row = {
         "pair": name, "n_bins": k, "n_comparisons": n_comp,
@@ -430,7 +496,8 @@ def _one_pair(belief: np.ndarray, is_first: np.ndarray, groups: np.ndarray, n_bi
 # --------------------------------------------------------------------------- public layer
 def _monotonicity_test_iv(data: Any, belief: Any, action: Any, group: Any, pairs: Any,
                           n_bins: Any, direction: Any, p_adjust: Any, method: Any,
-                          n_windows: Any, n_resamples: Any, rng: RNGLike) -> tuple[Any, ...]:
+                          n_windows: Any, n_resamples: Any, rng: RNGLike,
+                          lr_on: Any = "both") -> tuple[Any, ...]:
     df = as_dataframe(data, owner=_OWNER)
     for name, value in (("belief", belief), ("action", action)):
         if not isinstance(value, str):
@@ -438,11 +505,13 @@ def _monotonicity_test_iv(data: Any, belief: Any, action: Any, group: Any, pairs
     if group is not None and not isinstance(group, str):
         raise TypeError(param_error("group", _OWNER, "a column name (str) or None", group))
     require_columns(df, {"belief": belief, "action": action, "group": group}, owner=_OWNER)
+    nonempty(df, owner=_OWNER)
     n_bins = check_int(n_bins, "n_bins", _OWNER, low=2)
     direction = check_choice(direction, "direction", _OWNER, ("increasing", "decreasing"))
     p_adjust = check_choice(p_adjust, "p_adjust", _OWNER, ("none", "holm", "bh"))
     method = check_choice(method, "method", _OWNER, METHODS)
     n_windows = check_int(n_windows, "n_windows", _OWNER, low=1)
+    lr_on = check_choice(lr_on, "lr_on", _OWNER, LR_ON)
     n_resamples = check_int(n_resamples, "n_resamples", _OWNER, low=1)
     gen = check_rng(rng, owner=_OWNER)
     if isinstance(pairs, str) or not isinstance(pairs, Sequence) or len(pairs) == 0:
@@ -458,11 +527,11 @@ def _monotonicity_test_iv(data: Any, belief: Any, action: Any, group: Any, pairs
     if len(set(clean)) != len(clean):
         raise ValueError(param_error("pairs", _OWNER, "free of duplicate pairs", pairs))
     b = probability_column(df, belief, owner=_OWNER)
-    codes, labels = label_column(df, action, owner=_OWNER)
+    codes, labels = label_column(df, action, owner=_OWNER, discrete=True)
     groups = (np.arange(len(df), dtype=np.int64) if group is None
               else group_codes(df, group, owner=_OWNER))
     return (b, codes, labels, groups, group, tuple(clean), n_bins, direction, p_adjust, method,
-            n_windows, n_resamples, gen)
+            n_windows, n_resamples, gen, lr_on)
 
 
 def monotonicity_test(
@@ -479,6 +548,7 @@ def monotonicity_test(
     n_windows: int = 5,
     n_resamples: int = 999,
     rng: RNGLike = None,
+    lr_on: Literal["both", "bins", "values"] = "both",
 ) -> MonotonicityResult:
     r"""Test whether pairwise choice shares are monotone in the stated belief.
 
@@ -511,7 +581,7 @@ def monotonicity_test(
         Number of quantile bins of the belief for the paper's procedure (>= 2).
         With heavy ties equal edges are merged and fewer bins are used (a
         :class:`TiesWarning` says so; ``table['n_bins']`` gives the number
-        used). The global test does not bin.
+        used). The global test's likelihood ratio uses the same bins (``lr_on``).
     direction : {'increasing', 'decreasing'}
         How the share of ``a1`` should move as the belief grows.
     p_adjust : {'none', 'holm', 'bh'}
@@ -535,6 +605,17 @@ def monotonicity_test(
         Permutations (or bootstrap resamples) of the global test.
     rng : int, numpy.random.Generator or None
         Randomness of the global test (the pairs in turn).
+    lr_on : {'both', 'bins', 'values'}
+        What the global test's likelihood ratio is computed over: ``'values'``
+        every distinct belief value (the statistic before the power fix: with
+        continuous beliefs every value is its own bin and a broad fall in the share
+        is lost in the noise of single rows); ``'bins'`` the ``n_bins`` quantile
+        bins of the pair's beliefs, which the permutation leaves unchanged (it only
+        moves beliefs, so every bin keeps its rows' count): more power against a
+        broad fall, less against a narrow one; ``'both'`` (default) both on the
+        same permutations, combined by their smaller p-value (min-p, calibrated
+        on the permutations). Every choice is valid: the permutation null holds
+        for any statistic (see ``docs/validation_monotonicity.md`` for power).
 
     Returns
     -------
@@ -574,9 +655,11 @@ def monotonicity_test(
     Unflagged comparisons count as non-significant. Rows are treated as
     independent given the belief, as in the paper, so :math:`V` is descriptive.
 
-    The global test (our addition) compares, over the distinct belief values
-    :math:`v`, the binomial likelihood of the unrestricted shares with that of
-    the weighted isotonic fit :math:`\hat s^{iso}` (pool-adjacent-violators):
+    The global test (our addition) compares, over the bins :math:`v` (or, with
+    ``lr_on='values'``, the distinct belief values), the binomial likelihood of the
+    unrestricted shares with that of the weighted isotonic fit :math:`\hat s^{iso}`
+    (pool-adjacent-violators); ``lr_on='both'`` computes it on both and combines
+    their p-values by :func:`min_pvalue`:
 
     .. math:: T = 2 \sum_v \left[\ell(x_v; s_v) - \ell(x_v; \hat s^{iso}_v)\right],
               \qquad \ell(x; p) = x \log p + (m - x) \log(1 - p).
@@ -622,9 +705,9 @@ def monotonicity_test(
     True
     """
     (b, codes, labels, groups, group, pairs_t, n_bins, direction, p_adjust, method, n_windows,
-     n_resamples, gen) = _monotonicity_test_iv(data, belief, action, group, pairs, n_bins,
-                                               direction, p_adjust, method, n_windows,
-                                               n_resamples, rng)
+     n_resamples, gen, lr_on) = _monotonicity_test_iv(data, belief, action, group, pairs,
+                                                      n_bins, direction, p_adjust, method,
+                                                      n_windows, n_resamples, rng, lr_on)
     if method == "bootstrap":
         warnings.warn(f"{_OWNER}(method='bootstrap') draws from the isotonic fit and treats "
                       "rows as independent; it is kept for comparability and is not a "
@@ -652,7 +735,8 @@ def monotonicity_test(
             bp = 1.0 - bp
         order = np.lexsort((first, bp, gp))  # canonical: the input's row order is irrelevant
         row, bins, comps = _one_pair(bp[order], first[order], gp[order], n_bins, p_adjust,
-                                     method, n_windows, n_resamples, gen, name, (a1, a2))
+                                     method, n_windows, n_resamples, gen, name, (a1, a2),
+                                     lr_on)
         k = row["n_bins"]
         if direction == "decreasing" and k:
             bins = bins.iloc[::-1].reset_index(drop=True)
@@ -687,7 +771,7 @@ def monotonicity_test(
         confidence_interval=ConfidenceInterval(math.nan, math.nan, 0.95),
         n_obs=int(used.sum()), method=method, pairs=pairs_t, n_bins=n_bins,
         direction=direction, p_adjust=p_adjust, n_resamples=n_resamples, group=group,
-        n_windows=n_windows,
+        n_windows=n_windows, lr_on=lr_on,
         table=pair_table,
         bin_table=pd.concat(bin_frames, ignore_index=True)[list(BIN_COLUMNS)],
         comparison_table=pd.concat(comp_frames, ignore_index=True)[list(COMPARISON_COLUMNS)],

@@ -69,6 +69,7 @@ def snap_to_grid(values: Any, grid: float | None) -> np.ndarray:
     arr = np.asarray(values, dtype=np.float64)
     if grid is None:
         return arr.copy()
+    grid = check_float(grid, "grid", "snap_to_grid", low=0.0, high=1.0, low_open=True)
     n_cells = round(1.0 / grid)
     return np.round(np.round(arr * n_cells) / n_cells, 12)
 

@@ -29,6 +29,7 @@ import pandas as pd
 from .._intervals import t_interval, wilson_interval
 from .._results import CoherenceResult
 from .._validation import check_float, param_error, probability_array
+from ._checks import _frequentist, overlap_distance
 
 __all__ = [
     "UPDATE_CLASSES",
@@ -91,6 +92,16 @@ def total_probability_feasible(p_a: np.ndarray, p1: np.ndarray, p0: np.ndarray,
     feasible = np.where(np.isnan(implied), np.abs(p_a - p1) < tol,
                         (implied >= -tol) & (implied <= 1.0 + tol))
     return implied, feasible
+
+
+def total_probability_error(p_a: np.ndarray, p1: np.ndarray, p0: np.ndarray,
+                            p_b: np.ndarray) -> np.ndarray:
+    """|P(A) - P(A|B=1) P(B) - P(A|B=0) (1 - P(B))| per row, with an elicited P(B).
+
+    The same function gives the B side with the roles swapped:
+    ``total_probability_error(p_b, p_b_given_a1, p_b_given_a0, p_a)``.
+    """
+    return np.abs(p_a - p1 * p_b - p0 * (1.0 - p_b))
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,6 +190,9 @@ def total_probability_check(p_a: Any, p_a_given_b1: Any, p_a_given_b0: Any, *,
     With an elicited P(B) the error is
     :math:`|P(A) - P(A|B=1) P(B) - P(A|B=0) (1 - P(B))|`, and a row is
     *consistent* when the error is below ``tol``.
+    The B side of the law is the same check with the roles swapped:
+    ``total_probability_check(p_b, p_b_given_a1, p_b_given_a0, p_b=p_a)``
+    (:func:`conditional_forecasting` reports both sides).
     Feasibility is invariant to relabelling A (all probabilities of A replaced
     by their complements) and to relabelling B (the conditionals swapped, so
     :math:`\hat P(B) \to 1 - \hat P(B)`).
@@ -211,7 +225,7 @@ def total_probability_check(p_a: Any, p_a_given_b1: Any, p_a_given_b0: Any, *,
         mean_error = share_consistent = np.nan
     else:
         pb = arr["p_b"]
-        error = np.abs(pa - p1 * pb - p0 * (1.0 - pb))
+        error = total_probability_error(pa, p1, p0, pb)
         mean_error = float(error.mean())
         share_consistent = float((error < tol).mean())
     n = len(pa)
@@ -582,10 +596,8 @@ def negation_check(p_a: Any, p_not_a: Any, *, beta: float = 1e-3,
                                         low=0.0)
     arr = _probabilities(owner, p_a=p_a, p_not_a=p_not_a)
     p, q = arr["p_a"], arr["p_not_a"]
-    overlap = np.sqrt(p * (1 - q)) + np.sqrt((1 - p) * q)
-    with np.errstate(divide="ignore"):
-        arbitrage = np.maximum(-2.0 * np.log(np.minimum(overlap, 1.0)), 0.0)
-    frequentist = np.abs(p + q - 1) / np.sqrt(p * (1 - p) + q * (1 - q) + beta)
+    arbitrage = overlap_distance(p * (1 - q), (1 - p) * q)
+    frequentist = _frequentist("negation", np.column_stack([p, q]), beta)
     n = len(p)
     return NegationCheckResult(
         statistic=float(arbitrage.mean()), pvalue=np.nan,

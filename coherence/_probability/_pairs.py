@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -20,7 +21,12 @@ import numpy as np
 import pandas as pd
 
 from .._intervals import FLAT_SD, is_flat, normal_interval
-from .._resampling import cluster_draw_chunks, monte_carlo_pvalue, rows_by_key
+from .._resampling import (
+    MC_TIE_RTOL,
+    cluster_draw_chunks,
+    monte_carlo_pvalue,
+    rows_by_key,
+)
 from .._results import CoherenceResult, ConfidenceInterval, Summary
 from .._rng import RNGLike, check_rng
 from .._validation import (
@@ -61,17 +67,17 @@ PAIRS_COLUMNS: tuple[str, ...] = (
 
 #: Extra columns of :attr:`PairsResult.table` (both intervals, spread, Bayes support).
 _EXTRA_TABLE_COLUMNS: tuple[str, ...] = (
-    "sd_improvement", "pvalue_bernoulli", "pvalue_t", "pvalue_bootstrap_t", "ci_low_normal",
+    "sd_improvement", "pvalue_bernoulli", "pvalue_bernoulli_conservative", "pvalue_t",
+    "pvalue_bootstrap_t", "ci_low_bernoulli", "ci_high_bernoulli", "ci_low_normal",
     "ci_high_normal", "ci_low_bootstrap", "ci_high_bootstrap", "ci_low_bootstrap_t",
-    "ci_high_bootstrap_t",
-    "n_bayes",
+    "ci_high_bootstrap_t", "n_bayes",
 )
 
 #: The p-value tests and interval methods of conditional_forecasting.
-PAIRS_TESTS: tuple[str, ...] = ("bernoulli", "t", "bootstrap-t")
+PAIRS_TESTS: tuple[str, ...] = ("bernoulli", "bernoulli-conservative", "t", "bootstrap-t")
 #: The alternatives of conditional_forecasting (as in scipy.stats).
 PAIRS_ALTERNATIVES: tuple[str, ...] = ("two-sided", "greater", "less")
-PAIRS_CI_METHODS: tuple[str, ...] = ("bootstrap-t", "normal", "bootstrap")
+PAIRS_CI_METHODS: tuple[str, ...] = ("bernoulli", "bootstrap-t", "normal", "bootstrap")
 
 _CATEGORY_ORDER = ("strong", "weak", "none")
 
@@ -100,34 +106,44 @@ class PairsResult(CoherenceResult):
         Per-pair Brier improvement, in input row order.
     pvalue_method : str
         Which p-value (the ``test`` argument) the ``pvalue`` column holds: ``"bernoulli"`` (the
-        default: A's outcomes simulated under the no-improvement null), ``"t"`` (Student t)
-        or ``"bootstrap-t"``.
+        default: A's outcomes simulated under the no-improvement null, mid-p),
+        ``"bernoulli-conservative"`` (the same with ties counted in full), ``"t"`` (Student
+        t) or ``"bootstrap-t"``.
     alternative : str
         ``"two-sided"``, ``"greater"`` (conditioning helps) or ``"less"`` (it hurts), for the
         p-values and the interval (one-sided alternatives give one-sided intervals).
     ci_method : str
-        Which interval the ``ci_low, ci_high`` columns hold: ``"bootstrap-t"``
-        (symmetric studentized bootstrap, the default), ``"normal"`` (mean +-
-        z SE, what the field reports) or ``"bootstrap"`` (percentile).
+        Which interval the ``ci_low, ci_high`` columns hold: ``"bernoulli"`` (the
+        default: the inverted Bernoulli test), ``"bootstrap-t"`` (symmetric studentized
+        bootstrap, the default before issue 14), ``"normal"`` (mean +- z SE, what the
+        field reports) or ``"bootstrap"`` (percentile).
     by : str
         The grouping column.
     n_resamples, tol, eps : int, float, float
         Settings used.
+    n_failed : int
+        Failed records skipped (rows with a non-missing ``error``); the table counts
+        them per cell and category in ``n_failed``.
+    pool : bool
+        Whether runs (and variants) of a model were pooled into one cell.
     """
 
     table: pd.DataFrame = field(repr=False, compare=False, default_factory=pd.DataFrame)
     improvement: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0))
     pvalue_method: str = "bernoulli"
     alternative: str = "two-sided"
-    ci_method: str = "bootstrap-t"
+    ci_method: str = "bernoulli"
     by: str = "category"
     n_resamples: int = 9999
     tol: float = 0.05
     eps: float = 0.02
+    n_failed: int = 0
+    pool: bool = False
 
     _test_name: ClassVar[str] = "conditional_forecasting"
     _extra_columns: ClassVar[tuple[str, ...]] = (
-        "pvalue_method", "alternative", "ci_method", "by", "n_resamples", "tol", "eps")
+        "pvalue_method", "alternative", "ci_method", "by", "n_resamples", "tol", "eps",
+        "n_failed", "pool")
 
     def summary_frame(self) -> pd.DataFrame:
         """Alias of :meth:`to_frame`: the one-row pooled summary."""
@@ -136,8 +152,9 @@ class PairsResult(CoherenceResult):
     def summary(self) -> Summary:
         """The pooled headline and the per-category table, formatted."""
         head = CoherenceResult.summary(self)
-        cols = (["model"] if "model" in self.table.columns else []) + list(PAIRS_COLUMNS)
-        categories = self.table.loc[:, cols]
+        cells = [c for c in ("run", "model", "variant") if c in self.table.columns]
+        cols = cells + list(PAIRS_COLUMNS) + ["n_failed"]
+        categories = self.table.loc[:, [c for c in cols if c in self.table.columns]]
         with pd.option_context("display.width", 200, "display.max_columns", 30,
                                "display.float_format", "{:.4g}".format):
             text = categories.to_string(index=False)
@@ -259,40 +276,209 @@ def _bootstrap_t(x: np.ndarray, confidence_level: float, n_resamples: int,
     return monte_carlo_pvalue(abs_t, abs(t_obs)), m - c * se, m + c * se
 
 
+@dataclass(frozen=True, slots=True)
+class _BernoulliNull:
+    """The Bernoulli null of one group, drawn once and shared by its p-value and interval.
+
+    ``d``, ``m``: P(A) - P(A|B=b) and the midpoint (P(A) + P(A|B=b)) / 2 of the pairs
+    whose conditional forecast differs from P(A) (the others have improvement 0 whatever
+    A does), in a canonical order (results do not depend on row order); ``n`` all pairs;
+    ``seeds``: one per chunk of at most ``_CHUNK`` uniforms; chunk ``k`` holds
+    ``rows[k]`` resamples. Resample b's outcome of pair i under the tilted null
+    :math:`\\lambda` is :math:`1\\{U_{bi} < \\pi_i(\\lambda)\\}` with the same uniforms for
+    every :math:`\\lambda` (common random numbers), so each resampled mean is
+    non-decreasing in :math:`\\lambda`.
+    """
+
+    d: np.ndarray
+    m: np.ndarray
+    n: int
+    observed: float
+    seeds: tuple[int, ...]
+    rows: tuple[int, ...]
+    cache: tuple[np.ndarray, ...] | None
+
+    @property
+    def n_resamples(self) -> int:
+        return int(sum(self.rows))
+
+    def uniforms(self) -> Iterator[np.ndarray]:
+        """The resamples' uniforms, chunk by chunk (regenerated from their seeds when too
+        many to keep)."""
+        if self.cache is not None:
+            yield from self.cache
+            return
+        for seed, rows in zip(self.seeds, self.rows, strict=True):
+            yield np.random.default_rng(seed).random((rows, self.d.size))
+
+    def chance(self, lam: float) -> np.ndarray:
+        r"""P(A = 1 | B = b) of each pair under the tilted null :math:`\lambda`:
+        :math:`\mathrm{logit}\,\pi_i = \mathrm{logit}\,m_i - 2 \lambda d_i` (0 is the
+        no-improvement null, :math:`\pi_i = m_i`)."""
+        from scipy.special import expit, logit
+
+        return expit(logit(self.m) - 2.0 * lam * self.d)
+
+    def mean(self, lam: float) -> float:
+        """Expected mean improvement under the tilted null ``lam`` (``-inf``, ``inf``: the
+        smallest and largest possible, every outcome against or for the update)."""
+        if math.isinf(lam):
+            pi = (self.d < 0) if lam > 0 else (self.d > 0)
+            return float((2.0 * self.d * (self.m - pi)).sum() / self.n)
+        return float((2.0 * self.d * (self.m - self.chance(lam))).sum() / self.n)
+
+    def crossings(self) -> tuple[np.ndarray, np.ndarray]:
+        r"""Per resample, the :math:`\lambda` at which its mean first reaches the observed
+        mean (within the tie tolerance) and first exceeds it (``-inf``: already at the
+        smallest tilt; ``inf``: never)."""
+        from scipy.special import logit
+
+        w = 2.0 * np.abs(self.d) / self.n
+        start = self.mean(-math.inf)
+        tol = MC_TIE_RTOL * max(1.0, abs(self.observed))
+        reach: list[np.ndarray] = []
+        passes: list[np.ndarray] = []
+        for u in self.uniforms():
+            with np.errstate(divide="ignore"):
+                lam = (logit(self.m) - logit(u)) / (2.0 * self.d)
+            order = np.argsort(lam, axis=1)
+            path = start + np.cumsum(w[order], axis=1)
+            rows = np.arange(lam.shape[0])
+            for out, hit, at_start in (
+                    (reach, path >= self.observed - tol, start >= self.observed - tol),
+                    (passes, path > self.observed + tol, start > self.observed + tol)):
+                first = order[rows, np.argmax(hit, axis=1)]  # the pair whose jump gets there
+                c = np.where(hit[:, -1], lam[rows, first], np.inf)
+                out.append(np.full(lam.shape[0], -np.inf) if at_start else c)
+        return np.concatenate(reach), np.concatenate(passes)
+
+    def counts(self, lam: float) -> tuple[int, int, int]:
+        """Resampled means (above, tied with, below) the observed mean under ``lam``;
+        ties within :data:`coherence._resampling.MC_TIE_RTOL`, as
+        :func:`coherence._resampling.monte_carlo_pvalue`."""
+        pi = self.chance(lam)
+        w = 2.0 * self.d / self.n
+        base = float((w * self.m).sum())
+        tol = MC_TIE_RTOL * max(1.0, abs(self.observed))
+        above = tied = 0
+        for u in self.uniforms():
+            sims = base - (u < pi) @ w
+            above += int(np.count_nonzero(sims > self.observed + tol))
+            tied += int(np.count_nonzero(np.abs(sims - self.observed) <= tol))
+        return above, tied, self.n_resamples - above - tied
+
+    def sides(self, lam: float, mid_p: bool = True) -> tuple[float, float]:
+        """One-sided p-values (greater, less) of the tilted null ``lam``. Mid-p: the ties
+        (the observed one included) count half, (#above + (1 + #tied) / 2) / (1 + B);
+        otherwise in full, (1 + #above + #tied) / (1 + B)."""
+        above, tied, below = self.counts(lam)
+        b1 = self.n_resamples + 1.0
+        if mid_p:
+            return (above + (1 + tied) / 2.0) / b1, (below + (1 + tied) / 2.0) / b1
+        return (1 + above + tied) / b1, (1 + below + tied) / b1
+
+
+_CHUNK = 1_000_000
+_CACHE = 8_000_000
+
+
+def _bernoulli_null(p_a: np.ndarray, p_cond: np.ndarray, improvement: np.ndarray,
+                    n_resamples: int, rng: np.random.Generator) -> _BernoulliNull | None:
+    """Draw the Bernoulli null of one group (None when no pair updates: then every
+    improvement is 0 whatever A does, and there is nothing to test)."""
+    d = p_a - p_cond
+    m = (p_a + p_cond) / 2.0
+    live = d != 0.0  # then 0 < m < 1; the other pairs' improvement is exactly 0
+    if not live.any():
+        return None
+    order = np.lexsort((m[live], d[live]))  # a canonical order: invariant to input rows
+    d, m = np.ascontiguousarray(d[live][order]), np.ascontiguousarray(m[live][order])
+    per = max(1, _CHUNK // d.size)
+    rows = tuple(min(per, n_resamples - s) for s in range(0, n_resamples, per))
+    seeds = tuple(int(s) for s in rng.integers(0, 2**63, size=len(rows)))
+    null = _BernoulliNull(d=d, m=m, n=improvement.size, observed=float(improvement.mean()),
+                          seeds=seeds, rows=rows, cache=None)
+    if n_resamples * d.size <= _CACHE:
+        null = _BernoulliNull(d=d, m=m, n=null.n, observed=null.observed, seeds=seeds,
+                              rows=rows, cache=tuple(null.uniforms()))
+    return null
+
+
 def _bernoulli_pvalue(p_a: np.ndarray, p_cond: np.ndarray, improvement: np.ndarray,
                       n_resamples: int, rng: np.random.Generator,
-                      alternative: str = "two-sided") -> float:
+                      alternative: str = "two-sided", mid_p: bool = True) -> float:
     r"""Monte Carlo p-value of the mean improvement with A's outcomes drawn under the null.
 
     With d = P(A) - P(A|B=b) and m = (P(A) + P(A|B=b)) / 2, a pair's improvement is
     2 d (m - a): given the stated numbers and B's outcome it is a function of A's
     outcome alone, and its expectation is zero exactly when P(A = 1 | B = b) = m. The
     null resamples draw every a* ~ Bernoulli(m) independently, B's outcomes and the
-    stated numbers held fixed; greater: (1 + #{mean* >= mean}) / (1 + B), less:
-    (1 + #{mean* <= mean}) / (1 + B), two-sided: twice the smaller, at most 1 (ties by
-    the rule of :func:`coherence._resampling.monte_carlo_pvalue`). NaN when every d is 0
-    (no pair can gain or lose, whatever A does).
+    stated numbers held fixed. ``mid_p`` (the default): greater
+    (#{mean* > mean} + (1 + #{mean* = mean}) / 2) / (1 + B), less the mirror (the two
+    sum to 1); otherwise ties count in full, (1 + #{mean* >= mean}) / (1 + B) (valid
+    but conservative: the null distribution is discrete, with a few atoms when few
+    pairs update or A is rare). Two-sided: twice the smaller, at most 1. NaN when every
+    d is 0 (no pair can gain or lose, whatever A does).
     """
-    d = p_a - p_cond
-    m = (p_a + p_cond) / 2.0
-    live = (d != 0.0) & (m > 0.0) & (m < 1.0)
-    if not live.any():
+    null = _bernoulli_null(p_a, p_cond, improvement, n_resamples, rng)
+    if null is None:
         return float("nan")
-    n = improvement.size
-    # the outcome-independent part is fixed: only the live pairs' A outcomes vary
-    fixed = float(improvement[~live].sum())
-    order = np.lexsort((m[live], d[live]))  # a canonical order: invariant to input rows
-    d, m = d[live][order], m[live][order]
-    observed = float(improvement.mean())
-    sims = np.empty(n_resamples)
-    chunk = max(1, 2_000_000 // max(1, d.size))
-    for start in range(0, n_resamples, chunk):
-        stop = min(n_resamples, start + chunk)
-        a = rng.random((stop - start, d.size)) < m
-        sims[start:stop] = (fixed + (2.0 * d * (m - a)).sum(axis=1)) / n
-    p_greater = monte_carlo_pvalue(sims, observed)
-    p_less = monte_carlo_pvalue(-sims, -observed)
-    return _side_pvalue(p_greater, p_less, alternative)
+    return _side_pvalue(*null.sides(0.0, mid_p), alternative)
+
+
+def _bernoulli_ci(null: _BernoulliNull | None, confidence_level: float,
+                  alternative: str = "two-sided") -> tuple[float, float]:
+    r"""The interval that inverts the (mid-p) Bernoulli test over tilted nulls.
+
+    The tilted null :math:`\lambda` draws :math:`a_i^* \sim \mathrm{Bernoulli}(\pi_i)`,
+    :math:`\mathrm{logit}\,\pi_i = \mathrm{logit}\,m_i - 2 \lambda d_i` (the exponential
+    tilt of each pair's improvement: the law closest to the no-improvement null with a
+    given mean), whose expected mean improvement :math:`\theta(\lambda)` increases from
+    its smallest to its largest possible value. The interval holds the
+    :math:`\theta(\lambda)` that the mid-p test does not reject: greater p-value above
+    :math:`\alpha/2` (:math:`\alpha` for ``"greater"``) and less p-value above
+    :math:`\alpha/2`. With the same uniforms for every :math:`\lambda`, resample b's mean
+    is a non-decreasing step function of :math:`\lambda` (pair i's term jumps by
+    :math:`2|d_i|/n` at :math:`\lambda_{bi} = (\mathrm{logit}\,m_i -
+    \mathrm{logit}\,U_{bi}) / (2 d_i)`), so each resample reaches the observed mean at a
+    point :math:`c_b` and passes it at :math:`c'_b \ge c_b`; with
+    :math:`N(\lambda) = \#\{c_b \le \lambda\} + \#\{c'_b \le \lambda\}`, the mid-p values
+    are :math:`(N + 1) / (2 (B + 1))` (greater) and :math:`(2B + 1 - N) / (2 (B + 1))`
+    (less), and the ends of the interval are order statistics of the pooled
+    :math:`c, c'` -- exact, no search. 0 lies outside the interval exactly when the
+    mid-p value at :math:`\lambda = 0` is at most :math:`\alpha`. (NaN, NaN) when no pair
+    updates.
+    """
+    if null is None:
+        return (np.nan, np.nan)
+    lo_tail, hi_tail = _one_sided_level(confidence_level, alternative)
+    crossings = np.sort(np.concatenate(null.crossings()))
+    b = null.n_resamples
+    low, high = -math.inf, math.inf
+    # a p-value equal to the tail level rejects (p <= alpha), whatever the rounding of
+    # 1 - confidence_level: thresholds on the integer scale 2 (B + 1) p, rounded
+    if lo_tail > 0:
+        # accepted where N(lam) + 1 > thr: from the floor(thr)-th smallest crossing on
+        k = math.floor(round(2.0 * lo_tail * (b + 1), 9))
+        low = null.mean(-math.inf if k <= 0 else float(crossings[k - 1]))
+    if hi_tail > 0:
+        # accepted where 2B + 1 - N(lam) > thr: below the j-th smallest crossing
+        j = math.ceil(round(2.0 * b + 1.0 - 2.0 * hi_tail * (b + 1), 9))
+        high = null.mean(math.inf if j > 2 * b else float(crossings[j - 1]))
+    return low, high
+
+
+def _bernoulli_all(p_a: np.ndarray, p_cond: np.ndarray, x: np.ndarray, n_resamples: int,
+                   rng: np.random.Generator, confidence_level: float,
+                   alternative: str) -> tuple[float, float, float, float]:
+    """(mid-p, conservative p, interval low, high) of the Bernoulli null of one group, from
+    one set of draws; all NaN with fewer than 2 pairs or when no pair updates."""
+    null = (_bernoulli_null(p_a, p_cond, x, n_resamples, rng) if x.size >= 2 else None)
+    if null is None:
+        return (np.nan, np.nan, np.nan, np.nan)
+    p_mid = _side_pvalue(*null.sides(0.0, True), alternative)
+    p_cons = _side_pvalue(*null.sides(0.0, False), alternative)
+    return (p_mid, p_cons, *_bernoulli_ci(null, confidence_level, alternative))
 
 
 def _category_sort_key(value: Any) -> tuple[int, str]:
@@ -306,8 +492,10 @@ def conditional_forecasting(
     a_outcome: str = "a_outcome", b_outcome: str = "b_outcome", p_b: str = "p_b",
     p_b_given_a1: str = "p_b_given_a1", p_b_given_a0: str = "p_b_given_a0",
     model: str = "model", confidence_level: float = 0.95, test: str = "bernoulli",
-    alternative: str = "two-sided", ci_method: str = "bootstrap-t",
+    alternative: str = "two-sided", ci_method: str = "bernoulli",
     n_resamples: int = 9999, tol: float = 0.05, eps: float = 0.02, rng: RNGLike = None,
+    pair: str = "pair", run: str = "run", variant: str = "variant", failed: str = "error",
+    pool: bool = False,
 ) -> PairsResult:
     r"""Conditional-forecasting coherence of a pairs table, per category and model.
 
@@ -320,41 +508,66 @@ def conditional_forecasting(
         The grouping column (labelled ``category`` in the output).
     p_a, p_a_given_b1, p_a_given_b0, a_outcome, b_outcome : str
         Column names (defaults: the names of docs/design.md); outcomes must be 0/1
-        (floats 0.0 / 1.0 and bools are accepted). Other columns are ignored.
+        (floats 0.0 / 1.0 and bools are accepted), and may be absent (both) for a run
+        without resolutions. Other columns are ignored.
     p_b, p_b_given_a1, p_b_given_a0 : str
         Columns of the reverse elicitation; used when all three are present.
         A row with any of them missing is left out of the Bayes columns only.
     model : str, default "model"
-        When this column is present, rows are grouped by (model, category).
+        When this column is present, rows are grouped by (model, category) (and by
+        ``run`` and ``variant`` when present; see ``pool``).
     confidence_level : float in (0, 1), default 0.95
         Level of both intervals.
-    test : {"bernoulli", "t", "bootstrap-t"}, default "bernoulli"
+    test : {"bernoulli", "bernoulli-conservative", "t", "bootstrap-t"}, default "bernoulli"
         Which p-value the ``pvalue`` columns (pooled and per category) hold;
-        all three are in :attr:`PairsResult.table` (``pvalue_bernoulli``,
-        ``pvalue_t``, ``pvalue_bootstrap_t``). ``"t"`` is the field's convention
-        (the study's figures); ``"bootstrap-t"`` was the default before 0.x (issue 14).
+        all four are in :attr:`PairsResult.table` (``pvalue_bernoulli``,
+        ``pvalue_bernoulli_conservative``, ``pvalue_t``, ``pvalue_bootstrap_t``).
+        ``"t"`` is the field's convention (the study's figures: with
+        ``alternative="greater"`` or ``"less"``, its one-sided p-values);
+        ``"bootstrap-t"`` was the default before issue 14, ``"bernoulli-conservative"``
+        (ties counted in full) the default of the first Bernoulli release.
     alternative : {"two-sided", "greater", "less"}, default "two-sided"
         As in :func:`scipy.stats.ttest_1samp`: ``"greater"`` tests whether
         conditioning on B's outcome improves the Brier score of A (mean improvement
         above 0), ``"less"`` whether it worsens it. Applies to every p-value and
         interval; a one-sided alternative gives a one-sided interval (a half-line).
-    ci_method : {"bootstrap-t", "normal", "bootstrap"}, default "bootstrap-t"
-        Which interval the ``ci_low, ci_high`` columns hold; all three
-        are in :attr:`PairsResult.table`.
+    ci_method : {"bernoulli", "bootstrap-t", "normal", "bootstrap"}, default "bernoulli"
+        Which interval the ``ci_low, ci_high`` columns hold; all four
+        are in :attr:`PairsResult.table`. ``"bootstrap-t"`` was the default before
+        issue 14.
     n_resamples : int, default 9999
-        Monte Carlo resamples: null draws of A's outcomes for the Bernoulli p-value,
-        row resamples (with replacement within a group) for the bootstrap-t p-value and
-        both bootstrap intervals.
+        Monte Carlo resamples: null draws of A's outcomes for the Bernoulli p-values and
+        interval, row resamples (with replacement within a group) for the bootstrap-t
+        p-value and both bootstrap intervals.
     tol : float, default 0.05
         Tolerance of the total-probability and Bayes checks.
     eps : float, default 0.02
         Threshold of the update-direction classes.
     rng : int, numpy.random.Generator or None
         Randomness of the Bernoulli null draws and of the bootstrap.
+    pair : str, default "pair"
+        The pair id. When present, a pair may appear once per cell and group: a
+        duplicate (the same file read twice) raises.
+    run, variant : str, default "run", "variant"
+        With ``model``, the columns that define the cells (those present): one row per
+        (run, model, variant, category), so runs of one model with other settings are
+        never pooled. :func:`read_pairs` writes ``run`` (the model and its settings).
+    failed : str, default "error"
+        Rows where this column is set are failed elicitations: left out with a
+        :class:`SkippedRecordsWarning` that names them and counted in ``n_failed``.
+    pool : bool, default False
+        Merge the runs and variants of each model into one cell (cells by ``model``
+        only), e.g. for one run split over several files.
 
     Returns
     -------
     PairsResult
+        The cells without outcomes (``a_outcome``/``b_outcome`` absent, or missing on
+        all of a cell's rows) get the columns that need none (``n``,
+        ``mean_sensitivity``, update direction, total probability, Bayes); their
+        outcome-based columns are NaN, ``resolved`` is False and ``note`` says why.
+        The headline is over the scored pairs (NaN, ``n_obs = 0``, when none is); when
+        a pair is scored in several runs it has no p-value or interval.
 
     Warns
     -----
@@ -363,6 +576,8 @@ def conditional_forecasting(
     DegenerateDataWarning
         When the chosen p-value of a group is undefined (NaN): every improvement
         equal, or (Bernoulli) no pair whose conditional differs from P(A).
+    SkippedRecordsWarning
+        When failed records (``failed`` column set) are left out.
 
     Notes
     -----
@@ -384,13 +599,21 @@ def conditional_forecasting(
       :math:`E[\Delta \mid b] = 2 d (m - P(A{=}1 \mid B{=}b))` is zero exactly
       when A's conditional chance is the midpoint :math:`m`. ``"bernoulli"``
       (default) holds the stated numbers and B's outcomes fixed and draws every
-      :math:`a^* \sim \mathrm{Bernoulli}(m)`, ``n_resamples`` times;
-      ``"greater"``: :math:`p = (1 + \#\{\bar\Delta^* \ge \bar\Delta\})/(1 + B)`,
-      ``"less"`` the mirror, two-sided twice the smaller (at most 1). It is
-      exact for that null, whatever the base rates, and needs no estimate of
-      the spread of :math:`\Delta` -- which, when A is rare, a sample without a
-      YES cannot give: there the t-test and the bootstrap-t reject a true null
-      up to half the time (docs/validation_pairs.md). ``"bootstrap-t"`` resamples
+      :math:`a^* \sim \mathrm{Bernoulli}(m)`, ``n_resamples`` times, and takes the
+      Monte Carlo mid-p value: ``"greater"``
+      :math:`p = (\#\{\bar\Delta^* > \bar\Delta\} + (1 + \#\{\bar\Delta^* =
+      \bar\Delta\})/2)/(1 + B)`, ``"less"`` the mirror (the two sum to 1),
+      two-sided twice the smaller (at most 1). The null distribution is discrete
+      (few atoms when few pairs update or A is rare), and counting the observed
+      atom in full (``"bernoulli-conservative"``, :math:`(1 + \#\{\bar\Delta^* \ge
+      \bar\Delta\})/(1 + B)`) gives a valid but conservative test (size 0.005-0.03 on
+      such designs). The mid-p value is not guaranteed to stay below the level, but
+      on the 96 nulls of docs/validation_pairs.md it rejects at most 0.062 of the
+      time at 0.05, and at least 0.03 wherever the studies have at least 3 pairs
+      whose conditional differs from P(A), except in 8 of those 81 cells. It needs no
+      estimate of the spread of :math:`\Delta` -- which, when A is rare, a sample
+      without a YES cannot give: there the t-test and the bootstrap-t reject a true
+      null up to half the time. ``"bootstrap-t"`` resamples
       the centred improvements and compares
       :math:`|t^*| = |\bar\Delta^*| / (s^* / \sqrt n)` with the observed
       :math:`|t|`, :math:`p = (1 + \#\{b : |t^*_b| \ge |t|\}) / (1 + B)`
@@ -399,7 +622,21 @@ def conditional_forecasting(
       Student t-test (``scipy.stats.ttest_1samp``, with ``alternative``); both
       are calibrated when A's base rate is balanced and not when it is rare
       (docs/validation_pairs.md);
-    * ``ci_low, ci_high`` (per ``ci_method``): the symmetric bootstrap-t
+    * ``ci_low, ci_high`` (per ``ci_method``): by default (``"bernoulli"``) the
+      inverted Bernoulli test, for the mean expected improvement given the stated
+      numbers and B's resolutions, :math:`\theta = \frac1n \sum_i 2 d_i (m_i -
+      P(A_i{=}1 \mid b_i))`. The tilted nulls
+      :math:`\mathrm{logit}\,\pi_i(\lambda) = \mathrm{logit}\,m_i - 2\lambda d_i`
+      (the exponential tilt of each pair's improvement; :math:`\lambda = 0` is the
+      test's null) span every :math:`\theta` between its smallest and largest
+      possible values; the interval is the set of :math:`\theta(\lambda)` whose
+      mid-p values (same draws for every :math:`\lambda`) are above
+      :math:`\alpha/2` on both sides (:math:`\alpha` on the alternative's side for a
+      one-sided ``alternative``, which gives a half-line). Its ends are order
+      statistics of the points where each resample's mean crosses the observed
+      one, so it is computed exactly, and it excludes 0 exactly when the default
+      p-value is at most :math:`\alpha`. NaN when no pair updates. Or the
+      symmetric bootstrap-t
       interval :math:`\bar\Delta \pm c^* s / \sqrt n` (:math:`c^*` the
       ``confidence_level`` quantile of :math:`|t^*|`; it excludes 0 exactly
       when the bootstrap-t p-value is below 1 - level, up to resampling), the
@@ -417,7 +654,13 @@ def conditional_forecasting(
       :func:`coherence.total_probability_check` (tolerance ``tol``);
     * ``bayes_consistent``, ``bayes_error_mean``: share with Bayes error below
       ``tol`` and mean error of :func:`coherence.bayes_check`, over rows with
-      the reverse elicitation (NaN when there is none).
+      the reverse elicitation (NaN when there is none);
+    * after the extra columns, ``n_failed, resolved, lotp_feasible_b,
+      lotp_error_a_mean, lotp_error_b_mean, note``: failed records skipped, whether
+      the cell was scored on outcomes, and the law of total probability on the B
+      side (feasibility from P(B|A=1), P(B|A=0)) and as an error on both sides,
+      :math:`|P(A) - P(A|B{=}1)P(B) - P(A|B{=}0)(1 - P(B))|` and its mirror, over
+      the rows with the reverse elicitation.
 
     References
     ----------
@@ -444,11 +687,23 @@ def conditional_forecasting(
     >>> res.alternative, round(res.pvalue, 3), res.confidence_interval.high
     ('greater', 0.441, inf)
     """
-    iv = _conditional_forecasting_iv(
-        pairs, by, p_a, p_a_given_b1, p_a_given_b0, a_outcome, b_outcome, p_b, p_b_given_a1,
-        p_b_given_a0, model, confidence_level, test, alternative, ci_method, n_resamples, tol,
-        eps, rng)
-    return _conditional_forecasting(iv)
+    from ._pairs_cells import finish_cells, prepare_cells  # issue 15: runs, failures, no outcomes
+
+    cells = prepare_cells(
+        pairs, by=by, pair=pair, run=run, model=model, variant=variant, failed=failed,
+        pool=pool, p_a=p_a, p_a_given_b1=p_a_given_b1, p_a_given_b0=p_a_given_b0,
+        a_outcome=a_outcome, b_outcome=b_outcome, p_b=p_b, p_b_given_a1=p_b_given_a1,
+        p_b_given_a0=p_b_given_a0, confidence_level=confidence_level, test=test,
+        alternative=alternative, ci_method=ci_method, n_resamples=n_resamples, tol=tol,
+        eps=eps, rng=rng)
+    result = None
+    if cells.resolved is not None:
+        iv = _conditional_forecasting_iv(
+            cells.resolved, by, p_a, p_a_given_b1, p_a_given_b0, a_outcome, b_outcome, p_b,
+            p_b_given_a1, p_b_given_a0, cells.key, confidence_level, test, alternative,
+            ci_method, n_resamples, tol, eps, rng)
+        result = _conditional_forecasting(iv)
+    return finish_cells(result, cells)
 
 
 @dataclass(frozen=True, slots=True)
@@ -550,9 +805,10 @@ def _conditional_forecasting(iv: _PairsInput) -> PairsResult:
         lo_b, hi_b = _bootstrap_ci(x, confidence_level, n_resamples, stream, alt)
         p_bt, lo_bt, hi_bt = _bootstrap_t(x, confidence_level, n_resamples, stream, alt)
         p_t = _ttest(x, alt)
-        p_be = (_bernoulli_pvalue(pa[idx], p_cond[idx], x, n_resamples, stream, alt)
-                if x.size >= 2 else float("nan"))
-        chosen = {"bernoulli": p_be, "t": p_t, "bootstrap-t": p_bt}[iv.test]
+        p_be, p_bc, lo_be, hi_be = _bernoulli_all(pa[idx], p_cond[idx], x, n_resamples,
+                                                  stream, confidence_level, alt)
+        chosen = {"bernoulli": p_be, "bernoulli-conservative": p_bc, "t": p_t,
+                  "bootstrap-t": p_bt}[iv.test]
         if x.size < 2:
             warnings.warn(f"conditional_forecasting: group {label!r} has {x.size} pair; its "
                           "interval and p-value are NaN.", SmallSampleWarning, stacklevel=3)
@@ -564,7 +820,7 @@ def _conditional_forecasting(iv: _PairsInput) -> PairsResult:
             warnings.warn(f"conditional_forecasting: no pair in group {label!r} has a "
                           "conditional forecast different from P(A); its p-value is NaN.",
                           DegenerateDataWarning, stacklevel=3)
-        ci = {"normal": (lo_n, hi_n), "bootstrap": (lo_b, hi_b),
+        ci = {"bernoulli": (lo_be, hi_be), "normal": (lo_n, hi_n), "bootstrap": (lo_b, hi_b),
               "bootstrap-t": (lo_bt, hi_bt)}[ci_method]
         be = iv.bayes_error[idx]
         be = be[~np.isnan(be)]
@@ -582,9 +838,10 @@ def _conditional_forecasting(iv: _PairsInput) -> PairsResult:
             "lotp_feasible": float(np.mean(feasible[idx])),
             "bayes_consistent": float(np.mean(be < tol)) if be.size else np.nan,
             "bayes_error_mean": float(be.mean()) if be.size else np.nan,
-            "sd_improvement": sd, "pvalue_bernoulli": p_be, "pvalue_t": p_t,
-            "pvalue_bootstrap_t": p_bt,
-            "ci_low_normal": lo_n, "ci_high_normal": hi_n, "ci_low_bootstrap": lo_b,
+            "sd_improvement": sd, "pvalue_bernoulli": p_be,
+            "pvalue_bernoulli_conservative": p_bc, "pvalue_t": p_t, "pvalue_bootstrap_t": p_bt,
+            "ci_low_bernoulli": lo_be, "ci_high_bernoulli": hi_be, "ci_low_normal": lo_n,
+            "ci_high_normal": hi_n, "ci_low_bootstrap": lo_b,
             "ci_high_bootstrap": hi_b, "ci_low_bootstrap_t": lo_bt, "ci_high_bootstrap_t": hi_bt,
             "n_bayes": int(be.size),
         })
@@ -597,21 +854,21 @@ def _conditional_forecasting(iv: _PairsInput) -> PairsResult:
         table["model"] = table["model"].astype(object)
 
     p_bt, lo_bt, hi_bt = _bootstrap_t(improvement, confidence_level, n_resamples, gen, alt)
+    p_be, p_bc, lo_be, hi_be = _bernoulli_all(pa, p_cond, improvement, n_resamples, gen,
+                                              confidence_level, alt)
     if ci_method == "normal":
         lo, hi = _normal_ci(improvement, confidence_level, alt)[1:]
     elif ci_method == "bootstrap":
         lo, hi = _bootstrap_ci(improvement, confidence_level, n_resamples, gen, alt)
+    elif ci_method == "bernoulli":
+        lo, hi = lo_be, hi_be
     else:
         lo, hi = lo_bt, hi_bt
-    if iv.test == "bernoulli":
-        pooled_p = (_bernoulli_pvalue(pa, p_cond, improvement, n_resamples, gen, alt)
-                    if improvement.size >= 2 else float("nan"))
-    elif iv.test == "t":
-        pooled_p = _ttest(improvement, alt)
-    else:
-        pooled_p = p_bt
-    test_name = {"bernoulli": "Bernoulli null of A's outcomes", "t": "one-sample t-test",
-                 "bootstrap-t": "bootstrap-t test"}[iv.test]
+    pooled_p = {"bernoulli": p_be, "bernoulli-conservative": p_bc, "bootstrap-t": p_bt,
+                "t": _ttest(improvement, alt) if iv.test == "t" else np.nan}[iv.test]
+    test_name = {"bernoulli": "Bernoulli null of A's outcomes (mid-p)",
+                 "bernoulli-conservative": "Bernoulli null of A's outcomes (ties in full)",
+                 "t": "one-sample t-test", "bootstrap-t": "bootstrap-t test"}[iv.test]
     n = len(improvement)
     return PairsResult(
         statistic=float(improvement.mean()), pvalue=pooled_p,

@@ -1,16 +1,39 @@
-"""Reading the field's conditional-forecasting result files into the pairs table."""
+"""Reading the field's conditional-forecasting result files into the pairs table.
+
+The layouts read (issue 15), all JSON objects with a ``results`` list of records
+and an optional ``metadata`` object:
+
+* a one-direction run: ``pair_id, category, p_a, p_a_given_b1, p_a_given_b0,
+  resolution_a, resolution_b`` per record;
+* a two-direction (Bayes-consistency) run: the same without resolutions, plus
+  ``p_b, p_b_given_a1, p_b_given_a0`` (and the file's own derived ``joint_*``,
+  ``bayes_error_*``, ``lotp_error_*`` numbers, which are recomputed, not read);
+* failed elicitations, ``{"pair_id": ..., "error": ...}`` with or without a
+  ``category``: kept as rows flagged in the ``error`` column, never aborting;
+* a per-record ``variant`` key, or ``results`` given as an object mapping a
+  variant name to its list of records.
+
+:func:`attach_outcomes` joins a run without resolutions to the resolutions of
+another run of the same pairs.
+"""
 
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 import pandas as pd
 
-from .._validation import param_error, require_columns
-from ._pairs import REQUIRED_TABLE
+from .._validation import as_dataframe, check_choice, param_error, require_columns
+from .._warnings import SkippedRecordsWarning
 
 __all__ = [
+    "PAIR_OUTCOMES",
+    "RUN_BOOKKEEPING",
+    "attach_outcomes",
     "read_pairs",
 ]
 
@@ -20,11 +43,37 @@ _JSON_KEYS = {
     "p_a_given_b0": "p_a_given_b0", "resolution_a": "a_outcome", "resolution_b": "b_outcome",
     "p_b": "p_b", "p_b_given_a1": "p_b_given_a1", "p_b_given_a0": "p_b_given_a0",
 }
-_REQUIRED_JSON = ("pair_id", "category", "p_a", "p_a_given_b1", "p_a_given_b0",
-                  "resolution_a", "resolution_b")
+#: keys every successful record has; a failed record needs only ``pair_id``
+_REQUIRED_JSON = ("pair_id", "category", "p_a", "p_a_given_b1", "p_a_given_b0")
+_RESOLUTION_JSON = ("resolution_a", "resolution_b")
 _REVERSE_JSON = ("p_b", "p_b_given_a1", "p_b_given_a0")
+#: columns a CSV / parquet pairs table must have (outcomes are optional: issue 15)
+_REQUIRED_TABLE = ("pair", "category", "p_a", "p_a_given_b1", "p_a_given_b0")
+#: the outcome columns of the pairs table
+PAIR_OUTCOMES: tuple[str, str] = ("a_outcome", "b_outcome")
+#: metadata keys that describe a run's bookkeeping, not its settings: kept as columns but
+#: not part of the run label (as are keys starting with ``num_`` or ``n_``)
+RUN_BOOKKEEPING: frozenset[str] = frozenset({
+    "run_at", "started_at", "finished_at", "timestamp", "date", "time", "duration",
+    "elapsed", "runtime", "run_time", "output",
+})
+#: columns read_pairs itself writes; a metadata key of the same name is prefixed
+_OWN_COLUMNS = frozenset({*_JSON_KEYS.values(), "variant", "error", "run", "source"})
 
 
+def _py(value: Any) -> Any:
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _is_bookkeeping(key: str) -> bool:
+    return key in RUN_BOOKKEEPING or key.startswith(("num_", "n_"))
+
+
+def _scalar(value: Any) -> Any:
+    """A metadata value as one table cell (nested objects as JSON text)."""
+    if isinstance(value, dict | list):
+        return json.dumps(value, sort_keys=True)
+    return value
 
 
 # --------------------------------------------------------------------------- reading
@@ -40,41 +89,75 @@ def read_pairs(path: str | Path) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        Columns ``pair, category, p_a, p_a_given_b1, p_a_given_b0, a_outcome,
-        b_outcome``, then ``p_b, p_b_given_a1, p_b_given_a0`` when any record
-        has them (NaN where a record lacks them), then ``model`` when the
-        file's ``metadata`` names one. Outcomes are returned as stored (the
-        field writes them as floats 0.0 / 1.0).
+        One row per record, failed ones included. Columns, for JSON:
+        ``pair, category, p_a, p_a_given_b1, p_a_given_b0``; ``a_outcome,
+        b_outcome`` when the run has resolutions; ``p_b, p_b_given_a1,
+        p_b_given_a0`` when any record has them (NaN where a record lacks
+        them); ``variant`` when records carry one; ``error`` when any record
+        failed (the file's message, missing on successful rows); then ``run``
+        (the run's label, see Notes), ``model`` and every other ``metadata``
+        field under its own name (``thinking``, ``prompt_style``, ``run_at``,
+        ``num_pairs``, ...; a key that collides with a column above is
+        prefixed ``metadata_``), and ``source`` (the path read). Outcomes are
+        returned as stored (the field writes them as floats 0.0 / 1.0).
 
     Raises
     ------
     ValueError
-        When the file's layout is not recognised or a record lacks a required
-        key (the message names the key and the first offending records).
+        When the file's layout is not recognised, a record lacks a required
+        key (the message names the key and the first offending records), or
+        some successful records have resolutions and others do not.
 
     Notes
     -----
-    The JSON layout is an object whose ``results`` list holds one record per
-    pair with ``pair_id, category, p_a, p_a_given_b1, p_a_given_b0,
-    resolution_a, resolution_b`` and, when elicited both ways, ``p_b,
-    p_b_given_a1, p_b_given_a0``; ``metadata.model`` becomes the ``model``
-    column. Every other key (question texts, the file's own derived numbers
-    such as ``improvement``) is ignored: the toolkit recomputes them. Nothing
-    is dropped: a record with a null probability keeps NaN, and
-    :func:`conditional_forecasting` will then name that row.
+    **Failed records.** A record with a non-null ``error`` key is a failed
+    elicitation (the field writes ``{"pair_id": ..., "error": "Failed to
+    elicit probabilities"}``, sometimes with a ``category``). It is kept, with
+    whatever it holds and NaN elsewhere, and flagged by its ``error`` message;
+    :func:`conditional_forecasting` skips such rows with a
+    :class:`SkippedRecordsWarning` that names them and counts them per run and
+    category (``n_failed``), as the study's own scripts skip them. Only
+    ``pair_id`` is required of a failed record; every other record needs
+    ``pair_id, category, p_a, p_a_given_b1, p_a_given_b0``.
+
+    **Resolutions.** A two-direction (Bayes-consistency) run has none: the
+    table then has no outcome columns, and :func:`conditional_forecasting`
+    computes the metrics that need no outcomes. Within one file, successful
+    records have resolutions all or none; a mix raises. To score such a run,
+    borrow the resolutions of another run with :func:`attach_outcomes`.
+
+    **Runs.** ``run`` labels the run: the model followed by its settings, the
+    metadata fields other than bookkeeping (the run time, ``num_*`` / ``n_*``
+    counts; :data:`RUN_BOOKKEEPING`), e.g. ``"gpt-4o (thinking=False,
+    prompt_style=skeptical)"``; a file without such metadata is labelled by
+    its file name's stem. :func:`conditional_forecasting` forms its cells per
+    run (and variant), so two runs of one model with different settings are
+    never pooled unless asked to, and a pair that appears twice in one run is
+    an error.
+
+    Every other record key (question texts, the file's own derived numbers
+    such as ``improvement``, ``bayes_error_mean`` or ``lotp_error_a``) is
+    ignored: the toolkit recomputes them. A record with a null probability
+    keeps NaN, and :func:`conditional_forecasting` will then name that row.
 
     Examples
     --------
     >>> import json, tempfile, os
     >>> rec = {"pair_id": "x", "category": "strong", "p_a": 0.3, "p_a_given_b1": 0.6,
     ...        "p_a_given_b0": 0.2, "resolution_a": 1.0, "resolution_b": 0.0}
+    >>> failed = {"pair_id": "y", "error": "Failed to elicit probabilities"}
+    >>> meta = {"model": "m", "thinking": False, "run_at": "2026-01-07T12:26:42"}
     >>> with tempfile.TemporaryDirectory() as d:
     ...     path = os.path.join(d, "run.json")
     ...     with open(path, "w") as f:
-    ...         json.dump({"results": [rec], "metadata": {"model": "m"}}, f)
+    ...         json.dump({"results": [rec, failed], "metadata": meta}, f)
     ...     table = read_pairs(path)
-    >>> table.columns.tolist()
-    ['pair', 'category', 'p_a', 'p_a_given_b1', 'p_a_given_b0', 'a_outcome', 'b_outcome', 'model']
+    >>> table.columns.tolist()[:8]
+    ['pair', 'category', 'p_a', 'p_a_given_b1', 'p_a_given_b0', 'a_outcome', 'b_outcome', 'error']
+    >>> table.loc[:, ["pair", "error", "run", "thinking"]]
+      pair                           error                 run  thinking
+    0    x                             NaN  m (thinking=False)     False
+    1    y  Failed to elicit probabilities  m (thinking=False)     False
     """
     path = Path(path)
     suffix = path.suffix.lower()
@@ -87,36 +170,219 @@ def read_pairs(path: str | Path) -> pd.DataFrame:
     else:
         raise ValueError(param_error("path", "read_pairs",
                                      "a .json, .csv or .parquet file", str(path)))
-    require_columns(table, REQUIRED_TABLE, owner="read_pairs")
+    require_columns(table, _REQUIRED_TABLE, owner="read_pairs")
     return table
+
+
+def _first(indices: list[Any]) -> str:
+    return ", ".join(str(i) for i in indices[:5]) + (", ..." if len(indices) > 5 else "")
+
+
+def _records(data: Any, path: Path) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The records (each with its variant when ``results`` maps variants to lists) and the
+    metadata of a parsed result file."""
+    if not isinstance(data, dict) or not isinstance(data.get("results"), list | dict):
+        raise ValueError(f"read_pairs: {str(path)!r} must hold a JSON object with a 'results' "
+                         f"list (or an object of lists, one per variant); got "
+                         f"{type(data).__name__}"
+                         + (f" with keys {sorted(data)[:10]}" if isinstance(data, dict) else "")
+                         + ".")
+    results = data["results"]
+    if isinstance(results, dict):
+        records = []
+        for variant, recs in results.items():
+            if not isinstance(recs, list):
+                raise ValueError(f"read_pairs: 'results' of {str(path)!r} maps variants to "
+                                 f"lists of records; variant {variant!r} holds a "
+                                 f"{type(recs).__name__}.")
+            records += [{**r, "variant": variant} if isinstance(r, dict) else r for r in recs]
+    else:
+        records = list(results)
+    if not records:
+        raise ValueError(f"read_pairs: the 'results' list of {str(path)!r} is empty.")
+    bad = [i for i, r in enumerate(records) if not isinstance(r, dict)]
+    if bad:
+        raise ValueError(f"read_pairs: {len(bad)} record(s) of 'results' in {str(path)!r} are "
+                         f"not JSON objects (first: {_first(bad)}).")
+    meta = data.get("metadata")
+    meta = dict(meta) if isinstance(meta, dict) else {}
+    # a layout without a metadata block keeps its top-level scalars (e.g. "model")
+    for key, value in data.items():
+        if key not in ("results", "metadata", "summary") and key not in meta:
+            meta[key] = value
+    return records, meta
+
+
+def _run_label(meta: dict[str, Any], path: Path) -> str:
+    settings = [(k, v) for k, v in meta.items() if k != "model" and not _is_bookkeeping(k)]
+    model = meta.get("model")
+    inner = ", ".join(f"{k}={_scalar(v)}" for k, v in settings)
+    if model is None and not settings:
+        return path.stem
+    if model is None:
+        return f"({inner})"
+    return f"{model} ({inner})" if inner else str(model)
 
 
 def _read_pairs_json(path: Path) -> pd.DataFrame:
     with path.open(encoding="utf-8") as f:
         data = json.load(f)
-    if not isinstance(data, dict) or not isinstance(data.get("results"), list):
-        raise ValueError(f"read_pairs: {str(path)!r} must hold a JSON object with a 'results' "
-                         f"list; got {type(data).__name__}"
-                         + (f" with keys {sorted(data)[:10]}" if isinstance(data, dict) else "")
-                         + ".")
-    records = data["results"]
-    if not records:
-        raise ValueError(f"read_pairs: the 'results' list of {str(path)!r} is empty.")
+    records, meta = _records(data, path)
+    failed = [r.get("error") is not None for r in records]
     for key in _REQUIRED_JSON:
-        bad = [i for i, r in enumerate(records) if not isinstance(r, dict) or key not in r]
+        bad = [i for i, r in enumerate(records)
+               if key not in r and (key == "pair_id" or not failed[i])]
         if bad:
-            shown = ", ".join(str(i) for i in bad[:5]) + (", ..." if len(bad) > 5 else "")
             raise ValueError(f"read_pairs: key '{key}' is missing from {len(bad)} record(s) of "
-                             f"'results' in {str(path)!r} (first: {shown}).")
+                             f"'results' in {str(path)!r} (first: {_first(bad)}); a failed "
+                             "record (with an 'error' key) needs only 'pair_id'.")
+    ok = [i for i, f in enumerate(failed) if not f]
+    resolved = [i for i in ok if all(k in records[i] for k in _RESOLUTION_JSON)]
+    if resolved and len(resolved) < len(ok):
+        missing = sorted(set(ok) - set(resolved))
+        raise ValueError(f"read_pairs: {len(missing)} successful record(s) of {str(path)!r} "
+                         f"lack 'resolution_a'/'resolution_b' while {len(resolved)} have them "
+                         f"(first without: {_first(missing)}); a run has resolutions for all "
+                         "its pairs or for none.")
     keys = list(_REQUIRED_JSON)
+    if resolved or (not ok and any(k in r for r in records for k in _RESOLUTION_JSON)):
+        keys += list(_RESOLUTION_JSON)
     if any(k in r for r in records for k in _REVERSE_JSON):
         keys += list(_REVERSE_JSON)
-    table = pd.DataFrame({_JSON_KEYS[k]: [r.get(k) for r in records] for k in keys})
+    table = pd.DataFrame({_JSON_KEYS[k]: pd.Series([r.get(k) for r in records], dtype=object)
+                          for k in keys})
     for k in keys:
         col = _JSON_KEYS[k]
         if col not in ("pair", "category"):
-            table[col] = pd.to_numeric(table[col].astype(object), errors="coerce")
-    meta = data.get("metadata")
-    if isinstance(meta, dict) and meta.get("model") is not None:
-        table["model"] = str(meta["model"])
+            table[col] = pd.to_numeric(table[col], errors="coerce").astype(float)
+    if any("variant" in r for r in records):
+        table["variant"] = pd.Series([r.get("variant") for r in records], dtype=object)
+    if any(failed):
+        table["error"] = pd.Series([r.get("error") if f else np.nan
+                                    for r, f in zip(records, failed, strict=True)],
+                                   dtype=object)
+    table["run"] = _run_label(meta, path)
+    for key, value in sorted(meta.items(), key=lambda kv: kv[0] != "model"):
+        col = f"metadata_{key}" if key in _OWN_COLUMNS else key
+        table[col] = _scalar(value)
+    table["source"] = str(path)
     return table
+
+
+# --------------------------------------------------------------------------- join
+def attach_outcomes(pairs: Any, resolved: Any, *, missing: str = "raise", pair: str = "pair",
+                    category: str = "category", error: str = "error") -> pd.DataFrame:
+    """Give a run without resolutions the resolutions of another run of the same pairs.
+
+    The field's two-direction (Bayes-consistency) runs store no resolutions;
+    its one-direction runs of the same pairs do. Resolutions are facts about
+    the questions, not about a run, so they can be borrowed by pair id; the
+    forecasts are not (see Notes).
+
+    Parameters
+    ----------
+    pairs : pandas.DataFrame or convertible
+        The table to complete, e.g. :func:`read_pairs` of a two-direction run.
+    resolved : pandas.DataFrame or convertible
+        One or more runs with ``a_outcome`` and ``b_outcome``, e.g.
+        :func:`read_pairs` of a one-direction run (several concatenated are
+        fine). Failed rows (non-missing ``error``) are not used.
+    missing : {"raise", "skip"}, default "raise"
+        What to do with a successful row of ``pairs`` whose pair has no
+        resolution in ``resolved`` (say, its elicitation failed in the
+        resolved run): raise, or leave the row out of the returned table with
+        a :class:`SkippedRecordsWarning` that names the pairs.
+    pair, category, error : str
+        Column names of the pair id, the category and the failure flag.
+
+    Returns
+    -------
+    pandas.DataFrame
+        A copy of ``pairs`` with ``a_outcome`` and ``b_outcome`` filled from
+        ``resolved`` (added when absent); failed rows of ``pairs`` keep NaN.
+
+    Raises
+    ------
+    ValueError
+        When ``resolved`` lacks an outcome column, gives one pair two different
+        outcomes or another category than ``pairs`` does, when a successful pair
+        of ``pairs`` has no resolution in ``resolved`` (``missing="raise"``), or
+        when ``pairs`` already holds an outcome that disagrees; each message
+        names the pairs.
+
+    Warns
+    -----
+    SkippedRecordsWarning
+        With ``missing="skip"``, naming the rows left out.
+
+    Notes
+    -----
+    Only the resolutions move. The probabilities of each row stay those of
+    its own run: a Bayes check that combined P(A | B) from one run with
+    P(B | A) from another would mix two conversations, so a one-direction
+    run is never completed with another run's P(B), P(B | A = 1),
+    P(B | A = 0). To compare the runs, analyse them side by side (their
+    cells are kept apart by ``run``).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> two_way = pd.DataFrame({"pair": ["x", "y"], "category": ["strong", "none"],
+    ...                         "p_a": [0.3, 0.5], "p_b": [0.4, 0.5]})
+    >>> one_way = pd.DataFrame({"pair": ["y", "x"], "category": ["none", "strong"],
+    ...                         "a_outcome": [0.0, 1.0], "b_outcome": [1.0, 1.0]})
+    >>> attach_outcomes(two_way, one_way)
+      pair category  p_a  p_b  a_outcome  b_outcome
+    0    x   strong  0.3  0.4        1.0        1.0
+    1    y     none  0.5  0.5        0.0        1.0
+    """
+    owner = "attach_outcomes"
+    missing = check_choice(missing, "missing", owner, ("raise", "skip"))
+    target = as_dataframe(pairs, name="pairs", owner=owner).copy()
+    source = as_dataframe(resolved, name="resolved", owner=owner)
+    require_columns(target, {"pair": pair}, owner=owner)
+    require_columns(source, {"pair": pair, "a_outcome": PAIR_OUTCOMES[0],
+                             "b_outcome": PAIR_OUTCOMES[1]}, owner=owner)
+    if error in source.columns:
+        source = source.loc[source[error].isna()]
+    outcomes = source.loc[:, [pair, *PAIR_OUTCOMES]].dropna(subset=list(PAIR_OUTCOMES))
+    per_pair = outcomes.drop_duplicates()
+    clash = per_pair[pair][per_pair[pair].duplicated()].unique().tolist()
+    if clash:
+        raise ValueError(f"attach_outcomes: 'resolved' gives {len(clash)} pair(s) two different "
+                         f"outcomes (first: {_first([repr(c) for c in clash])}).")
+    if category in target.columns and category in source.columns:
+        cats = source.loc[source[category].notna(), [pair, category]].drop_duplicates()
+        merged = target.loc[target[category].notna(), [pair, category]].merge(
+            cats, on=pair, suffixes=("", "_resolved"))
+        differ = merged.loc[merged[category] != merged[f"{category}_resolved"], pair]
+        if len(differ):
+            shown = _first([repr(c) for c in differ.unique().tolist()])
+            raise ValueError(f"attach_outcomes: {differ.nunique()} pair(s) have another "
+                             f"'{category}' in 'resolved' than in 'pairs' (first: {shown}); are "
+                             "they the same pairs?")
+    lookup = per_pair.set_index(pair)
+    ok = target[error].isna() if error in target.columns else pd.Series(True, target.index)
+    absent = ok & ~target[pair].isin(lookup.index)
+    if absent.any():
+        shown = _first([repr(_py(c)) for c in target.loc[absent, pair].tolist()])
+        if missing == "raise":
+            raise ValueError(f"attach_outcomes: {int(absent.sum())} pair(s) of 'pairs' have no "
+                             f"resolution in 'resolved' (first: {shown}); select the pairs both "
+                             "runs share first, or pass missing='skip'.")
+        warnings.warn(f"attach_outcomes: {int(absent.sum())} pair(s) of 'pairs' have no "
+                      f"resolution in 'resolved' and are left out: {shown}.",
+                      SkippedRecordsWarning, stacklevel=2)
+        target, ok = target.loc[~absent], ok.loc[~absent]
+    for col in PAIR_OUTCOMES:
+        new = target[pair].map(lookup[col]).where(ok).astype(float)
+        if col in target.columns:
+            old = pd.to_numeric(target[col], errors="coerce")
+            differ = old.notna() & new.notna() & (old != new)
+            if differ.any():
+                labels = _first([repr(v) for v in target.index[differ].tolist()])
+                raise ValueError(f"attach_outcomes: column '{col}' of 'pairs' already holds "
+                                 f"outcomes that 'resolved' contradicts in {int(differ.sum())} "
+                                 f"row(s) (first: {labels}).")
+        target[col] = new
+    return target

@@ -57,7 +57,10 @@ def _standard_rows(df: pd.DataFrame, o: Options) -> pd.DataFrame:
     if o.prompt is None or o.prompt not in df.columns:
         return df
     rows = df[df[o.prompt].astype(str) == o.reference_prompt]
-    return rows if len(rows) else df
+    if len(rows) == 0:  # never pool every prompt in place of the reference one
+        raise ValueError(f"no row of this cell has {o.prompt} = {o.reference_prompt!r} (the "
+                         "reference_prompt the decision tests run on)")
+    return rows
 
 
 def _ci(

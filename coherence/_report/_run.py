@@ -27,14 +27,18 @@ from .._rng import RNGLike, check_rng, spawn
 from .._validation import (
     as_dataframe,
     binary_column,
+    check_case_distinct,
     check_choice,
+    check_columns_arg,
     check_int,
     label_column,
+    no_missing,
+    nonempty,
     param_error,
     probability_column,
     require_columns,
 )
-from ._registry import REGISTRY, TEST_NAMES, Options, Spec
+from ._registry import REGISTRY, TEST_NAMES, Options
 
 __all__ = ["TEST_NAMES", "CoherenceReport", "ReportCell", "report"]
 
@@ -158,7 +162,7 @@ class _ReportInput:
     names: tuple[str, ...]
     lie: pd.DataFrame | None
     lie_options: Mapping[str, Any]
-    n_jobs: int
+    n_jobs: int | None
     backend: str | None
     progress: bool
     gen: np.random.Generator
@@ -185,7 +189,7 @@ def _report_iv(
     n_splits: int,
     n_bins: int,
     confidence_level: float,
-    n_jobs: int,
+    n_jobs: int | None,
     backend: str | None,
     progress: bool | None,
     lie: Any,
@@ -201,15 +205,23 @@ def _report_iv(
     if (action in df.columns) != (outcome in df.columns):
         missing = action if action not in df.columns else outcome
         require_columns(df, {"action" if missing == action else "outcome": missing}, owner=owner)
+    nonempty(df, owner=owner)
     # validate the shared columns once, at the door, so a bad table fails with one
     # clear error instead of one recorded error per test and cell
-    probability_column(df, belief, owner=owner)
+    p = probability_column(df, belief, owner=owner)
     if action in df.columns:
-        label_column(df, action, owner=owner)
+        label_column(df, action, owner=owner, discrete=True)
         binary_column(df, outcome, owner=owner)
     label_column(df, group, owner=owner)
-    by = (by,) if isinstance(by, str) else tuple(by)
+    if df[belief].dtype != np.float64:
+        # numbers written as text ('0.3') pass the check; every test then reads floats
+        df = df.assign(**{belief: p})
+    by = check_columns_arg(by, "by", owner)
     present_by = tuple(c for c in by if c in df.columns)
+    if not isinstance(reference_prompt, str):
+        raise TypeError(param_error("reference_prompt", owner, "a str", reference_prompt))
+    if prompt is not None and prompt in df.columns:
+        _check_reference_prompt(df, prompt, reference_prompt, owner)
     if tests == "all":
         names = TEST_NAMES
     else:
@@ -217,9 +229,13 @@ def _report_iv(
         for name in names:
             check_choice(name, "tests", owner, ("all", *TEST_NAMES))
     check_choice(engine, "engine", owner, ("logistic", "catboost"))
-    n_jobs = check_int(n_jobs, "n_jobs", owner, low=-1)
-    if n_jobs == 0:
-        raise ValueError(param_error("n_jobs", owner, "a positive int or -1", n_jobs))
+    if n_jobs is not None:
+        n_jobs = check_int(n_jobs, "n_jobs", owner, low=-1)
+        if n_jobs == 0:
+            raise ValueError(param_error("n_jobs", owner, "a positive int or -1", n_jobs))
+    if backend is not None and not isinstance(backend, str):
+        raise TypeError(param_error("backend", owner, "a joblib backend name or None",
+                                    backend))
     seed_source = rng if isinstance(rng, int) and not isinstance(rng, bool) else None
     gen = check_rng(rng, owner=owner)
     options = Options(
@@ -265,7 +281,7 @@ def _report_iv(
         "reference_prompt": reference_prompt,
         "rng": seed_source if seed_source is not None else repr(rng),
         "n_jobs": n_jobs,
-        "backend": backend or "loky",
+        "backend": backend,
         "versions": _versions(),
         "created": "",
     }
@@ -274,6 +290,25 @@ def _report_iv(
         lie_options=dict(lie_options or {}), n_jobs=n_jobs, backend=backend,
         progress=sys.stderr.isatty() if progress is None else bool(progress), gen=gen,
         settings=settings)
+
+
+def _check_reference_prompt(df: pd.DataFrame, prompt: str, reference_prompt: str,
+                            owner: str) -> None:
+    """The reference prompt must label some rows, and prompt labels must not differ
+    only in case: the decision tests run on the reference prompt's rows, and a label
+    that matches nothing would leave them every prompt's rows, pooled."""
+    no_missing(df, prompt, owner=owner)  # a row without a prompt would be left out silently
+    check_case_distinct(df, prompt, owner=owner)
+    labels = list(dict.fromkeys(df[prompt].dropna().astype(str)))
+    if reference_prompt in labels:
+        return
+    near = [v for v in labels if v.strip().casefold() == reference_prompt.strip().casefold()]
+    hint = (f" Did you mean {near[0]!r}? Labels are compared exactly, case included."
+            if near else "")
+    shown = ", ".join(repr(v) for v in labels[:10]) + (", ..." if len(labels) > 10 else "")
+    raise ValueError(param_error(
+        "reference_prompt", owner, f"a label of column '{prompt}' (the decision tests run on "
+        f"its rows; found {shown})", reference_prompt) + hint)
 
 
 def report(
@@ -297,7 +332,7 @@ def report(
     engine: str = "logistic",
     n_bins: int = 10,
     confidence_level: float = 0.95,
-    n_jobs: int = 1,
+    n_jobs: int | None = None,
     backend: str | None = None,
     progress: bool | None = None,
     lie: Any = None,
@@ -321,15 +356,28 @@ def report(
         A subset of :data:`TEST_NAMES`.
     reference_prompt : str
         Prompt variant the decision tests use, and the reference of the
-        prompt-consistency RMSEs.
+        prompt-consistency RMSEs. When the table has a ``prompt`` column, some
+        rows must carry this label exactly (a ``ValueError`` otherwise, with
+        the labels found): the decision tests are never run on every prompt
+        pooled. Prompt labels that differ only in case (``'Standard'`` and
+        ``'standard'``) are an error too.
     k, n_permutations, n_resamples, n_splits, engine, n_bins, confidence_level
         Settings passed to the tests (``k`` to :func:`coherence.ci_test`, ``"auto"``
         by default as there; ``engine`` is the leakage classifier: ``"logistic"``
         for speed, ``"catboost"`` for the paper's settings).
-    n_jobs : int
-        Cells run in parallel with joblib; ``backend`` picks joblib's backend
-        (``"loky"`` by default; ``"dask"`` or ``"ray"`` hand the sweep to a
-        cluster registered with joblib, see ``docs/report.md``).
+    n_jobs : int or None
+        Cells run in parallel with joblib. ``None`` (default): joblib's
+        default, that is 1 (serial) or the ``n_jobs`` of an enclosing
+        :func:`joblib.parallel_config`.
+    backend : str or None
+        The joblib backend: ``"loky"``, ``"threading"``, ``"multiprocessing"``,
+        ``"dask"`` (a ``dask.distributed`` client must exist), ``"ray"`` (after
+        ``ray.util.joblib.register_ray()``) or any registered name. ``None``
+        (default): the backend of an enclosing :func:`joblib.parallel_config`,
+        else joblib's default (loky). The backend and worker count actually
+        used are recorded in ``settings["backend"]`` and ``settings["n_jobs"]``
+        (``"sequential"`` when the cells ran one after the other in this
+        process). See ``docs/report.md``.
     progress : bool or None
         A progress bar over cells; ``None`` shows it only on a terminal.
     lie : DataFrame, optional
@@ -348,6 +396,14 @@ def report(
     Returns
     -------
     CoherenceReport
+
+    Raises
+    ------
+    ValueError
+        For an empty table, a bad column (named with its offending rows), a
+        ``reference_prompt`` that labels no row, or a bad setting.
+    TypeError
+        For a setting of the wrong type (``by=3``).
     """
     iv = _report_iv(data, belief, action, outcome, group, prompt, repetition, truth, evidence,
                     by, tests, engine, reference_prompt, k, n_permutations, n_resamples,
@@ -385,31 +441,85 @@ def _report(iv: _ReportInput) -> CoherenceReport:
     streams = spawn(iv.gen, len(keyed))
     specs = [s for s in REGISTRY if s.name in iv.names]
 
-    from joblib import Parallel, delayed
+    from joblib import delayed
 
-    jobs = (
-        delayed(_run_cell)(key, part, specs, options, stream, lie_part, dict(iv.lie_options))
+    jobs = [
+        # test names, not specs, travel to the workers: the registry's lambdas do not
+        # pickle with the standard library (multiprocessing backend)
+        delayed(_run_cell)(key, part, tuple(s.name for s in specs), options, stream, lie_part,
+                           dict(iv.lie_options))
         for (key, part), stream, lie_part in zip(keyed, streams, lie_parts, strict=True)
-    )
-    if iv.backend is None:
-        runner = Parallel(n_jobs=iv.n_jobs, return_as="generator")
-    else:
-        runner = Parallel(n_jobs=iv.n_jobs, backend=iv.backend, return_as="generator")
-    results = runner(jobs)
-    if iv.progress:
-        from tqdm.auto import tqdm
-
-        results = tqdm(results, total=len(keyed), desc="coherence cells", file=sys.stderr)
-    cells = tuple(results)
-    settings = {**iv.settings, "tests": [s.name for s in specs],
+    ]
+    cells, used_backend, used_jobs = _run_jobs(jobs, iv.n_jobs, iv.backend, iv.progress)
+    settings = {**iv.settings, "tests": [s.name for s in specs], "backend": used_backend,
+                "n_jobs": used_jobs,
                 "created": datetime.now(UTC).isoformat(timespec="seconds")}
     return CoherenceReport(cells=cells, by=present_by, settings=settings)
+
+
+#: Run each cell's tests with one BLAS thread (False: the library default, for the
+#: before/after benchmark).
+BLAS_ONE_THREAD = True
+
+#: joblib backend classes and the names they are registered under
+_BACKEND_NAMES = {"LokyBackend": "loky", "ThreadingBackend": "threading",
+                  "MultiprocessingBackend": "multiprocessing",
+                  "SequentialBackend": "sequential", "DaskDistributedBackend": "dask",
+                  "RayBackend": "ray"}
+
+
+def _run_jobs(jobs: list[Any], n_jobs: int | None, backend: str | None, progress: bool
+              ) -> tuple[tuple[ReportCell, ...], str, int]:
+    """Run the cells' jobs with joblib: results in the order of ``jobs``, the name of the
+    backend that ran them and its number of workers.
+
+    ``backend`` goes through :func:`joblib.parallel_config`, which registers joblib's
+    external backends (``"dask"``) on first use; ``None`` keeps an enclosing
+    configuration. Results stream back as a generator (for the progress bar) where
+    the backend supports it, as a list otherwise (``multiprocessing``, ray). The
+    ``multiprocessing`` backend starts its workers with ``forkserver`` (``spawn`` where
+    that is missing), never ``fork``.
+    """
+    from contextlib import nullcontext
+
+    from joblib import Parallel, parallel_config
+
+    context = nullcontext() if backend is None else parallel_config(backend=backend)
+    with context:
+        try:
+            runner = Parallel(n_jobs=n_jobs, return_as="generator")
+        except ValueError as exc:  # the backend cannot stream results
+            if "return_as" not in str(exc):
+                raise
+            runner = Parallel(n_jobs=n_jobs, return_as="list")
+        used = runner._backend  # joblib exposes no public accessor
+        if type(used).__name__ == "MultiprocessingBackend":
+            # a forked child of a process whose numba kernels started OpenMP threads
+            # aborts ("fork() called from a process already using GNU OpenMP")
+            import multiprocessing
+
+            method = ("forkserver" if "forkserver" in multiprocessing.get_all_start_methods()
+                      else "spawn")
+            runner = Parallel(n_jobs=runner.n_jobs, backend=multiprocessing.get_context(method),
+                              return_as="list")
+            used = runner._backend
+        used_jobs = int(used.effective_n_jobs(runner.n_jobs))
+        results = runner(jobs)
+        if progress:
+            from tqdm.auto import tqdm
+
+            results = tqdm(results, total=len(jobs), desc="coherence cells", file=sys.stderr)
+        cells = tuple(results)
+    # the backend falls back to sequential when it has one worker
+    used = getattr(runner, "_backend", used)
+    name = _BACKEND_NAMES.get(type(used).__name__, type(used).__name__)
+    return cells, name, 1 if name == "sequential" else used_jobs
 
 
 def _run_cell(
     key: Mapping[str, Any],
     part: pd.DataFrame,
-    specs: Sequence[Spec],
+    names: Sequence[str],
     options: Options,
     stream: np.random.Generator,
     lie_part: pd.DataFrame | None = None,
@@ -420,29 +530,36 @@ def _run_cell(
     notes: dict[str, tuple[str, ...]] = {}
     test_streams = spawn(stream, len(REGISTRY))
     by_name = {s.name: g for s, g in zip(REGISTRY, test_streams, strict=True)}
-    for spec in specs:
-        is_lie = spec.name == "lie"
-        if (is_lie and lie_part is None) or (
-            not is_lie and not (len(part) and spec.applies(part, options))
-        ):
-            continue
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            try:
-                if is_lie:
-                    from .._probability._lie import iterated_expectation_check
+    from contextlib import nullcontext
 
-                    results[spec.name] = iterated_expectation_check(
-                        lie_part, **dict(lie_options or {}), rng=by_name[spec.name]
-                    )
-                else:
-                    results[spec.name] = spec.run(part, options, by_name[spec.name])
-            except (ValueError, TypeError) as exc:
-                errors[spec.name] = f"{type(exc).__name__}: {exc}"
-        if caught:
-            notes[spec.name] = tuple(
-                dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in caught)
-            )
+    from threadpoolctl import threadpool_limits
+
+    # one BLAS thread: the tests' models are small (n x 30), and a multi-threaded BLAS on
+    # them is slower, up to 5x for ci_test's L-BFGS fits on a busy machine
+    with threadpool_limits(1, user_api="blas") if BLAS_ONE_THREAD else nullcontext():
+        for spec in (s for s in REGISTRY if s.name in names):
+            is_lie = spec.name == "lie"
+            if (is_lie and lie_part is None) or (
+                not is_lie and not (len(part) and spec.applies(part, options))
+            ):
+                continue
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                try:
+                    if is_lie:
+                        from .._probability._lie import iterated_expectation_check
+
+                        results[spec.name] = iterated_expectation_check(
+                            lie_part, **dict(lie_options or {}), rng=by_name[spec.name]
+                        )
+                    else:
+                        results[spec.name] = spec.run(part, options, by_name[spec.name])
+                except (ValueError, TypeError) as exc:
+                    errors[spec.name] = f"{type(exc).__name__}: {exc}"
+            if caught:
+                notes[spec.name] = tuple(
+                    dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in caught)
+                )
     return ReportCell(key=dict(key), n_obs=len(part), results=results, errors=errors, notes=notes)
 
 

@@ -25,9 +25,13 @@ from .._validation import (
     check_choice,
     check_float,
     check_int,
+    column_error,
+    finite_column,
+    flag_column,
     no_missing,
-    numeric_column,
+    nonempty,
     param_error,
+    probability_column,
     require_columns,
 )
 from .._warnings import DegenerateDataWarning
@@ -146,9 +150,12 @@ def key_event_recall(
     hindsight_events : pandas.DataFrame or convertible
         The reference events: one row per impact record with ``question``,
         ``event`` (an id), ``title``, optional ``description``/``date``,
-        ``magnitude`` and ``confidence``; an event with several records takes
-        the text of its first. Rows flagged in ``is_outcome`` (the outcome
-        event) are left out of matching and counting.
+        ``magnitude`` (finite, >= 0) and ``confidence`` (in [0, 1]); a
+        missing magnitude or confidence raises (it is never dropped). An
+        event with several records takes the text of its first. Rows flagged
+        in ``is_outcome`` (the outcome event: bools, 0/1 or the strings
+        true/false, yes/no, 1/0 as a CSV gives them; blank is false) are left
+        out of matching and counting.
     k : int
         Number of key events per question (default 5).
     min_impact : float
@@ -288,13 +295,18 @@ def _key_event_recall_iv(
     require_columns(hdf, {"question": question, "event": event, "title": title,
                           "magnitude": magnitude, "confidence": confidence}, owner=owner)
     no_missing(fdf, [by, question], owner=owner)
+    nonempty(hdf, name="hindsight_events", owner=owner)
     no_missing(hdf, [question, event], owner=owner)
-    mag = numeric_column(hdf, magnitude, owner=owner, allow_nan=True)
-    conf = numeric_column(hdf, confidence, owner=owner, allow_nan=True)
     if is_outcome is not None and is_outcome in hdf.columns:
-        flag = hdf[is_outcome].fillna(False).astype(bool).to_numpy()
+        # 'False', '0', 'no' from a CSV are false (never astype(bool)); blank is false
+        flag = flag_column(hdf, is_outcome, owner=owner, missing=False)
         hdf = hdf.loc[~flag]
-        mag, conf = mag[~flag], conf[~flag]
+    mag = finite_column(hdf, magnitude, owner=owner)
+    bad = np.flatnonzero(mag < 0.0)
+    if len(bad):
+        raise ValueError(column_error(magnitude, "hold finite numbers >= 0",
+                                      list(hdf.index[bad]), list(mag[bad]), owner=owner))
+    conf = probability_column(hdf, confidence, owner=owner)
     if forecasts is None:
         units = fdf[[by, question]].drop_duplicates()
     else:
@@ -457,6 +469,11 @@ def grounding_split(scores: ForecastScoresResult, *,
     if not isinstance(scores, ForecastScoresResult):
         raise TypeError(param_error("scores", owner, "a ForecastScoresResult",
                                     type(scores).__name__))
+    for param, res, cls in (("key_events", key_events, KeyEventRecallResult),
+                            ("sources", sources, SourcePrecisionResult)):
+        if res is not None and not isinstance(res, cls):
+            raise TypeError(param_error(param, owner, f"a {cls.__name__} or None",
+                                        type(res).__name__))
     by = scores.by
     pf = scores.per_forecast[[by, "question", "accuracy"]]
     rows = []

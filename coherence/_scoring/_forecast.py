@@ -32,6 +32,7 @@ from .._validation import (
     check_int,
     column_error,
     no_missing,
+    nonempty,
     param_error,
     probability_column,
     require_columns,
@@ -425,9 +426,13 @@ def _prepare(df: pd.DataFrame, *, by: str, question: str, probability: str | Non
     if options is not None:
         require_columns(df, list(options), owner=_OWNER)
     no_missing(df, (by, question), owner=_OWNER)
+    pooled = np.flatnonzero((df[by].astype(object) == POOLED).to_numpy())
+    if len(pooled):
+        raise ValueError(column_error(
+            by, f"not use the name {POOLED!r}, which labels the pooled row",
+            list(df.index[pooled]), owner=_OWNER))
     df, n_stale = _latest(df, by, question, timestamp)
-    if len(df) == 0:
-        raise ValueError(f"{_OWNER}: the forecast table has no rows.")
+    nonempty(df, name="forecasts", owner=_OWNER)
     if options is not None:
         probs = np.column_stack([probability_column(df, o, owner=_OWNER) for o in options])
         sums = probs.sum(axis=1)
@@ -457,6 +462,7 @@ def _prepare(df: pd.DataFrame, *, by: str, question: str, probability: str | Non
     p = probability_column(df, probability, owner=_OWNER)
     if chosen is not None:
         no_missing(df, (chosen, outcome), owner=_OWNER)
+        _same_case(df, chosen, outcome)
         right = (df[chosen].to_numpy(dtype=object) == df[outcome].to_numpy(dtype=object))
         right = right.astype(np.int64)
         p_out = np.where(right == 1, p, 1.0 - p)
@@ -469,6 +475,23 @@ def _prepare(df: pd.DataFrame, *, by: str, question: str, probability: str | Non
     accuracy = np.where(p == 0.5, 0.5, ((p > 0.5) == (y == 1)).astype(np.float64))
     return _Prepared(df, "binary", p_out, p, y, accuracy, _brier_binary(p, y.astype(float)),
                      n_stale)
+
+
+def _same_case(df: pd.DataFrame, chosen: str, outcome: str) -> None:
+    """Chosen options and outcomes are compared exactly; labels that differ only in
+    case or spaces ('Yes' chosen, 'yes' happened) would score a right answer wrong."""
+    from .._validation import case_collisions
+
+    clash = case_collisions([*df[chosen].to_numpy(dtype=object),
+                             *df[outcome].to_numpy(dtype=object)])
+    if clash:
+        members = set(clash[0])
+        rows = np.flatnonzero(df[chosen].isin(members).to_numpy()
+                              | df[outcome].isin(members).to_numpy())
+        raise ValueError(column_error(
+            f"{chosen}/{outcome}", "write each option one way (labels are compared exactly); "
+            f"found {' / '.join(repr(v) for v in clash[0])}", list(df.index[rows]),
+            owner=_OWNER))
 
 
 _BRIER_CONVENTIONS = {
@@ -507,7 +530,10 @@ def forecast_scores(
         *multiclass*: ``options`` names one probability column per option and
         ``outcome`` holds the name of the option that happened;
         *chosen*: ``chosen`` names the column of the chosen option,
-        ``probability`` its confidence, ``outcome`` the option that happened.
+        ``probability`` its confidence, ``outcome`` the option that happened
+        (compared exactly: labels that differ only in case, ``'Yes'`` and
+        ``'yes'``, raise rather than count as different options).
+        The ``by`` value ``'(all)'`` is reserved for the pooled row.
     by, question : str
         Columns naming the forecaster and the question (the resampling unit).
     probability, outcome, options, chosen : str or sequence of str

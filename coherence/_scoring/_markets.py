@@ -17,8 +17,10 @@ from .._validation import (
     check_float,
     column_error,
     no_missing,
+    nonempty,
     numeric_column,
     param_error,
+    probability_column,
     require_columns,
 )
 from .._warnings import DegenerateDataWarning
@@ -144,7 +146,8 @@ def market_alignment(events: Any, prices: Any, *, window_days: float = 3.0,
     events : pandas.DataFrame or convertible
         As for :func:`causal_pressure`.
     prices : pandas.DataFrame or convertible
-        Market prices (probability of YES) with ``price_date`` and ``price``.
+        Market prices (probability of YES, in [0, 1]: prices in cents raise)
+        with ``price_date`` and ``price``.
     window_days : float
         Window on each side of an event (default 3 days).
     min_move : float
@@ -188,7 +191,8 @@ def market_alignment(events: Any, prices: Any, *, window_days: float = 3.0,
                             confidence=confidence)
     pdf = as_dataframe(prices, name="prices", owner=owner)
     require_columns(pdf, {"price_date": price_date, "price": price}, owner=owner)
-    pv = numeric_column(pdf, price, owner=owner)
+    nonempty(pdf, name="prices", owner=owner)
+    pv = probability_column(pdf, price, owner=owner)  # prices in cents (40, 55) refused
     pt, pmiss = parse_datetimes(pdf[price_date], pdf.index, price_date, owner)
     no_missing(pdf, price_date, owner=owner, missing=pmiss)
     order = np.argsort(pt, kind="stable")

@@ -17,7 +17,9 @@ from .._results import CoherenceResult, ConfidenceInterval
 from .._rng import RNGLike, check_rng
 from .._validation import (
     as_dataframe,
+    list_like_strings,
     no_missing,
+    nonempty,
     param_error,
     require_columns,
 )
@@ -106,6 +108,8 @@ def source_precision(citations: Any, reference: Any, *, by: str = "model",
         Cited sources, one row per (``by``, ``question``) with a list-like
         ``sources`` cell, or one row per citation with a scalar cell (both
         forms may mix). An empty list records a forecast that cites nothing.
+        A list written out as text (``"['a', 'b']"``, as a CSV stores it) is
+        refused with a ``ValueError``: parse the column back into lists first.
     reference : pandas.DataFrame, convertible, or mapping
         The reference sources :math:`C_H` per question: a table with
         ``question`` and ``sources`` columns (same two forms), or a mapping
@@ -140,7 +144,9 @@ def source_precision(citations: Any, reference: Any, *, by: str = "model",
     n_resamples, confidence_level = check_resampling(owner, n_resamples, confidence_level)
     df = as_dataframe(citations, name="citations", owner=owner)
     require_columns(df, {"by": by, "question": question, "sources": sources}, owner=owner)
+    nonempty(df, name="citations", owner=owner)
     no_missing(df, [by, question], owner=owner)
+    list_like_strings(df, sources, owner=owner)
     gen = check_rng(rng, owner=owner)
     cited = _source_sets(df, [by, question], sources)
     if isinstance(reference, Mapping):
@@ -151,6 +157,7 @@ def source_precision(citations: Any, reference: Any, *, by: str = "model",
         rdf = as_dataframe(reference, name="reference", owner=owner)
         require_columns(rdf, {"question": question, "sources": sources}, owner=owner)
         no_missing(rdf, [question], owner=owner)
+        list_like_strings(rdf, sources, owner=owner)
         ref = {k[0]: v for k, v in _source_sets(rdf, [question], sources).items()}
     missing_q = sorted({str(q) for (_, q) in cited if q not in ref})
     if missing_q:

@@ -156,7 +156,7 @@ def contamination_filter(forecasts: Any, cutoffs: Mapping[str, Any] | str, *,
     if isinstance(cutoffs, str):
         columns["cutoffs"] = cutoffs
     require_columns(df, columns, owner=owner)
-    no_missing(df, (model,), owner=owner)
+    no_missing(df, (model, question), owner=owner)
     opened_at, missing = parse_dates(df[opened], df.index, opened, owner, require_tz=False)
     if missing.any():
         raise ValueError(column_error(opened, "hold a date for every forecast (contamination "

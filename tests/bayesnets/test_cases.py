@@ -224,3 +224,10 @@ def test_property_stratification(n: int, bins: int, seed: int) -> None:
     filled = counts[reachable]
     assert filled.max() - filled.min() <= 1
     assert counts[cases.attrs["empty_bins"]].sum() == 0
+
+
+def test_contexts_evidence_vars_as_one_string() -> None:
+    # issue 17: a single name used to be split into letters ('s' is not a variable)
+    with pytest.raises(TypeError, match=r"The 'evidence_vars' parameter of contexts must be a "
+                       r"sequence of variable names; got 'smoke'"):
+        bayesnets.contexts("asia", target="lung", evidence_vars="smoke", n=5, rng=0)

@@ -89,3 +89,22 @@ def test_phrase_validation() -> None:
     with pytest.raises(TypeError, match=r"The 'phrases' parameter of describe must be a "
                                         r"mapping, a PhraseTable"):
         bayesnets.describe({"a": "x"}, 3)
+
+
+@pytest.mark.parametrize("bad", ["Age", [{"Age": "old"}], 3, None])
+def test_describe_rows_wrong_type(bad) -> None:
+    # issue 17: a string or records used to reach AttributeError
+    with pytest.raises(TypeError, match=r"The 'evidence' parameter of describe_rows must be a "
+                       r"pandas DataFrame"):
+        bayesnets.describe_rows(bad, {"Age": {"old": "is old"}})
+
+
+@pytest.mark.parametrize("kwargs, name", [({"phrases": 3}, "phrases"),
+                                          ({"phrases": ["a"]}, "phrases"),
+                                          ({"phrases": {}, "subject": 1}, "subject"),
+                                          ({"phrases": {}, "template": None}, "template"),
+                                          ({"phrases": {}, "network": 2}, "network")])
+def test_phrase_table_wrong_types(kwargs, name) -> None:
+    phrases = kwargs.pop("phrases")
+    with pytest.raises(TypeError, match=rf"The '{name}' parameter of PhraseTable must be"):
+        bayesnets.PhraseTable(phrases, **kwargs)

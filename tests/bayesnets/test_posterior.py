@@ -255,3 +255,11 @@ def test_joint_table_validation(asia: Network) -> None:
     table = bayesnets.joint_table(asia, ["xray", "smoke", "lung"])
     assert table.shape == (2, 2, 2)
     np.testing.assert_allclose(table.sum(axis=(0, 2)), asia.cpts["smoke"], atol=1e-15)
+
+
+@pytest.mark.parametrize("variables", ["lung", 3, None])
+def test_joint_table_variables_of_wrong_type(variables) -> None:
+    # issue 17: a string was read letter by letter ('l' is not a variable), an int crashed
+    with pytest.raises(TypeError, match=r"The 'variables' parameter of joint_table must be a "
+                       r"sequence of variable names"):
+        bayesnets.joint_table("asia", variables)

@@ -174,3 +174,13 @@ def test_test_command_reads_parquet(table, tmp_path):
               "--quiet")
     assert out.returncode == 0, out.stderr
     assert "leakage" in out.stdout
+
+
+def test_test_command_header_only_csv_fails(tmp_path):
+    # issue 17: an empty table used to succeed with an empty report and exit 0
+    empty = tmp_path / "empty.csv"
+    empty.write_text("context,belief,action,outcome\n")
+    out = run("test", str(empty), "--csv", str(tmp_path / "out.csv"))
+    one_line_error(out)
+    assert "at least one row" in out.stderr
+    assert not (tmp_path / "out.csv").exists()

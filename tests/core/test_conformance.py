@@ -45,14 +45,19 @@ from coherence import (
     DegenerateDataWarning,
     ForecastComparisonResult,
     ForecastScoresResult,
+    HorizonAccuracyResult,
     IteratedExpectationResult,
     KeyEventRecallResult,
     LeakageResult,
     MarketAlignmentResult,
+    MarketChecksResult,
+    MarketSignalResult,
     MonotonicityResult,
     NegationCheckResult,
     PairsPowerResult,
     PairsResult,
+    QuestionScoresResult,
+    ReasoningGraphResult,
     SmallSampleWarning,
     SourcePrecisionResult,
     TiesWarning,
@@ -164,6 +169,52 @@ def _prices() -> pd.DataFrame:
         "price": [0.40, 0.55, 0.60, 0.52, 0.70, 0.60, 0.65, 0.58]})
 
 
+def _mixed_types() -> pd.DataFrame:
+    """One question of each type, two models."""
+    return pd.DataFrame({
+        "model": ["a"] * 5 + ["b"] * 5, "question": ["b1", "c1", "n1", "i1", "t1"] * 2,
+        "type": ["binary", "multiple_choice", "quantity", "interval", "timeframe"] * 2,
+        "probability": [0.7, 0.6, None, None, None, 0.4, 0.9, None, None, None],
+        "prediction": [None, "x", 10.5, None, "2024-Q1", None, "y", 12.0, None, "2024-q1"],
+        "lower": [None, None, None, 1.0, None] * 2,
+        "upper": [None, None, None, 5.0, None, None, None, None, 3.0, None],
+        "outcome": [1, "x", 10, 4, "2024-Q1"] * 2})
+
+
+def _horizon_table() -> pd.DataFrame:
+    rng = np.random.default_rng(4)
+    return pd.DataFrame({"model": np.repeat(["a", "b"], 12),
+                         "question": [f"q{i % 6}" for i in range(24)],
+                         "horizon": (["early"] * 6 + ["late"] * 6) * 2,
+                         "correct": rng.integers(0, 2, 24).astype(float)})
+
+
+def _graph_inputs() -> Inputs:
+    fe = _forecast_events()
+    fe = fe.assign(event=[f"f{i}" for i in range(len(fe))])
+    fc = fe[["model", "question"]].drop_duplicates().assign(simulated_date="2024-01-25")
+    return {"forecast_events": fe, "hindsight_events": _hindsight(), "forecasts": fc}
+
+
+def _market_events() -> pd.DataFrame:
+    ev = _events()
+    return pd.concat([ev.assign(question="x"), ev.assign(question="y", direction=-ev["direction"])],
+                     ignore_index=True)
+
+
+def _market_prices() -> pd.DataFrame:
+    px = _prices()
+    return pd.concat([px.assign(question="x"), px.assign(question="y")], ignore_index=True)
+
+
+def _signals(i: Inputs, rng: Any) -> Any:
+    reasoning = coherence.reasoning_graph_metrics(i["forecast_events"], i["hindsight_events"],
+                                                  gates=False, n_resamples=20, rng=0)
+    hind = i["hindsight_events"].assign(direction=1)
+    px = pd.concat([_prices().assign(question=q) for q in ("q1", "q2")], ignore_index=True)
+    return coherence.market_signal_metrics(reasoning, hind, px, n_resamples=50, rng=rng)
+
+
 # --------------------------------------------------------------------------- cases
 @dataclass(frozen=True)
 class Case:
@@ -244,6 +295,18 @@ CASES: tuple[Case, ...] = (
          _arrays("p_a", "p_b_given_a1", "p_a_and_b"),
          lambda i, rng: coherence.conditional_tuple_check(
              i["p_a"], i["p_b_given_a1"], i["p_a_and_b"]), has_rng=False),
+    Case("consistency_check", coherence.ConsistencyCheckResult,
+         lambda: _frame(pd.DataFrame({k: _beliefs(12)[v] for k, v in (
+             ("P", "p_a"), ("Q", "p_b"), ("P_and_Q", "p_a_and_b"))}).assign(
+             P_and_Q=lambda d: np.clip(d["P_and_Q"] + 0.05, 0, 1))),
+         lambda i, rng: coherence.consistency_check(i["data"], "and", n_resamples=99, rng=rng)),
+    Case("forecastbench_scores", coherence.ForecastBenchResult,
+         lambda: _frame(pd.DataFrame({
+             "model": np.repeat(["a", "b", "c"], 10), "question": np.tile(np.arange(10), 3),
+             "probability": np.linspace(0.05, 0.95, 30), "outcome": np.tile([0, 1], 15)})),
+         lambda i, rng: coherence.forecastbench_scores(i["data"], naive="a", n_resamples=49,
+                                                       rng=rng),
+         aliases=("scores",)),
     Case("iterated_expectation_check", IteratedExpectationResult,
          lambda: _frame(_lie_table()),
          lambda i, rng: coherence.iterated_expectation_check(
@@ -284,6 +347,25 @@ CASES: tuple[Case, ...] = (
          aliases=("per_event",),
          warns=(lambda: {"events": _events(), "prices": _prices().assign(price=0.5)},
                 DegenerateDataWarning)),
+    Case("question_scores", QuestionScoresResult, lambda: _frame(_mixed_types()),
+         lambda i, rng: coherence.question_scores(i["data"], n_resamples=50, rng=rng),
+         aliases=("scores",)),
+    Case("accuracy_by_horizon", HorizonAccuracyResult, lambda: _frame(_horizon_table()),
+         lambda i, rng: coherence.accuracy_by_horizon(i["data"], n_resamples=50, rng=rng)),
+    Case("reasoning_graph_metrics", ReasoningGraphResult, _graph_inputs,
+         lambda i, rng: coherence.reasoning_graph_metrics(
+             i["forecast_events"], i["hindsight_events"], forecasts=i["forecasts"],
+             gates=False, n_resamples=50, rng=rng),
+         aliases=("per_forecast",),
+         warns=(lambda: {**_graph_inputs(),
+                         "forecast_events": _graph_inputs()["forecast_events"].iloc[:0]},
+                DegenerateDataWarning)),
+    Case("market_checks", MarketChecksResult,
+         lambda: {"events": _market_events(), "prices": _market_prices()},
+         lambda i, rng: coherence.market_checks(i["events"], i["prices"], n_resamples=50,
+                                                rng=rng),
+         aliases=("per_question",)),
+    Case("market_signal_metrics", MarketSignalResult, _graph_inputs, _signals),
     Case("pairs_power", PairsPowerResult, lambda: {"pilot": _pairs()},
          lambda i, rng: coherence.pairs_power(i["pilot"], category="strong", effect=0.05,
                                               n_simulations=50, rng=rng),

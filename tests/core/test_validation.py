@@ -189,3 +189,73 @@ def test_every_column_check_uses_no_missing(monkeypatch):
             check(df, "z" if check is v.label_column else "x")
     v.binary_column(df, "y")
     assert calls == ["x", "x", "z", "y"]
+
+
+# --------------------------------------------------------------------------- issue 17 classes
+def test_duplicate_column_names_named():
+    df = pd.DataFrame([[0.1, 0.2, 1]], columns=["belief", "belief", "outcome"])
+    with pytest.raises(ValueError, match=r"'data' parameter of f must be a table whose column "
+                       r"names are unique; got .*duplicated column 'belief'"):
+        v.as_dataframe(df, owner="f")
+    # records with a repeated key cannot make duplicates; arrays with named columns can
+    with pytest.raises(ValueError, match="duplicated column 'a'"):
+        v.as_dataframe(pd.DataFrame(np.zeros((2, 2)), columns=["a", "a"]), owner="f")
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("False", False), ("0", False), ("no", False), (" N ", False), ("f", False),
+    ("True", True), ("1", True), ("YES", True), ("y", True)])
+def test_flag_column_reads_csv_strings(text, expected):
+    df = pd.DataFrame({"is_outcome": [text]})
+    assert v.flag_column(df, "is_outcome").tolist() == [expected]
+
+
+def test_flag_column_numbers_bools_missing_and_garbage():
+    df = pd.DataFrame({"f": [True, 0, 1.0, None]}, dtype=object)
+    assert v.flag_column(df, "f", missing=False).tolist() == [True, False, True, False]
+    with pytest.raises(ValueError, match=r"Column 'f' must not contain missing values; 1 "):
+        v.flag_column(df, "f")
+    bad = pd.DataFrame({"f": ["yes", "maybe", 2]}, index=[5, 6, 7])
+    with pytest.raises(ValueError, match=re.escape(
+            "Column 'f' must hold yes/no flags (bool, 0/1, or 'true'/'false', 'yes'/'no'); "
+            "2 offending rows (first: row 6 = 'maybe', row 7 = 2).")):
+        v.flag_column(bad, "f")
+
+
+def test_list_like_strings_refused_not_evaluated():
+    df = pd.DataFrame({"sources": [["a"], "b", "['a', 'b']", '["c"]']}, index=list("wxyz"))
+    with pytest.raises(ValueError, match=r"Column 'sources' must hold lists .* 2 offending "
+                       r"rows \(first: row 'y' = \"\['a', 'b'\]\", row 'z'"):
+        v.list_like_strings(df, "sources")
+    v.list_like_strings(df.iloc[:2], "sources")  # real lists and scalars pass
+
+
+def test_discrete_label_refuses_continuous_column():
+    df = pd.DataFrame({"y": [0.0, 1.0, 0.5]})
+    with pytest.raises(ValueError, match=r"Column 'y' must hold class labels .* 1 offending "
+                       r"row \(first: row 2 = 0.5\)"):
+        v.label_column(df, "y", discrete=True)
+    codes, labels = v.label_column(df.iloc[:2], "y", discrete=True)  # integral floats are fine
+    assert codes.tolist() == [0, 1] and labels.tolist() == [0.0, 1.0]
+    v.label_column(df, "y")  # evidence strata may be any hashable values
+
+
+def test_case_collisions():
+    assert v.case_collisions(["standard", "Standard ", "mse", "MSE", "x", 1]) == [
+        ("Standard ", "standard"), ("MSE", "mse")]
+    df = pd.DataFrame({"prompt": ["standard", "mse", "Standard"]})
+    with pytest.raises(ValueError, match=r"Column 'prompt' must hold labels that differ by "
+                       r"more than case .*'Standard' / 'standard'.*2 offending rows"):
+        v.check_case_distinct(df, "prompt")
+
+
+@pytest.mark.parametrize("value, expected", [("model", ("model",)), (["a", "b"], ("a", "b")),
+                                             (("a",), ("a",)), ([], ())])
+def test_check_columns_arg(value, expected):
+    assert v.check_columns_arg(value, "by", "report") == expected
+
+
+@pytest.mark.parametrize("value", [3, None, ["a", 3], {"a": 1}, 2.5])
+def test_check_columns_arg_type_error(value):
+    with pytest.raises(TypeError, match=r"The 'by' parameter of report must be a column name"):
+        v.check_columns_arg(value, "by", "report")

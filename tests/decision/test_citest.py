@@ -479,3 +479,47 @@ def test_power_and_coverage_on_continuous_beliefs_fast():
         covered += ci.low <= truth <= ci.high
     assert hits >= 11
     assert covered >= 9  # P(Binomial(12, 0.95) <= 8) = 0.002
+
+
+# --------------------------------------------------------------------------- issue 17
+@pytest.fixture(scope="module")
+def alone() -> pd.DataFrame:
+    """Every row alone in its evidence stratum: the kNN estimate is undefined."""
+    rng = np.random.default_rng(3)
+    n = 30
+    return pd.DataFrame({"context": np.arange(n), "belief": rng.uniform(size=n),
+                         "action": rng.choice(["yes", "no"], n),
+                         "outcome": rng.integers(0, 2, n), "stratum": np.arange(n)})
+
+
+@pytest.mark.parametrize("kw", [{}, {"ci_method": "bootstrap"}, {"ci_method": "subsampling"},
+                                {"permute": "rows"}, {"method": "bootstrap"}])
+def test_undefined_statistic_never_gets_a_number(alone, kw):
+    # the bootstrap resamples duplicate rows, which gives every row a neighbour: their
+    # estimates exist (0) where the data's does not; the interval used to be (0, 0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NotCalibratedWarning)
+        with pytest.warns(DegenerateDataWarning, match="undefined|no valid permutation"):
+            res = coherence.ci_test(alone, evidence=["stratum"], n_resamples=19, rng=0, **kw)
+    assert math.isnan(res.statistic)
+    assert math.isnan(res.pvalue)
+    assert math.isnan(res.confidence_interval.low) and math.isnan(res.confidence_interval.high)
+
+
+def test_report_does_not_shade_an_undefined_test(alone):
+    rep = coherence.report(alone, evidence=["stratum"], tests=["ci_evidence"],
+                           n_permutations=19, progress=False, rng=0)
+    row = rep.to_frame().iloc[0]
+    assert row["test"] == "ci_evidence" and math.isnan(row["pvalue"])
+    assert 'class="low"' not in rep.to_html()
+
+
+@pytest.mark.parametrize("role", ["outcome", "action"])
+def test_continuous_action_or_outcome_refused(rational, role):
+    data = rational.assign(**{role: np.linspace(0.01, 0.99, len(rational))})
+    with pytest.raises(ValueError, match=rf"Column '{role}' \(input to ci_test\) must hold "
+                       r"class labels .*continuous column; \d+ offending rows"):
+        coherence.ci_test(data, n_resamples=9, rng=0)
+    # integer-valued floats are labels (0.0/1.0 read back from a CSV)
+    ok = rational.assign(outcome=rational["outcome"].astype(float))
+    coherence.ci_test(ok, n_resamples=9, rng=0)

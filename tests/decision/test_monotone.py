@@ -354,3 +354,68 @@ def test_size_on_independent_realistic_nulls_fast():
         rejected = int(np.sum(np.asarray(pvalues) <= 0.05))
         # 90 p-values: Binomial(90, 0.05) exceeds 12 with probability < 0.01
         assert rejected <= 12, (design, rejected)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_min_pvalue_is_exact_over_exchangeable_statistics(seed):
+    # Any of B + 1 exchangeable statistic pairs could have been the observed one: taken
+    # in turn as observed, at most k of them may get a p-value <= k / (B + 1).
+    from coherence._decision._monotone import min_pvalue
+
+    gen = np.random.default_rng(seed)
+    b = 59
+    z = gen.standard_normal((b + 1, 2))
+    stats_ = np.column_stack([z[:, 0], 0.6 * z[:, 0] + 0.8 * z[:, 1]])
+    stats_[::7, 1] = 0.0  # ties, as isotonic LR statistics have at 0
+    p = np.array([min_pvalue(stats_[i], np.delete(stats_, i, axis=0)) for i in range(b + 1)])
+    for k in range(1, b + 2):
+        assert np.sum(p <= k / (b + 1) + 1e-12) <= k
+# --------------------------------------------------------------------------- numba kernels
+@given(st.lists(st.tuples(st.integers(-3, 3), st.integers(1, 5)), min_size=1, max_size=30))
+def test_pava_kernel_equals_scikit_learn(points):
+    """The numba PAVA against scikit-learn's isotonic regression (ties and flats included)."""
+    from sklearn.isotonic import isotonic_regression
+
+    from coherence._decision._kernels import pava
+
+    y = np.array([p[0] for p in points], dtype=np.float64) / 3.0
+    w = np.array([p[1] for p in points], dtype=np.float64)
+    np.testing.assert_allclose(pava(y, w), isotonic_regression(y, sample_weight=w),
+                               rtol=0, atol=1e-12)
+
+
+@given(seed=st.integers(0, 2**32 - 1), n_values=st.integers(2, 25), rows=st.integers(1, 8))
+def test_isotonic_lr_rows_equals_reference(seed, n_values, rows):
+    """Each row's statistic equals isotonic_lr (scikit-learn's PAVA, numpy sums) up to
+    1e-9 relative, the Monte Carlo p-value's tie tolerance, and is 0 exactly when the
+    shares never fall."""
+    from coherence._decision._kernels import isotonic_lr_rows
+
+    gen = np.random.default_rng(seed)
+    m = gen.integers(1, 6, size=n_values)
+    xs = gen.binomial(m[None, :], gen.uniform(0, 1, size=n_values), size=(rows, n_values))
+    xs[0] = 0  # a flat row: statistic exactly 0
+    got = isotonic_lr_rows(xs.astype(np.float64), m.astype(np.float64))
+    for row, value in zip(xs, got, strict=True):
+        share = row / m
+        expected = 0.0 if np.all(np.diff(share) >= 0) else isotonic_lr(row, m)
+        assert value == pytest.approx(expected, rel=1e-9, abs=1e-12)
+        assert (value == 0.0) == (expected == 0.0)
+
+
+def test_permutation_null_same_pvalues_as_reference_loop(monkeypatch):
+    """The kernel leaves the monotonicity test's statistics and p-values as the per-resample
+    scikit-learn loop gives them (same draws, same comparisons)."""
+    from coherence._decision import _kernels
+
+    study = coherence.simulate(coherence.Agent.nonmonotone(), n_contexts=80, rng=4).data
+    fast = monotonicity_test(study, n_resamples=199, rng=9)
+
+    def reference(xs, m):
+        return np.array([0.0 if np.all(np.diff(x / m) >= 0) else isotonic_lr(x, m)
+                         for x in xs])
+
+    monkeypatch.setattr(_kernels, "isotonic_lr_rows", reference)
+    slow = monotonicity_test(study, n_resamples=199, rng=9)
+    assert fast.pvalue == slow.pvalue
+    pd.testing.assert_frame_equal(fast.table, slow.table)

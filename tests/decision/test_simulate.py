@@ -284,3 +284,13 @@ def test_simulate_validation(kwargs, error, message):
 def test_agent_validation(build, error, message):
     with pytest.raises(error, match=re.escape(message)):
         build()
+
+
+@pytest.mark.parametrize("grid, error", [(0, ValueError), (-0.05, ValueError),
+                                         (1.5, ValueError), (float("nan"), ValueError),
+                                         ("0.05", TypeError)])
+def test_snap_to_grid_bad_grid(grid, error):
+    # issue 17: grid 0 used to divide by zero
+    with pytest.raises(error, match=r"The 'grid' parameter of snap_to_grid must be a finite "
+                       r"float in \(0.0, 1.0\]"):
+        snap_to_grid([0.3], grid)

@@ -1,18 +1,29 @@
-"""Tests of read_pairs."""
+"""Tests of read_pairs and attach_outcomes: every layout of the field's result files (issue 15).
+
+The fixtures rebuild, in a few records each, the shapes the study's files take: a
+one-direction run with resolutions, failed elicitations (with and without a category),
+a two-direction (Bayes-consistency) run without resolutions and with the file's own
+derived numbers, per-record variants and results keyed by variant.
+"""
 
 from __future__ import annotations
 
 import json
+import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from coherence import read_pairs
+from coherence import SkippedRecordsWarning, attach_outcomes, read_pairs
 from tests.probability._helpers import coherent_pairs
 
+META = {"run_at": "2026-01-07T12:26:42.790243", "model": "gpt-4o", "thinking": False,
+        "prompt_style": "skeptical", "num_pairs": 3, "num_successful": 2}
 
-# --------------------------------------------------------------------------- read_pairs
+
 def _record(i: int, **extra):
     rec = {"pair_id": f"p{i}", "category": "strong", "reason": "r", "p_a": 0.3,
            "p_a_given_b1": 0.6, "p_a_given_b0": 0.2, "resolution_a": 1.0,
@@ -21,16 +32,99 @@ def _record(i: int, **extra):
     return rec
 
 
+def _bayes_record(i: int, category: str = "strong", **extra):
+    """A two-direction record as the study writes it: no resolutions, its own derived
+    joint cells, Bayes and LOTP errors (deliberately wrong here: they must be ignored)."""
+    rec = {"pair_id": f"p{i}", "category": category, "reason": "r", "p_a": 0.3,
+           "p_a_given_b1": 0.4, "p_a_given_b0": 0.2, "p_b": 0.5, "p_b_given_a1": 2 / 3,
+           "p_b_given_a0": 3 / 7, "joint_11_via_a": 9.0, "joint_11_via_b": 9.0,
+           "bayes_error_11": 9.0, "bayes_error_mean": 9.0, "lotp_error_a": 9.0,
+           "lotp_error_b": 9.0, "text_a": "A?", "text_b": "B?"}
+    rec.update(extra)
+    return rec
+
+
+def _write(tmp_path, results, metadata=None, name="run.json", **top):
+    path = tmp_path / name
+    body = {"results": results, **top}
+    if metadata is not None:
+        body["metadata"] = metadata
+    path.write_text(json.dumps(body))
+    return path
+
+
+# --------------------------------------------------------------------------- layouts
 def test_read_pairs_json(tmp_path):
-    path = tmp_path / "run.json"
     recs = [_record(0), _record(1, p_b=0.5, p_b_given_a1=0.4, p_b_given_a0=0.2)]
-    path.write_text(json.dumps({"results": recs, "metadata": {"model": "m"}}))
-    table = read_pairs(path)
+    table = read_pairs(_write(tmp_path, recs, {"model": "m"}))
     assert table.columns.tolist() == ["pair", "category", "p_a", "p_a_given_b1", "p_a_given_b0",
                                       "a_outcome", "b_outcome", "p_b", "p_b_given_a1",
-                                      "p_b_given_a0", "model"]
+                                      "p_b_given_a0", "run", "model", "source"]
     assert np.isnan(table["p_b"].iloc[0]) and table["p_b"].iloc[1] == 0.5
-    assert (table["model"] == "m").all()
+    assert (table["model"] == "m").all() and (table["run"] == "m").all()
+    assert "improvement" not in table.columns
+
+
+def test_metadata_fields_become_columns_and_label_the_run(tmp_path):
+    path = _write(tmp_path, [_record(0), _record(1)], META)
+    table = read_pairs(path)
+    for key, value in META.items():
+        assert (table[key] == value).all(), key
+    # the run label: model and settings, not the run time or the counts
+    assert set(table["run"]) == {"gpt-4o (thinking=False, prompt_style=skeptical)"}
+    assert (table["source"] == str(path)).all()
+    # two runs of one model with other settings get other labels
+    other = read_pairs(_write(tmp_path, [_record(0)], {**META, "thinking": True}, "b.json"))
+    assert other["run"].iloc[0] == "gpt-4o (thinking=True, prompt_style=skeptical)"
+    # no metadata: the file's stem
+    assert read_pairs(_write(tmp_path, [_record(0)], None, "plain.json"))["run"].iloc[0] == "plain"
+
+
+def test_metadata_key_colliding_with_a_column_is_prefixed(tmp_path):
+    table = read_pairs(_write(tmp_path, [_record(0)], {"model": "m", "category": "x",
+                                                       "extra": {"a": 1}}))
+    assert table["category"].iloc[0] == "strong" and table["metadata_category"].iloc[0] == "x"
+    assert table["extra"].iloc[0] == '{"a": 1}'
+    assert table["run"].iloc[0] == 'm (category=x, extra={"a": 1})'
+
+
+def test_failed_records_are_kept_and_flagged(tmp_path):
+    recs = [_record(0), {"pair_id": "p1", "error": "Failed to elicit probabilities"},
+            {"pair_id": "p2", "category": "weak", "error": "Failed to elicit some probabilities"},
+            _record(3, category="none")]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # reading warns about nothing: it drops nothing
+        table = read_pairs(_write(tmp_path, recs, META))
+    assert len(table) == 4
+    assert table["error"].isna().tolist() == [True, False, False, True]
+    assert table.loc[1, "error"] == "Failed to elicit probabilities"
+    assert pd.isna(table.loc[1, "category"]) and table.loc[2, "category"] == "weak"
+    assert table.loc[1:2, ["p_a", "a_outcome"]].isna().all().all()
+    assert table.loc[3, "a_outcome"] == 1.0
+
+
+def test_two_direction_run_without_resolutions(tmp_path):
+    recs = [_bayes_record(0), _bayes_record(1, "none"),
+            {"pair_id": "p2", "category": "weak", "error": "Failed to elicit some probabilities"}]
+    meta = {k: v for k, v in META.items() if k != "prompt_style"}
+    table = read_pairs(_write(tmp_path, recs, meta))
+    assert "a_outcome" not in table.columns and "b_outcome" not in table.columns
+    assert table["p_b_given_a1"].iloc[0] == pytest.approx(2 / 3)
+    # the file's own derived numbers are not read
+    assert not any(c.startswith(("joint_", "bayes_error", "lotp_error")) for c in table.columns)
+    assert table["run"].iloc[0] == "gpt-4o (thinking=False)"
+
+
+def test_variants(tmp_path):
+    recs = [_record(0, variant="baseline"), _record(0, variant="skeptical")]
+    table = read_pairs(_write(tmp_path, recs, {"model": "m"}))
+    assert table["variant"].tolist() == ["baseline", "skeptical"]
+    # results keyed by variant, metadata at the top level
+    keyed = {"baseline": [_record(0)], "justify_first": [_record(0), _record(1)]}
+    table = read_pairs(_write(tmp_path, keyed, None, "v.json", model="m", num_pairs=2))
+    assert table["variant"].tolist() == ["baseline", "justify_first", "justify_first"]
+    assert (table["model"] == "m").all() and (table["num_pairs"] == 2).all()
+    assert (table["run"] == "m").all()
 
 
 def test_read_pairs_csv(tmp_path):
@@ -38,13 +132,20 @@ def test_read_pairs_csv(tmp_path):
     df.to_csv(tmp_path / "pairs.csv", index=False)
     table = read_pairs(tmp_path / "pairs.csv")
     np.testing.assert_allclose(table["p_a"], df["p_a"])
+    # outcomes are optional in a table too
+    df.drop(columns=["a_outcome", "b_outcome"]).to_csv(tmp_path / "two.csv", index=False)
+    assert "a_outcome" not in read_pairs(tmp_path / "two.csv").columns
 
 
+# --------------------------------------------------------------------------- errors
 def test_read_pairs_errors(tmp_path):
     path = tmp_path / "run.json"
     path.write_text(json.dumps({"results": [_record(0), {"pair_id": "x"}]}))
     with pytest.raises(ValueError, match=r"read_pairs: key 'category' is missing from 1 "
-                       r"record\(s\) .* \(first: 1\)"):
+                       r"record\(s\) .* \(first: 1\); a failed record"):
+        read_pairs(path)
+    path.write_text(json.dumps({"results": [_record(0), {"error": "Failed to elicit"}]}))
+    with pytest.raises(ValueError, match=r"key 'pair_id' is missing from 1 record"):
         read_pairs(path)
     path.write_text(json.dumps([_record(0)]))
     with pytest.raises(ValueError, match="must hold a JSON object with a 'results' list"):
@@ -52,8 +153,121 @@ def test_read_pairs_errors(tmp_path):
     path.write_text(json.dumps({"results": []}))
     with pytest.raises(ValueError, match=r"'results' list .* is empty"):
         read_pairs(path)
+    path.write_text(json.dumps({"results": [_record(0), 3]}))
+    with pytest.raises(ValueError, match=r"1 record\(s\) .* are not JSON objects \(first: 1\)"):
+        read_pairs(path)
+    path.write_text(json.dumps({"results": {"baseline": {"pair_id": "x"}}}))
+    with pytest.raises(ValueError, match="variant 'baseline' holds a dict"):
+        read_pairs(path)
     with pytest.raises(ValueError, match=r"The 'path' parameter of read_pairs must be a \.json"):
         read_pairs(tmp_path / "x.txt")
     pd.DataFrame({"pair": [1]}).to_csv(tmp_path / "bad.csv", index=False)
     with pytest.raises(ValueError, match="read_pairs: column 'category'"):
         read_pairs(tmp_path / "bad.csv")
+
+
+def test_read_pairs_refuses_a_run_with_some_resolutions(tmp_path):
+    rec = _record(1)
+    del rec["resolution_b"]
+    path = _write(tmp_path, [_record(0), rec, _record(2)])
+    with pytest.raises(ValueError, match=r"1 successful record\(s\) .* lack 'resolution_a'/"
+                       r"'resolution_b' while 2 have them \(first without: 1\)"):
+        read_pairs(path)
+
+
+# --------------------------------------------------------------------------- property
+_probability = st.floats(0, 1, allow_nan=False)
+
+
+@given(st.lists(st.tuples(_probability, _probability, _probability, st.booleans(),
+                          st.booleans(), st.sampled_from(["strong", "weak", "none"]),
+                          st.sampled_from([None, "with category", "without category"])),
+                min_size=1, max_size=8))
+def test_property_round_trip(tmp_path_factory, rows):
+    """Every record comes back, in order, with its numbers; failed ones flagged."""
+    if all(r[6] is not None for r in rows):
+        rows = [*rows, (0.5, 0.5, 0.5, True, False, "none", None)]
+    recs = []
+    for i, (pa, p1, p0, a, b, cat, fail) in enumerate(rows):
+        if fail is None:
+            recs.append({"pair_id": f"p{i}", "category": cat, "p_a": pa, "p_a_given_b1": p1,
+                         "p_a_given_b0": p0, "resolution_a": float(a), "resolution_b": float(b)})
+        elif fail == "with category":
+            recs.append({"pair_id": f"p{i}", "category": cat, "error": "Failed"})
+        else:
+            recs.append({"pair_id": f"p{i}", "error": "Failed"})
+    table = read_pairs(_write(tmp_path_factory.mktemp("rt"), recs, {"model": "m"}))
+    assert table["pair"].tolist() == [r["pair_id"] for r in recs]
+    failed = table["error"].notna().to_numpy() if "error" in table else np.zeros(len(recs), bool)
+    assert failed.tolist() == ["error" in r for r in recs]
+    ok = [r for r in recs if "error" not in r]
+    np.testing.assert_array_equal(table.loc[~failed, "p_a"], [r["p_a"] for r in ok])
+    np.testing.assert_array_equal(table.loc[~failed, "a_outcome"], [r["resolution_a"] for r in ok])
+    assert table.loc[failed, "p_a"].isna().all()
+
+
+@given(st.integers(1, 6), st.data())
+def test_property_a_missing_key_is_named(tmp_path_factory, n, data):
+    """Whichever required key a successful record lacks, the message names the key and
+    the record, and the file is not read."""
+    recs = [_record(i) for i in range(n)]
+    bad = data.draw(st.integers(0, n - 1))
+    key = data.draw(st.sampled_from(["pair_id", "category", "p_a", "p_a_given_b1",
+                                     "p_a_given_b0"]))
+    del recs[bad][key]
+    path = _write(tmp_path_factory.mktemp("key"), recs)
+    with pytest.raises(ValueError, match=rf"key '{key}' is missing from 1 record\(s\) .* "
+                       rf"\(first: {bad}\)"):
+        read_pairs(path)
+
+
+# --------------------------------------------------------------------------- attach_outcomes
+def _two_way(ids=("x", "y"), cats=("strong", "none")):
+    return pd.DataFrame({"pair": list(ids), "category": list(cats), "p_a": 0.3, "p_b": 0.5})
+
+
+def _one_way(ids=("y", "x"), cats=("none", "strong"), a=(0.0, 1.0), b=(1.0, 1.0)):
+    return pd.DataFrame({"pair": list(ids), "category": list(cats), "a_outcome": list(a),
+                         "b_outcome": list(b)})
+
+
+def test_attach_outcomes_matches_by_pair():
+    out = attach_outcomes(_two_way(), _one_way())
+    assert out["a_outcome"].tolist() == [1.0, 0.0] and out["b_outcome"].tolist() == [1.0, 1.0]
+    assert out["p_a"].tolist() == [0.3, 0.3]  # the forecasts stay the run's own
+    # repeated (agreeing) resolutions from several runs are fine; failed rows are not used
+    source = pd.concat([_one_way(), _one_way().assign(error=np.nan),
+                        pd.DataFrame({"pair": ["x"], "error": ["Failed"]})])
+    assert attach_outcomes(_two_way(), source)["a_outcome"].tolist() == [1.0, 0.0]
+    # a failed row of the target keeps NaN and needs no resolution
+    target = pd.concat([_two_way().assign(error=np.nan),
+                        pd.DataFrame({"pair": ["z"], "error": ["Failed"]})], ignore_index=True)
+    out = attach_outcomes(target, _one_way())
+    assert out["a_outcome"].isna().tolist() == [False, False, True]
+
+
+def test_attach_outcomes_errors():
+    with pytest.raises(ValueError, match="attach_outcomes: column 'b_outcome'"):
+        attach_outcomes(_two_way(), _one_way().drop(columns="b_outcome"))
+    with pytest.raises(ValueError, match=r"gives 1 pair\(s\) two different outcomes "
+                       r"\(first: 'x'\)"):
+        attach_outcomes(_two_way(), pd.concat([_one_way(), _one_way(a=(0.0, 0.0))]))
+    with pytest.raises(ValueError, match=r"1 pair\(s\) have another 'category'"):
+        attach_outcomes(_two_way(cats=("weak", "none")), _one_way())
+    with pytest.raises(ValueError, match=r"1 pair\(s\) of 'pairs' have no resolution in "
+                       r"'resolved' \(first: 'z'\).*missing='skip'"):
+        attach_outcomes(_two_way(("x", "z")), _one_way())
+    with pytest.raises(ValueError, match=r"column 'a_outcome' of 'pairs' already holds "
+                       r"outcomes that 'resolved' contradicts in 1 row\(s\) \(first: 0\)"):
+        attach_outcomes(_two_way().assign(a_outcome=[0.0, 0.0]), _one_way())
+    with pytest.raises(ValueError, match="The 'missing' parameter of attach_outcomes"):
+        attach_outcomes(_two_way(), _one_way(), missing="drop")
+    with pytest.raises(TypeError, match="The 'resolved' parameter of attach_outcomes"):
+        attach_outcomes(_two_way(), 3)
+
+
+def test_attach_outcomes_skip_names_the_pairs():
+    with pytest.warns(SkippedRecordsWarning, match=r"1 pair\(s\) .* left out: 'z'") as rec:
+        out = attach_outcomes(_two_way(("x", "z")), _one_way(), missing="skip")
+    assert rec[0].filename == __file__
+    assert out["pair"].tolist() == ["x"] and out["a_outcome"].tolist() == [1.0]

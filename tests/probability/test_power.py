@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from coherence import PairsPowerResult, conditional_forecasting, pairs_power
@@ -78,3 +79,60 @@ def test_pairs_power_validation():
         pairs_power(coherent_pairs(5, np.random.default_rng(0)), category="weak")
     with pytest.raises(ValueError, match="The 'n' parameter of pairs_power must be an int >= 2"):
         pairs_power(sd=0.1, n=1)
+
+
+def test_pairs_power_duplicated_category_column():
+    # issue 17: with two 'category' columns the category filter used to keep every pilot row
+    df = coherent_pairs(20, np.random.default_rng(2))
+    df = pd.concat([df, df[["category"]].assign(category="weak")], axis=1)
+    with pytest.raises(ValueError, match=r"The 'pilot' parameter of pairs_power must be a table "
+                       r"whose column names are unique; got .*duplicated column 'category'"):
+        pairs_power(df, effect=0.02, n_simulations=50, rng=0)
+
+
+# --------------------------------------------------------------------------- test="bernoulli"
+def test_pairs_power_bernoulli_truth_hits_the_effect():
+    """The alternative the Bernoulli power is computed under has the requested mean
+    expected improvement over the pilot's pairs, with every chance in [0, 1]; c = 1/2
+    (the forecasts are the truth) gives the mean squared update."""
+    from coherence._probability._power import _bernoulli_truth
+
+    rng = np.random.default_rng(2)
+    p = rng.uniform(0.05, 0.95, 40)
+    q = np.where(rng.random(40) < 0.3, p, np.clip(p + rng.normal(0, 0.2, 40), 0, 1))
+    for effect in (0.02, -0.01, float(np.mean((p - q) ** 2))):
+        truth = _bernoulli_truth(p, q, effect, "pairs_power")
+        assert np.all((truth >= 0) & (truth <= 1))
+        assert np.mean((p - q) * (p + q - 2 * truth)) == pytest.approx(effect, abs=1e-12)
+    np.testing.assert_allclose(_bernoulli_truth(p, q, float(np.mean((p - q) ** 2)),
+                                                "pairs_power"), q, atol=1e-9)
+    with pytest.raises(ValueError, match="can reach"):
+        _bernoulli_truth(p, q, 0.9, "pairs_power")
+
+
+def test_pairs_power_bernoulli_simulation_agrees_with_its_curve():
+    """Many updating pairs, balanced chances: the test's own rejection rate at the planned
+    n is the target (normal approximation good), and lower at a quarter of it."""
+    pilot = coherent_pairs(60, np.random.default_rng(4))
+    res = pairs_power(pilot, effect=0.02, test="bernoulli", n_simulations=400, rng=1)
+    assert res.method.startswith("Bernoulli")
+    assert 10 < res.n_required < 2000 and res.achieved_power >= 0.8
+    assert abs(res.simulated_power - 0.8) < 0.07  # 400 studies: SE 0.02
+    small = pairs_power(pilot, effect=0.02, test="bernoulli", n=res.n_required // 4,
+                        n_simulations=0, rng=1)
+    assert small.power_at_n < 0.5
+    t = pairs_power(pilot, effect=0.02, n_simulations=0, rng=1)
+    assert t.n_required != res.n_required  # a different test, a different size
+
+
+def test_pairs_power_bernoulli_validation():
+    pilot = coherent_pairs(20, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="pilot"):
+        pairs_power(effect=0.01, sd=0.1, test="bernoulli")
+    with pytest.raises(ValueError, match="test"):
+        pairs_power(metric="win_rate", test="bernoulli")
+    with pytest.raises(ValueError, match="test"):
+        pairs_power(pilot, effect=0.01, test="bootstrap-t")
+    flat = pilot.assign(p_a_given_b1=pilot["p_a"], p_a_given_b0=pilot["p_a"])
+    with pytest.raises(ValueError, match="spread"):
+        pairs_power(flat, effect=0.01, test="bernoulli")

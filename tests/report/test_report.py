@@ -165,3 +165,82 @@ def test_lie_table_split_by_model(two_models):
                  tests=["lie"], progress=False, rng=0, **FAST)
     assert [c.key["model"] for c in rep.cells] == ["a", "b"]
     assert all("lie" in c.results for c in rep.cells)
+
+
+# --------------------------------------------------------------------------- issue 17: input
+@pytest.fixture(scope="module")
+def small():
+    return coherence.simulate("rational", n_contexts=30, n_repetitions=2,
+                              prompts=("standard", "mse"), rng=3).data
+
+
+def test_empty_table_raises(small):
+    with pytest.raises(ValueError, match=r"'data' parameter of report must be a table with at "
+                       r"least one row; got '0 rows \(columns: context"):
+        report(small.iloc[:0], progress=False, rng=0)
+
+
+@pytest.mark.parametrize("by", [3, None, ["model", 3]])
+def test_by_of_wrong_type(small, by):
+    with pytest.raises(TypeError, match=r"The 'by' parameter of report must be a column name"):
+        report(small, by=by, progress=False, rng=0)
+
+
+def test_reference_prompt_matching_no_row_raises(small):
+    relabelled = small.assign(prompt=small["prompt"].astype(str).str.capitalize())
+    with pytest.raises(ValueError, match=r"The 'reference_prompt' parameter of report must be a "
+                       r"label of column 'prompt' .*found 'Standard', 'Mse'\); got 'standard'\. "
+                       r"Did you mean 'Standard'\?"):
+        report(relabelled, tests=["ci"], progress=False, rng=0)
+    with pytest.raises(ValueError, match=r"found 'standard', 'mse'\); got 'bayes'\.$"):
+        report(small, tests=["ci"], reference_prompt="bayes", progress=False, rng=0)
+    with pytest.raises(TypeError, match=r"'reference_prompt' parameter of report must be a str"):
+        report(small, tests=["ci"], reference_prompt=None, progress=False, rng=0)
+
+
+def test_prompt_labels_differing_only_in_case_raise(small):
+    mixed = small.assign(prompt=small["prompt"].astype(str))
+    mixed.loc[mixed.index[:3], "prompt"] = "Standard"
+    with pytest.raises(ValueError, match=r"Column 'prompt' \(input to report\) must hold labels "
+                       r"that differ by more than case"):
+        report(mixed, tests=["ci"], progress=False, rng=0)
+
+
+def test_cell_without_reference_prompt_records_an_error(small):
+    # model b has only the 'mse' prompt: its decision tests must not run on mse rows
+    a = small.assign(model="a")
+    b = small[small["prompt"].astype(str) == "mse"].assign(model="b")
+    rep = report(pd.concat([a, b], ignore_index=True), tests=["ci", "calibration"],
+                 n_permutations=19, n_resamples=19, progress=False, rng=0)
+    frame = rep.to_frame().set_index(["model", "test"])
+    assert frame.loc[("a", "ci"), "error"] == ""
+    assert frame.loc[("a", "ci"), "n_obs"] == (small["prompt"] == "standard").sum()
+    error = frame.loc[("b", "ci"), "error"]
+    assert re.search(r"no row of this cell has prompt = 'standard'", error)
+    assert np.isnan(frame.loc[("b", "ci"), "pvalue"])
+
+
+def test_beliefs_written_as_text_run_in_every_test(small):
+    text = small.assign(belief=small["belief"].map(repr).astype(object))
+    got = report(text, tests=["ci", "calibration"], n_permutations=19, n_resamples=19,
+                 progress=False, rng=0).to_frame()
+    want = report(small, tests=["ci", "calibration"], n_permutations=19, n_resamples=19,
+                  progress=False, rng=0).to_frame()
+    assert (got["error"] == "").all()
+    pd.testing.assert_frame_equal(got.drop(columns="warnings"), want.drop(columns="warnings"))
+
+
+def test_duplicate_column_names_raise(small):
+    dup = pd.concat([small, small[["belief"]]], axis=1)
+    with pytest.raises(ValueError, match=r"column names are unique; got .*duplicated column "
+                       r"'belief'"):
+        report(dup, progress=False, rng=0)
+
+
+def test_row_without_a_prompt_raises(small):
+    # found by the fuzz suite's thorough profile: the row was left out of the decision tests
+    gap = small.assign(prompt=small["prompt"].astype(object))
+    gap.loc[gap.index[4], "prompt"] = None
+    with pytest.raises(ValueError, match=r"Column 'prompt' \(input to report\) must not contain "
+                       r"missing values; 1 offending row \(first: row 4\)"):
+        report(gap, tests=["ci"], progress=False, rng=0)

@@ -147,3 +147,61 @@ def test_grounding_split_needs_same_key():
                           {"q": ["a"]}, by="who", rng=0)
     with pytest.raises(ValueError, match="'sources' parameter of grounding_split"):
         grounding_split(scores, sources=sp)
+
+
+# --------------------------------------------------------------------------- issue 17: input
+@pytest.mark.parametrize("false, true", [("False", "True"), ("0", "1"), ("no", "yes"),
+                                         (0, 1), (False, True)])
+def test_is_outcome_read_as_written(false, true):
+    # strings from a CSV: bool('False') is True, which used to remove every event
+    h = hindsight()
+    h["is_outcome"] = pd.Series([false] * 4 + [true], dtype=object)
+    want = key_event_recall(forecast_events(), hindsight(), n_resamples=50, rng=0)
+    got = key_event_recall(forecast_events(), h, n_resamples=50, rng=0)
+    pd.testing.assert_frame_equal(got.table, want.table)
+    assert got.statistic == want.statistic
+
+
+def test_is_outcome_garbage_and_blank():
+    h = hindsight().astype({"is_outcome": object})
+    h.loc[2, "is_outcome"] = "maybe"
+    with pytest.raises(ValueError, match=r"Column 'is_outcome' \(input to key_event_recall\) "
+                       r"must hold yes/no flags.*row 2 = 'maybe'"):
+        key_event_recall(forecast_events(), h, rng=0)
+    h.loc[2, "is_outcome"] = None  # blank: not the outcome
+    got = key_event_recall(forecast_events(), h, n_resamples=50, rng=0)
+    assert got.statistic == key_event_recall(forecast_events(), hindsight(), n_resamples=50,
+                                             rng=0).statistic
+
+
+@pytest.mark.parametrize("column, value, rule", [
+    ("magnitude", np.nan, "not contain NaN or missing values"),
+    ("confidence", np.nan, "not contain NaN or missing values"),
+    ("magnitude", -0.5, r"hold finite numbers >= 0"),
+    ("magnitude", np.inf, "hold finite numbers"),
+    ("confidence", 1.5, r"hold probabilities in \[0, 1\]"),
+    ("confidence", -0.1, r"hold probabilities in \[0, 1\]")])
+def test_magnitude_and_confidence_checked_not_dropped(column, value, rule):
+    h = hindsight()
+    h.loc[2, column] = value
+    with pytest.raises(ValueError, match=rf"Column '{column}' \(input to key_event_recall\) "
+                       rf"must {rule}.*1 offending row \(first: row 2"):
+        key_event_recall(forecast_events(), h, rng=0)
+
+
+def test_outcome_rows_are_not_checked():
+    # the outcome record is removed before the checks: its impact is never used
+    h = hindsight()
+    h.loc[4, "magnitude"] = np.nan
+    key_event_recall(forecast_events(), h, n_resamples=10, rng=0)
+
+
+def test_grounding_split_wrong_types():
+    scores = forecast_scores({"model": ["m"], "question": ["q"], "probability": [0.7],
+                              "outcome": [1]}, n_resamples=10, rng=0)
+    with pytest.raises(TypeError, match=r"The 'key_events' parameter of grounding_split must "
+                       r"be a KeyEventRecallResult or None; got 'str'"):
+        grounding_split(scores, key_events="ker")
+    with pytest.raises(TypeError, match=r"The 'sources' parameter of grounding_split must be a "
+                       r"SourcePrecisionResult"):
+        grounding_split(scores, sources=scores)

@@ -343,7 +343,8 @@ def test_data_validation():
         forecast_scores(mc, options=["A", "B"])
     with pytest.raises(ValueError, match=r"Column 'outcome'.*name one of the option columns"):
         forecast_scores(mc.assign(A=0.6, outcome="C"), options=["A", "B"])
-    with pytest.raises(ValueError, match="no rows"):
+    with pytest.raises(ValueError, match=r"The 'forecasts' parameter of forecast_scores must be "
+                       r"a table with at least one row; got '0 rows"):
         forecast_scores(t.iloc[:0])
 
 
@@ -378,3 +379,25 @@ def test_forecast_date_is_the_default_timestamp():
         forecast_scores(t, timestamp=None, n_resamples=5, rng=0)
     with pytest.raises(ValueError, match="column 'when'"):
         forecast_scores(t, timestamp="when", n_resamples=5, rng=0)
+
+
+# --------------------------------------------------------------------------- issue 17: input
+def test_chosen_labels_differing_only_in_case_raise():
+    table = pd.DataFrame({"model": ["m", "m"], "question": ["a", "b"],
+                          "probability": [0.7, 0.6], "chosen": ["Yes", "No"],
+                          "outcome": ["yes", "no"]})
+    with pytest.raises(ValueError, match=r"Column 'chosen/outcome' \(input to forecast_scores\) "
+                       r"must write each option one way .*'Yes' / 'yes'; 1 offending row"):
+        forecast_scores(table, chosen="chosen", rng=0)
+    same = table.assign(chosen=["yes", "no"])
+    res = forecast_scores(same, chosen="chosen", n_resamples=10, rng=0)
+    assert res.per_forecast["accuracy"].tolist() == [1.0, 1.0]
+
+
+def test_model_named_like_the_pooled_row_raises():
+    table = pd.DataFrame({"model": ["(all)", "m"], "question": ["a", "b"],
+                          "probability": [0.7, 0.6], "outcome": [1, 0]})
+    with pytest.raises(ValueError, match=r"Column 'model' \(input to forecast_scores\) must not "
+                       r"use the name '\(all\)', which labels the pooled row; 1 offending row "
+                       r"\(first: row 0\)"):
+        forecast_scores(table, rng=0)

@@ -93,3 +93,14 @@ def test_plot_causal_pressure():
     plt.close("all")
     with pytest.raises(TypeError, match="'curve' parameter of plot_causal_pressure"):
         plot_causal_pressure(events())
+
+
+def test_prices_in_cents_refused():
+    # issue 17: prices 40, 55 (cents) used to give moves of 15 "probability points"
+    ev = {"date": ["2024-01-05"], "direction": [1], "magnitude": [0.5], "confidence": [0.9]}
+    px = {"date": ["2024-01-04", "2024-01-06"], "price": [40, 55]}
+    with pytest.raises(ValueError, match=r"Column 'price' \(input to market_alignment\) must "
+                       r"hold probabilities in \[0, 1\]; 2 offending rows \(first: row 0 = 40.0"):
+        market_alignment(ev, px)
+    probs = market_alignment(ev, {"date": px["date"], "price": [0.40, 0.55]})
+    assert probs.table["move"].iloc[0] == pytest.approx(0.15)

@@ -39,3 +39,17 @@ def test_source_precision_validation():
         res = source_precision({"model": ["m"], "question": ["q"], "sources": [[]]},
                                {"q": ["a"]})
     assert np.isnan(res.statistic)
+
+
+def test_lists_written_as_text_are_refused():
+    # issue 17: a CSV round trip turns ['a', 'b'] into "['a', 'b']", which used to count as
+    # one unknown source (precision 0)
+    cites = pd.DataFrame({"model": ["m"], "question": ["q"], "sources": ["['a', 'b']"]})
+    with pytest.raises(ValueError, match=r"Column 'sources' \(input to source_precision\) must "
+                       r"hold lists .*parse them first.*row 0 = \"\['a', 'b'\]\""):
+        source_precision(cites, {"q": ["a", "b"]}, rng=0)
+    ref = pd.DataFrame({"question": ["q"], "sources": ['["a", "b"]']})
+    with pytest.raises(ValueError, match=r"Column 'sources' \(input to source_precision\)"):
+        source_precision(cites.assign(sources=[["a"]]), ref, rng=0)
+    parsed = cites.assign(sources=cites["sources"].map(__import__("ast").literal_eval))
+    assert source_precision(parsed, {"q": ["a", "b"]}, n_resamples=10, rng=0).statistic == 1.0

@@ -1,0 +1,192 @@
+"""Reproduce the conditional-forecasting study's tables from its public result files (issue 15).
+
+Run from the repository root (a few seconds)::
+
+    COHERENCE_SHARED_DATA=../shared/data python -m benchmarks.reproduce_pairs
+    python -m benchmarks.reproduce_pairs --tables   # rewrite docs/reproducing.md's block only
+
+Every ``*.json`` file under ``$COHERENCE_SHARED_DATA/conditional-pairs`` (default
+``../shared/data``, next to the clone) is read with :func:`coherence.read_pairs`, one call
+per file, and analysed with :func:`coherence.conditional_forecasting` under the study's
+conventions (normal interval, t-test; one-sided ``"less"`` as well as two-sided) and under
+the toolkit's defaults (whatever they are at the commit; the JSON records them). Runs with
+resolutions give the main table, win rates, sensitivity, the direction and
+law-of-total-probability tables and the significance table; two-direction runs (no
+resolutions) give the Bayes table. Results go to
+``benchmarks/results/reproduce_pairs.json`` with versions, commit and machine, and the
+tables of ``docs/reproducing.md`` are generated from that JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import warnings
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from benchmarks._harness import environment, markers, replace_block
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "benchmarks" / "results" / "reproduce_pairs.json"
+DOC = ROOT / "docs" / "reproducing.md"
+DATA = Path(os.environ.get("COHERENCE_SHARED_DATA", ROOT.parent / "shared" / "data"))
+SEED = 0
+
+#: (key, call options, what it is)
+ANALYSES: tuple[tuple[str, dict[str, Any], str], ...] = (
+    ("paper", {"test": "t", "ci_method": "normal"},
+     "the study's conventions: one-sample t-test, normal interval mean +- 1.96 SE"),
+    ("paper_less", {"test": "t", "ci_method": "normal", "alternative": "less"},
+     "the same, one-sided: does conditioning hurt?"),
+    ("paper_greater", {"test": "t", "ci_method": "normal", "alternative": "greater"},
+     "the same, one-sided: does conditioning help?"),
+    ("default", {}, "the toolkit's defaults (recorded as pvalue_method and ci_method)"),
+)
+
+
+def analyse(path: Path) -> dict[str, Any]:
+    """Every table of one result file, as plain JSON."""
+    from coherence import conditional_forecasting, read_pairs
+
+    table = read_pairs(path)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        runs = {key: conditional_forecasting(table, rng=SEED, **options)
+                for key, options, _ in ANALYSES}
+    out: dict[str, Any] = {
+        "file": path.name, "run": sorted(set(table["run"])),
+        "n_records": len(table),
+        "n_failed": int(runs["default"].n_failed),
+        "resolved": bool(runs["default"].table["resolved"].all()),
+        "warnings": sorted({str(w.message) for w in caught}),
+        "calls": {key: f"conditional_forecasting(read_pairs(path), rng={SEED}"
+                  + "".join(f", {k}={v!r}" for k, v in options.items()) + ")"
+                  for key, options, _ in ANALYSES},
+        "tables": {key: json.loads(r.table.to_json(orient="records"))
+                   for key, r in runs.items()},
+        "pooled": {key: json.loads(r.to_frame().to_json(orient="records"))[0]
+                   for key, r in runs.items()},
+    }
+    return out
+
+
+def run(data: Path) -> dict[str, Any]:
+    files = sorted((data / "conditional-pairs").glob("*.json"))
+    if not files:
+        sys.exit(f"no result files under {data / 'conditional-pairs'} (set "
+                 "COHERENCE_SHARED_DATA)")
+    return {"environment": environment(), "data": str(data), "seed": SEED,
+            "analyses": {key: what for key, _, what in ANALYSES},
+            "files": [analyse(f) for f in files]}
+
+
+# --------------------------------------------------------------------------- docs tables
+def _fmt(value: Any, digits: int = 3) -> str:
+    if value is None or (isinstance(value, float) and value != value):
+        return "n/a"
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, int):
+        return str(value)
+    return f"{value:.{digits}f}".replace("-", "−")
+
+
+def _markdown(frame: pd.DataFrame) -> str:
+    head = "| " + " | ".join(frame.columns) + " |"
+    rule = "| " + " | ".join("---" for _ in frame.columns) + " |"
+    body = ["| " + " | ".join(str(v) for v in row) + " |" for row in frame.to_numpy()]
+    return "\n".join([head, rule, *body])
+
+
+def _table(rows: list[dict[str, Any]], columns: dict[str, str], digits: int = 3) -> str:
+    frame = pd.DataFrame([{label: (_fmt(r.get(col), digits) if col != "category"
+                                   else r["category"]) for col, label in columns.items()}
+                          for r in rows])
+    return _markdown(frame)
+
+
+def tables(results: dict[str, Any]) -> str:
+    env = results["environment"]
+    parts = [f"Generated by `benchmarks/reproduce_pairs.py` from "
+             f"`benchmarks/results/reproduce_pairs.json` (commit `{env['commit'][:10]}`, "
+             f"{env['date']}; belief-coherence {env['versions']['belief-coherence']}, "
+             f"seed {results['seed']}).\n"]
+    for f in results["files"]:
+        parts.append(f"### `{f['file']}`\n")
+        parts.append(f"Run: `{', '.join(f['run'])}`; {f['n_records']} records, "
+                     f"{f['n_failed']} failed; "
+                     + ("with resolutions." if f["resolved"] else "no resolutions.") + "\n")
+        paper = f["tables"]["paper"]
+        if f["resolved"]:
+            parts.append("**Main table, win rates and sensitivity** (the study's conventions: "
+                         "normal 95% interval, two-sided t-test):\n\n`"
+                         + f["calls"]["paper"] + "`\n")
+            parts.append(_table(paper, {
+                "category": "category", "n": "n", "mean_improvement": "mean improvement",
+                "ci_low": "CI low", "ci_high": "CI high", "pvalue": "p (t, two-sided)",
+                "win_rate": "win rate", "mean_sensitivity": "mean sensitivity"}))
+            parts.append("\n**Significance table**: the same mean improvement under each "
+                         "p-value (one-sided `less` asks whether conditioning hurts, "
+                         "`greater` whether it helps):\n")
+            default = f["pooled"]["default"]
+            p_label = f"default ({default['pvalue_method']})"
+            ci_label = f"default ({default['ci_method']})"
+            rows = []
+            for i, r in enumerate(paper):
+                rows.append({"category": r["category"],
+                             "t two-sided": r["pvalue_t"],
+                             "t less": f["tables"]["paper_less"][i]["pvalue"],
+                             "t greater": f["tables"]["paper_greater"][i]["pvalue"],
+                             "bootstrap-t": f["tables"]["default"][i]["pvalue_bootstrap_t"],
+                             p_label: f["tables"]["default"][i]["pvalue"]})
+            parts.append(_table(rows, {k: k for k in rows[0]}))
+            parts.append("\n**Intervals**: the study's normal interval against the toolkit's "
+                         "default interval:\n")
+            parts.append(_table(f["tables"]["default"], {
+                "category": "category", "ci_low_normal": "normal low",
+                "ci_high_normal": "normal high", "ci_low": f"{ci_label} low",
+                "ci_high": f"{ci_label} high"}))
+        parts.append("\n**Direction and law-of-total-probability tables** (no outcomes "
+                     "needed; ε = 0.02, tolerance 0.05):\n")
+        parts.append(_table(paper, {
+            "category": "category", "n": "n", "monotonic": "monotonic", "partial": "partial",
+            "no_update": "no update", "inconsistent": "inconsistent",
+            "lotp_feasible": "LOTP feasible (A)", "lotp_feasible_b": "LOTP feasible (B)",
+            "lotp_error_a_mean": "LOTP error (A)", "lotp_error_b_mean": "LOTP error (B)"}))
+        parts.append("\n**Bayes table** (error < 0.05 share and mean error; needs the "
+                     "two-direction elicitation):\n")
+        if any(r["n_bayes"] for r in paper):
+            parts.append(_table(paper, {
+                "category": "category", "n_bayes": "n", "bayes_consistent": "share error < 0.05",
+                "bayes_error_mean": "mean Bayes error"}))
+        else:
+            parts.append("Not available from this file: P(B), P(B | A = 1) and P(B | A = 0) "
+                         "were not elicited in this run (the columns are NaN, `n_bayes` is 0).")
+        parts.append("")
+    return "\n".join(parts)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tables", action="store_true",
+                        help="only regenerate docs/reproducing.md from the stored JSON")
+    args = parser.parse_args(argv)
+    if args.tables:
+        results = json.loads(RESULTS.read_text())
+    else:
+        results = run(DATA)
+        RESULTS.parent.mkdir(exist_ok=True)
+        RESULTS.write_text(json.dumps(results, indent=1, allow_nan=True) + "\n")
+    begin, end = markers("reproduce_pairs.py")
+    replace_block(DOC, begin, end, tables(results))
+    print(f"wrote {RESULTS.relative_to(ROOT)} and the tables of {DOC.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,104 @@
+"""A penalised logistic regression fitted by Newton's method, for the leakage refits.
+
+The leakage test's permutation null refits the full model ``n_permutations x
+n_splits`` times on data that differ from the observed fit only in two columns.
+scikit-learn's :class:`~sklearn.linear_model.LogisticRegression` spends most of
+a 10 ms fit of these small problems in validation and set-up; this module fits
+*the same model* (the same objective, so the same optimum) with a few numpy
+calls per Newton step, warm-started from the observed fit:
+
+.. math::
+
+    \\min_{W, b} \\; \\sum_i -\\log \\operatorname{softmax}(W x_i + b)_{a_i}
+    + \\frac{1}{2C} \\lVert W \\rVert_F^2 ,
+
+scikit-learn's parametrisation: for two classes one coefficient vector (the
+logit of the second class), for more one vector per class (the multinomial
+"symmetric" form); intercepts are not penalised. For more than two classes the
+intercepts are identified only up to a common constant, which does not change
+the probabilities; the last class's is fixed at 0 here.
+
+scikit-learn stops at a gradient tolerance of 1e-4 (``tol``); this solver runs
+Newton's method until a step below 1e-7 (quadratic convergence: the
+solution is then good to about 1e-12), so the two agree to scikit-learn's
+tolerance (predicted probabilities within about 1e-7 on the leakage designs;
+``tests/decision/test_logistic.py`` checks 1e-5 on random problems).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["LogisticFit", "fit_logistic", "link", "predict_logistic"]
+
+#: Newton's method stops when the largest coordinate of the step is below this.
+STEP_TOL = 1e-7
+MAX_ITER = 100
+
+
+@dataclass(frozen=True, slots=True)
+class LogisticFit:
+    """Coefficients ``(G, d + 1)`` (the intercept last) of the ``G`` free linear predictors
+    (``G = 1`` for two classes: the logit of class 1; ``G = K - 1`` otherwise: contrasts,
+    see :func:`link`), Newton iterations used and whether they converged."""
+
+    theta: np.ndarray
+    n_iter: int
+    converged: bool
+
+
+def link(n_classes: int) -> np.ndarray:
+    """The ``(K, G)`` matrix ``L`` that maps the linear predictors to the class logits.
+
+    Two classes: logits ``(0, eta)`` (scikit-learn's binomial model). More: ``L`` has
+    orthonormal columns orthogonal to ``(1, ..., 1)``. At the optimum of the symmetric
+    multinomial objective the class coefficient vectors sum to zero (the loss does
+    not change along ``W + 1 v^T`` and the penalty is smallest at sum zero), so
+    ``W = L V`` loses nothing, and ``||W||_F = ||V||_F`` keeps the penalty: the same
+    optimum with ``K - 1`` instead of ``K`` predictors and no unidentified intercept.
+    """
+    if n_classes == 2:
+        return np.array([[0.0], [1.0]])
+    # orthonormal Helmert contrasts
+    out = np.zeros((n_classes, n_classes - 1))
+    for j in range(1, n_classes):
+        out[:j, j - 1] = 1.0
+        out[j, j - 1] = -float(j)
+        out[:, j - 1] /= math.sqrt(j * (j + 1))
+    return out
+
+
+def _softmax(z: np.ndarray) -> np.ndarray:
+    z = z - z.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def fit_logistic(x: np.ndarray, a: np.ndarray, n_classes: int, c: float,
+                 init: LogisticFit | None = None) -> LogisticFit:
+    """Fit the L2-penalised (``1 / (2C)``, intercepts free) logistic model of ``a`` on ``x``.
+
+    ``a`` holds class codes 0..K-1, each present. Newton's method with step halving
+    on the objective (the numba kernel
+    :func:`coherence._decision._kernels.newton_logistic`), from ``init`` (warm
+    start) or zeros; it stops after a step whose largest coordinate is below
+    ``STEP_TOL``.
+    """
+    from ._kernels import newton_logistic
+
+    n, d = x.shape
+    lk = link(n_classes)
+    xt = np.ascontiguousarray(np.column_stack([x, np.ones(n)]), dtype=np.float64)
+    theta0 = np.zeros((lk.shape[1], d + 1)) if init is None else init.theta
+    theta, n_iter = newton_logistic(xt, np.ascontiguousarray(a, dtype=np.int64), lk,
+                                    1.0 / c, np.ascontiguousarray(theta0), STEP_TOL, MAX_ITER)
+    return LogisticFit(theta, n_iter if n_iter > 0 else MAX_ITER, n_iter > 0)
+
+
+def predict_logistic(fit: LogisticFit, x: np.ndarray, n_classes: int) -> np.ndarray:
+    """Class probabilities ``(n, K)`` of the fitted model at ``x``."""
+    theta = fit.theta
+    return _softmax((x @ theta[:, :-1].T + theta[:, -1]) @ link(n_classes).T)

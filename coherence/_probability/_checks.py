@@ -1,0 +1,841 @@
+"""The ten forecaster consistency checks of Paleka et al. (ICLR 2025).
+
+Each checker is a logical relation between the questions of a tuple, given by
+its set of *possible worlds* (which resolutions of the questions can happen
+together; a conditional question is annulled, neither true nor false, when its
+condition fails). Two violation metrics are computed per tuple:
+
+* **arbitrage**: the largest log-score profit an arbitrageur can guarantee in
+  every possible world by replacing the forecasts with other forecasts;
+* **frequentist**: a deviation scaled by the noise of a forecaster whose
+  forecasts have standard deviation ``sigma``, flagged above ``gamma * sigma``.
+
+The array layer (:func:`arbitrage_violation`, :func:`frequentist_violation`) is
+vectorised over tuples; :func:`consistency_check` is the table-in, table-out
+layer with summary statistics and a bootstrap interval; :func:`read_consistency_tuples`
+reads the authors' released JSON-lines files.
+
+The arbitrage is computed through its convex dual (see :func:`arbitrage_violation`):
+closed forms for Negation, Paraphrase, Consequence and Cond, a small convex programme over
+the possible worlds (``scipy.optimize.minimize``, SLSQP) for the others, with a
+duality-gap certificate per tuple.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+import pandas as pd
+
+from .._resampling import percentile_interval
+from .._results import CoherenceResult, ConfidenceInterval
+from .._rng import RNGLike, check_rng
+from .._validation import (
+    as_dataframe,
+    check_choice,
+    check_float,
+    check_resampling,
+    param_error,
+    probability_column,
+    require_columns,
+)
+
+__all__ = [
+    "CHECKERS",
+    "ConsistencyCheckResult",
+    "arbitrage_violation",
+    "consistency_check",
+    "frequentist_violation",
+    "read_consistency_tuples",
+]
+
+_N = None  # an annulled (conditional) question in a world
+
+
+@dataclass(frozen=True)
+class _Spec:
+    """One checker: its questions (the released files' keys) and possible worlds."""
+
+    name: str
+    authors_name: str
+    questions: tuple[str, ...]
+    worlds: tuple[tuple[int | None, ...], ...]
+    code_worlds: tuple[tuple[int | None, ...], ...] | None = None  # when the code differs
+
+    def world_matrix(self, definition: str) -> np.ndarray:
+        """(n_worlds, k) with 1 (true), 0 (false), -1 (annulled)."""
+        worlds = self.code_worlds if definition == "code" and self.code_worlds else self.worlds
+        return np.array([[-1 if v is None else v for v in w] for w in worlds], dtype=np.int64)
+
+
+_SPECS: dict[str, _Spec] = {s.name: s for s in (
+    _Spec("negation", "NegChecker", ("P", "not_P"), ((1, 0), (0, 1))),
+    _Spec("paraphrase", "ParaphraseChecker", ("P", "para_P"), ((1, 1), (0, 0))),
+    _Spec("consequence", "ConsequenceChecker", ("P", "cons_P"), ((1, 1), (0, 1), (0, 0))),
+    _Spec("and", "AndChecker", ("P", "Q", "P_and_Q"),
+          ((1, 1, 1), (1, 0, 0), (0, 1, 0), (0, 0, 0))),
+    _Spec("or", "OrChecker", ("P", "Q", "P_or_Q"),
+          ((1, 1, 1), (1, 0, 1), (0, 1, 1), (0, 0, 0))),
+    # the authors' code enumerates every boolean vector with P + Q = (P and Q) + (P or Q),
+    # which admits two impossible worlds, (1, 0, 1, 0) and (0, 1, 1, 0)
+    _Spec("and_or", "AndOrChecker", ("P", "Q", "P_and_Q", "P_or_Q"),
+          ((1, 1, 1, 1), (1, 0, 0, 1), (0, 1, 0, 1), (0, 0, 0, 0)),
+          code_worlds=((1, 1, 1, 1), (1, 0, 0, 1), (1, 0, 1, 0), (0, 1, 0, 1), (0, 1, 1, 0),
+                       (0, 0, 0, 0))),
+    _Spec("but", "ButChecker", ("P", "Q_and_not_P", "P_or_Q"),
+          ((1, 0, 1), (0, 1, 1), (0, 0, 0))),
+    _Spec("cond", "CondChecker", ("P", "Q_given_P", "P_and_Q"),
+          ((1, 1, 1), (1, 0, 0), (0, _N, 0))),
+    _Spec("cond_cond", "CondCondChecker", ("P", "Q_given_P", "R_given_P_and_Q", "P_and_Q_and_R"),
+          ((1, 1, 1, 1), (1, 1, 0, 0), (1, 0, _N, 0), (0, _N, _N, 0))),
+    _Spec("expected_evidence", "ExpectedEvidenceChecker", ("P", "Q", "P_given_Q", "P_given_not_Q"),
+          ((1, 1, 1, _N), (1, 0, _N, 1), (0, 1, 0, _N), (0, 0, _N, 0))),
+)}
+
+#: The ten checkers: name -> the questions of a tuple, in the released files' keys.
+CHECKERS: Mapping[str, tuple[str, ...]] = {name: s.questions for name, s in _SPECS.items()}
+
+_BY_AUTHORS_NAME = {s.authors_name: s.name for s in _SPECS.values()}
+
+#: Forecasts are moved to [_CODE_EPS, 1 - _CODE_EPS] under definition="code" (their
+#: ``remove_zeros``), and a tuple whose basic violation is below _CODE_BASIC is 0 there.
+_CODE_EPS = 1e-3
+_CODE_BASIC = 1e-5
+
+
+def _spec(checker: Any, owner: str) -> _Spec:
+    if isinstance(checker, str):
+        name = _BY_AUTHORS_NAME.get(checker, checker)
+        if name in _SPECS:
+            return _SPECS[name]
+    raise ValueError(param_error("checker", owner, "one of " + ", ".join(
+        repr(c) for c in _SPECS) + " (or the authors' class name, e.g. 'NegChecker')", checker))
+
+
+# --------------------------------------------------------------------------- basic violation
+def _basic_violation(name: str, f: np.ndarray) -> np.ndarray:
+    """A violation that is 0 exactly on consistent forecasts (the authors' ``violation_basic``)."""
+    c = [f[:, j] for j in range(f.shape[1])]
+    zero = np.zeros(len(f))
+    if name == "negation":
+        return np.abs(c[0] + c[1] - 1)
+    if name == "paraphrase":
+        return np.abs(c[0] - c[1])
+    if name == "consequence":
+        return np.maximum(c[0] - c[1], 0.0)
+    if name == "and":
+        return np.maximum.reduce([np.maximum(c[0] + c[1] - 1, 0) - c[2],
+                                  c[2] - np.minimum(c[0], c[1]), zero])
+    if name == "or":
+        return np.maximum.reduce([np.maximum(c[0], c[1]) - c[2],
+                                  c[2] - np.minimum(1.0, c[0] + c[1]), zero])
+    if name == "and_or":
+        return np.abs(c[0] + c[1] - c[2] - c[3])
+    if name == "but":
+        return np.abs(c[0] + c[1] - c[2])
+    if name == "cond":
+        return np.abs(c[0] * c[1] - c[2])
+    if name == "cond_cond":
+        return np.abs(c[0] * c[1] * c[2] - c[3])
+    # expected_evidence: P, Q, P|Q, P|not Q
+    return np.abs(c[0] - c[2] * c[1] - c[3] * (1 - c[1]))
+
+
+# --------------------------------------------------------------------------- frequentist
+def _frequentist(name: str, f: np.ndarray, beta: float) -> np.ndarray:
+    """The authors' frequentist violations (their final ``frequentist_violation``)."""
+    c = [f[:, j] for j in range(f.shape[1])]
+
+    def var(x: np.ndarray) -> np.ndarray:
+        return x * (1 - x)
+
+    def ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+        return np.asarray(num / np.sqrt(den + beta), dtype=np.float64)
+
+    if name == "negation":
+        return ratio(np.abs(c[0] + c[1] - 1), var(c[0]) + var(c[1]))
+    if name == "paraphrase":
+        return ratio(np.abs(c[0] - c[1]), var(c[0]) + var(c[1]))
+    if name == "consequence":
+        return np.where(c[0] <= c[1], 0.0, ratio(np.abs(c[0] - c[1]), var(c[0]) + var(c[1])))
+    if name == "and":
+        p, q, pq = c
+        r = np.minimum(p, q)
+        lhs = np.where(p + q - 1 <= pq, 0.0, ratio(p + q - 1 - pq, var(p) + var(q) + var(pq)))
+        rhs = np.where(r >= pq, 0.0, ratio(pq - r, var(pq) + var(r)))
+        return np.maximum(lhs, rhs)
+    if name == "or":
+        p, q, por = c
+        s = np.maximum(p, q)
+        lhs = np.where(s <= por, 0.0, ratio(s - por, var(s) + var(por)))
+        rhs = np.where(p + q >= por, 0.0, ratio(por - p - q, var(p) + var(q) + var(por)))
+        return np.maximum(lhs, rhs)
+    if name == "and_or":
+        p, q, pand, por = c
+        return ratio(np.abs(p + q - por - pand), var(p) + var(q) + var(por) + var(pand))
+    if name == "but":
+        p, qnp, por = c
+        return ratio(np.abs(por - (p + qnp)), var(por) + var(p) + var(qnp))
+    if name == "cond":
+        p, qgp, pq = c
+        return ratio(np.abs(p * qgp - pq), p * qgp * (qgp * (1 - p) + p * (1 - qgp)) + var(pq))
+    if name == "cond_cond":
+        p, q, r, pqr = c
+        prod = p * q * r
+        den = prod * (p * q + q * r + prod) - 3 * prod ** 2 + var(pqr)
+        return ratio(np.abs(prod - pqr), den)
+    # expected_evidence
+    a, d, b, cc = c  # P, Q, P|Q, P|not Q
+    den = var(a) + d ** 2 * var(b) + (1 - d) ** 2 * var(cc) + (b - cc) ** 2 * var(d)
+    return ratio(np.abs(a - b * d - cc * (1 - d)), den)
+
+
+def frequentist_violation(checker: str, forecasts: Any, *, beta: float = 1e-3,
+                          definition: str = "paper") -> np.ndarray:
+    r"""Per-tuple frequentist violation of one checker (Paleka et al. 2025).
+
+    Parameters
+    ----------
+    checker : str
+        One of :data:`CHECKERS` (or the authors' class name, e.g. ``'CondChecker'``).
+    forecasts : 2-d array_like (a row per tuple, a column per question)
+        One row per tuple, the columns in the order of ``CHECKERS[checker]``.
+    beta : float > 0, default 1e-3
+        Regulariser added to the variance in the denominator.
+    definition : {'paper', 'code'}, default 'paper'
+        ``'code'`` reproduces the released code, which returns 0 when the basic
+        violation is below 1e-5.
+
+    Returns
+    -------
+    numpy.ndarray
+        The violation per tuple; a tuple is flagged when it exceeds
+        ``gamma * sigma`` (their defaults 2.58 x 0.05).
+
+    Notes
+    -----
+    Each violation is the deviation from the checker's identity (or, for the
+    inequality checkers Consequence, And and Or, the amount by which a bound is
+    exceeded) divided by :math:`\sqrt{V + \beta}`, where *V* is the delta-method
+    variance of that deviation for a forecaster whose every forecast is
+    binomially noisy. For Negation,
+
+    .. math::
+
+        v = \frac{|P + P_{\neg} - 1|}{\sqrt{P(1-P) + P_{\neg}(1-P_{\neg}) + \beta}}.
+
+    The formulas per checker are listed in the docs page *Consistency checks*.
+
+    Examples
+    --------
+    >>> from coherence import frequentist_violation
+    >>> [round(float(v), 4) for v in frequentist_violation("negation", [[0.7, 0.3], [0.7, 0.5]])]
+    [0.0, 0.2946]
+    """
+    owner = "frequentist_violation"
+    spec = _spec(checker, owner)
+    definition = check_choice(definition, "definition", owner, ("paper", "code"))
+    beta = check_float(beta, "beta", owner, low=0.0, low_open=True)
+    f = _forecast_matrix(forecasts, spec, owner)
+    out = _frequentist(spec.name, f, beta)
+    if definition == "code":
+        out = np.where(_basic_violation(spec.name, f) < _CODE_BASIC, 0.0, out)
+    return out
+
+
+# --------------------------------------------------------------------------- arbitrage
+def overlap_distance(both: np.ndarray, neither: np.ndarray) -> np.ndarray:
+    """-2 log(sqrt(both) + sqrt(neither)): the Bhattacharyya distance of two binary
+    forecasts a and b given the products ``both`` = a b and ``neither`` = (1-a)(1-b).
+
+    The closed-form arbitrage of Negation (a = P, b = 1 - P_not), Paraphrase,
+    Consequence and Cond; :func:`coherence.negation_check` uses it too. Infinite
+    when the two forecasts are opposite certainties."""
+    overlap = np.sqrt(both) + np.sqrt(neither)
+    with np.errstate(divide="ignore"):
+        return np.asarray(np.maximum(-2.0 * np.log(np.minimum(overlap, 1.0)), 0.0))
+
+
+def _bhattacharyya(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return overlap_distance(a * b, (1 - a) * (1 - b))
+
+
+def _profits(q: np.ndarray, p: np.ndarray, worlds: np.ndarray) -> np.ndarray:
+    """Log-score profit in each world of moving forecasts p to q: (n_worlds,).
+
+    A question contributes 0 where it is annulled and where q equals p (also when
+    both are 0 or 1)."""
+    out = np.zeros(len(worlds))
+    for w, world in enumerate(worlds):
+        total = 0.0
+        for i, v in enumerate(world):
+            if v < 0 or q[i] == p[i]:
+                continue
+            if v == 1:
+                total += np.log(q[i]) - np.log(p[i]) if p[i] > 0 else np.inf
+            else:
+                total += np.log1p(-q[i]) - np.log1p(-p[i]) if p[i] < 1 else np.inf
+        out[w] = total
+    return out
+
+
+def _dual_arbitrage(p: np.ndarray, worlds: np.ndarray) -> tuple[float, float]:
+    """Arbitrage of one tuple by its convex dual: (value, duality gap).
+
+    value = min over distributions mu on the possible worlds of
+    sum_i m_i KL(t_i / m_i || p_i), with t_i = mu(question i true) and
+    m_i = mu(question i resolves); the arbitrageur's optimal forecasts are
+    q_i = t_i / m_i. The reported value is the profit q guarantees (max with the
+    zero profit of q = p), a lower bound; the dual objective is an upper bound.
+    """
+    from scipy.optimize import minimize
+    from scipy.special import xlogy
+
+    true_ = (worlds == 1).astype(np.float64)
+    resolves = (worlds >= 0).astype(np.float64)
+    # worlds in which a certain forecast (0 or 1) is wrong carry no mass
+    wrong = ((worlds == 1) & (p == 0.0)) | ((worlds == 0) & (p == 1.0))
+    allowed = ~wrong.any(axis=1)
+    if not allowed.any():
+        return np.inf, 0.0
+    idx = np.flatnonzero(allowed)
+    tw, rw = true_[idx], resolves[idx]
+    logp = np.log(np.where(p > 0, p, 1.0))
+    log1p = np.log(np.where(p < 1, 1 - p, 1.0))
+
+    def objective(mu: np.ndarray) -> tuple[float, np.ndarray]:
+        t = mu @ tw
+        m = mu @ rw
+        f = xlogy(t, t) + xlogy(m - t, m - t) - xlogy(m, m) - t * logp - (m - t) * log1p
+        with np.errstate(divide="ignore", invalid="ignore"):
+            q = np.clip(np.where(m > 0, t / np.where(m > 0, m, 1.0), p), 1e-300, 1 - 1e-16)
+        grad_t = np.log(q) - logp - (np.log1p(-q) - log1p)
+        grad_m = np.log1p(-q) - log1p
+        return float(f.sum()), tw @ grad_t + rw @ grad_m
+
+    n_w = len(idx)
+    # starts: the centre, near the forecasts, then (only while the bounds are apart)
+    # near each vertex of the simplex
+    starts = [np.full(n_w, 1.0 / n_w), _moment_start(p, tw, rw)]
+    starts += [0.9 * np.eye(n_w)[w] + 0.1 / n_w for w in range(n_w)]
+    lower, upper = 0.0, np.inf
+    for k, start in enumerate(starts):
+        if k >= 2 and upper - lower <= 1e-8 * max(1.0, upper):
+            break
+        res = minimize(objective, start, jac=True, method="SLSQP",
+                       bounds=[(0.0, 1.0)] * n_w,
+                       constraints=[{"type": "eq", "fun": lambda mu: mu.sum() - 1.0,
+                                     "jac": lambda mu: np.ones_like(mu)}],
+                       options={"ftol": 1e-15, "maxiter": 1000})
+        mu = _newton_polish(np.clip(res.x, 0.0, None) / np.clip(res.x, 0.0, None).sum(),
+                            objective, tw, rw, p)
+        t, m = mu @ tw, mu @ rw
+        with np.errstate(divide="ignore", invalid="ignore"):
+            q = np.where(m > 1e-300, t / np.where(m > 1e-300, m, 1.0), p)
+        q = np.where(p == 0.0, 0.0, np.where(p == 1.0, 1.0, np.clip(q, 1e-300, 1 - 1e-16)))
+        # a world in which a certain forecast is wrong does not bind: the
+        # forecaster's score there is -inf, and q may move off the certainty
+        lower = max(lower, float(np.min(_profits(q, p, worlds[allowed]))))
+        upper = min(upper, objective(mu)[0])
+    return lower, max(upper - lower, 0.0)
+
+
+def _newton_polish(mu: np.ndarray, objective: Any, tw: np.ndarray, rw: np.ndarray,
+                   p: np.ndarray, steps: int = 30) -> np.ndarray:
+    """Newton steps for the dual on the face of the simplex that ``mu`` supports.
+
+    The Hessian of the dual objective is G diag(q (1 - q) / m) G^T, G the
+    per-world derivative of the log score in q; the equality-constrained Newton
+    system is solved by least squares (the Hessian can be singular), with
+    step halving that keeps ``mu`` on the face and never increases the objective.
+    """
+    support = mu > 1e-12
+    value = objective(mu)[0]
+    for _ in range(steps):
+        s = np.flatnonzero(support)
+        if len(s) < 2:
+            break
+        t, m = mu @ tw, mu @ rw
+        with np.errstate(divide="ignore", invalid="ignore"):
+            q = np.where(m > 0, t / np.where(m > 0, m, 1.0), p)
+        if np.any((q <= 0) | (q >= 1)):
+            break
+        g = tw / q - (rw - tw) / (1 - q)              # (n_worlds, k)
+        hess = (g[s] * (q * (1 - q) / np.where(m > 0, m, 1.0))) @ g[s].T
+        grad = objective(mu)[1][s]
+        kkt = np.block([[hess, np.ones((len(s), 1))], [np.ones((1, len(s))), np.zeros((1, 1))]])
+        step = np.linalg.lstsq(kkt, np.concatenate([-grad, [0.0]]), rcond=None)[0][:len(s)]
+        alpha = 1.0
+        neg = step < 0
+        if neg.any():
+            alpha = min(1.0, 0.999 * float(np.min(-mu[s][neg] / step[neg])))
+        improved = False
+        while alpha > 1e-12:
+            trial = mu.copy()
+            trial[s] = mu[s] + alpha * step
+            trial_value = objective(trial)[0]
+            if trial_value <= value:
+                improved = trial_value < value
+                mu, value = trial, trial_value
+                break
+            alpha /= 2
+        if not improved:
+            break
+    return mu
+
+
+def _moment_start(p: np.ndarray, tw: np.ndarray, rw: np.ndarray) -> np.ndarray:
+    """A start near the forecasts: the least-squares distribution whose implied
+    unconditional probabilities match p, projected onto the simplex."""
+    uncond = rw.all(axis=0)
+    a = np.vstack([tw[:, uncond].T, np.ones(len(tw))])
+    b = np.concatenate([p[uncond], [1.0]])
+    mu = np.linalg.lstsq(a, b, rcond=None)[0]
+    mu = np.clip(mu, 1e-3, None)
+    return np.asarray(mu / mu.sum())
+
+
+def _arbitrage(spec: _Spec, f: np.ndarray, definition: str) -> tuple[np.ndarray, np.ndarray]:
+    """Per-tuple arbitrage and duality gap (0 for closed forms)."""
+    raw_basic = _basic_violation(spec.name, f)  # the code tests it before moving 0s and 1s
+    if definition == "code":
+        f = np.where(f <= 0.0, _CODE_EPS, np.where(f >= 1.0, 1.0 - _CODE_EPS, f))
+    n = len(f)
+    gap = np.zeros(n)
+    name = spec.name
+    if name == "negation":  # the expression negation_check has always used
+        value = overlap_distance(f[:, 0] * (1 - f[:, 1]), (1 - f[:, 0]) * f[:, 1])
+    elif name == "paraphrase":
+        value = _bhattacharyya(f[:, 0], f[:, 1])
+    elif name == "consequence":
+        value = np.where(f[:, 0] <= f[:, 1], 0.0, _bhattacharyya(f[:, 0], f[:, 1]))
+    elif name == "cond":  # P and Q|P together are one bet on the three cells PQ, P~Q, ~P
+        value = _bhattacharyya(f[:, 0] * f[:, 1], f[:, 2])
+    else:
+        worlds = spec.world_matrix(definition)
+        value = np.zeros(n)
+        basic = _basic_violation(name, f)
+        for r in np.flatnonzero(basic > 0):
+            value[r], gap[r] = _dual_arbitrage(f[r], worlds)
+    if definition == "code":
+        value = np.where(raw_basic < _CODE_BASIC, 0.0, value)
+    return np.asarray(value, dtype=np.float64), gap
+
+
+def arbitrage_violation(checker: str, forecasts: Any, *, definition: str = "paper") -> np.ndarray:
+    r"""Per-tuple arbitrage violation of one checker, in nats (Paleka et al. 2025).
+
+    Parameters
+    ----------
+    checker : str
+        One of :data:`CHECKERS` (or the authors' class name, e.g. ``'CondChecker'``).
+    forecasts : 2-d array_like (a row per tuple, a column per question)
+        One row per tuple, the columns in the order of ``CHECKERS[checker]``.
+    definition : {'paper', 'code'}, default 'paper'
+        ``'paper'``: the exact max-min value over the logically possible worlds.
+        ``'code'``: as the released code computes it: forecasts of 0 or 1 moved
+        to 0.001 and 0.999, 0 when the basic violation is below 1e-5, and for
+        AndOr the code's six "possible" worlds (two of them impossible).
+
+    Returns
+    -------
+    numpy.ndarray
+        The violation per tuple (``inf`` when a forecast of exactly 0 or 1 is
+        contradicted in every possible world under ``'paper'``).
+
+    Notes
+    -----
+    With log scoring and possible worlds :math:`\Omega`, the arbitrage of
+    forecasts *p* is
+
+    .. math::
+
+        A(p) = \max_{q \in [0,1]^k} \min_{\omega \in \Omega}
+        \sum_{i \text{ resolved in } \omega} \ln q_i(\omega) - \ln p_i(\omega),
+
+    where :math:`q_i(\omega)` is :math:`q_i` if question *i* is true in
+    :math:`\omega` and :math:`1 - q_i` if false; annulled (conditional)
+    questions score 0. By the minimax theorem it equals
+
+    .. math::
+
+        A(p) = \min_{\mu \in \Delta(\Omega)} \sum_i m_i(\mu)\,
+        \mathrm{KL}\big(\mathrm{Bern}(t_i(\mu)/m_i(\mu)) \,\|\, \mathrm{Bern}(p_i)\big),
+
+    with :math:`t_i` and :math:`m_i` the :math:`\mu`-probabilities that
+    question *i* is true and that it resolves; the optimal *q* is
+    :math:`t/m`, a consistent forecast. Negation, Paraphrase and Consequence
+    have the closed form :math:`-2\ln(\sqrt{ab} + \sqrt{(1-a)(1-b)})` (a
+    Bhattacharyya distance) with (a, b) = (P, 1 - P_not), (P, P') and, when
+    P > cons_P, (P, cons_P); Cond has it with (a, b) = (P Q|P, P_and_Q) (the
+    released code's formula; the numerical solver agrees with it to 1e-7 in the
+    tests). The other checkers solve the convex programme over
+    :math:`\mu` with SLSQP (two starts; starts near each vertex of the simplex
+    while the bounds differ by more than 1e-8); the value returned is the profit the
+    resulting *q* guarantees, a lower bound, and the dual objective an upper
+    bound: :func:`consistency_check` reports the gap per tuple (below 1e-9 in
+    the tests). A tuple whose basic violation is exactly 0 has arbitrage 0.
+
+    Examples
+    --------
+    >>> from coherence import arbitrage_violation
+    >>> [round(float(v), 4) for v in arbitrage_violation("negation", [[0.7, 0.3], [0.7, 0.5]])]
+    [0.0, 0.0426]
+    >>> round(float(arbitrage_violation("and", [[0.5, 0.5, 0.6]])[0]), 4)
+    0.0136
+    """
+    owner = "arbitrage_violation"
+    spec = _spec(checker, owner)
+    definition = check_choice(definition, "definition", owner, ("paper", "code"))
+    return _arbitrage(spec, _forecast_matrix(forecasts, spec, owner), definition)[0]
+
+
+def _forecast_matrix(forecasts: Any, spec: _Spec, owner: str) -> np.ndarray:
+    if isinstance(forecasts, pd.DataFrame):
+        require_columns(forecasts, spec.questions, owner=owner)
+        frame = forecasts[list(spec.questions)]
+    else:
+        arr = np.asarray(forecasts, dtype=object)
+        k = len(spec.questions)
+        if arr.ndim != 2 or arr.shape[1] != k:
+            raise ValueError(param_error("forecasts", owner, f"a 2-d array with {k} columns "
+                                         f"({', '.join(spec.questions)})",
+                                         f"an array of shape {arr.shape}"))
+        frame = pd.DataFrame(arr, columns=list(spec.questions))
+    if len(frame) == 0:
+        raise ValueError(param_error("forecasts", owner, "non-empty", "no tuples"))
+    cols = [probability_column(frame, q, owner=owner) for q in spec.questions]
+    return np.ascontiguousarray(np.column_stack(cols))
+
+
+# --------------------------------------------------------------------------- result
+@dataclass(frozen=True, slots=True)
+class ConsistencyCheckResult(CoherenceResult):
+    """Result of :func:`consistency_check`.
+
+    ``statistic`` is the mean arbitrage violation over tuples, with a
+    percentile bootstrap interval over tuples; ``pvalue`` is NaN (a
+    descriptive check).
+
+    Attributes
+    ----------
+    checker : str
+        The checker's name (a key of :data:`CHECKERS`).
+    definition : str
+        ``'paper'`` or ``'code'`` (see :func:`arbitrage_violation`).
+    mean_arbitrage, median_arbitrage, trimmed_mean_arbitrage : float
+        Summaries of the per-tuple arbitrage (the trimmed mean drops the
+        largest and the smallest value, the authors' "no outliers" average).
+    share_arbitrage_above : float
+        Share of tuples with arbitrage >= ``tolerance`` (the authors' failed checks).
+    mean_frequentist, median_frequentist, share_frequentist_above : float
+        The same for the frequentist violation, flagged at >= ``gamma * sigma``.
+    frequentist_interval : ConfidenceInterval
+        Bootstrap interval of the mean frequentist violation.
+    max_duality_gap : float
+        Largest per-tuple gap between the arbitrage's upper and lower bounds.
+    tolerance, sigma, gamma, beta : float
+        Settings used.
+    n_resamples : int
+        Bootstrap resamples.
+    table : pandas.DataFrame
+        One row per tuple: the forecasts, ``arbitrage``, ``arbitrage_scaled``
+        (divided by the number of questions), ``arbitrage_gap``, ``frequentist``,
+        ``arbitrage_flag``, ``frequentist_flag``.
+    """
+
+    checker: str = ""
+    definition: str = "paper"
+    mean_arbitrage: float = np.nan
+    median_arbitrage: float = np.nan
+    trimmed_mean_arbitrage: float = np.nan
+    share_arbitrage_above: float = np.nan
+    mean_frequentist: float = np.nan
+    median_frequentist: float = np.nan
+    share_frequentist_above: float = np.nan
+    frequentist_interval: ConfidenceInterval = field(
+        default_factory=lambda: ConfidenceInterval(np.nan, np.nan, 0.95))
+    max_duality_gap: float = np.nan
+    tolerance: float = 0.01
+    sigma: float = 0.05
+    gamma: float = 2.58
+    beta: float = 1e-3
+    n_resamples: int = 9999
+    forecasts: pd.DataFrame = field(repr=False, default_factory=pd.DataFrame)
+    arbitrage: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0))
+    arbitrage_gap: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0))
+    frequentist: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0))
+    table: pd.DataFrame = field(init=False, repr=False, compare=False)
+
+    _test_name: ClassVar[str] = "consistency_check"
+    _extra_columns: ClassVar[tuple[str, ...]] = (
+        "checker", "definition", "mean_arbitrage", "median_arbitrage",
+        "trimmed_mean_arbitrage", "share_arbitrage_above", "mean_frequentist",
+        "median_frequentist", "share_frequentist_above", "max_duality_gap", "tolerance",
+        "sigma", "gamma", "beta", "n_resamples")
+
+    def _build_table(self) -> pd.DataFrame:
+        out = self.forecasts.copy()
+        k = max(len(CHECKERS.get(self.checker, ())), 1)
+        out["arbitrage"] = self.arbitrage
+        out["arbitrage_scaled"] = self.arbitrage / k
+        out["arbitrage_gap"] = self.arbitrage_gap
+        out["frequentist"] = self.frequentist
+        out["arbitrage_flag"] = self.arbitrage >= self.tolerance
+        out["frequentist_flag"] = self.frequentist >= self.gamma * self.sigma
+        return out
+
+
+def _trimmed_mean(x: np.ndarray) -> float:
+    if len(x) <= 2:
+        return float(np.mean(x))
+    return float(np.mean(np.sort(x)[1:-1]))
+
+
+def _bootstrap_means(values: np.ndarray, n_resamples: int, rng: np.random.Generator,
+                     confidence_level: float) -> ConfidenceInterval:
+    finite = values[np.isfinite(values)]
+    if len(finite) < len(values):  # an infinite violation makes the mean infinite
+        return ConfidenceInterval(np.inf, np.inf, confidence_level)
+    n = len(values)
+    counts = rng.multinomial(n, np.full(n, 1.0 / n), size=n_resamples)
+    means = counts @ np.sort(values) / n  # sorted: the interval ignores the row order
+    low, high = percentile_interval(means, confidence_level)
+    return ConfidenceInterval(low, high, confidence_level)
+
+
+def consistency_check(data: Any, checker: str, *, columns: Mapping[str, str] | None = None,
+                      definition: str = "paper", tolerance: float = 0.01, sigma: float = 0.05,
+                      gamma: float = 2.58, beta: float = 1e-3, confidence_level: float = 0.95,
+                      n_resamples: int = 9999,
+                      rng: RNGLike = None) -> ConsistencyCheckResult:
+    r"""One consistency checker of Paleka et al. (2025) over a table of tuples.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame or convertible
+        One row per tuple, one column per question of the checker, holding the
+        forecast probability (the keys of ``CHECKERS[checker]``, e.g. ``P`` and
+        ``not_P`` for ``'negation'``, as :func:`read_consistency_tuples` returns).
+    checker : str
+        One of ``'negation', 'paraphrase', 'consequence', 'and', 'or', 'and_or',
+        'but', 'cond', 'cond_cond', 'expected_evidence'`` (or the authors' class
+        name, e.g. ``'NegChecker'``).
+    columns : mapping, optional
+        Question key -> column name in ``data``, for columns named otherwise.
+    definition : {'paper', 'code'}, default 'paper'
+        See :func:`arbitrage_violation`; applies to both metrics.
+    tolerance : float >= 0, default 0.01
+        A tuple's arbitrage is flagged at ``>= tolerance`` nats (the authors' default).
+    sigma, gamma : float > 0, defaults 0.05 and 2.58
+        The frequentist violation is flagged at ``>= gamma * sigma``.
+    beta : float > 0, default 1e-3
+        Regulariser of the frequentist denominator.
+    confidence_level : float in (0, 1), default 0.95
+    n_resamples : int >= 1, default 9999
+        Bootstrap resamples (over tuples) of the mean violations.
+    rng : int, numpy.random.Generator or None
+
+    Returns
+    -------
+    ConsistencyCheckResult
+        ``statistic`` is the mean arbitrage (percentile bootstrap interval);
+        per-tuple values in ``table``.
+
+    Raises
+    ------
+    ValueError
+        For an unknown checker, a missing column, or a forecast outside [0, 1]
+        or missing (the column and the first offending rows are named).
+
+    Notes
+    -----
+    The possible worlds of each checker (1 true, 0 false, - annulled), in the
+    order of its questions::
+
+        negation           P, not_P                         10 01
+        paraphrase         P, para_P                        11 00
+        consequence        P, cons_P                        11 01 00
+        and                P, Q, P_and_Q                    111 100 010 000
+        or                 P, Q, P_or_Q                     111 101 011 000
+        and_or             P, Q, P_and_Q, P_or_Q            1111 1001 0101 0000
+        but                P, Q_and_not_P, P_or_Q           101 011 000
+        cond               P, Q_given_P, P_and_Q            111 100 0-0
+        cond_cond          P, Q_given_P, R_given_P_and_Q,   1111 1100 10-0 0--0
+                           P_and_Q_and_R
+        expected_evidence  P, Q, P_given_Q, P_given_not_Q   111- 10-1 010- 00-0
+
+    The arbitrage and frequentist metrics are defined in
+    :func:`arbitrage_violation` and :func:`frequentist_violation`.
+
+    References
+    ----------
+    Paleka, D., Sudhir, A. P., Alvarez, A., Bhat, V., Shen, A., Wang, Y. and
+    Tramèr, F. (2025). Consistency checks for language model forecasters.
+    *International Conference on Learning Representations (ICLR)*.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from coherence import consistency_check
+    >>> tuples = pd.DataFrame({"P": [0.5, 0.6], "Q": [0.4, 0.5], "P_and_Q": [0.2, 0.65]})
+    >>> res = consistency_check(tuples, "and", rng=0)
+    >>> [round(float(v), 4) for v in res.table["arbitrage"]]
+    [0.0, 0.0233]
+    >>> [round(float(v), 4) for v in res.table["frequentist"]]
+    [0.0, 0.2168]
+    >>> res.table["arbitrage_flag"].tolist(), res.table["frequentist_flag"].tolist()
+    ([False, True], [False, True])
+    """
+    owner = "consistency_check"
+    spec = _spec(checker, owner)
+    definition = check_choice(definition, "definition", owner, ("paper", "code"))
+    tolerance = check_float(tolerance, "tolerance", owner, low=0.0)
+    sigma = check_float(sigma, "sigma", owner, low=0.0, low_open=True)
+    gamma = check_float(gamma, "gamma", owner, low=0.0, low_open=True)
+    beta = check_float(beta, "beta", owner, low=0.0, low_open=True)
+    n_resamples, confidence_level = check_resampling(owner, n_resamples, confidence_level)
+    gen = check_rng(rng, owner=owner)
+    df = as_dataframe(data, owner=owner)
+    mapping = dict(columns or {})
+    unknown = sorted(set(mapping) - set(spec.questions))
+    if unknown:
+        raise ValueError(param_error("columns", owner, "a mapping whose keys are among "
+                                     + ", ".join(spec.questions), f"keys {unknown}"))
+    names = {q: mapping.get(q, q) for q in spec.questions}
+    require_columns(df, names, owner=owner)
+    if len(df) == 0:
+        raise ValueError(param_error("data", owner, "a table with at least one tuple",
+                                     "an empty table"))
+    f = np.column_stack([probability_column(df, names[q], owner=owner) for q in spec.questions])
+    arbitrage, gap = _arbitrage(spec, f, definition)
+    frequentist = _frequentist(spec.name, f, beta)
+    if definition == "code":
+        frequentist = np.where(_basic_violation(spec.name, f) < _CODE_BASIC, 0.0, frequentist)
+    n = len(f)
+    arb_ci = _bootstrap_means(arbitrage, n_resamples, gen, confidence_level)
+    freq_ci = _bootstrap_means(frequentist, n_resamples, gen, confidence_level)
+    forecasts = pd.DataFrame(f, columns=list(spec.questions), index=df.index)
+    return ConsistencyCheckResult(
+        statistic=float(arbitrage.mean()), pvalue=np.nan, confidence_interval=arb_ci, n_obs=n,
+        method="mean arbitrage violation, percentile bootstrap over tuples",
+        checker=spec.name, definition=definition, mean_arbitrage=float(arbitrage.mean()),
+        median_arbitrage=float(np.median(arbitrage)),
+        trimmed_mean_arbitrage=_trimmed_mean(arbitrage),
+        share_arbitrage_above=float(np.mean(arbitrage >= tolerance)),
+        mean_frequentist=float(frequentist.mean()),
+        median_frequentist=float(np.median(frequentist)),
+        share_frequentist_above=float(np.mean(frequentist >= gamma * sigma)),
+        frequentist_interval=freq_ci, max_duality_gap=float(gap.max()), tolerance=tolerance,
+        sigma=sigma, gamma=gamma, beta=beta, n_resamples=n_resamples, forecasts=forecasts,
+        arbitrage=arbitrage, arbitrage_gap=gap, frequentist=frequentist)
+
+
+# --------------------------------------------------------------------------- released files
+def _prob(entry: Any, key: str, line_no: int) -> float:
+    """The forecast of one question in a released line: ``forecast.prob``, ``prob`` or
+    ``elicited_prob``."""
+    if isinstance(entry, Mapping):
+        forecast = entry.get("forecast")
+        if isinstance(forecast, Mapping) and "prob" in forecast:
+            value = forecast["prob"]
+        elif "prob" in entry:
+            value = entry["prob"]
+        elif "elicited_prob" in entry:
+            value = entry["elicited_prob"]
+        else:
+            value = None
+    elif isinstance(entry, int | float) and not isinstance(entry, bool):
+        value = entry
+    else:
+        value = None
+    if value is None:
+        raise ValueError(f"read_consistency_tuples: line {line_no}, question '{key}' has no "
+                         "forecast (expected 'forecast': {'prob': ...}, 'prob' or "
+                         "'elicited_prob').")
+    return float(value)
+
+
+def read_consistency_tuples(source: Any, *, checker: str | None = None) -> pd.DataFrame:
+    """Read tuples in the layout of Paleka et al.'s released files into a table.
+
+    Parameters
+    ----------
+    source : path, or iterable of str or dict
+        A JSON-lines file (one tuple per line), or its lines, or the parsed
+        records. A line is ``{"line": {question: {"forecast": {"prob": p}, ...}},
+        "violation_data": {...}}`` (their evaluation output) or
+        ``{question: {..., "prob" | "elicited_prob": p}}``.
+    checker : str, optional
+        The checker; when omitted, taken from the file name (``NegChecker.jsonl``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per tuple, one column per question (the forecast probability),
+        and, when the file carries them, the published values
+        ``published_arbitrage``, ``published_arbitrage_scaled`` and
+        ``published_frequentist`` (NaN where a line has none). ``attrs["checker"]``
+        holds the checker's name.
+
+    Raises
+    ------
+    ValueError
+        For an unknown checker, a line that is not JSON, or a tuple that lacks
+        a question or its forecast (the line number is named).
+    """
+    owner = "read_consistency_tuples"
+    records: Iterable[Any]
+    if isinstance(source, str | os.PathLike):
+        path = os.fspath(source)
+        if checker is None:
+            checker = os.path.splitext(os.path.basename(path))[0]
+        with open(path, encoding="utf-8") as fh:
+            records = fh.read().splitlines()
+    elif isinstance(source, Iterable):
+        records = source
+    else:
+        raise TypeError(param_error("source", owner, "a path or an iterable of lines or "
+                                    "records", type(source).__name__))
+    if checker is None:
+        raise ValueError(param_error("checker", owner, "given when source is not a file "
+                                     "named after the checker", None))
+    spec = _spec(checker, owner)
+    rows: list[dict[str, float]] = []
+    for line_no, rec in enumerate(records, start=1):
+        if isinstance(rec, str):
+            if not rec.strip():
+                continue
+            try:
+                rec = json.loads(rec)
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"{owner}: line {line_no} is not valid JSON ({exc.msg}).") \
+                    from exc
+        if not isinstance(rec, Mapping):
+            raise ValueError(f"{owner}: line {line_no} is not a JSON object.")
+        body = rec.get("line", rec)
+        missing = [q for q in spec.questions if q not in body]
+        if missing:
+            raise ValueError(f"{owner}: line {line_no} lacks question(s) {missing} of the "
+                             f"'{spec.name}' checker (expected {list(spec.questions)}).")
+        row = {q: _prob(body[q], q, line_no) for q in spec.questions}
+        vd = rec.get("violation_data") or {}
+        for key, col in (("default", "published_arbitrage"),
+                         ("default_scaled", "published_arbitrage_scaled"),
+                         ("frequentist", "published_frequentist")):
+            value = vd.get(key, {}).get("violation") if isinstance(vd.get(key), Mapping) \
+                else None
+            row[col] = float(value) if isinstance(value, int | float) else np.nan
+        rows.append(row)
+    out = pd.DataFrame(rows, columns=[*spec.questions, "published_arbitrage",
+                                      "published_arbitrage_scaled", "published_frequentist"])
+    if out[["published_arbitrage", "published_arbitrage_scaled",
+            "published_frequentist"]].isna().all().all():
+        out = out[list(spec.questions)]
+    out.attrs["checker"] = spec.name
+    return out

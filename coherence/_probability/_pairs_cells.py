@@ -1,0 +1,415 @@
+"""The cells of :func:`conditional_forecasting`: runs, failed records, unresolved runs.
+
+Issue 15. Before the Brier-improvement machinery of :mod:`._pairs` sees a table,
+:func:`prepare_cells`
+
+* skips failed elicitations (rows with a non-missing ``error``) with a
+  :class:`SkippedRecordsWarning` that names them, and counts them per cell and
+  category;
+* forms the cells, one per run (``run``, ``model``, ``variant`` where present)
+  unless ``pool=True``, and refuses a pair that appears twice in a cell;
+* splits the cells into those with resolutions (scored on outcomes by
+  :func:`._pairs._conditional_forecasting`) and those without (only the metrics
+  that need no outcomes);
+
+and :func:`finish_cells` assembles the one table: the outcome-based columns of
+unresolved cells NaN with the reason in ``note``, and for every cell the
+outcome-free columns, law-of-total-probability feasibility and error on both
+sides included.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .._results import ConfidenceInterval
+from .._rng import RNGLike, check_rng
+from .._validation import (
+    MAX_ROWS_SHOWN,
+    as_dataframe,
+    check_choice,
+    check_float,
+    check_int,
+    no_missing,
+    numeric_column,
+    param_error,
+    probability_column,
+    require_columns,
+)
+from .._warnings import SkippedRecordsWarning
+from ._axioms import (
+    UPDATE_CLASSES,
+    bayes_arrays,
+    classify_updates,
+    total_probability_error,
+    total_probability_feasible,
+)
+
+__all__ = [
+    "CELL_TABLE_COLUMNS",
+    "PairsCells",
+    "finish_cells",
+    "outcome_free_table",
+    "prepare_cells",
+]
+
+#: Columns issue 15 appends to :attr:`PairsResult.table`, after the existing ones.
+CELL_TABLE_COLUMNS: tuple[str, ...] = (
+    "n_failed", "resolved", "lotp_feasible_b", "lotp_error_a_mean", "lotp_error_b_mean",
+    "note",
+)
+#: The outcome-free columns of the table (computed for every cell).
+_OUTCOME_FREE: tuple[str, ...] = (
+    "n", "mean_sensitivity", *UPDATE_CLASSES, "lotp_feasible", "bayes_consistent",
+    "bayes_error_mean", "n_bayes", "lotp_feasible_b", "lotp_error_a_mean", "lotp_error_b_mean",
+)
+#: Name of the combined cell key handed to the array layer when a cell has several columns.
+_KEY = "_cell"
+_NO_OUTCOMES = ("no resolutions: the Brier improvement, its interval and p-values and the "
+                "win rate need a_outcome and b_outcome")
+_ALL_FAILED = "every record of this cell and category failed"
+
+
+@dataclass(frozen=True)
+class PairsCells:
+    """The validated table of :func:`conditional_forecasting`, split by cell (internal)."""
+
+    frame: pd.DataFrame          # successful rows, the input's index, + the cell key
+    positions: np.ndarray        # positions of ``frame``'s rows in the input
+    n_input: int
+    cell_cols: list[str]
+    key: str                     # the ``model`` argument handed to the array layer
+    key_values: dict[Any, tuple[Any, ...]]  # combined key -> cell values
+    resolved_rows: np.ndarray    # bool per row of ``frame``
+    failed: pd.DataFrame         # failed rows: cell columns, "category"
+    by: str
+    pair: str
+    columns: dict[str, str]      # role -> column name
+    pool: bool
+    tol: float
+    eps: float
+    confidence_level: float
+    test: str
+    alternative: str
+    ci_method: str
+    n_resamples: int
+
+    @property
+    def resolved(self) -> pd.DataFrame | None:
+        """The rows scored on outcomes (``None`` when no cell has resolutions)."""
+        if not self.resolved_rows.any():
+            return None
+        return self.frame.loc[self.resolved_rows]
+
+
+def _sort_key(value: Any) -> tuple[int, str]:
+    from ._pairs import _category_sort_key
+
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return (99, "")
+    return _category_sort_key(value)
+
+
+def _py(value: Any) -> Any:
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _describe(cell_cols: list[str], values: tuple[Any, ...]) -> str:
+    return (", ".join(f"{c}={_py(v)!r}" for c, v in zip(cell_cols, values, strict=True))
+            or "the table")
+
+
+def _rows_text(labels: list[str]) -> str:
+    return ", ".join(labels[:MAX_ROWS_SHOWN]) + (", ..." if len(labels) > MAX_ROWS_SHOWN else "")
+
+
+def prepare_cells(
+    pairs: Any, *, by: str, pair: str, run: str, model: str, variant: str, failed: str,
+    pool: bool, p_a: str, p_a_given_b1: str, p_a_given_b0: str, a_outcome: str, b_outcome: str,
+    p_b: str, p_b_given_a1: str, p_b_given_a0: str, confidence_level: float, test: str,
+    alternative: str, ci_method: str, n_resamples: int, tol: float, eps: float, rng: RNGLike,
+) -> PairsCells:
+    """Validate, skip failed rows, form cells and find the resolved ones (see module doc).
+
+    Called by :func:`conditional_forecasting` only: its warnings point two frames up."""
+    from ._pairs import PAIRS_ALTERNATIVES, PAIRS_CI_METHODS, PAIRS_TESTS
+
+    owner = "conditional_forecasting"
+    df = as_dataframe(pairs, name="pairs", owner=owner)
+    # the parameters, also when no cell has outcomes (the array layer then never runs)
+    confidence_level = check_float(confidence_level, "confidence_level", owner, low=0.0,
+                                   high=1.0, low_open=True, high_open=True)
+    test = check_choice(test, "test", owner, PAIRS_TESTS)
+    alternative = check_choice(alternative, "alternative", owner, PAIRS_ALTERNATIVES)
+    ci_method = check_choice(ci_method, "ci_method", owner, PAIRS_CI_METHODS)
+    n_resamples = check_int(n_resamples, "n_resamples", owner, low=1)
+    tol = check_float(tol, "tol", owner, low=0.0, high=1.0)
+    eps = check_float(eps, "eps", owner, low=0.0, high=1.0)
+    if not isinstance(pool, bool | np.bool_):
+        raise TypeError(param_error("pool", owner, "a bool", pool))
+    check_rng(rng, owner=owner)
+    require_columns(df, {"by": by, "p_a": p_a, "p_a_given_b1": p_a_given_b1,
+                         "p_a_given_b0": p_a_given_b0}, owner=owner)
+    if len(df) == 0:
+        raise ValueError(param_error("pairs", owner, "a table with at least one row",
+                                     "an empty table"))
+
+    if pool:
+        cell_cols = [model] if model in df.columns and model != by else []
+    else:
+        cell_cols = list(dict.fromkeys(c for c in (run, model, variant)
+                                       if c in df.columns and c != by))
+    # failed elicitations: skipped, named, counted
+    is_failed = (df[failed].notna().to_numpy() if failed in df.columns
+                 else np.zeros(len(df), dtype=bool))
+    ok = df.loc[~is_failed]
+    bad = df.loc[is_failed]
+    if len(ok) == 0:
+        raise ValueError(f"{owner}: every one of the {len(df)} rows is a failed record (column "
+                         f"'{failed}' is set); there is nothing to analyse.")
+    no_missing(ok, [*cell_cols, by], owner=owner)
+    failed_frame = bad.loc[:, cell_cols].copy()
+    failed_cat = bad[by].astype(object)
+    if pair in df.columns and failed_cat.isna().any():
+        # a category is a property of the pair: recover it from the pair's other rows
+        known = ok.loc[:, [pair, by]].drop_duplicates()
+        known = known[~known[pair].duplicated(keep=False)].set_index(pair)[by]
+        failed_cat = failed_cat.where(failed_cat.notna(), bad[pair].map(known))
+    failed_frame["category"] = failed_cat.to_numpy()
+    if len(bad):
+        names = [f"{_py(bad[pair].iloc[i])!r}" if pair in bad.columns else f"row {bad.index[i]!r}"
+                 for i in range(len(bad))]
+        reasons = sorted({str(v) for v in bad[failed]})
+        warnings.warn(
+            f"{owner}: {len(bad)} failed record(s) skipped (column '{failed}' is set: "
+            f"{'; '.join(repr(r) for r in reasons[:3])}): {_rows_text(names)}; they are counted "
+            "in the table's 'n_failed' column.", SkippedRecordsWarning, stacklevel=3)
+
+    # the numbers, validated on every successful row (outcome-free cells included)
+    for col in (p_a, p_a_given_b1, p_a_given_b0):
+        probability_column(ok, col, owner=owner)
+    for col in (p_b, p_b_given_a1, p_b_given_a0):
+        if col in ok.columns:
+            v = numeric_column(ok, col, owner=owner, allow_nan=True)
+            out = np.flatnonzero(~np.isnan(v) & ((v < 0) | (v > 1)))
+            if len(out):
+                probability_column(ok.iloc[out], col, owner=owner)  # raises with row labels
+
+    # one pair, one row per cell (and group)
+    if pair in ok.columns:
+        unit = [*cell_cols, by, pair]
+        dup = ok.duplicated(unit, keep=False).to_numpy()
+        if dup.any():
+            d = ok.loc[dup]
+            d = d.loc[~d.duplicated(unit)]
+            first = tuple(d[cell_cols].iloc[0]) if cell_cols else ()
+            in_first = (d[cell_cols].astype(object).apply(tuple, axis=1) == first
+                        if cell_cols else pd.Series(True, index=d.index))
+            names = [repr(_py(v)) for v in d.loc[in_first, pair]]
+            shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3
+                                             else "")
+            how = ("pooled cell" if pool else "run")
+            raise ValueError(
+                f"{owner}: {len(d)} pair(s) appear more than once in one {how} "
+                f"({int(dup.sum())} rows), e.g. in {_describe(cell_cols, first)}: {shown}. "
+                "The same file read twice, "
+                "or two runs that share a label? Give each run its own 'run' label (read_pairs "
+                "labels a run by its model and settings), average repeated elicitations first, "
+                + ("or do not pool." if pool else "or drop the duplicates."))
+
+    # which cells have outcomes: all of a cell's pairs, or none of them
+    has_cols = a_outcome in ok.columns and b_outcome in ok.columns
+    if not has_cols and (a_outcome in ok.columns or b_outcome in ok.columns):
+        # one outcome without the other is a mistake, not a run without resolutions
+        require_columns(ok, {"a_outcome": a_outcome, "b_outcome": b_outcome}, owner=owner)
+    if has_cols:
+        resolved_rows = (ok[a_outcome].notna() & ok[b_outcome].notna()).to_numpy()
+    else:
+        resolved_rows = np.zeros(len(ok), dtype=bool)
+    if cell_cols:
+        cell_id = ok.groupby(cell_cols, sort=False, dropna=False).ngroup().to_numpy()
+    else:
+        cell_id = np.zeros(len(ok), dtype=np.int64)
+    for c in np.unique(cell_id):
+        rows = cell_id == c
+        if 0 < resolved_rows[rows].sum() < rows.sum():
+            missing = np.flatnonzero(rows & ~resolved_rows)
+            values = tuple(ok[cell_cols].iloc[int(np.flatnonzero(rows)[0])]) if cell_cols else ()
+            labels = [repr(ok.index[i]) for i in missing]
+            raise ValueError(
+                f"{owner}: columns '{a_outcome}' and '{b_outcome}' must be given for every pair "
+                f"of a cell or for none; {_describe(cell_cols, values)} lacks them in "
+                f"{len(missing)} of {int(rows.sum())} rows (first: row {_rows_text(labels)}). "
+                "attach_outcomes borrows the resolutions of another run of the same pairs.")
+
+    frame = ok.copy()
+    key_values: dict[Any, tuple[Any, ...]] = {}
+    if len(cell_cols) == 0:
+        key = model  # absent or the grouping column itself: the array layer groups by `by`
+    elif len(cell_cols) == 1:
+        key = cell_cols[0]
+    else:
+        key = _KEY
+        tuples = [tuple(r) for r in frame[cell_cols].astype(object).to_numpy()]
+        ordered = sorted(set(tuples), key=lambda t: tuple(_sort_key(v) for v in t))
+        key_values = dict(enumerate(ordered))
+        ids = {t: i for i, t in key_values.items()}
+        frame[_KEY] = [ids[t] for t in tuples]
+    return PairsCells(
+        frame=frame, positions=np.flatnonzero(~is_failed), n_input=len(df), cell_cols=cell_cols,
+        key=key, key_values=key_values, resolved_rows=resolved_rows, failed=failed_frame, by=by,
+        pair=pair,
+        columns={"p_a": p_a, "p_a_given_b1": p_a_given_b1, "p_a_given_b0": p_a_given_b0,
+                 "p_b": p_b, "p_b_given_a1": p_b_given_a1, "p_b_given_a0": p_b_given_a0},
+        pool=bool(pool), tol=tol, eps=eps, confidence_level=confidence_level, test=test,
+        alternative=alternative, ci_method=ci_method, n_resamples=n_resamples)
+
+
+# --------------------------------------------------------------------------- outcome-free
+def outcome_free_table(frame: pd.DataFrame, group_cols: list[str], columns: dict[str, str],
+                       tol: float, eps: float) -> pd.DataFrame:
+    """Per group (``group_cols``, the last one the category): the metrics that need no
+    outcomes, in the columns :data:`_OUTCOME_FREE`.
+
+    ``frame`` holds validated probabilities; reverse columns (P(B), P(B|A=1), P(B|A=0))
+    may be absent or NaN, in which case the row is left out of the columns that need them
+    (``n_bayes`` counts the rows kept).
+    """
+    pa = frame[columns["p_a"]].to_numpy(dtype=float)
+    p1 = frame[columns["p_a_given_b1"]].to_numpy(dtype=float)
+    p0 = frame[columns["p_a_given_b0"]].to_numpy(dtype=float)
+    n = len(frame)
+    rev_cols = [columns[k] for k in ("p_b", "p_b_given_a1", "p_b_given_a0")]
+    if all(c in frame.columns for c in rev_cols):
+        pb, b1, b0 = (pd.to_numeric(frame[c], errors="coerce").to_numpy(dtype=float)
+                      for c in rev_cols)
+    else:
+        pb = b1 = b0 = np.full(n, np.nan)
+    two_way = ~(np.isnan(pb) | np.isnan(b1) | np.isnan(b0))
+    direction = classify_updates(p1 - pa, p0 - pa, eps)
+    _, feasible_a = total_probability_feasible(pa, p1, p0, tol)
+    with np.errstate(invalid="ignore"):
+        _, feasible_b = total_probability_feasible(pb, b1, b0, tol)
+        a_side, b_side = bayes_arrays(pa, pb, p1, p0, b1, b0)
+        bayes_error = np.abs(a_side - b_side)[:, :3].mean(axis=1)
+        lotp_a = total_probability_error(pa, p1, p0, pb)
+        lotp_b = total_probability_error(pb, b1, b0, pa)
+    sensitivity = np.abs(p1 - p0)
+
+    def mean(x: np.ndarray) -> float:
+        return float(x.mean()) if x.size else np.nan
+
+    rows = []
+    keys = frame.loc[:, group_cols].astype(object).to_numpy()
+    for idx in frame.groupby(group_cols, sort=False, dropna=False).indices.values():
+        idx = np.asarray(idx)
+        two = idx[two_way[idx]]
+        row: dict[str, Any] = dict(zip(group_cols, keys[idx[0]], strict=True))
+        row.update({"n": int(idx.size), "mean_sensitivity": mean(sensitivity[idx])})
+        for c in UPDATE_CLASSES:
+            row[c] = mean((direction[idx] == c).astype(float))
+        row.update({
+            "lotp_feasible": mean(feasible_a[idx].astype(float)),
+            "bayes_consistent": mean((bayes_error[two] < tol).astype(float)),
+            "bayes_error_mean": mean(bayes_error[two]), "n_bayes": int(two.size),
+            "lotp_feasible_b": mean(feasible_b[two].astype(float)),
+            "lotp_error_a_mean": mean(lotp_a[two]), "lotp_error_b_mean": mean(lotp_b[two]),
+        })
+        rows.append(row)
+    return pd.DataFrame(rows, columns=[*group_cols, *_OUTCOME_FREE])
+
+
+# --------------------------------------------------------------------------- assembly
+def finish_cells(result: Any, cells: PairsCells) -> Any:
+    """The :class:`PairsResult` of every cell: the array layer's ``result`` for the resolved
+    cells (``None`` when there are none), completed as the module doc says."""
+    from ._pairs import _EXTRA_TABLE_COLUMNS, PAIRS_COLUMNS, PairsResult
+
+    cell_cols, by = cells.cell_cols, cells.by
+    group = [*cell_cols, "category"]
+    frame = cells.frame
+    if by != "category":
+        frame = frame.drop(columns="category", errors="ignore").rename(columns={by: "category"})
+    free = outcome_free_table(frame, group, cells.columns, cells.tol, cells.eps)
+    all_columns = [*group, *PAIRS_COLUMNS[1:], *_EXTRA_TABLE_COLUMNS, *CELL_TABLE_COLUMNS]
+
+    parts = []
+    if result is not None:
+        scored = result.table.copy()
+        if cells.key == _KEY:
+            values = scored.pop(_KEY).map(cells.key_values)
+            for j, c in enumerate(cell_cols):
+                scored.insert(j, c, [v[j] for v in values])
+        extra = free.loc[:, [*group, *CELL_TABLE_COLUMNS[2:-1]]]
+        scored = scored.merge(extra, on=group, how="left", validate="one_to_one")
+        scored["resolved"] = True
+        parts.append(scored)
+    resolved_keys = {tuple(k) for k in parts[0].loc[:, group].to_numpy()} if parts else set()
+    unscored = free.loc[[tuple(k) not in resolved_keys
+                         for k in free.loc[:, group].astype(object).to_numpy()]].copy()
+    if len(unscored):
+        unscored["resolved"] = False
+        unscored["note"] = _NO_OUTCOMES
+        parts.append(unscored)
+    table = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
+    table = table.reindex(columns=all_columns)
+
+    # failed records: counted per cell and category, a row of their own when none succeeded
+    counts = (cells.failed.groupby(group, dropna=False, sort=False).size()
+              if len(cells.failed) else pd.Series(dtype=int))
+    lookup = {tuple(k) if isinstance(k, tuple) else (k,): int(v) for k, v in counts.items()}
+    keys = [tuple(k) for k in table.loc[:, group].astype(object).to_numpy()]
+    table["n_failed"] = [lookup.pop(k, 0) for k in keys]
+    if lookup:
+        only_failed = pd.DataFrame([dict(zip(group, k, strict=True)) for k in lookup])
+        only_failed = only_failed.reindex(columns=all_columns)
+        only_failed["n"] = 0
+        only_failed["n_bayes"] = 0
+        only_failed["n_failed"] = list(lookup.values())
+        only_failed["resolved"] = False
+        only_failed["note"] = _ALL_FAILED
+        table = pd.concat([table, only_failed], ignore_index=True)
+    table["n"] = table["n"].astype(int)
+    table["n_bayes"] = table["n_bayes"].astype(int)
+    table["n_failed"] = table["n_failed"].astype(int)
+    table["resolved"] = table["resolved"].astype(bool)
+    table["note"] = table["note"].astype(object)
+    for c in group:
+        table[c] = table[c].astype(object)
+    order = sorted(range(len(table)), key=lambda i: tuple(
+        _sort_key(v) for v in table.loc[i, group]))
+    table = table.iloc[order].reset_index(drop=True)
+
+    improvement = np.full(cells.n_input, np.nan)
+    n_failed = len(cells.failed)
+    if result is not None:
+        improvement[cells.positions[cells.resolved_rows]] = result.improvement
+        method = result.method
+        if not table["resolved"].all():
+            method += "; outcome-based columns not available for cells without resolutions"
+        changes: dict[str, Any] = {}
+        scored = cells.resolved
+        if scored is not None and cells.pair in scored.columns and \
+                scored[cells.pair].duplicated().any():
+            # a pair scored in several runs: the pooled test would count it as independent
+            changes = {"pvalue": np.nan, "confidence_interval": ConfidenceInterval(
+                np.nan, np.nan, result.confidence_interval.confidence_level)}
+            method += ("; pairs repeat across runs, so the pooled headline has no p-value or "
+                       "interval (see the per-run rows)")
+        return dataclasses.replace(result, table=table, improvement=improvement, method=method,
+                                   by=by, n_failed=n_failed, pool=cells.pool, **changes)
+    nan = float("nan")
+    return PairsResult(
+        statistic=nan, pvalue=nan,
+        confidence_interval=ConfidenceInterval(nan, nan, cells.confidence_level), n_obs=0,
+        method="no resolutions: the metrics that need no outcomes only", table=table,
+        improvement=improvement, pvalue_method=cells.test, alternative=cells.alternative,
+        ci_method=cells.ci_method, by=by, n_resamples=cells.n_resamples, tol=cells.tol,
+        eps=cells.eps, n_failed=n_failed, pool=cells.pool)

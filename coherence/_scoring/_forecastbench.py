@@ -1,0 +1,419 @@
+"""The leaderboard scores of ForecastBench (Karger et al. 2025).
+
+:func:`forecastbench_scores` takes one row per (forecaster, question) with a
+probability and a binary outcome and returns, per forecaster, the Brier score,
+the difficulty-adjusted Brier score (question fixed effects of a two-way
+fixed-effects model, so that forecasters who answered different questions are
+comparable), the Brier Index (0-100), the peer score and the Brier skill score
+against a naive forecaster, each with a percentile bootstrap interval over
+questions; :meth:`ForecastBenchResult.compare` is the paired comparison of two
+forecasters on the same bootstrap replicates.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+import pandas as pd
+
+from .._resampling import percentile_interval
+from .._results import CoherenceResult, ConfidenceInterval
+from .._rng import RNGLike, check_rng
+from .._validation import (
+    as_dataframe,
+    binary_column,
+    check_choice,
+    check_resampling,
+    column_error,
+    no_missing,
+    param_error,
+    probability_column,
+    require_columns,
+)
+
+__all__ = ["FORECASTBENCH_SCORES", "ForecastBenchComparisonResult", "ForecastBenchResult",
+           "forecastbench_scores"]
+
+#: The per-forecaster scores, in the order of the result's table; True where higher is better.
+FORECASTBENCH_SCORES: dict[str, bool] = {
+    "brier": False,
+    "difficulty_adjusted_brier": False,
+    "brier_index": True,
+    "peer_score": True,
+    "bss": True,
+    "bss_relative": True,
+}
+
+
+# --------------------------------------------------------------------------- array layer
+def _question_effects(brier: np.ndarray, fe: np.ndarray, wq: np.ndarray) -> np.ndarray:
+    """Question fixed effects c of brier[q, m] = a_m + c_q + e (least squares over the
+    cells present in the forecasters ``fe``, question q weighted by ``wq[q]``).
+
+    The question effects are profiled out (c_q = mean over q's forecasters of
+    brier - a_m); the forecaster effects solve the normal equations
+    L a = r with L = sum_q w_q (diag(Z_q) - Z_q Z_q^T / n_q), by least squares
+    (L is singular: effects are identified up to one constant, which cancels in
+    every score). NaN for a question no ``fe`` forecaster answered.
+    """
+    b = brier[:, fe]
+    z = ~np.isnan(b)
+    bz = np.where(z, b, 0.0)
+    n_q = z.sum(axis=1).astype(np.float64)
+    has = n_q > 0
+    inv_n = np.where(has, 1.0 / np.where(has, n_q, 1.0), 0.0)
+    zf = z.astype(np.float64)
+    lap = np.diag(zf.T @ wq) - (zf * (wq * inv_n)[:, None]).T @ zf
+    mean_q = bz.sum(axis=1) * inv_n
+    rhs = ((bz - mean_q[:, None] * zf) * wq[:, None]).sum(axis=0)
+    a = np.linalg.lstsq(lap, rhs, rcond=None)[0]
+    c = (bz - zf * a[None, :]).sum(axis=1) * inv_n
+    return np.where(has, c, np.nan)
+
+
+def _scores(brier: np.ndarray, fe: np.ndarray, naive: int | None,
+            wq: np.ndarray) -> np.ndarray:
+    """(n_models, 6) scores for question weights ``wq`` (a bootstrap draw, or ones)."""
+    present = ~np.isnan(brier)
+    bz = np.where(present, brier, 0.0)
+    w = present * wq[:, None]                         # (Q, M)
+    n_w = w.sum(axis=0)
+    keep = wq > 0
+    c = np.full(len(wq), np.nan)
+    c[keep] = _question_effects(brier[keep], fe, wq[keep])
+    cz = np.where(np.isnan(c), 0.0, c)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean_brier = (w * bz).sum(axis=0) / n_w
+        # rescaled so that "always 0.5", which scores 0.25 on every question, scores 0.25
+        adjusted = (w * (bz - cz[:, None])).sum(axis=0) / n_w + (wq * cz).sum() / wq.sum()
+        index = 100.0 * (1.0 - np.sqrt(np.where(adjusted >= 0, adjusted, np.nan)))
+        q_avg = (present * bz).sum(axis=1) / present.sum(axis=1)
+        peer = (w * (np.where(present, q_avg[:, None], 0.0) - bz)).sum(axis=0) / n_w
+        if naive is None:
+            bss = bss_rel = np.full(brier.shape[1], np.nan)
+        else:
+            ref = bz[:, naive][:, None]
+            bss = (w * (ref - bz)).sum(axis=0) / n_w
+            bss_rel = 1.0 - (w * bz).sum(axis=0) / (w * ref).sum(axis=0)
+    return np.column_stack([mean_brier, adjusted, index, peer, bss, bss_rel])
+
+
+# --------------------------------------------------------------------------- results
+@dataclass(frozen=True, slots=True)
+class ForecastBenchComparisonResult(CoherenceResult):
+    """Paired comparison of two forecasters on one ForecastBench score.
+
+    ``statistic`` is ``score(model_a) - score(model_b)``; ``confidence_interval``
+    its percentile bootstrap interval over questions (the same replicates as
+    the scores, fixed effects re-estimated in each); ``pvalue`` the two-sided
+    bootstrap p-value of no difference, ``(1 + #{|d* - d| >= |d|}) / (1 + B)``.
+
+    Attributes
+    ----------
+    model_a, model_b : str
+        The two forecasters.
+    score : str
+        One of :data:`FORECASTBENCH_SCORES`.
+    higher_is_better : bool
+        Whether a positive statistic favours ``model_a``.
+    n_resamples : int
+        Bootstrap replicates.
+    table : pandas.DataFrame
+        The bootstrap replicates of the difference (column ``difference``).
+    """
+
+    model_a: str = ""
+    model_b: str = ""
+    score: str = ""
+    higher_is_better: bool = True
+    n_resamples: int = 0
+    replicates: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0))
+    table: pd.DataFrame = field(init=False, repr=False, compare=False)
+
+    _test_name: ClassVar[str] = "ForecastBenchResult.compare"
+    _extra_columns: ClassVar[tuple[str, ...]] = ("model_a", "model_b", "score",
+                                                 "higher_is_better", "n_resamples")
+
+    def _build_table(self) -> pd.DataFrame:
+        return pd.DataFrame({"difference": self.replicates})
+
+
+@dataclass(frozen=True, slots=True)
+class ForecastBenchResult(CoherenceResult):
+    """Result of :func:`forecastbench_scores`.
+
+    ``statistic`` is the pooled Brier score (all forecasts) with its bootstrap
+    interval over questions; ``pvalue`` is NaN (use :meth:`compare`).
+
+    Attributes
+    ----------
+    naive : str or None
+        The reference forecaster of the Brier skill scores.
+    fixed_effects_models : tuple of str
+        The forecasters whose forecasts estimated the question fixed effects.
+    n_questions, n_models : int
+    n_resamples : int
+        Bootstrap replicates (questions drawn with replacement).
+    table : pandas.DataFrame
+        One row per forecaster, best Brier Index first: ``rank``, ``model``,
+        ``n_questions`` and, for each score of :data:`FORECASTBENCH_SCORES`, the
+        value and ``<score>_ci_low`` / ``<score>_ci_high``.
+    question_effects : pandas.DataFrame
+        One row per question: ``question``, ``question_fixed_effect``,
+        ``mean_brier``, ``n_forecasts``.
+    """
+
+    naive: str | None = None
+    fixed_effects_models: tuple[str, ...] = ()
+    n_questions: int = 0
+    n_models: int = 0
+    n_resamples: int = 0
+    table: pd.DataFrame = field(repr=False, compare=False, default_factory=pd.DataFrame)
+    question_effects: pd.DataFrame = field(repr=False, compare=False,
+                                           default_factory=pd.DataFrame)
+    models: tuple[str, ...] = field(repr=False, default=())
+    point: np.ndarray = field(repr=False, default_factory=lambda: np.empty((0, 6)))
+    replicates: np.ndarray = field(repr=False, default_factory=lambda: np.empty((0, 0, 6)))
+
+    _test_name: ClassVar[str] = "forecastbench_scores"
+    _extra_columns: ClassVar[tuple[str, ...]] = ("naive", "n_questions", "n_models",
+                                                 "n_resamples")
+
+    @property
+    def scores(self) -> pd.DataFrame:
+        """Alias of :attr:`table`: the leaderboard."""
+        return self.table
+
+    def compare(self, model_a: str, model_b: str, *, score: str = "brier_index",
+                confidence_level: float = 0.95) -> ForecastBenchComparisonResult:
+        """Paired bootstrap comparison of two forecasters on one score.
+
+        Parameters
+        ----------
+        model_a, model_b : str
+            Two forecasters of the table.
+        score : str, default 'brier_index'
+            One of ``'brier', 'difficulty_adjusted_brier', 'brier_index',
+            'peer_score', 'bss', 'bss_relative'``.
+        confidence_level : float in (0, 1), default 0.95
+
+        Returns
+        -------
+        ForecastBenchComparisonResult
+        """
+        owner = "ForecastBenchResult.compare"
+        score = check_choice(score, "score", owner, tuple(FORECASTBENCH_SCORES))
+        _, confidence_level = check_resampling(owner, 1, confidence_level)
+        for name, value in (("model_a", model_a), ("model_b", model_b)):
+            if value not in self.models:
+                raise ValueError(param_error(name, owner, f"one of {list(self.models)}", value))
+        if model_a == model_b:
+            raise ValueError(param_error("model_b", owner, "different from model_a", model_b))
+        j = list(FORECASTBENCH_SCORES).index(score)
+        ia, ib = self.models.index(model_a), self.models.index(model_b)
+        d = float(self.point[ia, j] - self.point[ib, j])
+        reps = self.replicates[:, ia, j] - self.replicates[:, ib, j]
+        reps = reps[np.isfinite(reps)]
+        if np.isfinite(d) and len(reps):
+            pvalue = float((1 + np.sum(np.abs(reps - d) >= abs(d))) / (1 + len(reps)))
+            low, high = percentile_interval(reps, confidence_level)
+        else:
+            pvalue, low, high = np.nan, np.nan, np.nan
+        n = int(np.sum(~np.isnan(self.question_effects["question_fixed_effect"])))
+        return ForecastBenchComparisonResult(
+            statistic=d, pvalue=pvalue,
+            confidence_interval=ConfidenceInterval(low, high, confidence_level), n_obs=n,
+            method="bootstrap over questions (fixed effects re-estimated), centred two-sided",
+            model_a=model_a, model_b=model_b, score=score,
+            higher_is_better=FORECASTBENCH_SCORES[score], n_resamples=len(reps),
+            replicates=reps)
+
+
+# --------------------------------------------------------------------------- public layer
+def forecastbench_scores(data: Any, *, question: str = "question", model: str = "model",
+                         probability: str = "probability", outcome: str = "outcome",
+                         naive: str | None = None,
+                         fixed_effects_models: Any = None, confidence_level: float = 0.95,
+                         n_resamples: int = 999, rng: RNGLike = None) -> ForecastBenchResult:
+    r"""The ForecastBench leaderboard scores, with bootstrap intervals over questions.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame or convertible
+        One row per (forecaster, question): binary questions only.
+    question, model, probability, outcome : str
+        Column names: the question id, the forecaster, the forecast probability
+        in [0, 1] and the outcome (0 or 1).
+    naive : str, optional
+        The reference forecaster of the Brier skill scores (ForecastBench uses its
+        "Naive Forecaster"); it must have forecast every question. Without it the
+        two skill scores are NaN.
+    fixed_effects_models : sequence of str, optional
+        The forecasters whose forecasts estimate the question fixed effects
+        (ForecastBench leaves out its dummy forecasters such as "Always 0.5" and
+        the imputed one); default all.
+    confidence_level : float in (0, 1), default 0.95
+    n_resamples : int >= 1, default 999
+        Bootstrap replicates: questions drawn with replacement, every score (the
+        fixed effects included) recomputed.
+    rng : int, numpy.random.Generator or None
+
+    Returns
+    -------
+    ForecastBenchResult
+        The leaderboard in ``table``; :meth:`ForecastBenchResult.compare` for a
+        paired comparison.
+
+    Raises
+    ------
+    ValueError
+        For a missing column, a probability outside [0, 1], a non-binary outcome,
+        a forecaster with two forecasts of one question, an unknown ``naive`` or
+        fixed-effects forecaster, a naive forecaster that skipped questions, a
+        question no fixed-effects forecaster answered, or forecasters and
+        questions that fall into separate groups with no forecaster in common
+        (then no difficulty adjustment can compare them).
+
+    Notes
+    -----
+    With :math:`b_{ij} = (p_{ij} - y_j)^2` the Brier score of forecaster *i* on
+    question *j* and :math:`Q_i` its questions:
+
+    * **difficulty-adjusted Brier**: fit :math:`b_{ij} = a_i + c_j + e_{ij}` by
+      least squares on the fixed-effects forecasters; then
+      :math:`\bar b^{adj}_i = \frac{1}{|Q_i|}\sum_{j \in Q_i}(b_{ij} - c_j) +
+      \frac{1}{|Q|}\sum_{j \in Q} c_j`, the second term rescaling so that a
+      forecaster who always says 0.5 scores 0.25 (as ForecastBench rescales);
+    * **Brier Index**: :math:`100\,(1 - \sqrt{\bar b^{adj}_i})`: 100 perfect,
+      50 always 0.5, 0 always wrong (NaN if :math:`\bar b^{adj}_i < 0`);
+    * **peer score**: :math:`\frac{1}{|Q_i|}\sum_{j}(\bar b_j - b_{ij})`,
+      :math:`\bar b_j` the mean Brier score of question *j* over all forecasters
+      (positive is better than the average forecaster);
+    * **Brier skill score**: ``bss`` is ForecastBench's
+      :math:`\frac{1}{|Q_i|}\sum_j (b_{\mathrm{naive},j} - b_{ij})`, and
+      ``bss_relative`` the classical :math:`1 - \sum_j b_{ij} / \sum_j
+      b_{\mathrm{naive},j}` over the same questions.
+
+    ForecastBench also splits dataset and market questions and averages the two
+    halves; here all questions are pooled (run the function on each half for
+    the split).
+
+    References
+    ----------
+    Karger, E., Bastani, H., Yueh-Han, C., Jacobs, Z., Halawi, D., Zhang, F. and
+    Tetlock, P. E. (2025). ForecastBench: a dynamic benchmark of AI forecasting
+    capabilities. *International Conference on Learning Representations (ICLR)*;
+    leaderboard methodology in github.com/forecastingresearch/forecastbench.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from coherence import forecastbench_scores
+    >>> data = pd.DataFrame({
+    ...     "model": ["a"] * 4 + ["b"] * 4,
+    ...     "question": [1, 2, 3, 4] * 2,
+    ...     "probability": [0.9, 0.2, 0.7, 0.4, 0.5, 0.5, 0.5, 0.5],
+    ...     "outcome": [1, 0, 1, 1] * 2})
+    >>> res = forecastbench_scores(data, naive="b", n_resamples=99, rng=0)
+    >>> res.table[["model", "brier", "brier_index", "bss"]].round(3)
+      model  brier  brier_index    bss
+    0     a  0.125       64.645  0.125
+    1     b  0.250       50.000  0.000
+    """
+    owner = "forecastbench_scores"
+    n_resamples, confidence_level = check_resampling(owner, n_resamples, confidence_level)
+    gen = check_rng(rng, owner=owner)
+    df = as_dataframe(data, owner=owner)
+    require_columns(df, {"question": question, "model": model, "probability": probability,
+                         "outcome": outcome}, owner=owner)
+    if len(df) == 0:
+        raise ValueError(param_error("data", owner, "a table with at least one forecast",
+                                     "an empty table"))
+    no_missing(df, [question, model], owner=owner)
+    p = probability_column(df, probability, owner=owner)
+    y = binary_column(df, outcome, owner=owner)
+    dup = df.duplicated([model, question], keep="first").to_numpy()
+    if dup.any():
+        raise ValueError(column_error(question, f"appear once per '{model}' (one forecast per "
+                                      "forecaster and question)",
+                                      list(df.index[np.flatnonzero(dup)]), owner=owner))
+    q_codes, questions = pd.factorize(df[question], sort=True)
+    m_codes, models = pd.factorize(df[model], sort=True)
+    model_names = tuple(str(m) for m in models)
+    n_q, n_m = len(questions), len(models)
+    brier = np.full((n_q, n_m), np.nan)
+    brier[q_codes, m_codes] = (p - y) ** 2
+    if fixed_effects_models is None:
+        fe = np.ones(n_m, dtype=bool)
+    else:
+        wanted = list(fixed_effects_models) if not isinstance(fixed_effects_models, str) \
+            else [fixed_effects_models]
+        unknown = [m for m in wanted if m not in list(models)]
+        if unknown or not wanted:
+            raise ValueError(param_error("fixed_effects_models", owner,
+                                         f"a non-empty list of values of '{model}'",
+                                         unknown or wanted))
+        fe = np.isin(np.asarray(models, dtype=object), np.asarray(wanted, dtype=object))
+    unanswered = np.flatnonzero(np.isnan(brier[:, fe]).all(axis=1))
+    if len(unanswered):
+        raise ValueError(f"{owner}: question(s) {list(questions[unanswered[:5]])} have no "
+                         "forecast from a fixed-effects forecaster, so their difficulty "
+                         "cannot be estimated.")
+    _check_connected(~np.isnan(brier[:, fe]), owner)
+    naive_idx = None
+    if naive is not None:
+        if naive not in list(models):
+            raise ValueError(param_error("naive", owner, f"a value of '{model}'", naive))
+        naive_idx = list(models).index(naive)
+        skipped = np.flatnonzero(np.isnan(brier[:, naive_idx]))
+        if len(skipped):
+            raise ValueError(f"{owner}: the naive forecaster {naive!r} has no forecast for "
+                             f"{len(skipped)} question(s), e.g. "
+                             f"{list(questions[skipped[:5]])}; it must forecast every question.")
+    ones = np.ones(n_q)
+    point = _scores(brier, fe, naive_idx, ones)
+    draws = gen.multinomial(n_q, np.full(n_q, 1.0 / n_q), size=n_resamples).astype(np.float64)
+    reps = np.stack([_scores(brier, fe, naive_idx, w) for w in draws])
+    present = ~np.isnan(brier)
+    pooled = np.nansum(brier) / present.sum()
+    pooled_reps = (draws @ np.nansum(brier, axis=1)) / (draws @ present.sum(axis=1))
+    low, high = percentile_interval(pooled_reps, confidence_level)
+    table = pd.DataFrame({"model": list(model_names),
+                          "n_questions": present.sum(axis=0).astype(np.int64)})
+    for j, name in enumerate(FORECASTBENCH_SCORES):
+        table[name] = point[:, j]
+        bounds = [percentile_interval(reps[:, i, j], confidence_level) for i in range(n_m)]
+        table[f"{name}_ci_low"] = [b[0] for b in bounds]
+        table[f"{name}_ci_high"] = [b[1] for b in bounds]
+    table = table.sort_values(["brier_index", "model"], ascending=[False, True],
+                              na_position="last", kind="mergesort").reset_index(drop=True)
+    table.insert(0, "rank", np.arange(1, n_m + 1))
+    effects = pd.DataFrame({"question": list(questions),
+                            "question_fixed_effect": _question_effects(brier, fe, ones),
+                            "mean_brier": np.nanmean(brier, axis=1),
+                            "n_forecasts": present.sum(axis=1)})
+    return ForecastBenchResult(
+        statistic=float(pooled), pvalue=np.nan,
+        confidence_interval=ConfidenceInterval(low, high, confidence_level), n_obs=len(df),
+        method="pooled Brier score, percentile bootstrap over questions", naive=naive,
+        fixed_effects_models=tuple(m for m, keep in zip(model_names, fe, strict=True) if keep),
+        n_questions=n_q, n_models=n_m, n_resamples=n_resamples, table=table,
+        question_effects=effects, models=model_names, point=point, replicates=reps)
+
+
+def _check_connected(z: np.ndarray, owner: str) -> None:
+    """Raise when the forecaster-question graph has more than one component."""
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    q, m = np.nonzero(z)
+    n_q, n_m = z.shape
+    graph = coo_matrix((np.ones(len(q)), (q, n_q + m)), shape=(n_q + n_m, n_q + n_m))
+    _, labels = connected_components(graph, directed=False)
+    used = np.concatenate([z.any(axis=1), z.any(axis=0)])
+    if len(np.unique(labels[used])) > 1:
+        raise ValueError(f"{owner}: the fixed-effects forecasters and their questions form "
+                         f"{len(np.unique(labels[used]))} groups with no forecaster in common; "
+                         "difficulty-adjusted scores cannot compare forecasters across them.")

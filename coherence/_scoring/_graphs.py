@@ -1,0 +1,912 @@
+"""Hindsight-graph quality gates and the reasoning metrics of forecast graphs.
+
+:func:`hindsight_graph_quality` applies the benchmark's gates to each
+question's hindsight graph (events rejected by annotators removed, edges kept
+at confidence >= 0.6 and strength >= 0.3, then at least 3 hops, 10 nodes, 20
+sources and 1 edge) and counts what it excludes. :func:`reasoning_graph_metrics`
+scores forecast graphs against the hindsight graphs that pass: key-event
+precision and recall, event precision/recall/F1, recall of the hindsight
+events visible at the simulated date ("accessible"), the date error of
+matched events, edge precision and recall and causal-direction accuracy, and
+forecast-graph depth.
+
+Array layer: :func:`graph_depth` (longest chain of edges) and
+:func:`relation_polarity`.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+import pandas as pd
+
+from .._resampling import rows_by_key
+from .._results import CoherenceResult, ConfidenceInterval
+from .._rng import RNGLike, check_rng
+from .._validation import (
+    as_dataframe,
+    check_choice,
+    check_float,
+    check_int,
+    check_resampling,
+    column_error,
+    no_missing,
+    numeric_column,
+    param_error,
+    require_columns,
+)
+from .._warnings import DegenerateDataWarning
+from ._dates import is_missing, parse_dates, to_days
+from ._matching import THRESHOLDS, event_tokens, match_one
+from ._questions import question_bootstrap_ci
+
+__all__ = [
+    "NEGATIVE_RELATIONS",
+    "POSITIVE_RELATIONS",
+    "REASONING_METRICS",
+    "GraphQualityReport",
+    "ReasoningGraphResult",
+    "graph_depth",
+    "hindsight_graph_quality",
+    "reasoning_graph_metrics",
+    "relation_polarity",
+]
+
+#: Relation labels read as a positive (promoting) causal link.
+POSITIVE_RELATIONS = frozenset({"causes", "enables", "triggers", "amplifies", "positive"})
+#: Relation labels read as a negative (inhibiting) causal link.
+NEGATIVE_RELATIONS = frozenset({"prevents", "inhibits", "negative"})
+#: The per-forecast metrics of :func:`reasoning_graph_metrics`.
+REASONING_METRICS = (
+    "key_event_precision", "key_event_recall", "event_precision", "event_recall", "event_f1",
+    "accessible_precision", "accessible_recall", "accessible_f1", "date_error_days",
+    "edge_precision", "edge_recall", "direction_accuracy", "forecast_depth")
+CONVENTIONS = ("paper", "code")
+
+
+# --------------------------------------------------------------------------- array layer
+def relation_polarity(relation: Any) -> int:
+    """+1 for a positive relation label, -1 for a negative one, 0 otherwise.
+
+    Labels are compared case-insensitively after removing an
+    ``'ImpactDirection.'`` prefix; see :data:`POSITIVE_RELATIONS` and
+    :data:`NEGATIVE_RELATIONS`.
+
+    Examples
+    --------
+    >>> from coherence._scoring._graphs import relation_polarity
+    >>> relation_polarity("Causes"), relation_polarity("inhibits"), relation_polarity("correlates")
+    (1, -1, 0)
+    """
+    if is_missing(relation):
+        return 0
+    text = str(relation).strip().lower().replace("impactdirection.", "")
+    if text in POSITIVE_RELATIONS:
+        return 1
+    if text in NEGATIVE_RELATIONS:
+        return -1
+    return 0
+
+
+def graph_depth(edges: Iterable[tuple[Any, Any]], nodes: Iterable[Any] | None = None) -> int:
+    """The longest chain of directed edges (hops) among ``nodes``.
+
+    Edges with an end outside ``nodes`` are ignored (``nodes=None``: every
+    node an edge touches). On an acyclic graph this is the longest path, in
+    edges. On a graph with cycles it follows the released evaluator: a
+    depth-first walk that stops when it reaches a node already on the walk,
+    counting the edge that closes the cycle (a 2-cycle has depth 2, a self-loop
+    depth 1); exact and exponential in the worst case.
+
+    Examples
+    --------
+    >>> from coherence._scoring._graphs import graph_depth
+    >>> graph_depth([("a", "b"), ("b", "c"), ("a", "c")])
+    2
+    """
+    edge_list = list(edges)
+    node_set = ({n for e in edge_list for n in e} if nodes is None else set(nodes))
+    out: dict[Any, list[Any]] = defaultdict(list)
+    for s, t in edge_list:
+        if s in node_set and t in node_set:
+            out[s].append(t)
+    # acyclic? (Kahn)
+    indeg: dict[Any, int] = dict.fromkeys(node_set, 0)
+    for s in out:
+        for t in out[s]:
+            indeg[t] += 1
+    stack = [n for n, d in indeg.items() if d == 0]
+    order = []
+    while stack:
+        n = stack.pop()
+        order.append(n)
+        for t in out.get(n, ()):
+            indeg[t] -= 1
+            if indeg[t] == 0:
+                stack.append(t)
+    if len(order) == len(node_set):
+        depth: dict[Any, int] = {}
+        for n in reversed(order):
+            kids = out.get(n, ())
+            depth[n] = 1 + max(depth[k] for k in kids) if kids else 0
+        return max(depth.values(), default=0)
+
+    def walk(node: Any, seen: frozenset[Any]) -> int:
+        if node in seen:
+            return 0
+        kids = out.get(node, ())
+        if not kids:
+            return 0
+        return 1 + max(walk(k, seen | {node}) for k in kids)
+
+    return max((walk(n, frozenset()) for n in node_set), default=0)
+
+
+def _id_set(cell: Any) -> set[Any]:
+    """The ids of a list-like (or scalar) cell; missing values dropped."""
+    if isinstance(cell, list | tuple | set | frozenset | np.ndarray):
+        return {c for c in cell if not is_missing(c)}
+    if is_missing(cell):
+        return set()
+    return {cell}
+
+
+def flag_column(df: pd.DataFrame, column: str, owner: str) -> np.ndarray:
+    """A boolean flag column (``is_outcome``): True/False, 1/0 or the strings
+    'true'/'false', '1'/'0', 'yes'/'no' (any case); missing means False.
+    Anything else raises, naming the rows (``bool('False')`` is True in Python,
+    so strings are never passed to ``bool``)."""
+    truthy, falsy = {"true", "1", "yes"}, {"false", "0", "no"}
+    cells = df[column].to_numpy(dtype=object)
+    out = np.zeros(len(cells), dtype=bool)
+    bad = []
+    for i, v in enumerate(cells):
+        if isinstance(v, bool | np.bool_):
+            out[i] = bool(v)
+        elif isinstance(v, str):
+            text = v.strip().lower()
+            if text in truthy:
+                out[i] = True
+            elif text not in falsy and text != "":
+                bad.append(i)
+        elif is_missing(v):
+            continue
+        elif isinstance(v, int | float | np.integer | np.floating) and float(v) in (0.0, 1.0):
+            out[i] = float(v) == 1.0
+        else:
+            bad.append(i)
+    if bad:
+        pos = np.asarray(bad)
+        raise ValueError(column_error(column, "hold True/False (or 1/0, 'true'/'false')",
+                                      list(df.index[pos]), list(cells[pos]), owner=owner))
+    return out
+
+
+# --------------------------------------------------------------------------- quality gates
+@dataclass(frozen=True, slots=True)
+class GraphQualityReport:
+    """Which hindsight graphs pass the quality gates, and why the others do not.
+
+    Attributes
+    ----------
+    table : pandas.DataFrame
+        One row per question: ``built``, ``n_nodes`` (events left after
+        rejected ones are removed), ``n_rejected``, ``n_sources``,
+        ``n_edges`` (edges given), ``n_edges_dangling`` (an end rejected or not
+        an event of the question), ``n_edges_below_gate`` (confidence or
+        strength below its gate, or missing), ``n_edges_kept``, ``hops`` (depth of the
+        kept edges), ``passes`` and ``reasons`` (the failed gates, ``'; '``
+        separated, empty when it passes).
+    excluded : pandas.DataFrame
+        One row per reason (``'not built'``, ``'hops < 3'``, ...): ``n``
+        questions failing it (a question can fail several), and a final row
+        ``'any'`` with the questions excluded.
+    events : pandas.DataFrame
+        The hindsight event rows kept (rejected events removed, every question).
+    edges : pandas.DataFrame
+        The hindsight edges kept (confidence and strength gates passed, both
+        ends present and not rejected, every question).
+    settings : dict
+        The gates used.
+    """
+
+    table: pd.DataFrame = field(repr=False)
+    excluded: pd.DataFrame = field(repr=False)
+    events: pd.DataFrame = field(repr=False)
+    edges: pd.DataFrame = field(repr=False)
+    settings: dict[str, Any] = field(repr=False)
+
+    @property
+    def passed(self) -> tuple[Any, ...]:
+        """The questions whose hindsight graph passes every gate."""
+        return tuple(self.table.loc[self.table["passes"], "question"])
+
+    @property
+    def n_excluded(self) -> int:
+        """Questions excluded."""
+        return int((~self.table["passes"]).sum())
+
+
+def hindsight_graph_quality(
+    hindsight_events: Any,
+    hindsight_edges: Any,
+    *,
+    questions: Iterable[Any] | None = None,
+    min_hops: int = 3,
+    min_nodes: int = 10,
+    min_sources: int = 20,
+    min_edges: int = 1,
+    min_edge_confidence: float = 0.6,
+    min_edge_strength: float = 0.3,
+    exclude_rejected: bool = True,
+    question: str = "question",
+    event: str = "event",
+    sources: str | None = "sources",
+    review_status: str = "review_status",
+    source: str = "source",
+    target: str = "target",
+    confidence: str = "confidence",
+    strength: str = "strength",
+) -> GraphQualityReport:
+    """Apply the benchmark's quality gates to each question's hindsight graph.
+
+    Parameters
+    ----------
+    hindsight_events : pandas.DataFrame or convertible
+        Hindsight events (one row per event, or per impact record: rows with
+        the same (``question``, ``event``) are one node), with optional
+        ``sources`` (a list-like cell of article ids, or one id) and
+        ``review_status`` (``'rejected'`` marks an event annotators rejected; an
+        event is removed when all its rows are rejected).
+    hindsight_edges : pandas.DataFrame or convertible
+        Causal edges: ``question``, ``source`` and ``target`` (event ids),
+        ``confidence`` and ``strength``.
+    questions : iterable, optional
+        Every question of the benchmark; one without any hindsight event is
+        excluded as ``'not built'``. Default: the questions of the two tables.
+    min_hops, min_nodes, min_sources, min_edges : int
+        Gates (defaults 3, 10, 20, 1, the paper's).
+    min_edge_confidence, min_edge_strength : float
+        An edge is kept when its confidence >= 0.6 and its strength >= 0.3
+        (defaults, the paper's); an edge missing either value is not kept.
+    exclude_rejected : bool
+        Remove events annotators rejected (and the edges touching them)
+        before anything else (default True).
+    question, event, sources, review_status, source, target, confidence, strength : str
+        Column names (``sources=None``: no source column; then ``min_sources``
+        must be 0).
+
+    Returns
+    -------
+    GraphQualityReport
+
+    Notes
+    -----
+    Order: (1) rejected events and their edges removed; (2) edges below the
+    confidence or strength gate, or with an end that is not an event of the
+    question, dropped; (3) per question, nodes = distinct events, sources =
+    distinct ids over the events' ``sources``, edges = kept edges, hops =
+    :func:`graph_depth` of the kept edges; (4) a graph passes when hops >=
+    ``min_hops``, nodes >= ``min_nodes``, sources >= ``min_sources`` and
+    edges >= ``min_edges``. The outcome event counts as a node.
+
+    Examples
+    --------
+    >>> import coherence
+    >>> ev = {"question": ["q"] * 4, "event": ["a", "b", "c", "d"],
+    ...       "sources": [["s1"], ["s2"], ["s3"], ["s4"]]}
+    >>> ed = {"question": ["q"] * 3, "source": ["a", "b", "c"], "target": ["b", "c", "d"],
+    ...       "confidence": [0.9, 0.9, 0.5], "strength": [0.5, 0.5, 0.5]}
+    >>> gq = coherence.hindsight_graph_quality(ev, ed, min_nodes=4, min_sources=4)
+    >>> gq.table[["hops", "passes", "reasons"]].values.tolist()
+    [[2, False, 'hops < 3']]
+    """
+    owner = "hindsight_graph_quality"
+    min_hops = check_int(min_hops, "min_hops", owner, low=0)
+    min_nodes = check_int(min_nodes, "min_nodes", owner, low=0)
+    min_sources = check_int(min_sources, "min_sources", owner, low=0)
+    min_edges = check_int(min_edges, "min_edges", owner, low=0)
+    min_edge_confidence = check_float(min_edge_confidence, "min_edge_confidence", owner)
+    min_edge_strength = check_float(min_edge_strength, "min_edge_strength", owner)
+    if not isinstance(exclude_rejected, bool):
+        raise TypeError(param_error("exclude_rejected", owner, "a bool", exclude_rejected))
+    hev = as_dataframe(hindsight_events, name="hindsight_events", owner=owner)
+    hed = as_dataframe(hindsight_edges, name="hindsight_edges", owner=owner)
+    require_columns(hev, {"question": question, "event": event}, owner=owner)
+    require_columns(hed, {"question": question, "source": source, "target": target,
+                          "confidence": confidence, "strength": strength}, owner=owner)
+    no_missing(hev, [question, event], owner=owner)
+    no_missing(hed, [question, source, target], owner=owner)
+    if sources is None or sources not in hev.columns:
+        if min_sources > 0:
+            raise ValueError(param_error(
+                "sources", owner, "a column of hindsight_events holding each event's source "
+                f"ids (needed by min_sources={min_sources}; pass min_sources=0 otherwise)",
+                sources))
+        sources = None
+    conf = numeric_column(hed, confidence, owner=owner, allow_nan=True)
+    stren = numeric_column(hed, strength, owner=owner, allow_nan=True)
+    rejected = np.zeros(len(hev), dtype=bool)
+    if exclude_rejected and review_status in hev.columns:
+        rejected = np.array([not is_missing(v) and str(v).strip().lower() == "rejected"
+                             for v in hev[review_status].to_numpy(dtype=object)], dtype=bool)
+    kept_ev = hev.loc[~rejected]
+    rejected_keys = set(zip(hev.loc[rejected, question], hev.loc[rejected, event],
+                            strict=True)) - set(zip(kept_ev[question], kept_ev[event],
+                                                    strict=True))
+    node_keys = set(zip(kept_ev[question], kept_ev[event], strict=True))
+    qs = hed[question].to_numpy(dtype=object)
+    ss = hed[source].to_numpy(dtype=object)
+    ts = hed[target].to_numpy(dtype=object)
+    ends_ok = np.array([(q, s) in node_keys and (q, t) in node_keys
+                        for q, s, t in zip(qs, ss, ts, strict=True)], dtype=bool)
+    with np.errstate(invalid="ignore"):
+        gate_ok = (conf >= min_edge_confidence) & (stren >= min_edge_strength)
+    kept_ed = hed.loc[ends_ok & gate_ok]
+    all_q = list(pd.unique(pd.concat([hev[question], hed[question]], ignore_index=True)
+                           .astype(object)))
+    if questions is not None:
+        listed = list(questions)
+        all_q = [*listed, *[q for q in all_q if q not in set(listed)]]
+    ev_rows = rows_by_key(kept_ev, [question]) if len(kept_ev) else {}
+    ed_rows = rows_by_key(kept_ed, [question]) if len(kept_ed) else {}
+    given_rows = rows_by_key(hed, [question]) if len(hed) else {}
+    rej_count: dict[Any, int] = defaultdict(int)
+    for q, _ in rejected_keys:
+        rej_count[q] += 1
+    src_cells = kept_ev[sources].to_numpy(dtype=object) if sources else None
+    rows = []
+    for q in all_q:
+        er = ev_rows.get((q,), np.empty(0, dtype=np.int64))
+        dr = ed_rows.get((q,), np.empty(0, dtype=np.int64))
+        nodes = set(kept_ev[event].to_numpy(dtype=object)[er])
+        srcs: set[Any] = set()
+        if src_cells is not None:
+            for cell in src_cells[er]:
+                srcs |= _id_set(cell)
+        pairs = list(zip(kept_ed[source].to_numpy(dtype=object)[dr],
+                         kept_ed[target].to_numpy(dtype=object)[dr], strict=True))
+        hops = graph_depth(pairs, nodes)
+        built = len(nodes) > 0 or rej_count[q] > 0
+        reasons = []
+        if not built:
+            reasons.append("not built")
+        else:
+            for name, value, low in (("hops", hops, min_hops), ("nodes", len(nodes), min_nodes),
+                                     ("sources", len(srcs), min_sources),
+                                     ("edges", len(pairs), min_edges)):
+                if value < low:
+                    reasons.append(f"{name} < {low}")
+        given = given_rows.get((q,), np.empty(0, dtype=np.int64))
+        rows.append({"question": q, "built": built, "n_nodes": len(nodes),
+                     "n_rejected": rej_count[q], "n_sources": len(srcs),
+                     "n_edges": len(given), "n_edges_dangling": int((~ends_ok[given]).sum()),
+                     "n_edges_below_gate": int((ends_ok[given] & ~gate_ok[given]).sum()),
+                     "n_edges_kept": len(pairs),
+                     "hops": hops, "passes": not reasons, "reasons": "; ".join(reasons)})
+    table = pd.DataFrame(rows, columns=["question", "built", "n_nodes", "n_rejected",
+                                        "n_sources", "n_edges", "n_edges_dangling",
+                                        "n_edges_below_gate", "n_edges_kept", "hops",
+                                        "passes", "reasons"])
+    labels = ["not built", f"hops < {min_hops}", f"nodes < {min_nodes}",
+              f"sources < {min_sources}", f"edges < {min_edges}"]
+    counts = [int(table["reasons"].str.split("; ").map(lambda r, lab=lab: lab in r).sum())
+              for lab in labels]
+    excluded = pd.DataFrame({"reason": [*labels, "any"],
+                             "n": [*counts, int((~table["passes"]).sum())]})
+    settings = {"min_hops": min_hops, "min_nodes": min_nodes, "min_sources": min_sources,
+                "min_edges": min_edges, "min_edge_confidence": min_edge_confidence,
+                "min_edge_strength": min_edge_strength, "exclude_rejected": exclude_rejected}
+    return GraphQualityReport(table=table, excluded=excluded, events=kept_ev, edges=kept_ed,
+                              settings=settings)
+
+
+# --------------------------------------------------------------------------- reasoning metrics
+@dataclass(frozen=True, slots=True)
+class ReasoningGraphResult(CoherenceResult):
+    """Reasoning metrics of forecast graphs against gated hindsight graphs.
+
+    ``statistic`` is the mean over forecasts of the metric named in
+    ``metric`` (where defined) and ``confidence_interval`` its cluster-bootstrap
+    interval over questions; ``pvalue`` is NaN.
+
+    Attributes
+    ----------
+    by : str
+        Column naming the forecaster.
+    metric : str
+        The headline metric.
+    convention : str
+        ``'paper'`` or ``'code'``.
+    k, min_impact, threshold, date_window_days :
+        Key-event and matching settings.
+    n_resamples : int
+        Bootstrap resamples.
+    gated : bool
+        Whether the hindsight-graph quality gates were applied.
+    n_excluded_questions : int
+        Questions whose hindsight graph failed a gate.
+    n_excluded_forecasts : int
+        Forecasts on those questions (not scored).
+    n_rejected_events : int
+        Hindsight events removed as rejected by annotators.
+    table : pandas.DataFrame
+        One row per scored forecast: counts and every metric of
+        :data:`REASONING_METRICS` (NaN where undefined).
+    summary_table : pandas.DataFrame
+        Per model and pooled (``'(all)'``): for each metric its mean over the
+        forecasts where it is defined and that count (``n_<metric>``).
+    matches : pandas.DataFrame
+        Every matched (forecast event, hindsight event) pair on the full
+        hindsight graph: ``by``, ``question``, ``forecast_event``,
+        ``hindsight_event``, ``score``, ``date_error_days``, ``is_key``.
+    quality : GraphQualityReport or None
+        The gates' report.
+    excluded_forecasts : pandas.DataFrame
+        The (``by``, ``question``) forecasts not scored, with the question's
+        reasons.
+    """
+
+    by: str
+    metric: str
+    convention: str
+    k: int
+    min_impact: float
+    threshold: float
+    date_window_days: float | None
+    n_resamples: int
+    gated: bool
+    n_excluded_questions: int
+    n_excluded_forecasts: int
+    n_rejected_events: int
+    table: pd.DataFrame = field(repr=False, compare=False)
+    summary_table: pd.DataFrame = field(repr=False, compare=False)
+    matches: pd.DataFrame = field(repr=False, compare=False)
+    quality: GraphQualityReport | None = field(repr=False, compare=False)
+    excluded_forecasts: pd.DataFrame = field(repr=False, compare=False)
+
+    _test_name: ClassVar[str] = "reasoning_graph_metrics"
+    _extra_columns: ClassVar[tuple[str, ...]] = (
+        "by", "metric", "convention", "k", "min_impact", "threshold", "date_window_days",
+        "n_resamples", "gated", "n_excluded_questions", "n_excluded_forecasts",
+        "n_rejected_events")
+
+    @property
+    def per_forecast(self) -> pd.DataFrame:
+        """Alias of :attr:`table`."""
+        return self.table
+
+
+def reasoning_graph_metrics(
+    forecast_events: Any,
+    hindsight_events: Any,
+    *,
+    forecast_edges: Any = None,
+    hindsight_edges: Any = None,
+    forecasts: Any = None,
+    gates: bool | GraphQualityReport = True,
+    metric: str = "key_event_precision",
+    convention: str = "paper",
+    k: int = 5,
+    min_impact: float | None = None,
+    threshold: float | None = None,
+    date_window_days: float | None = 7.0,
+    by: str = "model",
+    question: str = "question",
+    event: str = "event",
+    title: str = "title",
+    description: str | None = "description",
+    date: str | None = "date",
+    magnitude: str = "magnitude",
+    confidence: str = "confidence",
+    is_outcome: str | None = "is_outcome",
+    review_status: str = "review_status",
+    simulated_date: str = "simulated_date",
+    source: str = "source",
+    target: str = "target",
+    relation: str = "relation",
+    n_resamples: int = 2000,
+    confidence_level: float = 0.95,
+    rng: RNGLike = None,
+) -> ReasoningGraphResult:
+    """Evidence and reasoning metrics of forecast graphs, as the benchmark's evaluator
+    computes them, after the hindsight-graph quality gates.
+
+    Parameters
+    ----------
+    forecast_events : pandas.DataFrame or convertible
+        One row per event of a forecast's graph: ``by``, ``question``,
+        ``event`` (its id within the forecast, referenced by
+        ``forecast_edges``), ``title``, optional ``description`` and ``date``.
+    hindsight_events : pandas.DataFrame or convertible
+        One row per impact record of a hindsight event (as for
+        :func:`key_event_recall`): ``question``, ``event``, ``title``,
+        optional ``description``, ``date``, ``magnitude``, ``confidence``,
+        ``is_outcome``, ``review_status``, ``sources``.
+    forecast_edges : pandas.DataFrame or convertible, optional
+        ``by``, ``question``, ``source``, ``target`` (forecast event ids) and
+        ``relation``. Without it the edge metrics and depth are NaN.
+    hindsight_edges : pandas.DataFrame or convertible, optional
+        ``question``, ``source``, ``target``, ``relation``, ``confidence``,
+        ``strength``. Required when ``gates`` is True.
+    forecasts : pandas.DataFrame or convertible, optional
+        The (``by``, ``question``) forecasts with their ``simulated_date``
+        (needed for accessible recall; a forecast with no event is listed
+        here; every pair of ``forecast_events`` must have a row). Default: the
+        pairs of ``forecast_events``, accessible metrics NaN.
+    gates : bool or GraphQualityReport
+        True (default): :func:`hindsight_graph_quality` with the paper's
+        gates on the two hindsight tables, and only passing questions scored;
+        a :class:`GraphQualityReport` to use its gates; False to score every
+        question (rejected events are removed all the same).
+    metric : str
+        The headline metric, one of :data:`REASONING_METRICS`.
+    convention : {'paper', 'code'}
+        ``'paper'`` (default): key events among events with an impact record
+        (``min_impact`` 0); a forecast with no events scores 0 on key-event
+        recall and precision-free metrics are NaN; event F1 of a forecast
+        with no match is 0; accessible events are those dated strictly before
+        the simulated date (the temporal gateway's rule). ``'code'``: the
+        released evaluator: ``min_impact`` 0.2, key-event metrics NaN for a
+        forecast with no events, F1 NaN when precision + recall = 0,
+        accessible events dated on or before the simulated date.
+    k : int
+        Key events per question (5).
+    min_impact : float, optional
+        Overrides the convention's minimum impact of a key event.
+    threshold : float, optional
+        Match threshold (hybrid matcher, default 0.45).
+    date_window_days : float or None
+        Date gate of a match, skipped when either date is missing (default 7,
+        "in all reported experiments").
+    by, question, event, title, description, date, magnitude, confidence : str
+        Column names.
+    is_outcome, review_status, simulated_date, source, target, relation : str
+        Column names.
+    n_resamples, confidence_level, rng
+        Cluster bootstrap over questions of the headline metric.
+
+    Returns
+    -------
+    ReasoningGraphResult
+
+    Notes
+    -----
+    Per forecast with forecast events :math:`F`, non-outcome hindsight events
+    :math:`H` and greedy one-to-one matches :math:`M` (the hybrid BM25 +
+    token-F1 matcher of :func:`key_event_recall`):
+
+    * event precision :math:`|M|/|F|`, recall :math:`|M|/|H|`, F1 their
+      harmonic mean;
+    * key events :math:`K`: the top :math:`k` of :math:`H` by impact
+      (max magnitude x confidence over records) at or above the minimum;
+      key-event recall :math:`|M_K|/|K|`, key-event precision
+      :math:`|M_K|/|F|`;
+    * accessible: :math:`H_a` the events of :math:`H` dated before the
+      simulated date (undated ones excluded), matched afresh;
+      accessible recall :math:`|M_a|/|H_a|`, precision :math:`|M_a|/|F|`;
+    * date error: mean :math:`|t_f - t_h|` in days over matched pairs with
+      both dates;
+    * edges: a forecast edge :math:`(u, v)` is aligned when its ends match
+      hindsight events :math:`(u', v')` and :math:`(u', v')` is a kept
+      hindsight edge; edge precision = aligned forecast edges / forecast
+      edges, edge recall = distinct hindsight edges hit / kept hindsight
+      edges; direction accuracy = share of aligned edges whose relation
+      polarities (:func:`relation_polarity`, both non-zero) agree;
+    * depth: :func:`graph_depth` of the forecast's edges.
+
+    Examples
+    --------
+    >>> import coherence
+    >>> hind = {"question": ["q"] * 2, "event": ["e1", "e2"],
+    ...         "title": ["Central bank raises rates", "Dock workers strike"],
+    ...         "date": ["2024-01-05", "2024-01-20"],
+    ...         "magnitude": [0.9, 0.5], "confidence": [1.0, 1.0]}
+    >>> fe = {"model": ["m"], "question": ["q"], "event": ["f1"],
+    ...       "title": ["Central bank raises rates again"], "date": ["2024-01-06"]}
+    >>> fc = {"model": ["m"], "question": ["q"], "simulated_date": ["2024-01-10"]}
+    >>> res = coherence.reasoning_graph_metrics(fe, hind, forecasts=fc, gates=False, rng=0)
+    >>> res.table[["key_event_recall", "accessible_recall", "date_error_days"]].values.tolist()
+    [[0.5, 1.0, 1.0]]
+    """
+    owner = "reasoning_graph_metrics"
+    check_choice(metric, "metric", owner, REASONING_METRICS)
+    check_choice(convention, "convention", owner, CONVENTIONS)
+    k = check_int(k, "k", owner, low=1)
+    if min_impact is None:
+        min_impact = 0.0 if convention == "paper" else 0.2
+    min_impact = check_float(min_impact, "min_impact", owner)
+    threshold = check_float(THRESHOLDS["hybrid"] if threshold is None else threshold,
+                            "threshold", owner)
+    if date_window_days is not None:
+        date_window_days = check_float(date_window_days, "date_window_days", owner, low=0.0)
+    n_resamples, confidence_level = check_resampling(owner, n_resamples, confidence_level)
+    gen = check_rng(rng, owner=owner)
+    fev = as_dataframe(forecast_events, name="forecast_events", owner=owner)
+    hev = as_dataframe(hindsight_events, name="hindsight_events", owner=owner)
+    require_columns(fev, {"by": by, "question": question, "event": event, "title": title},
+                    owner=owner)
+    require_columns(hev, {"question": question, "event": event, "title": title,
+                          "magnitude": magnitude, "confidence": confidence}, owner=owner)
+    no_missing(fev, [by, question, event], owner=owner)
+    no_missing(hev, [question, event], owner=owner)
+    dup = fev.duplicated([by, question, event], keep=False).to_numpy()
+    if dup.any():
+        raise ValueError(column_error(event, f"name each event of a ({by}, {question}) "
+                                      "forecast once", list(fev.index[np.flatnonzero(dup)]),
+                                      owner=owner))
+    # 1. quality gates (rejected events out first)
+    quality: GraphQualityReport | None
+    if isinstance(gates, GraphQualityReport):
+        quality = gates
+    elif gates is True:
+        if hindsight_edges is None:
+            raise ValueError(param_error("hindsight_edges", owner, "a table of hindsight "
+                                         "edges when gates=True (or pass gates=False)", None))
+        quality = hindsight_graph_quality(hev, hindsight_edges, question=question, event=event,
+                                          review_status=review_status)
+    elif gates is False:
+        quality = None
+    else:
+        raise TypeError(param_error("gates", owner, "True, False or a GraphQualityReport",
+                                    gates))
+    rejected = np.zeros(len(hev), dtype=bool)
+    if review_status in hev.columns:
+        rejected = np.array([not is_missing(v) and str(v).strip().lower() == "rejected"
+                             for v in hev[review_status].to_numpy(dtype=object)], dtype=bool)
+    hev_all = hev
+    hev = hev.loc[~rejected]
+    n_rejected = len(set(zip(hev_all.loc[rejected, question], hev_all.loc[rejected, event],
+                             strict=True)) - set(zip(hev[question], hev[event], strict=True)))
+    mag = numeric_column(hev, magnitude, owner=owner, allow_nan=True)
+    conf = numeric_column(hev, confidence, owner=owner, allow_nan=True)
+    if is_outcome is not None and is_outcome in hev.columns:
+        flag = flag_column(hev, is_outcome, owner)
+        hev, mag, conf = hev.loc[~flag], mag[~flag], conf[~flag]
+    # hindsight edges kept
+    h_edges: dict[Any, list[tuple[Any, Any, int]]] = defaultdict(list)
+    if quality is not None:
+        hed_kept = quality.edges
+    elif hindsight_edges is not None:
+        hed_kept = as_dataframe(hindsight_edges, name="hindsight_edges", owner=owner)
+        require_columns(hed_kept, {"question": question, "source": source, "target": target},
+                        owner=owner)
+    else:
+        hed_kept = None
+    if hed_kept is not None:
+        rel = (hed_kept[relation].to_numpy(dtype=object) if relation in hed_kept.columns
+               else [None] * len(hed_kept))
+        for q, s, t, r in zip(hed_kept[question], hed_kept[source], hed_kept[target], rel,
+                              strict=True):
+            h_edges[q].append((s, t, relation_polarity(r)))
+    f_edges: dict[tuple[Any, Any], list[tuple[Any, Any, int]]] | None = None
+    if forecast_edges is not None:
+        fed = as_dataframe(forecast_edges, name="forecast_edges", owner=owner)
+        require_columns(fed, {"by": by, "question": question, "source": source,
+                              "target": target}, owner=owner)
+        no_missing(fed, [by, question, source, target], owner=owner)
+        rel = (fed[relation].to_numpy(dtype=object) if relation in fed.columns
+               else [None] * len(fed))
+        f_edges = defaultdict(list)
+        for m, q, s, t, r in zip(fed[by], fed[question], fed[source], fed[target], rel,
+                                 strict=True):
+            f_edges[(m, q)].append((s, t, relation_polarity(r)))
+    # units and simulated dates
+    if forecasts is None:
+        units = fev[[by, question]].drop_duplicates()
+        sim_days = np.full(len(units), np.nan)
+    else:
+        units = as_dataframe(forecasts, name="forecasts", owner=owner)
+        require_columns(units, {"by": by, "question": question,
+                                "simulated_date": simulated_date}, owner=owner)
+        no_missing(units, [by, question], owner=owner)
+        dupu = units.duplicated([by, question], keep=False).to_numpy()
+        if dupu.any():
+            raise ValueError(column_error(question, f"name each ({by}, {question}) forecast "
+                                          "once", list(units.index[np.flatnonzero(dupu)]),
+                                          owner=owner))
+        sim, miss = parse_dates(units[simulated_date], units.index, simulated_date, owner,
+                                require_tz=False)
+        no_missing(units, simulated_date, owner=owner, missing=miss)
+        sim_days = sim.astype(np.int64) / 86_400e9
+    unit_list = list(units[[by, question]].itertuples(index=False, name=None))
+    listed = set(unit_list)
+    unlisted = [k for k in (rows_by_key(fev, [by, question]) if len(fev) else {})
+                if k not in listed]
+    if unlisted:
+        raise ValueError(param_error("forecasts", owner, "a row for every (model, question) "
+                                     "pair of forecast_events", f"no row for {unlisted[:5]}"))
+    stray = [k for k in (f_edges or {}) if k not in listed]
+    if stray:
+        raise ValueError(param_error("forecast_edges", owner, "edges of listed forecasts only",
+                                     f"edges of unlisted forecasts {stray[:5]}"))
+    passed = None if quality is None else set(quality.passed)
+    reasons = ({} if quality is None else
+               dict(zip(quality.table["question"], quality.table["reasons"], strict=True)))
+    # texts and dates
+    def texts(df: pd.DataFrame) -> list[frozenset[str]]:
+        desc = (df[description].to_numpy(dtype=object) if description is not None
+                and description in df.columns else [None] * len(df))
+        return [event_tokens(t, d) for t, d in zip(df[title].to_numpy(dtype=object), desc,
+                                                     strict=True)]
+
+    f_tok = texts(fev)
+    f_days = (to_days(fev[date], fev.index, date, owner) if date is not None
+              and date in fev.columns else np.full(len(fev), np.nan))
+    h_days_all = (to_days(hev[date], hev.index, date, owner) if date is not None
+                  and date in hev.columns else np.full(len(hev), np.nan))
+    h_tok_all = texts(hev)
+    impact_rec = mag * conf
+    questions: dict[Any, dict[str, Any]] = {}
+    he_ids = hev[event].to_numpy(dtype=object)
+    for (q, _e), rows in (rows_by_key(hev, [question, event]).items() if len(hev) else []):
+        qd = questions.setdefault(q, {"ids": [], "tok": [], "days": [], "impact": []})
+        first = rows[0]
+        qd["ids"].append(he_ids[first])
+        qd["tok"].append(h_tok_all[first])
+        qd["days"].append(h_days_all[first])
+        imp = impact_rec[rows]
+        qd["impact"].append(np.nan if np.all(np.isnan(imp)) else float(np.nanmax(imp)))
+    for qd in questions.values():
+        imp = np.array(qd["impact"], dtype=np.float64)
+        ok = np.flatnonzero(~np.isnan(imp) & (imp >= min_impact))
+        qd["key"] = set(ok[np.argsort(-imp[ok], kind="stable")][:k].tolist())
+    f_rows_of = rows_by_key(fev, [by, question]) if len(fev) else {}
+    f_ids = fev[event].to_numpy(dtype=object)
+    empty_q: dict[str, Any] = {"ids": [], "tok": [], "days": [], "impact": [], "key": set()}
+    per_rows, match_rows, excluded = [], [], []
+    for u, (model, q) in enumerate(unit_list):
+        if passed is not None and q not in passed:
+            excluded.append({by: model, "question": q,
+                             "reasons": reasons.get(q, "not built")})
+            continue
+        rows = f_rows_of.get((model, q), np.empty(0, dtype=np.int64))
+        qd = questions.get(q, empty_q)
+        row = _score_unit(rows, qd, f_tok, f_days, f_ids, threshold, date_window_days,
+                          sim_days[u], convention,
+                          None if f_edges is None else f_edges.get((model, q), []),
+                          h_edges.get(q, []) if hed_kept is not None else None)
+        matches = row.pop("_matches")
+        per_rows.append({by: model, "question": q, **row})
+        for h, f, s in matches:
+            de = abs(f_days[rows[f]] - qd["days"][h])
+            match_rows.append({by: model, "question": q, "forecast_event": f_ids[rows[f]],
+                               "hindsight_event": qd["ids"][h], "score": s,
+                               "date_error_days": float(de), "is_key": h in qd["key"]})
+    count_cols = ["n_forecast_events", "n_hindsight_events", "n_matched", "n_key_events",
+                  "n_key_matched", "n_accessible", "n_accessible_matched", "n_forecast_edges",
+                  "n_hindsight_edges", "n_aligned_edges"]
+    per = pd.DataFrame(per_rows, columns=[by, "question", *count_cols, *REASONING_METRICS])
+    values = per[metric].to_numpy(dtype=np.float64)
+    defined = ~np.isnan(values)
+    if not defined.any():
+        warnings.warn(f"{owner}: '{metric}' is undefined for every scored forecast.",
+                      DegenerateDataWarning, stacklevel=2)
+        stat = np.nan
+    else:
+        stat = float(values[defined].mean())
+    lo, hi = question_bootstrap_ci(values, per["question"].to_numpy(dtype=object),
+                                             n_resamples, confidence_level, gen)
+    return ReasoningGraphResult(
+        statistic=stat, pvalue=np.nan,
+        confidence_interval=ConfidenceInterval(lo, hi, confidence_level),
+        n_obs=int(defined.sum()), method="cluster bootstrap over questions (percentile)",
+        by=by, metric=metric, convention=convention, k=k, min_impact=min_impact,
+        threshold=threshold, date_window_days=date_window_days, n_resamples=n_resamples,
+        gated=quality is not None,
+        n_excluded_questions=0 if quality is None else quality.n_excluded,
+        n_excluded_forecasts=len(excluded), n_rejected_events=n_rejected, table=per,
+        summary_table=_metric_means(per, by),
+        matches=pd.DataFrame(match_rows, columns=[by, "question", "forecast_event",
+                                                  "hindsight_event", "score",
+                                                  "date_error_days", "is_key"]),
+        quality=quality,
+        excluded_forecasts=pd.DataFrame(excluded, columns=[by, "question", "reasons"]))
+
+
+def _ratio(num: int, den: int) -> float:
+    return num / den if den else np.nan
+
+
+def _f1(p: float, r: float, convention: str) -> float:
+    if np.isnan(p) or np.isnan(r):
+        return np.nan
+    if p + r == 0:
+        return 0.0 if convention == "paper" else np.nan
+    return 2 * p * r / (p + r)
+
+
+def _score_unit(rows: np.ndarray, qd: dict[str, Any], f_tok: list[frozenset[str]],
+                f_days: np.ndarray, f_ids: np.ndarray, threshold: float,
+                date_window_days: float | None, sim_day: float, convention: str,
+                f_edges: Sequence[tuple[Any, Any, int]] | None,
+                h_edges: Sequence[tuple[Any, Any, int]] | None) -> dict[str, Any]:
+    nf, nh = len(rows), len(qd["ids"])
+    ftok = [f_tok[i] for i in rows]
+    fd = f_days[rows]
+    hd = np.asarray(qd["days"], dtype=np.float64)
+    m = match_one(ftok, qd["tok"], fd, hd, threshold=threshold,
+                  date_window_days=date_window_days)
+    pairs = m.pairs
+    n_match = len(pairs)
+    key = qd["key"]
+    n_key_hit = sum(1 for h, _, _ in pairs if h in key)
+    if nf == 0 and convention == "code":
+        ker, kep = np.nan, np.nan
+    else:
+        ker, kep = _ratio(n_key_hit, len(key)), _ratio(n_key_hit, nf)
+    ep, er = _ratio(n_match, nf), _ratio(n_match, nh)
+    # accessible
+    n_acc = n_acc_match = 0
+    ap = ar = af = np.nan
+    if not np.isnan(sim_day):
+        with np.errstate(invalid="ignore"):
+            vis = (hd < sim_day) if convention == "paper" else (hd <= sim_day)
+        acc = np.flatnonzero(vis & ~np.isnan(hd))
+        n_acc = len(acc)
+        ma = match_one(ftok, [qd["tok"][i] for i in acc], fd, hd[acc], threshold=threshold,
+                       date_window_days=date_window_days)
+        n_acc_match = len(ma.pairs)
+        ap, ar = _ratio(n_acc_match, nf), _ratio(n_acc_match, n_acc)
+        af = _f1(ap, ar, convention)
+    errs = [abs(fd[f] - hd[h]) for h, f, _ in pairs if not (np.isnan(fd[f]) or np.isnan(hd[h]))]
+    out: dict[str, Any] = {
+        "n_forecast_events": nf, "n_hindsight_events": nh, "n_matched": n_match,
+        "n_key_events": len(key), "n_key_matched": n_key_hit, "n_accessible": n_acc,
+        "n_accessible_matched": n_acc_match,
+        "key_event_precision": kep, "key_event_recall": ker, "event_precision": ep,
+        "event_recall": er, "event_f1": _f1(ep, er, convention), "accessible_precision": ap,
+        "accessible_recall": ar, "accessible_f1": af,
+        "date_error_days": float(np.mean(errs)) if errs else np.nan}
+    # edges
+    n_fe = n_he = n_aligned = 0
+    eprec = erec = dacc = depth = np.nan
+    if f_edges is not None:
+        node_ids = {f_ids[i] for i in rows}
+        depth = float(graph_depth([(s, t) for s, t, _ in f_edges], node_ids))
+        n_fe = len(f_edges)
+        if h_edges is not None:
+            n_he = len(h_edges)
+            to_h = {f_ids[rows[f]]: qd["ids"][h] for h, f, _ in pairs}
+            h_map: dict[tuple[Any, Any], int] = {}
+            for s, t, p in h_edges:
+                h_map[(s, t)] = p            # the last of duplicate edges, as the code
+            hit: set[tuple[Any, Any]] = set()
+            checks = []
+            for s, t, p in f_edges:
+                hs, ht = to_h.get(s), to_h.get(t)
+                if hs is None or ht is None or (hs, ht) not in h_map:
+                    continue
+                n_aligned += 1
+                hit.add((hs, ht))
+                hp = h_map[(hs, ht)]
+                if hp != 0 and p != 0:
+                    checks.append(hp == p)
+            eprec = _ratio(n_aligned, n_fe)
+            erec = _ratio(len(hit), n_he)
+            dacc = float(np.mean(checks)) if checks else np.nan
+    out.update({"n_forecast_edges": n_fe, "n_hindsight_edges": n_he,
+                "n_aligned_edges": n_aligned, "edge_precision": eprec, "edge_recall": erec,
+                "direction_accuracy": dacc, "forecast_depth": depth, "_matches": pairs})
+    return out
+
+
+def _metric_means(per: pd.DataFrame, by: str) -> pd.DataFrame:
+    from ._forecast import POOLED
+
+    rows = []
+    groups = [(m, per.loc[per[by] == m]) for m in pd.unique(per[by])] + [(POOLED, per)]
+    for name, sub in groups:
+        row: dict[str, Any] = {by: name, "n_forecasts": len(sub)}
+        for col in REASONING_METRICS:
+            v = sub[col].to_numpy(dtype=np.float64)
+            ok = ~np.isnan(v)
+            row[col] = float(v[ok].mean()) if ok.any() else np.nan
+            row[f"n_{col}"] = int(ok.sum())
+        rows.append(row)
+    return pd.DataFrame(rows)

@@ -1,0 +1,512 @@
+"""The time axis of the benchmark: simulated dates, horizon positions, accuracy by
+horizon and accuracy rolling over question start time.
+
+A question's forecast window runs from its start :math:`s` to its resolution
+:math:`r`. A simulated date at fraction :math:`f` of the window is
+:math:`s + f (r - s)`; the benchmark's default is the midpoint, :math:`f = 1/2`.
+Horizon positions: Early :math:`f \\in [0, 1/3)`, Mid :math:`[1/3, 2/3)`, Late
+:math:`[2/3, 0.95]`, near-resolution one day before :math:`r`, and real time
+(a live forecast, no simulated date).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import numpy as np
+import pandas as pd
+
+from .._results import CoherenceResult, ConfidenceInterval
+from .._rng import RNGLike, check_rng, spawn
+from .._validation import (
+    as_dataframe,
+    check_choice,
+    check_int,
+    check_resampling,
+    column_error,
+    no_missing,
+    numeric_column,
+    param_error,
+    require_columns,
+)
+from ._dates import any_aware, parse_dates
+from ._questions import question_bootstrap_ci
+
+if TYPE_CHECKING:  # pragma: no cover
+    from matplotlib.axes import Axes
+
+__all__ = [
+    "HORIZON_BANDS",
+    "HORIZON_ORDER",
+    "HorizonAccuracyResult",
+    "accuracy_by_horizon",
+    "horizon_positions",
+    "plot_accuracy_by_horizon",
+    "plot_rolling_accuracy",
+    "rolling_accuracy",
+    "simulated_dates",
+]
+
+#: Horizon bands as fractions of the forecast window: [low, high) (Late closed at 0.95).
+HORIZON_BANDS: dict[str, tuple[float, float]] = {
+    "early": (0.0, 1.0 / 3.0), "mid": (1.0 / 3.0, 2.0 / 3.0), "late": (2.0 / 3.0, 0.95)}
+#: Display order of horizon labels.
+HORIZON_ORDER = ("early", "mid", "late", "near_resolution", "real_time", "other")
+_DAY = np.timedelta64(86_400_000_000_000, "ns")
+_POSITIONS = ("midpoint", "early", "mid", "late", "near_resolution")
+
+
+def _window(df: pd.DataFrame, start: str, resolution_date: str,
+            owner: str) -> tuple[np.ndarray, np.ndarray]:
+    require_columns(df, {"start": start, "resolution_date": resolution_date}, owner=owner)
+    s, ms = parse_dates(df[start], df.index, start, owner, require_tz=False)
+    no_missing(df, start, owner=owner, missing=ms)
+    r, mr = parse_dates(df[resolution_date], df.index, resolution_date, owner,
+                        require_tz=False)
+    no_missing(df, resolution_date, owner=owner, missing=mr)
+    if any_aware(df[start]) != any_aware(df[resolution_date]):
+        raise ValueError(f"{owner}: '{start}' and '{resolution_date}' must both be "
+                         "timezone-aware or both naive.")
+    bad = np.flatnonzero(~(r > s))
+    if len(bad):
+        raise ValueError(column_error(resolution_date, f"be after '{start}'",
+                                      list(df.index[bad]), owner=owner))
+    return s, r
+
+
+def simulated_dates(tasks: Any, *, positions: Sequence[str | float] = ("midpoint",),
+                    placement: str = "center", question: str = "question",
+                    start: str = "start", resolution_date: str = "resolution_date",
+                    rng: RNGLike = None) -> pd.DataFrame:
+    """Simulated dates of each question at the requested horizon positions.
+
+    Parameters
+    ----------
+    tasks : pandas.DataFrame or convertible
+        One row per question with ``question``, ``start`` and ``resolution_date``.
+    positions : sequence of str or float
+        ``'midpoint'`` (:math:`f = 1/2`, the benchmark's default),
+        ``'early'``, ``'mid'``, ``'late'`` (a date inside the band, see
+        ``placement``), ``'near_resolution'`` (one day before resolution), or a
+        fraction :math:`f \\in [0, 1)`.
+    placement : {'center', 'uniform'}
+        Where in a band the date falls: its centre (Early 1/6, Mid 1/2, Late
+        0.8083; deterministic, the default) or uniformly at random (``rng``).
+    question, start, resolution_date : str
+        Column names.
+    rng : int, numpy.random.Generator or None
+        Randomness of ``placement='uniform'``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (question, position): ``question``, ``position``,
+        ``fraction`` (of the window) and ``simulated_date`` (exact, not rounded
+        to a day; aware input comes back in UTC, stored naive).
+
+    Examples
+    --------
+    >>> import coherence
+    >>> tasks = {"question": ["q"], "start": ["2024-01-01"], "resolution_date": ["2024-01-31"]}
+    >>> out = coherence.simulated_dates(tasks, positions=["midpoint", "near_resolution"])
+    >>> [str(d.date()) for d in out["simulated_date"]]
+    ['2024-01-16', '2024-01-30']
+    """
+    owner = "simulated_dates"
+    df = as_dataframe(tasks, name="tasks", owner=owner)
+    check_choice(placement, "placement", owner, ("center", "uniform"))
+    if isinstance(positions, str) or len(positions) == 0:
+        raise ValueError(param_error("positions", owner, "a non-empty sequence of positions",
+                                     positions))
+    for p in positions:
+        if isinstance(p, str):
+            check_choice(p, "positions", owner, _POSITIONS)
+        elif isinstance(p, bool) or not isinstance(p, int | float) or not 0.0 <= p < 1.0:
+            raise ValueError(param_error("positions", owner, "names of positions or "
+                                         "fractions in [0, 1)", p))
+    require_columns(df, {"question": question}, owner=owner)
+    no_missing(df, question, owner=owner)
+    s, r = _window(df, start, resolution_date, owner)
+    gen = check_rng(rng, owner=owner)
+    span = (r - s).astype(np.int64).astype(np.float64)
+    frames = []
+    for p in positions:
+        if p == "near_resolution":
+            when = r - _DAY
+            short = np.flatnonzero(when < s)
+            if len(short):
+                raise ValueError(column_error(
+                    resolution_date, f"be at least one day after '{start}' for the "
+                    "near-resolution position", list(df.index[short]), owner=owner))
+            frac = (when - s).astype(np.int64) / span
+        else:
+            if isinstance(p, str) and p != "midpoint":
+                lo, hi = HORIZON_BANDS[p]
+                frac = (np.full(len(df), (lo + hi) / 2.0) if placement == "center"
+                        else gen.uniform(lo, hi, size=len(df)))
+            else:
+                frac = np.full(len(df), 0.5 if p == "midpoint" else float(p))
+            when = s + np.round(frac * span).astype(np.int64).astype("timedelta64[ns]")
+        frames.append(pd.DataFrame({"question": df[question].to_numpy(dtype=object),
+                                    "position": str(p), "fraction": frac,
+                                    "simulated_date": when}))
+    return pd.concat(frames, ignore_index=True)
+
+
+def horizon_positions(forecasts: Any, *, start: str = "start",
+                      resolution_date: str = "resolution_date",
+                      simulated_date: str = "simulated_date",
+                      real_time: str | None = None) -> pd.Series:
+    """The horizon position of each forecast from its simulated date.
+
+    Parameters
+    ----------
+    forecasts : pandas.DataFrame or convertible
+        Rows with ``start``, ``resolution_date`` and ``simulated_date``.
+    start, resolution_date, simulated_date : str
+        Column names.
+    real_time : str, optional
+        A boolean column marking live (real-time) forecasts; their simulated
+        date may be missing.
+
+    Returns
+    -------
+    pandas.Series
+        Labels aligned with the input's index: ``'near_resolution'`` when the
+        simulated date is at most one day before resolution; otherwise, with
+        :math:`f` the fraction of the window elapsed, ``'early'``
+        (:math:`f < 1/3`), ``'mid'`` (:math:`f < 2/3`), ``'late'``
+        (:math:`f \\le 0.95`), ``'other'`` (between 0.95 and one day before
+        resolution, which no band covers); ``'real_time'`` where the
+        ``real_time`` column is true.
+
+    Raises
+    ------
+    ValueError
+        A simulated date missing (on a row that is not real time), before the
+        start, or on or after the resolution.
+
+    Examples
+    --------
+    >>> import coherence
+    >>> fc = {"start": ["2024-01-01"] * 3, "resolution_date": ["2024-01-31"] * 3,
+    ...       "simulated_date": ["2024-01-05", "2024-01-26", "2024-01-30"]}
+    >>> coherence.horizon_positions(fc).tolist()
+    ['early', 'late', 'near_resolution']
+    """
+    owner = "horizon_positions"
+    df = as_dataframe(forecasts, name="forecasts", owner=owner)
+    s, r = _window(df, start, resolution_date, owner)
+    require_columns(df, {"simulated_date": simulated_date, "real_time": real_time},
+                    owner=owner)
+    live = np.zeros(len(df), dtype=bool)
+    if real_time is not None:
+        no_missing(df, real_time, owner=owner)
+        vals = df[real_time].to_numpy(dtype=object)
+        bad = np.flatnonzero([not isinstance(v, bool | np.bool_) for v in vals])
+        if len(bad):
+            raise ValueError(column_error(real_time, "hold True/False", list(df.index[bad]),
+                                          list(vals[bad]), owner=owner))
+        live = vals.astype(bool)
+    sim, miss = parse_dates(df[simulated_date], df.index, simulated_date, owner,
+                            require_tz=False)
+    no_missing(df, simulated_date, owner=owner, missing=miss & ~live)
+    if (~miss).any() and any_aware(df[simulated_date]) != any_aware(df[start]):
+        raise ValueError(f"{owner}: '{simulated_date}' and '{start}' must both be "
+                         "timezone-aware or both naive.")
+    check = ~live
+    bad = np.flatnonzero(check & ((sim < s) | (sim >= r)))
+    if len(bad):
+        raise ValueError(column_error(simulated_date, f"lie in ['{start}', "
+                                      f"'{resolution_date}')", list(df.index[bad]),
+                                      list(df[simulated_date].to_numpy(dtype=object)[bad]),
+                                      owner=owner))
+    span = (r - s).astype(np.int64).astype(np.float64)
+    with np.errstate(invalid="ignore"):
+        frac = (sim - s).astype(np.int64) / span
+    labels = np.where(frac < 1 / 3, "early", np.where(frac < 2 / 3, "mid",
+                      np.where(frac <= 0.95, "late", "other"))).astype(object)
+    labels[(r - sim) <= _DAY] = "near_resolution"
+    labels[live] = "real_time"
+    return pd.Series(labels, index=df.index, name="horizon")
+
+
+# --------------------------------------------------------------------------- accuracy by horizon
+@dataclass(frozen=True, slots=True)
+class HorizonAccuracyResult(CoherenceResult):
+    """Accuracy per horizon position (and model).
+
+    ``statistic`` is the pooled accuracy over all rows and
+    ``confidence_interval`` its cluster-bootstrap interval over questions;
+    ``pvalue`` is NaN.
+
+    Attributes
+    ----------
+    by : str
+        Column naming the forecaster.
+    n_resamples : int
+        Bootstrap resamples.
+    table : pandas.DataFrame
+        One row per (model, horizon), plus pooled ``'(all)'`` rows per
+        horizon: ``n``, ``n_questions``, ``accuracy``, ``ci_low``, ``ci_high``;
+        horizons in :data:`HORIZON_ORDER`.
+    """
+
+    by: str
+    n_resamples: int
+    table: pd.DataFrame = field(repr=False, compare=False)
+
+    _test_name: ClassVar[str] = "accuracy_by_horizon"
+    _extra_columns: ClassVar[tuple[str, ...]] = ("by", "n_resamples")
+
+
+def accuracy_by_horizon(forecasts: Any, *, horizon: str = "horizon", by: str = "model",
+                        question: str = "question", correct: str = "correct",
+                        n_resamples: int = 2000, confidence_level: float = 0.95,
+                        rng: RNGLike = None) -> HorizonAccuracyResult:
+    """Accuracy at each horizon position, per model and pooled.
+
+    Parameters
+    ----------
+    forecasts : pandas.DataFrame or convertible
+        One row per scored forecast: ``by``, ``question``, ``horizon`` (labels
+        such as those of :func:`horizon_positions`) and ``correct`` in [0, 1]
+        (for instance ``question_scores(...).per_forecast`` joined with the
+        horizon labels).
+    horizon, by, question, correct : str
+        Column names.
+    n_resamples, confidence_level, rng
+        Cluster bootstrap over questions, per cell.
+
+    Returns
+    -------
+    HorizonAccuracyResult
+
+    Examples
+    --------
+    >>> import coherence
+    >>> fc = {"model": ["m"] * 4, "question": ["a", "b", "a", "b"],
+    ...       "horizon": ["early", "early", "late", "late"], "correct": [0, 1, 1, 1]}
+    >>> res = coherence.accuracy_by_horizon(fc, rng=0)
+    >>> res.table.query("model == 'm'")[["horizon", "accuracy"]].values.tolist()
+    [['early', 0.5], ['late', 1.0]]
+    """
+    owner = "accuracy_by_horizon"
+    df = as_dataframe(forecasts, name="forecasts", owner=owner)
+    n_resamples, confidence_level = check_resampling(owner, n_resamples, confidence_level)
+    require_columns(df, {"horizon": horizon, "by": by, "question": question,
+                         "correct": correct}, owner=owner)
+    no_missing(df, [horizon, by, question], owner=owner)
+    c = numeric_column(df, correct, owner=owner)
+    bad = np.flatnonzero((c < 0) | (c > 1))
+    if len(bad):
+        raise ValueError(column_error(correct, "hold values in [0, 1]", list(df.index[bad]),
+                                      list(c[bad]), owner=owner))
+    gen = check_rng(rng, owner=owner)
+    from ._forecast import POOLED
+
+    labels = df[horizon].to_numpy(dtype=object)
+    known = [h for h in HORIZON_ORDER if h in set(labels)]
+    order = known + [h for h in pd.unique(labels) if h not in known]
+    models = [*pd.unique(df[by]), POOLED]
+    cells = [(m, h) for m in models for h in order]
+    gens = spawn(gen, len(cells) + 1)
+    qs = df[question].to_numpy(dtype=object)
+    rows = []
+    for (m, h), g in zip(cells, gens[1:], strict=True):
+        mask = labels == h
+        if m != POOLED:
+            mask &= (df[by] == m).to_numpy()
+        if not mask.any():
+            continue
+        lo, hi = question_bootstrap_ci(c[mask], qs[mask], n_resamples,
+                                                 confidence_level, g)
+        rows.append({by: m, "horizon": h, "n": int(mask.sum()),
+                     "n_questions": len(set(qs[mask])), "accuracy": float(c[mask].mean()),
+                     "ci_low": lo, "ci_high": hi})
+    lo, hi = question_bootstrap_ci(c, qs, n_resamples, confidence_level, gens[0])
+    return HorizonAccuracyResult(
+        statistic=float(c.mean()) if len(c) else np.nan, pvalue=np.nan,
+        confidence_interval=ConfidenceInterval(lo, hi, confidence_level), n_obs=len(c),
+        method="cluster bootstrap over questions (percentile)", by=by,
+        n_resamples=n_resamples, table=pd.DataFrame(rows, columns=[
+            by, "horizon", "n", "n_questions", "accuracy", "ci_low", "ci_high"]))
+
+
+def plot_accuracy_by_horizon(result: HorizonAccuracyResult, *, pooled: bool = True,
+                             ax: Axes | None = None) -> Axes:
+    """Accuracy against horizon position, one line per model, with interval bars.
+
+    Parameters
+    ----------
+    result : HorizonAccuracyResult
+        From :func:`accuracy_by_horizon`.
+    pooled : bool
+        Also draw the pooled line (dashed).
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    owner = "plot_accuracy_by_horizon"
+    if not isinstance(result, HorizonAccuracyResult):
+        raise TypeError(param_error("result", owner, "a HorizonAccuracyResult",
+                                    type(result).__name__))
+    import matplotlib.pyplot as plt
+
+    from ._forecast import POOLED
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6, 4))
+    t = result.table
+    order = list(pd.unique(t["horizon"]))
+    x_of = {h: i for i, h in enumerate(order)}
+    for m in pd.unique(t[result.by]):
+        if m == POOLED and not pooled:
+            continue
+        sub = t.loc[t[result.by] == m]
+        x = [x_of[h] for h in sub["horizon"]]
+        y = sub["accuracy"].to_numpy(dtype=np.float64)
+        err = np.vstack([y - sub["ci_low"].to_numpy(dtype=np.float64),
+                         sub["ci_high"].to_numpy(dtype=np.float64) - y])
+        ax.errorbar(x, y, yerr=np.nan_to_num(err), marker="o", capsize=3, label=str(m),
+                    linestyle="--" if m == POOLED else "-")
+    ax.set_xticks(range(len(order)))
+    ax.set_xticklabels([h.replace("_", "-") for h in order])
+    ax.set_ylim(0, 1)
+    ax.set_xlabel("horizon position")
+    ax.set_ylabel("accuracy")
+    ax.set_title("Accuracy by horizon")
+    ax.legend(loc="best")
+    return ax
+
+
+# --------------------------------------------------------------------------- rolling accuracy
+def rolling_accuracy(forecasts: Any, *, start: str = "start", by: str = "model",
+                     correct: str = "correct", window: str | int = "30D",
+                     min_periods: int = 5) -> pd.DataFrame:
+    """Accuracy rolling over question start time, per model.
+
+    Parameters
+    ----------
+    forecasts : pandas.DataFrame or convertible
+        One row per scored forecast with ``by``, ``start`` (the question's
+        start date) and ``correct`` in [0, 1].
+    start, by, correct : str
+        Column names.
+    window : str or int
+        A trailing time window (a pandas offset such as ``'30D'``, the
+        default) or a number of forecasts.
+    min_periods : int
+        Fewest forecasts in a window for a value (otherwise NaN).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``by``, ``start``, ``accuracy`` (mean of ``correct`` over the window
+        ending at that forecast's start, ties in start time included) and
+        ``n`` (forecasts in the window), sorted by model then start.
+
+    Examples
+    --------
+    >>> import coherence
+    >>> fc = {"model": ["m"] * 3, "start": ["2024-01-01", "2024-01-10", "2024-03-01"],
+    ...       "correct": [1, 0, 1]}
+    >>> coherence.rolling_accuracy(fc, min_periods=1)["accuracy"].tolist()
+    [1.0, 0.5, 1.0]
+    """
+    owner = "rolling_accuracy"
+    df = as_dataframe(forecasts, name="forecasts", owner=owner)
+    require_columns(df, {"start": start, "by": by, "correct": correct}, owner=owner)
+    no_missing(df, by, owner=owner)
+    min_periods = check_int(min_periods, "min_periods", owner, low=1)
+    if isinstance(window, bool) or not isinstance(window, str | int):
+        raise TypeError(param_error("window", owner, "a pandas offset string or an int",
+                                    window))
+    if isinstance(window, int):
+        window = check_int(window, "window", owner, low=1)
+    else:
+        try:
+            pd.tseries.frequencies.to_offset(window)
+        except ValueError as exc:
+            raise ValueError(param_error("window", owner, "a pandas offset string such as "
+                                         "'30D'", window)) from exc
+    when, miss = parse_dates(df[start], df.index, start, owner, require_tz=False)
+    no_missing(df, start, owner=owner, missing=miss)
+    c = numeric_column(df, correct, owner=owner)
+    bad = np.flatnonzero((c < 0) | (c > 1))
+    if len(bad):
+        raise ValueError(column_error(correct, "hold values in [0, 1]", list(df.index[bad]),
+                                      list(c[bad]), owner=owner))
+    frames = []
+    for m in pd.unique(df[by]):
+        mask = (df[by] == m).to_numpy()
+        s = pd.Series(c[mask], index=pd.DatetimeIndex(when[mask])).sort_index(kind="stable")
+        acc = s.rolling(window, min_periods=min_periods).mean()
+        n = s.rolling(window, min_periods=0).count()
+        if isinstance(window, str):   # ties in time: every tied row sees the whole tie
+            acc = acc.groupby(level=0).transform("last")
+            n = n.groupby(level=0).transform("last")
+        frames.append(pd.DataFrame({by: m, "start": s.index, "accuracy": acc.to_numpy(),
+                                    "n": n.to_numpy().astype(np.int64)}))
+    cols = [by, "start", "accuracy", "n"]
+    return (pd.concat(frames, ignore_index=True) if frames
+            else pd.DataFrame(columns=cols))[cols]
+
+
+def plot_rolling_accuracy(rolling: pd.DataFrame, *, cutoffs: Mapping[str, Any] | None = None,
+                          by: str = "model", ax: Axes | None = None) -> Axes:
+    """Rolling accuracy against question start time, model cutoffs marked.
+
+    Parameters
+    ----------
+    rolling : pandas.DataFrame
+        From :func:`rolling_accuracy`.
+    cutoffs : mapping, optional
+        Model name (or prefix, matched as in :func:`match_cutoff`) -> knowledge
+        cutoff date; each matched model gets a dotted vertical line in its colour.
+    by : str
+        The model column of ``rolling``.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    owner = "plot_rolling_accuracy"
+    if not isinstance(rolling, pd.DataFrame) or not {by, "start", "accuracy"} <= set(
+            rolling.columns):
+        raise TypeError(param_error("rolling", owner, "the DataFrame from rolling_accuracy",
+                                    type(rolling).__name__))
+    if cutoffs is not None and not isinstance(cutoffs, Mapping):
+        raise TypeError(param_error("cutoffs", owner, "a mapping of model name to date",
+                                    type(cutoffs).__name__))
+    import matplotlib.pyplot as plt
+
+    from ._dates import to_timestamp
+    from ._temporal import match_cutoff
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=(7, 3.5))
+    for i, m in enumerate(pd.unique(rolling[by])):
+        sub = rolling.loc[rolling[by] == m]
+        color = f"C{i % 10}"
+        ax.plot(sub["start"], sub["accuracy"], color=color, label=str(m))
+        key = match_cutoff(str(m), cutoffs) if cutoffs else None
+        if key is not None:
+            cut = to_timestamp(cutoffs[key])  # type: ignore[index]
+            if cut.tzinfo is not None:
+                cut = cut.tz_convert("UTC").tz_localize(None)
+            ax.axvline(cut, color=color, linestyle=":", linewidth=1.2,
+                       label=f"{m} cutoff")
+    ax.set_ylim(0, 1)
+    ax.set_xlabel("question start")
+    ax.set_ylabel("rolling accuracy")
+    ax.set_title("Accuracy over question start time")
+    ax.legend(loc="best")
+    return ax

@@ -1,0 +1,605 @@
+"""Market checks across questions: net direction, pooled pressure-price correlation,
+event-local agreement, turning points, and the market-signal and turning-point
+recall and precision of forecast graphs.
+
+Each question has dated hindsight events with a signed impact toward YES
+(direction x magnitude x confidence, as in :func:`causal_pressure`) and a
+market price series. :func:`market_checks` pools the per-question checks;
+:func:`turning_points` finds the moments the market moved;
+:func:`market_signal_metrics` asks whether forecast graphs found the events
+the market reacted to.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+import pandas as pd
+
+from .._resampling import rows_by_key
+from .._results import CoherenceResult, ConfidenceInterval
+from .._rng import RNGLike, check_rng, spawn
+from .._validation import (
+    as_dataframe,
+    check_choice,
+    check_float,
+    check_resampling,
+    column_error,
+    no_missing,
+    numeric_column,
+    param_error,
+    require_columns,
+)
+from ._dates import any_aware, parse_dates
+from ._questions import question_bootstrap_ci
+
+__all__ = [
+    "MarketChecksResult",
+    "MarketSignalResult",
+    "local_price_moves",
+    "market_checks",
+    "market_signal_metrics",
+    "turning_points",
+]
+
+CONVENTIONS = ("paper", "code")
+_DAY_NS = 86_400e9
+
+
+# --------------------------------------------------------------------------- array layer
+def local_price_moves(event_t: np.ndarray, price_t: np.ndarray, price: np.ndarray,
+                      window_ns: int, *, convention: str = "paper") -> np.ndarray:
+    """Price move around each event: first price in the window after minus last before.
+
+    ``price_t`` must be sorted. ``'paper'``: before is the last price in
+    :math:`[t - w, t)`, after the first in :math:`[t, t + w]` (a price at
+    :math:`t` counts as after, as in :func:`market_alignment`). ``'code'``:
+    the released evaluator's windows, :math:`[t - w, t]` and :math:`[t, t + w]`
+    (a price at :math:`t` is on both sides). NaN when a side has no price.
+    """
+    out = np.full(len(event_t), np.nan)
+    w = np.timedelta64(int(window_ns), "ns")
+    for i, t in enumerate(event_t):
+        lo = np.searchsorted(price_t, t - w, side="left")
+        mid_b = np.searchsorted(price_t, t, side="right" if convention == "code" else "left")
+        mid_a = np.searchsorted(price_t, t, side="left")
+        hi = np.searchsorted(price_t, t + w, side="right")
+        if mid_b > lo and hi > mid_a:
+            out[i] = price[mid_a] - price[mid_b - 1]
+    return out
+
+
+def _turning_paper(t: np.ndarray, p: np.ndarray, min_change: float,
+                   window_ns: int) -> np.ndarray:
+    """Indices i with |p_i - p_j| >= min_change for some earlier j within the window."""
+    keep = []
+    w = np.timedelta64(int(window_ns), "ns")
+    for i in range(len(t)):
+        lo = np.searchsorted(t, t[i] - w, side="left")
+        if i > lo and np.max(np.abs(p[lo:i] - p[i])) >= min_change - 1e-12:
+            keep.append(i)
+    return np.asarray(keep, dtype=np.int64)
+
+
+def _turning_code(t: np.ndarray, p: np.ndarray, min_change: float,
+                  min_gap_hours: float = 6.0, window: int = 5) -> np.ndarray:
+    """Reversals (peaks and troughs) with a total swing >= min_change, as the authors'
+    docs describe their detector (adaptive look-back/look-ahead windows, 6 h gap)."""
+    n = len(t)
+    w = min(window, max(2, (n - 1) // 3))
+    kept: list[tuple[int, float]] = []
+    gap = np.timedelta64(int(min_gap_hours * 3600e9), "ns")
+    for i in range(1, n - 1):
+        back, ahead = p[max(0, i - w):i], p[i + 1:i + 1 + w]
+        cb, ca = p[i] - back[0], ahead[-1] - p[i]
+        peak = p[i] >= back.max() and p[i] >= ahead.max() and cb > 0 and ca < 0
+        trough = p[i] <= back.min() and p[i] <= ahead.min() and cb < 0 and ca > 0
+        sig = abs(cb) + abs(ca)
+        if not (peak or trough) or sig < min_change - 1e-12:
+            continue
+        if kept and t[i] - t[kept[-1][0]] < gap:
+            if sig > kept[-1][1]:
+                kept[-1] = (i, sig)
+            continue
+        kept.append((i, sig))
+    return np.asarray([i for i, _ in kept], dtype=np.int64)
+
+
+def _prices(prices: Any, owner: str, question: str | None, price_date: str,
+            price: str) -> pd.DataFrame:
+    pdf = as_dataframe(prices, name="prices", owner=owner)
+    require_columns(pdf, {"question": question, "price_date": price_date, "price": price},
+                    owner=owner)
+    pv = numeric_column(pdf, price, owner=owner)
+    bad = np.flatnonzero((pv < 0) | (pv > 1))
+    if len(bad):
+        raise ValueError(column_error(price, "hold prices in [0, 1]", list(pdf.index[bad]),
+                                      list(pv[bad]), owner=owner))
+    pt, miss = parse_dates(pdf[price_date], pdf.index, price_date, owner, require_tz=False)
+    no_missing(pdf, price_date, owner=owner, missing=miss)
+    if question is not None:
+        no_missing(pdf, question, owner=owner)
+    out = pd.DataFrame({"_t": pt, "_p": pv}, index=pdf.index)
+    if question is not None:
+        out["_q"] = pdf[question].to_numpy(dtype=object)
+    return out
+
+
+def turning_points(prices: Any, *, min_change: float = 0.05, window_days: float = 3.0,
+                   convention: str = "paper", question: str | None = None,
+                   price_date: str = "date", price: str = "price") -> pd.DataFrame:
+    """Times at which a market moved by at least ``min_change``.
+
+    Parameters
+    ----------
+    prices : pandas.DataFrame or convertible
+        Prices (probability of YES) with ``price_date`` and ``price``, and a
+        ``question`` column when several markets share the table.
+    min_change : float
+        Size of the move (default 0.05).
+    window_days : float
+        Time within which the move happens (default 3 days; ``'paper'`` only).
+    convention : {'paper', 'code'}
+        ``'paper'`` (default): a price observation at :math:`t_i` is a turning
+        point when some observation in :math:`[t_i - w, t_i)` differs from it
+        by at least ``min_change`` (the move has completed by :math:`t_i`).
+        ``'code'``: the reversal detector the authors document (a local peak
+        or trough over adaptive windows of min(5, max(2, (n - 1) // 3))
+        points each side, rising then falling or the reverse, total swing
+        >= ``min_change``, turning points closer than 6 hours merged keeping
+        the larger swing).
+    question, price_date, price : str
+        Column names.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per turning point: ``question`` (when given), ``date``,
+        ``price``.
+
+    Examples
+    --------
+    >>> import coherence
+    >>> px = {"date": ["2024-01-01", "2024-01-02", "2024-01-10", "2024-01-11"],
+    ...       "price": [0.40, 0.47, 0.47, 0.48]}
+    >>> [str(d.date()) for d in coherence.turning_points(px)["date"]]
+    ['2024-01-02']
+    """
+    owner = "turning_points"
+    min_change = check_float(min_change, "min_change", owner, low=0.0, low_open=True)
+    window_days = check_float(window_days, "window_days", owner, low=0.0, low_open=True)
+    check_choice(convention, "convention", owner, CONVENTIONS)
+    px = _prices(prices, owner, question, price_date, price)
+    groups = rows_by_key(px, ["_q"]) if question is not None else {(None,): np.arange(len(px))}
+    rows = []
+    for (q,), idx in groups.items():
+        order = idx[np.argsort(px["_t"].to_numpy()[idx], kind="stable")]
+        t = px["_t"].to_numpy()[order]
+        p = px["_p"].to_numpy(dtype=np.float64)[order]
+        hits = (_turning_paper(t, p, min_change, int(window_days * _DAY_NS))
+                if convention == "paper" else _turning_code(t, p, min_change))
+        for i in hits:
+            rows.append({"question": q, "date": t[i], "price": float(p[i])})
+    out = pd.DataFrame(rows, columns=["question", "date", "price"])
+    out["date"] = pd.to_datetime(out["date"])
+    return out if question is not None else out.drop(columns="question")
+
+
+def _signed_events(events: Any, owner: str, question: str, date: str, direction: str,
+                   magnitude: str, confidence: str) -> pd.DataFrame:
+    """Dated events with their signed impact d * m * c (undated rows counted, left out)."""
+    from ._markets import causal_pressure
+
+    df = as_dataframe(events, name="events", owner=owner)
+    require_columns(df, {"question": question}, owner=owner)
+    no_missing(df, question, owner=owner)
+    curve = causal_pressure(df, date=date, direction=direction, magnitude=magnitude,
+                            confidence=confidence)
+    return curve
+
+
+# --------------------------------------------------------------------------- market checks
+@dataclass(frozen=True, slots=True)
+class MarketChecksResult(CoherenceResult):
+    """Market checks pooled across questions.
+
+    ``statistic`` is the net-direction agreement: the share of counted
+    questions whose net causal pressure has the sign of the net price move;
+    ``pvalue`` the exact two-sided binomial test of 1/2 (questions are
+    independent units) and ``confidence_interval`` the Clopper-Pearson interval.
+
+    Attributes
+    ----------
+    window_days, min_move, min_price_range : float
+        Settings (see :func:`market_checks`).
+    convention : str
+        Price-window convention of the event-local moves.
+    n_questions : int
+        Questions with events or prices.
+    n_direction_excluded : int
+        Questions left out of the net-direction check (zero net pressure,
+        absolute net move below ``min_move``, fewer than 2 prices).
+    pooled_correlation : float
+        Pooled within-question pressure-price correlation over eligible questions.
+    n_eligible : int
+        Questions eligible for the correlation.
+    event_agreement : float
+        Share of counted events (pooled across questions) whose impact has the
+        sign of the local price move.
+    event_agreement_ci : ConfidenceInterval
+        Its cluster-bootstrap interval over questions.
+    n_events_counted : int
+        Events counted in that share.
+    n_undated_events : int
+        Events without a date (left out of every check).
+    table : pandas.DataFrame
+        One row per question: ``net_pressure``, ``net_move``,
+        ``direction_counted``, ``direction_agrees``, ``n_prices``,
+        ``price_range``, ``eligible``, ``correlation``, ``n_events``,
+        ``n_counted``, ``n_agree``.
+    """
+
+    window_days: float
+    min_move: float
+    min_price_range: float
+    convention: str
+    n_questions: int
+    n_direction_excluded: int
+    pooled_correlation: float
+    n_eligible: int
+    event_agreement: float
+    event_agreement_ci: ConfidenceInterval
+    n_events_counted: int
+    n_undated_events: int
+    table: pd.DataFrame = field(repr=False, compare=False)
+
+    _test_name: ClassVar[str] = "market_checks"
+    _extra_columns: ClassVar[tuple[str, ...]] = (
+        "window_days", "min_move", "min_price_range", "convention", "n_questions",
+        "n_direction_excluded", "pooled_correlation", "n_eligible", "event_agreement",
+        "n_events_counted", "n_undated_events")
+
+    @property
+    def per_question(self) -> pd.DataFrame:
+        """Alias of :attr:`table`."""
+        return self.table
+
+
+def market_checks(events: Any, prices: Any, *, window_days: float = 3.0,
+                  min_move: float = 0.03, min_price_range: float = 0.05,
+                  convention: str = "paper", question: str = "question", date: str = "date",
+                  direction: str = "direction", magnitude: str = "magnitude",
+                  confidence: str = "confidence", price_date: str = "date",
+                  price: str = "price", n_resamples: int = 2000,
+                  confidence_level: float = 0.95, rng: RNGLike = None) -> MarketChecksResult:
+    """Net-direction check, pooled pressure-price correlation and event-local agreement
+    across questions.
+
+    Parameters
+    ----------
+    events : pandas.DataFrame or convertible
+        Hindsight events of every question: ``question``, ``date``,
+        ``direction`` (+1 toward YES, 0, -1), ``magnitude``, ``confidence``.
+    prices : pandas.DataFrame or convertible
+        Market prices of every question: ``question``, ``price_date``, ``price``.
+    window_days : float
+        Window on each side of an event for its local move (default 3).
+    min_move : float
+        Smallest absolute move that counts, for events and for the net move
+        (default 0.03).
+    min_price_range : float
+        Eligibility for the correlation: the question's prices span at least
+        this much (max - min, default 0.05) and its pressure takes at least
+        two values at the price times.
+    convention : {'paper', 'code'}
+        Price windows of the event-local moves (see :func:`local_price_moves`).
+    question, date, direction, magnitude, confidence, price_date, price : str
+        Column names.
+    n_resamples, confidence_level, rng
+        Cluster bootstrap (over questions) of the event-local agreement.
+
+    Returns
+    -------
+    MarketChecksResult
+
+    Notes
+    -----
+    *Net direction.* Per question, the net pressure is :math:`\\sum_i d_i m_i
+    c_i` over its dated events and the net move the last price minus the
+    first. A question counts when both are non-zero and :math:`|\\text{move}|
+    \\ge` ``min_move``; it agrees when their signs do.
+
+    *Pooled correlation.* Per eligible question the pressure curve is
+    evaluated at each price time; both series are standardised within the
+    question and the standardised pairs of all eligible questions are
+    correlated, which equals the mean of the within-question Pearson
+    correlations weighted by their numbers of prices. Pooling raw values
+    instead would mix questions' price levels into the correlation. It is
+    descriptive (both series are autocorrelated; no p-value).
+
+    *Event-local agreement.* Every dated event with non-zero impact and a
+    local move of at least ``min_move`` is counted; the statistic pools the
+    counted events of all questions. Events of one question are not
+    independent, hence the cluster bootstrap over questions.
+
+    Examples
+    --------
+    >>> import coherence
+    >>> ev = {"question": ["a", "b"], "date": ["2024-01-05", "2024-01-05"],
+    ...       "direction": [1, -1], "magnitude": [1.0, 1.0], "confidence": [1.0, 1.0]}
+    >>> px = {"question": ["a", "a", "b", "b"],
+    ...       "date": ["2024-01-04", "2024-01-06"] * 2, "price": [0.4, 0.6, 0.5, 0.6]}
+    >>> res = coherence.market_checks(ev, px, rng=0)
+    >>> res.statistic, res.event_agreement
+    (0.5, 0.5)
+    """
+    from scipy import stats
+
+    owner = "market_checks"
+    window_days = check_float(window_days, "window_days", owner, low=0.0)
+    min_move = check_float(min_move, "min_move", owner, low=0.0)
+    min_price_range = check_float(min_price_range, "min_price_range", owner, low=0.0)
+    check_choice(convention, "convention", owner, CONVENTIONS)
+    n_resamples, confidence_level = check_resampling(owner, n_resamples, confidence_level)
+    gen = check_rng(rng, owner=owner)
+    edf = as_dataframe(events, name="events", owner=owner)
+    curve = _signed_events(edf, owner, question, date, direction, magnitude, confidence)
+    n_undated = len(edf) - len(curve)
+    px = _prices(prices, owner, question, price_date, price)
+    if len(curve) and len(px) and any_aware(edf[date]) != any_aware(
+            as_dataframe(prices)[price_date]):
+        raise ValueError(f"{owner}: event and price dates must both be timezone-aware or "
+                         "both naive.")
+    ev_groups = rows_by_key(curve, [question]) if len(curve) else {}
+    px_groups = rows_by_key(px, ["_q"]) if len(px) else {}
+    qs = list(dict.fromkeys([k[0] for k in ev_groups] + [k[0] for k in px_groups]))
+    ev_t_all = curve[date].to_numpy(dtype="datetime64[ns]")
+    imp_all = curve["impact"].to_numpy(dtype=np.float64)
+    w_ns = round(window_days * _DAY_NS)
+    rows, z_x, z_y = [], [], []
+    ev_agree_vals, ev_agree_q = [], []
+    for q in qs:
+        er = ev_groups.get((q,), np.empty(0, dtype=np.int64))
+        pr = px_groups.get((q,), np.empty(0, dtype=np.int64))
+        et, imp = ev_t_all[er], imp_all[er]
+        order = pr[np.argsort(px["_t"].to_numpy()[pr], kind="stable")]
+        pt = px["_t"].to_numpy()[order]
+        pv = px["_p"].to_numpy(dtype=np.float64)[order]
+        net_p = float(imp.sum())
+        net_m = float(pv[-1] - pv[0]) if len(pv) >= 2 else np.nan
+        counted_dir = (len(pv) >= 2 and net_p != 0 and abs(net_m) >= min_move
+                       and net_m != 0)
+        agrees_dir = bool(counted_dir and np.sign(net_p) == np.sign(net_m))
+        # pressure at each price time (events at or before it)
+        cum = np.concatenate([[0.0], np.cumsum(imp)])
+        at_price = cum[np.searchsorted(et, pt, side="right")] if len(pt) else np.empty(0)
+        prange = float(pv.max() - pv.min()) if len(pv) else np.nan
+        eligible = (len(pv) >= 3 and prange >= min_price_range and prange > 0
+                    and len(np.unique(at_price)) >= 2)
+        corr = np.nan
+        if eligible:
+            corr = float(np.corrcoef(at_price, pv)[0, 1])
+            z_x.append((at_price - at_price.mean()) / at_price.std())
+            z_y.append((pv - pv.mean()) / pv.std())
+        move = local_price_moves(et, pt, pv, w_ns, convention=convention)
+        counted = ~np.isnan(move) & (np.abs(np.nan_to_num(move)) >= min_move) & (imp != 0)
+        agree = counted & (np.sign(imp) == np.sign(np.nan_to_num(move)))
+        ev_agree_vals.extend(agree[counted].astype(np.float64))
+        ev_agree_q.extend([q] * int(counted.sum()))
+        rows.append({"question": q, "net_pressure": net_p, "net_move": net_m,
+                     "direction_counted": bool(counted_dir), "direction_agrees": agrees_dir,
+                     "n_prices": len(pv), "price_range": prange, "eligible": bool(eligible),
+                     "correlation": corr, "n_events": len(et), "n_counted": int(counted.sum()),
+                     "n_agree": int(agree.sum())})
+    table = pd.DataFrame(rows, columns=[
+        "question", "net_pressure", "net_move", "direction_counted", "direction_agrees",
+        "n_prices", "price_range", "eligible", "correlation", "n_events", "n_counted",
+        "n_agree"])
+    n = int(table["direction_counted"].sum())
+    hits = int(table["direction_agrees"].sum())
+    if n:
+        test = stats.binomtest(hits, n, 0.5)
+        low, high = test.proportion_ci(confidence_level, method="exact")
+        stat, pvalue = hits / n, float(test.pvalue)
+        ci = ConfidenceInterval(float(low), float(high), confidence_level)
+    else:
+        stat, pvalue = np.nan, np.nan
+        ci = ConfidenceInterval(np.nan, np.nan, confidence_level)
+    pooled = np.nan
+    if z_x:
+        zx, zy = np.concatenate(z_x), np.concatenate(z_y)
+        pooled = float(np.mean(zx * zy))
+    vals = np.asarray(ev_agree_vals, dtype=np.float64)
+    ea = float(vals.mean()) if len(vals) else np.nan
+    (g,) = spawn(gen, 1)
+    lo, hi = question_bootstrap_ci(vals, np.asarray(ev_agree_q, dtype=object),
+                                             n_resamples, confidence_level, g)
+    return MarketChecksResult(
+        statistic=stat, pvalue=pvalue, confidence_interval=ci, n_obs=n,
+        method="exact binomial test of net-direction agreement = 1/2 over questions; "
+               "Clopper-Pearson interval",
+        window_days=window_days, min_move=min_move, min_price_range=min_price_range,
+        convention=convention, n_questions=len(table), n_direction_excluded=len(table) - n,
+        pooled_correlation=pooled, n_eligible=int(table["eligible"].sum()),
+        event_agreement=ea, event_agreement_ci=ConfidenceInterval(lo, hi, confidence_level),
+        n_events_counted=len(vals), n_undated_events=n_undated, table=table)
+
+
+# --------------------------------------------------------------------------- signal recall
+@dataclass(frozen=True, slots=True)
+class MarketSignalResult(CoherenceResult):
+    """Market-signal and turning-point recall and precision of forecast graphs.
+
+    ``statistic`` is the mean market-signal recall over forecasts where it is
+    defined, with a cluster-bootstrap interval over questions; ``pvalue`` is NaN.
+
+    Attributes
+    ----------
+    by : str
+        Column naming the forecaster.
+    window_days, min_move, turning_min_change : float
+        Settings.
+    convention : str
+        ``'paper'`` or ``'code'``.
+    n_resamples : int
+        Bootstrap resamples.
+    table : pandas.DataFrame
+        One row per scored forecast: ``n_signal_events``, ``n_signal_matched``,
+        ``signal_recall``, ``signal_precision``, ``n_turning_events``,
+        ``n_turning_matched``, ``turning_recall``, ``turning_precision``.
+    signal_events : pandas.DataFrame
+        Per question, the hindsight events that are market signals, with
+        ``move`` and ``near_turning_point``.
+    """
+
+    by: str
+    window_days: float
+    min_move: float
+    turning_min_change: float
+    convention: str
+    n_resamples: int
+    table: pd.DataFrame = field(repr=False, compare=False)
+    signal_events: pd.DataFrame = field(repr=False, compare=False)
+
+    _test_name: ClassVar[str] = "market_signal_metrics"
+    _extra_columns: ClassVar[tuple[str, ...]] = ("by", "window_days", "min_move",
+                                                 "turning_min_change", "convention",
+                                                 "n_resamples")
+
+
+def market_signal_metrics(reasoning: Any, hindsight_events: Any, prices: Any, *,
+                          window_days: float = 3.0, min_move: float = 0.03,
+                          turning_min_change: float = 0.05, convention: str = "paper",
+                          question: str = "question", event: str = "event",
+                          date: str = "date", direction: str = "direction",
+                          magnitude: str = "magnitude", confidence: str = "confidence",
+                          is_outcome: str | None = "is_outcome", price_date: str = "date",
+                          price: str = "price", n_resamples: int = 2000,
+                          confidence_level: float = 0.95,
+                          rng: RNGLike = None) -> MarketSignalResult:
+    """Did forecast graphs find the events the market reacted to?
+
+    Parameters
+    ----------
+    reasoning : ReasoningGraphResult
+        From :func:`reasoning_graph_metrics` (its matches and forecasts).
+    hindsight_events : pandas.DataFrame or convertible
+        Impact records: ``question``, ``event``, ``date``, ``direction``,
+        ``magnitude``, ``confidence``, optional ``is_outcome``.
+    prices : pandas.DataFrame or convertible
+        ``question``, ``price_date``, ``price``.
+    window_days, min_move : float
+        Local-move window and threshold (3 days, 0.03).
+    turning_min_change : float
+        Size of a turning point (0.05), see :func:`turning_points`.
+    convention : {'paper', 'code'}
+        Price windows (:func:`local_price_moves`) and turning points
+        (:func:`turning_points`).
+    question, event, date, direction, magnitude, confidence, is_outcome, price_date, price : str
+        Column names.
+    n_resamples, confidence_level, rng
+        Cluster bootstrap over questions.
+
+    Returns
+    -------
+    MarketSignalResult
+
+    Notes
+    -----
+    An event's signed impact is the record of largest :math:`|d m c|`. A
+    market signal is a dated, non-outcome hindsight event with non-zero
+    signed impact whose local price move is at least ``min_move`` in size
+    and has the same sign; a turning-point signal is a market signal within
+    ``window_days`` of a turning point. Per forecast, signal recall = matched
+    signals / signals, signal precision = matched signals / forecast events
+    (likewise for turning points); NaN when the denominator is 0.
+    """
+    from ._graphs import ReasoningGraphResult
+
+    owner = "market_signal_metrics"
+    if not isinstance(reasoning, ReasoningGraphResult):
+        raise TypeError(param_error("reasoning", owner, "a ReasoningGraphResult",
+                                    type(reasoning).__name__))
+    window_days = check_float(window_days, "window_days", owner, low=0.0)
+    min_move = check_float(min_move, "min_move", owner, low=0.0)
+    turning_min_change = check_float(turning_min_change, "turning_min_change", owner,
+                                     low=0.0, low_open=True)
+    check_choice(convention, "convention", owner, CONVENTIONS)
+    n_resamples, confidence_level = check_resampling(owner, n_resamples, confidence_level)
+    gen = check_rng(rng, owner=owner)
+    hdf = as_dataframe(hindsight_events, name="hindsight_events", owner=owner)
+    require_columns(hdf, {"question": question, "event": event}, owner=owner)
+    no_missing(hdf, [question, event], owner=owner)
+    if is_outcome is not None and is_outcome in hdf.columns:
+        from ._graphs import flag_column
+
+        flag = flag_column(hdf, is_outcome, owner)
+        hdf = hdf.loc[~flag]
+    curve = _signed_events(hdf, owner, question, date, direction, magnitude, confidence)
+    px = _prices(prices, owner, question, price_date, price)
+    if len(curve) and len(px) and any_aware(hdf[date]) != any_aware(
+            as_dataframe(prices)[price_date]):
+        raise ValueError(f"{owner}: event and price dates must both be timezone-aware or "
+                         "both naive.")
+    w_ns = round(window_days * _DAY_NS)
+    tps = turning_points(prices, min_change=turning_min_change, window_days=window_days,
+                         convention=convention, question=question, price_date=price_date,
+                         price=price)
+    px_groups = rows_by_key(px, ["_q"]) if len(px) else {}
+    sig_rows = []
+    for (q, e), rows in (rows_by_key(curve, [question, event]).items() if len(curve) else []):
+        imp = curve["impact"].to_numpy(dtype=np.float64)[rows]
+        j = int(np.argmax(np.abs(imp)))
+        if imp[j] == 0:
+            continue
+        t = curve[date].to_numpy(dtype="datetime64[ns]")[rows[j]]
+        pr = px_groups.get((q,))
+        if pr is None:
+            continue
+        order = pr[np.argsort(px["_t"].to_numpy()[pr], kind="stable")]
+        move = local_price_moves(np.array([t]), px["_t"].to_numpy()[order],
+                                 px["_p"].to_numpy(dtype=np.float64)[order], w_ns,
+                                 convention=convention)[0]
+        if np.isnan(move) or abs(move) < min_move or np.sign(move) != np.sign(imp[j]):
+            continue
+        tq = tps.loc[tps["question"] == q, "date"].to_numpy(dtype="datetime64[ns]")
+        near = bool(len(tq) and np.min(np.abs((tq - t).astype(np.int64))) <= w_ns)
+        sig_rows.append({"question": q, "event": e, "date": t, "impact": float(imp[j]),
+                         "move": float(move), "near_turning_point": near})
+    signals = pd.DataFrame(sig_rows, columns=["question", "event", "date", "impact", "move",
+                                              "near_turning_point"])
+    by = reasoning.by
+    matched = reasoning.matches
+    out = []
+    for _, r in reasoning.table.iterrows():
+        q = r["question"]
+        sq = signals.loc[signals["question"] == q]
+        hit = set(matched.loc[(matched[by] == r[by]) & (matched["question"] == q),
+                              "hindsight_event"])
+        ids = set(sq["event"])
+        tids = set(sq.loc[sq["near_turning_point"], "event"])
+        nf = int(r["n_forecast_events"])
+        out.append({by: r[by], "question": q, "n_signal_events": len(ids),
+                    "n_signal_matched": len(ids & hit),
+                    "signal_recall": len(ids & hit) / len(ids) if ids else np.nan,
+                    "signal_precision": len(ids & hit) / nf if nf else np.nan,
+                    "n_turning_events": len(tids), "n_turning_matched": len(tids & hit),
+                    "turning_recall": len(tids & hit) / len(tids) if tids else np.nan,
+                    "turning_precision": len(tids & hit) / nf if nf else np.nan})
+    table = pd.DataFrame(out, columns=[
+        by, "question", "n_signal_events", "n_signal_matched", "signal_recall",
+        "signal_precision", "n_turning_events", "n_turning_matched", "turning_recall",
+        "turning_precision"])
+    v = table["signal_recall"].to_numpy(dtype=np.float64)
+    ok = ~np.isnan(v)
+    lo, hi = question_bootstrap_ci(v, table["question"].to_numpy(dtype=object),
+                                             n_resamples, confidence_level, gen)
+    return MarketSignalResult(
+        statistic=float(v[ok].mean()) if ok.any() else np.nan, pvalue=np.nan,
+        confidence_interval=ConfidenceInterval(lo, hi, confidence_level), n_obs=int(ok.sum()),
+        method="cluster bootstrap over questions (percentile)", by=by,
+        window_days=window_days, min_move=min_move, turning_min_change=turning_min_change,
+        convention=convention, n_resamples=n_resamples, table=table, signal_events=signals)
+

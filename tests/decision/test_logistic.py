@@ -1,0 +1,152 @@
+"""Tests of the leakage refits' Newton solver (coherence._decision._logistic) against
+scikit-learn's LogisticRegression, and of its use in the leakage permutation null."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.linear_model import LogisticRegression
+
+import coherence
+from coherence._decision import _leakage, _logistic
+from coherence._decision._logistic import fit_logistic, link, predict_logistic
+
+
+def _problem(seed: int, n: int, d: int, n_classes: int, scale: float):
+    gen = np.random.default_rng(seed)
+    x = gen.standard_normal((n, d)) * gen.uniform(0.1, 3.0, size=d)
+    beta = gen.standard_normal((n_classes, d)) * scale
+    z = x @ beta.T
+    prob = np.exp(z - z.max(axis=1, keepdims=True))
+    prob /= prob.sum(axis=1, keepdims=True)
+    a = (prob.cumsum(axis=1) < gen.random(n)[:, None]).sum(axis=1)
+    a[:n_classes] = np.arange(n_classes)  # every class present
+    return x, a
+
+
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(20, 300), d=st.integers(1, 12),
+       n_classes=st.integers(2, 4), scale=st.floats(0.0, 3.0),
+       c=st.sampled_from([0.01, 1.0, 100.0]))
+@settings(max_examples=30)
+def test_same_optimum_as_scikit_learn(seed, n, d, n_classes, scale, c):
+    """The probabilities of scikit-learn's fit (run to a tight tolerance) at the training
+    and at fresh points, up to 1e-7."""
+    x, a = _problem(seed, n, d, n_classes, scale)
+    ref = LogisticRegression(C=c, solver="newton-cholesky", max_iter=500, tol=1e-13).fit(x, a)
+    fit = fit_logistic(x, a, n_classes, c)
+    assert fit.converged
+    x_new = np.random.default_rng(seed + 1).standard_normal((50, d)) * 2.0
+    for points in (x, x_new):
+        np.testing.assert_allclose(predict_logistic(fit, points, n_classes),
+                                   ref.predict_proba(points), rtol=0, atol=1e-7)
+
+
+@given(seed=st.integers(0, 2**32 - 1), n_classes=st.integers(2, 4))
+@settings(max_examples=10)
+def test_warm_start_reaches_the_same_optimum(seed, n_classes):
+    x, a = _problem(seed, 200, 5, n_classes, 1.0)
+    _, a_other = _problem(seed + 7, 200, 5, n_classes, 1.0)
+    start = fit_logistic(x, a_other, n_classes, 1.0)
+    cold, warm = fit_logistic(x, a, n_classes, 1.0), fit_logistic(x, a, n_classes, 1.0, start)
+    np.testing.assert_allclose(warm.theta, cold.theta, rtol=0, atol=1e-9)
+
+
+@pytest.mark.parametrize("n_classes", [2, 3, 5])
+def test_link_orthonormal_contrasts(n_classes):
+    lk = link(n_classes)
+    if n_classes == 2:
+        np.testing.assert_array_equal(lk, [[0.0], [1.0]])
+    else:
+        np.testing.assert_allclose(lk.T @ lk, np.eye(n_classes - 1), atol=1e-15)
+        np.testing.assert_allclose(lk.sum(axis=0), 0.0, atol=1e-15)
+
+
+# ------------------------------------------------------------------ use in leakage_test
+@pytest.fixture(scope="module")
+def study():
+    data = coherence.simulate(coherence.Agent.leaky(0.3), n_contexts=60, rng=3).data
+    gen = np.random.default_rng(3)
+    return data.assign(x1=gen.standard_normal(len(data)))
+
+
+def _run(data, **kw):
+    return coherence.leakage_test(data, engine="logistic", n_permutations=15,
+                                  n_resamples=50, rng=5, **kw)
+
+
+@pytest.mark.parametrize("evidence", [(), ("x1",)])
+def test_fast_null_equals_scikit_learn_null(study, monkeypatch, evidence):
+    """Statistic, interval and p-value identical to the scikit-learn refits; the null
+    distribution within scikit-learn's solver tolerance (well inside REFIT_MARGIN)."""
+    fast = _run(study, evidence=evidence)
+    monkeypatch.setattr(_leakage, "FAST_REFITS", False)  # every resample refitted by sklearn
+    slow = _run(study, evidence=evidence)
+    assert fast.statistic == slow.statistic
+    assert fast.confidence_interval == slow.confidence_interval
+    assert fast.pvalue == slow.pvalue
+    gap = np.abs(fast.null_distribution - slow.null_distribution)
+    assert gap.max() < _leakage.REFIT_MARGIN / 5
+    assert np.any(gap > 0)  # the fast path did run
+
+
+def test_margin_infinite_is_the_reference(study, monkeypatch):
+    monkeypatch.setattr(_leakage, "FAST_REFITS", False)
+    slow = _run(study)
+    monkeypatch.setattr(_leakage, "FAST_REFITS", True)
+    monkeypatch.setattr(_leakage, "REFIT_MARGIN", np.inf)
+    np.testing.assert_array_equal(_run(study).null_distribution, slow.null_distribution)
+
+
+def _binary_actions(data):
+    return data.assign(action=data["action"].astype(str).replace({"defer": "no"}))
+
+
+def _outcome_within_contexts(data):
+    gen = np.random.default_rng(8)
+    flip = gen.random(len(data)) < 0.2
+    return data.assign(outcome=np.where(flip, 1 - data["outcome"], data["outcome"]))
+
+
+@pytest.mark.parametrize(("variant", "kw", "permute"), [
+    (_binary_actions, {}, "outcomes"),
+    (lambda d: d.assign(colour=np.arange(len(d)) // 3 % 3), {"evidence": ("colour",)},
+     "outcomes"),
+    (_outcome_within_contexts, {}, "rows"),
+])
+def test_fast_null_same_pvalue_other_designs(study, monkeypatch, variant, kw, permute):
+    """Two actions (binomial model), categorical evidence, outcomes varying within
+    contexts (rows permuted): the same p-value as the scikit-learn refits."""
+    data = variant(study)
+    fast = _run(data, **kw)
+    monkeypatch.setattr(_leakage, "FAST_REFITS", False)
+    slow = _run(data, **kw)
+    assert fast.pvalue == slow.pvalue
+    assert fast.permute == slow.permute == permute
+    np.testing.assert_allclose(fast.null_distribution, slow.null_distribution, rtol=0,
+                               atol=_leakage.REFIT_MARGIN / 5)
+
+
+def test_unconverged_refits_fall_back_to_scikit_learn(study, monkeypatch):
+    monkeypatch.setattr(_leakage, "FAST_REFITS", False)
+    slow = _run(study)
+    monkeypatch.setattr(_leakage, "FAST_REFITS", True)
+    monkeypatch.setattr(_logistic, "MAX_ITER", 1)
+    fallback = _run(study)
+    np.testing.assert_array_equal(fallback.null_distribution, slow.null_distribution)
+
+
+def test_same_null_with_one_numba_thread(study):
+    """Permutations run in parallel; each writes its own slot, so the thread count
+    does not change a value."""
+    import numba
+
+    parallel = _run(study)
+    before = numba.get_num_threads()
+    numba.set_num_threads(1)
+    try:
+        serial = _run(study)
+    finally:
+        numba.set_num_threads(before)
+    np.testing.assert_array_equal(parallel.null_distribution, serial.null_distribution)

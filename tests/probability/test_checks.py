@@ -1,0 +1,328 @@
+"""Tests of the ten consistency checkers of Paleka et al. (2025): both metrics,
+the table layer, the released-file reader, against brute force and closed forms."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from coherence import (
+    CHECKERS,
+    ConsistencyCheckResult,
+    arbitrage_violation,
+    conditional_tuple_check,
+    consistency_check,
+    frequentist_violation,
+    negation_check,
+    read_consistency_tuples,
+)
+from coherence._probability._checks import _SPECS, _arbitrage, _dual_arbitrage
+from tests._reference_checks import brute_force_bounds
+
+NAMES = list(CHECKERS)
+SOLVED = [n for n in NAMES if n not in ("negation", "paraphrase", "consequence", "cond")]
+CLOSED = ["negation", "paraphrase", "consequence", "cond"]
+
+
+def worlds_of(name: str) -> list[tuple]:
+    return list(_SPECS[name].worlds)
+
+
+def consistent_forecasts(name: str, mu: np.ndarray) -> np.ndarray:
+    """The forecasts a coherent forecaster with distribution mu over the worlds gives."""
+    w = np.array([[-1 if v is None else v for v in world] for world in worlds_of(name)])
+    t = mu @ (w == 1)
+    m = mu @ (w >= 0)
+    return t / m
+
+
+def random_tuples(name: str, n: int, rng: np.random.Generator) -> np.ndarray:
+    return rng.uniform(0.02, 0.98, size=(n, len(CHECKERS[name])))
+
+
+# --------------------------------------------------------------------------- exactness
+@pytest.mark.parametrize("name", NAMES)
+def test_zero_on_consistent_tuples(name):
+    rng = np.random.default_rng(1)
+    mu = rng.dirichlet(np.ones(len(worlds_of(name))), size=12)
+    f = np.array([consistent_forecasts(name, m) for m in mu])
+    arb = arbitrage_violation(name, f)
+    freq = frequentist_violation(name, f)
+    assert np.all(arb >= 0.0)
+    assert np.max(arb) < 1e-12
+    assert np.max(freq) < 1e-12
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_positive_on_inconsistent_tuples(name):
+    rng = np.random.default_rng(2)
+    f = random_tuples(name, 30, rng)
+    from coherence._probability._checks import _basic_violation
+    basic = _basic_violation(name, f)
+    arb = arbitrage_violation(name, f)
+    assert np.all(arb[basic > 1e-3] > 0.0)
+    assert np.all(arb[basic == 0.0] == 0.0)
+
+
+def _check_against_brute_force(name: str, f: np.ndarray, per_axis: int, zooms: int,
+                               width: float) -> None:
+    """The value (with its certified gap) lies between the brute-force lower bound (the
+    best worst-case profit of a grid of consistent forecasts) and upper bound (the best
+    dual value on the grid), and the brute-force bracket is narrow."""
+    value, gap = _arbitrage(_SPECS[name], f, "paper")
+    for row, v, g in zip(f, value, gap, strict=True):
+        low, high = brute_force_bounds(row, worlds_of(name), per_axis=per_axis, zooms=zooms)
+        assert low <= v + g + 1e-12
+        assert v <= high + 1e-12
+        assert high - low < width * v + width
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_arbitrage_between_brute_force_bounds(name):
+    rng = np.random.default_rng(3)
+    _check_against_brute_force(name, random_tuples(name, 2, rng), per_axis=11, zooms=30,
+                               width=1e-4)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", NAMES)
+def test_arbitrage_matches_fine_brute_force(name):
+    rng = np.random.default_rng(4)
+    _check_against_brute_force(name, random_tuples(name, 8, rng), per_axis=15, zooms=40,
+                               width=1e-6)
+
+
+@pytest.mark.parametrize("name", CLOSED)
+def test_closed_forms_equal_the_solver(name):
+    rng = np.random.default_rng(5)
+    f = random_tuples(name, 20, rng)
+    closed = arbitrage_violation(name, f)
+    worlds = _SPECS[name].world_matrix("paper")
+    solved = np.array([_dual_arbitrage(row, worlds)[0] for row in f])
+    np.testing.assert_allclose(solved, closed, rtol=0, atol=1e-7)
+
+
+@pytest.mark.parametrize("name", SOLVED)
+def test_duality_gap_is_small(name):
+    rng = np.random.default_rng(6)
+    f = random_tuples(name, 20, rng)
+    _value, gap = _arbitrage(_SPECS[name], f, "paper")
+    assert np.all(gap >= 0.0)
+    assert np.max(gap) < 1e-6
+
+
+def test_negation_check_is_the_negation_checker():
+    rng = np.random.default_rng(7)
+    f = rng.uniform(0, 1, size=(50, 2))
+    old = negation_check(f[:, 0], f[:, 1])
+    np.testing.assert_array_equal(arbitrage_violation("negation", f), old.arbitrage)
+    np.testing.assert_array_equal(frequentist_violation("negation", f), old.frequentist)
+
+
+def test_cond_checker_agrees_with_conditional_tuple_check():
+    rng = np.random.default_rng(8)
+    f = rng.uniform(0.05, 0.95, size=(10, 3))
+    old = conditional_tuple_check(f[:, 0], f[:, 1], f[:, 2])
+    np.testing.assert_allclose(arbitrage_violation("cond", f), old.arbitrage, atol=1e-6)
+
+
+def test_known_values():
+    # Negation 0.7/0.5: -2 log(sqrt(.35) + sqrt(.15))
+    assert arbitrage_violation("negation", [[0.7, 0.5]])[0] == pytest.approx(
+        -2 * np.log(np.sqrt(0.35) + np.sqrt(0.15)), abs=1e-15)
+    # Consequence holds when P <= cons_P
+    assert arbitrage_violation("consequence", [[0.3, 0.6]])[0] == 0.0
+    assert arbitrage_violation("consequence", [[0.6, 0.3]])[0] > 0.0
+    # frequentist And: P + Q - 1 > P_and_Q
+    p, q, pq = 0.9, 0.8, 0.6
+    expected = (p + q - 1 - pq) / np.sqrt(p * (1 - p) + q * (1 - q) + pq * (1 - pq) + 1e-3)
+    assert frequentist_violation("and", [[p, q, pq]])[0] == pytest.approx(expected, abs=1e-15)
+
+
+def test_certain_forecasts():
+    # a contradicted certainty cannot be repaired: infinite arbitrage
+    assert arbitrage_violation("negation", [[1.0, 1.0]])[0] == np.inf
+    assert arbitrage_violation("and", [[1.0, 1.0, 0.0]])[0] == np.inf
+    # certain P and Q, a tiny P_and_Q: the only possible world costs -log(P_and_Q)
+    assert arbitrage_violation("and", [[1.0, 1.0, 1e-100]])[0] == pytest.approx(
+        -np.log(1e-100), rel=1e-9)
+    # a certainty that is consistent costs nothing
+    assert arbitrage_violation("and", [[1.0, 0.3, 0.3]])[0] < 1e-12
+    # the released code moves certainties to 0.001 / 0.999: finite
+    assert np.isfinite(arbitrage_violation("and", [[1.0, 1.0, 0.0]], definition="code")[0])
+
+
+def test_code_definition_and_or_worlds():
+    f = np.array([[0.6, 0.5, 0.2, 0.4]])
+    paper = arbitrage_violation("and_or", f)[0]
+    code = arbitrage_violation("and_or", f, definition="code")[0]
+    assert 0.0 <= code <= paper  # more (impossible) worlds can only lower the guarantee
+    tiny = np.array([[0.5, 0.5, 0.25, 0.75 + 5e-6]])
+    assert arbitrage_violation("and_or", tiny, definition="code")[0] == 0.0
+    assert arbitrage_violation("and_or", tiny)[0] > 0.0
+
+
+@given(st.floats(0.01, 0.99), st.floats(0.01, 0.99), st.floats(0.01, 0.99))
+@settings(max_examples=15)
+def test_property_and_or_symmetric_in_p_q(p, q, r):
+    a = arbitrage_violation("and", [[p, q, r], [q, p, r]])
+    assert a[0] == pytest.approx(a[1], abs=1e-7)
+    o = arbitrage_violation("or", [[p, q, r], [q, p, r]])
+    assert o[0] == pytest.approx(o[1], abs=1e-7)
+    fa = frequentist_violation("and", [[p, q, r], [q, p, r]])
+    assert fa[0] == pytest.approx(fa[1], abs=1e-12)
+
+
+@given(st.floats(0.0, 1.0), st.floats(0.0, 1.0))
+def test_property_closed_forms_nonnegative_and_symmetric(p, q):
+    for name in ("negation", "paraphrase"):
+        v = arbitrage_violation(name, [[p, q], [q, p]])
+        assert v[0] >= 0.0
+        assert v[0] == pytest.approx(v[1], abs=1e-12) or np.isinf(v).all()
+        assert frequentist_violation(name, [[p, q]])[0] >= 0.0
+
+
+@given(st.lists(st.integers(0, 1024).map(lambda k: k / 1024), min_size=3, max_size=3))
+@settings(max_examples=15)
+def test_property_and_duality(f):
+    """And of (P, Q, P_and_Q) equals Or of the complements (not P, not Q, not(P and Q));
+    forecasts are multiples of 1/1024 so that complements are exact."""
+    a = arbitrage_violation("and", [f])[0]
+    o = arbitrage_violation("or", [[1 - f[0], 1 - f[1], 1 - f[2]]])[0]
+    if np.isfinite(a):
+        assert a == pytest.approx(o, abs=1e-6)
+    else:
+        assert np.isinf(o)
+
+
+# --------------------------------------------------------------------------- table layer
+def test_consistency_check_table_and_summaries():
+    rng = np.random.default_rng(9)
+    f = random_tuples("but", 12, rng)
+    df = pd.DataFrame(f, columns=["p", "qnp", "por"], index=[f"t{i}" for i in range(12)])
+    res = consistency_check(df, "ButChecker", columns={"P": "p", "Q_and_not_P": "qnp",
+                                                       "P_or_Q": "por"}, n_resamples=199, rng=0)
+    assert isinstance(res, ConsistencyCheckResult)
+    assert res.checker == "but"
+    assert list(res.table.index) == list(df.index)
+    np.testing.assert_allclose(res.table["arbitrage"], arbitrage_violation("but", f))
+    np.testing.assert_allclose(res.table["arbitrage_scaled"], res.table["arbitrage"] / 3)
+    assert res.statistic == pytest.approx(res.table["arbitrage"].mean())
+    assert res.median_arbitrage == pytest.approx(res.table["arbitrage"].median())
+    trimmed = np.sort(res.table["arbitrage"])[1:-1].mean()
+    assert res.trimmed_mean_arbitrage == pytest.approx(trimmed)
+    assert res.share_frequentist_above == pytest.approx(
+        np.mean(res.table["frequentist"] >= 2.58 * 0.05))
+    ci = res.confidence_interval
+    assert ci.low <= res.statistic <= ci.high
+    row = res.to_frame()
+    assert row.loc[0, "checker"] == "but" and row.loc[0, "test"] == "consistency_check"
+
+
+def test_bootstrap_interval_covers_mean_and_is_reproducible():
+    rng = np.random.default_rng(10)
+    df = pd.DataFrame(random_tuples("negation", 40, rng), columns=["P", "not_P"])
+    a = consistency_check(df, "negation", n_resamples=299, rng=3)
+    b = consistency_check(df, "negation", n_resamples=299, rng=3)
+    assert a.confidence_interval == b.confidence_interval
+    assert a.frequentist_interval.low <= a.mean_frequentist <= a.frequentist_interval.high
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"checker": "nope"}, "'checker' parameter of consistency_check"),
+    ({"definition": "other"}, "'definition' parameter"),
+    ({"tolerance": -1.0}, "'tolerance' parameter"),
+    ({"sigma": 0.0}, "'sigma' parameter"),
+    ({"gamma": -2.0}, "'gamma' parameter"),
+    ({"beta": 0.0}, "'beta' parameter"),
+    ({"n_resamples": 0}, "'n_resamples' parameter"),
+    ({"columns": {"R": "x"}}, "'columns' parameter"),
+])
+def test_parameter_errors(kwargs, match):
+    df = pd.DataFrame({"P": [0.2], "not_P": [0.7]})
+    args = {"checker": "negation", **kwargs}
+    with pytest.raises(ValueError, match=match):
+        consistency_check(df, **args)
+
+
+def test_data_errors_name_column_and_rows():
+    df = pd.DataFrame({"P": [0.2, 1.2, 0.4], "not_P": [0.7, 0.1, np.nan]},
+                      index=["a", "b", "c"])
+    with pytest.raises(ValueError, match=r"'P'.*\[0, 1\].*'b'"):
+        consistency_check(df[["P"]].assign(not_P=0.5), "negation")
+    with pytest.raises(ValueError, match=r"'not_P'.*'c'"):
+        consistency_check(df.assign(P=0.5), "negation")
+    with pytest.raises(ValueError, match="column 'not_P'"):
+        consistency_check(df[["P"]], "negation")
+    with pytest.raises(ValueError, match="at least one tuple"):
+        consistency_check(df.iloc[:0], "negation")
+    with pytest.raises(ValueError, match="2-d array with 3 columns"):
+        arbitrage_violation("and", [[0.1, 0.2]])
+    with pytest.raises(TypeError, match="'data' parameter"):
+        consistency_check(3.0, "negation")
+
+
+@given(st.lists(st.floats(-1.0, 2.0) | st.just(float("nan")), min_size=2, max_size=2))
+def test_property_invalid_forecasts_raise(f):
+    if all(0.0 <= v <= 1.0 for v in f):
+        assert arbitrage_violation("negation", [f])[0] >= 0.0
+    else:
+        with pytest.raises(ValueError, match="P"):
+            arbitrage_violation("negation", [f])
+
+
+# --------------------------------------------------------------------------- released files
+def test_read_released_layout(tmp_path):
+    lines = [
+        {"line": {"P": {"question": {"title": "x"}, "forecast": {"prob": 0.3}},
+                  "not_P": {"question": {}, "forecast": {"prob": 0.6}}},
+         "violation_data": {"default": {"violation": 0.01}, "frequentist": {"violation": 0.2},
+                            "default_scaled": {"violation": 0.005}}},
+        {"P": {"elicited_prob": 0.5}, "not_P": {"prob": 0.5}},
+    ]
+    path = tmp_path / "NegChecker.jsonl"
+    path.write_text("\n".join(json.dumps(x) for x in lines) + "\n")
+    df = read_consistency_tuples(path)
+    assert df.attrs["checker"] == "negation"
+    assert df[["P", "not_P"]].to_numpy().tolist() == [[0.3, 0.6], [0.5, 0.5]]
+    assert df["published_arbitrage"].tolist()[0] == 0.01
+    assert np.isnan(df["published_frequentist"].iloc[1])
+    res = consistency_check(df, df.attrs["checker"], n_resamples=9, rng=0)
+    assert res.n_obs == 2
+
+
+def test_read_errors(tmp_path):
+    with pytest.raises(ValueError, match="line 1 lacks question"):
+        read_consistency_tuples([{"P": {"prob": 0.1}}], checker="negation")
+    with pytest.raises(ValueError, match="no forecast"):
+        read_consistency_tuples([{"P": {"prob": 0.1}, "not_P": {"x": 1}}], checker="negation")
+    with pytest.raises(ValueError, match="not valid JSON"):
+        read_consistency_tuples(["{oops"], checker="negation")
+    with pytest.raises(ValueError, match="'checker' parameter"):
+        read_consistency_tuples([{"P": 0.1, "not_P": 0.9}])
+
+
+@pytest.mark.parametrize("name", [s.authors_name for s in _SPECS.values()])
+def test_published_values(name, shared_data):
+    """Every released run in ../shared/data/consistency-forecasting/<run>/<Checker>.jsonl:
+    the frequentist values of all ten checkers, and the arbitrage of the closed-form
+    checkers, equal the published ones."""
+    released = shared_data / "consistency-forecasting"
+    if not released.is_dir():
+        pytest.skip("the released forecasts of Paleka et al. are not in ../shared/data")
+    paths = sorted(released.glob(f"*/{name}.jsonl"))
+    for path in paths:
+        df = read_consistency_tuples(path)
+        if "published_frequentist" not in df:
+            continue
+        res = consistency_check(df, name, definition="code", n_resamples=9, rng=0)
+        np.testing.assert_allclose(res.table["frequentist"], df["published_frequentist"],
+                                   rtol=0, atol=1e-12)
+        if name in ("NegChecker", "ParaphraseChecker"):
+            np.testing.assert_allclose(res.table["arbitrage"], df["published_arbitrage"],
+                                       rtol=0, atol=1e-12)

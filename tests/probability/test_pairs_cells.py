@@ -1,0 +1,385 @@
+"""conditional_forecasting on the field's real layouts (issue 15): cells per run, failed
+records skipped and counted, duplicate pairs refused, runs without resolutions, the law
+of total probability on both sides."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from coherence import (
+    SkippedRecordsWarning,
+    attach_outcomes,
+    bayes_check,
+    conditional_forecasting,
+    read_pairs,
+    total_probability_check,
+)
+from tests.probability._helpers import coherent_pairs
+
+FAST = {"n_resamples": 49, "rng": 0}
+#: the columns that need no outcomes
+FREE = ["n", "mean_sensitivity", "monotonic", "partial", "no_update", "inconsistent",
+        "lotp_feasible", "bayes_consistent", "bayes_error_mean", "n_bayes", "lotp_feasible_b",
+        "lotp_error_a_mean", "lotp_error_b_mean"]
+#: the columns that do
+SCORED = ["mean_improvement", "ci_low", "ci_high", "pvalue", "win_rate", "pvalue_t"]
+
+
+def _noisy(n: int, seed: int, category: str = "strong") -> pd.DataFrame:
+    """Coherent pairs with noise on three of the six numbers (so every metric moves)."""
+    rng = np.random.default_rng(seed)
+    df = coherent_pairs(n, rng, category)
+    for c in ("p_b", "p_b_given_a1", "p_a_given_b0"):
+        df[c] = np.clip(df[c] + rng.normal(0, 0.08, n), 0, 1)
+    df["pair"] = [f"{category}{i}" for i in range(n)]
+    return df
+
+
+def _study(seed: int = 0) -> pd.DataFrame:
+    return pd.concat([_noisy(8, seed, "strong"), _noisy(7, seed + 1, "weak"),
+                      _noisy(6, seed + 2, "none")], ignore_index=True)
+
+
+# --------------------------------------------------------------------------- outcome-free
+def test_outcome_free_columns_do_not_need_outcomes():
+    df = _study()
+    scored = conditional_forecasting(df, **FAST).table
+    free = conditional_forecasting(df.drop(columns=["a_outcome", "b_outcome"]), **FAST)
+    table = free.table
+    assert table["category"].tolist() == ["strong", "weak", "none"]
+    pd.testing.assert_frame_equal(table.loc[:, FREE], scored.loc[:, FREE])
+    assert table.loc[:, SCORED].isna().all().all()
+    assert (~table["resolved"]).all() and scored["resolved"].all()
+    assert table["note"].str.startswith("no resolutions").all() and scored["note"].isna().all()
+    assert np.isnan(free.statistic) and np.isnan(free.pvalue) and free.n_obs == 0
+    assert "no resolutions" in free.method
+    assert np.isnan(free.improvement).all() and free.improvement.size == len(df)
+
+
+def test_bayes_table_by_hand():
+    """The study's Bayes table: share with error < 0.05 and mean error per category, and the
+    mean LOTP error of each side, equal bayes_check and total_probability_check per category."""
+    df = _study(3).drop(columns=["a_outcome", "b_outcome"])
+    table = conditional_forecasting(df, **FAST).table.set_index("category")
+    for cat, rows in df.groupby("category"):
+        b = bayes_check(rows.p_a, rows.p_b, rows.p_a_given_b1, rows.p_a_given_b0,
+                        rows.p_b_given_a1, rows.p_b_given_a0)
+        a_side = total_probability_check(rows.p_a, rows.p_a_given_b1, rows.p_a_given_b0,
+                                         p_b=rows.p_b)
+        b_side = total_probability_check(rows.p_b, rows.p_b_given_a1, rows.p_b_given_a0,
+                                         p_b=rows.p_a)
+        assert table.loc[cat, "bayes_error_mean"] == pytest.approx(b.mean_error)
+        assert table.loc[cat, "bayes_consistent"] == pytest.approx(b.share_consistent)
+        assert table.loc[cat, "lotp_error_a_mean"] == pytest.approx(a_side.mean_error)
+        assert table.loc[cat, "lotp_error_b_mean"] == pytest.approx(b_side.mean_error)
+        assert table.loc[cat, "lotp_feasible"] == pytest.approx(a_side.share_feasible)
+        assert table.loc[cat, "lotp_feasible_b"] == pytest.approx(b_side.share_feasible)
+        assert table.loc[cat, "n_bayes"] == len(rows)
+
+
+@given(st.integers(0, 10_000))
+def test_property_coherent_numbers_have_no_lotp_or_bayes_error(seed):
+    df = coherent_pairs(6, np.random.default_rng(seed))
+    row = conditional_forecasting(df.drop(columns=["a_outcome", "b_outcome"]), **FAST).table
+    assert row["lotp_error_a_mean"].iloc[0] == pytest.approx(0, abs=1e-12)
+    assert row["lotp_error_b_mean"].iloc[0] == pytest.approx(0, abs=1e-12)
+    assert row["bayes_error_mean"].iloc[0] == pytest.approx(0, abs=1e-12)
+    assert row["lotp_feasible"].iloc[0] == 1.0 and row["lotp_feasible_b"].iloc[0] == 1.0
+
+
+@settings(max_examples=20)
+@given(st.integers(0, 10_000))
+def test_property_swapping_a_and_b_swaps_the_lotp_sides(seed):
+    df = _noisy(7, seed).drop(columns=["a_outcome", "b_outcome"])
+    swapped = df.rename(columns={"p_a": "p_b", "p_b": "p_a", "p_a_given_b1": "p_b_given_a1",
+                                 "p_b_given_a1": "p_a_given_b1", "p_a_given_b0": "p_b_given_a0",
+                                 "p_b_given_a0": "p_a_given_b0"})
+    a = conditional_forecasting(df, **FAST).table.iloc[0]
+    b = conditional_forecasting(swapped, **FAST).table.iloc[0]
+    assert a["lotp_error_a_mean"] == pytest.approx(b["lotp_error_b_mean"], abs=1e-12)
+    assert a["lotp_error_b_mean"] == pytest.approx(b["lotp_error_a_mean"], abs=1e-12)
+    assert a["lotp_feasible"] == b["lotp_feasible_b"]
+    assert a["lotp_feasible_b"] == b["lotp_feasible"]
+
+
+def test_reverse_numbers_missing_on_some_rows():
+    df = _study(5).drop(columns=["a_outcome", "b_outcome"])
+    df.loc[[0, 1], "p_b"] = np.nan
+    table = conditional_forecasting(df, **FAST).table.set_index("category")
+    assert table.loc["strong", "n_bayes"] == 6 and table.loc["strong", "n"] == 8
+    rows = df.loc[2:7]
+    b = bayes_check(rows.p_a, rows.p_b, rows.p_a_given_b1, rows.p_a_given_b0,
+                    rows.p_b_given_a1, rows.p_b_given_a0)
+    assert table.loc["strong", "bayes_error_mean"] == pytest.approx(b.mean_error)
+
+
+# --------------------------------------------------------------------------- failed records
+def _failed(pairs, categories, message="Failed to elicit probabilities"):
+    return pd.DataFrame({"pair": pairs, "category": categories, "error": message})
+
+
+def test_failed_records_are_skipped_named_and_counted():
+    df = _study()
+    failed = _failed(["f1", "f2", "strong0"], ["weak", None, None])
+    data = pd.concat([df, failed], ignore_index=True)
+    with pytest.warns(SkippedRecordsWarning, match=r"3 failed record\(s\) skipped \(column "
+                      r"'error' is set: 'Failed to elicit probabilities'\): 'f1', 'f2', "
+                      r"'strong0'; they are counted") as rec:
+        res = conditional_forecasting(data, **FAST)
+    assert rec[0].filename == __file__
+    clean = conditional_forecasting(df, **FAST)
+    table = res.table
+    # 'strong0' has no category in its failed record, but the pair's other row has one
+    assert table["n_failed"].tolist() == [1, 1, 0, 1]
+    assert table["category"].iloc[:3].tolist() == ["strong", "weak", "none"]
+    assert pd.isna(table["category"].iloc[3]) and table["n"].iloc[3] == 0
+    assert table["note"].iloc[3] == "every record of this cell and category failed"
+    pd.testing.assert_frame_equal(table.iloc[:3].drop(columns="n_failed"),
+                                  clean.table.drop(columns="n_failed"))
+    assert res.n_failed == 3 and res.to_frame()["n_failed"].iloc[0] == 3
+    assert res.statistic == clean.statistic and res.n_obs == clean.n_obs
+    # improvement stays aligned with the input rows: NaN on the failed ones
+    np.testing.assert_array_equal(res.improvement[:len(df)], clean.improvement)
+    assert np.isnan(res.improvement[len(df):]).all()
+
+
+@settings(max_examples=15)  # two full calls per example
+@given(st.integers(0, 10_000), st.integers(1, 5))
+def test_property_failed_rows_change_nothing_but_the_count(seed, k):
+    rng = np.random.default_rng(seed)
+    df = _noisy(6, seed)
+    cats = rng.choice(["strong", "weak"], size=k)
+    data = pd.concat([df, _failed([f"f{i}" for i in range(k)], cats)])
+    data = data.iloc[rng.permutation(len(data))]
+    with pytest.warns(SkippedRecordsWarning):
+        res = conditional_forecasting(data, n_resamples=19, rng=0)
+    clean = conditional_forecasting(df, n_resamples=19, rng=0)
+    assert res.table["n_failed"].sum() == k
+    strong = res.table.set_index("category").loc["strong"]
+    for c in [*FREE, "mean_improvement", "win_rate", "pvalue_t"]:
+        assert strong[c] == pytest.approx(clean.table[c].iloc[0], nan_ok=True), c
+
+
+def test_every_row_failed():
+    with pytest.raises(ValueError, match=r"every one of the 2 rows is a failed record"):
+        conditional_forecasting(_failed(["a", "b"], ["strong", "weak"]).assign(
+            p_a=np.nan, p_a_given_b1=np.nan, p_a_given_b0=np.nan), **FAST)
+
+
+# --------------------------------------------------------------------------- runs
+def test_runs_are_cells_not_pooled():
+    df = _study()
+    other = _study(10)
+    data = pd.concat([df.assign(run="m (thinking=False)", model="m"),
+                      other.assign(run="m (thinking=True)", model="m")], ignore_index=True)
+    res = conditional_forecasting(data, **FAST)
+    table = res.table
+    assert table.columns[:3].tolist() == ["run", "model", "category"]
+    assert table["run"].tolist() == ["m (thinking=False)"] * 3 + ["m (thinking=True)"] * 3
+    assert table["n"].tolist() == [8, 7, 6] * 2
+    alone = conditional_forecasting(other, **FAST).table
+    # the two runs share their pair ids: no pooled p-value that counts a pair twice
+    assert np.isnan(res.pvalue) and np.isnan(res.confidence_interval.low)
+    assert res.statistic == pytest.approx(np.nanmean(res.improvement))
+    assert "pairs repeat across runs" in res.method
+    for c in [*FREE, "mean_improvement", "win_rate", "pvalue_t"]:
+        np.testing.assert_allclose(table[c].iloc[3:].to_numpy(float),
+                                   alone[c].to_numpy(float), err_msg=c)
+
+
+@settings(max_examples=10)  # two calls of three runs each per example
+@given(st.integers(0, 10_000))
+def test_property_row_order_does_not_matter_across_runs(seed):
+    rng = np.random.default_rng(seed)
+    data = pd.concat([_noisy(5, seed).assign(run="r1"), _noisy(4, seed + 1, "none").assign(
+        run="r2"), _noisy(4, seed + 2).drop(columns=["a_outcome", "b_outcome"]).assign(run="r0"),
+        _failed(["f"], ["none"]).assign(run="r2")], ignore_index=True)
+    shuffled = data.iloc[rng.permutation(len(data))]
+    with pytest.warns(SkippedRecordsWarning):
+        a = conditional_forecasting(data, n_resamples=19, rng=seed)
+    with pytest.warns(SkippedRecordsWarning):
+        b = conditional_forecasting(shuffled, n_resamples=19, rng=seed)
+    assert a.table["run"].tolist() == ["r0", "r1", "r2"]
+    pd.testing.assert_frame_equal(a.table, b.table)
+
+
+@settings(max_examples=20)
+@given(st.integers(0, 10_000), st.integers(1, 6))
+def test_property_attach_outcomes_is_a_join_on_pair(seed, n):
+    rng = np.random.default_rng(seed)
+    resolved = _noisy(n, seed)
+    target = resolved.drop(columns=["a_outcome", "b_outcome"]).iloc[rng.permutation(n)]
+    source = pd.concat([resolved, resolved.iloc[rng.integers(0, n, 3)]])  # repeats agree
+    out = attach_outcomes(target, source.iloc[rng.permutation(len(source))])
+    expected = target.merge(resolved.loc[:, ["pair", "a_outcome", "b_outcome"]], on="pair")
+    np.testing.assert_array_equal(out["a_outcome"], expected["a_outcome"])
+    np.testing.assert_array_equal(out["b_outcome"], expected["b_outcome"])
+    assert out.index.equals(target.index)
+
+
+def test_the_same_run_twice_is_an_error_not_double_n():
+    df = _study().assign(run="m", model="m")
+    with pytest.raises(ValueError, match=r"21 pair\(s\) appear more than once in one run "
+                       r"\(42 rows\), e\.g\. in run='m', model='m': 'strong0', 'strong1', "
+                       r"'strong2' and 18 more\. The same file read twice"):
+        conditional_forecasting(pd.concat([df, df]), **FAST)
+
+
+def test_pool_merges_runs_over_different_pairs():
+    df = _study()
+    half = df["pair"].str.endswith(("0", "2", "4"))
+    data = pd.concat([df[half].assign(run="batch 1", model="m"),
+                      df[~half].assign(run="batch 2", model="m")])
+    assert len(conditional_forecasting(data, **FAST).table) == 6
+    res = conditional_forecasting(data, pool=True, **FAST)
+    assert res.pool and res.table.columns[:2].tolist() == ["model", "category"]
+    whole = conditional_forecasting(df.assign(model="m"), **FAST).table
+    for c in [*FREE, "mean_improvement", "win_rate", "pvalue_t"]:
+        np.testing.assert_allclose(res.table[c].to_numpy(float), whole[c].to_numpy(float),
+                                   err_msg=c)
+    # pooling runs that share pairs would count a pair twice
+    twice = pd.concat([df.assign(run="a", model="m"), df.assign(run="b", model="m")])
+    with pytest.raises(ValueError, match="appear more than once in one pooled cell"):
+        conditional_forecasting(twice, pool=True, **FAST)
+    with pytest.raises(TypeError, match="The 'pool' parameter of conditional_forecasting"):
+        conditional_forecasting(df, pool="yes", **FAST)
+
+
+def test_variants_are_cells():
+    df = _study()
+    data = pd.concat([df.assign(variant="baseline"), _study(4).assign(variant="skeptical")])
+    table = conditional_forecasting(data, **FAST).table
+    assert table["variant"].tolist() == ["baseline"] * 3 + ["skeptical"] * 3
+
+
+def test_a_run_with_resolutions_and_one_without():
+    df = _study()
+    data = pd.concat([df.assign(run="one-way"),
+                      _study(7).drop(columns=["a_outcome", "b_outcome"]).assign(run="bayes")],
+                     ignore_index=True)
+    res = conditional_forecasting(data, **FAST)
+    table = res.table.set_index("run")
+    assert table.loc["one-way", "resolved"].all() and not table.loc["bayes", "resolved"].any()
+    assert table.loc["bayes", "mean_improvement"].isna().all()
+    assert table.loc["one-way", "mean_improvement"].notna().all()
+    # the headline is over the scored pairs only
+    assert res.n_obs == len(df)
+    assert res.statistic == pytest.approx(conditional_forecasting(df, **FAST).statistic)
+    assert "not available for cells without resolutions" in res.method
+
+
+def test_outcomes_for_some_pairs_of_a_cell_only():
+    df = _study()
+    df.loc[[3, 4], "a_outcome"] = np.nan
+    with pytest.raises(ValueError, match=r"'a_outcome' and 'b_outcome' must be given for every "
+                       r"pair of a cell or for none; the table lacks them in 2 of 21 rows "
+                       r"\(first: row 3, 4\)"):
+        conditional_forecasting(df, **FAST)
+    with pytest.raises(ValueError, match="column 'b_outcome'"):
+        conditional_forecasting(_study().drop(columns="b_outcome"), **FAST)
+
+
+def test_missing_cell_label():
+    df = _study().assign(run="r")
+    df.loc[2, "run"] = None
+    with pytest.raises(ValueError, match=r"Column 'run' .* missing values; 1 offending row "
+                       r"\(first: row 2\)"):
+        conditional_forecasting(df, **FAST)
+
+
+def test_parameters_checked_without_outcomes():
+    df = _study().drop(columns=["a_outcome", "b_outcome"])
+    with pytest.raises(ValueError, match="The 'tol' parameter of conditional_forecasting"):
+        conditional_forecasting(df, tol=2.0)
+    with pytest.raises(ValueError, match="The 'test' parameter of conditional_forecasting"):
+        conditional_forecasting(df, test="z")
+    bad = df.copy()
+    bad.loc[1, "p_b"] = 1.5
+    with pytest.raises(ValueError, match=r"Column 'p_b' .* probabilities in \[0, 1\]; 1 "
+                       r"offending row \(first: row 1"):
+        conditional_forecasting(bad)
+
+
+# --------------------------------------------------------------------------- files
+def test_files_of_every_layout(tmp_path):
+    """One-direction run with a failed record, the same model with thinking, a Bayes run
+    without resolutions: one call each, then joined."""
+    df = _study()
+
+    def records(frame, resolved):
+        out = []
+        for r in frame.itertuples():
+            rec = {"pair_id": r.pair, "category": r.category, "p_a": r.p_a,
+                   "p_a_given_b1": r.p_a_given_b1, "p_a_given_b0": r.p_a_given_b0}
+            if resolved:
+                rec.update(resolution_a=float(r.a_outcome), resolution_b=float(r.b_outcome))
+            else:
+                rec.update(p_b=r.p_b, p_b_given_a1=r.p_b_given_a1, p_b_given_a0=r.p_b_given_a0,
+                           bayes_error_mean=9.0, lotp_error_a=9.0)
+            out.append(rec)
+        return out
+
+    meta = {"run_at": "2026-01-07T12:00:00", "model": "m", "thinking": False,
+            "prompt_style": "skeptical", "num_pairs": 22, "num_successful": 21}
+    one = [*records(df, True), {"pair_id": "lost", "error": "Failed to elicit probabilities"}]
+    (tmp_path / "a.json").write_text(json.dumps({"results": one, "metadata": meta}))
+    (tmp_path / "b.json").write_text(json.dumps(
+        {"results": records(df, True), "metadata": {**meta, "thinking": True}}))
+    bayes = [*records(df, False), {"pair_id": "strong1", "category": "strong",
+                                   "error": "Failed to elicit some probabilities"}]
+    bayes = [r for r in bayes if r.get("pair_id") != "strong1" or "error" in r]
+    (tmp_path / "c.json").write_text(json.dumps(
+        {"results": bayes, "metadata": {k: v for k, v in meta.items() if k != "prompt_style"}}))
+    tables = [read_pairs(tmp_path / f"{x}.json") for x in "abc"]
+    with pytest.warns(SkippedRecordsWarning, match=r"2 failed record\(s\)"):
+        res = conditional_forecasting(pd.concat(tables, ignore_index=True), **FAST)
+    table = res.table
+    assert table["run"].unique().tolist() == ["m (thinking=False)",
+                                              "m (thinking=False, prompt_style=skeptical)",
+                                              "m (thinking=True, prompt_style=skeptical)"]
+    bayes_rows = table[table["run"] == "m (thinking=False)"]
+    assert not bayes_rows["resolved"].any() and bayes_rows["n_bayes"].tolist() == [7, 7, 6]
+    assert bayes_rows["n_failed"].tolist() == [1, 0, 0]
+    one_way = table[table["run"] == "m (thinking=False, prompt_style=skeptical)"]
+    assert one_way["n"].tolist() == [8, 7, 6, 0] and one_way["n_failed"].tolist() == [0, 0, 0, 1]
+    # the join: the Bayes run scored on the one-direction run's resolutions
+    joined = attach_outcomes(tables[2], tables[0])
+    with pytest.warns(SkippedRecordsWarning, match=r"1 failed record\(s\).*'strong1'"):
+        scored = conditional_forecasting(joined, **FAST).table
+    assert scored["resolved"].all() and scored["n"].tolist() == [7, 7, 6]
+    expected = df[df["pair"] != "strong1"]
+    diff = expected.p_a - np.where(expected.b_outcome == 1, expected.p_a_given_b1,
+                                   expected.p_a_given_b0)
+    imp = (expected.p_a - expected.a_outcome) ** 2 - (expected.p_a - diff
+                                                      - expected.a_outcome) ** 2
+    assert scored["mean_improvement"].tolist() == pytest.approx(
+        imp.groupby(expected.category).mean().loc[["strong", "weak", "none"]].tolist())
+
+
+# --------------------------------------------------------------------------- the real file
+def test_real_file_reads_with_its_run_label(shared_data):
+    path = shared_data / "conditional-pairs" / "gpt4o_skeptical.json"
+    if not path.exists():
+        pytest.skip("gpt4o_skeptical.json is not present")
+    table = read_pairs(path)
+    assert set(table["run"]) == {"gpt-4o (thinking=False, prompt_style=skeptical)"}
+    assert (table["num_successful"] == 45).all() and "error" not in table.columns
+    res = conditional_forecasting(table, test="t", n_resamples=99, rng=0)
+    frame = res.table.set_index("category")
+    summary = json.loads(path.read_text())["summary"]
+    for cat, s in summary.items():
+        assert frame.loc[cat, "n"] == s["n"] and frame.loc[cat, "n_failed"] == 0
+        assert frame.loc[cat, "mean_improvement"] == pytest.approx(s["mean_improvement"],
+                                                                   abs=1e-12)
+    # read twice, the file is refused instead of halving its p-values
+    with pytest.raises(ValueError, match=r"45 pair\(s\) appear more than once in one run"):
+        conditional_forecasting(pd.concat([table, table]), **FAST)
+    # without its resolutions, the outcome-free columns are unchanged
+    free = conditional_forecasting(table.drop(columns=["a_outcome", "b_outcome"]), **FAST)
+    pd.testing.assert_frame_equal(free.table.loc[:, FREE[:7]], res.table.loc[:, FREE[:7]])

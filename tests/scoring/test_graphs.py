@@ -1,0 +1,316 @@
+"""hindsight_graph_quality, reasoning_graph_metrics, graph_depth and relation_polarity."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import coherence
+from coherence import DegenerateDataWarning
+from coherence._scoring._graphs import relation_polarity
+
+GATES = {"min_nodes": 5, "min_sources": 5}   # the fixture is smaller than the paper's gates
+
+
+def hindsight() -> pd.DataFrame:
+    return pd.DataFrame({
+        "question": ["q"] * 7 + ["q3", "q3"],
+        "event": ["e1", "e1", "e2", "e3", "e4", "e5", "out", "x1", "x2"],
+        "title": ["Central bank raises interest rates", "Central bank raises interest rates",
+                  "Dock workers strike closes ports", "Election called early",
+                  "Drought destroys wheat harvest", "Rumour about minister",
+                  "Question resolves yes", "Thin one", "Thin two"],
+        "date": ["2024-01-05", "2024-01-05", "2024-01-10", "2024-01-20", "2024-02-01",
+                 "2024-01-03", "2024-02-10", "2024-01-01", "2024-01-02"],
+        # impact e1 = max(0.9, 0.45) = 0.9, e2 0.5, e3 0.4, e4 0.15 (< 0.2), e5 rejected
+        "magnitude": [0.9, 0.9, 0.5, 0.4, 0.3, 0.8, 1.0, 0.5, 0.5],
+        "confidence": [1.0, 0.5, 1.0, 1.0, 0.5, 1.0, 1.0, 1.0, 1.0],
+        "is_outcome": [False] * 6 + [True, False, False],
+        "review_status": [None, None, "accepted", None, None, "rejected", None, None, None],
+        "sources": [["s1", "s2"], ["s2"], ["s3"], ["s4"], "s5", ["s9"], [], ["t"], ["t"]],
+    })
+
+
+def hindsight_edges() -> pd.DataFrame:
+    return pd.DataFrame({
+        "question": ["q"] * 6 + ["q3"],
+        "source": ["e1", "e2", "e3", "e4", "e1", "e5", "x1"],
+        "target": ["e2", "e3", "out", "out", "e3", "e1", "x2"],
+        "relation": ["causes", "enables", "causes", "prevents", "correlates", "causes",
+                     "causes"],
+        "confidence": [0.9, 0.8, 0.7, 0.9, 0.5, 0.9, 0.9],
+        "strength": [0.5, 0.4, 0.6, 0.9, 0.9, 0.9, 0.9],
+    })
+
+
+def forecast_events() -> pd.DataFrame:
+    return pd.DataFrame({
+        "model": ["m"] * 3, "question": ["q"] * 3, "event": ["f1", "f2", "f3"],
+        "title": ["Central bank raises interest rates", "Port strike by dock workers closes ports",
+                  "Weather turns cold"],
+        "date": ["2024-01-06", "2024-01-12", None]})
+
+
+def forecast_edges() -> pd.DataFrame:
+    return pd.DataFrame({"model": ["m", "m"], "question": ["q", "q"],
+                         "source": ["f1", "f2"], "target": ["f2", "f3"],
+                         "relation": ["causes", "causes"]})
+
+
+def forecasts(sim: str = "2024-01-15") -> pd.DataFrame:
+    return pd.DataFrame({"model": ["m", "m2"], "question": ["q", "q"],
+                         "simulated_date": [sim, sim]})
+
+
+# --------------------------------------------------------------------------- gates
+def test_quality_gates_hand_computed():
+    gq = coherence.hindsight_graph_quality(hindsight(), hindsight_edges(),
+                                           questions=["q", "q2", "q3"], **GATES)
+    t = gq.table.set_index("question")
+    q = t.loc["q"]
+    # rejected e5 out; e1->e3 below confidence; e5->e1 touches a rejected event
+    assert (q["n_nodes"], q["n_rejected"], q["n_sources"]) == (5, 1, 5)
+    assert (q["n_edges"], q["n_edges_kept"], q["hops"]) == (6, 4, 3)
+    assert (q["n_edges_dangling"], q["n_edges_below_gate"]) == (1, 1)
+    assert q["passes"] and q["reasons"] == ""
+    assert t.loc["q2", "reasons"] == "not built" and not t.loc["q2", "built"]
+    assert t.loc["q3", "reasons"] == "hops < 3; nodes < 5; sources < 5"
+    assert gq.passed == ("q",) and gq.n_excluded == 2
+    ex = dict(zip(gq.excluded["reason"], gq.excluded["n"], strict=True))
+    assert ex == {"not built": 1, "hops < 3": 1, "nodes < 5": 1, "sources < 5": 1,
+                  "edges < 1": 0, "any": 2}
+    assert len(gq.edges) == 5 and "e5" not in set(gq.events["event"])
+
+
+def test_paper_gates_are_the_defaults():
+    gq = coherence.hindsight_graph_quality(hindsight(), hindsight_edges())
+    assert gq.settings == {"min_hops": 3, "min_nodes": 10, "min_sources": 20, "min_edges": 1,
+                           "min_edge_confidence": 0.6, "min_edge_strength": 0.3,
+                           "exclude_rejected": True}
+    assert gq.table.set_index("question").loc["q", "reasons"] == "nodes < 10; sources < 20"
+
+
+def test_edges_missing_scores_are_not_kept_and_rejection_can_be_kept():
+    ed = hindsight_edges().assign(strength=[None, 0.4, 0.6, 0.9, 0.9, 0.9, 0.9])
+    gq = coherence.hindsight_graph_quality(hindsight(), ed, **GATES)
+    assert gq.table.set_index("question").loc["q", "hops"] == 2      # e1->e2 lost
+    keep = coherence.hindsight_graph_quality(hindsight(), hindsight_edges(),
+                                             exclude_rejected=False, **GATES)
+    q = keep.table.set_index("question").loc["q"]
+    assert (q["n_nodes"], q["n_rejected"], q["hops"]) == (6, 0, 4)  # e5->e1->e2->e3->out
+
+
+def test_quality_validation():
+    with pytest.raises(ValueError, match="'sources' parameter"):
+        coherence.hindsight_graph_quality(hindsight().drop(columns="sources"),
+                                          hindsight_edges())
+    gq = coherence.hindsight_graph_quality(hindsight().drop(columns="sources"),
+                                           hindsight_edges(), min_sources=0, min_nodes=5)
+    assert gq.passed == ("q",)
+    with pytest.raises(ValueError, match="column 'strength'"):
+        coherence.hindsight_graph_quality(hindsight(), hindsight_edges().drop(
+            columns="strength"))
+    with pytest.raises(ValueError, match="'min_hops' parameter"):
+        coherence.hindsight_graph_quality(hindsight(), hindsight_edges(), min_hops=-1)
+
+
+# --------------------------------------------------------------------------- metrics
+def run(**kw):
+    args = {"forecast_edges": forecast_edges(), "hindsight_edges": hindsight_edges(),
+            "forecasts": forecasts(), "gates": coherence.hindsight_graph_quality(
+                hindsight(), hindsight_edges(), **GATES), "n_resamples": 20, "rng": 0}
+    args.update(kw)
+    return coherence.reasoning_graph_metrics(forecast_events(), hindsight(), **args)
+
+
+def test_reasoning_metrics_hand_computed():
+    res = run()
+    row = res.table.set_index("model").loc["m"]
+    assert (row["n_forecast_events"], row["n_hindsight_events"], row["n_matched"]) == (3, 4, 2)
+    assert row["event_precision"] == pytest.approx(2 / 3)
+    assert row["event_recall"] == 0.5
+    assert row["event_f1"] == pytest.approx(4 / 7)
+    # paper: key events = every event with an impact record (e1..e4)
+    assert (row["n_key_events"], row["n_key_matched"]) == (4, 2)
+    assert row["key_event_recall"] == 0.5 and row["key_event_precision"] == pytest.approx(2 / 3)
+    # accessible before 2024-01-15: e1, e2
+    assert (row["n_accessible"], row["n_accessible_matched"]) == (2, 2)
+    assert row["accessible_recall"] == 1.0 and row["accessible_precision"] == pytest.approx(2 / 3)
+    assert row["date_error_days"] == 1.5
+    # f1->f2 is e1->e2 (both 'causes'); f2->f3 has an unmatched end; 4 kept hindsight edges
+    assert (row["n_forecast_edges"], row["n_hindsight_edges"], row["n_aligned_edges"]) == (
+        2, 4, 1)
+    assert row["edge_precision"] == 0.5 and row["edge_recall"] == 0.25
+    assert row["direction_accuracy"] == 1.0 and row["forecast_depth"] == 2
+    assert res.statistic == pytest.approx(2 / 3) and res.metric == "key_event_precision"
+    assert res.n_rejected_events == 1 and res.gated
+    m = res.matches.set_index("forecast_event")
+    assert m.loc["f1", "hindsight_event"] == "e1" and m.loc["f2", "date_error_days"] == 2.0
+
+
+def test_empty_forecast_graph_under_both_conventions():
+    paper = run().table.set_index("model").loc["m2"]
+    assert paper["key_event_recall"] == 0.0 and math.isnan(paper["key_event_precision"])
+    assert paper["event_recall"] == 0.0 and math.isnan(paper["event_f1"])
+    code = run(convention="code").table.set_index("model").loc["m2"]
+    assert math.isnan(code["key_event_recall"])
+
+
+def test_code_convention_min_impact_and_accessible_boundary():
+    code = run(convention="code")
+    row = code.table.set_index("model").loc["m"]
+    assert row["n_key_events"] == 3 and row["key_event_recall"] == pytest.approx(2 / 3)
+    assert code.min_impact == 0.2
+    on_day = forecasts("2024-01-10")
+    assert run(forecasts=on_day).table["n_accessible"].iloc[0] == 1     # strictly before
+    assert run(forecasts=on_day, convention="code").table["n_accessible"].iloc[0] == 2
+    assert run(k=2).table.set_index("model").loc["m", "key_event_recall"] == 1.0
+
+
+def test_f1_when_nothing_matches():
+    fe = forecast_events().assign(title=["Nothing", "Alike", "Here"])
+    paper = coherence.reasoning_graph_metrics(fe, hindsight(), gates=False, n_resamples=10,
+                                              rng=0)
+    assert paper.table["event_f1"].iloc[0] == 0.0
+    code = coherence.reasoning_graph_metrics(fe, hindsight(), gates=False, convention="code",
+                                             n_resamples=10, rng=0)
+    assert math.isnan(code.table["event_f1"].iloc[0])
+
+
+def test_paper_gates_exclude_and_count():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.warns(DegenerateDataWarning, match="undefined for every"):
+            res = coherence.reasoning_graph_metrics(
+                forecast_events(), hindsight(), forecast_edges=forecast_edges(),
+                hindsight_edges=hindsight_edges(), forecasts=forecasts(), n_resamples=10,
+                rng=0)
+    assert res.n_excluded_questions == 2 and res.n_excluded_forecasts == 2
+    assert len(res.table) == 0
+    assert set(res.excluded_forecasts["reasons"]) == {"nodes < 10; sources < 20"}
+    assert res.quality is not None and res.quality.n_excluded == 2
+
+
+def test_metrics_validation():
+    with pytest.raises(ValueError, match="'hindsight_edges' parameter"):
+        coherence.reasoning_graph_metrics(forecast_events(), hindsight())
+    with pytest.raises(ValueError, match="'metric' parameter"):
+        coherence.reasoning_graph_metrics(forecast_events(), hindsight(), gates=False,
+                                          metric="vibes")
+    with pytest.raises(TypeError, match="'gates' parameter"):
+        coherence.reasoning_graph_metrics(forecast_events(), hindsight(), gates="yes")
+    dup = pd.concat([forecast_events(), forecast_events().iloc[:1]], ignore_index=True)
+    with pytest.raises(ValueError, match=r"Column 'event'.*once"):
+        coherence.reasoning_graph_metrics(dup, hindsight(), gates=False)
+    with pytest.raises(ValueError, match=r"'forecasts' parameter.*no row for"):
+        coherence.reasoning_graph_metrics(forecast_events(), hindsight(), gates=False,
+                                          forecasts=forecasts().iloc[1:])
+    with pytest.raises(ValueError, match="'forecast_edges' parameter"):
+        coherence.reasoning_graph_metrics(forecast_events(), hindsight(), gates=False,
+                                          forecast_edges=forecast_edges().assign(model="z"))
+    with pytest.raises(ValueError, match="Column 'simulated_date'"):
+        coherence.reasoning_graph_metrics(forecast_events(), hindsight(), gates=False,
+                                          forecasts=forecasts().assign(simulated_date=None))
+
+
+def test_outcome_flags_as_strings_are_read_not_cast():
+    as_text = hindsight().assign(is_outcome=["False"] * 6 + ["TRUE", "0", "no"])
+    res = coherence.reasoning_graph_metrics(forecast_events(), as_text, forecasts=forecasts(),
+                                            gates=False, n_resamples=10, rng=0)
+    ref = coherence.reasoning_graph_metrics(forecast_events(), hindsight(),
+                                            forecasts=forecasts(), gates=False,
+                                            n_resamples=10, rng=0)
+    pd.testing.assert_frame_equal(res.table, ref.table)
+    with pytest.raises(ValueError, match=r"Column 'is_outcome'.*True/False"):
+        coherence.reasoning_graph_metrics(forecast_events(), hindsight().assign(
+            is_outcome="maybe"), gates=False)
+
+
+def test_summary_table_means_over_defined_values():
+    res = run()
+    s = res.summary_table.set_index("model")
+    assert s.loc["(all)", "key_event_recall"] == pytest.approx(0.25)
+    assert s.loc["(all)", "n_key_event_precision"] == 1
+    assert s.loc["m2", "n_forecasts"] == 1
+
+
+# --------------------------------------------------------------------------- array layer
+def _brute_depth(edges: list[tuple[int, int]], nodes: set[int]) -> int:
+    """Released-evaluator semantics by enumeration: over every simple path v0..vk, its
+    k edges plus one when vk has an edge back onto the path."""
+    out: dict[int, set[int]] = {n: set() for n in nodes}
+    for s, t in edges:
+        if s in nodes and t in nodes:
+            out[s].add(t)
+    best = 0
+
+    def extend(path: list[int]) -> None:
+        nonlocal best
+        end = path[-1]
+        best = max(best, len(path) - 1 + (1 if out[end] & set(path) else 0))
+        for nxt in out[end]:
+            if nxt not in path:
+                extend([*path, nxt])
+
+    for n in nodes:
+        extend([n])
+    return best
+
+
+@given(st.lists(st.tuples(st.integers(0, 5), st.integers(0, 5)), max_size=12),
+       st.booleans())
+def test_graph_depth_matches_brute_force(edges, acyclic):
+    if acyclic:
+        edges = [(min(a, b), max(a, b)) for a, b in edges if a != b]
+    nodes = set(range(6))
+    assert coherence.graph_depth(edges, nodes) == _brute_depth(edges, nodes)
+
+
+def test_graph_depth_cases():
+    assert coherence.graph_depth([]) == 0
+    assert coherence.graph_depth([("a", "a")]) == 1
+    assert coherence.graph_depth([("a", "b"), ("b", "a")]) == 2
+    assert coherence.graph_depth([("a", "b"), ("b", "c")], nodes={"a", "b"}) == 1
+
+
+def test_relation_polarity():
+    assert [relation_polarity(r) for r in ["causes", "ENABLES", "ImpactDirection.positive",
+                                           "prevents", "negative", "correlates", None,
+                                           np.nan]] == [1, 1, 1, -1, -1, 0, 0, 0]
+
+
+VOCAB = ["rates", "bank", "strike", "port", "election", "drought", "harvest", "tariff",
+         "summit", "merger"]
+
+
+@settings(max_examples=20)
+@given(st.lists(st.lists(st.sampled_from(VOCAB), min_size=1, max_size=3), min_size=1,
+                max_size=6),
+       st.lists(st.lists(st.sampled_from(VOCAB), min_size=1, max_size=3), min_size=1,
+                max_size=6),
+       st.lists(st.floats(0.05, 1.0), min_size=6, max_size=6))
+def test_key_event_recall_agrees_with_key_event_recall(h_titles, f_titles, impacts):
+    """Under the code convention and without a date gate, the key-event recall and the
+    event precision/recall equal those of coherence.key_event_recall (same matcher)."""
+    hind = pd.DataFrame({"question": "q", "event": [f"h{i}" for i in range(len(h_titles))],
+                         "title": [" ".join(t) for t in h_titles],
+                         "magnitude": impacts[:len(h_titles)], "confidence": 1.0})
+    fe = pd.DataFrame({"model": "m", "question": "q",
+                       "event": [f"f{i}" for i in range(len(f_titles))],
+                       "title": [" ".join(t) for t in f_titles]})
+    ours = coherence.reasoning_graph_metrics(fe, hind, gates=False, convention="code",
+                                             date_window_days=None, n_resamples=5, rng=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DegenerateDataWarning)
+        ref = coherence.key_event_recall(fe, hind, n_resamples=5, rng=0)
+    a, b = ours.table.iloc[0], ref.table.iloc[0]
+    for mine, theirs in (("key_event_recall", "ker"), ("event_precision", "precision"),
+                         ("event_recall", "recall")):
+        assert a[mine] == pytest.approx(b[theirs], nan_ok=True)
+    assert a["n_key_events"] == b["n_key_events"]

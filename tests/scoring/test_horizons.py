@@ -1,0 +1,188 @@
+"""simulated_dates, horizon_positions, accuracy_by_horizon, rolling_accuracy and plots."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import coherence
+
+
+def tasks() -> pd.DataFrame:
+    return pd.DataFrame({"question": ["q1", "q2"], "start": ["2024-01-01", "2024-03-01"],
+                         "resolution_date": ["2024-01-31", "2024-03-31"]})
+
+
+def test_simulated_dates_at_the_paper_positions():
+    out = coherence.simulated_dates(tasks(), positions=["midpoint", "early", "mid", "late",
+                                                        "near_resolution", 0.25])
+    q1 = out.loc[out["question"] == "q1"].set_index("position")
+    day = pd.Timedelta(days=1)
+    start = pd.Timestamp("2024-01-01")
+    assert q1.loc["midpoint", "simulated_date"] == start + 15 * day
+    assert q1.loc["early", "simulated_date"] == start + 5 * day            # 30 / 6
+    assert q1.loc["mid", "simulated_date"] == start + 15 * day
+    assert q1.loc["late", "fraction"] == pytest.approx((2 / 3 + 0.95) / 2)
+    assert q1.loc["near_resolution", "simulated_date"] == pd.Timestamp("2024-01-30")
+    assert q1.loc["near_resolution", "fraction"] == pytest.approx(29 / 30)
+    assert q1.loc["0.25", "simulated_date"] == start + pd.Timedelta(hours=180)
+    assert len(out) == 12
+
+
+def test_uniform_placement_stays_in_its_band_and_is_reproducible():
+    a = coherence.simulated_dates(tasks(), positions=["early", "late"], placement="uniform",
+                                  rng=3)
+    b = coherence.simulated_dates(tasks(), positions=["early", "late"], placement="uniform",
+                                  rng=3)
+    pd.testing.assert_frame_equal(a, b)
+    early = a.loc[a["position"] == "early", "fraction"]
+    late = a.loc[a["position"] == "late", "fraction"]
+    assert early.between(0, 1 / 3).all() and late.between(2 / 3, 0.95).all()
+
+
+def test_simulated_dates_validation():
+    with pytest.raises(ValueError, match="'positions' parameter"):
+        coherence.simulated_dates(tasks(), positions=["soon"])
+    with pytest.raises(ValueError, match="'positions' parameter"):
+        coherence.simulated_dates(tasks(), positions=[1.0])
+    with pytest.raises(ValueError, match="'placement' parameter"):
+        coherence.simulated_dates(tasks(), placement="random")
+    short = tasks().assign(resolution_date=["2024-01-01T12:00", "2024-03-31"])
+    with pytest.raises(ValueError, match="at least one day after 'start'"):
+        coherence.simulated_dates(short, positions=["near_resolution"])
+    with pytest.raises(ValueError, match="after 'start'"):
+        coherence.simulated_dates(tasks().assign(resolution_date=["2023-01-01"] * 2))
+
+
+def forecasts() -> pd.DataFrame:
+    return pd.DataFrame({
+        "start": ["2024-01-01"] * 6, "resolution_date": ["2024-01-31"] * 6,
+        # fractions 0, 10/30, 20/30, 28.4/30 = 0.947, 28.8/30 = 0.96, 30 - 1 day
+        "simulated_date": ["2024-01-01", "2024-01-11", "2024-01-21", "2024-01-29T09:36",
+                           "2024-01-29T19:12", "2024-01-30"],
+        "live": [False] * 5 + [True]})
+
+
+def test_horizon_positions_bands():
+    labels = coherence.horizon_positions(forecasts()).tolist()
+    assert labels == ["early", "mid", "late", "late", "other", "near_resolution"]
+    live = coherence.horizon_positions(forecasts(), real_time="live").tolist()
+    assert live[-1] == "real_time"
+    # a live forecast needs no simulated date
+    f = forecasts().assign(simulated_date=[*forecasts()["simulated_date"][:5], None])
+    assert coherence.horizon_positions(f, real_time="live").iloc[-1] == "real_time"
+
+
+@pytest.mark.parametrize(("change", "match"), [
+    ({"simulated_date": ["2023-12-31"] + ["2024-01-05"] * 5}, "Column 'simulated_date'.*lie in"),
+    ({"simulated_date": ["2024-01-31"] + ["2024-01-05"] * 5}, "Column 'simulated_date'.*lie in"),
+    ({"simulated_date": [None] + ["2024-01-05"] * 5}, "Column 'simulated_date'.*missing"),
+    ({"live": ["yes"] * 6}, "Column 'live'.*True/False"),
+])
+def test_horizon_positions_validation(change, match):
+    with pytest.raises(ValueError, match=match):
+        coherence.horizon_positions(forecasts().assign(**change), real_time="live")
+
+
+@given(st.floats(0.0, 0.999))
+def test_positions_round_trip(fraction):
+    """A date made at fraction f is labelled by the band containing f."""
+    out = coherence.simulated_dates(tasks(), positions=[fraction])
+    frame = tasks().assign(simulated_date=out["simulated_date"].to_numpy())
+    labels = coherence.horizon_positions(frame)
+    span = 30 * 86_400e9
+    for f_, lab, r in zip(out["fraction"], labels, ["2024-01-31", "2024-03-31"], strict=True):
+        sim = out["simulated_date"].iloc[0 if r.startswith("2024-01") else 1]
+        if pd.Timestamp(r) - sim <= pd.Timedelta(days=1):
+            assert lab == "near_resolution"
+        elif f_ < 1 / 3 - 1 / span:
+            assert lab == "early"
+        elif 1 / 3 + 1 / span < f_ < 2 / 3 - 1 / span:
+            assert lab == "mid"
+        elif 2 / 3 + 1 / span < f_ < 0.95 - 1 / span:
+            assert lab == "late"
+
+
+def scored() -> pd.DataFrame:
+    return pd.DataFrame({
+        "model": ["a"] * 6 + ["b"] * 6,
+        "question": ["q1", "q2", "q3"] * 4,
+        "horizon": (["early"] * 3 + ["late"] * 3) * 2,
+        "correct": [0, 1, 0, 1, 1, 1, 1, 1, 0, 1, 1, 0.5],
+        "start": ["2024-01-01", "2024-01-05", "2024-03-01"] * 4})
+
+
+def test_accuracy_by_horizon_hand_computed():
+    res = coherence.accuracy_by_horizon(scored(), n_resamples=100, rng=0)
+    t = res.table.set_index(["model", "horizon"])
+    assert t.loc[("a", "early"), "accuracy"] == pytest.approx(1 / 3)
+    assert t.loc[("b", "late"), "accuracy"] == pytest.approx(2.5 / 3)
+    assert t.loc[("(all)", "late"), "accuracy"] == pytest.approx(5.5 / 6)
+    assert t.loc[("(all)", "early"), "n"] == 6 and t.loc[("(all)", "early"), "n_questions"] == 3
+    assert res.statistic == pytest.approx(scored()["correct"].mean())
+    assert list(pd.unique(res.table["horizon"])) == ["early", "late"]
+    assert (res.table["ci_low"] <= res.table["ci_high"]).all()
+
+
+def test_accuracy_by_horizon_validation():
+    with pytest.raises(ValueError, match=r"Column 'correct'.*\[0, 1\]"):
+        coherence.accuracy_by_horizon(scored().assign(correct=2), rng=0)
+    with pytest.raises(ValueError, match="column 'horizon'"):
+        coherence.accuracy_by_horizon(scored().drop(columns="horizon"), rng=0)
+
+
+def _brute_rolling(days: np.ndarray, c: np.ndarray, window: float, min_periods: int):
+    out = []
+    for d in days:
+        inside = (days > d - window) & (days <= d)
+        out.append(c[inside].mean() if inside.sum() >= min_periods else np.nan)
+    return np.array(out)
+
+
+@given(st.lists(st.tuples(st.integers(0, 120), st.sampled_from([0.0, 0.5, 1.0])),
+                min_size=1, max_size=25), st.integers(1, 40), st.integers(1, 4))
+def test_rolling_accuracy_matches_brute_force(rows, window, min_periods):
+    rows = sorted(rows, key=lambda r: r[0])
+    days = np.array([r[0] for r in rows], dtype=float)
+    c = np.array([r[1] for r in rows])
+    df = pd.DataFrame({"model": "m", "start": pd.Timestamp("2024-01-01")
+                       + pd.to_timedelta(days, unit="D"), "correct": c})
+    out = coherence.rolling_accuracy(df, window=f"{window}D", min_periods=min_periods)
+    np.testing.assert_allclose(out["accuracy"].to_numpy(),
+                               _brute_rolling(days, c, window, min_periods))
+
+
+def test_rolling_accuracy_by_count_and_validation():
+    out = coherence.rolling_accuracy(scored(), window=2, min_periods=1)
+    a = out.loc[out["model"] == "a"]
+    assert a["start"].is_monotonic_increasing and len(out) == 12
+    with pytest.raises(ValueError, match="'window' parameter"):
+        coherence.rolling_accuracy(scored(), window="thirty days")
+    with pytest.raises(TypeError, match="'window' parameter"):
+        coherence.rolling_accuracy(scored(), window=2.5)
+
+
+def test_plots_draw_lines_and_cutoffs():
+    res = coherence.accuracy_by_horizon(scored(), n_resamples=20, rng=0)
+    fig, ax = plt.subplots()
+    assert coherence.plot_accuracy_by_horizon(res, ax=ax) is ax
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["early", "late"]
+    plt.close(fig)
+    roll = coherence.rolling_accuracy(scored(), min_periods=1)
+    fig, ax = plt.subplots()
+    coherence.plot_rolling_accuracy(roll, cutoffs={"a": "2024-02-01"}, ax=ax)
+    labels = [line.get_label() for line in ax.get_lines()]
+    assert labels == ["a", "a cutoff", "b"]
+    plt.close(fig)
+    with pytest.raises(TypeError, match="HorizonAccuracyResult"):
+        coherence.plot_accuracy_by_horizon(roll)
+    with pytest.raises(TypeError, match="rolling_accuracy"):
+        coherence.plot_rolling_accuracy(res)

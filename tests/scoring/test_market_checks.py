@@ -1,0 +1,171 @@
+"""market_checks, turning_points, local_price_moves and market_signal_metrics."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import coherence
+from coherence._scoring._market_checks import local_price_moves
+
+
+def events() -> pd.DataFrame:
+    return pd.DataFrame({
+        "question": ["A", "A", "A", "B", "C"],
+        "date": ["2024-01-05", "2024-01-15", None, "2024-01-10", "2024-01-10"],
+        "direction": [1, -1, 1, 1, 1], "magnitude": [1.0, 0.5, 1.0, 1.0, 1.0],
+        "confidence": [1.0, 1.0, 1.0, 0.8, 1.0]})
+
+
+def prices() -> pd.DataFrame:
+    return pd.DataFrame({
+        "question": ["A"] * 6 + ["B"] * 4 + ["C"] * 2,
+        "date": ["2024-01-01", "2024-01-04", "2024-01-06", "2024-01-14", "2024-01-16",
+                 "2024-01-31", "2024-01-01", "2024-01-09", "2024-01-11", "2024-01-31",
+                 "2024-01-01", "2024-01-31"],
+        "price": [0.40, 0.42, 0.55, 0.56, 0.54, 0.70, 0.60, 0.60, 0.50, 0.45, 0.50, 0.51]})
+
+
+def test_market_checks_hand_computed():
+    res = coherence.market_checks(events(), prices(), n_resamples=50, rng=0)
+    t = res.table.set_index("question")
+    assert t.loc["A", "net_pressure"] == pytest.approx(0.5)
+    assert t.loc["A", "net_move"] == pytest.approx(0.30)
+    assert t.loc["A", "direction_agrees"] and not t.loc["B", "direction_agrees"]
+    assert not t.loc["C", "direction_counted"]                # |0.01| < 0.03
+    assert res.statistic == 0.5 and res.n_obs == 2 and res.pvalue == 1.0
+    assert res.n_direction_excluded == 1 and res.n_undated_events == 1
+    # A: +0.13 after the first event agrees, -0.02 after the second is too small;
+    # B: -0.10 against a positive impact; C: no price before its event
+    assert (t.loc["A", "n_counted"], t.loc["A", "n_agree"]) == (1, 1)
+    assert (t.loc["B", "n_counted"], t.loc["B", "n_agree"]) == (1, 0)
+    assert res.event_agreement == 0.5 and res.n_events_counted == 2
+    assert list(t["eligible"]) == [True, True, False] and res.n_eligible == 2
+
+
+def test_pooled_correlation_is_the_weighted_mean_of_within_question_correlations():
+    res = coherence.market_checks(events(), prices(), n_resamples=10, rng=0)
+    t = res.table.set_index("question")
+    pa = np.array([0, 0, 1, 1, 0.5, 0.5])
+    ya = prices()["price"].to_numpy()[:6]
+    pb = np.array([0, 0, 0.8, 0.8])
+    yb = prices()["price"].to_numpy()[6:10]
+    ra, rb = np.corrcoef(pa, ya)[0, 1], np.corrcoef(pb, yb)[0, 1]
+    assert t.loc["A", "correlation"] == pytest.approx(ra)
+    assert res.pooled_correlation == pytest.approx((6 * ra + 4 * rb) / 10)
+
+
+def test_market_checks_validation_and_degenerate():
+    with pytest.raises(ValueError, match=r"Column 'price'.*\[0, 1\]"):
+        coherence.market_checks(events(), prices().assign(price=1.5))
+    with pytest.raises(ValueError, match="column 'question'"):
+        coherence.market_checks(events().drop(columns="question"), prices())
+    with pytest.raises(ValueError, match="'convention' parameter"):
+        coherence.market_checks(events(), prices(), convention="both")
+    aware = prices().assign(date=prices()["date"] + "T00:00Z")
+    with pytest.raises(ValueError, match="timezone-aware or both naive"):
+        coherence.market_checks(events(), aware)
+    flat = coherence.market_checks(events(), prices().assign(price=0.5), n_resamples=10,
+                                   rng=0)
+    assert math.isnan(flat.statistic) and flat.n_eligible == 0
+    assert math.isnan(flat.pooled_correlation) and math.isnan(flat.event_agreement)
+
+
+def test_local_moves_conventions():
+    t = np.array(["2024-01-04", "2024-01-05", "2024-01-07"], dtype="datetime64[ns]")
+    p = np.array([0.40, 0.50, 0.60])
+    ev = np.array(["2024-01-05"], dtype="datetime64[ns]")
+    w = int(3 * 86_400e9)
+    assert local_price_moves(ev, t, p, w)[0] == pytest.approx(0.10)      # 0.50 - 0.40
+    assert local_price_moves(ev, t, p, w, convention="code")[0] == pytest.approx(0.0)
+
+
+def _brute_turning(days: np.ndarray, p: np.ndarray, change: float, window: float):
+    return [i for i in range(len(days))
+            if any(days[i] - window <= days[j] < days[i] and abs(p[i] - p[j]) >= change - 1e-12
+                   for j in range(len(days)))]
+
+
+@given(st.lists(st.tuples(st.integers(0, 30), st.floats(0, 1)), min_size=1, max_size=20,
+                unique_by=lambda r: r[0]), st.floats(0.01, 0.5), st.integers(1, 5))
+def test_paper_turning_points_match_brute_force(rows, change, window):
+    rows = sorted(rows)
+    days = np.array([r[0] for r in rows], dtype=float)
+    p = np.array([r[1] for r in rows])
+    px = pd.DataFrame({"date": pd.Timestamp("2024-01-01") + pd.to_timedelta(days, unit="D"),
+                       "price": p})
+    got = coherence.turning_points(px, min_change=change, window_days=window)
+    expected = _brute_turning(days, p, change, window)
+    assert list(got["date"]) == list(px["date"].iloc[expected])
+
+
+def test_code_turning_points_are_reversals():
+    px = pd.DataFrame({"date": pd.date_range("2024-01-01", periods=7, freq="D"),
+                       "price": [0.4, 0.5, 0.6, 0.5, 0.4, 0.45, 0.5]})
+    got = coherence.turning_points(px, convention="code")
+    assert [d.day for d in got["date"]] == [3, 5]        # the peak and the trough
+    mono = px.assign(price=np.linspace(0.1, 0.9, 7))
+    assert len(coherence.turning_points(mono, convention="code")) == 0
+    assert len(coherence.turning_points(mono)) == 7 - 1  # the paper's rule: every move
+    several = pd.concat([px.assign(q="a"), mono.assign(q="b")], ignore_index=True)
+    out = coherence.turning_points(several, question="q", convention="code")
+    assert list(out["question"]) == ["a", "a"]
+
+
+def test_market_signal_metrics_hand_computed():
+    hind = pd.DataFrame({
+        "question": ["q", "q"], "event": ["e1", "e2"],
+        "title": ["Central bank raises interest rates", "Dock workers strike"],
+        "date": ["2024-01-05", "2024-01-10"], "direction": [1, -1],
+        "magnitude": [0.9, 0.5], "confidence": [1.0, 1.0]})
+    fe = pd.DataFrame({"model": ["m", "m"], "question": ["q", "q"], "event": ["f1", "f2"],
+                       "title": ["Central bank raises interest rates", "Weather"],
+                       "date": ["2024-01-05", None]})
+    px = pd.DataFrame({"question": ["q"] * 4,
+                       "date": ["2024-01-04", "2024-01-06", "2024-01-09", "2024-01-11"],
+                       "price": [0.40, 0.55, 0.55, 0.60]})
+    reasoning = coherence.reasoning_graph_metrics(fe, hind, gates=False, n_resamples=10,
+                                                  rng=0)
+    res = coherence.market_signal_metrics(reasoning, hind, px, n_resamples=10, rng=0)
+    row = res.table.iloc[0]
+    # e1: +0.15 with a positive impact (a signal, 1 day from the turning point of
+    # 2024-01-06); e2: +0.05 against a negative impact (not a signal)
+    assert list(res.signal_events["event"]) == ["e1"]
+    assert bool(res.signal_events["near_turning_point"].iloc[0])
+    assert (row["n_signal_events"], row["n_signal_matched"]) == (1, 1)
+    assert row["signal_recall"] == 1.0 and row["signal_precision"] == 0.5
+    assert row["turning_recall"] == 1.0 and row["turning_precision"] == 0.5
+    assert res.statistic == 1.0
+    with pytest.raises(TypeError, match="ReasoningGraphResult"):
+        coherence.market_signal_metrics(res, hind, px)
+
+
+@settings(max_examples=20)
+@given(st.lists(st.tuples(st.integers(0, 20), st.sampled_from([-1, 1]), st.floats(0.1, 1)),
+                min_size=1, max_size=8),
+       st.lists(st.floats(0.05, 0.95), min_size=21, max_size=21))
+def test_flipping_every_direction_flips_the_agreements(evs, path):
+    """Reversing every event's direction turns agreement a into 1 - a, for the net
+    direction and the event-local checks alike; the counts do not change."""
+    ev = pd.DataFrame({"question": "q",
+                       "date": [(pd.Timestamp("2024-01-01") + pd.Timedelta(days=d)).isoformat()
+                                for d, _, _ in evs],
+                       "direction": [s for _, s, _ in evs], "magnitude": [m for _, _, m in evs],
+                       "confidence": 1.0})
+    px = pd.DataFrame({"question": "q", "date": pd.date_range("2024-01-01", periods=21,
+                                                             freq="D").astype(str),
+                       "price": path})
+    a = coherence.market_checks(ev, px, n_resamples=5, rng=0)
+    b = coherence.market_checks(ev.assign(direction=-ev["direction"]), px, n_resamples=5,
+                                rng=0)
+    assert a.n_obs == b.n_obs and a.n_events_counted == b.n_events_counted
+    if a.n_obs:
+        assert b.statistic == pytest.approx(1 - a.statistic)
+    if a.n_events_counted:
+        assert b.event_agreement == pytest.approx(1 - a.event_agreement)
+    assert b.pooled_correlation == pytest.approx(-a.pooled_correlation, nan_ok=True)

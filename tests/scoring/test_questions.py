@@ -1,0 +1,219 @@
+"""question_scores (mixed question types), validate_tasks and dataset_statistics."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import coherence
+from coherence._scoring._questions import (
+    interval_correct,
+    normalise_label,
+    quantity_correct,
+)
+
+
+def mixed() -> pd.DataFrame:
+    """Two models, one question of each type; hand-computed scores below."""
+    return pd.DataFrame({
+        "model": ["a"] * 5 + ["b"] * 5,
+        "question": ["bin", "mc", "qty", "int", "time"] * 2,
+        "type": ["binary", "multiple_choice", "quantity", "interval", "timeframe"] * 2,
+        "probability": [0.7, 0.6, None, None, None, 0.5, 0.9, None, None, None],
+        "prediction": [None, " Paris", 110.0, None, "Q3  2025",
+                       None, "Lyon", 111.0, None, "2025-09"],
+        "lower": [None, None, None, 1.0, None, None, None, None, 4.5, None],
+        "upper": [None, None, None, 5.0, None, None, None, None, None, None],
+        "outcome": [1, "paris", 100, 4, "q3 2025", 0, "paris", 100, 4, "q3 2025"],
+    })
+
+
+def test_hand_computed_mixed_table():
+    res = coherence.question_scores(mixed(), n_resamples=50, rng=0)
+    pf = res.per_forecast
+    # model a: every answer right (quantity 110 within 10% of 100, bound included)
+    assert pf.loc[pf["model"] == "a", "correct"].tolist() == [1, 1, 1, 1, 1]
+    # model b: binary 0.5 counts as YES (wrong, y = 0); Lyon wrong; 111 outside 10%;
+    # interval [4.5, inf) misses 4; '2025-09' is not 'q3 2025'
+    assert pf.loc[pf["model"] == "b", "correct"].tolist() == [0, 0, 0, 0, 0]
+    np.testing.assert_allclose(pf["brier"].to_numpy()[[0, 1, 5, 6]],
+                               [0.09, 0.16, 0.25, 0.81])
+    np.testing.assert_allclose(pf["log_score"].to_numpy()[[0, 1, 5, 6]],
+                               np.log([0.7, 0.6, 0.5, 0.1]))
+    assert pf["brier"].isna().to_numpy()[[2, 3, 4, 7, 8, 9]].all()
+    t = res.table.set_index("model")
+    assert t.loc["a", "accuracy"] == 1.0 and t.loc["(all)", "accuracy"] == 0.5
+    assert t.loc["a", "brier"] == pytest.approx((0.09 + 0.16) / 2)
+    assert t.loc["(all)", "log_score"] == pytest.approx(np.log([0.7, 0.6, 0.5, 0.1]).mean())
+    assert t.loc["(all)", "n_probabilistic"] == 4
+    assert res.statistic == 0.5
+    bt = res.by_type.set_index(["model", "type"])
+    assert bt.loc[("(all)", "quantity"), "accuracy"] == 0.5
+    assert math.isnan(bt.loc[("(all)", "quantity"), "brier"])
+
+
+def test_code_convention_is_exact_and_reads_missing_lower_as_zero():
+    df = mixed()
+    res = coherence.question_scores(df, convention="code", n_resamples=20, rng=0)
+    pf = res.per_forecast
+    assert pf["correct"].iloc[1] == 0.0          # ' Paris' != 'paris' without normalising
+    assert pf["correct"].iloc[4] == 0.0          # 'Q3  2025' != 'q3 2025'
+    assert res.convention == "code"
+    one = pd.DataFrame({"model": ["m"], "question": ["i"], "type": ["interval"],
+                        "upper": [5.0], "outcome": [-1.0]})
+    assert coherence.question_scores(one, n_resamples=10, rng=0).statistic == 1.0
+    assert coherence.question_scores(one, convention="code", n_resamples=10,
+                                     rng=0).statistic == 0.0   # lower read as 0
+
+
+def test_judge_overturns_only_rule_failures_of_judged_types():
+    asked = []
+
+    def judge(row):
+        asked.append(row["question"])
+        return row["prediction"] == "Lyon"
+
+    res = coherence.question_scores(mixed(), judge=judge, n_resamples=20, rng=0)
+    assert asked == ["mc", "time"]            # model b's wrong mc and timeframe only
+    pf = res.per_forecast
+    assert pf["correct"].iloc[6] == 1.0 and pf["rule_correct"].iloc[6] == 0.0
+    assert pf["judged"].sum() == 2 and res.n_judged == 2 and res.n_judge_correct == 1
+    # judged right: the one-vs-rest Brier of a right answer at confidence 0.9
+    assert pf["brier"].iloc[6] == pytest.approx(0.01)
+    assert pf["log_score"].iloc[6] == pytest.approx(np.log(0.9))
+
+
+def test_judge_must_return_a_verdict():
+    with pytest.raises(ValueError, match="'judge' parameter of question_scores"):
+        coherence.question_scores(mixed(), judge=lambda row: "maybe", rng=0)
+    with pytest.raises(TypeError, match="'judge'"):
+        coherence.question_scores(mixed(), judge="llm", rng=0)
+    with pytest.raises(ValueError, match="'judge_types'"):
+        coherence.question_scores(mixed(), judge=bool, judge_types=["essay"], rng=0)
+
+
+@pytest.mark.parametrize(("change", "match"), [
+    ({"type": ["date"] + ["binary"] * 9}, "Column 'type'.*one of binary"),
+    ({"probability": [1.2] + [0.5] * 9}, "Column 'probability'.*\\[0, 1\\]"),
+    ({"outcome": [2, "x", 1, 1, "x", 0, "x", 1, 1, "x"]}, "Column 'outcome'.*0 or 1"),
+    ({"prediction": [None, None, 1, 1, "x"] * 2}, "Column 'prediction'.*multiple-choice"),
+    ({"prediction": [None, "x", "lots", None, "x"] * 2}, "Column 'prediction'.*quantity"),
+    ({"lower": [None] * 10, "upper": [None] * 10}, "at least one bound"),
+    ({"lower": [None, None, None, 6.0, None] * 2, "upper": [None, None, None, 5.0, None] * 2},
+     "Column 'lower'.*<= 'upper'"),
+])
+def test_validation_messages(change, match):
+    df = mixed().assign(**change)
+    with pytest.raises(ValueError, match=match):
+        coherence.question_scores(df, rng=0)
+
+
+def test_missing_columns_and_duplicates():
+    with pytest.raises(ValueError, match=r"'probability'.*column is missing"):
+        coherence.question_scores(mixed().drop(columns="probability"), rng=0)
+    df = pd.concat([mixed(), mixed().iloc[:1]], ignore_index=True)
+    with pytest.raises(ValueError, match="each \\(model, question\\) pair once"):
+        coherence.question_scores(df, rng=0)
+    only_qty = mixed().query("type == 'quantity'").drop(columns=["probability"])
+    assert coherence.question_scores(only_qty, n_resamples=10, rng=0).n_obs == 2
+
+
+def test_label_normalisation():
+    assert normalise_label("  ＡＢＣ  d\te ") == "abc d e"   # NFKC, case, whitespace
+    assert normalise_label("Straße") == normalise_label("STRASSE")
+    assert normalise_label(pd.Timestamp("2024-06-30")) == "2024-06-30"
+    assert normalise_label(np.datetime64("2024-06-30")) == "2024-06-30"
+    assert normalise_label(pd.Timestamp("2024-06-30 12:00")) == "2024-06-30t12:00:00"
+
+
+def _brute_quantity(x: float, y: float, tol: float) -> float:
+    return 1.0 if abs(x - y) <= tol * abs(y) else 0.0
+
+
+@given(st.lists(st.tuples(st.floats(-1e6, 1e6), st.floats(-1e6, 1e6)), min_size=1,
+                max_size=20), st.floats(0, 1))
+def test_quantity_rule_matches_brute_force(pairs, tol):
+    x = np.array([p[0] for p in pairs])
+    y = np.array([p[1] for p in pairs])
+    expected = [_brute_quantity(a, b, tol) for a, b in pairs]
+    np.testing.assert_array_equal(quantity_correct(x, y, tol), expected)
+
+
+@given(st.lists(st.tuples(st.floats(-100, 100), st.floats(-100, 100), st.floats(-100, 100)),
+                min_size=1, max_size=20))
+def test_interval_rule_matches_brute_force(triples):
+    lo = np.array([min(t[0], t[1]) for t in triples])
+    hi = np.array([max(t[0], t[1]) for t in triples])
+    y = np.array([t[2] for t in triples])
+    expected = [1.0 if a <= c <= b else 0.0 for a, b, c in zip(lo, hi, y, strict=True)]
+    np.testing.assert_array_equal(interval_correct(lo, hi, y), expected)
+
+
+@given(st.lists(st.tuples(st.floats(0, 1), st.integers(0, 1)), min_size=2, max_size=15))
+def test_binary_rows_score_as_the_paper_defines(rows):
+    df = pd.DataFrame({"model": "m", "question": [f"q{i}" for i in range(len(rows))],
+                       "type": "binary", "probability": [r[0] for r in rows],
+                       "outcome": [r[1] for r in rows]})
+    res = coherence.question_scores(df, n_resamples=5, rng=0)
+    p = df["probability"].to_numpy()
+    y = df["outcome"].to_numpy()
+    assert res.statistic == pytest.approx(np.mean((p >= 0.5) == (y == 1)))
+    assert res.table["brier"].iloc[-1] == pytest.approx(np.mean((p - y) ** 2))
+    lo, hi = res.confidence_interval[:2]
+    assert 0.0 <= lo <= hi <= 1.0
+
+
+# --------------------------------------------------------------------------- tasks
+def tasks() -> pd.DataFrame:
+    return pd.DataFrame({
+        "question": ["q1", "q2", "q3", "q4"],
+        "start": ["2024-01-01", "2024-01-01", "2024-02-01", "2024-03-01"],
+        "simulated_date": ["2024-01-16", None, "2024-02-10", "2024-03-02"],
+        "resolution_date": ["2024-01-31", "2024-03-01", "2024-02-11", "2024-03-31"],
+        "outcome": [1, "Paris", 3.5, "2024-Q2"],
+        "type": ["binary", "multiple_choice", "quantity", "timeframe"],
+        "domain": ["politics", "politics", "economics", None]})
+
+
+def test_validate_tasks_parses_dates_and_horizons():
+    out = coherence.validate_tasks(tasks())
+    assert out["horizon_days"].tolist() == [30.0, 60.0, 10.0, 30.0]
+    assert out["start"].dtype.kind == "M" and pd.isna(out["simulated_date"].iloc[1])
+    assert set(coherence.TASK_COLUMNS) >= {"question", "start", "resolution_date", "type"}
+
+
+@pytest.mark.parametrize(("change", "match"), [
+    ({"question": ["q1", "q1", "q3", "q4"]}, "Column 'question'.*once"),
+    ({"type": ["binary", "essay", "quantity", "timeframe"]}, "Column 'type'"),
+    ({"resolution_date": ["2023-12-31", "2024-03-01", "2024-02-11", "2024-03-31"]},
+     "Column 'resolution_date'.*after 'start'"),
+    ({"simulated_date": ["2024-01-31", None, None, None]}, "Column 'simulated_date'.*lie in"),
+    ({"outcome": [2, "Paris", 3.5, "x"]}, "Column 'outcome'.*0 or 1 on binary"),
+    ({"outcome": [1, "Paris", "many", "x"]}, "Column 'outcome'.*number on quantity"),
+    ({"outcome": [1, None, 3.5, "x"]}, "Column 'outcome'.*missing"),
+    ({"start": ["2024-01-01", "soon", "2024-02-01", "2024-03-01"]},
+     "Column 'start'.*hold dates"),
+    ({"start": ["2024-01-01T00:00Z"] * 4}, "all be timezone-aware or all naive"),
+])
+def test_validate_tasks_messages(change, match):
+    with pytest.raises(ValueError, match=match):
+        coherence.validate_tasks(tasks().assign(**change))
+
+
+def test_dataset_statistics():
+    stats_ = coherence.dataset_statistics(tasks())
+    assert stats_.n_questions == 4
+    assert dict(zip(stats_.types["type"], stats_.types["n"], strict=True)) == {
+        "binary": 1, "multiple_choice": 1, "quantity": 1, "timeframe": 1}
+    dom = dict(zip(stats_.domains["domain"], stats_.domains["n"], strict=True))
+    assert dom == {"politics": 2, "economics": 1, "(missing)": 1}
+    h = stats_.horizons.set_index("type").loc["(all)"]
+    assert (h["min"], h["median"], h["mean"], h["max"]) == (10.0, 30.0, 32.5, 60.0)
+    assert stats_.table["share"].iloc[:4].sum() == pytest.approx(1.0)
+    no_domain = coherence.dataset_statistics(tasks().drop(columns="domain"))
+    assert len(no_domain.domains) == 0 and len(no_domain.table) == 4
