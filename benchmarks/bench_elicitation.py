@@ -53,7 +53,7 @@ def _runner_speed() -> None:
         path = Path(tmp) / "bench.sqlite"
         for label, cache in (("memory", None), ("sqlite", path), ("sqlite re-run", path)):
             start = time.perf_counter()
-            res = elicitation.run(contexts, client, question="Q?", repetitions=5, cache=cache,
+            res = elicitation.run(contexts, client, question="have it", repetitions=5, cache=cache,
                                   progress=False)
             wall = time.perf_counter() - start
             print(f"  runner {label:<14} {len(res.raw)} elicitations, {res.n_calls} calls, "
@@ -74,7 +74,7 @@ def _concurrency_gain() -> None:
         for conc in (1, 8):
             client = elicitation.OpenAIClient("fake", base_url=srv.url, timeout=10)
             start = time.perf_counter()
-            res = elicitation.run(contexts, client, question="Q?", repetitions=2, cache=None,
+            res = elicitation.run(contexts, client, question="have it", repetitions=2, cache=None,
                                   concurrency=conc, progress=False)
             walls[conc] = time.perf_counter() - start
             print(f"  http concurrency={conc}: {res.n_calls} calls at {latency * 1e3:.0f} ms "
@@ -92,7 +92,7 @@ def _agreement_with_simulate() -> None:
     client = elicitation.SimulatedClient(agent, ctx, rng=1)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        res = elicitation.run(ctx, client, question="Q?", repetitions=5, cache=None,
+        res = elicitation.run(ctx, client, question="have it", repetitions=5, cache=None,
                               progress=False)
     a = study.data["action"].value_counts(normalize=True).sort_index()
     b = res.data["action"].value_counts(normalize=True).sort_index()

@@ -25,6 +25,8 @@ from typing import Any
 
 from coherence import __version__
 
+from . import _elicit
+
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
 
 
@@ -99,27 +101,7 @@ def _build_parser() -> argparse.ArgumentParser:
 
     _scores.add_parser(sub)
 
-    elicit = sub.add_parser(
-        "elicit", help="elicit a belief/action table from a model or a simulated agent",
-        description="Contexts from a bundled Bayesian network, asked of an OpenAI-compatible "
-        "server (--base-url/--model, or $OPENAI_BASE_URL/$OPENAI_MODEL) or of a simulated "
-        "agent (--simulated AGENT). Raw replies are cached in SQLite before parsing, so an "
-        "interrupted run resumes where it stopped.")
-    elicit.add_argument("--simulated", default=None, metavar="AGENT",
-                        help="answer with a simulated agent (rational, leaky, ...)")
-    elicit.add_argument("--base-url", default=None, help="server root including /v1")
-    elicit.add_argument("--model", default=None, help="model name")
-    elicit.add_argument("--temperature", type=float, default=1.0)
-    elicit.add_argument("--network", default="child", help="bundled network (default child)")
-    elicit.add_argument("--n-contexts", type=_positive_int, default=200, metavar="N")
-    elicit.add_argument("--repetitions", type=_positive_int, default=5, metavar="R")
-    elicit.add_argument("--prompts", nargs="+", default=["standard"],
-                        help="probability prompt variants (default standard)")
-    elicit.add_argument("--concurrency", type=_positive_int, default=8)
-    elicit.add_argument("--cache", default="elicitation.sqlite", metavar="PATH")
-    elicit.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    elicit.add_argument("--out", default="elicited.csv", metavar="PATH",
-                        help="belief/action table to write (CSV; default elicited.csv)")
+    _elicit.add_parser(sub, _positive_int)
     return parser
 
 
@@ -222,23 +204,7 @@ def _run_pairs(args: argparse.Namespace) -> int:
 
 
 def _run_elicit(args: argparse.Namespace) -> int:
-
-    import bayesnets
-    import elicitation
-    contexts = bayesnets.contexts(args.network, n=args.n_contexts, rng=args.seed)
-    if args.simulated:
-        client: Any = elicitation.SimulatedClient(args.simulated, contexts, rng=args.seed)
-    else:
-        client = elicitation.OpenAIClient(args.model, base_url=args.base_url,
-                                          temperature=args.temperature, seed=args.seed)
-    result = elicitation.run(contexts, client, question=contexts.attrs.get("question"),
-                             prompts=args.prompts, repetitions=args.repetitions,
-                             concurrency=args.concurrency, cache=args.cache)
-    result.data.to_csv(args.out, index=False)
-    print(result.summary())
-    print(f"\nbelief/action table written to {args.out}; test it with: "
-          f"coherence test {args.out}")
-    return EXIT_OK
+    return _elicit.run_elicit(args)
 
 
 def _run_test(args: argparse.Namespace) -> int:

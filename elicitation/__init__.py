@@ -23,7 +23,7 @@ from ._clients import (
     token_belief,
 )
 from ._common import ElicitationResult, ParseFailureWarning
-from ._engine import ElicitationError
+from ._engine import ElicitationError, EndpointMismatchWarning
 from ._lie import run_lie
 from ._pairs import run_pairs
 from ._parsing import FAILURE_REASONS, Parsed, parse_decision, parse_probabilities
@@ -33,6 +33,7 @@ from ._templates import (
     CONDITIONAL_VARIANTS,
     Template,
     get_template,
+    published_prompts,
     register_template,
     template_names,
 )
@@ -46,6 +47,7 @@ __all__ = [
     "Completion",
     "ElicitationError",
     "ElicitationResult",
+    "EndpointMismatchWarning",
     "OpenAIClient",
     "ParseFailureWarning",
     "Parsed",
@@ -58,6 +60,7 @@ __all__ = [
     "get_template",
     "parse_decision",
     "parse_probabilities",
+    "published_prompts",
     "register_template",
     "run",
     "run_lie",

@@ -9,14 +9,17 @@ finds every response it already has.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
+
+from coherence._validation import param_error
 
 __all__ = ["ResponseCache", "cache_key"]
 
@@ -36,13 +39,21 @@ CREATE TABLE IF NOT EXISTS responses (
     token_belief REAL,
     logprobs TEXT,
     elapsed REAL,
-    created REAL NOT NULL
+    created REAL NOT NULL,
+    finish_reason TEXT,
+    prompt_tokens INTEGER,
+    completion_tokens INTEGER,
+    endpoint TEXT
 )
 """
 
 COLUMNS: tuple[str, ...] = ("key", "model", "template", "context", "prompt", "repetition",
                             "quantity", "settings", "seed", "messages", "text", "token_belief",
-                            "logprobs", "elapsed", "created")
+                            "logprobs", "elapsed", "created", "finish_reason", "prompt_tokens",
+                            "completion_tokens", "endpoint")
+#: Columns added after the first release: added to an older cache file when it is opened.
+_ADDED = {"finish_reason": "TEXT", "prompt_tokens": "INTEGER", "completion_tokens": "INTEGER",
+          "endpoint": "TEXT"}
 
 
 def cache_key(identity: Mapping[str, Any]) -> str:
@@ -58,24 +69,54 @@ class ResponseCache:
     ----------
     path : str or pathlib.Path or None
         The database file, created if absent.
+
+    Raises
+    ------
+    ValueError
+        When the file cannot be opened, is not a SQLite database, or holds a
+        ``responses`` table elicitation did not write (the message names the
+        file). A failed write raises ``OSError`` naming the file.
     """
 
     def __init__(self, path: str | Path | None) -> None:
+        if path is not None and not isinstance(path, str | Path):
+            raise TypeError(param_error("path", "ResponseCache", "a path or None",
+                                        type(path).__name__))
         self.path = None if path is None else Path(path)
         target = ":memory:" if self.path is None else str(self.path)
         self._lock = threading.Lock()
-        self._conn = sqlite3.connect(target, check_same_thread=False, isolation_level=None,
-                                     timeout=30.0)
-        if self.path is not None:
-            self._conn.execute("PRAGMA journal_mode=WAL")
-            self._conn.execute("PRAGMA synchronous=NORMAL")
-        self._conn.execute(_SCHEMA)
+        try:
+            self._conn = sqlite3.connect(target, check_same_thread=False, isolation_level=None,
+                                         timeout=30.0)
+        except sqlite3.Error as exc:
+            raise ValueError(f"Cannot open the response cache {target}: {exc}.") from None
+        try:
+            if self.path is not None:
+                self._conn.execute("PRAGMA journal_mode=WAL")
+                self._conn.execute("PRAGMA synchronous=NORMAL")
+            self._conn.execute(_SCHEMA)
+            have = {row[1] for row in self._conn.execute("PRAGMA table_info(responses)")}
+            old = set(COLUMNS) - set(_ADDED)
+            if not old <= have:
+                raise ValueError(f"The response cache {target} has a 'responses' table that "
+                                 "elicitation did not write (missing columns "
+                                 f"{sorted(old - have)}); use another cache file.")
+            for name, sql_type in _ADDED.items():
+                if name not in have:
+                    self._conn.execute(f"ALTER TABLE responses ADD COLUMN {name} {sql_type}")
+        except sqlite3.Error as exc:
+            self._conn.close()
+            raise ValueError(f"Cannot use {target} as a response cache: {exc} (is it a SQLite "
+                             "file written by elicitation, and writable?).") from None
+        except ValueError:
+            self._conn.close()
+            raise
 
     def get_many(self, keys: Iterable[str]) -> dict[str, dict[str, Any]]:
         """The stored rows for those of ``keys`` that are present."""
         keys = list(keys)
         out: dict[str, dict[str, Any]] = {}
-        with self._lock:
+        with self._lock, self._errors("read"):
             for start in range(0, len(keys), 500):
                 chunk = keys[start:start + 500]
                 marks = ",".join("?" * len(chunk))
@@ -91,12 +132,24 @@ class ResponseCache:
         if row["created"] is None:
             row["created"] = time.time()
         with self._lock:
-            self._conn.execute(
-                f"INSERT OR IGNORE INTO responses ({', '.join(COLUMNS)}) "
-                f"VALUES ({', '.join('?' * len(COLUMNS))})", [row[c] for c in COLUMNS])
+            try:
+                self._conn.execute(
+                    f"INSERT OR IGNORE INTO responses ({', '.join(COLUMNS)}) "
+                    f"VALUES ({', '.join('?' * len(COLUMNS))})", [row[c] for c in COLUMNS])
+            except sqlite3.Error as exc:
+                where = ":memory:" if self.path is None else str(self.path)
+                raise OSError(f"Cannot write to the response cache {where}: {exc}.") from None
+
+    @contextlib.contextmanager
+    def _errors(self, what: str) -> Iterator[None]:
+        try:
+            yield
+        except sqlite3.Error as exc:
+            where = ":memory:" if self.path is None else str(self.path)
+            raise ValueError(f"Cannot {what} the response cache {where}: {exc}.") from None
 
     def __len__(self) -> int:
-        with self._lock:
+        with self._lock, self._errors("read"):
             return int(self._conn.execute("SELECT COUNT(*) FROM responses").fetchone()[0])
 
     def close(self) -> None:

@@ -4,17 +4,22 @@
   the standard library (OpenAI, vLLM, the llama.cpp server and Ollama all
   serve it). Transient failures (timeouts, refused connections, 429, 5xx,
   malformed bodies) raise :class:`TransientError` so the runner retries them;
-  other HTTP errors raise :class:`ClientError`.
+  other HTTP errors raise :class:`ClientError`. Redirects are never followed
+  and error bodies are redacted of credentials.
 * :class:`SimulatedClient` answers the templates from a
   :class:`coherence.Agent`, reproducibly: the offline default of the demo.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import math
 import os
+import re
+import socket
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -25,7 +30,8 @@ import numpy as np
 from coherence._decision._simulate import Agent, snap_to_grid
 from coherence._validation import check_choice, check_float, check_int, param_error
 
-from ._templates import BINARY_LABELS, DECISION_LABELS
+from ._parsing import PAPER_DECISION_LABELS
+from ._templates import BINARY_LABELS
 
 __all__ = [
     "Client",
@@ -35,6 +41,7 @@ __all__ = [
     "Request",
     "SimulatedClient",
     "TransientError",
+    "redact",
     "token_belief",
 ]
 
@@ -61,7 +68,9 @@ class Request:
     """One call: the chat messages and what the runner knows about them.
 
     ``kind`` is ``'probability'`` or ``'decision'``; ``labels`` the labels
-    asked for (used for constrained output); ``seed`` the per-call seed (None
+    asked for (used for constrained output; a decision request left with the
+    default labels asks the paper's ``('Can decide', 'Decision')``);
+    ``seed`` the per-call seed (None
     when unseeded). ``context``, ``template``, ``prompt``, ``repetition`` and
     ``quantity`` (the name of the quantity asked, e.g. ``'belief'``,
     ``'p_a_given_b1'``) identify the call; an HTTP client ignores them, a
@@ -78,6 +87,11 @@ class Request:
     repetition: int = 0
     quantity: str = "belief"
 
+    def __post_init__(self) -> None:
+        if self.kind == "decision" and tuple(self.labels) == BINARY_LABELS:
+            # the default labels are a probability template's: a decision asks the paper's
+            object.__setattr__(self, "labels", PAPER_DECISION_LABELS)
+
 
 @dataclass(frozen=True, slots=True)
 class Completion:
@@ -86,12 +100,17 @@ class Completion:
     ``token_belief`` is the normalised probability of the Yes token over the
     Yes and No tokens (see :func:`token_belief`), NaN when not available.
     ``raw`` holds the server's JSON body (for the raw-responses table).
+    ``finish_reason`` is the server's reason the reply ended (``'stop'``,
+    ``'length'`` when cut at ``max_tokens``: parsed as ``truncated``), and
+    ``usage`` its token counts (``prompt_tokens``, ``completion_tokens``).
     """
 
     text: str
     token_belief: float = math.nan
     logprobs: Any = None
     raw: Mapping[str, Any] = field(default_factory=lambda: _EMPTY)
+    finish_reason: str | None = None
+    usage: Mapping[str, Any] = field(default_factory=lambda: _EMPTY)
 
 
 @runtime_checkable
@@ -135,7 +154,8 @@ def token_belief(logprobs: Any) -> float:
         token (the forced choice of the decision template, "if you had to
         decide"), the mass on tokens reading ``yes`` divided by the mass on
         tokens reading ``yes`` or ``no`` (case, spaces and quotes ignored).
-        NaN when no position has one.
+        NaN when no position has one. Values that are not log-probabilities
+        (positive, infinite, not numbers) are left out.
 
     Examples
     --------
@@ -165,17 +185,24 @@ def token_belief(logprobs: Any) -> float:
     except (AttributeError, TypeError):
         return math.nan
     for alts in reversed(positions):
-        yes = no = 0.0
+        yes: list[float] = []
+        no: list[float] = []
         for token, lp in alts:
-            if isinstance(lp, bool) or not isinstance(lp, int | float) or not math.isfinite(lp):
+            # a log-probability is finite and at most 0 (a little rounding allowed);
+            # anything else is not one and is left out, never exponentiated
+            if (isinstance(lp, bool) or not isinstance(lp, int | float)
+                    or not math.isfinite(lp) or lp > 1e-6):
                 continue
             word = _norm_token(token)
             if word == "yes":
-                yes += math.exp(lp)
+                yes.append(float(min(lp, 0.0)))
             elif word == "no":
-                no += math.exp(lp)
-        if yes + no > 0.0:
-            return yes / (yes + no)
+                no.append(float(min(lp, 0.0)))
+        if yes or no:
+            top = max(yes + no)
+            mass_yes = math.fsum(math.exp(v - top) for v in yes)
+            mass_no = math.fsum(math.exp(v - top) for v in no)
+            return mass_yes / (mass_yes + mass_no)
     return math.nan
 
 
@@ -183,7 +210,7 @@ def token_belief(logprobs: Any) -> float:
 def _grammar(kind: str, labels: Sequence[str]) -> str:
     """A llama.cpp GBNF grammar for the reply format."""
     if kind == "decision":
-        return ('root ::= "' + DECISION_LABELS[0] + ': " yn "\\n' + DECISION_LABELS[1]
+        return ('root ::= "' + labels[0] + ': " yn "\\n' + labels[1]
                 + ': " yn\nyn ::= "Yes" | "No"\n')
     lines = ' "\\n" '.join(f'"{label}: " num' for label in labels)
     return ("root ::= " + lines + "\n"
@@ -193,8 +220,8 @@ def _grammar(kind: str, labels: Sequence[str]) -> str:
 def _json_schema(kind: str, labels: Sequence[str]) -> dict[str, Any]:
     if kind == "decision":
         props: dict[str, Any] = {label: {"type": "string", "enum": ["Yes", "No"]}
-                                 for label in DECISION_LABELS}
-        required = list(DECISION_LABELS)
+                                 for label in labels}
+        required = list(labels)
     else:
         props = {label: {"type": "number", "minimum": 0, "maximum": 1} for label in labels}
         required = list(labels)
@@ -202,6 +229,38 @@ def _json_schema(kind: str, labels: Sequence[str]) -> dict[str, Any]:
         "name": "answer", "strict": True,
         "schema": {"type": "object", "properties": props, "required": required,
                    "additionalProperties": False}}}
+
+
+_SECRET_PATTERNS = (
+    re.compile(r"(?i)(bearer\s+)[^\s\"',;]+"),
+    re.compile(r"(?i)((?:api[_-]?key|authorization|x-api-key)[\"']?\s*[:=]\s*[\"']?)"
+               r"(?!bearer\b)[^\s\"',;]+"),
+    re.compile(r"\bsk-[A-Za-z0-9_\-]{8,}"),
+)
+
+
+def redact(text: str, secret: str | None = None) -> str:
+    """``text`` with credentials replaced by ``[redacted]``.
+
+    The client's own key wherever it appears, and anything shaped like one:
+    ``Bearer <token>``, ``api_key=<value>``, ``Authorization: <value>``,
+    ``sk-...``. Applied to every server error body before it is stored or
+    shown (a proxy that echoes the request's headers leaks nothing).
+
+    Examples
+    --------
+    >>> from elicitation._clients import redact
+    >>> redact('{"echo": "Authorization: Bearer abc123"}')
+    '{"echo": "Authorization: Bearer [redacted]"}'
+    """
+    if secret:
+        text = text.replace(secret, "[redacted]")
+    for pattern in _SECRET_PATTERNS:
+        if pattern.groups:
+            text = pattern.sub(lambda m: m.group(1) + "[redacted]", text)
+        else:
+            text = pattern.sub("[redacted]", text)
+    return text
 
 
 class OpenAIClient:
@@ -212,11 +271,15 @@ class OpenAIClient:
     model : str, optional
         Model name; default ``$OPENAI_MODEL``.
     base_url : str, optional
-        Server root including ``/v1``; default ``$OPENAI_BASE_URL`` or
-        ``https://api.openai.com/v1``.
+        Server root including ``/v1``; default ``$OPENAI_BASE_URL``. There is
+        no built-in default: a run goes only where the user pointed it (for
+        OpenAI itself, ``https://api.openai.com/v1``). Credentials inside the
+        URL (``https://user:key@host``) are refused; pass ``api_key``.
     api_key : str, optional
-        Default ``$OPENAI_API_KEY`` (may be absent for local servers). Never
-        recorded in the cache or the results.
+        Default ``$OPENAI_API_KEY`` (may be absent for local servers). Sent
+        only to ``base_url``'s origin (redirects are not followed), never
+        recorded in the cache or the results, and redacted from every error
+        body the server returns.
     temperature : float
         Sampling temperature (default 1.0, the server's usual default,
         written out so it is recorded).
@@ -224,10 +287,17 @@ class OpenAIClient:
         Base seed; the runner sends ``seed + repetition`` so repetitions are
         distinct draws that can be replayed.
     max_tokens : int
-        Cap on reply length (default 256).
+        Cap on reply length (default 256). A reply cut at the cap is parsed
+        as ``truncated``.
     timeout : float
         Seconds without data before a call counts as timed out (default
         ``$OPENAI_TIMEOUT`` or 60); a timed-out call is retried by the runner.
+    deadline : float, optional
+        Seconds a whole call may take, however the server trickles its bytes
+        (default ``4 * timeout``); a call past it is cut and retried.
+    max_response_bytes : int
+        Largest reply body accepted (default 8 MiB); a larger one fails the
+        call (not retried) without storing it.
     logprobs : bool
         Ask for token log-probabilities (``top_logprobs`` alternatives per
         token) and record the token-probability belief.
@@ -242,37 +312,71 @@ class OpenAIClient:
 
     Notes
     -----
-    Uses ``urllib.request`` only (no dependency); each call opens its own
-    connection, so the runner's threads never share one. ``timeout`` bounds
-    each blocking socket operation, not the whole call: a server trickling
-    bytes slower than that is not cut off.
+    Uses ``http.client`` only (no dependency, no proxy support); each call
+    opens its own connection, so the runner's threads never share one.
+    Transient failures (timeouts, the deadline, refused or reset
+    connections, incomplete bodies, garbled status lines, HTTP 408/429/5xx,
+    malformed JSON) raise :class:`TransientError`; redirects, other HTTP
+    errors, certificate failures and oversized bodies raise
+    :class:`ClientError`. Error messages name the endpoint without
+    credentials and quote at most 300 redacted characters of the body.
     """
 
     def __init__(self, model: str | None = None, *, base_url: str | None = None,
                  api_key: str | None = None, temperature: float = 1.0,
                  seed: int | None = None, max_tokens: int = 256, timeout: float | None = None,
+                 deadline: float | None = None, max_response_bytes: int = 8 * 1024 * 1024,
                  logprobs: bool = False, top_logprobs: int = 10,
                  constrained: str | None = None,
                  extra_body: Mapping[str, Any] | None = None) -> None:
+        from urllib.parse import urlsplit
+
         owner = "OpenAIClient"
         model = model if model is not None else os.environ.get("OPENAI_MODEL")
         if not isinstance(model, str) or not model:
             raise ValueError(param_error("model", owner, "a model name (or $OPENAI_MODEL set)",
                                          model))
-        base_url = base_url or os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
-        if not isinstance(base_url, str) or not base_url.startswith(("http://", "https://")):
+        base_url = base_url or os.environ.get("OPENAI_BASE_URL")
+        if base_url is None:
+            raise ValueError(param_error("base_url", owner, "the server's URL including /v1 (or "
+                                         "$OPENAI_BASE_URL set; for OpenAI itself "
+                                         "'https://api.openai.com/v1')", None))
+        if not isinstance(base_url, str):
+            raise TypeError(param_error("base_url", owner, "a str", type(base_url).__name__))
+        try:
+            parts = urlsplit(base_url.strip())
+            port = parts.port
+        except ValueError:
             raise ValueError(param_error("base_url", owner, "an http:// or https:// URL",
-                                         base_url))
+                                         "a URL that does not parse")) from None
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError(param_error("base_url", owner, "an http:// or https:// URL",
+                                         redact(base_url)))
+        host = parts.hostname
+        display_host = f"[{host}]" if ":" in host else host
+        shown = f"{parts.scheme}://{display_host}" + (f":{port}" if port else "") + parts.path
+        if parts.username is not None or parts.password is not None:
+            raise ValueError(param_error("base_url", owner, "a URL without credentials (pass "
+                                         "the key as api_key)", shown + " with user info"))
         if timeout is None:
             env = os.environ.get("OPENAI_TIMEOUT")
             timeout = float(env) if env else 60.0
         self._model = model
-        self._url = base_url.rstrip("/") + "/chat/completions"
+        self._scheme = parts.scheme
+        self._host = host
+        self._port = port or (443 if parts.scheme == "https" else 80)
+        self._path = parts.path.rstrip("/") + "/chat/completions" + (
+            f"?{parts.query}" if parts.query else "")
+        self._url = shown.rstrip("/") + "/chat/completions"
         self._key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY")
         self.temperature = check_float(temperature, "temperature", owner, low=0.0)
         self.seed = None if seed is None else check_int(seed, "seed", owner, low=0)
         self.max_tokens = check_int(max_tokens, "max_tokens", owner, low=1)
         self.timeout = check_float(timeout, "timeout", owner, low=0.0, low_open=True)
+        self.deadline = (4.0 * self.timeout if deadline is None
+                         else check_float(deadline, "deadline", owner, low=0.0, low_open=True))
+        self.max_response_bytes = check_int(max_response_bytes, "max_response_bytes", owner,
+                                            low=1)
         if not isinstance(logprobs, bool):
             raise TypeError(param_error("logprobs", owner, "a bool", logprobs))
         self.logprobs = logprobs
@@ -290,7 +394,12 @@ class OpenAIClient:
 
     @property
     def url(self) -> str:
-        """The chat-completions endpoint."""
+        """The chat-completions endpoint (without credentials)."""
+        return self._url
+
+    @property
+    def endpoint(self) -> str:
+        """The endpoint recorded with every reply in the cache (same as :attr:`url`)."""
         return self._url
 
     @property
@@ -298,7 +407,9 @@ class OpenAIClient:
         """The sampling settings sent with every call (recorded, part of the cache key).
 
         The server's address is not a setting: the same model served again on
-        another port answers from the same cache.
+        another port answers from the same cache. The endpoint is recorded
+        with every reply instead, and the runner warns when a cached reply
+        came from another one.
         """
         return MappingProxyType({
             "temperature": self.temperature, "seed": self.seed,
@@ -327,59 +438,128 @@ class OpenAIClient:
         body.update(self.extra_body)
         return body
 
-    def complete(self, request: Request) -> Completion:
-        """Send one chat-completions request; see the class notes for errors."""
-        import urllib.error
-        import urllib.request
+    def _shown(self, payload: bytes) -> str:
+        return redact(payload[:2000].decode("utf-8", "replace"), self._key)[:300]
 
-        data = json.dumps(self.body(request)).encode()
-        headers = {"Content-Type": "application/json", "Accept": "application/json"}
+    def _exchange(self, data: bytes) -> tuple[int, Any, bytes]:
+        """POST ``data``; return (status, headers, body) within the deadline and size cap."""
+        import http.client
+        import ssl
+
+        headers = {"Content-Type": "application/json", "Accept": "application/json",
+                   "Content-Length": str(len(data))}
         if self._key:
             headers["Authorization"] = f"Bearer {self._key}"
-        req = urllib.request.Request(self._url, data=data, headers=headers, method="POST")
+        conn: http.client.HTTPConnection
+        if self._scheme == "https":
+            conn = http.client.HTTPSConnection(self._host, self._port, timeout=self.timeout,
+                                               context=ssl.create_default_context())
+        else:
+            conn = http.client.HTTPConnection(self._host, self._port, timeout=self.timeout)
+        expired = threading.Event()
+        held: list[socket.socket] = []   # the response keeps the socket after conn drops it
+
+        def expire() -> None:  # the deadline: cut the connection, whatever it is doing
+            expired.set()
+            for sock in held:
+                with contextlib.suppress(OSError):
+                    sock.shutdown(socket.SHUT_RDWR)
+
+        watchdog = threading.Timer(self.deadline, expire)
+        watchdog.daemon = True
+        watchdog.start()
         try:
-            with urllib.request.urlopen(req, timeout=self.timeout) as resp:
-                payload = resp.read()
-        except urllib.error.HTTPError as exc:
-            try:
-                detail = exc.read()[:300].decode("utf-8", "replace")
-            except OSError:
-                detail = ""
-            finally:
-                exc.close()
+            conn.connect()
+            if conn.sock is not None:
+                held.append(conn.sock)
+            if expired.is_set():
+                raise TimeoutError("deadline")
+            conn.request("POST", self._path, body=data, headers=headers)
+            if expired.is_set():
+                raise TimeoutError("deadline")
+            resp = conn.getresponse()
+            length = resp.getheader("Content-Length")
+            if length is not None and length.strip().isdigit() and \
+                    int(length) > self.max_response_bytes:
+                raise ClientError(f"the reply from {self._url} is {int(length)} bytes, more "
+                                  f"than max_response_bytes={self.max_response_bytes}; not read")
+            chunks: list[bytes] = []
+            total = 0
+            while True:
+                chunk = resp.read(65536)
+                if not chunk:
+                    break
+                total += len(chunk)
+                if total > self.max_response_bytes:
+                    raise ClientError(f"the reply from {self._url} is larger than "
+                                      f"max_response_bytes={self.max_response_bytes}; dropped")
+                chunks.append(chunk)
+            if expired.is_set():
+                raise TimeoutError("deadline")
+            if length is not None and length.strip().isdigit() and total < int(length):
+                raise http.client.IncompleteRead(b"".join(chunks), int(length) - total)
+            return resp.status, resp.headers, b"".join(chunks)
+        except ClientError:
+            raise
+        except ssl.SSLCertVerificationError as exc:
+            raise ClientError(f"certificate of {self._url} not trusted: {exc}") from None
+        except (http.client.HTTPException, OSError) as exc:
+            if expired.is_set():
+                raise TransientError(f"no complete reply from {self._url} within the deadline "
+                                     f"of {self.deadline:g} s") from None
+            if isinstance(exc, TimeoutError):
+                raise TransientError(f"timed out after {self.timeout:g} s waiting for "
+                                     f"{self._url}") from None
+            if isinstance(exc, http.client.HTTPException) and not isinstance(exc,
+                                                                             ConnectionError):
+                raise TransientError(f"broken HTTP reply from {self._url}: "
+                                     f"{type(exc).__name__}") from None
+            raise TransientError(f"connection to {self._url} failed: "
+                                 f"{type(exc).__name__}: {redact(str(exc), self._key)}") from None
+        finally:
+            watchdog.cancel()
+            conn.close()
+
+    def complete(self, request: Request) -> Completion:
+        """Send one chat-completions request; see the class notes for errors."""
+        data = json.dumps(self.body(request)).encode()
+        status, headers, payload = self._exchange(data)
+        if 300 <= status < 400:
+            location = redact(str(headers.get("Location", "")), self._key)
+            raise ClientError(f"HTTP {status} from {self._url}: the server redirects to "
+                              f"{location[:200]!r}; redirects are not followed (the request "
+                              "carries the API key): set base_url to the final address")
+        if status != 200:
             retry_after = None
-            header = exc.headers.get("Retry-After") if exc.headers else None
+            header = headers.get("Retry-After")
             if header:
                 try:
                     retry_after = float(header)
                 except ValueError:
                     retry_after = None
-            message = f"HTTP {exc.code} from {self._url}: {detail}"
-            if exc.code == 429 or exc.code >= 500 or exc.code == 408:
-                raise TransientError(message, retry_after=retry_after) from None
-            raise ClientError(message) from None
-        except TimeoutError as exc:
-            raise TransientError(f"timed out after {self.timeout:g} s: {exc}") from None
-        except urllib.error.URLError as exc:
-            if isinstance(exc.reason, TimeoutError):
-                raise TransientError(f"timed out after {self.timeout:g} s") from None
-            raise TransientError(f"connection failed: {exc.reason}") from None
-        except (ConnectionError, OSError) as exc:
-            raise TransientError(f"connection failed: {exc}") from None
+            message = f"HTTP {status} from {self._url}: {self._shown(payload)}"
+            if status in (408, 429) or status >= 500:
+                raise TransientError(message, retry_after=retry_after)
+            raise ClientError(message)
         try:
             body = json.loads(payload)
             choice = body["choices"][0]
             text = choice["message"]["content"]
         except (ValueError, KeyError, IndexError, TypeError):
-            raise TransientError("malformed response body: "
-                                 + payload[:200].decode("utf-8", "replace")) from None
+            raise TransientError(f"malformed response body from {self._url}: "
+                                 + self._shown(payload)) from None
         if text is None:
             text = ""
         if not isinstance(text, str):
             raise TransientError(f"malformed response body: content is {type(text).__name__}")
         lp = choice.get("logprobs") if isinstance(choice, Mapping) else None
+        finish = choice.get("finish_reason") if isinstance(choice, Mapping) else None
+        usage = body.get("usage") if isinstance(body, Mapping) else None
         return Completion(text=text, token_belief=token_belief(lp) if lp else math.nan,
-                          logprobs=lp, raw=body)
+                          logprobs=lp, raw=body,
+                          finish_reason=finish if isinstance(finish, str) else None,
+                          usage=MappingProxyType(dict(usage)) if isinstance(usage, Mapping)
+                          else _EMPTY)
 
     def __repr__(self) -> str:
         return f"OpenAIClient(model={self._model!r}, url={self._url!r})"
@@ -423,7 +603,8 @@ class SimulatedClient:
     ``b = agent.latent_belief(truth)``; for the decision template it draws
     an action from ``agent.choice_probabilities`` (on the belief updated by
     a private signal about the outcome, for the leaky agent) and replies
-    ``Decide: No`` for defer, else ``Decide: Yes`` and its answer. Its
+    ``Can decide: No`` for defer, else ``Can decide: Yes`` and its answer
+    (with the template's own labels). Its
     "token probability" is its belief acted on.
 
     Examples
@@ -502,8 +683,9 @@ class SimulatedClient:
             probs = agent.choice_probabilities(acted_on)[0]
             action = agent.actions[int(gen.choice(len(probs), p=probs))]
             forced = "Yes" if acted_on[0] >= 0.5 else "No"
-            text = ("Decide: No\nAnswer: " + forced if action == "defer"
-                    else f"Decide: Yes\nAnswer: {action.capitalize()}")
+            can, decision = request.labels
+            text = (f"{can}: No\n{decision}: {forced}" if action == "defer"
+                    else f"{can}: Yes\n{decision}: {action.capitalize()}")
             return Completion(text=text, token_belief=float(acted_on[0]))
         labels = request.labels
         if request.quantity == "state_distribution":

@@ -17,16 +17,18 @@ from typing import Any
 import pandas as pd
 
 from coherence._results import Summary
-from coherence._validation import as_dataframe, param_error
+from coherence._validation import as_dataframe, no_missing, param_error
 from coherence._warnings import CoherenceWarning
 
 from ._clients import Client
 from ._engine import Executed, failure_table
 
 __all__ = [
+    "FILLED",
     "HIDDEN",
     "ElicitationResult",
     "ParseFailureWarning",
+    "check_phrase",
     "context_fields",
     "context_table",
     "make_result",
@@ -36,6 +38,14 @@ __all__ = [
 #: Columns never offered to templates as placeholders (the ground truth).
 HIDDEN = frozenset({"truth", "outcome", "a_outcome", "b_outcome", *(
     "p_a", "p_a_given_b1", "p_a_given_b0", "p_b", "p_b_given_a1", "p_b_given_a0")})
+
+#: Placeholders the runners fill themselves: a contexts column of that name would
+#: silently replace the text in every prompt, so it is refused.
+FILLED = frozenset({
+    "patient_description", "clinical_question", "answer_lines", "labels", "n_labels",
+    "example_lines", "states", "auxiliary_variable_name", "auxiliary_state",
+    "auxiliary_variable_condition", "condition_question", "condition_outcome",
+})
 
 
 class ParseFailureWarning(CoherenceWarning):
@@ -71,6 +81,12 @@ class ElicitationResult:
         The client's model.
     settings : dict
         The client's sampling settings.
+    incoherent : pandas.DataFrame
+        :func:`run` only: the belief replies that were read but whose
+        numbers do not sum to 1 (``bad_sum``), one row per (context, prompt,
+        repetition), with the numbers as stated (``stated_<label>``) and the
+        action of the same repetition: incoherent replies are data, kept and
+        counted rather than dropped. Empty for the other runners.
     """
 
     data: pd.DataFrame = field(repr=False)
@@ -81,6 +97,7 @@ class ElicitationResult:
     n_failed_attempts: int
     model: str
     settings: Mapping[str, Any]
+    incoherent: pd.DataFrame = field(repr=False, default_factory=pd.DataFrame)
 
     def _repr_html_(self) -> str:
         """The :meth:`summary` as HTML (how Jupyter shows the run)."""
@@ -91,6 +108,9 @@ class ElicitationResult:
         lines = [f"Elicitation from {self.model}: {len(self.raw)} elicitations, "
                  f"{self.n_calls} calls made, {self.n_cached} from the cache, "
                  f"{self.n_failed_attempts} failed attempts; {len(self.data)} complete rows."]
+        if len(self.incoherent):
+            lines.append(f"{len(self.incoherent)} belief replies were read but do not sum to "
+                         "1 (bad_sum): kept, with their actions, in result.incoherent.")
         if len(self.failures):
             lines.append("Failures by reason:")
             for row in self.failures.itertuples(index=False):
@@ -107,41 +127,77 @@ def context_table(contexts: Any, question: Any, owner: str, *,
         if col not in df.columns:
             raise ValueError(param_error("contexts", owner, f"a table with a {col!r} column",
                                          list(df.columns)))
+    if not len(df):
+        raise ValueError(param_error("contexts", owner, "a table with at least one row",
+                                     "an empty table"))
+    clash = sorted(str(c) for c in df.columns if c in FILLED)
+    if clash:
+        raise ValueError(f"Column(s) {', '.join(map(repr, clash))} of contexts (input to "
+                         f"{owner}) have the name of a placeholder the runner fills itself; "
+                         "such a column would replace that text in every prompt. Rename "
+                         "it (the description goes in 'description', the question in "
+                         "'question' or the question= argument).")
     if not df["context"].is_unique:
         dup = (f"; duplicated: {df['context'][df['context'].duplicated()].tolist()[:5]}"
                if list_duplicates else "")
         raise ValueError(f"Column 'context' (input to {owner}) must hold unique context "
                          f"ids{dup}.")
+    text_columns = ["description"] + (["question"] if question is None else [])
     if question is None and "question" not in df.columns:
         raise ValueError(param_error("question", owner, "the question text (or a 'question' "
                                      "column in contexts)", None))
+    no_missing(df, "context", owner=owner)
+    for col in text_columns:
+        values = df[col]
+        bad = values.isna().to_numpy() | ~values.map(
+            lambda v: isinstance(v, str) and bool(v.strip())).to_numpy(dtype=bool)
+        if bad.any():
+            rows = values.index[bad].tolist()[:5]
+            raise ValueError(f"Column {col!r} (input to {owner}) must hold non-empty text in "
+                             f"every row; {int(bad.sum())} rows do not (first: index "
+                             f"{rows}, values {values[bad].tolist()[:5]!r}). A missing "
+                             "value would be sent to the model as 'nan'.")
     return df
+
+
+def check_phrase(question: Any, where: str, owner: str) -> None:
+    """The clinical question is a phrase that follows "they", never a full question."""
+    if isinstance(question, str) and question.rstrip().endswith("?"):
+        raise ValueError(
+            f"The {where} of {owner} must be the clinical question as the phrase that "
+            "follows 'they' in the papers' prompts (e.g. 'have heart disease', asked as "
+            "'What is the probability that they have heart disease?'); got "
+            f"{question!r}, a full question, which the templates would wrap in another one.")
 
 
 def context_fields(row: Mapping[Any, Any], question: str | None) -> dict[str, Any]:
     """A context's template placeholders; the ground truth never reaches a prompt."""
     fields = {k: v for k, v in row.items() if isinstance(k, str) and k not in HIDDEN}
-    fields.setdefault("patient_description", row["description"])
-    fields.setdefault("clinical_question", question if question is not None
-                      else row["question"])
+    fields["patient_description"] = row["description"]
+    fields["clinical_question"] = question if question is not None else row["question"]
     return fields
 
 
 def make_result(data: pd.DataFrame, done: Executed, client: Client, n_total: int,
-                what: str) -> ElicitationResult:
+                what: str, incoherent: pd.DataFrame | None = None) -> ElicitationResult:
     """The result of a run; warns when rows were left out (stacklevel: the user's call)."""
     failures = failure_table(done.raw)
-    _warn_dropped(n_total - len(data), n_total, failures, what)
+    incoherent = pd.DataFrame() if incoherent is None else incoherent
+    _warn_dropped(n_total - len(data), n_total, failures, what, len(incoherent))
     return ElicitationResult(data=data, raw=done.raw, failures=failures,
                              n_calls=done.engine.calls, n_cached=len(done.before),
                              n_failed_attempts=done.engine.failed_attempts,
-                             model=client.model, settings=dict(client.settings))
+                             model=client.model, settings=dict(client.settings),
+                             incoherent=incoherent)
 
 
-def _warn_dropped(n_dropped: int, n_total: int, failures: pd.DataFrame, what: str) -> None:
+def _warn_dropped(n_dropped: int, n_total: int, failures: pd.DataFrame, what: str,
+                  n_incoherent: int) -> None:
     if n_dropped:
         reasons = ", ".join(f"{r.quantity}/{r.reason}: {r.count}"
                             for r in failures.itertuples(index=False))
+        kept = (f" {n_incoherent} incoherent belief replies are kept, with their actions, in "
+                "result.incoherent;" if n_incoherent else "")
         warnings.warn(f"{n_dropped} of {n_total} {what} left out of the table because an "
-                      f"elicitation failed ({reasons}); see result.raw and result.failures.",
-                      ParseFailureWarning, stacklevel=4)
+                      f"elicitation failed ({reasons});{kept} see result.raw and "
+                      "result.failures.", ParseFailureWarning, stacklevel=4)

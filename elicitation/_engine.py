@@ -25,6 +25,7 @@ import random
 import sys
 import threading
 import time
+import warnings
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -36,6 +37,7 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from coherence._validation import check_float, check_int, param_error
+from coherence._warnings import CoherenceWarning
 
 from ._cache import ResponseCache, cache_key
 from ._clients import Client, Completion, Request, TransientError
@@ -44,6 +46,7 @@ from ._templates import Template
 
 __all__ = [
     "ElicitationError",
+    "EndpointMismatchWarning",
     "Executed",
     "Job",
     "RunOptions",
@@ -56,7 +59,16 @@ __all__ = [
 
 
 class ElicitationError(RuntimeError):
-    """The run stopped (too many failed calls); every response received is in the cache."""
+    """The run stopped (too many failed calls, or the cache cannot be written).
+
+    Every response received is in the cache, except when writing to the cache
+    failed: the replies received but not stored are then in ``unstored``
+    (a list of the records that could not be written), so none is lost.
+    """
+
+    def __init__(self, message: str, *, unstored: Sequence[Mapping[str, Any]] = ()) -> None:
+        super().__init__(message)
+        self.unstored = list(unstored)
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +78,7 @@ class Job:
     key: str
     request: Request
     settings_json: str
+    final: bool = False        # the reply may reason first; read its final answer lines
 
 
 class _Engine:
@@ -86,16 +99,18 @@ class _Engine:
         self.failed_calls = 0
         self.errors: dict[str, str] = {}
         self.calls = 0
+        self.cache_error: BaseException | None = None
+        self.unstored: list[dict[str, Any]] = []
+        self.endpoint = str(getattr(client, "endpoint", "") or "")
+        self._bar: Any = None
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._jitter = random.Random()
 
-    def _fail(self, key: str, message: str) -> None:
+    def _attempt_failed(self, key: str, message: str) -> None:
         with self._lock:
             self.failed_attempts += 1
             self.errors[key] = message
-            if self.failed_attempts > self.max_failures:
-                self._stop.set()
 
     def _one(self, job: Job, bar: tqdm) -> None:
         if self._stop.is_set():
@@ -109,7 +124,7 @@ class _Engine:
             try:
                 completion = self.client.complete(job.request)
             except TransientError as exc:
-                self._fail(job.key, f"{type(exc).__name__}: {exc}")
+                self._attempt_failed(job.key, f"{type(exc).__name__}: {exc}")
                 if attempt == self.max_retries:
                     break
                 delay = min(self.max_backoff, self.backoff * 2.0 ** attempt)
@@ -119,46 +134,72 @@ class _Engine:
                 self._stop.wait(delay)
                 continue
             except Exception as exc:  # a non-retryable failure of this call
-                self._fail(job.key, f"{type(exc).__name__}: {exc}")
+                self._attempt_failed(job.key, f"{type(exc).__name__}: {exc}")
                 break
             if not isinstance(completion, Completion) or not isinstance(completion.text, str):
-                self._fail(job.key, f"the client returned {completion!r:.80}, not a "
-                           "Completion with text")
+                self._attempt_failed(job.key, f"the client returned {completion!r:.80}, not a "
+                                     "Completion with text")
                 break
-            try:
-                tb = float(completion.token_belief)
-            except (TypeError, ValueError):
-                tb = math.nan
-            req = job.request
-            self.cache.put({
-                "key": job.key, "model": self.client.model, "template": req.template,
-                "context": str(req.context), "prompt": req.prompt,
-                "repetition": req.repetition, "quantity": req.quantity,
-                "settings": job.settings_json, "seed": req.seed,
-                "messages": json.dumps([dict(m) for m in req.messages]),
-                "text": completion.text,
-                "token_belief": None if math.isnan(tb) else tb,
-                "logprobs": None if completion.logprobs is None
-                else json.dumps(completion.logprobs, default=str),
-                "elapsed": time.monotonic() - start,
-            })
-            with self._lock:
-                self.errors.pop(job.key, None)
-            self._tick(bar, failed=False)
+            self._store(job, completion, time.monotonic() - start)
             return
         self._tick(bar, failed=True)
 
+    def _store(self, job: Job, completion: Completion, elapsed: float) -> None:
+        """Commit one reply; a failed write stops the run at once, keeping the reply."""
+        try:
+            tb = float(completion.token_belief)
+        except (TypeError, ValueError):
+            tb = math.nan
+        usage = completion.usage if isinstance(completion.usage, Mapping) else {}
+        req = job.request
+        record = {
+            "key": job.key, "model": self.client.model, "template": req.template,
+            "context": str(req.context), "prompt": req.prompt,
+            "repetition": req.repetition, "quantity": req.quantity,
+            "settings": job.settings_json, "seed": req.seed,
+            "messages": json.dumps([dict(m) for m in req.messages]),
+            "text": completion.text,
+            "token_belief": None if math.isnan(tb) else tb,
+            "logprobs": None if completion.logprobs is None
+            else json.dumps(completion.logprobs, default=str),
+            "elapsed": elapsed,
+            "finish_reason": completion.finish_reason
+            if isinstance(completion.finish_reason, str) else None,
+            "prompt_tokens": _count(usage.get("prompt_tokens")),
+            "completion_tokens": _count(usage.get("completion_tokens")),
+            "endpoint": self.endpoint or None,
+        }
+        try:
+            self.cache.put(record)
+        except Exception as exc:  # disk full, read-only file, ...: stop sending calls now
+            with self._lock:
+                self.unstored.append(record)
+                if self.cache_error is None:
+                    self.cache_error = exc
+            self._stop.set()
+            return
+        with self._lock:
+            self.errors.pop(job.key, None)
+        self._tick(self._bar, failed=False)
+
     def _tick(self, bar: tqdm, *, failed: bool) -> None:
-        """One call done (answered or failed for good): advance the progress bar."""
+        """One call done (answered or failed for good): advance the progress bar.
+
+        The failure budget counts calls that failed for good: a call answered
+        after retries does not count against ``max_failures``.
+        """
         with self._lock:
             if failed:
                 self.failed_calls += 1
                 bar.set_postfix(failed=self.failed_calls, refresh=False)
+                if self.failed_calls > self.max_failures:
+                    self._stop.set()
             bar.update()
 
     def execute(self, jobs: Sequence[Job]) -> tuple[dict[str, dict[str, Any]], set[str]]:
         keys = [job.key for job in jobs]
         before = self.cache.get_many(keys)
+        self._warn_other_endpoint(before)
         todo = [job for job in jobs if job.key not in before]
         # the same call asked twice in one run is sent once
         unique: dict[str, Job] = {}
@@ -167,18 +208,54 @@ class _Engine:
         # silent when asked to be, and when every call is already in the cache
         with tqdm(total=len(unique), desc="elicitation", unit="call", file=sys.stderr,
                   postfix={"failed": 0}, disable=not (self.progress and unique)) as bar:
+            self._bar = bar
             if unique:
                 with ThreadPoolExecutor(max_workers=self.concurrency) as pool:
                     futures = [pool.submit(self._one, job, bar) for job in unique.values()]
                     for future in futures:
                         future.result()
+        if self.cache_error is not None:
+            raise ElicitationError(
+                f"Stopped: {self.cache_error} The run stopped at once so that no further paid "
+                f"call goes unstored; the {len(self.unstored)} replies received but not "
+                "stored are in this error's .unstored.", unstored=self.unstored
+            ) from self.cache_error
         if self._stop.is_set():
             raise ElicitationError(
-                f"Stopped after {self.failed_attempts} failed attempts (max_failures="
-                f"{self.max_failures}); the {len(self.cache.get_many(keys))} responses received "
-                "are in the cache and a re-run resumes from them. Last error: "
+                f"Stopped after {self.failed_calls} calls failed for good (max_failures="
+                f"{self.max_failures}; {self.failed_attempts} failed attempts in all); the "
+                f"{len(self.cache.get_many(keys))} responses received are in the cache and a "
+                "re-run resumes from them. Last error: "
                 + (next(reversed(self.errors.values())) if self.errors else "none"))
         return self.cache.get_many(keys), set(before)
+
+    def _warn_other_endpoint(self, stored: Mapping[str, Mapping[str, Any]]) -> None:
+        if not self.endpoint:
+            return
+        others = sorted({str(r["endpoint"]) for r in stored.values()
+                         if r.get("endpoint") and r["endpoint"] != self.endpoint})
+        if others:
+            n = sum(1 for r in stored.values() if r.get("endpoint") and
+                    r["endpoint"] != self.endpoint)
+            warnings.warn(
+                f"{n} cached replies for model {self.client.model!r} came from another endpoint "
+                f"({', '.join(others[:3])}) than {self.endpoint}; they are reused (the cache "
+                "key is the model and the settings, not the server). If that server may "
+                "serve other weights under the same name, use another cache file.",
+                EndpointMismatchWarning, stacklevel=5)
+
+
+def _count(value: Any) -> int | None:
+    """A token count from a server's usage object (None when absent or not a count)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    if not math.isfinite(value) or value < 0 or value != int(value):
+        return None
+    return int(value)
+
+
+class EndpointMismatchWarning(CoherenceWarning):
+    """Cached replies of the same model and settings came from another server."""
 
 
 def settings_json(client: Client) -> str:
@@ -200,13 +277,23 @@ def make_job(client: Client, settings_json: str, template: Template, fields: Map
                      "messages": [dict(m) for m in messages], "context": str(context),
                      "prompt": prompt, "repetition": repetition, "quantity": quantity,
                      "settings": settings_json, "seed": seed})
-    return Job(key, request, settings_json)
+    return Job(key, request, settings_json, final=template.reasoning)
 
 
-def _parse(job: Job, text: str, sum_tolerance: float) -> Parsed:
+def _parse(job: Job, row: Mapping[str, Any], sum_tolerance: float) -> Parsed:
+    text = row["text"]
+    if row.get("finish_reason") == "length":
+        # cut at the length limit: even a reply that reads (``Yes: 0`` of ``Yes: 0.75``)
+        # may not be what the model would have said
+        tokens = row.get("completion_tokens")
+        return Parsed(ok=False, reason="truncated", text=text,
+                      detail="the server cut the reply at its length limit"
+                      + (f" ({tokens} tokens)" if tokens is not None else "")
+                      + "; raise max_tokens")
     if job.request.kind == "decision":
-        return parse_decision(text)
-    return parse_probabilities(text, job.request.labels, sum_tolerance=sum_tolerance)
+        return parse_decision(text, job.request.labels)
+    return parse_probabilities(text, job.request.labels, sum_tolerance=sum_tolerance,
+                               final=job.final)
 
 
 def _raw_table(jobs: Sequence[Job], stored: Mapping[str, Mapping[str, Any]],
@@ -217,7 +304,7 @@ def _raw_table(jobs: Sequence[Job], stored: Mapping[str, Mapping[str, Any]],
     for job in jobs:
         req = job.request
         row = stored.get(job.key)
-        parsed = None if row is None else _parse(job, row["text"], sum_tolerance)
+        parsed = None if row is None else _parse(job, row, sum_tolerance)
         parses.append(parsed)
         rows.append({
             "context": req.context, "quantity": req.quantity, "template": req.template,
@@ -234,6 +321,12 @@ def _raw_table(jobs: Sequence[Job], stored: Mapping[str, Mapping[str, Any]],
             "values": None if parsed is None or not parsed.ok
             else json.dumps(dict(parsed.values)),
             "call_error": errors.get(job.key) if row is None else None,
+            "finish_reason": None if row is None else row.get("finish_reason"),
+            "prompt_tokens": None if row is None else row.get("prompt_tokens"),
+            "completion_tokens": None if row is None else row.get("completion_tokens"),
+            "elapsed": math.nan if row is None or row.get("elapsed") is None
+            else float(row["elapsed"]),
+            "endpoint": None if row is None else row.get("endpoint"),
             "key": job.key,
         })
     raw = pd.DataFrame(rows)
@@ -241,6 +334,9 @@ def _raw_table(jobs: Sequence[Job], stored: Mapping[str, Mapping[str, Any]],
                 "settings", "key"):
         raw[col] = raw[col].astype(object)
     raw["repetition"] = raw["repetition"].astype(np.int64)
+    for col in ("prompt_tokens", "completion_tokens"):
+        raw[col] = raw[col].astype("Int64")
+    raw["elapsed"] = raw["elapsed"].astype(np.float64)
     return raw, parses
 
 

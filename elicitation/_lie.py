@@ -19,9 +19,15 @@ from coherence._validation import param_error
 
 from ._cache import ResponseCache
 from ._clients import Client
-from ._common import ElicitationResult, context_fields, context_table, make_result
+from ._common import (
+    ElicitationResult,
+    check_phrase,
+    context_fields,
+    context_table,
+    make_result,
+)
 from ._engine import Job, common_iv, execute, make_job, settings_json
-from ._templates import get_template
+from ._templates import get_template, is_builtin
 
 __all__ = ["run_lie"]
 
@@ -34,6 +40,7 @@ def run_lie(
     states: Sequence[str],
     question: str | None = None,
     prompt: str = "standard",
+    wording: str = "paper",
     repetitions: int = 5,
     concurrency: int = 8,
     cache: str | Path | ResponseCache | None = "elicitation.sqlite",
@@ -64,7 +71,13 @@ def run_lie(
     states : sequence of str
         Its states, in the order asked (at least two).
     question, prompt
-        The clinical question and the probability template for P(y | x).
+        The clinical question (a phrase, as for :func:`run`) and the
+        probability template for P(y | x).
+    wording : {'paper', 'toolkit'}
+        The templates of P(z | x) and P(y | x, z): the decision paper's
+        B.3.1 and B.3.2 prompts (``next_state``, ``given_auxiliary``; the
+        condition reads "their <variable> is <state>") or the toolkit's
+        paraphrases (``next_state_toolkit``, ``given_auxiliary_toolkit``).
     repetitions, concurrency, cache, max_retries, backoff, max_backoff, max_failures, \
 sum_tolerance, progress
         As for :func:`run`.
@@ -104,7 +117,13 @@ sum_tolerance, progress
     belief_t = get_template(prompt)
     if belief_t.kind != "probability":
         raise ValueError(param_error("prompt", owner, "a probability template", prompt))
-    next_t, given_t = get_template("next_state"), get_template("given_auxiliary")
+    if wording not in ("paper", "toolkit"):
+        raise ValueError(param_error("wording", owner, "'paper' or 'toolkit'", wording))
+    suffix = "" if wording == "paper" else "_toolkit"
+    next_t = get_template("next_state" + suffix)
+    given_t = get_template("given_auxiliary" + suffix)
+    if is_builtin(belief_t):
+        check_phrase(question, "'question' parameter", owner)
     settings = settings_json(client)
     jobs: list[Job] = []
     records = df.to_dict("records")
@@ -114,13 +133,15 @@ sum_tolerance, progress
         for rep in range(repetitions):
             ctx = row["context"]
             jobs.append(make_job(client, settings, belief_t, fields, context=ctx,
-                                 prompt=belief_t.name, repetition=rep, quantity="belief"))
+                                 prompt=belief_t.variant, repetition=rep, quantity="belief"))
             jobs.append(make_job(client, settings, next_t, {**fields, "states": states},
                                  context=ctx, prompt=next_t.name, repetition=rep,
                                  quantity="state_distribution"))
             for s in states:
+                condition = f"their {auxiliary_variable_name} is {s}"
                 jobs.append(make_job(client, settings, given_t,
-                                     {**fields, "auxiliary_state": s}, context=ctx,
+                                     {**fields, "auxiliary_state": s,
+                                      "auxiliary_variable_condition": condition}, context=ctx,
                                      prompt=given_t.name, repetition=rep,
                                      quantity=f"belief_given_{s}"))
     done = execute(client, jobs, opts)

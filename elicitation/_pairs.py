@@ -54,8 +54,11 @@ def run_pairs(
         As for :func:`run`.
     variants : sequence of str
         Conditional prompt variants: ``'baseline'``, ``'justify_first'``,
-        ``'skeptical'`` (templates ``conditional_<variant>``), or names of
-        registered probability templates with the same placeholders.
+        ``'skeptical'`` (templates ``conditional_<variant>``; the last two
+        add the study's quoted instruction, let the model reason, and read
+        the answer lines that end the reply), or names of registered
+        probability templates with the same placeholders (e.g.
+        ``'conditional_skeptical_toolkit'``, the toolkit's paraphrase).
     reverse : bool
         Also elicit P(B), P(B | A resolved YES), P(B | A resolved NO) for
         the Bayes-consistency check.
@@ -70,8 +73,11 @@ sum_tolerance, progress
         quantity parsed: ``pair``, ``category``, ``variant``, ``repetition``,
         ``p_a``, ``p_a_given_b1``, ``p_a_given_b0`` (and ``p_b``,
         ``p_b_given_a1``, ``p_b_given_a0`` when ``reverse``), ``a_outcome``,
-        ``b_outcome``. The unconditional forecasts use the ``forecast``
-        template, once per (pair, repetition), shared by the variants.
+        ``b_outcome``. The unconditional forecast P(A) is asked under the
+        same variant, as in the study: ``forecast_justify_first`` and
+        ``forecast_skeptical`` show both questions with the variant's quoted
+        instruction; the baseline (and any other variant) uses the plain
+        ``forecast`` template, asked once per (pair, repetition) and shared.
     """
     owner = "run_pairs"
     opts = common_iv(client, repetitions, concurrency, cache, max_retries, backoff,
@@ -88,23 +94,40 @@ sum_tolerance, progress
     if isinstance(variants, str) or not isinstance(variants, Sequence) or not variants:
         raise TypeError(param_error("variants", owner, "a non-empty sequence of variant names",
                                     variants))
+    if not len(df):
+        raise ValueError(param_error("pairs", owner, "a table with at least one row",
+                                     "an empty table"))
+    for col in ("question_a", "question_b"):
+        texts = df[col]
+        bad = ~texts.map(lambda v: isinstance(v, str) and bool(v.strip())).to_numpy(dtype=bool)
+        if bad.any():
+            raise ValueError(f"Column {col!r} (input to {owner}) must hold non-empty text in "
+                             f"every row; {int(bad.sum())} rows do not (first: index "
+                             f"{texts.index[bad].tolist()[:5]}).")
     cond_templates = {}
+    forecast_templates = {}
     for v in variants:
         name = f"conditional_{v}" if v in CONDITIONAL_VARIANTS else v
         cond_templates[v] = get_template(name)
-    forecast = get_template("forecast")
+        # P(A) is asked under the same variant (the study's design); the baseline,
+        # the toolkit paraphrases and custom variants share the plain forecast
+        published = v in CONDITIONAL_VARIANTS and v != "baseline"
+        forecast_templates[v] = get_template(f"forecast_{v}" if published else "forecast")
     settings = settings_json(client)
     directions = [("a", "b")] + ([("b", "a")] if reverse else [])
     jobs: list[Job] = []
     records = df.to_dict("records")
+    unique_forecasts = {t.name: t for t in forecast_templates.values()}
     for row in records:
         base = {k: v for k, v in row.items() if isinstance(k, str) and k not in HIDDEN}
         for rep in range(repetitions):
             for target, cond in directions:
                 q_t, q_c = row[f"question_{target}"], row[f"question_{cond}"]
-                jobs.append(make_job(client, settings, forecast, {**base, "question": q_t},
-                                     context=row["pair"], prompt="forecast", repetition=rep,
-                                     quantity=f"p_{target}"))
+                for f in unique_forecasts.values():
+                    jobs.append(make_job(client, settings, f,
+                                         {**base, "question": q_t, "condition_question": q_c},
+                                         context=row["pair"], prompt=f.name, repetition=rep,
+                                         quantity=f"p_{target}"))
                 for v, t in cond_templates.items():
                     for outcome, word in ((1, "YES"), (0, "NO")):
                         fields = {**base, "question": q_t, "condition_question": q_c,
@@ -129,7 +152,7 @@ sum_tolerance, progress
                 n_total += 1
                 got = {}
                 for qty in quantities:
-                    prompt = "forecast" if qty in ("p_a", "p_b") else v
+                    prompt = forecast_templates[v].name if qty in ("p_a", "p_b") else v
                     got[qty] = values.get((row["pair"], prompt, rep, qty))
                 if any(x is None for x in got.values()):
                     continue

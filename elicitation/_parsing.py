@@ -23,20 +23,23 @@ __all__ = [
     "parse_probabilities",
 ]
 
-#: The failure codes a parse can return.
-FAILURE_REASONS: tuple[str, ...] = (
-    "empty",            # no text at all
-    "no_probability",   # no usable number / answer found
-    "missing_label",    # some labels have no value
-    "duplicate_label",  # a label given twice with different values
-    "ambiguous",        # several unlabelled numbers, or conflicting answers
-    "out_of_range",     # a value outside [0, 1] (after reading a % sign)
-    "bad_sum",          # the probabilities do not sum to 1 within the tolerance
-    "invalid",          # anything else (reported with detail)
-)
-
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
 
+#: The failure codes a parse can return.
+FAILURE_REASONS: tuple[str, ...] = (
+    "empty",               # no text at all
+    "no_probability",      # no usable number / answer found
+    "missing_label",       # some labels have no value
+    "duplicate_label",     # a label given twice with different values
+    "ambiguous",           # several unlabelled numbers, or conflicting answers
+    "unsupported_format",  # a value that is not a plain decimal or percentage (0,3; 1/3;
+                           # 0.6-0.8; 0.3+0.4; 3:1; 1 in 3; two numbers for one label)
+    "unclosed_reasoning",  # a <think> block that never ends: the answer may be a draft
+    "truncated",           # the server cut the reply at its length limit
+    "out_of_range",        # a value outside [0, 1] (after reading a % sign)
+    "bad_sum",             # the probabilities do not sum to 1 within the tolerance
+    "invalid",             # anything else (reported with detail)
+)
 
 @dataclass(frozen=True, slots=True)
 class Parsed:
@@ -79,11 +82,16 @@ def _fail(text: str, reason: str, detail: str,
                   detail=detail, text=text)
 
 
-# A number: 0.7, .7, 1, 70%, 70 %, 7e-1; an optional leading sign is captured
-# so that negative values are reported as out of range, not misread.
-_NUMBER = r"([-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)(?!\.?\d)(?![A-Za-z_])\s*(%?)"
-_NUMBER_RE = re.compile(r"(?<![\w.])" + _NUMBER)
-_MD = r"[*_`#>()\"'\s]*"  # markdown decoration around labels
+# A plain number: 0.7, .7, 1, 70 (with an optional % after it), 7e-1; a leading sign
+# is captured so that negative values are reported as out of range, not misread.
+_NUM = r"([-+]?(?:\d+(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?)(?![\w.]*\d)(?![A-Za-z_])\s*(%?)"
+_DIGITS_RE = re.compile(r"\d+(?:\.\d+)?|\.\d+")
+_OPEN_MD = r"[*_`#>\"'‘’“”\s]*"        # decoration before a label
+_CLOSE_MD = r"[*_`\"'‘’“”)\]]*"        # after it: **Yes**, P(Yes), [Yes]
+_AFTER_SEP = r"[*_`\"'‘’“”\s]*"        # between the separator and the number (no '(')
+_SCALE = r"(?:\s*[(\[][^()\[\]\n]{0,40}[)\]])?"  # an echoed scale or options: (0-1), (Yes/No)
+_SEP = r"(?:\s*[:=]\s*|\s+-\s+|\s+)"
+_REASONING_TAGS = ("think", "thinking", "reasoning")
 
 
 def _to_value(number: str, percent: str) -> float:
@@ -93,14 +101,33 @@ def _to_value(number: str, percent: str) -> float:
 
 def _label_pattern(label: str) -> re.Pattern[str]:
     return re.compile(
-        r"(?<![\w])" + _MD + re.escape(label) + _MD + r"(?:probability)?" + _MD
-        + r"(?:[:=]|\s-\s|\s)" + _MD + _NUMBER,
+        r"(?<![\w])" + _OPEN_MD + re.escape(label) + _CLOSE_MD
+        + r"(?:\s*probability)?" + _SCALE + _CLOSE_MD + _SEP + _AFTER_SEP + _NUM,
         re.IGNORECASE,
     )
 
 
+def _words_pattern(labels: Sequence[str]) -> re.Pattern[str]:
+    """Any of the labels as a word (where the value of the previous label ends)."""
+    return re.compile(r"(?<![\w])(?:" + "|".join(re.escape(x) for x in labels) + r")(?![\w])",
+                      re.IGNORECASE)
+
+
+def _strip_reasoning(text: str) -> tuple[str, str | None]:
+    """Remove closed reasoning blocks; the second item names an unclosed one."""
+    for tag in _REASONING_TAGS:
+        closed = re.compile(rf"<{tag}>.*?</{tag}>", re.IGNORECASE | re.DOTALL)
+        text = closed.sub("\n", text)
+        close = re.search(rf"</{tag}>", text, re.IGNORECASE)
+        if close is not None:  # the opening tag was in the prompt (chat templates do this)
+            text = text[close.end():]
+        if re.search(rf"<{tag}>", text, re.IGNORECASE):
+            return text, f"<{tag}>"
+    return text, None
+
+
 def parse_probabilities(text: Any, labels: Sequence[str] = ("No", "Yes"), *,
-                        sum_tolerance: float = 0.02) -> Parsed:
+                        sum_tolerance: float = 0.02, final: bool = False) -> Parsed:
     """Read one probability per label from a reply.
 
     Parameters
@@ -112,6 +139,10 @@ def parse_probabilities(text: Any, labels: Sequence[str] = ("No", "Yes"), *,
     sum_tolerance : float
         Accept probabilities whose sum is within this distance of 1, and
         divide them by their sum; otherwise fail with reason ``'bad_sum'``.
+    final : bool
+        The reply may hold written reasoning, and the answer is the block of
+        label lines that ends it (templates with ``reasoning=True``): only
+        the text from the last line that starts with the first label is read.
 
     Returns
     -------
@@ -119,19 +150,30 @@ def parse_probabilities(text: Any, labels: Sequence[str] = ("No", "Yes"), *,
 
     Notes
     -----
-    The rules, tried in order (the first that applies decides):
+    Closed reasoning blocks (``<think>...</think>``, ``<thinking>``,
+    ``<reasoning>``) are removed first; a block that is opened and never
+    closed fails with ``unclosed_reasoning`` (a number inside may be a
+    draft). Then the rules, tried in order (the first that applies decides):
 
     1. ``strict``: the non-empty lines are exactly ``Label: number``, one per
        label, in the asked order, numbers in [0, 1] written as decimals.
     2. ``json``: a JSON object keyed by the labels (constrained output).
-    3. ``tolerant``: each label is found once anywhere in the text, in any
-       case or order, followed by ``:``, ``=``, `` - `` or a space and a
-       number (``0.7``, ``.7``, ``70%``), prose around it allowed. A label
-       given twice with different numbers is ``duplicate_label``.
+    3. ``tolerant``: each label is found anywhere in the text, in any case
+       or order, followed by ``:``, ``=``, `` - `` or a space and a plain
+       number (``0.7``, ``.7``, ``70%``), prose and markdown around it
+       allowed, and an echoed scale or option list in brackets between the
+       label and its separator (``Yes (0-1): 0.7``) skipped. A label given
+       two different values is ``duplicate_label``. When the rest of the
+       line after a label's number (up to the next label) holds another
+       digit, the number is not plain (``0,3``, ``1/3``, ``0.6-0.8``,
+       ``0.3+0.4``, ``3:1``, ``1 in 3``, ``0.7 (70%)``) and the reply fails
+       with ``unsupported_format``: such replies are never read.
     4. ``yes_only`` (binary ``No``/``Yes`` labels only): only ``Yes: p`` is
        given; ``No`` is taken as ``1 - p``.
-    5. ``lone_number`` (binary labels only): no label at all and exactly one
-       number in the text, read as P(Yes).
+    5. ``lone_number`` (binary labels only): no label word at all and
+       exactly one number in the text, read as P(Yes). A lone number next
+       to a label word (``No, 0.3``) could be either label's and is
+       ``ambiguous``.
 
     A number above 1 without a ``%`` sign is ``out_of_range`` (it is not
     re-read as a percentage). The method is recorded with every value, so a
@@ -147,9 +189,11 @@ def parse_probabilities(text: Any, labels: Sequence[str] = ("No", "Yes"), *,
     ('tolerant', 0.7)
     >>> parse_probabilities("No: 0.5\\nYes: 0.7").reason
     'bad_sum'
+    >>> parse_probabilities("No: 0,7\\nYes: 0,3").reason
+    'unsupported_format'
     """
     try:
-        return _parse_probabilities(text, tuple(labels), float(sum_tolerance))
+        return _parse_probabilities(text, tuple(labels), float(sum_tolerance), bool(final))
     except Exception as exc:  # the parser must never raise on a reply
         return _fail(text if isinstance(text, str) else repr(text), "invalid",
                      f"unexpected {type(exc).__name__}: {exc}")
@@ -200,13 +244,42 @@ def _json_object(text: str) -> dict[str, Any] | None:
     return {str(k).lower(): v for k, v in obj.items()}
 
 
-def _parse_probabilities(text: Any, labels: tuple[str, ...], tol: float) -> Parsed:
+def _rest_of_value(body: str, end: int, words: re.Pattern[str]) -> str:
+    """The text after a value, up to the end of its line or the next label."""
+    line_end = body.find("\n", end)
+    rest = body[end:] if line_end < 0 else body[end:line_end]
+    nxt = words.search(rest)
+    return rest if nxt is None else rest[:nxt.start()]
+
+
+def _final_block(body: str, first_label: str) -> str | None:
+    """From the last line that starts with the first label to the end (None: no such line)."""
+    start = re.compile(r"^" + _OPEN_MD + re.escape(first_label) + r"(?![\w])",
+                       re.IGNORECASE | re.MULTILINE)
+    found = list(start.finditer(body))
+    return None if not found else body[found[-1].start():]
+
+
+def _parse_probabilities(text: Any, labels: tuple[str, ...], tol: float,
+                         final: bool) -> Parsed:
     bad = _not_text(text)
     if bad is not None:
         return bad
+    body, unclosed = _strip_reasoning(text)
+    if unclosed is not None:
+        return _fail(text, "unclosed_reasoning", f"the reply opens {unclosed} and never closes "
+                     "it: a number inside may be a draft, not the answer")
+    if final:
+        block = _final_block(body, labels[0])
+        if block is None:
+            return _fail(text, "missing_label", "the reply does not end with the answer "
+                         f"lines (no line starts with {labels[0]!r})")
+        body = block
+    if not body.strip():
+        return _fail(text, "empty", "the reply holds nothing outside its reasoning block")
 
     # 1. strict
-    lines = _lines(text)
+    lines = _lines(body)
     if len(lines) == len(labels):
         raw: dict[str, float] = {}
         for line, label in zip(lines, labels, strict=True):
@@ -218,7 +291,7 @@ def _parse_probabilities(text: Any, labels: tuple[str, ...], tol: float) -> Pars
             return _finish(text, labels, raw, "strict", tol)
 
     # 2. json
-    lower = _json_object(text)
+    lower = _json_object(body)
     if lower is not None and all(label.lower() in lower for label in labels):
         raw = {}
         for label in labels:
@@ -230,9 +303,17 @@ def _parse_probabilities(text: Any, labels: tuple[str, ...], tol: float) -> Pars
         return _finish(text, labels, raw, "json", tol)
 
     # 3. tolerant
+    words = _words_pattern(labels)
     found: dict[str, float] = {}
     for label in labels:
-        values = {_to_value(m.group(1), m.group(2)) for m in _label_pattern(label).finditer(text)}
+        values = set()
+        for m in _label_pattern(label).finditer(body):
+            rest = _rest_of_value(body, m.end(), words)
+            if any(ch.isdigit() for ch in rest):
+                shown = (m.group(0).strip() + rest).strip()
+                return _fail(text, "unsupported_format",
+                             f"the value of {label!r} is not one plain number: {shown[:60]!r}")
+            values.add(_to_value(m.group(1), m.group(2)))
         if len(values) > 1:
             shown = ", ".join(f"{v:g}" for v in sorted(values))
             return _fail(text, "duplicate_label",
@@ -256,32 +337,49 @@ def _parse_probabilities(text: Any, labels: tuple[str, ...], tol: float) -> Pars
                      f"no value for {', '.join(map(repr, missing))}", found)
 
     # 5. a lone number
-    numbers = list(_NUMBER_RE.finditer(text))
-    if binary and len(numbers) == 1:
-        p = _to_value(numbers[0].group(1), numbers[0].group(2))
-        if not math.isfinite(p) or not 0.0 <= p <= 1.0:
-            return _fail(text, "out_of_range",
-                         f"the lone number {numbers[0].group(0).strip()!r} is not a "
-                         "probability in [0, 1]", {labels[1]: p})
-        return _finish(text, labels, {labels[0]: round(1.0 - p, 12), labels[1]: p},
-                       "lone_number", tol)
-    if len(numbers) > 1:
+    digits = _DIGITS_RE.findall(body)
+    if len(digits) > 1:
         return _fail(text, "ambiguous",
-                     f"no labelled probabilities and {len(numbers)} unlabelled numbers")
-    return _fail(text, "no_probability", "no probability found in the reply")
+                     f"no labelled probabilities and {len(digits)} unlabelled numbers")
+    if not digits:
+        return _fail(text, "no_probability", "no probability found in the reply")
+    if not binary or final:
+        return _fail(text, "no_probability", "no labelled probabilities in the reply")
+    if words.search(body):
+        return _fail(text, "ambiguous", "one number next to a label word: it could be either "
+                     "label's value")
+    m = re.search(r"(?<![\w.])" + _NUM, body)
+    if m is None:
+        return _fail(text, "unsupported_format", "the one number in the reply is not a plain "
+                     "decimal or percentage")
+    p = _to_value(m.group(1), m.group(2))
+    if not math.isfinite(p) or not 0.0 <= p <= 1.0:
+        return _fail(text, "out_of_range",
+                     f"the lone number {m.group(0).strip()!r} is not a "
+                     "probability in [0, 1]", {labels[1]: p})
+    return _finish(text, labels, {labels[0]: round(1.0 - p, 12), labels[1]: p},
+                   "lone_number", tol)
 
 
 # --------------------------------------------------------------------------- decisions
-_YES_NO = r"(yes|no)\b"
+#: The decision labels of the decision paper's prompt (the default).
+PAPER_DECISION_LABELS: tuple[str, str] = ("Can decide", "Decision")
 
 
-def _answer_of(label: str, text: str) -> set[str]:
-    pattern = re.compile(r"(?<![\w])" + _MD + re.escape(label) + _MD + r"[:=\-]?" + _MD
-                         + _YES_NO, re.IGNORECASE)
-    return {m.group(1).lower() for m in pattern.finditer(text)}
+def _answers_of(label: str, body: str, words: re.Pattern[str]) -> tuple[set[str], str | None]:
+    """The Yes/No answers given to ``label``; the second item shows an ambiguous one."""
+    pattern = re.compile(r"(?<![\w])" + _OPEN_MD + re.escape(label) + _CLOSE_MD + _SCALE
+                         + _CLOSE_MD + _SEP + _AFTER_SEP + r"(yes|no)(?![\w])", re.IGNORECASE)
+    found: set[str] = set()
+    for m in pattern.finditer(body):
+        rest = _rest_of_value(body, m.end(), words)
+        if re.search(r"(?<![\w])(yes|no)(?![\w])", rest, re.IGNORECASE):
+            return found, (m.group(0).strip() + rest).strip()
+        found.add(m.group(1).lower())
+    return found, None
 
 
-def parse_decision(text: Any, labels: Sequence[str] = ("Decide", "Answer")) -> Parsed:
+def parse_decision(text: Any, labels: Sequence[str] = PAPER_DECISION_LABELS) -> Parsed:
     """Read an action (yes / no / defer) from a reply to a decision template.
 
     Parameters
@@ -290,7 +388,8 @@ def parse_decision(text: Any, labels: Sequence[str] = ("Decide", "Answer")) -> P
         The reply.
     labels : pair of str
         The label of "can you make a decision (Yes/No)" and of "if you had to
-        decide (Yes/No)".
+        decide (Yes/No)": the paper's ``('Can decide', 'Decision')`` by
+        default; the toolkit's own template uses ``('Decide', 'Answer')``.
 
     Returns
     -------
@@ -301,18 +400,24 @@ def parse_decision(text: Any, labels: Sequence[str] = ("Decide", "Answer")) -> P
 
     Notes
     -----
-    Rules: ``strict`` (exactly the two lines in order), ``json`` (an object
-    with the two labels), ``tolerant`` (each label once anywhere, any case).
-    "Decide: No" without an answer is a deferral; "Decide: Yes" without an
-    answer is ``missing_label``. An unlabelled "Yes" or "No" is
-    ``ambiguous`` (it could answer either question), never guessed.
+    Closed reasoning blocks are removed first (an unclosed one fails with
+    ``unclosed_reasoning``). Rules: ``strict`` (exactly the two lines in
+    order), ``json`` (an object with the two labels), ``tolerant`` (each
+    label anywhere, any case, an echoed option list in brackets skipped:
+    ``Decide (Yes/No): No``). "Decide: No" without an answer is a deferral;
+    "Decide: Yes" without an answer is ``missing_label``. A label followed
+    by both words (``Decision: Yes or No``, an echo of the instructions) is
+    ``ambiguous``, and so is an unlabelled "Yes" or "No" (it could answer
+    either question): never guessed.
 
     Examples
     --------
     >>> from elicitation import parse_decision
-    >>> parse_decision("Decide: No\\nAnswer: Yes").values["action"]
+    >>> parse_decision("Can decide: No\\nDecision: Yes").values["action"]
     'defer'
-    >>> parse_decision("Decide: Yes\\nAnswer: No").values["action"]
+    >>> parse_decision("Decide: Yes\\nAnswer: No", ("Decide", "Answer")).values["action"]
+    'no'
+    >>> parse_decision("Can decide (Yes/No): No\\nDecision: Yes").values["decide"]
     'no'
     """
     try:
@@ -335,32 +440,45 @@ def _parse_decision(text: Any, labels: tuple[str, ...]) -> Parsed:
     bad = _not_text(text)
     if bad is not None:
         return bad
+    body, unclosed = _strip_reasoning(text)
+    if unclosed is not None:
+        return _fail(text, "unclosed_reasoning", f"the reply opens {unclosed} and never closes "
+                     "it: an answer inside may be a draft")
+    if not body.strip():
+        return _fail(text, "empty", "the reply holds nothing outside its reasoning block")
     decide_label, answer_label = labels
-    lines = _lines(text)
+    lines = _lines(body)
     if len(lines) == 2:
         m1 = re.fullmatch(re.escape(decide_label) + r":\s*(Yes|No)", lines[0])
         m2 = re.fullmatch(re.escape(answer_label) + r":\s*(Yes|No)", lines[1])
         if m1 and m2:
             return _decision(text, m1.group(1).lower(), m2.group(1).lower(), "strict")
-    lower = _json_object(text)
-    if lower is not None:
-        d = lower.get(decide_label.lower())
+    lower = _json_object(body)
+    if lower is not None and decide_label.lower() in lower:
+        d = lower[decide_label.lower()]
         a = lower.get(answer_label.lower())
         if isinstance(d, str) and d.strip().lower() in ("yes", "no"):
-            ans = a.strip().lower() if isinstance(a, str) else None
-            if ans not in (None, "yes", "no"):
-                return _fail(text, "invalid", f"the JSON answer is {a!r}, not Yes or No")
+            ans = None
+            if a is not None:
+                if not isinstance(a, str) or a.strip().lower() not in ("yes", "no"):
+                    return _fail(text, "invalid", f"the JSON answer is {a!r}, not Yes or No")
+                ans = a.strip().lower()
             return _decision(text, d.strip().lower(), ans, "json")
-    decides = _answer_of(decide_label, text)
-    answers = _answer_of(answer_label, text)
+    words = _words_pattern(labels)
+    decides, echo_d = _answers_of(decide_label, body, words)
+    answers, echo_a = _answers_of(answer_label, body, words)
+    echo = echo_d or echo_a
+    if echo:
+        return _fail(text, "ambiguous", f"a label is followed by both Yes and No: "
+                     f"{echo[:60]!r}")
     if len(decides) > 1 or len(answers) > 1:
         return _fail(text, "duplicate_label", "a label is given both Yes and No")
     if decides:
         return _decision(text, decides.pop(), answers.pop() if answers else None, "tolerant")
     if answers:
         return _fail(text, "missing_label", f"no value for {decide_label!r}")
-    words = {w.lower() for w in re.findall(r"(?<![\w])(yes|no)(?![\w])", text, re.IGNORECASE)}
-    if words:
+    found = {w.lower() for w in re.findall(r"(?<![\w])(yes|no)(?![\w])", body, re.IGNORECASE)}
+    if found:
         # "No" alone may answer "can you decide?" (defer) or "what would you decide?"
         # (no): reading it either way would be a guess
         return _fail(text, "ambiguous", "a Yes/No without its label does not say which of "

@@ -20,9 +20,15 @@ from coherence._validation import param_error
 
 from ._cache import ResponseCache
 from ._clients import Client
-from ._common import ElicitationResult, context_fields, context_table, make_result
+from ._common import (
+    ElicitationResult,
+    check_phrase,
+    context_fields,
+    context_table,
+    make_result,
+)
 from ._engine import Job, common_iv, execute, make_job, settings_json
-from ._templates import get_template
+from ._templates import get_template, is_builtin
 
 __all__ = ["ACTION_LABELS", "run"]
 
@@ -56,19 +62,32 @@ def run(
         ``outcome`` and ``truth`` (copied to the output), optional
         ``question`` (per-context question text), and any evidence columns
         (copied to the output and available to templates as placeholders).
+        A column named like a placeholder the runner fills itself
+        (``clinical_question``, ``patient_description``, ...) is refused, and
+        so is a missing or empty description.
     client : Client
         :class:`OpenAIClient`, :class:`SimulatedClient` or anything with
         ``model``, ``settings`` and ``complete(request)``.
     question : str, optional
-        The clinical question (fills ``{clinical_question}``); required
-        unless ``contexts`` has a ``question`` column.
+        The clinical question as the phrase that follows "they" in the
+        paper's prompts (fills ``{clinical_question}``): ``'have heart
+        disease'`` is asked as "What is the probability that they have heart
+        disease?" and "Do they have heart disease?". A full question (ending
+        in ``?``) is refused for the built-in templates. Required unless
+        ``contexts`` has a ``question`` column.
     prompts : sequence of str
-        Probability templates, one per prompt variant (``'standard'``,
-        ``'mse'``, ``'absolute'``, ``'bayesian'`` or registered ones). P(y=1)
-        is the probability of the template's last label (``Yes``).
+        Probability templates, one per prompt variant: the decision paper's
+        prompts ``'standard'``, ``'mse'``, ``'absolute'``, ``'bayesian'``
+        (verbatim, the default for a replication), the toolkit's paraphrases
+        ``'standard_toolkit'``, ... (same variants), or registered ones.
+        P(y=1) is the probability of the template's last label (``Yes``).
+        The ``prompt`` column holds the template's variant; ``result.raw``
+        records the template used.
     decision : str or None
         The decision template, asked once per (context, repetition) in its
-        own conversation; ``None`` to elicit beliefs only.
+        own conversation: the paper's ``'decision'`` (labels ``Can decide``
+        and ``Decision``), the toolkit's ``'decision_toolkit'``, or ``None``
+        to elicit beliefs only.
     repetitions : int
         Elicitations of each (context, template).
     concurrency : int
@@ -83,8 +102,9 @@ def run(
         times a uniform jitter in [0.5, 1] (at least the server's
         ``Retry-After``, capped at ``max_backoff``).
     max_failures : int
-        The run stops with :class:`ElicitationError` once more attempts than
-        this have failed in total.
+        The run stops with :class:`ElicitationError` once more calls than
+        this have failed for good (after their retries; a call answered on a
+        retry does not count). A failed write to the cache stops it at once.
     sum_tolerance : float
         Passed to :func:`parse_probabilities`.
     progress : bool, optional
@@ -100,13 +120,18 @@ def run(
         ``token_belief`` (from the decision reply's log-probabilities, NaN
         when not served), then ``outcome``, ``truth`` and the evidence
         columns when given. Repetition ``r`` of the decision is paired with
-        repetition ``r`` of every prompt's belief.
+        repetition ``r`` of every prompt's belief. Belief replies whose
+        numbers do not sum to 1 are not in ``data`` (they have no belief a
+        test could use) but in ``result.incoherent``, with the numbers as
+        stated and the action of the same repetition.
 
     Warns
     -----
     ParseFailureWarning
         When rows are left out because an elicitation failed to parse or
         its call failed; the reasons are counted in ``result.failures``.
+    EndpointMismatchWarning
+        When cached replies of the same model came from another server.
 
     Examples
     --------
@@ -114,7 +139,7 @@ def run(
     >>> contexts = pd.DataFrame({"context": [0, 1], "truth": [0.2, 0.9], "outcome": [0, 1],
     ...                          "description": ["is 30 years old", "is 70 years old"]})
     >>> client = elicitation.SimulatedClient(coherence.Agent.rational(), contexts, rng=0)
-    >>> result = elicitation.run(contexts, client, question="Is the disease present?",
+    >>> result = elicitation.run(contexts, client, question="have the disease",
     ...                          repetitions=2, cache=None)
     >>> result.data[["context", "repetition", "belief", "action"]]
        context  repetition  belief action
@@ -136,12 +161,18 @@ def run(
     for t in templates:
         if t.kind != "probability":
             raise ValueError(param_error("prompts", owner, "probability templates", t.name))
-    if len({t.name for t in templates}) != len(templates):
-        raise ValueError(param_error("prompts", owner, "distinct template names", prompts))
+    if len({t.variant for t in templates}) != len(templates):
+        raise ValueError(param_error("prompts", owner, "templates of distinct prompt variants",
+                                     [f"{t.name} ({t.variant})" for t in templates]))
     dec_template = None if decision is None else get_template(decision)
     if dec_template is not None and dec_template.kind != "decision":
         raise ValueError(param_error("decision", owner, "a decision template or None",
                                      dec_template.name))
+    if any(is_builtin(t) for t in [*templates, *([dec_template] if dec_template else [])]):
+        check_phrase(question, "'question' parameter", owner)
+        if question is None:
+            for q in df["question"]:
+                check_phrase(q, "'question' column", owner)
 
     settings = settings_json(client)
     jobs: list[Job] = []
@@ -151,21 +182,26 @@ def run(
         for rep in range(repetitions):
             for t in templates:
                 jobs.append(make_job(client, settings, t, fields, context=row["context"],
-                                     prompt=t.name, repetition=rep, quantity="belief"))
+                                     prompt=t.variant, repetition=rep, quantity="belief"))
             if dec_template is not None:
                 jobs.append(make_job(client, settings, dec_template, fields,
-                                     context=row["context"], prompt=dec_template.name,
+                                     context=row["context"], prompt=dec_template.variant,
                                      repetition=rep, quantity="action"))
 
     done = execute(client, jobs, opts)
 
     beliefs: dict[tuple[Any, str, int], float] = {}
+    stated: dict[tuple[Any, str, int], dict[str, float]] = {}
     actions: dict[tuple[Any, int], tuple[str, Any, float]] = {}
     for job, parsed, tb in zip(jobs, done.parses, done.raw["token_belief"].to_numpy(),
                               strict=True):
-        if parsed is None or not parsed.ok:
+        if parsed is None:
             continue
         req = job.request
+        if req.quantity == "belief" and parsed.reason == "bad_sum":
+            stated[(req.context, req.prompt, req.repetition)] = dict(parsed.raw_values)
+        if not parsed.ok:
+            continue
         if req.quantity == "belief":
             beliefs[(req.context, req.prompt, req.repetition)] = float(
                 parsed.values[req.labels[-1]])
@@ -173,19 +209,32 @@ def run(
             actions[(req.context, req.repetition)] = (parsed.values["action"],
                                                       parsed.values["answer"], float(tb))
     out_rows = []
+    flagged = []
     extra = [c for c in df.columns if c not in ("context", "description", "question")]
     n_total = 0
+    no_action = (None, None, math.nan)
     for row in records:
         for t in templates:
             for rep in range(repetitions):
                 n_total += 1
-                b = beliefs.get((row["context"], t.name, rep))
+                key = (row["context"], t.variant, rep)
+                b = beliefs.get(key)
                 act = actions.get((row["context"], rep)) if dec_template is not None else (
-                    None, None, math.nan)
+                    no_action)
+                if key in stated:
+                    numbers = stated[key]
+                    flagged.append({"context": row["context"], "repetition": rep,
+                                    "prompt": t.variant,
+                                    **{f"stated_{lab.lower()}": v for lab, v in numbers.items()},
+                                    "stated_sum": math.fsum(numbers.values()),
+                                    "action": (act or no_action)[0],
+                                    "forced_choice": (act or no_action)[1],
+                                    "token_belief": (act or no_action)[2],
+                                    **{c: row[c] for c in extra}})
                 if b is None or act is None:
                     continue
                 out_rows.append({"context": row["context"], "repetition": rep,
-                                 "prompt": t.name, "belief": b, "action": act[0],
+                                 "prompt": t.variant, "belief": b, "action": act[0],
                                  "forced_choice": act[1], "token_belief": act[2],
                                  **{c: row[c] for c in extra}})
     columns = ["context", "repetition", "prompt", "belief", "action", "forced_choice",
@@ -193,7 +242,7 @@ def run(
     data = pd.DataFrame(out_rows, columns=columns)
     data["context"] = data["context"].astype(df["context"].dtype)
     data["repetition"] = data["repetition"].astype(np.int64)
-    data["prompt"] = pd.Categorical(data["prompt"], categories=[t.name for t in templates])
+    data["prompt"] = pd.Categorical(data["prompt"], categories=[t.variant for t in templates])
     data["belief"] = data["belief"].astype(np.float64)
     data["token_belief"] = data["token_belief"].astype(np.float64)
     if dec_template is None:
@@ -203,4 +252,7 @@ def run(
         data["forced_choice"] = data["forced_choice"].astype(object)
     for c in extra:
         data[c] = data[c].astype(df[c].dtype)
-    return make_result(data, done, client, n_total, "rows")
+    incoherent = pd.DataFrame(flagged)
+    if dec_template is None and len(incoherent):
+        incoherent = incoherent.drop(columns=["action", "forced_choice", "token_belief"])
+    return make_result(data, done, client, n_total, "rows", incoherent)

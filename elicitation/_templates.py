@@ -5,13 +5,20 @@ A :class:`Template` is a system message and a user message with named
 each, and its kind (what the answer means). ``{answer_lines}`` is filled by
 :meth:`Template.render` from the labels, so the reply format and the labels
 the parser expects can never disagree.
+
+The default templates are the published prompts of the two studies, read
+from the package's data file ``prompts/published.toml`` (quoted verbatim,
+with their citation); the toolkit's own paraphrases stay available under the
+same names with the suffix ``_toolkit``.
 """
 
 from __future__ import annotations
 
 import string
+import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from importlib import resources
 from typing import Any, Literal
 
 from coherence._validation import param_error
@@ -21,6 +28,7 @@ __all__ = [
     "CONDITIONAL_VARIANTS",
     "Template",
     "get_template",
+    "published_prompts",
     "register_template",
     "template_names",
 ]
@@ -28,6 +36,7 @@ __all__ = [
 Kind = Literal["probability", "decision"]
 KINDS: tuple[str, ...] = ("probability", "decision")
 BINARY_LABELS: tuple[str, str] = ("No", "Yes")
+#: The decision labels of the toolkit's own wording (the paper's are "Can decide", "Decision").
 DECISION_LABELS: tuple[str, str] = ("Decide", "Answer")
 #: Probability-elicitation variants of the decision-coherence study.
 BELIEF_PROMPTS: tuple[str, ...] = ("standard", "mse", "absolute", "bayesian")
@@ -44,25 +53,40 @@ class Template:
     name : str
         Registry name (``'standard'``, ``'decision'``, ...).
     kind : {'probability', 'decision'}
-        ``'probability'``: the reply is one ``Label: probability`` line per
-        label; ``'decision'``: the reply is ``Decide: Yes/No`` (can you make a
-        decision?) and ``Answer: Yes/No`` (if you had to decide), mapped to
-        the action yes / no / defer.
+        ``'probability'``: the reply gives one ``Label: probability`` line
+        per label; ``'decision'``: the reply gives two ``Label: Yes/No``
+        lines, "can you make a decision?" then "if you had to decide", mapped
+        to the action yes / no / defer.
     user : str
         The user message, with ``{placeholders}``.
     system : str
         The system message (may be empty; may hold placeholders).
     labels : tuple of str or None
-        The labels asked for, in order. ``None`` means "taken from the
-        ``states`` field at render time" (a distribution over K states).
+        The labels asked for, in order. For a probability template ``None``
+        means "taken from the ``states`` field at render time" (a
+        distribution over K states); for a decision template the two labels
+        (``None``: ``('Decide', 'Answer')``).
     description : str
         One line for listings.
+    variant : str
+        The prompt variant the template asks (the ``prompt`` column of the
+        belief/action table); default: the name. The paper's ``standard``
+        and the toolkit's ``standard_toolkit`` are both variant
+        ``'standard'``.
+    source : str
+        Where the wording comes from: the citation of a published prompt, or
+        ``'toolkit'``.
+    reasoning : bool
+        The reply may hold written reasoning before the answer lines, which
+        end it; the parser reads the answer lines at the end only.
 
     Notes
     -----
     Every placeholder in ``system`` and ``user`` must be supplied to
-    :meth:`render`, except ``answer_lines``, which is built from the labels
-    (``No: <probability>`` then ``Yes: <probability>`` for binary templates).
+    :meth:`render`, except those built from the labels: ``answer_lines``
+    (``No: <probability>`` then ``Yes: <probability>``), ``labels``
+    (``No, Yes``), ``n_labels`` and ``example_lines`` (each label with the
+    share 1/K, as the paper's example).
     """
 
     name: str
@@ -71,6 +95,9 @@ class Template:
     system: str = ""
     labels: tuple[str, ...] | None = BINARY_LABELS
     description: str = ""
+    variant: str = ""
+    source: str = "toolkit"
+    reasoning: bool = False
     placeholders: frozenset[str] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -80,15 +107,25 @@ class Template:
         if self.kind not in KINDS:
             raise ValueError(param_error("kind", owner, "one of " + ", ".join(map(repr, KINDS)),
                                          self.kind))
-        for attr in ("user", "system"):
+        for attr in ("user", "system", "variant", "source", "description"):
             if not isinstance(getattr(self, attr), str):
                 raise TypeError(param_error(attr, owner, "a str", getattr(self, attr)))
-        if self.labels is not None:
-            labels = tuple(self.labels)
+        if not isinstance(self.reasoning, bool):
+            raise TypeError(param_error("reasoning", owner, "a bool", self.reasoning))
+        if not self.variant:
+            object.__setattr__(self, "variant", self.name)
+        labels_in = self.labels
+        if self.kind == "decision" and labels_in is None:
+            labels_in = DECISION_LABELS
+        if labels_in is not None:
+            labels = tuple(labels_in)
             if (len(labels) < 2 or not all(isinstance(x, str) and x.strip() for x in labels)
                     or len({x.lower() for x in labels}) != len(labels)):
                 raise ValueError(param_error("labels", owner, "None or at least two distinct "
                                              "non-empty str labels", self.labels))
+            if self.kind == "decision" and len(labels) != 2:
+                raise ValueError(param_error("labels", owner, "two labels for a decision "
+                                             "template", self.labels))
             object.__setattr__(self, "labels", labels)
         names: set[str] = set()
         for text in (self.system, self.user):
@@ -107,8 +144,6 @@ class Template:
 
     def labels_for(self, fields: Mapping[str, Any]) -> tuple[str, ...]:
         """The labels this template asks for, given the render fields."""
-        if self.kind == "decision":
-            return DECISION_LABELS
         if self.labels is not None:
             return self.labels
         states = fields.get("states")
@@ -132,19 +167,23 @@ class Template:
         >>> from elicitation import get_template
         >>> messages = get_template("standard").render(
         ...     patient_description="is male and 50-64 years old",
-        ...     clinical_question="Does the patient have heart disease?")
-        >>> print(messages[-1]["content"].splitlines()[-3:-1])
-        ['No: <probability>', 'Yes: <probability>']
+        ...     clinical_question="have heart disease")
+        >>> print(messages[-1]["content"].splitlines()[0])
+        There is a patient who is male and 50-64 years old. What is the probability that \
+they have heart disease? Return probabilities for: No and Yes.
         """
         labels = self.labels_for(fields)
         if self.kind == "decision":
-            lines = "Decide: <Yes or No>\nAnswer: <Yes or No>"
+            lines = "\n".join(f"{label}: <Yes or No>" for label in labels)
         else:
             lines = "\n".join(f"{label}: <probability>" for label in labels)
         values = {k: (", ".join(map(str, v)) if k == "states" and not isinstance(v, str) else v)
                   for k, v in fields.items()}
         values["answer_lines"] = lines
-        values.setdefault("labels", ", ".join(labels))
+        values["labels"] = ", ".join(labels)
+        values["n_labels"] = str(len(labels))
+        values["example_lines"] = "\n".join(f"{label}: {1.0 / len(labels):.2f}"
+                                            for label in labels)
         missing = sorted(self.placeholders - set(values))
         if missing:
             raise ValueError(f"Template {self.name!r} needs the field(s) "
@@ -156,107 +195,178 @@ class Template:
         return messages
 
 
-# --------------------------------------------------------------------------- wording
+# --------------------------------------------------------------------------- published
+def published_prompts() -> dict[str, Any]:
+    """The package's data file of published prompts, as a dict (a fresh copy).
+
+    Keys: ``sources`` (citation per study), ``templates`` (the decision
+    paper's prompts, verbatim) and ``instructions`` (the conditional study's
+    quoted instructions). The file's header lists the only mechanical changes
+    made to the quoted text.
+    """
+    data = resources.files("elicitation").joinpath("prompts/published.toml").read_bytes()
+    return tomllib.loads(data.decode("utf-8"))
+
+
+_PUBLISHED = published_prompts()
+
+
+def _citation(source: str) -> str:
+    return str(_PUBLISHED["sources"][source]["citation"])
+
+
+_BUILTIN: list[Template] = []
+for _name, _entry in _PUBLISHED["templates"].items():
+    _BUILTIN.append(Template(
+        _name, _entry["kind"], user=_entry["user"],
+        labels=None if _entry.get("states") else tuple(_entry.get("labels", BINARY_LABELS)),
+        description=f"published prompt ({_entry['section']})",
+        source=f"{_citation(_entry['source'])}, {_entry['section']}",
+    ))
+
+# --------------------------------------------------------------------------- toolkit wording
 _FORMAT = (
     "Reply with exactly one line per label, in this order, and nothing else:\n"
     "{answer_lines}\n"
     "Each probability is a number between 0 and 1, and they must sum to 1."
 )
 _CLINICAL_SYSTEM = "You are an experienced clinician who answers with calibrated probabilities."
-_CASE = "A patient {patient_description}.\n\nQuestion: {clinical_question}\n\n"
+_CASE = "A patient {patient_description}.\n\nQuestion: do they {clinical_question}?\n\n"
 
-_BUILTIN: list[Template] = [
+_BUILTIN += [
     Template(
-        "standard", "probability", system=_CLINICAL_SYSTEM,
+        "standard_toolkit", "probability", system=_CLINICAL_SYSTEM, variant="standard",
         user=_CASE + "How likely is it that the answer is Yes? " + _FORMAT,
-        description="probability elicitation, no scoring rule stated",
+        description="probability elicitation, no scoring rule stated (toolkit wording)",
     ),
     Template(
-        "mse", "probability", system=_CLINICAL_SYSTEM,
+        "mse_toolkit", "probability", system=_CLINICAL_SYSTEM, variant="mse",
         user=_CASE + "How likely is it that the answer is Yes? Your answer will be scored by "
         "the mean squared error (the Brier score) between your probability of Yes and the true "
         "outcome (1 for Yes, 0 for No); lower is better. " + _FORMAT,
-        description="probability elicitation, told the score is the mean squared error",
+        description="probability elicitation, told the score is the mean squared error "
+        "(toolkit wording)",
     ),
     Template(
-        "absolute", "probability", system=_CLINICAL_SYSTEM,
+        "absolute_toolkit", "probability", system=_CLINICAL_SYSTEM, variant="absolute",
         user=_CASE + "How likely is it that the answer is Yes? Your answer will be scored by "
         "the absolute difference between your probability of Yes and the true outcome (1 for "
         "Yes, 0 for No); lower is better. " + _FORMAT,
-        description="probability elicitation, told the score is the absolute loss",
+        description="probability elicitation, told the score is the absolute loss "
+        "(toolkit wording)",
     ),
     Template(
-        "bayesian", "probability", system=_CLINICAL_SYSTEM,
+        "bayesian_toolkit", "probability", system=_CLINICAL_SYSTEM, variant="bayesian",
         user=_CASE + "Reason like a Bayesian: start from the prior probability of Yes for a "
         "patient about whom nothing is known, then update it on each piece of evidence in turn. "
         "Report only the final, updated probabilities. " + _FORMAT,
-        description="probability elicitation, told to reason like a Bayesian",
+        description="probability elicitation, told to reason like a Bayesian (toolkit wording)",
     ),
     Template(
-        "decision", "decision", system=_CLINICAL_SYSTEM,
+        "decision_toolkit", "decision", system=_CLINICAL_SYSTEM, variant="decision",
         user=_CASE + "First, can you make a decision on this question with the information "
         "given (Yes or No)? Second, if you had to decide now, what would your answer be "
         "(Yes or No)? Reply with exactly these two lines and nothing else:\n{answer_lines}",
         labels=None,
-        description="decision: can you decide, and if you had to; mapped to yes / no / defer",
+        description="decision: can you decide, and if you had to; mapped to yes / no / defer "
+        "(toolkit wording)",
     ),
     Template(
-        "next_state", "probability", system=_CLINICAL_SYSTEM,
+        "next_state_toolkit", "probability", system=_CLINICAL_SYSTEM, variant="next_state",
         user="A patient {patient_description}.\n\nThe patient's {auxiliary_variable_name} has "
         "not been recorded. What is the probability of each of its possible values "
         "({states})? " + _FORMAT,
         labels=None,
-        description="law of iterated expectation: distribution of a withheld auxiliary variable",
+        description="law of iterated expectation: distribution of a withheld auxiliary "
+        "variable (toolkit wording)",
     ),
     Template(
-        "given_auxiliary", "probability", system=_CLINICAL_SYSTEM,
+        "given_auxiliary_toolkit", "probability", system=_CLINICAL_SYSTEM,
+        variant="given_auxiliary",
         user="A patient {patient_description}, and the patient's {auxiliary_variable_name} is "
-        "{auxiliary_state}.\n\nQuestion: {clinical_question}\n\nHow likely is it that the "
-        "answer is Yes? " + _FORMAT,
-        description="law of iterated expectation: the probability given the auxiliary value",
+        "{auxiliary_state}.\n\nQuestion: do they {clinical_question}?\n\nHow likely is it that "
+        "the answer is Yes? " + _FORMAT,
+        description="law of iterated expectation: the probability given the auxiliary value "
+        "(toolkit wording)",
     ),
 ]
 
+# --------------------------------------------------------------------------- conditional study
 _FORECAST_SYSTEM = "You are an expert forecaster who answers with calibrated probabilities."
 _FORECAST = (
     "Question: {question}\n\nWhat is the probability that this question resolves YES? "
     + _FORMAT
 )
-_CONDITION = (
-    "Consider two forecasting questions.\n\nQuestion A: {question}\n"
-    "Question B: {condition_question}\n\nSuppose that question B has resolved {condition_outcome}."
-    "\n\n"
-)
+_TWO = "Consider two forecasting questions.\n\nQuestion A: {question}\nQuestion B: " \
+    "{condition_question}\n\n"
+_CONDITION = _TWO + "Suppose that question B has resolved {condition_outcome}.\n\n"
+_UNCONDITIONED = _TWO + "The outcome of question B is not known.\n\n"
 _CONDITIONAL_ASK = (
     "Given that, what is the probability that question A resolves YES? " + _FORMAT
 )
+_END = (
+    "\n\nThen end your reply with exactly these lines, one per label, in this order:\n"
+    "{answer_lines}\n"
+    "Each probability is a number between 0 and 1, and they must sum to 1."
+)
+_STUDY = _citation("conditional_study")
+
 _BUILTIN += [
     Template(
-        "forecast", "probability", system=_FORECAST_SYSTEM, user=_FORECAST,
-        description="conditional forecasting: the unconditional probability P(A)",
+        "forecast", "probability", system=_FORECAST_SYSTEM, user=_FORECAST, variant="baseline",
+        description="conditional forecasting: the unconditional probability P(A), baseline",
     ),
     Template(
-        "conditional_baseline", "probability", system=_FORECAST_SYSTEM,
+        "conditional_baseline", "probability", system=_FORECAST_SYSTEM, variant="baseline",
         user=_CONDITION + _CONDITIONAL_ASK,
         description="conditional forecasting: P(A | B resolved), baseline",
     ),
     Template(
-        "conditional_justify_first", "probability", system=_FORECAST_SYSTEM,
+        "conditional_justify_first_toolkit", "probability", system=_FORECAST_SYSTEM,
+        variant="justify_first",
         user=_CONDITION + "Before answering, think about whether there is a causal or logical "
         "relationship between the two questions, and if so in which direction it runs. "
         + _CONDITIONAL_ASK,
-        description="conditional forecasting: P(A | B resolved), justify the relation first",
+        description="conditional forecasting: P(A | B resolved), justify the relation first "
+        "(toolkit paraphrase, answer lines only)",
     ),
     Template(
-        "conditional_skeptical", "probability", system=_FORECAST_SYSTEM,
+        "conditional_skeptical_toolkit", "probability", system=_FORECAST_SYSTEM,
+        variant="skeptical",
         user=_CONDITION + "Be skeptical of apparent links: why might these two questions be "
         "independent? Is there a direct causal mechanism connecting them? If there is none, "
         "stay close to your unconditional estimate for question A. " + _CONDITIONAL_ASK,
-        description="conditional forecasting: P(A | B resolved), skeptical of links",
+        description="conditional forecasting: P(A | B resolved), skeptical of links "
+        "(toolkit paraphrase, answer lines only)",
     ),
 ]
+for _variant, _instruction in _PUBLISHED["instructions"].items():
+    _quoted = _instruction["text"].replace("{", "{{").replace("}", "}}")
+    _BUILTIN += [
+        Template(
+            f"forecast_{_variant}", "probability", system=_FORECAST_SYSTEM, variant=_variant,
+            user=_UNCONDITIONED + "What is the probability that question A resolves YES?\n\n"
+            + _quoted + _END, reasoning=True, source=f"{_STUDY} (quoted instruction)",
+            description=f"conditional forecasting: P(A) under the {_variant} variant "
+            "(the study's instruction, reasoning allowed)",
+        ),
+        Template(
+            f"conditional_{_variant}", "probability", system=_FORECAST_SYSTEM,
+            variant=_variant, user=_CONDITION + "Given that, what is the probability that "
+            "question A resolves YES?\n\n" + _quoted + _END, reasoning=True,
+            source=f"{_STUDY} (quoted instruction)",
+            description=f"conditional forecasting: P(A | B resolved) under the {_variant} "
+            "variant (the study's instruction, reasoning allowed)",
+        ),
+    ]
 
 _REGISTRY: dict[str, Template] = {t.name: t for t in _BUILTIN}
+_BUILTIN_IDS = frozenset(id(t) for t in _BUILTIN)
+
+
+def is_builtin(template: Template) -> bool:
+    """Whether ``template`` is one of the package's own (whose question is a phrase)."""
+    return id(template) in _BUILTIN_IDS
 
 
 def register_template(template: Template, *, overwrite: bool = False) -> Template:

@@ -7,7 +7,7 @@ import pandas as pd
 
 from elicitation import OpenAIClient, run
 
-QUESTION = "Does the patient have heart disease?"
+QUESTION = "have heart disease"
 FAST = {"backoff": 0.01, "max_backoff": 0.05, "progress": False}
 
 

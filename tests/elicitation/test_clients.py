@@ -111,7 +111,7 @@ def test_connection_refused_is_transient():
     srv = FakeOpenAIServer().start()
     url = srv.url
     srv.stop()
-    with pytest.raises(TransientError, match="connection failed"):
+    with pytest.raises(TransientError, match=r"connection to .* failed"):
         OpenAIClient("m", base_url=url, timeout=2).complete(_request())
 
 
@@ -188,8 +188,18 @@ def test_logprobs_requested_and_recorded():
 )
 def test_openai_client_validation(kwargs, exc, match, monkeypatch):
     monkeypatch.delenv("OPENAI_MODEL", raising=False)
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
     with pytest.raises(exc, match=match):
         OpenAIClient(**kwargs)
+
+
+def test_no_default_endpoint(monkeypatch):
+    # a run goes only where the user pointed it: no public API by default
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    with pytest.raises(ValueError, match=r"'base_url' parameter of OpenAIClient.*got None"):
+        OpenAIClient("m")
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:8080/v1")
+    assert OpenAIClient("m").url == "http://127.0.0.1:8080/v1/chat/completions"
 
 
 # --------------------------------------------------------------------------- simulated

@@ -24,6 +24,7 @@ import elicitation
 from elicitation import (
     Completion,
     ElicitationError,
+    EndpointMismatchWarning,
     OpenAIClient,
     ParseFailureWarning,
     ResponseCache,
@@ -86,9 +87,12 @@ def test_same_model_on_another_port_is_served_from_the_cache(make_server, tmp_pa
     first, second = make_server(), make_server()
     path = tmp_path / "c.sqlite"
     a = http_run(first, make_contexts(3), path, repetitions=1)
-    b = http_run(second, make_contexts(3), path, repetitions=1)
+    # reused, but not silently: the endpoint is recorded with every reply
+    with pytest.warns(EndpointMismatchWarning, match=r"6 cached replies .* another endpoint"):
+        b = http_run(second, make_contexts(3), path, repetitions=1)
     assert a.n_calls == 6 and b.n_calls == 0 and len(second.log) == 0
     pd.testing.assert_frame_equal(a.data, b.data)
+    assert set(b.raw["endpoint"]) == {first.url + "/chat/completions"}
 
 
 # --------------------------------------------------------------------------- retries, failures
@@ -140,9 +144,10 @@ def test_http_failure_cap_stops_the_run_and_keeps_responses(make_server, tmp_pat
 
     srv = make_server(behaviour)
     path = tmp_path / "c.sqlite"
-    with pytest.raises(ElicitationError, match="max_failures=3"):
-        http_run(srv, make_contexts(6), path, repetitions=1, max_retries=10, max_failures=3,
-                  concurrency=1)
+    # the budget counts calls that failed for good (after their retries)
+    with pytest.raises(ElicitationError, match="max_failures=1"):
+        http_run(srv, make_contexts(6), path, repetitions=1, max_retries=2, max_failures=1,
+                 concurrency=1)
     stored = len(ResponseCache(path))
     assert stored == len(srv.answered()) and stored > 0
     # a non-retryable error (400) fails the call without retries

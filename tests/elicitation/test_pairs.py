@@ -45,10 +45,12 @@ def test_run_pairs_simulated():
     np.testing.assert_allclose(merged["p_a"], agent.latent_belief(merged["p_a_t"]))
     np.testing.assert_allclose(merged["p_a_given_b1"],
                                agent.latent_belief(merged["p_a_given_b1_t"]))
-    # 2 unconditional + 2 variants x 4 conditionals, per pair and repetition
-    assert len(result.raw) == 8 * 2 * (2 + 2 * 4)
+    # per pair, repetition and direction: P(A) under each variant (the baseline's plain
+    # forecast, the skeptical variant's own) and 2 variants x 2 conditionals
+    assert len(result.raw) == 8 * 2 * 2 * (2 + 2 * 2)
     prompts = set(result.raw["template"])
-    assert prompts == {"forecast", "conditional_baseline", "conditional_skeptical"}
+    assert prompts == {"forecast", "forecast_skeptical", "conditional_baseline",
+                       "conditional_skeptical"}
 
 
 def test_run_pairs_over_http(make_server):

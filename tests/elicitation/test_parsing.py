@@ -10,6 +10,8 @@ from hypothesis import strategies as st
 
 from elicitation import FAILURE_REASONS, parse_decision, parse_probabilities
 
+TOOLKIT = ("Decide", "Answer")
+
 
 @pytest.mark.parametrize(
     ("text", "method", "yes"),
@@ -120,7 +122,7 @@ def test_labels_are_not_found_inside_words():
     ],
 )
 def test_decisions(text, action, answer, method):
-    parsed = parse_decision(text)
+    parsed = parse_decision(text, TOOLKIT)
     assert parsed.ok, parsed.detail
     assert parsed.values["action"] == action
     assert parsed.values["answer"] == answer
@@ -141,7 +143,7 @@ def test_decisions(text, action, answer, method):
     ],
 )
 def test_decision_failures(text, reason):
-    parsed = parse_decision(text)
+    parsed = parse_decision(text, TOOLKIT)
     assert not parsed.ok
     assert parsed.reason == reason
 
@@ -211,3 +213,152 @@ def test_fuzz_format_like_text(text):
     if parsed.ok:
         assert math.fsum(parsed.values.values()) == pytest.approx(1.0)
         assert all(0.0 <= v <= 1.0 for v in parsed.values.values())
+
+
+# --------------------------------------------------------------------------- never misread
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        # the replies of issue 16 that used to be read as wrong numbers
+        ("Yes: 0,3", "unsupported_format"),                  # was 0.0
+        ("No: 0,7\nYes: 0,3", "unsupported_format"),
+        ("Yes: 1/3", "unsupported_format"),                  # was 1.0
+        ("Yes: 0.6-0.8", "unsupported_format"),              # was 0.6
+        ("<think> the base rate is low ... Yes: 0.9", "unclosed_reasoning"),  # was 0.9
+        # and formats like them
+        ("No: 0.3+0.4\nYes: 0.3", "unsupported_format"),     # arithmetic
+        ("Yes: 3:1", "unsupported_format"),                  # odds
+        ("Yes: 1 in 3", "unsupported_format"),
+        ("Yes: 0.7 (70%)\nNo: 0.3", "unsupported_format"),   # two candidate numbers
+        ("Yes: 0.7 or 0.8", "unsupported_format"),
+        ("No, 0.3", "ambiguous"),                            # a lone number by a label word
+        ("about 0,3", "ambiguous"),
+        ("1/3", "ambiguous"),
+        ("<thinking>No: 0.1\nYes: 0.9", "unclosed_reasoning"),
+        ("<think>Yes: 0.9</think>", "empty"),
+    ],
+)
+def test_formats_that_must_not_be_read(text, reason):
+    parsed = parse_probabilities(text)
+    assert not parsed.ok, parsed.values
+    assert parsed.reason == reason, parsed.detail
+    assert parsed.detail
+
+
+@pytest.mark.parametrize(
+    ("text", "yes"),
+    [
+        ("No (0-1): 0.3\nYes (0-1): 0.7", 0.7),              # an echoed scale is skipped
+        ("Yes (0-1): 0.7", 0.7),                             # was 0.0
+        ("Yes [0 to 1]: 0.7\nNo [0 to 1]: 0.3", 0.7),
+        ("<think>Maybe Yes: 0.1? No: 0.9?</think>\nNo: 0.2\nYes: 0.8", 0.8),
+        ("reasoning...</think>\nNo: 0.4\nYes: 0.6", 0.6),   # opening tag in the prompt
+        ("No: 0.3, Yes: 0.7", 0.7),                          # one line, two labels
+        ("No: 0.3\nYes: 0.7.", 0.7),
+    ],
+)
+def test_careful_reads(text, yes):
+    parsed = parse_probabilities(text)
+    assert parsed.ok, parsed.detail
+    assert parsed.values["Yes"] == pytest.approx(yes)
+
+
+def test_final_block_of_a_reasoned_reply():
+    text = ("1. Why might these questions be INDEPENDENT? They concern different countries.\n"
+            "2. Is there a DIRECT causal mechanism? No: 2 of the 3 links are weak.\n\n"
+            "No: 0.35\nYes: 0.65")
+    parsed = parse_probabilities(text, final=True)
+    assert parsed.ok and parsed.values["Yes"] == pytest.approx(0.65)
+    # the same text without final=True reads the reasoning's "No: 2" and fails
+    assert not parse_probabilities(text).ok
+    assert parse_probabilities("I think it is likely.", final=True).reason == "missing_label"
+    assert parse_probabilities("blah\nNo: 0.3\nYes: 0.7\nNo: 0.5\nYes: 0.5",
+                               final=True).values["Yes"] == pytest.approx(0.5)
+
+
+@pytest.mark.parametrize(
+    ("text", "action", "decide"),
+    [
+        ("Can decide: No\nDecision: Yes", "defer", "no"),
+        ("Can decide: Yes\nDecision: No", "no", "yes"),
+        ("can decide: yes\ndecision: yes", "yes", "yes"),
+        ("Can decide (Yes/No): No\nDecision (Yes/No): Yes", "defer", "no"),  # was decide yes
+        ("<think>Can decide: Yes</think>Can decide: No\nDecision: No", "defer", "no"),
+    ],
+)
+def test_paper_decisions(text, action, decide):
+    parsed = parse_decision(text)
+    assert parsed.ok, parsed.detail
+    assert (parsed.values["action"], parsed.values["decide"]) == (action, decide)
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("Decide: Yes\nAnswer: Yes", "ambiguous"),           # the toolkit's labels, unlabelled
+        ("Can decide: Yes or No\nDecision: Yes", "ambiguous"),  # an echo of the options
+        ("Can decide: ’Yes’ or ’No’.\nDecision: No", "ambiguous"),
+        ("<think>Can decide: Yes\nDecision: Yes", "unclosed_reasoning"),
+    ],
+)
+def test_paper_decision_failures(text, reason):
+    parsed = parse_decision(text)
+    assert not parsed.ok
+    assert parsed.reason == reason, parsed.detail
+
+
+# A reply built from pieces, with the value a careful reader would take (None: none).
+_CLEAN = {
+    "decimal": lambda x: f"{x:g}",
+    "percent": lambda x: f"{x * 100:g}%",
+    "spaced_percent": lambda x: f"{x * 100:g} %",
+}
+_CORRUPT = {
+    "comma": lambda x: f"{x:.2f}".replace(".", ","),
+    "fraction": lambda x: f"{round(x * 10):d}/10",
+    "range": lambda x: f"{x:.2f}-{min(1.0, x + 0.1):.2f}",
+    "sum": lambda x: f"{x / 2:.3f}+{x / 2:.3f}",
+    "odds": lambda x: f"{round(x * 10):d}:{10 - round(x * 10):d}",
+    "one_in": lambda x: f"1 in {max(1, round(1 / max(x, 0.01)))}",
+    "two": lambda x: f"{x:g} or {min(1.0, x + 0.05):g}",
+    "paren_pct": lambda x: f"{x:g} ({x * 100:g}%)",
+}
+_DECOR = ["{label}: {v}", "**{label}:** {v}", "{label} = {v}", "{label} (0-1): {v}",
+          "P({label}) = {v}", "{label} - {v}"]
+
+
+@given(p=st.integers(0, 100).map(lambda k: k / 100),
+       no_style=st.sampled_from(sorted(_CLEAN) + sorted(_CORRUPT)),
+       yes_style=st.sampled_from(sorted(_CLEAN) + sorted(_CORRUPT)),
+       decor=st.sampled_from(_DECOR), order=st.booleans(),
+       think=st.sampled_from(["", "closed", "open"]),
+       prose=st.sampled_from(["", "Here is my answer.\n", "I am not sure.\n"]),
+       drop_no=st.booleans())
+def test_no_reply_is_read_as_a_number_a_careful_reader_would_not(
+        p, no_style, yes_style, decor, order, think, prose, drop_no):
+    q = round(1.0 - p, 2)
+    styles = {"No": no_style, "Yes": yes_style}
+    parts = [("No", q), ("Yes", p)]
+    if drop_no:
+        parts = parts[1:]
+    if order:
+        parts.reverse()
+    lines = []
+    for label, v in parts:
+        fmt = _CLEAN.get(styles[label]) or _CORRUPT[styles[label]]
+        lines.append(decor.format(label=label, v=fmt(v)))
+    text = prose + "\n".join(lines)
+    if think == "closed":
+        text = "<think>Yes: 0.123 and No: 0.877</think>\n" + text
+    elif think == "open":
+        text = "<think>let me see\n" + text
+    # a careful reader's value: only plain numbers, no open reasoning block
+    used = [styles[label] for label, _ in parts]
+    careful = think != "open" and all(s in _CLEAN for s in used)
+    parsed = parse_probabilities(text)
+    if parsed.ok:
+        assert careful, (text, dict(parsed.values))
+        assert parsed.values["Yes"] == pytest.approx(p, abs=1e-9), text
+    elif careful:
+        # every clean reply is read
+        raise AssertionError((text, parsed.reason, parsed.detail))

@@ -94,8 +94,8 @@ def test_http_token_belief_column(make_server):
                                               {"token": "No", "logprob": np.log(0.2)}]}]}
 
     def behaviour(body, attempt):
-        if "Decide: <Yes or No>" in body["messages"][-1]["content"]:
-            return Reply(text="Decide: Yes\nAnswer: Yes", logprobs=logprobs)
+        if "Can decide: No\nDecision: Yes" in body["messages"][-1]["content"]:
+            return Reply(text="Can decide: Yes\nDecision: Yes", logprobs=logprobs)
         return Reply()
 
     srv = make_server(behaviour)
@@ -118,7 +118,7 @@ def test_http_token_belief_column(make_server):
         ({"question": None}, ValueError, "'question' parameter of run"),
         ({"question": 3}, TypeError, "'question' parameter of run"),
         ({"prompts": "standard"}, TypeError, "'prompts' parameter of run"),
-        ({"prompts": ("standard", "standard")}, ValueError, "distinct template names"),
+        ({"prompts": ("standard", "standard")}, ValueError, "distinct prompt variants"),
         ({"prompts": ("decision",)}, ValueError, "probability templates"),
         ({"prompts": ("nope",)}, ValueError, "'name' parameter of get_template"),
         ({"decision": "standard"}, ValueError, "'decision' parameter of run"),

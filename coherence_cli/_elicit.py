@@ -1,0 +1,295 @@
+"""``coherence elicit``: ask a model (or a simulated agent) for a belief/action table.
+
+Sized for a first run by default (12 contexts x 2 repetitions, the paper's
+standard prompt and decision prompt); ``--full`` is the paper's design.
+Nothing is sent anywhere the user did not name: the endpoint is
+``--base-url`` or ``$OPENAI_BASE_URL``, and the key is read from an
+environment variable, never from the command line. ``--probe N`` sends a
+few calls and prints the parse rate, the failure reasons and the seconds per
+call before a long run. The command exits 1, with the top failure reasons
+and one raw reply, when no usable row came back.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import time
+import warnings
+from pathlib import Path
+from typing import Any
+
+EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
+
+#: The first run: a few contexts. ``--full``: the decision paper's design.
+FIRST_RUN: dict[str, Any] = {"n_contexts": 12, "repetitions": 2, "prompts": ["standard"]}
+FULL_RUN: dict[str, Any] = {"n_contexts": 200, "repetitions": 5,
+                            "prompts": ["standard", "mse", "absolute", "bayesian"]}
+_VERB = {"has": "have", "is": "are", "was": "were", "does": "do", "suffers": "suffer",
+         "shows": "show"}
+
+
+class ElicitUsageError(ValueError):
+    """A user mistake (the command line reports a ValueError with exit code 2)."""
+
+
+def add_parser(sub: Any, positive_int: Any) -> argparse.ArgumentParser:
+    """The ``elicit`` subcommand's parser."""
+    p: argparse.ArgumentParser = sub.add_parser(
+        "elicit", help="elicit a belief/action table from a model or a simulated agent",
+        description="Contexts from a bundled Bayesian network, asked of an OpenAI-compatible "
+        "server (--base-url/--model, or $OPENAI_BASE_URL/$OPENAI_MODEL) or of a simulated "
+        "agent (--simulated AGENT), with the decision paper's prompts. Raw replies are cached "
+        "in SQLite before parsing, so an interrupted run resumes where it stopped. Default: "
+        "a first run of 12 contexts x 2 repetitions; --full for the paper's design.")
+    where = p.add_argument_group("model")
+    where.add_argument("--simulated", default=None, metavar="AGENT",
+                       help="answer with a simulated agent (rational, leaky, ...)")
+    where.add_argument("--base-url", default=None,
+                       help="server root including /v1 (default $OPENAI_BASE_URL; there is no "
+                       "built-in default)")
+    where.add_argument("--model", default=None, help="model name (default $OPENAI_MODEL)")
+    where.add_argument("--api-key-env", default="OPENAI_API_KEY", metavar="VAR",
+                       help="environment variable holding the API key (default "
+                       "OPENAI_API_KEY; a key is never taken on the command line)")
+    where.add_argument("--temperature", type=float, default=1.0)
+    where.add_argument("--max-tokens", type=positive_int, default=48, metavar="N",
+                       help="reply length cap (default 48: the replies are two short lines; a "
+                       "reply cut at the cap is reported as 'truncated')")
+    where.add_argument("--constrained", choices=("none", "grammar", "json_schema"),
+                       default="none", help="constrain the reply format: a llama.cpp grammar "
+                       "or an OpenAI JSON schema (default none)")
+    where.add_argument("--stop", action="append", default=None, metavar="TEXT",
+                       help="a stop sequence (repeatable), e.g. '<|im_end|>' for a base model "
+                       "that writes its chat template's end marker as text")
+    where.add_argument("--logprobs", action="store_true",
+                       help="also record the token-probability belief of the decision reply")
+    where.add_argument("--top-logprobs", type=positive_int, default=10, metavar="K")
+    where.add_argument("--timeout", type=float, default=60.0, metavar="S",
+                       help="seconds without data before a call is retried (default 60)")
+    where.add_argument("--deadline", type=float, default=None, metavar="S",
+                       help="seconds a whole call may take (default 4 x timeout)")
+    design = p.add_argument_group("study")
+    design.add_argument("--network", default="child", help="bundled network (default child)")
+    design.add_argument("--question", default=None, metavar="PHRASE",
+                        help="the clinical question as the phrase after 'they' ('have "
+                        "tetralogy of Fallot'; default: the network's target)")
+    design.add_argument("--full", action="store_true",
+                        help="the paper's design: 200 contexts x 5 repetitions x 4 prompts")
+    design.add_argument("--n-contexts", type=positive_int, default=None, metavar="N",
+                        help="contexts (default 12; 200 with --full)")
+    design.add_argument("--repetitions", type=positive_int, default=None, metavar="R",
+                        help="repetitions per context and prompt (default 2; 5 with --full)")
+    design.add_argument("--prompts", nargs="+", default=None, metavar="NAME",
+                        help="probability prompts (default standard; with --full standard mse "
+                        "absolute bayesian); *_toolkit names for the toolkit's wording")
+    design.add_argument("--decision", default="decision", metavar="NAME",
+                        help="decision prompt (default decision, the paper's)")
+    design.add_argument("--no-decision", action="store_true",
+                        help="elicit beliefs only (no action column)")
+    design.add_argument("--sum-tolerance", type=float, default=0.02, metavar="T",
+                        help="accept No + Yes within T of 1 (default 0.02)")
+    design.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    run_opts = p.add_argument_group("run")
+    run_opts.add_argument("--concurrency", type=positive_int, default=None, metavar="N",
+                          help="calls in flight (default: the server's slots when it reports "
+                          "them, else 2; never more than the slots)")
+    run_opts.add_argument("--max-failures", type=int, default=20, metavar="N",
+                          help="stop after N calls failed for good (default 20)")
+    run_opts.add_argument("--max-retries", type=int, default=3, metavar="N")
+    run_opts.add_argument("--probe", type=positive_int, default=None, metavar="N",
+                          help="send about N calls, print parse rate, failure reasons and "
+                          "seconds per call, and stop")
+    run_opts.add_argument("--cache", default="elicitation.sqlite", metavar="PATH")
+    run_opts.add_argument("--out", default="elicited.csv", metavar="PATH",
+                          help="belief/action table to write (CSV; default elicited.csv)")
+    run_opts.add_argument("--raw-out", default=None, metavar="PATH",
+                          help="also write every call's raw reply, parse and error (CSV); "
+                          "re-run on the same cache to export without new calls")
+    run_opts.add_argument("--quiet", action="store_true", help="no progress bar")
+    return p
+
+
+def clinical_phrase(network: str, attrs: Any) -> str:
+    """The network's target as the phrase after "they" ("have tetralogy of Fallot")."""
+    import bayesnets
+
+    try:
+        phrase = bayesnets.phrase_table(network)[attrs["target"]][attrs["state"]]
+    except (KeyError, ValueError):
+        phrase = None
+    if isinstance(phrase, str):
+        first, _, rest = phrase.partition(" ")
+        if first.lower() in _VERB:
+            return f"{_VERB[first.lower()]} {rest}".strip()
+    raise ElicitUsageError(f"cannot phrase the question of network {network!r} for the "
+                           "papers' prompts; pass --question PHRASE (e.g. 'have the disease')")
+
+
+def server_slots(base_url: str, timeout: float = 5.0) -> int | None:
+    """The number of parallel slots a llama.cpp server reports (None when unknown)."""
+    import urllib.parse
+    import urllib.request
+
+    parts = urllib.parse.urlsplit(base_url)
+    root = f"{parts.scheme}://{parts.netloc}"
+    if parts.username or parts.password:
+        return None
+    try:
+        with urllib.request.urlopen(root + "/props", timeout=timeout) as resp:
+            props = json.loads(resp.read(1_000_000))
+    except (OSError, ValueError):
+        return None
+    slots = props.get("total_slots") if isinstance(props, dict) else None
+    return slots if isinstance(slots, int) and slots > 0 else None
+
+
+def _design(args: argparse.Namespace) -> dict[str, Any]:
+    base = FULL_RUN if args.full else FIRST_RUN
+    return {"n_contexts": args.n_contexts or base["n_contexts"],
+            "repetitions": args.repetitions or base["repetitions"],
+            "prompts": args.prompts or list(base["prompts"])}
+
+
+def _client(args: argparse.Namespace, contexts: Any) -> tuple[Any, int]:
+    import elicitation
+
+    if args.simulated:
+        return elicitation.SimulatedClient(args.simulated, contexts, rng=args.seed), (
+            args.concurrency or 8)
+    base_url = args.base_url or os.environ.get("OPENAI_BASE_URL")
+    if not base_url:
+        raise ElicitUsageError("no endpoint: pass --base-url (e.g. http://127.0.0.1:8080/v1) "
+                               "or set $OPENAI_BASE_URL, or use --simulated AGENT")
+    model = args.model or os.environ.get("OPENAI_MODEL")
+    if not model:
+        raise ElicitUsageError("no model name: pass --model or set $OPENAI_MODEL")
+    client = elicitation.OpenAIClient(
+        model, base_url=base_url, api_key=os.environ.get(args.api_key_env),
+        temperature=args.temperature, seed=args.seed, max_tokens=args.max_tokens,
+        timeout=args.timeout, deadline=args.deadline, logprobs=args.logprobs,
+        top_logprobs=args.top_logprobs,
+        constrained=None if args.constrained == "none" else args.constrained,
+        extra_body={"stop": list(args.stop)} if args.stop else None)
+    slots = server_slots(base_url)
+    concurrency = args.concurrency or slots or 2
+    if slots is not None and concurrency > slots:
+        print(f"note: the server offers {slots} slots; concurrency lowered from "
+              f"{concurrency} to {slots}", file=sys.stderr)
+        concurrency = slots
+    return client, concurrency
+
+
+def _failure_lines(raw: Any, top: int = 5) -> list[str]:
+    bad = raw[~raw["parse_ok"].to_numpy(dtype=bool)]
+    if not len(bad):
+        return []
+    counts = bad.groupby(["quantity", "reason"]).size().sort_values(ascending=False)
+    lines = [f"  {q:<8} {r:<20} {n}" for (q, r), n in counts.head(top).items()]
+    errors = bad["call_error"].dropna()
+    if len(errors):
+        lines.append(f"  last call error: {str(errors.iloc[-1])[:300]}")
+    texts = bad["text"].dropna()
+    if len(texts):
+        row = bad.loc[texts.index[0]]
+        lines.append(f"  a raw reply ({row['quantity']}, {row['reason']}): "
+                     f"{json.dumps(str(texts.iloc[0])[:300])}")
+    return lines
+
+
+def _speed(raw: Any, concurrency: int) -> tuple[float, float]:
+    """Median seconds per answered call, and calls per second of wall time."""
+    answered = raw[raw["text"].notna() & ~raw["cached"].to_numpy(dtype=bool)]
+    elapsed = answered["elapsed"].dropna()
+    per_call = float(elapsed.median()) if len(elapsed) else math.nan
+    return per_call, (concurrency / per_call if per_call and per_call > 0 else math.nan)
+
+
+def run_elicit(args: argparse.Namespace) -> int:
+    """The ``elicit`` command."""
+    import elicitation
+
+    cache = elicitation.ResponseCache(args.cache)   # an unusable file fails first (exit 2)
+    try:
+        return _run(args, cache)
+    finally:
+        cache.close()
+
+
+def _run(args: argparse.Namespace, cache: Any) -> int:
+    import bayesnets
+    import elicitation
+
+    design = _design(args)
+    contexts = bayesnets.contexts(args.network, n=design["n_contexts"], rng=args.seed)
+    if args.probe:
+        # the first contexts of the configured run, one repetition: the real run reuses them
+        per_context = len(design["prompts"]) + (0 if args.no_decision else 1)
+        attrs = dict(contexts.attrs)
+        contexts = contexts.iloc[:max(1, math.ceil(args.probe / per_context))].copy()
+        contexts.attrs.update(attrs)
+    question = args.question or clinical_phrase(args.network, contexts.attrs)
+    client, concurrency = _client(args, contexts)
+    decision = None if args.no_decision else args.decision
+    start = time.perf_counter()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", elicitation.ParseFailureWarning)
+        result = elicitation.run(
+            contexts, client, question=question, prompts=design["prompts"], decision=decision,
+            repetitions=1 if args.probe else design["repetitions"], concurrency=concurrency,
+            cache=cache, max_retries=args.max_retries, max_failures=args.max_failures,
+            sum_tolerance=args.sum_tolerance, progress=False if args.quiet else None)
+    for w in caught:
+        if not issubclass(w.category, elicitation.ParseFailureWarning):
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    wall = time.perf_counter() - start
+    raw = result.raw
+    settings = json.dumps(dict(result.settings), sort_keys=True, default=str)
+    endpoint = getattr(client, "endpoint", "simulated")
+    if args.raw_out:
+        raw.drop(columns=["key"]).to_csv(args.raw_out, index=False)
+    n_ok = int(raw["parse_ok"].sum())
+    per_call, rate = _speed(raw, concurrency)
+    print(f"model {result.model} at {endpoint}; settings {settings}")
+    print(f"prompts {', '.join(design['prompts'])}; decision {decision or '-'}; question: "
+          f"{question!r}; concurrency {concurrency}")
+    print(result.summary())
+    print(f"parsed {n_ok} of {len(raw)} replies ({n_ok / max(len(raw), 1):.0%}); "
+          + (f"median {per_call:.2f} s per call, about {rate:.2f} calls/s at concurrency "
+             f"{concurrency}; " if math.isfinite(per_call) and not args.simulated else "")
+          + f"{wall:.1f} s in all")
+    if args.probe:
+        full = _design(args)
+        n_calls = full["n_contexts"] * full["repetitions"] * (
+            len(full["prompts"]) + (0 if args.no_decision else 1))
+        if math.isfinite(rate) and rate > 0:
+            seconds = n_calls / rate
+            took = f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.0f} min"
+            print(f"the configured run makes {n_calls} calls: about {took} at this speed")
+        lines = _failure_lines(raw)
+        if lines:
+            print("failure reasons:")
+            print("\n".join(lines))
+        return EXIT_OK if n_ok else EXIT_FAILURE
+    data = result.data.assign(model=result.model, settings=settings,
+                              network=args.network)
+    if not len(data):
+        print(f"coherence elicit: no usable row: 0 of {len(raw)} elicitations gave a complete "
+              "(belief, action) row. Top failure reasons:", file=sys.stderr)
+        print("\n".join(_failure_lines(raw)), file=sys.stderr)
+        print("try --probe 6 to iterate on settings (--constrained grammar, --max-tokens, "
+              "--prompts *_toolkit)", file=sys.stderr)
+        return EXIT_FAILURE
+    data.to_csv(args.out, index=False)
+    if len(result.incoherent):
+        flagged = Path(args.out).with_name(Path(args.out).stem + "_incoherent.csv")
+        result.incoherent.assign(model=result.model, settings=settings).to_csv(flagged,
+                                                                              index=False)
+        print(f"{len(result.incoherent)} belief replies did not sum to 1 (bad_sum): kept, "
+              f"with their stated numbers and actions, in {flagged}")
+    print(f"\nbelief/action table ({len(data)} rows, with model and settings columns) "
+          f"written to {args.out}; test it with: coherence test {args.out}")
+    return EXIT_OK

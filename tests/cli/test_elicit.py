@@ -1,0 +1,95 @@
+"""``coherence elicit`` against the fake chat-completions server, in process."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+from coherence_cli import main
+from tests._fake_openai_server import FakeOpenAIServer, Reply
+
+
+@pytest.fixture
+def server():
+    servers = []
+
+    def make(behaviour=None, slots=None):
+        srv = FakeOpenAIServer(behaviour)
+        srv.slots = slots
+        servers.append(srv.start())
+        return srv
+
+    yield make
+    for srv in servers:
+        srv.stop()
+
+
+def _elicit(srv, tmp_path, *extra):
+    return main(["elicit", "--base-url", srv.url, "--model", "fake", "--n-contexts", "2",
+                 "--cache", str(tmp_path / "c.sqlite"), "--out", str(tmp_path / "e.csv"),
+                 "--quiet", *extra])
+
+
+def test_a_usable_table_with_model_settings_and_raw_replies(server, tmp_path, capsys):
+    def behaviour(body, attempt):
+        # one incoherent belief reply (kept, flagged, with its action), the rest well formed
+        if body["seed"] == 1 and "Example format" not in body["messages"][-1]["content"]:
+            return Reply(text="No: 0\nYes: 0")
+        return Reply()
+
+    srv = server(behaviour, slots=2)
+    code = _elicit(srv, tmp_path, "--concurrency", "8", "--raw-out", str(tmp_path / "raw.csv"))
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    assert "concurrency lowered from 8 to 2" in out.err and "concurrency 2" in out.out
+    data = pd.read_csv(tmp_path / "e.csv")
+    assert len(data) == 2 and set(data["model"]) == {"fake"}
+    assert json.loads(data["settings"].iloc[0])["max_tokens"] == 48
+    flagged = pd.read_csv(tmp_path / "e_incoherent.csv")
+    assert len(flagged) == 2 and (flagged["stated_sum"] == 0).all()
+    assert set(flagged["action"]) == {"yes"}
+    raw = pd.read_csv(tmp_path / "raw.csv")
+    assert len(raw) == 8 and raw["text"].notna().all() and "finish_reason" in raw
+    assert "2 belief replies did not sum to 1" in out.out
+    # the papers' prompts, with the network's target as the question phrase
+    asked = srv.bodies[0]["messages"][-1]["content"]
+    assert "probability that they have tetralogy of Fallot?" in asked or \
+        "Do they have tetralogy of Fallot?" in asked
+
+
+def test_nothing_usable_exits_1_with_reasons_and_a_raw_reply(server, tmp_path, capsys):
+    srv = server(lambda body, attempt: Reply(text="I'm sorry, I cannot say."))
+    code = _elicit(srv, tmp_path)
+    err = capsys.readouterr().err
+    assert code == 1
+    assert "no usable row" in err and "no_probability" in err
+    assert "I'm sorry, I cannot say." in err
+    assert not (tmp_path / "e.csv").exists()
+
+
+def test_every_call_failing_exits_non_zero(server, tmp_path, capsys):
+    srv = server(lambda body, attempt: Reply(status=404))
+    code = _elicit(srv, tmp_path, "--max-failures", "100")
+    err = capsys.readouterr().err
+    assert code == 1 and "call_failed" in err and "HTTP 404" in err
+
+
+def test_probe_prints_parse_rate_and_speed(server, tmp_path, capsys):
+    srv = server(lambda body, attempt: Reply(delay=0.02))
+    code = _elicit(srv, tmp_path, "--probe", "4")
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "parsed 4 of 4 replies (100%)" in out and "s per call" in out
+    assert "the configured run makes 8 calls" in out
+    assert len(srv.log) == 4 and not (tmp_path / "e.csv").exists()
+    # the probe's calls are the first of the configured run: it reuses them
+    assert _elicit(srv, tmp_path) == 0
+    assert "4 from the cache" in capsys.readouterr().out and len(srv.log) == 8
+
+
+def test_no_endpoint_is_a_usage_error(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    code = main(["elicit", "--model", "m", "--cache", str(tmp_path / "c.sqlite")])
+    assert code == 2 and "no endpoint" in capsys.readouterr().err
