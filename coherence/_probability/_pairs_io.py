@@ -345,6 +345,19 @@ def attach_outcomes(pairs: Any, resolved: Any, *, missing: str = "raise", pair: 
                              "b_outcome": PAIR_OUTCOMES[1]}, owner=owner)
     if error in source.columns:
         source = source.loc[source[error].isna()]
+    for col in (pair, *PAIR_OUTCOMES):
+        values = source[col]
+        if col == pair:
+            bad = values.isna()
+            expected = "pair ids (no missing values)"
+        else:
+            numbers = pd.to_numeric(values.astype(object), errors="coerce")
+            bad = values.notna() & ~numbers.isin([0.0, 1.0])
+            expected = "outcomes 0 or 1 (or missing)"
+        if bad.any():
+            rows = _first([repr(_py(v)) for v in source.index[bad].tolist()])
+            raise ValueError(f"attach_outcomes: column '{col}' of 'resolved' must hold "
+                             f"{expected}; {int(bad.sum())} offending row(s) (first: {rows}).")
     outcomes = source.loc[:, [pair, *PAIR_OUTCOMES]].dropna(subset=list(PAIR_OUTCOMES))
     per_pair = outcomes.drop_duplicates()
     clash = per_pair[pair][per_pair[pair].duplicated()].unique().tolist()
@@ -355,7 +368,10 @@ def attach_outcomes(pairs: Any, resolved: Any, *, missing: str = "raise", pair: 
         cats = source.loc[source[category].notna(), [pair, category]].drop_duplicates()
         merged = target.loc[target[category].notna(), [pair, category]].merge(
             cats, on=pair, suffixes=("", "_resolved"))
-        differ = merged.loc[merged[category] != merged[f"{category}_resolved"], pair]
+        # compared as text: a stray number in either column is another category (pandas'
+        # arrow-backed strings refuse to compare with floats)
+        differ = merged.loc[merged[category].astype(str)
+                            != merged[f"{category}_resolved"].astype(str), pair]
         if len(differ):
             shown = _first([repr(c) for c in differ.unique().tolist()])
             raise ValueError(f"attach_outcomes: {differ.nunique()} pair(s) have another "
