@@ -14,9 +14,10 @@ row) that moves it on the logit scale and changes the losses:
   cost of a false negative (the loss of "no" is ``3 w`` instead of ``w``).
 
 The stated belief is the row's posterior (plus ``belief_sd`` noise, snapped to a
-grid) and the action follows a softmax of expected losses with a context-level
-shock per action. The outcome is drawn once per context from the context's
-posterior (with evidence per row, from ``q_c``: no row's evidence causes it).
+grid; with ``belief_sees_evidence=False`` the prior ``q_c``, so that the outcome
+depends on the evidence beyond the belief) and the action follows a softmax of
+expected losses with a context-level shock per action. The outcome is drawn once
+per context from the context's posterior (with evidence per row, from ``q_c``: no row's evidence causes it).
 Under ``leak = 0`` the action depends on the outcome only through the row's own
 belief and evidence: ``action _||_ outcome | (belief, evidence)`` holds exactly.
 ``leak`` adds ``leak (2 y - 1)`` to the logit of the first action.
@@ -51,6 +52,7 @@ class LeakDesign:
     evidence: str = "none"  # "nominal" or "binary"
     evidence_within: bool = False
     as_strings: bool = False
+    belief_sees_evidence: bool = True
     leak: float = 0.0
 
     def with_(self, **changes: Any) -> LeakDesign:
@@ -102,7 +104,11 @@ def generate(design: LeakDesign, seed: int) -> pd.DataFrame:
         q_ctx = np.empty(g)
         q_ctx[ctx] = q_row
         outcome = rng.random(g) < q_ctx
-    belief = _snap(q_row + design.belief_sd * rng.standard_normal(n), design.grid)
+    # belief_sees_evidence=False: the stated belief is the prior q_c, the outcome still
+    # follows the evidence (the failing design: the outcome depends on the
+    # evidence beyond the belief, which the null allows since evidence is conditioned on)
+    stated = q_row if design.belief_sees_evidence else q[ctx]
+    belief = _snap(stated + design.belief_sd * rng.standard_normal(n), design.grid)
     logits = -_losses(belief, e, design) / design.temperature
     if design.shock_sd:
         logits = logits + design.shock_sd * rng.standard_normal((g, design.n_actions))[ctx]
