@@ -17,7 +17,8 @@ The stated belief is the row's posterior (plus ``belief_sd`` noise, snapped to a
 grid; with ``belief_sees_evidence=False`` the prior ``q_c``, so that the outcome
 depends on the evidence beyond the belief) and the action follows a softmax of
 expected losses with a context-level shock per action. The outcome is drawn once
-per context from the context's posterior (with evidence per row, from ``q_c``: no row's evidence causes it).
+per context from the context's posterior (with evidence per row, from ``q_c``: no
+row's evidence causes it).
 Under ``leak = 0`` the action depends on the outcome only through the row's own
 belief and evidence: ``action _||_ outcome | (belief, evidence)`` holds exactly.
 ``leak`` adds ``leak (2 y - 1)`` to the logit of the first action.
