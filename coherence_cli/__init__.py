@@ -60,6 +60,10 @@ def _add_report_options(p: argparse.ArgumentParser) -> None:
                    help="bootstrap resamples for intervals (default 500)")
     p.add_argument("--jobs", type=int, default=1, metavar="N",
                    help="cells run in parallel (joblib n_jobs; default 1)")
+    p.add_argument("--backend", default=None, metavar="NAME",
+                   help="joblib backend of the cells (loky, threading, multiprocessing, dask, "
+                   "ray: the last two need their package and, for dask, a running client); "
+                   "default joblib's own")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--adjust", choices=("holm", "bh", "none"), default=None,
                    help="multiplicity adjustment of the p-values across the report (default "
@@ -177,7 +181,8 @@ def _run_demo(args: argparse.Namespace) -> int:
     rep, truth = run_demo(network=args.network, n_contexts=n_contexts,
                           n_repetitions=args.n_repetitions, engine=args.engine,
                           n_permutations=permutations, n_resamples=resamples,
-                          n_jobs=args.jobs, progress=False if args.quiet else None,
+                          n_jobs=args.jobs, backend=args.backend,
+                          progress=False if args.quiet else None,
                           adjust=args.adjust or ("bh" if args.quick else "holm"),
                           rng=args.seed)
     rep.to_html(args.out)

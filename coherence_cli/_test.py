@@ -164,7 +164,7 @@ def run(args: argparse.Namespace) -> int:
                  tests=args.tests or "all", reference_prompt=reference,
                  adjust=args.adjust or "holm",
                  engine=args.engine, n_permutations=args.permutations,
-                 n_resamples=args.resamples, n_jobs=args.jobs,
+                 n_resamples=args.resamples, n_jobs=args.jobs, backend=args.backend,
                  progress=False if args.quiet else None, rng=args.seed)
     if args.by is None and not by:
         print(f"coherence test: note: no {' or '.join(map(repr, DEFAULT_BY))} column, so "

@@ -273,3 +273,17 @@ def test_test_command_header_only_csv_fails(tmp_path):
     one_line_error(out)
     assert "has no rows" in out.stderr or "at least one row" in out.stderr
     assert not (tmp_path / "out.csv").exists()
+
+
+def test_backend_option_reaches_the_report(tmp_path):
+    # issue 18/19: `--backend` is passed to report(backend=...), which records what ran
+    data = coherence.simulate("rational", n_contexts=30, n_repetitions=2, rng=0).data
+    path = tmp_path / "study.csv"
+    data.to_csv(path, index=False)
+    out = run("test", str(path), "--tests", "ci", "--permutations", "19", "--resamples", "19",
+              "--jobs", "2", "--backend", "threading", "--csv", str(tmp_path / "r.csv"),
+              "--quiet")
+    assert out.returncode == 0, out.stderr
+    bad = run("test", str(path), "--tests", "ci", "--backend", "no-such-backend", "--quiet")
+    assert bad.returncode != 0
+    assert "backend" in bad.stderr
