@@ -535,6 +535,51 @@ def _leakage_test_iv(data: Any, belief: Any, action: Any, outcome: Any, evidence
             "n_groups": n_groups, "action": action}
 
 
+def _spread_labels(folds: list[tuple[np.ndarray, np.ndarray]], groups: np.ndarray,
+                   a: np.ndarray, n_classes: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The folds, with every action chosen in two or more contexts in every training part.
+
+    A training part lacks an action when all the contexts choosing it fell in the same
+    fold (a rare action, a few contexts). Rarest action first, one of those contexts
+    (the smallest) moves to the lightest other fold, until every action chosen in two
+    or more contexts is in two folds. Folds that already hold every action in every
+    training part come back unchanged. The folds depend on the contexts' actions only
+    (never on the outcome), so the permutation null, which refits on the same folds,
+    keeps its validity.
+    """
+    n_splits = len(folds)
+    fold = np.empty(len(groups), dtype=np.int64)
+    for f, (_, test) in enumerate(folds):
+        fold[test] = f
+    n_groups = int(groups.max()) + 1
+    gfold = np.zeros(n_groups, dtype=np.int64)
+    gfold[groups] = fold
+    size = np.bincount(groups, minlength=n_groups).astype(np.float64)
+    has = np.zeros((n_groups, n_classes), dtype=bool)
+    has[groups, a] = True
+    for _ in range(n_classes * n_splits):
+        moved = False
+        for c in np.argsort(has.sum(axis=0), kind="stable"):
+            holders = np.flatnonzero(has[:, c])
+            if len(holders) < 2 or np.unique(gfold[holders]).size >= 2:
+                continue
+            g = holders[int(np.argmin(size[holders]))]
+            load = np.bincount(gfold, weights=size, minlength=n_splits)
+            load[gfold[g]] = np.inf
+            gfold[g] = int(np.argmin(load))
+            moved = True
+        if not moved:
+            break
+    fold = gfold[groups]
+    rows = np.arange(len(groups))
+    return [(rows[fold != f], rows[fold == f]) for f in range(n_splits)]
+
+
+def _training_parts_miss(folds: list[tuple[np.ndarray, np.ndarray]], a: np.ndarray,
+                         n_classes: int) -> bool:
+    return any(np.bincount(a[train], minlength=n_classes).min() == 0 for train, _ in folds)
+
+
 def _check_folds(folds: list[tuple[np.ndarray, np.ndarray]], a: np.ndarray,
                  labels: np.ndarray, action: str) -> None:
     n_classes = len(labels)
@@ -544,8 +589,9 @@ def _check_folds(folds: list[tuple[np.ndarray, np.ndarray]], a: np.ndarray,
         if missing:
             raise ValueError(
                 f"{_OWNER}: action label(s) {', '.join(map(repr, missing))} of column "
-                f"'{action}' are absent from the training part of fold {f} (too few contexts "
-                f"choose them); drop those rows, merge the labels, or lower 'n_splits'.")
+                f"'{action}' are absent from the training part of fold {f} (chosen in too "
+                f"few contexts to spread over the folds); drop those rows, merge the "
+                f"labels, or lower 'n_splits'.")
 
 
 # --------------------------------------------------------------------------- public layer
@@ -715,6 +761,8 @@ def leakage_test(
     n_classes, n_groups = len(iv["labels"]), iv["n_groups"]
     fold_rng, boot_rng, perm_rng = gen.spawn(3)
     folds = grouped_folds(groups, iv["n_splits"], fold_rng)
+    if _training_parts_miss(folds, a, n_classes):  # a rare action all in one fold
+        folds = _spread_labels(folds, groups, a, n_classes)
     _check_folds(folds, a, iv["labels"], iv["action"])
     seeds = gen.integers(0, 2**31 - 1, size=(2, iv["n_splits"]))
 

@@ -348,3 +348,27 @@ def test_summary_reports_both_losses(leaky):
     text = leakage_test(leaky, **FAST, rng=0).summary()
     assert "leakage_test (permutation)" in text
     assert "log_loss_base" in text and "log_loss_full" in text and "engine        logistic" in text
+
+
+def test_rare_action_spread_over_the_folds():
+    # an action chosen in only a few contexts used to raise whenever the random folds put
+    # all of them in one fold (62 of 400 studies of a rare-outcome design); the folds are
+    # now repaired from the actions alone, and a training part always sees every action
+    from coherence._decision._leakage import _spread_labels, _training_parts_miss
+    from coherence._resampling import grouped_folds
+
+    gen = np.random.default_rng(0)
+    groups = np.repeat(np.arange(40), 3)
+    for seed in range(30):
+        a = np.zeros(len(groups), dtype=np.int64)
+        rare = gen.choice(40, size=2, replace=False)
+        a[np.isin(groups, rare)] = 1
+        folds = grouped_folds(groups, 5, np.random.default_rng(seed))
+        fixed = _spread_labels(folds, groups, a, 2)
+        assert not _training_parts_miss(fixed, a, 2)
+        covered = np.sort(np.concatenate([test for _, test in fixed]))
+        assert np.array_equal(covered, np.arange(len(groups)))  # a partition of the rows
+        for train, test in fixed:  # whole contexts in one fold
+            assert not set(groups[train]) & set(groups[test])
+        if not _training_parts_miss(folds, a, 2):
+            assert all(np.array_equal(t1, t2) for (_, t1), (_, t2) in zip(folds, fixed, strict=True))
