@@ -371,4 +371,5 @@ def test_rare_action_spread_over_the_folds():
         for train, test in fixed:  # whole contexts in one fold
             assert not set(groups[train]) & set(groups[test])
         if not _training_parts_miss(folds, a, 2):
-            assert all(np.array_equal(t1, t2) for (_, t1), (_, t2) in zip(folds, fixed, strict=True))
+            pairs = zip(folds, fixed, strict=True)
+            assert all(np.array_equal(t1, t2) for (_, t1), (_, t2) in pairs)
