@@ -189,8 +189,12 @@ def test_a_failing_cache_write_stops_the_run_at_once(make_server, tmp_path):
     with pytest.raises(ElicitationError, match=r"full.sqlite.*no further paid call") as info:
         run(make_contexts(20), client, question=QUESTION, repetitions=2, cache=cache,
             concurrency=2, **FAST)
+    # every reply the server sent is stored or handed back; the run stopped at once (the
+    # server records a reply after sending it: give its thread a moment on a busy machine)
+    deadline = time.monotonic() + 5.0
+    while len(srv.answered()) != 6 + len(info.value.unstored) and time.monotonic() < deadline:
+        time.sleep(0.05)
     answered = len(srv.answered())
-    # every reply the server sent is stored or handed back; the run stopped at once
     assert answered == 6 + len(info.value.unstored)
     assert answered <= 6 + 2 and len(cache) == 6
     assert all(isinstance(r["text"], str) for r in info.value.unstored)
