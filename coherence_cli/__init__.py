@@ -1,8 +1,9 @@
 """The ``coherence`` command line.
 
 Commands: ``demo`` (the main job), ``test`` (a user's belief/action table),
-``pairs`` (conditional-forecasting pair files), ``scores`` (forecast scoring)
-and ``elicit`` (ask a model, or a simulated agent, for a belief/action table).
+``pairs`` (conditional-forecasting pair files), ``scores`` (forecast scoring),
+``consistency`` (consistency-check tuple files) and ``elicit`` (ask a model,
+or a simulated agent, for a belief/action table).
 
 Exit codes: 0 success; 1 a test or computation failed; 2 a usage error (bad
 arguments, a missing or malformed file, a missing column). Errors are one
@@ -104,6 +105,10 @@ def _build_parser() -> argparse.ArgumentParser:
     _pairs.add_parser(sub)
 
     _scores.add_parser(sub)
+
+    from . import _consistency  # the command's own module
+
+    _consistency.add_parser(sub)
 
     _elicit.add_parser(sub, _positive_int)
     return parser
@@ -224,8 +229,15 @@ def _run_scores(args: argparse.Namespace) -> int:
     return run(args)
 
 
+def _run_consistency(args: argparse.Namespace) -> int:
+    from ._consistency import run
+
+    return run(args)
+
+
 _COMMANDS = {"demo": _run_demo, "test": _run_test, "pairs": _run_pairs,
-             "scores": _run_scores, "elicit": _run_elicit}
+             "scores": _run_scores, "consistency": _run_consistency,
+             "elicit": _run_elicit}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import textwrap
 from pathlib import Path
 from typing import Any
 
-from . import EXIT_OK, UsageError, _read_table
+from . import EXIT_OK, UsageError, _positive_int, _print_frame, _read_table
 
 __all__ = ["add_parser", "run"]
 
@@ -37,8 +38,22 @@ def add_parser(sub: Any) -> None:
     scores.add_argument("--opened", default="opened", metavar="COL",
                         help="column of the date the question opened, for --cutoffs "
                         "(default opened)")
+    scores.add_argument("--forecastbench", action="store_true",
+                        help="also the ForecastBench leaderboard scores per model (Brier, "
+                        "difficulty-adjusted Brier, Brier Index, peer score, skill scores; "
+                        "binary outcomes, one forecast per model and question)")
+    scores.add_argument("--naive", default=None, metavar="MODEL",
+                        help="with --forecastbench: the reference model of the Brier skill "
+                        "scores (default none: the skill scores are NaN)")
+    scores.add_argument("--calibration", action="store_true",
+                        help="also the debiased calibration error (squared l2, with its "
+                        "square root) and SmoothECE per model, bootstrap over questions")
+    scores.add_argument("--resamples", type=_positive_int, default=999, metavar="B",
+                        help="bootstrap resamples of --forecastbench and --calibration "
+                        "(default 999)")
     scores.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    scores.add_argument("--csv", default=None, metavar="PATH", help="write the table as CSV")
+    scores.add_argument("--csv", default=None, metavar="PATH",
+                        help="write the table of forecast scores as CSV")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -65,12 +80,79 @@ def run(args: argparse.Namespace) -> int:
         if not isinstance(cutoffs, dict):
             raise UsageError(f"{args.cutoffs} must hold a JSON object mapping model names "
                              "to dates")
+    if args.naive is not None and args.naive not in set(data[args.by].astype(str)):
+        raise UsageError(f"--naive names model {args.naive!r}, which {args.forecasts} does "
+                         "not have")
     timestamp = args.timestamp if args.timestamp in data.columns else None
     result = forecast_scores(data, by=args.by, question=args.question,
                              probability=args.probability, outcome=args.outcome,
                              opened=args.opened, cutoffs=cutoffs, timestamp=timestamp,
                              rng=args.seed)
+    extra = []  # computed before anything is printed: an error leaves no partial output
+    if args.forecastbench:
+        extra += _forecastbench(args, data)
+    if args.calibration:
+        extra += _calibration(args, data)
     print(result.summary())
     if args.csv:
         result.scores_frame().to_csv(args.csv, index=False)
+    for title, frame in extra:
+        print("\n" + textwrap.fill(title, width=100))
+        _print_frame(frame)
     return EXIT_OK
+
+
+def _forecastbench(args: argparse.Namespace, data: Any) -> list[tuple[str, Any]]:
+    """The ForecastBench leaderboard: (title, table) of the values, then of the intervals."""
+    import pandas as pd
+
+    from coherence import FORECASTBENCH_SCORES, forecastbench_scores
+
+    frame = data.assign(**{args.by: data[args.by].astype(str)})
+    result = forecastbench_scores(frame, question=args.question, model=args.by,
+                                  probability=args.probability, outcome=args.outcome,
+                                  naive=args.naive, n_resamples=args.resamples, rng=args.seed)
+    table = result.table
+    short = {"brier": "brier", "difficulty_adjusted_brier": "adj_brier",
+             "brier_index": "brier_index", "peer_score": "peer_score", "bss": "bss",
+             "bss_relative": "bss_relative"}
+    values = table[["rank", "model", "n_questions", *FORECASTBENCH_SCORES]]
+    level = round(result.confidence_interval.confidence_level * 100)
+    intervals = pd.DataFrame(
+        [{"model": row["model"], "score": name, "ci_low": row[f"{score}_ci_low"],
+          "ci_high": row[f"{score}_ci_high"]}
+         for _, row in table.iterrows() for score, name in short.items()])
+    return [(f"ForecastBench scores ({result.n_questions} questions; adj_brier: "
+             "difficulty-adjusted Brier; bss: Brier skill score):",
+             values.rename(columns=short)),
+            (f"{level}% intervals of the ForecastBench scores ({result.n_resamples} bootstrap "
+             "replicates over questions, fixed effects re-estimated):", intervals)]
+
+
+def _calibration(args: argparse.Namespace, data: Any) -> list[tuple[str, Any]]:
+    """Debiased calibration error and SmoothECE per model: one (title, table)."""
+    import numpy as np
+    import pandas as pd
+
+    from coherence import calibration_error, smooth_ece
+
+    rows = []
+    for model, part in data.groupby(args.by, sort=True):
+        ce = calibration_error(part, probability=args.probability, outcome=args.outcome,
+                               group=args.question, n_resamples=args.resamples,
+                               rng=args.seed)
+        try:
+            sm = smooth_ece(part, probability=args.probability, outcome=args.outcome,
+                            n_resamples=0, rng=args.seed).statistic
+        except ValueError:  # e.g. a single forecast
+            sm = np.nan
+        l2 = ce.l2_interval
+        rows.append({"model": model, "n": ce.n_obs, "ce_sq": ce.statistic,
+                     "ce_sq_low": ce.confidence_interval.low,
+                     "ce_sq_high": ce.confidence_interval.high, "l2_ce": ce.l2_estimate,
+                     "l2_low": l2.low, "l2_high": l2.high, "plugin_sq": ce.plugin,
+                     "smooth_ece": sm})
+    return [("Calibration per model (ce_sq: debiased squared l2 calibration error over 10 "
+             "equal-mass bins, with its 95% bootstrap interval over questions; l2_ce: its "
+             "square root; plugin_sq: the uncorrected value; smooth_ece: SmoothECE, Blasiok "
+             "and Nakkiran 2023):", pd.DataFrame(rows))]

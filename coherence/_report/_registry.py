@@ -145,15 +145,21 @@ def _lie_placeholder(df: pd.DataFrame, o: Options, rng: np.random.Generator) -> 
     raise AssertionError("the LIE check runs on the `lie` table")  # pragma: no cover
 
 
-def _calibration(df: pd.DataFrame, o: Options, rng: np.random.Generator) -> CoherenceResult:
-    """Brier score, reliability and ECE of the repetition-averaged belief per context."""
-    from .._scoring._forecast import forecast_scores
-
+def _context_forecasts(df: pd.DataFrame, o: Options) -> pd.DataFrame:
+    """One forecast per context: the repetition-averaged belief (``probability``), the
+    ``outcome`` and the context (``question``), on the reference prompt's rows."""
     rows = _standard_rows(df, o)
     per_context = rows.groupby(o.group, sort=True, observed=True).agg(
         probability=(o.belief, "mean"), outcome=(o.outcome, "first")
     )
-    table = per_context.reset_index().rename(columns={o.group: "question"})
+    return per_context.reset_index().rename(columns={o.group: "question"})
+
+
+def _calibration(df: pd.DataFrame, o: Options, rng: np.random.Generator) -> CoherenceResult:
+    """Brier score, reliability and ECE of the repetition-averaged belief per context."""
+    from .._scoring._forecast import forecast_scores
+
+    table = _context_forecasts(df, o)
     table["model"] = "agent"
     return forecast_scores(
         table,
@@ -162,6 +168,28 @@ def _calibration(df: pd.DataFrame, o: Options, rng: np.random.Generator) -> Cohe
         n_resamples=o.n_resamples,
         confidence_level=o.confidence_level,
         rng=rng,
+    )
+
+
+def _calibration_error(df: pd.DataFrame, o: Options, rng: np.random.Generator) -> CoherenceResult:
+    """Debiased squared l2 calibration error (10 equal-mass bins) of the context-mean
+    belief, with its bootstrap interval over contexts."""
+    from .._scoring._calibration import calibration_error
+
+    return calibration_error(
+        _context_forecasts(df, o),
+        n_resamples=o.n_resamples,
+        confidence_level=o.confidence_level,
+        rng=rng,
+    )
+
+
+def _smooth_ece(df: pd.DataFrame, o: Options, rng: np.random.Generator) -> CoherenceResult:
+    """SmoothECE of the context-mean belief (no band: the report draws no diagram of it)."""
+    from .._scoring._calibration import smooth_ece
+
+    return smooth_ece(
+        _context_forecasts(df, o), n_resamples=0, confidence_level=o.confidence_level, rng=rng
     )
 
 
@@ -250,6 +278,22 @@ REGISTRY: tuple[Spec, ...] = (
         "larger than a baseline's? statistic: median error ratio; p: sign test over contexts",
         lambda d, o: False,  # runs on the separate `lie` table, see _run_cell
         _lie_placeholder,
+    ),
+    # after "lie": each test's random stream is spawned by its position in this tuple,
+    # so the tests above keep their results
+    Spec(
+        "calibration_error",
+        "how far are the context-mean beliefs from calibrated? statistic: debiased squared "
+        "l2 calibration error, 10 equal-mass bins (descriptive; bootstrap interval over "
+        "contexts)",
+        _has_outcome,
+        _calibration_error,
+    ),
+    Spec(
+        "smooth_ece",
+        "the same, binning-free: SmoothECE of the context-mean belief (descriptive)",
+        _has_outcome,
+        _smooth_ece,
     ),
 )
 

@@ -38,6 +38,7 @@ _SHORT = {
     "ci": "CI", "ci_evidence": "CI | x", "ci_calibrated": "CI, calibrated",
     "leakage": "leakage", "leakage_evidence": "leakage | x", "monotonicity": "monotone",
     "prompt_consistency": "prompts", "calibration": "calibration", "lie": "LIE",
+    "calibration_error": "cal. error", "smooth_ece": "smooth ECE",
 }
 #: (name of the effect size, unit) of each test's statistic
 _EFFECT: dict[str, tuple[str, str]] = {
@@ -45,6 +46,7 @@ _EFFECT: dict[str, tuple[str, str]] = {
     "leakage": ("log-loss reduction", "%"), "leakage_evidence": ("log-loss reduction", "%"),
     "monotonicity": ("bin pairs violated", "%"), "prompt_consistency": ("max RMSE", ""),
     "calibration": ("Brier", ""), "lie": ("median error ratio", ""),
+    "calibration_error": ("debiased CE^2", ""), "smooth_ece": ("smECE", ""),
 }
 #: why a test did not run, when it applied to no cell
 _NEEDS = {
@@ -57,6 +59,8 @@ _NEEDS = {
     "prompt_consistency": "a prompt column with two or more variants and a repetition column",
     "calibration": "an outcome column",
     "lie": "the law-of-iterated-expectation table (lie=)",
+    "calibration_error": "an outcome column",
+    "smooth_ece": "an outcome column",
 }
 
 
@@ -340,10 +344,21 @@ def _paper_tables(rep: CoherenceReport) -> list[str]:
                                                             t["log_score_ci_low"],
                                                             t["log_score_ci_high"]),
                          "accuracy": _num(t["accuracy"], 3)})
+        ce = cell.results.get("calibration_error")
+        if ce is not None:
+            ci = ce.confidence_interval
+            cal_rows[-1][f"debiased CE^2 [{ci_head}]"] = _with_ci(ce.statistic, ci.low, ci.high)
+            cal_rows[-1]["l2 CE"] = _num(math.sqrt(max(ce.statistic, 0.0)), 3)
+        sm = cell.results.get("smooth_ece")
+        if sm is not None:
+            cal_rows[-1]["smooth ECE"] = _num(sm.statistic, 3)
     if cal_rows:
         out.append(_table_html(pd.DataFrame(cal_rows), caption="Table 5. Forecast quality "
-                               "of the context-mean belief (descriptive)",
-                               numeric=("contexts", "accuracy")))
+                               "of the context-mean belief (descriptive; CE^2: debiased "
+                               "squared l2 calibration error over 10 equal-mass bins, l2 CE "
+                               "its square root; smooth ECE: Blasiok and Nakkiran's "
+                               "binning-free ECE)",
+                               numeric=("contexts", "accuracy", "l2 CE", "smooth ECE")))
     lie = rows_for(("lie",), lambda r: {
         f"median error ratio [{ci_head}]": _with_ci(r.statistic, r.confidence_interval.low,
                                                     r.confidence_interval.high)})

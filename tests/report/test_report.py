@@ -58,9 +58,9 @@ def test_cells_and_schema(rep):
     assert set(frame["test"]) == set(TEST_NAMES) - {"ci_evidence", "leakage_evidence", "lie"}
     assert "calibration" in set(frame["test"])
     assert (frame["error"] == "").all()
-    tested = frame[frame["test"] != "calibration"]  # calibration is descriptive (no p)
-    assert tested["pvalue"].between(0, 1).all()
-    assert frame.loc[frame["test"] == "calibration", "pvalue"].isna().all()
+    descriptive = frame["test"].isin(["calibration", "calibration_error", "smooth_ece"])
+    assert frame.loc[~descriptive, "pvalue"].between(0, 1).all()
+    assert frame.loc[descriptive, "pvalue"].isna().all()  # descriptive: no p-value
 
 
 def test_numbers_equal_the_test_functions(rep, two_models):
@@ -85,6 +85,26 @@ def test_numbers_equal_the_test_functions(rep, two_models):
         assert got.statistic == result.statistic, name
         assert got.pvalue == result.pvalue or (np.isnan(got.pvalue) and np.isnan(result.pvalue))
         assert tuple(got.confidence_interval) == tuple(result.confidence_interval), name
+
+
+def test_calibration_error_and_smooth_ece(rep, two_models):
+    """Issue 20: the debiased calibration error and SmoothECE of the context-mean belief,
+    in the results and in Table 5 of the page."""
+    cell_streams = np.random.default_rng(7).spawn(2)
+    streams = dict(zip([s.name for s in REGISTRY], cell_streams[0].spawn(len(REGISTRY)),
+                       strict=True))
+    part = two_models[(two_models["model"] == "a") & (two_models["prompt"] == "standard")]
+    per_context = part.groupby("context").agg(probability=("belief", "mean"),
+                                              outcome=("outcome", "first"))
+    ce = coherence.calibration_error(per_context, n_resamples=99,
+                                     rng=streams["calibration_error"])
+    got = rep.cells[0].results["calibration_error"]
+    assert got.statistic == ce.statistic and got.n_obs == 60
+    assert tuple(got.confidence_interval) == tuple(ce.confidence_interval)
+    sm = coherence.smooth_ece(per_context, n_resamples=0)
+    assert rep.cells[0].results["smooth_ece"].statistic == pytest.approx(sm.statistic)
+    page = rep.to_html()
+    assert "debiased CE^2" in page and "smooth ECE" in page
 
 
 def test_reproducible_and_parallel_equal(two_models, rep):

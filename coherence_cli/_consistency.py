@@ -1,0 +1,101 @@
+"""``coherence consistency``: the consistency checks of Paleka et al. (2025) on tuple files."""
+
+from __future__ import annotations
+
+import argparse
+import textwrap
+from pathlib import Path
+from typing import Any
+
+from . import EXIT_OK, UsageError, _positive_int, _print_frame, _read_table
+
+__all__ = ["add_parser", "run"]
+
+
+def add_parser(sub: Any) -> argparse.ArgumentParser:
+    """Register the ``consistency`` command on the sub-parsers ``sub``."""
+    from coherence import CHECKERS
+
+    cons = sub.add_parser(
+        "consistency", help="consistency checks (negation, and, or, cond, ...) of tuple files",
+        description="Arbitrage and frequentist violations of Paleka et al.'s (2025) "
+        "consistency checkers, per file: the authors' JSON-lines tuple files "
+        "(NegChecker.jsonl, ...: the checker is taken from the file name unless --checker "
+        "is given) or tables (CSV, TSV, parquet, JSON records) with one column per "
+        "question of the checker (--checker required). Mean, median and share flagged of "
+        "both violations, with percentile bootstrap intervals over tuples.",
+        epilog="checkers: " + ", ".join(CHECKERS) + ". example: coherence consistency "
+        "NegChecker.jsonl AndChecker.jsonl --definition code")
+    cons.add_argument("files", nargs="+", metavar="FILE",
+                      help="tuple files (.jsonl, or a table with --checker)")
+    cons.add_argument("--checker", default=None, metavar="NAME",
+                      help="the checker of every file (a name listed below, or the authors' class "
+                      "name, e.g. NegChecker); default: from each .jsonl file's name")
+    cons.add_argument("--definition", choices=("paper", "code"), default="paper",
+                      help="the paper's definitions of the metrics, or the authors' code's "
+                      "(default paper)")
+    cons.add_argument("--tolerance", type=float, default=0.01,
+                      help="arbitrage flagged at >= this many nats (default 0.01)")
+    cons.add_argument("--resamples", type=_positive_int, default=999, metavar="B",
+                      help="bootstrap resamples over tuples (default 999)")
+    cons.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    cons.add_argument("--csv", default=None, metavar="PATH",
+                      help="write the per-tuple table (forecasts, violations, flags, file) "
+                      "as CSV")
+    return cons
+
+
+def _read(path: str, checker: str | None) -> Any:
+    from coherence import read_consistency_tuples
+
+    p = Path(path)
+    if not p.is_file():
+        raise UsageError(f"no such file: {path}")
+    if p.suffix.lower() in (".jsonl", ".ndjson"):
+        try:
+            return read_consistency_tuples(p, checker=checker)
+        except (ValueError, UnicodeDecodeError) as exc:  # the file and the line named
+            message = str(exc).splitlines()[0].removeprefix("read_consistency_tuples: ")
+            raise UsageError(f"{path}: {message}") from exc
+    if checker is None:
+        raise UsageError(f"{path}: --checker is needed for a table (only .jsonl files name "
+                         "their checker)")
+    data = _read_table(path)
+    data.attrs["checker"] = checker
+    return data
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``coherence consistency``: one row per file, and the per-tuple CSV on request."""
+    import pandas as pd
+
+    from coherence import consistency_check
+
+    rows, tables = [], []
+    for path in args.files:
+        data = _read(path, args.checker)
+        try:
+            res = consistency_check(data, data.attrs["checker"], definition=args.definition,
+                                    tolerance=args.tolerance, n_resamples=args.resamples,
+                                    rng=args.seed)
+        except ValueError as exc:
+            raise UsageError(f"{path}: {str(exc).splitlines()[0]}") from exc
+        arb, freq = res.confidence_interval, res.frequentist_interval
+        rows.append({"file": Path(path).name, "checker": res.checker, "n": res.n_obs,
+                     "mean_arb": res.mean_arbitrage, "arb_low": arb.low, "arb_high": arb.high,
+                     "median_arb": res.median_arbitrage,
+                     "flag_arb": res.share_arbitrage_above,
+                     "mean_freq": res.mean_frequentist, "freq_low": freq.low,
+                     "freq_high": freq.high, "median_freq": res.median_frequentist,
+                     "flag_freq": res.share_frequentist_above})
+        tables.append(res.table.assign(file=Path(path).name, checker=res.checker))
+    _print_frame(pd.DataFrame(rows))
+    level = round(arb.confidence_level * 100)  # settings are shared by every file
+    note = (f"arb: arbitrage violation (nats), flagged at >= {res.tolerance:g}; freq: "
+            f"frequentist violation, flagged at >= {res.gamma * res.sigma:g}; flag: share "
+            f"flagged; low, high: {level}% percentile bootstrap interval of the mean over "
+            f"tuples ({res.n_resamples} resamples); definition {res.definition}.")
+    print("\n" + textwrap.fill(note, width=100))
+    if args.csv:
+        pd.concat(tables, ignore_index=True).to_csv(args.csv, index=False)
+    return EXIT_OK

@@ -1,0 +1,60 @@
+"""``coherence scores --forecastbench --calibration`` (issue 20), in process."""
+
+import subprocess
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from coherence import calibration_error, forecastbench_scores
+from coherence_cli import main
+from tests.cli.test_cli import one_line_error
+
+
+@pytest.fixture
+def run(capsys):
+    def call(*args):
+        code = main(list(args))
+        out = capsys.readouterr()
+        return subprocess.CompletedProcess(args, code, out.out, out.err)
+    return call
+
+
+@pytest.fixture(scope="module")
+def table(tmp_path_factory):
+    rng = np.random.default_rng(0)
+    n = 40
+    frame = pd.DataFrame({"model": np.repeat(["org/m1", "m2"], n // 2),
+                          "question": np.tile([f"q{i}" for i in range(n // 2)], 2),
+                          "probability": rng.random(n).round(3),
+                          "outcome": np.tile(rng.integers(0, 2, n // 2), 2)})
+    path = tmp_path_factory.mktemp("scores") / "f.csv"
+    frame.to_csv(path, index=False)
+    return frame, path
+
+
+def test_default_output_unchanged(run, table):
+    out = run("scores", str(table[1]))
+    assert out.returncode == 0, out.stderr
+    assert "ForecastBench" not in out.stdout and "Calibration" not in out.stdout
+
+
+def test_forecastbench_and_calibration(run, table):
+    frame, path = table
+    out = run("scores", str(path), "--forecastbench", "--naive", "m2", "--calibration",
+              "--resamples", "50")
+    assert out.returncode == 0, out.stderr
+    assert max(map(len, out.stdout.splitlines())) <= 100
+    assert "ForecastBench scores" in out.stdout and "Calibration per model" in out.stdout
+    fb = forecastbench_scores(frame, naive="m2", n_resamples=50, rng=0)
+    index = fb.table.set_index("model")["brier_index"]
+    assert f"{index['org/m1']:.4g}" in out.stdout and f"{index['m2']:.4g}" in out.stdout
+    ce = calibration_error(frame[frame["model"] == "m2"], group="question", n_resamples=50,
+                           rng=0)
+    assert f"{ce.statistic:.4g}" in out.stdout
+
+
+def test_unknown_naive_is_usage_error(run, table):
+    out = run("scores", str(table[1]), "--forecastbench", "--naive", "nobody")
+    one_line_error(out)
+    assert "--naive names model 'nobody'" in out.stderr and out.stdout == ""
