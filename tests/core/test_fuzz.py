@@ -25,7 +25,7 @@ and asserts, whatever the mutation:
 * no result carries a finite p-value (or interval) next to a NaN statistic;
 * the only warnings are the package's own (``CoherenceWarning``).
 
-The fast profile (``tests/conftest.py``) draws 552 cases per run
+The fast profile (``tests/conftest.py``) draws 651 cases per run
 (``N_CASES`` below gives the exact number); ``HYPOTHESIS_PROFILE=thorough``
 multiplies each target's share by 12.5.
 """
@@ -272,6 +272,77 @@ TARGETS: tuple[Target, ...] = (
            lambda i: __import__("bayesnets").posterior(_asia(), "lung", i["data"]),
            "data", {"smoke": "text", "asia": "text"}, optional=frozenset({"smoke", "asia"}),
            weight=0.3, empty_ok=True),
+    # ---------------------------------------------------------------- added this release
+    Target("forecastbench_scores", lambda: {"data": pd.DataFrame({
+               "model": ["a"] * 4 + ["b"] * 4, "question": [1, 2, 3, 4] * 2,
+               "probability": [0.9, 0.2, 0.7, 0.4, 0.5, 0.5, 0.5, 0.5],
+               "outcome": [1, 0, 1, 1] * 2})},
+           lambda i: coherence.forecastbench_scores(i["data"], naive="b", n_resamples=9,
+                                                    rng=0),
+           "data", {"model": "label", "question": "label", "probability": "prob",
+                    "outcome": "binary"}, weight=0.3),
+    Target("calibration_error", lambda: {"data": pd.DataFrame({
+               "probability": np.linspace(0.05, 0.95, 24),
+               "outcome": np.arange(24) % 3 == 0})},
+           lambda i: coherence.calibration_error(i["data"], n_bins=3, n_resamples=9, rng=0),
+           "data", {"probability": "prob", "outcome": "binary"}, weight=0.3),
+    Target("smooth_ece", lambda: {"data": pd.DataFrame({
+               "probability": np.linspace(0.05, 0.95, 24),
+               "outcome": np.arange(24) % 3 == 0})},
+           lambda i: coherence.smooth_ece(i["data"], n_grid=100, n_resamples=5, rng=0),
+           "data", {"probability": "prob", "outcome": "binary"}, weight=0.3),
+    Target("consistency_check", lambda: {"data": pd.DataFrame({
+               "P": [0.5, 0.6, 0.3], "Q": [0.4, 0.5, 0.7], "P_and_Q": [0.2, 0.65, 0.25]})},
+           lambda i: coherence.consistency_check(i["data"], "and", n_resamples=9, rng=0),
+           "data", dict.fromkeys(("P", "Q", "P_and_Q"), "prob"), weight=0.3),
+    Target("accuracy_by_horizon", lambda: {"data": pd.DataFrame({
+               "model": ["m"] * 4 + ["n"] * 4, "question": ["a", "b", "a", "b"] * 2,
+               "horizon": ["early", "early", "late", "late"] * 2,
+               "correct": [0, 1, 1, 1, 1, 0, 0, 1]})},
+           lambda i: coherence.accuracy_by_horizon(i["data"], n_resamples=9, rng=0),
+           "data", {"model": "label", "question": "label", "horizon": "label",
+                    "correct": "binary"},
+           empty_ok=True, weight=0.3),  # no forecasts: a NaN accuracy, an empty table
+    Target("rolling_accuracy", lambda: {"data": pd.DataFrame({
+               "model": ["m"] * 3 + ["n"] * 2,
+               "start": ["2024-01-01", "2024-01-10", "2024-03-01", "2024-01-01", "2024-01-05"],
+               "correct": [1, 0, 1, 0, 1]})},
+           lambda i: coherence.rolling_accuracy(i["data"], min_periods=1),
+           "data", {"model": "label", "start": "date", "correct": "binary"}, empty_ok=True,
+           weight=0.3),
+    Target("simulated_dates", lambda: {"data": pd.DataFrame({
+               "question": ["q1", "q2"], "start": ["2024-01-01", "2024-03-01"],
+               "resolution_date": ["2024-01-31", "2024-04-01"]})},
+           lambda i: coherence.simulated_dates(i["data"], positions=["midpoint", "early"]),
+           "data", {"question": "label", "start": "date", "resolution_date": "date"},
+           empty_ok=True, weight=0.3),
+    Target("horizon_positions", lambda: {"data": pd.DataFrame({
+               "start": ["2024-01-01"] * 3, "resolution_date": ["2024-01-31"] * 3,
+               "simulated_date": ["2024-01-05", "2024-01-26", "2024-01-30"]})},
+           lambda i: coherence.horizon_positions(i["data"]),
+           "data", dict.fromkeys(("start", "resolution_date", "simulated_date"), "date"),
+           empty_ok=True, weight=0.3),
+    Target("validate_tasks", lambda: {"data": pd.DataFrame({
+               "question": ["q1", "q2"], "start": ["2024-01-01", "2024-02-01"],
+               "resolution_date": ["2024-01-31", "2024-03-01"], "outcome": [1, 0],
+               "type": ["binary", "binary"]})},
+           lambda i: coherence.validate_tasks(i["data"]),
+           "data", {"question": "label", "start": "date", "resolution_date": "date",
+                    "outcome": "binary", "type": "label"}, empty_ok=True, weight=0.3),
+    Target("dataset_statistics", lambda: {"data": pd.DataFrame({
+               "question": ["a", "b", "c"], "type": ["binary", "binary", "quantity"],
+               "start": ["2024-01-01"] * 3,
+               "resolution_date": ["2024-01-11", "2024-01-31", "2024-03-01"],
+               "outcome": [1, 0, 3.5], "domain": ["politics", "sports", None]})},
+           lambda i: coherence.dataset_statistics(i["data"]),
+           "data", {"question": "label", "type": "label", "start": "date",
+                    "resolution_date": "date", "outcome": "text", "domain": "text"},
+           optional=frozenset({"domain"}), weight=0.3),
+    Target("turning_points", lambda: {"data": pd.DataFrame({
+               "date": ["2024-01-01", "2024-01-02", "2024-01-10", "2024-01-11"],
+               "price": [0.40, 0.47, 0.47, 0.48]})},
+           lambda i: coherence.turning_points(i["data"]),
+           "data", {"date": "date", "price": "prob"}, empty_ok=True, weight=0.3),
 )
 
 #: fast-profile examples per target (the thorough profile scales each by 12.5)
@@ -553,15 +624,15 @@ def test_every_public_table_function_is_fuzzed() -> None:
         "mi", "read_pairs", "simulate", "snap_to_grid", "random_forest_baseline",
     }
     # added in the same release by other changes; their own tests check their input
-    # validation, the fuzz suite does not cover them yet (the closing note of issue 17 says so)
+    # validation, the fuzz suite does not cover them yet
     skipped |= {
-        "accuracy_by_horizon", "arbitrage_violation", "calibration_error", "consistency_check",
-        "dataset_statistics", "forecastbench_scores", "frequentist_violation", "graph_depth",
-        "hindsight_graph_quality", "horizon_positions", "market_checks",
-        "market_signal_metrics", "plot_accuracy_by_horizon", "plot_rolling_accuracy",
-        "plot_smooth_reliability", "question_scores", "read_consistency_tuples",
-        "reasoning_graph_metrics", "rolling_accuracy", "simulated_dates", "smooth_ece",
-        "turning_points", "validate_tasks",
+        "hindsight_graph_quality", "market_checks", "market_signal_metrics",
+        "question_scores", "reasoning_graph_metrics",
+        # plots: take result objects, not tables
+        "plot_accuracy_by_horizon", "plot_rolling_accuracy", "plot_smooth_reliability",
+        # arrays, not tables (their own tests check them); a path
+        "arbitrage_violation", "frequentist_violation", "graph_depth",
+        "read_consistency_tuples",
     }
     public = {n for n in coherence.__all__
               if inspect.isfunction(getattr(coherence, n)) and n not in skipped}
