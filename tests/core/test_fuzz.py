@@ -25,7 +25,7 @@ and asserts, whatever the mutation:
 * no result carries a finite p-value (or interval) next to a NaN statistic;
 * the only warnings are the package's own (``CoherenceWarning``).
 
-The fast profile (``tests/conftest.py``) draws 651 cases per run
+The fast profile (``tests/conftest.py``) draws 696 cases per run
 (``N_CASES`` below gives the exact number); ``HYPOTHESIS_PROFILE=thorough``
 multiplies each target's share by 12.5.
 """
@@ -88,6 +88,10 @@ MUST_RAISE: Mapping[str, frozenset[str]] = {
     # an outcome whose missing value means "not resolved" (attach_outcomes)
     "resolution": frozenset({"inf", "-inf", "1.5", "-0.5", "2", "'abc'"}),
     "finite": frozenset({"nan", "None", "inf", "-inf", "'abc'"}),
+    # a probability or weight whose missing value is documented (an edge missing a
+    # confidence is not kept, an event missing one has no impact)
+    "prob_or_missing": frozenset({"inf", "-inf", "1.5", "-0.5", "2", "'abc'"}),
+    "nonneg_or_missing": frozenset({"inf", "-inf", "-0.5", "'abc'"}),
     "text": frozenset(),
     "list": frozenset(),
 }
@@ -151,6 +155,54 @@ def _asia() -> Any:
 
 _ASIA_PHRASES = {"smoke": {"yes": "smokes", "no": "does not smoke"},
                  "asia": {"yes": "recently visited Asia", "no": "has not visited Asia"}}
+
+def _market_events() -> pd.DataFrame:
+    return pd.DataFrame({
+        "question": ["A", "A", "B", "C"],
+        "date": ["2024-01-05", "2024-01-15", "2024-01-10", "2024-01-10"],
+        "direction": [1, -1, 1, 1], "magnitude": [1.0, 0.5, 1.0, 1.0],
+        "confidence": [1.0, 1.0, 0.8, 1.0]})
+
+
+def _market_prices() -> pd.DataFrame:
+    return pd.DataFrame({
+        "question": ["A"] * 6 + ["B"] * 4 + ["C"] * 2,
+        "date": ["2024-01-01", "2024-01-04", "2024-01-06", "2024-01-14", "2024-01-16",
+                 "2024-01-31", "2024-01-01", "2024-01-09", "2024-01-11", "2024-01-31",
+                 "2024-01-01", "2024-01-31"],
+        "price": [0.40, 0.42, 0.55, 0.56, 0.54, 0.70, 0.60, 0.60, 0.50, 0.45, 0.50, 0.51]})
+
+
+def _graph_events() -> pd.DataFrame:
+    return pd.DataFrame({"question": ["q"] * 4, "event": ["a", "b", "c", "d"],
+                         "sources": [["s1"], ["s2"], ["s3"], ["s4"]]})
+
+
+def _signal_hindsight() -> pd.DataFrame:
+    return pd.DataFrame({
+        "question": ["q", "q"], "event": ["e1", "e2"],
+        "title": ["Central bank raises interest rates", "Dock workers strike"],
+        "date": ["2024-01-05", "2024-01-10"], "direction": [1, -1],
+        "magnitude": [0.9, 0.5], "confidence": [1.0, 1.0]})
+
+
+def _signal_forecast_events() -> pd.DataFrame:
+    return pd.DataFrame({"model": ["m", "m"], "question": ["q", "q"], "event": ["f1", "f2"],
+                         "title": ["Central bank raises interest rates", "Weather"],
+                         "date": ["2024-01-05", None]})
+
+
+def _signal_prices() -> pd.DataFrame:
+    return pd.DataFrame({"question": ["q"] * 4,
+                         "date": ["2024-01-04", "2024-01-06", "2024-01-09", "2024-01-11"],
+                         "price": [0.40, 0.55, 0.55, 0.60]})
+
+
+@functools.cache
+def _signal_reasoning() -> Any:
+    return coherence.reasoning_graph_metrics(_signal_forecast_events(), _signal_hindsight(),
+                                             gates=False, n_resamples=9, rng=0)
+
 
 _BELIEF = {"belief": "prob", "action": "class", "outcome": "binary", "context": "label"}
 
@@ -343,6 +395,40 @@ TARGETS: tuple[Target, ...] = (
                "price": [0.40, 0.47, 0.47, 0.48]})},
            lambda i: coherence.turning_points(i["data"]),
            "data", {"date": "date", "price": "prob"}, empty_ok=True, weight=0.3),
+    Target("question_scores", lambda: {"data": pd.DataFrame({
+               "model": ["m"] * 3 + ["n"] * 3, "question": ["a", "b", "c"] * 2,
+               "type": ["binary"] * 6, "probability": [0.8, 0.3, 0.6, 0.5, 0.4, 0.9],
+               "outcome": [1, 0, 1, 1, 0, 0]})},
+           lambda i: coherence.question_scores(i["data"], n_resamples=9, rng=0),
+           "data", {"model": "label", "question": "label", "type": "label",
+                    "probability": "prob", "outcome": "binary"},
+           optional=frozenset({"type"}), empty_ok=True, weight=0.3),  # a NaN score
+    Target("market_checks", lambda: {"events": _market_events()},
+           lambda i: coherence.market_checks(i["events"], _market_prices(), n_resamples=9,
+                                             rng=0),
+           "events", {"question": "label", "date": "date", "direction": "direction",
+                      "magnitude": "nonneg", "confidence": "prob"},
+           empty_ok=True, weight=0.3),  # the priced questions, none with events
+    Target("hindsight_graph_quality", lambda: {"edges": pd.DataFrame({
+               "question": ["q"] * 3, "source": ["a", "b", "c"], "target": ["b", "c", "d"],
+               "confidence": [0.9, 0.9, 0.5], "strength": [0.5, 0.5, 0.5]})},
+           lambda i: coherence.hindsight_graph_quality(_graph_events(), i["edges"],
+                                                       min_nodes=4, min_sources=4),
+           "edges", {"question": "label", "source": "label", "target": "label",
+                     "confidence": "prob_or_missing", "strength": "nonneg_or_missing"},
+           empty_ok=True, weight=0.3),  # no edges: a graph that fails the gates
+    Target("reasoning_graph_metrics", lambda: {"hindsight": _signal_hindsight()},
+           lambda i: coherence.reasoning_graph_metrics(
+               _signal_forecast_events(), i["hindsight"], gates=False, n_resamples=9, rng=0),
+           "hindsight", {"question": "label", "event": "label", "title": "text",
+                         "date": "date", "magnitude": "nonneg_or_missing",
+                         "confidence": "prob_or_missing"},
+           optional=frozenset({"date"}), empty_ok=True, weight=0.3),  # NaN recalls
+    Target("market_signal_metrics", lambda: {"prices": _signal_prices()},
+           lambda i: coherence.market_signal_metrics(_signal_reasoning(), _signal_hindsight(),
+                                                     i["prices"], n_resamples=9, rng=0),
+           "prices", {"question": "label", "date": "date", "price": "prob"}, empty_ok=True,
+           weight=0.3),  # no prices: no signal events, a NaN statistic
 )
 
 #: fast-profile examples per target (the thorough profile scales each by 12.5)
@@ -623,11 +709,7 @@ def test_every_public_table_function_is_fuzzed() -> None:
         # arrays of the fuzzed cmi; a path; parameters only; fitted-forest input of the LIE
         "mi", "read_pairs", "simulate", "snap_to_grid", "random_forest_baseline",
     }
-    # added in the same release by other changes; their own tests check their input
-    # validation, the fuzz suite does not cover them yet
     skipped |= {
-        "hindsight_graph_quality", "market_checks", "market_signal_metrics",
-        "question_scores", "reasoning_graph_metrics",
         # plots: take result objects, not tables
         "plot_accuracy_by_horizon", "plot_rolling_accuracy", "plot_smooth_reliability",
         # arrays, not tables (their own tests check them); a path
