@@ -101,6 +101,8 @@ MUST_RAISE: Mapping[str, frozenset[str]] = {
 class Target:
     """One public function: a clean input, how to call it, and what it reads."""
 
+    #: the function's name; "name:table" for another target of the same function that
+    #: fuzzes another of its tables
     name: str
     build: Callable[[], Inputs]
     call: Callable[[Inputs], Any]
