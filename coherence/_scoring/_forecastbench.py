@@ -359,8 +359,8 @@ def forecastbench_scores(data: Any, *, question: str = "question", model: str = 
     unanswered = np.flatnonzero(np.isnan(brier[:, fe]).all(axis=1))
     if len(unanswered):
         raise ValueError(f"{owner}: question(s) {list(questions[unanswered[:5]])} have no "
-                         "forecast from a fixed-effects forecaster, so their difficulty "
-                         "cannot be estimated.")
+                         "forecast from a fixed-effects forecaster ('fixed_effects_models'), "
+                         "so their difficulty cannot be estimated.")
     _check_connected(~np.isnan(brier[:, fe]), owner)
     naive_idx = None
     if naive is not None:
@@ -369,7 +369,7 @@ def forecastbench_scores(data: Any, *, question: str = "question", model: str = 
         naive_idx = list(models).index(naive)
         skipped = np.flatnonzero(np.isnan(brier[:, naive_idx]))
         if len(skipped):
-            raise ValueError(f"{owner}: the naive forecaster {naive!r} has no forecast for "
+            raise ValueError(f"{owner}: the 'naive' forecaster {naive!r} has no forecast for "
                              f"{len(skipped)} question(s), e.g. "
                              f"{list(questions[skipped[:5]])}; it must forecast every question.")
     ones = np.ones(n_q)

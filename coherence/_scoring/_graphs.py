@@ -45,6 +45,19 @@ from ._dates import is_missing, parse_dates, to_days
 from ._matching import THRESHOLDS, event_tokens, match_one
 from ._questions import question_bootstrap_ci
 
+
+def _missing_or_in(df: pd.DataFrame, column: str, owner: str, upper: float) -> np.ndarray:
+    """A numeric column whose missing values are allowed; the others in [0, upper]."""
+    values = numeric_column(df, column, owner=owner, allow_nan=True)
+    bad = np.flatnonzero(~np.isnan(values)
+                         & ~(np.isfinite(values) & (values >= 0.0) & (values <= upper)))
+    if len(bad):
+        rule = "hold probabilities in [0, 1]" if upper == 1.0 else "hold finite numbers >= 0"
+        raise ValueError(column_error(column, f"{rule} (or be missing)", list(df.index[bad]),
+                                      list(values[bad]), owner=owner))
+    return values
+
+
 __all__ = [
     "NEGATIVE_RELATIONS",
     "POSITIVE_RELATIONS",
@@ -329,8 +342,8 @@ def hindsight_graph_quality(
                 f"ids (needed by min_sources={min_sources}; pass min_sources=0 otherwise)",
                 sources))
         sources = None
-    conf = numeric_column(hed, confidence, owner=owner, allow_nan=True)
-    stren = numeric_column(hed, strength, owner=owner, allow_nan=True)
+    conf = _missing_or_in(hed, confidence, owner, 1.0)
+    stren = _missing_or_in(hed, strength, owner, np.inf)
     rejected = np.zeros(len(hev), dtype=bool)
     if exclude_rejected and review_status in hev.columns:
         rejected = np.array([not is_missing(v) and str(v).strip().lower() == "rejected"
@@ -663,8 +676,8 @@ def reasoning_graph_metrics(
     hev = hev.loc[~rejected]
     n_rejected = len(set(zip(hev_all.loc[rejected, question], hev_all.loc[rejected, event],
                              strict=True)) - set(zip(hev[question], hev[event], strict=True)))
-    mag = numeric_column(hev, magnitude, owner=owner, allow_nan=True)
-    conf = numeric_column(hev, confidence, owner=owner, allow_nan=True)
+    mag = _missing_or_in(hev, magnitude, owner, np.inf)
+    conf = _missing_or_in(hev, confidence, owner, 1.0)
     if is_outcome is not None and is_outcome in hev.columns:
         flag = flag_column(hev, is_outcome, owner)
         hev, mag, conf = hev.loc[~flag], mag[~flag], conf[~flag]

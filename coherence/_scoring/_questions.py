@@ -715,6 +715,9 @@ def dataset_statistics(tasks: Any, *, question: str = "question", start: str = "
                              simulated_date=simulated_date, resolution_date=resolution_date,
                              outcome=outcome, type=type, domain=domain)
     n = len(checked)
+    if n == 0:
+        raise ValueError(param_error("tasks", "dataset_statistics",
+                                     "a table with at least one task", "an empty table"))
 
     def counts(col: str, values: pd.Series) -> pd.DataFrame:
         c = values.value_counts(sort=True, dropna=False)

@@ -25,7 +25,7 @@ and asserts, whatever the mutation:
 * no result carries a finite p-value (or interval) next to a NaN statistic;
 * the only warnings are the package's own (``CoherenceWarning``).
 
-The fast profile (``tests/conftest.py``) draws 552 cases per run
+The fast profile (``tests/conftest.py``) draws 741 cases per run
 (``N_CASES`` below gives the exact number); ``HYPOTHESIS_PROFILE=thorough``
 multiplies each target's share by 12.5.
 """
@@ -88,6 +88,10 @@ MUST_RAISE: Mapping[str, frozenset[str]] = {
     # an outcome whose missing value means "not resolved" (attach_outcomes)
     "resolution": frozenset({"inf", "-inf", "1.5", "-0.5", "2", "'abc'"}),
     "finite": frozenset({"nan", "None", "inf", "-inf", "'abc'"}),
+    # a probability or weight whose missing value is documented (an edge missing a
+    # confidence is not kept, an event missing one has no impact)
+    "prob_or_missing": frozenset({"inf", "-inf", "1.5", "-0.5", "2", "'abc'"}),
+    "nonneg_or_missing": frozenset({"inf", "-inf", "-0.5", "'abc'"}),
     "text": frozenset(),
     "list": frozenset(),
 }
@@ -97,6 +101,8 @@ MUST_RAISE: Mapping[str, frozenset[str]] = {
 class Target:
     """One public function: a clean input, how to call it, and what it reads."""
 
+    #: the function's name; "name:table" for another target of the same function that
+    #: fuzzes another of its tables
     name: str
     build: Callable[[], Inputs]
     call: Callable[[Inputs], Any]
@@ -151,6 +157,54 @@ def _asia() -> Any:
 
 _ASIA_PHRASES = {"smoke": {"yes": "smokes", "no": "does not smoke"},
                  "asia": {"yes": "recently visited Asia", "no": "has not visited Asia"}}
+
+def _market_events() -> pd.DataFrame:
+    return pd.DataFrame({
+        "question": ["A", "A", "B", "C"],
+        "date": ["2024-01-05", "2024-01-15", "2024-01-10", "2024-01-10"],
+        "direction": [1, -1, 1, 1], "magnitude": [1.0, 0.5, 1.0, 1.0],
+        "confidence": [1.0, 1.0, 0.8, 1.0]})
+
+
+def _market_prices() -> pd.DataFrame:
+    return pd.DataFrame({
+        "question": ["A"] * 6 + ["B"] * 4 + ["C"] * 2,
+        "date": ["2024-01-01", "2024-01-04", "2024-01-06", "2024-01-14", "2024-01-16",
+                 "2024-01-31", "2024-01-01", "2024-01-09", "2024-01-11", "2024-01-31",
+                 "2024-01-01", "2024-01-31"],
+        "price": [0.40, 0.42, 0.55, 0.56, 0.54, 0.70, 0.60, 0.60, 0.50, 0.45, 0.50, 0.51]})
+
+
+def _graph_events() -> pd.DataFrame:
+    return pd.DataFrame({"question": ["q"] * 4, "event": ["a", "b", "c", "d"],
+                         "sources": [["s1"], ["s2"], ["s3"], ["s4"]]})
+
+
+def _signal_hindsight() -> pd.DataFrame:
+    return pd.DataFrame({
+        "question": ["q", "q"], "event": ["e1", "e2"],
+        "title": ["Central bank raises interest rates", "Dock workers strike"],
+        "date": ["2024-01-05", "2024-01-10"], "direction": [1, -1],
+        "magnitude": [0.9, 0.5], "confidence": [1.0, 1.0]})
+
+
+def _signal_forecast_events() -> pd.DataFrame:
+    return pd.DataFrame({"model": ["m", "m"], "question": ["q", "q"], "event": ["f1", "f2"],
+                         "title": ["Central bank raises interest rates", "Weather"],
+                         "date": ["2024-01-05", None]})
+
+
+def _signal_prices() -> pd.DataFrame:
+    return pd.DataFrame({"question": ["q"] * 4,
+                         "date": ["2024-01-04", "2024-01-06", "2024-01-09", "2024-01-11"],
+                         "price": [0.40, 0.55, 0.55, 0.60]})
+
+
+@functools.cache
+def _signal_reasoning() -> Any:
+    return coherence.reasoning_graph_metrics(_signal_forecast_events(), _signal_hindsight(),
+                                             gates=False, n_resamples=9, rng=0)
+
 
 _BELIEF = {"belief": "prob", "action": "class", "outcome": "binary", "context": "label"}
 
@@ -272,6 +326,148 @@ TARGETS: tuple[Target, ...] = (
            lambda i: __import__("bayesnets").posterior(_asia(), "lung", i["data"]),
            "data", {"smoke": "text", "asia": "text"}, optional=frozenset({"smoke", "asia"}),
            weight=0.3, empty_ok=True),
+    # ---------------------------------------------------------------- added this release
+    Target("forecastbench_scores", lambda: {"data": pd.DataFrame({
+               "model": ["a"] * 4 + ["b"] * 4, "question": [1, 2, 3, 4] * 2,
+               "probability": [0.9, 0.2, 0.7, 0.4, 0.5, 0.5, 0.5, 0.5],
+               "outcome": [1, 0, 1, 1] * 2})},
+           lambda i: coherence.forecastbench_scores(i["data"], naive="b", n_resamples=9,
+                                                    rng=0),
+           "data", {"model": "label", "question": "label", "probability": "prob",
+                    "outcome": "binary"}, weight=0.3),
+    Target("calibration_error", lambda: {"data": pd.DataFrame({
+               "probability": np.linspace(0.05, 0.95, 24),
+               "outcome": np.arange(24) % 3 == 0})},
+           lambda i: coherence.calibration_error(i["data"], n_bins=3, n_resamples=9, rng=0),
+           "data", {"probability": "prob", "outcome": "binary"}, weight=0.3),
+    Target("smooth_ece", lambda: {"data": pd.DataFrame({
+               "probability": np.linspace(0.05, 0.95, 24),
+               "outcome": np.arange(24) % 3 == 0})},
+           lambda i: coherence.smooth_ece(i["data"], n_grid=100, n_resamples=5, rng=0),
+           "data", {"probability": "prob", "outcome": "binary"}, weight=0.3),
+    Target("consistency_check", lambda: {"data": pd.DataFrame({
+               "P": [0.5, 0.6, 0.3], "Q": [0.4, 0.5, 0.7], "P_and_Q": [0.2, 0.65, 0.25]})},
+           lambda i: coherence.consistency_check(i["data"], "and", n_resamples=9, rng=0),
+           "data", dict.fromkeys(("P", "Q", "P_and_Q"), "prob"), weight=0.3),
+    Target("accuracy_by_horizon", lambda: {"data": pd.DataFrame({
+               "model": ["m"] * 4 + ["n"] * 4, "question": ["a", "b", "a", "b"] * 2,
+               "horizon": ["early", "early", "late", "late"] * 2,
+               "correct": [0, 1, 1, 1, 1, 0, 0, 1]})},
+           lambda i: coherence.accuracy_by_horizon(i["data"], n_resamples=9, rng=0),
+           "data", {"model": "label", "question": "label", "horizon": "label",
+                    "correct": "binary"},
+           empty_ok=True, weight=0.3),  # no forecasts: a NaN accuracy, an empty table
+    Target("rolling_accuracy", lambda: {"data": pd.DataFrame({
+               "model": ["m"] * 3 + ["n"] * 2,
+               "start": ["2024-01-01", "2024-01-10", "2024-03-01", "2024-01-01", "2024-01-05"],
+               "correct": [1, 0, 1, 0, 1]})},
+           lambda i: coherence.rolling_accuracy(i["data"], min_periods=1),
+           "data", {"model": "label", "start": "date", "correct": "binary"}, empty_ok=True,
+           weight=0.3),
+    Target("simulated_dates", lambda: {"data": pd.DataFrame({
+               "question": ["q1", "q2"], "start": ["2024-01-01", "2024-03-01"],
+               "resolution_date": ["2024-01-31", "2024-04-01"]})},
+           lambda i: coherence.simulated_dates(i["data"], positions=["midpoint", "early"]),
+           "data", {"question": "label", "start": "date", "resolution_date": "date"},
+           empty_ok=True, weight=0.3),
+    Target("horizon_positions", lambda: {"data": pd.DataFrame({
+               "start": ["2024-01-01"] * 3, "resolution_date": ["2024-01-31"] * 3,
+               "simulated_date": ["2024-01-05", "2024-01-26", "2024-01-30"]})},
+           lambda i: coherence.horizon_positions(i["data"]),
+           "data", dict.fromkeys(("start", "resolution_date", "simulated_date"), "date"),
+           empty_ok=True, weight=0.3),
+    Target("validate_tasks", lambda: {"data": pd.DataFrame({
+               "question": ["q1", "q2"], "start": ["2024-01-01", "2024-02-01"],
+               "resolution_date": ["2024-01-31", "2024-03-01"], "outcome": [1, 0],
+               "type": ["binary", "binary"]})},
+           lambda i: coherence.validate_tasks(i["data"]),
+           "data", {"question": "label", "start": "date", "resolution_date": "date",
+                    "outcome": "binary", "type": "label"}, empty_ok=True, weight=0.3),
+    Target("dataset_statistics", lambda: {"data": pd.DataFrame({
+               "question": ["a", "b", "c"], "type": ["binary", "binary", "quantity"],
+               "start": ["2024-01-01"] * 3,
+               "resolution_date": ["2024-01-11", "2024-01-31", "2024-03-01"],
+               "outcome": [1, 0, 3.5], "domain": ["politics", "sports", None]})},
+           lambda i: coherence.dataset_statistics(i["data"]),
+           "data", {"question": "label", "type": "label", "start": "date",
+                    "resolution_date": "date", "outcome": "text", "domain": "text"},
+           optional=frozenset({"domain"}), weight=0.3),
+    Target("turning_points", lambda: {"data": pd.DataFrame({
+               "date": ["2024-01-01", "2024-01-02", "2024-01-10", "2024-01-11"],
+               "price": [0.40, 0.47, 0.47, 0.48]})},
+           lambda i: coherence.turning_points(i["data"]),
+           "data", {"date": "date", "price": "prob"}, empty_ok=True, weight=0.3),
+    Target("question_scores", lambda: {"data": pd.DataFrame({
+               "model": ["m"] * 3 + ["n"] * 3, "question": ["a", "b", "c"] * 2,
+               "type": ["binary"] * 6, "probability": [0.8, 0.3, 0.6, 0.5, 0.4, 0.9],
+               "outcome": [1, 0, 1, 1, 0, 0]})},
+           lambda i: coherence.question_scores(i["data"], n_resamples=9, rng=0),
+           "data", {"model": "label", "question": "label", "type": "label",
+                    "probability": "prob", "outcome": "binary"},
+           optional=frozenset({"type"}), empty_ok=True, weight=0.3),  # a NaN score
+    Target("market_checks", lambda: {"events": _market_events()},
+           lambda i: coherence.market_checks(i["events"], _market_prices(), n_resamples=9,
+                                             rng=0),
+           "events", {"question": "label", "date": "date", "direction": "direction",
+                      "magnitude": "nonneg", "confidence": "prob"},
+           empty_ok=True, weight=0.3),  # the priced questions, none with events
+    Target("hindsight_graph_quality", lambda: {"edges": pd.DataFrame({
+               "question": ["q"] * 3, "source": ["a", "b", "c"], "target": ["b", "c", "d"],
+               "confidence": [0.9, 0.9, 0.5], "strength": [0.5, 0.5, 0.5]})},
+           lambda i: coherence.hindsight_graph_quality(_graph_events(), i["edges"],
+                                                       min_nodes=4, min_sources=4),
+           "edges", {"question": "label", "source": "label", "target": "label",
+                     "confidence": "prob_or_missing", "strength": "nonneg_or_missing"},
+           empty_ok=True, weight=0.3),  # no edges: a graph that fails the gates
+    Target("reasoning_graph_metrics", lambda: {"hindsight": _signal_hindsight()},
+           lambda i: coherence.reasoning_graph_metrics(
+               _signal_forecast_events(), i["hindsight"], gates=False, n_resamples=9, rng=0),
+           "hindsight", {"question": "label", "event": "label", "title": "text",
+                         "date": "date", "magnitude": "nonneg_or_missing",
+                         "confidence": "prob_or_missing"},
+           optional=frozenset({"date"}), empty_ok=True, weight=0.3),  # NaN recalls
+    Target("market_signal_metrics", lambda: {"prices": _signal_prices()},
+           lambda i: coherence.market_signal_metrics(_signal_reasoning(), _signal_hindsight(),
+                                                     i["prices"], n_resamples=9, rng=0),
+           "prices", {"question": "label", "date": "date", "price": "prob"}, empty_ok=True,
+           weight=0.3),  # no prices: no signal events, a NaN statistic
+    # second tables of the functions above ("name:table" fuzzes that table)
+    Target("question_scores:mixed", lambda: {"data": pd.DataFrame({
+               "model": ["m"] * 4, "question": ["b", "c", "q", "t"],
+               "type": ["binary", "multiple_choice", "quantity", "timeframe"],
+               "probability": [0.8, 0.6, None, None],
+               "prediction": [None, "Paris", 105, "Q3 2025"],
+               "outcome": [1, "paris", 100, "q3 2025"]})},
+           lambda i: coherence.question_scores(i["data"], n_resamples=9, rng=0),
+           "data", {"model": "label", "question": "label", "type": "label",
+                    "probability": "text", "prediction": "text", "outcome": "text"},
+           optional=frozenset({"probability", "prediction"}), empty_ok=True, weight=0.3),
+    Target("market_checks:prices", lambda: {"prices": _market_prices()},
+           lambda i: coherence.market_checks(_market_events(), i["prices"], n_resamples=9,
+                                             rng=0),
+           "prices", {"question": "label", "date": "date", "price": "prob"}, empty_ok=True,
+           weight=0.3),
+    Target("hindsight_graph_quality:events", lambda: {"events": _graph_events()},
+           lambda i: coherence.hindsight_graph_quality(i["events"], pd.DataFrame({
+               "question": ["q"] * 3, "source": ["a", "b", "c"], "target": ["b", "c", "d"],
+               "confidence": [0.9, 0.9, 0.5], "strength": [0.5, 0.5, 0.5]}),
+               min_nodes=4, min_sources=4),
+           "events", {"question": "label", "event": "label", "sources": "list"},
+           empty_ok=True, weight=0.3),  # no events: the question's graph is "not built"
+    Target("reasoning_graph_metrics:forecast_events",
+           lambda: {"forecast_events": _signal_forecast_events()},
+           lambda i: coherence.reasoning_graph_metrics(
+               i["forecast_events"], _signal_hindsight(), gates=False, n_resamples=9, rng=0),
+           "forecast_events", {"model": "label", "question": "label", "event": "label",
+                               "title": "text", "date": "date"},
+           optional=frozenset({"date"}), empty_ok=True, weight=0.3),  # no forecasts
+    Target("market_signal_metrics:hindsight", lambda: {"hindsight": _signal_hindsight()},
+           lambda i: coherence.market_signal_metrics(_signal_reasoning(), i["hindsight"],
+                                                     _signal_prices(), n_resamples=9, rng=0),
+           "hindsight", {"question": "label", "event": "label", "date": "date",
+                         "direction": "direction", "magnitude": "nonneg_or_missing",
+                         "confidence": "prob_or_missing"},
+           empty_ok=True, weight=0.3),  # no market-moving events: NaN recalls
 )
 
 #: fast-profile examples per target (the thorough profile scales each by 12.5)
@@ -425,7 +621,7 @@ def _function(target: Target) -> Any:
         import bayesnets
 
         return getattr(bayesnets, target.name.split(".", 1)[1])
-    return getattr(coherence, target.name, None)
+    return getattr(coherence, target.name.split(":", 1)[0], None)
 
 
 def _rows_with_numbers(res: Any) -> list[tuple[float, float, tuple[float, float]]]:
@@ -545,23 +741,19 @@ def test_bad_tables(target: Target) -> None:
 def test_every_public_table_function_is_fuzzed() -> None:
     import inspect
 
-    fuzzed = {t.name for t in TARGETS}
+    fuzzed = {t.name.split(":", 1)[0] for t in TARGETS}
     skipped = {
         # take result objects, not tables (their types are checked in their own tests)
         "grounding_split", "plot_choice_shares", "plot_reliability", "plot_causal_pressure",
         # arrays of the fuzzed cmi; a path; parameters only; fitted-forest input of the LIE
         "mi", "read_pairs", "simulate", "snap_to_grid", "random_forest_baseline",
     }
-    # added in the same release by other changes; their own tests check their input
-    # validation, the fuzz suite does not cover them yet (the closing note of issue 17 says so)
     skipped |= {
-        "accuracy_by_horizon", "arbitrage_violation", "calibration_error", "consistency_check",
-        "dataset_statistics", "forecastbench_scores", "frequentist_violation", "graph_depth",
-        "hindsight_graph_quality", "horizon_positions", "market_checks",
-        "market_signal_metrics", "plot_accuracy_by_horizon", "plot_rolling_accuracy",
-        "plot_smooth_reliability", "question_scores", "read_consistency_tuples",
-        "reasoning_graph_metrics", "rolling_accuracy", "simulated_dates", "smooth_ece",
-        "turning_points", "validate_tasks",
+        # plots: take result objects, not tables
+        "plot_accuracy_by_horizon", "plot_rolling_accuracy", "plot_smooth_reliability",
+        # arrays, not tables (their own tests check them); a path
+        "arbitrage_violation", "frequentist_violation", "graph_depth",
+        "read_consistency_tuples",
     }
     public = {n for n in coherence.__all__
               if inspect.isfunction(getattr(coherence, n)) and n not in skipped}

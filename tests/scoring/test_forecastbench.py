@@ -169,7 +169,7 @@ def test_naive_and_fixed_effects_errors():
         forecastbench_scores(df, naive="nobody", n_resamples=9)
     skipper = df["model"].value_counts().idxmin()
     if (df["model"] == skipper).sum() < 10:
-        with pytest.raises(ValueError, match="must forecast every question"):
+        with pytest.raises(ValueError, match=r"'naive' forecaster.*must forecast every question"):
             forecastbench_scores(df, naive=skipper, n_resamples=9)
     with pytest.raises(ValueError, match="'fixed_effects_models' parameter"):
         forecastbench_scores(df, fixed_effects_models=["zzz"], n_resamples=9)
@@ -177,7 +177,8 @@ def test_naive_and_fixed_effects_errors():
                                "probability": [0.2, 0.4, 0.6, 0.8], "outcome": [0, 1, 0, 1]})
     with pytest.raises(ValueError, match="2 groups with no forecaster in common"):
         forecastbench_scores(two_groups, n_resamples=9)
-    with pytest.raises(ValueError, match="no forecast from a fixed-effects forecaster"):
+    with pytest.raises(ValueError, match="no forecast from a fixed-effects forecaster "
+                       r"\('fixed_effects_models'\)"):
         forecastbench_scores(pd.concat([two_groups, two_groups.iloc[[0]].assign(
             model="c", question=5)]), fixed_effects_models=["a", "b"], n_resamples=9)
 
@@ -202,3 +203,13 @@ def test_property_relabel_and_row_order_invariance(seed):
     ok = adj >= 0
     np.testing.assert_allclose(idx[ok], 100 * (1 - np.sqrt(adj[ok])))
     assert idx[~ok].isna().all()
+
+
+def test_naive_without_every_question_names_the_parameter():
+    # fuzz: a stray model label left the naive forecaster without question 1; the
+    # error named no parameter
+    df = pd.DataFrame({"model": ["a"] * 4 + ["b"] * 3 + ["c"], "question": [1, 2, 3, 4] * 2,
+                       "probability": [0.9, 0.2, 0.7, 0.4, 0.5, 0.5, 0.5, 0.5],
+                       "outcome": [1, 0, 1, 1] * 2})
+    with pytest.raises(ValueError, match="the 'naive' forecaster 'b' has no forecast"):
+        forecastbench_scores(df, naive="b", n_resamples=9, rng=0)

@@ -120,6 +120,18 @@ def test_quality_validation():
         coherence.hindsight_graph_quality(hindsight(), hindsight_edges(), min_hops=-1)
 
 
+@pytest.mark.parametrize(("column", "value"), [("confidence", 1.5), ("confidence", np.inf),
+                                               ("confidence", -0.5), ("strength", np.inf),
+                                               ("strength", -0.5)])
+def test_edge_scores_out_of_range_raise(column, value):
+    # fuzz: an edge confidence of 1.5 or inf, a strength of inf, passed the gates silently
+    ed = hindsight_edges()
+    ed[column] = ed[column].astype(float)
+    ed.loc[0, column] = value
+    with pytest.raises(ValueError, match=rf"Column '{column}'.*or be missing"):
+        coherence.hindsight_graph_quality(hindsight(), ed, **GATES)
+
+
 # --------------------------------------------------------------------------- metrics
 def run(**kw):
     args = {"forecast_edges": forecast_edges(), "hindsight_edges": hindsight_edges(),
@@ -217,6 +229,17 @@ def test_metrics_validation():
     with pytest.raises(ValueError, match="Column 'simulated_date'"):
         coherence.reasoning_graph_metrics(forecast_events(), hindsight(), gates=False,
                                           forecasts=forecasts().assign(simulated_date=None))
+
+
+@pytest.mark.parametrize(("column", "value"), [("confidence", 1.5), ("confidence", -np.inf),
+                                               ("magnitude", np.inf), ("magnitude", -0.5)])
+def test_hindsight_impacts_out_of_range_raise(column, value):
+    # fuzz: a confidence of 1.5 or a magnitude of inf gave an impact silently
+    hev = hindsight()
+    hev[column] = hev[column].astype(float)
+    hev.loc[0, column] = value
+    with pytest.raises(ValueError, match=rf"Column '{column}'.*or be missing"):
+        coherence.reasoning_graph_metrics(forecast_events(), hev, gates=False)
 
 
 def test_outcome_flags_as_strings_are_read_not_cast():

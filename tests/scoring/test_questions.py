@@ -217,3 +217,9 @@ def test_dataset_statistics():
     assert stats_.table["share"].iloc[:4].sum() == pytest.approx(1.0)
     no_domain = coherence.dataset_statistics(tasks().drop(columns="domain"))
     assert len(no_domain.domains) == 0 and len(no_domain.table) == 4
+
+
+def test_dataset_statistics_of_an_empty_table_raises():
+    # fuzz: numpy's "zero-size array to reduction operation minimum" escaped
+    with pytest.raises(ValueError, match=r"'tasks' parameter.*at least one task"):
+        coherence.dataset_statistics(tasks().iloc[:0])
