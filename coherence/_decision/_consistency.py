@@ -257,8 +257,10 @@ def studentized_draws(values: np.ndarray, weights: np.ndarray, confidence_level:
     tb = np.nan_to_num(tb, nan=0.0, posinf=1e300, neginf=-1e300)
     alpha = 1.0 - confidence_level
     if se <= 1e-12 * max(1.0, abs(mean)):
-        pvalue = 1.0 if mean <= 0.0 else 1.0 / (1.0 + len(tb))
-        t_obs = -math.inf if mean <= 0.0 else math.inf
+        # no spread: the terms (squared differences of probabilities, at most 1) are all
+        # equal; a mean within rounding of 0 (identical beliefs give ~1e-25) is no evidence
+        pvalue = 1.0 if mean <= 1e-12 else 1.0 / (1.0 + len(tb))
+        t_obs = -math.inf if mean <= 1e-12 else math.inf
         return mean, pvalue, mean, mean, n, t_obs, np.zeros(len(tb))
     pvalue = monte_carlo_pvalue(tb, mean / se)
     q_lo, q_hi = np.quantile(tb, [alpha / 2.0, 1.0 - alpha / 2.0])

@@ -326,3 +326,29 @@ def test_summary_lists_variants(sensitive):
     assert text.startswith("prompt_consistency (")
     assert "headline      absolute" in text or "headline      bayesian" in text
     assert all(p in text for p in PROMPTS)
+
+
+def test_identical_beliefs_across_prompts_are_not_significant():
+    # every prompt states the same beliefs: the noise-corrected terms are floating-point
+    # dust (~1e-25) with no spread; that used to give p = 1 / (B + 1)
+    gen = np.random.default_rng(0)
+    rows = []
+    for c in range(30):
+        for r in range(3):
+            b = float(np.clip(gen.uniform(0.1, 0.9), 0, 1))
+            for prompt in ("standard", "mse", "bayesian"):
+                rows.append({"context": c, "repetition": r, "prompt": prompt, "belief": b})
+    res = coherence.prompt_consistency(pd.DataFrame(rows), n_resamples=99, rng=0)
+    assert res.pvalue == 1.0
+    assert (res.table["pvalue"].dropna() == 1.0).all()
+
+
+def test_rounding_dust_is_no_evidence():
+    # the terms of identical beliefs are ~1e-25 and may come out positive
+    from coherence._decision._consistency import studentized_draws
+
+    values = 4e-25 + 1e-26 * np.random.default_rng(1).standard_normal(30)
+    weights = np.random.default_rng(2).multinomial(30, np.full(30, 1 / 30), size=99)
+    _, pvalue, low, high, _, _, _ = studentized_draws(values, weights.astype(float), 0.95)
+    assert pvalue == 1.0
+    assert low <= 1e-12 and high <= 1e-12
