@@ -43,6 +43,7 @@ _OWNER = "ci_test"
 _METHODS = ("permutation", "bootstrap")
 _CI_METHODS = ("debiased", "subsampling", "bootstrap")
 _CONDITION_ON = ("row", "context_mean")
+_CALIBRATE = ("cross-fitted", "in-sample")
 _PERMUTE = ("auto", "outcomes", "contexts", "rows")
 #: Parametric-bootstrap replicates used to estimate the estimator's bias (ci_method="debiased").
 _BIAS_REPLICATES = 200
@@ -77,8 +78,9 @@ class CITestResult(CoherenceResult):
         Extra conditioning columns.
     condition_on : str
         ``'row'`` (each row's belief) or ``'context_mean'``.
-    calibrate : bool
-        Whether the belief was replaced by its cross-fitted isotonic calibration.
+    calibrate : bool or str
+        ``False``, or how the belief was replaced by its isotonic calibration:
+        ``'cross-fitted'`` (``calibrate=True``) or ``'in-sample'`` (the paper's).
     permute : str
         What the permutation moved: ``'outcomes'`` (each context's outcome,
         among matched contexts), ``'contexts'`` (the actions of whole
@@ -104,7 +106,7 @@ class CITestResult(CoherenceResult):
     n_contexts: int = 0
     evidence: tuple[str, ...] = ()
     condition_on: str = "row"
-    calibrate: bool = False
+    calibrate: bool | str = False
     permute: str = "outcomes"
     ci_method: str = "debiased"
     null_distribution: np.ndarray = field(default_factory=lambda: np.empty(0), repr=False)
@@ -158,8 +160,13 @@ def _ci_test_iv(data: Any, belief: Any, action: Any, outcome: Any, evidence: Any
     check_choice(condition_on, "condition_on", _OWNER, _CONDITION_ON)
     check_choice(permute, "permute", _OWNER, _PERMUTE)
     check_choice(ci_method, "ci_method", _OWNER, _CI_METHODS)
-    if not isinstance(calibrate, bool):
-        raise TypeError(param_error("calibrate", _OWNER, "a bool", calibrate))
+    if isinstance(calibrate, str):
+        check_choice(calibrate, "calibrate", _OWNER, _CALIBRATE)
+    elif not isinstance(calibrate, bool):
+        raise TypeError(param_error("calibrate", _OWNER, "a bool, 'cross-fitted' or "
+                                    "'in-sample'", calibrate))
+    if calibrate is True:
+        calibrate = "cross-fitted"
     n_resamples = check_int(n_resamples, "n_resamples", _OWNER, low=1)
     confidence_level = check_float(confidence_level, "confidence_level", _OWNER, low=0.0,
                                    high=1.0, low_open=True, high_open=True)
@@ -569,7 +576,7 @@ def ci_test(
     method: str = "permutation",
     n_resamples: int = 1000,
     confidence_level: float = 0.95,
-    calibrate: bool = False,
+    calibrate: bool | str = False,
     condition_on: str = "row",
     permute: str = "auto",
     k_perm: int = 3,
@@ -619,10 +626,14 @@ def ci_test(
         bootstrap resamples).
     confidence_level : float
         Level of the confidence interval.
-    calibrate : bool
+    calibrate : bool or {'cross-fitted', 'in-sample'}
         Replace the belief by its isotonic regression on the outcome
-        (:class:`sklearn.isotonic.IsotonicRegression`), cross-fitted over 5
-        context folds, before conditioning.
+        (:class:`sklearn.isotonic.IsotonicRegression`) before conditioning:
+        ``True`` or ``'cross-fitted'``, fitted over 5 context folds and read out of
+        fold (our default, no row's own outcome shapes its conditioning value);
+        ``'in-sample'``, fitted and read on every row, as the decision-coherence
+        paper's calibration reads (for reproducing it). The result's ``calibrate``
+        records which (``False``, ``'cross-fitted'`` or ``'in-sample'``).
     condition_on : {'row', 'context_mean'}
         Condition on each row's belief (default) or on the mean belief of its
         context (see Notes on when each is right).
@@ -769,7 +780,12 @@ def _ci_test(design: _Design, opt: dict[str, Any], gen: np.random.Generator) -> 
     b = design.belief
     if opt["condition_on"] == "context_mean":
         b = _context_mean(b, groups)
-    if opt["calibrate"]:
+    if opt["calibrate"] == "in-sample":  # the paper's: fitted and read on every row
+        from sklearn.isotonic import IsotonicRegression
+
+        b = IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip").fit(
+            b, design.outcome.astype(np.float64)).predict(b)
+    elif opt["calibrate"]:
         b = _cross_fitted_isotonic(b, design.outcome, groups, gen)
     b_prob = b
     ev_cont = design.ev_cont

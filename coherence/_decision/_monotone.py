@@ -111,9 +111,11 @@ class MonotonicityResult(CoherenceResult):
     n_windows : int
         Belief windows requested for the permutation (windows used per pair in
         :attr:`table`).
+    lr_bins : int
+        Quantile bins of the global test's likelihood ratio.
     lr_on : str
         What the global test's likelihood ratio is computed over: ``'both'`` (the
-        default: bins and distinct values, min-p), ``'bins'`` (the ``n_bins``
+        default: bins and distinct values, min-p), ``'bins'`` (the ``lr_bins``
         quantile bins) or ``'values'`` (every distinct belief value, the
         statistic before issue 14's power fix).
     table : pandas.DataFrame
@@ -143,6 +145,7 @@ class MonotonicityResult(CoherenceResult):
     group: str | None
     n_windows: int
     lr_on: str
+    lr_bins: int
     table: pd.DataFrame = field(repr=False, compare=False)
     bin_table: pd.DataFrame = field(repr=False, compare=False)
     comparison_table: pd.DataFrame = field(repr=False, compare=False)
@@ -150,7 +153,7 @@ class MonotonicityResult(CoherenceResult):
     _test_name: ClassVar[str] = "monotonicity_test"
     _extra_columns: ClassVar[tuple[str, ...]] = ("n_bins", "direction", "p_adjust",
                                                  "n_resamples", "group", "n_windows",
-                                                 "lr_on")
+                                                 "lr_on", "lr_bins")
 
     @property
     def pair_table(self) -> pd.DataFrame:
@@ -449,7 +452,8 @@ def _bins_and_comparisons(belief: np.ndarray, is_first: np.ndarray, n_bins: int,
 def _one_pair(belief: np.ndarray, is_first: np.ndarray, groups: np.ndarray, n_bins: int,
               p_adjust: str, method: str, n_windows: int, n_resamples: int,
               rng: np.random.Generator, name: str, labels: tuple[str, str],
-              lr_on: str = "both") -> tuple[dict[str, Any], pd.DataFrame, pd.DataFrame]:
+              lr_on: str = "both", lr_bins: int = 10
+              ) -> tuple[dict[str, Any], pd.DataFrame, pd.DataFrame]:
     """Both procedures for one pair; rows already in canonical order."""
     bins, comparisons = _bins_and_comparisons(belief, is_first, n_bins, p_adjust, name)
     k = len(bins)
@@ -465,7 +469,7 @@ def _one_pair(belief: np.ndarray, is_first: np.ndarray, groups: np.ndarray, n_bi
         _, value_codes = np.unique(belief, return_inverse=True)
         value_codes = np.asarray(value_codes, dtype=np.int64).ravel()
         # the paper's quantile bins, a function of the value (invariant under the permutation)
-        bin_codes = np.asarray(quantile_bins(belief, n_bins)[0], dtype=np.int64).ravel()
+        bin_codes = np.asarray(quantile_bins(belief, lr_bins)[0], dtype=np.int64).ravel()
         if method == "permutation" and lr_on == "both":
             coarse = np.zeros(int(value_codes.max()) + 1, dtype=np.int64)
             coarse[value_codes] = bin_codes
@@ -497,7 +501,7 @@ def _one_pair(belief: np.ndarray, is_first: np.ndarray, groups: np.ndarray, n_bi
 def _monotonicity_test_iv(data: Any, belief: Any, action: Any, group: Any, pairs: Any,
                           n_bins: Any, direction: Any, p_adjust: Any, method: Any,
                           n_windows: Any, n_resamples: Any, rng: RNGLike,
-                          lr_on: Any = "both") -> tuple[Any, ...]:
+                          lr_on: Any = "both", lr_bins: Any = 10) -> tuple[Any, ...]:
     df = as_dataframe(data, owner=_OWNER)
     for name, value in (("belief", belief), ("action", action)):
         if not isinstance(value, str):
@@ -512,6 +516,7 @@ def _monotonicity_test_iv(data: Any, belief: Any, action: Any, group: Any, pairs
     method = check_choice(method, "method", _OWNER, METHODS)
     n_windows = check_int(n_windows, "n_windows", _OWNER, low=1)
     lr_on = check_choice(lr_on, "lr_on", _OWNER, LR_ON)
+    lr_bins = check_int(lr_bins, "lr_bins", _OWNER, low=2)
     n_resamples = check_int(n_resamples, "n_resamples", _OWNER, low=1)
     gen = check_rng(rng, owner=_OWNER)
     if isinstance(pairs, str) or not isinstance(pairs, Sequence) or len(pairs) == 0:
@@ -531,7 +536,7 @@ def _monotonicity_test_iv(data: Any, belief: Any, action: Any, group: Any, pairs
     groups = (np.arange(len(df), dtype=np.int64) if group is None
               else group_codes(df, group, owner=_OWNER))
     return (b, codes, labels, groups, group, tuple(clean), n_bins, direction, p_adjust, method,
-            n_windows, n_resamples, gen, lr_on)
+            n_windows, n_resamples, gen, lr_on, lr_bins)
 
 
 def monotonicity_test(
@@ -541,7 +546,7 @@ def monotonicity_test(
     action: str = "action",
     group: str | None = "context",
     pairs: Sequence[tuple[str, str]] = DEFAULT_PAIRS,
-    n_bins: int = 10,
+    n_bins: int = 5,
     direction: Literal["increasing", "decreasing"] = "increasing",
     p_adjust: Literal["none", "holm", "bh"] = "none",
     method: Literal["permutation", "bootstrap"] = "permutation",
@@ -549,6 +554,7 @@ def monotonicity_test(
     n_resamples: int = 999,
     rng: RNGLike = None,
     lr_on: Literal["both", "bins", "values"] = "both",
+    lr_bins: int = 10,
 ) -> MonotonicityResult:
     r"""Test whether pairwise choice shares are monotone in the stated belief.
 
@@ -578,10 +584,12 @@ def monotonicity_test(
         as not testable (NaN p-value, ``reason`` says why), with a
         :class:`DegenerateDataWarning`; the other pairs are still tested.
     n_bins : int
-        Number of quantile bins of the belief for the paper's procedure (>= 2).
+        Number of quantile bins of the belief for the paper's procedure (>= 2;
+        default 5, the paper's: its Table 2 percentages are multiples of 1/10 and
+        1/3, the comparisons of 5 bins; releases before issue 15 used 10).
         With heavy ties equal edges are merged and fewer bins are used (a
         :class:`TiesWarning` says so; ``table['n_bins']`` gives the number
-        used). The global test's likelihood ratio uses the same bins (``lr_on``).
+        used). The global test's likelihood ratio uses its own ``lr_bins``.
     direction : {'increasing', 'decreasing'}
         How the share of ``a1`` should move as the belief grows.
     p_adjust : {'none', 'holm', 'bh'}
@@ -609,13 +617,16 @@ def monotonicity_test(
         What the global test's likelihood ratio is computed over: ``'values'``
         every distinct belief value (the statistic before the power fix: with
         continuous beliefs every value is its own bin and a broad fall in the share
-        is lost in the noise of single rows); ``'bins'`` the ``n_bins`` quantile
+        is lost in the noise of single rows); ``'bins'`` the ``lr_bins`` quantile
         bins of the pair's beliefs, which the permutation leaves unchanged (it only
         moves beliefs, so every bin keeps its rows' count): more power against a
         broad fall, less against a narrow one; ``'both'`` (default) both on the
         same permutations, combined by their smaller p-value (min-p, calibrated
         on the permutations). Every choice is valid: the permutation null holds
         for any statistic (see ``docs/validation_monotonicity.md`` for power).
+    lr_bins : int
+        Quantile bins of the global test's likelihood ratio (>= 2; default 10, the
+        validated setting), apart from the paper's ``n_bins``.
 
     Returns
     -------
@@ -700,14 +711,14 @@ def monotonicity_test(
     >>> study = coherence.simulate("nonmonotone", n_contexts=1000, rng=0)
     >>> res = coherence.monotonicity_test(study.data, n_resamples=199, rng=0)
     >>> res.table[["pair", "n_bins"]].to_numpy().tolist()
-    [['yes/no', 10], ['yes/defer', 10], ['defer/no', 10]]
+    [['yes/no', 5], ['yes/defer', 5], ['defer/no', 5]]
     >>> bool(res.pvalue < 0.05)
     True
     """
     (b, codes, labels, groups, group, pairs_t, n_bins, direction, p_adjust, method, n_windows,
-     n_resamples, gen, lr_on) = _monotonicity_test_iv(data, belief, action, group, pairs,
-                                                      n_bins, direction, p_adjust, method,
-                                                      n_windows, n_resamples, rng, lr_on)
+     n_resamples, gen, lr_on, lr_bins) = _monotonicity_test_iv(
+         data, belief, action, group, pairs, n_bins, direction, p_adjust, method, n_windows,
+         n_resamples, rng, lr_on, lr_bins)
     if method == "bootstrap":
         warnings.warn(f"{_OWNER}(method='bootstrap') draws from the isotonic fit and treats "
                       "rows as independent; it is kept for comparability and is not a "
@@ -736,7 +747,7 @@ def monotonicity_test(
         order = np.lexsort((first, bp, gp))  # canonical: the input's row order is irrelevant
         row, bins, comps = _one_pair(bp[order], first[order], gp[order], n_bins, p_adjust,
                                      method, n_windows, n_resamples, gen, name, (a1, a2),
-                                     lr_on)
+                                     lr_on, lr_bins)
         k = row["n_bins"]
         if direction == "decreasing" and k:
             bins = bins.iloc[::-1].reset_index(drop=True)
@@ -771,7 +782,7 @@ def monotonicity_test(
         confidence_interval=ConfidenceInterval(math.nan, math.nan, 0.95),
         n_obs=int(used.sum()), method=method, pairs=pairs_t, n_bins=n_bins,
         direction=direction, p_adjust=p_adjust, n_resamples=n_resamples, group=group,
-        n_windows=n_windows, lr_on=lr_on,
+        n_windows=n_windows, lr_on=lr_on, lr_bins=lr_bins,
         table=pair_table,
         bin_table=pd.concat(bin_frames, ignore_index=True)[list(BIN_COLUMNS)],
         comparison_table=pd.concat(comp_frames, ignore_index=True)[list(COMPARISON_COLUMNS)],

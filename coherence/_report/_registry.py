@@ -116,8 +116,7 @@ def _mono(df: pd.DataFrame, o: Options, rng: np.random.Generator) -> CoherenceRe
         _standard_rows(df, o),
         belief=o.belief,
         action=o.action,
-        group=o.group,
-        n_bins=o.n_bins,
+        group=o.group,  # the paper's 5 bins (report's n_bins is the calibration's)
         n_resamples=o.n_resamples,
         rng=rng,
     )

@@ -182,7 +182,8 @@ def test_constant_action_warns(rational):
     ({"confidence_level": 1.0}, ValueError, "The 'confidence_level' parameter of ci_test"),
     ({"k": 0}, ValueError, r"The 'k' parameter of ci_test must be an int in \[1, 999\]; got 0"),
     ({"k_perm": 0}, ValueError, "The 'k_perm' parameter of ci_test must be an int >= 1"),
-    ({"calibrate": "yes"}, TypeError, "The 'calibrate' parameter of ci_test must be a bool"),
+    ({"calibrate": "yes"}, ValueError, "The 'calibrate' parameter of ci_test must be one of"),
+    ({"calibrate": 1.5}, TypeError, "The 'calibrate' parameter of ci_test must be a bool"),
     ({"resolution": -1.0}, ValueError, "The 'resolution' parameter of ci_test must be"),
     ({"evidence": [1]}, TypeError, "The 'evidence' parameter of ci_test must be a sequence"),
     ({"belief": "p"}, ValueError, r"column 'p' \(the 'belief' column\) not found"),
@@ -523,3 +524,14 @@ def test_continuous_action_or_outcome_refused(rational, role):
     # integer-valued floats are labels (0.0/1.0 read back from a CSV)
     ok = rational.assign(outcome=rational["outcome"].astype(float))
     coherence.ci_test(ok, n_resamples=9, rng=0)
+
+
+def test_in_sample_calibration_is_the_papers_variant(rational):
+    # issue 15: the paper's isotonic calibration is fitted in sample; ours cross-fits
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cross = coherence.ci_test(rational, calibrate=True, n_resamples=19, rng=0)
+        inside = coherence.ci_test(rational, calibrate="in-sample", n_resamples=19, rng=0)
+    assert cross.calibrate == "cross-fitted" and inside.calibrate == "in-sample"
+    assert inside.to_frame()["calibrate"].iloc[0] == "in-sample"
+    assert math.isfinite(inside.statistic) and inside.statistic != cross.statistic

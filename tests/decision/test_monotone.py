@@ -162,7 +162,7 @@ def test_decreasing_direction_mirrors_increasing():
 
 def test_tied_beliefs_warn_with_bins_left():
     data = _table({0.2: (3, 30), 0.8: (30, 3)})
-    with pytest.warns(TiesWarning, match="tied beliefs leave 2 of 10 quantile bins"):
+    with pytest.warns(TiesWarning, match="tied beliefs leave 2 of 5 quantile bins"):
         res = monotonicity_test(data, pairs=[("yes", "no")], group=None, n_resamples=9, rng=0)
     assert res.table["n_bins"].iloc[0] == 2
 
