@@ -106,7 +106,8 @@ def _is_missing_cell(value: Any) -> bool:
 
 def source_precision(citations: Any, reference: Any, *, by: str = "model",
                      question: str = "question", sources: str = "sources",
-                     convention: str = "paper", n_resamples: int = 2000, confidence_level: float = 0.95,
+                     convention: str = "paper", n_resamples: int = 2000,
+                     confidence_level: float = 0.95,
                      rng: RNGLike = None) -> SourcePrecisionResult:
     """Share of a forecast's cited sources that are among the reference sources.
 
@@ -196,10 +197,7 @@ def source_precision(citations: Any, reference: Any, *, by: str = "model",
                 else "precision is undefined")
         warnings.warn(f"source_precision: no forecast cites a source; {what}.",
                       DegenerateDataWarning, stacklevel=2)
-    if n_undefined == len(prec):
-        stat = np.nan
-    else:
-        stat = float(np.nanmean(prec))
+    stat = np.nan if n_undefined == len(prec) else float(np.nanmean(prec))
     low, high = cluster_bootstrap_mean_interval(
         prec, per["question"].to_numpy(dtype=object), n_resamples,
         confidence_level, gen)
