@@ -490,7 +490,8 @@ def grounding_split(scores: ForecastScoresResult, *,
     ----------
     scores : ForecastScoresResult
         Gives each (model, question) forecast's correctness (accuracy 1 is
-        correct, 0 incorrect; split credit from exact ties is left out).
+        correct, 0 incorrect; split credit from exact ties, as under
+        ``accuracy_convention='code'``, is left out).
     key_events, sources : optional
         Results of :func:`key_event_recall` and :func:`source_precision`
         with the same ``by`` column.
