@@ -38,6 +38,9 @@ def add_parser(sub: Any) -> None:
     scores.add_argument("--opened", default="opened", metavar="COL",
                         help="column of the date the question opened, for --cutoffs "
                         "(default opened)")
+    scores.add_argument("--accuracy-convention", choices=("paper", "code"), default="paper",
+                        help="accuracy of a forecast of exactly 0.5: 'paper' (default, "
+                        "1[p >= 0.5], a YES call) or 'code' (half credit)")
     scores.add_argument("--forecastbench", action="store_true",
                         help="also the ForecastBench leaderboard scores per model (Brier, "
                         "difficulty-adjusted Brier, Brier Index, peer score, skill scores; "
@@ -87,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
     result = forecast_scores(data, by=args.by, question=args.question,
                              probability=args.probability, outcome=args.outcome,
                              opened=args.opened, cutoffs=cutoffs, timestamp=timestamp,
-                             rng=args.seed)
+                             accuracy_convention=args.accuracy_convention, rng=args.seed)
     extra = []  # computed before anything is printed: an error leaves no partial output
     if args.forecastbench:
         extra += _forecastbench(args, data)

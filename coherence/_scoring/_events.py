@@ -63,6 +63,8 @@ class KeyEventRecallResult(CoherenceResult):
     ----------
     by : str
         Column naming the forecaster.
+    convention : str
+        ``'paper'`` or ``'code'`` (see :func:`key_event_recall`).
     k : int
         Key events per question (top ``k`` by impact).
     min_impact : float
@@ -70,7 +72,7 @@ class KeyEventRecallResult(CoherenceResult):
     threshold : float
         Match threshold used.
     date_window_days : float or None
-        Date window of a match.
+        Date window of a match (None: no date gate).
     matcher : str
         ``'hybrid'``, ``'semantic'`` or ``'custom'`` (a user embedder).
     n_resamples : int
@@ -92,6 +94,7 @@ class KeyEventRecallResult(CoherenceResult):
     """
 
     by: str
+    convention: str
     k: int
     min_impact: float
     threshold: float
@@ -108,8 +111,8 @@ class KeyEventRecallResult(CoherenceResult):
 
     _test_name: ClassVar[str] = "key_event_recall"
     _extra_columns: ClassVar[tuple[str, ...]] = (
-        "by", "k", "min_impact", "threshold", "date_window_days", "matcher", "n_resamples",
-        "n_no_key_events", "event_precision", "event_recall", "event_f1")
+        "by", "convention", "k", "min_impact", "threshold", "date_window_days", "matcher",
+        "n_resamples", "n_no_key_events", "event_precision", "event_recall", "event_f1")
 
     @property
     def per_forecast(self) -> pd.DataFrame:
@@ -121,10 +124,11 @@ def key_event_recall(
     forecast_events: Any,
     hindsight_events: Any,
     *,
+    convention: str = "paper",
     k: int = 5,
-    min_impact: float = 0.2,
+    min_impact: float | None = None,
     threshold: float | None = None,
-    date_window_days: float | None = None,
+    date_window_days: float | str | None = "convention",
     matcher: str | Callable[[list[str]], Any] = "hybrid",
     forecasts: Any = None,
     by: str = "model",
@@ -156,16 +160,28 @@ def key_event_recall(
         in ``is_outcome`` (the outcome event: bools, 0/1 or the strings
         true/false, yes/no, 1/0 as a CSV gives them; blank is false) are left
         out of matching and counting.
+    convention : {'paper', 'code'}
+        ``'paper'`` (default, the WorldReasoner paper): the key events are the
+        top ``k`` among all events with an impact record (``min_impact`` 0),
+        and a match must fall within 7 days (``date_window_days`` 7, "in all
+        reported experiments"); a pair where either event has no date cannot
+        be shown to fall within the window, so it does not match. ``'code'``
+        (the authors' released code and this toolkit's earlier default):
+        ``min_impact`` 0.2, no date gate, and with an explicit window an
+        undated pair skips the gate. See the table in the Notes.
     k : int
         Number of key events per question (default 5).
-    min_impact : float
-        Minimum impact score of a key event (default 0.2).
+    min_impact : float, optional
+        Minimum impact score of a key event; overrides the convention's (0
+        under ``'paper'``, 0.2 under ``'code'``).
     threshold : float, optional
         Match threshold: 0.45 for ``'hybrid'`` (default), 0.55 for
         ``'semantic'`` and custom embedders.
-    date_window_days : float, optional
-        When given, a match also needs ``|date_f - date_h| <= window`` days
-        (skipped when either date is missing). The benchmark uses 7.
+    date_window_days : float or None, optional
+        A match also needs ``|date_f - date_h| <= window`` days; ``None``
+        turns the gate off. Default: the convention's (7 under ``'paper'``,
+        None under ``'code'``). A pair missing either date fails the gate
+        under ``'paper'`` and skips it under ``'code'``.
     matcher : {'hybrid', 'semantic'} or callable
         ``'hybrid'``: BM25 and token F1 (see Notes). ``'semantic'``: cosine
         similarity of all-MiniLM-L6-v2 sentence embeddings (optional extra).
@@ -212,6 +228,16 @@ def key_event_recall(
     events, F1 = :math:`2m / (|F| + |H|)`. A question without key events
     leaves KER undefined (NaN), counted in ``n_no_key_events``.
 
+    *Conventions.* The defaults of the two conventions:
+
+    ==========================  ===================  =====================
+    quantity                    ``'paper'``          ``'code'``
+    ==========================  ===================  =====================
+    ``min_impact``              0                    0.2
+    ``date_window_days``        7                    None (no gate)
+    undated pair, with a gate   fails (no match)     skips the gate
+    ==========================  ===================  =====================
+
     References
     ----------
     .. [1] S. Robertson, H. Zaragoza (2009). The probabilistic relevance
@@ -224,15 +250,19 @@ def key_event_recall(
     >>> import coherence
     >>> hind = {"question": ["q"] * 2, "event": ["e1", "e2"],
     ...         "title": ["Central bank raises interest rates", "Strike closes ports"],
+    ...         "date": ["2024-03-01", "2024-03-04"],
     ...         "magnitude": [0.9, 0.5], "confidence": [0.9, 0.8]}
     >>> fc = {"model": ["m"], "question": ["q"],
-    ...       "title": ["Central bank raises interest rates again"]}
+    ...       "title": ["Central bank raises interest rates again"], "date": ["2024-03-05"]}
     >>> res = coherence.key_event_recall(fc, hind, rng=0)
     >>> res.statistic, list(res.per_forecast["n_key_events"])
     (0.5, [2])
+    >>> coherence.key_event_recall(fc, hind, date_window_days=3, rng=0).statistic
+    0.0
     """
     iv = _key_event_recall_iv(
-        forecast_events, hindsight_events, k, min_impact, threshold, date_window_days, matcher,
+        forecast_events, hindsight_events, convention, k, min_impact, threshold,
+        date_window_days, matcher,
         forecasts, by, question, title, description, date, event, magnitude, confidence,
         is_outcome, n_resamples, confidence_level, rng)
     return _key_event_recall(iv)
@@ -255,6 +285,7 @@ class _KeyEventInput:
     by: str
     question: str
     event: str
+    convention: str
     k: int
     min_impact: float
     threshold: float
@@ -267,15 +298,18 @@ class _KeyEventInput:
 
 
 def _key_event_recall_iv(
-    forecast_events: Any, hindsight_events: Any, k: int, min_impact: float,
-    threshold: float | None, date_window_days: float | None,
+    forecast_events: Any, hindsight_events: Any, convention: str, k: int,
+    min_impact: float | None, threshold: float | None, date_window_days: float | str | None,
     matcher: str | Callable[[list[str]], Any], forecasts: Any, by: str, question: str,
     title: str, description: str | None, date: str | None, event: str, magnitude: str,
     confidence: str, is_outcome: str | None, n_resamples: int, confidence_level: float,
     rng: RNGLike,
 ) -> _KeyEventInput:
     owner = "key_event_recall"
+    convention = check_choice(convention, "convention", owner, ("paper", "code"))
     k = check_int(k, "k", owner, low=1)
+    if min_impact is None:
+        min_impact = 0.0 if convention == "paper" else 0.2
     min_impact = check_float(min_impact, "min_impact", owner)
     embedder: Callable[[list[str]], Any] | None = None
     if callable(matcher):
@@ -285,8 +319,11 @@ def _key_event_recall_iv(
     if threshold is None:
         threshold = THRESHOLDS["hybrid" if matcher_name == "hybrid" else "semantic"]
     threshold = check_float(threshold, "threshold", owner)
+    if isinstance(date_window_days, str) and date_window_days == "convention":
+        date_window_days = 7.0 if convention == "paper" else None
+    window: float | None = None
     if date_window_days is not None:
-        date_window_days = check_float(date_window_days, "date_window_days", owner, low=0.0)
+        window = check_float(date_window_days, "date_window_days", owner, low=0.0)
     n_resamples, confidence_level = check_resampling(owner, n_resamples, confidence_level)
 
     fdf = as_dataframe(forecast_events, name="forecast_events", owner=owner)
@@ -331,8 +368,9 @@ def _key_event_recall_iv(
     return _KeyEventInput(
         fdf=fdf, hdf=hdf, units=list(units.itertuples(index=False, name=None)), f_text=f_text,
         f_tok=f_tok, f_days=f_days, h_text=h_text, h_days=h_days, impact=mag * conf, by=by,
-        question=question, event=event, k=k, min_impact=min_impact, threshold=threshold,
-        date_window_days=date_window_days, matcher=matcher_name, embedder=embedder,
+        question=question, event=event, convention=convention, k=k, min_impact=min_impact,
+        threshold=threshold,
+        date_window_days=window, matcher=matcher_name, embedder=embedder,
         n_resamples=n_resamples, confidence_level=confidence_level, gen=gen)
 
 
@@ -390,7 +428,8 @@ def _key_event_recall(iv: _KeyEventInput) -> KeyEventRecallResult:
             sim = cosine(fe, he_)
         m = match_one([f_tok[i] for i in rows], qd["tokens"], f_days[rows],
                       np.asarray(qd["days"], dtype=np.float64), threshold=threshold,
-                      date_window_days=date_window_days, similarity=sim)
+                      date_window_days=date_window_days, similarity=sim,
+                      undated_pass=iv.convention == "code")
         n_key = len(qd["key"])
         n_key_hit = sum(1 for h, _, _ in m.pairs if h in qd["key"])
         n_match = len(m.pairs)
@@ -433,7 +472,7 @@ def _key_event_recall(iv: _KeyEventInput) -> KeyEventRecallResult:
         statistic=stat, pvalue=np.nan,
         confidence_interval=ConfidenceInterval(low, high, confidence_level),
         n_obs=len(per) - n_undef, method="cluster bootstrap over questions (percentile)",
-        by=by, k=k, min_impact=min_impact, threshold=threshold,
+        by=by, convention=iv.convention, k=k, min_impact=min_impact, threshold=threshold,
         date_window_days=date_window_days, matcher=matcher_name, n_resamples=n_resamples,
         n_no_key_events=n_undef, event_precision=nanmean("precision"),
         event_recall=nanmean("recall"), event_f1=nanmean("f1"), table=per,
@@ -451,7 +490,8 @@ def grounding_split(scores: ForecastScoresResult, *,
     ----------
     scores : ForecastScoresResult
         Gives each (model, question) forecast's correctness (accuracy 1 is
-        correct, 0 incorrect; split credit from exact ties is left out).
+        correct, 0 incorrect; split credit from exact ties, as under
+        ``accuracy_convention='code'``, is left out).
     key_events, sources : optional
         Results of :func:`key_event_recall` and :func:`source_precision`
         with the same ``by`` column.

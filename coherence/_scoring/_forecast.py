@@ -203,6 +203,10 @@ class ForecastScoresResult(CoherenceResult):
         :func:`forecast_scores`).
     log_convention : str
         ``'ln'`` or ``'log2_loss'``.
+    accuracy_convention : str
+        ``'paper'`` (a binary forecast of exactly 0.5 counts as a YES call) or
+        ``'code'`` (it scores 1/2), see ``accuracy_convention`` of
+        :func:`forecast_scores`.
     floor : float
         Floor applied to the probability of what happened before the log.
     n_bins : int
@@ -237,6 +241,7 @@ class ForecastScoresResult(CoherenceResult):
     kind: str
     brier_convention: str
     log_convention: str
+    accuracy_convention: str
     floor: float
     n_bins: int
     n_resamples: int
@@ -250,8 +255,8 @@ class ForecastScoresResult(CoherenceResult):
 
     _test_name: ClassVar[str] = "forecast_scores"
     _extra_columns: ClassVar[tuple[str, ...]] = ("by", "kind", "brier_convention",
-                                                 "log_convention", "floor", "n_bins",
-                                                 "n_resamples")
+                                                 "log_convention", "accuracy_convention",
+                                                 "floor", "n_bins", "n_resamples")
 
     @property
     def scores(self) -> pd.DataFrame:
@@ -417,7 +422,7 @@ def _latest(df: pd.DataFrame, by: str, question: str, timestamp: str | None) -> 
 
 def _prepare(df: pd.DataFrame, *, by: str, question: str, probability: str | None,
              outcome: str, options: Sequence[str] | None, chosen: str | None,
-             timestamp: str | None) -> _Prepared:
+             timestamp: str | None, accuracy_convention: str = "paper") -> _Prepared:
     cols: dict[str, str | None] = {"by": by, "question": question, "outcome": outcome,
                                    "timestamp": timestamp, "chosen": chosen}
     if options is None:
@@ -472,7 +477,10 @@ def _prepare(df: pd.DataFrame, *, by: str, question: str, probability: str | Non
 
     y = binary_column(df, outcome, owner=_OWNER)
     p_out = np.where(y == 1, p, 1.0 - p)
-    accuracy = np.where(p == 0.5, 0.5, ((p > 0.5) == (y == 1)).astype(np.float64))
+    if accuracy_convention == "paper":  # 1[p >= 0.5] is the YES call
+        accuracy = ((p >= 0.5) == (y == 1)).astype(np.float64)
+    else:
+        accuracy = np.where(p == 0.5, 0.5, ((p > 0.5) == (y == 1)).astype(np.float64))
     return _Prepared(df, "binary", p_out, p, y, accuracy, _brier_binary(p, y.astype(float)),
                      n_stale)
 
@@ -512,6 +520,7 @@ def forecast_scores(
     chosen: str | None = None,
     timestamp: str | None = "forecast_date",
     convention: str = "ln",
+    accuracy_convention: str = "paper",
     floor: float = 1e-10,
     n_bins: int = 10,
     cutoffs: Mapping[str, Any] | str | None = None,
@@ -548,6 +557,14 @@ def forecast_scores(
         with :math:`q` the probability given to what happened (<= 0, higher is
         better); ``'log2_loss'`` is :math:`-\\log_2 \\max(q, \\text{floor})`
         (>= 0, lower is better).
+    accuracy_convention : {'paper', 'code'}
+        Accuracy of a binary forecast of exactly 0.5. ``'paper'`` (default,
+        the WorldReasoner paper's :math:`1[p \\ge 0.5]`): it is a YES call,
+        scoring 1 if YES happened and 0 otherwise. ``'code'``: it scores 1/2
+        whatever happened. Forecasts 0.5 and 0.5 on a YES and a NO question
+        give accuracy 0.5 under both, but 0.5 on one YES question gives 1.0
+        (``'paper'``) against 0.5 (``'code'``). Multiclass and chosen forecasts
+        are unaffected.
     floor : float
         Floor of :math:`q` before the log, in (0, 1); default 1e-10.
     n_bins : int
@@ -583,9 +600,11 @@ def forecast_scores(
       otherwise, in [0, 1]; the log score is that of the same one-vs-rest event
       (:math:`q_i = c_i` if right, :math:`1 - c_i` if wrong).
 
-    Accuracy is 1 when the forecast's most likely answer happened; a binary
-    forecast of exactly 0.5, or a multiclass tie among :math:`m` top options
-    including the outcome, scores :math:`1/2` or :math:`1/m`.
+    Accuracy is 1 when the forecast's most likely answer happened. A binary
+    forecast of exactly 0.5 is a YES call under ``accuracy_convention='paper'``
+    (:math:`1[p \\ge 0.5]`) and scores :math:`1/2` under ``'code'``; a
+    multiclass tie among :math:`m` top options including the outcome scores
+    :math:`1/m`.
 
     Calibration uses (confidence, correct) pairs: (P(YES), outcome) for binary
     forecasts, (top probability, top option right) for multiclass, (c, right)
@@ -628,6 +647,7 @@ def forecast_scores(
     """
     df = as_dataframe(forecasts, name="forecasts", owner=_OWNER)
     check_choice(convention, "convention", _OWNER, LOG_CONVENTIONS)
+    check_choice(accuracy_convention, "accuracy_convention", _OWNER, ("paper", "code"))
     floor = check_float(floor, "floor", _OWNER, low=0.0, high=1.0, low_open=True,
                         high_open=True)
     n_bins = check_int(n_bins, "n_bins", _OWNER, low=1)
@@ -651,8 +671,9 @@ def forecast_scores(
     gen_main, gen_filtered = spawn(gen, 2)
     result = _score(df, by=by, question=question, probability=probability, outcome=outcome,
                     options=options, chosen=chosen, timestamp=timestamp,
-                    convention=convention, floor=floor, n_bins=n_bins,
-                    n_resamples=n_resamples, confidence_level=confidence_level, rng=gen_main)
+                    convention=convention, accuracy_convention=accuracy_convention,
+                    floor=floor, n_bins=n_bins, n_resamples=n_resamples,
+                    confidence_level=confidence_level, rng=gen_main)
     if cutoffs is None:
         return result
     from ._temporal import contamination_filter
@@ -663,7 +684,8 @@ def forecast_scores(
     else:
         filtered = _score(report.kept, by=by, question=question, probability=probability,
                           outcome=outcome, options=options, chosen=chosen,
-                          timestamp=timestamp, convention=convention, floor=floor,
+                          timestamp=timestamp, convention=convention,
+                          accuracy_convention=accuracy_convention, floor=floor,
                           n_bins=n_bins, n_resamples=n_resamples,
                           confidence_level=confidence_level, rng=gen_filtered)
     return _replace(result, filtered=filtered, contamination=report)
@@ -679,9 +701,11 @@ def _score(df: pd.DataFrame, *, by: str, question: str, probability: str | None,
            outcome: str, options: list[str] | None, chosen: str | None,
            timestamp: str | None, convention: str, floor: float, n_bins: int,
            n_resamples: int, confidence_level: float,
-           rng: np.random.Generator) -> ForecastScoresResult:
+           rng: np.random.Generator,
+           accuracy_convention: str = "paper") -> ForecastScoresResult:
     prep = _prepare(df, by=by, question=question, probability=probability, outcome=outcome,
-                    options=options, chosen=chosen, timestamp=timestamp)
+                    options=options, chosen=chosen, timestamp=timestamp,
+                    accuracy_convention=accuracy_convention)
     log = _log_score(prep.p_outcome, convention, floor)
     frame = prep.frame
     per = pd.DataFrame({
@@ -730,7 +754,8 @@ def _score(df: pd.DataFrame, *, by: str, question: str, probability: str | None,
         confidence_interval=ConfidenceInterval(pooled_ci[0], pooled_ci[1], confidence_level),
         n_obs=len(per), method="cluster bootstrap over questions (percentile)",
         by=by, kind=prep.kind, brier_convention=_BRIER_CONVENTIONS[prep.kind],
-        log_convention=convention, floor=floor, n_bins=n_bins, n_resamples=n_resamples,
+        log_convention=convention, accuracy_convention=accuracy_convention, floor=floor,
+        n_bins=n_bins, n_resamples=n_resamples,
         n_dropped_stale=prep.n_dropped_stale, table=scores, calibration=pd.DataFrame(cal_rows),
         reliability_table=rel, per_forecast=per)
 

@@ -153,8 +153,11 @@ class _Matching:
 def match_one(f_tokens: Sequence[frozenset[str]], h_tokens: Sequence[frozenset[str]],
               f_days: np.ndarray, h_days: np.ndarray, *, threshold: float,
               date_window_days: float | None, n_candidates: int = 5,
-              similarity: np.ndarray | None = None) -> _Matching:
-    """Match the events of one forecast graph against one question's hindsight events."""
+              similarity: np.ndarray | None = None, undated_pass: bool = True) -> _Matching:
+    """Match the events of one forecast graph against one question's hindsight events.
+
+    With a date window, a pair missing either date skips the gate
+    (``undated_pass=True``) or fails it (``False``)."""
     nf, nh = len(f_tokens), len(h_tokens)
     f1 = np.array([[token_f1(f, h) for h in h_tokens] for f in f_tokens]).reshape(nf, nh)
     if similarity is not None:          # semantic: every pair is a candidate
@@ -175,8 +178,9 @@ def match_one(f_tokens: Sequence[frozenset[str]], h_tokens: Sequence[frozenset[s
         if s < threshold:
             continue
         dated = not (np.isnan(f_days[f]) or np.isnan(h_days[h]))
-        if date_window_days is not None and dated and (
-                abs(f_days[f] - h_days[h]) > date_window_days):
+        if date_window_days is not None and (
+                (not dated and not undated_pass)
+                or (dated and abs(f_days[f] - h_days[h]) > date_window_days)):
             continue
         pairs.append((h, f, s))
     return _Matching(greedy_match(pairs), bm25_fh, f1)

@@ -17,6 +17,7 @@ from .._results import CoherenceResult, ConfidenceInterval
 from .._rng import RNGLike, check_rng
 from .._validation import (
     as_dataframe,
+    check_choice,
     list_like_strings,
     no_missing,
     nonempty,
@@ -43,9 +44,10 @@ __all__ = [
 class SourcePrecisionResult(CoherenceResult):
     """Source precision :math:`|C \\cap C_H| / |C|` per forecast and averaged.
 
-    ``statistic`` is the mean precision over forecasts that cite at least one
-    source; ``confidence_interval`` its cluster-bootstrap interval over
-    questions; ``pvalue`` is NaN.
+    ``statistic`` is the mean precision over forecasts (``convention='paper'``:
+    all of them, a forecast citing nothing scoring 0; ``'code'``: those that
+    cite at least one source); ``confidence_interval`` its cluster-bootstrap
+    interval over questions; ``pvalue`` is NaN.
 
     Attributes
     ----------
@@ -53,20 +55,26 @@ class SourcePrecisionResult(CoherenceResult):
         Column naming the forecaster.
     n_resamples : int
         Bootstrap resamples.
+    convention : str
+        ``'paper'`` (a forecast citing nothing scores 0) or ``'code'`` (it is
+        undefined and left out of the mean, as the benchmark's released code does).
     n_no_citations : int
-        Forecasts citing no source (precision undefined, left out of the mean).
+        Forecasts citing no source (precision 0 under ``'paper'``, NaN and left
+        out of the mean under ``'code'``).
     table : pandas.DataFrame
         One row per forecast: ``by``, ``question``, ``n_cited``,
         ``n_reference``, ``n_correct``, ``precision``.
     """
 
     by: str
+    convention: str
     n_resamples: int
     n_no_citations: int
     table: pd.DataFrame = field(repr=False, compare=False)
 
     _test_name: ClassVar[str] = "source_precision"
-    _extra_columns: ClassVar[tuple[str, ...]] = ("by", "n_resamples", "n_no_citations")
+    _extra_columns: ClassVar[tuple[str, ...]] = ("by", "convention", "n_resamples",
+                                                    "n_no_citations")
 
     @property
     def per_forecast(self) -> pd.DataFrame:
@@ -98,7 +106,8 @@ def _is_missing_cell(value: Any) -> bool:
 
 def source_precision(citations: Any, reference: Any, *, by: str = "model",
                      question: str = "question", sources: str = "sources",
-                     n_resamples: int = 2000, confidence_level: float = 0.95,
+                     convention: str = "paper", n_resamples: int = 2000,
+                     confidence_level: float = 0.95,
                      rng: RNGLike = None) -> SourcePrecisionResult:
     """Share of a forecast's cited sources that are among the reference sources.
 
@@ -116,6 +125,13 @@ def source_precision(citations: Any, reference: Any, *, by: str = "model",
         question -> iterable of sources. Every cited question needs an entry.
     by, question, sources : str
         Column names.
+    convention : {'paper', 'code'}
+        How a forecast that cites nothing counts. ``'paper'`` (default, the
+        WorldReasoner paper's definition): its precision is 0 and it enters the
+        mean. ``'code'`` (the authors' released code): its precision is
+        undefined (NaN) and it is left out of the mean. Citations ``[a]`` and
+        ``[]`` against reference ``{a}`` give 0.5 under ``'paper'`` and 1.0
+        under ``'code'``.
     n_resamples, confidence_level, rng
         Cluster bootstrap over questions.
 
@@ -127,8 +143,8 @@ def source_precision(citations: Any, reference: Any, *, by: str = "model",
     -----
     Per forecast, with cited set :math:`C` and reference set :math:`C_H`
     (duplicates removed, identifiers compared exactly: normalise URLs first),
-    precision is :math:`|C \\cap C_H| / |C|`; undefined (NaN) when
-    :math:`C = \\emptyset`.
+    precision is :math:`|C \\cap C_H| / |C|`; when :math:`C = \\emptyset` it is
+    0 (``convention='paper'``) or undefined, NaN (``convention='code'``).
 
     Examples
     --------
@@ -141,6 +157,7 @@ def source_precision(citations: Any, reference: Any, *, by: str = "model",
     ([0.5, 0.0], 0.25)
     """
     owner = "source_precision"
+    convention = check_choice(convention, "convention", owner, ("paper", "code"))
     n_resamples, confidence_level = check_resampling(owner, n_resamples, confidence_level)
     df = as_dataframe(citations, name="citations", owner=owner)
     require_columns(df, {"by": by, "question": question, "sources": sources}, owner=owner)
@@ -168,22 +185,26 @@ def source_precision(citations: Any, reference: Any, *, by: str = "model",
         h = ref[q]
         n_ok = len(c & h)
         rows.append({by: model, "question": q, "n_cited": len(c), "n_reference": len(h),
-                     "n_correct": n_ok, "precision": n_ok / len(c) if c else np.nan})
+                     "n_correct": n_ok, "precision": (n_ok / len(c) if c
+                                   else 0.0 if convention == "paper" else np.nan)})
     per = pd.DataFrame(rows, columns=[by, "question", "n_cited", "n_reference", "n_correct",
                                       "precision"])
     prec = per["precision"].to_numpy(dtype=np.float64)
-    n_empty = int(np.isnan(prec).sum())
+    n_empty = int((per["n_cited"] == 0).sum())
+    n_undefined = int(np.isnan(prec).sum())
     if n_empty == len(prec):
-        warnings.warn("source_precision: no forecast cites a source; precision is undefined.",
+        what = ("every precision is 0 (convention='paper')" if convention == "paper"
+                else "precision is undefined")
+        warnings.warn(f"source_precision: no forecast cites a source; {what}.",
                       DegenerateDataWarning, stacklevel=2)
-        stat = np.nan
-    else:
-        stat = float(np.nanmean(prec))
+    stat = np.nan if n_undefined == len(prec) else float(np.nanmean(prec))
     low, high = cluster_bootstrap_mean_interval(
         prec, per["question"].to_numpy(dtype=object), n_resamples,
         confidence_level, gen)
     return SourcePrecisionResult(
         statistic=stat, pvalue=np.nan,
         confidence_interval=ConfidenceInterval(low, high, confidence_level),
-        n_obs=len(per) - n_empty, method="cluster bootstrap over questions (percentile)",
-        by=by, n_resamples=n_resamples, n_no_citations=n_empty, table=per)
+        n_obs=len(per) - n_undefined,
+        method="cluster bootstrap over questions (percentile)",
+        by=by, convention=convention, n_resamples=n_resamples, n_no_citations=n_empty,
+        table=per)

@@ -226,6 +226,15 @@ def test_scores_command(tmp_path):
     assert out.returncode == 0, out.stderr
     assert "org/m1" in out.stdout
     fits_100_columns(out.stdout)
+    half = tmp_path / "half.csv"
+    pd.DataFrame({"model": ["m"], "question": ["q"], "probability": [0.5],
+                  "outcome": [1]}).to_csv(half, index=False)
+    for convention, accuracy in (("paper", "1.0"), ("code", "0.5")):
+        out = run("scores", str(half), "--accuracy-convention", convention, "--csv",
+                  str(tmp_path / "h.csv"))
+        assert out.returncode == 0, out.stderr
+        got = pd.read_csv(tmp_path / "h.csv")
+        assert str(float(got.loc[got["model"] == "m", "accuracy"].iloc[0])) == accuracy
     renamed = tmp_path / "renamed.csv"
     table.rename(columns={"model": "llm", "question": "qid", "probability": "p",
                           "outcome": "resolved"}).to_csv(renamed, index=False)

@@ -350,7 +350,7 @@ CASES: tuple[Case, ...] = (
                                                    rng=rng),
          aliases=("per_forecast",),
          warns=(lambda: {"forecast_events": _forecast_events(),
-                         "hindsight_events": _hindsight().assign(magnitude=0.1)},
+                         "hindsight_events": _hindsight().assign(is_outcome=True)},
                 DegenerateDataWarning)),
     Case("market_alignment", MarketAlignmentResult,
          lambda: {"events": _events(), "prices": _prices()},

@@ -22,7 +22,8 @@ from tests.scoring._helpers import forecast_events, hindsight
 # --------------------------------------------------------------------------- key-event recall
 def test_key_event_recall_by_hand():
     units = pd.DataFrame({"model": ["m1", "m2", "m3"], "question": ["q"] * 3})
-    res = key_event_recall(forecast_events(), hindsight(), forecasts=units, rng=0)
+    res = key_event_recall(forecast_events(), hindsight(), forecasts=units, convention="code",
+                           rng=0)
     assert isinstance(res, KeyEventRecallResult)
     per = res.per_forecast.set_index("model")
     # key events: h1 (0.6), h2 (0.25); h3 below min_impact; the outcome event is excluded
@@ -48,14 +49,51 @@ def test_key_event_recall_by_hand():
 
 def test_date_window():
     # f2 dated 2024-01-01, h2 2024-01-10: 9 days apart > 7 -> no match
-    res = key_event_recall(forecast_events(), hindsight(), date_window_days=7, rng=0)
+    res = key_event_recall(forecast_events(), hindsight(), date_window_days=7,
+                           convention="code", rng=0)
     per = res.per_forecast.set_index("model")
     assert per.loc["m1", "ker"] == 0.5
-    # a missing date skips the window check
+    # convention='code': a missing date skips the window check
     hs = hindsight()
     hs.loc[2, "date"] = None
-    res = key_event_recall(forecast_events(), hs, date_window_days=7, rng=0)
+    res = key_event_recall(forecast_events(), hs, date_window_days=7, convention="code",
+                           rng=0)
     assert res.per_forecast.set_index("model").loc["m1", "ker"] == 1.0
+    # convention='paper': it cannot pass the gate
+    res = key_event_recall(forecast_events(), hs, date_window_days=7, min_impact=0.2, rng=0)
+    assert res.per_forecast.set_index("model").loc["m1", "ker"] == 0.5
+
+
+def test_key_event_recall_conventions():
+    # issue 15: the paper gates matches at 7 days (an undated pair cannot pass) and takes key
+    # events among every event with an impact record; the code: no gate, impact >= 0.2
+    paper = key_event_recall(forecast_events(), hindsight(), n_resamples=20, rng=0)
+    code = key_event_recall(forecast_events(), hindsight(), convention="code",
+                            n_resamples=20, rng=0)
+    assert paper.convention == "paper" and code.convention == "code"
+    assert (paper.min_impact, paper.date_window_days) == (0.0, 7.0)
+    assert (code.min_impact, code.date_window_days) == (0.2, None)
+    assert paper.to_frame()["convention"].iloc[0] == "paper"
+    # key events: h1 (0.6), h2 (0.25) and, under the paper, h3 (0.1)
+    assert list(paper.key_events["event"]) == ["h1", "h2", "h3"]
+    assert list(code.key_events["event"]) == ["h1", "h2"]
+    # m1 finds h1 (1 day apart) and h2 (9 days apart: fails the paper's gate); h3 undated
+    pp, pc = (r.per_forecast.set_index("model") for r in (paper, code))
+    assert pp.loc["m1", "ker"] == pytest.approx(1 / 3) and pc.loc["m1", "ker"] == 1.0
+    assert pp.loc["m1", "n_matched"] == 1 and pc.loc["m1", "n_matched"] == 2
+    # overrides: the paper's key-event set with no date gate
+    res = key_event_recall(forecast_events(), hindsight(), date_window_days=None,
+                           n_resamples=20, rng=0)
+    assert res.per_forecast.set_index("model").loc["m1", "ker"] == pytest.approx(2 / 3)
+    # an undated forecast event cannot pass the paper's gate
+    fe = forecast_events().assign(date=None)
+    res = key_event_recall(fe, hindsight(), n_resamples=20, rng=0)
+    assert res.per_forecast["n_matched"].eq(0).all()
+    res = key_event_recall(fe, hindsight(), convention="code", date_window_days=7,
+                           n_resamples=20, rng=0)
+    assert res.per_forecast.set_index("model").loc["m1", "ker"] == 1.0
+    with pytest.raises(ValueError, match="'convention' parameter of key_event_recall"):
+        key_event_recall(forecast_events(), hindsight(), convention="authors")
 
 
 def test_k_and_ties_in_impact():
@@ -69,9 +107,11 @@ def test_k_and_ties_in_impact():
 def test_question_without_key_events():
     hs = hindsight().assign(magnitude=0.1)
     with pytest.warns(DegenerateDataWarning, match="no forecast's question has a key event"):
-        res = key_event_recall(forecast_events(), hs, rng=0)
+        res = key_event_recall(forecast_events(), hs, convention="code", rng=0)
     assert np.isnan(res.statistic) and res.n_no_key_events == 2
     assert res.per_forecast["n_key_events"].eq(0).all()
+    # the paper has no impact threshold: the same events are key events
+    assert key_event_recall(forecast_events(), hs, rng=0).n_no_key_events == 0
 
 
 def test_threshold_changes_matches():
@@ -116,7 +156,7 @@ def test_grounding_split():
     scores = forecast_scores({"model": ["m1", "m2"], "question": ["q", "q"],
                               "probability": [0.9, 0.2], "outcome": [1, 1]},
                              n_resamples=5, rng=0)
-    ker = key_event_recall(forecast_events(), hindsight(), rng=0)
+    ker = key_event_recall(forecast_events(), hindsight(), convention="code", rng=0)
     sp = source_precision({"model": ["m1", "m2"], "question": ["q", "q"],
                            "sources": [["a"], ["b"]]}, {"q": ["a"]}, rng=0)
     split = grounding_split(scores, key_events=ker, sources=sp).set_index(["metric", "group"])

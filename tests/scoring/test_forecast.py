@@ -36,13 +36,33 @@ def test_binary_scores_by_hand():
     assert s.loc["(all)", "brier"] == pytest.approx(0.46 / 4)
     assert res.statistic == pytest.approx(0.115)
     assert s.loc["a", "log_score"] == pytest.approx((math.log(0.9) + math.log(0.8)) / 2)
-    # accuracy: a right twice; b right on q1, exactly 0.5 on q2 scores 1/2
+    # accuracy: a right twice; b right on q1, exactly 0.5 on q2 (outcome NO) is a YES call,
+    # wrong, under the paper's 1[p >= 0.5]
     assert s.loc["a", "accuracy"] == 1.0
-    assert s.loc["b", "accuracy"] == pytest.approx(0.75)
+    assert s.loc["b", "accuracy"] == pytest.approx(0.5)
     assert list(s["n_questions"]) == [2, 2, 2]
     assert res.kind == "binary" and res.brier_convention.startswith("binary")
-    assert res.log_convention == "ln"
+    assert res.log_convention == "ln" and res.accuracy_convention == "paper"
     assert res.pvalue != res.pvalue  # NaN: a score, not a test
+
+
+def test_accuracy_conventions():
+    # issue 15: the paper's binary accuracy is 1[p >= 0.5]; the code gives 1/2 at exactly 0.5
+    code = forecast_scores(binary_table(), accuracy_convention="code", n_resamples=50, rng=0)
+    s = code.scores.set_index("model")
+    assert s.loc["b", "accuracy"] == pytest.approx(0.75)   # 0.5 on q2 scores 1/2
+    assert code.accuracy_convention == "code"
+    assert code.to_frame()["accuracy_convention"].iloc[0] == "code"
+    one = {"model": ["m"], "question": ["q"], "probability": [0.5], "outcome": [1]}
+    paper = forecast_scores(one, n_resamples=10, rng=0)
+    assert paper.scores.set_index("model").loc["m", "accuracy"] == 1.0
+    assert paper.to_frame()["accuracy_convention"].iloc[0] == "paper"
+    code = forecast_scores(one, accuracy_convention="code", n_resamples=10, rng=0)
+    assert code.scores.set_index("model").loc["m", "accuracy"] == 0.5
+    # Brier and log scores do not depend on it
+    assert paper.statistic == code.statistic
+    with pytest.raises(ValueError, match="'accuracy_convention' parameter of forecast_scores"):
+        forecast_scores(one, accuracy_convention="authors")
 
 
 def test_log2_loss_convention():

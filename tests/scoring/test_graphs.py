@@ -331,7 +331,7 @@ def test_key_event_recall_agrees_with_key_event_recall(h_titles, f_titles, impac
                                              date_window_days=None, n_resamples=5, rng=0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DegenerateDataWarning)
-        ref = coherence.key_event_recall(fe, hind, n_resamples=5, rng=0)
+        ref = coherence.key_event_recall(fe, hind, convention="code", n_resamples=5, rng=0)
     a, b = ours.table.iloc[0], ref.table.iloc[0]
     for mine, theirs in (("key_event_recall", "ker"), ("event_precision", "precision"),
                          ("event_recall", "recall")):

@@ -120,7 +120,8 @@ def test_custom_embedder_semantic_path():
     def embed(texts):
         return np.array([[t.lower().count(w) for w in vocab] for t in texts], dtype=float)
 
-    res = key_event_recall(forecast_events(), hindsight(), matcher=embed, rng=0)
+    res = key_event_recall(forecast_events(), hindsight(), matcher=embed, convention="code",
+                           rng=0)
     assert res.matcher == "custom" and res.threshold == 0.55
     per = res.per_forecast.set_index("model")
     assert per.loc["m1", "ker"] == 1.0 and per.loc["m2", "ker"] == 0.0

@@ -16,7 +16,7 @@ def test_source_precision_by_hand():
                           "sources": [["a", "b", "a", "c"], [], ["x"], "a", "z"]})
     ref = pd.DataFrame({"question": ["q1", "q1", "q2", "q3"],
                         "sources": ["a", "c", ["y"], []]})
-    res = source_precision(cites, ref, n_resamples=100, rng=0)
+    res = source_precision(cites, ref, convention="code", n_resamples=100, rng=0)
     assert isinstance(res, SourcePrecisionResult)
     per = res.per_forecast.set_index(["model", "question"])["precision"]
     assert per[("m", "q1")] == pytest.approx(2 / 3)   # {a, b, c} ∩ {a, c} = 2 of 3
@@ -25,6 +25,10 @@ def test_source_precision_by_hand():
     assert per[("n", "q1")] == 0.5                     # long form: {a, z}
     assert res.statistic == pytest.approx((2 / 3 + 0 + 0.5) / 3)
     assert res.n_no_citations == 1 and res.n_obs == 3
+    paper = source_precision(cites, ref, n_resamples=100, rng=0)
+    assert paper.per_forecast.set_index(["model", "question"])["precision"][("m", "q2")] == 0
+    assert paper.statistic == pytest.approx((2 / 3 + 0 + 0 + 0.5) / 4)
+    assert paper.n_no_citations == 1 and paper.n_obs == 4
 
 
 def test_source_precision_validation():
@@ -35,10 +39,31 @@ def test_source_precision_validation():
         source_precision({"model": ["m"], "question": ["q"]}, {"q": ["a"]})
     with pytest.raises(ValueError, match="'confidence_level' parameter of source_precision"):
         source_precision(cites, {"q": ["a"]}, confidence_level=2)
+    with pytest.raises(ValueError, match="'convention' parameter of source_precision"):
+        source_precision(cites, {"q": ["a"]}, convention="authors")
     with pytest.warns(DegenerateDataWarning, match="no forecast cites a source"):
         res = source_precision({"model": ["m"], "question": ["q"], "sources": [[]]},
-                               {"q": ["a"]})
+                               {"q": ["a"]}, convention="code")
     assert np.isnan(res.statistic)
+    with pytest.warns(DegenerateDataWarning, match="every precision is 0"):
+        res = source_precision({"model": ["m"], "question": ["q"], "sources": [[]]},
+                               {"q": ["a"]})
+    assert res.statistic == 0.0 and res.n_obs == 1 and res.n_no_citations == 1
+
+
+def test_source_precision_conventions():
+    # issue 15: the paper scores a forecast that cites nothing 0; the authors' code drops it
+    cites = {"model": ["m", "m"], "question": ["q1", "q2"], "sources": [["a"], []]}
+    ref = {"q1": ["a"], "q2": ["a"]}
+    paper = source_precision(cites, ref, n_resamples=20, rng=0)
+    code = source_precision(cites, ref, convention="code", n_resamples=20, rng=0)
+    assert paper.convention == "paper" and code.convention == "code"
+    assert paper.statistic == 0.5 and paper.n_obs == 2
+    assert code.statistic == 1.0 and code.n_obs == 1
+    assert paper.n_no_citations == code.n_no_citations == 1
+    assert list(paper.per_forecast["precision"]) == [1.0, 0.0]
+    assert paper.to_frame()["convention"].iloc[0] == "paper"
+    assert code.to_frame()["convention"].iloc[0] == "code"
 
 
 def test_lists_written_as_text_are_refused():
