@@ -844,7 +844,7 @@ def _score_unit(rows: np.ndarray, qd: dict[str, Any], f_tok: list[frozenset[str]
     fd = f_days[rows]
     hd = np.asarray(qd["days"], dtype=np.float64)
     m = match_one(ftok, qd["tok"], fd, hd, threshold=threshold,
-                  date_window_days=date_window_days)
+                  date_window_days=date_window_days, undated_pass=convention == "code")
     pairs = m.pairs
     n_match = len(pairs)
     key = qd["key"]
@@ -863,7 +863,7 @@ def _score_unit(rows: np.ndarray, qd: dict[str, Any], f_tok: list[frozenset[str]
         acc = np.flatnonzero(vis & ~np.isnan(hd))
         n_acc = len(acc)
         ma = match_one(ftok, [qd["tok"][i] for i in acc], fd, hd[acc], threshold=threshold,
-                       date_window_days=date_window_days)
+                       date_window_days=date_window_days, undated_pass=convention == "code")
         n_acc_match = len(ma.pairs)
         ap, ar = _ratio(n_acc_match, nf), _ratio(n_acc_match, n_acc)
         af = _f1(ap, ar, convention)

@@ -337,3 +337,16 @@ def test_key_event_recall_agrees_with_key_event_recall(h_titles, f_titles, impac
                          ("event_recall", "recall")):
         assert a[mine] == pytest.approx(b[theirs], nan_ok=True)
     assert a["n_key_events"] == b["n_key_events"]
+
+
+def test_undated_pair_fails_the_paper_gate_and_skips_the_code_one():
+    # as key_event_recall: under the paper's 7-day gate an undated pair cannot be shown to
+    # lie within 7 days; the released code lets it skip the gate
+    fe = forecast_events().assign(date=[None, "2024-01-12", None])  # f1 loses its date
+    paper = coherence.reasoning_graph_metrics(fe, hindsight(), gates=False, n_resamples=10,
+                                              rng=0)
+    code = coherence.reasoning_graph_metrics(fe, hindsight(), gates=False, convention="code",
+                                             date_window_days=7.0, n_resamples=10, rng=0)
+    assert "f1" not in set(paper.matches["forecast_event"])
+    assert "f1" in set(code.matches["forecast_event"])
+    assert paper.table["n_matched"].iloc[0] == code.table["n_matched"].iloc[0] - 1
