@@ -374,6 +374,17 @@ def _numbers(df: pd.DataFrame, column: str, rows: np.ndarray, what: str,
     return vals
 
 
+def _labels_agree(df: pd.DataFrame, prediction: str, outcome: str, r: np.ndarray, kind: str,
+                  convention: str) -> np.ndarray:
+    """Whether each row's predicted label equals its outcome: after normalisation
+    (``convention="paper"``) or as written (``"code"``)."""
+    pred = _labels(df, prediction, r, kind)
+    truth = _labels(df, outcome, r, kind)
+    same = (lambda a, b: normalise_label(a) == normalise_label(b)) if convention == "paper" \
+        else (lambda a, b: a == b)
+    return np.array([same(a, b) for a, b in zip(pred, truth, strict=True)], dtype=bool)
+
+
 def _labels(df: pd.DataFrame, column: str, rows: np.ndarray, what: str) -> np.ndarray:
     cells = df[column].to_numpy(dtype=object)[rows]
     missing = np.array([is_missing(c) for c in cells], dtype=bool)
@@ -421,13 +432,7 @@ def _score_rows(df: pd.DataFrame, kinds: np.ndarray, prediction: str, probabilit
     r = rows["multiple_choice"]
     if len(r):
         c = _numbers(df, probability, r, "multiple-choice")
-        pred = _labels(df, prediction, r, "multiple-choice")
-        truth = _labels(df, outcome, r, "multiple-choice")
-        if convention == "paper":
-            right = np.array([normalise_label(a) == normalise_label(b)
-                              for a, b in zip(pred, truth, strict=True)])
-        else:
-            right = np.array([a == b for a, b in zip(pred, truth, strict=True)])
+        right = _labels_agree(df, prediction, outcome, r, "multiple-choice", convention)
         rule[r] = right.astype(np.float64)
         q = np.where(right, c, 1.0 - c)
         brier[r] = (1.0 - q) ** 2
@@ -464,14 +469,8 @@ def _score_rows(df: pd.DataFrame, kinds: np.ndarray, prediction: str, probabilit
     # timeframe
     r = rows["timeframe"]
     if len(r):
-        pred = _labels(df, prediction, r, "timeframe")
-        truth = _labels(df, outcome, r, "timeframe")
-        if convention == "paper":
-            right = np.array([normalise_label(a) == normalise_label(b)
-                              for a, b in zip(pred, truth, strict=True)])
-        else:
-            right = np.array([a == b for a, b in zip(pred, truth, strict=True)])
-        rule[r] = right.astype(np.float64)
+        rule[r] = _labels_agree(df, prediction, outcome, r, "timeframe",
+                                convention).astype(np.float64)
     return rule, brier, log
 
 
