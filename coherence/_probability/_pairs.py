@@ -730,14 +730,11 @@ class _PairsInput:
     gen: np.random.Generator
 
 
-def _conditional_forecasting_iv(
-    pairs: Any, by: str, p_a: str, p_a_given_b1: str, p_a_given_b0: str, a_outcome: str,
-    b_outcome: str, p_b: str, p_b_given_a1: str, p_b_given_a0: str, model: str,
-    confidence_level: float, test: str, alternative: str, ci_method: str, n_resamples: int,
-    tol: float, eps: float, rng: RNGLike,
-) -> _PairsInput:
-    owner = "conditional_forecasting"
-    df = as_dataframe(pairs, name="pairs", owner=owner)
+def check_options(confidence_level: Any, test: Any, alternative: Any, ci_method: Any,
+                  n_resamples: Any, tol: Any, eps: Any, owner: str
+                  ) -> tuple[float, str, str, str, int, float, float]:
+    """The settings of :func:`conditional_forecasting`, validated (shared by the cells
+    layer, which checks them also when no cell has outcomes)."""
     confidence_level = check_float(confidence_level, "confidence_level", owner, low=0.0,
                                    high=1.0, low_open=True, high_open=True)
     test = check_choice(test, "test", owner, PAIRS_TESTS)
@@ -746,6 +743,19 @@ def _conditional_forecasting_iv(
     n_resamples = check_int(n_resamples, "n_resamples", owner, low=1)
     tol = check_float(tol, "tol", owner, low=0.0, high=1.0)
     eps = check_float(eps, "eps", owner, low=0.0, high=1.0)
+    return confidence_level, test, alternative, ci_method, n_resamples, tol, eps
+
+
+def _conditional_forecasting_iv(
+    pairs: Any, by: str, p_a: str, p_a_given_b1: str, p_a_given_b0: str, a_outcome: str,
+    b_outcome: str, p_b: str, p_b_given_a1: str, p_b_given_a0: str, model: str,
+    confidence_level: float, test: str, alternative: str, ci_method: str, n_resamples: int,
+    tol: float, eps: float, rng: RNGLike,
+) -> _PairsInput:
+    owner = "conditional_forecasting"
+    df = as_dataframe(pairs, name="pairs", owner=owner)
+    confidence_level, test, alternative, ci_method, n_resamples, tol, eps = check_options(
+        confidence_level, test, alternative, ci_method, n_resamples, tol, eps, owner)
     gen = check_rng(rng, owner=owner)
     require_columns(df, {"by": by, "p_a": p_a, "p_a_given_b1": p_a_given_b1,
                          "p_a_given_b0": p_a_given_b0, "a_outcome": a_outcome,

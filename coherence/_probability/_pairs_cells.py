@@ -34,9 +34,6 @@ from .._rng import RNGLike, check_rng
 from .._validation import (
     MAX_ROWS_SHOWN,
     as_dataframe,
-    check_choice,
-    check_float,
-    check_int,
     no_missing,
     numeric_column,
     param_error,
@@ -139,19 +136,13 @@ def prepare_cells(
     """Validate, skip failed rows, form cells and find the resolved ones (see module doc).
 
     Called by :func:`conditional_forecasting` only: its warnings point two frames up."""
-    from ._pairs import PAIRS_ALTERNATIVES, PAIRS_CI_METHODS, PAIRS_TESTS
+    from ._pairs import check_options
 
     owner = "conditional_forecasting"
     df = as_dataframe(pairs, name="pairs", owner=owner)
     # the parameters, also when no cell has outcomes (the array layer then never runs)
-    confidence_level = check_float(confidence_level, "confidence_level", owner, low=0.0,
-                                   high=1.0, low_open=True, high_open=True)
-    test = check_choice(test, "test", owner, PAIRS_TESTS)
-    alternative = check_choice(alternative, "alternative", owner, PAIRS_ALTERNATIVES)
-    ci_method = check_choice(ci_method, "ci_method", owner, PAIRS_CI_METHODS)
-    n_resamples = check_int(n_resamples, "n_resamples", owner, low=1)
-    tol = check_float(tol, "tol", owner, low=0.0, high=1.0)
-    eps = check_float(eps, "eps", owner, low=0.0, high=1.0)
+    confidence_level, test, alternative, ci_method, n_resamples, tol, eps = check_options(
+        confidence_level, test, alternative, ci_method, n_resamples, tol, eps, owner)
     if not isinstance(pool, bool | np.bool_):
         raise TypeError(param_error("pool", owner, "a bool", pool))
     check_rng(rng, owner=owner)
