@@ -115,7 +115,8 @@ def _prepare(x: Any, y: Any, z: Any, *, discrete: Any, resolution: float | None,
             plain = values.dtype.kind in "biu" or (
                 values.dtype.kind == "f" and bool(np.all(np.isfinite(values))))
             if is_disc and plain:
-                codes.append(np.unique(values, return_inverse=True)[1].astype(np.int64))
+                codes.append(compact(values) if values.dtype.kind in "biu"
+                             else np.unique(values, return_inverse=True)[1].astype(np.int64))
             elif is_disc:
                 series = pd.Series(values)
                 missing = np.flatnonzero(series.isna().to_numpy())
@@ -149,25 +150,48 @@ def _prepare(x: Any, y: Any, z: Any, *, discrete: Any, resolution: float | None,
     return Prepared(n=n, cont={r: np.ascontiguousarray(v) for r, v in cont.items()}, disc=disc)
 
 
+def compact(values: np.ndarray) -> np.ndarray:
+    """Codes 0..m-1 of integer ``values`` in sorted order (``np.unique``'s inverse).
+
+    O(n) through a lookup table when the values span a range of at most 4n, else
+    ``np.unique`` (a sort)."""
+    values = np.asarray(values)
+    n = len(values)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    low, high = int(values.min()), int(values.max())
+    if high - low > 4 * n + 1024:
+        return np.ascontiguousarray(np.unique(values, return_inverse=True)[1], dtype=np.int64)
+    shifted = values.astype(np.int64) - low
+    present = np.zeros(high - low + 1, dtype=np.int64)
+    present[shifted] = 1
+    lookup = np.cumsum(present) - 1
+    return np.ascontiguousarray(lookup[shifted])
+
+
 def combine(codes: list[np.ndarray], n: int) -> np.ndarray:
     """Compact codes (0..m-1) of the combination of several code vectors."""
     if not codes:
         return np.zeros(n, dtype=np.int64)
-    out = codes[0]
+    out = compact(codes[0])
     for extra in codes[1:]:
-        key = out * (int(extra.max(initial=0)) + 1) + extra
-        out = np.unique(key, return_inverse=True)[1].astype(np.int64)
-    if len(codes) == 1:
-        out = np.unique(out, return_inverse=True)[1].astype(np.int64)
-    return np.ascontiguousarray(out)
+        out = compact(out * (int(extra.max(initial=0)) + 1) + extra)
+    return out
+
+
+#: Entries of the digamma table handed to the kernels; larger counts use the
+#: asymptotic series of :func:`._kernels.psi_int` (exact to a unit in the last place).
+PSI_TABLE_SIZE = 4096
 
 
 def psi_table(n: int) -> np.ndarray:
+    """Digamma of 0..min(n, PSI_TABLE_SIZE) (``-inf`` at 0), for :func:`._kernels.psi_int`."""
     from scipy.special import digamma
 
-    table = np.empty(n + 1)
+    m = min(n, PSI_TABLE_SIZE)
+    table = np.empty(m + 1)
     table[0] = -np.inf
-    table[1:] = digamma(np.arange(1, n + 1, dtype=np.float64))
+    table[1:] = digamma(np.arange(1, m + 1, dtype=np.float64))
     return table
 
 
@@ -197,14 +221,30 @@ def keys_1d(p: Prepared) -> _Keys:
     return _Keys(np.ascontiguousarray(c), kxyz, kxz, kyz, kz, has_c)
 
 
+#: Below this many points one estimate runs serially: the parallel passes only pay
+#: for their thread start-up above it (measured in ``benchmarks/bench_speed.py``).
+PARALLEL_MIN_N = 200_000
+
+
 def estimate(p: Prepared, k: int) -> float:
-    """The Mesner-Shalizi estimate (dispatches to the 1-D kernel or the KD-tree path)."""
+    """The Mesner-Shalizi estimate (dispatches to the 1-D kernel or the KD-tree path).
+
+    With at most one continuous coordinate, the points are sorted by it here
+    (numpy's sort), then the kernel runs serially below :data:`PARALLEL_MIN_N`
+    points or with one numba thread, and on numba's threads above; both paths
+    give the same value to the last bit.
+    """
     if p.n_continuous <= 1:
-        from ._kernels import cmi_1d
+        import numba
+
+        from ._kernels import cmi_sorted, cmi_sorted_parallel, sorted_keys
 
         keys = keys_1d(p)
-        value, _ = cmi_1d(keys.c, keys.kxyz, keys.kxz, keys.kyz, keys.kz, keys.has_c, k,
-                          psi_table(p.n))
+        order = np.argsort(keys.c, kind="stable")
+        kernel: Any = (cmi_sorted_parallel
+                  if p.n >= PARALLEL_MIN_N and numba.get_num_threads() > 1 else cmi_sorted)
+        value, _ = kernel(*sorted_keys(order, keys.c, keys.kxyz, keys.kxz, keys.kyz, keys.kz),
+                          keys.has_c, k, psi_table(p.n))
         return float(value)
     return _estimate_kdtree(p, k)
 
@@ -250,12 +290,13 @@ def _estimate_kdtree(p: Prepared, k: int) -> float:
                                                          return_length=True) - 1
             cnt[rows] = cnt_rows
         counts[name] = cnt
-    psi = psi_table(n)
+    from scipy.special import digamma
+
     used = counts["xyz"] > 0
     if not used.any():
         return float("nan")
-    terms = (psi[counts["xyz"][used]] - psi[counts["xz"][used]] - psi[counts["yz"][used]]
-             + psi[counts["z"][used]])
+    terms = sum(sign * digamma(counts[name][used].astype(np.float64))
+                for name, sign in (("xyz", 1.0), ("xz", -1.0), ("yz", -1.0), ("z", 1.0)))
     return float(np.mean(terms))
 
 

@@ -14,9 +14,18 @@ their keys are equal. Distances in a space are ``|c_i - c_j|`` inside a
 stratum (or 0 when the space has no continuous coordinate) and infinite across
 strata (discrete coordinates must match exactly).
 
-A *grouping* of the points by key (see :func:`group_by_key`) lists the points
-sorted by key, then by ``c``; the kernels walk it in that order, so that
-neighbour searches read contiguous memory.
+The estimate works on the points *relabelled in the order of c* (position ``i``
+is the point of rank ``i``; :func:`cmi_sorted`). A *grouping* of a space (see
+:func:`group_sorted`) lists the positions stratum by stratum (``members``,
+stable, so increasing inside a stratum), the stratum boundaries (``bounds``) and
+the c values in that order (``cg``, non-decreasing inside a stratum). Every pass
+then reads and writes memory in a few monotone streams, which is what keeps one
+estimate O(n log n) in time *and* in cache misses up to n = 10^7 (indexing the
+points in their original order made every access random and the estimate
+superlinear beyond the cache). Each pass works on fixed chunks of positions
+(:data:`CHUNK`) and the final sum adds the chunks' partial sums in order, so the
+serial and the parallel estimate (chunks on numba's threads, for large n) are
+equal to the last bit whatever the number of threads.
 """
 
 from __future__ import annotations
@@ -25,195 +34,382 @@ import numpy as np
 from numba import njit, prange
 
 __all__ = [
+    "CHUNK",
     "cmi_1d",
-    "cmi_1d_groups",
-    "group_by_key",
+    "cmi_sorted",
+    "cmi_sorted_parallel",
+    "group_sorted",
     "isotonic_lr_rows",
     "logistic_null",
     "newton_logistic",
     "pava",
     "permutation_null",
+    "psi_int",
     "resample_estimates",
+    "sorted_keys",
     "unit_permutation_null",
 ]
 
+#: Positions per chunk of the estimate's passes and of its final sum.
+CHUNK = 1 << 16
+
 
 @njit(cache=True)
-def group_by_key(order, key, c):
-    """Group points by ``key``; ``order`` sorts the points by ``c``.
+def psi_int(table, m):
+    """Digamma of the integer ``m >= 1``: ``table[m]`` below the table's end, else the
+    asymptotic series (exact to a unit in the last place for m >= 1024)."""
+    if m < table.shape[0]:
+        return table[m]
+    x = float(m)
+    inv2 = 1.0 / (x * x)
+    return (np.log(x) - 0.5 / x
+            - inv2 * (1.0 / 12.0 - inv2 * (1.0 / 120.0 - inv2 * (1.0 / 252.0
+                                                                  - inv2 / 240.0))))
 
-    Returns ``(members, glo, ghi, cs, tlo, thi)`` indexed by *position* ``u``
-    in ``members``: the stratum occupies positions ``glo[u]:ghi[u]``, ``cs[u]``
-    is the continuous value of ``members[u]`` and ``tlo[u]:thi[u]`` the run of
-    positions of the stratum with exactly that value (ties).
+
+@njit(cache=True)
+def group_sorted(key, cs):
+    """Group the c-sorted positions by ``key``.
+
+    Returns ``(members, bounds, cg)``: ``members`` the positions grouped by key
+    (stable, so increasing inside a stratum), stratum ``s`` at
+    ``members[bounds[s]:bounds[s + 1]]`` (non-empty strata only) and
+    ``cg = cs[members]``.
     """
-    n = order.shape[0]
+    n = key.shape[0]
     members = np.empty(n, np.int64)
     n_keys = 0
+    low = 0
     for i in range(n):
         if key[i] + 1 > n_keys:
             n_keys = key[i] + 1
-    if n_keys <= 2 * n + 1024:
-        # stable counting sort of the c-sorted order by key
+        if key[i] < low:
+            low = key[i]
+    if n == 0:
+        return members, np.zeros(1, np.int64), np.empty(0, np.float64)
+    if low >= 0 and n_keys <= 2 * n + 1024:  # stable counting sort by key
         start = np.zeros(n_keys + 1, np.int64)
         for i in range(n):
             start[key[i] + 1] += 1
+        n_strata = 0
         for j in range(n_keys):
+            if start[j + 1] > 0:
+                n_strata += 1
             start[j + 1] += start[j]
-        for t in range(n):
-            i = order[t]
+        bounds = np.empty(n_strata + 1, np.int64)
+        s = 0
+        for j in range(n_keys):
+            if start[j + 1] > start[j]:
+                bounds[s] = start[j]
+                s += 1
+        bounds[n_strata] = n
+        for i in range(n):
             members[start[key[i]]] = i
             start[key[i]] += 1
     else:
-        ks = key[order]
-        members[:] = order[np.argsort(ks, kind="mergesort")]
-    glo = np.empty(n, np.int64)
-    ghi = np.empty(n, np.int64)
-    tlo = np.empty(n, np.int64)
-    thi = np.empty(n, np.int64)
-    cs = np.empty(n, np.float64)
+        members[:] = np.argsort(key, kind="mergesort")
+        n_strata = 1
+        for t in range(1, n):
+            if key[members[t]] != key[members[t - 1]]:
+                n_strata += 1
+        bounds = np.empty(n_strata + 1, np.int64)
+        bounds[0] = 0
+        s = 1
+        for t in range(1, n):
+            if key[members[t]] != key[members[t - 1]]:
+                bounds[s] = t
+                s += 1
+        bounds[n_strata] = n
+    cg = np.empty(n, np.float64)
     for u in range(n):
-        cs[u] = c[members[u]]
-    s = 0
-    for t in range(1, n + 1):
-        if t == n or key[members[t]] != key[members[s]]:
-            ts = s
-            for u in range(s, t + 1):
-                if u == t or cs[u] != cs[ts]:
-                    for w in range(ts, u):
-                        tlo[w] = ts
-                        thi[w] = u
-                    ts = u
-            for u in range(s, t):
-                glo[u] = s
-                ghi[u] = t
-            s = t
-    return members, glo, ghi, cs, tlo, thi
+        cg[u] = cs[members[u]]
+    return members, bounds, cg
 
 
 @njit(cache=True)
-def _knn_radius(g, k, has_c):
-    """Distance from each point to its k-th nearest other point in its stratum.
-
-    ``inf`` when the stratum holds fewer than ``k`` other points (then every
-    point of the stratum is a neighbour); 0 when the space has no continuous
-    coordinate. Indexed by point.
-    """
-    members, glo, ghi, cs, tlo, thi = g
-    n = members.shape[0]
-    rho = np.empty(n, np.float64)
-    for u in range(n):
-        i = members[u]
-        lo = glo[u]
-        hi = ghi[u]
-        if hi - lo - 1 < k:
-            rho[i] = np.inf
-            continue
-        if not has_c or thi[u] - tlo[u] - 1 >= k:
-            rho[i] = 0.0
-            continue
-        left = u - 1
-        right = u + 1
-        ci = cs[u]
-        d = 0.0
-        for _ in range(k):
-            dl = ci - cs[left] if left >= lo else np.inf
-            dr = cs[right] - ci if right < hi else np.inf
-            if dl <= dr:
-                d = dl
-                left -= 1
-            else:
-                d = dr
-                right += 1
-        rho[i] = d
-    return rho
+def _stratum_of(bounds, u):
+    """Index of the stratum holding position ``u`` (binary search in ``bounds``)."""
+    lo = 0
+    hi = bounds.shape[0] - 1
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if bounds[mid] <= u:
+            lo = mid
+        else:
+            hi = mid
+    return lo
 
 
 @njit(cache=True)
-def _count_within(g, rho, has_c):
-    """Number of other points of the stratum at distance <= rho_i (galloping search)."""
-    members, glo, ghi, cs, tlo, thi = g
-    n = members.shape[0]
-    out = np.empty(n, np.int64)
-    for u in range(n):
-        i = members[u]
-        lo = glo[u]
-        hi = ghi[u]
-        r = rho[i]
-        if not has_c or r == np.inf:
-            out[i] = hi - lo - 1
-            continue
-        ci = cs[u]
-        # right end: first position in [thi, hi) with cs - ci > r
-        a = thi[u]  # every position before a is within r
-        step = 1
-        b = a
-        while b < hi and cs[b] - ci <= r:
-            a = b + 1
-            b = a + step
-            step *= 2
-        if b > hi:
-            b = hi
-        while a < b:
-            mid = (a + b) // 2
-            if cs[mid] - ci > r:
-                b = mid
-            else:
-                a = mid + 1
-        right = a
-        # left end: first position in [lo, tlo) with ci - cs <= r
-        b = tlo[u]  # every position from b on is within r
-        step = 1
-        a = b - 1
-        while a >= lo and ci - cs[a] <= r:
-            b = a
-            a = b - step
-            step *= 2
-        if a < lo - 1:
-            a = lo - 1
-        # positions a (if >= lo) fail; find the first success in (a, b]
-        a += 1
-        while a < b:
-            mid = (a + b) // 2
-            if ci - cs[mid] <= r:
-                b = mid
-            else:
-                a = mid + 1
-        out[i] = right - b - 1
-    return out
+def _run_start(cg, lo, u):
+    """First position in ``[lo, u]`` whose value equals ``cg[u]`` (cg sorted there)."""
+    a = lo
+    b = u
+    v = cg[u]
+    while a < b:
+        mid = (a + b) // 2
+        if cg[mid] < v:
+            a = mid + 1
+        else:
+            b = mid
+    return a
 
 
 @njit(cache=True)
-def cmi_1d_groups(g_xyz, g_xz, g_yz, g_z, has_c, k, psi):
-    """Mesner-Shalizi estimate from precomputed groupings of the four spaces.
+def _run_end(cg, u, hi):
+    """One past the last position in ``[u, hi)`` whose value equals ``cg[u]``."""
+    v = cg[u]
+    a = u + 1  # every position before a holds v
+    step = 1
+    b = a
+    while b < hi and cg[b] == v:
+        a = b + 1
+        b = a + step
+        step *= 2
+    if b > hi:
+        b = hi
+    while a < b:
+        mid = (a + b) // 2
+        if cg[mid] > v:
+            b = mid
+        else:
+            a = mid + 1
+    return a
+
+
+@njit(cache=True)
+def _radius_chunk(g, k, has_c, first, last, rho):
+    """``rho`` (by position) of the positions ``members[first:last]``: the distance to
+    the k-th nearest other point of the stratum; ``inf`` when the stratum holds fewer
+    than ``k`` other points, 0 when the space has no continuous coordinate."""
+    members, bounds, cg = g
+    s = _stratum_of(bounds, first)
+    u = first
+    while u < last:
+        lo = bounds[s]
+        hi = bounds[s + 1]
+        stop = min(hi, last)
+        if hi - lo - 1 < k or not has_c:
+            value = np.inf if hi - lo - 1 < k else 0.0
+            for w in range(u, stop):
+                rho[members[w]] = value
+        else:
+            ts = _run_start(cg, lo, u)
+            te = _run_end(cg, u, hi)
+            for w in range(u, stop):
+                if w >= te:
+                    ts = w
+                    te = _run_end(cg, w, hi)
+                if te - ts - 1 >= k:
+                    rho[members[w]] = 0.0
+                    continue
+                left = w - 1
+                right = w + 1
+                ci = cg[w]
+                d = 0.0
+                for _ in range(k):
+                    dl = ci - cg[left] if left >= lo else np.inf
+                    dr = cg[right] - ci if right < hi else np.inf
+                    if dl <= dr:
+                        d = dl
+                        left -= 1
+                    else:
+                        d = dr
+                        right += 1
+                rho[members[w]] = d
+        u = stop
+        s += 1
+
+
+@njit(cache=True)
+def _count_chunk(g, rho, has_c, first, last, out):
+    """``out`` (by position) of the positions ``members[first:last]``: the number of
+    other points of the stratum at distance <= rho (galloping from the tie run)."""
+    members, bounds, cg = g
+    s = _stratum_of(bounds, first)
+    u = first
+    while u < last:
+        lo = bounds[s]
+        hi = bounds[s + 1]
+        stop = min(hi, last)
+        if not has_c:
+            for w in range(u, stop):
+                out[members[w]] = hi - lo - 1
+        else:
+            ts = _run_start(cg, lo, u)
+            te = _run_end(cg, u, hi)
+            for w in range(u, stop):
+                if w >= te:
+                    ts = w
+                    te = _run_end(cg, w, hi)
+                i = members[w]
+                r = rho[i]
+                if r == np.inf:
+                    out[i] = hi - lo - 1
+                    continue
+                ci = cg[w]
+                # right end: first position in [te, hi) with cg - ci > r
+                a = te
+                step = 1
+                b = a
+                while b < hi and cg[b] - ci <= r:
+                    a = b + 1
+                    b = a + step
+                    step *= 2
+                if b > hi:
+                    b = hi
+                while a < b:
+                    mid = (a + b) // 2
+                    if cg[mid] - ci > r:
+                        b = mid
+                    else:
+                        a = mid + 1
+                right = a
+                # left end: first position in [lo, ts) with ci - cg <= r
+                b = ts
+                step = 1
+                a = b - 1
+                while a >= lo and ci - cg[a] <= r:
+                    b = a
+                    a = b - step
+                    step *= 2
+                if a < lo - 1:
+                    a = lo - 1
+                a += 1
+                while a < b:
+                    mid = (a + b) // 2
+                    if ci - cg[mid] <= r:
+                        b = mid
+                    else:
+                        a = mid + 1
+                out[i] = right - b - 1
+        u = stop
+        s += 1
+
+
+@njit(cache=True)
+def _sum_chunk(kt, nxz, nyz, nz, psi, first, last):
+    """Sum of the estimate's terms over positions ``first:last`` (points with kt > 0)."""
+    total = 0.0
+    used = 0
+    for i in range(first, last):
+        if kt[i] > 0:
+            total += (psi_int(psi, kt[i]) - psi_int(psi, nxz[i]) - psi_int(psi, nyz[i])
+                      + psi_int(psi, nz[i]))
+            used += 1
+    return total, used
+
+
+@njit(cache=True)
+def _finish(partial, used):
+    """The estimate from the chunks' partial sums, added in chunk order."""
+    total = 0.0
+    count = 0
+    for j in range(partial.shape[0]):
+        total += partial[j]
+        count += used[j]
+    if count == 0:
+        return np.nan, 0
+    return total / count, count
+
+
+@njit(cache=True)
+def cmi_groups(g_xyz, g_xz, g_yz, g_z, has_c, k, psi):
+    """Mesner-Shalizi estimate from the groupings of the four spaces, serially.
 
     ``has_c`` (bool array of 4) says whether the continuous coordinate belongs
     to the xyz, xz, yz and z spaces. Returns ``(estimate, n_used)``; points
     alone in their joint stratum (no neighbour at all) are left out of the
     mean.
     """
-    rho = _knn_radius(g_xyz, k, has_c[0])
-    kt = _count_within(g_xyz, rho, has_c[0])
-    nxz = _count_within(g_xz, rho, has_c[1])
-    nyz = _count_within(g_yz, rho, has_c[2])
-    nz = _count_within(g_z, rho, has_c[3])
-    total = 0.0
-    used = 0
-    for i in range(kt.shape[0]):
-        if kt[i] > 0:
-            total += psi[kt[i]] - psi[nxz[i]] - psi[nyz[i]] + psi[nz[i]]
-            used += 1
-    if used == 0:
-        return np.nan, 0
-    return total / used, used
+    n = g_xyz[0].shape[0]
+    n_chunks = max(1, (n + CHUNK - 1) // CHUNK)
+    rho = np.empty(n, np.float64)
+    kt = np.empty(n, np.int64)
+    nxz = np.empty(n, np.int64)
+    nyz = np.empty(n, np.int64)
+    nz = np.empty(n, np.int64)
+    _radius_chunk(g_xyz, k, has_c[0], 0, n, rho)
+    _count_chunk(g_xyz, rho, has_c[0], 0, n, kt)
+    _count_chunk(g_xz, rho, has_c[1], 0, n, nxz)
+    _count_chunk(g_yz, rho, has_c[2], 0, n, nyz)
+    _count_chunk(g_z, rho, has_c[3], 0, n, nz)
+    partial = np.empty(n_chunks, np.float64)
+    used = np.empty(n_chunks, np.int64)
+    for j in range(n_chunks):
+        partial[j], used[j] = _sum_chunk(kt, nxz, nyz, nz, psi, j * CHUNK,
+                                         min(n, (j + 1) * CHUNK))
+    return _finish(partial, used)
+
+
+@njit(cache=True, parallel=True)
+def _cmi_groups_parallel(g_xyz, g_xz, g_yz, g_z, has_c, k, psi):
+    """:func:`cmi_groups` with every pass split into chunks on numba's threads."""
+    n = g_xyz[0].shape[0]
+    n_chunks = max(1, (n + CHUNK - 1) // CHUNK)
+    rho = np.empty(n, np.float64)
+    kt = np.empty(n, np.int64)
+    nxz = np.empty(n, np.int64)
+    nyz = np.empty(n, np.int64)
+    nz = np.empty(n, np.int64)
+    for j in prange(n_chunks):
+        _radius_chunk(g_xyz, k, has_c[0], j * CHUNK, min(n, (j + 1) * CHUNK), rho)
+    for j in prange(4 * n_chunks):
+        space = j // n_chunks
+        first = (j % n_chunks) * CHUNK
+        last = min(n, first + CHUNK)
+        if space == 0:
+            _count_chunk(g_xyz, rho, has_c[0], first, last, kt)
+        elif space == 1:
+            _count_chunk(g_xz, rho, has_c[1], first, last, nxz)
+        elif space == 2:
+            _count_chunk(g_yz, rho, has_c[2], first, last, nyz)
+        else:
+            _count_chunk(g_z, rho, has_c[3], first, last, nz)
+    partial = np.empty(n_chunks, np.float64)
+    used = np.empty(n_chunks, np.int64)
+    for j in prange(n_chunks):
+        partial[j], used[j] = _sum_chunk(kt, nxz, nyz, nz, psi, j * CHUNK,
+                                         min(n, (j + 1) * CHUNK))
+    return _finish(partial, used)
+
+
+@njit(cache=True)
+def cmi_sorted(cs, kxyz, kxz, kyz, kz, has_c, k, psi):
+    """Mesner-Shalizi estimate of points already in the order of c, serially."""
+    return cmi_groups(group_sorted(kxyz, cs), group_sorted(kxz, cs), group_sorted(kyz, cs),
+                      group_sorted(kz, cs), has_c, k, psi)
+
+
+@njit(cache=True)
+def cmi_sorted_parallel(cs, kxyz, kxz, kyz, kz, has_c, k, psi):
+    """:func:`cmi_sorted` on numba's threads; equal to it to the last bit."""
+    return _cmi_groups_parallel(group_sorted(kxyz, cs), group_sorted(kxz, cs),
+                                group_sorted(kyz, cs), group_sorted(kz, cs), has_c, k, psi)
+
+
+@njit(cache=True, parallel=True)
+def sorted_keys(order, c, kxyz, kxz, kyz, kz):
+    """``c`` and the four keys gathered in ``order`` (one pass, on numba's threads)."""
+    n = order.shape[0]
+    cs = np.empty(n, np.float64)
+    out = np.empty((4, n), np.int64)
+    for i in prange(n):
+        j = order[i]
+        cs[i] = c[j]
+        out[0, i] = kxyz[j]
+        out[1, i] = kxz[j]
+        out[2, i] = kyz[j]
+        out[3, i] = kz[j]
+    return cs, out[0], out[1], out[2], out[3]
 
 
 @njit(cache=True)
 def cmi_1d(c, kxyz, kxz, kyz, kz, has_c, k, psi):
-    """Mesner-Shalizi estimate with at most one continuous coordinate, O(n log n)."""
-    order = np.argsort(c)
-    return cmi_1d_groups(group_by_key(order, kxyz, c), group_by_key(order, kxz, c),
-                         group_by_key(order, kyz, c), group_by_key(order, kz, c), has_c, k, psi)
+    """Mesner-Shalizi estimate with at most one continuous coordinate, O(n log n), serially
+    (points in any order: sorts them by c first)."""
+    order = np.argsort(c, kind="mergesort")
+    return cmi_sorted(c[order], kxyz[order], kxz[order], kyz[order], kz[order], has_c, k, psi)
 
 
 @njit(cache=True)
@@ -244,9 +440,13 @@ def permutation_null(c, dx, kyz, m_yz, kz, m_z, has_c, k, psi,
     unchanged. Each resample seeds numba's generator with its own seed, so the
     result does not depend on the number of threads.
     """
-    order = np.argsort(c)
-    g_yz = group_by_key(order, kyz, c)
-    g_z = group_by_key(order, kz, c)
+    order = np.argsort(c, kind="mergesort")
+    cs = c[order]
+    kyz_s = kyz[order]
+    kz_s = kz[order]
+    g_yz = group_sorted(kyz_s, cs)
+    g_z = group_sorted(kz_s, cs)
+    n = c.shape[0]
     n_res = seeds.shape[0]
     out = np.empty(n_res, np.float64)
     for b in prange(n_res):
@@ -260,10 +460,14 @@ def permutation_null(c, dx, kyz, m_yz, kz, m_z, has_c, k, psi,
             size = unit_start[u + 1] - unit_start[u]
             for r in range(size):
                 px[unit_rows[unit_start[u] + r]] = dx[unit_rows[unit_start[v] + r]]
-        kxyz = px * m_yz + kyz
-        kxz = px * m_z + kz
-        est, _ = cmi_1d_groups(group_by_key(order, kxyz, c), group_by_key(order, kxz, c),
-                               g_yz, g_z, has_c, k, psi)
+        kxyz = np.empty(n, np.int64)
+        kxz = np.empty(n, np.int64)
+        for i in range(n):
+            x = px[order[i]]
+            kxyz[i] = x * m_yz + kyz_s[i]
+            kxz[i] = x * m_z + kz_s[i]
+        est, _ = cmi_groups(group_sorted(kxyz, cs), group_sorted(kxz, cs), g_yz, g_z, has_c,
+                            k, psi)
         out[b] = est
     return out
 
@@ -295,10 +499,14 @@ def unit_permutation_null(c, dx, y_unit, row_unit, m_y, kz, m_z, has_c, k, psi,
     values) are left unchanged. Each resample seeds numba's generator with its
     own seed, so the result does not depend on the number of threads.
     """
-    order = np.argsort(c)
-    kxz = dx * m_z + kz
-    g_xz = group_by_key(order, kxz, c)
-    g_z = group_by_key(order, kz, c)
+    order = np.argsort(c, kind="mergesort")
+    cs = c[order]
+    dx_s = dx[order]
+    kz_s = kz[order]
+    unit_s = row_unit[order]
+    kxz = dx_s * m_z + kz_s
+    g_xz = group_sorted(kxz, cs)
+    g_z = group_sorted(kz_s, cs)
     n_units = y_unit.shape[0]
     n = c.shape[0]
     n_res = seeds.shape[0]
@@ -313,11 +521,11 @@ def unit_permutation_null(c, dx, y_unit, row_unit, m_y, kz, m_z, has_c, k, psi,
         kyz = np.empty(n, np.int64)
         kxyz = np.empty(n, np.int64)
         for i in range(n):
-            py = y_unit[source[row_unit[i]]]
-            kyz[i] = py * m_z + kz[i]
-            kxyz[i] = dx[i] * (m_y * m_z) + kyz[i]
-        est, _ = cmi_1d_groups(group_by_key(order, kxyz, c), g_xz,
-                               group_by_key(order, kyz, c), g_z, has_c, k, psi)
+            py = y_unit[source[unit_s[i]]]
+            kyz[i] = py * m_z + kz_s[i]
+            kxyz[i] = dx_s[i] * (m_y * m_z) + kyz[i]
+        est, _ = cmi_groups(group_sorted(kxyz, cs), g_xz, group_sorted(kyz, cs), g_z,
+                            has_c, k, psi)
         out[b] = est
     return out
 

@@ -268,3 +268,109 @@ def test_bad_shapes_and_overrides():
     with pytest.raises(ValueError, match="The 'x' parameter of cmi must be numeric when "
                                          "continuous"):
         coherence.cmi(["a", "b", "c"], [0, 1, 0], discrete={"x": False})
+
+
+# --------------------------------------------------------------------------- large-n paths
+def _sorted_inputs(c, x, y, z):
+    """The kernel's inputs (points sorted by c) for a continuous c in the z space."""
+    from coherence._decision._cmi import Prepared, keys_1d, psi_table
+    from coherence._decision._kernels import sorted_keys
+
+    n = len(c)
+    empty = np.empty((n, 0))
+    keys = keys_1d(Prepared(n=n, cont={"x": empty, "y": empty, "z": c[:, None]},
+                            disc={"x": x, "y": y, "z": z}))
+    order = np.argsort(keys.c, kind="stable")
+    return (*sorted_keys(order, keys.c, keys.kxyz, keys.kxz, keys.kyz, keys.kz), keys.has_c,
+            3, psi_table(n))
+
+
+@pytest.mark.parametrize("values", ["grid", "continuous", "one value"])
+def test_parallel_chunked_passes_equal_the_serial_passes_bit_for_bit(values):
+    """The parallel kernel splits every pass into chunks of CHUNK positions (strata and
+    tie runs cross the chunk boundaries here); its value equals the serial kernel's."""
+    import numba
+
+    from coherence._decision._kernels import CHUNK, cmi_sorted, cmi_sorted_parallel
+
+    gen = np.random.default_rng(3)
+    n = 2 * CHUNK + 4321
+    c = {"grid": gen.integers(0, 21, n) * 0.05, "continuous": gen.standard_normal(n),
+         "one value": np.zeros(n)}[values]
+    x = (gen.random(n) < 0.3 + 0.4 * (c > c.mean())).astype(np.int64)
+    y = gen.integers(0, 2, n)
+    z = gen.integers(0, 7, n)  # many strata, some small
+    z[:5] = 7  # a stratum of 5 points (fewer than k + 1 in the joint space)
+    inputs = _sorted_inputs(c, x, y, z)
+    serial = cmi_sorted(*inputs)
+    for threads in (1, numba.config.NUMBA_NUM_THREADS):
+        numba.set_num_threads(threads)
+        try:
+            assert cmi_sorted_parallel(*inputs) == serial
+        finally:
+            numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    joint = np.unique(np.column_stack([x, y, z]), axis=0, return_inverse=True)[1].ravel()
+    assert serial[1] == int(np.sum(np.bincount(joint)[joint] > 1))  # singletons left out
+
+
+def test_public_estimate_same_value_whatever_the_number_of_threads():
+    import numba
+
+    from coherence._decision._cmi import PARALLEL_MIN_N
+
+    gen = np.random.default_rng(5)
+    n = PARALLEL_MIN_N + 999
+    z = np.round(gen.random(n), 2)
+    x, y = gen.random(n) < z, gen.random(n) < z
+    values = []
+    for threads in (1, numba.config.NUMBA_NUM_THREADS):
+        numba.set_num_threads(threads)
+        try:
+            values.append(coherence.cmi(x, y, z))
+        finally:
+            numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    assert values[0] == values[1]
+
+
+def test_serial_kernel_on_a_large_sample_equals_the_unsorted_kernel():
+    """cmi_1d (numba's sort, then the serial kernel) and estimate (numpy's sort, serial or
+    parallel) agree; and both equal the per-point terms computed independently by the
+    KD-tree path, which shares no code with the sorted kernels."""
+    from coherence._decision._cmi import _estimate_kdtree, _prepare, keys_1d, psi_table
+    from coherence._decision._kernels import cmi_1d
+
+    gen = np.random.default_rng(11)
+    n = 150_000
+    z = np.round(gen.random(n), 3)
+    x = (gen.random(n) < z).astype(np.int64)
+    y = gen.integers(0, 3, n)
+    p = _prepare(x, y, z, discrete=None, resolution=None, owner="cmi")
+    keys = keys_1d(p)
+    value, used = cmi_1d(keys.c, keys.kxyz, keys.kxz, keys.kyz, keys.kz, keys.has_c, 3,
+                         psi_table(n))
+    assert used == n
+    assert math.isclose(value, estimate(p, 3), rel_tol=1e-12, abs_tol=1e-15)
+    assert math.isclose(value, _estimate_kdtree(p, 3), rel_tol=1e-9, abs_tol=1e-12)
+
+
+@given(st.integers(1, 3_000_000))
+def test_digamma_of_integers_equals_scipy(m):
+    from scipy.special import digamma
+
+    from coherence._decision._cmi import psi_table
+    from coherence._decision._kernels import psi_int
+
+    assert math.isclose(psi_int(psi_table(10**7), m), float(digamma(m)), rel_tol=4e-16,
+                        abs_tol=1e-300)
+
+
+@given(st.lists(st.integers(-(2**40), 2**40), min_size=1, max_size=60),
+       st.integers(0, 1))
+def test_compact_codes_equal_numpy_unique(values, narrow):
+    from coherence._decision._cmi import compact
+
+    arr = np.asarray(values, dtype=np.int64)
+    if narrow:
+        arr = arr % 97 - 13  # a small range: the lookup-table path
+    expected = np.unique(arr, return_inverse=True)[1]
+    np.testing.assert_array_equal(compact(arr), expected)
