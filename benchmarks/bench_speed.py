@@ -3,7 +3,8 @@
 Run from the repository root (a few CPU-minutes at the defaults)::
 
     nice -n 10 python -m benchmarks.bench_speed [--n-permutations 100] [--repeat 2]
-        [--sizes 1000 10000 100000 1000000] [--threads 1 2]
+        [--sizes 1000 10000 100000 1000000 10000000] [--threads 1 2]
+        [--grid-jobs 1 2] [--peer-sizes 1000 5000 20000] [--before-commit 7e3544b]
 
 One cell of the paper's grid: 200 contexts x 5 repetitions (n = 1000 rows) of a
 leaky agent, the logistic leakage engine, 500 resamples. Each row is measured
@@ -12,12 +13,16 @@ permutation refitted by scikit-learn; the isotonic null by scikit-learn's
 ``isotonic_regression`` one resample at a time; report cells with the library's
 default BLAS threads) and ``after`` on the fast path,
 the best of ``--repeat`` runs each, and reported as a ratio; the p-values of
-both paths are recorded and must be equal. The CMI rows time one estimate
-(:func:`coherence._decision._kernels.cmi_1d`, the kernel the public ``cmi``
-calls) at each size and numba thread count, with the process's peak resident
-memory after each size, and the brute-force O(n^2) reference of the same
-estimator (the authors' knncmi algorithm, ``tests/_reference.py``) at the
-small sizes. Writes ``benchmarks/results/bench_speed.json`` (versions, commit,
+both paths are recorded and must be equal.
+
+The CMI rows time one estimate at each size, belief design and numba thread
+count: the public ``cmi`` and its array layer, against the previous release's
+kernel loaded from git (``--before-commit``) on the same keys, with the extra peak
+resident memory of one estimate in a fresh process. The peers are timed in the
+same run on the same data: the brute-force O(n^2) reference of the same estimator
+(the authors' knncmi algorithm, ``tests/_reference.py``) and, when installed,
+tigramite's CMIknn and CMIknnMixed estimates and its local-permutation test against
+``ci_test``. Writes ``benchmarks/results/bench_speed.json`` (versions, commit,
 machine, threads), the tables of ``docs/speed.md`` and the scaling plot
 ``docs/speed_scaling.svg``.
 """
@@ -26,7 +31,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import resource
 import sys
 import time
 import warnings
@@ -70,12 +74,43 @@ def docs_block(out: dict[str, Any]) -> str:
             lines.append(f"| {r['what']} | {r['n_jobs']} ({r['backend']}) | "
                          f"{r['before_serial_s']:.1f} | {r['after_s']:.1f} | {r['ratio']:.1f}x | "
                          f"{'yes' if r['pvalues_equal'] else 'NO'} |")
-    lines += ["", "| n | numba threads | one estimate (ms) | peak RSS (MiB) | "
-              "brute-force reference (ms) |", "| --- | --- | --- | --- | --- |"]
+    lines += ["", "One CMI estimate (k = 3; action, outcome, belief): the public `cmi()` "
+              "(validation, codes, sort, kernel), the array layer alone, and the previous "
+              "kernel (commit " f"`{out['settings']['before_commit']}`, loaded from git) on "
+              "the same keys (with its digamma table of n entries); how far one `cmi()` "
+              "call raises the resident memory above its level before the call (the "
+              "inputs, three arrays of 8 bytes a row, are 24 MiB per million rows).", "",
+              "| beliefs | n | numba threads | path | `cmi()` (ms) | array layer (ms) | "
+              "previous kernel (ms) | previous / array layer | equal values | "
+              "extra peak memory (MiB) |",
+              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in out["cmi_scaling"]:
-        brute = r.get("brute_force_seconds")
-        lines.append(f"| {r['n']} | {r['threads']} | {1e3 * r['seconds']:.2f} | "
-                     f"{r['peak_rss_mib']:.0f} | {'' if brute is None else f'{1e3 * brute:.0f}'} |")
+        old = r.get("before_kernel_s")
+        lines.append(
+            f"| {r['design']} | {r['n']:,} | {r['threads']} | {r['path']} | "
+            f"{1e3 * r['public_s']:.1f} | {1e3 * r['array_layer_s']:.1f} | "
+            + ("| |" if old is None else f"{1e3 * old:.1f} | {old / r['array_layer_s']:.1f}x |")
+            + f" {'' if r['before_equal'] is None else 'yes' if r['before_equal'] else 'NO'} | "
+            f"{r['peak_rss_increase_mib']:.0f} |" if r["peak_rss_increase_mib"] is not None
+            else " |")
+    peer = out.get("peers") or {}
+    if peer.get("estimates"):
+        lines += ["", "Peers on the same data (paper's design, beliefs on the 0.05 grid), one "
+                  "thread each; tigramite " f"{peer.get('tigramite') or 'not installed'}.", "",
+                  "| n | ours, `cmi()` (ms) | knncmi algorithm, brute force (ms) | "
+                  "tigramite CMIknn (ms) | tigramite CMIknnMixed, MS (ms) |",
+                  "| --- | --- | --- | --- | --- |"]
+        for r in peer["estimates"]:
+            cells = [f"{1e3 * r[k]:.1f} ({r[k] / r['ours_s']:.0f}x)" if k in r else ""
+                     for k in ("knncmi_reference_s", "tigramite_cmiknn_s", "tigramite_mixed_s")]
+            lines.append(f"| {r['n']:,} | {1e3 * r['ours_s']:.2f} | " + " | ".join(cells) + " |")
+        t = peer["test"]
+        if "tigramite_local_permutation_s" in t:
+            lines += ["", f"`ci_test` at n = {t['n']} with {t['n_permutations']} permutations "
+                      f"(and as many interval subsamples): {t['ci_test_s']:.3f} s; tigramite's "
+                      f"local-permutation test of CMIknn with {t['n_permutations']} "
+                      f"permutations: {t['tigramite_local_permutation_s']:.1f} s "
+                      f"({t['tigramite_local_permutation_s'] / t['ci_test_s']:.0f}x)."]
     return "\n".join(lines)
 
 
@@ -195,70 +230,226 @@ def grid(n_permutations: int, jobs: list[int], backend: str) -> list[dict[str, A
     return rows
 
 
-def _kernel_inputs(n: int) -> tuple[Any, ...]:
-    from coherence._decision._cmi import Prepared, keys_1d, psi_table
-
+def _public_inputs(n: int, design: str = "grid") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(action codes, outcome, belief) of n rows of the rational agent (n / 5 contexts x 5
+    repetitions). ``grid``: the beliefs as stated, on the 0.05 grid (21 values, long ties);
+    ``continuous``: plus a uniform jitter below 0.001 (all distinct)."""
     study = coherence.simulate("rational", n_contexts=max(n // 5, 1), rng=1)
     d = study.data
     a = d["action"].cat.codes.to_numpy().astype(np.int64)
-    y, b = d["outcome"].to_numpy().astype(np.int64), d["belief"].to_numpy()
-    m = len(a)
-    empty = np.empty((m, 0))
-    prep = Prepared(n=m, cont={"x": empty, "y": empty, "z": np.round(b / 1e-6)[:, None]},
-                    disc={"x": a, "y": y, "z": np.zeros(m, dtype=np.int64)})
-    keys = keys_1d(prep)
-    return (keys.c, keys.kxyz, keys.kxz, keys.kyz, keys.kz, keys.has_c, 3, psi_table(m)), (
-        a, y, b)
+    y, b = d["outcome"].to_numpy().astype(np.int64), d["belief"].to_numpy(np.float64)
+    if design == "continuous":
+        b = b + np.random.default_rng(2).random(len(b)) * 1e-3
+    return a, y, b
 
 
-def cmi_scaling(sizes: list[int], threads: list[int], repeat: int) -> list[dict[str, Any]]:
+def _before_kernels(commit: str) -> Any:
+    """The CMI kernels of an earlier commit, loaded from git (the *before* of the scaling
+    rows: indexed by the original row order, full digamma table)."""
+    import importlib.util
+    import subprocess
+    import tempfile
+
+    src = subprocess.run(["git", "show", f"{commit}:coherence/_decision/_kernels.py"],
+                         cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    path = Path(tempfile.mkdtemp()) / f"kernels_before_{commit[:7]}.py"
+    path.write_text(src, encoding="utf-8")
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[path.stem] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _status_kib(field: str) -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return float(line.split()[1])
+    raise KeyError(field)
+
+
+def _peak_increase_mib(func: Callable[[], Any]) -> float | None:
+    """How far the resident memory rises above its level before ``func`` while it runs
+    (Linux: the high-water mark is reset through ``/proc/self/clear_refs``); None where
+    that is not available."""
+    try:
+        Path("/proc/self/clear_refs").write_text("5")
+        before = _status_kib("VmRSS")
+    except (OSError, KeyError):
+        return None
+    func()
+    return (_status_kib("VmHWM") - before) / 1024
+
+
+def cmi_scaling(sizes: list[int], threads: list[int], repeat: int,
+                before_commit: str | None) -> list[dict[str, Any]]:
+    """One estimate at each size, design and numba thread count: the public ``cmi`` (what
+    a user calls: validation, codes, sort, kernel) and the array layer alone
+    (``_cmi.estimate``); the previous kernel on the same keys; peak memory."""
     import numba
+    from scipy.special import digamma
 
-    sys.path.insert(0, str(ROOT))
-    from tests._reference import reference_cmi
+    from coherence._decision._cmi import PARALLEL_MIN_N, _prepare, estimate, keys_1d
 
-    _kernels.cmi_1d(*_kernel_inputs(200)[0])  # compile / load the cache
+    before = _before_kernels(before_commit) if before_commit else None
+    for t in threads:  # compile / load the cache of the serial and the parallel path
+        numba.set_num_threads(t)
+        coherence.cmi(*_public_inputs(PARALLEL_MIN_N + 5))
     rows = []
-    for n in sizes:
-        inputs, (a, y, b) = _kernel_inputs(n)
-        for t in threads:
-            numba.set_num_threads(t)
-            secs, _ = _best(lambda inputs=inputs: _kernels.cmi_1d(*inputs),
-                            repeat if n < 10**6 else 1)
-            row: dict[str, Any] = {"n": len(a), "threads": t, "seconds": secs,
-                                   "peak_rss_mib": resource.getrusage(
-                                       resource.RUSAGE_SELF).ru_maxrss / 1024}
-            if n <= 2000 and t == threads[0]:
-                e = np.empty((len(a), 0))
-                z = np.round(b / 1e-6)[:, None]
-                ref, _ = _best(lambda a=a, y=y, e=e, z=z: reference_cmi(
-                    e, a[:, None], e, y[:, None], z, np.empty((len(a), 0), dtype=np.int64)), 1)
-                row["brute_force_seconds"] = ref
-            rows.append(row)
-            print(f"| {len(a)} | {t} | {1e3 * secs:.2f} | {row['peak_rss_mib']:.0f} | "
-                  f"{row.get('brute_force_seconds', float('nan')) * 1e3:.0f} |", flush=True)
+    for design in ("grid", "continuous"):
+        for n in sizes:
+            a, y, b = _public_inputs(n, design)
+            coherence.cmi(a[:500], y[:500], b[:500])  # compile / load the cache
+            prep = _prepare(a, y, b, discrete=None, resolution=None, owner="cmi")
+            reps = repeat if n < 10**7 else 1
+            t_before = None
+            if before is not None:
+                keys = keys_1d(prep)
+                args = (keys.c, keys.kxyz, keys.kxz, keys.kyz, keys.kz, keys.has_c, 3)
+
+                def full_table(n: int) -> np.ndarray:  # the previous psi_table
+                    psi = digamma(np.arange(n + 1, dtype=np.float64))
+                    psi[0] = -np.inf
+                    return psi
+
+                before.cmi_1d(*(x[:500] for x in args[:5]), *args[5:], full_table(500))
+                t_before, old = _best(lambda args=args, n=n: before.cmi_1d(
+                    *args, full_table(n)), reps)
+            for t in threads:
+                numba.set_num_threads(t)
+                t_public, value = _best(lambda a=a, y=y, b=b: coherence.cmi(a, y, b), reps)
+                t_array, _ = _best(lambda prep=prep: estimate(prep, 3), reps)
+                extra_mib = _peak_increase_mib(lambda a=a, y=y, b=b: coherence.cmi(a, y, b))
+                row: dict[str, Any] = {
+                    "design": design, "n": n, "threads": t, "public_s": t_public,
+                    "array_layer_s": t_array, "path": ("parallel" if n >= PARALLEL_MIN_N
+                                                       and t > 1 else "serial"),
+                    "value": value, "before_kernel_s": t_before,
+                    "before_equal": (None if before is None
+                                     else bool(abs(old[0] - value) <= 1e-12 * max(1, abs(value)))),
+                    "peak_rss_increase_mib": extra_mib, "input_mib": 3 * 8 * n / 2**20}
+                rows.append(row)
+                print(f"| {design} | {n} | {t} | {1e3 * t_public:.1f} | {1e3 * t_array:.1f} | "
+                      f"{'' if t_before is None else f'{1e3 * t_before:.1f}'} | "
+                      f"{extra_mib} |", flush=True)
     numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
     return rows
 
 
-def plot(scaling: list[dict[str, Any]]) -> None:
+def peers(sizes: list[int], brute_max: int, test_permutations: int) -> dict[str, Any]:
+    """Peers on the same data in this run: the brute-force reference of the same
+    estimator (the authors' knncmi algorithm, ``tests/_reference.py``) and, when
+    installed, tigramite's CMIknn and CMIknnMixed (Mesner-Shalizi) estimates; then
+    ``ci_test`` against tigramite's local-permutation test at n = 1000."""
+    sys.path.insert(0, str(ROOT))
+    from tests._reference import reference_cmi
+
+    try:
+        from tigramite.independence_tests.cmiknn import CMIknn
+        from tigramite.independence_tests.cmiknn_mixed import CMIknnMixed
+    except ImportError:
+        CMIknn = CMIknnMixed = None
+    estimates = []
+    for n in sizes:
+        a, y, b = _public_inputs(n)
+        row: dict[str, Any] = {"n": n}
+        row["ours_s"], row["ours_value"] = _best(lambda a=a, y=y, b=b: coherence.cmi(a, y, b), 5)
+        if n <= brute_max:
+            e = np.empty((n, 0))
+            row["knncmi_reference_s"], row["knncmi_reference_value"] = _best(
+                lambda a=a, y=y, b=b, e=e, n=n: reference_cmi(
+                    e, a[:, None], e, y[:, None], b[:, None], np.empty((n, 0), np.int64)), 1)
+        if CMIknn is not None:
+            arr = np.vstack([a.astype(float), y.astype(float), b])
+            xyz = np.array([0, 1, 2])
+            knn = CMIknn(knn=3, transform="none", workers=1, significance="shuffle_test")
+            knn.get_dependence_measure(arr[:, :300], xyz)  # compile
+            row["tigramite_cmiknn_s"], row["tigramite_cmiknn_value"] = _best(
+                lambda arr=arr, knn=knn, xyz=xyz: knn.get_dependence_measure(arr, xyz), 3)
+            mixed = CMIknnMixed(knn=3, estimator="MS", transform="none", workers=1,
+                                significance="shuffle_test")
+            kinds = np.zeros(arr.shape, dtype=int)
+            kinds[:2] = 1  # action and outcome discrete
+            row["tigramite_mixed_s"], row["tigramite_mixed_value"] = _best(
+                lambda arr=arr, kinds=kinds, mixed=mixed, xyz=xyz: mixed.get_dependence_measure(
+                    arr, xyz, data_type=kinds), 3)
+        estimates.append(row)
+        print(f"| {n} | {1e3 * row['ours_s']:.2f} | "
+              + " | ".join(f"{1e3 * row[k]:.1f} ({row[k] / row['ours_s']:.0f}x)" if k in row
+                           else "" for k in ("knncmi_reference_s", "tigramite_cmiknn_s",
+                                             "tigramite_mixed_s")) + " |", flush=True)
+    a, y, b = _public_inputs(1000)
+    table = {"action": a, "outcome": y, "belief": b, "context": np.arange(1000) // 5}
+    coherence.ci_test(table, n_resamples=20, rng=0)
+    test: dict[str, Any] = {"n": 1000, "n_permutations": test_permutations}
+    test["ci_test_s"], _ = _best(lambda: coherence.ci_test(
+        table, n_resamples=test_permutations, rng=0), 3)
+    if CMIknn is not None:
+        local = CMIknn(knn=3, transform="none", workers=1, significance="shuffle_test",
+                       shuffle_neighbors=5, sig_samples=test_permutations)
+        test["tigramite_local_permutation_s"], _ = _best(lambda: local.run_test_raw(
+            a[:, None].astype(float), y[:, None].astype(float), b[:, None]), 1)
+        print(f"ci_test {test['ci_test_s']:.3f} s, tigramite local-permutation test "
+              f"{test['tigramite_local_permutation_s']:.2f} s", flush=True)
+    return {"estimates": estimates, "test": test,
+            "tigramite": None if CMIknn is None else _version("tigramite")}
+
+
+def _version(name: str) -> str | None:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(name)
+    except PackageNotFoundError:
+        return None
+
+
+def plot(scaling: list[dict[str, Any]], peer: dict[str, Any]) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(5.5, 3.6))
-    for t in sorted({r["threads"] for r in scaling}):
-        pts = [(r["n"], r["seconds"]) for r in scaling if r["threads"] == t]
-        ax.loglog(*zip(*pts, strict=True), marker="o", label=f"kernel, {t} thread(s)")
-    brute = [(r["n"], r["brute_force_seconds"]) for r in scaling if "brute_force_seconds" in r]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.6))
+    for design in ("grid", "continuous"):
+        for t in sorted({r["threads"] for r in scaling}):
+            pts = [(r["n"], r["public_s"]) for r in scaling
+                   if r["threads"] == t and r["design"] == design]
+            if pts:
+                left.loglog(*zip(*pts, strict=True), marker="o",
+                            label=f"{design} beliefs, {t} thread(s)")
+        before = [(r["n"], r["before_kernel_s"]) for r in scaling
+                  if r["design"] == design and r["threads"] == scaling[0]["threads"]
+                  and r["before_kernel_s"] is not None]
+        if before:
+            left.loglog(*zip(*before, strict=True), marker="x", linestyle=":",
+                        label=f"{design}, previous kernel")
+    brute = [(r["n"], r["knncmi_reference_s"]) for r in peer.get("estimates", [])
+             if "knncmi_reference_s" in r]
     if brute:
-        ax.loglog(*zip(*brute, strict=True), marker="s", linestyle="--",
-                  label="brute-force reference (knncmi algorithm)")
-    ax.set_xlabel("rows n")
-    ax.set_ylabel("seconds per CMI estimate")
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8)
+        left.loglog(*zip(*brute, strict=True), marker="s", linestyle="--",
+                    label="brute force (knncmi algorithm)")
+    for key, label in (("tigramite_cmiknn_s", "tigramite CMIknn"),
+                       ("tigramite_mixed_s", "tigramite CMIknnMixed")):
+        pts = [(r["n"], r[key]) for r in peer.get("estimates", []) if key in r]
+        if pts:
+            left.loglog(*zip(*pts, strict=True), marker="^", linestyle="--", label=label)
+    left.set_xlabel("rows n")
+    left.set_ylabel("seconds per CMI estimate")
+    left.grid(True, which="both", alpha=0.3)
+    left.legend(fontsize=6)
+    biggest = max(r["n"] for r in scaling)
+    for design in ("grid", "continuous"):
+        pts = sorted((r["threads"], r["public_s"]) for r in scaling
+                     if r["n"] == biggest and r["design"] == design)
+        if pts:
+            right.plot(*zip(*pts, strict=True), marker="o", label=f"{design}, n = {biggest:,}")
+    right.set_xlabel("numba threads")
+    right.set_ylabel("seconds per estimate")
+    right.set_ylim(bottom=0)
+    right.grid(True, alpha=0.3)
+    right.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(PLOT, metadata={"Date": None})
     plt.close(fig)
@@ -269,11 +460,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--n-permutations", type=int, default=100)
     parser.add_argument("--repeat", type=int, default=2)
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10_000, 100_000,
-                                                                  1_000_000])
+                                                                  1_000_000, 10_000_000])
     parser.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--grid-jobs", type=int, nargs="*", default=[],
                         help="also time the paper's 16-cell grid at these n_jobs (minutes)")
     parser.add_argument("--backend", default="loky", help="joblib backend of the grid")
+    parser.add_argument("--before-commit", default="7e3544b",
+                        help="the commit whose CMI kernels are the 'before' of the scaling rows")
+    parser.add_argument("--peer-sizes", type=int, nargs="+", default=[1000, 5000, 20_000])
+    parser.add_argument("--brute-max", type=int, default=5000,
+                        help="largest n for the O(n^2) brute-force reference")
+    parser.add_argument("--test-permutations", type=int, default=1000)
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args(argv)
     import numba
@@ -286,10 +483,12 @@ def main(argv: list[str] | None = None) -> int:
     print("| --- | --- | --- | --- | --- | --- | --- |")
     rows = before_after(args.n_permutations, args.repeat)
     grid_rows = grid(args.n_permutations, args.grid_jobs, args.backend) if args.grid_jobs else []
-    print("\n| n | numba threads | kernel (ms) | peak RSS (MiB) | brute force (ms) |")
-    print("| --- | --- | --- | --- | --- |")
-    scaling = cmi_scaling(args.sizes, args.threads, args.repeat)
-    plot(scaling)
+    print("\n| beliefs | n | threads | cmi() (ms) | array layer (ms) | before (ms) | "
+          "extra MiB |")
+    scaling = cmi_scaling(args.sizes, args.threads, args.repeat, args.before_commit)
+    print("\n| n | ours (ms) | brute force | tigramite CMIknn | tigramite mixed |")
+    peer = peers(args.peer_sizes, args.brute_max, args.test_permutations)
+    plot(scaling, peer)
     env = environment()
     env["threads"] = {"numba_max": numba.config.NUMBA_NUM_THREADS,
                       "numba_layer": numba.threading_layer(),
@@ -297,7 +496,7 @@ def main(argv: list[str] | None = None) -> int:
                                for i in threadpool_info()]}
     out = {"script": "benchmarks/bench_speed.py", "environment": env,
            "settings": vars(args) | {"out": str(args.out)},
-           "before_after": rows, "grid": grid_rows, "cmi_scaling": scaling}
+           "before_after": rows, "grid": grid_rows, "cmi_scaling": scaling, "peers": peer}
     args.out.write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
     replace_block(DOC, *markers("bench_speed.py"), docs_block(out))
     print(f"\nwrote {args.out}, {PLOT} and the tables of {DOC}")

@@ -237,13 +237,14 @@ def estimate(p: Prepared, k: int) -> float:
     if p.n_continuous <= 1:
         import numba
 
-        from ._kernels import cmi_sorted, cmi_sorted_parallel, sorted_keys
+        from . import _kernels
 
         keys = keys_1d(p)
-        order = np.argsort(keys.c, kind="stable")
-        kernel: Any = (cmi_sorted_parallel
-                  if p.n >= PARALLEL_MIN_N and numba.get_num_threads() > 1 else cmi_sorted)
-        value, _ = kernel(*sorted_keys(order, keys.c, keys.kxyz, keys.kxz, keys.kyz, keys.kz),
+        order = np.argsort(keys.c)  # ties in any order: the estimate does not see it
+        parallel = p.n >= PARALLEL_MIN_N and numba.get_num_threads() > 1
+        gather: Any = _kernels.sorted_keys_parallel if parallel else _kernels.sorted_keys
+        kernel: Any = _kernels.cmi_sorted_parallel if parallel else _kernels.cmi_sorted
+        value, _ = kernel(*gather(order, keys.c, keys.kxyz, keys.kxz, keys.kyz, keys.kz),
                           keys.has_c, k, psi_table(p.n))
         return float(value)
     return _estimate_kdtree(p, k)

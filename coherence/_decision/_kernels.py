@@ -47,6 +47,7 @@ __all__ = [
     "psi_int",
     "resample_estimates",
     "sorted_keys",
+    "sorted_keys_parallel",
     "unit_permutation_null",
 ]
 
@@ -388,19 +389,37 @@ def cmi_sorted_parallel(cs, kxyz, kxz, kyz, kz, has_c, k, psi):
                                 group_sorted(kyz, cs), group_sorted(kz, cs), has_c, k, psi)
 
 
-@njit(cache=True, parallel=True)
-def sorted_keys(order, c, kxyz, kxz, kyz, kz):
-    """``c`` and the four keys gathered in ``order`` (one pass, on numba's threads)."""
-    n = order.shape[0]
-    cs = np.empty(n, np.float64)
-    out = np.empty((4, n), np.int64)
-    for i in prange(n):
+@njit(cache=True)
+def _gather_chunk(order, c, kxyz, kxz, kyz, kz, cs, out, first, last):
+    for i in range(first, last):
         j = order[i]
         cs[i] = c[j]
         out[0, i] = kxyz[j]
         out[1, i] = kxz[j]
         out[2, i] = kyz[j]
         out[3, i] = kz[j]
+
+
+@njit(cache=True)
+def sorted_keys(order, c, kxyz, kxz, kyz, kz):
+    """``c`` and the four keys gathered in ``order`` (one pass)."""
+    n = order.shape[0]
+    cs = np.empty(n, np.float64)
+    out = np.empty((4, n), np.int64)
+    _gather_chunk(order, c, kxyz, kxz, kyz, kz, cs, out, 0, n)
+    return cs, out[0], out[1], out[2], out[3]
+
+
+@njit(cache=True, parallel=True)
+def sorted_keys_parallel(order, c, kxyz, kxz, kyz, kz):
+    """:func:`sorted_keys` in chunks on numba's threads."""
+    n = order.shape[0]
+    cs = np.empty(n, np.float64)
+    out = np.empty((4, n), np.int64)
+    n_chunks = max(1, (n + CHUNK - 1) // CHUNK)
+    for j in prange(n_chunks):
+        _gather_chunk(order, c, kxyz, kxz, kyz, kz, cs, out, j * CHUNK,
+                      min(n, (j + 1) * CHUNK))
     return cs, out[0], out[1], out[2], out[3]
 
 
