@@ -506,7 +506,8 @@ def _provenance(rep: CoherenceReport) -> str:
     items.append(("cells by", ", ".join(s.get("by", [])) or "(one cell)"))
     items.append(("multiplicity", adjust_label(s.get("adjust", "none"))))
     for key in ("k", "n_permutations", "n_resamples", "n_splits", "engine", "n_bins",
-                "confidence_level", "rng", "n_jobs", "backend", "created"):
+                "confidence_level", "rng", "n_jobs", "backend", "numba_threads_per_cell",
+                "created"):
         if key in s:
             items.append((key, str(s[key])))
     versions = s.get("versions", {})

@@ -9,6 +9,7 @@ those objects, never recomputed.
 
 from __future__ import annotations
 
+import os
 import platform
 import sys
 import warnings
@@ -503,18 +504,17 @@ def _report(iv: _ReportInput) -> CoherenceReport:
     streams = spawn(iv.gen, len(keyed))
     specs = [s for s in REGISTRY if s.name in iv.names]
 
-    from joblib import delayed
-
     jobs = [
         # test names, not specs, travel to the workers: the registry's lambdas do not
         # pickle with the standard library (multiprocessing backend)
-        delayed(_run_cell)(key, part, tuple(s.name for s in specs), options, stream, lie_part,
-                           dict(iv.lie_options))
+        (key, part, tuple(s.name for s in specs), options, stream, lie_part,
+         dict(iv.lie_options))
         for (key, part), stream, lie_part in zip(keyed, streams, lie_parts, strict=True)
     ]
-    cells, used_backend, used_jobs = _run_jobs(jobs, iv.n_jobs, iv.backend, iv.progress)
+    cells, used_backend, used_jobs, threads = _run_jobs(jobs, iv.n_jobs, iv.backend,
+                                                        iv.progress)
     settings = {**iv.settings, "tests": [s.name for s in specs], "backend": used_backend,
-                "n_jobs": used_jobs,
+                "n_jobs": used_jobs, "numba_threads_per_cell": threads,
                 "created": datetime.now(UTC).isoformat(timespec="seconds")}
     return CoherenceReport(cells=cells, by=present_by, settings=settings)
 
@@ -530,10 +530,25 @@ _BACKEND_NAMES = {"LokyBackend": "loky", "ThreadingBackend": "threading",
                   "RayBackend": "ray"}
 
 
-def _run_jobs(jobs: list[Any], n_jobs: int | None, backend: str | None, progress: bool
-              ) -> tuple[tuple[ReportCell, ...], str, int]:
-    """Run the cells' jobs with joblib: results in the order of ``jobs``, the name of the
-    backend that ran them and its number of workers.
+def cell_threads(n_workers: int) -> int | None:
+    """numba threads for each cell's permutation loops when ``n_workers`` cells run at
+    once: this process's numba threads, or the cores shared out among the workers when
+    that is fewer (at least 1), so that workers x threads never exceeds the machine (a
+    loky worker would otherwise start a thread per core). None for one worker: the
+    cells run here with the threads as set."""
+    if n_workers <= 1:
+        return None
+    import numba
+
+    cores = os.cpu_count() or 1
+    return max(1, min(numba.get_num_threads(), cores // n_workers))
+
+
+def _run_jobs(jobs: list[tuple[Any, ...]], n_jobs: int | None, backend: str | None,
+              progress: bool) -> tuple[tuple[ReportCell, ...], str, int, int | None]:
+    """Run the cells' jobs (the arguments of :func:`_run_cell`) with joblib: results in
+    the order of ``jobs``, the name of the backend that ran them, its number of workers
+    and the numba threads each cell ran with (:func:`cell_threads`).
 
     ``backend`` goes through :func:`joblib.parallel_config`, which registers joblib's
     external backends (``"dask"``) on first use; ``None`` keeps an enclosing
@@ -544,7 +559,7 @@ def _run_jobs(jobs: list[Any], n_jobs: int | None, backend: str | None, progress
     """
     from contextlib import nullcontext
 
-    from joblib import Parallel, parallel_config
+    from joblib import Parallel, delayed, parallel_config
 
     context = nullcontext() if backend is None else parallel_config(backend=backend)
     with context:
@@ -566,7 +581,8 @@ def _run_jobs(jobs: list[Any], n_jobs: int | None, backend: str | None, progress
                               return_as="list")
             used = runner._backend
         used_jobs = int(used.effective_n_jobs(runner.n_jobs))
-        results = runner(jobs)
+        threads = cell_threads(min(used_jobs, len(jobs)))
+        results = runner(delayed(_run_cell)(*job, numba_threads=threads) for job in jobs)
         if progress:
             from tqdm.auto import tqdm
 
@@ -575,7 +591,7 @@ def _run_jobs(jobs: list[Any], n_jobs: int | None, backend: str | None, progress
     # the backend falls back to sequential when it has one worker
     used = getattr(runner, "_backend", used)
     name = _BACKEND_NAMES.get(type(used).__name__, type(used).__name__)
-    return cells, name, 1 if name == "sequential" else used_jobs
+    return cells, name, 1 if name == "sequential" else used_jobs, threads
 
 
 def _run_cell(
@@ -586,6 +602,30 @@ def _run_cell(
     stream: np.random.Generator,
     lie_part: pd.DataFrame | None = None,
     lie_options: Mapping[str, Any] | None = None,
+    numba_threads: int | None = None,
+) -> ReportCell:
+    """One cell's tests; ``numba_threads`` for their permutation loops (None: as set)."""
+    if numba_threads is None:
+        return _cell_tests(key, part, names, options, stream, lie_part, lie_options)
+    import numba
+
+    before = numba.get_num_threads()
+    numba.set_num_threads(min(numba_threads,
+                              numba.config.NUMBA_NUM_THREADS))  # type: ignore[attr-defined]
+    try:
+        return _cell_tests(key, part, names, options, stream, lie_part, lie_options)
+    finally:
+        numba.set_num_threads(before)
+
+
+def _cell_tests(
+    key: Mapping[str, Any],
+    part: pd.DataFrame,
+    names: Sequence[str],
+    options: Options,
+    stream: np.random.Generator,
+    lie_part: pd.DataFrame | None,
+    lie_options: Mapping[str, Any] | None,
 ) -> ReportCell:
     results: dict[str, CoherenceResult] = {}
     errors: dict[str, str] = {}

@@ -29,6 +29,38 @@ def serial(table) -> coherence.CoherenceReport:
 def test_serial_recorded_as_sequential(serial):
     assert serial.settings["backend"] == "sequential"
     assert serial.settings["n_jobs"] == 1
+    assert serial.settings["numba_threads_per_cell"] is None  # the threads as set
+
+
+def test_cells_share_the_cores_out_and_restore_the_threads(table, serial, monkeypatch):
+    """Workers x numba threads never exceeds the cores; each cell sets its threads and
+    gives the caller's back; the results do not depend on them."""
+    import os
+
+    import numba
+
+    from coherence._report import _run
+
+    assert _run.cell_threads(1) is None
+    monkeypatch.setattr(os, "cpu_count", lambda: 16)
+    assert _run.cell_threads(16) == 1
+    assert _run.cell_threads(4) == min(4, numba.get_num_threads())
+    assert _run.cell_threads(64) == 1
+    seen = []
+    original = _run._cell_tests
+
+    def spy(*args):
+        seen.append(numba.get_num_threads())
+        return original(*args)
+
+    monkeypatch.setattr(_run, "_cell_tests", spy)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    before = numba.get_num_threads()
+    rep = report(table, n_jobs=2, backend="threading", **FAST)
+    assert seen == [1, 1]  # 2 cores shared by 2 workers
+    assert rep.settings["numba_threads_per_cell"] == 1
+    assert numba.get_num_threads() == before
+    pd.testing.assert_frame_equal(rep.to_frame(), serial.to_frame())
 
 
 @pytest.mark.parametrize("backend", [
