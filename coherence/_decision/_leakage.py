@@ -334,8 +334,20 @@ def _fast_logistic_null(designs: list[np.ndarray], p: np.ndarray, y: np.ndarray,
             from ._kernels import logistic_null
             from ._logistic import MAX_ITER, STEP_TOL, link
 
+            # each fold's distinct base-design rows (with their belief): the kernel merges
+            # the observations by (distinct row, permuted outcome) into weighted rows
+            tables = [np.unique(np.column_stack([d, p]), axis=0, return_inverse=True)
+                      for d in designs]
+            m_max = max(len(u) for u, _ in tables)
+            urows = np.zeros((len(designs), m_max, designs[0].shape[1]))
+            up = np.zeros((len(designs), m_max))
+            for f, (u, _) in enumerate(tables):
+                urows[f, :len(u)] = u[:, :-1]
+                up[f, :len(u)] = u[:, -1]
             total, ok = logistic_null(
-                np.ascontiguousarray(np.stack(designs)), p, y_perms, a.astype(np.int64),
+                urows, up, np.stack([inv.reshape(-1) for _, inv in tables]).astype(np.int64),
+                np.array([len(u) for u, _ in tables], dtype=np.int64),
+                np.ascontiguousarray(y_perms, dtype=np.int8), a.astype(np.int64),
                 np.concatenate([tr for tr, _ in folds]).astype(np.int64),
                 np.cumsum([0] + [len(tr) for tr, _ in folds]).astype(np.int64),
                 np.concatenate([te for _, te in folds]).astype(np.int64),
