@@ -18,13 +18,14 @@ from __future__ import annotations
 import argparse
 import time
 import warnings
+from typing import Any
 
 import numpy as np
 
 import coherence
 
 
-def _design(n_contexts: int, rng: int) -> tuple[object, list[str]]:
+def _design(n_contexts: int, rng: int) -> tuple[Any, list[str]]:
     study = coherence.simulate(coherence.Agent.leaky(0.3), n_contexts=n_contexts, rng=rng)
     data = study.data
     gen = np.random.default_rng(rng)
@@ -87,6 +88,113 @@ def main(argv: list[str] | None = None) -> int:
         ratio = timings["catboost"] / timings["logistic"]
         print(f"  catboost / logistic time ratio: {ratio:.0f}x")
     return 0
+
+
+# --------------------------------------------------------------------------- refit margin
+def _margin_designs() -> list[tuple[str, Any, dict[str, Any]]]:
+    """The designs of the fast-versus-scikit-learn gap: the paper's cells and the
+    validation matrix's designs (benchmarks/leakage_designs.py), 2 to 4 actions."""
+    from benchmarks.leakage_designs import LeakDesign, generate
+
+    cell = coherence.simulate(coherence.Agent.leaky(0.1), n_contexts=200, rng=3,
+                              prompts=coherence.PROMPTS).data
+    cell = cell[cell["prompt"] == "standard"]
+    numeric, evidence = _design(200, 0)
+    ref = LeakDesign()
+    nom, binary = ref.with_(evidence="nominal"), ref.with_(evidence="binary")
+    rare_action = generate(ref, 5)
+    few = rare_action["context"].isin([3, 17, 40, 41])  # one action in 4 contexts only
+    rare_action.loc[few, "action"] = "rare"
+    rarest = generate(ref, 14)
+    rarest.loc[rarest["context"].isin([5, 60]), "action"] = "rare"  # 2 contexts
+    out: list[tuple[str, Any, dict[str, Any]]] = [
+        ("report cell, leaky 0.1, belief only", cell, {}),
+        ("leaky 0.3, 2 numeric evidence", numeric, {"evidence": evidence}),
+        ("no evidence, 0.05 grid, 3 actions", generate(ref, 1), {}),
+        ("no evidence, 2 actions", generate(ref.with_(n_actions=2), 2), {}),
+        ("no evidence, 4 actions", generate(ref.with_(n_actions=4), 3), {}),
+        ("continuous beliefs, shocks", generate(ref.with_(grid=None, belief_sd=0.05,
+                                                          shock_sd=1.0), 4), {}),
+        ("a rare action (4 contexts)", rare_action, {}),
+        ("an action chosen in 2 contexts", rarest, {}),
+        ("tiny study 20 x 3, 2 actions", generate(ref.with_(n_contexts=20, repetitions=3,
+                                                             n_actions=2), 15), {}),
+        ("rare outcomes, nominal evidence", generate(nom.with_(base_rate="rare"), 6),
+         {"evidence": ["evidence"]}),
+        ("nominal evidence, 4 actions", generate(nom.with_(n_actions=4), 7),
+         {"evidence": ["evidence"]}),
+        ("binary evidence, unequal repetitions", generate(binary.with_(
+            shock_sd=1.0, repetitions=(1, 10)), 8), {"evidence": ["evidence"]}),
+        ("nominal evidence within contexts", generate(nom.with_(
+            evidence_within=True, grid=None, belief_sd=0.03, shock_sd=1.0), 9),
+         {"evidence": ["evidence"]}),
+        ("small study 40 x 3, binary evidence", generate(binary.with_(
+            n_contexts=40, repetitions=3), 10), {"evidence": ["evidence"]}),
+        ("leak 0.5, no evidence", generate(ref.with_(leak=0.5), 11), {}),
+        ("C = 0.1", generate(ref, 12), {"engine_options": {"C": 0.1}}),
+        ("C = 10", generate(ref, 13), {"engine_options": {"C": 10.0}}),
+        ("C = 100, 2 actions", generate(ref.with_(n_actions=2), 16),
+         {"engine_options": {"C": 100.0}}),
+    ]
+    return out
+
+
+def margin_gap(n_permutations: int, seeds: list[int]) -> float:
+    """The largest gap, over designs and permutations, between the fast refits' permuted
+    statistic and scikit-learn's (in units of ``max(1, |S|)``, as ``REFIT_MARGIN``), and
+    how many permutations each margin sends to scikit-learn."""
+    from coherence._decision import _leakage
+
+    worst = worst_ratio = 0.0
+    margin, kappa = _leakage.REFIT_MARGIN, _leakage.SCALE_MARGIN
+    error_scale = _leakage.sklearn_error_scale
+    recorded: list[float] = []
+
+    def record(*args: Any) -> float:
+        recorded.append(error_scale(*args))
+        return recorded[-1]
+
+    print(f"fast refits vs scikit-learn, {n_permutations} permutations x {len(seeds)} seeds "
+          f"per design; gap in units of max(1, |S|)")
+    for name, data, kw in _margin_designs():
+        gaps: list[np.ndarray] = []
+        close: list[np.ndarray] = []
+        ratios: list[np.ndarray] = []
+        scales: list[float] = []
+        for seed in seeds:
+            runs = []
+            for fast in (True, False):
+                _leakage.FAST_REFITS = fast
+                _leakage.REFIT_MARGIN = _leakage.SCALE_MARGIN = -1.0  # no fallbacks
+                _leakage.sklearn_error_scale = record  # type: ignore[assignment]
+                try:
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore", coherence.CoherenceWarning)
+                        runs.append(coherence.leakage_test(
+                            data, engine="logistic", n_permutations=n_permutations,
+                            n_resamples=1, rng=seed, **kw))
+                finally:
+                    _leakage.FAST_REFITS, _leakage.sklearn_error_scale = True, error_scale
+                    _leakage.REFIT_MARGIN, _leakage.SCALE_MARGIN = margin, kappa
+            gap = np.abs(runs[0].null_distribution - runs[1].null_distribution)
+            unit = max(1.0, abs(runs[1].statistic))
+            old = np.abs(runs[1].null_distribution - runs[1].statistic) <= margin * unit
+            new = np.abs(runs[1].null_distribution - runs[1].statistic) <= max(
+                margin * unit, kappa * recorded[-1])
+            gaps.append(gap / unit)
+            ratios.append(gap / recorded[-1])
+            scales.append(recorded[-1])
+            close.append(np.array([old.sum(), new.sum(), len(old)]))
+        gap, ratio, counts = np.concatenate(gaps), np.concatenate(ratios), np.sum(close, axis=0)
+        worst = max(worst, float(np.nanmax(gap)))
+        worst_ratio = max(worst_ratio, float(np.nanmax(ratio)))
+        print(f"  {name:<38} gap max {np.nanmax(gap):.1e} median {np.nanmedian(gap):.0e}; "
+              f"scale {min(scales):.2f}-{max(scales):.2f}, gap / scale max "
+              f"{np.nanmax(ratio):.3f}; unconverged {int(np.isnan(gap).sum())}; refits "
+              f"{counts[0]} -> {counts[1]} of {counts[2]}", flush=True)
+    print(f"  largest gap {worst:.2e} (REFIT_MARGIN = {margin:g}); largest gap / scale "
+          f"{worst_ratio:.3f} (SCALE_MARGIN = {kappa:g}, {kappa / worst_ratio:.1f} times it)")
+    return worst
 
 
 if __name__ == "__main__":

@@ -623,166 +623,280 @@ def isotonic_lr_rows(xs: np.ndarray, m: np.ndarray) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- logistic
+# The leakage test's refits fit the L2-penalised multinomial logistic model on *counts*:
+# row ``i`` of the design ``xt`` (features, then a column of ones) stands for ``cnt[i, k]``
+# observations of class ``k``. Identical design rows of the training data are merged
+# into one row with their class counts (the objective is the same sum of the same terms),
+# which is what makes the permutation refits cheap: a belief-only design of 800 training
+# rows and 21 distinct beliefs has at most 42 distinct (belief, outcome) rows.
 @njit(cache=True)
-def _logistic_logits(xt, theta, link):
-    """Class logits ``(xt theta^T) link^T`` of the linear predictors."""
-    return np.dot(np.dot(xt, theta.T), link.T)
-
-
-@njit(cache=True)
-def _logistic_objective(z, a, theta, inv_c):
-    n, n_classes = z.shape
-    d = theta.shape[1] - 1
+def _logistic_probs(xt, cnt, link, theta, prob):
+    """Class probabilities of the model ``theta`` at the rows of ``xt`` (written into
+    ``prob``) and the negative log-likelihood of the counts ``cnt`` (no penalty)."""
+    m, dt = xt.shape
+    n_classes, g = link.shape
+    eta = np.empty(g)
     nll = 0.0
-    for i in range(n):
-        zmax = z[i, 0]
-        for k in range(1, n_classes):
-            zmax = max(zmax, z[i, k])
-        s = 0.0
+    for i in range(m):
+        for q in range(g):
+            s = 0.0
+            for j in range(dt):
+                s += xt[i, j] * theta[q, j]
+            eta[q] = s
+        zmax = -np.inf
         for k in range(n_classes):
-            s += np.exp(z[i, k] - zmax)
-        nll += zmax + np.log(s) - z[i, a[i]]
-    pen = 0.0
-    for g in range(theta.shape[0]):
-        for j in range(d):
-            pen += theta[g, j] * theta[g, j]
-    return nll + 0.5 * inv_c * pen
+            s = 0.0
+            for q in range(g):
+                s += link[k, q] * eta[q]
+            prob[i, k] = s
+            zmax = max(zmax, s)
+        den = 0.0
+        for k in range(n_classes):
+            e = np.exp(prob[i, k] - zmax)
+            den += e
+            nll -= cnt[i, k] * (prob[i, k] - zmax)
+            prob[i, k] = e
+        log_den = np.log(den)
+        for k in range(n_classes):
+            prob[i, k] /= den
+            nll += cnt[i, k] * log_den
+    return nll
 
 
 @njit(cache=True)
-def newton_logistic(xt, a, link, inv_c, theta0, step_tol, max_iter):
-    """Newton's method with step halving for the L2-penalised multinomial logistic model.
+def _logistic_penalty(theta, inv_c):
+    d = theta.shape[1] - 1
+    pen = 0.0
+    for q in range(theta.shape[0]):
+        for j in range(d):
+            pen += theta[q, j] * theta[q, j]
+    return 0.5 * inv_c * pen
 
-    ``xt`` (n, d + 1): features with a last column of ones; ``a`` class codes;
-    ``link`` (K, G) maps the G linear predictors to the K class logits; the
-    penalty ``inv_c / 2 * ||theta[:, :d]||^2`` (intercepts free). Returns
-    ``(theta, iterations)``, iterations -1 when not converged (a step below
-    ``step_tol`` in every coordinate) after ``max_iter``.
+
+@njit(cache=True)
+def _cholesky_solve(h, b):
+    """Solve ``h x = b`` for a symmetric positive definite ``h`` (overwritten by its
+    Cholesky factor); ``False`` when ``h`` is not numerically positive definite."""
+    n = h.shape[0]
+    for j in range(n):
+        s = h[j, j]
+        for k in range(j):
+            s -= h[j, k] * h[j, k]
+        if not s > 0.0:
+            return b, False
+        d = np.sqrt(s)
+        h[j, j] = d
+        for i in range(j + 1, n):
+            s = h[i, j]
+            for k in range(j):
+                s -= h[i, k] * h[j, k]
+            h[i, j] = s / d
+    x = b.copy()
+    for i in range(n):
+        s = x[i]
+        for k in range(i):
+            s -= h[i, k] * x[k]
+        x[i] = s / h[i, i]
+    for i in range(n - 1, -1, -1):
+        s = x[i]
+        for k in range(i + 1, n):
+            s -= h[k, i] * x[k]
+        x[i] = s / h[i, i]
+    return x, True
+
+
+@njit(cache=True)
+def _fill_hessian(hess, blocks, g, dt, inv_c):
+    """The penalised Hessian from its blocks ``blocks[:, pair * dt:(pair + 1) * dt]`` of the
+    predictor pairs ``q <= h`` (in that order), mirrored; intercepts not penalised."""
+    pair = 0
+    for q in range(g):
+        for h in range(q, g):
+            for j in range(dt):
+                for col in range(dt):
+                    hess[q * dt + j, h * dt + col] = blocks[j, pair * dt + col]
+                    hess[h * dt + col, q * dt + j] = blocks[j, pair * dt + col]
+            pair += 1
+    for q in range(g):
+        for j in range(dt - 1):
+            hess[q * dt + j, q * dt + j] += inv_c
+
+
+@njit(cache=True)
+def newton_counts(xt, cnt, link, inv_c, theta0, step_tol, max_iter):
+    """Newton's method with step halving for the L2-penalised multinomial logistic model
+    of class counts.
+
+    ``xt`` (m, d + 1): distinct feature rows with a last column of ones; ``cnt`` (m, K):
+    how many observations of each class share that row; ``link`` (K, G) maps the G
+    linear predictors to the K class logits; the penalty ``inv_c / 2 *
+    ||theta[:, :d]||^2`` (intercepts free). Each iteration makes one pass over the rows
+    for the gradient and the Hessian (its upper triangle by one matrix product, then
+    mirrored), solves by Cholesky, and evaluates the objective once at the full step
+    (the probabilities computed there serve the next iteration) unless it must halve.
+    A step whose largest coordinate is below ``step_tol`` is taken without the
+    objective and ends the iterations. Returns ``(theta, iterations)``, iterations -1
+    when not converged after ``max_iter``.
     """
-    n, dt = xt.shape
+    m, dt = xt.shape
     n_classes, g = link.shape
     size = g * dt
+    n_pairs = g * (g + 1) // 2
     theta = theta0.copy()
-    z = _logistic_logits(xt, theta, link)
-    obj = _logistic_objective(z, a, theta, inv_c)
-    prob = np.empty((n, n_classes))
-    resid = np.empty((n, g))
-    u = np.empty((n, g))
-    xw = np.empty((n, dt))
+    prob = np.empty((m, n_classes))
+    new_prob = np.empty((m, n_classes))
+    obj = _logistic_probs(xt, cnt, link, theta, prob) + _logistic_penalty(theta, inv_c)
+    total = np.empty(m)
+    for i in range(m):
+        s = 0.0
+        for k in range(n_classes):
+            s += cnt[i, k]
+        total[i] = s
+    xw = np.empty((m, n_pairs * dt))
+    grad = np.zeros(size)
     hess = np.empty((size, size))
-    grad = np.empty(size)
+    u = np.empty(g)
     for it in range(1, max_iter + 1):
-        for i in range(n):
-            zmax = z[i, 0]
-            for k in range(1, n_classes):
-                zmax = max(zmax, z[i, k])
-            s = 0.0
-            for k in range(n_classes):
-                prob[i, k] = np.exp(z[i, k] - zmax)
-                s += prob[i, k]
-            for k in range(n_classes):
-                prob[i, k] /= s
+        grad[:] = 0.0
+        for i in range(m):
             for q in range(g):
-                r = 0.0
                 v = 0.0
+                r = 0.0
                 for k in range(n_classes):
                     v += prob[i, k] * link[k, q]
-                    r += ((prob[i, k] - 1.0) if k == a[i] else prob[i, k]) * link[k, q]
-                u[i, q] = v
-                resid[i, q] = r
-        gmat = np.dot(resid.T, xt)
-        for q in range(g):
-            for j in range(dt):
-                pen = inv_c * theta[q, j] if j < dt - 1 else 0.0
-                grad[q * dt + j] = gmat[q, j] + pen
-        for q in range(g):
-            for h in range(q, g):
-                for i in range(n):
-                    w = -u[i, q] * u[i, h]
+                    r += (total[i] * prob[i, k] - cnt[i, k]) * link[k, q]
+                u[q] = v
+                for j in range(dt):
+                    grad[q * dt + j] += r * xt[i, j]
+            pair = 0
+            for q in range(g):
+                for h in range(q, g):
+                    w = -u[q] * u[h]
                     for k in range(n_classes):
                         w += prob[i, k] * link[k, q] * link[k, h]
+                    w *= total[i]
                     for j in range(dt):
-                        xw[i, j] = xt[i, j] * w
-                block = np.dot(xt.T, xw)
-                for j in range(dt):
-                    for m in range(dt):
-                        hess[q * dt + j, h * dt + m] = block[j, m]
-                        hess[h * dt + m, q * dt + j] = block[j, m]
+                        xw[i, pair * dt + j] = xt[i, j] * w
+                    pair += 1
+        blocks = np.dot(xt.T, xw)  # (dt, n_pairs * dt): the blocks q <= h at once
+        _fill_hessian(hess, blocks, g, dt, inv_c)
         for q in range(g):
             for j in range(dt - 1):
-                hess[q * dt + j, q * dt + j] += inv_c
-        step = np.linalg.solve(hess, grad)
+                grad[q * dt + j] += inv_c * theta[q, j]
+        step, ok = _cholesky_solve(hess, grad)
+        if not ok:  # not numerically positive definite: a general solver
+            _fill_hessian(hess, blocks, g, dt, inv_c)
+            step = np.linalg.solve(hess, grad)
         biggest = 0.0
         for s_ in range(size):
             biggest = max(biggest, abs(step[s_]))
+        if biggest < step_tol:
+            for q in range(g):
+                for j in range(dt):
+                    theta[q, j] -= step[q * dt + j]
+            return theta, it
         t = 1.0
+        new_theta = np.empty_like(theta)
         while True:
-            new_theta = theta - t * step.reshape((g, dt))
-            new_z = _logistic_logits(xt, new_theta, link)
-            new_obj = _logistic_objective(new_z, a, new_theta, inv_c)
+            for q in range(g):
+                for j in range(dt):
+                    new_theta[q, j] = theta[q, j] - t * step[q * dt + j]
+            new_obj = (_logistic_probs(xt, cnt, link, new_theta, new_prob)
+                       + _logistic_penalty(new_theta, inv_c))
             if new_obj <= obj + 1e-12 * abs(obj) or t < 1e-8:
                 break
             t *= 0.5
         theta = new_theta
-        z = new_z
+        prob, new_prob = new_prob, prob
         obj = new_obj
         if t * biggest < step_tol:
             return theta, it
     return theta, -1
 
 
+@njit(cache=True)
+def newton_logistic(xt, a, link, inv_c, theta0, step_tol, max_iter):
+    """:func:`newton_counts` on one row per observation: ``a`` holds the class codes.
+
+    ``xt`` (n, d + 1): features with a last column of ones. Returns ``(theta,
+    iterations)``, iterations -1 when not converged after ``max_iter``.
+    """
+    cnt = np.zeros((xt.shape[0], link.shape[0]))
+    for i in range(xt.shape[0]):
+        cnt[i, a[i]] = 1.0
+    return newton_counts(xt, cnt, link, inv_c, theta0, step_tol, max_iter)
+
+
+@njit(cache=True)
+def _merge_rows(rows, key, y_perm, a, urows, up, m, n_classes, cnt, xt):
+    """Merge the observations ``rows`` by (distinct base row ``key[i]``, outcome): the full
+    design ``[urows[key], y, y (p - 1/2), 1]`` of each distinct pair, written into the
+    first rows of ``xt``, and its class counts into ``cnt``. Returns how many rows."""
+    d0 = urows.shape[1]
+    slot = np.full(2 * m, -1, np.int64)
+    used = 0
+    for r in range(len(rows)):
+        i = rows[r]
+        yi = y_perm[i]
+        kk = 2 * key[i] + yi
+        s = slot[kk]
+        if s < 0:
+            s = used
+            slot[kk] = s
+            used += 1
+            u = key[i]
+            for j in range(d0):
+                xt[s, j] = urows[u, j]
+            xt[s, d0] = float(yi)
+            xt[s, d0 + 1] = yi * (up[u] - 0.5)
+            xt[s, d0 + 2] = 1.0
+            for k in range(n_classes):
+                cnt[s, k] = 0.0
+        cnt[s, a[i]] += 1.0
+    return used
+
+
 @njit(cache=True, parallel=True)
-def logistic_null(designs, p, y_perms, a, train_idx, train_ptr, test_idx, test_ptr, link,
-                  inv_c, theta0, step_tol, max_iter, floor):
+def logistic_null(urows, up, keys, n_unique, y_perms, a, train_idx, train_ptr, test_idx,
+                  test_ptr, link, inv_c, theta0, step_tol, max_iter, floor):
     """The leakage test's permuted full-model refits, permutations in parallel.
 
-    For each row ``b`` of ``y_perms`` and each fold ``f``: the full model's design
-    ``[designs[f], y, y (p - 1/2), 1]`` on the fold's training rows
-    (``train_idx[train_ptr[f]:train_ptr[f + 1]]``), :func:`newton_logistic` from
-    ``theta0[f]``, and the summed log-loss of its predictions on the test rows
-    (probabilities floored at ``floor``). Returns the total out-of-fold log-loss of
-    each permutation and whether every fold's fit converged.
+    Fold ``f``'s base design has ``n_unique[f]`` distinct rows ``urows[f, :n_unique[f]]``
+    (with the belief ``up[f, u]`` of each); ``keys[f, i]`` is row ``i``'s. For each row
+    ``b`` of ``y_perms`` and each fold: the training rows
+    (``train_idx[train_ptr[f]:train_ptr[f + 1]]``) merged by (distinct base row,
+    outcome) into the full design ``[urows, y, y (p - 1/2), 1]`` with class counts
+    (see :func:`_merge_rows`), :func:`newton_counts` from ``theta0[f]``, and the
+    summed log-loss of its predictions on the test rows (merged the same way;
+    probabilities floored at ``floor``). Returns the total out-of-fold log-loss of each
+    permutation and whether every fold's fit converged.
     """
     n_perm = y_perms.shape[0]
-    n_folds, _, d0 = designs.shape
+    n_folds, m_max, d0 = urows.shape
     n_classes = link.shape[0]
     dt = d0 + 3
     total = np.empty(n_perm)
     ok = np.ones(n_perm, dtype=np.bool_)
     for b in prange(n_perm):
+        xt_buf = np.empty((2 * m_max, dt))
+        cnt_buf = np.empty((2 * m_max, n_classes))
+        prob = np.empty((2 * m_max, n_classes))
+        y_perm = y_perms[b]
         loss = 0.0
         for f in range(n_folds):
-            lo, hi = train_ptr[f], train_ptr[f + 1]
-            xt = np.empty((hi - lo, dt))
-            a_train = np.empty(hi - lo, np.int64)
-            for r in range(hi - lo):
-                i = train_idx[lo + r]
-                for j in range(d0):
-                    xt[r, j] = designs[f, i, j]
-                yi = float(y_perms[b, i])
-                xt[r, d0] = yi
-                xt[r, d0 + 1] = yi * (p[i] - 0.5)
-                xt[r, d0 + 2] = 1.0
-                a_train[r] = a[i]
-            theta, it = newton_logistic(xt, a_train, link, inv_c, theta0[f], step_tol,
-                                        max_iter)
+            m = n_unique[f]
+            used = _merge_rows(train_idx[train_ptr[f]:train_ptr[f + 1]], keys[f], y_perm, a,
+                               urows[f], up[f], m, n_classes, cnt_buf, xt_buf)
+            theta, it = newton_counts(xt_buf[:used], cnt_buf[:used], link, inv_c, theta0[f],
+                                      step_tol, max_iter)
             if it < 0:
                 ok[b] = False
-            coef = np.dot(theta.T, link.T)  # (dt, K): class logits per feature
-            z = np.empty(n_classes)
-            for r in range(test_ptr[f], test_ptr[f + 1]):
-                i = test_idx[r]
-                yi = float(y_perms[b, i])
+            used = _merge_rows(test_idx[test_ptr[f]:test_ptr[f + 1]], keys[f], y_perm, a,
+                               urows[f], up[f], m, n_classes, cnt_buf, xt_buf)
+            _logistic_probs(xt_buf[:used], cnt_buf[:used], link, theta, prob[:used])
+            for s in range(used):
                 for k in range(n_classes):
-                    s = coef[d0, k] * yi + coef[d0 + 1, k] * yi * (p[i] - 0.5) + coef[d0 + 2, k]
-                    for j in range(d0):
-                        s += designs[f, i, j] * coef[j, k]
-                    z[k] = s
-                zmax = z.max()
-                den = 0.0
-                for k in range(n_classes):
-                    den += np.exp(z[k] - zmax)
-                prob = np.exp(z[a[i]] - zmax) / den
-                loss -= np.log(max(prob, floor))
+                    if cnt_buf[s, k] > 0.0:
+                        loss -= cnt_buf[s, k] * np.log(max(prob[s, k], floor))
         total[b] = loss
     return total, ok

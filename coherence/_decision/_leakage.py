@@ -10,6 +10,7 @@ out-of-fold log-loss (the reference paper's "% Impr").
 
 from __future__ import annotations
 
+import copy
 import math
 import warnings
 from collections.abc import Callable, Mapping, Sequence
@@ -77,7 +78,11 @@ class LeakageResult(CoherenceResult):
     method : str
         ``'permutation'`` or ``'paired'``: how the p-value was computed.
     engine : str
-        ``'catboost'`` or ``'logistic'``.
+        ``'catboost'`` or ``'logistic'``: the engine of the statistic, the interval
+        and the losses.
+    pvalue_engine : str
+        The engine whose test gave ``pvalue`` and ``null_distribution`` (``engine``
+        unless another was asked for with ``pvalue_engine``).
     n_splits : int
         Folds of the grouped cross-validation.
     n_resamples : int
@@ -112,6 +117,7 @@ class LeakageResult(CoherenceResult):
     """
 
     engine: str
+    pvalue_engine: str
     n_splits: int
     n_resamples: int
     n_permutations: int
@@ -130,8 +136,8 @@ class LeakageResult(CoherenceResult):
 
     _test_name: ClassVar[str] = "leakage_test"
     _extra_columns: ClassVar[tuple[str, ...]] = (
-        "engine", "n_splits", "n_resamples", "n_permutations", "evidence", "categorical",
-        "permute", "k_perm", "n_contexts", "log_loss_base", "log_loss_full",
+        "engine", "pvalue_engine", "n_splits", "n_resamples", "n_permutations", "evidence",
+        "categorical", "permute", "k_perm", "n_contexts", "log_loss_base", "log_loss_full",
     )
 
     def _build_table(self) -> pd.DataFrame:
@@ -297,9 +303,70 @@ def _improvement(base: float, full: float) -> float:
 #: ``max(1, |S|)``) of the observed statistic are refitted with scikit-learn, so that the
 #: p-value's comparisons are scikit-learn's (see :func:`_fast_logistic_null`).
 REFIT_MARGIN = 0.05
+#: ... and those within this multiple of :func:`sklearn_error_scale` of it.
+SCALE_MARGIN = 0.3
 #: False: every permutation refitted by scikit-learn (the reference path, for the
 #: tests and the before/after benchmark).
 FAST_REFITS = True
+
+
+#: scikit-learn's stopping rule: the largest coordinate of the gradient of its mean
+#: objective at most this (``LogisticRegression(tol=1e-4)``, the reference refits').
+SKLEARN_TOL = 1e-4
+
+
+def sklearn_error_scale(designs: list[np.ndarray], p: np.ndarray, y: np.ndarray,
+                        a: np.ndarray, folds: list[tuple[np.ndarray, np.ndarray]],
+                        n_classes: int, c: float, thetas: list[np.ndarray],
+                        ll_base: float) -> float:
+    """How far, to first order, scikit-learn's stopping rule lets its statistic move.
+
+    For each fold, at the optimum ``thetas[f]`` of the full model on the observed data:
+    a fit stopped where scikit-learn stops (every coordinate of the gradient of the mean
+    objective at most ``SKLEARN_TOL``, in scikit-learn's coordinates: the K class
+    coefficient vectors, the last class's intercept fixed) is ``H^-1 g`` from the
+    optimum, which moves the fold's test log-loss by ``grad_test . H^-1 g``, at most
+    ``n_train * SKLEARN_TOL * ||H^-1 grad_test||_1`` (``H`` and ``grad_test`` of the
+    summed losses). Summed over the folds, in units of the statistic (percentage
+    points). A worst case over the gradient's signs: the measured gaps are at most a
+    tenth of it (``benchmarks/bench_leakage.py --margin``).
+    """
+    from ._logistic import link
+
+    lk = link(n_classes)
+    total = 0.0
+    for f, (train, test) in enumerate(folds):
+        x = _with_outcome(designs[f], p, y)
+        xt = np.column_stack([x, np.ones(len(x))])
+        coef = lk @ thetas[f]  # (K, d + 1): the class logits' coefficients
+        d1 = xt.shape[1]
+
+        def proba(rows: np.ndarray, coef: np.ndarray = coef, xt: np.ndarray = xt) -> np.ndarray:
+            z = xt[rows] @ coef.T
+            e = np.exp(z - z.max(axis=1, keepdims=True))
+            return e / e.sum(axis=1, keepdims=True)
+
+        pr, pt = proba(train), proba(test)
+        onehot = np.eye(n_classes)[a[test]]
+        if n_classes == 2:  # scikit-learn's binomial model: one coefficient vector
+            w = pr[:, 1] * pr[:, 0]
+            hess = (xt[train] * w[:, None]).T @ xt[train]
+            hess[np.arange(d1 - 1), np.arange(d1 - 1)] += 1.0 / c
+            grad_test = xt[test].T @ (pt[:, 1] - onehot[:, 1])
+        else:
+            hess = np.zeros((n_classes * d1, n_classes * d1))
+            for k in range(n_classes):
+                for m in range(n_classes):
+                    w = pr[:, k] * (float(k == m) - pr[:, m])
+                    hess[k * d1:(k + 1) * d1, m * d1:(m + 1) * d1] = \
+                        (xt[train] * w[:, None]).T @ xt[train]
+                diag = k * d1 + np.arange(d1 - 1)
+                hess[diag, diag] += 1.0 / c
+            grad_test = np.concatenate([xt[test].T @ (pt[:, k] - onehot[:, k])
+                                        for k in range(n_classes)])
+            hess, grad_test = hess[:-1, :-1], grad_test[:-1]  # last intercept fixed
+        total += len(train) * SKLEARN_TOL * float(np.abs(np.linalg.solve(hess, grad_test)).sum())
+    return 100.0 * total / (len(a) * ll_base)
 
 
 def _fast_logistic_null(designs: list[np.ndarray], p: np.ndarray, y: np.ndarray,
@@ -334,8 +401,20 @@ def _fast_logistic_null(designs: list[np.ndarray], p: np.ndarray, y: np.ndarray,
             from ._kernels import logistic_null
             from ._logistic import MAX_ITER, STEP_TOL, link
 
+            # each fold's distinct base-design rows (with their belief): the kernel merges
+            # the observations by (distinct row, permuted outcome) into weighted rows
+            tables = [np.unique(np.column_stack([d, p]), axis=0, return_inverse=True)
+                      for d in designs]
+            m_max = max(len(u) for u, _ in tables)
+            urows = np.zeros((len(designs), m_max, designs[0].shape[1]))
+            up = np.zeros((len(designs), m_max))
+            for f, (u, _) in enumerate(tables):
+                urows[f, :len(u)] = u[:, :-1]
+                up[f, :len(u)] = u[:, -1]
             total, ok = logistic_null(
-                np.ascontiguousarray(np.stack(designs)), p, y_perms, a.astype(np.int64),
+                urows, up, np.stack([inv.reshape(-1) for _, inv in tables]).astype(np.int64),
+                np.array([len(u) for u, _ in tables], dtype=np.int64),
+                np.ascontiguousarray(y_perms, dtype=np.int8), a.astype(np.int64),
                 np.concatenate([tr for tr, _ in folds]).astype(np.int64),
                 np.cumsum([0] + [len(tr) for tr, _ in folds]).astype(np.int64),
                 np.concatenate([te for _, te in folds]).astype(np.int64),
@@ -359,7 +438,9 @@ def _fast_logistic_null(designs: list[np.ndarray], p: np.ndarray, y: np.ndarray,
                     picked = proba[np.arange(len(test)), a[test]]
                     loss_sum += float(np.sum(-np.log(np.maximum(picked, PROBABILITY_FLOOR))))
                 null[b] = _improvement(ll_base, loss_sum / n) if converged else math.nan
-    margin = REFIT_MARGIN * max(1.0, abs(statistic))
+    margin = max(REFIT_MARGIN * max(1.0, abs(statistic)),
+                 SCALE_MARGIN * sklearn_error_scale(designs, p, y, a, folds, n_classes, c,
+                                                    [s.theta for s in starts], ll_base))
     redo = np.flatnonzero(np.isnan(null) | (np.abs(null - statistic) <= margin))
     for r in redo:
         null[r] = reference(int(r))
@@ -476,7 +557,7 @@ def _evidence(df: pd.DataFrame, evidence: tuple[str, ...],
 def _leakage_test_iv(data: Any, belief: Any, action: Any, outcome: Any, evidence: Any,
                      categorical: Any, group: Any, n_splits: Any, engine: Any,
                      n_resamples: Any, n_permutations: Any, method: Any, k_perm: Any,
-                     confidence_level: Any, engine_options: Any,
+                     confidence_level: Any, engine_options: Any, pvalue_engine: Any,
                      rng: RNGLike) -> dict[str, Any]:
     df = as_dataframe(data, owner=_OWNER)
     for name, value in (("belief", belief), ("action", action), ("outcome", outcome),
@@ -491,6 +572,11 @@ def _leakage_test_iv(data: Any, belief: Any, action: Any, outcome: Any, evidence
         raise ValueError(param_error("evidence", _OWNER, "distinct columns other than the "
                                      "belief, action, outcome and group columns", evidence))
     engine = check_choice(engine, "engine", _OWNER, ENGINES)
+    if pvalue_engine is None:
+        pvalue_engine = engine
+    elif not isinstance(pvalue_engine, str) or pvalue_engine not in ENGINES:
+        raise ValueError(param_error("pvalue_engine", _OWNER, "None (the p-value of 'engine') "
+                                     "or one of 'catboost', 'logistic'", pvalue_engine))
     method = check_choice(method, "method", _OWNER, PVALUE_METHODS)
     n_splits = check_int(n_splits, "n_splits", _OWNER, low=2)
     n_resamples = check_int(n_resamples, "n_resamples", _OWNER, low=1)
@@ -502,6 +588,8 @@ def _leakage_test_iv(data: Any, belief: Any, action: Any, outcome: Any, evidence
     options = _engine_options(engine, engine_options)
     if engine == "catboost":  # an extra: fail at the door, naming it (coherence/_extras.py)
         require("catboost", "leakage_test(engine='catboost')")
+    elif pvalue_engine == "catboost":
+        require("catboost", "leakage_test(pvalue_engine='catboost')")
     gen = check_rng(rng, owner=_OWNER)
 
     p = probability_column(df, belief, owner=_OWNER)
@@ -529,7 +617,8 @@ def _leakage_test_iv(data: Any, belief: Any, action: Any, outcome: Any, evidence
                       stacklevel=3)
     return {"p": p, "y": y, "a": a, "labels": labels, "groups": groups, "ev": ev,
             "evidence": evidence, "categorical": categorical, "k_perm": k_perm,
-            "engine": engine, "method": method, "n_splits": n_splits,
+            "engine": engine, "pvalue_engine": pvalue_engine, "method": method,
+            "n_splits": n_splits,
             "n_resamples": n_resamples, "n_permutations": n_permutations,
             "confidence_level": confidence_level, "options": options, "gen": gen,
             "n_groups": n_groups, "action": action}
@@ -594,6 +683,82 @@ def _check_folds(folds: list[tuple[np.ndarray, np.ndarray]], a: np.ndarray,
                 f"labels, or lower 'n_splits'.")
 
 
+def _run_engine(iv: dict[str, Any], engine: str, options: Mapping[str, Any],
+                gen: np.random.Generator, with_pvalue: bool) -> dict[str, Any]:
+    """The statistic, interval and (``with_pvalue``) p-value of one engine on validated
+    inputs ``iv``, drawing the folds, seeds, bootstrap and permutations from ``gen``."""
+    p, y, a, groups, ev = iv["p"], iv["y"], iv["a"], iv["groups"], iv["ev"]
+    n_classes, n_groups = len(iv["labels"]), iv["n_groups"]
+    fold_rng, boot_rng, perm_rng = gen.spawn(3)
+    folds = grouped_folds(groups, iv["n_splits"], fold_rng)
+    if _training_parts_miss(folds, a, n_classes):  # a rare action all in one fold
+        folds = _spread_labels(folds, groups, a, n_classes)
+    _check_folds(folds, a, iv["labels"], iv["action"])
+    seeds = gen.integers(0, 2**31 - 1, size=(2, iv["n_splits"]))
+
+    designs = _base_designs(engine, p, ev, folds, options)
+    loss_base = _oof_losses(engine, designs, p, ev, None, a, groups, folds, n_classes,
+                            options, seeds[0])
+    loss_full = _oof_losses(engine, designs, p, ev, y, a, groups, folds, n_classes, options,
+                            seeds[1])
+    ll_base, ll_full = float(loss_base.mean()), float(loss_full.mean())
+    statistic = _improvement(ll_base, ll_full)
+
+    # cluster bootstrap of the statistic from per-context loss sums (no refits)
+    sum_base = np.bincount(groups, weights=loss_base, minlength=n_groups)
+    sum_full = np.bincount(groups, weights=loss_full, minlength=n_groups)
+    draws = cluster_draws(n_groups, iv["n_resamples"], boot_rng)
+    boot = np.array([_improvement(sb, sf) for sb, sf in
+                     zip(sum_base[draws].sum(axis=1), sum_full[draws].sum(axis=1), strict=True)])
+    low, high = percentile_interval(boot, iv["confidence_level"])
+
+    out: dict[str, Any] = {"statistic": statistic, "low": low, "high": high,
+                           "ll_base": ll_base, "ll_full": ll_full, "loss_base": loss_base,
+                           "loss_full": loss_full, "boot": boot}
+    if not with_pvalue:
+        return out
+    if iv["method"] == "paired":
+        d = sum_base - sum_full
+        if np.ptp(d) == 0.0:
+            pvalue = 1.0 if d[0] <= 0 else 0.0
+        else:
+            pvalue = float(stats.ttest_1samp(d, 0.0, alternative="greater").pvalue)
+        null = np.empty(0)
+        n_perm = 0
+        permute = "none"
+    else:
+        n_perm = iv["n_permutations"]
+        permute, y_unit, block = permutation_blocks(p, ev, y, groups, iv["k_perm"])
+        # all draws first, in the order of the earlier one-at-a-time loop (same stream)
+        y_perms = np.empty((n_perm, len(y)), dtype=np.int8)
+        for b in range(n_perm):
+            y_perm = y_unit[_permute_within(block, perm_rng)]
+            y_perms[b] = y_perm[groups] if permute == "outcomes" else y_perm
+
+        def reference(b: int) -> float:
+            lf = _oof_losses(engine, designs, p, ev, y_perms[b].astype(np.int64), a, groups,
+                             folds, n_classes, options, seeds[1])
+            return _improvement(ll_base, float(lf.mean()))
+
+        if engine == "logistic" and FAST_REFITS:
+            null = _fast_logistic_null(designs, p, y, y_perms, a, folds, n_classes, options,
+                                       ll_base, statistic, reference)
+        else:
+            null = np.array([reference(b) for b in range(n_perm)], dtype=np.float64)
+        if np.bincount(block).max(initial=0) < 2:
+            warnings.warn(f"{_OWNER}: no valid permutation test exists for these data: no "
+                          f"two {'contexts' if permute == 'outcomes' else 'rows'} share a "
+                          f"permutation block (each is alone in its evidence stratum). The "
+                          f"p-value is NaN; coarser evidence or more contexts per stratum are "
+                          f"needed.", DegenerateDataWarning, stacklevel=3)
+            pvalue = math.nan
+        else:
+            pvalue = monte_carlo_pvalue(null, statistic)
+
+    out.update(pvalue=float(pvalue), null=null, n_perm=n_perm, permute=permute)
+    return out
+
+
 # --------------------------------------------------------------------------- public layer
 def leakage_test(
     data: Any,
@@ -606,6 +771,7 @@ def leakage_test(
     group: str = "context",
     n_splits: int = 5,
     engine: Literal["catboost", "logistic"] = "catboost",
+    pvalue_engine: Literal["catboost", "logistic"] | None = None,
     n_resamples: int = 500,
     method: Literal["permutation", "paired"] = "permutation",
     n_permutations: int = 199,
@@ -651,6 +817,17 @@ def leakage_test(
         one-hot categorical and standardised numeric evidence, their
         products with the splines and, in the full model, ``y`` and
         ``y * (p - 1/2)``.
+    pvalue_engine : {None, 'catboost', 'logistic'}
+        The engine of the p-value. None (default): ``engine``, as in the paper.
+        Another engine: ``statistic``, ``confidence_interval`` and the losses
+        stay ``engine``'s, while ``pvalue`` and ``null_distribution`` are those of
+        ``leakage_test(..., engine=pvalue_engine)`` with the same arguments and
+        ``rng`` (that engine's default ``engine_options``). The affordable
+        CatBoost analysis is ``engine='catboost', pvalue_engine='logistic'``:
+        the paper's CatBoost estimate with the logistic permutation p-value
+        (seconds instead of a CatBoost refit per fold and permutation); both
+        test :math:`a \perp y \mid (p, x)`, and the p-value's validity is the
+        logistic test's. Recorded as ``pvalue_engine``.
     n_resamples : int
         Cluster-bootstrap resamples of the confidence interval.
     method : {'permutation', 'paired'}
@@ -754,79 +931,26 @@ def leakage_test(
     """
     iv = _leakage_test_iv(data, belief, action, outcome, evidence, categorical, group,
                           n_splits, engine, n_resamples, n_permutations, method, k_perm,
-                          confidence_level, engine_options, rng)
-    p, y, a, groups, ev = iv["p"], iv["y"], iv["a"], iv["groups"], iv["ev"]
+                          confidence_level, engine_options, pvalue_engine, rng)
     gen: np.random.Generator = iv["gen"]
-    engine, options = iv["engine"], iv["options"]
-    n_classes, n_groups = len(iv["labels"]), iv["n_groups"]
-    fold_rng, boot_rng, perm_rng = gen.spawn(3)
-    folds = grouped_folds(groups, iv["n_splits"], fold_rng)
-    if _training_parts_miss(folds, a, n_classes):  # a rare action all in one fold
-        folds = _spread_labels(folds, groups, a, n_classes)
-    _check_folds(folds, a, iv["labels"], iv["action"])
-    seeds = gen.integers(0, 2**31 - 1, size=(2, iv["n_splits"]))
-
-    designs = _base_designs(engine, p, ev, folds, options)
-    loss_base = _oof_losses(engine, designs, p, ev, None, a, groups, folds, n_classes,
-                            options, seeds[0])
-    loss_full = _oof_losses(engine, designs, p, ev, y, a, groups, folds, n_classes, options,
-                            seeds[1])
-    ll_base, ll_full = float(loss_base.mean()), float(loss_full.mean())
-    statistic = _improvement(ll_base, ll_full)
-
-    # cluster bootstrap of the statistic from per-context loss sums (no refits)
-    sum_base = np.bincount(groups, weights=loss_base, minlength=n_groups)
-    sum_full = np.bincount(groups, weights=loss_full, minlength=n_groups)
-    draws = cluster_draws(n_groups, iv["n_resamples"], boot_rng)
-    boot = np.array([_improvement(sb, sf) for sb, sf in
-                     zip(sum_base[draws].sum(axis=1), sum_full[draws].sum(axis=1), strict=True)])
-    low, high = percentile_interval(boot, iv["confidence_level"])
-
-    if iv["method"] == "paired":
-        d = sum_base - sum_full
-        if np.ptp(d) == 0.0:
-            pvalue = 1.0 if d[0] <= 0 else 0.0
-        else:
-            pvalue = float(stats.ttest_1samp(d, 0.0, alternative="greater").pvalue)
-        null = np.empty(0)
-        n_perm = 0
-        permute = "none"
+    engine, pvalue_engine = iv["engine"], iv["pvalue_engine"]
+    if pvalue_engine == engine:
+        res = pv = _run_engine(iv, engine, iv["options"], gen, with_pvalue=True)
     else:
-        n_perm = iv["n_permutations"]
-        permute, y_unit, block = permutation_blocks(p, ev, y, groups, iv["k_perm"])
-        # all draws first, in the order of the earlier one-at-a-time loop (same stream)
-        y_perms = np.empty((n_perm, len(y)), dtype=np.int8)
-        for b in range(n_perm):
-            y_perm = y_unit[_permute_within(block, perm_rng)]
-            y_perms[b] = y_perm[groups] if permute == "outcomes" else y_perm
-
-        def reference(b: int) -> float:
-            lf = _oof_losses(engine, designs, p, ev, y_perms[b].astype(np.int64), a, groups,
-                             folds, n_classes, options, seeds[1])
-            return _improvement(ll_base, float(lf.mean()))
-
-        if engine == "logistic" and FAST_REFITS:
-            null = _fast_logistic_null(designs, p, y, y_perms, a, folds, n_classes, options,
-                                       ll_base, statistic, reference)
-        else:
-            null = np.array([reference(b) for b in range(n_perm)], dtype=np.float64)
-        if np.bincount(block).max(initial=0) < 2:
-            warnings.warn(f"{_OWNER}: no valid permutation test exists for these data: no "
-                          f"two {'contexts' if permute == 'outcomes' else 'rows'} share a "
-                          f"permutation block (each is alone in its evidence stratum). The "
-                          f"p-value is NaN; coarser evidence or more contexts per stratum are "
-                          f"needed.", DegenerateDataWarning, stacklevel=2)
-            pvalue = math.nan
-        else:
-            pvalue = monte_carlo_pvalue(null, statistic)
-
+        # the p-value engine's run draws from a copy of the generator as it is now, so
+        # its p-value is leakage_test(engine=pvalue_engine)'s with the same rng
+        pv_gen = copy.deepcopy(gen)
+        res = _run_engine(iv, engine, iv["options"], gen, with_pvalue=False)
+        pv = _run_engine(iv, pvalue_engine, _engine_options(pvalue_engine, None), pv_gen,
+                         with_pvalue=True)
     return LeakageResult(
-        statistic=statistic, pvalue=float(pvalue),
-        confidence_interval=ConfidenceInterval(low, high, iv["confidence_level"]),
-        n_obs=len(a), method=iv["method"], engine=engine, n_splits=iv["n_splits"],
-        n_resamples=iv["n_resamples"], n_permutations=n_perm, evidence=iv["evidence"],
-        categorical=iv["categorical"], permute=permute, k_perm=iv["k_perm"],
-        n_contexts=n_groups, log_loss_base=ll_base, log_loss_full=ll_full,
-        loss_base=loss_base, loss_full=loss_full, bootstrap_distribution=boot,
-        null_distribution=null,
+        statistic=res["statistic"], pvalue=pv["pvalue"],
+        confidence_interval=ConfidenceInterval(res["low"], res["high"],
+                                               iv["confidence_level"]),
+        n_obs=len(iv["a"]), method=iv["method"], engine=engine, pvalue_engine=pvalue_engine,
+        n_splits=iv["n_splits"], n_resamples=iv["n_resamples"], n_permutations=pv["n_perm"],
+        evidence=iv["evidence"], categorical=iv["categorical"], permute=pv["permute"],
+        k_perm=iv["k_perm"], n_contexts=iv["n_groups"], log_loss_base=res["ll_base"],
+        log_loss_full=res["ll_full"], loss_base=res["loss_base"], loss_full=res["loss_full"],
+        bootstrap_distribution=res["boot"], null_distribution=pv["null"],
     )

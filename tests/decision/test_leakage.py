@@ -50,6 +50,10 @@ def leaky() -> pd.DataFrame:
     ({"categorical": ["zz"]}, ValueError, "'categorical' parameter .* among the evidence "
                                           "columns"),
     ({"rng": "seed"}, TypeError, "'rng' parameter of leakage_test"),
+    ({"pvalue_engine": "xgboost"}, ValueError,
+     "'pvalue_engine' parameter of leakage_test must be None .* or one of 'catboost', "
+     "'logistic'; got 'xgboost'"),
+    ({"pvalue_engine": 1}, ValueError, "'pvalue_engine' parameter .* got 1"),
 ])
 def test_validation_messages(rational, kwargs, exc, match):
     options = {**FAST, **kwargs}
@@ -320,6 +324,60 @@ def test_catboost_smoke(leaky):
     res = leakage_test(leaky, engine="catboost", n_resamples=20, n_permutations=1,
                        engine_options={"iterations": 30, "thread_count": 1}, rng=0)
     assert res.engine == "catboost" and res.statistic > 0
+
+
+def test_pvalue_engine_default_is_the_statistic_engine(leaky):
+    res = leakage_test(leaky, **FAST, rng=0)
+    same = leakage_test(leaky, **FAST, pvalue_engine="logistic", rng=0)
+    assert res.pvalue_engine == "logistic" and res.settings()["pvalue_engine"] == "logistic"
+    assert same.pvalue == res.pvalue and same.statistic == res.statistic
+    np.testing.assert_array_equal(same.null_distribution, res.null_distribution)
+
+
+CATBOOST_SMALL = {"iterations": 20, "early_stopping": False, "thread_count": 1}
+
+
+@pytest.mark.requires("catboost")
+@pytest.mark.parametrize("rng", [3, "generator"])
+def test_catboost_statistic_with_the_logistic_pvalue(leaky, rng):
+    """engine='catboost', pvalue_engine='logistic': catboost's statistic, interval and
+    losses, the logistic engine's p-value and null, as two separate calls give them."""
+    def seed():
+        return np.random.default_rng(3) if rng == "generator" else rng
+
+    kw = {"n_resamples": 30, "n_permutations": 9}
+    hybrid = leakage_test(leaky, engine="catboost", pvalue_engine="logistic",
+                          engine_options=CATBOOST_SMALL, rng=seed(), **kw)
+    cat = leakage_test(leaky, engine="catboost", method="paired",
+                       engine_options=CATBOOST_SMALL, rng=seed(), **kw)
+    logistic = leakage_test(leaky, engine="logistic", rng=seed(), **kw)
+    assert hybrid.statistic == cat.statistic != logistic.statistic
+    assert hybrid.confidence_interval == cat.confidence_interval
+    np.testing.assert_array_equal(hybrid.loss_full, cat.loss_full)
+    assert hybrid.pvalue == logistic.pvalue
+    np.testing.assert_array_equal(hybrid.null_distribution, logistic.null_distribution)
+    assert (hybrid.engine, hybrid.pvalue_engine, hybrid.method) == (
+        "catboost", "logistic", "permutation")
+    assert hybrid.n_permutations == 9 and hybrid.permute == logistic.permute
+    assert "pvalue_engine" in hybrid.to_frame().columns
+    assert "pvalue_engine logistic" in " ".join(hybrid.summary().split())
+
+
+@pytest.mark.requires("catboost")
+def test_logistic_statistic_with_the_catboost_pvalue(leaky):
+    kw = {"n_resamples": 20, "n_permutations": 2, "rng": 1}
+    mixed = leakage_test(leaky, engine="logistic", pvalue_engine="catboost", **kw)
+    logistic = leakage_test(leaky, engine="logistic", method="paired", **kw)
+    assert mixed.statistic == logistic.statistic and mixed.pvalue_engine == "catboost"
+    assert len(mixed.null_distribution) == 2
+
+
+def test_catboost_pvalue_engine_needs_catboost(leaky, monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "catboost", None)  # as if not installed
+    with pytest.raises(ImportError, match="pvalue_engine='catboost'"):
+        leakage_test(leaky, **FAST, pvalue_engine="catboost", rng=0)
 
 
 def test_catboost_takes_string_evidence_natively():
