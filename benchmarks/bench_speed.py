@@ -60,20 +60,28 @@ def docs_block(out: dict[str, Any]) -> str:
              f"{[b['num_threads'] for b in env['threads']['blas']]}, {env['date']}; best of "
              f"{out['settings']['repeat']} runs each.", "",
              f"| what | before (s) | after, {env['threads']['numba_max']} numba threads (s) "
-             "| ratio | after, 1 numba thread (s) | ratio | p-values equal |",
-             "| --- | --- | --- | --- | --- | --- | --- |"]
+             "| ratio | after, 1 numba thread (s) | ratio | parallel efficiency | "
+             "p-values equal |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    threads = env["threads"]["numba_max"]
     for r in out["before_after"]:
+        efficiency = r["after_one_thread_s"] / (threads * r["after_s"])
         lines.append(f"| {r['what']} | {r['before_s']:.2f} | {r['after_s']:.2f} | "
                      f"{r['ratio']:.1f}x | {r['after_one_thread_s']:.2f} | "
-                     f"{r['ratio_one_thread']:.1f}x | "
+                     f"{r['ratio_one_thread']:.1f}x | {efficiency:.2f} | "
                      f"{'yes' if r['pvalues_equal'] else 'NO'} |")
     if out.get("grid"):
-        lines += ["", "| the 16-cell grid | n_jobs (backend) | before, serial (s) | after (s) "
-                  "| ratio | p-values equal |", "| --- | --- | --- | --- | --- | --- |"]
+        lines += ["", "| the 16-cell grid | n_jobs (backend) | numba threads per cell | "
+                  "before, serial (s) | after (s) | ratio | parallel efficiency (vs one core) | "
+                  "p-values equal |", "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+        one = next((r["after_s"] for r in out["grid"] if r.get("cores") == 1), None)
         for r in out["grid"]:
+            eff = ("" if one is None or "cores" not in r
+                   else f"{one / (r['cores'] * r['after_s']):.2f}")
             lines.append(f"| {r['what']} | {r['n_jobs']} ({r['backend']}) | "
+                         f"{r.get('numba_threads_per_cell') or 'as set'} | "
                          f"{r['before_serial_s']:.1f} | {r['after_s']:.1f} | {r['ratio']:.1f}x | "
-                         f"{'yes' if r['pvalues_equal'] else 'NO'} |")
+                         f"{eff} | {'yes' if r['pvalues_equal'] else 'NO'} |")
     lines += ["", "One CMI estimate (k = 3; action, outcome, belief): the public `cmi()` "
               "(validation, codes, sort, kernel), the array layer alone, and the previous "
               "kernel (commit " f"`{out['settings']['before_commit']}`, loaded from git) on "
@@ -153,7 +161,8 @@ def _cell(n_contexts: int) -> tuple[Any, list[str]]:
     return data.assign(x1=by_context[:, 0], x2=by_context[:, 1]), ["x1", "x2"]
 
 
-def before_after(n_permutations: int, repeat: int) -> list[dict[str, Any]]:
+def before_after(n_permutations: int, repeat: int, before_repeat: int
+                 ) -> list[dict[str, Any]]:
     import numba
 
     data, evidence = _cell(200)
@@ -174,7 +183,7 @@ def before_after(n_permutations: int, repeat: int) -> list[dict[str, Any]]:
     ]
     for label, run in runs:
         with _Reference():
-            t_before, res_before = _best(run, repeat)
+            t_before, res_before = _best(run, before_repeat)
         t_after, res_after = _best(run, repeat)
         numba.set_num_threads(1)
         t_one, _ = _best(run, repeat)
@@ -214,14 +223,23 @@ def grid(n_permutations: int, jobs: list[int], backend: str) -> list[dict[str, A
           "progress": False, "rng": 0}
     with _Reference():
         t_before, ref = _best(lambda: coherence.report(table, **kw), 1)
+    import numba
+
     rows = []
-    for n_jobs in jobs:
+    for n_jobs, threads in [(1, 1)] + [(j, None) for j in jobs]:
+        if threads is not None:  # the serial grid on one core: one numba thread
+            numba.set_num_threads(threads)
         t_after, rep = _best(lambda n_jobs=n_jobs: coherence.report(
             table, n_jobs=n_jobs, backend=backend, **kw), 1)
+        numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
         same = bool(np.array_equal(ref.to_frame()["pvalue"].to_numpy(float),
                                    rep.to_frame()["pvalue"].to_numpy(float), equal_nan=True))
         rows.append({"what": f"report, 16 cells, {n_permutations} permutations, 500 resamples",
                      "n_jobs": n_jobs, "backend": rep.settings["backend"],
+                     "numba_threads_per_cell": threads or rep.settings.get(
+                         "numba_threads_per_cell"),
+                     "cores": n_jobs * (threads or rep.settings.get("numba_threads_per_cell")
+                                        or numba.config.NUMBA_NUM_THREADS),
                      "before_serial_s": t_before, "after_s": t_after,
                      "ratio": t_before / t_after, "pvalues_equal": same})
         print(f"| 16-cell grid | n_jobs {n_jobs} ({rep.settings['backend']}) | "
@@ -459,6 +477,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--n-permutations", type=int, default=100)
     parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument("--before-repeat", type=int, default=1,
+                        help="runs of each 'before' (reference path) row; the best is kept")
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10_000, 100_000,
                                                                   1_000_000, 10_000_000])
     parser.add_argument("--threads", type=int, nargs="+", default=[1, 2])
@@ -481,7 +501,7 @@ def main(argv: list[str] | None = None) -> int:
     print("| what | before (s) | after (s) | ratio | after, 1 numba thread (s) | ratio | "
           "p-values equal |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
-    rows = before_after(args.n_permutations, args.repeat)
+    rows = before_after(args.n_permutations, args.repeat, args.before_repeat)
     grid_rows = grid(args.n_permutations, args.grid_jobs, args.backend) if args.grid_jobs else []
     print("\n| beliefs | n | threads | cmi() (ms) | array layer (ms) | before (ms) | "
           "extra MiB |")
