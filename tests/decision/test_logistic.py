@@ -222,3 +222,37 @@ def test_same_null_with_one_numba_thread(study):
     finally:
         numba.set_num_threads(before)
     np.testing.assert_array_equal(parallel.null_distribution, serial.null_distribution)
+
+
+@given(seed=st.integers(0, 2**16), leak=st.sampled_from([0.0, 0.1, 0.4]),
+       actions=st.sampled_from([2, 3]), evidence=st.sampled_from(["none", "numeric", "codes"]),
+       c=st.sampled_from([0.1, 1.0, 100.0]))
+@settings(max_examples=8, deadline=None)
+def test_fast_pvalue_is_scikit_learn_pvalue_on_random_designs(seed, leak, actions, evidence,
+                                                              c):
+    """Random studies (leak, 2 or 3 actions, no / numeric / categorical evidence, weak to
+    strong penalty): the fast path's p-value is the all-scikit-learn path's."""
+    data = coherence.simulate(coherence.Agent.leaky(leak), n_contexts=40, rng=seed).data
+    if actions == 2:
+        data = _binary_actions(data)
+    gen = np.random.default_rng(seed)
+    kw: dict = {"engine_options": {"C": c}}
+    if evidence == "numeric":
+        data = data.assign(x1=gen.standard_normal(len(data)))
+        kw["evidence"] = ("x1",)
+    elif evidence == "codes":
+        data = data.assign(colour=gen.integers(0, 3, 40)[data["context"].to_numpy()])
+        kw["evidence"] = ("colour",)
+    args = {"engine": "logistic", "n_permutations": 19, "n_resamples": 10, "rng": seed, **kw}
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", coherence.CoherenceWarning)
+        fast = coherence.leakage_test(data, **args)
+        _leakage.FAST_REFITS = False
+        try:
+            slow = coherence.leakage_test(data, **args)
+        finally:
+            _leakage.FAST_REFITS = True
+    assert fast.pvalue == slow.pvalue
+    assert fast.statistic == slow.statistic
