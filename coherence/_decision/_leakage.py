@@ -304,7 +304,7 @@ def _improvement(base: float, full: float) -> float:
 #: p-value's comparisons are scikit-learn's (see :func:`_fast_logistic_null`).
 REFIT_MARGIN = 0.05
 #: ... and those within this multiple of :func:`sklearn_error_scale` of it.
-SCALE_MARGIN = 0.3
+SCALE_MARGIN = 1.0
 #: Replay scikit-learn's solver (:func:`._kernels.sklearn_newton`) for the permutations
 #: within the margin instead of calling scikit-learn (see :func:`_fast_logistic_null`).
 REPLAY_SKLEARN = True
