@@ -565,9 +565,12 @@ def newton_counts(xt, cnt, link, inv_c, theta0, step_tol, max_iter):
     ||theta[:, :d]||^2`` (intercepts free). Each iteration makes one pass over the rows
     for the gradient and the Hessian, solves by Cholesky, and evaluates the objective
     once at the full step (the probabilities computed there serve the next iteration)
-    unless it must halve. A step whose largest coordinate is below ``step_tol`` is
-    taken without the objective and ends the iterations. Returns ``(theta,
-    iterations)``, iterations -1 when not converged after ``max_iter``.
+    unless it must halve. A full Newton step whose largest coordinate is below
+    ``step_tol`` ends the iterations once taken (quadratic convergence: the error
+    left is of the order of its square); the objective is not evaluated for one
+    already below ``step_tol`` when computed. Returns ``(theta,
+    iterations)``, iterations -1 when not converged after ``max_iter`` or when halving
+    the step 27 times does not lower the objective.
     """
     m, dt = xt.shape
     n_classes, g = link.shape
@@ -599,13 +602,15 @@ def newton_counts(xt, cnt, link, inv_c, theta0, step_tol, max_iter):
                     new_theta[q, j] = theta[q, j] - t * step[q * dt + j]
             new_obj = (_logistic_probs(xt, cnt, link, new_theta, new_prob)
                        + _logistic_penalty(new_theta, inv_c))
-            if new_obj <= obj + 1e-12 * abs(obj) or t < 1e-8:
+            if new_obj <= obj + 1e-12 * abs(obj):
                 break
+            if t < 1e-8:  # no descent along the Newton direction: not converged
+                return theta, -1
             t *= 0.5
         theta, new_theta = new_theta, theta
         prob, new_prob = new_prob, prob
         obj = new_obj
-        if t * biggest < step_tol:
+        if t == 1.0 and biggest < step_tol:
             return theta, it
     return theta, -1
 
