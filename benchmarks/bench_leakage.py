@@ -11,6 +11,21 @@ the full model in every fold) is timed separately. Usage::
 
 Timings are wall-clock seconds of one run on a shared machine; the ratio
 between engines is the figure to quote.
+
+Issue 18 (one numba thread, one BLAS thread)::
+
+    nice -n 10 python -m benchmarks.bench_leakage --before-after main [--repeat 2]
+    nice -n 10 python -m benchmarks.bench_leakage --margin [--seeds 0 1]
+    nice -n 10 python -m benchmarks.bench_leakage --catboost-pvalue [--iterations 1000]
+
+``--before-after REF``: the logistic permutation test (1000 permutations) of the
+code at git ``REF`` and of the working tree, alternately in fresh processes of one
+run, as ratios, with both p-values. ``--margin``: over the designs of
+:func:`_margin_designs`, the gap between the fast refits' permuted statistic and
+scikit-learn's (what ``REFIT_MARGIN`` and ``SCALE_MARGIN`` must cover) and how many
+permutations each margin sends on. ``--catboost-pvalue``: one catboost permutation
+at the paper's settings, extrapolated to 199, against
+``pvalue_engine='logistic'``.
 """
 
 from __future__ import annotations
@@ -44,7 +59,28 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--iterations", type=int, default=1000)
     parser.add_argument("--early-stopping", action=argparse.BooleanOptionalAction, default=True,
                         help="catboost: early stopping on an inner grouped split")
+    parser.add_argument("--before-after", metavar="REF",
+                        help="time the logistic permutation test of git REF against the "
+                             "working tree (issue 18)")
+    parser.add_argument("--n-permutations", type=int, default=1000)
+    parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument("--margin", action="store_true",
+                        help="measure the fast refits' gap to scikit-learn's statistic")
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1])
+    parser.add_argument("--catboost-pvalue", action="store_true",
+                        help="catboost permutation test vs pvalue_engine='logistic'")
     args = parser.parse_args(argv)
+    if args.before_after or args.margin or args.catboost_pvalue:
+        from benchmarks._harness import one_thread
+
+        one_thread()
+        if args.before_after:
+            before_after(args.before_after, args.n_permutations, args.repeat)
+        if args.margin:
+            margin_gap(min(args.n_permutations, 200), args.seeds)
+        if args.catboost_pvalue:
+            catboost_pvalue_cost(args.iterations, 199, args.early_stopping)
+        return 0
     data, evidence = _design(args.n_contexts, 0)
     print(f"leakage_test at n = {len(data)} rows ({args.n_contexts} contexts x 5), 5 grouped "
           f"folds, base + full model, with and without evidence")
@@ -196,6 +232,133 @@ def margin_gap(n_permutations: int, seeds: list[int]) -> float:
           f"{worst_ratio:.3f} (SCALE_MARGIN = {kappa:g}, {kappa / worst_ratio:.1f} times it)")
     return worst
 
+
+# --------------------------------------------------------------------------- before / after
+_CHILD = """
+import json, pickle, sys, time, warnings
+sys.path.insert(0, sys.argv[1])
+import numba
+from threadpoolctl import threadpool_limits
+import coherence
+assert coherence.__file__.startswith(sys.argv[1]), coherence.__file__
+numba.set_num_threads(1)
+threadpool_limits(1)
+warnings.simplefilter("ignore")
+cases = pickle.load(open(sys.argv[2], "rb"))
+n_perm = int(sys.argv[3])
+for _, data, kw in cases:  # warm-up: numba compilation, imports
+    coherence.leakage_test(data, engine="logistic", n_permutations=3, n_resamples=10, rng=0, **kw)
+out = []
+for name, data, kw in cases:
+    t0 = time.perf_counter()
+    res = coherence.leakage_test(data, engine="logistic", n_permutations=n_perm, rng=0, **kw)
+    out.append({"case": name, "seconds": time.perf_counter() - t0, "pvalue": res.pvalue,
+                "statistic": res.statistic, "null": res.null_distribution.tolist()})
+print(json.dumps(out))
+"""
+
+
+def _cases() -> list[tuple[str, Any, dict[str, Any]]]:
+    """The report cell of issue 18 (a leaky agent whose S is near 0, so many permuted
+    statistics fall near it) and the cell of ``bench_speed.py`` (belief only; two
+    evidence columns): 200 contexts x 5 repetitions, the 'standard' prompt's rows."""
+    near = coherence.simulate(coherence.Agent.leaky(0.1), n_contexts=200, rng=3,
+                              prompts=coherence.PROMPTS).data
+    study = coherence.simulate(coherence.Agent.leaky(0.3), n_contexts=200, rng=0,
+                               prompts=coherence.PROMPTS).data
+    by_context = np.random.default_rng(0).standard_normal((200, 2))[study["context"].to_numpy()]
+    cell = study.assign(x1=by_context[:, 0], x2=by_context[:, 1])
+    cell = cell[cell["prompt"] == "standard"]
+    return [("leaky 0.1 (S near 0), belief only", near[near["prompt"] == "standard"], {}),
+            ("bench_speed cell, belief only", cell, {}),
+            ("bench_speed cell, 2 evidence columns", cell, {"evidence": ["x1", "x2"]})]
+
+
+def before_after(ref: str, n_permutations: int, repeat: int) -> list[dict[str, Any]]:
+    """``leakage_test(engine='logistic')`` of the code at git ``ref`` (before) and of the
+    working tree (after), alternately in fresh processes of this one run, one numba and
+    one BLAS thread each; best of ``repeat``; the p-values of both must be equal."""
+    import json
+    import pickle
+    import subprocess
+    import sys
+    import tempfile
+    from pathlib import Path
+
+    from benchmarks._harness import ROOT
+
+    with tempfile.TemporaryDirectory() as tmp:
+        before = Path(tmp) / "before"
+        before.mkdir()
+        archive = subprocess.run(["git", "archive", ref, "coherence"], cwd=ROOT, check=True,
+                                 capture_output=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(before)], input=archive, check=True)
+        cases_file = Path(tmp) / "cases.pkl"
+        cases_file.write_bytes(pickle.dumps(_cases()))
+        best: dict[tuple[str, str], dict[str, Any]] = {}
+        for _ in range(repeat):
+            for label, path in (("before", before), ("after", ROOT)):
+                done = subprocess.run([sys.executable, "-c", _CHILD, str(path),
+                                       str(cases_file), str(n_permutations)], cwd=tmp,
+                                      check=True, capture_output=True, text=True)
+                for row in json.loads(done.stdout.strip().splitlines()[-1]):
+                    key = (row["case"], label)
+                    if key not in best or row["seconds"] < best[key]["seconds"]:
+                        best[key] = row
+    rows = []
+    print(f"leakage_test(engine='logistic', n_permutations={n_permutations}), 1 numba "
+          f"thread, 1 BLAS thread, best of {repeat}; before = {ref}")
+    for name, _, _ in _cases():
+        b, a = best[(name, "before")], best[(name, "after")]
+        gap = float(np.max(np.abs(np.subtract(b["null"], a["null"]))))
+        rows.append({"case": name, "before_s": b["seconds"], "after_s": a["seconds"],
+                     "ratio": b["seconds"] / a["seconds"], "pvalue_before": b["pvalue"],
+                     "pvalue_after": a["pvalue"], "pvalues_equal": b["pvalue"] == a["pvalue"]})
+        print(f"  {name:<38} {b['seconds']:6.2f} s -> {a['seconds']:6.2f} s  "
+              f"{b['seconds'] / a['seconds']:5.1f}x  p {b['pvalue']:.4f} / {a['pvalue']:.4f} "
+              f"({'equal' if b['pvalue'] == a['pvalue'] else 'DIFFERENT'}); null max gap "
+              f"{gap:.1e}", flush=True)
+    return rows
+
+
+# --------------------------------------------------------------------------- catboost p-value
+def catboost_pvalue_cost(iterations: int, n_permutations: int,
+                         early_stopping: bool = True) -> list[dict[str, Any]]:
+    """The CatBoost permutation test's cost against ``pvalue_engine='logistic'``'s.
+
+    On the paper's design (:func:`_design`; belief only, then with the two evidence
+    columns), catboost with ``iterations`` and one thread: ``method='paired'`` (the
+    statistic alone), 2 permutations (the extra time over 'paired', halved, is one
+    permutation: a catboost refit in each of 5 folds), extrapolated to
+    ``n_permutations``; and the hybrid, timed whole."""
+    data, evidence = _design(200, 0)
+    options = {"iterations": iterations, "thread_count": 1, "early_stopping": early_stopping}
+    rows = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", coherence.CoherenceWarning)
+        coherence.leakage_test(data, engine="logistic", n_permutations=3, rng=0)  # warm-up
+        for variant in ((), tuple(evidence)):
+            times: dict[str, float] = {}
+            for label, kw in (("paired", {"method": "paired"}),
+                              ("two permutations", {"n_permutations": 2}),
+                              ("hybrid", {"pvalue_engine": "logistic",
+                                          "n_permutations": n_permutations})):
+                t0 = time.perf_counter()
+                res = coherence.leakage_test(data, engine="catboost", engine_options=options,
+                                             evidence=variant, rng=0, **kw)
+                times[label] = time.perf_counter() - t0
+                print(f"  catboost, {len(variant)} evidence columns, {label:<17} "
+                      f"{times[label]:8.1f} s  S = {res.statistic:.3f}, p = {res.pvalue:.4f}",
+                      flush=True)
+            per = (times["two permutations"] - times["paired"]) / 2
+            full = times["paired"] + n_permutations * per
+            print(f"  one catboost permutation (5 refits) {per:.1f} s; n_permutations = "
+                  f"{n_permutations}: about {full / 60:.1f} min with catboost refits, "
+                  f"{times['hybrid']:.1f} s with pvalue_engine='logistic' "
+                  f"({full / times['hybrid']:.0f}x)", flush=True)
+            rows.append({"evidence": len(variant), "per_permutation_s": per,
+                         "catboost_permutation_s": full, "hybrid_s": times["hybrid"]})
+    return rows
 
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -723,6 +723,65 @@ def _fill_hessian(hess, blocks, g, dt, inv_c):
 
 
 @njit(cache=True)
+def _gradient_hessian(xt, cnt, total, link, prob, theta, inv_c, grad, hess, xw):
+    """The penalised objective's gradient (into ``grad``) and Hessian (into ``hess``) at
+    ``theta``, whose class probabilities are ``prob``: one pass over the rows, then the
+    blocks of the predictor pairs ``q <= h`` by one matrix product."""
+    m, dt = xt.shape
+    n_classes, g = link.shape
+    u = np.empty(g)
+    grad[:] = 0.0
+    for i in range(m):
+        for q in range(g):
+            v = 0.0
+            r = 0.0
+            for k in range(n_classes):
+                v += prob[i, k] * link[k, q]
+                r += (total[i] * prob[i, k] - cnt[i, k]) * link[k, q]
+            u[q] = v
+            for j in range(dt):
+                grad[q * dt + j] += r * xt[i, j]
+        pair = 0
+        for q in range(g):
+            for h in range(q, g):
+                w = -u[q] * u[h]
+                for k in range(n_classes):
+                    w += prob[i, k] * link[k, q] * link[k, h]
+                w *= total[i]
+                for j in range(dt):
+                    xw[i, pair * dt + j] = xt[i, j] * w
+                pair += 1
+    blocks = np.dot(xt.T, xw)  # (dt, n_pairs * dt): the blocks q <= h at once
+    _fill_hessian(hess, blocks, g, dt, inv_c)
+    for q in range(g):
+        for j in range(dt - 1):
+            grad[q * dt + j] += inv_c * theta[q, j]
+    return blocks
+
+
+@njit(cache=True)
+def _newton_step(hess, grad, blocks, g, dt, inv_c):
+    """``hess^-1 grad`` by Cholesky (a general solver when not numerically positive
+    definite) and whether Cholesky succeeded."""
+    step, ok = _cholesky_solve(hess, grad)
+    if not ok:
+        _fill_hessian(hess, blocks, g, dt, inv_c)
+        step = np.linalg.solve(hess, grad)
+    return step, ok
+
+
+@njit(cache=True)
+def _row_totals(cnt):
+    total = np.empty(cnt.shape[0])
+    for i in range(cnt.shape[0]):
+        s = 0.0
+        for k in range(cnt.shape[1]):
+            s += cnt[i, k]
+        total[i] = s
+    return total
+
+
+@njit(cache=True)
 def newton_counts(xt, cnt, link, inv_c, theta0, step_tol, max_iter):
     """Newton's method with step halving for the L2-penalised multinomial logistic model
     of class counts.
@@ -731,62 +790,30 @@ def newton_counts(xt, cnt, link, inv_c, theta0, step_tol, max_iter):
     how many observations of each class share that row; ``link`` (K, G) maps the G
     linear predictors to the K class logits; the penalty ``inv_c / 2 *
     ||theta[:, :d]||^2`` (intercepts free). Each iteration makes one pass over the rows
-    for the gradient and the Hessian (its upper triangle by one matrix product, then
-    mirrored), solves by Cholesky, and evaluates the objective once at the full step
-    (the probabilities computed there serve the next iteration) unless it must halve.
-    A step whose largest coordinate is below ``step_tol`` is taken without the
-    objective and ends the iterations. Returns ``(theta, iterations)``, iterations -1
-    when not converged after ``max_iter``.
+    for the gradient and the Hessian, solves by Cholesky, and evaluates the objective
+    once at the full step (the probabilities computed there serve the next iteration)
+    unless it must halve. A full Newton step whose largest coordinate is below
+    ``step_tol`` ends the iterations once taken (quadratic convergence: the error
+    left is of the order of its square); the objective is not evaluated for one
+    already below ``step_tol`` when computed. Returns ``(theta,
+    iterations)``, iterations -1 when not converged after ``max_iter`` or when halving
+    the step 27 times does not lower the objective.
     """
     m, dt = xt.shape
     n_classes, g = link.shape
     size = g * dt
-    n_pairs = g * (g + 1) // 2
     theta = theta0.copy()
     prob = np.empty((m, n_classes))
     new_prob = np.empty((m, n_classes))
     obj = _logistic_probs(xt, cnt, link, theta, prob) + _logistic_penalty(theta, inv_c)
-    total = np.empty(m)
-    for i in range(m):
-        s = 0.0
-        for k in range(n_classes):
-            s += cnt[i, k]
-        total[i] = s
-    xw = np.empty((m, n_pairs * dt))
+    total = _row_totals(cnt)
+    xw = np.empty((m, g * (g + 1) // 2 * dt))
     grad = np.zeros(size)
     hess = np.empty((size, size))
-    u = np.empty(g)
+    new_theta = np.empty_like(theta)
     for it in range(1, max_iter + 1):
-        grad[:] = 0.0
-        for i in range(m):
-            for q in range(g):
-                v = 0.0
-                r = 0.0
-                for k in range(n_classes):
-                    v += prob[i, k] * link[k, q]
-                    r += (total[i] * prob[i, k] - cnt[i, k]) * link[k, q]
-                u[q] = v
-                for j in range(dt):
-                    grad[q * dt + j] += r * xt[i, j]
-            pair = 0
-            for q in range(g):
-                for h in range(q, g):
-                    w = -u[q] * u[h]
-                    for k in range(n_classes):
-                        w += prob[i, k] * link[k, q] * link[k, h]
-                    w *= total[i]
-                    for j in range(dt):
-                        xw[i, pair * dt + j] = xt[i, j] * w
-                    pair += 1
-        blocks = np.dot(xt.T, xw)  # (dt, n_pairs * dt): the blocks q <= h at once
-        _fill_hessian(hess, blocks, g, dt, inv_c)
-        for q in range(g):
-            for j in range(dt - 1):
-                grad[q * dt + j] += inv_c * theta[q, j]
-        step, ok = _cholesky_solve(hess, grad)
-        if not ok:  # not numerically positive definite: a general solver
-            _fill_hessian(hess, blocks, g, dt, inv_c)
-            step = np.linalg.solve(hess, grad)
+        blocks = _gradient_hessian(xt, cnt, total, link, prob, theta, inv_c, grad, hess, xw)
+        step, _ = _newton_step(hess, grad, blocks, g, dt, inv_c)
         biggest = 0.0
         for s_ in range(size):
             biggest = max(biggest, abs(step[s_]))
@@ -796,22 +823,128 @@ def newton_counts(xt, cnt, link, inv_c, theta0, step_tol, max_iter):
                     theta[q, j] -= step[q * dt + j]
             return theta, it
         t = 1.0
-        new_theta = np.empty_like(theta)
         while True:
             for q in range(g):
                 for j in range(dt):
                     new_theta[q, j] = theta[q, j] - t * step[q * dt + j]
             new_obj = (_logistic_probs(xt, cnt, link, new_theta, new_prob)
                        + _logistic_penalty(new_theta, inv_c))
-            if new_obj <= obj + 1e-12 * abs(obj) or t < 1e-8:
+            if new_obj <= obj + 1e-12 * abs(obj):
                 break
+            if t < 1e-8:  # no descent along the Newton direction: not converged
+                return theta, -1
             t *= 0.5
-        theta = new_theta
+        theta, new_theta = new_theta, theta
         prob, new_prob = new_prob, prob
         obj = new_obj
-        if t * biggest < step_tol:
+        if t == 1.0 and biggest < step_tol:
             return theta, it
     return theta, -1
+
+
+#: A decision of scikit-learn's solver (a line-search test, a stopping test) whose two
+#: sides are this close, relatively, is not replicated: the fit goes to scikit-learn.
+_DECISION_BAND = 1e-6
+
+
+@njit(cache=True)
+def _sklearn_max_gradient(xt, cnt, total, link, prob, theta, inv_c):
+    """The largest coordinate of the gradient of the *summed* objective in
+    scikit-learn's coordinates: the binomial coefficient vector for two classes, else
+    the K class vectors ``link @ theta`` with the last class's intercept left out."""
+    m, dt = xt.shape
+    n_classes = link.shape[0]
+    first = 1 if n_classes == 2 else 0
+    coef = np.dot(link, theta)  # (K, dt)
+    biggest = 0.0
+    for k in range(first, n_classes):
+        for j in range(dt):
+            if j == dt - 1 and k == n_classes - 1 and n_classes > 2:
+                continue
+            s = 0.0
+            for i in range(m):
+                s += xt[i, j] * (total[i] * prob[i, k] - cnt[i, k])
+            if j < dt - 1:
+                s += inv_c * coef[k, j]
+            biggest = max(biggest, abs(s))
+    return biggest
+
+
+@njit(cache=True)
+def sklearn_newton(xt, cnt, link, inv_c, tol, max_iter):
+    """scikit-learn's ``LogisticRegression(solver='newton-cholesky')`` replayed on counts.
+
+    The same iterates as scikit-learn 1.x's Newton-Cholesky solver: from zero, the
+    Newton direction (Newton's method is invariant under the linear change from its
+    coordinates, the K class vectors with the last intercept fixed, to the ``G``
+    predictors here; the iterates stay where the two agree), its backtracking line
+    search (halving until the Armijo condition with ``sigma = 2^-11``, at most 21
+    times) on the mean objective, and its stopping rule after each step: the largest
+    gradient coordinate of the mean objective (in its coordinates) at most ``tol`` and
+    half the squared Newton decrement at most ``tol``. Returns ``(theta, iterations)``;
+    iterations 0 when scikit-learn would do something not replayed here (the
+    line search's fallbacks, a Hessian not positive definite, ``max_iter`` reached) or
+    when a decision's two sides are within ``_DECISION_BAND`` (rounding could turn it):
+    the caller then asks scikit-learn itself.
+    """
+    m, dt = xt.shape
+    n_classes, g = link.shape
+    size = g * dt
+    total = _row_totals(cnt)
+    n_obs = 0.0
+    for i in range(m):
+        n_obs += total[i]
+    theta = np.zeros((g, dt))
+    new_theta = np.empty_like(theta)
+    prob = np.empty((m, n_classes))
+    new_prob = np.empty((m, n_classes))
+    obj = (_logistic_probs(xt, cnt, link, theta, prob) + _logistic_penalty(theta, inv_c)) / n_obs
+    xw = np.empty((m, g * (g + 1) // 2 * dt))
+    grad = np.zeros(size)
+    hess = np.empty((size, size))
+    eps16 = 16.0 * np.finfo(np.float64).eps
+    for it in range(1, max_iter + 1):
+        blocks = _gradient_hessian(xt, cnt, total, link, prob, theta, inv_c, grad, hess, xw)
+        step, ok = _newton_step(hess, grad, blocks, g, dt, inv_c)
+        if not ok:
+            return theta, 0
+        d2 = 0.0  # squared Newton decrement of the mean objective: -(gradient . direction)
+        for s_ in range(size):
+            d2 += grad[s_] * step[s_]
+        d2 /= n_obs
+        armijo = -0.00048828125 * d2
+        t = 1.0
+        accepted = False
+        for _ in range(21):
+            for q in range(g):
+                for j in range(dt):
+                    new_theta[q, j] = theta[q, j] - t * step[q * dt + j]
+            new_obj = (_logistic_probs(xt, cnt, link, new_theta, new_prob)
+                       + _logistic_penalty(new_theta, inv_c)) / n_obs
+            gain = new_obj - obj
+            if abs(gain - t * armijo) <= _DECISION_BAND * max(abs(t * armijo), 1e-9 * abs(obj)):
+                return theta, 0
+            if gain <= t * armijo:
+                accepted = True
+                break
+            if abs(gain) <= 2.0 * eps16 * abs(obj):  # scikit-learn's gradient-norm fallback
+                return theta, 0
+            t *= 0.5
+        if not accepted:
+            return theta, 0
+        theta, new_theta = new_theta, theta
+        prob, new_prob = new_prob, prob
+        obj = new_obj
+        q1 = _sklearn_max_gradient(xt, cnt, total, link, prob, theta, inv_c) / n_obs / tol
+        q2 = 0.5 * d2 / tol
+        if abs(q1 - 1.0) <= _DECISION_BAND:
+            return theta, 0
+        if q1 <= 1.0:
+            if abs(q2 - 1.0) <= _DECISION_BAND:
+                return theta, 0
+            if q2 <= 1.0:
+                return theta, it
+    return theta, 0
 
 
 @njit(cache=True)
@@ -858,7 +991,7 @@ def _merge_rows(rows, key, y_perm, a, urows, up, m, n_classes, cnt, xt):
 
 @njit(cache=True, parallel=True)
 def logistic_null(urows, up, keys, n_unique, y_perms, a, train_idx, train_ptr, test_idx,
-                  test_ptr, link, inv_c, theta0, step_tol, max_iter, floor):
+                  test_ptr, link, inv_c, theta0, step_tol, max_iter, floor, emulate, tol):
     """The leakage test's permuted full-model refits, permutations in parallel.
 
     Fold ``f``'s base design has ``n_unique[f]`` distinct rows ``urows[f, :n_unique[f]]``
@@ -868,8 +1001,10 @@ def logistic_null(urows, up, keys, n_unique, y_perms, a, train_idx, train_ptr, t
     outcome) into the full design ``[urows, y, y (p - 1/2), 1]`` with class counts
     (see :func:`_merge_rows`), :func:`newton_counts` from ``theta0[f]``, and the
     summed log-loss of its predictions on the test rows (merged the same way;
-    probabilities floored at ``floor``). Returns the total out-of-fold log-loss of each
-    permutation and whether every fold's fit converged.
+    probabilities floored at ``floor``). With ``emulate``, each fit is instead
+    :func:`sklearn_newton` (scikit-learn's iterates from zero, its stopping rule at
+    ``tol``). Returns the total out-of-fold log-loss of each permutation and whether
+    every fold's fit converged (with ``emulate``: was replayed).
     """
     n_perm = y_perms.shape[0]
     n_folds, m_max, d0 = urows.shape
@@ -887,9 +1022,13 @@ def logistic_null(urows, up, keys, n_unique, y_perms, a, train_idx, train_ptr, t
             m = n_unique[f]
             used = _merge_rows(train_idx[train_ptr[f]:train_ptr[f + 1]], keys[f], y_perm, a,
                                urows[f], up[f], m, n_classes, cnt_buf, xt_buf)
-            theta, it = newton_counts(xt_buf[:used], cnt_buf[:used], link, inv_c, theta0[f],
-                                      step_tol, max_iter)
-            if it < 0:
+            if emulate:
+                theta, it = sklearn_newton(xt_buf[:used], cnt_buf[:used], link, inv_c, tol,
+                                           max_iter)
+            else:
+                theta, it = newton_counts(xt_buf[:used], cnt_buf[:used], link, inv_c,
+                                          theta0[f], step_tol, max_iter)
+            if it <= 0:
                 ok[b] = False
             used = _merge_rows(test_idx[test_ptr[f]:test_ptr[f + 1]], keys[f], y_perm, a,
                                urows[f], up[f], m, n_classes, cnt_buf, xt_buf)

@@ -304,7 +304,16 @@ def _improvement(base: float, full: float) -> float:
 #: p-value's comparisons are scikit-learn's (see :func:`_fast_logistic_null`).
 REFIT_MARGIN = 0.05
 #: ... and those within this multiple of :func:`sklearn_error_scale` of it.
-SCALE_MARGIN = 0.3
+SCALE_MARGIN = 1.0
+#: Replay scikit-learn's solver (:func:`._kernels.sklearn_newton`) for the permutations
+#: within the margin instead of calling scikit-learn (see :func:`_fast_logistic_null`).
+REPLAY_SKLEARN = True
+#: Largest difference (relative to ``max(1, |S|)``) tolerated between a replayed and
+#: scikit-learn's statistic (rounding: about 1e-13 measured).
+REPLAY_CHECK = 1e-9
+#: Replayed statistics this close to ``S`` (relative to ``max(1, |S|)``) are refitted by
+#: scikit-learn: ties and near-ties are decided on its own numbers.
+REPLAY_MARGIN = 1e-6
 #: False: every permutation refitted by scikit-learn (the reference path, for the
 #: tests and the before/after benchmark).
 FAST_REFITS = True
@@ -374,19 +383,33 @@ def _fast_logistic_null(designs: list[np.ndarray], p: np.ndarray, y: np.ndarray,
                         folds: list[tuple[np.ndarray, np.ndarray]], n_classes: int,
                         options: Mapping[str, Any], ll_base: float, statistic: float,
                         reference: Callable[[int], float]) -> np.ndarray:
-    """The logistic engine's permutation null, refitted by :mod:`._logistic`'s Newton solver.
+    """The logistic engine's permutation null, with scikit-learn's statistic wherever it
+    decides the p-value.
 
-    Each fold's full model is fitted once on the observed outcome and every permuted
-    refit starts from it (warm start); the permutations run in parallel on numba's
-    threads (:func:`._kernels.logistic_null`), each with the same draws as before.
-    The solver reaches the optimum of scikit-learn's objective (it stops at a step of
-    1e-7), scikit-learn stops at its tolerance (1e-4 on the gradient): the two
-    permutation statistics differ by scikit-learn's solver error (below 0.005 on the
-    paper's design, far inside ``REFIT_MARGIN``). Resamples whose fast
-    statistic lies within ``REFIT_MARGIN * max(1, |S|)`` of the observed ``S``, and
-    any whose Newton iterations did not converge, are recomputed by ``reference``
-    (scikit-learn, as before), so every comparison that decides the p-value is made
-    on scikit-learn's statistics.
+    1. Every permutation is refitted by :mod:`._logistic`'s Newton solver, warm-started
+       from the observed fit of the fold, on the training rows merged by (distinct base
+       row, outcome) (:func:`._kernels.logistic_null`, permutations in parallel on
+       numba's threads). It reaches the optimum of scikit-learn's objective, where
+       scikit-learn stops earlier (its ``tol``): the two permuted statistics differ by
+       scikit-learn's solver error (measured: at most 0.09 percentage points, at
+       ``C=100``; see ``benchmarks/bench_leakage.py --margin``).
+    2. The permutations whose fast statistic lies within the margin
+       ``max(REFIT_MARGIN * max(1, |S|), SCALE_MARGIN * sklearn_error_scale)`` of the
+       observed ``S`` (or did not converge) need scikit-learn's own statistic. With
+       ``REPLAY_SKLEARN``, :func:`._kernels.sklearn_newton` replays scikit-learn's
+       solver (its iterates from zero and its stopping rule; the same statistic up to
+       rounding, about 1e-13), first on the observed outcome, whose statistic must
+       equal ``S`` within ``REPLAY_CHECK * max(1, |S|)`` (else this scikit-learn is
+       not the one replayed and nothing is replayed), then on those permutations.
+    3. ``reference`` (scikit-learn itself) refits the rest: the permutations the
+       replay declined (a decision of the solver too close to call, a fallback it
+       does not replay) and those whose replayed statistic lies within
+       ``REPLAY_MARGIN * max(1, |S|)`` of ``S`` (ties). If one of those replayed
+       statistics disagrees with scikit-learn's by more than ``REPLAY_CHECK``, the
+       replay is dropped and scikit-learn refits every permutation of step 2.
+
+    So every comparison that decides the p-value is made on scikit-learn's statistic
+    (computed by scikit-learn, or replayed to rounding and far from ``S``).
     """
     from threadpoolctl import threadpool_limits
 
@@ -394,6 +417,8 @@ def _fast_logistic_null(designs: list[np.ndarray], p: np.ndarray, y: np.ndarray,
 
     c = float(options["C"])
     n = len(a)
+    unit = max(1.0, abs(statistic))
+    run: Callable[[np.ndarray, bool], np.ndarray] | None = None
     with threadpool_limits(1, user_api="blas"):
         starts = [fit_logistic(_with_outcome(designs[f], p, y)[train], a[train], n_classes, c)
                   for f, (train, _) in enumerate(folds)]
@@ -411,18 +436,24 @@ def _fast_logistic_null(designs: list[np.ndarray], p: np.ndarray, y: np.ndarray,
             for f, (u, _) in enumerate(tables):
                 urows[f, :len(u)] = u[:, :-1]
                 up[f, :len(u)] = u[:, -1]
-            total, ok = logistic_null(
-                urows, up, np.stack([inv.reshape(-1) for _, inv in tables]).astype(np.int64),
-                np.array([len(u) for u, _ in tables], dtype=np.int64),
-                np.ascontiguousarray(y_perms, dtype=np.int8), a.astype(np.int64),
-                np.concatenate([tr for tr, _ in folds]).astype(np.int64),
-                np.cumsum([0] + [len(tr) for tr, _ in folds]).astype(np.int64),
-                np.concatenate([te for _, te in folds]).astype(np.int64),
-                np.cumsum([0] + [len(te) for _, te in folds]).astype(np.int64),
-                link(n_classes), 1.0 / c, np.stack([s.theta for s in starts]), STEP_TOL,
-                MAX_ITER, PROBABILITY_FLOOR)
-            null = np.array([_improvement(ll_base, t / n) if good else math.nan
-                             for t, good in zip(total, ok, strict=True)])
+            fixed = (urows, up,
+                     np.stack([inv.reshape(-1) for _, inv in tables]).astype(np.int64),
+                     np.array([len(u) for u, _ in tables], dtype=np.int64))
+            layout = (a.astype(np.int64),
+                      np.concatenate([tr for tr, _ in folds]).astype(np.int64),
+                      np.cumsum([0] + [len(tr) for tr, _ in folds]).astype(np.int64),
+                      np.concatenate([te for _, te in folds]).astype(np.int64),
+                      np.cumsum([0] + [len(te) for _, te in folds]).astype(np.int64),
+                      link(n_classes), 1.0 / c, np.stack([s.theta for s in starts]),
+                      STEP_TOL, MAX_ITER, PROBABILITY_FLOOR)
+
+            def run(rows: np.ndarray, emulate: bool) -> np.ndarray:
+                total, ok = logistic_null(*fixed, np.ascontiguousarray(rows, dtype=np.int8),
+                                          *layout, emulate, SKLEARN_TOL)
+                return np.array([_improvement(ll_base, t / n) if good else math.nan
+                                 for t, good in zip(total, ok, strict=True)])
+
+            null = run(y_perms, False)
         else:  # folds with different designs (a belief constant in a training fold)
             null = np.empty(len(y_perms), dtype=np.float64)
             for b in range(len(y_perms)):
@@ -438,12 +469,25 @@ def _fast_logistic_null(designs: list[np.ndarray], p: np.ndarray, y: np.ndarray,
                     picked = proba[np.arange(len(test)), a[test]]
                     loss_sum += float(np.sum(-np.log(np.maximum(picked, PROBABILITY_FLOOR))))
                 null[b] = _improvement(ll_base, loss_sum / n) if converged else math.nan
-    margin = max(REFIT_MARGIN * max(1.0, abs(statistic)),
-                 SCALE_MARGIN * sklearn_error_scale(designs, p, y, a, folds, n_classes, c,
-                                                    [s.theta for s in starts], ll_base))
-    redo = np.flatnonzero(np.isnan(null) | (np.abs(null - statistic) <= margin))
-    for r in redo:
+        margin = max(REFIT_MARGIN * unit,
+                     SCALE_MARGIN * sklearn_error_scale(designs, p, y, a, folds, n_classes, c,
+                                                        [s.theta for s in starts], ll_base))
+        redo = np.flatnonzero(np.isnan(null) | (np.abs(null - statistic) <= margin))
+        replayed = np.full(len(redo), math.nan)
+        if REPLAY_SKLEARN and run is not None and len(redo):
+            observed = run(y[None, :], True)[0]
+            if abs(observed - statistic) <= REPLAY_CHECK * unit:
+                replayed = run(y_perms[redo], True)
+    trusted = np.isfinite(replayed) & (np.abs(replayed - statistic) > REPLAY_MARGIN * unit)
+    null[redo[trusted]] = replayed[trusted]
+    replay_agrees = True
+    for r, value in zip(redo[~trusted], replayed[~trusted], strict=True):
         null[r] = reference(int(r))
+        if np.isfinite(value) and abs(value - null[r]) > REPLAY_CHECK * unit:
+            replay_agrees = False
+    if not replay_agrees:  # the replay missed scikit-learn here: refit everything it gave
+        for r in redo[trusted]:
+            null[r] = reference(int(r))
     return null
 
 

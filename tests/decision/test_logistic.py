@@ -92,11 +92,83 @@ def test_fast_null_equals_scikit_learn_null(study, monkeypatch, evidence):
 
 
 def test_margin_infinite_is_the_reference(study, monkeypatch):
+    """Every permutation inside the margin: without the replay, scikit-learn's null
+    exactly; with it, scikit-learn's null to rounding (the replayed solver's iterates
+    are scikit-learn's) and the same p-value."""
     monkeypatch.setattr(_leakage, "FAST_REFITS", False)
     slow = _run(study)
     monkeypatch.setattr(_leakage, "FAST_REFITS", True)
     monkeypatch.setattr(_leakage, "REFIT_MARGIN", np.inf)
+    replayed = _run(study)
+    np.testing.assert_allclose(replayed.null_distribution, slow.null_distribution, rtol=0,
+                               atol=_leakage.REPLAY_CHECK)
+    assert np.any(replayed.null_distribution != slow.null_distribution)  # replayed, not refit
+    assert replayed.pvalue == slow.pvalue
+    monkeypatch.setattr(_leakage, "REPLAY_SKLEARN", False)
     np.testing.assert_array_equal(_run(study).null_distribution, slow.null_distribution)
+
+
+def test_replay_of_another_solver_is_not_used(study, monkeypatch):
+    """The replay is checked on the observed outcome first: a replay that does not
+    match this scikit-learn (here: a different tolerance) is not used at all."""
+    monkeypatch.setattr(_leakage, "FAST_REFITS", False)
+    slow = _run(study)
+    monkeypatch.setattr(_leakage, "FAST_REFITS", True)
+    monkeypatch.setattr(_leakage, "REFIT_MARGIN", np.inf)
+    monkeypatch.setattr(_leakage, "SKLEARN_TOL", 1e-2)
+    np.testing.assert_array_equal(_run(study).null_distribution, slow.null_distribution)
+
+
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(20, 300), d=st.integers(1, 8),
+       n_classes=st.integers(2, 4), scale=st.floats(0.0, 3.0),
+       c=st.sampled_from([0.01, 1.0, 100.0]), repeat=st.integers(1, 3))
+@settings(max_examples=40, deadline=None)
+def test_replay_is_scikit_learn_at_its_default_tolerance(seed, n, d, n_classes, scale, c,
+                                                          repeat):
+    """sklearn_newton on merged rows (each row ``repeat`` times, as counts) gives
+    scikit-learn's fit at its default ``tol`` (not the optimum) to rounding, or
+    declines; brute-force reference: LogisticRegression on the unmerged rows."""
+    from coherence._decision._kernels import sklearn_newton
+
+    x, a = _problem(seed, n, d, n_classes, scale)
+    ref = LogisticRegression(C=c, solver="newton-cholesky", max_iter=200)
+    ref.fit(np.repeat(x, repeat, axis=0), np.repeat(a, repeat))
+    xt = np.column_stack([x, np.ones(n)])
+    cnt = np.eye(n_classes)[a] * repeat
+    theta, n_iter = sklearn_newton(xt, cnt, link(n_classes), 1.0 / c, 1e-4, 200)
+    if n_iter == 0:  # a decision too close to call: declined, scikit-learn refits
+        return
+    assert n_iter == ref.n_iter_[0]
+    z = xt @ theta.T @ link(n_classes).T
+    proba = np.exp(z - z.max(axis=1, keepdims=True))
+    proba /= proba.sum(axis=1, keepdims=True)
+    np.testing.assert_allclose(proba, ref.predict_proba(x), rtol=0, atol=1e-11)
+
+
+def test_replay_declines_what_it_does_not_replay():
+    from coherence._decision._kernels import sklearn_newton
+
+    x, a = _problem(0, 100, 3, 3, 1.0)
+    xt = np.column_stack([x, np.ones(len(x))])
+    cnt = np.eye(3)[a]
+    assert sklearn_newton(xt, cnt, link(3), 1.0, 1e-4, 200)[1] > 1
+    assert sklearn_newton(xt, cnt, link(3), 1.0, 1e-4, 1)[1] == 0  # max_iter reached
+
+
+@given(seed=st.integers(0, 2**32 - 1), n_classes=st.integers(2, 4), repeat=st.integers(1, 4))
+@settings(max_examples=20, deadline=None)
+def test_counts_are_repeated_rows(seed, n_classes, repeat):
+    """newton_counts on one row with count r: the fit of the row repeated r times."""
+    from coherence._decision._kernels import newton_counts, newton_logistic
+
+    x, a = _problem(seed, 80, 4, n_classes, 1.0)
+    xt = np.column_stack([x, np.ones(len(x))])
+    lk = link(n_classes)
+    start = np.zeros((lk.shape[1], xt.shape[1]))
+    merged, _ = newton_counts(xt, np.eye(n_classes)[a] * repeat, lk, 1.0, start, 1e-10, 100)
+    rows, _ = newton_logistic(np.repeat(xt, repeat, axis=0), np.repeat(a, repeat), lk, 1.0,
+                              start, 1e-10, 100)
+    np.testing.assert_allclose(merged, rows, rtol=0, atol=1e-9)
 
 
 def _binary_actions(data):
@@ -150,3 +222,37 @@ def test_same_null_with_one_numba_thread(study):
     finally:
         numba.set_num_threads(before)
     np.testing.assert_array_equal(parallel.null_distribution, serial.null_distribution)
+
+
+@given(seed=st.integers(0, 2**16), leak=st.sampled_from([0.0, 0.1, 0.4]),
+       actions=st.sampled_from([2, 3]), evidence=st.sampled_from(["none", "numeric", "codes"]),
+       c=st.sampled_from([0.1, 1.0, 100.0]))
+@settings(max_examples=8, deadline=None)
+def test_fast_pvalue_is_scikit_learn_pvalue_on_random_designs(seed, leak, actions, evidence,
+                                                              c):
+    """Random studies (leak, 2 or 3 actions, no / numeric / categorical evidence, weak to
+    strong penalty): the fast path's p-value is the all-scikit-learn path's."""
+    data = coherence.simulate(coherence.Agent.leaky(leak), n_contexts=40, rng=seed).data
+    if actions == 2:
+        data = _binary_actions(data)
+    gen = np.random.default_rng(seed)
+    kw: dict = {"engine_options": {"C": c}}
+    if evidence == "numeric":
+        data = data.assign(x1=gen.standard_normal(len(data)))
+        kw["evidence"] = ("x1",)
+    elif evidence == "codes":
+        data = data.assign(colour=gen.integers(0, 3, 40)[data["context"].to_numpy()])
+        kw["evidence"] = ("colour",)
+    args = {"engine": "logistic", "n_permutations": 19, "n_resamples": 10, "rng": seed, **kw}
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", coherence.CoherenceWarning)
+        fast = coherence.leakage_test(data, **args)
+        _leakage.FAST_REFITS = False
+        try:
+            slow = coherence.leakage_test(data, **args)
+        finally:
+            _leakage.FAST_REFITS = True
+    assert fast.pvalue == slow.pvalue
+    assert fast.statistic == slow.statistic
