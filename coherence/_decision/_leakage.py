@@ -408,8 +408,10 @@ def _fast_logistic_null(designs: list[np.ndarray], p: np.ndarray, y: np.ndarray,
        statistics disagrees with scikit-learn's by more than ``REPLAY_CHECK``, the
        replay is dropped and scikit-learn refits every permutation of step 2.
 
-    So every comparison that decides the p-value is made on scikit-learn's statistic
-    (computed by scikit-learn, or replayed to rounding and far from ``S``).
+    A permutation that moves no outcome (all its blocks of one unit, or drawn as the
+    identity) gets ``S`` itself: scikit-learn would refit the observed data. So every
+    comparison that decides the p-value is made on scikit-learn's statistic (computed
+    by scikit-learn, or replayed to rounding and far from ``S``).
     """
     from threadpoolctl import threadpool_limits
 
@@ -472,7 +474,11 @@ def _fast_logistic_null(designs: list[np.ndarray], p: np.ndarray, y: np.ndarray,
         margin = max(REFIT_MARGIN * unit,
                      SCALE_MARGIN * sklearn_error_scale(designs, p, y, a, folds, n_classes, c,
                                                         [s.theta for s in starts], ll_base))
-        redo = np.flatnonzero(np.isnan(null) | (np.abs(null - statistic) <= margin))
+        # a permutation that moved no outcome refits the observed data: its statistic is
+        # S itself, as scikit-learn computes it (the same fits of the same arrays)
+        unmoved = np.all(y_perms == y, axis=1)
+        null[unmoved] = statistic
+        redo = np.flatnonzero(~unmoved & (np.isnan(null) | (np.abs(null - statistic) <= margin)))
         replayed = np.full(len(redo), math.nan)
         if REPLAY_SKLEARN and run is not None and len(redo):
             observed = run(y[None, :], True)[0]

@@ -256,3 +256,17 @@ def test_fast_pvalue_is_scikit_learn_pvalue_on_random_designs(seed, leak, action
             _leakage.FAST_REFITS = True
     assert fast.pvalue == slow.pvalue
     assert fast.statistic == slow.statistic
+
+
+def test_unmoved_permutations_are_the_observed_statistic(study, monkeypatch):
+    """Permutations that move no outcome (here: every context its own block) get S in the
+    fast path, exactly as scikit-learn's refits of the observed data give it."""
+    data = study.assign(colour=study["context"].astype(str))  # one level per context
+    kw = {"evidence": ("colour",), "engine_options": {"interactions": False}}
+    with pytest.warns(coherence.DegenerateDataWarning, match="no valid permutation"):
+        fast = _run(data, **kw)
+    monkeypatch.setattr(_leakage, "FAST_REFITS", False)
+    with pytest.warns(coherence.DegenerateDataWarning, match="no valid permutation"):
+        slow = _run(data, **kw)
+    np.testing.assert_array_equal(slow.null_distribution, slow.statistic)
+    np.testing.assert_array_equal(fast.null_distribution, slow.null_distribution)
