@@ -227,7 +227,7 @@ def test_same_null_with_one_numba_thread(study):
 @given(seed=st.integers(0, 2**16), leak=st.sampled_from([0.0, 0.1, 0.4]),
        actions=st.sampled_from([2, 3]), evidence=st.sampled_from(["none", "numeric", "codes"]),
        c=st.sampled_from([0.1, 1.0, 100.0]))
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=10, deadline=None)
 def test_fast_pvalue_is_scikit_learn_pvalue_on_random_designs(seed, leak, actions, evidence,
                                                               c):
     """Random studies (leak, 2 or 3 actions, no / numeric / categorical evidence, weak to
