@@ -426,7 +426,7 @@ def _fast_logistic_null(designs: list[np.ndarray], p: np.ndarray, y: np.ndarray,
                   for f, (train, _) in enumerate(folds)]
         if len({d.shape[1] for d in designs}) == 1:
             from ._kernels import logistic_null
-            from ._logistic import MAX_ITER, STEP_TOL, link
+            from ._logistic import MAX_ITER, NULL_STEP_TOL, link
 
             # each fold's distinct base-design rows (with their belief): the kernel merges
             # the observations by (distinct row, permuted outcome) into weighted rows
@@ -447,7 +447,7 @@ def _fast_logistic_null(designs: list[np.ndarray], p: np.ndarray, y: np.ndarray,
                       np.concatenate([te for _, te in folds]).astype(np.int64),
                       np.cumsum([0] + [len(te) for _, te in folds]).astype(np.int64),
                       link(n_classes), 1.0 / c, np.stack([s.theta for s in starts]),
-                      STEP_TOL, MAX_ITER, PROBABILITY_FLOOR)
+                      NULL_STEP_TOL, MAX_ITER, PROBABILITY_FLOOR)
 
             def run(rows: np.ndarray, emulate: bool) -> np.ndarray:
                 total, ok = logistic_null(*fixed, np.ascontiguousarray(rows, dtype=np.int8),

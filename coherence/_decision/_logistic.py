@@ -43,6 +43,10 @@ __all__ = ["LogisticFit", "fit_logistic", "link", "predict_logistic"]
 
 #: Newton's method stops when the largest coordinate of the step is below this.
 STEP_TOL = 1e-7
+#: The leakage null's refits (:func:`coherence._decision._kernels.newton_counts_chord`,
+#: linear convergence once the Hessian is kept) stop at this step: the optimum to about
+#: 1e-10, far below what the permuted statistics need (their margin is 0.05 points).
+NULL_STEP_TOL = 1e-9
 MAX_ITER = 100
 
 

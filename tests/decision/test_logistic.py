@@ -270,3 +270,27 @@ def test_unmoved_permutations_are_the_observed_statistic(study, monkeypatch):
         slow = _run(data, **kw)
     np.testing.assert_array_equal(slow.null_distribution, slow.statistic)
     np.testing.assert_array_equal(fast.null_distribution, slow.null_distribution)
+
+
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(20, 300), d=st.integers(1, 10),
+       n_classes=st.integers(2, 4), scale=st.floats(0.0, 3.0),
+       c=st.sampled_from([0.01, 1.0, 100.0]), warm=st.booleans())
+@settings(max_examples=30, deadline=None)
+def test_chord_solver_reaches_the_optimum(seed, n, d, n_classes, scale, c, warm):
+    """newton_counts_chord (the Hessian kept while the steps shrink fourfold) reaches
+    newton_counts's optimum, cold or warm-started from another problem's fit."""
+    from coherence._decision._kernels import newton_counts, newton_counts_chord
+
+    x, a = _problem(seed, n, d, n_classes, scale)
+    xt = np.column_stack([x, np.ones(n)])
+    lk, cnt = link(n_classes), np.eye(n_classes)[a]
+    start = np.zeros((lk.shape[1], d + 1))
+    if warm:
+        _, a_other = _problem(seed + 7, n, d, n_classes, scale)
+        start, _ = newton_counts(xt, np.eye(n_classes)[a_other], lk, 1.0 / c, start, 1e-10,
+                                 100)
+    exact, it = newton_counts(xt, cnt, lk, 1.0 / c, start, 1e-10, 100)
+    chord, it_chord = newton_counts_chord(xt, cnt, lk, 1.0 / c, start,
+                                          _logistic.NULL_STEP_TOL, 200)
+    assert it > 0 and it_chord > 0
+    np.testing.assert_allclose(chord, exact, rtol=0, atol=1e-8)
