@@ -337,8 +337,8 @@ def sklearn_error_scale(designs: list[np.ndarray], p: np.ndarray, y: np.ndarray,
     optimum, which moves the fold's test log-loss by ``grad_test . H^-1 g``, at most
     ``n_train * SKLEARN_TOL * ||H^-1 grad_test||_1`` (``H`` and ``grad_test`` of the
     summed losses). Summed over the folds, in units of the statistic (percentage
-    points). A worst case over the gradient's signs: the measured gaps are at most a
-    tenth of it (``benchmarks/bench_leakage.py --margin``).
+    points). A worst case over the gradient's signs: the measured gaps are below a
+    tenth of it (0.085 at most; ``benchmarks/bench_leakage.py --margin``).
     """
     from ._logistic import link
 
@@ -391,7 +391,7 @@ def _fast_logistic_null(designs: list[np.ndarray], p: np.ndarray, y: np.ndarray,
        row, outcome) (:func:`._kernels.logistic_null`, permutations in parallel on
        numba's threads). It reaches the optimum of scikit-learn's objective, where
        scikit-learn stops earlier (its ``tol``): the two permuted statistics differ by
-       scikit-learn's solver error (measured: at most 0.09 percentage points, at
+       scikit-learn's solver error (measured: up to 0.088 percentage points, at
        ``C=100``; see ``benchmarks/bench_leakage.py --margin``).
     2. The permutations whose fast statistic lies within the margin
        ``max(REFIT_MARGIN * max(1, |S|), SCALE_MARGIN * sklearn_error_scale)`` of the
