@@ -177,18 +177,28 @@ def _margin_designs() -> list[tuple[str, Any, dict[str, Any]]]:
 
 def margin_gap(n_permutations: int, seeds: list[int]) -> float:
     """The largest gap, over designs and permutations, between the fast refits' permuted
-    statistic and scikit-learn's (in units of ``max(1, |S|)``, as ``REFIT_MARGIN``), and
-    how many permutations each margin sends to scikit-learn."""
+    statistic and scikit-learn's (in units of ``max(1, |S|)``, as ``REFIT_MARGIN``, and
+    of :func:`sklearn_error_scale`), how many permutations the fixed margin alone and
+    the full margin send to the replay, and the replay's own gap to scikit-learn when
+    it is given every permutation (with how many it declined to scikit-learn)."""
     from coherence._decision import _leakage
 
     worst = worst_ratio = 0.0
-    margin, kappa = _leakage.REFIT_MARGIN, _leakage.SCALE_MARGIN
+    margin, kappa, tie = _leakage.REFIT_MARGIN, _leakage.SCALE_MARGIN, _leakage.REPLAY_MARGIN
+    worst_replay = 0.0
     error_scale = _leakage.sklearn_error_scale
     recorded: list[float] = []
 
     def record(*args: Any) -> float:
         recorded.append(error_scale(*args))
         return recorded[-1]
+
+    oof_losses = _leakage._oof_losses
+    calls = [0]
+
+    def counted(*args: Any) -> Any:
+        calls[0] += 1
+        return oof_losses(*args)
 
     print(f"fast refits vs scikit-learn, {n_permutations} permutations x {len(seeds)} seeds "
           f"per design; gap in units of max(1, |S|)")
@@ -197,12 +207,18 @@ def margin_gap(n_permutations: int, seeds: list[int]) -> float:
         close: list[np.ndarray] = []
         ratios: list[np.ndarray] = []
         scales: list[float] = []
+        replay_gaps: list[np.ndarray] = []
+        declined = 0
         for seed in seeds:
             runs = []
-            for fast in (True, False):
+            for fast, inside in ((True, -1.0), (False, -1.0), (True, np.inf)):
                 _leakage.FAST_REFITS = fast
-                _leakage.REFIT_MARGIN = _leakage.SCALE_MARGIN = -1.0  # no fallbacks
+                _leakage.REFIT_MARGIN = inside  # -1: no replays nor refits; inf: all
+                _leakage.SCALE_MARGIN = -1.0
+                _leakage.REPLAY_MARGIN = -1.0  # no ties sent to scikit-learn
                 _leakage.sklearn_error_scale = record  # type: ignore[assignment]
+                _leakage._oof_losses = counted  # type: ignore[assignment]
+                calls[0] = 0
                 try:
                     with warnings.catch_warnings():
                         warnings.simplefilter("ignore", coherence.CoherenceWarning)
@@ -212,8 +228,12 @@ def margin_gap(n_permutations: int, seeds: list[int]) -> float:
                 finally:
                     _leakage.FAST_REFITS, _leakage.sklearn_error_scale = True, error_scale
                     _leakage.REFIT_MARGIN, _leakage.SCALE_MARGIN = margin, kappa
+                    _leakage.REPLAY_MARGIN, _leakage._oof_losses = tie, oof_losses
+            declined += calls[0] - 2  # scikit-learn refits beyond the two observed models
             gap = np.abs(runs[0].null_distribution - runs[1].null_distribution)
             unit = max(1.0, abs(runs[1].statistic))
+            replay_gaps.append(np.abs(runs[2].null_distribution - runs[1].null_distribution)
+                               / unit)
             old = np.abs(runs[1].null_distribution - runs[1].statistic) <= margin * unit
             new = np.abs(runs[1].null_distribution - runs[1].statistic) <= max(
                 margin * unit, kappa * recorded[-1])
@@ -224,12 +244,16 @@ def margin_gap(n_permutations: int, seeds: list[int]) -> float:
         gap, ratio, counts = np.concatenate(gaps), np.concatenate(ratios), np.sum(close, axis=0)
         worst = max(worst, float(np.nanmax(gap)))
         worst_ratio = max(worst_ratio, float(np.nanmax(ratio)))
+        replay_gap = float(np.max(np.concatenate(replay_gaps)))
+        worst_replay = max(worst_replay, replay_gap)
         print(f"  {name:<38} gap max {np.nanmax(gap):.1e} median {np.nanmedian(gap):.0e}; "
               f"scale {min(scales):.2f}-{max(scales):.2f}, gap / scale max "
-              f"{np.nanmax(ratio):.3f}; unconverged {int(np.isnan(gap).sum())}; refits "
-              f"{counts[0]} -> {counts[1]} of {counts[2]}", flush=True)
+              f"{np.nanmax(ratio):.3f}; unconverged {int(np.isnan(gap).sum())}; inside "
+              f"{counts[0]} -> {counts[1]} of {counts[2]}; replay gap {replay_gap:.0e}, "
+              f"declined {declined}", flush=True)
     print(f"  largest gap {worst:.2e} (REFIT_MARGIN = {margin:g}); largest gap / scale "
-          f"{worst_ratio:.3f} (SCALE_MARGIN = {kappa:g}, {kappa / worst_ratio:.1f} times it)")
+          f"{worst_ratio:.3f} (SCALE_MARGIN = {kappa:g}, {kappa / worst_ratio:.1f} times it); "
+          f"largest replay gap {worst_replay:.0e}")
     return worst
 
 

@@ -337,8 +337,8 @@ def sklearn_error_scale(designs: list[np.ndarray], p: np.ndarray, y: np.ndarray,
     optimum, which moves the fold's test log-loss by ``grad_test . H^-1 g``, at most
     ``n_train * SKLEARN_TOL * ||H^-1 grad_test||_1`` (``H`` and ``grad_test`` of the
     summed losses). Summed over the folds, in units of the statistic (percentage
-    points). A worst case over the gradient's signs: the measured gaps are at most a
-    tenth of it (``benchmarks/bench_leakage.py --margin``).
+    points). A worst case over the gradient's signs: the measured gaps are below a
+    tenth of it (0.085 at most; ``benchmarks/bench_leakage.py --margin``).
     """
     from ._logistic import link
 
@@ -391,7 +391,7 @@ def _fast_logistic_null(designs: list[np.ndarray], p: np.ndarray, y: np.ndarray,
        row, outcome) (:func:`._kernels.logistic_null`, permutations in parallel on
        numba's threads). It reaches the optimum of scikit-learn's objective, where
        scikit-learn stops earlier (its ``tol``): the two permuted statistics differ by
-       scikit-learn's solver error (measured: at most 0.09 percentage points, at
+       scikit-learn's solver error (measured: up to 0.088 percentage points, at
        ``C=100``; see ``benchmarks/bench_leakage.py --margin``).
     2. The permutations whose fast statistic lies within the margin
        ``max(REFIT_MARGIN * max(1, |S|), SCALE_MARGIN * sklearn_error_scale)`` of the
@@ -408,8 +408,10 @@ def _fast_logistic_null(designs: list[np.ndarray], p: np.ndarray, y: np.ndarray,
        statistics disagrees with scikit-learn's by more than ``REPLAY_CHECK``, the
        replay is dropped and scikit-learn refits every permutation of step 2.
 
-    So every comparison that decides the p-value is made on scikit-learn's statistic
-    (computed by scikit-learn, or replayed to rounding and far from ``S``).
+    A permutation that moves no outcome (all its blocks of one unit, or drawn as the
+    identity) gets ``S`` itself: scikit-learn would refit the observed data. So every
+    comparison that decides the p-value is made on scikit-learn's statistic (computed
+    by scikit-learn, or replayed to rounding and far from ``S``).
     """
     from threadpoolctl import threadpool_limits
 
@@ -424,7 +426,7 @@ def _fast_logistic_null(designs: list[np.ndarray], p: np.ndarray, y: np.ndarray,
                   for f, (train, _) in enumerate(folds)]
         if len({d.shape[1] for d in designs}) == 1:
             from ._kernels import logistic_null
-            from ._logistic import MAX_ITER, STEP_TOL, link
+            from ._logistic import MAX_ITER, NULL_STEP_TOL, link
 
             # each fold's distinct base-design rows (with their belief): the kernel merges
             # the observations by (distinct row, permuted outcome) into weighted rows
@@ -445,7 +447,7 @@ def _fast_logistic_null(designs: list[np.ndarray], p: np.ndarray, y: np.ndarray,
                       np.concatenate([te for _, te in folds]).astype(np.int64),
                       np.cumsum([0] + [len(te) for _, te in folds]).astype(np.int64),
                       link(n_classes), 1.0 / c, np.stack([s.theta for s in starts]),
-                      STEP_TOL, MAX_ITER, PROBABILITY_FLOOR)
+                      NULL_STEP_TOL, MAX_ITER, PROBABILITY_FLOOR)
 
             def run(rows: np.ndarray, emulate: bool) -> np.ndarray:
                 total, ok = logistic_null(*fixed, np.ascontiguousarray(rows, dtype=np.int8),
@@ -472,7 +474,11 @@ def _fast_logistic_null(designs: list[np.ndarray], p: np.ndarray, y: np.ndarray,
         margin = max(REFIT_MARGIN * unit,
                      SCALE_MARGIN * sklearn_error_scale(designs, p, y, a, folds, n_classes, c,
                                                         [s.theta for s in starts], ll_base))
-        redo = np.flatnonzero(np.isnan(null) | (np.abs(null - statistic) <= margin))
+        # a permutation that moved no outcome refits the observed data: its statistic is
+        # S itself, as scikit-learn computes it (the same fits of the same arrays)
+        unmoved = np.all(y_perms == y, axis=1)
+        null[unmoved] = statistic
+        redo = np.flatnonzero(~unmoved & (np.isnan(null) | (np.abs(null - statistic) <= margin)))
         replayed = np.full(len(redo), math.nan)
         if REPLAY_SKLEARN and run is not None and len(redo):
             observed = run(y[None, :], True)[0]

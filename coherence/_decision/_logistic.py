@@ -19,10 +19,17 @@ intercepts are identified only up to a common constant, which does not change
 the probabilities; the last class's is fixed at 0 here.
 
 scikit-learn stops at a gradient tolerance of 1e-4 (``tol``); this solver runs
-Newton's method until a step below 1e-7 (quadratic convergence: the
+Newton's method until a full step below 1e-7 (quadratic convergence: the
 solution is then good to about 1e-12), so the two agree to scikit-learn's
-tolerance (predicted probabilities within about 1e-7 on the leakage designs;
-``tests/decision/test_logistic.py`` checks 1e-5 on random problems).
+tolerance (``tests/decision/test_logistic.py`` checks the probabilities against
+scikit-learn run to ``tol=1e-13``, to 1e-7, on random problems).
+
+The kernel (:func:`coherence._decision._kernels.newton_counts`) works on *counts*:
+one row per distinct feature vector with how many observations of each class share
+it, the same objective as the rows repeated; the leakage null merges its training
+rows that way. Where the p-value needs scikit-learn's own (tolerance-stopped)
+statistic, :func:`coherence._decision._kernels.sklearn_newton` replays
+scikit-learn's solver instead (see ``_leakage._fast_logistic_null``).
 """
 
 from __future__ import annotations
@@ -36,6 +43,10 @@ __all__ = ["LogisticFit", "fit_logistic", "link", "predict_logistic"]
 
 #: Newton's method stops when the largest coordinate of the step is below this.
 STEP_TOL = 1e-7
+#: The leakage null's refits (:func:`coherence._decision._kernels.newton_counts_chord`,
+#: linear convergence once the Hessian is kept) stop at this step: the optimum to about
+#: 1e-10, far below what the permuted statistics need (their margin is 0.05 points).
+NULL_STEP_TOL = 1e-9
 MAX_ITER = 100
 
 

@@ -364,6 +364,16 @@ def test_catboost_statistic_with_the_logistic_pvalue(leaky, rng):
 
 
 @pytest.mark.requires("catboost")
+def test_pvalue_engine_with_the_paired_method(leaky):
+    kw = {"method": "paired", "n_resamples": 20, "rng": 2}
+    hybrid = leakage_test(leaky, engine="catboost", pvalue_engine="logistic",
+                          engine_options=CATBOOST_SMALL, **kw)
+    logistic = leakage_test(leaky, engine="logistic", **kw)
+    assert hybrid.pvalue == logistic.pvalue and hybrid.permute == "none"
+    assert hybrid.n_permutations == 0 and len(hybrid.null_distribution) == 0
+
+
+@pytest.mark.requires("catboost")
 def test_logistic_statistic_with_the_catboost_pvalue(leaky):
     kw = {"n_resamples": 20, "n_permutations": 2, "rng": 1}
     mixed = leakage_test(leaky, engine="logistic", pvalue_engine="catboost", **kw)

@@ -227,7 +227,7 @@ def test_same_null_with_one_numba_thread(study):
 @given(seed=st.integers(0, 2**16), leak=st.sampled_from([0.0, 0.1, 0.4]),
        actions=st.sampled_from([2, 3]), evidence=st.sampled_from(["none", "numeric", "codes"]),
        c=st.sampled_from([0.1, 1.0, 100.0]))
-@settings(max_examples=8, deadline=None)
+@settings(max_examples=10, deadline=None)
 def test_fast_pvalue_is_scikit_learn_pvalue_on_random_designs(seed, leak, actions, evidence,
                                                               c):
     """Random studies (leak, 2 or 3 actions, no / numeric / categorical evidence, weak to
@@ -256,3 +256,41 @@ def test_fast_pvalue_is_scikit_learn_pvalue_on_random_designs(seed, leak, action
             _leakage.FAST_REFITS = True
     assert fast.pvalue == slow.pvalue
     assert fast.statistic == slow.statistic
+
+
+def test_unmoved_permutations_are_the_observed_statistic(study, monkeypatch):
+    """Permutations that move no outcome (here: every context its own block) get S in the
+    fast path, exactly as scikit-learn's refits of the observed data give it."""
+    data = study.assign(colour=study["context"].astype(str))  # one level per context
+    kw = {"evidence": ("colour",), "engine_options": {"interactions": False}}
+    with pytest.warns(coherence.DegenerateDataWarning, match="no valid permutation"):
+        fast = _run(data, **kw)
+    monkeypatch.setattr(_leakage, "FAST_REFITS", False)
+    with pytest.warns(coherence.DegenerateDataWarning, match="no valid permutation"):
+        slow = _run(data, **kw)
+    np.testing.assert_array_equal(slow.null_distribution, slow.statistic)
+    np.testing.assert_array_equal(fast.null_distribution, slow.null_distribution)
+
+
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(20, 300), d=st.integers(1, 10),
+       n_classes=st.integers(2, 4), scale=st.floats(0.0, 3.0),
+       c=st.sampled_from([0.01, 1.0, 100.0]), warm=st.booleans())
+@settings(max_examples=30, deadline=None)
+def test_chord_solver_reaches_the_optimum(seed, n, d, n_classes, scale, c, warm):
+    """newton_counts_chord (the Hessian kept while the steps shrink fourfold) reaches
+    newton_counts's optimum, cold or warm-started from another problem's fit."""
+    from coherence._decision._kernels import newton_counts, newton_counts_chord
+
+    x, a = _problem(seed, n, d, n_classes, scale)
+    xt = np.column_stack([x, np.ones(n)])
+    lk, cnt = link(n_classes), np.eye(n_classes)[a]
+    start = np.zeros((lk.shape[1], d + 1))
+    if warm:
+        _, a_other = _problem(seed + 7, n, d, n_classes, scale)
+        start, _ = newton_counts(xt, np.eye(n_classes)[a_other], lk, 1.0 / c, start, 1e-10,
+                                 100)
+    exact, it = newton_counts(xt, cnt, lk, 1.0 / c, start, 1e-10, 100)
+    chord, it_chord = newton_counts_chord(xt, cnt, lk, 1.0 / c, start,
+                                          _logistic.NULL_STEP_TOL, 200)
+    assert it > 0 and it_chord > 0
+    np.testing.assert_allclose(chord, exact, rtol=0, atol=1e-8)
