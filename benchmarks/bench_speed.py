@@ -86,8 +86,9 @@ def docs_block(out: dict[str, Any]) -> str:
               "(validation, codes, sort, kernel), the array layer alone, and the previous "
               "kernel (commit " f"`{out['settings']['before_commit']}`, loaded from git) on "
               "the same keys (with its digamma table of n entries); how far one `cmi()` "
-              "call raises the resident memory above its level before the call (the "
-              "inputs, three arrays of 8 bytes a row, are 24 MiB per million rows).", "",
+              "call raises the resident memory above its level before the call, in a "
+              "fresh process holding only the data (the inputs, three arrays of 8 bytes "
+              "a row, are 24 MiB per million rows).", "",
               "| beliefs | n | numba threads | path | `cmi()` (ms) | array layer (ms) | "
               "previous kernel (ms) | previous / array layer | equal values | "
               "extra peak memory (MiB) |",
@@ -305,6 +306,28 @@ def _peak_increase_mib(func: Callable[[], Any]) -> float | None:
     return (_status_kib("VmHWM") - before) / 1024
 
 
+def _estimate_memory_mib(n: int, design: str) -> float | None:
+    """:func:`_peak_increase_mib` of one ``cmi()`` call in a fresh process that holds only
+    the data, with every large block mapped on its own (``MALLOC_MMAP_THRESHOLD_``) and
+    the heap trimmed first, so that memory freed earlier cannot hide the estimate's."""
+    import os
+    import subprocess
+
+    code = ("import ctypes, coherence; "
+            "from benchmarks.bench_speed import _public_inputs, _peak_increase_mib; "
+            f"a, y, b = _public_inputs({n}, {design!r}); "
+            "coherence.cmi(a[:2000], y[:2000], b[:2000]); "
+            "ctypes.CDLL('libc.so.6').malloc_trim(0); "
+            "print(_peak_increase_mib(lambda: coherence.cmi(a, y, b)))")
+    env = {**os.environ, "MALLOC_MMAP_THRESHOLD_": "131072"}
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                         text=True, env=env)
+    try:
+        return float(out.stdout.split()[-1])
+    except (IndexError, ValueError):
+        return None
+
+
 def cmi_scaling(sizes: list[int], threads: list[int], repeat: int,
                 before_commit: str | None) -> list[dict[str, Any]]:
     """One estimate at each size, design and numba thread count: the public ``cmi`` (what
@@ -339,11 +362,11 @@ def cmi_scaling(sizes: list[int], threads: list[int], repeat: int,
                 before.cmi_1d(*(x[:500] for x in args[:5]), *args[5:], full_table(500))
                 t_before, old = _best(lambda args=args, n=n: before.cmi_1d(
                     *args, full_table(n)), reps)
+            extra_mib = _estimate_memory_mib(n, design)
             for t in threads:
                 numba.set_num_threads(t)
                 t_public, value = _best(lambda a=a, y=y, b=b: coherence.cmi(a, y, b), reps)
                 t_array, _ = _best(lambda prep=prep: estimate(prep, 3), reps)
-                extra_mib = _peak_increase_mib(lambda a=a, y=y, b=b: coherence.cmi(a, y, b))
                 row: dict[str, Any] = {
                     "design": design, "n": n, "threads": t, "public_s": t_public,
                     "array_layer_s": t_array, "path": ("parallel" if n >= PARALLEL_MIN_N

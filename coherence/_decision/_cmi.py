@@ -244,8 +244,10 @@ def estimate(p: Prepared, k: int) -> float:
         parallel = p.n >= PARALLEL_MIN_N and numba.get_num_threads() > 1
         gather: Any = _kernels.sorted_keys_parallel if parallel else _kernels.sorted_keys
         kernel: Any = _kernels.cmi_sorted_parallel if parallel else _kernels.cmi_sorted
-        value, _ = kernel(*gather(order, keys.c, keys.kxyz, keys.kxz, keys.kyz, keys.kz),
-                          keys.has_c, k, psi_table(p.n))
+        has_c = keys.has_c
+        inputs = gather(order, keys.c, keys.kxyz, keys.kxz, keys.kyz, keys.kz)
+        del keys, order  # only the sorted copies from here on (memory at large n)
+        value, _ = kernel(*inputs, has_c, k, psi_table(p.n))
         return float(value)
     return _estimate_kdtree(p, k)
 
