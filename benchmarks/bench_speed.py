@@ -460,7 +460,7 @@ def plot(scaling: list[dict[str, Any]], peer: dict[str, Any]) -> None:
     fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.6))
     for design in ("grid", "continuous"):
         for t in sorted({r["threads"] for r in scaling}):
-            pts = [(r["n"], r["public_s"]) for r in scaling
+            pts = [(r["n"], r["array_layer_s"]) for r in scaling
                    if r["threads"] == t and r["design"] == design]
             if pts:
                 left.loglog(*zip(*pts, strict=True), marker="o",
@@ -482,16 +482,17 @@ def plot(scaling: list[dict[str, Any]], peer: dict[str, Any]) -> None:
         if pts:
             left.loglog(*zip(*pts, strict=True), marker="^", linestyle="--", label=label)
     left.set_xlabel("rows n")
-    left.set_ylabel("seconds per CMI estimate")
+    left.set_ylabel("seconds per CMI estimate (sort + kernel)")
     left.grid(True, which="both", alpha=0.3)
     left.legend(fontsize=6)
     biggest = max(r["n"] for r in scaling)
     for design in ("grid", "continuous"):
-        pts = sorted((r["threads"], r["public_s"]) for r in scaling
+        pts = sorted((r["threads"], r["array_layer_s"]) for r in scaling
                      if r["n"] == biggest and r["design"] == design)
         if pts:
             right.plot(*zip(*pts, strict=True), marker="o", label=f"{design}, n = {biggest:,}")
     right.set_xlabel("numba threads")
+    right.set_xticks(sorted({r["threads"] for r in scaling}))
     right.set_ylabel("seconds per estimate")
     right.set_ylim(bottom=0)
     right.grid(True, alpha=0.3)
@@ -520,7 +521,14 @@ def main(argv: list[str] | None = None) -> int:
                         help="largest n for the O(n^2) brute-force reference")
     parser.add_argument("--test-permutations", type=int, default=1000)
     parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--replot", action="store_true",
+                        help="only redraw the plot and the docs tables from --out")
     args = parser.parse_args(argv)
+    if args.replot:
+        saved = json.loads(args.out.read_text(encoding="utf-8"))
+        plot(saved["cmi_scaling"], saved.get("peers") or {})
+        replace_block(DOC, *markers("bench_speed.py"), docs_block(saved))
+        return 0
     import numba
     from threadpoolctl import threadpool_info
 
