@@ -374,3 +374,26 @@ def test_compact_codes_equal_numpy_unique(values, narrow):
         arr = arr % 97 - 13  # a small range: the lookup-table path
     expected = np.unique(arr, return_inverse=True)[1]
     np.testing.assert_array_equal(compact(arr), expected)
+
+
+@given(st.lists(st.integers(0, 5), min_size=1, max_size=80), st.integers(0, 3),
+       st.sampled_from([1, 10**9]))
+def test_grouping_by_sparse_keys_equals_grouping_by_compact_keys(keys, ties, spread):
+    """group_sorted sorts by key with a counting sort when the keys are compact and with
+    a merge sort when they are sparse (permuted keys can span m_x * m_yz values); both
+    give the same strata, members and values."""
+    from coherence._decision._cmi import compact
+    from coherence._decision._kernels import group_sorted
+
+    key = np.asarray(keys, dtype=np.int64)
+    cs = np.sort(np.round(np.random.default_rng(ties).random(len(key)), ties))
+    dense = group_sorted(compact(key), cs)
+    sparse = group_sorted(key * spread, cs)
+    for a, b in zip(dense, sparse, strict=True):
+        np.testing.assert_array_equal(a, b)
+    members, bounds, cg = dense
+    assert bounds[0] == 0 and bounds[-1] == len(key)
+    for s in range(len(bounds) - 1):
+        stratum = members[bounds[s]:bounds[s + 1]]
+        assert len(set(key[stratum])) == 1 and np.all(np.diff(stratum) > 0)
+    np.testing.assert_array_equal(cg, cs[members])
