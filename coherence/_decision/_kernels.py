@@ -845,6 +845,29 @@ def _row_totals(cnt):
 
 
 @njit(cache=True)
+def _halving_search(xt, cnt, link, inv_c, theta, step, obj, new_theta, new_prob):
+    """Step halving along ``-step`` from ``theta`` until the objective does not rise.
+
+    Returns ``(t, objective)`` with the accepted point in ``new_theta`` and its
+    probabilities in ``new_prob``; ``t = -1`` when halving below 1e-8 still does not
+    lower the objective.
+    """
+    g, dt = theta.shape
+    t = 1.0
+    while True:
+        for q in range(g):
+            for j in range(dt):
+                new_theta[q, j] = theta[q, j] - t * step[q * dt + j]
+        new_obj = (_logistic_probs(xt, cnt, link, new_theta, new_prob)
+                   + _logistic_penalty(new_theta, inv_c))
+        if new_obj <= obj + 1e-12 * abs(obj):
+            return t, new_obj
+        if t < 1e-8:
+            return -1.0, new_obj
+        t *= 0.5
+
+
+@njit(cache=True)
 def newton_counts(xt, cnt, link, inv_c, theta0, step_tol, max_iter):
     """Newton's method with step halving for the L2-penalised multinomial logistic model
     of class counts.
@@ -877,26 +900,13 @@ def newton_counts(xt, cnt, link, inv_c, theta0, step_tol, max_iter):
     for it in range(1, max_iter + 1):
         blocks = _gradient_hessian(xt, cnt, total, link, prob, theta, inv_c, grad, hess, xw)
         step, _ = _newton_step(hess, grad, blocks, g, dt, inv_c)
-        biggest = 0.0
-        for s_ in range(size):
-            biggest = max(biggest, abs(step[s_]))
+        biggest = np.max(np.abs(step))
         if biggest < step_tol:
-            for q in range(g):
-                for j in range(dt):
-                    theta[q, j] -= step[q * dt + j]
-            return theta, it
-        t = 1.0
-        while True:
-            for q in range(g):
-                for j in range(dt):
-                    new_theta[q, j] = theta[q, j] - t * step[q * dt + j]
-            new_obj = (_logistic_probs(xt, cnt, link, new_theta, new_prob)
-                       + _logistic_penalty(new_theta, inv_c))
-            if new_obj <= obj + 1e-12 * abs(obj):
-                break
-            if t < 1e-8:  # no descent along the Newton direction: not converged
-                return theta, -1
-            t *= 0.5
+            return theta - step.reshape((g, dt)), it
+        t, new_obj = _halving_search(xt, cnt, link, inv_c, theta, step, obj, new_theta,
+                                     new_prob)
+        if t < 0.0:  # no descent along the Newton direction: not converged
+            return theta, -1
         theta, new_theta = new_theta, theta
         prob, new_prob = new_prob, prob
         obj = new_obj
@@ -960,29 +970,17 @@ def newton_counts_chord(xt, cnt, link, inv_c, theta0, step_tol, max_iter):
         else:
             _gradient(xt, cnt, total, link, prob, theta, inv_c, grad)
             step = _cholesky_apply(hess, grad)
-        biggest = 0.0
-        for s_ in range(size):
-            biggest = max(biggest, abs(step[s_]))
+        biggest = np.max(np.abs(step))
         if biggest < step_tol:
-            for q in range(g):
-                for j in range(dt):
-                    theta[q, j] -= step[q * dt + j]
-            return theta, it
+            return theta - step.reshape((g, dt)), it
         if biggest > 0.25 * previous:
             fresh = True
         previous = biggest
-        t = 1.0
-        while True:
-            for q in range(g):
-                for j in range(dt):
-                    new_theta[q, j] = theta[q, j] - t * step[q * dt + j]
-            new_obj = (_logistic_probs(xt, cnt, link, new_theta, new_prob)
-                       + _logistic_penalty(new_theta, inv_c))
-            if new_obj <= obj + 1e-12 * abs(obj):
-                break
-            if t < 1e-8:
-                return theta, -1
-            t *= 0.5
+        t, new_obj = _halving_search(xt, cnt, link, inv_c, theta, step, obj, new_theta,
+                                     new_prob)
+        if t < 0.0:
+            return theta, -1
+        if t < 1.0:  # the step needed halving: refresh the Hessian
             fresh = True
         theta, new_theta = new_theta, theta
         prob, new_prob = new_prob, prob
