@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from coherence._decision._simulate import Agent, SimulatedStudy, simulate
+from coherence import Agent, SimulatedStudy, simulate
 from coherence._rng import RNGLike, check_rng
 from coherence._validation import check_int, param_error
 

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from coherence._decision._simulate import Agent
+from coherence import Agent
 from coherence._rng import RNGLike, check_rng
 from coherence._validation import check_float, check_int, param_error
 

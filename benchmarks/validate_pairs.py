@@ -9,7 +9,7 @@ Studies come from the independent generator ``benchmarks/pairs_designs.py`` (exa
 expected improvement per pair; nulls with ``E Delta_i = 0`` for every pair, balanced and
 rare base rates of A and B, strong / weak / no relatedness, n = 14, 30, 50, 100), never
 from the package. For each study it computes the three p-values of
-:func:`coherence.conditional_forecasting` (the array layer: ``_bernoulli_pvalue``, the
+:func:`coherence.conditional_forecasting` (the array layer: ``bernoulli_pvalue``, the
 default; ``_ttest``; ``_bootstrap_t``, the default before issue 14), two-sided and
 ``"greater"``, and whether the intervals (bootstrap-t, the default, and normal) contain
 the study's true mean expected improvement. Results go to

@@ -25,8 +25,8 @@ _LAZY: dict[str, str] = {
     "SmallSampleWarning": "._warnings",
     "TiesWarning": "._warnings",
     # the main job
-    "CoherenceReport": "._report._run",
-    "ReportCell": "._report._run",
+    "CoherenceReport": "._report._result",
+    "ReportCell": "._report._result",
     "TEST_NAMES": "._report._registry",
     "report": "._report._run",
     # simulated agents
@@ -132,9 +132,12 @@ _LAZY: dict[str, str] = {
     "frequentist_violation": "._probability._checks",
     "read_consistency_tuples": "._probability._checks",
     # conditional-forecasting coherence over question pairs (issue 5)
-    "PAIRS_COLUMNS": "._probability._pairs",
+    "PAIRS_ALTERNATIVES": "._probability._pairs_result",
+    "PAIRS_CI_METHODS": "._probability._pairs_result",
+    "PAIRS_COLUMNS": "._probability._pairs_result",
+    "PAIRS_TESTS": "._probability._pairs_result",
     "PairsPowerResult": "._probability._power",
-    "PairsResult": "._probability._pairs",
+    "PairsResult": "._probability._pairs_result",
     "conditional_forecasting": "._probability._pairs",
     "pairs_power": "._probability._power",
     "attach_outcomes": "._probability._pairs_io",
@@ -185,11 +188,19 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         iterated_expectation_check,
         random_forest_baseline,
     )
-    from ._probability._pairs import PAIRS_COLUMNS, PairsResult, conditional_forecasting
+    from ._probability._pairs import conditional_forecasting
     from ._probability._pairs_io import attach_outcomes, read_pairs
+    from ._probability._pairs_result import (
+        PAIRS_ALTERNATIVES,
+        PAIRS_CI_METHODS,
+        PAIRS_COLUMNS,
+        PAIRS_TESTS,
+        PairsResult,
+    )
     from ._probability._power import PairsPowerResult, pairs_power
     from ._report._registry import TEST_NAMES
-    from ._report._run import CoherenceReport, ReportCell, report
+    from ._report._result import CoherenceReport, ReportCell
+    from ._report._run import report
     from ._results import RESULT_COLUMNS, CoherenceResult, ConfidenceInterval
     from ._scoring._calibration import (
         CALIBRATION_BINNINGS,

@@ -202,13 +202,13 @@ class CoherenceResult:
         ci = self.confidence_interval
         level = ci.confidence_level
         rows = [
-            ("statistic", _fmt(self.statistic)),
-            ("p-value", _fmt(self.pvalue)),
-            (f"{100 * level:g}% CI", f"[{_fmt(ci.low)}, {_fmt(ci.high)}]"),
+            ("statistic", format_number(self.statistic)),
+            ("p-value", format_number(self.pvalue)),
+            (f"{100 * level:g}% CI", f"[{format_number(ci.low)}, {format_number(ci.high)}]"),
             ("n_obs", str(self.n_obs)),
         ]
         for name, value in self.settings().items():
-            rows.append((name, str(value if not isinstance(value, float) else _fmt(value))))
+            rows.append((name, str(value if not isinstance(value, float) else format_number(value))))
         title = f"{self._test_name} ({self.method})"
         lines = [title]
         for label, text in rows:
@@ -217,7 +217,7 @@ class CoherenceResult:
         return Summary("\n".join(lines), title=title, rows=rows)
 
 
-def _fmt(x: float) -> str:
+def format_number(x: float) -> str:
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return "nan"
     if isinstance(x, float | np.floating):

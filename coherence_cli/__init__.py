@@ -27,49 +27,22 @@ from typing import Any
 from coherence import __version__
 
 from . import _elicit
-
-EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
-
-
-class UsageError(Exception):
-    """A user mistake: reported in one line with exit code 2."""
+from ._common import (
+    EXIT_FAILURE,
+    EXIT_OK,
+    EXIT_USAGE,
+    UsageError,
+    add_report_options,
+    positive_int,
+    print_frame,
+    read_table,
+)
 
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
         print(f"{self.prog}: error: {message} (see '{self.prog} --help')", file=sys.stderr)
         raise SystemExit(EXIT_USAGE)
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1; got {value}")
-    return value
-
-
-def _add_report_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    p.add_argument("--engine", choices=("logistic", "catboost"), default="logistic",
-                   help="leakage classifier (default logistic; catboost = the paper's)")
-    p.add_argument("--permutations", type=_positive_int, default=1000, metavar="B",
-                   help="permutations of the conditional-independence test (default 1000)")
-    p.add_argument("--resamples", type=_positive_int, default=500, metavar="B",
-                   help="bootstrap resamples for intervals (default 500)")
-    p.add_argument("--jobs", type=int, default=1, metavar="N",
-                   help="cells run in parallel (joblib n_jobs; default 1)")
-    p.add_argument("--backend", default=None, metavar="NAME",
-                   help="joblib backend of the cells (loky, threading, multiprocessing, dask, "
-                   "ray: the last two need their package and, for dask, a running client); "
-                   "default joblib's own")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.add_argument("--adjust", choices=("holm", "bh", "none"), default=None,
-                   help="multiplicity adjustment of the p-values across the report (default "
-                   "holm; bh = Benjamini-Hochberg, the default of demo --quick, whose 200 "
-                   "permutations are too few for Holm; raw p-values are kept)")
 
 
 def _build_parser() -> argparse.ArgumentParser:
@@ -87,18 +60,18 @@ def _build_parser() -> argparse.ArgumentParser:
         "of which agent fails which test.")
     demo.add_argument("--quick", action="store_true",
                       help="a smaller, faster study (60 contexts, 200 permutations)")
-    demo.add_argument("--n-contexts", type=_positive_int, default=None, metavar="N",
+    demo.add_argument("--n-contexts", type=positive_int, default=None, metavar="N",
                       help="contexts per agent (default 200, 60 with --quick)")
-    demo.add_argument("--n-repetitions", type=_positive_int, default=5, metavar="R",
+    demo.add_argument("--n-repetitions", type=positive_int, default=5, metavar="R",
                       help="repetitions per context and prompt (default 5)")
     demo.add_argument("--network", default="child", help="bundled network (default child)")
     demo.add_argument("--out", default="coherence-report.html", metavar="PATH",
                       help="HTML report path (default coherence-report.html)")
-    _add_report_options(demo)
+    add_report_options(demo)
 
-    from . import _scores, _test  # the commands' own modules
+    from . import _scores, _test_cmd  # the commands' own modules
 
-    _test.add_parser(sub)
+    _test_cmd.add_parser(sub)
 
     from . import _pairs  # the command's own module
 
@@ -110,46 +83,11 @@ def _build_parser() -> argparse.ArgumentParser:
 
     _consistency.add_parser(sub)
 
-    _elicit.add_parser(sub, _positive_int)
+    _elicit.add_parser(sub, positive_int)
     return parser
 
 
-# --------------------------------------------------------------------------- file input
-def _read_table(path: str) -> Any:
-    import pandas as pd
-
-    p = Path(path)
-    if not p.is_file():
-        raise UsageError(f"no such file: {path}")
-    suffix = p.suffix.lower()
-    try:
-        if suffix in (".parquet", ".pq"):
-            try:
-                return pd.read_parquet(p)
-            except ImportError as exc:
-                raise UsageError("reading parquet needs pyarrow: pip install "
-                                 "'belief-coherence[parquet]' (or pyarrow)") from exc
-        if suffix == ".json":
-            return pd.read_json(p)
-        if suffix in (".csv", ".txt", ".tsv"):
-            return pd.read_csv(p, sep="\t" if suffix == ".tsv" else ",")
-    except (ValueError, pd.errors.ParserError, UnicodeDecodeError) as exc:
-        raise UsageError(f"cannot read {path}: {str(exc).splitlines()[0]}") from exc
-    raise UsageError(f"unsupported file type {suffix or '(none)'} for {path}; "
-                     "expected .csv, .tsv, .parquet or .json")
-
-
 # --------------------------------------------------------------------------- commands
-def _print_frame(frame: Any) -> None:
-    import pandas as pd
-
-    from coherence._report._render import text_table
-
-    frame = frame if isinstance(frame, pd.DataFrame) else pd.DataFrame(frame)
-    named = [n for n in frame.index.names if n is not None]
-    print(text_table(frame.reset_index() if named else frame, width=100))
-
-
 def _verdicts(rep: Any, truth: Any = None, alpha: float = 0.05) -> Any:
     """Per cell: the tests whose p-value is below alpha (and, for simulated agents,
     the tests whose property the agent's design violates)."""
@@ -194,15 +132,15 @@ def _run_demo(args: argparse.Namespace) -> int:
     print(f"belief-coherence {__version__}: {args.network} network, {n_contexts} contexts x "
           f"{args.n_repetitions} repetitions per agent, seed {args.seed}\n")
     print("Ground truth of each simulated agent:")
-    _print_frame(truth)
-    from coherence._report._render import adjust_label
+    print_frame(truth)
+    from coherence._multiplicity import adjust_label
 
     label = adjust_label(rep.settings["adjust"])
     print(f"\nP-values by agent and test, {label} across the report (blank: does not "
           "apply):")
-    _print_frame(rep.summary_table())
+    print_frame(rep.summary_table())
     print(f"\nWhich agent fails which test at alpha = 0.05 ({label} p-values):")
-    _print_frame(_verdicts(rep, truth))
+    print_frame(_verdicts(rep, truth))
     print(f"\nreport written to {args.out} ({time.perf_counter() - start:.0f} s)")
     return EXIT_OK
 
@@ -218,7 +156,7 @@ def _run_elicit(args: argparse.Namespace) -> int:
 
 
 def _run_test(args: argparse.Namespace) -> int:
-    from ._test import run
+    from ._test_cmd import run
 
     return run(args)
 

@@ -7,7 +7,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-from . import EXIT_OK, UsageError, _positive_int, _print_frame, _read_table
+from ._common import EXIT_OK, UsageError, positive_int, print_frame, read_table
 
 __all__ = ["add_parser", "run"]
 
@@ -36,7 +36,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                       "(default paper)")
     cons.add_argument("--tolerance", type=float, default=0.01,
                       help="arbitrage flagged at >= this many nats (default 0.01)")
-    cons.add_argument("--resamples", type=_positive_int, default=999, metavar="B",
+    cons.add_argument("--resamples", type=positive_int, default=999, metavar="B",
                       help="bootstrap resamples over tuples (default 999)")
     cons.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     cons.add_argument("--csv", default=None, metavar="PATH",
@@ -60,7 +60,7 @@ def _read(path: str, checker: str | None) -> Any:
     if checker is None:
         raise UsageError(f"{path}: --checker is needed for a table (only .jsonl files name "
                          "their checker)")
-    data = _read_table(path)
+    data = read_table(path)
     data.attrs["checker"] = checker
     return data
 
@@ -89,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
                      "freq_high": freq.high, "median_freq": res.median_frequentist,
                      "flag_freq": res.share_frequentist_above})
         tables.append(res.table.assign(file=Path(path).name, checker=res.checker))
-    _print_frame(pd.DataFrame(rows))
+    print_frame(pd.DataFrame(rows))
     level = round(arb.confidence_level * 100)  # settings are shared by every file
     note = (f"arb: arbitrage violation (nats), flagged at >= {res.tolerance:g}; freq: "
             f"frequentist violation, flagged at >= {res.gamma * res.sigma:g}; flag: share "

@@ -22,7 +22,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
+from ._common import EXIT_FAILURE, EXIT_OK
 
 #: The first run: a few contexts. ``--full``: the decision paper's design.
 FIRST_RUN: dict[str, Any] = {"n_contexts": 12, "repetitions": 2, "prompts": ["standard"]}

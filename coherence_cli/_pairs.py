@@ -9,14 +9,14 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from . import EXIT_OK, UsageError, _positive_int, _print_frame
+from ._common import EXIT_OK, UsageError, positive_int, print_frame
 
 __all__ = ["add_parser", "run"]
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
     """Register the ``pairs`` command on the sub-parsers ``sub``."""
-    from coherence._probability._pairs import PAIRS_ALTERNATIVES, PAIRS_CI_METHODS, PAIRS_TESTS
+    from coherence import PAIRS_ALTERNATIVES, PAIRS_CI_METHODS, PAIRS_TESTS
 
     pairs = sub.add_parser(
         "pairs", help="conditional-forecasting coherence of question-pair files",
@@ -40,7 +40,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                        help="alternative of p-values and intervals (default: the library's)")
     pairs.add_argument("--ci-method", choices=PAIRS_CI_METHODS, default=None,
                        help="the interval in 'ci_low, ci_high' (default: the library's)")
-    pairs.add_argument("--resamples", type=_positive_int, default=None, metavar="B",
+    pairs.add_argument("--resamples", type=positive_int, default=None, metavar="B",
                        help="Monte Carlo resamples (default: the library's)")
     pairs.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     pairs.add_argument("--csv", default=None, metavar="PATH",
@@ -97,7 +97,7 @@ def _show(args: argparse.Namespace, result: Any) -> None:
     columns = [*cells, *PAIRS_COLUMNS, "n_failed"]
     if table["n_bayes"].gt(0).any():
         columns += ["lotp_feasible_b", "lotp_error_a_mean", "lotp_error_b_mean"]
-    _print_frame(table.loc[:, columns])
+    print_frame(table.loc[:, columns])
     print(f"\nmean_improvement: Brier improvement of P(A | B = b) over P(A); CI and p-value: "
           f"{result.method}.")
     for note in table["note"].dropna().unique():

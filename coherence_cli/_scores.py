@@ -8,7 +8,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-from . import EXIT_OK, UsageError, _positive_int, _print_frame, _read_table
+from ._common import EXIT_OK, UsageError, positive_int, print_frame, read_table
 
 __all__ = ["add_parser", "run"]
 
@@ -51,7 +51,7 @@ def add_parser(sub: Any) -> None:
     scores.add_argument("--calibration", action="store_true",
                         help="also the debiased calibration error (squared l2, with its "
                         "square root) and SmoothECE per model, bootstrap over questions")
-    scores.add_argument("--resamples", type=_positive_int, default=999, metavar="B",
+    scores.add_argument("--resamples", type=positive_int, default=999, metavar="B",
                         help="bootstrap resamples of --forecastbench and --calibration "
                         "(default 999)")
     scores.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
@@ -62,7 +62,7 @@ def add_parser(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from coherence import forecast_scores
 
-    data = _read_table(args.forecasts)
+    data = read_table(args.forecasts)
     if len(data) == 0:
         raise UsageError(f"{args.forecasts} has no rows")
     have = ", ".join(map(str, data.columns[:12]))
@@ -101,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
         result.scores_frame().to_csv(args.csv, index=False)
     for title, frame in extra:
         print("\n" + textwrap.fill(title, width=100))
-        _print_frame(frame)
+        print_frame(frame)
     return EXIT_OK
 
 

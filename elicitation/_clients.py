@@ -27,7 +27,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from coherence._decision._simulate import Agent, snap_to_grid
+from coherence import Agent, snap_to_grid
 from coherence._validation import check_choice, check_float, check_int, param_error
 
 from ._parsing import PAPER_DECISION_LABELS

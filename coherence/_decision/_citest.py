@@ -14,7 +14,6 @@ import numpy as np
 
 from .._resampling import (
     cluster_draws,
-    cluster_members,
     cluster_resample_rows,
     group_codes,
     grouped_folds,
@@ -36,6 +35,7 @@ from .._validation import (
 from .._warnings import DegenerateDataWarning, NotCalibratedWarning, SmallSampleWarning
 from ._cmi import Prepared, combine, estimate, keys_1d, psi_table
 from ._design import evidence_columns, require_design_columns
+from ._permutation import block_layout, outcome_units, units_and_blocks
 
 __all__ = ["CITestResult", "ci_test"]
 
@@ -242,120 +242,6 @@ def _constant_within(values: np.ndarray, groups: np.ndarray) -> bool:
     return bool(np.all(np.all(v[1:] == v[:-1], axis=1) | ~same_group))
 
 
-def _block_layout(unit_cond: np.ndarray, sizes: np.ndarray,
-                  k_perm: int) -> tuple[np.ndarray, np.ndarray]:
-    """Blocks of exchangeable units: ``(block_start, sorted units)``.
-
-    ``unit_cond`` has one row per unit, ``[discrete stratum, values...]``. Units
-    are sorted by (size, stratum, values); runs of equal values form blocks,
-    and runs with fewer than ``k_perm`` units are merged with their neighbours
-    (in that order, within the same size and stratum) until each block holds at
-    least ``k_perm`` units. A stratum with a single unit is a block of one unit,
-    which no permutation moves.
-    """
-    keys = [unit_cond[:, j] for j in range(unit_cond.shape[1] - 1, -1, -1)] + [sizes]
-    srt = np.lexsort(keys)
-    u_cond = unit_cond[srt]
-    u_size = sizes[srt]
-    stratum_change = np.ones(len(srt), dtype=bool)
-    tie_change = np.ones(len(srt), dtype=bool)
-    if len(srt) > 1:
-        stratum_change[1:] = (u_size[1:] != u_size[:-1]) | (u_cond[1:, 0] != u_cond[:-1, 0])
-        tie_change[1:] = stratum_change[1:] | np.any(u_cond[1:] != u_cond[:-1], axis=1)
-    block_starts: list[int] = []
-    t = 0
-    m = len(srt)
-    while t < m:
-        s = t  # start of a stratum
-        t += 1
-        while t < m and not stratum_change[t]:
-            t += 1
-        ties = [s, *[i for i in range(s + 1, t) if tie_change[i]], t]
-        cur = ties[0]
-        local: list[int] = []
-        for j in range(1, len(ties)):
-            if ties[j] - cur >= k_perm or j == len(ties) - 1:
-                local.append(cur)
-                cur = ties[j]
-        # a final short run joins the previous block of the stratum
-        if len(local) > 1 and t - local[-1] < k_perm:
-            local.pop()
-        block_starts.extend(local)
-    block_start = np.array([*block_starts, m], dtype=np.int64)
-    return block_start, np.ascontiguousarray(srt, dtype=np.int64)
-
-
-def _units_and_blocks(cond: np.ndarray, groups: np.ndarray, use_contexts: bool,
-                      k_perm: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Exchangeable units of an action permutation (rows or whole contexts) and
-    the blocks they are shuffled in (see :func:`_block_layout`)."""
-    n = len(groups)
-    if use_contexts:
-        order, starts = cluster_members(groups)
-        unit_rows = order
-        unit_start = starts.astype(np.int64)
-        first = order[starts[:-1]]
-        unit_cond = cond[first]
-    else:
-        unit_rows = np.arange(n, dtype=np.int64)
-        unit_start = np.arange(n + 1, dtype=np.int64)
-        unit_cond = cond
-    block_start, srt = _block_layout(unit_cond, np.diff(unit_start), k_perm)
-    return (unit_start, np.ascontiguousarray(unit_rows, dtype=np.int64), block_start, srt)
-
-
-def _context_effects(belief: np.ndarray, ev_disc: np.ndarray, groups: np.ndarray,
-                     n_iter: int = 50) -> np.ndarray:
-    """Each context's level of logit(belief) once the rows' evidence effects are removed.
-
-    Two-way additive fit ``logit(p_cr) = alpha_c + beta_{e_cr}`` by alternating
-    means (evidence effects centred); returns ``alpha``. Used to match contexts
-    whose rows carry different evidence (evidence varying within a context).
-    """
-    p = np.clip(belief, 0.005, 0.995)
-    lp = np.log(p / (1.0 - p))
-    n_groups = int(groups.max()) + 1
-    n_ev = int(ev_disc.max()) + 1
-    cnt_g = np.bincount(groups, minlength=n_groups).astype(np.float64)
-    cnt_e = np.maximum(np.bincount(ev_disc, minlength=n_ev), 1).astype(np.float64)
-    alpha = np.bincount(groups, weights=lp, minlength=n_groups) / cnt_g
-    for _ in range(n_iter):
-        beta = np.bincount(ev_disc, weights=lp - alpha[groups], minlength=n_ev) / cnt_e
-        beta -= beta.mean()
-        new = np.bincount(groups, weights=lp - beta[ev_disc], minlength=n_groups) / cnt_g
-        if np.max(np.abs(new - alpha)) < 1e-10:
-            alpha = new
-            break
-        alpha = new
-    return alpha
-
-
-def _outcome_units(outcome: np.ndarray, belief: np.ndarray, z_cont: np.ndarray,
-                   ev_disc: np.ndarray, groups: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Units of an outcome permutation: ``(y of each context, its matching summary)``.
-
-    The summary of a context is ``[evidence stratum, mean of each conditioning
-    coordinate]`` when the discrete evidence is constant within the context;
-    when it varies within contexts the stratum is dropped and the belief is
-    summarised by the context's level after removing the evidence effects
-    (:func:`_context_effects`).
-    """
-    n_groups = int(groups.max()) + 1
-    cnt = np.bincount(groups, minlength=n_groups).astype(np.float64)
-    y_unit = np.zeros(n_groups, dtype=np.int64)
-    y_unit[groups] = outcome
-    means = np.column_stack([np.bincount(groups, weights=z_cont[:, j], minlength=n_groups)
-                             / cnt for j in range(z_cont.shape[1])])
-    first = np.full(n_groups, -1, dtype=np.int64)
-    first[groups[::-1]] = ev_disc[::-1]
-    if np.all(first[groups] == ev_disc):
-        stratum = first.astype(np.float64)
-    else:
-        stratum = np.zeros(n_groups)
-        means[:, 0] = _context_effects(belief, ev_disc, groups)
-    return y_unit, np.column_stack([stratum, means])
-
-
 def _auto_k(cond: np.ndarray, groups: np.ndarray) -> int:
     """The design's k: 3 unless a row's tied rows come mostly from its own context.
 
@@ -386,7 +272,7 @@ def _outcome_null(prep: Prepared, k: int, y_unit: np.ndarray, groups: np.ndarray
                   seeds: np.ndarray) -> np.ndarray:
     """Estimates after permuting the contexts' outcomes inside blocks, one per seed."""
     if prep.n_continuous <= 1:
-        from ._kernels import unit_permutation_null
+        from ._kernels_cmi import unit_permutation_null
 
         keys = keys_1d(prep)
         m_z = int(keys.kz.max()) + 1
@@ -486,7 +372,7 @@ def _warn_undefined(statistic: float) -> None:
 
 def _estimates_on(prep: Prepared, k: int, rows: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     if prep.n_continuous <= 1:
-        from ._kernels import resample_estimates
+        from ._kernels_cmi import resample_estimates
 
         keys = keys_1d(prep)
         longest = int(np.max(np.diff(offsets)))
@@ -505,7 +391,7 @@ def _permutation_null(prep: Prepared, k: int, blocks: tuple[np.ndarray, ...],
                       seeds: np.ndarray) -> np.ndarray:
     unit_start, unit_rows, block_start, block_units = blocks
     if prep.n_continuous <= 1:
-        from ._kernels import permutation_null
+        from ._kernels_cmi import permutation_null
 
         keys = keys_1d(prep)
         m_yz = int(keys.kyz.max()) + 1
@@ -844,17 +730,17 @@ def _ci_test(design: _Design, opt: dict[str, Any], gen: np.random.Generator) -> 
                    else "contexts" if cond_constant else "rows")
     seeds = kernel_seeds(gen, B)
     if permute == "outcomes":
-        y_unit, unit_cond = _outcome_units(design.outcome, b_prob, z_cont, design.ev_disc,
+        y_unit, unit_cond = outcome_units(design.outcome, b_prob, z_cont, design.ev_disc,
                                            groups)
         # when the conditioning varies within contexts, a context's mean is as precise
         # as its number of rows: only contexts of equal size are exchangeable
         sizes = (np.ones(n_groups, np.int64) if cond_constant
                  else np.bincount(groups, minlength=n_groups).astype(np.int64))
-        block_start, block_units = _block_layout(unit_cond, sizes, opt["k_perm"])
+        block_start, block_units = block_layout(unit_cond, sizes, opt["k_perm"])
         movable = int(np.sum(np.diff(block_start)[np.diff(block_start) > 1]))
         null = _outcome_null(prep, k, y_unit, groups, block_start, block_units, seeds)
     else:
-        blocks = _units_and_blocks(cond, groups, permute == "contexts", opt["k_perm"])
+        blocks = units_and_blocks(cond, groups, permute == "contexts", opt["k_perm"])
         movable = int(np.sum(np.diff(blocks[2])[np.diff(blocks[2]) > 1]))
         null = _permutation_null(prep, k, blocks, seeds)
     if movable == 0 or not np.isfinite(statistic):

@@ -180,12 +180,12 @@ def combine(codes: list[np.ndarray], n: int) -> np.ndarray:
 
 
 #: Entries of the digamma table handed to the kernels; larger counts use the
-#: asymptotic series of :func:`._kernels.psi_int` (exact to a unit in the last place).
+#: asymptotic series of :func:`._kernels_cmi.psi_int` (exact to a unit in the last place).
 PSI_TABLE_SIZE = 4096
 
 
 def psi_table(n: int) -> np.ndarray:
-    """Digamma of 0..min(n, PSI_TABLE_SIZE) (``-inf`` at 0), for :func:`._kernels.psi_int`."""
+    """Digamma of 0..min(n, PSI_TABLE_SIZE) (``-inf`` at 0), for :func:`._kernels_cmi.psi_int`."""
     from scipy.special import digamma
 
     m = min(n, PSI_TABLE_SIZE)
@@ -237,7 +237,7 @@ def estimate(p: Prepared, k: int) -> float:
     if p.n_continuous <= 1:
         import numba
 
-        from . import _kernels
+        from . import _kernels_cmi as _kernels
 
         keys = keys_1d(p)
         order = np.argsort(keys.c)  # ties in any order: the estimate does not see it

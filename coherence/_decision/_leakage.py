@@ -43,9 +43,9 @@ from .._validation import (
     probability_column,
 )
 from .._warnings import DegenerateDataWarning, SmallSampleWarning
-from ._citest import _block_layout, _outcome_units
 from ._cmi import combine
 from ._design import evidence_columns, require_design_columns
+from ._permutation import block_layout, outcome_units
 
 __all__ = ["LeakageResult", "leakage_test"]
 
@@ -305,8 +305,10 @@ def _improvement(base: float, full: float) -> float:
 REFIT_MARGIN = 0.05
 #: ... and those within this multiple of :func:`sklearn_error_scale` of it.
 SCALE_MARGIN = 1.0
-#: Replay scikit-learn's solver (:func:`._kernels.sklearn_newton`) for the permutations
-#: within the margin instead of calling scikit-learn (see :func:`_fast_logistic_null`).
+#: Replay scikit-learn's solver (:func:`._kernels_logistic.sklearn_newton`) for the permutations
+#: within the margin instead of calling scikit-learn (see :func:`_fast_logistic_null`); only
+#: on a scikit-learn release the replay was checked against
+#: (:func:`._kernels_logistic.replay_matches_installed`).
 REPLAY_SKLEARN = True
 #: Largest difference (relative to ``max(1, |S|)``) tolerated between a replayed and
 #: scikit-learn's statistic (rounding: about 1e-13 measured).
@@ -388,7 +390,7 @@ def _fast_logistic_null(designs: list[np.ndarray], p: np.ndarray, y: np.ndarray,
 
     1. Every permutation is refitted by :mod:`._logistic`'s Newton solver, warm-started
        from the observed fit of the fold, on the training rows merged by (distinct base
-       row, outcome) (:func:`._kernels.logistic_null`, permutations in parallel on
+       row, outcome) (:func:`._kernels_logistic.logistic_null`, permutations in parallel on
        numba's threads). It reaches the optimum of scikit-learn's objective, where
        scikit-learn stops earlier (its ``tol``): the two permuted statistics differ by
        scikit-learn's solver error (measured: up to 0.088 percentage points, at
@@ -396,7 +398,7 @@ def _fast_logistic_null(designs: list[np.ndarray], p: np.ndarray, y: np.ndarray,
     2. The permutations whose fast statistic lies within the margin
        ``max(REFIT_MARGIN * max(1, |S|), SCALE_MARGIN * sklearn_error_scale)`` of the
        observed ``S`` (or did not converge) need scikit-learn's own statistic. With
-       ``REPLAY_SKLEARN``, :func:`._kernels.sklearn_newton` replays scikit-learn's
+       ``REPLAY_SKLEARN``, :func:`._kernels_logistic.sklearn_newton` replays scikit-learn's
        solver (its iterates from zero and its stopping rule; the same statistic up to
        rounding, about 1e-13), first on the observed outcome, whose statistic must
        equal ``S`` within ``REPLAY_CHECK * max(1, |S|)`` (else this scikit-learn is
@@ -425,7 +427,7 @@ def _fast_logistic_null(designs: list[np.ndarray], p: np.ndarray, y: np.ndarray,
         starts = [fit_logistic(_with_outcome(designs[f], p, y)[train], a[train], n_classes, c)
                   for f, (train, _) in enumerate(folds)]
         if len({d.shape[1] for d in designs}) == 1:
-            from ._kernels import logistic_null
+            from ._kernels_logistic import logistic_null, replay_matches_installed
             from ._logistic import MAX_ITER, NULL_STEP_TOL, link
 
             # each fold's distinct base-design rows (with their belief): the kernel merges
@@ -480,7 +482,7 @@ def _fast_logistic_null(designs: list[np.ndarray], p: np.ndarray, y: np.ndarray,
         null[unmoved] = statistic
         redo = np.flatnonzero(~unmoved & (np.isnan(null) | (np.abs(null - statistic) <= margin)))
         replayed = np.full(len(redo), math.nan)
-        if REPLAY_SKLEARN and run is not None and len(redo):
+        if run is not None and REPLAY_SKLEARN and replay_matches_installed() and len(redo):
             observed = run(y[None, :], True)[0]
             if abs(observed - statistic) <= REPLAY_CHECK * unit:
                 replayed = run(y_perms[redo], True)
@@ -518,13 +520,13 @@ def permutation_blocks(p: np.ndarray, ev: _Evidence, y: np.ndarray, groups: np.n
         groups, minlength=n_groups)
     if np.all((y_group == 0.0) | (y_group == 1.0)):
         permute = "outcomes"
-        y_unit, unit_cond = _outcome_units(y, p, z, stratum, groups)
+        y_unit, unit_cond = outcome_units(y, p, z, stratum, groups)
         unit_cond = np.round(unit_cond, 12)
     else:
         permute = "rows"
         y_unit = y.copy()
         unit_cond = np.column_stack([stratum.astype(np.float64), z])
-    block_start, order = _block_layout(unit_cond, np.ones(len(y_unit), np.int64), k_perm)
+    block_start, order = block_layout(unit_cond, np.ones(len(y_unit), np.int64), k_perm)
     block = np.empty(len(y_unit), dtype=np.int64)
     block[order] = np.repeat(np.arange(len(block_start) - 1), np.diff(block_start))
     return permute, y_unit.astype(np.int64), block

@@ -24,11 +24,11 @@ solution is then good to about 1e-12), so the two agree to scikit-learn's
 tolerance (``tests/decision/test_logistic.py`` checks the probabilities against
 scikit-learn run to ``tol=1e-13``, to 1e-7, on random problems).
 
-The kernel (:func:`coherence._decision._kernels.newton_counts`) works on *counts*:
+The kernel (:func:`coherence._decision._kernels_logistic.newton_counts`) works on *counts*:
 one row per distinct feature vector with how many observations of each class share
 it, the same objective as the rows repeated; the leakage null merges its training
 rows that way. Where the p-value needs scikit-learn's own (tolerance-stopped)
-statistic, :func:`coherence._decision._kernels.sklearn_newton` replays
+statistic, :func:`coherence._decision._kernels_logistic.sklearn_newton` replays
 scikit-learn's solver instead (see ``_leakage._fast_logistic_null``).
 """
 
@@ -43,7 +43,7 @@ __all__ = ["LogisticFit", "fit_logistic", "link", "predict_logistic"]
 
 #: Newton's method stops when the largest coordinate of the step is below this.
 STEP_TOL = 1e-7
-#: The leakage null's refits (:func:`coherence._decision._kernels.newton_counts_chord`,
+#: The leakage null's refits (:func:`coherence._decision._kernels_logistic.newton_counts_chord`,
 #: linear convergence once the Hessian is kept) stop at this step: the optimum to about
 #: 1e-10, far below what the permuted statistics need (their margin is 0.05 points).
 NULL_STEP_TOL = 1e-9
@@ -94,11 +94,11 @@ def fit_logistic(x: np.ndarray, a: np.ndarray, n_classes: int, c: float,
 
     ``a`` holds class codes 0..K-1, each present. Newton's method with step halving
     on the objective (the numba kernel
-    :func:`coherence._decision._kernels.newton_logistic`), from ``init`` (warm
+    :func:`coherence._decision._kernels_logistic.newton_logistic`), from ``init`` (warm
     start) or zeros; it stops after a step whose largest coordinate is below
     ``STEP_TOL``.
     """
-    from ._kernels import newton_logistic
+    from ._kernels_logistic import newton_logistic
 
     n, d = x.shape
     lk = link(n_classes)

@@ -337,7 +337,7 @@ def permutation_null(values: np.ndarray, first: np.ndarray, groups: np.ndarray,
     mf = m.astype(np.float64)
     x = np.bincount(values, weights=first, minlength=n_values)
     observed: Any = _lr_fixed_m(x, m, mf)
-    from ._kernels import isotonic_lr_rows
+    from ._kernels_isotonic import isotonic_lr_rows
 
     if coarse is not None:
         n_coarse = int(coarse.max()) + 1

@@ -29,7 +29,7 @@ import pandas as pd
 from .._intervals import t_interval, wilson_interval
 from .._results import CoherenceResult
 from .._validation import check_float, param_error, probability_array
-from ._checks import _frequentist, overlap_distance
+from ._checks import frequentist_terms, overlap_distance
 
 __all__ = [
     "UPDATE_CLASSES",
@@ -597,7 +597,7 @@ def negation_check(p_a: Any, p_not_a: Any, *, beta: float = 1e-3,
     arr = _probabilities(owner, p_a=p_a, p_not_a=p_not_a)
     p, q = arr["p_a"], arr["p_not_a"]
     arbitrage = overlap_distance(p * (1 - q), (1 - p) * q)
-    frequentist = _frequentist("negation", np.column_stack([p, q]), beta)
+    frequentist = frequentist_terms("negation", np.column_stack([p, q]), beta)
     n = len(p)
     return NegationCheckResult(
         statistic=float(arbitrage.mean()), pvalue=np.nan,

@@ -147,7 +147,7 @@ def _basic_violation(name: str, f: np.ndarray) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- frequentist
-def _frequentist(name: str, f: np.ndarray, beta: float) -> np.ndarray:
+def frequentist_terms(name: str, f: np.ndarray, beta: float) -> np.ndarray:
     """The authors' frequentist violations (their final ``frequentist_violation``)."""
     c = [f[:, j] for j in range(f.shape[1])]
 
@@ -242,7 +242,7 @@ def frequentist_violation(checker: str, forecasts: Any, *, beta: float = 1e-3,
     definition = check_choice(definition, "definition", owner, ("paper", "code"))
     beta = check_float(beta, "beta", owner, low=0.0, low_open=True)
     f = _forecast_matrix(forecasts, spec, owner)
-    out = _frequentist(spec.name, f, beta)
+    out = frequentist_terms(spec.name, f, beta)
     if definition == "code":
         out = np.where(_basic_violation(spec.name, f) < _CODE_BASIC, 0.0, out)
     return out
@@ -714,7 +714,7 @@ def consistency_check(data: Any, checker: str, *, columns: Mapping[str, str] | N
                                      "an empty table"))
     f = np.column_stack([probability_column(df, names[q], owner=owner) for q in spec.questions])
     arbitrage, gap = _arbitrage(spec, f, definition)
-    frequentist = _frequentist(spec.name, f, beta)
+    frequentist = frequentist_terms(spec.name, f, beta)
     if definition == "code":
         frequentist = np.where(_basic_violation(spec.name, f) < _CODE_BASIC, 0.0, frequentist)
     n = len(f)

@@ -14,8 +14,8 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -27,14 +27,11 @@ from .._resampling import (
     monte_carlo_pvalue,
     rows_by_key,
 )
-from .._results import CoherenceResult, ConfidenceInterval, Summary
+from .._results import ConfidenceInterval
 from .._rng import RNGLike, check_rng
 from .._validation import (
     as_dataframe,
     binary_column,
-    check_choice,
-    check_float,
-    check_int,
     no_missing,
     numeric_column,
     param_error,
@@ -48,6 +45,17 @@ from ._axioms import (
     classify_updates,
     total_probability_feasible,
 )
+from ._pairs_cells import finish_cells, prepare_cells
+from ._pairs_result import (
+    EXTRA_TABLE_COLUMNS,
+    PAIRS_ALTERNATIVES,
+    PAIRS_CI_METHODS,
+    PAIRS_COLUMNS,
+    PAIRS_TESTS,
+    PairsResult,
+    category_sort_key,
+    check_options,
+)
 
 __all__ = [
     "PAIRS_ALTERNATIVES",
@@ -57,108 +65,6 @@ __all__ = [
     "PairsResult",
     "conditional_forecasting",
 ]
-
-#: The leading columns of :attr:`PairsResult.table` (``model`` is prepended when present).
-PAIRS_COLUMNS: tuple[str, ...] = (
-    "category", "n", "mean_improvement", "ci_low", "ci_high", "pvalue", "mean_sensitivity",
-    "win_rate", "monotonic", "partial", "no_update", "inconsistent", "lotp_feasible",
-    "bayes_consistent", "bayes_error_mean",
-)
-
-#: Extra columns of :attr:`PairsResult.table` (both intervals, spread, Bayes support).
-_EXTRA_TABLE_COLUMNS: tuple[str, ...] = (
-    "sd_improvement", "pvalue_bernoulli", "pvalue_bernoulli_conservative", "pvalue_t",
-    "pvalue_bootstrap_t", "ci_low_bernoulli", "ci_high_bernoulli", "ci_low_normal",
-    "ci_high_normal", "ci_low_bootstrap", "ci_high_bootstrap", "ci_low_bootstrap_t",
-    "ci_high_bootstrap_t", "n_bayes",
-)
-
-#: The p-value tests and interval methods of conditional_forecasting.
-PAIRS_TESTS: tuple[str, ...] = ("bernoulli", "bernoulli-conservative", "t", "bootstrap-t")
-#: The alternatives of conditional_forecasting (as in scipy.stats).
-PAIRS_ALTERNATIVES: tuple[str, ...] = ("two-sided", "greater", "less")
-PAIRS_CI_METHODS: tuple[str, ...] = ("bernoulli", "bootstrap-t", "normal", "bootstrap")
-
-_CATEGORY_ORDER = ("strong", "weak", "none")
-
-REQUIRED_TABLE = ("pair", "category", "p_a", "p_a_given_b1", "p_a_given_b0", "a_outcome",
-                   "b_outcome")
-
-
-# --------------------------------------------------------------------------- result
-@dataclass(frozen=True, slots=True)
-class PairsResult(CoherenceResult):
-    """Result of :func:`conditional_forecasting`.
-
-    The headline (``statistic``, ``pvalue``, ``confidence_interval``) is the
-    mean Brier improvement over all pairs pooled, with the same test and
-    interval as the per-category rows; :meth:`to_frame` gives it as one row.
-    The per-category table is the product: :attr:`table`, whose first columns
-    are :data:`PAIRS_COLUMNS` (``model`` first when the input had a model
-    column), followed by extra columns (both intervals, ``sd_improvement``,
-    ``n_bayes``).
-
-    Attributes
-    ----------
-    table : pandas.DataFrame
-        One row per (model,) category.
-    improvement : numpy.ndarray
-        Per-pair Brier improvement, in input row order.
-    pvalue_method : str
-        Which p-value (the ``test`` argument) the ``pvalue`` column holds: ``"bernoulli"`` (the
-        default: A's outcomes simulated under the no-improvement null, mid-p),
-        ``"bernoulli-conservative"`` (the same with ties counted in full), ``"t"`` (Student
-        t) or ``"bootstrap-t"``.
-    alternative : str
-        ``"two-sided"``, ``"greater"`` (conditioning helps) or ``"less"`` (it hurts), for the
-        p-values and the interval (one-sided alternatives give one-sided intervals).
-    ci_method : str
-        Which interval the ``ci_low, ci_high`` columns hold: ``"bernoulli"`` (the
-        default: the inverted Bernoulli test), ``"bootstrap-t"`` (symmetric studentized
-        bootstrap, the default before issue 14), ``"normal"`` (mean +- z SE, what the
-        field reports) or ``"bootstrap"`` (percentile).
-    by : str
-        The grouping column.
-    n_resamples, tol, eps : int, float, float
-        Settings used.
-    n_failed : int
-        Failed records skipped (rows with a non-missing ``error``); the table counts
-        them per cell and category in ``n_failed``.
-    pool : bool
-        Whether runs (and variants) of a model were pooled into one cell.
-    """
-
-    table: pd.DataFrame = field(repr=False, compare=False, default_factory=pd.DataFrame)
-    improvement: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0))
-    pvalue_method: str = "bernoulli"
-    alternative: str = "two-sided"
-    ci_method: str = "bernoulli"
-    by: str = "category"
-    n_resamples: int = 9999
-    tol: float = 0.05
-    eps: float = 0.02
-    n_failed: int = 0
-    pool: bool = False
-
-    _test_name: ClassVar[str] = "conditional_forecasting"
-    _extra_columns: ClassVar[tuple[str, ...]] = (
-        "pvalue_method", "alternative", "ci_method", "by", "n_resamples", "tol", "eps",
-        "n_failed", "pool")
-
-    def summary_frame(self) -> pd.DataFrame:
-        """Alias of :meth:`to_frame`: the one-row pooled summary."""
-        return self.to_frame()
-
-    def summary(self) -> Summary:
-        """The pooled headline and the per-category table, formatted."""
-        head = CoherenceResult.summary(self)
-        cells = [c for c in ("run", "model", "variant") if c in self.table.columns]
-        cols = cells + list(PAIRS_COLUMNS) + ["n_failed"]
-        categories = self.table.loc[:, [c for c in cols if c in self.table.columns]]
-        with pd.option_context("display.width", 200, "display.max_columns", 30,
-                               "display.float_format", "{:.4g}".format):
-            text = categories.to_string(index=False)
-        return head.extend("\n\n" + text, tables=[("per category", categories)])
 
 
 # --------------------------------------------------------------------------- computation
@@ -404,7 +310,7 @@ def _bernoulli_null(p_a: np.ndarray, p_cond: np.ndarray, improvement: np.ndarray
     return null
 
 
-def _bernoulli_pvalue(p_a: np.ndarray, p_cond: np.ndarray, improvement: np.ndarray,
+def bernoulli_pvalue(p_a: np.ndarray, p_cond: np.ndarray, improvement: np.ndarray,
                       n_resamples: int, rng: np.random.Generator,
                       alternative: str = "two-sided", mid_p: bool = True) -> float:
     r"""Monte Carlo p-value of the mean improvement with A's outcomes drawn under the null.
@@ -479,11 +385,6 @@ def _bernoulli_all(p_a: np.ndarray, p_cond: np.ndarray, x: np.ndarray, n_resampl
     p_mid = _side_pvalue(*null.sides(0.0, True), alternative)
     p_cons = _side_pvalue(*null.sides(0.0, False), alternative)
     return (p_mid, p_cons, *_bernoulli_ci(null, confidence_level, alternative))
-
-
-def _category_sort_key(value: Any) -> tuple[int, str]:
-    s = str(value)
-    return (_CATEGORY_ORDER.index(s), "") if s in _CATEGORY_ORDER else (len(_CATEGORY_ORDER), s)
 
 
 def conditional_forecasting(
@@ -687,7 +588,7 @@ def conditional_forecasting(
     >>> res.alternative, round(res.pvalue, 3), res.confidence_interval.high
     ('greater', 0.441, inf)
     """
-    from ._pairs_cells import finish_cells, prepare_cells  # issue 15: runs, failures, no outcomes
+    # runs, failures, no outcomes
 
     cells = prepare_cells(
         pairs, by=by, pair=pair, run=run, model=model, variant=variant, failed=failed,
@@ -730,22 +631,6 @@ class _PairsInput:
     gen: np.random.Generator
 
 
-def check_options(confidence_level: Any, test: Any, alternative: Any, ci_method: Any,
-                  n_resamples: Any, tol: Any, eps: Any, owner: str
-                  ) -> tuple[float, str, str, str, int, float, float]:
-    """The settings of :func:`conditional_forecasting`, validated (shared by the cells
-    layer, which checks them also when no cell has outcomes)."""
-    confidence_level = check_float(confidence_level, "confidence_level", owner, low=0.0,
-                                   high=1.0, low_open=True, high_open=True)
-    test = check_choice(test, "test", owner, PAIRS_TESTS)
-    alternative = check_choice(alternative, "alternative", owner, PAIRS_ALTERNATIVES)
-    ci_method = check_choice(ci_method, "ci_method", owner, PAIRS_CI_METHODS)
-    n_resamples = check_int(n_resamples, "n_resamples", owner, low=1)
-    tol = check_float(tol, "tol", owner, low=0.0, high=1.0)
-    eps = check_float(eps, "eps", owner, low=0.0, high=1.0)
-    return confidence_level, test, alternative, ci_method, n_resamples, tol, eps
-
-
 def _conditional_forecasting_iv(
     pairs: Any, by: str, p_a: str, p_a_given_b1: str, p_a_given_b0: str, a_outcome: str,
     b_outcome: str, p_b: str, p_b_given_a1: str, p_b_given_a0: str, model: str,
@@ -785,7 +670,7 @@ def _conditional_forecasting_iv(
         bayes_error = np.full(len(df), np.nan)
 
     groups = rows_by_key(df, group_cols)
-    keys = sorted(groups, key=lambda k: tuple(_category_sort_key(v) for v in k))
+    keys = sorted(groups, key=lambda k: tuple(category_sort_key(v) for v in k))
     return _PairsInput(
         p_a=pa, p_a_given_b1=p1, p_a_given_b0=p0, a=a, b=b, bayes_error=bayes_error,
         group_cols=group_cols, group_keys=keys, group_rows=[groups[k] for k in keys], by=by,
@@ -857,7 +742,7 @@ def _conditional_forecasting(iv: _PairsInput) -> PairsResult:
         })
         rows.append(row)
     columns = [*iv.group_cols[:-1], "category", *list(PAIRS_COLUMNS[1:]),
-               *list(_EXTRA_TABLE_COLUMNS)]
+               *list(EXTRA_TABLE_COLUMNS)]
     table = pd.DataFrame(rows).rename(columns={iv.by: "category"}).loc[:, columns]
     table["category"] = table["category"].astype(object)
     if "model" in table.columns:

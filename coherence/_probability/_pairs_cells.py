@@ -48,6 +48,13 @@ from ._axioms import (
     total_probability_error,
     total_probability_feasible,
 )
+from ._pairs_result import (
+    EXTRA_TABLE_COLUMNS,
+    PAIRS_COLUMNS,
+    PairsResult,
+    category_sort_key,
+    check_options,
+)
 
 __all__ = [
     "CELL_TABLE_COLUMNS",
@@ -107,11 +114,10 @@ class PairsCells:
 
 
 def _sort_key(value: Any) -> tuple[int, str]:
-    from ._pairs import _category_sort_key
 
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return (99, "")
-    return _category_sort_key(value)
+    return category_sort_key(value)
 
 
 def _py(value: Any) -> Any:
@@ -136,7 +142,6 @@ def prepare_cells(
     """Validate, skip failed rows, form cells and find the resolved ones (see module doc).
 
     Called by :func:`conditional_forecasting` only: its warnings point two frames up."""
-    from ._pairs import check_options
 
     owner = "conditional_forecasting"
     df = as_dataframe(pairs, name="pairs", owner=owner)
@@ -321,7 +326,6 @@ def outcome_free_table(frame: pd.DataFrame, group_cols: list[str], columns: dict
 def finish_cells(result: Any, cells: PairsCells) -> Any:
     """The :class:`PairsResult` of every cell: the array layer's ``result`` for the resolved
     cells (``None`` when there are none), completed as the module doc says."""
-    from ._pairs import _EXTRA_TABLE_COLUMNS, PAIRS_COLUMNS, PairsResult
 
     cell_cols, by = cells.cell_cols, cells.by
     group = [*cell_cols, "category"]
@@ -329,7 +333,7 @@ def finish_cells(result: Any, cells: PairsCells) -> Any:
     if by != "category":
         frame = frame.drop(columns="category", errors="ignore").rename(columns={by: "category"})
     free = outcome_free_table(frame, group, cells.columns, cells.tol, cells.eps)
-    all_columns = [*group, *PAIRS_COLUMNS[1:], *_EXTRA_TABLE_COLUMNS, *CELL_TABLE_COLUMNS]
+    all_columns = [*group, *PAIRS_COLUMNS[1:], *EXTRA_TABLE_COLUMNS, *CELL_TABLE_COLUMNS]
 
     parts = []
     if result is not None:

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from .._intervals import FLAT_SD, is_flat, wilson_interval
-from .._results import Summary, _fmt
+from .._results import Summary, format_number
 from .._rng import RNGLike, check_rng
 from .._validation import (
     as_dataframe,
@@ -120,7 +120,7 @@ class PairsPowerResult:
 
     def summary(self) -> Summary:
         """The planned size, its power and the settings, formatted."""
-        rows = [(f.name, _fmt(getattr(self, f.name))) for f in dataclasses.fields(self)
+        rows = [(f.name, format_number(getattr(self, f.name))) for f in dataclasses.fields(self)
                 if f.name != "method"]
         title = f"{self._name} ({self.method})"
         text = "\n".join([title, *(f"  {k:<20} {v}" for k, v in rows)])
@@ -263,14 +263,14 @@ def _simulate_bernoulli_power(p_a: np.ndarray, q: np.ndarray, truth: np.ndarray,
                               rng: np.random.Generator) -> float:
     """Rejection rate of the default test (mid-p, 199 resamples) over studies of n pairs
     drawn from the pilot's, A from the truth; a study without a p-value does not reject."""
-    from ._pairs import _bernoulli_pvalue
+    from ._pairs import bernoulli_pvalue
 
     rejected = 0
     for _ in range(n_simulations):
         i = rng.integers(0, p_a.size, n)
         a = (rng.random(n) < truth[i]).astype(float)
         x = brier_improvement(p_a[i], q[i], q[i], a, np.ones(n))
-        p = _bernoulli_pvalue(p_a[i], q[i], x, 199, rng, alternative)
+        p = bernoulli_pvalue(p_a[i], q[i], x, 199, rng, alternative)
         rejected += bool(p <= alpha)
     return rejected / n_simulations if n_simulations else float("nan")
 

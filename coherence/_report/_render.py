@@ -23,12 +23,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from .._multiplicity import adjust_label, adjust_pvalues
 from ._registry import REGISTRY
 
 if TYPE_CHECKING:
-    from ._run import CoherenceReport
+    from ._result import CoherenceReport
 
-__all__ = ["adjust_label", "render_first_screen", "render_html", "text_table"]
+__all__ = ["render_first_screen", "render_html"]
 
 ALPHA = 0.05
 
@@ -62,12 +63,6 @@ _NEEDS = {
     "calibration_error": "an outcome column",
     "smooth_ece": "an outcome column",
 }
-
-
-def adjust_label(adjust: str) -> str:
-    """How the p-values were adjusted, in words."""
-    return {"holm": "Holm-adjusted", "bh": "Benjamini-Hochberg-adjusted",
-            "none": "unadjusted"}.get(adjust, str(adjust))
 
 
 def _num(x: Any, digits: int = 3) -> str:
@@ -183,7 +178,6 @@ def _ran(rep: CoherenceReport) -> list[str]:
 
 def _adjusted_lookup(rep: CoherenceReport) -> dict[tuple[int, str], tuple[float, float]]:
     """(cell index, test) -> (raw p, adjusted p), adjusted over the whole report."""
-    from ._run import adjust_pvalues
 
     keys, raw = [], []
     for i, cell in enumerate(rep.cells):
@@ -626,65 +620,3 @@ def _appendix(rep: CoherenceReport) -> str:
                     block = detail[[first, *rest[start:start + 6]]]
                     parts.append(_table_html(block, numeric=numeric))
     return "".join(parts)
-
-
-# --------------------------------------------------------------------------- text
-def text_table(frame: pd.DataFrame, *, width: int = 100, digits: int = 4) -> str:
-    """A plain-text table no wider than ``width`` columns: numbers to ``digits``
-    significant digits, long text cut with "...", and columns that do not fit
-    moved to a block below (the leading label columns repeated).
-
-    Examples
-    --------
-    >>> frame = pd.DataFrame({"model": ["a", "b"], "category": ["x", "y"],
-    ...                       "first_statistic": [0.123456, 1.0],
-    ...                       "second_statistic": [2.5, float("nan")]})
-    >>> print(text_table(frame, width=40))
-    model  category  first_statistic
-    a      x                  0.1235
-    b      y                       1
-    <BLANKLINE>
-    model  category  second_statistic
-    a      x                      2.5
-    b      y
-    """
-    def fmt(v: Any) -> str:
-        if isinstance(v, float | np.floating):
-            return "" if math.isnan(v) else f"{v:.{digits}g}"
-        return str(v)
-
-    cols = [str(c) for c in frame.columns]
-    body = [[fmt(v) for v in row] for row in frame.itertuples(index=False)]
-    limit = max(12, width // 2)
-    cells = [[c[: limit - 3] + "..." if len(c) > limit else c for c in row] for row in body]
-    heads = [c[: limit - 3] + "..." if len(c) > limit else c for c in cols]
-    widths = [max([len(heads[j]), *(len(r[j]) for r in cells)]) for j in range(len(cols))]
-    numeric = [pd.api.types.is_numeric_dtype(frame.iloc[:, j]) for j in range(len(cols))]
-    if not cols:
-        return ""
-    # the leading text columns (labels) are repeated in every block
-    keys = [0]
-    while (len(keys) < len(cols) - 1 and not numeric[len(keys)]
-           and sum(widths[j] + 2 for j in keys) + widths[len(keys)] <= 3 * width // 5):
-        keys.append(len(keys))
-    key_width = sum(widths[j] + 2 for j in keys) - 2
-    blocks, current, used = [], list(keys), key_width
-    for j in range(len(keys), len(cols)):
-        if used + 2 + widths[j] > width and len(current) > len(keys):
-            blocks.append(current)
-            current, used = list(keys), key_width
-        current.append(j)
-        used += 2 + widths[j]
-    blocks.append(current)
-    out = []
-    for b, block in enumerate(blocks):
-        if b:
-            out.append("")
-
-        def line(values: Sequence[str], block: list[int] = block) -> str:
-            return "  ".join(v.rjust(widths[j]) if numeric[j] else v.ljust(widths[j])
-                             for j, v in zip(block, values, strict=True)).rstrip()
-
-        out.append(line([heads[j] for j in block]))
-        out.extend(line([row[j] for j in block]) for row in cells)
-    return "\n".join(out)

@@ -39,7 +39,7 @@ from .._validation import (
     require_columns,
 )
 from .._warnings import NotCalibratedWarning, SmallSampleWarning
-from ._forecast import _bin_index
+from ._forecast import bin_index
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -71,7 +71,7 @@ def _bin_codes(p: np.ndarray, n_bins: int, binning: str) -> np.ndarray:
     always share a bin (then fewer than ``n_bins`` bins are used).
     """
     if binning == "equal_width":
-        return _bin_index(p, n_bins)
+        return bin_index(p, n_bins)
     s = np.sort(p)
     n = len(s)
     cuts = (np.arange(1, n_bins) * n) // n_bins

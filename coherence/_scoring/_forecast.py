@@ -85,7 +85,7 @@ def _log_score(p_happened: np.ndarray, convention: str, floor: float) -> np.ndar
     return -np.log2(q)
 
 
-def _bin_index(p: np.ndarray, n_bins: int) -> np.ndarray:
+def bin_index(p: np.ndarray, n_bins: int) -> np.ndarray:
     """Equal-width bins on [0, 1]: [k/n, (k+1)/n), the last bin closed at 1."""
     edges = np.arange(n_bins + 1) / n_bins
     return np.clip(np.searchsorted(edges, p, side="right") - 1, 0, n_bins - 1)
@@ -93,7 +93,7 @@ def _bin_index(p: np.ndarray, n_bins: int) -> np.ndarray:
 
 def _reliability_table(p: np.ndarray, y: np.ndarray, n_bins: int) -> pd.DataFrame:
     """Per-bin count, mean forecast and observed frequency (empty bins kept, NaN means)."""
-    idx = _bin_index(p, n_bins)
+    idx = bin_index(p, n_bins)
     n = np.bincount(idx, minlength=n_bins).astype(np.int64)
     sum_p = np.bincount(idx, weights=p, minlength=n_bins)
     sum_y = np.bincount(idx, weights=y, minlength=n_bins)

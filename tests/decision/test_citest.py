@@ -17,7 +17,7 @@ from coherence import (
     NotCalibratedWarning,
     SmallSampleWarning,
 )
-from coherence._decision._citest import _units_and_blocks
+from coherence._decision._permutation import units_and_blocks
 
 
 @pytest.fixture(scope="module")
@@ -73,7 +73,7 @@ def test_same_result_with_one_or_two_threads(rational):
 def test_permutation_null_keeps_counts_within_blocks(rational):
     cond = np.column_stack([np.zeros(len(rational)), rational["belief"].to_numpy()])
     groups = rational["context"].to_numpy()
-    unit_start, _rows, block_start, block_units = _units_and_blocks(cond, groups, True, 5)
+    unit_start, _rows, block_start, block_units = units_and_blocks(cond, groups, True, 5)
     assert sorted(block_units.tolist()) == list(range(200))
     sizes = np.diff(block_start)
     assert sizes.min() >= 2
@@ -310,20 +310,20 @@ def test_permutations_keep_the_action_counts_of_each_belief(rational):
                                    "z": prep.disc["z"]})
     cond = np.column_stack([np.zeros(prep.n), prep.cont["z"][:, 0]])
     # blocks of exact ties only (k_perm = 1): the belief-action table is invariant
-    blocks = _units_and_blocks(cond, rational["context"].to_numpy(), True, 1)
+    blocks = units_and_blocks(cond, rational["context"].to_numpy(), True, 1)
     null = _permutation_null(y_is_belief, 3, blocks, np.arange(8, dtype=np.int64))
     assert np.ptp(null) < 1e-12
 
 
 # --------------------------------------------------------------------------- outcome permutation
 def _outcome_design(data: pd.DataFrame):
-    from coherence._decision._citest import _block_layout, _outcome_units
+    from coherence._decision._permutation import block_layout, outcome_units
 
     prep = _prepared(data)
     groups = pd.factorize(data["context"])[0].astype(np.int64)
-    y_unit, unit_cond = _outcome_units(prep.disc["y"], data["belief"].to_numpy(),
+    y_unit, unit_cond = outcome_units(prep.disc["y"], data["belief"].to_numpy(),
                                        prep.cont["z"], prep.disc["z"], groups)
-    blocks = _block_layout(unit_cond, np.ones(len(y_unit), np.int64), 5)
+    blocks = block_layout(unit_cond, np.ones(len(y_unit), np.int64), 5)
     return prep, groups, y_unit, blocks
 
 
@@ -331,7 +331,7 @@ def _numba_block_shuffle(seed, block_start, block_units):
     """The kernel's shuffle for one seed (numba's generator), as a plain array."""
     from numba import njit
 
-    from coherence._decision._kernels import _shuffle_blocks
+    from coherence._decision._kernels_cmi import _shuffle_blocks
 
     @njit
     def run(seed, block_start, block_units):
@@ -373,7 +373,7 @@ def test_outcome_blocks_hold_contexts_of_one_belief_on_a_grid(rational):
 
 
 def test_context_effects_recover_additive_evidence_effects():
-    from coherence._decision._citest import _context_effects
+    from coherence._decision._permutation import context_effects
 
     rng = np.random.default_rng(0)
     groups = np.repeat(np.arange(30), 4)
@@ -381,7 +381,7 @@ def test_context_effects_recover_additive_evidence_effects():
     alpha = rng.normal(0, 1, size=30)
     beta = np.array([-0.6, -0.1, 0.0, 0.3, 0.4])
     belief = 1 / (1 + np.exp(-(alpha[groups] + beta[ev])))
-    est = _context_effects(belief, ev, groups, n_iter=500)
+    est = context_effects(belief, ev, groups, n_iter=500)
     # identified up to the centring of the evidence effects
     assert np.allclose(est - est.mean(), alpha - alpha.mean(), atol=1e-6)
 

@@ -274,7 +274,7 @@ def test_bad_shapes_and_overrides():
 def _sorted_inputs(c, x, y, z):
     """The kernel's inputs (points sorted by c) for a continuous c in the z space."""
     from coherence._decision._cmi import Prepared, keys_1d, psi_table
-    from coherence._decision._kernels import sorted_keys
+    from coherence._decision._kernels_cmi import sorted_keys
 
     n = len(c)
     empty = np.empty((n, 0))
@@ -291,7 +291,7 @@ def test_parallel_chunked_passes_equal_the_serial_passes_bit_for_bit(values):
     tie runs cross the chunk boundaries here); its value equals the serial kernel's."""
     import numba
 
-    from coherence._decision._kernels import CHUNK, cmi_sorted, cmi_sorted_parallel
+    from coherence._decision._kernels_cmi import CHUNK, cmi_sorted, cmi_sorted_parallel
 
     gen = np.random.default_rng(3)
     n = 2 * CHUNK + 4321
@@ -337,7 +337,7 @@ def test_serial_kernel_on_a_large_sample_equals_the_unsorted_kernel():
     parallel) agree; and both equal the per-point terms computed independently by the
     KD-tree path, which shares no code with the sorted kernels."""
     from coherence._decision._cmi import _estimate_kdtree, _prepare, keys_1d, psi_table
-    from coherence._decision._kernels import cmi_1d
+    from coherence._decision._kernels_cmi import cmi_1d
 
     gen = np.random.default_rng(11)
     n = 150_000
@@ -358,7 +358,7 @@ def test_digamma_of_integers_equals_scipy(m):
     from scipy.special import digamma
 
     from coherence._decision._cmi import psi_table
-    from coherence._decision._kernels import psi_int
+    from coherence._decision._kernels_cmi import psi_int
 
     assert math.isclose(psi_int(psi_table(10**7), m), float(digamma(m)), rel_tol=4e-16,
                         abs_tol=1e-300)
@@ -383,7 +383,7 @@ def test_grouping_by_sparse_keys_equals_grouping_by_compact_keys(keys, ties, spr
     a merge sort when they are sparse (permuted keys can span m_x * m_yz values); both
     give the same strata, members and values."""
     from coherence._decision._cmi import compact
-    from coherence._decision._kernels import group_sorted
+    from coherence._decision._kernels_cmi import group_sorted
 
     key = np.asarray(keys, dtype=np.int64)
     cs = np.sort(np.round(np.random.default_rng(ties).random(len(key)), ties))

@@ -128,7 +128,7 @@ def test_replay_is_scikit_learn_at_its_default_tolerance(seed, n, d, n_classes, 
     """sklearn_newton on merged rows (each row ``repeat`` times, as counts) gives
     scikit-learn's fit at its default ``tol`` (not the optimum) to rounding, or
     declines; brute-force reference: LogisticRegression on the unmerged rows."""
-    from coherence._decision._kernels import sklearn_newton
+    from coherence._decision._kernels_logistic import sklearn_newton
 
     x, a = _problem(seed, n, d, n_classes, scale)
     ref = LogisticRegression(C=c, solver="newton-cholesky", max_iter=200)
@@ -146,7 +146,7 @@ def test_replay_is_scikit_learn_at_its_default_tolerance(seed, n, d, n_classes, 
 
 
 def test_replay_declines_what_it_does_not_replay():
-    from coherence._decision._kernels import sklearn_newton
+    from coherence._decision._kernels_logistic import sklearn_newton
 
     x, a = _problem(0, 100, 3, 3, 1.0)
     xt = np.column_stack([x, np.ones(len(x))])
@@ -159,7 +159,7 @@ def test_replay_declines_what_it_does_not_replay():
 @settings(max_examples=20, deadline=None)
 def test_counts_are_repeated_rows(seed, n_classes, repeat):
     """newton_counts on one row with count r: the fit of the row repeated r times."""
-    from coherence._decision._kernels import newton_counts, newton_logistic
+    from coherence._decision._kernels_logistic import newton_counts, newton_logistic
 
     x, a = _problem(seed, 80, 4, n_classes, 1.0)
     xt = np.column_stack([x, np.ones(len(x))])
@@ -279,7 +279,7 @@ def test_unmoved_permutations_are_the_observed_statistic(study, monkeypatch):
 def test_chord_solver_reaches_the_optimum(seed, n, d, n_classes, scale, c, warm):
     """newton_counts_chord (the Hessian kept while the steps shrink fourfold) reaches
     newton_counts's optimum, cold or warm-started from another problem's fit."""
-    from coherence._decision._kernels import newton_counts, newton_counts_chord
+    from coherence._decision._kernels_logistic import newton_counts, newton_counts_chord
 
     x, a = _problem(seed, n, d, n_classes, scale)
     xt = np.column_stack([x, np.ones(n)])

@@ -376,7 +376,7 @@ def test_pava_kernel_equals_scikit_learn(points):
     """The numba PAVA against scikit-learn's isotonic regression (ties and flats included)."""
     from sklearn.isotonic import isotonic_regression
 
-    from coherence._decision._kernels import pava
+    from coherence._decision._kernels_isotonic import pava
 
     y = np.array([p[0] for p in points], dtype=np.float64) / 3.0
     w = np.array([p[1] for p in points], dtype=np.float64)
@@ -389,7 +389,7 @@ def test_isotonic_lr_rows_equals_reference(seed, n_values, rows):
     """Each row's statistic equals isotonic_lr (scikit-learn's PAVA, numpy sums) up to
     1e-9 relative, the Monte Carlo p-value's tie tolerance, and is 0 exactly when the
     shares never fall."""
-    from coherence._decision._kernels import isotonic_lr_rows
+    from coherence._decision._kernels_isotonic import isotonic_lr_rows
 
     gen = np.random.default_rng(seed)
     m = gen.integers(1, 6, size=n_values)
@@ -406,7 +406,7 @@ def test_isotonic_lr_rows_equals_reference(seed, n_values, rows):
 def test_permutation_null_same_pvalues_as_reference_loop(monkeypatch):
     """The kernel leaves the monotonicity test's statistics and p-values as the per-resample
     scikit-learn loop gives them (same draws, same comparisons)."""
-    from coherence._decision import _kernels
+    from coherence._decision import _kernels_isotonic as _kernels
 
     study = coherence.simulate(coherence.Agent.nonmonotone(), n_contexts=80, rng=4).data
     fast = monotonicity_test(study, n_resamples=199, rng=9)

@@ -450,7 +450,7 @@ def test_size_on_independent_realistic_nulls_fast():
     for every pair, where the earlier default and the t-test fail (rare A: sizes up to 0.5).
     60 studies per design: P(Binomial(60, 0.05) >= 9) = 0.006."""
     from benchmarks.pairs_designs import PairDesign, draw_study, improvement
-    from coherence._probability._pairs import _bernoulli_pvalue
+    from coherence._probability._pairs import bernoulli_pvalue
 
     rng = np.random.default_rng(14)
     designs = [(PairDesign("rare", "balanced", "none", "midpoint"), 30),
@@ -464,7 +464,7 @@ def test_size_on_independent_realistic_nulls_fast():
             s = draw_study(design, n, rng)
             x = improvement(s)
             q = np.where(s["b_outcome"] == 1, s["p_a_given_b1"], s["p_a_given_b0"])
-            p = _bernoulli_pvalue(s["p_a"], q, x, 199, rng)
+            p = bernoulli_pvalue(s["p_a"], q, x, 199, rng)
             hits += bool(p <= 0.05)
         assert hits <= 8, (design.name, hits)
         total += hits

@@ -16,7 +16,7 @@ from coherence import (
     forecast_scores,
     plot_reliability,
 )
-from coherence._scoring._forecast import _bin_index, _murphy, _reliability_table
+from coherence._scoring._forecast import _murphy, _reliability_table, bin_index
 
 
 def binary_table() -> pd.DataFrame:
@@ -136,7 +136,7 @@ def test_timestamp_ties_raise():
 # --------------------------------------------------------------------------- calibration
 def test_bin_edges_are_closed_on_the_left():
     p = np.array([0.0, 0.1, 0.3, 0.7, 0.99, 1.0])
-    np.testing.assert_array_equal(_bin_index(p, 10), [0, 1, 3, 7, 9, 9])
+    np.testing.assert_array_equal(bin_index(p, 10), [0, 1, 3, 7, 9, 9])
 
 
 def test_murphy_decomposition_by_hand():

@@ -15,12 +15,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from . import (
+from ._common import (
     EXIT_FAILURE,
     EXIT_OK,
     UsageError,
-    _add_report_options,
-    _read_table,
+    add_report_options,
+    read_table,
 )
 
 __all__ = ["add_parser", "run"]
@@ -89,7 +89,7 @@ def add_parser(sub: Any) -> None:
                       "(e.g. yes=buy,no=sell,defer=hold)")
     test.add_argument("--out", default=None, metavar="PATH", help="write the HTML report")
     test.add_argument("--csv", default=None, metavar="PATH", help="write the tidy results")
-    _add_report_options(test)
+    add_report_options(test)
 
 
 def _check_columns(data: Any, args: argparse.Namespace, path: str) -> tuple[str, ...]:
@@ -150,9 +150,9 @@ def _reference_prompt(data: Any, args: argparse.Namespace, path: str) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from coherence import report
-    from coherence._report._render import text_table
+    from coherence._text import text_table
 
-    data = _read_table(args.table)
+    data = read_table(args.table)
     by = _check_columns(data, args, args.table)
     reference = _reference_prompt(data, args, args.table)
     if args.actions is not None:

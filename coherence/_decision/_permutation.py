@@ -1,0 +1,133 @@
+"""The context-permutation design shared by the conditional-independence test and
+the leakage test: which units (rows or whole contexts) are exchangeable under the
+null, and the blocks they are shuffled in.
+
+A permutation moves whole contexts (all their repetitions together) or single rows,
+only between units whose conditioning summaries match (:func:`block_layout`); an
+outcome permutation summarises each context by its evidence stratum and its mean
+conditioning values (:func:`outcome_units`), or, when the evidence varies within
+contexts, by the context's level once the evidence effects are removed
+(:func:`context_effects`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._resampling import cluster_members
+
+__all__ = ["block_layout", "context_effects", "outcome_units", "units_and_blocks"]
+
+
+def block_layout(unit_cond: np.ndarray, sizes: np.ndarray,
+                  k_perm: int) -> tuple[np.ndarray, np.ndarray]:
+    """Blocks of exchangeable units: ``(block_start, sorted units)``.
+
+    ``unit_cond`` has one row per unit, ``[discrete stratum, values...]``. Units
+    are sorted by (size, stratum, values); runs of equal values form blocks,
+    and runs with fewer than ``k_perm`` units are merged with their neighbours
+    (in that order, within the same size and stratum) until each block holds at
+    least ``k_perm`` units. A stratum with a single unit is a block of one unit,
+    which no permutation moves.
+    """
+    keys = [unit_cond[:, j] for j in range(unit_cond.shape[1] - 1, -1, -1)] + [sizes]
+    srt = np.lexsort(keys)
+    u_cond = unit_cond[srt]
+    u_size = sizes[srt]
+    stratum_change = np.ones(len(srt), dtype=bool)
+    tie_change = np.ones(len(srt), dtype=bool)
+    if len(srt) > 1:
+        stratum_change[1:] = (u_size[1:] != u_size[:-1]) | (u_cond[1:, 0] != u_cond[:-1, 0])
+        tie_change[1:] = stratum_change[1:] | np.any(u_cond[1:] != u_cond[:-1], axis=1)
+    block_starts: list[int] = []
+    t = 0
+    m = len(srt)
+    while t < m:
+        s = t  # start of a stratum
+        t += 1
+        while t < m and not stratum_change[t]:
+            t += 1
+        ties = [s, *[i for i in range(s + 1, t) if tie_change[i]], t]
+        cur = ties[0]
+        local: list[int] = []
+        for j in range(1, len(ties)):
+            if ties[j] - cur >= k_perm or j == len(ties) - 1:
+                local.append(cur)
+                cur = ties[j]
+        # a final short run joins the previous block of the stratum
+        if len(local) > 1 and t - local[-1] < k_perm:
+            local.pop()
+        block_starts.extend(local)
+    block_start = np.array([*block_starts, m], dtype=np.int64)
+    return block_start, np.ascontiguousarray(srt, dtype=np.int64)
+
+
+def units_and_blocks(cond: np.ndarray, groups: np.ndarray, use_contexts: bool,
+                      k_perm: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Exchangeable units of an action permutation (rows or whole contexts) and
+    the blocks they are shuffled in (see :func:`block_layout`)."""
+    n = len(groups)
+    if use_contexts:
+        order, starts = cluster_members(groups)
+        unit_rows = order
+        unit_start = starts.astype(np.int64)
+        first = order[starts[:-1]]
+        unit_cond = cond[first]
+    else:
+        unit_rows = np.arange(n, dtype=np.int64)
+        unit_start = np.arange(n + 1, dtype=np.int64)
+        unit_cond = cond
+    block_start, srt = block_layout(unit_cond, np.diff(unit_start), k_perm)
+    return (unit_start, np.ascontiguousarray(unit_rows, dtype=np.int64), block_start, srt)
+
+
+def context_effects(belief: np.ndarray, ev_disc: np.ndarray, groups: np.ndarray,
+                     n_iter: int = 50) -> np.ndarray:
+    """Each context's level of logit(belief) once the rows' evidence effects are removed.
+
+    Two-way additive fit ``logit(p_cr) = alpha_c + beta_{e_cr}`` by alternating
+    means (evidence effects centred); returns ``alpha``. Used to match contexts
+    whose rows carry different evidence (evidence varying within a context).
+    """
+    p = np.clip(belief, 0.005, 0.995)
+    lp = np.log(p / (1.0 - p))
+    n_groups = int(groups.max()) + 1
+    n_ev = int(ev_disc.max()) + 1
+    cnt_g = np.bincount(groups, minlength=n_groups).astype(np.float64)
+    cnt_e = np.maximum(np.bincount(ev_disc, minlength=n_ev), 1).astype(np.float64)
+    alpha = np.bincount(groups, weights=lp, minlength=n_groups) / cnt_g
+    for _ in range(n_iter):
+        beta = np.bincount(ev_disc, weights=lp - alpha[groups], minlength=n_ev) / cnt_e
+        beta -= beta.mean()
+        new = np.bincount(groups, weights=lp - beta[ev_disc], minlength=n_groups) / cnt_g
+        if np.max(np.abs(new - alpha)) < 1e-10:
+            alpha = new
+            break
+        alpha = new
+    return alpha
+
+
+def outcome_units(outcome: np.ndarray, belief: np.ndarray, z_cont: np.ndarray,
+                   ev_disc: np.ndarray, groups: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Units of an outcome permutation: ``(y of each context, its matching summary)``.
+
+    The summary of a context is ``[evidence stratum, mean of each conditioning
+    coordinate]`` when the discrete evidence is constant within the context;
+    when it varies within contexts the stratum is dropped and the belief is
+    summarised by the context's level after removing the evidence effects
+    (:func:`context_effects`).
+    """
+    n_groups = int(groups.max()) + 1
+    cnt = np.bincount(groups, minlength=n_groups).astype(np.float64)
+    y_unit = np.zeros(n_groups, dtype=np.int64)
+    y_unit[groups] = outcome
+    means = np.column_stack([np.bincount(groups, weights=z_cont[:, j], minlength=n_groups)
+                             / cnt for j in range(z_cont.shape[1])])
+    first = np.full(n_groups, -1, dtype=np.int64)
+    first[groups[::-1]] = ev_disc[::-1]
+    if np.all(first[groups] == ev_disc):
+        stratum = first.astype(np.float64)
+    else:
+        stratum = np.zeros(n_groups)
+        means[:, 0] = context_effects(belief, ev_disc, groups)
+    return y_unit, np.column_stack([stratum, means])

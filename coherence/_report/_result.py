@@ -1,0 +1,139 @@
+"""The report's result types: one :class:`ReportCell` per (model, dataset) cell and the
+:class:`CoherenceReport` holding them. Rendering lives in ``_render.py``, which needs
+these types only for annotations, so the two modules do not import each other.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .._multiplicity import adjust_label, adjust_pvalues
+from .._results import RESULT_COLUMNS, CoherenceResult, Summary
+from .._text import cell_text, text_table
+from .._validation import check_choice
+from ._registry import TEST_NAMES
+
+__all__ = ["CoherenceReport", "ReportCell"]
+
+
+@dataclass(frozen=True, slots=True)
+class ReportCell:
+    """The results of one (model, dataset) cell: ``key`` maps each ``by`` column to its value."""
+
+    key: Mapping[str, Any]
+    n_obs: int
+    results: Mapping[str, CoherenceResult]
+    errors: Mapping[str, str]
+    #: warnings each test raised on this cell (recorded, not printed)
+    notes: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class CoherenceReport:
+    """Every test on every cell, with the settings needed to rerun it.
+
+    Attributes
+    ----------
+    cells : tuple of ReportCell
+        One per (model, dataset) cell, in sorted order of the ``by`` values.
+    by : tuple of str
+        The columns that define cells (those of the requested ``by`` present
+        in the data).
+    settings : Mapping
+        Every setting used: columns, k, resamples, folds, engine, seed,
+        package versions.
+    """
+
+    cells: tuple[ReportCell, ...]
+    by: tuple[str, ...]
+    settings: Mapping[str, Any] = field(repr=False)
+
+    def to_frame(self) -> pd.DataFrame:
+        """Tidy: one row per cell x test, the ``by`` columns first, then RESULT_COLUMNS.
+
+        Tests that raised on a cell appear with NaN numbers and the error in
+        ``error``; warnings a test raised are in ``warnings``.
+        """
+        rows = []
+        for cell in self.cells:
+            for name in TEST_NAMES:
+                if name in cell.results:
+                    frame = cell.results[name].to_frame()[list(RESULT_COLUMNS)]
+                    row = frame.iloc[0].to_dict()
+                    row["error"] = ""
+                elif name in cell.errors:
+                    row = dict.fromkeys(RESULT_COLUMNS, np.nan)
+                    row["test"] = name
+                    row["method"] = ""
+                    row["error"] = cell.errors[name]
+                else:
+                    continue
+                row["test"] = name
+                row["warnings"] = " | ".join(cell.notes.get(name, ()))
+                rows.append({**dict(cell.key), **row})
+        columns = [*self.by, *RESULT_COLUMNS, "pvalue_adjusted", "error", "warnings"]
+        frame = pd.DataFrame(rows, columns=[c for c in columns if c != "pvalue_adjusted"])
+        adjusted = adjust_pvalues(frame["pvalue"].to_numpy(dtype=float),
+                                  self.settings.get("adjust", "none"))
+        frame.insert(frame.columns.get_loc("n_obs") + 1, "pvalue_adjusted", adjusted)
+        return frame
+
+    def to_markdown(self) -> str:
+        """A GitHub-flavoured Markdown table of :meth:`to_frame` (4 significant digits)."""
+        frame = self.to_frame()
+        header = "| " + " | ".join(frame.columns) + " |"
+        rule = "| " + " | ".join("---" for _ in frame.columns) + " |"
+        lines = [header, rule]
+        for _, row in frame.iterrows():
+            lines.append("| " + " | ".join(cell_text(v) for v in row) + " |")
+        return "\n".join(lines) + "\n"
+
+    def summary_table(self, values: str = "pvalue_adjusted") -> pd.DataFrame:
+        """Cells x tests of one column of :meth:`to_frame` (the headline of the summary).
+
+        ``values`` is ``"pvalue_adjusted"`` (default: adjusted across the report as
+        ``settings["adjust"]`` says), ``"pvalue"`` (raw) or ``"statistic"``.
+        """
+        check_choice(values, "values", "summary_table", ("pvalue_adjusted", "pvalue",
+                                                          "statistic"))
+        frame = self.to_frame()
+        index = list(self.by) if self.by else None
+        if index is None:
+            frame = frame.assign(cell="all")
+            index = ["cell"]
+        return frame.pivot_table(
+            index=index, columns="test", values=values, aggfunc="first", sort=False
+        )
+
+    def summary(self) -> Summary:
+        """The adjusted p-values by cell and test (:meth:`summary_table`), formatted
+        to fit 100 columns (one block of tests under another when needed)."""
+        table = self.summary_table()
+        label = adjust_label(self.settings.get("adjust", "none"))
+        title = (f"coherence report: {len(self.cells)} cell(s), p-values ({label}) "
+                 "by cell and test")
+        body = text_table(table.reset_index(), width=100)
+        return Summary(f"{title}\n{body}", title=title,
+                       tables=[(f"p-values ({label}) by cell and test", table.reset_index())])
+
+    def _repr_html_(self) -> str:
+        """The report's first screen (the models x tests grid) in a notebook."""
+        from ._render import render_first_screen
+
+        return render_first_screen(self)
+
+    def to_html(self, path: str | Path | None = None) -> str:
+        """One self-contained HTML page (figures as inline SVG, no external requests),
+        laid out for an A4 or US-letter page; written to ``path`` if given."""
+        from ._render import render_html
+
+        text = render_html(self)
+        if path is not None:
+            Path(path).write_text(text, encoding="utf-8")
+        return text

@@ -1,0 +1,80 @@
+"""Plain-text tables: what the report's summary, its Markdown and the command line print."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["cell_text", "text_table"]
+
+
+def cell_text(value: Any) -> str:
+    """One Markdown table cell: numbers to 4 significant digits, NaN blank, pipes escaped."""
+    if isinstance(value, float | np.floating):
+        return "" if np.isnan(value) else f"{value:.4g}"
+    return str(value).replace("|", "\\|")
+
+
+def text_table(frame: pd.DataFrame, *, width: int = 100, digits: int = 4) -> str:
+    """A plain-text table no wider than ``width`` columns: numbers to ``digits``
+    significant digits, long text cut with "...", and columns that do not fit
+    moved to a block below (the leading label columns repeated).
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"model": ["a", "b"], "category": ["x", "y"],
+    ...                       "first_statistic": [0.123456, 1.0],
+    ...                       "second_statistic": [2.5, float("nan")]})
+    >>> print(text_table(frame, width=40))
+    model  category  first_statistic
+    a      x                  0.1235
+    b      y                       1
+    <BLANKLINE>
+    model  category  second_statistic
+    a      x                      2.5
+    b      y
+    """
+    def fmt(v: Any) -> str:
+        if isinstance(v, float | np.floating):
+            return "" if math.isnan(v) else f"{v:.{digits}g}"
+        return str(v)
+
+    cols = [str(c) for c in frame.columns]
+    body = [[fmt(v) for v in row] for row in frame.itertuples(index=False)]
+    limit = max(12, width // 2)
+    cells = [[c[: limit - 3] + "..." if len(c) > limit else c for c in row] for row in body]
+    heads = [c[: limit - 3] + "..." if len(c) > limit else c for c in cols]
+    widths = [max([len(heads[j]), *(len(r[j]) for r in cells)]) for j in range(len(cols))]
+    numeric = [pd.api.types.is_numeric_dtype(frame.iloc[:, j]) for j in range(len(cols))]
+    if not cols:
+        return ""
+    # the leading text columns (labels) are repeated in every block
+    keys = [0]
+    while (len(keys) < len(cols) - 1 and not numeric[len(keys)]
+           and sum(widths[j] + 2 for j in keys) + widths[len(keys)] <= 3 * width // 5):
+        keys.append(len(keys))
+    key_width = sum(widths[j] + 2 for j in keys) - 2
+    blocks, current, used = [], list(keys), key_width
+    for j in range(len(keys), len(cols)):
+        if used + 2 + widths[j] > width and len(current) > len(keys):
+            blocks.append(current)
+            current, used = list(keys), key_width
+        current.append(j)
+        used += 2 + widths[j]
+    blocks.append(current)
+    out = []
+    for b, block in enumerate(blocks):
+        if b:
+            out.append("")
+
+        def line(values: Sequence[str], block: list[int] = block) -> str:
+            return "  ".join(v.rjust(widths[j]) if numeric[j] else v.ljust(widths[j])
+                             for j, v in zip(block, values, strict=True)).rstrip()
+
+        out.append(line([heads[j] for j in block]))
+        out.extend(line([row[j] for j in block]) for row in cells)
+    return "\n".join(out)

@@ -1,0 +1,83 @@
+"""What every command of the ``coherence`` command line shares: exit codes, the usage
+error, argument types, the report options, reading a table and printing one."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+__all__ = ["EXIT_FAILURE", "EXIT_OK", "EXIT_USAGE", "UsageError", "add_report_options",
+           "positive_int", "print_frame", "read_table"]
+
+EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
+
+
+class UsageError(Exception):
+    """A user mistake: reported in one line with exit code 2."""
+
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1; got {value}")
+    return value
+
+
+def add_report_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--engine", choices=("logistic", "catboost"), default="logistic",
+                   help="leakage classifier (default logistic; catboost = the paper's)")
+    p.add_argument("--permutations", type=positive_int, default=1000, metavar="B",
+                   help="permutations of the conditional-independence test (default 1000)")
+    p.add_argument("--resamples", type=positive_int, default=500, metavar="B",
+                   help="bootstrap resamples for intervals (default 500)")
+    p.add_argument("--jobs", type=int, default=1, metavar="N",
+                   help="cells run in parallel (joblib n_jobs; default 1)")
+    p.add_argument("--backend", default=None, metavar="NAME",
+                   help="joblib backend of the cells (loky, threading, multiprocessing, dask, "
+                   "ray: the last two need their package and, for dask, a running client); "
+                   "default joblib's own")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--adjust", choices=("holm", "bh", "none"), default=None,
+                   help="multiplicity adjustment of the p-values across the report (default "
+                   "holm; bh = Benjamini-Hochberg, the default of demo --quick, whose 200 "
+                   "permutations are too few for Holm; raw p-values are kept)")
+
+
+def read_table(path: str) -> Any:
+    import pandas as pd
+
+    p = Path(path)
+    if not p.is_file():
+        raise UsageError(f"no such file: {path}")
+    suffix = p.suffix.lower()
+    try:
+        if suffix in (".parquet", ".pq"):
+            try:
+                return pd.read_parquet(p)
+            except ImportError as exc:
+                raise UsageError("reading parquet needs pyarrow: pip install "
+                                 "'belief-coherence[parquet]' (or pyarrow)") from exc
+        if suffix == ".json":
+            return pd.read_json(p)
+        if suffix in (".csv", ".txt", ".tsv"):
+            return pd.read_csv(p, sep="\t" if suffix == ".tsv" else ",")
+    except (ValueError, pd.errors.ParserError, UnicodeDecodeError) as exc:
+        raise UsageError(f"cannot read {path}: {str(exc).splitlines()[0]}") from exc
+    raise UsageError(f"unsupported file type {suffix or '(none)'} for {path}; "
+                     "expected .csv, .tsv, .parquet or .json")
+
+
+def print_frame(frame: Any) -> None:
+    import pandas as pd
+
+    from coherence._text import text_table
+
+    frame = frame if isinstance(frame, pd.DataFrame) else pd.DataFrame(frame)
+    named = [n for n in frame.index.names if n is not None]
+    print(text_table(frame.reset_index() if named else frame, width=100))
