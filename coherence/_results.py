@@ -208,7 +208,8 @@ class CoherenceResult:
             ("n_obs", str(self.n_obs)),
         ]
         for name, value in self.settings().items():
-            rows.append((name, str(value if not isinstance(value, float) else format_number(value))))
+            text = format_number(value) if isinstance(value, float) else str(value)
+            rows.append((name, text))
         title = f"{self._test_name} ({self.method})"
         lines = [title]
         for label, text in rows:
