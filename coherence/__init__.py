@@ -48,6 +48,8 @@ _LAZY: dict[str, str] = {
     "MonotonicityResult": "._decision._monotone",
     "monotonicity_test": "._decision._monotone",
     "plot_choice_shares": "._decision._monotone",
+    "IIAResult": "._decision._iia",
+    "iia_test": "._decision._iia",
     "ConsistencyResult": "._decision._consistency",
     "prompt_consistency": "._decision._consistency",
     # forecast scoring at a simulated date (issue 8)
@@ -149,6 +151,7 @@ __all__ = sorted([*_LAZY, "__version__"])
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from ._decision._citest import CITestResult, ci_test
     from ._decision._cmi import cmi, mi
+    from ._decision._iia import IIAResult, iia_test
     from ._decision._consistency import ConsistencyResult, prompt_consistency
     from ._decision._leakage import LeakageResult, leakage_test
     from ._decision._monotone import MonotonicityResult, monotonicity_test, plot_choice_shares
