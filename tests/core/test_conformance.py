@@ -46,6 +46,7 @@ from coherence import (
     ForecastComparisonResult,
     ForecastScoresResult,
     HorizonAccuracyResult,
+    IIAResult,
     IteratedExpectationResult,
     KeyEventRecallResult,
     LeakageResult,
@@ -74,6 +75,13 @@ Inputs = dict[str, Any]
 def _study(agent: str, n_contexts: int, n_repetitions: int = 3) -> pd.DataFrame:
     return coherence.simulate(agent, n_contexts=n_contexts, n_repetitions=n_repetitions,
                               rng=1).data
+
+
+@functools.cache
+def _menus(n_contexts: int) -> pd.DataFrame:
+    from benchmarks.iia_designs import Design, generate
+
+    return generate(Design(agent="odds", n_contexts=n_contexts), 2)
 
 
 def _beliefs(n: int = 30) -> dict[str, np.ndarray]:
@@ -271,6 +279,10 @@ CASES: tuple[Case, ...] = (
          aliases=("pair_table",),
          warns=(lambda: _frame(_study("nonmonotone", 60).assign(
              belief=lambda d: (d["belief"] > 0.5).astype(float))), TiesWarning)),
+    Case("iia_test", IIAResult, lambda: _frame(_menus(60)),
+         lambda i, rng: coherence.iia_test(i["data"], n_resamples=49, rng=rng),
+         aliases=("comparison_table",),
+         warns=(lambda: _frame(_menus(12)), SmallSampleWarning)),
     Case("prompt_consistency", ConsistencyResult,
          lambda: _frame(_study("prompt_sensitive", 30)),
          lambda i, rng: coherence.prompt_consistency(i["data"], truth="truth", n_resamples=19,

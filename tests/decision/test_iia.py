@@ -1,0 +1,269 @@
+"""Tests of the IIA test across menus (coherence._decision._iia)."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import coherence
+from benchmarks.iia_designs import Design, generate, mh_test
+from coherence import DegenerateDataWarning, IIAResult, SmallSampleWarning, iia_test
+from coherence._decision._iia import comparison_scores, menu_counts, sign_flip_null, step_down_maxt
+
+FULL = "defer|no|yes"
+
+
+def _rows(context: object, menu: str, actions: list[str], belief: float = 0.5) -> list[dict]:
+    return [{"context": context, "belief": belief, "action": a, "menu": menu} for a in actions]
+
+
+def _toy() -> pd.DataFrame:
+    """Two contexts, the full menu and the menu without defer; counts chosen by hand."""
+    rows = (_rows("c1", FULL, ["yes", "yes", "no", "defer"])
+            + _rows("c1", "no|yes", ["yes", "yes", "yes", "no"])
+            + _rows("c2", FULL, ["yes", "no", "no", "defer", "defer"])
+            + _rows("c2", "no|yes", ["yes", "no", "no"]))
+    return pd.DataFrame(rows)
+
+
+@pytest.fixture(scope="module")
+def null_study() -> pd.DataFrame:
+    return generate(Design(), 11)
+
+
+@pytest.fixture(scope="module")
+def violating_study() -> pd.DataFrame:
+    return generate(Design(agent="odds", factor=3.0), 12)
+
+
+# --------------------------------------------------------------------------- validation
+@pytest.mark.parametrize(("kwargs", "exc", "match"), [
+    ({"action": 3}, TypeError, "'action' parameter of iia_test must be a column name"),
+    ({"menu": None}, TypeError, "'menu' parameter of iia_test must be a column name"),
+    ({"group": None}, TypeError, "'group' parameter of iia_test must be a column name"),
+    ({"belief": 1.0}, TypeError, "'belief' parameter of iia_test must be a column name"),
+    ({"menu": "offered"}, ValueError, "column 'offered' \\(the 'menu' column\\) not found"),
+    ({"n_resamples": 0}, ValueError, "'n_resamples' parameter of iia_test"),
+    ({"confidence_level": 1.0}, ValueError, "'confidence_level' parameter of iia_test"),
+    ({"rng": "seed"}, TypeError, "rng"),
+])
+def test_parameter_errors(kwargs, exc, match):
+    with pytest.raises(exc, match=match):
+        iia_test(_toy(), **kwargs)
+
+
+def test_data_errors():
+    with pytest.raises(TypeError, match="'data' parameter of iia_test"):
+        iia_test(3)
+    with pytest.raises(ValueError, match="at least one row"):
+        iia_test(_toy().iloc[:0])
+    bad = _toy()
+    bad.loc[5, "action"] = "defer"  # row 5 is under "no|yes"
+    with pytest.raises(ValueError, match=r"Column 'action'.* offered by the row's menu.*row 5"):
+        iia_test(bad)
+    empty = _toy()
+    empty.loc[2, "menu"] = "yes||no"
+    with pytest.raises(ValueError, match=r"Column 'menu'.*no empty label.*row 2"):
+        iia_test(empty)
+    typed = _toy()
+    typed["menu"] = typed["menu"].astype(object)
+    typed.loc[1, "menu"] = 7
+    with pytest.raises(ValueError, match=r"Column 'menu'.*strings of action labels.*row 1"):
+        iia_test(typed)
+    missing = _toy()
+    missing.loc[0, "menu"] = None
+    with pytest.raises(ValueError, match=r"Column 'menu'.*missing"):
+        iia_test(missing)
+    no_full = _toy()
+    no_full = no_full[no_full["menu"] != FULL]
+    no_full = pd.concat([no_full, pd.DataFrame(_rows("c1", "defer|no", ["defer"]))])
+    with pytest.raises(ValueError, match=r"no menu offers every action.*'defer\|no\|yes'"):
+        iia_test(no_full)
+    with pytest.raises(ValueError, match="Column 'belief'"):
+        iia_test(_toy().assign(belief=1.5))
+
+
+def test_no_reduced_menu_warns():
+    data = _toy().query("menu == @FULL")
+    with pytest.warns(DegenerateDataWarning, match="nothing to compare"):
+        res = iia_test(data, n_resamples=19, rng=0)
+    assert math.isnan(res.pvalue) and math.isnan(res.statistic) and res.n_comparisons == 0
+    assert len(res.table) == 0
+
+
+def test_untestable_comparison_warns_and_is_left_out():
+    data = pd.concat([_toy(), pd.DataFrame(_rows("c3", "defer|yes", ["yes"]))])
+    with pytest.warns(DegenerateDataWarning, match="defer/yes without no is not testable"), \
+            pytest.warns(SmallSampleWarning, match="no/yes without defer has 2 informative"):
+        res = iia_test(data, n_resamples=19, rng=0)
+    row = res.table.set_index("comparison").loc["defer/yes without no"]
+    assert not row["testable"] and row["reason"] and math.isnan(row["pvalue"])
+    assert res.n_comparisons == 1
+
+
+# --------------------------------------------------------------------------- by hand
+def test_hand_computed_scores_and_odds_ratio():
+    with pytest.warns(SmallSampleWarning):
+        res = iia_test(_toy(), n_resamples=99, rng=0)
+    row = res.table.iloc[0]
+    assert row["comparison"] == "no/yes without defer"
+    assert (row["action_1"], row["action_2"], row["menu"], row["removed"]) == (
+        "no", "yes", "no|yes", "defer")
+    # c1: reduced x=1 no of n1=4, full y=1 no of n0=3; c2: x=2 of 3, y=2 of 3
+    u1 = 1 - 4 * 2 / 7
+    u2 = 2 - 3 * 4 / 6
+    assert row["statistic"] == pytest.approx((u1 + u2) / math.sqrt(u1 ** 2 + u2 ** 2))
+    r = 1 * (3 - 1) / 7 + 2 * (3 - 2) / 6
+    s = (4 - 1) * 1 / 7 + (3 - 2) * 2 / 6
+    assert row["odds_ratio"] == pytest.approx(r / s)
+    assert row["log_odds_ratio"] == pytest.approx(math.log(r / s))
+    assert row["n_obs"] == 7 + 6 and row["n_contexts"] == 2
+    assert res.n_obs == len(_toy()) and res.n_contexts == 2
+    assert res.full_menu == FULL and res.group == "context"
+    shares = res.menu_table.set_index(["menu", "action"])["share"]
+    assert shares[(FULL, "defer")] == pytest.approx(3 / 9)
+    assert shares[("no|yes", "yes")] == pytest.approx(4 / 7)
+
+
+def test_menu_spelling_does_not_matter():
+    respelt = _toy().assign(menu=lambda d: d["menu"].map(
+        {FULL: " yes | defer|no", "no|yes": "yes|no"}))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SmallSampleWarning)
+        a = iia_test(_toy(), n_resamples=99, rng=3)
+        b = iia_test(respelt, n_resamples=99, rng=3)
+    pd.testing.assert_frame_equal(a.table, b.table)
+    assert a.full_menu == b.full_menu == FULL
+
+
+def test_step_down_maxt_matches_brute_force():
+    gen = np.random.default_rng(0)
+    null = np.abs(gen.standard_normal((199, 4)))
+    obs = np.array([2.5, 0.3, 1.9, np.nan])
+    adj = step_down_maxt(obs, null)
+    order = [0, 2, 1]
+    expected = {}
+    running = 0.0
+    for k, j in enumerate(order):
+        rest = order[k:]
+        p = (1 + np.sum(null[:, rest].max(axis=1) >= obs[j])) / 200
+        running = max(running, p)
+        expected[j] = running
+    for j, p in expected.items():
+        assert adj[j] == pytest.approx(p)
+    assert math.isnan(adj[3])
+    # the smallest adjusted p-value is the single-step max-T p-value
+    assert np.nanmin(adj) == pytest.approx(
+        (1 + np.sum(null[:, :3].max(axis=1) >= 2.5)) / 200)
+
+
+def test_sign_flip_null_enumerates_like_exact_flips():
+    """With few contexts the Monte Carlo null converges to the exact sign-flip distribution."""
+    scores = np.array([[1.0, -0.5], [2.0, 0.5], [-0.5, 1.5]])
+    z, null = sign_flip_null(scores, 40_000, np.random.default_rng(1))
+    scale = np.sqrt((scores ** 2).sum(axis=0))
+    assert z == pytest.approx(scores.sum(axis=0) / scale)
+    exact = np.array([np.array(w) @ scores / scale
+                      for w in itertools.product([-1, 1], repeat=3)])
+    for j in range(2):
+        for v in exact[:, j]:
+            assert np.mean(np.isclose(null[:, j], v)) == pytest.approx(
+                np.mean(np.isclose(exact[:, j], v)), abs=0.01)
+
+
+@given(st.lists(st.tuples(st.integers(0, 4), st.integers(0, 4), st.integers(0, 4),
+                          st.integers(0, 4)), min_size=1, max_size=12))
+def test_scores_vanish_and_odds_ratio_is_one_when_menus_agree(cells):
+    """Identical counts under the two menus: every score is 0, the odds ratio 1 (or NaN)."""
+    counts = np.zeros((len(cells), 2, 2))
+    for g, (xa, xb, _, _) in enumerate(cells):
+        counts[g, 0] = counts[g, 1] = (xa, xb)
+    u, r, s, informative = comparison_scores(counts, 0, 1, 0, 1)
+    assert np.allclose(u, 0.0)
+    assert np.allclose(r, s)
+    assert np.array_equal(informative, (counts[:, 0, 0] > 0) & (counts[:, 0, 1] > 0))
+
+
+@given(st.lists(st.tuples(st.integers(0, 4), st.integers(0, 4), st.integers(0, 4),
+                          st.integers(0, 4)), min_size=1, max_size=12))
+def test_swapping_the_pair_inverts_the_odds_ratio(cells):
+    counts = np.array([[[a, b], [c, d]] for a, b, c, d in cells], dtype=float)
+    u, r, s, inf1 = comparison_scores(counts, 0, 1, 0, 1)
+    u2, r2, s2, inf2 = comparison_scores(counts, 0, 1, 1, 0)
+    assert np.allclose(u, -u2)
+    assert np.allclose(r, s2) and np.allclose(s, r2)
+    assert np.array_equal(inf1, inf2)
+
+
+def test_menu_counts():
+    counts = menu_counts(np.array([0, 0, 1]), np.array([2, 0, 1]), np.array([1, 1, 0]),
+                         2, 2, 3)
+    assert counts.shape == (2, 2, 3) and counts.sum() == 3
+    assert counts[0, 1, 2] == counts[0, 1, 0] == counts[1, 0, 1] == 1
+
+
+# --------------------------------------------------------------------------- behaviour
+def test_null_study_is_not_flagged(null_study):
+    res = iia_test(null_study, n_resamples=199, rng=0)
+    assert isinstance(res, IIAResult)
+    assert res.n_comparisons == 3 and res.pvalue > 0.05 and res.statistic == 0.0
+    assert res.confidence_interval.low == 0.0 and res.confidence_interval.high == 1.0
+    lo, hi = res.table["ci_low"].to_numpy(), res.table["ci_high"].to_numpy()
+    assert np.all((lo < 0) & (hi > 0))  # every log odds ratio interval covers 0
+
+
+def test_known_violation_is_found_and_located(violating_study):
+    res = iia_test(violating_study, n_resamples=199, rng=0)
+    table = res.table.set_index("comparison")
+    assert res.pvalue <= 0.01
+    assert table.loc["no/yes without defer", "violates"]
+    # the agent triples the odds of yes over no without defer: no/yes odds ratio 1/3
+    assert table.loc["no/yes without defer", "odds_ratio"] == pytest.approx(1 / 3, rel=0.35)
+    assert table.loc["no/yes without defer", "ci_high"] < 0
+    assert not table.drop("no/yes without defer")["violates"].any()
+    assert res.statistic == pytest.approx(1 / 3)
+    assert res.confidence_interval == (1 / 3, 1.0, 0.95)
+
+
+def test_four_actions_compare_every_pair_of_every_reduced_menu():
+    data = generate(Design(n_actions=4, n_contexts=60), 5)
+    res = iia_test(data, n_resamples=99, rng=0)
+    assert res.n_comparisons == len(res.table) == 4 * 3
+    assert set(res.table["removed"]) == {"abstain", "defer", "no", "yes"}
+
+
+def test_mantel_haenszel_competitor_agrees_in_direction(violating_study):
+    res = iia_test(violating_study, n_resamples=99, rng=0)
+    assert mh_test(violating_study, ("yes", "no"), FULL, "no|yes") < 0.01
+    assert res.table.set_index("comparison").loc["no/yes without defer", "statistic"] < 0
+
+
+def test_belief_none_and_other_column_names(null_study):
+    renamed = null_study.rename(columns={"context": "ctx", "action": "choice",
+                                         "menu": "offered"}).drop(columns="belief")
+    res = iia_test(renamed, belief=None, action="choice", menu="offered", group="ctx",
+                   n_resamples=99, rng=0)
+    ref = iia_test(null_study, n_resamples=99, rng=0)
+    pd.testing.assert_frame_equal(res.table, ref.table)
+    assert res.menu_table["mean_belief"].isna().all()
+
+
+@pytest.mark.slow
+def test_calibrated_on_iia_agents():
+    """P-values of IIA-respecting agents with context shocks are not too small (60 studies;
+    the 400-study matrix is benchmarks/validate_iia.py)."""
+    p = np.array([iia_test(generate(Design(per_menu=(1, 9)), 700 + s), n_resamples=199,
+                           rng=s).pvalue for s in range(60)])
+    assert np.mean(p <= 0.05) <= 0.15
+    assert np.mean(p <= 0.5) == pytest.approx(0.5, abs=0.2)
+
+
+def test_result_is_exported():
+    assert coherence.iia_test is iia_test and "iia_test" in coherence.__all__
