@@ -34,9 +34,10 @@ RESULTS = ROOT / "benchmarks" / "results" / "validate_iia.json"
 DOC = ROOT / "docs" / "iia.md"
 ALPHA = 0.05
 
-#: a model that mostly defers: the yes/no comparison rests on few rows per context, the
-#: design at which the competitor's power is about 0.87
+#: a model that mostly defers: the yes/no comparison rests on few rows per context
 DEFERS = (0.0, 0.0, 2.0, 0.0)
+#: defers even more: the design at which the competitor's power is about 0.87
+DEFERS_MORE = (0.0, 0.0, 2.5, 0.0)
 REF = Design()
 NULLS: dict[str, Design] = {
     "logit, 3 actions, shocks sd 1, 200 x 5": REF,
@@ -59,25 +60,37 @@ POWER: dict[str, Design] = {
                                                                       factor=1.5),
     "nested logit (yes, defer) lam 0.5, 3 actions, mostly defers, 200 x 5": REF.with_(
         agent="nested", lam=0.5, base=DEFERS),
+    "yes/no odds x2 without defer, 3 actions, defers more, 200 x 5": REF.with_(
+        agent="odds", base=DEFERS_MORE),
 }
 
 
-def _run_one(design: Design, seed: int, n_resamples: int) -> tuple[float, float, float]:
+#: power cells also run with the pair named in advance (``pairs=[("yes", "no")]``)
+NAMED_PAIR: tuple[str, ...] = (
+    "yes/no odds x2 without defer, 3 actions, mostly defers, 200 x 5",
+    "yes/no odds x1.5 without defer, 3 actions, 200 x 5",
+    "yes/no odds x2 without defer, 3 actions, defers more, 200 x 5",
+)
+
+
+def _run_one(design: Design, seed: int, n_resamples: int,
+             options: dict[str, Any]) -> tuple[float, float, float]:
     import coherence
 
     data = generate(design, seed)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        res = coherence.iia_test(data, n_resamples=n_resamples, rng=seed)
+        res = coherence.iia_test(data, n_resamples=n_resamples, rng=seed, **options)
     full = "|".join(sorted(design.actions))
     reduced = "|".join(sorted(a for a in design.actions if a != design.removed))
     mh = mh_test(data, design.pair, full, reduced)
     return res.pvalue, mh, res.statistic
 
 
-def _cell(name: str, design: Design, reps: int, n_resamples: int, seed0: int) -> dict[str, Any]:
+def _cell(name: str, design: Design, reps: int, n_resamples: int, seed0: int,
+          options: dict[str, Any]) -> dict[str, Any]:
     t0 = time.perf_counter()
-    out = np.array([_run_one(design, seed0 + s, n_resamples) for s in range(reps)])
+    out = np.array([_run_one(design, seed0 + s, n_resamples, options) for s in range(reps)])
     row: dict[str, Any] = {"design": name, "reps": reps, "seconds": time.perf_counter() - t0,
                            "settings": {k: (list(v) if isinstance(v, tuple) else v)
                                         for k, v in design.__dict__.items()}}
@@ -108,7 +121,9 @@ def tables(results: dict[str, Any]) -> str:
             "mean share flagged |", "| --- | --- | --- | --- | --- |"]
     for part, title in (("size", "Size on IIA-respecting agents (multinomial logit with "
                                  "context shocks)"),
-                        ("power", "Power against known IIA violations")):
+                        ("power", "Power against known IIA violations"),
+                        ("power_pairs", "Power with the pair named in advance "
+                                        "(`pairs=[(\"yes\", \"no\")]`; the same studies)")):
         if not results.get(part):
             continue
         lines += [f"### {title}", "", *head]
@@ -133,6 +148,9 @@ def main(argv: Iterable[str] | None = None) -> int:
     parser.add_argument("--n-resamples", type=int, default=499)
     parser.add_argument("--only", default="", help="comma-separated words: cells to run")
     parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--append", action="store_true",
+                        help="keep the cells already in the JSON (a cell run again replaces "
+                             "its earlier row)")
     parser.add_argument("--tables", action="store_true",
                         help="write docs/iia.md's tables from the JSON")
     args = parser.parse_args(list(argv) if argv is not None else None)
@@ -143,14 +161,27 @@ def main(argv: Iterable[str] | None = None) -> int:
     results: dict[str, Any] = {"environment": environment(),
                                "settings": {"n_resamples": args.n_resamples, "alpha": ALPHA,
                                             "reps": args.reps, "power_reps": args.power_reps}}
-    plan = [("size", n, d, args.reps, 100_000 * (i + 1)) for i, (n, d) in enumerate(NULLS.items())]
-    plan += [("power", n, d, args.power_reps, 5_000_000 + 100_000 * i)
+    if args.append and args.out.exists():
+        old = json.loads(args.out.read_text())
+        if old["settings"] != results["settings"]:
+            raise SystemExit("--append: the JSON was written with other settings")
+        results = {**old, "environment_appended": results["environment"]}
+    plan: list[tuple[str, str, Design, int, int, dict[str, Any]]] = [
+        ("size", n, d, args.reps, 100_000 * (i + 1), {})
+        for i, (n, d) in enumerate(NULLS.items())]
+    plan += [("power", n, d, args.power_reps, 5_000_000 + 100_000 * i, {})
              for i, (n, d) in enumerate(POWER.items())]
+    plan += [("power_pairs", n, d, args.power_reps, 5_000_000 + 100_000 * i,
+              {"pairs": [("yes", "no")]})
+             for i, (n, d) in enumerate(POWER.items()) if n in NAMED_PAIR]
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    for part, name, design, reps, seed0 in plan:
-        if only and not any(w in name for w in only):
+    for part, name, design, reps, seed0, options in plan:
+        if only and not any(w in f"{part}: {name}" for w in only):
             continue
-        results.setdefault(part, []).append(_cell(name, design, reps, args.n_resamples, seed0))
+        row = _cell(name, design, reps, args.n_resamples, seed0, options)
+        cells = [r for r in results.get(part, []) if r["design"] != name]
+        order = list({**NULLS, **POWER})
+        results[part] = sorted([*cells, row], key=lambda r: order.index(r["design"]))
         args.out.write_text(json.dumps(results, indent=1, default=float) + "\n")
     print(f"wrote {args.out}", file=sys.stderr)
     return 0

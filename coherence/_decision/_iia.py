@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -255,7 +256,7 @@ def parse_menus(df: pd.DataFrame, column: str, *, owner: str) -> list[frozenset[
     return out
 
 
-def _iia_test_iv(data: Any, belief: Any, action: Any, menu: Any, group: Any,
+def _iia_test_iv(data: Any, belief: Any, action: Any, menu: Any, group: Any, pairs: Any,
                  n_resamples: Any, confidence_level: Any, rng: RNGLike) -> tuple[Any, ...]:
     df = as_dataframe(data, owner=_OWNER)
     for name, value in (("action", action), ("menu", menu), ("group", group)):
@@ -268,6 +269,19 @@ def _iia_test_iv(data: Any, belief: Any, action: Any, menu: Any, group: Any,
     nonempty(df, owner=_OWNER)
     n_resamples, confidence_level = check_resampling(_OWNER, n_resamples, confidence_level)
     gen = check_rng(rng, owner=_OWNER)
+    wanted: frozenset[frozenset[str]] | None = None
+    if pairs is not None:
+        if isinstance(pairs, str) or not isinstance(pairs, Sequence) or len(pairs) == 0:
+            raise TypeError(param_error("pairs", _OWNER, "None or a non-empty sequence of "
+                                        "(action, action) pairs", pairs))
+        clean = []
+        for pair in pairs:
+            if (isinstance(pair, str) or not isinstance(pair, Sequence) or len(pair) != 2
+                    or str(pair[0]) == str(pair[1])):
+                raise ValueError(param_error("pairs", _OWNER, "a sequence of pairs of two "
+                                             "different action labels", pair))
+            clean.append(frozenset((str(pair[0]), str(pair[1]))))
+        wanted = frozenset(clean)
     b = (np.full(len(df), np.nan) if belief is None
          else probability_column(df, belief, owner=_OWNER))
     codes, labels = label_column(df, action, owner=_OWNER, discrete=True)
@@ -281,7 +295,15 @@ def _iia_test_iv(data: Any, belief: Any, action: Any, menu: Any, group: Any,
             [df.index[i] for i in off],
             [f"{chosen[i]} not in {df[menu].iloc[i]}" for i in off], owner=_OWNER))
     groups = group_codes(df, group, owner=_OWNER)
-    return b, codes, names, menus, groups, group, n_resamples, confidence_level, gen
+    if wanted is not None:
+        universe = frozenset().union(*menus)
+        absent = sorted({a for pair in wanted for a in pair} - universe)
+        if absent:
+            raise ValueError(param_error("pairs", _OWNER, "pairs of actions offered in the "
+                                         f"table ({', '.join(sorted(universe))})",
+                                         pairs))
+    return (b, codes, names, menus, groups, group, wanted, n_resamples, confidence_level,
+            gen)
 
 
 def iia_test(
@@ -291,6 +313,7 @@ def iia_test(
     action: str = "action",
     menu: str = "menu",
     group: str = "context",
+    pairs: Sequence[tuple[str, str]] | None = None,
     n_resamples: int = 999,
     confidence_level: float = 0.95,
     rng: RNGLike = None,
@@ -431,9 +454,9 @@ def iia_test(
     >>> res.n_contexts
     40
     """
-    (b, codes, names, menus, groups, group, n_resamples, confidence_level,
-     gen) = _iia_test_iv(data, belief, action, menu, group, n_resamples, confidence_level,
-                         rng)
+    (b, codes, names, menus, groups, group, wanted, n_resamples, confidence_level,
+     gen) = _iia_test_iv(data, belief, action, menu, group, pairs, n_resamples,
+                         confidence_level, rng)
     alpha = 1.0 - confidence_level
     universe = frozenset().union(*menus)
     distinct = sorted(set(menus), key=lambda m: (-len(m), sorted(m)))
@@ -452,12 +475,17 @@ def iia_test(
     full = menu_index[universe]
     acts = sorted(universe)
     plan = [(m, a, b2) for m in distinct if m != universe and len(m) >= 2
-            for a, b2 in _pairs(sorted(m))]
+            for a, b2 in _pairs(sorted(m))
+            if wanted is None or frozenset((a, b2)) in wanted]
     if not plan:
-        warnings.warn(f"{_OWNER}: the table has no menu with two or more actions besides the "
-                      f"full menu {full_name!r}; there is nothing to compare.",
+        warnings.warn(f"{_OWNER}: the table has no menu with two or more actions (of the "
+                      f"requested pairs) besides the full menu {full_name!r}; there is "
+                      "nothing to compare.",
                       DegenerateDataWarning, stacklevel=2)
-    u_cols, r_cols, s_cols, rows = [], [], [], []
+    u_cols: list[np.ndarray] = []
+    r_cols: list[np.ndarray] = []
+    s_cols: list[np.ndarray] = []
+    rows: list[dict[str, Any]] = []
     for m, a, b2 in plan:
         mi, ai, bi = menu_index[m], act_index[a], act_index[b2]
         u, r, s, informative = comparison_scores(counts, full, mi, ai, bi)

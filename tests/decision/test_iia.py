@@ -267,3 +267,26 @@ def test_calibrated_on_iia_agents():
 
 def test_result_is_exported():
     assert coherence.iia_test is iia_test and "iia_test" in coherence.__all__
+
+
+def test_pairs_restrict_the_comparisons(violating_study):
+    res = iia_test(violating_study, pairs=[("yes", "no")], n_resamples=199, rng=0)
+    assert res.table["comparison"].tolist() == ["no/yes without defer"]
+    full = iia_test(violating_study, n_resamples=199, rng=0)
+    row = res.table.iloc[0]
+    ref = full.table.set_index("comparison").loc["no/yes without defer"]
+    assert row["statistic"] == pytest.approx(ref["statistic"])
+    assert row["odds_ratio"] == pytest.approx(ref["odds_ratio"])
+    # one comparison: the adjusted p-value is the marginal one
+    assert row["pvalue_adjusted"] == row["pvalue"] == res.pvalue
+
+
+@pytest.mark.parametrize(("pairs", "exc", "match"), [
+    ("yes", TypeError, "'pairs' parameter of iia_test must be None or a non-empty"),
+    ([], TypeError, "'pairs' parameter"),
+    ([("yes", "yes")], ValueError, "pairs of two different action labels"),
+    ([("yes", "maybe")], ValueError, "pairs of actions offered in the table"),
+])
+def test_pairs_errors(pairs, exc, match):
+    with pytest.raises(exc, match=match):
+        iia_test(_toy(), pairs=pairs)
