@@ -116,7 +116,10 @@ def tables(results: dict[str, Any]) -> str:
              "per test, alpha = 0.05, rejection rates with 95% Wilson intervals in brackets. "
              "The Mantel-Haenszel column tests only the yes/no odds under the full menu "
              "against the menu without defer (told where the violation is); `iia_test` "
-             "tests every pair under every reduced menu.", ""]
+             "tests every pair under every reduced menu."
+             + (f" Cells added later with `--append` ran at commit "
+                f"`{results['environment_appended']['commit'][:10]}`."
+                if "environment_appended" in results else ""), ""]
     head = ["| design | reps | iia_test | Mantel-Haenszel (one comparison) | "
             "mean share flagged |", "| --- | --- | --- | --- | --- |"]
     for part, title in (("size", "Size on IIA-respecting agents (multinomial logit with "

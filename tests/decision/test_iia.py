@@ -290,3 +290,22 @@ def test_pairs_restrict_the_comparisons(violating_study):
 def test_pairs_errors(pairs, exc, match):
     with pytest.raises(exc, match=match):
         iia_test(_toy(), pairs=pairs)
+
+
+def test_validation_agents_violate_iia_by_the_stated_amount():
+    """The generator's agents: logit keeps the odds, 'odds' multiplies them exactly by the
+    factor, a nested logit with lam = 1 is the logit."""
+    from benchmarks.iia_designs import probabilities
+
+    v = np.random.default_rng(0).normal(size=(50, 3))
+    full, reduced = ("yes", "no", "defer"), ("yes", "no")
+
+    def log_or(design: Design) -> np.ndarray:
+        p, q = probabilities(design, v, full), probabilities(design, v, reduced)
+        return np.log(q[:, 0] / q[:, 1]) - np.log(p[:, 0] / p[:, 1])
+
+    assert np.allclose(log_or(Design()), 0.0)
+    assert np.allclose(log_or(Design(agent="odds", factor=2.0)), math.log(2.0))
+    assert np.allclose(probabilities(Design(agent="nested", lam=1.0), v, full),
+                       probabilities(Design(), v, full))
+    assert np.all(log_or(Design(agent="nested", lam=0.5)) > 0)
