@@ -37,6 +37,9 @@ _LAZY: dict[str, str] = {
     "SimulationTruth": "._decision._simulate",
     "simulate": "._decision._simulate",
     "snap_to_grid": "._decision._simulate",
+    # what the stated beliefs say before any test (degenerate elicitations flagged)
+    "ElicitationDiagnostics": "._decision._diagnostics",
+    "elicitation_diagnostics": "._decision._diagnostics",
     # conditional independence (kNN CMI)
     "CITestResult": "._decision._citest",
     "ci_test": "._decision._citest",
@@ -153,6 +156,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from ._decision._cmi import cmi, mi
     from ._decision._iia import IIAResult, iia_test
     from ._decision._consistency import ConsistencyResult, prompt_consistency
+    from ._decision._diagnostics import ElicitationDiagnostics, elicitation_diagnostics
     from ._decision._leakage import LeakageResult, leakage_test
     from ._decision._monotone import MonotonicityResult, monotonicity_test, plot_choice_shares
     from ._decision._simulate import (

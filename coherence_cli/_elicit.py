@@ -6,8 +6,11 @@ Nothing is sent anywhere the user did not name: the endpoint is
 ``--base-url`` or ``$OPENAI_BASE_URL``, and the key is read from an
 environment variable, never from the command line. ``--probe N`` sends a
 few calls and prints the parse rate, the failure reasons and the seconds per
-call before a long run. The command exits 1, with the top failure reasons
-and one raw reply, when no usable row came back.
+call before a long run; when every reply was cut at the length limit it tries
+again with larger limits and says which one works. Hints after a failure fit
+the error: a server that does not answer is not fixed by prompt options. The
+command exits 1, with the top failure reasons and one raw reply, when no usable
+row came back.
 """
 
 from __future__ import annotations
@@ -34,6 +37,14 @@ _VERB = {"has": "have", "is": "are", "was": "were", "does": "do", "suffers": "su
 
 class ElicitUsageError(ValueError):
     """A user mistake (the command line reports a ValueError with exit code 2)."""
+
+
+class ElicitStopped(RuntimeError):
+    """The run stopped (too many failed calls); ``hint`` says what to check."""
+
+    def __init__(self, message: str, hint: str) -> None:
+        super().__init__(message)
+        self.hint = hint
 
 
 def add_parser(sub: Any, positive_int: Any) -> argparse.ArgumentParser:
@@ -200,6 +211,43 @@ def _failure_lines(raw: Any, top: int = 5) -> list[str]:
     return lines
 
 
+#: The probe tries up to this many doublings of --max-tokens when every reply was cut.
+PROBE_DOUBLINGS = 3
+
+
+def all_truncated(raw: Any) -> bool:
+    """Whether replies came back and every one of them was cut at the length limit."""
+    answered = raw[raw["text"].notna()]
+    return bool(len(answered)) and bool((answered["reason"] == "truncated").all())
+
+
+def hint(raw: Any, args: argparse.Namespace, error: str = "") -> str:
+    """The next step that fits what went wrong (the calls' errors, then the parses)."""
+    errors = " ".join([error, *map(str, raw["call_error"].dropna())]) if raw is not None \
+        else error
+    answered = 0 if raw is None else int(raw["text"].notna().sum())
+    url = args.base_url or os.environ.get("OPENAI_BASE_URL") or "the server"
+    if not answered and ("connection to" in errors or "Connection" in errors):
+        return (f"hint: nothing answered at {url}: check that the server is running and "
+                "listening there (--base-url is the server root with /v1, e.g. "
+                "http://127.0.0.1:8080/v1); prompt options (--constrained, --max-tokens, "
+                "--prompts) cannot help until it answers")
+    if not answered and ("timed out" in errors or "deadline" in errors):
+        return ("hint: the server did not answer in time: check that it is not overloaded, "
+                "raise --timeout or --deadline, or lower --concurrency")
+    if not answered and ("HTTP 401" in errors or "HTTP 403" in errors):
+        return (f"hint: the server refused the key: set the environment variable "
+                f"{args.api_key_env} (or name another with --api-key-env)")
+    if not answered and "HTTP 404" in errors:
+        return ("hint: no such endpoint or model: check --base-url (it ends in /v1) and "
+                "--model")
+    if raw is not None and all_truncated(raw):
+        return (f"hint: every reply was cut at --max-tokens {args.max_tokens}: raise it "
+                "(a prompt that asks for reasoning needs several hundred tokens)")
+    return ("hint: try --probe 6 to iterate on settings (--constrained grammar, --max-tokens, "
+            "--prompts *_toolkit)")
+
+
 def _speed(raw: Any, concurrency: int) -> tuple[float, float]:
     """Median seconds per answered call, and calls per second of wall time."""
     answered = raw[raw["text"].notna() & ~raw["cached"].to_numpy(dtype=bool)]
@@ -232,19 +280,34 @@ def _run(args: argparse.Namespace, cache: Any) -> int:
         contexts = contexts.iloc[:max(1, math.ceil(args.probe / per_context))].copy()
         contexts.attrs.update(attrs)
     question = args.question or clinical_phrase(args.network, contexts.attrs)
-    client, concurrency = _client(args, contexts)
     decision = None if args.no_decision else args.decision
+
+    def elicit(run_args: argparse.Namespace) -> tuple[Any, Any, int]:
+        client, concurrency = _client(run_args, contexts)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", elicitation.ParseFailureWarning)
+            try:
+                result = elicitation.run(
+                    contexts, client, question=question, prompts=design["prompts"],
+                    decision=decision,
+                    repetitions=1 if args.probe else design["repetitions"],
+                    concurrency=concurrency, cache=cache, max_retries=args.max_retries,
+                    max_failures=args.max_failures, sum_tolerance=args.sum_tolerance,
+                    progress=False if args.quiet else None)
+            except elicitation.ElicitationError as exc:
+                raise ElicitStopped(str(exc), hint(None, run_args, str(exc))) from exc
+        for w in caught:
+            if not issubclass(w.category, elicitation.ParseFailureWarning):
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        return result, client, concurrency
+
     start = time.perf_counter()
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", elicitation.ParseFailureWarning)
-        result = elicitation.run(
-            contexts, client, question=question, prompts=design["prompts"], decision=decision,
-            repetitions=1 if args.probe else design["repetitions"], concurrency=concurrency,
-            cache=cache, max_retries=args.max_retries, max_failures=args.max_failures,
-            sum_tolerance=args.sum_tolerance, progress=False if args.quiet else None)
-    for w in caught:
-        if not issubclass(w.category, elicitation.ParseFailureWarning):
-            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    try:
+        result, client, concurrency = elicit(args)
+    except ElicitStopped as exc:
+        print(f"coherence elicit: failed: {exc.args[0]}", file=sys.stderr)
+        print(exc.hint, file=sys.stderr)
+        return EXIT_FAILURE
     wall = time.perf_counter() - start
     raw = result.raw
     settings = json.dumps(dict(result.settings), sort_keys=True, default=str)
@@ -273,6 +336,10 @@ def _run(args: argparse.Namespace, cache: Any) -> int:
         if lines:
             print("failure reasons:")
             print("\n".join(lines))
+        if not n_ok and all_truncated(raw):
+            n_ok = _probe_larger(args, elicit)
+        elif not n_ok:
+            print(hint(raw, args))
         return EXIT_OK if n_ok else EXIT_FAILURE
     data = result.data.assign(model=result.model, settings=settings,
                               network=args.network)
@@ -280,16 +347,47 @@ def _run(args: argparse.Namespace, cache: Any) -> int:
         print(f"coherence elicit: no usable row: 0 of {len(raw)} elicitations gave a complete "
               "(belief, action) row. Top failure reasons:", file=sys.stderr)
         print("\n".join(_failure_lines(raw)), file=sys.stderr)
-        print("try --probe 6 to iterate on settings (--constrained grammar, --max-tokens, "
-              "--prompts *_toolkit)", file=sys.stderr)
+        print(hint(raw, args), file=sys.stderr)
         return EXIT_FAILURE
     data.to_csv(args.out, index=False)
     if len(result.incoherent):
         flagged = Path(args.out).with_name(Path(args.out).stem + "_incoherent.csv")
-        result.incoherent.assign(model=result.model, settings=settings).to_csv(flagged,
-                                                                              index=False)
+        # reason: what `coherence test` counts as set aside in the report's diagnostics
+        result.incoherent.assign(model=result.model, settings=settings,
+                                 reason="bad_sum").to_csv(flagged, index=False)
         print(f"{len(result.incoherent)} belief replies did not sum to 1 (bad_sum): kept, "
               f"with their stated numbers and actions, in {flagged}")
     print(f"\nbelief/action table ({len(data)} rows, with model and settings columns) "
           f"written to {args.out}; test it with: coherence test {args.out}")
     return EXIT_OK
+
+
+def _probe_larger(args: argparse.Namespace, elicit: Any) -> int:
+    """Every probe reply was cut at the length limit: probe again with the limit doubled
+    (up to :data:`PROBE_DOUBLINGS` times) and say which limit lets replies through.
+    Returns the number of replies parsed at the last limit tried."""
+    limit = args.max_tokens
+    for _ in range(PROBE_DOUBLINGS):
+        limit *= 2
+        print(f"every reply was cut at --max-tokens {limit // 2}; probing again with "
+              f"--max-tokens {limit}")
+        try:
+            result, _, _ = elicit(argparse.Namespace(**{**vars(args), "max_tokens": limit}))
+        except ElicitStopped as exc:
+            print(f"  stopped: {exc.args[0][:300]}")
+            return 0
+        raw = result.raw
+        n_ok = int(raw["parse_ok"].sum())
+        print(f"  parsed {n_ok} of {len(raw)} replies with --max-tokens {limit}")
+        if not all_truncated(raw):
+            if n_ok:
+                print(f"rerun with --max-tokens {limit}")
+            else:
+                print("failure reasons:")
+                print("\n".join(_failure_lines(raw)))
+                print(hint(raw, argparse.Namespace(**{**vars(args), "max_tokens": limit})))
+            return n_ok
+    print(f"hint: every reply was still cut at --max-tokens {limit}: the model may not stop "
+          "on its own; add a stop sequence (--stop) or constrain the format "
+          "(--constrained grammar)")
+    return 0

@@ -148,8 +148,29 @@ def _reference_prompt(data: Any, args: argparse.Namespace, path: str) -> str:
     return str(args.reference_prompt)
 
 
+def _set_aside_file(path: str, by: tuple[str, ...]) -> Any:
+    """The replies ``coherence elicit`` set aside next to the table (``<stem>_incoherent.csv``,
+    with a ``reason`` column), counted in the report's diagnostics; None when absent."""
+    import pandas as pd
+
+    sidecar = Path(path).with_name(Path(path).stem + "_incoherent.csv")
+    if not sidecar.is_file():
+        return None
+    try:
+        frame = pd.read_csv(sidecar)
+    except (ValueError, OSError, pd.errors.ParserError):
+        return None
+    if "reason" not in frame.columns or not all(c in frame.columns for c in by):
+        return None
+    print(f"coherence test: counting the {len(frame)} replies set aside in {sidecar}",
+          file=sys.stderr)
+    return frame
+
+
 def run(args: argparse.Namespace) -> int:
-    from coherence import report
+    import warnings
+
+    from coherence import DegenerateDataWarning, report
     from coherence._text import text_table
 
     data = read_table(args.table)
@@ -158,14 +179,17 @@ def run(args: argparse.Namespace) -> int:
     if args.actions is not None:
         data = data.assign(**{args.action: data[args.action].map(
             lambda v: args.actions.get(str(v), v) if v == v else v)})
-    rep = report(data, belief=args.belief, action=args.action, outcome=args.outcome,
-                 group=args.group, prompt=args.prompt, repetition=args.repetition,
-                 truth=args.truth, evidence=args.evidence, by=by,
-                 tests=args.tests or "all", reference_prompt=reference,
-                 adjust=args.adjust or "holm",
-                 engine=args.engine, n_permutations=args.permutations,
-                 n_resamples=args.resamples, n_jobs=args.jobs, backend=args.backend,
-                 progress=False if args.quiet else None, rng=args.seed)
+    set_aside = _set_aside_file(args.table, by)
+    with warnings.catch_warnings():  # the summary printed below leads with it
+        warnings.simplefilter("ignore", DegenerateDataWarning)
+        rep = report(data, belief=args.belief, action=args.action, outcome=args.outcome,
+                     group=args.group, prompt=args.prompt, repetition=args.repetition,
+                     truth=args.truth, evidence=args.evidence, by=by,
+                     tests=args.tests or "all", reference_prompt=reference,
+                     adjust=args.adjust or "holm",
+                     engine=args.engine, n_permutations=args.permutations,
+                     n_resamples=args.resamples, n_jobs=args.jobs, backend=args.backend,
+                     progress=False if args.quiet else None, set_aside=set_aside, rng=args.seed)
     if args.by is None and not by:
         print(f"coherence test: note: no {' or '.join(map(repr, DEFAULT_BY))} column, so "
               "all rows form one cell; name the cell columns with --by", file=sys.stderr)

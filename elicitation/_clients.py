@@ -74,7 +74,9 @@ class Request:
     when unseeded). ``context``, ``template``, ``prompt``, ``repetition`` and
     ``quantity`` (the name of the quantity asked, e.g. ``'belief'``,
     ``'p_a_given_b1'``) identify the call; an HTTP client ignores them, a
-    simulated client uses them to look up its answer.
+    simulated client uses them to look up its answer. ``reasoning``: the
+    prompt asks for reasoning before the answer lines (a constrained client
+    then leaves room for it).
     """
 
     messages: tuple[Mapping[str, str], ...]
@@ -86,6 +88,7 @@ class Request:
     prompt: str = ""
     repetition: int = 0
     quantity: str = "belief"
+    reasoning: bool = False
 
     def __post_init__(self) -> None:
         if self.kind == "decision" and tuple(self.labels) == BINARY_LABELS:
@@ -207,14 +210,34 @@ def token_belief(logprobs: Any) -> float:
 
 
 # --------------------------------------------------------------------------- OpenAI-compatible
-def _grammar(kind: str, labels: Sequence[str]) -> str:
-    """A llama.cpp GBNF grammar for the reply format."""
+#: Room a grammar leaves for reasoning before the answer lines: at most this many
+#: lines of free text, each at most REASONING_LINE characters (about 300 tokens in all).
+REASONING_LINES = 6
+REASONING_LINE = 200
+
+
+def _grammar(kind: str, labels: Sequence[str], reasoning: bool = False) -> str:
+    """A llama.cpp GBNF grammar for the reply format.
+
+    With ``reasoning`` (the prompt asks the model to reason first), a bounded
+    free-text preamble (1 to :data:`REASONING_LINES` lines of at most
+    :data:`REASONING_LINE` characters, each followed by one or two newlines) comes
+    before the answer lines, which end the reply; otherwise the answer lines are the
+    whole reply.
+    """
     if kind == "decision":
-        return ('root ::= "' + labels[0] + ': " yn "\\n' + labels[1]
-                + ': " yn\nyn ::= "Yes" | "No"\n')
-    lines = ' "\\n" '.join(f'"{label}: " num' for label in labels)
-    return ("root ::= " + lines + "\n"
-            'num ::= "0" | "1" | "1.0" | "0." [0-9] | "0." [0-9] [0-9] | "0." [0-9] [0-9] [0-9]\n')
+        answer = ('"' + labels[0] + ': " yn "\\n' + labels[1] + ': " yn')
+        rules = 'yn ::= "Yes" | "No"\n'
+    else:
+        answer = ' "\\n" '.join(f'"{label}: " num' for label in labels)
+        rules = ('num ::= "0" | "1" | "1.0" | "0." [0-9] | "0." [0-9] [0-9] '
+                 '| "0." [0-9] [0-9] [0-9]\n')
+    if not reasoning:
+        return "root ::= " + answer + "\n" + rules
+    return ("root ::= reasoning answer\n"
+            f"answer ::= {answer}\n"
+            f"reasoning ::= (line \"\\n\"{{1,2}}){{1,{REASONING_LINES}}}\n"
+            f"line ::= [^\\n]{{1,{REASONING_LINE}}}\n" + rules)
 
 
 def _json_schema(kind: str, labels: Sequence[str]) -> dict[str, Any]:
@@ -434,7 +457,7 @@ class OpenAIClient:
         if self.constrained == "json_schema":
             body["response_format"] = _json_schema(request.kind, request.labels)
         elif self.constrained == "grammar":
-            body["grammar"] = _grammar(request.kind, request.labels)
+            body["grammar"] = _grammar(request.kind, request.labels, request.reasoning)
         body.update(self.extra_body)
         return body
 

@@ -16,6 +16,7 @@ from typing import Any
 
 import pandas as pd
 
+from coherence import ElicitationDiagnostics
 from coherence._results import Summary
 from coherence._validation import as_dataframe, no_missing, param_error
 from coherence._warnings import CoherenceWarning
@@ -103,6 +104,19 @@ class ElicitationResult:
         """The :meth:`summary` as HTML (how Jupyter shows the run)."""
         return self.summary()._repr_html_()
 
+    @property
+    def diagnostics(self) -> ElicitationDiagnostics | None:
+        """:func:`coherence.elicitation_diagnostics` of ``data``, with every failed or
+        set-aside elicitation counted by reason (None when ``data`` has no ``belief``
+        column or no row)."""
+        from coherence import DegenerateDataWarning, elicitation_diagnostics
+
+        if "belief" not in self.data.columns or not len(self.data):
+            return None
+        with warnings.catch_warnings():  # the summary shows the flag
+            warnings.simplefilter("ignore", DegenerateDataWarning)
+            return elicitation_diagnostics(self.data, set_aside=self.failures)
+
     def summary(self) -> Summary:
         """A short summary of the run (text; HTML tables in a notebook)."""
         lines = [f"Elicitation from {self.model}: {len(self.raw)} elicitations, "
@@ -116,6 +130,11 @@ class ElicitationResult:
             for row in self.failures.itertuples(index=False):
                 lines.append(f"  {row.quantity:<14} {row.reason:<16} {row.count}")
         tables = [("failures by reason", self.failures)] if len(self.failures) else []
+        diagnostics = self.diagnostics
+        if diagnostics is not None:
+            lines += ["", *str(diagnostics.summary()).splitlines()]
+            if diagnostics.degenerate:
+                lines.insert(1, "WARNING: " + diagnostics.warning)
         return Summary("\n".join(lines), title=lines[0], tables=tables)
 
 

@@ -272,11 +272,15 @@ def make_job(client: Client, settings_json: str, template: Template, fields: Map
     seed = base_seed + repetition if isinstance(base_seed, int) else None
     request = Request(messages=messages, kind=template.kind, labels=labels, seed=seed,
                       context=context, template=template.name, prompt=prompt,
-                      repetition=repetition, quantity=quantity)
-    key = cache_key({"model": client.model, "template": template.name,
-                     "messages": [dict(m) for m in messages], "context": str(context),
-                     "prompt": prompt, "repetition": repetition, "quantity": quantity,
-                     "settings": settings_json, "seed": seed})
+                      repetition=repetition, quantity=quantity, reasoning=template.reasoning)
+    identity = {"model": client.model, "template": template.name,
+                "messages": [dict(m) for m in messages], "context": str(context),
+                "prompt": prompt, "repetition": repetition, "quantity": quantity,
+                "settings": settings_json, "seed": seed}
+    if template.reasoning and client.settings.get("constrained") == "grammar":
+        # the grammar leaves room for reasoning: not the reply an answer-only grammar gave
+        identity["grammar"] = "reasoning"
+    key = cache_key(identity)
     return Job(key, request, settings_json, final=template.reasoning)
 
 

@@ -135,6 +135,7 @@ figcaption{font-size:.88em;color:#333}
 pre,code{font-family:"DejaVu Sans Mono",Menlo,Consolas,monospace;font-size:8.5pt}
 pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f4f4f4;padding:.5em}
 .appendix{break-before:page}
+.degenerate{border:2px solid #a00;background:#fdecea;padding:.4em .6em;margin:.6em 0}
 @media print{h2,h3,caption{break-after:avoid}table{break-inside:auto}tr{break-inside:avoid}}
 """
 
@@ -538,7 +539,9 @@ def render_first_screen(rep: CoherenceReport) -> str:
              ".coherence-report .sig{background:#f9d2cf;font-weight:bold}"
              ".coherence-report .eff{font-size:.9em;color:#444;font-weight:normal}"
              ".coherence-report .na{color:#999}.coherence-report .err{color:#a00}</style>")
-    return ("<div class='coherence-report'>" + style
+    style += ("<style>.coherence-report .degenerate{border:2px solid #a00;"
+              "background:#fdecea;padding:.4em .6em}</style>")
+    return ("<div class='coherence-report'>" + style + _degenerate_banner(rep)
             + "<p><b>Which model fails which property</b></p>"
             + _grid(rep) + _grid_note(rep) + "</div>")
 
@@ -550,9 +553,11 @@ def render_html(rep: CoherenceReport) -> str:
         "<title>belief-coherence report</title>",
         f"<style>{_CSS}</style></head><body>",
         _header(rep),
+        _degenerate_banner(rep),
         "<h2>Which model fails which property</h2>",
         _grid(rep),
         _grid_note(rep),
+        _diagnostics_table(rep),
     ]
     not_run = _not_run(rep)
     if not_run:
@@ -620,3 +625,44 @@ def _appendix(rep: CoherenceReport) -> str:
                     block = detail[[first, *rest[start:start + 6]]]
                     parts.append(_table_html(block, numeric=numeric))
     return "".join(parts)
+
+
+# --------------------------------------------------------------------------- diagnostics
+def _degenerate_banner(rep: CoherenceReport) -> str:
+    """The warning shown above the grid when a cell's beliefs are degenerate."""
+    flagged = rep.degenerate_warnings()
+    if not flagged:
+        return ""
+    items = "".join(f"<li>{html.escape(w)}</li>" for w in flagged)
+    return ("<div class='degenerate' role='alert'><p><b>Warning: degenerate elicitation"
+            "</b></p><ul>" + items + "</ul></div>")
+
+
+def _diagnostics_table(rep: CoherenceReport) -> str:
+    """What each cell's stated beliefs say before any test (elicitation diagnostics)."""
+    rows = []
+    for cell in rep.cells:
+        d = cell.diagnostics
+        if d is None:
+            continue
+        rows.append({
+            "cell": _cell_label(cell.key), "beliefs": str(d.n_obs),
+            "distinct": str(d.n_distinct),
+            "most frequent": f"{_num(d.modal_belief, 3)} ({d.modal_share:.0%})",
+            f"at {_num(d.example_value, 2)} (example)": f"{d.share_example:.0%}",
+            "on 0.1 grid": f"{d.share_tenths:.0%}",
+            "rank corr. with " + (d.association_with or "truth"): _num(d.association, 3),
+            "actions": ", ".join(f"{k} {v}" for k, v in d.action_counts.items()),
+            "set aside": ", ".join(f"{k} {v}" for k, v in d.set_aside.items()) or "none",
+            "degenerate": d.degenerate,
+        })
+    if not rows:
+        return ""
+    frame = pd.DataFrame(rows)
+    return _table_html(frame, caption="Elicitation diagnostics: the stated beliefs of each "
+                       "cell (distinct values, the most frequent one, the share at the "
+                       "prompt's example value and on a 0.1 grid, rank correlation with the "
+                       "truth or outcome), the actions, and the replies set aside before the "
+                       "table was written", numeric=("beliefs", "distinct"),
+                       cell_class=lambda col, v: "err" if col == "degenerate" and v is True
+                       else "")

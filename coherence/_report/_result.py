@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -18,6 +18,9 @@ from .._results import RESULT_COLUMNS, CoherenceResult, Summary
 from .._text import cell_text, text_table
 from .._validation import check_choice
 from ._registry import TEST_NAMES
+
+if TYPE_CHECKING:
+    from .._decision._diagnostics import ElicitationDiagnostics
 
 __all__ = ["CoherenceReport", "ReportCell"]
 
@@ -32,6 +35,13 @@ class ReportCell:
     errors: Mapping[str, str]
     #: warnings each test raised on this cell (recorded, not printed)
     notes: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    #: what the cell's stated beliefs say before any test (None: a cell without rows)
+    diagnostics: ElicitationDiagnostics | None = None
+
+    @property
+    def degenerate(self) -> bool:
+        """Whether the cell's beliefs are degenerate (the tests cannot speak to coherence)."""
+        return self.diagnostics is not None and self.diagnostics.degenerate
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +69,10 @@ class CoherenceReport:
 
         Tests that raised on a cell appear with NaN numbers and the error in
         ``error``; warnings a test raised are in ``warnings``.
+        ``degenerate_elicitation`` is True on every row of a cell whose beliefs are
+        degenerate (:func:`coherence.elicitation_diagnostics`): the tests cannot speak
+        to coherence there. ``n_set_aside`` counts the cell's replies set aside before
+        the table was written (``report(set_aside=)``).
         """
         rows = []
         for cell in self.cells:
@@ -76,13 +90,28 @@ class CoherenceReport:
                     continue
                 row["test"] = name
                 row["warnings"] = " | ".join(cell.notes.get(name, ()))
+                row["degenerate_elicitation"] = cell.degenerate
+                row["n_set_aside"] = (cell.diagnostics.n_set_aside
+                                      if cell.diagnostics is not None else 0)
                 rows.append({**dict(cell.key), **row})
-        columns = [*self.by, *RESULT_COLUMNS, "pvalue_adjusted", "error", "warnings"]
+        columns = [*self.by, *RESULT_COLUMNS, "pvalue_adjusted", "error", "warnings",
+                   "degenerate_elicitation", "n_set_aside"]
         frame = pd.DataFrame(rows, columns=[c for c in columns if c != "pvalue_adjusted"])
         adjusted = adjust_pvalues(frame["pvalue"].to_numpy(dtype=float),
                                   self.settings.get("adjust", "none"))
         frame.insert(frame.columns.get_loc("n_obs") + 1, "pvalue_adjusted", adjusted)
+        frame["degenerate_elicitation"] = frame["degenerate_elicitation"].astype(bool)
+        frame["n_set_aside"] = frame["n_set_aside"].astype(np.int64)
         return frame
+
+    def degenerate_warnings(self) -> list[str]:
+        """One sentence per cell whose beliefs are degenerate (empty when none is)."""
+        out = []
+        for cell in self.cells:
+            if cell.diagnostics is not None and cell.diagnostics.degenerate:
+                label = ", ".join(str(v) for v in cell.key.values()) or "all rows"
+                out.append(f"{label}: {cell.diagnostics.warning}")
+        return out
 
     def to_markdown(self) -> str:
         """A GitHub-flavoured Markdown table of :meth:`to_frame` (4 significant digits)."""
@@ -119,6 +148,9 @@ class CoherenceReport:
         title = (f"coherence report: {len(self.cells)} cell(s), p-values ({label}) "
                  "by cell and test")
         body = text_table(table.reset_index(), width=100)
+        flagged = self.degenerate_warnings()
+        if flagged:
+            body = "\n".join(f"WARNING: {w}" for w in flagged) + "\n" + body
         return Summary(f"{title}\n{body}", title=title,
                        tables=[(f"p-values ({label}) by cell and test", table.reset_index())])
 

@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from .._decision._design import evidence_columns, require_design_columns
+from .._decision._diagnostics import ElicitationDiagnostics, diagnose, set_aside_counts
 from .._multiplicity import ADJUST_METHODS
 from .._results import CoherenceResult
 from .._rng import RNGLike, check_rng, spawn
@@ -59,6 +60,7 @@ class _ReportInput:
     names: tuple[str, ...]
     lie: pd.DataFrame | None
     lie_options: Mapping[str, Any]
+    set_aside: pd.DataFrame | None
     n_jobs: int | None
     backend: str | None
     progress: bool
@@ -92,6 +94,7 @@ def _report_iv(
     progress: bool | None,
     lie: Any,
     lie_options: Mapping[str, Any] | None,
+    set_aside: Any,
     rng: RNGLike,
 ) -> _ReportInput:
     owner = "report"
@@ -157,6 +160,7 @@ def _report_iv(
     )
     lie_df = (as_dataframe(lie, name="lie", owner=owner)
               if lie is not None and "lie" in names else None)
+    set_aside_df = _set_aside_iv(set_aside, present_by, owner)
     settings = {
         "columns": {
             "belief": belief,
@@ -190,9 +194,23 @@ def _report_iv(
     }
     return _ReportInput(
         df=df, options=options, present_by=present_by, names=names, lie=lie_df,
-        lie_options=dict(lie_options or {}), n_jobs=n_jobs, backend=backend,
+        lie_options=dict(lie_options or {}), set_aside=set_aside_df, n_jobs=n_jobs, backend=backend,
         progress=sys.stderr.isatty() if progress is None else bool(progress), gen=gen,
         settings=settings)
+
+
+def _set_aside_iv(set_aside: Any, present_by: tuple[str, ...],
+                  owner: str) -> pd.DataFrame | None:
+    """The replies set aside before the table was written, as a table with a ``reason``
+    column (and ``count`` when its rows are counts): checked here, split by cell later."""
+    if set_aside is None:
+        return None
+    if isinstance(set_aside, Mapping):
+        counts = set_aside_counts(set_aside, owner)
+        return pd.DataFrame({"reason": list(counts), "count": list(counts.values())})
+    frame = as_dataframe(set_aside, name="set_aside", owner=owner)
+    set_aside_counts(frame, owner)  # the reason and count columns are valid
+    return frame
 
 
 def _check_reference_prompt(df: pd.DataFrame, prompt: str, reference_prompt: str,
@@ -241,6 +259,7 @@ def report(
     progress: bool | None = None,
     lie: Any = None,
     lie_options: Mapping[str, Any] | None = None,
+    set_aside: Any = None,
     rng: RNGLike = None,
 ) -> CoherenceReport:
     """Run every applicable coherence test on every (model, dataset) cell.
@@ -299,6 +318,13 @@ def report(
     lie_options : mapping, optional
         Keyword arguments for :func:`coherence.iterated_expectation_check`
         (``baseline=``, or ``ground_truth=``, ``contexts=``, ``evidence=``, ...).
+    set_aside : DataFrame, mapping or None
+        Replies left out of the table before it was written (parse failures,
+        probabilities that did not sum to 1): one row per reply with a
+        ``reason`` column (``coherence elicit``'s ``*_incoherent.csv``), a
+        table of ``reason`` and ``count``, or ``{reason: count}``. Counted by
+        reason in each cell's :func:`coherence.elicitation_diagnostics`
+        (split by the ``by`` columns, which a table must then have).
     rng : int, Generator or None
         One seed for everything; each cell and test gets its own spawned
         stream, so results do not depend on ``n_jobs``.
@@ -306,6 +332,16 @@ def report(
     Returns
     -------
     CoherenceReport
+        Each cell also holds :func:`coherence.elicitation_diagnostics` of its
+        rows (``cell.diagnostics``); a cell whose beliefs are degenerate (one
+        value, or mostly the prompt's example value 0.5) is flagged on the
+        report's first screen and in ``to_frame()``'s ``degenerate_elicitation``.
+
+    Warns
+    -----
+    DegenerateDataWarning
+        When a cell's beliefs are degenerate: the tests cannot speak to
+        coherence on such data.
 
     Raises
     ------
@@ -318,8 +354,20 @@ def report(
     iv = _report_iv(data, belief, action, outcome, group, prompt, repetition, truth, evidence,
                     by, tests, adjust, engine, reference_prompt, k, n_permutations, n_resamples,
                     n_splits, n_bins, confidence_level, n_jobs, backend, progress, lie,
-                    lie_options, rng)
-    return _report(iv)
+                    lie_options, set_aside, rng)
+    rep = _report(iv)
+    degenerate = [c for c in rep.cells if c.diagnostics is not None and c.diagnostics.degenerate]
+    if degenerate:
+        from .._warnings import DegenerateDataWarning
+
+        where = "; ".join(f"{', '.join(map(str, c.key.values())) or 'all rows'}: "
+                          f"{c.diagnostics.degenerate_reason}" for c in degenerate
+                          if c.diagnostics is not None)
+        warnings.warn(f"Degenerate elicitation in {len(degenerate)} of {len(rep.cells)} "
+                      f"cell(s) ({where}). The coherence tests cannot speak to coherence on "
+                      "such data: their p-values say nothing about whether the beliefs are "
+                      "coherent.", DegenerateDataWarning, stacklevel=2)
+    return rep
 
 
 def _report(iv: _ReportInput) -> CoherenceReport:
@@ -348,6 +396,7 @@ def _report(iv: _ReportInput) -> CoherenceReport:
         else:
             keyed.append((dict.fromkeys(present_by, "lie table"), df.iloc[:0]))
             lie_parts.append(lie_df)
+    set_aside_parts = _split_set_aside(iv.set_aside, keyed, present_by)
     streams = spawn(iv.gen, len(keyed))
     specs = [s for s in REGISTRY if s.name in iv.names]
 
@@ -355,8 +404,9 @@ def _report(iv: _ReportInput) -> CoherenceReport:
         # test names, not specs, travel to the workers: the registry's lambdas do not
         # pickle with the standard library (multiprocessing backend)
         (key, part, tuple(s.name for s in specs), options, stream, lie_part,
-         dict(iv.lie_options))
-        for (key, part), stream, lie_part in zip(keyed, streams, lie_parts, strict=True)
+         dict(iv.lie_options), set_aside_part)
+        for (key, part), stream, lie_part, set_aside_part in zip(
+            keyed, streams, lie_parts, set_aside_parts, strict=True)
     ]
     cells, used_backend, used_jobs, threads = _run_jobs(jobs, iv.n_jobs, iv.backend,
                                                         iv.progress)
@@ -364,6 +414,29 @@ def _report(iv: _ReportInput) -> CoherenceReport:
                 "n_jobs": used_jobs, "numba_threads_per_cell": threads,
                 "created": datetime.now(UTC).isoformat(timespec="seconds")}
     return CoherenceReport(cells=cells, by=present_by, settings=settings)
+
+
+def _split_set_aside(set_aside: pd.DataFrame | None,
+                     keyed: Sequence[tuple[Mapping[str, Any], pd.DataFrame]],
+                     present_by: Sequence[str]) -> list[pd.DataFrame | None]:
+    """The set-aside replies of each cell: all of them for one cell, else the rows whose
+    ``by`` columns match the cell's (a table without them cannot be split: an error)."""
+    if set_aside is None:
+        return [None] * len(keyed)
+    if len(keyed) == 1:
+        return [set_aside]
+    missing = [c for c in present_by if c not in set_aside.columns]
+    if missing:
+        raise ValueError(param_error(
+            "set_aside", "report", f"a table with the cells' columns {list(present_by)} (to "
+            "count its replies in their cells)", f"a table without {missing}"))
+    out: list[pd.DataFrame | None] = []
+    for key, _ in keyed:
+        mask = np.ones(len(set_aside), dtype=bool)
+        for col, value in key.items():
+            mask &= (set_aside[col].astype(str) == str(value)).to_numpy()
+        out.append(set_aside[mask])
+    return out
 
 
 #: Run each cell's tests with one BLAS thread (False: the library default, for the
@@ -449,18 +522,21 @@ def _run_cell(
     stream: np.random.Generator,
     lie_part: pd.DataFrame | None = None,
     lie_options: Mapping[str, Any] | None = None,
+    set_aside: pd.DataFrame | None = None,
     numba_threads: int | None = None,
 ) -> ReportCell:
     """One cell's tests; ``numba_threads`` for their permutation loops (None: as set)."""
     if numba_threads is None:
-        return _cell_tests(key, part, names, options, stream, lie_part, lie_options)
+        return _cell_tests(key, part, names, options, stream, lie_part, lie_options,
+                           set_aside)
     import numba
 
     before = numba.get_num_threads()
     numba.set_num_threads(min(numba_threads,
                               numba.config.NUMBA_NUM_THREADS))  # type: ignore[attr-defined]
     try:
-        return _cell_tests(key, part, names, options, stream, lie_part, lie_options)
+        return _cell_tests(key, part, names, options, stream, lie_part, lie_options,
+                           set_aside)
     finally:
         numba.set_num_threads(before)
 
@@ -473,6 +549,7 @@ def _cell_tests(
     stream: np.random.Generator,
     lie_part: pd.DataFrame | None,
     lie_options: Mapping[str, Any] | None,
+    set_aside: pd.DataFrame | None = None,
 ) -> ReportCell:
     results: dict[str, CoherenceResult] = {}
     errors: dict[str, str] = {}
@@ -509,7 +586,18 @@ def _cell_tests(
                 notes[spec.name] = tuple(
                     dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in caught)
                 )
-    return ReportCell(key=dict(key), n_obs=len(part), results=results, errors=errors, notes=notes)
+    return ReportCell(key=dict(key), n_obs=len(part), results=results, errors=errors, notes=notes,
+                      diagnostics=_cell_diagnostics(part, options, set_aside))
+
+
+def _cell_diagnostics(part: pd.DataFrame, options: Options,
+                      set_aside: pd.DataFrame | None) -> ElicitationDiagnostics | None:
+    """The cell's elicitation diagnostics (None for a cell without rows: the LIE table's
+    own cell); the degenerate flag is stored, and warned about once by :func:`report`."""
+    if not len(part):
+        return None
+    return diagnose(part, belief=options.belief, action=options.action, truth=options.truth,
+                    outcome=options.outcome, set_aside=set_aside)
 
 
 def _provenance(df: pd.DataFrame, options: Options) -> dict[str, Any]:

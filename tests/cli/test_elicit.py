@@ -93,3 +93,67 @@ def test_no_endpoint_is_a_usage_error(tmp_path, capsys, monkeypatch):
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     code = main(["elicit", "--model", "m", "--cache", str(tmp_path / "c.sqlite")])
     assert code == 2 and "no endpoint" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------- probe and hints
+def test_probe_tries_a_larger_token_limit_when_every_reply_is_cut(server, tmp_path, capsys):
+    def behaviour(body, attempt):
+        # cut below 96 tokens, whole at 96 and above
+        return Reply(finish_reason="length") if body["max_tokens"] < 96 else Reply()
+
+    srv = server(behaviour)
+    code = _elicit(srv, tmp_path, "--probe", "4")
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "every reply was cut at --max-tokens 48; probing again with --max-tokens 96" in out
+    assert "rerun with --max-tokens 96" in out
+    assert {b["max_tokens"] for b in srv.bodies} == {48, 96}
+
+
+def test_probe_gives_up_after_a_few_doublings(server, tmp_path, capsys):
+    srv = server(lambda body, attempt: Reply(finish_reason="length"))
+    code = _elicit(srv, tmp_path, "--probe", "2")
+    out = capsys.readouterr().out
+    assert code == 1
+    assert {b["max_tokens"] for b in srv.bodies} == {48, 96, 192, 384}
+    assert "still cut at --max-tokens 384" in out and "--stop" in out
+
+
+def test_a_refused_connection_hints_at_the_server_not_the_prompt(server, tmp_path, capsys):
+    srv = server()
+    srv.stop()
+    code = _elicit(srv, tmp_path, "--probe", "2", "--max-retries", "0")
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "nothing answered at" in out and "--constrained grammar" not in out.split(
+        "hint:")[-1].split("cannot help")[0]
+    code = _elicit(srv, tmp_path, "--max-retries", "0", "--max-failures", "1")
+    err = capsys.readouterr().err
+    assert code == 1 and "nothing answered at" in err and "try --probe" not in err
+
+
+def test_elicit_summary_flags_degenerate_beliefs_and_test_counts_set_aside(server, tmp_path,
+                                                                         capsys):
+    def behaviour(body, attempt):
+        # every belief the prompt's example 0.50 (the decision prompt has "Example format")
+        if "Example format" not in body["messages"][-1]["content"]:
+            return Reply(text="No: 0.50\nYes: 0.50")
+        return Reply()
+
+    srv = server(behaviour)
+    code = _elicit(srv, tmp_path, "--n-contexts", "6")
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "WARNING: Degenerate elicitation" in out and "at the example value 0.5" in out
+    # a sidecar of set-aside replies is counted by `coherence test`
+    pd.DataFrame({"model": ["fake"], "reason": ["bad_sum"], "context": [0]}).to_csv(
+        tmp_path / "e_incoherent.csv", index=False)
+    code = main(["test", str(tmp_path / "e.csv"), "--tests", "calibration,ci", "--permutations",
+                 "19", "--resamples", "19", "--csv", str(tmp_path / "r.csv"), "--quiet",
+                 "--out", str(tmp_path / "r.html")])
+    captured = capsys.readouterr()
+    assert "WARNING" in captured.out and "Degenerate elicitation" in captured.out
+    frame = pd.read_csv(tmp_path / "r.csv")
+    assert frame["degenerate_elicitation"].all() and (frame["n_set_aside"] == 1).all()
+    assert "Warning: degenerate elicitation" in (tmp_path / "r.html").read_text()
+    assert "replies set aside" in captured.err

@@ -7,6 +7,8 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from scipy import stats
 
 import coherence
@@ -277,3 +279,62 @@ def test_simulated_validation():
         client.complete(Request(messages=(), context=99))
     with pytest.raises(ClientError, match="no column 'p_a'"):
         client.complete(Request(messages=(), context=1, quantity="p_a"))
+
+
+# --------------------------------------------------------------------------- reasoning grammar
+def test_grammar_leaves_room_for_reasoning_only_where_the_prompt_asks(server):
+    from elicitation._clients import REASONING_LINE, REASONING_LINES
+
+    client = OpenAIClient("m", base_url=server.url, constrained="grammar", timeout=5)
+    client.complete(_request())
+    plain = server.bodies[-1]["grammar"]
+    assert plain.startswith('root ::= "No: " num') and "reasoning" not in plain
+    client.complete(_request(reasoning=True))
+    grammar = server.bodies[-1]["grammar"]
+    lines = grammar.splitlines()
+    assert lines[0] == "root ::= reasoning answer"
+    assert 'answer ::= "No: " num "\\n" "Yes: " num' in lines
+    # bounded: at most REASONING_LINES lines of at most REASONING_LINE characters
+    assert f'reasoning ::= (line "\\n"{{1,2}}){{1,{REASONING_LINES}}}' in lines
+    assert f"line ::= [^\\n]{{1,{REASONING_LINE}}}" in lines
+    client.complete(_request("decision", reasoning=True))
+    assert 'answer ::= "Can decide: " yn "\\nDecision: " yn' in server.bodies[-1]["grammar"]
+
+
+def test_the_reasoning_grammar_is_chosen_from_the_template():
+    from elicitation._engine import make_job, settings_json
+
+    fields = {"question": "Will A?", "condition_question": "Will B?",
+              "condition_outcome": "YES"}
+    keys = {}
+    for constrained in (None, "grammar"):
+        client = OpenAIClient("m", base_url="http://127.0.0.1:9/v1", constrained=constrained)
+        for name in ("conditional_skeptical", "conditional_baseline"):
+            job = make_job(client, settings_json(client), get_template(name), fields,
+                           context=0, prompt="p", repetition=0, quantity="q")
+            assert job.request.reasoning is (name == "conditional_skeptical") is job.final
+            if constrained == "grammar":
+                grammar = client.body(job.request)["grammar"]
+                assert ("reasoning" in grammar) is (name == "conditional_skeptical")
+            keys[(constrained, name)] = job.key
+    # a reply made under the answer-only grammar is not reused for the reasoning one
+    assert keys[(None, "conditional_skeptical")] != keys[("grammar", "conditional_skeptical")]
+
+
+@given(st.lists(st.text(st.characters(blacklist_characters="\n\r", blacklist_categories=(
+    "Cs",)), min_size=1, max_size=200), min_size=1, max_size=6),
+    st.sampled_from(["0", "1", "1.0", "0.3", "0.25", "0.125", "0.7"]))
+def test_every_reply_the_reasoning_grammar_allows_is_read_at_its_end(lines, yes):
+    """The parser reads the answer lines that end a reply of the grammar, whatever the
+    reasoning before them says (numbers, labels and all)."""
+    import re
+
+    from elicitation import parse_probabilities
+
+    no = {"0": "1", "1": "0", "1.0": "0", "0.3": "0.7", "0.25": "0.75", "0.125": "0.875",
+          "0.7": "0.3"}[yes]
+    text = "".join(line + "\n" for line in lines) + f"No: {no}\nYes: {yes}"
+    assert re.fullmatch(r"(?:[^\n]{1,200}\n{1,2}){1,6}No: [0-9.]+\nYes: [0-9.]+", text)
+    parsed = parse_probabilities(text, ("No", "Yes"), final=True)
+    assert parsed.ok, (parsed.reason, parsed.detail, text)
+    assert parsed.values["Yes"] == pytest.approx(float(yes))

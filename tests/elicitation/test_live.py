@@ -186,3 +186,34 @@ def test_python_run_is_cached_and_repeatable(live, tmp_path):
                                   again.raw.drop(columns="cached"))
     # the grammar fixes the format: each of the 6 beliefs is usable or kept as incoherent
     assert len(result.data) + len(result.incoherent) == 6
+
+
+def test_skeptical_prompt_reasons_before_its_answer_under_the_grammar(live, tmp_path):
+    """The study's skeptical instruction asks for reasoning first: under the grammar the
+    reply holds that reasoning, then the answer lines that end it."""
+    url, model = live
+    client = elicitation.OpenAIClient(model, base_url=url, seed=0, temperature=0.7,
+                                      max_tokens=600, timeout=300, constrained="grammar")
+    pairs = pd.DataFrame({
+        "pair": [0],
+        "question_a": ["Will the S&P 500 close higher on 2025-06-30 than on 2025-01-02?"],
+        "question_b": ["Will the US Federal Reserve cut rates before June 2025?"]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", elicitation.ParseFailureWarning)
+        result = elicitation.run_pairs(pairs, client, variants=("skeptical",), reverse=False,
+                                       cache=tmp_path / "skeptical.sqlite", progress=False,
+                                       concurrency=_live_server.SLOTS)
+    raw = result.raw
+    assert len(raw) == 3 and set(raw["template"]) == {"forecast_skeptical",
+                                                      "conditional_skeptical"}
+    done = raw[raw["finish_reason"] == "stop"]
+    assert len(done) >= 2, raw[["finish_reason", "completion_tokens"]]
+    for text in done["text"]:
+        lines = text.splitlines()
+        assert re.fullmatch(r"No: [0-9.]+", lines[-2]) and re.fullmatch(r"Yes: [0-9.]+",
+                                                                         lines[-1]), text
+        reasoning = "\n".join(lines[:-2]).strip()
+        assert len(reasoning) >= 10, text  # words before the answer, not the answer alone
+    # the answer lines are what was read (or kept as incoherent), never the reasoning
+    assert set(done["reason"]) <= {"", "bad_sum"}
+    print("\n" + "\n---\n".join(done["text"]))

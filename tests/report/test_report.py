@@ -53,7 +53,8 @@ def test_cells_and_schema(rep):
     assert [dict(c.key) for c in rep.cells] == [{"model": "a"}, {"model": "b"}]
     frame = rep.to_frame()
     assert list(frame.columns) == ["model", *RESULT_COLUMNS, "pvalue_adjusted", "error",
-                                   "warnings"]
+                                   "warnings", "degenerate_elicitation", "n_set_aside"]
+    assert not frame["degenerate_elicitation"].any()  # simulated agents state real beliefs
     # without evidence columns the evidence variants do not apply
     assert set(frame["test"]) == set(TEST_NAMES) - {"ci_evidence", "leakage_evidence", "lie"}
     assert "calibration" in set(frame["test"])
@@ -407,3 +408,44 @@ def test_report_fits_a_printed_page(page, tmp_path):
     assert probe["width"] <= PRINT_WIDTH_PX
     assert probe["bad"] == [], probe
     assert probe["scroll"] <= probe["width"], probe
+
+
+# --------------------------------------------------------------------------- diagnostics
+def test_degenerate_beliefs_are_flagged_on_the_first_screen_and_in_to_frame(two_models):
+    table = two_models[two_models["model"] == "a"].assign(belief=0.50)
+    with pytest.warns(coherence.DegenerateDataWarning, match="cannot speak to coherence"):
+        rep = report(table, tests=["ci", "calibration"], progress=False, rng=0, **FAST)
+    assert rep.cells[0].degenerate
+    first = rep._repr_html_()
+    assert "Warning: degenerate elicitation" in first
+    assert first.index("degenerate elicitation") < first.index("Which model fails")
+    page = rep.to_html()
+    assert page.index("Warning: degenerate elicitation") < page.index("<table class='grid'>")
+    assert "Elicitation diagnostics" in page
+    assert rep.to_frame()["degenerate_elicitation"].all()
+    assert "WARNING: a: Degenerate elicitation" in rep.summary()
+
+
+def test_a_healthy_study_shows_no_degenerate_warning(rep):
+    assert not any(c.degenerate for c in rep.cells)
+    assert "degenerate elicitation" not in rep._repr_html_().lower()
+    page = rep.to_html()
+    assert "Elicitation diagnostics" in page and "role='alert'" not in page
+    assert "WARNING" not in rep.summary()
+    d = rep.cells[0].diagnostics
+    assert d is not None and d.n_obs == rep.cells[0].n_obs and d.association > 0.5
+
+
+def test_set_aside_replies_are_counted_per_cell(two_models):
+    set_aside = pd.DataFrame({"model": ["a", "b", "b"], "reason": ["bad_sum"] * 2 + ["x"]})
+    rep = report(two_models, tests=["calibration"], set_aside=set_aside, progress=False,
+                 rng=0, **FAST)
+    frame = rep.to_frame().set_index("model")
+    assert frame.loc["a", "n_set_aside"] == 1 and frame.loc["b", "n_set_aside"] == 2
+    assert dict(rep.cells[1].diagnostics.set_aside) == {"bad_sum": 1, "x": 1}
+    assert "bad_sum 1, x 1" in rep.to_html()
+    with pytest.raises(ValueError, match="set_aside"):
+        report(two_models, tests=["calibration"], set_aside={"bad_sum": 1}, progress=False)
+    one = report(two_models[two_models["model"] == "a"], tests=["calibration"],
+                 set_aside={"bad_sum": 1}, progress=False, rng=0, **FAST)
+    assert one.to_frame()["n_set_aside"].tolist() == [1]

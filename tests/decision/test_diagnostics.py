@@ -1,0 +1,118 @@
+"""coherence.elicitation_diagnostics: what the stated beliefs say, degenerate tables flagged."""
+
+import math
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import coherence
+from coherence import DegenerateDataWarning, ElicitationDiagnostics, elicitation_diagnostics
+
+
+@pytest.fixture(scope="module")
+def healthy():
+    return coherence.simulate("rational", n_contexts=60, n_repetitions=3, rng=3).data
+
+
+def test_healthy_study_is_not_degenerate(healthy):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DegenerateDataWarning)
+        d = elicitation_diagnostics(healthy)
+    assert isinstance(d, ElicitationDiagnostics)
+    assert not d.degenerate and d.degenerate_reason == "" and d.warning == ""
+    assert d.n_obs == len(healthy) and d.n_distinct > 20
+    assert d.association_with == "truth" and d.association > 0.8
+    assert sum(d.action_counts.values()) == len(healthy)
+    assert "WARNING" not in d.summary()
+
+
+def test_all_at_the_example_value_is_degenerate(healthy):
+    with pytest.warns(DegenerateDataWarning, match="cannot speak to coherence"):
+        d = elicitation_diagnostics(healthy.assign(belief=0.5))
+    assert d.degenerate and d.n_distinct == 1 and d.share_example == d.share_half == 1.0
+    assert math.isnan(d.association)  # a constant belief has no rank correlation
+    assert "every stated belief is 0.5" in d.degenerate_reason
+    assert d.summary().splitlines()[1].startswith("WARNING: Degenerate elicitation")
+    frame = d.to_frame()
+    assert bool(frame["degenerate"].iloc[0]) and frame["share_example"].iloc[0] == 1.0
+
+
+def test_near_constant_beliefs_are_one_value():
+    # the small model's 0.50 and 0.501: one value up to rounding
+    data = pd.DataFrame({"belief": [0.5] * 8 + [0.501] * 2})
+    with pytest.warns(DegenerateDataWarning):
+        d = elicitation_diagnostics(data)
+    assert d.degenerate and d.n_distinct == 2 and "[0.5, 0.501]" in d.degenerate_reason
+
+
+def test_most_rows_at_the_example_value_is_degenerate():
+    data = pd.DataFrame({"belief": [0.5] * 6 + [0.1, 0.3, 0.8, 0.9]})
+    with pytest.warns(DegenerateDataWarning, match="60% of the stated beliefs"):
+        d = elicitation_diagnostics(data)
+    assert d.degenerate and d.share_example == pytest.approx(0.6)
+    # the threshold is the caller's, and the example value is the prompt's
+    assert not elicitation_diagnostics(data, max_example_share=0.7).degenerate
+    other = elicitation_diagnostics(data, example_value=0.25)
+    assert not other.degenerate and other.share_example == 0 and other.share_half == 0.6
+
+
+def test_heaping_and_mode():
+    data = pd.DataFrame({"belief": [0.1, 0.2, 0.2, 0.2, 0.35, 0.7, 0.9, 0.95]})
+    d = elicitation_diagnostics(data)
+    assert d.modal_belief == 0.2 and d.modal_share == pytest.approx(3 / 8)
+    assert d.share_tenths == pytest.approx(6 / 8)
+    assert d.belief_std == pytest.approx(np.std(data["belief"], ddof=1))
+
+
+def test_association_with_truth_else_outcome_and_token_belief():
+    truth = np.linspace(0.05, 0.95, 10)
+    data = pd.DataFrame({"belief": truth[::-1], "outcome": [0, 0, 0, 1, 0, 1, 1, 1, 1, 1],
+                         "token_belief": truth})
+    d = elicitation_diagnostics(data.assign(truth=truth))
+    assert d.association_with == "truth" and d.association == pytest.approx(-1.0)
+    assert d.token_association == pytest.approx(1.0)
+    no_truth = elicitation_diagnostics(data)
+    assert no_truth.association_with == "outcome" and no_truth.association < 0
+    bare = elicitation_diagnostics(data[["belief"]])
+    assert bare.association_with == "" and math.isnan(bare.association)
+    assert bare.action_counts == {} and math.isnan(bare.token_association)
+
+
+def test_set_aside_by_reason():
+    data = pd.DataFrame({"belief": [0.1, 0.4, 0.8]})
+    rows = pd.DataFrame({"reason": ["bad_sum", "truncated", "bad_sum"]})
+    counts = pd.DataFrame({"quantity": ["belief", "action", "belief"],
+                           "reason": ["bad_sum", "truncated", "truncated"], "count": [1, 2, 3]})
+    assert dict(elicitation_diagnostics(data, set_aside=rows).set_aside) == {
+        "bad_sum": 2, "truncated": 1}
+    d = elicitation_diagnostics(data, set_aside=counts)
+    assert dict(d.set_aside) == {"bad_sum": 1, "truncated": 5} and d.n_set_aside == 6
+    assert d.to_frame()["set_aside"].iloc[0] == "bad_sum 1, truncated 5"
+    assert list(d.table["section"]) == ["set aside", "set aside"]
+    assert dict(elicitation_diagnostics(data, set_aside={"bad_sum": 1}).set_aside) == {
+        "bad_sum": 1}
+    assert elicitation_diagnostics(data).n_set_aside == 0
+
+
+@pytest.mark.parametrize(("kwargs", "error", "match"), [
+    ({"set_aside": pd.DataFrame({"why": ["x"]})}, ValueError, "'reason' column"),
+    ({"set_aside": {"bad_sum": -1}}, ValueError, "count"),
+    ({"set_aside": [1, 2]}, TypeError, "set_aside"),
+    ({"set_aside": pd.DataFrame({"reason": ["x"], "count": [0.5]})}, ValueError, "count"),
+    ({"example_value": 1.5}, ValueError, "example_value"),
+    ({"max_example_share": -0.1}, ValueError, "max_example_share"),
+    ({"belief": "nope"}, ValueError, "nope"),
+    ({"truth": 3}, TypeError, "truth"),
+])
+def test_validation(kwargs, error, match):
+    with pytest.raises(error, match=match):
+        elicitation_diagnostics(pd.DataFrame({"belief": [0.2, 0.6]}), **kwargs)
+
+
+def test_beliefs_outside_zero_one_and_empty_table():
+    with pytest.raises(ValueError, match="belief"):
+        elicitation_diagnostics(pd.DataFrame({"belief": [0.2, 1.6]}))
+    with pytest.raises(ValueError):
+        elicitation_diagnostics(pd.DataFrame({"belief": pd.Series([], dtype=float)}))
