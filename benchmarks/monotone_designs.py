@@ -22,7 +22,10 @@ is a logistic function of a logit difference that is non-decreasing in ``p`` whe
 holds for every context, hence for every mixture of contexts. With ``slope = 0``
 it holds at its least favourable point (flat shares). ``dip > 0`` makes the yes/no
 and yes/defer shares fall around ``dip_centre`` (a known non-monotone share, for
-power) while defer/no stays monotone.
+power) while defer/no stays monotone; ``step_dip`` lowers the yes logit on a belief
+interval (a step down and up). ``heap``/``heap_mass`` heap the beliefs on a few
+LLM-like values; ``same_action`` copies a context's first action to its other
+repetitions (a deterministic model: the repetitions carry no new information).
 """
 
 from __future__ import annotations
@@ -52,6 +55,16 @@ class Design:
     dip: float = 0.0
     dip_centre: float = 0.5
     dip_width: float = 0.08
+    #: heaped (LLM-like) beliefs: a share ``heap_mass`` of the contexts state one of
+    #: ``heap``'s values (uniformly), the rest the generator's usual belief
+    heap: tuple[float, ...] = ()
+    heap_mass: float = 0.0
+    #: every repetition of a context takes the same action (a temperature-0 model):
+    #: the first repetition's draw is copied to the others
+    same_action: bool = False
+    #: a step dip: the yes logit lowered by ``step_dip`` for beliefs in ``step_range``
+    step_dip: float = 0.0
+    step_range: tuple[float, float] = (0.55, 0.70)
 
     def with_(self, **changes: Any) -> Design:
         return replace(self, **changes)
@@ -59,6 +72,8 @@ class Design:
 
 def _logits(design: Design, p: np.ndarray) -> np.ndarray:
     bump = design.dip * np.exp(-0.5 * ((p - design.dip_centre) / design.dip_width) ** 2)
+    lo, hi = design.step_range
+    bump = bump + design.step_dip * ((p >= lo - 1e-9) & (p <= hi + 1e-9))
     return np.stack([2 * design.slope * (p - 0.5) - bump, -2 * design.slope * (p - 0.5),
                      np.full_like(p, design.defer_logit)], axis=-1)
 
@@ -81,6 +96,9 @@ def generate(design: Design, seed: int) -> pd.DataFrame:
         reps = np.full(n, design.repetitions)
     context = np.repeat(np.arange(n), reps)
     q = rng.uniform(0.0, 1.0, size=n)
+    if design.heap_mass > 0:
+        heaped = rng.random(n) < design.heap_mass
+        q = np.where(heaped, rng.choice(np.asarray(design.heap, dtype=np.float64), size=n), q)
     p = q[context] + design.belief_sd * rng.standard_normal(len(context))
     p = np.clip(p, 0.0, 1.0)
     if design.grid is not None:
@@ -91,6 +109,9 @@ def generate(design: Design, seed: int) -> pd.DataFrame:
     prob = np.exp(z)
     prob /= prob.sum(axis=1, keepdims=True)
     u = rng.random(len(p))
+    if design.same_action:
+        first_row = np.concatenate([[0], np.cumsum(reps)[:-1]])
+        u = u[first_row][context]
     choice = np.minimum((prob.cumsum(axis=1) < u[:, None]).sum(axis=1), 2)
     repetition = np.concatenate([np.arange(r) for r in reps]) if len(reps) else np.zeros(0, int)
     return pd.DataFrame({"context": context, "repetition": repetition, "belief": p,

@@ -43,7 +43,9 @@ ALPHA = 0.05
 PAIRS = ("yes/no", "yes/defer", "defer/no")
 
 REF = Design()
-NULLS: dict[str, Design] = {
+#: LLM-like heaped beliefs: 70% of the contexts state 0.7, 0.75 or 0.8
+HEAP = {"heap": (0.7, 0.75, 0.8), "heap_mass": 0.7}
+NULLS: dict[str, Any] = {
     "flat, 0.05 grid, 200 x 5": REF,
     "flat, one row per context, continuous, 1000 x 1": REF.with_(n_contexts=1000,
                                                                  repetitions=1, grid=None),
@@ -57,9 +59,18 @@ NULLS: dict[str, Design] = {
     "flat, shocks, beliefs vary (sd 0.05), repetitions 1-10, continuous": REF.with_(
         shock_sd=1.0, belief_sd=0.05, repetitions=(1, 10), grid=None),
     "flat, never defers": REF.with_(defer_logit=float("-inf")),
+    "heaped (70% at 0.7/0.75/0.8), rising (slope 2)": REF.with_(slope=2.0, **HEAP),
+    "heaped, flat, context shocks (sd 1)": REF.with_(shock_sd=1.0, **HEAP),
+    "deterministic (every repetition alike), flat, shocks (sd 1)": REF.with_(
+        shock_sd=1.0, same_action=True),
+    "deterministic, heaped, rising (slope 2)": REF.with_(slope=2.0, same_action=True, **HEAP),
+    "flat, small study, 60 x 3": REF.with_(n_contexts=60, repetitions=3),
+    "package's rational agent, 200 x 5": ("agent", "rational"),
+    "package's rational agent with report noise 0.05, 200 x 5": ("agent", "rational+noise"),
 }
-#: alternatives: a dip in the yes/no and yes/defer shares (defer/no stays monotone)
-ALTERNATIVES: dict[str, Design] = {
+#: alternatives: a fall in the yes/no and yes/defer shares (defer/no stays monotone)
+ALTERNATIVES: dict[str, Any] = {
+    "package's nonmonotone agent, 200 x 5 (the paper's size)": ("agent", "nonmonotone"),
     "dip 1.5 on slope 2, 0.05 grid, 200 x 5": REF.with_(slope=2.0, dip=1.5),
     "dip 3 on slope 2, 0.05 grid, 200 x 5": REF.with_(slope=2.0, dip=3.0),
     "dip 3 on slope 2, one row per context, 1000 x 1": REF.with_(
@@ -67,18 +78,42 @@ ALTERNATIVES: dict[str, Design] = {
     "dip 3 on slope 2, context shocks (sd 1)": REF.with_(slope=2.0, dip=3.0, shock_sd=1.0),
     "narrow dip 4 (width 0.03) on slope 2, continuous, 500 x 3": REF.with_(
         slope=2.0, dip=4.0, dip_width=0.03, n_contexts=500, repetitions=3, grid=None),
+    "heaped, step dip 1.5 over [0.55, 0.70] on slope 2": REF.with_(slope=2.0, step_dip=1.5,
+                                                                   **HEAP),
+    "heaped, step dip 1.5 over [0.55, 0.70] on slope 2, 1000 x 5": REF.with_(
+        slope=2.0, step_dip=1.5, n_contexts=1000, **HEAP),
 }
-#: the global test's statistic variants compared on the alternatives (power)
-LR_VARIANTS = ("values", "bins")
-#: the procedure before issue 14 (method='bootstrap'), on a few nulls
-BEFORE = ("flat, 0.05 grid, 200 x 5", "flat, one row per context, continuous, 1000 x 1",
-          "flat, context shocks (sd 1), 0.05 grid")
+#: the competitor (adjacent values, Bonferroni) on these nulls and every alternative
+COMPETITOR_NULLS = ("flat, 0.05 grid, 200 x 5", "flat, context shocks (sd 1), 0.05 grid",
+                    "heaped (70% at 0.7/0.75/0.8), rising (slope 2)",
+                    "heaped, flat, context shocks (sd 1)",
+                    "deterministic (every repetition alike), flat, shocks (sd 1)",
+                    "package's rational agent, 200 x 5")
 
 
-def _run_one(design: Design, seed: int, options: dict[str, Any]) -> np.ndarray:
+def _study(design: Any, seed: int) -> Any:
+    if isinstance(design, tuple):  # the package's own simulated agents
+        import coherence
+
+        agents = {"rational": coherence.Agent.rational(),
+                  "rational+noise": coherence.Agent.rational(report_noise=0.05),
+                  "nonmonotone": coherence.Agent.nonmonotone(loss_defer_band=0.0)}
+        study = coherence.simulate(agents[design[1]], n_contexts=200, n_repetitions=5,
+                                   rng=seed)
+        data = study.data
+        return data[data["prompt"] == data["prompt"].iloc[0]]
+    return generate(design, seed)
+
+
+def _run_one(design: Any, seed: int, options: dict[str, Any]) -> np.ndarray:
     import coherence
 
-    data = generate(design, seed)
+    data = _study(design, seed)
+    if options.get("competitor"):
+        from benchmarks.monotone_competitor import adjacent_bonferroni
+
+        p = adjacent_bonferroni(data, floor=options["competitor"] == "floor")
+        return np.array([np.nan] * len(PAIRS) + [p], dtype=np.float64)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         res = coherence.monotonicity_test(data, rng=seed, **options)
@@ -103,7 +138,9 @@ def _cell(name: str, design: Design, reps: int, options: dict[str, Any],
     return row
 
 
-def _settings(design: Design) -> dict[str, Any]:
+def _settings(design: Any) -> dict[str, Any]:
+    if isinstance(design, tuple):
+        return {"agent": design[1], "n_contexts": 200, "repetitions": 5}
     return {key: (list(v) if isinstance(v, tuple) else v)
             for key, v in design.__dict__.items()}
 
@@ -123,18 +160,20 @@ def tables(results: dict[str, Any]) -> str:
              f"{env['date']}, {env['machine']['cpus']} CPUs, numpy "
              f"{env['versions']['numpy']}); {results['settings']['n_resamples']} resamples per "
              "test, alpha = 0.05, rejection rates with 95% Wilson intervals in brackets.", ""]
-    head = ["| design | reps | yes/no | yes/defer | defer/no | global (Bonferroni) |",
+    head = ["| design | reps | yes/no | yes/defer | defer/no | global |",
             "| --- | --- | --- | --- | --- | --- |"]
-    for part, title in (("size", "Size under monotone nulls (defaults)"),
-                        ("power", "Power at a known fall in the yes/no and yes/defer shares "
-                                  "(defer/no stays monotone; its column is a size)"),
-                        ("power_values", "Power with `lr_on='values'` (the likelihood ratio "
-                                         "over distinct belief values only, before the "
-                                         "power fix)"),
-                        ("power_bins", "Power with `lr_on='bins'` (over the quantile bins "
-                                       "only)"),
-                        ("before", "Before issue 14: `method='bootstrap'` (the earlier "
-                                   "default) on the same nulls")):
+    for part, title in (("size", "Size under monotone nulls (defaults: `method='local'`)"),
+                        ("power", "Power at a known fall in the shares (defaults; defer/no "
+                                  "stays monotone in the generated designs: its column is a "
+                                  "size)"),
+                        ("power_permutation", "The same studies with `method='permutation'` "
+                                              "(the isotonic test, the previous default)"),
+                        ("size_permutation", "Size of `method='permutation'`"),
+                        ("competitor_raw", "Competitor as first written: adjacent values, "
+                                           "cluster-robust z, Bonferroni, no variance floor "
+                                           "(global column only)"),
+                        ("competitor_floor", "Competitor with a variance floor (the simplest "
+                                             "valid version; global column only)")):
         if not results.get(part):
             continue
         lines += [f"### {title}", "", *head]
@@ -158,10 +197,11 @@ def main(argv: Iterable[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--reps", type=int, default=400, help="studies per size cell")
-    parser.add_argument("--power-reps", type=int, default=200)
-    parser.add_argument("--before-reps", type=int, default=100)
-    parser.add_argument("--n-resamples", type=int, default=199)
-    parser.add_argument("--parts", default="size,power,power_values,power_bins,before")
+    parser.add_argument("--power-reps", type=int, default=400)
+    parser.add_argument("--n-resamples", type=int, default=None,
+                        help="draws of the test (default: the test's own)")
+    parser.add_argument("--parts", default="size,power,power_permutation,competitor_raw,"
+                        "competitor_floor")
     parser.add_argument("--only", default="", help="comma-separated words: cells to run")
     parser.add_argument("--out", type=Path, default=RESULTS)
     parser.add_argument("--tables", action="store_true",
@@ -172,11 +212,14 @@ def main(argv: Iterable[str] | None = None) -> int:
         return 0
     only = [w for w in args.only.split(",") if w]
     parts = args.parts.split(",")
+    previous = json.loads(args.out.read_text()) if only and args.out.exists() else {}
     results: dict[str, Any] = {"environment": environment(),
-                               "settings": {"n_resamples": args.n_resamples, "alpha": ALPHA,
-                                            "reps": args.reps, "power_reps": args.power_reps,
-                                            "before_reps": args.before_reps}}
-    options = {"n_resamples": args.n_resamples}
+                               "settings": {"n_resamples": args.n_resamples or "default",
+                                            "alpha": ALPHA, "reps": args.reps,
+                                            "power_reps": args.power_reps}}
+    options: dict[str, Any] = ({"n_resamples": args.n_resamples} if args.n_resamples
+                               else {})
+    perm = {"method": "permutation", "n_resamples": args.n_resamples or 199}
     plan = []
     if "size" in parts:
         plan += [("size", n, d, args.reps, options, 100_000 * (i + 1))
@@ -184,15 +227,19 @@ def main(argv: Iterable[str] | None = None) -> int:
     if "power" in parts:
         plan += [("power", n, d, args.power_reps, options, 5_000_000 + 100_000 * i)
                  for i, (n, d) in enumerate(ALTERNATIVES.items())]
-    for lr in LR_VARIANTS:  # the same studies as "power" (same seeds)
-        if f"power_{lr}" in parts:
-            plan += [(f"power_{lr}", n, d, args.power_reps, {**options, "lr_on": lr},
+    if "power_permutation" in parts:  # the same studies (same seeds)
+        plan += [("power_permutation", n, d, args.power_reps // 2, perm,
+                  5_000_000 + 100_000 * i) for i, (n, d) in enumerate(ALTERNATIVES.items())]
+    for kind in ("raw", "floor"):
+        if f"competitor_{kind}" in parts:
+            plan += [(f"competitor_{kind}", n, NULLS[n], args.reps, {"competitor": kind},
+                      100_000 * (1 + list(NULLS).index(n))) for n in COMPETITOR_NULLS]
+            plan += [(f"competitor_{kind}", n, d, args.power_reps, {"competitor": kind},
                       5_000_000 + 100_000 * i) for i, (n, d) in enumerate(ALTERNATIVES.items())]
-    if "before" in parts:
-        plan += [("before", n, NULLS[n], args.before_reps,
-                  {**options, "method": "bootstrap", "lr_on": "values"},
-                  9_000_000 + 100_000 * i)
-                 for i, n in enumerate(BEFORE)]
+    for part in parts:  # cells not rerun keep their previous rows (--only)
+        if part in previous:
+            results[part] = [r for r in previous[part]
+                             if not any(w in r["design"] for w in only)]
     args.out.parent.mkdir(parents=True, exist_ok=True)
     for part, name, design, reps, opts, seed0 in plan:
         if only and not any(w in name for w in only):

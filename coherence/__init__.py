@@ -154,9 +154,9 @@ __all__ = sorted([*_LAZY, "__version__"])
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from ._decision._citest import CITestResult, ci_test
     from ._decision._cmi import cmi, mi
-    from ._decision._iia import IIAResult, iia_test
     from ._decision._consistency import ConsistencyResult, prompt_consistency
     from ._decision._diagnostics import ElicitationDiagnostics, elicitation_diagnostics
+    from ._decision._iia import IIAResult, iia_test
     from ._decision._leakage import LeakageResult, leakage_test
     from ._decision._monotone import MonotonicityResult, monotonicity_test, plot_choice_shares
     from ._decision._simulate import (

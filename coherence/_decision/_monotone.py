@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .._resampling import MC_TIE_RTOL, group_codes, monte_carlo_pvalue
+from .._resampling import MC_TIE_RTOL, group_codes, monte_carlo_pvalue, sequential_pvalue
 from .._results import CoherenceResult, ConfidenceInterval, Summary
 from .._rng import RNGLike, check_rng
 from .._validation import (
@@ -44,6 +44,13 @@ from .._warnings import (
     SmallSampleWarning,
     TiesWarning,
 )
+from ._monotone_local import (
+    MIN_CONTEXTS,
+    LocalComparisons,
+    exceed_pvalue,
+    local_comparisons,
+    max_t_null,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -60,11 +67,16 @@ PAIR_COLUMNS: tuple[str, ...] = (
 #: Columns of ``table`` after ``statistic`` and ``pvalue``.
 PAIR_TAIL_COLUMNS: tuple[str, ...] = ("n_obs", "n_contexts", "n_windows", "testable",
                                       "reason")
-METHODS: tuple[str, ...] = ("permutation", "bootstrap")
+METHODS: tuple[str, ...] = ("local", "permutation", "bootstrap")
 #: What the global test's likelihood ratio is computed over.
 LR_ON: tuple[str, ...] = ("both", "bins", "values")
 BIN_COLUMNS: tuple[str, ...] = (
     "pair", "bin", "belief_low", "belief_high", "centre", "n_action_1", "n_action_2", "share",
+)
+#: Columns of ``local_table`` (the localised comparisons of ``method='local'``).
+LOCAL_COLUMNS: tuple[str, ...] = (
+    "pair", "scale", "belief_low_from", "belief_low_to", "belief_high_from", "belief_high_to",
+    "share_low", "share_high", "n_low", "n_high", "difference", "se", "z", "pvalue_adjusted",
 )
 COMPARISON_COLUMNS: tuple[str, ...] = (
     "pair", "bin_low", "bin_high", "share_low", "share_high", "flagged", "pvalue",
@@ -82,18 +94,22 @@ class MonotonicityResult(CoherenceResult):
         Headline: the percentage of all bin-pair comparisons, pooled over the
         action pairs, with a significant violation (the paper's Table 2).
     pvalue : float
-        Global p-value across action pairs: the smallest per-pair isotonic
+        Global p-value across action pairs. ``method='local'`` (default): the
+        largest localised fall statistic over every pair, calibrated jointly
+        (no Bonferroni factor); otherwise the smallest per-pair isotonic
         likelihood-ratio p-value, Bonferroni-adjusted for the number of
-        testable pairs (capped at 1; NaN when no pair is testable).
+        testable pairs (capped at 1). NaN when no pair is testable.
     confidence_interval : ConfidenceInterval
         Not computed (NaN, NaN): the violation percentage is a descriptive
         figure; use the p-values for inference.
     n_obs : int
         Rows of ``data`` whose action belongs to at least one tested pair.
     method : str
-        Null of the global test: ``'permutation'`` (whole contexts' beliefs
-        permuted within strata of equal size, the default) or ``'bootstrap'``
-        (the earlier parametric bootstrap, not calibrated).
+        The global test: ``'local'`` (the default: localised comparisons of
+        adjacent belief windows, max-T calibrated by a context multiplier
+        bootstrap), ``'permutation'`` (the isotonic likelihood ratio with whole
+        contexts' beliefs permuted within strata of equal size) or
+        ``'bootstrap'`` (the parametric bootstrap, not calibrated).
     pairs : tuple of (str, str)
         The action pairs tested, in order.
     n_bins : int
@@ -105,7 +121,13 @@ class MonotonicityResult(CoherenceResult):
     p_adjust : str
         Multiple-comparison adjustment of the Fisher p-values within each pair.
     n_resamples : int
-        Permutations (or bootstrap resamples) of the global test.
+        Permutations (or bootstrap resamples) of the global test; with
+        ``method='local'`` the most multiplier draws (sequential: see ``n_draws``).
+    n_draws : int
+        Draws actually made (``method='local'`` stops early, by Besag and
+        Clifford's rule, once 20 draws reach the observed statistic).
+    min_contexts : int
+        Contexts per window at the finest scale of ``method='local'``.
     group : str or None
         The context column the permutation moved whole (None: rows as units).
     n_windows : int
@@ -135,6 +157,14 @@ class MonotonicityResult(CoherenceResult):
         whether the share goes the wrong way (``flagged``), the one-sided
         Fisher p-value (NaN when not flagged), the adjusted p-value and
         whether it is below 0.05.
+    local_table : pandas.DataFrame
+        ``method='local'``: one row per localised comparison (:data:`LOCAL_COLUMNS`):
+        the pair, the window size in contexts (``scale``), the belief ranges of the
+        lower and the upper window, their shares and rows, the fall
+        ``difference = share_low - share_high`` (positive: the share falls as the
+        belief rises), its standard error, the statistic ``z`` and the max-T
+        adjusted p-value (the share of draws whose largest statistic, over every
+        comparison of every pair, reaches ``z``): where the violation is.
     """
 
     pairs: tuple[tuple[str, str], ...]
@@ -149,11 +179,16 @@ class MonotonicityResult(CoherenceResult):
     table: pd.DataFrame = field(repr=False, compare=False)
     bin_table: pd.DataFrame = field(repr=False, compare=False)
     comparison_table: pd.DataFrame = field(repr=False, compare=False)
+    local_table: pd.DataFrame = field(repr=False, compare=False,
+                                      default_factory=lambda: pd.DataFrame(
+                                          columns=list(LOCAL_COLUMNS)))
+    min_contexts: int = 10
+    n_draws: int = 0
 
     _test_name: ClassVar[str] = "monotonicity_test"
     _extra_columns: ClassVar[tuple[str, ...]] = ("n_bins", "direction", "p_adjust",
                                                  "n_resamples", "group", "n_windows",
-                                                 "lr_on", "lr_bins")
+                                                 "lr_on", "lr_bins", "min_contexts", "n_draws")
 
     @property
     def pair_table(self) -> pd.DataFrame:
@@ -452,20 +487,33 @@ def _bins_and_comparisons(belief: np.ndarray, is_first: np.ndarray, n_bins: int,
 def _one_pair(belief: np.ndarray, is_first: np.ndarray, groups: np.ndarray, n_bins: int,
               p_adjust: str, method: str, n_windows: int, n_resamples: int,
               rng: np.random.Generator, name: str, labels: tuple[str, str],
-              lr_on: str = "both", lr_bins: int = 10
-              ) -> tuple[dict[str, Any], pd.DataFrame, pd.DataFrame]:
-    """Both procedures for one pair; rows already in canonical order."""
+              lr_on: str = "both", lr_bins: int = 10, n_groups: int = 0,
+              min_contexts: int = 10
+              ) -> tuple[dict[str, Any], pd.DataFrame, pd.DataFrame, LocalComparisons | None]:
+    """Both procedures for one pair; rows already in canonical order. ``groups`` are
+    the study's context codes (``0..n_groups-1``); with ``method='local'`` the
+    pair's localised comparisons are returned for the joint calibration."""
     bins, comparisons = _bins_and_comparisons(belief, is_first, n_bins, p_adjust, name)
     k = len(bins)
     n_comp = len(comparisons)
     n_sig = int(comparisons["significant"].sum())
-    # the global test uses every distinct belief value, not the bins
     _, local = np.unique(groups, return_inverse=True)
     local = local.astype(np.int64).ravel()
     window = belief_windows(belief, local, n_windows if method == "permutation" else 1)
-    reason = _not_testable(belief, is_first, local, labels, window)
     lr, p_global = math.nan, math.nan
-    if not reason:
+    found: LocalComparisons | None = None
+    if method == "local":
+        reason = _not_testable(belief, is_first, local, labels, None)
+        if not reason:
+            found = local_comparisons(belief, is_first, groups, n_groups, min_contexts)
+            if len(found) == 0:
+                reason = (f"too few contexts for two windows of {min_contexts // 2} contexts "
+                          "each side of a belief value")
+                found = None
+        window = np.zeros(len(belief), dtype=np.int64)
+    else:
+        reason = _not_testable(belief, is_first, local, labels, window)
+    if not reason and method != "local":
         _, value_codes = np.unique(belief, return_inverse=True)
         value_codes = np.asarray(value_codes, dtype=np.int64).ravel()
         # the paper's quantile bins, a function of the value (invariant under the permutation)
@@ -485,6 +533,8 @@ def _one_pair(belief: np.ndarray, is_first: np.ndarray, groups: np.ndarray, n_bi
             mv = np.bincount(codes)
             xv = np.bincount(codes, weights=is_first).astype(np.int64)
             lr, p_global = isotonic_lr_test(xv, mv, n_resamples, rng)
+    if found is not None:
+        lr = float(found.z.max())
     row = {
         "pair": name, "n_bins": k, "n_comparisons": n_comp,
         "n_flagged": int(comparisons["flagged"].sum()), "n_significant": n_sig,
@@ -494,14 +544,65 @@ def _one_pair(belief: np.ndarray, is_first: np.ndarray, groups: np.ndarray, n_bi
         "n_windows": int(window.max()) + 1 if len(window) else 0,
         "testable": not reason, "reason": reason,
     }
-    return row, bins, comparisons
+    return row, bins, comparisons, found
+
+
+def _local_calibration(parts: list[LocalComparisons | None], n_groups: int,
+                       max_draws: int, rng: np.random.Generator
+                       ) -> tuple[float, list[float], np.ndarray, int]:
+    """The joint multiplier-bootstrap calibration of the pairs' localised comparisons:
+    the global p-value (largest statistic over every pair, sequential), each pair's
+    p-value and, per comparison, the single-step max-T adjusted p-value."""
+    present = [p for p in parts if p is not None]
+    if not present:
+        return math.nan, [math.nan] * len(parts), np.empty(0), 0
+    observed = np.array([float(p.z.max()) for p in present])
+
+    def draw(b: int) -> np.ndarray:
+        maxima = max_t_null(present, n_groups, b, rng)  # (b, pairs)
+        return np.column_stack([maxima.max(axis=1), maxima])
+
+    p_global, draws = sequential_pvalue(draw, float(observed.max()), max_draws=max_draws)
+    pair_p = iter([exceed_pvalue(draws[:, 1 + i], observed[i]) for i in range(len(present))])
+    pvalues = [next(pair_p) if p is not None else math.nan for p in parts]
+    joint = np.sort(draws[:, 0])
+    z = np.concatenate([p.z for p in present])
+    at_least = len(joint) - np.searchsorted(joint, z - MC_TIE_RTOL * np.maximum(1.0, np.abs(z)))
+    adjusted = (1.0 + at_least) / (1.0 + len(joint))
+    return p_global, pvalues, adjusted, len(joint)
+
+
+def _local_frame(parts: list[LocalComparisons | None], names: list[str],
+                 adjusted: np.ndarray, decreasing: bool) -> pd.DataFrame:
+    """``local_table``: one row per localised comparison, beliefs on the data's scale."""
+    frames = []
+    for found, name in zip(parts, names, strict=True):
+        if found is None:
+            continue
+        lo = (found.lo_low, found.lo_high, found.hi_low, found.hi_high)
+        if decreasing:  # the comparison ran on 1 - belief
+            lo = tuple(1.0 - v for v in lo)
+        frames.append(pd.DataFrame({
+            "pair": name, "scale": found.scale.astype(np.int64),
+            "belief_low_from": lo[0], "belief_low_to": lo[1],
+            "belief_high_from": lo[2], "belief_high_to": lo[3],
+            "share_low": found.share_lo, "share_high": found.share_hi,
+            "n_low": found.n_lo.astype(np.int64), "n_high": found.n_hi.astype(np.int64),
+            "difference": found.diff, "se": found.se, "z": found.z,
+        }))
+    if not frames:
+        return pd.DataFrame(columns=list(LOCAL_COLUMNS))
+    out = pd.concat(frames, ignore_index=True)
+    out["pvalue_adjusted"] = adjusted
+    return out[list(LOCAL_COLUMNS)]
 
 
 # --------------------------------------------------------------------------- public layer
 def _monotonicity_test_iv(data: Any, belief: Any, action: Any, group: Any, pairs: Any,
                           n_bins: Any, direction: Any, p_adjust: Any, method: Any,
                           n_windows: Any, n_resamples: Any, rng: RNGLike,
-                          lr_on: Any = "both", lr_bins: Any = 10) -> tuple[Any, ...]:
+                          lr_on: Any = "both", lr_bins: Any = 10,
+                          min_contexts: Any = MIN_CONTEXTS) -> tuple[Any, ...]:
     df = as_dataframe(data, owner=_OWNER)
     for name, value in (("belief", belief), ("action", action)):
         if not isinstance(value, str):
@@ -517,7 +618,10 @@ def _monotonicity_test_iv(data: Any, belief: Any, action: Any, group: Any, pairs
     n_windows = check_int(n_windows, "n_windows", _OWNER, low=1)
     lr_on = check_choice(lr_on, "lr_on", _OWNER, LR_ON)
     lr_bins = check_int(lr_bins, "lr_bins", _OWNER, low=2)
+    if n_resamples is None:
+        n_resamples = 9999 if method == "local" else 999
     n_resamples = check_int(n_resamples, "n_resamples", _OWNER, low=1)
+    min_contexts = check_int(min_contexts, "min_contexts", _OWNER, low=2)
     gen = check_rng(rng, owner=_OWNER)
     if isinstance(pairs, str) or not isinstance(pairs, Sequence) or len(pairs) == 0:
         raise TypeError(param_error("pairs", _OWNER, "a non-empty sequence of (action, action) "
@@ -536,7 +640,7 @@ def _monotonicity_test_iv(data: Any, belief: Any, action: Any, group: Any, pairs
     groups = (np.arange(len(df), dtype=np.int64) if group is None
               else group_codes(df, group, owner=_OWNER))
     return (b, codes, labels, groups, group, tuple(clean), n_bins, direction, p_adjust, method,
-            n_windows, n_resamples, gen, lr_on, lr_bins)
+            n_windows, n_resamples, gen, lr_on, lr_bins, min_contexts)
 
 
 def monotonicity_test(
@@ -549,12 +653,13 @@ def monotonicity_test(
     n_bins: int = 5,
     direction: Literal["increasing", "decreasing"] = "increasing",
     p_adjust: Literal["none", "holm", "bh"] = "none",
-    method: Literal["permutation", "bootstrap"] = "permutation",
+    method: Literal["local", "permutation", "bootstrap"] = "local",
     n_windows: int = 5,
-    n_resamples: int = 999,
+    n_resamples: int | None = None,
     rng: RNGLike = None,
     lr_on: Literal["both", "bins", "values"] = "both",
     lr_bins: int = 10,
+    min_contexts: int = MIN_CONTEXTS,
 ) -> MonotonicityResult:
     r"""Test whether pairwise choice shares are monotone in the stated belief.
 
@@ -595,10 +700,18 @@ def monotonicity_test(
     p_adjust : {'none', 'holm', 'bh'}
         Adjustment of the flagged comparisons' Fisher p-values within each
         pair: none (the paper), Holm, or Benjamini-Hochberg.
-    method : {'permutation', 'bootstrap'}
-        Null distribution of the global test: ``'permutation'`` (default)
+    method : {'local', 'permutation', 'bootstrap'}
+        The global test. ``'local'`` (default): every pair of adjacent belief
+        windows (each side holding ``min_contexts``, ``2 min_contexts``, ...
+        contexts) compared by the fall in the share, studentized by a
+        context-level jackknife with a floor; the largest statistic over all
+        comparisons and pairs is calibrated by a context multiplier bootstrap
+        (see Notes). It has power where a violation is local, which a global
+        statistic dilutes. ``'permutation'``
         permutes the beliefs of whole contexts among contexts in the same
-        belief window with the same number of rows in the pair; ``'bootstrap'`` is the parametric
+        belief window with the same number of rows in the pair, with an isotonic
+        likelihood-ratio statistic (the default of earlier releases; exact at flat
+        shares, weak against a local fall); ``'bootstrap'`` is the parametric
         bootstrap from the isotonic fit of releases before issue 14, kept for
         comparability: it is not a calibrated test (it warns
         :class:`NotCalibratedWarning`).
@@ -609,8 +722,14 @@ def monotonicity_test(
         there, conservative and weak when shares rise steeply); more windows
         need the share flat only within a window and keep power against a
         local fall in a steep share. Windows with too few contexts lose power.
-    n_resamples : int
-        Permutations (or bootstrap resamples) of the global test.
+    n_resamples : int or None
+        Permutations (or bootstrap resamples) of the global test; default 999.
+        With ``method='local'`` the most multiplier draws (default 9999): draws stop
+        as soon as 20 of them reach the observed statistic (Besag and Clifford's
+        sequential p-value, exact), so a clearly non-significant study costs a few
+        dozen draws and a significant one resolves down to ``1 / (n_resamples + 1)``.
+        A ``SmallSampleWarning`` says when ``n_resamples`` is too small for any
+        p-value to fall below 0.05.
     rng : int, numpy.random.Generator or None
         Randomness of the global test (the pairs in turn).
     lr_on : {'both', 'bins', 'values'}
@@ -627,6 +746,9 @@ def monotonicity_test(
     lr_bins : int
         Quantile bins of the global test's likelihood ratio (>= 2; default 10, the
         validated setting), apart from the paper's ``n_bins``.
+    min_contexts : int
+        ``method='local'``: contexts in each window at the finest scale (>= 2,
+        default 10); the scales double from there while four windows fit.
 
     Returns
     -------
@@ -644,7 +766,11 @@ def monotonicity_test(
         When a pair with rows has fewer than 2 bins (its figures are NaN).
     DegenerateDataWarning
         When an action of a pair is never chosen (the pair is not testable),
-        or no row chooses an action of any pair.
+        no row chooses an action of any pair, or, with the default pairs, some rows
+        have an action outside every pair (they are not used; the warning counts them
+        by label: a label such as ``'Yes '`` or ``1`` is a mapping to fix).
+    SmallSampleWarning
+        When ``n_resamples`` is too small for any p-value below 0.05.
     NotCalibratedWarning
         With ``method='bootstrap'``.
 
@@ -666,7 +792,42 @@ def monotonicity_test(
     Unflagged comparisons count as non-significant. Rows are treated as
     independent given the belief, as in the paper, so :math:`V` is descriptive.
 
-    The global test (our addition) compares, over the bins :math:`v` (or, with
+    **The localised test** (``method='local'``, the default; our addition). For
+    each pair, the rows choosing either action are sorted by belief; at every
+    boundary between two distinct belief values, a lower window (the values just
+    below, holding at least :math:`t` contexts) and an upper window (just above,
+    likewise) are compared, for :math:`t =` ``min_contexts``, :math:`2t, 4t, \dots`
+    while four windows fit (boundaries thinned to every :math:`t/4` contexts with
+    continuous beliefs). Windows depend on the beliefs and contexts only, never
+    on the choices. With :math:`\hat s` the share of ``a1`` among a window's rows,
+
+    .. math:: z = \frac{\hat s_{low} - \hat s_{high}}{\sqrt{\max(V_{jk}, V_0)}},
+
+    :math:`V_{jk}` the delete-one-context jackknife variance of the difference
+    (the repetitions of a context move together) and :math:`V_0` a floor, the
+    variance of the difference at the two windows' pooled share with the rows of
+    a context correlated as estimated (one-way ANOVA over contexts): a window
+    whose rows all chose one action has no spread of its own, and without the
+    floor the smallest difference next to it reads as a certain fall (the
+    simple adjacent-values comparison rejects a true monotone null 44-53% of the
+    time on heaped beliefs for that reason). Under the null every expected
+    difference :math:`s_{low} - s_{high}` is :math:`\le 0`, so the largest
+    :math:`z` is at most the largest *centred* statistic, whose distribution a
+    multiplier bootstrap over contexts estimates: each draw gives every context
+    one Rademacher sign and sums its jackknife contributions to every comparison
+    (each comparison scaled to unit variance), so comparisons keep their
+    correlation (overlapping windows, shared contexts, and across pairs the same
+    contexts). The p-value of the largest statistic over all pairs is Besag and
+    Clifford's sequential Monte Carlo p-value (``n_draws``); a pair's p-value
+    compares its own largest statistic with the same draws. Validity rests on
+    the jackknife's normal approximation across contexts; sizes measured on
+    nulls with context shocks, heaped, continuous and deterministic (every
+    repetition alike) choices, unequal repetitions and one row per context are
+    in ``docs/validation_monotonicity.md``. A threshold agent with uniform
+    trembles is rightly rejected when its shares fall (a tremble that sends more
+    mass to an action below the threshold than above is a fall of the share).
+
+    The isotonic test (``method='permutation'``) compares, over the bins :math:`v` (or, with
     ``lr_on='values'``, the distinct belief values), the binomial likelihood of the
     unrestricted shares with that of the weighted isotonic fit :math:`\hat s^{iso}`
     (pool-adjacent-violators); ``lr_on='both'`` computes it on both and combines
@@ -693,8 +854,22 @@ def monotonicity_test(
     never chosen, all beliefs are equal, or no stratum holds two contexts with
     different beliefs.
 
+    See Also
+    --------
+    plot_choice_shares : the shares by belief bin, the paper's Figure 1.
+    ci_test : whether the action carries information about the outcome beyond the belief.
+    leakage_test : how much the outcome improves a prediction of the action.
+    prompt_consistency : whether the belief moves with the wording.
+
     References
     ----------
+    Besag, J. and Clifford, P. (1991). Sequential Monte Carlo p-values.
+    Biometrika 78(2), 301-304.
+
+    Chernozhukov, V., Chetverikov, D. and Kato, K. (2013). Gaussian approximations
+    and multiplier bootstrap for maxima of sums of high-dimensional random vectors.
+    Ann. Statist. 41(6), 2786-2819.
+
     Fisher, R. A. (1922). On the interpretation of chi-square from
     contingency tables. J. R. Stat. Soc. 85(1), 87-94.
 
@@ -716,9 +891,16 @@ def monotonicity_test(
     True
     """
     (b, codes, labels, groups, group, pairs_t, n_bins, direction, p_adjust, method, n_windows,
-     n_resamples, gen, lr_on, lr_bins) = _monotonicity_test_iv(
+     n_resamples, gen, lr_on, lr_bins, min_contexts) = _monotonicity_test_iv(
          data, belief, action, group, pairs, n_bins, direction, p_adjust, method, n_windows,
-         n_resamples, rng, lr_on, lr_bins)
+         n_resamples, rng, lr_on, lr_bins, min_contexts)
+    n_groups = int(groups.max()) + 1 if len(groups) else 0
+    smallest = (1.0 if method == "local" else len(pairs_t)) / (n_resamples + 1.0)
+    if smallest > ALPHA:
+        warnings.warn(f"{_OWNER}: with n_resamples={n_resamples} the smallest p-value the "
+                      f"test can return is {min(1.0, smallest):.3g}, above {ALPHA}: it cannot "
+                      "reject at that level. Use more resamples.", SmallSampleWarning,
+                      stacklevel=2)
     if method == "bootstrap":
         warnings.warn(f"{_OWNER}(method='bootstrap') draws from the isotonic fit and treats "
                       "rows as independent; it is kept for comparability and is not a "
@@ -731,6 +913,7 @@ def monotonicity_test(
                       f"'{action}' (labels present: {', '.join(map(repr, label_list))}); "
                       "pairs with it are not testable.", DegenerateDataWarning, stacklevel=2)
     rows, bin_frames, comp_frames = [], [], []
+    found_parts: list[LocalComparisons | None] = []
     used = np.zeros(len(b), dtype=bool)
     for a1, a2 in pairs_t:
         c1 = label_list.index(a1) if a1 in label_list else -1
@@ -745,9 +928,11 @@ def monotonicity_test(
             # a share that should fall in b is a share that should rise in 1 - b
             bp = 1.0 - bp
         order = np.lexsort((first, bp, gp))  # canonical: the input's row order is irrelevant
-        row, bins, comps = _one_pair(bp[order], first[order], gp[order], n_bins, p_adjust,
-                                     method, n_windows, n_resamples, gen, name, (a1, a2),
-                                     lr_on, lr_bins)
+        row, bins, comps, found = _one_pair(bp[order], first[order], gp[order], n_bins,
+                                            p_adjust, method, n_windows, n_resamples, gen,
+                                            name, (a1, a2), lr_on, lr_bins, n_groups,
+                                            min_contexts)
+        found_parts.append(found)
         k = row["n_bins"]
         if direction == "decreasing" and k:
             bins = bins.iloc[::-1].reset_index(drop=True)
@@ -768,14 +953,33 @@ def monotonicity_test(
         rows.append(row)
         bin_frames.append(bins)
         comp_frames.append(comps)
+    n_draws = n_resamples
+    local_frame = pd.DataFrame(columns=list(LOCAL_COLUMNS))
+    if method == "local":
+        p_joint, pair_p, adjusted, n_draws = _local_calibration(found_parts, n_groups,
+                                                                n_resamples, gen)
+        for row, p_pair in zip(rows, pair_p, strict=True):
+            row["pvalue"] = p_pair
+        local_frame = _local_frame(found_parts, [r["pair"] for r in rows], adjusted,
+                                   direction == "decreasing")
     pair_table = pd.DataFrame(rows)[[*PAIR_COLUMNS, "statistic", "pvalue", *PAIR_TAIL_COLUMNS]]
     n_comp = pair_table["n_comparisons"].sum()
     statistic = (100.0 * pair_table["n_significant"].sum() / n_comp) if n_comp else math.nan
     pv = pair_table["pvalue"].to_numpy(dtype=float)
     pv = pv[~np.isnan(pv)]
-    pvalue = min(1.0, float(pv.min()) * len(pv)) if len(pv) else math.nan
+    if method == "local":
+        pvalue = p_joint
+    else:
+        pvalue = min(1.0, float(pv.min()) * len(pv)) if len(pv) else math.nan
     if not used.any():
         warnings.warn(f"{_OWNER}: no row chooses an action of the requested pairs.",
+                      DegenerateDataWarning, stacklevel=2)
+    elif not used.all() and pairs_t == DEFAULT_PAIRS:  # named pairs leave rows out on purpose
+        left = pd.Series(np.asarray(labels, dtype=object)[codes[~used]]).value_counts()
+        named = ", ".join(f"{lab!r} ({n} rows)" for lab, n in left.items())
+        warnings.warn(f"{_OWNER}: {int((~used).sum())} of {len(used)} rows have an action "
+                      f"outside every tested pair and are not used: {named}. Map the labels "
+                      "onto the pairs' actions (or name the pairs) to use them.",
                       DegenerateDataWarning, stacklevel=2)
     return MonotonicityResult(
         statistic=float(statistic), pvalue=pvalue,
@@ -783,7 +987,8 @@ def monotonicity_test(
         n_obs=int(used.sum()), method=method, pairs=pairs_t, n_bins=n_bins,
         direction=direction, p_adjust=p_adjust, n_resamples=n_resamples, group=group,
         n_windows=n_windows, lr_on=lr_on, lr_bins=lr_bins,
-        table=pair_table,
+        table=pair_table, local_table=local_frame, min_contexts=min_contexts,
+        n_draws=int(n_draws),
         bin_table=pd.concat(bin_frames, ignore_index=True)[list(BIN_COLUMNS)],
         comparison_table=pd.concat(comp_frames, ignore_index=True)[list(COMPARISON_COLUMNS)],
     )

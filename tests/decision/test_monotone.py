@@ -56,7 +56,7 @@ def nonmonotone_study() -> pd.DataFrame:
     ({"pairs": []}, TypeError, "'pairs' parameter .* non-empty sequence"),
     ({"pairs": [("yes", "yes")]}, ValueError, "pairs of two different action labels"),
     ({"pairs": [("yes", "no"), ("yes", "no")]}, ValueError, "free of duplicate pairs"),
-    ({"method": "exact"}, ValueError, "'method' parameter .* one of 'permutation'"),
+    ({"method": "exact"}, ValueError, "'method' parameter .* one of 'local', 'permutation'"),
     ({"n_windows": 0}, ValueError, "'n_windows' parameter of monotonicity_test must be an int"),
     ({"group": 3}, TypeError, "'group' parameter of monotonicity_test must be a column"),
     ({"group": "ctx"}, ValueError, "column 'ctx' \\(the 'group' column\\) not found"),
@@ -163,7 +163,7 @@ def test_decreasing_direction_mirrors_increasing():
 def test_tied_beliefs_warn_with_bins_left():
     data = _table({0.2: (3, 30), 0.8: (30, 3)})
     with pytest.warns(TiesWarning, match="tied beliefs leave 2 of 5 quantile bins"):
-        res = monotonicity_test(data, pairs=[("yes", "no")], group=None, n_resamples=9, rng=0)
+        res = monotonicity_test(data, pairs=[("yes", "no")], group=None, n_resamples=99, rng=0)
     assert res.table["n_bins"].iloc[0] == 2
 
 
@@ -193,7 +193,8 @@ def test_size_at_flat_shares():
     rejections = []
     for r in range(100):
         data = coherence.simulate(agent, n_contexts=100, rng=500 + r).data
-        res = monotonicity_test(data, pairs=[("yes", "no")], n_resamples=99, rng=r)
+        res = monotonicity_test(data, pairs=[("yes", "no")], n_resamples=99, rng=r,
+                                method="permutation")
         rejections.append(res.pvalue <= 0.05)
     assert 0 <= np.sum(rejections) <= 11  # Binomial(100, 0.05): P(X > 11) < 0.005
 
@@ -235,8 +236,8 @@ def test_plot_marks_violations(nonmonotone_study):
 
 
 def test_summary_lists_pairs(nonmonotone_study):
-    text = monotonicity_test(nonmonotone_study, n_resamples=19, rng=0).summary()
-    assert text.startswith("monotonicity_test (permutation)")
+    text = monotonicity_test(nonmonotone_study, n_resamples=99, rng=0).summary()
+    assert text.startswith("monotonicity_test (local)")
     assert "yes/defer" in text and "n_significant" in text
 
 
@@ -292,7 +293,7 @@ def test_pvalue_is_a_monte_carlo_pvalue(rows):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         res = monotonicity_test(data, pairs=[("yes", "no")], group=None, n_resamples=19,
-                                rng=0)
+                                rng=0, method="permutation")
     row = res.table.iloc[0]
     if not row["testable"]:
         assert np.isnan(row["pvalue"]) and row["reason"]
@@ -307,11 +308,11 @@ def test_pvalue_is_a_monte_carlo_pvalue(rows):
 def test_strongly_falling_share_gets_the_smallest_pvalue():
     data = _table({0.1: (18, 2), 0.3: (15, 5), 0.5: (10, 10), 0.7: (5, 15), 0.9: (2, 18)})
     res = monotonicity_test(data, pairs=[("yes", "no")], group=None, n_windows=1,
-                            n_resamples=99, rng=0)
+                            method="permutation", n_resamples=99, rng=0)
     assert res.pvalue == pytest.approx(0.01)
     # five windows on five belief values: every window holds one value, nothing to permute
     windowed = monotonicity_test(data, pairs=[("yes", "no")], group=None, n_resamples=99,
-                                 rng=0)
+                                 method="permutation", rng=0)
     assert not windowed.table["testable"].iloc[0]
     assert windowed.table["reason"].iloc[0].startswith("no two contexts in a belief window")
     assert res.method == "permutation" and res.group is None
@@ -333,7 +334,7 @@ def test_pair_with_an_action_never_chosen_is_not_testable():
 def test_bootstrap_method_kept_and_warns():
     data = generate(Design(n_contexts=40), 2)
     with pytest.warns(NotCalibratedWarning, match="method='bootstrap'"):
-        res = monotonicity_test(data, method="bootstrap", n_resamples=19, rng=0)
+        res = monotonicity_test(data, method="bootstrap", n_resamples=99, rng=0)
     assert res.method == "bootstrap"
     assert res.to_frame()["method"].iloc[0] == "bootstrap"
 
