@@ -516,8 +516,8 @@ def prompt_consistency(
         the RMSE of each variant's averaged belief against it.
     method : {'bootstrap-t', 'permutation'}
         The per-variant test. ``'bootstrap-t'`` (default): cluster bootstrap-t
-        of the noise-corrected mean squared difference, valid under unequal
-        noise, unequal repetitions and shocks shared by repetition.
+        of the statistics of ``alternative``, valid under unequal noise,
+        unequal repetitions and shocks shared by repetition.
         ``'permutation'``: the earlier within-context permutation of the
         prompt labels, exact only when the two prompts' rows are exchangeable
         (same noise, same number of repetitions, independent repetitions).
@@ -527,6 +527,20 @@ def prompt_consistency(
         removed (contexts with at least two repetitions per prompt).
         ``'paper'``: the reference paper's figures, RMSE of the repetition
         averages as they are (noise included, larger with fewer repetitions).
+    alternative : {'combined', 'shift', 'disagreement'}
+        The departure from "same mean belief in every context" the p-values
+        look for. ``'shift'``: a common shift, the paired mean over contexts
+        of the variant's mean belief minus the reference's (two-sided); the
+        most powerful when the variant moves every belief the same way, blind
+        to differences that cancel over contexts. ``'disagreement'``: the
+        noise-corrected mean squared difference (the statistic behind
+        ``rmse_reference``); it sees differences of either sign context by
+        context, but a small common shift drowns in the repetition noise it
+        must subtract (weak under heavy-tailed noise). ``'combined'``
+        (default): the smaller of the two p-values, calibrated on the same
+        resamples (min-p), so it keeps its level and has power against both.
+        Every ``table`` row also shows ``pvalue_shift`` and
+        ``pvalue_disagreement``.
     n_resamples : int
         Cluster-bootstrap resamples (and permutations for ``'permutation'``).
     confidence_level : float
@@ -538,6 +552,11 @@ def prompt_consistency(
     -------
     ConsistencyResult
         ``table``: one row per variant; ``to_frame()``: the headline row.
+
+    See Also
+    --------
+    leakage_test : does the action depend on the context beyond the belief?
+    monotonicity_test : are actions monotone in the belief?
 
     Notes
     -----
@@ -559,10 +578,24 @@ def prompt_consistency(
     ``rmse_truth`` likewise with :math:`q_c` and :math:`s^2_{cv}/n_{cv}`.
     ``std`` is the mean over contexts of :math:`s_{cv}` (percentile interval).
 
-    **Null and p-value.** H0: :math:`\mu_{cv} = \mu_{c,ref}` in every context,
-    i.e. :math:`\bar h_v` has mean 0. The p-value is a cluster (context)
-    bootstrap-t of :math:`T = \bar h_v / \mathrm{se}`, one-sided,
-    :math:`p = (1 + \#\{T^* \ge T\}) / (1 + B)`; intervals are bootstrap-t
+    **Null and p-values.** H0: :math:`\mu_{cv} = \mu_{c,ref}` in every
+    context. Two statistics, each a cluster (context) bootstrap-t on the same
+    resamples, :math:`T^* = (\bar x^* - \bar x) / \mathrm{se}^*`:
+
+    * disagreement: :math:`T = \bar h_v / \mathrm{se}`, one-sided
+      (:math:`\bar h_v` has mean 0 under H0 and a positive mean otherwise),
+      :math:`p = (1 + \#\{T^* \ge T\}) / (1 + B)`;
+    * shift: with :math:`d_{cv} = \bar p_{cv} - \bar p_{c,ref}`,
+      :math:`T = \bar d_v / \mathrm{se}`, two-sided,
+      :math:`p = (1 + \#\{|T^*| \ge |T|\}) / (1 + B)`; ``shift`` is
+      :math:`\bar d_v` with its bootstrap-t interval.
+
+    ``'combined'`` takes :math:`\min(p_{shift}, p_{dis})` and refers it to the
+    same minimum over the resamples, each resample's p-values computed among
+    the data and the other resamples (Westfall and Young's min-p), so the
+    combination has the level of its parts. A resample of one distinct value
+    (heaped or clipped beliefs) has no spread: its deviation is divided by the
+    data's standard error instead. Intervals of the RMSEs are bootstrap-t
     intervals of the mean of :math:`h` (or of the squared differences for
     ``rmse="paper"``), mapped through the square root (clipped at 0).
 
@@ -575,14 +608,23 @@ def prompt_consistency(
     as ``replicate``: the per-context term becomes
     :math:`(h(v, ref) + h(v, rep))/2 - h(ref, rep)`, whose mean is 0 when
     variant *v* and the reference differ only by exchangeable session
-    offsets; the replicate's own row shows the session-to-session RMSE. With
-    ``replicate`` the null is "no prompt effect beyond a new session".
+    offsets; the replicate's own row shows the session-to-session RMSE. The
+    shift is then measured from the mean of the reference and its re-run,
+    :math:`d_{cv} = \bar p_{cv} - (\bar p_{c,ref} + \bar p_{c,rep}) / 2`. With
+    ``replicate`` the null is "no prompt effect beyond a new session". Without
+    one, session offsets are a difference the disagreement statistic sees and
+    the shift (offsets of mean 0) does not.
 
-    The result's ``pvalue`` tests all variants at once: the largest
-    per-variant :math:`T` against the largest :math:`T^*` over variants on the
-    same context resamples (max-T, which accounts for the variants sharing the
-    reference); with ``method="permutation"``, the smallest per-variant
-    p-value times the number of variants (Bonferroni), capped at 1.
+    The result's ``pvalue`` tests all variants at once: for each statistic the
+    largest per-variant :math:`T` against the largest :math:`T^*` over
+    variants on the same context resamples (max-T, which accounts for the
+    variants sharing the reference), then, for ``'combined'``, min-p over the
+    two statistics. With ``method="permutation"`` both statistics (the RMSE of
+    the per-context differences and the absolute mean difference) are computed
+    on the same within-context permutations, and the overall p-value is the
+    smallest per-variant p-value times the number of variants (Bonferroni),
+    capped at 1. ``statistic`` and ``confidence_interval`` are the largest
+    RMSE and its interval whatever the ``alternative``.
 
     References
     ----------
@@ -593,6 +635,9 @@ def prompt_consistency(
     Davison, A. C. and Hinkley, D. V. (1997). Bootstrap Methods and
     their Application, sec. 3.8 (cluster resampling) and 5.2.1 (studentized
     intervals). Cambridge.
+
+    Westfall, P. H. and Young, S. S. (1993). Resampling-Based Multiple
+    Testing, sec. 2.6 (min-p). Wiley.
 
     Examples
     --------
