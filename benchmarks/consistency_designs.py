@@ -16,8 +16,10 @@ repetition *r* of context *c* shared by every prompt (weight ``shared``),
 ``e_cvr`` independent noise, ``s_c`` a context scale larger near 0.5 (LLM
 reports vary more on uncertain questions), and the noise a symmetric bounded
 (scaled Beta(2, 2)) variable, so means are exact and reports stay in [0, 1]
-without clipping. Prompts may have different noise ``sigma_v`` and different
-numbers of repetitions. The exact RMSEs (population values, over the
+without clipping; or (``tails=k``) a Student t with k degrees of freedom at
+scale ``sigma_v``, heavy-tailed, its rare reports outside [0, 1] clipped the
+same way under every prompt (the nulls stay exact). Prompts may have different
+noise ``sigma_v`` and different numbers of repetitions. The exact RMSEs (population values, over the
 distribution of contexts) are returned by :func:`true_rmse`.
 """
 
