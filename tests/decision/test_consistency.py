@@ -497,3 +497,18 @@ def test_permutation_alternatives():
     res = prompt_consistency(null, method="permutation", alternative="shift", n_resamples=99,
                              rng=0)
     assert (res.table["pvalue"].iloc[1:] == res.table["pvalue_shift"].iloc[1:]).all()
+
+
+@settings(max_examples=40)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 3), st.integers(5, 60))
+def test_min_p_pvalue_bounds_and_rank_invariance(seed, k, b):
+    # between the smallest single p-value and k times it (Bonferroni); depends on each
+    # statistic only through ranks (a monotone map of one statistic changes nothing)
+    gen = np.random.default_rng(seed)
+    draws = [np.round(gen.standard_normal(b), 1) for _ in range(k)]  # ties included
+    observed = [float(np.round(gen.standard_normal(), 1)) for _ in range(k)]
+    p = min_p_pvalue(observed, draws)
+    smallest = min(monte_carlo_pvalue(d, t) for t, d in zip(observed, draws, strict=True))
+    assert smallest - 1e-12 <= p <= min(1.0, k * smallest) + 1e-12
+    mapped = min_p_pvalue([np.exp(t) for t in observed], [np.exp(d) for d in draws])
+    assert mapped == p
