@@ -16,8 +16,10 @@ repetition *r* of context *c* shared by every prompt (weight ``shared``),
 ``e_cvr`` independent noise, ``s_c`` a context scale larger near 0.5 (LLM
 reports vary more on uncertain questions), and the noise a symmetric bounded
 (scaled Beta(2, 2)) variable, so means are exact and reports stay in [0, 1]
-without clipping. Prompts may have different noise ``sigma_v`` and different
-numbers of repetitions. The exact RMSEs (population values, over the
+without clipping; or (``tails=k``) a Student t with k degrees of freedom at
+scale ``sigma_v``, heavy-tailed, its rare reports outside [0, 1] clipped the
+same way under every prompt (the nulls stay exact). Prompts may have different
+noise ``sigma_v`` and different numbers of repetitions. The exact RMSEs (population values, over the
 distribution of contexts) are returned by :func:`true_rmse`.
 """
 
@@ -45,6 +47,7 @@ class Design:
     shift: float = 0.0  # constant shift of the last prompt
     shrink: float = 0.0  # last prompt pulled toward 0.5 by this fraction
     bias_sd: float = 0.03  # agent mean vs ground truth
+    tails: int = 0  # 0: bounded Beta(2, 2) noise; k > 0: Student t with k df, scale ``noise``
 
     def with_(self, **kwargs: Any) -> Design:
         return replace(self, **kwargs)
@@ -68,6 +71,15 @@ def true_rmse(design: Design) -> dict[str, float]:
     return {"reference": float(np.sqrt(ref)), "truth": float(np.sqrt(truth))}
 
 
+def _noise(gen: np.random.Generator, tails: int, shape: tuple[int, int]) -> np.ndarray:
+    """Symmetric noise: a Beta(2, 2) rescaled to sd 1 (``tails=0``), else a Student t
+    with ``tails`` degrees of freedom at scale 1 (heavy tails; sd sqrt(k / (k - 2)))."""
+    if tails:
+        out: np.ndarray = gen.standard_t(tails, shape)
+        return out
+    return (gen.beta(2, 2, shape) * 2 - 1) / _BETA_SD
+
+
 def generate(design: Design, seed: int) -> pd.DataFrame:
     """One study: columns context, prompt, repetition, belief, truth."""
     gen = np.random.default_rng(seed)
@@ -83,7 +95,7 @@ def generate(design: Design, seed: int) -> pd.DataFrame:
         noise.insert(1, noise[0])
         reps.insert(1, reps[0])
     n_max = max(reps)
-    shared = gen.beta(2, 2, (g, n_max)) * 2 - 1  # a_cr
+    shared = _noise(gen, design.tails, (g, n_max))  # a_cr
     frames = []
     last = len(prompts) - 1
     for v, (name, sd, n) in enumerate(zip(prompts, noise, reps, strict=True)):
@@ -91,14 +103,14 @@ def generate(design: Design, seed: int) -> pd.DataFrame:
         if v == last:
             delta = design.shift - design.shrink * (mu - 0.5)
         u = gen.normal(0.0, design.session_sd, g) if design.session_sd else np.zeros(g)
-        e = gen.beta(2, 2, (g, n)) * 2 - 1
+        e = _noise(gen, design.tails, (g, n))
         w = np.sqrt(design.shared)
-        shock = (w * shared[:, :n] + np.sqrt(1 - design.shared) * e) / _BETA_SD
+        shock = w * shared[:, :n] + np.sqrt(1 - design.shared) * e
         p = (mu + delta + u)[:, None] + sd * scale[:, None] * shock
         frames.append(pd.DataFrame({
             "context": np.repeat(np.arange(g), n), "prompt": name,
             "repetition": np.tile(np.arange(n), g), "belief": p.ravel(),
             "truth": np.repeat(q, n)}))
     data = pd.concat(frames, ignore_index=True)
-    data["belief"] = data["belief"].clip(0.0, 1.0)  # a no-op by construction
+    data["belief"] = data["belief"].clip(0.0, 1.0)  # a no-op for bounded noise
     return data

@@ -12,8 +12,13 @@ of the reference prompt pass it as ``replicate``. Results are written as JSON
     python -m benchmarks.validate_consistency --tables     # JSON -> docs tables
 
 ``--only WORD`` runs the cells whose name contains a word; ``--option
-method=permutation`` passes an option to every call (``--label`` names such a
-run's JSON); ``--quick`` is the small version the test suite uses.
+method=permutation`` passes an option to every call (``--out`` names such a
+run's JSON).
+
+Each study also records the per-variant p-values of the two statistics the
+default combines (``alternative='shift'`` and ``'disagreement'``, on the same
+resamples) and, as the simplest competitor, a paired t-test of the per-context
+mean difference between the last prompt and the reference.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from scipy import stats
 
 from benchmarks._harness import (
     environment,
@@ -42,12 +48,17 @@ RESULTS = ROOT / "benchmarks" / "results" / "validate_consistency.json"
 #: the earlier default (within-context permutation, percentile intervals of the paper's
 #: RMSE) on the same designs, run before the change with ``--option replicate=``
 BEFORE = ROOT / "benchmarks" / "results" / "validate_consistency_before.json"
+#: the disagreement statistic alone (``--option alternative=disagreement``, the default
+#: before the shift was added) on the heavy-tailed designs
+DISAGREEMENT = ROOT / "benchmarks" / "results" / "validate_consistency_disagreement.json"
 DOC = ROOT / "docs" / "validation_consistency.md"
 ALPHA = 0.05
 
 # ---------------------------------------------------------------- the matrix
 REF = Design()
 UNEQUAL = REF.with_(noise=(0.01, 0.06, 0.03), repetitions=(3, 10, 2))
+#: heavy-tailed reports: Student t with 3 df at scale 0.06 (sd about 0.1)
+HEAVY = REF.with_(noise=(0.06, 0.06, 0.06), tails=3)
 NULLS: dict[str, Design] = {
     "equal noise (0.03), 5 repetitions each": REF,
     "unequal noise (0.01 / 0.06 / 0.03), 5 repetitions each": REF.with_(
@@ -68,6 +79,8 @@ NULLS: dict[str, Design] = {
     "two repetitions each": REF.with_(repetitions=(2, 2, 2)),
     "small study: 20 contexts, unequal noise and repetitions": UNEQUAL.with_(n_contexts=20),
     "large study: 200 contexts, unequal noise and repetitions": UNEQUAL.with_(n_contexts=200),
+    "heavy-tailed noise (Student t3, scale 0.06), 5 each": HEAVY,
+    "heavy-tailed noise, 20 contexts": HEAVY.with_(n_contexts=20),
 }
 ALTERNATIVES: dict[str, Design] = {
     "shift 0.01, 5 repetitions each": REF.with_(shift=0.01),
@@ -80,6 +93,9 @@ ALTERNATIVES: dict[str, Design] = {
                                                             replicate=True),
     "session offsets 0.02, no replicate (a difference by definition)": REF.with_(
         session_sd=0.02),
+    "offset 0.03, heavy-tailed noise (t3, scale 0.06)": HEAVY.with_(shift=0.03),
+    "offset 0.02, heavy-tailed noise": HEAVY.with_(shift=0.02),
+    "pulled 20% toward 0.5, heavy-tailed noise": HEAVY.with_(shrink=0.2),
 }
 
 
@@ -102,7 +118,17 @@ def _run_one(design: Design, seed: int, options: dict[str, Any]) -> list[float]:
     return [res.pvalue, float(row["pvalue"]), float(row["rmse_reference"]),
             float(row["rmse_reference_ci_low"]), float(row["rmse_reference_ci_high"]),
             float(row["rmse_truth"]), float(row["rmse_truth_ci_low"]),
-            float(row["rmse_truth_ci_high"])]
+            float(row["rmse_truth_ci_high"]), float(row.get("pvalue_shift", np.nan)),
+            float(row.get("pvalue_disagreement", np.nan)),
+            paired_t(data, design.prompts[0], design.prompts[-1])]
+
+
+def paired_t(data: Any, reference: str, variant: str) -> float:
+    """The simplest competitor: a paired t-test (two-sided) of the per-context
+    difference of repetition-averaged beliefs, variant minus reference."""
+    means = data.groupby(["context", "prompt"], observed=True)["belief"].mean().unstack()
+    diff = (means[variant] - means[reference]).dropna().to_numpy()
+    return float(stats.ttest_1samp(diff, 0.0).pvalue) if len(diff) > 1 else float("nan")
 
 
 def _many(design: Design, reps: int, options: dict[str, Any], seed0: int) -> np.ndarray:
@@ -129,6 +155,9 @@ def _cell(name: str, design: Design, out: np.ndarray, t0: float) -> dict[str, An
         "coverage_truth": rejection_rate((out[ok_truth, 6] <= exact["truth"] + 1e-12)
                                 & (exact["truth"] - 1e-12 <= out[ok_truth, 7])),
         "width_reference": float(np.nanmean(out[:, 4] - out[:, 3])),
+        "shift_only": rejection_rate(out[:, 8] <= ALPHA),
+        "disagreement_only": rejection_rate(out[:, 9] <= ALPHA),
+        "paired_t": rejection_rate(out[:, 10] <= ALPHA),
     }
 
 
@@ -155,8 +184,15 @@ def _settings(design: Design) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------- docs tables
-def _fmt(r: dict[str, Any]) -> str:
+def _fmt(r: dict[str, Any] | None) -> str:
+    if r is None:  # a run from before the column existed
+        return "–"
     return f"{r['rate']:.3f} ({r['wilson_low']:.3f}–{r['wilson_high']:.3f})"
+
+
+def _tests(r: dict[str, Any]) -> str:
+    return " | ".join(_fmt(r.get(key)) for key in ("shift_only", "disagreement_only",
+                                                   "paired_t"))
 
 
 def tables(results: dict[str, Any], source: str = RESULTS.name) -> str:
@@ -170,20 +206,23 @@ def tables(results: dict[str, Any], source: str = RESULTS.name) -> str:
              "Rates with 95% Wilson intervals.", "",
              "### Size at alpha = 0.05 (nulls: every prompt has the same mean belief in "
              "every context)", "",
-             "| design | contexts | overall p (Bonferroni) | last prompt's p | RMSE-vs-truth "
-             "CI coverage | RMSE-vs-reference CI covers 0 |",
-             "| --- | --- | --- | --- | --- | --- |"]
+             "| design | contexts | overall p | last prompt's p | shift only | disagreement "
+             "only | paired t-test | RMSE-vs-truth CI coverage | RMSE-vs-reference CI "
+             "covers 0 |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in results.get("size", []):
         lines.append(f"| {r['design']} | {r['settings']['n_contexts']} | {_fmt(r['overall'])} | "
-                     f"{_fmt(r['variant'])} | {_fmt(r['coverage_truth'])} | "
+                     f"{_fmt(r['variant'])} | {_tests(r)} | {_fmt(r['coverage_truth'])} | "
                      f"{_fmt(r['coverage_reference'])} |")
     lines += ["", "### Power at alpha = 0.05 and coverage (the last prompt differs)", "",
-              "| design | true RMSE vs reference | mean estimate | power (last prompt) | "
+              "| design | true RMSE vs reference | mean estimate | power (overall p) | "
+              "power (last prompt) | shift only | disagreement only | paired t-test | "
               "CI coverage (reference) | true RMSE vs truth | CI coverage (truth) |",
-              "| --- | --- | --- | --- | --- | --- | --- |"]
+              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in results.get("power", []):
         lines.append(f"| {r['design']} | {r['true_rmse_reference']:.4f} | "
-                     f"{r['mean_rmse_reference']:.4f} | {_fmt(r['variant'])} | "
+                     f"{r['mean_rmse_reference']:.4f} | {_fmt(r['overall'])} | "
+                     f"{_fmt(r['variant'])} | {_tests(r)} | "
                      f"{_fmt(r['coverage_reference'])} | {r['true_rmse_truth']:.4f} | "
                      f"{_fmt(r['coverage_truth'])} |")
     lines.append("")
@@ -216,8 +255,9 @@ def main(argv: Iterable[str] | None = None) -> int:
     args = parser.parse_args(list(argv) if argv is not None else None)
     if args.tables:
         write_tables(json.loads(args.out.read_text()))
-        if BEFORE.exists():
-            write_tables(json.loads(BEFORE.read_text()), source=BEFORE)
+        for extra in (BEFORE, DISAGREEMENT):
+            if extra.exists():
+                write_tables(json.loads(extra.read_text()), source=extra)
         return 0
     one_thread()
     only = [w for w in args.only.split(",") if w]

@@ -5,7 +5,10 @@ the question. Per prompt variant this module measures the spread of the
 belief over repetitions of the same prompt, the distance between the
 repetition-averaged beliefs under a reference prompt and under each other
 variant (the reference paper's Table 3) and, given a ground-truth posterior,
-each variant's distance to it (Table 4).
+each variant's distance to it (Table 4). The test of "no prompt effect" has two
+statistics on the same context resamples: a paired mean difference (a common
+shift) and the noise-corrected mean squared difference (disagreement context by
+context), combined by their smaller p-value by default.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import pandas as pd
 from scipy.stats import t as student_t
 
 from .._resampling import (
+    MC_TIE_RTOL,
     cluster_draws,
     cluster_weights,
     group_codes,
@@ -45,7 +49,8 @@ __all__ = ["ConsistencyResult", "prompt_consistency"]
 _OWNER = "prompt_consistency"
 TABLE_COLUMNS: tuple[str, ...] = (
     "prompt", "n_obs", "n_contexts", "std", "std_ci_low", "std_ci_high", "rmse_reference",
-    "rmse_reference_ci_low", "rmse_reference_ci_high", "pvalue", "rmse_truth",
+    "rmse_reference_ci_low", "rmse_reference_ci_high", "shift", "shift_ci_low",
+    "shift_ci_high", "pvalue", "pvalue_shift", "pvalue_disagreement", "rmse_truth",
     "rmse_truth_ci_low", "rmse_truth_ci_high",
 )
 
@@ -62,9 +67,12 @@ class ConsistencyResult(CoherenceResult):
         paper's figure with ``rmse="paper"``; the replicate run excluded).
     pvalue : float
         Global p-value of "every variant has the reference's mean belief in
-        every context" (beyond a re-run of the reference, given ``replicate``):
-        max-T over variants of the cluster bootstrap-t; Bonferroni over the
-        per-variant p-values with ``method="permutation"``.
+        every context" (beyond a re-run of the reference, given ``replicate``),
+        against the ``alternative`` chosen: max-T over variants of the cluster
+        bootstrap-t of each statistic, and for ``'combined'`` the smaller of
+        the shift's and the disagreement's p-values calibrated on the same
+        resamples (min-p); Bonferroni over the per-variant p-values with
+        ``method="permutation"``.
     confidence_interval : ConfidenceInterval
         Cluster bootstrap-t interval of the headline variant's RMSE.
     n_obs : int
@@ -74,6 +82,9 @@ class ConsistencyResult(CoherenceResult):
         ``'+replicate-baseline'`` when ``replicate`` is given.
     rmse : str
         Which RMSE definition fills the table: ``'corrected'`` or ``'paper'``.
+    alternative : str
+        The departure the p-values look for: ``'combined'``, ``'shift'`` or
+        ``'disagreement'`` (see :func:`prompt_consistency`).
     replicate : str or None
         The prompt label used as a re-run of the reference, if any.
     reference : str
@@ -88,10 +99,14 @@ class ConsistencyResult(CoherenceResult):
         One row per prompt variant (reference first): ``n_obs``,
         ``n_contexts``, ``std`` (mean over
         contexts of the standard deviation of the belief over repetitions),
-        ``rmse_reference`` (NaN for the reference), its ``pvalue`` (NaN for the
-        reference and the replicate), ``rmse_truth`` (NaN without ``truth``), each with
-        cluster-bootstrap ``_ci_low`` / ``_ci_high`` columns (the paper's
-        Tables 3 and 4).
+        ``rmse_reference`` (NaN for the reference), ``shift`` (mean over
+        contexts of the variant's mean belief minus the reference's; minus the
+        mean of the reference and its re-run, given ``replicate``), the
+        ``pvalue`` under ``alternative`` and the two statistics' own
+        ``pvalue_shift`` and ``pvalue_disagreement`` (NaN for the reference
+        and the replicate), ``rmse_truth`` (NaN without ``truth``); the
+        figures with cluster-bootstrap ``_ci_low`` / ``_ci_high`` columns
+        (the paper's Tables 3 and 4).
     context_means : pandas.DataFrame
         Repetition-averaged belief per context (rows) and prompt (columns).
     """
@@ -102,12 +117,13 @@ class ConsistencyResult(CoherenceResult):
     n_resamples: int
     rmse: str
     replicate: str | None
+    alternative: str
     table: pd.DataFrame = field(repr=False, compare=False)
     context_means: pd.DataFrame = field(repr=False, compare=False)
 
     _test_name: ClassVar[str] = "prompt_consistency"
     _extra_columns: ClassVar[tuple[str, ...]] = ("reference", "n_contexts", "n_resamples",
-                                                    "rmse", "replicate")
+                                                    "rmse", "replicate", "alternative")
 
     @property
     def prompt_table(self) -> pd.DataFrame:
@@ -121,10 +137,12 @@ class ConsistencyResult(CoherenceResult):
 
     def summary(self) -> Summary:
         """The headline figures followed by the per-variant table."""
-        table = self.table[["prompt", "std", "rmse_reference", "pvalue", "rmse_truth"]]
+        table = self.table[["prompt", "std", "rmse_reference", "shift", "pvalue",
+                            "rmse_truth"]]
         body = table.to_string(index=False, float_format=lambda x: f"{x:.4g}")
         return CoherenceResult.summary(self).extend(
             f"\n  headline      {self.headline_prompt}\n"
+            f"  alternative   {self.alternative}\n"
             + "\n".join("  " + line for line in body.splitlines()),
             tables=[("per prompt variant", table)])
 
@@ -224,7 +242,8 @@ def studentized_mean(values: np.ndarray, weights: np.ndarray,
     return mean, pvalue, low, high, n
 
 
-def studentized_draws(values: np.ndarray, weights: np.ndarray, confidence_level: float
+def studentized_draws(values: np.ndarray, weights: np.ndarray, confidence_level: float, *,
+                      two_sided: bool = False
                       ) -> tuple[float, float, float, float, int, float, np.ndarray]:
     r"""Cluster bootstrap-t for the mean of a per-context quantity.
 
@@ -236,7 +255,9 @@ def studentized_draws(values: np.ndarray, weights: np.ndarray, confidence_level:
     the bootstrap-t interval :math:`[\bar x - t^*_{1-\alpha/2} se,\ \bar x -
     t^*_{\alpha/2} se]` (each bootstrap quantile at least as far out as Student's
     :math:`t_{n-1}` quantile), the number of contexts used, :math:`T` and the draws
-    :math:`T^*` (for a max-T combination over variants).
+    :math:`T^*` (for a max-T or min-p combination). ``two_sided``: the test of
+    "mean = 0" instead, on :math:`|T|` and :math:`|T^*|` (symmetric bootstrap-t),
+    and those are returned.
     """
     ok = ~np.isnan(values)
     x = values[ok]
@@ -248,41 +269,83 @@ def studentized_draws(values: np.ndarray, weights: np.ndarray, confidence_level:
     se = float(x.std(ddof=1)) / math.sqrt(n)
     w = weights[:, ok]
     nw = w.sum(axis=1)
+    xc = x - mean  # centred on the data's mean: no cancellation in the resample variance
     with np.errstate(invalid="ignore", divide="ignore"):
-        mb = (w @ x) / nw
-        vb = np.maximum(w @ (x * x) - nw * mb * mb, 0.0) / (nw - 1.0)
-        tb = (mb - mean) / np.sqrt(vb / nw)
-    # resamples of one distinct value have no spread: 0 when they sit at the mean, a
-    # huge finite value otherwise (finite, so that quantiles interpolate cleanly)
+        dev = (w @ xc) / nw  # resample mean minus the data's mean
+        square = (w @ (xc * xc)) / nw
+        vb = np.maximum(square - dev * dev, 0.0) * nw / (nw - 1.0)
+        # a resample of one distinct value (heaped or clipped beliefs, few contexts) has
+        # no spread of its own; its deviation is measured in the data's standard error
+        # (dividing by its zero spread would make it infinitely extreme)
+        spread = vb > 1e-9 * square
+        tb = dev / np.where(spread, np.sqrt(vb / nw), se)
     tb = np.nan_to_num(tb, nan=0.0, posinf=1e300, neginf=-1e300)
     alpha = 1.0 - confidence_level
     if se <= 1e-12 * max(1.0, abs(mean)):
-        # no spread: the terms (squared differences of probabilities, at most 1) are all
+        # no spread: the terms (differences of probabilities, at most 1 in size) are all
         # equal; a mean within rounding of 0 (identical beliefs give ~1e-25) is no evidence
-        pvalue = 1.0 if mean <= 1e-12 else 1.0 / (1.0 + len(tb))
-        t_obs = -math.inf if mean <= 1e-12 else math.inf
+        null = (abs(mean) if two_sided else mean) <= 1e-12
+        pvalue = 1.0 if null else 1.0 / (1.0 + len(tb))
+        t_obs = math.inf if not null else (0.0 if two_sided else -math.inf)
         return mean, pvalue, mean, mean, n, t_obs, np.zeros(len(tb))
-    pvalue = monte_carlo_pvalue(tb, mean / se)
+    t_obs = mean / se
+    if two_sided:
+        t_obs, tb_test = abs(t_obs), np.abs(tb)
+    else:
+        tb_test = tb
+    pvalue = monte_carlo_pvalue(tb_test, t_obs)
     q_lo, q_hi = np.quantile(tb, [alpha / 2.0, 1.0 - alpha / 2.0])
     # never narrower than Student's t interval: with few contexts the bootstrap
     # understates the tails of T (20 contexts: coverage 0.924 -> 0.939)
     t_q = float(student_t.ppf(1.0 - alpha / 2.0, n - 1))
     q_lo, q_hi = min(float(q_lo), -t_q), max(float(q_hi), t_q)
-    return mean, pvalue, mean - q_hi * se, mean - q_lo * se, n, mean / se, tb
+    return mean, pvalue, mean - q_hi * se, mean - q_lo * se, n, t_obs, tb_test
+
+
+def min_p_pvalue(observed: list[float], draws: list[np.ndarray]) -> float:
+    r"""P-value of the smallest of K Monte Carlo p-values, calibrated on the same draws.
+
+    ``observed[k]`` is statistic *k* on the data and ``draws[k]`` (B,) the same
+    statistic on B resamples, the k statistics of one resample in the same
+    position (larger is more extreme). Each statistic's p-value of every
+    member of the pool (the data and the B resamples) is its share of the pool
+    at least as large, :math:`p_{kj} = \#\{i : T_{ki} \ge T_{kj}\} / (B + 1)`;
+    with :math:`m_j = \min_k p_{kj}` the result is
+    :math:`\#\{j : m_j \le m_{data}\} / (B + 1)` (Westfall and Young's
+    min-p). For one statistic it is :func:`monte_carlo_pvalue`. Ties follow
+    the same relative tolerance; infinite statistics (no spread) rank
+    beyond every finite one.
+    """
+    if len(observed) == 1:
+        return monte_carlo_pvalue(draws[0], observed[0])
+    pool = np.column_stack([np.concatenate([[t], np.asarray(d, dtype=np.float64)])
+                            for t, d in zip(observed, draws, strict=True)])
+    size = pool.shape[0]
+    pvals = np.empty_like(pool)
+    for k in range(pool.shape[1]):
+        col = pool[:, k]
+        tol = MC_TIE_RTOL * np.maximum(1.0, np.abs(np.where(np.isfinite(col), col, 0.0)))
+        ranks = np.searchsorted(np.sort(col), col - tol, side="left")
+        pvals[:, k] = (size - ranks) / size
+    smallest = pvals.min(axis=1)
+    return float(np.count_nonzero(smallest <= smallest[0] * (1.0 + 1e-12)) / size)
 
 
 def _root(x: float) -> float:
     return math.sqrt(max(x, 0.0)) if not math.isnan(x) else math.nan
 
 
-def _rmse_between(belief: np.ndarray, groups: np.ndarray, is_variant: np.ndarray,
-                  n_groups: int) -> float:
+def _between(belief: np.ndarray, groups: np.ndarray, is_variant: np.ndarray,
+             n_groups: int) -> tuple[float, float]:
+    """RMSE and absolute mean of the per-context differences of averaged beliefs."""
     cell = groups * 2 + is_variant
     count = np.bincount(cell, minlength=2 * n_groups).reshape(n_groups, 2)
     total = np.bincount(cell, weights=belief, minlength=2 * n_groups).reshape(n_groups, 2)
     both = (count[:, 0] > 0) & (count[:, 1] > 0)
+    if not both.any():
+        return math.nan, math.nan
     diff = total[both, 1] / count[both, 1] - total[both, 0] / count[both, 0]
-    return float(np.sqrt(np.mean(diff * diff))) if both.any() else math.nan
+    return float(np.sqrt(np.mean(diff * diff))), abs(float(np.mean(diff)))
 
 
 def _permute_within_groups(groups: np.ndarray, gen: np.random.Generator) -> np.ndarray:
@@ -293,27 +356,39 @@ def _permute_within_groups(groups: np.ndarray, gen: np.random.Generator) -> np.n
     return perm
 
 
+def permutation_draws(belief: np.ndarray, groups: np.ndarray, is_variant: np.ndarray,
+                      n_groups: int, n_resamples: int,
+                      gen: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Two statistics of averaged beliefs between two prompts, on the data and on
+    ``n_resamples`` within-context permutations of the prompt labels (the two
+    prompts' rows only): the RMSE of the per-context differences (disagreement)
+    and the absolute mean difference (shift). Shapes (2,) and (B, 2)."""
+    observed = np.asarray(_between(belief, groups, is_variant, n_groups))
+    null = np.empty((n_resamples, 2))
+    if np.isnan(observed[0]):
+        null.fill(np.nan)
+        return observed, null
+    for b in range(n_resamples):
+        null[b] = _between(belief, groups, is_variant[_permute_within_groups(groups, gen)],
+                           n_groups)
+    return observed, null
+
+
 def permutation_pvalue(belief: np.ndarray, groups: np.ndarray, is_variant: np.ndarray,
                        n_groups: int, n_resamples: int,
                        gen: np.random.Generator) -> tuple[float, float]:
     """RMSE of averaged beliefs between two prompts and its within-context permutation p.
 
-    Prompt labels are permuted among the rows of each context (the two prompts'
-    rows only); ``p = (1 + #{T* >= T}) / (1 + B)``.
+    See :func:`permutation_draws`; ``p = (1 + #{T* >= T}) / (1 + B)``.
     """
-    observed = _rmse_between(belief, groups, is_variant, n_groups)
-    if math.isnan(observed):
-        return observed, math.nan
-    null = np.empty(n_resamples)
-    for b in range(n_resamples):
-        null[b] = _rmse_between(belief, groups, is_variant[_permute_within_groups(groups, gen)],
-                                n_groups)
-    return observed, monte_carlo_pvalue(null, observed)
+    observed, null = permutation_draws(belief, groups, is_variant, n_groups, n_resamples, gen)
+    return float(observed[0]), monte_carlo_pvalue(null[:, 0], observed[0])
 
 
 # --------------------------------------------------------------------------- public layer
 _METHODS = ("bootstrap-t", "permutation")
 _RMSE = ("corrected", "paper")
+_ALTERNATIVES = ("combined", "shift", "disagreement")
 
 
 def _label_code(value: Any, names: np.ndarray, names_list: list[str], param: str,
@@ -328,7 +403,7 @@ def _label_code(value: Any, names: np.ndarray, names_list: list[str], param: str
 
 def _prompt_consistency_iv(data: Any, belief: Any, prompt: Any, group: Any, repetition: Any,
                            reference: Any, replicate: Any, truth: Any, method: Any, rmse: Any,
-                           n_resamples: Any, confidence_level: Any,
+                           alternative: Any, n_resamples: Any, confidence_level: Any,
                            rng: RNGLike) -> dict[str, Any]:
     df = as_dataframe(data, owner=_OWNER)
     for name, value in (("belief", belief), ("prompt", prompt), ("group", group)):
@@ -337,7 +412,8 @@ def _prompt_consistency_iv(data: Any, belief: Any, prompt: Any, group: Any, repe
     for name, value in (("repetition", repetition), ("truth", truth)):
         if value is not None and not isinstance(value, str):
             raise TypeError(param_error(name, _OWNER, "a column name (str) or None", value))
-    for name, value, allowed in (("method", method, _METHODS), ("rmse", rmse, _RMSE)):
+    for name, value, allowed in (("method", method, _METHODS), ("rmse", rmse, _RMSE),
+                                 ("alternative", alternative, _ALTERNATIVES)):
         if value not in allowed:
             raise ValueError(param_error(name, _OWNER, "one of " + ", ".join(
                 map(repr, allowed)), value))
@@ -391,8 +467,8 @@ def _prompt_consistency_iv(data: Any, belief: Any, prompt: Any, group: Any, repe
     return {"b": b, "labels": labels, "names": names, "groups": groups, "n_groups": n_groups,
             "reps": reps, "n_reps": n_reps, "truth": truth_g, "ref": ref_code,
             "rep": rep_code, "n_resamples": n_resamples, "method": method, "rmse": rmse,
-            "confidence_level": confidence_level, "gen": gen, "reference": reference,
-            "replicate": replicate}
+            "alternative": alternative, "confidence_level": confidence_level, "gen": gen,
+            "reference": reference, "replicate": replicate}
 
 
 def prompt_consistency(
@@ -407,6 +483,7 @@ def prompt_consistency(
     truth: str | None = None,
     method: str = "bootstrap-t",
     rmse: str = "corrected",
+    alternative: str = "combined",
     n_resamples: int = 999,
     confidence_level: float = 0.95,
     rng: RNGLike = None,
@@ -439,8 +516,8 @@ def prompt_consistency(
         the RMSE of each variant's averaged belief against it.
     method : {'bootstrap-t', 'permutation'}
         The per-variant test. ``'bootstrap-t'`` (default): cluster bootstrap-t
-        of the noise-corrected mean squared difference, valid under unequal
-        noise, unequal repetitions and shocks shared by repetition.
+        of the statistics of ``alternative``, valid under unequal noise,
+        unequal repetitions and shocks shared by repetition.
         ``'permutation'``: the earlier within-context permutation of the
         prompt labels, exact only when the two prompts' rows are exchangeable
         (same noise, same number of repetitions, independent repetitions).
@@ -450,6 +527,20 @@ def prompt_consistency(
         removed (contexts with at least two repetitions per prompt).
         ``'paper'``: the reference paper's figures, RMSE of the repetition
         averages as they are (noise included, larger with fewer repetitions).
+    alternative : {'combined', 'shift', 'disagreement'}
+        The departure from "same mean belief in every context" the p-values
+        look for. ``'shift'``: a common shift, the paired mean over contexts
+        of the variant's mean belief minus the reference's (two-sided); the
+        most powerful when the variant moves every belief the same way, blind
+        to differences that cancel over contexts. ``'disagreement'``: the
+        noise-corrected mean squared difference (the statistic behind
+        ``rmse_reference``); it sees differences of either sign context by
+        context, but a small common shift drowns in the repetition noise it
+        must subtract (weak under heavy-tailed noise). ``'combined'``
+        (default): the smaller of the two p-values, calibrated on the same
+        resamples (min-p), so it keeps its level and has power against both.
+        Every ``table`` row also shows ``pvalue_shift`` and
+        ``pvalue_disagreement``.
     n_resamples : int
         Cluster-bootstrap resamples (and permutations for ``'permutation'``).
     confidence_level : float
@@ -461,6 +552,11 @@ def prompt_consistency(
     -------
     ConsistencyResult
         ``table``: one row per variant; ``to_frame()``: the headline row.
+
+    See Also
+    --------
+    leakage_test : does the action depend on the context beyond the belief?
+    monotonicity_test : are actions monotone in the belief?
 
     Notes
     -----
@@ -482,10 +578,24 @@ def prompt_consistency(
     ``rmse_truth`` likewise with :math:`q_c` and :math:`s^2_{cv}/n_{cv}`.
     ``std`` is the mean over contexts of :math:`s_{cv}` (percentile interval).
 
-    **Null and p-value.** H0: :math:`\mu_{cv} = \mu_{c,ref}` in every context,
-    i.e. :math:`\bar h_v` has mean 0. The p-value is a cluster (context)
-    bootstrap-t of :math:`T = \bar h_v / \mathrm{se}`, one-sided,
-    :math:`p = (1 + \#\{T^* \ge T\}) / (1 + B)`; intervals are bootstrap-t
+    **Null and p-values.** H0: :math:`\mu_{cv} = \mu_{c,ref}` in every
+    context. Two statistics, each a cluster (context) bootstrap-t on the same
+    resamples, :math:`T^* = (\bar x^* - \bar x) / \mathrm{se}^*`:
+
+    * disagreement: :math:`T = \bar h_v / \mathrm{se}`, one-sided
+      (:math:`\bar h_v` has mean 0 under H0 and a positive mean otherwise),
+      :math:`p = (1 + \#\{T^* \ge T\}) / (1 + B)`;
+    * shift: with :math:`d_{cv} = \bar p_{cv} - \bar p_{c,ref}`,
+      :math:`T = \bar d_v / \mathrm{se}`, two-sided,
+      :math:`p = (1 + \#\{|T^*| \ge |T|\}) / (1 + B)`; ``shift`` is
+      :math:`\bar d_v` with its bootstrap-t interval.
+
+    ``'combined'`` takes :math:`\min(p_{shift}, p_{dis})` and refers it to the
+    same minimum over the resamples, each resample's p-values computed among
+    the data and the other resamples (Westfall and Young's min-p), so the
+    combination has the level of its parts. A resample of one distinct value
+    (heaped or clipped beliefs) has no spread: its deviation is divided by the
+    data's standard error instead. Intervals of the RMSEs are bootstrap-t
     intervals of the mean of :math:`h` (or of the squared differences for
     ``rmse="paper"``), mapped through the square root (clipped at 0).
 
@@ -498,14 +608,23 @@ def prompt_consistency(
     as ``replicate``: the per-context term becomes
     :math:`(h(v, ref) + h(v, rep))/2 - h(ref, rep)`, whose mean is 0 when
     variant *v* and the reference differ only by exchangeable session
-    offsets; the replicate's own row shows the session-to-session RMSE. With
-    ``replicate`` the null is "no prompt effect beyond a new session".
+    offsets; the replicate's own row shows the session-to-session RMSE. The
+    shift is then measured from the mean of the reference and its re-run,
+    :math:`d_{cv} = \bar p_{cv} - (\bar p_{c,ref} + \bar p_{c,rep}) / 2`. With
+    ``replicate`` the null is "no prompt effect beyond a new session". Without
+    one, session offsets are a difference the disagreement statistic sees and
+    the shift (offsets of mean 0) does not.
 
-    The result's ``pvalue`` tests all variants at once: the largest
-    per-variant :math:`T` against the largest :math:`T^*` over variants on the
-    same context resamples (max-T, which accounts for the variants sharing the
-    reference); with ``method="permutation"``, the smallest per-variant
-    p-value times the number of variants (Bonferroni), capped at 1.
+    The result's ``pvalue`` tests all variants at once: for each statistic the
+    largest per-variant :math:`T` against the largest :math:`T^*` over
+    variants on the same context resamples (max-T, which accounts for the
+    variants sharing the reference), then, for ``'combined'``, min-p over the
+    two statistics. With ``method="permutation"`` both statistics (the RMSE of
+    the per-context differences and the absolute mean difference) are computed
+    on the same within-context permutations, and the overall p-value is the
+    smallest per-variant p-value times the number of variants (Bonferroni),
+    capped at 1. ``statistic`` and ``confidence_interval`` are the largest
+    RMSE and its interval whatever the ``alternative``.
 
     References
     ----------
@@ -517,6 +636,9 @@ def prompt_consistency(
     their Application, sec. 3.8 (cluster resampling) and 5.2.1 (studentized
     intervals). Cambridge.
 
+    Westfall, P. H. and Young, S. S. (1993). Resampling-Based Multiple
+    Testing, sec. 2.6 (min-p). Wiley.
+
     Examples
     --------
     >>> import coherence
@@ -527,7 +649,8 @@ def prompt_consistency(
     ('absolute', True)
     """
     iv = _prompt_consistency_iv(data, belief, prompt, group, repetition, reference, replicate,
-                                truth, method, rmse, n_resamples, confidence_level, rng)
+                                truth, method, rmse, alternative, n_resamples,
+                                confidence_level, rng)
     b, labels, groups = iv["b"], iv["labels"], iv["groups"]
     names, n_groups, ref, rep = iv["names"], iv["n_groups"], iv["ref"], iv["rep"]
     gen: np.random.Generator = iv["gen"]
@@ -546,41 +669,55 @@ def prompt_consistency(
                                        a, c)
         return squared_difference_terms(mean, sd, count, a, c, paired, corr)
 
-    max_t: list[tuple[float, np.ndarray]] = []
+    alt = iv["alternative"]
+    kinds = ("shift", "disagreement") if alt == "combined" else (alt,)
+    # per statistic kind, the (T, T*) of every variant tested (bootstrap-t)
+    draws: dict[str, list[tuple[float, np.ndarray]]] = {"shift": [], "disagreement": []}
     order = [ref] + ([rep] if rep is not None else []) + [
         v for v in range(n_labels) if v not in (ref, rep)]
     baseline = pair(ref, rep, True) if rep is not None else None
+    # the shift is measured from the reference, or from the mean of the reference and its
+    # re-run (both have the variant's mean under the null)
+    anchor = mean[:, ref] if rep is None else 0.5 * (mean[:, ref] + mean[:, rep])
     rows = []
     for v in order:
         std_hat = float(_weighted_mean(ones, sd[:, v])[0])
         std_lo, std_hi = percentile_interval(_weighted_mean(weights, sd[:, v]), level)
-        row: dict[str, Any] = {
-            "prompt": names[v], "n_obs": int(count[:, v].sum()),
-            "n_contexts": int((count[:, v] > 0).sum()), "std": std_hat,
-            "std_ci_low": std_lo, "std_ci_high": std_hi,
-            "rmse_reference": math.nan, "rmse_reference_ci_low": math.nan,
-            "rmse_reference_ci_high": math.nan, "pvalue": math.nan,
-            "rmse_truth": math.nan, "rmse_truth_ci_low": math.nan,
-            "rmse_truth_ci_high": math.nan,
-        }
+        row: dict[str, Any] = dict.fromkeys(TABLE_COLUMNS, math.nan)
+        row.update({"prompt": names[v], "n_obs": int(count[:, v].sum()),
+                    "n_contexts": int((count[:, v] > 0).sum()), "std": std_hat,
+                    "std_ci_low": std_lo, "std_ci_high": std_hi})
         if v != ref:
             est, _, lo, hi, _ = studentized_mean(pair(v, ref, corrected), weights, level)
             row.update({"rmse_reference": _root(est), "rmse_reference_ci_low": _root(lo),
                         "rmse_reference_ci_high": _root(hi)})
+            d = mean[:, v] - (mean[:, ref] if v == rep else anchor)
+            shift, p_shift, lo, hi, _, t_shift, tb_shift = studentized_draws(
+                d, weights, level, two_sided=True)
+            row.update({"shift": shift, "shift_ci_low": lo, "shift_ci_high": hi})
         if v not in (ref, rep):
             if iv["method"] == "permutation":
                 keep = (labels == v) | (labels == ref)
-                _, pval = permutation_pvalue(b[keep], groups[keep],
-                                             (labels[keep] == v).astype(np.int64), n_groups,
-                                             n_res, perm_rng)
+                obs, null = permutation_draws(b[keep], groups[keep],
+                                              (labels[keep] == v).astype(np.int64), n_groups,
+                                              n_res, perm_rng)
+                p_shift = monte_carlo_pvalue(null[:, 1], obs[1])
+                p_dis = monte_carlo_pvalue(null[:, 0], obs[0])
+                pval = (p_shift if alt == "shift" else p_dis if alt == "disagreement"
+                        else min_p_pvalue([obs[1], obs[0]], [null[:, 1], null[:, 0]]))
             else:
                 h = pair(v, ref, True)
                 if baseline is not None:
                     h = 0.5 * (h + pair(v, rep, True)) - baseline
-                _, pval, _, _, _, t_obs, t_draws = studentized_draws(h, weights, level)
-                if not math.isnan(t_obs):
-                    max_t.append((t_obs, t_draws))
-            row["pvalue"] = pval
+                _, p_dis, _, _, _, t_dis, tb_dis = studentized_draws(h, weights, level)
+                found = {"shift": (t_shift, tb_shift), "disagreement": (t_dis, tb_dis)}
+                usable = [k for k in kinds if not math.isnan(found[k][0])]
+                for k in usable:
+                    draws[k].append(found[k])
+                pval = (min_p_pvalue([found[k][0] for k in usable],
+                                     [found[k][1] for k in usable]) if usable else math.nan)
+            row.update({"pvalue": pval, "pvalue_shift": p_shift,
+                        "pvalue_disagreement": p_dis})
         if iv["truth"] is not None:
             est, _, lo, hi, _ = studentized_mean(
                 truth_terms(mean, sd, count, v, iv["truth"], corrected), weights, level)
@@ -600,16 +737,18 @@ def prompt_consistency(
     pv = others["pvalue"].to_numpy(dtype=float)
     pv = pv[~np.isnan(pv)]
     if len(pv) == 0:
-        warnings.warn(f"{_OWNER}: no variant could be tested (the bootstrap-t needs at least "
-                      "two contexts with two or more repetitions under both prompts); "
-                      "pvalue is NaN.", SmallSampleWarning, stacklevel=2)
+        warnings.warn(f"{_OWNER}: no variant could be tested under alternative={alt!r} (the "
+                      "shift needs two contexts seen under both prompts, the disagreement two "
+                      "contexts with two or more repetitions under both); pvalue is NaN.",
+                      SmallSampleWarning, stacklevel=2)
     if iv["method"] == "permutation":
         pvalue = min(1.0, float(pv.min()) * len(pv)) if len(pv) else math.nan
-    elif len(max_t) == 1:
-        pvalue = float(pv.min())
-    elif max_t:  # max-T over variants on the same context resamples
-        pvalue = monte_carlo_pvalue(np.max([t for _, t in max_t], axis=0),
-                                    max(t for t, _ in max_t))
+    elif len(pv):
+        # max-T over variants within each statistic, then min-p over the statistics, all
+        # on the same context resamples
+        families = [(max(t for t, _ in draws[k]), np.max([tb for _, tb in draws[k]], axis=0))
+                    for k in kinds if draws[k]]
+        pvalue = min_p_pvalue([t for t, _ in families], [tb for _, tb in families])
     else:
         pvalue = math.nan
     context_means = pd.DataFrame(mean[:, order], columns=[names[v] for v in order])
@@ -624,6 +763,6 @@ def prompt_consistency(
         n_obs=len(b), method=method_name,
         reference=str(iv["reference"]), headline_prompt=str(head["prompt"]),
         n_contexts=n_groups, n_resamples=n_res, rmse=iv["rmse"],
-        replicate=None if iv["replicate"] is None else str(iv["replicate"]), table=table,
-        context_means=context_means,
+        replicate=None if iv["replicate"] is None else str(iv["replicate"]),
+        alternative=alt, table=table, context_means=context_means,
     )

@@ -12,11 +12,14 @@ import coherence
 from coherence import ConsistencyResult, prompt_consistency
 from coherence._decision._consistency import (
     _cell_stats,
+    min_p_pvalue,
     paired_covariance,
     permutation_pvalue,
     squared_difference_terms,
+    studentized_draws,
     studentized_mean,
 )
+from coherence._resampling import monte_carlo_pvalue
 
 PROMPTS = ("standard", "mse", "absolute", "bayesian")
 
@@ -47,6 +50,8 @@ def sensitive() -> pd.DataFrame:
     ({"method": "wald"}, ValueError, "'method' parameter .* one of 'bootstrap-t', "
                                      "'permutation'"),
     ({"rmse": "raw"}, ValueError, "'rmse' parameter .* one of 'corrected', 'paper'"),
+    ({"alternative": "two-sided"}, ValueError,
+     "'alternative' parameter .* one of 'combined', 'shift', 'disagreement'"),
     ({"replicate": "rerun"}, ValueError, "'replicate' parameter .* a prompt label present"),
     ({"replicate": "standard"}, ValueError, "'replicate' parameter .* other than reference"),
     ({"replicate": "mse", "method": "permutation"}, ValueError,
@@ -352,3 +357,158 @@ def test_rounding_dust_is_no_evidence():
     _, pvalue, low, high, _, _, _ = studentized_draws(values, weights.astype(float), 0.95)
     assert pvalue == 1.0
     assert low <= 1e-12 and high <= 1e-12
+
+
+# --------------------------------------------------------------------------- alternatives
+def test_min_p_pvalue_conventions():
+    gen = np.random.default_rng(0)
+    a, b = gen.standard_normal(99), gen.standard_normal(99)
+    # one statistic: the plain Monte Carlo p-value
+    assert min_p_pvalue([1.0], [a]) == monte_carlo_pvalue(a, 1.0)
+    # the smallest p-value, inflated by at most the number of statistics
+    pa, pb = monte_carlo_pvalue(a, 1.5), monte_carlo_pvalue(b, 0.2)
+    p = min_p_pvalue([1.5, 0.2], [a, b])
+    assert min(pa, pb) <= p <= 2 * min(pa, pb)
+    # two copies of one statistic: no inflation at all
+    assert min_p_pvalue([1.5, 1.5], [a, a]) == pa
+    # no spread (infinite T) ranks beyond every draw; -inf is never extreme
+    assert min_p_pvalue([np.inf, -np.inf], [np.zeros(99), np.zeros(99)]) == 0.01
+    assert min_p_pvalue([-np.inf, -np.inf], [np.zeros(99), np.zeros(99)]) == 1.0
+
+
+def test_min_p_is_valid_when_data_and_draws_are_exchangeable():
+    # data and draws from one distribution (a correlated pair of statistics): P(p <= u) <= u,
+    # near u (ties among the resamples' minima make it a little conservative)
+    gen = np.random.default_rng(1)
+    b, n_studies = 199, 3000
+    pvalues = np.empty(n_studies)
+    for i in range(n_studies):
+        z = gen.standard_normal((b + 1, 2))
+        pool = np.column_stack([z[:, 0], 0.6 * z[:, 0] + 0.8 * z[:, 1]])
+        pvalues[i] = min_p_pvalue(list(pool[0]), [pool[1:, 0], pool[1:, 1]])
+    # Binomial(3000, 0.05) has sd 0.004; measured 0.042 and 0.495
+    assert 0.033 <= np.mean(pvalues <= 0.05) <= 0.058
+    assert 0.46 <= np.mean(pvalues <= 0.5) <= 0.53
+
+
+def test_studentized_draws_two_sided_conventions():
+    weights = np.random.default_rng(2).multinomial(30, np.full(30, 1 / 30), size=99)
+    weights = weights.astype(float)
+    assert studentized_draws(np.zeros(30), weights, 0.95, two_sided=True)[1] == 1.0
+    # a constant shift of either sign, no spread: the smallest p-value
+    for sign in (1.0, -1.0):
+        mean, p, low, high, _, t, _ = studentized_draws(np.full(30, 0.03 * sign), weights,
+                                                        0.95, two_sided=True)
+        assert p == 0.01 and t == np.inf and mean == low == high == pytest.approx(0.03 * sign)
+    x = np.random.default_rng(3).standard_normal(30)
+    one = studentized_draws(x, weights, 0.95)
+    two = studentized_draws(x, weights, 0.95, two_sided=True)
+    assert two[5] == abs(one[5]) and two[1] == monte_carlo_pvalue(np.abs(one[6]), abs(one[5]))
+    assert one[2:4] == two[2:4]  # the same interval
+
+
+def test_alternatives_recorded_and_columns_agree(sensitive):
+    results = {a: prompt_consistency(sensitive, alternative=a, n_resamples=99, rng=0)
+               for a in ("combined", "shift", "disagreement")}
+    for a, res in results.items():
+        assert res.alternative == a and res.to_frame()["alternative"].iloc[0] == a
+        assert f"alternative   {a}" in res.summary()
+    tables = {a: r.table.iloc[1:] for a, r in results.items()}
+    # the same resamples whatever the alternative: the per-statistic p-values agree
+    for col in ("pvalue_shift", "pvalue_disagreement", "shift", "rmse_reference"):
+        np.testing.assert_array_equal(tables["shift"][col], tables["combined"][col])
+    np.testing.assert_array_equal(tables["shift"]["pvalue"], tables["shift"]["pvalue_shift"])
+    np.testing.assert_array_equal(tables["disagreement"]["pvalue"],
+                                  tables["disagreement"]["pvalue_disagreement"])
+    both = tables["combined"]
+    low = np.minimum(both["pvalue_shift"], both["pvalue_disagreement"])
+    assert (both["pvalue"] >= low).all() and (both["pvalue"] <= 2 * low + 1e-12).all()
+    # the agent's shifts (+0.05, -0.10, +0.10) are recovered
+    shift = both.set_index("prompt")["shift"]
+    assert shift.to_numpy() == pytest.approx([0.05, -0.10, 0.10], abs=0.02)
+
+
+def test_shift_with_one_repetition_per_cell():
+    # the disagreement needs two repetitions per cell to remove the noise; the shift does not
+    gen = np.random.default_rng(4)
+    rows = [{"context": c, "repetition": 0, "prompt": p,
+             "belief": 0.5 + 0.1 * (p == "mse") + gen.normal(0, 0.05)}
+            for c in range(40) for p in ("standard", "mse")]
+    data = pd.DataFrame(rows)
+    res = prompt_consistency(data, n_resamples=99, rng=0)
+    row = res.table.set_index("prompt").loc["mse"]
+    assert np.isnan(row["pvalue_disagreement"]) and row["pvalue_shift"] == 0.01
+    assert res.pvalue == 0.01
+    with pytest.warns(coherence.SmallSampleWarning, match="alternative='disagreement'"):
+        res = prompt_consistency(data, alternative="disagreement", n_resamples=99, rng=0)
+    assert np.isnan(res.pvalue)
+
+
+def test_noiseless_prompt_sensitive_agent_detected():
+    # no report noise: the per-context differences are one value except a few clipped at 0
+    # or 1; resamples that miss those have no spread, and were counted as infinitely
+    # extreme (overall p 0.36 at this seed)
+    data = coherence.simulate("prompt_sensitive", n_contexts=60, rng=0).data
+    for alternative in ("combined", "shift", "disagreement"):
+        res = prompt_consistency(data, alternative=alternative, n_resamples=199, rng=0)
+        assert res.pvalue == 0.005
+        assert (res.table["pvalue"].dropna() == 0.005).all()
+
+
+def test_offset_in_heavy_tailed_noise_found():
+    # one prompt 0.03 higher in every context, Student t3 noise: the shift finds it where the
+    # disagreement statistic alone does not (power 0.39 before the combination)
+    from benchmarks.consistency_designs import Design, generate
+
+    design = Design(noise=(0.06, 0.06, 0.06), tails=3, shift=0.03)
+    hits = {"combined": 0, "disagreement": 0}
+    for s in range(30):
+        data = generate(design, 60_000 + s)
+        for alternative in hits:
+            res = prompt_consistency(data, alternative=alternative, n_resamples=199, rng=s)
+            hits[alternative] += res.pvalue <= 0.05
+    assert hits["combined"] >= 25  # power 0.93 in the validation matrix
+    assert hits["disagreement"] <= 18
+
+
+def test_disagreement_without_shift_found():
+    # beliefs pulled toward 0.5: no common shift, a difference context by context
+    from benchmarks.consistency_designs import Design, generate
+
+    design = Design(shrink=0.2)
+    hits = {"combined": 0, "shift": 0}
+    for s in range(20):
+        data = generate(design, 61_000 + s)
+        for alternative in hits:
+            res = prompt_consistency(data, alternative=alternative, n_resamples=199, rng=s)
+            hits[alternative] += res.pvalue <= 0.05
+    assert hits["combined"] >= 18 and hits["shift"] <= 6
+
+
+def test_permutation_alternatives():
+    from benchmarks.consistency_designs import Design, generate
+
+    data = generate(Design(shift=0.03), 7)
+    res = prompt_consistency(data, method="permutation", n_resamples=99, rng=0)
+    row = res.table.set_index("prompt").loc["bayesian"]
+    assert res.alternative == "combined" and row["pvalue_shift"] == 0.01
+    assert row["pvalue"] >= min(row["pvalue_shift"], row["pvalue_disagreement"])
+    null = generate(Design(), 8)
+    res = prompt_consistency(null, method="permutation", alternative="shift", n_resamples=99,
+                             rng=0)
+    assert (res.table["pvalue"].iloc[1:] == res.table["pvalue_shift"].iloc[1:]).all()
+
+
+@settings(max_examples=40)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 3), st.integers(5, 60))
+def test_min_p_pvalue_bounds_and_rank_invariance(seed, k, b):
+    # between the smallest single p-value and k times it (Bonferroni); depends on each
+    # statistic only through ranks (a monotone map of one statistic changes nothing)
+    gen = np.random.default_rng(seed)
+    draws = [np.round(gen.standard_normal(b), 1) for _ in range(k)]  # ties included
+    observed = [float(np.round(gen.standard_normal(), 1)) for _ in range(k)]
+    p = min_p_pvalue(observed, draws)
+    smallest = min(monte_carlo_pvalue(d, t) for t, d in zip(observed, draws, strict=True))
+    assert smallest - 1e-12 <= p <= min(1.0, k * smallest) + 1e-12
+    mapped = min_p_pvalue([np.exp(t) for t in observed], [np.exp(d) for d in draws])
+    assert mapped == p
