@@ -59,6 +59,8 @@ _LAZY: dict[str, str] = {
     "ForecastComparisonResult": "._scoring._forecast",
     "ForecastScoresResult": "._scoring._forecast",
     "forecast_scores": "._scoring._forecast",
+    "BrierDecompositionResult": "._scoring._decomposition",
+    "brier_decomposition": "._scoring._decomposition",
     "plot_reliability": "._scoring._forecast",
     "ContaminationFilterResult": "._scoring._temporal",
     "GatewayPartition": "._scoring._temporal",
@@ -217,6 +219,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         plot_smooth_reliability,
         smooth_ece,
     )
+    from ._scoring._decomposition import BrierDecompositionResult, brier_decomposition
     from ._scoring._events import KeyEventRecallResult, grounding_split, key_event_recall
     from ._scoring._forecast import (
         ForecastComparisonResult,

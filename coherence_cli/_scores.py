@@ -51,9 +51,21 @@ def add_parser(sub: Any) -> None:
     scores.add_argument("--calibration", action="store_true",
                         help="also the debiased calibration error (squared l2, with its "
                         "square root) and SmoothECE per model, bootstrap over questions")
+    scores.add_argument("--decomposition", action="store_true",
+                        help="also the Brier decomposition per model: incoherence (with "
+                        "--checker) + reliability - resolution + uncertainty + within-bin, "
+                        "bootstrap over linked questions")
+    scores.add_argument("--checker", default=None, metavar="NAME",
+                        help="with --decomposition: the consistency checker of the sets "
+                        "(negation, and, cond, ...); rows then need --set and --role")
+    scores.add_argument("--set", default="set", metavar="COL", dest="set_column",
+                        help="with --checker: column naming each row's set (default set)")
+    scores.add_argument("--role", default="role", metavar="COL",
+                        help="with --checker: column naming each row's question in the "
+                        "checker, such as P or not_P (default role)")
     scores.add_argument("--resamples", type=positive_int, default=999, metavar="B",
-                        help="bootstrap resamples of --forecastbench and --calibration "
-                        "(default 999)")
+                        help="bootstrap resamples of --forecastbench, --calibration and "
+                        "--decomposition (default 999)")
     scores.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     scores.add_argument("--csv", default=None, metavar="PATH",
                         help="write the table of forecast scores as CSV")
@@ -83,6 +95,18 @@ def run(args: argparse.Namespace) -> int:
         if not isinstance(cutoffs, dict):
             raise UsageError(f"{args.cutoffs} must hold a JSON object mapping model names "
                              "to dates")
+    if args.checker is not None:
+        from coherence import CHECKERS
+
+        if not args.decomposition:
+            raise UsageError("--checker goes with --decomposition")
+        if args.checker not in CHECKERS:
+            raise UsageError(f"--checker must be one of {', '.join(CHECKERS)}; got "
+                             f"{args.checker!r}")
+        for option, name in (("set", args.set_column), ("role", args.role)):
+            if name not in data.columns:
+                raise UsageError(f"--{option} names column {name!r}, which {args.forecasts} "
+                                 f"does not have (columns: {have})")
     if args.naive is not None and args.naive not in set(data[args.by].astype(str)):
         raise UsageError(f"--naive names model {args.naive!r}, which {args.forecasts} does "
                          "not have")
@@ -96,6 +120,8 @@ def run(args: argparse.Namespace) -> int:
         extra += _forecastbench(args, data)
     if args.calibration:
         extra += _calibration(args, data)
+    if args.decomposition:
+        extra += _decomposition(args, data)
     print(result.summary())
     if args.csv:
         result.scores_frame().to_csv(args.csv, index=False)
@@ -159,3 +185,24 @@ def _calibration(args: argparse.Namespace, data: Any) -> list[tuple[str, Any]]:
              "equal-mass bins, with its 95% bootstrap interval over questions; l2_ce: its "
              "square root; plugin_sq: the uncorrected value; smooth_ece: SmoothECE, Blasiok "
              "and Nakkiran 2023):", pd.DataFrame(rows))]
+
+
+def _decomposition(args: argparse.Namespace, data: Any) -> list[tuple[str, Any]]:
+    """The Brier decomposition per model: one (title, table), a row per component."""
+    import pandas as pd
+
+    from coherence import brier_decomposition
+
+    frames = []
+    for model, part in data.groupby(args.by, sort=True):
+        res = brier_decomposition(part, checker=args.checker, question=args.question,
+                                  probability=args.probability, outcome=args.outcome,
+                                  group=args.set_column, role=args.role,
+                                  n_resamples=args.resamples, rng=args.seed)
+        frames.append(res.table.assign(model=model))
+    table = pd.concat(frames, ignore_index=True)
+    table = table[["model", "component", "value", "ci_low", "ci_high"]]
+    sets = f"sets of the '{args.checker}' checker" if args.checker else "no sets (--checker)"
+    return [(f"Brier decomposition per model ({sets}; brier = incoherence + reliability - "
+             "resolution + uncertainty + within_bin; 95% bootstrap intervals over questions "
+             "joined by shared sets):", table)]

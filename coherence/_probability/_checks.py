@@ -117,6 +117,14 @@ def _spec(checker: Any, owner: str) -> _Spec:
         repr(c) for c in _SPECS) + " (or the authors' class name, e.g. 'NegChecker')", checker))
 
 
+def possible_worlds(checker: str, definition: str = "paper") -> np.ndarray:
+    """The possible worlds of a checker: ``(n_worlds, k)`` with 1 (true), 0 (false) and
+    -1 (annulled), the columns in the order of ``CHECKERS[checker]``."""
+    owner = "possible_worlds"
+    definition = check_choice(definition, "definition", owner, ("paper", "code"))
+    return _spec(checker, owner).world_matrix(definition)
+
+
 # --------------------------------------------------------------------------- basic violation
 def _basic_violation(name: str, f: np.ndarray) -> np.ndarray:
     """A violation that is 0 exactly on consistent forecasts (the authors' ``violation_basic``)."""

@@ -4,7 +4,7 @@ Public layer: :func:`forecast_scores` (a forecast table in, a
 :class:`ForecastScoresResult` out), :meth:`ForecastScoresResult.compare` (a paired
 comparison of two models on their common questions) and :func:`plot_reliability`.
 The array layer (``_brier_*``, ``_log_score``, ``_reliability_table``,
-``_murphy``) is what the tests check against hand computations.
+``murphy``) is what the tests check against hand computations.
 """
 
 from __future__ import annotations
@@ -111,8 +111,12 @@ def _reliability_table(p: np.ndarray, y: np.ndarray, n_bins: int) -> pd.DataFram
     })
 
 
-def _murphy(p: np.ndarray, y: np.ndarray, n_bins: int) -> dict[str, float]:
-    """ECE and the binned Murphy decomposition of the Brier score of (p, y)."""
+def murphy(p: np.ndarray, y: np.ndarray, n_bins: int) -> dict[str, float]:
+    """ECE and the binned Murphy decomposition of the Brier score of (p, y).
+
+    Keys ``ece``, ``brier``, ``reliability``, ``resolution``, ``uncertainty`` and
+    ``within_bin`` (the remainder, so that ``brier = reliability - resolution +
+    uncertainty + within_bin``)."""
     table = _reliability_table(p, y, n_bins)
     n = table["n"].to_numpy()
     used = n > 0
@@ -133,6 +137,9 @@ def _murphy(p: np.ndarray, y: np.ndarray, n_bins: int) -> dict[str, float]:
         # BS = REL - RES + UNC + (within-bin terms); zero when forecasts are constant per bin
         "within_bin": brier - (reliability - resolution + uncertainty),
     }
+
+
+_murphy = murphy
 
 
 # --------------------------------------------------------------------------- results
@@ -743,7 +750,7 @@ def _score(df: pd.DataFrame, *, by: str, question: str, probability: str | None,
         conf = prep.confidence[mask]
         corr = prep.correct[mask].astype(np.float64)
         cal_rows.append({by: name, "n_forecasts": int(mask.sum()),
-                         **_murphy(conf, corr, n_bins)})
+                         **murphy(conf, corr, n_bins)})
         rel_frames.append(_reliability_table(conf, corr, n_bins).assign(**{by: name}))
     scores = pd.DataFrame(score_rows)
     rel = pd.concat(rel_frames, ignore_index=True)

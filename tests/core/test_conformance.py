@@ -38,6 +38,7 @@ import coherence
 from coherence import (
     RESULT_COLUMNS,
     BayesCheckResult,
+    BrierDecompositionResult,
     CITestResult,
     CoherenceResult,
     ConditionalTupleResult,
@@ -82,6 +83,19 @@ def _menus(n_contexts: int) -> pd.DataFrame:
     from benchmarks.iia_designs import Design, generate
 
     return generate(Design(agent="odds", n_contexts=n_contexts), 2)
+
+
+def _sets(n: int) -> pd.DataFrame:
+    """``n`` sets of the And checker in long form, some incoherent, outcomes a possible world."""
+    rng = np.random.default_rng(11)
+    worlds = ((1, 1, 1), (1, 0, 0), (0, 1, 0), (0, 0, 0))
+    rows = []
+    for s in range(n):
+        world = worlds[int(rng.integers(0, 4))]
+        for role, f, y in zip(("P", "Q", "P_and_Q"), rng.uniform(0, 1, 3), world, strict=True):
+            rows.append({"set": f"s{s}", "role": role, "question": f"s{s}:{role}",
+                         "probability": round(float(f), 2), "outcome": y})
+    return pd.DataFrame(rows)
 
 
 def _beliefs(n: int = 30) -> dict[str, np.ndarray]:
@@ -346,6 +360,11 @@ CASES: tuple[Case, ...] = (
          lambda i, rng: coherence.forecast_scores(i["data"], timestamp=None, n_resamples=50,
                                                   rng=rng),
          aliases=("scores",)),
+    Case("brier_decomposition", BrierDecompositionResult, lambda: _frame(_sets(30)),
+         lambda i, rng: coherence.brier_decomposition(i["data"], checker="and",
+                                                      n_resamples=50, rng=rng),
+         aliases=("components",),
+         warns=(lambda: _frame(_sets(5)), SmallSampleWarning)),
     Case("ForecastScoresResult.compare", ForecastComparisonResult,
          lambda: _frame(_forecasts()), _compare, aliases=("differences",)),
     Case("source_precision", SourcePrecisionResult,

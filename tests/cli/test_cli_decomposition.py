@@ -1,0 +1,75 @@
+"""``coherence scores --decomposition [--checker NAME]``, in process."""
+
+import subprocess
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from coherence import SmallSampleWarning, brier_decomposition
+from coherence_cli import main
+from tests.cli.test_cli import one_line_error
+
+
+@pytest.fixture
+def run(capsys):
+    def call(*args):
+        code = main(list(args))
+        out = capsys.readouterr()
+        return subprocess.CompletedProcess(args, code, out.out, out.err)
+    return call
+
+
+@pytest.fixture(scope="module")
+def table(tmp_path_factory):
+    """Two models, 30 negation sets each (P and not_P), outcomes a possible world."""
+    rng = np.random.default_rng(0)
+    rows = []
+    for model in ("m1", "m2"):
+        for s in range(30):
+            y = int(rng.integers(0, 2))
+            p, p_not = rng.uniform(size=2).round(2)
+            rows += [{"model": model, "set": s, "role": "P", "question": f"q{s}",
+                      "probability": p, "outcome": y},
+                     {"model": model, "set": s, "role": "not_P", "question": f"not q{s}",
+                      "probability": p_not, "outcome": 1 - y}]
+    frame = pd.DataFrame(rows)
+    path = tmp_path_factory.mktemp("decomposition") / "f.csv"
+    frame.to_csv(path, index=False)
+    return frame, path
+
+
+def test_decomposition_with_a_checker(run, table):
+    frame, path = table
+    out = run("scores", str(path), "--decomposition", "--checker", "negation",
+              "--resamples", "50")
+    assert out.returncode == 0, out.stderr
+    assert "Brier decomposition per model" in out.stdout
+    assert max(map(len, out.stdout.splitlines())) <= 100
+    res = brier_decomposition(frame[frame["model"] == "m2"], checker="negation",
+                              n_resamples=50, rng=0)
+    assert res.incoherence > 0
+    assert f"{res.incoherence:.4g}" in out.stdout
+
+
+def test_decomposition_without_sets(run, table):
+    frame, path = table
+    out = run("scores", str(path), "--decomposition", "--resamples", "50")
+    assert out.returncode == 0, out.stderr
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SmallSampleWarning)
+        res = brier_decomposition(frame[frame["model"] == "m1"], n_resamples=50, rng=0)
+    assert res.incoherence == 0.0
+    assert f"{res.reliability:.4g}" in out.stdout
+
+
+@pytest.mark.parametrize(("extra", "message"), [
+    (("--checker", "negation"), "--checker goes with --decomposition"),
+    (("--decomposition", "--checker", "nand"), "--checker must be one of"),
+    (("--decomposition", "--checker", "negation", "--role", "kind"), "--role names column"),
+])
+def test_usage_errors(run, table, extra, message):
+    out = run("scores", str(table[1]), *extra)
+    one_line_error(out)
+    assert message in out.stderr and out.stdout == ""

@@ -1,0 +1,278 @@
+"""brier_decomposition: the projection, the exact identity, coherent sets, validation."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import coherence
+from coherence import CHECKERS, SmallSampleWarning, brier_decomposition, forecast_scores
+from coherence._probability._checks import possible_worlds
+from coherence._scoring._decomposition import (
+    COMPONENTS,
+    brier_projection,
+    decomposition_replicates,
+    link_clusters,
+)
+
+UNCONDITIONAL = ("negation", "paraphrase", "consequence", "and", "or", "and_or", "but")
+CONDITIONAL = ("cond", "cond_cond", "expected_evidence")
+
+
+def _long(checker: str, forecasts: np.ndarray, world_index: np.ndarray) -> pd.DataFrame:
+    """One row per forecast: set s, role, a question label per (set, role), its outcome."""
+    worlds = possible_worlds(checker)
+    rows = []
+    for s, (f, w) in enumerate(zip(forecasts, world_index, strict=True)):
+        for j, role in enumerate(CHECKERS[checker]):
+            v = worlds[w, j]
+            rows.append({"set": s, "role": role, "question": f"{s}:{role}",
+                         "probability": float(f[j]), "outcome": np.nan if v < 0 else float(v)})
+    return pd.DataFrame(rows)
+
+
+def _coherent(checker: str, mu: np.ndarray) -> np.ndarray:
+    worlds = possible_worlds(checker)
+    t = mu @ (worlds == 1)
+    m = mu @ (worlds >= 0)
+    return np.where(m > 0, t / np.where(m > 0, m, 1.0), 0.5)
+
+
+def _brier_in_world(f: np.ndarray, world: np.ndarray) -> float:
+    scored = world >= 0
+    return float(np.sum((f[scored] - world[scored]) ** 2))
+
+
+def _objective(worlds: np.ndarray, p: np.ndarray, mu: np.ndarray) -> np.ndarray:
+    """The dual objective at each row of ``mu``: an upper bound of the best guarantee."""
+    t, m = mu @ (worlds == 1), mu @ (worlds >= 0)
+    terms = np.where(m > 0, (t - p * m) ** 2 / np.where(m > 0, m, 1.0), 0.0)
+    return np.asarray(terms.sum(axis=1))
+
+
+# --------------------------------------------------------------------------- projection
+def test_negation_and_paraphrase_projections_by_hand():
+    f = np.array([[0.7, 0.5], [0.2, 0.9], [1.0, 1.0]])
+    q = brier_projection(possible_worlds("negation"), f)
+    expected_p = np.clip((f[:, 0] - f[:, 1] + 1) / 2, 0, 1)  # onto the segment P + not_P = 1
+    np.testing.assert_allclose(q[:, 0], expected_p, atol=1e-15)
+    np.testing.assert_allclose(q[:, 1], 1 - expected_p, atol=1e-15)
+    q = brier_projection(possible_worlds("paraphrase"), f)
+    np.testing.assert_allclose(q[:, 0], f.mean(axis=1), atol=1e-15)
+    np.testing.assert_allclose(q[:, 1], f.mean(axis=1), atol=1e-15)
+
+
+def test_consequence_moves_only_a_violating_pair():
+    f = np.array([[0.3, 0.6], [0.8, 0.4]])
+    q = brier_projection(possible_worlds("consequence"), f)
+    np.testing.assert_array_equal(q[0], f[0])
+    np.testing.assert_allclose(q[1], [0.6, 0.6], atol=1e-15)
+
+
+@pytest.mark.parametrize("checker", CONDITIONAL)
+def test_conditional_projection_beats_a_grid_of_distributions(checker):
+    worlds = possible_worlds(checker)
+    rng = np.random.default_rng(4)
+    p = rng.uniform(0.05, 0.95, size=len(CHECKERS[checker]))
+    q = brier_projection(worlds, p[None, :])[0]
+    grid = rng.dirichlet(np.full(len(worlds), 0.5), size=200_000)
+    best = float(_objective(worlds, p, grid).min())
+    # the value reached: the guaranteed Brier reduction of q, in its worst world; no
+    # forecast guarantees more than the dual minimum (<= best), and q reaches it
+    reached = min(_brier_in_world(p, w) - _brier_in_world(q, w) for w in worlds)
+    assert reached <= best + 1e-12
+    # and no forecast found by a direct search of the max-min guarantees more
+    from scipy.optimize import minimize
+
+    def worst(x: np.ndarray) -> float:
+        x = np.clip(x, 0, 1)
+        return -min(_brier_in_world(p, w) - _brier_in_world(x, w) for w in worlds)
+
+    for start in (p, q, np.full_like(p, 0.5)):
+        direct = minimize(worst, start, method="Nelder-Mead",
+                          options={"xatol": 1e-12, "fatol": 1e-14, "maxiter": 20_000})
+        assert reached >= -direct.fun - 1e-8
+
+
+@given(st.sampled_from(UNCONDITIONAL + CONDITIONAL),
+       st.lists(st.floats(0, 1), min_size=4, max_size=4))
+def test_projection_is_coherent_and_never_raises_the_brier_score(checker, values):
+    worlds = possible_worlds(checker)
+    k = worlds.shape[1]
+    p = np.array(values[:k])
+    q = brier_projection(worlds, p[None, :])[0]
+    assert np.all((q >= 0) & (q <= 1))
+    # coherent: the projection of the projection is itself, bit for bit
+    np.testing.assert_array_equal(brier_projection(worlds, q[None, :])[0], q)
+    tol = 1e-12 if checker in UNCONDITIONAL else 1e-6
+    for w in worlds:
+        assert _brier_in_world(q, w) <= _brier_in_world(p, w) + tol
+
+
+@given(st.sampled_from(UNCONDITIONAL + CONDITIONAL), st.integers(0, 2**32 - 1))
+def test_coherent_sets_are_left_unchanged(checker, seed):
+    worlds = possible_worlds(checker)
+    rng = np.random.default_rng(seed)
+    mu = rng.dirichlet(np.full(len(worlds), 0.7), size=5)
+    if seed % 3 == 0:
+        mu[0] = np.eye(len(worlds))[seed % len(worlds)]  # a vertex: certain forecasts
+    f = np.array([_coherent(checker, m) for m in mu])
+    np.testing.assert_array_equal(brier_projection(worlds, f), f)
+
+
+# --------------------------------------------------------------------------- the identity
+@given(st.sampled_from(UNCONDITIONAL + CONDITIONAL), st.integers(0, 2**32 - 1),
+       st.integers(1, 12))
+def test_components_sum_to_the_brier_score(checker, seed, n_bins):
+    rng = np.random.default_rng(seed)
+    n_sets, k = 6, len(CHECKERS[checker])
+    f = rng.uniform(0, 1, size=(n_sets, k)).round(rng.integers(1, 4))
+    data = _long(checker, f, rng.integers(0, len(possible_worlds(checker)), n_sets))
+    with pytest.warns(SmallSampleWarning):
+        res = brier_decomposition(data, checker=checker, n_bins=n_bins, n_resamples=20,
+                                  rng=seed)
+    parts = (res.incoherence + res.reliability - res.resolution + res.uncertainty
+             + res.within_bin)
+    assert abs(parts - res.brier) <= 1e-12
+    assert abs(res.coherent_brier + res.incoherence - res.brier) <= 1e-12
+    scored = data["outcome"].notna()
+    assert res.brier == pytest.approx(float(np.mean(
+        (data.loc[scored, "probability"] - data.loc[scored, "outcome"]) ** 2)), abs=1e-15)
+    assert res.incoherence >= -1e-6  # the projection never raises a set's score
+    # every bootstrap replicate satisfies the identity too
+    boot = decomposition_replicates(
+        np.random.default_rng(seed).integers(0, 3, size=(5, res.n_clusters)).astype(float),
+        res.per_forecast["probability"].to_numpy(), res.per_forecast["projected"].to_numpy(),
+        res.per_forecast["outcome"].to_numpy(),
+        link_clusters(res.per_forecast["question"].to_numpy(),
+                      res.per_forecast["set"].to_numpy()),
+        n_bins)
+    ok = np.isfinite(boot[:, 0])
+    recon = boot[:, 1] + boot[:, 3] - boot[:, 4] + boot[:, 5] + boot[:, 6]
+    np.testing.assert_allclose(recon[ok], boot[ok, 0], atol=1e-12)
+
+
+@given(st.sampled_from(UNCONDITIONAL + CONDITIONAL), st.integers(0, 2**32 - 1))
+def test_incoherence_is_zero_for_coherent_forecasts(checker, seed):
+    worlds = possible_worlds(checker)
+    rng = np.random.default_rng(seed)
+    mu = rng.dirichlet(np.full(len(worlds), 0.7), size=25)
+    f = np.array([_coherent(checker, m) for m in mu])
+    data = _long(checker, f, rng.integers(0, len(worlds), len(f)))
+    res = brier_decomposition(data, checker=checker, n_resamples=20, rng=0)
+    assert res.incoherence == 0.0
+    assert res.n_incoherent == 0
+    lo, hi = res.table.set_index("component").loc["incoherence", ["ci_low", "ci_high"]]
+    assert lo == hi == 0.0
+    np.testing.assert_array_equal(res.per_forecast["projected"], res.per_forecast["probability"])
+
+
+def test_point_estimate_equals_replicate_with_unit_weights():
+    rng = np.random.default_rng(0)
+    f = rng.uniform(size=(40, 3))
+    data = _long("and", f, rng.integers(0, 4, 40))
+    res = brier_decomposition(data, checker="and", n_bins=7, n_resamples=30, rng=1)
+    pf = res.per_forecast
+    clusters = link_clusters(pf["question"].to_numpy(), pf["set"].to_numpy())
+    unit = decomposition_replicates(np.ones((1, int(clusters.max()) + 1)),
+                                    pf["probability"].to_numpy(), pf["projected"].to_numpy(),
+                                    pf["outcome"].to_numpy(), clusters, 7)[0]
+    values = res.table.set_index("component")["value"]
+    np.testing.assert_allclose(unit, values[list(COMPONENTS)].to_numpy(), atol=1e-14)
+    assert res.n_incoherent > 0
+    assert res.incoherence > 0
+    assert res.table["ci_low"].le(res.table["value"] + 1e-12).all()
+
+
+def test_without_a_checker_matches_the_murphy_decomposition_of_forecast_scores():
+    rng = np.random.default_rng(2)
+    n = 80
+    data = pd.DataFrame({"model": "m", "question": np.arange(n),
+                         "probability": rng.uniform(size=n),
+                         "outcome": rng.integers(0, 2, n)})
+    res = brier_decomposition(data, n_bins=5, n_resamples=50, rng=0)
+    cal = forecast_scores(data, n_bins=5, n_resamples=10, rng=0).calibration.iloc[-1]
+    for name in ("brier", "reliability", "resolution", "uncertainty", "within_bin"):
+        assert getattr(res, name) == pytest.approx(float(cal[name]), abs=1e-14)
+    assert res.incoherence == 0.0
+    assert res.checker is None and res.n_sets == 0 and res.n_clusters == n
+
+
+def test_sets_sharing_a_question_resample_together():
+    clusters = link_clusters(np.array(["a", "b", "a", "c", "d", "e"], dtype=object),
+                             np.array([0, 0, 1, 1, 2, 2], dtype=object))
+    assert clusters[0] == clusters[1] == clusters[2] == clusters[3]
+    assert clusters[4] == clusters[5] != clusters[0]
+
+
+def test_annulled_conditional_questions_are_projected_but_not_scored():
+    data = _long("cond", np.array([[0.3, 0.9, 0.5], [0.6, 0.5, 0.4]]), np.array([2, 0]))
+    with pytest.warns(SmallSampleWarning):
+        res = brier_decomposition(data, checker="cond", n_resamples=20, rng=0)
+    assert res.n_obs == 5  # Q_given_P of the first set is annulled
+    assert res.n_sets == 2 and res.n_incoherent == 2
+
+
+def test_bootstrap_interval_covers_the_brier_score_of_a_population():
+    # 60 questions, forecasts and outcomes drawn afresh: the interval should cover the
+    # population Brier score (1/6 + 1/12 for uniform p and y ~ Bernoulli(p)) most of the time
+    hits = 0
+    for seed in range(40):
+        rng = np.random.default_rng(seed)
+        p = rng.uniform(size=60)
+        data = pd.DataFrame({"question": np.arange(60), "probability": p,
+                             "outcome": (rng.uniform(size=60) < p).astype(float)})
+        res = brier_decomposition(data, n_resamples=400, rng=seed)
+        lo, hi, _ = res.confidence_interval
+        hits += lo <= 1 / 6 <= hi
+    assert hits >= 34
+
+
+# --------------------------------------------------------------------------- validation
+def _valid() -> pd.DataFrame:
+    return _long("negation", np.array([[0.7, 0.5]] * 25), np.zeros(25, dtype=int))
+
+
+@pytest.mark.parametrize(("change", "kwargs", "match"), [
+    (lambda d: d, {"checker": "nand"}, "'checker' parameter"),
+    (lambda d: d.assign(role=d["role"].replace("not_P", "Q")), {"checker": "negation"},
+     "Column 'role'.*negation"),
+    (lambda d: d.iloc[1:], {"checker": "negation"}, "complete sets"),
+    (lambda d: d.assign(role="P"), {"checker": "negation"}, "once"),
+    (lambda d: d.assign(outcome=1.0), {"checker": "negation"}, "possible world"),
+    (lambda d: d.assign(outcome=0.5), {"checker": "negation"}, "0 or 1"),
+    (lambda d: d.assign(probability=1.5), {"checker": "negation"}, "probabilities in"),
+    (lambda d: d.assign(question="q", outcome=[0.0, 1.0] * 25), {}, "same for every"),
+    (lambda d: d.assign(outcome=np.nan), {}, "NaN or missing"),
+    (lambda d: d.drop(columns="set"), {"checker": "negation"}, "set"),
+])
+def test_validation_messages(change, kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        brier_decomposition(change(_valid()), n_resamples=10, rng=0, **kwargs)
+
+
+def test_type_errors_and_resampling_checks():
+    with pytest.raises(TypeError, match="'question' parameter"):
+        brier_decomposition(_valid(), question=3, rng=0)
+    with pytest.raises(ValueError, match="n_bins"):
+        brier_decomposition(_valid(), n_bins=0, rng=0)
+    with pytest.raises(ValueError, match="n_resamples"):
+        brier_decomposition(_valid(), n_resamples=0, rng=0)
+
+
+def test_few_clusters_warn_at_the_caller():
+    data = _long("negation", np.array([[0.7, 0.5]] * 5), np.zeros(5, dtype=int))
+    with pytest.warns(SmallSampleWarning) as record:
+        brier_decomposition(data, checker="negation", n_resamples=10, rng=0)
+    assert record[0].filename == __file__
+
+
+def test_summary_and_frame():
+    res = brier_decomposition(_valid(), checker="negation", n_resamples=20, rng=0)
+    assert "incoherence" in res.summary()
+    assert res.components is res.table
+    assert list(res.to_frame().columns) == list(res.frame_columns())
+    assert isinstance(res, coherence.BrierDecompositionResult)
