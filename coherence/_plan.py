@@ -141,7 +141,8 @@ class PlanResult:
         rows = [(f.name, format_number(getattr(self, f.name)) if not isinstance(
             getattr(self, f.name), str) else getattr(self, f.name))
             for f in dataclasses.fields(self) if f.name not in ("table", "test")]
-        title = f"{self._name} ({self.test}, from {'an agent' if self.source == 'agent' else 'a pilot'})"
+        origin = "an agent" if self.source == "agent" else "a pilot"
+        title = f"{self._name} ({self.test}, from {origin})"
         text = "\n".join([title, *(f"  {k:<20} {v}" for k, v in rows), "",
                           text_table(self.table)])
         return Summary(text, title=title, rows=rows, tables=[("power by design", self.table)])
@@ -301,7 +302,8 @@ def _canonical(pilot: pd.DataFrame, strata: tuple[str, ...]) -> pd.DataFrame:
         return pilot.sort_values(list(strata), kind="mergesort").reset_index(drop=True)
 
 
-def _cells(pilot: pd.DataFrame, strata: tuple[str, ...]) -> tuple[list[Any], list[list[np.ndarray]]]:
+def _cells(pilot: pd.DataFrame,
+           strata: tuple[str, ...]) -> tuple[list[Any], list[list[np.ndarray]]]:
     """Sorted context labels and, per context, the row positions of each cell (one cell
     per context, or one per prompt of the context, prompts sorted)."""
     group = strata[0]
