@@ -46,34 +46,38 @@ CURVES: dict[str, dict[str, Any]] = {
     "ci_test": {
         "agent": "Agent.leaky(): the action sees a private signal of the outcome",
         "effect": "signal strength", "effects": [0.0, 0.1, 0.2, 0.3, 0.5],
-        "designs": [(100, 5), (200, 5)], "n_sims": 50,
+        "designs": [(100, 5), (200, 5)], "n_sims": 20,
         "options": {"n_resamples": 199, "ci_method": "subsampling"}},
     "leakage_test": {
         "agent": "Agent.leaky()", "effect": "signal strength",
         "effects": [0.0, 0.1, 0.2, 0.3, 0.5],
-        "designs": [(100, 5), (200, 5)], "n_sims": 50, "options": {"engine": "logistic"}},
+        "designs": [(100, 5), (200, 5)], "n_sims": 20, "options": {"engine": "logistic"}},
     "prompt_consistency": {
         "agent": "Agent.prompt_sensitive(grid=0.01, report_noise=0.05): shifts of the default "
                  "variants scaled so that the largest is the effect (the others 1/2 of it)",
         "effect": "largest prompt shift", "effects": [0.0, 0.01, 0.02, 0.03, 0.05],
-        "designs": [(60, 3), (200, 5)], "options": {}},
+        "designs": [(60, 3), (200, 5)], "n_sims": 50, "options": {}},
     "iterated_expectation_check": {
         "agent": "bayesnets.lie_study('child'): Prelec-weighted agent against the rational "
                  "baseline, report noise 0.03",
         "effect": "1 - Prelec gamma", "effects": [0.0, 0.1, 0.2, 0.3, 0.4],
-        "designs": [(30, 1), (100, 1)], "options": {}},
+        "designs": [(30, 1), (100, 1)], "n_sims": 50, "options": {}},
     "conditional_forecasting": {
         "agent": "strong pairs of gpt4o_skeptical.json, A drawn from a truth with the given "
                  "mean Brier improvement (pairs_power)",
         "effect": "mean Brier improvement", "effects": [0.0025, 0.005, 0.01, 0.02, 0.04],
-        "designs": [(14, 1), (100, 1)], "options": {}},
+        "designs": [(14, 1), (100, 1)], "n_sims": 50, "options": {}},
     "monotonicity_test": {
         "agent": "Agent.nonmonotone(): deferring is cheaper inside the belief band [0.4, 0.6]",
         "effect": "cut in the cost of deferring in the band",
         "effects": [0.0, 0.1, 0.2, 0.35, 0.5],
-        "designs": [(100, 5), (200, 5)], "n_sims": 50, "options": {}},
+        "designs": [(100, 5), (200, 5)], "n_sims": 20, "options": {}},
 }
-ORDER = tuple(CURVES)  # monotonicity last: its default method may change
+ORDER = tuple(CURVES)
+#: the order curves are computed in: the quick ones first, monotonicity last (its default
+#: method may change)
+RUN_ORDER = ("prompt_consistency", "iterated_expectation_check", "conditional_forecasting",
+             "leakage_test", "ci_test", "monotonicity_test")
 
 
 def _decision_curve(test: str, spec: dict[str, Any], n_sims: int, seed: int) -> list[dict]:
@@ -241,7 +245,7 @@ def write_docs(results: dict[str, Any]) -> None:
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.power_curves")
     parser.add_argument("--n-sims", type=int, default=None,
-                        help="studies per point (default: each curve's own, 100 or 50)")
+                        help="studies per point (default: each curve's own, 50 or 20)")
     parser.add_argument("--tests", nargs="+", choices=ORDER, default=list(ORDER))
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, default=RESULTS)
@@ -252,7 +256,7 @@ def main(argv: list[str]) -> int:
         write_docs(json.loads(args.out.read_text()))
         return 0
     results = json.loads(args.out.read_text()) if args.out.exists() else {"curves": {}}
-    for test in [t for t in ORDER if t in args.tests]:  # monotonicity last
+    for test in [t for t in RUN_ORDER if t in args.tests]:
         spec = CURVES[test]
         n_sims = args.n_sims or spec.get("n_sims", 100)
         t0 = time.perf_counter()
