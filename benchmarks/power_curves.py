@@ -11,14 +11,17 @@ Run from the repository root::
 rate at alpha = 0.05 over the curve's simulated studies, with its 95% Wilson interval:
 
 * decision tests through :func:`coherence.plan` from a simulated agent, at the test's public
-  defaults (``leakage_test`` with ``engine="logistic"``: CatBoost's 199 refits per study are
-  too slow for a curve); effect = the agent's violation as ``plan`` defines it;
+  defaults except: ``leakage_test`` with ``engine="logistic"`` (CatBoost's 199 refits per study
+  are too slow for a curve), ``ci_test`` with 199 permutations and the subsampling interval (the
+  p-value does not use the interval), ``prompt_consistency`` with 199 resamples; effect = the
+  agent's violation as ``plan`` defines it; 20 studies per point (a shared two-core machine:
+  raise ``--n-sims`` for a finer curve);
 * the LIE check on ``bayesnets.lie_study("child")``: the agent is the rational agent with Prelec
   weighting gamma (effect = 1 - gamma), the baseline the rational agent, both with report noise
-  0.03, on fresh context sets (``--n-sims`` / 10 sets x 10 report pairs);
+  0.03, on fresh context sets (``--n-sims`` / 10 sets x 10 report pairs), 50 studies per point;
 * conditional forecasting through :func:`coherence.plan` (which delegates to
   :func:`coherence.pairs_power`) from the strong pairs of ``gpt4o_skeptical.json``, effect =
-  the true mean Brier improvement, at the default Bernoulli mid-p test.
+  the true mean Brier improvement, at the default Bernoulli mid-p test, 50 studies per point.
 """
 
 from __future__ import annotations
@@ -56,7 +59,7 @@ CURVES: dict[str, dict[str, Any]] = {
         "agent": "Agent.prompt_sensitive(grid=0.01, report_noise=0.05): shifts of the default "
                  "variants scaled so that the largest is the effect (the others 1/2 of it)",
         "effect": "largest prompt shift", "effects": [0.0, 0.01, 0.02, 0.03, 0.05],
-        "designs": [(60, 3), (200, 5)], "n_sims": 50, "options": {}},
+        "designs": [(60, 3), (200, 5)], "n_sims": 20, "options": {"n_resamples": 199}},
     "iterated_expectation_check": {
         "agent": "bayesnets.lie_study('child'): Prelec-weighted agent against the rational "
                  "baseline, report noise 0.03",

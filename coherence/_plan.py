@@ -415,7 +415,8 @@ def _simulate_design(iv: _PlanInput, n_ctx: int, n_rep: int,
     if iv.pilot is not None and test == "prompt_consistency":
         n_prompts = max(len(c) for c in pilot[1])
     if test == "iterated_expectation_check":
-        n_prompts = max(1, round(len(iv.pilot) / len(pilot[0])))
+        n_rows = 0 if iv.pilot is None else len(iv.pilot)
+        n_prompts = max(1, round(n_rows / len(pilot[0])))
     return _rate(pvalues, warned, iv.alpha), n_prompts
 
 
