@@ -147,6 +147,10 @@ _LAZY: dict[str, str] = {
     "PairsResult": "._probability._pairs_result",
     "conditional_forecasting": "._probability._pairs",
     "pairs_power": "._probability._power",
+    # study planning: power of any test at each design, by simulation
+    "PLAN_TESTS": "._plan",
+    "PlanResult": "._plan",
+    "plan": "._plan",
     "attach_outcomes": "._probability._pairs_io",
     "read_pairs": "._probability._pairs_io",
 }
@@ -170,6 +174,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         simulate,
         snap_to_grid,
     )
+    from ._plan import PLAN_TESTS, PlanResult, plan
     from ._probability._axioms import (
         UPDATE_CLASSES,
         BayesCheckResult,

@@ -84,6 +84,10 @@ def _build_parser() -> argparse.ArgumentParser:
     _consistency.add_parser(sub)
 
     _elicit.add_parser(sub, positive_int)
+
+    from . import _plan  # the command's own module
+
+    _plan.add_parser(sub)
     return parser
 
 
@@ -173,9 +177,15 @@ def _run_consistency(args: argparse.Namespace) -> int:
     return run(args)
 
 
+def _run_plan(args: argparse.Namespace) -> int:
+    from ._plan import run
+
+    return run(args)
+
+
 _COMMANDS = {"demo": _run_demo, "test": _run_test, "pairs": _run_pairs,
              "scores": _run_scores, "consistency": _run_consistency,
-             "elicit": _run_elicit}
+             "elicit": _run_elicit, "plan": _run_plan}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

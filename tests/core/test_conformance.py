@@ -418,6 +418,12 @@ CASES: tuple[Case, ...] = (
          lambda i, rng: coherence.pairs_power(i["pilot"], category="strong", effect=0.05,
                                               n_simulations=50, rng=rng),
          key=lambda r: (r.n_required, r.achieved_power, r.sd)),
+    Case("plan", coherence.PlanResult, lambda: _frame(_study("leaky", 20)),
+         lambda i, rng: coherence.plan(i["data"], test="ci_test", n_contexts=[10, 20],
+                                       n_repetitions=2, n_sims=4,
+                                       options={"n_resamples": 19,
+                                                "ci_method": "subsampling"}, rng=rng),
+         key=lambda r: tuple(r.table["power"])),
 )
 
 _BY_NAME = {case.name: case for case in CASES}

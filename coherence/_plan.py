@@ -1,0 +1,641 @@
+"""How many contexts, repetitions and paid calls a study needs: the power of a named test,
+by simulating studies from a pilot table or a simulated agent, at each planned design.
+
+It spans the domains (decision tests, the LIE check, conditional forecasting), so it
+sits at the root of the core and imports each test inside the function that runs it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import math
+import numbers
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+import pandas as pd
+
+from ._intervals import wilson_interval
+from ._results import Summary, format_number
+from ._rng import RNGLike, check_rng, spawn
+from ._text import text_table
+from ._validation import (
+    as_dataframe,
+    check_float,
+    check_int,
+    nonempty,
+    param_error,
+    require_columns,
+)
+
+__all__ = [
+    "PLAN_TESTS",
+    "PlanResult",
+    "plan",
+]
+
+#: The tests :func:`plan` can plan for.
+PLAN_TESTS: tuple[str, ...] = (
+    "ci_test", "leakage_test", "monotonicity_test", "prompt_consistency",
+    "iterated_expectation_check", "conditional_forecasting",
+)
+_DECISION = ("ci_test", "leakage_test", "monotonicity_test", "prompt_consistency")
+_PILOT_ONLY = ("iterated_expectation_check", "conditional_forecasting")
+#: options plan sets itself (never passed through ``options``)
+_RESERVED = {"data", "elicited", "pairs", "rng"}
+
+TABLE_COLUMNS: tuple[str, ...] = (
+    "n_contexts", "n_repetitions", "n_prompts", "n_calls", "power", "power_low", "power_high",
+    "n_rejected", "n_simulations", "n_undefined", "n_warned",
+)
+
+
+# --------------------------------------------------------------------------- result
+@dataclass(frozen=True, slots=True)
+class PlanResult:
+    """Result of :func:`plan`: a planning computation, not a test.
+
+    The headline is the cheapest design (fewest paid calls) whose simulated power
+    reaches ``target_power``; ``table`` holds every design. There is no statistic,
+    p-value or interval of its own: :meth:`to_frame` gives the fields below as one
+    row (schema :meth:`frame_columns`, led by ``calculation = 'plan'``) and
+    :meth:`summary` formats them with the table.
+
+    Attributes
+    ----------
+    test : str
+        The test planned for (one of ``PLAN_TESTS``).
+    source : str
+        ``"agent"`` (studies simulated from an :class:`Agent`) or ``"pilot"``
+        (studies resampled from a pilot table).
+    agent : str
+        The agent's kind (``""`` for a pilot).
+    effect : float
+        The effect the studies were simulated at (NaN: the agent or pilot as given).
+    n_contexts, n_repetitions, n_calls : int
+        The cheapest design with power >= ``target_power`` (-1 when none reaches it).
+    achieved_power : float
+        Its simulated power (NaN when none reaches the target).
+    target_power, alpha, n_simulations : float, float, int
+        Settings used (``n_simulations`` studies per design).
+    n_designs : int
+        Number of designs simulated (rows of ``table``).
+    n_pilot_contexts : int
+        Contexts (pairs, for conditional forecasting) of the pilot (0 for an agent).
+    table : pandas.DataFrame
+        One row per design, columns ``TABLE_COLUMNS``: ``n_contexts``,
+        ``n_repetitions``, ``n_prompts``, ``n_calls`` (contexts x repetitions x
+        prompts), ``power`` (rejection rate at ``alpha``), ``power_low`` and
+        ``power_high`` (its 95% Wilson interval), ``n_rejected``, ``n_simulations``,
+        ``n_undefined`` (studies whose p-value was NaN, counted as not rejected) and
+        ``n_warned`` (studies on which the test warned). Alias :attr:`designs`.
+    """
+
+    test: str
+    source: str
+    agent: str = ""
+    effect: float = np.nan
+    n_contexts: int = -1
+    n_repetitions: int = -1
+    n_calls: int = -1
+    achieved_power: float = np.nan
+    target_power: float = 0.8
+    alpha: float = 0.05
+    n_simulations: int = 0
+    n_designs: int = 0
+    n_pilot_contexts: int = 0
+    table: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=TABLE_COLUMNS),
+                                repr=False)
+
+    #: Name of the calculation, first column of ``to_frame()``.
+    _name: ClassVar[str] = "plan"
+
+    @property
+    def designs(self) -> pd.DataFrame:
+        """Alias of :attr:`table`."""
+        return self.table
+
+    @classmethod
+    def frame_columns(cls) -> tuple[str, ...]:
+        """The fixed column schema of :meth:`to_frame`: ``calculation`` then every field
+        but ``table``."""
+        return ("calculation", *(f.name for f in dataclasses.fields(cls) if f.name != "table"))
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row: ``calculation`` (``'plan'``) and every field but ``table``, in order."""
+        row: dict[str, Any] = {"calculation": self._name}
+        row.update({f.name: getattr(self, f.name) for f in dataclasses.fields(self)
+                    if f.name != "table"})
+        return pd.DataFrame([row], columns=list(self.frame_columns()))
+
+    def _repr_html_(self) -> str:
+        """The :meth:`summary` as HTML tables (how Jupyter shows a result)."""
+        return self.summary()._repr_html_()
+
+    def summary(self) -> Summary:
+        """The cheapest design reaching the target, the settings and the power table."""
+        rows = [(f.name, format_number(getattr(self, f.name)) if not isinstance(
+            getattr(self, f.name), str) else getattr(self, f.name))
+            for f in dataclasses.fields(self) if f.name not in ("table", "test")]
+        origin = "an agent" if self.source == "agent" else "a pilot"
+        title = f"{self._name} ({self.test}, from {origin})"
+        text = "\n".join([title, *(f"  {k:<20} {v}" for k, v in rows), "",
+                          text_table(self.table)])
+        return Summary(text, title=title, rows=rows, tables=[("power by design", self.table)])
+
+
+# --------------------------------------------------------------------------- validation
+@dataclass(frozen=True, slots=True)
+class _PlanInput:
+    test: str
+    agent: Any  # an Agent (source "agent") or None
+    pilot: pd.DataFrame | None
+    designs: tuple[tuple[int, int], ...]
+    effect: float | None
+    n_sims: int
+    alpha: float
+    target_power: float
+    options: dict[str, Any]
+    strata: tuple[str, ...]  # the pilot's columns a context (and prompt) is drawn by
+
+
+def _sizes(value: Any, name: str, low: int) -> tuple[int, ...]:
+    owner = "plan"
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        value = [value]
+    if isinstance(value, str) or not isinstance(value, Sequence | np.ndarray):
+        raise TypeError(param_error(name, owner, f"an int >= {low} or a sequence of them",
+                                    value))
+    if len(value) == 0:
+        raise ValueError(param_error(name, owner, "a non-empty sequence of ints", value))
+    out = tuple(check_int(v, name, owner, low=low) for v in value)
+    if len(set(out)) != len(out):
+        raise ValueError(param_error(name, owner, "free of duplicates", list(out)))
+    return out
+
+
+def _test_parameters(test: str) -> set[str]:
+    import coherence
+
+    return set(inspect.signature(getattr(coherence, test)).parameters)
+
+
+def _plan_iv(data_or_agent: Any, test: Any, n_contexts: Any, n_repetitions: Any, effect: Any,
+             n_sims: Any, alpha: Any, power: Any, options: Any) -> _PlanInput:
+    from ._decision._simulate import Agent
+
+    owner = "plan"
+    if not isinstance(test, str):
+        raise TypeError(param_error("test", owner, "a test name (str)", test))
+    if test not in PLAN_TESTS:
+        raise ValueError(param_error("test", owner, "one of " + ", ".join(map(repr, PLAN_TESTS)),
+                                     test))
+    contexts = _sizes(n_contexts, "n_contexts", 2)
+    reps = _sizes(n_repetitions, "n_repetitions", 1)
+    n_sims = check_int(n_sims, "n_sims", owner, low=1)
+    alpha = check_float(alpha, "alpha", owner, low=0.0, high=1.0, low_open=True, high_open=True)
+    power = check_float(power, "power", owner, low=0.0, high=1.0, low_open=True,
+                        high_open=True)
+    if options is None:
+        options = {}
+    if not isinstance(options, Mapping) or not all(isinstance(k, str) for k in options):
+        raise TypeError(param_error("options", owner, "a mapping of keyword names to values "
+                                    "(passed to the test)", options))
+    options = dict(options)
+    known = _test_parameters(test) - _RESERVED
+    if test == "conditional_forecasting":  # delegated to pairs_power: its options
+        known = {"category", "by", "test", "alternative"}
+    unknown = sorted(set(options) - known)
+    if unknown:
+        raise ValueError(param_error("options", owner, f"keywords of {test} other than the "
+                                     "data and rng (" + ", ".join(sorted(known)) + ")",
+                                     unknown))
+    if effect is not None:
+        effect = check_float(effect, "effect", owner)
+
+    agent: Any = None
+    pilot: pd.DataFrame | None = None
+    strata: tuple[str, ...] = ()
+    if isinstance(data_or_agent, Agent):
+        if test in _PILOT_ONLY:
+            raise TypeError(param_error("data_or_agent", owner, f"a pilot table for {test} "
+                                        "(a simulated Agent makes belief/action tables only)",
+                                        data_or_agent))
+        agent = _agent_at(data_or_agent, effect)
+    else:
+        if isinstance(data_or_agent, str):
+            raise TypeError(param_error("data_or_agent", owner, "a pilot table or an "
+                                        "Agent (e.g. coherence.Agent.leaky())", data_or_agent))
+        pilot = as_dataframe(data_or_agent, name="data_or_agent", owner=owner)
+        nonempty(pilot, name="data_or_agent", owner=owner)
+        if effect is not None and test != "conditional_forecasting":
+            raise ValueError(param_error(
+                "effect", owner, "None with a pilot table (the pilot is simulated as it is; "
+                "an effect size applies to an Agent, or to conditional_forecasting's mean "
+                "Brier improvement)", effect))
+        if test in _DECISION:
+            group = options.get("group", "context")
+            if group is None:
+                raise ValueError(param_error("options", owner, "a 'group' column for a pilot "
+                                             "(contexts are what plan resamples)", options))
+            strata = (group,)
+            if test == "prompt_consistency":
+                strata = (group, options.get("prompt", "prompt"))
+        elif test == "iterated_expectation_check":
+            if "baseline" not in options:
+                raise ValueError(param_error("options", owner, "a 'baseline' table for the "
+                                             "LIE check (the baseline's contexts are resampled "
+                                             "with the agent's)", sorted(options)))
+            unsupported = sorted({"ground_truth", "contexts", "evidence"} & set(options))
+            if unsupported:
+                raise ValueError(param_error("options", owner, "no random-forest baseline "
+                                             "options (give a 'baseline' table)", unsupported))
+            strata = (options.get("context", "context"),)
+            options["baseline"] = as_dataframe(options["baseline"], name="options['baseline']",
+                                               owner=owner)
+            require_columns(options["baseline"], strata, owner=f"{owner} (options['baseline'])")
+        if strata:
+            require_columns(pilot, strata, owner=owner)
+        if test in _PILOT_ONLY and reps != (1,):
+            raise ValueError(param_error("n_repetitions", owner, f"[1] for {test} (it has no "
+                                         "repetitions)", list(reps)))
+    designs = tuple((c, r) for c in contexts for r in reps)
+    return _PlanInput(test, agent, pilot, designs, effect, n_sims, alpha, power, options, strata)
+
+
+def _agent_at(agent: Any, effect: float | None) -> Any:
+    """The agent with its violation set to ``effect`` (see :func:`plan`, Notes)."""
+    owner = "plan"
+    if effect is None:
+        return agent
+    if agent.kind == "leaky":
+        check_float(effect, "effect", owner, low=0.0, high=1.0, high_open=True)
+        return dataclasses.replace(agent, strength=effect)
+    if agent.kind == "nonmonotone":
+        check_float(effect, "effect", owner, low=0.0, high=agent.loss_defer)
+        return dataclasses.replace(agent, loss_defer_band=agent.loss_defer - effect)
+    if agent.kind == "prompt_sensitive":
+        check_float(effect, "effect", owner, low=0.0, high=1.0)
+        largest = max((abs(v) for v in agent.shifts.values()), default=0.0)
+        if largest == 0.0:
+            raise ValueError(param_error("effect", owner, "None for a prompt-sensitive agent "
+                                         "whose shifts are all 0 (nothing to scale)", effect))
+        scale = effect / largest
+        return dataclasses.replace(agent, shifts={k: v * scale for k, v in agent.shifts.items()})
+    raise ValueError(param_error("effect", owner, "None for a rational agent (an effect size "
+                                 "sets the violation of a leaky, nonmonotone or "
+                                 "prompt_sensitive agent)", effect))
+
+
+# --------------------------------------------------------------------------- simulation
+def _canonical(pilot: pd.DataFrame, strata: tuple[str, ...]) -> pd.DataFrame:
+    """The pilot's rows in an order that does not depend on the input's: by the strata,
+    then by every column (by the strata alone where a column cannot be sorted)."""
+    try:
+        return pilot.sort_values(list(strata) + [c for c in pilot.columns if c not in strata],
+                                 kind="mergesort").reset_index(drop=True)
+    except TypeError:
+        return pilot.sort_values(list(strata), kind="mergesort").reset_index(drop=True)
+
+
+def _cells(pilot: pd.DataFrame,
+           strata: tuple[str, ...]) -> tuple[list[Any], list[list[np.ndarray]]]:
+    """Sorted context labels and, per context, the row positions of each cell (one cell
+    per context, or one per prompt of the context, prompts sorted)."""
+    group = strata[0]
+    labels = sorted(pd.unique(pilot[group]))
+    by_ctx = pilot.groupby(group, sort=True, observed=True).indices
+    cells = []
+    for label in labels:
+        rows = np.sort(by_ctx[label])
+        if len(strata) == 1:
+            cells.append([rows])
+        else:
+            sub = pilot[strata[1]].to_numpy()[rows]
+            cells.append([rows[sub == p] for p in sorted(pd.unique(sub))])
+    return labels, cells
+
+
+def _resample_pilot(pilot: pd.DataFrame, labels: list[Any], cells: list[list[np.ndarray]],
+                    n_contexts: int, n_repetitions: int, group: str,
+                    repetition: str | None, gen: np.random.Generator) -> pd.DataFrame:
+    """One study: ``n_contexts`` contexts drawn with replacement, and in each cell of a
+    drawn context ``n_repetitions`` of its rows drawn with replacement."""
+    picks = gen.integers(0, len(labels), n_contexts)
+    rows, ctx, rep = [], [], []
+    for new, c in enumerate(picks):
+        for cell in cells[c]:
+            chosen = cell[gen.integers(0, cell.size, n_repetitions)]
+            rows.append(chosen)
+            ctx.append(np.full(n_repetitions, new, dtype=np.int64))
+            rep.append(np.arange(n_repetitions, dtype=np.int64))
+    out = pilot.iloc[np.concatenate(rows)].reset_index(drop=True)
+    out[group] = np.concatenate(ctx)
+    if repetition is not None:
+        out[repetition] = np.concatenate(rep)
+    return out
+
+
+def _resample_lie(pilot: pd.DataFrame, baseline: pd.DataFrame, labels: list[Any],
+                  context: str, n_contexts: int,
+                  gen: np.random.Generator) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """One LIE study: contexts drawn with replacement, the agent's and the baseline's rows
+    of a drawn context kept together, under a new context label."""
+    picks = gen.integers(0, len(labels), n_contexts)
+    a_idx = pilot.groupby(context, sort=True, observed=True).indices
+    b_idx = baseline.groupby(context, sort=True, observed=True).indices
+    empty = np.zeros(0, dtype=np.int64)
+    a_rows, b_rows, a_ctx, b_ctx = [], [], [], []
+    for new, c in enumerate(picks):
+        ra, rb = np.sort(a_idx[labels[c]]), np.sort(b_idx.get(labels[c], empty))
+        a_rows.append(ra)
+        b_rows.append(rb)
+        a_ctx += [f"s{new}"] * ra.size
+        b_ctx += [f"s{new}"] * rb.size
+    a = pilot.iloc[np.concatenate(a_rows)].reset_index(drop=True)
+    b = baseline.iloc[np.concatenate(b_rows)].reset_index(drop=True)
+    a[context] = a_ctx
+    b[context] = b_ctx
+    return a, b
+
+
+def _run_decision(test: str, data: pd.DataFrame, options: dict[str, Any],
+                  gen: np.random.Generator) -> float:
+    import coherence
+
+    return float(getattr(coherence, test)(data, **options, rng=gen).pvalue)
+
+
+def _rate(pvalues: list[float], warned: int, alpha: float) -> dict[str, Any]:
+    p = np.asarray(pvalues, dtype=np.float64)
+    k = int(np.sum(p <= alpha))
+    ci = wilson_interval(k, p.size)
+    return {"power": k / p.size, "power_low": ci.low, "power_high": ci.high, "n_rejected": k,
+            "n_simulations": int(p.size), "n_undefined": int(np.isnan(p).sum()),
+            "n_warned": warned}
+
+
+def _simulate_design(iv: _PlanInput, n_ctx: int, n_rep: int,
+                     gen: np.random.Generator, pilot: Any) -> tuple[dict[str, Any], int]:
+    """Power at one design and the number of prompts per repetition."""
+    test, opts = iv.test, iv.options
+    if test == "conditional_forecasting":
+        return _pairs_design(iv, n_ctx, gen)
+    studies = spawn(gen, iv.n_sims)
+    pvalues: list[float] = []
+    warned = 0
+    n_prompts = 1
+    for s in studies:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            if iv.agent is not None:
+                data = _agent_study(iv.agent, test, n_ctx, n_rep, s)
+                if test == "prompt_consistency":
+                    n_prompts = int(data["prompt"].nunique())
+                pvalues.append(_run_decision(test, data, opts, s))
+            elif test == "iterated_expectation_check":
+                labels, context = pilot
+                a, b = _resample_lie(iv.pilot, opts["baseline"], labels, context, n_ctx, s)
+                import coherence
+
+                rest = {k: v for k, v in opts.items() if k != "baseline"}
+                pvalues.append(float(coherence.iterated_expectation_check(
+                    a, baseline=b, **rest, rng=s).pvalue))
+            else:
+                labels, cells = pilot
+                repetition = opts.get("repetition", "repetition")
+                data = _resample_pilot(iv.pilot, labels, cells, n_ctx, n_rep, iv.strata[0],
+                                       repetition, s)
+                pvalues.append(_run_decision(test, data, opts, s))
+        warned += bool(caught)
+    if iv.pilot is not None and test == "prompt_consistency":
+        n_prompts = max(len(c) for c in pilot[1])
+    if test == "iterated_expectation_check":
+        n_rows = 0 if iv.pilot is None else len(iv.pilot)
+        n_prompts = max(1, round(n_rows / len(pilot[0])))
+    return _rate(pvalues, warned, iv.alpha), n_prompts
+
+
+def _agent_study(agent: Any, test: str, n_ctx: int, n_rep: int,
+                 gen: np.random.Generator) -> pd.DataFrame:
+    from ._decision._simulate import PROMPTS, simulate
+
+    if test == "prompt_consistency":
+        prompts = tuple(agent.shifts) if agent.kind == "prompt_sensitive" else PROMPTS
+    else:
+        prompts = ("standard",)
+    return simulate(agent, n_contexts=n_ctx, n_repetitions=n_rep, prompts=prompts,
+                    rng=gen).data
+
+
+def _pairs_design(iv: _PlanInput, n_pairs: int,
+                  gen: np.random.Generator) -> tuple[dict[str, Any], int]:
+    """Conditional forecasting: delegated to :func:`pairs_power` at ``n = n_pairs``."""
+    from ._probability._power import pairs_power
+
+    opts = iv.options
+    res = pairs_power(iv.pilot, effect=_pairs_effect(iv), n=n_pairs,
+                      category=opts.get("category", "strong"), by=opts.get("by", "category"),
+                      test=opts.get("test", "bernoulli"),
+                      alternative=opts.get("alternative", "two-sided"), alpha=iv.alpha,
+                      n_simulations=iv.n_sims, max_n=max(d[0] for d in iv.designs), rng=gen)
+    k = round(res.simulated_power_at_n * iv.n_sims)
+    ci = wilson_interval(k, iv.n_sims)
+    return ({"power": k / iv.n_sims, "power_low": ci.low, "power_high": ci.high,
+             "n_rejected": k, "n_simulations": iv.n_sims, "n_undefined": 0, "n_warned": 0}, 3)
+
+
+def _pairs_effect(iv: _PlanInput) -> float:
+    """The effect to plan conditional forecasting at: ``effect``, or the pilot's own mean
+    Brier improvement over the planned category."""
+    if iv.effect is not None:
+        return iv.effect
+    from ._probability._pairs import brier_improvement
+
+    opts = iv.options
+    df = iv.pilot if iv.pilot is not None else pd.DataFrame()
+    category, by = opts.get("category", "strong"), opts.get("by", "category")
+    if category is not None:
+        require_columns(df, [by], owner="plan")
+        df = df.loc[(df[by].astype(object) == category).to_numpy()]
+    cols = ["p_a", "p_a_given_b1", "p_a_given_b0", "a_outcome", "b_outcome"]
+    require_columns(df, cols, owner="plan")
+    if len(df) == 0:
+        raise ValueError(param_error("options", "plan", f"a category with pilot pairs "
+                                     f"(no row has {by} = {category!r})", opts))
+    x = brier_improvement(*(df[c].to_numpy(dtype=np.float64) for c in cols))
+    return float(np.mean(x))
+
+
+def plan(
+    data_or_agent: Any,
+    *,
+    test: str,
+    n_contexts: int | Sequence[int],
+    n_repetitions: int | Sequence[int] = 5,
+    effect: float | None = None,
+    n_sims: int = 200,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    options: Mapping[str, Any] | None = None,
+    rng: RNGLike = None,
+) -> PlanResult:
+    r"""Power of a test at each planned study design, by simulation, before paying for calls.
+
+    Studies of every design (``n_contexts`` x ``n_repetitions``) are simulated
+    ``n_sims`` times, from a pilot table or from a simulated :class:`Agent`; the
+    named test runs on each at its defaults (or with ``options``) and the share of
+    studies with p-value <= ``alpha`` is the design's power, with its Wilson interval
+    and the number of paid calls the design costs.
+
+    Parameters
+    ----------
+    data_or_agent : pandas.DataFrame or Agent
+        A pilot table in the layout the test reads (belief/action table for the
+        decision tests, the elicited table for :func:`iterated_expectation_check`,
+        a pairs table for :func:`conditional_forecasting`), or an :class:`Agent`
+        (decision tests only), whose studies are made by :func:`simulate`.
+    test : str
+        One of ``PLAN_TESTS``: ``"ci_test"``, ``"leakage_test"``,
+        ``"monotonicity_test"``, ``"prompt_consistency"``,
+        ``"iterated_expectation_check"``, ``"conditional_forecasting"``.
+    n_contexts : int or sequence of int >= 2
+        Contexts per study (question pairs, for conditional forecasting).
+    n_repetitions : int or sequence of int >= 1, default 5
+        Elicitations per context (and prompt); must be 1 for the LIE check and
+        conditional forecasting.
+    effect : float, optional
+        The size of the violation to plan for (see Notes); None: the agent or the
+        pilot as it is.
+    n_sims : int >= 1, default 200
+        Simulated studies per design. The Wilson interval's half-width is about
+        :math:`1/\sqrt{n_{sims}}` at power 0.5 (0.07 at 200).
+    alpha : float in (0, 1), default 0.05
+        Level at which a study's p-value counts as a rejection.
+    power : float in (0, 1), default 0.8
+        Target power: the headline is the cheapest design whose simulated power
+        reaches it.
+    options : mapping, optional
+        Keyword options passed to the test (for example
+        ``{"engine": "logistic"}`` for :func:`leakage_test`, ``{"baseline": table}``
+        for the LIE check, required there); ``data`` and ``rng`` are set by plan.
+        For conditional forecasting: ``category``, ``by``, ``test`` and
+        ``alternative`` of :func:`pairs_power`.
+    rng : int, numpy.random.Generator or None
+        Randomness of the simulation; the same int gives the same table.
+
+    Returns
+    -------
+    PlanResult
+        The cheapest design reaching ``power`` and ``table``, the power of every
+        design.
+
+    See Also
+    --------
+    pairs_power : sample size of a conditional-forecasting study (what
+        ``test="conditional_forecasting"`` runs).
+    simulate : the simulated agents' studies.
+    ci_test, leakage_test, monotonicity_test, prompt_consistency,
+    iterated_expectation_check, conditional_forecasting : the tests planned for.
+
+    Notes
+    -----
+    **From an agent.** Each study is ``simulate(agent, n_contexts=c,
+    n_repetitions=r, prompts=...)``: prompt ``"standard"`` only for the decision
+    tests; for :func:`prompt_consistency` every prompt the agent's ``shifts``
+    name (the four ``PROMPTS`` for an agent without shifts). The simulated truth
+    is the agent's model (its :class:`SimulationTruth`). ``effect`` sets the
+    agent's violation: a leaky agent's ``strength`` (0 is rational); a
+    nonmonotone agent's cut in the cost of deferring inside its band,
+    ``loss_defer - loss_defer_band`` (0: no band); a prompt-sensitive agent's
+    ``shifts`` scaled so that the largest in absolute value is ``effect``. A
+    rational agent has no effect to set (it is the null: ``plan`` then measures
+    the size).
+
+    **From a pilot.** The pilot is the truth: a study draws ``n_contexts`` of
+    the pilot's contexts with replacement, and within each drawn context (for
+    :func:`prompt_consistency`, within each of its prompts) ``n_repetitions`` of
+    its rows with replacement, keeping each row's belief, action and outcome
+    together. The simulated population is the pilot's empirical joint
+    distribution of (belief, action, outcome) per context, so the alternative
+    is the pilot's own violation, with its sampling noise: a pilot of a few
+    dozen contexts gives a rough plan, and a design with more repetitions than
+    the pilot has repeats rows (its within-context spread is the pilot's). For
+    the LIE check a context's rows of the elicited table and of
+    ``options["baseline"]`` are drawn together. Drawn contexts are relabelled
+    ``0, 1, ...`` (``"s0", "s1", ...`` for the LIE check); repetitions
+    ``0, 1, ...``. ``effect`` must be None (conditional forecasting aside).
+
+    **Conditional forecasting** delegates to :func:`pairs_power` with
+    ``n = n_contexts`` pairs: studies of the pilot's pairs, A drawn from a truth
+    with mean Brier improvement ``effect`` (default: the pilot's own mean
+    improvement over the category), its simulated power read.
+
+    **Paid calls.** ``n_calls = n_contexts x n_repetitions x n_prompts``, one
+    call per row of the table: prompts per repetition for the decision tests;
+    for the LIE check, the elicited rows per context of the pilot (one per state
+    of each auxiliary variable); 3 per pair for conditional forecasting (P(A),
+    P(A | B = 1), P(A | B = 0)). Double it where belief and action are asked in
+    separate conversations.
+
+    **Randomness.** ``rng`` is spawned into one stream per design (in the
+    order ``n_contexts`` outer, ``n_repetitions`` inner), each into ``n_sims``
+    study streams; a study is built and then tested with its own stream.
+    Contexts of a pilot are drawn from its labels in sorted order (rows within a
+    context by their values), so the plan does not depend on the pilot's row
+    order. Warnings the test raises on a study are counted (``n_warned``), not
+    shown; a NaN p-value counts as not rejected (``n_undefined``).
+
+    Examples
+    --------
+    >>> import coherence
+    >>> res = coherence.plan(coherence.Agent.leaky(), test="ci_test", n_contexts=[20, 40],
+    ...                      n_repetitions=3, effect=0.8, n_sims=20,
+    ...                      options={"n_resamples": 99}, rng=0)
+    >>> list(res.table["n_calls"])
+    [60, 120]
+    """
+    iv = _plan_iv(data_or_agent, test, n_contexts, n_repetitions, effect, n_sims, alpha, power,
+                  options)
+    gen = check_rng(rng, owner="plan")
+    pilot_cells: Any = None
+    n_pilot = 0
+    if iv.pilot is not None and iv.test in _DECISION:
+        pilot = _canonical(iv.pilot, iv.strata)
+        iv = dataclasses.replace(iv, pilot=pilot)
+        pilot_cells = _cells(pilot, iv.strata)
+        n_pilot = len(pilot_cells[0])
+    elif iv.pilot is not None and iv.test == "iterated_expectation_check":
+        context = iv.strata[0]
+        pilot = _canonical(iv.pilot, iv.strata)
+        baseline = _canonical(iv.options["baseline"], iv.strata)
+        iv = dataclasses.replace(iv, pilot=pilot, options={**iv.options, "baseline": baseline})
+        pilot_cells = (sorted(pd.unique(pilot[context])), context)
+        n_pilot = len(pilot_cells[0])
+    elif iv.pilot is not None:
+        n_pilot = len(iv.pilot)
+    rows = []
+    for (n_ctx, n_rep), design_gen in zip(iv.designs, spawn(gen, len(iv.designs)),
+                                          strict=True):
+        rate, n_prompts = _simulate_design(iv, n_ctx, n_rep, design_gen, pilot_cells)
+        rows.append({"n_contexts": n_ctx, "n_repetitions": n_rep, "n_prompts": n_prompts,
+                     "n_calls": n_ctx * n_rep * n_prompts, **rate})
+    table = pd.DataFrame(rows, columns=list(TABLE_COLUMNS))
+    reached = table[table["power"] >= iv.target_power].sort_values(["n_calls", "n_contexts"],
+                                                            kind="mergesort")
+    best: dict[str, Any] = {}
+    if len(reached):
+        top = reached.iloc[0]
+        best = {"n_contexts": int(top["n_contexts"]), "n_repetitions": int(top["n_repetitions"]),
+                "n_calls": int(top["n_calls"]), "achieved_power": float(top["power"])}
+    return PlanResult(
+        test=iv.test, source="agent" if iv.agent is not None else "pilot",
+        agent="" if iv.agent is None else iv.agent.kind,
+        effect=math.nan if iv.effect is None else iv.effect, target_power=iv.target_power,
+        alpha=iv.alpha, n_simulations=iv.n_sims, n_designs=len(iv.designs),
+        n_pilot_contexts=n_pilot, table=table, **best)
+

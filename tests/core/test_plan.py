@@ -1,0 +1,203 @@
+"""coherence.plan: power of a test at each design, checked against brute-force loops that
+rebuild the same studies from the documented seeds, and the validation of every parameter."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import coherence
+from coherence import Agent, plan
+
+
+def _pilot() -> pd.DataFrame:
+    return coherence.simulate(Agent.prompt_sensitive(grid=0.01, report_noise=0.05),
+                              n_contexts=12, n_repetitions=2, rng=3).data
+
+
+def test_agent_ci_test_matches_a_brute_force_loop():
+    agent = Agent.leaky()
+    designs = [(15, 2), (15, 3), (30, 2), (30, 3)]
+    opts = {"n_resamples": 19, "ci_method": "subsampling"}
+    res = plan(agent, test="ci_test", n_contexts=[15, 30], n_repetitions=[2, 3], effect=0.9,
+               n_sims=6, options=opts, rng=0)
+    # the loop of the Notes, written out: one stream per design, n_sims per study
+    strong = Agent.leaky(strength=0.9)
+    expected = []
+    for (c, r), design in zip(designs, np.random.default_rng(0).spawn(4), strict=True):
+        k = 0
+        for s in design.spawn(6):
+            data = coherence.simulate(strong, n_contexts=c, n_repetitions=r,
+                                      prompts=("standard",), rng=s).data
+            k += coherence.ci_test(data, **opts, rng=s).pvalue <= 0.05
+        expected.append(k)
+    assert list(res.table["n_rejected"]) == expected
+    assert list(zip(res.table["n_contexts"], res.table["n_repetitions"], strict=True)) \
+        == designs
+    assert list(res.table["n_calls"]) == [c * r for c, r in designs]
+    assert sum(expected) > 0  # the loop compares something
+
+
+def test_pilot_prompt_consistency_matches_a_brute_force_loop():
+    pilot = _pilot()
+    res = plan(pilot.sample(frac=1.0, random_state=1), test="prompt_consistency",
+               n_contexts=10, n_repetitions=3, n_sims=5, options={"n_resamples": 49}, rng=4)
+    # resampling as documented: contexts by sorted label, rows of a cell by their values
+    canon = pilot.sort_values(["context", "prompt", *[c for c in pilot.columns
+                                                      if c not in ("context", "prompt")]],
+                              kind="mergesort").reset_index(drop=True)
+    labels = sorted(canon["context"].unique())
+    prompts = sorted(canon["prompt"].unique())
+    k = 0
+    for s in np.random.default_rng(4).spawn(1)[0].spawn(5):
+        picks = s.integers(0, len(labels), 10)
+        parts = []
+        for new, c in enumerate(picks):
+            for p in prompts:
+                cell = np.flatnonzero((canon["context"] == labels[c]).to_numpy()
+                                      & (canon["prompt"] == p).to_numpy())
+                part = canon.iloc[cell[s.integers(0, cell.size, 3)]].copy()
+                part["context"], part["repetition"] = new, np.arange(3)
+                parts.append(part)
+        study = pd.concat(parts, ignore_index=True)
+        k += coherence.prompt_consistency(study, n_resamples=49, rng=s).pvalue <= 0.05
+    row = res.table.iloc[0]
+    assert row["n_rejected"] == k and row["n_simulations"] == 5
+    assert row["n_prompts"] == 4 and row["n_calls"] == 10 * 3 * 4
+    assert res.source == "pilot" and res.n_pilot_contexts == 12
+
+
+def test_effect_sets_the_violation_and_the_null_holds_its_level():
+    null = plan(Agent.prompt_sensitive(grid=0.01, report_noise=0.05), test="prompt_consistency",
+                n_contexts=20, n_repetitions=2, effect=0.0, n_sims=10,
+                options={"n_resamples": 49}, rng=1)
+    shifted = plan(Agent.prompt_sensitive(grid=0.01, report_noise=0.05),
+                   test="prompt_consistency", n_contexts=20, n_repetitions=2, effect=0.1,
+                   n_sims=10, options={"n_resamples": 49}, rng=1)
+    assert null.table["power"].iloc[0] <= 0.3
+    assert shifted.table["power"].iloc[0] == 1.0
+    assert shifted.n_contexts == 20 and shifted.n_calls == 20 * 2 * 4
+    assert np.isnan(null.achieved_power) and null.n_calls == -1
+    lo, hi = shifted.table[["power_low", "power_high"]].iloc[0]
+    assert lo < 1.0 == hi
+
+
+def test_conditional_forecasting_delegates_to_pairs_power():
+    rng = np.random.default_rng(3)
+    n = 30
+    p_a = rng.uniform(0.1, 0.9, n)
+    pilot = pd.DataFrame({"category": "strong", "p_a": p_a,
+                          "p_a_given_b1": np.clip(p_a + 0.2, 0, 1),
+                          "p_a_given_b0": np.clip(p_a - 0.2, 0, 1),
+                          "a_outcome": rng.integers(0, 2, n), "b_outcome": rng.integers(0, 2, n)})
+    res = plan(pilot, test="conditional_forecasting", n_contexts=[20, 60], n_repetitions=1,
+               effect=0.02, n_sims=20, rng=5)
+    gens = np.random.default_rng(5).spawn(2)
+    for (_, row), m, g in zip(res.table.iterrows(), (20, 60), gens, strict=True):
+        ref = coherence.pairs_power(pilot, effect=0.02, n=m, test="bernoulli", n_simulations=20,
+                                    max_n=60, rng=g)
+        assert row["power"] == pytest.approx(ref.simulated_power_at_n)
+        assert row["n_calls"] == 3 * m
+
+
+def test_lie_check_resamples_contexts_of_agent_and_baseline_together():
+    from tests.core.test_conformance import _lie_table
+
+    elicited = _lie_table()
+    baseline = elicited.assign(p_y_given_xz=elicited["p_y_given_x"])  # coherent baseline
+    res = plan(elicited, test="iterated_expectation_check", n_contexts=[8, 30],
+               n_repetitions=1, n_sims=10, options={"baseline": baseline, "n_resamples": 9},
+               rng=0)
+    assert list(res.table["n_prompts"]) == [4, 4]  # rows per context of the pilot
+    assert res.table["power"].iloc[1] >= res.table["power"].iloc[0]
+    assert res.table["power"].iloc[1] == 1.0
+
+
+def test_same_rng_same_table_and_independent_of_row_order():
+    pilot = _pilot()
+    kw = {"test": "prompt_consistency", "n_contexts": 8, "n_repetitions": 2, "n_sims": 3,
+          "options": {"n_resamples": 19}, "rng": 2}
+    a = plan(pilot, **kw)
+    b = plan(pilot.iloc[::-1], **kw)
+    pd.testing.assert_frame_equal(a.table, b.table)
+    assert a.designs is a.table
+
+
+LEAKY = Agent.leaky()
+
+
+@pytest.mark.parametrize(("kwargs", "error", "match"), [
+    ({"test": "cmi"}, ValueError, "'test' parameter of plan must be one of"),
+    ({"test": 3}, TypeError, "'test' parameter of plan"),
+    ({"n_contexts": 1}, ValueError, "'n_contexts' parameter of plan must be an int >= 2"),
+    ({"n_contexts": []}, ValueError, "'n_contexts' parameter of plan must be a non-empty"),
+    ({"n_contexts": "10"}, TypeError, "'n_contexts' parameter of plan"),
+    ({"n_contexts": [10, 10]}, ValueError, "free of duplicates"),
+    ({"n_repetitions": 0}, ValueError, "'n_repetitions' parameter of plan must be an int >= 1"),
+    ({"n_repetitions": [2.5]}, TypeError, "'n_repetitions' parameter"),
+    ({"n_sims": 0}, ValueError, "'n_sims' parameter of plan must be an int >= 1"),
+    ({"alpha": 1.0}, ValueError, "'alpha' parameter of plan"),
+    ({"power": 0.0}, ValueError, "'power' parameter of plan"),
+    ({"effect": "big"}, TypeError, "'effect' parameter of plan"),
+    ({"effect": 1.0}, ValueError, "'effect' parameter of plan must be a finite float in"),
+    ({"options": ["k"]}, TypeError, "'options' parameter of plan must be a mapping"),
+    ({"options": {"nope": 1}}, ValueError, "keywords of ci_test other than the data and rng"),
+    ({"options": {"rng": 1}}, ValueError, "'options' parameter of plan"),
+    ({"rng": -1}, ValueError, "'rng' parameter of plan"),
+    ({"data_or_agent": "leaky"}, TypeError, "a pilot table or an Agent"),
+    ({"data_or_agent": Agent.rational(), "effect": 0.2}, ValueError, "None for a rational"),
+    ({"data_or_agent": Agent.nonmonotone(), "effect": 0.7}, ValueError, "'effect' parameter"),
+    ({"data_or_agent": Agent.prompt_sensitive(shifts={"standard": 0.0}), "effect": 0.1},
+     ValueError, "whose shifts are all 0"),
+    ({"test": "conditional_forecasting"}, TypeError, "a pilot table for conditional_fore"),
+    ({"test": "iterated_expectation_check"}, TypeError, "a pilot table for iterated_exp"),
+])
+def test_validation(kwargs, error, match):
+    args = {"data_or_agent": LEAKY, "test": "ci_test", "n_contexts": [10], "n_sims": 1,
+            **kwargs}
+    with pytest.raises(error, match=match):
+        plan(args.pop("data_or_agent"), **args)
+
+
+@pytest.mark.parametrize(("kwargs", "match"), [
+    ({"effect": 0.3}, "None with a pilot table"),
+    ({"options": {"group": None}}, "a 'group' column for a pilot"),
+    ({"options": {"group": "nope"}}, "column 'nope' not found"),
+    ({"test": "iterated_expectation_check", "n_repetitions": 1}, "a 'baseline' table"),
+    ({"test": "conditional_forecasting", "n_repetitions": 2}, r"\[1\] for conditional_fore"),
+])
+def test_validation_of_a_pilot(kwargs, match):
+    args = {"test": "ci_test", "n_contexts": [10], "n_sims": 1, **kwargs}
+    with pytest.raises(ValueError, match=match):
+        plan(_pilot(), **args)
+
+
+def test_lie_baseline_options_validated():
+    from tests.core.test_conformance import _lie_table
+
+    t = _lie_table()
+    with pytest.raises(ValueError, match="no random-forest baseline"):
+        plan(t, test="iterated_expectation_check", n_contexts=4, n_repetitions=1,
+             options={"baseline": t, "evidence": ["a"]})
+    with pytest.raises(ValueError, match="column 'context'"):
+        plan(t, test="iterated_expectation_check", n_contexts=4, n_repetitions=1,
+             options={"baseline": t.drop(columns="context")})
+
+
+def test_command_line(tmp_path, capsys):
+    from coherence_cli import main
+
+    out = tmp_path / "power.csv"
+    code = main(["plan", "--agent", "prompt_sensitive", "--effect", "0.1", "--test",
+                 "prompt_consistency", "--contexts", "10", "20", "--repetitions", "2",
+                 "--sims", "3", "--csv", str(out)])
+    text = capsys.readouterr().out
+    assert code == 0
+    table = pd.read_csv(out)
+    assert "Power of prompt_consistency" in text
+    reached = (table["power"] >= 0.8).any()
+    assert ("Cheapest design" in text) == reached and ("No design reaches" in text) != reached
+    assert list(table["n_calls"]) == [80, 160]
+    assert main(["plan", "--test", "ci_test", "--contexts", "10"]) == 2
+    assert "either a pilot table or --agent" in capsys.readouterr().err
