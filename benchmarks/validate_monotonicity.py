@@ -70,7 +70,10 @@ NULLS: dict[str, Any] = {
 }
 #: alternatives: a fall in the yes/no and yes/defer shares (defer/no stays monotone)
 ALTERNATIVES: dict[str, Any] = {
-    "package's nonmonotone agent, 200 x 5 (the paper's size)": ("agent", "nonmonotone"),
+    "package's nonmonotone agent (defaults), 200 x 5 (the paper's size)": ("agent",
+                                                                          "nonmonotone"),
+    "the demo's nonmonotone agent (free deferring in the band), 200 x 5": ("agent",
+                                                                           "nonmonotone-demo"),
     "dip 1.5 on slope 2, 0.05 grid, 200 x 5": REF.with_(slope=2.0, dip=1.5),
     "dip 3 on slope 2, 0.05 grid, 200 x 5": REF.with_(slope=2.0, dip=3.0),
     "dip 3 on slope 2, one row per context, 1000 x 1": REF.with_(
@@ -97,7 +100,8 @@ def _study(design: Any, seed: int) -> Any:
 
         agents = {"rational": coherence.Agent.rational(),
                   "rational+noise": coherence.Agent.rational(report_noise=0.05),
-                  "nonmonotone": coherence.Agent.nonmonotone(loss_defer_band=0.0)}
+                  "nonmonotone": coherence.Agent.nonmonotone(),
+                  "nonmonotone-demo": coherence.Agent.nonmonotone(loss_defer_band=0.0)}
         study = coherence.simulate(agents[design[1]], n_contexts=200, n_repetitions=5,
                                    rng=seed)
         data = study.data

@@ -182,7 +182,7 @@ class MonotonicityResult(CoherenceResult):
     local_table: pd.DataFrame = field(repr=False, compare=False,
                                       default_factory=lambda: pd.DataFrame(
                                           columns=list(LOCAL_COLUMNS)))
-    min_contexts: int = 10
+    min_contexts: int = MIN_CONTEXTS
     n_draws: int = 0
 
     _test_name: ClassVar[str] = "monotonicity_test"
@@ -488,7 +488,7 @@ def _one_pair(belief: np.ndarray, is_first: np.ndarray, groups: np.ndarray, n_bi
               p_adjust: str, method: str, n_windows: int, n_resamples: int,
               rng: np.random.Generator, name: str, labels: tuple[str, str],
               lr_on: str = "both", lr_bins: int = 10, n_groups: int = 0,
-              min_contexts: int = 10
+              min_contexts: int = MIN_CONTEXTS
               ) -> tuple[dict[str, Any], pd.DataFrame, pd.DataFrame, LocalComparisons | None]:
     """Both procedures for one pair; rows already in canonical order. ``groups`` are
     the study's context codes (``0..n_groups-1``); with ``method='local'`` the
@@ -748,7 +748,7 @@ def monotonicity_test(
         validated setting), apart from the paper's ``n_bins``.
     min_contexts : int
         ``method='local'``: contexts in each window at the finest scale (>= 2,
-        default 10); the scales double from there while four windows fit.
+        default 15); the scales double from there while four windows fit.
 
     Returns
     -------

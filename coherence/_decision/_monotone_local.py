@@ -48,7 +48,7 @@ from .._resampling import MC_TIE_RTOL
 __all__ = ["LocalComparisons", "local_comparisons", "max_t_null", "scales_for"]
 
 #: contexts per cell at the finest scale
-MIN_CONTEXTS = 10
+MIN_CONTEXTS = 15
 T_CORRECT = False
 #: draws of the multiplier bootstrap per block (memory: block x contexts floats)
 _BLOCK = 256

@@ -252,7 +252,8 @@ REGISTRY: tuple[Spec, ...] = (
     Spec(
         "monotonicity",
         "is the share of each action pair monotone in the belief? statistic: % of "
-        "bin pairs with a significant violation (the paper's); p: isotonic LR test",
+        "bin pairs with a significant violation (the paper's); p: largest localised fall, "
+        "max-T over adjacent belief windows",
         _has_actions,
         _mono,
         detail="per action pair",
@@ -260,7 +261,8 @@ REGISTRY: tuple[Spec, ...] = (
     Spec(
         "prompt_consistency",
         "does the belief move when only the wording changes? statistic: largest RMSE "
-        "between prompt variants; p: cluster bootstrap-t (max over variants)",
+        "between prompt variants; p: cluster bootstrap-t, min-p of shift and disagreement "
+        "(max over variants)",
         _has_prompts,
         _consistency,
         detail="per prompt variant",
