@@ -122,9 +122,6 @@ class Target:
     arrays: bool = False
     #: an empty table has an answer (an empty frame: a data transformation, not a test)
     empty_ok: bool = False
-    #: known failures left to the module's owner: (column, repr of the cell value) whose
-    #: mutation is skipped here and asserted still failing in test_known_failures
-    known: frozenset[tuple[str, str]] = frozenset()
     #: mutations whose result may legitimately differ although nothing read changed
     #: (none by default)
     variant_ok: frozenset[str] = field(default_factory=frozenset)
@@ -698,8 +695,6 @@ _BY_NAME = {t.name: t for t in TARGETS}
 
 
 def check(target: Target, m: Mutation) -> None:
-    if m.kind == "cell" and (m.column, repr(m.value)) in target.known:
-        return
     inputs = apply(target, target.build(), m)
     before = _snapshot(inputs)
     expected = must_raise(target, m)
@@ -766,18 +761,16 @@ def test_arrow_dtypes_give_the_clean_result(target: Target) -> None:
     check(target, Mutation("arrow"))  # pragma: no cover - needs pyarrow
 
 
-KNOWN = [(t, column, value) for t in TARGETS for column, value in sorted(t.known)]
+_ATTACH = next(t for t in TARGETS if t.name == "attach_outcomes")
 
 
-@pytest.mark.xfail(strict=True, reason="known (coherence/_probability/_pairs_io.py, not "
-                   "this issue's files): the outcome columns of attach_outcomes' 'resolved' "
-                   "table are not checked to be 0/1: inf, 1.5, -0.5 or 2 are attached as "
-                   "outcomes, text raises float()'s error naming no column; a missing pair id "
-                   "drops the row, and the error blames the pair left without resolution")
-@pytest.mark.parametrize(("target", "column", "value"), KNOWN,
-                         ids=[f"{t.name}-{c}-{v}" for t, c, v in KNOWN])
-def test_known_failures(target: Target, column: str, value: str) -> None:
-    import ast
-
-    m = Mutation("cell", column, 0, ast.literal_eval(value))
-    check(dataclasses.replace(target, known=frozenset()), m)
+@pytest.mark.parametrize(("column", "value"),
+                         [(c, v) for c in ("a_outcome", "b_outcome")
+                          for v in (np.inf, -np.inf, 1.5, -0.5, 2, "abc")]
+                         + [("pair", np.nan), ("pair", None)])
+def test_attach_outcomes_refuses_what_is_not_an_outcome(column: str, value: Any) -> None:
+    """Once kept green as an expected failure: inf, 1.5, -0.5 or 2 were attached as outcomes,
+    text raised float()'s error, and a missing pair id dropped its row. Every one of them
+    must now raise, naming the column (the check asserts it)."""
+    assert must_raise(_ATTACH, Mutation("cell", column, 0, value)) == (column,)
+    check(_ATTACH, Mutation("cell", column, 0, value))
