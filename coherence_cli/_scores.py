@@ -83,6 +83,9 @@ def run(args: argparse.Namespace) -> int:
         if not isinstance(cutoffs, dict):
             raise UsageError(f"{args.cutoffs} must hold a JSON object mapping model names "
                              "to dates")
+    if args.naive is not None and not args.forecastbench:
+        raise UsageError("--naive is an option of --forecastbench (the reference model of the "
+                         "Brier skill score); pass --forecastbench too, or drop --naive")
     if args.naive is not None and args.naive not in set(data[args.by].astype(str)):
         raise UsageError(f"--naive names model {args.naive!r}, which {args.forecasts} does "
                          "not have")
