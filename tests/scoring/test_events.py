@@ -253,3 +253,15 @@ def test_grounding_split_wrong_types():
     with pytest.raises(TypeError, match=r"The 'sources' parameter of grounding_split must be a "
                        r"SourcePrecisionResult"):
         grounding_split(scores, sources=scores)
+
+
+@pytest.mark.parametrize(("option", "value", "rule"), [
+    ("threshold", -1, r"a finite float in \[0.0, 1.0\]; got -1.0"),
+    ("threshold", 1.5, r"a finite float in \[0.0, 1.0\]; got 1.5"),
+    ("threshold", np.nan, r"a finite float in \[0.0, 1.0\]; got nan"),
+    ("min_impact", -0.1, r"a finite float in \[0.0, inf\]; got -0.1")])
+def test_threshold_and_min_impact_ranges(option, value, rule):
+    # threshold=-1 was accepted and matched every pair of events
+    with pytest.raises(ValueError, match=rf"The '{option}' parameter of key_event_recall must "
+                       rf"be {rule}"):
+        key_event_recall(forecast_events(), hindsight(), rng=0, **{option: value})
