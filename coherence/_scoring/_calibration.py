@@ -654,8 +654,10 @@ def calibration_error(data: Any, *, probability: str = "probability",
                       "interval is not calibrated there (coverage 0.69-0.76 for a calibrated "
                       "forecaster). Use norm=2 for an estimate with a valid interval.",
                       NotCalibratedWarning, stacklevel=2)
-    weights = _bootstrap_weights(n, groups, n_resamples, gen)
-    reps = np.array([_debiased_ce(p, y, w, n_bins, binning, norm)[0] for w in weights])
+    # the resampled weights in blocks (the same stream as one (n_resamples, n) draw): O(n) memory
+    reps = np.array([_debiased_ce(p, y, w, n_bins, binning, norm)[0]
+                     for block in _bootstrap_weight_chunks(n, groups, n_resamples, gen)
+                     for w in block])
     q_lo, q_hi = percentile_interval(reps, confidence_level)
     low, high = stat + plug - q_hi, stat + plug - q_lo
     table = pd.DataFrame({"bin": used.astype(np.int64), "n": cnt[used].astype(np.int64),
