@@ -64,7 +64,8 @@ __all__ = [
 #: default of Kumar et al. 2019) and ``'equal_width'`` (``[k/B, (k+1)/B)``, as in
 #: :func:`coherence.forecast_scores`).
 CALIBRATION_BINNINGS = ("equal_mass", "equal_width")
-_DEFINITIONS = ("paper", "code")
+#: ``'code'`` is the name kept for ``'relplot-1.0.1'``
+_DEFINITIONS = ("paper", "relplot-1.0.3", "relplot-1.0.1", "code")
 
 
 # --------------------------------------------------------------------------- array layer
@@ -368,6 +369,61 @@ def _smooth_ece_code(f: np.ndarray, y: np.ndarray, eps: float = 1e-3,
             else:
                 start = mid
     return smece(start), start
+
+
+def _relplot_convolve(values: np.ndarray, sigma: float) -> np.ndarray:
+    """relplot's ReflectedGaussianKernel.convolve: the gridded values reflected once at each
+    end, convolved with a Gaussian density sampled on linspace(0, 1, E) - 1/2 (no grid
+    spacing factor), the E central values."""
+    e = len(values)
+    t = np.linspace(0.0, 1.0, e)
+    ker = np.exp(-(t - 0.5) * (t - 0.5) / (2.0 * sigma**2)) / (math.sqrt(2.0 * math.pi) * sigma)
+    ext = np.concatenate([values[::-1][:-1], values, values[::-1][1:]])
+    if e <= 4000:
+        full = np.convolve(ext, ker, mode="valid")
+    else:  # the same sums by FFT (O(E log E) instead of O(E^2))
+        from scipy.signal import fftconvolve
+
+        full = fftconvolve(ext, ker, mode="valid")
+    return full[e // 2: e // 2 + e]
+
+
+def _relplot_apply(f: np.ndarray, v: np.ndarray, t: np.ndarray, sigma: float) -> np.ndarray:
+    """relplot's GaussianKernel.apply: values split linearly onto a grid of
+    max(2000, round(20 / sigma)) // 2 + 1 points, smoothed, linearly interpolated at t."""
+    e = max(2000, round(20.0 / sigma)) // 2 + 1
+    smoothed = _relplot_convolve(_round_to_grid(f, v, e), sigma)
+    idx = np.clip((t * (e - 1)).astype(np.int64), 0, e - 2)
+    frac = (t - idx * (1.0 / (e - 1))) / (1.0 / (e - 1))
+    return smoothed[idx] * (1.0 - frac) + smoothed[idx + 1] * frac
+
+
+def _relplot_103_at(f: np.ndarray, y: np.ndarray, sigma: float) -> float:
+    """relplot 1.0.2 / 1.0.3 ``smooth_ece``: the smoothed residual and density at
+    max(round(10 / sigma), 200) points of linspace(0, 1), the density offset by 1e-4, and
+    sum |r(t)| density(t) / sum density(t)."""
+    t = np.linspace(0.0, 1.0, max(round(10.0 / sigma), 200))
+    dens = _relplot_apply(f, np.ones_like(f), t, sigma) + 1e-4
+    rs = _relplot_apply(f, f - y, t, sigma) / dens
+    return float(np.sum(np.abs(rs) * dens) / np.sum(dens))
+
+
+def _relplot_search(smece: Any, eps: float = 1e-3, refine: int = 10) -> float:
+    """relplot's ``search_param``: sigma = 1 if smECE_1 > 1 - ..., else the upper end of 10
+    bisection steps on [0, 1] of "sigma < eps or sigma < smECE_sigma"."""
+    def above(alpha: float) -> bool:
+        return alpha < eps or alpha < smece(alpha)
+
+    start = 1.0
+    if not above(start):
+        end = 0.0
+        for _ in range(refine):
+            mid = (start + end) / 2.0
+            if above(mid):
+                end = mid
+            else:
+                start = mid
+    return start
 
 
 def _smooth_curve(smoother: _Smoother, f: np.ndarray, y: np.ndarray, w: np.ndarray,
@@ -691,14 +747,22 @@ def smooth_ece(data: Any, *, probability: str = "probability", outcome: str = "o
         A fixed kernel bandwidth; default the fixed point
         :math:`\mathrm{smECE}_\sigma = \sigma` of the paper (searched in
         [1e-4, 1]: a SmoothECE below 1e-4 is reported at sigma = 1e-4).
-    definition : {'paper', 'code'}, default 'paper'
+    definition : {'paper', 'relplot-1.0.3', 'relplot-1.0.1', 'code'}, default 'paper'
         ``'paper'``: the definition below, kernel sums to 1e-12 (see
         Computation), integral by the midpoint rule, fixed point by Brent's
-        method to 1e-7.
-        ``'code'``: the authors' package (relplot ``smECE_fast``): residuals
-        rounded onto a 200-point mesh, a single reflection at each end and the
-        bandwidth after 10 bisection steps (precision 1/1024). The diagram is
-        drawn with the paper's kernel at the chosen bandwidth in both cases.
+        method to 1e-7. The authors' package, relplot, computes it two ways:
+        ``'relplot-1.0.3'`` (relplot 1.0.2 and 1.0.3, ``smECE``): residuals
+        and ones split onto a mesh of max(2000, 20 / sigma) / 2 + 1 points,
+        smoothed with one reflection at each end, interpolated at
+        max(200, 10 / sigma) points, and averaged weighted by the smoothed
+        density plus 1e-4; ``'relplot-1.0.1'`` (relplot 1.0 and 1.0.1,
+        ``smECE_fast``; ``'code'`` is its former name): residuals rounded onto
+        a 200-point mesh (refined 4x while 20 / sigma exceeds it), a single
+        reflection at each end, the mean absolute smoothed residual. Both take
+        the bandwidth after 10 bisection steps (precision 1/1024) and agree
+        with their relplot release to 4e-16; they differ from each other by up
+        to 0.02. The diagram is drawn with the paper's kernel at the chosen
+        bandwidth in every case.
     n_grid : int in [10, 100000], default 1000
         Grid points on [0, 1] (raised to 20 / sigma when the kernel is narrow,
         at most 200,000).
@@ -785,7 +849,11 @@ def smooth_ece(data: Any, *, probability: str = "probability", outcome: str = "o
     f, y, groups = _forecasts_iv(data, probability, outcome, group, owner)
     r = y - f
     lattices: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # the binning, per lattice size
-    if definition == "code":
+    if definition == "relplot-1.0.3":
+        if sigma is None:
+            sigma = _relplot_search(lambda a: _relplot_103_at(f, y, a))
+        stat = _relplot_103_at(f, y, sigma)
+    elif definition in ("code", "relplot-1.0.1"):
         if sigma is None:
             stat, sigma = _smooth_ece_code(f, y)
         else:

@@ -260,7 +260,8 @@ def test_calibration_error_parameter_messages(kwargs, exc, match):
 @pytest.mark.parametrize(("kwargs", "exc", "match"), [
     ({"sigma": 0.0}, ValueError, "'sigma' parameter of smooth_ece"),
     ({"sigma": 2.0}, ValueError, "'sigma'"),
-    ({"definition": "relplot"}, ValueError, "'definition'.*'paper', 'code'"),
+    ({"definition": "relplot"}, ValueError,
+     "'definition'.*'paper', 'relplot-1.0.3', 'relplot-1.0.1', 'code'"),
     ({"n_grid": 5}, ValueError, "'n_grid'"),
     ({"n_resamples": -1}, ValueError, "'n_resamples'"),
 ])
@@ -355,3 +356,34 @@ def test_smooth_ece_large_n_in_bounded_memory():
     exact = _reflected_kernel(t, f, res.sigma) @ (y - f)
     got = _Smoother(f, res.sigma, 1000).sums((y - f)[:, None])[:, 0]
     np.testing.assert_allclose(got, exact, rtol=0, atol=1e-12 * len(f) / res.sigma)
+
+
+#: relplot's own values (``relplot.smECE(p, y, return_width=True)`` and, for 1.0.3,
+#: ``relplot.smECE_sigma(p, y, 0.05)``) on ``p = uniform(n)``, ``y = uniform(n) < p ** power``
+#: drawn with ``numpy.random.default_rng(seed)``; made with relplot 1.0.1 and 1.0.3 from PyPI
+RELPLOT = {
+    "relplot-1.0.3": [((50, 1, 1.0), 0.064692161043182, 0.06640625, 0.07914831295795333),
+                      ((400, 2, 2.0), 0.1656049359637202, 0.166015625, 0.1652532835963285),
+                      ((3000, 3, 0.7), 0.09300217901995925, 0.09375, 0.09291814285928202)],
+    "relplot-1.0.1": [((50, 1, 1.0), 0.06474487512726201, 0.06640625, None),
+                      ((400, 2, 2.0), 0.16502107194333945, 0.166015625, None),
+                      ((3000, 3, 0.7), 0.09306640278353412, 0.09375, None)],
+}
+
+
+@pytest.mark.parametrize(("definition", "case"),
+                         [(d, c) for d, cases in RELPLOT.items() for c in cases])
+def test_relplot_versions(definition, case):
+    (n, seed, power), stat, width, at_005 = case
+    gen = np.random.default_rng(seed)
+    p = gen.uniform(size=n)
+    df = pd.DataFrame({"probability": p, "outcome": (gen.uniform(size=n) < p**power)
+                       .astype(int)})
+    res = smooth_ece(df, definition=definition, n_resamples=0)
+    assert res.definition == definition
+    assert res.statistic == pytest.approx(stat, abs=1e-15) and res.sigma == width
+    if at_005 is not None:
+        fixed = smooth_ece(df, definition=definition, sigma=0.05, n_resamples=0)
+        assert fixed.statistic == pytest.approx(at_005, abs=1e-15)
+    if definition == "relplot-1.0.1":  # 'code' is its former name
+        assert smooth_ece(df, definition="code", n_resamples=0).statistic == res.statistic
