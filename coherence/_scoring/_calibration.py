@@ -125,13 +125,17 @@ def _ce_terms(n: np.ndarray, mean_p: np.ndarray, freq: np.ndarray,
 
 
 def _debiased_ce(p: np.ndarray, y: np.ndarray, w: np.ndarray, n_bins: int, binning: str,
-                 norm: int) -> tuple[float, float]:
-    """(debiased, plug-in) binned calibration error of forecasts ``p`` weighted ``w``."""
+                 norm: int, zero_single: bool = False) -> tuple[float, float]:
+    """(debiased, plug-in) binned calibration error of forecasts ``p`` weighted ``w``;
+    ``zero_single``: a bin of fewer than 2 (weighted) forecasts has error 0 (Kumar et al.'s
+    code)."""
     keep = w > 0
     codes = _bin_codes(p[keep], n_bins, binning)
     n, mp, fy = _binned(p[keep], y[keep], w[keep], codes, n_bins)
     used = n > 0
     plug, corr = _ce_terms(n[used], mp[used], fy[used], norm)
+    if zero_single:
+        corr = np.where(n[used] < 2, plug, corr)
     share = n[used] / n[used].sum()
     return float(np.sum(share * (plug - corr))), float(np.sum(share * plug))
 
@@ -461,6 +465,8 @@ class CalibrationErrorResult(CoherenceResult):
     group : str or None
         The cluster column of the bootstrap (None: rows resampled).
     n_resamples : int
+    single_forecast_bins : str
+        ``'plugin'`` or ``'zero'`` (see :func:`calibration_error`).
     table : pandas.DataFrame
         One row per non-empty bin: ``bin``, ``n``, ``mean_forecast``,
         ``observed_frequency``, ``plugin_term``, ``correction``.
@@ -474,12 +480,14 @@ class CalibrationErrorResult(CoherenceResult):
     n_bins: int = 10
     group: str | None = None
     n_resamples: int = 0
+    single_forecast_bins: str = "plugin"
     table: pd.DataFrame = field(repr=False, compare=False, default_factory=pd.DataFrame)
     replicates: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0))
 
     _test_name: ClassVar[str] = "calibration_error"
     _extra_columns: ClassVar[tuple[str, ...]] = ("plugin", "norm", "binning", "n_bins",
-                                                 "group", "n_resamples")
+                                                 "group", "n_resamples",
+                                                 "single_forecast_bins")
 
     @property
     def l2_interval(self) -> ConfidenceInterval:
@@ -586,6 +594,7 @@ def calibration_error(data: Any, *, probability: str = "probability",
                       outcome: str = "outcome", group: str | None = None, n_bins: int = 10,
                       binning: str = "equal_mass", norm: int = 2,
                       n_resamples: int = 999, confidence_level: float = 0.95,
+                      single_forecast_bins: str = "plugin",
                       rng: RNGLike = None) -> CalibrationErrorResult:
     r"""Debiased binned calibration error with a bootstrap interval.
 
@@ -609,6 +618,15 @@ def calibration_error(data: Any, *, probability: str = "probability",
         1: the l1 ECE with the bias correction of the authors' code.
     n_resamples : int >= 1, default 999
     confidence_level : float in (0, 1), default 0.95
+    single_forecast_bins : {'plugin', 'zero'}, default 'plugin'
+        A bin of one forecast has no variance estimate, so its term cannot be
+        debiased: ``'plugin'`` keeps its plug-in term (correction 0, with a
+        :class:`SmallSampleWarning`); ``'zero'`` counts its error as 0, as
+        Kumar et al.'s code does (``unbiased_square_ce``: a bin error is 0
+        when it holds fewer than 2 forecasts; for ``norm=1`` their code
+        refuses such bins). The two differ by up to 0.025 at n = 50 with
+        equal-width bins; in bootstrap resamples a bin of fewer than 2 drawn
+        forecasts follows the same rule.
     rng : int, numpy.random.Generator or None
 
     Returns
@@ -624,8 +642,9 @@ def calibration_error(data: Any, *, probability: str = "probability",
     Warns
     -----
     SmallSampleWarning
-        When a non-empty bin holds a single forecast (its correction is 0, so
-        its term is not debiased); use fewer bins.
+        With ``single_forecast_bins='plugin'``, when a non-empty bin holds a
+        single forecast (its correction is 0, so its term is not debiased);
+        use fewer bins.
     NotCalibratedWarning
         For ``norm=1``: the l1 correction leaves a bias near 0 and its interval
         under-covers there (kept for comparability with the authors' code).
@@ -686,6 +705,8 @@ def calibration_error(data: Any, *, probability: str = "probability",
     n_resamples, confidence_level = check_resampling(owner, n_resamples, confidence_level)
     n_bins = check_int(n_bins, "n_bins", owner, low=1)
     check_choice(binning, "binning", owner, CALIBRATION_BINNINGS)
+    check_choice(single_forecast_bins, "single_forecast_bins", owner, ("plugin", "zero"))
+    zero_single = single_forecast_bins == "zero"
     if isinstance(norm, bool) or norm not in (1, 2):
         raise ValueError(param_error("norm", owner, "1 or 2", norm))
     norm = int(norm)
@@ -697,7 +718,9 @@ def calibration_error(data: Any, *, probability: str = "probability",
     cnt, mp, fy = _binned(p, y, ones, codes, n_bins)
     used = np.flatnonzero(cnt > 0)
     plug_t, corr_t = _ce_terms(cnt[used], mp[used], fy[used], norm)
-    if np.any(cnt[used] == 1):
+    if zero_single:
+        corr_t = np.where(cnt[used] < 2, plug_t, corr_t)
+    elif np.any(cnt[used] == 1):
         warnings.warn(f"{owner}: {int(np.sum(cnt[used] == 1))} bin(s) hold a single "
                       "forecast, whose term cannot be debiased; use fewer bins.",
                       SmallSampleWarning, stacklevel=2)
@@ -711,7 +734,7 @@ def calibration_error(data: Any, *, probability: str = "probability",
                       "forecaster). Use norm=2 for an estimate with a valid interval.",
                       NotCalibratedWarning, stacklevel=2)
     # the resampled weights in blocks (the same stream as one (n_resamples, n) draw): O(n) memory
-    reps = np.array([_debiased_ce(p, y, w, n_bins, binning, norm)[0]
+    reps = np.array([_debiased_ce(p, y, w, n_bins, binning, norm, zero_single)[0]
                      for block in _bootstrap_weight_chunks(n, groups, n_resamples, gen)
                      for w in block])
     q_lo, q_hi = percentile_interval(reps, confidence_level)
@@ -726,7 +749,8 @@ def calibration_error(data: Any, *, probability: str = "probability",
         method=f"debiased {scale} binned calibration error (Kumar et al. 2019), basic "
                f"bootstrap interval over {'rows' if group is None else group}",
         plugin=plug, norm=norm, binning=binning, n_bins=n_bins, group=group,
-        n_resamples=n_resamples, table=table, replicates=reps)
+        n_resamples=n_resamples, single_forecast_bins=single_forecast_bins, table=table,
+        replicates=reps)
 
 
 def smooth_ece(data: Any, *, probability: str = "probability", outcome: str = "outcome",

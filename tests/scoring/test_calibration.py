@@ -387,3 +387,44 @@ def test_relplot_versions(definition, case):
         assert fixed.statistic == pytest.approx(at_005, abs=1e-15)
     if definition == "relplot-1.0.1":  # 'code' is its former name
         assert smooth_ece(df, definition="code", n_resamples=0).statistic == res.statistic
+
+
+def _kumar_unbiased_square_ce(p, y, n_bins):
+    """Kumar et al.'s ``unbiased_square_ce`` on equal-width bins, written out: a bin of
+    fewer than 2 forecasts has error 0; otherwise (mean label - mean forecast)^2 minus
+    mean label (1 - mean label) / (n_k - 1); weighted by the bin's share."""
+    total = 0.0
+    for k in range(n_bins):
+        inside = [(a, b) for a, b in zip(p, y, strict=True)
+                  if min(int(a * n_bins), n_bins - 1) == k]
+        if len(inside) < 2:
+            continue
+        mp = sum(a for a, _ in inside) / len(inside)
+        my = sum(b for _, b in inside) / len(inside)
+        total += len(inside) / len(p) * ((my - mp) ** 2 - my * (1 - my) / (len(inside) - 1))
+    return total
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_single_forecast_bins_zero_is_kumars_rule(seed):
+    gen = np.random.default_rng(seed)
+    p = np.concatenate([gen.beta(5, 2, size=49), [0.05]])  # one forecast alone in bin 0
+    y = (gen.uniform(size=50) < p).astype(int)
+    df = pd.DataFrame({"probability": p, "outcome": y})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no SmallSampleWarning: the bin's error is set to 0
+        res = calibration_error(df, n_bins=10, binning="equal_width", n_resamples=19,
+                                single_forecast_bins="zero", rng=0)
+    assert res.statistic == pytest.approx(_kumar_unbiased_square_ce(p, y, 10), abs=1e-14)
+    assert res.single_forecast_bins == "zero"
+    single = res.table["n"] == 1
+    assert single.any()
+    assert (res.table.loc[single, "plugin_term"] == res.table.loc[single, "correction"]).all()
+    with pytest.warns(SmallSampleWarning, match="single forecast"):
+        kept = calibration_error(df, n_bins=10, binning="equal_width", n_resamples=19, rng=0)
+    assert kept.single_forecast_bins == "plugin"
+    one = res.table.loc[single, "plugin_term"].sum() / 50
+    assert kept.statistic - res.statistic == pytest.approx(one, abs=1e-14)
+    with pytest.raises(ValueError, match="'single_forecast_bins' parameter of "
+                       "calibration_error must be one of 'plugin', 'zero'"):
+        calibration_error(df, single_forecast_bins="drop")
