@@ -606,7 +606,8 @@ def calibration_error(data: Any, *, probability: str = "probability",
         Columns: the forecast probability in [0, 1] and the outcome (0 or 1).
         For the confidence calibration of multiple-choice forecasts pass the
         (``confidence``, ``correct``) columns of
-        ``forecast_scores(...).per_forecast``.
+        ``forecast_scores(...).per_forecast``, without its rows where
+        ``correct`` is NaN (ties among the top options: no single answer).
     group : str, optional
         Cluster column of the bootstrap (e.g. ``'question'`` when several
         forecasters answered the same questions); rows are resampled when None.
