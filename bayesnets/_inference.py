@@ -155,6 +155,9 @@ def joint_table(model: Any, variables: Sequence[str]) -> np.ndarray:
         raise TypeError(param_error("variables", "joint_table", "a sequence of variable names",
                                     variables))
     query = tuple(variables)
+    if not query:
+        raise ValueError(param_error("variables", "joint_table", "a non-empty sequence of "
+                                     "variable names", variables))
     for v in query:
         net.check_variable(v, "variables", "joint_table")
     if len(set(query)) != len(query):

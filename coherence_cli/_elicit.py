@@ -178,6 +178,10 @@ def _client(args: argparse.Namespace, contexts: Any) -> tuple[Any, int]:
     model = args.model or os.environ.get("OPENAI_MODEL")
     if not model:
         raise ElicitUsageError("no model name: pass --model or set $OPENAI_MODEL")
+    if args.api_key_env != "OPENAI_API_KEY" and not os.environ.get(args.api_key_env):
+        # a variable named on purpose and unset (a typo) would send no key without a word
+        raise ElicitUsageError(f"--api-key-env names ${args.api_key_env}, which is not set "
+                               "(or is empty) in the environment")
     client = elicitation.OpenAIClient(
         model, base_url=base_url, api_key=os.environ.get(args.api_key_env),
         temperature=args.temperature, seed=args.seed, max_tokens=args.max_tokens,

@@ -107,6 +107,10 @@ def run(args: argparse.Namespace) -> int:
             if name not in data.columns:
                 raise UsageError(f"--{option} names column {name!r}, which {args.forecasts} "
                                  f"does not have (columns: {have})")
+
+    if args.naive is not None and not args.forecastbench:
+        raise UsageError("--naive is an option of --forecastbench (the reference model of the "
+                         "Brier skill score); pass --forecastbench too, or drop --naive")
     if args.naive is not None and args.naive not in set(data[args.by].astype(str)):
         raise UsageError(f"--naive names model {args.naive!r}, which {args.forecasts} does "
                          "not have")

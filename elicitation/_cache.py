@@ -56,8 +56,37 @@ _ADDED = {"finish_reason": "TEXT", "prompt_tokens": "INTEGER", "completion_token
           "endpoint": "TEXT"}
 
 
+def _non_text_key(value: Any, where: str) -> str | None:
+    """The path of the first mapping key (at any depth) that is not a string, or None."""
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                return f"{where}[{key!r}]"
+            found = _non_text_key(item, f"{where}[{key!r}]")
+            if found is not None:
+                return found
+    elif isinstance(value, list | tuple):
+        for i, item in enumerate(value):
+            found = _non_text_key(item, f"{where}[{i}]")
+            if found is not None:
+                return found
+    return None
+
+
 def cache_key(identity: Mapping[str, Any]) -> str:
-    """The SHA-256 hex digest of the canonical JSON of ``identity``."""
+    """The SHA-256 hex digest of the canonical JSON of ``identity``.
+
+    Every mapping key, at any depth, must be a string: JSON writes the key
+    ``1`` as ``"1"``, so ``{1: "x"}`` and ``{"1": "x"}`` would share a key
+    (a ``TypeError`` names the first offending key).
+    """
+    if not isinstance(identity, Mapping):
+        raise TypeError(param_error("identity", "cache_key", "a mapping with string keys",
+                                    type(identity).__name__))
+    bad = _non_text_key(identity, "identity")
+    if bad is not None:
+        raise TypeError("The 'identity' parameter of cache_key must be a mapping whose keys "
+                        f"(at any depth) are strings; got the key {bad}.")
     text = json.dumps(identity, sort_keys=True, default=str, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()
 

@@ -28,7 +28,13 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from coherence import Agent, snap_to_grid
-from coherence._validation import check_choice, check_float, check_int, param_error
+from coherence._validation import (
+    check_choice,
+    check_float,
+    check_int,
+    param_error,
+    probability_array,
+)
 
 from ._parsing import PAPER_DECISION_LABELS
 from ._templates import BINARY_LABELS
@@ -594,6 +600,14 @@ def _stable_ints(*parts: Any) -> list[int]:
     return [int.from_bytes(digest[i:i + 4], "little") for i in range(0, 16, 4)]
 
 
+def _plain(value: Any) -> Any:
+    return value.item() if isinstance(value, np.generic) else value
+
+
+#: the columns of a SimulatedClient's truths that hold probabilities
+_TRUTH_COLUMN = re.compile(r"^(?:truth|p_\w+|prob_.+|belief_given_.+)$")
+
+
 class SimulatedClient:
     """A client that answers the templates from a simulated agent.
 
@@ -609,7 +623,9 @@ class SimulatedClient:
         quantity (``truth`` for the belief and decision templates,
         ``p_a``, ``p_a_given_b1``, ... for conditional forecasting,
         ``prob_<state>`` and ``belief_given_<state>`` for the law of iterated
-        expectation), and ``outcome`` (0/1) for the leaky agent.
+        expectation), and ``outcome`` (0/1) for the leaky agent. Those
+        columns must hold probabilities in [0, 1] (``outcome`` 0 or 1), or be
+        missing where that quantity is never asked.
     rng : int or numpy.random.Generator, optional
         Seed. Each call draws from its own stream, derived from the seed and
         the call's (context, template, prompt, repetition, quantity), so the
@@ -660,6 +676,20 @@ class SimulatedClient:
         if not table.index.is_unique:
             raise ValueError(param_error("truths", owner, "one row per context",
                                          "duplicated contexts"))
+        for column in table.columns:
+            if isinstance(column, str) and _TRUTH_COLUMN.match(column):
+                # a truth outside [0, 1] (or text) would be clipped or crash mid-run
+                probability_array(table[column].to_numpy(), column, owner=owner,
+                                  allow_nan=True)
+        if "outcome" in table.columns:
+            raw = table["outcome"]
+            y = pd.to_numeric(raw.astype(object), errors="coerce")
+            bad = np.flatnonzero((raw.notna() & ~y.isin([0.0, 1.0])).to_numpy())
+            if len(bad):
+                raise ValueError(f"Column 'outcome' (input to {owner}) must be binary (0 or 1, "
+                                 f"or missing); {len(bad)} row(s) are not (first: context "
+                                 f"{_plain(table.index[bad[0]])!r} = "
+                                 f"{_plain(raw.iloc[bad[0]])!r}).")
         self._truths = table
         if isinstance(rng, np.random.Generator):
             rng = int(rng.integers(0, 2**62))
@@ -683,9 +713,13 @@ class SimulatedClient:
         if column not in self._truths.columns:
             raise ClientError(f"SimulatedClient has no column {column!r} in its truths table")
         try:
-            return float(self._truths.at[context, column])
+            value = float(self._truths.at[context, column])
         except KeyError:
             raise ClientError(f"SimulatedClient has no context {context!r}") from None
+        if math.isnan(value):
+            raise ClientError(f"SimulatedClient's truths table has no value in column "
+                              f"{column!r} for context {context!r}")
+        return value
 
     def complete(self, request: Request) -> Completion:
         """Answer one request as the agent would."""

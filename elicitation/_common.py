@@ -220,3 +220,25 @@ def _warn_dropped(n_dropped: int, n_total: int, failures: pd.DataFrame, what: st
         warnings.warn(f"{n_dropped} of {n_total} {what} left out of the table because an "
                       f"elicitation failed ({reasons});{kept} see result.raw and "
                       "result.failures.", ParseFailureWarning, stacklevel=4)
+
+
+def check_copied_truths(df: pd.DataFrame, probabilities: tuple[str, ...],
+                        outcomes: tuple[str, ...], owner: str) -> None:
+    """Columns copied to the output as the truth (a probability) or an outcome (0 or 1) must
+    hold such values (or be missing): a truth of 1.2 or an outcome of 2 would be carried into
+    the analysis as if it were one."""
+    from coherence._validation import probability_array
+
+    for col in probabilities:
+        if col in df.columns:
+            probability_array(df[col].to_numpy(), col, owner=owner, allow_nan=True)
+    for col in outcomes:
+        if col in df.columns:
+            raw = df[col]
+            numbers = pd.to_numeric(raw.astype(object), errors="coerce")
+            bad = (raw.notna() & ~numbers.isin([0.0, 1.0])).to_numpy()
+            if bad.any():
+                first = [v.item() if hasattr(v, "item") else v for v in raw[bad].tolist()[:5]]
+                raise ValueError(f"Column {col!r} (input to {owner}) must be binary (0 or 1, or "
+                                 f"missing); {int(bad.sum())} row(s) are not (first: index "
+                                 f"{raw.index[bad].tolist()[:5]}, values {first}).")

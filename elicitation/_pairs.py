@@ -18,7 +18,7 @@ from coherence._validation import as_dataframe, param_error
 
 from ._cache import ResponseCache
 from ._clients import Client
-from ._common import HIDDEN, ElicitationResult, make_result
+from ._common import HIDDEN, ElicitationResult, check_copied_truths, make_result
 from ._engine import Job, common_iv, execute, make_job, settings_json
 from ._templates import CONDITIONAL_VARIANTS, get_template
 
@@ -87,6 +87,7 @@ sum_tolerance, progress
         if col not in df.columns:
             raise ValueError(param_error("pairs", owner, f"a table with a {col!r} column",
                                          list(df.columns)))
+    check_copied_truths(df, (), ("a_outcome", "b_outcome"), owner)
     if not df["pair"].is_unique:
         raise ValueError(f"Column 'pair' (input to {owner}) must hold unique pair ids.")
     if not isinstance(reverse, bool):

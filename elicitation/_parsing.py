@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+from coherence._validation import check_float
+
 __all__ = [
     "FAILURE_REASONS",
     "Parsed",
@@ -92,6 +94,9 @@ _AFTER_SEP = r"[*_`\"'‘’“”\s]*"        # between the separator and the n
 _SCALE = r"(?:\s*[(\[][^()\[\]\n]{0,40}[)\]])?"  # an echoed scale or options: (0-1), (Yes/No)
 _SEP = r"(?:\s*[:=]\s*|\s+-\s+|\s+)"
 _REASONING_TAGS = ("think", "thinking", "reasoning")
+#: a negation just before a label ("Not yes: 0.2", "P(not Yes)"): the number is not the label's
+_NEGATED = re.compile(r"(?:(?<![\w])not|(?<![\w])non|n['’]t)[\s\-_*`\"'‘’“”]*$",
+                      re.IGNORECASE)
 
 
 def _to_value(number: str, percent: str) -> float:
@@ -136,7 +141,7 @@ def parse_probabilities(text: Any, labels: Sequence[str] = ("No", "Yes"), *,
         The model's reply (anything else is a failure, never an exception).
     labels : sequence of str
         The labels asked for, in the asked order (``('No', 'Yes')``).
-    sum_tolerance : float
+    sum_tolerance : float in [0, 1)
         Accept probabilities whose sum is within this distance of 1, and
         divide them by their sum; otherwise fail with reason ``'bad_sum'``.
     final : bool
@@ -192,8 +197,10 @@ def parse_probabilities(text: Any, labels: Sequence[str] = ("No", "Yes"), *,
     >>> parse_probabilities("No: 0,7\\nYes: 0,3").reason
     'unsupported_format'
     """
+    tol = check_float(sum_tolerance, "sum_tolerance", "parse_probabilities", low=0.0, high=1.0,
+                      high_open=True)
     try:
-        return _parse_probabilities(text, tuple(labels), float(sum_tolerance), bool(final))
+        return _parse_probabilities(text, tuple(labels), tol, bool(final))
     except Exception as exc:  # the parser must never raise on a reply
         return _fail(text if isinstance(text, str) else repr(text), "invalid",
                      f"unexpected {type(exc).__name__}: {exc}")
@@ -308,6 +315,11 @@ def _parse_probabilities(text: Any, labels: tuple[str, ...], tol: float,
     for label in labels:
         values = set()
         for m in _label_pattern(label).finditer(body):
+            line_start = body.rfind("\n", 0, m.start()) + 1
+            if _NEGATED.search(body[line_start:m.start()]):
+                shown = body[line_start:m.end()].strip()
+                return _fail(text, "ambiguous", f"the label {label!r} is negated: "
+                             f"{shown[:60]!r} is not a value of {label!r}")
             rest = _rest_of_value(body, m.end(), words)
             if any(ch.isdigit() for ch in rest):
                 shown = (m.group(0).strip() + rest).strip()

@@ -22,6 +22,7 @@ from ._cache import ResponseCache
 from ._clients import Client
 from ._common import (
     ElicitationResult,
+    check_copied_truths,
     check_phrase,
     context_fields,
     context_table,
@@ -152,6 +153,7 @@ def run(
     opts = common_iv(client, repetitions, concurrency, cache, max_retries, backoff,
                      max_backoff, max_failures, sum_tolerance, progress, owner)
     df = context_table(contexts, question, owner, list_duplicates=True)
+    check_copied_truths(df, ("truth",), ("outcome",), owner)
     if question is not None and not isinstance(question, str):
         raise TypeError(param_error("question", owner, "a str", question))
     if isinstance(prompts, str) or not isinstance(prompts, Sequence) or not prompts:

@@ -66,12 +66,80 @@ def snap_to_grid(values: Any, grid: float | None) -> np.ndarray:
     The result is the float nearest to the decimal grid value (``0.35`` is the
     same double as the literal ``0.35``), so equal reports compare equal.
     """
-    arr = np.asarray(values, dtype=np.float64)
+    owner = "snap_to_grid"
+    try:
+        arr = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(param_error("values", owner, "probabilities (numbers in [0, 1])",
+                                    values)) from None
+    bad = np.flatnonzero(~((arr >= 0.0) & (arr <= 1.0)).ravel())
+    if len(bad):
+        shown = ", ".join(repr(float(arr.ravel()[i])) for i in bad[:5])
+        raise ValueError(f"The 'values' parameter of {owner} must hold probabilities in [0, 1] "
+                         f"(no NaN); {len(bad)} do not (first: {shown}).")
     if grid is None:
         return arr.copy()
-    grid = check_float(grid, "grid", "snap_to_grid", low=0.0, high=1.0, low_open=True)
+    grid = check_float(grid, "grid", owner, low=0.0, high=1.0, low_open=True)
     n_cells = round(1.0 / grid)
+    if abs(n_cells * grid - 1.0) > 1e-9:
+        raise ValueError(param_error("grid", owner, "None or a step with 1/grid an integer "
+                                     "(0.1, 0.05, 0.01, ...)", grid))
     return np.round(np.round(arr * n_cells) / n_cells, 12)
+
+
+def _agent_options(owner: str, options: dict[str, Any]) -> dict[str, Any]:
+    """The options of an agent checked and normalised (``owner`` names the caller)."""
+    options = dict(options)
+    grid = options.get("grid", 0.05)
+    if grid is not None:
+        grid = check_float(grid, "grid", owner, low=0.0, high=0.5, low_open=True)
+        n_cells = round(1.0 / grid)
+        if abs(n_cells * grid - 1.0) > 1e-9:
+            raise ValueError(param_error("grid", owner, "None or a step with 1/grid an "
+                                         "integer (0.1, 0.05, 0.01, ...)", grid))
+        options["grid"] = 1.0 / n_cells
+    weighting = options.get("weighting")
+    if weighting is not None:
+        check_choice(weighting, "weighting", owner, (None, "prelec", "tversky_kahneman"))
+    options["gamma"] = check_float(options.get("gamma", 1.0), "gamma", owner, low=0.0,
+                                   low_open=True)
+    if weighting == "tversky_kahneman" and options["gamma"] < 0.28:
+        raise ValueError(param_error("gamma", owner, ">= 0.28 for the Tversky-Kahneman "
+                                     "weighting (below it w is not monotone)",
+                                     options["gamma"]))
+    options["bias"] = check_float(options.get("bias", 0.0), "bias", owner, low=-1.0, high=1.0)
+    options["report_noise"] = check_float(options.get("report_noise", 0.0), "report_noise",
+                                          owner, low=0.0)
+    options["temperature"] = check_float(options.get("temperature", 0.1), "temperature",
+                                         owner, low=0.0, low_open=True)
+    for name in ("loss_fp", "loss_fn", "loss_defer", "loss_defer_band"):
+        if name in options:
+            options[name] = check_float(options[name], name, owner)
+    options["strength"] = check_float(options.get("strength", 0.0), "strength", owner,
+                                      low=0.0, high=1.0, high_open=True)
+    if "defer" in options and not isinstance(options["defer"], bool):
+        raise TypeError(param_error("defer", owner, "a bool", options["defer"]))
+    band = options.get("band")
+    if band is not None:
+        if (not isinstance(band, Sequence) or len(band) != 2
+                or not all(isinstance(v, int | float) for v in band)
+                or not 0.0 <= band[0] < band[1] <= 1.0):
+            raise ValueError(param_error("band", owner, "a pair (low, high) with "
+                                         "0 <= low < high <= 1", band))
+        options["band"] = (float(band[0]), float(band[1]))
+    shifts = options.get("shifts")
+    if shifts is not None:
+        if not isinstance(shifts, Mapping):
+            raise TypeError(param_error("shifts", owner, "a mapping of prompt name to "
+                                        "shift", shifts))
+        clean = {}
+        for key, value in shifts.items():
+            if not isinstance(key, str):
+                raise TypeError(param_error("shifts", owner, "keyed by prompt names (str)",
+                                            key))
+            clean[key] = check_float(value, f"shifts[{key!r}]", owner, low=-1.0, high=1.0)
+        options["shifts"] = MappingProxyType(clean)
+    return options
 
 
 # --------------------------------------------------------------------------- agent
@@ -99,6 +167,14 @@ class Agent:
     band: tuple[float, float] | None = None
     loss_defer_band: float = 0.3
     shifts: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
+
+    def __post_init__(self) -> None:
+        # Agent(...) called directly is held to the constructors' rules (the constructors'
+        # own checks name them; the values they pass come back unchanged)
+        check_choice(self.kind, "kind", "Agent", AGENT_KINDS)
+        options = {f: getattr(self, f) for f in self.__dataclass_fields__ if f != "kind"}
+        for name, value in _agent_options("Agent", options).items():
+            object.__setattr__(self, name, value)
 
     # ---------------------------------------------------------------- constructors
     @classmethod
@@ -208,55 +284,7 @@ class Agent:
         if unknown:
             raise TypeError(f"{owner} got unknown option(s) {', '.join(map(repr, unknown))}; "
                             f"known options: {', '.join(sorted(known))}.")
-        grid = options.get("grid", 0.05)
-        if grid is not None:
-            grid = check_float(grid, "grid", owner, low=0.0, high=0.5, low_open=True)
-            n_cells = round(1.0 / grid)
-            if abs(n_cells * grid - 1.0) > 1e-9:
-                raise ValueError(param_error("grid", owner, "None or a step with 1/grid an "
-                                             "integer (0.1, 0.05, 0.01, ...)", grid))
-            options["grid"] = 1.0 / n_cells
-        weighting = options.get("weighting")
-        if weighting is not None:
-            check_choice(weighting, "weighting", owner, (None, "prelec", "tversky_kahneman"))
-        options["gamma"] = check_float(options.get("gamma", 1.0), "gamma", owner, low=0.0,
-                                       low_open=True)
-        if weighting == "tversky_kahneman" and options["gamma"] < 0.28:
-            raise ValueError(param_error("gamma", owner, ">= 0.28 for the Tversky-Kahneman "
-                                         "weighting (below it w is not monotone)",
-                                         options["gamma"]))
-        options["bias"] = check_float(options.get("bias", 0.0), "bias", owner, low=-1.0, high=1.0)
-        options["report_noise"] = check_float(options.get("report_noise", 0.0), "report_noise",
-                                              owner, low=0.0)
-        options["temperature"] = check_float(options.get("temperature", 0.1), "temperature",
-                                             owner, low=0.0, low_open=True)
-        for name in ("loss_fp", "loss_fn", "loss_defer", "loss_defer_band"):
-            if name in options:
-                options[name] = check_float(options[name], name, owner)
-        options["strength"] = check_float(options.get("strength", 0.0), "strength", owner,
-                                          low=0.0, high=1.0, high_open=True)
-        if "defer" in options and not isinstance(options["defer"], bool):
-            raise TypeError(param_error("defer", owner, "a bool", options["defer"]))
-        band = options.get("band")
-        if band is not None:
-            if (not isinstance(band, Sequence) or len(band) != 2
-                    or not all(isinstance(v, int | float) for v in band)
-                    or not 0.0 <= band[0] < band[1] <= 1.0):
-                raise ValueError(param_error("band", owner, "a pair (low, high) with "
-                                             "0 <= low < high <= 1", band))
-            options["band"] = (float(band[0]), float(band[1]))
-        shifts = options.get("shifts")
-        if shifts is not None:
-            if not isinstance(shifts, Mapping):
-                raise TypeError(param_error("shifts", owner, "a mapping of prompt name to "
-                                            "shift", shifts))
-            clean = {}
-            for key, value in shifts.items():
-                if not isinstance(key, str):
-                    raise TypeError(param_error("shifts", owner, "keyed by prompt names (str)",
-                                                key))
-                clean[key] = check_float(value, f"shifts[{key!r}]", owner, low=-1.0, high=1.0)
-            options["shifts"] = MappingProxyType(clean)
+        options = _agent_options(owner, options)
         return cls(kind=kind, **options)  # type: ignore[arg-type]
 
     # ---------------------------------------------------------------- the model
@@ -629,6 +657,11 @@ def _simulate_iv(agent: Any, n_contexts: Any, n_repetitions: Any, posteriors: An
                                      prompts))
     if len(set(prompts)) != len(prompts):
         raise ValueError(param_error("prompts", owner, "free of duplicates", prompts))
+    known = (*PROMPTS, *[k for k in agent.shifts if k not in PROMPTS])
+    unknown = [p for p in prompts if p not in known]
+    if unknown:
+        raise ValueError(param_error("prompts", owner, "names of prompt variants ("
+                                     + ", ".join(map(repr, known)) + ")", unknown))
     return agent, n_contexts, n_repetitions, posteriors, prompts
 
 

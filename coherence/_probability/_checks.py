@@ -710,6 +710,9 @@ def consistency_check(data: Any, checker: str, *, columns: Mapping[str, str] | N
     n_resamples, confidence_level = check_resampling(owner, n_resamples, confidence_level)
     gen = check_rng(rng, owner=owner)
     df = as_dataframe(data, owner=owner)
+    if columns is not None and not isinstance(columns, Mapping):
+        raise TypeError(param_error("columns", owner, "a mapping of question key -> column "
+                                    "name, or None", type(columns).__name__))
     mapping = dict(columns or {})
     unknown = sorted(set(mapping) - set(spec.questions))
     if unknown:
@@ -766,6 +769,11 @@ def _prob(entry: Any, key: str, line_no: int) -> float:
         raise ValueError(f"read_consistency_tuples: line {line_no}, question '{key}' has no "
                          "forecast (expected 'forecast': {'prob': ...}, 'prob' or "
                          "'elicited_prob').")
+    # a JSON boolean or a string is not a probability (float(True) would be 1.0)
+    if isinstance(value, bool) or not isinstance(value, int | float) \
+            or not 0.0 <= float(value) <= 1.0:
+        raise ValueError(f"read_consistency_tuples: line {line_no}, question '{key}': the "
+                         f"forecast must be a number in [0, 1]; got {value!r}.")
     return float(value)
 
 
@@ -794,8 +802,10 @@ def read_consistency_tuples(source: Any, *, checker: str | None = None) -> pd.Da
     Raises
     ------
     ValueError
-        For an unknown checker, a line that is not JSON, or a tuple that lacks
-        a question or its forecast (the line number is named).
+        For an unknown checker, a file that is not UTF-8 text or holds no
+        tuple, a line that is not JSON, or a tuple that lacks a question or
+        whose forecast is not a number in [0, 1] (a JSON boolean is not one);
+        the file and line are named.
     """
     owner = "read_consistency_tuples"
     records: Iterable[Any]
@@ -803,8 +813,18 @@ def read_consistency_tuples(source: Any, *, checker: str | None = None) -> pd.Da
         path = os.fspath(source)
         if checker is None:
             checker = os.path.splitext(os.path.basename(path))[0]
-        with open(path, encoding="utf-8") as fh:
-            records = fh.read().splitlines()
+        with open(path, "rb") as fh:
+            raw = fh.read()
+        try:
+            text = raw.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            line_no = raw[:exc.start].count(b"\n") + 1
+            raise ValueError(f"{owner}: {path!r} is not UTF-8 text (line {line_no}, byte "
+                             f"{exc.start}: {exc.reason}).") from exc
+        if not text.strip():
+            raise ValueError(f"{owner}: {path!r} holds no tuples (the file is empty or "
+                             "whitespace only).")
+        records = text.splitlines()
     elif isinstance(source, Iterable):
         records = source
     else:
@@ -838,8 +858,12 @@ def read_consistency_tuples(source: Any, *, checker: str | None = None) -> pd.Da
                          ("frequentist", "published_frequentist")):
             value = vd.get(key, {}).get("violation") if isinstance(vd.get(key), Mapping) \
                 else None
-            row[col] = float(value) if isinstance(value, int | float) else np.nan
+            row[col] = float(value) if isinstance(value, int | float) \
+                and not isinstance(value, bool) else np.nan
         rows.append(row)
+    if not rows:
+        raise ValueError(param_error("source", owner, "at least one tuple",
+                                     "no tuples (no line holds one)"))
     out = pd.DataFrame(rows, columns=[*spec.questions, "published_arbitrage",
                                       "published_arbitrage_scaled", "published_frequentist"])
     if out[["published_arbitrage", "published_arbitrage_scaled",

@@ -268,13 +268,15 @@ def random_forest_baseline(
     from sklearn.model_selection import GridSearchCV, StratifiedKFold
 
     from .._rng import check_rng
-    from .._validation import as_dataframe, binary_column, require_columns
+    from .._validation import as_dataframe, binary_column, nonempty, require_columns
 
     owner = "random_forest_baseline"
     gen = check_rng(rng, owner=owner)
     gt = as_dataframe(ground_truth, name="ground_truth", owner=owner)
     ctx = as_dataframe(contexts, name="contexts", owner=owner)
     q = as_dataframe(queries, name="queries", owner=owner)
+    for table, name in ((gt, "ground_truth"), (ctx, "contexts"), (q, "queries")):
+        nonempty(table, name=name, owner=owner)
     evidence = [evidence] if isinstance(evidence, str) else list(evidence)
     if not evidence:
         raise ValueError(param_error("evidence", owner, "a non-empty list of column names",

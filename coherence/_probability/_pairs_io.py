@@ -105,8 +105,10 @@ def read_pairs(path: str | Path) -> pd.DataFrame:
     ------
     ValueError
         When the file's layout is not recognised, a record lacks a required
-        key (the message names the key and the first offending records), or
-        some successful records have resolutions and others do not.
+        key or holds a value that is not a number (``"YES"`` for a
+        resolution, a JSON boolean for a probability; the message names the
+        key and the first offending records), or some successful records have
+        resolutions and others do not.
 
     Notes
     -----
@@ -225,8 +227,16 @@ def _run_label(meta: dict[str, Any], path: Path) -> str:
 
 
 def _read_pairs_json(path: Path) -> pd.DataFrame:
-    with path.open(encoding="utf-8") as f:
-        data = json.load(f)
+    raw = path.read_bytes()
+    try:
+        data = json.loads(raw.decode("utf-8-sig"))
+    except UnicodeDecodeError as exc:
+        line = raw[:exc.start].count(b"\n") + 1
+        raise ValueError(f"read_pairs: {str(path)!r} is not UTF-8 text (line {line}, byte "
+                         f"{exc.start}: {exc.reason}).") from exc
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"read_pairs: {str(path)!r} is not valid JSON (line {exc.lineno}, "
+                         f"column {exc.colno}: {exc.msg}).") from exc
     records, meta = _records(data, path)
     failed = [r.get("error") is not None for r in records]
     for key in _REQUIRED_JSON:
@@ -254,7 +264,19 @@ def _read_pairs_json(path: Path) -> pd.DataFrame:
     for k in keys:
         col = _JSON_KEYS[k]
         if col not in ("pair", "category"):
-            table[col] = pd.to_numeric(table[col], errors="coerce").astype(float)
+            numbers = pd.to_numeric(table[col], errors="coerce").astype(float)
+            # a value that is not a number ("YES", true for a probability) would become NaN,
+            # which reads as "not resolved" or "not elicited": refuse it on successful records
+            is_bool = table[col].map(lambda v: isinstance(v, bool | np.bool_))
+            not_number = table[col].notna() & (numbers.isna() | (is_bool & (k not in
+                                                                     _RESOLUTION_JSON)))
+            bad = [i for i in ok if not_number.iloc[i]]
+            if bad:
+                shown = ", ".join(f"{i}: {records[i].get(k)!r}" for i in bad[:5])
+                raise ValueError(f"read_pairs: key '{k}' must hold numbers (or null) in "
+                                 f"{str(path)!r}; {len(bad)} record(s) of 'results' hold "
+                                 f"something else (first: {shown}).")
+            table[col] = numbers
     if any("variant" in r for r in records):
         table["variant"] = pd.Series([r.get("variant") for r in records], dtype=object)
     if any(failed):

@@ -174,7 +174,7 @@ def key_event_recall(
     min_impact : float, optional
         Minimum impact score of a key event; overrides the convention's (0
         under ``'paper'``, 0.2 under ``'code'``).
-    threshold : float, optional
+    threshold : float in [0, 1], optional
         Match threshold: 0.45 for ``'hybrid'`` (default), 0.55 for
         ``'semantic'`` and custom embedders.
     date_window_days : float or None, optional
@@ -310,7 +310,7 @@ def _key_event_recall_iv(
     k = check_int(k, "k", owner, low=1)
     if min_impact is None:
         min_impact = 0.0 if convention == "paper" else 0.2
-    min_impact = check_float(min_impact, "min_impact", owner)
+    min_impact = check_float(min_impact, "min_impact", owner, low=0.0)
     embedder: Callable[[list[str]], Any] | None = None
     if callable(matcher):
         embedder, matcher_name = matcher, "custom"
@@ -318,7 +318,9 @@ def _key_event_recall_iv(
         matcher_name = check_choice(matcher, "matcher", owner, ("hybrid", "semantic"))
     if threshold is None:
         threshold = THRESHOLDS["hybrid" if matcher_name == "hybrid" else "semantic"]
-    threshold = check_float(threshold, "threshold", owner)
+    # every similarity (hybrid, cosine of a semantic or custom embedder) is at most 1, and a
+    # threshold below 0 would match unrelated events
+    threshold = check_float(threshold, "threshold", owner, low=0.0, high=1.0)
     if isinstance(date_window_days, str) and date_window_days == "convention":
         date_window_days = 7.0 if convention == "paper" else None
     window: float | None = None

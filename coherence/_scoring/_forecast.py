@@ -236,8 +236,11 @@ class ForecastScoresResult(CoherenceResult):
         ``observed_frequency``.
     per_forecast : pandas.DataFrame
         One row per scored forecast: model, question, ``p_outcome`` (probability
-        given to what happened), ``confidence`` and ``correct`` (the calibration
-        pair), ``accuracy``, ``brier``, ``log_score``.
+        given to what happened), ``confidence`` (the calibration forecast: P(YES),
+        the top probability or the chosen option's), ``correct`` (1 when the
+        forecast's answer happened, 0 when not, NaN where the credit is split:
+        an exact 0.5 under ``accuracy_convention='code'``, a multiclass tie; it
+        always agrees with ``accuracy``), ``accuracy``, ``brier``, ``log_score``.
     filtered : ForecastScoresResult or None
         The same scores after the contamination filter, when ``cutoffs`` was given.
     contamination : ContaminationFilterResult or None
@@ -720,7 +723,9 @@ def _score(df: pd.DataFrame, *, by: str, question: str, probability: str | None,
         "question": frame[question].to_numpy(dtype=object),
         "p_outcome": prep.p_outcome,
         "confidence": prep.confidence,
-        "correct": prep.correct,
+        # agrees with accuracy: NaN where the credit is split (no single answer was given)
+        "correct": np.where(prep.accuracy == 1.0, 1.0,
+                            np.where(prep.accuracy == 0.0, 0.0, np.nan)),
         "accuracy": prep.accuracy,
         "brier": prep.brier,
         "log_score": log,

@@ -104,7 +104,8 @@ def simulated_dates(tasks: Any, *, positions: Sequence[str | float] = ("midpoint
     pandas.DataFrame
         One row per (question, position): ``question``, ``position``,
         ``fraction`` (of the window) and ``simulated_date`` (exact, not rounded
-        to a day; aware input comes back in UTC, stored naive).
+        to a day; timezone-aware input comes back aware, in UTC; naive input
+        comes back naive).
 
     Examples
     --------
@@ -129,6 +130,7 @@ def simulated_dates(tasks: Any, *, positions: Sequence[str | float] = ("midpoint
     require_columns(df, {"question": question}, owner=owner)
     no_missing(df, question, owner=owner)
     s, r = _window(df, start, resolution_date, owner)
+    aware = any_aware(df[start])
     gen = check_rng(rng, owner=owner)
     span = (r - s).astype(np.int64).astype(np.float64)
     frames = []
@@ -149,9 +151,12 @@ def simulated_dates(tasks: Any, *, positions: Sequence[str | float] = ("midpoint
             else:
                 frac = np.full(len(df), 0.5 if p == "midpoint" else float(p))
             when = s + np.round(frac * span).astype(np.int64).astype("timedelta64[ns]")
+        when_col = pd.DatetimeIndex(when)
+        if aware:  # the input's timezone-awareness is kept (in UTC)
+            when_col = when_col.tz_localize("UTC")
         frames.append(pd.DataFrame({"question": df[question].to_numpy(dtype=object),
                                     "position": str(p), "fraction": frac,
-                                    "simulated_date": when}))
+                                    "simulated_date": when_col}))
     return pd.concat(frames, ignore_index=True)
 
 

@@ -214,7 +214,7 @@ def question_scores(
     upper: str = "upper",
     tolerance: float = 0.1,
     judge: Callable[[dict[str, Any]], Any] | None = None,
-    judge_types: Sequence[str] = ("multiple_choice", "timeframe"),
+    judge_types: Sequence[str] = ("binary", "multiple_choice"),
     convention: str = "paper",
     floor: float = 1e-10,
     n_resamples: int = 2000,
@@ -252,7 +252,11 @@ def question_scores(
         (or 1/0). Its verdict replaces the rule's; ``per_forecast`` keeps both.
         The benchmark's code uses an LLM judge here; any function works.
     judge_types : sequence of str
-        Types the judge is asked about (default multiple choice and timeframe).
+        Types the judge is asked about: by default binary and multiple
+        choice, as in the benchmark's paper and code (a timeframe is an exact
+        match after normalisation; add ``'timeframe'`` to judge it too). A
+        judged binary row's accuracy follows the judge; its Brier and log
+        scores stay those of its probability.
     convention : {'paper', 'code'}
         ``'paper'`` (default): multiple-choice options and timeframes match
         after :func:`normalise_label` (case, Unicode form and spacing ignored);

@@ -252,6 +252,9 @@ def test_auxiliary_validation(asia: Network) -> None:
 def test_joint_table_validation(asia: Network) -> None:
     with pytest.raises(ValueError, match="must be free of duplicates"):
         bayesnets.joint_table(asia, ["lung", "lung"])
+    with pytest.raises(ValueError, match=r"The 'variables' parameter of joint_table must be "
+                       r"a non-empty sequence of variable names; got \[\]"):
+        bayesnets.joint_table(asia, [])
     table = bayesnets.joint_table(asia, ["xray", "smoke", "lung"])
     assert table.shape == (2, 2, 2)
     np.testing.assert_allclose(table.sum(axis=(0, 2)), asia.cpts["smoke"], atol=1e-15)

@@ -58,3 +58,10 @@ def test_unknown_naive_is_usage_error(run, table):
     out = run("scores", str(table[1]), "--forecastbench", "--naive", "nobody")
     one_line_error(out)
     assert "--naive names model 'nobody'" in out.stderr and out.stdout == ""
+
+
+def test_naive_without_forecastbench_is_usage_error(run, table):
+    # --naive was ignored without --forecastbench
+    out = run("scores", str(table[1]), "--naive", "m2")
+    one_line_error(out)
+    assert "--naive is an option of --forecastbench" in out.stderr and out.stdout == ""

@@ -157,3 +157,15 @@ def test_elicit_summary_flags_degenerate_beliefs_and_test_counts_set_aside(serve
     assert frame["degenerate_elicitation"].all() and (frame["n_set_aside"] == 1).all()
     assert "Warning: degenerate elicitation" in (tmp_path / "r.html").read_text()
     assert "replies set aside" in captured.err
+
+def test_unset_api_key_env_is_a_usage_error(tmp_path, capsys, monkeypatch):
+    # a variable named on purpose but unset (a typo) sent no key without a word
+    monkeypatch.delenv("MY_UNSET_KEY_VAR", raising=False)
+    code = main(["elicit", "--base-url", "http://127.0.0.1:9/v1", "--model", "m",
+                 "--api-key-env", "MY_UNSET_KEY_VAR", "--cache", str(tmp_path / "c.sqlite")])
+    err = capsys.readouterr().err
+    assert code == 2 and "--api-key-env names $MY_UNSET_KEY_VAR, which is not set" in err
+    monkeypatch.setenv("MY_UNSET_KEY_VAR", "")
+    code = main(["elicit", "--base-url", "http://127.0.0.1:9/v1", "--model", "m",
+                 "--api-key-env", "MY_UNSET_KEY_VAR", "--cache", str(tmp_path / "c.sqlite")])
+    assert code == 2 and "is not set (or is empty)" in capsys.readouterr().err

@@ -122,9 +122,6 @@ class Target:
     arrays: bool = False
     #: an empty table has an answer (an empty frame: a data transformation, not a test)
     empty_ok: bool = False
-    #: known failures left to the module's owner: (column, repr of the cell value) whose
-    #: mutation is skipped here and asserted still failing in test_known_failures
-    known: frozenset[tuple[str, str]] = frozenset()
     #: mutations whose result may legitimately differ although nothing read changed
     #: (none by default)
     variant_ok: frozenset[str] = field(default_factory=frozenset)
@@ -698,8 +695,6 @@ _BY_NAME = {t.name: t for t in TARGETS}
 
 
 def check(target: Target, m: Mutation) -> None:
-    if m.kind == "cell" and (m.column, repr(m.value)) in target.known:
-        return
     inputs = apply(target, target.build(), m)
     before = _snapshot(inputs)
     expected = must_raise(target, m)
@@ -766,18 +761,119 @@ def test_arrow_dtypes_give_the_clean_result(target: Target) -> None:
     check(target, Mutation("arrow"))  # pragma: no cover - needs pyarrow
 
 
-KNOWN = [(t, column, value) for t in TARGETS for column, value in sorted(t.known)]
+_ATTACH = next(t for t in TARGETS if t.name == "attach_outcomes")
 
 
-@pytest.mark.xfail(strict=True, reason="known (coherence/_probability/_pairs_io.py, not "
-                   "this issue's files): the outcome columns of attach_outcomes' 'resolved' "
-                   "table are not checked to be 0/1: inf, 1.5, -0.5 or 2 are attached as "
-                   "outcomes, text raises float()'s error naming no column; a missing pair id "
-                   "drops the row, and the error blames the pair left without resolution")
-@pytest.mark.parametrize(("target", "column", "value"), KNOWN,
-                         ids=[f"{t.name}-{c}-{v}" for t, c, v in KNOWN])
-def test_known_failures(target: Target, column: str, value: str) -> None:
-    import ast
+@pytest.mark.parametrize(("column", "value"),
+                         [(c, v) for c in ("a_outcome", "b_outcome")
+                          for v in (np.inf, -np.inf, 1.5, -0.5, 2, "abc")]
+                         + [("pair", np.nan), ("pair", None)])
+def test_attach_outcomes_refuses_what_is_not_an_outcome(column: str, value: Any) -> None:
+    """Once kept green as an expected failure: inf, 1.5, -0.5 or 2 were attached as outcomes,
+    text raised float()'s error, and a missing pair id dropped its row. Every one of them
+    must now raise, naming the column (the check asserts it)."""
+    assert must_raise(_ATTACH, Mutation("cell", column, 0, value)) == (column,)
+    check(_ATTACH, Mutation("cell", column, 0, value))
 
-    m = Mutation("cell", column, 0, ast.literal_eval(value))
-    check(dataclasses.replace(target, known=frozenset()), m)
+
+# --------------------------------------------------------------------------- file readers
+#: what a mutation writes in place of one forecast of a released tuple file
+_FILE_VALUES: tuple[Any, ...] = (True, False, None, "0.3", "YES", 1.5, -0.2, [0.3], {})
+_FILE_DAMAGE = ("value", "bad_bytes", "empty", "blank", "bom", "cut_line", "not_object")
+
+
+def _tuple_lines() -> list[dict[str, Any]]:
+    return [{"line": {"P": {"forecast": {"prob": 0.1 * (i + 1)}},
+                      "not_P": {"forecast": {"prob": 0.85 - 0.1 * i}}}} for i in range(4)]
+
+
+def _pairs_records() -> list[dict[str, Any]]:
+    return [{"pair_id": f"p{i}", "category": "strong", "p_a": 0.3, "p_a_given_b1": 0.6,
+             "p_a_given_b0": 0.2, "resolution_a": float(i % 2), "resolution_b": 0.0}
+            for i in range(4)]
+
+
+def _damaged(damage: str, clean: bytes, first_line_end: int) -> bytes:
+    if damage == "bad_bytes":
+        return clean[:first_line_end] + b"\xff\xfe" + clean[first_line_end:]
+    if damage == "empty":
+        return b""
+    if damage == "blank":
+        return b"  \n\t\n"
+    if damage == "bom":
+        return b"\xef\xbb\xbf" + clean
+    if damage == "cut_line":
+        return clean[:first_line_end + 7]
+    return clean
+
+
+@settings(max_examples=40, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(damage=st.sampled_from(_FILE_DAMAGE), row=st.integers(0, 3),
+       key=st.sampled_from(["P", "not_P"]), value=st.sampled_from(_FILE_VALUES))
+def test_read_consistency_tuples_damaged_files(tmp_path_factory: Any, damage: str, row: int,
+                                               key: str, value: Any) -> None:
+    """A damaged released file is read exactly or refused with a ValueError naming the file
+    or the line and question; never a bare decoding error, never a forecast made up from a
+    boolean or a string, never an empty table."""
+    import json
+
+    lines = _tuple_lines()
+    if damage == "value":
+        lines[row]["line"][key]["forecast"]["prob"] = value
+    text = "\n".join(json.dumps(x) for x in lines) + "\n"
+    if damage == "not_object":
+        text = text.replace(json.dumps(lines[0]), "[1, 2]")
+    clean = text.encode()
+    path = tmp_path_factory.mktemp("tuples") / "NegChecker.jsonl"
+    path.write_bytes(_damaged(damage, clean, clean.index(b"\n")))
+    try:
+        df = coherence.read_consistency_tuples(path)
+    except ValueError as exc:
+        message = str(exc)
+        assert "NegChecker.jsonl" in message or re.search(r"line \d+", message), message
+        if damage == "value":
+            assert f"line {row + 1}, question '{key}'" in message, message
+        return
+    good = isinstance(value, int | float) and not isinstance(value, bool) \
+        and 0.0 <= value <= 1.0
+    assert damage in ("bom",) or (damage == "value" and good), f"{damage} {value!r} accepted"
+    expected = [[e["line"]["P"]["forecast"]["prob"], e["line"]["not_P"]["forecast"]["prob"]]
+                for e in lines]
+    assert df[["P", "not_P"]].to_numpy().tolist() == expected
+
+
+@settings(max_examples=40, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(damage=st.sampled_from(_FILE_DAMAGE), row=st.integers(0, 3),
+       key=st.sampled_from(["p_a", "p_a_given_b1", "resolution_a", "resolution_b"]),
+       value=st.sampled_from(_FILE_VALUES))
+def test_read_pairs_damaged_files(tmp_path_factory: Any, damage: str, row: int, key: str,
+                                  value: Any) -> None:
+    """A damaged result file is read as written or refused with a ValueError naming the file;
+    a value that is not a number never becomes a silent NaN."""
+    import json
+
+    records = _pairs_records()
+    if damage == "value":
+        records[row][key] = value
+    if damage == "not_object":
+        records[row] = [1, 2]  # type: ignore[call-overload]
+    text = json.dumps({"results": records, "metadata": {"model": "m"}}, indent=0)
+    clean = text.encode()
+    path = tmp_path_factory.mktemp("pairs") / "run.json"
+    path.write_bytes(_damaged(damage, clean, clean.index(b"\n")))
+    try:
+        table = coherence.read_pairs(path)
+    except ValueError as exc:
+        assert "run.json" in str(exc), str(exc)
+        return
+    assert damage in ("value", "bom"), f"{damage} accepted"
+    column = {"p_a": "p_a", "p_a_given_b1": "p_a_given_b1", "resolution_a": "a_outcome",
+              "resolution_b": "b_outcome"}[key]
+    got = table[column].iloc[row]
+    if damage == "value":
+        if value is None:
+            assert math.isnan(got)
+        elif isinstance(value, bool):
+            assert key.startswith("resolution") and got == float(value)
+        else:  # a number, or a number written as text
+            assert got == float(value), (value, got)

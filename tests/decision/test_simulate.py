@@ -294,3 +294,62 @@ def test_snap_to_grid_bad_grid(grid, error):
     with pytest.raises(error, match=r"The 'grid' parameter of snap_to_grid must be a finite "
                        r"float in \(0.0, 1.0\]"):
         snap_to_grid([0.3], grid)
+
+
+@pytest.mark.parametrize(("options", "error", "message"), [
+    ({"temperature": -1}, ValueError, "The 'temperature' parameter of Agent must be a finite "
+                                      "float in (0.0, inf]; got -1.0."),
+    ({"kind": "x"}, ValueError, "The 'kind' parameter of Agent must be one of 'rational', "),
+    ({"grid": 0}, ValueError, "The 'grid' parameter of Agent must be a finite float in "),
+    ({"grid": 0.03}, ValueError, "The 'grid' parameter of Agent must be None or a step with "
+                                 "1/grid an integer"),
+    ({"band": (0.8, 0.2)}, ValueError, "The 'band' parameter of Agent must be a pair "),
+    ({"bias": float("nan")}, ValueError, "The 'bias' parameter of Agent must be a finite "),
+    ({"strength": 1.0}, ValueError, "The 'strength' parameter of Agent must be"),
+    ({"defer": 1}, TypeError, "The 'defer' parameter of Agent must be a bool"),
+    ({"shifts": {"mse": 2.0}}, ValueError, "The 'shifts['mse']' parameter of Agent"),
+])
+def test_agent_constructed_directly_is_validated(options, error, message):
+    # Agent(...) validated nothing: a negative temperature, an unknown kind, grid 0, an
+    # inverted band and a NaN bias were all accepted
+    with pytest.raises(error, match=re.escape(message)):
+        Agent(**options)
+
+
+def test_agent_direct_equals_constructor():
+    assert Agent(kind="leaky", strength=0.3) == Agent.leaky(strength=0.3)
+    assert Agent() == Agent.rational()
+    a = Agent(kind="nonmonotone", band=[0.4, 0.6], shifts={"mse": 0.1})
+    assert a.band == (0.4, 0.6) and dict(a.shifts) == {"mse": 0.1}
+    import dataclasses
+    with pytest.raises(ValueError, match="'temperature' parameter of Agent"):
+        dataclasses.replace(Agent.rational(), temperature=0.0)
+
+
+@pytest.mark.parametrize(("values", "error", "message"), [
+    ([float("nan")], ValueError, "must hold probabilities in [0, 1] (no NaN); 1 do not "
+                                 "(first: nan)"),
+    ([0.2, 1.2], ValueError, "(first: 1.2)"),
+    (["a"], TypeError, "The 'values' parameter of snap_to_grid must be probabilities"),
+])
+def test_snap_to_grid_bad_values(values, error, message):
+    with pytest.raises(error, match=re.escape(message)):
+        snap_to_grid(values, 0.05)
+    with pytest.raises(error, match="'values' parameter of snap_to_grid"):
+        snap_to_grid(values, None)
+
+
+def test_snap_to_grid_grid_must_divide_one():
+    with pytest.raises(ValueError, match=r"'grid' parameter of snap_to_grid must be None or a "
+                       r"step with 1/grid an integer"):
+        snap_to_grid([0.2], 0.3)
+
+
+def test_simulate_unknown_prompt():
+    with pytest.raises(ValueError, match=r"The 'prompts' parameter of simulate must be names of "
+                       r"prompt variants \('standard', 'mse', 'absolute', 'bayesian'\); got "
+                       r"\['nonexistent'\]"):
+        simulate(prompts=["nonexistent"], n_contexts=3)
+    agent = Agent.prompt_sensitive(shifts={"mine": 0.1})
+    data = simulate(agent, prompts=["mine", "standard"], n_contexts=3, rng=0).data
+    assert set(data["prompt"]) == {"mine", "standard"}

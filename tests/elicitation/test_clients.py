@@ -338,3 +338,29 @@ def test_every_reply_the_reasoning_grammar_allows_is_read_at_its_end(lines, yes)
     parsed = parse_probabilities(text, ("No", "Yes"), final=True)
     assert parsed.ok, (parsed.reason, parsed.detail, text)
     assert parsed.values["Yes"] == pytest.approx(float(yes))
+
+@pytest.mark.parametrize(("truths", "message"), [
+    (pd.DataFrame({"context": [0, 1], "truth": [0.5, 1.2]}),
+     r"Column 'truth' \(input to SimulatedClient\) must hold probabilities in \[0, 1\]"),
+    (pd.DataFrame({"context": [0], "truth": ["high"]}),
+     r"Column 'truth' \(input to SimulatedClient\) must be numeric"),
+    (pd.DataFrame({"pair": ["x"], "p_a_given_b1": [-0.1]}),
+     r"Column 'p_a_given_b1' \(input to SimulatedClient\) must hold probabilities"),
+    (pd.DataFrame({"context": [0], "prob_high": [1.5]}),
+     r"Column 'prob_high' \(input to SimulatedClient\) must hold probabilities"),
+    (pd.DataFrame({"context": ["c"], "truth": [0.5], "outcome": [2]}),
+     r"Column 'outcome' \(input to SimulatedClient\) must be binary \(0 or 1, or missing\); "
+     r"1 row\(s\) are not \(first: context 'c' = 2\)"),
+])
+def test_simulated_client_truths_are_validated(truths, message):
+    # a truth of 1.2 was clipped silently; an outcome of 2 read as "not 1"
+    with pytest.raises(ValueError, match=message):
+        SimulatedClient(coherence.Agent.rational(), truths)
+
+
+def test_simulated_client_missing_truth_is_a_client_error():
+    client = SimulatedClient(coherence.Agent.rational(),
+                             pd.DataFrame({"context": [0, 1], "truth": [0.5, np.nan]}))
+    assert client.complete(Request(messages=(), context=0, prompt="standard")).text
+    with pytest.raises(ClientError, match=r"no value in column 'truth' for context 1"):
+        client.complete(Request(messages=(), context=1, prompt="standard"))

@@ -275,3 +275,16 @@ def test_progress_bar_counts_failed_calls(capsys):
             **{**FAST, "progress": True})
     err = capsys.readouterr().err
     assert "elicitation:" in err and "6/6" in err and "failed=3" in err
+
+
+@pytest.mark.parametrize(("identity", "where"), [
+    ({1: "x", "1": "y"}, r"identity\[1\]"),
+    ({"a": {2: 3}}, r"identity\['a'\]\[2\]"),
+    ({"a": [{"b": 1, (3,): 4}]}, r"identity\['a'\]\[0\]\[\(3,\)\]")])
+def test_cache_key_needs_string_keys(identity, where):
+    # {1: "x"} and {"1": "x"} would have shared a key; mixed keys raised a bare sort error
+    with pytest.raises(TypeError, match=r"The 'identity' parameter of cache_key must be a "
+                       rf"mapping whose keys \(at any depth\) are strings; got the key {where}"):
+        elicitation.cache_key(identity)
+    with pytest.raises(TypeError, match=r"'identity' parameter of cache_key must be a mapping"):
+        elicitation.cache_key(["x"])

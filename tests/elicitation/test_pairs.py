@@ -79,3 +79,17 @@ def test_run_pairs_validation():
         run_pairs(pairs, client, reverse=1, cache=None)
     with pytest.raises(ValueError, match="unique pair ids"):
         run_pairs(pd.concat([pairs, pairs]), client, cache=None)
+
+
+@pytest.mark.parametrize(("column", "value"), [("a_outcome", 2), ("b_outcome", -1),
+                                               ("a_outcome", "YES"), ("b_outcome", 0.5)])
+def test_run_pairs_refuses_an_outcome_that_is_not_one(column, value):
+    # run_pairs(a_outcome=2) copied 2 to the pairs table as an outcome
+    pairs = _pairs(4)
+    client = SimulatedClient(coherence.Agent.rational(), pairs, rng=0)
+    bad = pairs.astype({column: object})
+    bad.loc[2, column] = value
+    with pytest.raises(ValueError, match=rf"Column '{column}' \(input to run_pairs\) must be "
+                       rf"binary \(0 or 1, or missing\); 1 row\(s\) are not \(first: index "
+                       rf"\[2\], values \[{value!r}\]\)"):
+        run_pairs(bad, client, cache=None, **FAST)

@@ -362,3 +362,27 @@ def test_no_reply_is_read_as_a_number_a_careful_reader_would_not(
     elif careful:
         # every clean reply is read
         raise AssertionError((text, parsed.reason, parsed.detail))
+
+
+@pytest.mark.parametrize("text", ["Not yes: 0.2", "not Yes: 0.2", "P(not yes) = 0.2",
+                                  "Probability of non-yes: 20%", "isn't yes: 0.2"])
+def test_a_negated_label_is_not_read_as_the_label(text):
+    # "Not yes: 0.2" is P(No) = 0.2, never P(Yes) = 0.2
+    parsed = parse_probabilities(text)
+    assert not parsed.ok
+    assert parsed.reason == "ambiguous"
+    assert "negated" in parsed.detail
+
+
+def test_negation_elsewhere_on_the_line_does_not_block_a_value():
+    assert parse_probabilities("Yes: 0.2. Not sure.").values["Yes"] == 0.2
+    assert parse_probabilities("I cannot be sure; Yes: 0.4").values["Yes"] == 0.4
+
+
+@pytest.mark.parametrize("tol", [2, 1.0, -0.1, math.nan])
+def test_sum_tolerance_is_validated(tol):
+    with pytest.raises(ValueError, match=r"The 'sum_tolerance' parameter of "
+                       r"parse_probabilities must be a finite float in \[0.0, 1.0\)"):
+        parse_probabilities("Yes: 0.2", sum_tolerance=tol)
+    with pytest.raises(TypeError, match="'sum_tolerance'"):
+        parse_probabilities("Yes: 0.2", sum_tolerance="0.1")

@@ -146,3 +146,28 @@ def test_contexts_validation():
 
 def test_public_api_listed():
     assert {"run", "run_pairs", "OpenAIClient", "SimulatedClient"} <= set(elicitation.__all__)
+
+
+@pytest.mark.parametrize(("column", "value", "message"), [
+    ("truth", 1.2, r"Column 'truth' \(input to run\) must hold probabilities in \[0, 1\]; "
+                   r"1 offending row \(first: row 3 = 1.2\)"),
+    ("truth", "high", r"Column 'truth' \(input to run\) must be numeric"),
+    ("outcome", 2, r"Column 'outcome' \(input to run\) must be binary \(0 or 1, or missing\); "
+                   r"1 row\(s\) are not \(first: index \[3\], values \[2\]\)"),
+])
+def test_run_refuses_a_truth_or_outcome_that_is_not_one(column, value, message):
+    # run(truth=1.2) copied 1.2 to the output as the true probability
+    contexts = make_contexts(6)
+    client = SimulatedClient(coherence.Agent.rational(), contexts, rng=0)
+    bad = contexts.astype({column: object})
+    bad.loc[3, column] = value
+    with pytest.raises(ValueError, match=message):
+        run(bad, client, question=QUESTION, cache=None, **FAST)
+
+
+def test_run_accepts_missing_truths_and_outcomes():
+    contexts = make_contexts(4).astype({"truth": float, "outcome": float})
+    client = SimulatedClient(coherence.Agent.rational(), contexts, rng=0)
+    contexts.loc[1, ["truth", "outcome"]] = np.nan
+    out = run(contexts, client, question=QUESTION, cache=None, **FAST).data
+    assert out.loc[out["context"] == 1, "truth"].isna().all()

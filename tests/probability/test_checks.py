@@ -326,3 +326,51 @@ def test_published_values(name, shared_data):
         if name in ("NegChecker", "ParaphraseChecker"):
             np.testing.assert_allclose(res.table["arbitrage"], df["published_arbitrage"],
                                        rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("value", [True, False, "0.3", None, 1.5, -0.1, [0.3]])
+def test_read_forecast_must_be_a_probability(value):
+    # a JSON boolean was read as P = 1.0 and entered the arbitrage
+    line = {"P": {"forecast": {"prob": value}}, "not_P": {"forecast": {"prob": 0.4}}}
+    with pytest.raises(ValueError, match=r"line 1, question 'P'"):
+        read_consistency_tuples([json.dumps(line)], checker="negation")
+
+
+def test_read_published_boolean_is_not_a_number():
+    line = {"P": {"prob": 0.3}, "not_P": {"prob": 0.6},
+            "violation_data": {"default": {"violation": True}}}
+    df = read_consistency_tuples([line], checker="negation")
+    assert "published_arbitrage" not in df  # no number published: the column is dropped
+
+
+def test_read_file_not_utf8(tmp_path):
+    path = tmp_path / "NegChecker.jsonl"
+    good = json.dumps({"P": {"prob": 0.3}, "not_P": {"prob": 0.6}})
+    path.write_bytes(good.encode() + b"\n" + b'{"P": "\xff\xfe"}\n')
+    with pytest.raises(ValueError, match=r"NegChecker.jsonl.*is not UTF-8 text \(line 2"):
+        read_consistency_tuples(path)
+
+
+@pytest.mark.parametrize("content", ["", "   \n\n\t\n"])
+def test_read_empty_file(tmp_path, content):
+    path = tmp_path / "NegChecker.jsonl"
+    path.write_text(content)
+    with pytest.raises(ValueError, match=r"NegChecker.jsonl.*holds no tuples"):
+        read_consistency_tuples(path)
+    with pytest.raises(ValueError, match=r"The 'source' parameter of read_consistency_tuples "
+                       r"must be at least one tuple"):
+        read_consistency_tuples(["", "  "], checker="negation")
+
+
+def test_read_bom_is_accepted(tmp_path):
+    path = tmp_path / "NegChecker.jsonl"
+    path.write_bytes(b"\xef\xbb\xbf" + json.dumps({"P": 0.3, "not_P": 0.6}).encode())
+    assert read_consistency_tuples(path)[["P", "not_P"]].to_numpy().tolist() == [[0.3, 0.6]]
+
+
+@pytest.mark.parametrize("columns", ["P", ["P"], ("P", "not_P")])
+def test_columns_must_be_a_mapping(columns):
+    df = pd.DataFrame({"P": [0.3], "not_P": [0.6]})
+    with pytest.raises(TypeError, match=r"The 'columns' parameter of consistency_check must be "
+                       r"a mapping of question key -> column name, or None"):
+        consistency_check(df, "negation", columns=columns)

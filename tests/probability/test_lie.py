@@ -218,6 +218,13 @@ def test_random_forest_baseline_validation(world):
         random_forest_baseline(gt, contexts.iloc[1:], table, evidence=["x1", "x2"])
     with pytest.raises(ValueError, match="The 'evidence' parameter of random_forest_baseline"):
         random_forest_baseline(gt, contexts, table, evidence=[])
+    # an empty table of queries crashed inside pd.concat ("No objects to concatenate")
+    for args, name in (((gt, contexts, table.iloc[:0]), "queries"),
+                       ((gt, contexts.iloc[:0], table), "contexts"),
+                       ((gt.iloc[:0], contexts, table), "ground_truth")):
+        with pytest.raises(ValueError, match=rf"The '{name}' parameter of random_forest_baseline "
+                           r"must be a table with at least one row; got '0 rows"):
+            random_forest_baseline(*args, evidence=["x1", "x2"])
 
 
 # --------------------------------------------------------------------------- sign test

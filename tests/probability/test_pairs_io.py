@@ -271,3 +271,44 @@ def test_attach_outcomes_skip_names_the_pairs():
         out = attach_outcomes(_two_way(("x", "z")), _one_way(), missing="skip")
     assert rec[0].filename == __file__
     assert out["pair"].tolist() == ["x"] and out["a_outcome"].tolist() == [1.0]
+
+
+@pytest.mark.parametrize(("key", "value"), [("resolution_a", "YES"), ("resolution_b", "no"),
+                                            ("p_a", "high"), ("p_a", True),
+                                            ("p_a_given_b1", [0.3]), ("resolution_a", {})])
+def test_read_pairs_refuses_a_value_that_is_not_a_number(tmp_path, key, value):
+    # "resolution_a": "YES" became NaN silently, and conditional_forecasting then gave NaN
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps({"results": [_record(0), _record(1, **{key: value})]}))
+    with pytest.raises(ValueError, match=rf"read_pairs: key '{key}' must hold numbers \(or "
+                       rf"null\) in .*run.json'; 1 record\(s\) of 'results' hold something "
+                       rf"else \(first: 1: "):
+        read_pairs(path)
+
+
+def test_read_pairs_numbers_written_as_text_or_booleans_are_read(tmp_path):
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps({"results": [_record(0, resolution_a=True, resolution_b="0",
+                                                    p_a="0.25")]}))
+    table = read_pairs(path)
+    assert table[["a_outcome", "b_outcome", "p_a"]].iloc[0].tolist() == [1.0, 0.0, 0.25]
+
+
+def test_read_pairs_failed_records_may_hold_anything(tmp_path):
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps({"results": [_record(0), {"pair_id": "y", "p_a": "n/a",
+                                                         "error": "Failed to elicit"}]}))
+    assert np.isnan(read_pairs(path)["p_a"].iloc[1])
+
+
+def test_read_pairs_file_not_utf8_or_not_json(tmp_path):
+    path = tmp_path / "run.json"
+    path.write_bytes(b'{"results": [\n{"pair_id": "\xff"}]}')
+    with pytest.raises(ValueError, match=r"read_pairs: .*run.json' is not UTF-8 text \(line 2"):
+        read_pairs(path)
+    path.write_text('{"results": [')
+    with pytest.raises(ValueError, match=r"read_pairs: .*run.json' is not valid JSON \(line 1"):
+        read_pairs(path)
+    path.write_text("")
+    with pytest.raises(ValueError, match=r"run.json' is not valid JSON"):
+        read_pairs(path)

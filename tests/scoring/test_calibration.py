@@ -22,11 +22,15 @@ from coherence import (
     smooth_ece,
 )
 from coherence._scoring._calibration import (
+    _bootstrap_weight_chunks,
+    _bootstrap_weights,
     _code_smece_at,
     _debiased_ce,
+    _reflected_kernel,
     _round_to_grid,
     _smooth_ece_code,
     _smooth_ece_sigma,
+    _Smoother,
 )
 from tests._reference_calibration import (
     reference_calibration_error,
@@ -256,7 +260,8 @@ def test_calibration_error_parameter_messages(kwargs, exc, match):
 @pytest.mark.parametrize(("kwargs", "exc", "match"), [
     ({"sigma": 0.0}, ValueError, "'sigma' parameter of smooth_ece"),
     ({"sigma": 2.0}, ValueError, "'sigma'"),
-    ({"definition": "relplot"}, ValueError, "'definition'.*'paper', 'code'"),
+    ({"definition": "relplot"}, ValueError,
+     "'definition'.*'paper', 'relplot-1.0.3', 'relplot-1.0.1', 'code'"),
     ({"n_grid": 5}, ValueError, "'n_grid'"),
     ({"n_resamples": -1}, ValueError, "'n_resamples'"),
 ])
@@ -288,3 +293,138 @@ def test_single_forecast_bin_warns():
 
 def test_result_types():
     assert isinstance(smooth_ece(forecasts(30, 0), n_resamples=0), SmoothECEResult)
+
+
+# --------------------------------------------------------------------------- smooth ECE at scale
+@settings(max_examples=12)
+@given(n=st.integers(1, 40), sigma=st.floats(1e-3, 1.0), m=st.integers(10, 3000),
+       columns=st.integers(1, 5), seed=st.integers(0, 2**16))
+def test_binned_smoother_equals_the_exact_kernel(n, sigma, m, columns, seed):
+    """The lattice-and-Taylor smoother gives each kernel sum to 1e-12 of its bound (the
+    stated error), with forecasts at 0 and 1 and between lattice points."""
+    gen = np.random.default_rng(seed)
+    f = np.sort(np.concatenate([gen.uniform(size=n), [0.0, 1.0, 1e-12, 1.0 - 1e-12]]))
+    v = gen.normal(size=(len(f), columns))
+    t = (np.arange(m) + 0.5) / m
+    exact = _reflected_kernel(t, f, sigma) @ v
+    got = _Smoother(f, sigma, m).sums(v)
+    scale = np.abs(v).sum(axis=0) / (math.sqrt(2.0 * math.pi) * sigma)
+    assert np.all(np.abs(got - exact) <= 1e-12 * scale + 1e-300)
+
+
+def test_bootstrap_chunks_are_the_one_call_stream():
+    gen_a, gen_b = np.random.default_rng(5), np.random.default_rng(5)
+    groups = np.repeat(np.arange(7), 3)
+    for g in (None, groups):
+        one = _bootstrap_weights(21, g, 13, gen_a)
+        chunks = np.concatenate(list(_bootstrap_weight_chunks(21, g, 13, gen_b,
+                                                              max_elements=50)))
+        np.testing.assert_array_equal(one, chunks)
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({"n_grid": 10**9}, r"The 'n_grid' parameter of smooth_ece must be an int in "
+                        r"\[10, 100000\]; got 1000000000"),
+    ({"sigma": 1e-5}, r"The 'sigma' parameter of smooth_ece must be a finite float in "
+                      r"\[0.0001, 1.0\]; got 1e-05"),
+])
+def test_smooth_ece_size_bounds(kwargs, message):
+    # n_grid=10**9 grew to 6 GB; a tiny sigma asked for 20 / sigma grid points
+    with pytest.raises(ValueError, match=message):
+        smooth_ece(forecasts(20, 0), **kwargs)
+
+
+def test_smooth_ece_fixed_point_floor():
+    # every forecast certain and right: smECE_sigma = 0 at every sigma; the search stops at
+    # the narrowest kernel instead of growing the grid without bound
+    df = pd.DataFrame({"probability": [0.0, 1.0, 1.0, 0.0], "outcome": [0, 1, 1, 0]})
+    res = smooth_ece(df, n_resamples=0)
+    assert res.sigma == 1e-4 and res.statistic == 0.0 and res.n_grid == 200_000
+
+
+def test_smooth_ece_large_n_in_bounded_memory():
+    """200,000 forecasts with a band: the point-by-point kernel would be a 200,000 x 1000
+    matrix per resample block (1.6 GB); the binned smoother's result matches the exact
+    kernel on a subsample-sized problem and the band is finite."""
+    df = forecasts(200_000, 12, lambda p: p**1.2)
+    res = smooth_ece(df, n_resamples=20, rng=0)
+    assert abs(res.statistic - res.sigma) < 1e-6
+    assert np.isfinite(res.table[["band_low", "band_high"]].to_numpy()).all()
+    f = np.sort(df["probability"].to_numpy())[::400]
+    y = np.ones_like(f)
+    t = (np.arange(1000) + 0.5) / 1000
+    exact = _reflected_kernel(t, f, res.sigma) @ (y - f)
+    got = _Smoother(f, res.sigma, 1000).sums((y - f)[:, None])[:, 0]
+    np.testing.assert_allclose(got, exact, rtol=0, atol=1e-12 * len(f) / res.sigma)
+
+
+#: relplot's own values (``relplot.smECE(p, y, return_width=True)`` and, for 1.0.3,
+#: ``relplot.smECE_sigma(p, y, 0.05)``) on ``p = uniform(n)``, ``y = uniform(n) < p ** power``
+#: drawn with ``numpy.random.default_rng(seed)``; made with relplot 1.0.1 and 1.0.3 from PyPI
+RELPLOT = {
+    "relplot-1.0.3": [((50, 1, 1.0), 0.064692161043182, 0.06640625, 0.07914831295795333),
+                      ((400, 2, 2.0), 0.1656049359637202, 0.166015625, 0.1652532835963285),
+                      ((3000, 3, 0.7), 0.09300217901995925, 0.09375, 0.09291814285928202)],
+    "relplot-1.0.1": [((50, 1, 1.0), 0.06474487512726201, 0.06640625, None),
+                      ((400, 2, 2.0), 0.16502107194333945, 0.166015625, None),
+                      ((3000, 3, 0.7), 0.09306640278353412, 0.09375, None)],
+}
+
+
+@pytest.mark.parametrize(("definition", "case"),
+                         [(d, c) for d, cases in RELPLOT.items() for c in cases])
+def test_relplot_versions(definition, case):
+    (n, seed, power), stat, width, at_005 = case
+    gen = np.random.default_rng(seed)
+    p = gen.uniform(size=n)
+    df = pd.DataFrame({"probability": p, "outcome": (gen.uniform(size=n) < p**power)
+                       .astype(int)})
+    res = smooth_ece(df, definition=definition, n_resamples=0)
+    assert res.definition == definition
+    assert res.statistic == pytest.approx(stat, abs=1e-15) and res.sigma == width
+    if at_005 is not None:
+        fixed = smooth_ece(df, definition=definition, sigma=0.05, n_resamples=0)
+        assert fixed.statistic == pytest.approx(at_005, abs=1e-15)
+    if definition == "relplot-1.0.1":  # 'code' is its former name
+        assert smooth_ece(df, definition="code", n_resamples=0).statistic == res.statistic
+
+
+def _kumar_unbiased_square_ce(p, y, n_bins):
+    """Kumar et al.'s ``unbiased_square_ce`` on equal-width bins, written out: a bin of
+    fewer than 2 forecasts has error 0; otherwise (mean label - mean forecast)^2 minus
+    mean label (1 - mean label) / (n_k - 1); weighted by the bin's share."""
+    total = 0.0
+    for k in range(n_bins):
+        inside = [(a, b) for a, b in zip(p, y, strict=True)
+                  if min(int(a * n_bins), n_bins - 1) == k]
+        if len(inside) < 2:
+            continue
+        mp = sum(a for a, _ in inside) / len(inside)
+        my = sum(b for _, b in inside) / len(inside)
+        total += len(inside) / len(p) * ((my - mp) ** 2 - my * (1 - my) / (len(inside) - 1))
+    return total
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_single_forecast_bins_zero_is_kumars_rule(seed):
+    gen = np.random.default_rng(seed)
+    p = np.concatenate([gen.beta(5, 2, size=49), [0.05]])  # one forecast alone in bin 0
+    y = (gen.uniform(size=50) < p).astype(int)
+    df = pd.DataFrame({"probability": p, "outcome": y})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no SmallSampleWarning: the bin's error is set to 0
+        res = calibration_error(df, n_bins=10, binning="equal_width", n_resamples=19,
+                                single_forecast_bins="zero", rng=0)
+    assert res.statistic == pytest.approx(_kumar_unbiased_square_ce(p, y, 10), abs=1e-14)
+    assert res.single_forecast_bins == "zero"
+    single = res.table["n"] == 1
+    assert single.any()
+    assert (res.table.loc[single, "plugin_term"] == res.table.loc[single, "correction"]).all()
+    with pytest.warns(SmallSampleWarning, match="single forecast"):
+        kept = calibration_error(df, n_bins=10, binning="equal_width", n_resamples=19, rng=0)
+    assert kept.single_forecast_bins == "plugin"
+    one = res.table.loc[single, "plugin_term"].sum() / 50
+    assert kept.statistic - res.statistic == pytest.approx(one, abs=1e-14)
+    with pytest.raises(ValueError, match="'single_forecast_bins' parameter of "
+                       "calibration_error must be one of 'plugin', 'zero'"):
+        calibration_error(df, single_forecast_bins="drop")

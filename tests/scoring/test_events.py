@@ -229,11 +229,19 @@ def test_magnitude_and_confidence_checked_not_dropped(column, value, rule):
         key_event_recall(forecast_events(), h, rng=0)
 
 
-def test_outcome_rows_are_not_checked():
-    # the outcome record is removed before the checks: its impact is never used
+@pytest.mark.parametrize(("column", "value"), [("magnitude", np.nan), ("magnitude", 1e6),
+                                            ("confidence", np.nan), ("confidence", 0.0)])
+def test_outcome_rows_are_not_checked(column, value):
+    # the outcome record is removed before the checks: its impact is never used, so any
+    # value there (a missing one included) gives the clean input's result to the last bit
+    clean = key_event_recall(forecast_events(), hindsight(), n_resamples=10, rng=0)
     h = hindsight()
-    h.loc[4, "magnitude"] = np.nan
-    key_event_recall(forecast_events(), h, n_resamples=10, rng=0)
+    h.loc[4, column] = value
+    res = key_event_recall(forecast_events(), h, n_resamples=10, rng=0)
+    assert res.statistic == clean.statistic and res.n_obs == clean.n_obs
+    assert res.confidence_interval == clean.confidence_interval
+    pd.testing.assert_frame_equal(res.table, clean.table)
+    assert "out" not in set(res.key_events["event"])
 
 
 def test_grounding_split_wrong_types():
@@ -245,3 +253,15 @@ def test_grounding_split_wrong_types():
     with pytest.raises(TypeError, match=r"The 'sources' parameter of grounding_split must be a "
                        r"SourcePrecisionResult"):
         grounding_split(scores, sources=scores)
+
+
+@pytest.mark.parametrize(("option", "value", "rule"), [
+    ("threshold", -1, r"a finite float in \[0.0, 1.0\]; got -1.0"),
+    ("threshold", 1.5, r"a finite float in \[0.0, 1.0\]; got 1.5"),
+    ("threshold", np.nan, r"a finite float in \[0.0, 1.0\]; got nan"),
+    ("min_impact", -0.1, r"a finite float in \[0.0, inf\]; got -0.1")])
+def test_threshold_and_min_impact_ranges(option, value, rule):
+    # threshold=-1 was accepted and matched every pair of events
+    with pytest.raises(ValueError, match=rf"The '{option}' parameter of key_event_recall must "
+                       rf"be {rule}"):
+        key_event_recall(forecast_events(), hindsight(), rng=0, **{option: value})

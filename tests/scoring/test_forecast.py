@@ -65,6 +65,33 @@ def test_accuracy_conventions():
         forecast_scores(one, accuracy_convention="authors")
 
 
+@pytest.mark.parametrize("accuracy_convention", ["paper", "code"])
+def test_correct_agrees_with_accuracy(accuracy_convention):
+    # under 'code' an exact 0.5 scored accuracy 1/2 while 'correct' said 0 or 1; a NO call
+    # that was right (p = 0.3, NO happened) had correct 0 and accuracy 1
+    df = pd.DataFrame({"model": "m", "question": list("abcde"),
+                       "probability": [0.5, 0.5, 0.3, 0.8, 0.9],
+                       "outcome": [1, 0, 0, 0, 1]})
+    res = forecast_scores(df, accuracy_convention=accuracy_convention, n_resamples=9, rng=0)
+    per = res.per_forecast
+    tie = [1.0, 0.0] if accuracy_convention == "paper" else [np.nan, np.nan]
+    np.testing.assert_array_equal(per["correct"], [*tie, 1.0, 0.0, 1.0])
+    sure = per["correct"].notna()
+    np.testing.assert_array_equal(per.loc[sure, "correct"], per.loc[sure, "accuracy"])
+    assert res.table["accuracy"].iloc[0] == per["accuracy"].mean()
+    # calibration still uses the (P(YES), outcome) pairs: the two 0.5s share a bin (observed
+    # 1/2), then |0.3 - 0|, |0.8 - 0|, |0.9 - 1|
+    assert res.calibration["ece"].iloc[0] == pytest.approx((0.3 + 0.8 + 0.1) / 5)
+
+
+def test_correct_is_nan_on_a_multiclass_tie():
+    df = pd.DataFrame({"model": "m", "question": ["a", "b"], "A": [0.4, 0.7],
+                       "B": [0.4, 0.2], "C": [0.2, 0.1], "outcome": ["A", "B"]})
+    per = forecast_scores(df, options=["A", "B", "C"], n_resamples=9, rng=0).per_forecast
+    np.testing.assert_array_equal(per["accuracy"], [0.5, 0.0])
+    np.testing.assert_array_equal(per["correct"], [np.nan, 0.0])
+
+
 def test_log2_loss_convention():
     res = forecast_scores(binary_table(), convention="log2_loss", n_resamples=50, rng=0)
     s = res.scores.set_index("model")

@@ -186,3 +186,20 @@ def test_plots_draw_lines_and_cutoffs():
         coherence.plot_accuracy_by_horizon(roll)
     with pytest.raises(TypeError, match="rolling_accuracy"):
         coherence.plot_rolling_accuracy(res)
+
+
+def test_simulated_dates_keep_the_timezone_of_aware_input():
+    # UTC input came back naive; horizon_positions then raised and the date could not be a
+    # TemporalGateway cutoff
+    aware = tasks().assign(start=["2024-01-01T00:00+02:00", "2024-03-01T00:00Z"],
+                           resolution_date=["2024-01-31T00:00+02:00", "2024-03-31T00:00Z"])
+    out = coherence.simulated_dates(aware, positions=["midpoint", "near_resolution"])
+    assert str(out["simulated_date"].dt.tz) == "UTC"
+    q1 = out.loc[out["question"] == "q1"].set_index("position")
+    assert q1.loc["midpoint", "simulated_date"] == pd.Timestamp("2024-01-15T22:00Z")
+    forecasts = aware.merge(out, on="question")
+    assert coherence.horizon_positions(forecasts).tolist() == ["mid", "near_resolution"] * 2
+    gate = coherence.TemporalGateway(q1.loc["midpoint", "simulated_date"])
+    assert gate.cutoff == pd.Timestamp("2024-01-15T22:00Z")
+    naive = coherence.simulated_dates(tasks())
+    assert naive["simulated_date"].dt.tz is None

@@ -79,7 +79,9 @@ def test_judge_overturns_only_rule_failures_of_judged_types():
         return row["prediction"] == "Lyon"
 
     res = coherence.question_scores(mixed(), judge=judge, n_resamples=20, rng=0)
-    assert asked == ["mc", "time"]            # model b's wrong mc and timeframe only
+    # by default binary and multiple choice, as the benchmark's paper and code judge them
+    # (the timeframe was judged before): model b's wrong binary and mc only
+    assert asked == ["bin", "mc"]
     pf = res.per_forecast
     assert pf["correct"].iloc[6] == 1.0 and pf["rule_correct"].iloc[6] == 0.0
     assert pf["judged"].sum() == 2 and res.n_judged == 2 and res.n_judge_correct == 1
@@ -223,3 +225,21 @@ def test_dataset_statistics_of_an_empty_table_raises():
     # fuzz: numpy's "zero-size array to reduction operation minimum" escaped
     with pytest.raises(ValueError, match=r"'tasks' parameter.*at least one task"):
         coherence.dataset_statistics(tasks().iloc[:0])
+
+
+def test_judge_types_timeframe_on_request():
+    asked = []
+
+    def judge(row):
+        asked.append(row["question"])
+        return row["question"] == "time"
+
+    res = coherence.question_scores(mixed(), judge=judge, n_resamples=20, rng=0,
+                                    judge_types=("multiple_choice", "timeframe"))
+    assert asked == ["mc", "time"]
+    pf = res.per_forecast
+    assert pf["correct"].iloc[9] == 1.0 and pf["rule_correct"].iloc[9] == 0.0
+    # a judged binary row: accuracy follows the judge, the Brier its probability
+    res = coherence.question_scores(mixed(), judge=lambda row: True, n_resamples=20, rng=0)
+    pf = res.per_forecast
+    assert pf["correct"].iloc[5] == 1.0 and pf["brier"].iloc[5] == 0.25
