@@ -67,6 +67,9 @@ def _build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--network", default="child", help="bundled network (default child)")
     demo.add_argument("--out", default="coherence-report.html", metavar="PATH",
                       help="HTML report path (default coherence-report.html)")
+    demo.add_argument("--table", default=None, metavar="PATH",
+                      help="where to write the belief/action table the report analysed, "
+                      "which its rerun line names (default: the report's path with .csv)")
     add_report_options(demo)
 
     from . import _scores, _test_cmd  # the commands' own modules
@@ -120,6 +123,7 @@ def _run_demo(args: argparse.Namespace) -> int:
     n_contexts = args.n_contexts or (60 if args.quick else 200)
     permutations = 200 if args.quick and args.permutations == 1000 else args.permutations
     resamples = 200 if args.quick and args.resamples == 500 else args.resamples
+    table = args.table or str(Path(args.out).with_suffix(".csv"))
     start = time.perf_counter()
     rep, truth = run_demo(network=args.network, n_contexts=n_contexts,
                           n_repetitions=args.n_repetitions, engine=args.engine,
@@ -127,7 +131,7 @@ def _run_demo(args: argparse.Namespace) -> int:
                           n_jobs=args.jobs, backend=args.backend,
                           progress=False if args.quiet else None,
                           adjust=args.adjust or ("bh" if args.quick else "holm"),
-                          rng=args.seed)
+                          rng=args.seed, table_out=table)
     rep.to_html(args.out)
     print(f"belief-coherence {__version__}: {args.network} network, {n_contexts} contexts x "
           f"{args.n_repetitions} repetitions per agent, seed {args.seed}\n")
@@ -141,7 +145,8 @@ def _run_demo(args: argparse.Namespace) -> int:
     print_frame(rep.summary_table())
     print(f"\nWhich agent fails which test at alpha = 0.05 ({label} p-values):")
     print_frame(_verdicts(rep, truth))
-    print(f"\nreport written to {args.out} ({time.perf_counter() - start:.0f} s)")
+    print(f"\nreport written to {args.out} ({time.perf_counter() - start:.0f} s); the table "
+          f"it analysed to {table} (its rerun line: 'Provenance and how to rerun')")
     return EXIT_OK
 
 
