@@ -145,8 +145,8 @@ def _run_demo(args: argparse.Namespace) -> int:
     print_frame(rep.summary_table())
     print(f"\nWhich agent fails which test at alpha = 0.05 ({label} p-values):")
     print_frame(_verdicts(rep, truth))
-    print(f"\nreport written to {args.out} ({time.perf_counter() - start:.0f} s); the table "
-          f"it analysed to {table} (its rerun line: 'Provenance and how to rerun')")
+    print(f"\nreport written to {args.out} ({time.perf_counter() - start:.0f} s), the table it "
+          f"analysed to {table}")
     return EXIT_OK
 
 

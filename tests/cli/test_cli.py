@@ -158,6 +158,14 @@ def test_test_command_column_mistakes(own_names, tmp_path, capsys):
     one_line_error(out)
     assert "hold" in out.stderr
     one_line_error(main(capsys, "test", own_names, "--actions", "maybe=buy"))
+    # buy/sell/hold without --actions: an error naming the labels and the option (the
+    # monotonicity rows would otherwise be blank), unless no decision test is asked for
+    out = main(capsys, "test", own_names, "--belief", "p_yes", "--reference-prompt", "plain")
+    one_line_error(out)
+    assert "buy, hold, sell" in out.stderr and "--actions" in out.stderr
+    out = main(capsys, "test", own_names, "--belief", "p_yes", "--reference-prompt", "plain",
+               "--tests", "calibration", "--resamples", "19", "--quiet")
+    assert out.returncode == 0, out.stderr
     one_line_error(main(capsys, "test", own_names, "--tests", "ci,nope"))
     empty = tmp_path / "empty.csv"
     empty.write_text("belief,action,outcome,context\n")
