@@ -2,8 +2,9 @@
 
 Commands: ``demo`` (the main job), ``test`` (a user's belief/action table),
 ``pairs`` (conditional-forecasting pair files), ``scores`` (forecast scoring),
-``consistency`` (consistency-check tuple files) and ``elicit`` (ask a model,
-or a simulated agent, for a belief/action table).
+``consistency`` (consistency-check tuple files), ``elicit`` (ask a model,
+or a simulated agent, for a belief/action table) and ``study`` (a whole study
+from one TOML file: design, elicitation, tests, report).
 
 Exit codes: 0 success; 1 a test or computation failed; 2 a usage error (bad
 arguments, a missing or malformed file, a missing column). Errors are one
@@ -87,6 +88,10 @@ def _build_parser() -> argparse.ArgumentParser:
     _consistency.add_parser(sub)
 
     _elicit.add_parser(sub, positive_int)
+
+    from . import _study  # the command's own module
+
+    _study.add_parser(sub)
     return parser
 
 
@@ -178,9 +183,15 @@ def _run_consistency(args: argparse.Namespace) -> int:
     return run(args)
 
 
+def _run_study(args: argparse.Namespace) -> int:
+    from ._study import run
+
+    return run(args)
+
+
 _COMMANDS = {"demo": _run_demo, "test": _run_test, "pairs": _run_pairs,
              "scores": _run_scores, "consistency": _run_consistency,
-             "elicit": _run_elicit}
+             "elicit": _run_elicit, "study": _run_study}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
