@@ -25,6 +25,7 @@ from typing import Any
 import pandas as pd
 
 import coherence
+from coherence import Agent
 from coherence._results import Summary
 from coherence._validation import param_error
 
@@ -94,9 +95,15 @@ class StudyResult:
             f" + decision {design['decision'] or '-'}",
             f"{len(self.raw)} elicitations, {self.n_calls} calls made, {self.n_cached} from "
             f"the cache; {len(self.data)} usable rows",
-            *(f"{key}: {value}" for key, value in self.paths.items()),
+            *(f"{key}: {_shown(value)}" for key, value in self.paths.items()),
         ]
         return Summary("\n".join(lines))
+
+
+def _shown(path: str) -> str:
+    """A path relative to the working directory when it is below it."""
+    relative = os.path.relpath(path)
+    return path if relative.startswith("..") else relative
 
 
 def load_study(config: str | os.PathLike[str] | Mapping[str, Any]) -> dict[str, Any]:
@@ -105,9 +112,9 @@ def load_study(config: str | os.PathLike[str] | Mapping[str, Any]) -> dict[str, 
     Parameters
     ----------
     config : str, path or mapping
-        A TOML file (relative paths in it are relative to the file) or the
-        same content as a mapping (relative paths are relative to the
-        working directory).
+        A TOML file or the same content as a mapping. A relative ``out``
+        folder is relative to the working directory (as the paths of the
+        other commands are), wherever the file is.
 
     Returns
     -------
@@ -121,7 +128,7 @@ def load_study(config: str | os.PathLike[str] | Mapping[str, Any]) -> dict[str, 
     """
     owner = "run_study"
     if isinstance(config, Mapping):
-        raw, base = dict(config), Path.cwd()
+        raw = dict(config)
     elif isinstance(config, str | os.PathLike):
         path = Path(config)
         if not path.is_file():
@@ -132,7 +139,6 @@ def load_study(config: str | os.PathLike[str] | Mapping[str, Any]) -> dict[str, 
         except tomllib.TOMLDecodeError as exc:
             raise ValueError(f"The study configuration {path} is not valid TOML: {exc}") \
                 from None
-        base = path.resolve().parent
     else:
         raise TypeError(param_error("config", owner, "a TOML file path or a mapping", config))
     _unknown(raw, _TOP, "the study configuration")
@@ -163,9 +169,9 @@ def load_study(config: str | os.PathLike[str] | Mapping[str, Any]) -> dict[str, 
     if isinstance(design["prompts"], str):
         design["prompts"] = [design["prompts"]]
     tests = {**_TESTS_DEFAULTS, **_section(raw, "tests", _TESTS)}
-    out = Path(raw.get("out", "study"))
+    out = Path(raw.get("out", "study")).resolve()
     name = str(raw.get("name", out.name))
-    return {"kind": kind, "name": name, "seed": seed, "out": str(base / out),
+    return {"kind": kind, "name": name, "seed": seed, "out": str(out),
             "models": checked, "design": design, "tests": tests}
 
 
@@ -189,8 +195,15 @@ def _model_iv(model: Any, i: int) -> dict[str, Any]:
         raise ValueError(f"The study's model {i} must be a table; got {model!r}")
     _unknown(model, _MODEL, f"model {i}")
     m = dict(model)
-    if m.get("simulated") is not None:
-        m.setdefault("name", str(m["simulated"]))
+    agent = m.get("simulated")
+    if isinstance(agent, Mapping):
+        kinds = ("rational", "leaky", "nonmonotone", "prompt_sensitive")
+        if agent.get("agent") not in kinds:
+            raise ValueError(f"The study's model {i}: simulated.agent must be one of "
+                             f"{', '.join(kinds)}; got {agent.get('agent')!r}")
+        m.setdefault("name", str(agent["agent"]))
+    elif agent is not None:
+        m.setdefault("name", str(agent))
     else:
         if not m.get("base_url"):
             raise ValueError(f"The study's model {i} needs base_url (e.g. "
@@ -201,8 +214,12 @@ def _model_iv(model: Any, i: int) -> dict[str, Any]:
 
 
 def _client(model: Mapping[str, Any], contexts: pd.DataFrame, seed: int) -> Any:
-    if model.get("simulated") is not None:
-        return SimulatedClient(model["simulated"], contexts, rng=seed)
+    agent = model.get("simulated")
+    if isinstance(agent, Mapping):   # {agent = "leaky", strength = 0.8}: the agent's options
+        options = {k: v for k, v in agent.items() if k != "agent"}
+        return SimulatedClient(getattr(Agent, agent["agent"])(**options), contexts, rng=seed)
+    if agent is not None:
+        return SimulatedClient(agent, contexts, rng=seed)
     stop = model.get("stop")
     return OpenAIClient(
         model["name"], base_url=model["base_url"],
@@ -242,7 +259,8 @@ def run_study(config: str | os.PathLike[str] | Mapping[str, Any], *,
         guide's "A study from one file"): ``kind`` (``"decision"``), ``seed``,
         ``out`` (the folder written), one ``[model]`` or several
         ``[[models]]`` (``base_url`` and ``name`` of an OpenAI-compatible
-        server, or ``simulated = "AGENT"``), ``[design]`` (``network``,
+        server, or ``simulated = "AGENT"`` or ``simulated = {agent = "leaky",
+        strength = 0.8}`` for a simulated agent), ``[design]`` (``network``,
         ``n_contexts``, ``repetitions``, ``prompts``, ``decision``,
         ``question``) and ``[tests]`` (``tests``, ``n_permutations``,
         ``n_resamples``, ``adjust``, ``engine``).
@@ -288,7 +306,8 @@ def run_study(config: str | os.PathLike[str] | Mapping[str, Any], *,
         for model in cfg["models"]:
             client = _client(model, contexts, seed)
             result = run(contexts, client, question=question, prompts=design["prompts"],
-                         decision=design["decision"], repetitions=design["repetitions"],
+                         decision=design["decision"] or None,
+                         repetitions=design["repetitions"],
                          concurrency=int(model.get("concurrency", 4)), cache=cache,
                          max_retries=int(model.get("max_retries", 5)),
                          max_failures=int(model.get("max_failures", 50)),

@@ -6,8 +6,10 @@ from __future__ import annotations
 import contextlib
 import html
 import io
+import re
 import shlex
 import textwrap
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -55,7 +57,8 @@ def _pvalues(frame: pd.DataFrame) -> np.ndarray:
     return frame.sort_values(["model", "test"])["pvalue"].to_numpy(dtype=float)
 
 
-def test_simulated_study_runs_once_and_reuses_every_call(tmp_path):
+def test_simulated_study_runs_once_and_reuses_every_call(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
     config = tmp_path / "study.toml"
     config.write_text(SIMULATED)
     first = elicitation.run_study(config, progress=False)
@@ -85,7 +88,8 @@ def test_simulated_study_runs_once_and_reuses_every_call(tmp_path):
                                   _pvalues(first.report.to_frame()))
 
 
-def test_cli_study_and_its_mistakes(tmp_path):
+def test_cli_study_and_its_mistakes(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
     config = tmp_path / "study.toml"
     config.write_text(SIMULATED.replace("n_contexts = 16", "n_contexts = 10"))
     code, out = _cli("study", str(config), "--quiet")
@@ -108,7 +112,8 @@ def test_cli_study_and_its_mistakes(tmp_path):
         assert len(err.getvalue().strip().splitlines()) == 1
 
 
-def test_study_against_a_server_resumes_with_no_new_call(tmp_path):
+def test_study_against_a_server_resumes_with_no_new_call(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
     def behaviour(body, attempt):
         # half the decisions "No", so every decision test has two actions to compare
         text = default_answer(body)
@@ -148,3 +153,26 @@ def test_study_against_a_server_resumes_with_no_new_call(tmp_path):
         pd.testing.assert_frame_equal(again.data, first.data)
     finally:
         srv.stop()
+
+
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+
+
+@pytest.mark.parametrize("name", ["decision-offline", "decision-local", "decision-paper"])
+def test_example_configs_are_valid(name):
+    config = elicitation.load_study(DOCS / "studies" / f"{name}.toml")
+    assert config["kind"] == "decision" and config["name"] == name
+    assert config["models"] and all(m["name"] for m in config["models"])
+
+
+@pytest.mark.slow
+def test_the_documented_offline_study_prints_what_the_page_shows(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    page = (DOCS / "study_config.md").read_text()
+    shown = re.findall(r"```text\n(.*?)```", page, flags=re.DOTALL)[0].rstrip()
+    assert re.findall(r"```toml\n(.*?)```", page, flags=re.DOTALL)[0] in \
+        (DOCS / "studies" / "decision-offline.toml").read_text()
+    code, out = _cli("study", str(DOCS / "studies" / "decision-offline.toml"), "--quiet")
+    assert code == 0 and out.rstrip() == shown
+    code, out = _cli("study", str(DOCS / "studies" / "decision-offline.toml"), "--quiet")
+    assert "720 elicitations, 0 calls made, 720 from the cache" in out
