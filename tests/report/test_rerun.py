@@ -101,3 +101,22 @@ def test_demo_report_reruns_as_printed(tmp_path, monkeypatch):
                       progress=False, adjust="holm", rng=5)
     np.testing.assert_array_equal(_pvalues(rep.to_frame(), ["model"]).to_numpy(),
                                   again.to_numpy())
+
+
+def test_lists_are_printed_comma_separated(table):
+    """Several grouping or evidence columns are one comma-separated argument each, as the
+    CLI wants them (a second word would be taken for the table)."""
+    import dataclasses
+
+    from coherence._report._render import _rerun_commands
+    from coherence_cli import _build_parser
+
+    rep = coherence.report(table, by=("model", "dataset"), tests=["calibration"],
+                           n_resamples=19, progress=False, rng=0)
+    settings = {**rep.settings, "data_file": "answers.csv",
+                "columns": {**rep.settings["columns"], "evidence": ["age", "smoker"]}}
+    shell, python = _rerun_commands(dataclasses.replace(rep, settings=settings))
+    args = _build_parser().parse_args(shlex.split(shell)[1:])
+    assert args.table == "answers.csv"
+    assert args.by == ["model", "dataset"] and args.evidence == ["age", "smoker"]
+    assert "by=['model', 'dataset']" in python and "evidence=['age', 'smoker']" in python
