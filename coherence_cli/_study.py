@@ -39,6 +39,8 @@ def run(args: argparse.Namespace) -> int:
     print(result.summary())
     print()
     print(result.report.summary())
+    if result.config["kind"] != "decision":
+        return EXIT_OK
     frame = result.report.to_frame()
     failed = frame[frame["error"] != ""]
     for row in failed.itertuples(index=False):

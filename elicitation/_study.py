@@ -31,21 +31,32 @@ from coherence._validation import param_error
 
 from ._cache import ResponseCache
 from ._clients import OpenAIClient, SimulatedClient
+from ._pairs import run_pairs
 from ._runner import run
+from ._study_pairs import network_pairs
 
 __all__ = ["StudyResult", "load_study", "run_study"]
 
-STUDY_KINDS = ("decision",)
+STUDY_KINDS = ("decision", "pairs")
 _TOP = {"kind", "name", "seed", "out", "model", "models", "design", "tests"}
 _MODEL = {"name", "base_url", "api_key_env", "simulated", "temperature", "max_tokens",
           "constrained", "stop", "logprobs", "top_logprobs", "timeout", "deadline",
           "concurrency", "max_retries", "max_failures"}
 _DESIGN = {"network", "n_contexts", "repetitions", "prompts", "decision", "question",
            "sum_tolerance"}
+_DESIGN_PAIRS = {"network", "n_pairs", "subject", "variants", "reverse", "repetitions",
+                 "sum_tolerance"}
 _TESTS = {"tests", "n_permutations", "n_resamples", "adjust", "engine", "reference_prompt"}
+_TESTS_PAIRS = {"n_resamples", "test", "alternative", "ci_method"}
 _DESIGN_DEFAULTS: dict[str, Any] = {"network": "child", "n_contexts": 12, "repetitions": 2,
                                     "prompts": ["standard"], "decision": "decision",
                                     "question": None, "sum_tolerance": 0.02}
+_DESIGN_PAIRS_DEFAULTS: dict[str, Any] = {"network": "child", "n_pairs": 12,
+                                          "subject": "the next patient referred",
+                                          "variants": ["baseline"], "reverse": True,
+                                          "repetitions": 1, "sum_tolerance": 0.02}
+_TESTS_PAIRS_DEFAULTS: dict[str, Any] = {"n_resamples": 9999, "test": "bernoulli",
+                                         "alternative": "two-sided", "ci_method": "bernoulli"}
 _TESTS_DEFAULTS: dict[str, Any] = {"tests": "all", "n_permutations": 1000,
                                    "n_resamples": 500, "adjust": "holm",
                                    "engine": "logistic", "reference_prompt": None}
@@ -88,11 +99,18 @@ class StudyResult:
         """What was asked, how many calls were made, where everything went."""
         models = ", ".join(m["name"] for m in self.config["models"])
         design = self.config["design"]
+        if self.config["kind"] == "pairs":
+            shape = (f"design: {design['n_pairs']} question pairs of the {design['network']} "
+                     f"network x {design['repetitions']} repetitions x variants "
+                     f"{', '.join(design['variants'])}"
+                     + (", both directions" if design["reverse"] else ""))
+        else:
+            shape = (f"design: {design['network']} network, {design['n_contexts']} contexts "
+                     f"x {design['repetitions']} repetitions x prompts "
+                     f"{', '.join(design['prompts'])} + decision {design['decision'] or '-'}")
         lines = [
             f"study {self.config['name']!r} ({self.config['kind']}): {models}",
-            f"design: {design['network']} network, {design['n_contexts']} contexts x "
-            f"{design['repetitions']} repetitions x prompts {', '.join(design['prompts'])}"
-            f" + decision {design['decision'] or '-'}",
+            shape,
             f"{len(self.raw)} elicitations, {self.n_calls} calls made, {self.n_cached} from "
             f"the cache; {len(self.data)} usable rows",
             *(f"{key}: {_shown(value)}" for key, value in self.paths.items()),
@@ -160,15 +178,19 @@ def load_study(config: str | os.PathLike[str] | Mapping[str, Any]) -> dict[str, 
     names = [m["name"] for m in checked]
     if len(set(names)) != len(names):
         raise ValueError(f"The study's models must have distinct names; got {names}")
-    design = {**_DESIGN_DEFAULTS, **_section(raw, "design", _DESIGN)}
-    for key in ("n_contexts", "repetitions"):
+    pairs = kind == "pairs"
+    design = ({**_DESIGN_PAIRS_DEFAULTS, **_section(raw, "design", _DESIGN_PAIRS)} if pairs
+              else {**_DESIGN_DEFAULTS, **_section(raw, "design", _DESIGN)})
+    for key in ("n_pairs" if pairs else "n_contexts", "repetitions"):
         if not isinstance(design[key], int) or isinstance(design[key], bool) \
                 or design[key] < 1:
             raise ValueError(f"The study's design.{key} must be a positive int; got "
                              f"{design[key]!r}")
-    if isinstance(design["prompts"], str):
-        design["prompts"] = [design["prompts"]]
-    tests = {**_TESTS_DEFAULTS, **_section(raw, "tests", _TESTS)}
+    for key in ("variants" if pairs else "prompts",):
+        if isinstance(design[key], str):
+            design[key] = [design[key]]
+    tests = ({**_TESTS_PAIRS_DEFAULTS, **_section(raw, "tests", _TESTS_PAIRS)} if pairs
+             else {**_TESTS_DEFAULTS, **_section(raw, "tests", _TESTS)})
     out = Path(raw.get("out", "study")).resolve()
     name = str(raw.get("name", out.name))
     return {"kind": kind, "name": name, "seed": seed, "out": str(out),
@@ -292,11 +314,13 @@ def run_study(config: str | os.PathLike[str] | Mapping[str, Any], *,
     import bayesnets
 
     cfg = load_study(config)
-    design, tests, seed = cfg["design"], cfg["tests"], cfg["seed"]
     out = Path(cfg["out"])
     out.mkdir(parents=True, exist_ok=True)
     paths = {"table": str(out / "table.csv"), "raw": str(out / "raw.csv"),
              "report": str(out / "report.html"), "cache": str(out / "cache.sqlite")}
+    if cfg["kind"] == "pairs":
+        return _pairs_study(cfg, paths, progress)
+    design, tests, seed = cfg["design"], cfg["tests"], cfg["seed"]
     contexts = bayesnets.contexts(design["network"], n=design["n_contexts"], rng=seed)
     question = design["question"] or _question(design["network"], contexts.attrs)
     design["question"] = question
@@ -336,6 +360,47 @@ def run_study(config: str | os.PathLike[str] | Mapping[str, Any], *,
     rep.to_html(paths["report"])
     return StudyResult(config=cfg, data=data, raw=pd.concat(raws, ignore_index=True),
                        report=rep, n_calls=n_calls, n_cached=n_cached, paths=paths)
+
+
+def _pairs_study(cfg: dict[str, Any], paths: dict[str, str],
+                 progress: bool | None) -> StudyResult:
+    """The conditional-forecasting study on question pairs drawn from a network."""
+    design, tests, seed = cfg["design"], cfg["tests"], cfg["seed"]
+    out = Path(cfg["out"])
+    paths = {"pairs": str(out / "pairs.csv"), "table": paths["table"], "raw": paths["raw"],
+             "results": str(out / "results.csv"), "cache": paths["cache"]}
+    pairs = network_pairs(design["network"], n_pairs=design["n_pairs"],
+                          subject=design["subject"], rng=seed)
+    pairs.to_csv(paths["pairs"], index=False)     # the question set, with its exact answers
+    questions = pairs[["pair", "question_a", "question_b", "category", "a_outcome",
+                       "b_outcome"]]
+    frames, raws, n_calls, n_cached = [], [], 0, 0
+    cache = ResponseCache(paths["cache"])
+    try:
+        for model in cfg["models"]:
+            client = _client(model, pairs, seed)
+            result = run_pairs(questions, client, variants=design["variants"],
+                               reverse=bool(design["reverse"]),
+                               repetitions=design["repetitions"],
+                               concurrency=int(model.get("concurrency", 4)), cache=cache,
+                               max_retries=int(model.get("max_retries", 5)),
+                               max_failures=int(model.get("max_failures", 50)),
+                               sum_tolerance=design["sum_tolerance"], progress=progress)
+            frames.append(result.data.assign(model=model["name"]))
+            raws.append(result.raw.drop(columns=["key"]).assign(model=model["name"]))
+            n_calls += result.n_calls
+            n_cached += result.n_cached
+    finally:
+        cache.close()
+    pd.concat(frames, ignore_index=True).to_csv(paths["table"], index=False)
+    pd.concat(raws, ignore_index=True).to_csv(paths["raw"], index=False)
+    data = pd.read_csv(paths["table"])
+    result = coherence.conditional_forecasting(
+        data, n_resamples=tests["n_resamples"], test=tests["test"],
+        alternative=tests["alternative"], ci_method=tests["ci_method"], rng=seed)
+    result.table.to_csv(paths["results"], index=False)
+    return StudyResult(config=cfg, data=data, raw=pd.concat(raws, ignore_index=True),
+                       report=result, n_calls=n_calls, n_cached=n_cached, paths=paths)
 
 
 def _with_settings(rep: Any, extra: Mapping[str, Any]) -> Any:

@@ -176,3 +176,56 @@ def test_the_documented_offline_study_prints_what_the_page_shows(tmp_path, monke
     assert code == 0 and out.rstrip() == shown
     code, out = _cli("study", str(DOCS / "studies" / "decision-offline.toml"), "--quiet")
     assert "720 elicitations, 0 calls made, 720 from the cache" in out
+
+
+def test_network_pairs_have_exact_coherent_answers():
+    from elicitation._study_pairs import PAIR_CATEGORIES, network_pairs
+
+    pairs = network_pairs("child", n_pairs=9, rng=4)
+    assert len(pairs) == 9 and pairs["pair"].is_unique
+    assert pairs["category"].value_counts().to_dict() == {"strong": 3, "weak": 3, "none": 3}
+    p_b = pairs["p_b"]
+    # the law of total probability and Bayes' rule hold exactly
+    np.testing.assert_allclose(pairs["p_a"], pairs["p_a_given_b1"] * p_b
+                               + pairs["p_a_given_b0"] * (1 - p_b))
+    np.testing.assert_allclose(pairs["p_b_given_a1"] * pairs["p_a"],
+                               pairs["p_a_given_b1"] * p_b)
+    gap = (pairs["p_a_given_b1"] - pairs["p_a_given_b0"]).abs()
+    limits = dict(PAIR_CATEGORIES)
+    assert (gap[pairs["category"] == "strong"] >= limits["strong"]).all()
+    assert (gap[pairs["category"] == "none"] < limits["weak"]).all()
+    assert pairs["question_a"].str.match(r"Will it turn out.*\?$").all()
+    assert set(pairs["a_outcome"]) <= {0, 1} and set(pairs["b_outcome"]) <= {0, 1}
+    assert network_pairs("child", n_pairs=9, rng=4).equals(pairs)
+
+
+# the rational forecaster's 'none' pairs: every improvement is exactly 0 (no p-value)
+@pytest.mark.filterwarnings("ignore::coherence.DegenerateDataWarning")
+def test_pairs_study_from_one_file_is_cached(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    config = tmp_path / "pairs.toml"
+    config.write_text(textwrap.dedent("""
+        kind = "pairs"
+        seed = 2
+        out = "pairs"
+
+        [[models]]
+        simulated = "rational"
+
+        [design]
+        n_pairs = 6
+
+        [tests]
+        n_resamples = 99
+        """))
+    code, out = _cli("study", str(config), "--quiet")
+    assert code == 0 and "36 elicitations, 36 calls made, 0 from the cache" in out
+    results = pd.read_csv(tmp_path / "pairs" / "results.csv")
+    assert set(results["category"]) == {"strong", "weak", "none"}
+    assert set(results["model"]) == {"rational"}
+    # a rational forecaster states the exact conditionals: Bayes-consistent everywhere
+    assert (results["bayes_consistent"] == 1).all()
+    again = elicitation.run_study(config, progress=False)
+    assert again.n_calls == 0 and again.n_cached == 36
+    pd.testing.assert_frame_equal(again.report.table.reset_index(drop=True), results,
+                                  check_dtype=False)
