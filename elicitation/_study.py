@@ -1,7 +1,7 @@
 """A whole study from one configuration: design, elicitation, tests and report.
 
 :func:`run_study` reads a study configuration (a TOML file or a mapping), draws
-the design (contexts of a bundled Bayesian network), asks every configured
+the design (contexts, or question pairs, of a bundled Bayesian network), asks every configured
 model through the cached, resumable runner, runs :func:`coherence.report` on the
 table it wrote, and writes the report. A second run with the same
 configuration finds every reply in the cache and makes no call.
@@ -77,14 +77,18 @@ class StudyResult:
         ``paths["table"]`` and read back), one ``model`` per configured model.
     raw : pandas.DataFrame
         Every call's raw reply, parse and error, with a ``model`` column.
-    report : coherence.CoherenceReport
-        The tests, one cell per model.
+    report : coherence.CoherenceReport or coherence.PairsResult
+        The tests, one cell per model (a decision study), or the
+        conditional-forecasting results by model, variant and category (a
+        pairs study).
     n_calls : int
         Calls sent to a model in this run (0 when every reply was cached).
     n_cached : int
         Replies taken from the cache.
     paths : dict
-        ``table``, ``raw``, ``report`` and ``cache``: the files written.
+        The files written: ``table``, ``raw``, ``cache`` and ``report``
+        (decision) or ``pairs`` (the question set with its exact answers) and
+        ``results`` (pairs).
     """
 
     config: dict[str, Any] = field(repr=False)
@@ -278,7 +282,10 @@ def run_study(config: str | os.PathLike[str] | Mapping[str, Any], *,
     ----------
     config : str, path or mapping
         A study configuration (TOML; see :func:`load_study` and the user
-        guide's "A study from one file"): ``kind`` (``"decision"``), ``seed``,
+        guide's "A study from one file"): ``kind`` (``"decision"`` or
+        ``"pairs"``, the conditional-forecasting design on question pairs of a
+        network, with ``[design]`` keys ``network``, ``n_pairs``, ``variants``,
+        ``reverse``, ``repetitions``), ``seed``,
         ``out`` (the folder written), one ``[model]`` or several
         ``[[models]]`` (``base_url`` and ``name`` of an OpenAI-compatible
         server, or ``simulated = "AGENT"`` or ``simulated = {agent = "leaky",
@@ -309,6 +316,7 @@ def run_study(config: str | os.PathLike[str] | Mapping[str, Any], *,
     See Also
     --------
     run : elicit a belief/action table from a contexts table.
+    run_pairs : elicit the pairs table of conditional forecasting.
     coherence.report : the tests a study runs.
     """
     import bayesnets
@@ -395,12 +403,12 @@ def _pairs_study(cfg: dict[str, Any], paths: dict[str, str],
     pd.concat(frames, ignore_index=True).to_csv(paths["table"], index=False)
     pd.concat(raws, ignore_index=True).to_csv(paths["raw"], index=False)
     data = pd.read_csv(paths["table"])
-    result = coherence.conditional_forecasting(
+    analysis = coherence.conditional_forecasting(
         data, n_resamples=tests["n_resamples"], test=tests["test"],
         alternative=tests["alternative"], ci_method=tests["ci_method"], rng=seed)
-    result.table.to_csv(paths["results"], index=False)
+    analysis.table.to_csv(paths["results"], index=False)
     return StudyResult(config=cfg, data=data, raw=pd.concat(raws, ignore_index=True),
-                       report=result, n_calls=n_calls, n_cached=n_cached, paths=paths)
+                       report=analysis, n_calls=n_calls, n_cached=n_cached, paths=paths)
 
 
 def _with_settings(rep: Any, extra: Mapping[str, Any]) -> Any:

@@ -158,10 +158,11 @@ def test_study_against_a_server_resumes_with_no_new_call(tmp_path, monkeypatch):
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 
-@pytest.mark.parametrize("name", ["decision-offline", "decision-local", "decision-paper"])
+@pytest.mark.parametrize("name", ["decision-offline", "decision-local", "decision-paper",
+                                  "pairs-offline", "pairs-local"])
 def test_example_configs_are_valid(name):
     config = elicitation.load_study(DOCS / "studies" / f"{name}.toml")
-    assert config["kind"] == "decision" and config["name"] == name
+    assert config["kind"] == name.split("-")[0] and config["name"] == name
     assert config["models"] and all(m["name"] for m in config["models"])
 
 
