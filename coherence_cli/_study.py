@@ -8,6 +8,8 @@ where everything was written. A second run with the same file makes no call.
 from __future__ import annotations
 
 import argparse
+import sys
+import warnings
 from typing import Any
 
 from ._common import EXIT_FAILURE, EXIT_OK, UsageError
@@ -35,7 +37,15 @@ def run(args: argparse.Namespace) -> int:
         config = elicitation.load_study(args.config)
     except ValueError as exc:
         raise UsageError(f"{args.config}: {exc}") from None
-    result = elicitation.run_study(config, progress=False if args.quiet else None)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = elicitation.run_study(config, progress=False if args.quiet else None)
+    seen = set()
+    for w in caught:   # one line each, once (the tests' and the parser's notes)
+        line = str(w.message).splitlines()[0] if str(w.message) else w.category.__name__
+        if line not in seen:
+            seen.add(line)
+            print(f"coherence study: warning: {line}"[:300], file=sys.stderr)
     print(result.summary())
     print()
     print(result.report.summary())
