@@ -47,7 +47,8 @@ def test_no_command_is_usage_error():
     assert out.returncode == 2 and "demo" in out.stdout
 
 
-@pytest.mark.parametrize("command", ["demo", "test", "pairs", "scores", "consistency", "elicit"])
+@pytest.mark.parametrize("command", ["demo", "test", "pairs", "scores", "consistency", "elicit",
+                                     "study"])
 def test_help_of_every_command(command):
     out = run(command, "--help")
     assert out.returncode == 0 and "usage: coherence " + command in out.stdout
