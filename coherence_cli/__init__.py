@@ -2,8 +2,9 @@
 
 Commands: ``demo`` (the main job), ``test`` (a user's belief/action table),
 ``pairs`` (conditional-forecasting pair files), ``scores`` (forecast scoring),
-``consistency`` (consistency-check tuple files) and ``elicit`` (ask a model,
-or a simulated agent, for a belief/action table).
+``consistency`` (consistency-check tuple files), ``elicit`` (ask a model,
+or a simulated agent, for a belief/action table) and ``study`` (a whole study
+from one TOML file: design, elicitation, tests, report).
 
 Exit codes: 0 success; 1 a test or computation failed; 2 a usage error (bad
 arguments, a missing or malformed file, a missing column). Errors are one
@@ -67,6 +68,9 @@ def _build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--network", default="child", help="bundled network (default child)")
     demo.add_argument("--out", default="coherence-report.html", metavar="PATH",
                       help="HTML report path (default coherence-report.html)")
+    demo.add_argument("--table", default=None, metavar="PATH",
+                      help="where to write the belief/action table the report analysed, "
+                      "which its rerun line names (default: the report's path with .csv)")
     add_report_options(demo)
 
     from . import _scores, _test_cmd  # the commands' own modules
@@ -85,9 +89,10 @@ def _build_parser() -> argparse.ArgumentParser:
 
     _elicit.add_parser(sub, positive_int)
 
-    from . import _plan  # the command's own module
+    from . import _plan, _study  # the commands' own modules
 
     _plan.add_parser(sub)
+    _study.add_parser(sub)
     return parser
 
 
@@ -124,6 +129,7 @@ def _run_demo(args: argparse.Namespace) -> int:
     n_contexts = args.n_contexts or (60 if args.quick else 200)
     permutations = 200 if args.quick and args.permutations == 1000 else args.permutations
     resamples = 200 if args.quick and args.resamples == 500 else args.resamples
+    table = args.table or str(Path(args.out).with_suffix(".csv"))
     start = time.perf_counter()
     rep, truth = run_demo(network=args.network, n_contexts=n_contexts,
                           n_repetitions=args.n_repetitions, engine=args.engine,
@@ -131,7 +137,7 @@ def _run_demo(args: argparse.Namespace) -> int:
                           n_jobs=args.jobs, backend=args.backend,
                           progress=False if args.quiet else None,
                           adjust=args.adjust or ("bh" if args.quick else "holm"),
-                          rng=args.seed)
+                          rng=args.seed, table_out=table)
     rep.to_html(args.out)
     print(f"belief-coherence {__version__}: {args.network} network, {n_contexts} contexts x "
           f"{args.n_repetitions} repetitions per agent, seed {args.seed}\n")
@@ -145,7 +151,8 @@ def _run_demo(args: argparse.Namespace) -> int:
     print_frame(rep.summary_table())
     print(f"\nWhich agent fails which test at alpha = 0.05 ({label} p-values):")
     print_frame(_verdicts(rep, truth))
-    print(f"\nreport written to {args.out} ({time.perf_counter() - start:.0f} s)")
+    print(f"\nreport written to {args.out} ({time.perf_counter() - start:.0f} s), the table it "
+          f"analysed to {table}")
     return EXIT_OK
 
 
@@ -183,9 +190,15 @@ def _run_plan(args: argparse.Namespace) -> int:
     return run(args)
 
 
+def _run_study(args: argparse.Namespace) -> int:
+    from ._study import run
+
+    return run(args)
+
+
 _COMMANDS = {"demo": _run_demo, "test": _run_test, "pairs": _run_pairs,
              "scores": _run_scores, "consistency": _run_consistency,
-             "elicit": _run_elicit, "plan": _run_plan}
+             "elicit": _run_elicit, "plan": _run_plan, "study": _run_study}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

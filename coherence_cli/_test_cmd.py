@@ -27,6 +27,9 @@ __all__ = ["add_parser", "run"]
 
 ACTIONS = ("yes", "no", "defer")
 DEFAULT_BY = ("model", "dataset")
+# the tests that read the action column, and so its yes/no/defer labels
+DECISION_TESTS = frozenset({"ci", "ci_evidence", "ci_calibrated", "leakage",
+                            "leakage_evidence", "monotonicity"})
 
 
 def columns_list(text: str) -> list[str]:
@@ -130,6 +133,24 @@ def _check_columns(data: Any, args: argparse.Namespace, path: str) -> tuple[str,
     return by
 
 
+def _check_action_labels(data: Any, args: argparse.Namespace, path: str) -> None:
+    """Labels other than yes/no/defer, unmapped, would leave the decision tests blank."""
+    from coherence import TEST_NAMES
+
+    if (args.actions is not None or args.action not in data.columns
+            or not set(args.tests or TEST_NAMES) & DECISION_TESTS):
+        return
+    labels = {str(v) for v in data[args.action].dropna().unique()}
+    unknown = sorted(labels - set(ACTIONS))
+    if unknown:
+        shown_labels = ", ".join(unknown[:6]) + (", ..." if len(unknown) > 6 else "")
+        raise UsageError(
+            f"the action column {args.action!r} of {path} has label(s) {shown_labels}, "
+            "not the tests' yes/no/defer: map yours with --actions "
+            "yes=LABEL,no=LABEL,defer=LABEL (e.g. --actions yes=buy,no=sell,defer=hold), "
+            "or leave the decision tests out with --tests")
+
+
 def _reference_prompt(data: Any, args: argparse.Namespace, path: str) -> str:
     if args.prompt not in data.columns:
         return args.reference_prompt or "standard"
@@ -176,6 +197,7 @@ def run(args: argparse.Namespace) -> int:
     data = read_table(args.table)
     by = _check_columns(data, args, args.table)
     reference = _reference_prompt(data, args, args.table)
+    _check_action_labels(data, args, args.table)
     if args.actions is not None:
         data = data.assign(**{args.action: data[args.action].map(
             lambda v: args.actions.get(str(v), v) if v == v else v)})

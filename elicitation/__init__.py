@@ -28,6 +28,7 @@ from ._lie import run_lie
 from ._pairs import run_pairs
 from ._parsing import FAILURE_REASONS, Parsed, parse_decision, parse_probabilities
 from ._runner import run
+from ._study import StudyResult, load_study, run_study
 from ._templates import (
     BELIEF_PROMPTS,
     CONDITIONAL_VARIANTS,
@@ -54,10 +55,12 @@ __all__ = [
     "Request",
     "ResponseCache",
     "SimulatedClient",
+    "StudyResult",
     "Template",
     "TransientError",
     "cache_key",
     "get_template",
+    "load_study",
     "parse_decision",
     "parse_probabilities",
     "published_prompts",
@@ -65,6 +68,7 @@ __all__ = [
     "run",
     "run_lie",
     "run_pairs",
+    "run_study",
     "template_names",
     "token_belief",
 ]

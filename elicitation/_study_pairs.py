@@ -1,0 +1,87 @@
+"""The conditional-forecasting study's question pairs, drawn from a bundled network.
+
+Each question is an event of the network ("the next patient referred has tetralogy
+of Fallot"); a pair (A, B) has exact P(A), P(A | B), P(A | not B) and the reverse
+direction from the network's joint distribution, a category from the exact
+dependence (``strong``, ``weak``, ``none``), and outcomes drawn from the joint, so a
+study of the conditional-forecasting design runs offline on a question set with a
+known answer: a coherent forecaster's P(A | B) improves on its P(A) exactly where the
+category says it should.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["PAIR_CATEGORIES", "network_pairs"]
+
+#: |P(A | B) - P(A | not B)| at or above which a pair is ``strong``, ``weak``;
+#: below the second it is ``none``.
+PAIR_CATEGORIES = (("strong", 0.25), ("weak", 0.05), ("none", 0.0))
+
+
+_VERBS = {"has", "had", "is", "was", "were", "did", "does", "suffered", "suffers", "shows"}
+
+
+def _question(subject: str, phrase: str) -> str:
+    """A yes/no forecasting question from an event's phrase (with or without a verb)."""
+    if phrase.split(" ", 1)[0].lower() in _VERBS:
+        return f"Will it turn out that {subject} {phrase}?"
+    return f"Will it turn out, for {subject}, that {phrase}?"
+
+
+def _category(gap: float) -> str:
+    return next(name for name, low in PAIR_CATEGORIES if gap >= low)
+
+
+def network_pairs(network: str = "child", *, n_pairs: int = 12, subject: str =
+                  "the next patient referred", rng: Any = 0) -> pd.DataFrame:
+    """Question pairs of a bundled network, balanced over the three categories.
+
+    Returns a frame with ``pair``, ``question_a``, ``question_b``, ``category``,
+    the exact ``p_a``, ``p_a_given_b1``, ``p_a_given_b0``, ``p_b``,
+    ``p_b_given_a1``, ``p_b_given_a0`` and ``a_outcome``, ``b_outcome`` (one
+    draw of the pair from the network's joint distribution).
+    """
+    import bayesnets
+
+    gen = np.random.default_rng(rng)
+    net = bayesnets.load(network)
+    phrases = bayesnets.phrase_table(network)
+    events = [(v, s, phrases[v][s]) for v in net.variables if v in phrases
+              for s in net.states[v] if isinstance(phrases[v].get(s), str)]
+    by_category: dict[str, list[dict[str, Any]]] = {name: [] for name, _ in PAIR_CATEGORIES}
+    for i, (va, sa, pa_text) in enumerate(events):
+        for vb, sb, pb_text in events[i + 1:]:
+            if va == vb:
+                continue
+            joint = np.asarray(bayesnets.joint_table(net, [va, vb]), dtype=float)
+            ia, ib = net.states[va].index(sa), net.states[vb].index(sb)
+            p11 = joint[ia, ib]
+            p_a, p_b = joint[ia, :].sum(), joint[:, ib].sum()
+            if not (0.02 < p_a < 0.98 and 0.02 < p_b < 0.98):
+                continue
+            p_a_b1, p_a_b0 = p11 / p_b, (p_a - p11) / (1 - p_b)
+            p_b_a1, p_b_a0 = p11 / p_a, (p_b - p11) / (1 - p_a)
+            by_category[_category(abs(p_a_b1 - p_a_b0))].append({
+                "question_a": _question(subject, pa_text),
+                "question_b": _question(subject, pb_text),
+                "p_a": p_a, "p_a_given_b1": p_a_b1, "p_a_given_b0": p_a_b0,
+                "p_b": p_b, "p_b_given_a1": p_b_a1, "p_b_given_a0": p_b_a0,
+                "joint": (p11, p_a - p11, p_b - p11, 1 - p_a - p_b + p11)})
+    rows = []
+    per = [n_pairs // 3 + (k < n_pairs % 3) for k in range(3)]
+    for (name, _), k in zip(PAIR_CATEGORIES, per, strict=True):
+        pool = by_category[name]
+        for j in gen.permutation(len(pool))[:k]:
+            rows.append({**pool[j], "category": name})
+    frame = pd.DataFrame(rows)
+    cells = np.array([gen.choice(4, p=np.clip(r, 0, None) / np.clip(r, 0, None).sum())
+                      for r in frame.pop("joint")])
+    frame["a_outcome"] = (cells < 2).astype(int)          # cells: (a, b) = 11, 10, 01, 00
+    frame["b_outcome"] = np.isin(cells, (0, 2)).astype(int)
+    frame.insert(0, "pair", [f"{network}-{k}" for k in range(len(frame))])
+    return frame

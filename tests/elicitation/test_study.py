@@ -1,0 +1,232 @@
+"""A whole study from one TOML file: design, elicitation, tests, report; a second run makes
+no call (simulated agents, and the fake chat-completions server)."""
+
+from __future__ import annotations
+
+import contextlib
+import html
+import io
+import re
+import shlex
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import elicitation
+from coherence_cli import main
+from tests._fake_openai_server import FakeOpenAIServer, Reply, call_key, default_answer
+
+pytest.importorskip("pgmpy")
+
+SIMULATED = """
+kind = "decision"
+seed = 3
+out = "out"
+
+[[models]]
+simulated = "rational"
+
+[[models]]
+name = "peeks"
+simulated = "leaky"
+
+[design]
+network = "child"
+n_contexts = 16
+repetitions = 2
+prompts = ["standard", "mse"]
+
+[tests]
+n_permutations = 49
+n_resamples = 49
+"""
+N_CALLS = 2 * 16 * 2 * 3   # models x contexts x repetitions x (2 prompts + decision)
+
+
+def _cli(*argv: str) -> tuple[int, str]:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = main(list(argv))
+    return code, out.getvalue()
+
+
+def _pvalues(frame: pd.DataFrame) -> np.ndarray:
+    return frame.sort_values(["model", "test"])["pvalue"].to_numpy(dtype=float)
+
+
+def test_simulated_study_runs_once_and_reuses_every_call(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    config = tmp_path / "study.toml"
+    config.write_text(SIMULATED)
+    first = elicitation.run_study(config, progress=False)
+    assert first.n_calls == N_CALLS and first.n_cached == 0
+    assert set(first.data["model"]) == {"rational", "peeks"}
+    assert set(first.data["prompt"]) == {"standard", "mse"}
+    for key in ("table", "raw", "report", "cache"):
+        assert (tmp_path / "out").joinpath(first.paths[key].rsplit("/", 1)[-1]).is_file()
+    assert len(pd.read_csv(first.paths["raw"])) == N_CALLS
+    assert [dict(c.key) for c in first.report.cells] == [{"model": "peeks"},
+                                                         {"model": "rational"}]
+    # the second run: every reply from the cache, the same table and p-values
+    again = elicitation.run_study(config, progress=False)
+    assert again.n_calls == 0 and again.n_cached == N_CALLS
+    pd.testing.assert_frame_equal(again.data, first.data)
+    np.testing.assert_array_equal(_pvalues(again.report.to_frame()),
+                                  _pvalues(first.report.to_frame()))
+    assert "0 calls made" in str(again.summary())
+    # the report's rerun line runs as printed and gives the same p-values
+    page = (tmp_path / "out" / "report.html").read_text()
+    block = page[page.index("To rerun from the command line"):]
+    argv = shlex.split(html.unescape(block[block.index("<pre>") + 5:block.index("</pre>")]))
+    assert argv[2] == first.paths["table"] and "--seed" in argv
+    code, _ = _cli(*argv[1:], "--csv", str(tmp_path / "rerun.csv"), "--quiet")
+    assert code == 0
+    np.testing.assert_array_equal(_pvalues(pd.read_csv(tmp_path / "rerun.csv")),
+                                  _pvalues(first.report.to_frame()))
+
+
+def test_cli_study_and_its_mistakes(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    config = tmp_path / "study.toml"
+    config.write_text(SIMULATED.replace("n_contexts = 16", "n_contexts = 10"))
+    code, out = _cli("study", str(config), "--quiet")
+    assert code == 0, out
+    assert f"{N_CALLS * 10 // 16} calls made, 0 from the cache" in out
+    assert "coherence report: 2 cell(s)" in out
+    code, out = _cli("study", str(config), "--quiet")
+    assert code == 0 and "0 calls made" in out
+    for text, message in [
+            (SIMULATED.replace('kind = "decision"', 'kind = "forecast"'), "kind"),
+            (SIMULATED.replace("n_contexts = 16", "n_context = 16"), "'n_context'"),
+            (SIMULATED.replace('simulated = "rational"', 'name = "x"'), "base_url"),
+            (SIMULATED.replace("repetitions = 2", "repetitions = 0"), "design.repetitions"),
+            ("kind = ", "not valid TOML")]:
+        config.write_text(text)
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            code, _ = _cli("study", str(config))
+        assert code == 2 and message in err.getvalue(), err.getvalue()
+        assert len(err.getvalue().strip().splitlines()) == 1
+
+
+def test_study_against_a_server_resumes_with_no_new_call(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    def behaviour(body, attempt):
+        # half the decisions "No", so every decision test has two actions to compare
+        text = default_answer(body)
+        if "Decision:" in text and int(call_key(body), 16) % 2:
+            text = text.replace("Decision: Yes", "Decision: No")
+        return Reply(text=text)
+
+    srv = FakeOpenAIServer(behaviour).start()
+    try:
+        config = tmp_path / "server.toml"
+        config.write_text(textwrap.dedent(f"""
+            seed = 1
+            out = "served"
+
+            [model]
+            name = "fake"
+            base_url = "{srv.url}"
+            max_tokens = 24
+            concurrency = 2
+
+            [design]
+            n_contexts = 6
+            repetitions = 2
+
+            [tests]
+            tests = ["ci", "monotonicity", "calibration"]
+            n_permutations = 19
+            n_resamples = 19
+            """))
+        first = elicitation.run_study(config, progress=False)
+        sent = len(srv.log)
+        assert first.n_calls == 6 * 2 * 2 == sent
+        assert set(first.data["model"]) == {"fake"} and len(first.data) == 12
+        assert set(first.data["action"]) == {"yes", "no"}
+        again = elicitation.run_study(config, progress=False)
+        assert again.n_calls == 0 and len(srv.log) == sent
+        pd.testing.assert_frame_equal(again.data, first.data)
+    finally:
+        srv.stop()
+
+
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+
+
+@pytest.mark.parametrize("name", ["decision-offline", "decision-local", "decision-paper",
+                                  "pairs-offline", "pairs-local"])
+def test_example_configs_are_valid(name):
+    config = elicitation.load_study(DOCS / "studies" / f"{name}.toml")
+    assert config["kind"] == name.split("-")[0] and config["name"] == name
+    assert config["models"] and all(m["name"] for m in config["models"])
+
+
+@pytest.mark.slow
+def test_the_documented_offline_study_prints_what_the_page_shows(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    page = (DOCS / "study_config.md").read_text()
+    shown = re.findall(r"```text\n(.*?)```", page, flags=re.DOTALL)[0].rstrip()
+    assert re.findall(r"```toml\n(.*?)```", page, flags=re.DOTALL)[0] in \
+        (DOCS / "studies" / "decision-offline.toml").read_text()
+    code, out = _cli("study", str(DOCS / "studies" / "decision-offline.toml"), "--quiet")
+    assert code == 0 and out.rstrip() == shown
+    code, out = _cli("study", str(DOCS / "studies" / "decision-offline.toml"), "--quiet")
+    assert "720 elicitations, 0 calls made, 720 from the cache" in out
+
+
+def test_network_pairs_have_exact_coherent_answers():
+    from elicitation._study_pairs import PAIR_CATEGORIES, network_pairs
+
+    pairs = network_pairs("child", n_pairs=9, rng=4)
+    assert len(pairs) == 9 and pairs["pair"].is_unique
+    assert pairs["category"].value_counts().to_dict() == {"strong": 3, "weak": 3, "none": 3}
+    p_b = pairs["p_b"]
+    # the law of total probability and Bayes' rule hold exactly
+    np.testing.assert_allclose(pairs["p_a"], pairs["p_a_given_b1"] * p_b
+                               + pairs["p_a_given_b0"] * (1 - p_b))
+    np.testing.assert_allclose(pairs["p_b_given_a1"] * pairs["p_a"],
+                               pairs["p_a_given_b1"] * p_b)
+    gap = (pairs["p_a_given_b1"] - pairs["p_a_given_b0"]).abs()
+    limits = dict(PAIR_CATEGORIES)
+    assert (gap[pairs["category"] == "strong"] >= limits["strong"]).all()
+    assert (gap[pairs["category"] == "none"] < limits["weak"]).all()
+    assert pairs["question_a"].str.match(r"Will it turn out.*\?$").all()
+    assert set(pairs["a_outcome"]) <= {0, 1} and set(pairs["b_outcome"]) <= {0, 1}
+    assert network_pairs("child", n_pairs=9, rng=4).equals(pairs)
+
+
+# the rational forecaster's 'none' pairs: every improvement is exactly 0 (no p-value)
+@pytest.mark.filterwarnings("ignore::coherence.DegenerateDataWarning")
+def test_pairs_study_from_one_file_is_cached(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    config = tmp_path / "pairs.toml"
+    config.write_text(textwrap.dedent("""
+        kind = "pairs"
+        seed = 2
+        out = "pairs"
+
+        [[models]]
+        simulated = "rational"
+
+        [design]
+        n_pairs = 6
+
+        [tests]
+        n_resamples = 99
+        """))
+    code, out = _cli("study", str(config), "--quiet")
+    assert code == 0 and "36 elicitations, 36 calls made, 0 from the cache" in out
+    results = pd.read_csv(tmp_path / "pairs" / "results.csv")
+    assert set(results["category"]) == {"strong", "weak", "none"}
+    assert set(results["model"]) == {"rational"}
+    # a rational forecaster states the exact conditionals: Bayes-consistent everywhere
+    assert (results["bayes_consistent"] == 1).all()
+    again = elicitation.run_study(config, progress=False)
+    assert again.n_calls == 0 and again.n_cached == 36
+    pd.testing.assert_frame_equal(again.report.table.reset_index(drop=True), results,
+                                  check_dtype=False)

@@ -1,0 +1,122 @@
+"""The report's rerun lines run as printed and give the same p-values (CLI and Python)."""
+
+from __future__ import annotations
+
+import contextlib
+import html as html_lib
+import io
+import shlex
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import coherence
+from coherence_cli import main
+
+FAST = ["--permutations", "49", "--resamples", "49", "--quiet"]
+
+
+def _blocks(page: str) -> tuple[str, str]:
+    """(shell command, Python code) of the report's provenance section."""
+    shell = page[page.index("To rerun from the command line"):]
+    shell = html_lib.unescape(shell[shell.index("<pre>") + 5:shell.index("</pre>")])
+    code = page[page.index("or from Python:"):]
+    code = html_lib.unescape(code[code.index("<pre>") + 5:code.index("</pre>")])
+    return shell, code
+
+
+def _cli(argv: list[str]) -> int:
+    with contextlib.redirect_stdout(io.StringIO()):
+        return main(argv)
+
+
+def _pvalues(frame: pd.DataFrame, by: list[str]) -> pd.Series:
+    keyed = frame.assign(**{c: frame[c].astype(str) for c in by})
+    return keyed.set_index([*by, "test"])["pvalue"].sort_index()
+
+
+@pytest.fixture(scope="module")
+def table():
+    parts = []
+    for i, (model, dataset, agent) in enumerate([
+            ("m1", "d1", "rational"), ("m1", "d2", coherence.Agent.leaky(strength=0.8)),
+            ("m2", "d1", "rational"), ("m2", "d2", "rational")]):
+        sim = coherence.simulate(agent, n_contexts=40, n_repetitions=2,
+                                 prompts=("standard", "mse"), rng=i).data
+        # context ids unique across the table: a one-column grouping pools two datasets
+        parts.append(sim.assign(model=model, dataset=dataset, context=sim["context"] + 1000 * i))
+    return pd.concat(parts, ignore_index=True)
+
+
+@pytest.mark.parametrize("by", [["model"], ["model", "dataset"]])
+def test_rerun_lines_reproduce_the_pvalues(table, by, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    table.to_csv("answers.csv", index=False)
+    assert _cli(["test", "answers.csv", "--by", ",".join(by), "--seed", "11",
+                 "--out", "first.html", "--csv", "first.csv", *FAST]) == 0
+    first = _pvalues(pd.read_csv("first.csv"), by)
+    assert first.notna().sum() >= 4 * len(by)
+    shell, code = _blocks((tmp_path / "first.html").read_text())
+    argv = shlex.split(shell)
+    assert argv[:3] == ["coherence", "test", "answers.csv"]
+    assert argv[argv.index("--by") + 1] == ",".join(by)
+    # the command line, as printed (plus where to write the tidy results)
+    assert _cli([*argv[1:], "--csv", "again.csv", "--quiet"]) == 0
+    pd.testing.assert_series_equal(_pvalues(pd.read_csv("again.csv"), by), first)
+    # the Python call, as printed
+    namespace: dict[str, object] = {}
+    exec(compile(code, "rerun.py", "exec"), namespace)
+    rep = namespace["rep"]
+    assert isinstance(rep, coherence.CoherenceReport) and (tmp_path / "report.html").is_file()
+    python = _pvalues(rep.to_frame(), by)
+    np.testing.assert_array_equal(python.to_numpy(), first.to_numpy())
+    assert list(python.index) == list(first.index)
+
+
+@pytest.mark.requires("pgmpy")
+def test_demo_report_reruns_as_printed(tmp_path, monkeypatch):
+    """The demo records its seed and writes the table it analysed: its rerun line runs
+    as printed and gives the demo's p-values."""
+    monkeypatch.chdir(tmp_path)
+    assert _cli(["demo", "--n-contexts", "30", "--n-repetitions", "2", "--permutations",
+                 "49", "--resamples", "49", "--seed", "5", "--out", "demo.html",
+                 "--quiet"]) == 0
+    page = (tmp_path / "demo.html").read_text()
+    assert "Not reproducible as run" not in page and "TABLE.csv" not in page
+    shell, code = _blocks(page)
+    argv = shlex.split(shell)
+    assert argv[:3] == ["coherence", "test", "demo.csv"] and "SEED" not in argv
+    assert _cli([*argv[1:], "--csv", "again.csv", "--out", "again.html"]) == 0
+    again = _pvalues(pd.read_csv("again.csv"), ["model"])
+    assert again.notna().sum() >= 20
+    namespace: dict[str, object] = {}
+    exec(compile(code, "rerun.py", "exec"), namespace)
+    python = _pvalues(namespace["rep"].to_frame(), ["model"])   # type: ignore[attr-defined]
+    np.testing.assert_array_equal(python.to_numpy(), again.to_numpy())
+    # and the demo's own numbers, as its report shows them
+    from bayesnets import run_demo
+
+    rep, _ = run_demo(n_contexts=30, n_repetitions=2, n_permutations=49, n_resamples=49,
+                      progress=False, adjust="holm", rng=5)
+    np.testing.assert_array_equal(_pvalues(rep.to_frame(), ["model"]).to_numpy(),
+                                  again.to_numpy())
+
+
+def test_lists_are_printed_comma_separated(table):
+    """Several grouping or evidence columns are one comma-separated argument each, as the
+    CLI wants them (a second word would be taken for the table)."""
+    import dataclasses
+
+    from coherence._report._render import _rerun_commands
+    from coherence_cli import _build_parser
+
+    rep = coherence.report(table, by=("model", "dataset"), tests=["calibration"],
+                           n_resamples=19, progress=False, rng=0)
+    settings = {**rep.settings, "data_file": "answers.csv",
+                "columns": {**rep.settings["columns"], "evidence": ["age", "smoker"]}}
+    shell, python = _rerun_commands(dataclasses.replace(rep, settings=settings))
+    args = _build_parser().parse_args(shlex.split(shell)[1:])
+    assert args.table == "answers.csv"
+    assert args.by == ["model", "dataset"] and args.evidence == ["age", "smoker"]
+    assert "by=['model', 'dataset']" in python and "evidence=['age', 'smoker']" in python
