@@ -41,6 +41,7 @@ from .._validation import (
     require_columns,
 )
 from ._registry import REGISTRY, TEST_NAMES, Options
+from ._resolve import resolve_pvalues
 from ._result import CoherenceReport, ReportCell
 
 __all__ = ["ADJUST_METHODS", "TEST_NAMES", "CoherenceReport", "ReportCell", "report"]
@@ -410,7 +411,13 @@ def _report(iv: _ReportInput) -> CoherenceReport:
     ]
     cells, used_backend, used_jobs, threads = _run_jobs(jobs, iv.n_jobs, iv.backend,
                                                         iv.progress)
+    # p-values at their Monte Carlo floor get the draws the adjustment needs (valid: a
+    # second stage with new draws; see _resolve.py)
+    cells, n_resolved = resolve_pvalues(list(cells), [part for _, part in keyed], options,
+                                        str(iv.settings.get("adjust", "none")),
+                                        spawn(iv.gen, 1)[0])
     settings = {**iv.settings, "tests": [s.name for s in specs], "backend": used_backend,
+                "resolved_pvalues": n_resolved,
                 "n_jobs": used_jobs, "numba_threads_per_cell": threads,
                 "created": datetime.now(UTC).isoformat(timespec="seconds")}
     return CoherenceReport(cells=cells, by=present_by, settings=settings)
