@@ -132,6 +132,28 @@ class _Design:
     outcome_binary: bool
 
 
+def _class_codes(df: Any, column: str, *, discrete: bool = False) -> tuple[np.ndarray,
+                                                                          np.ndarray]:
+    """:func:`label_column`'s codes, numbered in the order of the sorted label values.
+
+    A pandas categorical column is coded in the order of its categories, which is a
+    presentation choice: the same data with another category order would otherwise give
+    other codes, hence another reference level in the bias model and other random draws
+    row by row. Labels that cannot be compared with each other are sorted by type name
+    and representation.
+    """
+    codes, labels = label_column(df, column, owner=_OWNER, discrete=discrete)
+    values = np.asarray(labels, dtype=object)
+    try:
+        order = np.argsort(values, kind="stable")
+    except TypeError:
+        order = np.argsort(np.array([f"{type(v).__name__}:{v!r}" for v in values]),
+                           kind="stable")
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    return np.ascontiguousarray(rank[codes]), values[order]
+
+
 def _evidence_arrays(df: Any, evidence: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
     import pandas as pd
 
@@ -141,7 +163,7 @@ def _evidence_arrays(df: Any, evidence: tuple[str, ...]) -> tuple[np.ndarray, np
         if pd.api.types.is_float_dtype(df[col].dtype):
             cont.append(finite_column(df, col, owner=_OWNER))
         else:
-            codes.append(label_column(df, col, owner=_OWNER)[0])
+            codes.append(_class_codes(df, col)[0])
     n = len(df)
     disc = combine(codes, n)
     return disc, (np.column_stack(cont) if cont else np.empty((n, 0)))
@@ -180,8 +202,8 @@ def _ci_test_iv(data: Any, belief: Any, action: Any, outcome: Any, evidence: Any
     if not (isinstance(k, str) and k == "auto"):
         k = check_int(k, "k", _OWNER, low=1, high=n - 1)
     p = probability_column(df, belief, owner=_OWNER)
-    a, _ = label_column(df, action, owner=_OWNER, discrete=True)
-    y, y_labels = label_column(df, outcome, owner=_OWNER, discrete=True)
+    a, _ = _class_codes(df, action, discrete=True)
+    y, y_labels = _class_codes(df, outcome, discrete=True)
     groups = (np.arange(n, dtype=np.int64) if group is None
               else group_codes(df, group, owner=_OWNER))
     ev_disc, ev_cont = _evidence_arrays(df, evidence)
