@@ -374,16 +374,38 @@ def _model_bias(prep: Prepared, k: int, belief: np.ndarray, ev_cont: np.ndarray,
                                   for y in range(n_y)]) / cnt[:, None]
     cum_context = np.cumsum(pi_context, axis=1)
     cum_a = np.cumsum(p_a, axis=2)
-    sims = np.empty(n_replicates)
     rows = np.arange(n)
+    a_sims = np.empty((n_replicates, n), dtype=np.int64)
+    y_sims = np.empty((n_replicates, n), dtype=np.int64)
     for b in range(n_replicates):
         y_ctx = np.minimum((gen.random(n_groups)[:, None] > cum_context).sum(axis=1), n_y - 1)
-        y_sim = y_ctx[groups]
-        a_sim = np.minimum((gen.random(n)[:, None] > cum_a[y_sim, rows]).sum(axis=1), n_a - 1)
-        disc = dict(prep.disc, x=a_sim.astype(np.int64), y=y_sim.astype(np.int64))
-        sims[b] = estimate(Prepared(n=n, cont=prep.cont, disc=disc), k)
+        y_sims[b] = y_ctx[groups]
+        a_sims[b] = np.minimum((gen.random(n)[:, None] > cum_a[y_sims[b], rows]).sum(axis=1),
+                               n_a - 1)
+    sims = _simulated_estimates(prep, k, a_sims, y_sims)
     sims = sims[np.isfinite(sims)]
     return float(np.mean(sims) - theta) if sims.size else float("nan")
+
+
+def _simulated_estimates(prep: Prepared, k: int, a_sims: np.ndarray,
+                         y_sims: np.ndarray) -> np.ndarray:
+    """The estimate on each simulated study (row ``b``: its actions and outcomes; the
+    conditioning values are the data's), in one kernel call when at most one
+    coordinate is continuous (the same values as :func:`estimate` on each)."""
+    if prep.n_continuous <= 1:
+        from ._kernels_cmi import simulated_estimates
+
+        keys = keys_1d(prep)
+        m_x = int(max(a_sims.max(initial=0), prep.disc["x"].max(initial=0))) + 1
+        m_y = int(max(y_sims.max(initial=0), prep.disc["y"].max(initial=0))) + 1
+        return np.asarray(simulated_estimates(keys.c, a_sims, y_sims, m_x, m_y, keys.kz,
+                                              int(keys.kz.max(initial=0)) + 1, keys.has_c,
+                                              k, psi_table(prep.n)))
+    out = np.empty(len(a_sims))
+    for b in range(len(a_sims)):
+        disc = dict(prep.disc, x=a_sims[b], y=y_sims[b])
+        out[b] = estimate(Prepared(n=prep.n, cont=prep.cont, disc=disc), k)
+    return out
 
 
 def _warn_undefined(statistic: float) -> None:
