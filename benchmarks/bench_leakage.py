@@ -79,9 +79,19 @@ def main(argv: list[str] | None = None) -> int:
                              "199 permutations, the code at git REF against the working "
                              "tree; with the defaults' timing; writes "
                              "benchmarks/results/bench_leakage.json")
+    parser.add_argument("--many-levels-table", action="store_true",
+                        help="only write docs/leakage.md's --many-levels table from the JSON")
     args = parser.parse_args(argv)
     if args.many_levels:
         many_levels(args.many_levels, args.repeat)
+        return 0
+    if args.many_levels_table:
+        import json
+
+        from benchmarks._harness import ROOT
+
+        many_levels_table(json.loads(
+            (ROOT / "benchmarks" / "results" / "bench_leakage.json").read_text()))
         return 0
     if args.before_after or args.margin or args.catboost_pvalue:
         from benchmarks._harness import one_thread
@@ -454,8 +464,36 @@ def many_levels(ref: str, repeat: int) -> dict[str, Any]:
            "before_ref": ref, "many_levels": rows, "defaults_1000_rows": defaults}
     path = ROOT / "benchmarks" / "results" / "bench_leakage.json"
     path.write_text(json.dumps(out, indent=1) + "\n")
-    print(f"written {path.relative_to(ROOT)}")
+    many_levels_table(out)
+    print(f"written {path.relative_to(ROOT)} and the table of docs/leakage.md")
     return out
+
+
+def many_levels_table(out: dict[str, Any]) -> None:
+    """The ``--many-levels`` table of ``docs/leakage.md``, from the JSON."""
+    from benchmarks._harness import ROOT, markers, replace_block
+
+    lines = [f"Measured with `python -m benchmarks.bench_leakage --many-levels "
+             f"{out['before_ref']}` (`leakage_test(engine=\"logistic\", "
+             f"n_permutations=199)`, 200 contexts x 5, one numba and one BLAS thread, the "
+             f"code before (`{out['before_ref']}`) and after in fresh processes of one run, "
+             f"CPU seconds, best of 2, a shared 2-core machine; commit "
+             f"`{out['environment']['commit'][:7]}`):", "",
+             "| case | before (s CPU) | after (s CPU) | ratio | after / belief only | "
+             "p-values |", "| --- | --- | --- | --- | --- | --- |"]
+    for r in out["many_levels"]:
+        rel = r.get("after_cpu_over_belief_only")
+        lines.append(
+            f"| {r['case']} | {r['before_cpu_s']:.2f} | {r['after_cpu_s']:.2f} | "
+            f"{r['before_cpu_s'] / r['after_cpu_s']:.1f}x | "
+            f"{'' if rel is None else f'{rel:.0f}x'} | "
+            f"{'equal' if r['pvalues_equal'] else 'DIFFERENT'} ({r['pvalue_after']:.4f}) |")
+    d = out["defaults_1000_rows"]
+    lines += ["", f"`leakage_test(data)` at its defaults (engine `{d['engine']}`, "
+              f"{d['n_permutations']} permutations, {d['rows']} rows, belief only): "
+              f"{d['cpu_seconds']:.2f} s of CPU."]
+    replace_block(ROOT / "docs" / "leakage.md", *markers("bench_leakage.py --many-levels"),
+                  "\n".join(lines))
 
 
 if __name__ == "__main__":
