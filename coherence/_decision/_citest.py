@@ -332,6 +332,7 @@ def _model_bias(prep: Prepared, k: int, belief: np.ndarray, ev_cont: np.ndarray,
     """
     from sklearn.linear_model import LogisticRegression
     from sklearn.preprocessing import SplineTransformer
+    from threadpoolctl import threadpool_limits
 
     action, outcome, ev_disc = prep.disc["x"], prep.disc["y"], prep.disc["z"]
     n_a = int(action.max()) + 1
@@ -353,11 +354,14 @@ def _model_bias(prep: Prepared, k: int, belief: np.ndarray, ev_cont: np.ndarray,
         inter = (onehot[:, :, None] * basis[:, None, :]).reshape(n, -1)
         return np.column_stack([base, onehot, inter])
 
-    try:
-        m_a = LogisticRegression(C=10.0, max_iter=2000).fit(with_outcome(outcome), action)
-        m_y = LogisticRegression(C=10.0, max_iter=2000).fit(base, outcome)
-    except ValueError:
-        return float("nan")
+    # small fits: scikit-learn's OpenMP threads (started after any limit the caller set,
+    # when scikit-learn is first imported here) only spin; one thread, same numbers
+    with threadpool_limits(1):
+        try:
+            m_a = LogisticRegression(C=10.0, max_iter=2000).fit(with_outcome(outcome), action)
+            m_y = LogisticRegression(C=10.0, max_iter=2000).fit(base, outcome)
+        except ValueError:
+            return float("nan")
     # class probabilities in code order (classes absent from the fit get 0)
     p_a = np.zeros((n_y, n, n_a))
     for y in range(n_y):
