@@ -18,6 +18,10 @@ Issue 18 (one numba thread, one BLAS thread)::
     nice -n 10 python -m benchmarks.bench_leakage --margin [--seeds 0 1]
     nice -n 10 python -m benchmarks.bench_leakage --catboost-pvalue [--iterations 1000]
 
+``--many-levels REF``: the logistic test with a 20-level categorical evidence column
+(200 x 5, 199 permutations) against the belief-only test on the same data, before
+(git ``REF``) and after, CPU seconds on one core, and the defaults' ``leakage_test(data)``
+on 1000 rows; written to ``benchmarks/results/bench_leakage.json``.
 ``--before-after REF``: the logistic permutation test (1000 permutations) of the
 code at git ``REF`` and of the working tree, alternately in fresh processes of one
 run, as ratios, with both p-values. ``--margin``: over the designs of
@@ -31,6 +35,7 @@ at the paper's settings, extrapolated to 199, against
 from __future__ import annotations
 
 import argparse
+import math
 import time
 import warnings
 from typing import Any
@@ -69,7 +74,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1])
     parser.add_argument("--catboost-pvalue", action="store_true",
                         help="catboost permutation test vs pvalue_engine='logistic'")
+    parser.add_argument("--many-levels", metavar="REF",
+                        help="a 20-level categorical evidence column against belief only, "
+                             "199 permutations, the code at git REF against the working "
+                             "tree; with the defaults' timing; writes "
+                             "benchmarks/results/bench_leakage.json")
+    parser.add_argument("--many-levels-table", action="store_true",
+                        help="only write docs/leakage.md's --many-levels table from the JSON")
     args = parser.parse_args(argv)
+    if args.many_levels:
+        many_levels(args.many_levels, args.repeat)
+        return 0
+    if args.many_levels_table:
+        import json
+
+        from benchmarks._harness import ROOT
+
+        many_levels_table(json.loads(
+            (ROOT / "benchmarks" / "results" / "bench_leakage.json").read_text()))
+        return 0
     if args.before_after or args.margin or args.catboost_pvalue:
         from benchmarks._harness import one_thread
 
@@ -274,9 +297,10 @@ for _, data, kw in cases:  # warm-up: numba compilation, imports
     coherence.leakage_test(data, engine="logistic", n_permutations=3, n_resamples=10, rng=0, **kw)
 out = []
 for name, data, kw in cases:
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     res = coherence.leakage_test(data, engine="logistic", n_permutations=n_perm, rng=0, **kw)
-    out.append({"case": name, "seconds": time.perf_counter() - t0, "pvalue": res.pvalue,
+    out.append({"case": name, "seconds": time.perf_counter() - t0,
+                "cpu_seconds": time.process_time() - c0, "pvalue": res.pvalue,
                 "statistic": res.statistic, "null": res.null_distribution.tolist()})
 print(json.dumps(out))
 """
@@ -298,10 +322,28 @@ def _cases() -> list[tuple[str, Any, dict[str, Any]]]:
             ("bench_speed cell, 2 evidence columns", cell, {"evidence": ["x1", "x2"]})]
 
 
-def before_after(ref: str, n_permutations: int, repeat: int) -> list[dict[str, Any]]:
+def _many_level_cases() -> list[tuple[str, Any, dict[str, Any]]]:
+    """A 20-level categorical evidence column (a topic, one per context) against the
+    belief-only test on the same data: 200 contexts x 5 repetitions, a rational agent
+    and a leaky one (0.3)."""
+    out = []
+    for agent, label in (("rational", "rational"), (coherence.Agent.leaky(0.3), "leaky 0.3")):
+        data = coherence.simulate(agent, n_contexts=200, rng=0).data
+        topic = np.random.default_rng(0).integers(0, 20, 200)[data["context"].to_numpy()]
+        data = data.assign(topic=[f"t{t}" for t in topic])
+        out += [(f"{label}, belief only", data, {}),
+                (f"{label}, 20-level topic", data, {"evidence": ["topic"]})]
+    return out
+
+
+def before_after(ref: str, n_permutations: int, repeat: int,
+                 cases: list[tuple[str, Any, dict[str, Any]]] | None = None
+                 ) -> list[dict[str, Any]]:
     """``leakage_test(engine='logistic')`` of the code at git ``ref`` (before) and of the
     working tree (after), alternately in fresh processes of this one run, one numba and
-    one BLAS thread each; best of ``repeat``; the p-values of both must be equal."""
+    one BLAS thread each; best of ``repeat`` (wall and CPU seconds); the p-values of both
+    must be equal. ``cases``: :func:`_cases` by default."""
+    cases = _cases() if cases is None else cases
     import json
     import pickle
     import subprocess
@@ -318,7 +360,7 @@ def before_after(ref: str, n_permutations: int, repeat: int) -> list[dict[str, A
                                  capture_output=True).stdout
         subprocess.run(["tar", "-x", "-C", str(before)], input=archive, check=True)
         cases_file = Path(tmp) / "cases.pkl"
-        cases_file.write_bytes(pickle.dumps(_cases()))
+        cases_file.write_bytes(pickle.dumps(cases))
         best: dict[tuple[str, str], dict[str, Any]] = {}
         for _ in range(repeat):
             for label, path in (("before", before), ("after", ROOT)):
@@ -332,13 +374,19 @@ def before_after(ref: str, n_permutations: int, repeat: int) -> list[dict[str, A
     rows = []
     print(f"leakage_test(engine='logistic', n_permutations={n_permutations}), 1 numba "
           f"thread, 1 BLAS thread, best of {repeat}; before = {ref}")
-    for name, _, _ in _cases():
+    for name, _, _ in cases:
         b, a = best[(name, "before")], best[(name, "after")]
         gap = float(np.max(np.abs(np.subtract(b["null"], a["null"]))))
         rows.append({"case": name, "before_s": b["seconds"], "after_s": a["seconds"],
-                     "ratio": b["seconds"] / a["seconds"], "pvalue_before": b["pvalue"],
-                     "pvalue_after": a["pvalue"], "pvalues_equal": b["pvalue"] == a["pvalue"]})
+                     "ratio": b["seconds"] / a["seconds"],
+                     "before_cpu_s": b.get("cpu_seconds"), "after_cpu_s": a.get("cpu_seconds"),
+                     "pvalue_before": b["pvalue"], "pvalue_after": a["pvalue"],
+                     "pvalues_equal": b["pvalue"] == a["pvalue"],
+                     "statistic_before": b["statistic"], "statistic_after": a["statistic"],
+                     "null_max_gap": gap})
         print(f"  {name:<38} {b['seconds']:6.2f} s -> {a['seconds']:6.2f} s  "
+              f"(CPU {b.get('cpu_seconds', math.nan):.2f} -> "
+              f"{a.get('cpu_seconds', math.nan):.2f}) "
               f"{b['seconds'] / a['seconds']:5.1f}x  p {b['pvalue']:.4f} / {a['pvalue']:.4f} "
               f"({'equal' if b['pvalue'] == a['pvalue'] else 'DIFFERENT'}); null max gap "
               f"{gap:.1e}", flush=True)
@@ -383,6 +431,70 @@ def catboost_pvalue_cost(iterations: int, n_permutations: int,
             rows.append({"evidence": len(variant), "per_permutation_s": per,
                          "catboost_permutation_s": full, "hybrid_s": times["hybrid"]})
     return rows
+
+def many_levels(ref: str, repeat: int) -> dict[str, Any]:
+    """``--many-levels``: :func:`before_after` on :func:`_many_level_cases` (199
+    permutations), the ratio of each topic case to its belief-only case in the same run,
+    and ``leakage_test(data)`` at its defaults (working tree, one core); JSON out."""
+    import json
+
+    from benchmarks._harness import ROOT, environment, one_thread
+
+    one_thread()
+    rows = before_after(ref, 199, repeat, _many_level_cases())
+    by_case = {r["case"]: r for r in rows}
+    for r in rows:
+        if "topic" in r["case"]:
+            base = by_case[r["case"].replace("20-level topic", "belief only")]
+            r["after_cpu_over_belief_only"] = r["after_cpu_s"] / base["after_cpu_s"]
+            r["before_cpu_over_belief_only"] = r["before_cpu_s"] / base["before_cpu_s"]
+    data = _many_level_cases()[0][1]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", coherence.CoherenceWarning)
+        coherence.leakage_test(data, n_permutations=3, n_resamples=10, rng=0)  # warm-up
+        t0, c0 = time.perf_counter(), time.process_time()
+        res = coherence.leakage_test(data, rng=0)
+        defaults = {"rows": len(data), "engine": res.engine,
+                    "n_permutations": res.n_permutations,
+                    "seconds": time.perf_counter() - t0, "cpu_seconds": time.process_time() - c0}
+    print(f"  leakage_test(data) at its defaults ({len(data)} rows, engine {res.engine!r}): "
+          f"{defaults['cpu_seconds']:.2f} s CPU", flush=True)
+    out = {"script": "benchmarks/bench_leakage.py --many-levels " + ref,
+           "environment": environment(), "threads": "1 numba, 1 BLAS",
+           "before_ref": ref, "many_levels": rows, "defaults_1000_rows": defaults}
+    path = ROOT / "benchmarks" / "results" / "bench_leakage.json"
+    path.write_text(json.dumps(out, indent=1) + "\n")
+    many_levels_table(out)
+    print(f"written {path.relative_to(ROOT)} and the table of docs/leakage.md")
+    return out
+
+
+def many_levels_table(out: dict[str, Any]) -> None:
+    """The ``--many-levels`` table of ``docs/leakage.md``, from the JSON."""
+    from benchmarks._harness import ROOT, markers, replace_block
+
+    lines = [f"Measured with `python -m benchmarks.bench_leakage --many-levels "
+             f"{out['before_ref']}` (`leakage_test(engine=\"logistic\", "
+             f"n_permutations=199)`, 200 contexts x 5, one numba and one BLAS thread, the "
+             f"code before (`{out['before_ref']}`) and after in fresh processes of one run, "
+             f"CPU seconds, best of 2, a shared 2-core machine; commit "
+             f"`{out['environment']['commit'][:7]}`):", "",
+             "| case | before (s CPU) | after (s CPU) | ratio | after / belief only | "
+             "p-values |", "| --- | --- | --- | --- | --- | --- |"]
+    for r in out["many_levels"]:
+        rel = r.get("after_cpu_over_belief_only")
+        lines.append(
+            f"| {r['case']} | {r['before_cpu_s']:.2f} | {r['after_cpu_s']:.2f} | "
+            f"{r['before_cpu_s'] / r['after_cpu_s']:.1f}x | "
+            f"{'' if rel is None else f'{rel:.0f}x'} | "
+            f"{'equal' if r['pvalues_equal'] else 'DIFFERENT'} ({r['pvalue_after']:.4f}) |")
+    d = out["defaults_1000_rows"]
+    lines += ["", f"`leakage_test(data)` at its defaults (engine `{d['engine']}`, "
+              f"{d['n_permutations']} permutations, {d['rows']} rows, belief only): "
+              f"{d['cpu_seconds']:.2f} s of CPU."]
+    replace_block(ROOT / "docs" / "leakage.md", *markers("bench_leakage.py --many-levels"),
+                  "\n".join(lines))
+
 
 if __name__ == "__main__":
     raise SystemExit(main())

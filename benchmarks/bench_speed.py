@@ -5,6 +5,7 @@ Run from the repository root (a few CPU-minutes at the defaults)::
     nice -n 10 python -m benchmarks.bench_speed [--n-permutations 100] [--repeat 2]
         [--sizes 1000 10000 100000 1000000 10000000] [--threads 1 2]
         [--grid-jobs 1 2] [--peer-sizes 1000 5000 20000] [--before-commit 7e3544b]
+    nice -n 10 python -m benchmarks.bench_speed --ci-interval REF [--calls 7]
 
 One cell of the paper's grid: 200 contexts x 5 repetitions (n = 1000 rows) of a
 leaky agent, the logistic leakage engine, 500 resamples. Each row is measured
@@ -503,6 +504,72 @@ def plot(scaling: list[dict[str, Any]], peer: dict[str, Any]) -> None:
     plt.close(fig)
 
 
+_CI_CHILD = """
+import json, sys, time, warnings
+sys.path.insert(0, sys.argv[1])
+import numpy as np
+import numba
+from threadpoolctl import threadpool_limits
+import coherence
+assert coherence.__file__.startswith(sys.argv[1]), coherence.__file__
+numba.set_num_threads(1)
+threadpool_limits(1)
+warnings.simplefilter("ignore")
+data = coherence.simulate("rational", n_contexts=200, rng=0).data
+out = {}
+for method in ("debiased", "subsampling"):
+    coherence.ci_test(data, ci_method=method, rng=0)  # warm-up: numba compilation
+    times = []
+    for seed in range(int(sys.argv[2])):
+        c0 = time.process_time()
+        res = coherence.ci_test(data, ci_method=method, rng=seed)
+        times.append(time.process_time() - c0)
+    out[method] = {"median_cpu_s": float(np.median(times)), "min_cpu_s": min(times),
+                   "interval_seed_last": list(res.confidence_interval)[:2]}
+print(json.dumps(out))
+"""
+
+
+def ci_interval_cost(ref: str, calls: int, out_path: Path) -> dict[str, Any]:
+    """``ci_test`` at its defaults (``ci_method='debiased'``) and with
+    ``ci_method='subsampling'`` on 1000 rows (200 contexts x 5), CPU seconds of one call
+    (median of ``calls``) on one numba and one BLAS thread, the code at git ``ref``
+    (before) and the working tree (after) in fresh processes of this one run; merged
+    into ``out_path`` under ``ci_interval``."""
+    import subprocess
+    import tempfile
+
+    rows: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        before = Path(tmp) / "before"
+        before.mkdir()
+        archive = subprocess.run(["git", "archive", ref, "coherence"], cwd=ROOT, check=True,
+                                 capture_output=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(before)], input=archive, check=True)
+        for label, path in (("before", before), ("after", ROOT)):
+            done = subprocess.run([sys.executable, "-c", _CI_CHILD, str(path), str(calls)],
+                                  cwd=tmp, check=True, capture_output=True, text=True)
+            rows[label] = json.loads(done.stdout.strip().splitlines()[-1])
+    for label in ("before", "after"):
+        r = rows[label]
+        r["debiased_over_subsampling"] = (r["debiased"]["median_cpu_s"]
+                                          / r["subsampling"]["median_cpu_s"])
+        print(f"  {label} ({ref if label == 'before' else 'working tree'}): ci_test defaults "
+              f"{r['debiased']['median_cpu_s']:.3f} s CPU, subsampling "
+              f"{r['subsampling']['median_cpu_s']:.3f} s "
+              f"({r['debiased_over_subsampling']:.2f}x)", flush=True)
+    result = {"script": f"benchmarks/bench_speed.py --ci-interval {ref}",
+              "environment": environment(), "threads": "1 numba, 1 BLAS",
+              "design": "coherence.simulate('rational', n_contexts=200, rng=0): 1000 rows",
+              "calls": calls, "before_ref": ref, **rows,
+              "ratio_debiased_before_over_after": (rows["before"]["debiased"]["median_cpu_s"]
+                                                   / rows["after"]["debiased"]["median_cpu_s"])}
+    saved = json.loads(out_path.read_text(encoding="utf-8")) if out_path.exists() else {}
+    saved["ci_interval"] = result
+    out_path.write_text(json.dumps(saved, indent=1) + "\n", encoding="utf-8")
+    return result
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--n-permutations", type=int, default=100)
@@ -524,7 +591,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--replot", action="store_true",
                         help="only redraw the plot and the docs tables from --out")
+    parser.add_argument("--ci-interval", metavar="REF",
+                        help="only time ci_test's default interval against subsampling, "
+                             "git REF against the working tree (merged into --out)")
+    parser.add_argument("--calls", type=int, default=7)
     args = parser.parse_args(argv)
+    if args.ci_interval:
+        ci_interval_cost(args.ci_interval, args.calls, args.out)
+        return 0
     if args.replot:
         saved = json.loads(args.out.read_text(encoding="utf-8"))
         plot(saved["cmi_scaling"], saved.get("peers") or {})

@@ -72,6 +72,7 @@ class Design:
     leak: float = 0.0
     evidence_levels: int = 0
     evidence_within: bool = False  # True: evidence drawn per row, else per context
+    evidence_effects: str = "odd-even"  # or "per-level": a distinct effect for each level
     tags: tuple[str, ...] = field(default=())
 
     def with_(self, **changes: Any) -> Design:
@@ -101,8 +102,16 @@ def _draw_q(design: Design, size: int, rng: np.random.Generator) -> np.ndarray:
     return _snap(q, design.grid)
 
 
-def _evidence_effects(levels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Nominal effects of an evidence level: (shift of the logit of q, loss shift)."""
+def _evidence_effects(levels: np.ndarray, kind: str = "odd-even"
+                      ) -> tuple[np.ndarray, np.ndarray]:
+    """Nominal effects of an evidence level: (shift of the logit of q, loss shift).
+
+    ``'odd-even'``: two effects (odd levels against even ones). ``'per-level'``: a
+    distinct effect for each level, spread over [-1.2, 1.2] on the logit and [0, 1]
+    on the loss (a fixed function of the level code)."""
+    if kind == "per-level":
+        lv = levels.astype(np.float64)
+        return 1.2 * np.sin(2.4 * lv + 0.3), 0.5 + 0.5 * np.cos(1.7 * lv)
     odd = (levels % 2 == 1).astype(np.float64)
     return 0.8 * odd - 0.4, 1.0 * odd
 
@@ -125,7 +134,7 @@ def generate(design: Design, seed: int) -> pd.DataFrame:
             ev = rng.integers(0, design.evidence_levels, size=n)
         else:
             ev = np.repeat(rng.integers(0, design.evidence_levels, size=g), reps)
-        shift, loss_shift = _evidence_effects(ev)
+        shift, loss_shift = _evidence_effects(ev, design.evidence_effects)
     else:
         ev = None
         shift = np.zeros(n)
@@ -141,7 +150,8 @@ def generate(design: Design, seed: int) -> pd.DataFrame:
     else:
         if design.evidence_levels:
             qc = special.expit(special.logit(np.clip(q, 1e-6, 1 - 1e-6))
-                               + _evidence_effects(ev[np.r_[0, np.cumsum(reps)[:-1]]])[0])
+                               + _evidence_effects(ev[np.r_[0, np.cumsum(reps)[:-1]]],
+                                                   design.evidence_effects)[0])
             q = _snap(qc, design.grid)
         outcome = rng.random(g) < q
         q_row = q[ctx]
@@ -225,7 +235,7 @@ def exact_cmi(design: Design, n_quad: int = 400) -> float:
         if level is None:
             q, w_mass, loss_shift = values, mass, 0.0
         else:
-            shift, loss_shift_arr = _evidence_effects(np.array([level]))
+            shift, loss_shift_arr = _evidence_effects(np.array([level]), design.evidence_effects)
             q_raw = special.expit(special.logit(np.clip(values, 1e-6, 1 - 1e-6)) + shift[0])
             q = _snap(q_raw, design.grid)
             w_mass = mass

@@ -74,6 +74,9 @@ NULLS: dict[str, Design] = {
         n_contexts=40, repetitions=3, evidence_levels=10, evidence_within=True),
     "discrete evidence, 40 levels, varies in context, 40 x 3": REF.with_(
         n_contexts=40, repetitions=3, evidence_levels=40, evidence_within=True),
+    "discrete evidence, 40 levels with distinct effects, varies in context, 40 x 3": REF.with_(
+        n_contexts=40, repetitions=3, evidence_levels=40, evidence_within=True,
+        evidence_effects="per-level"),
     "discrete evidence, 4 levels, varies in context, 200 x 5": REF.with_(
         evidence_levels=4, evidence_within=True),
 }

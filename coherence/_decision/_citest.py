@@ -132,6 +132,28 @@ class _Design:
     outcome_binary: bool
 
 
+def _class_codes(df: Any, column: str, *, discrete: bool = False) -> tuple[np.ndarray,
+                                                                          np.ndarray]:
+    """:func:`label_column`'s codes, numbered in the order of the sorted label values.
+
+    A pandas categorical column is coded in the order of its categories, which is a
+    presentation choice: the same data with another category order would otherwise give
+    other codes, hence another reference level in the bias model and other random draws
+    row by row. Labels that cannot be compared with each other are sorted by type name
+    and representation.
+    """
+    codes, labels = label_column(df, column, owner=_OWNER, discrete=discrete)
+    values = np.asarray(labels, dtype=object)
+    try:
+        order = np.argsort(values, kind="stable")
+    except TypeError:
+        order = np.argsort(np.array([f"{type(v).__name__}:{v!r}" for v in values]),
+                           kind="stable")
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    return np.ascontiguousarray(rank[codes]), values[order]
+
+
 def _evidence_arrays(df: Any, evidence: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
     import pandas as pd
 
@@ -141,7 +163,7 @@ def _evidence_arrays(df: Any, evidence: tuple[str, ...]) -> tuple[np.ndarray, np
         if pd.api.types.is_float_dtype(df[col].dtype):
             cont.append(finite_column(df, col, owner=_OWNER))
         else:
-            codes.append(label_column(df, col, owner=_OWNER)[0])
+            codes.append(_class_codes(df, col)[0])
     n = len(df)
     disc = combine(codes, n)
     return disc, (np.column_stack(cont) if cont else np.empty((n, 0)))
@@ -180,8 +202,8 @@ def _ci_test_iv(data: Any, belief: Any, action: Any, outcome: Any, evidence: Any
     if not (isinstance(k, str) and k == "auto"):
         k = check_int(k, "k", _OWNER, low=1, high=n - 1)
     p = probability_column(df, belief, owner=_OWNER)
-    a, _ = label_column(df, action, owner=_OWNER, discrete=True)
-    y, y_labels = label_column(df, outcome, owner=_OWNER, discrete=True)
+    a, _ = _class_codes(df, action, discrete=True)
+    y, y_labels = _class_codes(df, outcome, discrete=True)
     groups = (np.arange(n, dtype=np.int64) if group is None
               else group_codes(df, group, owner=_OWNER))
     ev_disc, ev_cont = _evidence_arrays(df, evidence)
@@ -310,6 +332,7 @@ def _model_bias(prep: Prepared, k: int, belief: np.ndarray, ev_cont: np.ndarray,
     """
     from sklearn.linear_model import LogisticRegression
     from sklearn.preprocessing import SplineTransformer
+    from threadpoolctl import threadpool_limits
 
     action, outcome, ev_disc = prep.disc["x"], prep.disc["y"], prep.disc["z"]
     n_a = int(action.max()) + 1
@@ -331,11 +354,14 @@ def _model_bias(prep: Prepared, k: int, belief: np.ndarray, ev_cont: np.ndarray,
         inter = (onehot[:, :, None] * basis[:, None, :]).reshape(n, -1)
         return np.column_stack([base, onehot, inter])
 
-    try:
-        m_a = LogisticRegression(C=10.0, max_iter=2000).fit(with_outcome(outcome), action)
-        m_y = LogisticRegression(C=10.0, max_iter=2000).fit(base, outcome)
-    except ValueError:
-        return float("nan")
+    # small fits: scikit-learn's OpenMP threads (started after any limit the caller set,
+    # when scikit-learn is first imported here) only spin; one thread, same numbers
+    with threadpool_limits(1):
+        try:
+            m_a = LogisticRegression(C=10.0, max_iter=2000).fit(with_outcome(outcome), action)
+            m_y = LogisticRegression(C=10.0, max_iter=2000).fit(base, outcome)
+        except ValueError:
+            return float("nan")
     # class probabilities in code order (classes absent from the fit get 0)
     p_a = np.zeros((n_y, n, n_a))
     for y in range(n_y):
@@ -352,16 +378,38 @@ def _model_bias(prep: Prepared, k: int, belief: np.ndarray, ev_cont: np.ndarray,
                                   for y in range(n_y)]) / cnt[:, None]
     cum_context = np.cumsum(pi_context, axis=1)
     cum_a = np.cumsum(p_a, axis=2)
-    sims = np.empty(n_replicates)
     rows = np.arange(n)
+    a_sims = np.empty((n_replicates, n), dtype=np.int64)
+    y_sims = np.empty((n_replicates, n), dtype=np.int64)
     for b in range(n_replicates):
         y_ctx = np.minimum((gen.random(n_groups)[:, None] > cum_context).sum(axis=1), n_y - 1)
-        y_sim = y_ctx[groups]
-        a_sim = np.minimum((gen.random(n)[:, None] > cum_a[y_sim, rows]).sum(axis=1), n_a - 1)
-        disc = dict(prep.disc, x=a_sim.astype(np.int64), y=y_sim.astype(np.int64))
-        sims[b] = estimate(Prepared(n=n, cont=prep.cont, disc=disc), k)
+        y_sims[b] = y_ctx[groups]
+        a_sims[b] = np.minimum((gen.random(n)[:, None] > cum_a[y_sims[b], rows]).sum(axis=1),
+                               n_a - 1)
+    sims = _simulated_estimates(prep, k, a_sims, y_sims)
     sims = sims[np.isfinite(sims)]
     return float(np.mean(sims) - theta) if sims.size else float("nan")
+
+
+def _simulated_estimates(prep: Prepared, k: int, a_sims: np.ndarray,
+                         y_sims: np.ndarray) -> np.ndarray:
+    """The estimate on each simulated study (row ``b``: its actions and outcomes; the
+    conditioning values are the data's), in one kernel call when at most one
+    coordinate is continuous (the same values as :func:`estimate` on each)."""
+    if prep.n_continuous <= 1:
+        from ._kernels_cmi import simulated_estimates
+
+        keys = keys_1d(prep)
+        m_x = int(max(a_sims.max(initial=0), prep.disc["x"].max(initial=0))) + 1
+        m_y = int(max(y_sims.max(initial=0), prep.disc["y"].max(initial=0))) + 1
+        return np.asarray(simulated_estimates(keys.c, a_sims, y_sims, m_x, m_y, keys.kz,
+                                              int(keys.kz.max(initial=0)) + 1, keys.has_c,
+                                              k, psi_table(prep.n)))
+    out = np.empty(len(a_sims))
+    for b in range(len(a_sims)):
+        disc = dict(prep.disc, x=a_sims[b], y=y_sims[b])
+        out[b] = estimate(Prepared(n=prep.n, cont=prep.cont, disc=disc), k)
+    return out
 
 
 def _warn_undefined(statistic: float) -> None:

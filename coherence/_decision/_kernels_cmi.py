@@ -42,6 +42,7 @@ __all__ = [
     "permutation_null",
     "psi_int",
     "resample_estimates",
+    "simulated_estimates",
     "sorted_keys",
     "sorted_keys_parallel",
     "unit_permutation_null",
@@ -599,5 +600,35 @@ def unit_permutation_null(c, dx, y_unit, row_unit, m_y, kz, m_z, has_c, k, psi,
             kxyz[i] = dx_s[i] * (m_y * m_z) + kyz[i]
         est, _ = cmi_groups(group_sorted(kxyz, cs), g_xz, group_sorted(kyz, cs), g_z,
                             has_c, k, psi)
+        out[b] = est
+    return out
+
+
+@njit(cache=True, parallel=True)
+def simulated_estimates(c, x_sims, y_sims, m_x, m_y, kz, m_z, has_c, k, psi):
+    """Estimates on simulated studies that share the conditioning values: row ``b`` of
+    ``x_sims`` and ``y_sims`` holds the codes of x (``m_x`` values) and y (``m_y``
+    values) of study ``b``; ``c`` and ``kz`` (compact keys of z, ``m_z`` values) are
+    the data's. The points are sorted by ``c`` once; each study groups its own keys.
+    """
+    order = np.argsort(c, kind="mergesort")
+    cs = c[order]
+    kz_s = kz[order]
+    g_z = group_sorted(kz_s, cs)
+    n = c.shape[0]
+    n_res = x_sims.shape[0]
+    out = np.empty(n_res, np.float64)
+    for b in prange(n_res):
+        kxz = np.empty(n, np.int64)
+        kyz = np.empty(n, np.int64)
+        kxyz = np.empty(n, np.int64)
+        for i in range(n):
+            x = x_sims[b, order[i]]
+            y = y_sims[b, order[i]]
+            kxz[i] = x * m_z + kz_s[i]
+            kyz[i] = y * m_z + kz_s[i]
+            kxyz[i] = (x * m_y + y) * m_z + kz_s[i]
+        est, _ = cmi_groups(group_sorted(kxyz, cs), group_sorted(kxz, cs),
+                            group_sorted(kyz, cs), g_z, has_c, k, psi)
         out[b] = est
     return out

@@ -28,9 +28,12 @@ __all__ = [
     "logistic_null",
     "newton_counts",
     "newton_counts_chord",
+    "newton_counts_chord_sparse",
+    "newton_counts_sparse",
     "newton_logistic",
     "replay_matches_installed",
     "sklearn_newton",
+    "sklearn_newton_sparse",
 ]
 
 #: scikit-learn releases (major, minor) whose Newton-Cholesky solver
@@ -56,18 +59,42 @@ def replay_matches_installed() -> bool:
 # into one row with their class counts (the objective is the same sum of the same terms),
 # which is what makes the permutation refits cheap: a belief-only design of 800 training
 # rows and 21 distinct beliefs has at most 42 distinct (belief, outcome) rows.
+#
+# Rows are read *sparsely*: ``nzi[i, :nnz[i]]`` lists the columns where row ``i`` may be
+# non-zero (ascending; the others are exact zeros and are never read), and the Hessian is
+# factored in the *elimination order* ``pos`` (parameter ``q * dt + j`` is eliminated at
+# position ``pos[q * dt + j]``) by an envelope (profile) Cholesky, which skips the zeros
+# before each row's first non-zero. A one-hot evidence column with many levels, and its
+# products with the belief splines, makes a design that is mostly zeros, whose Hessian is
+# an "arrowhead" (one block per level, linked only through the shared columns): with the
+# level blocks first and the shared columns last, the factor has no fill-in and costs a
+# few per cent of the dense one. Skipping exact zeros changes no sum (``x + 0 * t = x``),
+# and any order gives the same factorisation up to rounding. The dense entry points
+# (:func:`newton_counts`, :func:`newton_counts_chord`, :func:`sklearn_newton`,
+# :func:`newton_logistic`) read every column in the natural order.
 @njit(cache=True)
-def _logistic_probs(xt, cnt, link, theta, prob):
+def _dense_structure(m, dt, g):
+    """Every column of every row, and the natural elimination order."""
+    nzi = np.empty((m, dt), np.int64)
+    for i in range(m):
+        for j in range(dt):
+            nzi[i, j] = j
+    return nzi, np.full(m, dt, np.int64), np.arange(g * dt)
+
+
+@njit(cache=True)
+def _logistic_probs(xt, nzi, nnz, cnt, link, theta, prob):
     """Class probabilities of the model ``theta`` at the rows of ``xt`` (written into
     ``prob``) and the negative log-likelihood of the counts ``cnt`` (no penalty)."""
-    m, dt = xt.shape
+    m = xt.shape[0]
     n_classes, g = link.shape
     eta = np.empty(g)
     nll = 0.0
     for i in range(m):
         for q in range(g):
             s = 0.0
-            for j in range(dt):
+            for r in range(nnz[i]):
+                j = nzi[i, r]
                 s += xt[i, j] * theta[q, j]
             eta[q] = s
         zmax = -np.inf
@@ -101,71 +128,72 @@ def _logistic_penalty(theta, inv_c):
 
 
 @njit(cache=True)
-def _cholesky_solve(h, b):
-    """Solve ``h x = b`` for a symmetric positive definite ``h`` (overwritten by its
-    Cholesky factor); ``False`` when ``h`` is not numerically positive definite."""
+def _envelope_cholesky(h, first):
+    """Cholesky factor of the symmetric matrix whose lower triangle is ``h`` (overwritten
+    by the factor, row by row), reading each row from its first non-zero (``first[i]``,
+    written here): the factor has the same envelope. ``False`` when ``h`` is not
+    numerically positive definite."""
     n = h.shape[0]
-    for j in range(n):
-        s = h[j, j]
-        for k in range(j):
-            s -= h[j, k] * h[j, k]
-        if not s > 0.0:
-            return b, False
-        d = np.sqrt(s)
-        h[j, j] = d
-        for i in range(j + 1, n):
+    for i in range(n):
+        f = i
+        for j in range(i):
+            if h[i, j] != 0.0:
+                f = j
+                break
+        first[i] = f
+    for i in range(n):
+        fi = first[i]
+        for j in range(fi, i):
             s = h[i, j]
-            for k in range(j):
+            for k in range(max(fi, first[j]), j):
                 s -= h[i, k] * h[j, k]
-            h[i, j] = s / d
-    return _cholesky_apply(h, b), True
+            h[i, j] = s / h[j, j]
+        s = h[i, i]
+        for k in range(fi, i):
+            s -= h[i, k] * h[i, k]
+        if not s > 0.0:
+            return False
+        h[i, i] = np.sqrt(s)
+    return True
 
 
 @njit(cache=True)
-def _cholesky_apply(h, b):
-    """Solve ``h x = b`` from the Cholesky factor in the lower triangle of ``h``."""
-    n = h.shape[0]
-    x = b.copy()
+def _envelope_apply(h, first, pos, b):
+    """Solve ``H x = b`` from the envelope Cholesky factor of ``H`` in elimination order
+    (``b`` and the result in the natural order)."""
+    n = len(b)
+    x = np.empty(n)
+    for i in range(n):
+        x[pos[i]] = b[i]
     for i in range(n):
         s = x[i]
-        for k in range(i):
+        for k in range(first[i], i):
             s -= h[i, k] * x[k]
         x[i] = s / h[i, i]
     for i in range(n - 1, -1, -1):
-        s = x[i]
-        for k in range(i + 1, n):
-            s -= h[k, i] * x[k]
-        x[i] = s / h[i, i]
-    return x
+        x[i] /= h[i, i]
+        xi = x[i]
+        for k in range(first[i], i):
+            x[k] -= h[i, k] * xi
+    out = np.empty(n)
+    for i in range(n):
+        out[i] = x[pos[i]]
+    return out
 
 
 @njit(cache=True)
-def _fill_hessian(hess, blocks, g, dt, inv_c):
-    """The penalised Hessian from its blocks ``blocks[:, pair * dt:(pair + 1) * dt]`` of the
-    predictor pairs ``q <= h`` (in that order), mirrored; intercepts not penalised."""
-    pair = 0
-    for q in range(g):
-        for h in range(q, g):
-            for j in range(dt):
-                for col in range(dt):
-                    hess[q * dt + j, h * dt + col] = blocks[j, pair * dt + col]
-                    hess[h * dt + col, q * dt + j] = blocks[j, pair * dt + col]
-            pair += 1
-    for q in range(g):
-        for j in range(dt - 1):
-            hess[q * dt + j, q * dt + j] += inv_c
-
-
-@njit(cache=True)
-def _gradient_hessian(xt, cnt, total, link, prob, theta, inv_c, grad, hess, xw):
-    """The penalised objective's gradient (into ``grad``) and Hessian (into ``hess``) at
-    ``theta``, whose class probabilities are ``prob``: one pass over the rows, then the
-    blocks of the predictor pairs ``q <= h`` by one matrix product."""
+def _gradient_hessian(xt, nzi, nnz, cnt, total, link, prob, theta, inv_c, grad, hess, pos):
+    """The penalised objective's gradient (into ``grad``, natural order) and the lower
+    triangle of its Hessian in elimination order (into ``hess``; intercepts not
+    penalised) at ``theta``, whose class probabilities are ``prob``: one pass over the
+    rows' non-zero columns."""
     m, dt = xt.shape
     n_classes, g = link.shape
     u = np.empty(g)
     grad[:] = 0.0
+    hess[:, :] = 0.0
     for i in range(m):
+        ni = nnz[i]
         for q in range(g):
             v = 0.0
             r = 0.0
@@ -173,35 +201,49 @@ def _gradient_hessian(xt, cnt, total, link, prob, theta, inv_c, grad, hess, xw):
                 v += prob[i, k] * link[k, q]
                 r += (total[i] * prob[i, k] - cnt[i, k]) * link[k, q]
             u[q] = v
-            for j in range(dt):
+            for t in range(ni):
+                j = nzi[i, t]
                 grad[q * dt + j] += r * xt[i, j]
-        pair = 0
         for q in range(g):
             for h in range(q, g):
                 w = -u[q] * u[h]
                 for k in range(n_classes):
                     w += prob[i, k] * link[k, q] * link[k, h]
                 w *= total[i]
-                for j in range(dt):
-                    xw[i, pair * dt + j] = xt[i, j] * w
-                pair += 1
-    blocks = np.dot(xt.T, xw)  # (dt, n_pairs * dt): the blocks q <= h at once
-    _fill_hessian(hess, blocks, g, dt, inv_c)
+                for t1 in range(ni):
+                    j1 = nzi[i, t1]
+                    v1 = w * xt[i, j1]
+                    p1 = pos[q * dt + j1]
+                    for t2 in range(ni):
+                        j2 = nzi[i, t2]
+                        p2 = pos[h * dt + j2]
+                        if p1 >= p2:
+                            hess[p1, p2] += v1 * xt[i, j2]
+                        elif q != h:  # (q, j1) after (h, j2): its mirror is not visited
+                            hess[p2, p1] += v1 * xt[i, j2]
     for q in range(g):
         for j in range(dt - 1):
+            p = pos[q * dt + j]
+            hess[p, p] += inv_c
             grad[q * dt + j] += inv_c * theta[q, j]
-    return blocks
 
 
 @njit(cache=True)
-def _newton_step(hess, grad, blocks, g, dt, inv_c):
-    """``hess^-1 grad`` by Cholesky (a general solver when not numerically positive
-    definite) and whether Cholesky succeeded."""
-    step, ok = _cholesky_solve(hess, grad)
-    if not ok:
-        _fill_hessian(hess, blocks, g, dt, inv_c)
-        step = np.linalg.solve(hess, grad)
-    return step, ok
+def _newton_step(xt, nzi, nnz, cnt, total, link, prob, theta, inv_c, grad, hess, pos, first):
+    """The gradient and Hessian at ``theta``, and the step ``hess^-1 grad`` (natural
+    order) by the envelope Cholesky (factor left in ``hess``; a general solver when not
+    numerically positive definite), and whether Cholesky succeeded."""
+    _gradient_hessian(xt, nzi, nnz, cnt, total, link, prob, theta, inv_c, grad, hess, pos)
+    if _envelope_cholesky(hess, first):
+        return _envelope_apply(hess, first, pos, grad), True
+    _gradient_hessian(xt, nzi, nnz, cnt, total, link, prob, theta, inv_c, grad, hess, pos)
+    n = len(grad)
+    full = np.empty((n, n))
+    for i in range(n):
+        for j in range(n):
+            pi, pj = pos[i], pos[j]
+            full[i, j] = hess[pi, pj] if pi >= pj else hess[pj, pi]
+    return np.linalg.solve(full, grad), False
 
 
 @njit(cache=True)
@@ -216,7 +258,7 @@ def _row_totals(cnt):
 
 
 @njit(cache=True)
-def _halving_search(xt, cnt, link, inv_c, theta, step, obj, new_theta, new_prob):
+def _halving_search(xt, nzi, nnz, cnt, link, inv_c, theta, step, obj, new_theta, new_prob):
     """Step halving along ``-step`` from ``theta`` until the objective does not rise.
 
     Returns ``(t, objective)`` with the accepted point in ``new_theta`` and its
@@ -229,13 +271,49 @@ def _halving_search(xt, cnt, link, inv_c, theta, step, obj, new_theta, new_prob)
         for q in range(g):
             for j in range(dt):
                 new_theta[q, j] = theta[q, j] - t * step[q * dt + j]
-        new_obj = (_logistic_probs(xt, cnt, link, new_theta, new_prob)
+        new_obj = (_logistic_probs(xt, nzi, nnz, cnt, link, new_theta, new_prob)
                    + _logistic_penalty(new_theta, inv_c))
         if new_obj <= obj + 1e-12 * abs(obj):
             return t, new_obj
         if t < 1e-8:
             return -1.0, new_obj
         t *= 0.5
+
+
+@njit(cache=True)
+def newton_counts_sparse(xt, nzi, nnz, cnt, link, inv_c, theta0, step_tol, max_iter, pos):
+    """:func:`newton_counts` on rows read sparsely (``nzi``, ``nnz``), the Hessian
+    factored in the elimination order ``pos`` (see the comment above
+    :func:`_dense_structure`)."""
+    m, dt = xt.shape
+    n_classes, g = link.shape
+    size = g * dt
+    theta = theta0.copy()
+    prob = np.empty((m, n_classes))
+    new_prob = np.empty((m, n_classes))
+    obj = (_logistic_probs(xt, nzi, nnz, cnt, link, theta, prob)
+           + _logistic_penalty(theta, inv_c))
+    total = _row_totals(cnt)
+    grad = np.zeros(size)
+    hess = np.empty((size, size))
+    first = np.empty(size, np.int64)
+    new_theta = np.empty_like(theta)
+    for it in range(1, max_iter + 1):
+        step, _ = _newton_step(xt, nzi, nnz, cnt, total, link, prob, theta, inv_c, grad,
+                               hess, pos, first)
+        biggest = np.max(np.abs(step))
+        if biggest < step_tol:
+            return theta - step.reshape((g, dt)), it
+        t, new_obj = _halving_search(xt, nzi, nnz, cnt, link, inv_c, theta, step, obj,
+                                     new_theta, new_prob)
+        if t < 0.0:  # no descent along the Newton direction: not converged
+            return theta, -1
+        theta, new_theta = new_theta, theta
+        prob, new_prob = new_prob, prob
+        obj = new_obj
+        if t == 1.0 and biggest < step_tol:
+            return theta, it
+    return theta, -1
 
 
 @njit(cache=True)
@@ -256,38 +334,13 @@ def newton_counts(xt, cnt, link, inv_c, theta0, step_tol, max_iter):
     iterations)``, iterations -1 when not converged after ``max_iter`` or when halving
     the step 27 times does not lower the objective.
     """
-    m, dt = xt.shape
-    n_classes, g = link.shape
-    size = g * dt
-    theta = theta0.copy()
-    prob = np.empty((m, n_classes))
-    new_prob = np.empty((m, n_classes))
-    obj = _logistic_probs(xt, cnt, link, theta, prob) + _logistic_penalty(theta, inv_c)
-    total = _row_totals(cnt)
-    xw = np.empty((m, g * (g + 1) // 2 * dt))
-    grad = np.zeros(size)
-    hess = np.empty((size, size))
-    new_theta = np.empty_like(theta)
-    for it in range(1, max_iter + 1):
-        blocks = _gradient_hessian(xt, cnt, total, link, prob, theta, inv_c, grad, hess, xw)
-        step, _ = _newton_step(hess, grad, blocks, g, dt, inv_c)
-        biggest = np.max(np.abs(step))
-        if biggest < step_tol:
-            return theta - step.reshape((g, dt)), it
-        t, new_obj = _halving_search(xt, cnt, link, inv_c, theta, step, obj, new_theta,
-                                     new_prob)
-        if t < 0.0:  # no descent along the Newton direction: not converged
-            return theta, -1
-        theta, new_theta = new_theta, theta
-        prob, new_prob = new_prob, prob
-        obj = new_obj
-        if t == 1.0 and biggest < step_tol:
-            return theta, it
-    return theta, -1
+    nzi, nnz, pos = _dense_structure(xt.shape[0], xt.shape[1], link.shape[1])
+    return newton_counts_sparse(xt, nzi, nnz, cnt, link, inv_c, theta0, step_tol, max_iter,
+                                pos)
 
 
 @njit(cache=True)
-def _gradient(xt, cnt, total, link, prob, theta, inv_c, grad):
+def _gradient(xt, nzi, nnz, cnt, total, link, prob, theta, inv_c, grad):
     """The penalised objective's gradient alone (see :func:`_gradient_hessian`)."""
     m, dt = xt.shape
     n_classes, g = link.shape
@@ -297,7 +350,8 @@ def _gradient(xt, cnt, total, link, prob, theta, inv_c, grad):
             r = 0.0
             for k in range(n_classes):
                 r += (total[i] * prob[i, k] - cnt[i, k]) * link[k, q]
-            for j in range(dt):
+            for t in range(nnz[i]):
+                j = nzi[i, t]
                 grad[q * dt + j] += r * xt[i, j]
     for q in range(g):
         for j in range(dt - 1):
@@ -305,50 +359,42 @@ def _gradient(xt, cnt, total, link, prob, theta, inv_c, grad):
 
 
 @njit(cache=True)
-def newton_counts_chord(xt, cnt, link, inv_c, theta0, step_tol, max_iter):
-    """:func:`newton_counts` that keeps the Hessian's factor while it works.
-
-    From a warm start the Hessian changes little: each iteration solves with the last
-    Cholesky factor (a gradient pass and two triangular solves instead of the
-    Hessian's matrix product and factorisation) and refreshes the Hessian only when a
-    step did not shrink at least fourfold, or needed halving (or the Hessian was not
-    positive definite). The convergence is then linear, not quadratic, hence a tighter
-    ``step_tol`` for the same accuracy (the leakage null uses 1e-9: the optimum to
-    about 1e-10). Returns ``(theta, iterations)``, iterations -1 when not converged
-    after ``max_iter`` or when halving the step does not lower the objective.
-    """
+def newton_counts_chord_sparse(xt, nzi, nnz, cnt, link, inv_c, theta0, step_tol, max_iter,
+                               pos):
+    """:func:`newton_counts_chord` on rows read sparsely, the Hessian factored in the
+    elimination order ``pos`` (see :func:`newton_counts_sparse`)."""
     m, dt = xt.shape
     n_classes, g = link.shape
     size = g * dt
     theta = theta0.copy()
     prob = np.empty((m, n_classes))
     new_prob = np.empty((m, n_classes))
-    obj = _logistic_probs(xt, cnt, link, theta, prob) + _logistic_penalty(theta, inv_c)
+    obj = (_logistic_probs(xt, nzi, nnz, cnt, link, theta, prob)
+           + _logistic_penalty(theta, inv_c))
     total = _row_totals(cnt)
-    xw = np.empty((m, g * (g + 1) // 2 * dt))
     grad = np.zeros(size)
     hess = np.empty((size, size))
+    first = np.empty(size, np.int64)
     new_theta = np.empty_like(theta)
     fresh = True
     factored = False
     previous = np.inf
     for it in range(1, max_iter + 1):
         if fresh or not factored:
-            blocks = _gradient_hessian(xt, cnt, total, link, prob, theta, inv_c, grad, hess,
-                                       xw)
-            step, factored = _newton_step(hess, grad, blocks, g, dt, inv_c)
+            step, factored = _newton_step(xt, nzi, nnz, cnt, total, link, prob, theta, inv_c,
+                                          grad, hess, pos, first)
             fresh = False
         else:
-            _gradient(xt, cnt, total, link, prob, theta, inv_c, grad)
-            step = _cholesky_apply(hess, grad)
+            _gradient(xt, nzi, nnz, cnt, total, link, prob, theta, inv_c, grad)
+            step = _envelope_apply(hess, first, pos, grad)
         biggest = np.max(np.abs(step))
         if biggest < step_tol:
             return theta - step.reshape((g, dt)), it
         if biggest > 0.25 * previous:
             fresh = True
         previous = biggest
-        t, new_obj = _halving_search(xt, cnt, link, inv_c, theta, step, obj, new_theta,
-                                     new_prob)
+        t, new_obj = _halving_search(xt, nzi, nnz, cnt, link, inv_c, theta, step, obj,
+                                     new_theta, new_prob)
         if t < 0.0:
             return theta, -1
         if t < 1.0:  # the step needed halving: refresh the Hessian
@@ -359,13 +405,31 @@ def newton_counts_chord(xt, cnt, link, inv_c, theta0, step_tol, max_iter):
     return theta, -1
 
 
+@njit(cache=True)
+def newton_counts_chord(xt, cnt, link, inv_c, theta0, step_tol, max_iter):
+    """:func:`newton_counts` that keeps the Hessian's factor while it works.
+
+    From a warm start the Hessian changes little: each iteration solves with the last
+    Cholesky factor (a gradient pass and two triangular solves instead of the
+    Hessian's assembly and factorisation) and refreshes the Hessian only when a
+    step did not shrink at least fourfold, or needed halving (or the Hessian was not
+    positive definite). The convergence is then linear, not quadratic, hence a tighter
+    ``step_tol`` for the same accuracy (the leakage null uses 1e-9: the optimum to
+    about 1e-10). Returns ``(theta, iterations)``, iterations -1 when not converged
+    after ``max_iter`` or when halving the step does not lower the objective.
+    """
+    nzi, nnz, pos = _dense_structure(xt.shape[0], xt.shape[1], link.shape[1])
+    return newton_counts_chord_sparse(xt, nzi, nnz, cnt, link, inv_c, theta0, step_tol,
+                                      max_iter, pos)
+
+
 #: A decision of scikit-learn's solver (a line-search test, a stopping test) whose two
 #: sides are this close, relatively, is not replicated: the fit goes to scikit-learn.
 _DECISION_BAND = 1e-6
 
 
 @njit(cache=True)
-def _sklearn_max_gradient(xt, cnt, total, link, prob, theta, inv_c):
+def _sklearn_max_gradient(xt, nzi, nnz, cnt, total, link, prob, theta, inv_c):
     """The largest coordinate of the gradient of the *summed* objective in
     scikit-learn's coordinates: the binomial coefficient vector for two classes, else
     the K class vectors ``link @ theta`` with the last class's intercept left out."""
@@ -373,14 +437,19 @@ def _sklearn_max_gradient(xt, cnt, total, link, prob, theta, inv_c):
     n_classes = link.shape[0]
     first = 1 if n_classes == 2 else 0
     coef = np.dot(link, theta)  # (K, dt)
+    sums = np.zeros((n_classes, dt))
+    for i in range(m):
+        for k in range(first, n_classes):
+            r = total[i] * prob[i, k] - cnt[i, k]
+            for t in range(nnz[i]):
+                j = nzi[i, t]
+                sums[k, j] += xt[i, j] * r
     biggest = 0.0
     for k in range(first, n_classes):
         for j in range(dt):
             if j == dt - 1 and k == n_classes - 1 and n_classes > 2:
                 continue
-            s = 0.0
-            for i in range(m):
-                s += xt[i, j] * (total[i] * prob[i, k] - cnt[i, k])
+            s = sums[k, j]
             if j < dt - 1:
                 s += inv_c * coef[k, j]
             biggest = max(biggest, abs(s))
@@ -388,22 +457,9 @@ def _sklearn_max_gradient(xt, cnt, total, link, prob, theta, inv_c):
 
 
 @njit(cache=True)
-def sklearn_newton(xt, cnt, link, inv_c, tol, max_iter):
-    """scikit-learn's ``LogisticRegression(solver='newton-cholesky')`` replayed on counts.
-
-    The same iterates as scikit-learn 1.x's Newton-Cholesky solver: from zero, the
-    Newton direction (Newton's method is invariant under the linear change from its
-    coordinates, the K class vectors with the last intercept fixed, to the ``G``
-    predictors here; the iterates stay where the two agree), its backtracking line
-    search (halving until the Armijo condition with ``sigma = 2^-11``, at most 21
-    times) on the mean objective, and its stopping rule after each step: the largest
-    gradient coordinate of the mean objective (in its coordinates) at most ``tol`` and
-    half the squared Newton decrement at most ``tol``. Returns ``(theta, iterations)``;
-    iterations 0 when scikit-learn would do something not replayed here (the
-    line search's fallbacks, a Hessian not positive definite, ``max_iter`` reached) or
-    when a decision's two sides are within ``_DECISION_BAND`` (rounding could turn it):
-    the caller then asks scikit-learn itself.
-    """
+def sklearn_newton_sparse(xt, nzi, nnz, cnt, link, inv_c, tol, max_iter, pos):
+    """:func:`sklearn_newton` on rows read sparsely, the Hessian factored in the
+    elimination order ``pos`` (the same iterates up to rounding)."""
     m, dt = xt.shape
     n_classes, g = link.shape
     size = g * dt
@@ -415,14 +471,15 @@ def sklearn_newton(xt, cnt, link, inv_c, tol, max_iter):
     new_theta = np.empty_like(theta)
     prob = np.empty((m, n_classes))
     new_prob = np.empty((m, n_classes))
-    obj = (_logistic_probs(xt, cnt, link, theta, prob) + _logistic_penalty(theta, inv_c)) / n_obs
-    xw = np.empty((m, g * (g + 1) // 2 * dt))
+    obj = (_logistic_probs(xt, nzi, nnz, cnt, link, theta, prob)
+           + _logistic_penalty(theta, inv_c)) / n_obs
     grad = np.zeros(size)
     hess = np.empty((size, size))
+    first = np.empty(size, np.int64)
     eps16 = 16.0 * np.finfo(np.float64).eps
     for it in range(1, max_iter + 1):
-        blocks = _gradient_hessian(xt, cnt, total, link, prob, theta, inv_c, grad, hess, xw)
-        step, ok = _newton_step(hess, grad, blocks, g, dt, inv_c)
+        step, ok = _newton_step(xt, nzi, nnz, cnt, total, link, prob, theta, inv_c, grad,
+                                hess, pos, first)
         if not ok:
             return theta, 0
         d2 = 0.0  # squared Newton decrement of the mean objective: -(gradient . direction)
@@ -436,7 +493,7 @@ def sklearn_newton(xt, cnt, link, inv_c, tol, max_iter):
             for q in range(g):
                 for j in range(dt):
                     new_theta[q, j] = theta[q, j] - t * step[q * dt + j]
-            new_obj = (_logistic_probs(xt, cnt, link, new_theta, new_prob)
+            new_obj = (_logistic_probs(xt, nzi, nnz, cnt, link, new_theta, new_prob)
                        + _logistic_penalty(new_theta, inv_c)) / n_obs
             gain = new_obj - obj
             if abs(gain - t * armijo) <= _DECISION_BAND * max(abs(t * armijo), 1e-9 * abs(obj)):
@@ -452,7 +509,8 @@ def sklearn_newton(xt, cnt, link, inv_c, tol, max_iter):
         theta, new_theta = new_theta, theta
         prob, new_prob = new_prob, prob
         obj = new_obj
-        q1 = _sklearn_max_gradient(xt, cnt, total, link, prob, theta, inv_c) / n_obs / tol
+        q1 = (_sklearn_max_gradient(xt, nzi, nnz, cnt, total, link, prob, theta, inv_c)
+              / n_obs / tol)
         q2 = 0.5 * d2 / tol
         if abs(q1 - 1.0) <= _DECISION_BAND:
             return theta, 0
@@ -462,6 +520,27 @@ def sklearn_newton(xt, cnt, link, inv_c, tol, max_iter):
             if q2 <= 1.0:
                 return theta, it
     return theta, 0
+
+
+@njit(cache=True)
+def sklearn_newton(xt, cnt, link, inv_c, tol, max_iter):
+    """scikit-learn's ``LogisticRegression(solver="newton-cholesky")`` replayed on counts.
+
+    The same iterates as scikit-learn 1.x's Newton-Cholesky solver: from zero, the
+    Newton direction (Newton's method is invariant under the linear change from its
+    coordinates, the K class vectors with the last intercept fixed, to the ``G``
+    predictors here; the iterates stay where the two agree), its backtracking line
+    search (halving until the Armijo condition with ``sigma = 2^-11``, at most 21
+    times) on the mean objective, and its stopping rule after each step: the largest
+    gradient coordinate of the mean objective (in its coordinates) at most ``tol`` and
+    half the squared Newton decrement at most ``tol``. Returns ``(theta, iterations)``;
+    iterations 0 when scikit-learn would do something not replayed here (the
+    line search's fallbacks, a Hessian not positive definite, ``max_iter`` reached) or
+    when a decision's two sides are within ``_DECISION_BAND`` (rounding could turn it):
+    the caller then asks scikit-learn itself.
+    """
+    nzi, nnz, pos = _dense_structure(xt.shape[0], xt.shape[1], link.shape[1])
+    return sklearn_newton_sparse(xt, nzi, nnz, cnt, link, inv_c, tol, max_iter, pos)
 
 
 @njit(cache=True)
@@ -478,10 +557,13 @@ def newton_logistic(xt, a, link, inv_c, theta0, step_tol, max_iter):
 
 
 @njit(cache=True)
-def _merge_rows(rows, key, y_perm, a, urows, up, m, n_classes, cnt, xt):
+def _merge_rows(rows, key, y_perm, a, urows, unzi, unnz, up, m, n_classes, cnt, xt, nzi,
+                nnz):
     """Merge the observations ``rows`` by (distinct base row ``key[i]``, outcome): the full
     design ``[urows[key], y, y (p - 1/2), 1]`` of each distinct pair, written into the
-    first rows of ``xt``, and its class counts into ``cnt``. Returns how many rows."""
+    first rows of ``xt`` (only its non-zero columns, listed in ``nzi`` and ``nnz``), and
+    its class counts into ``cnt``. ``unzi[u, :unnz[u]]``: the non-zero columns of the
+    distinct base row ``u``. Returns how many rows."""
     d0 = urows.shape[1]
     slot = np.full(2 * m, -1, np.int64)
     used = 0
@@ -495,11 +577,23 @@ def _merge_rows(rows, key, y_perm, a, urows, up, m, n_classes, cnt, xt):
             slot[kk] = s
             used += 1
             u = key[i]
-            for j in range(d0):
+            c = 0
+            for t in range(unnz[u]):
+                j = unzi[u, t]
                 xt[s, j] = urows[u, j]
+                nzi[s, c] = j
+                c += 1
             xt[s, d0] = float(yi)
             xt[s, d0 + 1] = yi * (up[u] - 0.5)
             xt[s, d0 + 2] = 1.0
+            if xt[s, d0] != 0.0:
+                nzi[s, c] = d0
+                c += 1
+            if xt[s, d0 + 1] != 0.0:
+                nzi[s, c] = d0 + 1
+                c += 1
+            nzi[s, c] = d0 + 2
+            nnz[s] = c + 1
             for k in range(n_classes):
                 cnt[s, k] = 0.0
         cnt[s, a[i]] += 1.0
@@ -507,19 +601,22 @@ def _merge_rows(rows, key, y_perm, a, urows, up, m, n_classes, cnt, xt):
 
 
 @njit(cache=True, parallel=True)
-def logistic_null(urows, up, keys, n_unique, y_perms, a, train_idx, train_ptr, test_idx,
-                  test_ptr, link, inv_c, theta0, step_tol, max_iter, floor, emulate, tol):
+def logistic_null(urows, unzi, unnz, up, keys, n_unique, y_perms, a, train_idx, train_ptr,
+                  test_idx, test_ptr, link, inv_c, theta0, step_tol, max_iter, floor, emulate,
+                  tol, pos):
     """The leakage test's permuted full-model refits, permutations in parallel.
 
     Fold ``f``'s base design has ``n_unique[f]`` distinct rows ``urows[f, :n_unique[f]]``
-    (with the belief ``up[f, u]`` of each); ``keys[f, i]`` is row ``i``'s. For each row
+    (with the belief ``up[f, u]`` of each, and its non-zero columns
+    ``unzi[f, u, :unnz[f, u]]``); ``keys[f, i]`` is row ``i``'s. For each row
     ``b`` of ``y_perms`` and each fold: the training rows
     (``train_idx[train_ptr[f]:train_ptr[f + 1]]``) merged by (distinct base row,
     outcome) into the full design ``[urows, y, y (p - 1/2), 1]`` with class counts
-    (see :func:`_merge_rows`), :func:`newton_counts_chord` from ``theta0[f]``, and the
+    (see :func:`_merge_rows`), :func:`newton_counts_chord_sparse` from ``theta0[f]``
+    (the Hessian factored in the elimination order ``pos``), and the
     summed log-loss of its predictions on the test rows (merged the same way;
     probabilities floored at ``floor``). With ``emulate``, each fit is instead
-    :func:`sklearn_newton` (scikit-learn's iterates from zero, its stopping rule at
+    :func:`sklearn_newton_sparse` (scikit-learn's iterates from zero, its stopping rule at
     ``tol``). Returns the total out-of-fold log-loss of each permutation and whether
     every fold's fit converged (with ``emulate``: was replayed).
     """
@@ -527,10 +624,13 @@ def logistic_null(urows, up, keys, n_unique, y_perms, a, train_idx, train_ptr, t
     n_folds, m_max, d0 = urows.shape
     n_classes = link.shape[0]
     dt = d0 + 3
+    width = unzi.shape[2] + 3
     total = np.empty(n_perm)
     ok = np.ones(n_perm, dtype=np.bool_)
     for b in prange(n_perm):
         xt_buf = np.empty((2 * m_max, dt))
+        nzi_buf = np.empty((2 * m_max, width), np.int64)
+        nnz_buf = np.empty(2 * m_max, np.int64)
         cnt_buf = np.empty((2 * m_max, n_classes))
         prob = np.empty((2 * m_max, n_classes))
         y_perm = y_perms[b]
@@ -538,18 +638,24 @@ def logistic_null(urows, up, keys, n_unique, y_perms, a, train_idx, train_ptr, t
         for f in range(n_folds):
             m = n_unique[f]
             used = _merge_rows(train_idx[train_ptr[f]:train_ptr[f + 1]], keys[f], y_perm, a,
-                               urows[f], up[f], m, n_classes, cnt_buf, xt_buf)
+                               urows[f], unzi[f], unnz[f], up[f], m, n_classes, cnt_buf,
+                               xt_buf, nzi_buf, nnz_buf)
             if emulate:
-                theta, it = sklearn_newton(xt_buf[:used], cnt_buf[:used], link, inv_c, tol,
-                                           max_iter)
+                theta, it = sklearn_newton_sparse(xt_buf[:used], nzi_buf[:used],
+                                                  nnz_buf[:used], cnt_buf[:used], link, inv_c,
+                                                  tol, max_iter, pos)
             else:
-                theta, it = newton_counts_chord(xt_buf[:used], cnt_buf[:used], link, inv_c,
-                                                theta0[f], step_tol, max_iter)
+                theta, it = newton_counts_chord_sparse(xt_buf[:used], nzi_buf[:used],
+                                                       nnz_buf[:used], cnt_buf[:used], link,
+                                                       inv_c, theta0[f], step_tol, max_iter,
+                                                       pos)
             if it <= 0:
                 ok[b] = False
             used = _merge_rows(test_idx[test_ptr[f]:test_ptr[f + 1]], keys[f], y_perm, a,
-                               urows[f], up[f], m, n_classes, cnt_buf, xt_buf)
-            _logistic_probs(xt_buf[:used], cnt_buf[:used], link, theta, prob[:used])
+                               urows[f], unzi[f], unnz[f], up[f], m, n_classes, cnt_buf,
+                               xt_buf, nzi_buf, nnz_buf)
+            _logistic_probs(xt_buf[:used], nzi_buf[:used], nnz_buf[:used], cnt_buf[:used],
+                            link, theta, prob[:used])
             for s in range(used):
                 for k in range(n_classes):
                     if cnt_buf[s, k] > 0.0:

@@ -89,23 +89,38 @@ def _softmax(z: np.ndarray) -> np.ndarray:
 
 
 def fit_logistic(x: np.ndarray, a: np.ndarray, n_classes: int, c: float,
-                 init: LogisticFit | None = None) -> LogisticFit:
+                 init: LogisticFit | None = None, pos: np.ndarray | None = None) -> LogisticFit:
     """Fit the L2-penalised (``1 / (2C)``, intercepts free) logistic model of ``a`` on ``x``.
 
     ``a`` holds class codes 0..K-1, each present. Newton's method with step halving
     on the objective (the numba kernel
-    :func:`coherence._decision._kernels_logistic.newton_logistic`), from ``init`` (warm
-    start) or zeros; it stops after a step whose largest coordinate is below
-    ``STEP_TOL``.
+    :func:`coherence._decision._kernels_logistic.newton_counts_sparse`), from ``init``
+    (warm start) or zeros; it stops after a step whose largest coordinate is below
+    ``STEP_TOL``. Identical rows are merged into class counts and each row is read on
+    its non-zero columns; ``pos`` is the Cholesky's elimination order of the parameters
+    (``_leakage.elimination_order``; None: the natural order).
     """
-    from ._kernels_logistic import newton_logistic
+    from ._kernels_logistic import newton_counts_sparse
 
     n, d = x.shape
     lk = link(n_classes)
-    xt = np.ascontiguousarray(np.column_stack([x, np.ones(n)]), dtype=np.float64)
+    xt = np.column_stack([x, np.ones(n)])
+    rows, inverse = np.unique(xt, axis=0, return_inverse=True)
+    rows = np.ascontiguousarray(rows, dtype=np.float64)
+    cnt = np.zeros((len(rows), n_classes))
+    np.add.at(cnt, (inverse.reshape(-1), np.asarray(a, dtype=np.int64)), 1.0)
+    nonzero = rows != 0.0
+    nnz = nonzero.sum(axis=1).astype(np.int64)
+    nzi = np.zeros((len(rows), max(1, int(nnz.max(initial=0)))), dtype=np.int64)
+    for i in range(len(rows)):
+        cols = np.flatnonzero(nonzero[i])
+        nzi[i, :len(cols)] = cols
+    if pos is None:
+        pos = np.arange(lk.shape[1] * (d + 1), dtype=np.int64)
     theta0 = np.zeros((lk.shape[1], d + 1)) if init is None else init.theta
-    theta, n_iter = newton_logistic(xt, np.ascontiguousarray(a, dtype=np.int64), lk,
-                                    1.0 / c, np.ascontiguousarray(theta0), STEP_TOL, MAX_ITER)
+    theta, n_iter = newton_counts_sparse(rows, nzi, nnz, cnt, lk, 1.0 / c,
+                                         np.ascontiguousarray(theta0, dtype=np.float64),
+                                         STEP_TOL, MAX_ITER, pos)
     return LogisticFit(theta, n_iter if n_iter > 0 else MAX_ITER, n_iter > 0)
 
 

@@ -535,3 +535,50 @@ def test_in_sample_calibration_is_the_papers_variant(rational):
     assert cross.calibrate == "cross-fitted" and inside.calibrate == "in-sample"
     assert inside.to_frame()["calibrate"].iloc[0] == "in-sample"
     assert math.isfinite(inside.statistic) and inside.statistic != cross.statistic
+
+
+def test_category_order_does_not_change_the_result():
+    """The same data with the categories of the action, outcome and evidence columns in
+    another order give the same statistic, p-value and interval (the codes follow the
+    sorted labels, not the categories' order)."""
+
+    data = coherence.simulate("rational", n_contexts=60, rng=3).data
+    data = data.assign(topic=np.where(data["context"] % 3 == 0, "b", "a"))
+    labels = sorted(data["action"].astype(str).unique())
+
+    def as_categories(action_order, outcome_order, topic_order):
+        return data.assign(
+            action=pd.Categorical(data["action"].astype(str), categories=action_order),
+            outcome=pd.Categorical(data["outcome"], categories=outcome_order),
+            topic=pd.Categorical(data["topic"], categories=topic_order))
+
+    results = [coherence.ci_test(frame, evidence=["topic"], n_resamples=49, rng=0) for frame in (
+        as_categories(labels, [0, 1], ["a", "b"]),
+        as_categories(labels[::-1], [1, 0], ["b", "a"]),
+        as_categories(labels[1:] + labels[:1], [1, 0], ["a", "b"]))]
+    first = results[0]
+    for res in results[1:]:
+        assert res.statistic == first.statistic and res.pvalue == first.pvalue
+        assert tuple(res.confidence_interval) == tuple(first.confidence_interval)
+
+
+@pytest.mark.parametrize("evidence", [False, True])
+def test_simulated_estimates_kernel_is_the_estimate_on_each_study(evidence):
+    """The bias bootstrap's estimates, in one kernel call, are estimate() on each
+    simulated study (actions and outcomes redrawn, conditioning kept)."""
+    from coherence._decision._citest import _simulated_estimates
+    from coherence._decision._cmi import Prepared, estimate
+
+    gen = np.random.default_rng(4)
+    n = 300
+    z = np.round(gen.uniform(0, 1, n) * 20)[:, None]
+    ev = gen.integers(0, 3, n) if evidence else np.zeros(n, dtype=np.int64)
+    prep = Prepared(n=n, cont={"x": np.empty((n, 0)), "y": np.empty((n, 0)), "z": z},
+                    disc={"x": gen.integers(0, 3, n), "y": gen.integers(0, 2, n), "z": ev})
+    a_sims = gen.integers(0, 3, (12, n))
+    y_sims = gen.integers(0, 2, (12, n))
+    a_sims[0] = 0  # a constant action in one study
+    fast = _simulated_estimates(prep, 3, a_sims, y_sims)
+    slow = [estimate(Prepared(n=n, cont=prep.cont, disc=dict(prep.disc, x=a, y=y)), 3)
+            for a, y in zip(a_sims, y_sims, strict=True)]
+    np.testing.assert_allclose(fast, slow, rtol=0, atol=1e-13)

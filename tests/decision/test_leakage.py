@@ -441,3 +441,24 @@ def test_rare_action_spread_over_the_folds():
         if not _training_parts_miss(folds, a, 2):
             pairs = zip(folds, fixed, strict=True)
             assert all(np.array_equal(t1, t2) for (_, t1), (_, t2) in pairs)
+
+
+# --------------------------------------------------------------------------- defaults
+def test_default_engine_is_logistic(rational):
+    """leakage_test(data) at its defaults answers with the logistic engine (seconds);
+    catboost, the paper's setting, is asked for by name."""
+    res = leakage_test(rational, n_resamples=20, n_permutations=19, rng=0)
+    assert res.engine == res.pvalue_engine == "logistic"
+    same = leakage_test(rational, engine="logistic", n_resamples=20, n_permutations=19, rng=0)
+    assert res.statistic == same.statistic and res.pvalue == same.pvalue
+
+
+def test_missing_catboost_names_the_extra(rational, monkeypatch):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "catboost" else real(name, *a))
+    with pytest.raises(ModuleNotFoundError, match=r"belief-coherence\[catboost\]"):
+        leakage_test(rational, engine="catboost", **{k: v for k, v in FAST.items()
+                                                     if k != "engine"})

@@ -294,3 +294,106 @@ def test_chord_solver_reaches_the_optimum(seed, n, d, n_classes, scale, c, warm)
                                           _logistic.NULL_STEP_TOL, 200)
     assert it > 0 and it_chord > 0
     np.testing.assert_allclose(chord, exact, rtol=0, atol=1e-8)
+
+
+# ------------------------------------------------------------------ sparse rows, envelope
+def _block_problem(seed: int, n: int, n_levels: int, n_classes: int):
+    """A design of the many-level kind: a few shared columns, then one block of columns
+    per level of a category (non-zero on that level's rows only), like one-hot evidence
+    and its products with the belief splines."""
+    gen = np.random.default_rng(seed)
+    level = gen.integers(0, n_levels, n)
+    shared = gen.standard_normal((n, 3))
+    blocks = np.zeros((n, 2 * n_levels))
+    blocks[np.arange(n), 2 * level] = 1.0
+    blocks[np.arange(n), 2 * level + 1] = shared[:, 0]
+    x = np.column_stack([shared, blocks])
+    x[gen.random(x.shape) < 0.1] = 0.0  # and some zeros anywhere
+    _, a = _problem(seed, n, 1, n_classes, 1.0)
+    return x, a, level
+
+
+def _sparse_structure(xt):
+    nonzero = xt != 0.0
+    nnz = nonzero.sum(axis=1).astype(np.int64)
+    nzi = np.zeros((len(xt), max(1, int(nnz.max()))), dtype=np.int64)
+    for i in range(len(xt)):
+        cols = np.flatnonzero(nonzero[i])
+        nzi[i, :len(cols)] = cols
+    return nzi, nnz
+
+
+@given(seed=st.integers(0, 2**32 - 1), n_levels=st.integers(1, 8),
+       n_classes=st.integers(2, 4), c=st.sampled_from([0.01, 1.0, 100.0]),
+       shuffled=st.booleans())
+@settings(max_examples=25, deadline=None)
+def test_sparse_rows_and_any_elimination_order_give_the_dense_fit(seed, n_levels, n_classes,
+                                                                  c, shuffled):
+    """The kernels read on the rows' non-zero columns, with the Hessian factored in the
+    leakage elimination order (or any order), reach the dense solver's optimum; the
+    replay of scikit-learn takes the same iterations."""
+    from coherence._decision._kernels_logistic import (
+        newton_counts,
+        newton_counts_chord_sparse,
+        newton_counts_sparse,
+        sklearn_newton,
+        sklearn_newton_sparse,
+    )
+
+    x, a, level = _block_problem(seed, 150, n_levels, n_classes)
+    xt = np.column_stack([x, np.ones(len(x))])
+    lk, cnt = link(n_classes), np.eye(n_classes)[a]
+    g = lk.shape[1]
+    size = g * xt.shape[1]
+    if shuffled:
+        pos = np.random.default_rng(seed).permutation(size).astype(np.int64)
+    else:  # x without its last two columns plays the base design (y, y p, 1 appended)
+        pos = _leakage.elimination_order(x[:, :-2], level, g)
+    assert np.array_equal(np.sort(pos), np.arange(size))
+    nzi, nnz = _sparse_structure(xt)
+    start = np.zeros((g, xt.shape[1]))
+    dense, it = newton_counts(xt, cnt, lk, 1.0 / c, start, 1e-10, 100)
+    sparse, it_sparse = newton_counts_sparse(xt, nzi, nnz, cnt, lk, 1.0 / c, start, 1e-10, 100,
+                                             pos)
+    chord, it_chord = newton_counts_chord_sparse(xt, nzi, nnz, cnt, lk, 1.0 / c, start,
+                                                 _logistic.NULL_STEP_TOL, 200, pos)
+    assert it > 0 and it_sparse > 0 and it_chord > 0
+    np.testing.assert_allclose(sparse, dense, rtol=0, atol=1e-8)
+    np.testing.assert_allclose(chord, dense, rtol=0, atol=1e-8)
+    replay, it_replay = sklearn_newton(xt, cnt, lk, 1.0 / c, 1e-4, 100)
+    replay_sparse, it_replay_sparse = sklearn_newton_sparse(xt, nzi, nnz, cnt, lk, 1.0 / c,
+                                                            1e-4, 100, pos)
+    assert it_replay_sparse == it_replay
+    if it_replay > 0:
+        np.testing.assert_allclose(replay_sparse, replay, rtol=0, atol=1e-9)
+
+
+def test_elimination_order_puts_level_blocks_first():
+    """One-hot columns of a level (non-zero on its rows only) come before the shared
+    columns, grouped by level; the outcome's columns and the intercept last."""
+    level = np.array([0, 0, 1, 1, 2, 2])
+    design = np.column_stack([np.linspace(0.1, 0.6, 6),  # shared
+                              level == 2, level == 1,  # one-hot, levels 2 and 1
+                              (level == 1) * np.arange(6)]).astype(float)
+    pos = _leakage.elimination_order(design, level, 1)
+    # columns in elimination order: level 1 (columns 2, 3), level 2 (column 1), then
+    # the shared column 0, then y, y p and the intercept (columns 4, 5, 6)
+    np.testing.assert_array_equal(np.argsort(pos), [2, 3, 1, 0, 4, 5, 6])
+    pos2 = _leakage.elimination_order(design, level, 2)
+    np.testing.assert_array_equal(np.argsort(pos2)[:4], [2, 9, 3, 10])
+
+
+def test_many_level_evidence_same_pvalue_as_scikit_learn(monkeypatch):
+    """A 12-level categorical evidence column (a sparse, block design): the fast path's
+    statistic, p-value and null are scikit-learn's refits'."""
+    data = coherence.simulate(coherence.Agent.leaky(0.2), n_contexts=80, rng=5).data
+    gen = np.random.default_rng(5)
+    data = data.assign(topic=gen.integers(0, 12, 80)[data["context"].to_numpy()])
+    args = {"evidence": ("topic",), "engine": "logistic", "n_permutations": 19,
+            "n_resamples": 10, "rng": 2}
+    fast = coherence.leakage_test(data, **args)
+    monkeypatch.setattr(_leakage, "FAST_REFITS", False)
+    slow = coherence.leakage_test(data, **args)
+    assert fast.statistic == slow.statistic and fast.pvalue == slow.pvalue
+    np.testing.assert_allclose(fast.null_distribution, slow.null_distribution, rtol=0,
+                               atol=_leakage.REFIT_MARGIN / 5)
