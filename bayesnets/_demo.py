@@ -114,7 +114,7 @@ def run_demo(*, network: str = "child", n_contexts: int = 200, n_repetitions: in
     rng : int, numpy.random.Generator or None
         One seed; the study and the report draw from separate spawned streams.
     **report_options
-        Passed to :func:`coherence.report` (``n_permutations``, ``engine``, ...).
+        Passed to :func:`coherence.report` (``n_resamples``, ``engine``, ...).
 
     Returns
     -------

@@ -20,6 +20,7 @@ import argparse
 import json
 import sys
 import time
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -33,6 +34,7 @@ from ._common import (
     EXIT_USAGE,
     UsageError,
     add_report_options,
+    draw_counts,
     positive_int,
     print_frame,
     read_table,
@@ -118,16 +120,16 @@ def _run_demo(args: argparse.Namespace) -> int:
 
     from bayesnets import run_demo
     n_contexts = args.n_contexts or (60 if args.quick else 200)
-    permutations = 200 if args.quick and args.permutations == 1000 else args.permutations
-    resamples = 200 if args.quick and args.resamples == 500 else args.resamples
+    draws = draw_counts(args, quick=args.quick)
     start = time.perf_counter()
-    rep, truth = run_demo(network=args.network, n_contexts=n_contexts,
-                          n_repetitions=args.n_repetitions, engine=args.engine,
-                          n_permutations=permutations, n_resamples=resamples,
-                          n_jobs=args.jobs, backend=args.backend,
-                          progress=False if args.quiet else None,
-                          adjust=args.adjust or ("bh" if args.quick else "holm"),
-                          rng=args.seed)
+    with warnings.catch_warnings():  # --permutations: draw_counts printed the note
+        warnings.filterwarnings("ignore", "report.n_permutations", DeprecationWarning)
+        rep, truth = run_demo(network=args.network, n_contexts=n_contexts,
+                              n_repetitions=args.n_repetitions, engine=args.engine, **draws,
+                              n_jobs=args.jobs, backend=args.backend,
+                              progress=False if args.quiet else None,
+                              adjust=args.adjust or ("bh" if args.quick else "holm"),
+                              rng=args.seed)
     rep.to_html(args.out)
     print(f"belief-coherence {__version__}: {args.network} network, {n_contexts} contexts x "
           f"{args.n_repetitions} repetitions per agent, seed {args.seed}\n")

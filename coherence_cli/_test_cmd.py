@@ -12,6 +12,7 @@ import argparse
 import dataclasses
 import hashlib
 import sys
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ from ._common import (
     EXIT_OK,
     UsageError,
     add_report_options,
+    draw_counts,
     read_table,
 )
 
@@ -158,14 +160,16 @@ def run(args: argparse.Namespace) -> int:
     if args.actions is not None:
         data = data.assign(**{args.action: data[args.action].map(
             lambda v: args.actions.get(str(v), v) if v == v else v)})
-    rep = report(data, belief=args.belief, action=args.action, outcome=args.outcome,
-                 group=args.group, prompt=args.prompt, repetition=args.repetition,
-                 truth=args.truth, evidence=args.evidence, by=by,
-                 tests=args.tests or "all", reference_prompt=reference,
-                 adjust=args.adjust or "holm",
-                 engine=args.engine, n_permutations=args.permutations,
-                 n_resamples=args.resamples, n_jobs=args.jobs, backend=args.backend,
-                 progress=False if args.quiet else None, rng=args.seed)
+    draws = draw_counts(args)
+    with warnings.catch_warnings():  # --permutations: the note above says it once
+        warnings.filterwarnings("ignore", "report.n_permutations", DeprecationWarning)
+        rep = report(data, belief=args.belief, action=args.action, outcome=args.outcome,
+                     group=args.group, prompt=args.prompt, repetition=args.repetition,
+                     truth=args.truth, evidence=args.evidence, by=by,
+                     tests=args.tests or "all", reference_prompt=reference,
+                     adjust=args.adjust or "holm", engine=args.engine, **draws,
+                     n_jobs=args.jobs, backend=args.backend,
+                     progress=False if args.quiet else None, rng=args.seed)
     if args.by is None and not by:
         print(f"coherence test: note: no {' or '.join(map(repr, DEFAULT_BY))} column, so "
               "all rows form one cell; name the cell columns with --by", file=sys.stderr)

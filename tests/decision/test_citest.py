@@ -509,7 +509,7 @@ def test_undefined_statistic_never_gets_a_number(alone, kw):
 
 def test_report_does_not_shade_an_undefined_test(alone):
     rep = coherence.report(alone, evidence=["stratum"], tests=["ci_evidence"],
-                           n_permutations=19, progress=False, rng=0)
+                           n_resamples=19, progress=False, rng=0)
     row = rep.to_frame().iloc[0]
     assert row["test"] == "ci_evidence" and math.isnan(row["pvalue"])
     assert 'class="low"' not in rep.to_html()
