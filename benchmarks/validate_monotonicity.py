@@ -133,7 +133,7 @@ def tables(results: dict[str, Any]) -> str:
                                          "power fix)"),
                         ("power_bins", "Power with `lr_on='bins'` (over the quantile bins "
                                        "only)"),
-                        ("before", "Before issue 14: `method='bootstrap'` (the earlier "
+                        ("before", "Earlier releases: `method='bootstrap'` (the earlier "
                                    "default) on the same nulls")):
         if not results.get(part):
             continue
