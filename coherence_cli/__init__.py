@@ -102,16 +102,10 @@ def _verdicts(rep: Any, truth: Any = None, alpha: float = 0.05) -> Any:
         failed = [t for t, p in row.items() if isinstance(p, float) and p < alpha]
         entry = {"cell": name, "fails (adjusted p < 0.05)": ", ".join(failed) or "-"}
         if truth is not None and name in truth.index:
-            t = truth.loc[name]
-            expected = []
-            if t["cmi_exact"] > 0:
-                size = "" if t["cmi_exact"] > 1e-3 else " (tiny effect)"
-                expected.append(f"ci, ci_calibrated, leakage{size}")
-            if t["nonmonotone_pairs"] != "-":
-                expected.append("monotonicity")
-            if t["max_prompt_shift"] > 0:
-                expected.append("prompt_consistency")
-            entry["violates by design"] = ", ".join(expected) or "-"
+            from bayesnets import designed_violations
+
+            entry["violates by design"] = designed_violations(
+                truth.loc[[name]])["violates by design"].iloc[0]
         rows.append(entry)
     return pd.DataFrame(rows).set_index("cell")
 

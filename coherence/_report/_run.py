@@ -264,8 +264,8 @@ def _map_actions(df: pd.DataFrame, action: str, actions: Any, owner: str) -> pd.
     mapped = [yours.get(t, t) if keep else v for t, v, keep in zip(text, column, present,
                                                                     strict=True)]
     if isinstance(column.dtype, pd.CategoricalDtype):  # keep the categories' order
-        order = list(dict.fromkeys(yours.get(str(c), c) for c in column.cat.categories))
-        return df.assign(**{action: pd.Categorical(mapped, categories=order)})
+        categories = list(dict.fromkeys(yours.get(str(c), c) for c in column.cat.categories))
+        return df.assign(**{action: pd.Categorical(mapped, categories=categories)})
     return df.assign(**{action: pd.Series(mapped, index=df.index, dtype=object)})
 
 

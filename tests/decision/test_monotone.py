@@ -227,7 +227,10 @@ def test_label_relabelling(names):
 def test_plot_marks_violations(nonmonotone_study):
     res = monotonicity_test(nonmonotone_study, n_resamples=19, rng=0)
     ax = plot_choice_shares(res)
-    assert len(ax.get_legend().get_texts()) == 3
+    texts = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert len(texts) == 3 + 2  # the three pairs, then the two marks explained
+    assert texts[3:] == ["lower bin of a significant violation",
+                         "bins of a significant violation"]
     assert len(ax.collections) >= 1  # circled bins at significant violations
     plt.close(ax.figure)
     with pytest.raises(TypeError, match="'result' parameter of plot_choice_shares"):
