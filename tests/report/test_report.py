@@ -107,6 +107,7 @@ def test_calibration_error_and_smooth_ece(rep, two_models):
     assert "debiased CE^2" in page and "smooth ECE" in page
 
 
+@pytest.mark.slow  # a statistical matrix (or a long equivalence check): make test-slow
 def test_reproducible_and_parallel_equal(two_models, rep):
     again = report(two_models, by="model", progress=False, rng=7, n_jobs=2, **FAST)
     pd.testing.assert_frame_equal(rep.to_frame(), again.to_frame())
