@@ -1,6 +1,8 @@
 # The two commands of the README, each doing its own set-up:
-#   make demo   - create .venv if missing, install the project with every extra, run the main job
-#   make test   - the same set-up, then the test suite without the `slow` calibration tests
+#   make demo   - create .venv if missing, install the project with what the demo needs (the
+#                 core and pgmpy: `.[bayesnets]`), run the main job
+#   make test   - create .venv if missing, install the project with every extra and the test
+#                 and dev tools, then the test suite without the `slow` calibration tests
 #   make test-slow - only the `slow` tests; .ci/run runs both, so CI runs everything
 # and, for development (docs/contributing.md): make test-all, lint, docs, bench,
 #   make live   - install a real local model (llama.cpp server + Gemma 3 270M) and run the
@@ -9,16 +11,27 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.belief-coherence-installed
+DEMO_STAMP := $(VENV)/.belief-coherence-demo-installed
+# setuptools explains editable installs in a boxed warning on every install; nothing to act on
+PIP    := PYTHONWARNINGS="ignore:Editable installation" $(BIN)/python -m pip install --quiet
 
 .PHONY: demo test test-slow test-all lint docs bench clean live live-install
 
-$(STAMP): pyproject.toml
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[all,test,dev]"
-	touch $(STAMP)
 
-demo: $(STAMP)
+# everything: every extra, the test and the dev tools (also all the demo needs)
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(PIP) -e ".[all,test,dev]"
+	touch $(STAMP) $(DEMO_STAMP)
+
+# the demo alone: the core and the bayesnets extra
+$(DEMO_STAMP): pyproject.toml | $(BIN)/python
+	$(PIP) -e ".[bayesnets]"
+	touch $(DEMO_STAMP)
+
+demo: $(DEMO_STAMP)
 	$(BIN)/coherence demo $(ARGS)
 
 test: $(STAMP)

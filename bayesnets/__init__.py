@@ -40,6 +40,7 @@ _LAZY: dict[str, str] = {
     "auxiliary_name": "._lie",
     "lie_study": "._lie",
     "demo_study": "._demo",
+    "designed_violations": "._demo",
     "run_demo": "._demo",
 }
 
@@ -47,7 +48,7 @@ __all__ = sorted(_LAZY)
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from ._cases import DEFAULT_STUDIES, contexts, sample_cases, simulated_agent_study
-    from ._demo import demo_study, run_demo
+    from ._demo import demo_study, designed_violations, run_demo
     from ._inference import auxiliary, joint_table, posterior
     from ._lie import DEFAULT_AUXILIARY, LIEStudy, auxiliary_name, lie_study
     from ._network import BUNDLED_NETWORKS, Network, fit, load

@@ -17,7 +17,7 @@ from coherence._rng import RNGLike, check_rng, spawn
 
 from ._cases import simulated_agent_study
 
-__all__ = ["demo_agents", "demo_study", "run_demo", "truth_table"]
+__all__ = ["demo_agents", "demo_study", "designed_violations", "run_demo", "truth_table"]
 
 
 def demo_agents() -> dict[str, Agent]:
@@ -125,7 +125,7 @@ def run_demo(*, network: str = "child", n_contexts: int = 200, n_repetitions: in
         report then names the file and its sha256, and its rerun line runs as
         printed (``coherence test TABLE_OUT ...``).
     **report_options
-        Passed to :func:`coherence.report` (``n_permutations``, ``engine``, ...).
+        Passed to :func:`coherence.report` (``n_resamples``, ``engine``, ...).
 
     Returns
     -------
@@ -154,4 +154,54 @@ def run_demo(*, network: str = "child", n_contexts: int = 200, n_repetitions: in
         digest = hashlib.sha256(path.read_bytes()).hexdigest()
         rep = dataclasses.replace(rep, settings={**rep.settings, "data_file": str(table_out),
                                                  "data_file_sha256": digest})
-    return rep, truths
+    # the HTML report shows each agent's designed violations beside its results
+    return dataclasses.replace(rep, truth=designed_violations(truths)), truths
+
+
+#: What the columns of the demo's ground truth mean (the caption of its table in the report).
+TRUTH_CAPTION = (
+    "cmi_exact: I(action; outcome | belief) in nats on the reference prompt's rows, exact "
+    "from the agent's design (0: the ci and leakage tests' null holds); cmi_given_latent: the "
+    "same given the agent's latent belief; nonmonotone_pairs: action pairs whose share falls "
+    "as the belief rises, by design; max_prompt_shift: the largest designed shift of the "
+    "belief between prompt variants (0: prompt_consistency's null holds). 'violates by "
+    "design' lists the tests that should flag the agent; a tiny effect may go undetected at "
+    "this sample size, and a test flagging an agent whose design does not violate its "
+    "property is a false positive.")
+
+
+def designed_violations(truths: pd.DataFrame) -> pd.DataFrame:
+    """The truth table of :func:`demo_study` with the tests each agent violates by design.
+
+    Adds the column ``"violates by design"``: ``ci, ci_calibrated, leakage`` when
+    ``cmi_exact > 0`` (marked a tiny effect below 1e-3 nats), ``monotonicity`` when a
+    pair is non-monotone, ``prompt_consistency`` when a prompt shifts the belief; ``-``
+    when none. The caption explaining the columns is in ``attrs["caption"]``.
+
+    Parameters
+    ----------
+    truths : pandas.DataFrame
+        As returned by :func:`demo_study` (or :func:`truth_table`).
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    See Also
+    --------
+    run_demo : attaches this table to its report (``CoherenceReport.truth``).
+    """
+    expected = []
+    for _, t in truths.iterrows():
+        tests = []
+        if t["cmi_exact"] > 0:
+            size = "" if t["cmi_exact"] > 1e-3 else " (tiny effect)"
+            tests.append(f"ci, ci_calibrated, leakage{size}")
+        if t["nonmonotone_pairs"] != "-":
+            tests.append("monotonicity")
+        if t["max_prompt_shift"] > 0:
+            tests.append("prompt_consistency")
+        expected.append(", ".join(tests) or "-")
+    out = truths.assign(**{"violates by design": expected})
+    out.attrs["caption"] = TRUTH_CAPTION
+    return out

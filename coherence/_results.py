@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 import html
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, ClassVar, NamedTuple
 
@@ -132,6 +132,12 @@ class CoherenceResult:
         Number of rows (observations) used.
     method : str
         The procedure that produced the p-value and interval.
+
+    Notes
+    -----
+    A result unpacks as ``(statistic, pvalue)``, like scipy's results:
+    ``stat, p = coherence.ci_test(data)``. It keeps every attribute; ``len()``
+    is 2 and ``result[0]``, ``result[1]`` are the statistic and the p-value.
     """
 
     statistic: float
@@ -151,6 +157,18 @@ class CoherenceResult:
             object.__setattr__(self, "table", build())
         for f in dataclasses.fields(self):
             _freeze(getattr(self, f.name))
+
+    # Unpacking as scipy's results do: ``statistic, pvalue = result``; every
+    # attribute stays available. Only these two fields are a sequence: ``len()``
+    # is 2 and ``result[0]``, ``result[1]`` (or ``result[-1]``, slices) index them.
+    def __iter__(self) -> Iterator[float]:
+        return iter((self.statistic, self.pvalue))
+
+    def __len__(self) -> int:
+        return 2
+
+    def __getitem__(self, index: int | slice) -> Any:
+        return (self.statistic, self.pvalue)[index]
 
     @property
     def table(self) -> pd.DataFrame:

@@ -21,6 +21,7 @@ import argparse
 import json
 import sys
 import time
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -34,6 +35,7 @@ from ._common import (
     EXIT_USAGE,
     UsageError,
     add_report_options,
+    draw_counts,
     positive_int,
     print_frame,
     read_table,
@@ -109,16 +111,10 @@ def _verdicts(rep: Any, truth: Any = None, alpha: float = 0.05) -> Any:
         failed = [t for t, p in row.items() if isinstance(p, float) and p < alpha]
         entry = {"cell": name, "fails (adjusted p < 0.05)": ", ".join(failed) or "-"}
         if truth is not None and name in truth.index:
-            t = truth.loc[name]
-            expected = []
-            if t["cmi_exact"] > 0:
-                size = "" if t["cmi_exact"] > 1e-3 else " (tiny effect)"
-                expected.append(f"ci, ci_calibrated, leakage{size}")
-            if t["nonmonotone_pairs"] != "-":
-                expected.append("monotonicity")
-            if t["max_prompt_shift"] > 0:
-                expected.append("prompt_consistency")
-            entry["violates by design"] = ", ".join(expected) or "-"
+            from bayesnets import designed_violations
+
+            entry["violates by design"] = designed_violations(
+                truth.loc[[name]])["violates by design"].iloc[0]
         rows.append(entry)
     return pd.DataFrame(rows).set_index("cell")
 
@@ -127,17 +123,17 @@ def _run_demo(args: argparse.Namespace) -> int:
 
     from bayesnets import run_demo
     n_contexts = args.n_contexts or (60 if args.quick else 200)
-    permutations = 200 if args.quick and args.permutations == 1000 else args.permutations
-    resamples = 200 if args.quick and args.resamples == 500 else args.resamples
+    draws = draw_counts(args, quick=args.quick)
     table = args.table or str(Path(args.out).with_suffix(".csv"))
     start = time.perf_counter()
-    rep, truth = run_demo(network=args.network, n_contexts=n_contexts,
-                          n_repetitions=args.n_repetitions, engine=args.engine,
-                          n_permutations=permutations, n_resamples=resamples,
-                          n_jobs=args.jobs, backend=args.backend,
-                          progress=False if args.quiet else None,
-                          adjust=args.adjust or ("bh" if args.quick else "holm"),
-                          rng=args.seed, table_out=table)
+    with warnings.catch_warnings():  # --permutations: draw_counts printed the note
+        warnings.filterwarnings("ignore", "report.n_permutations", DeprecationWarning)
+        rep, truth = run_demo(network=args.network, n_contexts=n_contexts,
+                              n_repetitions=args.n_repetitions, engine=args.engine, **draws,
+                              n_jobs=args.jobs, backend=args.backend,
+                              progress=False if args.quiet else None,
+                              adjust=args.adjust or ("bh" if args.quick else "holm"),
+                              rng=args.seed, table_out=table)
     rep.to_html(args.out)
     print(f"belief-coherence {__version__}: {args.network} network, {n_contexts} contexts x "
           f"{args.n_repetitions} repetitions per agent, seed {args.seed}\n")

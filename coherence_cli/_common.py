@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 __all__ = ["EXIT_FAILURE", "EXIT_OK", "EXIT_USAGE", "UsageError", "add_report_options",
-           "positive_int", "print_frame", "read_table"]
+           "draw_counts", "positive_int", "print_frame", "read_table"]
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
 
@@ -32,10 +32,13 @@ def add_report_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--engine", choices=("logistic", "catboost"), default="logistic",
                    help="leakage classifier (default logistic; catboost = the paper's)")
-    p.add_argument("--permutations", type=positive_int, default=1000, metavar="B",
-                   help="permutations of the conditional-independence test (default 1000)")
-    p.add_argument("--resamples", type=positive_int, default=500, metavar="B",
-                   help="bootstrap resamples for intervals (default 500)")
+    p.add_argument("--resamples", type=positive_int, default=None, metavar="B",
+                   help="Monte Carlo draws of every test: permutations of the p-values and "
+                   "bootstrap resamples of the intervals (default: 1000 for the ci and "
+                   "leakage p-values, 500 for the rest)")
+    p.add_argument("--permutations", type=positive_int, default=None, metavar="B",
+                   help="deprecated, use --resamples: the draws of the ci and leakage "
+                   "p-values only")
     p.add_argument("--jobs", type=int, default=1, metavar="N",
                    help="cells run in parallel (joblib n_jobs; default 1)")
     p.add_argument("--backend", default=None, metavar="NAME",
@@ -47,6 +50,21 @@ def add_report_options(p: argparse.ArgumentParser) -> None:
                    help="multiplicity adjustment of the p-values across the report (default "
                    "holm; bh = Benjamini-Hochberg, the default of demo --quick, whose 200 "
                    "permutations are too few for Holm; raw p-values are kept)")
+
+
+def draw_counts(args: argparse.Namespace, *, quick: bool = False) -> dict[str, Any]:
+    """The ``n_resamples`` (and deprecated ``n_permutations``) keywords of ``report`` from
+    ``--resamples`` and ``--permutations``; ``quick``: 200 draws unless they are given.
+    ``--permutations`` still works for one release, with a note on stderr."""
+    import sys
+
+    resamples = args.resamples if args.resamples is not None else (200 if quick else None)
+    if args.permutations is None:
+        return {"n_resamples": resamples}
+    print("coherence: note: --permutations is deprecated and will be removed in the next "
+          "release; use --resamples, which sets the draws of every test", file=sys.stderr)
+    return {"n_permutations": args.permutations,
+            "n_resamples": resamples if resamples is not None else 500}
 
 
 def read_table(path: str) -> Any:

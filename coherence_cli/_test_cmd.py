@@ -12,6 +12,7 @@ import argparse
 import dataclasses
 import hashlib
 import sys
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ from ._common import (
     EXIT_OK,
     UsageError,
     add_report_options,
+    draw_counts,
     read_table,
 )
 
@@ -189,7 +191,6 @@ def _set_aside_file(path: str, by: tuple[str, ...]) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
-    import warnings
 
     from coherence import DegenerateDataWarning, report
     from coherence._text import text_table
@@ -202,15 +203,16 @@ def run(args: argparse.Namespace) -> int:
         data = data.assign(**{args.action: data[args.action].map(
             lambda v: args.actions.get(str(v), v) if v == v else v)})
     set_aside = _set_aside_file(args.table, by)
-    with warnings.catch_warnings():  # the summary printed below leads with it
-        warnings.simplefilter("ignore", DegenerateDataWarning)
+    draws = draw_counts(args)
+    with warnings.catch_warnings():  # the summary leads with the degeneracy; --permutations:
+        warnings.simplefilter("ignore", DegenerateDataWarning)  # the note above says it once
+        warnings.filterwarnings("ignore", "report.n_permutations", DeprecationWarning)
         rep = report(data, belief=args.belief, action=args.action, outcome=args.outcome,
                      group=args.group, prompt=args.prompt, repetition=args.repetition,
                      truth=args.truth, evidence=args.evidence, by=by,
                      tests=args.tests or "all", reference_prompt=reference,
-                     adjust=args.adjust or "holm",
-                     engine=args.engine, n_permutations=args.permutations,
-                     n_resamples=args.resamples, n_jobs=args.jobs, backend=args.backend,
+                     adjust=args.adjust or "holm", engine=args.engine, **draws,
+                     n_jobs=args.jobs, backend=args.backend,
                      progress=False if args.quiet else None, set_aside=set_aside, rng=args.seed)
     if args.by is None and not by:
         print(f"coherence test: note: no {' or '.join(map(repr, DEFAULT_BY))} column, so "

@@ -31,6 +31,12 @@ napoleon_use_rtype = False
 autodoc_member_order = "bysource"
 autodoc_typehints = "none"
 html_theme = "alabaster"
+# a wide page and no cap on the text column, so code blocks are not cut off; the
+# page width is also alabaster's breakpoint for the narrow (mobile) layout
+html_theme_options = {"page_width": "1280px", "body_max_width": "none",
+                      "body_min_width": "0"}
+html_static_path = ["_static"]
+html_css_files = ["wide.css"]
 suppress_warnings = ["myst.header", "ref.citation"]
 
 

@@ -999,8 +999,10 @@ def plot_choice_shares(result: MonotonicityResult, *, ax: Any = None) -> Axes:
 
     The paper's Figure 1: one line per action pair (share against bin centre);
     a bin that is the lower end of at least one significant violation is
-    circled, and each significant violation is drawn as a dotted segment
-    between its two bins.
+    circled in red, and each significant violation is drawn as a dotted segment
+    between its two bins (a higher-belief bin whose share is lower, with an
+    adjusted one-sided Fisher p-value below 0.05); the legend explains both
+    marks when the figure has any.
 
     Parameters
     ----------
@@ -1021,6 +1023,7 @@ def plot_choice_shares(result: MonotonicityResult, *, ax: Any = None) -> Axes:
     if ax is None:
         _, ax = plt.subplots(figsize=(6, 4))
     bins, comps = result.bin_table, result.comparison_table
+    any_marked = False
     for name, part in bins.groupby("pair", sort=False):
         line = ax.plot(part["centre"], part["share"], marker="o", label=str(name))[0]
         sig = comps[(comps["pair"] == name) & comps["significant"]]
@@ -1031,11 +1034,21 @@ def plot_choice_shares(result: MonotonicityResult, *, ax: Any = None) -> Axes:
                     color=line.get_color(), alpha=0.6)
         marked = np.unique(sig["bin_low"].to_numpy()).astype(int)
         if len(marked):
+            any_marked = True
             ax.scatter(centre[marked], share[marked], s=120, facecolors="none",
                        edgecolors="red", zorder=3)
     ax.set_xlabel("belief (bin centre)")
     ax.set_ylabel("share of the first action of the pair")
     ax.set_ylim(-0.02, 1.02)
     ax.set_title(f"Pairwise choice shares ({result.statistic:.1f}% significant violations)")
-    ax.legend(title="pair")
+    handles, labels = ax.get_legend_handles_labels()
+    if any_marked:  # explain the marks: a ring and a dotted segment per violation
+        from matplotlib.lines import Line2D
+
+        handles += [Line2D([], [], marker="o", linestyle="none", markersize=9,
+                           markerfacecolor="none", markeredgecolor="red"),
+                    Line2D([], [], linestyle=":", color="grey")]
+        labels += ["lower bin of a significant violation",
+                   "bins of a significant violation"]
+    ax.legend(handles, labels, title="pair", fontsize="small")
     return ax

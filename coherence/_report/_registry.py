@@ -117,8 +117,9 @@ def _mono(df: pd.DataFrame, o: Options, rng: np.random.Generator) -> CoherenceRe
         belief=o.belief,
         action=o.action,
         group=o.group,  # the paper's 5 bins (report's n_bins is the calibration's)
-        # the localised test's draws are cheap and sequential (Besag-Clifford): its own
-        # default resolves p-values down to 1e-4 and stops early when far from significance
+        # the most draws: the localised test stops early (Besag-Clifford) when far from
+        # significance, and the report resolves a p-value at its floor (_resolve.py)
+        n_resamples=o.n_resamples,
         rng=rng,
     )
 

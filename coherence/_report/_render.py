@@ -400,6 +400,22 @@ def _figure_svg(fig: Any) -> str:
     return text[text.index("<svg"):]
 
 
+#: What every mark of each test's figure means (shown under the figure).
+_FIGURE_KEYS = {
+    "monotonicity": "Each line: an action pair's share of its first action by belief bin "
+                    "(should not fall as the belief rises). Red ring: the lower bin of a "
+                    "significant violation, i.e. a higher-belief bin whose share is lower "
+                    "with an adjusted one-sided Fisher p-value below 0.05 (the paper's "
+                    "flag); dotted segment: joins the two bins of each such violation.",
+    "calibration": "Points: the context-mean beliefs in bins, mean forecast against the "
+                   "observed frequency of the outcome, the area proportional to the bin's "
+                   "size; dashed diagonal: perfect calibration; ECE in the legend.",
+    "lie": "Dots: each unit's ratio of the agent's LIE error to the baseline's (log scale), "
+           "boxes their spread per variable; dashed line: ratio 1 (no worse than the "
+           "baseline); solid line and band: the median ratio and its interval.",
+}
+
+
 def _figures(rep: CoherenceReport) -> list[tuple[str, str]]:
     """(caption, inline SVG) pairs for every figure the results can draw."""
     import matplotlib.pyplot as plt
@@ -423,7 +439,9 @@ def _figures(rep: CoherenceReport) -> list[tuple[str, str]]:
                 plt.close(fig)
                 continue
             ax.set_title(f"{_SHORT.get(name, name)}: {label}", fontsize=10)
-            figures.append((f"{name}, {label}", _figure_svg(fig)))
+            key = _FIGURE_KEYS.get(name, "")
+            figures.append((f"{name}, {label}" + (f". {key}" if key else ""),
+                            _figure_svg(fig)))
     return figures
 
 
@@ -558,6 +576,7 @@ def render_html(rep: CoherenceReport) -> str:
         "<h2>Which model fails which property</h2>",
         _grid(rep),
         _grid_note(rep),
+        _truth(rep),
         _diagnostics_table(rep),
     ]
     not_run = _not_run(rep)
@@ -584,6 +603,29 @@ def render_html(rep: CoherenceReport) -> str:
     parts.append(_appendix(rep))
     parts.append("</body></html>")
     return "\n".join(parts)
+
+
+def _truth(rep: CoherenceReport, alpha: float = 0.05) -> str:
+    """The simulated ground truth beside each cell's results: what the cell violates by
+    design (``rep.truth``) and the tests whose adjusted p-value is below ``alpha``."""
+    truth = rep.truth
+    if truth is None or len(truth) == 0:
+        return ""
+    table = rep.summary_table()
+    failed: dict[str, str] = {}
+    for key, row in table.iterrows():
+        name = ", ".join(map(str, key)) if isinstance(key, tuple) else str(key)
+        failed[name] = ", ".join(t for t, p in row.items()
+                                 if isinstance(p, float) and p < alpha) or "-"
+    shown = truth.reset_index()
+    first = str(shown.columns[0])
+    shown[f"fails here (adjusted p < {alpha:g})"] = [failed.get(str(v), "not in the report")
+                                                    for v in shown[first]]
+    numeric = [c for c in shown.columns if pd.api.types.is_numeric_dtype(shown[c])]
+    caption = str(truth.attrs.get("caption", ""))
+    return ("<h3>Ground truth: what each simulated agent violates by design</h3>"
+            + _table_html(shown, numeric=numeric)
+            + (f"<p class='note'>{html.escape(caption)}</p>" if caption else ""))
 
 
 def _appendix(rep: CoherenceReport) -> str:

@@ -40,6 +40,7 @@ DRAW_OPTIONS: dict[str, str] = {
     "ci_calibrated": "n_permutations",
     "leakage": "n_permutations",
     "leakage_evidence": "n_permutations",
+    "monotonicity": "n_resamples",
     "prompt_consistency": "n_resamples",
 }
 #: A first-stage p-value with at least this many draws at or beyond the statistic is

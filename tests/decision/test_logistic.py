@@ -224,6 +224,7 @@ def test_same_null_with_one_numba_thread(study):
     np.testing.assert_array_equal(parallel.null_distribution, serial.null_distribution)
 
 
+@pytest.mark.slow  # a statistical matrix (or a long equivalence check): make test-slow
 @given(seed=st.integers(0, 2**16), leak=st.sampled_from([0.0, 0.1, 0.4]),
        actions=st.sampled_from([2, 3]), evidence=st.sampled_from(["none", "numeric", "codes"]),
        c=st.sampled_from([0.1, 1.0, 100.0]))
@@ -261,7 +262,9 @@ def test_fast_pvalue_is_scikit_learn_pvalue_on_random_designs(seed, leak, action
 def test_unmoved_permutations_are_the_observed_statistic(study, monkeypatch):
     """Permutations that move no outcome (here: every context its own block) get S in the
     fast path, exactly as scikit-learn's refits of the observed data give it."""
-    data = study.assign(colour=study["context"].astype(str))  # one level per context
+    # one level per context; 24 contexts keep the one-hot design (and its refits) small
+    part = study[study["context"] < 24]
+    data = part.assign(colour=part["context"].astype(str))
     kw = {"evidence": ("colour",), "engine_options": {"interactions": False}}
     with pytest.warns(coherence.DegenerateDataWarning, match="no valid permutation"):
         fast = _run(data, **kw)

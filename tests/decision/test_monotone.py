@@ -8,7 +8,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
@@ -201,6 +201,7 @@ def test_size_at_flat_shares():
 
 # --------------------------------------------------------------------------- properties
 @given(st.integers(0, 2**32 - 1))
+@settings(max_examples=10)  # each example is two full tests (the conformance suite has more)
 def test_row_order_invariance(seed):
     data = coherence.simulate("nonmonotone", n_contexts=40, rng=seed % 1000).data
     a = monotonicity_test(data, n_resamples=19, rng=0)
@@ -228,7 +229,10 @@ def test_label_relabelling(names):
 def test_plot_marks_violations(nonmonotone_study):
     res = monotonicity_test(nonmonotone_study, n_resamples=19, rng=0)
     ax = plot_choice_shares(res)
-    assert len(ax.get_legend().get_texts()) == 3
+    texts = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert len(texts) == 3 + 2  # the three pairs, then the two marks explained
+    assert texts[3:] == ["lower bin of a significant violation",
+                         "bins of a significant violation"]
     assert len(ax.collections) >= 1  # circled bins at significant violations
     plt.close(ax.figure)
     with pytest.raises(TypeError, match="'result' parameter of plot_choice_shares"):
@@ -339,6 +343,7 @@ def test_bootstrap_method_kept_and_warns():
     assert res.to_frame()["method"].iloc[0] == "bootstrap"
 
 
+@pytest.mark.slow  # a statistical matrix (or a long equivalence check): make test-slow
 @pytest.mark.filterwarnings("ignore::coherence.TiesWarning")
 def test_size_on_independent_realistic_nulls_fast():
     """Fast subset of benchmarks/validate_monotonicity.py: per-pair size on nulls where

