@@ -579,9 +579,9 @@ def _local_frame(parts: list[LocalComparisons | None], names: list[str],
     for found, name in zip(parts, names, strict=True):
         if found is None:
             continue
-        lo = (found.lo_low, found.lo_high, found.hi_low, found.hi_high)
+        lo = [found.lo_low, found.lo_high, found.hi_low, found.hi_high]
         if decreasing:  # the comparison ran on 1 - belief
-            lo = tuple(1.0 - v for v in lo)
+            lo = [1.0 - v for v in lo]
         frames.append(pd.DataFrame({
             "pair": name, "scale": found.scale.astype(np.int64),
             "belief_low_from": lo[0], "belief_low_to": lo[1],

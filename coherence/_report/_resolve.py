@@ -53,7 +53,7 @@ MAX_DRAWS = 100_000
 
 
 def _exceedances(pvalue: float, draws: int) -> int:
-    return int(round(pvalue * (draws + 1) - 1))
+    return round(pvalue * (draws + 1) - 1)
 
 
 def resolve_pvalues(cells: Sequence[ReportCell], parts: Sequence[pd.DataFrame],
@@ -79,7 +79,7 @@ def resolve_pvalues(cells: Sequence[ReportCell], parts: Sequence[pd.DataFrame],
             draws = int(getattr(options, option))
             if draws >= needed or _exceedances(result.pvalue, draws) >= STOP_AFTER:
                 continue
-            more = dataclasses.replace(options, **{option: needed})
+            more = dataclasses.replace(options, **{option: needed})  # type: ignore[arg-type]
             try:
                 results[name] = specs[name].run(part, more, spawn(stream, 1)[0])
             except (ValueError, TypeError):  # the first stage's result stands

@@ -514,14 +514,14 @@ def _report(iv: _ReportInput) -> CoherenceReport:
                                                         iv.progress)
     # p-values at their Monte Carlo floor get the draws the adjustment needs (valid: a
     # second stage with new draws; see _resolve.py)
-    cells, n_resolved = resolve_pvalues(list(cells), [part for _, part in keyed], options,
-                                        str(iv.settings.get("adjust", "none")),
-                                        spawn(iv.gen, 1)[0])
+    resolved, n_resolved = resolve_pvalues(list(cells), [part for _, part in keyed],
+                                           options, str(iv.settings.get("adjust", "none")),
+                                           spawn(iv.gen, 1)[0])
     settings = {**iv.settings, "tests": [s.name for s in specs], "backend": used_backend,
                 "resolved_pvalues": n_resolved,
                 "n_jobs": used_jobs, "numba_threads_per_cell": threads,
                 "created": datetime.now(UTC).isoformat(timespec="seconds")}
-    return CoherenceReport(cells=cells, by=present_by, settings=settings)
+    return CoherenceReport(cells=tuple(resolved), by=present_by, settings=settings)
 
 
 def _split_set_aside(set_aside: pd.DataFrame | None,
