@@ -814,7 +814,7 @@ def monotonicity_test(
     difference :math:`s_{low} - s_{high}` is :math:`\le 0`, so the largest
     :math:`z` is at most the largest *centred* statistic, whose distribution a
     multiplier bootstrap over contexts estimates: each draw gives every context
-    one Rademacher sign and sums its jackknife contributions to every comparison
+    one standard normal multiplier and sums its jackknife contributions to every comparison
     (each comparison scaled to unit variance), so comparisons keep their
     correlation (overlapping windows, shared contexts, and across pairs the same
     contexts). The p-value of the largest statistic over all pairs is Besag and
