@@ -45,7 +45,7 @@ import coherence
 from benchmarks._harness import ROOT, environment, markers, replace_block
 from coherence._decision import _kernels_isotonic as _kernels
 from coherence._decision import _leakage
-from coherence._decision._monotone import isotonic_lr
+from coherence._decision._monotone_isotonic import isotonic_lr
 from coherence._report import _run
 
 OUT = ROOT / "benchmarks" / "results" / "bench_speed.json"

@@ -21,7 +21,7 @@ from coherence import (
     monotonicity_test,
     plot_choice_shares,
 )
-from coherence._decision._monotone import (
+from coherence._decision._monotone_isotonic import (
     context_strata,
     isotonic_lr,
     isotonic_lr_test,
@@ -366,7 +366,7 @@ def test_size_on_independent_realistic_nulls_fast():
 def test_min_pvalue_is_exact_over_exchangeable_statistics(seed):
     # Any of B + 1 exchangeable statistic pairs could have been the observed one: taken
     # in turn as observed, at most k of them may get a p-value <= k / (B + 1).
-    from coherence._decision._monotone import min_pvalue
+    from coherence._decision._monotone_isotonic import min_pvalue
 
     gen = np.random.default_rng(seed)
     b = 59
