@@ -55,7 +55,7 @@ _LAZY: dict[str, str] = {
     "iia_test": "._decision._iia",
     "ConsistencyResult": "._decision._consistency",
     "prompt_consistency": "._decision._consistency",
-    # forecast scoring at a simulated date (issue 8)
+    # forecast scoring at a simulated date
     "ForecastComparisonResult": "._scoring._forecast",
     "ForecastScoresResult": "._scoring._forecast",
     "forecast_scores": "._scoring._forecast",
@@ -76,19 +76,19 @@ _LAZY: dict[str, str] = {
     "market_alignment": "._scoring._markets",
     "plot_causal_pressure": "._scoring._markets",
     "source_precision": "._scoring._sources",
-    # ForecastBench leaderboard scores (issue 20)
+    # ForecastBench leaderboard scores
     "FORECASTBENCH_SCORES": "._scoring._forecastbench",
     "ForecastBenchComparisonResult": "._scoring._forecastbench",
     "ForecastBenchResult": "._scoring._forecastbench",
     "forecastbench_scores": "._scoring._forecastbench",
-    # debiased and smooth calibration error (issue 20)
+    # debiased and smooth calibration error
     "CALIBRATION_BINNINGS": "._scoring._calibration",
     "CalibrationErrorResult": "._scoring._calibration",
     "SmoothECEResult": "._scoring._calibration",
     "calibration_error": "._scoring._calibration",
     "plot_smooth_reliability": "._scoring._calibration",
     "smooth_ece": "._scoring._calibration",
-    # the forecasting-at-a-simulated-date benchmark, complete (issue 21)
+    # the forecasting-at-a-simulated-date benchmark: tasks, horizons, graphs, markets
     "QUESTION_TYPES": "._scoring._questions",
     "TASK_COLUMNS": "._scoring._questions",
     "DatasetStatistics": "._scoring._questions",
@@ -115,7 +115,7 @@ _LAZY: dict[str, str] = {
     "market_checks": "._scoring._market_checks",
     "market_signal_metrics": "._scoring._market_checks",
     "turning_points": "._scoring._market_checks",
-    # probability axioms and forecaster consistency (issue 5)
+    # probability axioms and forecaster consistency
     "LIE_COLUMNS": "._probability._lie",
     "UPDATE_CLASSES": "._probability._axioms",
     "BayesCheckResult": "._probability._axioms",
@@ -131,14 +131,14 @@ _LAZY: dict[str, str] = {
     "random_forest_baseline": "._probability._lie",
     "total_probability_check": "._probability._axioms",
     "update_direction": "._probability._axioms",
-    # the ten consistency checkers of Paleka et al. 2025 (issue 20)
+    # the ten consistency checkers of Paleka et al. 2025
     "CHECKERS": "._probability._checks",
     "ConsistencyCheckResult": "._probability._checks",
     "arbitrage_violation": "._probability._checks",
     "consistency_check": "._probability._checks",
     "frequentist_violation": "._probability._checks",
     "read_consistency_tuples": "._probability._checks",
-    # conditional-forecasting coherence over question pairs (issue 5)
+    # conditional-forecasting coherence over question pairs
     "PAIRS_ALTERNATIVES": "._probability._pairs_result",
     "PAIRS_CI_METHODS": "._probability._pairs_result",
     "PAIRS_COLUMNS": "._probability._pairs_result",

@@ -48,7 +48,7 @@ __all__ = [
 #: The four update-direction classes, in the order results report them.
 UPDATE_CLASSES: tuple[str, ...] = ("monotonic", "partial", "no_update", "inconsistent")
 
-#: Below this |P(A|B=1) - P(A|B=0)| the implied P(B) is undefined (issue 5).
+#: Below this |P(A|B=1) - P(A|B=0)| the implied P(B) is undefined.
 DEGENERATE_SPREAD = 1e-3
 
 

@@ -425,7 +425,7 @@ def conditional_forecasting(
         ``pvalue_bernoulli_conservative``, ``pvalue_t``, ``pvalue_bootstrap_t``).
         ``"t"`` is the field's convention (the study's figures: with
         ``alternative="greater"`` or ``"less"``, its one-sided p-values);
-        ``"bootstrap-t"`` was the default before issue 14, ``"bernoulli-conservative"``
+        ``"bootstrap-t"`` was the default of the first releases, ``"bernoulli-conservative"``
         (ties counted in full) the default of the first Bernoulli release.
     alternative : {"two-sided", "greater", "less"}, default "two-sided"
         As in :func:`scipy.stats.ttest_1samp`: ``"greater"`` tests whether
@@ -434,8 +434,8 @@ def conditional_forecasting(
         interval; a one-sided alternative gives a one-sided interval (a half-line).
     ci_method : {"bernoulli", "bootstrap-t", "normal", "bootstrap"}, default "bernoulli"
         Which interval the ``ci_low, ci_high`` columns hold; all four
-        are in :attr:`PairsResult.table`. ``"bootstrap-t"`` was the default before
-        issue 14.
+        are in :attr:`PairsResult.table`. ``"bootstrap-t"`` was the default of the
+        first releases.
     n_resamples : int, default 9999
         Monte Carlo resamples: null draws of A's outcomes for the Bernoulli p-values and
         interval, row resamples (with replacement within a group) for the bootstrap-t
