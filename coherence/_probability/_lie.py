@@ -17,6 +17,7 @@ import pandas as pd
 from .._results import CoherenceResult, ConfidenceInterval
 from .._rng import RNGLike
 from .._validation import check_float, param_error
+from .._warnings import DeprecatedAlias
 
 
 def _median(values: np.ndarray) -> float:
@@ -93,10 +94,7 @@ class IteratedExpectationResult(CoherenceResult):
         "median_agent_error", "median_baseline_error", "baseline", "normalize", "n_contexts",
         "n_resamples", "alternative", "n_agent_worse", "n_informative")
 
-    @property
-    def units(self) -> pd.DataFrame:
-        """Alias of :attr:`table`: one row per (context, variable) unit."""
-        return self.table
+    units = DeprecatedAlias("table")
 
     def per_row(self) -> pd.DataFrame:
         """A copy of the per-(context, variable) table :attr:`table`."""
@@ -459,7 +457,7 @@ def iterated_expectation_check(
     ...     "p_z_given_x": [0.6, 0.4, 0.5, 0.5]})
     >>> base = elicited.assign(p_y_given_x=[0.52, 0.52, 0.27, 0.27])
     >>> res = iterated_expectation_check(elicited, baseline=base, rng=0)
-    >>> res.units[["agent_error", "baseline_error", "ratio"]].round(3).values.tolist()
+    >>> res.table[["agent_error", "baseline_error", "ratio"]].round(3).values.tolist()
     [[0.0, 0.02, 0.0], [0.05, 0.02, 2.5]]
     >>> round(res.statistic, 3)
     1.25

@@ -32,6 +32,7 @@ from .._validation import (
     probability_column,
     require_columns,
 )
+from .._warnings import DeprecatedAlias
 
 __all__ = ["FORECASTBENCH_SCORES", "ForecastBenchComparisonResult", "ForecastBenchResult",
            "forecastbench_scores"]
@@ -181,10 +182,7 @@ class ForecastBenchResult(CoherenceResult):
     _extra_columns: ClassVar[tuple[str, ...]] = ("naive", "n_questions", "n_models",
                                                  "n_resamples")
 
-    @property
-    def scores(self) -> pd.DataFrame:
-        """Alias of :attr:`table`: the leaderboard."""
-        return self.table
+    scores = DeprecatedAlias("table")
 
     def compare(self, model_a: str, model_b: str, *, score: str = "brier_index",
                 confidence_level: float = 0.95) -> ForecastBenchComparisonResult:

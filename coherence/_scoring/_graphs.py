@@ -40,7 +40,7 @@ from .._validation import (
     param_error,
     require_columns,
 )
-from .._warnings import DegenerateDataWarning
+from .._warnings import DegenerateDataWarning, DeprecatedAlias
 from ._dates import is_missing, parse_dates, to_days
 from ._matching import THRESHOLDS, event_tokens, match_one
 from ._questions import question_bootstrap_ci
@@ -489,10 +489,7 @@ class ReasoningGraphResult(CoherenceResult):
         "n_resamples", "gated", "n_excluded_questions", "n_excluded_forecasts",
         "n_rejected_events")
 
-    @property
-    def per_forecast(self) -> pd.DataFrame:
-        """Alias of :attr:`table`."""
-        return self.table
+    per_forecast = DeprecatedAlias("table")
 
 
 def reasoning_graph_metrics(

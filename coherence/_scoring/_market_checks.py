@@ -32,6 +32,7 @@ from .._validation import (
     param_error,
     require_columns,
 )
+from .._warnings import DeprecatedAlias
 from ._dates import any_aware, parse_dates
 from ._questions import question_bootstrap_ci
 
@@ -261,10 +262,7 @@ class MarketChecksResult(CoherenceResult):
         "n_direction_excluded", "pooled_correlation", "n_eligible", "event_agreement",
         "n_events_counted", "n_undated_events")
 
-    @property
-    def per_question(self) -> pd.DataFrame:
-        """Alias of :attr:`table`."""
-        return self.table
+    per_question = DeprecatedAlias("table")
 
 
 def market_checks(events: Any, prices: Any, *, window_days: float = 3.0,

@@ -23,7 +23,7 @@ from .._validation import (
     probability_column,
     require_columns,
 )
-from .._warnings import DegenerateDataWarning
+from .._warnings import DegenerateDataWarning, DeprecatedAlias
 from ._temporal import any_aware
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -128,10 +128,7 @@ class MarketAlignmentResult(CoherenceResult):
     _test_name: ClassVar[str] = "market_alignment"
     _extra_columns: ClassVar[tuple[str, ...]] = ("window_days", "min_move", "correlation")
 
-    @property
-    def per_event(self) -> pd.DataFrame:
-        """Alias of :attr:`table`: one row per dated event."""
-        return self.table
+    per_event = DeprecatedAlias("table")
 
 
 def market_alignment(events: Any, prices: Any, *, window_days: float = 3.0,
@@ -177,7 +174,7 @@ def market_alignment(events: Any, prices: Any, *, window_days: float = 3.0,
     ...       "confidence": [1.0]}
     >>> px = {"date": ["2024-01-04", "2024-01-06"], "price": [0.40, 0.55]}
     >>> res = coherence.market_alignment(ev, px)
-    >>> res.statistic, float(res.per_event["move"].round(2).iloc[0])
+    >>> res.statistic, float(res.table["move"].round(2).iloc[0])
     (1.0, 0.15)
     """
     from scipy import stats

@@ -38,6 +38,7 @@ from .._validation import (
     param_error,
     require_columns,
 )
+from .._warnings import DeprecatedAlias
 from ._dates import any_aware, is_missing, parse_dates
 
 __all__ = [
@@ -195,10 +196,7 @@ class QuestionScoresResult(CoherenceResult):
     _extra_columns: ClassVar[tuple[str, ...]] = ("by", "convention", "tolerance", "floor",
                                                  "n_resamples", "n_judged", "n_judge_correct")
 
-    @property
-    def scores(self) -> pd.DataFrame:
-        """Alias of :attr:`table`."""
-        return self.table
+    scores = DeprecatedAlias("table")
 
 
 def question_scores(
