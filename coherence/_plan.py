@@ -534,11 +534,10 @@ def plan(
 
     See Also
     --------
-    pairs_power : sample size of a conditional-forecasting study (what
-        ``test="conditional_forecasting"`` runs).
+    pairs_power : the number of pairs a conditional-forecasting study needs.
     simulate : the simulated agents' studies.
-    ci_test, leakage_test, monotonicity_test, prompt_consistency,
-    iterated_expectation_check, conditional_forecasting : the tests planned for.
+    ci_test, leakage_test, monotonicity_test, prompt_consistency : tests planned for.
+    iterated_expectation_check, conditional_forecasting : the other tests planned for.
 
     Notes
     -----

@@ -554,6 +554,9 @@ def prompt_consistency(
     --------
     leakage_test : does the action depend on the context beyond the belief?
     monotonicity_test : are actions monotone in the belief?
+    ci_test : is the action independent of the outcome given the belief?
+    iia_test : do choices between two actions depend on the other actions offered?
+    report : this test and the others on every (model, dataset) cell.
 
     Notes
     -----

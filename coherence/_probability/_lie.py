@@ -260,6 +260,11 @@ def random_forest_baseline(
         ``queries``' (context, variable, state) with ``p_y_given_x``,
         ``p_y_given_xz``, ``p_z_given_x`` from the fitted models: one model of
         y on x, and per auxiliary variable z one of y on (x, z) and one of z on x.
+
+    See Also
+    --------
+    iterated_expectation_check : the check whose baseline this is.
+    bayesnets.auxiliary : exact ground truth when the data come from a Bayesian network.
     """
     from sklearn.base import clone
     from sklearn.ensemble import RandomForestClassifier
@@ -409,6 +414,14 @@ def iterated_expectation_check(
     DegenerateDataWarning
         When a baseline error is 0 (below 1e-12; the ratio is then infinite, or NaN when the
         agent's error is 0 too, and NaN ratios are left out of the median).
+
+    See Also
+    --------
+    random_forest_baseline : the baseline probabilities this check compares against.
+    total_probability_check : the law of total probability for one binary condition.
+    report : this test and the others on every (model, dataset) cell.
+    bayesnets.lie_study : a simulated study with exact ground truth for this check.
+    elicitation.run_lie : elicit the quantities this check needs from a model.
 
     Notes
     -----

@@ -480,6 +480,15 @@ def conditional_forecasting(
     SkippedRecordsWarning
         When failed records (``failed`` column set) are left out.
 
+    See Also
+    --------
+    pairs_power : how many pairs a study needs to detect an improvement.
+    read_pairs : read the field's result files into the pairs table.
+    attach_outcomes : give a run without resolutions the resolutions of another.
+    bayes_check : Bayes consistency of conditionals elicited in both directions.
+    total_probability_check : feasibility of P(A), P(A|B=1), P(A|B=0) together.
+    elicitation.run_pairs : elicit the pairs table from a model.
+
     Notes
     -----
     For a pair with resolutions a (of A) and b (of B), the Brier improvement of

@@ -110,6 +110,11 @@ def read_pairs(path: str | Path) -> pd.DataFrame:
         key and the first offending records), or some successful records have
         resolutions and others do not.
 
+    See Also
+    --------
+    attach_outcomes : add resolutions to a run read without them.
+    conditional_forecasting : the test run on the pairs table.
+
     Notes
     -----
     **Failed records.** A record with a non-null ``error`` key is a failed
@@ -336,6 +341,11 @@ def attach_outcomes(pairs: Any, resolved: Any, *, missing: str = "raise", pair: 
     -----
     SkippedRecordsWarning
         With ``missing="skip"``, naming the rows left out.
+
+    See Also
+    --------
+    read_pairs : read a result file into the pairs table.
+    conditional_forecasting : the test run on the pairs table.
 
     Notes
     -----

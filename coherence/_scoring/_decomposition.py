@@ -424,8 +424,7 @@ def brier_decomposition(
 
     See Also
     --------
-    forecast_scores : Brier, log and accuracy scores per model, with the plain Murphy
-        decomposition.
+    forecast_scores : accuracy, Brier and log scores per model, with the Murphy decomposition.
     consistency_check : the arbitrage and frequentist violations of the same sets.
     calibration_error : the debiased calibration error.
 

@@ -197,6 +197,12 @@ def key_event_recall(
     -------
     KeyEventRecallResult
 
+    See Also
+    --------
+    source_precision : the share of cited sources among the reference sources.
+    grounding_split : KER of correct versus incorrect forecasts.
+    reasoning_graph_metrics : the evidence and reasoning metrics of forecast graphs.
+
     Notes
     -----
     *Text.* An event's text is ``title + ". " + description``; its tokens are
@@ -501,6 +507,12 @@ def grounding_split(scores: ForecastScoresResult, *,
         One row per (metric, group): ``metric`` ('ker' or
         'source_precision'), ``group`` ('correct', 'incorrect'), ``n``
         (forecasts with the metric defined) and ``mean``.
+
+    See Also
+    --------
+    key_event_recall : the key-event recall split.
+    source_precision : the source precision split.
+    forecast_scores : the scores that say which forecasts were correct.
     """
     from ._forecast import ForecastScoresResult
 

@@ -593,6 +593,14 @@ def forecast_scores(
     -------
     ForecastScoresResult
 
+    See Also
+    --------
+    question_scores : scores of a table that mixes question types.
+    forecastbench_scores : the ForecastBench leaderboard scores.
+    calibration_error : the debiased calibration error.
+    brier_decomposition : the Brier score split into incoherence, calibration, resolution.
+    plot_reliability : the reliability diagram of this result.
+
     Notes
     -----
     Let :math:`q_i` be the probability forecast :math:`i` gave to what
@@ -787,6 +795,11 @@ def plot_reliability(result: ForecastScoresResult, *, group: Any = POOLED,
     Returns
     -------
     matplotlib.axes.Axes
+
+    See Also
+    --------
+    forecast_scores : the result plotted.
+    plot_smooth_reliability : the smoothed reliability diagram of :func:`smooth_ece`.
     """
     owner = "plot_reliability"
     if not isinstance(result, ForecastScoresResult):

@@ -274,6 +274,12 @@ def forecastbench_scores(data: Any, *, question: str = "question", model: str = 
         questions that fall into separate groups with no forecaster in common
         (then no difficulty adjustment can compare them).
 
+    See Also
+    --------
+    forecast_scores : accuracy, Brier and log score per model, with calibration.
+    question_scores : scores of a table that mixes question types.
+    calibration_error : the debiased calibration error.
+
     Notes
     -----
     With :math:`b_{ij} = (p_{ij} - y_j)^2` the Brier score of forecaster *i* on

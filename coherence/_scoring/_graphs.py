@@ -116,6 +116,11 @@ def graph_depth(edges: Iterable[tuple[Any, Any]], nodes: Iterable[Any] | None = 
     counting the edge that closes the cycle (a 2-cycle has depth 2, a self-loop
     depth 1); exact and exponential in the worst case.
 
+    See Also
+    --------
+    reasoning_graph_metrics : the metrics that report it.
+    hindsight_graph_quality : the quality gates that use it.
+
     Examples
     --------
     >>> from coherence._scoring._graphs import graph_depth
@@ -297,6 +302,11 @@ def hindsight_graph_quality(
     Returns
     -------
     GraphQualityReport
+
+    See Also
+    --------
+    reasoning_graph_metrics : the metrics computed after these gates.
+    graph_depth : the longest chain of a graph.
 
     Notes
     -----
@@ -584,6 +594,12 @@ def reasoning_graph_metrics(
     Returns
     -------
     ReasoningGraphResult
+
+    See Also
+    --------
+    hindsight_graph_quality : the quality gates applied first.
+    graph_depth : the longest chain of a graph.
+    key_event_recall : how many of a question's key events a forecast found.
 
     Notes
     -----

@@ -59,6 +59,11 @@ def causal_pressure(events: Any, *, date: str = "date", direction: str = "direct
         ``impact`` = :math:`d_i m_i c_i` and ``pressure`` = its running sum: a
         step curve, constant between events. Undated events are left out.
 
+    See Also
+    --------
+    market_alignment : whether the market moved the way the pressure says.
+    plot_causal_pressure : plot this curve.
+
     Examples
     --------
     >>> import coherence
@@ -157,6 +162,12 @@ def market_alignment(events: Any, prices: Any, *, window_days: float = 3.0,
     Returns
     -------
     MarketAlignmentResult
+
+    See Also
+    --------
+    causal_pressure : the pressure curve behind this check.
+    plot_causal_pressure : plot the curve with the market price.
+    market_checks : the same checks across questions.
 
     Notes
     -----
@@ -264,6 +275,11 @@ def plot_causal_pressure(curve: pd.DataFrame, prices: Any = None, *, date: str =
     -------
     matplotlib.axes.Axes
         The axes of the pressure curve.
+
+    See Also
+    --------
+    causal_pressure : the curve plotted.
+    market_alignment : whether the market moved the way the pressure says.
     """
     owner = "plot_causal_pressure"
     if not isinstance(curve, pd.DataFrame) or "pressure" not in curve.columns:

@@ -277,6 +277,13 @@ def question_scores(
         needs (named by row), a probability outside [0, 1], an interval with
         lower > upper, a judge verdict that is not True/False.
 
+    See Also
+    --------
+    forecast_scores : scores of binary forecasts, with calibration.
+    forecastbench_scores : the ForecastBench leaderboard scores.
+    validate_tasks : check the task table these forecasts answer.
+    accuracy_by_horizon : accuracy at each horizon position.
+
     Notes
     -----
     Binary accuracy is :math:`1[p \\ge 0.5] = y` (the paper's rule: a
@@ -581,6 +588,11 @@ def validate_tasks(tasks: Any, *, question: str = "question", start: str = "star
         outcome that does not fit its type (binary: 0/1; quantity and
         interval: a number).
 
+    See Also
+    --------
+    dataset_statistics : counts and horizon lengths of a task table.
+    question_scores : score forecasts of the tasks.
+
     Examples
     --------
     >>> import coherence
@@ -700,6 +712,10 @@ def dataset_statistics(tasks: Any, *, question: str = "question", start: str = "
 
     The table is checked with :func:`validate_tasks` first. A missing domain
     is counted as ``'(missing)'``, never dropped.
+
+    See Also
+    --------
+    validate_tasks : check a task table against the schema.
 
     Examples
     --------

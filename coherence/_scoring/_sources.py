@@ -136,6 +136,11 @@ def source_precision(citations: Any, reference: Any, *, by: str = "model",
     -------
     SourcePrecisionResult
 
+    See Also
+    --------
+    key_event_recall : how many of a question's key events a forecast found.
+    grounding_split : source precision of correct versus incorrect forecasts.
+
     Notes
     -----
     Per forecast, with cited set :math:`C` and reference set :math:`C_H`
