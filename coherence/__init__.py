@@ -7,8 +7,9 @@ catboost or pgmpy until a function that needs them is called.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ._lazy import lazy_attributes as _lazy_attributes
 
 __version__ = "0.1.0.dev0"
 
@@ -295,15 +296,4 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         TiesWarning,
     )
 
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'coherence' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module, __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return __all__
+__getattr__, __dir__ = _lazy_attributes(__name__, _LAZY, globals(), __all__)
