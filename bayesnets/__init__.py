@@ -14,8 +14,9 @@ functions that read or build pgmpy models, so ``import bayesnets`` is cheap.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from coherence._lazy import lazy_attributes as _lazy_attributes
 
 _LAZY: dict[str, str] = {
     "BUNDLED_NETWORKS": "._network",
@@ -61,15 +62,4 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         question,
     )
 
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'bayesnets' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module, __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return __all__
+__getattr__, __dir__ = _lazy_attributes(__name__, _LAZY, globals(), __all__)

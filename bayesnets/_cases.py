@@ -125,6 +125,11 @@ def sample_cases(model: Any, target: str, evidence_vars: Sequence[str], n: int, 
     ValueError
         For unknown variables or states, or when no configuration is eligible.
 
+    See Also
+    --------
+    contexts : the contexts table built from the cases.
+    posterior : exact posteriors for many evidence rows.
+
     Notes
     -----
     Every configuration :math:`e` of the evidence variables with
@@ -251,6 +256,12 @@ def contexts(network: Any = "child", *, target: str | None = None, state: Any = 
     -------
     pandas.DataFrame
 
+    See Also
+    --------
+    sample_cases : draw the evaluation contexts.
+    describe : the description of one evidence assignment.
+    elicitation.run : elicit beliefs and actions for the contexts.
+
     Examples
     --------
     >>> import bayesnets
@@ -313,6 +324,12 @@ def simulated_agent_study(network: Any = "child", *, target: str | None = None,
         carries the contexts' ``question``, ``network``, ``target`` and
         ``state``. ``truth``: the simulation's exact ground truth for these
         posteriors.
+
+    See Also
+    --------
+    contexts : the contexts table the agent answers.
+    lie_study : the same for the law of iterated expectation.
+    coherence.simulate : simulated agents without a network.
 
     Examples
     --------

@@ -84,6 +84,11 @@ def demo_study(*, network: str = "child", n_contexts: int = 200, n_repetitions: 
         One row per agent: exact ``cmi_exact`` (reference prompt),
         ``cmi_given_latent``, ``nonmonotone_pairs``, ``max_prompt_shift``.
 
+    See Also
+    --------
+    run_demo : the table with the report run on it.
+    simulated_agent_study : one simulated agent's study on a network.
+
     Examples
     --------
     >>> import bayesnets

@@ -143,6 +143,10 @@ def joint_table(model: Any, variables: Sequence[str]) -> np.ndarray:
         ``P(variables)``, one axis per variable in the order given, states in
         the network's order (read-only; cached on the network).
 
+    See Also
+    --------
+    posterior : exact conditionals for many evidence rows.
+
     Examples
     --------
     >>> import bayesnets
@@ -370,6 +374,12 @@ def posterior(model: Any, target: str, evidence: Any) -> pd.DataFrame:
         a state the variable does not have, or evidence with probability zero
         (the rows are named).
 
+    See Also
+    --------
+    joint_table : the exact joint distribution of some variables.
+    auxiliary : ground truth for the law of iterated expectation.
+    sample_cases : evaluation contexts whose posteriors cover [0, 1].
+
     Notes
     -----
     Rows are grouped by the set :math:`E` of variables they observe. For each
@@ -451,6 +461,12 @@ def auxiliary(model: Any, target: str, evidence: Any, z: str, *,
         ``p_z`` (:math:`P(z \\mid x)`), ``p_target`` (:math:`P(t^* \\mid x, z)`,
         NaN where :math:`P(z \\mid x) = 0`) and ``p_target_given_x``
         (:math:`P(t^* \\mid x)`).
+
+    See Also
+    --------
+    posterior : exact P(target | evidence).
+    lie_study : a simulated study built on this ground truth.
+    coherence.iterated_expectation_check : the check this ground truth is for.
 
     Notes
     -----

@@ -90,6 +90,11 @@ def auxiliary_name(network: str, variable: str) -> str:
         The name (``'right upper quadrant oxygen saturation (%)'``), or
         ``variable`` when none is known.
 
+    See Also
+    --------
+    question : the question asking for a probability of a variable.
+    lie_study : the studies whose prompts use the name.
+
     Examples
     --------
     >>> from bayesnets import auxiliary_name
@@ -285,6 +290,13 @@ def lie_study(network: Any = "child", *, target: str | None = None, state: Any =
         ``data`` (the agent's long table), ``exact``, ``truth`` (the agent's
         noise-free gap per (context, variable)), ``contexts``,
         ``ground_truth``.
+
+    See Also
+    --------
+    auxiliary : the exact ground truth of the study.
+    simulated_agent_study : a belief/action study on a network.
+    coherence.iterated_expectation_check : the check run on the study.
+    elicitation.run_lie : elicit the same quantities from a model.
 
     Notes
     -----

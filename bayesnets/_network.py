@@ -266,6 +266,11 @@ def load(name: str = "child") -> Network:
     -------
     Network
 
+    See Also
+    --------
+    fit : estimate a network's CPTs from data.
+    posterior : exact posteriors for many evidence rows.
+
     Examples
     --------
     >>> import bayesnets
@@ -369,6 +374,11 @@ def fit(data: Any, edges: Any, *, min_support: int = 100) -> Network:
     Network
         ``name='fitted'``; ``support[v]`` holds the number of rows in each
         parent configuration of ``v``.
+
+    See Also
+    --------
+    load : load a network bundled with pgmpy.
+    posterior : exact posteriors for many evidence rows.
 
     Notes
     -----

@@ -121,6 +121,11 @@ def phrase_table(network: str) -> PhraseTable:
     -------
     PhraseTable
 
+    See Also
+    --------
+    describe : phrase an evidence assignment with the table.
+    question : phrase a question with the table.
+
     Examples
     --------
     >>> import bayesnets
@@ -215,6 +220,12 @@ def describe(evidence_row: Any, phrases: Any = None) -> str:
     ValueError
         Naming the variable and state when a phrase is missing.
 
+    See Also
+    --------
+    describe_rows : the description of every row of a frame.
+    question : the question asking for a probability.
+    phrase_table : the phrases used.
+
     Examples
     --------
     >>> import bayesnets
@@ -230,7 +241,12 @@ def describe(evidence_row: Any, phrases: Any = None) -> str:
 
 
 def describe_rows(evidence: pd.DataFrame, phrases: Any = None) -> pd.Series:
-    """:func:`describe` for every row of a frame (a Series indexed like it)."""
+    """:func:`describe` for every row of a frame (a Series indexed like it).
+
+    See Also
+    --------
+    describe : the description of one evidence assignment.
+    """
     if not isinstance(evidence, pd.DataFrame):
         raise TypeError(param_error("evidence", "describe_rows", "a pandas DataFrame (one "
                                     "column per evidence variable)",
@@ -267,6 +283,11 @@ def question(target: str, state: Any, phrases: Any = None) -> str:
         probability that the newborn has tetralogy of Fallot?"); any other
         phrase is a clause used on its own ("What is the probability that blood
         pressure is low?").
+
+    See Also
+    --------
+    describe : the description of the evidence the question is asked under.
+    auxiliary_name : a readable name of a network variable.
 
     Examples
     --------

@@ -7,8 +7,9 @@ catboost or pgmpy until a function that needs them is called.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ._lazy import lazy_attributes as _lazy_attributes
 
 __version__ = "0.1.0.dev0"
 
@@ -55,7 +56,7 @@ _LAZY: dict[str, str] = {
     "iia_test": "._decision._iia",
     "ConsistencyResult": "._decision._consistency",
     "prompt_consistency": "._decision._consistency",
-    # forecast scoring at a simulated date (issue 8)
+    # forecast scoring at a simulated date
     "ForecastComparisonResult": "._scoring._forecast",
     "ForecastScoresResult": "._scoring._forecast",
     "forecast_scores": "._scoring._forecast",
@@ -76,19 +77,19 @@ _LAZY: dict[str, str] = {
     "market_alignment": "._scoring._markets",
     "plot_causal_pressure": "._scoring._markets",
     "source_precision": "._scoring._sources",
-    # ForecastBench leaderboard scores (issue 20)
+    # ForecastBench leaderboard scores
     "FORECASTBENCH_SCORES": "._scoring._forecastbench",
     "ForecastBenchComparisonResult": "._scoring._forecastbench",
     "ForecastBenchResult": "._scoring._forecastbench",
     "forecastbench_scores": "._scoring._forecastbench",
-    # debiased and smooth calibration error (issue 20)
+    # debiased and smooth calibration error
     "CALIBRATION_BINNINGS": "._scoring._calibration",
     "CalibrationErrorResult": "._scoring._calibration",
     "SmoothECEResult": "._scoring._calibration",
     "calibration_error": "._scoring._calibration",
     "plot_smooth_reliability": "._scoring._calibration",
     "smooth_ece": "._scoring._calibration",
-    # the forecasting-at-a-simulated-date benchmark, complete (issue 21)
+    # the forecasting-at-a-simulated-date benchmark: tasks, horizons, graphs, markets
     "QUESTION_TYPES": "._scoring._questions",
     "TASK_COLUMNS": "._scoring._questions",
     "DatasetStatistics": "._scoring._questions",
@@ -115,7 +116,7 @@ _LAZY: dict[str, str] = {
     "market_checks": "._scoring._market_checks",
     "market_signal_metrics": "._scoring._market_checks",
     "turning_points": "._scoring._market_checks",
-    # probability axioms and forecaster consistency (issue 5)
+    # probability axioms and forecaster consistency
     "LIE_COLUMNS": "._probability._lie",
     "UPDATE_CLASSES": "._probability._axioms",
     "BayesCheckResult": "._probability._axioms",
@@ -131,14 +132,14 @@ _LAZY: dict[str, str] = {
     "random_forest_baseline": "._probability._lie",
     "total_probability_check": "._probability._axioms",
     "update_direction": "._probability._axioms",
-    # the ten consistency checkers of Paleka et al. 2025 (issue 20)
+    # the ten consistency checkers of Paleka et al. 2025
     "CHECKERS": "._probability._checks",
     "ConsistencyCheckResult": "._probability._checks",
     "arbitrage_violation": "._probability._checks",
     "consistency_check": "._probability._checks",
     "frequentist_violation": "._probability._checks",
     "read_consistency_tuples": "._probability._checks",
-    # conditional-forecasting coherence over question pairs (issue 5)
+    # conditional-forecasting coherence over question pairs
     "PAIRS_ALTERNATIVES": "._probability._pairs_result",
     "PAIRS_CI_METHODS": "._probability._pairs_result",
     "PAIRS_COLUMNS": "._probability._pairs_result",
@@ -295,15 +296,4 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         TiesWarning,
     )
 
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'coherence' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module, __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return __all__
+__getattr__, __dir__ = _lazy_attributes(__name__, _LAZY, globals(), __all__)

@@ -31,6 +31,7 @@ from ._validation import (
     param_error,
     require_columns,
 )
+from ._warnings import DeprecatedAlias
 
 __all__ = [
     "PLAN_TESTS",
@@ -92,7 +93,7 @@ class PlanResult:
         prompts), ``power`` (rejection rate at ``alpha``), ``power_low`` and
         ``power_high`` (its 95% Wilson interval), ``n_rejected``, ``n_simulations``,
         ``n_undefined`` (studies whose p-value was NaN, counted as not rejected) and
-        ``n_warned`` (studies on which the test warned). Alias :attr:`designs`.
+        ``n_warned`` (studies on which the test warned).
     """
 
     test: str
@@ -114,10 +115,7 @@ class PlanResult:
     #: Name of the calculation, first column of ``to_frame()``.
     _name: ClassVar[str] = "plan"
 
-    @property
-    def designs(self) -> pd.DataFrame:
-        """Alias of :attr:`table`."""
-        return self.table
+    designs = DeprecatedAlias("table")
 
     @classmethod
     def frame_columns(cls) -> tuple[str, ...]:
@@ -536,11 +534,10 @@ def plan(
 
     See Also
     --------
-    pairs_power : sample size of a conditional-forecasting study (what
-        ``test="conditional_forecasting"`` runs).
+    pairs_power : the number of pairs a conditional-forecasting study needs.
     simulate : the simulated agents' studies.
-    ci_test, leakage_test, monotonicity_test, prompt_consistency,
-    iterated_expectation_check, conditional_forecasting : the tests planned for.
+    ci_test, leakage_test, monotonicity_test, prompt_consistency : tests planned for.
+    iterated_expectation_check, conditional_forecasting : the other tests planned for.
 
     Notes
     -----

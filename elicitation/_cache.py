@@ -79,6 +79,10 @@ def cache_key(identity: Mapping[str, Any]) -> str:
     Every mapping key, at any depth, must be a string: JSON writes the key
     ``1`` as ``"1"``, so ``{1: "x"}`` and ``{"1": "x"}`` would share a key
     (a ``TypeError`` names the first offending key).
+
+    See Also
+    --------
+    ResponseCache : the cache whose entries the key names.
     """
     if not isinstance(identity, Mapping):
         raise TypeError(param_error("identity", "cache_key", "a mapping with string keys",

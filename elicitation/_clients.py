@@ -166,6 +166,10 @@ def token_belief(logprobs: Any) -> float:
         NaN when no position has one. Values that are not log-probabilities
         (positive, infinite, not numbers) are left out.
 
+    See Also
+    --------
+    parse_probabilities : a belief read from the text of a reply.
+
     Examples
     --------
     >>> import math

@@ -92,6 +92,12 @@ sum_tolerance, progress
         ``prob_<state> * belief_given_<state>``), ``lie_gap``
         (``belief - lie_belief``), then the other context columns.
 
+    See Also
+    --------
+    run : elicit the belief/action table.
+    coherence.iterated_expectation_check : the check run on the elicited table.
+    bayesnets.lie_study : the same study answered by a simulated agent.
+
     Notes
     -----
     The law of iterated expectation requires, for coherent beliefs,

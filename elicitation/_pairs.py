@@ -78,6 +78,11 @@ sum_tolerance, progress
         ``forecast_skeptical`` show both questions with the variant's quoted
         instruction; the baseline (and any other variant) uses the plain
         ``forecast`` template, asked once per (pair, repetition) and shared.
+
+    See Also
+    --------
+    run : elicit the belief/action table.
+    coherence.conditional_forecasting : the test run on the pairs table.
     """
     owner = "run_pairs"
     opts = common_iv(client, repetitions, concurrency, cache, max_retries, backoff,

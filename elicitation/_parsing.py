@@ -153,6 +153,11 @@ def parse_probabilities(text: Any, labels: Sequence[str] = ("No", "Yes"), *,
     -------
     Parsed
 
+    See Also
+    --------
+    parse_decision : read an action from a reply.
+    token_belief : a belief from token log-probabilities instead of the text.
+
     Notes
     -----
     Closed reasoning blocks (``<think>...</think>``, ``<thinking>``,
@@ -409,6 +414,10 @@ def parse_decision(text: Any, labels: Sequence[str] = PAPER_DECISION_LABELS) -> 
         ``values``: ``action`` (``'defer'`` when the model cannot decide,
         else its answer), ``decide`` and ``answer`` (the forced choice,
         ``None`` when not given).
+
+    See Also
+    --------
+    parse_probabilities : read probabilities from a reply.
 
     Notes
     -----

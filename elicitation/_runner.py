@@ -134,6 +134,13 @@ def run(
     EndpointMismatchWarning
         When cached replies of the same model came from another server.
 
+    See Also
+    --------
+    run_pairs : elicit the pairs table of conditional forecasting.
+    run_lie : elicit the quantities of the law of iterated expectation.
+    run_study : design, elicit, test and report a whole study.
+    bayesnets.contexts : a contexts table built on a Bayesian network.
+
     Examples
     --------
     >>> import pandas as pd, coherence, elicitation

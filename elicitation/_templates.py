@@ -203,6 +203,10 @@ def published_prompts() -> dict[str, Any]:
     paper's prompts, verbatim) and ``instructions`` (the conditional study's
     quoted instructions). The file's header lists the only mechanical changes
     made to the quoted text.
+
+    See Also
+    --------
+    get_template : a registered template by name.
     """
     data = resources.files("elicitation").joinpath("prompts/published.toml").read_bytes()
     return tomllib.loads(data.decode("utf-8"))
@@ -384,6 +388,11 @@ def register_template(template: Template, *, overwrite: bool = False) -> Templat
     Template
         The template registered.
 
+    See Also
+    --------
+    get_template : a registered template by name.
+    template_names : the names registered.
+
     Examples
     --------
     >>> from elicitation import Template, register_template
@@ -407,7 +416,14 @@ def register_template(template: Template, *, overwrite: bool = False) -> Templat
 
 
 def get_template(name: str | Template) -> Template:
-    """The registered template called ``name`` (a :class:`Template` is returned as is)."""
+    """The registered template called ``name`` (a :class:`Template` is returned as is).
+
+    See Also
+    --------
+    register_template : add a template to the registry.
+    template_names : the names registered.
+    published_prompts : the published prompts the built-in templates come from.
+    """
     if isinstance(name, Template):
         return name
     if not isinstance(name, str) or name not in _REGISTRY:
@@ -418,5 +434,11 @@ def get_template(name: str | Template) -> Template:
 
 
 def template_names() -> list[str]:
-    """Names of the registered templates, sorted."""
+    """Names of the registered templates, sorted.
+
+    See Also
+    --------
+    get_template : a registered template by name.
+    register_template : add a template to the registry.
+    """
     return sorted(_REGISTRY)

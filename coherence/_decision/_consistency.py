@@ -42,7 +42,7 @@ from .._validation import (
     probability_column,
     require_columns,
 )
-from .._warnings import SmallSampleWarning
+from .._warnings import DeprecatedAlias, SmallSampleWarning
 
 __all__ = ["ConsistencyResult", "prompt_consistency"]
 
@@ -125,10 +125,7 @@ class ConsistencyResult(CoherenceResult):
     _extra_columns: ClassVar[tuple[str, ...]] = ("reference", "n_contexts", "n_resamples",
                                                     "rmse", "replicate", "alternative")
 
-    @property
-    def prompt_table(self) -> pd.DataFrame:
-        """Alias of :attr:`table`: one row per prompt variant."""
-        return self.table
+    prompt_table = DeprecatedAlias("table")
 
     @property
     def n_groups(self) -> int:
@@ -557,6 +554,9 @@ def prompt_consistency(
     --------
     leakage_test : does the action depend on the context beyond the belief?
     monotonicity_test : are actions monotone in the belief?
+    ci_test : is the action independent of the outcome given the belief?
+    iia_test : do choices between two actions depend on the other actions offered?
+    report : this test and the others on every (model, dataset) cell.
 
     Notes
     -----

@@ -43,7 +43,7 @@ from .._validation import (
     probability_column,
     require_columns,
 )
-from .._warnings import DegenerateDataWarning, SmallSampleWarning
+from .._warnings import DegenerateDataWarning, DeprecatedAlias, SmallSampleWarning
 
 __all__ = ["IIAResult", "iia_test"]
 
@@ -122,10 +122,7 @@ class IIAResult(CoherenceResult):
     _extra_columns: ClassVar[tuple[str, ...]] = ("full_menu", "group", "n_contexts",
                                                  "n_comparisons", "n_resamples")
 
-    @property
-    def comparison_table(self) -> pd.DataFrame:
-        """Alias of :attr:`table`: one row per comparison."""
-        return self.table
+    comparison_table = DeprecatedAlias("table")
 
     def summary(self) -> Summary:
         """The headline figures followed by the per-comparison table."""
@@ -382,7 +379,7 @@ def iia_test(
     See Also
     --------
     monotonicity_test : the pairwise-share test whose reading of the shares assumes IIA.
-    prompt_consistency : whether choices change with the wording of the prompt.
+    prompt_consistency : whether stated beliefs change with the wording of the prompt.
     leakage_test : whether choices depend on the context beyond the stated belief.
 
     Notes

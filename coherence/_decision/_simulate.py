@@ -65,6 +65,11 @@ def snap_to_grid(values: Any, grid: float | None) -> np.ndarray:
 
     The result is the float nearest to the decimal grid value (``0.35`` is the
     same double as the literal ``0.35``), so equal reports compare equal.
+
+    See Also
+    --------
+    simulate : simulated agents, whose stated beliefs are snapped to their grid.
+    elicitation_diagnostics : flags beliefs heaped on a few values.
     """
     owner = "snap_to_grid"
     try:
@@ -707,6 +712,12 @@ def simulate(
         posterior) and ``latent_belief`` (float64, the belief the agent acted
         on before any report noise or prompt shift). ``truth``: a
         :class:`SimulationTruth`.
+
+    See Also
+    --------
+    snap_to_grid : the rounding of the agents' stated beliefs to their grid.
+    plan : power of a test at planned study designs, by simulation.
+    bayesnets.simulated_agent_study : simulated agents answering on a Bayesian network.
 
     Examples
     --------

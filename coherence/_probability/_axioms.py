@@ -48,7 +48,7 @@ __all__ = [
 #: The four update-direction classes, in the order results report them.
 UPDATE_CLASSES: tuple[str, ...] = ("monotonic", "partial", "no_update", "inconsistent")
 
-#: Below this |P(A|B=1) - P(A|B=0)| the implied P(B) is undefined (issue 5).
+#: Below this |P(A|B=1) - P(A|B=0)| the implied P(B) is undefined.
 DEGENERATE_SPREAD = 1e-3
 
 
@@ -172,6 +172,13 @@ def total_probability_check(p_a: Any, p_a_given_b1: Any, p_a_given_b0: Any, *,
     TotalProbabilityResult
         ``statistic`` is the share of feasible rows (Wilson interval);
         ``pvalue`` is NaN (a descriptive check).
+
+    See Also
+    --------
+    bayes_check : Bayes consistency of conditionals elicited in both directions.
+    update_direction : the direction in which learning B moves the forecast of A.
+    iterated_expectation_check : the law of iterated expectation over a withheld variable.
+    conditional_forecasting : whether conditioning improves the Brier score of A.
 
     Notes
     -----
@@ -319,6 +326,13 @@ def bayes_check(p_a: Any, p_b: Any, p_a_given_b1: Any, p_a_given_b0: Any, p_b_gi
     BayesCheckResult
         ``statistic`` is the mean error (Student t interval); ``pvalue`` is NaN.
 
+    See Also
+    --------
+    total_probability_check : feasibility of P(A), P(A|B=1), P(A|B=0) together.
+    update_direction : the direction in which learning B moves the forecast of A.
+    conditional_tuple_check : the product rule P(A and B) = P(A) P(B|A).
+    conditional_forecasting : whether conditioning improves the Brier score of A.
+
     Notes
     -----
     The joint distribution of (A, B) is computed twice, from the A side
@@ -448,6 +462,12 @@ def update_direction(p_a: Any, p_a_given_b1: Any, p_a_given_b0: Any, *,
         ``statistic`` is the share of monotonic rows (Wilson interval);
         ``pvalue`` is NaN.
 
+    See Also
+    --------
+    total_probability_check : feasibility of P(A), P(A|B=1), P(A|B=0) together.
+    bayes_check : Bayes consistency of conditionals elicited in both directions.
+    conditional_forecasting : whether conditioning improves the Brier score of A.
+
     Notes
     -----
     With :math:`d_1 = P(A|B{=}1) - P(A)` and :math:`d_0 = P(A|B{=}0) - P(A)`:
@@ -555,6 +575,12 @@ def negation_check(p_a: Any, p_not_a: Any, *, beta: float = 1e-3,
     NegationCheckResult
         ``statistic`` is the mean arbitrage violation (Student t interval);
         ``pvalue`` is NaN.
+
+    See Also
+    --------
+    conditional_tuple_check : the product rule P(A and B) = P(A) P(B|A).
+    bayes_check : Bayes consistency of conditionals elicited in both directions.
+    consistency_check : all ten checkers of Paleka et al. (2025), negation among them.
 
     Notes
     -----
@@ -718,6 +744,12 @@ def conditional_tuple_check(p_a: Any, p_b_given_a: Any, p_a_and_b: Any, *,
     ConditionalTupleResult
         ``statistic`` is the mean absolute violation (Student t interval);
         ``pvalue`` is NaN.
+
+    See Also
+    --------
+    negation_check : the complement rule P(A) + P(not A) = 1.
+    bayes_check : Bayes consistency of conditionals elicited in both directions.
+    consistency_check : all ten checkers of Paleka et al. (2025).
 
     Notes
     -----

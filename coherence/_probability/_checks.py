@@ -225,6 +225,11 @@ def frequentist_violation(checker: str, forecasts: Any, *, beta: float = 1e-3,
         The violation per tuple; a tuple is flagged when it exceeds
         ``gamma * sigma`` (their defaults 2.58 x 0.05).
 
+    See Also
+    --------
+    arbitrage_violation : the arbitrage violation of the same tuples.
+    consistency_check : the violations over a table, with intervals.
+
     Notes
     -----
     Each violation is the deviation from the checker's identity (or, for the
@@ -456,6 +461,11 @@ def arbitrage_violation(checker: str, forecasts: Any, *, definition: str = "pape
         The violation per tuple (``inf`` when a forecast of exactly 0 or 1 is
         contradicted in every possible world under ``'paper'``).
 
+    See Also
+    --------
+    frequentist_violation : the frequentist violation of the same tuples.
+    consistency_check : the violations over a table, with intervals.
+
     Notes
     -----
     With log scoring and possible worlds :math:`\Omega`, the arbitrage of
@@ -661,6 +671,14 @@ def consistency_check(data: Any, checker: str, *, columns: Mapping[str, str] | N
         For an unknown checker, a missing column, or a forecast outside [0, 1]
         or missing (the column and the first offending rows are named).
 
+    See Also
+    --------
+    arbitrage_violation : the per-tuple arbitrage violation of one checker.
+    frequentist_violation : the per-tuple frequentist violation of one checker.
+    read_consistency_tuples : read tuples from the released files of Paleka et al.
+    negation_check : the negation checker on two arrays of probabilities.
+    brier_decomposition : the incoherence term of the Brier score of the same sets.
+
     Notes
     -----
     The possible worlds of each checker (1 true, 0 false, - annulled), in the
@@ -806,6 +824,11 @@ def read_consistency_tuples(source: Any, *, checker: str | None = None) -> pd.Da
         tuple, a line that is not JSON, or a tuple that lacks a question or
         whose forecast is not a number in [0, 1] (a JSON boolean is not one);
         the file and line are named.
+
+    See Also
+    --------
+    consistency_check : run one checker over the tuples read.
+    brier_decomposition : the Brier score of the same sets, with its incoherence term.
     """
     owner = "read_consistency_tuples"
     records: Iterable[Any]

@@ -17,6 +17,7 @@ import pandas as pd
 from .._results import CoherenceResult, ConfidenceInterval
 from .._rng import RNGLike
 from .._validation import check_float, param_error
+from .._warnings import DeprecatedAlias
 
 
 def _median(values: np.ndarray) -> float:
@@ -93,10 +94,7 @@ class IteratedExpectationResult(CoherenceResult):
         "median_agent_error", "median_baseline_error", "baseline", "normalize", "n_contexts",
         "n_resamples", "alternative", "n_agent_worse", "n_informative")
 
-    @property
-    def units(self) -> pd.DataFrame:
-        """Alias of :attr:`table`: one row per (context, variable) unit."""
-        return self.table
+    units = DeprecatedAlias("table")
 
     def per_row(self) -> pd.DataFrame:
         """A copy of the per-(context, variable) table :attr:`table`."""
@@ -262,6 +260,11 @@ def random_forest_baseline(
         ``queries``' (context, variable, state) with ``p_y_given_x``,
         ``p_y_given_xz``, ``p_z_given_x`` from the fitted models: one model of
         y on x, and per auxiliary variable z one of y on (x, z) and one of z on x.
+
+    See Also
+    --------
+    iterated_expectation_check : the check whose baseline this is.
+    bayesnets.auxiliary : exact ground truth when the data come from a Bayesian network.
     """
     from sklearn.base import clone
     from sklearn.ensemble import RandomForestClassifier
@@ -412,6 +415,14 @@ def iterated_expectation_check(
         When a baseline error is 0 (below 1e-12; the ratio is then infinite, or NaN when the
         agent's error is 0 too, and NaN ratios are left out of the median).
 
+    See Also
+    --------
+    random_forest_baseline : the baseline probabilities this check compares against.
+    total_probability_check : the law of total probability for one binary condition.
+    report : this test and the others on every (model, dataset) cell.
+    bayesnets.lie_study : a simulated study with exact ground truth for this check.
+    elicitation.run_lie : elicit the quantities this check needs from a model.
+
     Notes
     -----
     For a context x and an auxiliary variable z withheld from it, coherent
@@ -459,7 +470,7 @@ def iterated_expectation_check(
     ...     "p_z_given_x": [0.6, 0.4, 0.5, 0.5]})
     >>> base = elicited.assign(p_y_given_x=[0.52, 0.52, 0.27, 0.27])
     >>> res = iterated_expectation_check(elicited, baseline=base, rng=0)
-    >>> res.units[["agent_error", "baseline_error", "ratio"]].round(3).values.tolist()
+    >>> res.table[["agent_error", "baseline_error", "ratio"]].round(3).values.tolist()
     [[0.0, 0.02, 0.0], [0.05, 0.02, 2.5]]
     >>> round(res.statistic, 3)
     1.25

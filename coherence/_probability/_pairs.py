@@ -425,7 +425,7 @@ def conditional_forecasting(
         ``pvalue_bernoulli_conservative``, ``pvalue_t``, ``pvalue_bootstrap_t``).
         ``"t"`` is the field's convention (the study's figures: with
         ``alternative="greater"`` or ``"less"``, its one-sided p-values);
-        ``"bootstrap-t"`` was the default before issue 14, ``"bernoulli-conservative"``
+        ``"bootstrap-t"`` was the default of the first releases, ``"bernoulli-conservative"``
         (ties counted in full) the default of the first Bernoulli release.
     alternative : {"two-sided", "greater", "less"}, default "two-sided"
         As in :func:`scipy.stats.ttest_1samp`: ``"greater"`` tests whether
@@ -434,8 +434,8 @@ def conditional_forecasting(
         interval; a one-sided alternative gives a one-sided interval (a half-line).
     ci_method : {"bernoulli", "bootstrap-t", "normal", "bootstrap"}, default "bernoulli"
         Which interval the ``ci_low, ci_high`` columns hold; all four
-        are in :attr:`PairsResult.table`. ``"bootstrap-t"`` was the default before
-        issue 14.
+        are in :attr:`PairsResult.table`. ``"bootstrap-t"`` was the default of the
+        first releases.
     n_resamples : int, default 9999
         Monte Carlo resamples: null draws of A's outcomes for the Bernoulli p-values and
         interval, row resamples (with replacement within a group) for the bootstrap-t
@@ -479,6 +479,15 @@ def conditional_forecasting(
         equal, or (Bernoulli) no pair whose conditional differs from P(A).
     SkippedRecordsWarning
         When failed records (``failed`` column set) are left out.
+
+    See Also
+    --------
+    pairs_power : how many pairs a study needs to detect an improvement.
+    read_pairs : read the field's result files into the pairs table.
+    attach_outcomes : give a run without resolutions the resolutions of another.
+    bayes_check : Bayes consistency of conditionals elicited in both directions.
+    total_probability_check : feasibility of P(A), P(A|B=1), P(A|B=0) together.
+    elicitation.run_pairs : elicit the pairs table from a model.
 
     Notes
     -----

@@ -1,6 +1,6 @@
 """The cells of :func:`conditional_forecasting`: runs, failed records, unresolved runs.
 
-Issue 15. Before the Brier-improvement machinery of :mod:`._pairs` sees a table,
+Before the Brier-improvement machinery of :mod:`._pairs` sees a table,
 :func:`prepare_cells`
 
 * skips failed elicitations (rows with a non-missing ``error``) with a
@@ -64,7 +64,7 @@ __all__ = [
     "prepare_cells",
 ]
 
-#: Columns issue 15 appends to :attr:`PairsResult.table`, after the existing ones.
+#: Columns the cell machinery appends to :attr:`PairsResult.table`, after the per-pair ones.
 CELL_TABLE_COLUMNS: tuple[str, ...] = (
     "n_failed", "resolved", "lotp_feasible_b", "lotp_error_a_mean", "lotp_error_b_mean",
     "note",

@@ -1,6 +1,6 @@
 """Reading the field's conditional-forecasting result files into the pairs table.
 
-The layouts read (issue 15), all JSON objects with a ``results`` list of records
+The layouts read, all JSON objects with a ``results`` list of records
 and an optional ``metadata`` object:
 
 * a one-direction run: ``pair_id, category, p_a, p_a_given_b1, p_a_given_b0,
@@ -47,7 +47,7 @@ _JSON_KEYS = {
 _REQUIRED_JSON = ("pair_id", "category", "p_a", "p_a_given_b1", "p_a_given_b0")
 _RESOLUTION_JSON = ("resolution_a", "resolution_b")
 _REVERSE_JSON = ("p_b", "p_b_given_a1", "p_b_given_a0")
-#: columns a CSV / parquet pairs table must have (outcomes are optional: issue 15)
+#: columns a CSV / parquet pairs table must have (outcomes are optional)
 _REQUIRED_TABLE = ("pair", "category", "p_a", "p_a_given_b1", "p_a_given_b0")
 #: the outcome columns of the pairs table
 PAIR_OUTCOMES: tuple[str, str] = ("a_outcome", "b_outcome")
@@ -109,6 +109,11 @@ def read_pairs(path: str | Path) -> pd.DataFrame:
         resolution, a JSON boolean for a probability; the message names the
         key and the first offending records), or some successful records have
         resolutions and others do not.
+
+    See Also
+    --------
+    attach_outcomes : add resolutions to a run read without them.
+    conditional_forecasting : the test run on the pairs table.
 
     Notes
     -----
@@ -336,6 +341,11 @@ def attach_outcomes(pairs: Any, resolved: Any, *, missing: str = "raise", pair: 
     -----
     SkippedRecordsWarning
         With ``missing="skip"``, naming the rows left out.
+
+    See Also
+    --------
+    read_pairs : read a result file into the pairs table.
+    conditional_forecasting : the test run on the pairs table.
 
     Notes
     -----

@@ -83,7 +83,7 @@ class PairsResult(CoherenceResult):
     ci_method : str
         Which interval the ``ci_low, ci_high`` columns hold: ``"bernoulli"`` (the
         default: the inverted Bernoulli test), ``"bootstrap-t"`` (symmetric studentized
-        bootstrap, the default before issue 14), ``"normal"`` (mean +- z SE, what the
+        bootstrap, the default of the first releases), ``"normal"`` (mean +- z SE, what the
         field reports) or ``"bootstrap"`` (percentile).
     by : str
         The grouping column.

@@ -349,6 +349,11 @@ def pairs_power(
     -------
     PairsPowerResult
 
+    See Also
+    --------
+    conditional_forecasting : the test whose power this is.
+    plan : power of the other tests at planned designs, by simulation.
+
     Notes
     -----
     *Mean improvement, ``test="t"``.* The one-sample t-test of

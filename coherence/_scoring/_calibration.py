@@ -650,6 +650,13 @@ def calibration_error(data: Any, *, probability: str = "probability",
         For ``norm=1``: the l1 correction leaves a bias near 0 and its interval
         under-covers there (kept for comparability with the authors' code).
 
+    See Also
+    --------
+    smooth_ece : a calibration error without bins.
+    forecast_scores : accuracy, Brier and log scores per model, with calibration.
+    brier_decomposition : the calibration term of the Brier score.
+    report : this measure and the tests on every (model, dataset) cell.
+
     Notes
     -----
     With bins :math:`B_k` of :math:`n_k` of the :math:`n` forecasts, mean
@@ -802,6 +809,12 @@ def smooth_ece(data: Any, *, probability: str = "probability", outcome: str = "o
     -------
     SmoothECEResult
 
+    See Also
+    --------
+    calibration_error : the debiased binned calibration error.
+    plot_smooth_reliability : the smoothed reliability diagram of this result.
+    report : this measure and the tests on every (model, dataset) cell.
+
     Notes
     -----
     With residuals :math:`r_i = y_i - f_i` and :math:`K_\sigma(t, f)` the
@@ -932,6 +945,11 @@ def plot_smooth_reliability(result: SmoothECEResult, *, ax: Axes | None = None) 
     Returns
     -------
     matplotlib.axes.Axes
+
+    See Also
+    --------
+    smooth_ece : the result plotted.
+    plot_reliability : the binned reliability diagram of :func:`forecast_scores`.
     """
     if not isinstance(result, SmoothECEResult):
         raise TypeError(param_error("result", "plot_smooth_reliability", "a SmoothECEResult",

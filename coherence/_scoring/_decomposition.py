@@ -40,7 +40,7 @@ from .._validation import (
     probability_column,
     require_columns,
 )
-from .._warnings import SmallSampleWarning
+from .._warnings import DeprecatedAlias, SmallSampleWarning
 from ._forecast import bin_index, murphy
 
 __all__ = ["BrierDecompositionResult", "brier_decomposition"]
@@ -265,10 +265,7 @@ class BrierDecompositionResult(CoherenceResult):
         "checker", "n_bins", "n_resamples", "n_sets", "n_incoherent", "n_clusters",
         "incoherence", "reliability", "resolution", "uncertainty", "within_bin")
 
-    @property
-    def components(self) -> pd.DataFrame:
-        """Alias of :attr:`table`: one row per component."""
-        return self.table
+    components = DeprecatedAlias("table")
 
     def summary(self) -> Summary:
         """The headline figures followed by the table of components."""
@@ -427,8 +424,7 @@ def brier_decomposition(
 
     See Also
     --------
-    forecast_scores : Brier, log and accuracy scores per model, with the plain Murphy
-        decomposition.
+    forecast_scores : accuracy, Brier and log scores per model, with the Murphy decomposition.
     consistency_check : the arbitrage and frequentist violations of the same sets.
     calibration_error : the debiased calibration error.
 

@@ -34,7 +34,7 @@ from .._validation import (
     probability_column,
     require_columns,
 )
-from .._warnings import DegenerateDataWarning
+from .._warnings import DegenerateDataWarning, DeprecatedAlias
 
 if TYPE_CHECKING:  # pragma: no cover
 
@@ -114,10 +114,7 @@ class KeyEventRecallResult(CoherenceResult):
         "by", "convention", "k", "min_impact", "threshold", "date_window_days", "matcher",
         "n_resamples", "n_no_key_events", "event_precision", "event_recall", "event_f1")
 
-    @property
-    def per_forecast(self) -> pd.DataFrame:
-        """Alias of :attr:`table`: one row per forecast."""
-        return self.table
+    per_forecast = DeprecatedAlias("table")
 
 
 def key_event_recall(
@@ -200,6 +197,12 @@ def key_event_recall(
     -------
     KeyEventRecallResult
 
+    See Also
+    --------
+    source_precision : the share of cited sources among the reference sources.
+    grounding_split : KER of correct versus incorrect forecasts.
+    reasoning_graph_metrics : the evidence and reasoning metrics of forecast graphs.
+
     Notes
     -----
     *Text.* An event's text is ``title + ". " + description``; its tokens are
@@ -255,7 +258,7 @@ def key_event_recall(
     >>> fc = {"model": ["m"], "question": ["q"],
     ...       "title": ["Central bank raises interest rates again"], "date": ["2024-03-05"]}
     >>> res = coherence.key_event_recall(fc, hind, rng=0)
-    >>> res.statistic, list(res.per_forecast["n_key_events"])
+    >>> res.statistic, list(res.table["n_key_events"])
     (0.5, [2])
     >>> coherence.key_event_recall(fc, hind, date_window_days=3, rng=0).statistic
     0.0
@@ -504,6 +507,12 @@ def grounding_split(scores: ForecastScoresResult, *,
         One row per (metric, group): ``metric`` ('ker' or
         'source_precision'), ``group`` ('correct', 'incorrect'), ``n``
         (forecasts with the metric defined) and ``mean``.
+
+    See Also
+    --------
+    key_event_recall : the key-event recall split.
+    source_precision : the source precision split.
+    forecast_scores : the scores that say which forecasts were correct.
     """
     from ._forecast import ForecastScoresResult
 

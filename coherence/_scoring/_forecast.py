@@ -37,6 +37,7 @@ from .._validation import (
     probability_column,
     require_columns,
 )
+from .._warnings import DeprecatedAlias
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -183,10 +184,7 @@ class ForecastComparisonResult(CoherenceResult):
     _extra_columns: ClassVar[tuple[str, ...]] = ("model_a", "model_b", "metric",
                                                  "lower_is_better", "n_resamples")
 
-    @property
-    def differences(self) -> pd.DataFrame:
-        """Alias of :attr:`table`: one row per common question."""
-        return self.table
+    differences = DeprecatedAlias("table")
 
 
 @dataclass(frozen=True, slots=True)
@@ -268,10 +266,7 @@ class ForecastScoresResult(CoherenceResult):
                                                  "log_convention", "accuracy_convention",
                                                  "floor", "n_bins", "n_resamples")
 
-    @property
-    def scores(self) -> pd.DataFrame:
-        """Alias of :attr:`table`: one row per model plus the pooled row."""
-        return self.table
+    scores = DeprecatedAlias("table")
 
     def summary(self) -> Summary:
         """The headline result followed by the per-model score table."""
@@ -598,6 +593,14 @@ def forecast_scores(
     -------
     ForecastScoresResult
 
+    See Also
+    --------
+    question_scores : scores of a table that mixes question types.
+    forecastbench_scores : the ForecastBench leaderboard scores.
+    calibration_error : the debiased calibration error.
+    brier_decomposition : the Brier score split into incoherence, calibration, resolution.
+    plot_reliability : the reliability diagram of this result.
+
     Notes
     -----
     Let :math:`q_i` be the probability forecast :math:`i` gave to what
@@ -652,7 +655,7 @@ def forecast_scores(
     >>> res = coherence.forecast_scores(table, n_bins=5, rng=0)
     >>> round(res.statistic, 4)   # pooled Brier: (0.01 + 0.04 + 0.16 + 0.25) / 4
     0.115
-    >>> res.scores.set_index("model").loc["a", "brier"].round(4)
+    >>> res.table.set_index("model").loc["a", "brier"].round(4)
     np.float64(0.025)
     """
     df = as_dataframe(forecasts, name="forecasts", owner=_OWNER)
@@ -792,6 +795,11 @@ def plot_reliability(result: ForecastScoresResult, *, group: Any = POOLED,
     Returns
     -------
     matplotlib.axes.Axes
+
+    See Also
+    --------
+    forecast_scores : the result plotted.
+    plot_smooth_reliability : the smoothed reliability diagram of :func:`smooth_ece`.
     """
     owner = "plot_reliability"
     if not isinstance(result, ForecastScoresResult):

@@ -32,6 +32,7 @@ from .._validation import (
     probability_column,
     require_columns,
 )
+from .._warnings import DeprecatedAlias
 
 __all__ = ["FORECASTBENCH_SCORES", "ForecastBenchComparisonResult", "ForecastBenchResult",
            "forecastbench_scores"]
@@ -181,10 +182,7 @@ class ForecastBenchResult(CoherenceResult):
     _extra_columns: ClassVar[tuple[str, ...]] = ("naive", "n_questions", "n_models",
                                                  "n_resamples")
 
-    @property
-    def scores(self) -> pd.DataFrame:
-        """Alias of :attr:`table`: the leaderboard."""
-        return self.table
+    scores = DeprecatedAlias("table")
 
     def compare(self, model_a: str, model_b: str, *, score: str = "brier_index",
                 confidence_level: float = 0.95) -> ForecastBenchComparisonResult:
@@ -275,6 +273,12 @@ def forecastbench_scores(data: Any, *, question: str = "question", model: str = 
         question no fixed-effects forecaster answered, or forecasters and
         questions that fall into separate groups with no forecaster in common
         (then no difficulty adjustment can compare them).
+
+    See Also
+    --------
+    forecast_scores : accuracy, Brier and log score per model, with calibration.
+    question_scores : scores of a table that mixes question types.
+    calibration_error : the debiased calibration error.
 
     Notes
     -----

@@ -40,7 +40,7 @@ from .._validation import (
     param_error,
     require_columns,
 )
-from .._warnings import DegenerateDataWarning
+from .._warnings import DegenerateDataWarning, DeprecatedAlias
 from ._dates import is_missing, parse_dates, to_days
 from ._matching import THRESHOLDS, event_tokens, match_one
 from ._questions import question_bootstrap_ci
@@ -115,6 +115,11 @@ def graph_depth(edges: Iterable[tuple[Any, Any]], nodes: Iterable[Any] | None = 
     depth-first walk that stops when it reaches a node already on the walk,
     counting the edge that closes the cycle (a 2-cycle has depth 2, a self-loop
     depth 1); exact and exponential in the worst case.
+
+    See Also
+    --------
+    reasoning_graph_metrics : the metrics that report it.
+    hindsight_graph_quality : the quality gates that use it.
 
     Examples
     --------
@@ -297,6 +302,11 @@ def hindsight_graph_quality(
     Returns
     -------
     GraphQualityReport
+
+    See Also
+    --------
+    reasoning_graph_metrics : the metrics computed after these gates.
+    graph_depth : the longest chain of a graph.
 
     Notes
     -----
@@ -489,10 +499,7 @@ class ReasoningGraphResult(CoherenceResult):
         "n_resamples", "gated", "n_excluded_questions", "n_excluded_forecasts",
         "n_rejected_events")
 
-    @property
-    def per_forecast(self) -> pd.DataFrame:
-        """Alias of :attr:`table`."""
-        return self.table
+    per_forecast = DeprecatedAlias("table")
 
 
 def reasoning_graph_metrics(
@@ -587,6 +594,12 @@ def reasoning_graph_metrics(
     Returns
     -------
     ReasoningGraphResult
+
+    See Also
+    --------
+    hindsight_graph_quality : the quality gates applied first.
+    graph_depth : the longest chain of a graph.
+    key_event_recall : how many of a question's key events a forecast found.
 
     Notes
     -----

@@ -107,6 +107,11 @@ def simulated_dates(tasks: Any, *, positions: Sequence[str | float] = ("midpoint
         to a day; timezone-aware input comes back aware, in UTC; naive input
         comes back naive).
 
+    See Also
+    --------
+    horizon_positions : the horizon position of each forecast from its date.
+    contamination_filter : drop questions opened before a model's cutoff.
+
     Examples
     --------
     >>> import coherence
@@ -192,6 +197,11 @@ def horizon_positions(forecasts: Any, *, start: str = "start",
     ValueError
         A simulated date missing (on a row that is not real time), before the
         start, or on or after the resolution.
+
+    See Also
+    --------
+    simulated_dates : the simulated dates at the horizon positions.
+    accuracy_by_horizon : accuracy at each horizon position.
 
     Examples
     --------
@@ -289,6 +299,13 @@ def accuracy_by_horizon(forecasts: Any, *, horizon: str = "horizon", by: str = "
     -------
     HorizonAccuracyResult
 
+    See Also
+    --------
+    horizon_positions : the horizon position of each forecast.
+    plot_accuracy_by_horizon : plot this result.
+    rolling_accuracy : accuracy rolling over question start time.
+    question_scores : per-forecast scores to join with the horizon positions.
+
     Examples
     --------
     >>> import coherence
@@ -356,6 +373,11 @@ def plot_accuracy_by_horizon(result: HorizonAccuracyResult, *, pooled: bool = Tr
     Returns
     -------
     matplotlib.axes.Axes
+
+    See Also
+    --------
+    accuracy_by_horizon : the result plotted.
+    plot_rolling_accuracy : accuracy over question start time.
     """
     owner = "plot_accuracy_by_horizon"
     if not isinstance(result, HorizonAccuracyResult):
@@ -415,6 +437,12 @@ def rolling_accuracy(forecasts: Any, *, start: str = "start", by: str = "model",
         ``by``, ``start``, ``accuracy`` (mean of ``correct`` over the window
         ending at that forecast's start, ties in start time included) and
         ``n`` (forecasts in the window), sorted by model then start.
+
+    See Also
+    --------
+    plot_rolling_accuracy : plot this table.
+    accuracy_by_horizon : accuracy at each horizon position.
+    contamination_filter : drop questions opened before a model's cutoff.
 
     Examples
     --------
@@ -482,6 +510,11 @@ def plot_rolling_accuracy(rolling: pd.DataFrame, *, cutoffs: Mapping[str, Any] |
     Returns
     -------
     matplotlib.axes.Axes
+
+    See Also
+    --------
+    rolling_accuracy : the table plotted.
+    plot_accuracy_by_horizon : accuracy against horizon position.
     """
     owner = "plot_rolling_accuracy"
     if not isinstance(rolling, pd.DataFrame) or not {by, "start", "accuracy"} <= set(

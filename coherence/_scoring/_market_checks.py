@@ -32,6 +32,7 @@ from .._validation import (
     param_error,
     require_columns,
 )
+from .._warnings import DeprecatedAlias
 from ._dates import any_aware, parse_dates
 from ._questions import question_bootstrap_ci
 
@@ -159,6 +160,11 @@ def turning_points(prices: Any, *, min_change: float = 0.05, window_days: float 
         One row per turning point: ``question`` (when given), ``date``,
         ``price``.
 
+    See Also
+    --------
+    market_signal_metrics : whether forecast graphs found these moves.
+    market_checks : direction and pressure-price checks across questions.
+
     Examples
     --------
     >>> import coherence
@@ -261,10 +267,7 @@ class MarketChecksResult(CoherenceResult):
         "n_direction_excluded", "pooled_correlation", "n_eligible", "event_agreement",
         "n_events_counted", "n_undated_events")
 
-    @property
-    def per_question(self) -> pd.DataFrame:
-        """Alias of :attr:`table`."""
-        return self.table
+    per_question = DeprecatedAlias("table")
 
 
 def market_checks(events: Any, prices: Any, *, window_days: float = 3.0,
@@ -303,6 +306,12 @@ def market_checks(events: Any, prices: Any, *, window_days: float = 3.0,
     Returns
     -------
     MarketChecksResult
+
+    See Also
+    --------
+    market_alignment : the checks on one question.
+    market_signal_metrics : whether forecast graphs found the market's events.
+    turning_points : the times at which a market moved.
 
     Notes
     -----
@@ -505,6 +514,11 @@ def market_signal_metrics(reasoning: Any, hindsight_events: Any, prices: Any, *,
     Returns
     -------
     MarketSignalResult
+
+    See Also
+    --------
+    turning_points : the market moves matched.
+    market_checks : direction and pressure-price checks across questions.
 
     Notes
     -----

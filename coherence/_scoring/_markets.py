@@ -23,7 +23,7 @@ from .._validation import (
     probability_column,
     require_columns,
 )
-from .._warnings import DegenerateDataWarning
+from .._warnings import DegenerateDataWarning, DeprecatedAlias
 from ._temporal import any_aware
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -58,6 +58,11 @@ def causal_pressure(events: Any, *, date: str = "date", direction: str = "direct
         The dated events in time order (ties keep row order), with
         ``impact`` = :math:`d_i m_i c_i` and ``pressure`` = its running sum: a
         step curve, constant between events. Undated events are left out.
+
+    See Also
+    --------
+    market_alignment : whether the market moved the way the pressure says.
+    plot_causal_pressure : plot this curve.
 
     Examples
     --------
@@ -128,10 +133,7 @@ class MarketAlignmentResult(CoherenceResult):
     _test_name: ClassVar[str] = "market_alignment"
     _extra_columns: ClassVar[tuple[str, ...]] = ("window_days", "min_move", "correlation")
 
-    @property
-    def per_event(self) -> pd.DataFrame:
-        """Alias of :attr:`table`: one row per dated event."""
-        return self.table
+    per_event = DeprecatedAlias("table")
 
 
 def market_alignment(events: Any, prices: Any, *, window_days: float = 3.0,
@@ -161,6 +163,12 @@ def market_alignment(events: Any, prices: Any, *, window_days: float = 3.0,
     -------
     MarketAlignmentResult
 
+    See Also
+    --------
+    causal_pressure : the pressure curve behind this check.
+    plot_causal_pressure : plot the curve with the market price.
+    market_checks : the same checks across questions.
+
     Notes
     -----
     For an event at time :math:`t`, the move is the first price in
@@ -177,7 +185,7 @@ def market_alignment(events: Any, prices: Any, *, window_days: float = 3.0,
     ...       "confidence": [1.0]}
     >>> px = {"date": ["2024-01-04", "2024-01-06"], "price": [0.40, 0.55]}
     >>> res = coherence.market_alignment(ev, px)
-    >>> res.statistic, float(res.per_event["move"].round(2).iloc[0])
+    >>> res.statistic, float(res.table["move"].round(2).iloc[0])
     (1.0, 0.15)
     """
     from scipy import stats
@@ -267,6 +275,11 @@ def plot_causal_pressure(curve: pd.DataFrame, prices: Any = None, *, date: str =
     -------
     matplotlib.axes.Axes
         The axes of the pressure curve.
+
+    See Also
+    --------
+    causal_pressure : the curve plotted.
+    market_alignment : whether the market moved the way the pressure says.
     """
     owner = "plot_causal_pressure"
     if not isinstance(curve, pd.DataFrame) or "pressure" not in curve.columns:

@@ -38,6 +38,7 @@ from .._validation import (
     param_error,
     require_columns,
 )
+from .._warnings import DeprecatedAlias
 from ._dates import any_aware, is_missing, parse_dates
 
 __all__ = [
@@ -195,10 +196,7 @@ class QuestionScoresResult(CoherenceResult):
     _extra_columns: ClassVar[tuple[str, ...]] = ("by", "convention", "tolerance", "floor",
                                                  "n_resamples", "n_judged", "n_judge_correct")
 
-    @property
-    def scores(self) -> pd.DataFrame:
-        """Alias of :attr:`table`."""
-        return self.table
+    scores = DeprecatedAlias("table")
 
 
 def question_scores(
@@ -278,6 +276,13 @@ def question_scores(
         A type outside :data:`QUESTION_TYPES`, a row lacking what its type
         needs (named by row), a probability outside [0, 1], an interval with
         lower > upper, a judge verdict that is not True/False.
+
+    See Also
+    --------
+    forecast_scores : scores of binary forecasts, with calibration.
+    forecastbench_scores : the ForecastBench leaderboard scores.
+    validate_tasks : check the task table these forecasts answer.
+    accuracy_by_horizon : accuracy at each horizon position.
 
     Notes
     -----
@@ -583,6 +588,11 @@ def validate_tasks(tasks: Any, *, question: str = "question", start: str = "star
         outcome that does not fit its type (binary: 0/1; quantity and
         interval: a number).
 
+    See Also
+    --------
+    dataset_statistics : counts and horizon lengths of a task table.
+    question_scores : score forecasts of the tasks.
+
     Examples
     --------
     >>> import coherence
@@ -702,6 +712,10 @@ def dataset_statistics(tasks: Any, *, question: str = "question", start: str = "
 
     The table is checked with :func:`validate_tasks` first. A missing domain
     is counted as ``'(missing)'``, never dropped.
+
+    See Also
+    --------
+    validate_tasks : check a task table against the schema.
 
     Examples
     --------

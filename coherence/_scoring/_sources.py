@@ -24,7 +24,7 @@ from .._validation import (
     param_error,
     require_columns,
 )
-from .._warnings import DegenerateDataWarning
+from .._warnings import DegenerateDataWarning, DeprecatedAlias
 
 if TYPE_CHECKING:  # pragma: no cover
 
@@ -76,10 +76,7 @@ class SourcePrecisionResult(CoherenceResult):
     _extra_columns: ClassVar[tuple[str, ...]] = ("by", "convention", "n_resamples",
                                                     "n_no_citations")
 
-    @property
-    def per_forecast(self) -> pd.DataFrame:
-        """Alias of :attr:`table`: one row per forecast."""
-        return self.table
+    per_forecast = DeprecatedAlias("table")
 
 
 def _source_sets(df: pd.DataFrame, keys: list[str], sources: str) -> dict[tuple[Any, ...],
@@ -139,6 +136,11 @@ def source_precision(citations: Any, reference: Any, *, by: str = "model",
     -------
     SourcePrecisionResult
 
+    See Also
+    --------
+    key_event_recall : how many of a question's key events a forecast found.
+    grounding_split : source precision of correct versus incorrect forecasts.
+
     Notes
     -----
     Per forecast, with cited set :math:`C` and reference set :math:`C_H`
@@ -153,7 +155,7 @@ def source_precision(citations: Any, reference: Any, *, by: str = "model",
     ...          "sources": [["a", "b", "c", "d"], ["x"]]}
     >>> ref = {"q1": ["a", "c", "z"], "q2": ["y"]}
     >>> res = coherence.source_precision(cites, ref, rng=0)
-    >>> list(res.per_forecast["precision"]), res.statistic
+    >>> list(res.table["precision"]), res.statistic
     ([0.5, 0.0], 0.25)
     """
     owner = "source_precision"

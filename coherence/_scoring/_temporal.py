@@ -126,6 +126,11 @@ def contamination_filter(forecasts: Any, cutoffs: Mapping[str, Any] | str, *,
     -------
     ContaminationFilterResult
 
+    See Also
+    --------
+    simulated_dates : simulated dates of each question at horizon positions.
+    rolling_accuracy : accuracy over question start time, before and after the cutoffs.
+
     Notes
     -----
     A pair is dropped when ``opened < cutoff``: the question existed, and

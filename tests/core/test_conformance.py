@@ -7,7 +7,7 @@ through the same checks (the result contract of ``docs/results.md``):
 - ``to_frame()`` is exactly one row whose columns are ``frame_columns()``, its
   first cell (``test``) the function's name;
 - ``table`` is a DataFrame (test results) and the documented aliases of it
-  return the very same object;
+  return the very same object, with a ``DeprecationWarning`` naming ``table``;
 - ``summary()`` is a :class:`~coherence._results.Summary`: text naming the test
   that also renders as HTML;
 - the same ``rng`` int gives the same result; the input is not mutated;
@@ -423,6 +423,7 @@ CASES: tuple[Case, ...] = (
                                        n_repetitions=2, n_sims=4,
                                        options={"n_resamples": 19,
                                                 "ci_method": "subsampling"}, rng=rng),
+         aliases=("designs",),
          key=lambda r: tuple(r.table["power"])),
 )
 
@@ -561,13 +562,26 @@ def test_detail_table(case):
 
 
 ALIASES = [(case, alias) for case in CASES for alias in case.aliases]
+#: TODO(lead): aliases in files other helpers were editing when the others were deprecated;
+#: deprecate them the same way (``DeprecatedAlias("table")``) and empty this set.
+NOT_YET_DEPRECATED = {("monotonicity_test", "pair_table")}
 
 
 @pytest.mark.parametrize(("case", "alias"), ALIASES,
                          ids=[f"{c.name}.{a}" for c, a in ALIASES])
 def test_documented_aliases_return_the_table(case, alias):
     res = _result(case.name)
-    assert getattr(res, alias) is res.table
+    if (case.name, alias) in NOT_YET_DEPRECATED:
+        assert getattr(res, alias) is res.table
+    else:
+        # deprecated for one release: the warning names the new attribute and points at
+        # the line that read the old one (stacklevel=2)
+        owner = type(res).__name__
+        with pytest.warns(DeprecationWarning,
+                          match=rf"^{owner}\.{alias} is deprecated .* use {owner}\.table ") as rec:
+            got = getattr(res, alias)
+        assert got is res.table
+        assert len(rec) == 1 and rec[0].filename == __file__
     # read-only (a frozen slotted dataclass on Python 3.11 raises TypeError here)
     with pytest.raises((AttributeError, TypeError)):
         setattr(res, alias, pd.DataFrame())

@@ -66,9 +66,9 @@ def test_exact_identity_against_a_noisy_baseline(world):
     base = table.assign(p_y_given_x=np.clip(table["p_y_given_x"] + 0.03, 0, 1))
     res = iterated_expectation_check(table, baseline=base, rng=0, n_resamples=200)
     assert isinstance(res, IteratedExpectationResult)
-    np.testing.assert_allclose(res.units["agent_error"], 0.0, atol=1e-12)
-    np.testing.assert_allclose(res.units["baseline_error"], 0.03, atol=1e-12)
-    np.testing.assert_allclose(res.units["agent_z_mass"], 1.0)
+    np.testing.assert_allclose(res.table["agent_error"], 0.0, atol=1e-12)
+    np.testing.assert_allclose(res.table["baseline_error"], 0.03, atol=1e-12)
+    np.testing.assert_allclose(res.table["agent_z_mass"], 1.0)
     assert res.statistic == pytest.approx(0.0, abs=1e-9)
     assert res.n_obs == 12 and res.n_contexts == 6 and res.baseline == "table"
 
@@ -81,10 +81,10 @@ def test_hand_computed_ratio(world):
     res = iterated_expectation_check(shifted, baseline=base, rng=0, n_resamples=500)
     expected = (table["p_y_given_x"] - shifted["p_y_given_x"]).groupby(
         [table["context"], table["variable"]]).first()
-    got = res.units.set_index(["context", "variable"])["agent_error"]
+    got = res.table.set_index(["context", "variable"])["agent_error"]
     np.testing.assert_allclose(got.loc[expected.index].to_numpy(), expected.to_numpy(),
                                atol=1e-12)
-    assert res.statistic == pytest.approx(np.median(res.units["ratio"]))
+    assert res.statistic == pytest.approx(np.median(res.table["ratio"]))
     assert res.confidence_interval.low <= res.statistic <= res.confidence_interval.high
 
 
@@ -95,7 +95,7 @@ def test_random_forest_baseline_path(world):
                                      evidence=["x1", "x2"], rng=0, n_resamples=200,
                                      baseline_options=FAST)
     assert res.baseline == "random_forest"
-    assert (res.units["baseline_error"] > 0).all()
+    assert (res.table["baseline_error"] > 0).all()
     assert res.statistic == pytest.approx(0.0, abs=1e-9)
     # an incoherent agent (P(y|x) off by 0.15) is far less coherent than the forest
     bad = table.assign(p_y_given_x=np.clip(table["p_y_given_x"] + 0.15, 0, 1))
@@ -125,7 +125,7 @@ def test_user_estimator(world):
                                      evidence=["x1", "x2"], estimator=LogisticRegression(),
                                      rng=0, n_resamples=100)
     assert res.baseline == "estimator"
-    assert np.isfinite(res.units["baseline_error"]).all()
+    assert np.isfinite(res.table["baseline_error"]).all()
 
 
 def test_normalize(world):
@@ -135,9 +135,9 @@ def test_normalize(world):
     raw = iterated_expectation_check(scaled, baseline=base, rng=0, n_resamples=50)
     norm = iterated_expectation_check(scaled, baseline=base, normalize=True, rng=0,
                                       n_resamples=50)
-    assert (raw.units["agent_error"] > 0).all()
-    np.testing.assert_allclose(norm.units["agent_error"], 0.0, atol=1e-12)
-    np.testing.assert_allclose(raw.units["agent_z_mass"], 0.8)
+    assert (raw.table["agent_error"] > 0).all()
+    np.testing.assert_allclose(norm.table["agent_error"], 0.0, atol=1e-12)
+    np.testing.assert_allclose(raw.table["agent_z_mass"], 0.8)
 
 
 def test_zero_baseline_error_warns(world):
@@ -163,9 +163,9 @@ def test_property_exact_and_relabel(seed):
     base_flipped = base.assign(p_y_given_x=1 - base["p_y_given_x"],
                                p_y_given_xz=1 - base["p_y_given_xz"])
     res2 = iterated_expectation_check(flipped, baseline=base_flipped, rng=0, n_resamples=20)
-    np.testing.assert_allclose(res.units["agent_error"], res2.units["agent_error"], atol=1e-12)
+    np.testing.assert_allclose(res.table["agent_error"], res2.table["agent_error"], atol=1e-12)
     exact = iterated_expectation_check(table, baseline=base, rng=0, n_resamples=20)
-    assert exact.units["agent_error"].max() < 1e-12
+    assert exact.table["agent_error"].max() < 1e-12
 
 
 # --------------------------------------------------------------------------- validation
@@ -243,8 +243,8 @@ def test_sign_test_hand_computed(world):
     base = _shift_table(table, dict.fromkeys(ids, -0.02)).assign(
         p_y_given_x=lambda d: d["p_y_given_x"].clip(0, 1))
     res = iterated_expectation_check(agent, baseline=base, n_resamples=10, rng=0)
-    e_a = res.units.groupby("context", sort=False)["agent_error"].mean()
-    e_b = res.units.groupby("context", sort=False)["baseline_error"].mean()
+    e_a = res.table.groupby("context", sort=False)["agent_error"].mean()
+    e_b = res.table.groupby("context", sort=False)["baseline_error"].mean()
     k = int(((e_a - e_b) > 1e-12).sum())
     n = int(((e_a - e_b).abs() >= 1e-12).sum())
     assert (res.n_agent_worse, res.n_informative) == (k, n)
@@ -301,21 +301,21 @@ def test_plot(world):
     shifted = table.assign(p_y_given_x=np.clip(table["p_y_given_x"] - 0.1, 0, 1))
     base = table.assign(p_y_given_x=np.clip(table["p_y_given_x"] + 0.02, 0, 1))
     res = iterated_expectation_check(shifted, baseline=base, rng=0, n_resamples=200)
-    before = res.units.copy()
+    before = res.table.copy()
     fig, ax = plt.subplots()
     out = res.plot(ax=ax)
     assert out is ax and isinstance(out, Axes)
     assert ax.get_xscale() == "log"
-    drawable = (np.isfinite(res.units["ratio"]) & (res.units["ratio"] > 0)
-                & (res.units["agent_error"] >= 1e-12))
+    drawable = (np.isfinite(res.table["ratio"]) & (res.table["ratio"] > 0)
+                & (res.table["agent_error"] >= 1e-12))
     offsets = ax.collections[0].get_offsets()
     assert len(offsets) == int(drawable.sum())
-    np.testing.assert_allclose(np.asarray(offsets)[:, 0], res.units["ratio"][drawable])
+    np.testing.assert_allclose(np.asarray(offsets)[:, 0], res.table["ratio"][drawable])
     # the median line sits at the statistic
     xs = [line.get_xdata()[0] for line in ax.get_lines() if line.get_color() == "C3"]
     assert xs == [pytest.approx(res.statistic)]
     assert [t.get_text() for t in ax.get_yticklabels()] == ["z1", "z2"]
-    pd.testing.assert_frame_equal(res.units, before)
+    pd.testing.assert_frame_equal(res.table, before)
     plt.close(fig)
     # a new figure when no axes is given; hidden units are counted in the title
     exact = iterated_expectation_check(table, baseline=base, rng=0, n_resamples=10)

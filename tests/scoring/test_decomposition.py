@@ -273,6 +273,7 @@ def test_few_clusters_warn_at_the_caller():
 def test_summary_and_frame():
     res = brier_decomposition(_valid(), checker="negation", n_resamples=20, rng=0)
     assert "incoherence" in res.summary()
-    assert res.components is res.table
+    with pytest.warns(DeprecationWarning, match=r"components .* BrierDecompositionResult\.table"):
+        assert res.components is res.table
     assert list(res.to_frame().columns) == list(res.frame_columns())
     assert isinstance(res, coherence.BrierDecompositionResult)

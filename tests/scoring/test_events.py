@@ -25,7 +25,7 @@ def test_key_event_recall_by_hand():
     res = key_event_recall(forecast_events(), hindsight(), forecasts=units, convention="code",
                            rng=0)
     assert isinstance(res, KeyEventRecallResult)
-    per = res.per_forecast.set_index("model")
+    per = res.table.set_index("model")
     # key events: h1 (0.6), h2 (0.25); h3 below min_impact; the outcome event is excluded
     assert list(res.key_events["event"]) == ["h1", "h2"]
     assert res.key_events["impact"].tolist() == pytest.approx([0.6, 0.25])
@@ -51,17 +51,17 @@ def test_date_window():
     # f2 dated 2024-01-01, h2 2024-01-10: 9 days apart > 7 -> no match
     res = key_event_recall(forecast_events(), hindsight(), date_window_days=7,
                            convention="code", rng=0)
-    per = res.per_forecast.set_index("model")
+    per = res.table.set_index("model")
     assert per.loc["m1", "ker"] == 0.5
     # convention='code': a missing date skips the window check
     hs = hindsight()
     hs.loc[2, "date"] = None
     res = key_event_recall(forecast_events(), hs, date_window_days=7, convention="code",
                            rng=0)
-    assert res.per_forecast.set_index("model").loc["m1", "ker"] == 1.0
+    assert res.table.set_index("model").loc["m1", "ker"] == 1.0
     # convention='paper': it cannot pass the gate
     res = key_event_recall(forecast_events(), hs, date_window_days=7, min_impact=0.2, rng=0)
-    assert res.per_forecast.set_index("model").loc["m1", "ker"] == 0.5
+    assert res.table.set_index("model").loc["m1", "ker"] == 0.5
 
 
 def test_key_event_recall_conventions():
@@ -78,20 +78,20 @@ def test_key_event_recall_conventions():
     assert list(paper.key_events["event"]) == ["h1", "h2", "h3"]
     assert list(code.key_events["event"]) == ["h1", "h2"]
     # m1 finds h1 (1 day apart) and h2 (9 days apart: fails the paper's gate); h3 undated
-    pp, pc = (r.per_forecast.set_index("model") for r in (paper, code))
+    pp, pc = (r.table.set_index("model") for r in (paper, code))
     assert pp.loc["m1", "ker"] == pytest.approx(1 / 3) and pc.loc["m1", "ker"] == 1.0
     assert pp.loc["m1", "n_matched"] == 1 and pc.loc["m1", "n_matched"] == 2
     # overrides: the paper's key-event set with no date gate
     res = key_event_recall(forecast_events(), hindsight(), date_window_days=None,
                            n_resamples=20, rng=0)
-    assert res.per_forecast.set_index("model").loc["m1", "ker"] == pytest.approx(2 / 3)
+    assert res.table.set_index("model").loc["m1", "ker"] == pytest.approx(2 / 3)
     # an undated forecast event cannot pass the paper's gate
     fe = forecast_events().assign(date=None)
     res = key_event_recall(fe, hindsight(), n_resamples=20, rng=0)
-    assert res.per_forecast["n_matched"].eq(0).all()
+    assert res.table["n_matched"].eq(0).all()
     res = key_event_recall(fe, hindsight(), convention="code", date_window_days=7,
                            n_resamples=20, rng=0)
-    assert res.per_forecast.set_index("model").loc["m1", "ker"] == 1.0
+    assert res.table.set_index("model").loc["m1", "ker"] == 1.0
     with pytest.raises(ValueError, match="'convention' parameter of key_event_recall"):
         key_event_recall(forecast_events(), hindsight(), convention="authors")
 
@@ -109,7 +109,7 @@ def test_question_without_key_events():
     with pytest.warns(DegenerateDataWarning, match="no forecast's question has a key event"):
         res = key_event_recall(forecast_events(), hs, convention="code", rng=0)
     assert np.isnan(res.statistic) and res.n_no_key_events == 2
-    assert res.per_forecast["n_key_events"].eq(0).all()
+    assert res.table["n_key_events"].eq(0).all()
     # the paper has no impact threshold: the same events are key events
     assert key_event_recall(forecast_events(), hs, rng=0).n_no_key_events == 0
 
@@ -117,7 +117,7 @@ def test_question_without_key_events():
 def test_threshold_changes_matches():
     res = key_event_recall(forecast_events(), hindsight(), threshold=0.95, rng=0)
     # only the identical pair (score 1.0) passes 0.95; 0.92 does not
-    assert res.per_forecast.set_index("model").loc["m1", "n_matched"] == 1
+    assert res.table.set_index("model").loc["m1", "n_matched"] == 1
 
 
 def test_key_event_recall_validation():
@@ -143,7 +143,7 @@ def test_key_event_recall_validation():
 def test_ker_in_unit_interval(k, threshold):
     res = key_event_recall(forecast_events(), hindsight(), k=k, threshold=threshold,
                            n_resamples=5, rng=0)
-    ker = res.per_forecast["ker"].dropna()
+    ker = res.table["ker"].dropna()
     assert ((ker >= 0) & (ker <= 1)).all()
     # one-to-one: a hindsight event and a forecast row are each matched at most once
     m = res.matches

@@ -30,7 +30,7 @@ def binary_table() -> pd.DataFrame:
 def test_binary_scores_by_hand():
     res = forecast_scores(binary_table(), n_resamples=200, rng=0)
     assert isinstance(res, ForecastScoresResult)
-    s = res.scores.set_index("model")
+    s = res.table.set_index("model")
     assert s.loc["a", "brier"] == pytest.approx((0.01 + 0.04) / 2)
     assert s.loc["b", "brier"] == pytest.approx((0.16 + 0.25) / 2)
     assert s.loc["(all)", "brier"] == pytest.approx(0.46 / 4)
@@ -49,16 +49,16 @@ def test_binary_scores_by_hand():
 def test_accuracy_conventions():
     # issue 15: the paper's binary accuracy is 1[p >= 0.5]; the code gives 1/2 at exactly 0.5
     code = forecast_scores(binary_table(), accuracy_convention="code", n_resamples=50, rng=0)
-    s = code.scores.set_index("model")
+    s = code.table.set_index("model")
     assert s.loc["b", "accuracy"] == pytest.approx(0.75)   # 0.5 on q2 scores 1/2
     assert code.accuracy_convention == "code"
     assert code.to_frame()["accuracy_convention"].iloc[0] == "code"
     one = {"model": ["m"], "question": ["q"], "probability": [0.5], "outcome": [1]}
     paper = forecast_scores(one, n_resamples=10, rng=0)
-    assert paper.scores.set_index("model").loc["m", "accuracy"] == 1.0
+    assert paper.table.set_index("model").loc["m", "accuracy"] == 1.0
     assert paper.to_frame()["accuracy_convention"].iloc[0] == "paper"
     code = forecast_scores(one, accuracy_convention="code", n_resamples=10, rng=0)
-    assert code.scores.set_index("model").loc["m", "accuracy"] == 0.5
+    assert code.table.set_index("model").loc["m", "accuracy"] == 0.5
     # Brier and log scores do not depend on it
     assert paper.statistic == code.statistic
     with pytest.raises(ValueError, match="'accuracy_convention' parameter of forecast_scores"):
@@ -94,7 +94,7 @@ def test_correct_is_nan_on_a_multiclass_tie():
 
 def test_log2_loss_convention():
     res = forecast_scores(binary_table(), convention="log2_loss", n_resamples=50, rng=0)
-    s = res.scores.set_index("model")
+    s = res.table.set_index("model")
     # -log2(0.6) = 0.7370, -log2(0.5) = 1
     assert s.loc["b", "log_score"] == pytest.approx((-math.log2(0.6) + 1.0) / 2)
     assert res.log_convention == "log2_loss"
@@ -262,8 +262,8 @@ def test_row_order_invariance_of_estimates():
     r1 = forecast_scores(t, n_resamples=20, rng=0)
     r2 = forecast_scores(t.iloc[::-1], n_resamples=20, rng=0)
     assert r1.statistic == pytest.approx(r2.statistic)
-    a = r1.scores.set_index("model")["brier"]
-    b = r2.scores.set_index("model")["brier"]
+    a = r1.table.set_index("model")["brier"]
+    b = r2.table.set_index("model")["brier"]
     pd.testing.assert_series_equal(a.sort_index(), b.sort_index())
 
 
@@ -285,7 +285,7 @@ def test_cluster_bootstrap_interval_covers_estimate():
     res = forecast_scores(t, n_resamples=500, rng=0)
     ci = res.confidence_interval
     assert ci.low < res.statistic < ci.high
-    s = res.scores
+    s = res.table
     assert (s["brier_ci_low"] <= s["brier"]).all() and (s["brier"] <= s["brier_ci_high"]).all()
 
 

