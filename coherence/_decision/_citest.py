@@ -631,6 +631,14 @@ def ci_test(
         row has a neighbour with its discrete values), the statistic and the
         interval are NaN too, for every ``method`` and ``ci_method``.
 
+    See Also
+    --------
+    cmi : the estimate alone, without a test.
+    leakage_test : how much the outcome improves a prediction of the action.
+    monotonicity_test : whether choice shares are monotone in the belief.
+    prompt_consistency : whether the belief moves with the wording.
+    report : every test on every cell of a table.
+
     Notes
     -----
     **Null and p-value.** Under :math:`H_0`: action :math:`\perp` outcome

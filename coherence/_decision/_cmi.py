@@ -346,6 +346,11 @@ def cmi(x: Any, y: Any, z: Any = None, *, k: int = 3,
     float
         The estimate in nats. It can be negative (it is never clipped at 0).
 
+    See Also
+    --------
+    mi : the unconditional mutual information.
+    ci_test : the calibrated test of I(action; outcome | belief) = 0.
+
     Notes
     -----
     Distances use the maximum norm over continuous coordinates; discrete
@@ -413,6 +418,11 @@ def mi(x: Any, y: Any, *, k: int = 3,
     Gao et al. 2017 in the form of Mesner and Shalizi 2021, with
     :math:`\psi(n - 1)` in place of :math:`\psi(n_{z,i})`); see :func:`cmi`
     for the parameters, tie handling and references.
+
+    See Also
+    --------
+    cmi : the conditional mutual information.
+    ci_test : the calibrated test of I(action; outcome | belief) = 0.
 
     Examples
     --------

@@ -972,6 +972,13 @@ def leakage_test(
     SmallSampleWarning
         For fewer than 20 contexts.
 
+    See Also
+    --------
+    ci_test : the same null, tested by a kNN conditional mutual information.
+    monotonicity_test : whether choice shares are monotone in the belief.
+    prompt_consistency : whether the belief moves with the wording.
+    report : every test on every cell of a table.
+
     Notes
     -----
     With out-of-fold predicted probabilities :math:`\hat P_{base}(a_i)` from

@@ -40,6 +40,7 @@ from .._validation import (
 )
 from .._warnings import (
     DegenerateDataWarning,
+    DeprecatedAlias,
     NotCalibratedWarning,
     SmallSampleWarning,
     TiesWarning,
@@ -147,7 +148,7 @@ class MonotonicityResult(CoherenceResult):
         What the global test's likelihood ratio is computed over: ``'both'`` (the
         default: bins and distinct values, min-p), ``'bins'`` (the ``lr_bins``
         quantile bins) or ``'values'`` (every distinct belief value, the
-        statistic before issue 14's power fix).
+        statistic of the first releases).
     table : pandas.DataFrame
         One row per action pair (the paper's Table 2): ``pair``, ``action_1``,
         ``action_2``, bins used (``n_bins``), comparisons, flagged and
@@ -198,10 +199,7 @@ class MonotonicityResult(CoherenceResult):
                                                  "n_resamples", "group", "n_windows",
                                                  "lr_on", "lr_bins", "min_contexts", "n_draws")
 
-    @property
-    def pair_table(self) -> pd.DataFrame:
-        """Alias of :attr:`table`: one row per action pair."""
-        return self.table
+    pair_table = DeprecatedAlias("table")
 
     def summary(self) -> Summary:
         """The headline figures followed by the per-pair table."""
@@ -491,7 +489,7 @@ def monotonicity_test(
     n_bins : int
         Number of quantile bins of the belief for the paper's procedure (>= 2;
         default 5, the paper's: its Table 2 percentages are multiples of 1/10 and
-        1/3, the comparisons of 5 bins; releases before issue 15 used 10).
+        1/3, the comparisons of 5 bins; the first releases used 10).
         With heavy ties equal edges are merged and fewer bins are used (a
         :class:`TiesWarning` says so; ``table['n_bins']`` gives the number
         used). The global test's likelihood ratio uses its own ``lr_bins``.
@@ -512,7 +510,7 @@ def monotonicity_test(
         belief window with the same number of rows in the pair, with an isotonic
         likelihood-ratio statistic (the default of earlier releases; exact at flat
         shares, weak against a local fall); ``'bootstrap'`` is the parametric
-        bootstrap from the isotonic fit of releases before issue 14, kept for
+        bootstrap from the isotonic fit of the first releases, kept for
         comparability: it is not a calibrated test (it warns
         :class:`NotCalibratedWarning`).
     n_windows : int
@@ -814,6 +812,11 @@ def plot_choice_shares(result: MonotonicityResult, *, ax: Any = None) -> Axes:
     Returns
     -------
     matplotlib.axes.Axes
+
+    See Also
+    --------
+    monotonicity_test : the result this plots.
+    MonotonicityResult : its ``bin_table`` and ``local_table`` hold the numbers drawn.
     """
     import matplotlib.pyplot as plt
 

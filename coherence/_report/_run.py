@@ -452,6 +452,14 @@ def report(
         When ``n_permutations`` is given (use ``n_resamples``).
     TypeError
         For a setting of the wrong type (``by=3``).
+
+    See Also
+    --------
+    ci_test, leakage_test : does the action carry information beyond the belief.
+    monotonicity_test : are choice shares monotone in the belief.
+    prompt_consistency : does the belief move with the wording.
+    elicitation_diagnostics : are the stated beliefs informative at all.
+    plan : how many contexts and repetitions a study needs.
     """
     iv = _report_iv(data, belief, action, outcome, group, prompt, repetition, truth, evidence,
                     by, tests, adjust, engine, reference_prompt, k, n_permutations, n_resamples,

@@ -564,7 +564,7 @@ def test_detail_table(case):
 ALIASES = [(case, alias) for case in CASES for alias in case.aliases]
 #: TODO(lead): aliases in files other helpers were editing when the others were deprecated;
 #: deprecate them the same way (``DeprecatedAlias("table")``) and empty this set.
-NOT_YET_DEPRECATED = {("monotonicity_test", "pair_table")}
+NOT_YET_DEPRECATED: set[tuple[str, str]] = set()
 
 
 @pytest.mark.parametrize(("case", "alias"), ALIASES,
