@@ -34,14 +34,14 @@ FILE_ALLOW = {
 LONG_ALLOW = {
     "coherence/_report/_run.py::_report_iv": 131,
     "coherence/_decision/_consistency.py::prompt_consistency": 127,
-    "elicitation/_runner.py::run": 123,
+    "elicitation/_runner.py::run": 125,
     "coherence/_decision/_citest.py::_ci_test": 120,
     "coherence/_scoring/_graphs.py::hindsight_graph_quality": 119,
     "coherence/_decision/_monotone.py::monotonicity_test": 119,
     "coherence/_probability/_pairs_cells.py::prepare_cells": 117,
     "coherence/_report/_render.py::_paper_tables": 115,
     "coherence/_decision/_iia.py::iia_test": 113,
-    "elicitation/_pairs.py::run_pairs": 107,
+    "elicitation/_pairs.py::run_pairs": 109,
 }
 
 #: functions over MAX_PARAMETERS (public ones are API), with their counts as ceilings
