@@ -371,9 +371,9 @@ class RunOptions:
     progress: bool
 
 
-def common_iv(client: Any, repetitions: Any, concurrency: Any, cache: Any, max_retries: Any,
-               backoff: Any, max_backoff: Any, max_failures: Any, sum_tolerance: Any,
-               progress: Any, owner: str) -> RunOptions:
+def common_iv(client: Any, *, repetitions: Any, concurrency: Any, cache: Any,
+              max_retries: Any, backoff: Any, max_backoff: Any, max_failures: Any,
+              sum_tolerance: Any, progress: Any, owner: str) -> RunOptions:
     """Validate the options every runner shares; open the cache unless one was given."""
     if not isinstance(client, Client):
         raise TypeError(param_error("client", owner, "a client (model, settings, complete())",

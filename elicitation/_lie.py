@@ -108,8 +108,10 @@ sum_tolerance, progress
     model fitted to ground truth belongs to the core's LIE test.
     """
     owner = "run_lie"
-    opts = common_iv(client, repetitions, concurrency, cache, max_retries, backoff,
-                     max_backoff, max_failures, sum_tolerance, progress, owner)
+    opts = common_iv(client, repetitions=repetitions, concurrency=concurrency, cache=cache,
+                     max_retries=max_retries, backoff=backoff, max_backoff=max_backoff,
+                     max_failures=max_failures, sum_tolerance=sum_tolerance,
+                     progress=progress, owner=owner)
     df = context_table(contexts, question, owner, list_duplicates=False)
     if not isinstance(auxiliary_variable_name, str) or not auxiliary_variable_name:
         raise TypeError(param_error("auxiliary_variable_name", owner, "a non-empty str",

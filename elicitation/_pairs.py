@@ -85,8 +85,10 @@ sum_tolerance, progress
     coherence.conditional_forecasting : the test run on the pairs table.
     """
     owner = "run_pairs"
-    opts = common_iv(client, repetitions, concurrency, cache, max_retries, backoff,
-                     max_backoff, max_failures, sum_tolerance, progress, owner)
+    opts = common_iv(client, repetitions=repetitions, concurrency=concurrency, cache=cache,
+                     max_retries=max_retries, backoff=backoff, max_backoff=max_backoff,
+                     max_failures=max_failures, sum_tolerance=sum_tolerance,
+                     progress=progress, owner=owner)
     df = as_dataframe(pairs, name="pairs", owner=owner)
     for col in ("pair", "question_a", "question_b"):
         if col not in df.columns:

@@ -272,15 +272,24 @@ def _final_block(body: str, first_label: str) -> str | None:
     return None if not found else body[found[-1].start():]
 
 
-def _parse_probabilities(text: Any, labels: tuple[str, ...], tol: float,
-                         final: bool) -> Parsed:
+def _reply_body(text: Any, draft: str) -> tuple[str, Parsed | None]:
+    """The reply outside its reasoning blocks, or the failure of a reply that is not
+    text or leaves a reasoning block open (``draft`` says why that fails)."""
     bad = _not_text(text)
     if bad is not None:
-        return bad
+        return "", bad
     body, unclosed = _strip_reasoning(text)
     if unclosed is not None:
-        return _fail(text, "unclosed_reasoning", f"the reply opens {unclosed} and never closes "
-                     "it: a number inside may be a draft, not the answer")
+        return body, _fail(text, "unclosed_reasoning",
+                           f"the reply opens {unclosed} and never closes it: {draft}")
+    return body, None
+
+
+def _parse_probabilities(text: Any, labels: tuple[str, ...], tol: float,
+                         final: bool) -> Parsed:
+    body, bad = _reply_body(text, "a number inside may be a draft, not the answer")
+    if bad is not None:
+        return bad
     if final:
         block = _final_block(body, labels[0])
         if block is None:
@@ -458,13 +467,9 @@ def _decision(text: str, decide: str, answer: str | None, method: str) -> Parsed
 
 
 def _parse_decision(text: Any, labels: tuple[str, ...]) -> Parsed:
-    bad = _not_text(text)
+    body, bad = _reply_body(text, "an answer inside may be a draft")
     if bad is not None:
         return bad
-    body, unclosed = _strip_reasoning(text)
-    if unclosed is not None:
-        return _fail(text, "unclosed_reasoning", f"the reply opens {unclosed} and never closes "
-                     "it: an answer inside may be a draft")
     if not body.strip():
         return _fail(text, "empty", "the reply holds nothing outside its reasoning block")
     decide_label, answer_label = labels

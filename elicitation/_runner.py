@@ -157,8 +157,10 @@ def run(
     3        1           1     0.9  defer
     """
     owner = "run"
-    opts = common_iv(client, repetitions, concurrency, cache, max_retries, backoff,
-                     max_backoff, max_failures, sum_tolerance, progress, owner)
+    opts = common_iv(client, repetitions=repetitions, concurrency=concurrency, cache=cache,
+                     max_retries=max_retries, backoff=backoff, max_backoff=max_backoff,
+                     max_failures=max_failures, sum_tolerance=sum_tolerance,
+                     progress=progress, owner=owner)
     df = context_table(contexts, question, owner, list_duplicates=True)
     check_copied_truths(df, ("truth",), ("outcome",), owner)
     if question is not None and not isinstance(question, str):

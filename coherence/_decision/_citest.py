@@ -264,6 +264,18 @@ def _constant_within(values: np.ndarray, groups: np.ndarray) -> bool:
     return bool(np.all(np.all(v[1:] == v[:-1], axis=1) | ~same_group))
 
 
+def _tie_codes(cond: np.ndarray, groups: np.ndarray
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each row's code of its conditioning values, the rows per value, and each row's
+    code of its (values, context) pair: the tie groups of the neighbour designs."""
+    _, value_code = np.unique(cond, axis=0, return_inverse=True)
+    value_code = value_code.ravel()
+    rows_per_value = np.bincount(value_code)
+    _, pair_code = np.unique(np.column_stack([value_code, groups]), axis=0,
+                             return_inverse=True)
+    return value_code, rows_per_value, pair_code.ravel()
+
+
 def _auto_k(cond: np.ndarray, groups: np.ndarray) -> int:
     """The design's k: 3 unless a row's tied rows come mostly from its own context.
 
@@ -275,12 +287,7 @@ def _auto_k(cond: np.ndarray, groups: np.ndarray) -> int:
     with ``m`` the mean size of a row's own tie group (validation_ci.md).
     """
     n = len(groups)
-    _, value_code = np.unique(cond, axis=0, return_inverse=True)
-    value_code = value_code.ravel()
-    rows_per_value = np.bincount(value_code)
-    _, pair_code = np.unique(np.column_stack([value_code, groups]), axis=0,
-                             return_inverse=True)
-    pair_code = pair_code.ravel()
+    value_code, rows_per_value, pair_code = _tie_codes(cond, groups)
     own = np.bincount(pair_code)[pair_code]
     share = float(np.mean((own - 1) / np.maximum(rows_per_value[value_code] - 1, 1)))
     if own.max() < 2 or share <= 0.25:
@@ -476,12 +483,7 @@ def _warn_if_neighbours_within_contexts(z_cont: np.ndarray, ev_disc: np.ndarray,
     if k >= sizes.max() or sizes.max() < 2:
         return
     cond = np.column_stack([ev_disc.astype(np.float64), z_cont])
-    _, value_code = np.unique(cond, axis=0, return_inverse=True)
-    value_code = value_code.ravel()
-    rows_per_value = np.bincount(value_code)
-    _, pair_code = np.unique(np.column_stack([value_code, groups]), axis=0,
-                             return_inverse=True)
-    pair_code = pair_code.ravel()
+    value_code, rows_per_value, pair_code = _tie_codes(cond, groups)
     if rows_per_value.max() < 2:  # no row shares its values with another: no neighbours
         return
     own = np.bincount(pair_code)[pair_code]

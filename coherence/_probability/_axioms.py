@@ -29,7 +29,7 @@ import pandas as pd
 from .._intervals import t_interval, wilson_interval
 from .._results import CoherenceResult
 from .._validation import check_float, param_error, probability_array
-from ._checks import frequentist_terms, overlap_distance
+from ._checks import frequentist_terms, overlap_distance, violation_summaries
 
 __all__ = [
     "UPDATE_CLASSES",
@@ -603,9 +603,7 @@ def negation_check(p_a: Any, p_not_a: Any, *, beta: float = 1e-3,
 
     References
     ----------
-    Paleka, D., Sudhir, A. P., Alvarez, A., Bhat, V., Shen, A., Wang, Y. and
-    Tramèr, F. (2025). Consistency checks for language model forecasters.
-    *International Conference on Learning Representations (ICLR)*.
+    Paleka et al. (2025), cited in full at :func:`consistency_check`.
 
     Examples
     --------
@@ -629,12 +627,9 @@ def negation_check(p_a: Any, p_not_a: Any, *, beta: float = 1e-3,
         statistic=float(arbitrage.mean()), pvalue=np.nan,
         confidence_interval=t_interval(arbitrage), n_obs=n,
         method="mean arbitrage violation, Student t interval", arbitrage=arbitrage,
-        frequentist=frequentist, mean_arbitrage=float(arbitrage.mean()),
-        median_arbitrage=float(np.median(arbitrage)),
-        share_arbitrage_above=float(np.mean(arbitrage > arbitrage_threshold)),
-        mean_frequentist=float(frequentist.mean()),
-        median_frequentist=float(np.median(frequentist)),
-        share_frequentist_above=float(np.mean(frequentist > frequentist_threshold)),
+        frequentist=frequentist,
+        **violation_summaries("arbitrage", arbitrage, arbitrage_threshold),
+        **violation_summaries("frequentist", frequentist, frequentist_threshold),
         beta=beta, arbitrage_threshold=arbitrage_threshold,
         frequentist_threshold=frequentist_threshold)
 
@@ -777,9 +772,7 @@ def conditional_tuple_check(p_a: Any, p_b_given_a: Any, p_a_and_b: Any, *,
 
     References
     ----------
-    Paleka, D., Sudhir, A. P., Alvarez, A., Bhat, V., Shen, A., Wang, Y. and
-    Tramèr, F. (2025). Consistency checks for language model forecasters.
-    *International Conference on Learning Representations (ICLR)*.
+    Paleka et al. (2025), cited in full at :func:`consistency_check`.
 
     Examples
     --------
@@ -804,11 +797,9 @@ def conditional_tuple_check(p_a: Any, p_b_given_a: Any, p_a_and_b: Any, *,
         statistic=float(absolute.mean()), pvalue=np.nan,
         confidence_interval=t_interval(absolute), n_obs=n,
         method="mean absolute violation, Student t interval", absolute=absolute,
-        arbitrage=arbitrage, mean_absolute=float(absolute.mean()),
-        median_absolute=float(np.median(absolute)),
-        share_absolute_above=float(np.mean(absolute > absolute_threshold)),
-        mean_arbitrage=float(arbitrage.mean()), median_arbitrage=float(np.median(arbitrage)),
-        share_arbitrage_above=float(np.mean(arbitrage > arbitrage_threshold)),
+        arbitrage=arbitrage,
+        **violation_summaries("absolute", absolute, absolute_threshold),
+        **violation_summaries("arbitrage", arbitrage, arbitrage_threshold),
         absolute_threshold=absolute_threshold, arbitrage_threshold=arbitrage_threshold)
 
 

@@ -262,6 +262,18 @@ def frequentist_violation(checker: str, forecasts: Any, *, beta: float = 1e-3,
 
 
 # --------------------------------------------------------------------------- arbitrage
+def violation_summaries(name: str, values: np.ndarray, threshold: float, *,
+                        inclusive: bool = False) -> dict[str, Any]:
+    """The ``mean_<name>, median_<name>, share_<name>_above`` fields of a result.
+
+    The one summary record of a per-tuple violation array, shared by
+    :func:`consistency_check` and the axiom checks; the share counts values above
+    ``threshold`` (at or above it with ``inclusive``)."""
+    above = values >= threshold if inclusive else values > threshold
+    return {f"mean_{name}": float(values.mean()), f"median_{name}": float(np.median(values)),
+            f"share_{name}_above": float(np.mean(above))}
+
+
 def overlap_distance(both: np.ndarray, neither: np.ndarray) -> np.ndarray:
     """-2 log(sqrt(both) + sqrt(neither)): the Bhattacharyya distance of two binary
     forecasts a and b given the products ``both`` = a b and ``neither`` = (1-a)(1-b).
@@ -753,13 +765,10 @@ def consistency_check(data: Any, checker: str, *, columns: Mapping[str, str] | N
     return ConsistencyCheckResult(
         statistic=float(arbitrage.mean()), pvalue=np.nan, confidence_interval=arb_ci, n_obs=n,
         method="mean arbitrage violation, percentile bootstrap over tuples",
-        checker=spec.name, definition=definition, mean_arbitrage=float(arbitrage.mean()),
-        median_arbitrage=float(np.median(arbitrage)),
+        checker=spec.name, definition=definition,
+        **violation_summaries("arbitrage", arbitrage, tolerance, inclusive=True),
         trimmed_mean_arbitrage=_trimmed_mean(arbitrage),
-        share_arbitrage_above=float(np.mean(arbitrage >= tolerance)),
-        mean_frequentist=float(frequentist.mean()),
-        median_frequentist=float(np.median(frequentist)),
-        share_frequentist_above=float(np.mean(frequentist >= gamma * sigma)),
+        **violation_summaries("frequentist", frequentist, gamma * sigma, inclusive=True),
         frequentist_interval=freq_ci, max_duality_gap=float(gap.max()), tolerance=tolerance,
         sigma=sigma, gamma=gamma, beta=beta, n_resamples=n_resamples, forecasts=forecasts,
         arbitrage=arbitrage, arbitrage_gap=gap, frequentist=frequentist)

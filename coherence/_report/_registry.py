@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -63,6 +64,13 @@ def _standard_rows(df: pd.DataFrame, o: Options) -> pd.DataFrame:
     return rows
 
 
+def _decision_columns(o: Options, *, evidence: bool) -> dict[str, Any]:
+    """The column options the decision-sufficiency tests (``ci_test``, ``leakage_test``)
+    take from the report, the evidence columns only where the variant conditions on them."""
+    return {"belief": o.belief, "action": o.action, "outcome": o.outcome,
+            "evidence": o.evidence if evidence else (), "group": o.group}
+
+
 def _ci(
     df: pd.DataFrame,
     o: Options,
@@ -75,11 +83,7 @@ def _ci(
 
     return ci_test(
         _standard_rows(df, o),
-        belief=o.belief,
-        action=o.action,
-        outcome=o.outcome,
-        evidence=o.evidence if evidence else (),
-        group=o.group,
+        **_decision_columns(o, evidence=evidence),
         k=o.k,
         n_resamples=o.n_permutations,
         confidence_level=o.confidence_level,
@@ -95,11 +99,7 @@ def _leak(
 
     return leakage_test(
         _standard_rows(df, o),
-        belief=o.belief,
-        action=o.action,
-        outcome=o.outcome,
-        evidence=o.evidence if evidence else (),
-        group=o.group,
+        **_decision_columns(o, evidence=evidence),
         n_splits=o.n_splits,
         engine=o.engine,  # type: ignore[arg-type]  # checked in _report_iv
         n_resamples=o.n_resamples,

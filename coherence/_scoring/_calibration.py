@@ -360,18 +360,7 @@ def _smooth_ece_code(f: np.ndarray, y: np.ndarray, eps: float = 1e-3,
             state_vals["v"] = _round_to_grid(f, f - y, state["m"]) / len(f)
         return _code_smece_at(state_vals["v"], alpha)
 
-    def above(alpha: float) -> bool:
-        return alpha < eps or alpha < smece(alpha)
-
-    start = 1.0
-    if not above(start):
-        end = 0.0
-        for _ in range(refine):
-            mid = (start + end) / 2.0
-            if above(mid):
-                end = mid
-            else:
-                start = mid
+    start = _relplot_search(smece, eps, refine)
     return smece(start), start
 
 

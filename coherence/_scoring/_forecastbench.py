@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from .._resampling import percentile_interval
+from .._resampling import monte_carlo_pvalue, percentile_interval
 from .._results import CoherenceResult, ConfidenceInterval
 from .._rng import RNGLike, check_rng
 from .._validation import (
@@ -215,7 +215,7 @@ class ForecastBenchResult(CoherenceResult):
         reps = self.replicates[:, ia, j] - self.replicates[:, ib, j]
         reps = reps[np.isfinite(reps)]
         if np.isfinite(d) and len(reps):
-            pvalue = float((1 + np.sum(np.abs(reps - d) >= abs(d))) / (1 + len(reps)))
+            pvalue = monte_carlo_pvalue(np.abs(reps - d), abs(d))
             low, high = percentile_interval(reps, confidence_level)
         else:
             pvalue, low, high = np.nan, np.nan, np.nan

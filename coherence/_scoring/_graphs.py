@@ -502,6 +502,244 @@ class ReasoningGraphResult(CoherenceResult):
     per_forecast = DeprecatedAlias("table")
 
 
+@dataclass(frozen=True, slots=True)
+class _GraphColumns:
+    """The column names of :func:`reasoning_graph_metrics`'s tables, passed as one."""
+
+    by: str
+    question: str
+    event: str
+    title: str
+    description: str | None
+    date: str | None
+    magnitude: str
+    confidence: str
+    is_outcome: str | None
+    review_status: str
+    simulated_date: str
+    source: str
+    target: str
+    relation: str
+
+
+@dataclass(frozen=True, slots=True)
+class _MatchSettings:
+    """How a forecast's events are matched and scored (see :func:`_score_unit`)."""
+
+    threshold: float
+    date_window_days: float | None
+    convention: str
+
+
+def _graph_settings_iv(convention: str, k: int, min_impact: float | None,
+                       threshold: float | None, date_window_days: float | None, owner: str
+                       ) -> tuple[int, float, float, float | None]:
+    """The matching settings checked, with the convention's defaults filled in."""
+    check_choice(convention, "convention", owner, CONVENTIONS)
+    k = check_int(k, "k", owner, low=1)
+    if min_impact is None:
+        min_impact = 0.0 if convention == "paper" else 0.2
+    min_impact = check_float(min_impact, "min_impact", owner)
+    threshold = check_float(THRESHOLDS["hybrid"] if threshold is None else threshold,
+                            "threshold", owner)
+    if date_window_days is not None:
+        date_window_days = check_float(date_window_days, "date_window_days", owner, low=0.0)
+    return k, min_impact, threshold, date_window_days
+
+
+def _event_tables(forecast_events: Any, hindsight_events: Any, c: _GraphColumns, owner: str
+                  ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The two event tables checked: required columns, ids present, forecast events once."""
+    by, question, event = c.by, c.question, c.event
+    fev = as_dataframe(forecast_events, name="forecast_events", owner=owner)
+    hev = as_dataframe(hindsight_events, name="hindsight_events", owner=owner)
+    require_columns(fev, {"by": by, "question": question, "event": event, "title": c.title},
+                    owner=owner)
+    require_columns(hev, {"question": question, "event": event, "title": c.title,
+                          "magnitude": c.magnitude, "confidence": c.confidence}, owner=owner)
+    no_missing(fev, [by, question, event], owner=owner)
+    no_missing(hev, [question, event], owner=owner)
+    dup = fev.duplicated([by, question, event], keep=False).to_numpy()
+    if dup.any():
+        raise ValueError(column_error(event, f"name each event of a ({by}, {question}) "
+                                      "forecast once", list(fev.index[np.flatnonzero(dup)]),
+                                      owner=owner))
+    return fev, hev
+
+
+def _quality_gates(gates: Any, hev: pd.DataFrame, hindsight_edges: Any, c: _GraphColumns,
+                   owner: str) -> GraphQualityReport | None:
+    """Step 1: the quality gates (a report, the paper's gates, or none)."""
+    if isinstance(gates, GraphQualityReport):
+        return gates
+    if gates is True:
+        if hindsight_edges is None:
+            raise ValueError(param_error("hindsight_edges", owner, "a table of hindsight "
+                                         "edges when gates=True (or pass gates=False)", None))
+        return hindsight_graph_quality(hev, hindsight_edges, question=c.question,
+                                       event=c.event, review_status=c.review_status)
+    if gates is False:
+        return None
+    raise TypeError(param_error("gates", owner, "True, False or a GraphQualityReport", gates))
+
+
+def _kept_hindsight_events(hev: pd.DataFrame, c: _GraphColumns, owner: str
+                           ) -> tuple[pd.DataFrame, np.ndarray, np.ndarray, int]:
+    """Step 2: the hindsight records kept (rejected events and outcomes out), their
+    magnitudes and confidences, and the number of events rejected outright."""
+    rejected = np.zeros(len(hev), dtype=bool)
+    if c.review_status in hev.columns:
+        rejected = np.array([not is_missing(v) and str(v).strip().lower() == "rejected"
+                             for v in hev[c.review_status].to_numpy(dtype=object)], dtype=bool)
+    hev_all = hev
+    hev = hev.loc[~rejected]
+    n_rejected = len(set(zip(hev_all.loc[rejected, c.question], hev_all.loc[rejected, c.event],
+                             strict=True)) - set(zip(hev[c.question], hev[c.event], strict=True)))
+    mag = _missing_or_in(hev, c.magnitude, owner, np.inf)
+    conf = _missing_or_in(hev, c.confidence, owner, 1.0)
+    if c.is_outcome is not None and c.is_outcome in hev.columns:
+        flag = flag_column(hev, c.is_outcome, owner)
+        hev, mag, conf = hev.loc[~flag], mag[~flag], conf[~flag]
+    return hev, mag, conf, n_rejected
+
+
+def _relation_polarities(df: pd.DataFrame, relation: str) -> list[int]:
+    rel = (df[relation].to_numpy(dtype=object) if relation in df.columns
+           else [None] * len(df))
+    return [relation_polarity(r) for r in rel]
+
+
+def _hindsight_edge_lists(quality: GraphQualityReport | None, hindsight_edges: Any,
+                          c: _GraphColumns, owner: str
+                          ) -> dict[Any, list[tuple[Any, Any, int]]] | None:
+    """Step 3a: the kept hindsight edges by question (None without hindsight edges)."""
+    if quality is not None:
+        hed_kept = quality.edges
+    elif hindsight_edges is not None:
+        hed_kept = as_dataframe(hindsight_edges, name="hindsight_edges", owner=owner)
+        require_columns(hed_kept, {"question": c.question, "source": c.source,
+                                   "target": c.target}, owner=owner)
+    else:
+        return None
+    h_edges: dict[Any, list[tuple[Any, Any, int]]] = defaultdict(list)
+    for q, s, t, pol in zip(hed_kept[c.question], hed_kept[c.source], hed_kept[c.target],
+                            _relation_polarities(hed_kept, c.relation), strict=True):
+        h_edges[q].append((s, t, pol))
+    return h_edges
+
+
+def _forecast_edge_lists(forecast_edges: Any, c: _GraphColumns, owner: str
+                         ) -> dict[tuple[Any, Any], list[tuple[Any, Any, int]]] | None:
+    """Step 3b: the forecast edges by (model, question) (None without forecast edges)."""
+    if forecast_edges is None:
+        return None
+    fed = as_dataframe(forecast_edges, name="forecast_edges", owner=owner)
+    require_columns(fed, {"by": c.by, "question": c.question, "source": c.source,
+                          "target": c.target}, owner=owner)
+    no_missing(fed, [c.by, c.question, c.source, c.target], owner=owner)
+    f_edges: dict[tuple[Any, Any], list[tuple[Any, Any, int]]] = defaultdict(list)
+    for m, q, s, t, pol in zip(fed[c.by], fed[c.question], fed[c.source], fed[c.target],
+                               _relation_polarities(fed, c.relation), strict=True):
+        f_edges[(m, q)].append((s, t, pol))
+    return f_edges
+
+
+def _forecast_units(forecasts: Any, fev: pd.DataFrame, c: _GraphColumns, owner: str
+                    ) -> tuple[pd.DataFrame, np.ndarray]:
+    """Step 4: the (model, question) forecasts scored and their simulated dates (days)."""
+    by, question = c.by, c.question
+    if forecasts is None:
+        units = fev[[by, question]].drop_duplicates()
+        return units, np.full(len(units), np.nan)
+    units = as_dataframe(forecasts, name="forecasts", owner=owner)
+    require_columns(units, {"by": by, "question": question,
+                            "simulated_date": c.simulated_date}, owner=owner)
+    no_missing(units, [by, question], owner=owner)
+    dupu = units.duplicated([by, question], keep=False).to_numpy()
+    if dupu.any():
+        raise ValueError(column_error(question, f"name each ({by}, {question}) forecast "
+                                      "once", list(units.index[np.flatnonzero(dupu)]),
+                                      owner=owner))
+    sim, miss = parse_dates(units[c.simulated_date], units.index, c.simulated_date, owner,
+                            require_tz=False)
+    no_missing(units, c.simulated_date, owner=owner, missing=miss)
+    return units, sim.astype(np.int64) / 86_400e9
+
+
+def _event_texts(df: pd.DataFrame, c: _GraphColumns) -> list[frozenset[str]]:
+    """The matcher's tokens of each event's title and description."""
+    desc = (df[c.description].to_numpy(dtype=object) if c.description is not None
+            and c.description in df.columns else [None] * len(df))
+    return [event_tokens(t, d) for t, d in zip(df[c.title].to_numpy(dtype=object), desc,
+                                                 strict=True)]
+
+
+def _event_days(df: pd.DataFrame, c: _GraphColumns, owner: str) -> np.ndarray:
+    return (to_days(df[c.date], df.index, c.date, owner) if c.date is not None
+            and c.date in df.columns else np.full(len(df), np.nan))
+
+
+def _hindsight_questions(hev: pd.DataFrame, impact_rec: np.ndarray, c: _GraphColumns,
+                         k: int, min_impact: float, owner: str) -> dict[Any, dict[str, Any]]:
+    """Step 5: per question, its hindsight events (ids, tokens, days, impact) and the
+    positions of its key events."""
+    h_days_all = _event_days(hev, c, owner)
+    h_tok_all = _event_texts(hev, c)
+    questions: dict[Any, dict[str, Any]] = {}
+    he_ids = hev[c.event].to_numpy(dtype=object)
+    for (q, _e), rows in (rows_by_key(hev, [c.question, c.event]).items() if len(hev) else []):
+        qd = questions.setdefault(q, {"ids": [], "tok": [], "days": [], "impact": []})
+        first = rows[0]
+        qd["ids"].append(he_ids[first])
+        qd["tok"].append(h_tok_all[first])
+        qd["days"].append(h_days_all[first])
+        imp = impact_rec[rows]
+        qd["impact"].append(np.nan if np.all(np.isnan(imp)) else float(np.nanmax(imp)))
+    for qd in questions.values():
+        imp = np.array(qd["impact"], dtype=np.float64)
+        ok = np.flatnonzero(~np.isnan(imp) & (imp >= min_impact))
+        qd["key"] = set(ok[np.argsort(-imp[ok], kind="stable")][:k].tolist())
+    return questions
+
+
+def _score_units(unit_list: list[tuple[Any, Any]], sim_days: np.ndarray, fev: pd.DataFrame,
+                 f_tok: list[frozenset[str]], f_days: np.ndarray,
+                 questions: dict[Any, dict[str, Any]], quality: GraphQualityReport | None,
+                 f_edges: dict[tuple[Any, Any], list[tuple[Any, Any, int]]] | None,
+                 h_edges: dict[Any, list[tuple[Any, Any, int]]] | None, c: _GraphColumns,
+                 settings: _MatchSettings
+                 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
+    """Step 6: score every forecast of a passing question; its rows, its matches, and the
+    forecasts excluded by the gates."""
+    by, question = c.by, c.question
+    passed = None if quality is None else set(quality.passed)
+    reasons = ({} if quality is None else
+               dict(zip(quality.table["question"], quality.table["reasons"], strict=True)))
+    f_rows_of = rows_by_key(fev, [by, question]) if len(fev) else {}
+    f_ids = fev[c.event].to_numpy(dtype=object)
+    empty_q: dict[str, Any] = {"ids": [], "tok": [], "days": [], "impact": [], "key": set()}
+    per_rows, match_rows, excluded = [], [], []
+    for u, (model, q) in enumerate(unit_list):
+        if passed is not None and q not in passed:
+            excluded.append({by: model, "question": q,
+                             "reasons": reasons.get(q, "not built")})
+            continue
+        rows = f_rows_of.get((model, q), np.empty(0, dtype=np.int64))
+        qd = questions.get(q, empty_q)
+        row = _score_unit(rows, qd, f_tok, f_days, f_ids, settings.threshold,
+                          settings.date_window_days, sim_days[u], settings.convention,
+                          None if f_edges is None else f_edges.get((model, q), []),
+                          h_edges.get(q, []) if h_edges is not None else None)
+        matches = row.pop("_matches")
+        per_rows.append({by: model, "question": q, **row})
+        for h, f, s in matches:
+            de = abs(f_days[rows[f]] - qd["days"][h])
+            match_rows.append({by: model, "question": q, "forecast_event": f_ids[rows[f]],
+                               "hindsight_event": qd["ids"][h], "score": s,
+                               "date_error_days": float(de), "is_key": h in qd["key"]})
+    return per_rows, match_rows, excluded
+
+
 def reasoning_graph_metrics(
     forecast_events: Any,
     hindsight_events: Any,
@@ -642,104 +880,21 @@ def reasoning_graph_metrics(
     """
     owner = "reasoning_graph_metrics"
     check_choice(metric, "metric", owner, REASONING_METRICS)
-    check_choice(convention, "convention", owner, CONVENTIONS)
-    k = check_int(k, "k", owner, low=1)
-    if min_impact is None:
-        min_impact = 0.0 if convention == "paper" else 0.2
-    min_impact = check_float(min_impact, "min_impact", owner)
-    threshold = check_float(THRESHOLDS["hybrid"] if threshold is None else threshold,
-                            "threshold", owner)
-    if date_window_days is not None:
-        date_window_days = check_float(date_window_days, "date_window_days", owner, low=0.0)
+    k, min_impact, threshold, date_window_days = _graph_settings_iv(
+        convention, k, min_impact, threshold, date_window_days, owner)
     n_resamples, confidence_level = check_resampling(owner, n_resamples, confidence_level)
     gen = check_rng(rng, owner=owner)
-    fev = as_dataframe(forecast_events, name="forecast_events", owner=owner)
-    hev = as_dataframe(hindsight_events, name="hindsight_events", owner=owner)
-    require_columns(fev, {"by": by, "question": question, "event": event, "title": title},
-                    owner=owner)
-    require_columns(hev, {"question": question, "event": event, "title": title,
-                          "magnitude": magnitude, "confidence": confidence}, owner=owner)
-    no_missing(fev, [by, question, event], owner=owner)
-    no_missing(hev, [question, event], owner=owner)
-    dup = fev.duplicated([by, question, event], keep=False).to_numpy()
-    if dup.any():
-        raise ValueError(column_error(event, f"name each event of a ({by}, {question}) "
-                                      "forecast once", list(fev.index[np.flatnonzero(dup)]),
-                                      owner=owner))
-    # 1. quality gates (rejected events out first)
-    quality: GraphQualityReport | None
-    if isinstance(gates, GraphQualityReport):
-        quality = gates
-    elif gates is True:
-        if hindsight_edges is None:
-            raise ValueError(param_error("hindsight_edges", owner, "a table of hindsight "
-                                         "edges when gates=True (or pass gates=False)", None))
-        quality = hindsight_graph_quality(hev, hindsight_edges, question=question, event=event,
-                                          review_status=review_status)
-    elif gates is False:
-        quality = None
-    else:
-        raise TypeError(param_error("gates", owner, "True, False or a GraphQualityReport",
-                                    gates))
-    rejected = np.zeros(len(hev), dtype=bool)
-    if review_status in hev.columns:
-        rejected = np.array([not is_missing(v) and str(v).strip().lower() == "rejected"
-                             for v in hev[review_status].to_numpy(dtype=object)], dtype=bool)
-    hev_all = hev
-    hev = hev.loc[~rejected]
-    n_rejected = len(set(zip(hev_all.loc[rejected, question], hev_all.loc[rejected, event],
-                             strict=True)) - set(zip(hev[question], hev[event], strict=True)))
-    mag = _missing_or_in(hev, magnitude, owner, np.inf)
-    conf = _missing_or_in(hev, confidence, owner, 1.0)
-    if is_outcome is not None and is_outcome in hev.columns:
-        flag = flag_column(hev, is_outcome, owner)
-        hev, mag, conf = hev.loc[~flag], mag[~flag], conf[~flag]
-    # hindsight edges kept
-    h_edges: dict[Any, list[tuple[Any, Any, int]]] = defaultdict(list)
-    if quality is not None:
-        hed_kept = quality.edges
-    elif hindsight_edges is not None:
-        hed_kept = as_dataframe(hindsight_edges, name="hindsight_edges", owner=owner)
-        require_columns(hed_kept, {"question": question, "source": source, "target": target},
-                        owner=owner)
-    else:
-        hed_kept = None
-    if hed_kept is not None:
-        rel = (hed_kept[relation].to_numpy(dtype=object) if relation in hed_kept.columns
-               else [None] * len(hed_kept))
-        for q, s, t, r in zip(hed_kept[question], hed_kept[source], hed_kept[target], rel,
-                              strict=True):
-            h_edges[q].append((s, t, relation_polarity(r)))
-    f_edges: dict[tuple[Any, Any], list[tuple[Any, Any, int]]] | None = None
-    if forecast_edges is not None:
-        fed = as_dataframe(forecast_edges, name="forecast_edges", owner=owner)
-        require_columns(fed, {"by": by, "question": question, "source": source,
-                              "target": target}, owner=owner)
-        no_missing(fed, [by, question, source, target], owner=owner)
-        rel = (fed[relation].to_numpy(dtype=object) if relation in fed.columns
-               else [None] * len(fed))
-        f_edges = defaultdict(list)
-        for m, q, s, t, r in zip(fed[by], fed[question], fed[source], fed[target], rel,
-                                 strict=True):
-            f_edges[(m, q)].append((s, t, relation_polarity(r)))
-    # units and simulated dates
-    if forecasts is None:
-        units = fev[[by, question]].drop_duplicates()
-        sim_days = np.full(len(units), np.nan)
-    else:
-        units = as_dataframe(forecasts, name="forecasts", owner=owner)
-        require_columns(units, {"by": by, "question": question,
-                                "simulated_date": simulated_date}, owner=owner)
-        no_missing(units, [by, question], owner=owner)
-        dupu = units.duplicated([by, question], keep=False).to_numpy()
-        if dupu.any():
-            raise ValueError(column_error(question, f"name each ({by}, {question}) forecast "
-                                          "once", list(units.index[np.flatnonzero(dupu)]),
-                                          owner=owner))
-        sim, miss = parse_dates(units[simulated_date], units.index, simulated_date, owner,
-                                require_tz=False)
-        no_missing(units, simulated_date, owner=owner, missing=miss)
-        sim_days = sim.astype(np.int64) / 86_400e9
+    cols = _GraphColumns(by=by, question=question, event=event, title=title,
+                         description=description, date=date, magnitude=magnitude,
+                         confidence=confidence, is_outcome=is_outcome,
+                         review_status=review_status, simulated_date=simulated_date,
+                         source=source, target=target, relation=relation)
+    fev, hev = _event_tables(forecast_events, hindsight_events, cols, owner)
+    quality = _quality_gates(gates, hev, hindsight_edges, cols, owner)
+    hev, mag, conf, n_rejected = _kept_hindsight_events(hev, cols, owner)
+    h_edges = _hindsight_edge_lists(quality, hindsight_edges, cols, owner)
+    f_edges = _forecast_edge_lists(forecast_edges, cols, owner)
+    units, sim_days = _forecast_units(forecasts, fev, cols, owner)
     unit_list = list(units[[by, question]].itertuples(index=False, name=None))
     listed = set(unit_list)
     unlisted = [k for k in (rows_by_key(fev, [by, question]) if len(fev) else {})
@@ -751,59 +906,12 @@ def reasoning_graph_metrics(
     if stray:
         raise ValueError(param_error("forecast_edges", owner, "edges of listed forecasts only",
                                      f"edges of unlisted forecasts {stray[:5]}"))
-    passed = None if quality is None else set(quality.passed)
-    reasons = ({} if quality is None else
-               dict(zip(quality.table["question"], quality.table["reasons"], strict=True)))
-    # texts and dates
-    def texts(df: pd.DataFrame) -> list[frozenset[str]]:
-        desc = (df[description].to_numpy(dtype=object) if description is not None
-                and description in df.columns else [None] * len(df))
-        return [event_tokens(t, d) for t, d in zip(df[title].to_numpy(dtype=object), desc,
-                                                     strict=True)]
-
-    f_tok = texts(fev)
-    f_days = (to_days(fev[date], fev.index, date, owner) if date is not None
-              and date in fev.columns else np.full(len(fev), np.nan))
-    h_days_all = (to_days(hev[date], hev.index, date, owner) if date is not None
-                  and date in hev.columns else np.full(len(hev), np.nan))
-    h_tok_all = texts(hev)
-    impact_rec = mag * conf
-    questions: dict[Any, dict[str, Any]] = {}
-    he_ids = hev[event].to_numpy(dtype=object)
-    for (q, _e), rows in (rows_by_key(hev, [question, event]).items() if len(hev) else []):
-        qd = questions.setdefault(q, {"ids": [], "tok": [], "days": [], "impact": []})
-        first = rows[0]
-        qd["ids"].append(he_ids[first])
-        qd["tok"].append(h_tok_all[first])
-        qd["days"].append(h_days_all[first])
-        imp = impact_rec[rows]
-        qd["impact"].append(np.nan if np.all(np.isnan(imp)) else float(np.nanmax(imp)))
-    for qd in questions.values():
-        imp = np.array(qd["impact"], dtype=np.float64)
-        ok = np.flatnonzero(~np.isnan(imp) & (imp >= min_impact))
-        qd["key"] = set(ok[np.argsort(-imp[ok], kind="stable")][:k].tolist())
-    f_rows_of = rows_by_key(fev, [by, question]) if len(fev) else {}
-    f_ids = fev[event].to_numpy(dtype=object)
-    empty_q: dict[str, Any] = {"ids": [], "tok": [], "days": [], "impact": [], "key": set()}
-    per_rows, match_rows, excluded = [], [], []
-    for u, (model, q) in enumerate(unit_list):
-        if passed is not None and q not in passed:
-            excluded.append({by: model, "question": q,
-                             "reasons": reasons.get(q, "not built")})
-            continue
-        rows = f_rows_of.get((model, q), np.empty(0, dtype=np.int64))
-        qd = questions.get(q, empty_q)
-        row = _score_unit(rows, qd, f_tok, f_days, f_ids, threshold, date_window_days,
-                          sim_days[u], convention,
-                          None if f_edges is None else f_edges.get((model, q), []),
-                          h_edges.get(q, []) if hed_kept is not None else None)
-        matches = row.pop("_matches")
-        per_rows.append({by: model, "question": q, **row})
-        for h, f, s in matches:
-            de = abs(f_days[rows[f]] - qd["days"][h])
-            match_rows.append({by: model, "question": q, "forecast_event": f_ids[rows[f]],
-                               "hindsight_event": qd["ids"][h], "score": s,
-                               "date_error_days": float(de), "is_key": h in qd["key"]})
+    f_tok, f_days = _event_texts(fev, cols), _event_days(fev, cols, owner)
+    questions = _hindsight_questions(hev, mag * conf, cols, k, min_impact, owner)
+    per_rows, match_rows, excluded = _score_units(
+        unit_list, sim_days, fev, f_tok, f_days, questions, quality, f_edges, h_edges, cols,
+        _MatchSettings(threshold=threshold, date_window_days=date_window_days,
+                       convention=convention))
     count_cols = ["n_forecast_events", "n_hindsight_events", "n_matched", "n_key_events",
                   "n_key_matched", "n_accessible", "n_accessible_matched", "n_forecast_edges",
                   "n_hindsight_edges", "n_aligned_edges"]
