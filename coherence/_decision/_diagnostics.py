@@ -17,7 +17,6 @@ import math
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from types import MappingProxyType
 from typing import Any, ClassVar
 
 import numpy as np
@@ -42,7 +41,7 @@ EXAMPLE_TOLERANCE = 0.005
 #: Beliefs spanning at most this range count as one value.
 ONE_VALUE_RANGE = 0.01
 
-_EMPTY: Mapping[str, int] = MappingProxyType({})
+_EMPTY: Mapping[str, int] = {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,8 +103,8 @@ class ElicitationDiagnostics:
     association: float
     association_with: str
     token_association: float
-    action_counts: Mapping[str, int] = field(default_factory=lambda: _EMPTY)
-    set_aside: Mapping[str, int] = field(default_factory=lambda: _EMPTY)
+    action_counts: Mapping[str, int] = field(default_factory=dict)
+    set_aside: Mapping[str, int] = field(default_factory=dict)
     degenerate: bool = False
     degenerate_reason: str = ""
 
@@ -415,6 +414,6 @@ def diagnose(data: Any, *, belief: str = "belief", action: str | None = "action"
         association_with=iv.truth_name,
         token_association=(_rank_correlation(iv.token, iv.truth)
                            if iv.token is not None and iv.truth is not None else math.nan),
-        action_counts=MappingProxyType(action_counts),
-        set_aside=MappingProxyType(dict(iv.set_aside)),
+        action_counts=dict(action_counts),  # plain dicts: the result pickles (joblib)
+        set_aside=dict(iv.set_aside),
         degenerate=bool(reason), degenerate_reason=reason)
