@@ -259,3 +259,24 @@ def test_tiny_study_is_not_testable_with_a_reason():
     row = res.table.iloc[0]
     assert not row["testable"] and "contexts" in row["reason"]
     assert math.isnan(res.pvalue)
+
+
+# --------------------------------------------------------------------------- fast subset
+@pytest.mark.slow
+def test_size_and_power_fast_subset_of_the_validation_matrix():
+    """A fast subset of benchmarks/validate_monotonicity.py: global size on heaped and
+    deterministic nulls, power on the package's nonmonotone agent at 200 x 5."""
+    from benchmarks.monotone_designs import Design, generate
+
+    heap = {"heap": (0.7, 0.75, 0.8), "heap_mass": 0.7}
+    nulls = [Design(shock_sd=1.0, **heap), Design(shock_sd=1.0, same_action=True),
+             Design(grid=None)]
+    for design in nulls:
+        p = [coherence.monotonicity_test(generate(design, 90_000 + s), rng=s).pvalue
+             for s in range(60)]
+        # Binomial(60, 0.05) exceeds 8 with probability < 0.01
+        assert np.sum(np.asarray(p) <= 0.05) <= 8, design
+    power = [coherence.monotonicity_test(_reference_rows(coherence.simulate(
+        "nonmonotone", n_contexts=200, n_repetitions=5, rng=95_000 + s)), rng=s).pvalue
+        for s in range(30)]
+    assert np.mean(np.asarray(power) <= 0.05) >= 0.6  # 0.85 measured over 400 studies
