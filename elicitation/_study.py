@@ -32,9 +32,9 @@ from coherence._validation import param_error
 
 from ._cache import ResponseCache
 from ._clients import OpenAIClient, SimulatedClient
+from ._engine import common_iv
 from ._pairs import run_pairs
 from ._runner import run
-from ._engine import common_iv
 from ._study_pairs import label_pairs, network_pairs, select_pairs
 from ._study_tuples import SimulatedDesigner
 
@@ -206,13 +206,13 @@ def load_study(config: str | os.PathLike[str] | Mapping[str, Any]) -> dict[str, 
         if kind != "decision":
             raise ValueError("The study's 'seeds' (one run per seed, with the between-seed "
                              f"spread) is for kind = 'decision'; got kind {kind!r}")
-        if "seed" in raw:
-            raise ValueError("The study configuration names both 'seed' and 'seeds'; use one")
         if (not isinstance(seeds, list) or not seeds or len(set(seeds)) != len(seeds)
                 or not all(isinstance(x, int) and not isinstance(x, bool) and x >= 0
                            for x in seeds)):
             raise ValueError("The study's 'seeds' must be a list of distinct non-negative "
                              f"ints; got {seeds!r}")
+        if "seed" in raw and raw["seed"] != seeds[0]:   # (a loaded config has both)
+            raise ValueError("The study configuration names both 'seed' and 'seeds'; use one")
         seed = seeds[0]
     if "model" in raw and "models" in raw:
         raise ValueError("The study configuration names both [model] and [[models]]; "
@@ -513,7 +513,7 @@ def seed_spread(per_seed: pd.DataFrame) -> pd.DataFrame:
         pval = pd.to_numeric(g["pvalue"], errors="coerce").to_numpy(dtype=float)
         ok, okp = stat[np.isfinite(stat)], pval[np.isfinite(pval)]
         rows.append({
-            "model": model, "test": test, "n_seeds": int(len(ok)),
+            "model": model, "test": test, "n_seeds": len(ok),
             "statistic_mean": float(ok.mean()) if len(ok) else np.nan,
             "statistic_sd": float(ok.std(ddof=1)) if len(ok) > 1 else np.nan,
             "statistic_min": float(ok.min()) if len(ok) else np.nan,

@@ -140,7 +140,7 @@ def select_pairs(candidates: pd.DataFrame, labelled: pd.DataFrame, n_pairs: int
         labelled[["pair", "label"]], on="pair")
     frame = frame[frame["label"] != ""].rename(columns={"label": "category"})
     groups = {name: frame[frame["category"] == name] for name, _ in PAIR_CATEGORIES}
-    quota = {name: 0 for name in groups}
+    quota = dict.fromkeys(groups, 0)
     left = n_pairs
     while left and any(quota[n] < len(g) for n, g in groups.items()):
         for name, g in groups.items():

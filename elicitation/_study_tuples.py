@@ -118,7 +118,7 @@ def _truth(key: str, p: float, q: float, r: float) -> float:
 
 
 def template_tuples(questions: pd.DataFrame, checkers: Sequence[str], *, n_tuples: int,
-                    rng: Any) -> tuple[pd.DataFrame, pd.DataFrame]:
+                    rng: int) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The checkers' tuples from the base questions, by templates.
 
     Returns ``(tuples, texts)``: one row per (checker, tuple, key) with the
@@ -128,7 +128,6 @@ def template_tuples(questions: pd.DataFrame, checkers: Sequence[str], *, n_tuple
     """
     from coherence import CHECKERS
 
-    gen = np.random.default_rng(rng)
     records = questions.to_dict("records")
     n = len(records)
     texts: dict[str, dict[str, Any]] = {}
@@ -137,7 +136,8 @@ def template_tuples(questions: pd.DataFrame, checkers: Sequence[str], *, n_tuple
         keys = CHECKERS[checker]
         k = 3 if any("R" in _ROLES[key] for key in keys) else 2 if any(
             "Q" in _ROLES[key] for key in keys) else 1
-        order = gen.permutation(n)
+        # each checker its own stream: asking for more checkers changes no checker's tuples
+        order = np.random.default_rng([rng, list(CHECKERS).index(checker)]).permutation(n)
         for t in range(min(n_tuples, n)):
             picks = [records[int(order[(t + j) % n])] for j in range(k)]
             if len({p["id"] for p in picks}) < k:
