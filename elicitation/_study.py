@@ -369,10 +369,12 @@ def run_study(config: str | os.PathLike[str] | Mapping[str, Any], *,
     ----------
     config : str, path or mapping
         A study configuration (TOML; see :func:`load_study` and the user
-        guide's "A study from one file"): ``kind`` (``"decision"`` or
+        guide's "A study from one file"): ``kind`` (``"decision"``,
         ``"pairs"``, the conditional-forecasting design on question pairs of a
         network, with ``[design]`` keys ``network``, ``n_pairs``, ``variants``,
-        ``reverse``, ``repetitions``), ``seed``,
+        ``reverse``, ``repetitions``, ``designer``, or ``"consistency"``, the
+        ten consistency checkers on tuples generated from base questions),
+        ``seed`` (or ``seeds``, a decision study once per seed),
         ``out`` (the folder written), one ``[model]`` or several
         ``[[models]]`` (``base_url`` and ``name`` of an OpenAI-compatible
         server, or ``simulated = "AGENT"`` or ``simulated = {agent = "leaky",
