@@ -20,7 +20,8 @@ __all__ = ["add_parser", "run"]
 def add_parser(sub: Any) -> None:
     p = sub.add_parser(
         "study", help="a whole study from one TOML file: design, elicit, test, report",
-        description="Run the study a TOML file describes: contexts of a bundled network, "
+        description="Run the study a TOML file describes (kind decision, pairs or "
+        "consistency): contexts, question pairs or consistency tuples, "
         "asked of each configured model (an OpenAI-compatible server or a simulated agent) "
         "through a SQLite cache (an interrupted study resumes; a second run makes no "
         "call), the coherence tests on the table, and the HTML report. Writes table.csv, "
@@ -48,7 +49,18 @@ def run(args: argparse.Namespace) -> int:
             print(f"coherence study: warning: {line}"[:300], file=sys.stderr)
     print(result.summary())
     print()
+    if result.config["kind"] == "consistency":
+        table = result.report.pivot_table(index=["model", "checker"], columns="forecaster",
+                                          values="statistic", sort=True)
+        print("consistency checks: mean arbitrage violation (nats) by model and checker")
+        print(table.round(4).to_string())
+        return EXIT_OK
     print(result.report.summary())
+    if result.spread is not None:
+        print()
+        print(f"between-seed spread over seeds {', '.join(map(str, result.config['seeds']))}:")
+        print(result.spread[["model", "test", "n_seeds", "statistic_mean", "statistic_sd",
+                             "pvalue_min", "pvalue_max"]].round(4).to_string(index=False))
     if result.config["kind"] != "decision":
         return EXIT_OK
     frame = result.report.to_frame()

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 import coherence
@@ -31,21 +32,32 @@ from coherence._validation import param_error
 
 from ._cache import ResponseCache
 from ._clients import OpenAIClient, SimulatedClient
+from ._engine import common_iv
 from ._pairs import run_pairs
 from ._runner import run
-from ._study_pairs import network_pairs
+from ._study_pairs import label_pairs, network_pairs, select_pairs
+from ._study_tuples import SimulatedDesigner
 
 __all__ = ["StudyResult", "load_study", "run_study"]
 
-STUDY_KINDS = ("decision", "pairs")
-_TOP = {"kind", "name", "seed", "out", "model", "models", "design", "tests"}
+STUDY_KINDS = ("decision", "pairs", "consistency")
+_TOP = {"kind", "name", "seed", "seeds", "out", "model", "models", "design", "tests"}
 _MODEL = {"name", "base_url", "api_key_env", "simulated", "temperature", "max_tokens",
           "constrained", "stop", "logprobs", "top_logprobs", "timeout", "deadline",
-          "concurrency", "max_retries", "max_failures"}
+          "concurrency", "max_retries", "max_failures", "design_max_tokens"}
 _DESIGN = {"network", "n_contexts", "repetitions", "prompts", "decision", "question",
            "sum_tolerance"}
 _DESIGN_PAIRS = {"network", "n_pairs", "subject", "variants", "reverse", "repetitions",
-                 "sum_tolerance"}
+                 "sum_tolerance", "designer", "n_candidates"}
+_DESIGN_CONSISTENCY = {"questions", "n_questions", "checkers", "n_tuples", "repetitions",
+                       "designer", "model_forms", "sum_tolerance"}
+_TESTS_CONSISTENCY = {"n_resamples", "definition", "tolerance", "baseline"}
+_DESIGN_CONSISTENCY_DEFAULTS: dict[str, Any] = {
+    "questions": "demo", "n_questions": None, "checkers": "all", "n_tuples": 8,
+    "repetitions": 2, "designer": "templates",
+    "model_forms": ["negation", "paraphrase", "consequence"], "sum_tolerance": 0.02}
+_TESTS_CONSISTENCY_DEFAULTS: dict[str, Any] = {"n_resamples": 999, "definition": "paper",
+                                               "tolerance": 0.01, "baseline": True}
 _TESTS = {"tests", "n_permutations", "n_resamples", "adjust", "engine", "reference_prompt"}
 _TESTS_PAIRS = {"n_resamples", "test", "alternative", "ci_method"}
 _DESIGN_DEFAULTS: dict[str, Any] = {"network": "child", "n_contexts": 12, "repetitions": 2,
@@ -54,7 +66,8 @@ _DESIGN_DEFAULTS: dict[str, Any] = {"network": "child", "n_contexts": 12, "repet
 _DESIGN_PAIRS_DEFAULTS: dict[str, Any] = {"network": "child", "n_pairs": 12,
                                           "subject": "the next patient referred",
                                           "variants": ["baseline"], "reverse": True,
-                                          "repetitions": 1, "sum_tolerance": 0.02}
+                                          "repetitions": 1, "sum_tolerance": 0.02,
+                                          "designer": "network", "n_candidates": None}
 _TESTS_PAIRS_DEFAULTS: dict[str, Any] = {"n_resamples": 9999, "test": "bernoulli",
                                          "alternative": "two-sided", "ci_method": "bernoulli"}
 _TESTS_DEFAULTS: dict[str, Any] = {"tests": "all", "n_permutations": 1000,
@@ -88,7 +101,14 @@ class StudyResult:
     paths : dict
         The files written: ``table``, ``raw``, ``cache`` and ``report``
         (decision) or ``pairs`` (the question set with its exact answers) and
-        ``results`` (pairs).
+        ``results`` (pairs), ``questions``, ``tuples``, ``results`` (and
+        ``design`` when a model designs) for a consistency study, ``seeds`` and
+        ``spread`` for a decision study over several seeds.
+    spread : pandas.DataFrame or None
+        A decision study over several ``seeds``: per model and test, the
+        number of seeds, the mean, standard deviation, minimum and maximum of
+        the statistic, and the smallest, median and largest p-value across
+        seeds; None otherwise.
     """
 
     config: dict[str, Any] = field(repr=False)
@@ -98,20 +118,30 @@ class StudyResult:
     n_calls: int
     n_cached: int
     paths: dict[str, str]
+    spread: pd.DataFrame | None = field(default=None, repr=False)
 
     def summary(self) -> Summary:
         """What was asked, how many calls were made, where everything went."""
         models = ", ".join(m["name"] for m in self.config["models"])
         design = self.config["design"]
-        if self.config["kind"] == "pairs":
+        if self.config["kind"] == "consistency":
+            shape = (f"design: {design['n_tuples']} tuples per checker "
+                     f"({', '.join(design['checkers'])}) from the {design['questions']!r} "
+                     f"questions, written by {design['designer']}, x "
+                     f"{design['repetitions']} repetitions")
+        elif self.config["kind"] == "pairs":
             shape = (f"design: {design['n_pairs']} question pairs of the {design['network']} "
                      f"network x {design['repetitions']} repetitions x variants "
                      f"{', '.join(design['variants'])}"
-                     + (", both directions" if design["reverse"] else ""))
+                     + (", both directions" if design["reverse"] else "")
+                     + (", pairs found and labelled by the model"
+                        if design["designer"] == "model" else ""))
         else:
             shape = (f"design: {design['network']} network, {design['n_contexts']} contexts "
                      f"x {design['repetitions']} repetitions x prompts "
-                     f"{', '.join(design['prompts'])} + decision {design['decision'] or '-'}")
+                     f"{', '.join(design['prompts'])} + decision {design['decision'] or '-'}"
+                     + (f", seeds {', '.join(map(str, self.config['seeds']))}"
+                        if "seeds" in self.config else ""))
         lines = [
             f"study {self.config['name']!r} ({self.config['kind']}): {models}",
             shape,
@@ -171,6 +201,19 @@ def load_study(config: str | os.PathLike[str] | Mapping[str, Any]) -> dict[str, 
     seed = raw.get("seed", 0)
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
         raise ValueError(f"The study 'seed' must be a non-negative int; got {seed!r}")
+    seeds = raw.get("seeds")
+    if seeds is not None:
+        if kind != "decision":
+            raise ValueError("The study's 'seeds' (one run per seed, with the between-seed "
+                             f"spread) is for kind = 'decision'; got kind {kind!r}")
+        if (not isinstance(seeds, list) or not seeds or len(set(seeds)) != len(seeds)
+                or not all(isinstance(x, int) and not isinstance(x, bool) and x >= 0
+                           for x in seeds)):
+            raise ValueError("The study's 'seeds' must be a list of distinct non-negative "
+                             f"ints; got {seeds!r}")
+        if "seed" in raw and raw["seed"] != seeds[0]:   # (a loaded config has both)
+            raise ValueError("The study configuration names both 'seed' and 'seeds'; use one")
+        seed = seeds[0]
     if "model" in raw and "models" in raw:
         raise ValueError("The study configuration names both [model] and [[models]]; "
                          "use one")
@@ -182,23 +225,58 @@ def load_study(config: str | os.PathLike[str] | Mapping[str, Any]) -> dict[str, 
     names = [m["name"] for m in checked]
     if len(set(names)) != len(names):
         raise ValueError(f"The study's models must have distinct names; got {names}")
-    pairs = kind == "pairs"
-    design = ({**_DESIGN_PAIRS_DEFAULTS, **_section(raw, "design", _DESIGN_PAIRS)} if pairs
-              else {**_DESIGN_DEFAULTS, **_section(raw, "design", _DESIGN)})
-    for key in ("n_pairs" if pairs else "n_contexts", "repetitions"):
+    design_keys, design_defaults, tests_keys, tests_defaults, sizes, lists = {
+        "decision": (_DESIGN, _DESIGN_DEFAULTS, _TESTS, _TESTS_DEFAULTS,
+                     ("n_contexts", "repetitions"), ("prompts",)),
+        "pairs": (_DESIGN_PAIRS, _DESIGN_PAIRS_DEFAULTS, _TESTS_PAIRS, _TESTS_PAIRS_DEFAULTS,
+                  ("n_pairs", "repetitions"), ("variants",)),
+        "consistency": (_DESIGN_CONSISTENCY, _DESIGN_CONSISTENCY_DEFAULTS, _TESTS_CONSISTENCY,
+                        _TESTS_CONSISTENCY_DEFAULTS, ("n_tuples", "repetitions"),
+                        ("checkers", "model_forms")),
+    }[kind]
+    design = {**design_defaults, **_section(raw, "design", design_keys)}
+    for key in (*sizes, "n_candidates", "n_questions"):
+        if key not in design or (design[key] is None and key not in sizes):
+            continue
         if not isinstance(design[key], int) or isinstance(design[key], bool) \
                 or design[key] < 1:
             raise ValueError(f"The study's design.{key} must be a positive int; got "
                              f"{design[key]!r}")
-    for key in ("variants" if pairs else "prompts",):
-        if isinstance(design[key], str):
+    for key in lists:
+        if isinstance(design[key], str) and not (key == "checkers" and design[key] == "all"):
             design[key] = [design[key]]
-    tests = ({**_TESTS_PAIRS_DEFAULTS, **_section(raw, "tests", _TESTS_PAIRS)} if pairs
-             else {**_TESTS_DEFAULTS, **_section(raw, "tests", _TESTS)})
+    if kind != "decision":
+        _designer_iv(kind, design)
+    tests = {**tests_defaults, **_section(raw, "tests", tests_keys)}
     out = Path(raw.get("out", "study")).resolve()
     name = str(raw.get("name", out.name))
-    return {"kind": kind, "name": name, "seed": seed, "out": str(out),
-            "models": checked, "design": design, "tests": tests}
+    cfg = {"kind": kind, "name": name, "seed": seed, "out": str(out),
+           "models": checked, "design": design, "tests": tests}
+    if seeds is not None:
+        cfg["seeds"] = list(seeds)
+    return cfg
+
+
+def _designer_iv(kind: str, design: dict[str, Any]) -> None:
+    """The designer of a pairs or consistency study, its forms and checkers."""
+    from coherence import CHECKERS
+
+    allowed = ("network", "model") if kind == "pairs" else ("templates", "model")
+    if design["designer"] not in allowed:
+        raise ValueError(f"The study's design.designer must be one of {', '.join(allowed)}; "
+                         f"got {design['designer']!r}")
+    if kind == "pairs":
+        return
+    if design["checkers"] == "all":
+        design["checkers"] = list(CHECKERS)
+    bad = [c for c in design["checkers"] if c not in CHECKERS]
+    if bad or not design["checkers"]:
+        raise ValueError(f"The study's design.checkers must be 'all' or names among "
+                         f"{', '.join(CHECKERS)}; got {design['checkers']!r}")
+    forms = ("negation", "paraphrase", "consequence")
+    if any(f not in forms for f in design["model_forms"]):
+        raise ValueError(f"The study's design.model_forms must be among {', '.join(forms)}; "
+                         f"got {design['model_forms']!r}")
 
 
 def _unknown(table: Mapping[str, Any], allowed: set[str], where: str) -> None:
@@ -258,6 +336,15 @@ def _client(model: Mapping[str, Any], contexts: pd.DataFrame, seed: int) -> Any:
         extra_body={"stop": list(stop)} if stop else None)
 
 
+def _design_client(model: Mapping[str, Any], seed: int, designer: Any) -> Any:
+    """The client that designs: the model unconstrained (it writes text), or, for a
+    simulated model, ``designer`` (which writes the template forms / exact labels)."""
+    if model.get("simulated") is not None:
+        return designer
+    return _client({**model, "constrained": None, "logprobs": False,
+                    "max_tokens": model.get("design_max_tokens", 128)}, pd.DataFrame(), seed)
+
+
 def _question(network: str, attrs: Mapping[str, Any]) -> str:
     """The network's target as the phrase after "they" ("have tetralogy of Fallot")."""
     import bayesnets
@@ -282,10 +369,12 @@ def run_study(config: str | os.PathLike[str] | Mapping[str, Any], *,
     ----------
     config : str, path or mapping
         A study configuration (TOML; see :func:`load_study` and the user
-        guide's "A study from one file"): ``kind`` (``"decision"`` or
+        guide's "A study from one file"): ``kind`` (``"decision"``,
         ``"pairs"``, the conditional-forecasting design on question pairs of a
         network, with ``[design]`` keys ``network``, ``n_pairs``, ``variants``,
-        ``reverse``, ``repetitions``), ``seed``,
+        ``reverse``, ``repetitions``, ``designer``, or ``"consistency"``, the
+        ten consistency checkers on tuples generated from base questions),
+        ``seed`` (or ``seeds``, a decision study once per seed),
         ``out`` (the folder written), one ``[model]`` or several
         ``[[models]]`` (``base_url`` and ``name`` of an OpenAI-compatible
         server, or ``simulated = "AGENT"`` or ``simulated = {agent = "leaky",
@@ -319,8 +408,6 @@ def run_study(config: str | os.PathLike[str] | Mapping[str, Any], *,
     run_pairs : elicit the pairs table of conditional forecasting.
     coherence.report : the tests a study runs.
     """
-    import bayesnets
-
     cfg = load_study(config)
     out = Path(cfg["out"])
     out.mkdir(parents=True, exist_ok=True)
@@ -328,6 +415,21 @@ def run_study(config: str | os.PathLike[str] | Mapping[str, Any], *,
              "report": str(out / "report.html"), "cache": str(out / "cache.sqlite")}
     if cfg["kind"] == "pairs":
         return _pairs_study(cfg, paths, progress)
+    if cfg["kind"] == "consistency":
+        from ._study_consistency import consistency_study
+
+        parts = consistency_study(cfg, paths, progress, _client, _design_client)
+        return StudyResult(config=cfg, **parts)
+    if "seeds" in cfg:
+        return _seeds_study(cfg, paths, progress)
+    return _decision_study(cfg, paths, progress)
+
+
+def _decision_study(cfg: dict[str, Any], paths: dict[str, str],
+                    progress: bool | None) -> StudyResult:
+    """One decision-coherence study (one seed) writing ``paths``."""
+    import bayesnets
+
     design, tests, seed = cfg["design"], cfg["tests"], cfg["seed"]
     contexts = bayesnets.contexts(design["network"], n=design["n_contexts"], rng=seed)
     question = design["question"] or _question(design["network"], contexts.attrs)
@@ -370,6 +472,60 @@ def run_study(config: str | os.PathLike[str] | Mapping[str, Any], *,
                        report=rep, n_calls=n_calls, n_cached=n_cached, paths=paths)
 
 
+def _seeds_study(cfg: dict[str, Any], paths: dict[str, str],
+                 progress: bool | None) -> StudyResult:
+    """The decision study once per seed (one shared cache), and the between-seed spread."""
+    out = Path(cfg["out"])
+    runs = []
+    for s in cfg["seeds"]:
+        folder = out / f"seed-{s}"
+        folder.mkdir(exist_ok=True)
+        one = {**cfg, "seed": s, "design": dict(cfg["design"])}
+        runs.append(_decision_study(one, {
+            "table": str(folder / "table.csv"), "raw": str(folder / "raw.csv"),
+            "report": str(folder / "report.html"), "cache": paths["cache"]}, progress))
+        cfg["design"]["question"] = one["design"]["question"]
+    frames = [r.report.to_frame().assign(seed=s) for s, r in zip(cfg["seeds"], runs,
+                                                                 strict=True)]
+    per_seed = pd.concat(frames, ignore_index=True)
+    spread = seed_spread(per_seed)
+    new = {"seeds": str(out / "seeds.csv"), "spread": str(out / "spread.csv"),
+           "cache": paths["cache"]}
+    per_seed.to_csv(new["seeds"], index=False)
+    spread.to_csv(new["spread"], index=False)
+    for s, r in zip(cfg["seeds"], runs, strict=True):
+        new[f"report_seed_{s}"] = r.paths["report"]
+    return StudyResult(
+        config=cfg,
+        data=pd.concat([r.data.assign(seed=s) for s, r in zip(cfg["seeds"], runs, strict=True)],
+                       ignore_index=True),
+        raw=pd.concat([r.raw.assign(seed=s) for s, r in zip(cfg["seeds"], runs, strict=True)],
+                      ignore_index=True),
+        report=runs[0].report, n_calls=sum(r.n_calls for r in runs),
+        n_cached=sum(r.n_cached for r in runs), paths=new, spread=spread)
+
+
+def seed_spread(per_seed: pd.DataFrame) -> pd.DataFrame:
+    """Per model and test: the statistic's mean, sd, min and max across seeds, and the
+    p-values' min, median and max (NaN statistics, a test that could not run on a seed,
+    are left out and counted in ``n_seeds``' complement)."""
+    rows = []
+    for (model, test), g in per_seed.groupby(["model", "test"], sort=True):
+        stat = pd.to_numeric(g["statistic"], errors="coerce").to_numpy(dtype=float)
+        pval = pd.to_numeric(g["pvalue"], errors="coerce").to_numpy(dtype=float)
+        ok, okp = stat[np.isfinite(stat)], pval[np.isfinite(pval)]
+        rows.append({
+            "model": model, "test": test, "n_seeds": len(ok),
+            "statistic_mean": float(ok.mean()) if len(ok) else np.nan,
+            "statistic_sd": float(ok.std(ddof=1)) if len(ok) > 1 else np.nan,
+            "statistic_min": float(ok.min()) if len(ok) else np.nan,
+            "statistic_max": float(ok.max()) if len(ok) else np.nan,
+            "pvalue_min": float(okp.min()) if len(okp) else np.nan,
+            "pvalue_median": float(np.median(okp)) if len(okp) else np.nan,
+            "pvalue_max": float(okp.max()) if len(okp) else np.nan})
+    return pd.DataFrame(rows)
+
+
 def _pairs_study(cfg: dict[str, Any], paths: dict[str, str],
                  progress: bool | None) -> StudyResult:
     """The conditional-forecasting study on question pairs drawn from a network."""
@@ -377,13 +533,40 @@ def _pairs_study(cfg: dict[str, Any], paths: dict[str, str],
     out = Path(cfg["out"])
     paths = {"pairs": str(out / "pairs.csv"), "table": paths["table"], "raw": paths["raw"],
              "results": str(out / "results.csv"), "cache": paths["cache"]}
-    pairs = network_pairs(design["network"], n_pairs=design["n_pairs"],
-                          subject=design["subject"], rng=seed)
+    frames, raws, n_calls, n_cached = [], [], 0, 0
+    cache = ResponseCache(paths["cache"])
+    if design["designer"] == "model":
+        # the first model finds the pairs among candidates and labels them
+        candidates = network_pairs(design["network"],
+                                   n_pairs=design["n_candidates"] or 3 * design["n_pairs"],
+                                   subject=design["subject"], rng=seed)
+        first = cfg["models"][0]
+        designer = _design_client(first, seed, SimulatedDesigner(
+            categories=dict(zip(candidates["pair"], candidates["category"], strict=True)),
+            name=first["name"]))
+        try:
+            labelled = label_pairs(candidates, designer, common_iv(
+                designer, 1, int(first.get("concurrency", 4)), cache,
+                int(first.get("max_retries", 5)), 0.5, 30.0,
+                int(first.get("max_failures", 50)), 0.02, progress, "run_study"))
+        except BaseException:
+            cache.close()
+            raise
+        paths["design"] = str(out / "design.csv")
+        labelled.assign(model=first["name"]).to_csv(paths["design"], index=False)
+        n_calls, n_cached = labelled.attrs["n_calls"], labelled.attrs["n_cached"]
+        pairs = select_pairs(candidates, labelled, design["n_pairs"])
+        if not len(pairs):
+            cache.close()
+            raise ValueError(f"The model {first['name']!r} labelled none of the "
+                             f"{len(candidates)} candidate pairs strong, weak or none; see "
+                             f"{paths['design']}")
+    else:
+        pairs = network_pairs(design["network"], n_pairs=design["n_pairs"],
+                              subject=design["subject"], rng=seed)
     pairs.to_csv(paths["pairs"], index=False)     # the question set, with its exact answers
     questions = pairs[["pair", "question_a", "question_b", "category", "a_outcome",
                        "b_outcome"]]
-    frames, raws, n_calls, n_cached = [], [], 0, 0
-    cache = ResponseCache(paths["cache"])
     try:
         for model in cfg["models"]:
             client = _client(model, pairs, seed)

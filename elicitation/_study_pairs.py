@@ -16,7 +16,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["PAIR_CATEGORIES", "network_pairs"]
+from ._templates import Template
+
+__all__ = ["PAIR_CATEGORIES", "PAIR_LABEL_TEMPLATE", "label_pairs", "network_pairs",
+           "select_pairs"]
 
 #: |P(A | B) - P(A | not B)| at or above which a pair is ``strong``, ``weak``;
 #: below the second it is ``none``.
@@ -85,3 +88,64 @@ def network_pairs(network: str = "child", *, n_pairs: int = 12, subject: str =
     frame["b_outcome"] = np.isin(cells, (0, 2)).astype(int)
     frame.insert(0, "pair", [f"{network}-{k}" for k in range(len(frame))])
     return frame
+
+
+# --------------------------------------------------------------------------- a model designs
+#: The toolkit's wording (the conditional-forecasting study did not publish its own).
+PAIR_LABEL_TEMPLATE = Template(
+    "design_pair_label", "probability",
+    system="You write and compare forecasting questions precisely.", labels=("Relation", "Note"),
+    user="Consider two forecasting questions.\n\nQuestion A: {question_a}\nQuestion B: "
+    "{question_b}\n\nHow strongly would learning how question B resolves change the "
+    "probability that question A resolves YES? Answer STRONG (a lot: a direct causal or "
+    "logical link), WEAK (a little) or NONE (the questions are unrelated or independent).\n\n"
+    "Reply with exactly one line:\nRelation: <STRONG, WEAK or NONE>",
+    description="study design: label a question pair strong / weak / none (toolkit wording)")
+
+
+def label_pairs(candidates: pd.DataFrame, client: Any, opts: Any) -> pd.DataFrame:
+    """Ask the model to label each candidate pair strong / weak / none; keep the replies.
+
+    Returns one row per candidate: ``pair``, ``exact_category`` (from the network),
+    ``reply`` (the raw text), ``label`` (lower case; ``''`` when the reply names none of
+    the three). ``attrs`` holds ``n_calls`` and ``n_cached``.
+    """
+    from ._engine import execute, make_job, settings_json
+    from ._study_tuples import parse_reply
+
+    settings = settings_json(client)
+    jobs = [make_job(client, settings, PAIR_LABEL_TEMPLATE,
+                     {"question_a": r["question_a"], "question_b": r["question_b"]},
+                     context=r["pair"], prompt="design_pair_label", repetition=0,
+                     quantity="pair_label") for r in candidates.to_dict("records")]
+    done = execute(client, jobs, opts)
+    labels = []
+    for text in done.raw["text"]:
+        word = (parse_reply(text, "Relation") or "").split(" ")[0].strip(".").lower()
+        labels.append(word if word in dict(PAIR_CATEGORIES) else "")
+    out = pd.DataFrame({"pair": candidates["pair"].to_numpy(),
+                        "exact_category": candidates["category"].to_numpy(),
+                        "reply": done.raw["text"].to_numpy(), "label": labels})
+    out.attrs["n_calls"] = done.engine.calls
+    out.attrs["n_cached"] = len(done.before)
+    return out
+
+
+def select_pairs(candidates: pd.DataFrame, labelled: pd.DataFrame, n_pairs: int
+                 ) -> pd.DataFrame:
+    """The pairs the model found: up to ``n_pairs``, balanced over its labels (a label
+    with too few pairs leaves its places to the others), ``category`` the model's label
+    and ``exact_category`` the network's."""
+    frame = candidates.rename(columns={"category": "exact_category"}).merge(
+        labelled[["pair", "label"]], on="pair")
+    frame = frame[frame["label"] != ""].rename(columns={"label": "category"})
+    groups = {name: frame[frame["category"] == name] for name, _ in PAIR_CATEGORIES}
+    quota = dict.fromkeys(groups, 0)
+    left = n_pairs
+    while left and any(quota[n] < len(g) for n, g in groups.items()):
+        for name, g in groups.items():
+            if left and quota[name] < len(g):
+                quota[name] += 1
+                left -= 1
+    chosen = pd.concat([g.head(quota[name]) for name, g in groups.items()], ignore_index=True)
+    return chosen

@@ -1,0 +1,144 @@
+"""The consistency-checks study of :func:`run_study` (``kind = "consistency"``).
+
+Base questions -> the ten checkers' tuples (templates, or the model's own negations,
+paraphrases and consequences, validated) -> every distinct question's probability,
+``repetitions`` times, through the cached runner -> :func:`coherence.consistency_check`
+per model and checker, on the model's forecasts (the mean over repetitions) and on the
+consistent-forecaster baseline's (each base question averaged over its equivalent forms).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+import coherence
+
+from ._cache import ResponseCache
+from ._engine import common_iv, execute, make_job, settings_json
+from ._study_tuples import (
+    SimulatedDesigner,
+    baseline_forecasts,
+    demo_questions,
+    model_forms,
+    read_questions,
+    template_tuples,
+    tuple_truths,
+)
+from ._templates import get_template
+
+__all__ = ["consistency_study"]
+
+
+def _questions(design: dict[str, Any]) -> pd.DataFrame:
+    source = design["questions"]
+    if source == "demo":
+        qs = demo_questions()
+    else:
+        path = Path(source)
+        if not path.is_file():
+            raise ValueError(f"The study's design.questions must be 'demo' or a CSV file; "
+                             f"{source!r} is not a file")
+        qs = read_questions(path, str(path))
+    return qs.iloc[:design["n_questions"]] if design["n_questions"] else qs
+
+
+def consistency_study(cfg: dict[str, Any], paths: dict[str, str], progress: bool | None,
+                      make_client: Callable[..., Any],
+                      make_design_client: Callable[..., Any]) -> dict[str, Any]:
+    """Run the consistency study ``cfg`` describes; the fields of its ``StudyResult``."""
+    design, tests, seed = cfg["design"], cfg["tests"], cfg["seed"]
+    out = Path(cfg["out"])
+    paths = {"questions": str(out / "questions.csv"), "tuples": str(out / "tuples.csv"),
+             "table": paths["table"], "raw": paths["raw"],
+             "results": str(out / "results.csv"), "cache": paths["cache"]}
+    qs = _questions(design)
+    tuples, texts = template_tuples(qs, design["checkers"], n_tuples=design["n_tuples"],
+                                    rng=seed)
+    tuples.to_csv(paths["tuples"], index=False)
+    template = get_template("forecast")
+    frames, raws, results, question_rows, designs = [], [], [], [], []
+    n_calls = n_cached = 0
+    cache = ResponseCache(paths["cache"])
+    try:
+        for model in cfg["models"]:
+            def opts(client: Any, model: dict[str, Any] = model) -> Any:
+                return common_iv(client, design["repetitions"],
+                                 int(model.get("concurrency", 4)), cache,
+                                 int(model.get("max_retries", 5)), 0.5, 30.0,
+                                 int(model.get("max_failures", 50)),
+                                 design["sum_tolerance"], progress, "run_study")
+
+            asked = texts.assign(source="template")
+            if design["designer"] == "model":
+                designer = make_design_client(model, seed,
+                                              SimulatedDesigner(qs, name=model["name"]))
+                asked, made = model_forms(qs, texts, designer, opts(designer),
+                                          design["model_forms"])
+                n_calls += made.attrs["n_calls"]
+                n_cached += made.attrs["n_cached"]
+                designs.append(made.assign(model=model["name"]))
+            client = make_client(model, tuple_truths(texts), seed)
+            settings = settings_json(client)
+            records = asked.to_dict("records")
+            jobs = [make_job(client, settings, template, {"question": r["text"]},
+                             context=r["question"], prompt="forecast", repetition=rep,
+                             quantity="belief")
+                    for r in records for rep in range(design["repetitions"])]
+            done = execute(client, jobs, opts(client))
+            n_calls += done.engine.calls
+            n_cached += len(done.before)
+            rows = [{"question": job.request.context, "repetition": job.request.repetition,
+                     "p": float(parsed.values[job.request.labels[-1]])
+                     if parsed is not None and parsed.ok else np.nan}
+                    for job, parsed in zip(jobs, done.parses, strict=True)]
+            frames.append(pd.DataFrame(rows).assign(model=model["name"]))
+            raws.append(done.raw.drop(columns=["key"]).assign(model=model["name"]))
+            mean = pd.DataFrame(rows).groupby("question", sort=False)["p"].mean()
+            question_rows.append(asked.assign(model=model["name"],
+                                              p_mean=asked["question"].map(mean)))
+            forecasts = {str(k): float(v) for k, v in mean.items()}
+            sets = [("model", forecasts)]
+            if tests["baseline"]:
+                sets.append(("baseline", baseline_forecasts(tuples, forecasts)))
+            for forecaster, values in sets:
+                results += _checks(tuples, values, design["checkers"], tests, seed,
+                                   model=model["name"], forecaster=forecaster)
+    finally:
+        cache.close()
+    pd.concat(frames, ignore_index=True).to_csv(paths["table"], index=False)
+    raw = pd.concat(raws, ignore_index=True)
+    raw.to_csv(paths["raw"], index=False)
+    pd.concat(question_rows, ignore_index=True).to_csv(paths["questions"], index=False)
+    if designs:
+        paths["design"] = str(out / "design.csv")
+        pd.concat(designs, ignore_index=True).to_csv(paths["design"], index=False)
+    report = pd.concat(results, ignore_index=True)
+    report.to_csv(paths["results"], index=False)
+    return {"data": pd.read_csv(paths["table"]), "raw": raw, "report": report,
+            "n_calls": n_calls, "n_cached": n_cached, "paths": paths}
+
+
+def _checks(tuples: pd.DataFrame, forecasts: dict[str, float], checkers: list[str],
+            tests: dict[str, Any], seed: int, **labels: str) -> list[pd.DataFrame]:
+    """``consistency_check`` per checker on the tuples whose every question has a forecast."""
+    out = []
+    for checker in checkers:
+        long = tuples[tuples["checker"] == checker]
+        if not len(long):
+            continue
+        wide = long.assign(p=long["question"].map(forecasts)).pivot(
+            index="tuple", columns="key", values="p")
+        wide = wide[list(coherence.CHECKERS[checker])].dropna()
+        n_dropped = long["tuple"].nunique() - len(wide)
+        if not len(wide):
+            continue
+        res = coherence.consistency_check(wide, checker, definition=tests["definition"],
+                                          tolerance=tests["tolerance"],
+                                          n_resamples=tests["n_resamples"], rng=seed)
+        out.append(res.to_frame().assign(**labels, n_dropped=n_dropped))
+    return out

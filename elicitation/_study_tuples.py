@@ -1,0 +1,357 @@
+"""The consistency-checks study: base questions in, the checkers' tuples and their forecasts out.
+
+From a set of binary base questions (a small invented demo set ships with the package,
+``data/demo_questions.csv``), :func:`template_tuples` builds the tuples of the ten
+checkers of :func:`coherence.consistency_check` (negation, paraphrase, consequence, and,
+or, and_or, but, cond, cond_cond, expected_evidence) from fixed templates;
+:func:`model_forms` asks a model instead to write the single-question forms (negation,
+paraphrase, consequence) and validates each one twice (simple rules, and the model's own
+classification of the relation) before it replaces the template form, keeping every raw
+reply. The study then elicits every distinct question's probability and runs each checker
+on the tuples.
+
+A simulated model cannot write text: :class:`SimulatedDesigner` stands in for it, replying
+with the template forms (and, deliberately, a paraphrase where a negation was asked for
+one base question in five, so the validation has something to reject).
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import re
+from collections.abc import Mapping, Sequence
+from importlib import resources
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ._clients import Completion, Request
+from ._templates import Template
+
+__all__ = ["DESIGN_TEMPLATES", "MODEL_FORMS", "SimulatedDesigner", "baseline_forecasts",
+           "classify_template", "demo_questions", "form_template", "model_forms",
+           "parse_reply", "rule_check", "template_tuples", "tuple_truths"]
+
+#: The single-question forms a model may write (the others are built by templates).
+MODEL_FORMS = ("negation", "paraphrase", "consequence")
+_RELATION = {"negation": "NEGATION", "paraphrase": "PARAPHRASE", "consequence": "CONSEQUENCE"}
+_NEGATORS = re.compile(r"\b(not|no|never|false|fail|fails|failed|neither|nor)\b|n't\b",
+                       flags=re.IGNORECASE)
+
+
+def demo_questions() -> pd.DataFrame:
+    """The package's invented demo set of base questions (``id``, ``fact``, ``date``,
+    ``later_date``, ``probability``, ``resolution``)."""
+    text = resources.files("elicitation").joinpath("data/demo_questions.csv").read_text()
+    return read_questions(io.StringIO(text), "demo_questions.csv")
+
+
+def read_questions(source: Any, where: str) -> pd.DataFrame:
+    """A base-question table from a CSV (lines starting with ``#`` are comments)."""
+    lines = [line for line in (source.read() if hasattr(source, "read")
+                               else Path(source).read_text()).splitlines()
+             if not line.startswith("#")]
+    frame = pd.DataFrame(list(csv.DictReader(lines)))
+    need = ("id", "fact", "date", "later_date")
+    missing = [c for c in need if c not in frame.columns]
+    if missing:
+        raise ValueError(f"The question set {where} lacks column(s) {missing} (expected "
+                         f"{', '.join(need)}, optional probability and resolution)")
+    if not frame["id"].is_unique or not len(frame):
+        raise ValueError(f"The question set {where} needs at least one row and unique ids")
+    frame["probability"] = pd.to_numeric(frame.get("probability", 0.5), errors="coerce")
+    return frame
+
+
+# --------------------------------------------------------------------------- template forms
+def _clause(q: Mapping[str, Any], later: bool = False) -> str:
+    return f"on {q['later_date'] if later else q['date']}, {q['fact']}"
+
+
+def _text(form: str, qs: Sequence[Mapping[str, Any]]) -> str:
+    c = [_clause(q) for q in qs]
+    annulled = " If that does not turn out true, this question is annulled."
+    texts = {
+        "P": lambda: f"Will it be true that {c[0]}?",
+        "not_P": lambda: f"Will it be false that {c[0]}?",
+        "para_P": lambda: f"Is the following statement going to hold: {c[0]}?",
+        "cons_P": lambda: f"Will it be true that {_clause(qs[0], later=True)}?",
+        "P_and_Q": lambda: f"Will it be true both that {c[0]} and that {c[1]}?",
+        "P_or_Q": lambda: f"Will it be true that {c[0]}, or that {c[1]}, or both?",
+        "Q_and_not_P": lambda: f"Will it be true that {c[1]}, and false that {c[0]}?",
+        "Q_given_P": lambda: f"Suppose it turns out true that {c[0]}. Given that, will it be "
+                             f"true that {c[1]}?" + annulled,
+        "R_given_P_and_Q": lambda: f"Suppose it turns out true both that {c[0]} and that "
+                                   f"{c[1]}. Given that, will it be true that {c[2]}?"
+                                   + annulled,
+        "P_and_Q_and_R": lambda: f"Will it be true that {c[0]}, that {c[1]} and that {c[2]}, "
+                                 "all three?",
+        "P_given_Q": lambda: f"Suppose it turns out true that {c[1]}. Given that, will it be "
+                             f"true that {c[0]}?" + annulled,
+        "P_given_not_Q": lambda: f"Suppose it turns out false that {c[1]}. Given that, will it "
+                                 f"be true that {c[0]}?" + annulled.replace("true", "false"),
+    }
+    return texts[form]()
+
+
+# which base questions (P, Q, R) each question key of a checker is about
+_ROLES: dict[str, tuple[str, ...]] = {
+    "P": ("P",), "Q": ("Q",), "not_P": ("P",), "para_P": ("P",), "cons_P": ("P",),
+    "P_and_Q": ("P", "Q"), "P_or_Q": ("P", "Q"), "Q_and_not_P": ("P", "Q"),
+    "Q_given_P": ("P", "Q"), "R_given_P_and_Q": ("P", "Q", "R"),
+    "P_and_Q_and_R": ("P", "Q", "R"), "P_given_Q": ("P", "Q"), "P_given_not_Q": ("P", "Q"),
+}
+
+
+def _truth(key: str, p: float, q: float, r: float) -> float:
+    """A question's reference probability when P, Q, R are independent (the simulated
+    forecaster's belief; the consequence adds a tenth of the remaining mass)."""
+    return {"P": p, "Q": q, "not_P": 1 - p, "para_P": p, "cons_P": p + 0.1 * (1 - p),
+            "P_and_Q": p * q, "P_or_Q": p + q - p * q, "Q_and_not_P": q * (1 - p),
+            "Q_given_P": q, "R_given_P_and_Q": r, "P_and_Q_and_R": p * q * r,
+            "P_given_Q": p, "P_given_not_Q": p}[key]
+
+
+def template_tuples(questions: pd.DataFrame, checkers: Sequence[str], *, n_tuples: int,
+                    rng: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The checkers' tuples from the base questions, by templates.
+
+    Returns ``(tuples, texts)``: one row per (checker, tuple, key) with the
+    question id it asks, and one row per distinct question (``question``
+    id, ``text``, ``form``, the base ids and the independent-reference
+    ``truth``).
+    """
+    from coherence import CHECKERS
+
+    records = questions.to_dict("records")
+    n = len(records)
+    texts: dict[str, dict[str, Any]] = {}
+    rows = []
+    for checker in checkers:
+        keys = CHECKERS[checker]
+        k = 3 if any("R" in _ROLES[key] for key in keys) else 2 if any(
+            "Q" in _ROLES[key] for key in keys) else 1
+        # each checker its own stream: asking for more checkers changes no checker's tuples
+        order = np.random.default_rng([rng, list(CHECKERS).index(checker)]).permutation(n)
+        for t in range(min(n_tuples, n)):
+            picks = [records[int(order[(t + j) % n])] for j in range(k)]
+            if len({p["id"] for p in picks}) < k:
+                continue
+            role = dict(zip("PQR", picks, strict=False))
+            for key in keys:
+                about = [role[x] for x in _ROLES[key]]
+                form = "P" if key == "Q" else key      # Q is asked as a plain question
+                qid = f"{form}:" + ":".join(p["id"] for p in about)
+                if qid not in texts:
+                    probs = [float(p["probability"]) for p in about] + [0.5, 0.5]
+                    texts[qid] = {"question": qid, "text": _text(form, about), "form": form,
+                                  "base": ",".join(p["id"] for p in about),
+                                  "truth": _truth(form, *probs[:3])}
+                rows.append({"checker": checker, "tuple": f"{checker}-{t}", "key": key,
+                             "question": qid})
+    return pd.DataFrame(rows), pd.DataFrame(list(texts.values()))
+
+
+def tuple_truths(texts: pd.DataFrame) -> pd.DataFrame:
+    """The simulated forecaster's truths table: ``context`` (question id), ``truth``."""
+    return pd.DataFrame({"context": texts["question"], "truth": texts["truth"].clip(0, 1)})
+
+
+# --------------------------------------------------------------------------- model design
+_DESIGN_SYSTEM = "You write and compare forecasting questions precisely."
+_FORM_ASK = {
+    "negation": "its negation: one question that resolves YES exactly when this question "
+                "resolves NO.",
+    "paraphrase": "a paraphrase: one question, worded differently, that resolves YES exactly "
+                  "when this question resolves YES.",
+    "consequence": "a consequence: one question that must resolve YES whenever this question "
+                   "resolves YES (and may also resolve YES otherwise), for instance the same "
+                   "event by a later date.",
+}
+_LABELS = ("Question", "Relation")
+
+#: The toolkit's design prompts (no study has published its own): one per form, and the
+#: relation check.
+DESIGN_TEMPLATES = {
+    **{f"design_{form}": Template(
+        f"design_{form}", "probability", system=_DESIGN_SYSTEM, labels=_LABELS,
+        user="Here is a forecasting question:\n\n{question}\n\nWrite " + ask
+        + "\n\nReply with exactly one line:\nQuestion: <the new question>",
+        description=f"study design: write the {form} of a question (toolkit wording)")
+       for form, ask in _FORM_ASK.items()},
+    "design_classify": Template(
+        "design_classify", "probability", system=_DESIGN_SYSTEM, labels=_LABELS,
+        user="Question A: {question}\nQuestion B: {other}\n\nHow is question B related to "
+        "question A? Answer NEGATION (B resolves YES exactly when A resolves NO), PARAPHRASE "
+        "(B resolves YES exactly when A does), CONSEQUENCE (B must resolve YES whenever A "
+        "does, but not conversely) or OTHER.\n\nReply with exactly one line:\n"
+        "Relation: <NEGATION, PARAPHRASE, CONSEQUENCE or OTHER>",
+        description="study design: classify the relation of two questions (toolkit wording)"),
+}
+
+
+def form_template(form: str) -> Template:
+    """The design prompt that asks for one form of a question."""
+    return DESIGN_TEMPLATES[f"design_{form}"]
+
+
+def classify_template() -> Template:
+    """The design prompt that asks for the relation of two questions."""
+    return DESIGN_TEMPLATES["design_classify"]
+
+
+def parse_reply(text: Any, label: str) -> str | None:
+    """The value of the last ``Label: value`` line of a reply (None when there is none)."""
+    if not isinstance(text, str):
+        return None
+    found = re.findall(rf"^\W*{label}\W*:\s*(.+?)\s*$", text, flags=re.MULTILINE | re.I)
+    return found[-1].strip().strip("*\"'").strip() if found else None
+
+
+def rule_check(form: str, source: str, written: str | None) -> str:
+    """Why a written form fails the simple rules ('' when it passes).
+
+    A question (ends with '?') that differs from its source; a negation adds or
+    removes a negating word (odd change in their count), a paraphrase or a
+    consequence does not.
+    """
+    if not written:
+        return "no 'Question:' line"
+    if not written.endswith("?"):
+        return "not a question"
+
+    def norm(s: str) -> str:
+        return " ".join(re.findall(r"\w+", s.lower()))
+
+    if norm(written) == norm(source):
+        return "the source question, unchanged"
+    flips = (len(_NEGATORS.findall(written)) - len(_NEGATORS.findall(source))) % 2
+    if form == "negation" and not flips:
+        return "no negating word added or removed: not a negation"
+    if form != "negation" and flips:
+        return f"a negating word added or removed: not a {form}"
+    return ""
+
+
+class SimulatedDesigner:
+    """A stand-in design model for simulated studies: it writes the template forms.
+
+    It answers :data:`DESIGN_TEMPLATES` requests (``context``: the base question id,
+    ``quantity``: the form or ``classify_<form>``), and the pairs study's labelling
+    (``quantity`` ``'pair_label'``: the exact category of ``context``'s pair). One base
+    question in five gets a paraphrase where a negation was asked for, which both
+    checks reject.
+    """
+
+    def __init__(self, questions: pd.DataFrame | None = None,
+                 categories: Mapping[Any, str] | None = None, *, name: str = "designer"
+                 ) -> None:
+        self._questions = ({} if questions is None
+                           else {r["id"]: r for r in questions.to_dict("records")})
+        self._categories = dict(categories or {})
+        self._name = name
+
+    @property
+    def model(self) -> str:
+        digest = hashlib.sha256(repr(sorted(self._questions)).encode()
+                                + repr(sorted(self._categories.items())).encode())
+        return f"simulated-designer:{self._name}:{digest.hexdigest()[:10]}"
+
+    @property
+    def settings(self) -> Mapping[str, Any]:
+        return MappingProxyType({"seed": 0})
+
+    def _written(self, qid: Any, form: str) -> str:
+        q = self._questions[qid]
+        if form == "negation" and int(re.sub(r"\D", "", str(qid)) or 0) % 5 == 0:
+            form = "paraphrase"            # the designer's deliberate mistake
+        return _text({"negation": "not_P", "paraphrase": "para_P",
+                      "consequence": "cons_P"}[form], [q])
+
+    def complete(self, request: Request) -> Completion:
+        """Reply as the templates would."""
+        quantity = request.quantity
+        if quantity == "pair_label":
+            return Completion(text=f"Relation: {self._categories[request.context].upper()}")
+        if quantity.startswith("classify_"):
+            form = quantity.removeprefix("classify_")
+            written = self._written(request.context, form)
+            own = {_text(k, [self._questions[request.context]]): f for k, f in (
+                ("not_P", "negation"), ("para_P", "paraphrase"), ("cons_P", "consequence"))}
+            return Completion(text=f"Relation: {_RELATION.get(own.get(written, ''), 'OTHER')}")
+        return Completion(text=f"Question: {self._written(request.context, quantity)}")
+
+
+def model_forms(questions: pd.DataFrame, texts: pd.DataFrame, client: Any, opts: Any,
+                forms: Sequence[str]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Ask the model to write each base question's single-question forms; validate them.
+
+    Returns ``(texts, design)``: the question texts with every validated model form in
+    place of the template form (``source`` says which), and one row per (base question,
+    form) with the raw replies, the written question, the rule check, the model's
+    classification and whether the form was kept. A form that fails either check keeps
+    its template text (``source = 'template'``), so every tuple can still be asked.
+    """
+    from ._engine import execute, make_job, settings_json
+
+    settings = settings_json(client)
+    key_of = {"negation": "not_P", "paraphrase": "para_P", "consequence": "cons_P"}
+    wanted = [(r["id"], form) for r in questions.to_dict("records") for form in forms
+              if f"{key_of[form]}:{r['id']}" in set(texts["question"])]
+    source_text = {r["id"]: _text("P", [r]) for r in questions.to_dict("records")}
+    jobs = [make_job(client, settings, form_template(form), {"question": source_text[qid]},
+                     context=qid, prompt=f"design_{form}", repetition=0, quantity=form)
+            for qid, form in wanted]
+    done = execute(client, jobs, opts)
+    written = [parse_reply(t, "Question") for t in done.raw["text"]]
+    rules = [rule_check(form, source_text[qid], w) if f is None or f != "length" else
+             "truncated" for (qid, form), w, f in zip(wanted, written,
+                                                      done.raw["finish_reason"], strict=True)]
+    check_jobs = [make_job(client, settings, classify_template(),
+                           {"question": source_text[qid], "other": w or ""}, context=qid,
+                           prompt="design_classify", repetition=0, quantity=f"classify_{form}")
+                  for (qid, form), w in zip(wanted, written, strict=True)]
+    checked = execute(client, check_jobs, opts)
+    relation = [(parse_reply(t, "Relation") or "").upper().split(" ")[0].strip(".")
+                for t in checked.raw["text"]]
+    design = pd.DataFrame({
+        "base": [qid for qid, _ in wanted], "form": [f for _, f in wanted],
+        "source_question": [source_text[qid] for qid, _ in wanted],
+        "reply": done.raw["text"].to_numpy(), "written": written, "rule_problem": rules,
+        "classify_reply": checked.raw["text"].to_numpy(), "classified": relation,
+    })
+    design["kept"] = (design["rule_problem"] == "") & (
+        design["classified"] == design["form"].map(_RELATION))
+    design.attrs["n_calls"] = done.engine.calls + checked.engine.calls
+    design.attrs["n_cached"] = len(done.before) + len(checked.before)
+    out = texts.copy()
+    out["source"] = "template"
+    for row in design[design["kept"]].itertuples(index=False):
+        hit = out["question"] == f"{key_of[row.form]}:{row.base}"
+        out.loc[hit, "text"] = row.written
+        out.loc[hit, "source"] = "model"
+    return out, design
+
+
+# --------------------------------------------------------------------------- the baseline
+def baseline_forecasts(tuples: pd.DataFrame, forecasts: Mapping[str, float]) -> dict[str, float]:
+    """The consistent-forecaster baseline: each base question's probability is the average
+    of its equivalent forms' (P, 1 - not_P, para_P); not_P and para_P follow from it, the
+    other questions keep the model's forecast."""
+    out = dict(forecasts)
+    by_base: dict[str, list[float]] = {}
+    for qid, p in forecasts.items():
+        form, _, base = qid.partition(":")
+        if form in ("P", "not_P", "para_P") and ":" not in base and np.isfinite(p):
+            by_base.setdefault(base, []).append(1.0 - p if form == "not_P" else p)
+    for base, values in by_base.items():
+        mean = float(np.mean(values))
+        for form, value in (("P", mean), ("not_P", 1.0 - mean), ("para_P", mean)):
+            if f"{form}:{base}" in out:
+                out[f"{form}:{base}"] = value
+    return out
