@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import os
 import tomllib
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -459,11 +460,15 @@ def _decision_study(cfg: dict[str, Any], paths: dict[str, str],
     prompts = design["prompts"]
     reference = tests["reference_prompt"] or ("standard" if "standard" in prompts
                                               else prompts[0])
-    rep = coherence.report(data, by=("model",), tests=tests["tests"],
-                           n_permutations=tests["n_permutations"],
-                           n_resamples=tests["n_resamples"], adjust=tests["adjust"],
-                           engine=tests["engine"], reference_prompt=reference,
-                           progress=progress, rng=seed)
+    with warnings.catch_warnings():
+        # the study file keeps the two draw counts apart (ci and leakage p-values, other
+        # resamples); report() names the first n_permutations for one more release
+        warnings.filterwarnings("ignore", "report.n_permutations", DeprecationWarning)
+        rep = coherence.report(data, by=("model",), tests=tests["tests"],
+                               n_permutations=tests["n_permutations"],
+                               n_resamples=tests["n_resamples"], adjust=tests["adjust"],
+                               engine=tests["engine"], reference_prompt=reference,
+                               progress=progress, rng=seed)
     digest = hashlib.sha256(Path(paths["table"]).read_bytes()).hexdigest()
     rep = _with_settings(rep, {"data_file": paths["table"], "data_file_sha256": digest,
                                "study": {k: cfg[k] for k in ("kind", "name", "seed")}})
