@@ -551,9 +551,10 @@ def _pairs_study(cfg: dict[str, Any], paths: dict[str, str],
             name=first["name"]))
         try:
             labelled = label_pairs(candidates, designer, common_iv(
-                designer, 1, int(first.get("concurrency", 4)), cache,
-                int(first.get("max_retries", 5)), 0.5, 30.0,
-                int(first.get("max_failures", 50)), 0.02, progress, "run_study"))
+                designer, repetitions=1, concurrency=int(first.get("concurrency", 4)),
+                cache=cache, max_retries=int(first.get("max_retries", 5)), backoff=0.5,
+                max_backoff=30.0, max_failures=int(first.get("max_failures", 50)),
+                sum_tolerance=0.02, progress=progress, owner="run_study"))
         except BaseException:
             cache.close()
             raise

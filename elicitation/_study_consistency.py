@@ -67,11 +67,13 @@ def consistency_study(cfg: dict[str, Any], paths: dict[str, str], progress: bool
     try:
         for model in cfg["models"]:
             def opts(client: Any, model: dict[str, Any] = model) -> Any:
-                return common_iv(client, design["repetitions"],
-                                 int(model.get("concurrency", 4)), cache,
-                                 int(model.get("max_retries", 5)), 0.5, 30.0,
-                                 int(model.get("max_failures", 50)),
-                                 design["sum_tolerance"], progress, "run_study")
+                return common_iv(client, repetitions=design["repetitions"],
+                                 concurrency=int(model.get("concurrency", 4)), cache=cache,
+                                 max_retries=int(model.get("max_retries", 5)), backoff=0.5,
+                                 max_backoff=30.0,
+                                 max_failures=int(model.get("max_failures", 50)),
+                                 sum_tolerance=design["sum_tolerance"], progress=progress,
+                                 owner="run_study")
 
             asked = texts.assign(source="template")
             if design["designer"] == "model":

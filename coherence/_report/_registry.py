@@ -23,6 +23,11 @@ __all__ = [
 
 
 # --------------------------------------------------------------------------- test registry
+#: Draws of the permutation p-values of the ci and leakage tests, and of every other
+#: resampling, when ``n_resamples`` is not given.
+DEFAULT_PERMUTATIONS, DEFAULT_RESAMPLES = 1000, 500
+
+
 @dataclass(frozen=True, slots=True)
 class Options:
     belief: str

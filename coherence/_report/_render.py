@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from .._multiplicity import adjust_label, adjust_pvalues
-from ._registry import REGISTRY
+from ._registry import DEFAULT_PERMUTATIONS, DEFAULT_RESAMPLES, REGISTRY
 
 if TYPE_CHECKING:
     from ._result import CoherenceReport
@@ -474,13 +474,26 @@ def _rerun_commands(rep: CoherenceReport) -> tuple[str, str]:
         py.append(f"reference_prompt={s['reference_prompt']!r}")
     if s.get("actions"):
         argv += ["--actions", ",".join(f"{k}={v}" for k, v in s["actions"].items())]
-    for flag, key in (("--adjust", "adjust"), ("--engine", "engine"),
-                      ("--permutations", "n_permutations"), ("--resamples", "n_resamples")):
+    # the draw counts: none at the defaults, one n_resamples when both are equal, both
+    # (the deprecated n_permutations too) only when a run set them apart
+    draws = {"n_permutations": s.get("n_permutations"), "n_resamples": s.get("n_resamples")}
+    if (draws["n_permutations"], draws["n_resamples"]) == (DEFAULT_PERMUTATIONS,
+                                                           DEFAULT_RESAMPLES):
+        draws = {}
+    elif draws["n_permutations"] == draws["n_resamples"]:
+        draws = {"n_resamples": draws["n_resamples"]}
+    flags = {"n_permutations": "--permutations", "n_resamples": "--resamples"}
+    for flag, key in (("--adjust", "adjust"), ("--engine", "engine")):
         if s.get(key) is not None:
             argv += [flag, str(s[key])]
+    for key, value in draws.items():
+        if value is not None:
+            argv += [flags[key], str(value)]
     for key in ("adjust", "engine", "k", "n_permutations", "n_resamples", "n_splits",
                 "n_bins", "confidence_level"):
-        if key in s:
+        if key in draws and draws[key] is not None:
+            py.append(f"{key}={draws[key]!r}")
+        elif key in s and key not in ("n_permutations", "n_resamples"):
             py.append(f"{key}={s[key]!r}")
     argv += ["--seed", str(seed) if seed is not None else "SEED"]
     py.append(f"rng={seed if seed is not None else 'SEED'}")

@@ -9,11 +9,13 @@ whose p-value is at its floor (fewer than :data:`STOP_AFTER` draws reached the
 observed statistic), once more with as many draws as the adjusted p-value needs to
 resolve below :data:`TARGET`. The tests far from significance cost nothing more.
 
-The two-stage rule keeps every p-value valid: the second stage's draws are new, and
-it runs only when the first stage's p-value is below ``(STOP_AFTER + 1) / (B + 1)``.
-For a level at or above that bound, a rejection needs the first stage's p-value
-below the level too; below it, only the second stage can reject, and its p-value
-is valid on its own. Either way ``P(p <= alpha) <= alpha``. The result kept is the
+The two-stage rule keeps every p-value valid: the second stage runs only when the
+first stage's p-value is below ``c = (STOP_AFTER + 1) / (B + 1)``. For a level at or
+above ``c``, a rejection needs the first stage's p-value below the level too; below
+``c``, only the second stage can reject, and its p-value is valid on its own. Either
+way ``P(p <= alpha) <= alpha``, whatever the dependence between the two stages, so
+the second stage reruns the test from the same random stream: the same statistic
+(the same cross-validation folds), more draws. The result kept is the
 second stage's, which records its own number of draws (``n_resamples`` /
 ``n_permutations`` on the result); the cell's notes say that it was resolved.
 """
@@ -22,10 +24,12 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import warnings
 from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
+from threadpoolctl import threadpool_limits
 
 from .._rng import spawn
 from ._registry import REGISTRY, Options
@@ -58,10 +62,13 @@ def _exceedances(pvalue: float, draws: int) -> int:
 
 
 def resolve_pvalues(cells: Sequence[ReportCell], parts: Sequence[pd.DataFrame],
-                    options: Options, adjust: str, rng: np.random.Generator
+                    options: Options, adjust: str, streams: Sequence[np.random.Generator]
                     ) -> tuple[list[ReportCell], int]:
     """The cells with the unresolved Monte Carlo p-values run again (see the module's
-    docstring); also the number of tests run again."""
+    docstring); also the number of tests run again. ``streams`` are the cells' random
+    streams before the first stage drew from them: a test runs again from its own
+    stream, so its statistic (folds, estimate) is the first stage's and only the
+    number of draws changes."""
     family = sum(1 for c in cells for r in c.results.values()
                  if isinstance(r.pvalue, float) and math.isfinite(r.pvalue))
     factor = family if adjust != "none" else 1
@@ -69,8 +76,9 @@ def resolve_pvalues(cells: Sequence[ReportCell], parts: Sequence[pd.DataFrame],
     specs = {s.name: s for s in REGISTRY}
     out: list[ReportCell] = []
     rerun = 0
-    streams = spawn(rng, len(cells))
     for cell, part, stream in zip(cells, parts, streams, strict=True):
+        by_name = dict(zip((s.name for s in REGISTRY), spawn(stream, len(REGISTRY)),
+                           strict=True))
         results = dict(cell.results)
         notes = dict(cell.notes)
         for name, option in DRAW_OPTIONS.items():
@@ -81,10 +89,14 @@ def resolve_pvalues(cells: Sequence[ReportCell], parts: Sequence[pd.DataFrame],
             if draws >= needed or _exceedances(result.pvalue, draws) >= STOP_AFTER:
                 continue
             more = dataclasses.replace(options, **{option: needed})  # type: ignore[arg-type]
-            try:
-                results[name] = specs[name].run(part, more, spawn(stream, 1)[0])
-            except (ValueError, TypeError):  # the first stage's result stands
-                continue
+            # as in the first stage: warnings recorded in the cell's notes (the first
+            # stage's are already there), one BLAS thread
+            with warnings.catch_warnings(record=True), threadpool_limits(1, user_api="blas"):
+                warnings.simplefilter("always")
+                try:
+                    results[name] = specs[name].run(part, more, by_name[name])
+                except (ValueError, TypeError):  # the first stage's result stands
+                    continue
             rerun += 1
             notes[name] = (*notes.get(name, ()),
                            f"p-value resolved with {needed} draws: {draws} left it at its "

@@ -9,6 +9,7 @@ those objects, never recomputed.
 
 from __future__ import annotations
 
+import copy
 import os
 import platform
 import sys
@@ -40,7 +41,7 @@ from .._validation import (
     probability_column,
     require_columns,
 )
-from ._registry import REGISTRY, TEST_NAMES, Options
+from ._registry import DEFAULT_PERMUTATIONS, DEFAULT_RESAMPLES, REGISTRY, TEST_NAMES, Options
 from ._resolve import resolve_pvalues
 from ._result import CoherenceReport, ReportCell
 
@@ -219,9 +220,6 @@ def _set_aside_iv(set_aside: Any, present_by: tuple[str, ...],
     return frame
 
 
-#: Draws of the permutation p-values of the ci and leakage tests, and of every other
-#: resampling, when ``n_resamples`` is not given.
-DEFAULT_PERMUTATIONS, DEFAULT_RESAMPLES = 1000, 500
 
 
 def _draw_counts(n_permutations: Any, n_resamples: Any, owner: str) -> tuple[int, int]:
@@ -518,13 +516,16 @@ def _report(iv: _ReportInput) -> CoherenceReport:
         for (key, part), stream, lie_part, set_aside_part in zip(
             keyed, streams, lie_parts, set_aside_parts, strict=True)
     ]
+    # the cells' streams as they are before any draw: a p-value resolved with more draws
+    # reruns its test from the same stream (the same statistic, folds and all)
+    fresh = [copy.deepcopy(stream) for stream in streams]
     cells, used_backend, used_jobs, threads = _run_jobs(jobs, iv.n_jobs, iv.backend,
                                                         iv.progress)
     # p-values at their Monte Carlo floor get the draws the adjustment needs (valid: a
     # second stage with new draws; see _resolve.py)
     resolved, n_resolved = resolve_pvalues(list(cells), [part for _, part in keyed],
                                            options, str(iv.settings.get("adjust", "none")),
-                                           spawn(iv.gen, 1)[0])
+                                           fresh)
     settings = {**iv.settings, "tests": [s.name for s in specs], "backend": used_backend,
                 "resolved_pvalues": n_resolved,
                 "n_jobs": used_jobs, "numba_threads_per_cell": threads,

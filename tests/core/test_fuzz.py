@@ -251,6 +251,11 @@ TARGETS: tuple[Target, ...] = (
            lambda i: coherence.update_direction(
                *_cols(i["t"], "p_a", "p_a_given_b1", "p_a_given_b0")),
            "t", dict.fromkeys(("p_a", "p_a_given_b1", "p_a_given_b0"), "prob"), arrays=True),
+    Target("elicitation_diagnostics",
+           lambda: {"data": _study(12, "rational", 2, ("standard",))},
+           lambda i: coherence.elicitation_diagnostics(i["data"]),
+           # action, outcome and truth are optional: only the belief must be there
+           "data", {"belief": "prob"}),
     Target("negation_check", _arrays_table("p_a", "p_not_a"),
            lambda i: coherence.negation_check(*_cols(i["t"], "p_a", "p_not_a")),
            "t", dict.fromkeys(("p_a", "p_not_a"), "prob"), arrays=True),
@@ -749,6 +754,10 @@ def test_every_public_table_function_is_fuzzed() -> None:
         # arrays, not tables (their own tests check them); a path
         "arbitrage_violation", "frequentist_violation", "graph_depth",
         "read_consistency_tuples",
+        # tables of their own layouts (menus; checker sets; repeated tuples) or a pilot
+        # table and an agent: every validation message is tested in their own suites
+        # (test_iia.py, test_decomposition.py, test_consistency_noise.py, test_plan.py)
+        "iia_test", "brier_decomposition", "consistency_noise_test", "plan",
     }
     public = {n for n in coherence.__all__
               if inspect.isfunction(getattr(coherence, n)) and n not in skipped}

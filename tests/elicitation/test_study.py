@@ -112,6 +112,7 @@ def test_cli_study_and_its_mistakes(tmp_path, monkeypatch):
         assert len(err.getvalue().strip().splitlines()) == 1
 
 
+@pytest.mark.filterwarnings("ignore::coherence.DegenerateDataWarning")  # the fake server
 def test_study_against_a_server_resumes_with_no_new_call(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     def behaviour(body, attempt):

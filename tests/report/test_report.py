@@ -84,6 +84,10 @@ def test_numbers_equal_the_test_functions(rep, two_models):
     for name, result in direct.items():
         got = cell.results[name]
         assert got.statistic == result.statistic, name
+        if any("resolved with" in note for note in cell.notes.get(name, ())):
+            # a p-value at its floor ran again with more draws (_report/_resolve.py)
+            assert result.pvalue <= 3 / 100 and got.pvalue < result.pvalue, name
+            continue
         assert got.pvalue == result.pvalue or (np.isnan(got.pvalue) and np.isnan(result.pvalue))
         assert tuple(got.confidence_interval) == tuple(result.confidence_interval), name
 

@@ -79,9 +79,8 @@ def test_demo_report_reruns_as_printed(tmp_path, monkeypatch):
     """The demo records its seed and writes the table it analysed: its rerun line runs
     as printed and gives the demo's p-values."""
     monkeypatch.chdir(tmp_path)
-    assert _cli(["demo", "--n-contexts", "30", "--n-repetitions", "2", "--permutations",
-                 "49", "--resamples", "49", "--seed", "5", "--out", "demo.html",
-                 "--quiet"]) == 0
+    assert _cli(["demo", "--n-contexts", "30", "--n-repetitions", "2", "--resamples", "49",
+                 "--seed", "5", "--out", "demo.html", "--quiet"]) == 0
     page = (tmp_path / "demo.html").read_text()
     assert "Not reproducible as run" not in page and "TABLE.csv" not in page
     shell, code = _blocks(page)
@@ -97,8 +96,8 @@ def test_demo_report_reruns_as_printed(tmp_path, monkeypatch):
     # and the demo's own numbers, as its report shows them
     from bayesnets import run_demo
 
-    rep, _ = run_demo(n_contexts=30, n_repetitions=2, n_permutations=49, n_resamples=49,
-                      progress=False, adjust="holm", rng=5)
+    rep, _ = run_demo(n_contexts=30, n_repetitions=2, n_resamples=49, progress=False,
+                      adjust="holm", rng=5)
     np.testing.assert_array_equal(_pvalues(rep.to_frame(), ["model"]).to_numpy(),
                                   again.to_numpy())
 
