@@ -82,7 +82,7 @@ def generate(design: Design, seed: int) -> pd.DataFrame:
     gen = np.random.default_rng(seed)
     roles, _ = WORLDS[design.checker]
     rows: list[dict[str, Any]] = []
-    n_bad = int(round(design.share_incoherent * design.n_tuples))
+    n_bad = round(design.share_incoherent * design.n_tuples)
     for s in range(design.n_tuples):
         pi = _truth(design, gen)
         bad = s < n_bad

@@ -55,6 +55,8 @@ MIN_TUPLES = 20
 KAPPA = 3.0
 #: Storey's lambda of the share of tuples incoherent beyond noise.
 STOREY_LAMBDA = 0.5
+#: Violations, residuals and standard deviations below this are round-off (taken as 0).
+TINY = 1e-12
 TUPLE_COLUMNS: tuple[str, ...] = (
     "set", "min_repetitions", "violation", "squared_violation", "noise_violation",
     "excess", "se", "statistic", "df", "pvalue", "flagged",
@@ -173,8 +175,8 @@ class ConsistencyNoiseResult(CoherenceResult):
         Its expected value under the forecaster's noise for a coherent forecaster (the
         noise correction), averaged over tuples.
     study_statistic : float
-        The study-level statistic: a standard-normal score (parametric) or the summed
-        squared violations (resampling).
+        The study-level statistic: a standard-normal score (parametric) or Fisher's
+        combination of the tuples' p-values (resampling).
     n_resamples : int
         Resamples of the repetitions (resampling) and of the tuples (the share's interval).
     table : pandas.DataFrame
@@ -263,6 +265,7 @@ def _inequality_pieces(name: str, mean: np.ndarray, var: np.ndarray,
     b = np.asarray(_INEQUALITIES[name][1])
     v = var / n
     g = mean @ a.T + b                                    # (T, J)
+    g = np.where(np.abs(g) < TINY, 0.0, g)
     terms = (a ** 2)[None, :, :] * v[:, None, :]          # (T, J, k)
     se2 = terms.sum(axis=2)
     se = np.sqrt(se2)
@@ -329,7 +332,7 @@ def _consistency_noise_iv(data: Any, checker: Any, set_: Any, role: Any, repetit
     counts = np.bincount(sets * k + roles, minlength=len(set_labels) * k).reshape(-1, k)
     short = np.argwhere(counts < 2)
     if len(short):
-        shown = [f"{set_labels[s]!r}/{questions[j]} ({counts[s, j]} forecasts)"
+        shown = [f"{set_labels[s]}/{questions[j]} ({counts[s, j]} forecasts)"
                  for s, j in short[:5]]
         raise ValueError(f"{_OWNER}: every question of every tuple needs at least two "
                          f"repeated forecasts (the repeat variance is the noise); "
@@ -451,12 +454,14 @@ def consistency_noise_test(
     for an equality checker :math:`V^* = (g(\bar p + \bar\varepsilon^*) - g(\bar p))^2`;
     for an inequality checker :math:`g_j^* = m_j + a_j^\top \bar\varepsilon^*` with
     :math:`m_j = 0` for a binding constraint and :math:`g_j(\bar p)` for a slack one.
-    The study's p-value is :math:`(1 + \#\{\sum_t V^*_t \ge \sum_t V_t\}) / (1 + B)`,
-    resampling all tuples together. A tuple's p-value is the bootstrap-t: its studentised
-    violation :math:`|g(\bar p)| / \mathrm{se}` (inequalities: the largest
+    A tuple's p-value is the bootstrap-t: its studentised violation
+    :math:`|g(\bar p)| / \mathrm{se}` (inequalities: the largest
     :math:`g_j / \mathrm{se}_j`) against the same studentised on each resample, with the
-    resample's own repeat variances, which allows for the noise in the variances with three
-    repetitions.
+    resample's own repeat variances (which allows for the noise in the variances with
+    three repetitions): :math:`p_t = (1 + \#\{T^*_t \ge T_t\}) / (1 + B)`. The study's
+    statistic is Fisher's :math:`-\sum_t \ln p_t`, calibrated on the same resamples of
+    all tuples together (each resample's per-tuple p-values from its rank among the
+    resamples; Pesarin's nonparametric combination).
 
     The squared violation, rather than the arbitrage or the absolute violation, is used
     because its expectation under noise is linear in the noise variances, which the
@@ -503,6 +508,9 @@ def consistency_noise_test(
                                   n_resamples, confidence_level, rng)
     k = len(CHECKERS[checker])
     mean, var, count, q, resid = _question_arrays(sets, roles, probs, k)
+    # round-off: variances and residuals of equal forecasts are exactly 0
+    var = np.where(var < TINY ** 2, 0.0, var)
+    resid = np.where(np.abs(resid) < TINY, 0.0, resid)
     n_sets = len(mean)
     if n_sets < MIN_TUPLES:
         warnings.warn(f"{_OWNER}: {n_sets} tuples (< {MIN_TUPLES}); the study-level test "
@@ -517,7 +525,7 @@ def consistency_noise_test(
         v_star = var_star.reshape(n_resamples, n_sets, k) / count[None]
     if g_eq is not None:
         pieces = equality_pieces(g_eq, mean, var, count)
-        violation = pieces["violation"]
+        violation = np.where(np.abs(pieces["violation"]) < TINY, 0.0, pieces["violation"])
         v_obs = violation ** 2
         noise = pieces["noise"]
         se, df = pieces["se"], pieces["df"]
@@ -535,7 +543,7 @@ def consistency_noise_test(
             null_t = _ratio(np.abs(g_star), se_star)
     else:
         ineq = _inequality_pieces(checker, mean, var, count)
-        g = ineq["g"]
+        g = np.where(np.abs(ineq["g"]) < TINY, 0.0, ineq["g"])
         j = g.shape[1]
         v_obs = np.sum(np.maximum(g, 0.0) ** 2, axis=1)
         noise = ineq["noise"].sum(axis=1)
@@ -566,8 +574,13 @@ def consistency_noise_test(
         observed_t = np.abs(t) if g_eq is not None else t
         pvals = np.array([monte_carlo_pvalue(null_t[:, i], float(observed_t[i]))
                           for i in range(n_sets)])
-        study = float(v_obs.sum())
-        pvalue = monte_carlo_pvalue(null_v.sum(axis=1), study)
+        # the study: Fisher's combination of the tuples' p-values, calibrated on the joint
+        # resamples (each resample's own per-tuple p-values from its rank among them)
+        from scipy.stats import rankdata
+
+        null_p = rankdata(-null_t, method="max", axis=0) / n_resamples
+        study = float(-np.log(pvals).sum())
+        pvalue = monte_carlo_pvalue(-np.log(null_p).sum(axis=1), study)
     share = _storey_share(pvals)
     draws = gen.integers(0, n_sets, size=(n_resamples, n_sets))
     boot = np.array([_storey_share(pvals[d]) for d in draws])
