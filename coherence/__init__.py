@@ -139,6 +139,8 @@ _LAZY: dict[str, str] = {
     "consistency_check": "._probability._checks",
     "frequentist_violation": "._probability._checks",
     "read_consistency_tuples": "._probability._checks",
+    "ConsistencyNoiseResult": "._probability._noise",
+    "consistency_noise_test": "._probability._noise",
     # conditional-forecasting coherence over question pairs
     "PAIRS_ALTERNATIVES": "._probability._pairs_result",
     "PAIRS_CI_METHODS": "._probability._pairs_result",
@@ -197,6 +199,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         frequentist_violation,
         read_consistency_tuples,
     )
+    from ._probability._noise import ConsistencyNoiseResult, consistency_noise_test
     from ._probability._lie import (
         LIE_COLUMNS,
         IteratedExpectationResult,

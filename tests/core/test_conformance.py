@@ -42,6 +42,7 @@ from coherence import (
     CITestResult,
     CoherenceResult,
     ConditionalTupleResult,
+    ConsistencyNoiseResult,
     ConsistencyResult,
     DegenerateDataWarning,
     ForecastComparisonResult,
@@ -83,6 +84,14 @@ def _menus(n_contexts: int) -> pd.DataFrame:
     from benchmarks.iia_designs import Design, generate
 
     return generate(Design(agent="odds", n_contexts=n_contexts), 2)
+
+
+@functools.cache
+def _noisy_tuples(n: int) -> pd.DataFrame:
+    from benchmarks.checker_noise_designs import Design, generate
+
+    return generate(Design(checker="and", n_tuples=n, share_incoherent=0.3, delta=0.1,
+                           boundary=True), 4).drop(columns="incoherent")
 
 
 def _sets(n: int) -> pd.DataFrame:
@@ -365,6 +374,10 @@ CASES: tuple[Case, ...] = (
                                                       n_resamples=50, rng=rng),
          aliases=("components",),
          warns=(lambda: _frame(_sets(5)), SmallSampleWarning)),
+    Case("consistency_noise_test", ConsistencyNoiseResult, lambda: _frame(_noisy_tuples(25)),
+         lambda i, rng: coherence.consistency_noise_test(i["data"], "and", method="resampling",
+                                                         n_resamples=49, rng=rng),
+         warns=(lambda: _frame(_noisy_tuples(8)), SmallSampleWarning)),
     Case("ForecastScoresResult.compare", ForecastComparisonResult,
          lambda: _frame(_forecasts()), _compare, aliases=("differences",)),
     Case("source_precision", SourcePrecisionResult,

@@ -1,0 +1,176 @@
+"""Validation matrix of :func:`coherence.consistency_noise_test`: size on coherent
+forecasters with run-to-run noise, power against forecasters incoherent by a known amount.
+
+Studies come from :mod:`benchmarks.checker_noise_designs`, a generator written apart from
+the package. Every cell runs both methods with their defaults except ``n_resamples``
+(lowered: the p-value's resolution, not its validity). Beside the rejection rates the
+cells record the mean share of tuples flagged, the mean estimated share incoherent beyond
+noise and the coverage of its interval, and what the fixed-threshold check reports: the
+share of tuples whose mean forecasts the authors' frequentist violation flags
+(``>= 2.58 x 0.05``). The JSON is rewritten after every cell; the tables of
+``docs/consistency_noise.md`` are generated from it::
+
+    nice -n 10 python -m benchmarks.validate_checker_noise --reps 400   # writes the JSON
+    python -m benchmarks.validate_checker_noise --tables                # JSON -> docs
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+import warnings
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from benchmarks._harness import environment, format_rate, markers, rejection_rate, replace_block
+from benchmarks.checker_noise_designs import WORLDS, Design, generate
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "benchmarks" / "results" / "validate_checker_noise.json"
+DOC = ROOT / "docs" / "consistency_noise.md"
+ALPHA = 0.05
+METHODS = ("parametric", "resampling")
+
+REF = Design()
+NULLS: dict[str, Design] = {
+    "negation, sd 0.03-0.10, 3-5 reps": REF,
+    "negation, sd 0.10, 3 reps": REF.with_(sd=(0.10, 0.10), repetitions=(3, 3)),
+    "negation, sd 0.03, 5 reps": REF.with_(sd=(0.03, 0.03), repetitions=(5, 5)),
+    "negation, uniform noise, sd 0.03-0.10, 3-5 reps": REF.with_(noise="uniform"),
+    "negation, t3 noise, sd 0.03-0.10, 3-5 reps": REF.with_(noise="t3"),
+    "negation, 30 tuples, sd 0.03-0.10, 3 reps": REF.with_(n_tuples=30, repetitions=(3, 3)),
+    "cond, sd 0.03-0.10, 3-5 reps": REF.with_(checker="cond"),
+    "expected_evidence, sd 0.10, 3 reps": REF.with_(checker="expected_evidence",
+                                                    sd=(0.10, 0.10), repetitions=(3, 3)),
+    "and, on the bound, sd 0.03-0.10, 3-5 reps": REF.with_(checker="and", boundary=True),
+    "and, interior, sd 0.03-0.10, 3-5 reps": REF.with_(checker="and"),
+    "or, on the bound, sd 0.10, 3 reps": REF.with_(checker="or", boundary=True,
+                                                   sd=(0.10, 0.10), repetitions=(3, 3)),
+    "consequence, on the bound, sd 0.10, 3 reps": REF.with_(
+        checker="consequence", boundary=True, sd=(0.10, 0.10), repetitions=(3, 3)),
+}
+POWER: dict[str, Design] = {
+    "negation, 30% off by 0.10, sd 0.03-0.10, 3-5 reps": REF.with_(share_incoherent=0.3,
+                                                                   delta=0.10),
+    "negation, all off by 0.05, sd 0.03-0.10, 3-5 reps": REF.with_(share_incoherent=1.0,
+                                                                   delta=0.05),
+    "negation, 10% off by 0.10, sd 0.03-0.10, 3-5 reps": REF.with_(share_incoherent=0.1,
+                                                                   delta=0.10),
+    "negation, 20% off by 0.05, sd 0.03-0.10, 3 reps": REF.with_(
+        share_incoherent=0.2, delta=0.05, repetitions=(3, 3)),
+    "cond, 30% off by 0.10, sd 0.03-0.10, 3-5 reps": REF.with_(
+        checker="cond", share_incoherent=0.3, delta=0.10),
+    "and, on the bound, 30% off by 0.10, sd 0.03-0.10, 3-5 reps": REF.with_(
+        checker="and", boundary=True, share_incoherent=0.3, delta=0.10),
+    "consequence, on the bound, 30% off by 0.10, sd 0.10, 3 reps": REF.with_(
+        checker="consequence", boundary=True, share_incoherent=0.3, delta=0.10,
+        sd=(0.10, 0.10), repetitions=(3, 3)),
+}
+
+
+def _fixed_threshold_share(data: Any, checker: str) -> float:
+    import coherence
+
+    wide = data.groupby(["set", "role"])["probability"].mean().unstack("role")
+    v = coherence.frequentist_violation(checker, wide[list(WORLDS[checker][0])])
+    return float(np.mean(v >= 2.58 * 0.05))
+
+
+def _cell(name: str, design: Design, reps: int, n_resamples: int, seed0: int,
+          kind: str) -> dict[str, Any]:
+    import coherence
+
+    t0 = time.perf_counter()
+    out: dict[str, Any] = {"design": {k: getattr(design, k) for k in design.__dataclass_fields__},
+                           "kind": kind, "reps": reps}
+    fixed = []
+    per: dict[str, dict[str, list[float]]] = {m: {"p": [], "flag": [], "share": [],
+                                                   "cover": []} for m in METHODS}
+    for r in range(reps):
+        seed = seed0 + r
+        data = generate(design, seed)
+        truth = float(data.groupby("set")["incoherent"].first().mean())
+        data = data.drop(columns="incoherent")
+        fixed.append(_fixed_threshold_share(data, design.checker))
+        for m in METHODS:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                res = coherence.consistency_noise_test(data, design.checker, method=m,
+                                                       n_resamples=n_resamples, rng=seed)
+            per[m]["p"].append(res.pvalue)
+            per[m]["flag"].append(res.share_flagged)
+            per[m]["share"].append(res.statistic)
+            ci = res.confidence_interval
+            per[m]["cover"].append(float(ci.low <= truth <= ci.high))
+    out["true_share"] = design.share_incoherent
+    out["fixed_threshold_share"] = float(np.mean(fixed))
+    for m in METHODS:
+        out[m] = {"rejection": rejection_rate(np.asarray(per[m]["p"]) <= ALPHA),
+                  "mean_share_flagged": float(np.mean(per[m]["flag"])),
+                  "mean_share_estimate": float(np.mean(per[m]["share"])),
+                  "share_interval_coverage": float(np.mean(per[m]["cover"]))}
+    out["seconds"] = round(time.perf_counter() - t0, 1)
+    return out
+
+
+def tables(results: dict[str, Any]) -> str:
+    env = results["environment"]
+    lines = [f"Generated by `python -m benchmarks.validate_checker_noise --tables` from "
+             f"`benchmarks/results/validate_checker_noise.json` (commit "
+             f"`{env['commit'][:10]}`, {env['date']}, {env['machine']['cpus']} CPUs, numpy "
+             f"{env['versions']['numpy']}); {results['n_resamples']} resamples per test, "
+             f"alpha = {ALPHA}, rejection rates of the study-level test with 95% Wilson "
+             "intervals in brackets. *flagged*: mean share of tuples whose own p-value is "
+             "at most 0.05; *share*: mean estimated share incoherent beyond noise "
+             "(`statistic`) and the coverage of its 95% interval; *fixed threshold*: mean "
+             "share of tuples whose mean forecasts the frequentist check flags at "
+             "2.58 x 0.05, what a tolerance-based report would call violations."]
+    head = ("| design | reps | parametric | resampling | flagged (param / resamp) | "
+            "share (param / resamp) | coverage (param / resamp) | fixed threshold |")
+    sep = "| --- | --- | --- | --- | --- | --- | --- | --- |"
+    for kind, title in (("size", "Size on coherent forecasters with noise"),
+                        ("power", "Power against incoherent forecasters")):
+        lines += ["", f"### {title}", "", head, sep]
+        for name, cell in results["cells"].items():
+            if cell["kind"] != kind:
+                continue
+            p, r = cell["parametric"], cell["resampling"]
+            lines.append(
+                f"| {name} | {cell['reps']} | {format_rate(p['rejection'])} | "
+                f"{format_rate(r['rejection'])} | {p['mean_share_flagged']:.3f} / "
+                f"{r['mean_share_flagged']:.3f} | {p['mean_share_estimate']:.3f} / "
+                f"{r['mean_share_estimate']:.3f} | {p['share_interval_coverage']:.2f} / "
+                f"{r['share_interval_coverage']:.2f} | {cell['fixed_threshold_share']:.3f} |")
+    return "\n".join(lines)
+
+
+def main(argv: Iterable[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--reps", type=int, default=400)
+    parser.add_argument("--n-resamples", type=int, default=199)
+    parser.add_argument("--tables", action="store_true")
+    args = parser.parse_args(list(argv) if argv is not None else None)
+    if args.tables:
+        results = json.loads(RESULTS.read_text(encoding="utf-8"))
+        replace_block(DOC, *markers("validate_checker_noise.py"), tables(results))
+        return 0
+    results: dict[str, Any] = {"environment": environment(), "n_resamples": args.n_resamples,
+                               "alpha": ALPHA, "cells": {}}
+    for kind, cells in (("size", NULLS), ("power", POWER)):
+        for i, (name, design) in enumerate(cells.items()):
+            seed0 = 1_000_000 * (i + 1) + (0 if kind == "size" else 500_000)
+            results["cells"][name] = _cell(name, design, args.reps, args.n_resamples, seed0,
+                                           kind)
+            print(name, json.dumps({m: results["cells"][name][m]["rejection"]["rate"]
+                                    for m in METHODS}), file=sys.stderr)
+            RESULTS.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

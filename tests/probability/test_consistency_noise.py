@@ -1,0 +1,191 @@
+"""Tests of coherence.consistency_noise_test (checker violations beyond repeat noise)."""
+
+from __future__ import annotations
+
+import itertools
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import coherence
+from benchmarks.checker_noise_designs import Design, generate
+from coherence._probability._noise import _equality, equality_pieces, mixed_partial
+
+
+def _study(**kw: object) -> pd.DataFrame:
+    return generate(Design(**kw), 3).drop(columns="incoherent")  # type: ignore[arg-type]
+
+
+# --------------------------------------------------------------------------- ground truth
+@pytest.mark.parametrize("name", ["negation", "paraphrase", "and_or", "but", "cond",
+                                  "cond_cond", "expected_evidence"])
+def test_equality_constraint_zero_on_coherent_forecasts(name: str) -> None:
+    """g is 0 on forecasts implied by any distribution over the possible worlds."""
+    worlds = coherence._probability._checks.possible_worlds(name)
+    gen = np.random.default_rng(0)
+    mu = gen.dirichlet(np.ones(len(worlds)), size=50)
+    t = mu @ (worlds == 1)
+    m = mu @ (worlds >= 0)
+    g = _equality(name)
+    assert g is not None
+    np.testing.assert_allclose(g(t / m), 0.0, atol=1e-12)
+
+
+def test_mixed_partial_exact_on_multilinear() -> None:
+    g = _equality("cond_cond")
+    assert g is not None
+    f = np.array([[0.3, 0.6, 0.8, 0.1]])
+    np.testing.assert_allclose(mixed_partial(g, f, (0,)), 0.6 * 0.8)
+    np.testing.assert_allclose(mixed_partial(g, f, (0, 2)), 0.6)
+    np.testing.assert_allclose(mixed_partial(g, f, (0, 1, 2)), 1.0)
+    np.testing.assert_allclose(mixed_partial(g, f, (3,)), -1.0)
+
+
+def test_noise_correction_unbiased_by_enumeration() -> None:
+    """E[g(pbar)^2 - noise] = g(pi)^2 exactly: enumerate every sample of a discrete noise."""
+    g = _equality("expected_evidence")
+    assert g is not None
+    pi = np.array([0.5, 0.4, 0.7, 0.3])  # incoherent: g(pi) != 0
+    support = np.array([-0.05, 0.0, 0.1])  # noise with mean 0.0167 -> centre it
+    support = support - support.mean()
+    n = np.array([2, 3, 2, 2])
+    per_question = [list(itertools.product(support, repeat=int(k))) for k in n]
+    total, count = 0.0, 0
+    for draw in itertools.product(*per_question):
+        x = [pi[i] + np.array(d) for i, d in enumerate(draw)]
+        mean = np.array([[v.mean() for v in x]])
+        var = np.array([[v.var(ddof=1) for v in x]])
+        pieces = equality_pieces(g, mean, var, n[None].astype(float))
+        total += float(pieces["corrected"][0])
+        count += 1
+    assert total / count == pytest.approx(float(g(pi)) ** 2, abs=1e-12)
+
+
+def test_coherent_forecasts_without_noise_have_no_violation() -> None:
+    rows = [{"set": s, "role": r, "repetition": k, "probability": p}
+            for s in range(25) for k in range(3)
+            for r, p in (("P", 0.2 + 0.02 * s), ("not_P", 0.8 - 0.02 * s))]
+    for method in ("parametric", "resampling"):
+        res = coherence.consistency_noise_test(pd.DataFrame(rows), "negation", method=method,
+                                               n_resamples=99, rng=0)
+        assert res.table["squared_violation"].max() < 1e-24
+        assert res.share_flagged == 0.0
+        assert res.pvalue == pytest.approx(1.0)
+
+
+def test_incoherent_forecasts_are_flagged() -> None:
+    data = generate(Design(share_incoherent=0.5, delta=0.2, sd=(0.02, 0.03)), 1)
+    truth = data.groupby("set")["incoherent"].first().to_numpy()
+    for method in ("parametric", "resampling"):
+        res = coherence.consistency_noise_test(data.drop(columns="incoherent"), "negation",
+                                               method=method, n_resamples=199, rng=0)
+        assert res.pvalue < 0.01
+        flagged = res.table["flagged"].to_numpy()
+        assert flagged[truth].mean() > 0.8
+        assert flagged[~truth].mean() < 0.2
+        assert res.confidence_interval.low <= 0.5 <= res.confidence_interval.high + 0.05
+
+
+@pytest.mark.parametrize("method", ["parametric", "resampling"])
+@pytest.mark.parametrize("checker", ["cond", "and", "consequence"])
+def test_study_pvalues_not_small_under_the_null(method: str, checker: str) -> None:
+    """A small calibration check (the full matrix is benchmarks/validate_checker_noise.py)."""
+    p = []
+    for seed in range(40):
+        data = generate(Design(checker=checker, boundary=True, n_tuples=60), seed)
+        res = coherence.consistency_noise_test(data.drop(columns="incoherent"), checker,
+                                               method=method, n_resamples=99, rng=seed)
+        p.append(res.pvalue)
+    assert np.mean(np.asarray(p) <= 0.05) <= 0.15
+    assert np.mean(p) > 0.3
+
+
+# --------------------------------------------------------------------------- properties
+@given(st.integers(0, 10_000), st.sampled_from(["negation", "cond", "and", "or"]))
+def test_share_in_unit_interval_and_table_shape(seed: int, checker: str) -> None:
+    data = generate(Design(checker=checker, n_tuples=20, share_incoherent=0.3, delta=0.1),
+                    seed).drop(columns="incoherent")
+    res = coherence.consistency_noise_test(data, checker, method="resampling",
+                                           n_resamples=29, rng=seed)
+    assert 0.0 <= res.statistic <= 1.0
+    assert 0.0 <= res.confidence_interval.low <= res.confidence_interval.high <= 1.0
+    assert len(res.table) == 20
+    assert (res.table["pvalue"].between(0, 1)).all()
+    assert res.n_obs == len(data)
+
+
+@given(st.integers(0, 10_000))
+def test_shift_invariance_of_parametric_test(seed: int) -> None:
+    """Adding the same constant to every repetition of a paraphrase pair changes nothing."""
+    data = generate(Design(checker="negation", n_tuples=20), seed).drop(columns="incoherent")
+    data = data.assign(role=data["role"].map({"P": "P", "not_P": "para_P"}),
+                       probability=np.where(data["role"] == "not_P",
+                                            1.0 - data["probability"], data["probability"]))
+    base = coherence.consistency_noise_test(data, "paraphrase")
+    shifted = data.assign(probability=data["probability"] * 0.9 + 0.05)
+    other = coherence.consistency_noise_test(shifted, "paraphrase")
+    np.testing.assert_allclose(base.table["statistic"], other.table["statistic"], rtol=1e-9)
+
+
+# --------------------------------------------------------------------------- validation
+def test_unknown_checker() -> None:
+    with pytest.raises(ValueError, match="'checker' parameter of consistency_noise_test"):
+        coherence.consistency_noise_test(_study(), "negations")
+
+
+def test_unknown_method() -> None:
+    with pytest.raises(ValueError, match="'method' parameter"):
+        coherence.consistency_noise_test(_study(), "negation", method="bayes")
+
+
+def test_role_not_a_question() -> None:
+    data = _study().assign(role=lambda d: d["role"].replace({"not_P": "Q"}))
+    with pytest.raises(ValueError, match=r"Column .role..*questions of the 'negation'"):
+        coherence.consistency_noise_test(data, "negation")
+
+
+def test_duplicate_repetition() -> None:
+    data = _study()
+    data = pd.concat([data, data.iloc[:1]], ignore_index=True)
+    with pytest.raises(ValueError, match=r"Column .repetition..*unique"):
+        coherence.consistency_noise_test(data, "negation")
+
+
+def test_single_forecast_question() -> None:
+    data = _study(repetitions=(3, 3))
+    data = data[~((data["set"] == 0) & (data["role"] == "P") & (data["repetition"] > 0))]
+    with pytest.raises(ValueError, match=r"at least two repeated forecasts.*0/P"):
+        coherence.consistency_noise_test(data, "negation")
+
+
+def test_probability_out_of_range() -> None:
+    data = _study().assign(probability=lambda d: d["probability"].where(d.index != 3, 1.5))
+    with pytest.raises(ValueError, match="Column 'probability'"):
+        coherence.consistency_noise_test(data, "negation")
+
+
+def test_missing_column_and_bad_name_type() -> None:
+    with pytest.raises(ValueError, match="repetition"):
+        coherence.consistency_noise_test(_study().drop(columns="repetition"), "negation")
+    with pytest.raises(TypeError, match="'role' parameter"):
+        coherence.consistency_noise_test(_study(), "negation", role=3)  # type: ignore[arg-type]
+
+
+def test_few_tuples_warn() -> None:
+    with pytest.warns(coherence.SmallSampleWarning, match="tuples"):
+        coherence.consistency_noise_test(_study(n_tuples=5), "negation")
+
+
+def test_column_names_and_seed_reproducibility() -> None:
+    data = _study().rename(columns={"set": "tuple", "probability": "p"})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        a = coherence.consistency_noise_test(data, "negation", group="tuple", probability="p",
+                                             method="resampling", n_resamples=99, rng=4)
+        b = coherence.consistency_noise_test(data, "negation", group="tuple", probability="p",
+                                             method="resampling", n_resamples=99, rng=4)
+    assert a.pvalue == b.pvalue and a.statistic == b.statistic
