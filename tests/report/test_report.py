@@ -228,7 +228,9 @@ def test_rerun_command_parses_back(rep, page):
     assert args.seed == 7 and args.by == ["model"] and args.belief == "belief"
     assert args.group == "context" and args.adjust == "holm"
     assert args.tests == list(rep.settings["tests"])
-    assert args.reference_prompt == "standard" and args.permutations == 99
+    # one draw count for every test: --resamples (the deprecated --permutations not needed)
+    assert args.reference_prompt == "standard" and args.resamples == 99
+    assert args.permutations is None
     # the Python call is valid code with the same seed and mapping
     block = page[page.index("or from Python:"):]
     code = html_lib.unescape(block[block.index("<pre>") + 5:block.index("</pre>")])
