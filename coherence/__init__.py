@@ -199,13 +199,13 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         frequentist_violation,
         read_consistency_tuples,
     )
-    from ._probability._noise import ConsistencyNoiseResult, consistency_noise_test
     from ._probability._lie import (
         LIE_COLUMNS,
         IteratedExpectationResult,
         iterated_expectation_check,
         random_forest_baseline,
     )
+    from ._probability._noise import ConsistencyNoiseResult, consistency_noise_test
     from ._probability._pairs import conditional_forecasting
     from ._probability._pairs_io import attach_outcomes, read_pairs
     from ._probability._pairs_result import (
