@@ -57,4 +57,4 @@ def test_the_worked_study_runs_as_written(tmp_path, monkeypatch):
     left = frame.set_index(["llm", "test"])["pvalue"].sort_index()
     right = again.set_index(["llm", "test"])["pvalue"].sort_index()
     np.testing.assert_array_equal(left.to_numpy(dtype=float), right.to_numpy(dtype=float))
-    assert "0.007992" in expected  # the floor the page explains: Holm x 8 on 1/1001
+    assert "0.0009998" in expected  # the resolved floor the page explains: 8 / 8002
