@@ -28,8 +28,9 @@ from .._validation import (
     check_resampling,
     column_error,
     no_missing,
+    numeric_column,
     param_error,
-    probability_column,
+    probability_array,
     require_columns,
 )
 from .._warnings import DeprecatedAlias
@@ -46,6 +47,13 @@ FORECASTBENCH_SCORES: dict[str, bool] = {
     "bss": True,
     "bss_relative": True,
 }
+
+#: How the difficulty of market questions is set (ForecastBench's baseline and tournament
+#: leaderboards respectively).
+MARKET_ADJUSTMENTS = ("two_way_fixed_effects", "market_brier")
+#: Rules for missing forecasts: 0.5 everywhere, or the market value on market questions.
+IMPUTATION_RULES = ("0.5", "market")
+QUESTION_TYPES = ("dataset", "market")
 
 
 # --------------------------------------------------------------------------- array layer
@@ -75,21 +83,23 @@ def _question_effects(brier: np.ndarray, fe: np.ndarray, wq: np.ndarray) -> np.n
 
 
 def _scores(brier: np.ndarray, fe: np.ndarray, naive: int | None,
-            wq: np.ndarray) -> np.ndarray:
-    """(n_models, 6) scores for question weights ``wq`` (a bootstrap draw, or ones)."""
+            wq: np.ndarray, fixed: np.ndarray | None = None) -> np.ndarray:
+    """(n_models, 6) scores for question weights ``wq`` (a bootstrap draw, or ones).
+
+    ``fixed``: question effects given instead of estimated (the market Brier)."""
     present = ~np.isnan(brier)
     bz = np.where(present, brier, 0.0)
     w = present * wq[:, None]                         # (Q, M)
     n_w = w.sum(axis=0)
     keep = wq > 0
     c = np.full(len(wq), np.nan)
-    c[keep] = _question_effects(brier[keep], fe, wq[keep])
+    c[keep] = _question_effects(brier[keep], fe, wq[keep]) if fixed is None else fixed[keep]
     cz = np.where(np.isnan(c), 0.0, c)
     with np.errstate(invalid="ignore", divide="ignore"):
         mean_brier = (w * bz).sum(axis=0) / n_w
         # rescaled so that "always 0.5", which scores 0.25 on every question, scores 0.25
         adjusted = (w * (bz - cz[:, None])).sum(axis=0) / n_w + (wq * cz).sum() / wq.sum()
-        index = 100.0 * (1.0 - np.sqrt(np.where(adjusted >= 0, adjusted, np.nan)))
+        index = _index(adjusted)
         q_avg = (present * bz).sum(axis=1) / present.sum(axis=1)
         peer = (w * (np.where(present, q_avg[:, None], 0.0) - bz)).sum(axis=0) / n_w
         if naive is None:
@@ -99,6 +109,27 @@ def _scores(brier: np.ndarray, fe: np.ndarray, naive: int | None,
             bss = (w * (ref - bz)).sum(axis=0) / n_w
             bss_rel = 1.0 - (w * bz).sum(axis=0) / (w * ref).sum(axis=0)
     return np.column_stack([mean_brier, adjusted, index, peer, bss, bss_rel])
+
+
+def _index(adjusted: np.ndarray) -> np.ndarray:
+    """The Brier Index of difficulty-adjusted Brier scores (NaN below 0)."""
+    with np.errstate(invalid="ignore"):
+        return 100.0 * (1.0 - np.sqrt(np.where(adjusted >= 0, adjusted, np.nan)))
+
+
+def _leaderboard_scores(brier: np.ndarray, fe: np.ndarray, naive: int | None, wq: np.ndarray,
+                        halves: list[tuple[np.ndarray, np.ndarray | None]] | None
+                        ) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Pooled scores (``halves`` None), or the dataset and market halves scored apart and
+    the overall score their average, the Brier Index of the averaged adjusted score.
+
+    Returns the (n_models, 6) overall scores and the per-half score arrays."""
+    if halves is None:
+        return _scores(brier, fe, naive, wq), []
+    parts = [_scores(brier[mask], fe, naive, wq[mask], fixed) for mask, fixed in halves]
+    overall = (parts[0] + parts[1]) / 2.0
+    overall[:, 2] = _index(overall[:, 1])
+    return overall, parts
 
 
 # --------------------------------------------------------------------------- results
@@ -161,9 +192,30 @@ class ForecastBenchResult(CoherenceResult):
         One row per forecaster, best Brier Index first: ``rank``, ``model``,
         ``n_questions`` and, for each score of :data:`FORECASTBENCH_SCORES`, the
         value and ``<score>_ci_low`` / ``<score>_ci_high``.
+        With ``question_type``, the scores are the overall ones (the average of the
+        dataset and market halves) and ``n_dataset``, ``n_market``,
+        ``brier_index_dataset``, ``brier_index_market`` give the halves (missing
+        values without ``question_type``).
     question_effects : pandas.DataFrame
-        One row per question: ``question``, ``question_fixed_effect``,
-        ``mean_brier``, ``n_forecasts``.
+        One row per question: ``question``, ``question_type`` (missing when
+        pooled), ``question_fixed_effect``, ``mean_brier``, ``n_forecasts``.
+    overall : str
+        ``'pooled'`` (all questions together) or ``'average of dataset and market'``
+        (ForecastBench's split).
+    market_adjustment : str
+        How the difficulty of market questions was set: ``'two_way_fixed_effects'``
+        or ``'market_brier'``.
+    impute : str or None
+        The imputation rule used for missing forecasts (None: none allowed).
+    max_imputed : float
+        The largest share of imputed forecasts a forecaster (per question set and
+        question type) kept.
+    n_imputed : int
+        Imputed forecasts among those scored.
+    dropped : pandas.DataFrame
+        The forecasters (per question set) left out for too many imputed
+        forecasts: ``model``, ``question_set``, ``n_forecasts``, ``n_imputed``,
+        ``imputed_share``, ``imputed_share_dataset``, ``imputed_share_market``.
     """
 
     naive: str | None = None
@@ -171,6 +223,12 @@ class ForecastBenchResult(CoherenceResult):
     n_questions: int = 0
     n_models: int = 0
     n_resamples: int = 0
+    overall: str = "pooled"
+    market_adjustment: str = "two_way_fixed_effects"
+    impute: str | None = None
+    max_imputed: float = 0.05
+    n_imputed: int = 0
+    dropped: pd.DataFrame = field(repr=False, compare=False, default_factory=pd.DataFrame)
     table: pd.DataFrame = field(repr=False, compare=False, default_factory=pd.DataFrame)
     question_effects: pd.DataFrame = field(repr=False, compare=False,
                                            default_factory=pd.DataFrame)
@@ -180,7 +238,8 @@ class ForecastBenchResult(CoherenceResult):
 
     _test_name: ClassVar[str] = "forecastbench_scores"
     _extra_columns: ClassVar[tuple[str, ...]] = ("naive", "n_questions", "n_models",
-                                                 "n_resamples")
+                                                 "n_resamples", "overall", "market_adjustment",
+                                                 "impute", "n_imputed")
 
     scores = DeprecatedAlias("table")
 
@@ -233,7 +292,12 @@ class ForecastBenchResult(CoherenceResult):
 def forecastbench_scores(data: Any, *, question: str = "question", model: str = "model",
                          probability: str = "probability", outcome: str = "outcome",
                          naive: str | None = None,
-                         fixed_effects_models: Any = None, confidence_level: float = 0.95,
+                         fixed_effects_models: Any = None, models: Any = None,
+                         question_type: str | None = None, market_value: str | None = None,
+                         question_set: str | None = None,
+                         market_adjustment: str = "two_way_fixed_effects",
+                         impute: str | None = None, max_imputed: float = 0.05,
+                         imputation_exempt: Any = (), confidence_level: float = 0.95,
                          n_resamples: int = 999, rng: RNGLike = None) -> ForecastBenchResult:
     r"""The ForecastBench leaderboard scores, with bootstrap intervals over questions.
 
@@ -329,57 +393,122 @@ def forecastbench_scores(data: Any, *, question: str = "question", model: str = 
     owner = "forecastbench_scores"
     n_resamples, confidence_level = check_resampling(owner, n_resamples, confidence_level)
     gen = check_rng(rng, owner=owner)
+    market_adjustment = check_choice(market_adjustment, "market_adjustment", owner,
+                                     MARKET_ADJUSTMENTS)
+    impute = check_choice(impute, "impute", owner, (None, *IMPUTATION_RULES))
+    if isinstance(max_imputed, bool) or not isinstance(max_imputed, (int, float)) \
+            or not 0.0 <= max_imputed <= 1.0:
+        raise ValueError(param_error("max_imputed", owner, "a number in [0, 1]", max_imputed))
+    if question_type is None and (market_adjustment == "market_brier" or impute == "market"):
+        what = ("market_adjustment='market_brier'" if market_adjustment == "market_brier"
+                else "impute='market'")
+        raise ValueError(param_error("question_type", owner,
+                                     f"a column name with {what} (which questions are markets)",
+                                     None))
+    needs_value = market_adjustment == "market_brier" or impute == "market"
+    if needs_value and market_value is None:
+        raise ValueError(param_error("market_value", owner, "a column name with "
+                                     "market_adjustment='market_brier' or impute='market'", None))
     df = as_dataframe(data, owner=owner)
-    require_columns(df, {"question": question, "model": model, "probability": probability,
-                         "outcome": outcome}, owner=owner)
+    cols = {"question": question, "model": model, "probability": probability,
+            "outcome": outcome}
+    for name, col in (("question_type", question_type), ("market_value", market_value),
+                      ("question_set", question_set)):
+        if col is not None:
+            cols[name] = col
+    require_columns(df, cols, owner=owner)
     if len(df) == 0:
         raise ValueError(param_error("data", owner, "a table with at least one forecast",
                                      "an empty table"))
     no_missing(df, [question, model], owner=owner)
-    p = probability_column(df, probability, owner=owner)
+    if models is not None:
+        wanted = _model_list(models, "models", df[model], model, owner)
+        df = df[df[model].isin(wanted)]
+    is_market = _question_type_column(df, question_type, question, owner)
+    value = np.full(len(df), np.nan)
+    if market_value is not None:
+        value = probability_array(df[market_value].to_numpy(), market_value, owner=owner,
+                                  allow_nan=True)
+        if needs_value:
+            no_missing(df, market_value, owner=owner, missing=is_market & np.isnan(value),
+                       rule="hold a value for every market question")
+    p = numeric_column(df, probability, owner=owner, allow_nan=impute is not None)
+    bad = np.flatnonzero((p < 0.0) | (p > 1.0))
+    if len(bad):
+        raise ValueError(column_error(probability, "hold probabilities in [0, 1]",
+                                      list(df.index[bad]), list(p[bad]), owner=owner))
+    imputed = np.isnan(p)
+    if impute == "market":
+        p = np.where(imputed, np.where(is_market, value, 0.5), p)
+    elif impute == "0.5":
+        p = np.where(imputed, 0.5, p)
     y = binary_column(df, outcome, owner=owner)
     dup = df.duplicated([model, question], keep="first").to_numpy()
     if dup.any():
         raise ValueError(column_error(question, f"appear once per '{model}' (one forecast per "
                                       "forecaster and question)",
                                       list(df.index[np.flatnonzero(dup)]), owner=owner))
+    exempt = [] if not imputation_exempt else _model_list(
+        imputation_exempt, "imputation_exempt", df[model], model, owner)
+    keep, dropped = _imputation_filter(df, model, question_set, imputed, is_market,
+                                       question_type is not None, max_imputed, exempt)
+    if not keep.any():
+        raise ValueError(f"{owner}: every forecaster has more than {max_imputed:.0%} imputed "
+                         "forecasts ('max_imputed'); nothing is left to score.")
+    df, p, y, imputed, is_market, value = (df[keep], p[keep], y[keep], imputed[keep],
+                                           is_market[keep], value[keep])
     q_codes, questions = pd.factorize(df[question], sort=True)
-    m_codes, models = pd.factorize(df[model], sort=True)
-    model_names = tuple(str(m) for m in models)
-    n_q, n_m = len(questions), len(models)
+    m_codes, model_index = pd.factorize(df[model], sort=True)
+    model_names = tuple(str(m) for m in model_index)
+    n_q, n_m = len(questions), len(model_index)
     brier = np.full((n_q, n_m), np.nan)
     brier[q_codes, m_codes] = (p - y) ** 2
+    q_market = np.zeros(n_q, dtype=bool)
+    q_market[q_codes] = is_market
+    q_fixed = np.full(n_q, np.nan)
+    q_fixed[q_codes] = (value - y) ** 2
     if fixed_effects_models is None:
         fe = np.ones(n_m, dtype=bool)
     else:
-        wanted = list(fixed_effects_models) if not isinstance(fixed_effects_models, str) \
-            else [fixed_effects_models]
-        unknown = [m for m in wanted if m not in list(models)]
-        if unknown or not wanted:
-            raise ValueError(param_error("fixed_effects_models", owner,
-                                         f"a non-empty list of values of '{model}'",
-                                         unknown or wanted))
-        fe = np.isin(np.asarray(models, dtype=object), np.asarray(wanted, dtype=object))
-    unanswered = np.flatnonzero(np.isnan(brier[:, fe]).all(axis=1))
-    if len(unanswered):
-        raise ValueError(f"{owner}: question(s) {list(questions[unanswered[:5]])} have no "
-                         "forecast from a fixed-effects forecaster ('fixed_effects_models'), "
-                         "so their difficulty cannot be estimated.")
-    _check_connected(~np.isnan(brier[:, fe]), owner)
+        wanted = _model_list(fixed_effects_models, "fixed_effects_models", df[model], model,
+                             owner)
+        fe = np.isin(np.asarray(model_index, dtype=object), np.asarray(wanted, dtype=object))
+    halves: list[tuple[np.ndarray, np.ndarray | None]] | None = None
+    if question_type is not None:
+        halves = [(~q_market, None),
+                  (q_market, q_fixed[q_market] if market_adjustment == "market_brier" else None)]
+        for kind, (mask, fixed) in zip(("dataset", "market"), halves, strict=True):
+            if not mask.any():
+                raise ValueError(f"{owner}: the '{question_type}' column has no {kind} "
+                                 "question left to score; both kinds are needed for the "
+                                 "overall score (question_type=None pools all questions).")
+            if fixed is None:
+                _check_estimable(brier[mask], fe, questions[mask], owner)
+    else:
+        _check_estimable(brier, fe, questions, owner)
     naive_idx = None
     if naive is not None:
-        if naive not in list(models):
-            raise ValueError(param_error("naive", owner, f"a value of '{model}'", naive))
-        naive_idx = list(models).index(naive)
+        if naive not in list(model_index):
+            why = (" (left out for too many imputed forecasts: 'max_imputed')"
+                   if naive in set(dropped["model"]) else "")
+            raise ValueError(param_error("naive", owner, f"a value of '{model}'{why}", naive))
+        naive_idx = list(model_index).index(naive)
         skipped = np.flatnonzero(np.isnan(brier[:, naive_idx]))
         if len(skipped):
             raise ValueError(f"{owner}: the 'naive' forecaster {naive!r} has no forecast for "
                              f"{len(skipped)} question(s), e.g. "
                              f"{list(questions[skipped[:5]])}; it must forecast every question.")
     ones = np.ones(n_q)
-    point = _scores(brier, fe, naive_idx, ones)
-    draws = gen.multinomial(n_q, np.full(n_q, 1.0 / n_q), size=n_resamples).astype(np.float64)
-    reps = np.stack([_scores(brier, fe, naive_idx, w) for w in draws])
+    point, parts = _leaderboard_scores(brier, fe, naive_idx, ones, halves)
+    if halves is None:
+        draws = gen.multinomial(n_q, np.full(n_q, 1.0 / n_q), size=n_resamples)
+    else:
+        draws = np.zeros((n_resamples, n_q))
+        for mask, _ in halves:   # questions drawn within each kind, as ForecastBench does
+            k = int(mask.sum())
+            draws[:, mask] = gen.multinomial(k, np.full(k, 1.0 / k), size=n_resamples)
+    draws = draws.astype(np.float64)
+    reps = np.stack([_leaderboard_scores(brier, fe, naive_idx, w, halves)[0] for w in draws])
     present = ~np.isnan(brier)
     pooled = np.nansum(brier) / present.sum()
     pooled_reps = (draws @ np.nansum(brier, axis=1)) / (draws @ present.sum(axis=1))
@@ -391,20 +520,108 @@ def forecastbench_scores(data: Any, *, question: str = "question", model: str = 
         bounds = [percentile_interval(reps[:, i, j], confidence_level) for i in range(n_m)]
         table[f"{name}_ci_low"] = [b[0] for b in bounds]
         table[f"{name}_ci_high"] = [b[1] for b in bounds]
+    for h, kind in enumerate(("dataset", "market")):
+        if halves is None:
+            table[f"n_{kind}"] = pd.array([pd.NA] * n_m, dtype="Int64")
+            table[f"brier_index_{kind}"] = np.nan
+        else:
+            table[f"n_{kind}"] = pd.array(present[halves[h][0]].sum(axis=0), dtype="Int64")
+            table[f"brier_index_{kind}"] = parts[h][:, 2]
     table = table.sort_values(["brier_index", "model"], ascending=[False, True],
                               na_position="last", kind="mergesort").reset_index(drop=True)
     table.insert(0, "rank", np.arange(1, n_m + 1))
-    effects = pd.DataFrame({"question": list(questions),
-                            "question_fixed_effect": _question_effects(brier, fe, ones),
+    if halves is None:
+        c = _question_effects(brier, fe, ones)
+        kinds: Any = [None] * n_q
+    else:
+        c = np.full(n_q, np.nan)
+        for mask, fixed in halves:
+            c[mask] = _question_effects(brier[mask], fe, ones[mask]) if fixed is None else fixed
+        kinds = np.where(q_market, "market", "dataset").tolist()
+    effects = pd.DataFrame({"question": list(questions), "question_type": kinds,
+                            "question_fixed_effect": c,
                             "mean_brier": np.nanmean(brier, axis=1),
                             "n_forecasts": present.sum(axis=1)})
+    overall = "pooled" if halves is None else "average of dataset and market"
     return ForecastBenchResult(
         statistic=float(pooled), pvalue=np.nan,
         confidence_interval=ConfidenceInterval(low, high, confidence_level), n_obs=len(df),
         method="pooled Brier score, percentile bootstrap over questions", naive=naive,
-        fixed_effects_models=tuple(m for m, keep in zip(model_names, fe, strict=True) if keep),
-        n_questions=n_q, n_models=n_m, n_resamples=n_resamples, table=table,
+        fixed_effects_models=tuple(m for m, k in zip(model_names, fe, strict=True) if k),
+        n_questions=n_q, n_models=n_m, n_resamples=n_resamples, overall=overall,
+        market_adjustment=market_adjustment, impute=impute, max_imputed=float(max_imputed),
+        n_imputed=int(imputed.sum()), dropped=dropped, table=table,
         question_effects=effects, models=model_names, point=point, replicates=reps)
+
+
+def _model_list(values: Any, name: str, column: pd.Series, model: str, owner: str) -> list:
+    """A non-empty list of forecasters, each a value of the model column."""
+    wanted = [values] if isinstance(values, str) else list(values)
+    known = set(column)
+    unknown = [m for m in wanted if m not in known]
+    if unknown or not wanted:
+        raise ValueError(param_error(name, owner, f"a non-empty list of values of '{model}'",
+                                     unknown or wanted))
+    return wanted
+
+
+def _question_type_column(df: pd.DataFrame, column: str | None, question: str,
+                          owner: str) -> np.ndarray:
+    """True for market questions; 'dataset' or 'market', one kind per question."""
+    if column is None:
+        return np.zeros(len(df), dtype=bool)
+    s = df[column]
+    bad = np.flatnonzero(~s.isin(QUESTION_TYPES).to_numpy())
+    if len(bad):
+        raise ValueError(column_error(column, "hold 'dataset' or 'market'", list(df.index[bad]),
+                                      list(s.iloc[bad]), owner=owner))
+    mixed = df.groupby(question, sort=False)[column].transform("nunique").to_numpy() > 1
+    if mixed.any():
+        raise ValueError(column_error(column, f"be one kind per '{question}'",
+                                      list(df.index[np.flatnonzero(mixed)]), owner=owner))
+    return (s == "market").to_numpy()
+
+
+def _imputation_filter(df: pd.DataFrame, model: str, question_set: str | None,
+                       imputed: np.ndarray, is_market: np.ndarray, split: bool,
+                       max_imputed: float, exempt: list) -> tuple[np.ndarray, pd.DataFrame]:
+    """Rows kept and the forecasters (per question set) dropped for imputed shares above
+    ``max_imputed``: overall, or (``split``) among dataset or among market questions."""
+    keys = [df[model].to_numpy()]
+    if question_set is not None:
+        keys.append(df[question_set].to_numpy())
+    frame = pd.DataFrame({"model": keys[0], "question_set": keys[1] if len(keys) > 1 else None,
+                          "imputed": imputed, "market": is_market})
+    rows = []
+    keep = np.ones(len(df), dtype=bool)
+    if imputed.any():
+        groups = frame.groupby(["model", "question_set"], sort=True, dropna=False)
+        for (name, qset), g in groups:
+            if name in exempt or not g["imputed"].any():
+                continue
+            shares = [g["imputed"].mean()]
+            for market in (False, True):
+                part = g.loc[g["market"] == market, "imputed"]
+                shares.append(part.mean() if split and len(part) else np.nan)
+            if any(sh > max_imputed for sh in shares if not np.isnan(sh)):
+                keep[g.index.to_numpy()] = False
+                rows.append({"model": name, "question_set": qset, "n_forecasts": len(g),
+                             "n_imputed": int(g["imputed"].sum()), "imputed_share": shares[0],
+                             "imputed_share_dataset": shares[1],
+                             "imputed_share_market": shares[2]})
+    cols = ["model", "question_set", "n_forecasts", "n_imputed", "imputed_share",
+            "imputed_share_dataset", "imputed_share_market"]
+    return keep, pd.DataFrame(rows, columns=cols)
+
+
+def _check_estimable(brier: np.ndarray, fe: np.ndarray, questions: Any, owner: str) -> None:
+    """Every question answered by a fixed-effects forecaster, in one connected group."""
+    unanswered = np.flatnonzero(np.isnan(brier[:, fe]).all(axis=1))
+    if len(unanswered):
+        raise ValueError(f"{owner}: question(s) {list(questions[unanswered[:5]])} have no "
+                         "forecast from a fixed-effects forecaster ('fixed_effects_models'), "
+                         "so their difficulty cannot be estimated.")
+    _check_connected(~np.isnan(brier[:, fe]), owner)
 
 
 def _check_connected(z: np.ndarray, owner: str) -> None:
