@@ -107,7 +107,8 @@ def _scores(brier: np.ndarray, fe: np.ndarray, naive: int | None,
         else:
             ref = bz[:, naive][:, None]
             bss = (w * (ref - bz)).sum(axis=0) / n_w
-            bss_rel = 1.0 - (w * bz).sum(axis=0) / (w * ref).sum(axis=0)
+            den = (w * ref).sum(axis=0)       # a perfect naive forecaster: undefined
+            bss_rel = np.where(den > 0, 1.0 - (w * bz).sum(axis=0) / den, np.nan)
     return np.column_stack([mean_brier, adjusted, index, peer, bss, bss_rel])
 
 
@@ -316,6 +317,43 @@ def forecastbench_scores(data: Any, *, question: str = "question", model: str = 
         The forecasters whose forecasts estimate the question fixed effects
         (ForecastBench leaves out its dummy forecasters such as "Always 0.5" and
         the imputed one); default all.
+    models : sequence of str, optional
+        Score only these forecasters (ForecastBench's baseline and tournament
+        leaderboards each keep a subset); the others are left out before anything
+        is computed, peer scores included. Default all.
+    question_type : str, optional
+        Column with ``'dataset'`` or ``'market'`` per question. With it the scores
+        are ForecastBench's overall ones: each is computed on the dataset and the
+        market questions apart (fixed effects estimated within each) and the two
+        averaged; the Brier Index is that of the averaged adjusted score. Default:
+        all questions pooled.
+    market_value : str, optional
+        Column with the market's probability on the forecast due date (needed for
+        ``market_adjustment='market_brier'`` and ``impute='market'``).
+    question_set : str, optional
+        Column naming the question set (ForecastBench: the forecast due date) of
+        each forecast; the imputed share is checked per forecaster and set, and a
+        forecaster is dropped from that set only. Default: one set.
+    market_adjustment : {'two_way_fixed_effects', 'market_brier'}
+        How the difficulty of market questions is set: estimated like dataset
+        questions (ForecastBench's baseline leaderboard, the default), or the Brier
+        score of the market value (its tournament leaderboard). Needs
+        ``question_type``.
+    impute : {None, '0.5', 'market'}, default None
+        Missing (NaN) probabilities: an error (None), 0.5 everywhere ('0.5',
+        ForecastBench's code since September 2025), or 0.5 on dataset questions
+        and the market value on market questions ('market', the rule its code
+        stated before). A forecaster's questions are its rows: absent rows are not
+        imputed.
+    max_imputed : float in [0, 1], default 0.05
+        A forecaster (per question set) with a larger share of imputed forecasts,
+        over all its questions or, with ``question_type``, among its dataset or its
+        market questions, is left out (ForecastBench's 5%). Without imputation
+        nothing is imputed and nothing is dropped.
+    imputation_exempt : sequence of str, default ()
+        Forecasters never dropped for imputed forecasts (ForecastBench exempts its
+        own comparison forecasters, such as the naive and imputed forecasters and
+        the human medians, not the LLMs it runs).
     confidence_level : float in (0, 1), default 0.95
     n_resamples : int >= 1, default 999
         Bootstrap replicates: questions drawn with replacement, every score (the
@@ -364,9 +402,15 @@ def forecastbench_scores(data: Any, *, question: str = "question", model: str = 
       ``bss_relative`` the classical :math:`1 - \sum_j b_{ij} / \sum_j
       b_{\mathrm{naive},j}` over the same questions.
 
-    ForecastBench also splits dataset and market questions and averages the two
-    halves; here all questions are pooled (run the function on each half for
-    the split).
+    With ``question_type`` each score is computed on the dataset and on the
+    market questions and the two averaged (every score; ``bss_relative``, not on
+    the leaderboard, averaged the same way); the overall Brier Index is
+    :math:`100\,(1 - \sqrt{(\bar b^{adj}_{i,d} + \bar b^{adj}_{i,m})/2})`, not the
+    average of the two indices, and the bootstrap draws questions within each
+    kind. A forecaster with questions of one kind only has NaN overall scores.
+    With ``market_adjustment='market_brier'`` the market questions' :math:`c_j`
+    are :math:`(v_j - y_j)^2`, :math:`v_j` the market value. Without
+    ``question_type`` all questions are pooled.
 
     References
     ----------

@@ -213,3 +213,202 @@ def test_naive_without_every_question_names_the_parameter():
                        "outcome": [1, 0, 1, 1] * 2})
     with pytest.raises(ValueError, match="the 'naive' forecaster 'b' has no forecast"):
         forecastbench_scores(df, naive="b", n_resamples=9, rng=0)
+
+
+# --------------------------------------------------------------------------- leaderboard rules
+def tiny() -> pd.DataFrame:
+    """Four questions (two dataset, two market), three forecasters; 'a' skipped q3."""
+    probs = {"a": [0.9, 0.2, np.nan, 0.3], "b": [0.6, 0.4, 0.8, 0.1], "c": [0.5] * 4}
+    rows = [{"model": m, "question": f"q{j + 1}", "probability": pr[j],
+             "outcome": [1, 0, 1, 0][j], "kind": ["dataset", "dataset", "market", "market"][j],
+             "value": [np.nan, np.nan, 0.7, 0.2][j]}
+            for m, pr in probs.items() for j in range(4)]
+    return pd.DataFrame(rows)
+
+
+def test_missing_forecast_is_an_error_without_impute():
+    with pytest.raises(ValueError, match="probability"):
+        forecastbench_scores(tiny(), n_resamples=9)
+
+
+@pytest.mark.parametrize("rule, q3, market_brier", [
+    ("market", 0.7, (0.09 + 0.09) / 2),     # the market value 0.7 on a market question
+    ("0.5", 0.5, (0.25 + 0.09) / 2),        # 0.5 everywhere
+])
+def test_imputation_values_and_counts(rule, q3, market_brier):
+    res = forecastbench_scores(tiny(), question_type="kind", market_value="value", impute=rule,
+                               max_imputed=1.0, n_resamples=9, rng=0)
+    t = by_model(res)
+    assert res.n_imputed == 1 and res.impute == rule and res.dropped.empty
+    dataset_brier = (0.01 + 0.04) / 2
+    assert t.loc["a", "brier"] == pytest.approx((dataset_brier + market_brier) / 2, abs=1e-12)
+    assert t.loc["a", "n_questions"] == 4
+    assert res.to_frame().loc[0, "n_imputed"] == 1
+
+
+def test_imputation_in_pooled_mode_and_dataset_rule():
+    df = tiny().drop(columns=["kind", "value"])
+    res = forecastbench_scores(df, impute="0.5", max_imputed=0.25, n_resamples=9, rng=0)
+    assert by_model(res).loc["a", "brier"] == pytest.approx((0.01 + 0.04 + 0.25 + 0.09) / 4)
+    assert res.overall == "pooled"
+    assert res.table["n_dataset"].isna().all() and res.table["brier_index_market"].isna().all()
+
+
+def drop_panel(n_missing: dict, n_questions: int = 20) -> pd.DataFrame:
+    rows = []
+    for m, k in n_missing.items():
+        for q in range(n_questions):
+            rows.append({"model": m, "question": q, "outcome": q % 2,
+                         "probability": np.nan if q < k else 0.3 + 0.4 * (q % 2)})
+    return pd.DataFrame(rows)
+
+
+def test_five_percent_rule_is_strict_and_exemptions():
+    df = drop_panel({"full": 0, "five": 1, "ten": 2})   # 0/20, 1/20 = 5%, 2/20 = 10%
+    res = forecastbench_scores(df, impute="0.5", n_resamples=9, rng=0)
+    assert set(res.models) == {"full", "five"}              # > 5% only
+    d = res.dropped
+    assert list(d["model"]) == ["ten"] and d.loc[0, "n_imputed"] == 2
+    assert d.loc[0, "n_forecasts"] == 20 and d.loc[0, "imputed_share"] == 0.1
+    assert res.n_imputed == 1
+    kept = forecastbench_scores(df, impute="0.5", imputation_exempt=["ten"], n_resamples=9,
+                                rng=0)
+    assert set(kept.models) == {"full", "five", "ten"} and kept.n_imputed == 3
+    loose = forecastbench_scores(df, impute="0.5", max_imputed=0.1, n_resamples=9, rng=0)
+    assert loose.dropped.empty
+
+
+def test_five_percent_rule_within_market_questions():
+    """1 of 40 imputed overall (2.5%) but 1 of 10 market questions (10%): dropped only
+    when the question types are known."""
+    rows = []
+    for m in ("x", "y"):
+        for q in range(40):
+            p = np.nan if (m == "y" and q == 39) else 0.2 + 0.6 * (q % 2)
+            rows.append({"model": m, "question": q, "outcome": q % 2, "probability": p,
+                         "kind": "market" if q >= 30 else "dataset"})
+    df = pd.DataFrame(rows)
+    pooled = forecastbench_scores(df, impute="0.5", n_resamples=9, rng=0)
+    assert set(pooled.models) == {"x", "y"}
+    split = forecastbench_scores(df, impute="0.5", question_type="kind", n_resamples=9, rng=0)
+    assert split.models == ("x",)
+    d = split.dropped.iloc[0]
+    assert d["imputed_share"] == 1 / 40 and d["imputed_share_market"] == 0.1
+    assert d["imputed_share_dataset"] == 0.0
+
+
+def test_drop_is_per_question_set():
+    a = drop_panel({"m": 2, "n": 0}).assign(round="r1")             # m: 10% in r1
+    b = drop_panel({"m": 0, "n": 0}).assign(round="r2", question=lambda d: d["question"] + 100)
+    res = forecastbench_scores(pd.concat([a, b], ignore_index=True), impute="0.5",
+                               question_set="round", n_resamples=9, rng=0)
+    assert list(res.dropped["question_set"]) == ["r1"]
+    assert by_model(res).loc["m", "n_questions"] == 20     # its r2 forecasts stay
+    assert by_model(res).loc["n", "n_questions"] == 40
+
+
+def test_models_filter_changes_peer_scores():
+    df = panel(np.random.default_rng(9), n_models=4, missing=0.0)
+    full = forecastbench_scores(df, n_resamples=9, rng=0)
+    sub = forecastbench_scores(df, models=["m0", "m1"], n_resamples=9, rng=0)
+    assert sub.models == ("m0", "m1")
+    alone = forecastbench_scores(df[df["model"].isin(["m0", "m1"])], n_resamples=9, rng=0)
+    pd.testing.assert_frame_equal(sub.table, alone.table)
+    assert not np.allclose(by_model(full).loc[["m0", "m1"], "peer_score"],
+                           by_model(sub)["peer_score"])
+
+
+def halves_reference(df: pd.DataFrame, **kw) -> pd.DataFrame:
+    """Each half scored on its own, then averaged: the overall scores by hand."""
+    parts = [by_model(forecastbench_scores(df[df["kind"] == k].drop(columns="kind"),
+                                           n_resamples=9, rng=0, **kw))
+             for k in ("dataset", "market")]
+    return parts[0], parts[1]
+
+
+def test_overall_index_from_averaged_adjusted_scores():
+    rng = np.random.default_rng(10)
+    df = panel(rng, n_models=4, n_questions=30)
+    df["kind"] = np.where(df["question"] < "q15", "dataset", "market")
+    res = forecastbench_scores(df, question_type="kind", naive="m0", n_resamples=19, rng=0)
+    d, m = halves_reference(df, naive="m0")
+    t = by_model(res)
+    for name in ("brier", "difficulty_adjusted_brier", "peer_score", "bss"):
+        np.testing.assert_allclose(t[name], ((d[name] + m[name]) / 2).loc[t.index], atol=1e-12)
+    adj = (d["difficulty_adjusted_brier"] + m["difficulty_adjusted_brier"]) / 2
+    np.testing.assert_allclose(t["brier_index"], (100 * (1 - np.sqrt(adj))).loc[t.index])
+    mean_of_indices = ((d["brier_index"] + m["brier_index"]) / 2).loc[t.index]
+    assert not np.allclose(t["brier_index"], mean_of_indices)   # not the average of indices
+    np.testing.assert_allclose(t["brier_index_dataset"], d["brier_index"].loc[t.index])
+    assert (t["n_dataset"] + t["n_market"] == t["n_questions"]).all()
+    assert res.overall == "average of dataset and market"
+    assert set(res.question_effects["question_type"]) == {"dataset", "market"}
+
+
+def test_market_brier_difficulty():
+    df = tiny()
+    df = df[df["model"] != "a"]
+    res = forecastbench_scores(df, question_type="kind", market_value="value",
+                               market_adjustment="market_brier", n_resamples=9, rng=0)
+    eff = res.question_effects.set_index("question")["question_fixed_effect"]
+    assert eff["q3"] == pytest.approx(0.09) and eff["q4"] == pytest.approx(0.04)
+    b = by_model(res)
+    # b's market Brier: q3 0.04, q4 0.01; adjusted = mean(b - c) + mean(c)
+    market_adj = ((0.04 - 0.09) + (0.01 - 0.04)) / 2 + (0.09 + 0.04) / 2
+    dataset_adj = (0.16 + 0.16) / 2               # complete dataset panel: adjusted = Brier
+    assert b.loc["b", "difficulty_adjusted_brier"] == pytest.approx(
+        (market_adj + dataset_adj) / 2, abs=1e-12)
+    assert res.market_adjustment == "market_brier"
+    assert b.loc["c", "difficulty_adjusted_brier"] == pytest.approx(0.25)  # always 0.5
+
+
+@pytest.mark.parametrize("kw, match", [
+    ({"impute": "mean"}, "'impute' parameter"),
+    ({"market_adjustment": "x"}, "'market_adjustment' parameter"),
+    ({"max_imputed": 1.5, "impute": "0.5"}, "'max_imputed' parameter"),
+    ({"max_imputed": True}, "'max_imputed' parameter"),
+    ({"market_adjustment": "market_brier", "market_value": "value"},
+     "'question_type' parameter.*market_brier"),
+    ({"impute": "market", "market_value": "value"}, "'question_type' parameter.*impute"),
+    ({"impute": "market", "question_type": "kind"}, "'market_value' parameter"),
+    ({"impute": "0.5", "models": ["zz"]}, "'models' parameter"),
+    ({"impute": "0.5", "imputation_exempt": ["zz"]}, "'imputation_exempt' parameter"),
+    ({"impute": "0.5", "question_set": "nope"}, "nope"),
+    ({"impute": "0.5", "naive": "a"}, r"'naive' parameter.*max_imputed"),
+])
+def test_rule_validation(kw, match):
+    with pytest.raises(ValueError, match=match):
+        forecastbench_scores(tiny(), n_resamples=9, **kw)
+
+
+def test_question_type_validation():
+    df = tiny().assign(probability=lambda d: d["probability"].fillna(0.5))
+    with pytest.raises(ValueError, match="'kind'.*'dataset' or 'market'"):
+        forecastbench_scores(df.assign(kind=df["kind"].replace("market", "mkt")),
+                             question_type="kind", n_resamples=9)
+    mixed = df.copy()
+    mixed.loc[0, "kind"] = "market"
+    with pytest.raises(ValueError, match="one kind per 'question'"):
+        forecastbench_scores(mixed, question_type="kind", n_resamples=9)
+    with pytest.raises(ValueError, match="no market question"):
+        forecastbench_scores(df.assign(kind="dataset"), question_type="kind", n_resamples=9)
+    novalue = df.assign(value=np.nan)
+    with pytest.raises(ValueError, match="'value'.*every market question"):
+        forecastbench_scores(novalue, question_type="kind", market_value="value",
+                             market_adjustment="market_brier", n_resamples=9)
+    with pytest.raises(ValueError, match="nothing is left to score"):
+        forecastbench_scores(drop_panel({"p": 3}), impute="0.5", n_resamples=9)
+
+
+@given(st.integers(0, 10_000), st.integers(0, 6))
+@settings(max_examples=15)
+def test_property_drop_rule_matches_counts(seed, k):
+    """A forecaster is dropped exactly when its imputed count exceeds 5% of its 20
+    forecasts, and the imputed count of the result is what the kept ones had."""
+    rng = np.random.default_rng(seed)
+    counts = {"base": 0, "x": k, "y": int(rng.integers(0, 4))}
+    res = forecastbench_scores(drop_panel(counts), impute="0.5", n_resamples=5, rng=0)
+    expect_kept = {m for m, c in counts.items() if c <= 1}
+    assert set(res.models) == expect_kept
+    assert res.n_imputed == sum(counts[m] for m in expect_kept)
+    assert set(res.dropped["model"]) == set(counts) - expect_kept
