@@ -545,13 +545,13 @@ def forecastbench_scores(data: Any, *, question: str = "question", model: str = 
     ones = np.ones(n_q)
     point, parts = _leaderboard_scores(brier, fe, naive_idx, ones, halves)
     if halves is None:
-        draws = gen.multinomial(n_q, np.full(n_q, 1.0 / n_q), size=n_resamples)
+        draws = gen.multinomial(n_q, np.full(n_q, 1.0 / n_q),
+                                size=n_resamples).astype(np.float64)
     else:
         draws = np.zeros((n_resamples, n_q))
         for mask, _ in halves:   # questions drawn within each kind, as ForecastBench does
             k = int(mask.sum())
             draws[:, mask] = gen.multinomial(k, np.full(k, 1.0 / k), size=n_resamples)
-    draws = draws.astype(np.float64)
     reps = np.stack([_leaderboard_scores(brier, fe, naive_idx, w, halves)[0] for w in draws])
     present = ~np.isnan(brier)
     pooled = np.nansum(brier) / present.sum()

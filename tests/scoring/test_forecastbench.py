@@ -383,7 +383,7 @@ def test_rule_validation(kw, match):
 
 def test_question_type_validation():
     df = tiny().assign(probability=lambda d: d["probability"].fillna(0.5))
-    with pytest.raises(ValueError, match="'kind'.*'dataset' or 'market'"):
+    with pytest.raises(ValueError, match=r"'kind'.*'dataset' or 'market'"):
         forecastbench_scores(df.assign(kind=df["kind"].replace("market", "mkt")),
                              question_type="kind", n_resamples=9)
     mixed = df.copy()
@@ -393,7 +393,7 @@ def test_question_type_validation():
     with pytest.raises(ValueError, match="no market question"):
         forecastbench_scores(df.assign(kind="dataset"), question_type="kind", n_resamples=9)
     novalue = df.assign(value=np.nan)
-    with pytest.raises(ValueError, match="'value'.*every market question"):
+    with pytest.raises(ValueError, match=r"'value'.*every market question"):
         forecastbench_scores(novalue, question_type="kind", market_value="value",
                              market_adjustment="market_brier", n_resamples=9)
     with pytest.raises(ValueError, match="nothing is left to score"):
