@@ -799,8 +799,10 @@ def plot_choice_shares(result: MonotonicityResult, *, ax: Any = None) -> Axes:
     a bin that is the lower end of at least one significant violation is
     circled in red, and each significant violation is drawn as a dotted segment
     between its two bins (a higher-belief bin whose share is lower, with an
-    adjusted one-sided Fisher p-value below 0.05); the legend explains both
-    marks when the figure has any.
+    adjusted one-sided Fisher p-value below 0.05). With ``method='local'``, each
+    pair's strongest localised fall whose max-T adjusted p-value is below 0.05 is
+    a dashed arrow from the lower window's share to the upper window's (at the
+    windows' belief midpoints). The legend explains every mark the figure has.
 
     Parameters
     ----------
@@ -827,8 +829,10 @@ def plot_choice_shares(result: MonotonicityResult, *, ax: Any = None) -> Axes:
         _, ax = plt.subplots(figsize=(6, 4))
     bins, comps = result.bin_table, result.comparison_table
     any_marked = False
+    colours: dict[str, Any] = {}
     for name, part in bins.groupby("pair", sort=False):
         line = ax.plot(part["centre"], part["share"], marker="o", label=str(name))[0]
+        colours[str(name)] = line.get_color()
         sig = comps[(comps["pair"] == name) & comps["significant"]]
         centre = part["centre"].to_numpy()
         share = part["share"].to_numpy()
@@ -840,6 +844,19 @@ def plot_choice_shares(result: MonotonicityResult, *, ax: Any = None) -> Axes:
             any_marked = True
             ax.scatter(centre[marked], share[marked], s=120, facecolors="none",
                        edgecolors="red", zorder=3)
+    # the localised test's strongest significant fall per pair: an arrow from the lower
+    # window's share to the upper window's, at the windows' belief midpoints
+    local = result.local_table
+    any_fall = False
+    if len(local):
+        for name, part in local[local["pvalue_adjusted"] < ALPHA].groupby("pair", sort=False):
+            top = part.loc[part["z"].idxmax()]
+            x0 = 0.5 * (top["belief_low_from"] + top["belief_low_to"])
+            x1 = 0.5 * (top["belief_high_from"] + top["belief_high_to"])
+            ax.annotate("", xy=(x1, top["share_high"]), xytext=(x0, top["share_low"]),
+                        arrowprops={"arrowstyle": "->", "linestyle": "--", "lw": 1.5,
+                                    "color": colours.get(str(name), "red")}, zorder=4)
+            any_fall = True
     ax.set_xlabel("belief (bin centre)")
     ax.set_ylabel("share of the first action of the pair")
     ax.set_ylim(-0.02, 1.02)
@@ -853,5 +870,10 @@ def plot_choice_shares(result: MonotonicityResult, *, ax: Any = None) -> Axes:
                     Line2D([], [], linestyle=":", color="grey")]
         labels += ["lower bin of a significant violation",
                    "bins of a significant violation"]
+    if any_fall:  # explain the arrow: the localised test's strongest fall
+        from matplotlib.lines import Line2D
+
+        handles += [Line2D([], [], linestyle="--", color="grey")]
+        labels += ["strongest localised fall (adjusted p < 0.05)"]
     ax.legend(handles, labels, title="pair", fontsize="small")
     return ax

@@ -406,7 +406,10 @@ _FIGURE_KEYS = {
                     "(should not fall as the belief rises). Red ring: the lower bin of a "
                     "significant violation, i.e. a higher-belief bin whose share is lower "
                     "with an adjusted one-sided Fisher p-value below 0.05 (the paper's "
-                    "flag); dotted segment: joins the two bins of each such violation.",
+                    "flag); dotted segment: joins the two bins of each such violation; "
+                    "dashed arrow: the pair's strongest fall found by the localised test "
+                    "(adjusted p < 0.05), from the lower belief window's share to the "
+                    "upper window's.",
     "calibration": "Points: the context-mean beliefs in bins, mean forecast against the "
                    "observed frequency of the outcome, the area proportional to the bin's "
                    "size; dashed diagonal: perfect calibration; ECE in the legend.",
