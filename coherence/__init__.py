@@ -62,6 +62,8 @@ _LAZY: dict[str, str] = {
     "forecast_scores": "._scoring._forecast",
     "BrierDecompositionResult": "._scoring._decomposition",
     "brier_decomposition": "._scoring._decomposition",
+    "KnowledgeSplitResult": "._scoring._knowledge",
+    "coherence_by_knowledge": "._scoring._knowledge",
     "plot_reliability": "._scoring._forecast",
     "ContaminationFilterResult": "._scoring._temporal",
     "GatewayPartition": "._scoring._temporal",
@@ -229,6 +231,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         smooth_ece,
     )
     from ._scoring._decomposition import BrierDecompositionResult, brier_decomposition
+    from ._scoring._knowledge import KnowledgeSplitResult, coherence_by_knowledge
     from ._scoring._events import KeyEventRecallResult, grounding_split, key_event_recall
     from ._scoring._forecast import (
         ForecastComparisonResult,
