@@ -217,6 +217,17 @@ def _two_sided_exact(null: np.ndarray, observed: float) -> float:
 
 
 # --------------------------------------------------------------------------- validation
+def _varying(codes: np.ndarray, when: np.ndarray) -> np.ndarray:
+    """Positions of the rows whose group (code) holds more than one date."""
+    stamp = when.astype(np.int64)
+    n = int(codes.max()) + 1
+    low = np.full(n, np.iinfo(np.int64).max)
+    high = np.full(n, np.iinfo(np.int64).min)
+    np.minimum.at(low, codes, stamp)
+    np.maximum.at(high, codes, stamp)
+    return np.flatnonzero((low != high)[codes])
+
+
 def _cutoff_date(value: Any, where: str) -> Any:
     """A single cutoff date (the parser's rules), raising on a missing or non-date."""
     when, missing = parse_dates([value], pd.Index([where]), "cutoff", _OWNER,
@@ -261,7 +272,7 @@ def _coherence_by_knowledge_iv(data: Any, question: Any, resolved: Any, cutoff: 
     qs = df[question].to_numpy(dtype=object)
     qcodes = sorted_codes(qs)
     first = np.unique(qcodes, return_index=True)[1]
-    bad = np.flatnonzero(when != when[first[qcodes]])
+    bad = _varying(qcodes, when)
     if len(bad):
         raise ValueError(column_error(resolved, f"be the same on every row of a question "
                                       f"(column '{question}')", list(df.index[bad]),
@@ -313,7 +324,7 @@ def _coherence_by_knowledge_iv(data: Any, question: Any, resolved: Any, cutoff: 
                          "timezone-aware or both naive.")
     mcodes = sorted_codes(models)
     mfirst = np.unique(mcodes, return_index=True)[1]
-    bad = np.flatnonzero(cut != cut[mfirst[mcodes]])
+    bad = _varying(mcodes, cut)
     if len(bad):
         name = cutoff_column if cutoff_column is not None else "cutoff"
         raise ValueError(column_error(name, "be the same on every row of a model"
