@@ -231,7 +231,6 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         smooth_ece,
     )
     from ._scoring._decomposition import BrierDecompositionResult, brier_decomposition
-    from ._scoring._knowledge import KnowledgeSplitResult, coherence_by_knowledge
     from ._scoring._events import KeyEventRecallResult, grounding_split, key_event_recall
     from ._scoring._forecast import (
         ForecastComparisonResult,
@@ -263,6 +262,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         rolling_accuracy,
         simulated_dates,
     )
+    from ._scoring._knowledge import KnowledgeSplitResult, coherence_by_knowledge
     from ._scoring._market_checks import (
         MarketChecksResult,
         MarketSignalResult,

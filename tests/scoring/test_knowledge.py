@@ -116,7 +116,8 @@ def test_cutoff_forms_agree():
 
 
 def test_resolved_on_cutoff_is_after():
-    df = pd.DataFrame({"question": list("abcd"), "resolved": ["2024-01-01"] * 2 + ["2023-01-01"] * 2,
+    df = pd.DataFrame({"question": list("abcd"),
+                       "resolved": ["2024-01-01"] * 2 + ["2023-01-01"] * 2,
                        "violation": [1.0, 1.0, 0.0, 0.0]})
     res = coherence_by_knowledge(df, cutoff="2024-01-01", by=None, rng=0)
     assert res.statistic == 1.0
@@ -161,14 +162,14 @@ def test_degenerate_model_warns_and_is_left_out():
     (None, {"value": "nope"}, ValueError, "nope"),
     (None, {"n_resamples": 0}, ValueError, "The 'n_resamples' parameter"),
     (lambda d: d.assign(violation="x"), {}, ValueError, "Column 'violation'"),
-    (lambda d: d.assign(resolved=[None] + list(d["resolved"][1:])), {}, ValueError,
+    (lambda d: d.assign(resolved=[None, *list(d["resolved"][1:])]), {}, ValueError,
      "Column 'resolved' (input to coherence_by_knowledge) must hold a resolution date on "
      "every row; 1 offending row"),
-    (lambda d: d.assign(resolved=["2023-01-02"] + list(d["resolved"][1:])), {}, ValueError,
+    (lambda d: d.assign(resolved=["2023-01-02", *list(d["resolved"][1:])]), {}, ValueError,
      "Column 'resolved' (input to coherence_by_knowledge) must be the same on every row of "
      "a question (column 'question'); 6 offending rows (first: row 0 = '2023-01-02', row 1 = "
      "'2023-01-01'"),
-    (lambda d: d.assign(cutoff=["2023-05-01"] + list(d["cutoff"][1:])), {}, ValueError,
+    (lambda d: d.assign(cutoff=["2023-05-01", *list(d["cutoff"][1:])]), {}, ValueError,
      "Column 'cutoff' (input to coherence_by_knowledge) must be the same on every row of a "
      "model (column 'model'); 9 offending rows (first: row 0 = '2023-05-01', row 1 = "
      "'2023-04-01'"),
