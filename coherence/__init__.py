@@ -62,6 +62,8 @@ _LAZY: dict[str, str] = {
     "forecast_scores": "._scoring._forecast",
     "BrierDecompositionResult": "._scoring._decomposition",
     "brier_decomposition": "._scoring._decomposition",
+    "KnowledgeSplitResult": "._scoring._knowledge",
+    "coherence_by_knowledge": "._scoring._knowledge",
     "plot_reliability": "._scoring._forecast",
     "ContaminationFilterResult": "._scoring._temporal",
     "GatewayPartition": "._scoring._temporal",
@@ -260,6 +262,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         rolling_accuracy,
         simulated_dates,
     )
+    from ._scoring._knowledge import KnowledgeSplitResult, coherence_by_knowledge
     from ._scoring._market_checks import (
         MarketChecksResult,
         MarketSignalResult,

@@ -51,6 +51,7 @@ from coherence import (
     IIAResult,
     IteratedExpectationResult,
     KeyEventRecallResult,
+    KnowledgeSplitResult,
     LeakageResult,
     MarketAlignmentResult,
     MarketChecksResult,
@@ -210,6 +211,20 @@ def _mixed_types() -> pd.DataFrame:
         "lower": [None, None, None, 1.0, None] * 2,
         "upper": [None, None, None, 5.0, None, None, None, None, 3.0, None],
         "outcome": [1, "x", 10, 4, "2024-Q1"] * 2})
+
+
+def _knowledge_table(n_questions: int = 16) -> pd.DataFrame:
+    """Two models, per-question violations (two rows a question), one model without
+    questions after its cutoff in the warning variant."""
+    rng = np.random.default_rng(8)
+    resolved = pd.date_range("2023-01-01", periods=n_questions, freq="30D").strftime("%Y-%m-%d")
+    rows = []
+    for model, cutoff in (("a", "2023-07-01"), ("b", "2024-01-01")):
+        for q, r in enumerate(resolved):
+            for _ in range(2):
+                rows.append({"model": model, "question": f"q{q}", "resolved": r,
+                             "cutoff": cutoff, "violation": float(rng.exponential(0.05))})
+    return pd.DataFrame(rows)
 
 
 def _horizon_table() -> pd.DataFrame:
@@ -405,6 +420,10 @@ CASES: tuple[Case, ...] = (
     Case("question_scores", QuestionScoresResult, lambda: _frame(_mixed_types()),
          lambda i, rng: coherence.question_scores(i["data"], n_resamples=50, rng=rng),
          aliases=("scores",)),
+    Case("coherence_by_knowledge", KnowledgeSplitResult, lambda: _frame(_knowledge_table()),
+         lambda i, rng: coherence.coherence_by_knowledge(i["data"], n_resamples=99, rng=rng),
+         warns=(lambda: _frame(_knowledge_table().assign(cutoff="2030-01-01")),
+                DegenerateDataWarning)),
     Case("accuracy_by_horizon", HorizonAccuracyResult, lambda: _frame(_horizon_table()),
          lambda i, rng: coherence.accuracy_by_horizon(i["data"], n_resamples=50, rng=rng)),
     Case("reasoning_graph_metrics", ReasoningGraphResult, _graph_inputs,

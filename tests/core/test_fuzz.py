@@ -756,8 +756,10 @@ def test_every_public_table_function_is_fuzzed() -> None:
         "read_consistency_tuples",
         # tables of their own layouts (menus; checker sets; repeated tuples) or a pilot
         # table and an agent: every validation message is tested in their own suites
-        # (test_iia.py, test_decomposition.py, test_consistency_noise.py, test_plan.py)
+        # (test_iia.py, test_decomposition.py, test_consistency_noise.py, test_plan.py);
+        # per-question measures with dates and cutoffs (test_knowledge.py)
         "iia_test", "brier_decomposition", "consistency_noise_test", "plan",
+        "coherence_by_knowledge",
     }
     public = {n for n in coherence.__all__
               if inspect.isfunction(getattr(coherence, n)) and n not in skipped}

@@ -1,0 +1,527 @@
+"""Coherence by knowledge: a coherence measure split by the model's knowledge cutoff.
+
+A model may be coherent on questions whose answers it remembers (they resolved before
+its training data ended) and incoherent on the ones it must reason about. This module
+splits any per-question (or per-tuple) coherence measure by whether the question
+resolved before the model's knowledge cutoff, and tests the difference of the two
+groups' means with questions as the unit: a permutation of the questions' resolution
+dates for the p-value and a question bootstrap for the interval.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import warnings
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+import pandas as pd
+
+from .._resampling import (
+    MC_TIE_RTOL,
+    cluster_draw_chunks,
+    cluster_weights,
+    monte_carlo_pvalue,
+    percentile_interval,
+    sorted_codes,
+)
+from .._results import CoherenceResult, ConfidenceInterval, Summary
+from .._rng import RNGLike, check_rng, spawn
+from .._validation import (
+    as_dataframe,
+    check_resampling,
+    column_error,
+    finite_column,
+    no_missing,
+    nonempty,
+    param_error,
+    require_columns,
+)
+from .._warnings import DegenerateDataWarning
+from ._dates import any_aware, is_missing, parse_dates, to_timestamp
+from ._temporal import match_cutoff
+
+__all__ = ["KnowledgeSplitResult", "coherence_by_knowledge", "knowledge_split_null"]
+
+_OWNER = "coherence_by_knowledge"
+#: Resamples handled at once (bounds the memory of the (chunk, models, questions) arrays).
+_CHUNK = 256
+TABLE_COLUMNS: tuple[str, ...] = (
+    "model", "cutoff", "n_rows", "n_before", "n_after", "mean_before", "mean_after",
+    "difference", "ci_low", "ci_high", "pvalue", "testable", "reason")
+
+
+@dataclass(frozen=True, slots=True)
+class KnowledgeSplitResult(CoherenceResult):
+    """Result of :func:`coherence_by_knowledge`.
+
+    Attributes
+    ----------
+    statistic : float
+        The difference of the mean measure between questions resolved on or after the
+        model's knowledge cutoff and questions resolved before it (after minus before;
+        positive: a larger measure on the questions the model must reason about),
+        averaged over the testable models (NaN when none is testable).
+    pvalue : float
+        Two-sided permutation p-value of "the measure does not depend on whether the
+        question resolved before the cutoff".
+    confidence_interval : ConfidenceInterval
+        Question-bootstrap percentile interval of the statistic.
+    n_obs : int
+        Rows used.
+    method : str
+        ``'exact permutation'`` (every distinct arrangement of the resolution dates
+        enumerated) or ``'permutation'`` (Monte Carlo).
+    by : str or None
+        The model column (None: one model).
+    question : str
+        The question column (the unit of permutation and bootstrap).
+    n_models : int
+        Testable models (both groups non-empty).
+    n_questions : int
+        Distinct questions.
+    n_resamples : int
+        The ``n_resamples`` asked for: random permutations (Monte Carlo) and bootstrap
+        resamples.
+    null_distribution : numpy.ndarray
+        The statistic under each permutation, or under every distinct arrangement
+        when the null is exact (read-only).
+    table : pandas.DataFrame
+        One row per model: its ``cutoff``, rows, questions resolved before and after it
+        (``n_before``, ``n_after``), the mean measure of each group (mean over
+        questions of each question's mean over its rows), their ``difference`` with its
+        bootstrap interval and permutation p-value, ``testable`` and ``reason``
+        (``''`` when testable).
+    """
+
+    by: str | None
+    question: str
+    n_models: int
+    n_questions: int
+    n_resamples: int
+    null_distribution: np.ndarray = field(repr=False, compare=False)
+    table: pd.DataFrame = field(repr=False, compare=False)
+
+    _test_name: ClassVar[str] = "coherence_by_knowledge"
+    _extra_columns: ClassVar[tuple[str, ...]] = ("by", "question", "n_models",
+                                                 "n_questions", "n_resamples")
+
+    def summary(self) -> Summary:
+        """The headline figures followed by the per-model table."""
+        table = self.table[["model", "n_before", "n_after", "mean_before", "mean_after",
+                            "difference", "pvalue"]]
+        body = table.to_string(index=False, float_format=lambda x: f"{x:.4g}")
+        return CoherenceResult.summary(self).extend(
+            "\n" + "\n".join("  " + line for line in body.splitlines()),
+            tables=[("per model", table)])
+
+
+# --------------------------------------------------------------------------- array layer
+def _differences(values: np.ndarray, answered: np.ndarray, before: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Means of the two groups and their difference, per resample and model.
+
+    ``values`` and ``answered`` are ``(M, Q)`` (question means, and whether model m
+    answered question q); ``before`` is ``(B, M, Q)``. Returns ``(mean_before,
+    mean_after, after - before)``, each ``(B, M)``, NaN where a group is empty.
+    """
+    v = np.where(answered, values, 0.0)
+    w_before = before & answered
+    w_after = ~before & answered
+    n_b = w_before.sum(axis=2)
+    n_a = w_after.sum(axis=2)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        m_b = np.where(n_b > 0, (w_before * v).sum(axis=2) / np.maximum(n_b, 1), np.nan)
+        m_a = np.where(n_a > 0, (w_after * v).sum(axis=2) / np.maximum(n_a, 1), np.nan)
+    return m_b, m_a, m_a - m_b
+
+
+def _pooled(diff: np.ndarray, testable: np.ndarray) -> np.ndarray:
+    """Mean over the testable models of each resample's differences (NaN if one is NaN)."""
+    if not testable.any():
+        return np.full(diff.shape[0], np.nan)
+    return diff[:, testable].mean(axis=1)
+
+
+def _arrangements(classes: np.ndarray) -> Iterator[np.ndarray]:
+    """Every distinct arrangement of the multiset ``classes`` over its positions."""
+    n = len(classes)
+    labels, counts = np.unique(classes, return_counts=True)
+
+    def fill(pos: tuple[int, ...], k: int, out: np.ndarray) -> Iterator[np.ndarray]:
+        if k == len(labels) - 1:
+            out[list(pos)] = labels[k]
+            yield out.copy()
+            return
+        for chosen in itertools.combinations(pos, int(counts[k])):
+            out[list(chosen)] = labels[k]
+            rest = tuple(p for p in pos if p not in set(chosen))
+            yield from fill(rest, k + 1, out)
+
+    yield from fill(tuple(range(n)), 0, np.empty(n, dtype=np.int64))
+
+
+def _n_arrangements(classes: np.ndarray, limit: int) -> int:
+    """Distinct arrangements of the multiset ``classes`` (``limit + 1`` when above ``limit``)."""
+    _, counts = np.unique(classes, return_counts=True)
+    log_total = math.lgamma(len(classes) + 1) - sum(math.lgamma(int(c) + 1) for c in counts)
+    if log_total > math.log(limit) + 1.0:
+        return limit + 1
+    total = math.factorial(len(classes))
+    for c in counts:
+        total //= math.factorial(int(c))
+    return total
+
+
+def knowledge_split_null(values: np.ndarray, answered: np.ndarray, classes: np.ndarray,
+                         thresholds: np.ndarray, testable: np.ndarray, n_resamples: int,
+                         rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, bool]:
+    r"""Per-model and pooled differences under permutations of the resolution dates.
+
+    Question q has date class ``classes[q]`` (the number of distinct cutoffs on or
+    before its resolution date); it resolved before model m's cutoff when
+    ``classes[q] < thresholds[m]``. A permutation reassigns the classes among the
+    questions (the same permutation for every model). When the number of distinct
+    arrangements is at most ``n_resamples`` all of them are enumerated (the exact
+    null, the observed one included); otherwise ``n_resamples`` uniform random
+    permutations are drawn. Returns ``(per_model (B, M), pooled (B,), exact)``.
+    """
+    exact = _n_arrangements(classes, n_resamples) <= n_resamples
+    if exact:
+        perms = np.array(list(_arrangements(classes)), dtype=np.int64).reshape(-1, len(classes))
+    else:
+        perms = np.empty((n_resamples, len(classes)), dtype=np.int64)
+        for start in range(0, n_resamples, _CHUNK):
+            stop = min(n_resamples, start + _CHUNK)
+            perms[start:stop] = rng.permuted(np.broadcast_to(classes, (stop - start,
+                                                                      len(classes))), axis=1)
+    per_model = np.empty((len(perms), values.shape[0]))
+    for start in range(0, len(perms), _CHUNK):
+        block = perms[start:start + _CHUNK]
+        before = block[:, None, :] < thresholds[None, :, None]
+        per_model[start:start + len(block)] = _differences(values, answered, before)[2]
+    return per_model, _pooled(per_model, testable), exact
+
+
+def _two_sided_exact(null: np.ndarray, observed: float) -> float:
+    """Share of the enumerated null at least as extreme (tie rule of the Monte Carlo one)."""
+    arr = np.abs(null[~np.isnan(null)])
+    if math.isnan(observed) or arr.size == 0:
+        return math.nan
+    obs = abs(observed)
+    tol = MC_TIE_RTOL * max(1.0, obs)
+    return float(np.count_nonzero(arr >= obs - tol) / arr.size)
+
+
+# --------------------------------------------------------------------------- validation
+def _varying(codes: np.ndarray, when: np.ndarray) -> np.ndarray:
+    """Positions of the rows whose group (code) holds more than one date."""
+    stamp = when.astype(np.int64)
+    n = int(codes.max()) + 1
+    low = np.full(n, np.iinfo(np.int64).max)
+    high = np.full(n, np.iinfo(np.int64).min)
+    np.minimum.at(low, codes, stamp)
+    np.maximum.at(high, codes, stamp)
+    return np.flatnonzero((low != high)[codes])
+
+
+def _cutoff_date(value: Any, where: str) -> Any:
+    """A single cutoff date (the parser's rules), raising on a missing or non-date."""
+    when, missing = parse_dates([value], pd.Index([where]), "cutoff", _OWNER,
+                                require_tz=False)
+    if missing[0]:
+        raise ValueError(param_error("cutoff", _OWNER, "a date, a column of dates or a "
+                                     "mapping of model name to date (no missing value)",
+                                     value))
+    return when[0]
+
+
+def _coherence_by_knowledge_iv(data: Any, question: Any, resolved: Any, cutoff: Any,
+                               value: Any, by: Any, n_resamples: Any, confidence_level: Any,
+                               rng: RNGLike) -> tuple[Any, ...]:
+    df = as_dataframe(data, owner=_OWNER)
+    for name, val in (("question", question), ("resolved", resolved), ("value", value)):
+        if not isinstance(val, str):
+            raise TypeError(param_error(name, _OWNER, "a column name (str)", val))
+    if by is not None and not isinstance(by, str):
+        raise TypeError(param_error("by", _OWNER, "a column name (str) or None", by))
+    if cutoff is None or isinstance(cutoff, bool | int | float | np.number):
+        raise TypeError(param_error("cutoff", _OWNER, "a date, the name of a column of "
+                                    "dates or a mapping of model name to date", cutoff))
+    if isinstance(cutoff, Mapping) and by is None:
+        raise ValueError(param_error("cutoff", _OWNER, "a date or a column name when 'by' is "
+                                     "None (a mapping needs a model column)", "a mapping"))
+    cutoff_column = cutoff if isinstance(cutoff, str) and cutoff in df.columns else None
+    require_columns(df, {"question": question, "resolved": resolved, "value": value,
+                         "by": by}, owner=_OWNER)
+    nonempty(df, owner=_OWNER)
+    n_resamples, confidence_level = check_resampling(_OWNER, n_resamples, confidence_level)
+    gen = check_rng(rng, owner=_OWNER)
+    no_missing(df, [question] + ([by] if by is not None else []), owner=_OWNER)
+    col = df[value]
+    if pd.api.types.is_bool_dtype(col.dtype):
+        vals = col.to_numpy(dtype=np.float64)
+    else:
+        vals = finite_column(df, value, owner=_OWNER)
+    when, missing = parse_dates(df[resolved], df.index, resolved, _OWNER, require_tz=False)
+    no_missing(df, resolved, owner=_OWNER, missing=missing,
+               rule="hold a resolution date on every row")
+    qs = df[question].to_numpy(dtype=object)
+    qcodes = sorted_codes(qs)
+    first = np.unique(qcodes, return_index=True)[1]
+    bad = _varying(qcodes, when)
+    if len(bad):
+        raise ValueError(column_error(resolved, f"be the same on every row of a question "
+                                      f"(column '{question}')", list(df.index[bad]),
+                                      [df[resolved].iloc[i] for i in bad], owner=_OWNER))
+    models = (df[by].to_numpy(dtype=object) if by is not None
+              else np.full(len(df), "(all)", dtype=object))
+    # the cutoff of every row
+    if cutoff_column is not None:
+        cut, cmiss = parse_dates(df[cutoff_column], df.index, cutoff_column, _OWNER,
+                                 require_tz=False)
+        no_missing(df, cutoff_column, owner=_OWNER, missing=cmiss,
+                   rule="hold the model's knowledge cutoff on every row")
+        aware_cut = any_aware(df[cutoff_column])
+    elif isinstance(cutoff, Mapping):
+        cut = np.empty(len(df), dtype="datetime64[ns]")
+        unknown = []
+        parsed = {}
+        for key, val in cutoff.items():
+            if is_missing(val):
+                raise ValueError(param_error("cutoff", _OWNER, "a mapping of model name to "
+                                             "date (no missing value)", {key: val}))
+            parsed[key] = _cutoff_date(val, str(key))
+        for m in pd.unique(models):
+            key = match_cutoff(str(m), cutoff)
+            if key is None:
+                unknown.append(m)
+            else:
+                cut[models == m] = parsed[key]
+        if unknown:
+            raise ValueError(param_error(
+                "cutoff", _OWNER, f"a mapping with a cutoff for every model of column "
+                f"'{by}' (no cutoff matches {', '.join(map(repr, unknown[:5]))})",
+                {str(k): str(v) for k, v in cutoff.items()}))
+        aware_cut = any_aware(cutoff.values())
+    else:
+        try:
+            ts = to_timestamp(cutoff)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(param_error("cutoff", _OWNER, "a date, the name of a column of "
+                                         "data or a mapping of model name to date",
+                                         cutoff)) from exc
+        if ts is pd.NaT:
+            raise ValueError(param_error("cutoff", _OWNER, "a date, the name of a column of "
+                                         "data or a mapping of model name to date", cutoff))
+        cut = np.full(len(df), _cutoff_date(cutoff, "cutoff"), dtype="datetime64[ns]")
+        aware_cut = ts.tzinfo is not None
+    if aware_cut != any_aware(df[resolved]):
+        raise ValueError(f"{_OWNER}: the '{resolved}' column and the cutoffs must both be "
+                         "timezone-aware or both naive.")
+    mcodes = sorted_codes(models)
+    mfirst = np.unique(mcodes, return_index=True)[1]
+    bad = _varying(mcodes, cut)
+    if len(bad):
+        name = cutoff_column if cutoff_column is not None else "cutoff"
+        raise ValueError(column_error(name, "be the same on every row of a model"
+                                      + (f" (column '{by}')" if by else ""),
+                                      list(df.index[bad]),
+                                      [df[name].iloc[i] for i in bad] if cutoff_column
+                                      else None, owner=_OWNER))
+    model_names = [models[mfirst[k]] for k in range(len(mfirst))]
+    return (vals, when[first], qcodes, mcodes, model_names, cut[mfirst], by, question,
+            n_resamples, confidence_level, gen)
+
+
+# --------------------------------------------------------------------------- public layer
+def coherence_by_knowledge(
+    data: Any,
+    *,
+    question: str = "question",
+    resolved: str = "resolved",
+    cutoff: Any = "cutoff",
+    value: str = "violation",
+    by: str | None = "model",
+    n_resamples: int = 9999,
+    confidence_level: float = 0.95,
+    rng: RNGLike = None,
+) -> KnowledgeSplitResult:
+    r"""Compare a coherence measure on questions resolved before and after the model's
+    knowledge cutoff.
+
+    A model can be coherent on questions whose answers it remembers and incoherent on
+    questions it must reason about. Each question is put in the *before* group of a
+    model when it resolved strictly before that model's knowledge cutoff (the model may
+    have learnt the answer in training), in the *after* group otherwise; the measure's
+    mean over the after questions minus its mean over the before questions is tested
+    against zero.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame or convertible
+        One row per unit the measure is computed on (a question, a checker tuple, a
+        forecast, a repetition), with its question, resolution date, model and measure.
+    question : str
+        The question column: the unit of inference. Rows of one question (several
+        repetitions or tuples) are averaged into one value per model and question, and
+        are permuted and resampled together. For a per-tuple measure, name here the
+        tuple (or the question it is about) and give it one resolution date.
+    resolved : str
+        The column of resolution dates, the same on every row of a question. Dates
+        follow the rules of :func:`contamination_filter`: all naive or all
+        timezone-aware (aware ones compared in UTC), together with the cutoffs;
+        numbers are refused.
+    cutoff : date, str or mapping
+        The knowledge cutoff: a date for every model; the name of a column of ``data``
+        holding each row's cutoff (the same on every row of a model); or a mapping of
+        model name (or name prefix, matched as in :func:`contamination_filter`) to date.
+        A string that names a column of ``data`` is that column; any other string is
+        read as a date.
+    value : str
+        The per-row coherence measure: a consistency checker's violation, a flag
+        (bool or 0/1), a Brier improvement, ... Finite numbers.
+    by : str or None
+        The model column; ``None``: every row is of one model.
+    n_resamples : int
+        Permutations of the null (all distinct arrangements of the resolution dates
+        are enumerated instead when there are at most ``n_resamples`` of them: an exact
+        p-value) and bootstrap resamples of the interval.
+    confidence_level : float
+        Level of the bootstrap intervals.
+    rng : int, numpy.random.Generator or None
+        Randomness of the permutations and of the bootstrap.
+
+    Returns
+    -------
+    KnowledgeSplitResult
+        ``statistic`` the difference (after minus before) averaged over models,
+        ``pvalue`` its two-sided permutation p-value, ``confidence_interval`` its
+        question-bootstrap interval; the same per model in ``table``.
+
+    Raises
+    ------
+    ValueError
+        When a question's resolution date or a model's cutoff differs between its
+        rows, a date is missing, or a model has no cutoff in the mapping.
+
+    Warns
+    -----
+    DegenerateDataWarning
+        When a model has no question in one of the groups (its difference is NaN and
+        it is left out of the average).
+
+    See Also
+    --------
+    contamination_filter : drop the questions a model may have seen in training.
+    consistency_check : per-tuple violations of the consistency checkers.
+    consistency_noise_test : per-tuple violations beyond the model's own noise.
+    brier_decomposition : the incoherent part of the Brier score.
+
+    Notes
+    -----
+    With :math:`\bar v_{mq}` the mean measure of model :math:`m` on question
+    :math:`q`, :math:`r_q` its resolution date and :math:`c_m` the model's cutoff, the
+    groups are :math:`K_m = \{q : r_q < c_m\}` (before) and :math:`U_m` the rest of the
+    model's questions (a question resolved on the cutoff date is *after*), and
+
+    .. math:: D_m = \frac{1}{|U_m|} \sum_{q \in U_m} \bar v_{mq}
+                  - \frac{1}{|K_m|} \sum_{q \in K_m} \bar v_{mq},
+              \qquad T = \frac{1}{M} \sum_m D_m
+
+    over the :math:`M` models with both groups non-empty. Questions count equally
+    whatever their number of rows. The null is that the measure does not depend on
+    when the question resolved: the questions' resolution dates are exchangeable. A
+    permutation assigns the dates to the questions anew, the same for every model (a
+    question keeps its measures under all models, so dependence between models is
+    kept), and the groups are recomputed from each model's cutoff. The two-sided
+    p-value is :math:`(1 + \#\{b : |T^*_b| \ge |T|\}) / (1 + B)` over :math:`B`
+    random permutations, or the share of all distinct arrangements with
+    :math:`|T^*| \ge |T|` when they are enumerated (ties within a relative
+    :math:`10^{-9}` count as at least as extreme). The test is exact under
+    exchangeable dates; it tests the distribution, so a difference in spread alone can
+    also make it reject. The interval is a percentile interval from resampling
+    questions with replacement (a resample without a question in a model's group
+    is left out). Each model's :math:`D_m` is tested the same way in ``table``.
+
+    Examples
+    --------
+    >>> import coherence
+    >>> data = {"model": ["m"] * 6, "question": list("abcdef"),
+    ...         "resolved": ["2023-01-01", "2023-03-01", "2023-05-01",
+    ...                      "2024-03-01", "2024-05-01", "2024-07-01"],
+    ...         "violation": [0.01, 0.02, 0.00, 0.10, 0.12, 0.08]}
+    >>> res = coherence.coherence_by_knowledge(data, cutoff="2024-01-01", rng=0)
+    >>> round(res.statistic, 3), round(res.pvalue, 3), res.method
+    (0.09, 0.1, 'exact permutation')
+    """
+    (vals, qdates, qcodes, mcodes, model_names, mcut, by, question, n_resamples,
+     confidence_level, gen) = _coherence_by_knowledge_iv(
+        data, question, resolved, cutoff, value, by, n_resamples, confidence_level, rng)
+    n_models, n_q = len(model_names), int(qcodes.max()) + 1
+    sums = np.zeros((n_models, n_q))
+    counts = np.zeros((n_models, n_q))
+    np.add.at(sums, (mcodes, qcodes), vals)
+    np.add.at(counts, (mcodes, qcodes), 1.0)
+    answered = counts > 0
+    values = np.where(answered, sums / np.maximum(counts, 1.0), 0.0)
+    levels = np.unique(mcut)
+    classes = np.searchsorted(levels, qdates, side="right").astype(np.int64)
+    thresholds = np.searchsorted(levels, mcut, side="left").astype(np.int64) + 1
+    before = (classes[None, :] < thresholds[:, None])[None]
+    m_b, m_a, diff = (x[0] for x in _differences(values, answered, before))
+    n_before = (before[0] & answered).sum(axis=1)
+    n_after = (~before[0] & answered).sum(axis=1)
+    testable = (n_before > 0) & (n_after > 0)
+    observed = float(_pooled(diff[None], testable)[0])
+    perm_gen, boot_gen = spawn(gen, 2)
+    per_model, pooled, exact = knowledge_split_null(values, answered, classes, thresholds,
+                                                    testable, n_resamples, perm_gen)
+    if exact:
+        pvalue = _two_sided_exact(pooled, observed)
+        model_p = [_two_sided_exact(per_model[:, m], float(diff[m])) if testable[m]
+                   else math.nan for m in range(n_models)]
+    else:
+        pvalue = monte_carlo_pvalue(np.abs(pooled), abs(observed))
+        model_p = [monte_carlo_pvalue(np.abs(per_model[:, m]), abs(float(diff[m])))
+                   if testable[m] else math.nan for m in range(n_models)]
+    boot_model = np.empty((n_resamples, n_models))
+    in_before = (before[0] & answered).astype(np.float64)
+    in_after = (~before[0] & answered).astype(np.float64)
+    for start, stop, draws in cluster_draw_chunks(n_q, n_resamples, boot_gen):
+        w = cluster_weights(draws, n_q)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            boot_model[start:stop] = ((w @ (in_after * values).T) / (w @ in_after.T)
+                                      - (w @ (in_before * values).T) / (w @ in_before.T))
+    boot_model[~np.isfinite(boot_model)] = np.nan
+    boot_pooled = _pooled(boot_model, testable)
+    low, high = (percentile_interval(boot_pooled, confidence_level) if testable.any()
+                 else (math.nan, math.nan))
+    rows = []
+    for m, name in enumerate(model_names):
+        reason = "" if testable[m] else (
+            "no question resolved before the cutoff" if n_before[m] == 0
+            else "no question resolved on or after the cutoff")
+        lo, hi = (percentile_interval(boot_model[:, m], confidence_level) if testable[m]
+                  else (math.nan, math.nan))
+        rows.append({"model": name, "cutoff": pd.Timestamp(mcut[m]),
+                     "n_rows": int(np.sum(mcodes == m)), "n_before": int(n_before[m]),
+                     "n_after": int(n_after[m]), "mean_before": float(m_b[m]),
+                     "mean_after": float(m_a[m]),
+                     "difference": float(diff[m]) if testable[m] else math.nan,
+                     "ci_low": lo, "ci_high": hi, "pvalue": model_p[m],
+                     "testable": bool(testable[m]), "reason": reason})
+        if not testable[m]:
+            warnings.warn(f"{_OWNER}: model {name!r} has {reason} "
+                          f"({pd.Timestamp(mcut[m]).isoformat()}); it is left out.",
+                          DegenerateDataWarning, stacklevel=2)
+    return KnowledgeSplitResult(
+        statistic=observed, pvalue=float(pvalue),
+        confidence_interval=ConfidenceInterval(low, high, confidence_level),
+        n_obs=len(vals), method="exact permutation" if exact else "permutation", by=by,
+        question=question, n_models=int(testable.sum()), n_questions=n_q,
+        n_resamples=n_resamples,
+        null_distribution=pooled, table=pd.DataFrame(rows, columns=list(TABLE_COLUMNS)))
