@@ -41,6 +41,7 @@ LONG_ALLOW = {
     "coherence/_probability/_pairs_cells.py::prepare_cells": 117,
     "coherence/_report/_render.py::_paper_tables": 115,
     "coherence/_probability/_noise.py::consistency_noise_test": 101,
+    "coherence/_scoring/_forecastbench.py::forecastbench_scores": 172,
     "coherence/_decision/_iia.py::iia_test": 113,
     "elicitation/_pairs.py::run_pairs": 109,
 }
@@ -69,6 +70,7 @@ PARAM_ALLOW = {
     "coherence/_probability/_power.py::_pairs_power_iv": 16,
     "coherence/_scoring/_market_checks.py::market_checks": 16,
     "elicitation/_lie.py::run_lie": 16,
+    "coherence/_scoring/_forecastbench.py::forecastbench_scores": 18,
 }
 
 
