@@ -204,12 +204,13 @@ def margin_gap(n_permutations: int, seeds: list[int]) -> float:
     of :func:`sklearn_error_scale`), how many permutations the fixed margin alone and
     the full margin send to the replay, and the replay's own gap to scikit-learn when
     it is given every permutation (with how many it declined to scikit-learn)."""
-    from coherence._decision import _leakage
+    from coherence._decision import _leakage, _leakage_null
 
     worst = worst_ratio = 0.0
-    margin, kappa, tie = _leakage.REFIT_MARGIN, _leakage.SCALE_MARGIN, _leakage.REPLAY_MARGIN
+    null = _leakage_null
+    margin, kappa, tie = null.REFIT_MARGIN, null.SCALE_MARGIN, null.REPLAY_MARGIN
     worst_replay = 0.0
-    error_scale = _leakage.sklearn_error_scale
+    error_scale = _leakage_null.sklearn_error_scale
     recorded: list[float] = []
 
     def record(*args: Any) -> float:
@@ -236,10 +237,10 @@ def margin_gap(n_permutations: int, seeds: list[int]) -> float:
             runs = []
             for fast, inside in ((True, -1.0), (False, -1.0), (True, np.inf)):
                 _leakage.FAST_REFITS = fast
-                _leakage.REFIT_MARGIN = inside  # -1: no replays nor refits; inf: all
-                _leakage.SCALE_MARGIN = -1.0
-                _leakage.REPLAY_MARGIN = -1.0  # no ties sent to scikit-learn
-                _leakage.sklearn_error_scale = record  # type: ignore[assignment]
+                _leakage_null.REFIT_MARGIN = inside  # -1: no replays nor refits; inf: all
+                _leakage_null.SCALE_MARGIN = -1.0
+                _leakage_null.REPLAY_MARGIN = -1.0  # no ties sent to scikit-learn
+                _leakage_null.sklearn_error_scale = record  # type: ignore[assignment]
                 _leakage._oof_losses = counted  # type: ignore[assignment]
                 calls[0] = 0
                 try:
@@ -249,9 +250,9 @@ def margin_gap(n_permutations: int, seeds: list[int]) -> float:
                             data, engine="logistic", n_permutations=n_permutations,
                             n_resamples=1, rng=seed, **kw))
                 finally:
-                    _leakage.FAST_REFITS, _leakage.sklearn_error_scale = True, error_scale
-                    _leakage.REFIT_MARGIN, _leakage.SCALE_MARGIN = margin, kappa
-                    _leakage.REPLAY_MARGIN, _leakage._oof_losses = tie, oof_losses
+                    _leakage.FAST_REFITS, _leakage_null.sklearn_error_scale = True, error_scale
+                    _leakage_null.REFIT_MARGIN, _leakage_null.SCALE_MARGIN = margin, kappa
+                    _leakage_null.REPLAY_MARGIN, _leakage._oof_losses = tie, oof_losses
             declined += calls[0] - 2  # scikit-learn refits beyond the two observed models
             gap = np.abs(runs[0].null_distribution - runs[1].null_distribution)
             unit = max(1.0, abs(runs[1].statistic))

@@ -8,12 +8,13 @@ statistic are decided on the same numbers scikit-learn would give. A release of
 scikit-learn that changes that solver would make the replay disagree. Two guards
 stand behind it: :data:`SKLEARN_REPLAY_TESTED` names the scikit-learn releases the
 replay was checked against, and :func:`replay_matches_installed` (run once, when
-``_leakage`` first needs it) turns the replay off for any other release; and on
+``_leakage_null`` first needs it) turns the replay off for any other release; and on
 every call the replay must reproduce scikit-learn's observed statistic to
-``REPLAY_CHECK`` before any replayed number is used (``_leakage``). A replay that
+``REPLAY_CHECK`` before any replayed number is used (``_leakage_null``). A replay that
 is off costs speed, never a wrong p-value: scikit-learn itself refits.
 
-Arrays in, arrays out; the public layer in ``_leakage.py`` validates once.
+Arrays in, arrays out; the public layer in ``_leakage.py`` validates once
+(its permutation null in ``_leakage_null.py`` calls these).
 """
 
 from __future__ import annotations

@@ -29,7 +29,7 @@ one row per distinct feature vector with how many observations of each class sha
 it, the same objective as the rows repeated; the leakage null merges its training
 rows that way. Where the p-value needs scikit-learn's own (tolerance-stopped)
 statistic, :func:`coherence._decision._kernels_logistic.sklearn_newton` replays
-scikit-learn's solver instead (see ``_leakage._fast_logistic_null``).
+scikit-learn's solver instead (see ``_leakage_null.fast_logistic_null``).
 """
 
 from __future__ import annotations
@@ -98,7 +98,7 @@ def fit_logistic(x: np.ndarray, a: np.ndarray, n_classes: int, c: float,
     (warm start) or zeros; it stops after a step whose largest coordinate is below
     ``STEP_TOL``. Identical rows are merged into class counts and each row is read on
     its non-zero columns; ``pos`` is the Cholesky's elimination order of the parameters
-    (``_leakage.elimination_order``; None: the natural order).
+    (``_leakage_null.elimination_order``; None: the natural order).
     """
     from ._kernels_logistic import newton_counts_sparse
 

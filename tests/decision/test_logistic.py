@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from sklearn.linear_model import LogisticRegression
 
 import coherence
-from coherence._decision import _leakage, _logistic
+from coherence._decision import _leakage, _leakage_null, _logistic
 from coherence._decision._logistic import fit_logistic, link, predict_logistic
 
 
@@ -87,7 +87,7 @@ def test_fast_null_equals_scikit_learn_null(study, monkeypatch, evidence):
     assert fast.confidence_interval == slow.confidence_interval
     assert fast.pvalue == slow.pvalue
     gap = np.abs(fast.null_distribution - slow.null_distribution)
-    assert gap.max() < _leakage.REFIT_MARGIN / 5
+    assert gap.max() < _leakage_null.REFIT_MARGIN / 5
     assert np.any(gap > 0)  # the fast path did run
 
 
@@ -98,13 +98,13 @@ def test_margin_infinite_is_the_reference(study, monkeypatch):
     monkeypatch.setattr(_leakage, "FAST_REFITS", False)
     slow = _run(study)
     monkeypatch.setattr(_leakage, "FAST_REFITS", True)
-    monkeypatch.setattr(_leakage, "REFIT_MARGIN", np.inf)
+    monkeypatch.setattr(_leakage_null, "REFIT_MARGIN", np.inf)
     replayed = _run(study)
     np.testing.assert_allclose(replayed.null_distribution, slow.null_distribution, rtol=0,
-                               atol=_leakage.REPLAY_CHECK)
+                               atol=_leakage_null.REPLAY_CHECK)
     assert np.any(replayed.null_distribution != slow.null_distribution)  # replayed, not refit
     assert replayed.pvalue == slow.pvalue
-    monkeypatch.setattr(_leakage, "REPLAY_SKLEARN", False)
+    monkeypatch.setattr(_leakage_null, "REPLAY_SKLEARN", False)
     np.testing.assert_array_equal(_run(study).null_distribution, slow.null_distribution)
 
 
@@ -114,8 +114,8 @@ def test_replay_of_another_solver_is_not_used(study, monkeypatch):
     monkeypatch.setattr(_leakage, "FAST_REFITS", False)
     slow = _run(study)
     monkeypatch.setattr(_leakage, "FAST_REFITS", True)
-    monkeypatch.setattr(_leakage, "REFIT_MARGIN", np.inf)
-    monkeypatch.setattr(_leakage, "SKLEARN_TOL", 1e-2)
+    monkeypatch.setattr(_leakage_null, "REFIT_MARGIN", np.inf)
+    monkeypatch.setattr(_leakage_null, "SKLEARN_TOL", 1e-2)
     np.testing.assert_array_equal(_run(study).null_distribution, slow.null_distribution)
 
 
@@ -197,7 +197,7 @@ def test_fast_null_same_pvalue_other_designs(study, monkeypatch, variant, kw, pe
     assert fast.pvalue == slow.pvalue
     assert fast.permute == slow.permute == permute
     np.testing.assert_allclose(fast.null_distribution, slow.null_distribution, rtol=0,
-                               atol=_leakage.REFIT_MARGIN / 5)
+                               atol=_leakage_null.REFIT_MARGIN / 5)
 
 
 def test_unconverged_refits_fall_back_to_scikit_learn(study, monkeypatch):
@@ -351,7 +351,7 @@ def test_sparse_rows_and_any_elimination_order_give_the_dense_fit(seed, n_levels
     if shuffled:
         pos = np.random.default_rng(seed).permutation(size).astype(np.int64)
     else:  # x without its last two columns plays the base design (y, y p, 1 appended)
-        pos = _leakage.elimination_order(x[:, :-2], level, g)
+        pos = _leakage_null.elimination_order(x[:, :-2], level, g)
     assert np.array_equal(np.sort(pos), np.arange(size))
     nzi, nnz = _sparse_structure(xt)
     start = np.zeros((g, xt.shape[1]))
@@ -378,11 +378,11 @@ def test_elimination_order_puts_level_blocks_first():
     design = np.column_stack([np.linspace(0.1, 0.6, 6),  # shared
                               level == 2, level == 1,  # one-hot, levels 2 and 1
                               (level == 1) * np.arange(6)]).astype(float)
-    pos = _leakage.elimination_order(design, level, 1)
+    pos = _leakage_null.elimination_order(design, level, 1)
     # columns in elimination order: level 1 (columns 2, 3), level 2 (column 1), then
     # the shared column 0, then y, y p and the intercept (columns 4, 5, 6)
     np.testing.assert_array_equal(np.argsort(pos), [2, 3, 1, 0, 4, 5, 6])
-    pos2 = _leakage.elimination_order(design, level, 2)
+    pos2 = _leakage_null.elimination_order(design, level, 2)
     np.testing.assert_array_equal(np.argsort(pos2)[:4], [2, 9, 3, 10])
 
 
@@ -399,4 +399,4 @@ def test_many_level_evidence_same_pvalue_as_scikit_learn(monkeypatch):
     slow = coherence.leakage_test(data, **args)
     assert fast.statistic == slow.statistic and fast.pvalue == slow.pvalue
     np.testing.assert_allclose(fast.null_distribution, slow.null_distribution, rtol=0,
-                               atol=_leakage.REFIT_MARGIN / 5)
+                               atol=_leakage_null.REFIT_MARGIN / 5)
