@@ -108,10 +108,10 @@ _LAZY: dict[str, str] = {
     "rolling_accuracy": "._scoring._horizons",
     "simulated_dates": "._scoring._horizons",
     "REASONING_METRICS": "._scoring._graphs",
-    "GraphQualityReport": "._scoring._graphs",
+    "GraphQualityReport": "._scoring._graph_quality",
     "ReasoningGraphResult": "._scoring._graphs",
-    "graph_depth": "._scoring._graphs",
-    "hindsight_graph_quality": "._scoring._graphs",
+    "graph_depth": "._scoring._graph_quality",
+    "hindsight_graph_quality": "._scoring._graph_quality",
     "reasoning_graph_metrics": "._scoring._graphs",
     "MarketChecksResult": "._scoring._market_checks",
     "MarketSignalResult": "._scoring._market_checks",
@@ -244,12 +244,14 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         ForecastBenchResult,
         forecastbench_scores,
     )
-    from ._scoring._graphs import (
-        REASONING_METRICS,
+    from ._scoring._graph_quality import (
         GraphQualityReport,
-        ReasoningGraphResult,
         graph_depth,
         hindsight_graph_quality,
+    )
+    from ._scoring._graphs import (
+        REASONING_METRICS,
+        ReasoningGraphResult,
         reasoning_graph_metrics,
     )
     from ._scoring._horizons import (

@@ -1,24 +1,20 @@
-"""Hindsight-graph quality gates and the reasoning metrics of forecast graphs.
+"""The reasoning metrics of forecast graphs, scored against gated hindsight graphs.
 
-:func:`hindsight_graph_quality` applies the benchmark's gates to each
-question's hindsight graph (events rejected by annotators removed, edges kept
-at confidence >= 0.6 and strength >= 0.3, then at least 3 hops, 10 nodes, 20
-sources and 1 edge) and counts what it excludes. :func:`reasoning_graph_metrics`
-scores forecast graphs against the hindsight graphs that pass: key-event
-precision and recall, event precision/recall/F1, recall of the hindsight
-events visible at the simulated date ("accessible"), the date error of
-matched events, edge precision and recall and causal-direction accuracy, and
-forecast-graph depth.
+:func:`reasoning_graph_metrics` scores forecast graphs against the hindsight
+graphs that pass the quality gates (:func:`hindsight_graph_quality`, in
+:mod:`._graph_quality`): key-event precision and recall, event
+precision/recall/F1, recall of the hindsight events visible at the simulated
+date ("accessible"), the date error of matched events, edge precision and
+recall and causal-direction accuracy, and forecast-graph depth.
 
-Array layer: :func:`graph_depth` (longest chain of edges) and
-:func:`relation_polarity`.
+Array layer: :func:`relation_polarity`.
 """
 
 from __future__ import annotations
 
 import warnings
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -36,36 +32,26 @@ from .._validation import (
     check_resampling,
     column_error,
     no_missing,
-    numeric_column,
     param_error,
     require_columns,
 )
 from .._warnings import DegenerateDataWarning, DeprecatedAlias
 from ._dates import is_missing, parse_dates, to_days
+from ._graph_quality import (
+    GraphQualityReport,
+    flag_column,
+    graph_depth,
+    hindsight_graph_quality,
+    missing_or_in,
+)
 from ._matching import THRESHOLDS, event_tokens, match_one
 from ._questions import question_bootstrap_ci
-
-
-def _missing_or_in(df: pd.DataFrame, column: str, owner: str, upper: float) -> np.ndarray:
-    """A numeric column whose missing values are allowed; the others in [0, upper]."""
-    values = numeric_column(df, column, owner=owner, allow_nan=True)
-    bad = np.flatnonzero(~np.isnan(values)
-                         & ~(np.isfinite(values) & (values >= 0.0) & (values <= upper)))
-    if len(bad):
-        rule = "hold probabilities in [0, 1]" if upper == 1.0 else "hold finite numbers >= 0"
-        raise ValueError(column_error(column, f"{rule} (or be missing)", list(df.index[bad]),
-                                      list(values[bad]), owner=owner))
-    return values
-
 
 __all__ = [
     "NEGATIVE_RELATIONS",
     "POSITIVE_RELATIONS",
     "REASONING_METRICS",
-    "GraphQualityReport",
     "ReasoningGraphResult",
-    "graph_depth",
-    "hindsight_graph_quality",
     "reasoning_graph_metrics",
     "relation_polarity",
 ]
@@ -104,329 +90,6 @@ def relation_polarity(relation: Any) -> int:
     if text in NEGATIVE_RELATIONS:
         return -1
     return 0
-
-
-def graph_depth(edges: Iterable[tuple[Any, Any]], nodes: Iterable[Any] | None = None) -> int:
-    """The longest chain of directed edges (hops) among ``nodes``.
-
-    Edges with an end outside ``nodes`` are ignored (``nodes=None``: every
-    node an edge touches). On an acyclic graph this is the longest path, in
-    edges. On a graph with cycles it follows the released evaluator: a
-    depth-first walk that stops when it reaches a node already on the walk,
-    counting the edge that closes the cycle (a 2-cycle has depth 2, a self-loop
-    depth 1); exact and exponential in the worst case.
-
-    See Also
-    --------
-    reasoning_graph_metrics : the metrics that report it.
-    hindsight_graph_quality : the quality gates that use it.
-
-    Examples
-    --------
-    >>> from coherence._scoring._graphs import graph_depth
-    >>> graph_depth([("a", "b"), ("b", "c"), ("a", "c")])
-    2
-    """
-    edge_list = list(edges)
-    node_set = ({n for e in edge_list for n in e} if nodes is None else set(nodes))
-    out: dict[Any, list[Any]] = defaultdict(list)
-    for s, t in edge_list:
-        if s in node_set and t in node_set:
-            out[s].append(t)
-    # acyclic? (Kahn)
-    indeg: dict[Any, int] = dict.fromkeys(node_set, 0)
-    for s in out:
-        for t in out[s]:
-            indeg[t] += 1
-    stack = [n for n, d in indeg.items() if d == 0]
-    order = []
-    while stack:
-        n = stack.pop()
-        order.append(n)
-        for t in out.get(n, ()):
-            indeg[t] -= 1
-            if indeg[t] == 0:
-                stack.append(t)
-    if len(order) == len(node_set):
-        depth: dict[Any, int] = {}
-        for n in reversed(order):
-            kids = out.get(n, ())
-            depth[n] = 1 + max(depth[k] for k in kids) if kids else 0
-        return max(depth.values(), default=0)
-
-    def walk(node: Any, seen: frozenset[Any]) -> int:
-        if node in seen:
-            return 0
-        kids = out.get(node, ())
-        if not kids:
-            return 0
-        return 1 + max(walk(k, seen | {node}) for k in kids)
-
-    return max((walk(n, frozenset()) for n in node_set), default=0)
-
-
-def _id_set(cell: Any) -> set[Any]:
-    """The ids of a list-like (or scalar) cell; missing values dropped."""
-    if isinstance(cell, list | tuple | set | frozenset | np.ndarray):
-        return {c for c in cell if not is_missing(c)}
-    if is_missing(cell):
-        return set()
-    return {cell}
-
-
-def flag_column(df: pd.DataFrame, column: str, owner: str) -> np.ndarray:
-    """A boolean flag column (``is_outcome``): True/False, 1/0 or the strings
-    'true'/'false', '1'/'0', 'yes'/'no' (any case); missing means False.
-    Anything else raises, naming the rows (``bool('False')`` is True in Python,
-    so strings are never passed to ``bool``)."""
-    truthy, falsy = {"true", "1", "yes"}, {"false", "0", "no"}
-    cells = df[column].to_numpy(dtype=object)
-    out = np.zeros(len(cells), dtype=bool)
-    bad = []
-    for i, v in enumerate(cells):
-        if isinstance(v, bool | np.bool_):
-            out[i] = bool(v)
-        elif isinstance(v, str):
-            text = v.strip().lower()
-            if text in truthy:
-                out[i] = True
-            elif text not in falsy and text != "":
-                bad.append(i)
-        elif is_missing(v):
-            continue
-        elif isinstance(v, int | float | np.integer | np.floating) and float(v) in (0.0, 1.0):
-            out[i] = float(v) == 1.0
-        else:
-            bad.append(i)
-    if bad:
-        pos = np.asarray(bad)
-        raise ValueError(column_error(column, "hold True/False (or 1/0, 'true'/'false')",
-                                      list(df.index[pos]), list(cells[pos]), owner=owner))
-    return out
-
-
-# --------------------------------------------------------------------------- quality gates
-@dataclass(frozen=True, slots=True)
-class GraphQualityReport:
-    """Which hindsight graphs pass the quality gates, and why the others do not.
-
-    Attributes
-    ----------
-    table : pandas.DataFrame
-        One row per question: ``built``, ``n_nodes`` (events left after
-        rejected ones are removed), ``n_rejected``, ``n_sources``,
-        ``n_edges`` (edges given), ``n_edges_dangling`` (an end rejected or not
-        an event of the question), ``n_edges_below_gate`` (confidence or
-        strength below its gate, or missing), ``n_edges_kept``, ``hops`` (depth of the
-        kept edges), ``passes`` and ``reasons`` (the failed gates, ``'; '``
-        separated, empty when it passes).
-    excluded : pandas.DataFrame
-        One row per reason (``'not built'``, ``'hops < 3'``, ...): ``n``
-        questions failing it (a question can fail several), and a final row
-        ``'any'`` with the questions excluded.
-    events : pandas.DataFrame
-        The hindsight event rows kept (rejected events removed, every question).
-    edges : pandas.DataFrame
-        The hindsight edges kept (confidence and strength gates passed, both
-        ends present and not rejected, every question).
-    settings : dict
-        The gates used.
-    """
-
-    table: pd.DataFrame = field(repr=False)
-    excluded: pd.DataFrame = field(repr=False)
-    events: pd.DataFrame = field(repr=False)
-    edges: pd.DataFrame = field(repr=False)
-    settings: dict[str, Any] = field(repr=False)
-
-    @property
-    def passed(self) -> tuple[Any, ...]:
-        """The questions whose hindsight graph passes every gate."""
-        return tuple(self.table.loc[self.table["passes"], "question"])
-
-    @property
-    def n_excluded(self) -> int:
-        """Questions excluded."""
-        return int((~self.table["passes"]).sum())
-
-
-def hindsight_graph_quality(
-    hindsight_events: Any,
-    hindsight_edges: Any,
-    *,
-    questions: Iterable[Any] | None = None,
-    min_hops: int = 3,
-    min_nodes: int = 10,
-    min_sources: int = 20,
-    min_edges: int = 1,
-    min_edge_confidence: float = 0.6,
-    min_edge_strength: float = 0.3,
-    exclude_rejected: bool = True,
-    question: str = "question",
-    event: str = "event",
-    sources: str | None = "sources",
-    review_status: str = "review_status",
-    source: str = "source",
-    target: str = "target",
-    confidence: str = "confidence",
-    strength: str = "strength",
-) -> GraphQualityReport:
-    """Apply the benchmark's quality gates to each question's hindsight graph.
-
-    Parameters
-    ----------
-    hindsight_events : pandas.DataFrame or convertible
-        Hindsight events (one row per event, or per impact record: rows with
-        the same (``question``, ``event``) are one node), with optional
-        ``sources`` (a list-like cell of article ids, or one id) and
-        ``review_status`` (``'rejected'`` marks an event annotators rejected; an
-        event is removed when all its rows are rejected).
-    hindsight_edges : pandas.DataFrame or convertible
-        Causal edges: ``question``, ``source`` and ``target`` (event ids),
-        ``confidence`` and ``strength``.
-    questions : iterable, optional
-        Every question of the benchmark; one without any hindsight event is
-        excluded as ``'not built'``. Default: the questions of the two tables.
-    min_hops, min_nodes, min_sources, min_edges : int
-        Gates (defaults 3, 10, 20, 1, the paper's).
-    min_edge_confidence, min_edge_strength : float
-        An edge is kept when its confidence >= 0.6 and its strength >= 0.3
-        (defaults, the paper's); an edge missing either value is not kept.
-    exclude_rejected : bool
-        Remove events annotators rejected (and the edges touching them)
-        before anything else (default True).
-    question, event, sources, review_status, source, target, confidence, strength : str
-        Column names (``sources=None``: no source column; then ``min_sources``
-        must be 0).
-
-    Returns
-    -------
-    GraphQualityReport
-
-    See Also
-    --------
-    reasoning_graph_metrics : the metrics computed after these gates.
-    graph_depth : the longest chain of a graph.
-
-    Notes
-    -----
-    Order: (1) rejected events and their edges removed; (2) edges below the
-    confidence or strength gate, or with an end that is not an event of the
-    question, dropped; (3) per question, nodes = distinct events, sources =
-    distinct ids over the events' ``sources``, edges = kept edges, hops =
-    :func:`graph_depth` of the kept edges; (4) a graph passes when hops >=
-    ``min_hops``, nodes >= ``min_nodes``, sources >= ``min_sources`` and
-    edges >= ``min_edges``. The outcome event counts as a node.
-
-    Examples
-    --------
-    >>> import coherence
-    >>> ev = {"question": ["q"] * 4, "event": ["a", "b", "c", "d"],
-    ...       "sources": [["s1"], ["s2"], ["s3"], ["s4"]]}
-    >>> ed = {"question": ["q"] * 3, "source": ["a", "b", "c"], "target": ["b", "c", "d"],
-    ...       "confidence": [0.9, 0.9, 0.5], "strength": [0.5, 0.5, 0.5]}
-    >>> gq = coherence.hindsight_graph_quality(ev, ed, min_nodes=4, min_sources=4)
-    >>> gq.table[["hops", "passes", "reasons"]].values.tolist()
-    [[2, False, 'hops < 3']]
-    """
-    owner = "hindsight_graph_quality"
-    min_hops = check_int(min_hops, "min_hops", owner, low=0)
-    min_nodes = check_int(min_nodes, "min_nodes", owner, low=0)
-    min_sources = check_int(min_sources, "min_sources", owner, low=0)
-    min_edges = check_int(min_edges, "min_edges", owner, low=0)
-    min_edge_confidence = check_float(min_edge_confidence, "min_edge_confidence", owner)
-    min_edge_strength = check_float(min_edge_strength, "min_edge_strength", owner)
-    if not isinstance(exclude_rejected, bool):
-        raise TypeError(param_error("exclude_rejected", owner, "a bool", exclude_rejected))
-    hev = as_dataframe(hindsight_events, name="hindsight_events", owner=owner)
-    hed = as_dataframe(hindsight_edges, name="hindsight_edges", owner=owner)
-    require_columns(hev, {"question": question, "event": event}, owner=owner)
-    require_columns(hed, {"question": question, "source": source, "target": target,
-                          "confidence": confidence, "strength": strength}, owner=owner)
-    no_missing(hev, [question, event], owner=owner)
-    no_missing(hed, [question, source, target], owner=owner)
-    if sources is None or sources not in hev.columns:
-        if min_sources > 0:
-            raise ValueError(param_error(
-                "sources", owner, "a column of hindsight_events holding each event's source "
-                f"ids (needed by min_sources={min_sources}; pass min_sources=0 otherwise)",
-                sources))
-        sources = None
-    conf = _missing_or_in(hed, confidence, owner, 1.0)
-    stren = _missing_or_in(hed, strength, owner, np.inf)
-    rejected = np.zeros(len(hev), dtype=bool)
-    if exclude_rejected and review_status in hev.columns:
-        rejected = np.array([not is_missing(v) and str(v).strip().lower() == "rejected"
-                             for v in hev[review_status].to_numpy(dtype=object)], dtype=bool)
-    kept_ev = hev.loc[~rejected]
-    rejected_keys = set(zip(hev.loc[rejected, question], hev.loc[rejected, event],
-                            strict=True)) - set(zip(kept_ev[question], kept_ev[event],
-                                                    strict=True))
-    node_keys = set(zip(kept_ev[question], kept_ev[event], strict=True))
-    qs = hed[question].to_numpy(dtype=object)
-    ss = hed[source].to_numpy(dtype=object)
-    ts = hed[target].to_numpy(dtype=object)
-    ends_ok = np.array([(q, s) in node_keys and (q, t) in node_keys
-                        for q, s, t in zip(qs, ss, ts, strict=True)], dtype=bool)
-    with np.errstate(invalid="ignore"):
-        gate_ok = (conf >= min_edge_confidence) & (stren >= min_edge_strength)
-    kept_ed = hed.loc[ends_ok & gate_ok]
-    all_q = list(pd.unique(pd.concat([hev[question], hed[question]], ignore_index=True)
-                           .astype(object)))
-    if questions is not None:
-        listed = list(questions)
-        all_q = [*listed, *[q for q in all_q if q not in set(listed)]]
-    ev_rows = rows_by_key(kept_ev, [question]) if len(kept_ev) else {}
-    ed_rows = rows_by_key(kept_ed, [question]) if len(kept_ed) else {}
-    given_rows = rows_by_key(hed, [question]) if len(hed) else {}
-    rej_count: dict[Any, int] = defaultdict(int)
-    for q, _ in rejected_keys:
-        rej_count[q] += 1
-    src_cells = kept_ev[sources].to_numpy(dtype=object) if sources else None
-    rows = []
-    for q in all_q:
-        er = ev_rows.get((q,), np.empty(0, dtype=np.int64))
-        dr = ed_rows.get((q,), np.empty(0, dtype=np.int64))
-        nodes = set(kept_ev[event].to_numpy(dtype=object)[er])
-        srcs: set[Any] = set()
-        if src_cells is not None:
-            for cell in src_cells[er]:
-                srcs |= _id_set(cell)
-        pairs = list(zip(kept_ed[source].to_numpy(dtype=object)[dr],
-                         kept_ed[target].to_numpy(dtype=object)[dr], strict=True))
-        hops = graph_depth(pairs, nodes)
-        built = len(nodes) > 0 or rej_count[q] > 0
-        reasons = []
-        if not built:
-            reasons.append("not built")
-        else:
-            for name, value, low in (("hops", hops, min_hops), ("nodes", len(nodes), min_nodes),
-                                     ("sources", len(srcs), min_sources),
-                                     ("edges", len(pairs), min_edges)):
-                if value < low:
-                    reasons.append(f"{name} < {low}")
-        given = given_rows.get((q,), np.empty(0, dtype=np.int64))
-        rows.append({"question": q, "built": built, "n_nodes": len(nodes),
-                     "n_rejected": rej_count[q], "n_sources": len(srcs),
-                     "n_edges": len(given), "n_edges_dangling": int((~ends_ok[given]).sum()),
-                     "n_edges_below_gate": int((ends_ok[given] & ~gate_ok[given]).sum()),
-                     "n_edges_kept": len(pairs),
-                     "hops": hops, "passes": not reasons, "reasons": "; ".join(reasons)})
-    table = pd.DataFrame(rows, columns=["question", "built", "n_nodes", "n_rejected",
-                                        "n_sources", "n_edges", "n_edges_dangling",
-                                        "n_edges_below_gate", "n_edges_kept", "hops",
-                                        "passes", "reasons"])
-    labels = ["not built", f"hops < {min_hops}", f"nodes < {min_nodes}",
-              f"sources < {min_sources}", f"edges < {min_edges}"]
-    counts = [int(table["reasons"].str.split("; ").map(lambda r, lab=lab: lab in r).sum())
-              for lab in labels]
-    excluded = pd.DataFrame({"reason": [*labels, "any"],
-                             "n": [*counts, int((~table["passes"]).sum())]})
-    settings = {"min_hops": min_hops, "min_nodes": min_nodes, "min_sources": min_sources,
-                "min_edges": min_edges, "min_edge_confidence": min_edge_confidence,
-                "min_edge_strength": min_edge_strength, "exclude_rejected": exclude_rejected}
-    return GraphQualityReport(table=table, excluded=excluded, events=kept_ev, edges=kept_ed,
-                              settings=settings)
 
 
 # --------------------------------------------------------------------------- reasoning metrics
@@ -595,8 +258,8 @@ def _kept_hindsight_events(hev: pd.DataFrame, c: _GraphColumns, owner: str
     hev = hev.loc[~rejected]
     n_rejected = len(set(zip(hev_all.loc[rejected, c.question], hev_all.loc[rejected, c.event],
                              strict=True)) - set(zip(hev[c.question], hev[c.event], strict=True)))
-    mag = _missing_or_in(hev, c.magnitude, owner, np.inf)
-    conf = _missing_or_in(hev, c.confidence, owner, 1.0)
+    mag = missing_or_in(hev, c.magnitude, owner, np.inf)
+    conf = missing_or_in(hev, c.confidence, owner, 1.0)
     if c.is_outcome is not None and c.is_outcome in hev.columns:
         flag = flag_column(hev, c.is_outcome, owner)
         hev, mag, conf = hev.loc[~flag], mag[~flag], conf[~flag]

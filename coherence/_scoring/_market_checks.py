@@ -547,7 +547,7 @@ def market_signal_metrics(reasoning: Any, hindsight_events: Any, prices: Any, *,
     require_columns(hdf, {"question": question, "event": event}, owner=owner)
     no_missing(hdf, [question, event], owner=owner)
     if is_outcome is not None and is_outcome in hdf.columns:
-        from ._graphs import flag_column
+        from ._graph_quality import flag_column
 
         flag = flag_column(hdf, is_outcome, owner)
         hdf = hdf.loc[~flag]
