@@ -1,6 +1,6 @@
 """Slow, obviously correct references of the calibration errors of
-``coherence/_scoring/_calibration.py``: explicit loops over bins, forecasts and
-mirror images, and numerical integration by scipy's ``quad``."""
+``coherence/_scoring/_calibration.py`` and ``_smooth_ece.py``: explicit loops over
+bins, forecasts and mirror images, and numerical integration by scipy's ``quad``."""
 
 from __future__ import annotations
 

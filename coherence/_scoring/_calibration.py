@@ -3,9 +3,9 @@
 Public layer: :func:`calibration_error` (the debiased binned calibration error of
 Kumar, Liang and Ma 2019, with a bootstrap interval), :func:`smooth_ece` (the
 SmoothECE of Blasiok and Nakkiran 2023 and its smoothed reliability diagram) and
-:func:`plot_smooth_reliability`. The array layer (``_bin_codes``, ``_binned``,
-``_smooth_ece_sigma``, ``_smooth_ece_code``, ``_fixed_point``) is what the tests
-compare with brute-force loops in ``tests/_reference_calibration.py``.
+:func:`plot_smooth_reliability`. The array layer (``_bin_codes``, ``_binned`` here;
+``smooth_ece_sigma``, ``smooth_ece_code``, ``fixed_point`` in :mod:`._smooth_ece`) is
+what the tests compare with brute-force loops in ``tests/_reference_calibration.py``.
 
 The binned, uncorrected ECE and the Murphy decomposition stay where they were,
 in :func:`coherence.forecast_scores`: with ``binning='equal_width'`` the
@@ -47,6 +47,20 @@ from .._validation import (
 )
 from .._warnings import NotCalibratedWarning, SmallSampleWarning
 from ._forecast import bin_index
+from ._smooth_ece import (
+    MAX_N_GRID,
+    SIGMA_MIN,
+    Smoother,
+    code_smece_at,
+    fixed_point,
+    relplot_103_at,
+    relplot_search,
+    round_to_grid,
+    smooth_curve,
+    smooth_ece_code,
+    smooth_ece_sigma,
+    smooth_grid,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -139,293 +153,6 @@ def _debiased_ce(p: np.ndarray, y: np.ndarray, w: np.ndarray, n_bins: int, binni
     share = n[used] / n[used].sum()
     return float(np.sum(share * (plug - corr))), float(np.sum(share * plug))
 
-
-def _reflected_kernel(t: np.ndarray, f: np.ndarray, sigma: float) -> np.ndarray:
-    """(len(t), len(f)) density at t of the reflection into [0, 1] of f + sigma Z.
-
-    The sum over the mirror images s f + 2k (s = +-1) of a Gaussian density; an
-    image is left out only when all of it lies more than 12 sigma outside [0, 1]
-    (a term below exp(-72), 1e-31 of the peak). O(len(t) len(f)): the exact
-    kernel the binned smoother (:class:`_Smoother`) is tested against.
-    """
-    out = np.zeros((len(t), len(f)))
-    c = 1.0 / (math.sqrt(2.0 * math.pi) * sigma)
-    reach = 12.0 * sigma
-    n_img = math.ceil(reach / 2.0) + 1
-    for k in range(-n_img, n_img + 1):
-        for sign in (1.0, -1.0):
-            low, high = (2 * k, 2 * k + 1) if sign > 0 else (2 * k - 1, 2 * k)
-            if high < -reach or low > 1.0 + reach:
-                continue
-            d = (t[:, None] - (sign * f[None, :] + 2.0 * k)) / sigma
-            out += c * np.exp(-0.5 * d * d)
-    return out
-
-
-#: Most grid points of the diagram and of the midpoint rule (``n_grid``'s bound)
-MAX_N_GRID = 100_000
-#: Narrowest kernel: 20 grid points per sigma then need at most 200,000 points
-SIGMA_MIN = 1e-4
-#: Most grid points the narrow-kernel rule (20 per sigma) may reach
-_MAX_GRID_POINTS = 200_000
-#: Most floats in one block of the smoother's circular convolutions (columns are chunked)
-_MAX_BLOCK = 20_000_000
-#: Lattice points per grid point of the binned smoother, at least (even: the grid is on the
-#: lattice); more when the grid is coarser than sigma / 20, so that h / (2 sigma) <= 1 / 160
-_LATTICE = 4
-#: Bound on each binned kernel sum's error, relative to sum_i |v_i| times the kernel's peak
-_BINNING_TOL = 1e-12
-#: Images of the Gaussian (and its derivatives) are summed out to this many sigma
-_REACH = 14.0
-
-
-def _grid_size(sigma: float, n_grid: int) -> int:
-    """Points of the midpoint grid: ``n_grid``, at least 20 per kernel width (capped)."""
-    return int(min(max(n_grid, math.ceil(20.0 / sigma)), max(n_grid, _MAX_GRID_POINTS)))
-
-
-def _grid(sigma: float, n_grid: int) -> np.ndarray:
-    """Midpoints of [0, 1], at least 20 per kernel width."""
-    m = _grid_size(sigma, n_grid)
-    return (np.arange(m) + 0.5) / m
-
-
-def _taylor_terms(h: float, sigma: float) -> int:
-    """Terms q of the Taylor expansion about the nearest lattice point such that each kernel
-    value is within ``_BINNING_TOL`` of the kernel's peak (see :class:`_Smoother`)."""
-    ratio = h / (2.0 * sigma)
-    const = 2.0 * 1.086435 * (1.0 + math.sqrt(math.pi) * sigma)
-    for q in range(1, 40):
-        if const * ratio**q / math.sqrt(math.factorial(q)) <= _BINNING_TOL:
-            return q
-    return 40  # pragma: no cover - ratio <= 1/160 always reaches the bound by q = 6
-
-
-class _Smoother:
-    """Reflected-Gaussian kernel sums S(t_k) = sum_i K_sigma(t_k, f_i) v_i on the midpoint
-    grid t_k = (k + 1/2) / m, in O(n q + q M log M) instead of O(n m).
-
-    Each forecast f_i is written f_i = g_j + d_i with g_j = j / M the nearest point of a
-    lattice of M >= max(4 m, 80 / sigma) cells (|d_i| <= h / 2, h = 1 / M), and
-    K(t, f_i) is expanded in d_i to q terms,
-    K(t, g_j + d) = sum_{p < q} d^p / p! d^p K(t, g_j) / dg^p + R. The
-    moments sum_i v_i d_i^p / p! are binned on the lattice, and the derivative sums are
-    one circular convolution each (the reflections make K periodic of period 2 in g).
-    By Cramer's bound |He_p(z)| exp(-z^2 / 4) <= 1.086435 sqrt(p!), summed over the
-    images, the remainder is at most
-    2 * 1.086435 * (1 + sqrt(pi) sigma) * (h / (2 sigma))^q / sqrt(q!) times the
-    kernel's peak 1 / (sqrt(2 pi) sigma); q is the least that makes this <= 1e-12.
-    """
-
-    def __init__(self, f: np.ndarray, sigma: float, m: int,
-                 cache: dict[int, tuple[np.ndarray, np.ndarray]] | None = None) -> None:
-        per = max(_LATTICE, 2 * math.ceil(40.0 / (sigma * m)))
-        self.m, self.M = m, per * m
-        M = self.M
-        self.q = _taylor_terms(1.0 / M, sigma)
-        found = None if cache is None else cache.get(M)
-        if found is None:
-            x = f * M
-            nodes = np.clip(np.rint(x), 0, M).astype(np.int64)
-            found = (nodes, (x - nodes) / M)
-            if cache is not None:
-                cache[M] = found
-        self.nodes, self.offsets = found
-        self._moments: Any = None
-        # the p-th derivative of the 2-periodised Gaussian, sampled on the circle of 2M points
-        i = np.arange(2 * M, dtype=np.float64)
-        n_img = math.ceil(_REACH * sigma / 2.0) + 1
-        kernels = np.zeros((self.q, 2 * M))
-        for k in range(-n_img - 1, n_img + 1):
-            z = (i - 2.0 * k * M) / (M * sigma)
-            near = np.abs(z) <= _REACH
-            if not near.any():
-                continue
-            zn = z[near]
-            phi = np.exp(-0.5 * zn * zn) / (math.sqrt(2.0 * math.pi) * sigma)
-            he_prev, he = np.zeros_like(zn), np.ones_like(zn)
-            for p in range(self.q):
-                # d^p/dx^p phi_sigma(x) = (-1)^p He_p(x / sigma) phi_sigma(x) / sigma^p
-                kernels[p, near] += (-1.0) ** p * he * phi / sigma**p
-                he_prev, he = he, zn * he - p * he_prev
-        self.spectra = np.fft.rfft(kernels, axis=1)
-        # lattice node j sits at j (its own image, derivative sign (-1)^p) and at -j mod 2M
-        j = np.arange(M + 1)
-        self.mirror = (2 * M - j) % (2 * M)
-        self.signs = (-1.0) ** np.arange(self.q)
-        self.at = per * np.arange(m) + per // 2  # t_k = (k + 1/2) / m, on the lattice
-
-    def _binned(self, values: np.ndarray) -> np.ndarray:
-        """(q, M + 1, c): the moments sum_i v_i d_i^p / p! of each lattice point."""
-        M, q = self.M, self.q
-        n, c = values.shape
-        if c <= 2:  # a few columns: q weighted counts each
-            out = np.empty((q, M + 1, c))
-            for col in range(c):
-                term = values[:, col].astype(np.float64, copy=True)
-                for p in range(q):
-                    out[p, :, col] = np.bincount(self.nodes, weights=term, minlength=M + 1)
-                    term *= self.offsets / (p + 1)
-            return out
-        if self._moments is None:  # many columns (bootstrap weights): one sparse product
-            from scipy import sparse
-
-            mom = np.empty((n, q))
-            term = np.ones(n)
-            for p in range(q):
-                mom[:, p] = term
-                term = term * self.offsets / (p + 1)
-            rows = (self.nodes[:, None] + (M + 1) * np.arange(q)[None, :]).ravel()
-            self._moments = sparse.csc_matrix(
-                (mom.ravel(), rows, np.arange(0, q * n + 1, q)), shape=(q * (M + 1), n))
-        return np.asarray(self._moments @ values).reshape(q, M + 1, c)
-
-    def sums(self, values: np.ndarray) -> np.ndarray:
-        """S(t_k) for each column of ``values`` (n, c): an (m, c) array."""
-        step = max(1, _MAX_BLOCK // (2 * self.q * self.M))
-        if values.shape[1] > step:  # bounded memory: the columns in blocks
-            return np.concatenate([self.sums(values[:, i:i + step])
-                                   for i in range(0, values.shape[1], step)], axis=1)
-        M = self.M
-        c = values.shape[1]
-        binned = self._binned(values)
-        circle = np.zeros((self.q, 2 * M, c))
-        circle[:, :M + 1] = binned * self.signs[:, None, None]
-        circle[:, self.mirror] += binned
-        total = np.einsum("pkc,pk->kc", np.fft.rfft(circle, axis=1), self.spectra)
-        return np.fft.irfft(total, n=2 * M, axis=0)[self.at]
-
-
-def _smooth_ece_sigma(f: np.ndarray, r: np.ndarray, sigma: float, n_grid: int,
-                      cache: dict[int, tuple[np.ndarray, np.ndarray]] | None = None) -> float:
-    """smECE_sigma = integral over [0, 1] of |(1/n) sum_i K_sigma(t, f_i) r_i| dt (midpoints)."""
-    smoother = _Smoother(f, sigma, _grid_size(sigma, n_grid), cache)
-    total = smoother.sums(r[:, None])[:, 0]
-    return float(np.mean(np.abs(total / len(f))))
-
-
-def _fixed_point(g: Any, tol: float, floor: float = 0.0) -> float:
-    """The sigma in (0, 1] with g(sigma) = sigma (g non-increasing), by Brent's method;
-    ``floor`` when g(floor) <= floor (the fixed point lies below it)."""
-    from scipy.optimize import brentq
-
-    if g(1.0) >= 1.0:
-        return 1.0
-    hi, lo = 1.0, 0.5
-    while g(lo) <= lo:  # halve until the bracket holds (g(0+) > 0 unless all r_i = 0)
-        hi, lo = lo, lo / 2.0
-        if lo <= floor:
-            if g(floor) <= floor:
-                return floor
-            lo = floor
-            break
-        if lo < tol:
-            return lo
-    return float(brentq(lambda s: g(s) - s, lo, hi, xtol=tol, rtol=4 * np.finfo(float).eps))
-
-
-def _round_to_grid(f: np.ndarray, v: np.ndarray, m: int) -> np.ndarray:
-    """Linear split of each value v_i between the two grid points of linspace(0, 1, m)
-    around f_i (the discretisation of the authors' code)."""
-    x = f * (m - 1)
-    i = np.clip(x.astype(np.int64), 0, m - 2)
-    frac = x - i
-    return (np.bincount(i, weights=(1.0 - frac) * v, minlength=m)
-            + np.bincount(i + 1, weights=frac * v, minlength=m))
-
-
-def _code_smece_at(values: np.ndarray, sigma: float) -> float:
-    """relplot's smooth_ece_interpolated: reflect the gridded residuals once at each end,
-    convolve with a Gaussian sampled on the grid (support truncated to +-1/2), mean |.|."""
-    m = len(values)
-    t = np.linspace(0.0, 1.0, m)
-    ker = np.exp(-0.5 * ((t - 0.5) / sigma) ** 2) / (math.sqrt(2.0 * math.pi) * sigma)
-    ext = np.concatenate([values[::-1][:-1], values, values[::-1][1:]])
-    conv = np.convolve(ext, ker, mode="valid")[m // 2: m // 2 + m]
-    return float(np.sum(np.abs(conv)) / m)
-
-
-def _smooth_ece_code(f: np.ndarray, y: np.ndarray, eps: float = 1e-3,
-                     mesh: int = 200, refine: int = 10) -> tuple[float, float]:
-    """(smECE, sigma) as relplot 0.x computes them (``smECE_fast``): residuals rounded
-    to a mesh of 200 points (refined 4x while 20 / sigma exceeds it), sigma the
-    upper end of 10 bisection steps on [0, 1]."""
-    state = {"m": mesh}
-    state_vals = {"v": _round_to_grid(f, f - y, mesh) / len(f)}
-
-    def smece(alpha: float) -> float:
-        if round(20.0 / alpha) > state["m"]:
-            while round(20.0 / alpha) > state["m"]:
-                state["m"] *= 4
-            state_vals["v"] = _round_to_grid(f, f - y, state["m"]) / len(f)
-        return _code_smece_at(state_vals["v"], alpha)
-
-    start = _relplot_search(smece, eps, refine)
-    return smece(start), start
-
-
-def _relplot_convolve(values: np.ndarray, sigma: float) -> np.ndarray:
-    """relplot's ReflectedGaussianKernel.convolve: the gridded values reflected once at each
-    end, convolved with a Gaussian density sampled on linspace(0, 1, E) - 1/2 (no grid
-    spacing factor), the E central values."""
-    e = len(values)
-    t = np.linspace(0.0, 1.0, e)
-    ker = np.exp(-(t - 0.5) * (t - 0.5) / (2.0 * sigma**2)) / (math.sqrt(2.0 * math.pi) * sigma)
-    ext = np.concatenate([values[::-1][:-1], values, values[::-1][1:]])
-    if e <= 4000:
-        full = np.convolve(ext, ker, mode="valid")
-    else:  # the same sums by FFT (O(E log E) instead of O(E^2))
-        from scipy.signal import fftconvolve
-
-        full = fftconvolve(ext, ker, mode="valid")
-    return full[e // 2: e // 2 + e]
-
-
-def _relplot_apply(f: np.ndarray, v: np.ndarray, t: np.ndarray, sigma: float) -> np.ndarray:
-    """relplot's GaussianKernel.apply: values split linearly onto a grid of
-    max(2000, round(20 / sigma)) // 2 + 1 points, smoothed, linearly interpolated at t."""
-    e = max(2000, round(20.0 / sigma)) // 2 + 1
-    smoothed = _relplot_convolve(_round_to_grid(f, v, e), sigma)
-    idx = np.clip((t * (e - 1)).astype(np.int64), 0, e - 2)
-    frac = (t - idx * (1.0 / (e - 1))) / (1.0 / (e - 1))
-    return smoothed[idx] * (1.0 - frac) + smoothed[idx + 1] * frac
-
-
-def _relplot_103_at(f: np.ndarray, y: np.ndarray, sigma: float) -> float:
-    """relplot 1.0.2 / 1.0.3 ``smooth_ece``: the smoothed residual and density at
-    max(round(10 / sigma), 200) points of linspace(0, 1), the density offset by 1e-4, and
-    sum |r(t)| density(t) / sum density(t)."""
-    t = np.linspace(0.0, 1.0, max(round(10.0 / sigma), 200))
-    dens = _relplot_apply(f, np.ones_like(f), t, sigma) + 1e-4
-    rs = _relplot_apply(f, f - y, t, sigma) / dens
-    return float(np.sum(np.abs(rs) * dens) / np.sum(dens))
-
-
-def _relplot_search(smece: Any, eps: float = 1e-3, refine: int = 10) -> float:
-    """relplot's ``search_param``: sigma = 1 if smECE_1 > 1 - ..., else the upper end of 10
-    bisection steps on [0, 1] of "sigma < eps or sigma < smECE_sigma"."""
-    def above(alpha: float) -> bool:
-        return alpha < eps or alpha < smece(alpha)
-
-    start = 1.0
-    if not above(start):
-        end = 0.0
-        for _ in range(refine):
-            mid = (start + end) / 2.0
-            if above(mid):
-                end = mid
-            else:
-                start = mid
-    return start
-
-
-def _smooth_curve(smoother: _Smoother, f: np.ndarray, y: np.ndarray, w: np.ndarray,
-                  t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """t + r(t) and the density for weight rows ``w`` (B, n): ((B, m), (B, m))."""
-    num = smoother.sums((w * (y - f)[None, :]).T).T
-    den = smoother.sums(np.ascontiguousarray(w.T)).T
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return t[None, :] + num / den, den / w.sum(axis=1, keepdims=True)
 
 
 # --------------------------------------------------------------------------- results
@@ -878,30 +605,30 @@ def smooth_ece(data: Any, *, probability: str = "probability", outcome: str = "o
     lattices: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # the binning, per lattice size
     if definition == "relplot-1.0.3":
         if sigma is None:
-            sigma = _relplot_search(lambda a: _relplot_103_at(f, y, a))
-        stat = _relplot_103_at(f, y, sigma)
+            sigma = relplot_search(lambda a: relplot_103_at(f, y, a))
+        stat = relplot_103_at(f, y, sigma)
     elif definition in ("code", "relplot-1.0.1"):
         if sigma is None:
-            stat, sigma = _smooth_ece_code(f, y)
+            stat, sigma = smooth_ece_code(f, y)
         else:
             m = 200
             while round(20.0 / sigma) > m:
                 m *= 4
-            stat = _code_smece_at(_round_to_grid(f, f - y, m) / len(f), sigma)
+            stat = code_smece_at(round_to_grid(f, f - y, m) / len(f), sigma)
     else:
         if sigma is None:
-            sigma = _fixed_point(lambda s: _smooth_ece_sigma(f, r, s, n_grid, lattices), 1e-7,
+            sigma = fixed_point(lambda s: smooth_ece_sigma(f, r, s, n_grid, lattices), 1e-7,
                                  SIGMA_MIN)
-        stat = _smooth_ece_sigma(f, r, sigma, n_grid, lattices)
-    t = _grid(sigma, n_grid)
-    smoother = _Smoother(f, sigma, len(t), lattices)
-    curve, dens = _smooth_curve(smoother, f, y, np.ones((1, len(f))), t)
+        stat = smooth_ece_sigma(f, r, sigma, n_grid, lattices)
+    t = smooth_grid(sigma, n_grid)
+    smoother = Smoother(f, sigma, len(t), lattices)
+    curve, dens = smooth_curve(smoother, f, y, np.ones((1, len(f))), t)
     table = pd.DataFrame({"t": t, "smoothed": curve[0], "residual": curve[0] - t,
                           "density": dens[0]})
     band_low = np.full(len(t), np.nan)
     band_high = np.full(len(t), np.nan)
     if n_resamples > 0:
-        boots = np.concatenate([_smooth_curve(smoother, f, y, w, t)[0]
+        boots = np.concatenate([smooth_curve(smoother, f, y, w, t)[0]
                                 for w in _bootstrap_weight_chunks(len(f), groups, n_resamples,
                                                                   gen)])
         alpha = 1.0 - confidence_level

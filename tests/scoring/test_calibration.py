@@ -24,13 +24,15 @@ from coherence import (
 from coherence._scoring._calibration import (
     _bootstrap_weight_chunks,
     _bootstrap_weights,
-    _code_smece_at,
     _debiased_ce,
+)
+from coherence._scoring._smooth_ece import (
+    Smoother,
     _reflected_kernel,
-    _round_to_grid,
-    _smooth_ece_code,
-    _smooth_ece_sigma,
-    _Smoother,
+    code_smece_at,
+    round_to_grid,
+    smooth_ece_code,
+    smooth_ece_sigma,
 )
 from tests._reference_calibration import (
     reference_calibration_error,
@@ -162,7 +164,7 @@ def test_group_bootstrap_moves_clusters_together():
     sigma=st.floats(0.05, 0.6))
 def test_smooth_ece_sigma_agrees_with_quadrature(data, sigma):
     f, y = np.array(data[0]), np.array(data[1], dtype=float)
-    got = _smooth_ece_sigma(f, y - f, sigma, 4000)
+    got = smooth_ece_sigma(f, y - f, sigma, 4000)
     assert got == pytest.approx(reference_smooth_ece_sigma(f, y, sigma), abs=2e-5, rel=1e-4)
 
 
@@ -175,8 +177,8 @@ def test_smooth_ece_is_the_fixed_point_and_matches_reference():
     f = df["probability"].to_numpy()
     r = df["outcome"].to_numpy() - f
     # smECE_sigma decreases in sigma: above the diagonal left of sigma*, below right of it
-    assert _smooth_ece_sigma(f, r, 0.8 * res.sigma, 1000) > 0.8 * res.sigma
-    assert _smooth_ece_sigma(f, r, 1.2 * res.sigma, 1000) < 1.2 * res.sigma
+    assert smooth_ece_sigma(f, r, 0.8 * res.sigma, 1000) > 0.8 * res.sigma
+    assert smooth_ece_sigma(f, r, 1.2 * res.sigma, 1000) < 1.2 * res.sigma
 
 
 def test_smooth_ece_fixed_sigma_and_diagram():
@@ -208,8 +210,8 @@ def test_code_definition_is_the_authors_discretisation():
     df = forecasts(300, 9, lambda p: p**1.5)
     f = df["probability"].to_numpy()
     y = df["outcome"].to_numpy(dtype=float)
-    values = _round_to_grid(f, f - y, 41) / len(f)
-    assert _code_smece_at(values, 0.07) == pytest.approx(
+    values = round_to_grid(f, f - y, 41) / len(f)
+    assert code_smece_at(values, 0.07) == pytest.approx(
         reference_code_convolution(list(values), 0.07), rel=1e-12)
     # the rounding keeps each residual's total and its first moment
     assert values.sum() * len(f) == pytest.approx(np.sum(f - y))
@@ -218,7 +220,7 @@ def test_code_definition_is_the_authors_discretisation():
     code = smooth_ece(df, definition="code", n_resamples=0)
     paper = smooth_ece(df, n_resamples=0)
     assert code.definition == "code"
-    assert (code.statistic, code.sigma) == pytest.approx(_smooth_ece_code(f, y))
+    assert (code.statistic, code.sigma) == pytest.approx(smooth_ece_code(f, y))
     assert abs(code.statistic - paper.statistic) < 0.01
     assert abs(code.sigma - paper.sigma) <= 2.0**-10 + 0.01
 
@@ -307,7 +309,7 @@ def test_binned_smoother_equals_the_exact_kernel(n, sigma, m, columns, seed):
     v = gen.normal(size=(len(f), columns))
     t = (np.arange(m) + 0.5) / m
     exact = _reflected_kernel(t, f, sigma) @ v
-    got = _Smoother(f, sigma, m).sums(v)
+    got = Smoother(f, sigma, m).sums(v)
     scale = np.abs(v).sum(axis=0) / (math.sqrt(2.0 * math.pi) * sigma)
     assert np.all(np.abs(got - exact) <= 1e-12 * scale + 1e-300)
 
@@ -354,7 +356,7 @@ def test_smooth_ece_large_n_in_bounded_memory():
     y = np.ones_like(f)
     t = (np.arange(1000) + 0.5) / 1000
     exact = _reflected_kernel(t, f, res.sigma) @ (y - f)
-    got = _Smoother(f, res.sigma, 1000).sums((y - f)[:, None])[:, 0]
+    got = Smoother(f, res.sigma, 1000).sums((y - f)[:, None])[:, 0]
     np.testing.assert_allclose(got, exact, rtol=0, atol=1e-12 * len(f) / res.sigma)
 
 
