@@ -140,7 +140,7 @@ _LAZY: dict[str, str] = {
     "arbitrage_violation": "._probability._checks",
     "consistency_check": "._probability._checks",
     "frequentist_violation": "._probability._checks",
-    "read_consistency_tuples": "._probability._checks",
+    "read_consistency_tuples": "._probability._checks_io",
     "ConsistencyNoiseResult": "._probability._noise",
     "consistency_noise_test": "._probability._noise",
     # conditional-forecasting coherence over question pairs
@@ -199,8 +199,8 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         arbitrage_violation,
         consistency_check,
         frequentist_violation,
-        read_consistency_tuples,
     )
+    from ._probability._checks_io import read_consistency_tuples
     from ._probability._lie import (
         LIE_COLUMNS,
         IteratedExpectationResult,

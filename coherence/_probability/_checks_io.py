@@ -1,0 +1,152 @@
+"""Reading the consistency tuples of Paleka et al.'s released files.
+
+:func:`read_consistency_tuples` turns the authors' JSON-lines files (one tuple of
+questions a line, with the forecasts and, where published, the violations) into
+the table :func:`coherence.consistency_check` takes; the checkers themselves are
+in :mod:`._checks`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .._validation import param_error
+from ._checks import checker_spec
+
+__all__ = ["read_consistency_tuples"]
+
+
+def _prob(entry: Any, key: str, line_no: int) -> float:
+    """The forecast of one question in a released line: ``forecast.prob``, ``prob`` or
+    ``elicited_prob``."""
+    if isinstance(entry, Mapping):
+        forecast = entry.get("forecast")
+        if isinstance(forecast, Mapping) and "prob" in forecast:
+            value = forecast["prob"]
+        elif "prob" in entry:
+            value = entry["prob"]
+        elif "elicited_prob" in entry:
+            value = entry["elicited_prob"]
+        else:
+            value = None
+    elif isinstance(entry, int | float) and not isinstance(entry, bool):
+        value = entry
+    else:
+        value = None
+    if value is None:
+        raise ValueError(f"read_consistency_tuples: line {line_no}, question '{key}' has no "
+                         "forecast (expected 'forecast': {'prob': ...}, 'prob' or "
+                         "'elicited_prob').")
+    # a JSON boolean or a string is not a probability (float(True) would be 1.0)
+    if isinstance(value, bool) or not isinstance(value, int | float) \
+            or not 0.0 <= float(value) <= 1.0:
+        raise ValueError(f"read_consistency_tuples: line {line_no}, question '{key}': the "
+                         f"forecast must be a number in [0, 1]; got {value!r}.")
+    return float(value)
+
+
+def read_consistency_tuples(source: Any, *, checker: str | None = None) -> pd.DataFrame:
+    """Read tuples in the layout of Paleka et al.'s released files into a table.
+
+    Parameters
+    ----------
+    source : path, or iterable of str or dict
+        A JSON-lines file (one tuple per line), or its lines, or the parsed
+        records. A line is ``{"line": {question: {"forecast": {"prob": p}, ...}},
+        "violation_data": {...}}`` (their evaluation output) or
+        ``{question: {..., "prob" | "elicited_prob": p}}``.
+    checker : str, optional
+        The checker; when omitted, taken from the file name (``NegChecker.jsonl``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per tuple, one column per question (the forecast probability),
+        and, when the file carries them, the published values
+        ``published_arbitrage``, ``published_arbitrage_scaled`` and
+        ``published_frequentist`` (NaN where a line has none). ``attrs["checker"]``
+        holds the checker's name.
+
+    Raises
+    ------
+    ValueError
+        For an unknown checker, a file that is not UTF-8 text or holds no
+        tuple, a line that is not JSON, or a tuple that lacks a question or
+        whose forecast is not a number in [0, 1] (a JSON boolean is not one);
+        the file and line are named.
+
+    See Also
+    --------
+    consistency_check : run one checker over the tuples read.
+    brier_decomposition : the Brier score of the same sets, with its incoherence term.
+    """
+    owner = "read_consistency_tuples"
+    records: Iterable[Any]
+    if isinstance(source, str | os.PathLike):
+        path = os.fspath(source)
+        if checker is None:
+            checker = os.path.splitext(os.path.basename(path))[0]
+        with open(path, "rb") as fh:
+            raw = fh.read()
+        try:
+            text = raw.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            line_no = raw[:exc.start].count(b"\n") + 1
+            raise ValueError(f"{owner}: {path!r} is not UTF-8 text (line {line_no}, byte "
+                             f"{exc.start}: {exc.reason}).") from exc
+        if not text.strip():
+            raise ValueError(f"{owner}: {path!r} holds no tuples (the file is empty or "
+                             "whitespace only).")
+        records = text.splitlines()
+    elif isinstance(source, Iterable):
+        records = source
+    else:
+        raise TypeError(param_error("source", owner, "a path or an iterable of lines or "
+                                    "records", type(source).__name__))
+    if checker is None:
+        raise ValueError(param_error("checker", owner, "given when source is not a file "
+                                     "named after the checker", None))
+    spec = checker_spec(checker, owner)
+    rows: list[dict[str, float]] = []
+    for line_no, rec in enumerate(records, start=1):
+        if isinstance(rec, str):
+            if not rec.strip():
+                continue
+            try:
+                rec = json.loads(rec)
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"{owner}: line {line_no} is not valid JSON ({exc.msg}).") \
+                    from exc
+        if not isinstance(rec, Mapping):
+            raise ValueError(f"{owner}: line {line_no} is not a JSON object.")
+        body = rec.get("line", rec)
+        missing = [q for q in spec.questions if q not in body]
+        if missing:
+            raise ValueError(f"{owner}: line {line_no} lacks question(s) {missing} of the "
+                             f"'{spec.name}' checker (expected {list(spec.questions)}).")
+        row = {q: _prob(body[q], q, line_no) for q in spec.questions}
+        vd = rec.get("violation_data") or {}
+        for key, col in (("default", "published_arbitrage"),
+                         ("default_scaled", "published_arbitrage_scaled"),
+                         ("frequentist", "published_frequentist")):
+            value = vd.get(key, {}).get("violation") if isinstance(vd.get(key), Mapping) \
+                else None
+            row[col] = float(value) if isinstance(value, int | float) \
+                and not isinstance(value, bool) else np.nan
+        rows.append(row)
+    if not rows:
+        raise ValueError(param_error("source", owner, "at least one tuple",
+                                     "no tuples (no line holds one)"))
+    out = pd.DataFrame(rows, columns=[*spec.questions, "published_arbitrage",
+                                      "published_arbitrage_scaled", "published_frequentist"])
+    if out[["published_arbitrage", "published_arbitrage_scaled",
+            "published_frequentist"]].isna().all().all():
+        out = out[list(spec.questions)]
+    out.attrs["checker"] = spec.name
+    return out
