@@ -23,8 +23,7 @@ MAX_CODE_LINES = 100
 MAX_PARAMETERS = 15
 
 #: product files over MAX_FILE_LINES, with their line counts as ceilings
-FILE_ALLOW = {
-}
+FILE_ALLOW: dict[str, int] = {}
 
 #: functions over MAX_CODE_LINES, with their code lines as ceilings
 LONG_ALLOW = {
