@@ -1,4 +1,5 @@
-"""The console script, end to end in subprocesses."""
+"""The console script: end to end in subprocesses, and in this process (``main``) where a
+command's start-up is not what a test checks."""
 
 import json
 import os
@@ -49,13 +50,13 @@ def test_no_command_is_usage_error():
 
 @pytest.mark.parametrize("command", ["demo", "test", "pairs", "scores", "consistency", "elicit",
                                      "study"])
-def test_help_of_every_command(command):
-    out = run(command, "--help")
+def test_help_of_every_command(command, capsys):
+    out = main(capsys, command, "--help")
     assert out.returncode == 0 and "usage: coherence " + command in out.stdout
 
 
-def test_unknown_command():
-    out = run("frobnicate")
+def test_unknown_command(capsys):
+    out = main(capsys, "frobnicate")
     assert out.returncode == 2 and "invalid choice" in out.stderr
     assert "Traceback" not in out.stderr
 
@@ -73,9 +74,9 @@ def test_demo_quick_writes_report(tmp_path):
     assert html.startswith("<!DOCTYPE html>") and "Provenance and how to rerun" in html
 
 
-def test_demo_bad_size():
-    one_line_error(run("demo", "--n-contexts", "0"))
-    one_line_error(run("demo", "--n-contexts", "many"))
+def test_demo_bad_size(capsys):
+    one_line_error(main(capsys, "demo", "--n-contexts", "0"))
+    one_line_error(main(capsys, "demo", "--n-contexts", "many"))
 
 
 def test_test_command(table, tmp_path):
@@ -174,22 +175,22 @@ def test_test_command_column_mistakes(own_names, tmp_path, capsys):
     assert "has no rows" in out.stderr
 
 
-def test_test_command_user_mistakes(table, tmp_path):
-    one_line_error(run("test", str(tmp_path / "missing.csv")))
-    out = run("test", str(table), "--belief", "prob")
+def test_test_command_user_mistakes(table, tmp_path, capsys):
+    one_line_error(main(capsys, "test", str(tmp_path / "missing.csv")))
+    out = main(capsys, "test", str(table), "--belief", "prob")
     one_line_error(out)
     assert "--belief names column 'prob'" in out.stderr
     bad = tmp_path / "bad.parquet"
     bad.write_text("not parquet")
-    one_line_error(run("test", str(bad)))
+    one_line_error(main(capsys, "test", str(bad)))
     weird = tmp_path / "t.xlsx"
     weird.write_text("x")
-    out = run("test", str(weird))
+    out = main(capsys, "test", str(weird))
     one_line_error(out)
     assert "unsupported file type .xlsx" in out.stderr
     broken = tmp_path / "broken.csv"
     broken.write_text("belief,action,outcome,context\n1.5,yes,1,0\n0.2,no,0,1\n")
-    out = run("test", str(broken))
+    out = main(capsys, "test", str(broken))
     one_line_error(out)
     assert "must hold probabilities in [0, 1]" in out.stderr
 
@@ -205,17 +206,17 @@ def test_pairs_command_real_file(shared_data, tmp_path):
     assert frame.loc["none", "win_rate"] == pytest.approx(1 / 15)
 
 
-def test_pairs_command_mistakes(tmp_path):
-    one_line_error(run("pairs", str(tmp_path / "nope.json")))
+def test_pairs_command_mistakes(tmp_path, capsys):
+    one_line_error(main(capsys, "pairs", str(tmp_path / "nope.json")))
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
-    one_line_error(run("pairs", str(bad)))
+    one_line_error(main(capsys, "pairs", str(bad)))
     wrong = tmp_path / "wrong.json"
     wrong.write_text(json.dumps({"results": [{"pair_id": 1}]}))
-    one_line_error(run("pairs", str(wrong)))
+    one_line_error(main(capsys, "pairs", str(wrong)))
 
 
-def test_scores_command(tmp_path):
+def test_scores_command(tmp_path, capsys):
     import numpy as np
     import pandas as pd
 
@@ -230,7 +231,8 @@ def test_scores_command(tmp_path):
     table.to_csv(path, index=False)
     cutoffs = tmp_path / "c.json"
     cutoffs.write_text(json.dumps({"m1": "2024-03-01"}))
-    out = run("scores", str(path), "--cutoffs", str(cutoffs), "--csv", str(tmp_path / "s.csv"))
+    out = main(capsys, "scores", str(path), "--cutoffs", str(cutoffs), "--csv",
+               str(tmp_path / "s.csv"))
     assert out.returncode == 0, out.stderr
     assert "org/m1" in out.stdout
     fits_100_columns(out.stdout)
@@ -238,7 +240,7 @@ def test_scores_command(tmp_path):
     pd.DataFrame({"model": ["m"], "question": ["q"], "probability": [0.5],
                   "outcome": [1]}).to_csv(half, index=False)
     for convention, accuracy in (("paper", "1.0"), ("code", "0.5")):
-        out = run("scores", str(half), "--accuracy-convention", convention, "--csv",
+        out = main(capsys, "scores", str(half), "--accuracy-convention", convention, "--csv",
                   str(tmp_path / "h.csv"))
         assert out.returncode == 0, out.stderr
         got = pd.read_csv(tmp_path / "h.csv")
@@ -246,22 +248,23 @@ def test_scores_command(tmp_path):
     renamed = tmp_path / "renamed.csv"
     table.rename(columns={"model": "llm", "question": "qid", "probability": "p",
                           "outcome": "resolved"}).to_csv(renamed, index=False)
-    out = run("scores", str(renamed), "--by", "llm", "--question", "qid", "--probability",
-              "p", "--outcome", "resolved")
+    out = main(capsys, "scores", str(renamed), "--by", "llm", "--question", "qid",
+               "--probability", "p", "--outcome", "resolved")
     assert out.returncode == 0, out.stderr
     assert "org/m1" in out.stdout
-    out = run("scores", str(renamed), "--by", "llm")
+    out = main(capsys, "scores", str(renamed), "--by", "llm")
     one_line_error(out)
     assert "--question names column 'question'" in out.stderr
-    one_line_error(run("scores", str(path), "--cutoffs", str(tmp_path / "none.json")))
+    one_line_error(main(capsys, "scores", str(path), "--cutoffs", str(tmp_path / "none.json")))
     cutoffs.write_text("[1, 2]")
-    one_line_error(run("scores", str(path), "--cutoffs", str(cutoffs)))
+    one_line_error(main(capsys, "scores", str(path), "--cutoffs", str(cutoffs)))
 
 
 @pytest.mark.requires("pgmpy")
-def test_elicit_simulated_then_test(tmp_path):
-    out = run("elicit", "--simulated", "rational", "--n-contexts", "20", "--repetitions", "2",
-              "--cache", str(tmp_path / "c.sqlite"), "--out", str(tmp_path / "e.csv"))
+def test_elicit_simulated_then_test(tmp_path, capsys):
+    out = main(capsys, "elicit", "--simulated", "rational", "--n-contexts", "20",
+               "--repetitions", "2", "--cache", str(tmp_path / "c.sqlite"), "--out",
+               str(tmp_path / "e.csv"))
     assert out.returncode == 0, out.stderr
     import pandas as pd
 
@@ -270,38 +273,39 @@ def test_elicit_simulated_then_test(tmp_path):
     assert len(data) == 40
 
 
-def test_test_command_reads_parquet(table, tmp_path):
+def test_test_command_reads_parquet(table, tmp_path, capsys):
     pytest.importorskip("pyarrow")
     import pandas as pd
 
     path = tmp_path / "t.parquet"
     pd.read_csv(table).to_parquet(path)
-    out = run("test", str(path), "--by", "model", "--resamples", "49",
+    out = main(capsys, "test", str(path), "--by", "model", "--resamples", "49",
               "--quiet")
     assert out.returncode == 0, out.stderr
     assert "leakage" in out.stdout
 
 
-def test_test_command_header_only_csv_fails(tmp_path):
+def test_test_command_header_only_csv_fails(tmp_path, capsys):
     # issue 17: an empty table used to succeed with an empty report and exit 0
     empty = tmp_path / "empty.csv"
     empty.write_text("context,belief,action,outcome\n")
-    out = run("test", str(empty), "--csv", str(tmp_path / "out.csv"))
+    out = main(capsys, "test", str(empty), "--csv", str(tmp_path / "out.csv"))
     one_line_error(out)
     assert "has no rows" in out.stderr or "at least one row" in out.stderr
     assert not (tmp_path / "out.csv").exists()
 
 
-def test_backend_option_reaches_the_report(tmp_path):
+def test_backend_option_reaches_the_report(tmp_path, capsys):
     # issue 18/19: `--backend` is passed to report(backend=...), which records what ran
     data = coherence.simulate("rational", n_contexts=30, n_repetitions=2, rng=0).data
     path = tmp_path / "study.csv"
     data.to_csv(path, index=False)
-    out = run("test", str(path), "--tests", "ci", "--resamples", "19",
+    out = main(capsys, "test", str(path), "--tests", "ci", "--resamples", "19",
               "--jobs", "2", "--backend", "threading", "--csv", str(tmp_path / "r.csv"),
               "--quiet")
     assert out.returncode == 0, out.stderr
-    bad = run("test", str(path), "--tests", "ci", "--backend", "no-such-backend", "--quiet")
+    bad = main(capsys, "test", str(path), "--tests", "ci", "--backend", "no-such-backend",
+               "--quiet")
     assert bad.returncode != 0
     assert "backend" in bad.stderr
 

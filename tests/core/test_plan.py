@@ -21,13 +21,13 @@ def test_agent_ci_test_matches_a_brute_force_loop():
     designs = [(15, 2), (15, 3), (30, 2), (30, 3)]
     opts = {"n_resamples": 19, "ci_method": "subsampling"}
     res = plan(agent, test="ci_test", n_contexts=[15, 30], n_repetitions=[2, 3], effect=0.9,
-               n_sims=6, options=opts, rng=0)
+               n_sims=3, options=opts, rng=0)
     # the loop of the Notes, written out: one stream per design, n_sims per study
     strong = Agent.leaky(strength=0.9)
     expected = []
     for (c, r), design in zip(designs, np.random.default_rng(0).spawn(4), strict=True):
         k = 0
-        for s in design.spawn(6):
+        for s in design.spawn(3):
             data = coherence.simulate(strong, n_contexts=c, n_repetitions=r,
                                       prompts=("standard",), rng=s).data
             k += coherence.ci_test(data, **opts, rng=s).pvalue <= 0.05

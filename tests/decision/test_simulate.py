@@ -6,7 +6,7 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from coherence import ACTIONS, Agent, simulate, snap_to_grid
@@ -211,6 +211,7 @@ def test_supplied_posteriors_truth_is_for_those_contexts():
     gamma=st.floats(0.5, 1.5),
     seed=st.integers(0, 2**32),
 )
+@settings(max_examples=20)  # each example simulates a study and its truth (numerical CMI)
 def test_properties(kind, grid, bias, weighting, gamma, seed):
     agent = getattr(Agent, kind)(grid=grid, bias=bias, weighting=weighting, gamma=gamma)
     study = simulate(agent, n_contexts=20, n_repetitions=2, rng=seed)

@@ -53,15 +53,18 @@ def test_noise_correction_unbiased_by_enumeration() -> None:
     support = np.array([-0.05, 0.0, 0.1])  # noise with mean 0.0167 -> centre it
     support = support - support.mean()
     n = np.array([2, 3, 2, 2])
-    per_question = [list(itertools.product(support, repeat=int(k))) for k in n]
-    total, count = 0.0, 0
-    for draw in itertools.product(*per_question):
-        x = [pi[i] + np.array(d) for i, d in enumerate(draw)]
-        mean = np.array([[v.mean() for v in x]])
-        var = np.array([[v.var(ddof=1) for v in x]])
-        pieces = equality_pieces(g, mean, var, n[None].astype(float))
-        total += float(pieces["corrected"][0])
-        count += 1
+    # every sample of each question (3^n_i of them), then every combination across questions,
+    # evaluated in one call (one row per combination)
+    per_question = [pi[i] + np.array(list(itertools.product(support, repeat=int(k))))
+                    for i, k in enumerate(n)]
+    means = [d.mean(axis=1) for d in per_question]
+    variances = [d.var(axis=1, ddof=1) for d in per_question]
+    index = np.indices([len(d) for d in per_question]).reshape(len(n), -1)
+    mean = np.column_stack([m[j] for m, j in zip(means, index, strict=True)])
+    var = np.column_stack([v[j] for v, j in zip(variances, index, strict=True)])
+    pieces = equality_pieces(g, mean, var, np.broadcast_to(n.astype(float), mean.shape))
+    total, count = float(pieces["corrected"].sum()), len(mean)
+    assert count == 3 ** int(n.sum())
     assert total / count == pytest.approx(float(g(pi)) ** 2, abs=1e-12)
 
 
