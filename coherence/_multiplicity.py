@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["ADJUST_METHODS", "adjust_label", "adjust_pvalues"]
+__all__ = ["ADJUST_METHODS", "adjust_label", "adjust_pvalues", "benjamini_hochberg", "holm"]
 
 #: Values of ``report(adjust=...)``.
 ADJUST_METHODS: tuple[str, ...] = ("holm", "bh", "none")
@@ -30,10 +30,40 @@ def adjust_pvalues(pvalues: np.ndarray, adjust: str) -> np.ndarray:
     finite = np.isfinite(p)
     if adjust == "none" or not finite.any():
         return out
-    from statsmodels.stats.multitest import multipletests
+    out[finite] = (holm if adjust == "holm" else benjamini_hochberg)(p[finite])
+    return out
 
-    method = {"holm": "holm", "bh": "fdr_bh"}[adjust]
-    out[finite] = multipletests(p[finite], method=method)[1]
+
+def holm(p: np.ndarray) -> np.ndarray:
+    r"""Holm's step-down adjusted p-values: with :math:`p_{(1)} \le \dots \le p_{(m)}`,
+    :math:`\tilde p_{(i)} = \max_{j \le i} \min(1, (m - j + 1) p_{(j)})`.
+
+    Written here rather than taken from statsmodels (equal to its ``multipletests``
+    to rounding, tested): importing statsmodels costs seconds, and the report adjusts
+    on every call.
+    """
+    p = np.asarray(p, dtype=np.float64)
+    m = len(p)
+    if m == 0:
+        return p.copy()
+    order = np.argsort(p, kind="stable")
+    stepped = np.minimum(1.0, (m - np.arange(m)) * p[order])
+    out = np.empty(m)
+    out[order] = np.maximum.accumulate(stepped)
+    return out
+
+
+def benjamini_hochberg(p: np.ndarray) -> np.ndarray:
+    r"""Benjamini and Hochberg's adjusted p-values (false discovery rate):
+    :math:`\tilde p_{(i)} = \min_{j \ge i} \min(1, m\, p_{(j)} / j)`."""
+    p = np.asarray(p, dtype=np.float64)
+    m = len(p)
+    if m == 0:
+        return p.copy()
+    order = np.argsort(p, kind="stable")
+    scaled = np.minimum(1.0, m * p[order] / np.arange(1, m + 1))
+    out = np.empty(m)
+    out[order] = np.minimum.accumulate(scaled[::-1])[::-1]
     return out
 
 

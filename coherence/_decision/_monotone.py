@@ -225,10 +225,9 @@ def _fisher_one_sided(x1: int, n1: int, x2: int, n2: int) -> float:
 def _adjust(p: np.ndarray, how: str) -> np.ndarray:
     if how == "none" or len(p) == 0:
         return p.copy()
-    from statsmodels.stats.multitest import multipletests
+    from .._multiplicity import adjust_pvalues
 
-    method = "holm" if how == "holm" else "fdr_bh"
-    return np.asarray(multipletests(p, alpha=ALPHA, method=method)[1], dtype=np.float64)
+    return adjust_pvalues(p, how)
 
 
 def _not_testable(belief: np.ndarray, first: np.ndarray, groups: np.ndarray,

@@ -75,6 +75,7 @@ def test_rerun_lines_reproduce_the_pvalues(table, by, tmp_path, monkeypatch):
 
 
 @pytest.mark.requires("pgmpy")
+@pytest.mark.slow  # a whole demo twice; CI runs it (make test-slow)
 def test_demo_report_reruns_as_printed(tmp_path, monkeypatch):
     """The demo records its seed and writes the table it analysed: its rerun line runs
     as printed and gives the demo's p-values."""
