@@ -31,6 +31,7 @@ _LAZY: dict[str, str] = {
     "describe": "._phrases",
     "describe_rows": "._phrases",
     "phrase_table": "._phrases",
+    "predicate": "._phrases",
     "question": "._phrases",
     "DEFAULT_STUDIES": "._cases",
     "contexts": "._cases",
@@ -59,6 +60,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         describe,
         describe_rows,
         phrase_table,
+        predicate,
         question,
     )
 

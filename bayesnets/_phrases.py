@@ -263,6 +263,52 @@ def describe_rows(evidence: pd.DataFrame, phrases: Any = None) -> pd.Series:
     return pd.Series(texts, index=evidence.index, dtype=object, name="description")
 
 
+#: third-person verbs and their plural, for the papers' "... that they <predicate>"
+_PLURAL = {"has": "have", "is": "are", "was": "were", "does": "do", "suffers": "suffer",
+           "shows": "show"}
+
+
+def predicate(network: Any, target: str, state: Any) -> str:
+    """The target's phrase as a plural predicate, the words after "they" in the papers'
+    prompts ("have tetralogy of Fallot" for "has tetralogy of Fallot").
+
+    Parameters
+    ----------
+    network : str or Network
+        A network with a phrase table (:data:`PHRASE_NETWORKS`).
+    target : str
+        The target variable.
+    state : object
+        The state whose probability is asked for.
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    ValueError
+        When the network has no phrase for the state, or the phrase does not start
+        with a verb that has a plural here.
+
+    See Also
+    --------
+    question : the whole question, in the singular.
+    phrase_table : the phrases it reads.
+    """
+    try:
+        phrase = phrase_table(network)[target][state]
+    except (KeyError, ValueError):
+        phrase = None
+    if isinstance(phrase, str):
+        first, _, rest = phrase.partition(" ")
+        if first.lower() in _PLURAL:
+            return f"{_PLURAL[first.lower()]} {rest}".strip()
+    raise ValueError(f"Cannot phrase the question of network {network!r} as a plural "
+                     f"predicate (target {target!r}, state {state!r}); name the question "
+                     "yourself (e.g. 'have the disease')")
+
+
 def question(target: str, state: Any, phrases: Any = None) -> str:
     """The question asking for P(target = state) in natural language.
 

@@ -31,10 +31,6 @@ from ._common import EXIT_FAILURE, EXIT_OK
 FIRST_RUN: dict[str, Any] = {"n_contexts": 12, "repetitions": 2, "prompts": ["standard"]}
 FULL_RUN: dict[str, Any] = {"n_contexts": 200, "repetitions": 5,
                             "prompts": ["standard", "mse", "absolute", "bayesian"]}
-_VERB = {"has": "have", "is": "are", "was": "were", "does": "do", "suffers": "suffer",
-         "shows": "show"}
-
-
 class ElicitUsageError(ValueError):
     """A user mistake (the command line reports a ValueError with exit code 2)."""
 
@@ -129,15 +125,11 @@ def clinical_phrase(network: str, attrs: Any) -> str:
     import bayesnets
 
     try:
-        phrase = bayesnets.phrase_table(network)[attrs["target"]][attrs["state"]]
+        return str(bayesnets.predicate(network, attrs["target"], attrs["state"]))
     except (KeyError, ValueError):
-        phrase = None
-    if isinstance(phrase, str):
-        first, _, rest = phrase.partition(" ")
-        if first.lower() in _VERB:
-            return f"{_VERB[first.lower()]} {rest}".strip()
-    raise ElicitUsageError(f"cannot phrase the question of network {network!r} for the "
-                           "papers' prompts; pass --question PHRASE (e.g. 'have the disease')")
+        raise ElicitUsageError(f"cannot phrase the question of network {network!r} for "
+                               "the papers' prompts; pass --question PHRASE (e.g. 'have "
+                               "the disease')") from None
 
 
 def server_slots(base_url: str, timeout: float = 5.0) -> int | None:

@@ -74,8 +74,6 @@ _TESTS_PAIRS_DEFAULTS: dict[str, Any] = {"n_resamples": 9999, "test": "bernoulli
 _TESTS_DEFAULTS: dict[str, Any] = {"tests": "all", "n_permutations": 1000,
                                    "n_resamples": 500, "adjust": "holm",
                                    "engine": "logistic", "reference_prompt": None}
-_VERB = {"has": "have", "is": "are", "was": "were", "does": "do", "suffers": "suffer",
-         "shows": "show"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -346,20 +344,47 @@ def _design_client(model: Mapping[str, Any], seed: int, designer: Any) -> Any:
                     "max_tokens": model.get("design_max_tokens", 128)}, pd.DataFrame(), seed)
 
 
+def _run_options(model: Mapping[str, Any], design: Mapping[str, Any], cache: Any,
+                 progress: Any) -> dict[str, Any]:
+    """The runner options a study passes for one model (one place for their defaults)."""
+    return {"repetitions": design["repetitions"],
+            "concurrency": int(model.get("concurrency", 4)), "cache": cache,
+            "max_retries": int(model.get("max_retries", 5)),
+            "max_failures": int(model.get("max_failures", 50)),
+            "sum_tolerance": design["sum_tolerance"], "progress": progress}
+
+
+def _elicit_each_model(cfg: Mapping[str, Any], cache: Any, paths: Mapping[str, str],
+                       elicit: Any) -> tuple[pd.DataFrame, int, int]:
+    """Run ``elicit(model)`` for every configured model (the cache closed after), write
+    the table and the raw replies with a ``model`` column; the raw replies and the
+    calls made and taken from the cache."""
+    frames, raws, n_calls, n_cached = [], [], 0, 0
+    try:
+        for model in cfg["models"]:
+            result = elicit(model)
+            frames.append(result.data.assign(model=model["name"]))
+            raws.append(result.raw.drop(columns=["key"]).assign(model=model["name"]))
+            n_calls += result.n_calls
+            n_cached += result.n_cached
+    finally:
+        cache.close()
+    raw = pd.concat(raws, ignore_index=True)
+    pd.concat(frames, ignore_index=True).to_csv(paths["table"], index=False)
+    raw.to_csv(paths["raw"], index=False)
+    return raw, n_calls, n_cached
+
+
 def _question(network: str, attrs: Mapping[str, Any]) -> str:
     """The network's target as the phrase after "they" ("have tetralogy of Fallot")."""
     import bayesnets
 
     try:
-        phrase = bayesnets.phrase_table(network)[attrs["target"]][attrs["state"]]
+        return str(bayesnets.predicate(network, attrs["target"], attrs["state"]))
     except (KeyError, ValueError):
-        phrase = None
-    if isinstance(phrase, str):
-        first, _, rest = phrase.partition(" ")
-        if first.lower() in _VERB:
-            return f"{_VERB[first.lower()]} {rest}".strip()
-    raise ValueError(f"Cannot phrase the question of network {network!r} for the papers' "
-                     "prompts; set design.question (e.g. 'have the disease')")
+        raise ValueError(f"Cannot phrase the question of network {network!r} for the "
+                         "papers' prompts; set design.question (e.g. 'have the disease')"
+                         ) from None
 
 
 def run_study(config: str | os.PathLike[str] | Mapping[str, Any], *,
@@ -435,26 +460,12 @@ def _decision_study(cfg: dict[str, Any], paths: dict[str, str],
     contexts = bayesnets.contexts(design["network"], n=design["n_contexts"], rng=seed)
     question = design["question"] or _question(design["network"], contexts.attrs)
     design["question"] = question
-    frames, raws, n_calls, n_cached = [], [], 0, 0
     cache = ResponseCache(paths["cache"])
-    try:
-        for model in cfg["models"]:
-            client = _client(model, contexts, seed)
-            result = run(contexts, client, question=question, prompts=design["prompts"],
-                         decision=design["decision"] or None,
-                         repetitions=design["repetitions"],
-                         concurrency=int(model.get("concurrency", 4)), cache=cache,
-                         max_retries=int(model.get("max_retries", 5)),
-                         max_failures=int(model.get("max_failures", 50)),
-                         sum_tolerance=design["sum_tolerance"], progress=progress)
-            frames.append(result.data.assign(model=model["name"]))
-            raws.append(result.raw.drop(columns=["key"]).assign(model=model["name"]))
-            n_calls += result.n_calls
-            n_cached += result.n_cached
-    finally:
-        cache.close()
-    pd.concat(frames, ignore_index=True).to_csv(paths["table"], index=False)
-    pd.concat(raws, ignore_index=True).to_csv(paths["raw"], index=False)
+    raw, n_calls, n_cached = _elicit_each_model(
+        cfg, cache, paths, lambda model: run(
+            contexts, _client(model, contexts, seed), question=question,
+            prompts=design["prompts"], decision=design["decision"] or None,
+            **_run_options(model, design, cache, progress)))
     # the report analyses the table as written, so its rerun line reproduces it
     data = pd.read_csv(paths["table"])
     prompts = design["prompts"]
@@ -473,8 +484,8 @@ def _decision_study(cfg: dict[str, Any], paths: dict[str, str],
     rep = _with_settings(rep, {"data_file": paths["table"], "data_file_sha256": digest,
                                "study": {k: cfg[k] for k in ("kind", "name", "seed")}})
     rep.to_html(paths["report"])
-    return StudyResult(config=cfg, data=data, raw=pd.concat(raws, ignore_index=True),
-                       report=rep, n_calls=n_calls, n_cached=n_cached, paths=paths)
+    return StudyResult(config=cfg, data=data, raw=raw, report=rep, n_calls=n_calls,
+                       n_cached=n_cached, paths=paths)
 
 
 def _seeds_study(cfg: dict[str, Any], paths: dict[str, str],
@@ -538,7 +549,7 @@ def _pairs_study(cfg: dict[str, Any], paths: dict[str, str],
     out = Path(cfg["out"])
     paths = {"pairs": str(out / "pairs.csv"), "table": paths["table"], "raw": paths["raw"],
              "results": str(out / "results.csv"), "cache": paths["cache"]}
-    frames, raws, n_calls, n_cached = [], [], 0, 0
+    n_calls, n_cached = 0, 0
     cache = ResponseCache(paths["cache"])
     if design["designer"] == "model":
         # the first model finds the pairs among candidates and labels them
@@ -573,31 +584,19 @@ def _pairs_study(cfg: dict[str, Any], paths: dict[str, str],
     pairs.to_csv(paths["pairs"], index=False)     # the question set, with its exact answers
     questions = pairs[["pair", "question_a", "question_b", "category", "a_outcome",
                        "b_outcome"]]
-    try:
-        for model in cfg["models"]:
-            client = _client(model, pairs, seed)
-            result = run_pairs(questions, client, variants=design["variants"],
-                               reverse=bool(design["reverse"]),
-                               repetitions=design["repetitions"],
-                               concurrency=int(model.get("concurrency", 4)), cache=cache,
-                               max_retries=int(model.get("max_retries", 5)),
-                               max_failures=int(model.get("max_failures", 50)),
-                               sum_tolerance=design["sum_tolerance"], progress=progress)
-            frames.append(result.data.assign(model=model["name"]))
-            raws.append(result.raw.drop(columns=["key"]).assign(model=model["name"]))
-            n_calls += result.n_calls
-            n_cached += result.n_cached
-    finally:
-        cache.close()
-    pd.concat(frames, ignore_index=True).to_csv(paths["table"], index=False)
-    pd.concat(raws, ignore_index=True).to_csv(paths["raw"], index=False)
+    raw, made, cached = _elicit_each_model(
+        cfg, cache, paths, lambda model: run_pairs(
+            questions, _client(model, pairs, seed), variants=design["variants"],
+            reverse=bool(design["reverse"]), **_run_options(model, design, cache, progress)))
+    n_calls += made
+    n_cached += cached
     data = pd.read_csv(paths["table"])
     analysis = coherence.conditional_forecasting(
         data, n_resamples=tests["n_resamples"], test=tests["test"],
         alternative=tests["alternative"], ci_method=tests["ci_method"], rng=seed)
     analysis.table.to_csv(paths["results"], index=False)
-    return StudyResult(config=cfg, data=data, raw=pd.concat(raws, ignore_index=True),
-                       report=analysis, n_calls=n_calls, n_cached=n_cached, paths=paths)
+    return StudyResult(config=cfg, data=data, raw=raw, report=analysis, n_calls=n_calls,
+                       n_cached=n_cached, paths=paths)
 
 
 def _with_settings(rep: Any, extra: Mapping[str, Any]) -> Any:

@@ -56,7 +56,6 @@ from ._monotone_isotonic import (
 from ._monotone_local import (
     MIN_CONTEXTS,
     LocalComparisons,
-    exceed_pvalue,
     local_comparisons,
     max_t_null,
 )
@@ -360,7 +359,7 @@ def _local_calibration(parts: list[LocalComparisons | None], n_groups: int,
         return np.column_stack([maxima.max(axis=1), maxima])
 
     p_global, draws = sequential_pvalue(draw, float(observed.max()), max_draws=max_draws)
-    pair_p = iter([exceed_pvalue(draws[:, 1 + i], observed[i]) for i in range(len(present))])
+    pair_p = iter([monte_carlo_pvalue(draws[:, 1 + i], observed[i]) for i in range(len(present))])
     pvalues = [next(pair_p) if p is not None else math.nan for p in parts]
     joint = np.sort(draws[:, 0])
     z = np.concatenate([p.z for p in present])

@@ -44,8 +44,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._resampling import MC_TIE_RTOL
-
 __all__ = ["LocalComparisons", "local_comparisons", "max_t_null", "scales_for"]
 
 #: contexts per cell at the finest scale
@@ -312,9 +310,3 @@ def max_t_null(parts: list[LocalComparisons], n_groups: int, n_resamples: int,
             out[done:done + b, i] = stats[:, bounds[k]:bounds[k + 1]].max(axis=1)
         done += b
     return out
-
-
-def exceed_pvalue(null: np.ndarray, observed: float) -> float:
-    """``(1 + #{null >= observed}) / (1 + B)`` with the house tie rule."""
-    tol = MC_TIE_RTOL * max(1.0, abs(observed))
-    return float((1.0 + np.count_nonzero(null >= observed - tol)) / (1.0 + len(null)))

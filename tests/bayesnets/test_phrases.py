@@ -108,3 +108,9 @@ def test_phrase_table_wrong_types(kwargs, name) -> None:
     phrases = kwargs.pop("phrases")
     with pytest.raises(TypeError, match=rf"The '{name}' parameter of PhraseTable must be"):
         bayesnets.PhraseTable(phrases, **kwargs)
+
+
+def test_predicate_is_the_plural_after_they():
+    assert bayesnets.predicate("child", "Disease", "Fallot").startswith("have ")
+    with pytest.raises(ValueError, match="plural predicate"):
+        bayesnets.predicate("child", "Disease", "no such state")
