@@ -41,7 +41,7 @@ __all__ = ["CITestResult", "ci_test"]
 
 _OWNER = "ci_test"
 _METHODS = ("permutation", "bootstrap")
-_CI_METHODS = ("debiased", "subsampling", "bootstrap")
+_CI_METHODS = ("debiased", "subsampling", "bootstrap", None)
 _CONDITION_ON = ("row", "context_mean")
 _CALIBRATE = ("cross-fitted", "in-sample")
 _PERMUTE = ("auto", "outcomes", "contexts", "rows")
@@ -108,7 +108,7 @@ class CITestResult(CoherenceResult):
     condition_on: str = "row"
     calibrate: bool | str = False
     permute: str = "outcomes"
-    ci_method: str = "debiased"
+    ci_method: str | None = "debiased"
     null_distribution: np.ndarray = field(default_factory=lambda: np.empty(0), repr=False)
     resample_distribution: np.ndarray = field(default_factory=lambda: np.empty(0), repr=False)
 
@@ -516,7 +516,7 @@ def ci_test(
     condition_on: str = "row",
     permute: str = "auto",
     k_perm: int = 3,
-    ci_method: str = "debiased",
+    ci_method: str | None = "debiased",
     resolution: float | None = 1e-6,
     rng: RNGLike = None,
 ) -> CITestResult:
@@ -592,7 +592,7 @@ def ci_test(
         are merged with their nearest neighbours in belief order (within the
         same discrete evidence stratum; a unit alone in its stratum never
         moves).
-    ci_method : {'debiased', 'subsampling', 'bootstrap'}
+    ci_method : {'debiased', 'subsampling', 'bootstrap', None}
         Confidence interval of the permutation method. The spread comes from
         half of the contexts drawn without replacement (no duplicated rows):
         the half-sample estimates around their mean. ``'debiased'`` (default)
@@ -601,7 +601,9 @@ def ci_test(
         (see Notes). ``'subsampling'`` centres it on the estimate minus the
         mean of the permutation null (the bias at CMI = 0, which is too small
         when the CMI is not 0). ``'bootstrap'``: the cluster-bootstrap
-        percentile interval (duplicated rows inflate kNN estimates).
+        percentile interval (duplicated rows inflate kNN estimates). ``None``:
+        no interval (NaN bounds, no resamples drawn), for when only the p-value
+        is wanted, for instance with many permutations to resolve a small one.
     resolution : float or None
         Beliefs (and continuous evidence) are snapped to integer multiples of
         ``resolution`` before distances are taken, so that beliefs on a decimal
@@ -813,7 +815,10 @@ def _ci_test(design: _Design, opt: dict[str, Any], gen: np.random.Generator) -> 
         pvalue = float(monte_carlo_pvalue(null, statistic))
 
     # ---- confidence interval by context resampling
-    if opt["ci_method"] == "bootstrap":
+    if opt["ci_method"] is None:
+        res = np.empty(0)
+        low = high = float("nan")
+    elif opt["ci_method"] == "bootstrap":
         rows, offsets = cluster_resample_rows(groups, cluster_draws(n_groups, B, gen))
         res = _estimates_on(prep, k, rows, offsets)
         low, high = percentile_interval(res, level)

@@ -43,6 +43,7 @@ from .._validation import (
     require_columns,
 )
 from .._warnings import DeprecatedAlias, SmallSampleWarning
+from ._permutation import permutations_within
 
 __all__ = ["ConsistencyResult", "prompt_consistency"]
 
@@ -345,14 +346,6 @@ def _between(belief: np.ndarray, groups: np.ndarray, is_variant: np.ndarray,
     return float(np.sqrt(np.mean(diff * diff))), abs(float(np.mean(diff)))
 
 
-def _permute_within_groups(groups: np.ndarray, gen: np.random.Generator) -> np.ndarray:
-    keys = gen.random(len(groups))
-    order = np.lexsort((keys, groups))
-    perm = np.empty(len(groups), dtype=np.int64)
-    perm[np.argsort(groups, kind="stable")] = order
-    return perm
-
-
 def permutation_draws(belief: np.ndarray, groups: np.ndarray, is_variant: np.ndarray,
                       n_groups: int, n_resamples: int,
                       gen: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
@@ -365,9 +358,11 @@ def permutation_draws(belief: np.ndarray, groups: np.ndarray, is_variant: np.nda
     if np.isnan(observed[0]):
         null.fill(np.nan)
         return observed, null
-    for b in range(n_resamples):
-        null[b] = _between(belief, groups, is_variant[_permute_within_groups(groups, gen)],
-                           n_groups)
+    b = 0
+    for perms in permutations_within(groups, gen, n_resamples):
+        for perm in perms:
+            null[b] = _between(belief, groups, is_variant[perm], n_groups)
+            b += 1
     return observed, null
 
 

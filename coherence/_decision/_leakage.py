@@ -46,7 +46,7 @@ from .._warnings import DegenerateDataWarning, SmallSampleWarning
 from ._cmi import combine
 from ._design import evidence_columns, require_design_columns
 from ._leakage_null import PROBABILITY_FLOOR, fast_logistic_null, improvement, with_outcome
-from ._permutation import block_layout, outcome_units
+from ._permutation import block_layout, outcome_units, permutations_within
 
 __all__ = ["LeakageResult", "leakage_test"]
 
@@ -326,16 +326,6 @@ def permutation_blocks(p: np.ndarray, ev: _Evidence, y: np.ndarray, groups: np.n
     return permute, y_unit.astype(np.int64), block
 
 
-def _permute_within(strata: np.ndarray, gen: np.random.Generator) -> np.ndarray:
-    """A permutation of 0..n-1 that only exchanges items of the same stratum (block)."""
-    keys = gen.random(len(strata))
-    order = np.lexsort((keys, strata))
-    sorted_positions = np.argsort(strata, kind="stable")
-    perm = np.empty(len(strata), dtype=np.int64)
-    perm[sorted_positions] = order
-    return perm
-
-
 # --------------------------------------------------------------------------- validation
 def _engine_options(engine: str, options: Any) -> dict[str, Any]:
     defaults = dict(_CATBOOST_DEFAULTS if engine == "catboost" else _LOGISTIC_DEFAULTS)
@@ -577,9 +567,11 @@ def _run_engine(iv: dict[str, Any], engine: str, options: Mapping[str, Any],
         permute, y_unit, block = permutation_blocks(p, ev, y, groups, iv["k_perm"])
         # all draws first, in the order of the earlier one-at-a-time loop (same stream)
         y_perms = np.empty((n_perm, len(y)), dtype=np.int8)
-        for b in range(n_perm):
-            y_perm = y_unit[_permute_within(block, perm_rng)]
-            y_perms[b] = y_perm[groups] if permute == "outcomes" else y_perm
+        done = 0
+        for perms in permutations_within(block, perm_rng, n_perm):
+            y_perm = y_unit[perms]
+            y_perms[done:done + len(perms)] = y_perm[:, groups] if permute == "outcomes" else y_perm
+            done += len(perms)
 
         def reference(b: int) -> float:
             lf = _oof_losses(engine, designs, p, ev, y_perms[b].astype(np.int64), a, groups,

@@ -12,11 +12,17 @@ contexts, by the context's level once the evidence effects are removed
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 
 from .._resampling import cluster_members
 
-__all__ = ["block_layout", "context_effects", "outcome_units", "units_and_blocks"]
+__all__ = ["block_layout", "context_effects", "outcome_units", "permutations_within",
+           "units_and_blocks"]
+
+#: Permutations drawn per batch by :func:`permutations_within` (bounds its memory).
+_BATCH = 512
 
 
 def block_layout(unit_cond: np.ndarray, sizes: np.ndarray,
@@ -131,3 +137,27 @@ def outcome_units(outcome: np.ndarray, belief: np.ndarray, z_cont: np.ndarray,
         stratum = np.zeros(n_groups)
         means[:, 0] = context_effects(belief, ev_disc, groups)
     return y_unit, np.column_stack([stratum, means])
+
+
+def permutations_within(strata: np.ndarray, gen: np.random.Generator,
+                        n: int) -> Iterator[np.ndarray]:
+    """``n`` random permutations of ``0..len(strata)-1``, each exchanging only items of the
+    same stratum, yielded in batches (arrays of shape ``(batch, len(strata))``).
+
+    Permutation ``b`` sends the items of a stratum, in order, to that stratum's positions
+    sorted by ``n`` uniform keys; the keys are ``gen.random(len(strata))`` for each
+    permutation in turn, so the draws (and the stream left behind) are those of ``n``
+    one-at-a-time calls, whatever the batch size.
+    """
+    strata = np.asarray(strata)
+    size = len(strata)
+    sorted_positions = np.argsort(strata, kind="stable")
+    made = 0
+    while made < n:
+        batch = min(_BATCH, n - made)
+        keys = gen.random((batch, size))
+        order = np.lexsort((keys, np.broadcast_to(strata, keys.shape)), axis=-1)
+        perm = np.empty((batch, size), dtype=np.int64)
+        perm[:, sorted_positions] = order
+        made += batch
+        yield perm

@@ -46,6 +46,9 @@ class Options:
     n_bins: int
     confidence_level: float
     reference_prompt: str
+    #: False in the report's second stage (more draws for a p-value at its floor): the
+    #: conditional-independence tests then skip their interval, kept from the first stage
+    interval: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +97,7 @@ def _ci(
         confidence_level=o.confidence_level,
         calibrate=calibrate,
         rng=rng,
+        **({} if o.interval else {"ci_method": None}),
     )
 
 

@@ -17,7 +17,10 @@ way ``P(p <= alpha) <= alpha``, whatever the dependence between the two stages, 
 the second stage reruns the test from the same random stream: the same statistic
 (the same cross-validation folds), more draws. The result kept is the
 second stage's, which records its own number of draws (``n_resamples`` /
-``n_permutations`` on the result); the cell's notes say that it was resolved.
+``n_permutations`` on the result); the cell's notes say that it was resolved. The
+conditional-independence tests' second stage draws no interval: their result keeps
+the first stage's interval and half-sample draws (:data:`INTERVAL_KEPT`; the notes say
+so), which would otherwise be redrawn as many times as the permutations.
 """
 
 from __future__ import annotations
@@ -35,7 +38,8 @@ from .._rng import spawn
 from ._registry import REGISTRY, Options
 from ._result import ReportCell
 
-__all__ = ["DRAW_OPTIONS", "MAX_DRAWS", "STOP_AFTER", "TARGET", "resolve_pvalues"]
+__all__ = ["DRAW_OPTIONS", "INTERVAL_KEPT", "MAX_DRAWS", "STOP_AFTER", "TARGET",
+           "resolve_pvalues"]
 
 #: The tests whose p-value is a Monte Carlo p-value, and the option that sets its draws.
 DRAW_OPTIONS: dict[str, str] = {
@@ -47,6 +51,10 @@ DRAW_OPTIONS: dict[str, str] = {
     "monotonicity": "n_resamples",
     "prompt_consistency": "n_resamples",
 }
+#: The tests whose second stage skips the interval and keeps the first stage's (the
+#: conditional-independence test draws its interval's half-samples as many times as its
+#: permutations: 25,000 of them would cost as much as the permutations and change nothing).
+INTERVAL_KEPT = ("ci", "ci_evidence", "ci_calibrated")
 #: A first-stage p-value with at least this many draws at or beyond the statistic is
 #: not at its floor: more draws would refine it, not change what it says (with 1000
 #: draws, p >= 0.004; adjusted over 25 p-values, >= 0.1).
@@ -88,7 +96,8 @@ def resolve_pvalues(cells: Sequence[ReportCell], parts: Sequence[pd.DataFrame],
             draws = int(getattr(options, option))
             if draws >= needed or _exceedances(result.pvalue, draws) >= STOP_AFTER:
                 continue
-            more = dataclasses.replace(options, **{option: needed})  # type: ignore[arg-type]
+            more = dataclasses.replace(options, interval=False,  # type: ignore[arg-type]
+                                       **{option: needed})
             # as in the first stage: warnings recorded in the cell's notes (the first
             # stage's are already there), one BLAS thread
             with warnings.catch_warnings(record=True), threadpool_limits(1, user_api="blas"):
@@ -97,9 +106,16 @@ def resolve_pvalues(cells: Sequence[ReportCell], parts: Sequence[pd.DataFrame],
                     results[name] = specs[name].run(part, more, by_name[name])
                 except (ValueError, TypeError):  # the first stage's result stands
                     continue
+            if name in INTERVAL_KEPT:  # the interval does not depend on the draws' number
+                results[name] = dataclasses.replace(
+                    results[name], ci_method=result.ci_method,  # type: ignore[call-arg]
+                    confidence_interval=result.confidence_interval,
+                    resample_distribution=result.resample_distribution)
             rerun += 1
+            kept = (f"; the interval is the first stage's ({draws} draws)"
+                    if name in INTERVAL_KEPT else "")
             notes[name] = (*notes.get(name, ()),
                            f"p-value resolved with {needed} draws: {draws} left it at its "
-                           f"floor ({result.pvalue:.3g})")
+                           f"floor ({result.pvalue:.3g}){kept}")
         out.append(dataclasses.replace(cell, results=results, notes=notes))
     return out, rerun

@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 
 import coherence
 from coherence import DegenerateDataWarning, LeakageResult, SmallSampleWarning, leakage_test
-from coherence._decision._leakage import _Evidence, _permute_within, permutation_blocks
+from coherence._decision._leakage import _Evidence, permutation_blocks
+from coherence._decision._permutation import permutations_within
 
 FAST = {"engine": "logistic", "n_resamples": 100, "n_permutations": 19}
 
@@ -246,12 +247,32 @@ def test_evidence_variant_runs(leaky):
     assert res.evidence == ("ev",) and res.statistic > 0
 
 
-@given(st.lists(st.integers(0, 3), min_size=1, max_size=60), st.integers(0, 2**32 - 1))
-def test_permutation_stays_within_strata(strata, seed):
+def _one_permutation(strata: np.ndarray, gen: np.random.Generator) -> np.ndarray:
+    """Reference: one within-stratum permutation, by sorting each stratum's items on
+    fresh uniform keys (one ``gen.random(n)`` call per permutation)."""
+    keys = gen.random(len(strata))
+    perm = np.empty(len(strata), dtype=np.int64)
+    for s in np.unique(strata):
+        where = np.flatnonzero(strata == s)
+        perm[where] = where[np.argsort(keys[where], kind="stable")]
+    return perm
+
+
+@given(st.lists(st.integers(0, 3), min_size=1, max_size=60), st.integers(0, 2**32 - 1),
+       st.integers(1, 1200))
+def test_permutation_stays_within_strata(strata, seed, n):
+    """The batched permutations are those of n one-at-a-time draws (same stream), and each
+    only exchanges items of one stratum."""
     strata = np.array(strata)
-    perm = _permute_within(strata, np.random.default_rng(seed))
-    assert np.array_equal(np.sort(perm), np.arange(len(strata)))
-    assert np.array_equal(strata[perm], strata)
+    gen, ref_gen = np.random.default_rng(seed), np.random.default_rng(seed)
+    perms = np.concatenate(list(permutations_within(strata, gen, n)))
+    assert perms.shape == (n, len(strata))
+    for perm in perms[:: max(1, n // 7)]:
+        assert np.array_equal(np.sort(perm), np.arange(len(strata)))
+        assert np.array_equal(strata[perm], strata)
+    ref = np.array([_one_permutation(strata, ref_gen) for _ in range(n)])
+    assert np.array_equal(perms, ref)
+    assert gen.random() == ref_gen.random()  # the stream is left where n calls leave it
 
 
 def _evidence(codes: np.ndarray) -> _Evidence:
