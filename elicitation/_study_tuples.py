@@ -33,9 +33,10 @@ import pandas as pd
 from ._clients import Completion, Request
 from ._templates import Template
 
-__all__ = ["DESIGN_TEMPLATES", "MODEL_FORMS", "SimulatedDesigner", "baseline_forecasts",
-           "classify_template", "demo_questions", "form_template", "model_forms",
-           "parse_reply", "rule_check", "template_tuples", "tuple_truths"]
+__all__ = ["DESIGN_TEMPLATES", "MODEL_FORMS", "SimulatedDesigner", "ask_probabilities",
+           "base_text", "baseline_forecasts", "classify_template", "demo_questions",
+           "form_template", "model_forms", "parse_reply", "rule_check", "study_questions",
+           "template_tuples", "tuple_truths"]
 
 #: The single-question forms a model may write (the others are built by templates).
 MODEL_FORMS = ("negation", "paraphrase", "consequence")
@@ -46,7 +47,8 @@ _NEGATORS = re.compile(r"\b(not|no|never|false|fail|fails|failed|neither|nor)\b|
 
 def demo_questions() -> pd.DataFrame:
     """The package's invented demo set of base questions (``id``, ``fact``, ``date``,
-    ``later_date``, ``probability``, ``resolution``)."""
+    ``later_date``, ``probability``, ``resolution``: every fact, reference probability and
+    resolution is invented)."""
     text = resources.files("elicitation").joinpath("data/demo_questions.csv").read_text()
     return read_questions(io.StringIO(text), "demo_questions.csv")
 
@@ -66,6 +68,49 @@ def read_questions(source: Any, where: str) -> pd.DataFrame:
         raise ValueError(f"The question set {where} needs at least one row and unique ids")
     frame["probability"] = pd.to_numeric(frame.get("probability", 0.5), errors="coerce")
     return frame
+
+
+def study_questions(design: Mapping[str, Any]) -> pd.DataFrame:
+    """The base questions a study's ``design.questions`` names (``'demo'`` or a CSV file),
+    the first ``design.n_questions`` of them when set."""
+    source = design["questions"]
+    if source == "demo":
+        qs = demo_questions()
+    else:
+        path = Path(source)
+        if not path.is_file():
+            raise ValueError(f"The study's design.questions must be 'demo' or a CSV file; "
+                             f"{source!r} is not a file")
+        qs = read_questions(path, str(path))
+    return qs.iloc[:design["n_questions"]] if design.get("n_questions") else qs
+
+
+def base_text(question: Mapping[str, Any]) -> str:
+    """A base question as it is asked: "Will it be true that on DATE, FACT?"."""
+    return _text("P", [question])
+
+
+def ask_probabilities(client: Any, asked: Sequence[tuple[str, Mapping[str, Any]]],
+                      template: Template, prompt: str, repetitions: int, opts: Any
+                      ) -> tuple[pd.DataFrame, pd.DataFrame, int, int]:
+    """Ask P(YES) of every ``(question id, template fields)`` ``repetitions`` times through
+    the cached engine (``prompt``: the table's ``prompt`` column); ``(rows, raw, n_calls,
+    n_cached)`` with one row per call (``question``, ``repetition``, ``p``: NaN when the
+    reply did not parse)."""
+    from ._engine import execute, make_job, settings_json
+
+    settings = settings_json(client)
+    jobs = [make_job(client, settings, template, fields, context=qid, prompt=prompt,
+                     repetition=rep, quantity="belief")
+            for qid, fields in asked for rep in range(repetitions)]
+    done = execute(client, jobs, opts)
+    rows = pd.DataFrame(
+        [{"question": job.request.context, "repetition": job.request.repetition,
+          "p": float(parsed.values[job.request.labels[-1]])
+          if parsed is not None and parsed.ok else np.nan}
+         for job, parsed in zip(jobs, done.parses, strict=True)],
+        columns=["question", "repetition", "p"])
+    return rows, done.raw.drop(columns=["key"]), done.engine.calls, len(done.before)
 
 
 # --------------------------------------------------------------------------- template forms
