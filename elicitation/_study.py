@@ -288,10 +288,13 @@ def _designer_iv(kind: str, design: dict[str, Any]) -> None:
     if bad or not design["checkers"]:
         raise ValueError(f"The study's design.checkers must be 'all' or names among "
                          f"{', '.join(CHECKERS)}; got {design['checkers']!r}")
-    forms = ("negation", "paraphrase", "consequence")
-    if any(f not in forms for f in design["model_forms"]):
-        raise ValueError(f"The study's design.model_forms must be among {', '.join(forms)}; "
-                         f"got {design['model_forms']!r}")
+    from ._study_tuples import MODEL_FORMS
+
+    if design["model_forms"] == ["all"]:
+        design["model_forms"] = list(MODEL_FORMS)
+    if any(f not in MODEL_FORMS for f in design["model_forms"]):
+        raise ValueError(f"The study's design.model_forms must be 'all' or among "
+                         f"{', '.join(MODEL_FORMS)}; got {design['model_forms']!r}")
 
 
 def _forecasting_iv(design: dict[str, Any], tests: dict[str, Any]) -> None:
