@@ -35,9 +35,9 @@ from ._templates import Template
 
 __all__ = ["COMPOUND_FORMS", "DESIGN_TEMPLATES", "MODEL_FORMS", "SINGLE_FORMS",
            "SimulatedDesigner", "ask_probabilities", "base_text", "baseline_forecasts",
-           "classify_template", "compound_rule_check", "demo_questions", "form_template",
-           "model_forms", "parse_reply", "rule_check", "sources_block", "study_questions",
-           "template_tuples", "tuple_truths"]
+           "classify_template", "compound_rule_check", "demo_questions", "form_roles",
+           "form_template", "form_text", "model_forms", "parse_reply", "rule_check",
+           "sources_block", "study_questions", "template_tuples", "tuple_truths"]
 
 #: The single-question forms a model may write, by name.
 SINGLE_FORMS = ("negation", "paraphrase", "consequence")
@@ -94,6 +94,17 @@ def study_questions(design: Mapping[str, Any]) -> pd.DataFrame:
                              f"{source!r} is not a file")
         qs = read_questions(path, str(path))
     return qs.iloc[:design["n_questions"]] if design.get("n_questions") else qs
+
+
+def form_text(key: str, questions: Sequence[Mapping[str, Any]]) -> str:
+    """The template text of question ``key`` (``'P_and_Q'``, ...) about base questions
+    ``questions`` (P, Q, R in order; as many as the key is about: see ``form_roles``)."""
+    return _text(key, questions)
+
+
+def form_roles(key: str) -> tuple[str, ...]:
+    """The base questions (``'P'``, ``'Q'``, ``'R'``) that question ``key`` is about."""
+    return _ROLES[key]
 
 
 def base_text(question: Mapping[str, Any]) -> str:
