@@ -97,10 +97,12 @@ class StudyResult:
         ``paths["table"]`` and read back), one ``model`` per configured model.
     raw : pandas.DataFrame
         Every call's raw reply, parse and error, with a ``model`` column.
-    report : coherence.CoherenceReport or coherence.PairsResult
-        The tests, one cell per model (a decision study), or the
+    report : coherence.CoherenceReport, coherence.PairsResult or pandas.DataFrame
+        The tests, one cell per model (a decision study), the
         conditional-forecasting results by model, variant and category (a
-        pairs study).
+        pairs study), the checks by model, checker and forecaster (a
+        consistency study) or the scores by model and metric, with intervals
+        and the simulated date (a forecasting study).
     n_calls : int
         Calls sent to a model in this run (0 when every reply was cached).
     n_cached : int
@@ -109,7 +111,8 @@ class StudyResult:
         The files written: ``table``, ``raw``, ``cache`` and ``report``
         (decision) or ``pairs`` (the question set with its exact answers) and
         ``results`` (pairs), ``questions``, ``tuples``, ``results`` (and
-        ``design`` when a model designs) for a consistency study, ``seeds`` and
+        ``design`` when a model designs) for a consistency study, ``questions``,
+        ``forecasts`` and ``results`` for a forecasting study, ``seeds`` and
         ``spread`` for a decision study over several seeds.
     spread : pandas.DataFrame or None
         A decision study over several ``seeds``: per model and test, the
@@ -432,8 +435,10 @@ def run_study(config: str | os.PathLike[str] | Mapping[str, Any], *,
         guide's "A study from one file"): ``kind`` (``"decision"``,
         ``"pairs"``, the conditional-forecasting design on question pairs of a
         network, with ``[design]`` keys ``network``, ``n_pairs``, ``variants``,
-        ``reverse``, ``repetitions``, ``designer``, or ``"consistency"``, the
-        ten consistency checkers on tuples generated from base questions),
+        ``reverse``, ``repetitions``, ``designer``, ``"consistency"``, the
+        ten consistency checkers on tuples generated from base questions, or
+        ``"forecasting"``, base questions asked at ``design.simulated_date``
+        and scored against their resolutions),
         ``seed`` (or ``seeds``, a decision study once per seed),
         ``out`` (the folder written), one ``[model]`` or several
         ``[[models]]`` (``base_url`` and ``name`` of an OpenAI-compatible

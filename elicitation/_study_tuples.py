@@ -5,14 +5,14 @@ From a set of binary base questions (a small invented demo set ships with the pa
 checkers of :func:`coherence.consistency_check` (negation, paraphrase, consequence, and,
 or, and_or, but, cond, cond_cond, expected_evidence) from fixed templates;
 :func:`model_forms` asks a model instead to write the single-question forms (negation,
-paraphrase, consequence) and validates each one twice (simple rules, and the model's own
-classification of the relation) before it replaces the template form, keeping every raw
-reply. The study then elicits every distinct question's probability and runs each checker
+paraphrase, consequence) and the compound ones (and, or, but, the conditionals) and
+validates each one twice (simple rules, and the model's own classification of the
+relation) before it replaces the template form, keeping every raw reply. The study then elicits every distinct question's probability and runs each checker
 on the tuples.
 
 A simulated model cannot write text: :class:`SimulatedDesigner` stands in for it, replying
-with the template forms (and, deliberately, a paraphrase where a negation was asked for
-one base question in five, so the validation has something to reject).
+with the template forms (and, deliberately, a few wrong forms, so the validation has
+something to reject).
 """
 
 from __future__ import annotations
