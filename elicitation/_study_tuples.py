@@ -7,8 +7,8 @@ or, and_or, but, cond, cond_cond, expected_evidence) from fixed templates;
 :func:`model_forms` asks a model instead to write the single-question forms (negation,
 paraphrase, consequence) and the compound ones (and, or, but, the conditionals) and
 validates each one twice (simple rules, and the model's own classification of the
-relation) before it replaces the template form, keeping every raw reply. The study then elicits every distinct question's probability and runs each checker
-on the tuples.
+relation) before it replaces the template form, keeping every raw reply. The study then
+elicits every distinct question's probability and runs each checker on the tuples.
 
 A simulated model cannot write text: :class:`SimulatedDesigner` stands in for it, replying
 with the template forms (and, deliberately, a few wrong forms, so the validation has
