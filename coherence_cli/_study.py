@@ -20,8 +20,9 @@ __all__ = ["add_parser", "run"]
 def add_parser(sub: Any) -> None:
     p = sub.add_parser(
         "study", help="a whole study from one TOML file: design, elicit, test, report",
-        description="Run the study a TOML file describes (kind decision, pairs or "
-        "consistency): contexts, question pairs or consistency tuples, "
+        description="Run the study a TOML file describes (kind decision, pairs, "
+        "consistency or forecasting): contexts, question pairs, consistency tuples or "
+        "questions asked at a simulated date, "
         "asked of each configured model (an OpenAI-compatible server or a simulated agent) "
         "through a SQLite cache (an interrupted study resumes; a second run makes no "
         "call), the coherence tests on the table, and the HTML report. Writes table.csv, "
@@ -29,6 +30,18 @@ def add_parser(sub: Any) -> None:
         epilog="example configs: docs/studies/ (see docs/study_config.md)")
     p.add_argument("config", help="the study's TOML file")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
+
+
+def _print_scores(report: Any, simulated_date: str) -> None:
+    """The forecasting study's scores: one line per model and metric, with the interval."""
+    level = report["confidence_level"].iloc[0] if len(report) else 0.95
+    print(f"forecasts at the simulated date {simulated_date}, scored against the "
+          f"resolutions (estimate and {level:.0%} interval)")
+    shown = report.assign(
+        interval=[f"[{lo:.4g}, {hi:.4g}]" if lo == lo else "" for lo, hi in
+                  zip(report["ci_low"], report["ci_high"], strict=True)])
+    print(shown[["model", "metric", "estimate", "interval", "n_questions"]].to_string(
+        index=False, float_format=lambda x: f"{x:.4g}"))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -54,6 +67,9 @@ def run(args: argparse.Namespace) -> int:
                                           values="statistic", sort=True)
         print("consistency checks: mean arbitrage violation (nats) by model and checker")
         print(table.round(4).to_string())
+        return EXIT_OK
+    if result.config["kind"] == "forecasting":
+        _print_scores(result.report, result.config["design"]["simulated_date"])
         return EXIT_OK
     print(result.report.summary())
     if result.spread is not None:

@@ -41,7 +41,7 @@ from ._study_tuples import SimulatedDesigner
 
 __all__ = ["StudyResult", "load_study", "run_study"]
 
-STUDY_KINDS = ("decision", "pairs", "consistency")
+STUDY_KINDS = ("decision", "pairs", "consistency", "forecasting")
 _TOP = {"kind", "name", "seed", "seeds", "out", "model", "models", "design", "tests"}
 _MODEL = {"name", "base_url", "api_key_env", "simulated", "temperature", "max_tokens",
           "constrained", "stop", "logprobs", "top_logprobs", "timeout", "deadline",
@@ -53,6 +53,14 @@ _DESIGN_PAIRS = {"network", "n_pairs", "subject", "variants", "reverse", "repeti
 _DESIGN_CONSISTENCY = {"questions", "n_questions", "checkers", "n_tuples", "repetitions",
                        "designer", "model_forms", "sum_tolerance"}
 _TESTS_CONSISTENCY = {"n_resamples", "definition", "tolerance", "baseline"}
+_DESIGN_FORECASTING = {"questions", "n_questions", "simulated_date", "repetitions",
+                       "sum_tolerance"}
+_DESIGN_FORECASTING_DEFAULTS: dict[str, Any] = {
+    "questions": "demo", "n_questions": None, "simulated_date": None, "repetitions": 2,
+    "sum_tolerance": 0.02}
+_TESTS_FORECASTING = {"n_resamples", "n_bins", "confidence_level"}
+_TESTS_FORECASTING_DEFAULTS: dict[str, Any] = {"n_resamples": 2000, "n_bins": 10,
+                                               "confidence_level": 0.95}
 _DESIGN_CONSISTENCY_DEFAULTS: dict[str, Any] = {
     "questions": "demo", "n_questions": None, "checkers": "all", "n_tuples": 8,
     "repetitions": 2, "designer": "templates",
@@ -89,10 +97,12 @@ class StudyResult:
         ``paths["table"]`` and read back), one ``model`` per configured model.
     raw : pandas.DataFrame
         Every call's raw reply, parse and error, with a ``model`` column.
-    report : coherence.CoherenceReport or coherence.PairsResult
-        The tests, one cell per model (a decision study), or the
+    report : coherence.CoherenceReport, coherence.PairsResult or pandas.DataFrame
+        The tests, one cell per model (a decision study), the
         conditional-forecasting results by model, variant and category (a
-        pairs study).
+        pairs study), the checks by model, checker and forecaster (a
+        consistency study) or the scores by model and metric, with intervals
+        and the simulated date (a forecasting study).
     n_calls : int
         Calls sent to a model in this run (0 when every reply was cached).
     n_cached : int
@@ -101,7 +111,8 @@ class StudyResult:
         The files written: ``table``, ``raw``, ``cache`` and ``report``
         (decision) or ``pairs`` (the question set with its exact answers) and
         ``results`` (pairs), ``questions``, ``tuples``, ``results`` (and
-        ``design`` when a model designs) for a consistency study, ``seeds`` and
+        ``design`` when a model designs) for a consistency study, ``questions``,
+        ``forecasts`` and ``results`` for a forecasting study, ``seeds`` and
         ``spread`` for a decision study over several seeds.
     spread : pandas.DataFrame or None
         A decision study over several ``seeds``: per model and test, the
@@ -123,7 +134,11 @@ class StudyResult:
         """What was asked, how many calls were made, where everything went."""
         models = ", ".join(m["name"] for m in self.config["models"])
         design = self.config["design"]
-        if self.config["kind"] == "consistency":
+        if self.config["kind"] == "forecasting":
+            shape = (f"design: the {design['questions']!r} questions resolving after the "
+                     f"simulated date {design['simulated_date']} (the model is told it is "
+                     f"today) x {design['repetitions']} repetitions")
+        elif self.config["kind"] == "consistency":
             shape = (f"design: {design['n_tuples']} tuples per checker "
                      f"({', '.join(design['checkers'])}) from the {design['questions']!r} "
                      f"questions, written by {design['designer']}, x "
@@ -232,6 +247,8 @@ def load_study(config: str | os.PathLike[str] | Mapping[str, Any]) -> dict[str, 
         "consistency": (_DESIGN_CONSISTENCY, _DESIGN_CONSISTENCY_DEFAULTS, _TESTS_CONSISTENCY,
                         _TESTS_CONSISTENCY_DEFAULTS, ("n_tuples", "repetitions"),
                         ("checkers", "model_forms")),
+        "forecasting": (_DESIGN_FORECASTING, _DESIGN_FORECASTING_DEFAULTS, _TESTS_FORECASTING,
+                        _TESTS_FORECASTING_DEFAULTS, ("repetitions",), ()),
     }[kind]
     design = {**design_defaults, **_section(raw, "design", design_keys)}
     for key in (*sizes, "n_candidates", "n_questions"):
@@ -244,9 +261,11 @@ def load_study(config: str | os.PathLike[str] | Mapping[str, Any]) -> dict[str, 
     for key in lists:
         if isinstance(design[key], str) and not (key == "checkers" and design[key] == "all"):
             design[key] = [design[key]]
-    if kind != "decision":
+    if kind in ("pairs", "consistency"):
         _designer_iv(kind, design)
     tests = {**tests_defaults, **_section(raw, "tests", tests_keys)}
+    if kind == "forecasting":
+        _forecasting_iv(design, tests)
     out = Path(raw.get("out", "study")).resolve()
     name = str(raw.get("name", out.name))
     cfg = {"kind": kind, "name": name, "seed": seed, "out": str(out),
@@ -272,10 +291,28 @@ def _designer_iv(kind: str, design: dict[str, Any]) -> None:
     if bad or not design["checkers"]:
         raise ValueError(f"The study's design.checkers must be 'all' or names among "
                          f"{', '.join(CHECKERS)}; got {design['checkers']!r}")
-    forms = ("negation", "paraphrase", "consequence")
-    if any(f not in forms for f in design["model_forms"]):
-        raise ValueError(f"The study's design.model_forms must be among {', '.join(forms)}; "
-                         f"got {design['model_forms']!r}")
+    from ._study_tuples import MODEL_FORMS
+
+    if design["model_forms"] == ["all"]:
+        design["model_forms"] = list(MODEL_FORMS)
+    if any(f not in MODEL_FORMS for f in design["model_forms"]):
+        raise ValueError(f"The study's design.model_forms must be 'all' or among "
+                         f"{', '.join(MODEL_FORMS)}; got {design['model_forms']!r}")
+
+
+def _forecasting_iv(design: dict[str, Any], tests: dict[str, Any]) -> None:
+    """The simulated date (required) and the scores' settings of a forecasting study."""
+    from ._study_forecasting import simulated_date_iv
+
+    design["simulated_date"] = simulated_date_iv(design["simulated_date"])
+    for key, low in (("n_resamples", 1), ("n_bins", 1)):
+        value = tests[key]
+        if not isinstance(value, int) or isinstance(value, bool) or value < low:
+            raise ValueError(f"The study's tests.{key} must be a positive int; got {value!r}")
+    level = tests["confidence_level"]
+    if isinstance(level, bool) or not isinstance(level, int | float) or not 0 < level < 1:
+        raise ValueError("The study's tests.confidence_level must be a number in (0, 1); got "
+                         f"{level!r}")
 
 
 def _unknown(table: Mapping[str, Any], allowed: set[str], where: str) -> None:
@@ -398,8 +435,10 @@ def run_study(config: str | os.PathLike[str] | Mapping[str, Any], *,
         guide's "A study from one file"): ``kind`` (``"decision"``,
         ``"pairs"``, the conditional-forecasting design on question pairs of a
         network, with ``[design]`` keys ``network``, ``n_pairs``, ``variants``,
-        ``reverse``, ``repetitions``, ``designer``, or ``"consistency"``, the
-        ten consistency checkers on tuples generated from base questions),
+        ``reverse``, ``repetitions``, ``designer``, ``"consistency"``, the
+        ten consistency checkers on tuples generated from base questions, or
+        ``"forecasting"``, base questions asked at ``design.simulated_date``
+        and scored against their resolutions),
         ``seed`` (or ``seeds``, a decision study once per seed),
         ``out`` (the folder written), one ``[model]`` or several
         ``[[models]]`` (``base_url`` and ``name`` of an OpenAI-compatible
@@ -446,6 +485,10 @@ def run_study(config: str | os.PathLike[str] | Mapping[str, Any], *,
 
         parts = consistency_study(cfg, paths, progress, _client, _design_client)
         return StudyResult(config=cfg, **parts)
+    if cfg["kind"] == "forecasting":
+        from ._study_forecasting import forecasting_study
+
+        return StudyResult(config=cfg, **forecasting_study(cfg, paths, progress, _client))
     if "seeds" in cfg:
         return _seeds_study(cfg, paths, progress)
     return _decision_study(cfg, paths, progress)

@@ -13,38 +13,24 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 import coherence
 
 from ._cache import ResponseCache
-from ._engine import common_iv, execute, make_job, settings_json
+from ._engine import common_iv
 from ._study_tuples import (
     SimulatedDesigner,
+    ask_probabilities,
     baseline_forecasts,
-    demo_questions,
     model_forms,
-    read_questions,
+    study_questions,
     template_tuples,
     tuple_truths,
 )
 from ._templates import get_template
 
 __all__ = ["consistency_study"]
-
-
-def _questions(design: dict[str, Any]) -> pd.DataFrame:
-    source = design["questions"]
-    if source == "demo":
-        qs = demo_questions()
-    else:
-        path = Path(source)
-        if not path.is_file():
-            raise ValueError(f"The study's design.questions must be 'demo' or a CSV file; "
-                             f"{source!r} is not a file")
-        qs = read_questions(path, str(path))
-    return qs.iloc[:design["n_questions"]] if design["n_questions"] else qs
 
 
 def consistency_study(cfg: dict[str, Any], paths: dict[str, str], progress: bool | None,
@@ -56,7 +42,7 @@ def consistency_study(cfg: dict[str, Any], paths: dict[str, str], progress: bool
     paths = {"questions": str(out / "questions.csv"), "tuples": str(out / "tuples.csv"),
              "table": paths["table"], "raw": paths["raw"],
              "results": str(out / "results.csv"), "cache": paths["cache"]}
-    qs = _questions(design)
+    qs = study_questions(design)
     tuples, texts = template_tuples(qs, design["checkers"], n_tuples=design["n_tuples"],
                                     rng=seed)
     tuples.to_csv(paths["tuples"], index=False)
@@ -85,22 +71,15 @@ def consistency_study(cfg: dict[str, Any], paths: dict[str, str], progress: bool
                 n_cached += made.attrs["n_cached"]
                 designs.append(made.assign(model=model["name"]))
             client = make_client(model, tuple_truths(texts), seed)
-            settings = settings_json(client)
-            records = asked.to_dict("records")
-            jobs = [make_job(client, settings, template, {"question": r["text"]},
-                             context=r["question"], prompt="forecast", repetition=rep,
-                             quantity="belief")
-                    for r in records for rep in range(design["repetitions"])]
-            done = execute(client, jobs, opts(client))
-            n_calls += done.engine.calls
-            n_cached += len(done.before)
-            rows = [{"question": job.request.context, "repetition": job.request.repetition,
-                     "p": float(parsed.values[job.request.labels[-1]])
-                     if parsed is not None and parsed.ok else np.nan}
-                    for job, parsed in zip(jobs, done.parses, strict=True)]
-            frames.append(pd.DataFrame(rows).assign(model=model["name"]))
-            raws.append(done.raw.drop(columns=["key"]).assign(model=model["name"]))
-            mean = pd.DataFrame(rows).groupby("question", sort=False)["p"].mean()
+            rows, raw_model, made_calls, from_cache = ask_probabilities(
+                client, [(r["question"], {"question": r["text"]})
+                         for r in asked.to_dict("records")],
+                template, "forecast", design["repetitions"], opts(client))
+            n_calls += made_calls
+            n_cached += from_cache
+            frames.append(rows.assign(model=model["name"]))
+            raws.append(raw_model.assign(model=model["name"]))
+            mean = rows.groupby("question", sort=False)["p"].mean()
             question_rows.append(asked.assign(model=model["name"],
                                               p_mean=asked["question"].map(mean)))
             forecasts = {str(k): float(v) for k, v in mean.items()}

@@ -5,14 +5,14 @@ From a set of binary base questions (a small invented demo set ships with the pa
 checkers of :func:`coherence.consistency_check` (negation, paraphrase, consequence, and,
 or, and_or, but, cond, cond_cond, expected_evidence) from fixed templates;
 :func:`model_forms` asks a model instead to write the single-question forms (negation,
-paraphrase, consequence) and validates each one twice (simple rules, and the model's own
-classification of the relation) before it replaces the template form, keeping every raw
-reply. The study then elicits every distinct question's probability and runs each checker
-on the tuples.
+paraphrase, consequence) and the compound ones (and, or, but, the conditionals) and
+validates each one twice (simple rules, and the model's own classification of the
+relation) before it replaces the template form, keeping every raw reply. The study then
+elicits every distinct question's probability and runs each checker on the tuples.
 
 A simulated model cannot write text: :class:`SimulatedDesigner` stands in for it, replying
-with the template forms (and, deliberately, a paraphrase where a negation was asked for
-one base question in five, so the validation has something to reject).
+with the template forms (and, deliberately, a few wrong forms, so the validation has
+something to reject).
 """
 
 from __future__ import annotations
@@ -33,20 +33,33 @@ import pandas as pd
 from ._clients import Completion, Request
 from ._templates import Template
 
-__all__ = ["DESIGN_TEMPLATES", "MODEL_FORMS", "SimulatedDesigner", "baseline_forecasts",
-           "classify_template", "demo_questions", "form_template", "model_forms",
-           "parse_reply", "rule_check", "template_tuples", "tuple_truths"]
+__all__ = ["COMPOUND_FORMS", "DESIGN_TEMPLATES", "MODEL_FORMS", "SINGLE_FORMS",
+           "SimulatedDesigner", "ask_probabilities", "base_text", "baseline_forecasts",
+           "classify_template", "compound_rule_check", "demo_questions", "form_roles",
+           "form_template", "form_text", "model_forms", "parse_reply", "rule_check",
+           "sources_block", "study_questions", "template_tuples", "tuple_truths"]
 
-#: The single-question forms a model may write (the others are built by templates).
-MODEL_FORMS = ("negation", "paraphrase", "consequence")
-_RELATION = {"negation": "NEGATION", "paraphrase": "PARAPHRASE", "consequence": "CONSEQUENCE"}
+#: The single-question forms a model may write, by name.
+SINGLE_FORMS = ("negation", "paraphrase", "consequence")
+#: The compound forms a model may write, by their question key in the checkers' tuples
+#: (P, Q, R are the tuple's base questions, shown to the model as questions A, B, C).
+COMPOUND_FORMS = ("P_and_Q", "P_or_Q", "Q_and_not_P", "Q_given_P", "R_given_P_and_Q",
+                  "P_and_Q_and_R", "P_given_Q", "P_given_not_Q")
+#: Every form a model may write (``design.model_forms``); the template writes the rest.
+MODEL_FORMS = SINGLE_FORMS + COMPOUND_FORMS
+_RELATION = {"negation": "NEGATION", "paraphrase": "PARAPHRASE", "consequence": "CONSEQUENCE",
+             "P_and_Q": "A_AND_B", "P_or_Q": "A_OR_B", "Q_and_not_P": "B_AND_NOT_A",
+             "Q_given_P": "B_GIVEN_A", "R_given_P_and_Q": "C_GIVEN_A_AND_B",
+             "P_and_Q_and_R": "A_AND_B_AND_C", "P_given_Q": "A_GIVEN_B",
+             "P_given_not_Q": "A_GIVEN_NOT_B"}
 _NEGATORS = re.compile(r"\b(not|no|never|false|fail|fails|failed|neither|nor)\b|n't\b",
                        flags=re.IGNORECASE)
 
 
 def demo_questions() -> pd.DataFrame:
     """The package's invented demo set of base questions (``id``, ``fact``, ``date``,
-    ``later_date``, ``probability``, ``resolution``)."""
+    ``later_date``, ``probability``, ``resolution``: every fact, reference probability and
+    resolution is invented)."""
     text = resources.files("elicitation").joinpath("data/demo_questions.csv").read_text()
     return read_questions(io.StringIO(text), "demo_questions.csv")
 
@@ -66,6 +79,60 @@ def read_questions(source: Any, where: str) -> pd.DataFrame:
         raise ValueError(f"The question set {where} needs at least one row and unique ids")
     frame["probability"] = pd.to_numeric(frame.get("probability", 0.5), errors="coerce")
     return frame
+
+
+def study_questions(design: Mapping[str, Any]) -> pd.DataFrame:
+    """The base questions a study's ``design.questions`` names (``'demo'`` or a CSV file),
+    the first ``design.n_questions`` of them when set."""
+    source = design["questions"]
+    if source == "demo":
+        qs = demo_questions()
+    else:
+        path = Path(source)
+        if not path.is_file():
+            raise ValueError(f"The study's design.questions must be 'demo' or a CSV file; "
+                             f"{source!r} is not a file")
+        qs = read_questions(path, str(path))
+    return qs.iloc[:design["n_questions"]] if design.get("n_questions") else qs
+
+
+def form_text(key: str, questions: Sequence[Mapping[str, Any]]) -> str:
+    """The template text of question ``key`` (``'P_and_Q'``, ...) about base questions
+    ``questions`` (P, Q, R in order; as many as the key is about: see ``form_roles``)."""
+    return _text(key, questions)
+
+
+def form_roles(key: str) -> tuple[str, ...]:
+    """The base questions (``'P'``, ``'Q'``, ``'R'``) that question ``key`` is about."""
+    return _ROLES[key]
+
+
+def base_text(question: Mapping[str, Any]) -> str:
+    """A base question as it is asked: "Will it be true that on DATE, FACT?"."""
+    return _text("P", [question])
+
+
+def ask_probabilities(client: Any, asked: Sequence[tuple[str, Mapping[str, Any]]],
+                      template: Template, prompt: str, repetitions: int, opts: Any
+                      ) -> tuple[pd.DataFrame, pd.DataFrame, int, int]:
+    """Ask P(YES) of every ``(question id, template fields)`` ``repetitions`` times through
+    the cached engine (``prompt``: the table's ``prompt`` column); ``(rows, raw, n_calls,
+    n_cached)`` with one row per call (``question``, ``repetition``, ``p``: NaN when the
+    reply did not parse)."""
+    from ._engine import execute, make_job, settings_json
+
+    settings = settings_json(client)
+    jobs = [make_job(client, settings, template, fields, context=qid, prompt=prompt,
+                     repetition=rep, quantity="belief")
+            for qid, fields in asked for rep in range(repetitions)]
+    done = execute(client, jobs, opts)
+    rows = pd.DataFrame(
+        [{"question": job.request.context, "repetition": job.request.repetition,
+          "p": float(parsed.values[job.request.labels[-1]])
+          if parsed is not None and parsed.ok else np.nan}
+         for job, parsed in zip(jobs, done.parses, strict=True)],
+        columns=["question", "repetition", "p"])
+    return rows, done.raw.drop(columns=["key"]), done.engine.calls, len(done.before)
 
 
 # --------------------------------------------------------------------------- template forms
@@ -173,6 +240,31 @@ _FORM_ASK = {
                    "resolves YES (and may also resolve YES otherwise), for instance the same "
                    "event by a later date.",
 }
+_COMPOUND_ASK = {
+    "P_and_Q": "one question that resolves YES exactly when both question A and question B "
+               "resolve YES.",
+    "P_or_Q": "one question that resolves YES exactly when question A or question B (or both) "
+              "resolves YES.",
+    "Q_and_not_P": "one question that resolves YES exactly when question B resolves YES and "
+                   "question A resolves NO.",
+    "Q_given_P": "one conditional question: supposing question A resolves YES, does question "
+                 "B resolve YES? It is annulled if question A resolves NO.",
+    "R_given_P_and_Q": "one conditional question: supposing questions A and B both resolve "
+                       "YES, does question C resolve YES? It is annulled otherwise.",
+    "P_and_Q_and_R": "one question that resolves YES exactly when questions A, B and C all "
+                     "resolve YES.",
+    "P_given_Q": "one conditional question: supposing question B resolves YES, does question "
+                 "A resolve YES? It is annulled if question B resolves NO.",
+    "P_given_not_Q": "one conditional question: supposing question B resolves NO, does "
+                     "question A resolve YES? It is annulled if question B resolves YES.",
+}
+_COMPOUND_LABELS = (
+    "A_AND_B (YES exactly when A and B both resolve YES), A_OR_B (YES when A or B or both "
+    "do), B_AND_NOT_A (YES exactly when B resolves YES and A resolves NO), B_GIVEN_A (asks "
+    "about B supposing A resolves YES), A_GIVEN_B (asks about A supposing B resolves YES), "
+    "A_GIVEN_NOT_B (asks about A supposing B resolves NO), C_GIVEN_A_AND_B (asks about C "
+    "supposing A and B both resolve YES), A_AND_B_AND_C (YES exactly when A, B and C all "
+    "resolve YES) or OTHER")
 _LABELS = ("Question", "Relation")
 
 #: The toolkit's design prompts (no study has published its own): one per form, and the
@@ -192,6 +284,19 @@ DESIGN_TEMPLATES = {
         "does, but not conversely) or OTHER.\n\nReply with exactly one line:\n"
         "Relation: <NEGATION, PARAPHRASE, CONSEQUENCE or OTHER>",
         description="study design: classify the relation of two questions (toolkit wording)"),
+    **{f"design_{key}": Template(
+        f"design_{key}", "probability", system=_DESIGN_SYSTEM, labels=_LABELS,
+        user="Here are forecasting questions:\n\n{questions}\n\nWrite " + ask
+        + "\n\nReply with exactly one line:\nQuestion: <the new question>",
+        description=f"study design: write the {key} question of a tuple (toolkit wording)")
+       for key, ask in _COMPOUND_ASK.items()},
+    "design_classify_compound": Template(
+        "design_classify_compound", "probability", system=_DESIGN_SYSTEM, labels=_LABELS,
+        user="{questions}\nNew question: {other}\n\nHow is the new question related to "
+        "the questions above? Answer " + _COMPOUND_LABELS + ".\n\nReply with exactly one "
+        "line:\nRelation: <one of the labels above>",
+        description="study design: classify a compound question against its parts "
+        "(toolkit wording)"),
 }
 
 
@@ -200,9 +305,16 @@ def form_template(form: str) -> Template:
     return DESIGN_TEMPLATES[f"design_{form}"]
 
 
-def classify_template() -> Template:
-    """The design prompt that asks for the relation of two questions."""
-    return DESIGN_TEMPLATES["design_classify"]
+def classify_template(form: str = "negation") -> Template:
+    """The design prompt that asks how a written ``form`` relates to its source
+    question(s)."""
+    return DESIGN_TEMPLATES["design_classify" if form in SINGLE_FORMS
+                            else "design_classify_compound"]
+
+
+def sources_block(texts: Sequence[str]) -> str:
+    """The source questions of a compound form as shown to the model: "Question A: ..."."""
+    return "\n".join(f"Question {'ABC'[i]}: {t}" for i, t in enumerate(texts))
 
 
 def parse_reply(text: Any, label: str) -> str | None:
@@ -238,14 +350,74 @@ def rule_check(form: str, source: str, written: str | None) -> str:
     return ""
 
 
+_STOP = frozenset(("will", "it", "be", "true", "that", "the", "has", "have", "been", "with",
+                   "from", "this", "there", "their", "they", "what", "when", "which", "turn",
+                   "turns", "out", "on", "of", "in", "a", "an", "by", "is", "are"))
+_CONDITIONAL = re.compile(r"\b(given|if|suppose|supposing|assuming|provided|conditional)\b",
+                          flags=re.IGNORECASE)
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[a-z0-9]+", text.lower())
+
+
+def compound_rule_check(form: str, sources: Sequence[str], written: str | None) -> str:
+    """Why a written compound question fails the simple rules ('' when it passes).
+
+    A question (it asks something: a '?'; a conditional may end with the sentence that
+    annuls it) that is none of its sources; it keeps the content words
+    of every source (at least 60% of each: it is about all of them); a conjunction
+    (``P_and_Q``, ``P_and_Q_and_R``) says "and", "both" or "all" and no "or" that its
+    sources lack; a disjunction says "or" or "either"; ``Q_and_not_P`` adds a negating
+    word; a conditional (``*_given_*``) says "given", "if", "suppose" or the like, and
+    the other forms add no such word; a conjunction or disjunction adds or removes no
+    negating word (an even change).
+    """
+    if not written:
+        return "no 'Question:' line"
+    if "?" not in written:
+        return "not a question"
+    norm = " ".join(_words(written))
+    if any(norm == " ".join(_words(src)) for src in sources):
+        return "a source question, unchanged"
+    have = set(_words(written))
+    for letter, src in zip("ABC", sources, strict=False):
+        content = {w for w in _words(src) if w not in _STOP and len(w) > 2}
+        if content and len(content & have) < 0.6 * len(content):
+            return f"question {letter}'s event is missing"
+    negations = (len(_NEGATORS.findall(written))
+                 - sum(len(_NEGATORS.findall(src)) for src in sources))
+    said = have - {w for src in sources for w in _words(src)}
+    if form in ("P_and_Q", "P_and_Q_and_R"):
+        if "or" in said:
+            return "an 'or' in a conjunction"
+        if not have & {"and", "both", "all"}:
+            return "no 'and', 'both' or 'all': not a conjunction"
+    if form == "P_or_Q" and not have & {"or", "either"}:
+        return "no 'or' or 'either': not a disjunction"
+    if form in ("P_and_Q", "P_and_Q_and_R", "P_or_Q") and negations % 2:
+        return f"a negating word added or removed: not {form}"
+    if form == "Q_and_not_P" and negations < 1:
+        return "no negating word added: not B and not A"
+    if "_given_" in form and not _CONDITIONAL.search(written):
+        return "no 'given', 'if' or 'suppose': not a conditional question"
+    if "_given_" not in form and _CONDITIONAL.search(" ".join(sorted(said))):
+        return f"a conditional word in an unconditional question: not {form}"
+    return ""
+
+
 class SimulatedDesigner:
     """A stand-in design model for simulated studies: it writes the template forms.
 
-    It answers :data:`DESIGN_TEMPLATES` requests (``context``: the base question id,
-    ``quantity``: the form or ``classify_<form>``), and the pairs study's labelling
-    (``quantity`` ``'pair_label'``: the exact category of ``context``'s pair). One base
-    question in five gets a paraphrase where a negation was asked for, which both
-    checks reject.
+    It answers :data:`DESIGN_TEMPLATES` requests (``context``: the base question id, or
+    for a compound form the question id ``'P_and_Q:q01:q02'``; ``quantity``: the form or
+    ``classify_<form>``), and the pairs study's labelling (``quantity`` ``'pair_label'``:
+    the exact category of ``context``'s pair). Its deliberate mistakes, so that the
+    validation has something to reject: one base question in five (the ids ending in 0
+    or 5) gets a paraphrase where a negation was asked for (both checks reject it), and
+    a tuple whose first base question is such a one gets a disjunction where a
+    conjunction was asked for (both checks reject it) and P given Q where Q given P was
+    asked for (only the classification rejects it).
     """
 
     def __init__(self, questions: pd.DataFrame | None = None,
@@ -266,9 +438,18 @@ class SimulatedDesigner:
     def settings(self) -> Mapping[str, Any]:
         return MappingProxyType({"seed": 0})
 
+    @staticmethod
+    def _slips(qid: Any) -> bool:
+        return int(re.sub(r"\D", "", str(qid)) or 0) % 5 == 0
+
     def _written(self, qid: Any, form: str) -> str:
+        if form in COMPOUND_FORMS:
+            bases = str(qid).split(":")[1:]
+            if self._slips(bases[0]):       # the designer's deliberate mistakes
+                form = {"P_and_Q": "P_or_Q", "Q_given_P": "P_given_Q"}.get(form, form)
+            return _text(form, [self._questions[b] for b in bases])
         q = self._questions[qid]
-        if form == "negation" and int(re.sub(r"\D", "", str(qid)) or 0) % 5 == 0:
+        if form == "negation" and self._slips(qid):
             form = "paraphrase"            # the designer's deliberate mistake
         return _text({"negation": "not_P", "paraphrase": "para_P",
                       "consequence": "cons_P"}[form], [q])
@@ -278,6 +459,14 @@ class SimulatedDesigner:
         quantity = request.quantity
         if quantity == "pair_label":
             return Completion(text=f"Relation: {self._categories[request.context].upper()}")
+        if quantity.startswith("classify_") and quantity.removeprefix(
+                "classify_") in COMPOUND_FORMS:
+            form = quantity.removeprefix("classify_")
+            written = self._written(request.context, form)
+            bases = [self._questions[b] for b in str(request.context).split(":")[1:]]
+            own = {_text(k, bases): k for k in COMPOUND_FORMS
+                   if len(_ROLES[k]) == len(bases)}
+            return Completion(text=f"Relation: {_RELATION.get(own.get(written, ''), 'OTHER')}")
         if quantity.startswith("classify_"):
             form = quantity.removeprefix("classify_")
             written = self._written(request.context, form)
@@ -289,42 +478,69 @@ class SimulatedDesigner:
 
 def model_forms(questions: pd.DataFrame, texts: pd.DataFrame, client: Any, opts: Any,
                 forms: Sequence[str]) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Ask the model to write each base question's single-question forms; validate them.
+    """Ask the model to write the questions of ``forms``; validate each one.
 
-    Returns ``(texts, design)``: the question texts with every validated model form in
-    place of the template form (``source`` says which), and one row per (base question,
-    form) with the raw replies, the written question, the rule check, the model's
-    classification and whether the form was kept. A form that fails either check keeps
-    its template text (``source = 'template'``), so every tuple can still be asked.
+    ``forms`` names single-question forms (negation, paraphrase, consequence: one per
+    base question) and compound forms (the question keys of :data:`COMPOUND_FORMS`: one
+    per distinct compound question of the tuples, shown its base questions as questions
+    A, B, C). Returns ``(texts, design)``: the question texts with every validated model
+    form in place of the template form (``source`` says which wrote each question), and
+    one row per written question (``question`` id, ``base`` ids, ``form``) with the raw
+    replies, the written question, the rule check, the model's classification and
+    whether the form was kept. A form that fails either check keeps its template text
+    (``source = 'template'``), so every tuple can still be asked.
     """
     from ._engine import execute, make_job, settings_json
 
     settings = settings_json(client)
     key_of = {"negation": "not_P", "paraphrase": "para_P", "consequence": "cons_P"}
-    wanted = [(r["id"], form) for r in questions.to_dict("records") for form in forms
-              if f"{key_of[form]}:{r['id']}" in set(texts["question"])]
+    present = set(texts["question"])
     source_text = {r["id"]: _text("P", [r]) for r in questions.to_dict("records")}
-    jobs = [make_job(client, settings, form_template(form), {"question": source_text[qid]},
-                     context=qid, prompt=f"design_{form}", repetition=0, quantity=form)
-            for qid, form in wanted]
+    asks = []          # (question id, base ids, form, context, sources)
+    for r in questions.to_dict("records"):
+        for form in forms:
+            if form in key_of and f"{key_of[form]}:{r['id']}" in present:
+                asks.append((f"{key_of[form]}:{r['id']}", r["id"], form, r["id"],
+                             [source_text[r["id"]]]))
+    compound = [f for f in forms if f in COMPOUND_FORMS]
+    for row in texts[texts["form"].isin(compound)].itertuples(index=False):
+        bases = str(row.base).split(",")
+        asks.append((row.question, row.base, row.form, row.question,
+                     [source_text[b] for b in bases]))
+
+    def fields(form: str, sources: list[str], other: str | None = None) -> dict[str, str]:
+        block = ({"question": sources[0]} if form in key_of
+                 else {"questions": sources_block(sources)})
+        return block if other is None else {**block, "other": other}
+
+    jobs = [make_job(client, settings, form_template(form), fields(form, sources),
+                     context=context, prompt=f"design_{form}", repetition=0, quantity=form)
+            for _, _, form, context, sources in asks]
     done = execute(client, jobs, opts)
     written = [parse_reply(t, "Question") for t in done.raw["text"]]
-    rules = [rule_check(form, source_text[qid], w) if f is None or f != "length" else
-             "truncated" for (qid, form), w, f in zip(wanted, written,
-                                                      done.raw["finish_reason"], strict=True)]
-    check_jobs = [make_job(client, settings, classify_template(),
-                           {"question": source_text[qid], "other": w or ""}, context=qid,
-                           prompt="design_classify", repetition=0, quantity=f"classify_{form}")
-                  for (qid, form), w in zip(wanted, written, strict=True)]
+    rules = [("truncated" if f == "length" else
+              rule_check(form, sources[0], w) if form in key_of else
+              compound_rule_check(form, sources, w))
+             for (_, _, form, _, sources), w, f in zip(asks, written,
+                                                       done.raw["finish_reason"], strict=True)]
+    check_jobs = [make_job(client, settings, classify_template(form),
+                           fields(form, sources, w or ""), context=context,
+                           prompt="design_classify" if form in key_of
+                           else "design_classify_compound", repetition=0,
+                           quantity=f"classify_{form}")
+                  for (_, _, form, context, sources), w in zip(asks, written, strict=True)]
     checked = execute(client, check_jobs, opts)
     relation = [(parse_reply(t, "Relation") or "").upper().split(" ")[0].strip(".")
                 for t in checked.raw["text"]]
     design = pd.DataFrame({
-        "base": [qid for qid, _ in wanted], "form": [f for _, f in wanted],
-        "source_question": [source_text[qid] for qid, _ in wanted],
+        "question": [a[0] for a in asks], "base": [a[1] for a in asks],
+        "form": [a[2] for a in asks],
+        "source_question": [sources[0] if form in key_of else sources_block(sources)
+                            for _, _, form, _, sources in asks],
         "reply": done.raw["text"].to_numpy(), "written": written, "rule_problem": rules,
         "classify_reply": checked.raw["text"].to_numpy(), "classified": relation,
-    })
+    }, columns=["question", "base", "form", "source_question", "reply", "written",
+                "rule_problem", "classify_reply", "classified"])
     design["kept"] = (design["rule_problem"] == "") & (
         design["classified"] == design["form"].map(_RELATION))
     design.attrs["n_calls"] = done.engine.calls + checked.engine.calls
@@ -332,7 +548,7 @@ def model_forms(questions: pd.DataFrame, texts: pd.DataFrame, client: Any, opts:
     out = texts.copy()
     out["source"] = "template"
     for row in design[design["kept"]].itertuples(index=False):
-        hit = out["question"] == f"{key_of[row.form]}:{row.base}"
+        hit = out["question"] == row.question
         out.loc[hit, "text"] = row.written
         out.loc[hit, "source"] = "model"
     return out, design

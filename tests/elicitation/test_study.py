@@ -162,7 +162,8 @@ DOCS = Path(__file__).resolve().parents[2] / "docs"
 @pytest.mark.parametrize("name", ["decision-offline", "decision-local", "decision-paper",
                                   "decision-seeds", "pairs-offline", "pairs-local",
                                   "pairs-designed-offline", "consistency-offline",
-                                  "consistency-local"])
+                                  "consistency-local", "forecasting-offline",
+                                  "forecasting-local"])
 def test_example_configs_are_valid(name):
     config = elicitation.load_study(DOCS / "studies" / f"{name}.toml")
     assert config["kind"] == name.split("-")[0] and config["name"] == name

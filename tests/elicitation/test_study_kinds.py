@@ -290,6 +290,7 @@ def _write(tmp_path):
     ({"kind": "consistency", "design": {"designer": "network"}}, "design.designer"),
     ({"kind": "pairs", "design": {"designer": "templates"}}, "design.designer"),
     ({"kind": "consistency", "design": {"model_forms": ["and"]}}, "design.model_forms"),
+    ({"kind": "consistency", "design": {"model_forms": ["P_and_R"]}}, "design.model_forms"),
     ({"kind": "consistency", "design": {"n_tuples": 0}}, "design.n_tuples"),
     ({"kind": "pairs", "design": {"n_candidates": 0}}, "design.n_candidates"),
 ])
@@ -304,3 +305,123 @@ def test_consistency_defaults_fill_in():
     assert cfg["design"]["checkers"] == list(coherence.CHECKERS)
     assert cfg["design"]["designer"] == "templates" and cfg["tests"]["baseline"] is True
     assert np.isfinite(cfg["tests"]["tolerance"])
+
+
+def test_compound_rules_tell_the_forms_apart():
+    from elicitation._study_tuples import COMPOUND_FORMS, compound_rule_check, form_roles
+    from elicitation._study_tuples import form_text as _text
+
+    qs = demo_questions().to_dict("records")[:3]
+    sources = [_text("P", [q]) for q in qs]
+    for form in COMPOUND_FORMS:
+        n = len(form_roles(form))
+        assert compound_rule_check(form, sources[:n], _text(form, qs[:n])) == "", form
+    two = sources[:2]
+    assert "an 'or' in a conjunction" in compound_rule_check(
+        "P_and_Q", two, _text("P_or_Q", qs[:2]))
+    assert "not a disjunction" in compound_rule_check("P_or_Q", two, _text("P_and_Q", qs[:2]))
+    assert "not a conditional" in compound_rule_check("Q_given_P", two,
+                                                      _text("P_and_Q", qs[:2]))
+    assert "conditional word" in compound_rule_check("Q_and_not_P", two,
+                                                     _text("Q_given_P", qs[:2]))
+    assert "question B's event is missing" in compound_rule_check(
+        "P_and_Q", two, f"Will it be true both that {sources[0][:-1]} and that it rains?")
+    assert compound_rule_check("P_and_Q", two, sources[1]) == "a source question, unchanged"
+
+
+def test_model_written_compound_forms_are_validated_with_the_template_as_fallback(
+        tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    config = {"kind": "consistency", "seed": 1, "out": "compound",
+              "models": [{"simulated": "rational"}],
+              "design": {"n_questions": 10, "n_tuples": 3, "repetitions": 1,
+                         "designer": "model", "model_forms": "all"},
+              "tests": {"n_resamples": 19}}
+    first = elicitation.run_study(config, progress=False)
+    design = pd.read_csv(first.paths["design"]).fillna("")
+    compound = design[design["form"].str.contains("_")]
+    questions = pd.read_csv(first.paths["questions"])
+    # every compound question of the tuples was written by the model and checked
+    want = questions[questions["form"].isin(set(compound["form"]))]
+    assert set(compound["question"]) == set(want["question"])
+    assert set(compound["form"]) >= {"P_and_Q", "P_or_Q", "Q_and_not_P", "Q_given_P",
+                                     "R_given_P_and_Q", "P_and_Q_and_R", "P_given_Q",
+                                     "P_given_not_Q"}
+    assert compound["reply"].str.startswith("Question: ").all()
+    # the stand-in's slips (first base q05, q10): an 'or' for an 'and', caught by both
+    # checks; P given Q for Q given P, caught by the classification alone
+    first_base = compound["base"].str.split(",").str[0]
+    slipped = compound[first_base.isin(["q05", "q10"])
+                       & compound["form"].isin(["P_and_Q", "Q_given_P"])]
+    assert len(slipped) and not slipped["kept"].any()
+    ands = slipped[slipped["form"] == "P_and_Q"]
+    assert (ands["rule_problem"] == "an 'or' in a conjunction").all()
+    conds = slipped[slipped["form"] == "Q_given_P"]
+    assert len(conds) and (conds["rule_problem"] == "").all()
+    assert (conds["classified"] == "A_GIVEN_B").all()
+    assert compound.drop(slipped.index)["kept"].all()
+    # the study records which form was used for every question
+    source = questions.set_index("question")["source"]
+    assert (source.loc[slipped["question"]] == "template").all()
+    kept = compound.loc[compound["kept"], "question"]
+    assert (source.loc[kept] == "model").all()
+    text = questions.set_index("question")["text"]
+    assert (text.loc[kept] == compound.set_index("question").loc[kept, "written"]).all()
+    assert elicitation.run_study(config, progress=False).n_calls == 0
+
+
+def _compound_server_reply(body, attempt):
+    """Writes the compounds a model might: a good conjunction, a disjunction that says
+    'and', and classifies by the connective it sees."""
+    content = body["messages"][-1]["content"]
+    found = re.findall(r"Question [AB]: Will it be true that (.+?)\?", content)
+    if "Write one question that resolves YES exactly when both" in content:
+        return Reply(text=f"Question: Will both of these hold: {found[0]}, and {found[1]}?")
+    if "Write one question" in content:                       # the disjunction
+        return Reply(text=f"Question: Will {found[0]} and {found[1]}?")
+    if "New question:" in content:
+        new = re.search(r"New question: (.+)", content).group(1)
+        return Reply(text="Relation: " + ("A_AND_B" if "both" in new else "A_OR_B"))
+    return Reply(text=default_answer(body))
+
+
+def test_compound_forms_from_a_server_keep_the_raw_replies(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    srv = FakeOpenAIServer(_compound_server_reply).start()
+    try:
+        config = tmp_path / "compound.toml"
+        config.write_text(textwrap.dedent(f"""
+            kind = "consistency"
+            out = "compound"
+            [model]
+            name = "fake"
+            base_url = "{srv.url}"
+            concurrency = 2
+            [design]
+            n_questions = 4
+            n_tuples = 2
+            checkers = ["and", "or"]
+            repetitions = 1
+            designer = "model"
+            model_forms = ["P_and_Q", "P_or_Q"]
+            [tests]
+            n_resamples = 19
+            """))
+        first = elicitation.run_study(config, progress=False)
+        design = pd.read_csv(first.paths["design"]).fillna("")
+        assert set(design["form"]) == {"P_and_Q", "P_or_Q"}
+        assert design["reply"].str.startswith("Question: Will ").all()
+        by_form = design.groupby("form")["kept"].all()
+        assert by_form["P_and_Q"] and not design.loc[design["form"] == "P_or_Q",
+                                                     "kept"].any()
+        assert (design.loc[design["form"] == "P_or_Q", "rule_problem"]
+                == "no 'or' or 'either': not a disjunction").all()
+        sent = [b["messages"][-1]["content"] for b in srv.bodies]
+        assert any(s.startswith("Here are forecasting questions:\n\nQuestion A: ")
+                   for s in sent)
+        questions = pd.read_csv(first.paths["questions"]).set_index("question")
+        assert set(questions.loc[questions["form"] == "P_or_Q", "source"]) == {"template"}
+        assert set(questions.loc[questions["form"] == "P_and_Q", "source"]) == {"model"}
+        assert elicitation.run_study(config, progress=False).n_calls == 0
+    finally:
+        srv.stop()

@@ -1,0 +1,204 @@
+"""The forecasting study (``kind = "forecasting"``): the model told a simulated date, its
+forecasts scored against the resolutions; cached, resumable after a kill, offline with
+simulated models and against a fake server."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import elicitation
+from coherence_cli import main
+from elicitation._study_forecasting import (
+    METRICS,
+    scorable_questions,
+    simulated_date_iv,
+    spoken_date,
+)
+from elicitation._study_tuples import demo_questions
+from tests._fake_openai_server import FakeOpenAIServer, Reply, default_answer
+from tests.elicitation.test_live import _env, _stored
+
+FORECASTING = """
+kind = "forecasting"
+seed = 3
+out = "dated"
+
+[[models]]
+simulated = "rational"
+
+[[models]]
+name = "noisy"
+simulated = {{ agent = "rational", report_noise = 0.2 }}
+
+[design]
+simulated_date = {date}
+repetitions = 2
+
+[tests]
+n_resamples = 199
+"""
+
+
+def _cli(*argv: str) -> tuple[int, str]:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = main(list(argv))
+    return code, out.getvalue()
+
+
+def test_demo_questions_have_invented_resolutions():
+    qs = demo_questions()
+    assert set(pd.to_numeric(qs["resolution"])) == {0, 1}
+    from importlib import resources
+    header = resources.files("elicitation").joinpath("data/demo_questions.csv").read_text()
+    assert "'resolution' (1 yes, 0 no) is INVENTED" in header
+
+
+def test_forecasting_study_scores_each_model_at_the_simulated_date(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    config = tmp_path / "dated.toml"
+    config.write_text(FORECASTING.format(date="2028-01-01"))
+    code, out = _cli("study", str(config), "--quiet")
+    assert code == 0, out
+    assert "forecasts at the simulated date 2028-01-01" in out
+    assert "80 elicitations, 80 calls made, 0 from the cache" in out
+    results = pd.read_csv(tmp_path / "dated" / "results.csv")
+    assert (results["simulated_date"] == "2028-01-01").all()
+    assert set(results["model"]) == {"rational", "noisy"}
+    assert list(results.loc[results["model"] == "rational", "metric"]) == list(METRICS)
+    # every score is what its definition gives on the forecasts written beside it
+    forecasts = pd.read_csv(tmp_path / "dated" / "forecasts.csv")
+    table = pd.read_csv(tmp_path / "dated" / "table.csv")
+    for model, mine in forecasts.groupby("model"):
+        p, y = mine["probability"].to_numpy(), mine["outcome"].to_numpy()
+        np.testing.assert_allclose(
+            p, table[table["model"] == model].groupby("question")["p"].mean()
+            .loc[mine["question"]].to_numpy())
+        got = results[results["model"] == model].set_index("metric")
+        assert got.at["brier", "estimate"] == pytest.approx(np.mean((p - y) ** 2))
+        assert got.at["log_score", "estimate"] == pytest.approx(
+            np.mean(np.log(np.maximum(np.where(y == 1, p, 1 - p), 1e-10))))
+        assert got.at["uncertainty", "estimate"] == pytest.approx(y.mean() * (1 - y.mean()))
+        assert (got["ci_low"] <= got["estimate"] + 1e-12).loc[["brier", "log_score"]].all()
+        assert (got["estimate"] <= got["ci_high"] + 1e-12).loc[["brier", "log_score"]].all()
+        assert (got["n_questions"] == 20).all()
+    # the rational forecaster states the reference probability, rounded to its grid
+    rational = forecasts[forecasts["model"] == "rational"]
+    ref = demo_questions().set_index("id")["probability"]
+    np.testing.assert_allclose(rational["probability"],
+                               ref.loc[rational["question"]].to_numpy(), atol=0.026)
+    again = elicitation.run_study(config, progress=False)
+    assert again.n_calls == 0 and again.n_cached == 80
+    pd.testing.assert_frame_equal(again.report, results, check_dtype=False)
+    assert "simulated date 2028-01-01" in str(again.summary())
+
+
+def test_questions_resolving_by_the_simulated_date_are_not_asked(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    config = {"kind": "forecasting", "out": "late", "models": [{"simulated": "rational"}],
+              "design": {"simulated_date": "31 December 2030", "repetitions": 1},
+              "tests": {"n_resamples": 99, "n_bins": 3}}
+    qs = scorable_questions(demo_questions(), "2030-12-31")
+    later = qs.loc[qs["excluded"] == "", "id"]
+    assert 0 < len(later) < 20
+    with pytest.warns(coherence_warning()):      # fewer than 20 questions: rough intervals
+        result = elicitation.run_study(config, progress=False)
+    assert result.n_calls == len(later)
+    assert set(result.data["question"]) == set(later)
+    assert (result.report["n_excluded"] == 20 - len(later)).all()
+    written = pd.read_csv(result.paths["questions"]).fillna("")
+    assert written.loc[written["id"] == "q01", "excluded"].item().startswith(
+        "resolves on or before the simulated date 2030-12-31")
+    with pytest.raises(ValueError, match=re.escape("design.simulated_date 2041-01-01")):
+        elicitation.run_study({**config, "design": {"simulated_date": "2041-01-01"}},
+                              progress=False)
+
+
+def coherence_warning():
+    import coherence
+
+    return coherence.SmallSampleWarning
+
+
+def test_simulated_dates_are_read_and_spoken():
+    import datetime as dt
+
+    assert simulated_date_iv(dt.date(2028, 1, 1)) == "2028-01-01"
+    assert simulated_date_iv("1 January 2028") == "2028-01-01"
+    assert spoken_date("2028-01-01") == "1 January 2028"
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ({"design": {}}, "design.simulated_date"),
+    ({"design": {"simulated_date": "soon"}}, "design.simulated_date"),
+    ({"design": {"simulated_date": "2028-01-01", "checkers": "all"}}, "'checkers'"),
+    ({"design": {"simulated_date": "2028-01-01"}, "tests": {"n_bins": 0}}, "tests.n_bins"),
+    ({"design": {"simulated_date": "2028-01-01"}, "tests": {"confidence_level": 1.5}},
+     "tests.confidence_level"),
+])
+def test_forecasting_configuration_mistakes_name_the_key(change, message):
+    config = {"kind": "forecasting", "models": [{"simulated": "rational"}], **change}
+    with pytest.raises(ValueError, match=re.escape(message)):
+        elicitation.load_study(config)
+
+
+def test_forecasting_study_against_a_server_killed_and_resumed(tmp_path, monkeypatch):
+    """The prompt tells the date; a kill -9 midway loses no stored reply, the resume asks
+    only the rest, and a third run asks nothing."""
+    monkeypatch.chdir(tmp_path)
+    srv = FakeOpenAIServer(lambda body, attempt: Reply(text=default_answer(body),
+                                                       delay=0.05)).start()
+    try:
+        config = tmp_path / "served.toml"
+        config.write_text(textwrap.dedent(f"""
+            kind = "forecasting"
+            out = "{tmp_path / 'served'}"
+            [model]
+            name = "fake"
+            base_url = "{srv.url}"
+            concurrency = 1
+            [design]
+            simulated_date = "2028-01-01"
+            n_questions = 20
+            repetitions = 2
+            [tests]
+            n_resamples = 99
+            """))
+        n_calls = 40
+        cache = tmp_path / "served" / "cache.sqlite"
+        args = [sys.executable, "-m", "coherence_cli", "study", str(config), "--quiet"]
+        proc = subprocess.Popen(args, env=_env(), stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 120
+        while _stored(cache) < n_calls // 3 and proc.poll() is None:
+            assert time.monotonic() < deadline, "the study made no progress"
+            time.sleep(0.05)
+        assert proc.poll() is None, "the study ended before it could be killed"
+        proc.send_signal(signal.SIGKILL)
+        proc.communicate(timeout=60)
+        before = _stored(cache)
+        assert n_calls // 3 <= before < n_calls
+        sent = len(srv.log)
+        resumed = elicitation.run_study(config, progress=False)
+        assert resumed.n_cached == before and resumed.n_calls == n_calls - before
+        assert len(srv.log) - sent == n_calls - before
+        prompts = [b["messages"][-1]["content"] for b in srv.bodies]
+        assert all(p.startswith("Today's date is 1 January 2028.\n\nQuestion: Will it be "
+                                "true that on ") for p in prompts)
+        assert resumed.report["estimate"].notna().all()
+        again = elicitation.run_study(config, progress=False)
+        assert again.n_calls == 0 and len(srv.log) - sent == n_calls - before
+        pd.testing.assert_frame_equal(again.report, resumed.report)
+    finally:
+        srv.stop()
