@@ -45,6 +45,8 @@ PAIRS = ("yes/no", "yes/defer", "defer/no")
 REF = Design()
 #: LLM-like heaped beliefs: 70% of the contexts state 0.7, 0.75 or 0.8
 HEAP = {"heap": (0.7, 0.75, 0.8), "heap_mass": 0.7}
+#: LLM-like round values: 70% of the contexts state 0.5, 0.6, 0.7, 0.8 or 0.9
+ROUND = {"heap": (0.5, 0.6, 0.7, 0.8, 0.9), "heap_mass": 0.7}
 NULLS: dict[str, Any] = {
     "flat, 0.05 grid, 200 x 5": REF,
     "flat, one row per context, continuous, 1000 x 1": REF.with_(n_contexts=1000,
@@ -67,6 +69,9 @@ NULLS: dict[str, Any] = {
     "flat, small study, 60 x 3": REF.with_(n_contexts=60, repetitions=3),
     "package's rational agent, 200 x 5": ("agent", "rational"),
     "package's rational agent with report noise 0.05, 200 x 5": ("agent", "rational+noise"),
+    "round-heaped (70% at 0.5/0.6/0.7/0.8/0.9), rising (slope 2)": REF.with_(slope=2.0,
+                                                                             **ROUND),
+    "round-heaped, flat, context shocks (sd 1)": REF.with_(shock_sd=1.0, **ROUND),
 }
 #: alternatives: a fall in the yes/no and yes/defer shares (defer/no stays monotone)
 ALTERNATIVES: dict[str, Any] = {
@@ -85,13 +90,17 @@ ALTERNATIVES: dict[str, Any] = {
                                                                    **HEAP),
     "heaped, step dip 1.5 over [0.55, 0.70] on slope 2, 1000 x 5": REF.with_(
         slope=2.0, step_dip=1.5, n_contexts=1000, **HEAP),
+    ("round-heaped, step dip 1.5 over [0.55, 0.70] on slope 2 "
+     "(0.5 -> 0.6: yes/defer 0.50 -> 0.25)"): REF.with_(slope=2.0, step_dip=1.5, **ROUND),
 }
 #: the competitor (adjacent values, Bonferroni) on these nulls and every alternative
 COMPETITOR_NULLS = ("flat, 0.05 grid, 200 x 5", "flat, context shocks (sd 1), 0.05 grid",
                     "heaped (70% at 0.7/0.75/0.8), rising (slope 2)",
                     "heaped, flat, context shocks (sd 1)",
                     "deterministic (every repetition alike), flat, shocks (sd 1)",
-                    "package's rational agent, 200 x 5")
+                    "package's rational agent, 200 x 5",
+                    "round-heaped (70% at 0.5/0.6/0.7/0.8/0.9), rising (slope 2)",
+                    "round-heaped, flat, context shocks (sd 1)")
 
 
 def _study(design: Any, seed: int) -> Any:

@@ -585,3 +585,17 @@ def test_simulated_estimates_kernel_is_the_estimate_on_each_study(evidence):
     slow = [estimate(Prepared(n=n, cont=prep.cont, disc=dict(prep.disc, x=a, y=y)), 3)
             for a, y in zip(a_sims, y_sims, strict=True)]
     np.testing.assert_allclose(fast, slow, rtol=0, atol=1e-13)
+
+
+def test_ci_method_none_draws_no_interval(rational):
+    """ci_method=None: the same estimate and p-value (drawn before the interval), NaN
+    bounds and no half-sample draws."""
+    full = coherence.ci_test(rational, n_resamples=49, rng=3)
+    bare = coherence.ci_test(rational, n_resamples=49, ci_method=None, rng=3)
+    assert bare.statistic == full.statistic and bare.pvalue == full.pvalue
+    assert np.array_equal(bare.null_distribution, full.null_distribution)
+    assert np.isnan(bare.confidence_interval.low) and np.isnan(bare.confidence_interval.high)
+    assert bare.resample_distribution.size == 0 and bare.ci_method is None
+    assert full.resample_distribution.size == 49
+    with pytest.raises(ValueError, match="ci_method"):
+        coherence.ci_test(rational, ci_method="none")
