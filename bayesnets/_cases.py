@@ -22,7 +22,7 @@ from coherence._rng import RNGLike, check_rng
 from coherence._validation import check_int, param_error
 
 from ._inference import cached_joint, target_state_code
-from ._network import Network, as_network
+from ._network import Network, as_network, variable_names
 from ._phrases import as_table, describe_rows, question
 
 __all__ = ["DEFAULT_STUDIES", "contexts", "sample_cases", "simulated_agent_study"]
@@ -45,10 +45,7 @@ def _cases_iv(model: Any, target: Any, evidence_vars: Any, n: Any, bins: Any,
                                                      int]:
     net = as_network(model, owner)
     net.check_variable(target, "target", owner)
-    if isinstance(evidence_vars, str) or not isinstance(evidence_vars, Sequence):
-        raise TypeError(param_error("evidence_vars", owner, "a sequence of variable names",
-                                    evidence_vars))
-    evars = tuple(evidence_vars)
+    evars = variable_names(evidence_vars, "evidence_vars", owner)
     if not evars:
         raise ValueError(param_error("evidence_vars", owner, "non-empty", evars))
     for v in evars:
@@ -218,9 +215,7 @@ def study_defaults(net: Network, target: Any, state: Any, evidence_vars: Any,
             state = default[1] if state is None else state
         if evidence_vars is None:
             evidence_vars = default[2]
-    if isinstance(evidence_vars, str) or not isinstance(evidence_vars, Sequence):
-        raise TypeError(param_error("evidence_vars", owner, "a sequence of variable names",
-                                    evidence_vars))
+    variable_names(evidence_vars, "evidence_vars", owner)
     return target, state, evidence_vars
 
 

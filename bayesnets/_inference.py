@@ -21,7 +21,7 @@ import pandas as pd
 
 from coherence._validation import as_dataframe, param_error
 
-from ._network import Network, as_network
+from ._network import Network, as_network, variable_names
 
 __all__ = ["auxiliary", "joint_table", "posterior"]
 
@@ -155,10 +155,7 @@ def joint_table(model: Any, variables: Sequence[str]) -> np.ndarray:
     1.0
     """
     net = as_network(model, "joint_table")
-    if isinstance(variables, str) or not isinstance(variables, Sequence):
-        raise TypeError(param_error("variables", "joint_table", "a sequence of variable names",
-                                    variables))
-    query = tuple(variables)
+    query = variable_names(variables, "variables", "joint_table")
     if not query:
         raise ValueError(param_error("variables", "joint_table", "a non-empty sequence of "
                                      "variable names", variables))

@@ -24,7 +24,7 @@ from coherence._validation import check_float, check_int, param_error
 
 from ._cases import contexts, study_defaults
 from ._inference import auxiliary
-from ._network import Network, as_network
+from ._network import Network, as_network, variable_names
 
 __all__ = ["DEFAULT_AUXILIARY", "LIEStudy", "auxiliary_name", "lie_study"]
 
@@ -352,10 +352,7 @@ def lie_study(network: Any = "child", *, target: str | None = None, state: Any =
                 "variables (defaults exist for " + ", ".join(map(repr, DEFAULT_AUXILIARY))
                 + ")", None))
         auxiliary_vars = aux_default
-    if isinstance(auxiliary_vars, str) or not isinstance(auxiliary_vars, Sequence):
-        raise TypeError(param_error("auxiliary_vars", owner, "a sequence of variable names",
-                                    auxiliary_vars))
-    aux = tuple(auxiliary_vars)
+    aux = variable_names(auxiliary_vars, "auxiliary_vars", owner)
     if not aux:
         raise ValueError(param_error("auxiliary_vars", owner, "at least one variable", aux))
     if len(set(aux)) != len(aux):

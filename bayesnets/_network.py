@@ -50,6 +50,14 @@ def _require_pgmpy() -> Any:
     return pgmpy
 
 
+def variable_names(values: Any, name: str, owner: str) -> tuple[str, ...]:
+    """``values`` as a tuple; TypeError naming ``name`` unless it is a sequence that is not
+    a string (the names themselves are checked with :meth:`Network.check_variable`)."""
+    if isinstance(values, str) or not isinstance(values, Sequence):
+        raise TypeError(param_error(name, owner, "a sequence of variable names", values))
+    return tuple(values)
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class Network:
     """A discrete Bayesian network held as arrays.

@@ -267,36 +267,43 @@ _COMPOUND_LABELS = (
     "resolve YES) or OTHER")
 _LABELS = ("Question", "Relation")
 
+_WRITE_ONE = "\n\nReply with exactly one line:\nQuestion: <the new question>"
+
+
+def _design(name: str, user: str, description: str) -> Template:
+    """A design prompt of the toolkit's wording (a probability-kind template whose reply
+    lines are ``Question`` and ``Relation``)."""
+    return Template(name, "probability", system=_DESIGN_SYSTEM, labels=_LABELS, user=user,
+                    description=f"study design: {description} (toolkit wording)")
+
+
 #: The toolkit's design prompts (no study has published its own): one per form, and the
 #: relation check.
 DESIGN_TEMPLATES = {
-    **{f"design_{form}": Template(
-        f"design_{form}", "probability", system=_DESIGN_SYSTEM, labels=_LABELS,
-        user="Here is a forecasting question:\n\n{question}\n\nWrite " + ask
-        + "\n\nReply with exactly one line:\nQuestion: <the new question>",
-        description=f"study design: write the {form} of a question (toolkit wording)")
+    **{f"design_{form}": _design(
+        f"design_{form}",
+        "Here is a forecasting question:\n\n{question}\n\nWrite " + ask + _WRITE_ONE,
+        f"write the {form} of a question")
        for form, ask in _FORM_ASK.items()},
-    "design_classify": Template(
-        "design_classify", "probability", system=_DESIGN_SYSTEM, labels=_LABELS,
-        user="Question A: {question}\nQuestion B: {other}\n\nHow is question B related to "
+    "design_classify": _design(
+        "design_classify",
+        "Question A: {question}\nQuestion B: {other}\n\nHow is question B related to "
         "question A? Answer NEGATION (B resolves YES exactly when A resolves NO), PARAPHRASE "
         "(B resolves YES exactly when A does), CONSEQUENCE (B must resolve YES whenever A "
         "does, but not conversely) or OTHER.\n\nReply with exactly one line:\n"
         "Relation: <NEGATION, PARAPHRASE, CONSEQUENCE or OTHER>",
-        description="study design: classify the relation of two questions (toolkit wording)"),
-    **{f"design_{key}": Template(
-        f"design_{key}", "probability", system=_DESIGN_SYSTEM, labels=_LABELS,
-        user="Here are forecasting questions:\n\n{questions}\n\nWrite " + ask
-        + "\n\nReply with exactly one line:\nQuestion: <the new question>",
-        description=f"study design: write the {key} question of a tuple (toolkit wording)")
+        "classify the relation of two questions"),
+    **{f"design_{key}": _design(
+        f"design_{key}",
+        "Here are forecasting questions:\n\n{questions}\n\nWrite " + ask + _WRITE_ONE,
+        f"write the {key} question of a tuple")
        for key, ask in _COMPOUND_ASK.items()},
-    "design_classify_compound": Template(
-        "design_classify_compound", "probability", system=_DESIGN_SYSTEM, labels=_LABELS,
-        user="{questions}\nNew question: {other}\n\nHow is the new question related to "
+    "design_classify_compound": _design(
+        "design_classify_compound",
+        "{questions}\nNew question: {other}\n\nHow is the new question related to "
         "the questions above? Answer " + _COMPOUND_LABELS + ".\n\nReply with exactly one "
         "line:\nRelation: <one of the labels above>",
-        description="study design: classify a compound question against its parts "
-        "(toolkit wording)"),
+        "classify a compound question against its parts"),
 }
 
 

@@ -237,28 +237,28 @@ _FORMAT = (
 _CLINICAL_SYSTEM = "You are an experienced clinician who answers with calibrated probabilities."
 _CASE = "A patient {patient_description}.\n\nQuestion: do they {clinical_question}?\n\n"
 
+
+def _scored_toolkit(variant: str, score: str, loss: str) -> Template:
+    """The toolkit's probability prompt that states the scoring rule: the answer is scored
+    by ``score`` between the probability of Yes and the outcome (``loss`` names it in the
+    description)."""
+    return Template(
+        f"{variant}_toolkit", "probability", system=_CLINICAL_SYSTEM, variant=variant,
+        user=_CASE + "How likely is it that the answer is Yes? Your answer will be scored by "
+        + score + " between your probability of Yes and the true outcome (1 for Yes, 0 for "
+        "No); lower is better. " + _FORMAT,
+        description=f"probability elicitation, told the score is {loss} (toolkit wording)",
+    )
+
+
 _BUILTIN += [
     Template(
         "standard_toolkit", "probability", system=_CLINICAL_SYSTEM, variant="standard",
         user=_CASE + "How likely is it that the answer is Yes? " + _FORMAT,
         description="probability elicitation, no scoring rule stated (toolkit wording)",
     ),
-    Template(
-        "mse_toolkit", "probability", system=_CLINICAL_SYSTEM, variant="mse",
-        user=_CASE + "How likely is it that the answer is Yes? Your answer will be scored by "
-        "the mean squared error (the Brier score) between your probability of Yes and the true "
-        "outcome (1 for Yes, 0 for No); lower is better. " + _FORMAT,
-        description="probability elicitation, told the score is the mean squared error "
-        "(toolkit wording)",
-    ),
-    Template(
-        "absolute_toolkit", "probability", system=_CLINICAL_SYSTEM, variant="absolute",
-        user=_CASE + "How likely is it that the answer is Yes? Your answer will be scored by "
-        "the absolute difference between your probability of Yes and the true outcome (1 for "
-        "Yes, 0 for No); lower is better. " + _FORMAT,
-        description="probability elicitation, told the score is the absolute loss "
-        "(toolkit wording)",
-    ),
+    _scored_toolkit("mse", "the mean squared error (the Brier score)", "the mean squared error"),
+    _scored_toolkit("absolute", "the absolute difference", "the absolute loss"),
     Template(
         "bayesian_toolkit", "probability", system=_CLINICAL_SYSTEM, variant="bayesian",
         user=_CASE + "Reason like a Bayesian: start from the prior probability of Yes for a "

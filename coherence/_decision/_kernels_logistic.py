@@ -282,10 +282,10 @@ def _halving_search(xt, nzi, nnz, cnt, link, inv_c, theta, step, obj, new_theta,
 
 
 @njit(cache=True)
-def newton_counts_sparse(xt, nzi, nnz, cnt, link, inv_c, theta0, step_tol, max_iter, pos):
-    """:func:`newton_counts` on rows read sparsely (``nzi``, ``nnz``), the Hessian
-    factored in the elimination order ``pos`` (see the comment above
-    :func:`_dense_structure`)."""
+def _sparse_start(xt, nzi, nnz, cnt, link, inv_c, theta0):
+    """The state the sparse Newton solvers start from: ``theta0`` copied, its class
+    probabilities and objective, the row totals, and the work arrays of the iterations
+    (gradient, Hessian, envelope starts, next ``theta`` and probabilities)."""
     m, dt = xt.shape
     n_classes, g = link.shape
     size = g * dt
@@ -299,6 +299,18 @@ def newton_counts_sparse(xt, nzi, nnz, cnt, link, inv_c, theta0, step_tol, max_i
     hess = np.empty((size, size))
     first = np.empty(size, np.int64)
     new_theta = np.empty_like(theta)
+    return theta, prob, new_prob, obj, total, grad, hess, first, new_theta
+
+
+@njit(cache=True)
+def newton_counts_sparse(xt, nzi, nnz, cnt, link, inv_c, theta0, step_tol, max_iter, pos):
+    """:func:`newton_counts` on rows read sparsely (``nzi``, ``nnz``), the Hessian
+    factored in the elimination order ``pos`` (see the comment above
+    :func:`_dense_structure`)."""
+    dt = xt.shape[1]
+    g = link.shape[1]
+    theta, prob, new_prob, obj, total, grad, hess, first, new_theta = _sparse_start(
+        xt, nzi, nnz, cnt, link, inv_c, theta0)
     for it in range(1, max_iter + 1):
         step, _ = _newton_step(xt, nzi, nnz, cnt, total, link, prob, theta, inv_c, grad,
                                hess, pos, first)
@@ -364,19 +376,10 @@ def newton_counts_chord_sparse(xt, nzi, nnz, cnt, link, inv_c, theta0, step_tol,
                                pos):
     """:func:`newton_counts_chord` on rows read sparsely, the Hessian factored in the
     elimination order ``pos`` (see :func:`newton_counts_sparse`)."""
-    m, dt = xt.shape
-    n_classes, g = link.shape
-    size = g * dt
-    theta = theta0.copy()
-    prob = np.empty((m, n_classes))
-    new_prob = np.empty((m, n_classes))
-    obj = (_logistic_probs(xt, nzi, nnz, cnt, link, theta, prob)
-           + _logistic_penalty(theta, inv_c))
-    total = _row_totals(cnt)
-    grad = np.zeros(size)
-    hess = np.empty((size, size))
-    first = np.empty(size, np.int64)
-    new_theta = np.empty_like(theta)
+    dt = xt.shape[1]
+    g = link.shape[1]
+    theta, prob, new_prob, obj, total, grad, hess, first, new_theta = _sparse_start(
+        xt, nzi, nnz, cnt, link, inv_c, theta0)
     fresh = True
     factored = False
     previous = np.inf
