@@ -715,6 +715,49 @@ def ci_test(
     return _ci_test(design, opt, gen)
 
 
+def _context_interval(prep: Prepared, k: int, design: _Design, b_prob: np.ndarray,
+                      statistic: float, null: np.ndarray, opt: dict[str, Any],
+                      gen: np.random.Generator) -> tuple[float, float, np.ndarray]:
+    """The permutation method's interval by context resampling (see ``ci_method``):
+    ``(low, high, resampled estimates)``."""
+    groups = design.groups
+    n_groups = int(groups.max()) + 1
+    B = opt["n_resamples"]
+    level = opt["confidence_level"]
+    if opt["ci_method"] is None:
+        return float("nan"), float("nan"), np.empty(0)
+    if opt["ci_method"] == "bootstrap":
+        rows, offsets = cluster_resample_rows(groups, cluster_draws(n_groups, B, gen))
+        res = _estimates_on(prep, k, rows, offsets)
+        low, high = percentile_interval(res, level)
+        if not np.isfinite(statistic):  # see method='bootstrap' above
+            low = high = float("nan")
+    else:
+        m = max(2, n_groups // 2)
+        draws = [gen.permutation(n_groups)[:m] for _ in range(B)]
+        rows, offsets = cluster_resample_rows(groups, draws)
+        res = _estimates_on(prep, k, rows, offsets)
+        scale = np.sqrt(m / max(n_groups - m, 1))
+        # spread from the half-samples, centred on their own mean (the estimator's
+        # bias changes with the sample size); location from the estimate minus its
+        # bias: at the fitted model ('debiased') or at CMI = 0 ('subsampling')
+        bias = float("nan")
+        if opt["ci_method"] == "debiased" and np.isfinite(statistic):
+            bias = _model_bias(prep, k, b_prob, design.ev_cont, groups,
+                               min(B, _BIAS_REPLICATES), gen)
+        if not np.isfinite(bias):
+            finite_null = null[np.isfinite(null)]
+            bias = float(np.mean(finite_null)) if finite_null.size else 0.0
+        finite = res[np.isfinite(res)]
+        if finite.size and np.isfinite(statistic):
+            d_low, d_high = percentile_interval(finite - np.mean(finite), level)
+            centre = statistic - bias
+            low, high = centre - scale * d_high, centre - scale * d_low
+        else:
+            low = high = float("nan")
+    return float(low), float(high), res
+
+
 def _ci_test(design: _Design, opt: dict[str, Any], gen: np.random.Generator) -> CITestResult:
     """The array layer of :func:`ci_test`: validated design arrays and options in, the
     estimate, its permutation null and interval out. Warnings point at the caller of
@@ -815,38 +858,7 @@ def _ci_test(design: _Design, opt: dict[str, Any], gen: np.random.Generator) -> 
         pvalue = float(monte_carlo_pvalue(null, statistic))
 
     # ---- confidence interval by context resampling
-    if opt["ci_method"] is None:
-        res = np.empty(0)
-        low = high = float("nan")
-    elif opt["ci_method"] == "bootstrap":
-        rows, offsets = cluster_resample_rows(groups, cluster_draws(n_groups, B, gen))
-        res = _estimates_on(prep, k, rows, offsets)
-        low, high = percentile_interval(res, level)
-        if not np.isfinite(statistic):  # see method='bootstrap' above
-            low = high = float("nan")
-    else:
-        m = max(2, n_groups // 2)
-        draws = [gen.permutation(n_groups)[:m] for _ in range(B)]
-        rows, offsets = cluster_resample_rows(groups, draws)
-        res = _estimates_on(prep, k, rows, offsets)
-        scale = np.sqrt(m / max(n_groups - m, 1))
-        # spread from the half-samples, centred on their own mean (the estimator's
-        # bias changes with the sample size); location from the estimate minus its
-        # bias: at the fitted model ('debiased') or at CMI = 0 ('subsampling')
-        bias = float("nan")
-        if opt["ci_method"] == "debiased" and np.isfinite(statistic):
-            bias = _model_bias(prep, k, b_prob, design.ev_cont, groups,
-                               min(B, _BIAS_REPLICATES), gen)
-        if not np.isfinite(bias):
-            finite_null = null[np.isfinite(null)]
-            bias = float(np.mean(finite_null)) if finite_null.size else 0.0
-        finite = res[np.isfinite(res)]
-        if finite.size and np.isfinite(statistic):
-            d_low, d_high = percentile_interval(finite - np.mean(finite), level)
-            centre = statistic - bias
-            low, high = centre - scale * d_high, centre - scale * d_low
-        else:
-            low = high = float("nan")
+    low, high, res = _context_interval(prep, k, design, b_prob, statistic, null, opt, gen)
     if not np.isfinite(statistic):
         pvalue = low = high = float("nan")
     return CITestResult(

@@ -97,7 +97,7 @@ def _ci(
         confidence_level=o.confidence_level,
         calibrate=calibrate,
         rng=rng,
-        **({} if o.interval else {"ci_method": None}),
+        ci_method="debiased" if o.interval else None,
     )
 
 

@@ -29,6 +29,7 @@ import dataclasses
 import math
 import warnings
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -96,8 +97,8 @@ def resolve_pvalues(cells: Sequence[ReportCell], parts: Sequence[pd.DataFrame],
             draws = int(getattr(options, option))
             if draws >= needed or _exceedances(result.pvalue, draws) >= STOP_AFTER:
                 continue
-            more = dataclasses.replace(options, interval=False,  # type: ignore[arg-type]
-                                       **{option: needed})
+            more = dataclasses.replace(options, interval=False)
+            more = dataclasses.replace(more, **{option: needed})  # type: ignore[arg-type]
             # as in the first stage: warnings recorded in the cell's notes (the first
             # stage's are already there), one BLAS thread
             with warnings.catch_warnings(record=True), threadpool_limits(1, user_api="blas"):
@@ -107,10 +108,12 @@ def resolve_pvalues(cells: Sequence[ReportCell], parts: Sequence[pd.DataFrame],
                 except (ValueError, TypeError):  # the first stage's result stands
                     continue
             if name in INTERVAL_KEPT:  # the interval does not depend on the draws' number
+                first: Any = result  # CITestResults
+                second: Any = results[name]
                 results[name] = dataclasses.replace(
-                    results[name], ci_method=result.ci_method,  # type: ignore[call-arg]
-                    confidence_interval=result.confidence_interval,
-                    resample_distribution=result.resample_distribution)
+                    second, ci_method=first.ci_method,
+                    confidence_interval=first.confidence_interval,
+                    resample_distribution=first.resample_distribution)
             rerun += 1
             kept = (f"; the interval is the first stage's ({draws} draws)"
                     if name in INTERVAL_KEPT else "")
