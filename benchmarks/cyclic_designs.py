@@ -16,10 +16,10 @@ columns ``context``, ``belief``, ``action``). Actions are ordered by payoff slop
   non-decreasing in ``q`` (the null);
 * ``"nested"``: nested logit, the two highest actions in one nest of dissimilarity ``lam``
   (an additive random-utility model that violates IIA: still the null);
-* ``"steal"``: the logit, except that above belief ``onset`` the lowest-but-top action
-  (``defer`` with three actions) takes a share ``delta * (q - onset) / (1 - onset)`` of
-  the top action's probability: ``P(level >= K-1)`` falls at high beliefs (the
-  alternative).
+* ``"steal"``: the logit, except that above belief ``onset`` the action below the top
+  one (``defer`` with three actions) takes a share ``delta * min(1, (q - onset) / width)``
+  of the top action's probability: ``P(level >= K-1)`` falls at high beliefs (the
+  alternative; a small ``width`` makes the fall a step).
 
 Beliefs: ``"uniform"`` (continuous on [0, 1]) or ``"heaped"`` (on the 0.05 grid, 70% of
 contexts on multiples of 0.1 and 15% exactly at 0.5, as stated probabilities heap).
@@ -58,6 +58,7 @@ class Design:
     lam: float = 0.5
     delta: float = 0.5
     onset: float = 0.5
+    width: float = 0.5
 
     def with_(self, **changes: Any) -> Design:
         return replace(self, **changes)
@@ -86,7 +87,7 @@ def probabilities(design: Design, q: np.ndarray, v: np.ndarray) -> np.ndarray:
     w = np.exp(v - shift)
     p = w / w.sum(axis=1, keepdims=True)
     if design.agent == "steal":
-        take = design.delta * np.clip((q - design.onset) / (1.0 - design.onset), 0.0, 1.0)
+        take = design.delta * np.clip((q - design.onset) / design.width, 0.0, 1.0)
         moved = p[:, -1] * take
         p[:, -1] -= moved
         p[:, -2] += moved
