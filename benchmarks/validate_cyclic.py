@@ -52,6 +52,12 @@ NULLS: dict[str, Design] = {
         n_actions=4, beliefs="heaped", per_context=(1, 9)),
     "logit, 4 actions, flat shares, heaped beliefs, 200 x 5": REF.with_(
         n_actions=4, strength=0.0, beliefs="heaped"),
+    "logit, 3 actions, flat shares, heaped beliefs, 1-9 repetitions": REF.with_(
+        strength=0.0, beliefs="heaped", per_context=(1, 9)),
+    "logit, 4 actions, flat shares, shocks sd 2, 200 x 5": REF.with_(
+        n_actions=4, strength=0.0, shock_sd=2.0),
+    "nested logit lam 0.5, flat shares, 3 actions, 200 x 5": REF.with_(
+        agent="nested", strength=0.0),
 }
 POWER: dict[str, Design] = {
     "defer takes 60% of yes above belief 0.8 (ramp 0.7-0.8), 3 actions, 200 x 5": REF.with_(
