@@ -46,6 +46,7 @@ DRAW_OPTIONS: dict[str, str] = {
     "leakage_evidence": "n_permutations",
     "monotonicity": "n_resamples",
     "prompt_consistency": "n_resamples",
+    "iia": "n_resamples",
 }
 #: A first-stage p-value with at least this many draws at or beyond the statistic is
 #: not at its floor: more draws would refine it, not change what it says (with 1000
