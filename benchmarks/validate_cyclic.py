@@ -71,6 +71,10 @@ POWER: dict[str, Design] = {
         agent="steal", delta=0.6, onset=0.7, width=0.1, n_actions=4),
     "defer takes 80% of yes at belief 1 (ramp 0.5-1, broad), 3 actions, 200 x 5": REF.with_(
         agent="steal", delta=0.8),
+    "defer takes 60% of yes (ramp 0.7-0.8), 3 actions, 600 x 5": REF.with_(
+        agent="steal", delta=0.6, onset=0.7, width=0.1, n_contexts=600),
+    "defer takes 80% of yes at belief 1 (ramp 0.5-1, broad), 3 actions, 600 x 5": REF.with_(
+        agent="steal", delta=0.8, n_contexts=600),
 }
 
 
@@ -130,7 +134,10 @@ def tables(results: dict[str, Any]) -> str:
              "multiplier draws per test, alpha = 0.05, rejection rates with 95% Wilson "
              "intervals in brackets. The competitor tests each cumulative share on its own "
              "with `monotonicity_test` and Bonferroni-adjusts the smallest p-value; the mean "
-             "distance to rationalisability is `distance` averaged over the studies.", ""]
+             "distance to rationalisability is `distance` averaged over the studies."
+             + (f" Cells added later with `--append` ran at commit "
+                f"`{results['environment_appended']['commit'][:10]}`."
+                if "environment_appended" in results else ""), ""]
     head = ["| design | reps | cyclic_monotonicity_test | Bonferroni over levels of "
             "monotonicity_test | mean distance |", "| --- | --- | --- | --- | --- |"]
     for part, title in (("size", "Size on rational random-utility agents (context shocks)"),
@@ -158,6 +165,9 @@ def main(argv: Iterable[str] | None = None) -> int:
     parser.add_argument("--n-resamples", type=int, default=999)
     parser.add_argument("--only", default="", help="comma-separated words: cells to run")
     parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--append", action="store_true",
+                        help="keep the cells already in the JSON (a cell run again replaces "
+                             "its earlier row)")
     parser.add_argument("--tables", action="store_true",
                         help="write docs/cyclic_monotonicity.md's tables from the JSON")
     args = parser.parse_args(list(argv) if argv is not None else None)
@@ -168,6 +178,11 @@ def main(argv: Iterable[str] | None = None) -> int:
     results: dict[str, Any] = {"environment": environment(),
                                "settings": {"n_resamples": args.n_resamples, "alpha": ALPHA,
                                             "reps": args.reps, "power_reps": args.power_reps}}
+    if args.append and args.out.exists():
+        old = json.loads(args.out.read_text())
+        if old["settings"] != results["settings"]:
+            raise SystemExit("--append: the JSON was written with other settings")
+        results = {**old, "environment_appended": results["environment"]}
     plan = [("size", n, d, args.reps, 100_000 * (i + 1)) for i, (n, d) in enumerate(NULLS.items())]
     plan += [("power", n, d, args.power_reps, 5_000_000 + 100_000 * i)
              for i, (n, d) in enumerate(POWER.items())]
@@ -176,7 +191,9 @@ def main(argv: Iterable[str] | None = None) -> int:
         if only and not any(w in f"{part}: {name}" for w in only):
             continue
         row = _cell(name, design, reps, args.n_resamples, seed0)
-        results.setdefault(part, []).append(row)
+        order = list({**NULLS, **POWER})
+        cells = [r for r in results.get(part, []) if r["design"] != name]
+        results[part] = sorted([*cells, row], key=lambda r: order.index(r["design"]))
         args.out.write_text(json.dumps(results, indent=1, default=float) + "\n")
     print(f"wrote {args.out}", file=sys.stderr)
     return 0
