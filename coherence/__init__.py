@@ -54,6 +54,8 @@ _LAZY: dict[str, str] = {
     "plot_choice_shares": "._decision._monotone",
     "IIAResult": "._decision._iia",
     "iia_test": "._decision._iia",
+    "CyclicMonotonicityResult": "._decision._cyclic",
+    "cyclic_monotonicity_test": "._decision._cyclic",
     "ConsistencyResult": "._decision._consistency",
     "prompt_consistency": "._decision._consistency",
     # forecast scoring at a simulated date
@@ -166,6 +168,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from ._decision._citest import CITestResult, ci_test
     from ._decision._cmi import cmi, mi
     from ._decision._consistency import ConsistencyResult, prompt_consistency
+    from ._decision._cyclic import CyclicMonotonicityResult, cyclic_monotonicity_test
     from ._decision._diagnostics import ElicitationDiagnostics, elicitation_diagnostics
     from ._decision._iia import IIAResult, iia_test
     from ._decision._leakage import LeakageResult, leakage_test

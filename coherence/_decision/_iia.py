@@ -379,6 +379,7 @@ def iia_test(
     See Also
     --------
     monotonicity_test : the pairwise-share test whose reading of the shares assumes IIA.
+    cyclic_monotonicity_test : choice over ordered actions, a test that needs no IIA.
     prompt_consistency : whether stated beliefs change with the wording of the prompt.
     leakage_test : whether choices depend on the context beyond the stated belief.
 

@@ -653,6 +653,8 @@ def monotonicity_test(
     See Also
     --------
     plot_choice_shares : the shares by belief bin, the paper's Figure 1.
+    cyclic_monotonicity_test : every action at once, ordered by payoff, without IIA.
+    iia_test : whether the pairwise odds depend on the menu (the assumption of this test).
     ci_test : whether the action carries information about the outcome beyond the belief.
     leakage_test : how much the outcome improves a prediction of the action.
     prompt_consistency : whether the belief moves with the wording.

@@ -14,6 +14,7 @@ import pandas as pd
 from .._results import CoherenceResult
 
 __all__ = [
+    "MENU_COLUMN",
     "REGISTRY",
     "TEST_NAMES",
     "Options",
@@ -26,6 +27,8 @@ __all__ = [
 #: Draws of the permutation p-values of the ci and leakage tests, and of every other
 #: resampling, when ``n_resamples`` is not given.
 DEFAULT_PERMUTATIONS, DEFAULT_RESAMPLES = 1000, 500
+#: The column whose presence adds the IIA test: the offered actions joined by "|".
+MENU_COLUMN = "menu"
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +136,21 @@ def _mono(df: pd.DataFrame, o: Options, rng: np.random.Generator) -> CoherenceRe
     )
 
 
+def _iia(df: pd.DataFrame, o: Options, rng: np.random.Generator) -> CoherenceResult:
+    from .._decision._iia import iia_test
+
+    return iia_test(
+        _standard_rows(df, o),
+        belief=o.belief,
+        action=o.action,
+        menu=MENU_COLUMN,
+        group=o.group,
+        n_resamples=o.n_resamples,
+        confidence_level=o.confidence_level,
+        rng=rng,
+    )
+
+
 def _consistency(df: pd.DataFrame, o: Options, rng: np.random.Generator) -> CoherenceResult:
     from .._decision._consistency import prompt_consistency
 
@@ -213,6 +231,10 @@ def _has_actions(df: pd.DataFrame, o: Options) -> bool:
 
 def _has_evidence(df: pd.DataFrame, o: Options) -> bool:
     return _has_actions(df, o) and bool(o.evidence)
+
+
+def _has_menus(df: pd.DataFrame, o: Options) -> bool:
+    return o.action in df.columns and MENU_COLUMN in df.columns
 
 
 def _has_prompts(df: pd.DataFrame, o: Options) -> bool:
@@ -306,6 +328,15 @@ REGISTRY: tuple[Spec, ...] = (
         "the same, binning-free: SmoothECE of the context-mean belief (descriptive)",
         _has_outcome,
         _smooth_ece,
+    ),
+    Spec(
+        "iia",
+        "are the odds between two actions the same whatever else is on the menu (IIA)? "
+        "statistic: share of (pair x reduced menu) comparisons flagged; p: context sign-flip "
+        "max-T over the comparisons (only with a 'menu' column)",
+        _has_menus,
+        _iia,
+        detail="per comparison",
     ),
 )
 

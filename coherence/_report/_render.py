@@ -39,7 +39,7 @@ _SHORT = {
     "ci": "CI", "ci_evidence": "CI | x", "ci_calibrated": "CI, calibrated",
     "leakage": "leakage", "leakage_evidence": "leakage | x", "monotonicity": "monotone",
     "prompt_consistency": "prompts", "calibration": "calibration", "lie": "LIE",
-    "calibration_error": "cal. error", "smooth_ece": "smooth ECE",
+    "calibration_error": "cal. error", "smooth_ece": "smooth ECE", "iia": "IIA",
 }
 #: (name of the effect size, unit) of each test's statistic
 _EFFECT: dict[str, tuple[str, str]] = {
@@ -48,6 +48,7 @@ _EFFECT: dict[str, tuple[str, str]] = {
     "monotonicity": ("bin pairs violated", "%"), "prompt_consistency": ("max RMSE", ""),
     "calibration": ("Brier", ""), "lie": ("median error ratio", ""),
     "calibration_error": ("debiased CE^2", ""), "smooth_ece": ("smECE", ""),
+    "iia": ("comparisons flagged", "share"),
 }
 #: why a test did not run, when it applied to no cell
 _NEEDS = {
@@ -62,6 +63,7 @@ _NEEDS = {
     "lie": "the law-of-iterated-expectation table (lie=)",
     "calibration_error": "an outcome column",
     "smooth_ece": "an outcome column",
+    "iia": "an action column and a 'menu' column (the offered actions joined by '|')",
 }
 
 

@@ -51,6 +51,7 @@ DRAW_OPTIONS: dict[str, str] = {
     "leakage_evidence": "n_permutations",
     "monotonicity": "n_resamples",
     "prompt_consistency": "n_resamples",
+    "iia": "n_resamples",
 }
 #: The tests whose second stage skips the interval and keeps the first stage's (the
 #: conditional-independence test draws its interval's half-samples as many times as its

@@ -24,6 +24,7 @@ import pandas as pd
 
 from .._decision._design import evidence_columns, require_design_columns
 from .._decision._diagnostics import ElicitationDiagnostics, diagnose, set_aside_counts
+from .._decision._iia import MENU_SEPARATOR
 from .._multiplicity import ADJUST_METHODS
 from .._results import CoherenceResult
 from .._rng import RNGLike, check_rng, spawn
@@ -41,7 +42,14 @@ from .._validation import (
     probability_column,
     require_columns,
 )
-from ._registry import DEFAULT_PERMUTATIONS, DEFAULT_RESAMPLES, REGISTRY, TEST_NAMES, Options
+from ._registry import (
+    DEFAULT_PERMUTATIONS,
+    DEFAULT_RESAMPLES,
+    MENU_COLUMN,
+    REGISTRY,
+    TEST_NAMES,
+    Options,
+)
 from ._resolve import resolve_pvalues
 from ._result import CoherenceReport, ReportCell
 
@@ -280,6 +288,11 @@ def _map_actions(df: pd.DataFrame, action: str, actions: Any, owner: str) -> pd.
             f"neither mapped nor 'yes'/'no'/'defer': {shown}", dict(actions)))
     mapped = [yours.get(t, t) if keep else v for t, v, keep in zip(text, column, present,
                                                                     strict=True)]
+    if MENU_COLUMN in df.columns:  # the offered actions are spelt like the chosen ones
+        df = df.assign(**{MENU_COLUMN: df[MENU_COLUMN].map(
+            lambda m: MENU_SEPARATOR.join(yours.get(a.strip(), a.strip())
+                                          for a in m.split(MENU_SEPARATOR))
+            if isinstance(m, str) else m)})
     if isinstance(column.dtype, pd.CategoricalDtype):  # keep the categories' order
         categories = list(dict.fromkeys(yours.get(str(c), c) for c in column.cat.categories))
         return df.assign(**{action: pd.Categorical(mapped, categories=categories)})
@@ -344,7 +357,10 @@ def report(
         The belief/action table (design notes, docs/design.md); see ``docs/tables.md``.
     belief, action, outcome, group, prompt, repetition, truth : str
         Column names. ``prompt``, ``repetition`` and ``truth`` are optional:
-        tests that need them run only when they exist.
+        tests that need them run only when they exist. A column named ``menu`` (the
+        offered actions joined by ``"|"``, one row per elicitation under that menu)
+        adds :func:`coherence.iia_test` (test ``"iia"``) to the report's family of
+        p-values; without it the report is unchanged.
     evidence : iterable of str
         Evidence columns for the "with x" variants.
     by : sequence of str

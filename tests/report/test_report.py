@@ -55,8 +55,9 @@ def test_cells_and_schema(rep):
     assert list(frame.columns) == ["model", *RESULT_COLUMNS, "pvalue_adjusted", "error",
                                    "warnings", "degenerate_elicitation", "n_set_aside"]
     assert not frame["degenerate_elicitation"].any()  # simulated agents state real beliefs
-    # without evidence columns the evidence variants do not apply
-    assert set(frame["test"]) == set(TEST_NAMES) - {"ci_evidence", "leakage_evidence", "lie"}
+    # without evidence columns the evidence variants do not apply, nor IIA without menus
+    assert set(frame["test"]) == set(TEST_NAMES) - {"ci_evidence", "leakage_evidence", "lie",
+                                                    "iia"}
     assert "calibration" in set(frame["test"])
     assert (frame["error"] == "").all()
     descriptive = frame["test"].isin(["calibration", "calibration_error", "smooth_ece"])
@@ -522,3 +523,79 @@ def test_actions_validation(small):
         report(small, actions={"yes": 1}, progress=False)
     with pytest.raises(TypeError, match=r"'actions' parameter of report must be a mapping"):
         report(small, actions=["yes"], progress=False)
+
+
+# --------------------------------------------------------------------------- IIA (menus)
+def _menu_table(design, seed: int) -> pd.DataFrame:
+    """A menu study of :mod:`benchmarks.iia_designs` with an outcome per context."""
+    from benchmarks.iia_designs import generate
+
+    data = generate(design, seed)
+    n = int(data["context"].max()) + 1
+    happened = np.random.default_rng(seed).uniform(size=n)
+    belief = data.groupby("context")["belief"].first().to_numpy()
+    return data.assign(outcome=(happened < belief)[data["context"].to_numpy()].astype(int))
+
+
+def test_without_menus_the_report_is_unchanged(two_models, monkeypatch):
+    """The IIA spec comes last in the registry: every other test keeps its random stream,
+    so a report without a menu column equals the report of the registry without it."""
+    import coherence._report._registry as registry
+    import coherence._report._resolve as resolve
+    import coherence._report._result as result
+    import coherence._report._run as run
+
+    small = two_models[two_models["context"] < 40]
+    with_iia = report(small, by="model", progress=False, rng=3, **FAST)
+    assert "iia" in TEST_NAMES and REGISTRY[-1].name == "iia"
+    before = tuple(s for s in REGISTRY if s.name != "iia")
+    names = tuple(s.name for s in before)
+    for module in (registry, run, resolve):
+        monkeypatch.setattr(module, "REGISTRY", before)
+    for module in (registry, run, result):
+        monkeypatch.setattr(module, "TEST_NAMES", names)
+    without = report(small, by="model", progress=False, rng=3, **FAST)
+    pd.testing.assert_frame_equal(with_iia.to_frame(), without.to_frame())
+    assert "iia" not in set(with_iia.to_frame()["test"])
+
+
+@pytest.fixture(scope="module")
+def menu_reports():
+    from benchmarks.iia_designs import Design
+
+    # odds of yes over no x3 when defer is removed: the IIA test's p-value is far below
+    # any level (its z is about 8 at this size); the logit agent satisfies IIA
+    violating = _menu_table(Design(agent="odds", factor=3.0), 41)
+    respecting = _menu_table(Design(), 42)
+    both = pd.concat([violating.assign(model="violates"), respecting.assign(model="iia")],
+                     ignore_index=True)
+    return report(both, by="model", tests=("iia", "monotonicity"), progress=False, rng=5,
+                  **FAST), both
+
+
+def test_report_with_menus_runs_the_iia_test(menu_reports):
+    rep, both = menu_reports
+    frame = rep.to_frame().set_index(["model", "test"])
+    assert frame.loc[("violates", "iia"), "pvalue_adjusted"] < 0.01
+    assert frame.loc[("iia", "iia"), "pvalue_adjusted"] > 0.05
+    # the number is the test function's, on the cell's rows
+    part = both[both["model"] == "violates"]
+    direct = coherence.iia_test(part, n_resamples=99, rng=0)
+    got = rep.cells[1].results["iia"]
+    assert got.statistic == pytest.approx(direct.statistic)
+    assert got.table["comparison"].tolist() == direct.table["comparison"].tolist()
+    page = rep.to_html()
+    assert "<h3>iia: per comparison, violates</h3>" in page and "IIA" in page
+    assert "iia" in rep.summary_table("pvalue").columns
+
+
+def test_report_maps_menu_labels_with_actions():
+    from benchmarks.iia_designs import Design
+
+    data = _menu_table(Design(n_contexts=40), 43)
+    ours = {"yes": "buy", "no": "sell", "defer": "hold"}
+    yours = data.assign(action=data["action"].map(ours),
+                        menu=data["menu"].map(lambda m: "|".join(ours[a] for a in m.split("|"))))
+    rep = report(yours, tests="iia", actions=ours, progress=False, rng=1, **FAST)
+    res = rep.cells[0].results["iia"]
+    assert res.full_menu == "defer|no|yes" and not rep.cells[0].errors

@@ -1,0 +1,203 @@
+"""Validation matrix of :func:`coherence.cyclic_monotonicity_test`: size on rational
+random-utility agents, power against an agent whose top cumulative share falls, compared
+with the simple competitor.
+
+Studies come from :mod:`benchmarks.cyclic_designs`, a generator written apart from the
+package. The competitor is the simplest valid test of the same hypothesis: each
+cumulative outcome "chose level k or above" tested on its own by
+:func:`coherence.monotonicity_test` (its default localised method, the binary outcome as
+a two-action pair), the smallest of the K - 1 p-values Bonferroni-adjusted. Every cell
+runs the defaults a user gets, with ``n_resamples`` lowered (the p-value's resolution,
+not its validity). The JSON is rewritten after every cell; the tables of
+``docs/cyclic_monotonicity.md`` are generated from it::
+
+    nice -n 10 python -m benchmarks.validate_cyclic --reps 400     # writes the JSON
+    python -m benchmarks.validate_cyclic --tables                  # JSON -> docs tables
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+import warnings
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from benchmarks._harness import environment, format_rate, markers, rejection_rate, replace_block
+from benchmarks.cyclic_designs import Design, generate
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "benchmarks" / "results" / "validate_cyclic.json"
+DOC = ROOT / "docs" / "cyclic_monotonicity.md"
+ALPHA = 0.05
+
+REF = Design()
+NULLS: dict[str, Design] = {
+    "logit, 3 actions, shocks sd 1, 200 x 5": REF,
+    "logit, 3 actions, flat shares (no slope), 200 x 5": REF.with_(strength=0.0),
+    "logit, 3 actions, heaped beliefs, 200 x 5": REF.with_(beliefs="heaped"),
+    "logit, 3 actions, 1-9 repetitions per context": REF.with_(per_context=(1, 9)),
+    "logit, 3 actions, shocks sd 2 (near-deterministic contexts), 200 x 5": REF.with_(
+        shock_sd=2.0),
+    "nested logit (defer, yes) lam 0.5, 3 actions (violates IIA), 200 x 5": REF.with_(
+        agent="nested"),
+    "logit, 4 actions, shocks sd 1, 200 x 5": REF.with_(n_actions=4),
+    "logit, 4 actions, heaped beliefs, 1-9 repetitions": REF.with_(
+        n_actions=4, beliefs="heaped", per_context=(1, 9)),
+    "logit, 4 actions, flat shares, heaped beliefs, 200 x 5": REF.with_(
+        n_actions=4, strength=0.0, beliefs="heaped"),
+    "logit, 3 actions, flat shares, heaped beliefs, 1-9 repetitions": REF.with_(
+        strength=0.0, beliefs="heaped", per_context=(1, 9)),
+    "logit, 4 actions, flat shares, shocks sd 2, 200 x 5": REF.with_(
+        n_actions=4, strength=0.0, shock_sd=2.0),
+    "nested logit lam 0.5, flat shares, 3 actions, 200 x 5": REF.with_(
+        agent="nested", strength=0.0),
+}
+POWER: dict[str, Design] = {
+    "defer takes 60% of yes above belief 0.8 (ramp 0.7-0.8), 3 actions, 200 x 5": REF.with_(
+        agent="steal", delta=0.6, onset=0.7, width=0.1),
+    "defer takes 50% of yes above belief 0.8 (ramp 0.6-0.8), 3 actions, 200 x 5": REF.with_(
+        agent="steal", delta=0.5, onset=0.6, width=0.2),
+    "defer takes 60% of yes (ramp 0.7-0.8), heaped beliefs, 1-9 repetitions": REF.with_(
+        agent="steal", delta=0.6, onset=0.7, width=0.1, beliefs="heaped",
+        per_context=(1, 9)),
+    "lean_yes takes 60% of yes (ramp 0.7-0.8), 4 actions, 200 x 5": REF.with_(
+        agent="steal", delta=0.6, onset=0.7, width=0.1, n_actions=4),
+    "defer takes 80% of yes at belief 1 (ramp 0.5-1, broad), 3 actions, 200 x 5": REF.with_(
+        agent="steal", delta=0.8),
+    "defer takes 60% of yes (ramp 0.7-0.8), 3 actions, 600 x 5": REF.with_(
+        agent="steal", delta=0.6, onset=0.7, width=0.1, n_contexts=600),
+    "defer takes 80% of yes at belief 1 (ramp 0.5-1, broad), 3 actions, 600 x 5": REF.with_(
+        agent="steal", delta=0.8, n_contexts=600),
+}
+
+
+def competitor(data: pd.DataFrame, order: tuple[str, ...], seed: int,
+               n_resamples: int) -> float:
+    """Bonferroni over the levels of ``monotonicity_test`` on each cumulative outcome."""
+    import coherence
+
+    level = data["action"].map({a: i for i, a in enumerate(order)}).to_numpy()
+    pvalues = []
+    for k in range(1, len(order)):
+        binary = data.assign(action=np.where(level >= k, "above", "below"))
+        res = coherence.monotonicity_test(binary, pairs=[("above", "below")],
+                                          n_resamples=n_resamples, rng=seed + k)
+        pvalues.append(res.pvalue)
+    p = np.asarray(pvalues, dtype=float)
+    p = p[np.isfinite(p)]
+    return float(min(1.0, p.min() * len(p))) if len(p) else float("nan")
+
+
+def _run_one(design: Design, seed: int, n_resamples: int) -> tuple[float, float, float]:
+    import coherence
+
+    data = generate(design, seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = coherence.cyclic_monotonicity_test(data, order=design.order,
+                                                 n_resamples=n_resamples, rng=seed)
+        comp = competitor(data, design.order, seed, n_resamples)
+    return res.pvalue, comp, res.distance
+
+
+def _cell(name: str, design: Design, reps: int, n_resamples: int,
+          seed0: int) -> dict[str, Any]:
+    t0 = time.perf_counter()
+    out = np.array([_run_one(design, seed0 + s, n_resamples) for s in range(reps)])
+    row: dict[str, Any] = {"design": name, "reps": reps, "seconds": time.perf_counter() - t0,
+                           "settings": {k: (list(v) if isinstance(v, tuple) else v)
+                                        for k, v in design.__dict__.items()}}
+    for j, label in enumerate(("cyclic_monotonicity_test", "bonferroni_monotonicity")):
+        p = out[:, j]
+        ok = np.isfinite(p)
+        row[label] = rejection_rate(p[ok] <= ALPHA)
+        row[f"{label}_n_nan"] = int(np.sum(~ok))
+    row["mean_distance"] = float(np.nanmean(out[:, 2]))
+    print(f"{name:72s} cyclic {row['cyclic_monotonicity_test']['rate']:.3f} bonferroni "
+          f"{row['bonferroni_monotonicity']['rate']:.3f} ({row['seconds']:.0f} s)", flush=True)
+    return row
+
+
+def tables(results: dict[str, Any]) -> str:
+    env = results["environment"]
+    lines = [f"Generated by `python -m benchmarks.validate_cyclic --tables` from "
+             f"`benchmarks/results/validate_cyclic.json` (commit `{env['commit'][:10]}`, "
+             f"{env['date']}, {env['machine']['cpus']} CPUs, numpy "
+             f"{env['versions']['numpy']}); at most {results['settings']['n_resamples']} "
+             "multiplier draws per test, alpha = 0.05, rejection rates with 95% Wilson "
+             "intervals in brackets. The competitor tests each cumulative share on its own "
+             "with `monotonicity_test` and Bonferroni-adjusts the smallest p-value; the mean "
+             "distance to rationalisability is `distance` averaged over the studies."
+             + (f" Cells added later with `--append` ran at commit "
+                f"`{results['environment_appended']['commit'][:10]}`."
+                if "environment_appended" in results else ""), ""]
+    head = ["| design | reps | cyclic_monotonicity_test | Bonferroni over levels of "
+            "monotonicity_test | mean distance |", "| --- | --- | --- | --- | --- |"]
+    for part, title in (("size", "Size on rational random-utility agents (context shocks)"),
+                        ("power", "Power against a falling cumulative share")):
+        if not results.get(part):
+            continue
+        lines += [f"### {title}", "", *head]
+        for r in results[part]:
+            lines.append(f"| {r['design']} | {r['reps']} | "
+                         f"{format_rate(r['cyclic_monotonicity_test'])} | "
+                         f"{format_rate(r['bonferroni_monotonicity'])} | "
+                         f"{r['mean_distance']:.4f} |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+BEGIN, END = markers("validate_cyclic.py")
+
+
+def main(argv: Iterable[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--reps", type=int, default=400, help="studies per size cell")
+    parser.add_argument("--power-reps", type=int, default=400)
+    parser.add_argument("--n-resamples", type=int, default=999)
+    parser.add_argument("--only", default="", help="comma-separated words: cells to run")
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--append", action="store_true",
+                        help="keep the cells already in the JSON (a cell run again replaces "
+                             "its earlier row)")
+    parser.add_argument("--tables", action="store_true",
+                        help="write docs/cyclic_monotonicity.md's tables from the JSON")
+    args = parser.parse_args(list(argv) if argv is not None else None)
+    if args.tables:
+        replace_block(DOC, BEGIN, END, tables(json.loads(args.out.read_text())))
+        return 0
+    only = [w for w in args.only.split(",") if w]
+    results: dict[str, Any] = {"environment": environment(),
+                               "settings": {"n_resamples": args.n_resamples, "alpha": ALPHA,
+                                            "reps": args.reps, "power_reps": args.power_reps}}
+    if args.append and args.out.exists():
+        old = json.loads(args.out.read_text())
+        if old["settings"] != results["settings"]:
+            raise SystemExit("--append: the JSON was written with other settings")
+        results = {**old, "environment_appended": results["environment"]}
+    plan = [("size", n, d, args.reps, 100_000 * (i + 1)) for i, (n, d) in enumerate(NULLS.items())]
+    plan += [("power", n, d, args.power_reps, 5_000_000 + 100_000 * i)
+             for i, (n, d) in enumerate(POWER.items())]
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    for part, name, design, reps, seed0 in plan:
+        if only and not any(w in f"{part}: {name}" for w in only):
+            continue
+        row = _cell(name, design, reps, args.n_resamples, seed0)
+        order = list({**NULLS, **POWER})
+        cells = [r for r in results.get(part, []) if r["design"] != name]
+        results[part] = sorted([*cells, row], key=lambda r: order.index(r["design"]))
+        args.out.write_text(json.dumps(results, indent=1, default=float) + "\n")
+    print(f"wrote {args.out}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
