@@ -62,7 +62,9 @@ live-install: $(STAMP)
 live: live-install
 	ELICITATION_LIVE_REQUIRED=1 $(BIN)/python -m pytest -m slow -s \
 	    tests/elicitation/test_live.py tests/elicitation/test_live_study.py \
-	    tests/elicitation/test_live_study_pairs.py $(PYTEST_ARGS)
+	    tests/elicitation/test_live_study_pairs.py \
+	    tests/elicitation/test_live_study_forecasting.py \
+	    tests/elicitation/test_live_study_consistency.py $(PYTEST_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check coherence coherence_cli bayesnets elicitation tests benchmarks
