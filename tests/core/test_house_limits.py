@@ -30,7 +30,6 @@ LONG_ALLOW = {
     "coherence/_report/_run.py::_report_iv": 131,
     "coherence/_decision/_consistency.py::prompt_consistency": 127,
     "elicitation/_runner.py::run": 125,
-    "coherence/_scoring/_graph_quality.py::hindsight_graph_quality": 119,
     "coherence/_decision/_monotone.py::monotonicity_test": 119,
     "coherence/_probability/_pairs_cells.py::prepare_cells": 117,
     "coherence/_report/_render.py::_paper_tables": 115,
