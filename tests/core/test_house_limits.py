@@ -32,7 +32,6 @@ LONG_ALLOW = {
     "elicitation/_runner.py::run": 125,
     "coherence/_decision/_monotone.py::monotonicity_test": 119,
     "coherence/_report/_render.py::_paper_tables": 115,
-    "coherence/_probability/_noise.py::consistency_noise_test": 101,
     "coherence/_decision/_iia.py::iia_test": 113,
     "elicitation/_pairs.py::run_pairs": 109,
 }
