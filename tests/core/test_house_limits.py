@@ -44,7 +44,6 @@ PARAM_ALLOW = {
     "coherence/_probability/_pairs.py::conditional_forecasting": 24,
     "coherence/_decision/_kernels_logistic.py::logistic_null": 21,
     "coherence/_scoring/_events.py::key_event_recall": 21,
-    "coherence/_scoring/_events.py::_key_event_recall_iv": 21,
     "coherence/_probability/_lie.py::iterated_expectation_check": 19,
     "coherence/_scoring/_market_checks.py::market_signal_metrics": 19,
     "coherence/_scoring/_graph_quality.py::hindsight_graph_quality": 18,
