@@ -54,7 +54,6 @@ PARAM_ALLOW = {
     "coherence/_scoring/_forecast.py::forecast_scores": 17,
     "coherence/_scoring/_questions.py::question_scores": 17,
     "coherence/_probability/_power.py::pairs_power": 16,
-    "coherence/_probability/_power.py::_pairs_power_iv": 16,
     "coherence/_scoring/_market_checks.py::market_checks": 16,
     "elicitation/_lie.py::run_lie": 16,
     "coherence/_scoring/_forecastbench.py::forecastbench_scores": 18,
