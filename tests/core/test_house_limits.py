@@ -29,7 +29,6 @@ FILE_ALLOW: dict[str, int] = {}
 LONG_ALLOW = {
     "coherence/_report/_run.py::_report_iv": 131,
     "coherence/_decision/_consistency.py::prompt_consistency": 127,
-    "elicitation/_runner.py::run": 125,
     "coherence/_decision/_monotone.py::monotonicity_test": 119,
     "coherence/_report/_render.py::_paper_tables": 115,
     "coherence/_decision/_iia.py::iia_test": 113,
