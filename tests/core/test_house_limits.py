@@ -32,7 +32,6 @@ LONG_ALLOW = {
     "coherence/_decision/_monotone.py::monotonicity_test": 119,
     "coherence/_report/_render.py::_paper_tables": 115,
     "coherence/_decision/_iia.py::iia_test": 113,
-    "elicitation/_pairs.py::run_pairs": 109,
 }
 
 #: functions over MAX_PARAMETERS (public ones are API), with their counts as ceilings
