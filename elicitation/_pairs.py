@@ -20,7 +20,7 @@ from ._cache import ResponseCache
 from ._clients import Client
 from ._common import HIDDEN, ElicitationResult, check_copied_truths, make_result
 from ._engine import Job, common_iv, execute, make_job, settings_json
-from ._templates import CONDITIONAL_VARIANTS, get_template
+from ._templates import CONDITIONAL_VARIANTS, Template, get_template
 
 __all__ = ["PAIR_QUANTITIES", "run_pairs"]
 
@@ -105,44 +105,10 @@ sum_tolerance, progress
     if not len(df):
         raise ValueError(param_error("pairs", owner, "a table with at least one row",
                                      "an empty table"))
-    for col in ("question_a", "question_b"):
-        texts = df[col]
-        bad = ~texts.map(lambda v: isinstance(v, str) and bool(v.strip())).to_numpy(dtype=bool)
-        if bad.any():
-            raise ValueError(f"Column {col!r} (input to {owner}) must hold non-empty text in "
-                             f"every row; {int(bad.sum())} rows do not (first: index "
-                             f"{texts.index[bad].tolist()[:5]}).")
-    cond_templates = {}
-    forecast_templates = {}
-    for v in variants:
-        name = f"conditional_{v}" if v in CONDITIONAL_VARIANTS else v
-        cond_templates[v] = get_template(name)
-        # P(A) is asked under the same variant (the study's design); the baseline,
-        # the toolkit paraphrases and custom variants share the plain forecast
-        published = v in CONDITIONAL_VARIANTS and v != "baseline"
-        forecast_templates[v] = get_template(f"forecast_{v}" if published else "forecast")
-    settings = settings_json(client)
-    directions = [("a", "b")] + ([("b", "a")] if reverse else [])
-    jobs: list[Job] = []
+    _check_question_texts(df, owner)
+    cond_templates, forecast_templates = _pair_templates(variants)
     records = df.to_dict("records")
-    unique_forecasts = {t.name: t for t in forecast_templates.values()}
-    for row in records:
-        base = {k: v for k, v in row.items() if isinstance(k, str) and k not in HIDDEN}
-        for rep in range(repetitions):
-            for target, cond in directions:
-                q_t, q_c = row[f"question_{target}"], row[f"question_{cond}"]
-                for f in unique_forecasts.values():
-                    jobs.append(make_job(client, settings, f,
-                                         {**base, "question": q_t, "condition_question": q_c},
-                                         context=row["pair"], prompt=f.name, repetition=rep,
-                                         quantity=f"p_{target}"))
-                for v, t in cond_templates.items():
-                    for outcome, word in ((1, "YES"), (0, "NO")):
-                        fields = {**base, "question": q_t, "condition_question": q_c,
-                                  "condition_outcome": word}
-                        jobs.append(make_job(client, settings, t, fields,
-                                             context=row["pair"], prompt=v, repetition=rep,
-                                             quantity=f"p_{target}_given_{cond}{outcome}"))
+    jobs = _pair_jobs(client, records, cond_templates, forecast_templates, reverse, repetitions)
     done = execute(client, jobs, opts)
     values: dict[tuple[Any, str, int, str], float] = {}
     for job, parsed in zip(jobs, done.parses, strict=True):
@@ -179,3 +145,57 @@ sum_tolerance, progress
         data = data[["pair", "category", *[c for c in data.columns if c not in ("pair",
                                                                                "category")]]]
     return make_result(data, done, client, n_total, "pair rows")
+
+
+def _check_question_texts(df: pd.DataFrame, owner: str) -> None:
+    """Both question columns hold non-empty text in every row."""
+    for col in ("question_a", "question_b"):
+        texts = df[col]
+        bad = ~texts.map(lambda v: isinstance(v, str) and bool(v.strip())).to_numpy(dtype=bool)
+        if bad.any():
+            raise ValueError(f"Column {col!r} (input to {owner}) must hold non-empty text in "
+                             f"every row; {int(bad.sum())} rows do not (first: index "
+                             f"{texts.index[bad].tolist()[:5]}).")
+
+
+def _pair_templates(variants: Sequence[str]) -> tuple[dict[str, Template], dict[str, Template]]:
+    """Per variant, its conditional template and the template of its P(A)."""
+    cond_templates = {}
+    forecast_templates = {}
+    for v in variants:
+        name = f"conditional_{v}" if v in CONDITIONAL_VARIANTS else v
+        cond_templates[v] = get_template(name)
+        # P(A) is asked under the same variant (the study's design); the baseline,
+        # the toolkit paraphrases and custom variants share the plain forecast
+        published = v in CONDITIONAL_VARIANTS and v != "baseline"
+        forecast_templates[v] = get_template(f"forecast_{v}" if published else "forecast")
+    return cond_templates, forecast_templates
+
+
+def _pair_jobs(client: Client, records: list[dict[Any, Any]],
+               cond_templates: dict[str, Template], forecast_templates: dict[str, Template],
+               reverse: bool, repetitions: int) -> list[Job]:
+    """Per pair, repetition and direction: each distinct forecast template once, then each
+    variant's conditional given YES and given NO."""
+    settings = settings_json(client)
+    directions = [("a", "b")] + ([("b", "a")] if reverse else [])
+    jobs: list[Job] = []
+    unique_forecasts = {t.name: t for t in forecast_templates.values()}
+    for row in records:
+        base = {k: v for k, v in row.items() if isinstance(k, str) and k not in HIDDEN}
+        for rep in range(repetitions):
+            for target, cond in directions:
+                q_t, q_c = row[f"question_{target}"], row[f"question_{cond}"]
+                for f in unique_forecasts.values():
+                    jobs.append(make_job(client, settings, f,
+                                         {**base, "question": q_t, "condition_question": q_c},
+                                         context=row["pair"], prompt=f.name, repetition=rep,
+                                         quantity=f"p_{target}"))
+                for v, t in cond_templates.items():
+                    for outcome, word in ((1, "YES"), (0, "NO")):
+                        fields = {**base, "question": q_t, "condition_question": q_c,
+                                  "condition_outcome": word}
+                        jobs.append(make_job(client, settings, t, fields,
+                                             context=row["pair"], prompt=v, repetition=rep,
+                                             quantity=f"p_{target}_given_{cond}{outcome}"))
+    return jobs

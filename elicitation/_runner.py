@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -28,8 +29,8 @@ from ._common import (
     context_table,
     make_result,
 )
-from ._engine import Job, common_iv, execute, make_job, settings_json
-from ._templates import get_template, is_builtin
+from ._engine import Executed, Job, common_iv, execute, make_job, settings_json
+from ._templates import Template, get_template, is_builtin
 
 __all__ = ["ACTION_LABELS", "run"]
 
@@ -165,89 +166,15 @@ def run(
     check_copied_truths(df, ("truth",), ("outcome",), owner)
     if question is not None and not isinstance(question, str):
         raise TypeError(param_error("question", owner, "a str", question))
-    if isinstance(prompts, str) or not isinstance(prompts, Sequence) or not prompts:
-        raise TypeError(param_error("prompts", owner, "a non-empty sequence of template names",
-                                    prompts))
-    templates = [get_template(p) for p in prompts]
-    for t in templates:
-        if t.kind != "probability":
-            raise ValueError(param_error("prompts", owner, "probability templates", t.name))
-    if len({t.variant for t in templates}) != len(templates):
-        raise ValueError(param_error("prompts", owner, "templates of distinct prompt variants",
-                                     [f"{t.name} ({t.variant})" for t in templates]))
-    dec_template = None if decision is None else get_template(decision)
-    if dec_template is not None and dec_template.kind != "decision":
-        raise ValueError(param_error("decision", owner, "a decision template or None",
-                                     dec_template.name))
-    if any(is_builtin(t) for t in [*templates, *([dec_template] if dec_template else [])]):
-        check_phrase(question, "'question' parameter", owner)
-        if question is None:
-            for q in df["question"]:
-                check_phrase(q, "'question' column", owner)
-
-    settings = settings_json(client)
-    jobs: list[Job] = []
+    templates, dec_template = _templates_iv(prompts, decision, question, df, owner)
     records = df.to_dict("records")
-    for row in records:
-        fields = context_fields(row, question)
-        for rep in range(repetitions):
-            for t in templates:
-                jobs.append(make_job(client, settings, t, fields, context=row["context"],
-                                     prompt=t.variant, repetition=rep, quantity="belief"))
-            if dec_template is not None:
-                jobs.append(make_job(client, settings, dec_template, fields,
-                                     context=row["context"], prompt=dec_template.variant,
-                                     repetition=rep, quantity="action"))
-
+    jobs = _belief_action_jobs(client, records, question, templates, dec_template, repetitions)
     done = execute(client, jobs, opts)
-
-    beliefs: dict[tuple[Any, str, int], float] = {}
-    stated: dict[tuple[Any, str, int], dict[str, float]] = {}
-    actions: dict[tuple[Any, int], tuple[str, Any, float]] = {}
-    for job, parsed, tb in zip(jobs, done.parses, done.raw["token_belief"].to_numpy(),
-                              strict=True):
-        if parsed is None:
-            continue
-        req = job.request
-        if req.quantity == "belief" and parsed.reason == "bad_sum":
-            stated[(req.context, req.prompt, req.repetition)] = dict(parsed.raw_values)
-        if not parsed.ok:
-            continue
-        if req.quantity == "belief":
-            beliefs[(req.context, req.prompt, req.repetition)] = float(
-                parsed.values[req.labels[-1]])
-        else:
-            actions[(req.context, req.repetition)] = (parsed.values["action"],
-                                                      parsed.values["answer"], float(tb))
-    out_rows = []
-    flagged = []
+    replies = _read_replies(jobs, done)
     extra = [c for c in df.columns if c not in ("context", "description", "question")]
-    n_total = 0
-    no_action = (None, None, math.nan)
-    for row in records:
-        for t in templates:
-            for rep in range(repetitions):
-                n_total += 1
-                key = (row["context"], t.variant, rep)
-                b = beliefs.get(key)
-                act = actions.get((row["context"], rep)) if dec_template is not None else (
-                    no_action)
-                if key in stated:
-                    numbers = stated[key]
-                    flagged.append({"context": row["context"], "repetition": rep,
-                                    "prompt": t.variant,
-                                    **{f"stated_{lab.lower()}": v for lab, v in numbers.items()},
-                                    "stated_sum": math.fsum(numbers.values()),
-                                    "action": (act or no_action)[0],
-                                    "forced_choice": (act or no_action)[1],
-                                    "token_belief": (act or no_action)[2],
-                                    **{c: row[c] for c in extra}})
-                if b is None or act is None:
-                    continue
-                out_rows.append({"context": row["context"], "repetition": rep,
-                                 "prompt": t.variant, "belief": b, "action": act[0],
-                                 "forced_choice": act[1], "token_belief": act[2],
-                                 **{c: row[c] for c in extra}})
+    out_rows, flagged = _belief_action_rows(records, templates, dec_template is not None,
+                                            repetitions, extra, replies)
+    n_total = len(records) * len(templates) * repetitions
     columns = ["context", "repetition", "prompt", "belief", "action", "forced_choice",
                "token_belief", *extra]
     data = pd.DataFrame(out_rows, columns=columns)
@@ -267,3 +194,116 @@ def run(
     if dec_template is None and len(incoherent):
         incoherent = incoherent.drop(columns=["action", "forced_choice", "token_belief"])
     return make_result(data, done, client, n_total, "rows", incoherent)
+
+
+def _templates_iv(prompts: Sequence[str], decision: str | None, question: str | None,
+                  df: pd.DataFrame, owner: str) -> tuple[list[Template], Template | None]:
+    """The probability templates (of distinct variants) and the decision template; the
+    question phrase checked when a built-in template wraps it."""
+    if isinstance(prompts, str) or not isinstance(prompts, Sequence) or not prompts:
+        raise TypeError(param_error("prompts", owner, "a non-empty sequence of template names",
+                                    prompts))
+    templates = [get_template(p) for p in prompts]
+    for t in templates:
+        if t.kind != "probability":
+            raise ValueError(param_error("prompts", owner, "probability templates", t.name))
+    if len({t.variant for t in templates}) != len(templates):
+        raise ValueError(param_error("prompts", owner, "templates of distinct prompt variants",
+                                     [f"{t.name} ({t.variant})" for t in templates]))
+    dec_template = None if decision is None else get_template(decision)
+    if dec_template is not None and dec_template.kind != "decision":
+        raise ValueError(param_error("decision", owner, "a decision template or None",
+                                     dec_template.name))
+    if any(is_builtin(t) for t in [*templates, *([dec_template] if dec_template else [])]):
+        check_phrase(question, "'question' parameter", owner)
+        if question is None:
+            for q in df["question"]:
+                check_phrase(q, "'question' column", owner)
+    return templates, dec_template
+
+
+def _belief_action_jobs(client: Client, records: list[dict[Any, Any]], question: str | None,
+                        templates: list[Template], dec_template: Template | None,
+                        repetitions: int) -> list[Job]:
+    """One job per (context, repetition, template), the decision's after the beliefs'."""
+    settings = settings_json(client)
+    jobs: list[Job] = []
+    for row in records:
+        fields = context_fields(row, question)
+        for rep in range(repetitions):
+            for t in templates:
+                jobs.append(make_job(client, settings, t, fields, context=row["context"],
+                                     prompt=t.variant, repetition=rep, quantity="belief"))
+            if dec_template is not None:
+                jobs.append(make_job(client, settings, dec_template, fields,
+                                     context=row["context"], prompt=dec_template.variant,
+                                     repetition=rep, quantity="action"))
+    return jobs
+
+
+@dataclass(frozen=True, slots=True)
+class _Replies:
+    """The parsed replies: beliefs and the numbers of incoherent belief replies by
+    (context, prompt, repetition), actions (action, forced choice, token belief) by
+    (context, repetition)."""
+
+    beliefs: dict[tuple[Any, str, int], float]
+    stated: dict[tuple[Any, str, int], dict[str, float]]
+    actions: dict[tuple[Any, int], tuple[str, Any, float]]
+
+
+def _read_replies(jobs: list[Job], done: Executed) -> _Replies:
+    """The replies that parsed, and the stated numbers of those that did not sum to 1."""
+    beliefs: dict[tuple[Any, str, int], float] = {}
+    stated: dict[tuple[Any, str, int], dict[str, float]] = {}
+    actions: dict[tuple[Any, int], tuple[str, Any, float]] = {}
+    for job, parsed, tb in zip(jobs, done.parses, done.raw["token_belief"].to_numpy(),
+                              strict=True):
+        if parsed is None:
+            continue
+        req = job.request
+        if req.quantity == "belief" and parsed.reason == "bad_sum":
+            stated[(req.context, req.prompt, req.repetition)] = dict(parsed.raw_values)
+        if not parsed.ok:
+            continue
+        if req.quantity == "belief":
+            beliefs[(req.context, req.prompt, req.repetition)] = float(
+                parsed.values[req.labels[-1]])
+        else:
+            actions[(req.context, req.repetition)] = (parsed.values["action"],
+                                                      parsed.values["answer"], float(tb))
+    return _Replies(beliefs, stated, actions)
+
+
+def _belief_action_rows(records: list[dict[Any, Any]], templates: list[Template],
+                        has_decision: bool, repetitions: int, extra: list[Any],
+                        replies: _Replies) -> tuple[list[dict[Any, Any]], list[dict[Any, Any]]]:
+    """The complete rows (a belief and its repetition's action) and the incoherent belief
+    replies with their actions."""
+    out_rows = []
+    flagged = []
+    no_action = (None, None, math.nan)
+    for row in records:
+        for t in templates:
+            for rep in range(repetitions):
+                key = (row["context"], t.variant, rep)
+                b = replies.beliefs.get(key)
+                act = replies.actions.get((row["context"], rep)) if has_decision else (
+                    no_action)
+                if key in replies.stated:
+                    numbers = replies.stated[key]
+                    flagged.append({"context": row["context"], "repetition": rep,
+                                    "prompt": t.variant,
+                                    **{f"stated_{lab.lower()}": v for lab, v in numbers.items()},
+                                    "stated_sum": math.fsum(numbers.values()),
+                                    "action": (act or no_action)[0],
+                                    "forced_choice": (act or no_action)[1],
+                                    "token_belief": (act or no_action)[2],
+                                    **{c: row[c] for c in extra}})
+                if b is None or act is None:
+                    continue
+                out_rows.append({"context": row["context"], "repetition": rep,
+                                 "prompt": t.variant, "belief": b, "action": act[0],
+                                 "forced_choice": act[1], "token_belief": act[2],
+                                 **{c: row[c] for c in extra}})
+    return out_rows, flagged

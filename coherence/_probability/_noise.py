@@ -293,6 +293,35 @@ def _storey_share(p: np.ndarray) -> float:
 
 
 # --------------------------------------------------------------------------- public layer
+def _normal_study(excess: np.ndarray) -> tuple[float, float]:
+    """The study statistic and p-value of the parametric method: the tuples' excess
+    violations summed and scaled, against the standard normal."""
+    scale = float(np.sqrt(np.sum(excess ** 2)))
+    study = float(excess.sum() / scale) if scale > 0 else 0.0
+    from scipy.stats import norm
+
+    pvalue = float(norm.sf(study)) if scale > 0 else 1.0
+    return study, pvalue
+
+
+def _resampled_study(null_t: np.ndarray, observed_t: np.ndarray,
+                     n_resamples: int) -> tuple[np.ndarray, float, float]:
+    """The tuples' p-values, the study statistic and its p-value of the resampling method.
+
+    Per tuple: the bootstrap-t (the studentised violation against its resampled
+    studentised null, so that the noise in the repeat variances is allowed for). The
+    study: Fisher's combination of the tuples' p-values, calibrated on the joint
+    resamples (each resample's own per-tuple p-values from its rank among them)."""
+    pvals = np.array([monte_carlo_pvalue(null_t[:, i], float(observed_t[i]))
+                      for i in range(len(observed_t))])
+    from scipy.stats import rankdata
+
+    null_p = rankdata(-null_t, method="max", axis=0) / n_resamples
+    study = float(-np.log(pvals).sum())
+    pvalue = monte_carlo_pvalue(-np.log(null_p).sum(axis=1), study)
+    return pvals, study, pvalue
+
+
 def _consistency_noise_iv(data: Any, checker: Any, set_: Any, role: Any, repetition: Any,
                           probability: Any, method: Any, n_resamples: Any,
                           confidence_level: Any, rng: RNGLike) -> tuple[Any, ...]:
@@ -563,24 +592,10 @@ def consistency_noise_test(
     excess = v_obs - noise
     if null_v is None:
         pvals = p_param
-        scale = float(np.sqrt(np.sum(excess ** 2)))
-        study = float(excess.sum() / scale) if scale > 0 else 0.0
-        from scipy.stats import norm
-
-        pvalue = float(norm.sf(study)) if scale > 0 else 1.0
+        study, pvalue = _normal_study(excess)
     else:
-        # per tuple: the bootstrap-t (the studentised violation against its resampled
-        # studentised null, so that the noise in the repeat variances is allowed for)
         observed_t = np.abs(t) if g_eq is not None else t
-        pvals = np.array([monte_carlo_pvalue(null_t[:, i], float(observed_t[i]))
-                          for i in range(n_sets)])
-        # the study: Fisher's combination of the tuples' p-values, calibrated on the joint
-        # resamples (each resample's own per-tuple p-values from its rank among them)
-        from scipy.stats import rankdata
-
-        null_p = rankdata(-null_t, method="max", axis=0) / n_resamples
-        study = float(-np.log(pvals).sum())
-        pvalue = monte_carlo_pvalue(-np.log(null_p).sum(axis=1), study)
+        pvals, study, pvalue = _resampled_study(null_t, observed_t, n_resamples)
     share = _storey_share(pvals)
     draws = gen.integers(0, n_sets, size=(n_resamples, n_sets))
     boot = np.array([_storey_share(pvals[d]) for d in draws])

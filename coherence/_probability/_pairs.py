@@ -52,9 +52,10 @@ from ._pairs_result import (
     PAIRS_CI_METHODS,
     PAIRS_COLUMNS,
     PAIRS_TESTS,
+    PairsColumnNames,
     PairsResult,
+    PairsSettings,
     category_sort_key,
-    check_options,
 )
 
 __all__ = [
@@ -599,19 +600,17 @@ def conditional_forecasting(
     """
     # runs, failures, no outcomes
 
-    cells = prepare_cells(
-        pairs, by=by, pair=pair, run=run, model=model, variant=variant, failed=failed,
-        pool=pool, p_a=p_a, p_a_given_b1=p_a_given_b1, p_a_given_b0=p_a_given_b0,
-        a_outcome=a_outcome, b_outcome=b_outcome, p_b=p_b, p_b_given_a1=p_b_given_a1,
-        p_b_given_a0=p_b_given_a0, confidence_level=confidence_level, test=test,
-        alternative=alternative, ci_method=ci_method, n_resamples=n_resamples, tol=tol,
-        eps=eps, rng=rng)
+    columns = PairsColumnNames(
+        by=by, pair=pair, run=run, model=model, variant=variant, failed=failed, p_a=p_a,
+        p_a_given_b1=p_a_given_b1, p_a_given_b0=p_a_given_b0, a_outcome=a_outcome,
+        b_outcome=b_outcome, p_b=p_b, p_b_given_a1=p_b_given_a1, p_b_given_a0=p_b_given_a0)
+    settings = PairsSettings(
+        pool=pool, confidence_level=confidence_level, test=test, alternative=alternative,
+        ci_method=ci_method, n_resamples=n_resamples, tol=tol, eps=eps, rng=rng)
+    cells = prepare_cells(pairs, columns=columns, settings=settings)
     result = None
     if cells.resolved is not None:
-        iv = _conditional_forecasting_iv(
-            cells.resolved, by, p_a, p_a_given_b1, p_a_given_b0, a_outcome, b_outcome, p_b,
-            p_b_given_a1, p_b_given_a0, cells.key, confidence_level, test, alternative,
-            ci_method, n_resamples, tol, eps, rng)
+        iv = _conditional_forecasting_iv(cells.resolved, columns, cells.key, settings)
         result = _conditional_forecasting(iv)
     return finish_cells(result, cells)
 
@@ -640,17 +639,19 @@ class _PairsInput:
     gen: np.random.Generator
 
 
-def _conditional_forecasting_iv(
-    pairs: Any, by: str, p_a: str, p_a_given_b1: str, p_a_given_b0: str, a_outcome: str,
-    b_outcome: str, p_b: str, p_b_given_a1: str, p_b_given_a0: str, model: str,
-    confidence_level: float, test: str, alternative: str, ci_method: str, n_resamples: int,
-    tol: float, eps: float, rng: RNGLike,
-) -> _PairsInput:
+def _conditional_forecasting_iv(pairs: Any, columns: PairsColumnNames, model: str,
+                                settings: PairsSettings) -> _PairsInput:
+    """The resolved rows as arrays and groups (``model``: the cell key column), options
+    validated."""
     owner = "conditional_forecasting"
+    by, p_a, p_a_given_b1, p_a_given_b0 = (columns.by, columns.p_a, columns.p_a_given_b1,
+                                           columns.p_a_given_b0)
+    a_outcome, b_outcome = columns.a_outcome, columns.b_outcome
+    p_b, p_b_given_a1, p_b_given_a0 = columns.p_b, columns.p_b_given_a1, columns.p_b_given_a0
     df = as_dataframe(pairs, name="pairs", owner=owner)
-    confidence_level, test, alternative, ci_method, n_resamples, tol, eps = check_options(
-        confidence_level, test, alternative, ci_method, n_resamples, tol, eps, owner)
-    gen = check_rng(rng, owner=owner)
+    confidence_level, test, alternative, ci_method, n_resamples, tol, eps = settings.checked(
+        owner)
+    gen = check_rng(settings.rng, owner=owner)
     require_columns(df, {"by": by, "p_a": p_a, "p_a_given_b1": p_a_given_b1,
                          "p_a_given_b0": p_a_given_b0, "a_outcome": a_outcome,
                          "b_outcome": b_outcome}, owner=owner)

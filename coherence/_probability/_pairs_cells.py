@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from .._results import ConfidenceInterval
-from .._rng import RNGLike, check_rng
+from .._rng import check_rng
 from .._validation import (
     MAX_ROWS_SHOWN,
     as_dataframe,
@@ -51,9 +51,10 @@ from ._axioms import (
 from ._pairs_result import (
     EXTRA_TABLE_COLUMNS,
     PAIRS_COLUMNS,
+    PairsColumnNames,
     PairsResult,
+    PairsSettings,
     category_sort_key,
-    check_options,
 )
 
 __all__ = [
@@ -133,26 +134,23 @@ def _rows_text(labels: list[str]) -> str:
     return ", ".join(labels[:MAX_ROWS_SHOWN]) + (", ..." if len(labels) > MAX_ROWS_SHOWN else "")
 
 
-def prepare_cells(
-    pairs: Any, *, by: str, pair: str, run: str, model: str, variant: str, failed: str,
-    pool: bool, p_a: str, p_a_given_b1: str, p_a_given_b0: str, a_outcome: str, b_outcome: str,
-    p_b: str, p_b_given_a1: str, p_b_given_a0: str, confidence_level: float, test: str,
-    alternative: str, ci_method: str, n_resamples: int, tol: float, eps: float, rng: RNGLike,
-) -> PairsCells:
+def prepare_cells(pairs: Any, *, columns: PairsColumnNames,
+                  settings: PairsSettings) -> PairsCells:
     """Validate, skip failed rows, form cells and find the resolved ones (see module doc).
 
     Called by :func:`conditional_forecasting` only: its warnings point two frames up."""
 
     owner = "conditional_forecasting"
+    by, pair, model, pool = columns.by, columns.pair, columns.model, settings.pool
     df = as_dataframe(pairs, name="pairs", owner=owner)
     # the parameters, also when no cell has outcomes (the array layer then never runs)
-    confidence_level, test, alternative, ci_method, n_resamples, tol, eps = check_options(
-        confidence_level, test, alternative, ci_method, n_resamples, tol, eps, owner)
+    confidence_level, test, alternative, ci_method, n_resamples, tol, eps = settings.checked(
+        owner)
     if not isinstance(pool, bool | np.bool_):
         raise TypeError(param_error("pool", owner, "a bool", pool))
-    check_rng(rng, owner=owner)
-    require_columns(df, {"by": by, "p_a": p_a, "p_a_given_b1": p_a_given_b1,
-                         "p_a_given_b0": p_a_given_b0}, owner=owner)
+    check_rng(settings.rng, owner=owner)
+    require_columns(df, {"by": by, "p_a": columns.p_a, "p_a_given_b1": columns.p_a_given_b1,
+                         "p_a_given_b0": columns.p_a_given_b0}, owner=owner)
     if len(df) == 0:
         raise ValueError(param_error("pairs", owner, "a table with at least one row",
                                      "an empty table"))
@@ -160,9 +158,28 @@ def prepare_cells(
     if pool:
         cell_cols = [model] if model in df.columns and model != by else []
     else:
-        cell_cols = list(dict.fromkeys(c for c in (run, model, variant)
+        cell_cols = list(dict.fromkeys(c for c in (columns.run, model, columns.variant)
                                        if c in df.columns and c != by))
-    # failed elicitations: skipped, named, counted
+    is_failed, failed_frame = _skip_failed(df, cell_cols, columns, owner)
+    ok = df.loc[~is_failed]
+    _check_probabilities(ok, columns, owner)
+    if pair in ok.columns:
+        _check_unique_pairs(ok, cell_cols, columns, bool(pool), owner)
+    resolved_rows = _resolved_rows(ok, cell_cols, columns, owner)
+    frame, key, key_values = _cell_key(ok, cell_cols, model)
+    return PairsCells(
+        frame=frame, positions=np.flatnonzero(~is_failed), n_input=len(df), cell_cols=cell_cols,
+        key=key, key_values=key_values, resolved_rows=resolved_rows, failed=failed_frame, by=by,
+        pair=pair, columns=columns.probabilities, pool=bool(pool), tol=tol, eps=eps,
+        confidence_level=confidence_level, test=test, alternative=alternative,
+        ci_method=ci_method, n_resamples=n_resamples)
+
+
+def _skip_failed(df: pd.DataFrame, cell_cols: list[str], columns: PairsColumnNames,
+                 owner: str) -> tuple[np.ndarray, pd.DataFrame]:
+    """Failed elicitations: skipped (True in the mask), named in a warning and returned
+    with their cell columns and category, for counting."""
+    by, pair, failed = columns.by, columns.pair, columns.failed
     is_failed = (df[failed].notna().to_numpy() if failed in df.columns
                  else np.zeros(len(df), dtype=bool))
     ok = df.loc[~is_failed]
@@ -183,44 +200,55 @@ def prepare_cells(
         names = [f"{_py(bad[pair].iloc[i])!r}" if pair in bad.columns else f"row {bad.index[i]!r}"
                  for i in range(len(bad))]
         reasons = sorted({str(v) for v in bad[failed]})
+        # stacklevel: this helper, prepare_cells, conditional_forecasting, its caller
         warnings.warn(
             f"{owner}: {len(bad)} failed record(s) skipped (column '{failed}' is set: "
             f"{'; '.join(repr(r) for r in reasons[:3])}): {_rows_text(names)}; they are counted "
-            "in the table's 'n_failed' column.", SkippedRecordsWarning, stacklevel=3)
+            "in the table's 'n_failed' column.", SkippedRecordsWarning, stacklevel=4)
+    return is_failed, failed_frame
 
-    # the numbers, validated on every successful row (outcome-free cells included)
-    for col in (p_a, p_a_given_b1, p_a_given_b0):
+
+def _check_probabilities(ok: pd.DataFrame, columns: PairsColumnNames, owner: str) -> None:
+    """The numbers, validated on every successful row (outcome-free cells included)."""
+    for col in (columns.p_a, columns.p_a_given_b1, columns.p_a_given_b0):
         probability_column(ok, col, owner=owner)
-    for col in (p_b, p_b_given_a1, p_b_given_a0):
+    for col in (columns.p_b, columns.p_b_given_a1, columns.p_b_given_a0):
         if col in ok.columns:
             v = numeric_column(ok, col, owner=owner, allow_nan=True)
             out = np.flatnonzero(~np.isnan(v) & ((v < 0) | (v > 1)))
             if len(out):
                 probability_column(ok.iloc[out], col, owner=owner)  # raises with row labels
 
-    # one pair, one row per cell (and group)
-    if pair in ok.columns:
-        unit = [*cell_cols, by, pair]
-        dup = ok.duplicated(unit, keep=False).to_numpy()
-        if dup.any():
-            d = ok.loc[dup]
-            d = d.loc[~d.duplicated(unit)]
-            first = tuple(d[cell_cols].iloc[0]) if cell_cols else ()
-            in_first = (d[cell_cols].astype(object).apply(tuple, axis=1) == first
-                        if cell_cols else pd.Series(True, index=d.index))
-            names = [repr(_py(v)) for v in d.loc[in_first, pair]]
-            shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3
-                                             else "")
-            how = ("pooled cell" if pool else "run")
-            raise ValueError(
-                f"{owner}: {len(d)} pair(s) appear more than once in one {how} "
-                f"({int(dup.sum())} rows), e.g. in {_describe(cell_cols, first)}: {shown}. "
-                "The same file read twice, "
-                "or two runs that share a label? Give each run its own 'run' label (read_pairs "
-                "labels a run by its model and settings), average repeated elicitations first, "
-                + ("or do not pool." if pool else "or drop the duplicates."))
 
-    # which cells have outcomes: all of a cell's pairs, or none of them
+def _check_unique_pairs(ok: pd.DataFrame, cell_cols: list[str], columns: PairsColumnNames,
+                        pool: bool, owner: str) -> None:
+    """One pair, one row per cell (and group)."""
+    pair = columns.pair
+    unit = [*cell_cols, columns.by, pair]
+    dup = ok.duplicated(unit, keep=False).to_numpy()
+    if dup.any():
+        d = ok.loc[dup]
+        d = d.loc[~d.duplicated(unit)]
+        first = tuple(d[cell_cols].iloc[0]) if cell_cols else ()
+        in_first = (d[cell_cols].astype(object).apply(tuple, axis=1) == first
+                    if cell_cols else pd.Series(True, index=d.index))
+        names = [repr(_py(v)) for v in d.loc[in_first, pair]]
+        shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3
+                                         else "")
+        how = ("pooled cell" if pool else "run")
+        raise ValueError(
+            f"{owner}: {len(d)} pair(s) appear more than once in one {how} "
+            f"({int(dup.sum())} rows), e.g. in {_describe(cell_cols, first)}: {shown}. "
+            "The same file read twice, "
+            "or two runs that share a label? Give each run its own 'run' label (read_pairs "
+            "labels a run by its model and settings), average repeated elicitations first, "
+            + ("or do not pool." if pool else "or drop the duplicates."))
+
+
+def _resolved_rows(ok: pd.DataFrame, cell_cols: list[str], columns: PairsColumnNames,
+                   owner: str) -> np.ndarray:
+    """Which rows have outcomes: all of a cell's pairs, or none of them."""
+    a_outcome, b_outcome = columns.a_outcome, columns.b_outcome
     has_cols = a_outcome in ok.columns and b_outcome in ok.columns
     if not has_cols and (a_outcome in ok.columns or b_outcome in ok.columns):
         # one outcome without the other is a mistake, not a run without resolutions
@@ -244,7 +272,14 @@ def prepare_cells(
                 f"of a cell or for none; {_describe(cell_cols, values)} lacks them in "
                 f"{len(missing)} of {int(rows.sum())} rows (first: row {_rows_text(labels)}). "
                 "attach_outcomes borrows the resolutions of another run of the same pairs.")
+    return resolved_rows
 
+
+def _cell_key(ok: pd.DataFrame, cell_cols: list[str],
+              model: str) -> tuple[pd.DataFrame, str, dict[Any, tuple[Any, ...]]]:
+    """A copy of the rows with the one cell-key column the array layer groups by (a
+    combined one when a cell has several columns), that column's name and the combined
+    key's values."""
     frame = ok.copy()
     key_values: dict[Any, tuple[Any, ...]] = {}
     if len(cell_cols) == 0:
@@ -258,14 +293,7 @@ def prepare_cells(
         key_values = dict(enumerate(ordered))
         ids = {t: i for i, t in key_values.items()}
         frame[_KEY] = [ids[t] for t in tuples]
-    return PairsCells(
-        frame=frame, positions=np.flatnonzero(~is_failed), n_input=len(df), cell_cols=cell_cols,
-        key=key, key_values=key_values, resolved_rows=resolved_rows, failed=failed_frame, by=by,
-        pair=pair,
-        columns={"p_a": p_a, "p_a_given_b1": p_a_given_b1, "p_a_given_b0": p_a_given_b0,
-                 "p_b": p_b, "p_b_given_a1": p_b_given_a1, "p_b_given_a0": p_b_given_a0},
-        pool=bool(pool), tol=tol, eps=eps, confidence_level=confidence_level, test=test,
-        alternative=alternative, ci_method=ci_method, n_resamples=n_resamples)
+    return frame, key, key_values
 
 
 # --------------------------------------------------------------------------- outcome-free

@@ -21,7 +21,9 @@ __all__ = [
     "PAIRS_COLUMNS",
     "PAIRS_TESTS",
     "REQUIRED_TABLE",
+    "PairsColumnNames",
     "PairsResult",
+    "PairsSettings",
     "category_sort_key",
     "check_options",
 ]
@@ -143,6 +145,54 @@ def check_options(confidence_level: Any, test: Any, alternative: Any, ci_method:
     tol = check_float(tol, "tol", owner, low=0.0, high=1.0)
     eps = check_float(eps, "eps", owner, low=0.0, high=1.0)
     return confidence_level, test, alternative, ci_method, n_resamples, tol, eps
+
+
+@dataclass(frozen=True, slots=True)
+class PairsColumnNames:
+    """The column names given to :func:`conditional_forecasting` (internal)."""
+
+    by: str
+    pair: str
+    run: str
+    model: str
+    variant: str
+    failed: str
+    p_a: str
+    p_a_given_b1: str
+    p_a_given_b0: str
+    a_outcome: str
+    b_outcome: str
+    p_b: str
+    p_b_given_a1: str
+    p_b_given_a0: str
+
+    @property
+    def probabilities(self) -> dict[str, str]:
+        """Role -> column name of the six stated probabilities."""
+        return {"p_a": self.p_a, "p_a_given_b1": self.p_a_given_b1,
+                "p_a_given_b0": self.p_a_given_b0, "p_b": self.p_b,
+                "p_b_given_a1": self.p_b_given_a1, "p_b_given_a0": self.p_b_given_a0}
+
+
+@dataclass(frozen=True, slots=True)
+class PairsSettings:
+    """The options given to :func:`conditional_forecasting`, as given (internal): each layer
+    validates them with :func:`check_options`."""
+
+    pool: Any
+    confidence_level: Any
+    test: Any
+    alternative: Any
+    ci_method: Any
+    n_resamples: Any
+    tol: Any
+    eps: Any
+    rng: Any
+
+    def checked(self, owner: str) -> tuple[float, str, str, str, int, float, float]:
+        """:func:`check_options` of these settings."""
+        return check_options(self.confidence_level, self.test, self.alternative,
+                             self.ci_method, self.n_resamples, self.tol, self.eps, owner)
 
 
 def category_sort_key(value: Any) -> tuple[int, str]:

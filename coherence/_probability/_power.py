@@ -414,9 +414,33 @@ def pairs_power(
     >>> round(res.power_at_n, 3)
     0.061
     """
-    iv = _pairs_power_iv(pilot, metric, effect, sd, win_rate, null_win_rate, category, by, n,
-                         power, alpha, alternative, n_simulations, max_n, rng, test)
-    return _pairs_power(iv)
+    settings = _PowerSettings(
+        metric=metric, effect=effect, sd=sd, win_rate=win_rate, null_win_rate=null_win_rate,
+        category=category, by=by, n=n, power=power, alpha=alpha, alternative=alternative,
+        test=test, n_simulations=n_simulations, max_n=max_n, rng=rng)
+    return _pairs_power(_pairs_power_iv(pilot, settings))
+
+
+@dataclass(frozen=True, slots=True)
+class _PowerSettings:
+    """The options given to :func:`pairs_power`, as given (checked by
+    :func:`_pairs_power_iv`)."""
+
+    metric: str
+    effect: float
+    sd: float | None
+    win_rate: float
+    null_win_rate: float
+    category: str | None
+    by: str
+    n: int | None
+    power: float
+    alpha: float
+    alternative: str
+    test: str
+    n_simulations: int
+    max_n: int
+    rng: RNGLike
 
 
 @dataclass(frozen=True, slots=True)
@@ -447,11 +471,12 @@ class _PowerInput:
     pilot_pairs: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None  # p_a, q, truth
 
 
-def _pairs_power_iv(pilot: Any, metric: str, effect: float, sd: float | None, win_rate: float,
-                    null_win_rate: float, category: str | None, by: str, n: int | None,
-                    power: float, alpha: float, alternative: str, n_simulations: int,
-                    max_n: int, rng: RNGLike, test: str = "t") -> _PowerInput:
+def _pairs_power_iv(pilot: Any, settings: _PowerSettings) -> _PowerInput:
     owner = "pairs_power"
+    metric, effect, sd, test, n = (settings.metric, settings.effect, settings.sd,
+                                   settings.test, settings.n)
+    alternative, power, alpha = settings.alternative, settings.power, settings.alpha
+    n_simulations, max_n = settings.n_simulations, settings.max_n
     metric = check_choice(metric, "metric", owner, ("mean_improvement", "win_rate"))
     test = check_choice(test, "test", owner, ("t", "bernoulli"))
     alternative = check_choice(alternative, "alternative", owner,
@@ -464,7 +489,7 @@ def _pairs_power_iv(pilot: Any, metric: str, effect: float, sd: float | None, wi
     max_n = check_int(max_n, "max_n", owner, low=2)
     if n is not None:
         n = check_int(n, "n", owner, low=2)
-    gen = check_rng(rng, owner=owner)
+    gen = check_rng(settings.rng, owner=owner)
     population = None
     n_pilot = 0
     nan = float("nan")
@@ -472,7 +497,7 @@ def _pairs_power_iv(pilot: Any, metric: str, effect: float, sd: float | None, wi
         effect = check_float(effect, "effect", owner)
         pilot_pairs = None
         if pilot is not None:
-            x, p_a, q = _pilot_improvement(pilot, category, by, owner)
+            x, p_a, q = _pilot_improvement(pilot, settings.category, settings.by, owner)
             n_pilot = int(x.size)
             sd_value = float(x.std(ddof=1))
             population = x - x.mean() + effect
@@ -496,9 +521,9 @@ def _pairs_power_iv(pilot: Any, metric: str, effect: float, sd: float | None, wi
     if test != "t":
         raise ValueError(param_error("test", owner, '"t" (test applies to metric '
                                      '"mean_improvement")', test))
-    wr = check_float(win_rate, "win_rate", owner, low=0.0, high=1.0, low_open=True,
+    wr = check_float(settings.win_rate, "win_rate", owner, low=0.0, high=1.0, low_open=True,
                      high_open=True)
-    nwr = check_float(null_win_rate, "null_win_rate", owner, low=0.0, high=1.0,
+    nwr = check_float(settings.null_win_rate, "null_win_rate", owner, low=0.0, high=1.0,
                       low_open=True, high_open=True)
     if wr == nwr:
         raise ValueError(param_error("win_rate", owner, "different from null_win_rate", wr))

@@ -263,12 +263,46 @@ def key_event_recall(
     >>> coherence.key_event_recall(fc, hind, date_window_days=3, rng=0).statistic
     0.0
     """
-    iv = _key_event_recall_iv(
-        forecast_events, hindsight_events, convention, k, min_impact, threshold,
-        date_window_days, matcher,
-        forecasts, by, question, title, description, date, event, magnitude, confidence,
-        is_outcome, n_resamples, confidence_level, rng)
+    columns = _KeyEventColumns(
+        by=by, question=question, title=title, description=description, date=date,
+        event=event, magnitude=magnitude, confidence=confidence, is_outcome=is_outcome)
+    options = _KeyEventOptions(
+        convention=convention, k=k, min_impact=min_impact, threshold=threshold,
+        date_window_days=date_window_days, matcher=matcher, n_resamples=n_resamples,
+        confidence_level=confidence_level, rng=rng)
+    iv = _key_event_recall_iv(forecast_events, hindsight_events, forecasts, columns, options)
     return _key_event_recall(iv)
+
+
+@dataclass(frozen=True, slots=True)
+class _KeyEventColumns:
+    """The column names given to :func:`key_event_recall`."""
+
+    by: str
+    question: str
+    title: str
+    description: str | None
+    date: str | None
+    event: str
+    magnitude: str
+    confidence: str
+    is_outcome: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class _KeyEventOptions:
+    """The options given to :func:`key_event_recall`, as given (checked by
+    :func:`_key_event_recall_iv`)."""
+
+    convention: str
+    k: int
+    min_impact: float | None
+    threshold: float | None
+    date_window_days: float | str | None
+    matcher: str | Callable[[list[str]], Any]
+    n_resamples: int
+    confidence_level: float
+    rng: RNGLike
 
 
 @dataclass(frozen=True, slots=True)
@@ -300,15 +334,15 @@ class _KeyEventInput:
     gen: np.random.Generator
 
 
-def _key_event_recall_iv(
-    forecast_events: Any, hindsight_events: Any, convention: str, k: int,
-    min_impact: float | None, threshold: float | None, date_window_days: float | str | None,
-    matcher: str | Callable[[list[str]], Any], forecasts: Any, by: str, question: str,
-    title: str, description: str | None, date: str | None, event: str, magnitude: str,
-    confidence: str, is_outcome: str | None, n_resamples: int, confidence_level: float,
-    rng: RNGLike,
-) -> _KeyEventInput:
+def _key_event_recall_iv(forecast_events: Any, hindsight_events: Any, forecasts: Any,
+                         columns: _KeyEventColumns, options: _KeyEventOptions) -> _KeyEventInput:
     owner = "key_event_recall"
+    by, question, title, description, date, event, magnitude, confidence, is_outcome = (
+        columns.by, columns.question, columns.title, columns.description, columns.date,
+        columns.event, columns.magnitude, columns.confidence, columns.is_outcome)
+    convention, k, min_impact, threshold, date_window_days, matcher = (
+        options.convention, options.k, options.min_impact, options.threshold,
+        options.date_window_days, options.matcher)
     convention = check_choice(convention, "convention", owner, ("paper", "code"))
     k = check_int(k, "k", owner, low=1)
     if min_impact is None:
@@ -329,7 +363,8 @@ def _key_event_recall_iv(
     window: float | None = None
     if date_window_days is not None:
         window = check_float(date_window_days, "date_window_days", owner, low=0.0)
-    n_resamples, confidence_level = check_resampling(owner, n_resamples, confidence_level)
+    n_resamples, confidence_level = check_resampling(owner, options.n_resamples,
+                                                     options.confidence_level)
 
     fdf = as_dataframe(forecast_events, name="forecast_events", owner=owner)
     hdf = as_dataframe(hindsight_events, name="hindsight_events", owner=owner)
@@ -356,7 +391,7 @@ def _key_event_recall_iv(
         require_columns(units, {"by": by, "question": question}, owner=owner)
         no_missing(units, [by, question], owner=owner)
         units = units[[by, question]].drop_duplicates()
-    gen = check_rng(rng, owner=owner)
+    gen = check_rng(options.rng, owner=owner)
 
     def texts_of(df: pd.DataFrame) -> list[tuple[Any, Any]]:
         desc = (df[description].to_numpy(dtype=object) if description is not None

@@ -437,22 +437,8 @@ def forecastbench_scores(data: Any, *, question: str = "question", model: str = 
     owner = "forecastbench_scores"
     n_resamples, confidence_level = check_resampling(owner, n_resamples, confidence_level)
     gen = check_rng(rng, owner=owner)
-    market_adjustment = check_choice(market_adjustment, "market_adjustment", owner,
-                                     MARKET_ADJUSTMENTS)
-    impute = check_choice(impute, "impute", owner, (None, *IMPUTATION_RULES))
-    if isinstance(max_imputed, bool) or not isinstance(max_imputed, (int, float)) \
-            or not 0.0 <= max_imputed <= 1.0:
-        raise ValueError(param_error("max_imputed", owner, "a number in [0, 1]", max_imputed))
-    if question_type is None and (market_adjustment == "market_brier" or impute == "market"):
-        what = ("market_adjustment='market_brier'" if market_adjustment == "market_brier"
-                else "impute='market'")
-        raise ValueError(param_error("question_type", owner,
-                                     f"a column name with {what} (which questions are markets)",
-                                     None))
-    needs_value = market_adjustment == "market_brier" or impute == "market"
-    if needs_value and market_value is None:
-        raise ValueError(param_error("market_value", owner, "a column name with "
-                                     "market_adjustment='market_brier' or impute='market'", None))
+    market_adjustment, impute, needs_value = _check_market_options(
+        owner, market_adjustment, impute, max_imputed, question_type, market_value)
     df = as_dataframe(data, owner=owner)
     cols = {"question": question, "model": model, "probability": probability,
             "outcome": outcome}
@@ -476,16 +462,7 @@ def forecastbench_scores(data: Any, *, question: str = "question", model: str = 
         if needs_value:
             no_missing(df, market_value, owner=owner, missing=is_market & np.isnan(value),
                        rule="hold a value for every market question")
-    p = numeric_column(df, probability, owner=owner, allow_nan=impute is not None)
-    bad = np.flatnonzero((p < 0.0) | (p > 1.0))
-    if len(bad):
-        raise ValueError(column_error(probability, "hold probabilities in [0, 1]",
-                                      list(df.index[bad]), list(p[bad]), owner=owner))
-    imputed = np.isnan(p)
-    if impute == "market":
-        p = np.where(imputed, np.where(is_market, value, 0.5), p)
-    elif impute == "0.5":
-        p = np.where(imputed, 0.5, p)
+    p, imputed = _imputed_probabilities(df, probability, impute, is_market, value, owner)
     y = binary_column(df, outcome, owner=owner)
     dup = df.duplicated([model, question], keep="first").to_numpy()
     if dup.any():
@@ -501,63 +478,170 @@ def forecastbench_scores(data: Any, *, question: str = "question", model: str = 
                          "forecasts ('max_imputed'); nothing is left to score.")
     df, p, y, imputed, is_market, value = (df[keep], p[keep], y[keep], imputed[keep],
                                            is_market[keep], value[keep])
-    q_codes, questions = pd.factorize(df[question], sort=True)
-    m_codes, model_index = pd.factorize(df[model], sort=True)
-    model_names = tuple(str(m) for m in model_index)
-    n_q, n_m = len(questions), len(model_index)
-    brier = np.full((n_q, n_m), np.nan)
-    brier[q_codes, m_codes] = (p - y) ** 2
-    q_market = np.zeros(n_q, dtype=bool)
-    q_market[q_codes] = is_market
-    q_fixed = np.full(n_q, np.nan)
-    q_fixed[q_codes] = (value - y) ** 2
+    panel = _brier_panel(df[question], df[model], p, y, is_market, value)
+    n_q, n_m = len(panel.questions), len(panel.models)
     if fixed_effects_models is None:
         fe = np.ones(n_m, dtype=bool)
     else:
         wanted = _model_list(fixed_effects_models, "fixed_effects_models", df[model], model,
                              owner)
-        fe = np.isin(np.asarray(model_index, dtype=object), np.asarray(wanted, dtype=object))
-    halves: list[tuple[np.ndarray, np.ndarray | None]] | None = None
-    if question_type is not None:
-        halves = [(~q_market, None),
-                  (q_market, q_fixed[q_market] if market_adjustment == "market_brier" else None)]
-        for kind, (mask, fixed) in zip(("dataset", "market"), halves, strict=True):
-            if not mask.any():
-                raise ValueError(f"{owner}: the '{question_type}' column has no {kind} "
-                                 "question left to score; both kinds are needed for the "
-                                 "overall score (question_type=None pools all questions).")
-            if fixed is None:
-                _check_estimable(brier[mask], fe, questions[mask], owner)
-    else:
-        _check_estimable(brier, fe, questions, owner)
-    naive_idx = None
-    if naive is not None:
-        if naive not in list(model_index):
-            why = (" (left out for too many imputed forecasts: 'max_imputed')"
-                   if naive in set(dropped["model"]) else "")
-            raise ValueError(param_error("naive", owner, f"a value of '{model}'{why}", naive))
-        naive_idx = list(model_index).index(naive)
-        skipped = np.flatnonzero(np.isnan(brier[:, naive_idx]))
-        if len(skipped):
-            raise ValueError(f"{owner}: the 'naive' forecaster {naive!r} has no forecast for "
-                             f"{len(skipped)} question(s), e.g. "
-                             f"{list(questions[skipped[:5]])}; it must forecast every question.")
-    ones = np.ones(n_q)
-    point, parts = _leaderboard_scores(brier, fe, naive_idx, ones, halves)
-    if halves is None:
-        draws = gen.multinomial(n_q, np.full(n_q, 1.0 / n_q),
-                                size=n_resamples).astype(np.float64)
-    else:
-        draws = np.zeros((n_resamples, n_q))
-        for mask, _ in halves:   # questions drawn within each kind, as ForecastBench does
-            k = int(mask.sum())
-            draws[:, mask] = gen.multinomial(k, np.full(k, 1.0 / k), size=n_resamples)
+        fe = np.isin(np.asarray(panel.model_index, dtype=object), np.asarray(wanted, dtype=object))
+    halves = _score_halves(panel, fe, question_type, market_adjustment, owner)
+    naive_idx = None if naive is None else _naive_index(panel, naive, model, dropped, owner)
+    brier = panel.brier
+    point, parts = _leaderboard_scores(brier, fe, naive_idx, np.ones(n_q), halves)
+    draws = _bootstrap_draws(gen, n_q, n_resamples, halves)
     reps = np.stack([_leaderboard_scores(brier, fe, naive_idx, w, halves)[0] for w in draws])
     present = ~np.isnan(brier)
     pooled = np.nansum(brier) / present.sum()
     pooled_reps = (draws @ np.nansum(brier, axis=1)) / (draws @ present.sum(axis=1))
     low, high = percentile_interval(pooled_reps, confidence_level)
-    table = pd.DataFrame({"model": list(model_names),
+    table = _score_table(panel, point, reps, parts, halves, confidence_level)
+    overall = "pooled" if halves is None else "average of dataset and market"
+    return ForecastBenchResult(
+        statistic=float(pooled), pvalue=np.nan,
+        confidence_interval=ConfidenceInterval(low, high, confidence_level), n_obs=len(df),
+        method="pooled Brier score, percentile bootstrap over questions", naive=naive,
+        fixed_effects_models=tuple(m for m, k in zip(panel.models, fe, strict=True) if k),
+        n_questions=n_q, n_models=n_m, n_resamples=n_resamples, overall=overall,
+        market_adjustment=market_adjustment, impute=impute, max_imputed=float(max_imputed),
+        n_imputed=int(imputed.sum()), dropped=dropped, table=table,
+        question_effects=_effects_table(panel, fe, halves), models=panel.models, point=point,
+        replicates=reps)
+
+
+@dataclass(frozen=True, slots=True)
+class _BrierPanel:
+    """The scored forecasts as a (question, forecaster) matrix of Brier scores (NaN where a
+    forecaster did not answer), with each question's kind and market Brier score."""
+
+    brier: np.ndarray
+    questions: pd.Index
+    model_index: pd.Index
+    models: tuple[str, ...]
+    is_market: np.ndarray
+    market_brier: np.ndarray
+
+
+def _check_market_options(owner: str, market_adjustment: str, impute: str | None,
+                          max_imputed: float, question_type: str | None,
+                          market_value: str | None) -> tuple[str, str | None, bool]:
+    """The validated market adjustment and imputation rule, and whether a market value
+    column is needed."""
+    market_adjustment = check_choice(market_adjustment, "market_adjustment", owner,
+                                     MARKET_ADJUSTMENTS)
+    impute = check_choice(impute, "impute", owner, (None, *IMPUTATION_RULES))
+    if isinstance(max_imputed, bool) or not isinstance(max_imputed, (int, float)) \
+            or not 0.0 <= max_imputed <= 1.0:
+        raise ValueError(param_error("max_imputed", owner, "a number in [0, 1]", max_imputed))
+    if question_type is None and (market_adjustment == "market_brier" or impute == "market"):
+        what = ("market_adjustment='market_brier'" if market_adjustment == "market_brier"
+                else "impute='market'")
+        raise ValueError(param_error("question_type", owner,
+                                     f"a column name with {what} (which questions are markets)",
+                                     None))
+    needs_value = market_adjustment == "market_brier" or impute == "market"
+    if needs_value and market_value is None:
+        raise ValueError(param_error("market_value", owner, "a column name with "
+                                     "market_adjustment='market_brier' or impute='market'", None))
+    return market_adjustment, impute, needs_value
+
+
+def _imputed_probabilities(df: pd.DataFrame, probability: str, impute: str | None,
+                           is_market: np.ndarray, value: np.ndarray,
+                           owner: str) -> tuple[np.ndarray, np.ndarray]:
+    """The forecast probabilities, missing ones imputed by ``impute``, and which were."""
+    p = numeric_column(df, probability, owner=owner, allow_nan=impute is not None)
+    bad = np.flatnonzero((p < 0.0) | (p > 1.0))
+    if len(bad):
+        raise ValueError(column_error(probability, "hold probabilities in [0, 1]",
+                                      list(df.index[bad]), list(p[bad]), owner=owner))
+    imputed = np.isnan(p)
+    if impute == "market":
+        p = np.where(imputed, np.where(is_market, value, 0.5), p)
+    elif impute == "0.5":
+        p = np.where(imputed, 0.5, p)
+    return p, imputed
+
+
+def _brier_panel(question: pd.Series, model: pd.Series, p: np.ndarray, y: np.ndarray,
+                 is_market: np.ndarray, value: np.ndarray) -> _BrierPanel:
+    """The (question, forecaster) Brier matrix of one forecast per row."""
+    q_codes, questions = pd.factorize(question, sort=True)
+    m_codes, model_index = pd.factorize(model, sort=True)
+    brier = np.full((len(questions), len(model_index)), np.nan)
+    brier[q_codes, m_codes] = (p - y) ** 2
+    q_market = np.zeros(len(questions), dtype=bool)
+    q_market[q_codes] = is_market
+    q_fixed = np.full(len(questions), np.nan)
+    q_fixed[q_codes] = (value - y) ** 2
+    return _BrierPanel(brier, questions, model_index, tuple(str(m) for m in model_index),
+                       q_market, q_fixed)
+
+
+def _score_halves(panel: _BrierPanel, fe: np.ndarray, question_type: str | None,
+                  market_adjustment: str,
+                  owner: str) -> list[tuple[np.ndarray, np.ndarray | None]] | None:
+    """The dataset and market halves (question mask, fixed question effects or None), or
+    None when pooled; raises when a half's fixed effects cannot be estimated."""
+    brier, questions = panel.brier, panel.questions
+    if question_type is None:
+        _check_estimable(brier, fe, questions, owner)
+        return None
+    q_market = panel.is_market
+    halves: list[tuple[np.ndarray, np.ndarray | None]] = [
+        (~q_market, None),
+        (q_market,
+         panel.market_brier[q_market] if market_adjustment == "market_brier" else None)]
+    for kind, (mask, fixed) in zip(("dataset", "market"), halves, strict=True):
+        if not mask.any():
+            raise ValueError(f"{owner}: the '{question_type}' column has no {kind} "
+                             "question left to score; both kinds are needed for the "
+                             "overall score (question_type=None pools all questions).")
+        if fixed is None:
+            _check_estimable(brier[mask], fe, questions[mask], owner)
+    return halves
+
+
+def _naive_index(panel: _BrierPanel, naive: str, model: str, dropped: pd.DataFrame,
+                 owner: str) -> int:
+    """The column of the naive forecaster, which must have forecast every question."""
+    if naive not in list(panel.model_index):
+        why = (" (left out for too many imputed forecasts: 'max_imputed')"
+               if naive in set(dropped["model"]) else "")
+        raise ValueError(param_error("naive", owner, f"a value of '{model}'{why}", naive))
+    naive_idx = list(panel.model_index).index(naive)
+    skipped = np.flatnonzero(np.isnan(panel.brier[:, naive_idx]))
+    if len(skipped):
+        raise ValueError(f"{owner}: the 'naive' forecaster {naive!r} has no forecast for "
+                         f"{len(skipped)} question(s), e.g. "
+                         f"{list(panel.questions[skipped[:5]])}; it must forecast every "
+                         "question.")
+    return naive_idx
+
+
+def _bootstrap_draws(gen: np.random.Generator, n_q: int, n_resamples: int,
+                     halves: list[tuple[np.ndarray, np.ndarray | None]] | None) -> np.ndarray:
+    """(n_resamples, n_q) bootstrap question weights: questions drawn with replacement,
+    within each kind when split, as ForecastBench does."""
+    if halves is None:
+        return gen.multinomial(n_q, np.full(n_q, 1.0 / n_q),
+                               size=n_resamples).astype(np.float64)
+    draws = np.zeros((n_resamples, n_q))
+    for mask, _ in halves:
+        k = int(mask.sum())
+        draws[:, mask] = gen.multinomial(k, np.full(k, 1.0 / k), size=n_resamples)
+    return draws
+
+
+def _score_table(panel: _BrierPanel, point: np.ndarray, reps: np.ndarray,
+                 parts: list[np.ndarray],
+                 halves: list[tuple[np.ndarray, np.ndarray | None]] | None,
+                 confidence_level: float) -> pd.DataFrame:
+    """The leaderboard: one row per forecaster, best Brier Index first."""
+    present = ~np.isnan(panel.brier)
+    n_m = len(panel.models)
+    table = pd.DataFrame({"model": list(panel.models),
                           "n_questions": present.sum(axis=0).astype(np.int64)})
     for j, name in enumerate(FORECASTBENCH_SCORES):
         table[name] = point[:, j]
@@ -574,6 +658,15 @@ def forecastbench_scores(data: Any, *, question: str = "question", model: str = 
     table = table.sort_values(["brier_index", "model"], ascending=[False, True],
                               na_position="last", kind="mergesort").reset_index(drop=True)
     table.insert(0, "rank", np.arange(1, n_m + 1))
+    return table
+
+
+def _effects_table(panel: _BrierPanel, fe: np.ndarray,
+                   halves: list[tuple[np.ndarray, np.ndarray | None]] | None) -> pd.DataFrame:
+    """One row per question: its kind, fixed effect, mean Brier score and forecasts."""
+    brier = panel.brier
+    n_q = len(panel.questions)
+    ones = np.ones(n_q)
     if halves is None:
         c = _question_effects(brier, fe, ones)
         kinds: Any = [None] * n_q
@@ -581,21 +674,12 @@ def forecastbench_scores(data: Any, *, question: str = "question", model: str = 
         c = np.full(n_q, np.nan)
         for mask, fixed in halves:
             c[mask] = _question_effects(brier[mask], fe, ones[mask]) if fixed is None else fixed
-        kinds = np.where(q_market, "market", "dataset").tolist()
-    effects = pd.DataFrame({"question": list(questions), "question_type": kinds,
-                            "question_fixed_effect": c,
-                            "mean_brier": np.nanmean(brier, axis=1),
-                            "n_forecasts": present.sum(axis=1)})
-    overall = "pooled" if halves is None else "average of dataset and market"
-    return ForecastBenchResult(
-        statistic=float(pooled), pvalue=np.nan,
-        confidence_interval=ConfidenceInterval(low, high, confidence_level), n_obs=len(df),
-        method="pooled Brier score, percentile bootstrap over questions", naive=naive,
-        fixed_effects_models=tuple(m for m, k in zip(model_names, fe, strict=True) if k),
-        n_questions=n_q, n_models=n_m, n_resamples=n_resamples, overall=overall,
-        market_adjustment=market_adjustment, impute=impute, max_imputed=float(max_imputed),
-        n_imputed=int(imputed.sum()), dropped=dropped, table=table,
-        question_effects=effects, models=model_names, point=point, replicates=reps)
+        kinds = np.where(panel.is_market, "market", "dataset").tolist()
+    present = ~np.isnan(brier)
+    return pd.DataFrame({"question": list(panel.questions), "question_type": kinds,
+                         "question_fixed_effect": c,
+                         "mean_brier": np.nanmean(brier, axis=1),
+                         "n_forecasts": present.sum(axis=1)})
 
 
 def _model_list(values: Any, name: str, column: pd.Series, model: str, owner: str) -> list:

@@ -287,19 +287,12 @@ def hindsight_graph_quality(
                           "confidence": confidence, "strength": strength}, owner=owner)
     no_missing(hev, [question, event], owner=owner)
     no_missing(hed, [question, source, target], owner=owner)
-    if sources is None or sources not in hev.columns:
-        if min_sources > 0:
-            raise ValueError(param_error(
-                "sources", owner, "a column of hindsight_events holding each event's source "
-                f"ids (needed by min_sources={min_sources}; pass min_sources=0 otherwise)",
-                sources))
-        sources = None
+    sources = _sources_column(hev, sources, min_sources, owner)
     conf = missing_or_in(hed, confidence, owner, 1.0)
     stren = missing_or_in(hed, strength, owner, np.inf)
     rejected = np.zeros(len(hev), dtype=bool)
     if exclude_rejected and review_status in hev.columns:
-        rejected = np.array([not is_missing(v) and str(v).strip().lower() == "rejected"
-                             for v in hev[review_status].to_numpy(dtype=object)], dtype=bool)
+        rejected = _rejected_rows(hev[review_status])
     kept_ev = hev.loc[~rejected]
     rejected_keys = set(zip(hev.loc[rejected, question], hev.loc[rejected, event],
                             strict=True)) - set(zip(kept_ev[question], kept_ev[event],
@@ -313,11 +306,7 @@ def hindsight_graph_quality(
     with np.errstate(invalid="ignore"):
         gate_ok = (conf >= min_edge_confidence) & (stren >= min_edge_strength)
     kept_ed = hed.loc[ends_ok & gate_ok]
-    all_q = list(pd.unique(pd.concat([hev[question], hed[question]], ignore_index=True)
-                           .astype(object)))
-    if questions is not None:
-        listed = list(questions)
-        all_q = [*listed, *[q for q in all_q if q not in set(listed)]]
+    all_q = _question_order(hev[question], hed[question], questions)
     ev_rows = rows_by_key(kept_ev, [question]) if len(kept_ev) else {}
     ed_rows = rows_by_key(kept_ed, [question]) if len(kept_ed) else {}
     given_rows = rows_by_key(hed, [question]) if len(hed) else {}
@@ -325,6 +314,7 @@ def hindsight_graph_quality(
     for q, _ in rejected_keys:
         rej_count[q] += 1
     src_cells = kept_ev[sources].to_numpy(dtype=object) if sources else None
+    gates = (min_hops, min_nodes, min_sources, min_edges)
     rows = []
     for q in all_q:
         er = ev_rows.get((q,), np.empty(0, dtype=np.int64))
@@ -338,15 +328,7 @@ def hindsight_graph_quality(
                          kept_ed[target].to_numpy(dtype=object)[dr], strict=True))
         hops = graph_depth(pairs, nodes)
         built = len(nodes) > 0 or rej_count[q] > 0
-        reasons = []
-        if not built:
-            reasons.append("not built")
-        else:
-            for name, value, low in (("hops", hops, min_hops), ("nodes", len(nodes), min_nodes),
-                                     ("sources", len(srcs), min_sources),
-                                     ("edges", len(pairs), min_edges)):
-                if value < low:
-                    reasons.append(f"{name} < {low}")
+        reasons = _gate_reasons(built, (hops, len(nodes), len(srcs), len(pairs)), gates)
         given = given_rows.get((q,), np.empty(0, dtype=np.int64))
         rows.append({"question": q, "built": built, "n_nodes": len(nodes),
                      "n_rejected": rej_count[q], "n_sources": len(srcs),
@@ -358,14 +340,61 @@ def hindsight_graph_quality(
                                         "n_sources", "n_edges", "n_edges_dangling",
                                         "n_edges_below_gate", "n_edges_kept", "hops",
                                         "passes", "reasons"])
-    labels = ["not built", f"hops < {min_hops}", f"nodes < {min_nodes}",
-              f"sources < {min_sources}", f"edges < {min_edges}"]
-    counts = [int(table["reasons"].str.split("; ").map(lambda r, lab=lab: lab in r).sum())
-              for lab in labels]
-    excluded = pd.DataFrame({"reason": [*labels, "any"],
-                             "n": [*counts, int((~table["passes"]).sum())]})
+    excluded = _excluded_table(table, gates)
     settings = {"min_hops": min_hops, "min_nodes": min_nodes, "min_sources": min_sources,
                 "min_edges": min_edges, "min_edge_confidence": min_edge_confidence,
                 "min_edge_strength": min_edge_strength, "exclude_rejected": exclude_rejected}
     return GraphQualityReport(table=table, excluded=excluded, events=kept_ev, edges=kept_ed,
                               settings=settings)
+
+
+def _sources_column(hev: pd.DataFrame, sources: str | None, min_sources: int,
+                    owner: str) -> str | None:
+    """The source-id column, or None when absent (allowed only with ``min_sources=0``)."""
+    if sources is None or sources not in hev.columns:
+        if min_sources > 0:
+            raise ValueError(param_error(
+                "sources", owner, "a column of hindsight_events holding each event's source "
+                f"ids (needed by min_sources={min_sources}; pass min_sources=0 otherwise)",
+                sources))
+        return None
+    return sources
+
+
+def _rejected_rows(status: pd.Series) -> np.ndarray:
+    """True where the review status is 'rejected' (any case, surrounding spaces ignored)."""
+    return np.array([not is_missing(v) and str(v).strip().lower() == "rejected"
+                     for v in status.to_numpy(dtype=object)], dtype=bool)
+
+
+def _question_order(event_questions: pd.Series, edge_questions: pd.Series,
+                    questions: Iterable[Any] | None) -> list[Any]:
+    """The questions listed first, then those of the two tables in order of appearance."""
+    all_q = list(pd.unique(pd.concat([event_questions, edge_questions], ignore_index=True)
+                           .astype(object)))
+    if questions is not None:
+        listed = list(questions)
+        all_q = [*listed, *[q for q in all_q if q not in set(listed)]]
+    return all_q
+
+
+_GATES = ("hops", "nodes", "sources", "edges")
+
+
+def _gate_reasons(built: bool, sizes: tuple[int, int, int, int],
+                  gates: tuple[int, int, int, int]) -> list[str]:
+    """Why a graph fails: not built, or each size (hops, nodes, sources, edges) below its
+    gate."""
+    if not built:
+        return ["not built"]
+    return [f"{name} < {low}" for name, value, low in zip(_GATES, sizes, gates, strict=True)
+            if value < low]
+
+
+def _excluded_table(table: pd.DataFrame, gates: tuple[int, int, int, int]) -> pd.DataFrame:
+    """How many questions each reason excludes, and how many any reason does."""
+    labels = ["not built", *[f"{name} < {low}" for name, low in zip(_GATES, gates, strict=True)]]
+    counts = [int(table["reasons"].str.split("; ").map(lambda r, lab=lab: lab in r).sum())
+              for lab in labels]
+    return pd.DataFrame({"reason": [*labels, "any"],
+                         "n": [*counts, int((~table["passes"]).sum())]})

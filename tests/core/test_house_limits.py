@@ -29,15 +29,9 @@ FILE_ALLOW: dict[str, int] = {}
 LONG_ALLOW = {
     "coherence/_report/_run.py::_report_iv": 131,
     "coherence/_decision/_consistency.py::prompt_consistency": 127,
-    "elicitation/_runner.py::run": 125,
-    "coherence/_scoring/_graph_quality.py::hindsight_graph_quality": 119,
     "coherence/_decision/_monotone.py::monotonicity_test": 119,
-    "coherence/_probability/_pairs_cells.py::prepare_cells": 117,
     "coherence/_report/_render.py::_paper_tables": 115,
-    "coherence/_probability/_noise.py::consistency_noise_test": 101,
-    "coherence/_scoring/_forecastbench.py::forecastbench_scores": 172,
     "coherence/_decision/_iia.py::iia_test": 113,
-    "elicitation/_pairs.py::run_pairs": 109,
 }
 
 #: functions over MAX_PARAMETERS (public ones are API), with their counts as ceilings
@@ -46,12 +40,9 @@ PARAM_ALLOW = {
     "coherence/_report/_run.py::_report_iv": 28,
     "coherence/_report/_run.py::report": 28,
     "coherence/_probability/_pairs.py::conditional_forecasting": 24,
-    "coherence/_probability/_pairs_cells.py::prepare_cells": 24,
     "coherence/_decision/_kernels_logistic.py::logistic_null": 21,
     "coherence/_scoring/_events.py::key_event_recall": 21,
-    "coherence/_scoring/_events.py::_key_event_recall_iv": 21,
     "coherence/_probability/_lie.py::iterated_expectation_check": 19,
-    "coherence/_probability/_pairs.py::_conditional_forecasting_iv": 19,
     "coherence/_scoring/_market_checks.py::market_signal_metrics": 19,
     "coherence/_scoring/_graph_quality.py::hindsight_graph_quality": 18,
     "coherence/_decision/_citest.py::_ci_test_iv": 17,
@@ -61,7 +52,6 @@ PARAM_ALLOW = {
     "coherence/_scoring/_forecast.py::forecast_scores": 17,
     "coherence/_scoring/_questions.py::question_scores": 17,
     "coherence/_probability/_power.py::pairs_power": 16,
-    "coherence/_probability/_power.py::_pairs_power_iv": 16,
     "coherence/_scoring/_market_checks.py::market_checks": 16,
     "elicitation/_lie.py::run_lie": 16,
     "coherence/_scoring/_forecastbench.py::forecastbench_scores": 18,
