@@ -63,7 +63,6 @@ LONG_ALLOW = {
     "coherence/_scoring/_graph_quality.py::hindsight_graph_quality": 119,
     "coherence/_decision/_monotone.py::monotonicity_test": 119,
     "coherence/_probability/_pairs_cells.py::prepare_cells": 117,
-    "coherence/_report/_render.py::_paper_tables": 115,
     "coherence/_probability/_noise.py::consistency_noise_test": 101,
     "coherence/_scoring/_forecastbench.py::forecastbench_scores": 172,
     "coherence/_decision/_iia.py::iia_test": 113,
