@@ -58,7 +58,6 @@ FILE_ALLOW: dict[str, int] = {}
 
 #: functions over MAX_CODE_LINES, with their code lines as ceilings
 LONG_ALLOW = {
-    "coherence/_decision/_consistency.py::prompt_consistency": 127,
     "elicitation/_runner.py::run": 125,
     "coherence/_scoring/_graph_quality.py::hindsight_graph_quality": 119,
     "coherence/_decision/_monotone.py::monotonicity_test": 119,
