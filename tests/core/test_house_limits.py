@@ -60,7 +60,6 @@ FILE_ALLOW: dict[str, int] = {}
 LONG_ALLOW = {
     "elicitation/_runner.py::run": 125,
     "coherence/_scoring/_graph_quality.py::hindsight_graph_quality": 119,
-    "coherence/_decision/_monotone.py::monotonicity_test": 119,
     "coherence/_probability/_pairs_cells.py::prepare_cells": 117,
     "coherence/_probability/_noise.py::consistency_noise_test": 101,
     "coherence/_scoring/_forecastbench.py::forecastbench_scores": 172,
