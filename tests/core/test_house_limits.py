@@ -63,7 +63,6 @@ LONG_ALLOW = {
     "coherence/_probability/_pairs_cells.py::prepare_cells": 117,
     "coherence/_probability/_noise.py::consistency_noise_test": 101,
     "coherence/_scoring/_forecastbench.py::forecastbench_scores": 172,
-    "coherence/_decision/_iia.py::iia_test": 113,
     "elicitation/_pairs.py::run_pairs": 109,
 }
 
