@@ -463,6 +463,122 @@ def _prompt_consistency_iv(data: Any, belief: Any, prompt: Any, group: Any, repe
             "reference": reference, "replicate": replicate}
 
 
+@dataclass(frozen=True, slots=True)
+class _Cells:
+    """Per (context, prompt) cell statistics of :func:`prompt_consistency`'s validated
+    table, with the rows they come from (for the paired covariances)."""
+
+    b: np.ndarray
+    groups: np.ndarray
+    labels: np.ndarray
+    reps: np.ndarray | None
+    n_groups: int
+    n_reps: int
+    count: np.ndarray
+    mean: np.ndarray
+    sd: np.ndarray
+
+    @classmethod
+    def of(cls, iv: dict[str, Any]) -> _Cells:
+        b, labels, groups, n_groups = iv["b"], iv["labels"], iv["groups"], iv["n_groups"]
+        count, mean, sd = _cell_stats(b, groups, labels, n_groups, len(iv["names"]))
+        return cls(b=b, groups=groups, labels=labels, reps=iv["reps"], n_groups=n_groups,
+                   n_reps=iv["n_reps"], count=count, mean=mean, sd=sd)
+
+    def pair(self, a: int, c: int, corr: bool) -> np.ndarray:
+        """Per-context squared-difference terms of prompts ``a`` and ``c``."""
+        paired = None
+        if self.reps is not None:
+            paired = paired_covariance(self.b, self.groups, self.labels, self.reps,
+                                       self.n_groups, self.n_reps, a, c)
+        return squared_difference_terms(self.mean, self.sd, self.count, a, c, paired, corr)
+
+
+def _variant_row(iv: dict[str, Any], cells: _Cells, v: int, weights: np.ndarray,
+                 perm_rng: np.random.Generator,
+                 draws: dict[str, list[tuple[float, np.ndarray]]]) -> dict[str, Any]:
+    """The table row of prompt variant ``v``: its spread, its RMSE and shift from the
+    reference, its p-values (its bootstrap-t draws appended to ``draws``) and its RMSE
+    from the truth."""
+    ref, rep, level = iv["ref"], iv["rep"], iv["confidence_level"]
+    mean, sd, count = cells.mean, cells.sd, cells.count
+    corrected = iv["rmse"] == "corrected"
+    ones = np.ones((1, cells.n_groups))
+    std_hat = float(_weighted_mean(ones, sd[:, v])[0])
+    std_lo, std_hi = percentile_interval(_weighted_mean(weights, sd[:, v]), level)
+    row: dict[str, Any] = dict.fromkeys(TABLE_COLUMNS, math.nan)
+    row.update({"prompt": iv["names"][v], "n_obs": int(count[:, v].sum()),
+                "n_contexts": int((count[:, v] > 0).sum()), "std": std_hat,
+                "std_ci_low": std_lo, "std_ci_high": std_hi})
+    if v != ref:
+        est, _, lo, hi, _ = studentized_mean(cells.pair(v, ref, corrected), weights, level)
+        row.update({"rmse_reference": _root(est), "rmse_reference_ci_low": _root(lo),
+                    "rmse_reference_ci_high": _root(hi)})
+        # the shift is measured from the reference, or from the mean of the reference and
+        # its re-run (both have the variant's mean under the null)
+        anchor = mean[:, ref] if rep is None else 0.5 * (mean[:, ref] + mean[:, rep])
+        d = mean[:, v] - (mean[:, ref] if v == rep else anchor)
+        shift, p_shift, lo, hi, _, t_shift, tb_shift = studentized_draws(
+            d, weights, level, two_sided=True)
+        row.update({"shift": shift, "shift_ci_low": lo, "shift_ci_high": hi})
+        if v != rep:
+            row.update(_variant_pvalues(iv, cells, v, weights, perm_rng, draws,
+                                        p_shift, (t_shift, tb_shift)))
+    if iv["truth"] is not None:
+        est, _, lo, hi, _ = studentized_mean(
+            truth_terms(mean, sd, count, v, iv["truth"], corrected), weights, level)
+        row.update({"rmse_truth": _root(est), "rmse_truth_ci_low": _root(lo),
+                    "rmse_truth_ci_high": _root(hi)})
+    return row
+
+
+def _variant_pvalues(iv: dict[str, Any], cells: _Cells, v: int, weights: np.ndarray,
+                     perm_rng: np.random.Generator,
+                     draws: dict[str, list[tuple[float, np.ndarray]]], p_shift: float,
+                     shift_draws: tuple[float, np.ndarray]) -> dict[str, float]:
+    """The p-values of a variant other than the reference and its re-run: permutation
+    within contexts, or bootstrap-t (its draws appended to ``draws`` for the max-T)."""
+    ref, rep, alt, level = iv["ref"], iv["rep"], iv["alternative"], iv["confidence_level"]
+    if iv["method"] == "permutation":
+        b, groups, labels = cells.b, cells.groups, cells.labels
+        keep = (labels == v) | (labels == ref)
+        obs, null = permutation_draws(b[keep], groups[keep],
+                                      (labels[keep] == v).astype(np.int64), cells.n_groups,
+                                      iv["n_resamples"], perm_rng)
+        p_shift = monte_carlo_pvalue(null[:, 1], obs[1])
+        p_dis = monte_carlo_pvalue(null[:, 0], obs[0])
+        pval = (p_shift if alt == "shift" else p_dis if alt == "disagreement"
+                else min_p_pvalue([obs[1], obs[0]], [null[:, 1], null[:, 0]]))
+    else:
+        h = cells.pair(v, ref, True)
+        if rep is not None:
+            h = 0.5 * (h + cells.pair(v, rep, True)) - cells.pair(ref, rep, True)
+        _, p_dis, _, _, _, t_dis, tb_dis = studentized_draws(h, weights, level)
+        found = {"shift": shift_draws, "disagreement": (t_dis, tb_dis)}
+        kinds = ("shift", "disagreement") if alt == "combined" else (alt,)
+        usable = [k for k in kinds if not math.isnan(found[k][0])]
+        for k in usable:
+            draws[k].append(found[k])
+        pval = (min_p_pvalue([found[k][0] for k in usable],
+                             [found[k][1] for k in usable]) if usable else math.nan)
+    return {"pvalue": pval, "pvalue_shift": p_shift, "pvalue_disagreement": p_dis}
+
+
+def _overall_pvalue(method: str, pv: np.ndarray,
+                    draws: dict[str, list[tuple[float, np.ndarray]]],
+                    kinds: tuple[str, ...]) -> float:
+    """The test's p-value over the variants' p-values ``pv`` (NaN ones dropped):
+    Bonferroni for the permutation method, else max-T within each statistic and min-p
+    over the statistics on the same context resamples."""
+    if method == "permutation":
+        return min(1.0, float(pv.min()) * len(pv)) if len(pv) else math.nan
+    if len(pv):
+        families = [(max(t for t, _ in draws[k]), np.max([tb for _, tb in draws[k]], axis=0))
+                    for k in kinds if draws[k]]
+        return min_p_pvalue([t for t, _ in families], [tb for _, tb in families])
+    return math.nan
+
+
 def prompt_consistency(
     data: Any,
     *,
@@ -646,79 +762,19 @@ def prompt_consistency(
     iv = _prompt_consistency_iv(data, belief, prompt, group, repetition, reference, replicate,
                                 truth, method, rmse, alternative, n_resamples,
                                 confidence_level, rng)
-    b, labels, groups = iv["b"], iv["labels"], iv["groups"]
     names, n_groups, ref, rep = iv["names"], iv["n_groups"], iv["ref"], iv["rep"]
     gen: np.random.Generator = iv["gen"]
-    n_labels, level, n_res = len(names), iv["confidence_level"], iv["n_resamples"]
-    corrected = iv["rmse"] == "corrected"
+    level, n_res = iv["confidence_level"], iv["n_resamples"]
     boot_rng, perm_rng = gen.spawn(2)
-
-    count, mean, sd = _cell_stats(b, groups, labels, n_groups, n_labels)
+    cells = _Cells.of(iv)
     weights = cluster_weights(cluster_draws(n_groups, n_res, boot_rng), n_groups)
-    ones = np.ones((1, n_groups))
-
-    def pair(a: int, c: int, corr: bool) -> np.ndarray:
-        paired = None
-        if iv["reps"] is not None:
-            paired = paired_covariance(b, groups, labels, iv["reps"], n_groups, iv["n_reps"],
-                                       a, c)
-        return squared_difference_terms(mean, sd, count, a, c, paired, corr)
-
     alt = iv["alternative"]
     kinds = ("shift", "disagreement") if alt == "combined" else (alt,)
     # per statistic kind, the (T, T*) of every variant tested (bootstrap-t)
     draws: dict[str, list[tuple[float, np.ndarray]]] = {"shift": [], "disagreement": []}
     order = [ref] + ([rep] if rep is not None else []) + [
-        v for v in range(n_labels) if v not in (ref, rep)]
-    baseline = pair(ref, rep, True) if rep is not None else None
-    # the shift is measured from the reference, or from the mean of the reference and its
-    # re-run (both have the variant's mean under the null)
-    anchor = mean[:, ref] if rep is None else 0.5 * (mean[:, ref] + mean[:, rep])
-    rows = []
-    for v in order:
-        std_hat = float(_weighted_mean(ones, sd[:, v])[0])
-        std_lo, std_hi = percentile_interval(_weighted_mean(weights, sd[:, v]), level)
-        row: dict[str, Any] = dict.fromkeys(TABLE_COLUMNS, math.nan)
-        row.update({"prompt": names[v], "n_obs": int(count[:, v].sum()),
-                    "n_contexts": int((count[:, v] > 0).sum()), "std": std_hat,
-                    "std_ci_low": std_lo, "std_ci_high": std_hi})
-        if v != ref:
-            est, _, lo, hi, _ = studentized_mean(pair(v, ref, corrected), weights, level)
-            row.update({"rmse_reference": _root(est), "rmse_reference_ci_low": _root(lo),
-                        "rmse_reference_ci_high": _root(hi)})
-            d = mean[:, v] - (mean[:, ref] if v == rep else anchor)
-            shift, p_shift, lo, hi, _, t_shift, tb_shift = studentized_draws(
-                d, weights, level, two_sided=True)
-            row.update({"shift": shift, "shift_ci_low": lo, "shift_ci_high": hi})
-        if v not in (ref, rep):
-            if iv["method"] == "permutation":
-                keep = (labels == v) | (labels == ref)
-                obs, null = permutation_draws(b[keep], groups[keep],
-                                              (labels[keep] == v).astype(np.int64), n_groups,
-                                              n_res, perm_rng)
-                p_shift = monte_carlo_pvalue(null[:, 1], obs[1])
-                p_dis = monte_carlo_pvalue(null[:, 0], obs[0])
-                pval = (p_shift if alt == "shift" else p_dis if alt == "disagreement"
-                        else min_p_pvalue([obs[1], obs[0]], [null[:, 1], null[:, 0]]))
-            else:
-                h = pair(v, ref, True)
-                if baseline is not None:
-                    h = 0.5 * (h + pair(v, rep, True)) - baseline
-                _, p_dis, _, _, _, t_dis, tb_dis = studentized_draws(h, weights, level)
-                found = {"shift": (t_shift, tb_shift), "disagreement": (t_dis, tb_dis)}
-                usable = [k for k in kinds if not math.isnan(found[k][0])]
-                for k in usable:
-                    draws[k].append(found[k])
-                pval = (min_p_pvalue([found[k][0] for k in usable],
-                                     [found[k][1] for k in usable]) if usable else math.nan)
-            row.update({"pvalue": pval, "pvalue_shift": p_shift,
-                        "pvalue_disagreement": p_dis})
-        if iv["truth"] is not None:
-            est, _, lo, hi, _ = studentized_mean(
-                truth_terms(mean, sd, count, v, iv["truth"], corrected), weights, level)
-            row.update({"rmse_truth": _root(est), "rmse_truth_ci_low": _root(lo),
-                        "rmse_truth_ci_high": _root(hi)})
-        rows.append(row)
+        v for v in range(len(names)) if v not in (ref, rep)]
+    rows = [_variant_row(iv, cells, v, weights, perm_rng, draws) for v in order]
     table = pd.DataFrame(rows, columns=list(TABLE_COLUMNS))
     others = table.iloc[1 + (rep is not None):]
     rmse_values = others["rmse_reference"].to_numpy(dtype=float)
@@ -736,16 +792,8 @@ def prompt_consistency(
                       "shift needs two contexts seen under both prompts, the disagreement two "
                       "contexts with two or more repetitions under both); pvalue is NaN.",
                       SmallSampleWarning, stacklevel=2)
-    if iv["method"] == "permutation":
-        pvalue = min(1.0, float(pv.min()) * len(pv)) if len(pv) else math.nan
-    elif len(pv):
-        # max-T over variants within each statistic, then min-p over the statistics, all
-        # on the same context resamples
-        families = [(max(t for t, _ in draws[k]), np.max([tb for _, tb in draws[k]], axis=0))
-                    for k in kinds if draws[k]]
-        pvalue = min_p_pvalue([t for t, _ in families], [tb for _, tb in families])
-    else:
-        pvalue = math.nan
+    pvalue = _overall_pvalue(iv["method"], pv, draws, kinds)
+    mean = cells.mean
     context_means = pd.DataFrame(mean[:, order], columns=[names[v] for v in order])
     method_name = ("cluster-bootstrap-t" if iv["method"] == "bootstrap-t"
                    else "within-context-permutation")
@@ -755,7 +803,7 @@ def prompt_consistency(
         statistic=statistic, pvalue=pvalue,
         confidence_interval=ConfidenceInterval(float(head["rmse_reference_ci_low"]),
                                                float(head["rmse_reference_ci_high"]), level),
-        n_obs=len(b), method=method_name,
+        n_obs=len(cells.b), method=method_name,
         reference=str(iv["reference"]), headline_prompt=str(head["prompt"]),
         n_contexts=n_groups, n_resamples=n_res, rmse=iv["rmse"],
         replicate=None if iv["replicate"] is None else str(iv["replicate"]),

@@ -455,7 +455,6 @@ def iia_test(
     (b, codes, names, menus, groups, group, wanted, n_resamples, confidence_level,
      gen) = _iia_test_iv(data, belief, action, menu, group, pairs, n_resamples,
                          confidence_level, rng)
-    alpha = 1.0 - confidence_level
     universe = frozenset().union(*menus)
     distinct = sorted(set(menus), key=lambda m: (-len(m), sorted(m)))
     if universe not in distinct:
@@ -480,53 +479,9 @@ def iia_test(
                       f"requested pairs) besides the full menu {full_name!r}; there is "
                       "nothing to compare.",
                       DegenerateDataWarning, stacklevel=2)
-    u_cols: list[np.ndarray] = []
-    r_cols: list[np.ndarray] = []
-    s_cols: list[np.ndarray] = []
-    rows: list[dict[str, Any]] = []
-    for m, a, b2 in plan:
-        mi, ai, bi = menu_index[m], act_index[a], act_index[b2]
-        u, r, s, informative = comparison_scores(counts, full, mi, ai, bi)
-        n_inf = int(informative.sum())
-        n_obs = int(counts[:, [full, mi]][:, :, [ai, bi]].sum())
-        removed = MENU_SEPARATOR.join(x for x in acts if x not in m)
-        reason = "" if n_inf else ("no context has rows of the pair under both menus with "
-                                    "both actions chosen")
-        rows.append({"comparison": f"{a}/{b2} without {removed.replace(MENU_SEPARATOR, ', ')}",
-                     "action_1": a, "action_2": b2, "menu": MENU_SEPARATOR.join(sorted(m)),
-                     "removed": removed, "n_obs": n_obs, "n_contexts": n_inf,
-                     "testable": bool(n_inf), "reason": reason})
-        u_cols.append(u)
-        r_cols.append(r)
-        s_cols.append(s)
-    n_comp = len(rows)
-    if n_comp:
-        scores = np.column_stack(u_cols)
-        rr, ss = np.column_stack(r_cols), np.column_stack(s_cols)
-        z, null = sign_flip_null(scores, n_resamples, gen)
-        absz, absnull = np.abs(z), np.abs(null)
-        testable = np.array([row["testable"] for row in rows])
-        absz = np.where(testable, absz, np.nan)
-        pvals = np.array([monte_carlo_pvalue(absnull[:, j], absz[j]) for j in range(n_comp)])
-        adjusted = step_down_maxt(absz, absnull)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            odds = rr.sum(axis=0) / ss.sum(axis=0)
-        boot = np.empty((n_resamples, n_comp))
-        for start, stop, draws in cluster_draw_chunks(n_groups, n_resamples, gen):
-            w = cluster_weights(draws, n_groups)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                boot[start:stop] = np.log((w @ rr) / (w @ ss))
-        boot[~np.isfinite(boot)] = np.nan
-        for j, row in enumerate(rows):
-            ok = testable[j]
-            o = float(odds[j]) if ok and np.isfinite(odds[j]) and odds[j] > 0 else math.nan
-            low, high = percentile_interval(boot[:, j], confidence_level) if ok else (
-                math.nan, math.nan)
-            row.update({"odds_ratio": o, "log_odds_ratio": math.log(o) if o == o else math.nan,
-                        "ci_low": low, "ci_high": high,
-                        "statistic": float(z[j]) if ok else math.nan,
-                        "pvalue": float(pvals[j]), "pvalue_adjusted": float(adjusted[j]),
-                        "violates": bool(ok and adjusted[j] <= alpha)})
+    rows, scores = _comparison_rows(plan, counts, full, menu_index, act_index, acts)
+    if rows:
+        _test_comparisons(rows, scores, n_groups, n_resamples, confidence_level, gen)
         for row in rows:
             if not row["testable"]:
                 warnings.warn(f"{_OWNER}: comparison {row['comparison']} is not testable: "
@@ -553,6 +508,75 @@ def iia_test(
         n_obs=int(used.sum()), method="sign-flip", full_menu=full_name, group=group,
         n_contexts=int(np.unique(groups[used]).size), n_comparisons=n_testable,
         n_resamples=n_resamples, table=table, menu_table=menu_table)
+
+
+#: per comparison, the per-context U, R and S scores of :func:`comparison_scores`
+_Scores = tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray]]
+
+
+def _comparison_rows(plan: list[tuple[frozenset[str], str, str]], counts: np.ndarray,
+                     full: int, menu_index: dict[frozenset[str], int],
+                     act_index: dict[str, int], acts: list[str]
+                     ) -> tuple[list[dict[str, Any]], _Scores]:
+    """One table row per planned comparison (pair and smaller menu) and the per-context
+    scores: ``U`` and the Mantel-Haenszel ``R`` and ``S``, one array per comparison."""
+    u_cols: list[np.ndarray] = []
+    r_cols: list[np.ndarray] = []
+    s_cols: list[np.ndarray] = []
+    rows: list[dict[str, Any]] = []
+    for m, a, b2 in plan:
+        mi, ai, bi = menu_index[m], act_index[a], act_index[b2]
+        u, r, s, informative = comparison_scores(counts, full, mi, ai, bi)
+        n_inf = int(informative.sum())
+        n_obs = int(counts[:, [full, mi]][:, :, [ai, bi]].sum())
+        removed = MENU_SEPARATOR.join(x for x in acts if x not in m)
+        reason = "" if n_inf else ("no context has rows of the pair under both menus with "
+                                    "both actions chosen")
+        rows.append({"comparison": f"{a}/{b2} without {removed.replace(MENU_SEPARATOR, ', ')}",
+                     "action_1": a, "action_2": b2, "menu": MENU_SEPARATOR.join(sorted(m)),
+                     "removed": removed, "n_obs": n_obs, "n_contexts": n_inf,
+                     "testable": bool(n_inf), "reason": reason})
+        u_cols.append(u)
+        r_cols.append(r)
+        s_cols.append(s)
+    return rows, (u_cols, r_cols, s_cols)
+
+
+def _test_comparisons(rows: list[dict[str, Any]], scores: _Scores, n_groups: int,
+                      n_resamples: int, confidence_level: float,
+                      gen: np.random.Generator) -> None:
+    """Complete each comparison's row: the pooled odds ratio and its context-bootstrap
+    interval, the sign-flip statistic, its p-value and the step-down max-T adjusted
+    p-value (NaN where the comparison is not testable)."""
+    alpha = 1.0 - confidence_level
+    n_comp = len(rows)
+    u_cols, r_cols, s_cols = scores
+    u = np.column_stack(u_cols)
+    rr, ss = np.column_stack(r_cols), np.column_stack(s_cols)
+    z, null = sign_flip_null(u, n_resamples, gen)
+    absz, absnull = np.abs(z), np.abs(null)
+    testable = np.array([row["testable"] for row in rows])
+    absz = np.where(testable, absz, np.nan)
+    pvals = np.array([monte_carlo_pvalue(absnull[:, j], absz[j]) for j in range(n_comp)])
+    adjusted = step_down_maxt(absz, absnull)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        odds = rr.sum(axis=0) / ss.sum(axis=0)
+    boot = np.empty((n_resamples, n_comp))
+    for start, stop, draws in cluster_draw_chunks(n_groups, n_resamples, gen):
+        w = cluster_weights(draws, n_groups)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            boot[start:stop] = np.log((w @ rr) / (w @ ss))
+    boot[~np.isfinite(boot)] = np.nan
+    for j, row in enumerate(rows):
+        ok = testable[j]
+        o = float(odds[j]) if ok and np.isfinite(odds[j]) and odds[j] > 0 else math.nan
+        low, high = percentile_interval(boot[:, j], confidence_level) if ok else (
+            math.nan, math.nan)
+        row.update({"odds_ratio": o, "log_odds_ratio": math.log(o) if o == o else math.nan,
+                    "ci_low": low, "ci_high": high,
+                    "statistic": float(z[j]) if ok else math.nan,
+                    "pvalue": float(pvals[j]), "pvalue_adjusted": float(adjusted[j]),
+                    "violates": bool(ok and adjusted[j] <= alpha)})
 
 
 def _pairs(actions: list[str]) -> list[tuple[str, str]]:

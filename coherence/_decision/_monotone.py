@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .._resampling import MC_TIE_RTOL, group_codes, monte_carlo_pvalue, sequential_pvalue
+from .._resampling import group_codes, monte_carlo_pvalue
 from .._results import CoherenceResult, ConfidenceInterval, Summary
 from .._rng import RNGLike, check_rng
 from .._validation import (
@@ -56,8 +56,8 @@ from ._monotone_isotonic import (
 from ._monotone_local import (
     MIN_CONTEXTS,
     LocalComparisons,
+    local_calibration,
     local_comparisons,
-    max_t_null,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -280,15 +280,18 @@ def _bins_and_comparisons(belief: np.ndarray, is_first: np.ndarray, n_bins: int,
     return bins, comparisons
 
 
-def _one_pair(belief: np.ndarray, is_first: np.ndarray, groups: np.ndarray, n_bins: int,
-              p_adjust: str, method: str, n_windows: int, n_resamples: int,
-              rng: np.random.Generator, name: str, labels: tuple[str, str],
-              lr_on: str = "both", lr_bins: int = 10, n_groups: int = 0,
-              min_contexts: int = MIN_CONTEXTS
-              ) -> tuple[dict[str, Any], pd.DataFrame, pd.DataFrame, LocalComparisons | None]:
+#: one pair's (row of the pair table, bin table, comparison table, localised comparisons)
+_PairPart = tuple[dict[str, Any], pd.DataFrame, pd.DataFrame, "LocalComparisons | None"]
+
+
+def _one_pair(belief: np.ndarray, is_first: np.ndarray, groups: np.ndarray, n_groups: int,
+              name: str, labels: tuple[str, str], iv: _MonotonicityInput) -> _PairPart:
     """Both procedures for one pair; rows already in canonical order. ``groups`` are
     the study's context codes (``0..n_groups-1``); with ``method='local'`` the
     pair's localised comparisons are returned for the joint calibration."""
+    n_bins, p_adjust, method, n_windows = iv.n_bins, iv.p_adjust, iv.method, iv.n_windows
+    n_resamples, rng, lr_on, lr_bins = iv.n_resamples, iv.gen, iv.lr_on, iv.lr_bins
+    min_contexts = iv.min_contexts
     bins, comparisons = _bins_and_comparisons(belief, is_first, n_bins, p_adjust, name)
     k = len(bins)
     n_comp = len(comparisons)
@@ -343,31 +346,6 @@ def _one_pair(belief: np.ndarray, is_first: np.ndarray, groups: np.ndarray, n_bi
     return row, bins, comparisons, found
 
 
-def _local_calibration(parts: list[LocalComparisons | None], n_groups: int,
-                       max_draws: int, rng: np.random.Generator
-                       ) -> tuple[float, list[float], np.ndarray, int]:
-    """The joint multiplier-bootstrap calibration of the pairs' localised comparisons:
-    the global p-value (largest statistic over every pair, sequential), each pair's
-    p-value and, per comparison, the single-step max-T adjusted p-value."""
-    present = [p for p in parts if p is not None]
-    if not present:
-        return math.nan, [math.nan] * len(parts), np.empty(0), 0
-    observed = np.array([float(p.z.max()) for p in present])
-
-    def draw(b: int) -> np.ndarray:
-        maxima = max_t_null(present, n_groups, b, rng)  # (b, pairs)
-        return np.column_stack([maxima.max(axis=1), maxima])
-
-    p_global, draws = sequential_pvalue(draw, float(observed.max()), max_draws=max_draws)
-    pair_p = iter([monte_carlo_pvalue(draws[:, 1 + i], observed[i]) for i in range(len(present))])
-    pvalues = [next(pair_p) if p is not None else math.nan for p in parts]
-    joint = np.sort(draws[:, 0])
-    z = np.concatenate([p.z for p in present])
-    at_least = len(joint) - np.searchsorted(joint, z - MC_TIE_RTOL * np.maximum(1.0, np.abs(z)))
-    adjusted = (1.0 + at_least) / (1.0 + len(joint))
-    return p_global, pvalues, adjusted, len(joint)
-
-
 def _local_frame(parts: list[LocalComparisons | None], names: list[str],
                  adjusted: np.ndarray, decreasing: bool) -> pd.DataFrame:
     """``local_table``: one row per localised comparison, beliefs on the data's scale."""
@@ -394,11 +372,33 @@ def _local_frame(parts: list[LocalComparisons | None], names: list[str],
 
 
 # --------------------------------------------------------------------------- public layer
+@dataclass(frozen=True, slots=True)
+class _MonotonicityInput:
+    """Validated input of :func:`monotonicity_test`: beliefs, codes and settings."""
+
+    b: np.ndarray
+    codes: np.ndarray
+    labels: np.ndarray
+    groups: np.ndarray
+    group: str | None
+    pairs: tuple[tuple[str, str], ...]
+    n_bins: int
+    direction: str
+    p_adjust: str
+    method: str
+    n_windows: int
+    n_resamples: int
+    gen: np.random.Generator
+    lr_on: str
+    lr_bins: int
+    min_contexts: int
+
+
 def _monotonicity_test_iv(data: Any, belief: Any, action: Any, group: Any, pairs: Any,
                           n_bins: Any, direction: Any, p_adjust: Any, method: Any,
                           n_windows: Any, n_resamples: Any, rng: RNGLike,
                           lr_on: Any = "both", lr_bins: Any = 10,
-                          min_contexts: Any = MIN_CONTEXTS) -> tuple[Any, ...]:
+                          min_contexts: Any = MIN_CONTEXTS) -> _MonotonicityInput:
     df = as_dataframe(data, owner=_OWNER)
     for name, value in (("belief", belief), ("action", action)):
         if not isinstance(value, str):
@@ -435,8 +435,11 @@ def _monotonicity_test_iv(data: Any, belief: Any, action: Any, group: Any, pairs
     codes, labels = label_column(df, action, owner=_OWNER, discrete=True)
     groups = (np.arange(len(df), dtype=np.int64) if group is None
               else group_codes(df, group, owner=_OWNER))
-    return (b, codes, labels, groups, group, tuple(clean), n_bins, direction, p_adjust, method,
-            n_windows, n_resamples, gen, lr_on, lr_bins, min_contexts)
+    return _MonotonicityInput(
+        b=b, codes=codes, labels=labels, groups=groups, group=group, pairs=tuple(clean),
+        n_bins=n_bins, direction=direction, p_adjust=p_adjust, method=method,
+        n_windows=n_windows, n_resamples=n_resamples, gen=gen, lr_on=lr_on, lr_bins=lr_bins,
+        min_contexts=min_contexts)
 
 
 def monotonicity_test(
@@ -688,91 +691,39 @@ def monotonicity_test(
     >>> bool(res.pvalue < 0.05)
     True
     """
-    (b, codes, labels, groups, group, pairs_t, n_bins, direction, p_adjust, method, n_windows,
-     n_resamples, gen, lr_on, lr_bins, min_contexts) = _monotonicity_test_iv(
-         data, belief, action, group, pairs, n_bins, direction, p_adjust, method, n_windows,
-         n_resamples, rng, lr_on, lr_bins, min_contexts)
-    n_groups = int(groups.max()) + 1 if len(groups) else 0
-    smallest = (1.0 if method == "local" else len(pairs_t)) / (n_resamples + 1.0)
+    iv = _monotonicity_test_iv(data, belief, action, group, pairs, n_bins, direction, p_adjust,
+                               method, n_windows, n_resamples, rng, lr_on, lr_bins,
+                               min_contexts)
+    labels, codes = iv.labels, iv.codes
+    n_groups = int(iv.groups.max()) + 1 if len(iv.groups) else 0
+    smallest = (1.0 if iv.method == "local" else len(iv.pairs)) / (iv.n_resamples + 1.0)
     if smallest > ALPHA:
-        warnings.warn(f"{_OWNER}: with n_resamples={n_resamples} the smallest p-value the "
+        warnings.warn(f"{_OWNER}: with n_resamples={iv.n_resamples} the smallest p-value the "
                       f"test can return is {min(1.0, smallest):.3g}, above {ALPHA}: it cannot "
                       "reject at that level. Use more resamples.", SmallSampleWarning,
                       stacklevel=2)
-    if method == "bootstrap":
+    if iv.method == "bootstrap":
         warnings.warn(f"{_OWNER}(method='bootstrap') draws from the isotonic fit and treats "
                       "rows as independent; it is kept for comparability and is not a "
                       "calibrated test. Use method='permutation'.", NotCalibratedWarning,
                       stacklevel=2)
     label_list = [str(x) for x in labels.tolist()]
-    absent = sorted({a for pair in pairs_t for a in pair if a not in label_list})
+    absent = sorted({a for pair in iv.pairs for a in pair if a not in label_list})
     if absent:
         warnings.warn(f"{_OWNER}: action {', '.join(map(repr, absent))} never occurs in column "
                       f"'{action}' (labels present: {', '.join(map(repr, label_list))}); "
                       "pairs with it are not testable.", DegenerateDataWarning, stacklevel=2)
-    rows, bin_frames, comp_frames = [], [], []
-    found_parts: list[LocalComparisons | None] = []
-    used = np.zeros(len(b), dtype=bool)
-    for a1, a2 in pairs_t:
-        c1 = label_list.index(a1) if a1 in label_list else -1
-        c2 = label_list.index(a2) if a2 in label_list else -1
-        keep = ((codes == c1) | (codes == c2)) & (codes >= 0)
+    parts = []
+    used = np.zeros(len(iv.b), dtype=bool)
+    for pair in iv.pairs:
+        keep, part = _pair_part(iv, pair, label_list, n_groups)
         used |= keep
-        name = f"{a1}/{a2}"
-        bp = b[keep]
-        first = (codes[keep] == c1).astype(np.float64)
-        gp = groups[keep]
-        if direction == "decreasing":
-            # a share that should fall in b is a share that should rise in 1 - b
-            bp = 1.0 - bp
-        order = np.lexsort((first, bp, gp))  # canonical: the input's row order is irrelevant
-        row, bins, comps, found = _one_pair(bp[order], first[order], gp[order], n_bins,
-                                            p_adjust, method, n_windows, n_resamples, gen,
-                                            name, (a1, a2), lr_on, lr_bins, n_groups,
-                                            min_contexts)
-        found_parts.append(found)
-        k = row["n_bins"]
-        if direction == "decreasing" and k:
-            bins = bins.iloc[::-1].reset_index(drop=True)
-            bins["bin"] = np.arange(k)
-            bins[["belief_low", "belief_high"]] = 1.0 - bins[["belief_high", "belief_low"]]
-            bins["centre"] = 1.0 - bins["centre"]
-            comps[["bin_low", "bin_high"]] = (k - 1) - comps[["bin_high", "bin_low"]].to_numpy()
-            comps[["share_low", "share_high"]] = comps[["share_high", "share_low"]].to_numpy()
-        if len(bp) > 0 and k < 2:
-            warnings.warn(f"{_OWNER}: pair {name} has {len(bp)} rows and "
-                          f"{k} distinct belief bin(s); its figures are NaN.",
-                          SmallSampleWarning, stacklevel=2)
-        elif 2 <= k < n_bins:
-            warnings.warn(f"{_OWNER}: tied beliefs leave {k} of {n_bins} quantile "
-                          f"bins for pair {name} (equal edges merged).", TiesWarning,
-                          stacklevel=2)
-        row.update({"action_1": a1, "action_2": a2})
-        rows.append(row)
-        bin_frames.append(bins)
-        comp_frames.append(comps)
-    n_draws = n_resamples
-    local_frame = pd.DataFrame(columns=list(LOCAL_COLUMNS))
-    if method == "local":
-        p_joint, pair_p, adjusted, n_draws = _local_calibration(found_parts, n_groups,
-                                                                n_resamples, gen)
-        for row, p_pair in zip(rows, pair_p, strict=True):
-            row["pvalue"] = p_pair
-        local_frame = _local_frame(found_parts, [r["pair"] for r in rows], adjusted,
-                                   direction == "decreasing")
-    pair_table = pd.DataFrame(rows)[[*PAIR_COLUMNS, "statistic", "pvalue", *PAIR_TAIL_COLUMNS]]
-    n_comp = pair_table["n_comparisons"].sum()
-    statistic = (100.0 * pair_table["n_significant"].sum() / n_comp) if n_comp else math.nan
-    pv = pair_table["pvalue"].to_numpy(dtype=float)
-    pv = pv[~np.isnan(pv)]
-    if method == "local":
-        pvalue = p_joint
-    else:
-        pvalue = min(1.0, float(pv.min()) * len(pv)) if len(pv) else math.nan
+        parts.append(part)
+    pair_table, local_frame, statistic, pvalue, n_draws = _summary(iv, parts, n_groups)
     if not used.any():
         warnings.warn(f"{_OWNER}: no row chooses an action of the requested pairs.",
                       DegenerateDataWarning, stacklevel=2)
-    elif not used.all() and pairs_t == DEFAULT_PAIRS:  # named pairs leave rows out on purpose
+    elif not used.all() and iv.pairs == DEFAULT_PAIRS:  # named pairs leave rows out on purpose
         left = pd.Series(np.asarray(labels, dtype=object)[codes[~used]]).value_counts()
         named = ", ".join(f"{lab!r} ({n} rows)" for lab, n in left.items())
         warnings.warn(f"{_OWNER}: {int((~used).sum())} of {len(used)} rows have an action "
@@ -782,14 +733,83 @@ def monotonicity_test(
     return MonotonicityResult(
         statistic=float(statistic), pvalue=pvalue,
         confidence_interval=ConfidenceInterval(math.nan, math.nan, 0.95),
-        n_obs=int(used.sum()), method=method, pairs=pairs_t, n_bins=n_bins,
-        direction=direction, p_adjust=p_adjust, n_resamples=n_resamples, group=group,
-        n_windows=n_windows, lr_on=lr_on, lr_bins=lr_bins,
-        table=pair_table, local_table=local_frame, min_contexts=min_contexts,
+        n_obs=int(used.sum()), method=iv.method, pairs=iv.pairs, n_bins=iv.n_bins,
+        direction=iv.direction, p_adjust=iv.p_adjust, n_resamples=iv.n_resamples,
+        group=iv.group, n_windows=iv.n_windows, lr_on=iv.lr_on, lr_bins=iv.lr_bins,
+        table=pair_table, local_table=local_frame, min_contexts=iv.min_contexts,
         n_draws=int(n_draws),
-        bin_table=pd.concat(bin_frames, ignore_index=True)[list(BIN_COLUMNS)],
-        comparison_table=pd.concat(comp_frames, ignore_index=True)[list(COMPARISON_COLUMNS)],
+        bin_table=pd.concat([p[1] for p in parts], ignore_index=True)[list(BIN_COLUMNS)],
+        comparison_table=pd.concat([p[2] for p in parts],
+                                   ignore_index=True)[list(COMPARISON_COLUMNS)],
     )
+
+
+def _pair_part(iv: _MonotonicityInput, pair: tuple[str, str], label_list: list[str],
+               n_groups: int) -> tuple[np.ndarray, _PairPart]:
+    """One action pair: the rows it uses and its part of the result (in the user's
+    direction); warns of too few bins and of tied beliefs."""
+    a1, a2 = pair
+    codes, direction, n_bins = iv.codes, iv.direction, iv.n_bins
+    c1 = label_list.index(a1) if a1 in label_list else -1
+    c2 = label_list.index(a2) if a2 in label_list else -1
+    keep = ((codes == c1) | (codes == c2)) & (codes >= 0)
+    name = f"{a1}/{a2}"
+    bp = iv.b[keep]
+    first = (codes[keep] == c1).astype(np.float64)
+    gp = iv.groups[keep]
+    if direction == "decreasing":
+        # a share that should fall in b is a share that should rise in 1 - b
+        bp = 1.0 - bp
+    order = np.lexsort((first, bp, gp))  # canonical: the input's row order is irrelevant
+    row, bins, comps, found = _one_pair(bp[order], first[order], gp[order], n_groups, name,
+                                        (a1, a2), iv)
+    k = row["n_bins"]
+    if direction == "decreasing" and k:
+        bins = bins.iloc[::-1].reset_index(drop=True)
+        bins["bin"] = np.arange(k)
+        bins[["belief_low", "belief_high"]] = 1.0 - bins[["belief_high", "belief_low"]]
+        bins["centre"] = 1.0 - bins["centre"]
+        comps[["bin_low", "bin_high"]] = (k - 1) - comps[["bin_high", "bin_low"]].to_numpy()
+        comps[["share_low", "share_high"]] = comps[["share_high", "share_low"]].to_numpy()
+    if len(bp) > 0 and k < 2:  # stacklevel 3: the caller of monotonicity_test
+        warnings.warn(f"{_OWNER}: pair {name} has {len(bp)} rows and "
+                      f"{k} distinct belief bin(s); its figures are NaN.",
+                      SmallSampleWarning, stacklevel=3)
+    elif 2 <= k < n_bins:
+        warnings.warn(f"{_OWNER}: tied beliefs leave {k} of {n_bins} quantile "
+                      f"bins for pair {name} (equal edges merged).", TiesWarning,
+                      stacklevel=3)
+    row.update({"action_1": a1, "action_2": a2})
+    return keep, (row, bins, comps, found)
+
+
+def _summary(iv: _MonotonicityInput, parts: list[_PairPart],
+             n_groups: int) -> tuple[pd.DataFrame, pd.DataFrame, float, float, int]:
+    """The pair table, the localised comparisons' table, the statistic, the p-value and
+    the draws used: a joint max-T calibration with ``method='local'``, else Bonferroni
+    over the pairs' global p-values."""
+    rows = [p[0] for p in parts]
+    n_draws = iv.n_resamples
+    local_frame = pd.DataFrame(columns=list(LOCAL_COLUMNS))
+    p_joint = math.nan
+    if iv.method == "local":
+        found_parts = [p[3] for p in parts]
+        p_joint, pair_p, adjusted, n_draws = local_calibration(found_parts, n_groups,
+                                                                iv.n_resamples, iv.gen)
+        for row, p_pair in zip(rows, pair_p, strict=True):
+            row["pvalue"] = p_pair
+        local_frame = _local_frame(found_parts, [r["pair"] for r in rows], adjusted,
+                                   iv.direction == "decreasing")
+    pair_table = pd.DataFrame(rows)[[*PAIR_COLUMNS, "statistic", "pvalue", *PAIR_TAIL_COLUMNS]]
+    n_comp = pair_table["n_comparisons"].sum()
+    statistic = (100.0 * pair_table["n_significant"].sum() / n_comp) if n_comp else math.nan
+    pv = pair_table["pvalue"].to_numpy(dtype=float)
+    pv = pv[~np.isnan(pv)]
+    if iv.method == "local":
+        pvalue = p_joint
+    else:
+        pvalue = min(1.0, float(pv.min()) * len(pv)) if len(pv) else math.nan
+    return pair_table, local_frame, statistic, pvalue, n_draws
 
 
 def plot_choice_shares(result: MonotonicityResult, *, ax: Any = None) -> Axes:

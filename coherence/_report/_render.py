@@ -247,47 +247,87 @@ def _grid_note(rep: CoherenceReport) -> str:
 
 # --------------------------------------------------------------------------- paper tables
 def _paper_tables(rep: CoherenceReport) -> list[str]:
+    """The paper's tables 1-6 (those with rows) as HTML, read from the report's results."""
     lookup = _adjusted_lookup(rep)
     level = rep.settings.get("confidence_level", 0.95)
     ci_head = f"{100 * level:g}% CI"
     out = []
-
-    def rows_for(names: Sequence[str], fields: Callable[[Any], dict[str, Any]]) -> pd.DataFrame:
-        rows = []
-        for i, cell in enumerate(rep.cells):
-            for name in names:
-                if name not in cell.results:
-                    continue
-                result = cell.results[name]
-                raw, adj = lookup[(i, name)]
-                rows.append({"cell": _cell_label(cell.key), "test": _SHORT.get(name, name),
-                             **fields(result), "p": _pval(raw), "p adj.": _pval(adj),
-                             "n": str(result.n_obs)})
-        return pd.DataFrame(rows)
-
-    def p_class(col: str, value: Any) -> str:
-        if col == "p adj." and value and value.startswith("<"):
-            return "sig"
-        try:
-            return "sig" if col == "p adj." and float(value) < ALPHA else ""
-        except ValueError:
-            return ""
-
     numeric = ("p", "p adj.", "n")
-    ci = rows_for(("ci", "ci_evidence", "ci_calibrated"), lambda r: {
+    ci = _test_rows(rep, lookup, ("ci", "ci_evidence", "ci_calibrated"), lambda r: {
         f"CMI (nats) [{ci_head}]": _with_ci(r.statistic, r.confidence_interval.low,
                                             r.confidence_interval.high)})
     if len(ci):
         out.append(_table_html(ci, caption="Table 1. Conditional independence of action and "
                                "outcome given the belief: kNN estimate of I(action; outcome "
-                               "| belief)", numeric=numeric, cell_class=p_class))
-    leak = rows_for(("leakage", "leakage_evidence"), lambda r: {
+                               "| belief)", numeric=numeric, cell_class=_p_class))
+    leak = _test_rows(rep, lookup, ("leakage", "leakage_evidence"), lambda r: {
         f"reduction (%) [{ci_head}]": _with_ci(r.statistic, r.confidence_interval.low,
                                                r.confidence_interval.high)})
     if len(leak):
         out.append(_table_html(leak, caption="Table 2. Leakage: % reduction of the "
                                "out-of-fold log-loss of the action when the outcome is "
-                               "added to the belief", numeric=numeric, cell_class=p_class))
+                               "added to the belief", numeric=numeric, cell_class=_p_class))
+    mono_rows = _monotonicity_rows(rep)
+    if mono_rows:
+        out.append(_table_html(
+            pd.DataFrame(mono_rows), caption="Table 3. Monotonicity: % of bin pairs with a "
+            "significant violation, per action pair (raw per-pair p; the cell's adjusted p "
+            "is in the grid)", numeric=("bins", "bin pairs", "flagged", "significant",
+                                        "violated (%)", "p (pair)")))
+    prompt_rows = _prompt_rows(rep, ci_head)
+    if prompt_rows:
+        reference = rep.settings.get("reference_prompt", "standard")
+        out.append(_table_html(
+            pd.DataFrame(prompt_rows), caption=f"Table 4. Prompt consistency: belief "
+            f"variation by prompt variant (reference prompt: {reference}; beliefs are "
+            "probabilities)", numeric=("p",)))
+    cal_rows = _calibration_rows(rep, ci_head)
+    if cal_rows:
+        out.append(_table_html(pd.DataFrame(cal_rows), caption="Table 5. Forecast quality "
+                               "of the context-mean belief (descriptive; CE^2: debiased "
+                               "squared l2 calibration error over 10 equal-mass bins, l2 CE "
+                               "its square root; smooth ECE: Blasiok and Nakkiran's "
+                               "binning-free ECE)",
+                               numeric=("contexts", "accuracy", "l2 CE", "smooth ECE")))
+    lie = _test_rows(rep, lookup, ("lie",), lambda r: {
+        f"median error ratio [{ci_head}]": _with_ci(r.statistic, r.confidence_interval.low,
+                                                    r.confidence_interval.high)})
+    if len(lie):
+        out.append(_table_html(lie, caption="Table 6. Law of iterated expectation: the "
+                               "agent's error relative to the baseline's (1 = as coherent)",
+                               numeric=numeric, cell_class=_p_class))
+    return out
+
+
+def _test_rows(rep: CoherenceReport, lookup: Mapping[tuple[int, str], tuple[Any, Any]],
+               names: Sequence[str], fields: Callable[[Any], dict[str, Any]]) -> pd.DataFrame:
+    """One row per cell and test of ``names`` run there: the cell, the test, ``fields`` of
+    its result, the raw and adjusted p-values and the observations."""
+    rows = []
+    for i, cell in enumerate(rep.cells):
+        for name in names:
+            if name not in cell.results:
+                continue
+            result = cell.results[name]
+            raw, adj = lookup[(i, name)]
+            rows.append({"cell": _cell_label(cell.key), "test": _SHORT.get(name, name),
+                         **fields(result), "p": _pval(raw), "p adj.": _pval(adj),
+                         "n": str(result.n_obs)})
+    return pd.DataFrame(rows)
+
+
+def _p_class(col: str, value: Any) -> str:
+    """The CSS class of a paper-table cell: ``sig`` for an adjusted p below ALPHA."""
+    if col == "p adj." and value and value.startswith("<"):
+        return "sig"
+    try:
+        return "sig" if col == "p adj." and float(value) < ALPHA else ""
+    except ValueError:
+        return ""
+
+
+def _monotonicity_rows(rep: CoherenceReport) -> list[dict[str, str]]:
+    """Table 3's rows: one per cell and action pair of the monotonicity test."""
     mono_rows = []
     for cell in rep.cells:
         result = cell.results.get("monotonicity")
@@ -299,12 +339,11 @@ def _paper_tables(rep: CoherenceReport) -> list[str]:
                 "bins": str(row.n_bins), "bin pairs": str(row.n_comparisons),
                 "flagged": str(row.n_flagged), "significant": str(row.n_significant),
                 "violated (%)": _num(row.statistic, 3), "p (pair)": _pval(row.pvalue)})
-    if mono_rows:
-        out.append(_table_html(
-            pd.DataFrame(mono_rows), caption="Table 3. Monotonicity: % of bin pairs with a "
-            "significant violation, per action pair (raw per-pair p; the cell's adjusted p "
-            "is in the grid)", numeric=("bins", "bin pairs", "flagged", "significant",
-                                        "violated (%)", "p (pair)")))
+    return mono_rows
+
+
+def _prompt_rows(rep: CoherenceReport, ci_head: str) -> list[dict[str, str]]:
+    """Table 4's rows: one per cell and prompt variant of the prompt-consistency test."""
     prompt_rows = []
     for cell in rep.cells:
         result = cell.results.get("prompt_consistency")
@@ -322,12 +361,12 @@ def _paper_tables(rep: CoherenceReport) -> list[str]:
                 entry[f"RMSE vs truth [{ci_head}]"] = _with_ci(
                     row["rmse_truth"], row["rmse_truth_ci_low"], row["rmse_truth_ci_high"])
             prompt_rows.append(entry)
-    if prompt_rows:
-        reference = rep.settings.get("reference_prompt", "standard")
-        out.append(_table_html(
-            pd.DataFrame(prompt_rows), caption=f"Table 4. Prompt consistency: belief "
-            f"variation by prompt variant (reference prompt: {reference}; beliefs are "
-            "probabilities)", numeric=("p",)))
+    return prompt_rows
+
+
+def _calibration_rows(rep: CoherenceReport, ci_head: str) -> list[dict[str, str]]:
+    """Table 5's rows: one per cell with a calibration result, with the calibration
+    error and smooth ECE where they ran."""
     cal_rows = []
     for cell in rep.cells:
         result = cell.results.get("calibration")
@@ -349,21 +388,7 @@ def _paper_tables(rep: CoherenceReport) -> list[str]:
         sm = cell.results.get("smooth_ece")
         if sm is not None:
             cal_rows[-1]["smooth ECE"] = _num(sm.statistic, 3)
-    if cal_rows:
-        out.append(_table_html(pd.DataFrame(cal_rows), caption="Table 5. Forecast quality "
-                               "of the context-mean belief (descriptive; CE^2: debiased "
-                               "squared l2 calibration error over 10 equal-mass bins, l2 CE "
-                               "its square root; smooth ECE: Blasiok and Nakkiran's "
-                               "binning-free ECE)",
-                               numeric=("contexts", "accuracy", "l2 CE", "smooth ECE")))
-    lie = rows_for(("lie",), lambda r: {
-        f"median error ratio [{ci_head}]": _with_ci(r.statistic, r.confidence_interval.low,
-                                                    r.confidence_interval.high)})
-    if len(lie):
-        out.append(_table_html(lie, caption="Table 6. Law of iterated expectation: the "
-                               "agent's error relative to the baseline's (1 = as coherent)",
-                               numeric=numeric, cell_class=p_class))
-    return out
+    return cal_rows
 
 
 # --------------------------------------------------------------------------- not run

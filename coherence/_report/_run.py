@@ -78,42 +78,87 @@ class _ReportInput:
     settings: dict[str, Any]
 
 
-def _report_iv(
-    data: Any,
-    belief: str,
-    action: str,
-    outcome: str,
-    group: str,
-    prompt: str | None,
-    repetition: str | None,
-    truth: str | None,
-    evidence: Iterable[str],
-    by: Sequence[str] | str,
-    tests: Any,
-    adjust: str,
-    engine: str,
-    reference_prompt: str,
-    k: int | str,
-    n_permutations: int | None,
-    n_resamples: int | None,
-    n_splits: int,
-    n_bins: int,
-    confidence_level: float,
-    n_jobs: int | None,
-    backend: str | None,
-    progress: bool | None,
-    lie: Any,
-    lie_options: Mapping[str, Any] | None,
-    set_aside: Any,
-    rng: RNGLike,
-    actions: Mapping[str, str] | None = None,
-) -> _ReportInput:
+@dataclass(frozen=True, slots=True)
+class _ReportArgs:
+    """The arguments of :func:`report` as given (but the table), for :func:`_report_iv`."""
+
+    belief: str
+    action: str
+    outcome: str
+    group: str
+    prompt: str | None
+    repetition: str | None
+    truth: str | None
+    evidence: Iterable[str]
+    by: Sequence[str] | str
+    tests: Any
+    adjust: str
+    engine: str
+    reference_prompt: str
+    k: int | str
+    n_permutations: int | None
+    n_resamples: int | None
+    n_splits: int
+    n_bins: int
+    confidence_level: float
+    n_jobs: int | None
+    backend: str | None
+    progress: bool | None
+    lie: Any
+    lie_options: Mapping[str, Any] | None
+    set_aside: Any
+    rng: RNGLike
+    actions: Mapping[str, str] | None = None
+
+
+def _report_iv(data: Any, a: _ReportArgs) -> _ReportInput:
     owner = "report"
     df = as_dataframe(data, owner=owner)
-    n_permutations, n_resamples = _draw_counts(n_permutations, n_resamples, owner)
-    evidence = evidence_columns(
-        evidence if isinstance(evidence, str | Sequence) else tuple(evidence), owner
+    # called here, not deeper: its DeprecationWarning's stacklevel points at the caller
+    n_permutations, n_resamples = _draw_counts(a.n_permutations, a.n_resamples, owner)
+    df, evidence = _table_iv(df, a, owner)
+    by = check_columns_arg(a.by, "by", owner)
+    present_by = tuple(c for c in by if c in df.columns)
+    names = _tests_iv(df, a, owner)
+    n_jobs = _jobs_iv(a.n_jobs, a.backend, owner)
+    gen = check_rng(a.rng, owner=owner)
+    options = Options(
+        belief=a.belief,
+        action=a.action,
+        outcome=a.outcome,
+        group=a.group,
+        prompt=a.prompt if a.prompt in df.columns else None,
+        repetition=a.repetition if a.repetition in df.columns else None,
+        truth=a.truth if a.truth in df.columns else None,
+        evidence=evidence,
+        k=a.k,
+        n_resamples=n_resamples,
+        n_permutations=n_permutations,
+        n_splits=a.n_splits,
+        engine=a.engine,
+        n_bins=a.n_bins,
+        confidence_level=a.confidence_level,
+        reference_prompt=a.reference_prompt,
     )
+    lie_df = (as_dataframe(a.lie, name="lie", owner=owner)
+              if a.lie is not None and "lie" in names else None)
+    set_aside_df = _set_aside_iv(a.set_aside, present_by, owner)
+    return _ReportInput(
+        df=df, options=options, present_by=present_by, names=names, lie=lie_df,
+        lie_options=dict(a.lie_options or {}), set_aside=set_aside_df, n_jobs=n_jobs,
+        backend=a.backend,
+        progress=sys.stderr.isatty() if a.progress is None else bool(a.progress), gen=gen,
+        settings=_settings(df, a, options, present_by, n_jobs))
+
+
+def _table_iv(df: pd.DataFrame, a: _ReportArgs,
+              owner: str) -> tuple[pd.DataFrame, tuple[str, ...]]:
+    """The table with its shared columns checked (beliefs as floats, the user's action
+    labels mapped) and the evidence columns."""
+    evidence = evidence_columns(
+        a.evidence if isinstance(a.evidence, str | Sequence) else tuple(a.evidence), owner
+    )
+    belief, action, outcome, group = a.belief, a.action, a.outcome, a.group
     require_design_columns(df, {"belief": belief, "group": group}, evidence, owner)
     if (action in df.columns) != (outcome in df.columns):
         missing = action if action not in df.columns else outcome
@@ -122,8 +167,8 @@ def _report_iv(
     # validate the shared columns once, at the door, so a bad table fails with one
     # clear error instead of one recorded error per test and cell
     p = probability_column(df, belief, owner=owner)
-    if actions is not None:
-        df = _map_actions(df, action, actions, owner)
+    if a.actions is not None:
+        df = _map_actions(df, action, a.actions, owner)
     if action in df.columns:
         label_column(df, action, owner=owner, discrete=True)
         binary_column(df, outcome, owner=owner)
@@ -131,20 +176,30 @@ def _report_iv(
     if df[belief].dtype != np.float64:
         # numbers written as text ('0.3') pass the check; every test then reads floats
         df = df.assign(**{belief: p})
-    by = check_columns_arg(by, "by", owner)
-    present_by = tuple(c for c in by if c in df.columns)
+    return df, evidence
+
+
+def _tests_iv(df: pd.DataFrame, a: _ReportArgs, owner: str) -> tuple[str, ...]:
+    """The tests asked for, after the reference prompt, the engine and the adjustment
+    are checked."""
+    reference_prompt, prompt = a.reference_prompt, a.prompt
     if not isinstance(reference_prompt, str):
         raise TypeError(param_error("reference_prompt", owner, "a str", reference_prompt))
     if prompt is not None and prompt in df.columns:
         _check_reference_prompt(df, prompt, reference_prompt, owner)
-    if tests == "all":
+    if a.tests == "all":
         names = TEST_NAMES
     else:
-        names = (tests,) if isinstance(tests, str) else tuple(tests)
+        names = (a.tests,) if isinstance(a.tests, str) else tuple(a.tests)
         for name in names:
             check_choice(name, "tests", owner, ("all", *TEST_NAMES))
-    check_choice(engine, "engine", owner, ("logistic", "catboost"))
-    check_choice(adjust, "adjust", owner, ADJUST_METHODS)
+    check_choice(a.engine, "engine", owner, ("logistic", "catboost"))
+    check_choice(a.adjust, "adjust", owner, ADJUST_METHODS)
+    return names
+
+
+def _jobs_iv(n_jobs: Any, backend: Any, owner: str) -> int | None:
+    """The joblib worker count (None: joblib's default), after the backend is checked."""
     if n_jobs is not None:
         n_jobs = check_int(n_jobs, "n_jobs", owner, low=-1)
         if n_jobs == 0:
@@ -152,66 +207,47 @@ def _report_iv(
     if backend is not None and not isinstance(backend, str):
         raise TypeError(param_error("backend", owner, "a joblib backend name or None",
                                     backend))
+    return n_jobs
+
+
+def _settings(df: pd.DataFrame, a: _ReportArgs, options: Options,
+              present_by: tuple[str, ...], n_jobs: int | None) -> dict[str, Any]:
+    """The report's ``settings`` record: the columns and options used, the seed, the
+    data's provenance and the versions (``tests`` and ``created`` are filled later)."""
+    rng = a.rng
     seed_source = rng if isinstance(rng, int) and not isinstance(rng, bool) else None
-    gen = check_rng(rng, owner=owner)
-    options = Options(
-        belief=belief,
-        action=action,
-        outcome=outcome,
-        group=group,
-        prompt=prompt if prompt in df.columns else None,
-        repetition=repetition if repetition in df.columns else None,
-        truth=truth if truth in df.columns else None,
-        evidence=evidence,
-        k=k,
-        n_resamples=n_resamples,
-        n_permutations=n_permutations,
-        n_splits=n_splits,
-        engine=engine,
-        n_bins=n_bins,
-        confidence_level=confidence_level,
-        reference_prompt=reference_prompt,
-    )
-    lie_df = (as_dataframe(lie, name="lie", owner=owner)
-              if lie is not None and "lie" in names else None)
-    set_aside_df = _set_aside_iv(set_aside, present_by, owner)
-    settings = {
+    return {
         "columns": {
-            "belief": belief,
-            "action": action,
-            "outcome": outcome,
-            "group": group,
+            "belief": a.belief,
+            "action": a.action,
+            "outcome": a.outcome,
+            "group": a.group,
             "prompt": options.prompt,
             "repetition": options.repetition,
             "truth": options.truth,
-            "evidence": list(evidence),
+            "evidence": list(options.evidence),
         },
         "by": list(present_by),
-        "actions": None if actions is None else dict(actions),
+        "actions": None if a.actions is None else dict(a.actions),
         "tests": [],
-        "adjust": adjust,
-        "k": k,
-        "n_permutations": n_permutations,
-        "n_resamples": n_resamples,
-        "n_splits": n_splits,
-        "engine": engine,
-        "n_bins": n_bins,
-        "confidence_level": confidence_level,
-        "reference_prompt": reference_prompt,
+        "adjust": a.adjust,
+        "k": a.k,
+        "n_permutations": options.n_permutations,
+        "n_resamples": options.n_resamples,
+        "n_splits": a.n_splits,
+        "engine": a.engine,
+        "n_bins": a.n_bins,
+        "confidence_level": a.confidence_level,
+        "reference_prompt": a.reference_prompt,
         "rng": seed_source if seed_source is not None else (
             "None (fresh entropy)" if rng is None else f"a {type(rng).__name__} (not recorded)"),
         "seed": seed_source,
         "data": _provenance(df, options),
         "n_jobs": n_jobs,
-        "backend": backend,
+        "backend": a.backend,
         "versions": _versions(),
         "created": "",
     }
-    return _ReportInput(
-        df=df, options=options, present_by=present_by, names=names, lie=lie_df,
-        lie_options=dict(lie_options or {}), set_aside=set_aside_df, n_jobs=n_jobs, backend=backend,
-        progress=sys.stderr.isatty() if progress is None else bool(progress), gen=gen,
-        settings=settings)
 
 
 def _set_aside_iv(set_aside: Any, present_by: tuple[str, ...],
@@ -475,10 +511,14 @@ def report(
     elicitation_diagnostics : are the stated beliefs informative at all.
     plan : how many contexts and repetitions a study needs.
     """
-    iv = _report_iv(data, belief, action, outcome, group, prompt, repetition, truth, evidence,
-                    by, tests, adjust, engine, reference_prompt, k, n_permutations, n_resamples,
-                    n_splits, n_bins, confidence_level, n_jobs, backend, progress, lie,
-                    lie_options, set_aside, rng, actions)
+    iv = _report_iv(data, _ReportArgs(
+        belief=belief, action=action, outcome=outcome, group=group, prompt=prompt,
+        repetition=repetition, truth=truth, evidence=evidence, by=by, tests=tests,
+        adjust=adjust, engine=engine, reference_prompt=reference_prompt, k=k,
+        n_permutations=n_permutations, n_resamples=n_resamples, n_splits=n_splits,
+        n_bins=n_bins, confidence_level=confidence_level, n_jobs=n_jobs, backend=backend,
+        progress=progress, lie=lie, lie_options=lie_options, set_aside=set_aside, rng=rng,
+        actions=actions))
     rep = _report(iv)
     degenerate = [c for c in rep.cells if c.diagnostics is not None and c.diagnostics.degenerate]
     if degenerate:
