@@ -605,10 +605,12 @@ def _merge_rows(rows, key, y_perm, a, urows, unzi, unnz, up, m, n_classes, cnt, 
 
 
 @njit(cache=True, parallel=True)
-def logistic_null(urows, unzi, unnz, up, keys, n_unique, y_perms, a, train_idx, train_ptr,
-                  test_idx, test_ptr, link, inv_c, theta0, step_tol, max_iter, floor, emulate,
-                  tol, pos):
+def logistic_null(fixed, y_perms, layout, emulate, tol, pos):
     """The leakage test's permuted full-model refits, permutations in parallel.
+
+    ``fixed = (urows, unzi, unnz, up, keys, n_unique)``: the folds' distinct base rows;
+    ``layout = (a, train_idx, train_ptr, test_idx, test_ptr, link, inv_c, theta0,
+    step_tol, max_iter, floor)``: the actions, the folds' rows, the model and the solver.
 
     Fold ``f``'s base design has ``n_unique[f]`` distinct rows ``urows[f, :n_unique[f]]``
     (with the belief ``up[f, u]`` of each, and its non-zero columns
@@ -624,6 +626,9 @@ def logistic_null(urows, unzi, unnz, up, keys, n_unique, y_perms, a, train_idx, 
     ``tol``). Returns the total out-of-fold log-loss of each permutation and whether
     every fold's fit converged (with ``emulate``: was replayed).
     """
+    urows, unzi, unnz, up, keys, n_unique = fixed
+    a, train_idx, train_ptr, test_idx, test_ptr, link, inv_c, theta0, step_tol, max_iter, \
+        floor = layout
     n_perm = y_perms.shape[0]
     n_folds, m_max, d0 = urows.shape
     n_classes = link.shape[0]

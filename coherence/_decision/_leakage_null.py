@@ -247,8 +247,8 @@ def fast_logistic_null(designs: list[np.ndarray], p: np.ndarray, y: np.ndarray,
                       NULL_STEP_TOL, MAX_ITER, PROBABILITY_FLOOR)
 
             def run(rows: np.ndarray, emulate: bool) -> np.ndarray:
-                total, ok = logistic_null(*fixed, np.ascontiguousarray(rows, dtype=np.int8),
-                                          *layout, emulate, SKLEARN_TOL, order)
+                total, ok = logistic_null(fixed, np.ascontiguousarray(rows, dtype=np.int8),
+                                          layout, emulate, SKLEARN_TOL, order)
                 return np.array([improvement(ll_base, t / n) if good else math.nan
                                  for t, good in zip(total, ok, strict=True)])
 
