@@ -31,6 +31,17 @@ SHARED_DATA = Path(os.environ.get("COHERENCE_SHARED_DATA",
                                   Path(__file__).resolve().parents[1].parent / "shared" / "data"))
 
 
+#: Small verbatim extracts of public result files, shipped with the tests (each folder's README).
+TEST_DATA = Path(__file__).resolve().parent / "data"
+
+
+@pytest.fixture
+def data_roots() -> list[Path]:
+    """Where the field's real result files are: the extracts in ``tests/data`` (always), then
+    ``../shared/data`` when it is present (whole files)."""
+    return [TEST_DATA, *([SHARED_DATA] if SHARED_DATA.is_dir() else [])]
+
+
 @pytest.fixture
 def shared_data() -> Path:
     """The field's real result files, next to the repository; skip when absent."""
