@@ -5,10 +5,20 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import matplotlib
-import pytest
-from hypothesis import HealthCheck, settings
+# One BLAS thread for the suite and the commands it starts: the tests' linear algebra is small
+# (n x 30), where a multi-threaded OpenBLAS is slower, and on a busy 2-core machine its
+# spinning threads made single tests 10-20x slower (test_logistic.py: 31 s -> 9 s). The
+# library limits BLAS itself where it matters (report cells, the fast logistic null); numba's
+# threads, which tests do check, are left as they are.
+for _var in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
 
+import matplotlib  # noqa: E402
+import pytest  # noqa: E402
+from hypothesis import HealthCheck, settings  # noqa: E402
+from threadpoolctl import threadpool_limits  # noqa: E402
+
+threadpool_limits(1, user_api="blas")  # numpy may be loaded already (a plugin, a doctest)
 matplotlib.use("Agg")
 
 # Deterministic: the same examples on every run and machine (derandomize),
@@ -29,6 +39,17 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "deterministic"))
 #: ``../shared/data`` next to the clone, or where COHERENCE_SHARED_DATA says (as benchmarks/).
 SHARED_DATA = Path(os.environ.get("COHERENCE_SHARED_DATA",
                                   Path(__file__).resolve().parents[1].parent / "shared" / "data"))
+
+
+#: Small verbatim extracts of public result files, shipped with the tests (each folder's README).
+TEST_DATA = Path(__file__).resolve().parent / "data"
+
+
+@pytest.fixture
+def data_roots() -> list[Path]:
+    """Where the field's real result files are: the extracts in ``tests/data`` (always), then
+    ``../shared/data`` when it is present (whole files)."""
+    return [TEST_DATA, *([SHARED_DATA] if SHARED_DATA.is_dir() else [])]
 
 
 @pytest.fixture

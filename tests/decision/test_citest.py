@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 
@@ -328,8 +329,9 @@ def _outcome_design(data: pd.DataFrame):
     return prep, groups, y_unit, blocks
 
 
-def _numba_block_shuffle(seed, block_start, block_units):
-    """The kernel's shuffle for one seed (numba's generator), as a plain array."""
+@functools.cache
+def _block_shuffle_kernel():
+    """Compiled once (a function defined per call is compiled per call)."""
     from numba import njit
 
     from coherence._decision._kernels_cmi import _shuffle_blocks
@@ -341,7 +343,12 @@ def _numba_block_shuffle(seed, block_start, block_units):
         _shuffle_blocks(block_start, block_units, out)
         return out
 
-    return run(seed, block_start, block_units)
+    return run
+
+
+def _numba_block_shuffle(seed, block_start, block_units):
+    """The kernel's shuffle for one seed (numba's generator), as a plain array."""
+    return _block_shuffle_kernel()(seed, block_start, block_units)
 
 
 def test_outcome_permutation_kernel_equals_estimates_on_the_permuted_outcomes(rational):

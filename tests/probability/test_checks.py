@@ -159,11 +159,14 @@ def test_certain_forecasts():
 
 def test_code_definition_and_or_worlds():
     f = np.array([[0.6, 0.5, 0.2, 0.4]])
-    paper = arbitrage_violation("and_or", f)[0]
+    paper, gap = _arbitrage(_SPECS["and_or"], f, "paper")
     code = arbitrage_violation("and_or", f, definition="code")[0]
-    # more (impossible) worlds can only lower the guarantee; the two are computed by
-    # different summations, so equal values may differ in the last bits
-    assert code >= 0.0 and code <= paper + 1e-12
+    assert paper[0] == arbitrage_violation("and_or", f)[0]
+    # more (impossible) worlds can only lower the optimum; each value is a guaranteed profit,
+    # a lower bound within its duality gap of the optimum (the solver stops at a relative gap
+    # of 1e-8: here the two optima are equal and either value may be the larger, by 9e-9
+    # depending on the number of BLAS threads), so code <= optimum(paper) <= paper + gap
+    assert code >= 0.0 and code <= paper[0] + gap[0] + 1e-15
     tiny = np.array([[0.5, 0.5, 0.25, 0.75 + 5e-6]])
     assert arbitrage_violation("and_or", tiny, definition="code")[0] == 0.0
     assert arbitrage_violation("and_or", tiny)[0] > 0.0
@@ -309,15 +312,23 @@ def test_read_errors(tmp_path):
         read_consistency_tuples([{"P": 0.1, "not_P": 0.9}])
 
 
+#: The checkers whose released arbitrage is a closed form (equal to ours); the others came from
+#: numerical optimisers that may stop short of the optimum (docs/consistency_checks.md).
+EXACT_ARBITRAGE = ("NegChecker", "ParaphraseChecker", "ConsequenceChecker")
+#: The run extracted in tests/data, made after Cond's closed form entered the released code.
+SHIPPED_RUN = "BasicForecaster_gpt4o_2024-08-06_tuples_newsapi"
+
+
 @pytest.mark.parametrize("name", [s.authors_name for s in _SPECS.values()])
-def test_published_values(name, shared_data):
-    """Every released run in ../shared/data/consistency-forecasting/<run>/<Checker>.jsonl:
-    the frequentist values of all ten checkers, and the arbitrage of the closed-form
-    checkers, equal the published ones."""
-    released = shared_data / "consistency-forecasting"
-    if not released.is_dir():
-        pytest.skip("the released forecasts of Paleka et al. are not in ../shared/data")
-    paths = sorted(released.glob(f"*/{name}.jsonl"))
+def test_published_values(name, data_roots):
+    """Every released run in <root>/consistency-forecasting/<run>/<Checker>.jsonl (the extracts
+    in tests/data, and ../shared/data when present): the frequentist values of all ten checkers
+    and the arbitrage of the closed-form checkers equal the published ones; the arbitrage of the
+    optimiser-based checkers is never below them (ours is the optimum)."""
+    paths = sorted(p for root in data_roots
+                   for p in root.glob(f"consistency-forecasting/*/{name}.jsonl"))
+    assert data_roots[0] / "consistency-forecasting" / SHIPPED_RUN / f"{name}.jsonl" in paths
+    compared = 0
     for path in paths:
         df = read_consistency_tuples(path)
         if "published_frequentist" not in df:
@@ -325,9 +336,17 @@ def test_published_values(name, shared_data):
         res = consistency_check(df, name, definition="code", n_resamples=9, rng=0)
         np.testing.assert_allclose(res.table["frequentist"], df["published_frequentist"],
                                    rtol=0, atol=1e-12)
-        if name in ("NegChecker", "ParaphraseChecker"):
-            np.testing.assert_allclose(res.table["arbitrage"], df["published_arbitrage"],
-                                       rtol=0, atol=1e-12)
+        compared += len(df)
+        if "published_arbitrage" not in df:
+            continue
+        ours, published = res.table["arbitrage"].to_numpy(), df["published_arbitrage"].to_numpy()
+        exact = name in EXACT_ARBITRAGE or (name == "CondChecker"
+                                            and path.parent.name == SHIPPED_RUN)
+        if exact:
+            np.testing.assert_allclose(ours, published, rtol=0, atol=1e-12)
+        else:
+            assert (np.isnan(published) | (ours >= published - 1e-6)).all(), path
+    assert compared >= 3
 
 
 @pytest.mark.parametrize("value", [True, False, "0.3", None, 1.5, -0.1, [0.3]])
