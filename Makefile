@@ -34,8 +34,10 @@ $(DEMO_STAMP): pyproject.toml | $(BIN)/python
 demo: $(DEMO_STAMP)
 	$(BIN)/coherence demo $(ARGS)
 
+# the fast suite on every core (pytest-xdist); `make test XDIST=` runs it in one process
+XDIST ?= -n auto
 test: $(STAMP)
-	$(BIN)/python -m pytest -m "not slow" $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -m "not slow" $(XDIST) $(PYTEST_ARGS)
 
 test-slow: $(STAMP)
 	$(BIN)/python -m pytest -m slow $(PYTEST_ARGS)
