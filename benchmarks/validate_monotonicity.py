@@ -72,6 +72,10 @@ NULLS: dict[str, Any] = {
     "round-heaped (70% at 0.5/0.6/0.7/0.8/0.9), rising (slope 2)": REF.with_(slope=2.0,
                                                                              **ROUND),
     "round-heaped, flat, context shocks (sd 1)": REF.with_(shock_sd=1.0, **ROUND),
+    "heaped (70% at 0.7/0.75/0.8), yes/no only, gently rising (slope 0.5)": REF.with_(
+        slope=0.5, defer_logit=float("-inf"), **HEAP),
+    "round-heaped, yes/no only, flat, context shocks (sd 1)": REF.with_(
+        shock_sd=1.0, defer_logit=float("-inf"), **ROUND),
 }
 #: alternatives: a fall in the yes/no and yes/defer shares (defer/no stays monotone)
 ALTERNATIVES: dict[str, Any] = {
@@ -92,6 +96,11 @@ ALTERNATIVES: dict[str, Any] = {
         slope=2.0, step_dip=1.5, n_contexts=1000, **HEAP),
     ("round-heaped, step dip 1.5 over [0.55, 0.70] on slope 2 "
      "(0.5 -> 0.6: yes/defer 0.50 -> 0.25)"): REF.with_(slope=2.0, step_dip=1.5, **ROUND),
+    # the yes/no share itself falls by 0.35 over [0.55, 0.70] (0.50 at 0.5, 0.14-0.18 inside)
+    "heaped, yes/no only, the share 0.50 -> 0.15 over [0.55, 0.70] (slope 0.5)": REF.with_(
+        slope=0.5, step_dip=1.93, defer_logit=float("-inf"), **HEAP),
+    "round-heaped, yes/no only, the share 0.50 -> 0.15 over [0.55, 0.70]": REF.with_(
+        slope=0.5, step_dip=1.93, defer_logit=float("-inf"), **ROUND),
 }
 #: the competitor (adjacent values, Bonferroni) on these nulls and every alternative
 COMPETITOR_NULLS = ("flat, 0.05 grid, 200 x 5", "flat, context shocks (sd 1), 0.05 grid",
@@ -100,7 +109,9 @@ COMPETITOR_NULLS = ("flat, 0.05 grid, 200 x 5", "flat, context shocks (sd 1), 0.
                     "deterministic (every repetition alike), flat, shocks (sd 1)",
                     "package's rational agent, 200 x 5",
                     "round-heaped (70% at 0.5/0.6/0.7/0.8/0.9), rising (slope 2)",
-                    "round-heaped, flat, context shocks (sd 1)")
+                    "round-heaped, flat, context shocks (sd 1)",
+                    "heaped (70% at 0.7/0.75/0.8), yes/no only, gently rising (slope 0.5)",
+                    "round-heaped, yes/no only, flat, context shocks (sd 1)")
 
 
 def _study(design: Any, seed: int) -> Any:
