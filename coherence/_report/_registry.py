@@ -64,14 +64,28 @@ class Spec:
     detail: str = ""
 
 
-def _standard_rows(df: pd.DataFrame, o: Options) -> pd.DataFrame:
-    """Rows of the reference prompt when a prompt column exists (decision tests use them)."""
-    if o.prompt is None or o.prompt not in df.columns:
-        return df
-    rows = df[df[o.prompt].astype(str) == o.reference_prompt]
-    if len(rows) == 0:  # never pool every prompt in place of the reference one
-        raise ValueError(f"no row of this cell has {o.prompt} = {o.reference_prompt!r} (the "
-                         "reference_prompt the decision tests run on)")
+def _standard_rows(df: pd.DataFrame, o: Options, *, every_menu: bool = False) -> pd.DataFrame:
+    """The rows the decision tests use: those of the reference prompt when a prompt
+    column exists, and of the full menu when a ``menu`` column exists (a reduced menu
+    changes the choice shares wherever IIA fails, so pooling menus would test a mixture;
+    the menus are compared by the IIA test, which keeps them all: ``every_menu``)."""
+    rows = df
+    if o.prompt is not None and o.prompt in df.columns:
+        rows = df[df[o.prompt].astype(str) == o.reference_prompt]
+        if len(rows) == 0:  # never pool every prompt in place of the reference one
+            raise ValueError(f"no row of this cell has {o.prompt} = {o.reference_prompt!r} "
+                             "(the reference_prompt the decision tests run on)")
+    if MENU_COLUMN in rows.columns and not every_menu:
+        from .._decision._iia import parse_menus
+
+        menus = parse_menus(rows, MENU_COLUMN, owner="report")
+        full = frozenset().union(*menus)
+        keep = np.fromiter((m == full for m in menus), dtype=bool, count=len(menus))
+        if not keep.any():
+            raise ValueError(f"no row of this cell offers the full menu "
+                             f"({'|'.join(sorted(full))!r}, every action of its "
+                             f"{MENU_COLUMN!r} column), which the decision tests run on")
+        rows = rows[keep]
     return rows
 
 
@@ -140,7 +154,7 @@ def _iia(df: pd.DataFrame, o: Options, rng: np.random.Generator) -> CoherenceRes
     from .._decision._iia import iia_test
 
     return iia_test(
-        _standard_rows(df, o),
+        _standard_rows(df, o, every_menu=True),
         belief=o.belief,
         action=o.action,
         menu=MENU_COLUMN,

@@ -589,6 +589,26 @@ def test_report_with_menus_runs_the_iia_test(menu_reports):
     assert "iia" in rep.summary_table("pvalue").columns
 
 
+def test_decision_tests_run_on_the_full_menu(menu_reports):
+    """With a menu column the decision tests read the full menu's rows only (the reduced
+    menus are the IIA test's), and say so when no row offers it."""
+    rep, both = menu_reports
+    part = both[both["model"] == "violates"]
+    menus = part["menu"].map(lambda m: frozenset(a.strip() for a in m.split("|")))
+    full = part[menus == frozenset().union(*menus)]
+    assert 0 < len(full) < len(part)
+    got = rep.cells[1].results["monotonicity"]
+    direct = coherence.monotonicity_test(full.drop(columns="menu"), n_resamples=99, rng=0)
+    assert got.n_obs == direct.n_obs == len(full)
+    split = part.assign(menu=np.where(np.arange(len(part)) % 2, "defer|yes", "no|yes"))
+    bad = report(split, tests=("monotonicity",), progress=False, rng=5, **FAST)
+    assert "no row of this cell offers the full menu ('defer|no|yes'" in str(
+        bad.cells[0].errors["monotonicity"])
+    mixed = report(part.assign(menu="defer|no"), tests=("monotonicity",), progress=False,
+                   rng=5, **FAST)
+    assert not mixed.cells[0].errors  # one menu for every row: it is the full menu
+
+
 def test_report_maps_menu_labels_with_actions():
     from benchmarks.iia_designs import Design
 
