@@ -35,7 +35,7 @@ demo: $(DEMO_STAMP)
 	$(BIN)/coherence demo $(ARGS)
 
 # the fast suite on every core (pytest-xdist); `make test XDIST=` runs it in one process
-XDIST ?= -n auto
+XDIST ?= -n auto --dist worksteal
 test: $(STAMP)
 	$(BIN)/python -m pytest -m "not slow" $(XDIST) $(PYTEST_ARGS)
 
