@@ -6,10 +6,16 @@
 * :func:`environment`: package versions, commit, machine and date for the JSON.
 * :func:`replace_block`: write a generated block between BEGIN/END markers of a
   docs page (appended when the markers are absent).
+* :func:`matrix_parser`, :func:`start_results`, :func:`store_cell`: the command line
+  of a matrix (``--reps``, ``--only``, ``--append``, ``--tables``, ...), its JSON's
+  head (kept with ``--append`` when the settings match) and a finished cell written
+  into it in the matrix's order.
 """
 
 from __future__ import annotations
 
+import argparse
+import json
 import os
 import platform
 import subprocess
@@ -21,8 +27,8 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 
-__all__ = ["ROOT", "environment", "format_rate", "markers", "one_thread", "rejection_rate",
-           "replace_block"]
+__all__ = ["ROOT", "environment", "format_rate", "markers", "matrix_parser", "one_thread",
+           "rejection_rate", "replace_block", "start_results", "store_cell"]
 
 
 def one_thread() -> None:
@@ -104,3 +110,45 @@ def replace_block(doc: Path, begin: str, end: str, body: str) -> None:
 def format_rate(r: dict[str, Any]) -> str:
     """A :func:`rejection_rate` as ``0.050 [0.038, 0.065]`` for a docs table."""
     return f"{r['rate']:.3f} [{r['wilson_low']:.3f}, {r['wilson_high']:.3f}]"
+
+
+def matrix_parser(doc: str | None, *, results: Path, page: str,
+                  n_resamples: int) -> argparse.ArgumentParser:
+    """The command line every matrix with size and power cells takes."""
+    parser = argparse.ArgumentParser(description=doc,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--reps", type=int, default=400, help="studies per size cell")
+    parser.add_argument("--power-reps", type=int, default=400)
+    parser.add_argument("--n-resamples", type=int, default=n_resamples)
+    parser.add_argument("--only", default="", help="comma-separated words: cells to run")
+    parser.add_argument("--out", type=Path, default=results)
+    parser.add_argument("--append", action="store_true",
+                        help="keep the cells already in the JSON (a cell run again replaces "
+                             "its earlier row)")
+    parser.add_argument("--tables", action="store_true",
+                        help=f"write {page}'s tables from the JSON")
+    return parser
+
+
+def start_results(args: argparse.Namespace, alpha: float) -> dict[str, Any]:
+    """The JSON's head (environment and settings); with ``--append`` the cells already
+    stored, which must have been run with the same settings."""
+    results: dict[str, Any] = {"environment": environment(),
+                               "settings": {"n_resamples": args.n_resamples, "alpha": alpha,
+                                            "reps": args.reps, "power_reps": args.power_reps}}
+    if args.append and args.out.exists():
+        old = json.loads(args.out.read_text())
+        if old["settings"] != results["settings"]:
+            raise SystemExit("--append: the JSON was written with other settings")
+        results = {**old, "environment_appended": results["environment"]}
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    return results
+
+
+def store_cell(results: dict[str, Any], part: str, row: dict[str, Any], order: list[str],
+               out: Path) -> None:
+    """Put a finished cell into ``results[part]`` (replacing an earlier row of the same
+    design), in the matrix's ``order`` of designs, and rewrite the JSON."""
+    cells = [r for r in results.get(part, []) if r["design"] != row["design"]]
+    results[part] = sorted([*cells, row], key=lambda r: order.index(r["design"]))
+    out.write_text(json.dumps(results, indent=1, default=float) + "\n")

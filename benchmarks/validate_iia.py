@@ -15,7 +15,6 @@ generated from it::
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import time
@@ -26,7 +25,15 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks._harness import environment, format_rate, markers, rejection_rate, replace_block
+from benchmarks._harness import (
+    format_rate,
+    markers,
+    matrix_parser,
+    rejection_rate,
+    replace_block,
+    start_results,
+    store_cell,
+)
 from benchmarks.iia_designs import Design, generate, mean_log_odds_ratio, mh_test
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -144,31 +151,14 @@ BEGIN, END = markers("validate_iia.py")
 
 
 def main(argv: Iterable[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--reps", type=int, default=400, help="studies per size cell")
-    parser.add_argument("--power-reps", type=int, default=400)
-    parser.add_argument("--n-resamples", type=int, default=499)
-    parser.add_argument("--only", default="", help="comma-separated words: cells to run")
-    parser.add_argument("--out", type=Path, default=RESULTS)
-    parser.add_argument("--append", action="store_true",
-                        help="keep the cells already in the JSON (a cell run again replaces "
-                             "its earlier row)")
-    parser.add_argument("--tables", action="store_true",
-                        help="write docs/iia.md's tables from the JSON")
+    parser = matrix_parser(__doc__, results=RESULTS, page="docs/iia.md",
+                           n_resamples=499)
     args = parser.parse_args(list(argv) if argv is not None else None)
     if args.tables:
         replace_block(DOC, BEGIN, END, tables(json.loads(args.out.read_text())))
         return 0
     only = [w for w in args.only.split(",") if w]
-    results: dict[str, Any] = {"environment": environment(),
-                               "settings": {"n_resamples": args.n_resamples, "alpha": ALPHA,
-                                            "reps": args.reps, "power_reps": args.power_reps}}
-    if args.append and args.out.exists():
-        old = json.loads(args.out.read_text())
-        if old["settings"] != results["settings"]:
-            raise SystemExit("--append: the JSON was written with other settings")
-        results = {**old, "environment_appended": results["environment"]}
+    results = start_results(args, ALPHA)
     plan: list[tuple[str, str, Design, int, int, dict[str, Any]]] = [
         ("size", n, d, args.reps, 100_000 * (i + 1), {})
         for i, (n, d) in enumerate(NULLS.items())]
@@ -177,15 +167,11 @@ def main(argv: Iterable[str] | None = None) -> int:
     plan += [("power_pairs", n, d, args.power_reps, 5_000_000 + 100_000 * i,
               {"pairs": [("yes", "no")]})
              for i, (n, d) in enumerate(POWER.items()) if n in NAMED_PAIR]
-    args.out.parent.mkdir(parents=True, exist_ok=True)
     for part, name, design, reps, seed0, options in plan:
         if only and not any(w in f"{part}: {name}" for w in only):
             continue
         row = _cell(name, design, reps, args.n_resamples, seed0, options)
-        cells = [r for r in results.get(part, []) if r["design"] != name]
-        order = list({**NULLS, **POWER})
-        results[part] = sorted([*cells, row], key=lambda r: order.index(r["design"]))
-        args.out.write_text(json.dumps(results, indent=1, default=float) + "\n")
+        store_cell(results, part, row, list({**NULLS, **POWER}), args.out)
     print(f"wrote {args.out}", file=sys.stderr)
     return 0
 
