@@ -39,6 +39,7 @@ from .._results import CoherenceResult, ConfidenceInterval, Summary
 from .._rng import RNGLike, check_rng
 from .._validation import (
     as_dataframe,
+    check_column_names,
     check_int,
     column_error,
     label_column,
@@ -200,11 +201,7 @@ def _cyclic_monotonicity_test_iv(data: Any, belief: Any, action: Any, group: Any
                                  n_bins: Any, n_resamples: Any, min_contexts: Any,
                                  rng: RNGLike) -> tuple[Any, ...]:
     df = as_dataframe(data, owner=_OWNER)
-    for name, value in (("belief", belief), ("action", action)):
-        if not isinstance(value, str):
-            raise TypeError(param_error(name, _OWNER, "a column name (str)", value))
-    if group is not None and not isinstance(group, str):
-        raise TypeError(param_error("group", _OWNER, "a column name (str) or None", group))
+    check_column_names(_OWNER, {"belief": belief, "action": action}, {"group": group})
     rule = "a sequence of two or more distinct action labels (str), lowest payoff slope first"
     if isinstance(order, str) or not isinstance(order, Sequence):
         raise TypeError(param_error("order", _OWNER, rule, order))
