@@ -31,6 +31,7 @@ __all__ = [
     "case_collisions",
     "check_case_distinct",
     "check_choice",
+    "check_column_names",
     "check_columns_arg",
     "check_float",
     "check_int",
@@ -128,6 +129,21 @@ def unique_columns(df: pd.DataFrame, *, name: str = "data", owner: str = "this f
         f"duplicated column {', '.join(repr(c) for c in dup[:MAX_ROWS_SHOWN])}"
         f"{', ...' if len(dup) > MAX_ROWS_SHOWN else ''} "
         "(rename or drop the copies, e.g. df.loc[:, ~df.columns.duplicated()])"))
+
+
+def check_column_names(owner: str, columns: Mapping[str, Any],
+                       optional: Mapping[str, Any] | None = None) -> None:
+    """Column-name parameters are strings (those in ``optional`` may also be None).
+
+    ``columns`` and ``optional`` map each parameter's name to its value; the first
+    offender, ``columns`` before ``optional``, is a ``TypeError`` naming the parameter.
+    """
+    for name, value in columns.items():
+        if not isinstance(value, str):
+            raise TypeError(param_error(name, owner, "a column name (str)", value))
+    for name, value in (optional or {}).items():
+        if value is not None and not isinstance(value, str):
+            raise TypeError(param_error(name, owner, "a column name (str) or None", value))
 
 
 def check_columns_arg(value: Any, name: str, owner: str) -> tuple[str, ...]:

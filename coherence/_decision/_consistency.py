@@ -34,6 +34,7 @@ from .._results import CoherenceResult, ConfidenceInterval, Summary
 from .._rng import RNGLike, check_rng
 from .._validation import (
     as_dataframe,
+    check_column_names,
     check_float,
     check_int,
     column_error,
@@ -398,12 +399,8 @@ def _prompt_consistency_iv(data: Any, belief: Any, prompt: Any, group: Any, repe
                            alternative: Any, n_resamples: Any, confidence_level: Any,
                            rng: RNGLike) -> dict[str, Any]:
     df = as_dataframe(data, owner=_OWNER)
-    for name, value in (("belief", belief), ("prompt", prompt), ("group", group)):
-        if not isinstance(value, str):
-            raise TypeError(param_error(name, _OWNER, "a column name (str)", value))
-    for name, value in (("repetition", repetition), ("truth", truth)):
-        if value is not None and not isinstance(value, str):
-            raise TypeError(param_error(name, _OWNER, "a column name (str) or None", value))
+    check_column_names(_OWNER, {"belief": belief, "prompt": prompt, "group": group},
+                       {"repetition": repetition, "truth": truth})
     for name, value, allowed in (("method", method, _METHODS), ("rmse", rmse, _RMSE),
                                  ("alternative", alternative, _ALTERNATIVES)):
         if value not in allowed:

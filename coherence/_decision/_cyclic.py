@@ -34,11 +34,12 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from .._resampling import MC_TIE_RTOL, group_codes, monte_carlo_pvalue, sequential_pvalue
+from .._resampling import group_codes
 from .._results import CoherenceResult, ConfidenceInterval, Summary
 from .._rng import RNGLike, check_rng
 from .._validation import (
     as_dataframe,
+    check_column_names,
     check_int,
     column_error,
     label_column,
@@ -49,7 +50,7 @@ from .._validation import (
 )
 from .._warnings import DegenerateDataWarning, SmallSampleWarning
 from ._monotone_isotonic import quantile_bins
-from ._monotone_local import MIN_CONTEXTS, LocalComparisons, local_comparisons, max_t_null
+from ._monotone_local import MIN_CONTEXTS, LocalComparisons, local_calibration, local_comparisons
 
 __all__ = ["CyclicMonotonicityResult", "cyclic_monotonicity_test", "distance_to_monotone"]
 
@@ -195,39 +196,12 @@ def distance_to_monotone(shares: np.ndarray, weights: np.ndarray) -> tuple[float
     return float(np.sum(weights[:, None] * np.abs(shares - fitted)) / total), fitted
 
 
-def joint_calibration(parts: list[LocalComparisons | None], n_groups: int, max_draws: int,
-                      rng: np.random.Generator) -> tuple[float, list[float], np.ndarray, int]:
-    """One multiplier max-T over every level's comparisons: the global p-value
-    (sequential), each level's p-value and the single-step adjusted p-value of every
-    comparison, from the same draws."""
-    present = [p for p in parts if p is not None]
-    if not present:
-        return math.nan, [math.nan] * len(parts), np.empty(0), 0
-    observed = np.array([float(p.z.max()) for p in present])
-
-    def draw(b: int) -> np.ndarray:
-        maxima = max_t_null(present, n_groups, b, rng)
-        return np.column_stack([maxima.max(axis=1), maxima])
-
-    p_global, draws = sequential_pvalue(draw, float(observed.max()), max_draws=max_draws)
-    per = iter([monte_carlo_pvalue(draws[:, 1 + i], observed[i]) for i in range(len(present))])
-    level_p = [next(per) if p is not None else math.nan for p in parts]
-    joint = np.sort(draws[:, 0])
-    z = np.concatenate([p.z for p in present])
-    at_least = len(joint) - np.searchsorted(joint, z - MC_TIE_RTOL * np.maximum(1.0, np.abs(z)))
-    return p_global, level_p, (1.0 + at_least) / (1.0 + len(joint)), len(joint)
-
-
 # --------------------------------------------------------------------------- public layer
 def _cyclic_monotonicity_test_iv(data: Any, belief: Any, action: Any, group: Any, order: Any,
                                  n_bins: Any, n_resamples: Any, min_contexts: Any,
                                  rng: RNGLike) -> tuple[Any, ...]:
     df = as_dataframe(data, owner=_OWNER)
-    for name, value in (("belief", belief), ("action", action)):
-        if not isinstance(value, str):
-            raise TypeError(param_error(name, _OWNER, "a column name (str)", value))
-    if group is not None and not isinstance(group, str):
-        raise TypeError(param_error("group", _OWNER, "a column name (str) or None", group))
+    check_column_names(_OWNER, {"belief": belief, "action": action}, {"group": group})
     rule = "a sequence of two or more distinct action labels (str), lowest payoff slope first"
     if isinstance(order, str) or not isinstance(order, Sequence):
         raise TypeError(param_error("order", _OWNER, rule, order))
@@ -466,7 +440,7 @@ def cyclic_monotonicity_test(
                      "n_comparisons": 0 if found is None else len(found),
                      "statistic": math.nan if found is None else float(found.z.max()),
                      "testable": found is not None, "reason": reason})
-    p_global, level_p, adjusted, n_draws = joint_calibration(parts, n_groups, n_resamples,
+    p_global, level_p, adjusted, n_draws = local_calibration(parts, n_groups, n_resamples,
                                                              gen)
     for row, p in zip(rows, level_p, strict=True):
         row["pvalue"] = p

@@ -34,6 +34,7 @@ from .._results import CoherenceResult, ConfidenceInterval, Summary
 from .._rng import RNGLike, check_rng
 from .._validation import (
     as_dataframe,
+    check_column_names,
     check_resampling,
     column_error,
     label_column,
@@ -256,11 +257,8 @@ def parse_menus(df: pd.DataFrame, column: str, *, owner: str) -> list[frozenset[
 def _iia_test_iv(data: Any, belief: Any, action: Any, menu: Any, group: Any, pairs: Any,
                  n_resamples: Any, confidence_level: Any, rng: RNGLike) -> tuple[Any, ...]:
     df = as_dataframe(data, owner=_OWNER)
-    for name, value in (("action", action), ("menu", menu), ("group", group)):
-        if not isinstance(value, str):
-            raise TypeError(param_error(name, _OWNER, "a column name (str)", value))
-    if belief is not None and not isinstance(belief, str):
-        raise TypeError(param_error("belief", _OWNER, "a column name (str) or None", belief))
+    check_column_names(_OWNER, {"action": action, "menu": menu, "group": group},
+                       {"belief": belief})
     require_columns(df, {"belief": belief, "action": action, "menu": menu, "group": group},
                     owner=_OWNER)
     nonempty(df, owner=_OWNER)

@@ -35,6 +35,7 @@ from .._validation import (
     as_dataframe,
     binary_column,
     check_choice,
+    check_column_names,
     check_float,
     check_int,
     finite_column,
@@ -396,10 +397,8 @@ def _leakage_test_iv(data: Any, belief: Any, action: Any, outcome: Any, evidence
                      confidence_level: Any, engine_options: Any, pvalue_engine: Any,
                      rng: RNGLike) -> dict[str, Any]:
     df = as_dataframe(data, owner=_OWNER)
-    for name, value in (("belief", belief), ("action", action), ("outcome", outcome),
-                        ("group", group)):
-        if not isinstance(value, str):
-            raise TypeError(param_error(name, _OWNER, "a column name (str)", value))
+    check_column_names(_OWNER, {"belief": belief, "action": action, "outcome": outcome,
+                                "group": group})
     evidence = evidence_columns(evidence, _OWNER)
     roles = {"belief": belief, "action": action, "outcome": outcome, "group": group}
     require_design_columns(df, roles, evidence, _OWNER)

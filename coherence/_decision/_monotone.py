@@ -31,6 +31,7 @@ from .._rng import RNGLike, check_rng
 from .._validation import (
     as_dataframe,
     check_choice,
+    check_column_names,
     check_int,
     label_column,
     nonempty,
@@ -400,11 +401,7 @@ def _monotonicity_test_iv(data: Any, belief: Any, action: Any, group: Any, pairs
                           lr_on: Any = "both", lr_bins: Any = 10,
                           min_contexts: Any = MIN_CONTEXTS) -> _MonotonicityInput:
     df = as_dataframe(data, owner=_OWNER)
-    for name, value in (("belief", belief), ("action", action)):
-        if not isinstance(value, str):
-            raise TypeError(param_error(name, _OWNER, "a column name (str)", value))
-    if group is not None and not isinstance(group, str):
-        raise TypeError(param_error("group", _OWNER, "a column name (str) or None", group))
+    check_column_names(_OWNER, {"belief": belief, "action": action}, {"group": group})
     require_columns(df, {"belief": belief, "action": action, "group": group}, owner=_OWNER)
     nonempty(df, owner=_OWNER)
     n_bins = check_int(n_bins, "n_bins", _OWNER, low=2)

@@ -318,21 +318,23 @@ def max_t_null(parts: list[LocalComparisons], n_groups: int, n_resamples: int,
 def local_calibration(parts: list[LocalComparisons | None], n_groups: int,
                       max_draws: int, rng: np.random.Generator
                       ) -> tuple[float, list[float], np.ndarray, int]:
-    """The joint multiplier-bootstrap calibration of the pairs' localised comparisons:
-    the global p-value (largest statistic over every pair, sequential), each pair's
-    p-value and, per comparison, the single-step max-T adjusted p-value."""
+    """The joint multiplier-bootstrap calibration of the parts' localised comparisons
+    (the pairs of :func:`monotonicity_test`, the levels of
+    :func:`cyclic_monotonicity_test`): the global p-value (largest statistic over every
+    part, sequential), each part's p-value and, per comparison, the single-step max-T
+    adjusted p-value, all from the same draws; a part that is ``None`` gets NaN."""
     present = [p for p in parts if p is not None]
     if not present:
         return math.nan, [math.nan] * len(parts), np.empty(0), 0
     observed = np.array([float(p.z.max()) for p in present])
 
     def draw(b: int) -> np.ndarray:
-        maxima = max_t_null(present, n_groups, b, rng)  # (b, pairs)
+        maxima = max_t_null(present, n_groups, b, rng)  # (b, parts)
         return np.column_stack([maxima.max(axis=1), maxima])
 
     p_global, draws = sequential_pvalue(draw, float(observed.max()), max_draws=max_draws)
-    pair_p = iter([monte_carlo_pvalue(draws[:, 1 + i], observed[i]) for i in range(len(present))])
-    pvalues = [next(pair_p) if p is not None else math.nan for p in parts]
+    part_p = iter([monte_carlo_pvalue(draws[:, 1 + i], observed[i]) for i in range(len(present))])
+    pvalues = [next(part_p) if p is not None else math.nan for p in parts]
     joint = np.sort(draws[:, 0])
     z = np.concatenate([p.z for p in present])
     at_least = len(joint) - np.searchsorted(joint, z - MC_TIE_RTOL * np.maximum(1.0, np.abs(z)))

@@ -33,6 +33,7 @@ from .._rng import RNGLike, check_rng
 from .._validation import (
     as_dataframe,
     check_choice,
+    check_column_names,
     check_resampling,
     column_error,
     label_column,
@@ -332,9 +333,7 @@ def _consistency_noise_iv(data: Any, checker: Any, set_: Any, role: Any, repetit
     n_resamples, confidence_level = check_resampling(_OWNER, n_resamples, confidence_level)
     gen = check_rng(rng, owner=_OWNER)
     names = {"group": set_, "role": role, "repetition": repetition, "probability": probability}
-    for key, col in names.items():
-        if not isinstance(col, str):
-            raise TypeError(param_error(key, _OWNER, "a column name (str)", col))
+    check_column_names(_OWNER, names)
     df = as_dataframe(data, owner=_OWNER)
     require_columns(df, list(names.values()), owner=_OWNER)
     nonempty(df, owner=_OWNER)

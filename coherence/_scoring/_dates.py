@@ -17,6 +17,7 @@ from .._validation import column_error, param_error
 __all__ = [
     "any_aware",
     "aware_cutoff",
+    "check_same_awareness",
     "is_missing",
     "parse_dates",
     "parse_datetimes",
@@ -114,6 +115,14 @@ def any_aware(values: Iterable[Any]) -> bool:
         except (TypeError, ValueError):
             return False
     return False
+
+
+def check_same_awareness(first: Iterable[Any], second: Iterable[Any], *, what: str,
+                         owner: str) -> None:
+    """Raise ``ValueError`` naming ``what`` when one set of dates is timezone-aware and the
+    other naive (judged by :func:`any_aware`, the first date present of each)."""
+    if any_aware(first) != any_aware(second):
+        raise ValueError(f"{owner}: {what} must both be timezone-aware or both naive.")
 
 
 def to_days(values: Iterable[Any], index: pd.Index, column: str, owner: str) -> np.ndarray:

@@ -30,6 +30,7 @@ from .._results import CoherenceResult, ConfidenceInterval, Summary
 from .._rng import RNGLike, check_rng
 from .._validation import (
     as_dataframe,
+    check_column_names,
     check_int,
     check_resampling,
     column_error,
@@ -287,9 +288,7 @@ def _brier_decomposition_iv(data: Any, checker: Any, question: Any, probability:
     names = {"question": question, "probability": probability, "outcome": outcome}
     if checker is not None:
         names |= {"group": group, "role": role}
-    for name, value in names.items():
-        if not isinstance(value, str):
-            raise TypeError(param_error(name, _OWNER, "a column name (str)", value))
+    check_column_names(_OWNER, names)
     require_columns(df, names, owner=_OWNER)
     nonempty(df, owner=_OWNER)
     n_bins = check_int(n_bins, "n_bins", _OWNER, low=1)

@@ -31,7 +31,7 @@ from .._validation import (
     param_error,
     require_columns,
 )
-from ._dates import any_aware, parse_dates
+from ._dates import any_aware, check_same_awareness, parse_dates
 from ._questions import question_bootstrap_ci
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -66,9 +66,8 @@ def _window(df: pd.DataFrame, start: str, resolution_date: str,
     r, mr = parse_dates(df[resolution_date], df.index, resolution_date, owner,
                         require_tz=False)
     no_missing(df, resolution_date, owner=owner, missing=mr)
-    if any_aware(df[start]) != any_aware(df[resolution_date]):
-        raise ValueError(f"{owner}: '{start}' and '{resolution_date}' must both be "
-                         "timezone-aware or both naive.")
+    check_same_awareness(df[start], df[resolution_date],
+                         what=f"'{start}' and '{resolution_date}'", owner=owner)
     bad = np.flatnonzero(~(r > s))
     if len(bad):
         raise ValueError(column_error(resolution_date, f"be after '{start}'",
@@ -228,9 +227,9 @@ def horizon_positions(forecasts: Any, *, start: str = "start",
     sim, miss = parse_dates(df[simulated_date], df.index, simulated_date, owner,
                             require_tz=False)
     no_missing(df, simulated_date, owner=owner, missing=miss & ~live)
-    if (~miss).any() and any_aware(df[simulated_date]) != any_aware(df[start]):
-        raise ValueError(f"{owner}: '{simulated_date}' and '{start}' must both be "
-                         "timezone-aware or both naive.")
+    if (~miss).any():
+        check_same_awareness(df[simulated_date], df[start],
+                             what=f"'{simulated_date}' and '{start}'", owner=owner)
     check = ~live
     bad = np.flatnonzero(check & ((sim < s) | (sim >= r)))
     if len(bad):

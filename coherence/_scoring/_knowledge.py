@@ -32,6 +32,7 @@ from .._results import CoherenceResult, ConfidenceInterval, Summary
 from .._rng import RNGLike, check_rng, spawn
 from .._validation import (
     as_dataframe,
+    check_column_names,
     check_resampling,
     column_error,
     finite_column,
@@ -243,11 +244,8 @@ def _coherence_by_knowledge_iv(data: Any, question: Any, resolved: Any, cutoff: 
                                value: Any, by: Any, n_resamples: Any, confidence_level: Any,
                                rng: RNGLike) -> tuple[Any, ...]:
     df = as_dataframe(data, owner=_OWNER)
-    for name, val in (("question", question), ("resolved", resolved), ("value", value)):
-        if not isinstance(val, str):
-            raise TypeError(param_error(name, _OWNER, "a column name (str)", val))
-    if by is not None and not isinstance(by, str):
-        raise TypeError(param_error("by", _OWNER, "a column name (str) or None", by))
+    check_column_names(_OWNER, {"question": question, "resolved": resolved, "value": value},
+                       {"by": by})
     if cutoff is None or isinstance(cutoff, bool | int | float | np.number):
         raise TypeError(param_error("cutoff", _OWNER, "a date, the name of a column of "
                                     "dates or a mapping of model name to date", cutoff))

@@ -33,7 +33,7 @@ from .._validation import (
     require_columns,
 )
 from .._warnings import DeprecatedAlias
-from ._dates import any_aware, parse_dates
+from ._dates import check_same_awareness, parse_dates
 from ._questions import question_bootstrap_ci
 
 __all__ = [
@@ -357,10 +357,9 @@ def market_checks(events: Any, prices: Any, *, window_days: float = 3.0,
     curve = _signed_events(edf, owner, question, date, direction, magnitude, confidence)
     n_undated = len(edf) - len(curve)
     px = _prices(prices, owner, question, price_date, price)
-    if len(curve) and len(px) and any_aware(edf[date]) != any_aware(
-            as_dataframe(prices)[price_date]):
-        raise ValueError(f"{owner}: event and price dates must both be timezone-aware or "
-                         "both naive.")
+    if len(curve) and len(px):
+        check_same_awareness(edf[date], as_dataframe(prices)[price_date],
+                             what="event and price dates", owner=owner)
     ev_groups = rows_by_key(curve, [question]) if len(curve) else {}
     px_groups = rows_by_key(px, ["_q"]) if len(px) else {}
     qs = list(dict.fromkeys([k[0] for k in ev_groups] + [k[0] for k in px_groups]))
@@ -553,10 +552,9 @@ def market_signal_metrics(reasoning: Any, hindsight_events: Any, prices: Any, *,
         hdf = hdf.loc[~flag]
     curve = _signed_events(hdf, owner, question, date, direction, magnitude, confidence)
     px = _prices(prices, owner, question, price_date, price)
-    if len(curve) and len(px) and any_aware(hdf[date]) != any_aware(
-            as_dataframe(prices)[price_date]):
-        raise ValueError(f"{owner}: event and price dates must both be timezone-aware or "
-                         "both naive.")
+    if len(curve) and len(px):
+        check_same_awareness(hdf[date], as_dataframe(prices)[price_date],
+                             what="event and price dates", owner=owner)
     w_ns = round(window_days * _DAY_NS)
     tps = turning_points(prices, min_change=turning_min_change, window_days=window_days,
                          convention=convention, question=question, price_date=price_date,

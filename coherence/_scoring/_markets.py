@@ -24,11 +24,10 @@ from .._validation import (
     require_columns,
 )
 from .._warnings import DegenerateDataWarning, DeprecatedAlias
-from ._temporal import any_aware
+from ._dates import check_same_awareness, parse_datetimes
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
-from ._dates import parse_datetimes
 
 __all__ = [
     "MarketAlignmentResult",
@@ -206,9 +205,9 @@ def market_alignment(events: Any, prices: Any, *, window_days: float = 3.0,
     order = np.argsort(pt, kind="stable")
     pt, pv = pt[order], pv[order]
     ev_t = curve[date].to_numpy(dtype="datetime64[ns]")
-    if len(ev_t) and len(pt) and _mixed_tz(events, date, prices, price_date):
-        raise ValueError(f"{owner}: event and price dates must both be timezone-aware or "
-                         "both naive.")
+    if len(ev_t) and len(pt):
+        check_same_awareness(as_dataframe(events)[date], as_dataframe(prices)[price_date],
+                             what="event and price dates", owner=owner)
     w = np.timedelta64(round(window_days * 86_400e9), "ns")
     impact = curve["impact"].to_numpy(dtype=np.float64)
     before = np.full(len(ev_t), np.nan)
@@ -249,10 +248,6 @@ def market_alignment(events: Any, prices: Any, *, window_days: float = 3.0,
         statistic=stat, pvalue=pvalue, confidence_interval=ci, n_obs=n,
         method="exact binomial test of agreement = 1/2; Clopper-Pearson interval",
         window_days=window_days, min_move=min_move, correlation=corr, table=per)
-
-
-def _mixed_tz(events: Any, date: str, prices: Any, price_date: str) -> bool:
-    return any_aware(as_dataframe(events)[date]) != any_aware(as_dataframe(prices)[price_date])
 
 
 def plot_causal_pressure(curve: pd.DataFrame, prices: Any = None, *, date: str = "date",

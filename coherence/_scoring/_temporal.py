@@ -22,7 +22,7 @@ from .._validation import (
     param_error,
     require_columns,
 )
-from ._dates import any_aware, aware_cutoff, parse_dates
+from ._dates import aware_cutoff, check_same_awareness, parse_dates
 
 __all__ = [
     "ContaminationFilterResult",
@@ -194,9 +194,8 @@ def contamination_filter(forecasts: Any, cutoffs: Mapping[str, Any] | str, *,
 def _check_same_tz(df: pd.DataFrame, opened: str, cutoff_values: Iterable[Any],
                    owner: str) -> None:
     """Naive and aware dates must not mix between the table and the cutoffs either."""
-    if any_aware(df[opened]) != any_aware(cutoff_values):
-        raise ValueError(f"{owner}: the '{opened}' column and the cutoffs must both be "
-                         "timezone-aware or both naive.")
+    check_same_awareness(df[opened], cutoff_values,
+                         what=f"the '{opened}' column and the cutoffs", owner=owner)
 
 
 def _cutoffs_from_mapping(df: pd.DataFrame, cutoffs: Mapping[str, Any], opened: str,

@@ -259,3 +259,15 @@ def test_check_columns_arg(value, expected):
 def test_check_columns_arg_type_error(value):
     with pytest.raises(TypeError, match=r"The 'by' parameter of report must be a column name"):
         v.check_columns_arg(value, "by", "report")
+
+
+def test_check_column_names_first_offender_required_before_optional():
+    v.check_column_names("f", {"belief": "b"}, {"group": None})  # None allowed when optional
+    with pytest.raises(TypeError, match=re.escape(
+            "The 'action' parameter of f must be a column name (str); got 3.")):
+        v.check_column_names("f", {"belief": "b", "action": 3}, {"group": 1})
+    with pytest.raises(TypeError, match=re.escape(
+            "The 'group' parameter of f must be a column name (str) or None; got 1.")):
+        v.check_column_names("f", {"belief": "b"}, {"group": 1})
+    with pytest.raises(TypeError, match=r"'belief' parameter of f must be a column name \(str\);"):
+        v.check_column_names("f", {"belief": None})
