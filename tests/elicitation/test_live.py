@@ -69,6 +69,23 @@ def _env() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": str(ROOT), "MPLBACKEND": "Agg"}
 
 
+def model_section(url: str, model: str, **extra: object) -> str:
+    """The ``[model]`` table of a live study's TOML: the local model, replies of at most 24
+    tokens constrained by grammar; ``extra`` keys (numbers) added."""
+    more = "".join(f"{key} = {value}\n" for key, value in extra.items())
+    return (f'[model]\nname = "{model}"\nbase_url = "{url}"\ntemperature = 0.7\n'
+            f'max_tokens = 24\nconstrained = "grammar"\ntimeout = 120\n{more}')
+
+
+def run_study(config: Path, timeout: int = 900) -> str:
+    """``coherence study CONFIG --quiet`` in a subprocess; its stdout, once it exited 0."""
+    args = [sys.executable, "-W", "ignore", "-m", "coherence_cli", "study", str(config),
+            "--quiet"]
+    done = subprocess.run(args, env=_env(), capture_output=True, text=True, timeout=timeout)
+    assert done.returncode == 0, (done.stdout, done.stderr)
+    return done.stdout
+
+
 def _stored(path: Path) -> int:
     if not path.exists():
         return 0

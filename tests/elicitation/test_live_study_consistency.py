@@ -6,14 +6,12 @@ form kept where validation rejects it), then again with every reply from the cac
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 import textwrap
 
 import pandas as pd
 import pytest
 
-from tests.elicitation.test_live import _env, live  # noqa: F401 (the fixture)
+from tests.elicitation.test_live import live, model_section, run_study  # noqa: F401
 
 pytestmark = pytest.mark.slow
 
@@ -26,15 +24,7 @@ def test_consistency_study_against_the_local_model(live, tmp_path):  # noqa: F81
         seed = 0
         out = "{tmp_path / 'out'}"
 
-        [model]
-        name = "{model}"
-        base_url = "{url}"
-        temperature = 0.7
-        max_tokens = 24
-        design_max_tokens = 96
-        constrained = "grammar"
-        timeout = 120
-
+        """) + model_section(url, model, design_max_tokens=96) + textwrap.dedent("""
         [design]
         n_questions = 3
         checkers = ["negation", "and"]
@@ -46,12 +36,9 @@ def test_consistency_study_against_the_local_model(live, tmp_path):  # noqa: F81
         [tests]
         n_resamples = 99
         """))
-    args = [sys.executable, "-W", "ignore", "-m", "coherence_cli", "study", str(config),
-            "--quiet"]
-    done = subprocess.run(args, env=_env(), capture_output=True, text=True, timeout=900)
-    assert done.returncode == 0, (done.stdout, done.stderr)
-    assert "consistency checks: mean arbitrage violation" in done.stdout
-    made = int(re.search(r"(\d+) calls made, 0 from the cache", done.stdout).group(1))
+    done = run_study(config)
+    assert "consistency checks: mean arbitrage violation" in done
+    made = int(re.search(r"(\d+) calls made, 0 from the cache", done).group(1))
     out = tmp_path / "out"
     design = pd.read_csv(out / "design.csv")
     # every design call kept with the model's raw reply, and a verdict on each form
@@ -62,8 +49,7 @@ def test_consistency_study_against_the_local_model(live, tmp_path):  # noqa: F81
     assert set(questions["source"]) <= {"model", "template"}
     results = pd.read_csv(out / "results.csv")
     assert {"negation", "and"} <= set(results["checker"])
-    again = subprocess.run(args, env=_env(), capture_output=True, text=True, timeout=600)
-    assert again.returncode == 0, (again.stdout, again.stderr)
-    assert re.search(rf"0 calls made, {made} from the cache", again.stdout), again.stdout
+    again = run_study(config, timeout=600)
+    assert re.search(rf"0 calls made, {made} from the cache", again), again
     print(f"\nlive consistency study: {made} calls, {int(design['kept'].sum())} of "
           f"{len(design)} model-written forms kept")
