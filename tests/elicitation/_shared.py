@@ -1,10 +1,15 @@
-"""Shared by the runner tests: the question, fast retries, a contexts table, a run over HTTP."""
+"""Shared by the runner and study tests: the question, fast retries, a contexts table, a run
+over HTTP, the command line run in-process."""
 
 from __future__ import annotations
+
+import contextlib
+import io
 
 import numpy as np
 import pandas as pd
 
+from coherence_cli import main
 from elicitation import OpenAIClient, run
 
 QUESTION = "have heart disease"
@@ -26,3 +31,11 @@ def make_contexts(n=12, seed=0):
 def http_run(srv, contexts, cache, **kw):
     client = OpenAIClient("fake", base_url=srv.url, seed=0, timeout=kw.pop("timeout", 5))
     return run(contexts, client, question=QUESTION, cache=cache, **{**FAST, **kw})
+
+
+def cli(*argv: str) -> tuple[int, str]:
+    """``coherence ARGV`` run in this process: its exit code and what it printed."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = main(list(argv))
+    return code, out.getvalue()

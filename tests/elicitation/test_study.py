@@ -16,8 +16,8 @@ import pandas as pd
 import pytest
 
 import elicitation
-from coherence_cli import main
 from tests._fake_openai_server import FakeOpenAIServer, Reply, call_key, default_answer
+from tests.elicitation._shared import cli
 
 pytest.importorskip("pgmpy")
 
@@ -46,13 +46,6 @@ n_resamples = 49
 adjust = "none"
 """
 N_CALLS = 2 * 16 * 2 * 3   # models x contexts x repetitions x (2 prompts + decision)
-
-
-def _cli(*argv: str) -> tuple[int, str]:
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        code = main(list(argv))
-    return code, out.getvalue()
 
 
 def _pvalues(frame: pd.DataFrame) -> np.ndarray:
@@ -84,7 +77,7 @@ def test_simulated_study_runs_once_and_reuses_every_call(tmp_path, monkeypatch):
     block = page[page.index("To rerun from the command line"):]
     argv = shlex.split(html.unescape(block[block.index("<pre>") + 5:block.index("</pre>")]))
     assert argv[2] == first.paths["table"] and "--seed" in argv
-    code, _ = _cli(*argv[1:], "--csv", str(tmp_path / "rerun.csv"), "--quiet")
+    code, _ = cli(*argv[1:], "--csv", str(tmp_path / "rerun.csv"), "--quiet")
     assert code == 0
     np.testing.assert_array_equal(_pvalues(pd.read_csv(tmp_path / "rerun.csv")),
                                   _pvalues(first.report.to_frame()))
@@ -94,11 +87,11 @@ def test_cli_study_and_its_mistakes(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     config = tmp_path / "study.toml"
     config.write_text(SIMULATED.replace("n_contexts = 16", "n_contexts = 10"))
-    code, out = _cli("study", str(config), "--quiet")
+    code, out = cli("study", str(config), "--quiet")
     assert code == 0, out
     assert f"{N_CALLS * 10 // 16} calls made, 0 from the cache" in out
     assert "coherence report: 2 cell(s)" in out
-    code, out = _cli("study", str(config), "--quiet")
+    code, out = cli("study", str(config), "--quiet")
     assert code == 0 and "0 calls made" in out
     for text, message in [
             (SIMULATED.replace('kind = "decision"', 'kind = "forecast"'), "kind"),
@@ -109,7 +102,7 @@ def test_cli_study_and_its_mistakes(tmp_path, monkeypatch):
         config.write_text(text)
         err = io.StringIO()
         with contextlib.redirect_stderr(err):
-            code, _ = _cli("study", str(config))
+            code, _ = cli("study", str(config))
         assert code == 2 and message in err.getvalue(), err.getvalue()
         assert len(err.getvalue().strip().splitlines()) == 1
 
@@ -179,9 +172,9 @@ def test_the_documented_offline_study_prints_what_the_page_shows(tmp_path, monke
     shown = re.findall(r"```text\n(.*?)```", page, flags=re.DOTALL)[0].rstrip()
     assert re.findall(r"```toml\n(.*?)```", page, flags=re.DOTALL)[0] in \
         (DOCS / "studies" / "decision-offline.toml").read_text()
-    code, out = _cli("study", str(DOCS / "studies" / "decision-offline.toml"), "--quiet")
+    code, out = cli("study", str(DOCS / "studies" / "decision-offline.toml"), "--quiet")
     assert code == 0 and out.rstrip() == shown
-    code, out = _cli("study", str(DOCS / "studies" / "decision-offline.toml"), "--quiet")
+    code, out = cli("study", str(DOCS / "studies" / "decision-offline.toml"), "--quiet")
     assert "720 elicitations, 0 calls made, 720 from the cache" in out
 
 
@@ -225,7 +218,7 @@ def test_pairs_study_from_one_file_is_cached(tmp_path, monkeypatch):
         [tests]
         n_resamples = 99
         """))
-    code, out = _cli("study", str(config), "--quiet")
+    code, out = cli("study", str(config), "--quiet")
     assert code == 0 and "36 elicitations, 36 calls made, 0 from the cache" in out
     results = pd.read_csv(tmp_path / "pairs" / "results.csv")
     assert set(results["category"]) == {"strong", "weak", "none"}

@@ -4,8 +4,6 @@ simulated models and against a fake server."""
 
 from __future__ import annotations
 
-import contextlib
-import io
 import re
 import signal
 import subprocess
@@ -18,7 +16,6 @@ import pandas as pd
 import pytest
 
 import elicitation
-from coherence_cli import main
 from elicitation._study_forecasting import (
     METRICS,
     scorable_questions,
@@ -27,6 +24,7 @@ from elicitation._study_forecasting import (
 )
 from elicitation._study_tuples import demo_questions
 from tests._fake_openai_server import FakeOpenAIServer, Reply, default_answer
+from tests.elicitation._shared import cli
 from tests.elicitation.test_live import _env, _stored
 
 FORECASTING = """
@@ -50,13 +48,6 @@ n_resamples = 199
 """
 
 
-def _cli(*argv: str) -> tuple[int, str]:
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        code = main(list(argv))
-    return code, out.getvalue()
-
-
 def test_demo_questions_have_invented_resolutions():
     qs = demo_questions()
     assert set(pd.to_numeric(qs["resolution"])) == {0, 1}
@@ -69,7 +60,7 @@ def test_forecasting_study_scores_each_model_at_the_simulated_date(tmp_path, mon
     monkeypatch.chdir(tmp_path)
     config = tmp_path / "dated.toml"
     config.write_text(FORECASTING.format(date="2028-01-01"))
-    code, out = _cli("study", str(config), "--quiet")
+    code, out = cli("study", str(config), "--quiet")
     assert code == 0, out
     assert "forecasts at the simulated date 2028-01-01" in out
     assert "80 elicitations, 80 calls made, 0 from the cache" in out

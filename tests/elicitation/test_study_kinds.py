@@ -4,8 +4,6 @@ several seeds; each reuses every call on a second run (simulated and fake-server
 
 from __future__ import annotations
 
-import contextlib
-import io
 import re
 import textwrap
 
@@ -15,7 +13,6 @@ import pytest
 
 import coherence
 import elicitation
-from coherence_cli import main
 from elicitation._study_tuples import (
     baseline_forecasts,
     demo_questions,
@@ -23,6 +20,7 @@ from elicitation._study_tuples import (
     template_tuples,
 )
 from tests._fake_openai_server import FakeOpenAIServer, Reply, default_answer
+from tests.elicitation._shared import cli
 
 pytest.importorskip("pgmpy")
 
@@ -47,13 +45,6 @@ designer = "{designer}"
 [tests]
 n_resamples = 99
 """
-
-
-def _cli(*argv: str) -> tuple[int, str]:
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        code = main(list(argv))
-    return code, out.getvalue()
 
 
 def test_demo_questions_ship_with_the_package_and_say_they_are_invented():
@@ -107,7 +98,7 @@ def test_consistency_study_from_one_file_is_cached(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     config = tmp_path / "tuples.toml"
     config.write_text(CONSISTENCY.format(designer="templates"))
-    code, out = _cli("study", str(config), "--quiet")
+    code, out = cli("study", str(config), "--quiet")
     assert code == 0, out
     assert "consistency checks: mean arbitrage violation" in out
     first_calls = int(re.search(r"(\d+) calls made", out).group(1))
@@ -261,7 +252,7 @@ def test_decision_study_over_seeds_reports_the_spread(tmp_path, monkeypatch):
     alone = {key: value for key, value in config.items() if key != "seeds"}
     single = elicitation.run_study({**alone, "seed": 1}, progress=False)
     assert single.n_calls == 0
-    code, out = _cli("study", str(_write(tmp_path)), "--quiet")
+    code, out = cli("study", str(_write(tmp_path)), "--quiet")
     assert code == 0 and "between-seed spread over seeds 0, 1" in out
 
 
