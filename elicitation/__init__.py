@@ -25,6 +25,7 @@ from ._clients import (
 from ._common import ElicitationResult, ParseFailureWarning
 from ._engine import ElicitationError, EndpointMismatchWarning
 from ._lie import run_lie
+from ._options import RunOptions
 from ._pairs import run_pairs
 from ._parsing import FAILURE_REASONS, Parsed, parse_decision, parse_probabilities
 from ._runner import run
@@ -54,6 +55,7 @@ __all__ = [
     "Parsed",
     "Request",
     "ResponseCache",
+    "RunOptions",
     "SimulatedClient",
     "StudyResult",
     "Template",

@@ -29,27 +29,27 @@ import warnings
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
-from coherence._validation import check_float, check_int, param_error
+from coherence._validation import check_int, param_error
 from coherence._warnings import CoherenceWarning
 
 from ._cache import ResponseCache, cache_key
 from ._clients import Client, Completion, Request, TransientError
+from ._options import RunOptions
 from ._parsing import Parsed, parse_decision, parse_probabilities
 from ._templates import Template
 
 __all__ = [
     "ElicitationError",
     "EndpointMismatchWarning",
+    "EngineOptions",
     "Executed",
     "Job",
-    "RunOptions",
     "common_iv",
     "execute",
     "failure_table",
@@ -357,8 +357,9 @@ def failure_table(raw: pd.DataFrame) -> pd.DataFrame:
 
 
 @dataclass(frozen=True)
-class RunOptions:
-    """The validated options every runner shares."""
+class EngineOptions:
+    """A runner's :class:`RunOptions` as the engine uses them: the cache open, the
+    progress bar decided."""
 
     store: ResponseCache
     owns_store: bool           # opened here from a path or None: closed after the run
@@ -371,35 +372,23 @@ class RunOptions:
     progress: bool
 
 
-def common_iv(client: Any, *, repetitions: Any, concurrency: Any, cache: Any,
-              max_retries: Any, backoff: Any, max_backoff: Any, max_failures: Any,
-              sum_tolerance: Any, progress: Any, owner: str) -> RunOptions:
-    """Validate the options every runner shares; open the cache unless one was given."""
+def common_iv(client: Any, *, repetitions: Any, options: RunOptions,
+              owner: str) -> EngineOptions:
+    """Validate the client and the repetitions; open the cache unless one was given.
+
+    ``options`` has been checked already (:func:`merge_options`)."""
     if not isinstance(client, Client):
         raise TypeError(param_error("client", owner, "a client (model, settings, complete())",
                                     type(client).__name__))
     check_int(repetitions, "repetitions", owner, low=1)
-    check_int(concurrency, "concurrency", owner, low=1)
-    check_int(max_retries, "max_retries", owner, low=0)
-    check_float(backoff, "backoff", owner, low=0.0)
-    check_float(max_backoff, "max_backoff", owner, low=0.0)
-    check_int(max_failures, "max_failures", owner, low=0)
-    check_float(sum_tolerance, "sum_tolerance", owner, low=0.0, high=1.0)
-    if progress is None:
-        progress = sys.stderr.isatty()
-    if not isinstance(progress, bool):
-        raise TypeError(param_error("progress", owner, "a bool or None", progress))
-    if isinstance(cache, ResponseCache):
-        store = cache
-    elif cache is None or isinstance(cache, str | Path):
-        store = ResponseCache(cache)
-    else:
-        raise TypeError(param_error("cache", owner, "a path, None (in memory) or a "
-                                    "ResponseCache", cache))
-    return RunOptions(store=store, owns_store=not isinstance(cache, ResponseCache),
-                       concurrency=concurrency, max_retries=max_retries, backoff=backoff,
-                       max_backoff=max_backoff, max_failures=max_failures,
-                       sum_tolerance=sum_tolerance, progress=progress)
+    cache = options.cache
+    store = cache if isinstance(cache, ResponseCache) else ResponseCache(cache)
+    progress = sys.stderr.isatty() if options.progress is None else options.progress
+    return EngineOptions(store=store, owns_store=not isinstance(cache, ResponseCache),
+                         concurrency=options.concurrency, max_retries=options.max_retries,
+                         backoff=options.backoff, max_backoff=options.max_backoff,
+                         max_failures=options.max_failures,
+                         sum_tolerance=options.sum_tolerance, progress=progress)
 
 
 @dataclass(frozen=True)
@@ -412,7 +401,7 @@ class Executed:
     before: set[str]
 
 
-def execute(client: Client, jobs: Sequence[Job], opts: RunOptions) -> Executed:
+def execute(client: Client, jobs: Sequence[Job], opts: EngineOptions) -> Executed:
     """Run the jobs (cache first), then parse every stored response."""
     engine = _Engine(client, opts.store, concurrency=opts.concurrency,
                      max_retries=opts.max_retries, backoff=opts.backoff,

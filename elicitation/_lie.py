@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -17,7 +16,6 @@ import pandas as pd
 
 from coherence._validation import param_error
 
-from ._cache import ResponseCache
 from ._clients import Client
 from ._common import (
     ElicitationResult,
@@ -27,6 +25,7 @@ from ._common import (
     make_result,
 )
 from ._engine import Job, common_iv, execute, make_job, settings_json
+from ._options import RunOptions, merge_options
 from ._templates import get_template, is_builtin
 
 __all__ = ["run_lie"]
@@ -42,14 +41,8 @@ def run_lie(
     prompt: str = "standard",
     wording: str = "paper",
     repetitions: int = 5,
-    concurrency: int = 8,
-    cache: str | Path | ResponseCache | None = "elicitation.sqlite",
-    max_retries: int = 5,
-    backoff: float = 0.5,
-    max_backoff: float = 30.0,
-    max_failures: int = 50,
-    sum_tolerance: float = 0.02,
-    progress: bool | None = None,
+    options: RunOptions | None = None,
+    **overrides: Any,
 ) -> ElicitationResult:
     """Elicit the quantities of the law of iterated expectation for every context.
 
@@ -78,8 +71,7 @@ def run_lie(
         B.3.1 and B.3.2 prompts (``next_state``, ``given_auxiliary``; the
         condition reads "their <variable> is <state>") or the toolkit's
         paraphrases (``next_state_toolkit``, ``given_auxiliary_toolkit``).
-    repetitions, concurrency, cache, max_retries, backoff, max_backoff, max_failures, \
-sum_tolerance, progress
+    repetitions, options, **overrides
         As for :func:`run`.
 
     Returns
@@ -108,10 +100,8 @@ sum_tolerance, progress
     model fitted to ground truth belongs to the core's LIE test.
     """
     owner = "run_lie"
-    opts = common_iv(client, repetitions=repetitions, concurrency=concurrency, cache=cache,
-                     max_retries=max_retries, backoff=backoff, max_backoff=max_backoff,
-                     max_failures=max_failures, sum_tolerance=sum_tolerance,
-                     progress=progress, owner=owner)
+    opts = common_iv(client, repetitions=repetitions,
+                     options=merge_options(options, overrides, owner), owner=owner)
     df = context_table(contexts, question, owner, list_duplicates=False)
     if not isinstance(auxiliary_variable_name, str) or not auxiliary_variable_name:
         raise TypeError(param_error("auxiliary_variable_name", owner, "a non-empty str",

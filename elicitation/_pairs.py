@@ -8,7 +8,6 @@ through the job engine (:mod:`._engine`).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -16,10 +15,10 @@ import pandas as pd
 
 from coherence._validation import as_dataframe, param_error
 
-from ._cache import ResponseCache
 from ._clients import Client
 from ._common import HIDDEN, ElicitationResult, check_copied_truths, make_result
 from ._engine import Job, common_iv, execute, make_job, settings_json
+from ._options import RunOptions, merge_options
 from ._templates import CONDITIONAL_VARIANTS, Template, get_template
 
 __all__ = ["PAIR_QUANTITIES", "run_pairs"]
@@ -34,14 +33,8 @@ def run_pairs(
     variants: Sequence[str] = ("baseline",),
     reverse: bool = True,
     repetitions: int = 1,
-    concurrency: int = 8,
-    cache: str | Path | ResponseCache | None = "elicitation.sqlite",
-    max_retries: int = 5,
-    backoff: float = 0.5,
-    max_backoff: float = 30.0,
-    max_failures: int = 50,
-    sum_tolerance: float = 0.02,
-    progress: bool | None = None,
+    options: RunOptions | None = None,
+    **overrides: Any,
 ) -> ElicitationResult:
     """Elicit conditional forecasts for question pairs; return the pairs table.
 
@@ -62,8 +55,7 @@ def run_pairs(
     reverse : bool
         Also elicit P(B), P(B | A resolved YES), P(B | A resolved NO) for
         the Bayes-consistency check.
-    repetitions, concurrency, cache, max_retries, backoff, max_backoff, max_failures, \
-sum_tolerance, progress
+    repetitions, options, **overrides
         As for :func:`run`.
 
     Returns
@@ -85,10 +77,8 @@ sum_tolerance, progress
     coherence.conditional_forecasting : the test run on the pairs table.
     """
     owner = "run_pairs"
-    opts = common_iv(client, repetitions=repetitions, concurrency=concurrency, cache=cache,
-                     max_retries=max_retries, backoff=backoff, max_backoff=max_backoff,
-                     max_failures=max_failures, sum_tolerance=sum_tolerance,
-                     progress=progress, owner=owner)
+    opts = common_iv(client, repetitions=repetitions,
+                     options=merge_options(options, overrides, owner), owner=owner)
     df = as_dataframe(pairs, name="pairs", owner=owner)
     for col in ("pair", "question_a", "question_b"):
         if col not in df.columns:

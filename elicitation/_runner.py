@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -19,7 +18,6 @@ import pandas as pd
 
 from coherence._validation import param_error
 
-from ._cache import ResponseCache
 from ._clients import Client
 from ._common import (
     ElicitationResult,
@@ -30,6 +28,7 @@ from ._common import (
     make_result,
 )
 from ._engine import Executed, Job, common_iv, execute, make_job, settings_json
+from ._options import RunOptions, merge_options
 from ._templates import Template, get_template, is_builtin
 
 __all__ = ["ACTION_LABELS", "run"]
@@ -45,14 +44,8 @@ def run(
     prompts: Sequence[str] = ("standard",),
     decision: str | None = "decision",
     repetitions: int = 5,
-    concurrency: int = 8,
-    cache: str | Path | ResponseCache | None = "elicitation.sqlite",
-    max_retries: int = 5,
-    backoff: float = 0.5,
-    max_backoff: float = 30.0,
-    max_failures: int = 50,
-    sum_tolerance: float = 0.02,
-    progress: bool | None = None,
+    options: RunOptions | None = None,
+    **overrides: Any,
 ) -> ElicitationResult:
     """Elicit beliefs and actions for every context; return the belief/action table.
 
@@ -92,25 +85,15 @@ def run(
         to elicit beliefs only.
     repetitions : int
         Elicitations of each (context, template).
-    concurrency : int
-        Calls in flight at once (threads).
-    cache : path, ResponseCache or None
-        SQLite file of raw responses (``None``: in memory, nothing kept).
-    max_retries : int
-        Retries of a call after a transient failure (timeout, connection
-        error, HTTP 429 or 5xx, malformed body).
-    backoff, max_backoff : float
-        Delay before retry ``i`` is ``min(max_backoff, backoff * 2**i)``
-        times a uniform jitter in [0.5, 1] (at least the server's
-        ``Retry-After``, capped at ``max_backoff``).
-    max_failures : int
-        The run stops with :class:`ElicitationError` once more calls than
-        this have failed for good (after their retries; a call answered on a
-        retry does not count). A failed write to the cache stops it at once.
-    sum_tolerance : float
-        Passed to :func:`parse_probabilities`.
-    progress : bool, optional
-        Draw a progress bar on stderr (default: when stderr is a terminal).
+    options : RunOptions, optional
+        How the calls are made: concurrency, the response cache (default
+        ``"elicitation.sqlite"``), retries and their backoff, the failure
+        budget, the parser's ``sum_tolerance`` and the progress bar (default
+        ``RunOptions()``).
+    **overrides
+        Any field of :class:`RunOptions` by keyword (``cache=None``,
+        ``concurrency=2``), replacing that field of ``options``; any other
+        keyword is an error naming it.
 
     Returns
     -------
@@ -158,10 +141,8 @@ def run(
     3        1           1     0.9  defer
     """
     owner = "run"
-    opts = common_iv(client, repetitions=repetitions, concurrency=concurrency, cache=cache,
-                     max_retries=max_retries, backoff=backoff, max_backoff=max_backoff,
-                     max_failures=max_failures, sum_tolerance=sum_tolerance,
-                     progress=progress, owner=owner)
+    opts = common_iv(client, repetitions=repetitions,
+                     options=merge_options(options, overrides, owner), owner=owner)
     df = context_table(contexts, question, owner, list_duplicates=True)
     check_copied_truths(df, ("truth",), ("outcome",), owner)
     if question is not None and not isinstance(question, str):

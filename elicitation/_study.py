@@ -34,6 +34,7 @@ from coherence._validation import param_error
 from ._cache import ResponseCache
 from ._clients import OpenAIClient, SimulatedClient
 from ._engine import common_iv
+from ._options import study_options
 from ._pairs import run_pairs
 from ._runner import run
 from ._study_pairs import label_pairs, network_pairs, select_pairs
@@ -381,16 +382,6 @@ def _design_client(model: Mapping[str, Any], seed: int, designer: Any) -> Any:
                     "max_tokens": model.get("design_max_tokens", 128)}, pd.DataFrame(), seed)
 
 
-def _run_options(model: Mapping[str, Any], design: Mapping[str, Any], cache: Any,
-                 progress: Any) -> dict[str, Any]:
-    """The runner options a study passes for one model (one place for their defaults)."""
-    return {"repetitions": design["repetitions"],
-            "concurrency": int(model.get("concurrency", 4)), "cache": cache,
-            "max_retries": int(model.get("max_retries", 5)),
-            "max_failures": int(model.get("max_failures", 50)),
-            "sum_tolerance": design["sum_tolerance"], "progress": progress}
-
-
 def _elicit_each_model(cfg: Mapping[str, Any], cache: Any, paths: Mapping[str, str],
                        elicit: Any) -> tuple[pd.DataFrame, int, int]:
     """Run ``elicit(model)`` for every configured model (the cache closed after), write
@@ -508,7 +499,8 @@ def _decision_study(cfg: dict[str, Any], paths: dict[str, str],
         cfg, cache, paths, lambda model: run(
             contexts, _client(model, contexts, seed), question=question,
             prompts=design["prompts"], decision=design["decision"] or None,
-            **_run_options(model, design, cache, progress)))
+            repetitions=design["repetitions"],
+            options=study_options(model, design["sum_tolerance"], cache, progress)))
     # the report analyses the table as written, so its rerun line reproduces it
     data = pd.read_csv(paths["table"])
     prompts = design["prompts"]
@@ -605,10 +597,8 @@ def _pairs_study(cfg: dict[str, Any], paths: dict[str, str],
             name=first["name"]))
         try:
             labelled = label_pairs(candidates, designer, common_iv(
-                designer, repetitions=1, concurrency=int(first.get("concurrency", 4)),
-                cache=cache, max_retries=int(first.get("max_retries", 5)), backoff=0.5,
-                max_backoff=30.0, max_failures=int(first.get("max_failures", 50)),
-                sum_tolerance=0.02, progress=progress, owner="run_study"))
+                designer, repetitions=1, options=study_options(first, 0.02, cache, progress),
+                owner="run_study"))
         except BaseException:
             cache.close()
             raise
@@ -630,7 +620,8 @@ def _pairs_study(cfg: dict[str, Any], paths: dict[str, str],
     raw, made, cached = _elicit_each_model(
         cfg, cache, paths, lambda model: run_pairs(
             questions, _client(model, pairs, seed), variants=design["variants"],
-            reverse=bool(design["reverse"]), **_run_options(model, design, cache, progress)))
+            reverse=bool(design["reverse"]), repetitions=design["repetitions"],
+            options=study_options(model, design["sum_tolerance"], cache, progress)))
     n_calls += made
     n_cached += cached
     data = pd.read_csv(paths["table"])

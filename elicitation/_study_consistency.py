@@ -19,6 +19,7 @@ import coherence
 
 from ._cache import ResponseCache
 from ._engine import common_iv
+from ._options import study_options
 from ._study_tuples import (
     SimulatedDesigner,
     ask_probabilities,
@@ -54,12 +55,8 @@ def consistency_study(cfg: dict[str, Any], paths: dict[str, str], progress: bool
         for model in cfg["models"]:
             def opts(client: Any, model: dict[str, Any] = model) -> Any:
                 return common_iv(client, repetitions=design["repetitions"],
-                                 concurrency=int(model.get("concurrency", 4)), cache=cache,
-                                 max_retries=int(model.get("max_retries", 5)), backoff=0.5,
-                                 max_backoff=30.0,
-                                 max_failures=int(model.get("max_failures", 50)),
-                                 sum_tolerance=design["sum_tolerance"], progress=progress,
-                                 owner="run_study")
+                                 options=study_options(model, design["sum_tolerance"], cache,
+                                                       progress), owner="run_study")
 
             asked = texts.assign(source="template")
             if design["designer"] == "model":

@@ -23,6 +23,7 @@ import coherence
 
 from ._cache import ResponseCache
 from ._engine import common_iv
+from ._options import study_options
 from ._study_tuples import ask_probabilities, base_text, study_questions
 from ._templates import Template, get_template
 
@@ -122,11 +123,8 @@ def forecasting_study(cfg: dict[str, Any], paths: dict[str, str], progress: bool
         for model in cfg["models"]:
             client = make_client(model, truths, seed)
             opts = common_iv(client, repetitions=design["repetitions"],
-                             concurrency=int(model.get("concurrency", 4)), cache=cache,
-                             max_retries=int(model.get("max_retries", 5)), backoff=0.5,
-                             max_backoff=30.0, max_failures=int(model.get("max_failures", 50)),
-                             sum_tolerance=design["sum_tolerance"], progress=progress,
-                             owner="run_study")
+                             options=study_options(model, design["sum_tolerance"], cache,
+                                                   progress), owner="run_study")
             rows, raw, made, cached = ask_probabilities(
                 client, [(r["id"], {"question": r["text"], "today": spoken})
                          for r in asked.to_dict("records")],

@@ -64,7 +64,6 @@ PARAM_ALLOW = {
     "coherence/_scoring/_graphs.py::reasoning_graph_metrics": 16,
     "coherence/_report/_run.py::report": 20,
     "coherence/_probability/_power.py::pairs_power": 16,
-    "elicitation/_lie.py::run_lie": 16,
 }
 
 
