@@ -100,7 +100,8 @@ RETURNS_HEADERS = ("Returns", "Yields")
 def public_methods() -> list[tuple[str, object]]:
     """The public methods (and property getters) of the packages' public classes,
     inherited ones included when one of the packages defines them."""
-    out, seen = [], set()
+    out: list[tuple[str, object]] = []
+    seen: set[int] = set()
     for package in PACKAGES:
         module = importlib.import_module(package)
         for name in module.__all__:
