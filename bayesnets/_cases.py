@@ -250,6 +250,9 @@ def contexts(network: Any = "child", *, target: str | None = None, state: Any = 
     Returns
     -------
     pandas.DataFrame
+        One row per context: ``context``, the evidence columns, ``truth`` (the exact
+        posterior), ``outcome`` (drawn from it) and ``description`` (the evidence in
+        words); ``attrs`` as above.
 
     See Also
     --------

@@ -191,6 +191,8 @@ def designed_violations(truths: pd.DataFrame) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
+        ``truths`` with the column ``"violates by design"`` added, and the caption in
+        ``attrs["caption"]``.
 
     See Also
     --------

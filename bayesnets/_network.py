@@ -273,6 +273,8 @@ def load(name: str = "child") -> Network:
     Returns
     -------
     Network
+        The network's variables, states, parents and CPTs, held as arrays; a repeated
+        call returns the same (cached) object.
 
     See Also
     --------

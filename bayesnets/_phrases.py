@@ -120,6 +120,8 @@ def phrase_table(network: str) -> PhraseTable:
     Returns
     -------
     PhraseTable
+        The phrases (``table[variable][state]``), the ``subject`` and the question
+        ``template``; read once, then cached.
 
     See Also
     --------
@@ -284,6 +286,7 @@ def predicate(network: Any, target: str, state: Any) -> str:
     Returns
     -------
     str
+        The phrase with its first verb in the plural (``'have tetralogy of Fallot'``).
 
     Raises
     ------

@@ -152,6 +152,9 @@ def parse_probabilities(text: Any, labels: Sequence[str] = ("No", "Yes"), *,
     Returns
     -------
     Parsed
+        ``ok`` and, when it is True, ``values``: label -> probability divided by the sum
+        (in the order of ``labels``); ``raw_values`` as read; on failure ``reason`` and
+        ``detail`` say why.
 
     See Also
     --------

@@ -615,6 +615,10 @@ def ci_test(
     Returns
     -------
     CITestResult
+        ``statistic`` the kNN estimate of the conditional mutual information in nats
+        (never clipped), ``pvalue`` its conditional-permutation p-value (NaN for
+        ``method='bootstrap'``), ``confidence_interval`` its context-resampling
+        interval, ``null_distribution`` the permuted statistics.
 
     Warns
     -----

@@ -326,6 +326,9 @@ def elicitation_diagnostics(
     Returns
     -------
     ElicitationDiagnostics
+        The beliefs' count, range, spread and heaping (``modal_share``,
+        ``share_example``, ``share_tenths``), their rank association with the truth or
+        outcome, the action mix, and ``degenerate`` with its ``degenerate_reason``.
 
     Warns
     -----

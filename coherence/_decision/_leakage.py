@@ -696,6 +696,10 @@ def leakage_test(
     Returns
     -------
     LeakageResult
+        ``statistic`` the relative reduction (%) of the out-of-fold log-loss when the
+        outcome is added, ``pvalue`` the one-sided p-value of no reduction,
+        ``confidence_interval`` its cluster-bootstrap interval; the per-row losses in
+        ``loss_base`` and ``loss_full``.
 
     Raises
     ------

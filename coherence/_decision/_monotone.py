@@ -831,6 +831,8 @@ def plot_choice_shares(result: MonotonicityResult, *, ax: Any = None) -> Axes:
     Returns
     -------
     matplotlib.axes.Axes
+        The axes drawn on (``ax``, or those of a new figure): one line of
+        first-action shares per action pair.
 
     See Also
     --------

@@ -348,6 +348,9 @@ def pairs_power(
     Returns
     -------
     PairsPowerResult
+        The required number of pairs (``n_required``, -1 above ``max_n``), the power it
+        achieves (``achieved_power``) and the simulation check of it
+        (``simulated_power``); with ``n``, the power at that size (``power_at_n``).
 
     See Also
     --------

@@ -349,6 +349,9 @@ def calibration_error(data: Any, *, probability: str = "probability",
     Returns
     -------
     CalibrationErrorResult
+        ``statistic`` the debiased calibration error (for ``norm=2`` the squared l2
+        error, which can be negative) with its bootstrap interval, ``plugin`` the
+        uncorrected value, one row per bin in ``table``; ``pvalue`` is NaN.
 
     Raises
     ------
@@ -524,6 +527,8 @@ def smooth_ece(data: Any, *, probability: str = "probability", outcome: str = "o
     Returns
     -------
     SmoothECEResult
+        ``statistic`` the SmoothECE at the bandwidth ``sigma`` (``pvalue`` and interval
+        NaN); the smoothed reliability diagram, with its bootstrap band, in ``table``.
 
     See Also
     --------
@@ -661,6 +666,8 @@ def plot_smooth_reliability(result: SmoothECEResult, *, ax: Axes | None = None) 
     Returns
     -------
     matplotlib.axes.Axes
+        The axes drawn on (``ax``, or those of a new figure): the smoothed
+        reliability curve.
 
     See Also
     --------

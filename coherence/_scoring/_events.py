@@ -196,6 +196,9 @@ def key_event_recall(
     Returns
     -------
     KeyEventRecallResult
+        ``statistic`` the mean key-event recall over the forecasts whose question has a
+        key event, with its cluster-bootstrap interval over questions (``pvalue``
+        NaN); one row per forecast in ``table``, the matched pairs in ``matches``.
 
     See Also
     --------

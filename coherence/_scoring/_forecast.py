@@ -315,6 +315,9 @@ class ForecastScoresResult(CoherenceResult):
         Returns
         -------
         ForecastComparisonResult
+            ``statistic`` the mean score difference (a - b) over the common questions,
+            ``pvalue`` its two-sided sign-flip p-value, ``confidence_interval`` its
+            bootstrap interval; one row per common question in ``table``.
 
         Notes
         -----
@@ -592,6 +595,10 @@ def forecast_scores(
     Returns
     -------
     ForecastScoresResult
+        ``statistic`` the pooled Brier score with its cluster-bootstrap interval over
+        questions (``pvalue`` NaN); per-model scores in ``table``, calibration in
+        ``calibration`` and ``reliability_table``, per-forecast scores in
+        ``per_forecast``, and the filtered scores in ``filtered`` with ``cutoffs``.
 
     See Also
     --------
@@ -795,6 +802,8 @@ def plot_reliability(result: ForecastScoresResult, *, group: Any = POOLED,
     Returns
     -------
     matplotlib.axes.Axes
+        The axes drawn on (``ax``, or those of a new figure): the observed
+        frequency against the mean forecast of each bin of ``group``'s forecasts.
 
     See Also
     --------

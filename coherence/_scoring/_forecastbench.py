@@ -260,6 +260,9 @@ class ForecastBenchResult(CoherenceResult):
         Returns
         -------
         ForecastBenchComparisonResult
+            ``statistic`` the difference ``score(model_a) - score(model_b)``, ``pvalue`` its
+            two-sided bootstrap p-value, ``confidence_interval`` its percentile interval
+            over questions.
         """
         owner = "ForecastBenchResult.compare"
         score = check_choice(score, "score", owner, tuple(FORECASTBENCH_SCORES))

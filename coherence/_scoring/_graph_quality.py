@@ -244,6 +244,9 @@ def hindsight_graph_quality(
     Returns
     -------
     GraphQualityReport
+        One row per question in ``table`` (``passes``, and the failed gates in
+        ``reasons``), the questions each gate excludes (``excluded``), and the events
+        and edges kept (``events``, ``edges``).
 
     See Also
     --------

@@ -495,6 +495,9 @@ def reasoning_graph_metrics(
     Returns
     -------
     ReasoningGraphResult
+        ``statistic`` the mean of ``metric`` over the forecasts where it is defined,
+        with its cluster-bootstrap interval over questions (``pvalue`` NaN); every
+        metric per forecast in ``table``, per model in ``summary_table``.
 
     See Also
     --------

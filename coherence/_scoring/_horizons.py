@@ -297,6 +297,9 @@ def accuracy_by_horizon(forecasts: Any, *, horizon: str = "horizon", by: str = "
     Returns
     -------
     HorizonAccuracyResult
+        ``statistic`` the pooled accuracy with its cluster-bootstrap interval over
+        questions (``pvalue`` NaN); one row per (model, horizon), plus the pooled
+        ``'(all)'`` rows, in ``table``.
 
     See Also
     --------
@@ -372,6 +375,8 @@ def plot_accuracy_by_horizon(result: HorizonAccuracyResult, *, pooled: bool = Tr
     Returns
     -------
     matplotlib.axes.Axes
+        The axes drawn on (``ax``, or those of a new figure): one line of accuracy
+        per model across the horizon positions.
 
     See Also
     --------
@@ -509,6 +514,8 @@ def plot_rolling_accuracy(rolling: pd.DataFrame, *, cutoffs: Mapping[str, Any] |
     Returns
     -------
     matplotlib.axes.Axes
+        The axes drawn on (``ax``, or those of a new figure): one line of rolling
+        accuracy per model.
 
     See Also
     --------

@@ -306,6 +306,9 @@ def market_checks(events: Any, prices: Any, *, window_days: float = 3.0,
     Returns
     -------
     MarketChecksResult
+        ``statistic`` the share of counted questions whose net pressure has the sign of
+        the net price move (exact binomial ``pvalue``, Clopper-Pearson interval), the
+        pooled correlation and event agreement; one row per question in ``table``.
 
     See Also
     --------
@@ -513,6 +516,9 @@ def market_signal_metrics(reasoning: Any, hindsight_events: Any, prices: Any, *,
     Returns
     -------
     MarketSignalResult
+        ``statistic`` the mean market-signal recall over the forecasts where it is
+        defined, with its cluster-bootstrap interval (``pvalue`` NaN); signal and
+        turning-point recall and precision per forecast in ``table``.
 
     See Also
     --------

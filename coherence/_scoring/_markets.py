@@ -161,6 +161,9 @@ def market_alignment(events: Any, prices: Any, *, window_days: float = 3.0,
     Returns
     -------
     MarketAlignmentResult
+        ``statistic`` the share of counted events whose impact has the sign of the
+        price move, ``pvalue`` the exact binomial test of 1/2, ``confidence_interval``
+        the Clopper-Pearson interval; one row per dated event in ``table``.
 
     See Also
     --------

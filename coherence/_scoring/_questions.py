@@ -269,6 +269,9 @@ def question_scores(
     Returns
     -------
     QuestionScoresResult
+        ``statistic`` the pooled accuracy with its cluster-bootstrap interval over
+        questions (``pvalue`` NaN); per-model scores in ``table``, per question type in
+        ``by_type``, per input row in ``per_forecast``.
 
     Raises
     ------

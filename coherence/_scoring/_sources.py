@@ -135,6 +135,9 @@ def source_precision(citations: Any, reference: Any, *, by: str = "model",
     Returns
     -------
     SourcePrecisionResult
+        ``statistic`` the mean precision over forecasts (see ``convention``), with its
+        cluster-bootstrap interval over questions (``pvalue`` NaN); one row per
+        forecast in ``table``.
 
     See Also
     --------

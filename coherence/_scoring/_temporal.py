@@ -125,6 +125,9 @@ def contamination_filter(forecasts: Any, cutoffs: Mapping[str, Any] | str, *,
     Returns
     -------
     ContaminationFilterResult
+        The rows kept (``kept``) and dropped (``dropped``), the models without a known
+        cutoff (``unknown_models``, kept unfiltered) and the cutoff matched to each
+        model (``matches``).
 
     See Also
     --------
@@ -385,6 +388,8 @@ class TemporalGateway:
         Returns
         -------
         GatewayReport
+            The citations dated on or after the cutoff (``violations``) and those without a
+            date (``undated``); ``ok`` is True when both are empty.
         """
         owner = "TemporalGateway.validate"
         if not isinstance(forecast, Mapping):

@@ -91,3 +91,116 @@ def test_section_parser() -> None:
     assert see_also(public_functions) is None
     assert resolves("coherence.report", "bayesnets") and resolves("posterior", "bayesnets")
     assert not resolves("posterior", "coherence") and not resolves("numpy.mean", "coherence")
+
+
+# --------------------------------------------------------------------------- Returns sections
+RETURNS_HEADERS = ("Returns", "Yields")
+
+
+def public_methods() -> list[tuple[str, object]]:
+    """The public methods (and property getters) of the packages' public classes,
+    inherited ones included when one of the packages defines them."""
+    out: list[tuple[str, object]] = []
+    seen: set[int] = set()
+    for package in PACKAGES:
+        module = importlib.import_module(package)
+        for name in module.__all__:
+            cls = getattr(module, name)
+            if not inspect.isclass(cls):
+                continue
+            for owner in cls.__mro__:
+                if owner.__module__.partition(".")[0] not in PACKAGES:
+                    continue
+                for attr, value in vars(owner).items():
+                    func = value.fget if isinstance(value, property) else value
+                    func = getattr(func, "__func__", func)
+                    if attr.startswith("_") or not inspect.isfunction(func) or id(func) in seen:
+                        continue
+                    seen.add(id(func))
+                    out.append((f"{package}.{name}.{attr}", func))
+    return out
+
+
+RETURNING = FUNCTIONS + public_methods()
+
+
+def undescribed_returns(obj: object) -> list[str]:
+    """The entries of the Returns and Yields sections that have no description.
+
+    An entry is a line at the section's indentation (``type`` or ``name : type``); its
+    description is the indented text directly under it. A section ends at the next
+    section header (a line underlined with dashes) or at the end of the docstring.
+    """
+    lines = (inspect.getdoc(obj) or "").splitlines()
+
+    def is_header(i: int) -> bool:
+        return (i + 1 < len(lines) and bool(lines[i].strip()) and not lines[i][0].isspace()
+                and lines[i + 1] == "-" * len(lines[i]))
+
+    bare = []
+    for i in range(len(lines)):
+        if lines[i] not in RETURNS_HEADERS or not is_header(i):
+            continue
+        j = i + 2
+        while j < len(lines) and not is_header(j):
+            line = lines[j]
+            if line.strip() and not line[0].isspace():
+                following = lines[j + 1] if j + 1 < len(lines) else ""
+                if not (following.strip() and following[0].isspace()):
+                    bare.append(line)
+            j += 1
+    return bare
+
+
+def test_the_returns_walk_finds_the_methods() -> None:
+    names = {name for name, _ in RETURNING}
+    assert len(names) > len(FUNCTIONS) + 50
+    assert {"coherence.ForecastScoresResult.compare", "coherence.TemporalGateway.validate",
+            "coherence.PairsPowerResult.to_frame"} <= names
+
+
+@pytest.mark.parametrize(("name", "obj"), RETURNING, ids=[name for name, _ in RETURNING])
+def test_returns_entries_are_described(name: str, obj: object) -> None:
+    bare = undescribed_returns(obj)
+    assert not bare, (f"{name}: the Returns/Yields entries {bare} name a type with no "
+                      "description; say under each what it holds")
+
+
+def test_returns_parser() -> None:
+    def f() -> None:
+        """Do it.
+
+        Returns
+        -------
+        PairsPowerResult
+            The required n.
+        table : pandas.DataFrame
+
+            Text after a blank line is not a description: it must come right under.
+        extra : int
+
+        Notes
+        -----
+        Text.
+        """
+
+    def g() -> None:
+        """Do it.
+
+        Yields
+        ------
+        str
+        """
+
+    def h() -> None:
+        """Do it.
+
+        Returns
+        -------
+        a, b : float
+            Both.
+        """
+
+    assert undescribed_returns(f) == ["table : pandas.DataFrame", "extra : int"]
+    assert undescribed_returns(g) == ["str"]
+    assert undescribed_returns(h) == [] and undescribed_returns(public_methods) == []
