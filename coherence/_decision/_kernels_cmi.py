@@ -326,12 +326,17 @@ def _finish(partial, used):
 
 
 @njit(cache=True)
+def _chunk_sums(n):
+    """Buffers for the chunks' partial sums and counts (one chunk when ``n`` is 0)."""
+    n_chunks = max(1, (n + CHUNK - 1) // CHUNK)
+    return np.empty(n_chunks, np.float64), np.empty(n_chunks, np.int64)
+
+
+@njit(cache=True)
 def _mean_of_terms(acc, kt):
     n = acc.shape[0]
-    n_chunks = max(1, (n + CHUNK - 1) // CHUNK)
-    partial = np.empty(n_chunks, np.float64)
-    used = np.empty(n_chunks, np.int64)
-    for j in range(n_chunks):
+    partial, used = _chunk_sums(n)
+    for j in range(partial.shape[0]):
         partial[j], used[j] = _sum_chunk(acc, kt, j * CHUNK, min(n, (j + 1) * CHUNK))
     return _finish(partial, used)
 
@@ -416,10 +421,8 @@ def _terms_parallel(acc, kt, cnt, psi, sign, start):
 @njit(cache=True, parallel=True)
 def _mean_parallel(acc, kt):
     n = acc.shape[0]
-    n_chunks = max(1, (n + CHUNK - 1) // CHUNK)
-    partial = np.empty(n_chunks, np.float64)
-    used = np.empty(n_chunks, np.int64)
-    for j in prange(n_chunks):
+    partial, used = _chunk_sums(n)
+    for j in prange(partial.shape[0]):
         partial[j], used[j] = _sum_chunk(acc, kt, j * CHUNK, min(n, (j + 1) * CHUNK))
     return _finish(partial, used)
 
