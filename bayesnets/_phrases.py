@@ -299,15 +299,16 @@ def predicate(network: Any, target: str, state: Any) -> str:
     question : the whole question, in the singular.
     phrase_table : the phrases it reads.
     """
+    name = network if isinstance(network, str) else getattr(network, "name", network)
     try:
-        phrase = phrase_table(network)[target][state]
+        phrase = phrase_table(name)[target][state]
     except (KeyError, ValueError):
         phrase = None
     if isinstance(phrase, str):
         first, _, rest = phrase.partition(" ")
         if first.lower() in _PLURAL:
             return f"{_PLURAL[first.lower()]} {rest}".strip()
-    raise ValueError(f"Cannot phrase the question of network {network!r} as a plural "
+    raise ValueError(f"Cannot phrase the question of network {name!r} as a plural "
                      f"predicate (target {target!r}, state {state!r}); name the question "
                      "yourself (e.g. 'have the disease')")
 

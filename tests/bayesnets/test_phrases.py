@@ -114,3 +114,12 @@ def test_predicate_is_the_plural_after_they():
     assert bayesnets.predicate("child", "Disease", "Fallot").startswith("have ")
     with pytest.raises(ValueError, match="plural predicate"):
         bayesnets.predicate("child", "Disease", "no such state")
+
+
+def test_predicate_takes_a_network_as_documented():
+    child = bayesnets.load("child")
+    assert bayesnets.predicate(child, "Disease", "Fallot") == \
+        bayesnets.predicate("child", "Disease", "Fallot") == "have tetralogy of Fallot"
+    with pytest.raises(ValueError, match=r"network 'sachs' as a plural predicate") as err:
+        bayesnets.predicate(bayesnets.load("sachs"), "Akt", "HIGH")
+    assert len(str(err.value)) < 300  # the network's name, not its whole repr

@@ -48,7 +48,6 @@ COLUMN_SUFFIXES = ("_col", "_column")
 #: elsewhere such names (a network's ``model``, a variable's ``target`` and ``state``, the
 #: axiom checks' ``p_a`` arrays) are far from the limit, where the count does not matter
 NOT_COLUMNS = {
-    "elicitation/_lie.py::run_lie": frozenset({"question", "prompt"}),
     "coherence/_decision/_monotone.py::monotonicity_test": frozenset({"direction"}),
     "coherence/_decision/_monotone.py::_monotonicity_test_iv": frozenset({"direction"}),
 }
