@@ -1,0 +1,63 @@
+"""Pieces the study generators (``benchmarks/*_designs.py``) share, written once.
+
+* :class:`DesignBase`: what every frozen design dataclass has besides its fields:
+  :meth:`~DesignBase.with_` (a copy with some fields changed) and
+  :meth:`~DesignBase.settings` (its fields as JSON values, for a matrix's results).
+* :func:`draw_repetitions`: the number of rows of each context, fixed or drawn.
+* :func:`draw_actions`: actions drawn from per-row choice probabilities.
+* :func:`snap` and :data:`ACTIONS`: the stated-belief grid and the action names of
+  the belief/action generators (:mod:`benchmarks.citest_designs`,
+  :mod:`benchmarks.leakage_designs`).
+
+The generators stay apart from the package: nothing here imports ``coherence``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import fields, replace
+from typing import Any, Self
+
+import numpy as np
+
+__all__ = ["ACTIONS", "DesignBase", "draw_actions", "draw_repetitions", "snap"]
+
+#: the actions of the belief/action generators, in the order of their losses
+ACTIONS = ("yes", "no", "defer", "refer")
+
+
+class DesignBase:
+    """Mixin of the frozen design dataclasses: ``with_`` and ``settings``."""
+
+    __slots__ = ()
+
+    def with_(self, **changes: Any) -> Self:
+        """A copy of the design with ``changes`` applied."""
+        return replace(self, **changes)  # type: ignore[type-var]
+
+    def settings(self, drop: tuple[str, ...] = ()) -> dict[str, Any]:
+        """The fields (but ``drop``) as JSON values: tuples become lists."""
+        return {f.name: (list(v) if isinstance(v := getattr(self, f.name), tuple) else v)
+                for f in fields(self) if f.name not in drop}  # type: ignore[arg-type]
+
+
+def draw_repetitions(repetitions: int | tuple[int, int], n: int,
+                     rng: np.random.Generator) -> np.ndarray:
+    """Rows per context for ``n`` contexts: ``repetitions`` each, or with ``(low, high)``
+    drawn uniformly from ``low..high`` per context (one draw of ``rng``)."""
+    if isinstance(repetitions, tuple):
+        return rng.integers(repetitions[0], repetitions[1] + 1, size=n)
+    return np.full(n, repetitions)
+
+
+def draw_actions(prob: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """The action index of each row of ``prob`` (rows summing to 1) given uniforms
+    ``u``, one per row: the first whose cumulative probability reaches ``u``."""
+    return np.minimum((u[:, None] > np.cumsum(prob, axis=1)).sum(axis=1), prob.shape[1] - 1)
+
+
+def snap(values: np.ndarray, grid: float | None) -> np.ndarray:
+    """``values`` clipped to [0, 1] and rounded to ``grid`` (``None``: continuous)."""
+    v = np.clip(values, 0.0, 1.0)
+    if grid is None:
+        return v
+    return np.round(np.round(v / grid) * grid, 12)
