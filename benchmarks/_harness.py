@@ -34,8 +34,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 __all__ = ["ROOT", "appended_note", "environment", "format_rate", "generated_by",
            "markdown_table", "markers", "matrix_parser", "one_thread", "only_words",
-           "rejection_rate", "replace_block", "section_tables", "start_results", "store_cell",
-           "write_json", "write_tables"]
+           "rejection_columns", "rejection_rate", "replace_block", "section_tables",
+           "start_results", "store_cell", "write_json", "write_tables"]
 
 
 def one_thread() -> None:
@@ -59,6 +59,21 @@ def rejection_rate(flags: Any) -> dict[str, Any]:
     ci = binomtest(k, n).proportion_ci(method="wilson")
     return {"rate": k / n, "k": k, "n": n, "wilson_low": float(ci.low),
             "wilson_high": float(ci.high)}
+
+
+def rejection_columns(pvalues: Any, labels: Sequence[str], alpha: float, *,
+                      none_if_untested: bool = False) -> dict[str, Any]:
+    """Per column of ``pvalues`` (one row per study) named by ``labels``: ``label`` the
+    :func:`rejection_rate` at ``alpha`` of its finite p-values (``None`` when there are
+    none and ``none_if_untested``) and ``label_n_nan`` the number of NaN p-values."""
+    out: dict[str, Any] = {}
+    for j, label in enumerate(labels):
+        p = np.asarray(pvalues, dtype=np.float64)[:, j]
+        ok = np.isfinite(p)
+        out[label] = (None if none_if_untested and not ok.any()
+                      else rejection_rate(p[ok] <= alpha))
+        out[f"{label}_n_nan"] = int(np.sum(~ok))
+    return out
 
 
 def environment(extra: tuple[str, ...] = ()) -> dict[str, Any]:

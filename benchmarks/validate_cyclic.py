@@ -34,7 +34,7 @@ from benchmarks._harness import (
     generated_by,
     matrix_parser,
     only_words,
-    rejection_rate,
+    rejection_columns,
     section_tables,
     start_results,
     store_cell,
@@ -122,13 +122,9 @@ def _cell(name: str, design: Design, reps: int, n_resamples: int,
     t0 = time.perf_counter()
     out = np.array([_run_one(design, seed0 + s, n_resamples) for s in range(reps)])
     row: dict[str, Any] = {"design": name, "reps": reps, "seconds": time.perf_counter() - t0,
-                           "settings": {k: (list(v) if isinstance(v, tuple) else v)
-                                        for k, v in design.__dict__.items()}}
-    for j, label in enumerate(("cyclic_monotonicity_test", "bonferroni_monotonicity")):
-        p = out[:, j]
-        ok = np.isfinite(p)
-        row[label] = rejection_rate(p[ok] <= ALPHA)
-        row[f"{label}_n_nan"] = int(np.sum(~ok))
+                           "settings": design.settings(),
+                           **rejection_columns(out[:, :2], ("cyclic_monotonicity_test",
+                                                            "bonferroni_monotonicity"), ALPHA)}
     row["mean_distance"] = float(np.nanmean(out[:, 2]))
     print(f"{name:72s} cyclic {row['cyclic_monotonicity_test']['rate']:.3f} bonferroni "
           f"{row['bonferroni_monotonicity']['rate']:.3f} ({row['seconds']:.0f} s)", flush=True)

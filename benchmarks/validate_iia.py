@@ -31,7 +31,7 @@ from benchmarks._harness import (
     generated_by,
     matrix_parser,
     only_words,
-    rejection_rate,
+    rejection_columns,
     section_tables,
     start_results,
     store_cell,
@@ -102,13 +102,8 @@ def _cell(name: str, design: Design, reps: int, n_resamples: int, seed0: int,
     t0 = time.perf_counter()
     out = np.array([_run_one(design, seed0 + s, n_resamples, options) for s in range(reps)])
     row: dict[str, Any] = {"design": name, "reps": reps, "seconds": time.perf_counter() - t0,
-                           "settings": {k: (list(v) if isinstance(v, tuple) else v)
-                                        for k, v in design.__dict__.items()}}
-    for j, label in enumerate(("iia_test", "mantel_haenszel")):
-        p = out[:, j]
-        ok = np.isfinite(p)
-        row[label] = rejection_rate(p[ok] <= ALPHA)
-        row[f"{label}_n_nan"] = int(np.sum(~ok))
+                           "settings": design.settings(),
+                           **rejection_columns(out[:, :2], ("iia_test", "mantel_haenszel"), ALPHA)}
     row["mean_share_flagged"] = float(np.nanmean(out[:, 2]))
     if design.agent != "logit":
         row["mean_log_odds_ratio"] = mean_log_odds_ratio(design)
