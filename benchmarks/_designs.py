@@ -3,7 +3,8 @@
 * :class:`DesignBase`: what every frozen design dataclass has besides its fields:
   :meth:`~DesignBase.with_` (a copy with some fields changed) and
   :meth:`~DesignBase.settings` (its fields as JSON values, for a matrix's results).
-* :func:`draw_repetitions`: the number of rows of each context, fixed or drawn.
+* :func:`draw_repetitions`, :func:`draw_rows`: the number of rows of each context,
+  fixed or drawn, and each row's context and repetition.
 * :func:`draw_actions`: actions drawn from per-row choice probabilities.
 * :func:`snap` and :data:`ACTIONS`: the stated-belief grid and the action names of
   the belief/action generators (:mod:`benchmarks.citest_designs`,
@@ -19,7 +20,7 @@ from typing import Any, Self
 
 import numpy as np
 
-__all__ = ["ACTIONS", "DesignBase", "draw_actions", "draw_repetitions", "snap"]
+__all__ = ["ACTIONS", "DesignBase", "draw_actions", "draw_repetitions", "draw_rows", "snap"]
 
 #: the actions of the belief/action generators, in the order of their losses
 ACTIONS = ("yes", "no", "defer", "refer")
@@ -47,6 +48,17 @@ def draw_repetitions(repetitions: int | tuple[int, int], n: int,
     if isinstance(repetitions, tuple):
         return rng.integers(repetitions[0], repetitions[1] + 1, size=n)
     return np.full(n, repetitions)
+
+
+def draw_rows(repetitions: int | tuple[int, int], n: int, rng: np.random.Generator
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`draw_repetitions`, then each row's context and repetition index:
+    ``(rows per context, context of each row, repetition of each row)``."""
+    reps = draw_repetitions(repetitions, n, rng)
+    context = np.repeat(np.arange(n), reps)
+    repetition = (np.concatenate([np.arange(r) for r in reps]) if len(reps)
+                  else np.zeros(0, dtype=np.int64))
+    return reps, context, repetition
 
 
 def draw_actions(prob: np.ndarray, u: np.ndarray) -> np.ndarray:

@@ -2,18 +2,20 @@
 
 * :func:`one_thread`: worker set-up, one numba and one BLAS thread each, so that
   ``--jobs`` workers do not oversubscribe the cores.
-* :func:`rejection_rate`: a share of flags with its 95% Wilson interval.
+* :func:`rejection_rate`, :func:`rejection_columns`, :func:`format_rate`: a share of
+  flags with its 95% Wilson interval, the same per column of p-values, and its text.
 * :func:`environment`: package versions, commit, machine and date for the JSON.
 * :func:`replace_block`: write a generated block between BEGIN/END markers of a
   docs page (appended when the markers are absent); :func:`write_tables` does it for
   a script's own markers.
-* :func:`markdown_table`, :func:`section_tables`, :func:`generated_by`: the docs
-  tables' rows, one table per part of the JSON, and the sentence naming the JSON and
-  the run a table comes from.
-* :func:`matrix_parser`, :func:`start_results`, :func:`store_cell`, :func:`write_json`:
-  the command line of a matrix (``--reps``, ``--only``, ``--append``, ``--tables``,
-  ...), its JSON's head (kept with ``--append`` when the settings match), a finished
-  cell written into it in the matrix's order, and the JSON written.
+* :func:`markdown_table`, :func:`section_tables`, :func:`generated_by`,
+  :func:`appended_note`: the docs tables' rows, one table per part of the JSON, and
+  the sentences naming the JSON and the runs a table comes from.
+* :func:`matrix_parser`, :func:`only_words`, :func:`start_results`, :func:`store_cell`,
+  :func:`run_matrix`, :func:`write_json`: the command line of a matrix (``--reps``,
+  ``--only``, ``--append``, ``--tables``, ...; a script adds its own options), its
+  JSON's head (kept with ``--append`` when the settings match), a finished cell
+  written into it in the matrix's order, the loop over the cells, and the JSON written.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import json
 import os
 import platform
 import subprocess
+import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -34,8 +37,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 __all__ = ["ROOT", "appended_note", "environment", "format_rate", "generated_by",
            "markdown_table", "markers", "matrix_parser", "one_thread", "only_words",
-           "rejection_columns", "rejection_rate", "replace_block", "section_tables",
-           "start_results", "store_cell", "write_json", "write_tables"]
+           "rejection_columns", "rejection_rate", "replace_block", "run_matrix",
+           "section_tables", "start_results", "store_cell", "write_json", "write_tables"]
 
 
 def one_thread() -> None:
@@ -225,6 +228,20 @@ def start_results(args: argparse.Namespace, alpha: float, *, packages: tuple[str
         results = {**old, "environment_appended": results["environment"]}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     return results
+
+
+def run_matrix(args: argparse.Namespace, alpha: float, plan: Iterable[tuple[Any, ...]],
+               cell: Callable[..., dict[str, Any]], order: list[str]) -> None:
+    """Run the cells of ``plan`` (``(part, name, *rest)``: the row is ``cell(name, *rest)``)
+    that ``--only`` selects (a word found in ``"part: name"``), each stored into the JSON
+    (:func:`start_results`, :func:`store_cell`) as soon as it finishes."""
+    only = only_words(args)
+    results = start_results(args, alpha)
+    for part, name, *rest in plan:
+        if only and not any(w in f"{part}: {name}" for w in only):
+            continue
+        store_cell(results, part, cell(name, *rest), order, args.out)
+    print(f"wrote {args.out}", file=sys.stderr)
 
 
 def write_json(out: Path, results: dict[str, Any]) -> None:

@@ -40,7 +40,7 @@ import numpy as np
 import pandas as pd
 from scipy import special, stats
 
-from benchmarks._designs import ACTIONS, DesignBase, draw_actions, draw_repetitions, snap
+from benchmarks._designs import ACTIONS, DesignBase, draw_actions, draw_rows, snap
 
 __all__ = ["Design", "exact_cmi", "generate"]
 
@@ -110,10 +110,8 @@ def generate(design: Design, seed: int) -> pd.DataFrame:
     """One study of ``design`` from ``seed``: context, repetition, belief, action, outcome."""
     rng = np.random.default_rng(seed)
     g = design.n_contexts
-    reps = draw_repetitions(design.repetitions, g, rng)
+    reps, ctx, rep = draw_rows(design.repetitions, g, rng)
     n = int(reps.sum())
-    ctx = np.repeat(np.arange(g), reps)
-    rep = np.concatenate([np.arange(r) for r in reps])
     q = _draw_q(design, g, rng)
     if design.evidence_levels:
         if design.evidence_within:

@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
-from benchmarks._designs import ACTIONS, DesignBase, draw_actions, draw_repetitions, snap
+from benchmarks._designs import ACTIONS, DesignBase, draw_actions, draw_rows, snap
 
 __all__ = ["LeakDesign", "generate"]
 
@@ -79,10 +79,8 @@ def generate(design: LeakDesign, seed: int) -> pd.DataFrame:
     """One study: context, repetition, belief, action, outcome [, evidence]."""
     rng = np.random.default_rng(seed)
     g = design.n_contexts
-    reps = draw_repetitions(design.repetitions, g, rng)
+    reps, ctx, rep = draw_rows(design.repetitions, g, rng)
     n = int(reps.sum())
-    ctx = np.repeat(np.arange(g), reps)
-    rep = np.concatenate([np.arange(r) for r in reps])
     q = rng.beta(0.5, 5.0, size=g) if design.base_rate == "rare" else rng.uniform(size=g)
     levels = {"nominal": 4, "binary": 2}.get(design.evidence, 1)
     if design.evidence_within:

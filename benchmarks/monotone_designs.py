@@ -35,7 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from benchmarks._designs import DesignBase, draw_actions, draw_repetitions
+from benchmarks._designs import DesignBase, draw_actions, draw_rows
 
 __all__ = ["Design", "generate", "true_share"]
 
@@ -88,8 +88,7 @@ def generate(design: Design, seed: int) -> pd.DataFrame:
     """One study: columns context, repetition, belief, action."""
     rng = np.random.default_rng(seed)
     n = design.n_contexts
-    reps = draw_repetitions(design.repetitions, n, rng)
-    context = np.repeat(np.arange(n), reps)
+    reps, context, repetition = draw_rows(design.repetitions, n, rng)
     q = rng.uniform(0.0, 1.0, size=n)
     if design.heap_mass > 0:
         heaped = rng.random(n) < design.heap_mass
@@ -108,6 +107,5 @@ def generate(design: Design, seed: int) -> pd.DataFrame:
         first_row = np.concatenate([[0], np.cumsum(reps)[:-1]])
         u = u[first_row][context]
     choice = draw_actions(prob, u)
-    repetition = np.concatenate([np.arange(r) for r in reps]) if len(reps) else np.zeros(0, int)
     return pd.DataFrame({"context": context, "repetition": repetition, "belief": p,
                          "action": np.asarray(ACTIONS, dtype=object)[choice]})

@@ -18,7 +18,6 @@ not its validity). The JSON is rewritten after every cell; the tables of
 from __future__ import annotations
 
 import json
-import sys
 import time
 import warnings
 from collections.abc import Iterable
@@ -33,11 +32,9 @@ from benchmarks._harness import (
     format_rate,
     generated_by,
     matrix_parser,
-    only_words,
     rejection_columns,
+    run_matrix,
     section_tables,
-    start_results,
-    store_cell,
     write_tables,
 )
 from benchmarks.cyclic_designs import Design, generate
@@ -159,17 +156,11 @@ def main(argv: Iterable[str] | None = None) -> int:
     if args.tables:
         write_tables(DOC, "validate_cyclic.py", tables(json.loads(args.out.read_text())))
         return 0
-    only = only_words(args)
-    results = start_results(args, ALPHA)
-    plan = [("size", n, d, args.reps, 100_000 * (i + 1)) for i, (n, d) in enumerate(NULLS.items())]
-    plan += [("power", n, d, args.power_reps, 5_000_000 + 100_000 * i)
+    plan = [("size", n, d, args.reps, args.n_resamples, 100_000 * (i + 1))
+            for i, (n, d) in enumerate(NULLS.items())]
+    plan += [("power", n, d, args.power_reps, args.n_resamples, 5_000_000 + 100_000 * i)
              for i, (n, d) in enumerate(POWER.items())]
-    for part, name, design, reps, seed0 in plan:
-        if only and not any(w in f"{part}: {name}" for w in only):
-            continue
-        row = _cell(name, design, reps, args.n_resamples, seed0)
-        store_cell(results, part, row, list({**NULLS, **POWER}), args.out)
-    print(f"wrote {args.out}", file=sys.stderr)
+    run_matrix(args, ALPHA, plan, _cell, list({**NULLS, **POWER}))
     return 0
 
 

@@ -16,7 +16,6 @@ generated from it::
 from __future__ import annotations
 
 import json
-import sys
 import time
 import warnings
 from collections.abc import Iterable
@@ -30,11 +29,9 @@ from benchmarks._harness import (
     format_rate,
     generated_by,
     matrix_parser,
-    only_words,
     rejection_columns,
+    run_matrix,
     section_tables,
-    start_results,
-    store_cell,
     write_tables,
 )
 from benchmarks.iia_designs import Design, generate, mean_log_odds_ratio, mh_test
@@ -144,22 +141,15 @@ def main(argv: Iterable[str] | None = None) -> int:
     if args.tables:
         write_tables(DOC, "validate_iia.py", tables(json.loads(args.out.read_text())))
         return 0
-    only = only_words(args)
-    results = start_results(args, ALPHA)
-    plan: list[tuple[str, str, Design, int, int, dict[str, Any]]] = [
-        ("size", n, d, args.reps, 100_000 * (i + 1), {})
+    plan: list[tuple[str, str, Design, int, int, int, dict[str, Any]]] = [
+        ("size", n, d, args.reps, args.n_resamples, 100_000 * (i + 1), {})
         for i, (n, d) in enumerate(NULLS.items())]
-    plan += [("power", n, d, args.power_reps, 5_000_000 + 100_000 * i, {})
+    plan += [("power", n, d, args.power_reps, args.n_resamples, 5_000_000 + 100_000 * i, {})
              for i, (n, d) in enumerate(POWER.items())]
-    plan += [("power_pairs", n, d, args.power_reps, 5_000_000 + 100_000 * i,
-              {"pairs": [("yes", "no")]})
+    plan += [("power_pairs", n, d, args.power_reps, args.n_resamples,
+              5_000_000 + 100_000 * i, {"pairs": [("yes", "no")]})
              for i, (n, d) in enumerate(POWER.items()) if n in NAMED_PAIR]
-    for part, name, design, reps, seed0, options in plan:
-        if only and not any(w in f"{part}: {name}" for w in only):
-            continue
-        row = _cell(name, design, reps, args.n_resamples, seed0, options)
-        store_cell(results, part, row, list({**NULLS, **POWER}), args.out)
-    print(f"wrote {args.out}", file=sys.stderr)
+    run_matrix(args, ALPHA, plan, _cell, list({**NULLS, **POWER}))
     return 0
 
 
