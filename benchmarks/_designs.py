@@ -5,7 +5,8 @@
   :meth:`~DesignBase.settings` (its fields as JSON values, for a matrix's results).
 * :func:`draw_repetitions`, :func:`draw_rows`: the number of rows of each context,
   fixed or drawn, and each row's context and repetition.
-* :func:`draw_actions`: actions drawn from per-row choice probabilities.
+* :func:`draw_actions`: actions drawn from per-row choice probabilities;
+  :func:`draw_leaky_actions`: from logits, with context shocks and an outcome leak.
 * :func:`snap` and :data:`ACTIONS`: the stated-belief grid and the action names of
   the belief/action generators (:mod:`benchmarks.citest_designs`,
   :mod:`benchmarks.leakage_designs`).
@@ -20,7 +21,8 @@ from typing import Any, Self
 
 import numpy as np
 
-__all__ = ["ACTIONS", "DesignBase", "draw_actions", "draw_repetitions", "draw_rows", "snap"]
+__all__ = ["ACTIONS", "DesignBase", "draw_actions", "draw_leaky_actions",
+           "draw_repetitions", "draw_rows", "snap"]
 
 #: the actions of the belief/action generators, in the order of their losses
 ACTIONS = ("yes", "no", "defer", "refer")
@@ -65,6 +67,21 @@ def draw_actions(prob: np.ndarray, u: np.ndarray) -> np.ndarray:
     """The action index of each row of ``prob`` (rows summing to 1) given uniforms
     ``u``, one per row: the first whose cumulative probability reaches ``u``."""
     return np.minimum((u[:, None] > np.cumsum(prob, axis=1)).sum(axis=1), prob.shape[1] - 1)
+
+
+def draw_leaky_actions(logits: np.ndarray, outcome: np.ndarray, context: np.ndarray, *,
+                       shock_sd: float, leak: float, rng: np.random.Generator) -> np.ndarray:
+    """Actions of rows with ``logits`` (rows x actions): a shock ``N(0, shock_sd^2)`` per
+    context and action (shared by the context's rows), ``leak (2 y_c - 1)`` added to the
+    first action's logit (``outcome``: one per context), a softmax, then
+    :func:`draw_actions`. Under ``leak = 0`` the action ignores the outcome."""
+    from scipy import special
+
+    if shock_sd:
+        logits = logits + shock_sd * rng.standard_normal((len(outcome), logits.shape[1]))[context]
+    if leak:
+        logits[:, 0] += leak * (2.0 * outcome[context] - 1.0)
+    return draw_actions(special.softmax(logits, axis=1), rng.random(len(context)))
 
 
 def snap(values: np.ndarray, grid: float | None) -> np.ndarray:

@@ -40,7 +40,7 @@ import numpy as np
 import pandas as pd
 from scipy import special, stats
 
-from benchmarks._designs import ACTIONS, DesignBase, draw_actions, draw_rows, snap
+from benchmarks._designs import ACTIONS, DesignBase, draw_leaky_actions, draw_rows, snap
 
 __all__ = ["Design", "exact_cmi", "generate"]
 
@@ -143,12 +143,8 @@ def generate(design: Design, seed: int) -> pd.DataFrame:
     belief = snap(q_row + design.belief_sd * rng.standard_normal(n), design.grid)
     w = _weight(belief, design.weighting)
     logits = -_losses(w, design.n_actions, loss_shift) / design.temperature
-    if design.shock_sd:
-        logits = logits + design.shock_sd * rng.standard_normal((g, design.n_actions))[ctx]
-    if design.leak:
-        logits[:, 0] += design.leak * (2.0 * outcome[ctx] - 1.0)
-    prob = special.softmax(logits, axis=1)
-    action = draw_actions(prob, rng.random(n))
+    action = draw_leaky_actions(logits, outcome, ctx, shock_sd=design.shock_sd,
+                                leak=design.leak, rng=rng)
     data = pd.DataFrame({
         "context": ctx, "repetition": rep, "belief": belief,
         "action": np.asarray(ACTIONS)[action], "outcome": outcome[ctx].astype(np.int64),
