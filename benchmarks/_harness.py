@@ -2,14 +2,20 @@
 
 * :func:`one_thread`: worker set-up, one numba and one BLAS thread each, so that
   ``--jobs`` workers do not oversubscribe the cores.
-* :func:`rejection_rate`: a share of flags with its 95% Wilson interval.
+* :func:`rejection_rate`, :func:`rejection_columns`, :func:`format_rate`: a share of
+  flags with its 95% Wilson interval, the same per column of p-values, and its text.
 * :func:`environment`: package versions, commit, machine and date for the JSON.
 * :func:`replace_block`: write a generated block between BEGIN/END markers of a
-  docs page (appended when the markers are absent).
-* :func:`matrix_parser`, :func:`start_results`, :func:`store_cell`: the command line
-  of a matrix (``--reps``, ``--only``, ``--append``, ``--tables``, ...), its JSON's
-  head (kept with ``--append`` when the settings match) and a finished cell written
-  into it in the matrix's order.
+  docs page (appended when the markers are absent); :func:`write_tables` does it for
+  a script's own markers.
+* :func:`markdown_table`, :func:`section_tables`, :func:`generated_by`,
+  :func:`appended_note`: the docs tables' rows, one table per part of the JSON, and
+  the sentences naming the JSON and the runs a table comes from.
+* :func:`matrix_parser`, :func:`only_words`, :func:`start_results`, :func:`store_cell`,
+  :func:`run_matrix`, :func:`write_json`: the command line of a matrix (``--reps``,
+  ``--only``, ``--append``, ``--tables``, ...; a script adds its own options), its
+  JSON's head (kept with ``--append`` when the settings match), a finished cell
+  written into it in the matrix's order, the loop over the cells, and the JSON written.
 """
 
 from __future__ import annotations
@@ -19,7 +25,9 @@ import json
 import os
 import platform
 import subprocess
+import sys
 import time
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,8 +35,10 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 
-__all__ = ["ROOT", "environment", "format_rate", "markers", "matrix_parser", "one_thread",
-           "rejection_rate", "replace_block", "start_results", "store_cell"]
+__all__ = ["ROOT", "appended_note", "environment", "format_rate", "generated_by",
+           "markdown_table", "markers", "matrix_parser", "one_thread", "only_words",
+           "rejection_columns", "rejection_rate", "replace_block", "run_matrix",
+           "section_tables", "start_results", "store_cell", "write_json", "write_tables"]
 
 
 def one_thread() -> None:
@@ -52,6 +62,21 @@ def rejection_rate(flags: Any) -> dict[str, Any]:
     ci = binomtest(k, n).proportion_ci(method="wilson")
     return {"rate": k / n, "k": k, "n": n, "wilson_low": float(ci.low),
             "wilson_high": float(ci.high)}
+
+
+def rejection_columns(pvalues: Any, labels: Sequence[str], alpha: float, *,
+                      none_if_untested: bool = False) -> dict[str, Any]:
+    """Per column of ``pvalues`` (one row per study) named by ``labels``: ``label`` the
+    :func:`rejection_rate` at ``alpha`` of its finite p-values (``None`` when there are
+    none and ``none_if_untested``) and ``label_n_nan`` the number of NaN p-values."""
+    out: dict[str, Any] = {}
+    for j, label in enumerate(labels):
+        p = np.asarray(pvalues, dtype=np.float64)[:, j]
+        ok = np.isfinite(p)
+        out[label] = (None if none_if_untested and not ok.any()
+                      else rejection_rate(p[ok] <= alpha))
+        out[f"{label}_n_nan"] = int(np.sum(~ok))
+    return out
 
 
 def environment(extra: tuple[str, ...] = ()) -> dict[str, Any]:
@@ -107,36 +132,96 @@ def replace_block(doc: Path, begin: str, end: str, body: str) -> None:
     doc.write_text(text, encoding="utf-8")
 
 
+def write_tables(doc: Path, script: str, body: str) -> None:
+    """Put ``body`` between ``script``'s markers (:func:`markers`) in ``doc``."""
+    replace_block(doc, *markers(script), body)
+
+
+def markdown_table(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> list[str]:
+    """The lines of a Markdown table: ``header``, its rule, then one line per row."""
+    return ["| " + " | ".join(header) + " |", "| " + " | ".join("---" for _ in header) + " |",
+            *("| " + " | ".join(map(str, row)) + " |" for row in rows)]
+
+
+def section_tables(results: dict[str, Any], parts: Iterable[tuple[str, str]],
+                   header: Sequence[str],
+                   row: Callable[[dict[str, Any]], Sequence[Any]]) -> list[str]:
+    """One ``### title`` and table per ``(part, title)`` of ``parts`` that ``results``
+    holds rows of (parts without rows are left out), each followed by a blank line."""
+    lines: list[str] = []
+    for part, title in parts:
+        if results.get(part):
+            lines += [f"### {title}", "", *markdown_table(header, map(row, results[part])), ""]
+    return lines
+
+
+def generated_by(name: str, env: dict[str, Any] | None = None) -> str:
+    """``Generated by `python -m benchmarks.<name> --tables` from `<its JSON>``` and, given
+    the JSON's ``environment``, `` (commit, date, CPUs, numpy`` with the parenthesis left
+    open for the script's own settings."""
+    text = (f"Generated by `python -m benchmarks.{name} --tables` from "
+            f"`benchmarks/results/{name}.json`")
+    if env is not None:
+        text += (f" (commit `{env['commit'][:10]}`, {env['date']}, {env['machine']['cpus']} "
+                 f"CPUs, numpy {env['versions']['numpy']}")
+    return text
+
+
+def appended_note(results: dict[str, Any]) -> str:
+    """The sentence naming the commit of cells added with ``--append`` (or nothing)."""
+    if "environment_appended" not in results:
+        return ""
+    return (f" Cells added later with `--append` ran at commit "
+            f"`{results['environment_appended']['commit'][:10]}`.")
+
+
 def format_rate(r: dict[str, Any]) -> str:
     """A :func:`rejection_rate` as ``0.050 [0.038, 0.065]`` for a docs table."""
     return f"{r['rate']:.3f} [{r['wilson_low']:.3f}, {r['wilson_high']:.3f}]"
 
 
-def matrix_parser(doc: str | None, *, results: Path, page: str,
-                  n_resamples: int) -> argparse.ArgumentParser:
-    """The command line every matrix with size and power cells takes."""
-    parser = argparse.ArgumentParser(description=doc,
+def matrix_parser(doc: str | None, *, results: Path, page: str, n_resamples: int | None,
+                  reps: int = 400, power_reps: int | None = 400,
+                  only: str | None = "comma-separated words: cells to run",
+                  append: bool = True, prog: str | None = None) -> argparse.ArgumentParser:
+    """The command line every matrix takes: ``--reps``, ``--out``, ``--tables`` and, unless
+    turned off (``None`` or ``False``), ``--power-reps``, ``--n-resamples``, ``--only``
+    (its help: ``only``) and ``--append``. A script adds its own options to it."""
+    parser = argparse.ArgumentParser(prog=prog, description=doc,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--reps", type=int, default=400, help="studies per size cell")
-    parser.add_argument("--power-reps", type=int, default=400)
-    parser.add_argument("--n-resamples", type=int, default=n_resamples)
-    parser.add_argument("--only", default="", help="comma-separated words: cells to run")
+    parser.add_argument("--reps", type=int, default=reps, help="studies per size cell")
+    if power_reps is not None:
+        parser.add_argument("--power-reps", type=int, default=power_reps)
+    if n_resamples is not None:
+        parser.add_argument("--n-resamples", type=int, default=n_resamples)
+    if only is not None:
+        parser.add_argument("--only", default="", help=only)
     parser.add_argument("--out", type=Path, default=results)
-    parser.add_argument("--append", action="store_true",
-                        help="keep the cells already in the JSON (a cell run again replaces "
-                             "its earlier row)")
+    if append:
+        parser.add_argument("--append", action="store_true",
+                            help="keep the cells already in the JSON (a cell run again "
+                                 "replaces its earlier row)")
     parser.add_argument("--tables", action="store_true",
                         help=f"write {page}'s tables from the JSON")
     return parser
 
 
-def start_results(args: argparse.Namespace, alpha: float) -> dict[str, Any]:
-    """The JSON's head (environment and settings); with ``--append`` the cells already
-    stored, which must have been run with the same settings."""
-    results: dict[str, Any] = {"environment": environment(),
+def only_words(args: argparse.Namespace) -> list[str]:
+    """The words of ``--only`` (empty: every cell)."""
+    return [w for w in args.only.split(",") if w]
+
+
+def start_results(args: argparse.Namespace, alpha: float, *, packages: tuple[str, ...] = (),
+                  **settings: Any) -> dict[str, Any]:
+    """The JSON's head (environment, with ``packages``' versions too, and settings: the
+    matrix's ``n_resamples``, ``alpha``, ``reps``, ``power_reps``, then ``settings``,
+    which may also replace one of them); with ``--append`` the cells already stored,
+    which must have been run with the same settings."""
+    results: dict[str, Any] = {"environment": environment(packages),
                                "settings": {"n_resamples": args.n_resamples, "alpha": alpha,
-                                            "reps": args.reps, "power_reps": args.power_reps}}
-    if args.append and args.out.exists():
+                                            "reps": args.reps, "power_reps": args.power_reps,
+                                            **settings}}
+    if getattr(args, "append", False) and args.out.exists():
         old = json.loads(args.out.read_text())
         if old["settings"] != results["settings"]:
             raise SystemExit("--append: the JSON was written with other settings")
@@ -145,10 +230,30 @@ def start_results(args: argparse.Namespace, alpha: float) -> dict[str, Any]:
     return results
 
 
+def run_matrix(args: argparse.Namespace, alpha: float, plan: Iterable[tuple[Any, ...]],
+               cell: Callable[..., dict[str, Any]], order: list[str]) -> None:
+    """Run the cells of ``plan`` (``(part, name, *rest)``: the row is ``cell(name, *rest)``)
+    that ``--only`` selects (a word found in ``"part: name"``), each stored into the JSON
+    (:func:`start_results`, :func:`store_cell`) as soon as it finishes."""
+    only = only_words(args)
+    results = start_results(args, alpha)
+    for part, name, *rest in plan:
+        if only and not any(w in f"{part}: {name}" for w in only):
+            continue
+        store_cell(results, part, cell(name, *rest), order, args.out)
+    print(f"wrote {args.out}", file=sys.stderr)
+
+
+def write_json(out: Path, results: dict[str, Any]) -> None:
+    """Write ``results`` to ``out`` (its folder made if needed), one space per level."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(results, indent=1, default=float) + "\n")
+
+
 def store_cell(results: dict[str, Any], part: str, row: dict[str, Any], order: list[str],
                out: Path) -> None:
     """Put a finished cell into ``results[part]`` (replacing an earlier row of the same
     design), in the matrix's ``order`` of designs, and rewrite the JSON."""
     cells = [r for r in results.get(part, []) if r["design"] != row["design"]]
     results[part] = sorted([*cells, row], key=lambda r: order.index(r["design"]))
-    out.write_text(json.dumps(results, indent=1, default=float) + "\n")
+    write_json(out, results)

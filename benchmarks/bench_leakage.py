@@ -472,7 +472,7 @@ def many_levels(ref: str, repeat: int) -> dict[str, Any]:
 
 def many_levels_table(out: dict[str, Any]) -> None:
     """The ``--many-levels`` table of ``docs/leakage.md``, from the JSON."""
-    from benchmarks._harness import ROOT, markers, replace_block
+    from benchmarks._harness import ROOT, write_tables
 
     lines = [f"Measured with `python -m benchmarks.bench_leakage --many-levels "
              f"{out['before_ref']}` (`leakage_test(engine=\"logistic\", "
@@ -493,8 +493,8 @@ def many_levels_table(out: dict[str, Any]) -> None:
     lines += ["", f"`leakage_test(data)` at its defaults (engine `{d['engine']}`, "
               f"{d['n_permutations']} permutations, {d['rows']} rows, belief only): "
               f"{d['cpu_seconds']:.2f} s of CPU."]
-    replace_block(ROOT / "docs" / "leakage.md", *markers("bench_leakage.py --many-levels"),
-                  "\n".join(lines))
+    write_tables(ROOT / "docs" / "leakage.md", "bench_leakage.py --many-levels",
+                 "\n".join(lines))
 
 
 if __name__ == "__main__":

@@ -42,7 +42,7 @@ from typing import Any
 import numpy as np
 
 import coherence
-from benchmarks._harness import ROOT, environment, markers, replace_block
+from benchmarks._harness import ROOT, environment, write_tables
 from coherence._decision import _kernels_isotonic as _kernels
 from coherence._decision import _leakage
 from coherence._decision._monotone_isotonic import isotonic_lr
@@ -602,7 +602,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.replot:
         saved = json.loads(args.out.read_text(encoding="utf-8"))
         plot(saved["cmi_scaling"], saved.get("peers") or {})
-        replace_block(DOC, *markers("bench_speed.py"), docs_block(saved))
+        write_tables(DOC, "bench_speed.py", docs_block(saved))
         return 0
     import numba
     from threadpoolctl import threadpool_info
@@ -629,7 +629,7 @@ def main(argv: list[str] | None = None) -> int:
            "settings": vars(args) | {"out": str(args.out)},
            "before_after": rows, "grid": grid_rows, "cmi_scaling": scaling, "peers": peer}
     args.out.write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
-    replace_block(DOC, *markers("bench_speed.py"), docs_block(out))
+    write_tables(DOC, "bench_speed.py", docs_block(out))
     print(f"\nwrote {args.out}, {PLOT} and the tables of {DOC}")
     return 0
 

@@ -11,11 +11,13 @@ incoherent tuple has one question's truth moved by a known ``delta``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
+
+from benchmarks._designs import DesignBase
 
 __all__ = ["Design", "generate"]
 
@@ -38,7 +40,7 @@ DIRECTION = {"consequence": -1.0, "and": 1.0, "or": -1.0}
 
 
 @dataclass(frozen=True)
-class Design:
+class Design(DesignBase):
     checker: str = "negation"
     n_tuples: int = 100
     repetitions: tuple[int, int] = (3, 5)     # per question, uniform in [lo, hi]
@@ -47,9 +49,6 @@ class Design:
     boundary: bool = False                    # inequality checkers: truths on the bound
     delta: float = 0.0                        # shift of an incoherent tuple's last question
     share_incoherent: float = 0.0
-
-    def with_(self, **kw: Any) -> Design:
-        return replace(self, **kw)
 
 
 def _truth(design: Design, gen: np.random.Generator) -> np.ndarray:

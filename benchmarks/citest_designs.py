@@ -34,18 +34,18 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import dataclass, field, replace
-from typing import Any
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 from scipy import special, stats
 
+from benchmarks._designs import ACTIONS, DesignBase, draw_leaky_actions, draw_rows, snap
+
 __all__ = ["Design", "exact_cmi", "generate"]
 
-# losses of up to four actions as functions of the (weighted) belief w:
+# losses of up to four actions (ACTIONS) as functions of the (weighted) belief w:
 # yes = (1 - w), no = w, defer = 0.35, refer = 0.2 + 0.4 w (1 - w) ... scaled by loss_scale
-_ACTIONS = ("yes", "no", "defer", "refer")
 
 
 def _losses(w: np.ndarray, n_actions: int, evidence_shift: np.ndarray | float = 0.0) -> np.ndarray:
@@ -56,7 +56,7 @@ def _losses(w: np.ndarray, n_actions: int, evidence_shift: np.ndarray | float = 
 
 
 @dataclass(frozen=True)
-class Design:
+class Design(DesignBase):
     """One cell of the validation matrix (see the module docstring)."""
 
     name: str = "reference"
@@ -75,16 +75,6 @@ class Design:
     evidence_effects: str = "odd-even"  # or "per-level": a distinct effect for each level
     tags: tuple[str, ...] = field(default=())
 
-    def with_(self, **changes: Any) -> Design:
-        return replace(self, **changes)
-
-
-def _snap(values: np.ndarray, grid: float | None) -> np.ndarray:
-    v = np.clip(values, 0.0, 1.0)
-    if grid is None:
-        return v
-    return np.round(np.round(v / grid) * grid, 12)
-
 
 def _weight(p: np.ndarray, alpha: float | None) -> np.ndarray:
     if alpha is None:
@@ -99,7 +89,7 @@ def _draw_q(design: Design, size: int, rng: np.random.Generator) -> np.ndarray:
         q = rng.beta(0.5, 5.0, size=size)
     else:
         q = rng.uniform(0.0, 1.0, size=size)
-    return _snap(q, design.grid)
+    return snap(q, design.grid)
 
 
 def _evidence_effects(levels: np.ndarray, kind: str = "odd-even"
@@ -120,14 +110,8 @@ def generate(design: Design, seed: int) -> pd.DataFrame:
     """One study of ``design`` from ``seed``: context, repetition, belief, action, outcome."""
     rng = np.random.default_rng(seed)
     g = design.n_contexts
-    if isinstance(design.repetitions, tuple):
-        low, high = design.repetitions
-        reps = rng.integers(low, high + 1, size=g)
-    else:
-        reps = np.full(g, design.repetitions)
+    reps, ctx, rep = draw_rows(design.repetitions, g, rng)
     n = int(reps.sum())
-    ctx = np.repeat(np.arange(g), reps)
-    rep = np.concatenate([np.arange(r) for r in reps])
     q = _draw_q(design, g, rng)
     if design.evidence_levels:
         if design.evidence_within:
@@ -144,7 +128,7 @@ def generate(design: Design, seed: int) -> pd.DataFrame:
         # is q moved by the evidence's nominal effect; the outcome follows the
         # context's q (no row's evidence causes it), so the null holds given (p, e)
         q_row = special.expit(special.logit(np.clip(q[ctx], 1e-6, 1 - 1e-6)) + shift)
-        q_row = _snap(q_row, design.grid)
+        q_row = snap(q_row, design.grid)
         outcome = rng.random(g) < q
         truth = q_row
     else:
@@ -152,24 +136,18 @@ def generate(design: Design, seed: int) -> pd.DataFrame:
             qc = special.expit(special.logit(np.clip(q, 1e-6, 1 - 1e-6))
                                + _evidence_effects(ev[np.r_[0, np.cumsum(reps)[:-1]]],
                                                    design.evidence_effects)[0])
-            q = _snap(qc, design.grid)
+            q = snap(qc, design.grid)
         outcome = rng.random(g) < q
         q_row = q[ctx]
         truth = q_row
-    belief = _snap(q_row + design.belief_sd * rng.standard_normal(n), design.grid)
+    belief = snap(q_row + design.belief_sd * rng.standard_normal(n), design.grid)
     w = _weight(belief, design.weighting)
     logits = -_losses(w, design.n_actions, loss_shift) / design.temperature
-    if design.shock_sd:
-        logits = logits + design.shock_sd * rng.standard_normal((g, design.n_actions))[ctx]
-    if design.leak:
-        logits[:, 0] += design.leak * (2.0 * outcome[ctx] - 1.0)
-    prob = special.softmax(logits, axis=1)
-    u = rng.random(n)
-    action = (u[:, None] > np.cumsum(prob, axis=1)).sum(axis=1)
-    action = np.minimum(action, design.n_actions - 1)
+    action = draw_leaky_actions(logits, outcome, ctx, shock_sd=design.shock_sd,
+                                leak=design.leak, rng=rng)
     data = pd.DataFrame({
         "context": ctx, "repetition": rep, "belief": belief,
-        "action": np.asarray(_ACTIONS)[action], "outcome": outcome[ctx].astype(np.int64),
+        "action": np.asarray(ACTIONS)[action], "outcome": outcome[ctx].astype(np.int64),
         "truth": truth,
     })
     if ev is not None:
@@ -237,7 +215,7 @@ def exact_cmi(design: Design, n_quad: int = 400) -> float:
         else:
             shift, loss_shift_arr = _evidence_effects(np.array([level]), design.evidence_effects)
             q_raw = special.expit(special.logit(np.clip(values, 1e-6, 1 - 1e-6)) + shift[0])
-            q = _snap(q_raw, design.grid)
+            q = snap(q_raw, design.grid)
             w_mass = mass
             loss_shift = float(loss_shift_arr[0])
             if design.grid is not None:  # snapped values can collide: merge their masses

@@ -25,18 +25,19 @@ distribution of contexts) are returned by :func:`true_rmse`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from typing import Any
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+
+from benchmarks._designs import DesignBase
 
 #: sd of a Beta(2, 2) variable rescaled to [-1, 1]
 _BETA_SD = np.sqrt(1.0 / 5.0)
 
 
 @dataclass(frozen=True)
-class Design:
+class Design(DesignBase):
     n_contexts: int = 60
     prompts: tuple[str, ...] = ("standard", "mse", "bayesian")
     noise: tuple[float, ...] = (0.03, 0.03, 0.03)  # sd per prompt
@@ -48,9 +49,6 @@ class Design:
     shrink: float = 0.0  # last prompt pulled toward 0.5 by this fraction
     bias_sd: float = 0.03  # agent mean vs ground truth
     tails: int = 0  # 0: bounded Beta(2, 2) noise; k > 0: Student t with k df, scale ``noise``
-
-    def with_(self, **kwargs: Any) -> Design:
-        return replace(self, **kwargs)
 
 
 _VAR_Q = 0.6**2 / 12.0  # Var(q), q ~ U(0.2, 0.8)

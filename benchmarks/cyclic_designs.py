@@ -29,11 +29,12 @@ uniformly (unequal repetitions).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from typing import Any
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+
+from benchmarks._designs import DesignBase, draw_actions, draw_repetitions
 
 __all__ = ["ORDERS", "Design", "cumulative_shares", "generate", "probabilities"]
 
@@ -45,7 +46,7 @@ SLOPES: dict[int, tuple[float, ...]] = {3: (-2.0, 0.0, 2.0), 4: (-3.0, -1.0, 1.0
 
 
 @dataclass(frozen=True)
-class Design:
+class Design(DesignBase):
     """One cell of the validation matrix (see the module docstring)."""
 
     n_actions: int = 3
@@ -59,9 +60,6 @@ class Design:
     delta: float = 0.5
     onset: float = 0.5
     width: float = 0.5
-
-    def with_(self, **changes: Any) -> Design:
-        return replace(self, **changes)
 
     @property
     def order(self) -> tuple[str, ...]:
@@ -129,14 +127,8 @@ def generate(design: Design, seed: int) -> pd.DataFrame:
     rng = np.random.default_rng(seed)
     q = _beliefs(design, rng)
     p = probabilities(design, q, _utilities(design, q, rng))
-    if isinstance(design.per_context, tuple):
-        reps = rng.integers(design.per_context[0], design.per_context[1] + 1,
-                            design.n_contexts)
-    else:
-        reps = np.full(design.n_contexts, design.per_context)
+    reps = draw_repetitions(design.per_context, design.n_contexts, rng)
     ctx = np.repeat(np.arange(design.n_contexts), reps)
-    cum = np.cumsum(p[ctx], axis=1)
-    u = rng.uniform(size=len(ctx))[:, None]
-    choice = np.minimum((u > cum).sum(axis=1), design.n_actions - 1)
+    choice = draw_actions(p[ctx], rng.uniform(size=len(ctx)))
     acts = np.array(design.order, dtype=object)
     return pd.DataFrame({"context": ctx, "belief": q[ctx], "action": acts[choice]})

@@ -31,11 +31,12 @@ reduced menu altogether (unbalanced designs).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from typing import Any
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+
+from benchmarks._designs import DesignBase, draw_actions, draw_repetitions
 
 __all__ = ["ACTIONS", "Design", "generate", "menus", "mh_test", "probabilities"]
 
@@ -43,7 +44,7 @@ ACTIONS: tuple[str, ...] = ("yes", "no", "defer", "abstain")
 
 
 @dataclass(frozen=True)
-class Design:
+class Design(DesignBase):
     """One cell of the validation matrix (see the module docstring)."""
 
     n_actions: int = 3
@@ -58,9 +59,6 @@ class Design:
     factor: float = 2.0
     lam: float = 1.0
     drop_menu: float = 0.0
-
-    def with_(self, **changes: Any) -> Design:
-        return replace(self, **changes)
 
     @property
     def actions(self) -> tuple[str, ...]:
@@ -124,16 +122,11 @@ def generate(design: Design, seed: int) -> pd.DataFrame:
     frames = []
     for j, menu in enumerate(menus(design)):
         p = probabilities(design, v, menu)
-        if isinstance(design.per_menu, tuple):
-            reps = rng.integers(design.per_menu[0], design.per_menu[1] + 1, design.n_contexts)
-        else:
-            reps = np.full(design.n_contexts, design.per_menu)
+        reps = draw_repetitions(design.per_menu, design.n_contexts, rng)
         if j > 0 and design.drop_menu > 0:
             reps = np.where(rng.uniform(size=design.n_contexts) < design.drop_menu, 0, reps)
         ctx = np.repeat(np.arange(design.n_contexts), reps)
-        cum = np.cumsum(p[ctx], axis=1)
-        u = rng.uniform(size=len(ctx))[:, None]
-        choice = np.minimum((u > cum).sum(axis=1), design.n_actions - 1)
+        choice = draw_actions(p[ctx], rng.uniform(size=len(ctx)))
         frames.append(pd.DataFrame({"context": ctx, "belief": q[ctx], "action": acts[choice],
                                     "menu": "|".join(sorted(menu))}))
     return pd.concat(frames, ignore_index=True)

@@ -26,20 +26,19 @@ belief and evidence: ``action _||_ outcome | (belief, evidence)`` holds exactly.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from typing import Any
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 from scipy import special
 
-from benchmarks.citest_designs import _ACTIONS, _snap
+from benchmarks._designs import ACTIONS, DesignBase, draw_leaky_actions, draw_rows, snap
 
 __all__ = ["LeakDesign", "generate"]
 
 
 @dataclass(frozen=True)
-class LeakDesign:
+class LeakDesign(DesignBase):
     """One cell of the leakage validation matrix (see the module docstring)."""
 
     n_contexts: int = 200
@@ -55,9 +54,6 @@ class LeakDesign:
     as_strings: bool = False
     belief_sees_evidence: bool = True
     leak: float = 0.0
-
-    def with_(self, **changes: Any) -> LeakDesign:
-        return replace(self, **changes)
 
 
 def _effects(design: LeakDesign, e: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -83,13 +79,8 @@ def generate(design: LeakDesign, seed: int) -> pd.DataFrame:
     """One study: context, repetition, belief, action, outcome [, evidence]."""
     rng = np.random.default_rng(seed)
     g = design.n_contexts
-    if isinstance(design.repetitions, tuple):
-        reps = rng.integers(design.repetitions[0], design.repetitions[1] + 1, size=g)
-    else:
-        reps = np.full(g, design.repetitions)
+    reps, ctx, rep = draw_rows(design.repetitions, g, rng)
     n = int(reps.sum())
-    ctx = np.repeat(np.arange(g), reps)
-    rep = np.concatenate([np.arange(r) for r in reps])
     q = rng.beta(0.5, 5.0, size=g) if design.base_rate == "rare" else rng.uniform(size=g)
     levels = {"nominal": 4, "binary": 2}.get(design.evidence, 1)
     if design.evidence_within:
@@ -109,17 +100,12 @@ def generate(design: LeakDesign, seed: int) -> pd.DataFrame:
     # follows the evidence (the issue's failing design: the outcome depends on the
     # evidence beyond the belief, which the null allows since evidence is conditioned on)
     stated = q_row if design.belief_sees_evidence else q[ctx]
-    belief = _snap(stated + design.belief_sd * rng.standard_normal(n), design.grid)
+    belief = snap(stated + design.belief_sd * rng.standard_normal(n), design.grid)
     logits = -_losses(belief, e, design) / design.temperature
-    if design.shock_sd:
-        logits = logits + design.shock_sd * rng.standard_normal((g, design.n_actions))[ctx]
-    if design.leak:
-        logits[:, 0] += design.leak * (2.0 * outcome[ctx] - 1.0)
-    prob = special.softmax(logits, axis=1)
-    action = np.minimum((rng.random(n)[:, None] > np.cumsum(prob, axis=1)).sum(axis=1),
-                        design.n_actions - 1)
+    action = draw_leaky_actions(logits, outcome, ctx, shock_sd=design.shock_sd,
+                                leak=design.leak, rng=rng)
     data = pd.DataFrame({"context": ctx, "repetition": rep, "belief": belief,
-                         "action": np.asarray(_ACTIONS)[action],
+                         "action": np.asarray(ACTIONS)[action],
                          "outcome": outcome[ctx].astype(np.int64)})
     if design.evidence != "none":
         data["evidence"] = (np.asarray(list("abcd"))[e] if design.as_strings

@@ -30,11 +30,12 @@ repetitions (a deterministic model: the repetitions carry no new information).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from typing import Any
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+
+from benchmarks._designs import DesignBase, draw_actions, draw_rows
 
 __all__ = ["Design", "generate", "true_share"]
 
@@ -42,7 +43,7 @@ ACTIONS = ("yes", "no", "defer")
 
 
 @dataclass(frozen=True)
-class Design:
+class Design(DesignBase):
     """One cell of the validation matrix (see the module docstring)."""
 
     n_contexts: int = 200
@@ -66,9 +67,6 @@ class Design:
     step_dip: float = 0.0
     step_range: tuple[float, float] = (0.55, 0.70)
 
-    def with_(self, **changes: Any) -> Design:
-        return replace(self, **changes)
-
 
 def _logits(design: Design, p: np.ndarray) -> np.ndarray:
     bump = design.dip * np.exp(-0.5 * ((p - design.dip_centre) / design.dip_width) ** 2)
@@ -90,11 +88,7 @@ def generate(design: Design, seed: int) -> pd.DataFrame:
     """One study: columns context, repetition, belief, action."""
     rng = np.random.default_rng(seed)
     n = design.n_contexts
-    if isinstance(design.repetitions, tuple):
-        reps = rng.integers(design.repetitions[0], design.repetitions[1] + 1, size=n)
-    else:
-        reps = np.full(n, design.repetitions)
-    context = np.repeat(np.arange(n), reps)
+    reps, context, repetition = draw_rows(design.repetitions, n, rng)
     q = rng.uniform(0.0, 1.0, size=n)
     if design.heap_mass > 0:
         heaped = rng.random(n) < design.heap_mass
@@ -112,7 +106,6 @@ def generate(design: Design, seed: int) -> pd.DataFrame:
     if design.same_action:
         first_row = np.concatenate([[0], np.cumsum(reps)[:-1]])
         u = u[first_row][context]
-    choice = np.minimum((prob.cumsum(axis=1) < u[:, None]).sum(axis=1), 2)
-    repetition = np.concatenate([np.arange(r) for r in reps]) if len(reps) else np.zeros(0, int)
+    choice = draw_actions(prob, u)
     return pd.DataFrame({"context": context, "repetition": repetition, "belief": p,
                          "action": np.asarray(ACTIONS, dtype=object)[choice]})

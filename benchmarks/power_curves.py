@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks._harness import ROOT, environment, markers, rejection_rate, replace_block
+from benchmarks._harness import ROOT, environment, rejection_rate, write_tables
 
 RESULTS = ROOT / "benchmarks" / "results" / "power_curves.json"
 DOC = ROOT / "docs" / "power.md"
@@ -240,8 +240,7 @@ def figure(results: dict[str, Any], path: Path = FIGURE) -> None:
 
 
 def write_docs(results: dict[str, Any]) -> None:
-    begin, end = markers("power_curves.py")
-    replace_block(DOC, begin, end, tables(results))
+    write_tables(DOC, "power_curves.py", tables(results))
     figure(results)
 
 

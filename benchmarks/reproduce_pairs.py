@@ -29,7 +29,7 @@ from typing import Any
 
 import pandas as pd
 
-from benchmarks._harness import environment, markers, replace_block
+from benchmarks._harness import environment, write_tables
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results" / "reproduce_pairs.json"
@@ -182,8 +182,7 @@ def main(argv: list[str] | None = None) -> int:
         results = run(DATA)
         RESULTS.parent.mkdir(exist_ok=True)
         RESULTS.write_text(json.dumps(results, indent=1, allow_nan=True) + "\n")
-    begin, end = markers("reproduce_pairs.py")
-    replace_block(DOC, begin, end, tables(results))
+    write_tables(DOC, "reproduce_pairs.py", tables(results))
     print(f"wrote {RESULTS.relative_to(ROOT)} and the tables of {DOC.relative_to(ROOT)}")
     return 0
 

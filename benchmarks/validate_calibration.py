@@ -12,14 +12,14 @@ the interval excludes 0 (the interval is not a test; this is for reading only).
 The ``norm=1`` interval is recorded too on the calibrated design, to show why it
 warns (``NotCalibratedWarning``).
 
-Run: ``python -m benchmarks.validate_calibration [--reps 400] [--resamples 199]``;
-JSON to ``benchmarks/results/validate_calibration.json``, the table to
-``docs/forecast_scoring.md`` between generated markers.
+Run: ``python -m benchmarks.validate_calibration [--reps 400] [--n-resamples 199]``;
+JSON to ``benchmarks/results/validate_calibration.json`` (``--out``), the table to
+``docs/forecast_scoring.md`` between generated markers (``--tables``: from the JSON
+alone).
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import time
 import warnings
@@ -28,7 +28,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from benchmarks._harness import ROOT, environment, markers, rejection_rate, replace_block
+from benchmarks._harness import (
+    ROOT,
+    environment,
+    format_rate,
+    markdown_table,
+    matrix_parser,
+    rejection_rate,
+    write_json,
+    write_tables,
+)
 
 SCRIPT = "validate_calibration.py"
 OUT = ROOT / "benchmarks" / "results" / "validate_calibration.json"
@@ -107,31 +116,29 @@ def cell(design: tuple[str, str, str, str], n: int, reps: int, resamples: int,
 
 
 def table(cells: list[dict[str, Any]]) -> str:
-    lines = ["| design | n | norm | true binned error | mean debiased | mean plug-in | "
-             "coverage of the 95% interval [Wilson 95%] | interval excludes 0 |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
-    for c in cells:
-        cov = c["coverage"]
-        ex = "" if c["excludes_zero"] is None else f"{c['excludes_zero']['rate']:.3f}"
-        lines.append(
-            f"| {c['design']} | {c['n']} | {c['norm']} | {c['truth']:.2e} | "
-            f"{c['mean_debiased']:.2e} | {c['mean_plugin']:.2e} | "
-            f"{cov['rate']:.3f} [{cov['wilson_low']:.3f}, {cov['wilson_high']:.3f}] "
-            f"({cov['n']} studies) | {ex} |")
-    return "\n".join(lines)
+    return "\n".join(markdown_table(
+        ("design", "n", "norm", "true binned error", "mean debiased", "mean plug-in",
+         "coverage of the 95% interval [Wilson 95%]", "interval excludes 0"),
+        ([c["design"], c["n"], c["norm"], f"{c['truth']:.2e}", f"{c['mean_debiased']:.2e}",
+          f"{c['mean_plugin']:.2e}",
+          f"{format_rate(c['coverage'])} ({c['coverage']['n']} studies)",
+          "" if c["excludes_zero"] is None else f"{c['excludes_zero']['rate']:.3f}"]
+         for c in cells)))
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.validate_calibration")
-    parser.add_argument("--reps", type=int, default=400)
-    parser.add_argument("--resamples", type=int, default=199)
+def main(argv: list[str] | None = None) -> None:
+    parser = matrix_parser(None, results=OUT, page="docs/forecast_scoring.md",
+                           n_resamples=None, power_reps=None, only=None, append=False,
+                           prog="python -m benchmarks.validate_calibration")
+    parser.add_argument("--n-resamples", "--resamples", dest="resamples", type=int,
+                        default=199)
     parser.add_argument("--sizes", type=int, nargs="+", default=[100, 400])
     parser.add_argument("--no-docs", action="store_true", help="write the JSON only")
-    parser.add_argument("--docs-only", action="store_true",
-                        help="regenerate the docs table from the JSON, simulate nothing")
-    args = parser.parse_args()
-    if args.docs_only:
-        write_docs(json.loads(OUT.read_text(encoding="utf-8")))
+    parser.add_argument("--docs-only", dest="tables", action="store_true",
+                        help="the same as --tables")
+    args = parser.parse_args(argv)
+    if args.tables:
+        write_docs(json.loads(args.out.read_text(encoding="utf-8")))
         return
     cells = []
     seed = 0
@@ -146,19 +153,17 @@ def main() -> None:
         print(json.dumps(cells[-1]), flush=True)
     results = {"environment": environment(), "reps": args.reps, "resamples": args.resamples,
                "n_bins": N_BINS, "cells": cells}
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
-    if not args.no_docs:
+    write_json(args.out, results)
+    if not args.no_docs and args.out == OUT:
         write_docs(results)
 
 
 def write_docs(results: dict[str, Any]) -> None:
-    begin, end = markers(SCRIPT)
     env = results["environment"]
     body = (f"{results['reps']} studies per cell, {results['resamples']} bootstrap "
             f"resamples, {results['n_bins']} bins; commit `{env['commit'][:10]}`, "
             f"{env['date']}.\n\n" + table(results["cells"]))
-    replace_block(DOC, begin, end, body)
+    write_tables(DOC, SCRIPT, body)
 
 
 if __name__ == "__main__":

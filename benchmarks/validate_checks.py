@@ -18,12 +18,12 @@ The JSON goes to ``benchmarks/results/validate_checks.json`` and the table to
 ``docs/consistency_checks.md`` (between generated markers). The released files are
 never copied into the repository.
 
-Run: ``python -m benchmarks.validate_checks [--data DIR]``.
+Run: ``python -m benchmarks.validate_checks [--data DIR] [--out JSON]``;
+``--tables`` rewrites the table from the JSON alone.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import time
 from pathlib import Path
@@ -31,7 +31,14 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks._harness import ROOT, environment, markers, replace_block
+from benchmarks._harness import (
+    ROOT,
+    environment,
+    markdown_table,
+    matrix_parser,
+    write_json,
+    write_tables,
+)
 
 CHECKERS = ("NegChecker", "ParaphraseChecker", "ConsequenceChecker", "AndChecker",
             "OrChecker", "AndOrChecker", "ButChecker", "CondChecker", "CondCondChecker",
@@ -71,46 +78,58 @@ def one_file(path: Path) -> dict[str, Any]:
     return out
 
 
+def _checker_row(checker: str, rows: list[dict[str, Any]]) -> list[str]:
+    """One checker's figures over the released runs (shares weighted by tuples)."""
+    n = sum(r["n"] for r in rows)
+    code = [r["code"] for r in rows]
+
+    def share(key: str) -> float:
+        return sum(c[key] * r["n"] for c, r in zip(code, rows, strict=True)) / n
+
+    return [checker, str(n), f"{max(c['max_abs_diff_frequentist'] for c in code):.1e}",
+            f"{share('share_arbitrage_within_1e-9'):.3f}",
+            f"{share('share_ours_above_published_by_1e-6'):.3f}",
+            f"{share('share_ours_below_published_by_1e-6'):.3f}",
+            f"{max(c['max_duality_gap'] for c in code):.1e}",
+            f"{1000 * share('seconds_per_tuple'):.2f}"]
+
+
 def table(results: dict[str, Any]) -> str:
-    lines = ["| checker | tuples | frequentist: max abs diff | arbitrage: share equal "
-             "(1e-9) | ours above published by > 1e-6 | ours below published by > 1e-6 | "
-             "max duality gap | ms per tuple |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
-    for checker in CHECKERS:
-        rows = [r[checker] for r in results["forecasters"].values() if checker in r]
-        if not rows:
-            continue
-        n = sum(r["n"] for r in rows)
-        code = [r["code"] for r in rows]
-
-        def share(key: str, code: list[dict[str, Any]] = code, rows: list = rows,
-                  n: int = n) -> float:
-            return sum(c[key] * r["n"] for c, r in zip(code, rows, strict=True)) / n
-
-        lines.append(
-            f"| {checker} | {n} | {max(c['max_abs_diff_frequentist'] for c in code):.1e} | "
-            f"{share('share_arbitrage_within_1e-9'):.3f} | "
-            f"{share('share_ours_above_published_by_1e-6'):.3f} | "
-            f"{share('share_ours_below_published_by_1e-6'):.3f} | "
-            f"{max(c['max_duality_gap'] for c in code):.1e} | "
-            f"{1000 * share('seconds_per_tuple'):.2f} |")
-    short = [c.replace("Checker", "") for c in CHECKERS]
+    per_checker = {c: [r[c] for r in results["forecasters"].values() if c in r]
+                   for c in CHECKERS}
+    lines = markdown_table(
+        ("checker", "tuples", "frequentist: max abs diff", "arbitrage: share equal (1e-9)",
+         "ours above published by > 1e-6", "ours below published by > 1e-6",
+         "max duality gap", "ms per tuple"),
+        (_checker_row(c, rows) for c, rows in per_checker.items() if rows))
     lines += ["", "Share of tuples whose published arbitrage our value equals (to 1e-9), "
               "per released run:", "",
-              "| run | " + " | ".join(short) + " |",
-              "| --- |" + " --- |" * len(CHECKERS)]
-    for folder, per in results["forecasters"].items():
-        cells = [f"{per[c]['code']['share_arbitrage_within_1e-9']:.2f}" if c in per else ""
-                 for c in CHECKERS]
-        lines.append(f"| `{folder}` | " + " | ".join(cells) + " |")
+              *markdown_table(
+                  ("run", *(c.replace("Checker", "") for c in CHECKERS)),
+                  ([f"`{folder}`", *(f"{per[c]['code']['share_arbitrage_within_1e-9']:.2f}"
+                                     if c in per else "" for c in CHECKERS)]
+                   for folder, per in results["forecasters"].items()))]
     return "\n".join(lines)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def write_docs(results: dict[str, Any]) -> None:
+    forecasters = ", ".join(f"`{k}`" for k in results["forecasters"])
+    body = (f"Released forecasters: {forecasters}; commit "
+            f"`{results['environment']['commit'][:10]}`, "
+            f"{results['environment']['date']}.\n\n" + table(results))
+    write_tables(DOC, SCRIPT, body)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = matrix_parser(__doc__.split("\n")[0], results=OUT,
+                           page="docs/consistency_checks.md", n_resamples=None,
+                           power_reps=None, only=None, append=False)
     parser.add_argument("--data", type=Path,
                         default=ROOT.parent / "shared" / "data" / "consistency-forecasting")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
+    if args.tables:
+        write_docs(json.loads(args.out.read_text(encoding="utf-8")))
+        return
     results: dict[str, Any] = {"environment": environment(), "data": str(args.data),
                                "forecasters": {}}
     for folder in sorted(p for p in args.data.iterdir() if p.is_dir()):
@@ -120,14 +139,9 @@ def main() -> None:
             if path.exists():
                 per[checker] = one_file(path)
         results["forecasters"][folder.name] = per
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
-    begin, end = markers(SCRIPT)
-    forecasters = ", ".join(f"`{k}`" for k in results["forecasters"])
-    body = (f"Released forecasters: {forecasters}; commit "
-            f"`{results['environment']['commit'][:10]}`, "
-            f"{results['environment']['date']}.\n\n" + table(results))
-    replace_block(DOC, begin, end, body)
+    write_json(args.out, results)
+    if args.out == OUT:
+        write_docs(results)
 
 
 if __name__ == "__main__":

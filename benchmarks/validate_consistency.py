@@ -23,7 +23,6 @@ mean difference between the last prompt and the reference.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import time
@@ -36,10 +35,14 @@ import numpy as np
 from scipy import stats
 
 from benchmarks._harness import (
-    environment,
+    markdown_table,
+    matrix_parser,
     one_thread,
+    only_words,
     rejection_rate,
-    replace_block,
+    start_results,
+    write_json,
+    write_tables,
 )
 from benchmarks.consistency_designs import Design, generate, true_rmse
 
@@ -136,14 +139,12 @@ def _many(design: Design, reps: int, options: dict[str, Any], seed0: int) -> np.
                       dtype=np.float64)
 
 
-
-
 def _cell(name: str, design: Design, out: np.ndarray, t0: float) -> dict[str, Any]:
     exact = true_rmse(design)
     ok_ref = ~np.isnan(out[:, 3])
     ok_truth = ~np.isnan(out[:, 6])
     return {
-        "design": name, "settings": _settings(design),
+        "design": name, "settings": design.settings(),
         "reps": len(out), "seconds": round(time.time() - t0, 1),
         "overall": rejection_rate(out[:, 0] <= ALPHA),
         "variant": rejection_rate(out[:, 1] <= ALPHA),
@@ -177,12 +178,6 @@ def section(cells: dict[str, Design], reps: int, options: dict[str, Any], only: 
     return rows
 
 
-def _settings(design: Design) -> dict[str, Any]:
-    return {key: (list(v) if isinstance(v, tuple) else v) for key, v in design.__dict__.items()}
-
-
-
-
 # ---------------------------------------------------------------- docs tables
 def _fmt(r: dict[str, Any] | None) -> str:
     if r is None:  # a run from before the column existed
@@ -205,78 +200,60 @@ def tables(results: dict[str, Any], source: str = RESULTS.name) -> str:
              f"n_resamples = {s['n_resamples']}, options {s['options'] or 'defaults'}). "
              "Rates with 95% Wilson intervals.", "",
              "### Size at alpha = 0.05 (nulls: every prompt has the same mean belief in "
-             "every context)", "",
-             "| design | contexts | overall p | last prompt's p | shift only | disagreement "
-             "only | paired t-test | RMSE-vs-truth CI coverage | RMSE-vs-reference CI "
-             "covers 0 |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
-    for r in results.get("size", []):
-        lines.append(f"| {r['design']} | {r['settings']['n_contexts']} | {_fmt(r['overall'])} | "
-                     f"{_fmt(r['variant'])} | {_tests(r)} | {_fmt(r['coverage_truth'])} | "
-                     f"{_fmt(r['coverage_reference'])} |")
+             "every context)", "", *markdown_table(
+                 ("design", "contexts", "overall p", "last prompt's p", "shift only",
+                  "disagreement only", "paired t-test", "RMSE-vs-truth CI coverage",
+                  "RMSE-vs-reference CI covers 0"),
+                 ([r["design"], r["settings"]["n_contexts"], _fmt(r["overall"]),
+                   _fmt(r["variant"]), _tests(r), _fmt(r["coverage_truth"]),
+                   _fmt(r["coverage_reference"])] for r in results.get("size", [])))]
     lines += ["", "### Power at alpha = 0.05 and coverage (the last prompt differs)", "",
-              "| design | true RMSE vs reference | mean estimate | power (overall p) | "
-              "power (last prompt) | shift only | disagreement only | paired t-test | "
-              "CI coverage (reference) | true RMSE vs truth | CI coverage (truth) |",
-              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
-    for r in results.get("power", []):
-        lines.append(f"| {r['design']} | {r['true_rmse_reference']:.4f} | "
-                     f"{r['mean_rmse_reference']:.4f} | {_fmt(r['overall'])} | "
-                     f"{_fmt(r['variant'])} | {_tests(r)} | "
-                     f"{_fmt(r['coverage_reference'])} | {r['true_rmse_truth']:.4f} | "
-                     f"{_fmt(r['coverage_truth'])} |")
-    lines.append("")
+              *markdown_table(
+                  ("design", "true RMSE vs reference", "mean estimate", "power (overall p)",
+                   "power (last prompt)", "shift only", "disagreement only", "paired t-test",
+                   "CI coverage (reference)", "true RMSE vs truth", "CI coverage (truth)"),
+                  ([r["design"], f"{r['true_rmse_reference']:.4f}",
+                    f"{r['mean_rmse_reference']:.4f}", _fmt(r["overall"]), _fmt(r["variant"]),
+                    _tests(r), _fmt(r["coverage_reference"]), f"{r['true_rmse_truth']:.4f}",
+                    _fmt(r["coverage_truth"])] for r in results.get("power", []))), ""]
     return "\n".join(lines)
 
 
-def write_tables(results: dict[str, Any], doc: Path = DOC, source: Path = RESULTS) -> None:
+def write_consistency_tables(results: dict[str, Any], doc: Path = DOC,
+                             source: Path = RESULTS) -> None:
+    """The tables of ``source`` (the main JSON, or one of the extra runs, whose block
+    is tagged with the file's stem) written to ``doc``."""
     tag = "" if source == RESULTS else f" ({source.stem})"
-    begin = f"<!-- BEGIN generated by benchmarks/validate_consistency.py{tag} -->"
-    end = f"<!-- END generated by benchmarks/validate_consistency.py{tag} -->"
-    replace_block(doc, begin, end, tables(results, source.name))
-
-
+    write_tables(doc, f"validate_consistency.py{tag}", tables(results, source.name))
 
 
 def main(argv: Iterable[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--reps", type=int, default=400, help="studies per null cell")
-    parser.add_argument("--power-reps", type=int, default=400,
-                        help="studies per alternative cell")
-    parser.add_argument("--n-resamples", type=int, default=499)
+    parser = matrix_parser(__doc__, results=RESULTS, page="docs/validation_consistency.md",
+                           n_resamples=499, append=False)
     parser.add_argument("--parts", default="size,power")
-    parser.add_argument("--only", default="", help="comma-separated words: cells to run")
     parser.add_argument("--option", action="append", default=[],
                         help="KEY=VALUE passed to every call (repeatable)")
-    parser.add_argument("--out", type=Path, default=RESULTS)
-    parser.add_argument("--tables", action="store_true",
-                        help="write docs/validation_consistency.md's tables from the JSON")
     args = parser.parse_args(list(argv) if argv is not None else None)
     if args.tables:
-        write_tables(json.loads(args.out.read_text()))
+        write_consistency_tables(json.loads(args.out.read_text()))
         for extra in (BEFORE, DISAGREEMENT):
             if extra.exists():
-                write_tables(json.loads(extra.read_text()), source=extra)
+                write_consistency_tables(json.loads(extra.read_text()), source=extra)
         return 0
     one_thread()
-    only = [w for w in args.only.split(",") if w]
+    only = only_words(args)
     options: dict[str, Any] = {"n_resamples": args.n_resamples}
     for item in args.option:
         key, value = item.split("=", 1)
         options[key] = value
-    results: dict[str, Any] = {
-        "environment": environment(),
-        "settings": {"n_resamples": args.n_resamples, "alpha": ALPHA, "reps": args.reps,
-                     "power_reps": args.power_reps,
-                     "options": {k: v for k, v in options.items() if k != "n_resamples"}}}
+    results = start_results(args, ALPHA, options={k: v for k, v in options.items()
+                                                  if k != "n_resamples"})
     parts = args.parts.split(",")
     if "size" in parts:
         results["size"] = section(NULLS, args.reps, options, only, 1)
     if "power" in parts:
         results["power"] = section(ALTERNATIVES, args.power_reps, options, only, 5_000_000)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(results, indent=1, default=float) + "\n")
+    write_json(args.out, results)
     print(f"wrote {args.out}", file=sys.stderr)
     return 0
 

@@ -18,7 +18,6 @@ the study's true mean expected improvement. Results go to
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
@@ -28,7 +27,14 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks._harness import environment, markers, one_thread, replace_block
+from benchmarks._harness import (
+    environment,
+    markdown_table,
+    matrix_parser,
+    one_thread,
+    write_json,
+    write_tables,
+)
 from benchmarks.pairs_designs import (
     PairDesign,
     alternative_designs,
@@ -54,8 +60,6 @@ REAL = Path(os.environ.get("COHERENCE_SHARED_DATA", ROOT.parent / "shared" / "da
 ALPHA = 0.05
 NS = (14, 30, 50, 100)
 METHODS = ("bernoulli", "bernoulli-conservative", "t", "bootstrap-t")
-
-
 
 
 def one_study(design: PairDesign, n: int, n_resamples: int,
@@ -157,8 +161,6 @@ def real_file() -> dict[str, Any] | None:
     return out
 
 
-
-
 # ---------------------------------------------------------------- tables
 def _f(v: float) -> str:
     return "" if v != v else f"{v:.3f}"
@@ -185,36 +187,33 @@ def summary(results: dict[str, Any]) -> str:
     nulls = [c for c in cells if c["null"]]
     some = [c for c in nulls if c["median informative pairs"] >= 3]
     few = [c for c in nulls if c["median informative pairs"] < 3]
+    sizes = (("Bernoulli mid-p (default)", "reject bernoulli two-sided"),
+             ("Bernoulli mid-p, greater", "reject bernoulli greater"),
+             ("Bernoulli, ties in full (earlier default)",
+              "reject bernoulli-conservative two-sided"),
+             ("t", "reject t two-sided"), ("t, greater", "reject t greater"),
+             ("bootstrap-t", "reject bootstrap-t two-sided"))
+    coverage = [(label, target, _lowest(cells, key)) for label, key, target in (
+        ("Bernoulli (default)", "cover bernoulli two-sided | b", "given b"),
+        ("Bernoulli, greater", "cover bernoulli greater | b", "given b"),
+        ("Bernoulli (default)", "cover bernoulli two-sided", "mean over B"),
+        ("bootstrap-t (earlier default)", "cover bootstrap-t | b", "given b"),
+        ("bootstrap-t (earlier default)", "cover bootstrap-t", "mean over B"),
+        ("normal", "cover normal", "mean over B"))]
+    for rate in ("balanced", "rare"):
+        group = [c for c in cells if c["settings"]["b_rate"] == rate]
+        coverage += [(label, f"mean over B, B {rate}", _lowest(group, key))
+                     for label, key in (("Bernoulli (default)", "cover bernoulli two-sided"),
+                                        ("bootstrap-t (earlier default)", "cover bootstrap-t"))]
     lines = ["### Summary", "",
              f"Size at alpha = 0.05, two-sided, over the {len(nulls)} null cells; "
              f"{len(some)} cells whose median study has at least 3 informative pairs, "
              f"{len(few)} with fewer:", "",
-             "| test | cells with >= 3 informative pairs | cells with fewer |",
-             "| --- | --- | --- |"]
-    for label, key in (("Bernoulli mid-p (default)", "reject bernoulli two-sided"),
-                       ("Bernoulli mid-p, greater", "reject bernoulli greater"),
-                       ("Bernoulli, ties in full (earlier default)",
-                        "reject bernoulli-conservative two-sided"),
-                       ("t", "reject t two-sided"), ("t, greater", "reject t greater"),
-                       ("bootstrap-t", "reject bootstrap-t two-sided")):
-        lines.append(f"| {label} | {_band([c[key] for c in some])} | "
-                     f"{_band([c[key] for c in few])} |")
-    lines += ["", "Coverage of the 95% intervals over all cells (studies with an interval):",
-              "", "| interval | target | coverage |", "| --- | --- | --- |"]
-    for label, key, target in (
-            ("Bernoulli (default)", "cover bernoulli two-sided | b", "given b"),
-            ("Bernoulli, greater", "cover bernoulli greater | b", "given b"),
-            ("Bernoulli (default)", "cover bernoulli two-sided", "mean over B"),
-            ("bootstrap-t (earlier default)", "cover bootstrap-t | b", "given b"),
-            ("bootstrap-t (earlier default)", "cover bootstrap-t", "mean over B"),
-            ("normal", "cover normal", "mean over B")):
-        lines.append(f"| {label} | {target} | {_lowest(cells, key)} |")
-    for rate in ("balanced", "rare"):
-        group = [c for c in cells if c["settings"]["b_rate"] == rate]
-        for label, key in (("Bernoulli (default)", "cover bernoulli two-sided"),
-                           ("bootstrap-t (earlier default)", "cover bootstrap-t")):
-            lines.append(f"| {label} | mean over B, B {rate} | {_lowest(group, key)} |")
-    lines.append("")
+             *markdown_table(("test", "cells with >= 3 informative pairs", "cells with fewer"),
+                             ([label, _band([c[key] for c in some]),
+                               _band([c[key] for c in few])] for label, key in sizes)),
+             "", "Coverage of the 95% intervals over all cells (studies with an interval):",
+             "", *markdown_table(("interval", "target", "coverage"), coverage), ""]
     return "\n".join(lines)
 
 
@@ -238,89 +237,68 @@ def tables(results: dict[str, Any]) -> str:
              "the resolutions B actually had, mean E[Delta_i | b_i], the estimand of a test that "
              "holds B's outcomes fixed; the other coverage columns are of mean E Delta_i.", ""]
     lines += [summary(results)]
+    size_keys = ("reject bernoulli two-sided", "reject bernoulli two-sided, tested studies",
+                 "reject bernoulli greater", "reject bernoulli-conservative two-sided",
+                 "reject t two-sided", "reject t greater", "reject bootstrap-t two-sided",
+                 "cover bernoulli two-sided", "cover bernoulli greater",
+                 "cover bernoulli two-sided | b", "cover bootstrap-t",
+                 "share no interval bootstrap-t", "cover normal")
     lines += ["### Size (nulls: every pair's expected improvement is exactly 0)", "",
-              "| design | n | informative | none | Bernoulli mid-p (default) | "
-              "Bernoulli, tested studies | Bernoulli, greater | Bernoulli, ties in full | t | "
-              "t, greater | bootstrap-t | coverage Bernoulli (default) | coverage Bernoulli, "
-              "greater | coverage Bernoulli, given b | coverage bootstrap-t | no interval | "
-              "coverage normal |",
-              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- "
-              "| --- | --- | --- | --- |"]
-    for c in cells:
-        if c["null"]:
-            lines.append(
-                f"| {c['design']} | {c['n']} | {c['median informative pairs']:g} | "
-                f"{_f(c['share no informative pair'])} | "
-                f"{_f(c['reject bernoulli two-sided'])} | "
-                f"{_f(c['reject bernoulli two-sided, tested studies'])} | "
-                f"{_f(c['reject bernoulli greater'])} | "
-                f"{_f(c['reject bernoulli-conservative two-sided'])} | "
-                f"{_f(c['reject t two-sided'])} | {_f(c['reject t greater'])} | "
-                f"{_f(c['reject bootstrap-t two-sided'])} | "
-                f"{_f(c['cover bernoulli two-sided'])} | {_f(c['cover bernoulli greater'])} | "
-                f"{_f(c['cover bernoulli two-sided | b'])} | "
-                f"{_f(c['cover bootstrap-t'])} | {_f(c['share no interval bootstrap-t'])} | "
-                f"{_f(c['cover normal'])} |")
+              *markdown_table(
+                  ("design", "n", "informative", "none", "Bernoulli mid-p (default)",
+                   "Bernoulli, tested studies", "Bernoulli, greater", "Bernoulli, ties in full",
+                   "t", "t, greater", "bootstrap-t", "coverage Bernoulli (default)",
+                   "coverage Bernoulli, greater", "coverage Bernoulli, given b",
+                   "coverage bootstrap-t", "no interval", "coverage normal"),
+                  ([c["design"], c["n"], f"{c['median informative pairs']:g}",
+                    _f(c["share no informative pair"]), *(_f(c[k]) for k in size_keys)]
+                   for c in cells if c["null"]))]
+    power_keys = ("reject bernoulli two-sided", "reject bernoulli greater",
+                  "reject bernoulli-conservative two-sided", "reject t two-sided",
+                  "reject t greater", "reject bootstrap-t two-sided",
+                  "cover bernoulli two-sided", "cover bernoulli greater",
+                  "cover bernoulli two-sided | b", "cover bootstrap-t", "cover bootstrap-t | b",
+                  "share no interval bootstrap-t")
     lines += ["", "### Power (alternatives with known expected improvement)", "",
-              "| design | n | mean E improvement | mean E improvement given b | informative | "
-              "Bernoulli mid-p (default) | Bernoulli, greater | Bernoulli, ties in full | t | "
-              "t, greater | bootstrap-t | coverage Bernoulli (default) | coverage Bernoulli, "
-              "greater | coverage Bernoulli, given b | coverage bootstrap-t | coverage "
-              "bootstrap-t, given b | no interval |",
-              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- "
-              "| --- | --- | --- | --- |"]
-    for c in cells:
-        if not c["null"]:
-            lines.append(
-                f"| {c['design']} | {c['n']} | {c['mean_expected_improvement']:+.4f} | "
-                f"{c['mean_expected_improvement_given_b']:+.4f} | "
-                f"{c['median informative pairs']:g} | "
-                f"{_f(c['reject bernoulli two-sided'])} | {_f(c['reject bernoulli greater'])} | "
-                f"{_f(c['reject bernoulli-conservative two-sided'])} | "
-                f"{_f(c['reject t two-sided'])} | {_f(c['reject t greater'])} | "
-                f"{_f(c['reject bootstrap-t two-sided'])} | "
-                f"{_f(c['cover bernoulli two-sided'])} | {_f(c['cover bernoulli greater'])} | "
-                f"{_f(c['cover bernoulli two-sided | b'])} | {_f(c['cover bootstrap-t'])} | "
-                f"{_f(c['cover bootstrap-t | b'])} | {_f(c['share no interval bootstrap-t'])} |")
+              *markdown_table(
+                  ("design", "n", "mean E improvement", "mean E improvement given b",
+                   "informative", "Bernoulli mid-p (default)", "Bernoulli, greater",
+                   "Bernoulli, ties in full", "t", "t, greater", "bootstrap-t",
+                   "coverage Bernoulli (default)", "coverage Bernoulli, greater",
+                   "coverage Bernoulli, given b", "coverage bootstrap-t",
+                   "coverage bootstrap-t, given b", "no interval"),
+                  ([c["design"], c["n"], f"{c['mean_expected_improvement']:+.4f}",
+                    f"{c['mean_expected_improvement_given_b']:+.4f}",
+                    f"{c['median informative pairs']:g}", *(_f(c[k]) for k in power_keys)]
+                   for c in cells if not c["null"]))]
     real = results.get("real_file")
     if real:
         lines += ["", f"### The study's file (`{real['file']}`): p-values per category", "",
-                  "| test | alternative | strong | weak | none |",
-                  "| --- | --- | --- | --- | --- |"]
-        for key, v in real.items():
-            if key == "file":
-                continue
-            test, alt = key.rsplit(" ", 1)
-            lines.append(f"| {test} | {alt} | " + " | ".join(
-                _f(v.get(cat, float("nan"))) for cat in ("strong", "weak", "none")) + " |")
+                  *markdown_table(
+                      ("test", "alternative", "strong", "weak", "none"),
+                      ([*key.rsplit(" ", 1), *(_f(v.get(cat, float("nan")))
+                                               for cat in ("strong", "weak", "none"))]
+                       for key, v in real.items() if key != "file"))]
     return "\n".join(lines)
 
 
-BEGIN, END = markers("validate_pairs.py")
-
-
-def write_tables(results: dict[str, Any], doc: Path = DOC) -> None:
-    replace_block(doc, BEGIN, END, tables(results).rstrip())
-
-
+def write_pairs_tables(results: dict[str, Any], doc: Path = DOC) -> None:
+    write_tables(doc, "validate_pairs.py", tables(results).rstrip())
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.validate_pairs")
-    parser.add_argument("--reps", type=int, default=400)
-    parser.add_argument("--n-resamples", type=int, default=199)
+    parser = matrix_parser(None, results=RESULTS, page="docs/validation_pairs.md",
+                           n_resamples=199, power_reps=None, only=None, append=False,
+                           prog="python -m benchmarks.validate_pairs")
     parser.add_argument("--seed", type=int, default=20261)
     parser.add_argument("--ns", type=int, nargs="*", default=list(NS))
     parser.add_argument("--only", nargs="*", default=None,
                         help="run only the designs whose name contains one of these strings")
     parser.add_argument("--merge", action="store_true",
                         help="replace the cells run in the existing JSON, keep the others")
-    parser.add_argument("--out", type=Path, default=RESULTS)
-    parser.add_argument("--tables", action="store_true",
-                        help="only rewrite the docs block from the JSON")
     args = parser.parse_args(argv)
     if args.tables:
-        write_tables(json.loads(args.out.read_text()))
+        write_pairs_tables(json.loads(args.out.read_text()))
         return 0
     one_thread()
     t0 = time.perf_counter()
@@ -354,10 +332,9 @@ def main(argv: list[str] | None = None) -> int:
                             "this_run_s": time.perf_counter() - t0,
                             "merged": bool(old)},
                "cells": cells, "real_file": real_file()}
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(results, indent=1, default=float) + "\n")
+    write_json(args.out, results)
     if args.out == RESULTS:
-        write_tables(results)
+        write_pairs_tables(results)
     return 0
 
 
