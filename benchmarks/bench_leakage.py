@@ -66,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="catboost: early stopping on an inner grouped split")
     parser.add_argument("--before-after", metavar="REF",
                         help="time the logistic permutation test of git REF against the "
-                             "working tree (issue 18)")
+                             "working tree")
     parser.add_argument("--n-permutations", type=int, default=1000)
     parser.add_argument("--repeat", type=int, default=2)
     parser.add_argument("--margin", action="store_true",
@@ -308,7 +308,7 @@ print(json.dumps(out))
 
 
 def _cases() -> list[tuple[str, Any, dict[str, Any]]]:
-    """The report cell of issue 18 (a leaky agent whose S is near 0, so many permuted
+    """The report cell of a leaky agent (S near 0, so many permuted
     statistics fall near it) and the cell of ``bench_speed.py`` (belief only; two
     evidence columns): 200 contexts x 5 repetitions, the 'standard' prompt's rows."""
     near = coherence.simulate(coherence.Agent.leaky(0.1), n_contexts=200, rng=3,

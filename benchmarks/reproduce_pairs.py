@@ -1,4 +1,4 @@
-"""Reproduce the conditional-forecasting study's tables from its public result files (issue 15).
+"""Reproduce the conditional-forecasting study's tables from its public result files.
 
 Run from the repository root (a few seconds)::
 

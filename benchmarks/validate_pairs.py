@@ -1,4 +1,4 @@
-"""Validation matrix of conditional_forecasting's p-values and intervals (issue 14).
+"""Validation matrix of conditional_forecasting's p-values and intervals.
 
 Run from the repository root (single-threaded; a few minutes on one core)::
 
@@ -10,7 +10,7 @@ expected improvement per pair; nulls with ``E Delta_i = 0`` for every pair, bala
 rare base rates of A and B, strong / weak / no relatedness, n = 14, 30, 50, 100), never
 from the package. For each study it computes the three p-values of
 :func:`coherence.conditional_forecasting` (the array layer: ``bernoulli_pvalue``, the
-default; ``_ttest``; ``_bootstrap_t``, the default before issue 14), two-sided and
+default; ``_ttest``; ``_bootstrap_t``, the earlier default), two-sided and
 ``"greater"``, and whether the intervals (bootstrap-t, the default, and normal) contain
 the study's true mean expected improvement. Results go to
 ``benchmarks/results/validate_pairs.json`` with versions, commit and machine.
