@@ -876,10 +876,9 @@ def plot_choice_shares(result: MonotonicityResult, *, ax: Any = None) -> Axes:
                         arrowprops={"arrowstyle": "->", "linestyle": "--", "lw": 1.5,
                                     "color": colours.get(str(name), "red")}, zorder=4)
             any_fall = True
-    ax.set_xlabel("belief (bin centre)")
-    ax.set_ylabel("share of the first action of the pair")
-    ax.set_ylim(-0.02, 1.02)
-    ax.set_title(f"Pairwise choice shares ({result.statistic:.1f}% significant violations)")
+    ax.set(xlabel="belief (bin centre)", ylabel="share of the first action of the pair",
+           ylim=(-0.02, 1.02),
+           title=f"Pairwise choice shares ({result.statistic:.1f}% significant violations)")
     handles, labels = ax.get_legend_handles_labels()
     if any_marked:  # explain the marks: a ring and a dotted segment per violation
         from matplotlib.lines import Line2D

@@ -695,10 +695,7 @@ def plot_smooth_reliability(result: SmoothECEResult, *, ax: Axes | None = None) 
     segments = np.concatenate([points[:-1], points[1:]], axis=1)
     ax.add_collection(LineCollection(list(segments), linewidths=widths[:-1], colors="C3",
                                      label=f"smECE = {result.statistic:.3f}"))
-    ax.set_xlim(0, 1)
-    ax.set_ylim(0, 1)
-    ax.set_xlabel("forecast")
-    ax.set_ylabel("smoothed observed frequency")
-    ax.set_title("Smoothed reliability diagram")
+    ax.set(xlim=(0, 1), ylim=(0, 1), xlabel="forecast", ylabel="smoothed observed frequency",
+           title="Smoothed reliability diagram")
     ax.legend(loc="upper left")
     return ax

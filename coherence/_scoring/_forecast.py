@@ -830,10 +830,7 @@ def plot_reliability(result: ForecastScoresResult, *, group: Any = POOLED,
     line = ax.plot(t["mean_forecast"], t["observed_frequency"], linewidth=1)[0]
     ax.scatter(t["mean_forecast"], t["observed_frequency"], s=sizes, color=line.get_color(),
                label=f"{group} (ECE = {ece:.3f})", zorder=3)
-    ax.set_xlim(0, 1)
-    ax.set_ylim(0, 1)
-    ax.set_xlabel("mean forecast (confidence)")
-    ax.set_ylabel("observed frequency")
-    ax.set_title("Reliability diagram")
+    ax.set(xlim=(0, 1), ylim=(0, 1), xlabel="mean forecast (confidence)",
+           ylabel="observed frequency", title="Reliability diagram")
     ax.legend(loc="upper left")
     return ax

@@ -408,10 +408,7 @@ def plot_accuracy_by_horizon(result: HorizonAccuracyResult, *, pooled: bool = Tr
                     linestyle="--" if m == POOLED else "-")
     ax.set_xticks(range(len(order)))
     ax.set_xticklabels([h.replace("_", "-") for h in order])
-    ax.set_ylim(0, 1)
-    ax.set_xlabel("horizon position")
-    ax.set_ylabel("accuracy")
-    ax.set_title("Accuracy by horizon")
+    ax.set(ylim=(0, 1), xlabel="horizon position", ylabel="accuracy", title="Accuracy by horizon")
     ax.legend(loc="best")
     return ax
 
@@ -548,9 +545,7 @@ def plot_rolling_accuracy(rolling: pd.DataFrame, *, cutoffs: Mapping[str, Any] |
                 cut = cut.tz_convert("UTC").tz_localize(None)
             ax.axvline(cut, color=color, linestyle=":", linewidth=1.2,
                        label=f"{m} cutoff")
-    ax.set_ylim(0, 1)
-    ax.set_xlabel("question start")
-    ax.set_ylabel("rolling accuracy")
-    ax.set_title("Accuracy over question start time")
+    ax.set(ylim=(0, 1), xlabel="question start", ylabel="rolling accuracy",
+           title="Accuracy over question start time")
     ax.legend(loc="best")
     return ax

@@ -290,15 +290,13 @@ def plot_causal_pressure(curve: pd.DataFrame, prices: Any = None, *, date: str =
     ax.step(curve[date], curve["pressure"], where="post", color="C0",
             label="causal pressure")
     ax.axhline(0.0, color="grey", linewidth=0.8)
-    ax.set_xlabel("date")
-    ax.set_ylabel("cumulative pressure toward YES")
+    ax.set(xlabel="date", ylabel="cumulative pressure toward YES")
     if prices is not None:
         pdf = as_dataframe(prices, name="prices", owner=owner)
         require_columns(pdf, {"price_date": price_date, "price": price}, owner=owner)
         t, _ = parse_datetimes(pdf[price_date], pdf.index, price_date, owner)
         twin = ax.twinx()
         twin.plot(t, pdf[price].to_numpy(dtype=np.float64), color="C1", label="market price")
-        twin.set_ylabel("market price")
-        twin.set_ylim(0, 1)
+        twin.set(ylabel="market price", ylim=(0, 1))
     ax.set_title("Causal pressure")
     return ax

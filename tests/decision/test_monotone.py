@@ -234,6 +234,8 @@ def test_plot_marks_violations(nonmonotone_study):
     assert texts[3:] == ["lower bin of a significant violation",
                          "bins of a significant violation"]
     assert len(ax.collections) >= 1  # circled bins at significant violations
+    assert (ax.get_xlabel(), ax.get_ylim()) == ("belief (bin centre)", (-0.02, 1.02))
+    assert ax.get_title().startswith("Pairwise choice shares (")
     plt.close(ax.figure)
     with pytest.raises(TypeError, match="'result' parameter of plot_choice_shares"):
         plot_choice_shares("nope")  # type: ignore[arg-type]

@@ -238,6 +238,8 @@ def test_plot_smooth_reliability():
     fig, ax = plt.subplots()
     assert plot_smooth_reliability(res, ax=ax) is ax
     assert ax.collections  # the variable-width line and the band
+    assert (ax.get_xlim(), ax.get_ylim(), ax.get_ylabel()) == (
+        (0, 1), (0, 1), "smoothed observed frequency")
     plt.close(fig)
     with pytest.raises(TypeError, match="SmoothECEResult"):
         plot_smooth_reliability(calibration_error(forecasts(50, 1), n_resamples=9, rng=0))

@@ -213,6 +213,9 @@ def test_plot_reliability():
     colours = {tuple(c.get_facecolor()[0]) for c in ax.collections}
     assert len(colours) == 2
     assert [t.get_text()[:1] for t in ax.get_legend().get_texts()] == ["a", "b"]
+    assert (ax.get_xlim(), ax.get_ylim()) == ((0, 1), (0, 1))
+    assert (ax.get_xlabel(), ax.get_ylabel(), ax.get_title()) == (
+        "mean forecast (confidence)", "observed frequency", "Reliability diagram")
     plt.close("all")
     with pytest.raises(ValueError, match="'group' parameter of plot_reliability"):
         plot_reliability(res, group="zzz")

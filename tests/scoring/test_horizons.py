@@ -175,12 +175,16 @@ def test_plots_draw_lines_and_cutoffs():
     fig, ax = plt.subplots()
     assert coherence.plot_accuracy_by_horizon(res, ax=ax) is ax
     assert [t.get_text() for t in ax.get_xticklabels()] == ["early", "late"]
+    assert (ax.get_ylim(), ax.get_xlabel(), ax.get_title()) == (
+        (0, 1), "horizon position", "Accuracy by horizon")
     plt.close(fig)
     roll = coherence.rolling_accuracy(scored(), min_periods=1)
     fig, ax = plt.subplots()
     coherence.plot_rolling_accuracy(roll, cutoffs={"a": "2024-02-01"}, ax=ax)
     labels = [line.get_label() for line in ax.get_lines()]
     assert labels == ["a", "a cutoff", "b"]
+    assert (ax.get_ylim(), ax.get_ylabel(), ax.get_title()) == (
+        (0, 1), "rolling accuracy", "Accuracy over question start time")
     plt.close(fig)
     with pytest.raises(TypeError, match="HorizonAccuracyResult"):
         coherence.plot_accuracy_by_horizon(roll)

@@ -90,6 +90,9 @@ def test_plot_causal_pressure():
 
     ax = plot_causal_pressure(causal_pressure(events()), PRICES)
     assert ax.get_title() == "Causal pressure"
+    assert (ax.get_xlabel(), ax.get_ylabel()) == ("date", "cumulative pressure toward YES")
+    twin, = (other for other in ax.figure.axes if other is not ax)
+    assert (twin.get_ylabel(), twin.get_ylim()) == ("market price", (0, 1))
     plt.close("all")
     with pytest.raises(TypeError, match="'curve' parameter of plot_causal_pressure"):
         plot_causal_pressure(events())
