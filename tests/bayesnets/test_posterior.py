@@ -266,3 +266,19 @@ def test_joint_table_variables_of_wrong_type(variables) -> None:
     with pytest.raises(TypeError, match=r"The 'variables' parameter of joint_table must be a "
                        r"sequence of variable names"):
         bayesnets.joint_table("asia", variables)
+
+
+@given(data=st.data())
+def test_joint_table_is_the_enumerated_marginal(asia: Network, asia_joint: np.ndarray,
+                                                data: st.DataObject) -> None:
+    """Any subset of asia's variables, in any order: the marginal of the full joint by
+    enumeration, its axes in the order asked."""
+    order = data.draw(st.permutations(asia.variables))
+    variables = order[:data.draw(st.integers(1, 4))]
+    table = bayesnets.joint_table(asia, variables)
+    axes = [asia.variables.index(v) for v in variables]
+    others = tuple(i for i in range(len(asia.variables)) if i not in axes)
+    reference = asia_joint.sum(axis=others)  # axes left in the network's order
+    np.testing.assert_allclose(table, np.transpose(reference, np.argsort(np.argsort(axes))),
+                               atol=1e-14)
+    assert table.shape == tuple(asia.cardinality(v) for v in variables)
