@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 import pandas as pd
 
+from .._resampling import sorted_codes
 from .._results import CoherenceResult, ConfidenceInterval
 from .._rng import RNGLike, check_rng, spawn
 from .._validation import (
@@ -334,12 +335,20 @@ def accuracy_by_horizon(forecasts: Any, *, horizon: str = "horizon", by: str = "
     labels = df[horizon].to_numpy(dtype=object)
     known = [h for h in HORIZON_ORDER if h in set(labels)]
     order = known + [h for h in pd.unique(labels) if h not in known]
-    models = [*pd.unique(df[by]), POOLED]
+    seen = pd.unique(df[by])
+    models = [*seen, POOLED]
     cells = [(m, h) for m in models for h in order]
     gens = spawn(gen, len(cells) + 1)
+    # each cell's bootstrap stream is chosen by its rank among the cells with models and
+    # labels of one's own in sorted order, so that it does not depend on the row order
+    model_rank = [*sorted_codes(seen), len(seen)]
+    extra = order[len(known):]
+    label_rank = [*range(len(known)), *(len(known) + sorted_codes(extra))]
+    streams = [gens[1 + model_rank[i] * len(order) + label_rank[j]]
+               for i in range(len(models)) for j in range(len(order))]
     qs = df[question].to_numpy(dtype=object)
     rows = []
-    for (m, h), g in zip(cells, gens[1:], strict=True):
+    for (m, h), g in zip(cells, streams, strict=True):
         mask = labels == h
         if m != POOLED:
             mask &= (df[by] == m).to_numpy()

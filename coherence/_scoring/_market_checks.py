@@ -34,6 +34,7 @@ from .._validation import (
 )
 from .._warnings import DeprecatedAlias
 from ._dates import check_same_awareness, parse_dates
+from ._markets import MOVE_TOL
 from ._questions import question_bootstrap_ci
 
 __all__ = [
@@ -380,7 +381,7 @@ def market_checks(events: Any, prices: Any, *, window_days: float = 3.0,
         pv = px["_p"].to_numpy(dtype=np.float64)[order]
         net_p = float(imp.sum())
         net_m = float(pv[-1] - pv[0]) if len(pv) >= 2 else np.nan
-        counted_dir = (len(pv) >= 2 and net_p != 0 and abs(net_m) >= min_move
+        counted_dir = (len(pv) >= 2 and net_p != 0 and abs(net_m) >= min_move - MOVE_TOL
                        and net_m != 0)
         agrees_dir = bool(counted_dir and np.sign(net_p) == np.sign(net_m))
         # pressure at each price time (events at or before it)
@@ -395,7 +396,8 @@ def market_checks(events: Any, prices: Any, *, window_days: float = 3.0,
             z_x.append((at_price - at_price.mean()) / at_price.std())
             z_y.append((pv - pv.mean()) / pv.std())
         move = local_price_moves(et, pt, pv, w_ns, convention=convention)
-        counted = ~np.isnan(move) & (np.abs(np.nan_to_num(move)) >= min_move) & (imp != 0)
+        counted = (~np.isnan(move) & (np.abs(np.nan_to_num(move)) >= min_move - MOVE_TOL)
+                   & (imp != 0))
         agree = counted & (np.sign(imp) == np.sign(np.nan_to_num(move)))
         ev_agree_vals.extend(agree[counted].astype(np.float64))
         ev_agree_q.extend([q] * int(counted.sum()))
@@ -580,7 +582,8 @@ def market_signal_metrics(reasoning: Any, hindsight_events: Any, prices: Any, *,
         move = local_price_moves(np.array([t]), px["_t"].to_numpy()[order],
                                  px["_p"].to_numpy(dtype=np.float64)[order], w_ns,
                                  convention=convention)[0]
-        if np.isnan(move) or abs(move) < min_move or np.sign(move) != np.sign(imp[j]):
+        if (np.isnan(move) or abs(move) < min_move - MOVE_TOL
+                or np.sign(move) != np.sign(imp[j])):
             continue
         tq = tps.loc[tps["question"] == q, "date"].to_numpy(dtype="datetime64[ns]")
         near = bool(len(tq) and np.min(np.abs((tq - t).astype(np.int64))) <= w_ns)

@@ -30,6 +30,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
 
 __all__ = [
+    "MOVE_TOL",
     "MarketAlignmentResult",
     "causal_pressure",
     "market_alignment",
@@ -37,6 +38,9 @@ __all__ = [
 ]
 
 
+#: A price move counts when ``|move| >= min_move - MOVE_TOL``: prices in cents are not exact
+#: in binary (0.43 - 0.40 = 0.0299...97), and a 3-cent move must count at ``min_move=0.03``
+MOVE_TOL = 1e-12
 
 # --------------------------------------------------------------------------- causal pressure
 def causal_pressure(events: Any, *, date: str = "date", direction: str = "direction",
@@ -224,7 +228,8 @@ def market_alignment(events: Any, prices: Any, *, window_days: float = 3.0,
         if hi > mid:
             after[i] = pv[mid]
     move = after - before
-    counted = ~np.isnan(move) & (np.abs(np.nan_to_num(move)) >= min_move) & (impact != 0)
+    counted = (~np.isnan(move) & (np.abs(np.nan_to_num(move)) >= min_move - MOVE_TOL)
+               & (impact != 0))
     agrees = counted & (np.sign(impact) == np.sign(np.nan_to_num(move)))
     n, hits = int(counted.sum()), int(agrees.sum())
     if n == 0:
