@@ -515,13 +515,16 @@ def _summarise(per: pd.DataFrame, by: str, convention: str, tolerance: float, fl
                n_judge_correct: int, gen: np.random.Generator) -> QuestionScoresResult:
     from ._forecast import POOLED
 
-    groups: list[tuple[Any, np.ndarray]] = [(m, (per[by] == m).to_numpy())
-                                            for m in pd.unique(per[by])]
+    seen = pd.unique(per[by])
+    groups: list[tuple[Any, np.ndarray]] = [(m, (per[by] == m).to_numpy()) for m in seen]
     groups.append((POOLED, np.ones(len(per), dtype=bool)))
     gens = spawn(gen, len(groups))
+    # each model's bootstrap stream by its rank in sorted order (the pooled row's last),
+    # so that an interval does not depend on which model comes first in the rows
+    streams = [gens[i] for i in [*sorted_codes(seen), len(seen)]]
     rows, type_rows = [], []
     pooled_ci = (np.nan, np.nan)
-    for (name, mask), g in zip(groups, gens, strict=True):
+    for (name, mask), g in zip(groups, streams, strict=True):
         sub = per.loc[mask]
         acc = sub["correct"].to_numpy(dtype=np.float64)
         lo, hi = question_bootstrap_ci(acc, sub["question"].to_numpy(dtype=object),

@@ -243,3 +243,20 @@ def test_judge_types_timeframe_on_request():
     res = coherence.question_scores(mixed(), judge=lambda row: True, n_resamples=20, rng=0)
     pf = res.per_forecast
     assert pf["correct"].iloc[5] == 1.0 and pf["brier"].iloc[5] == 0.25
+
+
+def test_intervals_do_not_depend_on_which_model_comes_first():
+    gen = np.random.default_rng(5)
+    n = 12
+    df = pd.DataFrame({
+        "model": np.repeat(["m1", "m2", "m3"], n),
+        "question": [f"q{i}" for i in range(n)] * 3,
+        "type": "binary",
+        "probability": gen.uniform(0.05, 0.95, 3 * n),
+        "outcome": gen.integers(0, 2, 3 * n),
+    })
+    first = coherence.question_scores(df, n_resamples=50, rng=3).table.set_index("model")
+    flipped = coherence.question_scores(df.iloc[::-1], n_resamples=50,
+                                        rng=3).table.set_index("model")
+    assert first.loc["m1", "accuracy_ci_low"] < first.loc["m1", "accuracy_ci_high"]
+    pd.testing.assert_frame_equal(first, flipped.loc[first.index])
