@@ -746,9 +746,12 @@ def _score(df: pd.DataFrame, *, by: str, question: str, probability: str | None,
     groups: list[tuple[Any, np.ndarray]] = [(m, (per[by] == m).to_numpy()) for m in models]
     groups.append((POOLED, np.ones(len(per), dtype=bool)))
     gens = spawn(rng, len(groups))
+    # each model's bootstrap stream by its rank in sorted order (the pooled row's last),
+    # so that an interval does not depend on which model comes first in the rows
+    streams = [gens[i] for i in [*sorted_codes(models), len(models)]]
     score_rows, cal_rows, rel_frames = [], [], []
     pooled_ci = (np.nan, np.nan)
-    for (name, mask), g in zip(groups, gens, strict=True):
+    for (name, mask), g in zip(groups, streams, strict=True):
         vals = values[mask]
         q = sorted_codes(qcodes[mask])
         boots = cluster_bootstrap_means(vals, q, n_resamples, g)

@@ -456,3 +456,16 @@ def test_model_named_like_the_pooled_row_raises():
                        r"use the name '\(all\)', which labels the pooled row; 1 offending row "
                        r"\(first: row 0\)"):
         forecast_scores(table, rng=0)
+
+
+def test_intervals_do_not_depend_on_which_model_comes_first():
+    gen = np.random.default_rng(5)
+    n = 12
+    df = pd.DataFrame({"model": np.repeat(["m1", "m2", "m3"], n),
+                       "question": [f"q{i}" for i in range(n)] * 3,
+                       "probability": gen.uniform(0.05, 0.95, 3 * n),
+                       "outcome": gen.integers(0, 2, 3 * n)})
+    first = forecast_scores(df, n_resamples=50, rng=3).table.set_index("model")
+    flipped = forecast_scores(df.iloc[::-1], n_resamples=50, rng=3).table.set_index("model")
+    assert first.loc["m1", "brier_ci_low"] < first.loc["m1", "brier_ci_high"]
+    pd.testing.assert_frame_equal(first, flipped.loc[first.index])
