@@ -75,12 +75,14 @@ def local_price_moves(event_t: np.ndarray, price_t: np.ndarray, price: np.ndarra
 
 def _turning_paper(t: np.ndarray, p: np.ndarray, min_change: float,
                    window_ns: int) -> np.ndarray:
-    """Indices i with |p_i - p_j| >= min_change for some earlier j within the window."""
+    """Indices i with |p_i - p_j| >= min_change for some j observed in [t_i - w, t_i)
+    (strictly earlier: another observation at the same time is not a move before it)."""
     keep = []
     w = np.timedelta64(int(window_ns), "ns")
     for i in range(len(t)):
         lo = np.searchsorted(t, t[i] - w, side="left")
-        if i > lo and np.max(np.abs(p[lo:i] - p[i])) >= min_change - 1e-12:
+        hi = np.searchsorted(t, t[i], side="left")
+        if hi > lo and np.max(np.abs(p[lo:hi] - p[i])) >= min_change - 1e-12:
             keep.append(i)
     return np.asarray(keep, dtype=np.int64)
 
