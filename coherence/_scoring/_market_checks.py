@@ -531,7 +531,8 @@ def market_signal_metrics(reasoning: Any, hindsight_events: Any, prices: Any, *,
 
     Notes
     -----
-    An event's signed impact is the record of largest :math:`|d m c|`. A
+    An event's signed impact is the record of largest :math:`|d m c|` (the
+    earliest of equal ones; none when the largest disagree in sign). A
     market signal is a dated, non-outcome hindsight event with non-zero
     signed impact whose local price move is at least ``min_move`` in size
     and has the same sign; a turning-point signal is a market signal within
@@ -574,7 +575,8 @@ def market_signal_metrics(reasoning: Any, hindsight_events: Any, prices: Any, *,
     for (q, e), rows in (rows_by_key(curve, [question, event]).items() if len(curve) else []):
         imp = curve["impact"].to_numpy(dtype=np.float64)[rows]
         j = int(np.argmax(np.abs(imp)))
-        if imp[j] == 0:
+        top = imp[np.abs(imp) == abs(imp[j])]
+        if imp[j] == 0 or (top > 0).any() and (top < 0).any():  # none, or no one sign
             continue
         t = curve[date].to_numpy(dtype="datetime64[ns]")[rows[j]]
         pr = px_groups.get((q,))

@@ -227,7 +227,10 @@ _EVENTS = [(q, e) for q in ("q", "r") for e in ("h1", "h2", "h3", "out")]
 @st.composite
 def _signal_inputs(draw):
     recs = []
-    mags = iter(draw(st.lists(st.integers(1, 1000), min_size=16, max_size=16, unique=True)))
+    # distinct magnitudes, or two values only: records of one event then tie on |impact|
+    mags = iter(draw(st.one_of(
+        st.lists(st.integers(1, 1000), min_size=16, max_size=16, unique=True),
+        st.lists(st.sampled_from([500, 1000]), min_size=16, max_size=16))))
     for q, e in _EVENTS:
         for _ in range(draw(st.integers(1, 2))):
             recs.append({"question": q, "event": e,
@@ -253,10 +256,11 @@ def _signals_by_hand(hev, px, window, min_move=0.03, min_change=0.05):
     for (q, e), g in hev.loc[~hev["is_outcome"] & hev["date"].notna()].groupby(
             ["question", "event"]):
         imp = (g["direction"] * g["magnitude"] * g["confidence"]).to_numpy()
-        j = int(np.argmax(np.abs(imp)))  # magnitudes are distinct: no tie among |impact| > 0
-        if imp[j] == 0:
-            continue
-        t = pd.Timestamp(g["date"].iloc[j])
+        top = np.abs(imp) == np.abs(imp).max()
+        if imp[top][0] == 0 or len(set(np.sign(imp[top]))) > 1:
+            continue  # no impact, or the largest records disagree in sign
+        sign = np.sign(imp[top][0])
+        t = min(pd.Timestamp(d) for d in g["date"].to_numpy()[top])  # the earliest
         p = sorted((pd.Timestamp(d), v) for d, v in
                    px.loc[px["question"] == q, ["date", "price"]].itertuples(index=False))
         before = [v for s, v in p if t - w <= s < t]
@@ -264,7 +268,7 @@ def _signals_by_hand(hev, px, window, min_move=0.03, min_change=0.05):
         if not (before and after):
             continue
         move = after[0] - before[-1]
-        if abs(move) < min_move or (move > 0) != (imp[j] > 0):
+        if abs(move) < min_move or (move > 0) != (sign > 0):
             continue
         turning = [s for i, (s, v) in enumerate(p)
                    if any(s - w <= s2 < s and abs(v - v2) >= min_change - 1e-12
