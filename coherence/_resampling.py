@@ -284,10 +284,11 @@ def cluster_bootstrap_means(values: np.ndarray, clusters: np.ndarray, n_resample
 
 def cluster_bootstrap_mean_interval(values: np.ndarray, clusters: np.ndarray, n_resamples: int,
                     confidence_level: float, rng: np.random.Generator) -> tuple[float, float]:
-    """Percentile CI of a mean by cluster bootstrap (NaN values ignored)."""
+    """Percentile CI of a mean by cluster bootstrap (NaN values ignored); clusters coded
+    in sorted label order, so the interval does not depend on the order of the rows."""
     ok = ~np.isnan(values)
     if ok.sum() == 0:
         return (np.nan, np.nan)
-    codes = pd.factorize(clusters[ok])[0]
+    codes = sorted_codes(clusters[ok])
     boots = cluster_bootstrap_means(values[ok][:, None], codes, n_resamples, rng)[:, 0]
     return percentile_interval(boots, confidence_level)

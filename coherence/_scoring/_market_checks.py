@@ -576,7 +576,7 @@ def market_signal_metrics(reasoning: Any, hindsight_events: Any, prices: Any, *,
         imp = curve["impact"].to_numpy(dtype=np.float64)[rows]
         j = int(np.argmax(np.abs(imp)))
         top = imp[np.abs(imp) == abs(imp[j])]
-        if imp[j] == 0 or (top > 0).any() and (top < 0).any():  # none, or no one sign
+        if imp[j] == 0 or ((top > 0).any() and (top < 0).any()):  # none, or no one sign
             continue
         t = curve[date].to_numpy(dtype="datetime64[ns]")[rows[j]]
         pr = px_groups.get((q,))

@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 from coherence._resampling import (
     MC_TIE_RTOL,
     cluster_bootstrap_indices,
+    cluster_bootstrap_mean_interval,
     cluster_bootstrap_means,
     cluster_draw_chunks,
     cluster_draws,
@@ -172,3 +173,19 @@ def test_cluster_bootstrap_means_equal_stacked_rows():
     rows, offsets = cluster_resample_rows(clusters, draws)
     slow = np.array([values[rows[offsets[b]:offsets[b + 1]]].mean(axis=0) for b in range(30)])
     np.testing.assert_allclose(fast, slow, rtol=1e-12)
+
+
+@given(st.lists(st.tuples(st.sampled_from("abcdef"), st.floats(0, 1)), min_size=2,
+                max_size=30), st.randoms(use_true_random=False))
+def test_cluster_mean_interval_does_not_depend_on_row_order(rows, shuffle):
+    """Clusters are coded in sorted label order: the same rng gives the same interval
+    whatever the order of the rows (up to the rounding of the sums within a cluster)."""
+    labels = np.array([r[0] for r in rows], dtype=object)
+    values = np.array([r[1] for r in rows])
+    order = list(range(len(rows)))
+    shuffle.shuffle(order)
+    a = cluster_bootstrap_mean_interval(values, labels, 50, 0.9, np.random.default_rng(1))
+    b = cluster_bootstrap_mean_interval(values[order], labels[order], 50, 0.9,
+                                        np.random.default_rng(1))
+    np.testing.assert_allclose(a, b, rtol=0, atol=1e-12)
+    assert min(values) - 1e-12 <= a[0] <= a[1] <= max(values) + 1e-12
