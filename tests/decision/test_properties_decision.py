@@ -110,6 +110,23 @@ def test_ci_pvalue_is_the_monte_carlo_pvalue_of_its_null(df, n_resamples):
     assert res.pvalue == expected
 
 
+@given(decision_tables(), st.sampled_from(["subsampling", "bootstrap"]), st.integers(2, 30))
+@settings(max_examples=15)
+def test_ci_interval_is_ordered_and_drawn_from_its_resamples(df, ci_method, n_resamples):
+    res = run_ci(df, ci_method=ci_method, n_resamples=n_resamples)
+    ci = res.confidence_interval
+    assert res.resample_distribution.shape == (n_resamples,)
+    assert ci.confidence_level == 0.95
+    if math.isnan(res.statistic):  # an undefined estimate never gets an interval
+        assert math.isnan(ci.low) and math.isnan(ci.high)
+        return
+    if ci_method == "bootstrap":  # percentiles of the resampled estimates
+        finite = res.resample_distribution[np.isfinite(res.resample_distribution)]
+        assert finite.min() <= ci.low <= ci.high <= finite.max()
+    elif not math.isnan(ci.low):
+        assert ci.low <= ci.high
+
+
 @given(decision_tables(), st.randoms(use_true_random=False), st.integers(0, 2**16))
 @settings(max_examples=25)
 def test_ci_row_order_does_not_change_the_result(df, shuffle, seed):

@@ -343,7 +343,7 @@ def bernoulli_truth(p: np.ndarray, q: np.ndarray, effect: float) -> np.ndarray:
 
 
 @given(pilots(), st.sampled_from([0.005, 0.02]), st.sampled_from(["two-sided", "greater"]))
-@settings(max_examples=20)
+@settings(max_examples=15)
 def test_bernoulli_required_n_is_the_first_n_of_the_documented_curve(pilot, effect,
                                                                       alternative):
     p = pilot["p_a"].to_numpy()
