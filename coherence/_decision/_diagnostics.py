@@ -395,7 +395,9 @@ def diagnose(data: Any, *, belief: str = "belief", action: str | None = "action"
     tenths = np.abs(b * 10.0 - np.round(b * 10.0)) <= 1e-6
     lo, hi = float(b.min()), float(b.max())
     reason = ""
-    if hi - lo <= ONE_VALUE_RANGE:
+    # the same 1e-12 slack as the example value's: 0.51 - 0.50 is 0.010000000000000009 in
+    # floating point, 0.21 - 0.20 is 0.009999999999999981; both span 0.01
+    if hi - lo <= ONE_VALUE_RANGE + 1e-12:
         reason = (f"every stated belief is {format_number(lo)}" if lo == hi else
                   f"every stated belief lies in [{format_number(lo)}, {format_number(hi)}]")
     elif share_example > iv.max_example_share:
