@@ -588,7 +588,13 @@ def _pairs_power(iv: _PowerInput) -> PairsPowerResult:
         def simulate(m: int) -> float:
             return _simulate_binom_power(wr, nwr, m, n_simulations, alpha, alternative, gen)
 
-    n_required = _smallest_n(exact, power, start, iv.max_n)
+    # a one-sided t or exact binomial test of an effect pointing the other way never has
+    # power above alpha (monotone likelihood ratio): no n reaches the target, no scan
+    toward = (iv.d if iv.metric == "mean_improvement" else iv.win_rate - iv.null_win_rate)
+    wrong_way = (iv.pilot_pairs is None or iv.metric != "mean_improvement") and (
+        (alternative == "greater" and toward <= 0) or (alternative == "less" and toward >= 0))
+    n_required = (-1 if wrong_way and power > alpha
+                  else _smallest_n(exact, power, start, iv.max_n))
     achieved = exact(n_required) if n_required > 0 else float("nan")
     sim = sim_lo = sim_hi = float("nan")
     if n_simulations > 0 and n_required > 0:

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from coherence import PairsPowerResult, conditional_forecasting, pairs_power
-from coherence._probability._power import _binom_pvalues, _t_power
+from coherence._probability._power import _binom_power, _binom_pvalues, _t_power
 from tests.probability._helpers import coherent_pairs
 
 
@@ -137,3 +137,24 @@ def test_pairs_power_bernoulli_validation():
     flat = pilot.assign(p_a_given_b1=pilot["p_a"], p_a_given_b0=pilot["p_a"])
     with pytest.raises(ValueError, match="spread"):
         pairs_power(flat, effect=0.01, test="bernoulli")
+
+
+@pytest.mark.parametrize("kwargs", [
+    {"effect": -0.01, "sd": 0.1, "alternative": "greater"},
+    {"effect": 0.01, "sd": 0.1, "alternative": "less"},
+    {"metric": "win_rate", "win_rate": 0.45, "alternative": "greater"},
+    {"metric": "win_rate", "win_rate": 0.55, "alternative": "less"},
+])
+def test_an_effect_pointing_the_other_way_needs_no_scan(kwargs):
+    """A one-sided test of an effect the other way never reaches the target power: the
+    answer (-1) without scanning every n up to max_n equals the scan's."""
+    quick = pairs_power(n_simulations=0, **kwargs)
+    assert quick.n_required == -1 and np.isnan(quick.achieved_power)
+    scanned = pairs_power(n_simulations=0, max_n=300, **kwargs)
+    assert scanned.n_required == -1
+    alt = kwargs["alternative"]
+    for m in (2, 10, 100, 1000):  # the power it would scan never passes alpha
+        if kwargs.get("metric") == "win_rate":
+            assert _binom_power(m, kwargs["win_rate"], 0.5, 0.05, alt) <= 0.05 + 1e-12
+        else:
+            assert _t_power(m, kwargs["effect"] / 0.1, 0.05, alt) <= 0.05 + 1e-12
