@@ -142,7 +142,9 @@ class Client(Protocol):
 
 # --------------------------------------------------------------------------- log-probabilities
 def _norm_token(token: Any) -> str:
-    return str(token).strip().strip("\"'*:.,").lower()
+    """A token as a word: case, whitespace, quotes and the punctuation around it ignored
+    (``'" Yes "'`` reads ``yes``)."""
+    return str(token).strip(" \t\n\r\"'*:.,").lower()
 
 
 def token_belief(logprobs: Any) -> float:
