@@ -10,7 +10,7 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from elicitation import cache_key, token_belief
+from elicitation import cache_key, get_template, template_names, token_belief
 
 # a token that reads yes or no (case, spaces, quotes and trailing punctuation ignored),
 # or one that does not
@@ -123,3 +123,23 @@ def _typed(value):
        st.dictionaries(st.text(max_size=4), _JSON, max_size=4))
 def test_cache_keys_differ_when_the_identities_differ(a, b):
     assert (cache_key(a) == cache_key(b)) == (_typed(a) == _typed(b))
+
+
+_TEXT = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), min_size=1,
+                max_size=20).map(lambda s: s.strip() or "x")
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(sorted(template_names())), st.data())
+def test_every_field_is_rendered_verbatim(name, data):
+    """Field values are text, never format strings: braces, quotes and any script come
+    through as given, each placeholder's value in the messages."""
+    template = get_template(name)
+    fields = {p: data.draw(_TEXT, label=p) for p in sorted(template.placeholders)
+              if p not in ("answer_lines", "labels", "n_labels", "example_lines", "states")}
+    if "states" in template.placeholders:
+        fields["states"] = data.draw(st.lists(_TEXT, min_size=2, max_size=3, unique=True))
+    text = "\n".join(m["content"] for m in template.render(**fields))
+    for key, value in fields.items():
+        for part in (value if isinstance(value, list) else [value]):
+            assert part in text, key
