@@ -90,7 +90,7 @@ def test_forecast_scores_ece_and_murphy_terms_match_bins_by_hand(df, n_bins):
     forecast value."""
     res = coherence.forecast_scores(df, n_bins=n_bins, n_resamples=1, rng=0)
     cal = res.calibration.set_index("model")
-    groups = {**{m: g for m, g in df.groupby("model")}, "(all)": df}
+    groups = {**dict(list(df.groupby("model"))), "(all)": df}
     for name, g in groups.items():
         p = g["probability"].to_numpy(float)
         y = g["outcome"].to_numpy(float)
