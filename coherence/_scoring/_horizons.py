@@ -446,7 +446,9 @@ def rolling_accuracy(forecasts: Any, *, start: str = "start", by: str = "model",
     pandas.DataFrame
         ``by``, ``start``, ``accuracy`` (mean of ``correct`` over the window
         ending at that forecast's start, ties in start time included) and
-        ``n`` (forecasts in the window), sorted by model then start.
+        ``n`` (forecasts in the window), sorted by model then start. With a count
+        window, forecasts with one start time are ordered by ``correct`` and every one
+        of them gets the value of the window ending at the last of them.
 
     See Also
     --------
@@ -472,6 +474,10 @@ def rolling_accuracy(forecasts: Any, *, start: str = "start", by: str = "model",
                                     window))
     if isinstance(window, int):
         window = check_int(window, "window", owner, low=1)
+        if min_periods > window:
+            raise ValueError(param_error("min_periods", owner,
+                                         f"an int <= window ({window}) with a count window",
+                                         min_periods))
     else:
         try:
             pd.tseries.frequencies.to_offset(window)
@@ -488,12 +494,15 @@ def rolling_accuracy(forecasts: Any, *, start: str = "start", by: str = "model",
     frames = []
     for m in pd.unique(df[by]):
         mask = (df[by] == m).to_numpy()
-        s = pd.Series(c[mask], index=pd.DatetimeIndex(when[mask])).sort_index(kind="stable")
+        # tied start times in a canonical order (by correct), so that a count window does
+        # not depend on the order of the rows
+        order = np.lexsort((c[mask], when[mask]))
+        s = pd.Series(c[mask][order], index=pd.DatetimeIndex(when[mask][order]))
         acc = s.rolling(window, min_periods=min_periods).mean()
         n = s.rolling(window, min_periods=0).count()
-        if isinstance(window, str):   # ties in time: every tied row sees the whole tie
-            acc = acc.groupby(level=0).transform("last")
-            n = n.groupby(level=0).transform("last")
+        # ties in time: every tied row sees the window ending at the last row of its tie
+        acc = acc.groupby(level=0).transform("last")
+        n = n.groupby(level=0).transform("last")
         frames.append(pd.DataFrame({by: m, "start": s.index, "accuracy": acc.to_numpy(),
                                     "n": n.to_numpy().astype(np.int64)}))
     cols = [by, "start", "accuracy", "n"]
