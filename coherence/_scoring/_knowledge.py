@@ -177,8 +177,19 @@ def _n_arrangements(classes: np.ndarray, limit: int) -> int:
     return total
 
 
+def _pooled_null(per_model: np.ndarray) -> np.ndarray:
+    """Mean over the models testable in each arrangement (0 where none is): the pooled
+    statistic as defined on every arrangement, so that the permutation test is exact
+    (a fixed model set, with the arrangements that empty one of its groups dropped,
+    conditions on an event the arrangement moves)."""
+    ok = ~np.isnan(per_model)
+    n = ok.sum(axis=1)
+    total = np.where(ok, per_model, 0.0).sum(axis=1)
+    return np.where(n > 0, total / np.maximum(n, 1), 0.0)
+
+
 def knowledge_split_null(values: np.ndarray, answered: np.ndarray, classes: np.ndarray,
-                         thresholds: np.ndarray, testable: np.ndarray, n_resamples: int,
+                         thresholds: np.ndarray, n_resamples: int,
                          rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, bool]:
     r"""Per-model and pooled differences under permutations of the resolution dates.
 
@@ -204,7 +215,7 @@ def knowledge_split_null(values: np.ndarray, answered: np.ndarray, classes: np.n
         block = perms[start:start + _CHUNK]
         before = block[:, None, :] < thresholds[None, :, None]
         per_model[start:start + len(block)] = _differences(values, answered, before)[2]
-    return per_model, _pooled(per_model, testable), exact
+    return per_model, _pooled_null(per_model), exact
 
 
 def _two_sided_exact(null: np.ndarray, observed: float) -> float:
@@ -435,7 +446,9 @@ def coherence_by_knowledge(
     when the question resolved: the questions' resolution dates are exchangeable. A
     permutation assigns the dates to the questions anew, the same for every model (a
     question keeps its measures under all models, so dependence between models is
-    kept), and the groups are recomputed from each model's cutoff. The two-sided
+    kept), and the groups are recomputed from each model's cutoff; :math:`T^*` averages
+    the models with both groups non-empty in that arrangement (0 when none has), so
+    the statistic is defined on every arrangement and none is left out. The two-sided
     p-value is :math:`(1 + \#\{b : |T^*_b| \ge |T|\}) / (1 + B)` over :math:`B`
     random permutations, or the share of all distinct arrangements with
     :math:`|T^*| \ge |T|` when they are enumerated (ties within a relative
@@ -477,7 +490,7 @@ def coherence_by_knowledge(
     observed = float(_pooled(diff[None], testable)[0])
     perm_gen, boot_gen = spawn(gen, 2)
     per_model, pooled, exact = knowledge_split_null(values, answered, classes, thresholds,
-                                                    testable, n_resamples, perm_gen)
+                                                    n_resamples, perm_gen)
     if exact:
         pvalue = _two_sided_exact(pooled, observed)
         model_p = [_two_sided_exact(per_model[:, m], float(diff[m])) if testable[m]

@@ -236,3 +236,57 @@ def test_size_under_null_and_power():
 
 def test_result_type():
     assert isinstance(coherence_by_knowledge(_tiny(), rng=0), KnowledgeSplitResult)
+
+
+def _p_over_every_arrangement(dates, values, answered, cutoff):
+    """The pooled p-value with each distinct arrangement of ``dates`` in turn as data."""
+    import warnings
+
+    pvalues = []
+    for arrangement in sorted(set(itertools.permutations(dates))):
+        rows = [{"model": f"m{m}", "question": f"q{q}", "resolved": arrangement[q],
+                 "violation": values[m][q]}
+                for m in range(len(values)) for q in range(len(dates)) if answered[m][q]]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DegenerateDataWarning)
+            res = coherence_by_knowledge(pd.DataFrame(rows), n_resamples=10_000, rng=0,
+                                         cutoff=cutoff)
+        assert res.method == "exact permutation"
+        pvalues.append(res.pvalue)
+    return np.array(pvalues)
+
+
+def _rejects_at_most_alpha(p):
+    """Under the null every arrangement is equally likely: an exact test rejects at most
+    a share alpha of them, for every alpha (an arrangement without a testable model,
+    p NaN, never rejects)."""
+    p = np.where(np.isnan(p), 2.0, p)
+    for alpha in np.unique(p[p <= 1]):
+        assert np.mean(p <= alpha) <= alpha + 1e-12, alpha
+
+
+def test_the_pooled_test_is_exact_where_a_model_loses_a_group():
+    """Three models with one cutoff; the second and third answer some questions only,
+    so an arrangement can leave one of them without a group. Averaging a fixed model
+    set and dropping such arrangements rejected 2 of the 15 arrangements at alpha 0.1
+    (p-values 0.071 and 0.091); averaging the models testable in each arrangement is
+    exact (p-values 1/15, 2/15, ...)."""
+    dates = ["2023-01-01"] * 4 + ["2024-06-01"] * 2
+    answered = [[1, 1, 1, 1, 1, 1], [1, 1, 0, 1, 0, 1], [0, 1, 1, 0, 0, 1]]
+    values = [[0.9, 0.6, 0.9, 1.6, -1.6, -1.3], [0.6, -0.9, -0.4, -2.2, 0.5, 1.0],
+              [0.7, 0.3, 0.1, -0.6, 0.6, 0.0]]
+    p = _p_over_every_arrangement(dates, values, answered, "2024-01-01")
+    assert len(p) == 15
+    np.testing.assert_allclose(np.sort(p), np.arange(1, 16) / 15)
+    _rejects_at_most_alpha(p)
+
+
+def test_the_pooled_test_is_exact_with_two_cutoffs():
+    gen = np.random.default_rng(0)
+    dates = ["2023-01-01", "2023-01-01", "2023-06-01", "2024-03-01", "2024-03-01",
+             "2024-09-01"]
+    answered = [[1] * 6, [1, 0, 1, 1, 0, 1]]
+    p = _p_over_every_arrangement(dates, gen.normal(size=(2, 6)).round(2), answered,
+                                  {"m0": "2023-03-01", "m1": "2024-01-01"})
+    assert len(p) == 180
+    _rejects_at_most_alpha(p)

@@ -280,11 +280,11 @@ def test_coherence_by_knowledge_exact_pvalue_matches_every_permutation(case):
     assert res.statistic == pytest.approx(stat, abs=1e-12)
     qs = sorted(dates)
     null, null_m = [], {m: [] for m in testable}
-    # the models averaged are those testable on the data; an arrangement that leaves one
-    # of them without a group is left out (a model untestable on the data stays out)
+    # each arrangement averages the models testable in it (0 when none is): the pooled
+    # statistic is defined on every arrangement, none is left out (an exact test)
     for perm in itertools.permutations([dates[q] for q in qs]):
-        _, pm = _knowledge_stat(means, dict(zip(qs, perm, strict=True)), cutoffs)
-        null.append(float(np.mean([pm[m] for m in testable])))
+        t_perm, pm = _knowledge_stat(means, dict(zip(qs, perm, strict=True)), cutoffs)
+        null.append(0.0 if math.isnan(t_perm) else t_perm)
         for m in testable:
             null_m[m].append(pm[m])
     assert res.pvalue == pytest.approx(_share_extreme(null, stat), abs=1e-12)
