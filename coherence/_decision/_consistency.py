@@ -538,7 +538,11 @@ def _variant_pvalues(iv: dict[str, Any], cells: _Cells, v: int, weights: np.ndar
     ref, rep, alt, level = iv["ref"], iv["rep"], iv["alternative"], iv["confidence_level"]
     if iv["method"] == "permutation":
         b, groups, labels = cells.b, cells.groups, cells.labels
-        keep = (labels == v) | (labels == ref)
+        keep = np.flatnonzero((labels == v) | (labels == ref))
+        is_v = (labels[keep] == v).astype(np.int64)
+        # canonical order (context, prompt, belief): the permutations then give the
+        # same null whatever the order of the rows, for the same rng
+        keep = keep[np.lexsort((b[keep], is_v, groups[keep]))]
         obs, null = permutation_draws(b[keep], groups[keep],
                                       (labels[keep] == v).astype(np.int64), cells.n_groups,
                                       iv["n_resamples"], perm_rng)
