@@ -268,7 +268,9 @@ def cyclic_monotonicity_test(
         The actions from the lowest payoff slope (the action that pays most when the
         event does not happen) to the highest. Default ``("no", "defer", "yes")``, the
         labels of :func:`report` and :func:`simulate`. Reverse it to test a belief about
-        the complement.
+        the complement (with beliefs ``1 - b`` the test is as valid, but its belief
+        windows are built anew on the mirrored values, so the statistic can differ in
+        the last digits).
     n_bins : int
         Quantile bins of the belief for the descriptive ``distance`` (>= 2; ties merge
         bins).

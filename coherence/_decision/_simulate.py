@@ -64,7 +64,9 @@ def snap_to_grid(values: Any, grid: float | None) -> np.ndarray:
     """Round probabilities to a grid of step ``grid`` (``None``: unchanged).
 
     The result is the float nearest to the decimal grid value (``0.35`` is the
-    same double as the literal ``0.35``), so equal reports compare equal.
+    same double as the literal ``0.35``), so equal reports compare equal. A value
+    exactly halfway between two grid values goes to the even multiple of the step
+    (numpy's rounding): on a grid of 0.2, 0.1 becomes 0.0 and 0.9 becomes 0.8.
 
     See Also
     --------
