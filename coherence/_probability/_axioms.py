@@ -51,6 +51,11 @@ UPDATE_CLASSES: tuple[str, ...] = ("monotonic", "partial", "no_update", "inconsi
 #: Below this |P(A|B=1) - P(A|B=0)| the implied P(B) is undefined.
 DEGENERATE_SPREAD = 1e-3
 
+#: Slack of the comparisons of a difference of stated probabilities with a threshold: 0.52 -
+#: 0.50 is 0.020000000000000018 in floating point, 0.03 - 0.02 is 0.009999999999999998;
+#: a stated difference of exactly the threshold is the threshold, wherever it lies.
+_SLACK = 1e-12
+
 
 # --------------------------------------------------------------------------- helpers
 def _probabilities(owner: str, allow_nan: bool = False, **arrays: Any) -> dict[str, np.ndarray]:
@@ -89,8 +94,10 @@ def total_probability_feasible(p_a: np.ndarray, p1: np.ndarray, p0: np.ndarray,
     ``tol`` of P(A|B=1).
     """
     implied = implied_p_b(p_a, p1, p0)
-    feasible = np.where(np.isnan(implied), np.abs(p_a - p1) < tol,
-                        (implied >= -tol) & (implied <= 1.0 + tol))
+    # a stated P(A) exactly at an end (implied -tol or 1 + tol, |P(A) - P(A|B=1)| = tol) is
+    # at it: the comparisons allow the floating-point error of the differences (_SLACK)
+    feasible = np.where(np.isnan(implied), np.abs(p_a - p1) < tol - _SLACK,
+                        (implied >= -tol - _SLACK) & (implied <= 1.0 + tol + _SLACK))
     return implied, feasible
 
 
@@ -435,9 +442,12 @@ class UpdateDirectionResult(CoherenceResult):
 
 
 def classify_updates(d1: np.ndarray, d0: np.ndarray, eps: float) -> np.ndarray:
-    no_update = (np.abs(d1) < eps) & (np.abs(d0) < eps)
-    monotonic = ((d1 > eps) & (d0 < -eps)) | ((d1 < -eps) & (d0 > eps))
-    inconsistent = ((d1 > eps) & (d0 > eps)) | ((d1 < -eps) & (d0 < -eps))
+    """The update-direction class of each row (a movement within ``_SLACK`` of ``eps`` is
+    a movement of exactly ``eps``)."""
+    below, above = eps - _SLACK, eps + _SLACK
+    no_update = (np.abs(d1) < below) & (np.abs(d0) < below)
+    monotonic = ((d1 > above) & (d0 < -above)) | ((d1 < -above) & (d0 > above))
+    inconsistent = ((d1 > above) & (d0 > above)) | ((d1 < -above) & (d0 < -above))
     out = np.full(len(d1), "partial", dtype=object)
     out[no_update] = "no_update"
     out[monotonic] = "monotonic"
