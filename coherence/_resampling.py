@@ -240,14 +240,25 @@ def grouped_folds(groups: np.ndarray, n_splits: int,
 
 
 def percentile_interval(samples: Any, confidence_level: float) -> tuple[float, float]:
-    """Equal-tailed percentile interval of bootstrap replicates (NaNs ignored)."""
+    """Equal-tailed percentile interval of bootstrap replicates (NaNs ignored).
+
+    Infinite replicates are allowed: an end that falls between two equal infinite
+    ones is that infinity (numpy's interpolation would give inf - inf = NaN).
+    """
     arr = np.asarray(samples, dtype=np.float64)
     arr = arr[~np.isnan(arr)]
     if arr.size == 0:
         return (np.nan, np.nan)
     alpha = (1.0 - confidence_level) / 2.0
-    low, high = np.quantile(arr, [alpha, 1.0 - alpha])
-    return float(low), float(high)
+    qs = np.array([alpha, 1.0 - alpha])
+    with np.errstate(invalid="ignore"):
+        ends = np.quantile(arr, qs)
+    if np.isnan(ends).any():
+        s = np.sort(arr)
+        pos = qs * (s.size - 1)
+        below, above = s[np.floor(pos).astype(np.int64)], s[np.ceil(pos).astype(np.int64)]
+        ends = np.where(np.isnan(ends) & (below == above), below, ends)
+    return float(ends[0]), float(ends[1])
 
 
 def sorted_codes(labels: Any) -> np.ndarray:

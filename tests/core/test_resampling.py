@@ -189,3 +189,15 @@ def test_cluster_mean_interval_does_not_depend_on_row_order(rows, shuffle):
                                         np.random.default_rng(1))
     np.testing.assert_allclose(a, b, rtol=0, atol=1e-12)
     assert min(values) - 1e-12 <= a[0] <= a[1] <= max(values) + 1e-12
+
+
+def test_percentile_interval_between_equal_infinite_replicates():
+    """An end between two infinite replicates is infinite, not NaN (and no warning)."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert percentile_interval([1.0, 2.0, np.inf, np.inf, np.inf], 0.5) == (2.0, np.inf)
+        low, high = percentile_interval([-np.inf, -np.inf, 0.0, 1.0], 0.8)
+        assert low == -np.inf and high == pytest.approx(0.7)  # position 2.7 of 0..3
+    assert percentile_interval([1.0, 2.0, 3.0], 0.5) == (1.5, 2.5)
