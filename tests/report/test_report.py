@@ -129,6 +129,18 @@ def test_reproducible_and_parallel_equal(two_models, rep):
     pd.testing.assert_frame_equal(rep.to_frame(), again.to_frame())
 
 
+def test_row_order_and_model_names_do_not_change_the_report(two_models, rep):
+    """Shuffled rows with the models renamed in the same sorted order: with the same rng
+    every cell's statistics, p-values (adjusted too) and intervals are the same."""
+    table = two_models.sample(frac=1.0, random_state=3)
+    table = table.assign(model=table["model"].map({"a": "alpha", "b": "beta"}))
+    other = report(table, by=("model", "dataset"), progress=False, rng=7, **FAST).to_frame()
+    other["model"] = other["model"].map({"alpha": "a", "beta": "b"})
+    keep = ["model", "test", "statistic", "pvalue", "ci_low", "ci_high", "pvalue_adjusted"]
+    pd.testing.assert_frame_equal(other[keep], rep.to_frame()[keep], check_exact=False,
+                                  rtol=1e-9)
+
+
 def test_leaky_fails_rational_passes(rep):
     table = rep.summary_table("pvalue")
     assert table.loc["b", "ci"] < 0.05 and table.loc["b", "leakage"] < 0.05
