@@ -48,6 +48,9 @@ __all__ = [
 
 CONVENTIONS = ("paper", "code")
 _DAY_NS = 86_400e9
+#: Net pressures within this share of the sum of |impact| are zero (decimal impacts
+#: that cancel exactly do not cancel in binary).
+PRESSURE_RTOL = 1e-12
 
 
 # --------------------------------------------------------------------------- array layer
@@ -324,7 +327,9 @@ def market_checks(events: Any, prices: Any, *, window_days: float = 3.0,
     *Net direction.* Per question, the net pressure is :math:`\\sum_i d_i m_i
     c_i` over its dated events and the net move the last price minus the
     first. A question counts when both are non-zero and :math:`|\\text{move}|
-    \\ge` ``min_move``; it agrees when their signs do.
+    \\ge` ``min_move``; it agrees when their signs do. Impacts that cancel
+    exactly in decimal (0.1 + 0.2 - 0.3) give a zero net pressure: a sum within
+    1e-12 of :math:`\\sum_i |d_i m_i c_i|` is zero, whatever its binary rounding.
 
     *Pooled correlation.* Per eligible question the pressure curve is
     evaluated at each price time; both series are standardised within the
@@ -381,7 +386,13 @@ def market_checks(events: Any, prices: Any, *, window_days: float = 3.0,
         order = pr[np.argsort(px["_t"].to_numpy()[pr], kind="stable")]
         pt = px["_t"].to_numpy()[order]
         pv = px["_p"].to_numpy(dtype=np.float64)[order]
+        # impacts are decimals (0.1 + 0.2 - 0.3 is 5.6e-17 in binary, of either sign
+        # with the row order): a net pressure or a pressure change within PRESSURE_RTOL
+        # of the sum of |impact| is zero
+        ptol = PRESSURE_RTOL * float(np.abs(imp).sum())
         net_p = float(imp.sum())
+        if abs(net_p) <= ptol:
+            net_p = 0.0
         net_m = float(pv[-1] - pv[0]) if len(pv) >= 2 else np.nan
         counted_dir = (len(pv) >= 2 and net_p != 0 and abs(net_m) >= min_move - MOVE_TOL
                        and net_m != 0)
@@ -391,7 +402,7 @@ def market_checks(events: Any, prices: Any, *, window_days: float = 3.0,
         at_price = cum[np.searchsorted(et, pt, side="right")] if len(pt) else np.empty(0)
         prange = float(pv.max() - pv.min()) if len(pv) else np.nan
         eligible = (len(pv) >= 3 and prange >= min_price_range and prange > 0
-                    and len(np.unique(at_price)) >= 2)
+                    and float(np.ptp(at_price)) > ptol)
         corr = np.nan
         if eligible:
             corr = float(np.corrcoef(at_price, pv)[0, 1])

@@ -70,6 +70,8 @@ TASK_COLUMNS = {
     "domain": "optional: topic (politics, economics, ...)",
 }
 CONVENTIONS = ("paper", "code")
+#: Relative slack of the quantity tolerance bound (decimal inputs are inexact in binary).
+QUANTITY_RTOL = 1e-12
 _OWNER = "question_scores"
 _WS = re.compile(r"\s+")
 
@@ -98,8 +100,16 @@ def normalise_label(value: Any) -> str:
 
 def quantity_correct(prediction: np.ndarray, outcome: np.ndarray,
                      tolerance: float) -> np.ndarray:
-    """1 where ``|prediction - outcome| <= tolerance * |outcome|`` (bounds included)."""
-    return (np.abs(prediction - outcome) <= tolerance * np.abs(outcome)).astype(np.float64)
+    """1 where ``|prediction - outcome| <= tolerance * |outcome|`` (bounds included).
+
+    The bound is compared with a relative slack of ``QUANTITY_RTOL`` (1e-12) of the
+    larger magnitude: decimals are not exact in binary (``1.1 - 1.0`` is
+    ``0.10000000000000009``), and a forecast exactly 10% off must count at
+    ``tolerance=0.1`` whatever its rounding.
+    """
+    slack = QUANTITY_RTOL * np.maximum(np.abs(prediction), np.abs(outcome))
+    return (np.abs(prediction - outcome) <= tolerance * np.abs(outcome) + slack
+            ).astype(np.float64)
 
 
 def interval_correct(lower: np.ndarray, upper: np.ndarray, outcome: np.ndarray) -> np.ndarray:
@@ -243,7 +253,8 @@ def question_scores(
         Column names.
     tolerance : float
         A quantity is correct when :math:`|\\hat x - x| \\le` ``tolerance``
-        :math:`\\cdot |x|` (default 0.1, the benchmark's 10%).
+        :math:`\\cdot |x|` (default 0.1, the benchmark's 10%), the bound included
+        whatever its binary rounding (1.1 against 1.0 counts at 0.1).
     judge : callable, optional
         Fallback for rows the deterministic rule marks wrong whose type is in
         ``judge_types``: called with the row as a dict, it returns True/False
