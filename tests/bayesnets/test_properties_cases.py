@@ -175,6 +175,16 @@ def test_describe_rows_is_describe_row_by_row(nets, name, data) -> None:
         assert again[label] == _join([table[v][row[v]] for v in perm if row[v] is not None])
 
 
+def test_describe_rows_errors_name_describe_rows() -> None:
+    """Regression: a bad ``phrases`` given to describe_rows was reported as describe's."""
+    with pytest.raises(ValueError, match=r"The 'phrases' parameter of describe_rows must be "
+                                         r"given .* for variables \['Sex'\]"):
+        bayesnets.describe_rows(pd.DataFrame({"Sex": ["m"]}))
+    with pytest.raises(TypeError, match=r"The 'phrases' parameter of describe_rows must be a "
+                                        r"mapping, a PhraseTable"):
+        bayesnets.describe_rows(pd.DataFrame({"Age": ["x"]}), 3)
+
+
 def test_every_state_of_the_phrase_networks_is_phrased_and_asked(nets) -> None:
     for name in bayesnets.PHRASE_NETWORKS:
         net, table = nets[name], bayesnets.phrase_table(name)
