@@ -28,6 +28,11 @@ from ._phrases import as_table, describe_rows, question
 __all__ = ["DEFAULT_STUDIES", "contexts", "sample_cases", "simulated_agent_study"]
 
 _MAX_CONFIGURATIONS = 2_000_000
+# A posterior is a ratio of floating-point sums: one that is exactly k / bins (0.2 when the
+# evidence is independent of the target) can come out an ulp low, and its configuration would
+# fall in the bin below a twin computed exactly. Bin edges are compared with this tolerance,
+# far above rounding error and far below any bin width.
+_BIN_TOL = 1e-9
 
 # Default (target, state, evidence variables) per bundled network with phrases.
 DEFAULT_STUDIES: Mapping[str, tuple[str, str, tuple[str, ...]]] = MappingProxyType({
@@ -132,10 +137,12 @@ def sample_cases(model: Any, target: str, evidence_vars: Sequence[str], n: int, 
     Every configuration :math:`e` of the evidence variables with
     :math:`P(e) > 0` (and enough support) is enumerated with its exact
     posterior :math:`q(e)` from one joint table :math:`P(T, E)`. Configuration
-    :math:`e` falls in bin :math:`\\min(\\lfloor q(e) \\cdot \\text{bins}
-    \\rfloor, \\text{bins} - 1)`. The :math:`n` contexts are split evenly over
-    the bins that hold at least one configuration (the remainder going to bins
-    chosen at random), so bins that no configuration reaches get no contexts
+    :math:`e` falls in bin :math:`\\min(\\lfloor q(e) \\cdot \\text{bins} + 10^{-9}
+    \\rfloor, \\text{bins} - 1)`: the tolerance keeps a posterior exactly on a bin
+    edge (0.2 with 20 bins) in the upper bin when rounding leaves it an ulp low,
+    so configurations with equal posteriors share a bin. The :math:`n` contexts
+    are split evenly over the bins that hold at least one configuration (the
+    remainder going to bins chosen at random), so bins that no configuration reaches get no contexts
     and their share goes to the others: the histogram of truths is flat over
     the reachable bins (counts differ by at most one) and their list is in
     ``attrs['empty_bins']``. Within a bin, configurations are drawn uniformly
@@ -169,7 +176,7 @@ def sample_cases(model: Any, target: str, evidence_vars: Sequence[str], n: int, 
     cfg = np.flatnonzero(eligible)
     q = p_te[cfg] / p_e[cfg]
     q = np.clip(q, 0.0, 1.0)
-    which = np.minimum(np.floor(q * bins).astype(np.int64), bins - 1)
+    which = np.minimum(np.floor(q * bins + _BIN_TOL).astype(np.int64), bins - 1)
     filled = np.unique(which)
     empty = sorted(set(range(bins)) - set(filled.tolist()))
 

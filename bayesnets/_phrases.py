@@ -254,7 +254,7 @@ def describe_rows(evidence: pd.DataFrame, phrases: Any = None) -> pd.Series:
                                     "column per evidence variable)",
                                     type(evidence).__name__))
     unique_columns(evidence, name="evidence", owner="describe_rows")
-    table = as_table(phrases, [str(c) for c in evidence.columns], "describe")
+    table = as_table(phrases, [str(c) for c in evidence.columns], "describe_rows")
     cols = [str(c) for c in evidence.columns]
     values = evidence.to_numpy(dtype=object)
     texts = []
