@@ -8,7 +8,6 @@ contexts; :func:`_plot_lie` draws the ratio plot.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -556,14 +555,9 @@ def iterated_expectation_check(
     boot = np.array([_median(ratio[rows[offsets[b]:offsets[b + 1]]])
                      for b in range(n_resamples)])
 
-    low, high = np.nan, np.nan
-    if n_ctx > 1:
-        # a resample's median ratio may be inf (a baseline error of 0); an end between two
-        # infinite medians is inf, which the interpolation (inf - inf) would make NaN
-        with np.errstate(invalid="ignore"):
-            low, high = percentile_interval(boot, confidence_level)
-        if np.any(np.isinf(boot)):
-            low, high = (math.inf if np.isnan(v) else v for v in (low, high))
+    # a resample's median ratio may be inf (a baseline error of 0): percentile_interval
+    # gives an end between two infinite medians as inf
+    low, high = percentile_interval(boot, confidence_level) if n_ctx > 1 else (np.nan, np.nan)
     diff = np.bincount(codes, weights=e_agent - e_base, minlength=n_ctx) / np.bincount(
         codes, minlength=n_ctx)
     informative = np.abs(diff) >= _ZERO_ERROR
