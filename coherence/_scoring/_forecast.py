@@ -424,7 +424,8 @@ def _latest(df: pd.DataFrame, by: str, question: str, timestamp: str | None) -> 
             timestamp, f"identify the latest forecast per ({by}, {question}) pair "
             "(ties at the latest time)", list(at_latest.index[np.flatnonzero(ties)]),
             owner=_OWNER))
-    kept = df.loc[at_latest.sort_values("_pos").index]
+    # by position: labels select every row of a repeated index label (concatenated tables)
+    kept = df.iloc[np.sort(at_latest["_pos"].to_numpy())]
     return kept, len(df) - len(kept)
 
 

@@ -93,7 +93,9 @@ def simulated_dates(tasks: Any, *, positions: Sequence[str | float] = ("midpoint
         fraction :math:`f \\in [0, 1)`.
     placement : {'center', 'uniform'}
         Where in a band the date falls: its centre (Early 1/6, Mid 1/2, Late
-        0.8083; deterministic, the default) or uniformly at random (``rng``).
+        0.8083; deterministic, the default) or uniformly at random (``rng``; one
+        draw per distinct question and position, in sorted question order, so
+        that the order of the rows does not change a question's date).
     question, start, resolution_date : str
         Column names.
     rng : int, numpy.random.Generator or None
@@ -137,6 +139,10 @@ def simulated_dates(tasks: Any, *, positions: Sequence[str | float] = ("midpoint
     s, r = _window(df, start, resolution_date, owner)
     aware = any_aware(df[start])
     gen = check_rng(rng, owner=owner)
+    # uniform placement draws one fraction per question, in sorted question order, so
+    # that a question's date does not depend on the order of the rows for a given rng
+    codes = sorted_codes(df[question].to_numpy(dtype=object))
+    n_questions = int(codes.max()) + 1 if len(codes) else 0
     span = (r - s).astype(np.int64).astype(np.float64)
     frames = []
     for p in positions:
@@ -152,7 +158,7 @@ def simulated_dates(tasks: Any, *, positions: Sequence[str | float] = ("midpoint
             if isinstance(p, str) and p != "midpoint":
                 lo, hi = HORIZON_BANDS[p]
                 frac = (np.full(len(df), (lo + hi) / 2.0) if placement == "center"
-                        else gen.uniform(lo, hi, size=len(df)))
+                        else gen.uniform(lo, hi, size=n_questions)[codes])
             else:
                 frac = np.full(len(df), 0.5 if p == "midpoint" else float(p))
             when = s + np.round(frac * span).astype(np.int64).astype("timedelta64[ns]")

@@ -34,7 +34,7 @@ from .._validation import (
 )
 from .._warnings import DeprecatedAlias
 from ._dates import check_same_awareness, parse_dates
-from ._markets import MOVE_TOL
+from ._markets import MOVE_TOL, PRESSURE_RTOL
 from ._questions import question_bootstrap_ci
 
 __all__ = [
@@ -48,9 +48,6 @@ __all__ = [
 
 CONVENTIONS = ("paper", "code")
 _DAY_NS = 86_400e9
-#: Net pressures within this share of the sum of |impact| are zero (decimal impacts
-#: that cancel exactly do not cancel in binary).
-PRESSURE_RTOL = 1e-12
 
 
 # --------------------------------------------------------------------------- array layer

@@ -31,6 +31,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = [
     "MOVE_TOL",
+    "PRESSURE_RTOL",
     "MarketAlignmentResult",
     "causal_pressure",
     "market_alignment",
@@ -41,6 +42,9 @@ __all__ = [
 #: A price move counts when ``|move| >= min_move - MOVE_TOL``: prices in cents are not exact
 #: in binary (0.43 - 0.40 = 0.0299...97), and a 3-cent move must count at ``min_move=0.03``
 MOVE_TOL = 1e-12
+#: Net pressures within this share of the sum of |impact| are zero (decimal impacts
+#: that cancel exactly do not cancel in binary: 0.1 + 0.2 - 0.3 = 5.6e-17).
+PRESSURE_RTOL = 1e-12
 
 # --------------------------------------------------------------------------- causal pressure
 def causal_pressure(events: Any, *, date: str = "date", direction: str = "direction",
@@ -122,7 +126,9 @@ class MarketAlignmentResult(CoherenceResult):
     correlation : float
         Pearson correlation of the pressure curve (evaluated at each price
         time) with the price series; descriptive only (both are
-        autocorrelated, so no p-value is given).
+        autocorrelated, so no p-value is given). NaN when the curve is flat:
+        within 1e-12 of the sum of :math:`|d_i m_i c_i|` (impacts that cancel
+        exactly in decimal, 0.1 + 0.2 - 0.3, do not cancel in binary).
     table : pandas.DataFrame
         One row per dated event: ``date``, ``impact``, ``price_before``,
         ``price_after``, ``move``, ``counted``, ``agrees``.
@@ -246,8 +252,11 @@ def market_alignment(events: Any, prices: Any, *, window_days: float = 3.0,
     # pressure curve evaluated at each price time (events at or before it)
     cum = np.concatenate([[0.0], np.cumsum(impact)])
     at_price = cum[np.searchsorted(ev_t, pt, side="right")]
+    # a curve that varies by less than PRESSURE_RTOL of the sum of |impact| is flat:
+    # impacts that cancel in decimal (+0.1 +0.2 -0.3) leave 5.6e-17 in binary
+    ptol = PRESSURE_RTOL * float(np.abs(impact).sum())
     corr = np.nan
-    if len(pt) >= 2 and np.std(at_price) > 0 and np.std(pv) > 0:
+    if len(pt) >= 2 and float(np.ptp(at_price)) > ptol and np.std(pv) > 0:
         corr = float(np.corrcoef(at_price, pv)[0, 1])
     per = pd.DataFrame({date: ev_t, "impact": impact, "price_before": before,
                         "price_after": after, "move": move, "counted": counted,
