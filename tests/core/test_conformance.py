@@ -708,6 +708,25 @@ def test_row_order_invariance_of_pvalue_and_interval(case):
           case.rel)
 
 
+def _one_index_label(inputs: Inputs) -> Inputs:
+    """Every table's index replaced by one repeated label (as ``pd.concat`` of tables
+    that share labels leaves it): rows are rows, whatever their labels."""
+    return {k: v.set_axis(np.zeros(len(v), dtype=np.int64), axis=0)
+            if isinstance(v, pd.DataFrame) else v for k, v in inputs.items()}
+
+
+@pytest.mark.parametrize("case", CASES, ids=_ids(CASES))
+def test_a_repeated_index_changes_nothing(case):
+    """A table whose index repeats one label gives the same statistic, p-value and
+    interval (a step that selects rows by label would count each row many times)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        other = case.call(_one_index_label(case.inputs()), 0)
+    _same(_statistic(case, _result(case.name)), _statistic(case, other), case.rel)
+    if case in INFERENCE_CASES:
+        _same(_inference(_result(case.name)), _inference(other), case.rel)
+
+
 WARNING_CASES = [c for c in CASES if c.warns is not None]
 
 
