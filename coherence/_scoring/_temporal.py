@@ -45,7 +45,8 @@ def match_cutoff(model: str, cutoffs: Mapping[str, Any]) -> str | None:
     The exact name wins; otherwise the longest key that is a prefix of the
     model's name, compared case-insensitively on the last path segment of both
     (``'openai/GPT-4o-mini-2024-07-18'`` matches ``'gpt-4o-mini'`` before
-    ``'gpt-4o'``).
+    ``'gpt-4o'``). Two keys that match equally well (``'openai/gpt-4o'`` and
+    ``'gpt-4o'``) with different dates are an error, never a silent choice.
 
     Examples
     --------
@@ -62,7 +63,21 @@ def match_cutoff(model: str, cutoffs: Mapping[str, Any]) -> str | None:
         k = _norm_name(key)
         if k and name.startswith(k) and len(k) > best_len:
             best, best_len = key, len(k)
+        elif (k and name.startswith(k) and len(k) == best_len and best is not None
+              and not _same_cutoff(cutoffs[key], cutoffs[best])):
+            raise ValueError(f"The cutoffs {best!r} and {key!r} match model {model!r} "
+                             f"equally well and differ ({cutoffs[best]!r} and "
+                             f"{cutoffs[key]!r}); keep one of them or name the model "
+                             "exactly.")
     return best
+
+
+def _same_cutoff(a: Any, b: Any) -> bool:
+    """Two cutoffs the same date (``'2024-01-01'`` and a Timestamp of it are)."""
+    try:
+        return bool(pd.Timestamp(a) == pd.Timestamp(b))
+    except (TypeError, ValueError):
+        return bool(a == b)
 
 
 @dataclass(frozen=True, slots=True)

@@ -38,6 +38,20 @@ def test_exact_name_wins_over_prefix():
     assert match_cutoff("gpt-4o", cut) == "gpt-4o"
 
 
+def test_keys_that_match_equally_well_with_different_dates_raise():
+    cut = {"openai/gpt-4o": "2023-10-01", "azure/GPT-4o": "2024-01-01"}
+    with pytest.raises(ValueError, match=r"'openai/gpt-4o' and 'azure/GPT-4o' match model "
+                                         r"'gpt-4o-2024-05-13' equally well and differ"):
+        match_cutoff("gpt-4o-2024-05-13", cut)
+    assert match_cutoff("azure/GPT-4o", cut) == "azure/GPT-4o"  # an exact name is exact
+    same = {"openai/gpt-4o": "2023-10-01", "gpt-4o": pd.Timestamp("2023-10-01")}
+    assert match_cutoff("gpt-4o-mini", same) == "openai/gpt-4o"  # the same date: no doubt
+    with pytest.raises(ValueError, match="equally well and differ"):
+        contamination_filter(
+            pd.DataFrame({"model": ["gpt-4o-x"], "question": ["q"], "opened": ["2024-02-01"]}),
+            cutoffs=cut)
+
+
 @given(st.text(alphabet="abc-/", min_size=1, max_size=12))
 def test_match_is_a_prefix_of_the_last_segment(name):
     key = match_cutoff(name, {"a": 1, "ab": 2, "abc": 3, "b-": 4})
