@@ -94,8 +94,8 @@ class ContaminationFilterResult:
     unknown_models : tuple of str
         Models with no matching cutoff (kept, unfiltered).
     matches : pandas.DataFrame
-        One row per model: ``model``, the matched ``key`` (None when unknown)
-        and its ``cutoff``.
+        One row per model: ``model``, the matched ``key`` and its ``cutoff``
+        (both missing, ``pd.isna``, when the model is unknown).
     """
 
     kept: pd.DataFrame = field(repr=False)
