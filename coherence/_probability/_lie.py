@@ -299,6 +299,15 @@ def random_forest_baseline(
                                             pd.api.types.is_numeric_dtype(both[c])],
                              dtype=float).to_numpy(dtype=float)
     x_gt, x_ctx = encoded[:n_gt], encoded[n_gt:]
+    # the sample in a canonical order (rows sorted on everything the models see), so that
+    # the forests' bootstrap and folds, hence the baseline, do not depend on its row order
+    z_all = {v: pd.factorize(gt[str(v)].astype(object).to_numpy(), sort=True)
+             for v in variables}
+    keys = [x_gt[:, j] for j in range(x_gt.shape[1])] + [y.astype(float)] + [
+        z_all[v][0].astype(float) for v in sorted(variables, key=str)]
+    canon = np.lexsort(keys[::-1])
+    x_gt, y = x_gt[canon], y[canon]
+    z_all = {v: (codes[canon], levels) for v, (codes, levels) in z_all.items()}
     ctx_ids = ctx[context].astype(object).to_numpy()
     ctx_pos = {c: i for i, c in enumerate(ctx_ids)}
     missing = [c for c in pd.unique(q[context].astype(object)) if c not in ctx_pos]
@@ -325,14 +334,17 @@ def random_forest_baseline(
         return model.predict_proba(features)[:, classes.index(label)]
 
     p_y_x = proba(fit(x_gt, y), x_ctx, 1)
+    # each variable's models get their seeds in the sorted order of the variables, not in
+    # the order the queries list them
+    fitted = {}
+    for v in sorted(variables, key=str):
+        z_codes = z_all[v][0]
+        fitted[v] = (fit(x_gt, z_codes), fit(np.column_stack([x_gt, z_codes]), y))
     rows: list[pd.DataFrame] = []
     for v in variables:
         zq = q.loc[(q[variable].astype(object) == v).to_numpy()]
-        z_gt = gt[str(v)].astype(object).to_numpy()
-        z_codes, z_levels = pd.factorize(z_gt, sort=True)
-        z_levels = list(z_levels)
-        model_z = fit(x_gt, z_codes)
-        model_y = fit(np.column_stack([x_gt, z_codes]), y)
+        z_levels = list(z_all[v][1])
+        model_z, model_y = fitted[v]
         pz = model_z.predict_proba(x_ctx)
         z_classes = list(model_z.classes_)
         i = np.array([ctx_pos[c] for c in zq[context].astype(object)], dtype=np.int64)
