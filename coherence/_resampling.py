@@ -19,6 +19,7 @@ Every resampling test of the package uses the pieces here, written once:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
@@ -42,6 +43,7 @@ __all__ = [
     "rows_by_key",
     "sequential_pvalue",
     "sorted_codes",
+    "tie_bound",
 ]
 
 #: Relative tolerance of the Monte Carlo tie rule (see :func:`monte_carlo_pvalue`).
@@ -71,8 +73,16 @@ def monte_carlo_pvalue(null: Any, observed: float) -> float:
     observed = float(observed)
     if np.isnan(observed) or arr.size == 0:
         return float("nan")
-    tol = MC_TIE_RTOL * max(1.0, abs(observed))
-    return float((1.0 + np.count_nonzero(arr >= observed - tol)) / (1.0 + arr.size))
+    return float((1.0 + np.count_nonzero(arr >= tie_bound(observed))) / (1.0 + arr.size))
+
+
+def tie_bound(observed: float) -> float:
+    """The smallest null statistic that counts as at least as extreme as ``observed``
+    (the tie rule of :func:`monte_carlo_pvalue`); an infinite statistic has no relative
+    tolerance (``inf - inf`` is NaN), only an equal infinity ties it."""
+    if math.isinf(observed):
+        return observed
+    return observed - MC_TIE_RTOL * max(1.0, abs(observed))
 
 
 def sequential_pvalue(draw: Callable[[int], np.ndarray], observed: float, *,
@@ -102,13 +112,13 @@ def sequential_pvalue(draw: Callable[[int], np.ndarray], observed: float, *,
     observed = float(observed)
     if np.isnan(observed):
         return float("nan"), np.empty(0)
-    tol = MC_TIE_RTOL * max(1.0, abs(observed))
+    bound = tie_bound(observed)
     parts: list[np.ndarray] = []
     made = exceed = 0
     while made < max_draws:
         new = np.asarray(draw(min(batch, max_draws - made)), dtype=np.float64)
         tested = new if new.ndim == 1 else new[:, 0]
-        hits = np.flatnonzero(tested >= observed - tol)
+        hits = np.flatnonzero(tested >= bound)
         if exceed + len(hits) >= stop_after:
             last = int(hits[stop_after - exceed - 1]) + 1  # draws of this batch kept
             parts.append(new[:last])

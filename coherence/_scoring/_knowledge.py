@@ -21,12 +21,12 @@ import numpy as np
 import pandas as pd
 
 from .._resampling import (
-    MC_TIE_RTOL,
     cluster_draw_chunks,
     cluster_weights,
     monte_carlo_pvalue,
     percentile_interval,
     sorted_codes,
+    tie_bound,
 )
 from .._results import CoherenceResult, ConfidenceInterval, Summary
 from .._rng import RNGLike, check_rng, spawn
@@ -223,9 +223,7 @@ def _two_sided_exact(null: np.ndarray, observed: float) -> float:
     arr = np.abs(null[~np.isnan(null)])
     if math.isnan(observed) or arr.size == 0:
         return math.nan
-    obs = abs(observed)
-    tol = MC_TIE_RTOL * max(1.0, obs)
-    return float(np.count_nonzero(arr >= obs - tol) / arr.size)
+    return float(np.count_nonzero(arr >= tie_bound(abs(observed))) / arr.size)
 
 
 # --------------------------------------------------------------------------- validation

@@ -201,3 +201,11 @@ def test_percentile_interval_between_equal_infinite_replicates():
         low, high = percentile_interval([-np.inf, -np.inf, 0.0, 1.0], 0.8)
         assert low == -np.inf and high == pytest.approx(0.7)  # position 2.7 of 0..3
     assert percentile_interval([1.0, 2.0, 3.0], 0.5) == (1.5, 2.5)
+
+
+def test_an_infinite_statistic_ties_only_an_equal_infinity():
+    """The relative tolerance of a tie cannot apply to inf (inf - inf is NaN): equal
+    infinities tie, as the documented rule says."""
+    assert monte_carlo_pvalue([np.inf, np.inf, 1.0], np.inf) == 0.75
+    assert monte_carlo_pvalue([1.0, 2.0], np.inf) == pytest.approx(1 / 3)
+    assert monte_carlo_pvalue([-np.inf, 0.0], -np.inf) == 1.0
