@@ -260,3 +260,16 @@ def test_study_pvalue_of_the_resampling_method_does_not_depend_on_row_order():
     np.testing.assert_array_equal(backwards.table["pvalue"], forwards.table["pvalue"])
     assert backwards.pvalue == forwards.pvalue
     assert backwards.pvalue >= 1 / 50
+
+
+def test_without_noise_the_reported_violation_is_the_largest_excess():
+    """Every repetition equal: each constraint's t is +-inf, so the constraint of largest
+    t is a tie; the violation reported is the largest excess among them, whatever the
+    order of the constraints."""
+    for values, largest in (([0.3, 0.8, 0.29], 0.29 - 0.3),     # below P, barely
+                            ([0.3, 0.8, 0.15], 0.3 + 0.8 - 1 - 0.15),  # above the floor
+                            ([0.8, 0.3, 0.29], 0.29 - 0.3)):    # P and Q swapped
+        rows = [{"set": "a", "role": role, "repetition": r, "probability": v}
+                for role, v in zip(CHECKERS["and"], values, strict=True) for r in range(3)]
+        res = noise(pd.DataFrame(rows), "and")
+        assert res.table["violation"].iloc[0] == pytest.approx(largest), values
