@@ -35,6 +35,14 @@ from coherence import (
 GRID = [i / 20 for i in range(1, 20)]  # heaped beliefs: multiples of 0.05
 
 
+
+def shuffled(df: pd.DataFrame, shuffle) -> pd.DataFrame:
+    """The rows in the order a hypothesis ``Random`` draws, with a fresh index."""
+    order = list(range(len(df)))
+    shuffle.shuffle(order)
+    return df.iloc[order].reset_index(drop=True)
+
+
 def quiet(func, *args, **kw):
     """Small tables: too few contexts, merged bins, pairs left out are all warned about."""
     with warnings.catch_warnings():
@@ -293,9 +301,7 @@ def relabel_menu(menu: str, names: dict[str, str]) -> str:
 @settings(max_examples=15)
 def test_iia_row_order_names_and_labels_do_not_matter(df, shuffle, seed):
     a = iia(df, rng=seed)
-    order = list(range(len(df)))
-    shuffle.shuffle(order)
-    d = df.iloc[order].reset_index(drop=True)
+    d = shuffled(df, shuffle)
     renamed = pd.DataFrame({
         "p": d["belief"], "choice": d["action"].map(ACTION_NAMES),
         "offer": d["menu"].map(lambda m: relabel_menu(m, ACTION_NAMES)),
@@ -414,9 +420,7 @@ def test_prompt_consistency_row_order_names_and_labels_do_not_matter(df, options
     method, alternative, rmse = options
     kw = {"method": method, "alternative": alternative, "rmse": rmse, "rng": seed}
     a = consistency(df, **kw)
-    order = list(range(len(df)))
-    shuffle.shuffle(order)
-    d = df.iloc[order].reset_index(drop=True)
+    d = shuffled(df, shuffle)
     renamed = pd.DataFrame({"p": d["belief"], "q": d["truth"], "junk": 0.0,
                             "wording": d["prompt"].map({"absolute": "a", "mse": "b",
                                                         "standard": "c"}),
@@ -523,9 +527,7 @@ def leakage(df: pd.DataFrame, **kw) -> coherence.LeakageResult:
 @settings(max_examples=6)
 def test_leakage_row_order_names_and_labels_do_not_matter(df, shuffle, seed):
     a = leakage(df, rng=seed)
-    order = list(range(len(df)))
-    shuffle.shuffle(order)
-    d = df.iloc[order].reset_index(drop=True)
+    d = shuffled(df, shuffle)
     renamed = pd.DataFrame({"p": d["belief"], "choice": d["action"].map(ACTION_NAMES),
                             "y": d["outcome"], "junk": 3.0,
                             "ctx": d["context"].map(lambda c: f"c{c:03d}")})
