@@ -16,6 +16,9 @@
   ``--only``, ``--append``, ``--tables``, ...; a script adds its own options), its
   JSON's head (kept with ``--append`` when the settings match), a finished cell
   written into it in the matrix's order, the loop over the cells, and the JSON written.
+* :func:`size_power_plan`, :func:`rejection_cell`, :func:`tables_if_asked`: the cells of
+  a matrix with size and power parts (and their seeds), one cell's studies run and its
+  row's head, and ``--tables`` answered from the JSON.
 """
 
 from __future__ import annotations
@@ -35,10 +38,30 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 
-__all__ = ["ROOT", "appended_note", "environment", "format_rate", "generated_by",
-           "markdown_table", "markers", "matrix_parser", "one_thread", "only_words",
-           "rejection_columns", "rejection_rate", "replace_block", "run_matrix",
-           "section_tables", "start_results", "store_cell", "write_json", "write_tables"]
+__all__ = [
+    "ROOT",
+    "appended_note",
+    "environment",
+    "format_rate",
+    "generated_by",
+    "markdown_table",
+    "markers",
+    "matrix_parser",
+    "one_thread",
+    "only_words",
+    "rejection_cell",
+    "rejection_columns",
+    "rejection_rate",
+    "replace_block",
+    "run_matrix",
+    "section_tables",
+    "size_power_plan",
+    "start_results",
+    "store_cell",
+    "tables_if_asked",
+    "write_json",
+    "write_tables",
+]
 
 
 def one_thread() -> None:
@@ -257,3 +280,42 @@ def store_cell(results: dict[str, Any], part: str, row: dict[str, Any], order: l
     cells = [r for r in results.get(part, []) if r["design"] != row["design"]]
     results[part] = sorted([*cells, row], key=lambda r: order.index(r["design"]))
     write_json(out, results)
+
+
+def size_power_plan(args: argparse.Namespace, nulls: dict[str, Any], power: dict[str, Any],
+                    *extra: Any) -> list[tuple[Any, ...]]:
+    """The cells ``(part, name, design, reps, n_resamples, seed0, *extra)`` of a matrix's
+    size and power parts, with the matrices' seeds: size cell i from 100,000 (i + 1),
+    power cell i from 5,000,000 + 100,000 i."""
+    plan: list[tuple[Any, ...]] = [
+        ("size", n, d, args.reps, args.n_resamples, 100_000 * (i + 1), *extra)
+        for i, (n, d) in enumerate(nulls.items())]
+    plan += [("power", n, d, args.power_reps, args.n_resamples, 5_000_000 + 100_000 * i,
+              *extra) for i, (n, d) in enumerate(power.items())]
+    return plan
+
+
+def rejection_cell(name: str, settings: dict[str, Any], seeds: range,
+                   run_one: Callable[[int], Sequence[float]], labels: Sequence[str],
+                   alpha: float) -> tuple[dict[str, Any], np.ndarray]:
+    """Run ``run_one(seed)`` for every seed (a study's p-values first, in the order of
+    ``labels``, then anything descriptive); the cell's row head (``design``, ``reps``,
+    ``seconds``, ``settings`` and :func:`rejection_columns`) and the outputs, one row a
+    study. The rates are printed as the cell ends."""
+    t0 = time.perf_counter()
+    out = np.array([run_one(seed) for seed in seeds])
+    row: dict[str, Any] = {"design": name, "reps": len(seeds),
+                           "seconds": time.perf_counter() - t0, "settings": settings,
+                           **rejection_columns(out[:, :len(labels)], labels, alpha)}
+    rates = " ".join(f"{label} {row[label]['rate']:.3f}" for label in labels)
+    print(f"{name:72s} {rates} ({row['seconds']:.0f} s)", flush=True)
+    return row, out
+
+
+def tables_if_asked(args: argparse.Namespace, doc: Path, script: str,
+                    tables: Callable[[dict[str, Any]], str]) -> bool:
+    """With ``--tables``: write ``doc``'s tables from the JSON ``--out`` names (and say
+    so: the matrix is not run)."""
+    if args.tables:
+        write_tables(doc, script, tables(json.loads(args.out.read_text())))
+    return bool(args.tables)

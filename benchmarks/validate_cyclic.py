@@ -17,8 +17,6 @@ not its validity). The JSON is rewritten after every cell; the tables of
 
 from __future__ import annotations
 
-import json
-import time
 import warnings
 from collections.abc import Iterable
 from pathlib import Path
@@ -32,10 +30,11 @@ from benchmarks._harness import (
     format_rate,
     generated_by,
     matrix_parser,
-    rejection_columns,
+    rejection_cell,
     run_matrix,
     section_tables,
-    write_tables,
+    size_power_plan,
+    tables_if_asked,
 )
 from benchmarks.cyclic_designs import Design, generate
 
@@ -116,15 +115,11 @@ def _run_one(design: Design, seed: int, n_resamples: int) -> tuple[float, float,
 
 def _cell(name: str, design: Design, reps: int, n_resamples: int,
           seed0: int) -> dict[str, Any]:
-    t0 = time.perf_counter()
-    out = np.array([_run_one(design, seed0 + s, n_resamples) for s in range(reps)])
-    row: dict[str, Any] = {"design": name, "reps": reps, "seconds": time.perf_counter() - t0,
-                           "settings": design.settings(),
-                           **rejection_columns(out[:, :2], ("cyclic_monotonicity_test",
-                                                            "bonferroni_monotonicity"), ALPHA)}
+    row, out = rejection_cell(
+        name, design.settings(), range(seed0, seed0 + reps),
+        lambda seed: _run_one(design, seed, n_resamples),
+        ("cyclic_monotonicity_test", "bonferroni_monotonicity"), ALPHA)
     row["mean_distance"] = float(np.nanmean(out[:, 2]))
-    print(f"{name:72s} cyclic {row['cyclic_monotonicity_test']['rate']:.3f} bonferroni "
-          f"{row['bonferroni_monotonicity']['rate']:.3f} ({row['seconds']:.0f} s)", flush=True)
     return row
 
 
@@ -153,13 +148,9 @@ def main(argv: Iterable[str] | None = None) -> int:
     parser = matrix_parser(__doc__, results=RESULTS, page="docs/cyclic_monotonicity.md",
                            n_resamples=999)
     args = parser.parse_args(list(argv) if argv is not None else None)
-    if args.tables:
-        write_tables(DOC, "validate_cyclic.py", tables(json.loads(args.out.read_text())))
+    if tables_if_asked(args, DOC, "validate_cyclic.py", tables):
         return 0
-    plan = [("size", n, d, args.reps, args.n_resamples, 100_000 * (i + 1))
-            for i, (n, d) in enumerate(NULLS.items())]
-    plan += [("power", n, d, args.power_reps, args.n_resamples, 5_000_000 + 100_000 * i)
-             for i, (n, d) in enumerate(POWER.items())]
+    plan = size_power_plan(args, NULLS, POWER)
     run_matrix(args, ALPHA, plan, _cell, list({**NULLS, **POWER}))
     return 0
 

@@ -15,8 +15,6 @@ generated from it::
 
 from __future__ import annotations
 
-import json
-import time
 import warnings
 from collections.abc import Iterable
 from pathlib import Path
@@ -29,10 +27,11 @@ from benchmarks._harness import (
     format_rate,
     generated_by,
     matrix_parser,
-    rejection_columns,
+    rejection_cell,
     run_matrix,
     section_tables,
-    write_tables,
+    size_power_plan,
+    tables_if_asked,
 )
 from benchmarks.iia_designs import Design, generate, mean_log_odds_ratio, mh_test
 
@@ -96,16 +95,13 @@ def _run_one(design: Design, seed: int, n_resamples: int,
 
 def _cell(name: str, design: Design, reps: int, n_resamples: int, seed0: int,
           options: dict[str, Any]) -> dict[str, Any]:
-    t0 = time.perf_counter()
-    out = np.array([_run_one(design, seed0 + s, n_resamples, options) for s in range(reps)])
-    row: dict[str, Any] = {"design": name, "reps": reps, "seconds": time.perf_counter() - t0,
-                           "settings": design.settings(),
-                           **rejection_columns(out[:, :2], ("iia_test", "mantel_haenszel"), ALPHA)}
+    row, out = rejection_cell(
+        name, design.settings(), range(seed0, seed0 + reps),
+        lambda seed: _run_one(design, seed, n_resamples, options),
+        ("iia_test", "mantel_haenszel"), ALPHA)
     row["mean_share_flagged"] = float(np.nanmean(out[:, 2]))
     if design.agent != "logit":
         row["mean_log_odds_ratio"] = mean_log_odds_ratio(design)
-    print(f"{name:78s} iia {row['iia_test']['rate']:.3f} mh {row['mantel_haenszel']['rate']:.3f}"
-          f" ({row['seconds']:.0f} s)", flush=True)
     return row
 
 
@@ -138,14 +134,9 @@ def main(argv: Iterable[str] | None = None) -> int:
     parser = matrix_parser(__doc__, results=RESULTS, page="docs/iia.md",
                            n_resamples=499)
     args = parser.parse_args(list(argv) if argv is not None else None)
-    if args.tables:
-        write_tables(DOC, "validate_iia.py", tables(json.loads(args.out.read_text())))
+    if tables_if_asked(args, DOC, "validate_iia.py", tables):
         return 0
-    plan: list[tuple[str, str, Design, int, int, int, dict[str, Any]]] = [
-        ("size", n, d, args.reps, args.n_resamples, 100_000 * (i + 1), {})
-        for i, (n, d) in enumerate(NULLS.items())]
-    plan += [("power", n, d, args.power_reps, args.n_resamples, 5_000_000 + 100_000 * i, {})
-             for i, (n, d) in enumerate(POWER.items())]
+    plan = size_power_plan(args, NULLS, POWER, {})
     plan += [("power_pairs", n, d, args.power_reps, args.n_resamples,
               5_000_000 + 100_000 * i, {"pairs": [("yes", "no")]})
              for i, (n, d) in enumerate(POWER.items()) if n in NAMED_PAIR]

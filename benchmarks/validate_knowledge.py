@@ -20,8 +20,6 @@ resolution, not its validity). The JSON is rewritten after every cell; the table
 
 from __future__ import annotations
 
-import json
-import time
 import warnings
 from collections.abc import Iterable
 from pathlib import Path
@@ -34,10 +32,11 @@ from benchmarks._harness import (
     format_rate,
     generated_by,
     matrix_parser,
-    rejection_columns,
+    rejection_cell,
     run_matrix,
     section_tables,
-    write_tables,
+    size_power_plan,
+    tables_if_asked,
 )
 from benchmarks.knowledge_designs import Design, generate, measure_sd, welch_bonferroni
 
@@ -74,8 +73,6 @@ POWER: dict[str, Design] = {
     "3 models, 300 questions, shift 0.5 sd": REF.with_(n_models=3, n_questions=300,
                                                        effect=0.5),
 }
-#: the null each power design shifts (the competitor's power is shown where its size
-#: on that null is in [0.03, 0.07])
 #: null cells whose 400-study size fell outside [0.03, 0.07], measured again on four
 #: times as many fresh studies (other seeds)
 RECHECK: tuple[str, ...] = (
@@ -84,6 +81,8 @@ RECHECK: tuple[str, ...] = (
 )
 NULL_100 = "3 models (the power designs' null), 100 questions, 1-4 rows, lognormal"
 NULL_300 = "3 models, 300 questions, 1-4 rows, lognormal"
+#: the null each power design shifts (the competitor's power is shown where its size
+#: on that null is in [0.03, 0.07])
 POWER_NULL: dict[str, str] = {
     "3 models, 100 questions, shift 0.25 sd": NULL_100,
     "3 models, 100 questions, shift 0.5 sd": NULL_100,
@@ -106,17 +105,13 @@ def _run_one(design: Design, seed: int, n_resamples: int) -> tuple[float, float,
 
 def _cell(name: str, design: Design, reps: int, n_resamples: int,
           seed0: int) -> dict[str, Any]:
-    t0 = time.perf_counter()
-    out = np.array([_run_one(design, seed0 + s, n_resamples) for s in range(reps)])
-    row: dict[str, Any] = {"design": name, "reps": reps, "seconds": time.perf_counter() - t0,
-                           "settings": design.settings(),
-                           **rejection_columns(out[:, :2], ("knowledge", "welch_bonferroni"),
-                                               ALPHA),
-                           "share_exact": float(np.mean(out[:, 2]))}
+    row, out = rejection_cell(
+        name, design.settings(), range(seed0, seed0 + reps),
+        lambda seed: _run_one(design, seed, n_resamples),
+        ("knowledge", "welch_bonferroni"), ALPHA)
+    row["share_exact"] = float(np.mean(out[:, 2]))
     if design.effect:
         row["shift"] = design.effect * measure_sd(design)
-    print(f"{name:72s} ours {row['knowledge']['rate']:.3f} "
-          f"welch {row['welch_bonferroni']['rate']:.3f} ({row['seconds']:.0f} s)", flush=True)
     return row
 
 
@@ -189,14 +184,9 @@ def main(argv: Iterable[str] | None = None) -> int:
     parser = matrix_parser(__doc__, results=RESULTS, page="docs/forecast_scoring.md",
                            n_resamples=199)
     args = parser.parse_args(list(argv) if argv is not None else None)
-    if args.tables:
-        write_tables(DOC, "validate_knowledge.py", tables(json.loads(args.out.read_text())))
+    if tables_if_asked(args, DOC, "validate_knowledge.py", tables):
         return 0
-    plan: list[tuple[str, str, Design, int, int, int]] = [
-        ("size", n, d, args.reps, args.n_resamples, 100_000 * (i + 1))
-        for i, (n, d) in enumerate(NULLS.items())]
-    plan += [("power", n, d, args.power_reps, args.n_resamples, 5_000_000 + 100_000 * i)
-             for i, (n, d) in enumerate(POWER.items())]
+    plan = size_power_plan(args, NULLS, POWER)
     plan += [("size_recheck", n, NULLS[n], 4 * args.reps, args.n_resamples,
               9_000_000 + 100_000 * i) for i, n in enumerate(RECHECK)]
     run_matrix(args, ALPHA, plan, _cell, list({**NULLS, **POWER}))
