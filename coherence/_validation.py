@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 __all__ = [
+    "DECIMAL_SLACK",
     "MAX_ROWS_SHOWN",
     "as_dataframe",
     "binary_column",
@@ -52,6 +53,13 @@ __all__ = [
 ]
 
 MAX_ROWS_SHOWN = 5
+
+#: The slack of a comparison at a boundary between stated decimal numbers (beliefs,
+#: prices, tolerances): they are not exact in binary (0.52 - 0.50 = 0.020000000000000018,
+#: 0.43 - 0.40 = 0.029999999999999971, 0.1 + 0.2 - 0.3 = 5.6e-17), so a difference
+#: exactly at a stated bound is decided on the stated numbers by allowing this much
+#: (times the numbers' size where they can be large). Far below any real difference.
+DECIMAL_SLACK = 1e-12
 
 
 # --------------------------------------------------------------------------- templates

@@ -24,6 +24,7 @@ import pandas as pd
 
 from .._results import Summary, format_number
 from .._validation import (
+    DECIMAL_SLACK,
     as_dataframe,
     check_float,
     nonempty,
@@ -390,14 +391,15 @@ def diagnose(data: Any, *, belief: str = "belief", action: str | None = "action"
     n = len(b)
     values, counts = np.unique(b, return_counts=True)
     mode = int(np.argmax(counts))
-    share_example = float(np.mean(np.abs(b - iv.example_value) <= EXAMPLE_TOLERANCE + 1e-12))
-    share_half = float(np.mean(np.abs(b - 0.5) <= EXAMPLE_TOLERANCE + 1e-12))
+    near = EXAMPLE_TOLERANCE + DECIMAL_SLACK
+    share_example = float(np.mean(np.abs(b - iv.example_value) <= near))
+    share_half = float(np.mean(np.abs(b - 0.5) <= near))
     tenths = np.abs(b * 10.0 - np.round(b * 10.0)) <= 1e-6
     lo, hi = float(b.min()), float(b.max())
     reason = ""
-    # the same 1e-12 slack as the example value's: 0.51 - 0.50 is 0.010000000000000009 in
-    # floating point, 0.21 - 0.20 is 0.009999999999999981; both span 0.01
-    if hi - lo <= ONE_VALUE_RANGE + 1e-12:
+    # 0.51 - 0.50 is 0.010000000000000009 in floating point, 0.21 - 0.20 is
+    # 0.009999999999999981; both span 0.01
+    if hi - lo <= ONE_VALUE_RANGE + DECIMAL_SLACK:
         reason = (f"every stated belief is {format_number(lo)}" if lo == hi else
                   f"every stated belief lies in [{format_number(lo)}, {format_number(hi)}]")
     elif share_example > iv.max_example_share:

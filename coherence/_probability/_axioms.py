@@ -28,7 +28,7 @@ import pandas as pd
 
 from .._intervals import t_interval, wilson_interval
 from .._results import CoherenceResult
-from .._validation import check_float, param_error, probability_array
+from .._validation import DECIMAL_SLACK, check_float, param_error, probability_array
 from ._checks import frequentist_terms, overlap_distance, violation_summaries
 
 __all__ = [
@@ -51,10 +51,6 @@ UPDATE_CLASSES: tuple[str, ...] = ("monotonic", "partial", "no_update", "inconsi
 #: Below this |P(A|B=1) - P(A|B=0)| the implied P(B) is undefined.
 DEGENERATE_SPREAD = 1e-3
 
-#: Slack of the comparisons of a difference of stated probabilities with a threshold: 0.52 -
-#: 0.50 is 0.020000000000000018 in floating point, 0.03 - 0.02 is 0.009999999999999998;
-#: a stated difference of exactly the threshold is the threshold, wherever it lies.
-_SLACK = 1e-12
 
 
 # --------------------------------------------------------------------------- helpers
@@ -95,9 +91,9 @@ def total_probability_feasible(p_a: np.ndarray, p1: np.ndarray, p0: np.ndarray,
     """
     implied = implied_p_b(p_a, p1, p0)
     # a stated P(A) exactly at an end (implied -tol or 1 + tol, |P(A) - P(A|B=1)| = tol) is
-    # at it: the comparisons allow the floating-point error of the differences (_SLACK)
-    feasible = np.where(np.isnan(implied), np.abs(p_a - p1) < tol - _SLACK,
-                        (implied >= -tol - _SLACK) & (implied <= 1.0 + tol + _SLACK))
+    # at it: the comparisons allow the floating-point error of the differences (DECIMAL_SLACK)
+    feasible = np.where(np.isnan(implied), np.abs(p_a - p1) < tol - DECIMAL_SLACK,
+                        (implied >= -tol - DECIMAL_SLACK) & (implied <= 1.0 + tol + DECIMAL_SLACK))
     return implied, feasible
 
 
@@ -442,9 +438,9 @@ class UpdateDirectionResult(CoherenceResult):
 
 
 def classify_updates(d1: np.ndarray, d0: np.ndarray, eps: float) -> np.ndarray:
-    """The update-direction class of each row (a movement within ``_SLACK`` of ``eps`` is
+    """The update-direction class of each row (a movement within ``DECIMAL_SLACK`` of ``eps`` is
     a movement of exactly ``eps``)."""
-    below, above = eps - _SLACK, eps + _SLACK
+    below, above = eps - DECIMAL_SLACK, eps + DECIMAL_SLACK
     no_update = (np.abs(d1) < below) & (np.abs(d0) < below)
     monotonic = ((d1 > above) & (d0 < -above)) | ((d1 < -above) & (d0 > above))
     inconsistent = ((d1 > above) & (d0 > above)) | ((d1 < -above) & (d0 < -above))

@@ -22,6 +22,7 @@ from .._resampling import rows_by_key
 from .._results import CoherenceResult, ConfidenceInterval
 from .._rng import RNGLike, check_rng, spawn
 from .._validation import (
+    DECIMAL_SLACK,
     as_dataframe,
     check_choice,
     check_float,
@@ -34,7 +35,6 @@ from .._validation import (
 )
 from .._warnings import DeprecatedAlias
 from ._dates import check_same_awareness, parse_dates
-from ._markets import MOVE_TOL, PRESSURE_RTOL
 from ._questions import question_bootstrap_ci
 
 __all__ = [
@@ -82,7 +82,7 @@ def _turning_paper(t: np.ndarray, p: np.ndarray, min_change: float,
     for i in range(len(t)):
         lo = np.searchsorted(t, t[i] - w, side="left")
         hi = np.searchsorted(t, t[i], side="left")
-        if hi > lo and np.max(np.abs(p[lo:hi] - p[i])) >= min_change - 1e-12:
+        if hi > lo and np.max(np.abs(p[lo:hi] - p[i])) >= min_change - DECIMAL_SLACK:
             keep.append(i)
     return np.asarray(keep, dtype=np.int64)
 
@@ -101,7 +101,7 @@ def _turning_code(t: np.ndarray, p: np.ndarray, min_change: float,
         peak = p[i] >= back.max() and p[i] >= ahead.max() and cb > 0 and ca < 0
         trough = p[i] <= back.min() and p[i] <= ahead.min() and cb < 0 and ca > 0
         sig = abs(cb) + abs(ca)
-        if not (peak or trough) or sig < min_change - 1e-12:
+        if not (peak or trough) or sig < min_change - DECIMAL_SLACK:
             continue
         if kept and t[i] - t[kept[-1][0]] < gap:
             if sig > kept[-1][1]:
@@ -384,14 +384,14 @@ def market_checks(events: Any, prices: Any, *, window_days: float = 3.0,
         pt = px["_t"].to_numpy()[order]
         pv = px["_p"].to_numpy(dtype=np.float64)[order]
         # impacts are decimals (0.1 + 0.2 - 0.3 is 5.6e-17 in binary, of either sign
-        # with the row order): a net pressure or a pressure change within PRESSURE_RTOL
+        # with the row order): a net pressure or a pressure change within DECIMAL_SLACK
         # of the sum of |impact| is zero
-        ptol = PRESSURE_RTOL * float(np.abs(imp).sum())
+        ptol = DECIMAL_SLACK * float(np.abs(imp).sum())
         net_p = float(imp.sum())
         if abs(net_p) <= ptol:
             net_p = 0.0
         net_m = float(pv[-1] - pv[0]) if len(pv) >= 2 else np.nan
-        counted_dir = (len(pv) >= 2 and net_p != 0 and abs(net_m) >= min_move - MOVE_TOL
+        counted_dir = (len(pv) >= 2 and net_p != 0 and abs(net_m) >= min_move - DECIMAL_SLACK
                        and net_m != 0)
         agrees_dir = bool(counted_dir and np.sign(net_p) == np.sign(net_m))
         # pressure at each price time (events at or before it)
@@ -406,7 +406,7 @@ def market_checks(events: Any, prices: Any, *, window_days: float = 3.0,
             z_x.append((at_price - at_price.mean()) / at_price.std())
             z_y.append((pv - pv.mean()) / pv.std())
         move = local_price_moves(et, pt, pv, w_ns, convention=convention)
-        counted = (~np.isnan(move) & (np.abs(np.nan_to_num(move)) >= min_move - MOVE_TOL)
+        counted = (~np.isnan(move) & (np.abs(np.nan_to_num(move)) >= min_move - DECIMAL_SLACK)
                    & (imp != 0))
         agree = counted & (np.sign(imp) == np.sign(np.nan_to_num(move)))
         ev_agree_vals.extend(agree[counted].astype(np.float64))
@@ -594,7 +594,7 @@ def market_signal_metrics(reasoning: Any, hindsight_events: Any, prices: Any, *,
         move = local_price_moves(np.array([t]), px["_t"].to_numpy()[order],
                                  px["_p"].to_numpy(dtype=np.float64)[order], w_ns,
                                  convention=convention)[0]
-        if (np.isnan(move) or abs(move) < min_move - MOVE_TOL
+        if (np.isnan(move) or abs(move) < min_move - DECIMAL_SLACK
                 or np.sign(move) != np.sign(imp[j])):
             continue
         tq = tps.loc[tps["question"] == q, "date"].to_numpy(dtype="datetime64[ns]")

@@ -13,6 +13,7 @@ import pandas as pd
 
 from .._results import CoherenceResult, ConfidenceInterval
 from .._validation import (
+    DECIMAL_SLACK,
     as_dataframe,
     check_float,
     column_error,
@@ -30,8 +31,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
 
 __all__ = [
-    "MOVE_TOL",
-    "PRESSURE_RTOL",
     "MarketAlignmentResult",
     "causal_pressure",
     "market_alignment",
@@ -39,12 +38,6 @@ __all__ = [
 ]
 
 
-#: A price move counts when ``|move| >= min_move - MOVE_TOL``: prices in cents are not exact
-#: in binary (0.43 - 0.40 = 0.0299...97), and a 3-cent move must count at ``min_move=0.03``
-MOVE_TOL = 1e-12
-#: Net pressures within this share of the sum of |impact| are zero (decimal impacts
-#: that cancel exactly do not cancel in binary: 0.1 + 0.2 - 0.3 = 5.6e-17).
-PRESSURE_RTOL = 1e-12
 
 # --------------------------------------------------------------------------- causal pressure
 def causal_pressure(events: Any, *, date: str = "date", direction: str = "direction",
@@ -234,7 +227,7 @@ def market_alignment(events: Any, prices: Any, *, window_days: float = 3.0,
         if hi > mid:
             after[i] = pv[mid]
     move = after - before
-    counted = (~np.isnan(move) & (np.abs(np.nan_to_num(move)) >= min_move - MOVE_TOL)
+    counted = (~np.isnan(move) & (np.abs(np.nan_to_num(move)) >= min_move - DECIMAL_SLACK)
                & (impact != 0))
     agrees = counted & (np.sign(impact) == np.sign(np.nan_to_num(move)))
     n, hits = int(counted.sum()), int(agrees.sum())
@@ -252,9 +245,9 @@ def market_alignment(events: Any, prices: Any, *, window_days: float = 3.0,
     # pressure curve evaluated at each price time (events at or before it)
     cum = np.concatenate([[0.0], np.cumsum(impact)])
     at_price = cum[np.searchsorted(ev_t, pt, side="right")]
-    # a curve that varies by less than PRESSURE_RTOL of the sum of |impact| is flat:
+    # a curve that varies by less than DECIMAL_SLACK of the sum of |impact| is flat:
     # impacts that cancel in decimal (+0.1 +0.2 -0.3) leave 5.6e-17 in binary
-    ptol = PRESSURE_RTOL * float(np.abs(impact).sum())
+    ptol = DECIMAL_SLACK * float(np.abs(impact).sum())
     corr = np.nan
     if len(pt) >= 2 and float(np.ptp(at_price)) > ptol and np.std(pv) > 0:
         corr = float(np.corrcoef(at_price, pv)[0, 1])

@@ -29,6 +29,7 @@ from .._resampling import cluster_bootstrap_mean_interval, sorted_codes
 from .._results import CoherenceResult, ConfidenceInterval
 from .._rng import RNGLike, check_rng, spawn
 from .._validation import (
+    DECIMAL_SLACK,
     as_dataframe,
     check_choice,
     check_float,
@@ -70,8 +71,6 @@ TASK_COLUMNS = {
     "domain": "optional: topic (politics, economics, ...)",
 }
 CONVENTIONS = ("paper", "code")
-#: Relative slack of the quantity tolerance bound (decimal inputs are inexact in binary).
-QUANTITY_RTOL = 1e-12
 _OWNER = "question_scores"
 _WS = re.compile(r"\s+")
 
@@ -102,12 +101,12 @@ def quantity_correct(prediction: np.ndarray, outcome: np.ndarray,
                      tolerance: float) -> np.ndarray:
     """1 where ``|prediction - outcome| <= tolerance * |outcome|`` (bounds included).
 
-    The bound is compared with a relative slack of ``QUANTITY_RTOL`` (1e-12) of the
+    The bound is compared with a relative slack of ``DECIMAL_SLACK`` (1e-12) of the
     larger magnitude: decimals are not exact in binary (``1.1 - 1.0`` is
     ``0.10000000000000009``), and a forecast exactly 10% off must count at
     ``tolerance=0.1`` whatever its rounding.
     """
-    slack = QUANTITY_RTOL * np.maximum(np.abs(prediction), np.abs(outcome))
+    slack = DECIMAL_SLACK * np.maximum(np.abs(prediction), np.abs(outcome))
     return (np.abs(prediction - outcome) <= tolerance * np.abs(outcome) + slack
             ).astype(np.float64)
 
