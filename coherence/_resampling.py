@@ -76,13 +76,17 @@ def monte_carlo_pvalue(null: Any, observed: float) -> float:
     return float((1.0 + np.count_nonzero(arr >= tie_bound(observed))) / (1.0 + arr.size))
 
 
-def tie_bound(observed: float) -> float:
+def tie_bound(observed: Any) -> Any:
     """The smallest null statistic that counts as at least as extreme as ``observed``
-    (the tie rule of :func:`monte_carlo_pvalue`); an infinite statistic has no relative
-    tolerance (``inf - inf`` is NaN), only an equal infinity ties it."""
-    if math.isinf(observed):
-        return observed
-    return observed - MC_TIE_RTOL * max(1.0, abs(observed))
+    (the tie rule of :func:`monte_carlo_pvalue`; elementwise on an array); an infinite
+    statistic has no relative tolerance (``inf - inf`` is NaN), only an equal infinity
+    ties it."""
+    if np.ndim(observed) == 0:
+        x = float(observed)
+        return x if math.isinf(x) else x - MC_TIE_RTOL * max(1.0, abs(x))
+    arr = np.asarray(observed, dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        return np.where(np.isinf(arr), arr, arr - MC_TIE_RTOL * np.maximum(1.0, np.abs(arr)))
 
 
 def sequential_pvalue(draw: Callable[[int], np.ndarray], observed: float, *,

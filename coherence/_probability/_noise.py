@@ -27,7 +27,7 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from .._resampling import MC_TIE_RTOL, monte_carlo_pvalue, percentile_interval
+from .._resampling import monte_carlo_pvalue, percentile_interval, tie_bound
 from .._results import CoherenceResult, ConfidenceInterval, Summary
 from .._rng import RNGLike, check_rng
 from .._validation import (
@@ -315,14 +315,13 @@ def _resampled_study(null_t: np.ndarray, observed_t: np.ndarray,
     resamples (each resample's own per-tuple p-values from its rank among them)."""
     pvals = np.array([monte_carlo_pvalue(null_t[:, i], float(observed_t[i]))
                       for i in range(len(observed_t))])
-    # each resample's p-value among the resamples, with monte_carlo_pvalue's tie rule (a
-    # resample at least as extreme within MC_TIE_RTOL): exact ranks would split ties that
+    # each resample's p-value among the resamples, with monte_carlo_pvalue's tie rule
+    # (tie_bound): exact ranks would split ties that
     # are ties in exact arithmetic by a few ulps of summation order, i.e. by row order
     null_p = np.empty_like(null_t)
     for i in range(null_t.shape[1]):
         col = null_t[:, i]
-        tol = MC_TIE_RTOL * np.maximum(1.0, np.abs(np.where(np.isfinite(col), col, 0.0)))
-        null_p[:, i] = (n_resamples - np.searchsorted(np.sort(col), col - tol,
+        null_p[:, i] = (n_resamples - np.searchsorted(np.sort(col), tie_bound(col),
                                                       side="left")) / n_resamples
     study = float(-np.log(pvals).sum())
     pvalue = monte_carlo_pvalue(-np.log(null_p).sum(axis=1), study)

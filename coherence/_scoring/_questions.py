@@ -143,12 +143,11 @@ def question_bootstrap_ci(values: np.ndarray, questions: Any, n_resamples: int,
                           confidence_level: float, rng: np.random.Generator
                           ) -> tuple[float, float]:
     """Cluster-bootstrap percentile interval of a mean over questions (NaN values
-    ignored), with clusters coded in sorted label order so that the interval does
-    not depend on the order of the rows for a given ``rng``."""
-    codes = sorted_codes(questions)
-    order = np.argsort(codes, kind="stable")
-    return cluster_bootstrap_mean_interval(np.asarray(values, dtype=np.float64)[order],
-                                           codes[order], n_resamples, confidence_level, rng)
+    ignored; clusters coded in sorted label order, so the interval does not depend on
+    the order of the rows for a given ``rng``)."""
+    return cluster_bootstrap_mean_interval(np.asarray(values, dtype=np.float64),
+                                           np.asarray(questions, dtype=object), n_resamples,
+                                           confidence_level, rng)
 
 
 # --------------------------------------------------------------------------- result

@@ -29,7 +29,7 @@ from .._warnings import DegenerateDataWarning, DeprecatedAlias
 if TYPE_CHECKING:  # pragma: no cover
 
     pass
-from .._resampling import cluster_bootstrap_mean_interval, rows_by_key, sorted_codes
+from .._resampling import cluster_bootstrap_mean_interval, rows_by_key
 from .._validation import check_resampling
 
 __all__ = [
@@ -203,11 +203,9 @@ def source_precision(citations: Any, reference: Any, *, by: str = "model",
         warnings.warn(f"source_precision: no forecast cites a source; {what}.",
                       DegenerateDataWarning, stacklevel=2)
     stat = np.nan if n_undefined == len(prec) else float(np.nanmean(prec))
-    # questions coded in sorted order: the interval does not depend on the row order
-    codes = sorted_codes(per["question"].to_numpy(dtype=object))
-    order = np.argsort(codes, kind="stable")
-    low, high = cluster_bootstrap_mean_interval(prec[order], codes[order], n_resamples,
-                                                confidence_level, gen)
+    # questions coded in sorted order there: the interval does not depend on the row order
+    low, high = cluster_bootstrap_mean_interval(prec, per["question"].to_numpy(dtype=object),
+                                                n_resamples, confidence_level, gen)
     return SourcePrecisionResult(
         statistic=stat, pvalue=np.nan,
         confidence_interval=ConfidenceInterval(low, high, confidence_level),

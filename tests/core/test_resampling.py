@@ -17,6 +17,7 @@ from coherence._resampling import (
     grouped_folds,
     monte_carlo_pvalue,
     percentile_interval,
+    tie_bound,
 )
 
 
@@ -209,3 +210,11 @@ def test_an_infinite_statistic_ties_only_an_equal_infinity():
     assert monte_carlo_pvalue([np.inf, np.inf, 1.0], np.inf) == 0.75
     assert monte_carlo_pvalue([1.0, 2.0], np.inf) == pytest.approx(1 / 3)
     assert monte_carlo_pvalue([-np.inf, 0.0], -np.inf) == 1.0
+
+
+def test_tie_bound_of_an_array_is_the_elementwise_rule():
+    x = np.array([0.5, -2.0, 30.0, np.inf, -np.inf, np.nan])
+    got = tie_bound(x)
+    want = [tie_bound(v) for v in x]
+    np.testing.assert_array_equal(got, want)
+    assert got[0] == 0.5 - 1e-9 and got[2] == 30.0 - 30e-9 and got[3] == np.inf
