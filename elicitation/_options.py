@@ -11,7 +11,7 @@ parser's tolerance and the progress bar.
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -74,22 +74,22 @@ class RunOptions:
     progress: bool | None = None
 
     def __post_init__(self) -> None:
-        _check(self, "RunOptions")
+        _check({f.name: getattr(self, f.name) for f in fields(self)}, "RunOptions")
 
 
-def _check(options: RunOptions, owner: str) -> None:
+def _check(values: dict[str, Any], owner: str) -> None:
     """Every field's rule, errors naming the field and ``owner``."""
-    check_int(options.concurrency, "concurrency", owner, low=1)
-    check_int(options.max_retries, "max_retries", owner, low=0)
-    check_float(options.backoff, "backoff", owner, low=0.0)
-    check_float(options.max_backoff, "max_backoff", owner, low=0.0)
-    check_int(options.max_failures, "max_failures", owner, low=0)
-    check_float(options.sum_tolerance, "sum_tolerance", owner, low=0.0, high=1.0)
-    if options.progress is not None and not isinstance(options.progress, bool):
-        raise TypeError(param_error("progress", owner, "a bool or None", options.progress))
-    if not (options.cache is None or isinstance(options.cache, str | Path | ResponseCache)):
+    check_int(values["concurrency"], "concurrency", owner, low=1)
+    check_int(values["max_retries"], "max_retries", owner, low=0)
+    check_float(values["backoff"], "backoff", owner, low=0.0)
+    check_float(values["max_backoff"], "max_backoff", owner, low=0.0)
+    check_int(values["max_failures"], "max_failures", owner, low=0)
+    check_float(values["sum_tolerance"], "sum_tolerance", owner, low=0.0, high=1.0)
+    if values["progress"] is not None and not isinstance(values["progress"], bool):
+        raise TypeError(param_error("progress", owner, "a bool or None", values["progress"]))
+    if not (values["cache"] is None or isinstance(values["cache"], str | Path | ResponseCache)):
         raise TypeError(param_error("cache", owner, "a path, None (in memory) or a "
-                                    "ResponseCache", options.cache))
+                                    "ResponseCache", values["cache"]))
 
 
 def merge_options(options: Any, overrides: dict[str, Any], owner: str) -> RunOptions:
@@ -110,11 +110,9 @@ def merge_options(options: Any, overrides: dict[str, Any], owner: str) -> RunOpt
         raise TypeError(f"{owner}() got unexpected keyword argument(s) {unknown}{hint}; "
                         f"besides its own parameters it takes the fields of RunOptions: "
                         f"{', '.join(names)}.")
-    merged = object.__new__(RunOptions)
-    for name in names:  # checked under the runner's name before RunOptions checks again
-        object.__setattr__(merged, name, overrides.get(name, getattr(options, name)))
-    _check(merged, owner)
-    return replace(options, **overrides)
+    values = {name: overrides.get(name, getattr(options, name)) for name in names}
+    _check(values, owner)  # under the runner's name, before RunOptions checks its own
+    return RunOptions(**values)
 
 
 def study_options(model: Any, sum_tolerance: float, cache: Any, progress: Any) -> RunOptions:
