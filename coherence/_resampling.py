@@ -43,6 +43,7 @@ __all__ = [
     "rows_by_key",
     "sequential_pvalue",
     "sorted_codes",
+    "streams_by_label",
     "tie_bound",
 ]
 
@@ -273,6 +274,14 @@ def percentile_interval(samples: Any, confidence_level: float) -> tuple[float, f
         below, above = s[np.floor(pos).astype(np.int64)], s[np.ceil(pos).astype(np.int64)]
         ends = np.where(np.isnan(ends) & (below == above), below, ends)
     return float(ends[0]), float(ends[1])
+
+
+def streams_by_label(rng: np.random.Generator, labels: Any) -> list[np.random.Generator]:
+    """One child stream of ``rng`` per label, then one more (a pooled row's): the stream
+    of a label is chosen by its rank in sorted order (:func:`sorted_codes`), so that a
+    label's resampling does not depend on where it first appears in the rows."""
+    children = list(rng.spawn(len(labels) + 1))
+    return [children[i] for i in [*sorted_codes(labels), len(labels)]]
 
 
 def sorted_codes(labels: Any) -> np.ndarray:

@@ -22,6 +22,7 @@ from .._resampling import (
     cluster_draws,
     percentile_interval,
     sorted_codes,
+    streams_by_label,
 )
 from .._results import CoherenceResult, ConfidenceInterval, Summary
 from .._rng import RNGLike, check_rng, spawn
@@ -746,10 +747,9 @@ def _score(df: pd.DataFrame, *, by: str, question: str, probability: str | None,
     models = list(pd.unique(per[by]))
     groups: list[tuple[Any, np.ndarray]] = [(m, (per[by] == m).to_numpy()) for m in models]
     groups.append((POOLED, np.ones(len(per), dtype=bool)))
-    gens = spawn(rng, len(groups))
     # each model's bootstrap stream by its rank in sorted order (the pooled row's last),
     # so that an interval does not depend on which model comes first in the rows
-    streams = [gens[i] for i in [*sorted_codes(models), len(models)]]
+    streams = streams_by_label(rng, models)
     score_rows, cal_rows, rel_frames = [], [], []
     pooled_ci = (np.nan, np.nan)
     for (name, mask), g in zip(groups, streams, strict=True):

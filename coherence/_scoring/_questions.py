@@ -25,9 +25,9 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from .._resampling import cluster_bootstrap_mean_interval, sorted_codes
+from .._resampling import cluster_bootstrap_mean_interval, streams_by_label
 from .._results import CoherenceResult, ConfidenceInterval
-from .._rng import RNGLike, check_rng, spawn
+from .._rng import RNGLike, check_rng
 from .._validation import (
     DECIMAL_SLACK,
     as_dataframe,
@@ -527,10 +527,9 @@ def _summarise(per: pd.DataFrame, by: str, convention: str, tolerance: float, fl
     seen = pd.unique(per[by])
     groups: list[tuple[Any, np.ndarray]] = [(m, (per[by] == m).to_numpy()) for m in seen]
     groups.append((POOLED, np.ones(len(per), dtype=bool)))
-    gens = spawn(gen, len(groups))
     # each model's bootstrap stream by its rank in sorted order (the pooled row's last),
     # so that an interval does not depend on which model comes first in the rows
-    streams = [gens[i] for i in [*sorted_codes(seen), len(seen)]]
+    streams = streams_by_label(gen, seen)
     rows, type_rows = [], []
     pooled_ci = (np.nan, np.nan)
     for (name, mask), g in zip(groups, streams, strict=True):

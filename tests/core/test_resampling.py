@@ -17,6 +17,7 @@ from coherence._resampling import (
     grouped_folds,
     monte_carlo_pvalue,
     percentile_interval,
+    streams_by_label,
     tie_bound,
 )
 
@@ -218,3 +219,13 @@ def test_tie_bound_of_an_array_is_the_elementwise_rule():
     want = [tie_bound(v) for v in x]
     np.testing.assert_array_equal(got, want)
     assert got[0] == 0.5 - 1e-9 and got[2] == 30.0 - 30e-9 and got[3] == np.inf
+
+
+def test_streams_by_label_follow_the_sorted_rank():
+    """A label gets the stream of its sorted rank, the pooled row the last one."""
+    a = streams_by_label(np.random.default_rng(4), ["b", "c", "a"])
+    b = streams_by_label(np.random.default_rng(4), ["a", "b", "c"])
+    draw = [g.integers(0, 2**31, 3).tolist() for g in a]
+    again = [g.integers(0, 2**31, 3).tolist() for g in b]
+    assert draw[0] == again[1] and draw[1] == again[2] and draw[2] == again[0]
+    assert draw[3] == again[3] and len({tuple(d) for d in draw}) == 4
