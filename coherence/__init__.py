@@ -28,6 +28,7 @@ _LAZY: dict[str, str] = {
     # the main job
     "CoherenceReport": "._report._result",
     "ReportCell": "._report._result",
+    "ReportOptions": "._report._options",
     "TEST_NAMES": "._report._registry",
     "report": "._report._run",
     # simulated agents
@@ -221,6 +222,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         PairsResult,
     )
     from ._probability._power import PairsPowerResult, pairs_power
+    from ._report._options import ReportOptions
     from ._report._registry import TEST_NAMES
     from ._report._result import CoherenceReport, ReportCell
     from ._report._run import report

@@ -10,11 +10,11 @@ parser's tolerance and the progress bar.
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
+from coherence._options import merge_record
 from coherence._validation import check_float, check_int, param_error
 
 from ._cache import ResponseCache
@@ -96,23 +96,10 @@ def merge_options(options: Any, overrides: dict[str, Any], owner: str) -> RunOpt
     """``options`` (default ``RunOptions()``) with the runner's keyword ``overrides``.
 
     An unknown keyword is a :class:`TypeError` naming it and the closest field;
-    a bad value an error naming the field and the runner.
+    a bad value an error naming the field and the runner (the rule of
+    :func:`coherence._options.merge_record`, shared with ``coherence.report``).
     """
-    if options is None:
-        options = RunOptions()
-    elif not isinstance(options, RunOptions):
-        raise TypeError(param_error("options", owner, "a RunOptions or None", options))
-    names = [f.name for f in fields(RunOptions)]
-    unknown = sorted(set(overrides) - set(names))
-    if unknown:
-        near = difflib.get_close_matches(unknown[0], names, n=1)
-        hint = f" (did you mean {near[0]!r}?)" if near else ""
-        raise TypeError(f"{owner}() got unexpected keyword argument(s) {unknown}{hint}; "
-                        f"besides its own parameters it takes the fields of RunOptions: "
-                        f"{', '.join(names)}.")
-    values = {name: overrides.get(name, getattr(options, name)) for name in names}
-    _check(values, owner)  # under the runner's name, before RunOptions checks its own
-    return RunOptions(**values)
+    return merge_record(RunOptions, options, overrides, owner, _check)
 
 
 def study_options(model: Any, sum_tolerance: float, cache: Any, progress: Any) -> RunOptions:

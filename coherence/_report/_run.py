@@ -26,6 +26,7 @@ from .._decision._design import evidence_columns, require_design_columns
 from .._decision._diagnostics import ElicitationDiagnostics, diagnose, set_aside_counts
 from .._decision._iia import MENU_SEPARATOR
 from .._multiplicity import ADJUST_METHODS
+from .._options import merge_record
 from .._results import CoherenceResult
 from .._rng import RNGLike, check_rng, spawn
 from .._validation import (
@@ -42,6 +43,7 @@ from .._validation import (
     probability_column,
     require_columns,
 )
+from ._options import ReportOptions, check_report_options
 from ._registry import (
     DEFAULT_PERMUTATIONS,
     DEFAULT_RESAMPLES,
@@ -53,7 +55,8 @@ from ._registry import (
 from ._resolve import resolve_pvalues
 from ._result import CoherenceReport, ReportCell
 
-__all__ = ["ADJUST_METHODS", "TEST_NAMES", "CoherenceReport", "ReportCell", "report"]
+__all__ = [
+    "ADJUST_METHODS", "TEST_NAMES", "CoherenceReport", "ReportCell", "ReportOptions", "report"]
 
 
 
@@ -80,7 +83,8 @@ class _ReportInput:
 
 @dataclass(frozen=True, slots=True)
 class _ReportArgs:
-    """The arguments of :func:`report` as given (but the table), for :func:`_report_iv`."""
+    """The arguments of :func:`report` as given (but the table; its settings merged into
+    one :class:`ReportOptions`), for :func:`_report_iv`."""
 
     belief: str
     action: str
@@ -93,17 +97,8 @@ class _ReportArgs:
     by: Sequence[str] | str
     tests: Any
     adjust: str
-    engine: str
-    reference_prompt: str
-    k: int | str
+    options: ReportOptions
     n_permutations: int | None
-    n_resamples: int | None
-    n_splits: int
-    n_bins: int
-    confidence_level: float
-    n_jobs: int | None
-    backend: str | None
-    progress: bool | None
     lie: Any
     lie_options: Mapping[str, Any] | None
     set_aside: Any
@@ -115,12 +110,13 @@ def _report_iv(data: Any, a: _ReportArgs) -> _ReportInput:
     owner = "report"
     df = as_dataframe(data, owner=owner)
     # called here, not deeper: its DeprecationWarning's stacklevel points at the caller
-    n_permutations, n_resamples = _draw_counts(a.n_permutations, a.n_resamples, owner)
+    o = a.options
+    n_permutations, n_resamples = _draw_counts(a.n_permutations, o.n_resamples, owner)
     df, evidence = _table_iv(df, a, owner)
     by = check_columns_arg(a.by, "by", owner)
     present_by = tuple(c for c in by if c in df.columns)
     names = _tests_iv(df, a, owner)
-    n_jobs = _jobs_iv(a.n_jobs, a.backend, owner)
+    n_jobs = o.n_jobs
     gen = check_rng(a.rng, owner=owner)
     options = Options(
         belief=a.belief,
@@ -131,14 +127,14 @@ def _report_iv(data: Any, a: _ReportArgs) -> _ReportInput:
         repetition=a.repetition if a.repetition in df.columns else None,
         truth=a.truth if a.truth in df.columns else None,
         evidence=evidence,
-        k=a.k,
+        k=o.k,
         n_resamples=n_resamples,
         n_permutations=n_permutations,
-        n_splits=a.n_splits,
-        engine=a.engine,
-        n_bins=a.n_bins,
-        confidence_level=a.confidence_level,
-        reference_prompt=a.reference_prompt,
+        n_splits=o.n_splits,
+        engine=o.engine,
+        n_bins=o.n_bins,
+        confidence_level=o.confidence_level,
+        reference_prompt=o.reference_prompt,
     )
     lie_df = (as_dataframe(a.lie, name="lie", owner=owner)
               if a.lie is not None and "lie" in names else None)
@@ -146,8 +142,8 @@ def _report_iv(data: Any, a: _ReportArgs) -> _ReportInput:
     return _ReportInput(
         df=df, options=options, present_by=present_by, names=names, lie=lie_df,
         lie_options=dict(a.lie_options or {}), set_aside=set_aside_df, n_jobs=n_jobs,
-        backend=a.backend,
-        progress=sys.stderr.isatty() if a.progress is None else bool(a.progress), gen=gen,
+        backend=o.backend,
+        progress=sys.stderr.isatty() if o.progress is None else bool(o.progress), gen=gen,
         settings=_settings(df, a, options, present_by, n_jobs))
 
 
@@ -180,11 +176,9 @@ def _table_iv(df: pd.DataFrame, a: _ReportArgs,
 
 
 def _tests_iv(df: pd.DataFrame, a: _ReportArgs, owner: str) -> tuple[str, ...]:
-    """The tests asked for, after the reference prompt, the engine and the adjustment
-    are checked."""
-    reference_prompt, prompt = a.reference_prompt, a.prompt
-    if not isinstance(reference_prompt, str):
-        raise TypeError(param_error("reference_prompt", owner, "a str", reference_prompt))
+    """The tests asked for, after the reference prompt (on the table) and the adjustment
+    are checked (the options' own rules are checked when they are merged)."""
+    reference_prompt, prompt = a.options.reference_prompt, a.prompt
     if prompt is not None and prompt in df.columns:
         _check_reference_prompt(df, prompt, reference_prompt, owner)
     if a.tests == "all":
@@ -193,21 +187,8 @@ def _tests_iv(df: pd.DataFrame, a: _ReportArgs, owner: str) -> tuple[str, ...]:
         names = (a.tests,) if isinstance(a.tests, str) else tuple(a.tests)
         for name in names:
             check_choice(name, "tests", owner, ("all", *TEST_NAMES))
-    check_choice(a.engine, "engine", owner, ("logistic", "catboost"))
     check_choice(a.adjust, "adjust", owner, ADJUST_METHODS)
     return names
-
-
-def _jobs_iv(n_jobs: Any, backend: Any, owner: str) -> int | None:
-    """The joblib worker count (None: joblib's default), after the backend is checked."""
-    if n_jobs is not None:
-        n_jobs = check_int(n_jobs, "n_jobs", owner, low=-1)
-        if n_jobs == 0:
-            raise ValueError(param_error("n_jobs", owner, "a positive int or -1", n_jobs))
-    if backend is not None and not isinstance(backend, str):
-        raise TypeError(param_error("backend", owner, "a joblib backend name or None",
-                                    backend))
-    return n_jobs
 
 
 def _settings(df: pd.DataFrame, a: _ReportArgs, options: Options,
@@ -231,20 +212,20 @@ def _settings(df: pd.DataFrame, a: _ReportArgs, options: Options,
         "actions": None if a.actions is None else dict(a.actions),
         "tests": [],
         "adjust": a.adjust,
-        "k": a.k,
+        "k": a.options.k,
         "n_permutations": options.n_permutations,
         "n_resamples": options.n_resamples,
-        "n_splits": a.n_splits,
-        "engine": a.engine,
-        "n_bins": a.n_bins,
-        "confidence_level": a.confidence_level,
-        "reference_prompt": a.reference_prompt,
+        "n_splits": a.options.n_splits,
+        "engine": a.options.engine,
+        "n_bins": a.options.n_bins,
+        "confidence_level": a.options.confidence_level,
+        "reference_prompt": a.options.reference_prompt,
         "rng": seed_source if seed_source is not None else (
             "None (fresh entropy)" if rng is None else f"a {type(rng).__name__} (not recorded)"),
         "seed": seed_source,
         "data": _provenance(df, options),
         "n_jobs": n_jobs,
-        "backend": a.backend,
+        "backend": a.options.backend,
         "versions": _versions(),
         "created": "",
     }
@@ -368,22 +349,13 @@ def report(
     by: Sequence[str] | str = ("model", "dataset"),
     tests: str | Sequence[str] = "all",
     adjust: str = "holm",
-    reference_prompt: str = "standard",
-    k: int | str = "auto",
-    n_resamples: int | None = None,
-    n_permutations: int | None = None,
-    n_splits: int = 5,
-    engine: str = "logistic",
-    n_bins: int = 10,
-    confidence_level: float = 0.95,
-    n_jobs: int | None = None,
-    backend: str | None = None,
-    progress: bool | None = None,
+    options: ReportOptions | None = None,
     lie: Any = None,
     lie_options: Mapping[str, Any] | None = None,
     set_aside: Any = None,
     actions: Mapping[str, str] | None = None,
     rng: RNGLike = None,
+    **overrides: Any,
 ) -> CoherenceReport:
     """Run every applicable coherence test on every (model, dataset) cell.
 
@@ -409,45 +381,19 @@ def report(
         family-wise error rate), Benjamini-Hochberg (``"bh"``, the false
         discovery rate) or none. Raw p-values are kept next to the adjusted ones
         (``to_frame()`` columns ``pvalue`` and ``pvalue_adjusted``).
-    reference_prompt : str
-        Prompt variant the decision tests use, and the reference of the
-        prompt-consistency RMSEs. When the table has a ``prompt`` column, some
-        rows must carry this label exactly (a ``ValueError`` otherwise, with
-        the labels found): the decision tests are never run on every prompt
-        pooled. Prompt labels that differ only in case (``'Standard'`` and
-        ``'standard'``) are an error too.
-    n_resamples : int or None
-        Monte Carlo draws of every test, passed as each test function's
-        ``n_resamples`` (and as :func:`coherence.leakage_test`'s
-        ``n_permutations``, its permutation refits): the permutations of the
-        p-values and the bootstrap resamples of the intervals. ``None``
-        (default): 1000 permutations for the p-values of the ``ci`` and
-        ``leakage`` tests, 500 draws for every other test. With Holm's
-        adjustment over many cells and tests, few draws cannot reach small
-        adjusted p-values (the smallest p-value is ``1 / (n_resamples + 1)``).
-    n_permutations : int or None
-        Deprecated, use ``n_resamples``: the draws of the ``ci`` and ``leakage``
-        p-values only (the other tests then take ``n_resamples``, default
-        500). Accepted with a :class:`DeprecationWarning` for one release.
-    k, n_splits, engine, n_bins, confidence_level
-        Settings passed to the tests (``k`` to :func:`coherence.ci_test`, ``"auto"``
-        by default as there; ``engine`` is the leakage classifier: ``"logistic"``
-        for speed, ``"catboost"`` for the paper's settings).
-    n_jobs : int or None
-        Cells run in parallel with joblib. ``None`` (default): joblib's
-        default, that is 1 (serial) or the ``n_jobs`` of an enclosing
-        :func:`joblib.parallel_config`.
-    backend : str or None
-        The joblib backend: ``"loky"``, ``"threading"``, ``"multiprocessing"``,
-        ``"dask"`` (a ``dask.distributed`` client must exist), ``"ray"`` (after
-        ``ray.util.joblib.register_ray()``) or any registered name. ``None``
-        (default): the backend of an enclosing :func:`joblib.parallel_config`,
-        else joblib's default (loky). The backend and worker count actually
-        used are recorded in ``settings["backend"]`` and ``settings["n_jobs"]``
-        (``"sequential"`` when the cells ran one after the other in this
-        process). See ``docs/report.md``.
-    progress : bool or None
-        A progress bar over cells; ``None`` shows it only on a terminal.
+    options : ReportOptions, optional
+        The settings passed to the tests (``n_resamples``, ``reference_prompt``,
+        ``k``, ``n_splits``, ``engine``, ``n_bins``, ``confidence_level``) and how
+        the cells run (``n_jobs``, ``backend``, ``progress``); each field is
+        documented on :class:`ReportOptions`. Default ``ReportOptions()``.
+    **overrides
+        Any field of :class:`ReportOptions` by keyword (``n_resamples=199``,
+        ``n_jobs=2``, ``reference_prompt="plain"``, ...): it replaces that field of
+        ``options``. A misspelt name is a ``TypeError`` naming the closest field.
+        ``n_permutations`` (deprecated, use ``n_resamples``): the draws of the
+        ``ci`` and ``leakage`` p-values only (the other tests then take
+        ``n_resamples``, default 500), accepted with a :class:`DeprecationWarning`
+        for one release.
     lie : DataFrame, optional
         The law-of-iterated-expectation long table of
         :func:`coherence.iterated_expectation_check` (one row per context,
@@ -511,14 +457,13 @@ def report(
     elicitation_diagnostics : are the stated beliefs informative at all.
     plan : how many contexts and repetitions a study needs.
     """
+    n_permutations = overrides.pop("n_permutations", None)
+    merged = merge_record(ReportOptions, options, overrides, "report", check_report_options)
     iv = _report_iv(data, _ReportArgs(
         belief=belief, action=action, outcome=outcome, group=group, prompt=prompt,
         repetition=repetition, truth=truth, evidence=evidence, by=by, tests=tests,
-        adjust=adjust, engine=engine, reference_prompt=reference_prompt, k=k,
-        n_permutations=n_permutations, n_resamples=n_resamples, n_splits=n_splits,
-        n_bins=n_bins, confidence_level=confidence_level, n_jobs=n_jobs, backend=backend,
-        progress=progress, lie=lie, lie_options=lie_options, set_aside=set_aside, rng=rng,
-        actions=actions))
+        adjust=adjust, options=merged, n_permutations=n_permutations, lie=lie,
+        lie_options=lie_options, set_aside=set_aside, rng=rng, actions=actions))
     rep = _report(iv)
     degenerate = [c for c in rep.cells if c.diagnostics is not None and c.diagnostics.degenerate]
     if degenerate:

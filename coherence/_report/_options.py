@@ -1,0 +1,117 @@
+"""The settings :func:`coherence.report` passes to its tests, and how it runs its cells:
+one record, :class:`ReportOptions`, taken as ``options=`` and field by field as keywords.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any
+
+from .._validation import check_choice, check_int, param_error
+
+__all__ = ["ENGINES", "ReportOptions", "check_report_options"]
+
+#: the leakage test's classifiers
+ENGINES = ("logistic", "catboost")
+
+
+@dataclass(frozen=True, slots=True)
+class ReportOptions:
+    """The settings :func:`report` passes to its tests, and how it runs its cells.
+
+    ``report(data, options=ReportOptions(...))``, or any field by keyword
+    (``report(data, n_resamples=199, n_jobs=2)``): a keyword replaces that field
+    of ``options``. Which columns to read, which tests to run and how to adjust
+    their p-values stay in :func:`report`'s own signature.
+
+    Parameters
+    ----------
+    n_resamples : int or None
+        Monte Carlo draws of every test, passed as each test function's
+        ``n_resamples`` (and as :func:`leakage_test`'s ``n_permutations``, its
+        permutation refits): the permutations of the p-values and the bootstrap
+        resamples of the intervals. ``None`` (default): 1000 permutations for the
+        p-values of the ``ci`` and ``leakage`` tests, 500 draws for every other
+        test. With Holm's adjustment over many cells and tests, few draws cannot
+        reach small adjusted p-values (the smallest p-value is
+        ``1 / (n_resamples + 1)``).
+    reference_prompt : str, default "standard"
+        Prompt variant the decision tests use, and the reference of the
+        prompt-consistency RMSEs. When the table has a ``prompt`` column, some
+        rows must carry this label exactly (a ``ValueError`` otherwise, with the
+        labels found): the decision tests are never run on every prompt pooled.
+        Prompt labels that differ only in case (``'Standard'`` and
+        ``'standard'``) are an error too.
+    k : int or "auto", default "auto"
+        Neighbours of :func:`ci_test`'s estimator (``"auto"`` as there).
+    n_splits : int, default 5
+        Cross-fitting folds of :func:`leakage_test`.
+    engine : {"logistic", "catboost"}, default "logistic"
+        The leakage classifier: ``"logistic"`` for speed, ``"catboost"`` for the
+        paper's settings.
+    n_bins : int, default 10
+        Belief bins of the binned tests (:func:`monotonicity_test`, ...).
+    confidence_level : float, default 0.95
+        Level of every interval.
+    n_jobs : int or None
+        Cells run in parallel with joblib. ``None`` (default): joblib's default,
+        that is 1 (serial) or the ``n_jobs`` of an enclosing
+        :func:`joblib.parallel_config`.
+    backend : str or None
+        The joblib backend: ``"loky"``, ``"threading"``, ``"multiprocessing"``,
+        ``"dask"`` (a ``dask.distributed`` client must exist), ``"ray"`` (after
+        ``ray.util.joblib.register_ray()``) or any registered name. ``None``
+        (default): the backend of an enclosing :func:`joblib.parallel_config`,
+        else joblib's default (loky). The backend and worker count actually used
+        are recorded in the report's ``settings["backend"]`` and
+        ``settings["n_jobs"]`` (``"sequential"`` when the cells ran one after the
+        other in this process). See ``docs/report.md``.
+    progress : bool or None
+        A progress bar over cells; ``None`` (default) shows it only on a terminal.
+
+    See Also
+    --------
+    report : the function that takes these options.
+    plan : how many contexts and repetitions a study needs.
+
+    Examples
+    --------
+    >>> from coherence import ReportOptions
+    >>> ReportOptions(n_resamples=199, n_jobs=2).engine
+    'logistic'
+    """
+
+    n_resamples: int | None = None
+    reference_prompt: str = "standard"
+    k: int | str = "auto"
+    n_splits: int = 5
+    engine: str = "logistic"
+    n_bins: int = 10
+    confidence_level: float = 0.95
+    n_jobs: int | None = None
+    backend: str | None = None
+    progress: bool | None = None
+
+    def __post_init__(self) -> None:
+        check_report_options({f.name: getattr(self, f.name) for f in fields(self)},
+                             "ReportOptions")
+
+
+def check_report_options(values: dict[str, Any], owner: str) -> None:
+    """The rules :func:`report` checks before any cell runs, errors naming the field and
+    ``owner`` (the tests check their own settings, ``k`` to ``confidence_level``, as
+    they are called directly)."""
+    if values["n_resamples"] is not None:
+        check_int(values["n_resamples"], "n_resamples", owner, low=1)
+    if not isinstance(values["reference_prompt"], str):
+        raise TypeError(param_error("reference_prompt", owner, "a str",
+                                    values["reference_prompt"]))
+    check_choice(values["engine"], "engine", owner, ENGINES)
+    n_jobs, backend = values["n_jobs"], values["backend"]
+    if n_jobs is not None:
+        check_int(n_jobs, "n_jobs", owner, low=-1)
+        if n_jobs == 0:
+            raise ValueError(param_error("n_jobs", owner, "a positive int or -1", n_jobs))
+    if backend is not None and not isinstance(backend, str):
+        raise TypeError(param_error("backend", owner, "a joblib backend name or None",
+                                    backend))

@@ -1,0 +1,115 @@
+"""ReportOptions: report's settings as one record, or field by field as keywords."""
+
+import dataclasses
+import warnings
+
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import coherence
+from coherence import ReportOptions, report
+from coherence._options import merge_record
+from coherence._report._options import check_report_options
+
+FIELDS = [f.name for f in dataclasses.fields(ReportOptions)]
+
+#: valid values of each field (any subset merges as dataclasses.replace)
+VALID = {
+    "n_resamples": st.none() | st.integers(1, 10_000),
+    "reference_prompt": st.text(max_size=8),
+    "k": st.just("auto") | st.integers(1, 30),
+    "n_splits": st.integers(2, 10),
+    "engine": st.sampled_from(["logistic", "catboost"]),
+    "n_bins": st.integers(2, 20),
+    "confidence_level": st.floats(0.5, 0.999),
+    "n_jobs": st.none() | st.integers(1, 8) | st.just(-1),
+    "backend": st.none() | st.sampled_from(["loky", "threading"]),
+    "progress": st.none() | st.booleans(),
+}
+
+#: values report refuses before any cell runs, by field
+INVALID = {
+    "n_resamples": st.integers(-5, 0) | st.just(2.5) | st.just("99"),
+    "reference_prompt": st.integers() | st.none(),
+    "engine": st.sampled_from(["xgboost", "Logistic", ""]),
+    "n_jobs": st.just(0) | st.integers(-10, -2) | st.just("2"),
+    "backend": st.integers() | st.just(["loky"]),
+}
+
+
+@pytest.fixture(scope="module")
+def small():
+    return coherence.simulate("rational", n_contexts=30, n_repetitions=2,
+                              prompts=coherence.PROMPTS, rng=3).data
+
+
+def test_every_field_is_documented_once():
+    doc = ReportOptions.__doc__ or ""
+    for name in FIELDS:
+        assert f"\n    {name} :" in doc, name
+    assert "engine : {" not in (report.__doc__ or "")  # documented once, on ReportOptions
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.fixed_dictionaries({}, optional=VALID))
+def test_valid_overrides_merge_as_replace(overrides):
+    base = ReportOptions(n_resamples=99, n_jobs=1)
+    merged = merge_record(ReportOptions, base, overrides, "report", check_report_options)
+    assert merged == dataclasses.replace(base, **overrides)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from(sorted(INVALID)).flatmap(
+    lambda name: st.tuples(st.just(name), INVALID[name])))
+def test_an_invalid_value_is_refused_with_its_name(case):
+    name, value = case
+    with pytest.raises((TypeError, ValueError), match=f"'{name}' parameter of report"):
+        merge_record(ReportOptions, None, {name: value}, "report", check_report_options)
+    with pytest.raises((TypeError, ValueError), match=f"'{name}' parameter of ReportOptions"):
+        ReportOptions(**{name: value})
+
+
+def test_options_and_keywords_give_the_same_report(small):
+    by_keywords = report(small, tests=("ci", "monotonicity"), n_resamples=49, n_bins=5,
+                         progress=False, rng=11)
+    by_record = report(small, tests=("ci", "monotonicity"), rng=11,
+                       options=ReportOptions(n_resamples=49, n_bins=5, progress=False))
+    pd.testing.assert_frame_equal(by_keywords.to_frame(), by_record.to_frame())
+    assert by_keywords.settings["n_bins"] == by_record.settings["n_bins"] == 5
+
+
+def test_a_keyword_replaces_that_field_of_the_options(small):
+    rep = report(small, tests=("monotonicity",), rng=1, n_bins=4,
+                 options=ReportOptions(n_resamples=29, n_bins=8, progress=False))
+    assert rep.settings["n_bins"] == 4 and rep.settings["n_resamples"] == 29
+
+
+def test_a_misspelt_keyword_names_the_closest_field(small):
+    with pytest.raises(TypeError, match=r"report\(\) got unexpected keyword argument\(s\) "
+                                        r"\['n_resample'\] \(did you mean 'n_resamples'\?\)"):
+        report(small, n_resample=99)
+
+
+def test_options_of_the_wrong_type_are_refused(small):
+    with pytest.raises(TypeError, match="'options' parameter of report must be a "
+                                        "ReportOptions or None"):
+        report(small, options={"n_resamples": 99})
+
+
+def test_bad_setting_fails_before_any_cell_runs(small):
+    with pytest.raises(ValueError, match="'engine' parameter of report"):
+        report(small, engine="xgboost")
+    with pytest.raises(ValueError, match="'n_jobs' parameter of report"):
+        report(small, options=ReportOptions(), n_jobs=0)
+
+
+def test_deprecated_n_permutations_still_works_with_a_warning(small):
+    with pytest.warns(DeprecationWarning, match="n_permutations"):
+        rep = report(small, tests=("ci",), n_permutations=19, n_resamples=29,
+                     progress=False, rng=2)
+    assert rep.settings["n_permutations"] == 19 and rep.settings["n_resamples"] == 29
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)
+        report(small, tests=("ci",), n_resamples=19, progress=False, rng=2)
