@@ -252,21 +252,14 @@ def _paper_tables(rep: CoherenceReport) -> list[str]:
     level = rep.settings.get("confidence_level", 0.95)
     ci_head = f"{100 * level:g}% CI"
     out = []
-    numeric = ("p", "p adj.", "n")
-    ci = _test_rows(rep, lookup, ("ci", "ci_evidence", "ci_calibrated"), lambda r: {
-        f"CMI (nats) [{ci_head}]": _with_ci(r.statistic, r.confidence_interval.low,
-                                            r.confidence_interval.high)})
-    if len(ci):
-        out.append(_table_html(ci, caption="Table 1. Conditional independence of action and "
-                               "outcome given the belief: kNN estimate of I(action; outcome "
-                               "| belief)", numeric=numeric, cell_class=_p_class))
-    leak = _test_rows(rep, lookup, ("leakage", "leakage_evidence"), lambda r: {
-        f"reduction (%) [{ci_head}]": _with_ci(r.statistic, r.confidence_interval.low,
-                                               r.confidence_interval.high)})
-    if len(leak):
-        out.append(_table_html(leak, caption="Table 2. Leakage: % reduction of the "
-                               "out-of-fold log-loss of the action when the outcome is "
-                               "added to the belief", numeric=numeric, cell_class=_p_class))
+    out += _statistic_table(rep, lookup, ("ci", "ci_evidence", "ci_calibrated"),
+                            f"CMI (nats) [{ci_head}]", "Table 1. Conditional independence "
+                            "of action and outcome given the belief: kNN estimate of "
+                            "I(action; outcome | belief)")
+    out += _statistic_table(rep, lookup, ("leakage", "leakage_evidence"),
+                            f"reduction (%) [{ci_head}]", "Table 2. Leakage: % reduction of "
+                            "the out-of-fold log-loss of the action when the outcome is "
+                            "added to the belief")
     mono_rows = _monotonicity_rows(rep)
     if mono_rows:
         out.append(_table_html(
@@ -289,14 +282,23 @@ def _paper_tables(rep: CoherenceReport) -> list[str]:
                                "its square root; smooth ECE: Blasiok and Nakkiran's "
                                "binning-free ECE)",
                                numeric=("contexts", "accuracy", "l2 CE", "smooth ECE")))
-    lie = _test_rows(rep, lookup, ("lie",), lambda r: {
-        f"median error ratio [{ci_head}]": _with_ci(r.statistic, r.confidence_interval.low,
-                                                    r.confidence_interval.high)})
-    if len(lie):
-        out.append(_table_html(lie, caption="Table 6. Law of iterated expectation: the "
-                               "agent's error relative to the baseline's (1 = as coherent)",
-                               numeric=numeric, cell_class=_p_class))
+    out += _statistic_table(rep, lookup, ("lie",), f"median error ratio [{ci_head}]",
+                            "Table 6. Law of iterated expectation: the agent's error "
+                            "relative to the baseline's (1 = as coherent)")
     return out
+
+
+def _statistic_table(rep: CoherenceReport, lookup: Mapping[tuple[int, str], tuple[Any, Any]],
+                     tests: tuple[str, ...], head: str,
+                     caption: str) -> list[str]:
+    """A paper table of these tests' rows: the statistic with its interval under ``head``
+    next to the p-values (none when no cell ran them)."""
+    rows = _test_rows(rep, lookup, tests, lambda r: {head: _with_ci(
+        r.statistic, r.confidence_interval.low, r.confidence_interval.high)})
+    if not len(rows):
+        return []
+    return [_table_html(rows, caption=caption, numeric=("p", "p adj.", "n"),
+                        cell_class=_p_class)]
 
 
 def _test_rows(rep: CoherenceReport, lookup: Mapping[tuple[int, str], tuple[Any, Any]],
