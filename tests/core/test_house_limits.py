@@ -60,9 +60,7 @@ LONG_ALLOW: dict[str, int] = {}
 
 #: functions over MAX_PARAMETERS (public ones are API), with their counts as ceilings
 PARAM_ALLOW = {
-    "coherence/_scoring/_graphs.py::reasoning_graph_metrics": 16,
     "coherence/_report/_run.py::report": 20,
-    "coherence/_probability/_power.py::pairs_power": 16,
 }
 
 
