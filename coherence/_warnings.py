@@ -104,7 +104,9 @@ def deprecated_keywords(since: str | None = None,
     ``into`` instead (see :class:`KeywordMerge`). Old keywords are handled in the order
     given, so a rename can come before a merge into the renamed parameter. The wrapper
     keeps the function's name, docstring and :func:`inspect.signature` (the new
-    parameters only; the old keywords are not parameters any more).
+    parameters only; the old keywords are not parameters any more). The wrapper is one
+    more frame: a warning the function itself emits takes ``stacklevel=3`` to point at
+    its caller.
     """
 
     def decorate(func: _F) -> _F:

@@ -611,8 +611,9 @@ def reasoning_graph_metrics(
     values = per[metric].to_numpy(dtype=np.float64)
     defined = ~np.isnan(values)
     if not defined.any():
+        # stacklevel 3: past deprecated_keywords' wrapper, at the caller's line
         warnings.warn(f"{owner}: '{metric}' is undefined for every scored forecast.",
-                      DegenerateDataWarning, stacklevel=2)
+                      DegenerateDataWarning, stacklevel=3)
         stat = np.nan
     else:
         stat = float(values[defined].mean())
