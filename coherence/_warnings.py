@@ -2,18 +2,26 @@
 
 from __future__ import annotations
 
+import functools
+import inspect
 import warnings
-from typing import Any
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
 
 __all__ = [
     "CoherenceWarning",
     "DegenerateDataWarning",
     "DeprecatedAlias",
+    "KeywordMerge",
     "NotCalibratedWarning",
     "SkippedRecordsWarning",
     "SmallSampleWarning",
     "TiesWarning",
+    "deprecated_keywords",
 ]
+
+_F = TypeVar("_F", bound=Callable[..., Any])
 
 
 class CoherenceWarning(UserWarning):
@@ -67,3 +75,73 @@ class DeprecatedAlias:
                       f"release; use {self.owner}.{self.new} (the same object)",
                       DeprecationWarning, stacklevel=2)
         return getattr(instance, self.new)
+
+
+@dataclass(frozen=True, slots=True)
+class KeywordMerge:
+    """How :func:`deprecated_keywords` folds an old keyword into another parameter.
+
+    ``fold(old_value, value)`` gets the old keyword's value and the parameter's (as
+    given, or its default) and returns the parameter's new value; it raises
+    :class:`TypeError` where the two cannot both hold (both give the same setting).
+    ``spelling`` is the new way to write the call, named in the warning.
+    """
+
+    into: str
+    fold: Callable[[Any, Any], Any]
+    spelling: str
+
+
+def deprecated_keywords(since: str | None = None,
+                        **changes: str | KeywordMerge) -> Callable[[_F], _F]:
+    """Keep old keywords of a function working for one release, with a warning.
+
+    ``@deprecated_keywords(old="new")`` makes ``f(old=x)`` call ``f(new=x)`` with a
+    :class:`DeprecationWarning` that names ``new`` and points at the caller's line
+    (``since``, a version, is named in it when given); ``f(old=x, new=y)`` is a
+    :class:`TypeError` (two values for one setting). The new parameters are keyword-only.
+    ``old=KeywordMerge(into, fold, spelling)`` folds the old value into the parameter
+    ``into`` instead (see :class:`KeywordMerge`). Old keywords are handled in the order
+    given, so a rename can come before a merge into the renamed parameter. The wrapper
+    keeps the function's name, docstring and :func:`inspect.signature` (the new
+    parameters only; the old keywords are not parameters any more). The wrapper is one
+    more frame: a warning the function itself emits takes ``stacklevel=3`` to point at
+    its caller.
+    """
+
+    def decorate(func: _F) -> _F:
+        signature = inspect.signature(func)
+        for old, change in changes.items():
+            new = change if isinstance(change, str) else change.into
+            param = signature.parameters.get(new)
+            if (old in signature.parameters or param is None
+                    or param.kind is not inspect.Parameter.KEYWORD_ONLY):
+                raise ValueError(f"deprecated_keywords: {func.__name__} must take the "
+                                 f"keyword-only '{new}' and not '{old}'")
+        name = func.__name__
+        when = "" if since is None else f" since {since}"
+
+        @functools.wraps(func)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            for old, change in changes.items():
+                if old not in kwargs:
+                    continue
+                value = kwargs.pop(old)
+                new = change if isinstance(change, str) else change.into
+                how = f"{new}=" if isinstance(change, str) else change.spelling
+                warnings.warn(f"{name}({old}=...) is deprecated{when} and will be removed "
+                              f"in the next release: use {how}",
+                              DeprecationWarning, stacklevel=2)
+                if isinstance(change, str):
+                    if new in kwargs:
+                        raise TypeError(f"{name}() got both '{old}' (deprecated) and its "
+                                        f"replacement '{new}': give '{new}' only")
+                    kwargs[new] = value
+                else:
+                    current = kwargs.get(new, signature.parameters[new].default)
+                    kwargs[new] = change.fold(value, current)
+            return func(*args, **kwargs)
+
+        return wrapper  # type: ignore[return-value]
+
+    return decorate

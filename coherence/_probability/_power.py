@@ -27,6 +27,7 @@ from .._validation import (
     probability_column,
     require_columns,
 )
+from .._warnings import KeywordMerge, deprecated_keywords
 from ._pairs import brier_improvement
 
 __all__ = [
@@ -297,9 +298,19 @@ def _simulate_binom_power(p1: float, p0: float, n: int, n_simulations: int, alph
     return float(np.mean(_binom_pvalues(n, p0, alternative)[wins] <= alpha))
 
 
+def _fold_null_win_rate(null_win_rate: Any, win_rate: Any) -> tuple[Any, Any]:
+    """The deprecated ``null_win_rate=`` folded into ``win_rate=(win rate, null)``."""
+    if isinstance(win_rate, tuple | list):
+        raise TypeError("pairs_power() got the null win rate twice, in win_rate=(win rate, "
+                        "null) and in the deprecated null_win_rate: give win_rate only")
+    return win_rate, null_win_rate
+
+
+@deprecated_keywords(null_win_rate=KeywordMerge(
+    "win_rate", _fold_null_win_rate, "win_rate=(win rate, null win rate)"))
 def pairs_power(
     pilot: Any = None, *, metric: str = "mean_improvement", effect: float = 0.01,
-    sd: float | None = None, win_rate: float = 0.6, null_win_rate: float = 0.5,
+    sd: float | None = None, win_rate: float | tuple[float, float] = 0.6,
     category: str | None = "strong", by: str = "category", n: int | None = None,
     power: float = 0.8, alpha: float = 0.05, alternative: str = "two-sided",
     test: str = "t", n_simulations: int = 2000, max_n: int = 100_000, rng: RNGLike = None,
@@ -319,8 +330,11 @@ def pairs_power(
     sd : float > 0, optional
         Standard deviation of the per-pair improvement; required without a
         pilot, ignored with one (the pilot's sample SD is used).
-    win_rate, null_win_rate : float in (0, 1), default 0.6 and 0.5
-        The win rate to detect and the null it is tested against (``win_rate``).
+    win_rate : float in (0, 1) or (float, float), default 0.6
+        The win rate to detect (``metric="win_rate"``), tested against a null win
+        rate of 0.5; a pair ``(win rate, null win rate)`` sets another null, e.g.
+        ``win_rate=(0.7, 0.55)``. The keyword ``null_win_rate=`` still works, with a
+        :class:`DeprecationWarning`, for one release.
     category : str or None, default "strong"
         Pilot rows whose ``by`` column equals this are used (None: all rows).
     by : str, default "category"
@@ -395,7 +409,7 @@ def pairs_power(
     rejected. Where A is rare and n small the approximation is optimistic: trust
     the simulated figures.
 
-    *Win rate.* The exact binomial test of H0: win rate = ``null_win_rate``
+    *Win rate.* The exact binomial test of H0: win rate = the null win rate
     (``scipy.stats.binomtest`` rules); power is summed exactly over the
     binomial distribution under ``win_rate``. Pairs whose improvement is
     exactly 0 (no update) are not wins, so 0.5 is the sign-test null only when
@@ -418,9 +432,9 @@ def pairs_power(
     0.061
     """
     settings = _PowerSettings(
-        metric=metric, effect=effect, sd=sd, win_rate=win_rate, null_win_rate=null_win_rate,
-        category=category, by=by, n=n, power=power, alpha=alpha, alternative=alternative,
-        test=test, n_simulations=n_simulations, max_n=max_n, rng=rng)
+        metric=metric, effect=effect, sd=sd, win_rate=win_rate, category=category, by=by,
+        n=n, power=power, alpha=alpha, alternative=alternative, test=test,
+        n_simulations=n_simulations, max_n=max_n, rng=rng)
     return _pairs_power(_pairs_power_iv(pilot, settings))
 
 
@@ -432,8 +446,7 @@ class _PowerSettings:
     metric: str
     effect: float
     sd: float | None
-    win_rate: float
-    null_win_rate: float
+    win_rate: float | tuple[float, float]
     category: str | None
     by: str
     n: int | None
@@ -524,14 +537,27 @@ def _pairs_power_iv(pilot: Any, settings: _PowerSettings) -> _PowerInput:
     if test != "t":
         raise ValueError(param_error("test", owner, '"t" (test applies to metric '
                                      '"mean_improvement")', test))
-    wr = check_float(settings.win_rate, "win_rate", owner, low=0.0, high=1.0, low_open=True,
-                     high_open=True)
-    nwr = check_float(settings.null_win_rate, "null_win_rate", owner, low=0.0, high=1.0,
-                      low_open=True, high_open=True)
+    wr, nwr = _win_rates(settings.win_rate, owner)
     if wr == nwr:
-        raise ValueError(param_error("win_rate", owner, "different from null_win_rate", wr))
+        raise ValueError(param_error("win_rate", owner, "different from the null win rate "
+                                     f"({nwr})", wr))
     return _PowerInput(metric, nan, nan, nan, None, 0, wr, nwr, n, power, alpha, alternative,
                        n_simulations, max_n, gen)
+
+
+def _win_rates(win_rate: Any, owner: str) -> tuple[float, float]:
+    """The (win rate, null win rate) of ``win_rate``: a float (null 0.5) or a pair."""
+    if isinstance(win_rate, tuple | list):
+        if len(win_rate) != 2:
+            raise ValueError(param_error("win_rate", owner, "a float in (0, 1) or a pair "
+                                         "(win rate, null win rate)", win_rate))
+        wr, nwr = win_rate
+    else:
+        wr, nwr = win_rate, 0.5
+    return (check_float(wr, "win_rate", owner, low=0.0, high=1.0, low_open=True,
+                        high_open=True),
+            check_float(nwr, "win_rate", owner, low=0.0, high=1.0, low_open=True,
+                        high_open=True))
 
 
 def _pairs_power(iv: _PowerInput) -> PairsPowerResult:

@@ -35,7 +35,12 @@ from .._validation import (
     param_error,
     require_columns,
 )
-from .._warnings import DegenerateDataWarning, DeprecatedAlias
+from .._warnings import (
+    DegenerateDataWarning,
+    DeprecatedAlias,
+    KeywordMerge,
+    deprecated_keywords,
+)
 from ._dates import is_missing, parse_dates, to_days
 from ._graph_quality import (
     GraphQualityReport,
@@ -194,12 +199,19 @@ class _MatchSettings:
     convention: str
 
 
-def _graph_settings_iv(convention: str, k: int, min_impact: float | None,
-                       threshold: float | None, date_window_days: float | None, owner: str
+def _graph_settings_iv(convention: str, key_events: Any, threshold: float | None,
+                       date_window_days: float | None, owner: str
                        ) -> tuple[int, float, float, float | None]:
-    """The matching settings checked, with the convention's defaults filled in."""
+    """The matching settings checked (``key_events``: k or (k, min_impact)), with the
+    convention's defaults filled in."""
     check_choice(convention, "convention", owner, CONVENTIONS)
-    k = check_int(k, "k", owner, low=1)
+    min_impact = None
+    if isinstance(key_events, tuple | list):
+        if len(key_events) != 2:
+            raise ValueError(param_error("key_events", owner, "an int >= 1 or a pair (k, "
+                                         "min_impact)", key_events))
+        key_events, min_impact = key_events
+    k = check_int(key_events, "key_events", owner, low=1)
     if min_impact is None:
         min_impact = 0.0 if convention == "paper" else 0.2
     min_impact = check_float(min_impact, "min_impact", owner)
@@ -403,6 +415,17 @@ def _score_units(unit_list: list[tuple[Any, Any]], sim_days: np.ndarray, fev: pd
     return per_rows, match_rows, excluded
 
 
+def _fold_min_impact(min_impact: Any, key_events: Any) -> tuple[Any, Any]:
+    """The deprecated ``min_impact=`` folded into ``key_events=(k, min_impact)``."""
+    if isinstance(key_events, tuple | list):
+        raise TypeError("reasoning_graph_metrics() got the minimum impact twice, in "
+                        "key_events=(k, min_impact) and in the deprecated min_impact: give "
+                        "key_events only")
+    return key_events, min_impact
+
+
+@deprecated_keywords(k="key_events", min_impact=KeywordMerge(
+    "key_events", _fold_min_impact, "key_events=(k, min_impact)"))
 def reasoning_graph_metrics(
     forecast_events: Any,
     hindsight_events: Any,
@@ -413,8 +436,7 @@ def reasoning_graph_metrics(
     gates: bool | GraphQualityReport = True,
     metric: str = "key_event_precision",
     convention: str = "paper",
-    k: int = 5,
-    min_impact: float | None = None,
+    key_events: int | tuple[int, float | None] = 5,
     threshold: float | None = None,
     date_window_days: float | None = 7.0,
     by: str = "model",
@@ -476,10 +498,14 @@ def reasoning_graph_metrics(
         released evaluator: ``min_impact`` 0.2, key-event metrics NaN for a
         forecast with no events, F1 NaN when precision + recall = 0,
         accessible events dated on or before the simulated date.
-    k : int
-        Key events per question (5).
-    min_impact : float, optional
-        Overrides the convention's minimum impact of a key event.
+    key_events : int or (int, float), default 5
+        The key events of a question: its top ``k`` hindsight events by impact,
+        at or above the convention's minimum impact (0 under ``'paper'``, 0.2
+        under ``'code'``); ``key_events=k`` sets ``k``, a pair ``(k, min_impact)``
+        sets the minimum too, e.g. ``key_events=(5, 0.1)``. The result keeps both
+        as ``k`` and ``min_impact``. The keywords ``k=`` and ``min_impact=`` (of
+        :func:`key_event_recall`) still work here, with a
+        :class:`DeprecationWarning`, for one release.
     threshold : float, optional
         Match threshold (hybrid matcher, default 0.45).
     date_window_days : float or None
@@ -547,7 +573,7 @@ def reasoning_graph_metrics(
     owner = "reasoning_graph_metrics"
     check_choice(metric, "metric", owner, REASONING_METRICS)
     k, min_impact, threshold, date_window_days = _graph_settings_iv(
-        convention, k, min_impact, threshold, date_window_days, owner)
+        convention, key_events, threshold, date_window_days, owner)
     n_resamples, confidence_level = check_resampling(owner, n_resamples, confidence_level)
     gen = check_rng(rng, owner=owner)
     cols = _GraphColumns(by=by, question=question, event=event, title=title,
@@ -585,8 +611,9 @@ def reasoning_graph_metrics(
     values = per[metric].to_numpy(dtype=np.float64)
     defined = ~np.isnan(values)
     if not defined.any():
+        # stacklevel 3: past deprecated_keywords' wrapper, at the caller's line
         warnings.warn(f"{owner}: '{metric}' is undefined for every scored forecast.",
-                      DegenerateDataWarning, stacklevel=2)
+                      DegenerateDataWarning, stacklevel=3)
         stat = np.nan
     else:
         stat = float(values[defined].mean())

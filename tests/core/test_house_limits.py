@@ -59,10 +59,7 @@ FILE_ALLOW: dict[str, int] = {}
 LONG_ALLOW: dict[str, int] = {}
 
 #: functions over MAX_PARAMETERS (public ones are API), with their counts as ceilings
-PARAM_ALLOW = {
-    "coherence/_scoring/_graphs.py::reasoning_graph_metrics": 16,
-    "coherence/_probability/_power.py::pairs_power": 16,
-}
+PARAM_ALLOW: dict[str, int] = {}
 
 
 def _product_files() -> list[Path]:

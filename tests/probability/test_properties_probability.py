@@ -277,7 +277,7 @@ def test_win_rate_required_n_is_the_first_n_of_binomtest_power(gap, p0, sign, si
     p1 = round(p0 + sign * gap / 100, 2)
     assume(0.02 <= p1 <= 0.98)
     alternative = sides if sides == "two-sided" else ("greater" if sign > 0 else "less")
-    res = pairs_power(metric="win_rate", win_rate=p1, null_win_rate=p0, power=power,
+    res = pairs_power(metric="win_rate", win_rate=(p1, p0), power=power,
                       alternative=alternative, n=12, n_simulations=0, max_n=150)
     n = 2  # the direct search: the first n whose exact power reaches the target
     while n <= 150 and binom_power_direct(n, p1, p0, 0.05, alternative) < power:

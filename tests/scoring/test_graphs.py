@@ -182,7 +182,7 @@ def test_code_convention_min_impact_and_accessible_boundary():
     on_day = forecasts("2024-01-10")
     assert run(forecasts=on_day).table["n_accessible"].iloc[0] == 1     # strictly before
     assert run(forecasts=on_day, convention="code").table["n_accessible"].iloc[0] == 2
-    assert run(k=2).table.set_index("model").loc["m", "key_event_recall"] == 1.0
+    assert run(key_events=2).table.set_index("model").loc["m", "key_event_recall"] == 1.0
 
 
 def test_f1_when_nothing_matches():
