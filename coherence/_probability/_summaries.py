@@ -132,9 +132,6 @@ class _SummaryAttribute:
             return self
         return getattr(getattr(obj, self.record), self.part)
 
-    def __set__(self, obj: object, value: Any) -> None:
-        raise AttributeError(f"{self.part} of {self.record} is read-only; the result is frozen")
-
 
 def summary_attribute(violation: str, part: str) -> _SummaryAttribute:
     """The read-only attribute that reads ``<violation>_summary.<part>``."""
