@@ -542,10 +542,8 @@ class NegationCheckResult(CoherenceResult):
 
     arbitrage: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0))
     frequentist: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0))
-    arbitrage_summary: ViolationSummary = field(
-        default_factory=lambda: ViolationSummary(threshold=0.01))
-    frequentist_summary: ViolationSummary = field(
-        default_factory=lambda: ViolationSummary(threshold=0.05))
+    arbitrage_summary: ViolationSummary = field(default_factory=ViolationSummary)
+    frequentist_summary: ViolationSummary = field(default_factory=ViolationSummary)
     beta: float = 1e-3
     table: pd.DataFrame = field(init=False, repr=False, compare=False)
 
@@ -715,10 +713,8 @@ class ConditionalTupleResult(CoherenceResult):
 
     absolute: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0))
     arbitrage: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0))
-    absolute_summary: ViolationSummary = field(
-        default_factory=lambda: ViolationSummary(threshold=0.05))
-    arbitrage_summary: ViolationSummary = field(
-        default_factory=lambda: ViolationSummary(threshold=0.01))
+    absolute_summary: ViolationSummary = field(default_factory=ViolationSummary)
+    arbitrage_summary: ViolationSummary = field(default_factory=ViolationSummary)
     table: pd.DataFrame = field(init=False, repr=False, compare=False)
 
     mean_absolute, median_absolute, share_absolute_above = summary_attributes("absolute")

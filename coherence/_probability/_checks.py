@@ -574,11 +574,9 @@ class ConsistencyCheckResult(CoherenceResult):
 
     checker: str = ""
     definition: str = "paper"
-    arbitrage_summary: ViolationSummary = field(
-        default_factory=lambda: ViolationSummary(threshold=0.01, inclusive=True))
+    arbitrage_summary: ViolationSummary = field(default_factory=ViolationSummary)
     trimmed_mean_arbitrage: float = np.nan
-    frequentist_summary: ViolationSummary = field(
-        default_factory=lambda: ViolationSummary(threshold=2.58 * 0.05, inclusive=True))
+    frequentist_summary: ViolationSummary = field(default_factory=ViolationSummary)
     frequentist_interval: ConfidenceInterval = field(
         default_factory=lambda: ConfidenceInterval(np.nan, np.nan, 0.95))
     max_duality_gap: float = np.nan
