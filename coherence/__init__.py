@@ -137,6 +137,7 @@ _LAZY: dict[str, str] = {
     "random_forest_baseline": "._probability._lie",
     "total_probability_check": "._probability._axioms",
     "update_direction": "._probability._axioms",
+    "ViolationSummary": "._probability._summaries",
     # the ten consistency checkers of Paleka et al. 2025
     "CHECKERS": "._probability._checks",
     "ConsistencyCheckResult": "._probability._checks",
@@ -222,6 +223,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         PairsResult,
     )
     from ._probability._power import PairsPowerResult, pairs_power
+    from ._probability._summaries import ViolationSummary
     from ._report._options import ReportOptions
     from ._report._registry import TEST_NAMES
     from ._report._result import CoherenceReport, ReportCell

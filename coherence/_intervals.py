@@ -56,7 +56,7 @@ def t_interval(values: np.ndarray, confidence_level: float = 0.95) -> Confidence
     if v.size < 2:
         return ConfidenceInterval(np.nan, np.nan, confidence_level)
     mean = float(v.mean())
-    if float(v.std(ddof=1)) == 0.0:
+    if bool(np.all(v == v[0])):  # the std of equal values can round above 0
         return ConfidenceInterval(mean, mean, confidence_level)
     from scipy.stats import ttest_1samp
 

@@ -29,7 +29,8 @@ import pandas as pd
 from .._intervals import t_interval, wilson_interval
 from .._results import CoherenceResult
 from .._validation import DECIMAL_SLACK, check_float, param_error, probability_array
-from ._checks import frequentist_terms, overlap_distance, violation_summaries
+from ._checks import frequentist_terms, overlap_distance
+from ._summaries import ViolationSummary, summary_attribute, summary_attributes
 
 __all__ = [
     "UPDATE_CLASSES",
@@ -523,28 +524,34 @@ class NegationCheckResult(CoherenceResult):
     ----------
     arbitrage, frequentist : numpy.ndarray
         Per-pair violations (see :func:`negation_check`).
+    arbitrage_summary, frequentist_summary : ViolationSummary
+        Mean, median and share above the threshold (``arbitrage_threshold``,
+        ``frequentist_threshold``) of ``arbitrage`` and of ``frequentist``.
     mean_arbitrage, median_arbitrage, share_arbitrage_above : float
-        Summaries of ``arbitrage`` (share above ``arbitrage_threshold``).
+        The same numbers under their flat names (read-only): ``arbitrage_summary.mean``,
+        ``.median`` and ``.share_above``; the columns of ``to_frame()``.
     mean_frequentist, median_frequentist, share_frequentist_above : float
-        Summaries of ``frequentist`` (share above ``frequentist_threshold``).
-    beta, arbitrage_threshold, frequentist_threshold : float
-        Settings used.
+        Likewise for ``frequentist_summary``.
+    beta : float
+        Setting used.
+    arbitrage_threshold, frequentist_threshold : float
+        Thresholds used (read-only: the ``threshold`` of each summary).
     table : pandas.DataFrame
         One row per pair: ``arbitrage, frequentist`` (:meth:`per_row` returns a copy).
     """
 
     arbitrage: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0))
     frequentist: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0))
-    mean_arbitrage: float = np.nan
-    median_arbitrage: float = np.nan
-    share_arbitrage_above: float = np.nan
-    mean_frequentist: float = np.nan
-    median_frequentist: float = np.nan
-    share_frequentist_above: float = np.nan
+    arbitrage_summary: ViolationSummary = field(default_factory=ViolationSummary)
+    frequentist_summary: ViolationSummary = field(default_factory=ViolationSummary)
     beta: float = 1e-3
-    arbitrage_threshold: float = 0.01
-    frequentist_threshold: float = 0.05
     table: pd.DataFrame = field(init=False, repr=False, compare=False)
+
+    mean_arbitrage, median_arbitrage, share_arbitrage_above = summary_attributes("arbitrage")
+    mean_frequentist, median_frequentist, share_frequentist_above = summary_attributes(
+        "frequentist")
+    arbitrage_threshold = summary_attribute("arbitrage", "threshold")
+    frequentist_threshold = summary_attribute("frequentist", "threshold")
 
     _test_name: ClassVar[str] = "negation_check"
     _extra_columns: ClassVar[tuple[str, ...]] = (
@@ -634,10 +641,8 @@ def negation_check(p_a: Any, p_not_a: Any, *, beta: float = 1e-3,
         confidence_interval=t_interval(arbitrage), n_obs=n,
         method="mean arbitrage violation, Student t interval", arbitrage=arbitrage,
         frequentist=frequentist,
-        **violation_summaries("arbitrage", arbitrage, arbitrage_threshold),
-        **violation_summaries("frequentist", frequentist, frequentist_threshold),
-        beta=beta, arbitrage_threshold=arbitrage_threshold,
-        frequentist_threshold=frequentist_threshold)
+        arbitrage_summary=ViolationSummary.of(arbitrage, arbitrage_threshold),
+        frequentist_summary=ViolationSummary.of(frequentist, frequentist_threshold), beta=beta)
 
 
 # --------------------------------------------------------------------------- conditional tuple
@@ -692,27 +697,30 @@ class ConditionalTupleResult(CoherenceResult):
         ``|P(A and B) - P(A) P(B|A)|`` per tuple.
     arbitrage : numpy.ndarray
         Guaranteed log-score profit (nats) per tuple.
+    absolute_summary, arbitrage_summary : ViolationSummary
+        Mean, median and share above the threshold (``absolute_threshold``,
+        ``arbitrage_threshold``) of ``absolute`` and of ``arbitrage``.
     mean_absolute, median_absolute, share_absolute_above : float
-        Summaries of ``absolute`` (share above ``absolute_threshold``).
+        The same numbers under their flat names (read-only): ``absolute_summary.mean``,
+        ``.median`` and ``.share_above``; the columns of ``to_frame()``.
     mean_arbitrage, median_arbitrage, share_arbitrage_above : float
-        Summaries of ``arbitrage`` (share above ``arbitrage_threshold``).
+        Likewise for ``arbitrage_summary``.
     absolute_threshold, arbitrage_threshold : float
-        Settings used.
+        Thresholds used (read-only: the ``threshold`` of each summary).
     table : pandas.DataFrame
         One row per tuple: ``absolute, arbitrage`` (:meth:`per_row` returns a copy).
     """
 
     absolute: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0))
     arbitrage: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0))
-    mean_absolute: float = np.nan
-    median_absolute: float = np.nan
-    share_absolute_above: float = np.nan
-    mean_arbitrage: float = np.nan
-    median_arbitrage: float = np.nan
-    share_arbitrage_above: float = np.nan
-    absolute_threshold: float = 0.05
-    arbitrage_threshold: float = 0.01
+    absolute_summary: ViolationSummary = field(default_factory=ViolationSummary)
+    arbitrage_summary: ViolationSummary = field(default_factory=ViolationSummary)
     table: pd.DataFrame = field(init=False, repr=False, compare=False)
+
+    mean_absolute, median_absolute, share_absolute_above = summary_attributes("absolute")
+    mean_arbitrage, median_arbitrage, share_arbitrage_above = summary_attributes("arbitrage")
+    absolute_threshold = summary_attribute("absolute", "threshold")
+    arbitrage_threshold = summary_attribute("arbitrage", "threshold")
 
     _test_name: ClassVar[str] = "conditional_tuple_check"
     _extra_columns: ClassVar[tuple[str, ...]] = (
@@ -804,8 +812,7 @@ def conditional_tuple_check(p_a: Any, p_b_given_a: Any, p_a_and_b: Any, *,
         confidence_interval=t_interval(absolute), n_obs=n,
         method="mean absolute violation, Student t interval", absolute=absolute,
         arbitrage=arbitrage,
-        **violation_summaries("absolute", absolute, absolute_threshold),
-        **violation_summaries("arbitrage", arbitrage, arbitrage_threshold),
-        absolute_threshold=absolute_threshold, arbitrage_threshold=arbitrage_threshold)
+        absolute_summary=ViolationSummary.of(absolute, absolute_threshold),
+        arbitrage_summary=ViolationSummary.of(arbitrage, arbitrage_threshold))
 
 

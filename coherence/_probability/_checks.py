@@ -42,6 +42,7 @@ from .._validation import (
     probability_column,
     require_columns,
 )
+from ._summaries import ViolationSummary, summary_attributes
 
 __all__ = [
     "CHECKERS",
@@ -260,18 +261,6 @@ def frequentist_violation(checker: str, forecasts: Any, *, beta: float = 1e-3,
 
 
 # --------------------------------------------------------------------------- arbitrage
-def violation_summaries(name: str, values: np.ndarray, threshold: float, *,
-                        inclusive: bool = False) -> dict[str, Any]:
-    """The ``mean_<name>, median_<name>, share_<name>_above`` fields of a result.
-
-    The one summary record of a per-tuple violation array, shared by
-    :func:`consistency_check` and the axiom checks; the share counts values above
-    ``threshold`` (at or above it with ``inclusive``)."""
-    above = values >= threshold if inclusive else values > threshold
-    return {f"mean_{name}": float(values.mean()), f"median_{name}": float(np.median(values)),
-            f"share_{name}_above": float(np.mean(above))}
-
-
 def overlap_distance(both: np.ndarray, neither: np.ndarray) -> np.ndarray:
     """-2 log(sqrt(both) + sqrt(neither)): the Bhattacharyya distance of two binary
     forecasts a and b given the products ``both`` = a b and ``neither`` = (1-a)(1-b).
@@ -556,13 +545,19 @@ class ConsistencyCheckResult(CoherenceResult):
         The checker's name (a key of :data:`CHECKERS`).
     definition : str
         ``'paper'`` or ``'code'`` (see :func:`arbitrage_violation`).
-    mean_arbitrage, median_arbitrage, trimmed_mean_arbitrage : float
-        Summaries of the per-tuple arbitrage (the trimmed mean drops the
-        largest and the smallest value, the authors' "no outliers" average).
-    share_arbitrage_above : float
-        Share of tuples with arbitrage >= ``tolerance`` (the authors' failed checks).
-    mean_frequentist, median_frequentist, share_frequentist_above : float
+    arbitrage_summary : ViolationSummary
+        Mean, median and share of tuples with arbitrage >= ``tolerance`` (the
+        authors' failed checks) of the per-tuple arbitrage.
+    frequentist_summary : ViolationSummary
         The same for the frequentist violation, flagged at >= ``gamma * sigma``.
+    mean_arbitrage, median_arbitrage, share_arbitrage_above : float
+        The numbers of ``arbitrage_summary`` under their flat names (read-only):
+        ``.mean``, ``.median`` and ``.share_above``; the columns of ``to_frame()``.
+    trimmed_mean_arbitrage : float
+        Mean of the per-tuple arbitrage without its largest and its smallest value
+        (the authors' "no outliers" average).
+    mean_frequentist, median_frequentist, share_frequentist_above : float
+        Likewise for ``frequentist_summary``.
     frequentist_interval : ConfidenceInterval
         Bootstrap interval of the mean frequentist violation.
     max_duality_gap : float
@@ -579,13 +574,9 @@ class ConsistencyCheckResult(CoherenceResult):
 
     checker: str = ""
     definition: str = "paper"
-    mean_arbitrage: float = np.nan
-    median_arbitrage: float = np.nan
+    arbitrage_summary: ViolationSummary = field(default_factory=ViolationSummary)
     trimmed_mean_arbitrage: float = np.nan
-    share_arbitrage_above: float = np.nan
-    mean_frequentist: float = np.nan
-    median_frequentist: float = np.nan
-    share_frequentist_above: float = np.nan
+    frequentist_summary: ViolationSummary = field(default_factory=ViolationSummary)
     frequentist_interval: ConfidenceInterval = field(
         default_factory=lambda: ConfidenceInterval(np.nan, np.nan, 0.95))
     max_duality_gap: float = np.nan
@@ -599,6 +590,10 @@ class ConsistencyCheckResult(CoherenceResult):
     arbitrage_gap: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0))
     frequentist: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0))
     table: pd.DataFrame = field(init=False, repr=False, compare=False)
+
+    mean_arbitrage, median_arbitrage, share_arbitrage_above = summary_attributes("arbitrage")
+    mean_frequentist, median_frequentist, share_frequentist_above = summary_attributes(
+        "frequentist")
 
     _test_name: ClassVar[str] = "consistency_check"
     _extra_columns: ClassVar[tuple[str, ...]] = (
@@ -764,9 +759,9 @@ def consistency_check(data: Any, checker: str, *, columns: Mapping[str, str] | N
         statistic=float(arbitrage.mean()), pvalue=np.nan, confidence_interval=arb_ci, n_obs=n,
         method="mean arbitrage violation, percentile bootstrap over tuples",
         checker=spec.name, definition=definition,
-        **violation_summaries("arbitrage", arbitrage, tolerance, inclusive=True),
+        arbitrage_summary=ViolationSummary.of(arbitrage, tolerance, inclusive=True),
         trimmed_mean_arbitrage=_trimmed_mean(arbitrage),
-        **violation_summaries("frequentist", frequentist, gamma * sigma, inclusive=True),
+        frequentist_summary=ViolationSummary.of(frequentist, gamma * sigma, inclusive=True),
         frequentist_interval=freq_ci, max_duality_gap=float(gap.max()), tolerance=tolerance,
         sigma=sigma, gamma=gamma, beta=beta, n_resamples=n_resamples, forecasts=forecasts,
         arbitrage=arbitrage, arbitrage_gap=gap, frequentist=frequentist)

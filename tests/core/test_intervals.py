@@ -45,6 +45,15 @@ def test_t_interval_reference(values, level):
     assert ci.high == pytest.approx(m + q * se, rel=1e-9, abs=1e-12)
 
 
+def test_t_interval_of_equal_values_is_the_point():
+    # three equal values whose mean rounds off them: the sample std is about 1e-17, not
+    # 0, and scipy warned of catastrophic cancellation (an error under the test settings)
+    x = np.full(3, 0.1)
+    assert float(x.std(ddof=1)) > 0.0
+    mean = float(x.mean())
+    assert tuple(t_interval(x)) == (mean, mean, 0.95)
+
+
 def test_t_interval_drops_non_finite_and_needs_two():
     ci = t_interval(np.array([1.0, 2.0, np.nan, np.inf, 3.0]))
     assert ci == t_interval(np.array([1.0, 2.0, 3.0]))
