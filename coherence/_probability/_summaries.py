@@ -42,7 +42,7 @@ class ViolationSummary:
         The threshold of ``share_above``.
     inclusive : bool
         Whether a violation equal to ``threshold`` counts as above it.
-    n : int
+    n_values : int
         Number of violations summarised (NaN summaries when 0).
 
     See Also
@@ -55,7 +55,7 @@ class ViolationSummary:
     --------
     >>> from coherence import ViolationSummary
     >>> s = ViolationSummary.of([0.0, 0.02, 0.5], threshold=0.01)
-    >>> round(s.mean, 4), s.median, round(s.share_above, 4), s.n
+    >>> round(s.mean, 4), s.median, round(s.share_above, 4), s.n_values
     (0.1733, 0.02, 0.6667, 3)
     """
 
@@ -64,7 +64,7 @@ class ViolationSummary:
     share_above: float = np.nan
     threshold: float = np.nan
     inclusive: bool = False
-    n: int = 0
+    n_values: int = 0
 
     @classmethod
     def of(cls, values: Any, threshold: float, *, inclusive: bool = False) -> ViolationSummary:
@@ -103,7 +103,7 @@ class ViolationSummary:
         above = arr >= threshold if inclusive else arr > threshold
         return cls(mean=float(arr.mean()), median=float(np.median(arr)),
                    share_above=float(np.mean(above)), threshold=threshold,
-                   inclusive=inclusive, n=len(arr))
+                   inclusive=inclusive, n_values=len(arr))
 
 
 #: the parts of a record that results expose under flat names

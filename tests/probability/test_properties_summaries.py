@@ -78,7 +78,7 @@ def loop_share(values: list[float], threshold: float, inclusive: bool) -> float:
 
 def assert_is_the_loops(record: ViolationSummary, values: list[float], threshold: float,
                         inclusive: bool) -> None:
-    assert record.n == len(values)
+    assert record.n_values == len(values)
     assert record.threshold == threshold and record.inclusive is inclusive
     assert record.mean == pytest.approx(loop_mean(values), rel=1e-12, abs=1e-15)
     assert record.median == loop_median(values)
@@ -91,7 +91,7 @@ def assert_is_the_loops(record: ViolationSummary, values: list[float], threshold
 def test_the_record_is_the_loops(values, threshold, inclusive):
     record = ViolationSummary.of(values, threshold, inclusive=inclusive)
     if not values:
-        assert record.n == 0 and record.threshold == threshold
+        assert record.n_values == 0 and record.threshold == threshold
         assert math.isnan(record.mean) and math.isnan(record.median)
         assert math.isnan(record.share_above)
         return
@@ -107,7 +107,7 @@ def test_the_record_is_frozen_and_slotted():
     assert not hasattr(record, "__dict__")
     with pytest.raises(dataclasses.FrozenInstanceError):
         record.mean = 1.0  # type: ignore[misc]
-    assert (record.mean, record.median, record.share_above, record.n) == (0.01, 0.01, 0.5, 2)
+    assert (record.mean, record.median, record.share_above, record.n_values) == (0.01, 0.01, 0.5, 2)
     # a value at the threshold counts only when inclusive
     assert ViolationSummary.of([0.01], 0.01).share_above == 0.0
     assert ViolationSummary.of([0.01], 0.01, inclusive=True).share_above == 1.0
