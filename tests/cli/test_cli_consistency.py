@@ -2,24 +2,12 @@
 in process."""
 
 import json
-import subprocess
 
 import pandas as pd
 import pytest
 
 from coherence import consistency_check
-from coherence_cli import main
 from tests.cli.test_cli import one_line_error
-
-
-@pytest.fixture
-def run(capsys):
-    def call(*args):
-        code = main(list(args))
-        out = capsys.readouterr()
-        return subprocess.CompletedProcess(args, code, out.out, out.err)
-    return call
-
 
 NEG = [(0.3, 0.7), (0.4, 0.5), (0.9, 0.3), (0.2, 0.75)]
 AND = pd.DataFrame({"P": [0.5, 0.6, 0.3], "Q": [0.4, 0.5, 0.3], "P_and_Q": [0.2, 0.65, 0.1]})

@@ -1,6 +1,5 @@
 """``coherence scores --decomposition [--checker NAME]``, in process."""
 
-import subprocess
 import warnings
 
 import numpy as np
@@ -8,17 +7,7 @@ import pandas as pd
 import pytest
 
 from coherence import SmallSampleWarning, brier_decomposition
-from coherence_cli import main
 from tests.cli.test_cli import one_line_error
-
-
-@pytest.fixture
-def run(capsys):
-    def call(*args):
-        code = main(list(args))
-        out = capsys.readouterr()
-        return subprocess.CompletedProcess(args, code, out.out, out.err)
-    return call
 
 
 @pytest.fixture(scope="module")

@@ -2,22 +2,11 @@
 the command in a subprocess; here the interpreter start-up would dominate)."""
 
 import json
-import subprocess
 
 import pandas as pd
 import pytest
 
-from coherence_cli import main
 from tests.cli.test_cli import one_line_error
-
-
-@pytest.fixture
-def run(capsys):
-    def call(*args):
-        code = main(list(args))
-        out = capsys.readouterr()
-        return subprocess.CompletedProcess(args, code, out.out, out.err)
-    return call
 
 META = {"run_at": "2026-01-07T12:26:42", "model": "m", "thinking": False,
         "prompt_style": "skeptical", "num_pairs": 7, "num_successful": 6}

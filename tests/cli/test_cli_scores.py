@@ -1,23 +1,12 @@
 """``coherence scores --forecastbench --calibration`` (issue 20), in process."""
 
-import subprocess
 
 import numpy as np
 import pandas as pd
 import pytest
 
 from coherence import calibration_error, forecastbench_scores
-from coherence_cli import main
 from tests.cli.test_cli import one_line_error
-
-
-@pytest.fixture
-def run(capsys):
-    def call(*args):
-        code = main(list(args))
-        out = capsys.readouterr()
-        return subprocess.CompletedProcess(args, code, out.out, out.err)
-    return call
 
 
 @pytest.fixture(scope="module")
