@@ -160,18 +160,25 @@ def cents_rows(k: int, low: int = 0, high: int = 100, max_size: int = 10):
                     max_size=max_size)
 
 
+def assert_axiom_result_reads_its_records(res, thresholds):
+    """An axiom result's flat names, thresholds and records against loops over its arrays;
+    its statistic is the mean of its first violation; its frame keeps its columns."""
+    assert_flat_names_read_the_records(res, set(thresholds))
+    for name, threshold in thresholds.items():
+        assert getattr(res, f"{name}_threshold") == threshold
+        assert_is_the_loops(getattr(res, f"{name}_summary"), list(getattr(res, name)),
+                            threshold, False)
+    assert res.statistic == getattr(res, f"mean_{next(iter(thresholds))}")
+    assert_frame_keeps_its_columns(res)
+
+
 @given(cents_rows(2), st.sampled_from([0.0, 0.01, 0.05]), st.sampled_from([0.0, 0.05, 0.3]))
 @settings(max_examples=60)
 def test_negation_check_reads_its_records(rows, arb_thr, freq_thr):
     f = np.asarray(rows, dtype=float) / 100
     res = negation_check(f[:, 0], f[:, 1], arbitrage_threshold=arb_thr,
                          frequentist_threshold=freq_thr)
-    assert_flat_names_read_the_records(res, {"arbitrage", "frequentist"})
-    assert res.arbitrage_threshold == arb_thr and res.frequentist_threshold == freq_thr
-    assert_is_the_loops(res.arbitrage_summary, list(res.arbitrage), arb_thr, False)
-    assert_is_the_loops(res.frequentist_summary, list(res.frequentist), freq_thr, False)
-    assert res.statistic == res.mean_arbitrage
-    assert_frame_keeps_its_columns(res)
+    assert_axiom_result_reads_its_records(res, {"arbitrage": arb_thr, "frequentist": freq_thr})
 
 
 @given(cents_rows(3, 1, 99, max_size=4), st.sampled_from([0.0, 0.05]),
@@ -181,12 +188,7 @@ def test_conditional_tuple_check_reads_its_records(rows, abs_thr, arb_thr):
     a, c, j = (np.asarray(rows, dtype=float) / 100).T
     res = conditional_tuple_check(a, c, j, absolute_threshold=abs_thr,
                                   arbitrage_threshold=arb_thr)
-    assert_flat_names_read_the_records(res, {"absolute", "arbitrage"})
-    assert res.absolute_threshold == abs_thr and res.arbitrage_threshold == arb_thr
-    assert_is_the_loops(res.absolute_summary, list(res.absolute), abs_thr, False)
-    assert_is_the_loops(res.arbitrage_summary, list(res.arbitrage), arb_thr, False)
-    assert res.statistic == res.mean_absolute
-    assert_frame_keeps_its_columns(res)
+    assert_axiom_result_reads_its_records(res, {"absolute": abs_thr, "arbitrage": arb_thr})
 
 
 @given(st.sampled_from(["negation", "and", "cond"]), st.data(),
