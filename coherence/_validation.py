@@ -45,6 +45,7 @@ __all__ = [
     "no_missing",
     "nonempty",
     "numeric_column",
+    "one_or_pair",
     "param_error",
     "probability_array",
     "probability_column",
@@ -66,6 +67,18 @@ DECIMAL_SLACK = 1e-12
 def param_error(name: str, owner: str, rule: str, got: Any) -> str:
     """The one parameter-error template."""
     return f"The '{name}' parameter of {owner} must be {rule}; got {got!r}."
+
+
+def one_or_pair(value: Any, name: str, owner: str, rule: str,
+                second: Any) -> tuple[Any, Any]:
+    """A parameter given as one value (its second part then ``second``) or as a pair:
+    ``(value, second)`` or the pair's two items; anything else of length other than two
+    is a ``ValueError`` naming ``name`` and ``rule``. The items are checked by the caller."""
+    if isinstance(value, tuple | list):
+        if len(value) != 2:
+            raise ValueError(param_error(name, owner, rule, value))
+        return value[0], value[1]
+    return value, second
 
 
 def _plural(n: int, word: str) -> str:

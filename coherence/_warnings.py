@@ -19,6 +19,7 @@ __all__ = [
     "SmallSampleWarning",
     "TiesWarning",
     "deprecated_keywords",
+    "second_of_pair",
 ]
 
 _F = TypeVar("_F", bound=Callable[..., Any])
@@ -145,3 +146,17 @@ def deprecated_keywords(since: str | None = None,
         return wrapper  # type: ignore[return-value]
 
     return decorate
+
+
+def second_of_pair(owner: str, into: str, what: str) -> Callable[[Any, Any], tuple[Any, Any]]:
+    """A :class:`KeywordMerge` fold: the deprecated keyword's value becomes the second item
+    of ``into=(first, second)``; a :class:`TypeError` when ``into`` is a pair already
+    (``what``, the second item, given twice)."""
+
+    def fold(old_value: Any, value: Any) -> tuple[Any, Any]:
+        if isinstance(value, tuple | list):
+            raise TypeError(f"{owner}() got the {what} twice, in {into}=(..., {what}) and "
+                            f"in the deprecated keyword: give {into} only")
+        return value, old_value
+
+    return fold

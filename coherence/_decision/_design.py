@@ -15,7 +15,10 @@ import pandas as pd
 
 from .._validation import param_error, require_columns
 
-__all__ = ["evidence_columns", "require_design_columns"]
+__all__ = ["ENGINES", "evidence_columns", "require_design_columns"]
+
+#: the classifiers of the leakage test (``leakage_test(engine=)``, ``report(engine=)``)
+ENGINES = ("catboost", "logistic")
 
 
 def evidence_columns(evidence: Any, owner: str) -> tuple[str, ...]:

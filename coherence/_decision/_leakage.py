@@ -45,14 +45,13 @@ from .._validation import (
 )
 from .._warnings import DegenerateDataWarning, SmallSampleWarning
 from ._cmi import combine
-from ._design import evidence_columns, require_design_columns
+from ._design import ENGINES, evidence_columns, require_design_columns
 from ._leakage_null import PROBABILITY_FLOOR, fast_logistic_null, improvement, with_outcome
 from ._permutation import block_layout, outcome_units, permutations_within
 
 __all__ = ["LeakageResult", "leakage_test"]
 
 _OWNER = "leakage_test"
-ENGINES = ("catboost", "logistic")
 PVALUE_METHODS = ("permutation", "paired")
 _CATBOOST_DEFAULTS: Mapping[str, Any] = {"depth": 6, "iterations": 1000, "thread_count": 1,
                                          "early_stopping": True, "learning_rate": None}

@@ -23,11 +23,12 @@ from .._validation import (
     check_float,
     check_int,
     no_missing,
+    one_or_pair,
     param_error,
     probability_column,
     require_columns,
 )
-from .._warnings import KeywordMerge, deprecated_keywords
+from .._warnings import KeywordMerge, deprecated_keywords, second_of_pair
 from ._pairs import brier_improvement
 
 __all__ = [
@@ -298,16 +299,9 @@ def _simulate_binom_power(p1: float, p0: float, n: int, n_simulations: int, alph
     return float(np.mean(_binom_pvalues(n, p0, alternative)[wins] <= alpha))
 
 
-def _fold_null_win_rate(null_win_rate: Any, win_rate: Any) -> tuple[Any, Any]:
-    """The deprecated ``null_win_rate=`` folded into ``win_rate=(win rate, null)``."""
-    if isinstance(win_rate, tuple | list):
-        raise TypeError("pairs_power() got the null win rate twice, in win_rate=(win rate, "
-                        "null) and in the deprecated null_win_rate: give win_rate only")
-    return win_rate, null_win_rate
-
-
 @deprecated_keywords(null_win_rate=KeywordMerge(
-    "win_rate", _fold_null_win_rate, "win_rate=(win rate, null win rate)"))
+    "win_rate", second_of_pair("pairs_power", "win_rate", "null win rate"),
+    "win_rate=(win rate, null win rate)"))
 def pairs_power(
     pilot: Any = None, *, metric: str = "mean_improvement", effect: float = 0.01,
     sd: float | None = None, win_rate: float | tuple[float, float] = 0.6,
@@ -547,13 +541,8 @@ def _pairs_power_iv(pilot: Any, settings: _PowerSettings) -> _PowerInput:
 
 def _win_rates(win_rate: Any, owner: str) -> tuple[float, float]:
     """The (win rate, null win rate) of ``win_rate``: a float (null 0.5) or a pair."""
-    if isinstance(win_rate, tuple | list):
-        if len(win_rate) != 2:
-            raise ValueError(param_error("win_rate", owner, "a float in (0, 1) or a pair "
-                                         "(win rate, null win rate)", win_rate))
-        wr, nwr = win_rate
-    else:
-        wr, nwr = win_rate, 0.5
+    wr, nwr = one_or_pair(win_rate, "win_rate", owner, "a float in (0, 1) or a pair "
+                          "(win rate, null win rate)", 0.5)
     return (check_float(wr, "win_rate", owner, low=0.0, high=1.0, low_open=True,
                         high_open=True),
             check_float(nwr, "win_rate", owner, low=0.0, high=1.0, low_open=True,

@@ -138,8 +138,6 @@ def summary_attribute(violation: str, part: str) -> _SummaryAttribute:
     return _SummaryAttribute(violation, part)
 
 
-def summary_attributes(violation: str) -> tuple[_SummaryAttribute, _SummaryAttribute,
-                                                _SummaryAttribute]:
+def summary_attributes(violation: str) -> tuple[_SummaryAttribute, ...]:
     """The flat ``mean_<v>, median_<v>, share_<v>_above`` attributes of ``<v>_summary``."""
-    return (_SummaryAttribute(violation, "mean"), _SummaryAttribute(violation, "median"),
-            _SummaryAttribute(violation, "share_above"))
+    return tuple(_SummaryAttribute(violation, part) for part in ("mean", "median", "share_above"))

@@ -7,12 +7,10 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any
 
+from .._decision._design import ENGINES
 from .._validation import check_choice, check_int, param_error
 
-__all__ = ["ENGINES", "ReportOptions", "check_report_options"]
-
-#: the leakage test's classifiers
-ENGINES = ("logistic", "catboost")
+__all__ = ["ReportOptions", "check_report_options"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,6 +32,7 @@ from .._validation import (
     check_resampling,
     column_error,
     no_missing,
+    one_or_pair,
     param_error,
     require_columns,
 )
@@ -40,6 +41,7 @@ from .._warnings import (
     DeprecatedAlias,
     KeywordMerge,
     deprecated_keywords,
+    second_of_pair,
 )
 from ._dates import is_missing, parse_dates, to_days
 from ._graph_quality import (
@@ -205,13 +207,9 @@ def _graph_settings_iv(convention: str, key_events: Any, threshold: float | None
     """The matching settings checked (``key_events``: k or (k, min_impact)), with the
     convention's defaults filled in."""
     check_choice(convention, "convention", owner, CONVENTIONS)
-    min_impact = None
-    if isinstance(key_events, tuple | list):
-        if len(key_events) != 2:
-            raise ValueError(param_error("key_events", owner, "an int >= 1 or a pair (k, "
-                                         "min_impact)", key_events))
-        key_events, min_impact = key_events
-    k = check_int(key_events, "key_events", owner, low=1)
+    k, min_impact = one_or_pair(key_events, "key_events", owner,
+                                "an int >= 1 or a pair (k, min_impact)", None)
+    k = check_int(k, "key_events", owner, low=1)
     if min_impact is None:
         min_impact = 0.0 if convention == "paper" else 0.2
     min_impact = check_float(min_impact, "min_impact", owner)
@@ -415,17 +413,9 @@ def _score_units(unit_list: list[tuple[Any, Any]], sim_days: np.ndarray, fev: pd
     return per_rows, match_rows, excluded
 
 
-def _fold_min_impact(min_impact: Any, key_events: Any) -> tuple[Any, Any]:
-    """The deprecated ``min_impact=`` folded into ``key_events=(k, min_impact)``."""
-    if isinstance(key_events, tuple | list):
-        raise TypeError("reasoning_graph_metrics() got the minimum impact twice, in "
-                        "key_events=(k, min_impact) and in the deprecated min_impact: give "
-                        "key_events only")
-    return key_events, min_impact
-
-
 @deprecated_keywords(k="key_events", min_impact=KeywordMerge(
-    "key_events", _fold_min_impact, "key_events=(k, min_impact)"))
+    "key_events", second_of_pair("reasoning_graph_metrics", "key_events", "minimum impact"),
+    "key_events=(k, min_impact)"))
 def reasoning_graph_metrics(
     forecast_events: Any,
     hindsight_events: Any,

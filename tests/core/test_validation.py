@@ -3,6 +3,8 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from coherence import _validation as v
 
@@ -271,3 +273,16 @@ def test_check_column_names_first_offender_required_before_optional():
         v.check_column_names("f", {"belief": "b"}, {"group": 1})
     with pytest.raises(TypeError, match=r"'belief' parameter of f must be a column name \(str\);"):
         v.check_column_names("f", {"belief": None})
+
+
+@given(st.one_of(st.integers(), st.floats(allow_nan=False), st.none(), st.text(max_size=3)),
+       st.lists(st.integers(), max_size=4))
+def test_one_or_pair_splits_a_pair_and_refuses_other_lengths(value, items):
+    assert v.one_or_pair(value, "k", "f", "an int or a pair", "second") == (value, "second")
+    for seq in (items, tuple(items)):
+        if len(seq) == 2:
+            assert v.one_or_pair(seq, "k", "f", "an int or a pair", None) == (seq[0], seq[1])
+        else:
+            with pytest.raises(ValueError, match=r"The 'k' parameter of f must be an int or "
+                                                 r"a pair; got"):
+                v.one_or_pair(seq, "k", "f", "an int or a pair", None)
