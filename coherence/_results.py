@@ -93,6 +93,18 @@ class Summary(str):
         return Summary(str.__str__(self) + text, title=self.heading, rows=self.rows,
                        tables=(*self.tables, *tables))
 
+    def with_table(self, caption: str, table: pd.DataFrame, *, lead: Iterable[str] = ()
+                   ) -> Summary:
+        """A new summary with the ``lead`` lines and then ``table`` appended.
+
+        The lines and the table's text are indented by two spaces, as the
+        header rows are; the HTML draws ``table`` under ``caption``.
+        """
+        body = table.to_string(index=False, float_format=format_float)
+        lines = [*lead, *body.splitlines()]
+        return self.extend("\n" + "\n".join("  " + line for line in lines),
+                           tables=[(caption, table)])
+
     def _repr_html_(self) -> str:
         if not self.rows and not self.tables:
             return f"<pre>{html.escape(str.__str__(self))}</pre>"
@@ -104,7 +116,7 @@ class Summary(str):
         parts.append("</tbody></table>")
         for caption, frame in self.tables:
             body = frame.to_html(index=False, escape=True, na_rep="NaN",
-                                 float_format=lambda x: f"{x:.4g}")
+                                 float_format=format_float)
             parts.append(f"<p><b>{html.escape(caption)}</b></p>{body}")
         parts.append("</div>")
         return "".join(parts)
@@ -234,6 +246,11 @@ class CoherenceResult:
             lines.append(f"  {label:<13} {text}" if label != rows[2][0]
                          else f"  {label}".ljust(16) + text)
         return Summary("\n".join(lines), title=title, rows=rows)
+
+
+def format_float(x: float) -> str:
+    """A table cell's float, to four significant digits (``f"{x:.4g}"``)."""
+    return f"{x:.4g}"
 
 
 def format_number(x: float) -> str:

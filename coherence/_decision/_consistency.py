@@ -138,12 +138,8 @@ class ConsistencyResult(CoherenceResult):
         """The headline figures followed by the per-variant table."""
         table = self.table[["prompt", "std", "rmse_reference", "shift", "pvalue",
                             "rmse_truth"]]
-        body = table.to_string(index=False, float_format=lambda x: f"{x:.4g}")
-        return CoherenceResult.summary(self).extend(
-            f"\n  headline      {self.headline_prompt}\n"
-            f"  alternative   {self.alternative}\n"
-            + "\n".join("  " + line for line in body.splitlines()),
-            tables=[("per prompt variant", table)])
+        lead = [f"headline      {self.headline_prompt}", f"alternative   {self.alternative}"]
+        return CoherenceResult.summary(self).with_table("per prompt variant", table, lead=lead)
 
 
 # --------------------------------------------------------------------------- array layer

@@ -147,11 +147,8 @@ class CyclicMonotonicityResult(CoherenceResult):
         """The headline figures followed by the per-level table."""
         table = self.table[["level", "threshold", "share", "n_comparisons", "statistic",
                             "pvalue", "reason"]]
-        body = table.to_string(index=False, float_format=lambda x: f"{x:.4g}")
-        return CoherenceResult.summary(self).extend(
-            f"\n  distance to rationalisability {self.distance:.4g}\n"
-            + "\n".join("  " + line for line in body.splitlines()),
-            tables=[("per cumulative level", table)])
+        lead = [f"distance to rationalisability {self.distance:.4g}"]
+        return CoherenceResult.summary(self).with_table("per cumulative level", table, lead=lead)
 
 
 # --------------------------------------------------------------------------- array layer

@@ -129,10 +129,7 @@ class IIAResult(CoherenceResult):
         """The headline figures followed by the per-comparison table."""
         table = self.table[["comparison", "n_contexts", "odds_ratio", "statistic", "pvalue",
                             "pvalue_adjusted", "violates"]]
-        body = table.to_string(index=False, float_format=lambda x: f"{x:.4g}")
-        return CoherenceResult.summary(self).extend(
-            "\n" + "\n".join("  " + line for line in body.splitlines()),
-            tables=[("per comparison", table)])
+        return CoherenceResult.summary(self).with_table("per comparison", table)
 
 
 # --------------------------------------------------------------------------- array layer

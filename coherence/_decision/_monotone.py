@@ -205,10 +205,7 @@ class MonotonicityResult(CoherenceResult):
         """The headline figures followed by the per-pair table."""
         table = self.table[["pair", "n_bins", "n_comparisons", "n_flagged",
                             "n_significant", "statistic", "pvalue", "reason"]]
-        body = table.to_string(index=False, float_format=lambda x: f"{x:.4g}")
-        return CoherenceResult.summary(self).extend(
-            "\n" + "\n".join("  " + line for line in body.splitlines()),
-            tables=[("per action pair", table)])
+        return CoherenceResult.summary(self).with_table("per action pair", table)
 
     def plot(self, ax: Any = None) -> Any:
         """Shortcut for :func:`plot_choice_shares` (``self``)."""

@@ -209,11 +209,8 @@ class ConsistencyNoiseResult(CoherenceResult):
         table = self.table.sort_values("pvalue", kind="stable").head(10)[
             ["set", "violation", "squared_violation", "noise_violation", "pvalue",
              "flagged"]]
-        body = table.to_string(index=False, float_format=lambda x: f"{x:.4g}")
-        return CoherenceResult.summary(self).extend(
-            "\n  tuples with the smallest p-values:\n"
-            + "\n".join("  " + line for line in body.splitlines()),
-            tables=[("tuples with the smallest p-values", table)])
+        caption = "tuples with the smallest p-values"
+        return CoherenceResult.summary(self).with_table(caption, table, lead=[caption + ":"])
 
 
 # --------------------------------------------------------------------------- array layer

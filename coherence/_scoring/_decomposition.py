@@ -270,10 +270,7 @@ class BrierDecompositionResult(CoherenceResult):
 
     def summary(self) -> Summary:
         """The headline figures followed by the table of components."""
-        body = self.table.to_string(index=False, float_format=lambda x: f"{x:.4g}")
-        return CoherenceResult.summary(self).extend(
-            "\n" + "\n".join("  " + line for line in body.splitlines()),
-            tables=[("components", self.table)])
+        return CoherenceResult.summary(self).with_table("components", self.table)
 
 
 # --------------------------------------------------------------------------- public layer

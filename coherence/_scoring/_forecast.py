@@ -271,18 +271,13 @@ class ForecastScoresResult(CoherenceResult):
 
     def summary(self) -> Summary:
         """The headline result followed by the per-model score table."""
-        head = CoherenceResult.summary(self)
         cols = [self.by, "n_questions", "accuracy", "brier", "brier_ci_low", "brier_ci_high",
                 "log_score"]
-        table = self.table[cols].to_string(index=False, float_format=lambda x: f"{x:.4g}")
-        lines = ["", "", table]
-        tables = [("per model", self.table[cols])]
+        summary = CoherenceResult.summary(self).with_table("per model", self.table[cols])
         if self.filtered is not None:
-            filt = self.filtered.table[cols].to_string(index=False,
-                                                        float_format=lambda x: f"{x:.4g}")
-            lines += ["", "after the contamination filter:", filt]
-            tables.append(("after the contamination filter", self.filtered.table[cols]))
-        return head.extend("\n".join(lines), tables=tables)
+            caption = "after the contamination filter"
+            summary = summary.with_table(caption, self.filtered.table[cols], lead=[caption + ":"])
+        return summary
 
     def scores_frame(self) -> pd.DataFrame:
         """The per-model and pooled score table, with an ``filtered`` flag column.

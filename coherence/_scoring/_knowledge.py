@@ -114,10 +114,7 @@ class KnowledgeSplitResult(CoherenceResult):
         """The headline figures followed by the per-model table."""
         table = self.table[["model", "n_before", "n_after", "mean_before", "mean_after",
                             "difference", "pvalue"]]
-        body = table.to_string(index=False, float_format=lambda x: f"{x:.4g}")
-        return CoherenceResult.summary(self).extend(
-            "\n" + "\n".join("  " + line for line in body.splitlines()),
-            tables=[("per model", table)])
+        return CoherenceResult.summary(self).with_table("per model", table)
 
 
 # --------------------------------------------------------------------------- array layer

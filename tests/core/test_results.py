@@ -86,3 +86,15 @@ def test_summary_extend_and_escaping():
     assert "detail &amp; co" in rendered and "&lt;td&gt;" in rendered
     assert "<x>" not in rendered
     assert Summary("plain")._repr_html_() == "<pre>plain</pre>"
+
+
+def test_summary_with_table_indents_the_lead_and_the_table():
+    s = Summary("head\n  a 1", rows=[("a", "1")])
+    table = pd.DataFrame({"name": ["x", "yy"], "value": [0.123456, 12.0]})
+    out = s.with_table("per name", table, lead=["first:"])
+    assert str(out) == "head\n  a 1\n  first:\n  name  value\n     x 0.1235\n    yy     12"
+    assert out.tables[-1][0] == "per name" and out.tables[-1][1] is table
+    assert out.rows == s.rows and out.heading == "head"
+    twice = out.with_table("again", table)
+    assert [caption for caption, _ in twice.tables] == ["per name", "again"]
+    assert "<p><b>again</b></p>" in twice._repr_html_()
