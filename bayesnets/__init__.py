@@ -49,19 +49,30 @@ _LAZY: dict[str, str] = {
 __all__ = sorted(_LAZY)
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
-    from ._cases import DEFAULT_STUDIES, contexts, sample_cases, simulated_agent_study
-    from ._demo import demo_study, designed_violations, run_demo
-    from ._inference import auxiliary, joint_table, posterior
-    from ._lie import DEFAULT_AUXILIARY, LIEStudy, auxiliary_name, lie_study
-    from ._network import BUNDLED_NETWORKS, Network, fit, load
-    from ._phrases import (
-        PHRASE_NETWORKS,
-        PhraseTable,
-        describe,
-        describe_rows,
-        phrase_table,
-        predicate,
-        question,
-    )
+    from ._cases import DEFAULT_STUDIES
+    from ._cases import contexts
+    from ._cases import sample_cases
+    from ._cases import simulated_agent_study
+    from ._demo import demo_study
+    from ._demo import designed_violations
+    from ._demo import run_demo
+    from ._inference import auxiliary
+    from ._inference import joint_table
+    from ._inference import posterior
+    from ._lie import DEFAULT_AUXILIARY
+    from ._lie import LIEStudy
+    from ._lie import auxiliary_name
+    from ._lie import lie_study
+    from ._network import BUNDLED_NETWORKS
+    from ._network import Network
+    from ._network import fit
+    from ._network import load
+    from ._phrases import PHRASE_NETWORKS
+    from ._phrases import PhraseTable
+    from ._phrases import describe
+    from ._phrases import describe_rows
+    from ._phrases import phrase_table
+    from ._phrases import predicate
+    from ._phrases import question
 
 __getattr__, __dir__ = _lazy_attributes(__name__, _LAZY, globals(), __all__)

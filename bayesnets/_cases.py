@@ -10,20 +10,30 @@ them, so a whole study runs offline.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from collections.abc import Sequence
 from types import MappingProxyType
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from coherence import Agent, SimulatedStudy, simulate
-from coherence._rng import RNGLike, check_rng
-from coherence._validation import check_int, param_error
+from coherence import Agent
+from coherence import SimulatedStudy
+from coherence import simulate
+from coherence._rng import RNGLike
+from coherence._rng import check_rng
+from coherence._validation import check_int
+from coherence._validation import param_error
 
-from ._inference import cached_joint, target_state_code
-from ._network import Network, as_network, variable_names
-from ._phrases import as_table, describe_rows, question
+from ._inference import cached_joint
+from ._inference import target_state_code
+from ._network import Network
+from ._network import as_network
+from ._network import variable_names
+from ._phrases import as_table
+from ._phrases import describe_rows
+from ._phrases import question
 
 __all__ = ["DEFAULT_STUDIES", "contexts", "sample_cases", "simulated_agent_study"]
 

@@ -12,8 +12,11 @@ from typing import Any
 import pandas as pd
 
 import coherence
-from coherence import Agent, SimulationTruth
-from coherence._rng import RNGLike, check_rng, spawn
+from coherence import Agent
+from coherence import SimulationTruth
+from coherence._rng import RNGLike
+from coherence._rng import check_rng
+from coherence._rng import spawn
 
 from ._cases import simulated_agent_study
 

@@ -13,15 +13,19 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from coherence._validation import as_dataframe, param_error
+from coherence._validation import as_dataframe
+from coherence._validation import param_error
 
-from ._network import Network, as_network, variable_names
+from ._network import Network
+from ._network import as_network
+from ._network import variable_names
 
 __all__ = ["auxiliary", "joint_table", "posterior"]
 

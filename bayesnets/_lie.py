@@ -10,8 +10,10 @@ the network for the random-forest baseline.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field
 from types import MappingProxyType
 from typing import Any
 
@@ -19,12 +21,18 @@ import numpy as np
 import pandas as pd
 
 from coherence import Agent
-from coherence._rng import RNGLike, check_rng
-from coherence._validation import check_float, check_int, param_error
+from coherence._rng import RNGLike
+from coherence._rng import check_rng
+from coherence._validation import check_float
+from coherence._validation import check_int
+from coherence._validation import param_error
 
-from ._cases import contexts, study_defaults
+from ._cases import contexts
+from ._cases import study_defaults
 from ._inference import auxiliary
-from ._network import Network, as_network, variable_names
+from ._network import Network
+from ._network import as_network
+from ._network import variable_names
 
 __all__ = ["DEFAULT_AUXILIARY", "LIEStudy", "auxiliary_name", "lie_study"]
 

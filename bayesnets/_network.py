@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import gzip
 import importlib.resources
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field
 from types import MappingProxyType
 from typing import Any
 
@@ -22,7 +24,10 @@ import numpy as np
 import pandas as pd
 
 from coherence._extras import require
-from coherence._validation import as_dataframe, check_int, param_error, require_columns
+from coherence._validation import as_dataframe
+from coherence._validation import check_int
+from coherence._validation import param_error
+from coherence._validation import require_columns
 
 __all__ = ["BUNDLED_NETWORKS", "Network", "as_network", "fit", "load"]
 

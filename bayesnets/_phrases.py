@@ -17,7 +17,8 @@ from typing import Any
 
 import pandas as pd
 
-from coherence._validation import param_error, unique_columns
+from coherence._validation import param_error
+from coherence._validation import unique_columns
 
 __all__ = ["PHRASE_NETWORKS", "PhraseTable", "describe", "phrase_table", "question"]
 

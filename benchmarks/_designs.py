@@ -16,8 +16,10 @@ The generators stay apart from the package: nothing here imports ``coherence``.
 
 from __future__ import annotations
 
-from dataclasses import fields, replace
-from typing import Any, Self
+from dataclasses import fields
+from dataclasses import replace
+from typing import Any
+from typing import Self
 
 import numpy as np
 

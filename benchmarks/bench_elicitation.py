@@ -64,7 +64,8 @@ def _concurrency_gain() -> None:
     import sys
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    from tests._fake_openai_server import FakeOpenAIServer, Reply
+    from tests._fake_openai_server import FakeOpenAIServer
+    from tests._fake_openai_server import Reply
 
     latency = 0.05
     srv = FakeOpenAIServer(lambda body, attempt: Reply(delay=latency)).start()

@@ -13,7 +13,8 @@ import time
 import numpy as np
 import pandas as pd
 
-from coherence import forecast_scores, key_event_recall
+from coherence import forecast_scores
+from coherence import key_event_recall
 
 
 def _table(rng: np.random.Generator, n: int, noises: dict[str, float]) -> pd.DataFrame:

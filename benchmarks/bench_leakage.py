@@ -153,7 +153,8 @@ def main(argv: list[str] | None = None) -> int:
 def _margin_designs() -> list[tuple[str, Any, dict[str, Any]]]:
     """The designs of the fast-versus-scikit-learn gap: the paper's cells and the
     validation matrix's designs (benchmarks/leakage_designs.py), 2 to 4 actions."""
-    from benchmarks.leakage_designs import LeakDesign, generate
+    from benchmarks.leakage_designs import LeakDesign
+    from benchmarks.leakage_designs import generate
 
     cell = coherence.simulate(coherence.Agent.leaky(0.1), n_contexts=200, rng=3,
                               prompts=coherence.PROMPTS).data
@@ -204,7 +205,8 @@ def margin_gap(n_permutations: int, seeds: list[int]) -> float:
     of :func:`sklearn_error_scale`), how many permutations the fixed margin alone and
     the full margin send to the replay, and the replay's own gap to scikit-learn when
     it is given every permutation (with how many it declined to scikit-learn)."""
-    from coherence._decision import _leakage, _leakage_null
+    from coherence._decision import _leakage
+    from coherence._decision import _leakage_null
 
     worst = worst_ratio = 0.0
     null = _leakage_null
@@ -439,7 +441,9 @@ def many_levels(ref: str, repeat: int) -> dict[str, Any]:
     and ``leakage_test(data)`` at its defaults (working tree, one core); JSON out."""
     import json
 
-    from benchmarks._harness import ROOT, environment, one_thread
+    from benchmarks._harness import ROOT
+    from benchmarks._harness import environment
+    from benchmarks._harness import one_thread
 
     one_thread()
     rows = before_after(ref, 199, repeat, _many_level_cases())
@@ -472,7 +476,8 @@ def many_levels(ref: str, repeat: int) -> dict[str, Any]:
 
 def many_levels_table(out: dict[str, Any]) -> None:
     """The ``--many-levels`` table of ``docs/leakage.md``, from the JSON."""
-    from benchmarks._harness import ROOT, write_tables
+    from benchmarks._harness import ROOT
+    from benchmarks._harness import write_tables
 
     lines = [f"Measured with `python -m benchmarks.bench_leakage --many-levels "
              f"{out['before_ref']}` (`leakage_test(engine=\"logistic\", "

@@ -42,7 +42,9 @@ from typing import Any
 import numpy as np
 
 import coherence
-from benchmarks._harness import ROOT, environment, write_tables
+from benchmarks._harness import ROOT
+from benchmarks._harness import environment
+from benchmarks._harness import write_tables
 from coherence._decision import _kernels_isotonic as _kernels
 from coherence._decision import _leakage
 from coherence._decision._monotone_isotonic import isotonic_lr
@@ -338,7 +340,10 @@ def cmi_scaling(sizes: list[int], threads: list[int], repeat: int,
     import numba
     from scipy.special import digamma
 
-    from coherence._decision._cmi import PARALLEL_MIN_N, _prepare, estimate, keys_1d
+    from coherence._decision._cmi import PARALLEL_MIN_N
+    from coherence._decision._cmi import _prepare
+    from coherence._decision._cmi import estimate
+    from coherence._decision._cmi import keys_1d
 
     before = _before_kernels(before_commit) if before_commit else None
     for t in threads:  # compile / load the cache of the serial and the parallel path
@@ -445,7 +450,8 @@ def peers(sizes: list[int], brute_max: int, test_permutations: int) -> dict[str,
 
 
 def _version(name: str) -> str | None:
-    from importlib.metadata import PackageNotFoundError, version
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version
 
     try:
         return version(name)

@@ -34,13 +34,19 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 
 import numpy as np
 import pandas as pd
-from scipy import special, stats
+from scipy import special
+from scipy import stats
 
-from benchmarks._designs import ACTIONS, DesignBase, draw_leaky_actions, draw_rows, snap
+from benchmarks._designs import ACTIONS
+from benchmarks._designs import DesignBase
+from benchmarks._designs import draw_leaky_actions
+from benchmarks._designs import draw_rows
+from benchmarks._designs import snap
 
 __all__ = ["Design", "exact_cmi", "generate"]
 

@@ -34,7 +34,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from benchmarks._designs import DesignBase, draw_actions, draw_repetitions
+from benchmarks._designs import DesignBase
+from benchmarks._designs import draw_actions
+from benchmarks._designs import draw_repetitions
 
 __all__ = ["ORDERS", "Design", "cumulative_shares", "generate", "probabilities"]
 

@@ -35,7 +35,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from benchmarks._designs import DesignBase, draw_repetitions
+from benchmarks._designs import DesignBase
+from benchmarks._designs import draw_repetitions
 
 __all__ = ["CUTOFFS", "LEVELS", "Design", "generate", "measure_sd", "welch_bonferroni"]
 

@@ -32,7 +32,11 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
-from benchmarks._designs import ACTIONS, DesignBase, draw_leaky_actions, draw_rows, snap
+from benchmarks._designs import ACTIONS
+from benchmarks._designs import DesignBase
+from benchmarks._designs import draw_leaky_actions
+from benchmarks._designs import draw_rows
+from benchmarks._designs import snap
 
 __all__ = ["LeakDesign", "generate"]
 

@@ -35,7 +35,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from benchmarks._designs import DesignBase, draw_actions, draw_rows
+from benchmarks._designs import DesignBase
+from benchmarks._designs import draw_actions
+from benchmarks._designs import draw_rows
 
 __all__ = ["Design", "generate", "true_share"]
 

@@ -36,7 +36,10 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks._harness import ROOT, environment, rejection_rate, write_tables
+from benchmarks._harness import ROOT
+from benchmarks._harness import environment
+from benchmarks._harness import rejection_rate
+from benchmarks._harness import write_tables
 
 RESULTS = ROOT / "benchmarks" / "results" / "power_curves.json"
 DOC = ROOT / "docs" / "power.md"
@@ -118,7 +121,8 @@ def _point(effect: float, n_ctx: int, n_rep: int, n_calls: int, k: int, n: int,
 
 def _lie_curve(spec: dict[str, Any], n_sims: int, seed: int) -> list[dict]:
     import bayesnets
-    from coherence import Agent, iterated_expectation_check
+    from coherence import Agent
+    from coherence import iterated_expectation_check
 
     rational = Agent.rational(grid=None)
     n_sets = max(1, n_sims // 10)

@@ -29,7 +29,8 @@ from typing import Any
 
 import pandas as pd
 
-from benchmarks._harness import environment, write_tables
+from benchmarks._harness import environment
+from benchmarks._harness import write_tables
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results" / "reproduce_pairs.json"
@@ -51,7 +52,8 @@ ANALYSES: tuple[tuple[str, dict[str, Any], str], ...] = (
 
 def analyse(path: Path) -> dict[str, Any]:
     """Every table of one result file, as plain JSON."""
-    from coherence import conditional_forecasting, read_pairs
+    from coherence import conditional_forecasting
+    from coherence import read_pairs
 
     table = read_pairs(path)
     with warnings.catch_warnings(record=True) as caught:

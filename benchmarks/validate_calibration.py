@@ -28,16 +28,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from benchmarks._harness import (
-    ROOT,
-    environment,
-    format_rate,
-    markdown_table,
-    matrix_parser,
-    rejection_rate,
-    write_json,
-    write_tables,
-)
+from benchmarks._harness import ROOT
+from benchmarks._harness import environment
+from benchmarks._harness import format_rate
+from benchmarks._harness import markdown_table
+from benchmarks._harness import matrix_parser
+from benchmarks._harness import rejection_rate
+from benchmarks._harness import write_json
+from benchmarks._harness import write_tables
 
 SCRIPT = "validate_calibration.py"
 OUT = ROOT / "benchmarks" / "results" / "validate_calibration.json"

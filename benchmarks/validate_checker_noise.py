@@ -26,17 +26,17 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks._harness import (
-    environment,
-    format_rate,
-    generated_by,
-    markdown_table,
-    matrix_parser,
-    rejection_rate,
-    write_json,
-    write_tables,
-)
-from benchmarks.checker_noise_designs import WORLDS, Design, generate
+from benchmarks._harness import environment
+from benchmarks._harness import format_rate
+from benchmarks._harness import generated_by
+from benchmarks._harness import markdown_table
+from benchmarks._harness import matrix_parser
+from benchmarks._harness import rejection_rate
+from benchmarks._harness import write_json
+from benchmarks._harness import write_tables
+from benchmarks.checker_noise_designs import WORLDS
+from benchmarks.checker_noise_designs import Design
+from benchmarks.checker_noise_designs import generate
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results" / "validate_checker_noise.json"

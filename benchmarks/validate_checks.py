@@ -31,14 +31,12 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks._harness import (
-    ROOT,
-    environment,
-    markdown_table,
-    matrix_parser,
-    write_json,
-    write_tables,
-)
+from benchmarks._harness import ROOT
+from benchmarks._harness import environment
+from benchmarks._harness import markdown_table
+from benchmarks._harness import matrix_parser
+from benchmarks._harness import write_json
+from benchmarks._harness import write_tables
 
 CHECKERS = ("NegChecker", "ParaphraseChecker", "ConsequenceChecker", "AndChecker",
             "OrChecker", "AndOrChecker", "ButChecker", "CondChecker", "CondCondChecker",
@@ -49,7 +47,8 @@ DOC = ROOT / "docs" / "consistency_checks.md"
 
 
 def one_file(path: Path) -> dict[str, Any]:
-    from coherence import consistency_check, read_consistency_tuples
+    from coherence import consistency_check
+    from coherence import read_consistency_tuples
 
     df = read_consistency_tuples(path)
     name = df.attrs["checker"]

@@ -28,19 +28,20 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks._harness import (
-    format_rate,
-    generated_by,
-    markdown_table,
-    matrix_parser,
-    one_thread,
-    only_words,
-    rejection_rate,
-    start_results,
-    write_json,
-    write_tables,
-)
-from benchmarks.citest_designs import Design, exact_cmi, generate, leak_for
+from benchmarks._harness import format_rate
+from benchmarks._harness import generated_by
+from benchmarks._harness import markdown_table
+from benchmarks._harness import matrix_parser
+from benchmarks._harness import one_thread
+from benchmarks._harness import only_words
+from benchmarks._harness import rejection_rate
+from benchmarks._harness import start_results
+from benchmarks._harness import write_json
+from benchmarks._harness import write_tables
+from benchmarks.citest_designs import Design
+from benchmarks.citest_designs import exact_cmi
+from benchmarks.citest_designs import generate
+from benchmarks.citest_designs import leak_for
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results" / "validate_citest.json"

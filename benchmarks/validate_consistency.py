@@ -34,17 +34,17 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from benchmarks._harness import (
-    markdown_table,
-    matrix_parser,
-    one_thread,
-    only_words,
-    rejection_rate,
-    start_results,
-    write_json,
-    write_tables,
-)
-from benchmarks.consistency_designs import Design, generate, true_rmse
+from benchmarks._harness import markdown_table
+from benchmarks._harness import matrix_parser
+from benchmarks._harness import one_thread
+from benchmarks._harness import only_words
+from benchmarks._harness import rejection_rate
+from benchmarks._harness import start_results
+from benchmarks._harness import write_json
+from benchmarks._harness import write_tables
+from benchmarks.consistency_designs import Design
+from benchmarks.consistency_designs import generate
+from benchmarks.consistency_designs import true_rmse
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results" / "validate_consistency.json"

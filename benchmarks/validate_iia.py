@@ -22,18 +22,19 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks._harness import (
-    appended_note,
-    format_rate,
-    generated_by,
-    matrix_parser,
-    rejection_cell,
-    run_matrix,
-    section_tables,
-    size_power_plan,
-    tables_if_asked,
-)
-from benchmarks.iia_designs import Design, generate, mean_log_odds_ratio, mh_test
+from benchmarks._harness import appended_note
+from benchmarks._harness import format_rate
+from benchmarks._harness import generated_by
+from benchmarks._harness import matrix_parser
+from benchmarks._harness import rejection_cell
+from benchmarks._harness import run_matrix
+from benchmarks._harness import section_tables
+from benchmarks._harness import size_power_plan
+from benchmarks._harness import tables_if_asked
+from benchmarks.iia_designs import Design
+from benchmarks.iia_designs import generate
+from benchmarks.iia_designs import mean_log_odds_ratio
+from benchmarks.iia_designs import mh_test
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results" / "validate_iia.json"

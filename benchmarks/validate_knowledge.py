@@ -27,18 +27,19 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks._harness import (
-    appended_note,
-    format_rate,
-    generated_by,
-    matrix_parser,
-    rejection_cell,
-    run_matrix,
-    section_tables,
-    size_power_plan,
-    tables_if_asked,
-)
-from benchmarks.knowledge_designs import Design, generate, measure_sd, welch_bonferroni
+from benchmarks._harness import appended_note
+from benchmarks._harness import format_rate
+from benchmarks._harness import generated_by
+from benchmarks._harness import matrix_parser
+from benchmarks._harness import rejection_cell
+from benchmarks._harness import run_matrix
+from benchmarks._harness import section_tables
+from benchmarks._harness import size_power_plan
+from benchmarks._harness import tables_if_asked
+from benchmarks.knowledge_designs import Design
+from benchmarks.knowledge_designs import generate
+from benchmarks.knowledge_designs import measure_sd
+from benchmarks.knowledge_designs import welch_bonferroni
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results" / "validate_knowledge.json"

@@ -35,7 +35,8 @@ import warnings
 import numpy as np
 
 import bayesnets
-from coherence import Agent, iterated_expectation_check
+from coherence import Agent
+from coherence import iterated_expectation_check
 
 ALPHA = 0.05
 NOISE = 0.03

@@ -26,18 +26,17 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks._harness import (
-    format_rate,
-    generated_by,
-    matrix_parser,
-    only_words,
-    rejection_columns,
-    section_tables,
-    start_results,
-    write_json,
-    write_tables,
-)
-from benchmarks.monotone_designs import Design, generate
+from benchmarks._harness import format_rate
+from benchmarks._harness import generated_by
+from benchmarks._harness import matrix_parser
+from benchmarks._harness import only_words
+from benchmarks._harness import rejection_columns
+from benchmarks._harness import section_tables
+from benchmarks._harness import start_results
+from benchmarks._harness import write_json
+from benchmarks._harness import write_tables
+from benchmarks.monotone_designs import Design
+from benchmarks.monotone_designs import generate
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results" / "validate_monotonicity.json"

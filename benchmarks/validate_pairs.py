@@ -27,29 +27,23 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks._harness import (
-    environment,
-    markdown_table,
-    matrix_parser,
-    one_thread,
-    write_json,
-    write_tables,
-)
-from benchmarks.pairs_designs import (
-    PairDesign,
-    alternative_designs,
-    draw_study,
-    improvement,
-    null_designs,
-)
-from coherence._probability._pairs import (
-    _bernoulli_ci,
-    _bernoulli_null,
-    _bootstrap_t,
-    _normal_ci,
-    _side_pvalue,
-    _ttest,
-)
+from benchmarks._harness import environment
+from benchmarks._harness import markdown_table
+from benchmarks._harness import matrix_parser
+from benchmarks._harness import one_thread
+from benchmarks._harness import write_json
+from benchmarks._harness import write_tables
+from benchmarks.pairs_designs import PairDesign
+from benchmarks.pairs_designs import alternative_designs
+from benchmarks.pairs_designs import draw_study
+from benchmarks.pairs_designs import improvement
+from benchmarks.pairs_designs import null_designs
+from coherence._probability._pairs import _bernoulli_ci
+from coherence._probability._pairs import _bernoulli_null
+from coherence._probability._pairs import _bootstrap_t
+from coherence._probability._pairs import _normal_ci
+from coherence._probability._pairs import _side_pvalue
+from coherence._probability._pairs import _ttest
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results" / "validate_pairs.json"
@@ -149,7 +143,8 @@ def real_file() -> dict[str, Any] | None:
     """The study's one-sided figures on the shared file: t and Bernoulli p-values."""
     if not REAL.exists():
         return None
-    from coherence import conditional_forecasting, read_pairs
+    from coherence import conditional_forecasting
+    from coherence import read_pairs
 
     table = read_pairs(REAL)
     out: dict[str, Any] = {"file": REAL.name}

@@ -167,148 +167,138 @@ _LAZY: dict[str, str] = {
 __all__ = sorted([*_LAZY, "__version__"])
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
-    from ._decision._citest import CITestResult, ci_test
-    from ._decision._cmi import cmi, mi
-    from ._decision._consistency import ConsistencyResult, prompt_consistency
-    from ._decision._cyclic import CyclicMonotonicityResult, cyclic_monotonicity_test
-    from ._decision._diagnostics import ElicitationDiagnostics, elicitation_diagnostics
-    from ._decision._iia import IIAResult, iia_test
-    from ._decision._leakage import LeakageResult, leakage_test
-    from ._decision._monotone import MonotonicityResult, monotonicity_test, plot_choice_shares
-    from ._decision._simulate import (
-        ACTIONS,
-        PROMPTS,
-        Agent,
-        SimulatedStudy,
-        SimulationTruth,
-        simulate,
-        snap_to_grid,
-    )
-    from ._plan import PLAN_TESTS, PlanResult, plan
-    from ._probability._axioms import (
-        UPDATE_CLASSES,
-        BayesCheckResult,
-        ConditionalTupleResult,
-        NegationCheckResult,
-        TotalProbabilityResult,
-        UpdateDirectionResult,
-        bayes_check,
-        conditional_tuple_check,
-        negation_check,
-        total_probability_check,
-        update_direction,
-    )
-    from ._probability._checks import (
-        CHECKERS,
-        ConsistencyCheckResult,
-        arbitrage_violation,
-        consistency_check,
-        frequentist_violation,
-    )
+    from ._decision._citest import CITestResult
+    from ._decision._citest import ci_test
+    from ._decision._cmi import cmi
+    from ._decision._cmi import mi
+    from ._decision._consistency import ConsistencyResult
+    from ._decision._consistency import prompt_consistency
+    from ._decision._cyclic import CyclicMonotonicityResult
+    from ._decision._cyclic import cyclic_monotonicity_test
+    from ._decision._diagnostics import ElicitationDiagnostics
+    from ._decision._diagnostics import elicitation_diagnostics
+    from ._decision._iia import IIAResult
+    from ._decision._iia import iia_test
+    from ._decision._leakage import LeakageResult
+    from ._decision._leakage import leakage_test
+    from ._decision._monotone import MonotonicityResult
+    from ._decision._monotone import monotonicity_test
+    from ._decision._monotone import plot_choice_shares
+    from ._decision._simulate import ACTIONS
+    from ._decision._simulate import PROMPTS
+    from ._decision._simulate import Agent
+    from ._decision._simulate import SimulatedStudy
+    from ._decision._simulate import SimulationTruth
+    from ._decision._simulate import simulate
+    from ._decision._simulate import snap_to_grid
+    from ._plan import PLAN_TESTS
+    from ._plan import PlanResult
+    from ._plan import plan
+    from ._probability._axioms import UPDATE_CLASSES
+    from ._probability._axioms import BayesCheckResult
+    from ._probability._axioms import ConditionalTupleResult
+    from ._probability._axioms import NegationCheckResult
+    from ._probability._axioms import TotalProbabilityResult
+    from ._probability._axioms import UpdateDirectionResult
+    from ._probability._axioms import bayes_check
+    from ._probability._axioms import conditional_tuple_check
+    from ._probability._axioms import negation_check
+    from ._probability._axioms import total_probability_check
+    from ._probability._axioms import update_direction
+    from ._probability._checks import CHECKERS
+    from ._probability._checks import ConsistencyCheckResult
+    from ._probability._checks import arbitrage_violation
+    from ._probability._checks import consistency_check
+    from ._probability._checks import frequentist_violation
     from ._probability._checks_io import read_consistency_tuples
-    from ._probability._lie import (
-        LIE_COLUMNS,
-        IteratedExpectationResult,
-        iterated_expectation_check,
-        random_forest_baseline,
-    )
-    from ._probability._noise import ConsistencyNoiseResult, consistency_noise_test
+    from ._probability._lie import LIE_COLUMNS
+    from ._probability._lie import IteratedExpectationResult
+    from ._probability._lie import iterated_expectation_check
+    from ._probability._lie import random_forest_baseline
+    from ._probability._noise import ConsistencyNoiseResult
+    from ._probability._noise import consistency_noise_test
     from ._probability._pairs import conditional_forecasting
-    from ._probability._pairs_io import attach_outcomes, read_pairs
-    from ._probability._pairs_result import (
-        PAIRS_ALTERNATIVES,
-        PAIRS_CI_METHODS,
-        PAIRS_COLUMNS,
-        PAIRS_TESTS,
-        PairsResult,
-    )
-    from ._probability._power import PairsPowerResult, pairs_power
+    from ._probability._pairs_io import attach_outcomes
+    from ._probability._pairs_io import read_pairs
+    from ._probability._pairs_result import PAIRS_ALTERNATIVES
+    from ._probability._pairs_result import PAIRS_CI_METHODS
+    from ._probability._pairs_result import PAIRS_COLUMNS
+    from ._probability._pairs_result import PAIRS_TESTS
+    from ._probability._pairs_result import PairsResult
+    from ._probability._power import PairsPowerResult
+    from ._probability._power import pairs_power
     from ._probability._summaries import ViolationSummary
     from ._report._options import ReportOptions
     from ._report._registry import TEST_NAMES
-    from ._report._result import CoherenceReport, ReportCell
+    from ._report._result import CoherenceReport
+    from ._report._result import ReportCell
     from ._report._run import report
-    from ._results import RESULT_COLUMNS, CoherenceResult, ConfidenceInterval
-    from ._scoring._calibration import (
-        CALIBRATION_BINNINGS,
-        CalibrationErrorResult,
-        SmoothECEResult,
-        calibration_error,
-        plot_smooth_reliability,
-        smooth_ece,
-    )
-    from ._scoring._decomposition import BrierDecompositionResult, brier_decomposition
-    from ._scoring._events import KeyEventRecallResult, grounding_split, key_event_recall
-    from ._scoring._forecast import (
-        ForecastComparisonResult,
-        ForecastScoresResult,
-        forecast_scores,
-        plot_reliability,
-    )
-    from ._scoring._forecastbench import (
-        FORECASTBENCH_SCORES,
-        ForecastBenchComparisonResult,
-        ForecastBenchResult,
-        forecastbench_scores,
-    )
-    from ._scoring._graph_quality import (
-        GraphQualityReport,
-        graph_depth,
-        hindsight_graph_quality,
-    )
-    from ._scoring._graphs import (
-        REASONING_METRICS,
-        ReasoningGraphResult,
-        reasoning_graph_metrics,
-    )
-    from ._scoring._horizons import (
-        HORIZON_BANDS,
-        HorizonAccuracyResult,
-        accuracy_by_horizon,
-        horizon_positions,
-        plot_accuracy_by_horizon,
-        plot_rolling_accuracy,
-        rolling_accuracy,
-        simulated_dates,
-    )
-    from ._scoring._knowledge import KnowledgeSplitResult, coherence_by_knowledge
-    from ._scoring._market_checks import (
-        MarketChecksResult,
-        MarketSignalResult,
-        market_checks,
-        market_signal_metrics,
-        turning_points,
-    )
-    from ._scoring._markets import (
-        MarketAlignmentResult,
-        causal_pressure,
-        market_alignment,
-        plot_causal_pressure,
-    )
-    from ._scoring._questions import (
-        QUESTION_TYPES,
-        TASK_COLUMNS,
-        DatasetStatistics,
-        QuestionScoresResult,
-        dataset_statistics,
-        question_scores,
-        validate_tasks,
-    )
-    from ._scoring._sources import SourcePrecisionResult, source_precision
-    from ._scoring._temporal import (
-        ContaminationFilterResult,
-        GatewayPartition,
-        GatewayReport,
-        TemporalGateway,
-        contamination_filter,
-    )
-    from ._warnings import (
-        CoherenceWarning,
-        DegenerateDataWarning,
-        NotCalibratedWarning,
-        SkippedRecordsWarning,
-        SmallSampleWarning,
-        TiesWarning,
-    )
+    from ._results import RESULT_COLUMNS
+    from ._results import CoherenceResult
+    from ._results import ConfidenceInterval
+    from ._scoring._calibration import CALIBRATION_BINNINGS
+    from ._scoring._calibration import CalibrationErrorResult
+    from ._scoring._calibration import SmoothECEResult
+    from ._scoring._calibration import calibration_error
+    from ._scoring._calibration import plot_smooth_reliability
+    from ._scoring._calibration import smooth_ece
+    from ._scoring._decomposition import BrierDecompositionResult
+    from ._scoring._decomposition import brier_decomposition
+    from ._scoring._events import KeyEventRecallResult
+    from ._scoring._events import grounding_split
+    from ._scoring._events import key_event_recall
+    from ._scoring._forecast import ForecastComparisonResult
+    from ._scoring._forecast import ForecastScoresResult
+    from ._scoring._forecast import forecast_scores
+    from ._scoring._forecast import plot_reliability
+    from ._scoring._forecastbench import FORECASTBENCH_SCORES
+    from ._scoring._forecastbench import ForecastBenchComparisonResult
+    from ._scoring._forecastbench import ForecastBenchResult
+    from ._scoring._forecastbench import forecastbench_scores
+    from ._scoring._graph_quality import GraphQualityReport
+    from ._scoring._graph_quality import graph_depth
+    from ._scoring._graph_quality import hindsight_graph_quality
+    from ._scoring._graphs import REASONING_METRICS
+    from ._scoring._graphs import ReasoningGraphResult
+    from ._scoring._graphs import reasoning_graph_metrics
+    from ._scoring._horizons import HORIZON_BANDS
+    from ._scoring._horizons import HorizonAccuracyResult
+    from ._scoring._horizons import accuracy_by_horizon
+    from ._scoring._horizons import horizon_positions
+    from ._scoring._horizons import plot_accuracy_by_horizon
+    from ._scoring._horizons import plot_rolling_accuracy
+    from ._scoring._horizons import rolling_accuracy
+    from ._scoring._horizons import simulated_dates
+    from ._scoring._knowledge import KnowledgeSplitResult
+    from ._scoring._knowledge import coherence_by_knowledge
+    from ._scoring._market_checks import MarketChecksResult
+    from ._scoring._market_checks import MarketSignalResult
+    from ._scoring._market_checks import market_checks
+    from ._scoring._market_checks import market_signal_metrics
+    from ._scoring._market_checks import turning_points
+    from ._scoring._markets import MarketAlignmentResult
+    from ._scoring._markets import causal_pressure
+    from ._scoring._markets import market_alignment
+    from ._scoring._markets import plot_causal_pressure
+    from ._scoring._questions import QUESTION_TYPES
+    from ._scoring._questions import TASK_COLUMNS
+    from ._scoring._questions import DatasetStatistics
+    from ._scoring._questions import QuestionScoresResult
+    from ._scoring._questions import dataset_statistics
+    from ._scoring._questions import question_scores
+    from ._scoring._questions import validate_tasks
+    from ._scoring._sources import SourcePrecisionResult
+    from ._scoring._sources import source_precision
+    from ._scoring._temporal import ContaminationFilterResult
+    from ._scoring._temporal import GatewayPartition
+    from ._scoring._temporal import GatewayReport
+    from ._scoring._temporal import TemporalGateway
+    from ._scoring._temporal import contamination_filter
+    from ._warnings import CoherenceWarning
+    from ._warnings import DegenerateDataWarning
+    from ._warnings import NotCalibratedWarning
+    from ._warnings import SkippedRecordsWarning
+    from ._warnings import SmallSampleWarning
+    from ._warnings import TiesWarning
 
 __getattr__, __dir__ = _lazy_attributes(__name__, _LAZY, globals(), __all__)

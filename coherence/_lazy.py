@@ -12,7 +12,10 @@ for type checkers stay in the package's ``if TYPE_CHECKING:`` block;
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Mapping, MutableMapping, Sequence
+from collections.abc import Callable
+from collections.abc import Mapping
+from collections.abc import MutableMapping
+from collections.abc import Sequence
 from typing import Any
 
 __all__ = ["lazy_attributes"]

@@ -11,9 +11,11 @@ naming the closest field; a bad value an error naming the field and the function
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
+from collections.abc import Mapping
 from dataclasses import fields
-from typing import Any, TypeVar
+from typing import Any
+from typing import TypeVar
 
 from ._validation import param_error
 

@@ -12,25 +12,29 @@ import inspect
 import math
 import numbers
 import warnings
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from collections.abc import Mapping
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field
+from typing import Any
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
 
 from ._intervals import wilson_interval
-from ._results import Summary, format_number
-from ._rng import RNGLike, check_rng, spawn
+from ._results import Summary
+from ._results import format_number
+from ._rng import RNGLike
+from ._rng import check_rng
+from ._rng import spawn
 from ._text import text_table
-from ._validation import (
-    as_dataframe,
-    check_float,
-    check_int,
-    nonempty,
-    param_error,
-    require_columns,
-)
+from ._validation import as_dataframe
+from ._validation import check_float
+from ._validation import check_int
+from ._validation import nonempty
+from ._validation import param_error
+from ._validation import require_columns
 from ._warnings import DeprecatedAlias
 
 __all__ = [
@@ -420,7 +424,8 @@ def _simulate_design(iv: _PlanInput, n_ctx: int, n_rep: int,
 
 def _agent_study(agent: Any, test: str, n_ctx: int, n_rep: int,
                  gen: np.random.Generator) -> pd.DataFrame:
-    from ._decision._simulate import PROMPTS, simulate
+    from ._decision._simulate import PROMPTS
+    from ._decision._simulate import simulate
 
     if test == "prompt_consistency":
         prompts = tuple(agent.shifts) if agent.kind == "prompt_sensitive" else PROMPTS

@@ -20,7 +20,10 @@ Every resampling test of the package uses the pieces here, written once:
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable
+from collections.abc import Iterable
+from collections.abc import Iterator
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np

@@ -19,9 +19,12 @@ from __future__ import annotations
 import dataclasses
 import html
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, ClassVar, NamedTuple
+from typing import Any
+from typing import ClassVar
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd

@@ -29,17 +29,15 @@ from typing import Any
 from coherence import __version__
 
 from . import _elicit
-from ._common import (
-    EXIT_FAILURE,
-    EXIT_OK,
-    EXIT_USAGE,
-    UsageError,
-    add_report_options,
-    draw_counts,
-    positive_int,
-    print_frame,
-    read_table,
-)
+from ._common import EXIT_FAILURE
+from ._common import EXIT_OK
+from ._common import EXIT_USAGE
+from ._common import UsageError
+from ._common import add_report_options
+from ._common import draw_counts
+from ._common import positive_int
+from ._common import print_frame
+from ._common import read_table
 
 
 class _Parser(argparse.ArgumentParser):
@@ -75,7 +73,8 @@ def _build_parser() -> argparse.ArgumentParser:
                       "which its rerun line names (default: the report's path with .csv)")
     add_report_options(demo)
 
-    from . import _scores, _test_cmd  # the commands' own modules
+    from . import _scores  # the commands' own modules
+    from . import _test_cmd  # the commands' own modules
 
     _test_cmd.add_parser(sub)
 
@@ -91,7 +90,8 @@ def _build_parser() -> argparse.ArgumentParser:
 
     _elicit.add_parser(sub, positive_int)
 
-    from . import _plan, _study  # the commands' own modules
+    from . import _plan  # the commands' own modules
+    from . import _study  # the commands' own modules
 
     _plan.add_parser(sub)
     _study.add_parser(sub)

@@ -7,7 +7,11 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-from ._common import EXIT_OK, UsageError, positive_int, print_frame, read_table
+from ._common import EXIT_OK
+from ._common import UsageError
+from ._common import positive_int
+from ._common import print_frame
+from ._common import read_table
 
 __all__ = ["add_parser", "run"]
 

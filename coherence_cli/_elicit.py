@@ -25,7 +25,8 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from ._common import EXIT_FAILURE, EXIT_OK
+from ._common import EXIT_FAILURE
+from ._common import EXIT_OK
 
 #: The first run: a few contexts. ``--full``: the decision paper's design.
 FIRST_RUN: dict[str, Any] = {"n_contexts": 12, "repetitions": 2, "prompts": ["standard"]}

@@ -9,14 +9,19 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from ._common import EXIT_OK, UsageError, positive_int, print_frame
+from ._common import EXIT_OK
+from ._common import UsageError
+from ._common import positive_int
+from ._common import print_frame
 
 __all__ = ["add_parser", "run"]
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
     """Register the ``pairs`` command on the sub-parsers ``sub``."""
-    from coherence import PAIRS_ALTERNATIVES, PAIRS_CI_METHODS, PAIRS_TESTS
+    from coherence import PAIRS_ALTERNATIVES
+    from coherence import PAIRS_CI_METHODS
+    from coherence import PAIRS_TESTS
 
     pairs = sub.add_parser(
         "pairs", help="conditional-forecasting coherence of question-pair files",
@@ -74,7 +79,8 @@ def run(args: argparse.Namespace) -> int:
 def _analyse(args: argparse.Namespace, frames: list[Any]) -> Any:
     import pandas as pd
 
-    from coherence import attach_outcomes, conditional_forecasting
+    from coherence import attach_outcomes
+    from coherence import conditional_forecasting
 
     if args.resolutions:
         source = pd.concat([_read(p) for p in args.resolutions], ignore_index=True)

@@ -8,7 +8,11 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-from ._common import EXIT_OK, UsageError, positive_int, print_frame, read_table
+from ._common import EXIT_OK
+from ._common import UsageError
+from ._common import positive_int
+from ._common import print_frame
+from ._common import read_table
 
 __all__ = ["add_parser", "run"]
 
@@ -139,7 +143,8 @@ def _forecastbench(args: argparse.Namespace, data: Any) -> list[tuple[str, Any]]
     """The ForecastBench leaderboard: (title, table) of the values, then of the intervals."""
     import pandas as pd
 
-    from coherence import FORECASTBENCH_SCORES, forecastbench_scores
+    from coherence import FORECASTBENCH_SCORES
+    from coherence import forecastbench_scores
 
     frame = data.assign(**{args.by: data[args.by].astype(str)})
     result = forecastbench_scores(frame, question=args.question, model=args.by,
@@ -167,7 +172,8 @@ def _calibration(args: argparse.Namespace, data: Any) -> list[tuple[str, Any]]:
     import numpy as np
     import pandas as pd
 
-    from coherence import calibration_error, smooth_ece
+    from coherence import calibration_error
+    from coherence import smooth_ece
 
     rows = []
     for model, part in data.groupby(args.by, sort=True):

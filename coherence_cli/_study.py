@@ -12,7 +12,9 @@ import sys
 import warnings
 from typing import Any
 
-from ._common import EXIT_FAILURE, EXIT_OK, UsageError
+from ._common import EXIT_FAILURE
+from ._common import EXIT_OK
+from ._common import UsageError
 
 __all__ = ["add_parser", "run"]
 

@@ -16,14 +16,12 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from ._common import (
-    EXIT_FAILURE,
-    EXIT_OK,
-    UsageError,
-    add_report_options,
-    draw_counts,
-    read_table,
-)
+from ._common import EXIT_FAILURE
+from ._common import EXIT_OK
+from ._common import UsageError
+from ._common import add_report_options
+from ._common import draw_counts
+from ._common import read_table
 
 __all__ = ["add_parser", "run"]
 
@@ -192,7 +190,8 @@ def _set_aside_file(path: str, by: tuple[str, ...]) -> Any:
 
 def run(args: argparse.Namespace) -> int:
 
-    from coherence import DegenerateDataWarning, report
+    from coherence import DegenerateDataWarning
+    from coherence import report
     from coherence._text import text_table
 
     data = read_table(args.table)

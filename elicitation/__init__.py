@@ -11,34 +11,38 @@ parsed, so an interrupted run resumes without repeating a call.
 
 from __future__ import annotations
 
-from ._cache import ResponseCache, cache_key
-from ._clients import (
-    Client,
-    ClientError,
-    Completion,
-    OpenAIClient,
-    Request,
-    SimulatedClient,
-    TransientError,
-    token_belief,
-)
-from ._common import ElicitationResult, ParseFailureWarning
-from ._engine import ElicitationError, EndpointMismatchWarning
+from ._cache import ResponseCache
+from ._cache import cache_key
+from ._clients import Client
+from ._clients import ClientError
+from ._clients import Completion
+from ._clients import OpenAIClient
+from ._clients import Request
+from ._clients import SimulatedClient
+from ._clients import TransientError
+from ._clients import token_belief
+from ._common import ElicitationResult
+from ._common import ParseFailureWarning
+from ._engine import ElicitationError
+from ._engine import EndpointMismatchWarning
 from ._lie import run_lie
 from ._options import RunOptions
 from ._pairs import run_pairs
-from ._parsing import FAILURE_REASONS, Parsed, parse_decision, parse_probabilities
+from ._parsing import FAILURE_REASONS
+from ._parsing import Parsed
+from ._parsing import parse_decision
+from ._parsing import parse_probabilities
 from ._runner import run
-from ._study import StudyResult, load_study, run_study
-from ._templates import (
-    BELIEF_PROMPTS,
-    CONDITIONAL_VARIANTS,
-    Template,
-    get_template,
-    published_prompts,
-    register_template,
-    template_names,
-)
+from ._study import StudyResult
+from ._study import load_study
+from ._study import run_study
+from ._templates import BELIEF_PROMPTS
+from ._templates import CONDITIONAL_VARIANTS
+from ._templates import Template
+from ._templates import get_template
+from ._templates import published_prompts
+from ._templates import register_template
+from ._templates import template_names
 
 __all__ = [
     "BELIEF_PROMPTS",

@@ -20,21 +20,24 @@ import os
 import re
 import socket
 import threading
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field
 from types import MappingProxyType
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
+from typing import Protocol
+from typing import runtime_checkable
 
 import numpy as np
 
-from coherence import Agent, snap_to_grid
-from coherence._validation import (
-    check_choice,
-    check_float,
-    check_int,
-    param_error,
-    probability_array,
-)
+from coherence import Agent
+from coherence import snap_to_grid
+from coherence._validation import check_choice
+from coherence._validation import check_float
+from coherence._validation import check_int
+from coherence._validation import param_error
+from coherence._validation import probability_array
 
 from ._parsing import PAPER_DECISION_LABELS
 from ._templates import BINARY_LABELS

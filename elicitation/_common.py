@@ -11,18 +11,22 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from typing import Any
 
 import pandas as pd
 
 from coherence import ElicitationDiagnostics
 from coherence._results import Summary
-from coherence._validation import as_dataframe, no_missing, param_error
+from coherence._validation import as_dataframe
+from coherence._validation import no_missing
+from coherence._validation import param_error
 from coherence._warnings import CoherenceWarning
 
 from ._clients import Client
-from ._engine import Executed, failure_table
+from ._engine import Executed
+from ._engine import failure_table
 
 __all__ = [
     "FILLED",
@@ -109,7 +113,8 @@ class ElicitationResult:
         """:func:`coherence.elicitation_diagnostics` of ``data``, with every failed or
         set-aside elicitation counted by reason (None when ``data`` has no ``belief``
         column or no row)."""
-        from coherence import DegenerateDataWarning, elicitation_diagnostics
+        from coherence import DegenerateDataWarning
+        from coherence import elicitation_diagnostics
 
         if "belief" not in self.data.columns or not len(self.data):
             return None

@@ -26,7 +26,8 @@ import sys
 import threading
 import time
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
@@ -35,13 +36,20 @@ import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
-from coherence._validation import check_int, param_error
+from coherence._validation import check_int
+from coherence._validation import param_error
 from coherence._warnings import CoherenceWarning
 
-from ._cache import ResponseCache, cache_key
-from ._clients import Client, Completion, Request, TransientError
+from ._cache import ResponseCache
+from ._cache import cache_key
+from ._clients import Client
+from ._clients import Completion
+from ._clients import Request
+from ._clients import TransientError
 from ._options import RunOptions
-from ._parsing import Parsed, parse_decision, parse_probabilities
+from ._parsing import Parsed
+from ._parsing import parse_decision
+from ._parsing import parse_probabilities
 from ._templates import Template
 
 __all__ = [

@@ -17,16 +17,20 @@ import pandas as pd
 from coherence._validation import param_error
 
 from ._clients import Client
-from ._common import (
-    ElicitationResult,
-    check_phrase,
-    context_fields,
-    context_table,
-    make_result,
-)
-from ._engine import Job, common_iv, execute, make_job, settings_json
-from ._options import RunOptions, merge_options
-from ._templates import get_template, is_builtin
+from ._common import ElicitationResult
+from ._common import check_phrase
+from ._common import context_fields
+from ._common import context_table
+from ._common import make_result
+from ._engine import Job
+from ._engine import common_iv
+from ._engine import execute
+from ._engine import make_job
+from ._engine import settings_json
+from ._options import RunOptions
+from ._options import merge_options
+from ._templates import get_template
+from ._templates import is_builtin
 
 __all__ = ["run_lie"]
 

@@ -10,12 +10,15 @@ parser's tolerance and the progress bar.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
 from coherence._options import merge_record
-from coherence._validation import check_float, check_int, param_error
+from coherence._validation import check_float
+from coherence._validation import check_int
+from coherence._validation import param_error
 
 from ._cache import ResponseCache
 

@@ -13,13 +13,24 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from coherence._validation import as_dataframe, param_error
+from coherence._validation import as_dataframe
+from coherence._validation import param_error
 
 from ._clients import Client
-from ._common import HIDDEN, ElicitationResult, check_copied_truths, make_result
-from ._engine import Job, common_iv, execute, make_job, settings_json
-from ._options import RunOptions, merge_options
-from ._templates import CONDITIONAL_VARIANTS, Template, get_template
+from ._common import HIDDEN
+from ._common import ElicitationResult
+from ._common import check_copied_truths
+from ._common import make_result
+from ._engine import Job
+from ._engine import common_iv
+from ._engine import execute
+from ._engine import make_job
+from ._engine import settings_json
+from ._options import RunOptions
+from ._options import merge_options
+from ._templates import CONDITIONAL_VARIANTS
+from ._templates import Template
+from ._templates import get_template
 
 __all__ = ["PAIR_QUANTITIES", "run_pairs"]
 

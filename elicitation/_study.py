@@ -19,7 +19,8 @@ import os
 import tomllib
 import warnings
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
@@ -32,12 +33,15 @@ from coherence._results import Summary
 from coherence._validation import param_error
 
 from ._cache import ResponseCache
-from ._clients import OpenAIClient, SimulatedClient
+from ._clients import OpenAIClient
+from ._clients import SimulatedClient
 from ._engine import common_iv
 from ._options import study_options
 from ._pairs import run_pairs
 from ._runner import run
-from ._study_pairs import label_pairs, network_pairs, select_pairs
+from ._study_pairs import label_pairs
+from ._study_pairs import network_pairs
+from ._study_pairs import select_pairs
 from ._study_tuples import SimulatedDesigner
 
 __all__ = ["StudyResult", "load_study", "run_study"]

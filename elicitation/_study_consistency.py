@@ -20,15 +20,13 @@ import coherence
 from ._cache import ResponseCache
 from ._engine import common_iv
 from ._options import study_options
-from ._study_tuples import (
-    SimulatedDesigner,
-    ask_probabilities,
-    baseline_forecasts,
-    model_forms,
-    study_questions,
-    template_tuples,
-    tuple_truths,
-)
+from ._study_tuples import SimulatedDesigner
+from ._study_tuples import ask_probabilities
+from ._study_tuples import baseline_forecasts
+from ._study_tuples import model_forms
+from ._study_tuples import study_questions
+from ._study_tuples import template_tuples
+from ._study_tuples import tuple_truths
 from ._templates import get_template
 
 __all__ = ["consistency_study"]

@@ -12,7 +12,8 @@ interval) and :func:`coherence.calibration_error` (the debiased calibration erro
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -24,8 +25,11 @@ import coherence
 from ._cache import ResponseCache
 from ._engine import common_iv
 from ._options import study_options
-from ._study_tuples import ask_probabilities, base_text, study_questions
-from ._templates import Template, get_template
+from ._study_tuples import ask_probabilities
+from ._study_tuples import base_text
+from ._study_tuples import study_questions
+from ._templates import Template
+from ._templates import get_template
 
 __all__ = ["dated_template", "forecasting_study", "scorable_questions", "simulated_date_iv",
            "spoken_date"]

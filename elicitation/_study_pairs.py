@@ -110,7 +110,9 @@ def label_pairs(candidates: pd.DataFrame, client: Any, opts: Any) -> pd.DataFram
     ``reply`` (the raw text), ``label`` (lower case; ``''`` when the reply names none of
     the three). ``attrs`` holds ``n_calls`` and ``n_cached``.
     """
-    from ._engine import execute, make_job, settings_json
+    from ._engine import execute
+    from ._engine import make_job
+    from ._engine import settings_json
     from ._study_tuples import parse_reply
 
     settings = settings_json(client)

@@ -21,7 +21,8 @@ import csv
 import hashlib
 import io
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 from types import MappingProxyType
@@ -30,7 +31,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._clients import Completion, Request
+from ._clients import Completion
+from ._clients import Request
 from ._templates import Template
 
 __all__ = ["COMPOUND_FORMS", "DESIGN_TEMPLATES", "MODEL_FORMS", "SINGLE_FORMS",
@@ -119,7 +121,9 @@ def ask_probabilities(client: Any, asked: Sequence[tuple[str, Mapping[str, Any]]
     the cached engine (``prompt``: the table's ``prompt`` column); ``(rows, raw, n_calls,
     n_cached)`` with one row per call (``question``, ``repetition``, ``p``: NaN when the
     reply did not parse)."""
-    from ._engine import execute, make_job, settings_json
+    from ._engine import execute
+    from ._engine import make_job
+    from ._engine import settings_json
 
     settings = settings_json(client)
     jobs = [make_job(client, settings, template, fields, context=qid, prompt=prompt,
@@ -497,7 +501,9 @@ def model_forms(questions: pd.DataFrame, texts: pd.DataFrame, client: Any, opts:
     whether the form was kept. A form that fails either check keeps its template text
     (``source = 'template'``), so every tuple can still be asked.
     """
-    from ._engine import execute, make_job, settings_json
+    from ._engine import execute
+    from ._engine import make_job
+    from ._engine import settings_json
 
     settings = settings_json(client)
     key_of = {"negation": "not_P", "paraphrase": "para_P", "consequence": "cons_P"}

@@ -16,10 +16,13 @@ from __future__ import annotations
 
 import string
 import tomllib
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field
 from importlib import resources
-from typing import Any, Literal
+from typing import Any
+from typing import Literal
 
 from coherence._validation import param_error
 

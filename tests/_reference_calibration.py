@@ -7,7 +7,8 @@ from __future__ import annotations
 import bisect
 import math
 
-from scipy import integrate, stats
+from scipy import integrate
+from scipy import stats
 
 
 def reference_bins(p, n_bins, binning):

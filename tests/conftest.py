@@ -15,7 +15,8 @@ for _var in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import matplotlib  # noqa: E402
 import pytest  # noqa: E402
-from hypothesis import HealthCheck, settings  # noqa: E402
+from hypothesis import HealthCheck  # noqa: E402
+from hypothesis import settings  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
 
 threadpool_limits(1, user_api="blas")  # numpy may be loaded already (a plugin, a doctest)

@@ -7,35 +7,45 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from dataclasses import dataclass
+from dataclasses import field
+from typing import Any
+from typing import ClassVar
 
 import numpy as np
 
-from .._resampling import (
-    cluster_draws,
-    cluster_resample_rows,
-    group_codes,
-    grouped_folds,
-    monte_carlo_pvalue,
-    percentile_interval,
-)
-from .._results import CoherenceResult, ConfidenceInterval
-from .._rng import RNGLike, check_rng, kernel_seeds
-from .._validation import (
-    as_dataframe,
-    check_choice,
-    check_float,
-    check_int,
-    finite_column,
-    label_column,
-    param_error,
-    probability_column,
-)
-from .._warnings import DegenerateDataWarning, NotCalibratedWarning, SmallSampleWarning
-from ._cmi import Prepared, combine, estimate, keys_1d, psi_table
-from ._design import evidence_columns, require_design_columns
-from ._permutation import block_layout, outcome_units, units_and_blocks
+from .._resampling import cluster_draws
+from .._resampling import cluster_resample_rows
+from .._resampling import group_codes
+from .._resampling import grouped_folds
+from .._resampling import monte_carlo_pvalue
+from .._resampling import percentile_interval
+from .._results import CoherenceResult
+from .._results import ConfidenceInterval
+from .._rng import RNGLike
+from .._rng import check_rng
+from .._rng import kernel_seeds
+from .._validation import as_dataframe
+from .._validation import check_choice
+from .._validation import check_float
+from .._validation import check_int
+from .._validation import finite_column
+from .._validation import label_column
+from .._validation import param_error
+from .._validation import probability_column
+from .._warnings import DegenerateDataWarning
+from .._warnings import NotCalibratedWarning
+from .._warnings import SmallSampleWarning
+from ._cmi import Prepared
+from ._cmi import combine
+from ._cmi import estimate
+from ._cmi import keys_1d
+from ._cmi import psi_table
+from ._design import evidence_columns
+from ._design import require_design_columns
+from ._permutation import block_layout
+from ._permutation import outcome_units
+from ._permutation import units_and_blocks
 
 __all__ = ["CITestResult", "ci_test"]
 

@@ -7,13 +7,16 @@ call directly.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from .._validation import check_float, check_int, param_error
+from .._validation import check_float
+from .._validation import check_int
+from .._validation import param_error
 
 __all__ = ["cmi", "mi"]
 

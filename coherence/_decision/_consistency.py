@@ -15,35 +15,37 @@ from __future__ import annotations
 
 import math
 import warnings
-from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from dataclasses import dataclass
+from dataclasses import field
+from typing import Any
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
 from scipy.stats import t as student_t
 
-from .._resampling import (
-    MC_TIE_RTOL,
-    cluster_draws,
-    cluster_weights,
-    group_codes,
-    monte_carlo_pvalue,
-    percentile_interval,
-)
-from .._results import CoherenceResult, ConfidenceInterval, Summary
-from .._rng import RNGLike, check_rng
-from .._validation import (
-    as_dataframe,
-    check_column_names,
-    check_float,
-    check_int,
-    column_error,
-    label_column,
-    param_error,
-    probability_column,
-    require_columns,
-)
-from .._warnings import DeprecatedAlias, SmallSampleWarning
+from .._resampling import MC_TIE_RTOL
+from .._resampling import cluster_draws
+from .._resampling import cluster_weights
+from .._resampling import group_codes
+from .._resampling import monte_carlo_pvalue
+from .._resampling import percentile_interval
+from .._results import CoherenceResult
+from .._results import ConfidenceInterval
+from .._results import Summary
+from .._rng import RNGLike
+from .._rng import check_rng
+from .._validation import as_dataframe
+from .._validation import check_column_names
+from .._validation import check_float
+from .._validation import check_int
+from .._validation import column_error
+from .._validation import label_column
+from .._validation import param_error
+from .._validation import probability_column
+from .._validation import require_columns
+from .._warnings import DeprecatedAlias
+from .._warnings import SmallSampleWarning
 from ._permutation import permutations_within
 
 __all__ = ["ConsistencyResult", "prompt_consistency"]

@@ -28,29 +28,36 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from dataclasses import dataclass
+from dataclasses import field
+from typing import Any
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
 
 from .._resampling import group_codes
-from .._results import CoherenceResult, ConfidenceInterval, Summary
-from .._rng import RNGLike, check_rng
-from .._validation import (
-    as_dataframe,
-    check_column_names,
-    check_int,
-    column_error,
-    label_column,
-    nonempty,
-    param_error,
-    probability_column,
-    require_columns,
-)
-from .._warnings import DegenerateDataWarning, SmallSampleWarning
+from .._results import CoherenceResult
+from .._results import ConfidenceInterval
+from .._results import Summary
+from .._rng import RNGLike
+from .._rng import check_rng
+from .._validation import as_dataframe
+from .._validation import check_column_names
+from .._validation import check_int
+from .._validation import column_error
+from .._validation import label_column
+from .._validation import nonempty
+from .._validation import param_error
+from .._validation import probability_column
+from .._validation import require_columns
+from .._warnings import DegenerateDataWarning
+from .._warnings import SmallSampleWarning
 from ._monotone_isotonic import quantile_bins
-from ._monotone_local import MIN_CONTEXTS, LocalComparisons, local_calibration, local_comparisons
+from ._monotone_local import MIN_CONTEXTS
+from ._monotone_local import LocalComparisons
+from ._monotone_local import local_calibration
+from ._monotone_local import local_comparisons
 
 __all__ = ["CyclicMonotonicityResult", "cyclic_monotonicity_test", "distance_to_monotone"]
 

@@ -8,12 +8,14 @@ any test that takes ``belief``, ``action``, ``outcome``, ``group`` and a list of
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from collections.abc import Sequence
 from typing import Any
 
 import pandas as pd
 
-from .._validation import param_error, require_columns
+from .._validation import param_error
+from .._validation import require_columns
 
 __all__ = ["ENGINES", "evidence_columns", "require_design_columns"]
 

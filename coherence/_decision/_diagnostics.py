@@ -16,22 +16,23 @@ import dataclasses
 import math
 import warnings
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from dataclasses import dataclass
+from dataclasses import field
+from typing import Any
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
 
-from .._results import Summary, format_number
-from .._validation import (
-    DECIMAL_SLACK,
-    as_dataframe,
-    check_float,
-    nonempty,
-    param_error,
-    probability_column,
-    require_columns,
-)
+from .._results import Summary
+from .._results import format_number
+from .._validation import DECIMAL_SLACK
+from .._validation import as_dataframe
+from .._validation import check_float
+from .._validation import nonempty
+from .._validation import param_error
+from .._validation import probability_column
+from .._validation import require_columns
 from .._warnings import DegenerateDataWarning
 
 __all__ = ["ElicitationDiagnostics", "diagnose", "elicitation_diagnostics", "set_aside_counts"]

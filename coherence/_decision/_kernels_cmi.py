@@ -31,7 +31,8 @@ equal to the last bit whatever the number of threads.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
+from numba import prange
 
 __all__ = [
     "CHUNK",

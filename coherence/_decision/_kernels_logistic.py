@@ -22,7 +22,8 @@ from __future__ import annotations
 from functools import cache
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
+from numba import prange
 
 __all__ = [
     "SKLEARN_REPLAY_TESTED",

@@ -13,41 +13,51 @@ from __future__ import annotations
 import copy
 import math
 import warnings
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal
+from collections.abc import Mapping
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field
+from typing import Any
+from typing import ClassVar
+from typing import Literal
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
 from .._extras import require
-from .._resampling import (
-    cluster_draws,
-    group_codes,
-    grouped_folds,
-    monte_carlo_pvalue,
-    percentile_interval,
-)
-from .._results import CoherenceResult, ConfidenceInterval
-from .._rng import RNGLike, check_rng
-from .._validation import (
-    as_dataframe,
-    binary_column,
-    check_choice,
-    check_column_names,
-    check_float,
-    check_int,
-    finite_column,
-    label_column,
-    param_error,
-    probability_column,
-)
-from .._warnings import DegenerateDataWarning, SmallSampleWarning
+from .._resampling import cluster_draws
+from .._resampling import group_codes
+from .._resampling import grouped_folds
+from .._resampling import monte_carlo_pvalue
+from .._resampling import percentile_interval
+from .._results import CoherenceResult
+from .._results import ConfidenceInterval
+from .._rng import RNGLike
+from .._rng import check_rng
+from .._validation import as_dataframe
+from .._validation import binary_column
+from .._validation import check_choice
+from .._validation import check_column_names
+from .._validation import check_float
+from .._validation import check_int
+from .._validation import finite_column
+from .._validation import label_column
+from .._validation import param_error
+from .._validation import probability_column
+from .._warnings import DegenerateDataWarning
+from .._warnings import SmallSampleWarning
 from ._cmi import combine
-from ._design import ENGINES, evidence_columns, require_design_columns
-from ._leakage_null import PROBABILITY_FLOOR, fast_logistic_null, improvement, with_outcome
-from ._permutation import block_layout, outcome_units, permutations_within
+from ._design import ENGINES
+from ._design import evidence_columns
+from ._design import require_design_columns
+from ._leakage_null import PROBABILITY_FLOOR
+from ._leakage_null import fast_logistic_null
+from ._leakage_null import improvement
+from ._leakage_null import with_outcome
+from ._permutation import block_layout
+from ._permutation import outcome_units
+from ._permutation import permutations_within
 
 __all__ = ["LeakageResult", "leakage_test"]
 

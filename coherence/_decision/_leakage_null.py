@@ -13,7 +13,8 @@ are handed over (:func:`sklearn_error_scale`), the refits' elimination order
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -198,7 +199,9 @@ def fast_logistic_null(designs: list[np.ndarray], p: np.ndarray, y: np.ndarray,
     """
     from threadpoolctl import threadpool_limits
 
-    from ._logistic import fit_logistic, link, predict_logistic
+    from ._logistic import fit_logistic
+    from ._logistic import link
+    from ._logistic import predict_logistic
 
     c = float(options["C"])
     n = len(a)
@@ -213,8 +216,10 @@ def fast_logistic_null(designs: list[np.ndarray], p: np.ndarray, y: np.ndarray,
                                pos=order)
                   for f, (train, _) in enumerate(folds)]
         if order is not None:
-            from ._kernels_logistic import logistic_null, replay_matches_installed
-            from ._logistic import MAX_ITER, NULL_STEP_TOL
+            from ._kernels_logistic import logistic_null
+            from ._kernels_logistic import replay_matches_installed
+            from ._logistic import MAX_ITER
+            from ._logistic import NULL_STEP_TOL
 
             lk = link(n_classes)
 

@@ -18,48 +18,48 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from dataclasses import dataclass
+from dataclasses import field
+from typing import TYPE_CHECKING
+from typing import Any
+from typing import ClassVar
+from typing import Literal
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .._resampling import group_codes, monte_carlo_pvalue
-from .._results import CoherenceResult, ConfidenceInterval, Summary
-from .._rng import RNGLike, check_rng
-from .._validation import (
-    as_dataframe,
-    check_choice,
-    check_column_names,
-    check_int,
-    label_column,
-    nonempty,
-    param_error,
-    probability_column,
-    require_columns,
-)
-from .._warnings import (
-    DegenerateDataWarning,
-    DeprecatedAlias,
-    NotCalibratedWarning,
-    SmallSampleWarning,
-    TiesWarning,
-)
-from ._monotone_isotonic import (
-    belief_windows,
-    context_strata,
-    isotonic_lr_test,
-    min_pvalue,
-    permutation_null,
-    quantile_bins,
-)
-from ._monotone_local import (
-    MIN_CONTEXTS,
-    LocalComparisons,
-    local_calibration,
-    local_comparisons,
-)
+from .._resampling import group_codes
+from .._resampling import monte_carlo_pvalue
+from .._results import CoherenceResult
+from .._results import ConfidenceInterval
+from .._results import Summary
+from .._rng import RNGLike
+from .._rng import check_rng
+from .._validation import as_dataframe
+from .._validation import check_choice
+from .._validation import check_column_names
+from .._validation import check_int
+from .._validation import label_column
+from .._validation import nonempty
+from .._validation import param_error
+from .._validation import probability_column
+from .._validation import require_columns
+from .._warnings import DegenerateDataWarning
+from .._warnings import DeprecatedAlias
+from .._warnings import NotCalibratedWarning
+from .._warnings import SmallSampleWarning
+from .._warnings import TiesWarning
+from ._monotone_isotonic import belief_windows
+from ._monotone_isotonic import context_strata
+from ._monotone_isotonic import isotonic_lr_test
+from ._monotone_isotonic import min_pvalue
+from ._monotone_isotonic import permutation_null
+from ._monotone_isotonic import quantile_bins
+from ._monotone_local import MIN_CONTEXTS
+from ._monotone_local import LocalComparisons
+from ._monotone_local import local_calibration
+from ._monotone_local import local_comparisons
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes

@@ -15,7 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from .._resampling import MC_TIE_RTOL, monte_carlo_pvalue
+from .._resampling import MC_TIE_RTOL
+from .._resampling import monte_carlo_pvalue
 
 __all__ = ["belief_windows", "context_strata", "isotonic_lr", "isotonic_lr_test",
            "min_pvalue", "permutation_null", "quantile_bins"]

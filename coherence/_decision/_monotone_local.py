@@ -44,7 +44,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._resampling import MC_TIE_RTOL, monte_carlo_pvalue, sequential_pvalue
+from .._resampling import MC_TIE_RTOL
+from .._resampling import monte_carlo_pvalue
+from .._resampling import sequential_pvalue
 
 __all__ = ["LocalComparisons", "local_calibration", "local_comparisons", "max_t_null",
            "scales_for"]

@@ -28,18 +28,27 @@ quadrature on panels aligned to the belief cells (exact for grid beliefs).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import Any
+from typing import Literal
 
 import numpy as np
 import pandas as pd
-from scipy import special, stats
+from scipy import special
+from scipy import stats
 
 from .._results import Summary
-from .._rng import RNGLike, check_rng
-from .._validation import check_choice, check_float, check_int, param_error, probability_array
+from .._rng import RNGLike
+from .._rng import check_rng
+from .._validation import check_choice
+from .._validation import check_float
+from .._validation import check_int
+from .._validation import param_error
+from .._validation import probability_array
 
 __all__ = [
     "ACTIONS",

@@ -20,17 +20,26 @@ Wilson interval for a share or a t interval for a mean, as each result's
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from dataclasses import dataclass
+from dataclasses import field
+from typing import Any
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
 
-from .._intervals import t_interval, wilson_interval
+from .._intervals import t_interval
+from .._intervals import wilson_interval
 from .._results import CoherenceResult
-from .._validation import DECIMAL_SLACK, check_float, param_error, probability_array
-from ._checks import frequentist_terms, overlap_distance
-from ._summaries import ViolationSummary, summary_attribute, summary_attributes
+from .._validation import DECIMAL_SLACK
+from .._validation import check_float
+from .._validation import param_error
+from .._validation import probability_array
+from ._checks import frequentist_terms
+from ._checks import overlap_distance
+from ._summaries import ViolationSummary
+from ._summaries import summary_attribute
+from ._summaries import summary_attributes
 
 __all__ = [
     "UPDATE_CLASSES",

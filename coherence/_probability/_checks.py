@@ -24,25 +24,28 @@ duality-gap certificate per tuple.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from dataclasses import dataclass
+from dataclasses import field
+from typing import Any
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
 
 from .._resampling import percentile_interval
-from .._results import CoherenceResult, ConfidenceInterval
-from .._rng import RNGLike, check_rng
-from .._validation import (
-    as_dataframe,
-    check_choice,
-    check_float,
-    check_resampling,
-    param_error,
-    probability_column,
-    require_columns,
-)
-from ._summaries import ViolationSummary, summary_attributes
+from .._results import CoherenceResult
+from .._results import ConfidenceInterval
+from .._rng import RNGLike
+from .._rng import check_rng
+from .._validation import as_dataframe
+from .._validation import check_choice
+from .._validation import check_float
+from .._validation import check_resampling
+from .._validation import param_error
+from .._validation import probability_column
+from .._validation import require_columns
+from ._summaries import ViolationSummary
+from ._summaries import summary_attributes
 
 __all__ = [
     "CHECKERS",

@@ -8,15 +8,19 @@ contexts; :func:`_plot_lie` draws the ratio plot.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from dataclasses import dataclass
+from dataclasses import field
+from typing import Any
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
 
-from .._results import CoherenceResult, ConfidenceInterval
+from .._results import CoherenceResult
+from .._results import ConfidenceInterval
 from .._rng import RNGLike
-from .._validation import check_float, param_error
+from .._validation import check_float
+from .._validation import param_error
 from .._warnings import DeprecatedAlias
 
 
@@ -168,13 +172,11 @@ def _plot_lie(result: IteratedExpectationResult, ax: Any) -> Any:
 def _lie_table(df: pd.DataFrame, cols: dict[str, str], owner: str,
                name: str) -> pd.DataFrame:
     """Validate a long LIE table and return it with the default column names."""
-    from .._validation import (
-        as_dataframe,
-        column_error,
-        no_missing,
-        probability_column,
-        require_columns,
-    )
+    from .._validation import as_dataframe
+    from .._validation import column_error
+    from .._validation import no_missing
+    from .._validation import probability_column
+    from .._validation import require_columns
 
     df = as_dataframe(df, name=name, owner=owner)
     require_columns(df, cols, owner=owner)
@@ -268,10 +270,14 @@ def random_forest_baseline(
     """
     from sklearn.base import clone
     from sklearn.ensemble import RandomForestClassifier
-    from sklearn.model_selection import GridSearchCV, StratifiedKFold
+    from sklearn.model_selection import GridSearchCV
+    from sklearn.model_selection import StratifiedKFold
 
     from .._rng import check_rng
-    from .._validation import as_dataframe, binary_column, nonempty, require_columns
+    from .._validation import as_dataframe
+    from .._validation import binary_column
+    from .._validation import nonempty
+    from .._validation import require_columns
 
     owner = "random_forest_baseline"
     gen = check_rng(rng, owner=owner)
@@ -492,7 +498,8 @@ def iterated_expectation_check(
     from scipy.stats import binomtest
 
     from .._rng import check_rng
-    from .._validation import check_choice, check_int
+    from .._validation import check_choice
+    from .._validation import check_int
     from .._warnings import DegenerateDataWarning
 
     owner = "iterated_expectation_check"
@@ -552,12 +559,10 @@ def iterated_expectation_check(
         "agent_z_mass": units["mass_agent"].to_numpy(dtype=float),
         "baseline_z_mass": units["mass_base"].to_numpy(dtype=float)})
 
-    from .._resampling import (
-        cluster_draws,
-        cluster_resample_rows,
-        percentile_interval,
-        sorted_codes,
-    )
+    from .._resampling import cluster_draws
+    from .._resampling import cluster_resample_rows
+    from .._resampling import percentile_interval
+    from .._resampling import sorted_codes
 
     codes = sorted_codes(out["context"])
     n_ctx = int(codes.max()) + 1

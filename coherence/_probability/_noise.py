@@ -20,29 +20,34 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from itertools import combinations
-from typing import Any, ClassVar
+from typing import Any
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
 
-from .._resampling import monte_carlo_pvalue, percentile_interval, tie_bound
-from .._results import CoherenceResult, ConfidenceInterval, Summary
-from .._rng import RNGLike, check_rng
-from .._validation import (
-    as_dataframe,
-    check_choice,
-    check_column_names,
-    check_resampling,
-    column_error,
-    label_column,
-    no_missing,
-    nonempty,
-    param_error,
-    probability_column,
-    require_columns,
-)
+from .._resampling import monte_carlo_pvalue
+from .._resampling import percentile_interval
+from .._resampling import tie_bound
+from .._results import CoherenceResult
+from .._results import ConfidenceInterval
+from .._results import Summary
+from .._rng import RNGLike
+from .._rng import check_rng
+from .._validation import as_dataframe
+from .._validation import check_choice
+from .._validation import check_column_names
+from .._validation import check_resampling
+from .._validation import column_error
+from .._validation import label_column
+from .._validation import no_missing
+from .._validation import nonempty
+from .._validation import param_error
+from .._validation import probability_column
+from .._validation import require_columns
 from .._warnings import SmallSampleWarning
 from ._checks import CHECKERS
 

@@ -20,43 +20,40 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._intervals import FLAT_SD, is_flat, normal_interval
-from .._resampling import (
-    MC_TIE_RTOL,
-    cluster_draw_chunks,
-    monte_carlo_pvalue,
-    rows_by_key,
-)
+from .._intervals import FLAT_SD
+from .._intervals import is_flat
+from .._intervals import normal_interval
+from .._resampling import MC_TIE_RTOL
+from .._resampling import cluster_draw_chunks
+from .._resampling import monte_carlo_pvalue
+from .._resampling import rows_by_key
 from .._results import ConfidenceInterval
-from .._rng import RNGLike, check_rng
-from .._validation import (
-    as_dataframe,
-    binary_column,
-    no_missing,
-    numeric_column,
-    param_error,
-    probability_column,
-    require_columns,
-)
-from .._warnings import DegenerateDataWarning, SmallSampleWarning
-from ._axioms import (
-    UPDATE_CLASSES,
-    bayes_arrays,
-    classify_updates,
-    total_probability_feasible,
-)
-from ._pairs_cells import finish_cells, prepare_cells
-from ._pairs_result import (
-    EXTRA_TABLE_COLUMNS,
-    PAIRS_ALTERNATIVES,
-    PAIRS_CI_METHODS,
-    PAIRS_COLUMNS,
-    PAIRS_TESTS,
-    PairsColumnNames,
-    PairsResult,
-    PairsSettings,
-    category_sort_key,
-)
+from .._rng import RNGLike
+from .._rng import check_rng
+from .._validation import as_dataframe
+from .._validation import binary_column
+from .._validation import no_missing
+from .._validation import numeric_column
+from .._validation import param_error
+from .._validation import probability_column
+from .._validation import require_columns
+from .._warnings import DegenerateDataWarning
+from .._warnings import SmallSampleWarning
+from ._axioms import UPDATE_CLASSES
+from ._axioms import bayes_arrays
+from ._axioms import classify_updates
+from ._axioms import total_probability_feasible
+from ._pairs_cells import finish_cells
+from ._pairs_cells import prepare_cells
+from ._pairs_result import EXTRA_TABLE_COLUMNS
+from ._pairs_result import PAIRS_ALTERNATIVES
+from ._pairs_result import PAIRS_CI_METHODS
+from ._pairs_result import PAIRS_COLUMNS
+from ._pairs_result import PAIRS_TESTS
+from ._pairs_result import PairsColumnNames
+from ._pairs_result import PairsResult
+from ._pairs_result import PairsSettings
+from ._pairs_result import category_sort_key
 
 __all__ = [
     "PAIRS_ALTERNATIVES",
@@ -222,7 +219,8 @@ class _BernoulliNull:
         r"""P(A = 1 | B = b) of each pair under the tilted null :math:`\lambda`:
         :math:`\mathrm{logit}\,\pi_i = \mathrm{logit}\,m_i - 2 \lambda d_i` (0 is the
         no-improvement null, :math:`\pi_i = m_i`)."""
-        from scipy.special import expit, logit
+        from scipy.special import expit
+        from scipy.special import logit
 
         return expit(logit(self.m) - 2.0 * lam * self.d)
 

@@ -31,31 +31,25 @@ import pandas as pd
 
 from .._results import ConfidenceInterval
 from .._rng import check_rng
-from .._validation import (
-    MAX_ROWS_SHOWN,
-    as_dataframe,
-    no_missing,
-    numeric_column,
-    param_error,
-    probability_column,
-    require_columns,
-)
+from .._validation import MAX_ROWS_SHOWN
+from .._validation import as_dataframe
+from .._validation import no_missing
+from .._validation import numeric_column
+from .._validation import param_error
+from .._validation import probability_column
+from .._validation import require_columns
 from .._warnings import SkippedRecordsWarning
-from ._axioms import (
-    UPDATE_CLASSES,
-    bayes_arrays,
-    classify_updates,
-    total_probability_error,
-    total_probability_feasible,
-)
-from ._pairs_result import (
-    EXTRA_TABLE_COLUMNS,
-    PAIRS_COLUMNS,
-    PairsColumnNames,
-    PairsResult,
-    PairsSettings,
-    category_sort_key,
-)
+from ._axioms import UPDATE_CLASSES
+from ._axioms import bayes_arrays
+from ._axioms import classify_updates
+from ._axioms import total_probability_error
+from ._axioms import total_probability_feasible
+from ._pairs_result import EXTRA_TABLE_COLUMNS
+from ._pairs_result import PAIRS_COLUMNS
+from ._pairs_result import PairsColumnNames
+from ._pairs_result import PairsResult
+from ._pairs_result import PairsSettings
+from ._pairs_result import category_sort_key
 
 __all__ = [
     "CELL_TABLE_COLUMNS",

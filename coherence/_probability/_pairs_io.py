@@ -27,7 +27,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._validation import as_dataframe, check_choice, param_error, require_columns
+from .._validation import as_dataframe
+from .._validation import check_choice
+from .._validation import param_error
+from .._validation import require_columns
 from .._warnings import SkippedRecordsWarning
 
 __all__ = [

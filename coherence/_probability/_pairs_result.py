@@ -5,14 +5,19 @@ its cells layer (``_pairs_cells.py``) both need, so neither imports the other's 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from dataclasses import dataclass
+from dataclasses import field
+from typing import Any
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
 
-from .._results import CoherenceResult, Summary
-from .._validation import check_choice, check_float, check_int
+from .._results import CoherenceResult
+from .._results import Summary
+from .._validation import check_choice
+from .._validation import check_float
+from .._validation import check_int
 
 __all__ = [
     "EXTRA_TABLE_COLUMNS",

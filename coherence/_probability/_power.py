@@ -8,27 +8,32 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
 
-from .._intervals import FLAT_SD, is_flat, wilson_interval
-from .._results import Summary, format_number
-from .._rng import RNGLike, check_rng
-from .._validation import (
-    as_dataframe,
-    binary_column,
-    check_choice,
-    check_float,
-    check_int,
-    no_missing,
-    one_or_pair,
-    param_error,
-    probability_column,
-    require_columns,
-)
-from .._warnings import KeywordMerge, deprecated_keywords, second_of_pair
+from .._intervals import FLAT_SD
+from .._intervals import is_flat
+from .._intervals import wilson_interval
+from .._results import Summary
+from .._results import format_number
+from .._rng import RNGLike
+from .._rng import check_rng
+from .._validation import as_dataframe
+from .._validation import binary_column
+from .._validation import check_choice
+from .._validation import check_float
+from .._validation import check_int
+from .._validation import no_missing
+from .._validation import one_or_pair
+from .._validation import param_error
+from .._validation import probability_column
+from .._validation import require_columns
+from .._warnings import KeywordMerge
+from .._warnings import deprecated_keywords
+from .._warnings import second_of_pair
 from ._pairs import brier_improvement
 
 __all__ = [

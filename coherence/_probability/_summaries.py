@@ -14,7 +14,8 @@ This module imports nothing of the package, so every result module can import it
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, overload
+from typing import Any
+from typing import overload
 
 import numpy as np
 

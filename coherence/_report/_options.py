@@ -4,11 +4,14 @@ one record, :class:`ReportOptions`, taken as ``options=`` and field by field as 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
+from dataclasses import fields
 from typing import Any
 
 from .._decision._design import ENGINES
-from .._validation import check_choice, check_int, param_error
+from .._validation import check_choice
+from .._validation import check_int
+from .._validation import param_error
 
 __all__ = ["ReportOptions", "check_report_options"]
 

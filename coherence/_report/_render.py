@@ -17,14 +17,20 @@ import html
 import io
 import math
 import shlex
-from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from collections.abc import Mapping
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from .._multiplicity import adjust_label, adjust_pvalues
-from ._registry import DEFAULT_PERMUTATIONS, DEFAULT_RESAMPLES, REGISTRY
+from .._multiplicity import adjust_label
+from .._multiplicity import adjust_pvalues
+from ._registry import DEFAULT_PERMUTATIONS
+from ._registry import DEFAULT_RESAMPLES
+from ._registry import REGISTRY
 
 if TYPE_CHECKING:
     from ._result import CoherenceReport

@@ -36,7 +36,8 @@ import pandas as pd
 from threadpoolctl import threadpool_limits
 
 from .._rng import spawn
-from ._registry import REGISTRY, Options
+from ._registry import REGISTRY
+from ._registry import Options
 from ._result import ReportCell
 
 __all__ = ["DRAW_OPTIONS", "INTERVAL_KEPT", "MAX_DRAWS", "STOP_AFTER", "TARGET",

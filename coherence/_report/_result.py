@@ -6,16 +6,22 @@ these types only for annotations, so the two modules do not import each other.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from .._multiplicity import adjust_label, adjust_pvalues
-from .._results import RESULT_COLUMNS, CoherenceResult, Summary
-from .._text import cell_text, text_table
+from .._multiplicity import adjust_label
+from .._multiplicity import adjust_pvalues
+from .._results import RESULT_COLUMNS
+from .._results import CoherenceResult
+from .._results import Summary
+from .._text import cell_text
+from .._text import text_table
 from .._validation import check_choice
 from ._registry import TEST_NAMES
 

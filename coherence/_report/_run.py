@@ -14,46 +14,52 @@ import os
 import platform
 import sys
 import warnings
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable
+from collections.abc import Mapping
+from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC
+from datetime import datetime
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from .._decision._design import evidence_columns, require_design_columns
-from .._decision._diagnostics import ElicitationDiagnostics, diagnose, set_aside_counts
+from .._decision._design import evidence_columns
+from .._decision._design import require_design_columns
+from .._decision._diagnostics import ElicitationDiagnostics
+from .._decision._diagnostics import diagnose
+from .._decision._diagnostics import set_aside_counts
 from .._decision._iia import MENU_SEPARATOR
 from .._multiplicity import ADJUST_METHODS
 from .._options import merge_record
 from .._results import CoherenceResult
-from .._rng import RNGLike, check_rng, spawn
-from .._validation import (
-    as_dataframe,
-    binary_column,
-    check_case_distinct,
-    check_choice,
-    check_columns_arg,
-    check_int,
-    label_column,
-    no_missing,
-    nonempty,
-    param_error,
-    probability_column,
-    require_columns,
-)
-from ._options import ReportOptions, check_report_options
-from ._registry import (
-    DEFAULT_PERMUTATIONS,
-    DEFAULT_RESAMPLES,
-    MENU_COLUMN,
-    REGISTRY,
-    TEST_NAMES,
-    Options,
-)
+from .._rng import RNGLike
+from .._rng import check_rng
+from .._rng import spawn
+from .._validation import as_dataframe
+from .._validation import binary_column
+from .._validation import check_case_distinct
+from .._validation import check_choice
+from .._validation import check_columns_arg
+from .._validation import check_int
+from .._validation import label_column
+from .._validation import no_missing
+from .._validation import nonempty
+from .._validation import param_error
+from .._validation import probability_column
+from .._validation import require_columns
+from ._options import ReportOptions
+from ._options import check_report_options
+from ._registry import DEFAULT_PERMUTATIONS
+from ._registry import DEFAULT_RESAMPLES
+from ._registry import MENU_COLUMN
+from ._registry import REGISTRY
+from ._registry import TEST_NAMES
+from ._registry import Options
 from ._resolve import resolve_pvalues
-from ._result import CoherenceReport, ReportCell
+from ._result import CoherenceReport
+from ._result import ReportCell
 
 __all__ = [
     "ADJUST_METHODS", "TEST_NAMES", "CoherenceReport", "ReportCell", "ReportOptions", "report"]
@@ -597,7 +603,9 @@ def _run_jobs(jobs: list[tuple[Any, ...]], n_jobs: int | None, backend: str | No
     """
     from contextlib import nullcontext
 
-    from joblib import Parallel, delayed, parallel_config
+    from joblib import Parallel
+    from joblib import delayed
+    from joblib import parallel_config
 
     context = nullcontext() if backend is None else parallel_config(backend=backend)
     with context:

@@ -18,49 +18,49 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from dataclasses import dataclass
+from dataclasses import field
+from typing import TYPE_CHECKING
+from typing import Any
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
 
-from .._resampling import (
-    cluster_draw_chunks,
-    cluster_draws,
-    cluster_weights,
-    percentile_interval,
-    sorted_codes,
-)
-from .._results import CoherenceResult, ConfidenceInterval
-from .._rng import RNGLike, check_rng
-from .._validation import (
-    as_dataframe,
-    binary_column,
-    check_choice,
-    check_float,
-    check_int,
-    check_resampling,
-    no_missing,
-    param_error,
-    probability_column,
-    require_columns,
-)
-from .._warnings import NotCalibratedWarning, SmallSampleWarning
+from .._resampling import cluster_draw_chunks
+from .._resampling import cluster_draws
+from .._resampling import cluster_weights
+from .._resampling import percentile_interval
+from .._resampling import sorted_codes
+from .._results import CoherenceResult
+from .._results import ConfidenceInterval
+from .._rng import RNGLike
+from .._rng import check_rng
+from .._validation import as_dataframe
+from .._validation import binary_column
+from .._validation import check_choice
+from .._validation import check_float
+from .._validation import check_int
+from .._validation import check_resampling
+from .._validation import no_missing
+from .._validation import param_error
+from .._validation import probability_column
+from .._validation import require_columns
+from .._warnings import NotCalibratedWarning
+from .._warnings import SmallSampleWarning
 from ._forecast import bin_index
-from ._smooth_ece import (
-    MAX_N_GRID,
-    SIGMA_MIN,
-    Smoother,
-    code_smece_at,
-    fixed_point,
-    relplot_103_at,
-    relplot_search,
-    round_to_grid,
-    smooth_curve,
-    smooth_ece_code,
-    smooth_ece_sigma,
-    smooth_grid,
-)
+from ._smooth_ece import MAX_N_GRID
+from ._smooth_ece import SIGMA_MIN
+from ._smooth_ece import Smoother
+from ._smooth_ece import code_smece_at
+from ._smooth_ece import fixed_point
+from ._smooth_ece import relplot_103_at
+from ._smooth_ece import relplot_search
+from ._smooth_ece import round_to_grid
+from ._smooth_ece import smooth_curve
+from ._smooth_ece import smooth_ece_code
+from ._smooth_ece import smooth_ece_sigma
+from ._smooth_ece import smooth_grid
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes

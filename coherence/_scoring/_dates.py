@@ -12,7 +12,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._validation import column_error, param_error
+from .._validation import column_error
+from .._validation import param_error
 
 __all__ = [
     "any_aware",

@@ -18,31 +18,40 @@ from __future__ import annotations
 import itertools
 import math
 import warnings
-from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from dataclasses import dataclass
+from dataclasses import field
+from typing import Any
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
 
-from .._probability._checks import CHECKERS, possible_worlds
-from .._resampling import cluster_draw_chunks, cluster_weights, percentile_interval, sorted_codes
-from .._results import CoherenceResult, ConfidenceInterval, Summary
-from .._rng import RNGLike, check_rng
-from .._validation import (
-    as_dataframe,
-    check_column_names,
-    check_int,
-    check_resampling,
-    column_error,
-    label_column,
-    nonempty,
-    numeric_column,
-    param_error,
-    probability_column,
-    require_columns,
-)
-from .._warnings import DeprecatedAlias, SmallSampleWarning
-from ._forecast import bin_index, murphy
+from .._probability._checks import CHECKERS
+from .._probability._checks import possible_worlds
+from .._resampling import cluster_draw_chunks
+from .._resampling import cluster_weights
+from .._resampling import percentile_interval
+from .._resampling import sorted_codes
+from .._results import CoherenceResult
+from .._results import ConfidenceInterval
+from .._results import Summary
+from .._rng import RNGLike
+from .._rng import check_rng
+from .._validation import as_dataframe
+from .._validation import check_column_names
+from .._validation import check_int
+from .._validation import check_resampling
+from .._validation import column_error
+from .._validation import label_column
+from .._validation import nonempty
+from .._validation import numeric_column
+from .._validation import param_error
+from .._validation import probability_column
+from .._validation import require_columns
+from .._warnings import DeprecatedAlias
+from .._warnings import SmallSampleWarning
+from ._forecast import bin_index
+from ._forecast import murphy
 
 __all__ = ["BrierDecompositionResult", "brier_decomposition"]
 

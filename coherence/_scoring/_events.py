@@ -12,37 +12,47 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from dataclasses import dataclass
+from dataclasses import field
+from typing import TYPE_CHECKING
+from typing import Any
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
 
-from .._results import CoherenceResult, ConfidenceInterval
-from .._rng import RNGLike, check_rng
-from .._validation import (
-    as_dataframe,
-    check_choice,
-    check_float,
-    check_int,
-    column_error,
-    finite_column,
-    flag_column,
-    no_missing,
-    nonempty,
-    param_error,
-    probability_column,
-    require_columns,
-)
-from .._warnings import DegenerateDataWarning, DeprecatedAlias
+from .._results import CoherenceResult
+from .._results import ConfidenceInterval
+from .._rng import RNGLike
+from .._rng import check_rng
+from .._validation import as_dataframe
+from .._validation import check_choice
+from .._validation import check_float
+from .._validation import check_int
+from .._validation import column_error
+from .._validation import finite_column
+from .._validation import flag_column
+from .._validation import no_missing
+from .._validation import nonempty
+from .._validation import param_error
+from .._validation import probability_column
+from .._validation import require_columns
+from .._warnings import DegenerateDataWarning
+from .._warnings import DeprecatedAlias
 
 if TYPE_CHECKING:  # pragma: no cover
 
     from ._forecast import ForecastScoresResult
-from .._resampling import cluster_bootstrap_mean_interval, rows_by_key
+from .._resampling import cluster_bootstrap_mean_interval
+from .._resampling import rows_by_key
 from .._validation import check_resampling
 from ._dates import to_days
-from ._matching import THRESHOLDS, cosine, default_embedder, event_tokens, match_one, text_of
+from ._matching import THRESHOLDS
+from ._matching import cosine
+from ._matching import default_embedder
+from ._matching import event_tokens
+from ._matching import match_one
+from ._matching import text_of
 from ._sources import SourcePrecisionResult
 
 __all__ = [

@@ -10,34 +10,38 @@ The array layer (``_brier_*``, ``_log_score``, ``_reliability_table``,
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from collections.abc import Mapping
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field
+from typing import TYPE_CHECKING
+from typing import Any
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
 
-from .._resampling import (
-    cluster_bootstrap_means,
-    cluster_draws,
-    percentile_interval,
-    sorted_codes,
-    streams_by_label,
-)
-from .._results import CoherenceResult, ConfidenceInterval, Summary
-from .._rng import RNGLike, check_rng, spawn
-from .._validation import (
-    as_dataframe,
-    check_choice,
-    check_float,
-    check_int,
-    column_error,
-    no_missing,
-    nonempty,
-    param_error,
-    probability_column,
-    require_columns,
-)
+from .._resampling import cluster_bootstrap_means
+from .._resampling import cluster_draws
+from .._resampling import percentile_interval
+from .._resampling import sorted_codes
+from .._resampling import streams_by_label
+from .._results import CoherenceResult
+from .._results import ConfidenceInterval
+from .._results import Summary
+from .._rng import RNGLike
+from .._rng import check_rng
+from .._rng import spawn
+from .._validation import as_dataframe
+from .._validation import check_choice
+from .._validation import check_float
+from .._validation import check_int
+from .._validation import column_error
+from .._validation import no_missing
+from .._validation import nonempty
+from .._validation import param_error
+from .._validation import probability_column
+from .._validation import require_columns
 from .._warnings import DeprecatedAlias
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -12,27 +12,30 @@ forecasters on the same bootstrap replicates.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from dataclasses import dataclass
+from dataclasses import field
+from typing import Any
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
 
-from .._resampling import monte_carlo_pvalue, percentile_interval
-from .._results import CoherenceResult, ConfidenceInterval
-from .._rng import RNGLike, check_rng
-from .._validation import (
-    as_dataframe,
-    binary_column,
-    check_choice,
-    check_resampling,
-    column_error,
-    no_missing,
-    numeric_column,
-    param_error,
-    probability_array,
-    require_columns,
-)
+from .._resampling import monte_carlo_pvalue
+from .._resampling import percentile_interval
+from .._results import CoherenceResult
+from .._results import ConfidenceInterval
+from .._rng import RNGLike
+from .._rng import check_rng
+from .._validation import as_dataframe
+from .._validation import binary_column
+from .._validation import check_choice
+from .._validation import check_resampling
+from .._validation import column_error
+from .._validation import no_missing
+from .._validation import numeric_column
+from .._validation import param_error
+from .._validation import probability_array
+from .._validation import require_columns
 from .._warnings import DeprecatedAlias
 
 __all__ = ["FORECASTBENCH_SCORES", "ForecastBenchComparisonResult", "ForecastBenchResult",

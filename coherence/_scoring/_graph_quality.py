@@ -14,23 +14,22 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from .._resampling import rows_by_key
-from .._validation import (
-    as_dataframe,
-    check_float,
-    check_int,
-    column_error,
-    no_missing,
-    numeric_column,
-    param_error,
-    require_columns,
-)
+from .._validation import as_dataframe
+from .._validation import check_float
+from .._validation import check_int
+from .._validation import column_error
+from .._validation import no_missing
+from .._validation import numeric_column
+from .._validation import param_error
+from .._validation import require_columns
 from ._dates import is_missing
 
 __all__ = ["GraphQualityReport", "graph_depth", "hindsight_graph_quality"]

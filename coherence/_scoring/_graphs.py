@@ -15,43 +15,45 @@ from __future__ import annotations
 import warnings
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from dataclasses import dataclass
+from dataclasses import field
+from typing import Any
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
 
 from .._resampling import rows_by_key
-from .._results import CoherenceResult, ConfidenceInterval
-from .._rng import RNGLike, check_rng
-from .._validation import (
-    as_dataframe,
-    check_choice,
-    check_float,
-    check_int,
-    check_resampling,
-    column_error,
-    no_missing,
-    one_or_pair,
-    param_error,
-    require_columns,
-)
-from .._warnings import (
-    DegenerateDataWarning,
-    DeprecatedAlias,
-    KeywordMerge,
-    deprecated_keywords,
-    second_of_pair,
-)
-from ._dates import is_missing, parse_dates, to_days
-from ._graph_quality import (
-    GraphQualityReport,
-    flag_column,
-    graph_depth,
-    hindsight_graph_quality,
-    missing_or_in,
-)
-from ._matching import THRESHOLDS, event_tokens, match_one
+from .._results import CoherenceResult
+from .._results import ConfidenceInterval
+from .._rng import RNGLike
+from .._rng import check_rng
+from .._validation import as_dataframe
+from .._validation import check_choice
+from .._validation import check_float
+from .._validation import check_int
+from .._validation import check_resampling
+from .._validation import column_error
+from .._validation import no_missing
+from .._validation import one_or_pair
+from .._validation import param_error
+from .._validation import require_columns
+from .._warnings import DegenerateDataWarning
+from .._warnings import DeprecatedAlias
+from .._warnings import KeywordMerge
+from .._warnings import deprecated_keywords
+from .._warnings import second_of_pair
+from ._dates import is_missing
+from ._dates import parse_dates
+from ._dates import to_days
+from ._graph_quality import GraphQualityReport
+from ._graph_quality import flag_column
+from ._graph_quality import graph_depth
+from ._graph_quality import hindsight_graph_quality
+from ._graph_quality import missing_or_in
+from ._matching import THRESHOLDS
+from ._matching import event_tokens
+from ._matching import match_one
 from ._questions import question_bootstrap_ci
 
 __all__ = [

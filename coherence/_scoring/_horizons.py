@@ -11,28 +11,35 @@ Horizon positions: Early :math:`f \\in [0, 1/3)`, Mid :math:`[1/3, 2/3)`, Late
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from collections.abc import Mapping
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field
+from typing import TYPE_CHECKING
+from typing import Any
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
 
 from .._resampling import sorted_codes
-from .._results import CoherenceResult, ConfidenceInterval
-from .._rng import RNGLike, check_rng, spawn
-from .._validation import (
-    as_dataframe,
-    check_choice,
-    check_int,
-    check_resampling,
-    column_error,
-    no_missing,
-    numeric_column,
-    param_error,
-    require_columns,
-)
-from ._dates import any_aware, check_same_awareness, parse_dates
+from .._results import CoherenceResult
+from .._results import ConfidenceInterval
+from .._rng import RNGLike
+from .._rng import check_rng
+from .._rng import spawn
+from .._validation import as_dataframe
+from .._validation import check_choice
+from .._validation import check_int
+from .._validation import check_resampling
+from .._validation import column_error
+from .._validation import no_missing
+from .._validation import numeric_column
+from .._validation import param_error
+from .._validation import require_columns
+from ._dates import any_aware
+from ._dates import check_same_awareness
+from ._dates import parse_dates
 from ._questions import question_bootstrap_ci
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -13,36 +13,42 @@ from __future__ import annotations
 import itertools
 import math
 import warnings
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from collections.abc import Iterator
+from collections.abc import Mapping
+from dataclasses import dataclass
+from dataclasses import field
+from typing import Any
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
 
-from .._resampling import (
-    cluster_draw_chunks,
-    cluster_weights,
-    monte_carlo_pvalue,
-    percentile_interval,
-    sorted_codes,
-    tie_bound,
-)
-from .._results import CoherenceResult, ConfidenceInterval, Summary
-from .._rng import RNGLike, check_rng, spawn
-from .._validation import (
-    as_dataframe,
-    check_column_names,
-    check_resampling,
-    column_error,
-    finite_column,
-    no_missing,
-    nonempty,
-    param_error,
-    require_columns,
-)
+from .._resampling import cluster_draw_chunks
+from .._resampling import cluster_weights
+from .._resampling import monte_carlo_pvalue
+from .._resampling import percentile_interval
+from .._resampling import sorted_codes
+from .._resampling import tie_bound
+from .._results import CoherenceResult
+from .._results import ConfidenceInterval
+from .._results import Summary
+from .._rng import RNGLike
+from .._rng import check_rng
+from .._rng import spawn
+from .._validation import as_dataframe
+from .._validation import check_column_names
+from .._validation import check_resampling
+from .._validation import column_error
+from .._validation import finite_column
+from .._validation import no_missing
+from .._validation import nonempty
+from .._validation import param_error
+from .._validation import require_columns
 from .._warnings import DegenerateDataWarning
-from ._dates import any_aware, is_missing, parse_dates, to_timestamp
+from ._dates import any_aware
+from ._dates import is_missing
+from ._dates import parse_dates
+from ._dates import to_timestamp
 from ._temporal import match_cutoff
 
 __all__ = ["KnowledgeSplitResult", "coherence_by_knowledge", "knowledge_split_null"]

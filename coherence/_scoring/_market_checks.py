@@ -12,29 +12,33 @@ the market reacted to.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from dataclasses import dataclass
+from dataclasses import field
+from typing import Any
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
 
 from .._resampling import rows_by_key
-from .._results import CoherenceResult, ConfidenceInterval
-from .._rng import RNGLike, check_rng, spawn
-from .._validation import (
-    DECIMAL_SLACK,
-    as_dataframe,
-    check_choice,
-    check_float,
-    check_resampling,
-    column_error,
-    no_missing,
-    numeric_column,
-    param_error,
-    require_columns,
-)
+from .._results import CoherenceResult
+from .._results import ConfidenceInterval
+from .._rng import RNGLike
+from .._rng import check_rng
+from .._rng import spawn
+from .._validation import DECIMAL_SLACK
+from .._validation import as_dataframe
+from .._validation import check_choice
+from .._validation import check_float
+from .._validation import check_resampling
+from .._validation import column_error
+from .._validation import no_missing
+from .._validation import numeric_column
+from .._validation import param_error
+from .._validation import require_columns
 from .._warnings import DeprecatedAlias
-from ._dates import check_same_awareness, parse_dates
+from ._dates import check_same_awareness
+from ._dates import parse_dates
 from ._questions import question_bootstrap_ci
 
 __all__ = [

@@ -5,27 +5,31 @@ over dated events, its agreement with market price moves, and its plot.
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from dataclasses import dataclass
+from dataclasses import field
+from typing import TYPE_CHECKING
+from typing import Any
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
 
-from .._results import CoherenceResult, ConfidenceInterval
-from .._validation import (
-    DECIMAL_SLACK,
-    as_dataframe,
-    check_float,
-    column_error,
-    no_missing,
-    nonempty,
-    numeric_column,
-    param_error,
-    probability_column,
-    require_columns,
-)
-from .._warnings import DegenerateDataWarning, DeprecatedAlias
-from ._dates import check_same_awareness, parse_datetimes
+from .._results import CoherenceResult
+from .._results import ConfidenceInterval
+from .._validation import DECIMAL_SLACK
+from .._validation import as_dataframe
+from .._validation import check_float
+from .._validation import column_error
+from .._validation import no_missing
+from .._validation import nonempty
+from .._validation import numeric_column
+from .._validation import param_error
+from .._validation import probability_column
+from .._validation import require_columns
+from .._warnings import DegenerateDataWarning
+from .._warnings import DeprecatedAlias
+from ._dates import check_same_awareness
+from ._dates import parse_datetimes
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes

@@ -18,29 +18,35 @@ import math
 import numbers
 import re
 import unicodedata
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from collections.abc import Callable
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field
+from typing import Any
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
 
-from .._resampling import cluster_bootstrap_mean_interval, streams_by_label
-from .._results import CoherenceResult, ConfidenceInterval
-from .._rng import RNGLike, check_rng
-from .._validation import (
-    DECIMAL_SLACK,
-    as_dataframe,
-    check_choice,
-    check_float,
-    check_resampling,
-    column_error,
-    no_missing,
-    param_error,
-    require_columns,
-)
+from .._resampling import cluster_bootstrap_mean_interval
+from .._resampling import streams_by_label
+from .._results import CoherenceResult
+from .._results import ConfidenceInterval
+from .._rng import RNGLike
+from .._rng import check_rng
+from .._validation import DECIMAL_SLACK
+from .._validation import as_dataframe
+from .._validation import check_choice
+from .._validation import check_float
+from .._validation import check_resampling
+from .._validation import column_error
+from .._validation import no_missing
+from .._validation import param_error
+from .._validation import require_columns
 from .._warnings import DeprecatedAlias
-from ._dates import any_aware, is_missing, parse_dates
+from ._dates import any_aware
+from ._dates import is_missing
+from ._dates import parse_dates
 
 __all__ = [
     "QUESTION_TYPES",

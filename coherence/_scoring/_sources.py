@@ -6,30 +6,36 @@ questions.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from collections.abc import Iterable
+from collections.abc import Mapping
+from dataclasses import dataclass
+from dataclasses import field
+from typing import TYPE_CHECKING
+from typing import Any
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
 
-from .._results import CoherenceResult, ConfidenceInterval
-from .._rng import RNGLike, check_rng
-from .._validation import (
-    as_dataframe,
-    check_choice,
-    list_like_strings,
-    no_missing,
-    nonempty,
-    param_error,
-    require_columns,
-)
-from .._warnings import DegenerateDataWarning, DeprecatedAlias
+from .._results import CoherenceResult
+from .._results import ConfidenceInterval
+from .._rng import RNGLike
+from .._rng import check_rng
+from .._validation import as_dataframe
+from .._validation import check_choice
+from .._validation import list_like_strings
+from .._validation import no_missing
+from .._validation import nonempty
+from .._validation import param_error
+from .._validation import require_columns
+from .._warnings import DegenerateDataWarning
+from .._warnings import DeprecatedAlias
 
 if TYPE_CHECKING:  # pragma: no cover
 
     pass
-from .._resampling import cluster_bootstrap_mean_interval, rows_by_key
+from .._resampling import cluster_bootstrap_mean_interval
+from .._resampling import rows_by_key
 from .._validation import check_resampling
 
 __all__ = [

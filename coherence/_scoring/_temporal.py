@@ -8,21 +8,23 @@ the simulated date and checks a forecast's citations against it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from collections.abc import Mapping
+from dataclasses import dataclass
+from dataclasses import field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from .._validation import (
-    as_dataframe,
-    column_error,
-    no_missing,
-    param_error,
-    require_columns,
-)
-from ._dates import aware_cutoff, check_same_awareness, parse_dates
+from .._validation import as_dataframe
+from .._validation import column_error
+from .._validation import no_missing
+from .._validation import param_error
+from .._validation import require_columns
+from ._dates import aware_cutoff
+from ._dates import check_same_awareness
+from ._dates import parse_dates
 
 __all__ = [
     "ContaminationFilterResult",

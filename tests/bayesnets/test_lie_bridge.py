@@ -11,7 +11,9 @@ from scipy import stats
 
 import bayesnets
 from bayesnets._lie import _forward_sample
-from coherence import Agent, DegenerateDataWarning, iterated_expectation_check
+from coherence import Agent
+from coherence import DegenerateDataWarning
+from coherence import iterated_expectation_check
 
 COLUMNS = ["context", "variable", "state", "p_y_given_x", "p_y_given_xz", "p_z_given_x",
            "variable_name"]

@@ -6,7 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from coherence import SmallSampleWarning, brier_decomposition
+from coherence import SmallSampleWarning
+from coherence import brier_decomposition
 from tests.cli.test_cli import one_line_error
 
 

@@ -5,7 +5,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from coherence import calibration_error, forecastbench_scores
+from coherence import calibration_error
+from coherence import forecastbench_scores
 from tests.cli.test_cli import one_line_error
 
 

@@ -8,7 +8,8 @@ import pandas as pd
 import pytest
 
 from coherence_cli import main
-from tests._fake_openai_server import FakeOpenAIServer, Reply
+from tests._fake_openai_server import FakeOpenAIServer
+from tests._fake_openai_server import Reply
 
 
 @pytest.fixture

@@ -35,40 +35,38 @@ import pandas as pd
 import pytest
 
 import coherence
-from coherence import (
-    RESULT_COLUMNS,
-    BayesCheckResult,
-    BrierDecompositionResult,
-    CITestResult,
-    CoherenceResult,
-    ConditionalTupleResult,
-    ConsistencyNoiseResult,
-    ConsistencyResult,
-    CyclicMonotonicityResult,
-    DegenerateDataWarning,
-    ForecastComparisonResult,
-    ForecastScoresResult,
-    HorizonAccuracyResult,
-    IIAResult,
-    IteratedExpectationResult,
-    KeyEventRecallResult,
-    KnowledgeSplitResult,
-    LeakageResult,
-    MarketAlignmentResult,
-    MarketChecksResult,
-    MarketSignalResult,
-    MonotonicityResult,
-    NegationCheckResult,
-    PairsPowerResult,
-    PairsResult,
-    QuestionScoresResult,
-    ReasoningGraphResult,
-    SmallSampleWarning,
-    SourcePrecisionResult,
-    TiesWarning,
-    TotalProbabilityResult,
-    UpdateDirectionResult,
-)
+from coherence import RESULT_COLUMNS
+from coherence import BayesCheckResult
+from coherence import BrierDecompositionResult
+from coherence import CITestResult
+from coherence import CoherenceResult
+from coherence import ConditionalTupleResult
+from coherence import ConsistencyNoiseResult
+from coherence import ConsistencyResult
+from coherence import CyclicMonotonicityResult
+from coherence import DegenerateDataWarning
+from coherence import ForecastComparisonResult
+from coherence import ForecastScoresResult
+from coherence import HorizonAccuracyResult
+from coherence import IIAResult
+from coherence import IteratedExpectationResult
+from coherence import KeyEventRecallResult
+from coherence import KnowledgeSplitResult
+from coherence import LeakageResult
+from coherence import MarketAlignmentResult
+from coherence import MarketChecksResult
+from coherence import MarketSignalResult
+from coherence import MonotonicityResult
+from coherence import NegationCheckResult
+from coherence import PairsPowerResult
+from coherence import PairsResult
+from coherence import QuestionScoresResult
+from coherence import ReasoningGraphResult
+from coherence import SmallSampleWarning
+from coherence import SourcePrecisionResult
+from coherence import TiesWarning
+from coherence import TotalProbabilityResult
+from coherence import UpdateDirectionResult
 from coherence._results import Summary
 
 Inputs = dict[str, Any]
@@ -83,14 +81,16 @@ def _study(agent: str, n_contexts: int, n_repetitions: int = 3) -> pd.DataFrame:
 
 @functools.cache
 def _menus(n_contexts: int) -> pd.DataFrame:
-    from benchmarks.iia_designs import Design, generate
+    from benchmarks.iia_designs import Design
+    from benchmarks.iia_designs import generate
 
     return generate(Design(agent="odds", n_contexts=n_contexts), 2)
 
 
 @functools.cache
 def _noisy_tuples(n: int) -> pd.DataFrame:
-    from benchmarks.checker_noise_designs import Design, generate
+    from benchmarks.checker_noise_designs import Design
+    from benchmarks.checker_noise_designs import generate
 
     return generate(Design(checker="and", n_tuples=n, share_incoherent=0.3, delta=0.1,
                            boundary=True), 4).drop(columns="incoherent")

@@ -17,7 +17,8 @@ import pandas as pd
 import pytest
 
 import coherence
-from coherence._warnings import KeywordMerge, deprecated_keywords
+from coherence._warnings import KeywordMerge
+from coherence._warnings import deprecated_keywords
 
 
 def _pair(extra: object, value: object) -> tuple[object, object]:

@@ -38,30 +38,32 @@ import functools
 import math
 import re
 import warnings
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from collections.abc import Mapping
+from dataclasses import dataclass
+from dataclasses import field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
 
 import coherence
 from coherence import CoherenceWarning
-from tests.core.test_conformance import (
-    _REFERENCE,
-    _beliefs,
-    _citations,
-    _events,
-    _forecast_events,
-    _forecasts,
-    _hindsight,
-    _lie_table,
-    _pairs,
-    _prices,
-)
+from tests.core.test_conformance import _REFERENCE
+from tests.core.test_conformance import _beliefs
+from tests.core.test_conformance import _citations
+from tests.core.test_conformance import _events
+from tests.core.test_conformance import _forecast_events
+from tests.core.test_conformance import _forecasts
+from tests.core.test_conformance import _hindsight
+from tests.core.test_conformance import _lie_table
+from tests.core.test_conformance import _pairs
+from tests.core.test_conformance import _prices
 
 try:  # arrow-backed dtypes are tried only where pyarrow is installed
     import pyarrow  # noqa: F401

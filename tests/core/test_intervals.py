@@ -8,13 +8,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy import stats
 
-from coherence._intervals import (
-    is_flat,
-    normal_interval,
-    t_interval,
-    ttest_pvalue,
-    wilson_interval,
-)
+from coherence._intervals import is_flat
+from coherence._intervals import normal_interval
+from coherence._intervals import t_interval
+from coherence._intervals import ttest_pvalue
+from coherence._intervals import wilson_interval
 
 
 def test_wilson_interval_reference():

@@ -4,10 +4,14 @@ statsmodels' ``multipletests`` and against their definitions by brute force."""
 from __future__ import annotations
 
 import numpy as np
-from hypothesis import example, given, settings
+from hypothesis import example
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
 
-from coherence._multiplicity import adjust_pvalues, benjamini_hochberg, holm
+from coherence._multiplicity import adjust_pvalues
+from coherence._multiplicity import benjamini_hochberg
+from coherence._multiplicity import holm
 
 PVALUES = st.lists(st.floats(0.0, 1.0, allow_nan=False), min_size=1, max_size=30)
 

@@ -8,7 +8,8 @@ import pandas as pd
 import pytest
 
 import coherence
-from coherence import Agent, plan
+from coherence import Agent
+from coherence import plan
 
 
 def _pilot() -> pd.DataFrame:

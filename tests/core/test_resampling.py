@@ -4,22 +4,20 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from coherence._resampling import (
-    MC_TIE_RTOL,
-    cluster_bootstrap_indices,
-    cluster_bootstrap_mean_interval,
-    cluster_bootstrap_means,
-    cluster_draw_chunks,
-    cluster_draws,
-    cluster_resample_rows,
-    cluster_weights,
-    group_codes,
-    grouped_folds,
-    monte_carlo_pvalue,
-    percentile_interval,
-    streams_by_label,
-    tie_bound,
-)
+from coherence._resampling import MC_TIE_RTOL
+from coherence._resampling import cluster_bootstrap_indices
+from coherence._resampling import cluster_bootstrap_mean_interval
+from coherence._resampling import cluster_bootstrap_means
+from coherence._resampling import cluster_draw_chunks
+from coherence._resampling import cluster_draws
+from coherence._resampling import cluster_resample_rows
+from coherence._resampling import cluster_weights
+from coherence._resampling import group_codes
+from coherence._resampling import grouped_folds
+from coherence._resampling import monte_carlo_pvalue
+from coherence._resampling import percentile_interval
+from coherence._resampling import streams_by_label
+from coherence._resampling import tie_bound
 
 
 def test_group_codes_any_labels():

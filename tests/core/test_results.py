@@ -1,10 +1,14 @@
-from dataclasses import FrozenInstanceError, dataclass, field
+from dataclasses import FrozenInstanceError
+from dataclasses import dataclass
+from dataclasses import field
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from coherence import RESULT_COLUMNS, CoherenceResult, ConfidenceInterval
+from coherence import RESULT_COLUMNS
+from coherence import CoherenceResult
+from coherence import ConfidenceInterval
 from coherence._results import Summary
 
 

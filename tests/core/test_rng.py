@@ -1,7 +1,9 @@
 import numpy as np
 import pytest
 
-from coherence._rng import check_rng, kernel_seeds, spawn
+from coherence._rng import check_rng
+from coherence._rng import kernel_seeds
+from coherence._rng import spawn
 
 
 def test_int_seed_reproducible():

@@ -11,13 +11,11 @@ import pandas as pd
 import pytest
 
 import coherence
-from coherence import (
-    Agent,
-    CITestResult,
-    DegenerateDataWarning,
-    NotCalibratedWarning,
-    SmallSampleWarning,
-)
+from coherence import Agent
+from coherence import CITestResult
+from coherence import DegenerateDataWarning
+from coherence import NotCalibratedWarning
+from coherence import SmallSampleWarning
 from coherence._decision._permutation import units_and_blocks
 
 
@@ -271,7 +269,8 @@ def _prepared(data: pd.DataFrame):
 
 def test_resample_kernel_equals_direct_estimates_with_duplicates(rational):
     from coherence._decision._citest import _estimates_on
-    from coherence._decision._cmi import Prepared, estimate
+    from coherence._decision._cmi import Prepared
+    from coherence._decision._cmi import estimate
     from coherence._resampling import cluster_resample_rows
 
     prep = _prepared(rational)
@@ -319,7 +318,8 @@ def test_permutations_keep_the_action_counts_of_each_belief(rational):
 
 # --------------------------------------------------------------------------- outcome permutation
 def _outcome_design(data: pd.DataFrame):
-    from coherence._decision._permutation import block_layout, outcome_units
+    from coherence._decision._permutation import block_layout
+    from coherence._decision._permutation import outcome_units
 
     prep = _prepared(data)
     groups = pd.factorize(data["context"])[0].astype(np.int64)
@@ -353,7 +353,8 @@ def _numba_block_shuffle(seed, block_start, block_units):
 
 def test_outcome_permutation_kernel_equals_estimates_on_the_permuted_outcomes(rational):
     from coherence._decision._citest import _outcome_null
-    from coherence._decision._cmi import Prepared, estimate
+    from coherence._decision._cmi import Prepared
+    from coherence._decision._cmi import estimate
 
     prep, groups, y_unit, (block_start, block_units) = _outcome_design(rational)
     seeds = np.arange(5, dtype=np.int64)
@@ -475,7 +476,10 @@ def test_size_on_independent_realistic_nulls_fast():
 def test_power_and_coverage_on_continuous_beliefs_fast():
     # continuous beliefs, constant within a context: the paper's k = 3 finds only the
     # row's own repetitions (power 0.00 at CMI 0.09); the default k reaches other contexts
-    from benchmarks.citest_designs import Design, exact_cmi, generate, leak_for
+    from benchmarks.citest_designs import Design
+    from benchmarks.citest_designs import exact_cmi
+    from benchmarks.citest_designs import generate
+    from benchmarks.citest_designs import leak_for
 
     base = Design(grid=None)
     design = base.with_(leak=leak_for(base, 0.09))
@@ -577,7 +581,8 @@ def test_simulated_estimates_kernel_is_the_estimate_on_each_study(evidence):
     """The bias bootstrap's estimates, in one kernel call, are estimate() on each
     simulated study (actions and outcomes redrawn, conditioning kept)."""
     from coherence._decision._citest import _simulated_estimates
-    from coherence._decision._cmi import Prepared, estimate
+    from coherence._decision._cmi import Prepared
+    from coherence._decision._cmi import estimate
 
     gen = np.random.default_rng(4)
     n = 300

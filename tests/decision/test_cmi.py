@@ -11,7 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import coherence
-from coherence._decision._cmi import Prepared, estimate
+from coherence._decision._cmi import Prepared
+from coherence._decision._cmi import estimate
 from tests._reference import reference_cmi
 
 E = np.empty
@@ -273,7 +274,9 @@ def test_bad_shapes_and_overrides():
 # --------------------------------------------------------------------------- large-n paths
 def _sorted_inputs(c, x, y, z):
     """The kernel's inputs (points sorted by c) for a continuous c in the z space."""
-    from coherence._decision._cmi import Prepared, keys_1d, psi_table
+    from coherence._decision._cmi import Prepared
+    from coherence._decision._cmi import keys_1d
+    from coherence._decision._cmi import psi_table
     from coherence._decision._kernels_cmi import sorted_keys
 
     n = len(c)
@@ -291,7 +294,9 @@ def test_parallel_chunked_passes_equal_the_serial_passes_bit_for_bit(values):
     tie runs cross the chunk boundaries here); its value equals the serial kernel's."""
     import numba
 
-    from coherence._decision._kernels_cmi import CHUNK, cmi_sorted, cmi_sorted_parallel
+    from coherence._decision._kernels_cmi import CHUNK
+    from coherence._decision._kernels_cmi import cmi_sorted
+    from coherence._decision._kernels_cmi import cmi_sorted_parallel
 
     gen = np.random.default_rng(3)
     n = 2 * CHUNK + 4321
@@ -336,7 +341,10 @@ def test_serial_kernel_on_a_large_sample_equals_the_unsorted_kernel():
     """cmi_1d (numba's sort, then the serial kernel) and estimate (numpy's sort, serial or
     parallel) agree; and both equal the per-point terms computed independently by the
     KD-tree path, which shares no code with the sorted kernels."""
-    from coherence._decision._cmi import _estimate_kdtree, _prepare, keys_1d, psi_table
+    from coherence._decision._cmi import _estimate_kdtree
+    from coherence._decision._cmi import _prepare
+    from coherence._decision._cmi import keys_1d
+    from coherence._decision._cmi import psi_table
     from coherence._decision._kernels_cmi import cmi_1d
 
     gen = np.random.default_rng(11)

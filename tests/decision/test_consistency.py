@@ -5,20 +5,20 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
 
 import coherence
-from coherence import ConsistencyResult, prompt_consistency
-from coherence._decision._consistency import (
-    _cell_stats,
-    min_p_pvalue,
-    paired_covariance,
-    permutation_pvalue,
-    squared_difference_terms,
-    studentized_draws,
-    studentized_mean,
-)
+from coherence import ConsistencyResult
+from coherence import prompt_consistency
+from coherence._decision._consistency import _cell_stats
+from coherence._decision._consistency import min_p_pvalue
+from coherence._decision._consistency import paired_covariance
+from coherence._decision._consistency import permutation_pvalue
+from coherence._decision._consistency import squared_difference_terms
+from coherence._decision._consistency import studentized_draws
+from coherence._decision._consistency import studentized_mean
 from coherence._resampling import monte_carlo_pvalue
 
 PROMPTS = ("standard", "mse", "absolute", "bayesian")
@@ -241,7 +241,9 @@ def test_size_on_independent_realistic_nulls_fast():
 
 
 def test_power_and_coverage_fast():
-    from benchmarks.consistency_designs import Design, generate, true_rmse
+    from benchmarks.consistency_designs import Design
+    from benchmarks.consistency_designs import generate
+    from benchmarks.consistency_designs import true_rmse
 
     design = Design(noise=(0.01, 0.06, 0.03), repetitions=(3, 10, 2), shift=0.03)
     exact = true_rmse(design)
@@ -262,7 +264,8 @@ def test_power_and_coverage_fast():
 def test_session_effect_without_replicate_is_a_difference():
     # each (context, prompt) run has its own session offset: the within-session means
     # differ, and without a re-run the test says so; with the re-run as baseline it does not
-    from benchmarks.consistency_designs import Design, generate
+    from benchmarks.consistency_designs import Design
+    from benchmarks.consistency_designs import generate
 
     data = generate(Design(session_sd=0.03, replicate=True), 5)
     plain = prompt_consistency(data[data["prompt"] != "standard_rerun"], n_resamples=199,
@@ -459,7 +462,8 @@ def test_noiseless_prompt_sensitive_agent_detected():
 def test_offset_in_heavy_tailed_noise_found():
     # one prompt 0.03 higher in every context, Student t3 noise: the shift finds it where the
     # disagreement statistic alone does not (power 0.39 before the combination)
-    from benchmarks.consistency_designs import Design, generate
+    from benchmarks.consistency_designs import Design
+    from benchmarks.consistency_designs import generate
 
     design = Design(noise=(0.06, 0.06, 0.06), tails=3, shift=0.03)
     hits = {"combined": 0, "disagreement": 0}
@@ -474,7 +478,8 @@ def test_offset_in_heavy_tailed_noise_found():
 
 def test_disagreement_without_shift_found():
     # beliefs pulled toward 0.5: no common shift, a difference context by context
-    from benchmarks.consistency_designs import Design, generate
+    from benchmarks.consistency_designs import Design
+    from benchmarks.consistency_designs import generate
 
     design = Design(shrink=0.2)
     hits = {"combined": 0, "shift": 0}
@@ -487,7 +492,8 @@ def test_disagreement_without_shift_found():
 
 
 def test_permutation_alternatives():
-    from benchmarks.consistency_designs import Design, generate
+    from benchmarks.consistency_designs import Design
+    from benchmarks.consistency_designs import generate
 
     data = generate(Design(shift=0.03), 7)
     res = prompt_consistency(data, method="permutation", n_resamples=99, rng=0)

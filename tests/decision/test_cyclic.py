@@ -12,9 +12,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import coherence
-from benchmarks.cyclic_designs import Design, generate
-from coherence import CyclicMonotonicityResult, DegenerateDataWarning, cyclic_monotonicity_test
-from coherence._decision._cyclic import cumulative_outcomes, distance_to_monotone, isotonic_fit
+from benchmarks.cyclic_designs import Design
+from benchmarks.cyclic_designs import generate
+from coherence import CyclicMonotonicityResult
+from coherence import DegenerateDataWarning
+from coherence import cyclic_monotonicity_test
+from coherence._decision._cyclic import cumulative_outcomes
+from coherence._decision._cyclic import distance_to_monotone
+from coherence._decision._cyclic import isotonic_fit
 
 ORDER = ("no", "defer", "yes")
 

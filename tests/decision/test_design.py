@@ -5,7 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from coherence._decision._design import evidence_columns, require_design_columns
+from coherence._decision._design import evidence_columns
+from coherence._decision._design import require_design_columns
 
 
 def test_evidence_columns():

@@ -8,7 +8,9 @@ import pandas as pd
 import pytest
 
 import coherence
-from coherence import DegenerateDataWarning, ElicitationDiagnostics, elicitation_diagnostics
+from coherence import DegenerateDataWarning
+from coherence import ElicitationDiagnostics
+from coherence import elicitation_diagnostics
 
 
 @pytest.fixture(scope="module")

@@ -13,9 +13,17 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import coherence
-from benchmarks.iia_designs import Design, generate, mh_test
-from coherence import DegenerateDataWarning, IIAResult, SmallSampleWarning, iia_test
-from coherence._decision._iia import comparison_scores, menu_counts, sign_flip_null, step_down_maxt
+from benchmarks.iia_designs import Design
+from benchmarks.iia_designs import generate
+from benchmarks.iia_designs import mh_test
+from coherence import DegenerateDataWarning
+from coherence import IIAResult
+from coherence import SmallSampleWarning
+from coherence import iia_test
+from coherence._decision._iia import comparison_scores
+from coherence._decision._iia import menu_counts
+from coherence._decision._iia import sign_flip_null
+from coherence._decision._iia import step_down_maxt
 
 FULL = "defer|no|yes"
 

@@ -5,12 +5,17 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
 
 import coherence
-from coherence import DegenerateDataWarning, LeakageResult, SmallSampleWarning, leakage_test
-from coherence._decision._leakage import _Evidence, permutation_blocks
+from coherence import DegenerateDataWarning
+from coherence import LeakageResult
+from coherence import SmallSampleWarning
+from coherence import leakage_test
+from coherence._decision._leakage import _Evidence
+from coherence._decision._leakage import permutation_blocks
 from coherence._decision._permutation import permutations_within
 
 FAST = {"engine": "logistic", "n_resamples": 100, "n_permutations": 19}
@@ -162,7 +167,8 @@ def test_paired_method_is_conservative_but_detects_leaks(rational, leaky):
 
 
 def _nominal(n_contexts: int, seed: int, **changes) -> pd.DataFrame:
-    from benchmarks.leakage_designs import LeakDesign, generate
+    from benchmarks.leakage_designs import LeakDesign
+    from benchmarks.leakage_designs import generate
 
     return generate(LeakDesign(n_contexts=n_contexts, evidence="nominal", **changes), seed)
 
@@ -208,7 +214,8 @@ def test_fast_size_on_evidence_nulls_of_issue_14(evidence):
     """Fast subset of benchmarks/validate_leakage.py: the designs on which the previous null
     rejected 0.53 (nominal codes) and 0.115 (binary evidence changing a loss); 24 studies,
     Binomial(24, 0.05): P(X >= 5) = 0.007."""
-    from benchmarks.leakage_designs import LeakDesign, generate
+    from benchmarks.leakage_designs import LeakDesign
+    from benchmarks.leakage_designs import generate
 
     design = LeakDesign(n_contexts=60, repetitions=4, evidence=evidence, shock_sd=0.5)
     rejections = 0
@@ -220,7 +227,8 @@ def test_fast_size_on_evidence_nulls_of_issue_14(evidence):
 
 
 def test_fast_power_on_nominal_evidence():
-    from benchmarks.leakage_designs import LeakDesign, generate
+    from benchmarks.leakage_designs import LeakDesign
+    from benchmarks.leakage_designs import generate
 
     design = LeakDesign(n_contexts=100, repetitions=4, evidence="nominal", leak=1.5)
     res = leakage_test(generate(design, 7), evidence=["evidence"], **FAST, rng=0)
@@ -228,7 +236,8 @@ def test_fast_power_on_nominal_evidence():
 
 
 def test_report_settings_reach_the_permutations():
-    from coherence._report._registry import Options, _leak
+    from coherence._report._registry import Options
+    from coherence._report._registry import _leak
 
     data = _nominal(40, 3, repetitions=2)
     o = Options(belief="belief", action="action", outcome="outcome", group="context",
@@ -444,7 +453,8 @@ def test_rare_action_spread_over_the_folds():
     # an action chosen in only a few contexts used to raise whenever the random folds put
     # all of them in one fold (62 of 400 studies of a rare-outcome design); the folds are
     # now repaired from the actions alone, and a training part always sees every action
-    from coherence._decision._leakage import _spread_labels, _training_parts_miss
+    from coherence._decision._leakage import _spread_labels
+    from coherence._decision._leakage import _training_parts_miss
     from coherence._resampling import grouped_folds
 
     gen = np.random.default_rng(0)

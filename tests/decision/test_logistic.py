@@ -5,13 +5,18 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
 from sklearn.linear_model import LogisticRegression
 
 import coherence
-from coherence._decision import _leakage, _leakage_null, _logistic
-from coherence._decision._logistic import fit_logistic, link, predict_logistic
+from coherence._decision import _leakage
+from coherence._decision import _leakage_null
+from coherence._decision import _logistic
+from coherence._decision._logistic import fit_logistic
+from coherence._decision._logistic import link
+from coherence._decision._logistic import predict_logistic
 
 
 def _problem(seed: int, n: int, d: int, n_classes: int, scale: float):
@@ -159,7 +164,8 @@ def test_replay_declines_what_it_does_not_replay():
 @settings(max_examples=20, deadline=None)
 def test_counts_are_repeated_rows(seed, n_classes, repeat):
     """newton_counts on one row with count r: the fit of the row repeated r times."""
-    from coherence._decision._kernels_logistic import newton_counts, newton_logistic
+    from coherence._decision._kernels_logistic import newton_counts
+    from coherence._decision._kernels_logistic import newton_logistic
 
     x, a = _problem(seed, 80, 4, n_classes, 1.0)
     xt = np.column_stack([x, np.ones(len(x))])
@@ -282,7 +288,8 @@ def test_unmoved_permutations_are_the_observed_statistic(study, monkeypatch):
 def test_chord_solver_reaches_the_optimum(seed, n, d, n_classes, scale, c, warm):
     """newton_counts_chord (the Hessian kept while the steps shrink fourfold) reaches
     newton_counts's optimum, cold or warm-started from another problem's fit."""
-    from coherence._decision._kernels_logistic import newton_counts, newton_counts_chord
+    from coherence._decision._kernels_logistic import newton_counts
+    from coherence._decision._kernels_logistic import newton_counts_chord
 
     x, a = _problem(seed, n, d, n_classes, scale)
     xt = np.column_stack([x, np.ones(n)])
@@ -339,13 +346,11 @@ def test_sparse_rows_and_any_elimination_order_give_the_dense_fit(seed, n_levels
     """The kernels read on the rows' non-zero columns, with the Hessian factored in the
     leakage elimination order (or any order), reach the dense solver's optimum; the
     replay of scikit-learn takes the same iterations."""
-    from coherence._decision._kernels_logistic import (
-        newton_counts,
-        newton_counts_chord_sparse,
-        newton_counts_sparse,
-        sklearn_newton,
-        sklearn_newton_sparse,
-    )
+    from coherence._decision._kernels_logistic import newton_counts
+    from coherence._decision._kernels_logistic import newton_counts_chord_sparse
+    from coherence._decision._kernels_logistic import newton_counts_sparse
+    from coherence._decision._kernels_logistic import sklearn_newton
+    from coherence._decision._kernels_logistic import sklearn_newton_sparse
 
     x, a, level = _block_problem(seed, 150, n_levels, n_classes)
     xt = np.column_stack([x, np.ones(len(x))])

@@ -8,26 +8,24 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
 from scipy import stats
 
 import coherence
-from benchmarks.monotone_designs import Design, generate
-from coherence import (
-    DegenerateDataWarning,
-    NotCalibratedWarning,
-    TiesWarning,
-    monotonicity_test,
-    plot_choice_shares,
-)
-from coherence._decision._monotone_isotonic import (
-    context_strata,
-    isotonic_lr,
-    isotonic_lr_test,
-    permutation_null,
-    quantile_bins,
-)
+from benchmarks.monotone_designs import Design
+from benchmarks.monotone_designs import generate
+from coherence import DegenerateDataWarning
+from coherence import NotCalibratedWarning
+from coherence import TiesWarning
+from coherence import monotonicity_test
+from coherence import plot_choice_shares
+from coherence._decision._monotone_isotonic import context_strata
+from coherence._decision._monotone_isotonic import isotonic_lr
+from coherence._decision._monotone_isotonic import isotonic_lr_test
+from coherence._decision._monotone_isotonic import permutation_null
+from coherence._decision._monotone_isotonic import quantile_bins
 
 
 def _table(shares_by_belief: dict[float, tuple[int, int]]) -> pd.DataFrame:

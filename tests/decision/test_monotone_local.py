@@ -9,18 +9,18 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
 
 import coherence
-from coherence._decision._monotone_local import (
-    local_comparisons,
-    max_t_null,
-    scales_for,
-    within_context_correlation,
-)
+from coherence._decision._monotone_local import local_comparisons
+from coherence._decision._monotone_local import max_t_null
+from coherence._decision._monotone_local import scales_for
+from coherence._decision._monotone_local import within_context_correlation
 from coherence._resampling import sequential_pvalue
-from coherence._warnings import DegenerateDataWarning, SmallSampleWarning
+from coherence._warnings import DegenerateDataWarning
+from coherence._warnings import SmallSampleWarning
 
 
 # --------------------------------------------------------------------------- reference
@@ -267,7 +267,8 @@ def test_tiny_study_is_not_testable_with_a_reason():
 def test_size_and_power_fast_subset_of_the_validation_matrix():
     """A fast subset of benchmarks/validate_monotonicity.py: global size on heaped and
     deterministic nulls, power on the package's nonmonotone agent at 200 x 5."""
-    from benchmarks.monotone_designs import Design, generate
+    from benchmarks.monotone_designs import Design
+    from benchmarks.monotone_designs import generate
 
     heap = {"heap": (0.7, 0.75, 0.8), "heap_mass": 0.7}
     nulls = [Design(shock_sd=1.0, **heap), Design(shock_sd=1.0, same_action=True),

@@ -20,17 +20,16 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
 from scipy.stats import fisher_exact
 
 import coherence
-from coherence import (
-    DegenerateDataWarning,
-    NotCalibratedWarning,
-    SmallSampleWarning,
-    TiesWarning,
-)
+from coherence import DegenerateDataWarning
+from coherence import NotCalibratedWarning
+from coherence import SmallSampleWarning
+from coherence import TiesWarning
 
 GRID = [i / 20 for i in range(1, 20)]  # heaped beliefs: multiples of 0.05
 

@@ -16,12 +16,14 @@ from decimal import Decimal
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
 from scipy.stats import spearmanr
 
 import coherence
-from coherence import DegenerateDataWarning, SmallSampleWarning
+from coherence import DegenerateDataWarning
+from coherence import SmallSampleWarning
 from tests._reference import reference_cmi
 
 # --------------------------------------------------------------------------- ci_test

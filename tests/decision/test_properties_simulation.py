@@ -12,17 +12,21 @@ from __future__ import annotations
 
 import math
 import warnings
-from decimal import ROUND_HALF_EVEN, Decimal
+from decimal import ROUND_HALF_EVEN
+from decimal import Decimal
 from fractions import Fraction
 
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
 
 import coherence
-from coherence import DegenerateDataWarning, SmallSampleWarning, TiesWarning
+from coherence import DegenerateDataWarning
+from coherence import SmallSampleWarning
+from coherence import TiesWarning
 from tests._reference import reference_cmi
 
 

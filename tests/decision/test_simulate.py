@@ -6,10 +6,14 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
 
-from coherence import ACTIONS, Agent, simulate, snap_to_grid
+from coherence import ACTIONS
+from coherence import Agent
+from coherence import simulate
+from coherence import snap_to_grid
 from coherence._decision._simulate import conditional_mutual_information
 
 COLUMNS = ["context", "repetition", "prompt", "belief", "action", "outcome", "truth",

@@ -10,7 +10,8 @@ import numpy as np
 import pandas as pd
 
 from coherence_cli import main
-from elicitation import OpenAIClient, run
+from elicitation import OpenAIClient
+from elicitation import run
 
 QUESTION = "have heart disease"
 FAST = {"backoff": 0.01, "max_backoff": 0.05, "progress": False}

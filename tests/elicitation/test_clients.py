@@ -12,19 +12,18 @@ from hypothesis import strategies as st
 from scipy import stats
 
 import coherence
-from elicitation import (
-    Client,
-    ClientError,
-    OpenAIClient,
-    Request,
-    SimulatedClient,
-    TransientError,
-    get_template,
-    parse_decision,
-    parse_probabilities,
-    token_belief,
-)
-from tests._fake_openai_server import FakeOpenAIServer, Reply
+from elicitation import Client
+from elicitation import ClientError
+from elicitation import OpenAIClient
+from elicitation import Request
+from elicitation import SimulatedClient
+from elicitation import TransientError
+from elicitation import get_template
+from elicitation import parse_decision
+from elicitation import parse_probabilities
+from elicitation import token_belief
+from tests._fake_openai_server import FakeOpenAIServer
+from tests._fake_openai_server import Reply
 
 CASE = {"patient_description": "is 60 years old", "clinical_question": "Is it serious?"}
 
@@ -283,7 +282,8 @@ def test_simulated_validation():
 
 # --------------------------------------------------------------------------- reasoning grammar
 def test_grammar_leaves_room_for_reasoning_only_where_the_prompt_asks(server):
-    from elicitation._clients import REASONING_LINE, REASONING_LINES
+    from elicitation._clients import REASONING_LINE
+    from elicitation._clients import REASONING_LINES
 
     client = OpenAIClient("m", base_url=server.url, constrained="grammar", timeout=5)
     client.complete(_request())
@@ -302,7 +302,8 @@ def test_grammar_leaves_room_for_reasoning_only_where_the_prompt_asks(server):
 
 
 def test_the_reasoning_grammar_is_chosen_from_the_template():
-    from elicitation._engine import make_job, settings_json
+    from elicitation._engine import make_job
+    from elicitation._engine import settings_json
 
     fields = {"question": "Will A?", "condition_question": "Will B?",
               "condition_outcome": "YES"}

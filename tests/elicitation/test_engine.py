@@ -21,18 +21,19 @@ import pytest
 
 import coherence
 import elicitation
-from elicitation import (
-    Completion,
-    ElicitationError,
-    EndpointMismatchWarning,
-    OpenAIClient,
-    ParseFailureWarning,
-    ResponseCache,
-    SimulatedClient,
-    run,
-)
+from elicitation import Completion
+from elicitation import ElicitationError
+from elicitation import EndpointMismatchWarning
+from elicitation import OpenAIClient
+from elicitation import ParseFailureWarning
+from elicitation import ResponseCache
+from elicitation import SimulatedClient
+from elicitation import run
 from tests._fake_openai_server import Reply
-from tests.elicitation._shared import FAST, QUESTION, http_run, make_contexts
+from tests.elicitation._shared import FAST
+from tests.elicitation._shared import QUESTION
+from tests.elicitation._shared import http_run
+from tests.elicitation._shared import make_contexts
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -15,21 +15,23 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from elicitation import (
-    ClientError,
-    ElicitationError,
-    OpenAIClient,
-    ParseFailureWarning,
-    Request,
-    ResponseCache,
-    TransientError,
-    get_template,
-    run,
-    run_pairs,
-    token_belief,
-)
-from tests._fake_openai_server import Reply, call_key
-from tests.elicitation._shared import FAST, QUESTION, http_run, make_contexts
+from elicitation import ClientError
+from elicitation import ElicitationError
+from elicitation import OpenAIClient
+from elicitation import ParseFailureWarning
+from elicitation import Request
+from elicitation import ResponseCache
+from elicitation import TransientError
+from elicitation import get_template
+from elicitation import run
+from elicitation import run_pairs
+from elicitation import token_belief
+from tests._fake_openai_server import Reply
+from tests._fake_openai_server import call_key
+from tests.elicitation._shared import FAST
+from tests.elicitation._shared import QUESTION
+from tests.elicitation._shared import http_run
+from tests.elicitation._shared import make_contexts
 
 KEY = "sk-test-SECRET-0123456789"
 CASE = {"patient_description": "is 40 years old", "clinical_question": "have heart disease"}

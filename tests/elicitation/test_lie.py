@@ -8,10 +8,9 @@ import pytest
 
 import coherence
 import elicitation
-from elicitation import (
-    SimulatedClient,
-)
-from tests.elicitation._shared import FAST, QUESTION
+from elicitation import SimulatedClient
+from tests.elicitation._shared import FAST
+from tests.elicitation._shared import QUESTION
 
 
 def _lie_contexts(n=10, seed=5):

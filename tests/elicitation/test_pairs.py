@@ -7,11 +7,9 @@ import pandas as pd
 import pytest
 
 import coherence
-from elicitation import (
-    OpenAIClient,
-    SimulatedClient,
-    run_pairs,
-)
+from elicitation import OpenAIClient
+from elicitation import SimulatedClient
+from elicitation import run_pairs
 from tests.elicitation._shared import FAST
 
 

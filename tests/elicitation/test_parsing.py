@@ -8,7 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from elicitation import FAILURE_REASONS, parse_decision, parse_probabilities
+from elicitation import FAILURE_REASONS
+from elicitation import parse_decision
+from elicitation import parse_probabilities
 
 TOOLKIT = ("Decide", "Answer")
 

@@ -7,10 +7,14 @@ from __future__ import annotations
 import math
 import random
 
-from hypothesis import given, settings
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
 
-from elicitation import cache_key, get_template, template_names, token_belief
+from elicitation import cache_key
+from elicitation import get_template
+from elicitation import template_names
+from elicitation import token_belief
 
 # a token that reads yes or no (case, spaces, quotes and trailing punctuation ignored),
 # or one that does not

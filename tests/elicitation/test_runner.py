@@ -8,14 +8,14 @@ import pytest
 
 import coherence
 import elicitation
-from elicitation import (
-    OpenAIClient,
-    ParseFailureWarning,
-    SimulatedClient,
-    run,
-)
+from elicitation import OpenAIClient
+from elicitation import ParseFailureWarning
+from elicitation import SimulatedClient
+from elicitation import run
 from tests._fake_openai_server import Reply
-from tests.elicitation._shared import FAST, QUESTION, make_contexts
+from tests.elicitation._shared import FAST
+from tests.elicitation._shared import QUESTION
+from tests.elicitation._shared import make_contexts
 
 
 def test_simulated_run_builds_the_belief_action_table(tmp_path):

@@ -16,7 +16,10 @@ import pandas as pd
 import pytest
 
 import elicitation
-from tests._fake_openai_server import FakeOpenAIServer, Reply, call_key, default_answer
+from tests._fake_openai_server import FakeOpenAIServer
+from tests._fake_openai_server import Reply
+from tests._fake_openai_server import call_key
+from tests._fake_openai_server import default_answer
 from tests.elicitation._shared import cli
 
 pytest.importorskip("pgmpy")
@@ -179,7 +182,8 @@ def test_the_documented_offline_study_prints_what_the_page_shows(tmp_path, monke
 
 
 def test_network_pairs_have_exact_coherent_answers():
-    from elicitation._study_pairs import PAIR_CATEGORIES, network_pairs
+    from elicitation._study_pairs import PAIR_CATEGORIES
+    from elicitation._study_pairs import network_pairs
 
     pairs = network_pairs("child", n_pairs=9, rng=4)
     assert len(pairs) == 9 and pairs["pair"].is_unique

@@ -16,16 +16,17 @@ import pandas as pd
 import pytest
 
 import elicitation
-from elicitation._study_forecasting import (
-    METRICS,
-    scorable_questions,
-    simulated_date_iv,
-    spoken_date,
-)
+from elicitation._study_forecasting import METRICS
+from elicitation._study_forecasting import scorable_questions
+from elicitation._study_forecasting import simulated_date_iv
+from elicitation._study_forecasting import spoken_date
 from elicitation._study_tuples import demo_questions
-from tests._fake_openai_server import FakeOpenAIServer, Reply, default_answer
+from tests._fake_openai_server import FakeOpenAIServer
+from tests._fake_openai_server import Reply
+from tests._fake_openai_server import default_answer
 from tests.elicitation._shared import cli
-from tests.elicitation.test_live import _env, _stored
+from tests.elicitation.test_live import _env
+from tests.elicitation.test_live import _stored
 
 FORECASTING = """
 kind = "forecasting"

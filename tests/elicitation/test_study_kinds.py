@@ -13,13 +13,13 @@ import pytest
 
 import coherence
 import elicitation
-from elicitation._study_tuples import (
-    baseline_forecasts,
-    demo_questions,
-    rule_check,
-    template_tuples,
-)
-from tests._fake_openai_server import FakeOpenAIServer, Reply, default_answer
+from elicitation._study_tuples import baseline_forecasts
+from elicitation._study_tuples import demo_questions
+from elicitation._study_tuples import rule_check
+from elicitation._study_tuples import template_tuples
+from tests._fake_openai_server import FakeOpenAIServer
+from tests._fake_openai_server import Reply
+from tests._fake_openai_server import default_answer
 from tests.elicitation._shared import cli
 
 pytest.importorskip("pgmpy")
@@ -299,7 +299,9 @@ def test_consistency_defaults_fill_in():
 
 
 def test_compound_rules_tell_the_forms_apart():
-    from elicitation._study_tuples import COMPOUND_FORMS, compound_rule_check, form_roles
+    from elicitation._study_tuples import COMPOUND_FORMS
+    from elicitation._study_tuples import compound_rule_check
+    from elicitation._study_tuples import form_roles
     from elicitation._study_tuples import form_text as _text
 
     qs = demo_questions().to_dict("records")[:3]

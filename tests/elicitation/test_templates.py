@@ -7,16 +7,14 @@ from pathlib import Path
 import pytest
 
 import elicitation
-from elicitation import (
-    BELIEF_PROMPTS,
-    Template,
-    get_template,
-    parse_decision,
-    parse_probabilities,
-    published_prompts,
-    register_template,
-    template_names,
-)
+from elicitation import BELIEF_PROMPTS
+from elicitation import Template
+from elicitation import get_template
+from elicitation import parse_decision
+from elicitation import parse_probabilities
+from elicitation import published_prompts
+from elicitation import register_template
+from elicitation import template_names
 from elicitation._templates import _REGISTRY
 
 CASE = {"patient_description": "is male, is in the 50-64 age group, and QRS duration is "

@@ -8,19 +8,17 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from coherence import (
-    UPDATE_CLASSES,
-    BayesCheckResult,
-    ConditionalTupleResult,
-    NegationCheckResult,
-    TotalProbabilityResult,
-    UpdateDirectionResult,
-    bayes_check,
-    conditional_tuple_check,
-    negation_check,
-    total_probability_check,
-    update_direction,
-)
+from coherence import UPDATE_CLASSES
+from coherence import BayesCheckResult
+from coherence import ConditionalTupleResult
+from coherence import NegationCheckResult
+from coherence import TotalProbabilityResult
+from coherence import UpdateDirectionResult
+from coherence import bayes_check
+from coherence import conditional_tuple_check
+from coherence import negation_check
+from coherence import total_probability_check
+from coherence import update_direction
 from coherence._probability._axioms import _tuple_profits
 
 

@@ -8,20 +8,21 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
 
-from coherence import (
-    CHECKERS,
-    ConsistencyCheckResult,
-    arbitrage_violation,
-    conditional_tuple_check,
-    consistency_check,
-    frequentist_violation,
-    negation_check,
-    read_consistency_tuples,
-)
-from coherence._probability._checks import _SPECS, _arbitrage, _dual_arbitrage
+from coherence import CHECKERS
+from coherence import ConsistencyCheckResult
+from coherence import arbitrage_violation
+from coherence import conditional_tuple_check
+from coherence import consistency_check
+from coherence import frequentist_violation
+from coherence import negation_check
+from coherence import read_consistency_tuples
+from coherence._probability._checks import _SPECS
+from coherence._probability._checks import _arbitrage
+from coherence._probability._checks import _dual_arbitrage
 from tests._reference_checks import brute_force_bounds
 
 NAMES = list(CHECKERS)

@@ -12,8 +12,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import coherence
-from benchmarks.checker_noise_designs import Design, generate
-from coherence._probability._noise import _equality, equality_pieces, mixed_partial
+from benchmarks.checker_noise_designs import Design
+from benchmarks.checker_noise_designs import generate
+from coherence._probability._noise import _equality
+from coherence._probability._noise import equality_pieces
+from coherence._probability._noise import mixed_partial
 
 
 def _study(**kw: object) -> pd.DataFrame:

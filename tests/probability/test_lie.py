@@ -7,17 +7,16 @@ import itertools
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from coherence import (
-    LIE_COLUMNS,
-    DegenerateDataWarning,
-    IteratedExpectationResult,
-    iterated_expectation_check,
-    random_forest_baseline,
-)
+from coherence import LIE_COLUMNS
+from coherence import DegenerateDataWarning
+from coherence import IteratedExpectationResult
+from coherence import iterated_expectation_check
+from coherence import random_forest_baseline
 
 X1, X2, Z1, Z2 = 3, 2, 3, 2  # states of two evidence variables and two auxiliary ones
 #: Small forests so the fitted-baseline tests stay fast on a shared machine.

@@ -7,17 +7,16 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
 
-from coherence import (
-    PAIRS_COLUMNS,
-    DegenerateDataWarning,
-    PairsResult,
-    SmallSampleWarning,
-    conditional_forecasting,
-    read_pairs,
-)
+from coherence import PAIRS_COLUMNS
+from coherence import DegenerateDataWarning
+from coherence import PairsResult
+from coherence import SmallSampleWarning
+from coherence import conditional_forecasting
+from coherence import read_pairs
 from tests.probability._helpers import coherent_pairs
 
 
@@ -449,7 +448,9 @@ def test_size_on_independent_realistic_nulls_fast():
     """Independent generator (benchmarks/pairs_designs.py), nulls with E Delta_i = 0 exactly
     for every pair, where the earlier default and the t-test fail (rare A: sizes up to 0.5).
     60 studies per design: P(Binomial(60, 0.05) >= 9) = 0.006."""
-    from benchmarks.pairs_designs import PairDesign, draw_study, improvement
+    from benchmarks.pairs_designs import PairDesign
+    from benchmarks.pairs_designs import draw_study
+    from benchmarks.pairs_designs import improvement
     from coherence._probability._pairs import bernoulli_pvalue
 
     rng = np.random.default_rng(14)
@@ -580,8 +581,11 @@ def test_bernoulli_interval_coverage_fast():
     0.26-0.78 (rare A, docs/validation_pairs.md): the default interval covers the mean
     expected improvement given B's resolutions, mean E[Delta_i | b_i] (and, with balanced B,
     the mean over both resolutions). 60 studies per design."""
-    from benchmarks.pairs_designs import PairDesign, draw_study, improvement
-    from coherence._probability._pairs import _bernoulli_ci, _bernoulli_null
+    from benchmarks.pairs_designs import PairDesign
+    from benchmarks.pairs_designs import draw_study
+    from benchmarks.pairs_designs import improvement
+    from coherence._probability._pairs import _bernoulli_ci
+    from coherence._probability._pairs import _bernoulli_null
 
     rng = np.random.default_rng(140)
     for design, n, target in [

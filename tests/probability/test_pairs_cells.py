@@ -9,17 +9,16 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
 
-from coherence import (
-    SkippedRecordsWarning,
-    attach_outcomes,
-    bayes_check,
-    conditional_forecasting,
-    read_pairs,
-    total_probability_check,
-)
+from coherence import SkippedRecordsWarning
+from coherence import attach_outcomes
+from coherence import bayes_check
+from coherence import conditional_forecasting
+from coherence import read_pairs
+from coherence import total_probability_check
 from tests.probability._helpers import coherent_pairs
 
 FAST = {"n_resamples": 49, "rng": 0}

@@ -7,7 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from benchmarks.pairs_designs import PairDesign, draw_study, null_designs
+from benchmarks.pairs_designs import PairDesign
+from benchmarks.pairs_designs import draw_study
+from benchmarks.pairs_designs import null_designs
 
 
 def _enumerate(s: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -17,7 +17,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from coherence import SkippedRecordsWarning, attach_outcomes, read_pairs
+from coherence import SkippedRecordsWarning
+from coherence import attach_outcomes
+from coherence import read_pairs
 from tests.probability._helpers import coherent_pairs
 
 META = {"run_at": "2026-01-07T12:26:42.790243", "model": "gpt-4o", "thinking": False,

@@ -6,8 +6,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from coherence import PairsPowerResult, conditional_forecasting, pairs_power
-from coherence._probability._power import _binom_power, _binom_pvalues, _t_power
+from coherence import PairsPowerResult
+from coherence import conditional_forecasting
+from coherence import pairs_power
+from coherence._probability._power import _binom_power
+from coherence._probability._power import _binom_pvalues
+from coherence._probability._power import _t_power
 from tests.probability._helpers import coherent_pairs
 
 

@@ -16,20 +16,20 @@ from decimal import Decimal
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import example, given, settings
+from hypothesis import example
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
 
-from coherence import (
-    CHECKERS,
-    arbitrage_violation,
-    bayes_check,
-    conditional_tuple_check,
-    consistency_check,
-    frequentist_violation,
-    negation_check,
-    total_probability_check,
-    update_direction,
-)
+from coherence import CHECKERS
+from coherence import arbitrage_violation
+from coherence import bayes_check
+from coherence import conditional_tuple_check
+from coherence import consistency_check
+from coherence import frequentist_violation
+from coherence import negation_check
+from coherence import total_probability_check
+from coherence import update_direction
 
 #: beliefs heaped on hundredths, as models and people state them
 cents = st.integers(0, 100)

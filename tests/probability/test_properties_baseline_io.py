@@ -19,10 +19,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
 
-from coherence import conditional_forecasting, random_forest_baseline, read_pairs
+from coherence import conditional_forecasting
+from coherence import random_forest_baseline
+from coherence import read_pairs
 
 FAST = {"n_estimators": 5, "min_samples_leaf": (3, 10), "n_splits": 2}
 KEY = ["context", "variable", "state"]

@@ -13,10 +13,14 @@ import json
 
 import numpy as np
 import pandas as pd
-from hypothesis import given, settings
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
 
-from coherence import CHECKERS, attach_outcomes, consistency_check, read_consistency_tuples
+from coherence import CHECKERS
+from coherence import attach_outcomes
+from coherence import consistency_check
+from coherence import read_consistency_tuples
 
 AUTHORS = {"negation": "NegChecker", "and": "AndChecker", "cond": "CondChecker"}
 

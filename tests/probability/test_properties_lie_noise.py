@@ -17,17 +17,16 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
 from scipy.stats import binomtest
 from scipy.stats import t as student_t
 
-from coherence import (
-    DegenerateDataWarning,
-    SmallSampleWarning,
-    consistency_noise_test,
-    iterated_expectation_check,
-)
+from coherence import DegenerateDataWarning
+from coherence import SmallSampleWarning
+from coherence import consistency_noise_test
+from coherence import iterated_expectation_check
 
 GRID = np.arange(1, 20) / 20
 

@@ -19,11 +19,14 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
 from scipy.stats import t as student_t
 
-from coherence import CHECKERS, SmallSampleWarning, consistency_noise_test
+from coherence import CHECKERS
+from coherence import SmallSampleWarning
+from coherence import consistency_noise_test
 
 #: the constraints A f + b <= 0 of the inequality checkers, written out from the Notes
 CONSTRAINTS = {

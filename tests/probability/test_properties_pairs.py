@@ -19,17 +19,17 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
-from scipy.stats import norm, ttest_1samp
+from scipy.stats import norm
+from scipy.stats import ttest_1samp
 
-from coherence import (
-    DegenerateDataWarning,
-    SmallSampleWarning,
-    conditional_forecasting,
-    total_probability_check,
-    update_direction,
-)
+from coherence import DegenerateDataWarning
+from coherence import SmallSampleWarning
+from coherence import conditional_forecasting
+from coherence import total_probability_check
+from coherence import update_direction
 
 GRID = np.arange(1, 20) / 20  # heaped beliefs: multiples of 0.05
 B = 99

@@ -17,13 +17,22 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import assume
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
-from scipy.stats import binom, binomtest, nct, norm
+from scipy.stats import binom
+from scipy.stats import binomtest
+from scipy.stats import nct
+from scipy.stats import norm
 from scipy.stats import t as student_t
 
-from coherence import CHECKERS, arbitrage_violation, consistency_check, pairs_power
-from tests.probability.test_checks import consistent_forecasts, worlds_of
+from coherence import CHECKERS
+from coherence import arbitrage_violation
+from coherence import consistency_check
+from coherence import pairs_power
+from tests.probability.test_checks import consistent_forecasts
+from tests.probability.test_checks import worlds_of
 
 # --------------------------------------------------------------------------- consistency
 #: Forecasts on a dyadic grid (k / 64): complements 1 - f are exact.

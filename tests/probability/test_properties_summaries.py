@@ -16,19 +16,18 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
 
-from coherence import (
-    RESULT_COLUMNS,
-    ConditionalTupleResult,
-    ConsistencyCheckResult,
-    NegationCheckResult,
-    ViolationSummary,
-    conditional_tuple_check,
-    consistency_check,
-    negation_check,
-)
+from coherence import RESULT_COLUMNS
+from coherence import ConditionalTupleResult
+from coherence import ConsistencyCheckResult
+from coherence import NegationCheckResult
+from coherence import ViolationSummary
+from coherence import conditional_tuple_check
+from coherence import consistency_check
+from coherence import negation_check
 
 #: violations heaped on a few values (ties at the thresholds), with an infinite one
 heaped = st.sampled_from([0.0, 0.005, 0.01, 0.02, 0.05, 0.129, 0.5, 1.0, math.inf])

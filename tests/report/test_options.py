@@ -5,11 +5,13 @@ import warnings
 
 import pandas as pd
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
 
 import coherence
-from coherence import ReportOptions, report
+from coherence import ReportOptions
+from coherence import report
 from coherence._options import merge_record
 from coherence._report._options import check_report_options
 

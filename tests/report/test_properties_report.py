@@ -132,7 +132,8 @@ def test_every_cell_and_test_equals_its_test_function(study, rep):
 
 
 def test_menu_cells_equal_the_iia_test():
-    from benchmarks.iia_designs import Design, generate
+    from benchmarks.iia_designs import Design
+    from benchmarks.iia_designs import generate
 
     data = generate(Design(n_contexts=40), 3)
     n = int(data["context"].max()) + 1

@@ -10,7 +10,9 @@ import pandas as pd
 import pytest
 
 import coherence
-from coherence import RESULT_COLUMNS, TEST_NAMES, report
+from coherence import RESULT_COLUMNS
+from coherence import TEST_NAMES
+from coherence import report
 from coherence._report._registry import REGISTRY
 
 FAST = {"n_resamples": 99}

@@ -8,37 +8,30 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
 
-from coherence import (
-    CalibrationErrorResult,
-    NotCalibratedWarning,
-    SmallSampleWarning,
-    SmoothECEResult,
-    calibration_error,
-    forecast_scores,
-    plot_smooth_reliability,
-    smooth_ece,
-)
-from coherence._scoring._calibration import (
-    _bootstrap_weight_chunks,
-    _bootstrap_weights,
-    _debiased_ce,
-)
-from coherence._scoring._smooth_ece import (
-    Smoother,
-    _reflected_kernel,
-    code_smece_at,
-    round_to_grid,
-    smooth_ece_code,
-    smooth_ece_sigma,
-)
-from tests._reference_calibration import (
-    reference_calibration_error,
-    reference_code_convolution,
-    reference_smooth_ece_sigma,
-)
+from coherence import CalibrationErrorResult
+from coherence import NotCalibratedWarning
+from coherence import SmallSampleWarning
+from coherence import SmoothECEResult
+from coherence import calibration_error
+from coherence import forecast_scores
+from coherence import plot_smooth_reliability
+from coherence import smooth_ece
+from coherence._scoring._calibration import _bootstrap_weight_chunks
+from coherence._scoring._calibration import _bootstrap_weights
+from coherence._scoring._calibration import _debiased_ce
+from coherence._scoring._smooth_ece import Smoother
+from coherence._scoring._smooth_ece import _reflected_kernel
+from coherence._scoring._smooth_ece import code_smece_at
+from coherence._scoring._smooth_ece import round_to_grid
+from coherence._scoring._smooth_ece import smooth_ece_code
+from coherence._scoring._smooth_ece import smooth_ece_sigma
+from tests._reference_calibration import reference_calibration_error
+from tests._reference_calibration import reference_code_convolution
+from tests._reference_calibration import reference_smooth_ece_sigma
 
 
 def forecasts(n: int, seed: int, curve=lambda p: p) -> pd.DataFrame:

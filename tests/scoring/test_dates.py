@@ -8,7 +8,8 @@ import datetime as dt
 import pandas as pd
 import pytest
 
-from coherence import TemporalGateway, contamination_filter
+from coherence import TemporalGateway
+from coherence import contamination_filter
 
 
 # --------------------------------------------------------------------------- cutoffs

@@ -9,14 +9,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import coherence
-from coherence import CHECKERS, SmallSampleWarning, brier_decomposition, forecast_scores
+from coherence import CHECKERS
+from coherence import SmallSampleWarning
+from coherence import brier_decomposition
+from coherence import forecast_scores
 from coherence._probability._checks import possible_worlds
-from coherence._scoring._decomposition import (
-    COMPONENTS,
-    brier_projection,
-    decomposition_replicates,
-    link_clusters,
-)
+from coherence._scoring._decomposition import COMPONENTS
+from coherence._scoring._decomposition import brier_projection
+from coherence._scoring._decomposition import decomposition_replicates
+from coherence._scoring._decomposition import link_clusters
 
 UNCONDITIONAL = ("negation", "paraphrase", "consequence", "and", "or", "and_or", "but")
 CONDITIONAL = ("cond", "cond_cond", "expected_evidence")

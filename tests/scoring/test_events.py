@@ -8,15 +8,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from coherence import (
-    DegenerateDataWarning,
-    KeyEventRecallResult,
-    forecast_scores,
-    grounding_split,
-    key_event_recall,
-    source_precision,
-)
-from tests.scoring._helpers import forecast_events, hindsight
+from coherence import DegenerateDataWarning
+from coherence import KeyEventRecallResult
+from coherence import forecast_scores
+from coherence import grounding_split
+from coherence import key_event_recall
+from coherence import source_precision
+from tests.scoring._helpers import forecast_events
+from tests.scoring._helpers import hindsight
 
 
 # --------------------------------------------------------------------------- key-event recall

@@ -10,13 +10,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from coherence import (
-    ForecastComparisonResult,
-    ForecastScoresResult,
-    forecast_scores,
-    plot_reliability,
-)
-from coherence._scoring._forecast import _murphy, _reliability_table, bin_index
+from coherence import ForecastComparisonResult
+from coherence import ForecastScoresResult
+from coherence import forecast_scores
+from coherence import plot_reliability
+from coherence._scoring._forecast import _murphy
+from coherence._scoring._forecast import _reliability_table
+from coherence._scoring._forecast import bin_index
 
 
 def binary_table() -> pd.DataFrame:

@@ -5,15 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
 
-from coherence import (
-    FORECASTBENCH_SCORES,
-    ForecastBenchComparisonResult,
-    ForecastBenchResult,
-    forecastbench_scores,
-)
+from coherence import FORECASTBENCH_SCORES
+from coherence import ForecastBenchComparisonResult
+from coherence import ForecastBenchResult
+from coherence import forecastbench_scores
 from coherence._scoring._forecastbench import _scores
 from tests._reference_forecastbench import reference_adjusted_brier
 

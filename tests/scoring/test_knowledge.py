@@ -11,7 +11,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from coherence import DegenerateDataWarning, KnowledgeSplitResult, coherence_by_knowledge
+from coherence import DegenerateDataWarning
+from coherence import KnowledgeSplitResult
+from coherence import coherence_by_knowledge
 
 DATES = ["2023-01-01", "2023-03-01", "2023-05-01", "2024-03-01", "2024-05-01", "2024-07-01"]
 

@@ -6,13 +6,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from coherence import (
-    DegenerateDataWarning,
-    MarketAlignmentResult,
-    causal_pressure,
-    market_alignment,
-    plot_causal_pressure,
-)
+from coherence import DegenerateDataWarning
+from coherence import MarketAlignmentResult
+from coherence import causal_pressure
+from coherence import market_alignment
+from coherence import plot_causal_pressure
 
 
 # --------------------------------------------------------------------------- causal pressure

@@ -12,14 +12,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from coherence import key_event_recall
-from coherence._scoring._matching import (
-    bm25_scores,
-    event_tokens,
-    greedy_match,
-    match_one,
-    token_f1,
-)
-from tests.scoring._helpers import forecast_events, hindsight
+from coherence._scoring._matching import bm25_scores
+from coherence._scoring._matching import event_tokens
+from coherence._scoring._matching import greedy_match
+from coherence._scoring._matching import match_one
+from coherence._scoring._matching import token_f1
+from tests.scoring._helpers import forecast_events
+from tests.scoring._helpers import hindsight
 
 
 # --------------------------------------------------------------------------- tokens, F1, BM25

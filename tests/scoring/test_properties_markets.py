@@ -14,12 +14,15 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import event, given, settings
+from hypothesis import event
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
 
 import coherence
 
-from ._helpers import forecast_events, hindsight
+from ._helpers import forecast_events
+from ._helpers import hindsight
 
 _T0 = pd.Timestamp("2024-01-01")
 

@@ -11,11 +11,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import coherence
-from coherence._scoring._questions import (
-    interval_correct,
-    normalise_label,
-    quantity_correct,
-)
+from coherence._scoring._questions import interval_correct
+from coherence._scoring._questions import normalise_label
+from coherence._scoring._questions import quantity_correct
 
 
 def mixed() -> pd.DataFrame:

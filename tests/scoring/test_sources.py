@@ -6,7 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from coherence import DegenerateDataWarning, SourcePrecisionResult, source_precision
+from coherence import DegenerateDataWarning
+from coherence import SourcePrecisionResult
+from coherence import source_precision
 
 
 # --------------------------------------------------------------------------- source precision

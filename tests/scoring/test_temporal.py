@@ -7,12 +7,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from coherence import (
-    ContaminationFilterResult,
-    GatewayReport,
-    TemporalGateway,
-    contamination_filter,
-)
+from coherence import ContaminationFilterResult
+from coherence import GatewayReport
+from coherence import TemporalGateway
+from coherence import contamination_filter
 from coherence._scoring._temporal import match_cutoff
 
 CUTOFFS = {"gpt-4o": "2023-10-01", "gpt-4o-mini": "2024-01-01", "Claude-3": "2023-08-01"}

@@ -12,7 +12,10 @@ import pandas as pd
 import pytest
 
 from benchmarks import validate_knowledge as vk
-from benchmarks.knowledge_designs import Design, generate, measure_sd, welch_bonferroni
+from benchmarks.knowledge_designs import Design
+from benchmarks.knowledge_designs import generate
+from benchmarks.knowledge_designs import measure_sd
+from benchmarks.knowledge_designs import welch_bonferroni
 
 
 def test_generator_follows_its_design():
