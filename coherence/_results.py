@@ -5,8 +5,9 @@ Each test family returns one frozen, slotted dataclass that subclasses
 ``confidence_interval`` (a :class:`ConfidenceInterval`), ``n_obs`` and
 ``method``; subclasses add the settings they used and any large arrays
 (hidden from ``repr`` and made read-only). ``to_frame()`` returns one tidy row
-with a fixed schema: the :data:`RESULT_COLUMNS` followed by the subclass's
-declared ``_extra_columns``. Every result also has ``table``, a
+with a fixed schema: the :data:`RESULT_COLUMNS` followed by the settings a
+subclass names in its class statement (``class R(CoherenceResult,
+test_name="r_test", settings=("alpha", ...))``). Every result also has ``table``, a
 :class:`pandas.DataFrame` with its main per-unit detail (per pair, per prompt,
 per row, ...; the one-row ``to_frame()`` when there is no natural detail).
 ``summary()`` is the only place that formats; it returns a :class:`Summary`,
@@ -161,10 +162,29 @@ class CoherenceResult:
     n_obs: int
     method: str
 
-    #: Name of the test, first column of ``to_frame()``.
+    #: Name of the test, first column of ``to_frame()`` (a subclass's ``test_name=``).
     _test_name: ClassVar[str] = "result"
-    #: Settings fields appended, in this order, to the ``to_frame()`` schema.
+    #: Settings fields appended, in this order, to the ``to_frame()`` schema
+    #: (a subclass's ``settings=``).
     _extra_columns: ClassVar[tuple[str, ...]] = ()
+
+    def __init_subclass__(cls, *, test_name: str | None = None,
+                          settings: Iterable[str] | None = None, **kwargs: Any) -> None:
+        """Record a result class's test name and settings from its class statement.
+
+        ``class IIAResult(CoherenceResult, test_name="iia_test", settings=(...))``
+        names the test (the ``test`` column of ``to_frame()``, the title of
+        ``summary()``) and the settings fields that follow the common columns,
+        in order. ``dataclass(slots=True)`` builds the class a second time
+        without the keywords; what the first pass recorded is kept.
+        """
+        # named super(): dataclass(slots=True) replaced the class the bare
+        # form's ``__class__`` cell would point to
+        super(CoherenceResult, cls).__init_subclass__(**kwargs)
+        if test_name is not None:
+            cls._test_name = test_name
+        if settings is not None:
+            cls._extra_columns = tuple(settings)
 
     def __post_init__(self) -> None:
         build = getattr(self, "_build_table", None)

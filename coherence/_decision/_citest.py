@@ -10,7 +10,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
 from typing import Any
-from typing import ClassVar
 
 import numpy as np
 
@@ -60,7 +59,9 @@ _BIAS_REPLICATES = 200
 
 
 @dataclass(frozen=True, slots=True)
-class CITestResult(CoherenceResult):
+class CITestResult(CoherenceResult, test_name="ci_test",
+                   settings=("k", "n_resamples", "n_contexts", "evidence", "condition_on",
+                             "calibrate", "permute", "ci_method")):
     """Result of :func:`ci_test`.
 
     Attributes
@@ -121,12 +122,6 @@ class CITestResult(CoherenceResult):
     ci_method: str | None = "debiased"
     null_distribution: np.ndarray = field(default_factory=lambda: np.empty(0), repr=False)
     resample_distribution: np.ndarray = field(default_factory=lambda: np.empty(0), repr=False)
-
-    _test_name: ClassVar[str] = "ci_test"
-    _extra_columns: ClassVar[tuple[str, ...]] = (
-        "k", "n_resamples", "n_contexts", "evidence", "condition_on", "calibrate", "permute",
-        "ci_method",
-    )
 
 
 @dataclass(frozen=True, slots=True)

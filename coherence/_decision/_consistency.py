@@ -18,7 +18,6 @@ import warnings
 from dataclasses import dataclass
 from dataclasses import field
 from typing import Any
-from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -60,7 +59,9 @@ TABLE_COLUMNS: tuple[str, ...] = (
 
 
 @dataclass(frozen=True, slots=True)
-class ConsistencyResult(CoherenceResult):
+class ConsistencyResult(CoherenceResult, test_name="prompt_consistency",
+                        settings=("reference", "n_contexts", "n_resamples", "rmse", "replicate",
+                                  "alternative")):
     """Result of :func:`prompt_consistency`.
 
     Attributes
@@ -124,10 +125,6 @@ class ConsistencyResult(CoherenceResult):
     alternative: str
     table: pd.DataFrame = field(repr=False, compare=False)
     context_means: pd.DataFrame = field(repr=False, compare=False)
-
-    _test_name: ClassVar[str] = "prompt_consistency"
-    _extra_columns: ClassVar[tuple[str, ...]] = ("reference", "n_contexts", "n_resamples",
-                                                    "rmse", "replicate", "alternative")
 
     prompt_table = DeprecatedAlias("table")
 

@@ -31,7 +31,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
 from typing import Any
-from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -78,7 +77,9 @@ BIN_COLUMNS: tuple[str, ...] = ("bin", "belief_low", "belief_high", "n_obs", "le
 
 
 @dataclass(frozen=True, slots=True)
-class CyclicMonotonicityResult(CoherenceResult):
+class CyclicMonotonicityResult(CoherenceResult, test_name="cyclic_monotonicity_test",
+                               settings=("group", "n_contexts", "distance", "n_bins", "n_resamples",
+                                         "n_draws", "min_contexts")):
     """Result of :func:`cyclic_monotonicity_test`.
 
     Attributes
@@ -145,10 +146,6 @@ class CyclicMonotonicityResult(CoherenceResult):
     table: pd.DataFrame = field(repr=False, compare=False)
     comparison_table: pd.DataFrame = field(repr=False, compare=False)
     bin_table: pd.DataFrame = field(repr=False, compare=False)
-
-    _test_name: ClassVar[str] = "cyclic_monotonicity_test"
-    _extra_columns: ClassVar[tuple[str, ...]] = ("group", "n_contexts", "distance", "n_bins",
-                                                 "n_resamples", "n_draws", "min_contexts")
 
     def summary(self) -> Summary:
         """The headline figures followed by the per-level table."""

@@ -20,7 +20,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
 from typing import Any
-from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -66,7 +65,8 @@ MENU_COLUMNS: tuple[str, ...] = ("menu", "n_actions", "n_obs", "n_contexts", "me
 
 
 @dataclass(frozen=True, slots=True)
-class IIAResult(CoherenceResult):
+class IIAResult(CoherenceResult, test_name="iia_test",
+                settings=("full_menu", "group", "n_contexts", "n_comparisons", "n_resamples")):
     """Result of :func:`iia_test`.
 
     Attributes
@@ -121,10 +121,6 @@ class IIAResult(CoherenceResult):
     n_resamples: int
     table: pd.DataFrame = field(repr=False, compare=False)
     menu_table: pd.DataFrame = field(repr=False, compare=False)
-
-    _test_name: ClassVar[str] = "iia_test"
-    _extra_columns: ClassVar[tuple[str, ...]] = ("full_menu", "group", "n_contexts",
-                                                 "n_comparisons", "n_resamples")
 
     comparison_table = DeprecatedAlias("table")
 

@@ -18,7 +18,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
 from typing import Any
-from typing import ClassVar
 from typing import Literal
 
 import numpy as np
@@ -69,7 +68,10 @@ _LOGISTIC_DEFAULTS: Mapping[str, Any] = {"n_knots": 5, "C": 1.0, "interactions":
 
 
 @dataclass(frozen=True, slots=True)
-class LeakageResult(CoherenceResult):
+class LeakageResult(CoherenceResult, test_name="leakage_test",
+                    settings=("engine", "pvalue_engine", "n_splits", "n_resamples",
+                              "n_permutations", "evidence", "categorical", "permute", "k_perm",
+                              "n_contexts", "log_loss_base", "log_loss_full")):
     """Result of :func:`leakage_test`.
 
     Attributes
@@ -143,12 +145,6 @@ class LeakageResult(CoherenceResult):
     null_distribution: np.ndarray = field(repr=False)
     table: pd.DataFrame = field(init=False, repr=False, compare=False)
 
-    _test_name: ClassVar[str] = "leakage_test"
-    _extra_columns: ClassVar[tuple[str, ...]] = (
-        "engine", "pvalue_engine", "n_splits", "n_resamples", "n_permutations", "evidence",
-        "categorical", "permute", "k_perm", "n_contexts", "log_loss_base", "log_loss_full",
-    )
-
     def _build_table(self) -> pd.DataFrame:
         return pd.DataFrame({"loss_base": self.loss_base, "loss_full": self.loss_full})
 
@@ -204,7 +200,6 @@ def _logistic_base_design(p: np.ndarray, ev: _Evidence, options: Mapping[str, An
         x = np.column_stack(evidence_parts)
         parts.append((x[:, :, None] * basis[:, None, :]).reshape(len(p), -1))
     return np.column_stack(parts)
-
 
 
 def _fit_predict_logistic(features: np.ndarray, a: np.ndarray, train: np.ndarray,

@@ -22,7 +22,6 @@ from dataclasses import dataclass
 from dataclasses import field
 from typing import TYPE_CHECKING
 from typing import Any
-from typing import ClassVar
 from typing import Literal
 
 import numpy as np
@@ -94,7 +93,9 @@ COMPARISON_COLUMNS: tuple[str, ...] = (
 
 
 @dataclass(frozen=True, slots=True)
-class MonotonicityResult(CoherenceResult):
+class MonotonicityResult(CoherenceResult, test_name="monotonicity_test",
+                         settings=("n_bins", "direction", "p_adjust", "n_resamples", "group",
+                                   "n_windows", "lr_on", "lr_bins", "min_contexts", "n_draws")):
     """Result of :func:`monotonicity_test`.
 
     Attributes
@@ -193,11 +194,6 @@ class MonotonicityResult(CoherenceResult):
                                           columns=list(LOCAL_COLUMNS)))
     min_contexts: int = MIN_CONTEXTS
     n_draws: int = 0
-
-    _test_name: ClassVar[str] = "monotonicity_test"
-    _extra_columns: ClassVar[tuple[str, ...]] = ("n_bins", "direction", "p_adjust",
-                                                 "n_resamples", "group", "n_windows",
-                                                 "lr_on", "lr_bins", "min_contexts", "n_draws")
 
     pair_table = DeprecatedAlias("table")
 

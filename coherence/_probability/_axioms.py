@@ -23,7 +23,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from dataclasses import field
 from typing import Any
-from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -60,7 +59,6 @@ UPDATE_CLASSES: tuple[str, ...] = ("monotonic", "partial", "no_update", "inconsi
 
 #: Below this |P(A|B=1) - P(A|B=0)| the implied P(B) is undefined.
 DEGENERATE_SPREAD = 1e-3
-
 
 
 # --------------------------------------------------------------------------- helpers
@@ -118,7 +116,8 @@ def total_probability_error(p_a: np.ndarray, p1: np.ndarray, p0: np.ndarray,
 
 
 @dataclass(frozen=True, slots=True)
-class TotalProbabilityResult(CoherenceResult):
+class TotalProbabilityResult(CoherenceResult, test_name="total_probability_check",
+                             settings=("share_feasible", "mean_error", "share_consistent", "tol")):
     """Result of :func:`total_probability_check`.
 
     ``statistic`` is the share of rows that are feasible; its interval is the
@@ -152,10 +151,6 @@ class TotalProbabilityResult(CoherenceResult):
     share_consistent: float = np.nan
     tol: float = 0.05
     table: pd.DataFrame = field(init=False, repr=False, compare=False)
-
-    _test_name: ClassVar[str] = "total_probability_check"
-    _extra_columns: ClassVar[tuple[str, ...]] = (
-        "share_feasible", "mean_error", "share_consistent", "tol")
 
     def per_row(self) -> pd.DataFrame:
         """One row per input row: ``implied_p_b, feasible, error`` (a copy of :attr:`table`)."""
@@ -259,7 +254,8 @@ def total_probability_check(p_a: Any, p_a_given_b1: Any, p_a_given_b0: Any, *,
 
 # --------------------------------------------------------------------------- Bayes
 @dataclass(frozen=True, slots=True)
-class BayesCheckResult(CoherenceResult):
+class BayesCheckResult(CoherenceResult, test_name="bayes_check",
+                       settings=("share_consistent", "mean_error", "tol")):
     """Result of :func:`bayes_check`.
 
     ``statistic`` is the mean Bayes error over rows (t interval).
@@ -293,9 +289,6 @@ class BayesCheckResult(CoherenceResult):
     mean_error: float = np.nan
     tol: float = 0.05
     table: pd.DataFrame = field(init=False, repr=False, compare=False)
-
-    _test_name: ClassVar[str] = "bayes_check"
-    _extra_columns: ClassVar[tuple[str, ...]] = ("share_consistent", "mean_error", "tol")
 
     def per_row(self) -> pd.DataFrame:
         """One row per input row: the six cells, ``error``, ``total_variation``,
@@ -401,7 +394,8 @@ def bayes_check(p_a: Any, p_b: Any, p_a_given_b1: Any, p_a_given_b0: Any, p_b_gi
 
 # --------------------------------------------------------------------------- update direction
 @dataclass(frozen=True, slots=True)
-class UpdateDirectionResult(CoherenceResult):
+class UpdateDirectionResult(CoherenceResult, test_name="update_direction",
+                            settings=(*UPDATE_CLASSES, "eps")):
     """Result of :func:`update_direction`.
 
     ``statistic`` is the share of ``monotonic`` rows (Wilson interval).
@@ -429,9 +423,6 @@ class UpdateDirectionResult(CoherenceResult):
     inconsistent: float = np.nan
     eps: float = 0.02
     table: pd.DataFrame = field(init=False, repr=False, compare=False)
-
-    _test_name: ClassVar[str] = "update_direction"
-    _extra_columns: ClassVar[tuple[str, ...]] = (*UPDATE_CLASSES, "eps")
 
     @property
     def shares(self) -> pd.DataFrame:
@@ -524,7 +515,11 @@ def update_direction(p_a: Any, p_a_given_b1: Any, p_a_given_b0: Any, *,
 
 # --------------------------------------------------------------------------- negation
 @dataclass(frozen=True, slots=True)
-class NegationCheckResult(CoherenceResult):
+class NegationCheckResult(CoherenceResult, test_name="negation_check",
+                          settings=("mean_arbitrage", "median_arbitrage", "share_arbitrage_above",
+                                    "mean_frequentist", "median_frequentist",
+                                    "share_frequentist_above", "beta", "arbitrage_threshold",
+                                    "frequentist_threshold")):
     """Result of :func:`negation_check`.
 
     ``statistic`` is the mean arbitrage violation (t interval).
@@ -561,12 +556,6 @@ class NegationCheckResult(CoherenceResult):
         "frequentist")
     arbitrage_threshold = summary_attribute("arbitrage", "threshold")
     frequentist_threshold = summary_attribute("frequentist", "threshold")
-
-    _test_name: ClassVar[str] = "negation_check"
-    _extra_columns: ClassVar[tuple[str, ...]] = (
-        "mean_arbitrage", "median_arbitrage", "share_arbitrage_above", "mean_frequentist",
-        "median_frequentist", "share_frequentist_above", "beta", "arbitrage_threshold",
-        "frequentist_threshold")
 
     def per_row(self) -> pd.DataFrame:
         """One row per pair: ``arbitrage, frequentist`` (a copy of :attr:`table`)."""
@@ -695,7 +684,11 @@ def _tuple_arbitrage(a: float, c: float, j: float) -> float:
 
 
 @dataclass(frozen=True, slots=True)
-class ConditionalTupleResult(CoherenceResult):
+class ConditionalTupleResult(CoherenceResult, test_name="conditional_tuple_check",
+                             settings=("mean_absolute", "median_absolute", "share_absolute_above",
+                                       "mean_arbitrage", "median_arbitrage",
+                                       "share_arbitrage_above", "absolute_threshold",
+                                       "arbitrage_threshold")):
     """Result of :func:`conditional_tuple_check`.
 
     ``statistic`` is the mean absolute violation (t interval).
@@ -730,12 +723,6 @@ class ConditionalTupleResult(CoherenceResult):
     mean_arbitrage, median_arbitrage, share_arbitrage_above = summary_attributes("arbitrage")
     absolute_threshold = summary_attribute("absolute", "threshold")
     arbitrage_threshold = summary_attribute("arbitrage", "threshold")
-
-    _test_name: ClassVar[str] = "conditional_tuple_check"
-    _extra_columns: ClassVar[tuple[str, ...]] = (
-        "mean_absolute", "median_absolute", "share_absolute_above", "mean_arbitrage",
-        "median_arbitrage", "share_arbitrage_above", "absolute_threshold",
-        "arbitrage_threshold")
 
     def per_row(self) -> pd.DataFrame:
         """One row per tuple: ``absolute, arbitrage`` (a copy of :attr:`table`)."""

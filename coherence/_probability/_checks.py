@@ -27,7 +27,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from dataclasses import field
 from typing import Any
-from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -535,7 +534,13 @@ def _forecast_matrix(forecasts: Any, spec: _Spec, owner: str) -> np.ndarray:
 
 # --------------------------------------------------------------------------- result
 @dataclass(frozen=True, slots=True)
-class ConsistencyCheckResult(CoherenceResult):
+class ConsistencyCheckResult(CoherenceResult, test_name="consistency_check",
+                             settings=("checker", "definition", "mean_arbitrage",
+                                       "median_arbitrage", "trimmed_mean_arbitrage",
+                                       "share_arbitrage_above", "mean_frequentist",
+                                       "median_frequentist", "share_frequentist_above",
+                                       "max_duality_gap", "tolerance", "sigma", "gamma", "beta",
+                                       "n_resamples")):
     """Result of :func:`consistency_check`.
 
     ``statistic`` is the mean arbitrage violation over tuples, with a
@@ -597,13 +602,6 @@ class ConsistencyCheckResult(CoherenceResult):
     mean_arbitrage, median_arbitrage, share_arbitrage_above = summary_attributes("arbitrage")
     mean_frequentist, median_frequentist, share_frequentist_above = summary_attributes(
         "frequentist")
-
-    _test_name: ClassVar[str] = "consistency_check"
-    _extra_columns: ClassVar[tuple[str, ...]] = (
-        "checker", "definition", "mean_arbitrage", "median_arbitrage",
-        "trimmed_mean_arbitrage", "share_arbitrage_above", "mean_frequentist",
-        "median_frequentist", "share_frequentist_above", "max_duality_gap", "tolerance",
-        "sigma", "gamma", "beta", "n_resamples")
 
     def _build_table(self) -> pd.DataFrame:
         out = self.forecasts.copy()

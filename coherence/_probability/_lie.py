@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from dataclasses import field
 from typing import Any
-from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -36,7 +35,6 @@ __all__ = [
 ]
 
 
-
 # --------------------------------------------------------------------------- iterated expectation
 #: Errors below this are treated as exactly 0 (floating-point sums of exact beliefs).
 _ZERO_ERROR = 1e-12
@@ -47,7 +45,10 @@ LIE_COLUMNS: tuple[str, ...] = ("context", "variable", "state", "p_y_given_x", "
 
 
 @dataclass(frozen=True, slots=True)
-class IteratedExpectationResult(CoherenceResult):
+class IteratedExpectationResult(CoherenceResult, test_name="iterated_expectation_check",
+                                settings=("median_agent_error", "median_baseline_error", "baseline",
+                                          "normalize", "n_contexts", "n_resamples", "alternative",
+                                          "n_agent_worse", "n_informative")):
     """Result of :func:`iterated_expectation_check`.
 
     ``statistic`` is the median, over (context, auxiliary variable) units, of
@@ -92,11 +93,6 @@ class IteratedExpectationResult(CoherenceResult):
     alternative: str = "greater"
     n_agent_worse: int = 0
     n_informative: int = 0
-
-    _test_name: ClassVar[str] = "iterated_expectation_check"
-    _extra_columns: ClassVar[tuple[str, ...]] = (
-        "median_agent_error", "median_baseline_error", "baseline", "normalize", "n_contexts",
-        "n_resamples", "alternative", "n_agent_worse", "n_informative")
 
     units = DeprecatedAlias("table")
 

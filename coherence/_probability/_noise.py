@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from dataclasses import field
 from itertools import combinations
 from typing import Any
-from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -152,7 +151,9 @@ def _t_sf(x: np.ndarray, df: np.ndarray) -> np.ndarray:
 
 # --------------------------------------------------------------------------- result
 @dataclass(frozen=True, slots=True)
-class ConsistencyNoiseResult(CoherenceResult):
+class ConsistencyNoiseResult(CoherenceResult, test_name="consistency_noise_test",
+                             settings=("checker", "n_tuples", "share_flagged", "mean_violation",
+                                       "mean_noise_violation", "study_statistic", "n_resamples")):
     """Result of :func:`consistency_noise_test`.
 
     Attributes
@@ -203,11 +204,6 @@ class ConsistencyNoiseResult(CoherenceResult):
     study_statistic: float
     n_resamples: int
     table: pd.DataFrame = field(repr=False, compare=False)
-
-    _test_name: ClassVar[str] = "consistency_noise_test"
-    _extra_columns: ClassVar[tuple[str, ...]] = (
-        "checker", "n_tuples", "share_flagged", "mean_violation", "mean_noise_violation",
-        "study_statistic", "n_resamples")
 
     def summary(self) -> Summary:
         """The headline figures followed by the most violating tuples."""

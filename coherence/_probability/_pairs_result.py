@@ -8,7 +8,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from dataclasses import field
 from typing import Any
-from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -62,7 +61,9 @@ REQUIRED_TABLE = ("pair", "category", "p_a", "p_a_given_b1", "p_a_given_b0", "a_
 
 # --------------------------------------------------------------------------- result
 @dataclass(frozen=True, slots=True)
-class PairsResult(CoherenceResult):
+class PairsResult(CoherenceResult, test_name="conditional_forecasting",
+                  settings=("pvalue_method", "alternative", "ci_method", "by", "n_resamples", "tol",
+                            "eps", "n_failed", "pool")):
     """Result of :func:`conditional_forecasting`.
 
     The headline (``statistic``, ``pvalue``, ``confidence_interval``) is the
@@ -114,11 +115,6 @@ class PairsResult(CoherenceResult):
     eps: float = 0.02
     n_failed: int = 0
     pool: bool = False
-
-    _test_name: ClassVar[str] = "conditional_forecasting"
-    _extra_columns: ClassVar[tuple[str, ...]] = (
-        "pvalue_method", "alternative", "ci_method", "by", "n_resamples", "tol", "eps",
-        "n_failed", "pool")
 
     def summary_frame(self) -> pd.DataFrame:
         """Alias of :meth:`to_frame`: the one-row pooled summary."""

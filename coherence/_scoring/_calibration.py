@@ -22,7 +22,6 @@ from dataclasses import dataclass
 from dataclasses import field
 from typing import TYPE_CHECKING
 from typing import Any
-from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -154,10 +153,11 @@ def _debiased_ce(p: np.ndarray, y: np.ndarray, w: np.ndarray, n_bins: int, binni
     return float(np.sum(share * (plug - corr))), float(np.sum(share * plug))
 
 
-
 # --------------------------------------------------------------------------- results
 @dataclass(frozen=True, slots=True)
-class CalibrationErrorResult(CoherenceResult):
+class CalibrationErrorResult(CoherenceResult, test_name="calibration_error",
+                             settings=("plugin", "norm", "binning", "n_bins", "group",
+                                       "n_resamples", "single_forecast_bins")):
     """Result of :func:`calibration_error`.
 
     ``statistic`` is the debiased binned calibration error: for ``norm=2`` an
@@ -200,11 +200,6 @@ class CalibrationErrorResult(CoherenceResult):
     table: pd.DataFrame = field(repr=False, compare=False, default_factory=pd.DataFrame)
     replicates: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0))
 
-    _test_name: ClassVar[str] = "calibration_error"
-    _extra_columns: ClassVar[tuple[str, ...]] = ("plugin", "norm", "binning", "n_bins",
-                                                 "group", "n_resamples",
-                                                 "single_forecast_bins")
-
     @property
     def l2_interval(self) -> ConfidenceInterval:
         """For ``norm=2``: the interval mapped through sqrt(max(., 0)), an interval for
@@ -224,7 +219,8 @@ class CalibrationErrorResult(CoherenceResult):
 
 
 @dataclass(frozen=True, slots=True)
-class SmoothECEResult(CoherenceResult):
+class SmoothECEResult(CoherenceResult, test_name="smooth_ece",
+                      settings=("sigma", "definition", "n_grid", "n_resamples", "group")):
     """Result of :func:`smooth_ece`.
 
     ``statistic`` is the SmoothECE at the bandwidth ``sigma`` (the fixed point
@@ -255,10 +251,6 @@ class SmoothECEResult(CoherenceResult):
     n_resamples: int = 0
     group: str | None = None
     table: pd.DataFrame = field(repr=False, compare=False, default_factory=pd.DataFrame)
-
-    _test_name: ClassVar[str] = "smooth_ece"
-    _extra_columns: ClassVar[tuple[str, ...]] = ("sigma", "definition", "n_grid",
-                                                 "n_resamples", "group")
 
 
 # --------------------------------------------------------------------------- public layer

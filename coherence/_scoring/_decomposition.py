@@ -21,7 +21,6 @@ import warnings
 from dataclasses import dataclass
 from dataclasses import field
 from typing import Any
-from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -223,7 +222,10 @@ def link_clusters(questions: np.ndarray, sets: np.ndarray | None) -> np.ndarray:
 
 # --------------------------------------------------------------------------- result
 @dataclass(frozen=True, slots=True)
-class BrierDecompositionResult(CoherenceResult):
+class BrierDecompositionResult(CoherenceResult, test_name="brier_decomposition",
+                               settings=("checker", "n_bins", "n_resamples", "n_sets",
+                                         "n_incoherent", "n_clusters", "incoherence", "reliability",
+                                         "resolution", "uncertainty", "within_bin")):
     """Result of :func:`brier_decomposition`.
 
     ``statistic`` is the Brier score of the forecasts as given, with its cluster-bootstrap
@@ -269,11 +271,6 @@ class BrierDecompositionResult(CoherenceResult):
     within_bin: float
     table: pd.DataFrame = field(repr=False, compare=False)
     per_forecast: pd.DataFrame = field(repr=False, compare=False)
-
-    _test_name: ClassVar[str] = "brier_decomposition"
-    _extra_columns: ClassVar[tuple[str, ...]] = (
-        "checker", "n_bins", "n_resamples", "n_sets", "n_incoherent", "n_clusters",
-        "incoherence", "reliability", "resolution", "uncertainty", "within_bin")
 
     components = DeprecatedAlias("table")
 

@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from dataclasses import field
 from typing import TYPE_CHECKING
 from typing import Any
-from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -62,7 +61,11 @@ __all__ = [
 ]
 # --------------------------------------------------------------------------- key-event recall
 @dataclass(frozen=True, slots=True)
-class KeyEventRecallResult(CoherenceResult):
+class KeyEventRecallResult(CoherenceResult, test_name="key_event_recall",
+                           settings=("by", "convention", "k", "min_impact", "threshold",
+                                     "date_window_days", "matcher", "n_resamples",
+                                     "n_no_key_events", "event_precision", "event_recall",
+                                     "event_f1")):
     """Key-event recall (KER) of forecast event graphs against hindsight events.
 
     ``statistic`` is the mean KER over forecasts whose question has at least
@@ -118,11 +121,6 @@ class KeyEventRecallResult(CoherenceResult):
     table: pd.DataFrame = field(repr=False, compare=False)
     matches: pd.DataFrame = field(repr=False, compare=False)
     key_events: pd.DataFrame = field(repr=False, compare=False)
-
-    _test_name: ClassVar[str] = "key_event_recall"
-    _extra_columns: ClassVar[tuple[str, ...]] = (
-        "by", "convention", "k", "min_impact", "threshold", "date_window_days", "matcher",
-        "n_resamples", "n_no_key_events", "event_precision", "event_recall", "event_f1")
 
     per_forecast = DeprecatedAlias("table")
 

@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from dataclasses import field
 from typing import TYPE_CHECKING
 from typing import Any
-from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -150,7 +149,9 @@ _murphy = murphy
 
 # --------------------------------------------------------------------------- results
 @dataclass(frozen=True, slots=True)
-class ForecastComparisonResult(CoherenceResult):
+class ForecastComparisonResult(CoherenceResult, test_name="ForecastScoresResult.compare",
+                               settings=("model_a", "model_b", "metric", "lower_is_better",
+                                         "n_resamples")):
     """Paired comparison of two forecasters on their common questions.
 
     ``statistic`` is the mean over common questions of ``score(model_a) -
@@ -185,15 +186,13 @@ class ForecastComparisonResult(CoherenceResult):
     n_resamples: int
     table: pd.DataFrame = field(repr=False, compare=False)
 
-    _test_name: ClassVar[str] = "ForecastScoresResult.compare"
-    _extra_columns: ClassVar[tuple[str, ...]] = ("model_a", "model_b", "metric",
-                                                 "lower_is_better", "n_resamples")
-
     differences = DeprecatedAlias("table")
 
 
 @dataclass(frozen=True, slots=True)
-class ForecastScoresResult(CoherenceResult):
+class ForecastScoresResult(CoherenceResult, test_name="forecast_scores",
+                           settings=("by", "kind", "brier_convention", "log_convention",
+                                     "accuracy_convention", "floor", "n_bins", "n_resamples")):
     """Accuracy, Brier and log scores per model and pooled, with calibration.
 
     ``statistic`` is the pooled Brier score (all models, all questions) and
@@ -265,11 +264,6 @@ class ForecastScoresResult(CoherenceResult):
     per_forecast: pd.DataFrame = field(repr=False, compare=False)
     filtered: ForecastScoresResult | None = field(default=None, repr=False)
     contamination: Any = field(default=None, repr=False)
-
-    _test_name: ClassVar[str] = "forecast_scores"
-    _extra_columns: ClassVar[tuple[str, ...]] = ("by", "kind", "brier_convention",
-                                                 "log_convention", "accuracy_convention",
-                                                 "floor", "n_bins", "n_resamples")
 
     scores = DeprecatedAlias("table")
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from dataclasses import field
 from typing import Any
-from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -138,7 +137,9 @@ def _leaderboard_scores(brier: np.ndarray, fe: np.ndarray, naive: int | None, wq
 
 # --------------------------------------------------------------------------- results
 @dataclass(frozen=True, slots=True)
-class ForecastBenchComparisonResult(CoherenceResult):
+class ForecastBenchComparisonResult(CoherenceResult, test_name="ForecastBenchResult.compare",
+                                    settings=("model_a", "model_b", "score", "higher_is_better",
+                                              "n_resamples")):
     """Paired comparison of two forecasters on one ForecastBench score.
 
     ``statistic`` is ``score(model_a) - score(model_b)``; ``confidence_interval``
@@ -168,16 +169,14 @@ class ForecastBenchComparisonResult(CoherenceResult):
     replicates: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0))
     table: pd.DataFrame = field(init=False, repr=False, compare=False)
 
-    _test_name: ClassVar[str] = "ForecastBenchResult.compare"
-    _extra_columns: ClassVar[tuple[str, ...]] = ("model_a", "model_b", "score",
-                                                 "higher_is_better", "n_resamples")
-
     def _build_table(self) -> pd.DataFrame:
         return pd.DataFrame({"difference": self.replicates})
 
 
 @dataclass(frozen=True, slots=True)
-class ForecastBenchResult(CoherenceResult):
+class ForecastBenchResult(CoherenceResult, test_name="forecastbench_scores",
+                          settings=("naive", "n_questions", "n_models", "n_resamples", "overall",
+                                    "market_adjustment", "impute", "n_imputed")):
     """Result of :func:`forecastbench_scores`.
 
     ``statistic`` is the pooled Brier score (all forecasts) with its bootstrap
@@ -239,11 +238,6 @@ class ForecastBenchResult(CoherenceResult):
     models: tuple[str, ...] = field(repr=False, default=())
     point: np.ndarray = field(repr=False, default_factory=lambda: np.empty((0, 6)))
     replicates: np.ndarray = field(repr=False, default_factory=lambda: np.empty((0, 0, 6)))
-
-    _test_name: ClassVar[str] = "forecastbench_scores"
-    _extra_columns: ClassVar[tuple[str, ...]] = ("naive", "n_questions", "n_models",
-                                                 "n_resamples", "overall", "market_adjustment",
-                                                 "impute", "n_imputed")
 
     scores = DeprecatedAlias("table")
 

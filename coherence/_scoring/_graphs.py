@@ -18,7 +18,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
 from typing import Any
-from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -103,7 +102,11 @@ def relation_polarity(relation: Any) -> int:
 
 # --------------------------------------------------------------------------- reasoning metrics
 @dataclass(frozen=True, slots=True)
-class ReasoningGraphResult(CoherenceResult):
+class ReasoningGraphResult(CoherenceResult, test_name="reasoning_graph_metrics",
+                           settings=("by", "metric", "convention", "k", "min_impact", "threshold",
+                                     "date_window_days", "n_resamples", "gated",
+                                     "n_excluded_questions", "n_excluded_forecasts",
+                                     "n_rejected_events")):
     """Reasoning metrics of forecast graphs against gated hindsight graphs.
 
     ``statistic`` is the mean over forecasts of the metric named in
@@ -164,12 +167,6 @@ class ReasoningGraphResult(CoherenceResult):
     matches: pd.DataFrame = field(repr=False, compare=False)
     quality: GraphQualityReport | None = field(repr=False, compare=False)
     excluded_forecasts: pd.DataFrame = field(repr=False, compare=False)
-
-    _test_name: ClassVar[str] = "reasoning_graph_metrics"
-    _extra_columns: ClassVar[tuple[str, ...]] = (
-        "by", "metric", "convention", "k", "min_impact", "threshold", "date_window_days",
-        "n_resamples", "gated", "n_excluded_questions", "n_excluded_forecasts",
-        "n_rejected_events")
 
     per_forecast = DeprecatedAlias("table")
 

@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from dataclasses import field
 from typing import TYPE_CHECKING
 from typing import Any
-from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -263,7 +262,8 @@ def horizon_positions(forecasts: Any, *, start: str = "start",
 
 # --------------------------------------------------------------------------- accuracy by horizon
 @dataclass(frozen=True, slots=True)
-class HorizonAccuracyResult(CoherenceResult):
+class HorizonAccuracyResult(CoherenceResult, test_name="accuracy_by_horizon",
+                            settings=("by", "n_resamples")):
     """Accuracy per horizon position (and model).
 
     ``statistic`` is the pooled accuracy over all rows and
@@ -285,9 +285,6 @@ class HorizonAccuracyResult(CoherenceResult):
     by: str
     n_resamples: int
     table: pd.DataFrame = field(repr=False, compare=False)
-
-    _test_name: ClassVar[str] = "accuracy_by_horizon"
-    _extra_columns: ClassVar[tuple[str, ...]] = ("by", "n_resamples")
 
 
 def accuracy_by_horizon(forecasts: Any, *, horizon: str = "horizon", by: str = "model",

@@ -18,7 +18,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from dataclasses import field
 from typing import Any
-from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -62,7 +61,8 @@ TABLE_COLUMNS: tuple[str, ...] = (
 
 
 @dataclass(frozen=True, slots=True)
-class KnowledgeSplitResult(CoherenceResult):
+class KnowledgeSplitResult(CoherenceResult, test_name="coherence_by_knowledge",
+                           settings=("by", "question", "n_models", "n_questions", "n_resamples")):
     """Result of :func:`coherence_by_knowledge`.
 
     Attributes
@@ -111,10 +111,6 @@ class KnowledgeSplitResult(CoherenceResult):
     n_resamples: int
     null_distribution: np.ndarray = field(repr=False, compare=False)
     table: pd.DataFrame = field(repr=False, compare=False)
-
-    _test_name: ClassVar[str] = "coherence_by_knowledge"
-    _extra_columns: ClassVar[tuple[str, ...]] = ("by", "question", "n_models",
-                                                 "n_questions", "n_resamples")
 
     def summary(self) -> Summary:
         """The headline figures followed by the per-model table."""

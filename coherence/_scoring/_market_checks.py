@@ -15,7 +15,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from dataclasses import field
 from typing import Any
-from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -215,7 +214,11 @@ def _signed_events(events: Any, owner: str, question: str, date: str, direction:
 
 # --------------------------------------------------------------------------- market checks
 @dataclass(frozen=True, slots=True)
-class MarketChecksResult(CoherenceResult):
+class MarketChecksResult(CoherenceResult, test_name="market_checks",
+                         settings=("window_days", "min_move", "min_price_range", "convention",
+                                   "n_questions", "n_direction_excluded", "pooled_correlation",
+                                   "n_eligible", "event_agreement", "n_events_counted",
+                                   "n_undated_events")):
     """Market checks pooled across questions.
 
     ``statistic`` is the net-direction agreement: the share of counted
@@ -267,12 +270,6 @@ class MarketChecksResult(CoherenceResult):
     n_events_counted: int
     n_undated_events: int
     table: pd.DataFrame = field(repr=False, compare=False)
-
-    _test_name: ClassVar[str] = "market_checks"
-    _extra_columns: ClassVar[tuple[str, ...]] = (
-        "window_days", "min_move", "min_price_range", "convention", "n_questions",
-        "n_direction_excluded", "pooled_correlation", "n_eligible", "event_agreement",
-        "n_events_counted", "n_undated_events")
 
     per_question = DeprecatedAlias("table")
 
@@ -456,7 +453,9 @@ def market_checks(events: Any, prices: Any, *, window_days: float = 3.0,
 
 # --------------------------------------------------------------------------- signal recall
 @dataclass(frozen=True, slots=True)
-class MarketSignalResult(CoherenceResult):
+class MarketSignalResult(CoherenceResult, test_name="market_signal_metrics",
+                         settings=("by", "window_days", "min_move", "turning_min_change",
+                                   "convention", "n_resamples")):
     """Market-signal and turning-point recall and precision of forecast graphs.
 
     ``statistic`` is the mean market-signal recall over forecasts where it is
@@ -489,11 +488,6 @@ class MarketSignalResult(CoherenceResult):
     n_resamples: int
     table: pd.DataFrame = field(repr=False, compare=False)
     signal_events: pd.DataFrame = field(repr=False, compare=False)
-
-    _test_name: ClassVar[str] = "market_signal_metrics"
-    _extra_columns: ClassVar[tuple[str, ...]] = ("by", "window_days", "min_move",
-                                                 "turning_min_change", "convention",
-                                                 "n_resamples")
 
 
 def market_signal_metrics(reasoning: Any, hindsight_events: Any, prices: Any, *,

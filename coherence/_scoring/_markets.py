@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from dataclasses import field
 from typing import TYPE_CHECKING
 from typing import Any
-from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -40,7 +39,6 @@ __all__ = [
     "market_alignment",
     "plot_causal_pressure",
 ]
-
 
 
 # --------------------------------------------------------------------------- causal pressure
@@ -106,7 +104,8 @@ def causal_pressure(events: Any, *, date: str = "date", direction: str = "direct
 
 
 @dataclass(frozen=True, slots=True)
-class MarketAlignmentResult(CoherenceResult):
+class MarketAlignmentResult(CoherenceResult, test_name="market_alignment",
+                            settings=("window_days", "min_move", "correlation")):
     """Agreement between event impacts and market price moves.
 
     ``statistic`` is the share of counted events (``|move| >= min_move``,
@@ -135,9 +134,6 @@ class MarketAlignmentResult(CoherenceResult):
     min_move: float
     correlation: float
     table: pd.DataFrame = field(repr=False, compare=False)
-
-    _test_name: ClassVar[str] = "market_alignment"
-    _extra_columns: ClassVar[tuple[str, ...]] = ("window_days", "min_move", "correlation")
 
     per_event = DeprecatedAlias("table")
 

@@ -23,7 +23,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
 from typing import Any
-from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -158,7 +157,9 @@ def question_bootstrap_ci(values: np.ndarray, questions: Any, n_resamples: int,
 
 # --------------------------------------------------------------------------- result
 @dataclass(frozen=True, slots=True)
-class QuestionScoresResult(CoherenceResult):
+class QuestionScoresResult(CoherenceResult, test_name="question_scores",
+                           settings=("by", "convention", "tolerance", "floor", "n_resamples",
+                                     "n_judged", "n_judge_correct")):
     """Accuracy over every question type; Brier and log scores over binary and
     multiple-choice questions.
 
@@ -205,10 +206,6 @@ class QuestionScoresResult(CoherenceResult):
     table: pd.DataFrame = field(repr=False, compare=False)
     by_type: pd.DataFrame = field(repr=False, compare=False)
     per_forecast: pd.DataFrame = field(repr=False, compare=False)
-
-    _test_name: ClassVar[str] = "question_scores"
-    _extra_columns: ClassVar[tuple[str, ...]] = ("by", "convention", "tolerance", "floor",
-                                                 "n_resamples", "n_judged", "n_judge_correct")
 
     scores = DeprecatedAlias("table")
 

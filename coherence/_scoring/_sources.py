@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from dataclasses import field
 from typing import TYPE_CHECKING
 from typing import Any
-from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -44,10 +43,10 @@ __all__ = [
 ]
 
 
-
 # --------------------------------------------------------------------------- source precision
 @dataclass(frozen=True, slots=True)
-class SourcePrecisionResult(CoherenceResult):
+class SourcePrecisionResult(CoherenceResult, test_name="source_precision",
+                            settings=("by", "convention", "n_resamples", "n_no_citations")):
     """Source precision :math:`|C \\cap C_H| / |C|` per forecast and averaged.
 
     ``statistic`` is the mean precision over forecasts (``convention='paper'``:
@@ -77,10 +76,6 @@ class SourcePrecisionResult(CoherenceResult):
     n_resamples: int
     n_no_citations: int
     table: pd.DataFrame = field(repr=False, compare=False)
-
-    _test_name: ClassVar[str] = "source_precision"
-    _extra_columns: ClassVar[tuple[str, ...]] = ("by", "convention", "n_resamples",
-                                                    "n_no_citations")
 
     per_forecast = DeprecatedAlias("table")
 

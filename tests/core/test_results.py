@@ -13,12 +13,9 @@ from coherence._results import Summary
 
 
 @dataclass(frozen=True, slots=True)
-class _ToyResult(CoherenceResult):
+class _ToyResult(CoherenceResult, test_name="toy", settings=("k",)):
     k: int
     null_distribution: np.ndarray = field(repr=False)
-
-    _test_name = "toy"
-    _extra_columns = ("k",)
 
 
 def make():
@@ -102,3 +99,20 @@ def test_summary_with_table_indents_the_lead_and_the_table():
     twice = out.with_table("again", table)
     assert [caption for caption, _ in twice.tables] == ["per name", "again"]
     assert "<p><b>again</b></p>" in twice._repr_html_()
+
+
+def test_class_keywords_name_the_test_and_its_settings():
+    # dataclass(slots=True) builds the class twice, the second time without
+    # the keywords: what the class statement said must survive
+    assert _ToyResult.__slots__ and _ToyResult._test_name == "toy"
+    assert _ToyResult.frame_columns() == (*RESULT_COLUMNS, "k")
+    assert make().settings() == {"k": 3}
+
+    @dataclass(frozen=True, slots=True)
+    class Child(_ToyResult, settings=("k", "extra")):
+        extra: str = "x"
+
+    assert Child._test_name == "toy"  # inherited where not restated
+    assert Child.frame_columns()[-2:] == ("k", "extra")
+    with pytest.raises(TypeError):
+        type("Bad", (CoherenceResult,), {}, test_nme="typo")
