@@ -19,6 +19,7 @@ __all__ = [
     "TEST_NAMES",
     "Options",
     "Spec",
+    "StudyColumns",
 ]
 
 
@@ -32,7 +33,9 @@ MENU_COLUMN = "menu"
 
 
 @dataclass(frozen=True, slots=True)
-class Options:
+class StudyColumns:
+    """The study table's column names, as :func:`report` takes them."""
+
     belief: str
     action: str
     outcome: str
@@ -40,6 +43,12 @@ class Options:
     prompt: str | None
     repetition: str | None
     truth: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Options(StudyColumns):
+    """The checked columns (optional ones None where absent) and settings of a report."""
+
     evidence: tuple[str, ...]
     k: int | str
     n_resamples: int

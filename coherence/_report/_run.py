@@ -57,6 +57,7 @@ from ._registry import MENU_COLUMN
 from ._registry import REGISTRY
 from ._registry import TEST_NAMES
 from ._registry import Options
+from ._registry import StudyColumns
 from ._resolve import resolve_pvalues
 from ._result import CoherenceReport
 from ._result import ReportCell
@@ -88,17 +89,10 @@ class _ReportInput:
 
 
 @dataclass(frozen=True, slots=True)
-class _ReportArgs:
+class _ReportArgs(StudyColumns):
     """The arguments of :func:`report` as given (but the table; its settings merged into
     one :class:`ReportOptions`), for :func:`_report_iv`."""
 
-    belief: str
-    action: str
-    outcome: str
-    group: str
-    prompt: str | None
-    repetition: str | None
-    truth: str | None
     evidence: Iterable[str]
     by: Sequence[str] | str
     tests: Any
