@@ -33,6 +33,7 @@ from ._inference import auxiliary
 from ._network import Network
 from ._network import as_network
 from ._network import variable_names
+from ._phrases import variable_name
 
 __all__ = ["DEFAULT_AUXILIARY", "LIEStudy", "auxiliary_name", "lie_study"]
 
@@ -47,38 +48,6 @@ DEFAULT_AUXILIARY: Mapping[str, tuple[str, ...]] = MappingProxyType({
 
 #: Noise-free gaps below this are floating-point rounding of exact sums: set to 0.
 _ROUNDING = 1e-12
-
-# Human-readable names of variables, for run_lie's ``auxiliary_variable_name``
-# ("The patient's {name} is ..."). The phrase tables name states, not variables.
-_VARIABLE_NAMES: Mapping[str, Mapping[str, str]] = MappingProxyType({
-    "child": MappingProxyType({
-        "BirthAsphyxia": "history of birth asphyxia", "Disease": "diagnosis",
-        "DuctFlow": "ductal flow", "CardiacMixing": "cardiac mixing",
-        "HypDistrib": "distribution of hypoxaemia", "LungParench": "lung parenchyma",
-        "HypoxiaInO2": "hypoxia in oxygen", "CO2": "CO2 level",
-        "LungFlow": "pulmonary blood flow", "ChestXray": "chest X-ray",
-        "Sick": "sickness status", "Grunting": "grunting", "LVH": "left ventricular hypertrophy",
-        "LVHreport": "ECG report of left ventricular hypertrophy",
-        "LowerBodyO2": "lower-body oxygen saturation (%)",
-        "RUQO2": "right upper quadrant oxygen saturation (%)",
-        "CO2Report": "reported CO2 (kPa)", "XrayReport": "chest X-ray report",
-        "GruntingReport": "reported grunting", "Age": "age at presentation"}),
-    "asia": MappingProxyType({
-        "asia": "recent visit to Asia", "tub": "tuberculosis status",
-        "smoke": "smoking status", "lung": "lung cancer status", "bronc": "bronchitis status",
-        "either": "tuberculosis-or-lung-cancer status", "xray": "chest X-ray result",
-        "dysp": "dyspnoea status"}),
-    "cancer": MappingProxyType({
-        "Pollution": "pollution exposure", "Smoker": "smoking status",
-        "Cancer": "cancer status", "Xray": "X-ray result", "Dyspnoea": "dyspnoea status"}),
-    "alarm": MappingProxyType({
-        "LVEDVOLUME": "left ventricular end-diastolic volume", "STROKEVOLUME": "stroke volume",
-        "LVFAILURE": "left ventricular failure status", "CO": "cardiac output",
-        "TPR": "total peripheral resistance", "HR": "heart rate",
-        "HYPOVOLEMIA": "hypovolaemia status", "HISTORY": "history of left ventricular failure",
-        "CVP": "central venous pressure", "PCWP": "pulmonary capillary wedge pressure",
-        "BP": "blood pressure", "HRBP": "heart rate measured by blood pressure monitor"}),
-})
 
 
 def auxiliary_name(network: str, variable: str) -> str:
@@ -109,7 +78,7 @@ def auxiliary_name(network: str, variable: str) -> str:
     >>> auxiliary_name("asia", "bronc")
     'bronchitis status'
     """
-    return _VARIABLE_NAMES.get(network, {}).get(variable, variable)
+    return variable_name(network, variable)
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,11 +4,13 @@ A phrase table maps each variable to a mapping ``state -> phrase``. A phrase is
 either a predicate about the subject ("is sick", "has tetralogy of Fallot") or a
 whole clause ("the chest X-ray report is normal"). Built-in tables for the
 networks used in the demo live in ``bayesnets/phrases/<network>.json`` with the
-keys ``network``, ``subject``, ``question`` and ``phrases``.
+keys ``network``, ``subject``, ``question``, ``names`` (a readable name of each
+variable, for prompts about the variable itself) and ``phrases``.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib.resources
 import json
 from collections.abc import Mapping
@@ -106,6 +108,20 @@ class PhraseTable(Mapping[str, Mapping[Any, str]]):
         return f" of network '{self.network}'" if self.network else ""
 
 
+@functools.cache
+def _document(network: str) -> Mapping[str, Any]:
+    """The parsed ``phrases/<network>.json`` of a network of :data:`PHRASE_NETWORKS`."""
+    ref = importlib.resources.files("bayesnets") / "phrases" / f"{network}.json"
+    return MappingProxyType(json.loads(ref.read_text(encoding="utf-8")))
+
+
+def variable_name(network: str, variable: str) -> str:
+    """The readable name of a bundled network's variable; ``variable`` when none is known."""
+    if network not in PHRASE_NETWORKS:
+        return variable
+    return str(_document(network).get("names", {}).get(variable, variable))
+
+
 _TABLES: dict[str, PhraseTable] = {}
 
 
@@ -141,8 +157,7 @@ def phrase_table(network: str) -> PhraseTable:
                                      + "); pass your own phrases instead", network))
     table = _TABLES.get(network)
     if table is None:
-        ref = importlib.resources.files("bayesnets") / "phrases" / f"{network}.json"
-        doc = json.loads(ref.read_text(encoding="utf-8"))
+        doc = _document(network)
         table = PhraseTable(doc["phrases"], network=doc["network"], subject=doc["subject"],
                             template=doc["question"])
         _TABLES[network] = table

@@ -6,6 +6,7 @@ import pandas as pd
 import pytest
 
 import bayesnets
+from bayesnets._phrases import _document
 
 
 @pytest.mark.parametrize("name", ["child", "alarm", "asia", "cancer"])
@@ -26,6 +27,11 @@ def test_builtin_tables_cover_every_state(name: str) -> None:
         for s in net.states[v]:
             q = bayesnets.question(v, s, name)
             assert q.startswith("What is the probability that ") and q.endswith("?")
+    # the readable names (auxiliary_name) are of this network's variables, each different
+    names = _document(name)["names"]
+    assert names and set(names) <= set(net.variables)
+    assert len(set(names.values())) == len(names)
+    assert all(bayesnets.auxiliary_name(name, v) == n for v, n in names.items())
 
 
 def test_describe_joins_like_english() -> None:
