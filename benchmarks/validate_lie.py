@@ -2,55 +2,78 @@
 
 Run from the repository root::
 
-    nice -n 10 python -m benchmarks.validate_lie --section size [--n-studies 10] \
-        [--n-draws 40] [--seed 0]
+    nice -n 10 python -m benchmarks.validate_lie [--only size,power] [--jobs 4] \
+        [--reps 400] [--n-studies 10] [--seed 0]
+    python -m benchmarks.validate_lie --tables     # docs/validation_lie.md from the JSON
 
-with ``--section`` one of ``size``, ``coverage``, ``power``, ``forest`` (each
-runs in under about 5 minutes on one core) or ``all``.
+The cells are written to ``benchmarks/results/validate_lie.json`` (versions,
+commit, machine); ``--tables`` writes the tables of docs/validation_lie.md from
+it. Each cell has its own seed (``--seed`` and the cell's name), so a cell gives
+the same numbers run alone, with others, or on another number of ``--jobs``.
 
-It prints the markdown tables recorded in docs/validation_lie.md. Studies come
-from :func:`bayesnets.lie_study` (contexts of a Bayesian network, reports of a
-simulated agent with Beta/Dirichlet report noise of standard deviation 0.03 at
-1/2); for each of ``--n-studies`` context sets, ``--n-draws`` pairs of
-independent report tables are drawn with :meth:`bayesnets.LIEStudy.redraw`:
+Studies come from :func:`bayesnets.lie_study` (contexts of a Bayesian network,
+reports of a simulated agent with Beta/Dirichlet report noise of standard
+deviation 0.03 at 1/2); for each of ``--n-studies`` context sets, ``--reps / --n-studies``
+pairs of independent report tables are drawn with :meth:`bayesnets.LIEStudy.redraw`
+(``--reps`` tests per size and power cell in all, 400 by default):
 
 * **size**: agent and baseline are the same agent (two redraws, exchangeable),
   so the sign test's null holds exactly and the population median ratio is 1;
-  the rejection rate at alpha = 0.05 is the size, and the share of percentile
-  bootstrap intervals containing 1 is their coverage;
+  the rejection rate at alpha = 0.05 is the size;
+* **coverage**: the same null, with ``--n-boot`` bootstrap resamples: the share
+  of percentile intervals of the median ratio containing 1;
 * **power**: the agent is the Prelec-weighted agent (gamma < 1), the baseline
   the rational agent with the same report noise, on the same contexts;
-* **random forest**: the default baseline (cross-validated random forest on a
+* **forest**: the default baseline (cross-validated random forest on a
   forward sample of 5000 rows), for the rational and the weighted agent, with
-  and without report noise: the distribution of the median ratio.
+  and without report noise: the median ratio and p-value of each study.
 """
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 import warnings
+import zlib
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 import bayesnets
+from benchmarks._harness import format_rate
+from benchmarks._harness import generated_by
+from benchmarks._harness import markdown_table
+from benchmarks._harness import matrix_parser
+from benchmarks._harness import one_thread
+from benchmarks._harness import only_words
+from benchmarks._harness import rejection_rate
+from benchmarks._harness import start_results
+from benchmarks._harness import store_cell
+from benchmarks._harness import tables_if_asked
 from coherence import Agent
 from coherence import iterated_expectation_check
 
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "benchmarks" / "results" / "validate_lie.json"
+DOC = ROOT / "docs" / "validation_lie.md"
 ALPHA = 0.05
 NOISE = 0.03
+GAMMAS = (0.9, 0.8, 0.7, 0.6, 0.5)
 
 
-def _weighted(gamma: float) -> Agent:
-    return Agent.rational(grid=None, weighting="prelec", gamma=gamma)
+def _agent(name: str) -> Agent:
+    """``rational`` or ``weighted <gamma>`` (Prelec weighting of every quantity)."""
+    if name == "rational":
+        return Agent.rational(grid=None)
+    return Agent.rational(grid=None, weighting="prelec", gamma=float(name.split()[1]))
 
 
 def paired(network: str, n_contexts: int, agent: Agent, baseline: Agent, n_studies: int,
            n_draws: int, rng: np.random.Generator, n_boot: int = 1,
            ) -> dict[str, np.ndarray]:
     """p-values, median ratios and interval bounds over studies x draws."""
-    p, med, low, high, agent_err, exact_err = [], [], [], [], [], []
+    p, med, low, high, exact_err = [], [], [], [], []
     for _ in range(n_studies):
         study = bayesnets.lie_study(network, agent=agent, n_contexts=n_contexts,
                                     report_noise=NOISE, n_ground_truth=1, rng=rng)
@@ -65,119 +88,165 @@ def paired(network: str, n_contexts: int, agent: Agent, baseline: Agent, n_studi
             med.append(res.statistic)
             low.append(res.confidence_interval.low)
             high.append(res.confidence_interval.high)
-            agent_err.append(res.median_agent_error)
     return {"p": np.array(p), "median": np.array(med), "low": np.array(low),
-            "high": np.array(high), "agent_error": np.array(agent_err),
-            "exact_error": np.array(exact_err)}
+            "high": np.array(high), "exact_error": np.array(exact_err)}
 
 
-def _q(x: np.ndarray) -> str:
-    lo, mid, hi = np.quantile(x, [0.05, 0.5, 0.95])
-    return f"{mid:.3g} [{lo:.3g}, {hi:.3g}]"
+def _quantiles(x: np.ndarray) -> list[float]:
+    """The 5%, 50% and 95% quantiles."""
+    return [float(q) for q in np.quantile(x, [0.05, 0.5, 0.95])]
+
+
+def plan() -> list[tuple[str, str, dict[str, Any]]]:
+    """The cells ``(part, design, settings)``, in the order of the docs' tables."""
+    cells: list[tuple[str, str, dict[str, Any]]] = [
+        ("size", f"{net} {agent} {n} contexts",
+         {"network": net, "agent": agent, "baseline": agent, "n_contexts": n})
+        for net in ("child", "asia") for agent in ("rational", "weighted 0.6")
+        for n in (30, 100)]
+    cells += [("coverage", f"child rational {n} contexts",
+               {"network": "child", "agent": "rational", "baseline": "rational",
+                "n_contexts": n}) for n in (30, 100)]
+    cells += [("power", f"child weighted {g} {n} contexts",
+               {"network": "child", "agent": f"weighted {g}", "baseline": "rational",
+                "n_contexts": n}) for g in GAMMAS for n in (30, 100)]
+    cells += [("forest", f"child {agent} report noise {noise}",
+               {"network": "child", "agent": agent, "report_noise": noise, "n_contexts": 100})
+              for agent in ("rational", "weighted 0.6") for noise in (0.0, NOISE)]
+    return cells
+
+
+def run_cell(part: str, design: str, settings: dict[str, Any], args: Any) -> dict[str, Any]:
+    """One cell's row of the JSON (its seed: ``--seed`` and the design's name)."""
+    one_thread()
+    rng = np.random.default_rng([args.seed, zlib.crc32(design.encode())])
+    t0 = time.perf_counter()
+    row: dict[str, Any] = {"design": design, "settings": settings}
+    if part == "forest":
+        row.update(_forest(settings, args.n_forest, rng))
+    else:
+        coverage = part == "coverage"
+        n_studies = max(1, args.n_coverage // 20) if coverage else args.n_studies
+        n_draws = 20 if coverage else args.n_draws
+        r = paired(settings["network"], settings["n_contexts"], _agent(settings["agent"]),
+                   _agent(settings["baseline"]), n_studies, n_draws, rng,
+                   n_boot=args.n_boot if coverage else 1)
+        row.update(reps=len(r["p"]), rejection=rejection_rate(r["p"] <= ALPHA),
+                   median_ratio_quantiles=_quantiles(r["median"]),
+                   exact_median_error=float(np.median(r["exact_error"])))
+        if coverage:
+            row.update(coverage=rejection_rate((r["low"] <= 1.0) & (r["high"] >= 1.0)),
+                       mean_width=float(np.mean(r["high"] - r["low"])),
+                       n_boot=args.n_boot)
+    row["seconds"] = time.perf_counter() - t0
+    print(f"{part:9s} {design:40s} ({row['seconds']:.0f} s)", flush=True)
+    return row
+
+
+def _forest(settings: dict[str, Any], n_forest: int, rng: np.random.Generator
+            ) -> dict[str, Any]:
+    stats, ps, agent_err, forest_err = [], [], [], []
+    agent = "rational" if settings["agent"] == "rational" else "weighted"
+    for _ in range(n_forest):
+        study = bayesnets.lie_study(settings["network"], agent=agent,
+                                    n_contexts=settings["n_contexts"],
+                                    report_noise=settings["report_noise"], rng=rng)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            res = iterated_expectation_check(
+                study.data, ground_truth=study.ground_truth, contexts=study.contexts,
+                evidence=list(study.evidence), n_resamples=999,
+                baseline_options={"n_estimators": 100}, rng=rng)
+        stats.append(float(res.statistic))
+        ps.append(float(res.pvalue))
+        agent_err.append(res.median_agent_error)
+        forest_err.append(res.median_baseline_error)
+    return {"reps": n_forest, "median_ratios": stats, "pvalues": ps,
+            "median_agent_error": float(np.median(agent_err)),
+            "median_forest_error": float(np.median(forest_err))}
+
+
+def _median_range(q: list[float]) -> str:
+    return f"{q[1]:.3g} [{q[0]:.3g}, {q[2]:.3g}]"
+
+
+def tables(results: dict[str, Any]) -> str:
+    """The four tables of docs/validation_lie.md."""
+    env, s = results["environment"], results["settings"]
+    lines = [generated_by("validate_lie", env) + f"; seed {s['seed']}, {s['n_studies']} "
+             f"context sets x {s['reps'] // s['n_studies']} report pairs per size and power "
+             "cell).", ""]
+    part = results.get("size", [])
+    lines += ["### Size of the sign test at alpha = 0.05", "", *markdown_table(
+        ["network", "agent", "contexts", "tests", "size [95% Wilson]",
+         "median ratio: median [5%, 95%]"],
+        [(r["settings"]["network"], r["settings"]["agent"], r["settings"]["n_contexts"],
+          r["reps"], format_rate(r["rejection"]), _median_range(r["median_ratio_quantiles"]))
+         for r in part]), ""]
+    part = results.get("coverage", [])
+    lines += ["### Coverage of the percentile bootstrap interval under the null", "",
+              *markdown_table(["network", "contexts", "studies", "bootstrap resamples",
+                               "coverage of 1 [95% Wilson]", "mean width"],
+                              [(r["settings"]["network"], r["settings"]["n_contexts"],
+                                r["reps"], r["n_boot"], format_rate(r["coverage"]),
+                                f"{r['mean_width']:.3f}") for r in part]), ""]
+    part = results.get("power", [])
+    lines += ["### Power against Prelec weighting", "", *markdown_table(
+        ["gamma", "contexts", "tests", "exact median LIE error of the agent",
+         "power [95% Wilson]", "median ratio: median [5%, 95%]"],
+        [(r["settings"]["agent"].split()[1], r["settings"]["n_contexts"], r["reps"],
+          f"{r['exact_median_error']:.4f}", format_rate(r["rejection"]),
+          _median_range(r["median_ratio_quantiles"])) for r in part]), ""]
+    part = results.get("forest", [])
+    lines += ["### The default random-forest baseline", "", *markdown_table(
+        ["agent", "report noise", "median ratio per study", "sign-test p-values",
+         "median agent error", "median forest error"],
+        [(r["settings"]["agent"], r["settings"]["report_noise"],
+          ", ".join(f"{x:.3g}" for x in r["median_ratios"]),
+          ", ".join(f"{x:.2g}" for x in r["pvalues"]), f"{r['median_agent_error']:.4f}",
+          f"{r['median_forest_error']:.4f}") for r in part])]
+    return "\n".join(lines)
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.validate_lie")
-    parser.add_argument("--section", default="all",
-                        choices=("size", "coverage", "power", "forest", "all"))
-    parser.add_argument("--n-studies", type=int, default=10)
-    parser.add_argument("--n-draws", type=int, default=40)
-    parser.add_argument("--n-coverage", type=int, default=200)
+    parser = matrix_parser(__doc__, results=RESULTS, page="docs/validation_lie.md",
+                           n_resamples=None, power_reps=None,
+                           only="comma-separated words of 'part: design' (size, coverage, "
+                                "power, forest, asia, ...): the cells to run",
+                           prog="python -m benchmarks.validate_lie")
+    parser.add_argument("--n-studies", type=int, default=10,
+                        help="context sets per size and power cell (each with --reps / "
+                             "--n-studies pairs of report tables)")
+    parser.add_argument("--n-coverage", type=int, default=1000,
+                        help="studies per coverage cell (20 report pairs a context set)")
     parser.add_argument("--n-boot", type=int, default=999)
-    parser.add_argument("--n-forest", type=int, default=3)
+    parser.add_argument("--n-forest", type=int, default=3, help="studies per forest cell")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--jobs", type=int, default=1, help="cells run at once")
+    parser.set_defaults(n_resamples=None, power_reps=None)
     args = parser.parse_args(argv)
-    rng = np.random.default_rng(args.seed)
-    t0 = time.perf_counter()
-    rational = Agent.rational(grid=None)
+    args.n_draws = max(1, args.reps // args.n_studies)
+    if tables_if_asked(args, DOC, "validate_lie.py", tables):
+        return 0
+    results = start_results(args, ALPHA, seed=args.seed, n_studies=args.n_studies,
+                            n_coverage=args.n_coverage, n_boot=args.n_boot,
+                            n_forest=args.n_forest, noise=NOISE)
+    only = only_words(args)
+    cells = [c for c in plan() if not only or any(w in f"{c[0]}: {c[1]}" for w in only)]
+    order = [design for _, design, _ in plan()]
+    if args.jobs > 1:
+        from joblib import Parallel
+        from joblib import delayed
 
-    run = {args.section} if args.section != "all" else {"size", "coverage", "power", "forest"}
-
-    if "size" in run:
-        size(args, rng, rational)
-    if "coverage" in run:
-        coverage(args, rng, rational)
-    if "power" in run:
-        power(args, rng, rational)
-    if "forest" in run:
-        forest(args, rng)
-    print(f"\n(total {time.perf_counter() - t0:.0f} s)")
+        rows = Parallel(n_jobs=args.jobs)(delayed(run_cell)(*c, args) for c in cells)
+        for (part, _, _), row in zip(cells, rows, strict=True):
+            store_cell(results, part, row, order, args.out)
+    else:
+        for part, design, settings in cells:
+            store_cell(results, part, run_cell(part, design, settings, args), order,
+                       args.out)
+    print(f"wrote {args.out}", file=sys.stderr)
     return 0
-
-
-def size(args: argparse.Namespace, rng: np.random.Generator, rational: Agent) -> None:
-    n_tests = args.n_studies * args.n_draws
-    print(f"## Size of the sign test at alpha = {ALPHA} ({args.n_studies} context sets x "
-          f"{args.n_draws} report pairs = {n_tests} tests per cell)\n")
-    print("Agent and baseline: two independent report tables of the same agent "
-          f"(report noise {NOISE}).\n")
-    print("| network | agent | contexts | size | median ratio: median [5%, 95%] |")
-    print("| --- | --- | --- | --- | --- |")
-    for network in ("child", "asia"):
-        for name, agent in (("rational", rational), ("weighted 0.6", _weighted(0.6))):
-            for n in (30, 100):
-                r = paired(network, n, agent, agent, args.n_studies, args.n_draws, rng)
-                print(f"| {network} | {name} | {n} | {np.mean(r['p'] <= ALPHA):.3f} | "
-                      f"{_q(r['median'])} |")
-
-
-
-def coverage(args: argparse.Namespace, rng: np.random.Generator, rational: Agent) -> None:
-    n_cov_studies = max(1, args.n_coverage // 20)
-    print(f"\n## Coverage of the 95% percentile bootstrap interval of the median ratio "
-          f"under the null ({n_cov_studies} x 20 = {n_cov_studies * 20} studies, "
-          f"{args.n_boot} resamples; the true median ratio is 1)\n")
-    print("| network | contexts | coverage of 1 | mean width |")
-    print("| --- | --- | --- | --- |")
-    for network, n in (("child", 30), ("child", 100)):
-        r = paired(network, n, rational, rational, n_cov_studies, 20, rng, n_boot=args.n_boot)
-        cover = np.mean((r["low"] <= 1.0) & (r["high"] >= 1.0))
-        print(f"| {network} | {n} | {cover:.3f} | {np.mean(r['high'] - r['low']):.3f} |")
-
-
-
-def power(args: argparse.Namespace, rng: np.random.Generator, rational: Agent) -> None:
-    n_tests = args.n_studies * args.n_draws
-    print(f"\n## Power of the sign test against Prelec weighting ({n_tests} tests per cell)\n")
-    print("Agent: rational with Prelec weighting gamma; baseline: the rational agent; both "
-          f"with report noise {NOISE}, on the same contexts (child).\n")
-    print("| gamma | contexts | exact median LIE error of the agent | power | "
-          "median ratio: median [5%, 95%] |")
-    print("| --- | --- | --- | --- | --- |")
-    for gamma in (0.9, 0.8, 0.7, 0.6, 0.5):
-        for n in (30, 100):
-            r = paired("child", n, _weighted(gamma), rational, args.n_studies, args.n_draws,
-                       rng)
-            print(f"| {gamma} | {n} | {np.median(r['exact_error']):.4f} | "
-                  f"{np.mean(r['p'] <= ALPHA):.3f} | {_q(r['median'])} |")
-
-
-
-def forest(args: argparse.Namespace, rng: np.random.Generator) -> None:
-    print(f"\n## Random-forest baseline ({args.n_forest} studies per row, child, 100 "
-          "contexts, forward sample of 5000 rows, 100 trees)\n")
-    print("| agent | report noise | median ratio per study | sign-test p-values | "
-          "median agent error | median forest error |")
-    print("| --- | --- | --- | --- | --- | --- |")
-    for name, agent in (("rational", "rational"), ("weighted 0.6", "weighted")):
-        for noise in (0.0, NOISE):
-            stats, ps, ea, eb = [], [], [], []
-            for _ in range(args.n_forest):
-                study = bayesnets.lie_study("child", agent=agent, n_contexts=100,
-                                            report_noise=noise, rng=rng)
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    res = iterated_expectation_check(
-                        study.data, ground_truth=study.ground_truth, contexts=study.contexts,
-                        evidence=list(study.evidence), n_resamples=999,
-                        baseline_options={"n_estimators": 100}, rng=rng)
-                stats.append(res.statistic)
-                ps.append(res.pvalue)
-                ea.append(res.median_agent_error)
-                eb.append(res.median_baseline_error)
-            print(f"| {name} | {noise} | {', '.join(f'{s:.3g}' for s in stats)} | "
-                  f"{', '.join(f'{p:.2g}' for p in ps)} | {np.median(ea):.4f} | "
-                  f"{np.median(eb):.4f} |")
 
 
 if __name__ == "__main__":
