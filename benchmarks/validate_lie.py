@@ -73,7 +73,7 @@ def paired(network: str, n_contexts: int, agent: Agent, baseline: Agent, n_studi
            n_draws: int, rng: np.random.Generator, n_boot: int = 1,
            ) -> dict[str, np.ndarray]:
     """p-values, median ratios and interval bounds over studies x draws."""
-    p, med, low, high, exact_err = [], [], [], [], []
+    p, med, low, high, exact_err, n_inf = [], [], [], [], [], []
     for _ in range(n_studies):
         study = bayesnets.lie_study(network, agent=agent, n_contexts=n_contexts,
                                     report_noise=NOISE, n_ground_truth=1, rng=rng)
@@ -88,8 +88,24 @@ def paired(network: str, n_contexts: int, agent: Agent, baseline: Agent, n_studi
             med.append(res.statistic)
             low.append(res.confidence_interval.low)
             high.append(res.confidence_interval.high)
+            n_inf.append(res.n_informative)
     return {"p": np.array(p), "median": np.array(med), "low": np.array(low),
-            "high": np.array(high), "exact_error": np.array(exact_err)}
+            "high": np.array(high), "exact_error": np.array(exact_err),
+            "n_informative": np.array(n_inf)}
+
+
+def attained_level(n_informative: np.ndarray) -> float:
+    """The mean over tests of the exact size at ``ALPHA`` of the one-sided sign test on
+    each test's informative units: what a calibrated discrete test rejects under the
+    null (below ``ALPHA`` because the binomial has no point at exactly ``ALPHA``)."""
+    from scipy.stats import binom
+
+    levels = []
+    for n in n_informative:
+        k = np.arange(n + 1)
+        sf = binom.sf(k - 1, n, 0.5)  # P(K >= k)
+        levels.append(float(sf[sf <= ALPHA].max()) if (sf <= ALPHA).any() else 0.0)
+    return float(np.mean(levels))
 
 
 def _quantiles(x: np.ndarray) -> list[float]:
@@ -107,7 +123,7 @@ def plan() -> list[tuple[str, str, dict[str, Any]]]:
     cells += [("coverage", f"child rational {n} contexts",
                {"network": "child", "agent": "rational", "baseline": "rational",
                 "n_contexts": n}) for n in (30, 100)]
-    cells += [("power", f"child weighted {g} {n} contexts",
+    cells += [("power", f"child gamma {g} against rational {n} contexts",
                {"network": "child", "agent": f"weighted {g}", "baseline": "rational",
                 "n_contexts": n}) for g in GAMMAS for n in (30, 100)]
     cells += [("forest", f"child {agent} report noise {noise}",
@@ -133,7 +149,9 @@ def run_cell(part: str, design: str, settings: dict[str, Any], args: Any) -> dic
                    n_boot=args.n_boot if coverage else 1)
         row.update(reps=len(r["p"]), rejection=rejection_rate(r["p"] <= ALPHA),
                    median_ratio_quantiles=_quantiles(r["median"]),
-                   exact_median_error=float(np.median(r["exact_error"])))
+                   exact_median_error=float(np.median(r["exact_error"])),
+                   attained_level=attained_level(r["n_informative"]),
+                   median_informative=float(np.median(r["n_informative"])))
         if coverage:
             row.update(coverage=rejection_rate((r["low"] <= 1.0) & (r["high"] >= 1.0)),
                        mean_width=float(np.mean(r["high"] - r["low"])),
@@ -178,10 +196,12 @@ def tables(results: dict[str, Any]) -> str:
              "cell).", ""]
     part = results.get("size", [])
     lines += ["### Size of the sign test at alpha = 0.05", "", *markdown_table(
-        ["network", "agent", "contexts", "tests", "size [95% Wilson]",
+        ["network", "agent", "contexts", "informative (median)", "tests",
+         "size [95% Wilson]", "attained level of the exact test",
          "median ratio: median [5%, 95%]"],
         [(r["settings"]["network"], r["settings"]["agent"], r["settings"]["n_contexts"],
-          r["reps"], format_rate(r["rejection"]), _median_range(r["median_ratio_quantiles"]))
+          f"{r['median_informative']:g}", r["reps"], format_rate(r["rejection"]),
+          f"{r['attained_level']:.3f}", _median_range(r["median_ratio_quantiles"]))
          for r in part]), ""]
     part = results.get("coverage", [])
     lines += ["### Coverage of the percentile bootstrap interval under the null", "",
