@@ -61,6 +61,18 @@ NULLS: dict[str, Design] = {
                                                    sd=(0.10, 0.10), repetitions=(3, 3)),
     "consequence, on the bound, sd 0.10, 3 reps": REF.with_(
         checker="consequence", boundary=True, sd=(0.10, 0.10), repetitions=(3, 3)),
+    # added with the skewness correction of the parametric study p-value, after it was
+    # chosen on the cells above: designs it was not tuned on
+    "negation, 300 tuples, sd 0.02-0.15, 2-3 reps": REF.with_(
+        n_tuples=300, sd=(0.02, 0.15), repetitions=(2, 3)),
+    "cond, 50 tuples, t3 noise, 3 reps": REF.with_(checker="cond", n_tuples=50, noise="t3",
+                                                   repetitions=(3, 3)),
+    "expected_evidence, 1000 tuples, sd 0.03-0.10, 3-5 reps": REF.with_(
+        checker="expected_evidence", n_tuples=1000),
+    "negation, 20 tuples, uniform noise, 6-10 reps": REF.with_(
+        n_tuples=20, noise="uniform", repetitions=(6, 10)),
+    "consequence, on the bound, sd 0.03-0.10, 3-5 reps": REF.with_(
+        checker="consequence", boundary=True),
 }
 POWER: dict[str, Design] = {
     "negation, 30% off by 0.10, sd 0.03-0.10, 3-5 reps": REF.with_(share_incoherent=0.3,
