@@ -61,8 +61,8 @@ NULLS: dict[str, Design] = {
                                                    sd=(0.10, 0.10), repetitions=(3, 3)),
     "consequence, on the bound, sd 0.10, 3 reps": REF.with_(
         checker="consequence", boundary=True, sd=(0.10, 0.10), repetitions=(3, 3)),
-    # added with the skewness correction of the parametric study p-value, after it was
-    # chosen on the cells above: designs it was not tuned on
+    # more nulls: many tuples with 2-3 repetitions, few tuples with many, heavy tails on a
+    # product constraint, a large study, the single-constraint inequality on its bound
     "negation, 300 tuples, sd 0.02-0.15, 2-3 reps": REF.with_(
         n_tuples=300, sd=(0.02, 0.15), repetitions=(2, 3)),
     "cond, 50 tuples, t3 noise, 3 reps": REF.with_(checker="cond", n_tuples=50, noise="t3",

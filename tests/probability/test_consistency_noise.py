@@ -15,7 +15,6 @@ import coherence
 from benchmarks.checker_noise_designs import Design
 from benchmarks.checker_noise_designs import generate
 from coherence._probability._noise import _equality
-from coherence._probability._noise import _normal_study
 from coherence._probability._noise import equality_pieces
 from coherence._probability._noise import mixed_partial
 
@@ -109,60 +108,6 @@ def test_study_pvalues_not_small_under_the_null(method: str, checker: str) -> No
         p.append(res.pvalue)
     assert np.mean(np.asarray(p) <= 0.05) <= 0.15
     assert np.mean(p) > 0.3
-
-
-# --------------------------------------------------------------------------- study p-value
-def _study_reference(e: np.ndarray) -> tuple[float, float]:
-    """Hall's monotone cubic transformation of the self-normalised sum, written out."""
-    from scipy.stats import norm
-
-    z = sum(e) / sum(x * x for x in e) ** 0.5
-    g = sum(x ** 3 for x in e) / sum(x * x for x in e) ** 1.5
-    return z, norm.sf(z + g * z * z / 3 + g * g * z ** 3 / 27 + g / 6)
-
-
-@given(st.lists(st.floats(-10, 10, allow_nan=False), min_size=2, max_size=40),
-       st.floats(1e-3, 1e3))
-def test_study_pvalue_matches_reference_and_is_scale_free(values: list[float],
-                                                          c: float) -> None:
-    from scipy.stats import norm
-
-    e = np.asarray(values)
-    if np.sum(e ** 2) < 1e-6:
-        assert _normal_study(np.zeros(3)) == (0.0, 1.0)
-        return
-    z, p = _normal_study(e)
-    zr, pr = _study_reference(list(e))
-    assert z == pytest.approx(zr, rel=1e-9, abs=1e-12)
-    assert p == pytest.approx(pr, rel=1e-7, abs=1e-12)
-    assert 0.0 <= p <= 1.0
-    assert _normal_study(c * e)[1] == pytest.approx(p, rel=1e-7, abs=1e-12)
-    assert _normal_study(e[::-1])[1] == pytest.approx(p, rel=1e-9, abs=1e-12)
-    # excesses symmetric about 0 have Z = 0 and no skewness: p = 1/2
-    assert _normal_study(np.concatenate([e, -e]))[1] == pytest.approx(0.5)
-    # no skewness (the cubes sum to 0): the plain normal tail of Z
-    no_skew = c * np.array([2.0, -1.0, -1.0, -(6.0 ** (1 / 3))])
-    zs, ps = _normal_study(no_skew)
-    assert ps == pytest.approx(norm.sf(zs), rel=1e-7)
-
-
-def test_study_pvalue_holds_its_size_on_skewed_excesses() -> None:
-    """Excesses of a coherent forecaster: sigma_t^2 (chi2_1 - chi2_d / d), right-skewed.
-    The corrected p-value rejects at about alpha; the plain normal tail of the same score
-    does not (it is what the parametric method returned before the correction)."""
-    from scipy.stats import norm
-
-    gen = np.random.default_rng(0)
-    reject, plain = [], []
-    for _ in range(4000):
-        sigma2 = gen.uniform(0.03, 0.10, 60) ** 2
-        d = gen.integers(2, 5, 60)
-        e = sigma2 * (gen.chisquare(1, 60) - gen.chisquare(d) / d)
-        z, p = _normal_study(e)
-        reject.append(p <= 0.05)
-        plain.append(norm.sf(z) <= 0.05)
-    assert 0.04 <= np.mean(reject) <= 0.07
-    assert np.mean(plain) < 0.035
 
 
 # --------------------------------------------------------------------------- properties
