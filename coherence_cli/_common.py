@@ -28,14 +28,23 @@ def positive_int(text: str) -> int:
     return value
 
 
-def add_report_options(p: argparse.ArgumentParser) -> None:
+def add_seed(p: Any) -> None:
+    """The ``--seed`` option of every command that draws at random."""
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+
+
+def add_resamples(p: Any, default: int | None, help: str) -> None:
+    """The ``--resamples`` option (a positive count ``B``; ``default`` None: the library's)."""
+    p.add_argument("--resamples", type=positive_int, default=default, metavar="B", help=help)
+
+
+def add_report_options(p: argparse.ArgumentParser) -> None:
+    add_seed(p)
     p.add_argument("--engine", choices=("logistic", "catboost"), default="logistic",
                    help="leakage classifier (default logistic; catboost = the paper's)")
-    p.add_argument("--resamples", type=positive_int, default=None, metavar="B",
-                   help="Monte Carlo draws of every test: permutations of the p-values and "
-                   "bootstrap resamples of the intervals (default: 1000 for the ci and "
-                   "leakage p-values, 500 for the rest)")
+    add_resamples(p, None, "Monte Carlo draws of every test: permutations of the p-values and "
+                  "bootstrap resamples of the intervals (default: 1000 for the ci and "
+                  "leakage p-values, 500 for the rest)")
     p.add_argument("--permutations", type=positive_int, default=None, metavar="B",
                    help="deprecated, use --resamples: the draws of the ci and leakage "
                    "p-values only")

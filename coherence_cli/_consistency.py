@@ -9,7 +9,8 @@ from typing import Any
 
 from ._common import EXIT_OK
 from ._common import UsageError
-from ._common import positive_int
+from ._common import add_resamples
+from ._common import add_seed
 from ._common import print_frame
 from ._common import read_table
 
@@ -40,9 +41,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                       "(default paper)")
     cons.add_argument("--tolerance", type=float, default=0.01,
                       help="arbitrage flagged at >= this many nats (default 0.01)")
-    cons.add_argument("--resamples", type=positive_int, default=999, metavar="B",
-                      help="bootstrap resamples over tuples (default 999)")
-    cons.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    add_resamples(cons, 999, "bootstrap resamples over tuples (default 999)")
+    add_seed(cons)
     cons.add_argument("--csv", default=None, metavar="PATH",
                       help="write the per-tuple table (forecasts, violations, flags, file) "
                       "as CSV")

@@ -27,6 +27,7 @@ from typing import Any
 
 from ._common import EXIT_FAILURE
 from ._common import EXIT_OK
+from ._common import add_seed
 
 #: The first run: a few contexts. ``--full``: the decision paper's design.
 FIRST_RUN: dict[str, Any] = {"n_contexts": 12, "repetitions": 2, "prompts": ["standard"]}
@@ -100,7 +101,7 @@ def add_parser(sub: Any, positive_int: Any) -> argparse.ArgumentParser:
                         help="elicit beliefs only (no action column)")
     design.add_argument("--sum-tolerance", type=float, default=0.02, metavar="T",
                         help="accept No + Yes within T of 1 (default 0.02)")
-    design.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    add_seed(design)
     run_opts = p.add_argument_group("run")
     run_opts.add_argument("--concurrency", type=positive_int, default=None, metavar="N",
                           help="calls in flight (default: the server's slots when it reports "

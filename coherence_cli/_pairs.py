@@ -11,7 +11,8 @@ from typing import Any
 
 from ._common import EXIT_OK
 from ._common import UsageError
-from ._common import positive_int
+from ._common import add_resamples
+from ._common import add_seed
 from ._common import print_frame
 
 __all__ = ["add_parser", "run"]
@@ -45,9 +46,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                        help="alternative of p-values and intervals (default: the library's)")
     pairs.add_argument("--ci-method", choices=PAIRS_CI_METHODS, default=None,
                        help="the interval in 'ci_low, ci_high' (default: the library's)")
-    pairs.add_argument("--resamples", type=positive_int, default=None, metavar="B",
-                       help="Monte Carlo resamples (default: the library's)")
-    pairs.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    add_resamples(pairs, None, "Monte Carlo resamples (default: the library's)")
+    add_seed(pairs)
     pairs.add_argument("--csv", default=None, metavar="PATH",
                        help="write the whole per-cell table as CSV")
     return pairs

@@ -8,6 +8,7 @@ from typing import Any
 
 from ._common import EXIT_OK
 from ._common import UsageError
+from ._common import add_seed
 from ._common import positive_int
 from ._common import print_frame
 from ._common import read_table
@@ -49,7 +50,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                    help="simulated studies per design (default 200)")
     p.add_argument("--alpha", type=float, default=0.05, help="level (default 0.05)")
     p.add_argument("--power", type=float, default=0.8, help="target power (default 0.8)")
-    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    add_seed(p)
     p.add_argument("--csv", default=None, metavar="PATH", help="write the power table as CSV")
     return p
 

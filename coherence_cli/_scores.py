@@ -10,7 +10,8 @@ from typing import Any
 
 from ._common import EXIT_OK
 from ._common import UsageError
-from ._common import positive_int
+from ._common import add_resamples
+from ._common import add_seed
 from ._common import print_frame
 from ._common import read_table
 
@@ -67,10 +68,9 @@ def add_parser(sub: Any) -> None:
     scores.add_argument("--role", default="role", metavar="COL",
                         help="with --checker: column naming each row's question in the "
                         "checker, such as P or not_P (default role)")
-    scores.add_argument("--resamples", type=positive_int, default=999, metavar="B",
-                        help="bootstrap resamples of --forecastbench, --calibration and "
-                        "--decomposition (default 999)")
-    scores.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    add_resamples(scores, 999, "bootstrap resamples of --forecastbench, --calibration and "
+                  "--decomposition (default 999)")
+    add_seed(scores)
     scores.add_argument("--csv", default=None, metavar="PATH",
                         help="write the table of forecast scores as CSV")
 
