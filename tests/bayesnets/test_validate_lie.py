@@ -1,0 +1,49 @@
+"""A fast subset of the LIE validation matrix (benchmarks/validate_lie.py, whose cells are
+in docs/validation_lie.md): the script runs end to end, writes its JSON and its tables, a
+cell's figures do not depend on which other cells ran, and the attained level of the
+exact sign test is the brute-force one."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy.stats import binomtest
+
+from benchmarks import validate_lie as vl
+
+
+def test_attained_level_is_the_largest_rejected_tail() -> None:
+    for n in (1, 5, 29, 30, 100):
+        levels = [binomtest(k, n, 0.5, alternative="greater").pvalue for k in range(n + 1)]
+        brute = max((p for p in levels if p <= vl.ALPHA), default=0.0)
+        assert vl.attained_level(np.array([n])) == pytest.approx(brute)
+    assert vl.attained_level(np.array([30, 100])) == pytest.approx(
+        (vl.attained_level(np.array([30])) + vl.attained_level(np.array([100]))) / 2)
+
+
+def test_script_writes_json_and_tables(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                       ) -> None:
+    out = tmp_path / "lie.json"
+    small = ["--reps", "4", "--n-studies", "2", "--out", str(out)]
+    assert vl.main(["--only", "size: asia rational 30", *small]) == 0
+    alone = json.loads(out.read_text())
+    assert [r["design"] for r in alone["size"]] == ["asia rational 30 contexts"]
+    row = alone["size"][0]
+    assert row["reps"] == 4 and 0.0 <= row["rejection"]["rate"] <= 1.0
+    assert row["median_informative"] <= 30 and 0.0 < row["attained_level"] <= vl.ALPHA
+    assert alone["environment"]["commit"] and alone["settings"]["n_studies"] == 2
+    # with another cell before it, the same cell gives the same figures (its own seed)
+    assert vl.main(["--only", "size: child rational 30,size: asia rational 30", *small]) == 0
+    both = json.loads(out.read_text())
+    assert [r["design"] for r in both["size"]] == ["child rational 30 contexts",
+                                                  "asia rational 30 contexts"]
+    assert both["size"][1]["median_ratio_quantiles"] == row["median_ratio_quantiles"]
+    doc = tmp_path / "page.md"
+    doc.write_text("# page\n")
+    monkeypatch.setattr(vl, "DOC", doc)
+    assert vl.main(["--tables", "--out", str(out)]) == 0
+    text = doc.read_text()
+    assert "| asia | rational | 30 |" in text and "### Size of the sign test" in text
