@@ -13,6 +13,7 @@ import pytest
 from scipy.stats import binomtest
 
 from benchmarks import validate_lie as vl
+from tests._matrices import tables_text
 
 
 def test_attained_level_is_the_largest_rejected_tail() -> None:
@@ -41,9 +42,5 @@ def test_script_writes_json_and_tables(tmp_path: Path, monkeypatch: pytest.Monke
     assert [r["design"] for r in both["size"]] == ["child rational 30 contexts",
                                                   "asia rational 30 contexts"]
     assert both["size"][1]["median_ratio_quantiles"] == row["median_ratio_quantiles"]
-    doc = tmp_path / "page.md"
-    doc.write_text("# page\n")
-    monkeypatch.setattr(vl, "DOC", doc)
-    assert vl.main(["--tables", "--out", str(out)]) == 0
-    text = doc.read_text()
+    text = tables_text(vl, out, tmp_path, monkeypatch)
     assert "| asia | rational | 30 |" in text and "### Size of the sign test" in text

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks import validate_decision_tests as vd
+from tests._matrices import tables_text
 
 
 def test_script_writes_json_and_tables(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -26,9 +27,5 @@ def test_script_writes_json_and_tables(tmp_path: Path, monkeypatch: pytest.Monke
     (mono,) = results["monotone"]
     assert mono["reps"] == 3 and len(mono["pairs"]) == len(mono["isotonic"]) == 3
     assert results["settings"]["n_permutations"] == 19
-    doc = tmp_path / "page.md"
-    doc.write_text("# page\n")
-    monkeypatch.setattr(vd, "DOC", doc)
-    assert vd.main(["--tables", "--out", str(out)]) == 0
-    text = doc.read_text()
+    text = tables_text(vd, out, tmp_path, monkeypatch)
     assert "| leaky, strength 0.5 (default) |" in text and "Fisher procedure" in text
