@@ -122,7 +122,12 @@ def variable_name(network: str, variable: str) -> str:
     return str(_document(network).get("names", {}).get(variable, variable))
 
 
-_TABLES: dict[str, PhraseTable] = {}
+@functools.cache
+def _builtin_table(network: str) -> PhraseTable:
+    """The phrase table of ``phrases/<network>.json``, built once."""
+    doc = _document(network)
+    return PhraseTable(doc["phrases"], network=doc["network"], subject=doc["subject"],
+                       template=doc["question"])
 
 
 def phrase_table(network: str) -> PhraseTable:
@@ -155,13 +160,7 @@ def phrase_table(network: str) -> PhraseTable:
         raise ValueError(param_error("network", "phrase_table", "a network with a built-in "
                                      "phrase table (" + ", ".join(map(repr, PHRASE_NETWORKS))
                                      + "); pass your own phrases instead", network))
-    table = _TABLES.get(network)
-    if table is None:
-        doc = _document(network)
-        table = PhraseTable(doc["phrases"], network=doc["network"], subject=doc["subject"],
-                            template=doc["question"])
-        _TABLES[network] = table
-    return table
+    return _builtin_table(network)
 
 
 def as_table(phrases: Any, variables: list[str], owner: str) -> PhraseTable:

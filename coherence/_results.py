@@ -182,9 +182,16 @@ class CoherenceResult:
         # form's ``__class__`` cell would point to
         super(CoherenceResult, cls).__init_subclass__(**kwargs)
         if test_name is not None:
+            if not isinstance(test_name, str) or not test_name:
+                raise TypeError(f"class {cls.__name__}: 'test_name' must be a non-empty str; "
+                                f"got {test_name!r}")
             cls._test_name = test_name
         if settings is not None:
-            cls._extra_columns = tuple(settings)
+            names = () if isinstance(settings, str) else tuple(settings)
+            if isinstance(settings, str) or not all(isinstance(n, str) for n in names):
+                raise TypeError(f"class {cls.__name__}: 'settings' must be a tuple of field "
+                                f"names (str); got {settings!r}")
+            cls._extra_columns = names
 
     def __post_init__(self) -> None:
         build = getattr(self, "_build_table", None)

@@ -116,3 +116,9 @@ def test_class_keywords_name_the_test_and_its_settings():
     assert Child.frame_columns()[-2:] == ("k", "extra")
     with pytest.raises(TypeError):
         type("Bad", (CoherenceResult,), {}, test_nme="typo")
+    with pytest.raises(TypeError, match="class Bad: 'test_name' must be a non-empty str"):
+        type("Bad", (CoherenceResult,), {}, test_name="")
+    with pytest.raises(TypeError, match="class Bad: 'settings' must be a tuple of field names"):
+        type("Bad", (CoherenceResult,), {}, settings="k")  # one string, not a tuple
+    with pytest.raises(TypeError, match="got \\('k', 3\\)"):
+        type("Bad", (CoherenceResult,), {}, settings=("k", 3))

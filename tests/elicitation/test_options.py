@@ -19,6 +19,7 @@ from elicitation import run
 from elicitation import run_lie
 from elicitation import run_pairs
 from elicitation._options import merge_options
+from tests._strategies import named_invalid
 
 from ._shared import QUESTION
 from ._shared import make_contexts
@@ -115,8 +116,7 @@ def test_valid_overrides_merge_as_replace(overrides):
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.sampled_from(sorted(INVALID)).flatmap(
-    lambda name: st.tuples(st.just(name), INVALID[name])))
+@given(named_invalid(INVALID))
 def test_an_invalid_value_is_refused_with_its_name(case):
     name, value = case
     with pytest.raises((TypeError, ValueError), match=f"'{name}' parameter of run_pairs"):

@@ -14,6 +14,7 @@ from coherence import ReportOptions
 from coherence import report
 from coherence._options import merge_record
 from coherence._report._options import check_report_options
+from tests._strategies import named_invalid
 
 FIELDS = [f.name for f in dataclasses.fields(ReportOptions)]
 
@@ -63,8 +64,7 @@ def test_valid_overrides_merge_as_replace(overrides):
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.sampled_from(sorted(INVALID)).flatmap(
-    lambda name: st.tuples(st.just(name), INVALID[name])))
+@given(named_invalid(INVALID))
 def test_an_invalid_value_is_refused_with_its_name(case):
     name, value = case
     with pytest.raises((TypeError, ValueError), match=f"'{name}' parameter of report"):
