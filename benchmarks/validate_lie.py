@@ -120,9 +120,11 @@ def plan() -> list[tuple[str, str, dict[str, Any]]]:
          {"network": net, "agent": agent, "baseline": agent, "n_contexts": n})
         for net in ("child", "asia") for agent in ("rational", "weighted 0.6")
         for n in (30, 100)]
-    cells += [("coverage", f"child rational {n} contexts",
-               {"network": "child", "agent": "rational", "baseline": "rational",
-                "n_contexts": n}) for n in (30, 100)]
+    cells += [("coverage", f"interval {net} {agent} {n} contexts",
+               {"network": net, "agent": agent, "baseline": agent, "n_contexts": n})
+              for net, agent in (("child", "rational"), ("asia", "rational"),
+                                 ("child", "weighted 0.6"))
+              for n in (30, 100)]
     cells += [("power", f"child gamma {g} against rational {n} contexts",
                {"network": "child", "agent": f"weighted {g}", "baseline": "rational",
                 "n_contexts": n}) for g in GAMMAS for n in (30, 100)]

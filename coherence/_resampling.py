@@ -14,7 +14,8 @@ Every resampling test of the package uses the pieces here, written once:
   :func:`cluster_resample_rows` into the rows of each resample, and
   :func:`cluster_bootstrap_means` / :func:`cluster_bootstrap_mean_interval`
   into replicates of means;
-* :func:`percentile_interval` and :func:`grouped_folds`.
+* :func:`percentile_interval` (with :func:`expanded_level`, the level of the
+  expanded percentile interval) and :func:`grouped_folds`.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ __all__ = [
     "cluster_members",
     "cluster_resample_rows",
     "cluster_weights",
+    "expanded_level",
     "group_codes",
     "grouped_folds",
     "monte_carlo_pvalue",
@@ -277,6 +279,37 @@ def percentile_interval(samples: Any, confidence_level: float) -> tuple[float, f
         below, above = s[np.floor(pos).astype(np.int64)], s[np.ceil(pos).astype(np.int64)]
         ends = np.where(np.isnan(ends) & (below == above), below, ends)
     return float(ends[0]), float(ends[1])
+
+
+def expanded_level(confidence_level: float, n_clusters: int) -> float:
+    """The level at which to take a percentile interval so that it is Hesterberg's
+    (2015) *expanded* percentile interval at ``confidence_level`` for ``n_clusters``
+    independent units.
+
+    The percentile interval is too narrow in small samples: it uses the normal
+    quantile :math:`z_{1-\\alpha/2}` where Student's t and the divisor ``n - 1``
+    belong. The expanded interval takes the percentiles at
+    :math:`\\alpha'/2` and :math:`1-\\alpha'/2` with
+    :math:`z_{1-\\alpha'/2} = \\sqrt{n/(n-1)}\\, t_{n-1,\\,1-\\alpha/2}`, so the
+    interval widens by that ratio for a normal statistic (6% at n = 30, 2% at
+    n = 100) and keeps the percentile interval's shape otherwise. NaN for
+    ``n_clusters < 2``.
+
+    References
+    ----------
+    Hesterberg, T. C. (2015). What teachers should know about the bootstrap:
+    resampling in the undergraduate statistics curriculum. *The American
+    Statistician* 69(4), 371-386.
+    """
+    if n_clusters < 2:
+        return math.nan
+    from scipy.stats import norm
+    from scipy.stats import t
+
+    alpha = 1.0 - confidence_level
+    z = math.sqrt(n_clusters / (n_clusters - 1.0)) * float(t.ppf(1.0 - alpha / 2.0,
+                                                                n_clusters - 1))
+    return float(1.0 - 2.0 * norm.sf(z))
 
 
 def streams_by_label(rng: np.random.Generator, labels: Any) -> list[np.random.Generator]:

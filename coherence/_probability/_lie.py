@@ -411,7 +411,8 @@ def iterated_expectation_check(
         Alternative of the sign test: ``'greater'``, the agent's error
         tends to exceed the baseline's (null: it does not).
     confidence_level : float, default 0.95
-        Level of the bootstrap interval of the median ratio.
+        Level of the bootstrap interval of the median ratio (the expanded percentile
+        interval, see Notes).
     n_resamples : int, default 9999
         Bootstrap resamples (contexts drawn with replacement).
     rng : int, numpy.random.Generator or None
@@ -458,6 +459,13 @@ def iterated_expectation_check(
     exact baseline (a Bayesian network's posteriors) has error 0, so use it to
     report :math:`e_{\mathrm{agent}}` itself, not the ratio.
 
+    The interval draws the :math:`n` contexts with replacement ``n_resamples``
+    times and takes the expanded percentile interval of the resampled median
+    ratios (Hesterberg, 2015): the percentiles at the level whose normal
+    quantile is :math:`\sqrt{n/(n-1)}\, t_{n-1}` instead of :math:`z`, which
+    widens the plain percentile interval by about 6% at 30 contexts and 2% at
+    100. The plain interval covered 0.925 at 30 contexts in the validation.
+
     The median ratio and its interval describe; ``pvalue`` tests. For each
     context :math:`c`, let :math:`d_c` be the mean over its auxiliary
     variables of :math:`e_{\mathrm{agent}} - e_{\mathrm{base}}`; contexts
@@ -473,6 +481,12 @@ def iterated_expectation_check(
     the median ratio: the two can disagree when the errors' scales differ
     across contexts. Its measured size and power are in the validation page
     of the documentation.
+
+    References
+    ----------
+    Hesterberg, T. C. (2015). What teachers should know about the bootstrap:
+    resampling in the undergraduate statistics curriculum. *The American
+    Statistician* 69(4), 371-386.
 
     Examples
     --------
@@ -557,6 +571,7 @@ def iterated_expectation_check(
 
     from .._resampling import cluster_draws
     from .._resampling import cluster_resample_rows
+    from .._resampling import expanded_level
     from .._resampling import percentile_interval
     from .._resampling import sorted_codes
 
@@ -570,7 +585,8 @@ def iterated_expectation_check(
 
     # a resample's median ratio may be inf (a baseline error of 0): percentile_interval
     # gives an end between two infinite medians as inf
-    low, high = percentile_interval(boot, confidence_level) if n_ctx > 1 else (np.nan, np.nan)
+    low, high = (percentile_interval(boot, expanded_level(confidence_level, n_ctx))
+                 if n_ctx > 1 else (np.nan, np.nan))
     diff = np.bincount(codes, weights=e_agent - e_base, minlength=n_ctx) / np.bincount(
         codes, minlength=n_ctx)
     informative = np.abs(diff) >= _ZERO_ERROR
@@ -580,8 +596,8 @@ def iterated_expectation_check(
     return IteratedExpectationResult(
         statistic=statistic, pvalue=pvalue,
         confidence_interval=ConfidenceInterval(low, high, confidence_level), n_obs=len(out),
-        method="median error ratio, context bootstrap percentile interval; sign test over "
-               "contexts", table=out,
+        method="median error ratio, context bootstrap expanded percentile interval; sign "
+               "test over contexts", table=out,
         median_agent_error=_median(e_agent), median_baseline_error=_median(e_base),
         baseline=kind, normalize=normalize, n_contexts=n_ctx, n_resamples=n_resamples,
         alternative=alternative, n_agent_worse=k, n_informative=n_inf)

@@ -1,3 +1,5 @@
+import math
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -12,6 +14,7 @@ from coherence._resampling import cluster_draw_chunks
 from coherence._resampling import cluster_draws
 from coherence._resampling import cluster_resample_rows
 from coherence._resampling import cluster_weights
+from coherence._resampling import expanded_level
 from coherence._resampling import group_codes
 from coherence._resampling import grouped_folds
 from coherence._resampling import monte_carlo_pvalue
@@ -189,6 +192,28 @@ def test_cluster_mean_interval_does_not_depend_on_row_order(rows, shuffle):
                                         np.random.default_rng(1))
     np.testing.assert_allclose(a, b, rtol=0, atol=1e-12)
     assert min(values) - 1e-12 <= a[0] <= a[1] <= max(values) + 1e-12
+
+
+@given(st.floats(0.5, 0.995), st.integers(2, 10_000))
+def test_expanded_level_solves_its_definition(level, n):
+    """z at the expanded level = sqrt(n/(n-1)) t_{n-1} at ``level``: wider than ``level``,
+    narrowing towards it as n grows."""
+    from scipy.stats import norm
+    from scipy.stats import t
+
+    wide = expanded_level(level, n)
+    assert level < wide <= 1.0
+    z = math.sqrt(n / (n - 1)) * t.ppf(1 - (1 - level) / 2, n - 1)
+    if z < 8:  # beyond, 1 - wide is below double precision
+        assert norm.ppf(1 - (1 - wide) / 2) == pytest.approx(z, rel=1e-9)
+    assert expanded_level(level, n + 1) <= wide
+
+
+def test_expanded_level_values():
+    # z = sqrt(30/29) * 2.0452296 = 2.0802; 2 * (1 - Phi(2.0802)) = 0.03751
+    assert expanded_level(0.95, 30) == pytest.approx(0.96249, abs=1e-5)
+    assert expanded_level(0.95, 2) == pytest.approx(1.0)
+    assert math.isnan(expanded_level(0.95, 1))
 
 
 def test_percentile_interval_between_equal_infinite_replicates():

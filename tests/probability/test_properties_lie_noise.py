@@ -150,6 +150,37 @@ def test_lie_duplicated_study_keeps_the_median_and_doubles_the_counts(study):
                                                         2 * res.n_informative)
 
 
+@given(lie_studies(), st.integers(0, 2**16), st.sampled_from([0.8, 0.9, 0.95]))
+@settings(max_examples=20)
+def test_lie_interval_is_the_expanded_percentile_interval_written_out(study, seed, level):
+    """Reference: contexts drawn with replacement from the same stream, the median of the
+    resample's finite-or-infinite ratios, numpy's percentiles at the level of the
+    expanded interval (z at that level = sqrt(n/(n-1)) t_{n-1} at ``level``)."""
+    from scipy.stats import norm
+
+    el, ba = study
+    res = lie(el, ba, rng=seed, n_resamples=199, confidence_level=level)
+    t = res.table
+    labels = np.array(sorted(t["context"].unique()))
+    n = labels.size
+    draws = np.random.default_rng(seed).integers(0, n, size=(199, n))
+    ratio_of = {c: t.loc[t["context"] == c, "ratio"].to_numpy() for c in labels}
+    medians = []
+    for row in draws:
+        r = np.concatenate([ratio_of[labels[i]] for i in row])
+        r = r[~np.isnan(r)]
+        medians.append(np.median(r) if r.size else np.nan)
+    medians = np.array(medians)
+    medians = medians[~np.isnan(medians)]
+    alpha = 2 * norm.sf(math.sqrt(n / (n - 1)) * student_t.ppf(1 - (1 - level) / 2, n - 1))
+    assert alpha < 1 - level
+    if not np.isfinite(medians).all():
+        return  # ends between infinite replicates: test_lie_interval_with_infinite_...
+    want = np.quantile(medians, [alpha / 2, 1 - alpha / 2])
+    np.testing.assert_allclose(res.confidence_interval[:2], want, rtol=1e-9, atol=1e-12)
+    assert res.confidence_interval.confidence_level == level
+
+
 def test_lie_interval_with_infinite_median_ratios():
     """Regression: a unit whose baseline error is 0 has ratio inf (documented); resamples
     whose median is inf made the percentile interval interpolate inf - inf: a
