@@ -20,8 +20,10 @@ pairs of independent report tables are drawn with :meth:`bayesnets.LIEStudy.redr
 * **size**: agent and baseline are the same agent (two redraws, exchangeable),
   so the sign test's null holds exactly and the population median ratio is 1;
   the rejection rate at alpha = 0.05 is the size;
-* **coverage**: the same null, with ``--n-boot`` bootstrap resamples: the share
-  of percentile intervals of the median ratio containing 1;
+* **coverage**: the same null (three agent and network designs), with ``--n-boot``
+  bootstrap resamples: the share of intervals of the median ratio containing 1
+  (``benchmarks/results/validate_lie_before.json`` holds the same cells run with the
+  earlier plain percentile interval);
 * **power**: the agent is the Prelec-weighted agent (gamma < 1), the baseline
   the rational agent with the same report noise, on the same contexts;
 * **forest**: the default baseline (cross-validated random forest on a
@@ -41,6 +43,7 @@ from typing import Any
 import numpy as np
 
 import bayesnets
+from benchmarks._harness import appended_note
 from benchmarks._harness import format_rate
 from benchmarks._harness import generated_by
 from benchmarks._harness import markdown_table
@@ -56,6 +59,7 @@ from coherence import iterated_expectation_check
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results" / "validate_lie.json"
+BEFORE = RESULTS.with_name("validate_lie_before.json")
 DOC = ROOT / "docs" / "validation_lie.md"
 ALPHA = 0.05
 NOISE = 0.03
@@ -186,6 +190,13 @@ def _forest(settings: dict[str, Any], n_forest: int, rng: np.random.Generator
             "median_forest_error": float(np.median(forest_err))}
 
 
+def _before() -> dict[str, Any]:
+    """The coverage cells run with the plain percentile interval (the earlier release)."""
+    import json
+
+    return json.loads(BEFORE.read_text()) if BEFORE.exists() else {}
+
+
 def _median_range(q: list[float]) -> str:
     return f"{q[1]:.3g} [{q[0]:.3g}, {q[2]:.3g}]"
 
@@ -195,7 +206,7 @@ def tables(results: dict[str, Any]) -> str:
     env, s = results["environment"], results["settings"]
     lines = [generated_by("validate_lie", env) + f"; seed {s['seed']}, {s['n_studies']} "
              f"context sets x {s['reps'] // s['n_studies']} report pairs per size and power "
-             "cell).", ""]
+             "cell)." + appended_note(results), ""]
     part = results.get("size", [])
     lines += ["### Size of the sign test at alpha = 0.05", "", *markdown_table(
         ["network", "agent", "contexts", "informative (median)", "tests",
@@ -206,12 +217,23 @@ def tables(results: dict[str, Any]) -> str:
           f"{r['attained_level']:.3f}", _median_range(r["median_ratio_quantiles"]))
          for r in part]), ""]
     part = results.get("coverage", [])
-    lines += ["### Coverage of the percentile bootstrap interval under the null", "",
-              *markdown_table(["network", "contexts", "studies", "bootstrap resamples",
-                               "coverage of 1 [95% Wilson]", "mean width"],
-                              [(r["settings"]["network"], r["settings"]["n_contexts"],
-                                r["reps"], r["n_boot"], format_rate(r["coverage"]),
-                                f"{r['mean_width']:.3f}") for r in part]), ""]
+    before = {r["design"]: r for r in _before().get("coverage", [])}
+
+    def was(r: dict[str, Any]) -> str:
+        b = before.get(r["design"])
+        return "" if b is None else f"{format_rate(b['coverage'])}, {b['mean_width']:.3f}"
+    lines += ["### Coverage of the expanded percentile interval under the null", "",
+              *markdown_table(["network", "agent", "contexts", "studies",
+                               "bootstrap resamples", "coverage of 1 [95% Wilson]",
+                               "mean width", "before: plain percentile, mean width"],
+                              [(r["settings"]["network"], r["settings"]["agent"],
+                                r["settings"]["n_contexts"], r["reps"], r["n_boot"],
+                                format_rate(r["coverage"]), f"{r['mean_width']:.3f}", was(r))
+                               for r in part]), ""]
+    if before:
+        env_b = _before()["environment"]
+        lines += [f"*Before*: the same cells with the plain percentile interval, from "
+                  f"`benchmarks/results/{BEFORE.name}` (commit `{env_b['commit'][:10]}`).", ""]
     part = results.get("power", [])
     lines += ["### Power against Prelec weighting", "", *markdown_table(
         ["gamma", "contexts", "tests", "exact median LIE error of the agent",

@@ -44,3 +44,19 @@ def test_script_writes_json_and_tables(tmp_path: Path, monkeypatch: pytest.Monke
     assert both["size"][1]["median_ratio_quantiles"] == row["median_ratio_quantiles"]
     text = tables_text(vl, out, tmp_path, monkeypatch)
     assert "| asia | rational | 30 |" in text and "### Size of the sign test" in text
+
+
+def test_coverage_cell_and_its_before_column(tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    out = tmp_path / "lie.json"
+    assert vl.main(["--only", "coverage: interval asia rational 30", "--n-coverage", "20",
+                    "--n-boot", "19", "--out", str(out)]) == 0
+    row = json.loads(out.read_text())["coverage"][0]
+    assert row["design"] == "interval asia rational 30 contexts" and row["reps"] == 20
+    assert 0.0 <= row["coverage"]["rate"] <= 1.0 and row["mean_width"] > 0.0
+    text = tables_text(vl, out, tmp_path, monkeypatch)
+    assert "### Coverage of the expanded percentile interval" in text
+    if vl.BEFORE.exists():  # the earlier interval's figures, matched by design
+        before = json.loads(vl.BEFORE.read_text())["coverage"]
+        old = next(r for r in before if r["design"] == row["design"])
+        assert f"| {old['coverage']['rate']:.3f} [" in text
