@@ -129,6 +129,9 @@ def plan() -> list[tuple[str, str, dict[str, Any]]]:
               for net, agent in (("child", "rational"), ("asia", "rational"),
                                  ("child", "weighted 0.6"))
               for n in (30, 100)]
+    cells += [("coverage", f"interval {net} rational {n} contexts",
+               {"network": net, "agent": "rational", "baseline": "rational", "n_contexts": n})
+              for net, n in (("child", 10), ("asia", 300))]
     cells += [("power", f"child gamma {g} against rational {n} contexts",
                {"network": "child", "agent": f"weighted {g}", "baseline": "rational",
                 "n_contexts": n}) for g in GAMMAS for n in (30, 100)]
