@@ -5,8 +5,10 @@ A tuple's true forecasts are coherent: the implied probabilities of a distributi
 checker's possible worlds (Dirichlet, rejected until every forecast is in [0.05, 0.95]).
 The stated forecast of each question at each repetition is its truth plus independent
 noise of a question-specific standard deviation, symmetric and clipped at the distance to
-0 or 1 (so the stated probability stays in [0, 1] and its mean stays the truth). An
-incoherent tuple has one question's truth moved by a known ``delta``.
+0 or 1 (so the stated probability stays in [0, 1] and its mean stays the truth), and
+optionally heaped on a grid (rounding moves the mean by much less than the noise when the
+noise is wider than the grid). An incoherent tuple has one question's truth moved by a
+known ``delta``.
 """
 
 from __future__ import annotations
@@ -24,9 +26,13 @@ __all__ = ["Design", "generate"]
 # possible worlds (1 true, 0 false, -1 annulled), written out here apart from the package
 WORLDS: dict[str, tuple[tuple[str, ...], tuple[tuple[int, ...], ...]]] = {
     "negation": (("P", "not_P"), ((1, 0), (0, 1))),
+    "paraphrase": (("P", "para_P"), ((1, 1), (0, 0))),
     "consequence": (("P", "cons_P"), ((1, 1), (0, 1), (0, 0))),
     "and": (("P", "Q", "P_and_Q"), ((1, 1, 1), (1, 0, 0), (0, 1, 0), (0, 0, 0))),
     "or": (("P", "Q", "P_or_Q"), ((1, 1, 1), (1, 0, 1), (0, 1, 1), (0, 0, 0))),
+    "and_or": (("P", "Q", "P_and_Q", "P_or_Q"),
+               ((1, 1, 1, 1), (1, 0, 0, 1), (0, 1, 0, 1), (0, 0, 0, 0))),
+    "but": (("P", "Q_and_not_P", "P_or_Q"), ((1, 0, 1), (0, 1, 1), (0, 0, 0))),
     "cond": (("P", "Q_given_P", "P_and_Q"), ((1, 1, 1), (1, 0, 0), (0, -1, 0))),
     "expected_evidence": (("P", "Q", "P_given_Q", "P_given_not_Q"),
                           ((1, 1, 1, -1), (1, 0, -1, 1), (0, 1, 0, -1), (0, 0, -1, 0))),
@@ -49,6 +55,7 @@ class Design(DesignBase):
     boundary: bool = False                    # inequality checkers: truths on the bound
     delta: float = 0.0                        # shift of an incoherent tuple's last question
     share_incoherent: float = 0.0
+    grid: float | None = None                 # stated forecasts heaped on this grid
 
 
 def _truth(design: Design, gen: np.random.Generator) -> np.ndarray:
@@ -94,7 +101,10 @@ def generate(design: Design, seed: int) -> pd.DataFrame:
             sd = float(gen.uniform(*design.sd))
             lim = min(pi[i], 1.0 - pi[i])
             eps = np.clip(_noise(design.noise, sd, n, gen), -lim, lim)
+            stated = pi[i] + eps
+            if design.grid is not None:  # heaped, as LLMs state probabilities
+                stated = np.round(np.round(stated / design.grid) * design.grid, 12)
             for r in range(n):
                 rows.append({"set": s, "role": role, "repetition": r,
-                             "probability": float(pi[i] + eps[r]), "incoherent": bad})
+                             "probability": float(stated[r]), "incoherent": bad})
     return pd.DataFrame(rows)
