@@ -25,7 +25,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from scipy.stats import norm
 
 from benchmarks._harness import environment
 from benchmarks._harness import format_rate
@@ -140,9 +139,6 @@ def _cell(name: str, design: Design, reps: int, n_resamples: int, seed0: int,
                 res = coherence.consistency_noise_test(data, design.checker, method=m,
                                                        n_resamples=n_resamples, rng=seed)
             per[m]["p"].append(res.pvalue)
-            if m == "parametric":  # the earlier release's reference: S against N(0, 1)
-                per[m].setdefault("p_normal", []).append(
-                    float(norm.sf(res.study_statistic)) if res.study_statistic else 1.0)
             per[m]["flag"].append(res.share_flagged)
             per[m]["share"].append(res.statistic)
             ci = res.confidence_interval
@@ -154,17 +150,13 @@ def _cell(name: str, design: Design, reps: int, n_resamples: int, seed0: int,
                   "mean_share_flagged": float(np.mean(per[m]["flag"])),
                   "mean_share_estimate": float(np.mean(per[m]["share"])),
                   "share_interval_coverage": float(np.mean(per[m]["cover"]))}
-    out["parametric"]["rejection_normal_reference"] = rejection_rate(
-        np.asarray(per["parametric"]["p_normal"]) <= ALPHA)
     out["seconds"] = round(time.perf_counter() - t0, 1)
     return out
 
 
 def _row(name: str, cell: dict[str, Any]) -> list[Any]:
     p, r = cell["parametric"], cell["resampling"]
-    before = p.get("rejection_normal_reference")
-    return [name, cell["reps"], format_rate(p["rejection"]),
-            "" if before is None else format_rate(before), format_rate(r["rejection"]),
+    return [name, cell["reps"], format_rate(p["rejection"]), format_rate(r["rejection"]),
             f"{p['mean_share_flagged']:.3f} / {r['mean_share_flagged']:.3f}",
             f"{p['mean_share_estimate']:.3f} / {r['mean_share_estimate']:.3f}",
             f"{p['share_interval_coverage']:.2f} / {r['share_interval_coverage']:.2f}",
@@ -176,15 +168,11 @@ def tables(results: dict[str, Any]) -> str:
              + f"); {results['n_resamples']} resamples per test, "
              f"alpha = {ALPHA}, rejection rates of the study-level test with 95% Wilson "
              "intervals in brackets. *flagged*: mean share of tuples whose own p-value is "
-             "at most 0.05; *parametric*: the study statistic against its wild bootstrap "
-             "(the default); *normal reference (before)*: the same statistic of the same "
-             "studies against the standard normal, the earlier release's p-value; "
-             "*share*: mean estimated share incoherent beyond noise "
+             "at most 0.05; *share*: mean estimated share incoherent beyond noise "
              "(`statistic`) and the coverage of its 95% interval; *fixed threshold*: mean "
              "share of tuples whose mean forecasts the frequentist check flags at "
              "2.58 x 0.05, what a tolerance-based report would call violations."]
-    header = ("design", "reps", "parametric", "parametric, normal reference (before)",
-              "resampling", "flagged (param / resamp)",
+    header = ("design", "reps", "parametric", "resampling", "flagged (param / resamp)",
               "share (param / resamp)", "coverage (param / resamp)", "fixed threshold")
     for kind, title in (("size", "Size on coherent forecasters with noise"),
                         ("power", "Power against incoherent forecasters")):

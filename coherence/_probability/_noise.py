@@ -18,7 +18,6 @@ under noise is linear in the noise variances, so that the per-question repeat va
 
 from __future__ import annotations
 
-import math
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -293,42 +292,15 @@ def _storey_share(p: np.ndarray) -> float:
 
 
 # --------------------------------------------------------------------------- public layer
-#: Mammen's (1993) two-point multipliers: mean 0, variance 1, third moment 1
-_MAMMEN_LOW, _MAMMEN_HIGH = -(math.sqrt(5.0) - 1.0) / 2.0, (math.sqrt(5.0) + 1.0) / 2.0
-_MAMMEN_P_LOW = (math.sqrt(5.0) + 1.0) / (2.0 * math.sqrt(5.0))
-#: multipliers drawn at once at most (rows x tuples) by the wild bootstrap
-_WILD_CHUNK = 1 << 22
-
-
-def mammen_multipliers(gen: np.random.Generator, shape: tuple[int, int]) -> np.ndarray:
-    """Mammen's two-point wild-bootstrap multipliers: (1 - sqrt 5)/2 with probability
-    (sqrt 5 + 1)/(2 sqrt 5), else (1 + sqrt 5)/2 (one uniform draw each)."""
-    return np.where(gen.random(shape) < _MAMMEN_P_LOW, _MAMMEN_LOW, _MAMMEN_HIGH)
-
-
-def _wild_study(excess: np.ndarray, n_resamples: int,
-                gen: np.random.Generator) -> tuple[float, float]:
+def _normal_study(excess: np.ndarray) -> tuple[float, float]:
     """The study statistic and p-value of the parametric method: the tuples' excess
-    violations summed and self-normalised, :math:`S = \\sum d_t / \\sqrt{\\sum d_t^2}`,
-    against its wild-bootstrap null: :math:`S^*` of :math:`d_t w_t` with Mammen's
-    multipliers, which have mean 0 (the null) and keep the excesses' second and third
-    moments (their skewness, which the normal reference ignores).
-
-    The multipliers go to the excesses in sorted order, so the p-value depends on the
-    excesses alone, not on the tuples' names or rows (the multipliers are independent
-    of the data, so any order fixed by the data is as valid as another)."""
-    excess = np.sort(excess)
+    violations summed and scaled, against the standard normal."""
     scale = float(np.sqrt(np.sum(excess ** 2)))
-    if scale == 0.0:
-        return 0.0, 1.0
-    study = float(excess.sum() / scale)
-    rows = max(1, _WILD_CHUNK // max(1, excess.size))
-    null = np.empty(n_resamples)
-    for lo in range(0, n_resamples, rows):
-        hi = min(n_resamples, lo + rows)
-        dw = excess[None, :] * mammen_multipliers(gen, (hi - lo, excess.size))
-        null[lo:hi] = dw.sum(axis=1) / np.sqrt(np.sum(dw ** 2, axis=1))
-    return study, monte_carlo_pvalue(null, study)
+    study = float(excess.sum() / scale) if scale > 0 else 0.0
+    from scipy.stats import norm
+
+    pvalue = float(norm.sf(study)) if scale > 0 else 1.0
+    return study, pvalue
 
 
 def _resampled_study(null_t: np.ndarray, observed_t: np.ndarray,
@@ -626,14 +598,13 @@ def consistency_noise_test(
     excess = v_obs - noise
     if null_v is None:
         pvals = p_param
+        study, pvalue = _normal_study(excess)
     else:
         observed_t = np.abs(t) if g_eq is not None else t
         pvals, study, pvalue = _resampled_study(null_t, observed_t, n_resamples)
     share = _storey_share(pvals)
     draws = gen.integers(0, n_sets, size=(n_resamples, n_sets))
     boot = np.array([_storey_share(pvals[d]) for d in draws])
-    if null_v is None:  # drawn after the share's resamples, whose stream is unchanged
-        study, pvalue = _wild_study(excess, n_resamples, gen)
     low, high = percentile_interval(boot, confidence_level)
     flagged = pvals <= alpha
     table = pd.DataFrame({
