@@ -125,15 +125,17 @@ def _cell(name: str, design: Design, reps: int, n_resamples: int, seed0: int,
     out: dict[str, Any] = {"design": design.settings(),
                            "kind": kind, "reps": reps}
     fixed = []
+    # the resampling method refuses questions with two repetitions (MIN_RESAMPLING_...)
+    methods = tuple(m for m in METHODS if m == "parametric" or design.repetitions[0] >= 3)
     per: dict[str, dict[str, list[float]]] = {m: {"p": [], "flag": [], "share": [],
-                                                   "cover": []} for m in METHODS}
+                                                   "cover": []} for m in methods}
     for r in range(reps):
         seed = seed0 + r
         data = generate(design, seed)
         truth = float(data.groupby("set")["incoherent"].first().mean())
         data = data.drop(columns="incoherent")
         fixed.append(_fixed_threshold_share(data, design.checker))
-        for m in METHODS:
+        for m in methods:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 res = coherence.consistency_noise_test(data, design.checker, method=m,
@@ -146,6 +148,9 @@ def _cell(name: str, design: Design, reps: int, n_resamples: int, seed0: int,
     out["true_share"] = design.share_incoherent
     out["fixed_threshold_share"] = float(np.mean(fixed))
     for m in METHODS:
+        if m not in per:
+            out[m] = None
+            continue
         out[m] = {"rejection": rejection_rate(np.asarray(per[m]["p"]) <= ALPHA),
                   "mean_share_flagged": float(np.mean(per[m]["flag"])),
                   "mean_share_estimate": float(np.mean(per[m]["share"])),
@@ -156,6 +161,11 @@ def _cell(name: str, design: Design, reps: int, n_resamples: int, seed0: int,
 
 def _row(name: str, cell: dict[str, Any]) -> list[Any]:
     p, r = cell["parametric"], cell["resampling"]
+    if r is None:  # refused: a question with two repetitions
+        return [name, cell["reps"], format_rate(p["rejection"]), "refused (2 repetitions)",
+                f"{p['mean_share_flagged']:.3f} / -", f"{p['mean_share_estimate']:.3f} / -",
+                f"{p['share_interval_coverage']:.2f} / -",
+                f"{cell['fixed_threshold_share']:.3f}"]
     return [name, cell["reps"], format_rate(p["rejection"]), format_rate(r["rejection"]),
             f"{p['mean_share_flagged']:.3f} / {r['mean_share_flagged']:.3f}",
             f"{p['mean_share_estimate']:.3f} / {r['mean_share_estimate']:.3f}",

@@ -168,6 +168,18 @@ def test_single_forecast_question() -> None:
         coherence.consistency_noise_test(data, "negation")
 
 
+def test_resampling_refuses_two_repetitions() -> None:
+    """Regression: with two repetitions of every question the residual bootstrap is
+    degenerate and the resampling study test rejected 0.98 of 400 coherent studies
+    (negation, 150 tuples, sd 0.01-0.20); it now refuses, naming the questions."""
+    data = _study(repetitions=(3, 3))
+    data = data[~((data["set"] == 4) & (data["role"] == "not_P") & (data["repetition"] == 2))]
+    with pytest.raises(ValueError, match=r"method='resampling' needs at least 3.*1 \(tuple, "
+                                         r"role\) have two \(first: 4/not_P\).*'parametric'"):
+        coherence.consistency_noise_test(data, "negation", method="resampling")
+    assert 0.0 <= coherence.consistency_noise_test(data, "negation").pvalue <= 1.0
+
+
 def test_probability_out_of_range() -> None:
     data = _study().assign(probability=lambda d: d["probability"].where(d.index != 3, 1.5))
     with pytest.raises(ValueError, match="Column 'probability'"):
@@ -195,3 +207,14 @@ def test_column_names_and_seed_reproducibility() -> None:
         b = coherence.consistency_noise_test(data, "negation", group="tuple", probability="p",
                                              method="resampling", n_resamples=99, rng=4)
     assert a.pvalue == b.pvalue and a.statistic == b.statistic
+
+
+def test_matrix_cell_records_the_resampling_refusal() -> None:
+    """benchmarks/validate_checker_noise.py: a design with two repetitions runs the
+    parametric method only, and its table row says the resampling method refused."""
+    from benchmarks import validate_checker_noise as matrix
+
+    cell = matrix._cell("two reps", Design(n_tuples=20, repetitions=(2, 3)), 3, 19, 0, "size")
+    assert cell["resampling"] is None and cell["parametric"]["rejection"]["n"] == 3
+    row = matrix._row("two reps", cell)
+    assert row[3] == "refused (2 repetitions)" and row[2].startswith(("0.", "1."))
