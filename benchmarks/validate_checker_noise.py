@@ -206,8 +206,9 @@ def main(argv: Iterable[str] | None = None) -> int:
             seed0 = 1_000_000 * (i + 1) + (0 if kind == "size" else 500_000)
             results["cells"][name] = _cell(name, design, args.reps, args.n_resamples, seed0,
                                            kind)
-            print(name, json.dumps({m: results["cells"][name][m]["rejection"]["rate"]
-                                    for m in METHODS}), file=sys.stderr)
+            print(name, json.dumps({m: cell["rejection"]["rate"] for m in METHODS
+                                    if (cell := results["cells"][name][m]) is not None}),
+                  file=sys.stderr)
             write_json(args.out, results)
     return 0
 
