@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import itertools
+import json
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -17,6 +19,7 @@ from benchmarks.checker_noise_designs import generate
 from coherence._probability._noise import _equality
 from coherence._probability._noise import equality_pieces
 from coherence._probability._noise import mixed_partial
+from tests._matrices import tables_text
 
 
 def _study(**kw: object) -> pd.DataFrame:
@@ -209,12 +212,20 @@ def test_column_names_and_seed_reproducibility() -> None:
     assert a.pvalue == b.pvalue and a.statistic == b.statistic
 
 
-def test_matrix_cell_records_the_resampling_refusal() -> None:
-    """benchmarks/validate_checker_noise.py: a design with two repetitions runs the
-    parametric method only, and its table row says the resampling method refused."""
+def test_matrix_runs_end_to_end_and_records_the_resampling_refusal(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """benchmarks/validate_checker_noise.py, one study a cell: every cell runs, a design
+    with two repetitions runs the parametric method only, and its table row says the
+    resampling method refused."""
     from benchmarks import validate_checker_noise as matrix
 
-    cell = matrix._cell("two reps", Design(n_tuples=20, repetitions=(2, 3)), 3, 19, 0, "size")
-    assert cell["resampling"] is None and cell["parametric"]["rejection"]["n"] == 3
-    row = matrix._row("two reps", cell)
-    assert row[3] == "refused (2 repetitions)" and row[2].startswith(("0.", "1."))
+    out = tmp_path / "noise.json"
+    assert matrix.main(["--reps", "1", "--n-resamples", "9", "--out", str(out)]) == 0
+    cells = json.loads(out.read_text())["cells"]
+    assert list(cells) == [*matrix.NULLS, *matrix.POWER]
+    two = cells["negation, 150 tuples, sd 0.01-0.20, 2 reps"]
+    assert two["resampling"] is None and two["parametric"]["rejection"]["n"] == 1
+    text = tables_text(matrix, out, tmp_path, monkeypatch)
+    assert "| negation, 150 tuples, sd 0.01-0.20, 2 reps | 1 | " in text
+    assert text.count("refused (2 repetitions)") == sum(
+        d.repetitions[0] < 3 for d in matrix.NULLS.values())
