@@ -424,7 +424,8 @@ def consistency_noise_test(
     method : {'parametric', 'resampling'}
         ``'parametric'``: delta-method tests from the repeat variances.
         ``'resampling'``: the null distribution of the violations from resampling each
-        question's repetitions around coherent forecasts.
+        question's repetitions around coherent forecasts; it needs at least three
+        repetitions of every question.
     n_resamples : int
         Resamples of the repetitions (``'resampling'``) and bootstrap resamples of the
         tuples for the share's interval.
@@ -444,7 +445,8 @@ def consistency_noise_test(
     ------
     ValueError
         For an unknown checker, a role that is not a question of the checker, a repeated
-        (tuple, role, repetition), a question with fewer than two forecasts, or a
+        (tuple, role, repetition), a question with fewer than two forecasts (fewer than
+        three with ``method='resampling'``), or a
         probability outside [0, 1] (the rows are named).
 
     Warns
