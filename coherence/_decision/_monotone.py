@@ -403,6 +403,10 @@ def _monotonicity_test_iv(data: Any, belief: Any, action: Any, group: Any, pairs
     method = check_choice(method, "method", _OWNER, METHODS)
     n_windows = check_int(n_windows, "n_windows", _OWNER, low=1)
     lr_on = check_choice(lr_on, "lr_on", _OWNER, LR_ON)
+    if method == "bootstrap" and lr_on == "both":
+        # the bootstrap has no min-p combination: 'both' is its first releases' statistic,
+        # the distinct values (it fell to the bins when 'both' became the default)
+        lr_on = "values"
     lr_bins = check_int(lr_bins, "lr_bins", _OWNER, low=2)
     if n_resamples is None:
         n_resamples = 9999 if method == "local" else 999
@@ -532,6 +536,8 @@ def monotonicity_test(
         same permutations, combined by their smaller p-value (min-p, calibrated
         on the permutations). Every choice is valid: the permutation null holds
         for any statistic (see ``docs/validation_monotonicity.md`` for power).
+        With ``method='bootstrap'``, ``'both'`` means ``'values'``, the statistic of the
+        first releases (the result records ``'values'``).
     lr_bins : int
         Quantile bins of the global test's likelihood ratio (>= 2; default 10, the
         validated setting), apart from the paper's ``n_bins``.
