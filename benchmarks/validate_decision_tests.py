@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 import coherence
+from benchmarks._harness import appended_note
 from benchmarks._harness import format_rate
 from benchmarks._harness import generated_by
 from benchmarks._harness import markdown_table
@@ -165,7 +166,9 @@ def tables(results: dict[str, Any]) -> str:
     lines = [generated_by("validate_decision_tests", env) + f"); {N_CONTEXTS} contexts x 5 "
              f"repetitions; leakage: {s['n_permutations']} grouped permutations, 5 grouped "
              f"folds; monotone choice: {s['monotone_resamples']} parametric-bootstrap "
-             "resamples, 10 quantile bins; alpha = 0.05, 95% Wilson intervals in brackets.",
+             "resamples, the likelihood ratio over the distinct belief values, the Fisher "
+             "procedure on the default 5 quantile bins (the paper's); alpha = 0.05, 95% "
+             "Wilson intervals in brackets." + appended_note(results),
              "", "### Leakage test (`leakage_test`, engine `logistic`)", ""]
     lines += markdown_table(
         ["agent", "truth", "studies", '`method="permutation"`', '`method="paired"`',
