@@ -404,8 +404,8 @@ def _monotonicity_test_iv(data: Any, belief: Any, action: Any, group: Any, pairs
     n_windows = check_int(n_windows, "n_windows", _OWNER, low=1)
     lr_on = check_choice(lr_on, "lr_on", _OWNER, LR_ON)
     if method == "bootstrap" and lr_on == "both":
-        # the bootstrap has no min-p combination: 'both' is its first releases' statistic,
-        # the distinct values (it fell to the bins when 'both' became the default)
+        # the bootstrap has no min-p combination: under 'both' it takes the distinct values,
+        # its statistic as first published
         lr_on = "values"
     lr_bins = check_int(lr_bins, "lr_bins", _OWNER, low=2)
     if n_resamples is None:

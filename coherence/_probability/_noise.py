@@ -60,7 +60,7 @@ MIN_TUPLES = 20
 KAPPA = 3.0
 #: Repetitions of every question that ``method='resampling'`` needs: with two, the residual
 #: bootstrap of a question has three resampled means and a resampled spread of 0 half the
-#: time, and its study test rejected 0.80-0.95 of coherent studies (benchmarks'
+#: time, and its study test rejected 0.80-0.98 of coherent studies (benchmarks'
 #: checker-noise matrix).
 MIN_RESAMPLING_REPETITIONS = 3
 #: Storey's lambda of the share of tuples incoherent beyond noise.
@@ -380,7 +380,7 @@ def _consistency_noise_iv(data: Any, checker: Any, set_: Any, role: Any, repetit
             f"{_OWNER}: method='resampling' needs at least {MIN_RESAMPLING_REPETITIONS} "
             f"repeated forecasts of every question: with two, a question's resampled "
             f"mean takes three values and its resampled spread is 0 half the time, and the "
-            f"study test rejected 0.80-0.95 of coherent studies. {len(few)} (tuple, role) "
+            f"study test rejected 0.80-0.98 of coherent studies. {len(few)} (tuple, role) "
             f"have two (first: {', '.join(shown)}); use method='parametric'.")
     return (sets, set_labels, roles, probs, method, n_resamples, confidence_level, gen)
 
