@@ -160,17 +160,14 @@ def _cell(name: str, design: Design, reps: int, n_resamples: int, seed0: int,
 
 
 def _row(name: str, cell: dict[str, Any]) -> list[Any]:
-    p, r = cell["parametric"], cell["resampling"]
-    if r is None:  # refused: a question with two repetitions
-        return [name, cell["reps"], format_rate(p["rejection"]), "refused (2 repetitions)",
-                f"{p['mean_share_flagged']:.3f} / -", f"{p['mean_share_estimate']:.3f} / -",
-                f"{p['share_interval_coverage']:.2f} / -",
-                f"{cell['fixed_threshold_share']:.3f}"]
-    return [name, cell["reps"], format_rate(p["rejection"]), format_rate(r["rejection"]),
-            f"{p['mean_share_flagged']:.3f} / {r['mean_share_flagged']:.3f}",
-            f"{p['mean_share_estimate']:.3f} / {r['mean_share_estimate']:.3f}",
-            f"{p['share_interval_coverage']:.2f} / {r['share_interval_coverage']:.2f}",
-            f"{cell['fixed_threshold_share']:.3f}"]
+    p, r = cell["parametric"], cell["resampling"]  # r None: refused (two repetitions)
+
+    def pair(key: str, fmt: str) -> str:
+        return f"{p[key]:{fmt}} / " + ("-" if r is None else f"{r[key]:{fmt}}")
+    return [name, cell["reps"], format_rate(p["rejection"]),
+            "refused (2 repetitions)" if r is None else format_rate(r["rejection"]),
+            pair("mean_share_flagged", ".3f"), pair("mean_share_estimate", ".3f"),
+            pair("share_interval_coverage", ".2f"), f"{cell['fixed_threshold_share']:.3f}"]
 
 
 def tables(results: dict[str, Any]) -> str:

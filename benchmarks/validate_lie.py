@@ -220,7 +220,8 @@ def tables(results: dict[str, Any]) -> str:
           f"{r['attained_level']:.3f}", _median_range(r["median_ratio_quantiles"]))
          for r in part]), ""]
     part = results.get("coverage", [])
-    before = {r["design"]: r for r in _before().get("coverage", [])}
+    earlier = _before()
+    before = {r["design"]: r for r in earlier.get("coverage", [])}
 
     def was(r: dict[str, Any]) -> str:
         b = before.get(r["design"])
@@ -234,7 +235,7 @@ def tables(results: dict[str, Any]) -> str:
                                 format_rate(r["coverage"]), f"{r['mean_width']:.3f}", was(r))
                                for r in part]), ""]
     if before:
-        env_b = _before()["environment"]
+        env_b = earlier["environment"]
         lines += [f"*Before*: the same cells with the plain percentile interval, from "
                   f"`benchmarks/results/{BEFORE.name}` (commit `{env_b['commit'][:10]}`).", ""]
     part = results.get("power", [])

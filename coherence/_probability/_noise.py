@@ -373,8 +373,9 @@ def _consistency_noise_iv(data: Any, checker: Any, set_: Any, role: Any, repetit
         raise ValueError(f"{_OWNER}: every question of every tuple needs at least two "
                          f"repeated forecasts (the repeat variance is the noise); "
                          f"{len(short)} (tuple, role) lack them (first: {', '.join(shown)}).")
-    few = np.argwhere(counts < MIN_RESAMPLING_REPETITIONS)
-    if method == "resampling" and len(few):
+    few = (np.argwhere(counts < MIN_RESAMPLING_REPETITIONS) if method == "resampling"
+           else np.empty((0, 2), dtype=np.int64))
+    if len(few):
         shown = [f"{set_labels[s]}/{questions[j]}" for s, j in few[:5]]
         raise ValueError(
             f"{_OWNER}: method='resampling' needs at least {MIN_RESAMPLING_REPETITIONS} "
