@@ -154,13 +154,12 @@ def _run_start(cg, lo, u):
 
 
 @njit(cache=True)
-def _run_end(cg, u, hi):
-    """One past the last position in ``[u, hi)`` whose value equals ``cg[u]``."""
-    v = cg[u]
-    a = u + 1  # every position before a holds v
+def _gallop_above(cg, a, hi, ci, r):
+    """First position in ``[a, hi)`` with ``cg - ci > r``, every position before ``a``
+    having ``cg - ci <= r`` (cg sorted there): galloping from ``a``, then bisection."""
     step = 1
     b = a
-    while b < hi and cg[b] == v:
+    while b < hi and cg[b] - ci <= r:
         a = b + 1
         b = a + step
         step *= 2
@@ -168,11 +167,18 @@ def _run_end(cg, u, hi):
         b = hi
     while a < b:
         mid = (a + b) // 2
-        if cg[mid] > v:
+        if cg[mid] - ci > r:
             b = mid
         else:
             a = mid + 1
     return a
+
+
+@njit(cache=True)
+def _run_end(cg, u, hi):
+    """One past the last position in ``[u, hi)`` whose value equals ``cg[u]`` (for
+    finite values ``x - v > 0`` exactly when ``x > v``)."""
+    return _gallop_above(cg, u + 1, hi, cg[u], 0.0)
 
 
 @njit(cache=True)
@@ -247,22 +253,7 @@ def _count_chunk(g, rho, has_c, first, last, out):
                     continue
                 ci = cg[w]
                 # right end: first position in [te, hi) with cg - ci > r
-                a = te
-                step = 1
-                b = a
-                while b < hi and cg[b] - ci <= r:
-                    a = b + 1
-                    b = a + step
-                    step *= 2
-                if b > hi:
-                    b = hi
-                while a < b:
-                    mid = (a + b) // 2
-                    if cg[mid] - ci > r:
-                        b = mid
-                    else:
-                        a = mid + 1
-                right = a
+                right = _gallop_above(cg, te, hi, ci, r)
                 # left end: first position in [lo, ts) with ci - cg <= r
                 b = ts
                 step = 1
