@@ -494,3 +494,124 @@ def test_missing_catboost_names_the_extra(rational, monkeypatch):
     with pytest.raises(ModuleNotFoundError, match=r"belief-coherence\[catboost\]"):
         leakage_test(rational, engine="catboost", **{k: v for k, v in FAST.items()
                                                      if k != "engine"})
+
+
+# --------------------------------------------------------------------------- the interval
+def test_fold_draws_move_only_the_interval(rational):
+    """The fold draws come after every other draw: the statistic, the p-value, the losses
+    and the bootstrap are those of ``n_fold_draws=1``, whose interval is the plain
+    percentile interval; more draws never narrow it."""
+    from coherence._resampling import percentile_interval
+
+    one = leakage_test(rational, **FAST, n_fold_draws=1, rng=4)
+    five = leakage_test(rational, **FAST, rng=4)
+    assert five.n_fold_draws == 5 and one.n_fold_draws == 1
+    assert (one.statistic, one.pvalue) == (five.statistic, five.pvalue)
+    np.testing.assert_array_equal(one.loss_full, five.loss_full)
+    np.testing.assert_array_equal(one.bootstrap_distribution, five.bootstrap_distribution)
+    np.testing.assert_array_equal(one.null_distribution, five.null_distribution)
+    assert one.fold_sd == 0.0 and five.fold_sd > 0.0
+    assert tuple(one.confidence_interval)[:2] == percentile_interval(
+        one.bootstrap_distribution, 0.95)
+    assert five.confidence_interval.low <= one.confidence_interval.low
+    assert five.confidence_interval.high >= one.confidence_interval.high
+    frame = five.to_frame()
+    assert frame.loc[0, "n_fold_draws"] == 5 and frame.loc[0, "fold_sd"] == five.fold_sd
+
+
+def test_fold_sd_is_the_spread_over_fresh_cross_fittings(rational):
+    """Brute force: the fold statistics rebuilt from the generator's documented order (the
+    three spawned streams, the seeds, then one spawned stream per extra fold draw, each
+    drawing its seeds and then its folds), each a cross-fitting of both models."""
+    from coherence._decision import _leakage as lk
+    from coherence._resampling import grouped_folds
+
+    res = leakage_test(rational, method="paired", engine="logistic", n_resamples=10,
+                       n_fold_draws=3, rng=8)
+    iv = lk._leakage_test_iv(rational, "belief", "action", "outcome", (), "auto", "context",
+                             5, "logistic", 10, 3, 1, "paired", 5, 0.95, None, None, 8)
+    gen = np.random.default_rng(8)
+    gen.spawn(3)
+    gen.integers(0, 2**31 - 1, size=(2, 5))
+    values = [res.statistic]
+    for child in gen.spawn(2):
+        seeds = child.integers(0, 2**31 - 1, size=(2, 5))
+        folds = grouped_folds(iv["groups"], 5, child)
+        designs = lk._base_designs("logistic", iv["p"], iv["ev"], folds, iv["options"])
+        losses = [lk._oof_losses("logistic", designs, iv["p"], iv["ev"], y, iv["a"],
+                                 iv["groups"], folds, len(iv["labels"]), iv["options"], seeds[m])
+                  for m, y in enumerate((None, iv["y"]))]
+        values.append(100.0 * (losses[0].mean() - losses[1].mean()) / losses[0].mean())
+    assert res.fold_sd == pytest.approx(np.std(values, ddof=1), rel=1e-9)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(2, 6), st.integers(1, 8), st.integers(0, 2**32 - 1))
+def test_between_context_fold_variance_is_the_sum_of_cross_covariances(draws, contexts, seed):
+    """Brute force: the sum over ordered pairs of distinct contexts of the sample
+    covariance (over the draws) of their linearised contributions, clipped at 0."""
+    from coherence._decision._leakage import between_context_fold_variance
+
+    gen = np.random.default_rng(seed)
+    sum_base = gen.uniform(0.5, 2.0, size=(draws, contexts))
+    sum_full = sum_base * gen.uniform(0.8, 1.2, size=(draws, contexts))
+    b, f = sum_base.sum(axis=1).mean(), sum_full.sum(axis=1).mean()
+    psi = [[100.0 * (f / b * sum_base[r, g] - sum_full[r, g]) / b for g in range(contexts)]
+           for r in range(draws)]
+    cross = 0.0
+    for g in range(contexts):
+        for h in range(contexts):
+            if g != h:
+                x = [psi[r][g] for r in range(draws)]
+                y = [psi[r][h] for r in range(draws)]
+                mx, my = sum(x) / draws, sum(y) / draws
+                cross += sum((u - mx) * (v - my) for u, v in zip(x, y)) / (draws - 1)
+    assert between_context_fold_variance(sum_base, sum_full) == pytest.approx(
+        max(cross, 0.0), abs=1e-9)
+    assert between_context_fold_variance(sum_base[:1], sum_full[:1]) == 0.0
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.floats(-5, 5), min_size=2, max_size=60), st.floats(-5, 5),
+       st.floats(0.0, 4.0), st.floats(0.5, 0.99))
+def test_widened_interval_adds_the_variance_on_each_side(boot, statistic, extra, level):
+    """Against a written-out formula: each end's distance h from the statistic (0 when the
+    end is on the wrong side) becomes sqrt(h^2 + z^2 v); v = 0 leaves the percentile
+    interval unchanged; the ends never move in."""
+    from statistics import NormalDist
+
+    from coherence._decision._leakage import widened_interval
+    from coherence._resampling import percentile_interval
+
+    boot = np.array(boot)
+    low, high = percentile_interval(boot, level)
+    wl, wh = widened_interval(statistic, boot, extra, level)
+    if extra == 0.0:
+        assert (wl, wh) == (low, high)
+        return
+    z = NormalDist().inv_cdf(0.5 + level / 2.0)
+    h_low, h_high = max(statistic - low, 0.0), max(high - statistic, 0.0)
+    assert wl == pytest.approx(statistic - (h_low**2 + z**2 * extra) ** 0.5, abs=1e-9)
+    assert wh == pytest.approx(statistic + (h_high**2 + z**2 * extra) ** 0.5, abs=1e-9)
+    assert wl <= min(low, statistic) + 1e-12 and wh >= max(high, statistic) - 1e-12
+
+
+def test_fold_draws_validated(rational):
+    with pytest.raises(ValueError, match="'n_fold_draws' parameter of leakage_test"):
+        leakage_test(rational, **FAST, n_fold_draws=0)
+
+
+@pytest.mark.slow  # a statistical matrix (or a long equivalence check): make test-slow
+def test_fast_coverage_on_rare_outcomes():
+    """Fast subset of benchmarks/validate_leakage.py's coverage: the rare-outcome design,
+    where the plain bootstrap interval covered 0.86-0.90 of the mean statistic; 80
+    studies (E[S] estimated from the same studies)."""
+    from benchmarks.validate_leakage import CELLS
+    from benchmarks.validate_leakage import _run_one
+
+    design, engine, _ = CELLS["rare outcomes, nominal evidence"]
+    out = np.array([_run_one(design, engine, 900 + r) for r in range(80)])
+    ok = out[out[:, 1] != -1.0]
+    target = ok[:, 0].mean()
+    covered = np.mean((ok[:, 2] <= target) & (ok[:, 3] >= target))
+    assert covered >= 0.88 and np.all(ok[:, 3] - ok[:, 2] >= ok[:, 5] - ok[:, 4] - 1e-12)
