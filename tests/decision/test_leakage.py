@@ -565,7 +565,7 @@ def test_between_context_fold_variance_is_the_sum_of_cross_covariances(draws, co
                 x = [psi[r][g] for r in range(draws)]
                 y = [psi[r][h] for r in range(draws)]
                 mx, my = sum(x) / draws, sum(y) / draws
-                cross += sum((u - mx) * (v - my) for u, v in zip(x, y)) / (draws - 1)
+                cross += sum((u - mx) * (v - my) for u, v in zip(x, y, strict=True)) / (draws - 1)
     assert between_context_fold_variance(sum_base, sum_full) == pytest.approx(
         max(cross, 0.0), abs=1e-9)
     assert between_context_fold_variance(sum_base[:1], sum_full[:1]) == 0.0
