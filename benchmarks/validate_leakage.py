@@ -92,7 +92,7 @@ def _run_one(design: LeakDesign, engine: str, seed: int) -> tuple[float, ...]:
     statistic's whole variance over the fold draws (``fold_sd**2``) instead of its
     between-context part, so the three intervals are judged on the same studies."""
     import coherence
-    from coherence._decision._leakage import widened_interval
+    from coherence._decision._leakage_interval import widened_interval
     from coherence._resampling import percentile_interval
 
     data = generate(design, seed)

@@ -29,7 +29,6 @@ from .._resampling import cluster_draws
 from .._resampling import group_codes
 from .._resampling import grouped_folds
 from .._resampling import monte_carlo_pvalue
-from .._resampling import percentile_interval
 from .._results import CoherenceResult
 from .._results import ConfidenceInterval
 from .._rng import RNGLike
@@ -50,6 +49,8 @@ from ._cmi import combine
 from ._design import ENGINES
 from ._design import evidence_columns
 from ._design import require_design_columns
+from ._leakage_interval import between_context_fold_variance
+from ._leakage_interval import widened_interval
 from ._leakage_null import PROBABILITY_FLOOR
 from ._leakage_null import fast_logistic_null
 from ._leakage_null import improvement
@@ -555,28 +556,6 @@ def _cross_fit(iv: dict[str, Any], engine: str, options: Mapping[str, Any],
     return folds, designs, loss_base, loss_full
 
 
-def between_context_fold_variance(sum_base: np.ndarray, sum_full: np.ndarray) -> float:
-    """The part of the statistic's variance over fold draws that a context bootstrap
-    cannot see: the covariances between contexts.
-
-    ``sum_base`` and ``sum_full`` are (draws, contexts) per-context out-of-fold loss sums,
-    one row per fold assignment of the same data. The statistic is linearised at the
-    draws' mean totals ``B``, ``F``: context ``g`` contributes ``psi_g = 100 (F/B
-    sum_base_g - sum_full_g) / B``. Over the draws, the variance of ``sum_g psi_g`` is the
-    sum of every context's own variance, which the bootstrap sees (it resamples the
-    contexts' values, noise and all), and of the covariances between contexts (all the
-    contexts of a fold share its fitted model), which it does not. Returns the second
-    part, ``var(sum_g psi_g) - sum_g var(psi_g)`` (sample variances), at least 0.
-    """
-    if sum_base.shape[0] < 2:
-        return 0.0
-    total_base = sum_base.sum(axis=1).mean()
-    total_full = sum_full.sum(axis=1).mean()
-    psi = (100.0 / total_base) * ((total_full / total_base) * sum_base - sum_full)
-    own = float(np.var(psi, axis=0, ddof=1).sum())
-    return max(float(np.var(psi.sum(axis=1), ddof=1)) - own, 0.0)
-
-
 def _fold_draws(iv: dict[str, Any], engine: str, options: Mapping[str, Any],
                 first: tuple[float, np.ndarray, np.ndarray], gen: np.random.Generator
                 ) -> tuple[float, float]:
@@ -595,24 +574,6 @@ def _fold_draws(iv: dict[str, Any], engine: str, options: Mapping[str, Any],
         return 0.0, 0.0
     return (float(np.std(values, ddof=1)),
             between_context_fold_variance(np.array(sums_base), np.array(sums_full)))
-
-
-def widened_interval(statistic: float, boot: np.ndarray, extra_variance: float,
-                     confidence_level: float) -> tuple[float, float]:
-    """The bootstrap percentile interval with ``extra_variance`` added on each side.
-
-    Each end's distance ``h`` from the statistic becomes ``sqrt(h**2 + z**2 v)`` for
-    the normal quantile ``z`` of the level and ``v = extra_variance``: the variance of
-    a part of the statistic's randomness that the bootstrap holds fixed, added to the
-    bootstrap's (whose ends are ``z`` of its standard deviations away when it is
-    normal). ``extra_variance = 0`` gives the percentile interval unchanged.
-    """
-    low, high = percentile_interval(boot, confidence_level)
-    if not extra_variance > 0.0 or not np.isfinite(statistic):
-        return low, high
-    zv = stats.norm.ppf(0.5 + confidence_level / 2.0) ** 2 * extra_variance
-    h_low, h_high = max(statistic - low, 0.0), max(high - statistic, 0.0)
-    return (statistic - math.sqrt(h_low**2 + zv), statistic + math.sqrt(h_high**2 + zv))
 
 
 def _run_engine(iv: dict[str, Any], engine: str, options: Mapping[str, Any],

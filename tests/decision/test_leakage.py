@@ -550,7 +550,7 @@ def test_fold_sd_is_the_spread_over_fresh_cross_fittings(rational):
 def test_between_context_fold_variance_is_the_sum_of_cross_covariances(draws, contexts, seed):
     """Brute force: the sum over ordered pairs of distinct contexts of the sample
     covariance (over the draws) of their linearised contributions, clipped at 0."""
-    from coherence._decision._leakage import between_context_fold_variance
+    from coherence._decision._leakage_interval import between_context_fold_variance
 
     gen = np.random.default_rng(seed)
     sum_base = gen.uniform(0.5, 2.0, size=(draws, contexts))
@@ -580,7 +580,7 @@ def test_widened_interval_adds_the_variance_on_each_side(boot, statistic, extra,
     interval unchanged; the ends never move in."""
     from statistics import NormalDist
 
-    from coherence._decision._leakage import widened_interval
+    from coherence._decision._leakage_interval import widened_interval
     from coherence._resampling import percentile_interval
 
     boot = np.array(boot)
