@@ -123,22 +123,24 @@ def run_cell(name: str, reps: int, seed0: int) -> dict[str, Any]:
     p = ok[:, 1]
     valid = np.isfinite(p)
     target = float(np.nanmean(ok[:, 0])) if len(ok) else float("nan")
-    row = {"design": name, "engine": engine, "leak": leak, "reps": reps,
-           "settings": design.settings(),
-           "rejection": rejection_rate(p[valid] <= ALPHA), "n_nan_pvalue": int(np.sum(~valid)),
-           "n_errors": errors, "mean_statistic": target,
-           "coverage_of_mean": rejection_rate((ok[:, 2] <= target) & (ok[:, 3] >= target)),
-           "coverage_plain_bootstrap": rejection_rate((ok[:, 4] <= target)
-                                                      & (ok[:, 5] >= target)),
-           "mean_width": float(np.mean(ok[:, 3] - ok[:, 2])) if len(ok) else float("nan"),
-           "mean_width_plain": float(np.mean(ok[:, 5] - ok[:, 4])) if len(ok) else float("nan"),
-           "mean_fold_sd": float(np.mean(ok[:, 6])) if len(ok) else float("nan"),
-           "coverage_all_fold_variance": rejection_rate((ok[:, 7] <= target)
-                                                        & (ok[:, 8] >= target)),
-           "mean_width_all_fold_variance": (float(np.mean(ok[:, 8] - ok[:, 7])) if len(ok)
-                                            else float("nan")),
-           "ci_covers_0": rejection_rate((ok[:, 2] <= 0) & (ok[:, 3] >= 0)),
-           "seconds": time.perf_counter() - t0}
+
+    def covers(low: int, high: int) -> dict[str, Any]:  # columns of an interval's ends
+        return rejection_rate((ok[:, low] <= target) & (ok[:, high] >= target))
+
+    def mean(values: np.ndarray) -> float:
+        return float(np.mean(values)) if len(values) else float("nan")
+
+    row: dict[str, Any] = {
+        "design": name, "engine": engine, "leak": leak, "reps": reps,
+        "settings": design.settings(),
+        "rejection": rejection_rate(p[valid] <= ALPHA), "n_nan_pvalue": int(np.sum(~valid)),
+        "n_errors": errors, "mean_statistic": target,
+        "coverage_of_mean": covers(2, 3), "coverage_plain_bootstrap": covers(4, 5),
+        "mean_width": mean(ok[:, 3] - ok[:, 2]), "mean_width_plain": mean(ok[:, 5] - ok[:, 4]),
+        "mean_fold_sd": mean(ok[:, 6]), "coverage_all_fold_variance": covers(7, 8),
+        "mean_width_all_fold_variance": mean(ok[:, 8] - ok[:, 7]),
+        "ci_covers_0": rejection_rate((ok[:, 2] <= 0) & (ok[:, 3] >= 0)),
+        "seconds": time.perf_counter() - t0}
     r = row["rejection"]
     print(f"{name:58s} {r['rate']:.3f} [{r['wilson_low']:.3f}, {r['wilson_high']:.3f}] "
           f"cov {row['coverage_of_mean']['rate']:.3f} (plain "

@@ -805,9 +805,9 @@ def leakage_test(
     but not the random folds: :math:`S` moves with the fold assignment too
     (its standard deviation over fold draws, ``fold_sd``, is often more
     than half the bootstrap's on the validation's null designs). The
-    bootstrap sees the part of that noise that is each context's own (it resamples the contexts'
-    values, noise and all) but not the covariance between contexts that share
-    a fold's fitted model. So the interval adds that part: over
+    bootstrap sees the part of that noise that is each context's own (it
+    resamples the contexts' values, noise and all) but not the covariance
+    between contexts that share a fold's fitted model. So the interval adds that part: over
     ``n_fold_draws`` fold assignments, with context :math:`g` contributing
     :math:`\psi_g = 100 (\bar F \ell^{base}_g / \bar B - \ell^{full}_g) / \bar B`
     (per-context loss sums, linearised at the draws' mean totals
