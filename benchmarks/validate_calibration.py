@@ -4,15 +4,21 @@ For each design (a forecast distribution, a true calibration curve P(y = 1 | p)
 and a bin rule) and sample size, ``--reps`` studies are simulated; in each the
 95% interval of the debiased squared l2 calibration error (``norm=2``) is
 computed and compared with the true binned error of the population bins,
-obtained by quadrature. Recorded per cell: the coverage with its Wilson
-interval, the mean of the debiased and of the plug-in estimate against the
-truth (the bias the correction removes), and, where the truth is 0, how often
-the interval excludes 0 (the interval is not a test; this is for reading only).
+obtained by quadrature (by Monte Carlo for the clustered design). The designs
+include small (50) and large (2,000) studies, forecasts heaped on a 0.05 grid as
+an LLM states them, rare outcomes, and three forecasters answering each question
+(one outcome per question, the bootstrap over questions). Recorded per cell: the
+coverage of the shipped bootstrap-t interval with its Wilson interval and, from
+the same bootstrap replicates, of the basic interval used before; both mean
+widths; the mean of the debiased and of the plug-in estimate against the truth
+(the bias the correction removes), and, where the truth is 0, how often the
+interval excludes 0 (the interval is not a test; this is for reading only).
 
 The ``norm=1`` interval is recorded too on the calibrated design, to show why it
 warns (``NotCalibratedWarning``).
 
-Run: ``python -m benchmarks.validate_calibration [--reps 400] [--n-resamples 199]``;
+Run: ``python -m benchmarks.validate_calibration [--reps 1000] [--n-resamples 199]
+[--only WORDS]``;
 JSON to ``benchmarks/results/validate_calibration.json`` (``--out``), the table to
 ``docs/forecast_scoring.md`` between generated markers (``--tables``: from the JSON
 alone).
@@ -23,6 +29,7 @@ from __future__ import annotations
 import json
 import time
 import warnings
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -33,6 +40,7 @@ from benchmarks._harness import environment
 from benchmarks._harness import format_rate
 from benchmarks._harness import markdown_table
 from benchmarks._harness import matrix_parser
+from benchmarks._harness import only_words
 from benchmarks._harness import rejection_rate
 from benchmarks._harness import write_json
 from benchmarks._harness import write_tables
@@ -46,67 +54,157 @@ CURVES = {
     "over-confident (0.5 + 0.8 (p - 0.5))": lambda p: 0.5 + 0.8 * (p - 0.5),
     "slightly over-confident (0.5 + 0.95 (p - 0.5))": lambda p: 0.5 + 0.95 * (p - 0.5),
     "under-confident (p^0.7)": lambda p: p**0.7,
+    "over-forecasts (0.7 p)": lambda p: 0.7 * p,
 }
-# (name, sampler of p, density on [0, 1] for the truth, curve, binning)
-DESIGNS = [
-    ("uniform p, calibrated", "uniform", "calibrated", "equal_mass"),
-    ("uniform p, over-confident", "uniform", "over-confident (0.5 + 0.8 (p - 0.5))",
-     "equal_mass"),
-    ("uniform p, slightly over-confident", "uniform",
-     "slightly over-confident (0.5 + 0.95 (p - 0.5))", "equal_mass"),
-    ("Beta(2, 5) p, under-confident, equal-width bins", "beta", "under-confident (p^0.7)",
-     "equal_width"),
-    ("Beta(2, 5) p, calibrated, equal-width bins", "beta", "calibrated", "equal_width"),
-    ("Beta(2, 5) p, under-confident", "beta", "under-confident (p^0.7)", "equal_mass"),
-]
+# the latent forecast's distribution: (scipy name, shape parameters); None: uniform
+LATENT = {"uniform": None, "beta": (2.0, 5.0), "rare": (0.5, 9.5)}
 N_BINS = 10
+CLUSTER_SD = 0.05  # forecasters of a clustered design: the question's p plus N(0, sd)
 
 
-def sample_p(kind: str, n: int, gen: np.random.Generator) -> np.ndarray:
-    return gen.uniform(size=n) if kind == "uniform" else gen.beta(2.0, 5.0, size=n)
+@dataclass(frozen=True)
+class Design:
+    """A forecaster: latent forecasts ``latent``, outcome P(y = 1) = ``curve`` of the
+    latent forecast, stated as the latent value or heaped on a ``heap`` grid (0.05:
+    LLM-like), or, with ``forecasters``, that many forecasters answering each question
+    (stated p = the question's latent p + N(0, 0.05), clipped; one outcome per question,
+    the bootstrap resampling questions)."""
+
+    name: str
+    latent: str
+    curve: str
+    binning: str
+    sizes: tuple[int, ...]
+    heap: float | None = None
+    forecasters: int | None = None
+    norm: int = 2
 
 
-def truth(kind: str, curve: str, binning: str) -> float:
-    """Binned squared l2 error of the population bins (midpoint rule, 2e6 points)."""
+DESIGNS = [
+    Design("uniform p, calibrated", "uniform", "calibrated", "equal_mass", (100, 400)),
+    Design("uniform p, over-confident", "uniform", "over-confident (0.5 + 0.8 (p - 0.5))",
+           "equal_mass", (50, 100, 400)),
+    Design("uniform p, slightly over-confident", "uniform",
+           "slightly over-confident (0.5 + 0.95 (p - 0.5))", "equal_mass", (100, 400)),
+    Design("Beta(2, 5) p, under-confident, equal-width bins", "beta",
+           "under-confident (p^0.7)", "equal_width", (100, 400)),
+    Design("Beta(2, 5) p, calibrated, equal-width bins", "beta", "calibrated",
+           "equal_width", (100, 400)),
+    Design("Beta(2, 5) p, under-confident", "beta", "under-confident (p^0.7)", "equal_mass",
+           (100, 400, 2000)),
+    Design("heaped on 0.05 (LLM-like), Beta(2, 5), under-confident, equal-width bins",
+           "beta", "under-confident (p^0.7)", "equal_width", (100, 400), heap=0.05),
+    Design("heaped on 0.05 (LLM-like), Beta(2, 5), calibrated, equal-width bins", "beta",
+           "calibrated", "equal_width", (400,), heap=0.05),
+    Design("rare outcomes (Beta(0.5, 9.5) p, mean 0.05), calibrated", "rare", "calibrated",
+           "equal_mass", (400,)),
+    Design("rare outcomes (Beta(0.5, 9.5) p), over-forecasts", "rare",
+           "over-forecasts (0.7 p)", "equal_mass", (400, 1000)),
+    Design("3 forecasters per question (question shocks), Beta(2, 5), under-confident, "
+           "equal-width bins", "beta", "under-confident (p^0.7)", "equal_width", (150, 600),
+           forecasters=3),
+    Design("uniform p, calibrated", "uniform", "calibrated", "equal_mass", (100, 400), norm=1),
+]
+
+
+def _latent(design: Design, size: int, gen: np.random.Generator) -> np.ndarray:
+    shape = LATENT[design.latent]
+    return gen.uniform(size=size) if shape is None else gen.beta(*shape, size=size)
+
+
+def _stated(design: Design, t: np.ndarray) -> np.ndarray:
+    return t if design.heap is None else np.round(t / design.heap) * design.heap
+
+
+def sample(design: Design, n: int, gen: np.random.Generator) -> pd.DataFrame:
+    """One study: ``probability``, ``outcome`` and, clustered, ``question``."""
+    if design.forecasters is None:
+        t = _latent(design, n, gen)
+        y = (gen.uniform(size=n) < CURVES[design.curve](t)).astype(int)
+        return pd.DataFrame({"probability": _stated(design, t), "outcome": y})
+    k = design.forecasters
+    q = _latent(design, n // k, gen)
+    y = (gen.uniform(size=q.size) < CURVES[design.curve](q)).astype(int)
+    p = np.clip(np.repeat(q, k) + gen.normal(0.0, CLUSTER_SD, q.size * k), 0.001, 0.999)
+    return pd.DataFrame({"probability": p, "outcome": np.repeat(y, k),
+                         "question": np.repeat(np.arange(q.size), k)})
+
+
+def _bins(design: Design, s: np.ndarray, t: np.ndarray) -> np.ndarray:
     from scipy import stats
 
-    m = 2_000_000
-    t = (np.arange(m) + 0.5) / m
-    dens = np.ones(m) if kind == "uniform" else stats.beta(2.0, 5.0).pdf(t)
-    if binning == "equal_width" or kind == "uniform":  # uniform: quantile bins = tenths
-        k = np.minimum((t * N_BINS).astype(np.int64), N_BINS - 1)
-    else:  # the population's quantile bins
-        k = np.minimum((stats.beta(2.0, 5.0).cdf(t) * N_BINS).astype(np.int64), N_BINS - 1)
+    from coherence._scoring._forecast import bin_index
+
+    if design.binning == "equal_width":
+        return bin_index(s, N_BINS)
+    if design.heap is not None or design.forecasters is not None:
+        raise ValueError("equal-mass population bins are defined for continuous latent "
+                         "forecasts only")
+    shape = LATENT[design.latent]
+    cdf = t if shape is None else stats.beta(*shape).cdf(t)
+    return np.minimum((cdf * N_BINS).astype(np.int64), N_BINS - 1)
+
+
+def truth(design: Design) -> float:
+    """Binned squared l2 error of the population bins: the midpoint rule on 2e6 points
+    of the latent forecast, or, for a clustered design, 4e6 Monte Carlo draws."""
+    from scipy import stats
+
+    if design.norm == 1:
+        return 0.0
+    if design.forecasters is None:
+        m = 2_000_000
+        t = (np.arange(m) + 0.5) / m
+        shape = LATENT[design.latent]
+        dens = np.ones(m) if shape is None else stats.beta(*shape).pdf(t)
+        s = _stated(design, t)
+    else:
+        gen = np.random.default_rng(20261128)
+        t = _latent(design, 4_000_000, gen)
+        s = np.clip(t + gen.normal(0.0, CLUSTER_SD, t.size), 0.001, 0.999)
+        dens = np.ones(t.size)
+    k = _bins(design, s, t)
     mass = np.bincount(k, dens, minlength=N_BINS)
-    mp = np.bincount(k, dens * t, minlength=N_BINS) / mass
-    mc = np.bincount(k, dens * CURVES[curve](t), minlength=N_BINS) / mass
-    return float(np.sum(mass / mass.sum() * (mc - mp) ** 2))
+    used = mass > 0
+    mp = np.bincount(k, dens * s, minlength=N_BINS)[used] / mass[used]
+    mc = np.bincount(k, dens * CURVES[design.curve](t), minlength=N_BINS)[used] / mass[used]
+    return float(np.sum(mass[used] / mass.sum() * (mc - mp) ** 2))
 
 
-def cell(design: tuple[str, str, str, str], n: int, reps: int, resamples: int,
-         seed: int, norm: int = 2) -> dict[str, Any]:
+def _rates(cover: list[bool], width: list[float]) -> dict[str, Any]:
+    return {"coverage": rejection_rate(cover), "mean_width": float(np.mean(width))}
+
+
+def cell(design: Design, n: int, reps: int, resamples: int, seed: int) -> dict[str, Any]:
+    """Coverage of the bootstrap-t interval and, from the same replicates, of the basic
+    one (the earlier default), against the true binned error."""
     from coherence import calibration_error
+    from coherence._resampling import percentile_interval
 
-    name, kind, curve, binning = design
-    theta = truth(kind, curve, binning) if norm == 2 else 0.0
+    theta = truth(design)
     gen = np.random.default_rng(seed)
-    cover, exclude, deb, plug = [], [], [], []
+    group = None if design.forecasters is None else "question"
+    t_cover, t_width, b_cover, b_width, exclude, deb, plug = [], [], [], [], [], [], []
     start = time.perf_counter()
     for _ in range(reps):
-        p = sample_p(kind, n, gen)
-        y = (gen.uniform(size=n) < CURVES[curve](p)).astype(int)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            res = calibration_error(pd.DataFrame({"probability": p, "outcome": y}),
-                                    n_bins=N_BINS, binning=binning, norm=norm,
+            res = calibration_error(sample(design, n, gen), n_bins=N_BINS,
+                                    binning=design.binning, norm=design.norm, group=group,
                                     n_resamples=resamples, rng=gen)
         lo, hi, _ = res.confidence_interval
-        cover.append(lo <= theta <= hi)
+        q_lo, q_hi = percentile_interval(res.replicates, 0.95)
+        b_lo, b_hi = res.statistic + res.plugin - q_hi, res.statistic + res.plugin - q_lo
+        t_cover.append(lo <= theta <= hi)
+        t_width.append(hi - lo)
+        b_cover.append(b_lo <= theta <= b_hi)
+        b_width.append(b_hi - b_lo)
         exclude.append(not lo <= 0.0 <= hi)
         deb.append(res.statistic)
         plug.append(res.plugin)
-    return {"design": name, "n": n, "norm": norm, "binning": binning, "truth": theta,
-            "coverage": rejection_rate(cover),
+    return {"design": design.name, "n": n, "norm": design.norm, "binning": design.binning,
+            "truth": theta, "bootstrap_t": _rates(t_cover, t_width),
+            "basic": _rates(b_cover, b_width),
             "excludes_zero": rejection_rate(exclude) if theta == 0.0 else None,
             "mean_debiased": float(np.mean(deb)), "mean_plugin": float(np.mean(plug)),
             "se_debiased": float(np.std(deb, ddof=1) / np.sqrt(reps)),
@@ -116,21 +214,24 @@ def cell(design: tuple[str, str, str, str], n: int, reps: int, resamples: int,
 def table(cells: list[dict[str, Any]]) -> str:
     return "\n".join(markdown_table(
         ("design", "n", "norm", "true binned error", "mean debiased", "mean plug-in",
-         "coverage of the 95% interval [Wilson 95%]", "interval excludes 0"),
+         "coverage, bootstrap-t (shipped) [Wilson 95%]", "coverage, basic (before)",
+         "mean width, bootstrap-t / basic", "bootstrap-t excludes 0"),
         ([c["design"], c["n"], c["norm"], f"{c['truth']:.2e}", f"{c['mean_debiased']:.2e}",
-          f"{c['mean_plugin']:.2e}",
-          f"{format_rate(c['coverage'])} ({c['coverage']['n']} studies)",
+          f"{c['mean_plugin']:.2e}", format_rate(c["bootstrap_t"]["coverage"]),
+          f"{c['basic']['coverage']['rate']:.3f}",
+          f"{c['bootstrap_t']['mean_width']:.2e} / {c['basic']['mean_width']:.2e}",
           "" if c["excludes_zero"] is None else f"{c['excludes_zero']['rate']:.3f}"]
          for c in cells)))
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = matrix_parser(None, results=OUT, page="docs/forecast_scoring.md",
-                           n_resamples=None, power_reps=None, only=None, append=False,
+                           n_resamples=None, power_reps=None,
+                           only="comma-separated words of a cell's 'design n=N norm=K'",
+                           append=False,
                            prog="python -m benchmarks.validate_calibration")
     parser.add_argument("--n-resamples", "--resamples", dest="resamples", type=int,
                         default=199)
-    parser.add_argument("--sizes", type=int, nargs="+", default=[100, 400])
     parser.add_argument("--no-docs", action="store_true", help="write the JSON only")
     parser.add_argument("--docs-only", dest="tables", action="store_true",
                         help="the same as --tables")
@@ -138,17 +239,16 @@ def main(argv: list[str] | None = None) -> None:
     if args.tables:
         write_docs(json.loads(args.out.read_text(encoding="utf-8")))
         return
+    words = only_words(args)
     cells = []
-    seed = 0
-    for design in DESIGNS:
-        for n in args.sizes:
-            seed += 1
+    for i, design in enumerate(DESIGNS):
+        for n in design.sizes:
+            seed = 1000 * i + n  # a cell's seed does not depend on which cells run
+            if words and not any(w in f"{design.name} n={n} norm={design.norm}"
+                                 for w in words):
+                continue
             cells.append(cell(design, n, args.reps, args.resamples, seed))
             print(json.dumps(cells[-1]), flush=True)
-    for n in args.sizes:
-        seed += 1
-        cells.append(cell(DESIGNS[0], n, args.reps, args.resamples, seed, norm=1))
-        print(json.dumps(cells[-1]), flush=True)
     results = {"environment": environment(), "reps": args.reps, "resamples": args.resamples,
                "n_bins": N_BINS, "cells": cells}
     write_json(args.out, results)

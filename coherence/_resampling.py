@@ -263,7 +263,9 @@ def percentile_interval(samples: Any, confidence_level: float) -> tuple[float, f
     """Equal-tailed percentile interval of bootstrap replicates (NaNs ignored).
 
     Infinite replicates are allowed: an end that falls between two equal infinite
-    ones is that infinity (numpy's interpolation would give inf - inf = NaN).
+    ones, or strictly between a finite one and an infinite one, is that infinity
+    (numpy's interpolation would give inf - inf = NaN); an end strictly between -inf
+    and +inf is the wider choice (-inf for the lower end, +inf for the upper).
     """
     arr = np.asarray(samples, dtype=np.float64)
     arr = arr[~np.isnan(arr)]
@@ -277,7 +279,11 @@ def percentile_interval(samples: Any, confidence_level: float) -> tuple[float, f
         s = np.sort(arr)
         pos = qs * (s.size - 1)
         below, above = s[np.floor(pos).astype(np.int64)], s[np.ceil(pos).astype(np.int64)]
-        ends = np.where(np.isnan(ends) & (below == above), below, ends)
+        frac = pos - np.floor(pos)
+        lerp = np.where(frac == 0.0, below, np.where(below == above, below, np.where(
+            np.isinf(above) & ~np.isinf(below), above, np.where(
+                np.isinf(below) & ~np.isinf(above), below, [-np.inf, np.inf]))))
+        ends = np.where(np.isnan(ends), lerp, ends)
     return float(ends[0]), float(ends[1])
 
 

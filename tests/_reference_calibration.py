@@ -34,12 +34,14 @@ def reference_bins(p, n_bins, binning):
     return [bisect.bisect_left(edges, v) for v in p]
 
 
-def reference_calibration_error(p, y, n_bins, binning, norm):
+def reference_calibration_error(p, y, n_bins, binning, norm, with_se=False):
     """(debiased, plug-in): per bin, the plug-in term minus the correction, by a loop;
-    the l1 correction by numerical integration of E|d + s Z|."""
+    the l1 correction by numerical integration of E|d + s Z|. ``with_se``: also the
+    standard error of the bootstrap-t pivot, sqrt(sum_k (n_k/n)^2 (4 d_k^2 v_k + 2 v_k^2))
+    (norm 2) or sqrt(sum_k (n_k/n)^2 v_k) (norm 1), v_k = f_k(1 - f_k)/(n_k - 1)."""
     bins = reference_bins(p, n_bins, binning)
     n = len(p)
-    deb = plug = 0.0
+    deb = plug = se2 = 0.0
     for k in sorted(set(bins)):
         members = [i for i in range(n) if bins[i] == k]
         m = len(members)
@@ -60,7 +62,8 @@ def reference_calibration_error(p, y, n_bins, binning, norm):
                 corr = e_abs - abs(d)
         deb += m / n * (term - corr)
         plug += m / n * term
-    return deb, plug
+        se2 += (m / n) ** 2 * ((4 * d * d * var + 2 * var * var) if norm == 2 else var)
+    return (deb, plug, math.sqrt(se2)) if with_se else (deb, plug)
 
 
 def reference_kernel(t, f, sigma, images=6):

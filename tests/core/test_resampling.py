@@ -4,6 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
 
 from coherence._resampling import MC_TIE_RTOL
@@ -226,6 +227,37 @@ def test_percentile_interval_between_equal_infinite_replicates():
         low, high = percentile_interval([-np.inf, -np.inf, 0.0, 1.0], 0.8)
         assert low == -np.inf and high == pytest.approx(0.7)  # position 2.7 of 0..3
     assert percentile_interval([1.0, 2.0, 3.0], 0.5) == (1.5, 2.5)
+
+
+@settings(max_examples=60)
+@given(values=st.lists(st.one_of(st.floats(-5, 5), st.sampled_from([-np.inf, np.inf])),
+                       min_size=1, max_size=12),
+       level=st.floats(0.05, 0.99))
+def test_percentile_interval_with_infinities_never_nan(values, level):
+    """Written out: each end is the linear interpolation at q (n - 1) of the sorted
+    replicates, an infinity where the interpolation reaches one (weight above 0), and
+    between -inf and +inf the wider choice."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = percentile_interval(values, level)
+    s = sorted(values)
+    for q, end, wide in (((1 - level) / 2, got[0], -np.inf), ((1 + level) / 2, got[1], np.inf)):
+        pos = q * (len(s) - 1)
+        lo_i = math.floor(pos)
+        frac = pos - lo_i
+        a, b = s[lo_i], s[min(lo_i + 1, len(s) - 1)]
+        if frac == 0 or a == b:
+            want = a
+        elif np.isinf(a) and np.isinf(b):
+            want = wide
+        elif np.isinf(a) or np.isinf(b):
+            want = a if np.isinf(a) else b
+        else:
+            want = a + frac * (b - a)
+        assert not math.isnan(end)
+        assert end == want or end == pytest.approx(want, rel=1e-9, abs=1e-12)
 
 
 def test_an_infinite_statistic_ties_only_an_equal_infinity():

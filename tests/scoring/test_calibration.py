@@ -20,9 +20,11 @@ from coherence import calibration_error
 from coherence import forecast_scores
 from coherence import plot_smooth_reliability
 from coherence import smooth_ece
+from coherence._resampling import percentile_interval
 from coherence._scoring._calibration import _bootstrap_weight_chunks
 from coherence._scoring._calibration import _bootstrap_weights
 from coherence._scoring._calibration import _debiased_ce
+from coherence._scoring._calibration import _t_interval
 from coherence._scoring._smooth_ece import Smoother
 from coherence._scoring._smooth_ece import _reflected_kernel
 from coherence._scoring._smooth_ece import code_smece_at
@@ -52,10 +54,12 @@ data_strategy = st.integers(8, 60).flatmap(lambda n: st.tuples(
        binning=st.sampled_from(["equal_mass", "equal_width"]), norm=st.sampled_from([1, 2]))
 def test_debiased_ce_agrees_with_brute_force_loop(data, n_bins, binning, norm):
     p, y = np.array(data[0]), np.array(data[1], dtype=float)
-    deb, plug = _debiased_ce(p, y, np.ones(len(p)), n_bins, binning, norm)
-    ref_deb, ref_plug = reference_calibration_error(p, y, n_bins, binning, norm)
+    deb, plug, se = _debiased_ce(p, y, np.ones(len(p)), n_bins, binning, norm)
+    ref_deb, ref_plug, ref_se = reference_calibration_error(p, y, n_bins, binning, norm,
+                                                            with_se=True)
     assert plug == pytest.approx(ref_plug, abs=1e-12)
     assert deb == pytest.approx(ref_deb, abs=1e-7)
+    assert se == pytest.approx(ref_se, abs=1e-12)
 
 
 def test_public_statistic_and_table_match_reference():
@@ -111,7 +115,7 @@ def test_calibrated_forecaster_debiased_mean_is_zero_plugin_is_not():
     for r in range(reps):
         p = gen.uniform(size=n)
         y = (gen.uniform(size=n) < p).astype(float)
-        deb[r], plug[r] = _debiased_ce(p, y, np.ones(n), 10, "equal_mass", 2)
+        deb[r], plug[r], _ = _debiased_ce(p, y, np.ones(n), 10, "equal_mass", 2)
     se = deb.std(ddof=1) / math.sqrt(reps)
     assert abs(deb.mean()) < 3 * se
     assert plug.mean() > 10 * se  # the plug-in's bias, about sum_k w_k Var(ybar_k)
@@ -138,6 +142,62 @@ def test_interval_covers_in_a_small_simulation():
         res = calibration_error(forecasts(150, 100 + seed), n_resamples=99, rng=seed)
         hits += res.confidence_interval.low <= 0.0 <= res.confidence_interval.high
     assert hits >= 35  # 40 x 0.95 = 38 expected; measured coverage in benchmarks/
+
+
+def test_bootstrap_t_interval_rebuilt_from_the_resamples():
+    """The interval is stat - t*_q se, t* = (debiased* - plug-in) / se*, each replicate
+    rebuilt by the brute-force loop from the generator's weights; 'basic' is the pivotal
+    interval of the same replicates."""
+    df = forecasts(120, 9, lambda p: p**0.7)
+    df = df.sort_values(["probability", "outcome"])  # the function's canonical order
+    p, y = df["probability"].to_numpy(), df["outcome"].to_numpy(float)
+    kw = {"n_resamples": 39, "rng": 3, "binning": "equal_width"}
+    res = calibration_error(df, **kw)
+    basic = calibration_error(df, interval="basic", **kw)
+    w = _bootstrap_weights(120, None, 39, np.random.default_rng(3))
+    reps = []
+    for row in w:
+        idx = np.repeat(np.arange(120), row.astype(np.int64))
+        reps.append(reference_calibration_error(p[idx], y[idx], 10, "equal_width", 2,
+                                                with_se=True))
+    reps = np.array(reps)
+    deb, plug, se = reference_calibration_error(p, y, 10, "equal_width", 2, with_se=True)
+    np.testing.assert_allclose(res.replicates, reps[:, 0], atol=1e-12)
+    t_lo, t_hi = np.quantile((reps[:, 0] - plug) / reps[:, 2], [0.025, 0.975])
+    assert res.interval == "bootstrap-t" and "bootstrap-t interval" in res.method
+    assert res.se == pytest.approx(se, abs=1e-14)
+    assert res.confidence_interval.low == pytest.approx(deb - t_hi * se, abs=1e-10)
+    assert res.confidence_interval.high == pytest.approx(deb - t_lo * se, abs=1e-10)
+    q_lo, q_hi = np.quantile(reps[:, 0], [0.025, 0.975])
+    assert basic.interval == "basic" and "basic bootstrap interval" in basic.method
+    assert basic.confidence_interval.low == pytest.approx(deb + plug - q_hi, abs=1e-10)
+    assert basic.confidence_interval.high == pytest.approx(deb + plug - q_lo, abs=1e-10)
+    assert basic.statistic == res.statistic
+
+
+@settings(max_examples=40)
+@given(stat=st.floats(-1, 1), plug=st.floats(0, 1), se=st.floats(1e-6, 1),
+       reps=st.lists(st.tuples(st.floats(-1, 1), st.sampled_from([0.0, 0.01, 0.2])),
+                     min_size=2, max_size=30))
+def test_t_interval_against_the_written_formula(stat, plug, se, reps):
+    """A replicate of standard error 0 has pivot 0 when it equals the plug-in, else an
+    infinite one of its sign; the ends are stat - t_q se with the replicates' quantiles."""
+    boot = np.array(reps)
+    lo, hi = _t_interval(stat, plug, se, boot, 0.9)
+    t = [0.0 if s == 0 and v == plug else (math.copysign(math.inf, v - plug) if s == 0
+                                            else (v - plug) / s) for v, s in reps]
+    t_lo, t_hi = percentile_interval(t, 0.9)
+    for got, want in ((lo, stat - t_hi * se), (hi, stat - t_lo * se)):
+        assert (got == want) or got == pytest.approx(want, rel=1e-9, abs=1e-12)
+    assert not (lo > hi)
+
+
+def test_all_bins_pure_fall_back_to_the_basic_interval():
+    df = forecasts(60, 2).assign(outcome=0)
+    res = calibration_error(df, n_resamples=19, rng=0)
+    assert res.se == 0.0 and res.interval == "basic"
+    assert "standard error 0" in res.method
+    assert res.confidence_interval.low <= res.statistic <= res.confidence_interval.high
 
 
 def test_group_bootstrap_moves_clusters_together():
@@ -244,6 +304,7 @@ def test_plot_smooth_reliability():
     ({"norm": True}, ValueError, "'norm'"),
     ({"binning": "quantile"}, ValueError, "'binning'.*'equal_mass', 'equal_width'"),
     ({"n_bins": 0}, ValueError, "'n_bins'.*>= 1"),
+    ({"interval": "bca"}, ValueError, "'interval'.*'bootstrap-t', 'basic'"),
     ({"n_resamples": 0}, ValueError, "'n_resamples'"),
     ({"confidence_level": 1.5}, ValueError, "'confidence_level'"),
     ({"probability": "p"}, ValueError, "column 'p' \\(the 'probability' column\\) not found"),
