@@ -109,3 +109,29 @@ def reference_code_convolution(values, sigma):
                                                                      * sigma)
         out.append(acc)
     return sum(abs(v) for v in out) / m
+
+
+def reference_cluster_calibration_error(p, y, groups, n_bins, binning):
+    """(debiased, plug-in, standard error) of the squared l2 error with the cluster-robust
+    correction, by loops: per bin, the clusters' totals S_c over m_c forecasts give
+    v = C/(C - 1) sum_c (S_c - m_c f)^2 / n^2 (0 for a bin of one cluster)."""
+    bins = reference_bins(p, n_bins, binning)
+    n = len(p)
+    deb = plug = se2 = 0.0
+    for k in sorted(set(bins)):
+        members = [i for i in range(n) if bins[i] == k]
+        m = len(members)
+        mean_p = sum(float(p[i]) for i in members) / m
+        freq = sum(float(y[i]) for i in members) / m
+        clusters = sorted({groups[i] for i in members})
+        ss = 0.0
+        for c in clusters:
+            rows = [i for i in members if groups[i] == c]
+            ss += (sum(float(y[i]) for i in rows) - len(rows) * freq) ** 2
+        units = len(clusters)
+        var = units / (units - 1) * ss / m**2 if units > 1 else 0.0
+        d = freq - mean_p
+        deb += m / n * (d * d - var)
+        plug += m / n * d * d
+        se2 += (m / n) ** 2 * (4 * d * d * var + 2 * var * var)
+    return deb, plug, math.sqrt(se2)
