@@ -34,19 +34,25 @@ def reference_bins(p, n_bins, binning):
     return [bisect.bisect_left(edges, v) for v in p]
 
 
+def reference_bin_members(p, y, n_bins, binning):
+    """Per non-empty bin, by a loop: (its rows, mean forecast, observed frequency)."""
+    bins = reference_bins(p, n_bins, binning)
+    for k in sorted(set(bins)):
+        members = [i for i in range(len(p)) if bins[i] == k]
+        m = len(members)
+        yield (members, sum(float(p[i]) for i in members) / m,
+               sum(float(y[i]) for i in members) / m)
+
+
 def reference_calibration_error(p, y, n_bins, binning, norm, with_se=False):
     """(debiased, plug-in): per bin, the plug-in term minus the correction, by a loop;
     the l1 correction by numerical integration of E|d + s Z|. ``with_se``: also the
     standard error of the bootstrap-t pivot, sqrt(sum_k (n_k/n)^2 (4 d_k^2 v_k + 2 v_k^2))
     (norm 2) or sqrt(sum_k (n_k/n)^2 v_k) (norm 1), v_k = f_k(1 - f_k)/(n_k - 1)."""
-    bins = reference_bins(p, n_bins, binning)
     n = len(p)
     deb = plug = se2 = 0.0
-    for k in sorted(set(bins)):
-        members = [i for i in range(n) if bins[i] == k]
+    for members, mean_p, freq in reference_bin_members(p, y, n_bins, binning):
         m = len(members)
-        mean_p = sum(float(p[i]) for i in members) / m
-        freq = sum(float(y[i]) for i in members) / m
         d = freq - mean_p
         var = freq * (1 - freq) / (m - 1) if m > 1 else 0.0
         if norm == 2:
@@ -115,14 +121,10 @@ def reference_cluster_calibration_error(p, y, groups, n_bins, binning):
     """(debiased, plug-in, standard error) of the squared l2 error with the cluster-robust
     correction, by loops: per bin, the clusters' totals S_c over m_c forecasts give
     v = C/(C - 1) sum_c (S_c - m_c f)^2 / n^2 (0 for a bin of one cluster)."""
-    bins = reference_bins(p, n_bins, binning)
     n = len(p)
     deb = plug = se2 = 0.0
-    for k in sorted(set(bins)):
-        members = [i for i in range(n) if bins[i] == k]
+    for members, mean_p, freq in reference_bin_members(p, y, n_bins, binning):
         m = len(members)
-        mean_p = sum(float(p[i]) for i in members) / m
-        freq = sum(float(y[i]) for i in members) / m
         clusters = sorted({groups[i] for i in members})
         ss = 0.0
         for c in clusters:
