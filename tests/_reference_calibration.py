@@ -44,17 +44,30 @@ def reference_bin_members(p, y, n_bins, binning):
                sum(float(y[i]) for i in members) / m)
 
 
-def reference_calibration_error(p, y, n_bins, binning, norm, with_se=False):
+def reference_calibration_error(p, y, n_bins, binning, norm, with_se=False, groups=None):
     """(debiased, plug-in): per bin, the plug-in term minus the correction, by a loop;
-    the l1 correction by numerical integration of E|d + s Z|. ``with_se``: also the
-    standard error of the bootstrap-t pivot, sqrt(sum_k (n_k/n)^2 (4 d_k^2 v_k + 2 v_k^2))
-    (norm 2) or sqrt(sum_k (n_k/n)^2 v_k) (norm 1), v_k = f_k(1 - f_k)/(n_k - 1)."""
+    the l1 correction by numerical integration of E|d + s Z|. The correction's variance
+    is v = f(1 - f)/(m - 1) without ``groups``, else over the bin's C clusters
+    v = C/(C - 1) sum_c (S_c - m_c f)^2 / m^2 (0 for a bin of one unit). ``with_se``: also
+    the standard error of the bootstrap-t pivot: norm 2, sqrt(C/(C - 1) sum_c t_c^2 +
+    sum_k (m_k/n)^2 2 v_k^2) over all C units, t_c = sum_{i in c} 2 d_k(i) (y_i -
+    f_k(i)) / n; norm 1, sqrt(sum_k (m_k/n)^2 v_k)."""
     n = len(p)
-    deb = plug = se2 = 0.0
+    units = list(range(n)) if groups is None else [int(g) for g in groups]
+    deb = plug = quad = 0.0
+    t = dict.fromkeys(units, 0.0)
     for members, mean_p, freq in reference_bin_members(p, y, n_bins, binning):
         m = len(members)
         d = freq - mean_p
-        var = freq * (1 - freq) / (m - 1) if m > 1 else 0.0
+        if groups is None:
+            var = freq * (1 - freq) / (m - 1) if m > 1 else 0.0
+        else:
+            clusters = sorted({units[i] for i in members})
+            ss = sum((sum(float(y[i]) for i in members if units[i] == c)
+                      - sum(1 for i in members if units[i] == c) * freq) ** 2
+                     for c in clusters)
+            var = len(clusters) / (len(clusters) - 1) * ss / m**2 if len(clusters) > 1 \
+                else 0.0
         if norm == 2:
             term, corr = d * d, var
         else:
@@ -68,8 +81,14 @@ def reference_calibration_error(p, y, n_bins, binning, norm, with_se=False):
                 corr = e_abs - abs(d)
         deb += m / n * (term - corr)
         plug += m / n * term
-        se2 += (m / n) ** 2 * ((4 * d * d * var + 2 * var * var) if norm == 2 else var)
-    return (deb, plug, math.sqrt(se2)) if with_se else (deb, plug)
+        quad += (m / n) ** 2 * (2 * var * var if norm == 2 else var)
+        for i in members:
+            t[units[i]] += 2 * d * (float(y[i]) - freq) / n
+    if not with_se:
+        return deb, plug
+    c = len(t)
+    linear = c / (c - 1) * sum(v * v for v in t.values()) if norm == 2 and c > 1 else 0.0
+    return deb, plug, math.sqrt(linear + quad)
 
 
 def reference_kernel(t, f, sigma, images=6):
@@ -116,24 +135,3 @@ def reference_code_convolution(values, sigma):
         out.append(acc)
     return sum(abs(v) for v in out) / m
 
-
-def reference_cluster_calibration_error(p, y, groups, n_bins, binning):
-    """(debiased, plug-in, standard error) of the squared l2 error with the cluster-robust
-    correction, by loops: per bin, the clusters' totals S_c over m_c forecasts give
-    v = C/(C - 1) sum_c (S_c - m_c f)^2 / n^2 (0 for a bin of one cluster)."""
-    n = len(p)
-    deb = plug = se2 = 0.0
-    for members, mean_p, freq in reference_bin_members(p, y, n_bins, binning):
-        m = len(members)
-        clusters = sorted({groups[i] for i in members})
-        ss = 0.0
-        for c in clusters:
-            rows = [i for i in members if groups[i] == c]
-            ss += (sum(float(y[i]) for i in rows) - len(rows) * freq) ** 2
-        units = len(clusters)
-        var = units / (units - 1) * ss / m**2 if units > 1 else 0.0
-        d = freq - mean_p
-        deb += m / n * (d * d - var)
-        plug += m / n * d * d
-        se2 += (m / n) ** 2 * (4 * d * d * var + 2 * var * var)
-    return deb, plug, math.sqrt(se2)

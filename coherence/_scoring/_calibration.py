@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from dataclasses import field
 from typing import TYPE_CHECKING
 from typing import Any
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -152,18 +153,34 @@ def _frequency_variance(codes: np.ndarray, y: np.ndarray, w: np.ndarray,
     return np.where(units >= 2, var, 0.0), units
 
 
+class _Binned(NamedTuple):
+    """The non-empty bins of the forecasts of positive weight, and per kept row its
+    bin's position, its residual from the bin's frequency, weight and cluster."""
+
+    index: np.ndarray
+    count: np.ndarray
+    mean_p: np.ndarray
+    freq: np.ndarray
+    var: np.ndarray
+    units: np.ndarray
+    row_bin: np.ndarray
+    row_resid: np.ndarray
+    row_weight: np.ndarray
+    row_unit: np.ndarray | None
+
+
 def _bins(p: np.ndarray, y: np.ndarray, w: np.ndarray, n_bins: int, binning: str,
-          groups: np.ndarray | None) -> tuple[np.ndarray, ...]:
-    """The non-empty bins of the forecasts of positive weight: (index, weighted count,
-    mean forecast, observed frequency, frequency variance, units)."""
+          groups: np.ndarray | None) -> _Binned:
+    """Bin the forecasts of positive weight (:class:`_Binned`)."""
     keep = w > 0
     p, y, w = p[keep], y[keep], w[keep]
+    unit = None if groups is None else groups[keep]
     codes = _bin_codes(p, n_bins, binning)
     n, mp, fy = _binned(p, y, w, codes, n_bins)
-    var, units = _frequency_variance(codes, y, w, None if groups is None else groups[keep],
-                                     n, fy)
+    var, units = _frequency_variance(codes, y, w, unit, n, fy)
     used = np.flatnonzero(n > 0)
-    return used, n[used], mp[used], fy[used], var[used], units[used]
+    return _Binned(used, n[used], mp[used], fy[used], var[used], units[used],
+                   np.searchsorted(used, codes), y - fy[codes], w, unit)
 
 
 def _ce_terms(mean_p: np.ndarray, freq: np.ndarray, var: np.ndarray,
@@ -190,20 +207,38 @@ def _ce_terms(mean_p: np.ndarray, freq: np.ndarray, var: np.ndarray,
     return np.abs(d), folded - np.abs(d)
 
 
-def _ce_se(n: np.ndarray, d: np.ndarray, var: np.ndarray, norm: int) -> float:
+def _ce_se(b: _Binned, norm: int) -> float:
     r"""Standard error of the debiased binned error with the bins held fixed.
 
-    With :math:`v_k` the estimated variance of bin *k*'s observed frequency and
-    :math:`d_k` its gap, a Gaussian :math:`\bar y_k` gives
-    :math:`\operatorname{Var}(d_k^2 - v_k) \approx 4 d_k^2 v_k + 2 v_k^2` (``norm=2``; the
-    second term keeps the error positive at :math:`d = 0`) and
-    :math:`\operatorname{Var}|d_k| \approx v_k` (``norm=1``); the terms add over bins
-    weighted by their squared shares. It scales the bootstrap-t pivot of
+    ``norm=2``: the delta-method variance of the linear part plus each bin's
+    quadratic part. A unit *c* (a forecast, or a cluster of ``groups``) enters the
+    linear part through :math:`t_c = \sum_{i \in c} 2 d_{k(i)} (y_i - \bar y_{k(i)}) / n`
+    (:math:`d_k = \bar y_k - \bar p_k`), so forecasts of one question in different
+    bins covary; with :math:`C = \sum_c w_c` units of weight :math:`w_c`,
+
+    .. math::
+
+        se^2 = \frac{C}{C - 1} \sum_c w_c t_c^2 + \sum_k \Big(\frac{n_k}{n}\Big)^2
+        2 v_k^2,
+
+    the second term, :math:`\operatorname{Var}(\hat d_k^2 - v_k)` at :math:`d_k = 0`
+    for a Gaussian frequency, keeps the error positive for a calibrated forecaster.
+    ``norm=1``: :math:`\sum_k (n_k/n)^2 v_k`. It scales the bootstrap-t pivot of
     :func:`calibration_error`.
     """
-    share = n / n.sum()
-    per_bin = 4.0 * d * d * var + 2.0 * var * var if norm == 2 else var
-    return float(np.sqrt(np.sum(share * share * per_bin)))
+    share = b.count / b.count.sum()
+    if norm == 1:
+        return float(np.sqrt(np.sum(share * share * b.var)))
+    gap = b.freq - b.mean_p
+    contrib = 2.0 * gap[b.row_bin] * b.row_resid / b.count.sum()
+    if b.row_unit is None:
+        t, w_c = contrib, b.row_weight
+    else:
+        _, first, inverse = np.unique(b.row_unit, return_index=True, return_inverse=True)
+        t, w_c = np.bincount(inverse, weights=contrib), b.row_weight[first]
+    c = float(w_c.sum())
+    linear = c / (c - 1.0) * float(np.sum(w_c * t * t)) if c > 1 else 0.0
+    return float(np.sqrt(linear + np.sum(share * share * 2.0 * b.var * b.var)))
 
 
 def _debiased_ce(p: np.ndarray, y: np.ndarray, w: np.ndarray, n_bins: int, binning: str,
@@ -213,13 +248,13 @@ def _debiased_ce(p: np.ndarray, y: np.ndarray, w: np.ndarray, n_bins: int, binni
     ``p`` weighted ``w`` (rows of a cluster of ``groups`` share one weight);
     ``zero_single``: a bin of fewer than 2 units (forecasts or clusters) has error 0
     (Kumar et al.'s code)."""
-    _, n, mp, fy, var, units = _bins(p, y, w, n_bins, binning, groups)
-    plug, corr = _ce_terms(mp, fy, var, norm)
+    b = _bins(p, y, w, n_bins, binning, groups)
+    plug, corr = _ce_terms(b.mean_p, b.freq, b.var, norm)
     if zero_single:
-        corr = np.where(units < 2, plug, corr)
-    share = n / n.sum()
+        corr = np.where(b.units < 2, plug, corr)
+    share = b.count / b.count.sum()
     return (float(np.sum(share * (plug - corr))), float(np.sum(share * plug)),
-            _ce_se(n, fy - mp, var, norm))
+            _ce_se(b, norm))
 
 
 def _t_interval(stat: float, plug: float, se: float, reps: np.ndarray,
@@ -227,15 +262,13 @@ def _t_interval(stat: float, plug: float, se: float, reps: np.ndarray,
     r"""Bootstrap-t interval around the plug-in, the bootstrap world's true value.
 
     ``reps`` holds (debiased, standard error) per resample; the pivot of a replicate
-    is :math:`t^* = (\theta^* - \hat\theta_{pl}) / se^*` (0 when both numerator
-    and :math:`se^*` are 0, infinite when only :math:`se^*` is), and the interval is
-    :math:`[\hat\theta - t^*_{1-\alpha/2}\, se,\ \hat\theta - t^*_{\alpha/2}\, se]`.
+    is :math:`t^* = (\theta^* - \hat\theta_{pl}) / se^*`, scaled by the sample's
+    :math:`se` instead where :math:`se^* = 0` (a resample in which no bin's outcomes
+    vary), and the interval is :math:`[\hat\theta - t^*_{1-\alpha/2}\, se,\
+    \hat\theta - t^*_{\alpha/2}\, se]` (``se`` > 0).
     """
-    gap = reps[:, 0] - plug
-    with np.errstate(divide="ignore", invalid="ignore"):
-        flat = np.where(gap == 0.0, 0.0, np.copysign(np.inf, gap))
-        t = np.where(reps[:, 1] > 0, gap / np.where(reps[:, 1] > 0, reps[:, 1], 1.0), flat)
-    t_lo, t_hi = percentile_interval(t, confidence_level)
+    scale = np.where(reps[:, 1] > 0, reps[:, 1], se)
+    t_lo, t_hi = percentile_interval((reps[:, 0] - plug) / scale, confidence_level)
     return stat - t_hi * se, stat - t_lo * se
 
 
@@ -556,7 +589,7 @@ def calibration_error(data: Any, *, probability: str = "probability",
     p, y, groups = _forecasts_iv(data, probability, outcome, group, owner)
     n = len(p)
     ones = np.ones(n)
-    used, cnt, mp, fy, var, units = _bins(p, y, ones, n_bins, binning, groups)
+    used, cnt, mp, fy, var, units = _bins(p, y, ones, n_bins, binning, groups)[:6]
     plug_t, corr_t = _ce_terms(mp, fy, var, norm)
     unit = "forecast" if groups is None else f"'{group}' cluster"
     if zero_single:
