@@ -461,13 +461,13 @@ def calibration_error(data: Any, *, probability: str = "probability",
     confidence_level : float in (0, 1), default 0.95
     single_forecast_bins : {'plugin', 'zero'}, default 'plugin'
         A bin of one forecast (with ``group``, of one cluster) has no variance
-        estimate, so its term cannot be debiased: ``'plugin'`` keeps its plug-in term (correction 0, with a
-        :class:`SmallSampleWarning`); ``'zero'`` counts its error as 0, as
-        Kumar et al.'s code does (``unbiased_square_ce``: a bin error is 0
-        when it holds fewer than 2 forecasts; for ``norm=1`` their code
-        refuses such bins). The two differ by up to 0.025 at n = 50 with
-        equal-width bins; in bootstrap resamples a bin of fewer than 2 drawn
-        forecasts follows the same rule.
+        estimate, so its term cannot be debiased: ``'plugin'`` keeps its plug-in
+        term (correction 0, with a :class:`SmallSampleWarning`); ``'zero'``
+        counts its error as 0, as Kumar et al.'s code does
+        (``unbiased_square_ce``: a bin error is 0 when it holds fewer than 2
+        forecasts; for ``norm=1`` their code refuses such bins). The two differ
+        by up to 0.025 at n = 50 with equal-width bins; in bootstrap resamples a
+        bin of fewer than 2 drawn forecasts follows the same rule.
     interval : {'bootstrap-t', 'basic'}, default 'bootstrap-t'
         The bootstrap interval: studentized by the statistic's standard error, or
         the basic (pivotal) interval used before (see Notes).

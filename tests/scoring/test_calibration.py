@@ -20,7 +20,6 @@ from coherence import calibration_error
 from coherence import forecast_scores
 from coherence import plot_smooth_reliability
 from coherence import smooth_ece
-from coherence._resampling import percentile_interval
 from coherence._scoring._calibration import _bootstrap_weight_chunks
 from coherence._scoring._calibration import _bootstrap_weights
 from coherence._scoring._calibration import _debiased_ce
