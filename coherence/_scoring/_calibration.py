@@ -157,8 +157,8 @@ class _Binned(NamedTuple):
     """The non-empty bins of the forecasts of positive weight, and per kept row its
     bin's position, its residual from the bin's frequency, weight and cluster."""
 
-    index: np.ndarray
-    count: np.ndarray
+    bins: np.ndarray
+    n: np.ndarray
     mean_p: np.ndarray
     freq: np.ndarray
     var: np.ndarray
@@ -226,11 +226,11 @@ def _ce_se(b: _Binned, norm: int) -> float:
     ``norm=1``: :math:`\sum_k (n_k/n)^2 v_k`. It scales the bootstrap-t pivot of
     :func:`calibration_error`.
     """
-    share = b.count / b.count.sum()
+    share = b.n / b.n.sum()
     if norm == 1:
         return float(np.sqrt(np.sum(share * share * b.var)))
     gap = b.freq - b.mean_p
-    contrib = 2.0 * gap[b.row_bin] * b.row_resid / b.count.sum()
+    contrib = 2.0 * gap[b.row_bin] * b.row_resid / b.n.sum()
     if b.row_unit is None:
         t, w_c = contrib, b.row_weight
     else:
@@ -252,7 +252,7 @@ def _debiased_ce(p: np.ndarray, y: np.ndarray, w: np.ndarray, n_bins: int, binni
     plug, corr = _ce_terms(b.mean_p, b.freq, b.var, norm)
     if zero_single:
         corr = np.where(b.units < 2, plug, corr)
-    share = b.count / b.count.sum()
+    share = b.n / b.n.sum()
     return (float(np.sum(share * (plug - corr))), float(np.sum(share * plug)),
             _ce_se(b, norm))
 
