@@ -529,7 +529,7 @@ def calibration_error(data: Any, *, probability: str = "probability",
     y_k)^2 / n_k^2` over its :math:`C_k` clusters (cluster *c* holding :math:`m_c` of
     its forecasts with :math:`S_c` outcomes), which is Kumar et al.'s for clusters of
     one forecast and unbiased when the clusters' totals are exchangeable (measured:
-    1.39e-2 and 1.70e-2 in the same studies). For ``norm=1`` there is no
+    1.39e-2 and 1.64e-2 in the same studies). For ``norm=1`` there is no
     unbiased estimator; the authors' code (``normal_debiased_ce``) uses
     :math:`2\,\mathrm{ECE} - \mathrm{E}[\sum_k \frac{n_k}{n}|\bar y_k + s_k Z -
     \bar p_k|]` with :math:`s_k^2 = \bar y_k(1-\bar y_k)/n_k` estimated by
