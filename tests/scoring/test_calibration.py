@@ -413,6 +413,20 @@ def test_single_forecast_bin_warns():
     assert res.table.loc[res.table["n"] == 1, "correction"].eq(0.0).all()
 
 
+def test_single_cluster_bin_warns_and_zero_rule_follows_clusters():
+    """A bin whose forecasts all come from one question has no variance estimate with
+    ``group``: it warns naming the cluster, and 'zero' counts its error as 0."""
+    df = pd.DataFrame({"probability": [0.05, 0.06, 0.5, 0.55, 0.6, 0.52],
+                       "outcome": [0, 0, 1, 0, 1, 1], "q": [0, 0, 1, 2, 3, 4]})
+    kw = {"n_bins": 10, "binning": "equal_width", "n_resamples": 9, "rng": 0, "group": "q"}
+    with pytest.warns(SmallSampleWarning, match="single 'q' cluster"):
+        res = calibration_error(df, **kw)
+    assert res.table.loc[res.table["n"] == 2, "correction"].eq(0.0).all()
+    zero = calibration_error(df, single_forecast_bins="zero", **kw)
+    first = zero.table.iloc[0]
+    assert first["n"] == 2 and first["correction"] == first["plugin_term"]
+
+
 def test_result_types():
     assert isinstance(smooth_ece(forecasts(30, 0), n_resamples=0), SmoothECEResult)
 
