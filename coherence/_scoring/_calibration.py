@@ -138,11 +138,16 @@ def _frequency_variance(codes: np.ndarray, y: np.ndarray, w: np.ndarray,
         units = n
         var = freq * (1.0 - freq) / np.maximum(n - 1.0, 1.0)
     else:
-        key, first, inverse = np.unique(codes.astype(np.int64) * (int(groups.max()) + 1)
-                                        + groups, return_index=True, return_inverse=True)
+        # runs of one (cluster, bin): contiguous in the canonical order (rows sorted by
+        # cluster, then forecast), so no sort unless the rows come otherwise
+        key = groups.astype(np.int64) * n_bins + codes
+        if np.any(key[1:] < key[:-1]):
+            order = np.argsort(key, kind="stable")
+            key, codes, y, w = key[order], codes[order], y[order], w[order]
+        first = np.flatnonzero(np.concatenate(([True], key[1:] != key[:-1])))
         bin_of = codes[first]
-        s_c = np.bincount(inverse, weights=y, minlength=key.size)
-        m_c = np.bincount(inverse, minlength=key.size).astype(np.float64)
+        s_c = np.add.reduceat(y, first)
+        m_c = np.diff(first, append=key.size).astype(np.float64)
         w_c = w[first]
         with np.errstate(invalid="ignore"):
             dev = s_c - m_c * freq[bin_of]
@@ -179,8 +184,10 @@ def _bins(p: np.ndarray, y: np.ndarray, w: np.ndarray, n_bins: int, binning: str
     n, mp, fy = _binned(p, y, w, codes, n_bins)
     var, units = _frequency_variance(codes, y, w, unit, n, fy)
     used = np.flatnonzero(n > 0)
+    position = np.zeros(n_bins, dtype=np.int64)
+    position[used] = np.arange(used.size)
     return _Binned(used, n[used], mp[used], fy[used], var[used], units[used],
-                   np.searchsorted(used, codes), y - fy[codes], w, unit)
+                   position[codes], y - fy[codes], w, unit)
 
 
 def _ce_terms(mean_p: np.ndarray, freq: np.ndarray, var: np.ndarray,
@@ -234,8 +241,10 @@ def _ce_se(b: _Binned, norm: int) -> float:
     if b.row_unit is None:
         t, w_c = contrib, b.row_weight
     else:
-        _, first, inverse = np.unique(b.row_unit, return_index=True, return_inverse=True)
-        t, w_c = np.bincount(inverse, weights=contrib), b.row_weight[first]
+        rows = np.bincount(b.row_unit)
+        present = rows > 0  # a cluster's rows share its weight
+        t = np.bincount(b.row_unit, weights=contrib)[present]
+        w_c = np.bincount(b.row_unit, weights=b.row_weight)[present] / rows[present]
     c = float(w_c.sum())
     linear = c / (c - 1.0) * float(np.sum(w_c * t * t)) if c > 1 else 0.0
     return float(np.sqrt(linear + np.sum(share * share * 2.0 * b.var * b.var)))
