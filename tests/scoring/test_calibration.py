@@ -228,6 +228,25 @@ def test_cluster_correction_agrees_with_brute_force_loop(data, n_bins, binning):
 
 
 @settings(max_examples=25)
+@given(seed=st.integers(0, 2**16), n_clusters=st.integers(1, 15),
+       binning=st.sampled_from(["equal_mass", "equal_width"]))
+def test_cluster_runs_in_canonical_order_equal_the_sorted_fallback(seed, n_clusters,
+                                                                    binning):
+    """Rows sorted by cluster then forecast (the public functions' order) take the
+    no-sort path; any other order sorts first: the same values."""
+    gen = np.random.default_rng(seed)
+    g = gen.integers(0, n_clusters, 40)
+    p, y = np.round(gen.uniform(size=40), 1), (gen.uniform(size=40) < 0.4).astype(float)
+    w_c = gen.integers(0, 3, n_clusters).astype(float)
+    w_c[g[0]] = max(w_c[g[0]], 1.0)  # a cluster's rows share its weight; one is drawn
+    w = w_c[g]
+    order = np.lexsort((y, p, g))
+    canonical = _debiased_ce(p[order], y[order], w[order], 4, binning, 2, groups=g[order])
+    shuffled = _debiased_ce(p, y, w, 4, binning, 2, groups=g)
+    np.testing.assert_allclose(canonical, shuffled, rtol=1e-12, atol=1e-15)
+
+
+@settings(max_examples=25)
 @given(seed=st.integers(0, 2**16), n_clusters=st.integers(2, 12))
 def test_cluster_weights_count_as_copies_of_the_cluster(seed, n_clusters):
     """A bootstrap multiplicity w on a cluster's rows is the cluster drawn w times: the
