@@ -361,6 +361,50 @@ def _sets(df: pd.DataFrame, checker: str, group: str, role: str, p: np.ndarray,
     return rows, p[rows]
 
 
+def _component_intervals(boot: np.ndarray, values: dict[str, float],
+                         mean_outcome: np.ndarray,
+                         confidence_level: float) -> dict[str, tuple[float, float]]:
+    r"""Each component's interval for the population's value, from the cluster bootstrap.
+
+    Percentile intervals for the Brier scores, the incoherence part and the within-bin
+    part. The resolution's plug-in is biased upward by about the bins' frequency
+    variance, and its replicates once more, so its percentile interval sits above the
+    population's value: the basic interval :math:`[2\hat\theta - q^*_{1-\alpha/2},
+    2\hat\theta - q^*_{\alpha/2}]` removes the shift (clipped at 0). The uncertainty
+    :math:`\bar y(1 - \bar y)` is at its maximum when :math:`\bar y = 1/2`, where no
+    replicate exceeds the population value: its interval maps the percentile interval
+    of the mean outcome through :math:`u(1 - u)` (up to 1/4 when it holds 1/2).
+    """
+    out = {}
+    for j, name in enumerate(COMPONENTS):
+        low, high = percentile_interval(boot[:, j], confidence_level)
+        if name == "resolution":
+            low, high = max(2.0 * values[name] - high, 0.0), 2.0 * values[name] - low
+        out[name] = (low, high)
+    lo_y, hi_y = percentile_interval(mean_outcome, confidence_level)
+    ends = (lo_y * (1.0 - lo_y), hi_y * (1.0 - hi_y))
+    out["uncertainty"] = (min(ends), 0.25 if lo_y <= 0.5 <= hi_y else max(ends))
+    return out
+
+
+def _reliability_interval(q: np.ndarray, y: np.ndarray, clusters: np.ndarray, n_bins: int,
+                          n_resamples: int, confidence_level: float,
+                          gen: np.random.Generator) -> tuple[float, float]:
+    """:func:`calibration_error`'s interval (equal-width bins, the resampling clusters) of
+    the coherent forecasts: for the population reliability. Its bins of a single
+    cluster keep their plug-in term, so it errs wide there; the warning is not passed
+    on (the decomposition warns about few clusters itself)."""
+    from ._calibration import calibration_error
+
+    table = pd.DataFrame({"probability": q, "outcome": y, "cluster": clusters})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SmallSampleWarning)
+        res = calibration_error(table, binning="equal_width", n_bins=n_bins, group="cluster",
+                                n_resamples=n_resamples, confidence_level=confidence_level,
+                                rng=gen)
+    return res.confidence_interval.low, res.confidence_interval.high
+
+
 def brier_decomposition(
     data: Any,
     *,
@@ -531,14 +575,19 @@ def brier_decomposition(
               "resolution": point["resolution"], "uncertainty": point["uncertainty"],
               "within_bin": point["within_bin"]}
     boot = np.empty((n_resamples, len(COMPONENTS)))
+    mean_outcome = np.empty(n_resamples)
+    n_g = np.bincount(clusters, minlength=n_clusters).astype(np.float64)
+    y_g = np.bincount(clusters, weights=ys, minlength=n_clusters)
     for start, stop, draws in cluster_draw_chunks(n_clusters, n_resamples, gen):
         w = cluster_weights(draws, n_clusters)
         boot[start:stop] = decomposition_replicates(w, ps, qs_, ys, clusters, n_bins)
+        mean_outcome[start:stop] = (w @ y_g) / (w @ n_g)
+    intervals = _component_intervals(boot, values, mean_outcome, confidence_level)
+    intervals["reliability"] = _reliability_interval(qs_, ys, clusters, n_bins, n_resamples,
+                                                     confidence_level, gen)
     table_rows = []
-    intervals = {}
-    for j, name in enumerate(COMPONENTS):
-        low, high = percentile_interval(boot[:, j], confidence_level)
-        intervals[name] = (low, high)
+    for name in COMPONENTS:
+        low, high = intervals[name]
         table_rows.append({"component": name, "value": float(values[name]), "ci_low": low,
                            "ci_high": high})
     table = pd.DataFrame(table_rows, columns=list(TABLE_COLUMNS))
@@ -554,7 +603,9 @@ def brier_decomposition(
         statistic=brier, pvalue=math.nan,
         confidence_interval=ConfidenceInterval(low, high, confidence_level),
         n_obs=int(scored.sum()),
-        method="cluster bootstrap over linked questions (percentile)",
+        method="cluster bootstrap over linked questions (percentile; reliability "
+               "bootstrap-t of the debiased term, resolution basic, uncertainty from the "
+               "mean outcome's)",
         checker=checker, n_bins=n_bins, n_resamples=n_resamples, n_sets=n_sets,
         n_incoherent=n_incoherent, n_clusters=n_clusters, table=table,
         per_forecast=per_forecast, **{k: float(v) for k, v in values.items()})
