@@ -202,6 +202,54 @@ def decomposition_replicates(weights: np.ndarray, p: np.ndarray, q: np.ndarray,
                             uncertainty, within])
 
 
+def resolution_pivots(weights: np.ndarray, q: np.ndarray, y: np.ndarray,
+                      clusters: np.ndarray, n_bins: int) -> np.ndarray:
+    r"""The resolution under cluster weights ``(B, G)``: ``(B, 3)`` columns (plug-in,
+    debiased, standard error), for its bootstrap-t interval.
+
+    With bins of :math:`n_k` forecasts, frequency :math:`\bar y_k`, mean outcome
+    :math:`\bar y` and :math:`v_k`, :math:`v` the cluster-robust variances of
+    :math:`\bar y_k` and :math:`\bar y` (:math:`C/(C-1) \sum_c w_c (S_c - m_c \bar
+    y)^2 / n^2` over the clusters; for clusters of one forecast :math:`\bar y(1 - \bar
+    y)/(n - 1)`), the debiased resolution is Ferro and Fricker's (2012)
+    :math:`\mathrm{RES} - \sum_k \frac{n_k}{n} v_k + v`, and the standard error is the
+    delta method's with the bins held fixed: the clustered variance of the linear part,
+    cluster *c* entering through :math:`\frac{2}{n}\sum_k r_k (S_{ck} - m_{ck} \bar y_k)`
+    (:math:`r_k = \bar y_k - \bar y`; the mean outcome's own variation cancels), plus
+    :math:`\sum_k (n_k/n)^2\, 2 v_k^2`.
+    """
+    n_groups = weights.shape[1]
+    cell = clusters * n_bins + bin_index(q, n_bins)
+    size = n_groups * n_bins
+    n_gk = np.bincount(cell, minlength=size).reshape(n_groups, n_bins).astype(np.float64)
+    y_gk = np.bincount(cell, weights=y, minlength=size).reshape(n_groups, n_bins)
+    n_k, y_k = weights @ n_gk, weights @ y_gk
+    n = n_k.sum(axis=1)
+    ybar = y_k.sum(axis=1) / n
+    safe = np.where(n_k > 0, n_k, 1.0)
+    freq = y_k / safe
+    share = n_k / n[:, None]
+
+    def robust(units: np.ndarray, ss: np.ndarray, total: np.ndarray) -> np.ndarray:
+        var = units / np.maximum(units - 1.0, 1.0) * np.maximum(ss, 0.0) / (total * total)
+        return np.where(units > 1, var, 0.0)
+
+    v_k = robust(weights @ (n_gk > 0), weights @ (y_gk * y_gk)
+                 - 2.0 * freq * (weights @ (y_gk * n_gk)) + freq**2 * (weights @ (n_gk * n_gk)),
+                 safe)
+    n_g, y_g = n_gk.sum(axis=1), y_gk.sum(axis=1)
+    drawn = weights.sum(axis=1)
+    v = robust(drawn, weights @ (y_g * y_g) - 2.0 * ybar * (weights @ (y_g * n_g))
+               + ybar**2 * (weights @ (n_g * n_g)), n)
+    r = np.where(n_k > 0, freq - ybar[:, None], 0.0)
+    plug = np.sum(share * r * r, axis=1)
+    debiased = plug - np.sum(share * v_k, axis=1) + v
+    t = (2.0 / n)[:, None] * (r @ y_gk.T - (freq * r) @ n_gk.T)  # (B, G)
+    linear = drawn / np.maximum(drawn - 1.0, 1.0) * np.sum(weights * t * t, axis=1)
+    se = np.sqrt(linear + np.sum(share * share * 2.0 * v_k * v_k, axis=1))
+    return np.column_stack([plug, debiased, se])
+
+
 def link_clusters(questions: np.ndarray, sets: np.ndarray | None) -> np.ndarray:
     """Resampling clusters: rows joined by a shared question or a shared set (connected
     components of the question-set graph), coded in sorted order of their questions."""
@@ -361,30 +409,40 @@ def _sets(df: pd.DataFrame, checker: str, group: str, role: str, p: np.ndarray,
     return rows, p[rows]
 
 
-def _component_intervals(boot: np.ndarray, values: dict[str, float],
-                         mean_outcome: np.ndarray,
+def _component_intervals(boot: np.ndarray, mean_outcome: np.ndarray,
                          confidence_level: float) -> dict[str, tuple[float, float]]:
     r"""Each component's interval for the population's value, from the cluster bootstrap.
 
-    Percentile intervals for the Brier scores, the incoherence part and the within-bin
-    part. The resolution's plug-in is biased upward by about the bins' frequency
-    variance, and its replicates once more, so its percentile interval sits above the
-    population's value: the basic interval :math:`[2\hat\theta - q^*_{1-\alpha/2},
-    2\hat\theta - q^*_{\alpha/2}]` removes the shift (clipped at 0). The uncertainty
+    Percentile intervals for the Brier scores, the incoherence part, the within-bin
+    part and (replaced by :func:`_resolution_interval` and the reliability's
+    :func:`calibration_error` interval) the resolution and reliability. The uncertainty
     :math:`\bar y(1 - \bar y)` is at its maximum when :math:`\bar y = 1/2`, where no
     replicate exceeds the population value: its interval maps the percentile interval
     of the mean outcome through :math:`u(1 - u)` (up to 1/4 when it holds 1/2).
     """
     out = {}
     for j, name in enumerate(COMPONENTS):
-        low, high = percentile_interval(boot[:, j], confidence_level)
-        if name == "resolution":
-            low, high = max(2.0 * values[name] - high, 0.0), 2.0 * values[name] - low
-        out[name] = (low, high)
+        out[name] = percentile_interval(boot[:, j], confidence_level)
     lo_y, hi_y = percentile_interval(mean_outcome, confidence_level)
     ends = (lo_y * (1.0 - lo_y), hi_y * (1.0 - hi_y))
     out["uncertainty"] = (min(ends), 0.25 if lo_y <= 0.5 <= hi_y else max(ends))
     return out
+
+
+def _resolution_interval(point: np.ndarray, pivots: np.ndarray,
+                         confidence_level: float) -> tuple[float, float]:
+    r"""Bootstrap-t interval of the population resolution. ``point`` is the sample's
+    (plug-in, debiased, se), ``pivots`` the resamples' (debiased, se): the bootstrap
+    world's true value is the plug-in, so :math:`t^* = (\theta^* - \hat\theta_{pl}) /
+    se^*` (scaled by the sample's se where :math:`se^* = 0`), and the interval is
+    :math:`[\hat\theta - t^*_{1-\alpha/2} se, \hat\theta - t^*_{\alpha/2} se]` around
+    the debiased :math:`\hat\theta`; with se = 0, the debiased value alone."""
+    plug, debiased, se = (float(v) for v in point)
+    scale = np.where(pivots[:, 1] > 0, pivots[:, 1], se if se > 0 else 1.0)
+    t_lo, t_hi = percentile_interval((pivots[:, 0] - plug) / scale, confidence_level)
+    if se == 0:
+        return debiased, debiased
+    return debiased - t_hi * se, debiased - t_lo * se
 
 
 def _reliability_interval(q: np.ndarray, y: np.ndarray, clusters: np.ndarray, n_bins: int,
@@ -576,13 +634,17 @@ def brier_decomposition(
               "within_bin": point["within_bin"]}
     boot = np.empty((n_resamples, len(COMPONENTS)))
     mean_outcome = np.empty(n_resamples)
+    pivots = np.empty((n_resamples, 2))
     n_g = np.bincount(clusters, minlength=n_clusters).astype(np.float64)
     y_g = np.bincount(clusters, weights=ys, minlength=n_clusters)
     for start, stop, draws in cluster_draw_chunks(n_clusters, n_resamples, gen):
         w = cluster_weights(draws, n_clusters)
         boot[start:stop] = decomposition_replicates(w, ps, qs_, ys, clusters, n_bins)
         mean_outcome[start:stop] = (w @ y_g) / (w @ n_g)
-    intervals = _component_intervals(boot, values, mean_outcome, confidence_level)
+        pivots[start:stop] = resolution_pivots(w, qs_, ys, clusters, n_bins)[:, 1:]
+    intervals = _component_intervals(boot, mean_outcome, confidence_level)
+    point_res = resolution_pivots(np.ones((1, n_clusters)), qs_, ys, clusters, n_bins)[0]
+    intervals["resolution"] = _resolution_interval(point_res, pivots, confidence_level)
     intervals["reliability"] = _reliability_interval(qs_, ys, clusters, n_bins, n_resamples,
                                                      confidence_level, gen)
     table_rows = []
@@ -603,9 +665,9 @@ def brier_decomposition(
         statistic=brier, pvalue=math.nan,
         confidence_interval=ConfidenceInterval(low, high, confidence_level),
         n_obs=int(scored.sum()),
-        method="cluster bootstrap over linked questions (percentile; reliability "
-               "bootstrap-t of the debiased term, resolution basic, uncertainty from the "
-               "mean outcome's)",
+        method="cluster bootstrap over linked questions (percentile; reliability and "
+               "resolution bootstrap-t of the debiased terms, uncertainty from the mean "
+               "outcome's)",
         checker=checker, n_bins=n_bins, n_resamples=n_resamples, n_sets=n_sets,
         n_incoherent=n_incoherent, n_clusters=n_clusters, table=table,
         per_forecast=per_forecast, **{k: float(v) for k, v in values.items()})

@@ -6,18 +6,24 @@ import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
 
 import coherence
 from coherence import CHECKERS
 from coherence import SmallSampleWarning
 from coherence import brier_decomposition
+from coherence import calibration_error
 from coherence import forecast_scores
 from coherence._probability._checks import possible_worlds
+from coherence._resampling import cluster_draw_chunks
 from coherence._scoring._decomposition import COMPONENTS
+from coherence._scoring._decomposition import _component_intervals
+from coherence._scoring._decomposition import _resolution_interval
 from coherence._scoring._decomposition import brier_projection
 from coherence._scoring._decomposition import decomposition_replicates
 from coherence._scoring._decomposition import link_clusters
+from coherence._scoring._decomposition import resolution_pivots
 
 UNCONDITIONAL = ("negation", "paraphrase", "consequence", "and", "or", "and_or", "but")
 CONDITIONAL = ("cond", "cond_cond", "expected_evidence")
@@ -230,6 +236,115 @@ def test_bootstrap_interval_covers_the_brier_score_of_a_population():
         lo, hi, _ = res.confidence_interval
         hits += lo <= 1 / 6 <= hi
     assert hits >= 34
+
+
+def test_reliability_interval_is_calibration_errors_after_the_decomposition_draws():
+    """The reliability's interval is calibration_error's (equal-width bins, the resampling
+    clusters) drawn from the generator after the decomposition's own draws."""
+    rng = np.random.default_rng(3)
+    n = 80
+    p = rng.uniform(size=n)
+    data = pd.DataFrame({"question": np.arange(n), "probability": p,
+                         "outcome": (rng.uniform(size=n) < p**1.3).astype(float)})
+    res = brier_decomposition(data, n_resamples=99, rng=4)
+    gen = np.random.default_rng(4)
+    for _ in cluster_draw_chunks(n, 99, gen):
+        pass
+    ce = calibration_error(data.assign(cluster=np.arange(n)), binning="equal_width",
+                           group="cluster", n_resamples=99, rng=gen)
+    row = res.table.set_index("component").loc["reliability"]
+    assert (row["ci_low"], row["ci_high"]) == ce.confidence_interval[:2]
+    assert row["value"] == pytest.approx(ce.plugin, abs=1e-15)  # the Murphy term
+
+
+@settings(max_examples=40)
+@given(boot=st.lists(st.lists(st.floats(-1, 1), min_size=7, max_size=7), min_size=2,
+                     max_size=25),
+       mean_outcome=st.lists(st.floats(0, 1), min_size=2, max_size=25))
+def test_component_intervals_against_the_written_rules(boot, mean_outcome):
+    boot_a = np.array(boot)
+    got = _component_intervals(boot_a, np.array(mean_outcome), 0.9)
+    for j, name in enumerate(COMPONENTS):
+        if name != "uncertainty":
+            assert got[name] == pytest.approx(tuple(np.quantile(boot_a[:, j], [0.05, 0.95])),
+                                              abs=1e-12)
+    a, b = np.quantile(mean_outcome, [0.05, 0.95])
+    want_hi = 0.25 if a <= 0.5 <= b else max(a * (1 - a), b * (1 - b))
+    assert got["uncertainty"] == pytest.approx((min(a * (1 - a), b * (1 - b)), want_hi),
+                                               abs=1e-12)
+
+
+def _resolution_by_loops(q, y, clusters, n_bins):
+    """(plug-in, debiased, se) of the resolution by loops over bins and clusters."""
+    k = [min(int(v * n_bins), n_bins - 1) for v in q]
+    n = len(q)
+    ybar = sum(y) / n
+    groups = sorted(set(clusters))
+
+    def robust(rows, mean):
+        units = sorted({clusters[i] for i in rows})
+        if len(units) < 2:
+            return 0.0
+        ss = sum((sum(y[i] for i in rows if clusters[i] == c)
+                  - sum(1 for i in rows if clusters[i] == c) * mean) ** 2 for c in units)
+        return len(units) / (len(units) - 1) * ss / len(rows) ** 2
+
+    plug = corr = quad = 0.0
+    t = dict.fromkeys(groups, 0.0)
+    for b in sorted(set(k)):
+        rows = [i for i in range(n) if k[i] == b]
+        f = sum(y[i] for i in rows) / len(rows)
+        v = robust(rows, f)
+        plug += len(rows) / n * (f - ybar) ** 2
+        corr += len(rows) / n * v
+        quad += (len(rows) / n) ** 2 * 2 * v * v
+        for i in rows:
+            t[clusters[i]] += 2 / n * (f - ybar) * (y[i] - f)
+    linear = len(groups) / (len(groups) - 1) * sum(x * x for x in t.values())
+    return plug, plug - corr + robust(list(range(n)), ybar), (linear + quad) ** 0.5
+
+
+@settings(max_examples=30)
+@given(data=st.integers(3, 30).flatmap(lambda n: st.tuples(
+    st.lists(st.floats(0, 1), min_size=n, max_size=n),
+    st.lists(st.integers(0, 1), min_size=n, max_size=n),
+    st.lists(st.integers(0, 5), min_size=n, max_size=n))),
+    n_bins=st.integers(1, 6))
+def test_resolution_pivots_agree_with_loops(data, n_bins):
+    q, y, g = (np.array(v) for v in data)
+    codes = np.unique(g, return_inverse=True)[1]
+    if codes.max() == 0:
+        codes = np.arange(len(q))  # at least two clusters
+    got = resolution_pivots(np.ones((1, int(codes.max()) + 1)), q, y.astype(float), codes,
+                            n_bins)[0]
+    want = _resolution_by_loops(list(q), list(y.astype(float)), list(codes), n_bins)
+    np.testing.assert_allclose(got, want, atol=1e-12)
+    murphy_res = decomposition_replicates(np.ones((1, int(codes.max()) + 1)), q, q,
+                                          y.astype(float), codes, n_bins)[0, 4]
+    assert got[0] == pytest.approx(murphy_res, abs=1e-12)
+
+
+def test_resolution_weights_count_as_copies_of_clusters():
+    rng = np.random.default_rng(2)
+    g = np.repeat(np.arange(6), [1, 2, 3, 1, 2, 2])
+    q, y = rng.uniform(size=g.size), (rng.uniform(size=g.size) < 0.5).astype(float)
+    w_c = np.array([2.0, 0.0, 1.0, 3.0, 1.0, 1.0])
+    got = resolution_pivots(w_c[None, :], q, y, g, 4)[0]
+    rows = np.concatenate([np.flatnonzero(g == c) for c in range(6) for _ in range(int(w_c[c]))])
+    ids = np.concatenate([[c * 10 + r] * int(np.sum(g == c)) for c in range(6)
+                          for r in range(int(w_c[c]))])
+    codes = np.unique(ids, return_inverse=True)[1]
+    want = resolution_pivots(np.ones((1, int(codes.max()) + 1)), q[rows], y[rows], codes, 4)[0]
+    np.testing.assert_allclose(got, want, atol=1e-12)
+
+
+def test_resolution_interval_is_the_bootstrap_t_formula():
+    pivots = np.array([[0.05, 0.01], [0.07, 0.02], [0.02, 0.0], [0.06, 0.015]])
+    lo, hi = _resolution_interval(np.array([0.06, 0.04, 0.01]), pivots, 0.5)
+    t = (pivots[:, 0] - 0.06) / np.array([0.01, 0.02, 0.01, 0.015])
+    t_lo, t_hi = np.quantile(t, [0.25, 0.75])
+    assert (lo, hi) == pytest.approx((0.04 - t_hi * 0.01, 0.04 - t_lo * 0.01))
+    assert _resolution_interval(np.array([0.0, 0.0, 0.0]), pivots, 0.5) == (0.0, 0.0)
 
 
 # --------------------------------------------------------------------------- validation
