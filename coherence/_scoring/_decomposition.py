@@ -561,10 +561,17 @@ def brier_decomposition(
     of the coherent forecasts in ``n_bins`` equal-width bins (as in
     :func:`forecast_scores`) and WB the within-bin remainder of Stephenson et al.
     (2008), 0 when the coherent forecasts are constant within bins; the identity is
-    exact. Intervals are percentile intervals of a cluster bootstrap whose clusters are
-    the forecasts joined by a shared question or a shared set (the connected components
-    of the question-set graph), so that outcomes shared by forecasts, and the sets'
-    logical ties, move together.
+    exact. The intervals come from a cluster bootstrap whose clusters are the forecasts
+    joined by a shared question or a shared set (the connected components of the
+    question-set graph), so that outcomes shared by forecasts, and the sets' logical
+    ties, move together. Each is for the population's component: percentile intervals
+    for the Brier scores, the incoherence and within-bin parts; for the reliability
+    :func:`calibration_error`'s interval (equal-width bins, the resampling clusters);
+    for the resolution a bootstrap-t interval around Ferro and Fricker's (2012)
+    debiased resolution; for the uncertainty the mean outcome's percentile interval
+    mapped through :math:`u(1 - u)`. The plug-in reliability and resolution in the
+    ``value`` column are biased upward, so their intervals need not contain them
+    (``docs/brier_decomposition.md``, measured coverage).
 
     References
     ----------
