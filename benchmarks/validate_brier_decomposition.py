@@ -32,19 +32,15 @@ from benchmarks._harness import environment
 from benchmarks._harness import format_rate
 from benchmarks._harness import markdown_table
 from benchmarks._harness import matrix_parser
-from benchmarks._harness import only_words
 from benchmarks._harness import rejection_rate
 from benchmarks._harness import write_json
 from benchmarks._harness import write_tables
-from benchmarks.validate_calibration import CLUSTER_SD
 from benchmarks.validate_calibration import CURVES
-from benchmarks.validate_calibration import DESIGNS
-from benchmarks.validate_calibration import LATENT
 from benchmarks.validate_calibration import N_BINS
 from benchmarks.validate_calibration import Design
-from benchmarks.validate_calibration import _latent
-from benchmarks.validate_calibration import _stated
+from benchmarks.validate_calibration import population_points
 from benchmarks.validate_calibration import sample
+from benchmarks.validate_calibration import selected
 
 SCRIPT = "validate_brier_decomposition.py"
 OUT = ROOT / "benchmarks" / "results" / "validate_brier_decomposition.json"
@@ -57,21 +53,9 @@ PLAN = [(0, (100, 400)), (1, (100, 400)), (3, (100, 400)), (4, (400,)), (6, (400
 
 def population(design: Design) -> dict[str, float]:
     """The population's components in 10 equal-width bins of the stated forecast."""
-    from scipy import stats
-
     from coherence._scoring._forecast import bin_index
 
-    if design.forecasters is None:
-        m = 2_000_000
-        t = (np.arange(m) + 0.5) / m
-        shape = LATENT[design.latent]
-        dens = np.ones(m) if shape is None else stats.beta(*shape).pdf(t)
-        s = _stated(design, t)
-    else:
-        gen = np.random.default_rng(20261128)
-        t = _latent(design, 4_000_000, gen)
-        s = np.clip(t + gen.normal(0.0, CLUSTER_SD, t.size), 0.001, 0.999)
-        dens = np.ones(t.size)
+    t, s, dens = population_points(design)
     dens = dens / dens.sum()
     c = CURVES[design.curve](t)
     k = bin_index(s, N_BINS)
@@ -141,7 +125,7 @@ def write_docs(results: dict[str, Any]) -> None:
 def main(argv: list[str] | None = None) -> None:
     parser = matrix_parser(None, results=OUT, page="docs/brier_decomposition.md",
                            n_resamples=None, power_reps=None,
-                           only="comma-separated words of a cell's 'design n=N'",
+                           only="comma-separated words of a cell's 'design n=N norm=2'",
                            append=False, prog="python -m benchmarks.validate_brier_decomposition")
     parser.add_argument("--n-resamples", "--resamples", dest="resamples", type=int,
                         default=999)
@@ -149,15 +133,10 @@ def main(argv: list[str] | None = None) -> None:
     if args.tables:
         write_docs(json.loads(args.out.read_text(encoding="utf-8")))
         return
-    words = only_words(args)
     cells = []
-    for i, sizes in PLAN:
-        design = DESIGNS[i]
-        for n in sizes:
-            if words and not any(w in f"{design.name} n={n}" for w in words):
-                continue
-            cells.append(cell(design, n, args.reps, args.resamples, 7000 + 1000 * i + n))
-            print(json.dumps(cells[-1]), flush=True)
+    for i, design, n in selected(PLAN, args):
+        cells.append(cell(design, n, args.reps, args.resamples, 7000 + 1000 * i + n))
+        print(json.dumps(cells[-1]), flush=True)
     results = {"environment": environment(), "reps": args.reps, "resamples": args.resamples,
                "cells": cells}
     write_json(args.out, results)

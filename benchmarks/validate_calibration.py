@@ -29,6 +29,7 @@ from __future__ import annotations
 import json
 import time
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -145,24 +146,28 @@ def _bins(design: Design, s: np.ndarray, t: np.ndarray) -> np.ndarray:
     return np.minimum((cdf * N_BINS).astype(np.int64), N_BINS - 1)
 
 
-def truth(design: Design) -> float:
-    """Binned squared l2 error of the population bins: the midpoint rule on 2e6 points
-    of the latent forecast, or, for a clustered design, 4e6 Monte Carlo draws."""
+def population_points(design: Design) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(latent forecast, stated forecast, weight) of the population: the midpoint rule on
+    2e6 points of the latent forecast, or 4e6 Monte Carlo draws for a clustered design."""
     from scipy import stats
 
-    if design.norm == 1:
-        return 0.0
     if design.forecasters is None:
         m = 2_000_000
         t = (np.arange(m) + 0.5) / m
         shape = LATENT[design.latent]
-        dens = np.ones(m) if shape is None else stats.beta(*shape).pdf(t)
-        s = _stated(design, t)
-    else:
-        gen = np.random.default_rng(20261128)
-        t = _latent(design, 4_000_000, gen)
-        s = np.clip(t + gen.normal(0.0, CLUSTER_SD, t.size), 0.001, 0.999)
-        dens = np.ones(t.size)
+        return t, _stated(design, t), (np.ones(m) if shape is None
+                                       else stats.beta(*shape).pdf(t))
+    gen = np.random.default_rng(20261128)
+    t = _latent(design, 4_000_000, gen)
+    return t, np.clip(t + gen.normal(0.0, CLUSTER_SD, t.size), 0.001, 0.999), np.ones(t.size)
+
+
+def truth(design: Design) -> float:
+    """Binned squared l2 error of the population bins: the midpoint rule on 2e6 points
+    of the latent forecast, or, for a clustered design, 4e6 Monte Carlo draws."""
+    if design.norm == 1:
+        return 0.0
+    t, s, dens = population_points(design)
     k = _bins(design, s, t)
     mass = np.bincount(k, dens, minlength=N_BINS)
     used = mass > 0
@@ -224,6 +229,20 @@ def table(cells: list[dict[str, Any]]) -> str:
          for c in cells)))
 
 
+def selected(plan: list[tuple[int, tuple[int, ...]]],
+             args: Any) -> Iterator[tuple[int, Design, int]]:
+    """(index in DESIGNS, design, size) of each cell of ``plan`` that ``--only`` keeps (a
+    word in its ``'design n=N norm=K'``); a cell's seed is then a function of index and
+    size alone, not of which cells run."""
+    words = only_words(args)
+    for i, sizes in plan:
+        design = DESIGNS[i]
+        for n in sizes:
+            label = f"{design.name} n={n} norm={design.norm}"
+            if not words or any(w in label for w in words):
+                yield i, design, n
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = matrix_parser(None, results=OUT, page="docs/forecast_scoring.md",
                            n_resamples=None, power_reps=None,
@@ -239,16 +258,10 @@ def main(argv: list[str] | None = None) -> None:
     if args.tables:
         write_docs(json.loads(args.out.read_text(encoding="utf-8")))
         return
-    words = only_words(args)
     cells = []
-    for i, design in enumerate(DESIGNS):
-        for n in design.sizes:
-            seed = 1000 * i + n  # a cell's seed does not depend on which cells run
-            if words and not any(w in f"{design.name} n={n} norm={design.norm}"
-                                 for w in words):
-                continue
-            cells.append(cell(design, n, args.reps, args.resamples, seed))
-            print(json.dumps(cells[-1]), flush=True)
+    for i, design, n in selected([(i, d.sizes) for i, d in enumerate(DESIGNS)], args):
+        cells.append(cell(design, n, args.reps, args.resamples, 1000 * i + n))
+        print(json.dumps(cells[-1]), flush=True)
     results = {"environment": environment(), "reps": args.reps, "resamples": args.resamples,
                "n_bins": N_BINS, "cells": cells}
     write_json(args.out, results)
