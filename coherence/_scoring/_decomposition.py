@@ -451,10 +451,15 @@ def _reliability_interval(q: np.ndarray, y: np.ndarray, clusters: np.ndarray, n_
     """:func:`calibration_error`'s interval (equal-width bins, the resampling clusters) of
     the coherent forecasts: for the population reliability. Its bins of a single
     cluster keep their plug-in term, so it errs wide there; the warning is not passed
-    on (the decomposition warns about few clusters itself)."""
+    on (the decomposition warns about few clusters itself). NaN for a single
+    forecast."""
     from ._calibration import calibration_error
 
-    table = pd.DataFrame({"probability": q, "outcome": y, "cluster": clusters})
+    if q.size < 2:  # no interval from a single forecast
+        return math.nan, math.nan
+    # a projection is a mixture of 0/1 worlds, in [0, 1] but for rounding (1 + 2e-16)
+    table = pd.DataFrame({"probability": np.clip(q, 0.0, 1.0), "outcome": y,
+                          "cluster": clusters})
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SmallSampleWarning)
         res = calibration_error(table, binning="equal_width", n_bins=n_bins, group="cluster",

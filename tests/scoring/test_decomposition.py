@@ -19,6 +19,7 @@ from coherence._probability._checks import possible_worlds
 from coherence._resampling import cluster_draw_chunks
 from coherence._scoring._decomposition import COMPONENTS
 from coherence._scoring._decomposition import _component_intervals
+from coherence._scoring._decomposition import _reliability_interval
 from coherence._scoring._decomposition import _resolution_interval
 from coherence._scoring._decomposition import brier_projection
 from coherence._scoring._decomposition import decomposition_replicates
@@ -336,6 +337,21 @@ def test_resolution_weights_count_as_copies_of_clusters():
     codes = np.unique(ids, return_inverse=True)[1]
     want = resolution_pivots(np.ones((1, int(codes.max()) + 1)), q[rows], y[rows], codes, 4)[0]
     np.testing.assert_allclose(got, want, atol=1e-12)
+
+
+def test_a_single_forecast_has_no_reliability_interval():
+    data = pd.DataFrame({"question": ["a"], "probability": [0.3], "outcome": [1.0]})
+    with pytest.warns(SmallSampleWarning):
+        table = brier_decomposition(data, n_resamples=20, rng=0).table.set_index("component")
+    assert np.isnan(table.loc["reliability", ["ci_low", "ci_high"]].astype(float)).all()
+    assert table.loc["reliability", "value"] == pytest.approx(0.49)
+
+
+def test_reliability_interval_takes_a_projection_one_ulp_above_1():
+    q = np.array([1 + 2e-16, 0.5, 0.2, -1e-17])
+    low, high = _reliability_interval(q, np.array([1.0, 0.0, 1.0, 0.0]), np.arange(4), 10,
+                                      50, 0.95, np.random.default_rng(0))
+    assert np.isfinite([low, high]).all() and low <= high
 
 
 def test_resolution_interval_is_the_bootstrap_t_formula():
