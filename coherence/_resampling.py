@@ -49,6 +49,7 @@ __all__ = [
     "sequential_pvalue",
     "sorted_codes",
     "streams_by_label",
+    "studentized_interval",
     "tie_bound",
 ]
 
@@ -285,6 +286,23 @@ def percentile_interval(samples: Any, confidence_level: float) -> tuple[float, f
                 np.isinf(below) & ~np.isinf(above), below, [-np.inf, np.inf]))))
         ends = np.where(np.isnan(ends), lerp, ends)
     return float(ends[0]), float(ends[1])
+
+
+def studentized_interval(estimate: float, plug: float, se: float, replicates: Any,
+                         replicate_se: Any, confidence_level: float) -> tuple[float, float]:
+    r"""Bootstrap-t interval of a debiased estimate whose bootstrap world's true value is
+    the plug-in ``plug``.
+
+    The pivot of a resample is :math:`t^* = (\theta^* - \hat\theta_{pl}) / se^*`, scaled by
+    the sample's ``se`` instead where :math:`se^* = 0`, and the interval is
+    :math:`[\hat\theta - t^*_{1-\alpha/2}\, se,\ \hat\theta - t^*_{\alpha/2}\, se]`
+    (``se`` > 0; the caller decides what a zero ``se`` gives).
+    """
+    rse = np.asarray(replicate_se, dtype=np.float64)
+    scale = np.where(rse > 0, rse, se)
+    t_lo, t_hi = percentile_interval((np.asarray(replicates, dtype=np.float64) - plug) / scale,
+                                     confidence_level)
+    return estimate - t_hi * se, estimate - t_lo * se
 
 
 def expanded_level(confidence_level: float, n_clusters: int) -> float:

@@ -32,6 +32,7 @@ from .._resampling import cluster_draws
 from .._resampling import cluster_weights
 from .._resampling import percentile_interval
 from .._resampling import sorted_codes
+from .._resampling import studentized_interval
 from .._results import CoherenceResult
 from .._results import ConfidenceInterval
 from .._rng import RNGLike
@@ -257,28 +258,18 @@ def _debiased_ce(p: np.ndarray, y: np.ndarray, w: np.ndarray, n_bins: int, binni
     ``p`` weighted ``w`` (rows of a cluster of ``groups`` share one weight);
     ``zero_single``: a bin of fewer than 2 units (forecasts or clusters) has error 0
     (Kumar et al.'s code)."""
-    b = _bins(p, y, w, n_bins, binning, groups)
+    return _binned_ce(_bins(p, y, w, n_bins, binning, groups), norm, zero_single)[:3]
+
+
+def _binned_ce(b: _Binned, norm: int, zero_single: bool
+               ) -> tuple[float, float, float, np.ndarray, np.ndarray]:
+    """(debiased, plug-in, standard error, per-bin plug-in terms, per-bin corrections)."""
     plug, corr = _ce_terms(b.mean_p, b.freq, b.var, norm)
     if zero_single:
         corr = np.where(b.units < 2, plug, corr)
     share = b.n / b.n.sum()
     return (float(np.sum(share * (plug - corr))), float(np.sum(share * plug)),
-            _ce_se(b, norm))
-
-
-def _t_interval(stat: float, plug: float, se: float, reps: np.ndarray,
-                confidence_level: float) -> tuple[float, float]:
-    r"""Bootstrap-t interval around the plug-in, the bootstrap world's true value.
-
-    ``reps`` holds (debiased, standard error) per resample; the pivot of a replicate
-    is :math:`t^* = (\theta^* - \hat\theta_{pl}) / se^*`, scaled by the sample's
-    :math:`se` instead where :math:`se^* = 0` (a resample in which no bin's outcomes
-    vary), and the interval is :math:`[\hat\theta - t^*_{1-\alpha/2}\, se,\
-    \hat\theta - t^*_{\alpha/2}\, se]` (``se`` > 0).
-    """
-    scale = np.where(reps[:, 1] > 0, reps[:, 1], se)
-    t_lo, t_hi = percentile_interval((reps[:, 0] - plug) / scale, confidence_level)
-    return stat - t_hi * se, stat - t_lo * se
+            _ce_se(b, norm), plug, corr)
 
 
 # --------------------------------------------------------------------------- results
@@ -601,17 +592,13 @@ def calibration_error(data: Any, *, probability: str = "probability",
     gen = check_rng(rng, owner=owner)
     p, y, groups = _forecasts_iv(data, probability, outcome, group, owner)
     n = len(p)
-    ones = np.ones(n)
-    used, cnt, mp, fy, var, units = _bins(p, y, ones, n_bins, binning, groups)[:6]
-    plug_t, corr_t = _ce_terms(mp, fy, var, norm)
+    point = _bins(p, y, np.ones(n), n_bins, binning, groups)
+    stat, plug, se, plug_t, corr_t = _binned_ce(point, norm, zero_single)
     unit = "forecast" if groups is None else f"'{group}' cluster"
-    if zero_single:
-        corr_t = np.where(units < 2, plug_t, corr_t)
-    elif np.any(units == 1):
-        warnings.warn(f"{owner}: {int(np.sum(units == 1))} bin(s) hold a single {unit}, "
-                      "whose term cannot be debiased; use fewer bins.",
+    if not zero_single and np.any(point.units == 1):
+        warnings.warn(f"{owner}: {int(np.sum(point.units == 1))} bin(s) hold a single "
+                      f"{unit}, whose term cannot be debiased; use fewer bins.",
                       SmallSampleWarning, stacklevel=2)
-    stat, plug, se = _debiased_ce(p, y, ones, n_bins, binning, norm, zero_single, groups)
     if norm == 1:
         warnings.warn(f"{owner}: the l1 bias correction (norm=1) is kept for comparability "
                       "with Kumar et al.'s code; it does not remove the bias near 0 and its "
@@ -625,12 +612,14 @@ def calibration_error(data: Any, *, probability: str = "probability",
     reps = boot[:, 0]
     used_t = interval if se > 0 else "basic"
     if used_t == "bootstrap-t":
-        low, high = _t_interval(stat, plug, se, boot, confidence_level)
+        low, high = studentized_interval(stat, plug, se, boot[:, 0], boot[:, 1],
+                                         confidence_level)
     else:
         q_lo, q_hi = percentile_interval(reps, confidence_level)
         low, high = stat + plug - q_hi, stat + plug - q_lo
-    table = pd.DataFrame({"bin": used.astype(np.int64), "n": cnt.astype(np.int64),
-                          "mean_forecast": mp, "observed_frequency": fy,
+    table = pd.DataFrame({"bin": point.bins.astype(np.int64),
+                          "n": point.n.astype(np.int64),
+                          "mean_forecast": point.mean_p, "observed_frequency": point.freq,
                           "plugin_term": plug_t, "correction": corr_t})
     scale = "squared l2" if norm == 2 else "l1"
     fallback = " (standard error 0: no bin's outcomes vary)" if used_t != interval else ""

@@ -31,6 +31,7 @@ from .._resampling import cluster_draw_chunks
 from .._resampling import cluster_weights
 from .._resampling import percentile_interval
 from .._resampling import sorted_codes
+from .._resampling import studentized_interval
 from .._results import CoherenceResult
 from .._results import ConfidenceInterval
 from .._results import Summary
@@ -431,18 +432,14 @@ def _component_intervals(boot: np.ndarray, mean_outcome: np.ndarray,
 
 def _resolution_interval(point: np.ndarray, pivots: np.ndarray,
                          confidence_level: float) -> tuple[float, float]:
-    r"""Bootstrap-t interval of the population resolution. ``point`` is the sample's
-    (plug-in, debiased, se), ``pivots`` the resamples' (debiased, se): the bootstrap
-    world's true value is the plug-in, so :math:`t^* = (\theta^* - \hat\theta_{pl}) /
-    se^*` (scaled by the sample's se where :math:`se^* = 0`), and the interval is
-    :math:`[\hat\theta - t^*_{1-\alpha/2} se, \hat\theta - t^*_{\alpha/2} se]` around
-    the debiased :math:`\hat\theta`; with se = 0, the debiased value alone."""
+    """Bootstrap-t interval (:func:`studentized_interval`) of the population resolution
+    around the debiased one. ``point`` is the sample's (plug-in, debiased, se),
+    ``pivots`` the resamples' (debiased, se); with se = 0, the debiased value alone."""
     plug, debiased, se = (float(v) for v in point)
-    scale = np.where(pivots[:, 1] > 0, pivots[:, 1], se if se > 0 else 1.0)
-    t_lo, t_hi = percentile_interval((pivots[:, 0] - plug) / scale, confidence_level)
     if se == 0:
         return debiased, debiased
-    return debiased - t_hi * se, debiased - t_lo * se
+    return studentized_interval(debiased, plug, se, pivots[:, 0], pivots[:, 1],
+                                confidence_level)
 
 
 def _reliability_interval(q: np.ndarray, y: np.ndarray, clusters: np.ndarray, n_bins: int,

@@ -20,10 +20,10 @@ from coherence import calibration_error
 from coherence import forecast_scores
 from coherence import plot_smooth_reliability
 from coherence import smooth_ece
+from coherence._resampling import studentized_interval
 from coherence._scoring._calibration import _bootstrap_weight_chunks
 from coherence._scoring._calibration import _bootstrap_weights
 from coherence._scoring._calibration import _debiased_ce
-from coherence._scoring._calibration import _t_interval
 from coherence._scoring._smooth_ece import Smoother
 from coherence._scoring._smooth_ece import _reflected_kernel
 from coherence._scoring._smooth_ece import code_smece_at
@@ -182,7 +182,7 @@ def test_t_interval_against_the_written_formula(stat, plug, se, reps):
     """A replicate of standard error 0 is scaled by the sample's; the ends are
     stat - t_q se with the replicates' pivot quantiles."""
     boot = np.array(reps)
-    lo, hi = _t_interval(stat, plug, se, boot, 0.9)
+    lo, hi = studentized_interval(stat, plug, se, boot[:, 0], boot[:, 1], 0.9)
     t = [(v - plug) / (s if s > 0 else se) for v, s in reps]
     t_lo, t_hi = np.quantile(t, [0.05, 0.95])
     assert lo == pytest.approx(stat - t_hi * se, rel=1e-9, abs=1e-12)
