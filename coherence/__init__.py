@@ -60,7 +60,7 @@ _LAZY: dict[str, str] = {
     "ConsistencyResult": "._decision._consistency",
     "prompt_consistency": "._decision._consistency",
     # forecast scoring at a simulated date
-    "ForecastComparisonResult": "._scoring._forecast",
+    "ForecastComparisonResult": "._scoring._comparison",
     "ForecastScoresResult": "._scoring._forecast",
     "forecast_scores": "._scoring._forecast",
     "BrierDecompositionResult": "._scoring._decomposition",
@@ -242,12 +242,12 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from ._scoring._calibration import calibration_error
     from ._scoring._calibration import plot_smooth_reliability
     from ._scoring._calibration import smooth_ece
+    from ._scoring._comparison import ForecastComparisonResult
     from ._scoring._decomposition import BrierDecompositionResult
     from ._scoring._decomposition import brier_decomposition
     from ._scoring._events import KeyEventRecallResult
     from ._scoring._events import grounding_split
     from ._scoring._events import key_event_recall
-    from ._scoring._forecast import ForecastComparisonResult
     from ._scoring._forecast import ForecastScoresResult
     from ._scoring._forecast import forecast_scores
     from ._scoring._forecast import plot_reliability

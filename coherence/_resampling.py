@@ -13,7 +13,11 @@ Every resampling test of the package uses the pieces here, written once:
   chunks; :func:`cluster_weights` turns them into multiplicities,
   :func:`cluster_resample_rows` into the rows of each resample, and
   :func:`cluster_bootstrap_means` / :func:`cluster_bootstrap_mean_interval`
-  into replicates of means;
+  into replicates of means, :func:`cluster_mean_pivots` into replicates of means
+  with their standard errors (for a bootstrap-t interval);
+* :func:`sign_flips`, :func:`sign_flip_pvalue` and :func:`sign_flip_interval`: the
+  paired sign-flip randomization test of a mean difference over independent units
+  and the interval that inverts it;
 * :func:`percentile_interval` (with :func:`expanded_level`, the level of the
   expanded percentile interval) and :func:`grouped_folds`.
 """
@@ -37,6 +41,7 @@ __all__ = [
     "cluster_bootstrap_means",
     "cluster_draw_chunks",
     "cluster_draws",
+    "cluster_mean_pivots",
     "cluster_members",
     "cluster_resample_rows",
     "cluster_weights",
@@ -47,6 +52,9 @@ __all__ = [
     "percentile_interval",
     "rows_by_key",
     "sequential_pvalue",
+    "sign_flip_interval",
+    "sign_flip_pvalue",
+    "sign_flips",
     "sorted_codes",
     "streams_by_label",
     "studentized_interval",
@@ -386,3 +394,113 @@ def cluster_bootstrap_mean_interval(values: np.ndarray, clusters: np.ndarray, n_
     codes = sorted_codes(clusters[ok])
     boots = cluster_bootstrap_means(values[ok][:, None], codes, n_resamples, rng)[:, 0]
     return percentile_interval(boots, confidence_level)
+
+
+def cluster_mean_pivots(values: np.ndarray, codes: np.ndarray, n_resamples: int,
+                        rng: np.random.Generator
+                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    r"""Cluster-bootstrap replicates of column means with their standard errors, for a
+    bootstrap-t interval (:func:`studentized_interval`).
+
+    ``values`` is ``(n, k)``, ``codes`` the rows' clusters coded 0..C-1. With cluster
+    *c* holding :math:`m_c` rows of sum :math:`S_c` and :math:`N = \sum_c m_c`, the mean
+    is :math:`\bar x = \sum_c S_c / N` and its cluster-robust standard error
+
+    .. math::
+
+        se^2 = \frac{C}{C - 1} \frac{\sum_c (S_c - m_c \bar x)^2}{N^2};
+
+    a resample weights the clusters by their multiplicities (the draws of
+    :func:`cluster_bootstrap_means`, so its replicate means are those). A resample's
+    sum of squares within ``1e-12`` of its scale (drawn clusters of one mean, summed in
+    floating point) is 0. Returns ``(means, se)`` of the sample, each ``(k,)``, and the
+    replicates' ``(means, se)``, each ``(n_resamples, k)``; ``se`` is NaN for ``C < 2``.
+    """
+    n_groups = int(codes.max()) + 1
+    sums = np.zeros((n_groups, values.shape[1]))
+    np.add.at(sums, codes, values)
+    counts = np.bincount(codes, minlength=n_groups).astype(np.float64)
+
+    def moments(w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        n = w @ counts
+        mean = (w @ sums) / n[..., None]
+        sq, cross, mm = w @ (sums * sums), w @ (sums * counts[:, None]), w @ (counts * counts)
+        ss = sq - 2.0 * mean * cross + mean * mean * mm[..., None]
+        ss = np.where(ss > 1e-12 * (sq + mean * mean * mm[..., None]), ss, 0.0)
+        if n_groups < 2:
+            return mean, np.full_like(mean, np.nan)
+        var = n_groups / (n_groups - 1.0) * ss / (n * n)[..., None]
+        return mean, np.sqrt(var)
+
+    weights = cluster_weights(cluster_draws(n_groups, n_resamples, rng), n_groups)
+    mean, se = moments(np.ones(n_groups))
+    reps, reps_se = moments(weights)
+    return mean, se, reps, reps_se
+
+
+def sign_flips(n_units: int, n_resamples: int,
+               rng: np.random.Generator) -> tuple[np.ndarray, bool]:
+    r"""Sign vectors of a paired sign-flip test over ``n_units`` units: ``(signs, exact)``.
+
+    All :math:`2^C` vectors (``exact``, the identity among them) when :math:`2^C \le`
+    ``n_resamples``, as ``scipy.stats.permutation_test`` does; otherwise
+    ``n_resamples`` random ones (``rng.integers(0, 2, size=(B, C))``)."""
+    if n_units < 31 and 2**n_units <= n_resamples:
+        bits = (np.arange(2**n_units)[:, None] >> np.arange(n_units)) & 1
+        return 1.0 - 2.0 * bits, True
+    return 1.0 - 2.0 * rng.integers(0, 2, size=(n_resamples, n_units)), False
+
+
+def sign_flip_pvalue(signs: np.ndarray, exact: bool, sums: np.ndarray, sizes: np.ndarray,
+                     delta: float = 0.0) -> float:
+    r"""Two-sided sign-flip p-value of the null that the mean difference is ``delta``.
+
+    A unit (a question, or a cluster of them) holds :math:`m_c` = ``sizes`` differences
+    summing to :math:`D_c` = ``sums``; under the null the centred sums
+    :math:`D_c - \delta m_c` are symmetric about 0 and independent over units. The
+    statistic is :math:`|\sum_c (D_c - \delta m_c)|`; the p-value is the share of the
+    sign vectors at least as extreme (``exact``), else :func:`monte_carlo_pvalue`.
+    """
+    centred = np.asarray(sums, dtype=np.float64) - delta * np.asarray(sizes, dtype=np.float64)
+    observed = abs(float(centred.sum()))
+    null = np.abs(signs @ centred)
+    if exact:
+        return float(np.count_nonzero(null >= tie_bound(observed)) / null.size)
+    return monte_carlo_pvalue(null, observed)
+
+
+def _lowest_kept(signs: np.ndarray, exact: bool, sums: np.ndarray, sizes: np.ndarray,
+                 alpha: float) -> float:
+    r"""The lower end of :func:`sign_flip_interval`: below the mean, a sign vector *b*
+    counts as extreme exactly when delta >= tau_b (the smaller root of its two linear
+    conditions), so the p-value rises with delta and its crossing of ``alpha`` is an
+    order statistic of the tau_b."""
+    total, n = float(sums.sum()), float(sizes.sum())
+    a, m = signs @ sums, signs @ sizes
+    low = tie_bound(total)  # a vector that flips nothing (or all) ties: it always counts
+    with np.errstate(invalid="ignore", divide="ignore"):
+        # |a - delta m| >= total - delta n, for delta below total / n
+        t1 = np.where(n - m > 0, (total - a) / (n - m), np.where(a >= low, -np.inf, np.inf))
+        t2 = np.where(n + m > 0, (total + a) / (n + m), np.where(-a >= low, -np.inf, np.inf))
+    tau = np.sort(np.minimum(t1, t2))
+    # the p-value exceeds alpha once count > alpha * 2^C (exact) or > alpha (B + 1) - 1
+    need = math.floor(alpha * tau.size) + 1 if exact else math.floor(alpha * (tau.size + 1))
+    if need <= 0:
+        return -math.inf
+    if need > tau.size:
+        return total / n
+    return float(min(tau[need - 1], total / n))
+
+
+def sign_flip_interval(signs: np.ndarray, exact: bool, sums: np.ndarray, sizes: np.ndarray,
+                       confidence_level: float) -> tuple[float, float]:
+    r"""The mean differences ``delta`` that :func:`sign_flip_pvalue` does not reject at
+    ``1 - confidence_level``: the interval that inverts the test with the same sign
+    vectors, so it excludes 0 exactly when the p-value is at most ``1 -
+    confidence_level`` (up to the tie rule)."""
+    alpha = 1.0 - confidence_level
+    sums = np.asarray(sums, dtype=np.float64)
+    sizes = np.asarray(sizes, dtype=np.float64)
+    low = _lowest_kept(signs, exact, sums, sizes, alpha)
+    high = -_lowest_kept(signs, exact, -sums, sizes, alpha)
+    return low, high

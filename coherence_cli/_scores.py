@@ -43,6 +43,10 @@ def add_parser(sub: Any) -> None:
     scores.add_argument("--opened", default="opened", metavar="COL",
                         help="column of the date the question opened, for --cutoffs "
                         "(default opened)")
+    scores.add_argument("--cluster", default=None, metavar="COL",
+                        help="column grouping related questions (a topic, a question set), "
+                        "one value per question: the unit the intervals resample (also "
+                        "--calibration's; default: each question)")
     scores.add_argument("--accuracy-convention", choices=("paper", "code"), default="paper",
                         help="accuracy of a forecast of exactly 0.5: 'paper' (default, "
                         "1[p >= 0.5], a YES call) or 'code' (half credit)")
@@ -82,9 +86,9 @@ def run(args: argparse.Namespace) -> int:
     if len(data) == 0:
         raise UsageError(f"{args.forecasts} has no rows")
     have = ", ".join(map(str, data.columns[:12]))
-    for option in ("by", "question", "probability", "outcome"):
+    for option in ("by", "question", "probability", "outcome", "cluster"):
         name = getattr(args, option)
-        if name not in data.columns:
+        if name is not None and name not in data.columns:
             raise UsageError(f"--{option} names column {name!r}, which {args.forecasts} does "
                              f"not have (columns: {have})")
     cutoffs = None
@@ -122,6 +126,7 @@ def run(args: argparse.Namespace) -> int:
     result = forecast_scores(data, by=args.by, question=args.question,
                              probability=args.probability, outcome=args.outcome,
                              opened=args.opened, cutoffs=cutoffs, timestamp=timestamp,
+                             cluster=args.cluster,
                              accuracy_convention=args.accuracy_convention, rng=args.seed)
     extra = []  # computed before anything is printed: an error leaves no partial output
     if args.forecastbench:
@@ -178,7 +183,8 @@ def _calibration(args: argparse.Namespace, data: Any) -> list[tuple[str, Any]]:
     rows = []
     for model, part in data.groupby(args.by, sort=True):
         ce = calibration_error(part, probability=args.probability, outcome=args.outcome,
-                               group=args.question, n_resamples=args.resamples,
+                               group=args.cluster or args.question,
+                               n_resamples=args.resamples,
                                rng=args.seed)
         try:
             sm = smooth_ece(part, probability=args.probability, outcome=args.outcome,
@@ -192,7 +198,8 @@ def _calibration(args: argparse.Namespace, data: Any) -> list[tuple[str, Any]]:
                      "l2_low": l2.low, "l2_high": l2.high, "plugin_sq": ce.plugin,
                      "smooth_ece": sm})
     return [("Calibration per model (ce_sq: debiased squared l2 calibration error over 10 "
-             "equal-mass bins, with its 95% bootstrap interval over questions; l2_ce: its "
+             "equal-mass bins, with its 95% bootstrap interval over questions (or --cluster); "
+             "l2_ce: its "
              "square root; plugin_sq: the uncorrected value; smooth_ece: SmoothECE, Blasiok "
              "and Nakkiran 2023):", pd.DataFrame(rows))]
 

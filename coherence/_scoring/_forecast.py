@@ -9,7 +9,7 @@ The array layer (``_brier_*``, ``_log_score``, ``_reliability_table``,
 
 from __future__ import annotations
 
-import contextlib
+import math
 from collections.abc import Mapping
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -20,11 +20,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._resampling import cluster_bootstrap_means
-from .._resampling import cluster_draws
+from .._resampling import cluster_mean_pivots
 from .._resampling import percentile_interval
 from .._resampling import sorted_codes
 from .._resampling import streams_by_label
+from .._resampling import studentized_interval
 from .._results import CoherenceResult
 from .._results import ConfidenceInterval
 from .._results import Summary
@@ -42,6 +42,9 @@ from .._validation import param_error
 from .._validation import probability_column
 from .._validation import require_columns
 from .._warnings import DeprecatedAlias
+from ._comparison import METRICS as _METRICS
+from ._comparison import ForecastComparisonResult
+from ._comparison import paired_comparison
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -49,7 +52,6 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = [
     "LOG_CONVENTIONS",
     "POOLED",
-    "ForecastComparisonResult",
     "ForecastScoresResult",
     "forecast_scores",
     "plot_reliability",
@@ -61,7 +63,6 @@ POOLED = "(all)"
 #: ``"log2_loss"``: minus its base-2 log (>= 0, lower is better).
 LOG_CONVENTIONS = ("ln", "log2_loss")
 _OWNER = "forecast_scores"
-_METRICS = ("accuracy", "brier", "log_score")
 
 
 # --------------------------------------------------------------------------- array layer
@@ -88,6 +89,14 @@ def _log_score(p_happened: np.ndarray, convention: str, floor: float) -> np.ndar
     if convention == "ln":
         return np.log(q)
     return -np.log2(q)
+
+
+def _score_ranges(kind: str, convention: str, floor: float) -> list[tuple[float, float]]:
+    """The range of each of accuracy, Brier score and log score: an interval of a mean
+    is intersected with it (the population's mean lies in it)."""
+    top = -math.log(floor) if convention == "ln" else -math.log2(floor)
+    log = (-top, 0.0) if convention == "ln" else (0.0, top)
+    return [(0.0, 1.0), (0.0, 2.0 if kind == "multiclass" else 1.0), log]
 
 
 def bin_index(p: np.ndarray, n_bins: int) -> np.ndarray:
@@ -149,54 +158,15 @@ _murphy = murphy
 
 # --------------------------------------------------------------------------- results
 @dataclass(frozen=True, slots=True)
-class ForecastComparisonResult(CoherenceResult, test_name="ForecastScoresResult.compare",
-                               settings=("model_a", "model_b", "metric", "lower_is_better",
-                                         "n_resamples")):
-    """Paired comparison of two forecasters on their common questions.
-
-    ``statistic`` is the mean over common questions of ``score(model_a) -
-    score(model_b)``; ``pvalue`` is the two-sided sign-flip randomization
-    p-value (exact when ``2**n_obs <= n_resamples``); ``confidence_interval``
-    the percentile bootstrap interval over questions.
-
-    Attributes
-    ----------
-    model_a, model_b : str
-        The two models compared.
-    metric : str
-        ``'accuracy'``, ``'brier'`` or ``'log_score'``.
-    lower_is_better : bool
-        Whether a negative statistic favours ``model_a``.
-    n_resamples : int
-        Randomization and bootstrap resamples.
-    table : pandas.DataFrame
-        One row per common question: both scores and their difference.
-
-    Notes
-    -----
-    Made by :meth:`ForecastScoresResult.compare`, so the test name (the
-    ``test`` column of :meth:`to_frame`) is ``'ForecastScoresResult.compare'``,
-    the public call that produces it.
-    """
-
-    model_a: str
-    model_b: str
-    metric: str
-    lower_is_better: bool
-    n_resamples: int
-    table: pd.DataFrame = field(repr=False, compare=False)
-
-    differences = DeprecatedAlias("table")
-
-
-@dataclass(frozen=True, slots=True)
 class ForecastScoresResult(CoherenceResult, test_name="forecast_scores",
                            settings=("by", "kind", "brier_convention", "log_convention",
-                                     "accuracy_convention", "floor", "n_bins", "n_resamples")):
+                                     "accuracy_convention", "floor", "n_bins", "cluster",
+                                     "n_resamples")):
     """Accuracy, Brier and log scores per model and pooled, with calibration.
 
     ``statistic`` is the pooled Brier score (all models, all questions) and
-    ``confidence_interval`` its cluster-bootstrap interval over questions;
+    ``confidence_interval`` its cluster bootstrap-t interval over questions (or
+    clusters of related questions);
     ``pvalue`` is NaN (a score is an estimate, not a test: use
     :meth:`compare` for a paired test of two models).
 
@@ -220,8 +190,11 @@ class ForecastScoresResult(CoherenceResult, test_name="forecast_scores",
         Floor applied to the probability of what happened before the log.
     n_bins : int
         Equal-width bins of the reliability table.
+    cluster : str or None
+        The column of clusters of related questions, the resampling unit; None:
+        each question is its own.
     n_resamples : int
-        Cluster-bootstrap resamples over questions.
+        Cluster-bootstrap resamples.
     n_dropped_stale : int
         Older forecasts dropped because a later one exists for the same
         (model, question).
@@ -242,7 +215,8 @@ class ForecastScoresResult(CoherenceResult, test_name="forecast_scores",
         the top probability or the chosen option's), ``correct`` (1 when the
         forecast's answer happened, 0 when not, NaN where the credit is split:
         an exact 0.5 under ``accuracy_convention='code'``, a multiclass tie; it
-        always agrees with ``accuracy``), ``accuracy``, ``brier``, ``log_score``.
+        always agrees with ``accuracy``), ``accuracy``, ``brier``, ``log_score``
+        (and ``cluster``, with ``cluster``).
     filtered : ForecastScoresResult or None
         The same scores after the contamination filter, when ``cutoffs`` was given.
     contamination : ContaminationFilterResult or None
@@ -256,6 +230,7 @@ class ForecastScoresResult(CoherenceResult, test_name="forecast_scores",
     accuracy_convention: str
     floor: float
     n_bins: int
+    cluster: str | None
     n_resamples: int
     n_dropped_stale: int
     table: pd.DataFrame = field(repr=False, compare=False)
@@ -300,9 +275,9 @@ class ForecastScoresResult(CoherenceResult, test_name="forecast_scores",
         metric : {'brier', 'log_score', 'accuracy'}
             The per-forecast score to compare.
         n_resamples : int
-            Sign-flip randomizations and bootstrap resamples.
+            Sign-flip randomizations (all sign vectors when there are no more).
         confidence_level : float
-            Level of the bootstrap interval of the mean difference.
+            Level of the interval of the mean difference.
         rng : int, numpy.random.Generator or None
             Randomness.
 
@@ -310,70 +285,35 @@ class ForecastScoresResult(CoherenceResult, test_name="forecast_scores",
         -------
         ForecastComparisonResult
             ``statistic`` the mean score difference (a - b) over the common questions,
-            ``pvalue`` its two-sided sign-flip p-value, ``confidence_interval`` its
-            bootstrap interval; one row per common question in ``table``.
+            ``pvalue`` its two-sided sign-flip p-value, ``confidence_interval`` the
+            differences the test does not reject; one row per common question in
+            ``table``.
+
+        See Also
+        --------
+        forecast_scores : the scores compared.
+        forecastbench_scores : the ForecastBench leaderboard's comparison.
 
         Notes
         -----
         With :math:`d_q = s_a(q) - s_b(q)` over the :math:`n` common questions,
-        the statistic is :math:`\\bar d`. Under the null that the two models'
-        scores are exchangeable on each question, the signs of :math:`d_q` are
-        symmetric, so the p-value is the two-sided sign-flip randomization
-        p-value of ``scipy.stats.permutation_test`` (paired samples).
+        the statistic is :math:`\\bar d`. The units are the questions, or the clusters
+        of related questions of ``cluster`` (:func:`forecast_scores`), with
+        :math:`D_c` the sum of the differences of cluster *c* and :math:`m_c` their
+        number. Under the null that the mean difference is :math:`\\delta`, the
+        centred sums :math:`D_c - \\delta m_c` are taken as symmetric about 0 and
+        independent over units (true when the two models' scores are exchangeable
+        on each unit), so the p-value (:math:`\\delta = 0`) is the two-sided sign-flip
+        randomization p-value of :math:`|\\sum_c (D_c - \\delta m_c)|`: exact over all
+        :math:`2^C` sign vectors when :math:`2^C \\le` ``n_resamples``, else
+        :math:`(1 + \\#\\{b : |T_b| \\ge |T|\\}) / (1 + B)` over ``n_resamples``
+        random ones. The interval holds the :math:`\\delta` that the same sign
+        vectors do not reject at :math:`1 -` ``confidence_level``, so it excludes 0
+        exactly when the p-value is at most :math:`1 -` ``confidence_level``.
         """
-        from scipy import stats
-
-        owner = "ForecastScoresResult.compare"
-        check_choice(metric, "metric", owner, _METRICS)
-        n_resamples = check_int(n_resamples, "n_resamples", owner, low=1)
-        confidence_level = check_float(confidence_level, "confidence_level", owner,
-                                       low=0.0, high=1.0, low_open=True, high_open=True)
-        models = set(self.per_forecast[self.by])
-        for name, value in (("model_a", model_a), ("model_b", model_b)):
-            if value not in models:
-                raise ValueError(param_error(name, owner, f"a value of column '{self.by}' "
-                                             f"({sorted(map(str, models))})", value))
-        if model_a == model_b:
-            raise ValueError(param_error("model_b", owner, "different from model_a", model_b))
-        gen = check_rng(rng, owner=owner)
-        pf = self.per_forecast
-        a = pf.loc[pf[self.by] == model_a].set_index("question")[metric]
-        b = pf.loc[pf[self.by] == model_b].set_index("question")[metric]
-        common = a.index.intersection(b.index, sort=False)
-        with contextlib.suppress(TypeError):  # sorted: resampling ignores row order
-            common = common.sort_values()
-        if len(common) < 2:
-            raise ValueError(f"{owner}: models {model_a!r} and {model_b!r} share "
-                             f"{len(common)} question(s); at least 2 are needed.")
-        xa = a.loc[common].to_numpy(dtype=np.float64)
-        xb = b.loc[common].to_numpy(dtype=np.float64)
-        diff = xa - xb
-        stat = float(np.mean(diff))
-        gen_p, gen_b = spawn(gen, 2)
-
-        def mean_diff(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray:
-            return np.asarray(np.mean(x - y, axis=axis))
-
-        if np.all(diff == 0.0):
-            pvalue = 1.0
-            low = high = 0.0
-        else:
-            perm = stats.permutation_test((xa, xb), mean_diff, permutation_type="samples",
-                                          n_resamples=n_resamples, vectorized=True,
-                                          alternative="two-sided", rng=gen_p)
-            pvalue = float(perm.pvalue)
-            idx = cluster_draws(len(diff), n_resamples, gen_b)  # each question a cluster
-            low, high = percentile_interval(diff[idx].mean(axis=1), confidence_level)
-        lower_is_better = metric == "brier" or (metric == "log_score"
-                                                and self.log_convention == "log2_loss")
-        table = pd.DataFrame({"question": common, f"{model_a} (a)": xa,
-                              f"{model_b} (b)": xb, "difference": diff})
-        return ForecastComparisonResult(
-            statistic=stat, pvalue=pvalue,
-            confidence_interval=ConfidenceInterval(low, high, confidence_level),
-            n_obs=len(diff), method="sign-flip randomization; bootstrap over questions",
-            model_a=str(model_a), model_b=str(model_b), metric=metric,
-            lower_is_better=lower_is_better, n_resamples=n_resamples, table=table)
+        return paired_comparison(self, model_a, model_b, metric=metric,
+                                 n_resamples=n_resamples, confidence_level=confidence_level,
+                                 rng=rng)
 
 
 # --------------------------------------------------------------------------- public layer
@@ -528,6 +468,7 @@ def forecast_scores(
     n_bins: int = 10,
     cutoffs: Mapping[str, Any] | str | None = None,
     opened: str = "opened",
+    cluster: str | None = None,
     n_resamples: int = 2000,
     confidence_level: float = 0.95,
     rng: RNGLike = None,
@@ -580,8 +521,15 @@ def forecast_scores(
         :func:`contamination_filter` and stored in ``filtered``.
     opened : str
         Column of question opening dates (used only with ``cutoffs``).
+    cluster : str, optional
+        Column grouping related questions (a question set, a topic, questions that
+        resolve on one event or date), one value per question: the unit the intervals
+        resample and :meth:`~ForecastScoresResult.compare` flips. Default: each
+        question is its own; questions whose outcomes or forecasts' errors move
+        together need it, or the intervals are too short and the comparison too
+        liberal.
     n_resamples : int
-        Cluster-bootstrap resamples over questions.
+        Cluster-bootstrap resamples over questions (or ``cluster`` values).
     confidence_level : float
         Level of every interval.
     rng : int, numpy.random.Generator or None
@@ -590,8 +538,8 @@ def forecast_scores(
     Returns
     -------
     ForecastScoresResult
-        ``statistic`` the pooled Brier score with its cluster-bootstrap interval over
-        questions (``pvalue`` NaN); per-model scores in ``table``, calibration in
+        ``statistic`` the pooled Brier score with its cluster bootstrap-t interval
+        over questions (``pvalue`` NaN); per-model scores in ``table``, calibration in
         ``calibration`` and ``reliability_table``, per-forecast scores in
         ``per_forecast``, and the filtered scores in ``filtered`` with ``cutoffs``.
 
@@ -634,9 +582,20 @@ def forecast_scores(
     forecasts are constant within bins; otherwise the remainder (the
     within-bin terms of Stephenson et al. 2008) is reported as ``within_bin``.
 
-    Intervals are percentile intervals of a cluster bootstrap over questions:
-    all forecasts of a question move together, so the pooled interval accounts
-    for models answering the same questions.
+    Intervals are bootstrap-t intervals of a cluster bootstrap over questions (or
+    the clusters of ``cluster``): all forecasts of a question move together, so the
+    pooled interval accounts for models answering the same questions. With cluster
+    *c* holding :math:`m_c` forecasts of score sum :math:`S_c`, a mean
+    :math:`\\bar s = \\sum_c S_c / N` has the cluster-robust standard error
+    :math:`se^2 = \\frac{C}{C-1}\\sum_c (S_c - m_c \\bar s)^2 / N^2`, and the interval is
+    :math:`[\\bar s - t^*_{1-\\alpha/2}\\, se,\\ \\bar s - t^*_{\\alpha/2}\\, se]` with
+    :math:`t^*` the quantiles of :math:`(\\bar s^* - \\bar s) / se^*` over the
+    resamples: the skewness of a score's mean (a Brier score near 0, rare outcomes)
+    is in the pivot, where a percentile interval would put it on the wrong side
+    (``benchmarks/validate_forecast_scores.py``). The interval is intersected with
+    the score's range ([0, 1]; [0, 2] for a multiclass Brier score; [ln floor, 0] or
+    [0, -log2 floor] for the log score), where the population's mean lies; a score
+    that does not vary gets the point itself.
 
     References
     ----------
@@ -683,12 +642,17 @@ def forecast_scores(
     if timestamp == "forecast_date" and timestamp not in df.columns:
         timestamp = None
     gen = check_rng(rng, owner=_OWNER)
+    if cluster is not None:
+        if by == "cluster":
+            raise ValueError(param_error("by", _OWNER, "not 'cluster' when 'cluster' is given "
+                                         "(per_forecast names the clusters 'cluster')", by))
+        _check_clusters(df, question, cluster)
     gen_main, gen_filtered = spawn(gen, 2)
     result = _score(df, by=by, question=question, probability=probability, outcome=outcome,
                     options=options, chosen=chosen, timestamp=timestamp,
                     convention=convention, accuracy_convention=accuracy_convention,
                     floor=floor, n_bins=n_bins, n_resamples=n_resamples,
-                    confidence_level=confidence_level, rng=gen_main)
+                    confidence_level=confidence_level, rng=gen_main, cluster=cluster)
     if cutoffs is None:
         return result
     from ._temporal import contamination_filter
@@ -702,8 +666,35 @@ def forecast_scores(
                           timestamp=timestamp, convention=convention,
                           accuracy_convention=accuracy_convention, floor=floor,
                           n_bins=n_bins, n_resamples=n_resamples,
-                          confidence_level=confidence_level, rng=gen_filtered)
+                          confidence_level=confidence_level, rng=gen_filtered,
+                          cluster=cluster)
     return _replace(result, filtered=filtered, contamination=report)
+
+
+def _check_clusters(df: pd.DataFrame, question: str, cluster: str) -> None:
+    """``cluster`` is a column without missing values that holds one value per question."""
+    require_columns(df, {"question": question, "cluster": cluster}, owner=_OWNER)
+    no_missing(df, (cluster,), owner=_OWNER)
+    n_values = df.groupby(question, sort=False, dropna=False)[cluster].transform("nunique")
+    bad = np.flatnonzero(n_values.to_numpy() > 1)
+    if len(bad):
+        raise ValueError(column_error(
+            cluster, f"hold one value per question of '{question}' (a question lies in one "
+            "cluster)", list(df.index[bad]), list(df[cluster].iloc[bad]), owner=_OWNER))
+
+
+def _interval(mean: float, se: float, reps: np.ndarray, reps_se: np.ndarray,
+              confidence_level: float, bounds: tuple[float, float]) -> tuple[float, float]:
+    """The bootstrap-t interval of a mean (:func:`studentized_interval`) within the
+    score's range ``bounds``; the point itself when the score does not vary (``se`` 0),
+    the percentile interval of the replicates when it cannot be estimated (a single
+    cluster)."""
+    if se > 0:
+        lo, hi = studentized_interval(mean, mean, se, reps, reps_se, confidence_level)
+        return max(lo, bounds[0]), min(hi, bounds[1])
+    if se == 0:
+        return mean, mean
+    return percentile_interval(reps, confidence_level)
 
 
 def _replace(result: ForecastScoresResult, **changes: Any) -> ForecastScoresResult:
@@ -717,7 +708,8 @@ def _score(df: pd.DataFrame, *, by: str, question: str, probability: str | None,
            timestamp: str | None, convention: str, floor: float, n_bins: int,
            n_resamples: int, confidence_level: float,
            rng: np.random.Generator,
-           accuracy_convention: str = "paper") -> ForecastScoresResult:
+           accuracy_convention: str = "paper",
+           cluster: str | None = None) -> ForecastScoresResult:
     prep = _prepare(df, by=by, question=question, probability=probability, outcome=outcome,
                     options=options, chosen=chosen, timestamp=timestamp,
                     accuracy_convention=accuracy_convention)
@@ -735,8 +727,10 @@ def _score(df: pd.DataFrame, *, by: str, question: str, probability: str | None,
         "brier": prep.brier,
         "log_score": log,
     }, index=frame.index)
+    if cluster is not None:
+        per["cluster"] = frame[cluster].to_numpy(dtype=object)
     values = np.column_stack([prep.accuracy, prep.brier, log])
-    qcodes = per["question"].to_numpy(dtype=object)
+    qcodes = per["question" if cluster is None else "cluster"].to_numpy(dtype=object)
     models = list(pd.unique(per[by]))
     groups: list[tuple[Any, np.ndarray]] = [(m, (per[by] == m).to_numpy()) for m in models]
     groups.append((POOLED, np.ones(len(per), dtype=bool)))
@@ -745,14 +739,16 @@ def _score(df: pd.DataFrame, *, by: str, question: str, probability: str | None,
     streams = streams_by_label(rng, models)
     score_rows, cal_rows, rel_frames = [], [], []
     pooled_ci = (np.nan, np.nan)
+    ranges = _score_ranges(prep.kind, convention, floor)
     for (name, mask), g in zip(groups, streams, strict=True):
         vals = values[mask]
         q = sorted_codes(qcodes[mask])
-        boots = cluster_bootstrap_means(vals, q, n_resamples, g)
+        mean, se, reps, reps_se = cluster_mean_pivots(vals, q, n_resamples, g)
         row: dict[str, Any] = {by: name, "n_forecasts": int(mask.sum()),
-                               "n_questions": int(q.max()) + 1}
+                               "n_questions": int(pd.unique(per["question"][mask]).size)}
         for j, metric in enumerate(_METRICS):
-            lo, hi = percentile_interval(boots[:, j], confidence_level)
+            lo, hi = _interval(float(mean[j]), float(se[j]), reps[:, j], reps_se[:, j],
+                               confidence_level, ranges[j])
             row[metric] = float(vals[:, j].mean())
             row[f"{metric}_ci_low"] = lo
             row[f"{metric}_ci_high"] = hi
@@ -771,10 +767,11 @@ def _score(df: pd.DataFrame, *, by: str, question: str, probability: str | None,
     return ForecastScoresResult(
         statistic=float(pooled["brier"]), pvalue=np.nan,
         confidence_interval=ConfidenceInterval(pooled_ci[0], pooled_ci[1], confidence_level),
-        n_obs=len(per), method="cluster bootstrap over questions (percentile)",
+        n_obs=len(per), method="cluster bootstrap-t over "
+        + ("questions" if cluster is None else f"'{cluster}' clusters"),
         by=by, kind=prep.kind, brier_convention=_BRIER_CONVENTIONS[prep.kind],
         log_convention=convention, accuracy_convention=accuracy_convention, floor=floor,
-        n_bins=n_bins, n_resamples=n_resamples,
+        n_bins=n_bins, cluster=cluster, n_resamples=n_resamples,
         n_dropped_stale=prep.n_dropped_stale, table=scores, calibration=pd.DataFrame(cal_rows),
         reliability_table=rel, per_forecast=per)
 

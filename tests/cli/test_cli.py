@@ -256,6 +256,20 @@ def test_scores_command(tmp_path, capsys):
     one_line_error(out)
     assert "--question names column 'question'" in out.stderr
     one_line_error(main(capsys, "scores", str(path), "--cutoffs", str(tmp_path / "none.json")))
+    # --cluster: the intervals resample clusters of related questions
+    clustered = tmp_path / "clustered.csv"
+    table.assign(topic=[f"t{int(q[1:]) % 5}" for q in table["question"]]).to_csv(clustered,
+                                                                              index=False)
+    out = main(capsys, "scores", str(clustered), "--cluster", "topic", "--csv",
+               str(tmp_path / "k.csv"))
+    assert out.returncode == 0, out.stderr
+    plain = pd.read_csv(tmp_path / "s.csv").query("not filtered")
+    by_topic = pd.read_csv(tmp_path / "k.csv")
+    assert list(by_topic["brier"]) == pytest.approx(list(plain["brier"]))
+    assert list(by_topic["brier_ci_low"]) != pytest.approx(list(plain["brier_ci_low"]))
+    out = main(capsys, "scores", str(path), "--cluster", "topic")
+    one_line_error(out)
+    assert "--cluster names column 'topic'" in out.stderr
     cutoffs.write_text("[1, 2]")
     one_line_error(main(capsys, "scores", str(path), "--cutoffs", str(cutoffs)))
 

@@ -34,7 +34,7 @@ COLUMN_NAMES = frozenset({
     "evidence", "by", "model",
     # forecasts, questions, events and graphs
     "question", "forecast", "probability", "prediction", "lower", "upper", "type",
-    "timestamp", "opened", "event", "title", "description", "date", "magnitude",
+    "timestamp", "opened", "cluster", "event", "title", "description", "date", "magnitude",
     "confidence", "is_outcome", "review_status", "simulated_date", "source", "target",
     "relation", "strength", "sources", "direction", "price", "price_date",
     # conditional-forecasting pairs and the law of iterated expectations

@@ -72,9 +72,14 @@ def test_forecast_scores_match_a_loop_over_the_definitions(df, acc_conv, log_con
         for j, metric in enumerate(("accuracy", "brier", "log_score"), start=1):
             vals = [c[j] for c in cells]
             assert row[metric] == pytest.approx(sum(vals) / len(vals), rel=1e-12, abs=1e-12)
-            # a percentile interval of resampled means stays within the values' range
-            assert min(vals) - 1e-12 <= row[f"{metric}_ci_low"] <= row[f"{metric}_ci_high"] \
-                <= max(vals) + 1e-12
+            # the interval lies in the score's range and holds a score that does not vary
+            bounds = {"accuracy": (0.0, 1.0), "brier": (0.0, 1.0),
+                      "log_score": (math.log(floor), 0.0) if log_conv == "ln"
+                      else (0.0, -math.log2(floor))}[metric]
+            low, high = row[f"{metric}_ci_low"], row[f"{metric}_ci_high"]
+            assert bounds[0] <= low <= high <= bounds[1]
+            if min(vals) == max(vals):
+                assert low == high == pytest.approx(vals[0], abs=1e-12)
     assert res.statistic == pytest.approx(got["(all)"]["brier"], abs=1e-15)
     assert 0.0 <= res.statistic <= 1.0
     # 'correct' agrees with 'accuracy': NaN exactly where the credit is split
@@ -191,7 +196,7 @@ def _common_diff(df: pd.DataFrame, metric: str) -> np.ndarray:
 @given(_two_models(), st.sampled_from(["brier", "accuracy"]))
 def test_compare_exact_pvalue_matches_an_enumeration_of_sign_flips(df, metric):
     res = coherence.forecast_scores(df, n_resamples=1, rng=0)
-    cmp = res.compare("a", "b", metric=metric, n_resamples=256, rng=0)  # 2^7 <= 256: exact
+    cmp = res.compare("a", "b", metric=metric, n_resamples=512, rng=0)  # 2^9 <= 512: exact
     d = _common_diff(df, metric)
     assert cmp.n_obs == len(d)
     assert cmp.statistic == pytest.approx(d.mean(), abs=1e-12)
@@ -199,10 +204,23 @@ def test_compare_exact_pvalue_matches_an_enumeration_of_sign_flips(df, metric):
         assert cmp.pvalue == 1.0
     else:
         assert cmp.pvalue == pytest.approx(_sign_flip_pvalue(d), abs=1e-12)
-        # the smallest exact p-value is 2 / 2^n; a percentile interval stays in range
+        # the smallest exact p-value is 2 / 2^n
         assert 2.0 / 2 ** len(d) - 1e-12 <= cmp.pvalue <= 1.0
+        # the interval inverts the test: an end is where the enumerated p-value of
+        # the shifted differences crosses 0.05
         ci = cmp.confidence_interval
-        assert d.min() - 1e-12 <= ci.low <= ci.high <= d.max() + 1e-12
+        assert ci.low <= cmp.statistic <= ci.high
+        scale = max(1.0, float(np.abs(d).max()))
+        for end, inward in ((ci.low, 1.0), (ci.high, -1.0)):
+            if math.isfinite(end):
+                eps = 1e-7 * scale
+                assert _sign_flip_pvalue(d - (end + inward * eps)) > 0.05
+                assert _sign_flip_pvalue(d - (end - inward * eps)) <= 0.05
+            else:  # nothing is rejected on that side: 2 / 2^n > 0.05
+                assert 2.0 / 2 ** len(d) > 0.05
+        # 0 is inside exactly when p > 0.05, but for an end at 0 itself (up to rounding)
+        if min(abs(ci.low), abs(ci.high)) > 1e-12 * scale:
+            assert (ci.low <= 0.0 <= ci.high) == (cmp.pvalue > 0.05)
 
 
 @settings(max_examples=30)

@@ -1,0 +1,177 @@
+"""Coverage of :func:`coherence.forecast_scores`' intervals, and size, power and
+coverage of its paired comparison (``ForecastScoresResult.compare``), on the designs
+of :mod:`benchmarks.forecast_designs`.
+
+Each study scores two forecasters on ``n`` shared questions (the defaults, but
+``n_resamples``; with the design's clusters of related questions as ``cluster`` where
+it has them) and compares them on the Brier score. Recorded per cell: the coverage of
+``a``'s Brier, log-score and accuracy intervals and of the pooled Brier interval
+(for the population's expected scores), the rejection rate at 0.05 of the comparison's
+p-value and of the simplest valid competitor, a paired t-test on the per-question
+differences (on the clusters' summed differences where the design has clusters), and
+the coverage of the comparison's interval for the expected difference.
+
+Run: ``python -m benchmarks.validate_forecast_scores [--reps 1000] [--only WORDS]
+[--jobs 2]``; JSON to ``benchmarks/results/validate_forecast_scores.json``, the tables to
+``docs/forecast_scoring.md`` (``--tables``: from the JSON alone).
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import time
+import warnings
+from typing import Any
+
+import numpy as np
+
+from benchmarks._harness import ROOT
+from benchmarks._harness import environment
+from benchmarks._harness import format_rate
+from benchmarks._harness import markdown_table
+from benchmarks._harness import matrix_parser
+from benchmarks._harness import one_thread
+from benchmarks._harness import only_words
+from benchmarks._harness import rejection_rate
+from benchmarks._harness import write_json
+from benchmarks._harness import write_tables
+from benchmarks.forecast_designs import FORECAST_DESIGNS
+from benchmarks.forecast_designs import ForecastDesign
+from benchmarks.forecast_designs import expected_scores
+from benchmarks.forecast_designs import sample
+
+SCRIPT = "validate_forecast_scores.py"
+OUT = ROOT / "benchmarks" / "results" / "validate_forecast_scores.json"
+DOC = ROOT / "docs" / "forecast_scoring.md"
+ALPHA = 0.05
+SCORES = ("brier", "log_score", "accuracy")
+# (design, questions, part): 'size' cells use --reps studies, 'power' cells --power-reps
+PLAN = [(name, n, "power" if name.startswith("power") else "size")
+        for name, sizes in [
+            ("uniform, noise 0.1 vs 0.1", (20, 50, 200, 1000)),
+            ("heaped on 0.05 (0 and 1 stated), noise 0.15 vs 0.15", (50, 300)),
+            ("rare outcomes (Beta(0.5, 9.5)), logit noise 0.5 vs 0.5", (100, 500)),
+            ("sharp (noise 0.15) vs hedged, equal Brier", (30, 100, 400)),
+            ("topic errors (sd 0.15) by 10 questions, noise 0.05 vs 0.05", (100, 400)),
+            ("outcome shocks shared by 10 questions (logit sd 1)", (100, 400)),
+            ("power: noise 0.1 vs 0.2", (50, 200)),
+            ("power: heaped, noise 0.1 vs 0.2", (200,)),
+            ("power: outcome shocks by 10, noise 0.1 vs 0.2", (400,)),
+            ("power: topic errors (sd 0.15) by 10, noise 0.05 vs 0.15", (400,)),
+        ] for n in sizes]
+
+
+def _has_cluster() -> bool:
+    from coherence import forecast_scores
+
+    return "cluster" in inspect.signature(forecast_scores).parameters
+
+
+def study(design: ForecastDesign, n: int, resamples: int, seed: int) -> list[float]:
+    """One study: (comparison p-value, t-test p-value, then 0/1 coverage of a's Brier,
+    log score, accuracy, the pooled Brier and the comparison's interval)."""
+    from scipy import stats
+
+    from coherence import forecast_scores
+
+    truth = expected_scores(design)
+    gen = np.random.default_rng(seed)
+    df = sample(design, n, gen)
+    clustered = design.cluster_size > 1
+    kw = {"cluster": "cluster"} if clustered and _has_cluster() else {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = forecast_scores(df, timestamp=None, n_resamples=resamples, rng=gen, **kw)
+        cmp = res.compare("a", "b", n_resamples=resamples, rng=gen)
+    row = res.table.set_index("model")
+    hits = [float(row.loc["a", f"{s}_ci_low"] <= truth["a"][j] <= row.loc["a", f"{s}_ci_high"])
+            for j, s in enumerate(SCORES)]
+    pooled = (truth["a"][0] + truth["b"][0]) / 2
+    hits.append(float(row.loc["(all)", "brier_ci_low"] <= pooled
+                      <= row.loc["(all)", "brier_ci_high"]))
+    diff = truth["a"][0] - truth["b"][0]
+    lo, hi, _ = cmp.confidence_interval
+    hits.append(float(lo <= diff <= hi))
+    d = cmp.table["difference"].to_numpy()
+    if clustered:  # questions are 0..n-1 in order, clusters of cluster_size
+        d = np.bincount(np.arange(n) // design.cluster_size, weights=d)
+    t_p = float(stats.ttest_1samp(d, 0.0).pvalue) if np.any(d != d[0]) else 1.0
+    return [float(cmp.pvalue), t_p, *hits]
+
+
+def cell(name: str, n: int, part: str, reps: int, resamples: int,
+         seed0: int) -> dict[str, Any]:
+    design = FORECAST_DESIGNS[name]
+    start = time.perf_counter()
+    out = np.array([study(design, n, resamples, seed0 + i) for i in range(reps)])
+    labels = ("compare", "t_test", *(f"coverage_{s}" for s in SCORES), "coverage_pooled",
+              "coverage_difference")
+    row: dict[str, Any] = {"design": name, "n": n, "part": part, "reps": reps,
+                           "truth": expected_scores(design),
+                           "seconds": time.perf_counter() - start}
+    for j, label in enumerate(labels):
+        col = out[:, j]
+        row[label] = rejection_rate(col <= ALPHA if j < 2 else col == 1.0)
+    print(f"{name} n={n}: " + " ".join(f"{k} {row[k]['rate']:.3f}" for k in labels),
+          flush=True)
+    return row
+
+
+def tables(results: dict[str, Any]) -> str:
+    env = results["environment"]
+    head = (f"Generated by `python -m benchmarks.validate_forecast_scores --tables` from "
+            f"`benchmarks/results/validate_forecast_scores.json` (commit "
+            f"`{env['commit'][:10]}`, {env['date']}, {env['machine']}); "
+            f"{results['resamples']} resamples and sign flips; alpha = 0.05, 95% Wilson "
+            "intervals in brackets. *Rejection*: of the comparison's p-value (size on the "
+            "nulls, power on the alternatives), and of the paired t-test on the differences "
+            "(of the clusters' sums where the design has clusters); *coverage*: of the "
+            "population's expected score by the 95% interval.\n\n")
+    rows = []
+    for c in results["cells"]:
+        kind = "size" if c["part"] == "size" else "power"
+        rows.append([c["design"], c["n"], c["reps"], f"{kind} {format_rate(c['compare'])}",
+                     format_rate(c["t_test"]), format_rate(c["coverage_difference"]),
+                     *(format_rate(c[f"coverage_{s}"]) for s in SCORES),
+                     format_rate(c["coverage_pooled"])])
+    return head + "\n".join(markdown_table(
+        ("design", "questions", "studies", "compare", "paired t-test",
+         "coverage: difference", "Brier (a)", "log score (a)", "accuracy (a)",
+         "pooled Brier"), rows))
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = matrix_parser(__doc__, results=OUT, page="docs/forecast_scoring.md",
+                           n_resamples=None, reps=1000, power_reps=400,
+                           prog="python -m benchmarks.validate_forecast_scores", append=False)
+    parser.add_argument("--n-resamples", "--resamples", dest="resamples", type=int,
+                        default=999)
+    parser.add_argument("--jobs", type=int, default=1)
+    args = parser.parse_args(argv)
+    if args.tables:
+        write_tables(DOC, SCRIPT, tables(json.loads(args.out.read_text(encoding="utf-8"))))
+        return
+    from joblib import Parallel
+    from joblib import delayed
+
+    only = only_words(args)
+    todo = [(name, n, part, args.reps if part == "size" else args.power_reps,
+             args.resamples, 9_000_000 + 100_000 * i)
+            for i, (name, n, part) in enumerate(PLAN)
+            if not only or any(w in f"{name} n={n}" for w in only)]
+
+    def run(*job: Any) -> dict[str, Any]:
+        one_thread()
+        return cell(*job)
+
+    cells = Parallel(n_jobs=args.jobs)(delayed(run)(*job) for job in todo)
+    results = {"environment": environment(), "resamples": args.resamples,
+               "cluster_option": _has_cluster(), "cells": cells}
+    write_json(args.out, results)
+    if args.out == OUT:
+        write_tables(DOC, SCRIPT, tables(results))
+
+
+if __name__ == "__main__":
+    main()

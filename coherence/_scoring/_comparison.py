@@ -1,0 +1,148 @@
+"""The paired comparison of two forecasters (:meth:`ForecastScoresResult.compare`).
+
+A sign-flip randomization test of the mean score difference over the questions both
+forecasters answered (or over clusters of related questions, with the ``cluster`` of
+:func:`coherence.forecast_scores`), and the interval that inverts it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass
+from dataclasses import field
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from .._resampling import sign_flip_interval
+from .._resampling import sign_flip_pvalue
+from .._resampling import sign_flips
+from .._resampling import sorted_codes
+from .._results import CoherenceResult
+from .._results import ConfidenceInterval
+from .._rng import RNGLike
+from .._rng import check_rng
+from .._validation import check_choice
+from .._validation import check_float
+from .._validation import check_int
+from .._validation import param_error
+from .._warnings import DeprecatedAlias
+
+if TYPE_CHECKING:
+    from ._forecast import ForecastScoresResult
+
+__all__ = ["METRICS", "ForecastComparisonResult", "paired_comparison"]
+
+#: the per-forecast scores a comparison can use
+METRICS = ("accuracy", "brier", "log_score")
+
+
+@dataclass(frozen=True, slots=True)
+class ForecastComparisonResult(CoherenceResult, test_name="ForecastScoresResult.compare",
+                               settings=("model_a", "model_b", "metric", "lower_is_better",
+                                         "cluster", "n_units", "n_resamples")):
+    """Paired comparison of two forecasters on their common questions.
+
+    ``statistic`` is the mean over common questions of ``score(model_a) -
+    score(model_b)``; ``pvalue`` is the two-sided sign-flip randomization
+    p-value over questions, or over clusters of related questions (exact when
+    ``2**n_units <= n_resamples``); ``confidence_interval`` holds the mean
+    differences the test does not reject at ``1 - confidence_level``.
+
+    Attributes
+    ----------
+    model_a, model_b : str
+        The two models compared.
+    metric : str
+        ``'accuracy'``, ``'brier'`` or ``'log_score'``.
+    lower_is_better : bool
+        Whether a negative statistic favours ``model_a``.
+    cluster : str or None
+        The column of clusters of related questions (the ``cluster`` of
+        :func:`forecast_scores`), whose signs flip together; None: each question.
+    n_units : int
+        Independent units whose signs flip: common questions, or their clusters.
+    n_resamples : int
+        Sign-flip randomizations asked for (all :math:`2^{n}` sign vectors are used
+        when there are no more than that).
+    table : pandas.DataFrame
+        One row per common question: both scores and their difference (and the
+        question's cluster, with ``cluster``).
+
+    Notes
+    -----
+    Made by :meth:`ForecastScoresResult.compare`, so the test name (the
+    ``test`` column of :meth:`to_frame`) is ``'ForecastScoresResult.compare'``,
+    the public call that produces it.
+    """
+
+    model_a: str
+    model_b: str
+    metric: str
+    lower_is_better: bool
+    cluster: str | None
+    n_units: int
+    n_resamples: int
+    table: pd.DataFrame = field(repr=False, compare=False)
+
+    differences = DeprecatedAlias("table")
+
+
+def paired_comparison(result: ForecastScoresResult, model_a: str, model_b: str, *,
+                      metric: str, n_resamples: int, confidence_level: float,
+                      rng: RNGLike) -> ForecastComparisonResult:
+    """:meth:`ForecastScoresResult.compare` (see there)."""
+    owner = "ForecastScoresResult.compare"
+    check_choice(metric, "metric", owner, METRICS)
+    n_resamples = check_int(n_resamples, "n_resamples", owner, low=1)
+    confidence_level = check_float(confidence_level, "confidence_level", owner,
+                                   low=0.0, high=1.0, low_open=True, high_open=True)
+    pf = result.per_forecast
+    models = set(pf[result.by])
+    for name, value in (("model_a", model_a), ("model_b", model_b)):
+        if value not in models:
+            raise ValueError(param_error(name, owner, f"a value of column '{result.by}' "
+                                         f"({sorted(map(str, models))})", value))
+    if model_a == model_b:
+        raise ValueError(param_error("model_b", owner, "different from model_a", model_b))
+    gen = check_rng(rng, owner=owner)
+    a = pf.loc[pf[result.by] == model_a].set_index("question")[metric]
+    b = pf.loc[pf[result.by] == model_b].set_index("question")[metric]
+    common = a.index.intersection(b.index, sort=False)
+    with contextlib.suppress(TypeError):  # sorted: resampling ignores row order
+        common = common.sort_values()
+    if len(common) < 2:
+        raise ValueError(f"{owner}: models {model_a!r} and {model_b!r} share "
+                         f"{len(common)} question(s); at least 2 are needed.")
+    xa = a.loc[common].to_numpy(dtype=np.float64)
+    xb = b.loc[common].to_numpy(dtype=np.float64)
+    diff = xa - xb
+    table = pd.DataFrame({"question": common, f"{model_a} (a)": xa, f"{model_b} (b)": xb,
+                          "difference": diff})
+    if result.cluster is None:
+        units = np.arange(diff.size)
+    else:
+        of_question = pf.drop_duplicates("question").set_index("question")["cluster"]
+        table["cluster"] = of_question.loc[common].to_numpy(dtype=object)
+        units = sorted_codes(table["cluster"].to_numpy(dtype=object))
+    n_units = int(units.max()) + 1
+    sums = np.bincount(units, weights=diff, minlength=n_units)
+    sizes = np.bincount(units, minlength=n_units).astype(np.float64)
+    if np.all(diff == 0.0):
+        pvalue, (low, high) = 1.0, (0.0, 0.0)
+    else:
+        signs, exact = sign_flips(n_units, n_resamples, gen)
+        pvalue = sign_flip_pvalue(signs, exact, sums, sizes)
+        low, high = sign_flip_interval(signs, exact, sums, sizes, confidence_level)
+    lower_is_better = metric == "brier" or (metric == "log_score"
+                                            and result.log_convention == "log2_loss")
+    unit = "questions" if result.cluster is None else f"'{result.cluster}' clusters"
+    return ForecastComparisonResult(
+        statistic=float(np.mean(diff)), pvalue=pvalue,
+        confidence_interval=ConfidenceInterval(low, high, confidence_level),
+        n_obs=int(diff.size),
+        method=f"sign-flip randomization over {unit}; interval inverting the test",
+        model_a=str(model_a), model_b=str(model_b), metric=metric,
+        lower_is_better=lower_is_better, cluster=result.cluster, n_units=n_units,
+        n_resamples=n_resamples, table=table)

@@ -1,0 +1,135 @@
+"""The sign-flip test and its inverted interval, and the cluster bootstrap-t pieces of
+coherence._resampling, against brute-force references."""
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
+
+from coherence._resampling import MC_TIE_RTOL
+from coherence._resampling import cluster_bootstrap_means
+from coherence._resampling import cluster_mean_pivots
+from coherence._resampling import sign_flip_interval
+from coherence._resampling import sign_flip_pvalue
+from coherence._resampling import sign_flips
+
+#: unit sums on a coarse grid (ties and zeros are common) or arbitrary
+_sums = st.lists(st.one_of(st.sampled_from([0.0, 0.1, -0.1, 0.25, -0.5, 1.0]),
+                           st.floats(-2.0, 2.0)), min_size=1, max_size=7)
+
+
+def _enumerated_pvalue(sums: np.ndarray, sizes: np.ndarray, delta: float) -> float:
+    """Share of all 2^C sign vectors with |sum s (D - delta m)| >= |sum (D - delta m)|."""
+    centred = sums - delta * sizes
+    obs = abs(centred.sum())
+    null = [abs(float(np.dot(s, centred))) for s in itertools.product((1, -1),
+                                                                        repeat=len(sums))]
+    return sum(t >= obs - MC_TIE_RTOL * max(1.0, obs) for t in null) / len(null)
+
+
+def test_sign_flips_enumerate_all_vectors_when_few():
+    signs, exact = sign_flips(3, 8, np.random.default_rng(0))
+    assert exact and signs.shape == (8, 3)
+    assert {tuple(r) for r in signs} == set(itertools.product((1.0, -1.0), repeat=3))
+    signs, exact = sign_flips(4, 8, np.random.default_rng(0))
+    assert not exact and signs.shape == (8, 4)
+    assert set(np.unique(signs)) <= {-1.0, 1.0}
+
+
+@settings(max_examples=60)
+@given(_sums, st.data())
+def test_exact_pvalue_matches_enumeration_and_scipy(sums, data):
+    from scipy import stats
+
+    d = np.array(sums)
+    sizes = np.ones(d.size)
+    signs, exact = sign_flips(d.size, 2**d.size, np.random.default_rng(0))
+    assert exact
+    p = sign_flip_pvalue(signs, exact, d, sizes)
+    assert p == pytest.approx(_enumerated_pvalue(d, sizes, 0.0), abs=1e-12)
+    if d.size >= 2 and np.all(np.abs(d) > 1e-3):  # scipy's tie rule differs at exact ties
+        ref = stats.permutation_test((d, np.zeros_like(d)), lambda x, y, axis: np.mean(
+            x - y, axis=axis), permutation_type="samples", n_resamples=2**d.size,
+            vectorized=True, alternative="two-sided").pvalue
+        assert p == pytest.approx(ref, abs=1e-12)
+    delta = data.draw(st.floats(-1.0, 1.0))
+    assert sign_flip_pvalue(signs, exact, d, sizes, delta) == pytest.approx(
+        _enumerated_pvalue(d, sizes, delta), abs=1e-12)
+
+
+def test_monte_carlo_pvalue_counts_the_random_vectors():
+    d = np.array([0.3, -0.1, 0.2, 0.4, 0.1, 0.05, -0.2, 0.3, 0.25, 0.1])
+    sizes = np.arange(1.0, 11.0)
+    signs, exact = sign_flips(d.size, 99, np.random.default_rng(4))
+    assert not exact
+    null = np.abs(signs @ d)
+    expected = (1 + np.sum(null >= abs(d.sum()) * (1 - 1e-12))) / 100
+    assert sign_flip_pvalue(signs, exact, d, sizes) == pytest.approx(expected)
+
+
+@settings(max_examples=60)
+@given(_sums, st.lists(st.integers(1, 4), min_size=7, max_size=7),
+       st.sampled_from([0.8, 0.9, 0.95]), st.booleans())
+def test_interval_is_the_set_the_test_does_not_reject(sums, sizes, level, exact):
+    """Brute force: just inside an end the p-value (enumerated, or over the same random
+    vectors) exceeds 1 - level, just outside it does not; an infinite end means that
+    even far away nothing is rejected."""
+    d = np.array(sums)
+    m = np.array(sizes[:d.size], dtype=float)
+    b = 2**d.size if exact else 40
+    signs, is_exact = sign_flips(d.size, b, np.random.default_rng(1))
+    low, high = sign_flip_interval(signs, is_exact, d, m, level)
+    alpha = 1 - level
+    mean = d.sum() / m.sum()
+    assert low <= mean + 1e-12 and mean - 1e-12 <= high
+
+    def p(delta: float) -> float:
+        return sign_flip_pvalue(signs, is_exact, d, m, delta)
+
+    for end, inward in ((low, 1.0), (high, -1.0)):
+        if math.isinf(end):
+            assert p(mean - inward * 1e6) > alpha
+            continue
+        if abs(end - mean) < 1e-9:  # the interval closes at the mean
+            continue
+        eps = 1e-7 * max(1.0, abs(end))
+        assert p(end + inward * eps) > alpha
+        assert p(end - inward * eps) <= alpha
+
+
+@settings(max_examples=40)
+@given(st.lists(st.integers(1, 4), min_size=1, max_size=8), st.integers(0, 999))
+def test_cluster_mean_pivots_match_loops(sizes, seed):
+    gen = np.random.default_rng(seed)
+    codes = np.repeat(np.arange(len(sizes)), sizes)
+    values = np.column_stack([gen.uniform(size=codes.size), gen.integers(0, 2, codes.size)])
+    mean, se, reps, reps_se = cluster_mean_pivots(values, codes, 30, np.random.default_rng(7))
+    # the replicate means are cluster_bootstrap_means' (the same draws)
+    np.testing.assert_allclose(reps, cluster_bootstrap_means(values, codes, 30,
+                                                             np.random.default_rng(7)),
+                               rtol=1e-12, atol=1e-12)
+    draws = np.random.default_rng(7).integers(0, len(sizes), size=(30, len(sizes)))
+    c = len(sizes)
+    for b in [None, *range(30)]:
+        picked = list(range(c)) if b is None else list(draws[b])
+        rows = [np.flatnonzero(codes == k) for k in picked]
+        stacked = np.concatenate([values[r] for r in rows])
+        xbar = stacked.mean(axis=0)
+        ss = sum((values[r].sum(axis=0) - len(r) * xbar) ** 2 for r in rows)
+        want_se = (np.sqrt(c / (c - 1) * ss / len(stacked) ** 2) if c > 1
+                   else np.full(2, np.nan))
+        got_mean, got_se = (mean, se) if b is None else (reps[b], reps_se[b])
+        np.testing.assert_allclose(got_mean, xbar, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(got_se, want_se, rtol=1e-6, atol=1e-9)
+
+
+def test_cluster_mean_pivots_zero_spread_is_zero():
+    """Clusters of one mean give se 0 exactly, not a rounding residue."""
+    codes = np.repeat(np.arange(5), 3)
+    values = np.full((15, 1), 1 / 3)
+    _, se, _, reps_se = cluster_mean_pivots(values, codes, 20, np.random.default_rng(0))
+    assert se[0] == 0.0 and np.all(reps_se == 0.0)

@@ -1,0 +1,152 @@
+"""forecast_scores' bootstrap-t intervals and its ``cluster`` option, and the paired
+comparison over clusters: against loops over the documented definitions and the
+documented generator order."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from coherence import forecast_scores
+
+
+def _table(n_q: int = 12, seed: int = 3, clusters: int = 4) -> pd.DataFrame:
+    gen = np.random.default_rng(seed)
+    t = gen.uniform(0.05, 0.95, n_q)
+    y = (gen.uniform(size=n_q) < t).astype(int)
+    rows = []
+    for m, sd in (("a", 0.1), ("b", 0.25)):
+        p = np.clip(t + gen.normal(0, sd, n_q), 0, 1)
+        rows += [{"model": m, "question": f"q{i:02d}", "topic": f"c{i % clusters}",
+                  "probability": p[i], "outcome": y[i]} for i in range(n_q)]
+    return pd.DataFrame(rows)
+
+
+def _bootstrap_t_by_loops(values: np.ndarray, units: np.ndarray, draws: np.ndarray,
+                          level: float) -> tuple[float, float]:
+    """The documented interval: pivots (mean* - mean) / se* with the cluster-robust se
+    (the sample's where a resample's is 0), by loops over the drawn clusters."""
+    labels = sorted(set(units))
+    members = [values[units == u] for u in labels]
+    c = len(labels)
+
+    def mean_se(picked: list[int]) -> tuple[float, float]:
+        stacked = np.concatenate([members[k] for k in picked])
+        xbar = stacked.mean()
+        ss = sum((members[k].sum() - len(members[k]) * xbar) ** 2 for k in picked)
+        scale = sum(members[k].sum() ** 2 + (len(members[k]) * xbar) ** 2 for k in picked)
+        if ss <= 1e-12 * scale:  # copies of one cluster: 0, not a rounding residue
+            ss = 0.0
+        return xbar, float(np.sqrt(c / (c - 1) * ss / len(stacked) ** 2))
+
+    mean, se = mean_se(list(range(c)))
+    pivots = []
+    for row in draws:
+        m_b, se_b = mean_se(list(row))
+        pivots.append((m_b - mean) / (se_b if se_b > 0 else se))
+    lo_q, hi_q = np.quantile(pivots, [(1 - level) / 2, (1 + level) / 2])
+    return mean - hi_q * se, mean - lo_q * se
+
+
+@pytest.mark.parametrize("cluster", [None, "topic"])
+def test_intervals_are_the_documented_bootstrap_t(cluster):
+    """Rebuilt from the documented order: forecast_scores' rng spawns (main, filtered);
+    main spawns one stream per model by sorted rank, then the pooled row's; each draws
+    ``integers(0, C, size=(B, C))`` over the clusters coded in sorted order."""
+    df = _table()
+    b, level = 200, 0.9
+    res = forecast_scores(df, cluster=cluster, n_resamples=b, confidence_level=level,
+                          timestamp=None, rng=11)
+    main = np.random.default_rng(11).spawn(2)[0]
+    streams = main.spawn(3)  # models a, b (sorted rank), then the pooled row
+    unit_col = "question" if cluster is None else cluster
+    table = res.table.set_index("model")
+    for name, stream in (("a", streams[0]), ("b", streams[1]), ("(all)", streams[2])):
+        part = df if name == "(all)" else df[df["model"] == name]
+        units = part[unit_col].to_numpy()
+        c = len(set(units))
+        draws = stream.integers(0, c, size=(b, c))
+        brier = ((part["probability"] - part["outcome"]) ** 2).to_numpy()
+        lo, hi = _bootstrap_t_by_loops(brier, units, draws, level)
+        assert table.loc[name, "brier_ci_low"] == pytest.approx(max(lo, 0.0), rel=1e-9)
+        assert table.loc[name, "brier_ci_high"] == pytest.approx(min(hi, 1.0), rel=1e-9)
+    assert "bootstrap-t" in res.method
+    assert res.cluster == cluster
+
+
+def test_an_interval_stays_in_the_scores_range():
+    """A model right on all but one question: the bootstrap-t interval of its accuracy
+    would pass 1; it is cut at 1 (and the Brier interval at 0)."""
+    df = _table(n_q=15)
+    df.loc[df["model"] == "a", "probability"] = df.loc[df["model"] == "a", "outcome"] * 0.98
+    df.loc[df.index[0], "probability"] = 1.0 - df.loc[df.index[0], "outcome"]
+    row = forecast_scores(df, timestamp=None, rng=0).table.set_index("model").loc["a"]
+    assert 0.0 <= row["accuracy_ci_low"] <= row["accuracy"] <= row["accuracy_ci_high"] <= 1.0
+    assert 0.0 <= row["brier_ci_low"] <= row["brier"] <= row["brier_ci_high"] <= 1.0
+
+
+def test_cluster_of_one_question_each_is_no_cluster():
+    df = _table()
+    plain = forecast_scores(df, timestamp=None, rng=5)
+    same = forecast_scores(df.assign(unit=df["question"]), cluster="unit", timestamp=None,
+                           rng=5)
+    cols = [c for c in plain.table.columns if c != "model"]
+    np.testing.assert_allclose(same.table[cols].to_numpy(float),
+                               plain.table[cols].to_numpy(float), rtol=1e-12)
+    a, b = plain.compare("a", "b", rng=2), same.compare("a", "b", rng=2)
+    assert (a.pvalue, tuple(a.confidence_interval)) == (b.pvalue, tuple(b.confidence_interval))
+    assert b.cluster == "unit" and "cluster" in same.per_forecast
+
+
+def test_compare_flips_whole_clusters():
+    """With 4 clusters (16 sign vectors, exact), the p-value is the enumeration over the
+    clusters' summed differences, not over the 12 questions."""
+    df = _table()
+    res = forecast_scores(df, cluster="topic", timestamp=None, rng=0)
+    cmp = res.compare("a", "b", n_resamples=16, rng=0)
+    d = cmp.table.set_index("question")["difference"]
+    sums = d.groupby(cmp.table.set_index("question")["cluster"]).sum().to_numpy()
+    obs = abs(sums.sum())
+    null = [abs(np.dot(s, sums)) for s in itertools.product((1, -1), repeat=4)]
+    assert cmp.pvalue == pytest.approx(np.mean([t >= obs * (1 - 1e-9) for t in null]))
+    assert cmp.n_units == 4 and cmp.n_obs == 12
+    assert "'topic' clusters" in cmp.method
+    # with 4 clusters the exact p-value is at least 2/16: no interval end is finite at 0.95
+    assert cmp.pvalue >= 2 / 16
+    assert np.isinf(cmp.confidence_interval.low) and np.isinf(cmp.confidence_interval.high)
+
+
+def test_compare_agrees_with_a_t_test_on_many_questions():
+    """On 400 questions the sign-flip p-value and the paired t-test's are close (both
+    test the mean difference; the sign-flip is exact under symmetry)."""
+    df = _table(n_q=400, seed=9)
+    cmp = forecast_scores(df, timestamp=None, n_resamples=1, rng=0).compare(
+        "a", "b", n_resamples=9999, rng=1)
+    t = stats.ttest_1samp(cmp.table["difference"], 0.0)
+    assert cmp.pvalue == pytest.approx(t.pvalue, abs=0.01)
+
+
+@pytest.mark.parametrize(("change", "match"), [
+    ({"cluster": "nope"}, "column 'nope'"),
+    ({"cluster": "topic", "by": "cluster"}, "'by' parameter of forecast_scores"),
+])
+def test_cluster_validation(change, match):
+    df = _table().assign(cluster=lambda d: d["model"])
+    with pytest.raises(ValueError, match=match):
+        forecast_scores(df, timestamp=None, **change)
+
+
+def test_a_question_in_two_clusters_is_named():
+    df = _table()
+    df.loc[df.index[-1], "topic"] = "elsewhere"  # q11 of model b moves
+    with pytest.raises(ValueError, match=r"Column 'topic' .* one value per question of "
+                                         r"'question'.*2 offending rows"):
+        forecast_scores(df, cluster="topic", timestamp=None)
+    bad = _table()
+    bad.loc[bad.index[0], "topic"] = None
+    with pytest.raises(ValueError, match="topic"):
+        forecast_scores(bad, cluster="topic", timestamp=None)
