@@ -582,9 +582,10 @@ def forecast_scores(
     forecasts are constant within bins; otherwise the remainder (the
     within-bin terms of Stephenson et al. 2008) is reported as ``within_bin``.
 
-    Intervals are bootstrap-t intervals of a cluster bootstrap over questions (or
-    the clusters of ``cluster``): all forecasts of a question move together, so the
-    pooled interval accounts for models answering the same questions. With cluster
+    The Brier and log scores' intervals are bootstrap-t intervals of a cluster
+    bootstrap over questions (or the clusters of ``cluster``): all forecasts of a
+    question move together, so the pooled interval accounts for models answering the
+    same questions. With cluster
     *c* holding :math:`m_c` forecasts of score sum :math:`S_c`, a mean
     :math:`\\bar s = \\sum_c S_c / N` has the cluster-robust standard error
     :math:`se^2 = \\frac{C}{C-1}\\sum_c (S_c - m_c \\bar s)^2 / N^2`, and the interval is
@@ -595,7 +596,11 @@ def forecast_scores(
     (``benchmarks/validate_forecast_scores.py``). The interval is intersected with
     the score's range ([0, 1]; [0, 2] for a multiclass Brier score; [ln floor, 0] or
     [0, -log2 floor] for the log score), where the population's mean lies; a score
-    that does not vary gets the point itself.
+    that does not vary gets the point itself. Accuracy, a proportion that is often near
+    1, gets Wilson's score interval at the effective sample size
+    :math:`\\bar a(1 - \\bar a) / se^2` (at most the number of forecasts; the number of
+    clusters where :math:`\\bar a` is 0 or 1), which the bootstrap cannot give past
+    the sample's own misses (coverage 0.836 with rare outcomes).
 
     References
     ----------
@@ -697,6 +702,22 @@ def _interval(mean: float, se: float, reps: np.ndarray, reps_se: np.ndarray,
     return percentile_interval(reps, confidence_level)
 
 
+def _proportion_interval(mean: float, se: float, n_forecasts: int, n_units: int,
+                         confidence_level: float) -> tuple[float, float]:
+    """Wilson's score interval of an accuracy at the effective sample size
+    ``mean (1 - mean) / se^2`` (at most the forecasts' number; the units' number where
+    the accuracy or its ``se`` is 0 or 1, or ``se`` is undefined)."""
+    from statsmodels.stats.proportion import proportion_confint
+
+    if se > 0 and 0.0 < mean < 1.0:
+        n_eff = min(mean * (1.0 - mean) / (se * se), float(n_forecasts))
+    else:
+        n_eff = float(n_units)
+    low, high = proportion_confint(mean * n_eff, n_eff, alpha=1.0 - confidence_level,
+                                   method="wilson")
+    return float(low), float(high)
+
+
 def _replace(result: ForecastScoresResult, **changes: Any) -> ForecastScoresResult:
     import dataclasses
 
@@ -747,8 +768,12 @@ def _score(df: pd.DataFrame, *, by: str, question: str, probability: str | None,
         row: dict[str, Any] = {by: name, "n_forecasts": int(mask.sum()),
                                "n_questions": int(pd.unique(per["question"][mask]).size)}
         for j, metric in enumerate(_METRICS):
-            lo, hi = _interval(float(mean[j]), float(se[j]), reps[:, j], reps_se[:, j],
-                               confidence_level, ranges[j])
+            if metric == "accuracy":
+                lo, hi = _proportion_interval(float(mean[j]), float(se[j]), int(mask.sum()),
+                                              int(q.max()) + 1, confidence_level)
+            else:
+                lo, hi = _interval(float(mean[j]), float(se[j]), reps[:, j], reps_se[:, j],
+                                   confidence_level, ranges[j])
             row[metric] = float(vals[:, j].mean())
             row[f"{metric}_ci_low"] = lo
             row[f"{metric}_ci_high"] = hi

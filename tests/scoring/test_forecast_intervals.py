@@ -74,19 +74,36 @@ def test_intervals_are_the_documented_bootstrap_t(cluster):
         lo, hi = _bootstrap_t_by_loops(brier, units, draws, level)
         assert table.loc[name, "brier_ci_low"] == pytest.approx(max(lo, 0.0), rel=1e-9)
         assert table.loc[name, "brier_ci_high"] == pytest.approx(min(hi, 1.0), rel=1e-9)
+        # accuracy: Wilson's score interval at n_eff = a (1 - a) / se^2, by hand
+        acc = ((part["probability"] >= 0.5) == (part["outcome"] == 1)).to_numpy(float)
+        sums = pd.Series(acc).groupby(units).sum().to_numpy()
+        sizes = pd.Series(acc).groupby(units).size().to_numpy()
+        a = acc.mean()
+        se2 = c / (c - 1) * np.sum((sums - sizes * a) ** 2) / acc.size ** 2
+        n_eff = min(a * (1 - a) / se2, acc.size) if 0 < a < 1 and se2 > 0 else c
+        z = stats.norm.ppf(1 - (1 - level) / 2)
+        centre = (a + z * z / (2 * n_eff)) / (1 + z * z / n_eff)
+        half = z * np.sqrt(a * (1 - a) / n_eff + z * z / (4 * n_eff**2)) / (1 + z * z / n_eff)
+        assert table.loc[name, "accuracy_ci_low"] == pytest.approx(centre - half, rel=1e-9)
+        assert table.loc[name, "accuracy_ci_high"] == pytest.approx(centre + half, rel=1e-9)
     assert "bootstrap-t" in res.method
     assert res.cluster == cluster
 
 
 def test_an_interval_stays_in_the_scores_range():
-    """A model right on all but one question: the bootstrap-t interval of its accuracy
-    would pass 1; it is cut at 1 (and the Brier interval at 0)."""
+    """A model right on all but one question: its accuracy's (Wilson) interval and its
+    Brier score's (bootstrap-t, cut at the range) stay in [0, 1]; a model right on every
+    question still gets an interval below 1, not the point 1."""
     df = _table(n_q=15)
     df.loc[df["model"] == "a", "probability"] = df.loc[df["model"] == "a", "outcome"] * 0.98
     df.loc[df.index[0], "probability"] = 1.0 - df.loc[df.index[0], "outcome"]
     row = forecast_scores(df, timestamp=None, rng=0).table.set_index("model").loc["a"]
     assert 0.0 <= row["accuracy_ci_low"] <= row["accuracy"] <= row["accuracy_ci_high"] <= 1.0
     assert 0.0 <= row["brier_ci_low"] <= row["brier"] <= row["brier_ci_high"] <= 1.0
+    df.loc[df.index[0], "probability"] = df.loc[df.index[0], "outcome"] * 0.98
+    row = forecast_scores(df, timestamp=None, rng=0).table.set_index("model").loc["a"]
+    assert row["accuracy"] == 1.0 == row["accuracy_ci_high"]
+    assert row["accuracy_ci_low"] == pytest.approx(15 / (15 + stats.norm.ppf(0.975) ** 2))
 
 
 def test_cluster_of_one_question_each_is_no_cluster():
