@@ -13,7 +13,8 @@ cluster; ``calibration_error(binning="equal_width", group="question")`` is run o
 same table: its ``plugin`` is the decomposition's reliability, and its interval is for
 the population reliability.
 
-Run: ``python -m benchmarks.validate_brier_decomposition [--reps 400] [--only WORDS]``;
+Run: ``python -m benchmarks.validate_brier_decomposition [--reps 400] [--only WORDS]
+[--jobs 2]``;
 JSON to ``benchmarks/results/validate_brier_decomposition.json``, the table to
 ``docs/brier_decomposition.md`` (``--tables``: from the JSON alone).
 """
@@ -32,6 +33,7 @@ from benchmarks._harness import environment
 from benchmarks._harness import format_rate
 from benchmarks._harness import markdown_table
 from benchmarks._harness import matrix_parser
+from benchmarks._harness import one_thread
 from benchmarks._harness import rejection_rate
 from benchmarks._harness import write_json
 from benchmarks._harness import write_tables
@@ -129,14 +131,22 @@ def main(argv: list[str] | None = None) -> None:
                            append=False, prog="python -m benchmarks.validate_brier_decomposition")
     parser.add_argument("--n-resamples", "--resamples", dest="resamples", type=int,
                         default=999)
+    parser.add_argument("--jobs", type=int, default=1, help="cells run in parallel")
     args = parser.parse_args(argv)
     if args.tables:
         write_docs(json.loads(args.out.read_text(encoding="utf-8")))
         return
-    cells = []
-    for i, design, n in selected(PLAN, args):
-        cells.append(cell(design, n, args.reps, args.resamples, 7000 + 1000 * i + n))
-        print(json.dumps(cells[-1]), flush=True)
+    from joblib import Parallel
+    from joblib import delayed
+
+    def run(design: Design, n: int, seed: int) -> dict[str, Any]:
+        one_thread()
+        row = cell(design, n, args.reps, args.resamples, seed)
+        print(json.dumps(row), flush=True)
+        return row
+
+    cells = Parallel(n_jobs=args.jobs)(delayed(run)(design, n, 7000 + 1000 * i + n)
+                                       for i, design, n in selected(PLAN, args))
     results = {"environment": environment(), "reps": args.reps, "resamples": args.resamples,
                "cells": cells}
     write_json(args.out, results)

@@ -13,8 +13,9 @@ Every resampling test of the package uses the pieces here, written once:
   chunks; :func:`cluster_weights` turns them into multiplicities,
   :func:`cluster_resample_rows` into the rows of each resample, and
   :func:`cluster_bootstrap_means` / :func:`cluster_bootstrap_mean_interval`
-  into replicates of means, :func:`cluster_mean_pivots` into replicates of means
-  with their standard errors (for a bootstrap-t interval);
+  into replicates of means, :func:`cluster_mean_pivots` (over
+  :func:`weighted_mean_pivots`) into replicates of means with their cluster-robust
+  standard errors (for a bootstrap-t interval);
 * :func:`sign_flips`, :func:`sign_flip_pvalue` and :func:`sign_flip_interval`: the
   paired sign-flip randomization test of a mean difference over independent units
   and the interval that inverts it;
@@ -59,6 +60,7 @@ __all__ = [
     "streams_by_label",
     "studentized_interval",
     "tie_bound",
+    "weighted_mean_pivots",
 ]
 
 #: Relative tolerance of the Monte Carlo tie rule (see :func:`monte_carlo_pvalue`).
@@ -396,46 +398,56 @@ def cluster_bootstrap_mean_interval(values: np.ndarray, clusters: np.ndarray, n_
     return percentile_interval(boots, confidence_level)
 
 
-def cluster_mean_pivots(values: np.ndarray, codes: np.ndarray, n_resamples: int,
-                        rng: np.random.Generator
-                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    r"""Cluster-bootstrap replicates of column means with their standard errors, for a
-    bootstrap-t interval (:func:`studentized_interval`).
+def weighted_mean_pivots(weights: np.ndarray, sums: np.ndarray,
+                         counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    r"""Means of columns and their cluster-robust standard errors under cluster weights.
 
-    ``values`` is ``(n, k)``, ``codes`` the rows' clusters coded 0..C-1. With cluster
-    *c* holding :math:`m_c` rows of sum :math:`S_c` and :math:`N = \sum_c m_c`, the mean
-    is :math:`\bar x = \sum_c S_c / N` and its cluster-robust standard error
+    ``weights`` is ``(B, C)`` (how often each cluster is drawn; ones give the sample),
+    ``sums`` ``(C, k)`` the clusters' column sums :math:`S_c`, ``counts`` ``(C,)`` their
+    rows :math:`m_c`. With :math:`N = \sum_c w_c m_c`, the mean is
+    :math:`\bar x = \sum_c w_c S_c / N` and its standard error
 
     .. math::
 
-        se^2 = \frac{C}{C - 1} \frac{\sum_c (S_c - m_c \bar x)^2}{N^2};
+        se^2 = \frac{C}{C - 1} \frac{\sum_c w_c (S_c - m_c \bar x)^2}{N^2}
 
-    a resample weights the clusters by their multiplicities (the draws of
-    :func:`cluster_bootstrap_means`, so its replicate means are those). A resample's
-    sum of squares within ``1e-12`` of its scale (drawn clusters of one mean, summed in
-    floating point) is 0. Returns ``(means, se)`` of the sample, each ``(k,)``, and the
-    replicates' ``(means, se)``, each ``(n_resamples, k)``; ``se`` is NaN for ``C < 2``.
+    (:math:`C` clusters are drawn in every resample). A sum of squares within ``1e-12``
+    of its scale (drawn clusters of one mean, summed in floating point) is 0; ``se`` is
+    NaN for ``C < 2``. Returns ``(means, se)``, each ``(B, k)``.
+    """
+    n_groups = counts.size
+    n = weights @ counts
+    mean = (weights @ sums) / n[:, None]
+    sq = weights @ (sums * sums)
+    cross = weights @ (sums * counts[:, None])
+    mm = (weights @ (counts * counts))[:, None]
+    ss = sq - 2.0 * mean * cross + mean * mean * mm
+    ss = np.where(ss > 1e-12 * (sq + mean * mean * mm), ss, 0.0)
+    if n_groups < 2:
+        return mean, np.full_like(mean, np.nan)
+    return mean, np.sqrt(n_groups / (n_groups - 1.0) * ss / (n * n)[:, None])
+
+
+def cluster_mean_pivots(values: np.ndarray, codes: np.ndarray, n_resamples: int,
+                        rng: np.random.Generator
+                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Cluster-bootstrap replicates of column means with their standard errors, for a
+    bootstrap-t interval (:func:`studentized_interval`).
+
+    ``values`` is ``(n, k)``, ``codes`` the rows' clusters coded 0..C-1; the means and
+    standard errors are :func:`weighted_mean_pivots`', and a resample weights the clusters
+    by their multiplicities (the draws of :func:`cluster_bootstrap_means`, so its replicate
+    means are those). Returns ``(means, se)`` of the sample, each ``(k,)``, and the
+    replicates' ``(means, se)``, each ``(n_resamples, k)``.
     """
     n_groups = int(codes.max()) + 1
     sums = np.zeros((n_groups, values.shape[1]))
     np.add.at(sums, codes, values)
     counts = np.bincount(codes, minlength=n_groups).astype(np.float64)
-
-    def moments(w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        n = w @ counts
-        mean = (w @ sums) / n[..., None]
-        sq, cross, mm = w @ (sums * sums), w @ (sums * counts[:, None]), w @ (counts * counts)
-        ss = sq - 2.0 * mean * cross + mean * mean * mm[..., None]
-        ss = np.where(ss > 1e-12 * (sq + mean * mean * mm[..., None]), ss, 0.0)
-        if n_groups < 2:
-            return mean, np.full_like(mean, np.nan)
-        var = n_groups / (n_groups - 1.0) * ss / (n * n)[..., None]
-        return mean, np.sqrt(var)
-
     weights = cluster_weights(cluster_draws(n_groups, n_resamples, rng), n_groups)
-    mean, se = moments(np.ones(n_groups))
-    reps, reps_se = moments(weights)
-    return mean, se, reps, reps_se
+    mean, se = weighted_mean_pivots(np.ones((1, n_groups)), sums, counts)
+    reps, reps_se = weighted_mean_pivots(weights, sums, counts)
+    return mean[0], se[0], reps, reps_se
 
 
 def sign_flips(n_units: int, n_resamples: int,

@@ -32,6 +32,7 @@ from .._resampling import cluster_weights
 from .._resampling import percentile_interval
 from .._resampling import sorted_codes
 from .._resampling import studentized_interval
+from .._resampling import weighted_mean_pivots
 from .._results import CoherenceResult
 from .._results import ConfidenceInterval
 from .._results import Summary
@@ -63,6 +64,8 @@ MIN_CLUSTERS = 20
 COMPONENTS: tuple[str, ...] = ("brier", "incoherence", "coherent_brier", "reliability",
                                "resolution", "uncertainty", "within_bin")
 TABLE_COLUMNS: tuple[str, ...] = ("component", "value", "ci_low", "ci_high")
+#: the components that are means of a per-forecast score (bootstrap-t intervals)
+_MEANS = ("brier", "incoherence", "coherent_brier")
 
 
 # --------------------------------------------------------------------------- array layer
@@ -414,9 +417,9 @@ def _component_intervals(boot: np.ndarray, mean_outcome: np.ndarray,
                          confidence_level: float) -> dict[str, tuple[float, float]]:
     r"""Each component's interval for the population's value, from the cluster bootstrap.
 
-    Percentile intervals for the Brier scores, the incoherence part, the within-bin
-    part and (replaced by :func:`_resolution_interval` and the reliability's
-    :func:`calibration_error` interval) the resolution and reliability. The uncertainty
+    Percentile intervals for the within-bin part and (replaced by :func:`_mean_interval`,
+    :func:`_resolution_interval` and the reliability's :func:`calibration_error`
+    interval) the Brier scores, incoherence, resolution and reliability. The uncertainty
     :math:`\bar y(1 - \bar y)` is at its maximum when :math:`\bar y = 1/2`, where no
     replicate exceeds the population value: its interval maps the percentile interval
     of the mean outcome through :math:`u(1 - u)` (up to 1/4 when it holds 1/2).
@@ -428,6 +431,20 @@ def _component_intervals(boot: np.ndarray, mean_outcome: np.ndarray,
     ends = (lo_y * (1.0 - lo_y), hi_y * (1.0 - hi_y))
     out["uncertainty"] = (min(ends), 0.25 if lo_y <= 0.5 <= hi_y else max(ends))
     return out
+
+
+def _mean_interval(mean: float, se: float, replicates: np.ndarray,
+                   percentile: tuple[float, float],
+                   confidence_level: float) -> tuple[float, float]:
+    """Bootstrap-t interval (:func:`studentized_interval`, the cluster-robust standard
+    error of :func:`weighted_mean_pivots`) of a mean score, within [0, 1];
+    ``replicates`` holds the resamples' (means, se). The point where the score does not
+    vary; ``percentile`` where its se is undefined (a single cluster)."""
+    if se > 0:
+        low, high = studentized_interval(mean, mean, se, replicates[0], replicates[1],
+                                         confidence_level)
+        return max(low, 0.0), min(high, 1.0)
+    return (mean, mean) if se == 0 else percentile
 
 
 def _resolution_interval(point: np.ndarray, pivots: np.ndarray,
@@ -506,7 +523,7 @@ def brier_decomposition(
     n_resamples : int
         Cluster-bootstrap resamples of the intervals.
     confidence_level : float
-        Level of the percentile intervals.
+        Level of the intervals.
     rng : int, numpy.random.Generator or None
         Randomness of the bootstrap.
 
@@ -566,8 +583,10 @@ def brier_decomposition(
     exact. The intervals come from a cluster bootstrap whose clusters are the forecasts
     joined by a shared question or a shared set (the connected components of the
     question-set graph), so that outcomes shared by forecasts, and the sets' logical
-    ties, move together. Each is for the population's component: percentile intervals
-    for the Brier scores, the incoherence and within-bin parts; for the reliability
+    ties, move together. Each is for the population's component: for the Brier scores
+    and the incoherence part, means of a per-forecast score, bootstrap-t intervals with
+    the cluster-robust standard error (as :func:`forecast_scores`'), within [0, 1]; a
+    percentile interval for the within-bin part; for the reliability
     :func:`calibration_error`'s interval (equal-width bins, the resampling clusters);
     for the resolution a bootstrap-t interval around Ferro and Fricker's (2012)
     debiased resolution; for the uncertainty the mean outcome's percentile interval
@@ -644,14 +663,23 @@ def brier_decomposition(
     boot = np.empty((n_resamples, len(COMPONENTS)))
     mean_outcome = np.empty(n_resamples)
     pivots = np.empty((n_resamples, 2))
+    scores = np.empty((2, n_resamples, len(_MEANS)))  # the mean scores' replicates and se
     n_g = np.bincount(clusters, minlength=n_clusters).astype(np.float64)
     y_g = np.bincount(clusters, weights=ys, minlength=n_clusters)
+    s_g = np.zeros((n_clusters, len(_MEANS)))
+    np.add.at(s_g, clusters, np.column_stack([(ps - ys) ** 2, (ps - ys) ** 2 - (qs_ - ys) ** 2,
+                                              (qs_ - ys) ** 2]))
     for start, stop, draws in cluster_draw_chunks(n_clusters, n_resamples, gen):
         w = cluster_weights(draws, n_clusters)
         boot[start:stop] = decomposition_replicates(w, ps, qs_, ys, clusters, n_bins)
         mean_outcome[start:stop] = (w @ y_g) / (w @ n_g)
         pivots[start:stop] = resolution_pivots(w, qs_, ys, clusters, n_bins)[:, 1:]
+        scores[:, start:stop] = weighted_mean_pivots(w, s_g, n_g)
     intervals = _component_intervals(boot, mean_outcome, confidence_level)
+    point_mean, point_se = weighted_mean_pivots(np.ones((1, n_clusters)), s_g, n_g)
+    for j, name in enumerate(_MEANS):
+        intervals[name] = _mean_interval(float(point_mean[0, j]), float(point_se[0, j]),
+                                         scores[:, :, j], intervals[name], confidence_level)
     point_res = resolution_pivots(np.ones((1, n_clusters)), qs_, ys, clusters, n_bins)[0]
     intervals["resolution"] = _resolution_interval(point_res, pivots, confidence_level)
     intervals["reliability"] = _reliability_interval(qs_, ys, clusters, n_bins, n_resamples,
@@ -674,9 +702,9 @@ def brier_decomposition(
         statistic=brier, pvalue=math.nan,
         confidence_interval=ConfidenceInterval(low, high, confidence_level),
         n_obs=int(scored.sum()),
-        method="cluster bootstrap over linked questions (percentile; reliability and "
-               "resolution bootstrap-t of the debiased terms, uncertainty from the mean "
-               "outcome's)",
+        method="cluster bootstrap over linked questions (Brier scores and incoherence "
+               "bootstrap-t; reliability and resolution bootstrap-t of the debiased terms; "
+               "uncertainty from the mean outcome's; within-bin percentile)",
         checker=checker, n_bins=n_bins, n_resamples=n_resamples, n_sets=n_sets,
         n_incoherent=n_incoherent, n_clusters=n_clusters, table=table,
         per_forecast=per_forecast, **{k: float(v) for k, v in values.items()})

@@ -25,6 +25,7 @@ from coherence._scoring._decomposition import brier_projection
 from coherence._scoring._decomposition import decomposition_replicates
 from coherence._scoring._decomposition import link_clusters
 from coherence._scoring._decomposition import resolution_pivots
+from tests._reference_bootstrap_t import bootstrap_t_by_loops
 
 UNCONDITIONAL = ("negation", "paraphrase", "consequence", "and", "or", "and_or", "but")
 CONDITIONAL = ("cond", "cond_cond", "expected_evidence")
@@ -237,6 +238,28 @@ def test_bootstrap_interval_covers_the_brier_score_of_a_population():
         lo, hi, _ = res.confidence_interval
         hits += lo <= 1 / 6 <= hi
     assert hits >= 34
+
+
+def test_brier_and_incoherence_intervals_are_bootstrap_t_of_the_decomposition_draws():
+    """The Brier scores' and the incoherence's intervals: the cluster bootstrap-t of the
+    mean per-forecast score, rebuilt by loops from the decomposition's draws (each
+    linked cluster one unit), cut at [0, 1]."""
+    data = _long("negation", np.random.default_rng(5).uniform(size=(30, 2)),
+                 np.random.default_rng(6).integers(0, 2, 30))
+    res = brier_decomposition(data, checker="negation", n_resamples=99, rng=2)
+    draws = np.concatenate([d for _, _, d in cluster_draw_chunks(res.n_clusters, 99,
+                                                                  np.random.default_rng(2))])
+    per = res.per_forecast
+    units = link_clusters(per["question"].to_numpy(dtype=object),
+                          per["set"].to_numpy(dtype=object))
+    table = res.table.set_index("component")
+    for name, values in (("brier", per["brier"]),
+                         ("incoherence", per["brier"] - per["projected_brier"]),
+                         ("coherent_brier", per["projected_brier"])):
+        lo, hi = bootstrap_t_by_loops(values.to_numpy(), units, draws, 0.95)
+        assert table.loc[name, "ci_low"] == pytest.approx(max(lo, 0.0), rel=1e-9, abs=1e-15)
+        assert table.loc[name, "ci_high"] == pytest.approx(min(hi, 1.0), rel=1e-9)
+    assert "bootstrap-t" in res.method
 
 
 def test_reliability_interval_is_calibration_errors_after_the_decomposition_draws():

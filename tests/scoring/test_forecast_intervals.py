@@ -12,6 +12,7 @@ import pytest
 from scipy import stats
 
 from coherence import forecast_scores
+from tests._reference_bootstrap_t import bootstrap_t_by_loops
 
 
 def _table(n_q: int = 12, seed: int = 3, clusters: int = 4) -> pd.DataFrame:
@@ -24,32 +25,6 @@ def _table(n_q: int = 12, seed: int = 3, clusters: int = 4) -> pd.DataFrame:
         rows += [{"model": m, "question": f"q{i:02d}", "topic": f"c{i % clusters}",
                   "probability": p[i], "outcome": y[i]} for i in range(n_q)]
     return pd.DataFrame(rows)
-
-
-def _bootstrap_t_by_loops(values: np.ndarray, units: np.ndarray, draws: np.ndarray,
-                          level: float) -> tuple[float, float]:
-    """The documented interval: pivots (mean* - mean) / se* with the cluster-robust se
-    (the sample's where a resample's is 0), by loops over the drawn clusters."""
-    labels = sorted(set(units))
-    members = [values[units == u] for u in labels]
-    c = len(labels)
-
-    def mean_se(picked: list[int]) -> tuple[float, float]:
-        stacked = np.concatenate([members[k] for k in picked])
-        xbar = stacked.mean()
-        ss = sum((members[k].sum() - len(members[k]) * xbar) ** 2 for k in picked)
-        scale = sum(members[k].sum() ** 2 + (len(members[k]) * xbar) ** 2 for k in picked)
-        if ss <= 1e-12 * scale:  # copies of one cluster: 0, not a rounding residue
-            ss = 0.0
-        return xbar, float(np.sqrt(c / (c - 1) * ss / len(stacked) ** 2))
-
-    mean, se = mean_se(list(range(c)))
-    pivots = []
-    for row in draws:
-        m_b, se_b = mean_se(list(row))
-        pivots.append((m_b - mean) / (se_b if se_b > 0 else se))
-    lo_q, hi_q = np.quantile(pivots, [(1 - level) / 2, (1 + level) / 2])
-    return mean - hi_q * se, mean - lo_q * se
 
 
 @pytest.mark.parametrize("cluster", [None, "topic"])
@@ -71,7 +46,7 @@ def test_intervals_are_the_documented_bootstrap_t(cluster):
         c = len(set(units))
         draws = stream.integers(0, c, size=(b, c))
         brier = ((part["probability"] - part["outcome"]) ** 2).to_numpy()
-        lo, hi = _bootstrap_t_by_loops(brier, units, draws, level)
+        lo, hi = bootstrap_t_by_loops(brier, units, draws, level)
         assert table.loc[name, "brier_ci_low"] == pytest.approx(max(lo, 0.0), rel=1e-9)
         assert table.loc[name, "brier_ci_high"] == pytest.approx(min(hi, 1.0), rel=1e-9)
         # accuracy: Wilson's score interval at n_eff = a (1 - a) / se^2, by hand
