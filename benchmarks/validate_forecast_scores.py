@@ -49,6 +49,9 @@ BEFORE = ROOT / "benchmarks" / "results" / "validate_forecast_scores_before.json
 DOC = ROOT / "docs" / "forecast_scoring.md"
 ALPHA = 0.05
 SCORES = ("brier", "log_score", "accuracy")
+#: the null cells up to this many questions also run forecastbench_scores' comparison
+FB_MAX_N = 400
+FB_LABELS = ("forecastbench_brier", "forecastbench_index")
 # (design, questions, part): 'size' cells use --reps studies, 'power' cells --power-reps
 PLAN = [(name, n, "power" if name.startswith("power") else "size")
         for name, sizes in [
@@ -71,9 +74,12 @@ def _has_cluster() -> bool:
     return "cluster" in inspect.signature(forecast_scores).parameters
 
 
-def study(design: ForecastDesign, n: int, resamples: int, seed: int) -> list[float]:
+def study(design: ForecastDesign, n: int, resamples: int, seed: int,
+          forecastbench: bool = False) -> list[float]:
     """One study: (comparison p-value, t-test p-value, then 0/1 coverage of a's Brier,
-    log score, accuracy, the pooled Brier and the comparison's interval)."""
+    log score, accuracy, the pooled Brier and the comparison's interval; with
+    ``forecastbench``, then the p-values of ``forecastbench_scores(...).compare`` on the
+    Brier score and on the Brier Index, its default), drawn after the rest."""
     from scipy import stats
 
     from coherence import forecast_scores
@@ -100,22 +106,33 @@ def study(design: ForecastDesign, n: int, resamples: int, seed: int) -> list[flo
     if clustered:  # questions are 0..n-1 in order, clusters of cluster_size
         d = np.bincount(np.arange(n) // design.cluster_size, weights=d)
     t_p = float(stats.ttest_1samp(d, 0.0).pvalue) if np.any(d != d[0]) else 1.0
-    return [float(cmp.pvalue), t_p, *hits]
+    out = [float(cmp.pvalue), t_p, *hits]
+    if forecastbench:
+        from coherence import forecastbench_scores
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            fb = forecastbench_scores(df[["model", "question", "probability", "outcome"]],
+                                      n_resamples=resamples, rng=gen)
+        out += [float(fb.compare("a", "b", score=s).pvalue) for s in ("brier", "brier_index")]
+    return out
 
 
 def cell(name: str, n: int, part: str, reps: int, resamples: int,
          seed0: int) -> dict[str, Any]:
     design = FORECAST_DESIGNS[name]
     start = time.perf_counter()
-    out = np.array([study(design, n, resamples, seed0 + i) for i in range(reps)])
+    with_fb = part == "size" and n <= FB_MAX_N  # the ForecastBench comparison's size
+    out = np.array([study(design, n, resamples, seed0 + i, with_fb) for i in range(reps)])
     labels = ("compare", "t_test", *(f"coverage_{s}" for s in SCORES), "coverage_pooled",
-              "coverage_difference")
+              "coverage_difference", *(FB_LABELS if with_fb else ()))
     row: dict[str, Any] = {"design": name, "n": n, "part": part, "reps": reps,
                            "truth": expected_scores(design),
                            "seconds": time.perf_counter() - start}
     for j, label in enumerate(labels):
         col = out[:, j]
-        row[label] = rejection_rate(col <= ALPHA if j < 2 else col == 1.0)
+        row[label] = rejection_rate(col == 1.0 if label.startswith("coverage")
+                                    else col <= ALPHA)
     print(f"{name} n={n}: " + " ".join(f"{k} {row[k]['rate']:.3f}" for k in labels),
           flush=True)
     return row
@@ -158,20 +175,35 @@ def tables(results: dict[str, Any]) -> str:
                                             "coverage_pooled"))]
              for key, c in before.items() if key in {(r["design"], r["n"])
                                                      for r in results["cells"]})))
+    fb_cells = [c for c in results["cells"] if FB_LABELS[0] in c]
+    if fb_cells:
+        text += ("\n\n*ForecastBench's comparison* on the nulls up to "
+                 f"{FB_MAX_N} questions: the rejection rate at 0.05 of "
+                 "`forecastbench_scores(...).compare(\"a\", \"b\", score=...)`, its centred "
+                 "two-sided bootstrap p-value over questions (fixed effects re-estimated in "
+                 "each replicate), on the same studies:\n\n")
+        text += "\n".join(markdown_table(
+            ("design", "questions", "studies", "score=\"brier\"",
+             "score=\"brier_index\" (default)"),
+            ([c["design"], c["n"], c["reps"], *(format_rate(c[k]) for k in FB_LABELS)]
+             for c in fb_cells)))
     if results.get("recheck"):
         text += ("\n\n*Size again* on the cells outside [0.03, 0.07], four times as many "
                  "fresh studies (`--recheck`, commit "
                  f"`{results['recheck_environment']['commit'][:10]}`):\n\n")
         text += "\n".join(markdown_table(
-            ("design", "questions", "studies", "compare", "paired t-test"),
-            ([c["design"], c["n"], c["reps"], format_rate(c["compare"]),
-              format_rate(c["t_test"])] for c in results["recheck"])))
+            ("design", "questions", "studies", "compare", "paired t-test",
+             "ForecastBench, Brier", "ForecastBench, Brier Index"),
+            ([c["design"], c["n"], c["reps"],
+              *(format_rate(c[k]) if k in c else "" for k in ("compare", "t_test",
+                                                               *FB_LABELS))]
+             for c in results["recheck"])))
     return text
 
 
 def _outside(c: dict[str, Any]) -> bool:
     return c["part"] == "size" and any(not 0.03 <= c[k]["rate"] <= 0.07
-                                       for k in ("compare", "t_test"))
+                                       for k in ("compare", "t_test", *FB_LABELS) if k in c)
 
 
 def _recheck(args: Any) -> int:

@@ -30,6 +30,7 @@ def test_script_writes_json_and_table(tmp_path: Path, monkeypatch: pytest.Monkey
     (row,) = alone["cells"]
     assert row["n"] == 30 and row["reps"] == 3 and row["part"] == "size"
     assert 0.0 <= row["compare"]["rate"] <= 1.0 and 0.0 <= row["coverage_brier"]["rate"] <= 1
+    assert 0.0 <= row["forecastbench_index"]["rate"] <= 1.0  # a null cell of <= 400
     # with another cell before it, the same cell gives the same figures (its own seed)
     assert vfs.main(["--only", "noise 0.1 vs 0.1 n=20,equal Brier n=30",
                      *small]) == 0
