@@ -260,6 +260,14 @@ class ForecastBenchResult(CoherenceResult, test_name="forecastbench_scores",
             ``statistic`` the difference ``score(model_a) - score(model_b)``, ``pvalue`` its
             two-sided bootstrap p-value, ``confidence_interval`` its percentile interval
             over questions.
+
+        Notes
+        -----
+        The p-value is liberal with few questions, skewed differences or related
+        questions (0.07-0.09 at 0.05 in ``benchmarks/validate_forecast_scores.py``: 20
+        questions, a sharp against a hedged forecaster, topic errors shared by 10
+        questions; ``docs/forecastbench.md``). For a test of two forecasters, use
+        :meth:`ForecastScoresResult.compare` (sign flips over questions or clusters).
         """
         owner = "ForecastBenchResult.compare"
         score = check_choice(score, "score", owner, tuple(FORECASTBENCH_SCORES))
