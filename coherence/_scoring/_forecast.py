@@ -1,8 +1,9 @@
 """Outcome quality of probabilistic forecasts: accuracy, Brier and log scores, calibration.
 
 Public layer: :func:`forecast_scores` (a forecast table in, a
-:class:`ForecastScoresResult` out), :meth:`ForecastScoresResult.compare` (a paired
-comparison of two models on their common questions) and :func:`plot_reliability`.
+:class:`ForecastScoresResult` out, with bootstrap-t intervals of the scores and Wilson's
+of the accuracy), :meth:`ForecastScoresResult.compare` (a paired comparison of two
+models on their common questions, in :mod:`._comparison`) and :func:`plot_reliability`.
 The array layer (``_brier_*``, ``_log_score``, ``_reliability_table``,
 ``murphy``) is what the tests check against hand computations.
 """
