@@ -26,6 +26,7 @@ from .._resampling import percentile_interval
 from .._resampling import sorted_codes
 from .._resampling import streams_by_label
 from .._resampling import studentized_interval
+from .._resampling import wilson_interval
 from .._results import CoherenceResult
 from .._results import ConfidenceInterval
 from .._results import Summary
@@ -708,22 +709,6 @@ def _interval(mean: float, se: float, reps: np.ndarray, reps_se: np.ndarray,
     return percentile_interval(reps, confidence_level)
 
 
-def _proportion_interval(mean: float, se: float, n_forecasts: int, n_units: int,
-                         confidence_level: float) -> tuple[float, float]:
-    """Wilson's score interval of an accuracy at the effective sample size
-    ``mean (1 - mean) / se^2`` (at most the forecasts' number; the units' number where
-    the accuracy or its ``se`` is 0 or 1, or ``se`` is undefined)."""
-    from statsmodels.stats.proportion import proportion_confint
-
-    if se > 0 and 0.0 < mean < 1.0:
-        n_eff = min(mean * (1.0 - mean) / (se * se), float(n_forecasts))
-    else:
-        n_eff = float(n_units)
-    low, high = proportion_confint(mean * n_eff, n_eff, alpha=1.0 - confidence_level,
-                                   method="wilson")
-    return float(low), float(high)
-
-
 def _replace(result: ForecastScoresResult, **changes: Any) -> ForecastScoresResult:
     import dataclasses
 
@@ -775,8 +760,8 @@ def _score(df: pd.DataFrame, *, by: str, question: str, probability: str | None,
                                "n_questions": int(pd.unique(per["question"][mask]).size)}
         for j, metric in enumerate(_METRICS):
             if metric == "accuracy":
-                lo, hi = _proportion_interval(float(mean[j]), float(se[j]), int(mask.sum()),
-                                              int(q.max()) + 1, confidence_level)
+                lo, hi = wilson_interval(float(mean[j]), float(se[j]), int(mask.sum()),
+                                         int(q.max()) + 1, confidence_level)
             else:
                 lo, hi = _interval(float(mean[j]), float(se[j]), reps[:, j], reps_se[:, j],
                                    confidence_level, ranges[j])

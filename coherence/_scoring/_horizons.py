@@ -267,7 +267,8 @@ class HorizonAccuracyResult(CoherenceResult, test_name="accuracy_by_horizon",
     """Accuracy per horizon position (and model).
 
     ``statistic`` is the pooled accuracy over all rows and
-    ``confidence_interval`` its cluster-bootstrap interval over questions;
+    ``confidence_interval`` its Wilson interval at the effective sample size of the
+    cluster-robust standard error over questions;
     ``pvalue`` is NaN.
 
     Attributes
@@ -308,8 +309,9 @@ def accuracy_by_horizon(forecasts: Any, *, horizon: str = "horizon", by: str = "
     Returns
     -------
     HorizonAccuracyResult
-        ``statistic`` the pooled accuracy with its cluster-bootstrap interval over
-        questions (``pvalue`` NaN); one row per (model, horizon), plus the pooled
+        ``statistic`` the pooled accuracy with its Wilson interval (the effective
+        sample size of the cluster-robust standard error over questions; ``pvalue``
+        NaN); one row per (model, horizon), plus the pooled
         ``'(all)'`` rows, in ``table``.
 
     See Also
@@ -364,12 +366,13 @@ def accuracy_by_horizon(forecasts: Any, *, horizon: str = "horizon", by: str = "
             mask &= (df[by] == m).to_numpy()
         if not mask.any():
             continue
-        lo, hi = question_bootstrap_ci(c[mask], qs[mask], n_resamples,
-                                                 confidence_level, g)
+        lo, hi = question_bootstrap_ci(c[mask], qs[mask], n_resamples, confidence_level, g,
+                                       proportion=True)
         rows.append({by: m, "horizon": h, "n": int(mask.sum()),
                      "n_questions": len(set(qs[mask])), "accuracy": float(c[mask].mean()),
                      "ci_low": lo, "ci_high": hi})
-    lo, hi = question_bootstrap_ci(c, qs, n_resamples, confidence_level, gens[0])
+    lo, hi = question_bootstrap_ci(c, qs, n_resamples, confidence_level, gens[0],
+                                   proportion=True)
     return HorizonAccuracyResult(
         statistic=float(c.mean()) if len(c) else np.nan, pvalue=np.nan,
         confidence_interval=ConfidenceInterval(lo, hi, confidence_level), n_obs=len(c),

@@ -28,7 +28,10 @@ import numpy as np
 import pandas as pd
 
 from .._resampling import cluster_bootstrap_mean_interval
+from .._resampling import sorted_codes
 from .._resampling import streams_by_label
+from .._resampling import weighted_mean_pivots
+from .._resampling import wilson_interval
 from .._results import CoherenceResult
 from .._results import ConfidenceInterval
 from .._rng import RNGLike
@@ -145,14 +148,27 @@ def _binary_value(value: Any) -> float:
 
 
 def question_bootstrap_ci(values: np.ndarray, questions: Any, n_resamples: int,
-                          confidence_level: float, rng: np.random.Generator
-                          ) -> tuple[float, float]:
+                          confidence_level: float, rng: np.random.Generator, *,
+                          proportion: bool = False) -> tuple[float, float]:
     """Cluster-bootstrap percentile interval of a mean over questions (NaN values
     ignored; clusters coded in sorted label order, so the interval does not depend on
-    the order of the rows for a given ``rng``)."""
-    return cluster_bootstrap_mean_interval(np.asarray(values, dtype=np.float64),
-                                           np.asarray(questions, dtype=object), n_resamples,
-                                           confidence_level, rng)
+    the order of the rows for a given ``rng``). With ``proportion`` (an accuracy, values
+    in [0, 1]): :func:`wilson_interval` at the cluster-robust standard error over
+    questions instead, which draws nothing."""
+    values = np.asarray(values, dtype=np.float64)
+    if not proportion:
+        return cluster_bootstrap_mean_interval(values, np.asarray(questions, dtype=object),
+                                               n_resamples, confidence_level, rng)
+    ok = ~np.isnan(values)
+    if not ok.any():
+        return (np.nan, np.nan)
+    codes = sorted_codes(np.asarray(questions, dtype=object)[ok])
+    n_units = int(codes.max()) + 1
+    sums = np.bincount(codes, weights=values[ok], minlength=n_units)[:, None]
+    counts = np.bincount(codes, minlength=n_units).astype(np.float64)
+    mean, se = weighted_mean_pivots(np.ones((1, n_units)), sums, counts)
+    return wilson_interval(float(mean[0, 0]), float(se[0, 0]), int(ok.sum()), n_units,
+                           confidence_level)
 
 
 # --------------------------------------------------------------------------- result
@@ -164,7 +180,8 @@ class QuestionScoresResult(CoherenceResult, test_name="question_scores",
     multiple-choice questions.
 
     ``statistic`` is the pooled accuracy (all models, all rows) and
-    ``confidence_interval`` its cluster-bootstrap interval over questions;
+    ``confidence_interval`` its Wilson interval at the effective sample size of the
+    cluster-robust standard error over questions;
     ``pvalue`` is NaN (a score, not a test).
 
     Attributes
@@ -281,8 +298,9 @@ def question_scores(
     Returns
     -------
     QuestionScoresResult
-        ``statistic`` the pooled accuracy with its cluster-bootstrap interval over
-        questions (``pvalue`` NaN); per-model scores in ``table``, per question type in
+        ``statistic`` the pooled accuracy with its Wilson interval (the effective
+        sample size of the cluster-robust standard error over questions; ``pvalue``
+        NaN); per-model scores in ``table``, per question type in
         ``by_type``, per input row in ``per_forecast``.
 
     Raises
@@ -539,7 +557,7 @@ def _summarise(per: pd.DataFrame, by: str, convention: str, tolerance: float, fl
         sub = per.loc[mask]
         acc = sub["correct"].to_numpy(dtype=np.float64)
         lo, hi = question_bootstrap_ci(acc, sub["question"].to_numpy(dtype=object),
-                                       n_resamples, confidence_level, g)
+                                       n_resamples, confidence_level, g, proportion=True)
         if name == POOLED:
             pooled_ci = (lo, hi)
         prob = sub["type"].isin(PROBABILISTIC_TYPES).to_numpy()

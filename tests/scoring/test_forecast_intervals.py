@@ -142,3 +142,20 @@ def test_a_question_in_two_clusters_is_named():
     bad.loc[bad.index[0], "topic"] = None
     with pytest.raises(ValueError, match="topic"):
         forecast_scores(bad, cluster="topic", timestamp=None)
+
+
+def test_question_scores_shares_forecast_scores_accuracy_interval():
+    """On binary questions, question_scores' accuracy interval is forecast_scores' Wilson
+    interval, the one the matrix benchmarks/validate_forecast_scores.py measures in its
+    accuracy column (accuracy_by_horizon's is the same function, question_bootstrap_ci
+    with proportion=True)."""
+    from coherence import question_scores
+
+    df = _table(n_q=40, seed=8)
+    fs = forecast_scores(df, timestamp=None, rng=0).table.set_index("model")
+    qs = question_scores(df.assign(type="binary", prediction=np.nan), rng=0)
+    got = qs.table.set_index("model")
+    for name in ("a", "b", "(all)"):
+        assert got.loc[name, "accuracy"] == pytest.approx(fs.loc[name, "accuracy"])
+        for end in ("accuracy_ci_low", "accuracy_ci_high"):
+            assert got.loc[name, end] == pytest.approx(fs.loc[name, end], rel=1e-12)

@@ -138,9 +138,9 @@ def test_question_scores_rows_and_tables_match_the_definitions(df, tolerance):
                                                    rel=1e-12, abs=1e-12)
         else:
             assert math.isnan(r["brier"]) and math.isnan(r["log_score"])
-        # the interval lies within the range of the values it resamples
+        # the accuracy's Wilson interval lies in [0, 1] and holds the accuracy
         lo, hi = r["accuracy_ci_low"], r["accuracy_ci_high"]
-        assert sub["correct"].min() - 1e-12 <= lo <= hi <= sub["correct"].max() + 1e-12
+        assert 0.0 <= lo <= r["accuracy"] + 1e-12 and r["accuracy"] - 1e-12 <= hi <= 1.0
         bt = res.by_type.loc[res.by_type["model"] == m].set_index("type")
         for t, st_ in sub.groupby("type"):
             assert bt.loc[t, "n"] == len(st_)

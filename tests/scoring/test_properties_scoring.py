@@ -39,12 +39,30 @@ def _cells(table: pd.DataFrame, by: str = "model") -> dict[tuple[str, str], dict
     return {(r[by], r["horizon"]): r for r in table.to_dict("records")}
 
 
+def _wilson_by_hand(vals: list[tuple[object, float]], z: float = 1.959963984540054
+                    ) -> tuple[float, float]:
+    """Wilson's 95% interval of the mean of (question, value) pairs at n_eff = a(1 - a) /
+    se^2, se the cluster-robust standard error over questions (the number of questions
+    where a is 0 or 1 or se is 0 or undefined), by loops."""
+    questions = sorted({q for q, _ in vals}, key=str)
+    n = len(vals)
+    a = sum(c for _, c in vals) / n
+    c_n = len(questions)
+    ss = sum((sum(c for q2, c in vals if q2 == q) - sum(1 for q2, _ in vals if q2 == q) * a)
+             ** 2 for q in questions)
+    se2 = c_n / (c_n - 1) * ss / n**2 if c_n > 1 else math.nan
+    n_eff = min(a * (1 - a) / se2, n) if c_n > 1 and se2 > 0 and 0 < a < 1 else c_n
+    centre = (a + z * z / (2 * n_eff)) / (1 + z * z / n_eff)
+    half = z * math.sqrt(a * (1 - a) / n_eff + z * z / (4 * n_eff**2)) / (1 + z * z / n_eff)
+    return centre - half, centre + half
+
+
 @settings(max_examples=40)
 @given(_horizon_rows)
 def test_accuracy_by_horizon_matches_a_loop_over_cells(rows):
     """n, n_questions and accuracy of each (model, horizon) cell and of the pooled rows are
-    those of a direct loop; each interval lies inside the cell's range of values and is a
-    point when the cell has one question."""
+    those of a direct loop; each interval is Wilson's at the effective sample size of the
+    cluster-robust standard error over questions, by hand."""
     res = coherence.accuracy_by_horizon(_horizon_frame(rows), n_resamples=30, rng=0)
     cells = _cells(res.table)
     expected: dict[tuple[str, str], list[tuple[int, float]]] = {}
@@ -58,15 +76,14 @@ def test_accuracy_by_horizon_matches_a_loop_over_cells(rows):
         assert row["n"] == len(vals)
         assert row["n_questions"] == len({q for q, _ in vals})
         assert row["accuracy"] == pytest.approx(sum(cs) / len(cs), abs=1e-12)
-        assert min(cs) - 1e-12 <= row["ci_low"] <= row["ci_high"] <= max(cs) + 1e-12
-        if row["n_questions"] == 1:
-            assert row["ci_low"] == pytest.approx(row["accuracy"], abs=1e-12)
-            assert row["ci_high"] == pytest.approx(row["accuracy"], abs=1e-12)
+        want = _wilson_by_hand(vals)
+        assert (row["ci_low"], row["ci_high"]) == pytest.approx(want, abs=1e-9)
     allc = [r[3] for r in rows]
     assert res.statistic == pytest.approx(sum(allc) / len(allc), abs=1e-12)
     assert res.n_obs == len(rows)
     ci = res.confidence_interval
-    assert min(allc) - 1e-12 <= ci.low <= ci.high <= max(allc) + 1e-12
+    assert (ci.low, ci.high) == pytest.approx(_wilson_by_hand([(r[1], r[3]) for r in rows]),
+                                              abs=1e-9)
     # known horizons come in the documented display order, per model
     for m in pd.unique(res.table["model"]):
         hs = [h for h in res.table.loc[res.table["model"] == m, "horizon"] if h != "custom"]
