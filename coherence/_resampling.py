@@ -33,12 +33,14 @@ from collections.abc import Iterable
 from collections.abc import Iterator
 from collections.abc import Sequence
 from typing import Any
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
 
 __all__ = [
     "MC_TIE_RTOL",
+    "SignFlips",
     "cluster_bootstrap_indices",
     "cluster_bootstrap_mean_interval",
     "cluster_bootstrap_means",
@@ -462,58 +464,83 @@ def cluster_mean_pivots(values: np.ndarray, codes: np.ndarray, n_resamples: int,
     ``values`` is ``(n, k)``, ``codes`` the rows' clusters coded 0..C-1; the means and
     standard errors are :func:`weighted_mean_pivots`', and a resample weights the clusters
     by their multiplicities (the draws of :func:`cluster_bootstrap_means`, so its replicate
-    means are those). Returns ``(means, se)`` of the sample, each ``(k,)``, and the
-    replicates' ``(means, se)``, each ``(n_resamples, k)``.
+    means are those), drawn in memory-bounded blocks (:func:`cluster_draw_chunks`).
+    Returns ``(means, se)`` of the sample, each ``(k,)``, and the replicates' ``(means,
+    se)``, each ``(n_resamples, k)``.
     """
     n_groups = int(codes.max()) + 1
     sums = np.zeros((n_groups, values.shape[1]))
     np.add.at(sums, codes, values)
     counts = np.bincount(codes, minlength=n_groups).astype(np.float64)
-    weights = cluster_weights(cluster_draws(n_groups, n_resamples, rng), n_groups)
     mean, se = weighted_mean_pivots(np.ones((1, n_groups)), sums, counts)
-    reps, reps_se = weighted_mean_pivots(weights, sums, counts)
+    reps = np.empty((n_resamples, values.shape[1]))
+    reps_se = np.empty_like(reps)
+    # the draws in memory-bounded blocks, the same stream as one call
+    for start, stop, draws in cluster_draw_chunks(n_groups, n_resamples, rng):
+        reps[start:stop], reps_se[start:stop] = weighted_mean_pivots(
+            cluster_weights(draws, n_groups), sums, counts)
     return mean[0], se[0], reps, reps_se
 
 
-def sign_flips(n_units: int, n_resamples: int,
-               rng: np.random.Generator) -> tuple[np.ndarray, bool]:
-    r"""Sign vectors of a paired sign-flip test over ``n_units`` units: ``(signs, exact)``.
+class SignFlips(NamedTuple):
+    """The sign vectors of a paired sign-flip test, kept as what the test needs: per
+    vector *s*, the flipped sums :math:`\\sum_c s_c D_c` (``flipped``) and sizes
+    :math:`\\sum_c s_c m_c` (``flipped_sizes``), with the units' ``sums`` :math:`D_c` and
+    ``sizes`` :math:`m_c`; ``exact`` when they are all :math:`2^C` vectors."""
+
+    sums: np.ndarray
+    sizes: np.ndarray
+    flipped: np.ndarray
+    flipped_sizes: np.ndarray
+    exact: bool
+
+
+def sign_flips(sums: Any, sizes: Any, n_resamples: int, rng: np.random.Generator, *,
+               max_elements: int = 4_000_000) -> SignFlips:
+    r"""The sign vectors of a paired sign-flip test over units holding :math:`m_c` =
+    ``sizes`` differences that sum to :math:`D_c` = ``sums`` (:class:`SignFlips`).
 
     All :math:`2^C` vectors (``exact``, the identity among them) when :math:`2^C \le`
-    ``n_resamples``, as ``scipy.stats.permutation_test`` does; otherwise
-    ``n_resamples`` random ones (``rng.integers(0, 2, size=(B, C))``)."""
+    ``n_resamples``, as ``scipy.stats.permutation_test`` does; otherwise ``n_resamples``
+    random ones, drawn as ``rng.integers(0, 2, size=(rows, C))`` in blocks of at most
+    ``max_elements`` signs (one row at least), so memory stays O(C + n_resamples)."""
+    d = np.asarray(sums, dtype=np.float64)
+    m = np.asarray(sizes, dtype=np.float64)
+    n_units = d.size
     if n_units < 31 and 2**n_units <= n_resamples:
-        bits = (np.arange(2**n_units)[:, None] >> np.arange(n_units)) & 1
-        return 1.0 - 2.0 * bits, True
-    return 1.0 - 2.0 * rng.integers(0, 2, size=(n_resamples, n_units)), False
+        signs = 1.0 - 2.0 * ((np.arange(2**n_units)[:, None] >> np.arange(n_units)) & 1)
+        return SignFlips(d, m, signs @ d, signs @ m, True)
+    rows = max(1, max_elements // max(n_units, 1))
+    flipped, flipped_sizes = [], []
+    for start in range(0, n_resamples, rows):
+        block = 1.0 - 2.0 * rng.integers(0, 2, size=(min(rows, n_resamples - start), n_units))
+        flipped.append(block @ d)
+        flipped_sizes.append(block @ m)
+    return SignFlips(d, m, np.concatenate(flipped), np.concatenate(flipped_sizes), False)
 
 
-def sign_flip_pvalue(signs: np.ndarray, exact: bool, sums: np.ndarray, sizes: np.ndarray,
-                     delta: float = 0.0) -> float:
+def sign_flip_pvalue(flips: SignFlips, delta: float = 0.0) -> float:
     r"""Two-sided sign-flip p-value of the null that the mean difference is ``delta``.
 
-    A unit (a question, or a cluster of them) holds :math:`m_c` = ``sizes`` differences
-    summing to :math:`D_c` = ``sums``; under the null the centred sums
-    :math:`D_c - \delta m_c` are symmetric about 0 and independent over units. The
-    statistic is :math:`|\sum_c (D_c - \delta m_c)|`; the p-value is the share of the
-    sign vectors at least as extreme (``exact``), else :func:`monte_carlo_pvalue`.
+    Under the null the centred sums :math:`D_c - \delta m_c` are symmetric about 0 and
+    independent over units. The statistic is :math:`|\sum_c (D_c - \delta m_c)|`, and a
+    sign vector's is :math:`|\sum_c s_c D_c - \delta \sum_c s_c m_c|`; the p-value is the
+    share of the sign vectors at least as extreme (``exact``), else
+    :func:`monte_carlo_pvalue`.
     """
-    centred = np.asarray(sums, dtype=np.float64) - delta * np.asarray(sizes, dtype=np.float64)
-    observed = abs(float(centred.sum()))
-    null = np.abs(signs @ centred)
-    if exact:
+    observed = abs(float(flips.sums.sum()) - delta * float(flips.sizes.sum()))
+    null = np.abs(flips.flipped - delta * flips.flipped_sizes)
+    if flips.exact:
         return float(np.count_nonzero(null >= tie_bound(observed)) / null.size)
     return monte_carlo_pvalue(null, observed)
 
 
-def _lowest_kept(signs: np.ndarray, exact: bool, sums: np.ndarray, sizes: np.ndarray,
+def _lowest_kept(total: float, n: float, a: np.ndarray, m: np.ndarray, exact: bool,
                  alpha: float) -> float:
     r"""The lower end of :func:`sign_flip_interval`: below the mean, a sign vector *b*
-    counts as extreme exactly when delta >= tau_b (the smaller root of its two linear
-    conditions), so the p-value rises with delta and its crossing of ``alpha`` is an
-    order statistic of the tau_b."""
-    total, n = float(sums.sum()), float(sizes.sum())
-    a, m = signs @ sums, signs @ sizes
+    (flipped sum ``a``, flipped size ``m``) counts as extreme exactly when delta >= tau_b
+    (the smaller root of its two linear conditions), so the p-value rises with delta and
+    its crossing of ``alpha`` is an order statistic of the tau_b."""
     low = tie_bound(total)  # a vector that flips nothing (or all) ties: it always counts
     with np.errstate(invalid="ignore", divide="ignore"):
         # |a - delta m| >= total - delta n, for delta below total / n
@@ -529,15 +556,13 @@ def _lowest_kept(signs: np.ndarray, exact: bool, sums: np.ndarray, sizes: np.nda
     return float(min(tau[need - 1], total / n))
 
 
-def sign_flip_interval(signs: np.ndarray, exact: bool, sums: np.ndarray, sizes: np.ndarray,
-                       confidence_level: float) -> tuple[float, float]:
+def sign_flip_interval(flips: SignFlips, confidence_level: float) -> tuple[float, float]:
     r"""The mean differences ``delta`` that :func:`sign_flip_pvalue` does not reject at
     ``1 - confidence_level``: the interval that inverts the test with the same sign
     vectors, so it excludes 0 exactly when the p-value is at most ``1 -
     confidence_level`` (up to the tie rule)."""
     alpha = 1.0 - confidence_level
-    sums = np.asarray(sums, dtype=np.float64)
-    sizes = np.asarray(sizes, dtype=np.float64)
-    low = _lowest_kept(signs, exact, sums, sizes, alpha)
-    high = -_lowest_kept(signs, exact, -sums, sizes, alpha)
+    total, n = float(flips.sums.sum()), float(flips.sizes.sum())
+    low = _lowest_kept(total, n, flips.flipped, flips.flipped_sizes, flips.exact, alpha)
+    high = -_lowest_kept(-total, n, -flips.flipped, flips.flipped_sizes, flips.exact, alpha)
     return low, high

@@ -132,9 +132,9 @@ def paired_comparison(result: ForecastScoresResult, model_a: str, model_b: str, 
     if np.all(diff == 0.0):
         pvalue, (low, high) = 1.0, (0.0, 0.0)
     else:
-        signs, exact = sign_flips(n_units, n_resamples, gen)
-        pvalue = sign_flip_pvalue(signs, exact, sums, sizes)
-        low, high = sign_flip_interval(signs, exact, sums, sizes, confidence_level)
+        flips = sign_flips(sums, sizes, n_resamples, gen)
+        pvalue = sign_flip_pvalue(flips)
+        low, high = sign_flip_interval(flips, confidence_level)
     lower_is_better = metric == "brier" or (metric == "log_score"
                                             and result.log_convention == "log2_loss")
     unit = "questions" if result.cluster is None else f"'{result.cluster}' clusters"

@@ -32,12 +32,28 @@ def _enumerated_pvalue(sums: np.ndarray, sizes: np.ndarray, delta: float) -> flo
 
 
 def test_sign_flips_enumerate_all_vectors_when_few():
-    signs, exact = sign_flips(3, 8, np.random.default_rng(0))
-    assert exact and signs.shape == (8, 3)
-    assert {tuple(r) for r in signs} == set(itertools.product((1.0, -1.0), repeat=3))
-    signs, exact = sign_flips(4, 8, np.random.default_rng(0))
-    assert not exact and signs.shape == (8, 4)
-    assert set(np.unique(signs)) <= {-1.0, 1.0}
+    d, m = np.array([1.0, 10.0, 100.0]), np.array([1.0, 2.0, 4.0])
+    flips = sign_flips(d, m, 8, np.random.default_rng(0))
+    assert flips.exact and flips.flipped.shape == (8,)
+    every = np.array(list(itertools.product((1.0, -1.0), repeat=3)))
+    assert sorted(flips.flipped) == sorted(every @ d)
+    assert sorted(zip(flips.flipped, flips.flipped_sizes, strict=True)) == sorted(
+        zip(every @ d, every @ m, strict=True))
+    flips = sign_flips(np.ones(4), np.ones(4), 8, np.random.default_rng(0))
+    assert not flips.exact and flips.flipped.shape == (8,)
+
+
+def test_random_sign_flips_in_blocks_are_the_documented_draws():
+    """Blocks of at most max_elements signs, each rng.integers(0, 2, size=(rows, C))."""
+    gen = np.random.default_rng(3)
+    d, m = gen.normal(size=7), np.arange(1.0, 8.0)
+    flips = sign_flips(d, m, 20, np.random.default_rng(5), max_elements=21)  # 3 rows a block
+    ref = np.random.default_rng(5)
+    blocks = [1.0 - 2.0 * ref.integers(0, 2, size=(min(3, 20 - start), 7))
+              for start in range(0, 20, 3)]
+    signs = np.concatenate(blocks)
+    np.testing.assert_allclose(flips.flipped, signs @ d, rtol=1e-12)
+    np.testing.assert_allclose(flips.flipped_sizes, signs @ m, rtol=1e-12)
 
 
 @settings(max_examples=60)
@@ -47,9 +63,9 @@ def test_exact_pvalue_matches_enumeration_and_scipy(sums, data):
 
     d = np.array(sums)
     sizes = np.ones(d.size)
-    signs, exact = sign_flips(d.size, 2**d.size, np.random.default_rng(0))
-    assert exact
-    p = sign_flip_pvalue(signs, exact, d, sizes)
+    flips = sign_flips(d, sizes, 2**d.size, np.random.default_rng(0))
+    assert flips.exact
+    p = sign_flip_pvalue(flips)
     assert p == pytest.approx(_enumerated_pvalue(d, sizes, 0.0), abs=1e-12)
     if d.size >= 2 and np.all(np.abs(d) > 1e-3):  # scipy's tie rule differs at exact ties
         ref = stats.permutation_test((d, np.zeros_like(d)), lambda x, y, axis: np.mean(
@@ -57,18 +73,19 @@ def test_exact_pvalue_matches_enumeration_and_scipy(sums, data):
             vectorized=True, alternative="two-sided").pvalue
         assert p == pytest.approx(ref, abs=1e-12)
     delta = data.draw(st.floats(-1.0, 1.0))
-    assert sign_flip_pvalue(signs, exact, d, sizes, delta) == pytest.approx(
+    assert sign_flip_pvalue(flips, delta) == pytest.approx(
         _enumerated_pvalue(d, sizes, delta), abs=1e-12)
 
 
 def test_monte_carlo_pvalue_counts_the_random_vectors():
     d = np.array([0.3, -0.1, 0.2, 0.4, 0.1, 0.05, -0.2, 0.3, 0.25, 0.1])
     sizes = np.arange(1.0, 11.0)
-    signs, exact = sign_flips(d.size, 99, np.random.default_rng(4))
-    assert not exact
+    flips = sign_flips(d, sizes, 99, np.random.default_rng(4))
+    assert not flips.exact
+    signs = 1.0 - 2.0 * np.random.default_rng(4).integers(0, 2, size=(99, d.size))
     null = np.abs(signs @ d)
     expected = (1 + np.sum(null >= abs(d.sum()) * (1 - 1e-12))) / 100
-    assert sign_flip_pvalue(signs, exact, d, sizes) == pytest.approx(expected)
+    assert sign_flip_pvalue(flips) == pytest.approx(expected)
 
 
 @settings(max_examples=60)
@@ -81,14 +98,14 @@ def test_interval_is_the_set_the_test_does_not_reject(sums, sizes, level, exact)
     d = np.array(sums)
     m = np.array(sizes[:d.size], dtype=float)
     b = 2**d.size if exact else 40
-    signs, is_exact = sign_flips(d.size, b, np.random.default_rng(1))
-    low, high = sign_flip_interval(signs, is_exact, d, m, level)
+    flips = sign_flips(d, m, b, np.random.default_rng(1))
+    low, high = sign_flip_interval(flips, level)
     alpha = 1 - level
     mean = d.sum() / m.sum()
     assert low <= mean + 1e-12 and mean - 1e-12 <= high
 
     def p(delta: float) -> float:
-        return sign_flip_pvalue(signs, is_exact, d, m, delta)
+        return sign_flip_pvalue(flips, delta)
 
     for end, inward in ((low, 1.0), (high, -1.0)):
         if math.isinf(end):
