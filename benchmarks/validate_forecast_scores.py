@@ -198,6 +198,12 @@ def tables(results: dict[str, Any]) -> str:
     return text
 
 
+def _run_cell(*job: Any) -> dict[str, Any]:
+    """A worker's :func:`cell`, on one numba and one BLAS thread."""
+    one_thread()
+    return cell(*job)
+
+
 def _outside(c: dict[str, Any]) -> bool:
     return c["part"] == "size" and any(not 0.03 <= c[k]["rate"] <= 0.07
                                        for k in ("compare", "t_test"))
@@ -216,11 +222,7 @@ def _recheck(args: Any) -> int:
              50_000_000 + 1_000_000 * order.index((c["design"], c["n"])), False)
             for c in results["cells"] if _outside(c)]
 
-    def run(*job: Any) -> dict[str, Any]:
-        one_thread()
-        return cell(*job)
-
-    results["recheck"] = Parallel(n_jobs=args.jobs)(delayed(run)(*job) for job in todo)
+    results["recheck"] = Parallel(n_jobs=args.jobs)(delayed(_run_cell)(*job) for job in todo)
     results["recheck_environment"] = environment()
     write_json(args.out, results)
     if args.out == OUT:
@@ -256,11 +258,7 @@ def main(argv: list[str] | None = None) -> int:
             if not only or any(re.search(re.escape(w) + r"(?!\d)", f"{name} n={n}")
                                 for w in only)]
 
-    def run(*job: Any) -> dict[str, Any]:
-        one_thread()
-        return cell(*job)
-
-    cells = Parallel(n_jobs=args.jobs)(delayed(run)(*job) for job in todo)
+    cells = Parallel(n_jobs=args.jobs)(delayed(_run_cell)(*job) for job in todo)
     results = {"environment": environment(), "resamples": args.resamples,
                "cluster_option": _has_cluster(), "cells": cells}
     write_json(args.out, results)

@@ -15,7 +15,7 @@ Every resampling test of the package uses the pieces here, written once:
   :func:`cluster_bootstrap_means` / :func:`cluster_bootstrap_mean_interval`
   into replicates of means, :func:`cluster_mean_pivots` (over
   :func:`weighted_mean_pivots`) into replicates of means with their cluster-robust
-  standard errors (for a bootstrap-t interval);
+  standard errors, and :func:`mean_interval` the bootstrap-t interval they give;
 * :func:`wilson_interval`: Wilson's score interval of a proportion at the effective
   sample size of its cluster-robust standard error;
 * :func:`sign_flips`, :func:`sign_flip_pvalue` and :func:`sign_flip_interval`: the
@@ -53,6 +53,7 @@ __all__ = [
     "expanded_level",
     "group_codes",
     "grouped_folds",
+    "mean_interval",
     "monte_carlo_pvalue",
     "percentile_interval",
     "rows_by_key",
@@ -391,6 +392,22 @@ def cluster_bootstrap_means(values: np.ndarray, clusters: np.ndarray, n_resample
     return out
 
 
+def mean_interval(mean: float, se: float, replicates: np.ndarray, replicate_se: np.ndarray,
+                  confidence_level: float, bounds: tuple[float, float]) -> tuple[float, float]:
+    """The bootstrap-t interval of a mean (:func:`studentized_interval`, the pivots of
+    :func:`cluster_mean_pivots` or :func:`weighted_mean_pivots`) within the range
+    ``bounds`` where the population's mean lies; the point itself when the values do not
+    vary (``se`` 0), the percentile interval of the replicate means when ``se`` is
+    undefined (a single cluster)."""
+    if se > 0:
+        low, high = studentized_interval(mean, mean, se, replicates, replicate_se,
+                                         confidence_level)
+        return max(low, bounds[0]), min(high, bounds[1])
+    if se == 0:
+        return mean, mean
+    return percentile_interval(replicates, confidence_level)
+
+
 def wilson_interval(mean: float, se: float, n_rows: int, n_units: int,
                     confidence_level: float) -> tuple[float, float]:
     r"""Wilson's score interval of a proportion (a mean of values in [0, 1], such as an
@@ -551,8 +568,7 @@ def _lowest_kept(total: float, n: float, a: np.ndarray, m: np.ndarray, exact: bo
     need = math.floor(alpha * tau.size) + 1 if exact else math.floor(alpha * (tau.size + 1))
     if need <= 0:
         return -math.inf
-    if need > tau.size:
-        return total / n
+    # need <= tau.size as alpha < 1; past the mean every vector counts
     return float(min(tau[need - 1], total / n))
 
 

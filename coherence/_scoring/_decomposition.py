@@ -29,6 +29,7 @@ from .._probability._checks import CHECKERS
 from .._probability._checks import possible_worlds
 from .._resampling import cluster_draw_chunks
 from .._resampling import cluster_weights
+from .._resampling import mean_interval
 from .._resampling import percentile_interval
 from .._resampling import sorted_codes
 from .._resampling import studentized_interval
@@ -417,7 +418,7 @@ def _component_intervals(boot: np.ndarray, mean_outcome: np.ndarray,
                          confidence_level: float) -> dict[str, tuple[float, float]]:
     r"""Each component's interval for the population's value, from the cluster bootstrap.
 
-    Percentile intervals for the within-bin part and (replaced by :func:`_mean_interval`,
+    Percentile intervals for the within-bin part and (replaced by :func:`mean_interval`,
     :func:`_resolution_interval` and the reliability's :func:`calibration_error`
     interval) the Brier scores, incoherence, resolution and reliability. The uncertainty
     :math:`\bar y(1 - \bar y)` is at its maximum when :math:`\bar y = 1/2`, where no
@@ -431,20 +432,6 @@ def _component_intervals(boot: np.ndarray, mean_outcome: np.ndarray,
     ends = (lo_y * (1.0 - lo_y), hi_y * (1.0 - hi_y))
     out["uncertainty"] = (min(ends), 0.25 if lo_y <= 0.5 <= hi_y else max(ends))
     return out
-
-
-def _mean_interval(mean: float, se: float, replicates: np.ndarray,
-                   percentile: tuple[float, float],
-                   confidence_level: float) -> tuple[float, float]:
-    """Bootstrap-t interval (:func:`studentized_interval`, the cluster-robust standard
-    error of :func:`weighted_mean_pivots`) of a mean score, within [0, 1];
-    ``replicates`` holds the resamples' (means, se). The point where the score does not
-    vary; ``percentile`` where its se is undefined (a single cluster)."""
-    if se > 0:
-        low, high = studentized_interval(mean, mean, se, replicates[0], replicates[1],
-                                         confidence_level)
-        return max(low, 0.0), min(high, 1.0)
-    return (mean, mean) if se == 0 else percentile
 
 
 def _resolution_interval(point: np.ndarray, pivots: np.ndarray,
@@ -678,8 +665,9 @@ def brier_decomposition(
     intervals = _component_intervals(boot, mean_outcome, confidence_level)
     point_mean, point_se = weighted_mean_pivots(np.ones((1, n_clusters)), s_g, n_g)
     for j, name in enumerate(_MEANS):
-        intervals[name] = _mean_interval(float(point_mean[0, j]), float(point_se[0, j]),
-                                         scores[:, :, j], intervals[name], confidence_level)
+        intervals[name] = mean_interval(float(point_mean[0, j]), float(point_se[0, j]),
+                                        scores[0, :, j], scores[1, :, j], confidence_level,
+                                        (0.0, 1.0))
     point_res = resolution_pivots(np.ones((1, n_clusters)), qs_, ys, clusters, n_bins)[0]
     intervals["resolution"] = _resolution_interval(point_res, pivots, confidence_level)
     intervals["reliability"] = _reliability_interval(qs_, ys, clusters, n_bins, n_resamples,

@@ -22,10 +22,9 @@ import numpy as np
 import pandas as pd
 
 from .._resampling import cluster_mean_pivots
-from .._resampling import percentile_interval
+from .._resampling import mean_interval
 from .._resampling import sorted_codes
 from .._resampling import streams_by_label
-from .._resampling import studentized_interval
 from .._resampling import wilson_interval
 from .._results import CoherenceResult
 from .._results import ConfidenceInterval
@@ -93,12 +92,12 @@ def _log_score(p_happened: np.ndarray, convention: str, floor: float) -> np.ndar
     return -np.log2(q)
 
 
-def _score_ranges(kind: str, convention: str, floor: float) -> list[tuple[float, float]]:
-    """The range of each of accuracy, Brier score and log score: an interval of a mean
-    is intersected with it (the population's mean lies in it)."""
+def _score_ranges(kind: str, convention: str, floor: float) -> dict[str, tuple[float, float]]:
+    """The range of the Brier and log scores: an interval of a mean is intersected with it
+    (the population's mean lies in it)."""
     top = -math.log(floor) if convention == "ln" else -math.log2(floor)
     log = (-top, 0.0) if convention == "ln" else (0.0, top)
-    return [(0.0, 1.0), (0.0, 2.0 if kind == "multiclass" else 1.0), log]
+    return {"brier": (0.0, 2.0 if kind == "multiclass" else 1.0), "log_score": log}
 
 
 def bin_index(p: np.ndarray, n_bins: int) -> np.ndarray:
@@ -695,20 +694,6 @@ def _check_clusters(df: pd.DataFrame, question: str, cluster: str) -> None:
             "cluster)", list(df.index[bad]), list(df[cluster].iloc[bad]), owner=_OWNER))
 
 
-def _interval(mean: float, se: float, reps: np.ndarray, reps_se: np.ndarray,
-              confidence_level: float, bounds: tuple[float, float]) -> tuple[float, float]:
-    """The bootstrap-t interval of a mean (:func:`studentized_interval`) within the
-    score's range ``bounds``; the point itself when the score does not vary (``se`` 0),
-    the percentile interval of the replicates when it cannot be estimated (a single
-    cluster)."""
-    if se > 0:
-        lo, hi = studentized_interval(mean, mean, se, reps, reps_se, confidence_level)
-        return max(lo, bounds[0]), min(hi, bounds[1])
-    if se == 0:
-        return mean, mean
-    return percentile_interval(reps, confidence_level)
-
-
 def _replace(result: ForecastScoresResult, **changes: Any) -> ForecastScoresResult:
     import dataclasses
 
@@ -763,8 +748,8 @@ def _score(df: pd.DataFrame, *, by: str, question: str, probability: str | None,
                 lo, hi = wilson_interval(float(mean[j]), float(se[j]), int(mask.sum()),
                                          int(q.max()) + 1, confidence_level)
             else:
-                lo, hi = _interval(float(mean[j]), float(se[j]), reps[:, j], reps_se[:, j],
-                                   confidence_level, ranges[j])
+                lo, hi = mean_interval(float(mean[j]), float(se[j]), reps[:, j],
+                                       reps_se[:, j], confidence_level, ranges[metric])
             row[metric] = float(vals[:, j].mean())
             row[f"{metric}_ci_low"] = lo
             row[f"{metric}_ci_high"] = hi
