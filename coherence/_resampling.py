@@ -12,12 +12,13 @@ Every resampling test of the package uses the pieces here, written once:
   B calls of size G); :func:`cluster_draw_chunks` yields them in memory-bounded
   chunks; :func:`cluster_weights` turns them into multiplicities,
   :func:`cluster_resample_rows` into the rows of each resample, and
-  :func:`cluster_bootstrap_means` / :func:`cluster_bootstrap_mean_interval`
-  into replicates of means, :func:`cluster_mean_pivots` (over
+  :func:`cluster_bootstrap_means` into replicates of means, :func:`cluster_mean_pivots` (over
   :func:`weighted_mean_pivots`) into replicates of means with their cluster-robust
   standard errors, and :func:`mean_interval` the bootstrap-t interval they give;
 * :func:`wilson_interval`: Wilson's score interval of a proportion at the effective
-  sample size of its cluster-robust standard error;
+  sample size of its cluster-robust standard error; :func:`fraction_interval` the same
+  for a mean of fractions (uncapped, Student's t quantile); :func:`cluster_mean_interval`
+  the interval of a mean over clusters by what its values are;
 * :func:`sign_flips`, :func:`sign_flip_pvalue` and :func:`sign_flip_interval`: the
   paired sign-flip randomization test of a mean difference over independent units
   and the interval that inverts it;
@@ -40,17 +41,19 @@ import pandas as pd
 
 __all__ = [
     "MC_TIE_RTOL",
+    "MEAN_KINDS",
     "SignFlips",
     "cluster_bootstrap_indices",
-    "cluster_bootstrap_mean_interval",
     "cluster_bootstrap_means",
     "cluster_draw_chunks",
     "cluster_draws",
+    "cluster_mean_interval",
     "cluster_mean_pivots",
     "cluster_members",
     "cluster_resample_rows",
     "cluster_weights",
     "expanded_level",
+    "fraction_interval",
     "group_codes",
     "grouped_folds",
     "mean_interval",
@@ -430,16 +433,81 @@ def wilson_interval(mean: float, se: float, n_rows: int, n_units: int,
     return float(low), float(high)
 
 
-def cluster_bootstrap_mean_interval(values: np.ndarray, clusters: np.ndarray, n_resamples: int,
-                    confidence_level: float, rng: np.random.Generator) -> tuple[float, float]:
-    """Percentile CI of a mean by cluster bootstrap (NaN values ignored); clusters coded
-    in sorted label order, so the interval does not depend on the order of the rows."""
+def fraction_interval(mean: float, se: float, n_units: int,
+                      confidence_level: float) -> tuple[float, float]:
+    r"""Wilson's score interval of a mean of values in [0, 1] (fractions: a recall, a
+    precision) at the effective sample size :math:`n = \bar a(1 - \bar a) / se^2` of
+    its cluster-robust standard error ``se``, with Student's t quantile on
+    :math:`C - 1` degrees of freedom (:math:`C` = ``n_units``, the clusters; 1 for one
+    cluster) in place of the normal one:
+
+    .. math::
+
+        \frac{\bar a + t^2/(2n)}{1 + t^2/n} \pm \frac{t}{1 + t^2/n}
+        \sqrt{\frac{\bar a(1 - \bar a)}{n} + \frac{t^2}{4n^2}}.
+
+    Unlike :func:`wilson_interval`'s, :math:`n` is not capped at the rows: a fraction
+    varies less than a 0/1 value of the same mean, so a row can carry more than one
+    trial's information. Where the mean is 0 or 1, or ``se`` is 0 or undefined,
+    :math:`n = C`. The interval stays in [0, 1] and reaches past a sample of zeros,
+    where a bootstrap gives the point 0 (``benchmarks/validate_question_metrics.py``).
+    """
+    from scipy.stats import t as student_t
+
+    n = mean * (1.0 - mean) / (se * se) if se > 0 and 0.0 < mean < 1.0 else float(n_units)
+    q = float(student_t.ppf(0.5 + confidence_level / 2.0, max(n_units - 1, 1)))
+    shrink = 1.0 + q * q / n
+    centre = (mean + q * q / (2.0 * n)) / shrink
+    half = q / shrink * math.sqrt(mean * (1.0 - mean) / n + q * q / (4.0 * n * n))
+    # the interval holds the mean (and 0 or 1 when the mean is), rounding aside
+    return max(min(centre - half, mean), 0.0), min(max(centre + half, mean), 1.0)
+
+
+#: What :func:`cluster_mean_interval` may be told the values are, and the name of the
+#: interval it gives for each (a result's ``method`` adds what the clusters are).
+MEAN_KINDS = {
+    "proportion": "Wilson interval at the cluster-robust effective sample size",
+    "fraction": "Wilson interval at the cluster-robust effective sample size, t quantile",
+    "nonnegative": "cluster bootstrap-t interval",
+}
+
+
+def cluster_mean_interval(values: Any, clusters: Any, n_resamples: int,
+                          confidence_level: float, rng: np.random.Generator, *,
+                          kind: str) -> tuple[float, float]:
+    """The interval of a mean of ``values`` over independent ``clusters`` (NaN values left
+    out; ``(nan, nan)`` when none is left), by what the values are (``kind``):
+
+    * ``'proportion'``, 0/1 values (an accuracy, a share of events):
+      :func:`wilson_interval` at the cluster-robust standard error;
+    * ``'fraction'``, values in [0, 1] (a recall, a precision): :func:`fraction_interval`;
+    * ``'nonnegative'``, values >= 0 without an upper bound (a count, days): the cluster
+      bootstrap-t interval of :func:`cluster_mean_pivots`, cut at 0 (:func:`mean_interval`).
+
+    Only ``'nonnegative'`` draws from ``rng``. Clusters are coded in sorted label order
+    (:func:`sorted_codes`), so the interval does not depend on the order of the rows.
+    """
+    values = np.asarray(values, dtype=np.float64)
     ok = ~np.isnan(values)
-    if ok.sum() == 0:
+    if not ok.any():
         return (np.nan, np.nan)
-    codes = sorted_codes(clusters[ok])
-    boots = cluster_bootstrap_means(values[ok][:, None], codes, n_resamples, rng)[:, 0]
-    return percentile_interval(boots, confidence_level)
+    codes = sorted_codes(np.asarray(clusters, dtype=object)[ok])
+    n_units = int(codes.max()) + 1
+    if kind == "nonnegative":
+        mean, se, reps, reps_se = cluster_mean_pivots(values[ok][:, None], codes, n_resamples,
+                                                      rng)
+        return mean_interval(float(mean[0]), float(se[0]), reps[:, 0], reps_se[:, 0],
+                             confidence_level, (0.0, math.inf))
+    sums = np.bincount(codes, weights=values[ok], minlength=n_units)[:, None]
+    counts = np.bincount(codes, minlength=n_units).astype(np.float64)
+    m, s = weighted_mean_pivots(np.ones((1, n_units)), sums, counts)
+    mean, se = float(m[0, 0]), float(s[0, 0])
+    if kind == "proportion":
+        return wilson_interval(mean, se, int(ok.sum()), n_units, confidence_level)
+    if kind == "fraction":
+        return fraction_interval(mean, se, n_units, confidence_level)
+    raise ValueError(f"cluster_mean_interval: kind must be one of {tuple(MEAN_KINDS)}, "
+                     f"got {kind!r}")
 
 
 def weighted_mean_pivots(weights: np.ndarray, sums: np.ndarray,

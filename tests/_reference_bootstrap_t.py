@@ -31,3 +31,31 @@ def bootstrap_t_by_loops(values: np.ndarray, units: np.ndarray, draws: np.ndarra
         pivots.append((m_b - mean) / (se_b if se_b > 0 else se))
     lo_q, hi_q = np.quantile(pivots, [(1 - level) / 2, (1 + level) / 2])
     return mean - hi_q * se, mean - lo_q * se
+
+
+def fraction_interval_by_hand(values: np.ndarray, units: np.ndarray,
+                              level: float) -> tuple[float, float]:
+    """The documented interval of a mean of fractions, by loops and statsmodels: Wilson's
+    score interval at n = mean(1 - mean) / se^2 (the cluster-robust se over ``units``;
+    the number of units where the mean is 0 or 1 or se is 0), its normal quantile
+    replaced by Student's t on (units - 1) degrees of freedom (at least 1). NaN values
+    are left out."""
+    from scipy.stats import norm
+    from scipy.stats import t as student_t
+    from statsmodels.stats.proportion import proportion_confint
+
+    keep = ~np.isnan(values)
+    values, units = values[keep], np.asarray(units, dtype=object)[keep]
+    labels = sorted(set(units))
+    c, n, mean = len(labels), len(values), float(values.mean())
+    sums = [float(values[units == u].sum()) for u in labels]
+    sizes = [int((units == u).sum()) for u in labels]
+    ss = sum((s - k * mean) ** 2 for s, k in zip(sums, sizes, strict=True))
+    scale = sum(s * s + (k * mean) ** 2 for s, k in zip(sums, sizes, strict=True))
+    se = np.sqrt(c / (c - 1) * (ss if ss > 1e-12 * scale else 0.0) / n**2) if c > 1 else 0.0
+    n_eff = mean * (1 - mean) / se**2 if se > 0 and 0 < mean < 1 else float(c)
+    q = student_t.ppf((1 + level) / 2, max(c - 1, 1))
+    with np.errstate(invalid="ignore", divide="ignore"):  # statsmodels' own 0/0 at 0 or 1
+        low, high = proportion_confint(mean * n_eff, n_eff, alpha=2 * norm.sf(q),
+                                       method="wilson")
+    return float(low), float(high)

@@ -42,7 +42,8 @@ from .._warnings import DeprecatedAlias
 if TYPE_CHECKING:  # pragma: no cover
 
     from ._forecast import ForecastScoresResult
-from .._resampling import cluster_bootstrap_mean_interval
+from .._resampling import MEAN_KINDS
+from .._resampling import cluster_mean_interval
 from .._resampling import rows_by_key
 from .._validation import check_resampling
 from ._dates import to_days
@@ -511,9 +512,8 @@ def _key_event_recall(iv: _KeyEventInput) -> KeyEventRecallResult:
         stat = np.nan
     else:
         stat = float(np.nanmean(ker))
-    low, high = cluster_bootstrap_mean_interval(
-        ker, per["question"].to_numpy(dtype=object), n_resamples,
-        confidence_level, gen)
+    low, high = cluster_mean_interval(ker, per["question"].to_numpy(dtype=object),
+                                      n_resamples, confidence_level, gen, kind="fraction")
 
     def nanmean(col: str) -> float:
         v = per[col].to_numpy(dtype=np.float64)
@@ -522,7 +522,7 @@ def _key_event_recall(iv: _KeyEventInput) -> KeyEventRecallResult:
     return KeyEventRecallResult(
         statistic=stat, pvalue=np.nan,
         confidence_interval=ConfidenceInterval(low, high, confidence_level),
-        n_obs=len(per) - n_undef, method="cluster bootstrap over questions (percentile)",
+        n_obs=len(per) - n_undef, method=f"{MEAN_KINDS['fraction']} over questions",
         by=by, convention=iv.convention, k=k, min_impact=min_impact, threshold=threshold,
         date_window_days=date_window_days, matcher=matcher_name, n_resamples=n_resamples,
         n_no_key_events=n_undef, event_precision=nanmean("precision"),

@@ -22,6 +22,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._resampling import MEAN_KINDS
+from .._resampling import cluster_mean_interval
 from .._resampling import rows_by_key
 from .._results import CoherenceResult
 from .._results import ConfidenceInterval
@@ -53,7 +55,6 @@ from ._graph_quality import missing_or_in
 from ._matching import THRESHOLDS
 from ._matching import event_tokens
 from ._matching import match_one
-from ._questions import question_bootstrap_ci
 
 __all__ = [
     "NEGATIVE_RELATIONS",
@@ -73,6 +74,10 @@ REASONING_METRICS = (
     "key_event_precision", "key_event_recall", "event_precision", "event_recall", "event_f1",
     "accessible_precision", "accessible_recall", "accessible_f1", "date_error_days",
     "edge_precision", "edge_recall", "direction_accuracy", "forecast_depth")
+#: What each metric's values are, which sets its interval (``cluster_mean_interval``):
+#: the date error (days) and the depth (edges) have no upper bound, the rest are fractions.
+METRIC_KINDS = {metric: "nonnegative" if metric in ("date_error_days", "forecast_depth")
+                else "fraction" for metric in REASONING_METRICS}
 CONVENTIONS = ("paper", "code")
 
 
@@ -606,12 +611,13 @@ def reasoning_graph_metrics(
         stat = np.nan
     else:
         stat = float(values[defined].mean())
-    lo, hi = question_bootstrap_ci(values, per["question"].to_numpy(dtype=object),
-                                             n_resamples, confidence_level, gen)
+    lo, hi = cluster_mean_interval(values, per["question"].to_numpy(dtype=object),
+                                   n_resamples, confidence_level, gen,
+                                   kind=METRIC_KINDS[metric])
     return ReasoningGraphResult(
         statistic=stat, pvalue=np.nan,
         confidence_interval=ConfidenceInterval(lo, hi, confidence_level),
-        n_obs=int(defined.sum()), method="cluster bootstrap over questions (percentile)",
+        n_obs=int(defined.sum()), method=f"{MEAN_KINDS[METRIC_KINDS[metric]]} over questions",
         by=by, metric=metric, convention=convention, k=k, min_impact=min_impact,
         threshold=threshold, date_window_days=date_window_days, n_resamples=n_resamples,
         gated=quality is not None,

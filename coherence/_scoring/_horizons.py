@@ -21,6 +21,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._resampling import MEAN_KINDS
+from .._resampling import cluster_mean_interval
 from .._resampling import sorted_codes
 from .._results import CoherenceResult
 from .._results import ConfidenceInterval
@@ -39,7 +41,6 @@ from .._validation import require_columns
 from ._dates import any_aware
 from ._dates import check_same_awareness
 from ._dates import parse_dates
-from ._questions import question_bootstrap_ci
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -366,17 +367,17 @@ def accuracy_by_horizon(forecasts: Any, *, horizon: str = "horizon", by: str = "
             mask &= (df[by] == m).to_numpy()
         if not mask.any():
             continue
-        lo, hi = question_bootstrap_ci(c[mask], qs[mask], n_resamples, confidence_level, g,
-                                       proportion=True)
+        lo, hi = cluster_mean_interval(c[mask], qs[mask], n_resamples, confidence_level, g,
+                                       kind="proportion")
         rows.append({by: m, "horizon": h, "n": int(mask.sum()),
                      "n_questions": len(set(qs[mask])), "accuracy": float(c[mask].mean()),
                      "ci_low": lo, "ci_high": hi})
-    lo, hi = question_bootstrap_ci(c, qs, n_resamples, confidence_level, gens[0],
-                                   proportion=True)
+    lo, hi = cluster_mean_interval(c, qs, n_resamples, confidence_level, gens[0],
+                                   kind="proportion")
     return HorizonAccuracyResult(
         statistic=float(c.mean()) if len(c) else np.nan, pvalue=np.nan,
         confidence_interval=ConfidenceInterval(lo, hi, confidence_level), n_obs=len(c),
-        method="cluster bootstrap over questions (percentile)", by=by,
+        method=f"{MEAN_KINDS['proportion']} over questions", by=by,
         n_resamples=n_resamples, table=pd.DataFrame(rows, columns=[
             by, "horizon", "n", "n_questions", "accuracy", "ci_low", "ci_high"]))
 

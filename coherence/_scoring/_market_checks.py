@@ -19,6 +19,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._resampling import MEAN_KINDS
+from .._resampling import cluster_mean_interval
 from .._resampling import rows_by_key
 from .._results import CoherenceResult
 from .._results import ConfidenceInterval
@@ -38,7 +40,6 @@ from .._validation import require_columns
 from .._warnings import DeprecatedAlias
 from ._dates import check_same_awareness
 from ._dates import parse_dates
-from ._questions import question_bootstrap_ci
 
 __all__ = [
     "MarketChecksResult",
@@ -438,8 +439,8 @@ def market_checks(events: Any, prices: Any, *, window_days: float = 3.0,
     vals = np.asarray(ev_agree_vals, dtype=np.float64)
     ea = float(vals.mean()) if len(vals) else np.nan
     (g,) = spawn(gen, 1)
-    lo, hi = question_bootstrap_ci(vals, np.asarray(ev_agree_q, dtype=object),
-                                             n_resamples, confidence_level, g)
+    lo, hi = cluster_mean_interval(vals, np.asarray(ev_agree_q, dtype=object),
+                                   n_resamples, confidence_level, g, kind="proportion")
     return MarketChecksResult(
         statistic=stat, pvalue=pvalue, confidence_interval=ci, n_obs=n,
         method="exact binomial test of net-direction agreement = 1/2 over questions; "
@@ -625,12 +626,12 @@ def market_signal_metrics(reasoning: Any, hindsight_events: Any, prices: Any, *,
         "turning_precision"])
     v = table["signal_recall"].to_numpy(dtype=np.float64)
     ok = ~np.isnan(v)
-    lo, hi = question_bootstrap_ci(v, table["question"].to_numpy(dtype=object),
-                                             n_resamples, confidence_level, gen)
+    lo, hi = cluster_mean_interval(v, table["question"].to_numpy(dtype=object),
+                                   n_resamples, confidence_level, gen, kind="fraction")
     return MarketSignalResult(
         statistic=float(v[ok].mean()) if ok.any() else np.nan, pvalue=np.nan,
         confidence_interval=ConfidenceInterval(lo, hi, confidence_level), n_obs=int(ok.sum()),
-        method="cluster bootstrap over questions (percentile)", by=by,
+        method=f"{MEAN_KINDS['fraction']} over questions", by=by,
         window_days=window_days, min_move=min_move, turning_min_change=turning_min_change,
         convention=convention, n_resamples=n_resamples, table=table, signal_events=signals)
 

@@ -27,11 +27,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._resampling import cluster_bootstrap_mean_interval
-from .._resampling import sorted_codes
+from .._resampling import MEAN_KINDS
+from .._resampling import cluster_mean_interval
 from .._resampling import streams_by_label
-from .._resampling import weighted_mean_pivots
-from .._resampling import wilson_interval
 from .._results import CoherenceResult
 from .._results import ConfidenceInterval
 from .._rng import RNGLike
@@ -145,30 +143,6 @@ def _binary_value(value: Any) -> float:
     if isinstance(value, numbers.Real) and float(value) in (0.0, 1.0):
         return float(value)
     return math.nan
-
-
-def question_bootstrap_ci(values: np.ndarray, questions: Any, n_resamples: int,
-                          confidence_level: float, rng: np.random.Generator, *,
-                          proportion: bool = False) -> tuple[float, float]:
-    """Cluster-bootstrap percentile interval of a mean over questions (NaN values
-    ignored; clusters coded in sorted label order, so the interval does not depend on
-    the order of the rows for a given ``rng``). With ``proportion`` (an accuracy, values
-    in [0, 1]): :func:`wilson_interval` at the cluster-robust standard error over
-    questions instead, which draws nothing."""
-    values = np.asarray(values, dtype=np.float64)
-    if not proportion:
-        return cluster_bootstrap_mean_interval(values, np.asarray(questions, dtype=object),
-                                               n_resamples, confidence_level, rng)
-    ok = ~np.isnan(values)
-    if not ok.any():
-        return (np.nan, np.nan)
-    codes = sorted_codes(np.asarray(questions, dtype=object)[ok])
-    n_units = int(codes.max()) + 1
-    sums = np.bincount(codes, weights=values[ok], minlength=n_units)[:, None]
-    counts = np.bincount(codes, minlength=n_units).astype(np.float64)
-    mean, se = weighted_mean_pivots(np.ones((1, n_units)), sums, counts)
-    return wilson_interval(float(mean[0, 0]), float(se[0, 0]), int(ok.sum()), n_units,
-                           confidence_level)
 
 
 # --------------------------------------------------------------------------- result
@@ -556,8 +530,8 @@ def _summarise(per: pd.DataFrame, by: str, convention: str, tolerance: float, fl
     for (name, mask), g in zip(groups, streams, strict=True):
         sub = per.loc[mask]
         acc = sub["correct"].to_numpy(dtype=np.float64)
-        lo, hi = question_bootstrap_ci(acc, sub["question"].to_numpy(dtype=object),
-                                       n_resamples, confidence_level, g, proportion=True)
+        lo, hi = cluster_mean_interval(acc, sub["question"].to_numpy(dtype=object),
+                                       n_resamples, confidence_level, g, kind="proportion")
         if name == POOLED:
             pooled_ci = (lo, hi)
         prob = sub["type"].isin(PROBABILISTIC_TYPES).to_numpy()
@@ -584,7 +558,7 @@ def _summarise(per: pd.DataFrame, by: str, convention: str, tolerance: float, fl
     return QuestionScoresResult(
         statistic=pooled_acc, pvalue=np.nan,
         confidence_interval=ConfidenceInterval(pooled_ci[0], pooled_ci[1], confidence_level),
-        n_obs=len(per), method="cluster bootstrap over questions (percentile)", by=by,
+        n_obs=len(per), method=f"{MEAN_KINDS['proportion']} over questions", by=by,
         convention=convention, tolerance=tolerance, floor=floor, n_resamples=n_resamples,
         n_judged=n_judged, n_judge_correct=n_judge_correct, table=table,
         by_type=pd.DataFrame(type_rows, columns=[by, "type", "n", "accuracy", "brier",

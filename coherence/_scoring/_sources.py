@@ -33,7 +33,8 @@ from .._warnings import DeprecatedAlias
 if TYPE_CHECKING:  # pragma: no cover
 
     pass
-from .._resampling import cluster_bootstrap_mean_interval
+from .._resampling import MEAN_KINDS
+from .._resampling import cluster_mean_interval
 from .._resampling import rows_by_key
 from .._validation import check_resampling
 
@@ -205,12 +206,12 @@ def source_precision(citations: Any, reference: Any, *, by: str = "model",
                       DegenerateDataWarning, stacklevel=2)
     stat = np.nan if n_undefined == len(prec) else float(np.nanmean(prec))
     # questions coded in sorted order there: the interval does not depend on the row order
-    low, high = cluster_bootstrap_mean_interval(prec, per["question"].to_numpy(dtype=object),
-                                                n_resamples, confidence_level, gen)
+    low, high = cluster_mean_interval(prec, per["question"].to_numpy(dtype=object),
+                                      n_resamples, confidence_level, gen, kind="fraction")
     return SourcePrecisionResult(
         statistic=stat, pvalue=np.nan,
         confidence_interval=ConfidenceInterval(low, high, confidence_level),
         n_obs=len(per) - n_undefined,
-        method="cluster bootstrap over questions (percentile)",
+        method=f"{MEAN_KINDS['fraction']} over questions",
         by=by, convention=convention, n_resamples=n_resamples, n_no_citations=n_empty,
         table=per)

@@ -6,13 +6,14 @@ import pytest
 from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
+from scipy.stats import t as student_t
 
 from coherence._resampling import MC_TIE_RTOL
 from coherence._resampling import cluster_bootstrap_indices
-from coherence._resampling import cluster_bootstrap_mean_interval
 from coherence._resampling import cluster_bootstrap_means
 from coherence._resampling import cluster_draw_chunks
 from coherence._resampling import cluster_draws
+from coherence._resampling import cluster_mean_interval
 from coherence._resampling import cluster_resample_rows
 from coherence._resampling import cluster_weights
 from coherence._resampling import expanded_level
@@ -22,6 +23,8 @@ from coherence._resampling import monte_carlo_pvalue
 from coherence._resampling import percentile_interval
 from coherence._resampling import streams_by_label
 from coherence._resampling import tie_bound
+from tests._reference_bootstrap_t import bootstrap_t_by_loops
+from tests._reference_bootstrap_t import fraction_interval_by_hand
 
 
 def test_group_codes_any_labels():
@@ -179,20 +182,26 @@ def test_cluster_bootstrap_means_equal_stacked_rows():
     np.testing.assert_allclose(fast, slow, rtol=1e-12)
 
 
-@given(st.lists(st.tuples(st.sampled_from("abcdef"), st.floats(0, 1)), min_size=2,
-                max_size=30), st.randoms(use_true_random=False))
-def test_cluster_mean_interval_does_not_depend_on_row_order(rows, shuffle):
+@pytest.mark.parametrize("kind", ["proportion", "fraction", "nonnegative"])
+@given(rows=st.lists(st.tuples(st.sampled_from("abcdef"), st.floats(0, 1)), min_size=2,
+                     max_size=30), shuffle=st.randoms(use_true_random=False))
+def test_cluster_mean_interval_does_not_depend_on_row_order(kind, rows, shuffle):
     """Clusters are coded in sorted label order: the same rng gives the same interval
-    whatever the order of the rows (up to the rounding of the sums within a cluster)."""
+    whatever the order of the rows (up to the rounding of the sums within a cluster); the
+    interval stays in the values' range ([0, 1], or from 0) and holds the mean."""
     labels = np.array([r[0] for r in rows], dtype=object)
     values = np.array([r[1] for r in rows])
+    if kind == "proportion":
+        values = np.round(values)
     order = list(range(len(rows)))
     shuffle.shuffle(order)
-    a = cluster_bootstrap_mean_interval(values, labels, 50, 0.9, np.random.default_rng(1))
-    b = cluster_bootstrap_mean_interval(values[order], labels[order], 50, 0.9,
-                                        np.random.default_rng(1))
+    a = cluster_mean_interval(values, labels, 50, 0.9, np.random.default_rng(1), kind=kind)
+    b = cluster_mean_interval(values[order], labels[order], 50, 0.9,
+                              np.random.default_rng(1), kind=kind)
     np.testing.assert_allclose(a, b, rtol=0, atol=1e-12)
-    assert min(values) - 1e-12 <= a[0] <= a[1] <= max(values) + 1e-12
+    assert 0.0 <= a[0] <= a[1]
+    if kind != "nonnegative":
+        assert a[0] - 1e-12 <= values.mean() <= a[1] + 1e-12 and a[1] <= 1.0
 
 
 @given(st.floats(0.5, 0.995), st.integers(2, 10_000))
@@ -284,3 +293,67 @@ def test_streams_by_label_follow_the_sorted_rank():
     again = [g.integers(0, 2**31, 3).tolist() for g in b]
     assert draw[0] == again[1] and draw[1] == again[2] and draw[2] == again[0]
     assert draw[3] == again[3] and len({tuple(d) for d in draw}) == 4
+
+
+_fraction_rows = st.lists(st.tuples(st.sampled_from("abcdefgh"),
+                                    st.sampled_from([0.0, 0.2, 0.25, 0.5, 0.6, 1.0, np.nan])
+                                    | st.floats(0, 1)), min_size=1, max_size=40)
+
+
+@given(rows=_fraction_rows, level=st.sampled_from([0.8, 0.9, 0.95]))
+def test_fraction_interval_is_wilson_at_the_effective_size_with_a_t_quantile(rows, level):
+    """kind='fraction' against loops and statsmodels' Wilson interval at the level whose
+    normal quantile is Student's t on (clusters - 1) degrees of freedom (levels whose
+    normal tail does not underflow at 1 degree of freedom)."""
+    labels = np.array([r[0] for r in rows], dtype=object)
+    values = np.array([r[1] for r in rows], dtype=float)
+    got = cluster_mean_interval(values, labels, 9, level, np.random.default_rng(0),
+                                kind="fraction")
+    if np.isnan(values).all():
+        assert np.isnan(got).all()
+        return
+    np.testing.assert_allclose(got, fraction_interval_by_hand(values, labels, level),
+                               rtol=1e-9, atol=1e-12)
+    assert 0.0 <= got[0] <= np.nanmean(values) <= got[1] <= 1.0
+
+
+def test_fraction_interval_reaches_past_a_sample_of_zeros_and_ones():
+    """A mean of 0 over C questions gives Wilson's [0, t^2 / (C + t^2)] (a bootstrap gives
+    the point 0); 1 mirrors it."""
+    q = student_t.ppf(0.975, 9)
+    labels = np.repeat(np.arange(10), 3)
+    zero = cluster_mean_interval(np.zeros(30), labels, 9, 0.95, np.random.default_rng(0),
+                                 kind="fraction")
+    np.testing.assert_allclose(zero, (0.0, q * q / (10 + q * q)), rtol=1e-12)
+    one = cluster_mean_interval(np.ones(30), labels, 9, 0.95, np.random.default_rng(0),
+                                kind="fraction")
+    np.testing.assert_allclose(one, (10 / (10 + q * q), 1.0), rtol=1e-12)
+
+
+@given(rows=st.lists(st.tuples(st.integers(0, 5), st.floats(0, 50)), min_size=2,
+                     max_size=30), seed=st.integers(0, 2**32 - 1))
+def test_nonnegative_interval_is_the_bootstrap_t_by_loops(rows, seed):
+    """kind='nonnegative' is the cluster bootstrap-t interval of the documented draws,
+    cut at 0 (the point where the values do not vary)."""
+    labels = np.array([r[0] for r in rows])
+    values = np.array([r[1] for r in rows])
+    got = cluster_mean_interval(values, labels, 19, 0.9, np.random.default_rng(seed),
+                                kind="nonnegative")
+    c = len(set(labels))
+    codes = np.searchsorted(np.unique(labels), labels)
+    means = np.array([values[codes == k].mean() for k in range(c)])
+    sums = np.array([values[codes == k].sum() for k in range(c)])
+    sizes = np.bincount(codes)
+    spread = np.sum((sums - sizes * values.mean()) ** 2)
+    if c < 2 or spread <= 1e-12 * np.sum(sums**2 + (sizes * values.mean()) ** 2):
+        assert c < 2 or np.allclose(means, means[0]) or got[0] == got[1]
+        return
+    draws = np.random.default_rng(seed).integers(0, c, size=(19, c))
+    lo, hi = bootstrap_t_by_loops(values, codes, draws, 0.9)
+    np.testing.assert_allclose(got, (max(lo, 0.0), hi), rtol=1e-9, atol=1e-9)
+
+
+def test_cluster_mean_interval_names_a_bad_kind():
+    with pytest.raises(ValueError, match=r"kind must be one of .*'fraction'.*got 'ratio'"):
+        cluster_mean_interval(np.ones(3), np.arange(3), 9, 0.95, np.random.default_rng(0),
+                              kind="ratio")

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 import coherence
 from coherence import DegenerateDataWarning
 from coherence._scoring._graphs import relation_polarity
+from tests._reference_bootstrap_t import fraction_interval_by_hand
 
 GATES = {"min_nodes": 5, "min_sources": 5}   # the fixture is smaller than the paper's gates
 
@@ -351,3 +352,19 @@ def test_undated_pair_fails_the_paper_gate_and_skips_the_code_one():
     assert "f1" not in set(paper.matches["forecast_event"])
     assert "f1" in set(code.matches["forecast_event"])
     assert paper.table["n_matched"].iloc[0] == code.table["n_matched"].iloc[0] - 1
+
+
+@pytest.mark.parametrize("metric", coherence.REASONING_METRICS)
+def test_each_metric_gets_the_interval_of_its_values(metric):
+    """Fractions get Wilson's interval with a t quantile (by hand here), the date error
+    and the depth, which have no upper bound, a bootstrap-t interval from 0."""
+    res = run(metric=metric)
+    ci = res.confidence_interval
+    if metric in ("date_error_days", "forecast_depth"):
+        assert res.method.startswith("cluster bootstrap-t interval over questions")
+        assert 0.0 <= ci.low <= res.statistic <= ci.high
+    else:
+        assert res.method.endswith("t quantile over questions")
+        ref = fraction_interval_by_hand(res.table[metric].to_numpy(dtype=float),
+                                        res.table["question"].to_numpy(dtype=object), 0.95)
+        np.testing.assert_allclose((ci.low, ci.high), ref, rtol=1e-9, atol=1e-12)

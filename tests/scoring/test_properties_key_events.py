@@ -18,6 +18,7 @@ from hypothesis import settings
 from hypothesis import strategies as st
 
 import coherence
+from tests._reference_bootstrap_t import fraction_interval_by_hand
 
 
 def _ker(*args, **kw):
@@ -95,7 +96,11 @@ def test_key_events_and_ker_follow_the_definitions(case, convention, k):
     if len(ker):
         assert res.statistic == pytest.approx(ker.mean())
         lo, hi = res.confidence_interval.low, res.confidence_interval.high
-        assert ker.min() - 1e-12 <= lo <= hi <= ker.max() + 1e-12
+        # Wilson's interval of a mean of fractions over questions, by hand
+        ref = fraction_interval_by_hand(res.table["ker"].to_numpy(dtype=float),
+                                        res.table["question"].to_numpy(dtype=object), 0.95)
+        np.testing.assert_allclose((lo, hi), ref, rtol=1e-9, atol=1e-12)
+        assert 0.0 <= lo <= res.statistic <= hi <= 1.0
 
 
 def _cells(res, back=None) -> dict:

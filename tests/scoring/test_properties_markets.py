@@ -20,6 +20,7 @@ from hypothesis import settings
 from hypothesis import strategies as st
 
 import coherence
+from tests._reference_bootstrap_t import fraction_interval_by_hand
 
 from ._helpers import forecast_events
 from ._helpers import hindsight
@@ -323,7 +324,12 @@ def test_market_signal_metrics_match_the_definition(inputs):
     if recalls:
         assert res.statistic == pytest.approx(sum(recalls) / len(recalls))
         ci = res.confidence_interval
-        assert min(recalls) - 1e-12 <= ci.low <= ci.high <= max(recalls) + 1e-12
+        # Wilson's interval of a mean of fractions over questions, by hand
+        ref = fraction_interval_by_hand(res.table["signal_recall"].to_numpy(dtype=float),
+                                        res.table["question"].to_numpy(dtype=object),
+                                        ci.confidence_level)
+        np.testing.assert_allclose((ci.low, ci.high), ref, rtol=1e-9, atol=1e-12)
+        assert 0.0 <= ci.low <= res.statistic <= ci.high <= 1.0
     else:
         assert math.isnan(res.statistic)
 

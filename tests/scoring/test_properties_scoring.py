@@ -17,6 +17,7 @@ from hypothesis import settings
 from hypothesis import strategies as st
 
 import coherence
+from tests._reference_bootstrap_t import fraction_interval_by_hand
 
 # --------------------------------------------------------------------------- accuracy_by_horizon
 #: the documented display order of the horizon labels, then a label of the user's own
@@ -202,7 +203,12 @@ def test_source_precision_matches_hand_counts(rows, reference, convention):
     if defined:
         assert res.statistic == pytest.approx(sum(defined) / len(defined), abs=1e-12)
         ci = res.confidence_interval
-        assert min(defined) - 1e-12 <= ci.low <= ci.high <= max(defined) + 1e-12
+        # Wilson's interval of a mean of fractions over questions, by hand
+        ref = fraction_interval_by_hand(res.table["precision"].to_numpy(dtype=float),
+                                        res.table["question"].to_numpy(dtype=object),
+                                        ci.confidence_level)
+        np.testing.assert_allclose((ci.low, ci.high), ref, rtol=1e-9, atol=1e-12)
+        assert 0.0 <= ci.low <= res.statistic <= ci.high <= 1.0
     else:
         assert math.isnan(res.statistic)
 

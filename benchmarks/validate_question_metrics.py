@@ -1,0 +1,167 @@
+"""Coverage of the intervals over questions of the per-forecast metrics: key-event
+recall, source precision, the reasoning-graph metrics, the market checks' event
+agreement and signal recall, on the designs of :mod:`benchmarks.question_metric_designs`.
+
+Each of those functions averages a per-forecast (or per-event) value and gives the
+interval of :func:`coherence._resampling.cluster_mean_interval` over questions, by what
+the values are: Wilson's score interval with a t quantile for fractions, Wilson's for
+0/1 values, the cluster bootstrap-t for values without an upper bound. A study draws
+``n`` questions of a design and computes that interval from the values and their
+questions, the function's last step (tests tie each function's interval to it); the
+previous release's, a percentile cluster bootstrap, on the same study beside it.
+Recorded per cell: the coverage of the population's mean by each 95% interval, their
+mean widths, and the share of studies whose interval is a single point.
+
+Run: ``python -m benchmarks.validate_question_metrics [--reps 1000] [--only WORDS]
+[--jobs 2]`` (a word selects the cells whose ``design n=N`` holds it, ``n=20`` not
+``n=200``); JSON to ``benchmarks/results/validate_question_metrics.json``, the tables
+to ``docs/reasoning_quality.md`` (``--tables``: from the JSON alone).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from typing import Any
+
+import numpy as np
+
+from benchmarks._harness import ROOT
+from benchmarks._harness import environment
+from benchmarks._harness import format_rate
+from benchmarks._harness import generated_by
+from benchmarks._harness import markdown_table
+from benchmarks._harness import matrix_parser
+from benchmarks._harness import one_thread
+from benchmarks._harness import only_words
+from benchmarks._harness import rejection_rate
+from benchmarks._harness import write_json
+from benchmarks._harness import write_tables
+from benchmarks.question_metric_designs import METRIC_DESIGNS
+from benchmarks.question_metric_designs import population_mean
+from benchmarks.question_metric_designs import sample
+
+SCRIPT = "validate_question_metrics.py"
+OUT = ROOT / "benchmarks" / "results" / "validate_question_metrics.json"
+DOC = ROOT / "docs" / "reasoning_quality.md"
+LEVEL = 0.95
+PLAN = [(name, n) for name, sizes in [
+    ("key-event recall, 3 key events, one forecast per question (mean 0.50)", (15, 40, 300)),
+    ("key-event recall, 5 key events, 2-6 forecasts per question (mean 0.25)", (20, 100)),
+    ("source precision, 1-10 citations, 30% cite nothing (mean 0.42)", (20, 60)),
+    ("recall near 1, continuous Beta fractions (mean 0.92)", (15, 50)),
+    ("U-shaped F1, Beta fractions piled at 0 and 1 (mean 0.50)", (20, 100)),
+    ("rare hits, 10 key events (mean 0.06)", (30, 150)),
+    ("question-level metric shared by 3 forecasts (mean 0.50)", (20,)),
+    ("event agreement, 1-20 events per question (mean 0.69)", (12, 40, 150)),
+    ("date error in days, lognormal with question shocks", (20, 100, 500)),
+    ("forecast depth, 1 + Poisson with question shocks", (15, 60)),
+    ("key-event recall, 5 key events, 1-3 forecasts per question (mean 0.36)", (1000,)),
+] for n in sizes]
+
+
+def previous_interval(values: np.ndarray, questions: np.ndarray, n_resamples: int,
+                      gen: np.random.Generator) -> tuple[float, float]:
+    """The previous release's interval: the percentile interval of cluster-bootstrap
+    means over questions."""
+    from coherence._resampling import cluster_bootstrap_means
+    from coherence._resampling import percentile_interval
+    from coherence._resampling import sorted_codes
+
+    boots = cluster_bootstrap_means(values[:, None], sorted_codes(questions), n_resamples,
+                                    gen)[:, 0]
+    return percentile_interval(boots, LEVEL)
+
+
+def study(name: str, n: int, resamples: int, seed: int) -> list[float]:
+    """One study: 0/1 coverage, width and 0/1 point of the shipped interval, then the
+    same of the previous release's."""
+    from coherence._resampling import cluster_mean_interval
+
+    design = METRIC_DESIGNS[name]
+    truth = population_mean(design)
+    gen = np.random.default_rng(seed)
+    values, questions = sample(design, n, gen)
+    out: list[float] = []
+    for low, high in (cluster_mean_interval(values, questions, resamples, LEVEL, gen,
+                                            kind=design.kind),
+                      previous_interval(values, questions, resamples, gen)):
+        out += [float(low <= truth <= high), high - low, float(high == low)]
+    return out
+
+
+def cell(name: str, n: int, reps: int, resamples: int, seed0: int) -> dict[str, Any]:
+    start = time.perf_counter()
+    out = np.array([study(name, n, resamples, seed0 + i) for i in range(reps)])
+    row: dict[str, Any] = {"design": name, "n": n, "kind": METRIC_DESIGNS[name].kind,
+                           "reps": reps, "truth": population_mean(METRIC_DESIGNS[name])}
+    for j, label in enumerate(("shipped", "previous")):
+        row[f"coverage_{label}"] = rejection_rate(out[:, 3 * j] == 1.0)
+        row[f"width_{label}"] = float(out[:, 3 * j + 1].mean())
+        row[f"point_{label}"] = float(out[:, 3 * j + 2].mean())
+    row["seconds"] = time.perf_counter() - start
+    print(f"{name} n={n}: shipped {row['coverage_shipped']['rate']:.3f} previous "
+          f"{row['coverage_previous']['rate']:.3f}", flush=True)
+    return row
+
+
+KIND_NAMES = {"fraction": "Wilson, t quantile", "proportion": "Wilson",
+              "nonnegative": "bootstrap-t"}
+
+
+def tables(results: dict[str, Any]) -> str:
+    env = results["environment"]
+    head = (generated_by("validate_question_metrics", env)
+            + f"); {results['resamples']} bootstrap resamples; 95% Wilson intervals of the "
+            "coverage in brackets. *Coverage*: of the population's mean by the 95% "
+            "interval; *point*: the share of studies whose interval is a single point.\n\n")
+    rows = [[c["design"], c["n"], c["reps"], f"{c['truth']:.4g}",
+             f"{format_rate(c['coverage_shipped'])} ({KIND_NAMES[c['kind']]})",
+             format_rate(c["coverage_previous"]),
+             f"{c['width_shipped']:.3g} / {c['width_previous']:.3g}",
+             f"{c['point_shipped']:.3f} / {c['point_previous']:.3f}"]
+            for c in results["cells"]]
+    return head + "\n".join(markdown_table(
+        ("design", "questions", "studies", "mean", "coverage (shipped)",
+         "coverage (previous: percentile)", "mean width, shipped / previous",
+         "point, shipped / previous"), rows))
+
+
+def _run_cell(*job: Any) -> dict[str, Any]:
+    """A worker's :func:`cell`, on one numba and one BLAS thread."""
+    one_thread()
+    return cell(*job)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = matrix_parser(__doc__, results=OUT, page="docs/reasoning_quality.md",
+                           n_resamples=None, reps=1000, power_reps=None,
+                           prog="python -m benchmarks.validate_question_metrics",
+                           append=False)
+    parser.add_argument("--n-resamples", "--resamples", dest="resamples", type=int,
+                        default=999)
+    parser.add_argument("--jobs", type=int, default=1)
+    args = parser.parse_args(argv)
+    if args.tables:
+        write_tables(DOC, SCRIPT, tables(json.loads(args.out.read_text(encoding="utf-8"))))
+        return 0
+    from joblib import Parallel
+    from joblib import delayed
+
+    only = only_words(args)
+    todo = [(name, n, args.reps, args.resamples, 7_000_000 + 100_000 * i)
+            for i, (name, n) in enumerate(PLAN)
+            if not only or any(re.search(re.escape(w) + r"(?!\d)", f"{name} n={n}")
+                                for w in only)]
+    cells = Parallel(n_jobs=args.jobs)(delayed(_run_cell)(*job) for job in todo)
+    results = {"environment": environment(), "resamples": args.resamples, "level": LEVEL,
+               "cells": cells}
+    write_json(args.out, results)
+    if args.out == OUT:
+        write_tables(DOC, SCRIPT, tables(results))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
