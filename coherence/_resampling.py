@@ -494,9 +494,9 @@ def cluster_mean_interval(values: Any, clusters: Any, n_resamples: int,
     codes = sorted_codes(np.asarray(clusters, dtype=object)[ok])
     n_units = int(codes.max()) + 1
     if kind == "nonnegative":
-        mean, se, reps, reps_se = cluster_mean_pivots(values[ok][:, None], codes, n_resamples,
-                                                      rng)
-        return mean_interval(float(mean[0]), float(se[0]), reps[:, 0], reps_se[:, 0],
+        means, ses, reps, reps_se = cluster_mean_pivots(values[ok][:, None], codes,
+                                                        n_resamples, rng)
+        return mean_interval(float(means[0]), float(ses[0]), reps[:, 0], reps_se[:, 0],
                              confidence_level, (0.0, math.inf))
     sums = np.bincount(codes, weights=values[ok], minlength=n_units)[:, None]
     counts = np.bincount(codes, minlength=n_units).astype(np.float64)
