@@ -13,7 +13,8 @@ has its own noise ``e_f`` (sd ``forecast_sd``). By ``family``:
   by its forecasts;
 * ``beta``: a continuous fraction, Beta with mean expit(mu + u_q + e_f) and
   concentration ``k``;
-* ``events``: 0/1 values, one per event, ``events`` per question (geometric with mean
+* ``events``: 0/1 values (the fraction interval: :func:`coherence.market_checks` gives
+  them it), one per event, ``events`` per question (geometric with mean
   ``k``, cut to 1..20), each 1 with probability expit(mu + u_q): the event-level
   agreement of :func:`coherence.market_checks`;
 * ``lognormal``: ``exp(mu + u_q + e_f)``, a date error in days;
@@ -124,7 +125,9 @@ _DESIGNS = [
     MetricDesign("question-level metric shared by 3 forecasts (mean 0.50)", "binomial",
                  "fraction", mu=0.0, question_sd=1.0, forecasts=3, k=4, per_question=True),
     MetricDesign("event agreement, 1-20 events per question (mean 0.69)", "events",
-                 "proportion", mu=0.9, question_sd=0.8, k=6),
+                 "fraction", mu=0.9, question_sd=0.8, k=6),
+    MetricDesign("event agreement, 1-20 events per question, strong shocks (mean 0.55)",
+                 "events", "fraction", mu=0.3, question_sd=1.3, k=3),
     MetricDesign("date error in days, lognormal with question shocks", "lognormal",
                  "nonnegative", mu=1.0, question_sd=0.8, forecast_sd=0.9, forecasts=(1, 3)),
     MetricDesign("forecast depth, 1 + Poisson with question shocks", "depth", "nonnegative",

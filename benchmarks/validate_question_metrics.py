@@ -58,6 +58,8 @@ PLAN = [(name, n) for name, sizes in [
     ("date error in days, lognormal with question shocks", (20, 100, 500)),
     ("forecast depth, 1 + Poisson with question shocks", (15, 60)),
     ("key-event recall, 5 key events, 1-3 forecasts per question (mean 0.36)", (1000,)),
+    # added after the first run moved event agreement to the fraction interval
+    ("event agreement, 1-20 events per question, strong shocks (mean 0.55)", (15, 60)),
 ] for n in sizes]
 
 

@@ -440,7 +440,7 @@ def market_checks(events: Any, prices: Any, *, window_days: float = 3.0,
     ea = float(vals.mean()) if len(vals) else np.nan
     (g,) = spawn(gen, 1)
     lo, hi = cluster_mean_interval(vals, np.asarray(ev_agree_q, dtype=object),
-                                   n_resamples, confidence_level, g, kind="proportion")
+                                   n_resamples, confidence_level, g, kind="fraction")
     return MarketChecksResult(
         statistic=stat, pvalue=pvalue, confidence_interval=ci, n_obs=n,
         method="exact binomial test of net-direction agreement = 1/2 over questions; "

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 import coherence
 from coherence._scoring._market_checks import local_price_moves
+from tests._reference_bootstrap_t import fraction_interval_by_hand
 
 
 def events() -> pd.DataFrame:
@@ -47,6 +48,11 @@ def test_market_checks_hand_computed():
     assert (t.loc["B", "n_counted"], t.loc["B", "n_agree"]) == (1, 0)
     assert res.event_agreement == 0.5 and res.n_events_counted == 2
     assert list(t["eligible"]) == [True, True, False] and res.n_eligible == 2
+    # Wilson's interval of the events' 0/1 agreement over questions, from the counts
+    # (one counted event each: A's agrees, B's does not)
+    ref = fraction_interval_by_hand(np.array([1.0, 0.0]), np.array(["A", "B"], dtype=object),
+                                    0.95)
+    np.testing.assert_allclose(res.event_agreement_ci[:2], ref, rtol=1e-9)
 
 
 def test_pooled_correlation_is_the_weighted_mean_of_within_question_correlations():
