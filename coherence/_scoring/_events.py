@@ -70,8 +70,8 @@ class KeyEventRecallResult(CoherenceResult, test_name="key_event_recall",
     """Key-event recall (KER) of forecast event graphs against hindsight events.
 
     ``statistic`` is the mean KER over forecasts whose question has at least
-    one key event; ``confidence_interval`` its cluster-bootstrap interval over
-    questions; ``pvalue`` is NaN.
+    one key event; ``confidence_interval`` its interval over questions (Wilson's
+    at the cluster-robust effective sample size, t quantile); ``pvalue`` is NaN.
 
     Attributes
     ----------
@@ -90,7 +90,7 @@ class KeyEventRecallResult(CoherenceResult, test_name="key_event_recall",
     matcher : str
         ``'hybrid'``, ``'semantic'`` or ``'custom'`` (a user embedder).
     n_resamples : int
-        Bootstrap resamples.
+        As given (the interval draws nothing).
     n_no_key_events : int
         Forecasts whose question has no key event (KER undefined).
     event_precision, event_recall, event_f1 : float
@@ -200,13 +200,15 @@ def key_event_recall(
         Column names (``description``, ``date`` and ``is_outcome`` are used
         when present).
     n_resamples, confidence_level, rng
-        Cluster bootstrap over questions.
+        The interval over questions, Wilson's at the cluster-robust effective sample
+        size with a t quantile, which draws nothing
+        (``n_resamples`` is recorded, unused).
 
     Returns
     -------
     KeyEventRecallResult
         ``statistic`` the mean key-event recall over the forecasts whose question has a
-        key event, with its cluster-bootstrap interval over questions (``pvalue``
+        key event, with its interval over questions (``pvalue``
         NaN); one row per forecast in ``table``, the matched pairs in ``matches``.
 
     See Also
@@ -428,8 +430,8 @@ def _key_event_recall_iv(forecast_events: Any, hindsight_events: Any, forecasts:
 
 def _key_event_recall(iv: _KeyEventInput) -> KeyEventRecallResult:
     """The computation of :func:`key_event_recall` on validated input: key events per
-    question, matching per (model, question) unit, KER and its cluster-bootstrap
-    interval. Warnings point at the caller of the public function."""
+    question, matching per (model, question) unit, KER and its interval over
+    questions. Warnings point at the caller of the public function."""
     by, fdf, f_text, f_tok, f_days = iv.by, iv.fdf, iv.f_text, iv.f_tok, iv.f_days
     h_text_all, h_days_all, impact_rec = iv.h_text, iv.h_days, iv.impact
     k, min_impact, threshold = iv.k, iv.min_impact, iv.threshold

@@ -115,8 +115,10 @@ class ReasoningGraphResult(CoherenceResult, test_name="reasoning_graph_metrics",
     """Reasoning metrics of forecast graphs against gated hindsight graphs.
 
     ``statistic`` is the mean over forecasts of the metric named in
-    ``metric`` (where defined) and ``confidence_interval`` its cluster-bootstrap
-    interval over questions; ``pvalue`` is NaN.
+    ``metric`` (where defined) and ``confidence_interval`` its interval over
+    questions (Wilson's at the cluster-robust effective sample
+    size with a t quantile for a fraction, the cluster bootstrap-t from 0 for
+    ``date_error_days`` and ``forecast_depth``); ``pvalue`` is NaN.
 
     Attributes
     ----------
@@ -129,7 +131,7 @@ class ReasoningGraphResult(CoherenceResult, test_name="reasoning_graph_metrics",
     k, min_impact, threshold, date_window_days :
         Key-event and matching settings.
     n_resamples : int
-        Bootstrap resamples.
+        Bootstrap resamples (drawn for ``date_error_days`` and ``forecast_depth``).
     gated : bool
         Whether the hindsight-graph quality gates were applied.
     n_excluded_questions : int
@@ -510,13 +512,15 @@ def reasoning_graph_metrics(
     is_outcome, review_status, simulated_date, source, target, relation : str
         Column names.
     n_resamples, confidence_level, rng
-        Cluster bootstrap over questions of the headline metric.
+        The interval over questions of the headline metric (the bootstrap-t of
+        ``date_error_days`` and ``forecast_depth`` draws ``n_resamples``; the
+        fractions' Wilson interval draws nothing).
 
     Returns
     -------
     ReasoningGraphResult
         ``statistic`` the mean of ``metric`` over the forecasts where it is defined,
-        with its cluster-bootstrap interval over questions (``pvalue`` NaN); every
+        with its interval over questions (``pvalue`` NaN); every
         metric per forecast in ``table``, per model in ``summary_table``.
 
     See Also

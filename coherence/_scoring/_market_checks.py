@@ -246,7 +246,8 @@ class MarketChecksResult(CoherenceResult, test_name="market_checks",
         Share of counted events (pooled across questions) whose impact has the
         sign of the local price move.
     event_agreement_ci : ConfidenceInterval
-        Its cluster-bootstrap interval over questions.
+        Its interval over questions (Wilson's at the cluster-robust effective sample
+        size, t quantile).
     n_events_counted : int
         Events counted in that share.
     n_undated_events : int
@@ -306,7 +307,8 @@ def market_checks(events: Any, prices: Any, *, window_days: float = 3.0,
     question, date, direction, magnitude, confidence, price_date, price : str
         Column names.
     n_resamples, confidence_level, rng
-        Cluster bootstrap (over questions) of the event-local agreement.
+        The interval over questions of the event-local agreement, which draws nothing
+        (``n_resamples`` is recorded, unused).
 
     Returns
     -------
@@ -341,7 +343,7 @@ def market_checks(events: Any, prices: Any, *, window_days: float = 3.0,
     *Event-local agreement.* Every dated event with non-zero impact and a
     local move of at least ``min_move`` is counted; the statistic pools the
     counted events of all questions. Events of one question are not
-    independent, hence the cluster bootstrap over questions.
+    independent, hence an interval over questions.
 
     Examples
     --------
@@ -460,7 +462,8 @@ class MarketSignalResult(CoherenceResult, test_name="market_signal_metrics",
     """Market-signal and turning-point recall and precision of forecast graphs.
 
     ``statistic`` is the mean market-signal recall over forecasts where it is
-    defined, with a cluster-bootstrap interval over questions; ``pvalue`` is NaN.
+    defined, with its interval over questions (Wilson's at the cluster-robust effective
+    sample size, t quantile); ``pvalue`` is NaN.
 
     Attributes
     ----------
@@ -471,7 +474,7 @@ class MarketSignalResult(CoherenceResult, test_name="market_signal_metrics",
     convention : str
         ``'paper'`` or ``'code'``.
     n_resamples : int
-        Bootstrap resamples.
+        As given (the interval draws nothing).
     table : pandas.DataFrame
         One row per scored forecast: ``n_signal_events``, ``n_signal_matched``,
         ``signal_recall``, ``signal_precision``, ``n_turning_events``,
@@ -522,13 +525,15 @@ def market_signal_metrics(reasoning: Any, hindsight_events: Any, prices: Any, *,
     question, event, date, direction, magnitude, confidence, is_outcome, price_date, price : str
         Column names.
     n_resamples, confidence_level, rng
-        Cluster bootstrap over questions.
+        The interval over questions, Wilson's at the cluster-robust effective sample
+        size with a t quantile, which draws nothing
+        (``n_resamples`` is recorded, unused).
 
     Returns
     -------
     MarketSignalResult
         ``statistic`` the mean market-signal recall over the forecasts where it is
-        defined, with its cluster-bootstrap interval (``pvalue`` NaN); signal and
+        defined, with its interval over questions (``pvalue`` NaN); signal and
         turning-point recall and precision per forecast in ``table``.
 
     See Also

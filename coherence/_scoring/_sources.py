@@ -1,5 +1,5 @@
 """Source precision: the share of a forecast's cited sources that the hindsight
-record also cites, |C ∩ C_H| / |C|, averaged with a cluster bootstrap over
+record also cites, |C ∩ C_H| / |C|, averaged over forecasts, with an interval over
 questions.
 """
 
@@ -52,15 +52,16 @@ class SourcePrecisionResult(CoherenceResult, test_name="source_precision",
 
     ``statistic`` is the mean precision over forecasts (``convention='paper'``:
     all of them, a forecast citing nothing scoring 0; ``'code'``: those that
-    cite at least one source); ``confidence_interval`` its cluster-bootstrap
-    interval over questions; ``pvalue`` is NaN.
+    cite at least one source); ``confidence_interval`` its interval over questions
+    (Wilson's at the cluster-robust effective sample size, t quantile); ``pvalue`` is
+    NaN.
 
     Attributes
     ----------
     by : str
         Column naming the forecaster.
     n_resamples : int
-        Bootstrap resamples.
+        As given (the interval draws nothing).
     convention : str
         ``'paper'`` (a forecast citing nothing scores 0) or ``'code'`` (it is
         undefined and left out of the mean, as the benchmark's released code does).
@@ -132,13 +133,15 @@ def source_precision(citations: Any, reference: Any, *, by: str = "model",
         ``[]`` against reference ``{a}`` give 0.5 under ``'paper'`` and 1.0
         under ``'code'``.
     n_resamples, confidence_level, rng
-        Cluster bootstrap over questions.
+        The interval over questions, Wilson's at the cluster-robust effective sample
+        size with a t quantile, which draws nothing
+        (``n_resamples`` is recorded, unused).
 
     Returns
     -------
     SourcePrecisionResult
         ``statistic`` the mean precision over forecasts (see ``convention``), with its
-        cluster-bootstrap interval over questions (``pvalue`` NaN); one row per
+        interval over questions (``pvalue`` NaN); one row per
         forecast in ``table``.
 
     See Also
