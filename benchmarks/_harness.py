@@ -19,6 +19,10 @@
 * :func:`size_power_plan`, :func:`rejection_cell`, :func:`tables_if_asked`: the cells of
   a matrix with size and power parts (and their seeds), one cell's studies run and its
   row's head, and ``--tables`` answered from the JSON.
+* :func:`selects`, :func:`run_cells`, :func:`write_results`: for a matrix whose cells
+  are ``design n=N``, whether ``--only`` picks one, the cells run over ``--jobs``
+  workers of one thread each, and the JSON and (at the default path) the docs tables
+  written.
 """
 
 from __future__ import annotations
@@ -55,13 +59,16 @@ __all__ = [
     "rejection_columns",
     "rejection_rate",
     "replace_block",
+    "run_cells",
     "run_matrix",
     "section_tables",
+    "selects",
     "size_power_plan",
     "start_results",
     "store_cell",
     "tables_if_asked",
     "write_json",
+    "write_results",
     "write_tables",
 ]
 
@@ -321,3 +328,38 @@ def tables_if_asked(args: argparse.Namespace, doc: Path, script: str,
     if args.tables:
         write_tables(doc, script, tables(json.loads(args.out.read_text())))
     return bool(args.tables)
+
+
+def selects(args: argparse.Namespace, label: str) -> bool:
+    """Whether ``--only`` picks the cell ``label`` (``"design n=N"``): one of its words
+    stands in the label, not followed by a digit (``n=20`` does not pick ``n=200``)."""
+    import re
+
+    words = only_words(args)
+    return not words or any(re.search(re.escape(w) + r"(?!\d)", label) for w in words)
+
+
+def _in_one_thread(cell: Callable[..., dict[str, Any]], *job: Any) -> dict[str, Any]:
+    one_thread()
+    return cell(*job)
+
+
+def run_cells(args: argparse.Namespace, cell: Callable[..., dict[str, Any]],
+              jobs: Sequence[tuple[Any, ...]]) -> list[dict[str, Any]]:
+    """``cell(*job)`` for every job, over ``--jobs`` workers of one numba and one BLAS
+    thread each, in the jobs' order."""
+    from joblib import Parallel
+    from joblib import delayed
+
+    out: list[dict[str, Any]] = Parallel(n_jobs=args.jobs)(
+        delayed(_in_one_thread)(cell, *job) for job in jobs)
+    return out
+
+
+def write_results(args: argparse.Namespace, results: dict[str, Any], default: Path,
+                  doc: Path, script: str, tables: Callable[[dict[str, Any]], str]) -> None:
+    """Write the JSON ``--out`` names and, when that is the script's ``default`` path,
+    ``doc``'s tables from it (a trial run elsewhere leaves the docs alone)."""
+    write_json(args.out, results)
+    if args.out == default:
+        write_tables(doc, script, tables(results))

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import inspect
 import json
-import re
 import time
 import warnings
 from typing import Any
@@ -34,10 +33,10 @@ from benchmarks._harness import format_rate
 from benchmarks._harness import generated_by
 from benchmarks._harness import markdown_table
 from benchmarks._harness import matrix_parser
-from benchmarks._harness import one_thread
-from benchmarks._harness import only_words
 from benchmarks._harness import rejection_rate
-from benchmarks._harness import write_json
+from benchmarks._harness import run_cells
+from benchmarks._harness import selects
+from benchmarks._harness import write_results
 from benchmarks._harness import write_tables
 from benchmarks.forecast_designs import FORECAST_DESIGNS
 from benchmarks.forecast_designs import ForecastDesign
@@ -198,12 +197,6 @@ def tables(results: dict[str, Any]) -> str:
     return text
 
 
-def _run_cell(*job: Any) -> dict[str, Any]:
-    """A worker's :func:`cell`, on one numba and one BLAS thread."""
-    one_thread()
-    return cell(*job)
-
-
 def _outside(c: dict[str, Any]) -> bool:
     return c["part"] == "size" and any(not 0.03 <= c[k]["rate"] <= 0.07
                                        for k in ("compare", "t_test"))
@@ -213,20 +206,15 @@ def _recheck(args: Any) -> int:
     """The size cells whose comparison or t-test is outside the band, again on 4 x
     ``--reps`` fresh studies (ForecastBench's comparison, slow and descriptive, not
     again)."""
-    from joblib import Parallel
-    from joblib import delayed
-
     results = json.loads(args.out.read_text(encoding="utf-8"))
     order = [(name, n) for name, n, _ in PLAN]
     todo = [(c["design"], c["n"], "size", 4 * args.reps, args.resamples,
              50_000_000 + 1_000_000 * order.index((c["design"], c["n"])), False)
             for c in results["cells"] if _outside(c)]
 
-    results["recheck"] = Parallel(n_jobs=args.jobs)(delayed(_run_cell)(*job) for job in todo)
+    results["recheck"] = run_cells(args, cell, todo)
     results["recheck_environment"] = environment()
-    write_json(args.out, results)
-    if args.out == OUT:
-        write_tables(DOC, SCRIPT, tables(results))
+    write_results(args, results, OUT, DOC, SCRIPT, tables)
     return 0
 
 
@@ -248,22 +236,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.tables:
         write_tables(DOC, SCRIPT, tables(json.loads(args.out.read_text(encoding="utf-8"))))
         return 0
-    from joblib import Parallel
-    from joblib import delayed
-
-    only = only_words(args)
     todo = [(name, n, part, args.reps if part == "size" else args.power_reps,
              args.resamples, 9_000_000 + 100_000 * i)
-            for i, (name, n, part) in enumerate(PLAN)
-            if not only or any(re.search(re.escape(w) + r"(?!\d)", f"{name} n={n}")
-                                for w in only)]
-
-    cells = Parallel(n_jobs=args.jobs)(delayed(_run_cell)(*job) for job in todo)
+            for i, (name, n, part) in enumerate(PLAN) if selects(args, f"{name} n={n}")]
     results = {"environment": environment(), "resamples": args.resamples,
-               "cluster_option": _has_cluster(), "cells": cells}
-    write_json(args.out, results)
-    if args.out == OUT:
-        write_tables(DOC, SCRIPT, tables(results))
+               "cluster_option": _has_cluster(), "cells": run_cells(args, cell, todo)}
+    write_results(args, results, OUT, DOC, SCRIPT, tables)
     return 0
 
 

@@ -21,7 +21,6 @@ to ``docs/reasoning_quality.md`` (``--tables``: from the JSON alone).
 from __future__ import annotations
 
 import json
-import re
 import time
 from typing import Any
 
@@ -33,10 +32,10 @@ from benchmarks._harness import format_rate
 from benchmarks._harness import generated_by
 from benchmarks._harness import markdown_table
 from benchmarks._harness import matrix_parser
-from benchmarks._harness import one_thread
-from benchmarks._harness import only_words
 from benchmarks._harness import rejection_rate
-from benchmarks._harness import write_json
+from benchmarks._harness import run_cells
+from benchmarks._harness import selects
+from benchmarks._harness import write_results
 from benchmarks._harness import write_tables
 from benchmarks.question_metric_designs import METRIC_DESIGNS
 from benchmarks.question_metric_designs import population_mean
@@ -130,12 +129,6 @@ def tables(results: dict[str, Any]) -> str:
          "point, shipped / previous"), rows))
 
 
-def _run_cell(*job: Any) -> dict[str, Any]:
-    """A worker's :func:`cell`, on one numba and one BLAS thread."""
-    one_thread()
-    return cell(*job)
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = matrix_parser(__doc__, results=OUT, page="docs/reasoning_quality.md",
                            n_resamples=None, reps=1000, power_reps=None,
@@ -148,20 +141,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.tables:
         write_tables(DOC, SCRIPT, tables(json.loads(args.out.read_text(encoding="utf-8"))))
         return 0
-    from joblib import Parallel
-    from joblib import delayed
-
-    only = only_words(args)
     todo = [(name, n, args.reps, args.resamples, 7_000_000 + 100_000 * i)
-            for i, (name, n) in enumerate(PLAN)
-            if not only or any(re.search(re.escape(w) + r"(?!\d)", f"{name} n={n}")
-                                for w in only)]
-    cells = Parallel(n_jobs=args.jobs)(delayed(_run_cell)(*job) for job in todo)
+            for i, (name, n) in enumerate(PLAN) if selects(args, f"{name} n={n}")]
     results = {"environment": environment(), "resamples": args.resamples, "level": LEVEL,
-               "cells": cells}
-    write_json(args.out, results)
-    if args.out == OUT:
-        write_tables(DOC, SCRIPT, tables(results))
+               "cells": run_cells(args, cell, todo)}
+    write_results(args, results, OUT, DOC, SCRIPT, tables)
     return 0
 
 
