@@ -43,6 +43,7 @@ from benchmarks._harness import markdown_table
 from benchmarks._harness import matrix_parser
 from benchmarks._harness import only_words
 from benchmarks._harness import rejection_rate
+from benchmarks._harness import run_cells
 from benchmarks._harness import write_json
 from benchmarks._harness import write_tables
 
@@ -56,9 +57,11 @@ CURVES = {
     "slightly over-confident (0.5 + 0.95 (p - 0.5))": lambda p: 0.5 + 0.95 * (p - 0.5),
     "under-confident (p^0.7)": lambda p: p**0.7,
     "over-forecasts (0.7 p)": lambda p: 0.7 * p,
+    "under-forecasts (min(1.3 p, 1))": lambda p: np.minimum(1.3 * p, 1.0),
 }
 # the latent forecast's distribution: (scipy name, shape parameters); None: uniform
-LATENT = {"uniform": None, "beta": (2.0, 5.0), "rare": (0.5, 9.5)}
+LATENT = {"uniform": None, "beta": (2.0, 5.0), "rare": (0.5, 9.5), "rare-b": (0.3, 6.0),
+          "beta-b": (1.0, 8.0)}
 N_BINS = 10
 CLUSTER_SD = 0.05  # forecasters of a clustered design: the question's p plus N(0, sd)
 
@@ -105,6 +108,14 @@ DESIGNS = [
            "equal-width bins", "beta", "under-confident (p^0.7)", "equal_width", (150, 600),
            forecasters=3),
     Design("uniform p, calibrated", "uniform", "calibrated", "equal_mass", (100, 400), norm=1),
+    # added with the profile bound, not used to choose it
+    Design("rare outcomes (Beta(0.3, 6) p, mean 0.05), under-forecasts (1.3 p)", "rare-b",
+           "under-forecasts (min(1.3 p, 1))", "equal_mass", (300, 800)),
+    Design("heaped on 0.05 (LLM-like), Beta(1, 8) p, over-forecasts, equal-width bins",
+           "beta-b", "over-forecasts (0.7 p)", "equal_width", (500,), heap=0.05),
+    Design("3 forecasters per question (question shocks), Beta(0.5, 9.5), over-forecasts, "
+           "equal-width bins", "rare", "over-forecasts (0.7 p)", "equal_width", (600,),
+           forecasters=3),
 ]
 
 
@@ -181,35 +192,43 @@ def _rates(cover: list[bool], width: list[float]) -> dict[str, Any]:
 
 
 def cell(design: Design, n: int, reps: int, resamples: int, seed: int) -> dict[str, Any]:
-    """Coverage of the bootstrap-t interval and, from the same replicates, of the basic
-    one (the earlier default), against the true binned error."""
+    """Coverage of the shipped interval (the default, ``'profile'``) and, on the same
+    bootstrap draws, of the plain bootstrap-t (the previous default) and the basic
+    interval (the one before), against the true binned error."""
+    import copy
+
     from coherence import calibration_error
     from coherence._resampling import percentile_interval
 
     theta = truth(design)
     gen = np.random.default_rng(seed)
     group = None if design.forecasters is None else "question"
-    t_cover, t_width, b_cover, b_width, exclude, deb, plug = [], [], [], [], [], [], []
+    kinds = ("profile", "bootstrap_t", "basic")
+    cover: dict[str, list[bool]] = {k: [] for k in kinds}
+    width: dict[str, list[float]] = {k: [] for k in kinds}
+    exclude, deb, plug = [], [], []
     start = time.perf_counter()
     for _ in range(reps):
+        df = sample(design, n, gen)
+        kw = {"n_bins": N_BINS, "binning": design.binning, "norm": design.norm,
+              "group": group, "n_resamples": resamples}
+        same_draws = copy.deepcopy(gen)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            res = calibration_error(sample(design, n, gen), n_bins=N_BINS,
-                                    binning=design.binning, norm=design.norm, group=group,
-                                    n_resamples=resamples, rng=gen)
-        lo, hi, _ = res.confidence_interval
+            res = calibration_error(df, rng=gen, **kw)
+            plain = calibration_error(df, interval="bootstrap-t", rng=same_draws, **kw)
         q_lo, q_hi = percentile_interval(res.replicates, 0.95)
-        b_lo, b_hi = res.statistic + res.plugin - q_hi, res.statistic + res.plugin - q_lo
-        t_cover.append(lo <= theta <= hi)
-        t_width.append(hi - lo)
-        b_cover.append(b_lo <= theta <= b_hi)
-        b_width.append(b_hi - b_lo)
-        exclude.append(not lo <= 0.0 <= hi)
+        for kind, (lo, hi) in zip(kinds, (res.confidence_interval[:2],
+                                          plain.confidence_interval[:2],
+                                          (res.statistic + res.plugin - q_hi,
+                                           res.statistic + res.plugin - q_lo)), strict=True):
+            cover[kind].append(lo <= theta <= hi)
+            width[kind].append(hi - lo)
+        exclude.append(not res.confidence_interval[0] <= 0.0 <= res.confidence_interval[1])
         deb.append(res.statistic)
         plug.append(res.plugin)
     return {"design": design.name, "n": n, "norm": design.norm, "binning": design.binning,
-            "truth": theta, "bootstrap_t": _rates(t_cover, t_width),
-            "basic": _rates(b_cover, b_width),
+            "truth": theta, **{k: _rates(cover[k], width[k]) for k in kinds},
             "excludes_zero": rejection_rate(exclude) if theta == 0.0 else None,
             "mean_debiased": float(np.mean(deb)), "mean_plugin": float(np.mean(plug)),
             "se_debiased": float(np.std(deb, ddof=1) / np.sqrt(reps)),
@@ -219,12 +238,14 @@ def cell(design: Design, n: int, reps: int, resamples: int, seed: int) -> dict[s
 def table(cells: list[dict[str, Any]]) -> str:
     return "\n".join(markdown_table(
         ("design", "n", "norm", "true binned error", "mean debiased", "mean plug-in",
-         "coverage, bootstrap-t (shipped) [Wilson 95%]", "coverage, basic (before)",
-         "mean width, bootstrap-t / basic", "bootstrap-t excludes 0"),
+         "coverage, shipped (profile) [Wilson 95%]", "coverage, bootstrap-t (before)",
+         "coverage, basic", "mean width, shipped / bootstrap-t / basic",
+         "shipped excludes 0"),
         ([c["design"], c["n"], c["norm"], f"{c['truth']:.2e}", f"{c['mean_debiased']:.2e}",
-          f"{c['mean_plugin']:.2e}", format_rate(c["bootstrap_t"]["coverage"]),
+          f"{c['mean_plugin']:.2e}", format_rate(c["profile"]["coverage"]),
+          f"{c['bootstrap_t']['coverage']['rate']:.3f}",
           f"{c['basic']['coverage']['rate']:.3f}",
-          f"{c['bootstrap_t']['mean_width']:.2e} / {c['basic']['mean_width']:.2e}",
+          " / ".join(f"{c[k]['mean_width']:.2e}" for k in ("profile", "bootstrap_t", "basic")),
           "" if c["excludes_zero"] is None else f"{c['excludes_zero']['rate']:.3f}"]
          for c in cells)))
 
@@ -252,16 +273,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--n-resamples", "--resamples", dest="resamples", type=int,
                         default=199)
     parser.add_argument("--no-docs", action="store_true", help="write the JSON only")
+    parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--docs-only", dest="tables", action="store_true",
                         help="the same as --tables")
     args = parser.parse_args(argv)
     if args.tables:
         write_docs(json.loads(args.out.read_text(encoding="utf-8")))
         return
-    cells = []
-    for i, design, n in selected([(i, d.sizes) for i, d in enumerate(DESIGNS)], args):
-        cells.append(cell(design, n, args.reps, args.resamples, 1000 * i + n))
-        print(json.dumps(cells[-1]), flush=True)
+    jobs = [(design, n, args.reps, args.resamples, 1000 * i + n)
+            for i, design, n in selected([(i, d.sizes) for i, d in enumerate(DESIGNS)], args)]
+    cells = run_cells(args, cell, jobs)
     results = {"environment": environment(), "reps": args.reps, "resamples": args.resamples,
                "n_bins": N_BINS, "cells": cells}
     write_json(args.out, results)

@@ -30,9 +30,7 @@ import pandas as pd
 from .._resampling import cluster_draw_chunks
 from .._resampling import cluster_draws
 from .._resampling import cluster_weights
-from .._resampling import percentile_interval
 from .._resampling import sorted_codes
-from .._resampling import studentized_interval
 from .._results import CoherenceResult
 from .._results import ConfidenceInterval
 from .._rng import RNGLike
@@ -50,6 +48,7 @@ from .._validation import require_columns
 from .._warnings import NotCalibratedWarning
 from .._warnings import SmallSampleWarning
 from ._forecast import bin_index
+from ._profile import calibration_interval
 from ._smooth_ece import MAX_N_GRID
 from ._smooth_ece import SIGMA_MIN
 from ._smooth_ece import Smoother
@@ -79,7 +78,7 @@ __all__ = [
 #: default of Kumar et al. 2019) and ``'equal_width'`` (``[k/B, (k+1)/B)``, as in
 #: :func:`coherence.forecast_scores`).
 CALIBRATION_BINNINGS = ("equal_mass", "equal_width")
-_INTERVALS = ("bootstrap-t", "basic")
+_INTERVALS = ("profile", "bootstrap-t", "basic")
 #: ``'code'`` is the name kept for ``'relplot-1.0.1'``
 _DEFINITIONS = ("paper", "relplot-1.0.3", "relplot-1.0.1", "code")
 
@@ -304,8 +303,8 @@ class CalibrationErrorResult(CoherenceResult, test_name="calibration_error",
     single_forecast_bins : str
         ``'plugin'`` or ``'zero'`` (see :func:`calibration_error`).
     interval : str
-        The interval used: ``'bootstrap-t'`` or ``'basic'`` (also where
-        ``'bootstrap-t'`` was asked for but ``se`` is 0).
+        The interval used: ``'profile'``, ``'bootstrap-t'`` (also where ``'profile'``
+        was asked for with ``norm=1``) or ``'basic'`` (also where ``se`` is 0).
     se : float
         The statistic's approximate standard error with the bins held fixed, the
         scale of the bootstrap-t pivot.
@@ -323,7 +322,7 @@ class CalibrationErrorResult(CoherenceResult, test_name="calibration_error",
     group: str | None = None
     n_resamples: int = 0
     single_forecast_bins: str = "plugin"
-    interval: str = "bootstrap-t"
+    interval: str = "profile"
     se: float = np.nan
     table: pd.DataFrame = field(repr=False, compare=False, default_factory=pd.DataFrame)
     replicates: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0))
@@ -430,7 +429,7 @@ def calibration_error(data: Any, *, probability: str = "probability",
                       outcome: str = "outcome", group: str | None = None, n_bins: int = 10,
                       binning: str = "equal_mass", norm: int = 2,
                       n_resamples: int = 999, confidence_level: float = 0.95,
-                      single_forecast_bins: str = "plugin", interval: str = "bootstrap-t",
+                      single_forecast_bins: str = "plugin", interval: str = "profile",
                       rng: RNGLike = None) -> CalibrationErrorResult:
     r"""Debiased binned calibration error with a bootstrap interval.
 
@@ -468,9 +467,11 @@ def calibration_error(data: Any, *, probability: str = "probability",
         forecasts; for ``norm=1`` their code refuses such bins). The two differ
         by up to 0.025 at n = 50 with equal-width bins; in bootstrap resamples a
         bin of fewer than 2 drawn forecasts follows the same rule.
-    interval : {'bootstrap-t', 'basic'}, default 'bootstrap-t'
-        The bootstrap interval: studentized by the statistic's standard error, or
-        the basic (pivotal) interval used before (see Notes).
+    interval : {'profile', 'bootstrap-t', 'basic'}, default 'profile'
+        ``'bootstrap-t'``: studentized by the statistic's standard error (the
+        previous default); ``'profile'`` (``norm=2``): the same with its upper end
+        raised to the Gaussian profile bound where that is higher; ``'basic'``: the
+        basic (pivotal) interval used before that (see Notes).
     rng : int, numpy.random.Generator or None
 
     Returns
@@ -610,26 +611,29 @@ def calibration_error(data: Any, *, probability: str = "probability",
                      for block in _bootstrap_weight_chunks(n, groups, n_resamples, gen)
                      for w in block]).reshape(-1, 2)
     reps = boot[:, 0]
-    used_t = interval if se > 0 else "basic"
-    if used_t == "bootstrap-t":
-        low, high = studentized_interval(stat, plug, se, boot[:, 0], boot[:, 1],
-                                         confidence_level)
-    else:
-        q_lo, q_hi = percentile_interval(reps, confidence_level)
-        low, high = stat + plug - q_hi, stat + plug - q_lo
+    # a bin whose term is counted as 0 (zero_single) does not enter the profile's model
+    share = np.where(zero_single & (point.units < 2), 0.0, point.n / n)
+    low, high, used_t = calibration_interval(
+        interval if norm == 2 or interval != "profile" else "bootstrap-t", stat, plug, se,
+        boot, (share, point.freq - point.mean_p, point.var), confidence_level, gen)
     table = pd.DataFrame({"bin": point.bins.astype(np.int64),
                           "n": point.n.astype(np.int64),
                           "mean_forecast": point.mean_p, "observed_frequency": point.freq,
                           "plugin_term": plug_t, "correction": corr_t})
     scale = "squared l2" if norm == 2 else "l1"
-    fallback = " (standard error 0: no bin's outcomes vary)" if used_t != interval else ""
+    fallback = (" (standard error 0: no bin's outcomes vary)" if used_t == "basic" != interval
+                else "")
     debias = "" if group is None else f"; correction cluster-robust over '{group}'"
-    label = "bootstrap-t" if used_t == "bootstrap-t" else "basic bootstrap"
+    label = {"profile": "bootstrap-t", "bootstrap-t": "bootstrap-t",
+             "basic": "basic bootstrap"}[used_t]
+    raised = (", its upper end at least the Gaussian profile bound" if used_t == "profile"
+              else "")
     return CalibrationErrorResult(
         statistic=stat, pvalue=np.nan,
         confidence_interval=ConfidenceInterval(low, high, confidence_level), n_obs=n,
         method=f"debiased {scale} binned calibration error (Kumar et al. 2019{debias}), "
-               f"{label} interval over {'rows' if group is None else group}{fallback}",
+               f"{label} interval over {'rows' if group is None else group}{raised}"
+               f"{fallback}",
         plugin=plug, norm=norm, binning=binning, n_bins=n_bins, group=group,
         n_resamples=n_resamples, single_forecast_bins=single_forecast_bins,
         interval=used_t, se=se, table=table,

@@ -33,6 +33,7 @@ from coherence._scoring._smooth_ece import smooth_ece_sigma
 from tests._reference_calibration import reference_calibration_error
 from tests._reference_calibration import reference_code_convolution
 from tests._reference_calibration import reference_smooth_ece_sigma
+from tests._reference_profile import profile_bound_by_grid
 
 
 def forecasts(n: int, seed: int, curve=lambda p: p) -> pd.DataFrame:
@@ -151,9 +152,11 @@ def test_bootstrap_t_interval_rebuilt_from_the_resamples():
     df = df.sort_values(["probability", "outcome"])  # the function's canonical order
     p, y = df["probability"].to_numpy(), df["outcome"].to_numpy(float)
     kw = {"n_resamples": 39, "rng": 3, "binning": "equal_width"}
-    res = calibration_error(df, **kw)
+    res = calibration_error(df, interval="bootstrap-t", **kw)
     basic = calibration_error(df, interval="basic", **kw)
-    w = _bootstrap_weights(120, None, 39, np.random.default_rng(3))
+    profile = calibration_error(df, **kw)
+    gen = np.random.default_rng(3)
+    w = _bootstrap_weights(120, None, 39, gen)
     reps = []
     for row in w:
         idx = np.repeat(np.arange(120), row.astype(np.int64))
@@ -167,6 +170,23 @@ def test_bootstrap_t_interval_rebuilt_from_the_resamples():
     assert res.se == pytest.approx(se, abs=1e-14)
     assert res.confidence_interval.low == pytest.approx(deb - t_hi * se, abs=1e-10)
     assert res.confidence_interval.high == pytest.approx(deb - t_lo * se, abs=1e-10)
+    # the default raises the upper end to the Gaussian profile bound of the bins, drawn
+    # after the bootstrap; by a grid of the least precise bin's gap here
+    tab = profile.table
+    nk = tab["n"].to_numpy(float)
+    f, mp = tab["observed_frequency"].to_numpy(), tab["mean_forecast"].to_numpy()
+    var = np.where(nk >= 2, f * (1 - f) / np.maximum(nk - 1, 1), 0.0)
+    z = gen.standard_normal((39, len(tab)))
+    m = int(np.argmax(nk * var))
+    bound, step = profile_bound_by_grid(nk / 120, f - mp, var, deb, 0.95, z,
+                                        abs(f - mp)[m] + 12 * np.sqrt(var[m]))
+    assert profile.interval == "profile" and "Gaussian profile bound" in profile.method
+    assert profile.confidence_interval.low == res.confidence_interval.low
+    high = profile.confidence_interval.high
+    assert high >= res.confidence_interval.high
+    # the grid's bound lies a step (here about 1e-4 of it) below the exact one
+    assert high == pytest.approx(max(bound, res.confidence_interval.high), rel=1e-3)
+    assert high >= bound - 1e-12 and step > 0
     q_lo, q_hi = np.quantile(reps[:, 0], [0.025, 0.975])
     assert basic.interval == "basic" and "basic bootstrap interval" in basic.method
     assert basic.confidence_interval.low == pytest.approx(deb + plug - q_hi, abs=1e-10)

@@ -1,0 +1,31 @@
+"""By brute force: the Gaussian profile upper bound of calibration_error, as the
+largest gap on a fine grid at which enough of the model's statistics lie at or below
+the observed one."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+
+def profile_bound_by_grid(weights, gaps, variances, statistic, level, normals,
+                          a_max, steps=20_001):
+    """(bound, the grid's step in the gap a): the model's statistics recomputed at
+    every grid point of a in [0, a_max], by loops over the bins."""
+    w, g, v = (np.asarray(x, dtype=float) for x in (weights, gaps, variances))
+    m = max(range(len(w)), key=lambda k: (w[k] * v[k], -k))
+    kept = [math.copysign(math.sqrt(max(g[k] ** 2 - v[k], 0.0)), g[k]) for k in range(len(w))]
+    base = sum(w[k] * kept[k] ** 2 for k in range(len(w)) if k != m)
+    rest = np.zeros(normals.shape[0])
+    for k in range(len(w)):
+        if k != m:
+            rest += w[k] * ((kept[k] + math.sqrt(v[k]) * normals[:, k]) ** 2 - v[k])
+    need = math.ceil(normals.shape[0] * (1 - level) / 2 - 1e-9)
+    best = None
+    for a in np.linspace(0.0, a_max, steps):
+        t = w[m] * ((a + math.sqrt(v[m]) * normals[:, m]) ** 2 - v[m]) + rest
+        if np.sum(t <= statistic) >= need:
+            best = a
+    a_star = 0.0 if best is None else best
+    return base + w[m] * a_star**2, a_max / (steps - 1)

@@ -1,0 +1,81 @@
+"""The Gaussian profile upper bound that raises calibration_error's bootstrap-t upper
+end: against a brute-force grid, against the noncentral chi-square's inversion for one
+bin, and its edge cases."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
+from scipy import optimize
+from scipy import stats
+
+from coherence._scoring._profile import profile_upper_bound
+from tests._reference_profile import profile_bound_by_grid
+
+
+@settings(max_examples=40, deadline=None)
+@given(k=st.integers(1, 4), seed=st.integers(0, 2**32 - 1),
+       level=st.sampled_from([0.8, 0.9, 0.95]))
+def test_bound_matches_a_brute_force_grid(k, seed, level):
+    gen = np.random.default_rng(seed)
+    w = gen.dirichlet(np.ones(k))
+    v = gen.uniform(0.0005, 0.01, k)
+    g = gen.normal(0.0, 0.08, k)
+    stat = float(np.sum(w * (g * g - v)))
+    z = gen.standard_normal((200, k))
+    got = profile_upper_bound(w, g, v, stat, level, z)
+    m = int(np.argmax(w * v))
+    a_max = abs(g[m]) + 12 * math.sqrt(v[m]) + 0.5
+    ref, step = profile_bound_by_grid(w, g, v, stat, level, z, a_max)
+    # the grid's largest qualifying gap lies within one step below the exact one
+    assert got >= ref - 1e-12
+    a_ref = math.sqrt(max(ref - _base(w, g, v, m), 0.0) / w[m])
+    a_exact = math.sqrt(max(got - _base(w, g, v, m), 0.0) / w[m])
+    assert a_exact - a_ref <= step + 1e-12
+
+
+def _base(w, g, v, m):
+    kept = np.sign(g) * np.sqrt(np.maximum(g * g - v, 0.0))
+    return float(sum(w[k] * kept[k] ** 2 for k in range(len(w)) if k != m))
+
+
+@pytest.mark.parametrize("observed_gap", [0.02, 0.05, 0.15])
+def test_one_bin_is_the_noncentral_chi_square_inversion(observed_gap):
+    """One bin of weight 1: (T + v) / v is chi-square(1) of noncentrality a^2 / v, so the
+    bound is the a^2 at which its cdf at the observed value is (1 - level) / 2."""
+    v = 0.003
+    stat = observed_gap**2 - v
+    z = np.random.default_rng(5).standard_normal((400_000, 1))
+    got = profile_upper_bound(np.ones(1), np.array([observed_gap]), np.array([v]), stat, 0.95,
+                              z)
+    x = (stat + v) / v
+    lam = optimize.brentq(lambda nc: stats.ncx2.cdf(x, 1, nc) - 0.025, 1e-9, 500.0)
+    assert got == pytest.approx(lam * v, rel=0.01)
+    # above the squared gap itself: the bound reaches past what was observed
+    assert got > observed_gap**2
+
+
+def test_edges():
+    z = np.random.default_rng(0).standard_normal((100, 2))
+    # one bin whose gap is observed exactly at 0: the statistic is the least the model
+    # gives, so every gap is rejected from below and the bound is the family's least, 0
+    assert profile_upper_bound(np.ones(1), np.zeros(1), np.array([0.003]), -0.003, 0.95,
+                               z[:, :1]) == 0.0
+    # no bin's frequency varies: undefined
+    assert math.isnan(profile_upper_bound(np.array([0.5, 0.5]), np.array([0.1, 0.0]),
+                                          np.zeros(2), 0.005, 0.95, z))
+    # a statistic far below anything the model gives: the family's smallest error
+    low = profile_upper_bound(np.array([0.5, 0.5]), np.array([0.3, 0.0]),
+                              np.array([0.001, 0.004]), -1.0, 0.95, z)
+    assert low == pytest.approx(0.5 * (0.3**2 - 0.001))
+    # a larger statistic never lowers the bound (same draws)
+    bounds = [profile_upper_bound(np.array([0.5, 0.5]), np.array([0.1, 0.02]),
+                                  np.array([0.001, 0.004]), t, 0.95, z)
+              for t in np.linspace(-0.002, 0.02, 12)]
+    assert all(b2 >= b1 - 1e-15 for b1, b2 in itertools.pairwise(bounds))
