@@ -264,7 +264,7 @@ def selected(plan: list[tuple[int, tuple[int, ...]]],
                 yield i, design, n
 
 
-def main(argv: list[str] | None = None) -> None:
+def main(argv: list[str] | None = None) -> int:
     parser = matrix_parser(None, results=OUT, page="docs/forecast_scoring.md",
                            n_resamples=None, power_reps=None,
                            only="comma-separated words of a cell's 'design n=N norm=K'",
@@ -279,7 +279,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.tables:
         write_docs(json.loads(args.out.read_text(encoding="utf-8")))
-        return
+        return 0
     jobs = [(design, n, args.reps, args.resamples, 1000 * i + n)
             for i, design, n in selected([(i, d.sizes) for i, d in enumerate(DESIGNS)], args)]
     cells = run_cells(args, cell, jobs)
@@ -288,6 +288,7 @@ def main(argv: list[str] | None = None) -> None:
     write_json(args.out, results)
     if not args.no_docs and args.out == OUT:
         write_docs(results)
+    return 0
 
 
 def write_docs(results: dict[str, Any]) -> None:
@@ -299,4 +300,4 @@ def write_docs(results: dict[str, Any]) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())
