@@ -422,15 +422,25 @@ def wilson_interval(mean: float, se: float, n_rows: int, n_units: int,
     accuracy near 1 is too short (``benchmarks/validate_forecast_scores.py``: 0.836-0.859
     coverage with rare outcomes at 100 questions, 0.939-0.965 with this interval).
     """
-    from statsmodels.stats.proportion import proportion_confint
+    from scipy.stats import norm
 
     if se > 0 and 0.0 < mean < 1.0:
         n_eff = min(mean * (1.0 - mean) / (se * se), float(n_rows))
     else:
         n_eff = float(n_units)
-    low, high = proportion_confint(mean * n_eff, n_eff, alpha=1.0 - confidence_level,
-                                   method="wilson")
-    return float(low), float(high)
+    return _wilson_score(mean, n_eff, float(norm.ppf(0.5 + confidence_level / 2.0)))
+
+
+def _wilson_score(mean: float, n: float, q: float) -> tuple[float, float]:
+    """Wilson's score interval of a proportion ``mean`` of ``n`` trials at the quantile
+    ``q`` (statsmodels' ``proportion_confint(method="wilson")`` for a normal quantile,
+    written here because it takes a level, not a quantile, and a Student quantile
+    turned into a normal level underflows for one cluster); it holds the mean, rounding
+    aside."""
+    shrink = 1.0 + q * q / n
+    centre = (mean + q * q / (2.0 * n)) / shrink
+    half = q / shrink * math.sqrt(mean * (1.0 - mean) / n + q * q / (4.0 * n * n))
+    return max(min(centre - half, mean), 0.0), min(max(centre + half, mean), 1.0)
 
 
 def fraction_interval(mean: float, se: float, n_units: int,
@@ -456,11 +466,7 @@ def fraction_interval(mean: float, se: float, n_units: int,
 
     n = mean * (1.0 - mean) / (se * se) if se > 0 and 0.0 < mean < 1.0 else float(n_units)
     q = float(student_t.ppf(0.5 + confidence_level / 2.0, max(n_units - 1, 1)))
-    shrink = 1.0 + q * q / n
-    centre = (mean + q * q / (2.0 * n)) / shrink
-    half = q / shrink * math.sqrt(mean * (1.0 - mean) / n + q * q / (4.0 * n * n))
-    # the interval holds the mean (and 0 or 1 when the mean is), rounding aside
-    return max(min(centre - half, mean), 0.0), min(max(centre + half, mean), 1.0)
+    return _wilson_score(mean, n, q)
 
 
 #: What :func:`cluster_mean_interval` may be told the values are, and the name of the
@@ -487,6 +493,9 @@ def cluster_mean_interval(values: Any, clusters: Any, n_resamples: int,
     Only ``'nonnegative'`` draws from ``rng``. Clusters are coded in sorted label order
     (:func:`sorted_codes`), so the interval does not depend on the order of the rows.
     """
+    if kind not in MEAN_KINDS:
+        raise ValueError(f"cluster_mean_interval: kind must be one of {tuple(MEAN_KINDS)}, "
+                         f"got {kind!r}")
     values = np.asarray(values, dtype=np.float64)
     ok = ~np.isnan(values)
     if not ok.any():
@@ -504,10 +513,7 @@ def cluster_mean_interval(values: Any, clusters: Any, n_resamples: int,
     mean, se = float(m[0, 0]), float(s[0, 0])
     if kind == "proportion":
         return wilson_interval(mean, se, int(ok.sum()), n_units, confidence_level)
-    if kind == "fraction":
-        return fraction_interval(mean, se, n_units, confidence_level)
-    raise ValueError(f"cluster_mean_interval: kind must be one of {tuple(MEAN_KINDS)}, "
-                     f"got {kind!r}")
+    return fraction_interval(mean, se, n_units, confidence_level)
 
 
 def weighted_mean_pivots(weights: np.ndarray, sums: np.ndarray,

@@ -616,9 +616,11 @@ def calibration_error(data: Any, *, probability: str = "probability",
     reps = boot[:, 0]
     # a bin whose term is counted as 0 (zero_single) does not enter the profile's model
     share = np.where(zero_single & (point.units < 2), 0.0, point.n / n)
+    # the profile bound is of the squared error: for norm=1 'profile' is the bootstrap-t
+    asked = "bootstrap-t" if interval == "profile" and norm == 1 else interval
     low, high, used_t = calibration_interval(
-        interval if norm == 2 or interval != "profile" else "bootstrap-t", stat, plug, se,
-        boot, (share, point.freq - point.mean_p, point.var), confidence_level, gen)
+        asked, stat, plug, se, boot, (share, point.freq - point.mean_p, point.var),
+        confidence_level, gen)
     table = pd.DataFrame({"bin": point.bins.astype(np.int64),
                           "n": point.n.astype(np.int64),
                           "mean_forecast": point.mean_p, "observed_frequency": point.freq,

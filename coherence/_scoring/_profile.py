@@ -103,5 +103,6 @@ def calibration_interval(interval: str, statistic: float, plugin: float, se: flo
         normals = rng.standard_normal((boot.shape[0], weights.size))
         bound = profile_upper_bound(weights, gaps, variances, statistic, confidence_level,
                                     normals)
-        high = max(high, bound) if bound == bound else high  # NaN: nothing varies
+        if not math.isnan(bound):  # NaN: no bin's frequency varies
+            high = max(high, bound)
     return float(low), float(high), interval
