@@ -12,7 +12,8 @@ to its noise (so its score differences are correlated within a cluster). Forecas
 
 * ``same``: as ``a``, with its own noise (the scores are exchangeable: a null);
 * ``hedged``: ``0.5 + lam (t - 0.5)``, without noise, ``lam`` chosen so that its
-  expected Brier score equals ``a``'s (a null whose score differences are skewed);
+  expected Brier score equals ``a``'s (a null whose score differences are skewed), or
+  that slope moved (an alternative with skewed differences);
 * ``noisier``: as ``a`` with more noise (an alternative).
 
 The population's expected Brier score, log score (natural log, floor 1e-10) and
@@ -128,13 +129,14 @@ def expected_scores(design: ForecastDesign) -> dict[str, list[float]]:
     return {k: [float(x) for x in v] for k, v in total.items()}
 
 
-def _hedged(design: ForecastDesign) -> ForecastDesign:
-    """The design with ``lam`` such that ``b``'s expected Brier score equals ``a``'s: for
+def _hedged(design: ForecastDesign, shift: float = 0.0) -> ForecastDesign:
+    """The design with ``lam`` such that ``b``'s expected Brier score equals ``a``'s (then
+    moved by ``shift``: below, ``b`` hedges more and scores worse): for
     ``t ~ U(0.05, 0.95)``, ``b``'s is ``(1 - lam)^2 E(t - 1/2)^2 + E t(1 - t)`` with
     ``E(t - 1/2)^2 = 0.9^2 / 12``."""
     spread = 0.9**2 / 12
     noise = expected_scores(design)["a"][0] - (0.25 - spread)  # E t(1 - t) = 1/4 - spread
-    return replace(design, lam=1.0 - float(np.sqrt(noise / spread)))
+    return replace(design, lam=1.0 - float(np.sqrt(noise / spread)) + shift)
 
 
 def sample(design: ForecastDesign, n: int, gen: np.random.Generator) -> pd.DataFrame:
@@ -162,6 +164,16 @@ FORECAST_DESIGNS = {d.name: d for d in [
                    sd_b=0.05, topic_sd=0.15, cluster_size=10),
     ForecastDesign("outcome shocks shared by 10 questions (logit sd 1)", cluster_size=10,
                    shock_sd=1.0),
+    # added with the skew-corrected comparison, held out from its choice: skewed nulls
+    # of another noise and with clusters, and skewed alternatives in both directions
+    _hedged(ForecastDesign("logit noise 1.0 vs hedged, equal Brier", scale="logit",
+                           sd_a=1.0, b="hedged")),
+    _hedged(ForecastDesign("sharp (noise 0.1, topic errors sd 0.1 by 5) vs hedged, equal "
+                           "Brier", sd_a=0.1, topic_sd=0.1, cluster_size=5, b="hedged")),
+    _hedged(ForecastDesign("power: sharp (noise 0.15) vs over-hedged (slope - 0.1)",
+                           sd_a=0.15, b="hedged"), shift=-0.1),
+    _hedged(ForecastDesign("power: sharp (noise 0.15) vs under-hedged (slope + 0.1)",
+                           sd_a=0.15, b="hedged"), shift=0.1),
     ForecastDesign("power: noise 0.1 vs 0.2", b="noisier", sd_b=0.2),
     ForecastDesign("power: heaped, noise 0.1 vs 0.2", b="noisier", sd_b=0.2, heaped=True),
     ForecastDesign("power: outcome shocks by 10, noise 0.1 vs 0.2", b="noisier", sd_b=0.2,

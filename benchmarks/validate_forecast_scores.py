@@ -7,9 +7,10 @@ Each study scores two forecasters on ``n`` shared questions (the defaults, but
 it has them) and compares them on the Brier score. Recorded per cell: the coverage of
 ``a``'s Brier, log-score and accuracy intervals and of the pooled Brier interval
 (for the population's expected scores), the rejection rate at 0.05 of the comparison's
-p-value and of the simplest valid competitor, a paired t-test on the per-question
+p-value, of the plain sign-flip comparison (``skew_correction=False``, on the same sign
+vectors) and of the simplest valid competitor, a paired t-test on the per-question
 differences (on the clusters' summed differences where the design has clusters), and
-the coverage of the comparison's interval for the expected difference.
+the coverage of both comparisons' intervals for the expected difference.
 
 Run: ``python -m benchmarks.validate_forecast_scores [--reps 1000] [--only WORDS]
 [--jobs 2]`` (a word selects the cells whose ``design n=N`` holds it, ``n=20`` not
@@ -19,8 +20,10 @@ Run: ``python -m benchmarks.validate_forecast_scores [--reps 1000] [--only WORDS
 
 from __future__ import annotations
 
+import copy
 import inspect
 import json
+import math
 import time
 import warnings
 from typing import Any
@@ -52,6 +55,8 @@ SCORES = ("brier", "log_score", "accuracy")
 #: the null cells up to this many questions also run forecastbench_scores' comparison
 FB_MAX_N = 400
 FB_LABELS = ("forecastbench_brier", "forecastbench_index")
+#: the rejection rates also split by the side of the mean difference they claim
+SIDED = ("compare", "compare_plain", "t_test")
 # (design, questions, part): 'size' cells use --reps studies, 'power' cells --power-reps
 PLAN = [(name, n, "power" if name.startswith("power") else "size")
         for name, sizes in [
@@ -59,8 +64,13 @@ PLAN = [(name, n, "power" if name.startswith("power") else "size")
             ("heaped on 0.05 (0 and 1 stated), noise 0.15 vs 0.15", (50, 300)),
             ("rare outcomes (Beta(0.5, 9.5)), logit noise 0.5 vs 0.5", (100, 500)),
             ("sharp (noise 0.15) vs hedged, equal Brier", (30, 100, 400)),
+            ("logit noise 1.0 vs hedged, equal Brier", (20, 50)),
+            ("sharp (noise 0.1, topic errors sd 0.1 by 5) vs hedged, equal Brier",
+             (100, 300)),
             ("topic errors (sd 0.15) by 10 questions, noise 0.05 vs 0.05", (100, 400)),
             ("outcome shocks shared by 10 questions (logit sd 1)", (100, 400)),
+            ("power: sharp (noise 0.15) vs over-hedged (slope - 0.1)", (100,)),
+            ("power: sharp (noise 0.15) vs under-hedged (slope + 0.1)", (100,)),
             ("power: noise 0.1 vs 0.2", (50, 200)),
             ("power: heaped, noise 0.1 vs 0.2", (200,)),
             ("power: outcome shocks by 10, noise 0.1 vs 0.2", (400,)),
@@ -74,12 +84,20 @@ def _has_cluster() -> bool:
     return "cluster" in inspect.signature(forecast_scores).parameters
 
 
+def _has_skew_correction() -> bool:
+    from coherence import ForecastScoresResult
+
+    return "skew_correction" in inspect.signature(ForecastScoresResult.compare).parameters
+
+
 def study(design: ForecastDesign, n: int, resamples: int, seed: int,
           forecastbench: bool = False) -> list[float]:
     """One study: (comparison p-value, t-test p-value, then 0/1 coverage of a's Brier,
-    log score, accuracy, the pooled Brier and the comparison's interval; with
-    ``forecastbench``, then the p-values of ``forecastbench_scores(...).compare`` on the
-    Brier score and on the Brier Index, its default), drawn after the rest."""
+    log score, accuracy, the pooled Brier and the comparison's interval, then the plain
+    sign-flip comparison's p-value and coverage (``skew_correction=False``, on the same
+    sign vectors; NaN before that option); with ``forecastbench``, then the p-values of
+    ``forecastbench_scores(...).compare`` on the Brier score and on the Brier Index, its
+    default), drawn after the rest."""
     from scipy import stats
 
     from coherence import forecast_scores
@@ -92,7 +110,10 @@ def study(design: ForecastDesign, n: int, resamples: int, seed: int,
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         res = forecast_scores(df, timestamp=None, n_resamples=resamples, rng=gen, **kw)
+        flips = copy.deepcopy(gen)  # the plain comparison draws the same sign vectors
         cmp = res.compare("a", "b", n_resamples=resamples, rng=gen)
+        plain = (res.compare("a", "b", n_resamples=resamples, rng=flips,
+                             skew_correction=False) if _has_skew_correction() else None)
     row = res.table.set_index("model")
     hits = [float(row.loc["a", f"{s}_ci_low"] <= truth["a"][j] <= row.loc["a", f"{s}_ci_high"])
             for j, s in enumerate(SCORES)]
@@ -107,6 +128,12 @@ def study(design: ForecastDesign, n: int, resamples: int, seed: int,
         d = np.bincount(np.arange(n) // design.cluster_size, weights=d)
     t_p = float(stats.ttest_1samp(d, 0.0).pvalue) if np.any(d != d[0]) else 1.0
     out = [float(cmp.pvalue), t_p, *hits]
+    if plain is None:
+        out += [math.nan, math.nan]
+    else:
+        plo, phi, _ = plain.confidence_interval
+        out += [float(plain.pvalue), float(plo <= diff <= phi)]
+    out.append(float(np.sign(cmp.statistic)))  # the side a rejection claims
     if forecastbench:
         from coherence import forecastbench_scores
 
@@ -126,16 +153,23 @@ def cell(name: str, n: int, part: str, reps: int, resamples: int,
     with_fb = forecastbench and part == "size" and n <= FB_MAX_N
     out = np.array([study(design, n, resamples, seed0 + i, with_fb) for i in range(reps)])
     labels = ("compare", "t_test", *(f"coverage_{s}" for s in SCORES), "coverage_pooled",
-              "coverage_difference", *(FB_LABELS if with_fb else ()))
+              "coverage_difference", "compare_plain", "coverage_difference_plain", "side",
+              *(FB_LABELS if with_fb else ()))
     row: dict[str, Any] = {"design": name, "n": n, "part": part, "reps": reps,
                            "truth": expected_scores(design),
                            "seconds": time.perf_counter() - start}
+    side = out[:, labels.index("side")]
     for j, label in enumerate(labels):
         col = out[:, j]
+        if label == "side" or np.isnan(col).all():  # the plain one, before the option
+            continue
         row[label] = rejection_rate(col == 1.0 if label.startswith("coverage")
                                     else col <= ALPHA)
-    print(f"{name} n={n}: " + " ".join(f"{k} {row[k]['rate']:.3f}" for k in labels),
-          flush=True)
+        if label in SIDED:  # rejections that claim a < b, and a > b (mean difference)
+            row[f"{label}_below"] = rejection_rate((col <= ALPHA) & (side < 0))
+            row[f"{label}_above"] = rejection_rate((col <= ALPHA) & (side > 0))
+    print(f"{name} n={n}: " + " ".join(f"{k} {row[k]['rate']:.3f}" for k in labels
+                                       if k in row and k != "side"), flush=True)
     return row
 
 
@@ -144,20 +178,36 @@ def tables(results: dict[str, Any]) -> str:
     head = (generated_by("validate_forecast_scores", env)
             + f"); {results['resamples']} resamples and sign flips; alpha = 0.05, 95% Wilson "
             "intervals in brackets. *Rejection*: of the comparison's p-value (size on the "
-            "nulls, power on the alternatives), and of the paired t-test on the differences "
-            "(of the clusters' sums where the design has clusters); *coverage*: of the "
-            "population's expected score by the 95% interval.\n\n")
+            "nulls, power on the alternatives), of the plain sign-flip comparison "
+            "(`skew_correction=False`, the same sign vectors) and of the paired t-test on "
+            "the differences (of the clusters' sums where the design has clusters); "
+            "*coverage*: of the population's expected score (difference) by the 95% "
+            "interval.\n\n")
     rows = []
     for c in results["cells"]:
         kind = "size" if c["part"] == "size" else "power"
         rows.append([c["design"], c["n"], c["reps"], f"{kind} {format_rate(c['compare'])}",
-                     format_rate(c["t_test"]), format_rate(c["coverage_difference"]),
+                     _rate(c, "compare_plain"), format_rate(c["t_test"]),
+                     format_rate(c["coverage_difference"]),
+                     _rate(c, "coverage_difference_plain"),
                      *(format_rate(c[f"coverage_{s}"]) for s in SCORES),
                      format_rate(c["coverage_pooled"])])
     text = head + "\n".join(markdown_table(
-        ("design", "questions", "studies", "compare", "paired t-test",
-         "coverage: difference", "Brier (a)", "log score (a)", "accuracy (a)",
+        ("design", "questions", "studies", "compare", "plain sign flip", "paired t-test",
+         "coverage: difference", "(plain)", "Brier (a)", "log score (a)", "accuracy (a)",
          "pooled Brier"), rows))
+    sided = [c for c in results["cells"] if "hedged" in c["design"] and "compare_below" in c]
+    if sided:
+        text += ("\n\n*By side*, on the designs with skewed differences: the rejections "
+                 "that claim the mean difference a - b is below 0 (a scores lower, so "
+                 "better on the Brier score) and above 0, of each test. A level-0.05 "
+                 "two-sided test should put at most 0.025 on each side under the null.\n\n")
+        text += "\n".join(markdown_table(
+            ("design", "questions", "compare: below", "above", "plain sign flip: below",
+             "above", "paired t-test: below", "above"),
+            ([c["design"], c["n"], *(format_rate(c[f"{k}_{side}"]) for k in SIDED
+                                     for side in ("below", "above") if f"{k}_{side}" in c)]
+             for c in sided)))
     if BEFORE.exists():
         before = {(c["design"], c["n"]): c
                   for c in json.loads(BEFORE.read_text(encoding="utf-8"))["cells"]}
@@ -191,15 +241,22 @@ def tables(results: dict[str, Any]) -> str:
                  "fresh studies (`--recheck`, commit "
                  f"`{results['recheck_environment']['commit'][:10]}`):\n\n")
         text += "\n".join(markdown_table(
-            ("design", "questions", "studies", "compare", "paired t-test"),
+            ("design", "questions", "studies", "compare", "plain sign flip",
+             "paired t-test"),
             ([c["design"], c["n"], c["reps"], format_rate(c["compare"]),
-              format_rate(c["t_test"])] for c in results["recheck"])))
+              _rate(c, "compare_plain"), format_rate(c["t_test"])]
+             for c in results["recheck"])))
     return text
+
+
+def _rate(c: dict[str, Any], key: str) -> str:
+    return format_rate(c[key]) if key in c else ""
 
 
 def _outside(c: dict[str, Any]) -> bool:
     return c["part"] == "size" and any(not 0.03 <= c[k]["rate"] <= 0.07
-                                       for k in ("compare", "t_test"))
+                                       for k in ("compare", "compare_plain", "t_test")
+                                       if k in c)
 
 
 def _recheck(args: Any) -> int:

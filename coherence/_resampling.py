@@ -53,6 +53,7 @@ __all__ = [
     "cluster_resample_rows",
     "cluster_weights",
     "expanded_level",
+    "flip_products",
     "fraction_interval",
     "group_codes",
     "grouped_folds",
@@ -586,28 +587,36 @@ class SignFlips(NamedTuple):
     exact: bool
 
 
+def flip_products(columns: np.ndarray, n_resamples: int, rng: np.random.Generator, *,
+                  max_elements: int = 4_000_000) -> tuple[np.ndarray, bool]:
+    r"""``(signs @ columns, exact)`` for the sign vectors of a paired sign-flip test over
+    the *C* rows of ``columns`` (a (C, k) array): all :math:`2^C` vectors (``exact``,
+    the identity among them) when :math:`2^C \le` ``n_resamples``, as
+    ``scipy.stats.permutation_test`` does; otherwise ``n_resamples`` random ones, drawn
+    as ``rng.integers(0, 2, size=(rows, C))`` in blocks of at most ``max_elements``
+    signs (one row at least), so memory stays O(C + n_resamples)."""
+    n_units = columns.shape[0]
+    if n_units < 31 and 2**n_units <= n_resamples:
+        signs = 1.0 - 2.0 * ((np.arange(2**n_units)[:, None] >> np.arange(n_units)) & 1)
+        return signs @ columns, True
+    rows = max(1, max_elements // max(n_units, 1))
+    blocks = []
+    for start in range(0, n_resamples, rows):
+        block = 1.0 - 2.0 * rng.integers(0, 2, size=(min(rows, n_resamples - start), n_units))
+        blocks.append(block @ columns)
+    return np.concatenate(blocks), False
+
+
 def sign_flips(sums: Any, sizes: Any, n_resamples: int, rng: np.random.Generator, *,
                max_elements: int = 4_000_000) -> SignFlips:
     r"""The sign vectors of a paired sign-flip test over units holding :math:`m_c` =
-    ``sizes`` differences that sum to :math:`D_c` = ``sums`` (:class:`SignFlips`).
-
-    All :math:`2^C` vectors (``exact``, the identity among them) when :math:`2^C \le`
-    ``n_resamples``, as ``scipy.stats.permutation_test`` does; otherwise ``n_resamples``
-    random ones, drawn as ``rng.integers(0, 2, size=(rows, C))`` in blocks of at most
-    ``max_elements`` signs (one row at least), so memory stays O(C + n_resamples)."""
+    ``sizes`` differences that sum to :math:`D_c` = ``sums`` (:class:`SignFlips`), as
+    :func:`flip_products` draws them."""
     d = np.asarray(sums, dtype=np.float64)
     m = np.asarray(sizes, dtype=np.float64)
-    n_units = d.size
-    if n_units < 31 and 2**n_units <= n_resamples:
-        signs = 1.0 - 2.0 * ((np.arange(2**n_units)[:, None] >> np.arange(n_units)) & 1)
-        return SignFlips(d, m, signs @ d, signs @ m, True)
-    rows = max(1, max_elements // max(n_units, 1))
-    flipped, flipped_sizes = [], []
-    for start in range(0, n_resamples, rows):
-        block = 1.0 - 2.0 * rng.integers(0, 2, size=(min(rows, n_resamples - start), n_units))
-        flipped.append(block @ d)
-        flipped_sizes.append(block @ m)
-    return SignFlips(d, m, np.concatenate(flipped), np.concatenate(flipped_sizes), False)
+    products, exact = flip_products(np.column_stack([d, m]), n_resamples, rng,
+                                    max_elements=max_elements)
+    return SignFlips(d, m, products[:, 0].copy(), products[:, 1].copy(), exact)
 
 
 def sign_flip_pvalue(flips: SignFlips, delta: float = 0.0) -> float:

@@ -2,7 +2,9 @@
 
 A sign-flip randomization test of the mean score difference over the questions both
 forecasters answered (or over clusters of related questions, with the ``cluster`` of
-:func:`coherence.forecast_scores`), and the interval that inverts it.
+:func:`coherence.forecast_scores`), and the interval that inverts it: of Hall's
+skew-corrected studentized mean by default (:mod:`coherence._skewflip`), of the plain
+sum with ``skew_correction=False``.
 """
 
 from __future__ import annotations
@@ -23,6 +25,9 @@ from .._results import CoherenceResult
 from .._results import ConfidenceInterval
 from .._rng import RNGLike
 from .._rng import check_rng
+from .._skewflip import skew_flip_interval
+from .._skewflip import skew_flip_pvalue
+from .._skewflip import skew_flips
 from .._validation import check_choice
 from .._validation import check_float
 from .._validation import check_int
@@ -41,13 +46,15 @@ METRICS = ("accuracy", "brier", "log_score")
 @dataclass(frozen=True, slots=True)
 class ForecastComparisonResult(CoherenceResult, test_name="ForecastScoresResult.compare",
                                settings=("model_a", "model_b", "metric", "lower_is_better",
-                                         "cluster", "n_units", "n_resamples")):
+                                         "cluster", "n_units", "n_resamples",
+                                         "skew_correction")):
     """Paired comparison of two forecasters on their common questions.
 
     ``statistic`` is the mean over common questions of ``score(model_a) -
     score(model_b)``; ``pvalue`` is the two-sided sign-flip randomization
     p-value over questions, or over clusters of related questions (exact when
-    ``2**n_units <= n_resamples``); ``confidence_interval`` holds the mean
+    ``2**n_units <= n_resamples``), of Hall's skew-corrected studentized mean unless
+    ``skew_correction`` is False; ``confidence_interval`` holds the mean
     differences the test does not reject at ``1 - confidence_level``.
 
     Attributes
@@ -66,6 +73,9 @@ class ForecastComparisonResult(CoherenceResult, test_name="ForecastScoresResult.
     n_resamples : int
         Sign-flip randomizations asked for (all :math:`2^{n}` sign vectors are used
         when there are no more than that).
+    skew_correction : bool
+        Whether the statistic was Hall's skew-corrected studentized mean (True) or
+        the plain sum of the differences (False).
     table : pandas.DataFrame
         One row per common question: both scores and their difference (and the
         question's cluster, with ``cluster``).
@@ -84,6 +94,7 @@ class ForecastComparisonResult(CoherenceResult, test_name="ForecastScoresResult.
     cluster: str | None
     n_units: int
     n_resamples: int
+    skew_correction: bool
     table: pd.DataFrame = field(repr=False, compare=False)
 
     differences = DeprecatedAlias("table")
@@ -91,10 +102,12 @@ class ForecastComparisonResult(CoherenceResult, test_name="ForecastScoresResult.
 
 def paired_comparison(result: ForecastScoresResult, model_a: str, model_b: str, *,
                       metric: str, n_resamples: int, confidence_level: float,
-                      rng: RNGLike) -> ForecastComparisonResult:
+                      skew_correction: bool, rng: RNGLike) -> ForecastComparisonResult:
     """:meth:`ForecastScoresResult.compare` (see there)."""
     owner = "ForecastScoresResult.compare"
     check_choice(metric, "metric", owner, METRICS)
+    if not isinstance(skew_correction, bool):
+        raise TypeError(param_error("skew_correction", owner, "a bool", skew_correction))
     n_resamples = check_int(n_resamples, "n_resamples", owner, low=1)
     confidence_level = check_float(confidence_level, "confidence_level", owner,
                                    low=0.0, high=1.0, low_open=True, high_open=True)
@@ -131,6 +144,10 @@ def paired_comparison(result: ForecastScoresResult, model_a: str, model_b: str, 
     sizes = np.bincount(units, minlength=n_units).astype(np.float64)
     if np.all(diff == 0.0):
         pvalue, (low, high) = 1.0, (0.0, 0.0)
+    elif skew_correction:
+        skewed = skew_flips(sums, sizes, n_resamples, gen)
+        pvalue = skew_flip_pvalue(skewed)
+        low, high = skew_flip_interval(skewed, confidence_level)
     else:
         flips = sign_flips(sums, sizes, n_resamples, gen)
         pvalue = sign_flip_pvalue(flips)
@@ -142,7 +159,10 @@ def paired_comparison(result: ForecastScoresResult, model_a: str, model_b: str, 
         statistic=float(np.mean(diff)), pvalue=pvalue,
         confidence_interval=ConfidenceInterval(low, high, confidence_level),
         n_obs=int(diff.size),
-        method=f"sign-flip randomization over {unit}; interval inverting the test",
+        method=(f"sign-flip randomization over {unit} of "
+                + ("Hall's skew-corrected studentized mean" if skew_correction
+                   else "the sum of the differences")
+                + "; interval inverting the test"),
         model_a=str(model_a), model_b=str(model_b), metric=metric,
         lower_is_better=lower_is_better, cluster=result.cluster, n_units=n_units,
-        n_resamples=n_resamples, table=table)
+        n_resamples=n_resamples, skew_correction=skew_correction, table=table)

@@ -18,6 +18,7 @@ from hypothesis import settings
 from hypothesis import strategies as st
 
 import coherence
+from tests._reference_skewflip import hall_pvalue
 
 #: heaped beliefs (0, 1, 0.5, round numbers) mixed with arbitrary ones
 _probs = st.one_of(st.sampled_from([0.0, 0.1, 0.3, 0.5, 0.7, 0.9, 1.0]), st.floats(0.0, 1.0))
@@ -195,17 +196,25 @@ def _common_diff(df: pd.DataFrame, metric: str) -> np.ndarray:
 
 
 @settings(max_examples=30)
-@given(_two_models(), st.sampled_from(["brier", "accuracy"]))
-def test_compare_exact_pvalue_matches_an_enumeration_of_sign_flips(df, metric):
+@given(_two_models(), st.sampled_from(["brier", "accuracy"]), st.booleans())
+def test_compare_exact_pvalue_matches_an_enumeration_of_sign_flips(df, metric, skew):
+    """Both statistics (Hall's skew-corrected studentized mean, the default, and the
+    plain sum) against an enumeration of every sign vector, with the interval's ends
+    where the enumerated p-value crosses 0.05."""
     res = coherence.forecast_scores(df, n_resamples=1, rng=0)
-    cmp = res.compare("a", "b", metric=metric, n_resamples=512, rng=0)  # 2^9 <= 512: exact
+    cmp = res.compare("a", "b", metric=metric, n_resamples=512, rng=0,  # 2^9 <= 512: exact
+                      skew_correction=skew)
     d = _common_diff(df, metric)
-    assert cmp.n_obs == len(d)
+
+    def enumerated(x: np.ndarray) -> float:
+        return hall_pvalue(x, np.ones(x.size), 0.0) if skew else _sign_flip_pvalue(x)
+
+    assert cmp.n_obs == len(d) and cmp.skew_correction is skew
     assert cmp.statistic == pytest.approx(d.mean(), abs=1e-12)
     if np.all(d == 0):
         assert cmp.pvalue == 1.0
     else:
-        assert cmp.pvalue == pytest.approx(_sign_flip_pvalue(d), abs=1e-12)
+        assert cmp.pvalue == pytest.approx(enumerated(d), abs=1e-12)
         # the smallest exact p-value is 2 / 2^n
         assert 2.0 / 2 ** len(d) - 1e-12 <= cmp.pvalue <= 1.0
         # the interval inverts the test: an end is where the enumerated p-value of
@@ -216,8 +225,8 @@ def test_compare_exact_pvalue_matches_an_enumeration_of_sign_flips(df, metric):
         for end, inward in ((ci.low, 1.0), (ci.high, -1.0)):
             if math.isfinite(end):
                 eps = 1e-7 * scale
-                assert _sign_flip_pvalue(d - (end + inward * eps)) > 0.05
-                assert _sign_flip_pvalue(d - (end - inward * eps)) <= 0.05
+                assert enumerated(d - (end + inward * eps)) > 0.05
+                assert enumerated(d - (end - inward * eps)) <= 0.05
             else:  # nothing is rejected on that side: 2 / 2^n > 0.05
                 assert 2.0 / 2 ** len(d) > 0.05
         # 0 is inside exactly when p > 0.05, but for an end at 0 itself (up to rounding)
