@@ -26,6 +26,8 @@ import json
 import math
 import time
 import warnings
+from collections.abc import Iterable
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -198,55 +200,55 @@ def tables(results: dict[str, Any]) -> str:
          "pooled Brier"), rows))
     sided = [c for c in results["cells"] if "hedged" in c["design"] and "compare_below" in c]
     if sided:
-        text += ("\n\n*By side*, on the designs with skewed differences: the rejections "
-                 "that claim the mean difference a - b is below 0 (a scores lower, so "
-                 "better on the Brier score) and above 0, of each test. A level-0.05 "
-                 "two-sided test should put at most 0.025 on each side under the null.\n\n")
-        text += "\n".join(markdown_table(
+        text += _section(
+            "*By side*, on the designs with skewed differences: the rejections that claim "
+            "the mean difference a - b is below 0 (a scores lower, so better on the Brier "
+            "score) and above 0, of each test. A level-0.05 two-sided test should put at "
+            "most 0.025 on each side under the null.",
             ("design", "questions", "compare: below", "above", "plain sign flip: below",
              "above", "paired t-test: below", "above"),
             ([c["design"], c["n"], *(format_rate(c[f"{k}_{side}"]) for k in SIDED
-                                     for side in ("below", "above") if f"{k}_{side}" in c)]
-             for c in sided)))
+                                     for side in ("below", "above"))] for c in sided))
     if BEFORE.exists():
         before = {(c["design"], c["n"]): c
                   for c in json.loads(BEFORE.read_text(encoding="utf-8"))["cells"]}
-        text += ("\n\n*The previous release* on the same studies (percentile intervals, "
-                 "the comparison over questions whatever the design, its interval a "
-                 "percentile bootstrap), from `benchmarks/results/"
-                 "validate_forecast_scores_before.json`:\n\n")
-        text += "\n".join(markdown_table(
+        ran = {(r["design"], r["n"]) for r in results["cells"]}
+        text += _section(
+            "*The previous release* on the same studies (percentile intervals, the "
+            "comparison over questions whatever the design, its interval a percentile "
+            "bootstrap), from `benchmarks/results/validate_forecast_scores_before.json`:",
             ("design", "questions", "compare", "coverage: difference", "Brier (a)",
              "log score (a)", "accuracy (a)", "pooled Brier"),
             ([c["design"], c["n"], format_rate(c["compare"]),
               *(format_rate(c[k]) for k in ("coverage_difference", "coverage_brier",
                                             "coverage_log_score", "coverage_accuracy",
                                             "coverage_pooled"))]
-             for key, c in before.items() if key in {(r["design"], r["n"])
-                                                     for r in results["cells"]})))
+             for key, c in before.items() if key in ran))
     fb_cells = [c for c in results["cells"] if FB_LABELS[0] in c]
     if fb_cells:
-        text += ("\n\n*ForecastBench's comparison* on the nulls up to "
-                 f"{FB_MAX_N} questions: the rejection rate at 0.05 of "
-                 "`forecastbench_scores(...).compare(\"a\", \"b\", score=...)`, its centred "
-                 "two-sided bootstrap p-value over questions (fixed effects re-estimated in "
-                 "each replicate), on the same studies:\n\n")
-        text += "\n".join(markdown_table(
+        text += _section(
+            f"*ForecastBench's comparison* on the nulls up to {FB_MAX_N} questions: the "
+            "rejection rate at 0.05 of `forecastbench_scores(...).compare(\"a\", \"b\", "
+            "score=...)`, its centred two-sided bootstrap p-value over questions (fixed "
+            "effects re-estimated in each replicate), on the same studies:",
             ("design", "questions", "studies", "score=\"brier\"",
              "score=\"brier_index\" (default)"),
             ([c["design"], c["n"], c["reps"], *(format_rate(c[k]) for k in FB_LABELS)]
-             for c in fb_cells)))
+             for c in fb_cells))
     if results.get("recheck"):
-        text += ("\n\n*Size again* on the cells outside [0.03, 0.07], four times as many "
-                 "fresh studies (`--recheck`, commit "
-                 f"`{results['recheck_environment']['commit'][:10]}`):\n\n")
-        text += "\n".join(markdown_table(
-            ("design", "questions", "studies", "compare", "plain sign flip",
-             "paired t-test"),
+        text += _section(
+            "*Size again* on the cells outside [0.03, 0.07], four times as many fresh "
+            f"studies (`--recheck`, commit `{results['recheck_environment']['commit'][:10]}`):",
+            ("design", "questions", "studies", "compare", "plain sign flip", "paired t-test"),
             ([c["design"], c["n"], c["reps"], format_rate(c["compare"]),
               _rate(c, "compare_plain"), format_rate(c["t_test"])]
-             for c in results["recheck"])))
+             for c in results["recheck"]))
     return text
+
+
+def _section(intro: str, header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
+    """A paragraph and its table, after a blank line."""
+    return f"\n\n{intro}\n\n" + "\n".join(markdown_table(header, rows))
 
 
 def _rate(c: dict[str, Any], key: str) -> str:

@@ -317,7 +317,7 @@ class ForecastScoresResult(CoherenceResult, test_name="forecast_scores",
         skewness term of its distribution: with skewed differences (a sharp
         forecaster against a hedged one) the plain statistic
         :math:`|\\sum_c e_c|` (``skew_correction=False``) errs as the t-test does,
-        rejecting 0.076 at 30 questions where this one rejects 0.050. The p-value
+        rejecting 0.076 at 30 questions where this one rejects 0.049. The p-value
         (:math:`\\delta = 0`) is exact over all :math:`2^C` sign vectors when
         :math:`2^C \\le` ``n_resamples``, else
         :math:`(1 + \\#\\{b : |T_b| \\ge |T|\\}) / (1 + B)` over ``n_resamples``

@@ -117,3 +117,22 @@ def test_reference_statistic_corrects_the_skewness_term():
     x = x - x.mean() - 0.05
     u = x.mean() / x.std()
     assert hall_t(x) < abs(math.sqrt(x.size) * u)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.floats(0.01, 5.0), min_size=5, max_size=7),
+       st.lists(st.integers(1, 4), min_size=7, max_size=7),
+       st.sampled_from([0.05, 0.1, 0.25]))
+def test_exact_under_symmetry(magnitudes, sizes, alpha):
+    """Where the centred sums are symmetric about 0 (each sign equally likely), the
+    enumerated test rejects at most alpha of the time: over every sign assignment of
+    the same magnitudes, at most floor(alpha 2^C) p-values are <= alpha."""
+    e = np.array(magnitudes)
+    m = np.array(sizes[:e.size], dtype=float)
+    c = e.size
+    rejected = 0
+    for bits in range(2**c):
+        signs = 1.0 - 2.0 * ((bits >> np.arange(c)) & 1)
+        flips = skew_flips(signs * e, m, 2**c, np.random.default_rng(0))
+        rejected += skew_flip_pvalue(flips) <= alpha
+    assert rejected <= math.floor(alpha * 2**c)

@@ -31,6 +31,11 @@ def test_script_writes_json_and_table(tmp_path: Path, monkeypatch: pytest.Monkey
     assert row["n"] == 30 and row["reps"] == 3 and row["part"] == "size"
     assert 0.0 <= row["compare"]["rate"] <= 1.0 and 0.0 <= row["coverage_brier"]["rate"] <= 1
     assert 0.0 <= row["forecastbench_index"]["rate"] <= 1.0  # a null cell of <= 400
+    # the plain sign flip on the same studies, and every test's rejections by side
+    for test in ("compare", "compare_plain", "t_test"):
+        below, above = row[f"{test}_below"]["k"], row[f"{test}_above"]["k"]
+        assert below + above == row[test]["k"]
+    assert 0.0 <= row["coverage_difference_plain"]["rate"] <= 1.0
     # with another cell before it, the same cell gives the same figures (its own seed)
     assert vfs.main(["--only", "noise 0.1 vs 0.1 n=20,equal Brier n=30",
                      *small]) == 0
@@ -39,6 +44,7 @@ def test_script_writes_json_and_table(tmp_path: Path, monkeypatch: pytest.Monkey
     assert both[1]["compare"] == row["compare"] and both[1]["truth"] == row["truth"]
     text = tables_text(vfs, out, tmp_path, monkeypatch)
     assert "| sharp (noise 0.15) vs hedged, equal Brier | 30 | 3 | size " in text
+    assert "*By side*" in text
 
 
 @pytest.mark.parametrize("name", ["sharp (noise 0.15) vs hedged, equal Brier",
