@@ -88,18 +88,18 @@ def skew_flips(sums: Any, sizes: Any, n_resamples: int,
 def _statistic(powers: np.ndarray, delta: float, dd: float, dm: float, mm: float,
                n_units: int) -> np.ndarray:
     r""":math:`|T|` of the module's docstring for each row of power sums (the last axis
-    of ``powers``, as in :class:`SkewFlips`) at ``delta``, with :math:`\\sum D^2`,
-    :math:`\\sum D m` and :math:`\\sum m^2` = ``dd, dm, mm``.
+    of ``powers``, as in :class:`SkewFlips`) at ``delta``, with :math:`\sum D^2`,
+    :math:`\sum D m` and :math:`\sum m^2` = ``dd, dm, mm``.
 
-    With :math:`x = s e`, :math:`a = \\sum s D` and :math:`b = \\sum s m`, the
-    variance and third central moment are polynomials in :math:`\\delta` whose
-    coefficients are formed first, :math:`C^2 \\hat\\sigma^2 = (C\\,dd - a^2) - 2\\delta
-    (C\\,dm - ab) + \\delta^2 (C\\,mm - b^2)` and likewise :math:`C^3 \\hat\\mu_3`: far
+    With :math:`x = s e`, :math:`a = \sum s D` and :math:`b = \sum s m`, the
+    variance and third central moment are polynomials in :math:`\delta` whose
+    coefficients are formed first, :math:`C^2 \hat\sigma^2 = (C\,dd - a^2) - 2\delta
+    (C\,dm - ab) + \delta^2 (C\,mm - b^2)` and likewise :math:`C^3 \hat\mu_3`: far
     from the estimate the leading terms cancel there, in integers when the sizes are
-    counts, not in :math:`\\sum x^2 / C - \\bar x^2` (whose rounding grows as
-    :math:`\\delta^2`). Only sums, products and square roots are used (no ``pow``), so a
+    counts, not in :math:`\sum x^2 / C - \bar x^2` (whose rounding grows as
+    :math:`\delta^2`). Only sums, products and square roots are used (no ``pow``), so a
     vector and its negation give the same :math:`|T|` to the last bit. Values all equal
-    (variance at most ``1e-12`` of the mean square) give :math:`\\infty`, or 0 when
+    (variance at most ``1e-12`` of the mean square) give :math:`\infty`, or 0 when
     they are all 0."""
     c = float(n_units)
     a, b, p3, p21, p12, p03 = (powers[..., j] for j in range(6))
@@ -205,8 +205,9 @@ def skew_flip_interval(flips: SkewFlips, confidence_level: float) -> tuple[float
     :math:`\sqrt{\sum (D_c - \hat\delta m_c)^2} / \sum m`), then the crossing by
     bisection to a relative ``1e-10``. 0 is tested first where it lies outward, so the
     interval excludes 0 exactly when :func:`skew_flip_pvalue` at 0 is at most ``1 -
-    confidence_level``; an end that no :math:`\delta` rejects (too few units, say) is
-    infinite."""
+    confidence_level``. An end is infinite when no p-value can be that small (all
+    :math:`2^C` vectors with :math:`2 / 2^C >` ``1 - confidence_level``: four units at
+    the 95% level), or when none is rejected within :math:`2^{60}` spreads."""
     alpha = 1.0 - confidence_level
     d, m = flips.sums, flips.sizes
     total = float(m.sum())
