@@ -56,7 +56,8 @@ ALPHA = 0.05
 SCORES = ("brier", "log_score", "accuracy")
 #: the null cells up to this many questions also run forecastbench_scores' comparison
 FB_MAX_N = 400
-FB_LABELS = ("forecastbench_brier", "forecastbench_index")
+FB_LABELS = ("forecastbench_brier", "forecastbench_index", "coverage_fb_brier",
+             "coverage_fb_pooled")
 #: the rejection rates also split by the side of the mean difference they claim
 SIDED = ("compare", "compare_plain", "t_test")
 # (design, questions, part): 'size' cells use --reps studies, 'power' cells --power-reps
@@ -99,7 +100,8 @@ def study(design: ForecastDesign, n: int, resamples: int, seed: int,
     sign-flip comparison's p-value and coverage (``skew_correction=False``, on the same
     sign vectors; NaN before that option); with ``forecastbench``, then the p-values of
     ``forecastbench_scores(...).compare`` on the Brier score and on the Brier Index, its
-    default), drawn after the rest."""
+    default, and the 0/1 coverage of its interval of a's Brier score and of its pooled
+    Brier score (``statistic``), drawn after the rest."""
     from scipy import stats
 
     from coherence import forecast_scores
@@ -144,6 +146,10 @@ def study(design: ForecastDesign, n: int, resamples: int, seed: int,
             fb = forecastbench_scores(df[["model", "question", "probability", "outcome"]],
                                       n_resamples=resamples, rng=gen)
         out += [float(fb.compare("a", "b", score=s).pvalue) for s in ("brier", "brier_index")]
+        fb_row = fb.table.set_index("model").loc["a"]
+        out.append(float(fb_row["brier_ci_low"] <= truth["a"][0] <= fb_row["brier_ci_high"]))
+        fb_low, fb_high, _ = fb.confidence_interval
+        out.append(float(fb_low <= pooled <= fb_high))
     return out
 
 
@@ -230,9 +236,11 @@ def tables(results: dict[str, Any]) -> str:
             f"*ForecastBench's comparison* on the nulls up to {FB_MAX_N} questions: the "
             "rejection rate at 0.05 of `forecastbench_scores(...).compare(\"a\", \"b\", "
             "score=...)`, its centred two-sided bootstrap p-value over questions (fixed "
-            "effects re-estimated in each replicate), on the same studies:",
+            "effects re-estimated in each replicate), and the coverage of its percentile "
+            "intervals over questions, of a's Brier score and of the pooled Brier score "
+            "(`statistic`), on the same studies:",
             ("design", "questions", "studies", "score=\"brier\"",
-             "score=\"brier_index\" (default)"),
+             "score=\"brier_index\" (default)", "coverage: Brier (a)", "pooled Brier"),
             ([c["design"], c["n"], c["reps"], *(format_rate(c[k]) for k in FB_LABELS)]
              for c in fb_cells))
     if results.get("recheck"):
