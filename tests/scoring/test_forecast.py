@@ -334,9 +334,22 @@ def test_compare_validation():
         res.compare("a", "a")
     with pytest.raises(ValueError, match="'metric' parameter"):
         res.compare("a", "b", metric="auc")
+    with pytest.raises(TypeError, match=r"'skew_correction' parameter .* a bool"):
+        res.compare("a", "b", skew_correction=1)
     t = binary_table().iloc[[0, 3]]
     with pytest.raises(ValueError, match="share 0 question"):
         forecast_scores(t, n_resamples=5, rng=0).compare("a", "b")
+
+
+def test_compare_records_its_statistic():
+    """Both statistics on two questions: four sign vectors, the two that flip one
+    question tie below the observed (p = 0.5 either way); the result says which."""
+    res = forecast_scores(binary_table(), n_resamples=20, rng=0)
+    for skew in (True, False):
+        cmp = res.compare("a", "b", skew_correction=skew, rng=0)
+        assert cmp.skew_correction is skew and cmp.pvalue == pytest.approx(0.5)
+        assert ("Hall" in cmp.method) is skew
+        assert cmp.to_frame()["skew_correction"].item() is skew
 
 
 @pytest.mark.slow
