@@ -14,6 +14,7 @@ to its noise (so its score differences are correlated within a cluster). Forecas
 * ``hedged``: ``0.5 + lam (t - 0.5)``, without noise, ``lam`` chosen so that its
   expected Brier score equals ``a``'s (a null whose score differences are skewed), or
   that slope moved (an alternative with skewed differences);
+* ``truth``: ``t`` itself, drawing nothing (how :func:`slope` gets ``a``'s score);
 * ``noisier``: as ``a`` with more noise (an alternative).
 
 The population's expected Brier score, log score (natural log, floor 1e-10) and
@@ -31,7 +32,7 @@ from functools import cache
 import numpy as np
 import pandas as pd
 
-__all__ = ["FORECAST_DESIGNS", "ForecastDesign", "expected_scores", "sample"]
+__all__ = ["FORECAST_DESIGNS", "ForecastDesign", "expected_scores", "sample", "slope"]
 
 FLOOR = 1e-10
 
@@ -44,13 +45,13 @@ class ForecastDesign:
     latent: str = "uniform"          # 'uniform' U(0.05, 0.95), 'rare' Beta(0.5, 9.5)
     scale: str = "probability"       # where the forecasters' noise is added: or 'logit'
     sd_a: float = 0.1
-    b: str = "same"                  # 'same', 'hedged', 'noisier'
+    b: str = "same"                  # 'same', 'hedged', 'noisier', 'truth'
     sd_b: float = 0.1
     heaped: bool = False
     cluster_size: int = 1
     shock_sd: float = 0.0            # sd of the cluster's outcome shock (logit scale)
     topic_sd: float = 0.0            # sd of a forecaster's error shared by a cluster
-    lam: float = 1.0                 # the hedged forecaster's slope (set by _hedged)
+    shift: float = 0.0               # the hedged forecaster's slope less the equal-Brier one
 
 
 def _expit(x: np.ndarray) -> np.ndarray:
@@ -90,7 +91,9 @@ def _forecasts(design: ForecastDesign, t: np.ndarray, cluster: np.ndarray,
 
     a = _view(design, t, noise(design.sd_a))
     if design.b == "hedged":
-        b = 0.5 + design.lam * (t - 0.5)
+        b = 0.5 + slope(design) * (t - 0.5)
+    elif design.b == "truth":
+        b = t
     else:
         b = _view(design, t, noise(design.sd_b))
     return a, b
@@ -129,14 +132,23 @@ def expected_scores(design: ForecastDesign) -> dict[str, list[float]]:
     return {k: [float(x) for x in v] for k, v in total.items()}
 
 
-def _hedged(design: ForecastDesign, shift: float = 0.0) -> ForecastDesign:
-    """The design with ``lam`` such that ``b``'s expected Brier score equals ``a``'s (then
-    moved by ``shift``: below, ``b`` hedges more and scores worse): for
+@cache
+def slope(design: ForecastDesign) -> float:
+    """The hedged forecaster's slope ``lam``: the one that gives ``b`` the expected Brier
+    score of ``a``, plus ``shift`` (below 0, ``b`` hedges more and scores worse). For
     ``t ~ U(0.05, 0.95)``, ``b``'s is ``(1 - lam)^2 E(t - 1/2)^2 + E t(1 - t)`` with
-    ``E(t - 1/2)^2 = 0.9^2 / 12``."""
+    ``E(t - 1/2)^2 = 0.9^2 / 12``; ``a``'s comes from :func:`expected_scores` with ``b``
+    stating ``t`` (which, like the hedged one, draws nothing, so ``a``'s draws are the
+    same). Computed on first use, not at import."""
     spread = 0.9**2 / 12
-    noise = expected_scores(design)["a"][0] - (0.25 - spread)  # E t(1 - t) = 1/4 - spread
-    return replace(design, lam=1.0 - float(np.sqrt(noise / spread)) + shift)
+    a_brier = expected_scores(replace(design, b="truth"))["a"][0]
+    noise = a_brier - (0.25 - spread)  # E t(1 - t) = 1/4 - spread
+    return 1.0 - float(np.sqrt(noise / spread)) + design.shift
+
+
+def _hedged(design: ForecastDesign, shift: float = 0.0) -> ForecastDesign:
+    """``design`` with a hedged ``b`` whose slope is :func:`slope`'s."""
+    return replace(design, b="hedged", shift=shift)
 
 
 def sample(design: ForecastDesign, n: int, gen: np.random.Generator) -> pd.DataFrame:
