@@ -134,6 +134,18 @@ _DESIGNS = [
                  mu=0.7, question_sd=0.5, forecast_sd=0.3, forecasts=(1, 3)),
     MetricDesign("key-event recall, 5 key events, 1-3 forecasts per question (mean 0.36)",
                  "binomial", "fraction", mu=-0.7, question_sd=1.0, forecasts=(1, 3)),
+    # added after Satterthwaite's degrees of freedom were chosen, not used to choose
+    MetricDesign("rare misses, 8 key events, recall near 1 (mean 0.94)", "binomial",
+                 "fraction", mu=3.5, question_sd=1.3, forecasts=(1, 2), k=8),
+    MetricDesign("source precision, 1-20 citations, half cite nothing (mean 0.06)",
+                 "binomial", "fraction", mu=-2.5, forecasts=(1, 4), k=20,
+                 random_trials=True, zero_share=0.5),
+    MetricDesign("rare event agreement, 1-20 events per question (mean 0.11)", "events",
+                 "fraction", mu=-2.6, question_sd=1.2, k=4),
+    MetricDesign("very rare hits, 20 key events, one forecast per question (mean 0.02)",
+                 "binomial", "fraction", mu=-5.0, question_sd=1.5, k=20),
+    MetricDesign("continuous fractions near 0, Beta (mean 0.08)", "beta", "fraction",
+                 mu=-2.8, question_sd=0.9, forecasts=(1, 3), k=4),
 ]
 #: The designs by name.
 METRIC_DESIGNS = {d.name: d for d in _DESIGNS}

@@ -4,15 +4,16 @@ agreement and signal recall, on the designs of :mod:`benchmarks.question_metric_
 
 Each of those functions averages a per-forecast (or per-event) value and gives the
 interval of :func:`coherence._resampling.cluster_mean_interval` over questions, by what
-the values are: Wilson's score interval with a t quantile for fractions, Wilson's for
-0/1 values, the cluster bootstrap-t for values without an upper bound. A study draws
-``n`` questions of a design and computes that interval from the values and their
-questions, the function's last step (tests tie each function's interval to it); the
-previous release's, a percentile cluster bootstrap, on the same study beside it.
+the values are: Wilson's score interval with Student's t on Satterthwaite's degrees of
+freedom for fractions, Wilson's for 0/1 values, the cluster bootstrap-t for values
+without an upper bound. A study draws ``n`` questions of a design and computes that
+interval from the values and their questions, the function's last step (tests tie each
+function's interval to it); the previous release's, a percentile cluster bootstrap, and
+for fractions the Wilson interval with t on (questions - 1), on the same study beside it.
 Recorded per cell: the coverage of the population's mean by each 95% interval, their
 mean widths, and the share of studies whose interval is a single point.
 
-Run: ``python -m benchmarks.validate_question_metrics [--reps 1000] [--only WORDS]
+Run: ``python -m benchmarks.validate_question_metrics [--reps 2000] [--only WORDS]
 [--jobs 2]`` (a word selects the cells whose ``design n=N`` holds it, ``n=20`` not
 ``n=200``); JSON to ``benchmarks/results/validate_question_metrics.json``, the tables
 to ``docs/reasoning_quality.md`` (``--tables``: from the JSON alone).
@@ -59,6 +60,12 @@ PLAN = [(name, n) for name, sizes in [
     ("key-event recall, 5 key events, 1-3 forecasts per question (mean 0.36)", (1000,)),
     # added after the first run moved event agreement to the fraction interval
     ("event agreement, 1-20 events per question, strong shocks (mean 0.55)", (15, 60)),
+    # added after Satterthwaite's degrees of freedom were chosen
+    ("rare misses, 8 key events, recall near 1 (mean 0.94)", (25, 80)),
+    ("source precision, 1-20 citations, half cite nothing (mean 0.06)", (40,)),
+    ("rare event agreement, 1-20 events per question (mean 0.11)", (25, 100)),
+    ("very rare hits, 20 key events, one forecast per question (mean 0.02)", (50, 200)),
+    ("continuous fractions near 0, Beta (mean 0.08)", (15, 40)),
 ] for n in sizes]
 
 
@@ -75,9 +82,24 @@ def previous_interval(values: np.ndarray, questions: np.ndarray, n_resamples: in
     return percentile_interval(boots, LEVEL)
 
 
+def fixed_df_interval(values: np.ndarray, questions: np.ndarray) -> tuple[float, float]:
+    """The fraction interval before Satterthwaite's degrees of freedom: Student's t on
+    (questions - 1)."""
+    from coherence._resampling import fraction_interval
+    from coherence._resampling import sorted_codes
+    from coherence._resampling import weighted_mean_pivots
+
+    codes = sorted_codes(questions)
+    c = int(codes.max()) + 1
+    sums = np.bincount(codes, weights=values, minlength=c)[:, None]
+    m, s = weighted_mean_pivots(np.ones((1, c)), sums, np.bincount(codes).astype(float))
+    return fraction_interval(float(m[0, 0]), float(s[0, 0]), c, LEVEL)
+
+
 def study(name: str, n: int, resamples: int, seed: int) -> list[float]:
     """One study: 0/1 coverage, width and 0/1 point of the shipped interval, then the
-    same of the previous release's."""
+    same of the previous release's, then of the fraction interval on (questions - 1)
+    degrees of freedom (NaN for other kinds)."""
     from coherence._resampling import cluster_mean_interval
 
     design = METRIC_DESIGNS[name]
@@ -87,7 +109,9 @@ def study(name: str, n: int, resamples: int, seed: int) -> list[float]:
     out: list[float] = []
     for low, high in (cluster_mean_interval(values, questions, resamples, LEVEL, gen,
                                             kind=design.kind),
-                      previous_interval(values, questions, resamples, gen)):
+                      previous_interval(values, questions, resamples, gen),
+                      (fixed_df_interval(values, questions) if design.kind == "fraction"
+                       else (np.nan, np.nan))):
         out += [float(low <= truth <= high), high - low, float(high == low)]
     return out
 
@@ -97,7 +121,9 @@ def cell(name: str, n: int, reps: int, resamples: int, seed0: int) -> dict[str, 
     out = np.array([study(name, n, resamples, seed0 + i) for i in range(reps)])
     row: dict[str, Any] = {"design": name, "n": n, "kind": METRIC_DESIGNS[name].kind,
                            "reps": reps, "truth": population_mean(METRIC_DESIGNS[name])}
-    for j, label in enumerate(("shipped", "previous")):
+    for j, label in enumerate(("shipped", "previous", "fixed_df")):
+        if label == "fixed_df" and row["kind"] != "fraction":
+            continue
         row[f"coverage_{label}"] = rejection_rate(out[:, 3 * j] == 1.0)
         row[f"width_{label}"] = float(out[:, 3 * j + 1].mean())
         row[f"point_{label}"] = float(out[:, 3 * j + 2].mean())
@@ -107,7 +133,7 @@ def cell(name: str, n: int, reps: int, resamples: int, seed0: int) -> dict[str, 
     return row
 
 
-KIND_NAMES = {"fraction": "Wilson, t quantile", "proportion": "Wilson",
+KIND_NAMES = {"fraction": "Wilson, Satterthwaite t", "proportion": "Wilson",
               "nonnegative": "bootstrap-t"}
 
 
@@ -116,22 +142,27 @@ def tables(results: dict[str, Any]) -> str:
     head = (generated_by("validate_question_metrics", env)
             + f"); {results['resamples']} bootstrap resamples; 95% Wilson intervals of the "
             "coverage in brackets. *Coverage*: of the population's mean by the 95% "
-            "interval; *point*: the share of studies whose interval is a single point.\n\n")
+            "interval; *t on C - 1*: the fraction interval with Student's t on (questions "
+            "- 1) degrees of freedom, as shipped before Satterthwaite's (values in [0, 1] "
+            "only); *point*: the share of studies whose interval is a single point.\n\n")
     rows = [[c["design"], c["n"], c["reps"], f"{c['truth']:.4g}",
              f"{format_rate(c['coverage_shipped'])} ({KIND_NAMES[c['kind']]})",
+             format_rate(c["coverage_fixed_df"]) if "coverage_fixed_df" in c else "",
              format_rate(c["coverage_previous"]),
-             f"{c['width_shipped']:.3g} / {c['width_previous']:.3g}",
+             f"{c['width_shipped']:.3g} / "
+             + (f"{c['width_fixed_df']:.3g}" if "width_fixed_df" in c else "-")
+             + f" / {c['width_previous']:.3g}",
              f"{c['point_shipped']:.3f} / {c['point_previous']:.3f}"]
             for c in results["cells"]]
     return head + "\n".join(markdown_table(
-        ("design", "questions", "studies", "mean", "coverage (shipped)",
-         "coverage (previous: percentile)", "mean width, shipped / previous",
+        ("design", "questions", "studies", "mean", "coverage (shipped)", "t on C - 1",
+         "coverage (previous: percentile)", "mean width, shipped / t on C - 1 / previous",
          "point, shipped / previous"), rows))
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = matrix_parser(__doc__, results=OUT, page="docs/reasoning_quality.md",
-                           n_resamples=None, reps=1000, power_reps=None,
+                           n_resamples=None, reps=2000, power_reps=None,
                            prog="python -m benchmarks.validate_question_metrics",
                            append=False)
     parser.add_argument("--n-resamples", "--resamples", dest="resamples", type=int,

@@ -17,7 +17,8 @@ Every resampling test of the package uses the pieces here, written once:
   standard errors, and :func:`mean_interval` the bootstrap-t interval they give;
 * :func:`wilson_interval`: Wilson's score interval of a proportion at the effective
   sample size of its cluster-robust standard error; :func:`fraction_interval` the same
-  for a mean of fractions (uncapped, Student's t quantile); :func:`cluster_mean_interval`
+  for a mean of fractions (uncapped, Student's t quantile on the degrees of freedom of
+  :func:`satterthwaite_df`); :func:`cluster_mean_interval`
   the interval of a mean over clusters by what its values are;
 * :func:`sign_flips`, :func:`sign_flip_pvalue` and :func:`sign_flip_interval`: the
   paired sign-flip randomization test of a mean difference over independent units
@@ -61,6 +62,7 @@ __all__ = [
     "monte_carlo_pvalue",
     "percentile_interval",
     "rows_by_key",
+    "satterthwaite_df",
     "sequential_pvalue",
     "sign_flip_interval",
     "sign_flip_pvalue",
@@ -444,13 +446,37 @@ def _wilson_score(mean: float, n: float, q: float) -> tuple[float, float]:
     return max(min(centre - half, mean), 0.0), min(max(centre + half, mean), 1.0)
 
 
-def fraction_interval(mean: float, se: float, n_units: int,
-                      confidence_level: float) -> tuple[float, float]:
+def satterthwaite_df(residuals: np.ndarray) -> float:
+    r"""Satterthwaite's degrees of freedom of a cluster-robust variance, from the
+    clusters' residuals :math:`r_c` (which sum to 0) and their kurtosis
+    :math:`\hat\kappa = C \sum_c r_c^4 / (\sum_c r_c^2)^2`:
+
+    .. math::
+
+        \nu = \frac{2C}{\hat\kappa - (C - 3)/(C - 1)}, \quad 1 \le \nu \le C - 1,
+
+    twice the inverse of the variance of :math:`s^2 / \sigma^2` for :math:`C` values of
+    kurtosis :math:`\kappa`. Normal residuals (:math:`\kappa = 3`) give :math:`C - 1`;
+    a variance held by a few clusters (rare hits in a few questions) gives fewer, so
+    Student's quantile widens where the standard error is itself uncertain; where the
+    residuals do not vary, :math:`C - 1` (at least 1).
+    """
+    c = residuals.size
+    ss = float(residuals @ residuals)
+    if c < 2 or not ss > 0.0:
+        return float(max(c - 1, 1))
+    kappa = c * float(np.sum(residuals**4)) / (ss * ss)
+    return max(1.0, min(c - 1.0, 2.0 * c / (kappa - (c - 3.0) / (c - 1.0))))
+
+
+def fraction_interval(mean: float, se: float, n_units: int, confidence_level: float,
+                      df: float | None = None) -> tuple[float, float]:
     r"""Wilson's score interval of a mean of values in [0, 1] (fractions: a recall, a
     precision) at the effective sample size :math:`n = \bar a(1 - \bar a) / se^2` of
-    its cluster-robust standard error ``se``, with Student's t quantile on
-    :math:`C - 1` degrees of freedom (:math:`C` = ``n_units``, the clusters; 1 for one
-    cluster) in place of the normal one:
+    its cluster-robust standard error ``se``, with Student's t quantile on ``df``
+    degrees of freedom in place of the normal one (:func:`satterthwaite_df` of the
+    clusters' residuals where :func:`cluster_mean_interval` gives it; :math:`C - 1`
+    when ``None``, :math:`C` = ``n_units``, at least 1):
 
     .. math::
 
@@ -466,7 +492,8 @@ def fraction_interval(mean: float, se: float, n_units: int,
     from scipy.stats import t as student_t
 
     n = mean * (1.0 - mean) / (se * se) if se > 0 and 0.0 < mean < 1.0 else float(n_units)
-    q = float(student_t.ppf(0.5 + confidence_level / 2.0, max(n_units - 1, 1)))
+    dof = float(max(n_units - 1, 1)) if df is None else df
+    q = float(student_t.ppf(0.5 + confidence_level / 2.0, dof))
     return _wilson_score(mean, n, q)
 
 
@@ -474,7 +501,8 @@ def fraction_interval(mean: float, se: float, n_units: int,
 #: interval it gives for each (a result's ``method`` adds what the clusters are).
 MEAN_KINDS = {
     "proportion": "Wilson interval at the cluster-robust effective sample size",
-    "fraction": "Wilson interval at the cluster-robust effective sample size, t quantile",
+    "fraction": "Wilson interval at the cluster-robust effective sample size, t quantile "
+                "on Satterthwaite's degrees of freedom",
     "nonnegative": "cluster bootstrap-t interval",
 }
 
@@ -487,7 +515,8 @@ def cluster_mean_interval(values: Any, clusters: Any, n_resamples: int,
 
     * ``'proportion'``, 0/1 values (an accuracy, a share of events):
       :func:`wilson_interval` at the cluster-robust standard error;
-    * ``'fraction'``, values in [0, 1] (a recall, a precision): :func:`fraction_interval`;
+    * ``'fraction'``, values in [0, 1] (a recall, a precision): :func:`fraction_interval`
+      on the degrees of freedom of :func:`satterthwaite_df`;
     * ``'nonnegative'``, values >= 0 without an upper bound (a count, days): the cluster
       bootstrap-t interval of :func:`cluster_mean_pivots`, cut at 0 (:func:`mean_interval`).
 
@@ -514,7 +543,8 @@ def cluster_mean_interval(values: Any, clusters: Any, n_resamples: int,
     mean, se = float(m[0, 0]), float(s[0, 0])
     if kind == "proportion":
         return wilson_interval(mean, se, int(ok.sum()), n_units, confidence_level)
-    return fraction_interval(mean, se, n_units, confidence_level)
+    df = satterthwaite_df(sums[:, 0] - mean * counts) if se > 0 else None
+    return fraction_interval(mean, se, n_units, confidence_level, df)
 
 
 def weighted_mean_pivots(weights: np.ndarray, sums: np.ndarray,

@@ -38,8 +38,10 @@ def fraction_interval_by_hand(values: np.ndarray, units: np.ndarray,
     """The documented interval of a mean of fractions, by loops and statsmodels: Wilson's
     score interval at n = mean(1 - mean) / se^2 (the cluster-robust se over ``units``;
     the number of units where the mean is 0 or 1 or se is 0), its normal quantile
-    replaced by Student's t on (units - 1) degrees of freedom (at least 1). NaN values
-    are left out."""
+    replaced by Student's t on Satterthwaite's degrees of freedom: 2C / (k - (C - 3) /
+    (C - 1)) for the kurtosis k of the units' residuals (scipy's, uncorrected), between 1
+    and C - 1; C - 1 (at least 1) where se is 0. NaN values are left out."""
+    from scipy.stats import kurtosis
     from scipy.stats import norm
     from scipy.stats import t as student_t
     from statsmodels.stats.proportion import proportion_confint
@@ -54,7 +56,12 @@ def fraction_interval_by_hand(values: np.ndarray, units: np.ndarray,
     scale = sum(s * s + (k * mean) ** 2 for s, k in zip(sums, sizes, strict=True))
     se = np.sqrt(c / (c - 1) * (ss if ss > 1e-12 * scale else 0.0) / n**2) if c > 1 else 0.0
     n_eff = mean * (1 - mean) / se**2 if se > 0 and 0 < mean < 1 else float(c)
-    q = student_t.ppf((1 + level) / 2, max(c - 1, 1))
+    df = float(max(c - 1, 1))
+    if se > 0:
+        resid = [s - k * mean for s, k in zip(sums, sizes, strict=True)]
+        k4 = float(kurtosis(resid, fisher=False, bias=True))
+        df = min(max(2 * c / (k4 - (c - 3) / (c - 1)), 1.0), c - 1.0)
+    q = student_t.ppf((1 + level) / 2, df)
     with np.errstate(invalid="ignore", divide="ignore"):  # statsmodels' own 0/0 at 0 or 1
         low, high = proportion_confint(mean * n_eff, n_eff, alpha=2 * norm.sf(q),
                                        method="wilson")

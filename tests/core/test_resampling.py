@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
+from scipy.stats import kurtosis
 from scipy.stats import t as student_t
 
 from coherence._resampling import MC_TIE_RTOL
@@ -21,6 +22,7 @@ from coherence._resampling import group_codes
 from coherence._resampling import grouped_folds
 from coherence._resampling import monte_carlo_pvalue
 from coherence._resampling import percentile_interval
+from coherence._resampling import satterthwaite_df
 from coherence._resampling import streams_by_label
 from coherence._resampling import tie_bound
 from tests._reference_bootstrap_t import bootstrap_t_by_loops
@@ -315,6 +317,51 @@ def test_fraction_interval_is_wilson_at_the_effective_size_with_a_t_quantile(row
     np.testing.assert_allclose(got, fraction_interval_by_hand(values, labels, level),
                                rtol=1e-9, atol=1e-12)
     assert 0.0 <= got[0] <= np.nanmean(values) <= got[1] <= 1.0
+
+
+@given(raw=st.lists(st.floats(-50, 50), min_size=2, max_size=40))
+def test_satterthwaite_df_is_the_kurtosis_formula_within_one_and_c_minus_one(raw):
+    """2C / (k - (C - 3) / (C - 1)) for scipy's kurtosis k of the (centred) residuals,
+    held in [1, C - 1]; C - 1 where they do not vary."""
+    r = np.asarray(raw) - np.mean(raw)
+    c = r.size
+    got = satterthwaite_df(r)
+    assert 1.0 <= got <= max(c - 1.0, 1.0)
+    if not float(r @ r) > 1e-9:
+        return
+    want = 2 * c / (kurtosis(r, fisher=False, bias=True) - (c - 3) / (c - 1))
+    assert got == pytest.approx(min(max(want, 1.0), c - 1.0), rel=1e-9)
+
+
+def test_fraction_interval_widens_where_one_question_holds_the_hits():
+    """Ten questions, the hits all in one: the residuals' kurtosis is 8.1, Satterthwaite's
+    degrees of freedom 20 / (8.11 - 7/9) = 2.73, not 9, and Student's quantile on them
+    (4.0, not 2.26) sets the interval; where every question has the same spread of
+    values (residuals +-1, kurtosis 1) the degrees of freedom stay C - 1."""
+    labels = np.repeat(np.arange(10), 2)
+    values = np.zeros(20)
+    values[:2] = [1.0, 0.8]
+    r = np.r_[1.8 - 0.09 * 2, np.full(9, -0.09 * 2)]  # sums minus size x mean
+    df = satterthwaite_df(r)
+    assert df == pytest.approx(20 / (10 * np.sum(r**4) / np.sum(r**2) ** 2 - 7 / 9))
+    assert 2.6 < df < 2.9
+    got = cluster_mean_interval(values, labels, 9, 0.95, np.random.default_rng(0),
+                                kind="fraction")
+    np.testing.assert_allclose(got, fraction_interval_by_hand(values, labels, 0.95),
+                               rtol=1e-12)
+    se = math.sqrt(10 / 9 * np.sum(r**2)) / 20
+    n = 0.09 * 0.91 / se**2
+    for dof, interval in ((df, got), (9.0, None)):
+        q = student_t.ppf(0.975, dof)
+        shrink = 1 + q * q / n
+        half = q / shrink * math.sqrt(0.09 * 0.91 / n + q * q / (4 * n * n))
+        want = ((0.09 + q * q / (2 * n)) / shrink - half, (0.09 + q * q / (2 * n)) / shrink
+                + half)
+        if interval is not None:
+            np.testing.assert_allclose(interval, want, rtol=1e-12)
+        else:
+            assert want[1] - want[0] < 0.75 * (got[1] - got[0])
+    assert satterthwaite_df(np.tile([0.1, -0.1], 5)) == 9.0
 
 
 def test_fraction_interval_reaches_past_a_sample_of_zeros_and_ones():

@@ -364,7 +364,7 @@ def test_each_metric_gets_the_interval_of_its_values(metric):
         assert res.method.startswith("cluster bootstrap-t interval over questions")
         assert 0.0 <= ci.low <= res.statistic <= ci.high
     else:
-        assert res.method.endswith("t quantile over questions")
+        assert res.method.endswith("degrees of freedom over questions")
         ref = fraction_interval_by_hand(res.table[metric].to_numpy(dtype=float),
                                         res.table["question"].to_numpy(dtype=object), 0.95)
         np.testing.assert_allclose((ci.low, ci.high), ref, rtol=1e-9, atol=1e-12)
