@@ -462,10 +462,12 @@ def satterthwaite_df(residuals: np.ndarray) -> float:
     residuals do not vary, :math:`C - 1` (at least 1).
     """
     c = residuals.size
-    ss = float(residuals @ residuals)
-    if c < 2 or not ss > 0.0:
+    top = float(np.max(np.abs(residuals))) if c else 0.0
+    if c < 2 or not top > 0.0:
         return float(max(c - 1, 1))
-    kappa = c * float(np.sum(residuals**4)) / (ss * ss)
+    r = residuals / top  # the kurtosis does not depend on the scale; no under- or overflow
+    ss = float(r @ r)
+    kappa = c * float(np.sum(r**4)) / (ss * ss)
     return max(1.0, min(c - 1.0, 2.0 * c / (kappa - (c - 3.0) / (c - 1.0))))
 
 

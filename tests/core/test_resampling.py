@@ -336,8 +336,8 @@ def test_satterthwaite_df_is_the_kurtosis_formula_within_one_and_c_minus_one(raw
 def test_fraction_interval_widens_where_one_question_holds_the_hits():
     """Ten questions, the hits all in one: the residuals' kurtosis is 8.1, Satterthwaite's
     degrees of freedom 20 / (8.11 - 7/9) = 2.73, not 9, and Student's quantile on them
-    (4.0, not 2.26) sets the interval; where every question has the same spread of
-    values (residuals +-1, kurtosis 1) the degrees of freedom stay C - 1."""
+    (3.4, not 2.26) sets the interval; where the residuals are +-0.1 (kurtosis 1) the
+    degrees of freedom stay C - 1, and the scale of the residuals does not matter."""
     labels = np.repeat(np.arange(10), 2)
     values = np.zeros(20)
     values[:2] = [1.0, 0.8]
@@ -362,6 +362,8 @@ def test_fraction_interval_widens_where_one_question_holds_the_hits():
         else:
             assert want[1] - want[0] < 0.75 * (got[1] - got[0])
     assert satterthwaite_df(np.tile([0.1, -0.1], 5)) == 9.0
+    for scale in (1e-200, 1e200):
+        assert satterthwaite_df(r * scale) == pytest.approx(df, rel=1e-12)
 
 
 def test_fraction_interval_reaches_past_a_sample_of_zeros_and_ones():
