@@ -146,6 +146,10 @@ _DESIGNS = [
                  "binomial", "fraction", mu=-5.0, question_sd=1.5, k=20),
     MetricDesign("continuous fractions near 0, Beta (mean 0.08)", "beta", "fraction",
                  mu=-2.8, question_sd=0.9, forecasts=(1, 3), k=4),
+    MetricDesign("key-event recall, 5 key events, 1-40 forecasts per question (mean 0.31)",
+                 "binomial", "fraction", mu=-1.0, question_sd=1.0, forecasts=(1, 40)),
+    MetricDesign("rare hits, 10 key events, 1-40 forecasts per question (mean 0.08)",
+                 "binomial", "fraction", mu=-3.0, question_sd=1.2, forecasts=(1, 40), k=10),
 ]
 #: The designs by name.
 METRIC_DESIGNS = {d.name: d for d in _DESIGNS}

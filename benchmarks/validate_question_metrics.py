@@ -66,6 +66,8 @@ PLAN = [(name, n) for name, sizes in [
     ("rare event agreement, 1-20 events per question (mean 0.11)", (25, 100)),
     ("very rare hits, 20 key events, one forecast per question (mean 0.02)", (50, 200)),
     ("continuous fractions near 0, Beta (mean 0.08)", (15, 40)),
+    ("key-event recall, 5 key events, 1-40 forecasts per question (mean 0.31)", (20, 60)),
+    ("rare hits, 10 key events, 1-40 forecasts per question (mean 0.08)", (30,)),
 ] for n in sizes]
 
 
