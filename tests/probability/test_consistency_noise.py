@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from scipy.stats import combine_pvalues
 
 import coherence
 from benchmarks.checker_noise_designs import Design
@@ -225,6 +226,10 @@ def test_matrix_runs_end_to_end_and_records_the_resampling_refusal(
     assert list(cells) == [*matrix.NULLS, *matrix.POWER]
     two = cells["negation, 150 tuples, sd 0.01-0.20, 2 reps"]
     assert two["resampling"] is None and two["parametric"]["rejection"]["n"] == 1
+    assert all(c["fisher"]["n"] == 1 for c in cells.values())  # the competitor, every cell
+    pv = np.array([0.01, 0.2, 0.7, np.nan, 0.04])
+    assert matrix.fisher_pvalue(pv) == pytest.approx(
+        combine_pvalues(pv[~np.isnan(pv)], method="fisher").pvalue, rel=1e-12)
     text = tables_text(matrix, out, tmp_path, monkeypatch)
     assert "| negation, 150 tuples, sd 0.01-0.20, 2 reps | 1 | " in text
     assert text.count("refused (2 repetitions)") == sum(
