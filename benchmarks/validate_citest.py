@@ -221,6 +221,52 @@ def k_section(reps: int, n_resamples: int, pool: Any, only: list[str]) -> list[d
     return rows
 
 
+def _run_pair(args: tuple[Design, int, int]) -> tuple[float, float]:
+    """ci_test's p-value and the competitor's on one study."""
+    import coherence
+    from benchmarks.citest_competitor import strata_permutation_pvalue
+
+    design, seed, n_resamples = args
+    data = generate(design, seed)
+    evidence = ["evidence"] if "evidence" in data else []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = coherence.ci_test(data, evidence=evidence, rng=seed, n_resamples=n_resamples)
+    return res.pvalue, strata_permutation_pvalue(
+        data, n_resamples=n_resamples, rng=seed, evidence="evidence" if evidence else None)
+
+
+def competitor_section(reps: int, power_reps: int, n_resamples: int, pool: Any,
+                       only: list[str]) -> list[dict]:
+    """ci_test against the simplest valid competitor (:mod:`benchmarks.citest_competitor`)
+    on the same studies: every null and alternative whose evidence, if any, is constant
+    within a context (the competitor's strata need one evidence per context)."""
+    cells = [(name, design, 0.0, reps) for name, design in NULLS.items()
+             if not design.evidence_within]
+    cells += [(name, base.with_(leak=leak_for(base, t)), t, power_reps)
+              for name, (base, targets) in ALTERNATIVES.items() for t in targets]
+    rows = []
+    for i, (name, design, target, n) in enumerate(cells):
+        if only and not any(w in name for w in only):
+            continue
+        t0 = time.perf_counter()
+        jobs = [(design, 12_000_000 + 100_000 * i + s, n_resamples) for s in range(n)]
+        out = np.asarray(list(pool.map(_run_pair, jobs, chunksize=4)) if pool
+                         else [_run_pair(j) for j in jobs], dtype=np.float64)
+        row = {"design": name, "settings": _settings(design), "reps": n,
+               "kind": "power" if target else "size",
+               "exact_cmi": exact_cmi(design) if target else 0.0,
+               "ci_test": rejection_rate(out[:, 0] <= ALPHA),
+               "competitor": rejection_rate(out[:, 1] <= ALPHA),
+               "seconds": time.perf_counter() - t0}
+        rows.append(row)
+        _saved("competitor", rows)
+        print(f"comp  {name:50s} cmi {row['exact_cmi']:.3f}: ci_test "
+              f"{row['ci_test']['rate']:.3f} competitor {row['competitor']['rate']:.3f}",
+              flush=True)
+    return rows
+
+
 # ---------------------------------------------------------------- output
 def _settings(design: Design) -> dict[str, Any]:
     return design.settings(drop=("name", "tags"))
@@ -228,7 +274,8 @@ def _settings(design: Design) -> dict[str, Any]:
 
 def tables(results: dict[str, Any]) -> str:
     env = results["environment"]
-    commits = sorted({r.get("commit", env["commit"])[:10] for part in ("size", "power", "k")
+    commits = sorted({r.get("commit", env["commit"])[:10]
+                      for part in ("size", "power", "k", "competitor")
                       for r in results.get(part, [])})
     lines = [generated_by("validate_citest") + " (cells computed at commit(s) "
              f"{', '.join(f'`{c}`' for c in commits)}; last run "
@@ -260,13 +307,25 @@ def tables(results: dict[str, Any]) -> str:
                         f"{r['power']['auto']['rate']:.3f} (k = {r['auto_k']:.0f})",
                         *(f"{r['power'][str(k)]['rate']:.3f}" for k in K_GRID),
                         f"{r['auto_over_best']:.2f}"] for r in results["k"])), ""]
+    if results.get("competitor"):
+        lines += ["### Against the simplest valid competitor (the same studies)", "",
+                  "The competitor (`benchmarks/citest_competitor.py`) permutes the outcomes "
+                  "among the contexts of one stratum of the context's mean belief (its grid "
+                  "value, or one of 20 quantile bins; split by evidence where it is constant "
+                  "within a context) and sums Cochran-Mantel-Haenszel's per-action "
+                  "chi-square over strata. Designs whose evidence varies within a context "
+                  "are left out.", "", *markdown_table(
+                      ("design", "exact CMI", "reps", "ci_test at 0.05", "competitor at 0.05"),
+                      ([r["design"], f"{r['exact_cmi']:.3f}", r["reps"],
+                        format_rate(r["ci_test"]), format_rate(r["competitor"])]
+                       for r in results["competitor"])), ""]
     return "\n".join(lines)
 
 
 def main(argv: Iterable[str] | None = None) -> int:
     parser = matrix_parser(__doc__, results=RESULTS, page="docs/validation_ci.md",
                            n_resamples=199, reps=1000, power_reps=200, append=False)
-    parser.add_argument("--parts", default="size,power,k")
+    parser.add_argument("--parts", default="size,power,k,competitor")
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--merge", action="store_true",
                         help="replace only the cells run in the existing JSON")
@@ -281,7 +340,7 @@ def main(argv: Iterable[str] | None = None) -> int:
     results = start_results(args, ALPHA)
     old = json.loads(args.out.read_text()) if args.merge and args.out.exists() else {}
     _COMMIT.append(results["environment"]["commit"])
-    for part in ("size", "power", "k"):  # rows kept from an earlier run keep its commit
+    for part in ("size", "power", "k", "competitor"):  # earlier rows keep their commit
         for row in old.get(part, []):
             row.setdefault("commit", old["environment"]["commit"])
 
@@ -289,7 +348,7 @@ def main(argv: Iterable[str] | None = None) -> int:
         done = {(r["design"], r.get("exact_cmi")) for r in rows}
         kept = [r for r in old.get(part, []) if (r["design"], r.get("exact_cmi")) not in done]
         results[part] = kept + rows
-        for other in ("size", "power", "k"):
+        for other in ("size", "power", "k", "competitor"):
             if other not in results and other in old:
                 results[other] = old[other]
         write_json(args.out, results)
@@ -301,6 +360,8 @@ def main(argv: Iterable[str] | None = None) -> int:
         power_section(args.power_reps, args.n_resamples, pool, only)
     if "k" in parts:
         k_section(args.power_reps, args.n_resamples, pool, only)
+    if "competitor" in parts:
+        competitor_section(args.reps, args.power_reps, args.n_resamples, pool, only)
     if pool:
         pool.shutdown()
     print(f"wrote {args.out}", file=sys.stderr)

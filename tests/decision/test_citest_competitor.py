@@ -1,0 +1,96 @@
+"""The simple competitor of ci_test (benchmarks/citest_competitor.py): its statistic
+against loops over strata, actions and contexts, its permutations kept within strata,
+its size on a null and its power against a leak."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
+
+from benchmarks.citest_competitor import _statistic
+from benchmarks.citest_competitor import _strata
+from benchmarks.citest_competitor import strata_permutation_pvalue
+
+
+def _by_loops(ones: list[int], counts: list[list[int]]) -> float:
+    """sum_j (n1_j - r n_j)^2 / (r (1 - r) n_j) over the actions someone chose."""
+    total = sum(sum(row) for row in counts)
+    in_ones = sum(sum(row) for row, y in zip(counts, ones, strict=True) if y)
+    r = in_ones / total
+    out = 0.0
+    for j in range(len(counts[0])):
+        n_j = sum(row[j] for row in counts)
+        n1_j = sum(row[j] for row, y in zip(counts, ones, strict=True) if y)
+        if n_j and 0 < r < 1:
+            out += (n1_j - r * n_j) ** 2 / (r * (1 - r) * n_j)
+    return out
+
+
+@given(st.lists(st.tuples(st.integers(0, 1), st.lists(st.integers(0, 5), min_size=3,
+                                                      max_size=3)), min_size=2, max_size=8))
+def test_statistic_is_the_per_action_chi_square_by_loops(rows):
+    ones = [y for y, _ in rows]
+    counts = [c for _, c in rows]
+    if sum(map(sum, counts)) == 0:
+        return
+    got = _statistic(np.array([ones], dtype=float), np.array(counts, dtype=float))[0]
+    assert got == pytest.approx(_by_loops(ones, counts), rel=1e-9, abs=1e-12)
+
+
+def test_strata_are_grid_values_or_quantile_bins_split_by_evidence():
+    grid = np.array([0.1, 0.1, 0.2, 0.3, 0.2])
+    assert list(_strata(grid, None, 20)) == [0, 0, 1, 2, 1]
+    assert list(_strata(grid, np.array([0, 1, 0, 0, 0]), 20)) == [0, 1, 2, 3, 2]
+    cont = np.random.default_rng(0).uniform(size=400)
+    codes = _strata(cont, None, 20)
+    assert np.unique(codes).size == 20 and np.bincount(codes).min() == 20
+
+
+def _study(n_ctx: int, leak: float, seed: int) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    q = rng.choice(np.linspace(0.1, 0.9, 5), size=n_ctx)
+    y = rng.uniform(size=n_ctx) < q
+    ctx = np.repeat(np.arange(n_ctx), 4)
+    p_yes = np.clip(q[ctx] + leak * (2 * y[ctx] - 1), 0, 1)
+    act = np.where(rng.uniform(size=ctx.size) < p_yes, "yes", "no")
+    return pd.DataFrame({"context": ctx, "belief": q[ctx], "action": act,
+                         "outcome": y[ctx].astype(int)})
+
+
+@settings(deadline=None, max_examples=5)
+@given(st.integers(0, 10_000))
+def test_permutations_keep_the_strata(seed):
+    """A study where every stratum has contexts of one outcome only: no permutation
+    can move an outcome, every draw equals the observed statistic, p = 1."""
+    data = _study(40, 0.3, seed)
+    data["belief"] = data["outcome"] * 0.5 + 0.2  # the belief says the outcome
+    assert strata_permutation_pvalue(data, n_resamples=19, rng=seed) == 1.0
+
+
+def test_size_on_a_null_and_power_against_a_leak():
+    null = [strata_permutation_pvalue(_study(60, 0.0, s), n_resamples=99, rng=s)
+            for s in range(40)]
+    assert np.mean(np.asarray(null) <= 0.05) <= 0.15 and np.mean(null) > 0.35
+    leak = [strata_permutation_pvalue(_study(60, 0.2, s), n_resamples=99, rng=s)
+            for s in range(20)]
+    assert np.mean(np.asarray(leak) <= 0.05) >= 0.8
+
+
+def test_the_matrix_runs_both_tests_on_the_same_studies(monkeypatch):
+    """validate_citest's competitor part, two studies a cell on the small-study designs:
+    a row per null and per alternative, each with both rejection rates."""
+    from benchmarks import validate_citest as matrix
+
+    monkeypatch.setattr(matrix, "_SINK", [])
+    rows = matrix.competitor_section(2, 2, 9, None, ["small study"])
+    assert [r["kind"] for r in rows] == ["size", "power", "power"]
+    assert all(r["ci_test"]["n"] == 2 and r["competitor"]["n"] == 2 for r in rows)
+    assert rows[0]["exact_cmi"] == 0.0 and rows[1]["exact_cmi"] > 0.05
+    assert "### Against the simplest valid competitor" in matrix.tables(
+        {"environment": {"commit": "x", "date": "d", "machine": {"cpus": 2},
+                         "versions": {"numpy": "2", "numba": "0"}},
+         "settings": {"n_resamples": 9}, "competitor": rows})
