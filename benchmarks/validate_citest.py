@@ -322,7 +322,8 @@ def tables(results: dict[str, Any]) -> str:
                       ("design", "exact CMI", "reps", "ci_test at 0.05", "competitor at 0.05"),
                       ([r["design"], f"{r['exact_cmi']:.3f}", r["reps"],
                         format_rate(r["ci_test"]), format_rate(r["competitor"])]
-                       for r in results["competitor"])), ""]
+                       for r in sorted(results["competitor"], key=lambda r: (
+                           r["kind"] != "size", r["design"], r["exact_cmi"])))), ""]
     return "\n".join(lines)
 
 
