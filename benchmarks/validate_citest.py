@@ -127,11 +127,15 @@ def _run_one(args: tuple[Design, int, dict[str, Any]]) -> tuple[float, float, fl
     return res.statistic, res.pvalue, ci.low, ci.high, res.k
 
 
+def _map(fn: Any, jobs: list[Any], pool: Any) -> np.ndarray:
+    """``fn`` over ``jobs``, in the pool when there is one, as an array."""
+    out = list(pool.map(fn, jobs, chunksize=4)) if pool else [fn(j) for j in jobs]
+    return np.asarray(out, dtype=np.float64)
+
+
 def _many(design: Design, reps: int, options: dict[str, Any], pool: Any,
           seed0: int) -> np.ndarray:
-    jobs = [(design, seed0 + s, options) for s in range(reps)]
-    out = list(pool.map(_run_one, jobs, chunksize=4)) if pool else [_run_one(j) for j in jobs]
-    return np.asarray(out, dtype=np.float64)
+    return _map(_run_one, [(design, seed0 + s, options) for s in range(reps)], pool)
 
 
 # ---------------------------------------------------------------- sections
@@ -254,20 +258,18 @@ def competitor_section(reps: int, power_reps: int, n_resamples: int, pool: Any,
         if only and not any(w in name for w in only):
             continue
         t0 = time.perf_counter()
-        jobs = [(design, 12_000_000 + 100_000 * i + s, n_resamples) for s in range(n)]
-        out = np.asarray(list(pool.map(_run_pair, jobs, chunksize=4)) if pool
-                         else [_run_pair(j) for j in jobs], dtype=np.float64)
-        row = {"design": name, "settings": _settings(design), "reps": n,
-               "kind": "power" if target else "size",
-               "exact_cmi": exact_cmi(design) if target else 0.0,
-               "ci_test": rejection_rate(out[:, 0] <= ALPHA),
-               "competitor": rejection_rate(out[:, 1] <= ALPHA),
-               "seconds": time.perf_counter() - t0}
-        rows.append(row)
+        out = _map(_run_pair, [(design, 12_000_000 + 100_000 * i + s, n_resamples)
+                               for s in range(n)], pool)
+        rows.append({"design": name, "settings": _settings(design), "reps": n,
+                     "kind": "power" if target else "size",
+                     "exact_cmi": exact_cmi(design) if target else 0.0,
+                     "ci_test": rejection_rate(out[:, 0] <= ALPHA),
+                     "competitor": rejection_rate(out[:, 1] <= ALPHA),
+                     "seconds": time.perf_counter() - t0})
         _saved("competitor", rows)
-        print(f"comp  {name:50s} cmi {row['exact_cmi']:.3f}: ci_test "
-              f"{row['ci_test']['rate']:.3f} competitor {row['competitor']['rate']:.3f}",
-              flush=True)
+        print(f"comp  {name:50s} cmi {rows[-1]['exact_cmi']:.3f}: ci_test "
+              f"{rows[-1]['ci_test']['rate']:.3f} competitor "
+              f"{rows[-1]['competitor']['rate']:.3f}", flush=True)
     return rows
 
 
