@@ -11,6 +11,7 @@ from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
+from benchmarks.citest_competitor import _g_statistic
 from benchmarks.citest_competitor import _statistic
 from benchmarks.citest_competitor import _strata
 from benchmarks.citest_competitor import strata_permutation_pvalue
@@ -39,6 +40,31 @@ def test_statistic_is_the_per_action_chi_square_by_loops(rows):
         return
     got = _statistic(np.array([ones], dtype=float), np.array(counts, dtype=float))[0]
     assert got == pytest.approx(_by_loops(ones, counts), rel=1e-9, abs=1e-12)
+
+
+def _g_by_loops(ones: list[int], counts: list[list[int]]) -> float:
+    """2 sum over actions and outcomes of n log(n N / (n_action n_outcome))."""
+    total = sum(sum(row) for row in counts)
+    out = 0.0
+    for j in range(len(counts[0])):
+        n_j = sum(row[j] for row in counts)
+        for y in (0, 1):
+            n_jy = sum(row[j] for row, o in zip(counts, ones, strict=True) if o == y)
+            n_y = sum(sum(row) for row, o in zip(counts, ones, strict=True) if o == y)
+            if n_jy:
+                out += 2 * n_jy * np.log(n_jy * total / (n_j * n_y))
+    return out
+
+
+@given(st.lists(st.tuples(st.integers(0, 1), st.lists(st.integers(0, 5), min_size=3,
+                                                      max_size=3)), min_size=2, max_size=8))
+def test_g_statistic_is_the_likelihood_ratio_by_loops(rows):
+    ones = [y for y, _ in rows]
+    counts = [c for _, c in rows]
+    if sum(map(sum, counts)) == 0:
+        return
+    got = _g_statistic(np.array([ones], dtype=float), np.array(counts, dtype=float))[0]
+    assert got == pytest.approx(_g_by_loops(ones, counts), rel=1e-9, abs=1e-9)
 
 
 def test_strata_are_grid_values_or_quantile_bins_split_by_evidence():
@@ -88,7 +114,8 @@ def test_the_matrix_runs_both_tests_on_the_same_studies(monkeypatch):
     monkeypatch.setattr(matrix, "_SINK", [])
     rows = matrix.competitor_section(2, 2, 9, None, ["small study"])
     assert [r["kind"] for r in rows] == ["size", "power", "power"]
-    assert all(r["ci_test"]["n"] == 2 and r["competitor"]["n"] == 2 for r in rows)
+    assert all(r["ci_test"]["n"] == r["competitor"]["n"] == r["competitor_g"]["n"] == 2
+               for r in rows)
     assert rows[0]["exact_cmi"] == 0.0 and rows[1]["exact_cmi"] > 0.05
     assert "### Against the simplest valid competitor" in matrix.tables(
         {"environment": {"commit": "x", "date": "d", "machine": {"cpus": 2},
