@@ -31,17 +31,6 @@ def _by_loops(ones: list[int], counts: list[list[int]]) -> float:
     return out
 
 
-@given(st.lists(st.tuples(st.integers(0, 1), st.lists(st.integers(0, 5), min_size=3,
-                                                      max_size=3)), min_size=2, max_size=8))
-def test_statistic_is_the_per_action_chi_square_by_loops(rows):
-    ones = [y for y, _ in rows]
-    counts = [c for _, c in rows]
-    if sum(map(sum, counts)) == 0:
-        return
-    got = _statistic(np.array([ones], dtype=float), np.array(counts, dtype=float))[0]
-    assert got == pytest.approx(_by_loops(ones, counts), rel=1e-9, abs=1e-12)
-
-
 def _g_by_loops(ones: list[int], counts: list[list[int]]) -> float:
     """2 sum over actions and outcomes of n log(n N / (n_action n_outcome))."""
     total = sum(sum(row) for row in counts)
@@ -56,15 +45,18 @@ def _g_by_loops(ones: list[int], counts: list[list[int]]) -> float:
     return out
 
 
+@pytest.mark.parametrize(("statistic", "by_loops"), [(_statistic, _by_loops),
+                                                     (_g_statistic, _g_by_loops)])
 @given(st.lists(st.tuples(st.integers(0, 1), st.lists(st.integers(0, 5), min_size=3,
                                                       max_size=3)), min_size=2, max_size=8))
-def test_g_statistic_is_the_likelihood_ratio_by_loops(rows):
+def test_statistics_against_loops(statistic, by_loops, rows):
+    """The per-action chi-square and the likelihood-ratio G of a stratum, by loops."""
     ones = [y for y, _ in rows]
     counts = [c for _, c in rows]
     if sum(map(sum, counts)) == 0:
         return
-    got = _g_statistic(np.array([ones], dtype=float), np.array(counts, dtype=float))[0]
-    assert got == pytest.approx(_g_by_loops(ones, counts), rel=1e-9, abs=1e-9)
+    got = statistic(np.array([ones], dtype=float), np.array(counts, dtype=float))[0]
+    assert got == pytest.approx(by_loops(ones, counts), rel=1e-9, abs=1e-9)
 
 
 def test_strata_are_grid_values_or_quantile_bins_split_by_evidence():
