@@ -43,9 +43,7 @@ def _strata(mean_belief: np.ndarray, evidence: np.ndarray | None, bins: int) -> 
 def _statistic(ones: np.ndarray, counts: np.ndarray) -> np.ndarray:
     """The stratum's statistic for each row of ``ones`` (B, m): which of its m contexts
     have outcome 1 in each draw; ``counts`` (m, J) the contexts' action counts."""
-    n = counts.sum(axis=0)
-    keep = n > 0
-    n, counts = n[keep], counts[:, keep]
+    n = counts.sum(axis=0)                               # an action no one chose adds 0
     n1 = ones @ counts                                   # (B, J)
     r = n1.sum(axis=1, keepdims=True) / n.sum()          # share of rows with outcome 1
     var = r * (1.0 - r) * n
@@ -58,9 +56,7 @@ def _statistic(ones: np.ndarray, counts: np.ndarray) -> np.ndarray:
 def _g_statistic(ones: np.ndarray, counts: np.ndarray) -> np.ndarray:
     """The stratum's likelihood-ratio statistic G = 2 sum n log(n / expected) over the
     actions and the two outcomes (2 N times the stratum's plug-in CMI), per draw."""
-    n = counts.sum(axis=0)
-    keep = n > 0
-    n, counts = n[keep], counts[:, keep]
+    n = counts.sum(axis=0)                               # an action no one chose adds 0
     n1 = ones @ counts
     n0 = n - n1
     total = n.sum()
