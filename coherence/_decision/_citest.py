@@ -6,6 +6,7 @@ Public: :func:`ci_test` and its result :class:`CITestResult`.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
@@ -35,6 +36,10 @@ from .._validation import probability_column
 from .._warnings import DegenerateDataWarning
 from .._warnings import NotCalibratedWarning
 from .._warnings import SmallSampleWarning
+from ._citest_bias import model_bias
+from ._citest_plugin import plugin_cmi
+from ._citest_plugin import plugin_null
+from ._citest_plugin import strata_of_rows
 from ._cmi import Prepared
 from ._cmi import combine
 from ._cmi import estimate
@@ -54,6 +59,7 @@ _CI_METHODS = ("debiased", "subsampling", "bootstrap", None)
 _CONDITION_ON = ("row", "context_mean")
 _CALIBRATE = ("cross-fitted", "in-sample")
 _PERMUTE = ("auto", "outcomes", "contexts", "rows")
+_TEST_STATISTICS = ("auto", "plugin", "knn")
 #: Parametric-bootstrap replicates used to estimate the estimator's bias (ci_method="debiased").
 _BIAS_REPLICATES = 200
 
@@ -61,7 +67,8 @@ _BIAS_REPLICATES = 200
 @dataclass(frozen=True, slots=True)
 class CITestResult(CoherenceResult, test_name="ci_test",
                    settings=("k", "n_resamples", "n_contexts", "evidence", "condition_on",
-                             "calibrate", "permute", "ci_method")):
+                             "calibrate", "permute", "ci_method", "test_statistic",
+                             "n_strata")):
     """Result of :func:`ci_test`.
 
     Attributes
@@ -70,8 +77,9 @@ class CITestResult(CoherenceResult, test_name="ci_test",
         The kNN estimate of I(action ; outcome | belief [, evidence]) in nats
         (can be negative; never clipped).
     pvalue : float
-        Conditional-permutation p-value, ``(1 + #{T_b >= T}) / (1 + B)``;
-        NaN for ``method='bootstrap'``, which is not a calibrated test.
+        Conditional-permutation p-value of the test statistic
+        (``test_statistic``), ``(1 + #{T_b >= T}) / (1 + B)``; NaN for
+        ``method='bootstrap'``, which is not a calibrated test.
     confidence_interval : ConfidenceInterval
         Interval for the CMI by context resampling (see ``ci_method``).
     n_obs : int
@@ -103,8 +111,17 @@ class CITestResult(CoherenceResult, test_name="ci_test",
         fitted model), ``'subsampling'`` (the same spread, centred on the
         estimate minus the permutation-null mean) or ``'bootstrap'`` (cluster
         bootstrap, percentile interval).
+    test_statistic : str
+        The statistic whose permutation distribution gives ``pvalue``:
+        ``'plugin'`` (the plug-in CMI over ``n_strata`` strata of the
+        conditioning values) or ``'knn'`` (``statistic`` itself).
+    test_statistic_value : float
+        Its value on the data, in nats (``statistic`` for ``'knn'``).
+    n_strata : int
+        Strata of the plug-in statistic (0 for ``'knn'``).
     null_distribution : numpy.ndarray
-        The statistic on each permuted data set (empty for the bootstrap method).
+        The test statistic on each permuted data set (empty for the bootstrap
+        method).
     resample_distribution : numpy.ndarray
         The statistic on each CI resample.
     table : pandas.DataFrame
@@ -120,6 +137,9 @@ class CITestResult(CoherenceResult, test_name="ci_test",
     calibrate: bool | str = False
     permute: str = "outcomes"
     ci_method: str | None = "debiased"
+    test_statistic: str = "knn"
+    test_statistic_value: float = float("nan")
+    n_strata: int = 0
     null_distribution: np.ndarray = field(default_factory=lambda: np.empty(0), repr=False)
     resample_distribution: np.ndarray = field(default_factory=lambda: np.empty(0), repr=False)
 
@@ -177,7 +197,7 @@ def _evidence_arrays(df: Any, evidence: tuple[str, ...]) -> tuple[np.ndarray, np
 def _ci_test_iv(data: Any, belief: Any, action: Any, outcome: Any, evidence: Any, group: Any,
                 k: Any, method: Any, n_resamples: Any, confidence_level: Any, calibrate: Any,
                 condition_on: Any, permute: Any, k_perm: Any, ci_method: Any,
-                resolution: Any,
+                resolution: Any, test_statistic: Any,
                 rng: RNGLike) -> tuple[_Design, dict[str, Any], np.random.Generator]:
     df = as_dataframe(data, owner=_OWNER)
     evidence = evidence_columns(evidence, _OWNER)
@@ -187,6 +207,7 @@ def _ci_test_iv(data: Any, belief: Any, action: Any, outcome: Any, evidence: Any
     check_choice(condition_on, "condition_on", _OWNER, _CONDITION_ON)
     check_choice(permute, "permute", _OWNER, _PERMUTE)
     check_choice(ci_method, "ci_method", _OWNER, _CI_METHODS)
+    check_choice(test_statistic, "test_statistic", _OWNER, _TEST_STATISTICS)
     if isinstance(calibrate, str):
         check_choice(calibrate, "calibrate", _OWNER, _CALIBRATE)
     elif not isinstance(calibrate, bool):
@@ -219,7 +240,8 @@ def _ci_test_iv(data: Any, belief: Any, action: Any, outcome: Any, evidence: Any
     options = {"k": k, "method": method, "n_resamples": n_resamples,
                "confidence_level": confidence_level, "calibrate": calibrate,
                "condition_on": condition_on, "permute": permute, "k_perm": k_perm,
-               "ci_method": ci_method, "resolution": resolution, "evidence": evidence}
+               "ci_method": ci_method, "resolution": resolution, "evidence": evidence,
+               "test_statistic": test_statistic}
     return design, options, check_rng(rng, owner=_OWNER)
 
 
@@ -327,101 +349,15 @@ def _outcome_null(prep: Prepared, k: int, y_unit: np.ndarray, groups: np.ndarray
     return out
 
 
-def _model_bias(prep: Prepared, k: int, belief: np.ndarray, ev_cont: np.ndarray,
-                groups: np.ndarray, n_replicates: int,
-                gen: np.random.Generator) -> float:
-    """The estimator's bias at the data's own dependence, by a parametric bootstrap.
+def _cached(compute: Callable[[], np.ndarray]) -> Callable[[], np.ndarray]:
+    """``compute`` run at most once: later calls return its first answer."""
+    store: list[np.ndarray] = []
 
-    Fits P(action | belief, evidence, outcome) (multinomial logistic regression
-    on a cubic-spline basis of the belief, one-hot discrete evidence, the
-    continuous evidence, the outcome and its interactions with the belief
-    basis) and P(outcome | belief, evidence); computes the exact CMI of the
-    fitted model over the observed rows; simulates studies from it (one outcome
-    per context, drawn from the mean of its rows' fitted probabilities; the
-    actions of the rows given their own belief and the simulated outcome) and
-    returns the mean estimate on them minus the model's CMI. NaN when a model
-    cannot be fitted (a constant action or outcome).
-    """
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.preprocessing import SplineTransformer
-    from threadpoolctl import threadpool_limits
-
-    action, outcome, ev_disc = prep.disc["x"], prep.disc["y"], prep.disc["z"]
-    n_a = int(action.max()) + 1
-    n_y = int(outcome.max()) + 1
-    if n_a < 2 or n_y < 2:
-        return float("nan")
-    n = len(action)
-    basis = SplineTransformer(n_knots=5, degree=3).fit_transform(belief[:, None])
-    parts = [basis]
-    if ev_disc.max() > 0:
-        parts.append(np.eye(int(ev_disc.max()) + 1)[ev_disc][:, 1:])
-    if ev_cont.shape[1]:
-        sd = ev_cont.std(axis=0)
-        parts.append((ev_cont - ev_cont.mean(axis=0)) / np.where(sd > 0, sd, 1.0))
-    base = np.column_stack(parts)
-
-    def with_outcome(y: np.ndarray) -> np.ndarray:
-        onehot = np.eye(n_y)[y][:, 1:]
-        inter = (onehot[:, :, None] * basis[:, None, :]).reshape(n, -1)
-        return np.column_stack([base, onehot, inter])
-
-    # small fits: scikit-learn's OpenMP threads (started after any limit the caller set,
-    # when scikit-learn is first imported here) only spin; one thread, same numbers
-    with threadpool_limits(1):
-        try:
-            m_a = LogisticRegression(C=10.0, max_iter=2000).fit(with_outcome(outcome), action)
-            m_y = LogisticRegression(C=10.0, max_iter=2000).fit(base, outcome)
-        except ValueError:
-            return float("nan")
-    # class probabilities in code order (classes absent from the fit get 0)
-    p_a = np.zeros((n_y, n, n_a))
-    for y in range(n_y):
-        p_a[y][:, m_a.classes_] = m_a.predict_proba(with_outcome(np.full(n, y)))
-    pi = np.zeros((n, n_y))
-    pi[:, m_y.classes_] = m_y.predict_proba(base)
-    mix = np.einsum("iy,yia->ia", pi, p_a)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        terms = np.where(p_a > 0, p_a * np.log(p_a / mix[None]), 0.0).sum(axis=2)
-    theta = float(np.mean(np.sum(pi * terms.T, axis=1)))
-    n_groups = int(groups.max()) + 1
-    cnt = np.bincount(groups, minlength=n_groups).astype(np.float64)
-    pi_context = np.column_stack([np.bincount(groups, weights=pi[:, y], minlength=n_groups)
-                                  for y in range(n_y)]) / cnt[:, None]
-    cum_context = np.cumsum(pi_context, axis=1)
-    cum_a = np.cumsum(p_a, axis=2)
-    rows = np.arange(n)
-    a_sims = np.empty((n_replicates, n), dtype=np.int64)
-    y_sims = np.empty((n_replicates, n), dtype=np.int64)
-    for b in range(n_replicates):
-        y_ctx = np.minimum((gen.random(n_groups)[:, None] > cum_context).sum(axis=1), n_y - 1)
-        y_sims[b] = y_ctx[groups]
-        a_sims[b] = np.minimum((gen.random(n)[:, None] > cum_a[y_sims[b], rows]).sum(axis=1),
-                               n_a - 1)
-    sims = _simulated_estimates(prep, k, a_sims, y_sims)
-    sims = sims[np.isfinite(sims)]
-    return float(np.mean(sims) - theta) if sims.size else float("nan")
-
-
-def _simulated_estimates(prep: Prepared, k: int, a_sims: np.ndarray,
-                         y_sims: np.ndarray) -> np.ndarray:
-    """The estimate on each simulated study (row ``b``: its actions and outcomes; the
-    conditioning values are the data's), in one kernel call when at most one
-    coordinate is continuous (the same values as :func:`estimate` on each)."""
-    if prep.n_continuous <= 1:
-        from ._kernels_cmi import simulated_estimates
-
-        keys = keys_1d(prep)
-        m_x = int(max(a_sims.max(initial=0), prep.disc["x"].max(initial=0))) + 1
-        m_y = int(max(y_sims.max(initial=0), prep.disc["y"].max(initial=0))) + 1
-        return np.asarray(simulated_estimates(keys.c, a_sims, y_sims, m_x, m_y, keys.kz,
-                                              int(keys.kz.max(initial=0)) + 1, keys.has_c,
-                                              k, psi_table(prep.n)))
-    out = np.empty(len(a_sims))
-    for b in range(len(a_sims)):
-        disc = dict(prep.disc, x=a_sims[b], y=y_sims[b])
-        out[b] = estimate(Prepared(n=prep.n, cont=prep.cont, disc=disc), k)
-    return out
+    def once() -> np.ndarray:
+        if not store:
+            store.append(compute())
+        return store[0]
+    return once
 
 
 def _warn_undefined(statistic: float) -> None:
@@ -523,6 +459,7 @@ def ci_test(
     k_perm: int = 3,
     ci_method: str | None = "debiased",
     resolution: float | None = 1e-6,
+    test_statistic: str = "auto",
     rng: RNGLike = None,
 ) -> CITestResult:
     r"""Test whether the action is independent of the outcome given the belief.
@@ -720,15 +657,18 @@ def ci_test(
     """
     design, opt, gen = _ci_test_iv(data, belief, action, outcome, evidence, group, k, method,
                                    n_resamples, confidence_level, calibrate, condition_on,
-                                   permute, k_perm, ci_method, resolution, rng)
+                                   permute, k_perm, ci_method, resolution, test_statistic,
+                                   rng)
     return _ci_test(design, opt, gen)
 
 
 def _context_interval(prep: Prepared, k: int, design: _Design, b_prob: np.ndarray,
-                      statistic: float, null: np.ndarray, opt: dict[str, Any],
+                      statistic: float, knn_null: Callable[[], np.ndarray],
+                      opt: dict[str, Any],
                       gen: np.random.Generator) -> tuple[float, float, np.ndarray]:
     """The permutation method's interval by context resampling (see ``ci_method``):
-    ``(low, high, resampled estimates)``."""
+    ``(low, high, resampled estimates)``. ``knn_null()`` gives the kNN estimate on
+    permuted copies (the bias at CMI = 0), computed only when it is needed."""
     groups = design.groups
     n_groups = int(groups.max()) + 1
     B = opt["n_resamples"]
@@ -752,9 +692,10 @@ def _context_interval(prep: Prepared, k: int, design: _Design, b_prob: np.ndarra
         # bias: at the fitted model ('debiased') or at CMI = 0 ('subsampling')
         bias = float("nan")
         if opt["ci_method"] == "debiased" and np.isfinite(statistic):
-            bias = _model_bias(prep, k, b_prob, design.ev_cont, groups,
+            bias = model_bias(prep, k, b_prob, design.ev_cont, groups,
                                min(B, _BIAS_REPLICATES), gen)
         if not np.isfinite(bias):
+            null = knn_null()
             finite_null = null[np.isfinite(null)]
             bias = float(np.mean(finite_null)) if finite_null.size else 0.0
         finite = res[np.isfinite(res)]
@@ -850,11 +791,27 @@ def _ci_test(design: _Design, opt: dict[str, Any], gen: np.random.Generator) -> 
                  else np.bincount(groups, minlength=n_groups).astype(np.int64))
         block_start, block_units = block_layout(unit_cond, sizes, opt["k_perm"])
         movable = int(np.sum(np.diff(block_start)[np.diff(block_start) > 1]))
-        null = _outcome_null(prep, k, y_unit, groups, block_start, block_units, seeds)
+        moves: tuple[str, tuple[np.ndarray, ...]] = (
+            "outcomes", (y_unit, groups, block_start, block_units))
+        knn_null = _cached(lambda: _outcome_null(prep, k, y_unit, groups, block_start,
+                                                 block_units, seeds))
     else:
         blocks = units_and_blocks(cond, groups, permute == "contexts", opt["k_perm"])
         movable = int(np.sum(np.diff(blocks[2])[np.diff(blocks[2]) > 1]))
-        null = _permutation_null(prep, k, blocks, seeds)
+        moves = ("actions", blocks)
+        knn_null = _cached(lambda: _permutation_null(prep, k, blocks, seeds))
+    test_statistic = opt["test_statistic"]
+    if test_statistic == "auto":  # the plug-in strata order rows by one continuous value
+        test_statistic = "plugin" if z_cont.shape[1] <= 1 else "knn"
+    n_strata = 0
+    if test_statistic == "plugin":
+        strata = strata_of_rows(cond, n_groups)
+        n_strata = int(strata.max()) + 1
+        observed = plugin_cmi(strata, design.action, design.outcome)
+        null = plugin_null(strata, design.action, design.outcome, moves, B, gen)
+    else:
+        observed = statistic
+        null = knn_null()
     if movable == 0 or not np.isfinite(statistic):
         why = ("no two units share a block (every unit is alone in its evidence stratum "
                "or conditioning value)" if movable == 0 else "the estimate is undefined "
@@ -864,14 +821,15 @@ def _ci_test(design: _Design, opt: dict[str, Any], gen: np.random.Generator) -> 
                       "are needed.", DegenerateDataWarning, stacklevel=3)
         pvalue = float("nan")
     else:
-        pvalue = float(monte_carlo_pvalue(null, statistic))
+        pvalue = float(monte_carlo_pvalue(null, observed))
 
     # ---- confidence interval by context resampling
-    low, high, res = _context_interval(prep, k, design, b_prob, statistic, null, opt, gen)
+    low, high, res = _context_interval(prep, k, design, b_prob, statistic, knn_null, opt, gen)
     if not np.isfinite(statistic):
         pvalue = low = high = float("nan")
     return CITestResult(
         statistic=statistic, pvalue=pvalue,
         confidence_interval=ConfidenceInterval(float(low), float(high), level),
         method="permutation", permute=permute, ci_method=opt["ci_method"],
+        test_statistic=test_statistic, test_statistic_value=observed, n_strata=n_strata,
         null_distribution=null, resample_distribution=res, **common)

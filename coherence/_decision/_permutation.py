@@ -140,24 +140,24 @@ def outcome_units(outcome: np.ndarray, belief: np.ndarray, z_cont: np.ndarray,
 
 
 def permutations_within(strata: np.ndarray, gen: np.random.Generator,
-                        n: int) -> Iterator[np.ndarray]:
+                        n: int, *, batch: int = _BATCH) -> Iterator[np.ndarray]:
     """``n`` random permutations of ``0..len(strata)-1``, each exchanging only items of the
     same stratum, yielded in batches (arrays of shape ``(batch, len(strata))``).
 
     Permutation ``b`` sends the items of a stratum, in order, to that stratum's positions
     sorted by ``n`` uniform keys; the keys are ``gen.random(len(strata))`` for each
     permutation in turn, so the draws (and the stream left behind) are those of ``n``
-    one-at-a-time calls, whatever the batch size.
+    one-at-a-time calls, whatever the batch size (at most ``batch`` permutations a batch).
     """
     strata = np.asarray(strata)
     size = len(strata)
     sorted_positions = np.argsort(strata, kind="stable")
     made = 0
     while made < n:
-        batch = min(_BATCH, n - made)
-        keys = gen.random((batch, size))
+        count = min(batch, n - made)
+        keys = gen.random((count, size))
         order = np.lexsort((keys, np.broadcast_to(strata, keys.shape)), axis=-1)
-        perm = np.empty((batch, size), dtype=np.int64)
+        perm = np.empty((count, size), dtype=np.int64)
         perm[:, sorted_positions] = order
-        made += batch
+        made += count
         yield perm

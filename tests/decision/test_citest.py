@@ -176,6 +176,8 @@ def test_constant_action_warns(rational):
     ({"ci_method": "bca"}, ValueError, "The 'ci_method' parameter of ci_test must be one of"),
     ({"condition_on": "mean"}, ValueError, "The 'condition_on' parameter of ci_test must be"),
     ({"permute": "all"}, ValueError, "The 'permute' parameter of ci_test must be one of"),
+    ({"test_statistic": "g"}, ValueError,
+     "The 'test_statistic' parameter of ci_test must be one of 'auto', 'plugin', 'knn'"),
     ({"n_resamples": 0}, ValueError, r"The 'n_resamples' parameter of ci_test must be an int "
                                      r">= 1; got 0"),
     ({"confidence_level": 1.0}, ValueError, "The 'confidence_level' parameter of ci_test"),
@@ -580,7 +582,7 @@ def test_category_order_does_not_change_the_result():
 def test_simulated_estimates_kernel_is_the_estimate_on_each_study(evidence):
     """The bias bootstrap's estimates, in one kernel call, are estimate() on each
     simulated study (actions and outcomes redrawn, conditioning kept)."""
-    from coherence._decision._citest import _simulated_estimates
+    from coherence._decision._citest_bias import simulated_estimates
     from coherence._decision._cmi import Prepared
     from coherence._decision._cmi import estimate
 
@@ -593,7 +595,7 @@ def test_simulated_estimates_kernel_is_the_estimate_on_each_study(evidence):
     a_sims = gen.integers(0, 3, (12, n))
     y_sims = gen.integers(0, 2, (12, n))
     a_sims[0] = 0  # a constant action in one study
-    fast = _simulated_estimates(prep, 3, a_sims, y_sims)
+    fast = simulated_estimates(prep, 3, a_sims, y_sims)
     slow = [estimate(Prepared(n=n, cont=prep.cont, disc=dict(prep.disc, x=a, y=y)), 3)
             for a, y in zip(a_sims, y_sims, strict=True)]
     np.testing.assert_allclose(fast, slow, rtol=0, atol=1e-13)

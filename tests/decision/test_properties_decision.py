@@ -107,8 +107,8 @@ def test_ci_pvalue_is_the_monte_carlo_pvalue_of_its_null(df, n_resamples):
         return
     kept = null[~np.isnan(null)]
     assert 1 / (kept.size + 1) <= res.pvalue <= 1.0
-    tol = 1e-9 * max(1.0, abs(res.statistic))
-    expected = (1 + sum(1 for t in kept if t >= res.statistic - tol)) / (kept.size + 1)
+    tol = 1e-9 * max(1.0, abs(res.test_statistic_value))
+    expected = (1 + sum(1 for t in kept if t >= res.test_statistic_value - tol)) / (kept.size + 1)
     assert res.pvalue == expected
 
 
