@@ -10,6 +10,11 @@ for c = 0; a coarser p-value, the same validity), ``n_resamples`` and, for catbo
 
     python -m benchmarks.validate_leakage --reps 400             # writes the JSON
     python -m benchmarks.validate_leakage --tables               # JSON -> docs tables
+    python -m benchmarks.validate_leakage --competitor --reps 200 --jobs 2
+
+``--competitor`` runs the test against the simplest valid competitor
+(:mod:`benchmarks.citest_competitor`) and ``ci_test`` on the same studies, at leaks
+from 0 to 0.5 (its rows are kept apart from the matrix's cells).
 
 ``--only PREFIX,...`` runs the cells whose name starts with a prefix; ``--merge`` keeps the
 other cells of an existing JSON. Coverage is that of ``E[S]``, the mean of the
@@ -149,6 +154,82 @@ def run_cell(name: str, reps: int, seed0: int) -> dict[str, Any]:
     return row
 
 
+#: the comparison on the same studies: designs (evidence constant within a context, which
+#: the competitor's strata need) and leaks
+COMPETITOR_DESIGNS: dict[str, LeakDesign] = {
+    "no evidence, 0.05 grid, 200 x 5": REF,
+    "nominal evidence, integer codes, 200 x 5": NOM,
+    "binary evidence (false negative x3), 200 x 5": BIN,
+    "small study: 40 x 3, binary evidence": BIN.with_(n_contexts=40, repetitions=3),
+}
+COMPETITOR_LEAKS = (0.0, 0.2, 0.35, 0.5)
+#: permutations of every test in the comparison (19 would cap the power of all three)
+COMPETITOR_PERMUTATIONS = 99
+
+
+def _run_three(args: tuple[LeakDesign, int]) -> tuple[float, float, float]:
+    """The p-values of leakage_test, ci_test and the stratified chi-square competitor on
+    one study (the intervals, which the p-values do not depend on, are cut short)."""
+    import coherence
+    from benchmarks.citest_competitor import strata_permutation_pvalue
+
+    design, seed = args
+    data = generate(design, seed)
+    evidence = ["evidence"] if "evidence" in data else []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        leak = coherence.leakage_test(data, evidence=evidence, rng=seed, n_resamples=20,
+                                      n_fold_draws=1, n_permutations=COMPETITOR_PERMUTATIONS)
+        ci = coherence.ci_test(data, evidence=evidence, rng=seed, ci_method=None,
+                               n_resamples=COMPETITOR_PERMUTATIONS)
+    other = strata_permutation_pvalue(data, n_resamples=COMPETITOR_PERMUTATIONS, rng=seed,
+                                      evidence="evidence" if evidence else None)
+    return leak.pvalue, ci.pvalue, other
+
+
+def competitor_section(reps: int, jobs: int) -> list[dict[str, Any]]:
+    from concurrent.futures import ProcessPoolExecutor
+
+    rows = []
+    commit = environment()["commit"]
+    pool = ProcessPoolExecutor(jobs) if jobs > 1 else None
+    for i, (name, design) in enumerate(COMPETITOR_DESIGNS.items()):
+        for j, leak in enumerate(COMPETITOR_LEAKS):
+            t0 = time.perf_counter()
+            seeds = [50_000_000 + 1_000_000 * i + 10_000 * j + s for s in range(reps)]
+            jobs_list = [(design.with_(leak=leak), s) for s in seeds]
+            out = np.array(list(pool.map(_run_three, jobs_list, chunksize=10) if pool
+                                else map(_run_three, jobs_list)))
+            row = {"design": name, "leak": leak, "reps": reps, "commit": commit,
+                   "settings": design.with_(leak=leak).settings(),
+                   **{key: rejection_rate(out[:, c] <= ALPHA) for c, key in
+                      enumerate(("leakage_test", "ci_test", "competitor"))},
+                   "seconds": time.perf_counter() - t0}
+            rows.append(row)
+            print(f"comp {name:46s} leak {leak:.2f}: leakage "
+                  f"{row['leakage_test']['rate']:.3f} ci_test {row['ci_test']['rate']:.3f} "
+                  f"competitor {row['competitor']['rate']:.3f} ({row['seconds']:.0f} s)",
+                  flush=True)
+    if pool:
+        pool.shutdown()
+    return rows
+
+
+def competitor_table(rows: list[dict[str, Any]]) -> list[str]:
+    commits = sorted({r["commit"][:10] for r in rows})
+    return ["", "### Against the simplest valid competitor (the same studies)", "",
+            f"Commit(s) {', '.join(f'`{c}`' for c in commits)}; {COMPETITOR_PERMUTATIONS} "
+            "permutations for every test. The competitor (`benchmarks/citest_competitor.py`) "
+            "permutes outcomes among the contexts of one stratum of the mean belief (grid "
+            "value or one of 20 quantile bins, split by the evidence) and sums "
+            "Cochran-Mantel-Haenszel's per-action chi-square; `ci_test` at its defaults "
+            "(the plug-in statistic). Leak 0 is the null.", "",
+            *markdown_table(
+                ("design", "leak", "reps", "leakage_test", "ci_test", "competitor"),
+                ([r["design"], f"{r['leak']:.2f}", r["reps"], format_rate(r["leakage_test"]),
+                  format_rate(r["ci_test"]), format_rate(r["competitor"])] for r in rows))]
+
+
 def _before(b: dict[str, Any] | None) -> str:
     if b is None:
         return ""
@@ -189,6 +270,8 @@ def tables(results: dict[str, Any], before: dict[str, Any] | None = None) -> str
                    + (f" ({r['n_nan_pvalue']} NaN)" if r["n_nan_pvalue"] else ""),
                    _before(old.get(r["design"])), format_rate(r["coverage_of_mean"]),
                    *_plain(r), f"{r['mean_statistic']:.2f}"] for r in results["cells"]))]
+    if results.get("competitor"):
+        lines += competitor_table(results["competitor"])
     return "\n".join(lines)
 
 
@@ -198,7 +281,16 @@ def main(argv: Iterable[str] | None = None) -> int:
                            append=False)
     parser.add_argument("--merge", action="store_true",
                         help="keep the other cells of an existing JSON")
+    parser.add_argument("--competitor", action="store_true",
+                        help="only the comparison with the simplest valid competitor")
+    parser.add_argument("--jobs", type=int, default=1)
     args = parser.parse_args(list(argv) if argv is not None else None)
+    if args.competitor:
+        kept = json.loads(args.out.read_text()) if args.out.exists() else {}
+        kept["competitor"] = competitor_section(args.reps, args.jobs)
+        kept.setdefault("environment", environment(("catboost",)))
+        write_json(args.out, kept)
+        return 0
     if args.tables:
         before_path = RESULTS.with_name("validate_leakage_before.json")
         before = json.loads(before_path.read_text()) if before_path.exists() else None
@@ -216,9 +308,12 @@ def main(argv: Iterable[str] | None = None) -> int:
         cells.append(run_cell(name, args.reps, 1_000_000 * (i + 1)))
         results["cells"] = cells
         if args.merge and args.out.exists():  # keep the other cells of the file
-            old = [r for r in json.loads(args.out.read_text()).get("cells", [])
+            stored = json.loads(args.out.read_text())
+            old = [r for r in stored.get("cells", [])
                    if r["design"] not in {c["design"] for c in cells}]
             results["cells"] = old + cells
+            if "competitor" in stored:
+                results["competitor"] = stored["competitor"]
         write_json(args.out, results)
     print(f"wrote {args.out}", file=sys.stderr)
     return 0

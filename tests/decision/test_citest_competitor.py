@@ -113,3 +113,20 @@ def test_the_matrix_runs_both_tests_on_the_same_studies(monkeypatch):
         {"environment": {"commit": "x", "date": "d", "machine": {"cpus": 2},
                          "versions": {"numpy": "2", "numba": "0"}},
          "settings": {"n_resamples": 9}, "competitor": rows})
+
+
+def test_leakage_matrix_runs_the_three_tests_on_the_same_studies(monkeypatch):
+    """validate_leakage's competitor part, two studies a cell on the small study: a row
+    per leak with the three rejection rates, and its table."""
+    from benchmarks import validate_leakage as matrix
+
+    small = matrix.COMPETITOR_DESIGNS["small study: 40 x 3, binary evidence"]
+    monkeypatch.setattr(matrix, "COMPETITOR_DESIGNS", {"small": small})
+    monkeypatch.setattr(matrix, "COMPETITOR_LEAKS", (0.0, 1.0))
+    monkeypatch.setattr(matrix, "COMPETITOR_PERMUTATIONS", 9)
+    rows = matrix.competitor_section(2, 1)
+    assert [r["leak"] for r in rows] == [0.0, 1.0]
+    assert all(r[key]["n"] == 2 for r in rows
+               for key in ("leakage_test", "ci_test", "competitor"))
+    table = "\n".join(matrix.competitor_table(rows))
+    assert "### Against the simplest valid competitor" in table and "| small | 1.00 | 2 |" in table
