@@ -830,6 +830,12 @@ def _ci_test(design: _Design, opt: dict[str, Any], gen: np.random.Generator) -> 
         permute = ("outcomes" if outcome_constant
                    else "contexts" if cond_constant else "rows")
     seeds = kernel_seeds(gen, B)
+    test_statistic = opt["test_statistic"]
+    if test_statistic == "auto":  # the plug-in strata order rows by one continuous value
+        test_statistic = "plugin" if z_cont.shape[1] <= 1 else "knn"
+    # the pooled plug-in statistic sees what a block of distinct values leaves between
+    # action and outcome: its blocks keep tie runs exact (validation_ci.md)
+    exact = test_statistic == "plugin"
     if permute == "outcomes":
         y_unit, unit_cond = outcome_units(design.outcome, stated_prob, z_perm,
                                            design.ev_disc, groups)
@@ -837,23 +843,22 @@ def _ci_test(design: _Design, opt: dict[str, Any], gen: np.random.Generator) -> 
         # as its number of rows: only contexts of equal size are exchangeable
         sizes = (np.ones(n_groups, np.int64) if cond_constant
                  else np.bincount(groups, minlength=n_groups).astype(np.int64))
-        block_start, block_units = block_layout(unit_cond, sizes, opt["k_perm"])
+        block_start, block_units = block_layout(unit_cond, sizes, opt["k_perm"],
+                                                keep_ties=exact)
         movable = int(np.sum(np.diff(block_start)[np.diff(block_start) > 1]))
         moves: tuple[str, tuple[np.ndarray, ...]] = (
             "outcomes", (y_unit, groups, block_start, block_units))
         knn_null = _cached(lambda: _outcome_null(prep, k, y_unit, groups, block_start,
                                                  block_units, seeds))
     else:
-        blocks = units_and_blocks(cond_perm, groups, permute == "contexts", opt["k_perm"])
+        blocks = units_and_blocks(cond_perm, groups, permute == "contexts", opt["k_perm"],
+                                  keep_ties=exact)
         movable = int(np.sum(np.diff(blocks[2])[np.diff(blocks[2]) > 1]))
         moves = ("actions", blocks)
         knn_null = _cached(lambda: _permutation_null(prep, k, blocks, seeds))
-    test_statistic = opt["test_statistic"]
-    if test_statistic == "auto":  # the plug-in strata order rows by one continuous value
-        test_statistic = "plugin" if z_cont.shape[1] <= 1 else "knn"
     n_strata = 0
     if test_statistic == "plugin":
-        strata = strata_of_rows(cond_perm, n_groups)
+        strata = strata_of_rows(cond_perm, groups)
         n_strata = int(strata.max()) + 1
         observed = plugin_cmi(strata, design.action, design.outcome)
         null = plugin_null(strata, design.action, design.outcome, moves, B, gen)

@@ -13,9 +13,11 @@ values,
 
 (in nats; :math:`2 n \hat I` is the likelihood-ratio G statistic of action
 against outcome summed over strata). The strata are runs of rows in the order of
-their conditioning values (within the discrete evidence stratum), tied values
+their conditioning values within each discrete evidence stratum, tied values
 never split, each run holding at least :func:`stratum_rows` rows: about
-:math:`2 \sqrt{C}` contexts' worth of rows for :math:`C` contexts.
+:math:`2 \sqrt{C_e}` contexts' worth of rows for the :math:`C_e` contexts of the
+evidence stratum (the permutation blocks are as wide as the contexts of one
+evidence stratum allow, so the pooling follows them).
 
 Strata much wider than the permutation blocks pool a leak of one sign over many
 blocks, which is where the power comes from (docs/validation_ci.md measures it
@@ -46,15 +48,22 @@ def stratum_rows(n_rows: int, n_contexts: int) -> int:
     return max(1, round(2.0 * n_rows / np.sqrt(max(n_contexts, 1))))
 
 
-def strata_of_rows(cond: np.ndarray, n_contexts: int) -> np.ndarray:
+def strata_of_rows(cond: np.ndarray, groups: np.ndarray) -> np.ndarray:
     """Each row's stratum (codes 0..S-1) from its conditioning values ``cond``
-    (``[discrete stratum, values...]`` per row): runs of tied values merged in value
-    order within the discrete stratum until each holds :func:`stratum_rows` rows."""
+    (``[discrete stratum, values...]`` per row) and its context ``groups``: within each
+    discrete stratum, runs of tied values merged in value order until each holds
+    :func:`stratum_rows` rows of that discrete stratum's rows and contexts."""
     n = len(cond)
-    start, order = block_layout(cond, np.ones(n, dtype=np.int64),
-                                stratum_rows(n, n_contexts))
     strata = np.empty(n, dtype=np.int64)
-    strata[order] = np.repeat(np.arange(len(start) - 1), np.diff(start))
+    _, disc = np.unique(cond[:, 0], return_inverse=True)
+    disc = disc.ravel()
+    offset = 0
+    for d in range(int(disc.max(initial=-1)) + 1):
+        rows = np.flatnonzero(disc == d)
+        least = stratum_rows(len(rows), len(np.unique(groups[rows])))
+        start, order = block_layout(cond[rows], np.ones(len(rows), dtype=np.int64), least)
+        strata[rows[order]] = offset + np.repeat(np.arange(len(start) - 1), np.diff(start))
+        offset += len(start) - 1
     return strata
 
 

@@ -25,8 +25,8 @@ __all__ = ["block_layout", "context_effects", "outcome_units", "permutations_wit
 _BATCH = 512
 
 
-def block_layout(unit_cond: np.ndarray, sizes: np.ndarray,
-                  k_perm: int) -> tuple[np.ndarray, np.ndarray]:
+def block_layout(unit_cond: np.ndarray, sizes: np.ndarray, k_perm: int, *,
+                 keep_ties: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Blocks of exchangeable units: ``(block_start, sorted units)``.
 
     ``unit_cond`` has one row per unit, ``[discrete stratum, values...]``. Units
@@ -35,6 +35,12 @@ def block_layout(unit_cond: np.ndarray, sizes: np.ndarray,
     (in that order, within the same size and stratum) until each block holds at
     least ``k_perm`` units. A stratum with a single unit is a block of one unit,
     which no permutation moves.
+
+    ``keep_ties=True``: a run of two or more tied units is a block of its own,
+    never merged (its permutations are exact); only units alone in their values
+    are merged, with the adjacent units alone in theirs, into blocks of at least
+    ``k_perm`` (a shorter final group joins the previous group when adjacent, and
+    a lone unit between two tie runs does not move).
     """
     keys = [unit_cond[:, j] for j in range(unit_cond.shape[1] - 1, -1, -1)] + [sizes]
     srt = np.lexsort(keys)
@@ -54,6 +60,9 @@ def block_layout(unit_cond: np.ndarray, sizes: np.ndarray,
         while t < m and not stratum_change[t]:
             t += 1
         ties = [s, *[i for i in range(s + 1, t) if tie_change[i]], t]
+        if keep_ties:
+            block_starts.extend(_exact_blocks(ties, k_perm))
+            continue
         cur = ties[0]
         local: list[int] = []
         for j in range(1, len(ties)):
@@ -68,8 +77,40 @@ def block_layout(unit_cond: np.ndarray, sizes: np.ndarray,
     return block_start, np.ascontiguousarray(srt, dtype=np.int64)
 
 
+def _exact_blocks(ties: list[int], k_perm: int) -> list[int]:
+    """Block starts of one stratum whose tie runs start at ``ties`` (its end last) under
+    ``keep_ties`` (see :func:`block_layout`)."""
+    starts: list[int] = []
+    group: list[int] = []  # starts of adjacent lone units not yet in a block
+    previous_group = -1    # start of the last closed group of lone units, if it ended here
+
+    def close() -> None:
+        nonlocal previous_group
+        if not group:
+            return
+        if len(group) < k_perm and previous_group >= 0:
+            return  # joins the previous group (its start already recorded)
+        starts.append(group[0])
+        previous_group = group[0]
+
+    for j in range(len(ties) - 1):
+        if ties[j + 1] - ties[j] >= 2:  # a tie run: its own exact block
+            close()
+            group.clear()
+            previous_group = -1
+            starts.append(ties[j])
+        else:
+            group.append(ties[j])
+            if len(group) >= k_perm:
+                close()
+                group.clear()
+    close()
+    return starts
+
+
 def units_and_blocks(cond: np.ndarray, groups: np.ndarray, use_contexts: bool,
-                      k_perm: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+                     k_perm: int, *, keep_ties: bool = False
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Exchangeable units of an action permutation (rows or whole contexts) and
     the blocks they are shuffled in (see :func:`block_layout`)."""
     n = len(groups)
@@ -83,7 +124,8 @@ def units_and_blocks(cond: np.ndarray, groups: np.ndarray, use_contexts: bool,
         unit_rows = np.arange(n, dtype=np.int64)
         unit_start = np.arange(n + 1, dtype=np.int64)
         unit_cond = cond
-    block_start, srt = block_layout(unit_cond, np.diff(unit_start), k_perm)
+    block_start, srt = block_layout(unit_cond, np.diff(unit_start), k_perm,
+                                    keep_ties=keep_ties)
     return (unit_start, np.ascontiguousarray(unit_rows, dtype=np.int64), block_start, srt)
 
 
