@@ -543,7 +543,10 @@ def ci_test(
         conditioning values form a block; runs with fewer than ``k_perm`` units
         are merged with their nearest neighbours in belief order (within the
         same discrete evidence stratum; a unit alone in its stratum never
-        moves).
+        moves). With the plug-in test statistic, runs of two or more tied
+        units stay blocks of their own and only units alone in their values
+        are merged, with each other (the pooled statistic would see what a
+        block of distinct beliefs leaves between action and outcome).
     ci_method : {'debiased', 'subsampling', 'bootstrap', None}
         Confidence interval of the permutation method. The spread comes from
         half of the contexts drawn without replacement (no duplicated rows):
@@ -560,8 +563,9 @@ def ci_test(
         The statistic recomputed on every permuted copy for the p-value.
         ``'plugin'``: the plug-in CMI of action and outcome over strata of the
         rows' conditioning values, each stratum a run of tied or neighbouring
-        beliefs (within the discrete evidence stratum) of about
-        :math:`2\sqrt{C}` contexts' rows for :math:`C` contexts (see Notes).
+        beliefs within a discrete evidence stratum, of about
+        :math:`2\sqrt{C_e}` contexts' rows for the :math:`C_e` contexts of that
+        evidence stratum (see Notes).
         ``'knn'``: the kNN estimate ``statistic`` itself (the earlier default;
         about half the power at the papers' study size, docs/validation_ci.md).
         ``'auto'`` (default): ``'plugin'`` unless continuous evidence is
@@ -646,7 +650,7 @@ def ci_test(
     adjacent beliefs, which dilutes the signal: at 200 contexts x 5
     repetitions and CMI 0.012 it rejects 0.30 (continuous beliefs) and 0.41
     (a 0.05 grid) of studies where the plug-in statistic rejects 0.885 and
-    0.935, and a stratified chi-square competitor 0.75 (docs/validation_ci.md).
+    0.930, and a stratified chi-square competitor 0.75 (docs/validation_ci.md).
 
     **The interval.** The kNN estimate is biased, and its bias depends on
     the CMI itself (it grows with it). ``ci_method='debiased'`` fits
