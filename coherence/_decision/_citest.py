@@ -360,10 +360,11 @@ def _cached(compute: Callable[[], np.ndarray]) -> Callable[[], np.ndarray]:
     return once
 
 
-def _warn_undefined(statistic: float) -> None:
+def _warn_undefined(statistic: float, stacklevel: int = 4) -> None:
     warnings.warn("ci_test: the estimate is undefined (no row has a neighbour with its "
                   "discrete values, e.g. every row alone in its evidence stratum); the "
-                  "statistic and the interval are NaN.", DegenerateDataWarning, stacklevel=4)
+                  "statistic and the interval are NaN.", DegenerateDataWarning,
+                  stacklevel=stacklevel)
 
 
 def _estimates_on(prep: Prepared, k: int, rows: np.ndarray, offsets: np.ndarray) -> np.ndarray:
@@ -751,6 +752,60 @@ def _context_interval(prep: Prepared, k: int, design: _Design, b_prob: np.ndarra
     return float(low), float(high), res
 
 
+def _moves(prep: Prepared, k: int, permute: str, stated_prob: np.ndarray, z_perm: np.ndarray,
+           cond_constant: bool, groups: np.ndarray, k_perm: int, exact: bool,
+           seeds: np.ndarray) -> tuple[tuple[str, tuple[np.ndarray, ...]], int,
+                                       Callable[[], np.ndarray]]:
+    """What the permutations move, in which blocks: ``(moves for plugin_null, units in
+    blocks of two or more, the kNN null computed when first asked for)``."""
+    ev_disc = prep.disc["z"]
+    cond_perm = np.column_stack([ev_disc.astype(np.float64), z_perm])
+    if permute == "outcomes":
+        n_groups = int(groups.max()) + 1
+        y_unit, unit_cond = outcome_units(prep.disc["y"], stated_prob, z_perm, ev_disc,
+                                          groups)
+        # when the conditioning varies within contexts, a context's mean is as precise
+        # as its number of rows: only contexts of equal size are exchangeable
+        sizes = (np.ones(n_groups, np.int64) if cond_constant
+                 else np.bincount(groups, minlength=n_groups).astype(np.int64))
+        block_start, block_units = block_layout(unit_cond, sizes, k_perm, keep_ties=exact)
+        movable = int(np.sum(np.diff(block_start)[np.diff(block_start) > 1]))
+        knn_null = _cached(lambda: _outcome_null(prep, k, y_unit, groups, block_start,
+                                                 block_units, seeds))
+        return ("outcomes", (y_unit, groups, block_start, block_units)), movable, knn_null
+    blocks = units_and_blocks(cond_perm, groups, permute == "contexts", k_perm,
+                              keep_ties=exact)
+    movable = int(np.sum(np.diff(blocks[2])[np.diff(blocks[2]) > 1]))
+    return ("actions", blocks), movable, _cached(lambda: _permutation_null(prep, k, blocks,
+                                                                           seeds))
+
+
+def _bootstrap_result(prep: Prepared, k: int, groups: np.ndarray, statistic: float,
+                      opt: dict[str, Any], gen: np.random.Generator,
+                      common: dict[str, Any]) -> CITestResult:
+    """``method='bootstrap'``: the paper's cluster-bootstrap percentile interval, no
+    p-value."""
+    warnings.warn("ci_test(method='bootstrap') reproduces the reference paper's rule for "
+                  "comparability; 'the bootstrap CI excludes 0' is not a calibrated test "
+                  "(duplicated rows inflate kNN estimates) and no p-value is given. Use "
+                  "method='permutation' for a test.", NotCalibratedWarning, stacklevel=4)
+    level = opt["confidence_level"]
+    rows, offsets = cluster_resample_rows(
+        groups, cluster_draws(int(groups.max()) + 1, opt["n_resamples"], gen))
+    boot = _estimates_on(prep, k, rows, offsets)
+    low, high = percentile_interval(boot, level)
+    if not np.isfinite(statistic):
+        # resamples duplicate rows, which gives every row a neighbour: their
+        # estimates exist where the data's does not; no interval for it
+        _warn_undefined(statistic, stacklevel=5)
+        low = high = float("nan")
+    return CITestResult(
+        statistic=statistic, pvalue=np.nan,
+        confidence_interval=ConfidenceInterval(low, high, level),
+        method="bootstrap", permute="none", ci_method="bootstrap",
+        null_distribution=np.empty(0), resample_distribution=boot, **common)
+
+
 def _ci_test(design: _Design, opt: dict[str, Any], gen: np.random.Generator) -> CITestResult:
     """The array layer of :func:`ci_test`: validated design arrays and options in, the
     estimate, its permutation null and interval out. Warnings point at the caller of
@@ -802,23 +857,7 @@ def _ci_test(design: _Design, opt: dict[str, Any], gen: np.random.Generator) -> 
               "calibrate": opt["calibrate"]}
 
     if opt["method"] == "bootstrap":
-        warnings.warn("ci_test(method='bootstrap') reproduces the reference paper's rule for "
-                      "comparability; 'the bootstrap CI excludes 0' is not a calibrated test "
-                      "(duplicated rows inflate kNN estimates) and no p-value is given. Use "
-                      "method='permutation' for a test.", NotCalibratedWarning, stacklevel=3)
-        rows, offsets = cluster_resample_rows(groups, cluster_draws(n_groups, B, gen))
-        boot = _estimates_on(prep, k, rows, offsets)
-        low, high = percentile_interval(boot, level)
-        if not np.isfinite(statistic):
-            # resamples duplicate rows, which gives every row a neighbour: their
-            # estimates exist where the data's does not; no interval for it
-            _warn_undefined(statistic)
-            low = high = float("nan")
-        return CITestResult(
-            statistic=statistic, pvalue=np.nan,
-            confidence_interval=ConfidenceInterval(low, high, level),
-            method="bootstrap", permute="none", ci_method="bootstrap",
-            null_distribution=np.empty(0), resample_distribution=boot, **common)
+        return _bootstrap_result(prep, k, groups, statistic, opt, gen, common)
 
     # ---- permutation null
     outcome_constant = _constant_within(design.outcome.astype(np.float64), groups)
@@ -840,26 +879,8 @@ def _ci_test(design: _Design, opt: dict[str, Any], gen: np.random.Generator) -> 
     # the pooled plug-in statistic sees what a block of distinct values leaves between
     # action and outcome: its blocks keep tie runs exact (validation_ci.md)
     exact = test_statistic == "plugin"
-    if permute == "outcomes":
-        y_unit, unit_cond = outcome_units(design.outcome, stated_prob, z_perm,
-                                           design.ev_disc, groups)
-        # when the conditioning varies within contexts, a context's mean is as precise
-        # as its number of rows: only contexts of equal size are exchangeable
-        sizes = (np.ones(n_groups, np.int64) if cond_constant
-                 else np.bincount(groups, minlength=n_groups).astype(np.int64))
-        block_start, block_units = block_layout(unit_cond, sizes, opt["k_perm"],
-                                                keep_ties=exact)
-        movable = int(np.sum(np.diff(block_start)[np.diff(block_start) > 1]))
-        moves: tuple[str, tuple[np.ndarray, ...]] = (
-            "outcomes", (y_unit, groups, block_start, block_units))
-        knn_null = _cached(lambda: _outcome_null(prep, k, y_unit, groups, block_start,
-                                                 block_units, seeds))
-    else:
-        blocks = units_and_blocks(cond_perm, groups, permute == "contexts", opt["k_perm"],
-                                  keep_ties=exact)
-        movable = int(np.sum(np.diff(blocks[2])[np.diff(blocks[2]) > 1]))
-        moves = ("actions", blocks)
-        knn_null = _cached(lambda: _permutation_null(prep, k, blocks, seeds))
+    moves, movable, knn_null = _moves(prep, k, permute, stated_prob, z_perm, cond_constant,
+                                      groups, opt["k_perm"], exact, seeds)
     n_strata = 0
     if test_statistic == "plugin":
         strata = strata_of_rows(cond_perm, groups)
