@@ -36,15 +36,16 @@ from .._validation import probability_column
 from .._warnings import DegenerateDataWarning
 from .._warnings import NotCalibratedWarning
 from .._warnings import SmallSampleWarning
-from ._citest_bias import model_bias
+from ._citest_knn import estimates_on
+from ._citest_knn import model_bias
+from ._citest_knn import outcome_null
+from ._citest_knn import permutation_null
 from ._citest_plugin import plugin_cmi
 from ._citest_plugin import plugin_null
 from ._citest_plugin import strata_of_rows
 from ._cmi import Prepared
 from ._cmi import combine
 from ._cmi import estimate
-from ._cmi import keys_1d
-from ._cmi import psi_table
 from ._design import evidence_columns
 from ._design import require_design_columns
 from ._permutation import block_layout
@@ -323,32 +324,6 @@ def _auto_k(cond: np.ndarray, groups: np.ndarray) -> int:
     return int(min(k, n - 1))
 
 
-def _outcome_null(prep: Prepared, k: int, y_unit: np.ndarray, groups: np.ndarray,
-                  block_start: np.ndarray, block_units: np.ndarray,
-                  seeds: np.ndarray) -> np.ndarray:
-    """Estimates after permuting the contexts' outcomes inside blocks, one per seed."""
-    if prep.n_continuous <= 1:
-        from ._kernels_cmi import unit_permutation_null
-
-        keys = keys_1d(prep)
-        m_z = int(keys.kz.max()) + 1
-        m_y = int(y_unit.max()) + 1
-        return np.asarray(unit_permutation_null(
-            keys.c, prep.disc["x"], y_unit, groups, m_y, keys.kz, m_z, keys.has_c, k,
-            psi_table(prep.n), block_start, block_units, seeds))
-    # several continuous conditioning coordinates: the same permutations in Python
-    out = np.empty(len(seeds))
-    for b, seed in enumerate(seeds):
-        gen = np.random.default_rng(int(seed))
-        source = np.arange(len(y_unit))
-        for j in range(len(block_start) - 1):
-            units = block_units[block_start[j]:block_start[j + 1]]
-            source[units] = units[gen.permutation(len(units))]
-        disc = dict(prep.disc, y=y_unit[source[groups]])
-        out[b] = estimate(Prepared(n=prep.n, cont=prep.cont, disc=disc), k)
-    return out
-
-
 def _cached(compute: Callable[[], np.ndarray]) -> Callable[[], np.ndarray]:
     """``compute`` run at most once: later calls return its first answer."""
     store: list[np.ndarray] = []
@@ -365,52 +340,6 @@ def _warn_undefined(statistic: float, stacklevel: int = 4) -> None:
                   "discrete values, e.g. every row alone in its evidence stratum); the "
                   "statistic and the interval are NaN.", DegenerateDataWarning,
                   stacklevel=stacklevel)
-
-
-def _estimates_on(prep: Prepared, k: int, rows: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    if prep.n_continuous <= 1:
-        from ._kernels_cmi import resample_estimates
-
-        keys = keys_1d(prep)
-        longest = int(np.max(np.diff(offsets)))
-        return np.asarray(resample_estimates(keys.c, keys.kxyz, keys.kxz, keys.kyz, keys.kz,
-                                             keys.has_c, k, psi_table(longest), rows, offsets))
-    out = np.empty(len(offsets) - 1)
-    for b in range(len(out)):
-        idx = rows[offsets[b]:offsets[b + 1]]
-        sub = Prepared(n=len(idx), cont={r: v[idx] for r, v in prep.cont.items()},
-                        disc={r: v[idx] for r, v in prep.disc.items()})
-        out[b] = estimate(sub, k)
-    return out
-
-
-def _permutation_null(prep: Prepared, k: int, blocks: tuple[np.ndarray, ...],
-                      seeds: np.ndarray) -> np.ndarray:
-    unit_start, unit_rows, block_start, block_units = blocks
-    if prep.n_continuous <= 1:
-        from ._kernels_cmi import permutation_null
-
-        keys = keys_1d(prep)
-        m_yz = int(keys.kyz.max()) + 1
-        m_z = int(keys.kz.max()) + 1
-        return np.asarray(permutation_null(
-            keys.c, prep.disc["x"], keys.kyz, m_yz, keys.kz, m_z, keys.has_c, k,
-            psi_table(prep.n), unit_start, unit_rows, block_start, block_units, seeds))
-    # several continuous conditioning coordinates: the same permutations in Python
-    out = np.empty(len(seeds))
-    dx = prep.disc["x"]
-    for b, seed in enumerate(seeds):
-        gen = np.random.default_rng(int(seed))
-        src = np.arange(prep.n)
-        for j in range(len(block_start) - 1):
-            units = block_units[block_start[j]:block_start[j + 1]]
-            shuffled = units[gen.permutation(len(units))]
-            for u, v in zip(units, shuffled, strict=True):
-                src[unit_rows[unit_start[u]:unit_start[u + 1]]] = \
-                    unit_rows[unit_start[v]:unit_start[v + 1]]
-        disc = dict(prep.disc, x=dx[src])
-        out[b] = estimate(Prepared(n=prep.n, cont=prep.cont, disc=disc), k)
-    return out
 
 
 def _warn_if_neighbours_within_contexts(z_cont: np.ndarray, ev_disc: np.ndarray,
@@ -721,7 +650,7 @@ def _context_interval(prep: Prepared, k: int, design: _Design, b_prob: np.ndarra
         return float("nan"), float("nan"), np.empty(0)
     if opt["ci_method"] == "bootstrap":
         rows, offsets = cluster_resample_rows(groups, cluster_draws(n_groups, B, gen))
-        res = _estimates_on(prep, k, rows, offsets)
+        res = estimates_on(prep, k, rows, offsets)
         low, high = percentile_interval(res, level)
         if not np.isfinite(statistic):  # see method='bootstrap' above
             low = high = float("nan")
@@ -729,7 +658,7 @@ def _context_interval(prep: Prepared, k: int, design: _Design, b_prob: np.ndarra
         m = max(2, n_groups // 2)
         draws = [gen.permutation(n_groups)[:m] for _ in range(B)]
         rows, offsets = cluster_resample_rows(groups, draws)
-        res = _estimates_on(prep, k, rows, offsets)
+        res = estimates_on(prep, k, rows, offsets)
         scale = np.sqrt(m / max(n_groups - m, 1))
         # spread from the half-samples, centred on their own mean (the estimator's
         # bias changes with the sample size); location from the estimate minus its
@@ -770,13 +699,13 @@ def _moves(prep: Prepared, k: int, permute: str, stated_prob: np.ndarray, z_perm
                  else np.bincount(groups, minlength=n_groups).astype(np.int64))
         block_start, block_units = block_layout(unit_cond, sizes, k_perm, keep_ties=exact)
         movable = int(np.sum(np.diff(block_start)[np.diff(block_start) > 1]))
-        knn_null = _cached(lambda: _outcome_null(prep, k, y_unit, groups, block_start,
+        knn_null = _cached(lambda: outcome_null(prep, k, y_unit, groups, block_start,
                                                  block_units, seeds))
         return ("outcomes", (y_unit, groups, block_start, block_units)), movable, knn_null
     blocks = units_and_blocks(cond_perm, groups, permute == "contexts", k_perm,
                               keep_ties=exact)
     movable = int(np.sum(np.diff(blocks[2])[np.diff(blocks[2]) > 1]))
-    return ("actions", blocks), movable, _cached(lambda: _permutation_null(prep, k, blocks,
+    return ("actions", blocks), movable, _cached(lambda: permutation_null(prep, k, blocks,
                                                                            seeds))
 
 
@@ -792,7 +721,7 @@ def _bootstrap_result(prep: Prepared, k: int, groups: np.ndarray, statistic: flo
     level = opt["confidence_level"]
     rows, offsets = cluster_resample_rows(
         groups, cluster_draws(int(groups.max()) + 1, opt["n_resamples"], gen))
-    boot = _estimates_on(prep, k, rows, offsets)
+    boot = estimates_on(prep, k, rows, offsets)
     low, high = percentile_interval(boot, level)
     if not np.isfinite(statistic):
         # resamples duplicate rows, which gives every row a neighbour: their

@@ -270,7 +270,7 @@ def _prepared(data: pd.DataFrame):
 
 
 def test_resample_kernel_equals_direct_estimates_with_duplicates(rational):
-    from coherence._decision._citest import _estimates_on
+    from coherence._decision._citest_knn import estimates_on
     from coherence._decision._cmi import Prepared
     from coherence._decision._cmi import estimate
     from coherence._resampling import cluster_resample_rows
@@ -280,7 +280,7 @@ def test_resample_kernel_equals_direct_estimates_with_duplicates(rational):
     gen = np.random.default_rng(0)
     draws = [gen.integers(0, 200, size=200) for _ in range(3)] + [np.arange(100)]
     rows, offsets = cluster_resample_rows(groups, draws)
-    fast = _estimates_on(prep, 3, rows, offsets)
+    fast = estimates_on(prep, 3, rows, offsets)
     for b in range(len(draws)):
         idx = rows[offsets[b]:offsets[b + 1]]
         assert len(idx) == 5 * len(draws[b])
@@ -291,20 +291,20 @@ def test_resample_kernel_equals_direct_estimates_with_duplicates(rational):
 
 
 def test_permutation_kernel_without_exchangeable_units_returns_the_statistic(rational):
-    from coherence._decision._citest import _permutation_null
+    from coherence._decision._citest_knn import permutation_null
     from coherence._decision._cmi import estimate
 
     prep = _prepared(rational)
     n = len(rational)
     units = np.arange(n, dtype=np.int64)
     blocks = (np.arange(n + 1, dtype=np.int64), units, np.arange(n + 1, dtype=np.int64), units)
-    null = _permutation_null(prep, 3, blocks, np.arange(4, dtype=np.int64))
+    null = permutation_null(prep, 3, blocks, np.arange(4, dtype=np.int64))
     assert np.allclose(null, estimate(prep, 3), rtol=1e-12, atol=1e-14)
 
 
 def test_permutations_keep_the_action_counts_of_each_belief(rational):
     # a statistic of the permuted data that must not move: I(action ; belief)
-    from coherence._decision._citest import _permutation_null
+    from coherence._decision._citest_knn import permutation_null
 
     prep = _prepared(rational)
     y_is_belief = type(prep)(n=prep.n, cont={"x": prep.cont["x"], "y": prep.cont["z"],
@@ -314,7 +314,7 @@ def test_permutations_keep_the_action_counts_of_each_belief(rational):
     cond = np.column_stack([np.zeros(prep.n), prep.cont["z"][:, 0]])
     # blocks of exact ties only (k_perm = 1): the belief-action table is invariant
     blocks = units_and_blocks(cond, rational["context"].to_numpy(), True, 1)
-    null = _permutation_null(y_is_belief, 3, blocks, np.arange(8, dtype=np.int64))
+    null = permutation_null(y_is_belief, 3, blocks, np.arange(8, dtype=np.int64))
     assert np.ptp(null) < 1e-12
 
 
@@ -354,13 +354,13 @@ def _numba_block_shuffle(seed, block_start, block_units):
 
 
 def test_outcome_permutation_kernel_equals_estimates_on_the_permuted_outcomes(rational):
-    from coherence._decision._citest import _outcome_null
+    from coherence._decision._citest_knn import outcome_null
     from coherence._decision._cmi import Prepared
     from coherence._decision._cmi import estimate
 
     prep, groups, y_unit, (block_start, block_units) = _outcome_design(rational)
     seeds = np.arange(5, dtype=np.int64)
-    fast = _outcome_null(prep, 3, y_unit, groups, block_start, block_units, seeds)
+    fast = outcome_null(prep, 3, y_unit, groups, block_start, block_units, seeds)
     for b, seed in enumerate(seeds):
         shuffled = _numba_block_shuffle(int(seed), block_start, block_units)
         source = np.arange(len(y_unit))
@@ -582,7 +582,7 @@ def test_category_order_does_not_change_the_result():
 def test_simulated_estimates_kernel_is_the_estimate_on_each_study(evidence):
     """The bias bootstrap's estimates, in one kernel call, are estimate() on each
     simulated study (actions and outcomes redrawn, conditioning kept)."""
-    from coherence._decision._citest_bias import simulated_estimates
+    from coherence._decision._citest_knn import simulated_estimates
     from coherence._decision._cmi import Prepared
     from coherence._decision._cmi import estimate
 

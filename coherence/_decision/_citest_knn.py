@@ -1,5 +1,8 @@
-"""The bias of :func:`coherence.ci_test`'s kNN estimate at the data's own dependence
-(its ``ci_method='debiased'`` interval), by a parametric bootstrap from a fitted model.
+"""The kNN estimate of :func:`coherence.ci_test` on other copies of the data: permuted
+(the null of ``test_statistic='knn'``, and the bias at CMI = 0), resampled (the
+interval) and simulated from a fitted model (the bias at the data's own dependence, for
+``ci_method='debiased'``). One numba kernel call each when at most one conditioning
+coordinate is continuous, the same values as :func:`estimate` on each copy otherwise.
 """
 
 from __future__ import annotations
@@ -11,12 +14,13 @@ from ._cmi import estimate
 from ._cmi import keys_1d
 from ._cmi import psi_table
 
-__all__ = ["model_bias", "simulated_estimates"]
+__all__ = ["estimates_on", "model_bias", "outcome_null", "permutation_null",
+           "simulated_estimates"]
 
 
 def model_bias(prep: Prepared, k: int, belief: np.ndarray, ev_cont: np.ndarray,
-                groups: np.ndarray, n_replicates: int,
-                gen: np.random.Generator) -> float:
+               groups: np.ndarray, n_replicates: int,
+               gen: np.random.Generator) -> float:
     """The estimator's bias at the data's own dependence, by a parametric bootstrap.
 
     Fits P(action | belief, evidence, outcome) (multinomial logistic regression
@@ -91,7 +95,7 @@ def model_bias(prep: Prepared, k: int, belief: np.ndarray, ev_cont: np.ndarray,
 
 
 def simulated_estimates(prep: Prepared, k: int, a_sims: np.ndarray,
-                         y_sims: np.ndarray) -> np.ndarray:
+                        y_sims: np.ndarray) -> np.ndarray:
     """The estimate on each simulated study (row ``b``: its actions and outcomes; the
     conditioning values are the data's), in one kernel call when at most one
     coordinate is continuous (the same values as :func:`estimate` on each)."""
@@ -107,5 +111,77 @@ def simulated_estimates(prep: Prepared, k: int, a_sims: np.ndarray,
     out = np.empty(len(a_sims))
     for b in range(len(a_sims)):
         disc = dict(prep.disc, x=a_sims[b], y=y_sims[b])
+        out[b] = estimate(Prepared(n=prep.n, cont=prep.cont, disc=disc), k)
+    return out
+
+
+def outcome_null(prep: Prepared, k: int, y_unit: np.ndarray, groups: np.ndarray,
+                 block_start: np.ndarray, block_units: np.ndarray,
+                 seeds: np.ndarray) -> np.ndarray:
+    """Estimates after permuting the contexts' outcomes inside blocks, one per seed."""
+    if prep.n_continuous <= 1:
+        from ._kernels_cmi import unit_permutation_null
+
+        keys = keys_1d(prep)
+        m_z = int(keys.kz.max()) + 1
+        m_y = int(y_unit.max()) + 1
+        return np.asarray(unit_permutation_null(
+            keys.c, prep.disc["x"], y_unit, groups, m_y, keys.kz, m_z, keys.has_c, k,
+            psi_table(prep.n), block_start, block_units, seeds))
+    # several continuous conditioning coordinates: the same permutations in Python
+    out = np.empty(len(seeds))
+    for b, seed in enumerate(seeds):
+        gen = np.random.default_rng(int(seed))
+        source = np.arange(len(y_unit))
+        for j in range(len(block_start) - 1):
+            units = block_units[block_start[j]:block_start[j + 1]]
+            source[units] = units[gen.permutation(len(units))]
+        disc = dict(prep.disc, y=y_unit[source[groups]])
+        out[b] = estimate(Prepared(n=prep.n, cont=prep.cont, disc=disc), k)
+    return out
+
+
+def estimates_on(prep: Prepared, k: int, rows: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    if prep.n_continuous <= 1:
+        from ._kernels_cmi import resample_estimates
+
+        keys = keys_1d(prep)
+        longest = int(np.max(np.diff(offsets)))
+        return np.asarray(resample_estimates(keys.c, keys.kxyz, keys.kxz, keys.kyz, keys.kz,
+                                             keys.has_c, k, psi_table(longest), rows, offsets))
+    out = np.empty(len(offsets) - 1)
+    for b in range(len(out)):
+        idx = rows[offsets[b]:offsets[b + 1]]
+        sub = Prepared(n=len(idx), cont={r: v[idx] for r, v in prep.cont.items()},
+                        disc={r: v[idx] for r, v in prep.disc.items()})
+        out[b] = estimate(sub, k)
+    return out
+
+
+def permutation_null(prep: Prepared, k: int, blocks: tuple[np.ndarray, ...],
+                     seeds: np.ndarray) -> np.ndarray:
+    unit_start, unit_rows, block_start, block_units = blocks
+    if prep.n_continuous <= 1:
+        from ._kernels_cmi import permutation_null
+
+        keys = keys_1d(prep)
+        m_yz = int(keys.kyz.max()) + 1
+        m_z = int(keys.kz.max()) + 1
+        return np.asarray(permutation_null(
+            keys.c, prep.disc["x"], keys.kyz, m_yz, keys.kz, m_z, keys.has_c, k,
+            psi_table(prep.n), unit_start, unit_rows, block_start, block_units, seeds))
+    # several continuous conditioning coordinates: the same permutations in Python
+    out = np.empty(len(seeds))
+    dx = prep.disc["x"]
+    for b, seed in enumerate(seeds):
+        gen = np.random.default_rng(int(seed))
+        src = np.arange(prep.n)
+        for j in range(len(block_start) - 1):
+            units = block_units[block_start[j]:block_start[j + 1]]
+            shuffled = units[gen.permutation(len(units))]
+            for u, v in zip(units, shuffled, strict=True):
+                src[unit_rows[unit_start[u]:unit_start[u + 1]]] = \
+                    unit_rows[unit_start[v]:unit_start[v + 1]]
+        disc = dict(prep.disc, x=dx[src])
         out[b] = estimate(Prepared(n=prep.n, cont=prep.cont, disc=disc), k)
     return out
