@@ -5,6 +5,7 @@ Public: :func:`ci_test` and its result :class:`CITestResult`.
 
 from __future__ import annotations
 
+import functools
 import warnings
 from collections.abc import Callable
 from collections.abc import Sequence
@@ -322,17 +323,6 @@ def _auto_k(cond: np.ndarray, groups: np.ndarray) -> int:
         return min(3, n - 1)
     k = max(3, int(np.ceil(2 * float(np.mean(own)))), round(0.6 * np.sqrt(n)))
     return int(min(k, n - 1))
-
-
-def _cached(compute: Callable[[], np.ndarray]) -> Callable[[], np.ndarray]:
-    """``compute`` run at most once: later calls return its first answer."""
-    store: list[np.ndarray] = []
-
-    def once() -> np.ndarray:
-        if not store:
-            store.append(compute())
-        return store[0]
-    return once
 
 
 def _warn_undefined(statistic: float, stacklevel: int = 4) -> None:
@@ -699,14 +689,14 @@ def _moves(prep: Prepared, k: int, permute: str, stated_prob: np.ndarray, z_perm
                  else np.bincount(groups, minlength=n_groups).astype(np.int64))
         block_start, block_units = block_layout(unit_cond, sizes, k_perm, keep_ties=exact)
         movable = int(np.sum(np.diff(block_start)[np.diff(block_start) > 1]))
-        knn_null = _cached(lambda: outcome_null(prep, k, y_unit, groups, block_start,
-                                                 block_units, seeds))
+        knn_null = functools.cache(lambda: outcome_null(prep, k, y_unit, groups,
+                                                        block_start, block_units, seeds))
         return ("outcomes", (y_unit, groups, block_start, block_units)), movable, knn_null
     blocks = units_and_blocks(cond_perm, groups, permute == "contexts", k_perm,
                               keep_ties=exact)
     movable = int(np.sum(np.diff(blocks[2])[np.diff(blocks[2]) > 1]))
-    return ("actions", blocks), movable, _cached(lambda: permutation_null(prep, k, blocks,
-                                                                           seeds))
+    knn_null = functools.cache(lambda: permutation_null(prep, k, blocks, seeds))
+    return ("actions", blocks), movable, knn_null
 
 
 def _bootstrap_result(prep: Prepared, k: int, groups: np.ndarray, statistic: float,
