@@ -55,11 +55,10 @@ def strata_of_rows(cond: np.ndarray, groups: np.ndarray) -> np.ndarray:
     :func:`stratum_rows` rows of that discrete stratum's rows and contexts."""
     n = len(cond)
     strata = np.empty(n, dtype=np.int64)
-    _, disc = np.unique(cond[:, 0], return_inverse=True)
-    disc = disc.ravel()
+    by_stratum = np.argsort(cond[:, 0], kind="stable")
+    cuts = np.flatnonzero(np.diff(cond[by_stratum, 0]) != 0) + 1
     offset = 0
-    for d in range(int(disc.max(initial=-1)) + 1):
-        rows = np.flatnonzero(disc == d)
+    for rows in np.split(by_stratum, cuts) if n else []:
         least = stratum_rows(len(rows), len(np.unique(groups[rows])))
         start, order = block_layout(cond[rows], np.ones(len(rows), dtype=np.int64), least)
         strata[rows[order]] = offset + np.repeat(np.arange(len(start) - 1), np.diff(start))
