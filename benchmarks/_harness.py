@@ -1,7 +1,8 @@
 """Pieces every validation matrix (``benchmarks/validate_*.py``) shares, written once.
 
 * :func:`one_thread`: worker set-up, one numba and one BLAS thread each, so that
-  ``--jobs`` workers do not oversubscribe the cores.
+  ``--jobs`` workers do not oversubscribe the cores; :func:`map_jobs`: a function over
+  a list of jobs, in an executor when there is one.
 * :func:`rejection_rate`, :func:`rejection_columns`, :func:`format_rate`: a share of
   flags with its 95% Wilson interval, the same per column of p-values, and its text.
 * :func:`environment`: package versions, commit, machine and date for the JSON.
@@ -274,6 +275,14 @@ def run_matrix(args: argparse.Namespace, alpha: float, plan: Iterable[tuple[Any,
             continue
         store_cell(results, part, cell(name, *rest), order, args.out)
     print(f"wrote {args.out}", file=sys.stderr)
+
+
+def map_jobs(fn: Callable[[Any], Any], jobs: list[Any], pool: Any,
+             chunksize: int = 4) -> np.ndarray:
+    """``fn`` over ``jobs``, in ``pool`` (an executor) when there is one, as a float
+    array (one row per job)."""
+    out = list(pool.map(fn, jobs, chunksize=chunksize)) if pool else [fn(j) for j in jobs]
+    return np.asarray(out, dtype=np.float64)
 
 
 def write_json(out: Path, results: dict[str, Any]) -> None:

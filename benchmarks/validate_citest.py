@@ -30,6 +30,7 @@ import numpy as np
 
 from benchmarks._harness import format_rate
 from benchmarks._harness import generated_by
+from benchmarks._harness import map_jobs
 from benchmarks._harness import markdown_table
 from benchmarks._harness import matrix_parser
 from benchmarks._harness import one_thread
@@ -127,15 +128,9 @@ def _run_one(args: tuple[Design, int, dict[str, Any]]) -> tuple[float, float, fl
     return res.statistic, res.pvalue, ci.low, ci.high, res.k
 
 
-def _map(fn: Any, jobs: list[Any], pool: Any) -> np.ndarray:
-    """``fn`` over ``jobs``, in the pool when there is one, as an array."""
-    out = list(pool.map(fn, jobs, chunksize=4)) if pool else [fn(j) for j in jobs]
-    return np.asarray(out, dtype=np.float64)
-
-
 def _many(design: Design, reps: int, options: dict[str, Any], pool: Any,
           seed0: int) -> np.ndarray:
-    return _map(_run_one, [(design, seed0 + s, options) for s in range(reps)], pool)
+    return map_jobs(_run_one, [(design, seed0 + s, options) for s in range(reps)], pool)
 
 
 # ---------------------------------------------------------------- sections
@@ -267,7 +262,7 @@ def competitor_section(reps: int, power_reps: int, n_resamples: int, pool: Any,
         if only and not any(w in name for w in only):
             continue
         t0 = time.perf_counter()
-        out = _map(_run_pair, [(design, 12_000_000 + 100_000 * i + s, n_resamples)
+        out = map_jobs(_run_pair, [(design, 12_000_000 + 100_000 * i + s, n_resamples)
                                for s in range(n)], pool)
         rows.append({"design": name, "settings": _settings(design), "reps": n,
                      "kind": "power" if target else "size",

@@ -37,6 +37,7 @@ import numpy as np
 from benchmarks._harness import environment
 from benchmarks._harness import format_rate
 from benchmarks._harness import generated_by
+from benchmarks._harness import map_jobs
 from benchmarks._harness import markdown_table
 from benchmarks._harness import matrix_parser
 from benchmarks._harness import only_words
@@ -198,8 +199,7 @@ def competitor_section(reps: int, jobs: int) -> list[dict[str, Any]]:
             t0 = time.perf_counter()
             seeds = [50_000_000 + 1_000_000 * i + 10_000 * j + s for s in range(reps)]
             jobs_list = [(design.with_(leak=leak), s) for s in seeds]
-            out = np.array(list(pool.map(_run_three, jobs_list, chunksize=10) if pool
-                                else map(_run_three, jobs_list)))
+            out = map_jobs(_run_three, jobs_list, pool, chunksize=10)
             row = {"design": name, "leak": leak, "reps": reps, "commit": commit,
                    "settings": design.with_(leak=leak).settings(),
                    **{key: rejection_rate(out[:, c] <= ALPHA) for c, key in

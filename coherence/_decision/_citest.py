@@ -671,18 +671,18 @@ def _context_interval(prep: Prepared, k: int, design: _Design, b_prob: np.ndarra
     return float(low), float(high), res
 
 
-def _moves(prep: Prepared, k: int, permute: str, stated_prob: np.ndarray, z_perm: np.ndarray,
+def _moves(prep: Prepared, k: int, permute: str, stated_prob: np.ndarray, cond_perm: np.ndarray,
            cond_constant: bool, groups: np.ndarray, k_perm: int, exact: bool,
            seeds: np.ndarray) -> tuple[tuple[str, tuple[np.ndarray, ...]], int,
                                        Callable[[], np.ndarray]]:
     """What the permutations move, in which blocks: ``(moves for plugin_null, units in
-    blocks of two or more, the kNN null computed when first asked for)``."""
+    blocks of two or more, the kNN null computed when first asked for)``; ``cond_perm``
+    is ``[discrete stratum, values...]`` per row, the values the blocks match on."""
     ev_disc = prep.disc["z"]
-    cond_perm = np.column_stack([ev_disc.astype(np.float64), z_perm])
     if permute == "outcomes":
         n_groups = int(groups.max()) + 1
-        y_unit, unit_cond = outcome_units(prep.disc["y"], stated_prob, z_perm, ev_disc,
-                                          groups)
+        y_unit, unit_cond = outcome_units(prep.disc["y"], stated_prob, cond_perm[:, 1:],
+                                          ev_disc, groups)
         # when the conditioning varies within contexts, a context's mean is as precise
         # as its number of rows: only contexts of equal size are exchangeable
         sizes = (np.ones(n_groups, np.int64) if cond_constant
@@ -798,7 +798,7 @@ def _ci_test(design: _Design, opt: dict[str, Any], gen: np.random.Generator) -> 
     # the pooled plug-in statistic sees what a block of distinct values leaves between
     # action and outcome: its blocks keep tie runs exact (validation_ci.md)
     exact = test_statistic == "plugin"
-    moves, movable, knn_null = _moves(prep, k, permute, stated_prob, z_perm, cond_constant,
+    moves, movable, knn_null = _moves(prep, k, permute, stated_prob, cond_perm, cond_constant,
                                       groups, opt["k_perm"], exact, seeds)
     n_strata = 0
     if test_statistic == "plugin":

@@ -29,8 +29,6 @@ matched contexts, and is in the observed and the permuted statistics alike.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import numpy as np
 
 from ._permutation import block_layout
@@ -122,28 +120,23 @@ def plugin_null(strata: np.ndarray, action: np.ndarray, outcome: np.ndarray,
     kind, parts = moves
     n = len(strata)
     shape = (int(strata.max()) + 1, int(action.max()) + 1, int(outcome.max()) + 1)
+    n_units = len(parts[0]) if kind == "outcomes" else len(parts[0]) - 1
+    blocks = _unit_blocks(parts[2], parts[3], n_units)
+    if kind == "actions":  # each row's unit and place in it, to pair rows in order
+        unit_start, unit_rows = parts[0], parts[1]
+        unit_of = np.repeat(np.arange(n_units), np.diff(unit_start))
+        offset = np.arange(n) - unit_start[unit_of]
     out = np.empty(n_resamples)
     done = 0
-    for perms in _batches(parts, kind, n, n_resamples, gen):
+    batch = max(1, min(512, _CELLS // max(n, n_units)))
+    for perms in permutations_within(blocks, gen, n_resamples, batch=batch):
         if kind == "outcomes":
             y_unit, groups = parts[0], parts[1]
             counts = _counts(strata, action, y_unit[perms][:, groups], shape)
         else:
-            unit_start, unit_rows = parts[0], parts[1]
-            unit_of = np.repeat(np.arange(len(unit_start) - 1), np.diff(unit_start))
-            offset = np.arange(n) - unit_start[unit_of]
             src = np.empty_like(perms, shape=(len(perms), n))
             src[:, unit_rows] = unit_rows[unit_start[perms[:, unit_of]] + offset]
             counts = _counts(strata, action[src], outcome, shape)
         out[done:done + len(perms)] = _from_counts(counts, n)
         done += len(perms)
     return out
-
-
-def _batches(parts: tuple[np.ndarray, ...], kind: str, n: int, n_resamples: int,
-             gen: np.random.Generator) -> Iterator[np.ndarray]:
-    block_start, block_units = parts[2], parts[3]
-    n_units = len(parts[0]) if kind == "outcomes" else len(parts[0]) - 1
-    blocks = _unit_blocks(block_start, block_units, n_units)
-    batch = max(1, min(512, _CELLS // max(n, n_units)))
-    yield from permutations_within(blocks, gen, n_resamples, batch=batch)
