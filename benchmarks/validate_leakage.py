@@ -10,7 +10,7 @@ for c = 0; a coarser p-value, the same validity), ``n_resamples`` and, for catbo
 
     python -m benchmarks.validate_leakage --reps 400             # writes the JSON
     python -m benchmarks.validate_leakage --tables               # JSON -> docs tables
-    python -m benchmarks.validate_leakage --competitor --reps 200 --jobs 2
+    python -m benchmarks.validate_leakage --competitor --reps 200 --null-reps 1000 --jobs 2
 
 ``--competitor`` runs the test against the simplest valid competitor
 (:mod:`benchmarks.citest_competitor`) and ``ci_test`` on the same studies, at leaks
@@ -29,6 +29,7 @@ import sys
 import time
 import warnings
 from collections.abc import Iterable
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -91,7 +92,7 @@ CELLS: dict[str, tuple[LeakDesign, str, float]] = {
 }
 
 
-def _run_one(design: LeakDesign, engine: str, seed: int) -> tuple[float, ...]:
+def _run_one(args: tuple[LeakDesign, str, int]) -> tuple[float, ...]:
     """(statistic, p-value, interval, plain bootstrap interval, fold sd, interval widened
     by all the fold variance) of one study. The plain interval (``n_fold_draws=1``) is
     the percentile interval of the same bootstrap replicates and the last one adds the
@@ -101,6 +102,7 @@ def _run_one(design: LeakDesign, engine: str, seed: int) -> tuple[float, ...]:
     from coherence._decision._leakage_interval import widened_interval
     from coherence._resampling import percentile_interval
 
+    design, engine, seed = args
     data = generate(design, seed)
     evidence = ["evidence"] if "evidence" in data else []
     options: dict[str, Any] = {"engine": engine, "n_permutations": N_PERMUTATIONS,
@@ -120,10 +122,10 @@ def _run_one(design: LeakDesign, engine: str, seed: int) -> tuple[float, ...]:
     return (res.statistic, res.pvalue, ci.low, ci.high, *plain, res.fold_sd, *total)
 
 
-def run_cell(name: str, reps: int, seed0: int) -> dict[str, Any]:
+def run_cell(name: str, reps: int, seed0: int, pool: Any = None) -> dict[str, Any]:
     design, engine, leak = CELLS[name]
     t0 = time.perf_counter()
-    out = np.array([_run_one(design, engine, seed0 + r) for r in range(reps)])
+    out = map_jobs(_run_one, [(design, engine, seed0 + r) for r in range(reps)], pool)
     errors = int(np.sum(out[:, 1] == -1.0))
     ok = out[out[:, 1] != -1.0]
     p = ok[:, 1]
@@ -188,19 +190,21 @@ def _run_three(args: tuple[LeakDesign, int]) -> tuple[float, float, float]:
     return leak.pvalue, ci.pvalue, other
 
 
-def competitor_section(reps: int, jobs: int) -> list[dict[str, Any]]:
-    from concurrent.futures import ProcessPoolExecutor
-
+def competitor_section(reps: int, jobs: int, null_reps: int | None = None
+                       ) -> list[dict[str, Any]]:
+    """The comparison's rows: ``reps`` studies a cell, ``null_reps`` (default ``reps``)
+    at leak 0."""
     rows = []
     commit = environment()["commit"]
     pool = ProcessPoolExecutor(jobs) if jobs > 1 else None
     for i, (name, design) in enumerate(COMPETITOR_DESIGNS.items()):
         for j, leak in enumerate(COMPETITOR_LEAKS):
             t0 = time.perf_counter()
-            seeds = [50_000_000 + 1_000_000 * i + 10_000 * j + s for s in range(reps)]
+            n = reps if leak or null_reps is None else null_reps
+            seeds = [50_000_000 + 1_000_000 * i + 10_000 * j + s for s in range(n)]
             jobs_list = [(design.with_(leak=leak), s) for s in seeds]
             out = map_jobs(_run_three, jobs_list, pool, chunksize=10)
-            row = {"design": name, "leak": leak, "reps": reps, "commit": commit,
+            row = {"design": name, "leak": leak, "reps": n, "commit": commit,
                    "settings": design.with_(leak=leak).settings(),
                    **{key: rejection_rate(out[:, c] <= ALPHA) for c, key in
                       enumerate(("leakage_test", "ci_test", "competitor"))},
@@ -284,10 +288,12 @@ def main(argv: Iterable[str] | None = None) -> int:
     parser.add_argument("--competitor", action="store_true",
                         help="only the comparison with the simplest valid competitor")
     parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--null-reps", type=int, default=None,
+                        help="--competitor: studies at leak 0 (default --reps)")
     args = parser.parse_args(list(argv) if argv is not None else None)
     if args.competitor:
         kept = json.loads(args.out.read_text()) if args.out.exists() else {}
-        kept["competitor"] = competitor_section(args.reps, args.jobs)
+        kept["competitor"] = competitor_section(args.reps, args.jobs, args.null_reps)
         kept.setdefault("environment", environment(("catboost",)))
         write_json(args.out, kept)
         return 0
@@ -302,10 +308,11 @@ def main(argv: Iterable[str] | None = None) -> int:
                                "settings": {"alpha": ALPHA, "n_permutations": N_PERMUTATIONS,
                                             "n_resamples": N_RESAMPLES, "catboost": CATBOOST}}
     cells = []
+    pool = ProcessPoolExecutor(args.jobs) if args.jobs > 1 else None
     for i, name in enumerate(CELLS):
         if only and not any(name.startswith(w) for w in only):
             continue
-        cells.append(run_cell(name, args.reps, 1_000_000 * (i + 1)))
+        cells.append(run_cell(name, args.reps, 1_000_000 * (i + 1), pool))
         results["cells"] = cells
         if args.merge and args.out.exists():  # keep the other cells of the file
             stored = json.loads(args.out.read_text())
