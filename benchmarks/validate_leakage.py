@@ -140,6 +140,7 @@ def run_cell(name: str, reps: int, seed0: int, pool: Any = None) -> dict[str, An
 
     row: dict[str, Any] = {
         "design": name, "engine": engine, "leak": leak, "reps": reps,
+        "commit": environment()["commit"],
         "settings": design.settings(),
         "rejection": rejection_rate(p[valid] <= ALPHA), "n_nan_pvalue": int(np.sum(~valid)),
         "n_errors": errors, "mean_statistic": target,
@@ -253,7 +254,9 @@ def _plain(r: dict[str, Any]) -> list[str]:
 def tables(results: dict[str, Any], before: dict[str, Any] | None = None) -> str:
     env = results["environment"]
     old = {r["design"]: r for r in (before or {}).get("cells", [])}
-    lines = [generated_by("validate_leakage") + f" (commit `{env['commit'][:10]}`, "
+    commits = sorted({r.get("commit", env["commit"])[:10] for r in results["cells"]})
+    lines = [generated_by("validate_leakage") + f" (commit(s) "
+             f"{', '.join(f'`{c}`' for c in commits)}, column *commit*; last run "
              f"{env['date']}); {N_PERMUTATIONS} permutations, {N_RESAMPLES} bootstrap "
              f"resamples, catboost with {CATBOOST['iterations']} iterations; alpha = 0.05, "
              "95% Wilson intervals in brackets. *Before*: the same cells with the previous "
@@ -268,12 +271,13 @@ def tables(results: dict[str, Any], before: dict[str, Any] | None = None) -> str
              *markdown_table(
                  ("design", "engine", "reps", "rejection at 0.05", "before",
                   "coverage of E[S]", "plain bootstrap", "all fold variance", "width (plain)",
-                  "fold sd", "mean S (%)"),
+                  "fold sd", "mean S (%)", "commit"),
                  ([r["design"], r["engine"], r["reps"],
                    f"{'power' if r['leak'] else 'size'} {format_rate(r['rejection'])}"
                    + (f" ({r['n_nan_pvalue']} NaN)" if r["n_nan_pvalue"] else ""),
                    _before(old.get(r["design"])), format_rate(r["coverage_of_mean"]),
-                   *_plain(r), f"{r['mean_statistic']:.2f}"] for r in results["cells"]))]
+                   *_plain(r), f"{r['mean_statistic']:.2f}",
+                   f"`{r.get('commit', env['commit'])[:10]}`"] for r in results["cells"]))]
     if results.get("competitor"):
         lines += competitor_table(results["competitor"])
     return "\n".join(lines)
