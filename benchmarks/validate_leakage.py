@@ -322,7 +322,7 @@ def main(argv: Iterable[str] | None = None) -> int:
             stored = json.loads(args.out.read_text())
             old = [r for r in stored.get("cells", [])
                    if r["design"] not in {c["design"] for c in cells}]
-            results["cells"] = old + cells
+            results["cells"] = sorted(old + cells, key=lambda r: list(CELLS).index(r["design"]))
             if "competitor" in stored:
                 results["competitor"] = stored["competitor"]
         write_json(args.out, results)
