@@ -321,11 +321,9 @@ def permutation_blocks(p: np.ndarray, ev: _Evidence, y: np.ndarray, groups: np.n
     mean numeric evidence]`` (when the categorical evidence varies within contexts, the
     stratum is dropped and the belief summarised by the context's level once the
     evidence effects are removed); otherwise the units are rows, matched on their own
-    values. Units with equal summaries (two or more) form an exact block of their own;
-    units alone in their values are merged with the adjacent lone units in the sort
-    order (same stratum) into blocks of at least ``k_perm`` units (``block_layout(...,
-    keep_ties=True)``, as in the plug-in statistic of :func:`coherence.ci_test`). A unit
-    alone in its stratum, or between two tie runs, is never moved.
+    values. Tied units form exact blocks; units alone in their values merge with adjacent
+    lone units of their stratum into blocks of at least ``k_perm`` (``block_layout(...,
+    keep_ties=True)``, as ci_test's plug-in); a unit alone in its stratum never moves.
     """
     n_groups = int(groups.max()) + 1
     stratum = ev.stratum
@@ -751,9 +749,8 @@ def leakage_test(
         Permutations for ``method='permutation'``; each refits the full model
         in every fold (the base model does not depend on the outcome).
     k_perm : int
-        The smallest permutation block merged from contexts alone in their belief
-        and evidence values (default 5); contexts tied in their values are
-        exact blocks of their own, whatever their number (see Notes).
+        The smallest block merged from contexts alone in their belief and
+        evidence values; tied contexts are exact blocks (see Notes).
     confidence_level : float
         Level of the bootstrap interval.
     engine_options : mapping, optional
@@ -836,10 +833,8 @@ def leakage_test(
     and their mean belief and numeric evidence: contexts tied in these values
     are exact blocks, and contexts alone in their values are merged with
     adjacent lone contexts, in that order, into blocks of at least ``k_perm``;
-    the actions, folds and base model never move. Merging tied contexts with
-    their neighbours as well (the earlier layout) rejected 0.083 of 1,000
-    null studies of 40 contexts x 3 on a 0.05 grid with binary evidence; exact
-    tie blocks give 0.046 (docs/leakage.md). When the categorical evidence varies within contexts,
+    the actions, folds and base model never move (merging ties with their
+    neighbours too rejected 0.083 of small null studies; docs/leakage.md). When the categorical evidence varies within contexts,
     contexts are matched on their belief level after removing the evidence
     effects; when the outcome varies within a context, single outcomes are
     permuted among rows matched the same way. Under
