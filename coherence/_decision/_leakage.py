@@ -834,10 +834,11 @@ def leakage_test(
     are exact blocks, and contexts alone in their values are merged with
     adjacent lone contexts, in that order, into blocks of at least ``k_perm``;
     the actions, folds and base model never move (merging ties with their
-    neighbours too rejected 0.083 of small null studies; docs/leakage.md). When the categorical evidence varies within contexts,
-    contexts are matched on their belief level after removing the evidence
-    effects; when the outcome varies within a context, single outcomes are
-    permuted among rows matched the same way. Under
+    neighbours too rejected 0.083 of small null studies; docs/leakage.md).
+    When the categorical evidence varies within contexts, contexts are matched
+    on their belief level after removing the evidence effects; when the outcome
+    varies within a context, single outcomes are permuted among rows matched
+    the same way. Under
     :math:`a \perp y \mid (p, x)` with independent contexts, outcomes of
     contexts with equal :math:`(p, x)` are exchangeable whatever the
     dependence of the repetitions inside a context, so the test is exact for
