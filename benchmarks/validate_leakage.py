@@ -43,6 +43,7 @@ from benchmarks._harness import markdown_table
 from benchmarks._harness import matrix_parser
 from benchmarks._harness import only_words
 from benchmarks._harness import rejection_rate
+from benchmarks._harness import store_cell
 from benchmarks._harness import write_json
 from benchmarks._harness import write_tables
 from benchmarks.leakage_designs import LeakDesign
@@ -122,7 +123,8 @@ def _run_one(args: tuple[LeakDesign, str, int]) -> tuple[float, ...]:
     return (res.statistic, res.pvalue, ci.low, ci.high, *plain, res.fold_sd, *total)
 
 
-def run_cell(name: str, reps: int, seed0: int, pool: Any = None) -> dict[str, Any]:
+def run_cell(name: str, reps: int, seed0: int, commit: str, pool: Any = None
+             ) -> dict[str, Any]:
     design, engine, leak = CELLS[name]
     t0 = time.perf_counter()
     out = map_jobs(_run_one, [(design, engine, seed0 + r) for r in range(reps)], pool)
@@ -139,8 +141,7 @@ def run_cell(name: str, reps: int, seed0: int, pool: Any = None) -> dict[str, An
         return float(np.mean(values)) if len(values) else float("nan")
 
     row: dict[str, Any] = {
-        "design": name, "engine": engine, "leak": leak, "reps": reps,
-        "commit": environment()["commit"],
+        "design": name, "engine": engine, "leak": leak, "reps": reps, "commit": commit,
         "settings": design.settings(),
         "rejection": rejection_rate(p[valid] <= ALPHA), "n_nan_pvalue": int(np.sum(~valid)),
         "n_errors": errors, "mean_statistic": target,
@@ -311,21 +312,20 @@ def main(argv: Iterable[str] | None = None) -> int:
     results: dict[str, Any] = {"environment": environment(("catboost",)),
                                "settings": {"alpha": ALPHA, "n_permutations": N_PERMUTATIONS,
                                             "n_resamples": N_RESAMPLES, "catboost": CATBOOST}}
-    cells = []
+    if args.merge and args.out.exists():  # keep the other cells of the file
+        stored = json.loads(args.out.read_text())
+        results["cells"] = stored.get("cells", [])
+        if "competitor" in stored:
+            results["competitor"] = stored["competitor"]
     pool = ProcessPoolExecutor(args.jobs) if args.jobs > 1 else None
     for i, name in enumerate(CELLS):
         if only and not any(name.startswith(w) for w in only):
             continue
-        cells.append(run_cell(name, args.reps, 1_000_000 * (i + 1), pool))
-        results["cells"] = cells
-        if args.merge and args.out.exists():  # keep the other cells of the file
-            stored = json.loads(args.out.read_text())
-            old = [r for r in stored.get("cells", [])
-                   if r["design"] not in {c["design"] for c in cells}]
-            results["cells"] = sorted(old + cells, key=lambda r: list(CELLS).index(r["design"]))
-            if "competitor" in stored:
-                results["competitor"] = stored["competitor"]
-        write_json(args.out, results)
+        row = run_cell(name, args.reps, 1_000_000 * (i + 1), results["environment"]["commit"],
+                       pool)
+        store_cell(results, "cells", row, list(CELLS), args.out)
+    if pool:
+        pool.shutdown()
     print(f"wrote {args.out}", file=sys.stderr)
     return 0
 
