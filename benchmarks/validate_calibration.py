@@ -14,11 +14,14 @@ widths; the mean of the debiased and of the plug-in estimate against the truth
 (the bias the correction removes), and, where the truth is 0, how often the
 interval excludes 0 (the interval is not a test; this is for reading only).
 
-The ``norm=1`` interval is recorded too on the calibrated design, to show why it
-warns (``NotCalibratedWarning``).
+The ``norm=1`` (l1) interval has cells of its own, against the true binned l1 error:
+the calibrated forecaster, where the plain bootstrap-t lies above 0 in a quarter of
+studies, and designs with a real error, some of them added after its interval was
+chosen.
 
 Run: ``python -m benchmarks.validate_calibration [--reps 1000] [--n-resamples 199]
-[--only WORDS]``;
+[--only WORDS] [--append]`` (``--append`` keeps the JSON's other cells; each cell
+records its commit);
 JSON to ``benchmarks/results/validate_calibration.json`` (``--out``), the table to
 ``docs/forecast_scoring.md`` between generated markers (``--tables``: from the JSON
 alone).
@@ -116,6 +119,35 @@ DESIGNS = [
     Design("3 forecasters per question (question shocks), Beta(0.5, 9.5), over-forecasts, "
            "equal-width bins", "rare", "over-forecasts (0.7 p)", "equal_width", (600,),
            forecasters=3),
+    # the l1 error (norm=1), after the l2 designs so that their seeds (index and size)
+    # stay; the designs its interval was chosen on ...
+    Design("uniform p, over-confident", "uniform", "over-confident (0.5 + 0.8 (p - 0.5))",
+           "equal_mass", (100, 400), norm=1),
+    Design("Beta(2, 5) p, under-confident, equal-width bins", "beta",
+           "under-confident (p^0.7)", "equal_width", (100,), norm=1),
+    Design("Beta(2, 5) p, under-confident", "beta", "under-confident (p^0.7)", "equal_mass",
+           (400,), norm=1),
+    Design("heaped on 0.05 (LLM-like), Beta(2, 5), under-confident, equal-width bins",
+           "beta", "under-confident (p^0.7)", "equal_width", (400,), heap=0.05, norm=1),
+    Design("rare outcomes (Beta(0.5, 9.5) p), over-forecasts", "rare",
+           "over-forecasts (0.7 p)", "equal_mass", (400,), norm=1),
+    Design("3 forecasters per question (question shocks), Beta(2, 5), under-confident, "
+           "equal-width bins", "beta", "under-confident (p^0.7)", "equal_width", (150,),
+           forecasters=3, norm=1),
+    # ... and designs added after it was chosen
+    Design("uniform p, slightly over-confident", "uniform",
+           "slightly over-confident (0.5 + 0.95 (p - 0.5))", "equal_mass", (100, 400), norm=1),
+    Design("uniform p, over-confident", "uniform", "over-confident (0.5 + 0.8 (p - 0.5))",
+           "equal_mass", (50,), norm=1),
+    Design("Beta(2, 5) p, under-confident", "beta", "under-confident (p^0.7)", "equal_mass",
+           (2000,), norm=1),
+    Design("rare outcomes (Beta(0.3, 6) p, mean 0.05), under-forecasts (1.3 p)", "rare-b",
+           "under-forecasts (min(1.3 p, 1))", "equal_mass", (300,), norm=1),
+    Design("heaped on 0.05 (LLM-like), Beta(1, 8) p, over-forecasts, equal-width bins",
+           "beta-b", "over-forecasts (0.7 p)", "equal_width", (500,), heap=0.05, norm=1),
+    Design("3 forecasters per question (question shocks), Beta(0.5, 9.5), over-forecasts, "
+           "equal-width bins", "rare", "over-forecasts (0.7 p)", "equal_width", (600,),
+           forecasters=3, norm=1),
 ]
 
 
@@ -174,17 +206,19 @@ def population_points(design: Design) -> tuple[np.ndarray, np.ndarray, np.ndarra
 
 
 def truth(design: Design) -> float:
-    """Binned squared l2 error of the population bins: the midpoint rule on 2e6 points
-    of the latent forecast, or, for a clustered design, 4e6 Monte Carlo draws."""
-    if design.norm == 1:
-        return 0.0
+    """Binned squared l2 error (``norm=2``) or binned l1 error (``norm=1``) of the
+    population bins: the midpoint rule on 2e6 points of the latent forecast, or, for a
+    clustered design, 4e6 Monte Carlo draws."""
     t, s, dens = population_points(design)
     k = _bins(design, s, t)
     mass = np.bincount(k, dens, minlength=N_BINS)
     used = mass > 0
     mp = np.bincount(k, dens * s, minlength=N_BINS)[used] / mass[used]
     mc = np.bincount(k, dens * CURVES[design.curve](t), minlength=N_BINS)[used] / mass[used]
-    return float(np.sum(mass[used] / mass.sum() * (mc - mp) ** 2))
+    gap = mc - mp
+    if design.norm == 1:
+        return float(np.sum(mass[used] / mass.sum() * np.abs(gap)))
+    return float(np.sum(mass[used] / mass.sum() * gap**2))
 
 
 def _rates(cover: list[bool], width: list[float]) -> dict[str, Any]:
@@ -235,18 +269,20 @@ def cell(design: Design, n: int, reps: int, resamples: int, seed: int) -> dict[s
             "seconds": time.perf_counter() - start}
 
 
-def table(cells: list[dict[str, Any]]) -> str:
+def table(cells: list[dict[str, Any]], reps: int, commit: str) -> str:
+    """The coverage table; ``reps`` and ``commit``: those of cells that record none."""
     return "\n".join(markdown_table(
         ("design", "n", "norm", "true binned error", "mean debiased", "mean plug-in",
          "coverage, shipped (profile) [Wilson 95%]", "coverage, bootstrap-t (before)",
          "coverage, basic", "mean width, shipped / bootstrap-t / basic",
-         "shipped excludes 0"),
+         "shipped excludes 0", "studies", "commit"),
         ([c["design"], c["n"], c["norm"], f"{c['truth']:.2e}", f"{c['mean_debiased']:.2e}",
           f"{c['mean_plugin']:.2e}", format_rate(c["profile"]["coverage"]),
           f"{c['bootstrap_t']['coverage']['rate']:.3f}",
           f"{c['basic']['coverage']['rate']:.3f}",
           " / ".join(f"{c[k]['mean_width']:.2e}" for k in ("profile", "bootstrap_t", "basic")),
-          "" if c["excludes_zero"] is None else f"{c['excludes_zero']['rate']:.3f}"]
+          "" if c["excludes_zero"] is None else f"{c['excludes_zero']['rate']:.3f}",
+          c.get("reps", reps), f"`{c.get('commit', commit)[:10]}`"]
          for c in cells)))
 
 
@@ -268,7 +304,6 @@ def main(argv: list[str] | None = None) -> int:
     parser = matrix_parser(None, results=OUT, page="docs/forecast_scoring.md",
                            n_resamples=None, power_reps=None,
                            only="comma-separated words of a cell's 'design n=N norm=K'",
-                           append=False,
                            prog="python -m benchmarks.validate_calibration")
     parser.add_argument("--n-resamples", "--resamples", dest="resamples", type=int,
                         default=199)
@@ -282,8 +317,12 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     jobs = [(design, n, args.reps, args.resamples, 1000 * i + n)
             for i, design, n in selected([(i, d.sizes) for i, d in enumerate(DESIGNS)], args)]
-    cells = run_cells(args, cell, jobs)
-    results = {"environment": environment(), "reps": args.reps, "resamples": args.resamples,
+    env = environment()
+    cells = [{**c, "commit": env["commit"], "reps": args.reps}
+             for c in run_cells(args, cell, jobs)]
+    if args.append and args.out.exists():  # the JSON's other cells, in the matrix's order
+        cells = merged(json.loads(args.out.read_text(encoding="utf-8")), cells)
+    results = {"environment": env, "reps": args.reps, "resamples": args.resamples,
                "n_bins": N_BINS, "cells": cells}
     write_json(args.out, results)
     if not args.no_docs and args.out == OUT:
@@ -291,11 +330,25 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def merged(old: dict[str, Any], new: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The cells of an earlier run ``old`` (each stamped with that run's commit and
+    studies where it has none) with ``new`` replacing those of the same design, size and
+    norm, in the order of :data:`DESIGNS` and their sizes."""
+    def key(c: dict[str, Any]) -> tuple[str, int, int]:
+        return c["design"], c["n"], c["norm"]
+
+    order = [(d.name, n, d.norm) for d in DESIGNS for n in d.sizes]
+    stamp = {"commit": old["environment"]["commit"], "reps": old["reps"]}
+    fresh = {key(c) for c in new}
+    kept = [{**stamp, **c} for c in old["cells"] if key(c) not in fresh]
+    return sorted([*kept, *new], key=lambda c: order.index(key(c)))
+
+
 def write_docs(results: dict[str, Any]) -> None:
     env = results["environment"]
-    body = (f"{results['reps']} studies per cell, {results['resamples']} bootstrap "
-            f"resamples, {results['n_bins']} bins; commit `{env['commit'][:10]}`, "
-            f"{env['date']}.\n\n" + table(results["cells"]))
+    body = (f"{results['resamples']} bootstrap resamples, {results['n_bins']} bins; last "
+            f"run at commit `{env['commit'][:10]}`, {env['date']}; each cell's studies and "
+            "commit in its row.\n\n" + table(results["cells"], results["reps"], env["commit"]))
     write_tables(DOC, SCRIPT, body)
 
 

@@ -29,3 +29,21 @@ def profile_bound_by_grid(weights, gaps, variances, statistic, level, normals,
             best = a
     a_star = 0.0 if best is None else best
     return base + w[m] * a_star**2, a_max / (steps - 1)
+
+
+def l1_model_holds(weights, gaps, variances, statistic, level, normals, lam):
+    """Whether, at gaps ``lam`` times the observed ones, at least ceil(B (1 - level)/2)
+    of the Gaussian model's debiased l1 statistics lie at or above ``statistic``: by a
+    loop over the bins, the folded-normal mean from scipy's ``foldnorm``."""
+    from scipy import stats
+
+    w, g, v = (np.asarray(x, dtype=float) for x in (weights, gaps, variances))
+    total = np.zeros(normals.shape[0])
+    for k in range(len(w)):
+        s = math.sqrt(v[k])
+        x = lam * g[k] + s * normals[:, k]
+        folded = (np.array([stats.foldnorm(abs(xi) / s, scale=s).mean() for xi in x])
+                  if s > 0 else np.abs(x))
+        total += w[k] * (2.0 * np.abs(x) - folded)
+    need = math.ceil(normals.shape[0] * (1 - level) / 2 - 1e-9)
+    return int(np.sum(total >= statistic)) >= need

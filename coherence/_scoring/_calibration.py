@@ -49,6 +49,7 @@ from .._warnings import NotCalibratedWarning
 from .._warnings import SmallSampleWarning
 from ._forecast import bin_index
 from ._profile import calibration_interval
+from ._profile import l1_debiased
 from ._smooth_ece import MAX_N_GRID
 from ._smooth_ece import SIGMA_MIN
 from ._smooth_ece import Smoother
@@ -201,43 +202,21 @@ def _ce_terms(mean_p: np.ndarray, freq: np.ndarray, var: np.ndarray,
     (Z standard normal, d = f - p, s^2 = ``var``), the limit of the Gaussian
     resampling correction of Kumar et al.'s code as its number of resamples grows.
     """
-    from scipy.special import ndtr
-
     d = freq - mean_p
     if norm == 2:
         return d * d, var
-    s = np.sqrt(var)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        z = np.where(s > 0, d / np.where(s > 0, s, 1.0), 0.0)
-        folded = np.where(s > 0, s * math.sqrt(2.0 / math.pi) * np.exp(-0.5 * z * z)
-                          + d * (1.0 - 2.0 * ndtr(-z)), np.abs(d))
-    return np.abs(d), folded - np.abs(d)
+    # 2|d| - E|d + sZ| is the debiased term, so the correction is E|d + sZ| - |d|
+    return np.abs(d), np.abs(d) - l1_debiased(d, np.sqrt(var))
 
 
-def _ce_se(b: _Binned, norm: int) -> float:
-    r"""Standard error of the debiased binned error with the bins held fixed.
-
-    ``norm=2``: the delta-method variance of the linear part plus each bin's
-    quadratic part. A unit *c* (a forecast, or a cluster of ``groups``) enters the
-    linear part through :math:`t_c = \sum_{i \in c} 2 d_{k(i)} (y_i - \bar y_{k(i)}) / n`
-    (:math:`d_k = \bar y_k - \bar p_k`), so forecasts of one question in different
-    bins covary; with :math:`C = \sum_c w_c` units of weight :math:`w_c`,
-
-    .. math::
-
-        se^2 = \frac{C}{C - 1} \sum_c w_c t_c^2 + \sum_k \Big(\frac{n_k}{n}\Big)^2
-        2 v_k^2,
-
-    the second term, :math:`\operatorname{Var}(\hat d_k^2 - v_k)` at :math:`d_k = 0`
-    for a Gaussian frequency, keeps the error positive for a calibrated forecaster.
-    ``norm=1``: :math:`\sum_k (n_k/n)^2 v_k`. It scales the bootstrap-t pivot of
-    :func:`calibration_error`.
-    """
-    share = b.n / b.n.sum()
-    if norm == 1:
-        return float(np.sqrt(np.sum(share * share * b.var)))
-    gap = b.freq - b.mean_p
-    contrib = 2.0 * gap[b.row_bin] * b.row_resid / b.n.sum()
+def _linear_variance(b: _Binned, coef: np.ndarray) -> float:
+    r"""Clustered variance of the linear statistic :math:`\sum_k (n_k/n)\, c_k \bar y_k`
+    (per-bin coefficients ``coef``) with the bins held fixed. A unit *c* (a forecast,
+    or a cluster of ``groups``) enters through :math:`t_c = \sum_{i \in c} c_{k(i)}
+    (y_i - \bar y_{k(i)}) / n`, so forecasts of one question in different bins covary;
+    with :math:`C = \sum_c w_c` units of weight :math:`w_c`, it is :math:`\frac{C}{C - 1}
+    \sum_c w_c t_c^2` (0 with fewer than two units)."""
+    contrib = coef[b.row_bin] * b.row_resid / b.n.sum()
     if b.row_unit is None:
         t, w_c = contrib, b.row_weight
     else:
@@ -246,7 +225,23 @@ def _ce_se(b: _Binned, norm: int) -> float:
         t = np.bincount(b.row_unit, weights=contrib)[present]
         w_c = np.bincount(b.row_unit, weights=b.row_weight)[present] / rows[present]
     c = float(w_c.sum())
-    linear = c / (c - 1.0) * float(np.sum(w_c * t * t)) if c > 1 else 0.0
+    return c / (c - 1.0) * float(np.sum(w_c * t * t)) if c > 1 else 0.0
+
+
+def _ce_se(b: _Binned, norm: int) -> float:
+    r"""Standard error of the debiased binned error with the bins held fixed.
+
+    ``norm=2``: the delta-method variance of the linear part (:func:`_linear_variance`
+    with :math:`c_k = 2 d_k`, :math:`d_k = \bar y_k - \bar p_k`) plus each bin's
+    quadratic part :math:`(n_k/n)^2\, 2 v_k^2`, :math:`\operatorname{Var}(\hat d_k^2 -
+    v_k)` at :math:`d_k = 0` for a Gaussian frequency, which keeps the error positive
+    for a calibrated forecaster. ``norm=1``: :math:`\sum_k (n_k/n)^2 v_k`. It scales
+    the bootstrap-t pivot of :func:`calibration_error`.
+    """
+    share = b.n / b.n.sum()
+    if norm == 1:
+        return float(np.sqrt(np.sum(share * share * b.var)))
+    linear = _linear_variance(b, 2.0 * (b.freq - b.mean_p))
     return float(np.sqrt(linear + np.sum(share * share * 2.0 * b.var * b.var)))
 
 
@@ -603,11 +598,10 @@ def calibration_error(data: Any, *, probability: str = "probability",
         warnings.warn(f"{owner}: {int(np.sum(point.units == 1))} bin(s) hold a single "
                       f"{unit}, whose term cannot be debiased; use fewer bins.",
                       SmallSampleWarning, stacklevel=2)
-    if norm == 1:
-        warnings.warn(f"{owner}: the l1 bias correction (norm=1) is kept for comparability "
-                      "with Kumar et al.'s code; it does not remove the bias near 0 and its "
-                      "interval is not calibrated there (coverage 0.76-0.77 for a calibrated "
-                      "forecaster). Use norm=2 for an estimate with a valid interval.",
+    if norm == 1 and interval != "profile":
+        warnings.warn(f"{owner}: with norm=1, interval={interval!r} is not calibrated near "
+                      "0 (coverage 0.72-0.79 for a calibrated forecaster, 0.85-0.95 with "
+                      "a real error); the default interval='profile' is.",
                       NotCalibratedWarning, stacklevel=2)
     # the resampled weights in blocks (the same stream as one (n_resamples, n) draw): O(n) memory
     boot = np.array([_debiased_ce(p, y, w, n_bins, binning, norm, zero_single, groups)[::2]
@@ -616,11 +610,10 @@ def calibration_error(data: Any, *, probability: str = "probability",
     reps = boot[:, 0]
     # a bin whose term is counted as 0 (zero_single) does not enter the profile's model
     share = np.where(zero_single & (point.units < 2), 0.0, point.n / n)
-    # the profile bound is of the squared error: for norm=1 'profile' is the bootstrap-t
-    asked = "bootstrap-t" if interval == "profile" and norm == 1 else interval
+    gaps = point.freq - point.mean_p
     low, high, used_t = calibration_interval(
-        asked, stat, plug, se, boot, (share, point.freq - point.mean_p, point.var),
-        confidence_level, gen)
+        interval, stat, plug, se, boot, (share, gaps, point.var), confidence_level, gen,
+        l1_se=math.sqrt(_linear_variance(point, np.sign(gaps))) if norm == 1 else None)
     table = pd.DataFrame({"bin": point.bins.astype(np.int64),
                           "n": point.n.astype(np.int64),
                           "mean_forecast": point.mean_p, "observed_frequency": point.freq,
@@ -631,8 +624,9 @@ def calibration_error(data: Any, *, probability: str = "probability",
     debias = "" if group is None else f"; correction cluster-robust over '{group}'"
     label = {"profile": "bootstrap-t", "bootstrap-t": "bootstrap-t",
              "basic": "basic bootstrap"}[used_t]
-    raised = (", its upper end at least the Gaussian profile bound" if used_t == "profile"
-              else "")
+    raised = {2: ", its upper end at least the Gaussian profile bound",
+              1: ", its lower end at most the Gaussian profile bound, its upper end the "
+                 "plug-in + z se"}[norm] if used_t == "profile" else ""
     return CalibrationErrorResult(
         statistic=stat, pvalue=np.nan,
         confidence_interval=ConfidenceInterval(low, high, confidence_level), n_obs=n,
