@@ -1,6 +1,7 @@
-r"""The Gaussian profile upper bound of a debiased squared binned error, which raises
-:func:`calibration_error`'s bootstrap-t upper end where the error sits in an imprecise
-bin whose gap happens to come out near 0.
+r"""The Gaussian profile bounds of :func:`calibration_error`'s intervals: for the
+debiased squared binned error an upper bound, which raises the bootstrap-t upper end
+where the error sits in an imprecise bin whose gap happens to come out near 0; for the
+l1 error a lower bound and a linear upper bound (below).
 
 Array layer: per bin the weight :math:`w_k = n_k/n`, the estimated gap
 :math:`\hat g_k = \bar y_k - \bar p_k` and the estimated variance :math:`v_k` of the
