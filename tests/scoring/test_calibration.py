@@ -92,14 +92,14 @@ def test_equal_width_plugin_is_forecast_scores_ece_and_reliability():
 
 
 @settings(max_examples=15)
-@given(data=data_strategy, seed=st.integers(0, 2**32 - 1))
-def test_row_order_invariance(data, seed):
+@given(data=data_strategy, seed=st.integers(0, 2**32 - 1), norm=st.sampled_from([1, 2]))
+def test_row_order_invariance(data, seed, norm):
     df = pd.DataFrame({"probability": data[0], "outcome": data[1]})
     perm = np.random.default_rng(seed).permutation(len(df))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SmallSampleWarning)
-        a = calibration_error(df, n_bins=3, n_resamples=19, rng=1)
-        b = calibration_error(df.iloc[perm], n_bins=3, n_resamples=19, rng=1)
+        a = calibration_error(df, n_bins=3, n_resamples=19, norm=norm, rng=1)
+        b = calibration_error(df.iloc[perm], n_bins=3, n_resamples=19, norm=norm, rng=1)
     assert a.statistic == pytest.approx(b.statistic, abs=1e-13)
     np.testing.assert_allclose(a.confidence_interval[:2], b.confidence_interval[:2],
                                atol=1e-13)
