@@ -269,8 +269,9 @@ def cell(design: Design, n: int, reps: int, resamples: int, seed: int) -> dict[s
             "seconds": time.perf_counter() - start}
 
 
-def table(cells: list[dict[str, Any]], reps: int, commit: str) -> str:
-    """The coverage table; ``reps`` and ``commit``: those of cells that record none."""
+def table(cells: list[dict[str, Any]]) -> str:
+    """The coverage table (every cell records its studies and commit: :func:`main`
+    stamps new cells, :func:`merged` the earlier run's)."""
     return "\n".join(markdown_table(
         ("design", "n", "norm", "true binned error", "mean debiased", "mean plug-in",
          "coverage, shipped (profile) [Wilson 95%]", "coverage, bootstrap-t (before)",
@@ -282,7 +283,7 @@ def table(cells: list[dict[str, Any]], reps: int, commit: str) -> str:
           f"{c['basic']['coverage']['rate']:.3f}",
           " / ".join(f"{c[k]['mean_width']:.2e}" for k in ("profile", "bootstrap_t", "basic")),
           "" if c["excludes_zero"] is None else f"{c['excludes_zero']['rate']:.3f}",
-          c.get("reps", reps), f"`{c.get('commit', commit)[:10]}`"]
+          c["reps"], f"`{c['commit'][:10]}`"]
          for c in cells)))
 
 
@@ -348,7 +349,7 @@ def write_docs(results: dict[str, Any]) -> None:
     env = results["environment"]
     body = (f"{results['resamples']} bootstrap resamples, {results['n_bins']} bins; last "
             f"run at commit `{env['commit'][:10]}`, {env['date']}; each cell's studies and "
-            "commit in its row.\n\n" + table(results["cells"], results["reps"], env["commit"]))
+            "commit in its row.\n\n" + table(results["cells"]))
     write_tables(DOC, SCRIPT, body)
 
 

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
+from scipy import stats
 
 from coherence import CalibrationErrorResult
 from coherence import NotCalibratedWarning
@@ -21,9 +22,11 @@ from coherence import forecast_scores
 from coherence import plot_smooth_reliability
 from coherence import smooth_ece
 from coherence._resampling import studentized_interval
+from coherence._scoring._calibration import _bin_codes
 from coherence._scoring._calibration import _bootstrap_weight_chunks
 from coherence._scoring._calibration import _bootstrap_weights
 from coherence._scoring._calibration import _debiased_ce
+from coherence._scoring._profile import l1_profile_lower_bound
 from coherence._scoring._smooth_ece import Smoother
 from coherence._scoring._smooth_ece import _reflected_kernel
 from coherence._scoring._smooth_ece import code_smece_at
@@ -198,10 +201,6 @@ def test_l1_profile_interval_rebuilt_by_brute_force(clustered):
     """norm=1, the default: the lower end is the bootstrap-t's or the Gaussian profile
     bound, whichever is lower; the upper end the plug-in plus z times the clustered
     standard error of sum_k w_k sign(d_k) ybar_k, by a loop over the clusters."""
-    from scipy import stats
-
-    from coherence._scoring._profile import l1_profile_lower_bound
-
     df = forecasts(150, 36, lambda p: 0.2 + 0.6 * p)
     df["question"] = np.arange(150) // (3 if clustered else 1)
     kw = {"n_resamples": 49, "rng": 4, "norm": 1, "n_bins": 5,
@@ -212,8 +211,7 @@ def test_l1_profile_interval_rebuilt_by_brute_force(clustered):
     tab = prof.table
     codes = tab["bin"].to_numpy()
     d = (tab["observed_frequency"] - tab["mean_forecast"]).to_numpy()
-    # rows -> their bin's position, by the bin edges the table's bins imply
-    from coherence._scoring._calibration import _bin_codes
+    # rows -> their bin's position among the table's bins
     row_bin = np.searchsorted(codes, _bin_codes(df["probability"].to_numpy(), 5,
                                                 "equal_mass"))
     y = df["outcome"].to_numpy(float)
@@ -228,7 +226,8 @@ def test_l1_profile_interval_rebuilt_by_brute_force(clustered):
     assert prof.confidence_interval.high == pytest.approx(prof.plugin + z * se_lin,
                                                           rel=1e-10)
     assert prof.confidence_interval.high >= prof.plugin >= prof.statistic
-    # the lower end: the draws follow the bootstrap's on the same generator
+    # the lower end: the normals follow the bootstrap's draws on the same generator,
+    # which weigh the 150 rows or the 50 clusters (the same stream either way)
     gen = np.random.default_rng(4)
     _bootstrap_weights(150 if not clustered else 50, None, 49, gen)
     nk = tab["n"].to_numpy(float)
