@@ -546,15 +546,16 @@ def ci_test(
     blocks of contexts matched on their conditioning values (the context's
     discrete evidence stratum and mean belief; when the evidence varies
     within contexts, the context's level of logit belief after removing the
-    evidence effects), recomputes the estimate :math:`T_b` and reports
-    :math:`p = (1 + \#\{T_b \ge T\}) / (1 + B)`: a local permutation test
-    (Runge 2018; Kim et al. 2022) whose units are contexts. Because the
+    evidence effects), recomputes the test statistic :math:`T_b` (below) and
+    reports :math:`p = (1 + \#\{T_b \ge T\}) / (1 + B)`: a local permutation
+    test (Runge 2018; Kim et al. 2022) whose units are contexts. Because the
     actions never move, whatever the repetitions of a context share
     (context-level shocks, beliefs sampled per repetition, their number) is
     the same in the data and in every permuted copy. Blocks are exact ties
-    when beliefs are on a grid; otherwise runs of ``k_perm`` contexts with the
-    nearest conditioning values, which makes the test approximately valid
-    (measured in docs/validation_ci.md).
+    when beliefs are on a grid; contexts alone in their values are merged into
+    runs of ``k_perm`` with the nearest conditioning values (see ``k_perm``),
+    which makes the test approximately valid (measured in
+    docs/validation_ci.md).
 
     **The test statistic.** Any statistic recomputed on the permuted copies
     gives a valid test; the default is chosen for power. The plug-in CMI over
