@@ -548,8 +548,8 @@ def monotonicity_test(
     Returns
     -------
     MonotonicityResult
-        ``statistic`` the pooled violation percentage, ``pvalue`` the
-        Bonferroni-combined global p-value over the testable pairs; per-pair
+        ``statistic`` the pooled violation percentage, ``pvalue`` the global
+        p-value over the testable pairs (see the attribute ``pvalue``); per-pair
         figures in ``table``, per-bin counts in ``bin_table``, per-comparison
         p-values in ``comparison_table``.
 

@@ -51,7 +51,9 @@ class ReportOptions:
         The leakage classifier: ``"logistic"`` for speed, ``"catboost"`` for the
         paper's settings.
     n_bins : int, default 10
-        Belief bins of the binned tests (:func:`monotonicity_test`, ...).
+        Belief bins of the calibration cells (``calibration``: the reliability table
+        and ECE of :func:`forecast_scores`; ``calibration_error``). The monotonicity
+        test keeps the paper's 5 bins.
     confidence_level : float, default 0.95
         Level of every interval.
     n_jobs : int or None

@@ -216,6 +216,7 @@ def _calibration(df: pd.DataFrame, o: Options, rng: np.random.Generator) -> Cohe
         table,
         by="model",
         timestamp=None,
+        n_bins=o.n_bins,
         n_resamples=o.n_resamples,
         confidence_level=o.confidence_level,
         rng=rng,
@@ -223,12 +224,13 @@ def _calibration(df: pd.DataFrame, o: Options, rng: np.random.Generator) -> Cohe
 
 
 def _calibration_error(df: pd.DataFrame, o: Options, rng: np.random.Generator) -> CoherenceResult:
-    """Debiased squared l2 calibration error (10 equal-mass bins) of the context-mean
-    belief, with its bootstrap interval over contexts."""
+    """Debiased squared l2 calibration error (``n_bins`` equal-mass bins) of the
+    context-mean belief, with its interval over contexts."""
     from .._scoring._calibration import calibration_error
 
     return calibration_error(
         _context_forecasts(df, o),
+        n_bins=o.n_bins,
         n_resamples=o.n_resamples,
         confidence_level=o.confidence_level,
         rng=rng,

@@ -88,6 +88,16 @@ def test_a_keyword_replaces_that_field_of_the_options(small):
     assert rep.settings["n_bins"] == 4 and rep.settings["n_resamples"] == 29
 
 
+def test_n_bins_reaches_the_calibration_cells(small):
+    # n_bins was once recorded but passed to no test; the monotonicity test keeps its 5
+    rep = report(small, tests=("calibration", "calibration_error", "monotonicity"), rng=2,
+                 n_resamples=29, n_bins=4, progress=False)
+    results = rep.cells[0].results
+    assert results["calibration"].n_bins == 4
+    assert results["calibration_error"].n_bins == 4
+    assert results["monotonicity"].n_bins == 5
+
+
 def test_a_misspelt_keyword_names_the_closest_field(small):
     with pytest.raises(TypeError, match=r"report\(\) got unexpected keyword argument\(s\) "
                                         r"\['n_resample'\] \(did you mean 'n_resamples'\?\)"):
