@@ -505,8 +505,9 @@ def reasoning_graph_metrics(
     threshold : float, optional
         Match threshold (hybrid matcher, default 0.45).
     date_window_days : float or None
-        Date gate of a match, skipped when either date is missing (default 7,
-        "in all reported experiments").
+        Date gate of a match (default 7, "in all reported experiments"); a pair
+        missing a date fails it under ``convention='paper'`` and skips it under
+        ``'code'``.
     by, question, event, title, description, date, magnitude, confidence : str
         Column names.
     is_outcome, review_status, simulated_date, source, target, relation : str
