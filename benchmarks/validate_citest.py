@@ -10,7 +10,9 @@ are written as JSON (package versions, commit, machine) and the tables of
     python -m benchmarks.validate_citest --reps 400 --jobs 2      # writes the JSON
     python -m benchmarks.validate_citest --tables                 # JSON -> docs tables
 
-``--only WORD`` runs the cells whose name contains a word; ``--quick`` is the
+``--only WORD`` runs the cells whose name contains a word; ``--parts`` picks among
+size, power, k, competitor and paper_rule (the reference paper's "bootstrap CI
+excludes 0" rule on rational studies, which is not a test); ``--quick`` is the
 small version used by the test suite.
 """
 
@@ -48,6 +50,8 @@ ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results" / "validate_citest.json"
 DOC = ROOT / "docs" / "validation_ci.md"
 ALPHA = 0.05
+#: the matrix's parts, in the order they run and are tabled
+PARTS = ("size", "power", "k", "competitor", "paper_rule")
 
 # ---------------------------------------------------------------- the matrix
 REF = Design()
@@ -99,6 +103,11 @@ ALTERNATIVES: dict[str, tuple[Design, tuple[float, ...]]] = {
     "discrete evidence, 4 levels, constant in context": (REF.with_(evidence_levels=4),
                                                           (0.09,)),
 }
+#: the reference paper's rule ("the bootstrap 95% CI of the kNN CMI excludes 0", k = 3, 500
+#: cluster-bootstrap resamples) on exactly rational studies: how often it calls them incoherent
+PAPER_RULE_NULLS = ("reference: 0.05 grid, 200 x 5, 3 actions", "0.01 grid",
+                    "one row per context: 1000 x 1, 0.01 grid")
+PAPER_RULE_RESAMPLES = 500
 #: k chosen in hindsight against the default: power at each k
 K_GRID = (3, 5, 10, 20, 30)
 K_DESIGNS: dict[str, tuple[Design, float]] = {
@@ -195,6 +204,28 @@ def power_section(reps: int, n_resamples: int, pool: Any, only: list[str]) -> li
     return rows
 
 
+def paper_rule_section(reps: int, pool: Any, only: list[str]) -> list[dict]:
+    """The paper's rule on the null designs of PAPER_RULE_NULLS (seeds apart from the size
+    part's): the share of studies whose bootstrap interval excludes 0."""
+    rows = []
+    options = {"method": "bootstrap", "k": 3, "n_resamples": PAPER_RULE_RESAMPLES}
+    for i, name in enumerate(PAPER_RULE_NULLS):
+        if only and not any(w in name for w in only):
+            continue
+        t0 = time.perf_counter()
+        out = _many(NULLS[name], reps, options, pool, 9_000_000 + 100_000 * i)
+        excludes = (out[:, 2] > 0) | (out[:, 3] < 0)
+        row = {"design": name, "settings": _settings(NULLS[name]), "reps": reps,
+               "n_resamples": PAPER_RULE_RESAMPLES, "rejection": rejection_rate(excludes),
+               "mean_estimate": float(np.nanmean(out[:, 0])),
+               "seconds": time.perf_counter() - t0}
+        rows.append(row)
+        _saved("paper_rule", rows)
+        print(f"paper rule {name:55s} {row['rejection']['rate']:.3f} "
+              f"({row['seconds']:.0f} s)", flush=True)
+    return rows
+
+
 def k_section(reps: int, n_resamples: int, pool: Any, only: list[str]) -> list[dict]:
     rows = []
     for i, (name, (base, target)) in enumerate(K_DESIGNS.items()):
@@ -288,8 +319,7 @@ def _settings(design: Design) -> dict[str, Any]:
 def tables(results: dict[str, Any]) -> str:
     env = results["environment"]
     commits = sorted({r.get("commit", env["commit"])[:10]
-                      for part in ("size", "power", "k", "competitor")
-                      for r in results.get(part, [])})
+                      for part in PARTS for r in results.get(part, [])})
     lines = [generated_by("validate_citest") + " (cells computed at commit(s) "
              f"{', '.join(f'`{c}`' for c in commits)}; last run "
              f"{env['date']}, {env['machine']['cpus']} CPUs, numpy "
@@ -343,13 +373,25 @@ def tables(results: dict[str, Any]) -> str:
                         format_rate(r["competitor_g"]) if "competitor_g" in r else ""]
                        for r in sorted(results["competitor"], key=lambda r: (
                            r["kind"] != "size", r["design"], r["exact_cmi"])))), ""]
+    if results.get("paper_rule"):
+        lines += ["### The reference paper's rule on rational agents", "",
+                  "\"The bootstrap 95% CI excludes 0\" (`method='bootstrap'`, k = 3, "
+                  f"{PAPER_RULE_RESAMPLES} cluster-bootstrap resamples, the paper's settings) "
+                  "on exactly rational studies: the share it calls incoherent. It is not a "
+                  "test (no p-value); duplicated rows in a resample are zero-distance "
+                  "neighbours and inflate the kNN estimate.", "",
+                  *markdown_table(
+                      ("design", "reps", "CI excludes 0", "mean estimate (nats)", "commit"),
+                      ([r["design"], r["reps"], format_rate(r["rejection"]),
+                        f"{r['mean_estimate']:.4f}", f"`{r.get('commit', env['commit'])[:7]}`"]
+                       for r in results["paper_rule"])), ""]
     return "\n".join(lines)
 
 
 def main(argv: Iterable[str] | None = None) -> int:
     parser = matrix_parser(__doc__, results=RESULTS, page="docs/validation_ci.md",
                            n_resamples=199, reps=1000, power_reps=200, append=False)
-    parser.add_argument("--parts", default="size,power,k,competitor")
+    parser.add_argument("--parts", default=",".join(PARTS))
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--merge", action="store_true",
                         help="replace only the cells run in the existing JSON")
@@ -364,7 +406,7 @@ def main(argv: Iterable[str] | None = None) -> int:
     results = start_results(args, ALPHA)
     old = json.loads(args.out.read_text()) if args.merge and args.out.exists() else {}
     _COMMIT.append(results["environment"]["commit"])
-    for part in ("size", "power", "k", "competitor"):  # earlier rows keep their commit
+    for part in PARTS:  # earlier rows keep their commit
         for row in old.get(part, []):
             row.setdefault("commit", old["environment"]["commit"])
 
@@ -372,7 +414,7 @@ def main(argv: Iterable[str] | None = None) -> int:
         done = {(r["design"], r.get("exact_cmi")) for r in rows}
         kept = [r for r in old.get(part, []) if (r["design"], r.get("exact_cmi")) not in done]
         results[part] = kept + rows
-        for other in ("size", "power", "k", "competitor"):
+        for other in PARTS:
             if other not in results and other in old:
                 results[other] = old[other]
         write_json(args.out, results)
@@ -386,6 +428,8 @@ def main(argv: Iterable[str] | None = None) -> int:
         k_section(args.power_reps, args.n_resamples, pool, only)
     if "competitor" in parts:
         competitor_section(args.reps, args.power_reps, args.n_resamples, pool, only)
+    if "paper_rule" in parts:
+        paper_rule_section(args.power_reps, pool, only)
     if pool:
         pool.shutdown()
     print(f"wrote {args.out}", file=sys.stderr)

@@ -80,7 +80,7 @@ def consistency_study(cfg: dict[str, Any], paths: dict[str, str], progress: bool
             forecasts = {str(k): float(v) for k, v in mean.items()}
             sets = [("model", forecasts)]
             if tests["baseline"]:
-                sets.append(("baseline", baseline_forecasts(tuples, forecasts)))
+                sets.append(("baseline", baseline_forecasts(forecasts)))
             for forecaster, values in sets:
                 results += _checks(tuples, values, design["checkers"], tests, seed,
                                    model=model["name"], forecaster=forecaster)

@@ -568,7 +568,7 @@ def model_forms(questions: pd.DataFrame, texts: pd.DataFrame, client: Any, opts:
 
 
 # --------------------------------------------------------------------------- the baseline
-def baseline_forecasts(tuples: pd.DataFrame, forecasts: Mapping[str, float]) -> dict[str, float]:
+def baseline_forecasts(forecasts: Mapping[str, float]) -> dict[str, float]:
     """The consistent-forecaster baseline: each base question's probability is the average
     of its equivalent forms' (P, 1 - not_P, para_P); not_P and para_P follow from it, the
     other questions keep the model's forecast."""

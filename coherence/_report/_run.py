@@ -138,7 +138,7 @@ def _report_iv(data: Any, a: _ReportArgs) -> _ReportInput:
     )
     lie_df = (as_dataframe(a.lie, name="lie", owner=owner)
               if a.lie is not None and "lie" in names else None)
-    set_aside_df = _set_aside_iv(a.set_aside, present_by, owner)
+    set_aside_df = _set_aside_iv(a.set_aside, owner)
     return _ReportInput(
         df=df, options=options, present_by=present_by, names=names, lie=lie_df,
         lie_options=dict(a.lie_options or {}), set_aside=set_aside_df, n_jobs=n_jobs,
@@ -231,8 +231,7 @@ def _settings(df: pd.DataFrame, a: _ReportArgs, options: Options,
     }
 
 
-def _set_aside_iv(set_aside: Any, present_by: tuple[str, ...],
-                  owner: str) -> pd.DataFrame | None:
+def _set_aside_iv(set_aside: Any, owner: str) -> pd.DataFrame | None:
     """The replies set aside before the table was written, as a table with a ``reason``
     column (and ``count`` when its rows are counts): checked here, split by cell later."""
     if set_aside is None:

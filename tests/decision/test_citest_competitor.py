@@ -115,6 +115,24 @@ def test_the_matrix_runs_both_tests_on_the_same_studies(monkeypatch):
          "settings": {"n_resamples": 9}, "competitor": rows})
 
 
+def test_the_matrix_measures_the_papers_rule(monkeypatch):
+    """validate_citest's paper_rule part: one row per design with the share of studies
+    whose bootstrap interval excludes 0, and its table."""
+    from benchmarks import validate_citest as matrix
+
+    monkeypatch.setattr(matrix, "_SINK", [])
+    monkeypatch.setattr(matrix, "PAPER_RULE_RESAMPLES", 19)
+    rows = matrix.paper_rule_section(3, None, ["one row per context"])
+    assert [r["design"] for r in rows] == ["one row per context: 1000 x 1, 0.01 grid"]
+    assert rows[0]["rejection"]["n"] == 3 and rows[0]["n_resamples"] == 19
+    table = matrix.tables(
+        {"environment": {"commit": "x", "date": "d", "machine": {"cpus": 2},
+                         "versions": {"numpy": "2", "numba": "0"}},
+         "settings": {"n_resamples": 9}, "paper_rule": rows})
+    assert "### The reference paper's rule on rational agents" in table
+    assert "| one row per context: 1000 x 1, 0.01 grid | 3 |" in table
+
+
 def test_leakage_matrix_runs_the_three_tests_on_the_same_studies(monkeypatch):
     """validate_leakage's competitor part, two studies a cell on the small study: a row
     per leak with the three rejection rates, and its table."""

@@ -89,7 +89,7 @@ def test_a_negation_is_not_a_paraphrase():
 
 def test_baseline_averages_the_equivalent_forms():
     forecasts = {"P:q1": 0.6, "not_P:q1": 0.5, "para_P:q1": 0.7, "P_and_Q:q1:q2": 0.3}
-    out = baseline_forecasts(pd.DataFrame(), forecasts)
+    out = baseline_forecasts(forecasts)
     assert out["P:q1"] == pytest.approx(0.6) and out["not_P:q1"] == pytest.approx(0.4)
     assert out["para_P:q1"] == pytest.approx(0.6) and out["P_and_Q:q1:q2"] == 0.3
 
