@@ -627,7 +627,7 @@ def calibration_error(data: Any, *, probability: str = "probability",
     low, high, used_t = calibration_interval(
         interval, stat, plug, se, boot, (share, gaps, point.var), confidence_level, gen,
         l1_se=math.sqrt(_linear_variance(point, np.where(gaps < 0, -1.0, 1.0)))
-        if norm == 1 else None)
+        if norm == 1 and interval == "profile" else None)
     table = pd.DataFrame({"bin": point.bins.astype(np.int64),
                           "n": point.n.astype(np.int64),
                           "mean_forecast": point.mean_p, "observed_frequency": point.freq,
