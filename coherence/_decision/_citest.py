@@ -27,6 +27,7 @@ from .._rng import RNGLike
 from .._rng import check_rng
 from .._rng import kernel_seeds
 from .._validation import as_dataframe
+from .._validation import binary_column
 from .._validation import check_choice
 from .._validation import check_float
 from .._validation import check_int
@@ -181,6 +182,18 @@ def _class_codes(df: Any, column: str, *, discrete: bool = False) -> tuple[np.nd
     return np.ascontiguousarray(rank[codes]), values[order]
 
 
+def _event_indicator(df: Any, outcome: str) -> np.ndarray:
+    """The outcome as 0/1 for ``calibrate``: numbers 0 and 1 or bools, 1 (True) the event
+    that the isotonic calibration predicts; other labels raise naming the rows (their sort
+    order would pick the event by the spelling of the labels)."""
+    try:
+        return binary_column(df, outcome, owner=_OWNER)
+    except ValueError as err:
+        raise ValueError(f"{err} With calibrate set, the outcome must be coded 0/1 (or "
+                         "False/True), 1 the event whose probability the belief states; "
+                         "recode it, or set calibrate=False.") from err
+
+
 def _evidence_arrays(df: Any, evidence: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
     import pandas as pd
 
@@ -238,6 +251,8 @@ def _ci_test_iv(data: Any, belief: Any, action: Any, outcome: Any, evidence: Any
     if calibrate and len(y_labels) > 2:
         raise ValueError(param_error("calibrate", _OWNER, "False when the outcome has more "
                                      "than two classes", calibrate))
+    if calibrate:  # the isotonic calibration predicts the outcome 1: code it as given
+        y = _event_indicator(df, outcome)
     design = _Design(a, y, p, groups, ev_disc, ev_cont, len(y_labels) <= 2)
     options = {"k": k, "method": method, "n_resamples": n_resamples,
                "confidence_level": confidence_level, "calibrate": calibrate,
@@ -398,7 +413,9 @@ def ci_test(
         The belief/action table, one row per elicitation.
     belief, action, outcome : str
         Columns of the stated probability (in [0, 1]), of the action (any
-        labels) and of the true state (any labels; 0/1 for ``calibrate``).
+        labels) and of the true state (any labels; with ``calibrate`` set, 0/1 or
+        bool, 1 the event whose probability the belief states: other labels raise
+        ``ValueError`` naming the rows).
         Labels are classes: a column of non-integer numbers (a continuous
         measurement) raises ``ValueError`` rather than count as one class per
         value.

@@ -34,6 +34,7 @@ from .._validation import DECIMAL_SLACK
 from .._validation import check_float
 from .._validation import param_error
 from .._validation import probability_array
+from ._checks import bhattacharyya_distance
 from ._checks import frequentist_terms
 from ._checks import overlap_distance
 from ._summaries import ViolationSummary
@@ -461,7 +462,9 @@ def update_direction(p_a: Any, p_a_given_b1: Any, p_a_given_b0: Any, *,
     p_a, p_a_given_b1, p_a_given_b0 : array_like of float in [0, 1]
         Elicited P(A), P(A|B=1), P(A|B=0).
     eps : float in [0, 1], default 0.02
-        Movements of at most ``eps`` count as no movement.
+        Movements of less than ``eps`` count as no movement and only movements
+        of more than ``eps`` count as moves; a movement of exactly ``eps``
+        (within rounding) is neither, so its row is ``partial`` (see Notes).
 
     Returns
     -------
@@ -644,13 +647,10 @@ def negation_check(p_a: Any, p_not_a: Any, *, beta: float = 1e-3,
 
 
 # --------------------------------------------------------------------------- conditional tuple
-#: Forecasts are clipped to [_CLIP, 1 - _CLIP] inside the arbitrage optimisation.
-_CLIP = 1e-9
-
-
 def _tuple_profits(x: np.ndarray, a: float, c: float, j: float) -> np.ndarray:
     """Log-score profits in the three worlds (A&B, A&~B, ~A) of moving (a, c, j) to
-    the consistent forecasts (x0, x1, x0 x1)."""
+    the consistent forecasts (x0, x1, x0 x1): the definition of the arbitrage violation
+    of :func:`conditional_tuple_check`, which the tests maximise by brute force."""
     a2, c2 = x[0], x[1]
     j2 = a2 * c2
     return np.array([
@@ -658,29 +658,6 @@ def _tuple_profits(x: np.ndarray, a: float, c: float, j: float) -> np.ndarray:
         np.log(a2 / a) + np.log((1 - c2) / (1 - c)) + np.log((1 - j2) / (1 - j)),
         np.log((1 - a2) / (1 - a)) + np.log((1 - j2) / (1 - j)),
     ])
-
-
-def _tuple_arbitrage(a: float, c: float, j: float) -> float:
-    """max over consistent (a', c') of the min over worlds of the log-score profit."""
-    from scipy.optimize import minimize
-
-    if abs(j - a * c) == 0.0:
-        return 0.0
-    lo, hi = _CLIP, 1 - _CLIP
-    a, c, j = (min(max(v, lo), hi) for v in (a, c, j))
-    best = 0.0
-    starts = [(a, c), (a, min(max(j / a, lo), hi)), (min(max((a + j) / 2, lo), hi), c),
-              (0.5, 0.5)]
-    for s in starts:
-        res = minimize(lambda z: -z[2], np.array([s[0], s[1], 0.0]), method="SLSQP",
-                       bounds=[(lo, hi), (lo, hi), (None, None)],
-                       constraints=[{"type": "ineq",
-                                     "fun": lambda z: _tuple_profits(z[:2], a, c, j) - z[2]}],
-                       options={"ftol": 1e-12, "maxiter": 500})
-        if res.success:
-            value = float(np.min(_tuple_profits(res.x[:2], a, c, j)))
-            best = max(best, value)
-    return best
 
 
 @dataclass(frozen=True, slots=True)
@@ -770,15 +747,27 @@ def conditional_tuple_check(p_a: Any, p_b_given_a: Any, p_a_and_b: Any, *,
 
     .. math::
 
-        v_{\mathrm{arb}} = \max_{a', c' \in (0, 1)} \min_\omega
-        \mathrm{profit}_\omega(a', c'),
+        v_{\mathrm{arb}} = \sup_{a', c' \in (0, 1)} \min_\omega
+        \mathrm{profit}_\omega(a', c').
 
-    found numerically (SLSQP on the epigraph form, several starts; accurate to
-    about 1e-6 nats). It is 0 exactly when :math:`j = a c` (then every move has
-    non-positive expected profit under the forecaster's own distribution) and
-    positive otherwise. Forecasts are clipped to :math:`[10^{-9}, 1 - 10^{-9}]`
-    inside the optimisation, so a violated certainty (a forecast of 0 or 1)
-    gives a finite value (at most about 60 nats) instead of infinity.
+    P(A) and P(B|A) together forecast the three worlds, with probabilities
+    :math:`(ac,\ a(1-c),\ 1-a)`, and the conjunction forecasts the first of them
+    against the other two; the best consistent move keeps the ratio of the two
+    worlds in which the conjunction is false, so the problem reduces to two
+    forecasts ``a c`` and ``j`` of one event and has the closed form
+
+    .. math::
+
+        v_{\mathrm{arb}} = -2 \ln\!\big(\sqrt{a c\, j} + \sqrt{(1 - a c)(1 - j)}\big),
+
+    a Bhattacharyya distance in nats: the value of the Cond checker of
+    :func:`arbitrage_violation` (``'cond'``), to the bit. It is 0 when
+    :math:`j = a c` and positive otherwise (a difference below about
+    :math:`10^{-8}`, a violation below about :math:`10^{-16}` nats, rounds to 0;
+    ``absolute`` still shows it); forecasts of exactly 0 or 1 enter as
+    they are, and the value is infinite when a contradicted certainty cannot be
+    repaired (:math:`a c = 1` with :math:`j = 0`, or :math:`a c = 0` with
+    :math:`j = 1`), as in :func:`negation_check`.
 
     References
     ----------
@@ -800,8 +789,7 @@ def conditional_tuple_check(p_a: Any, p_b_given_a: Any, p_a_and_b: Any, *,
     arr = _probabilities(owner, p_a=p_a, p_b_given_a=p_b_given_a, p_a_and_b=p_a_and_b)
     a, c, j = arr["p_a"], arr["p_b_given_a"], arr["p_a_and_b"]
     absolute = np.abs(j - a * c)
-    arbitrage = np.array([_tuple_arbitrage(float(x), float(y), float(z))
-                          for x, y, z in zip(a, c, j, strict=True)])
+    arbitrage = bhattacharyya_distance(a * c, j)
     n = len(a)
     return ConditionalTupleResult(
         statistic=float(absolute.mean()), pvalue=np.nan,

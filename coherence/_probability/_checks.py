@@ -268,14 +268,21 @@ def overlap_distance(both: np.ndarray, neither: np.ndarray) -> np.ndarray:
     forecasts a and b given the products ``both`` = a b and ``neither`` = (1-a)(1-b).
 
     The closed-form arbitrage of Negation (a = P, b = 1 - P_not), Paraphrase,
-    Consequence and Cond; :func:`coherence.negation_check` uses it too. Infinite
-    when the two forecasts are opposite certainties."""
+    Consequence and Cond (through :func:`bhattacharyya_distance`);
+    :func:`coherence.negation_check` uses it too. Infinite when the two forecasts are
+    opposite certainties; 0 when they are equal, and also (the overlap rounds to 1) when
+    they differ by less than about 1e-8, a distance below about 1e-16 nats."""
     overlap = np.sqrt(both) + np.sqrt(neither)
     with np.errstate(divide="ignore"):
         return np.asarray(np.maximum(-2.0 * np.log(np.minimum(overlap, 1.0)), 0.0))
 
 
-def _bhattacharyya(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def bhattacharyya_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """-2 log(sqrt(a b) + sqrt((1-a)(1-b))): the Bhattacharyya distance of two binary
+    forecasts a and b, in nats (:func:`overlap_distance` of their products).
+
+    The closed-form arbitrage of Paraphrase, Consequence and Cond (a = P(P) P(Q|P),
+    b = P(P and Q)); :func:`coherence.conditional_tuple_check` uses it too."""
     return overlap_distance(a * b, (1 - a) * (1 - b))
 
 
@@ -425,11 +432,11 @@ def _arbitrage(spec: _Spec, f: np.ndarray, definition: str) -> tuple[np.ndarray,
     if name == "negation":  # the expression negation_check has always used
         value = overlap_distance(f[:, 0] * (1 - f[:, 1]), (1 - f[:, 0]) * f[:, 1])
     elif name == "paraphrase":
-        value = _bhattacharyya(f[:, 0], f[:, 1])
+        value = bhattacharyya_distance(f[:, 0], f[:, 1])
     elif name == "consequence":
-        value = np.where(f[:, 0] <= f[:, 1], 0.0, _bhattacharyya(f[:, 0], f[:, 1]))
+        value = np.where(f[:, 0] <= f[:, 1], 0.0, bhattacharyya_distance(f[:, 0], f[:, 1]))
     elif name == "cond":  # P and Q|P together are one bet on the three cells PQ, P~Q, ~P
-        value = _bhattacharyya(f[:, 0] * f[:, 1], f[:, 2])
+        value = bhattacharyya_distance(f[:, 0] * f[:, 1], f[:, 2])
     else:
         worlds = spec.world_matrix(definition)
         value = np.zeros(n)

@@ -213,6 +213,28 @@ def _lie_errors(table: pd.DataFrame, normalize: bool) -> pd.DataFrame:
     return agg.reset_index()
 
 
+def _require_same_states(table: pd.DataFrame, base: pd.DataFrame, owner: str) -> None:
+    """Raise unless every (context, variable) unit of ``table`` lists the same states of z in
+    ``base``: a state listed in one table only would count as probability 0 in the other."""
+    keys = ["context", "variable", "state"]
+    units = table[["context", "variable"]].drop_duplicates()
+    ref = base[keys].merge(units, on=["context", "variable"], how="inner")
+    both = table[keys].merge(ref, on=keys, how="outer", indicator=True)
+    odd = both[both["_merge"] != "both"]
+    if odd.empty:
+        return
+    where = {"left_only": "elicited", "right_only": "baseline"}
+    n_units = len(odd[["context", "variable"]].drop_duplicates())
+    shown = [f"({c!r}, {v!r}) state {z!r} only in '{where[m]}'"
+             for c, v, z, m in odd.head(5).itertuples(index=False)]
+    more = ", ..." if len(odd) > 5 else ""
+    raise ValueError(
+        f"{owner}: the states of z listed in 'elicited' and 'baseline' differ for {n_units} "
+        f"(context, variable) unit(s), {len(odd)} row(s) (first: {'; '.join(shown)}{more}); "
+        "every state of z must be listed in both, with the same labels (a missing state "
+        "would count as probability 0).")
+
+
 def random_forest_baseline(
     ground_truth: Any, contexts: Any, queries: Any, *, evidence: Any, outcome: str = "y",
     context: str = "context", variable: str = "variable", state: str = "state",
@@ -390,7 +412,9 @@ def iterated_expectation_check(
     baseline : pandas.DataFrame, optional
         The same layout (and column names) holding a reference predictor's
         probabilities for the same (context, variable, state) rows: exact
-        Bayesian-network posteriors, or any model's predictions.
+        Bayesian-network posteriors, or any model's predictions. It may hold
+        further (context, variable) units; for each unit of ``elicited`` it must
+        list the same states (else ``ValueError`` naming them).
     ground_truth, contexts, evidence, outcome, estimator
         Without ``baseline``, the baseline is fitted by
         :func:`random_forest_baseline` on the ground-truth sample
@@ -551,6 +575,7 @@ def iterated_expectation_check(
         shown = units.loc[lost, keys].head(5).to_records(index=False).tolist()
         raise ValueError(f"{owner}: the baseline has no rows for {int(lost.sum())} (context, "
                          f"variable) unit(s) of 'elicited' (first: {shown}).")
+    _require_same_states(table, base, owner)
     # errors below 1e-12 are rounding of an exact identity: exactly 0
     e_agent = units["error_agent"].to_numpy(dtype=float)
     e_agent = np.where(e_agent < _ZERO_ERROR, 0.0, e_agent)

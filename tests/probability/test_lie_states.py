@@ -1,0 +1,67 @@
+"""``iterated_expectation_check`` refuses tables whose listed states of z differ between
+``elicited`` and ``baseline``: a state missing from one was counted as probability 0 there."""
+
+from __future__ import annotations
+
+import re
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from coherence import iterated_expectation_check
+
+
+def _tables() -> tuple[pd.DataFrame, pd.DataFrame]:
+    base = pd.DataFrame({"context": [1, 1, 2, 2], "variable": ["z"] * 4, "state": [0, 1, 0, 1],
+                         "p_y_given_x": [0.5, 0.5, 0.2, 0.2],
+                         "p_y_given_xz": [0.3, 0.8, 0.1, 0.3],
+                         "p_z_given_x": [0.6, 0.4, 0.5, 0.5]})
+    eli = base.assign(p_y_given_x=[0.52, 0.52, 0.21, 0.21], p_y_given_xz=[0.3, 0.8, 0.1, 0.35])
+    return eli, base
+
+
+def _check(eli: pd.DataFrame, base: pd.DataFrame):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return iterated_expectation_check(eli, baseline=base, n_resamples=99, rng=0)
+
+
+def test_state_missing_from_elicited_raises():
+    """The audit's case: the elicited table lost the state-1 row of context 2, which was
+    read as P(z=1|x) = 0 (agent error 0.16 instead of 0.015)."""
+    eli, base = _tables()
+    with pytest.raises(ValueError, match=re.escape(
+            "iterated_expectation_check: the states of z listed in 'elicited' and 'baseline' "
+            "differ for 1 (context, variable) unit(s), 1 row(s) (first: (2, 'z') state 1 only "
+            "in 'baseline'); every state of z must be listed in both")):
+        _check(eli.drop(index=3), base)
+
+
+def test_state_missing_from_baseline_or_relabelled_raises():
+    eli, base = _tables()
+    with pytest.raises(ValueError, match=r"\(1, 'z'\) state 0 only in 'baseline'"):
+        _check(eli.drop(index=0), base)
+    with pytest.raises(ValueError, match=r"\(1, 'z'\) state 1 only in 'elicited'"):
+        _check(eli, base.drop(index=1))
+    # the same states under other labels ("1" is not 1): both sides named, two units
+    relabelled = base.assign(state=base["state"].astype(str))
+    with pytest.raises(ValueError, match=r"differ for 2 \(context, variable\) unit\(s\), "
+                                         r"8 row\(s\) \(first: .*\.\.\.\)"):
+        _check(eli, relabelled)
+
+
+def test_matching_states_and_extra_baseline_units_pass():
+    eli, base = _tables()
+    ref = _check(eli, base)
+    # the baseline may hold units elicited does not ask about, with any states
+    extra = pd.DataFrame({"context": [3, 3, 3], "variable": ["z"] * 3, "state": [0, 1, 2],
+                          "p_y_given_x": [0.4] * 3, "p_y_given_xz": [0.2, 0.5, 0.6],
+                          "p_z_given_x": [0.2, 0.3, 0.5]})
+    more = _check(eli, pd.concat([base, extra], ignore_index=True))
+    assert more.table.equals(ref.table)
+    # row order within either table does not matter
+    shuffled = _check(eli.iloc[::-1], base.sample(frac=1.0, random_state=0))
+    np.testing.assert_allclose(shuffled.table.sort_values("context")["ratio"],
+                               ref.table.sort_values("context")["ratio"])
