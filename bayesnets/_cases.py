@@ -70,6 +70,7 @@ def _cases_iv(model: Any, target: Any, evidence_vars: Any, n: Any, bins: Any,
                                      f"'{target}'", evars))
     if len(set(evars)) != len(evars):
         raise ValueError(param_error("evidence_vars", owner, "free of duplicates", evars))
+    _check_column_names(evars, _CASE_COLUMNS, owner)
     n_cfg = math.prod(net.cardinality(v) for v in evars)
     if n_cfg > _MAX_CONFIGURATIONS:
         raise ValueError(param_error("evidence_vars", owner, "variables with at most "
@@ -84,6 +85,23 @@ def _cases_iv(model: Any, target: Any, evidence_vars: Any, n: Any, bins: Any,
         raise ValueError(param_error("min_support", owner, "0 for a network not fitted to "
                                      "data (no support is recorded)", min_support))
     return net, target, evars, n, bins, min_support
+
+
+#: The columns :func:`sample_cases` writes besides the evidence (and :func:`contexts` adds).
+_CASE_COLUMNS = ("context", "truth", "outcome")
+_CONTEXT_COLUMNS = (*_CASE_COLUMNS, "description")
+
+
+def _check_column_names(evars: Sequence[Any], written: Sequence[str], owner: str) -> None:
+    """An evidence variable named like a column the function writes itself would be
+    overwritten by it (its states replaced by the truth, say): refused, naming it."""
+    clash = [v for v in evars if v in written]
+    if clash:
+        raise ValueError(param_error(
+            "evidence_vars", owner, "free of variables named like a column "
+            f"{owner} writes itself ({', '.join(map(repr, written))}), which would overwrite "
+            f"them; rename the variable(s) {clash} in the network (e.g. fit the data with "
+            "that column renamed)", list(evars)))
 
 
 def _configuration_support(net: Network, evars: tuple[str, ...]) -> np.ndarray:
@@ -135,7 +153,9 @@ def sample_cases(model: Any, target: str, evidence_vars: Sequence[str], n: int, 
     Raises
     ------
     ValueError
-        For unknown variables or states, or when no configuration is eligible.
+        For unknown variables or states, an evidence variable named like a column
+        of the table (``context``, ``truth``, ``outcome``), or when no configuration
+        is eligible.
 
     See Also
     --------
@@ -290,6 +310,7 @@ def contexts(network: Any = "child", *, target: str | None = None, state: Any = 
     owner = "contexts"
     net = as_network(network, owner)
     target, state, evidence_vars = study_defaults(net, target, state, evidence_vars, owner)
+    _check_column_names(list(evidence_vars), _CONTEXT_COLUMNS, owner)
     cases = sample_cases(net, target, list(evidence_vars) if evidence_vars is not None
                          else evidence_vars, n, state=state, bins=bins,
                          min_support=min_support, rng=rng)
@@ -366,6 +387,8 @@ def simulated_agent_study(network: Any = "child", *, target: str | None = None,
     extra = ctx.drop(columns=["context", "truth", "outcome"]).iloc[
         data["context"].to_numpy()].reset_index(drop=True)
     extra.index = data.index
+    # an evidence variable named belief, action, ... would make a second column of that name
+    _check_column_names(list(ctx.columns[1:-3]), list(data.columns), owner)
     data = pd.concat([data, extra], axis=1)
     data.attrs.update({k: ctx.attrs[k] for k in ("question", "subject", "network", "target",
                                                  "state")})

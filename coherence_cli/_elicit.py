@@ -45,6 +45,34 @@ class ElicitStopped(RuntimeError):
         self.hint = hint
 
 
+#: The options of a model behind a server, and their defaults (None in the parser, so that
+#: an option given is told from one left out): refused with ``--simulated``, which would
+#: ignore them.
+MODEL_OPTIONS: dict[str, tuple[str, Any]] = {
+    "base_url": ("--base-url", None), "model": ("--model", None),
+    "api_key_env": ("--api-key-env", "OPENAI_API_KEY"), "temperature": ("--temperature", 1.0),
+    "max_tokens": ("--max-tokens", 48), "constrained": ("--constrained", "none"),
+    "stop": ("--stop", None), "logprobs": ("--logprobs", False),
+    "top_logprobs": ("--top-logprobs", 10), "timeout": ("--timeout", 60.0),
+    "deadline": ("--deadline", None),
+}
+
+
+def model_options(args: argparse.Namespace) -> argparse.Namespace:
+    """``args`` with the model options' defaults filled in; a usage error naming the model
+    options given with ``--simulated`` (a simulated agent has no server, sampling or reply
+    format: they would be ignored without a word)."""
+    given = [flag for dest, (flag, _) in MODEL_OPTIONS.items()
+             if getattr(args, dest, None) is not None]
+    if args.simulated and given:
+        raise ElicitUsageError(f"{', '.join(given)} set the model behind a server; a "
+                               f"simulated agent (--simulated {args.simulated}) ignores "
+                               "them: drop them, or drop --simulated to ask a server")
+    filled = {dest: default for dest, (_, default) in MODEL_OPTIONS.items()
+              if getattr(args, dest, None) is None}
+    return argparse.Namespace(**{**vars(args), **filled})
+
+
 def add_parser(sub: Any, positive_int: Any) -> argparse.ArgumentParser:
     """The ``elicit`` subcommand's parser."""
     p: argparse.ArgumentParser = sub.add_parser(
@@ -53,7 +81,8 @@ def add_parser(sub: Any, positive_int: Any) -> argparse.ArgumentParser:
         "server (--base-url/--model, or $OPENAI_BASE_URL/$OPENAI_MODEL) or of a simulated "
         "agent (--simulated AGENT), with the decision paper's prompts. Raw replies are cached "
         "in SQLite before parsing, so an interrupted run resumes where it stopped. Default: "
-        "a first run of 12 contexts x 2 repetitions; --full for the paper's design.")
+        "a first run of 12 contexts x 2 repetitions; --full for the paper's design. The "
+        "model options other than --simulated are refused with --simulated.")
     where = p.add_argument_group("model")
     where.add_argument("--simulated", default=None, metavar="AGENT",
                        help="answer with a simulated agent (rational, leaky, ...)")
@@ -61,23 +90,25 @@ def add_parser(sub: Any, positive_int: Any) -> argparse.ArgumentParser:
                        help="server root including /v1 (default $OPENAI_BASE_URL; there is no "
                        "built-in default)")
     where.add_argument("--model", default=None, help="model name (default $OPENAI_MODEL)")
-    where.add_argument("--api-key-env", default="OPENAI_API_KEY", metavar="VAR",
+    where.add_argument("--api-key-env", default=None, metavar="VAR",
                        help="environment variable holding the API key (default "
                        "OPENAI_API_KEY; a key is never taken on the command line)")
-    where.add_argument("--temperature", type=float, default=1.0)
-    where.add_argument("--max-tokens", type=positive_int, default=48, metavar="N",
+    where.add_argument("--temperature", type=float, default=None,
+                       help="sampling temperature (default 1)")
+    where.add_argument("--max-tokens", type=positive_int, default=None, metavar="N",
                        help="reply length cap (default 48: the replies are two short lines; a "
                        "reply cut at the cap is reported as 'truncated')")
     where.add_argument("--constrained", choices=("none", "grammar", "json_schema"),
-                       default="none", help="constrain the reply format: a llama.cpp grammar "
+                       default=None, help="constrain the reply format: a llama.cpp grammar "
                        "or an OpenAI JSON schema (default none)")
     where.add_argument("--stop", action="append", default=None, metavar="TEXT",
                        help="a stop sequence (repeatable), e.g. '<|im_end|>' for a base model "
                        "that writes its chat template's end marker as text")
-    where.add_argument("--logprobs", action="store_true",
+    where.add_argument("--logprobs", action="store_true", default=None,
                        help="also record the token-probability belief of the decision reply")
-    where.add_argument("--top-logprobs", type=positive_int, default=10, metavar="K")
-    where.add_argument("--timeout", type=float, default=60.0, metavar="S",
+    where.add_argument("--top-logprobs", type=positive_int, default=None, metavar="K",
+                       help="alternatives per token with --logprobs (default 10)")
+    where.add_argument("--timeout", type=float, default=None, metavar="S",
                        help="seconds without data before a call is retried (default 60)")
     where.add_argument("--deadline", type=float, default=None, metavar="S",
                        help="seconds a whole call may take (default 4 x timeout)")
@@ -258,6 +289,7 @@ def run_elicit(args: argparse.Namespace) -> int:
     """The ``elicit`` command."""
     import elicitation
 
+    args = model_options(args)
     cache = elicitation.ResponseCache(args.cache)   # an unusable file fails first (exit 2)
     try:
         return _run(args, cache)

@@ -358,6 +358,11 @@ class OpenAIClient:
     errors, certificate failures and oversized bodies raise
     :class:`ClientError`. Error messages name the endpoint without
     credentials and quote at most 300 redacted characters of the body.
+    A reply whose ``content`` is a list of parts (``[{"type": "text",
+    "text": ...}, ...]``, as some servers send) is read as its text parts
+    joined in order; other parts (``thinking``, ``reasoning``, images) are
+    not part of the answer and are left out (the whole body stays in
+    :attr:`Completion.raw`).
     """
 
     def __init__(self, model: str | None = None, *, base_url: str | None = None,
@@ -586,10 +591,10 @@ class OpenAIClient:
         except (ValueError, KeyError, IndexError, TypeError):
             raise TransientError(f"malformed response body from {self._url}: "
                                  + self._shown(payload)) from None
+        text = _content_text(text)
         if text is None:
-            text = ""
-        if not isinstance(text, str):
-            raise TransientError(f"malformed response body: content is {type(text).__name__}")
+            raise TransientError("malformed response body: content is "
+                                 f"{type(choice['message']['content']).__name__}")
         lp = choice.get("logprobs") if isinstance(choice, Mapping) else None
         finish = choice.get("finish_reason") if isinstance(choice, Mapping) else None
         usage = body.get("usage") if isinstance(body, Mapping) else None
@@ -601,6 +606,26 @@ class OpenAIClient:
 
     def __repr__(self) -> str:
         return f"OpenAIClient(model={self._model!r}, url={self._url!r})"
+
+
+def _content_text(content: Any) -> str | None:
+    """The text of a reply's ``content``: a string as is, ``null`` as ``""``, a list of
+    parts as its text parts joined (plain strings count as text; ``thinking``, ``reasoning``
+    and other parts are left out); None for anything else (a malformed body)."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return None
+    texts = []
+    for part in content:
+        if isinstance(part, str):
+            texts.append(part)
+        elif (isinstance(part, Mapping) and part.get("type") in ("text", "output_text")
+              and isinstance(part.get("text"), str)):
+            texts.append(part["text"])
+    return "".join(texts)
 
 
 # --------------------------------------------------------------------------- simulated
@@ -615,6 +640,22 @@ def _plain(value: Any) -> Any:
 
 #: the columns of a SimulatedClient's truths that hold probabilities
 _TRUTH_COLUMN = re.compile(r"^(?:truth|p_\w+|prob_.+|belief_given_.+)$")
+
+
+def _truths_digest(table: Any) -> str:
+    """A stable hash of what a :class:`SimulatedClient`'s answers depend on in its truths
+    table: the context ids and the probability and ``outcome`` columns, values exact."""
+    import pandas as pd
+
+    columns = sorted(c for c in table.columns if isinstance(c, str)
+                     and (_TRUTH_COLUMN.match(c) or c == "outcome"))
+    ids = [[type(_plain(i)).__name__, str(_plain(i))] for i in table.index]
+    values = {}
+    for c in columns:
+        numbers = pd.to_numeric(table[c].astype(object), errors="coerce").to_numpy(dtype=float)
+        values[c] = [None if math.isnan(v) else repr(float(v)) for v in numbers]
+    text = json.dumps({"ids": ids, "columns": values}, sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 class SimulatedClient:
@@ -699,7 +740,8 @@ class SimulatedClient:
                                  f"or missing); {len(bad)} row(s) are not (first: context "
                                  f"{_plain(table.index[bad[0]])!r} = "
                                  f"{_plain(raw.iloc[bad[0]])!r}).")
-        self._truths = table
+        self._truths = table.copy()   # later edits of the caller's table change nothing
+        self._truths_digest = _truths_digest(self._truths)
         if isinstance(rng, np.random.Generator):
             rng = int(rng.integers(0, 2**62))
         elif rng is None:
@@ -715,8 +757,11 @@ class SimulatedClient:
 
     @property
     def settings(self) -> Mapping[str, Any]:
-        """The seed and failure share."""
-        return MappingProxyType({"seed": self._seed, "fail": self.fail})
+        """The seed, the failure share and ``truths``, a hash of the columns of the truths
+        table the answers are drawn from (part of every cache key: a re-run after editing a
+        truth or an outcome asks again rather than reading the old answers)."""
+        return MappingProxyType({"seed": self._seed, "fail": self.fail,
+                                 "truths": self._truths_digest})
 
     def _lookup(self, context: Any, column: str) -> float:
         if column not in self._truths.columns:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping
+from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
 from typing import Any
@@ -33,6 +34,7 @@ __all__ = [
     "HIDDEN",
     "ElicitationResult",
     "ParseFailureWarning",
+    "check_output_names",
     "check_phrase",
     "context_fields",
     "context_table",
@@ -182,6 +184,24 @@ def context_table(contexts: Any, question: Any, owner: str, *,
                              f"{rows}, values {values[bad].tolist()[:5]!r}). A missing "
                              "value would be sent to the model as 'nan'.")
     return df
+
+
+def check_output_names(df: pd.DataFrame, written: Sequence[str], owner: str,
+                       hint: str = "") -> None:
+    """Refuse a contexts column named like a column the runner writes itself.
+
+    The runner copies the other context columns after the elicited ones; a column named
+    ``belief`` (left over from an earlier study, say) would overwrite the elicited belief
+    in ``result.data`` without a word, so it is refused before any call is made.
+    """
+    names = set(written)
+    clash = [str(c) for c in df.columns if c in names]
+    if clash:
+        raise ValueError(f"Column(s) {', '.join(map(repr, clash))} of contexts (input to "
+                         f"{owner}) have the name of a column {owner} writes itself (its "
+                         f"output columns: {', '.join(map(repr, written))}); copied to the "
+                         "output, such a column would overwrite the elicited value. Rename "
+                         f"or drop it{hint}.")
 
 
 def check_phrase(question: Any, where: str, owner: str) -> None:

@@ -9,7 +9,9 @@ committed to the cache before anything is parsed. Parsing happens afterwards,
 from the cache, so a re-run (after a crash, a kill, or just to re-parse with
 other settings) makes no call it has already made. The run stops with
 :class:`ElicitationError` once the failure budget (``max_failures``
-attempts) is spent.
+attempts) is spent. Ctrl-C stops it at once: the queued calls are cancelled,
+the replies of the calls in flight are stored, and the ``KeyboardInterrupt``
+is raised again.
 
 The study runners (:mod:`._runner`, :mod:`._pairs`, :mod:`._lie`) build the
 jobs with :func:`make_job`, validate the options they share with
@@ -204,6 +206,25 @@ class _Engine:
                     self._stop.set()
             bar.update()
 
+    def _send(self, jobs: list[Job], bar: tqdm) -> None:
+        """Send the jobs on the thread pool and wait for them.
+
+        On Ctrl-C (a ``KeyboardInterrupt``, in this thread or raised by the client) nothing
+        more is sent: the queued calls are cancelled, the calls in flight finish (no retry)
+        and their replies are stored, then the interrupt is raised again; a re-run resumes
+        from the cache.
+        """
+        pool = ThreadPoolExecutor(max_workers=self.concurrency)
+        try:
+            futures = [pool.submit(self._one, job, bar) for job in jobs]
+            for future in futures:
+                future.result()
+        except BaseException:
+            self._stop.set()
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
+        pool.shutdown(wait=True)
+
     def execute(self, jobs: Sequence[Job]) -> tuple[dict[str, dict[str, Any]], set[str]]:
         keys = [job.key for job in jobs]
         before = self.cache.get_many(keys)
@@ -218,10 +239,7 @@ class _Engine:
                   postfix={"failed": 0}, disable=not (self.progress and unique)) as bar:
             self._bar = bar
             if unique:
-                with ThreadPoolExecutor(max_workers=self.concurrency) as pool:
-                    futures = [pool.submit(self._one, job, bar) for job in unique.values()]
-                    for future in futures:
-                        future.result()
+                self._send(list(unique.values()), bar)
         if self.cache_error is not None:
             raise ElicitationError(
                 f"Stopped: {self.cache_error} The run stopped at once so that no further paid "

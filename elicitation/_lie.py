@@ -18,6 +18,7 @@ from coherence._validation import param_error
 
 from ._clients import Client
 from ._common import ElicitationResult
+from ._common import check_output_names
 from ._common import check_phrase
 from ._common import context_fields
 from ._common import context_table
@@ -60,7 +61,10 @@ def run_lie(
     ----------
     contexts : pandas.DataFrame
         As for :func:`run` (``context``, ``description``, optional
-        ``question``, ``truth``, ``outcome`` and evidence columns).
+        ``question``, ``truth``, ``outcome`` and evidence columns). A column
+        named like one the runner writes (``repetition``, ``belief``,
+        ``prob_<state>``, ``belief_given_<state>``, ``lie_belief``,
+        ``lie_gap``) is refused: it would overwrite the elicited value.
     client : Client
         As for :func:`run`.
     auxiliary_variable_name : str
@@ -126,6 +130,10 @@ def run_lie(
     given_t = get_template("given_auxiliary" + suffix)
     if is_builtin(belief_t):
         check_phrase(question, "'question' parameter", owner)
+    check_output_names(df, ["repetition", "belief", *(f"prob_{s}" for s in states),
+                            *(f"belief_given_{s}" for s in states), "lie_belief", "lie_gap"],
+                       owner, " (a SimulatedClient's truths go in its own truths table, not in "
+                       "the contexts)")
     settings = settings_json(client)
     jobs: list[Job] = []
     records = df.to_dict("records")

@@ -57,7 +57,7 @@ def run_pairs(
     client : Client
         As for :func:`run`.
     variants : sequence of str
-        Conditional prompt variants: ``'baseline'``, ``'justify_first'``,
+        Distinct conditional prompt variants: ``'baseline'``, ``'justify_first'``,
         ``'skeptical'`` (templates ``conditional_<variant>``; the last two
         add the study's quoted instruction, let the model reason, and read
         the answer lines that end the reply), or names of registered
@@ -103,6 +103,13 @@ def run_pairs(
     if isinstance(variants, str) or not isinstance(variants, Sequence) or not variants:
         raise TypeError(param_error("variants", owner, "a non-empty sequence of variant names",
                                     variants))
+    if not all(isinstance(v, str) for v in variants):
+        raise TypeError(param_error("variants", owner, "a sequence of variant names (str)",
+                                    variants))
+    if len(set(variants)) != len(variants):
+        repeated = sorted({v for v in variants if list(variants).count(v) > 1})
+        raise ValueError(param_error("variants", owner, "distinct variant names (repeated: "
+                                     f"{', '.join(map(repr, repeated))})", variants))
     if not len(df):
         raise ValueError(param_error("pairs", owner, "a table with at least one row",
                                      "an empty table"))

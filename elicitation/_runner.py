@@ -21,6 +21,7 @@ from coherence._validation import param_error
 from ._clients import Client
 from ._common import ElicitationResult
 from ._common import check_copied_truths
+from ._common import check_output_names
 from ._common import check_phrase
 from ._common import context_fields
 from ._common import context_table
@@ -65,7 +66,10 @@ def run(
         (copied to the output and available to templates as placeholders).
         A column named like a placeholder the runner fills itself
         (``clinical_question``, ``patient_description``, ...) is refused, and
-        so is a missing or empty description.
+        so is one named like a column the runner writes (``repetition``,
+        ``prompt``, ``belief``, ``action``, ``forced_choice``,
+        ``token_belief``, ``stated_<label>``, ``stated_sum``), which would
+        overwrite the elicited value, and a missing or empty description.
     client : Client
         :class:`OpenAIClient`, :class:`SimulatedClient` or anything with
         ``model``, ``settings`` and ``complete(request)``.
@@ -154,6 +158,7 @@ def run(
     if question is not None and not isinstance(question, str):
         raise TypeError(param_error("question", owner, "a str", question))
     templates, dec_template = _templates_iv(prompts, decision, question, df, owner)
+    check_output_names(df, _output_names(templates), owner)
     records = df.to_dict("records")
     jobs = _belief_action_jobs(client, records, question, templates, dec_template, repetitions)
     done = execute(client, jobs, opts)
@@ -181,6 +186,14 @@ def run(
     if dec_template is None and len(incoherent):
         incoherent = incoherent.drop(columns=["action", "forced_choice", "token_belief"])
     return make_result(data, done, client, n_total, "rows", incoherent)
+
+
+def _output_names(templates: Sequence[Template]) -> list[str]:
+    """The columns :func:`run` writes besides ``context``: those of ``data`` and of
+    ``incoherent`` (``stated_<label>``, ``stated_sum``)."""
+    stated = dict.fromkeys(f"stated_{lab.lower()}" for t in templates for lab in t.labels or ())
+    return ["repetition", "prompt", "belief", "action", "forced_choice", "token_belief",
+            *stated, "stated_sum"]
 
 
 def _templates_iv(prompts: Sequence[str], decision: str | None, question: str | None,

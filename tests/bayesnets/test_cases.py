@@ -231,3 +231,37 @@ def test_contexts_evidence_vars_as_one_string() -> None:
     with pytest.raises(TypeError, match=r"The 'evidence_vars' parameter of contexts must be a "
                        r"sequence of variable names; got 'smoke'"):
         bayesnets.contexts("asia", target="lung", evidence_vars="smoke", n=5, rng=0)
+
+
+def _net_with(name: str) -> Network:
+    """A fitted network whose evidence variable is called ``name``."""
+    gen = np.random.default_rng(0)
+    x = gen.choice(["good", "bad"], 400)
+    y = np.where((x == "bad") & (gen.random(400) < 0.8) | (gen.random(400) < 0.1), "yes", "no")
+    return bayesnets.fit(pd.DataFrame({name: x, "disease": y}), [(name, "disease")],
+                         min_support=0)
+
+
+@pytest.mark.parametrize("name", ["truth", "outcome", "context"])
+def test_sample_cases_refuses_evidence_named_like_its_columns(name: str) -> None:
+    # the variable's states would be overwritten by the truth / outcome / context id
+    with pytest.raises(ValueError, match=rf"'evidence_vars' parameter of sample_cases .*"
+                                         rf"rename the variable\(s\) \['{name}'\]"):
+        bayesnets.sample_cases(_net_with(name), "disease", [name], 6, state="yes", rng=0)
+
+
+def test_contexts_refuses_evidence_named_description() -> None:
+    with pytest.raises(ValueError, match=r"'evidence_vars' parameter of contexts .*"
+                                         r"\['description'\]"):
+        bayesnets.contexts(_net_with("description"), target="disease", state="yes",
+                           evidence_vars=["description"], n=4, rng=0)
+
+
+def test_simulated_agent_study_refuses_evidence_named_like_its_columns() -> None:
+    phrases = {"belief": {"good": "is well", "bad": "is unwell"},
+               "disease": {"yes": "has the disease", "no": "is healthy"}}
+    with pytest.raises(ValueError, match=r"'evidence_vars' parameter of "
+                                         r"simulated_agent_study .*\['belief'\]"):
+        bayesnets.simulated_agent_study(_net_with("belief"), target="disease", state="yes",
+                                        evidence_vars=["belief"], n_contexts=4,
+                                        n_repetitions=1, phrases=phrases, rng=0)

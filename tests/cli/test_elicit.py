@@ -170,3 +170,21 @@ def test_unset_api_key_env_is_a_usage_error(tmp_path, capsys, monkeypatch):
     code = main(["elicit", "--base-url", "http://127.0.0.1:9/v1", "--model", "m",
                  "--api-key-env", "MY_UNSET_KEY_VAR", "--cache", str(tmp_path / "c.sqlite")])
     assert code == 2 and "is not set (or is empty)" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("options", [
+    ["--temperature", "0.2"], ["--base-url", "http://127.0.0.1:1/v1", "--model", "m"],
+    ["--constrained", "grammar", "--logprobs"], ["--stop", "<|im_end|>", "--max-tokens", "48"],
+    ["--timeout", "5"],
+])
+def test_simulated_refuses_model_options(options, tmp_path, capsys):
+    # they were accepted and ignored: the table looked as if made with them
+    code = main(["elicit", "--simulated", "rational", "--n-contexts", "2",
+                 "--cache", str(tmp_path / "c.sqlite"), "--out", str(tmp_path / "e.csv"),
+                 "--quiet", *options])
+    err = capsys.readouterr().err
+    assert code == 2
+    named = err.split("error: ")[1].split(" set the model behind a server")[0].split(", ")
+    assert sorted(named) == sorted(o for o in options if o.startswith("--"))
+    assert "--simulated rational" in err
+    assert not (tmp_path / "e.csv").exists() and not (tmp_path / "c.sqlite").exists()

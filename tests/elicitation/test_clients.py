@@ -365,3 +365,25 @@ def test_simulated_client_missing_truth_is_a_client_error():
     assert client.complete(Request(messages=(), context=0, prompt="standard")).text
     with pytest.raises(ClientError, match=r"no value in column 'truth' for context 1"):
         client.complete(Request(messages=(), context=1, prompt="standard"))
+
+
+@pytest.mark.parametrize(("content", "text"), [
+    ([{"type": "text", "text": "No: 0.3\nYes: 0.7"}], "No: 0.3\nYes: 0.7"),
+    ([{"type": "thinking", "thinking": "Yes: 0.99"}, {"type": "text", "text": "No: 0.3\n"},
+      {"type": "text", "text": "Yes: 0.7"}], "No: 0.3\nYes: 0.7"),
+    ([{"type": "reasoning", "text": "Yes: 0.99"}, "No: 0.3\nYes: 0.7"], "No: 0.3\nYes: 0.7"),
+    ([], ""),
+])
+def test_content_as_a_list_of_parts_is_read_not_retried(content, text):
+    # a reply whose content was a list of parts was thrown away as malformed and retried
+    import json
+
+    body = json.dumps({"choices": [{"message": {"role": "assistant", "content": content},
+                                    "finish_reason": "stop"}]}).encode()
+    srv = FakeOpenAIServer(lambda b, attempt: Reply(body=body)).start()
+    try:
+        out = OpenAIClient("m", base_url=srv.url, timeout=5).complete(_request())
+    finally:
+        srv.stop()
+    assert out.text == text
+    assert len(srv.bodies) == 1

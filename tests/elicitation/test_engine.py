@@ -289,3 +289,93 @@ def test_cache_key_needs_string_keys(identity, where):
         elicitation.cache_key(identity)
     with pytest.raises(TypeError, match=r"'identity' parameter of cache_key must be a mapping"):
         elicitation.cache_key(["x"])
+
+
+def test_simulated_cache_key_follows_the_truths(tmp_path):
+    # editing the truths of a SimulatedClient served the old answers from the cache
+    path = tmp_path / "c.sqlite"
+    first = make_contexts(4)
+    edited = first.assign(truth=1.0 - first["truth"], outcome=1 - first["outcome"])
+    agent = coherence.Agent.rational(grid=None, report_noise=0.0)
+    a = run(first, SimulatedClient(agent, first, rng=0), question=QUESTION, repetitions=1,
+            cache=path, decision=None, **FAST)
+    b = run(edited, SimulatedClient(agent, edited, rng=0), question=QUESTION, repetitions=1,
+            cache=path, decision=None, **FAST)
+    assert b.n_cached == 0 and b.n_calls == 4
+    np.testing.assert_allclose(b.data["belief"], edited["truth"], atol=1e-5)
+    np.testing.assert_allclose(a.data["belief"], first["truth"], atol=1e-5)
+    # the same truths are the same answers: served from the cache
+    assert run(first, SimulatedClient(agent, first.copy(), rng=0), question=QUESTION,
+               repetitions=1, cache=path, decision=None, **FAST).n_calls == 0
+    # an outcome alone (the leaky agent's signal) changes the key, and so does the seed
+    flipped = first.assign(outcome=1 - first["outcome"])
+    keys = {SimulatedClient(agent, t, rng=s).settings["truths"] + str(s)
+            for t, s in ((first, 0), (flipped, 0), (first, 1))}
+    assert len(keys) == 3
+    # the client copies the table: editing it afterwards changes neither answers nor key
+    table = first.copy()
+    client = SimulatedClient(agent, table, rng=0)
+    before = dict(client.settings)
+    table["truth"] = 0.5
+    assert dict(client.settings) == before
+
+
+class _Slow:
+    """A slow client: each call takes ``delay`` seconds; the ``stop_at``-th call raises
+    KeyboardInterrupt (Ctrl-C arriving while it is in flight)."""
+
+    model = "slow"
+    settings = MappingProxyType({})
+
+    def __init__(self, delay, stop_at):
+        self.delay, self.stop_at = delay, stop_at
+        self.calls = 0
+        self.lock = threading.Lock()
+
+    def complete(self, request):
+        with self.lock:
+            self.calls += 1
+            n = self.calls
+        time.sleep(self.delay)
+        if n == self.stop_at:
+            raise KeyboardInterrupt
+        return Completion(text="No: 0.3\nYes: 0.7")
+
+
+def test_ctrl_c_stops_the_run_and_keeps_the_replies_received(tmp_path):
+    # Ctrl-C surfaced only after every queued call had been made
+    contexts = make_contexts(50)
+    client = _Slow(delay=0.02, stop_at=6)
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    start = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        run(contexts, client, question=QUESTION, repetitions=1, decision=None, cache=cache,
+            concurrency=2, **FAST)
+    assert time.monotonic() - start < 2.0
+    assert client.calls <= 8            # the interrupted one and those in flight, of 50
+    kept = len(cache)
+    assert kept == client.calls - 1     # every reply that arrived is stored
+    # a re-run resumes: only the missing calls are made
+    again = _Slow(delay=0.0, stop_at=0)
+    result = run(contexts, again, question=QUESTION, repetitions=1, decision=None,
+                 cache=cache, **FAST)
+    assert again.calls == 50 - kept and result.n_cached == kept and len(result.data) == 50
+    cache.close()
+
+
+def test_ctrl_c_in_the_waiting_thread_cancels_the_queued_calls(tmp_path):
+    contexts = make_contexts(40)
+    client = _Slow(delay=0.05, stop_at=0)
+    path = tmp_path / "c.sqlite"
+    timer = threading.Timer(0.2, lambda: signal.raise_signal(signal.SIGINT))
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            run(contexts, client, question=QUESTION, repetitions=1, decision=None,
+                cache=path, concurrency=2, **FAST)
+    finally:
+        timer.cancel()
+    assert client.calls < 20
+    cache = ResponseCache(path)
+    assert len(cache) == client.calls   # the calls in flight finished and were stored
+    cache.close()

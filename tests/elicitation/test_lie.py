@@ -65,3 +65,28 @@ def test_run_lie_validation():
     with pytest.raises(ValueError, match="'prompt' parameter of run_lie"):
         elicitation.run_lie(table, client, question=QUESTION, auxiliary_variable_name="z",
                             states=states, prompt="decision", cache=None)
+
+
+def test_run_lie_refuses_context_columns_named_like_its_output():
+    # the truths table passed as the contexts: its prob_<state> and belief_given_<state>
+    # columns overwrote the elicited ones, and lie_belief / lie_gap were computed from neither
+    table, states = _lie_contexts(3)
+    calls = []
+
+    class Counting(SimulatedClient):
+        def complete(self, request):
+            calls.append(request)
+            return super().complete(request)
+
+    client = Counting("rational", table, rng=0)
+    with pytest.raises(ValueError, match=r"Column\(s\) 'prob_low', 'belief_given_low', "
+                                         r"'prob_normal'.* of contexts \(input to run_lie\) "
+                                         r"have the name of a column run_lie writes itself"):
+        elicitation.run_lie(table, client, question=QUESTION, auxiliary_variable_name="z",
+                            states=states, cache=None, **FAST)
+    for column in ("lie_gap", "lie_belief", "belief", "repetition"):
+        with pytest.raises(ValueError, match=rf"Column\(s\) '{column}' of contexts"):
+            elicitation.run_lie(table[["context", "description"]].assign(**{column: 0.5}),
+                                client, question=QUESTION, auxiliary_variable_name="z",
+                                states=states, cache=None, **FAST)
+    assert not calls

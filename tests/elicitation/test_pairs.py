@@ -91,3 +91,23 @@ def test_run_pairs_refuses_an_outcome_that_is_not_one(column, value):
                        rf"binary \(0 or 1, or missing\); 1 row\(s\) are not \(first: index "
                        rf"\[2\], values \[{value!r}\]\)"):
         run_pairs(bad, client, cache=None, **FAST)
+
+
+def test_run_pairs_refuses_repeated_variants_before_any_call():
+    # a repeated variant crashed building the table, after every call was made
+    pairs = _pairs(4)
+    calls = []
+
+    class Counting(SimulatedClient):
+        def complete(self, request):
+            calls.append(request)
+            return super().complete(request)
+
+    client = Counting(coherence.Agent.rational(), pairs, rng=0)
+    with pytest.raises(ValueError, match=r"'variants' parameter of run_pairs must be distinct "
+                                         r"variant names \(repeated: 'baseline'\)"):
+        run_pairs(pairs, client, variants=("baseline", "skeptical", "baseline"), cache=None,
+                  **FAST)
+    with pytest.raises(TypeError, match=r"'variants' parameter of run_pairs"):
+        run_pairs(pairs, client, variants=("baseline", 3), cache=None, **FAST)
+    assert not calls

@@ -171,3 +171,35 @@ def test_run_accepts_missing_truths_and_outcomes():
     contexts.loc[1, ["truth", "outcome"]] = np.nan
     out = run(contexts, client, question=QUESTION, cache=None, **FAST).data
     assert out.loc[out["context"] == 1, "truth"].isna().all()
+
+
+class _CountingClient:
+    """A client that counts its calls (none may be made when the contexts are refused)."""
+
+    model = "counting"
+
+    def __init__(self):
+        self.settings = {}
+        self.calls = 0
+
+    def complete(self, request):
+        self.calls += 1
+        return elicitation.Completion(text="No: 0.3\nYes: 0.7")
+
+
+@pytest.mark.parametrize("columns", [["belief"], ["action", "repetition"], ["prompt"],
+                                     ["forced_choice", "token_belief"], ["stated_yes"],
+                                     ["stated_sum"]])
+def test_run_refuses_a_context_column_named_like_an_output_column(columns):
+    # a 'belief' column left from an earlier study overwrote every elicited belief
+    contexts = make_contexts(2).assign(**dict.fromkeys(columns, 0.5))
+    client = _CountingClient()
+    listed = ", ".join(repr(c) for c in columns)
+    with pytest.raises(ValueError, match=rf"Column\(s\) {listed} of contexts \(input to run\) "
+                                         r"have the name of a column run writes itself"):
+        run(contexts, client, question=QUESTION, cache=None, **FAST)
+    assert client.calls == 0
+    # refused with beliefs only too: the column would still be copied over the belief
+    with pytest.raises(ValueError, match=r"input to run\)"):
+        run(contexts, client, question=QUESTION, decision=None, cache=None, **FAST)
+    assert client.calls == 0
