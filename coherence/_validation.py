@@ -17,6 +17,7 @@ Rows are named by the caller's index labels, so a user can find them with
 
 from __future__ import annotations
 
+import math
 import numbers
 from collections.abc import Iterable
 from collections.abc import Mapping
@@ -52,6 +53,7 @@ __all__ = [
     "probability_array",
     "probability_column",
     "require_columns",
+    "same_within",
     "unique_columns",
 ]
 
@@ -187,13 +189,30 @@ def check_columns_arg(value: Any, name: str, owner: str) -> tuple[str, ...]:
     return out
 
 
-def case_collisions(values: Iterable[Any]) -> list[tuple[str, ...]]:
-    """Groups of distinct string labels equal up to case and surrounding spaces."""
-    groups: dict[str, list[str]] = {}
+def _label_text(value: Any) -> str | None:
+    """The text a label reads as (case-folded, trimmed; a whole float as an integer), or
+    None for a value that is not text or a number."""
+    if isinstance(value, str):
+        return value.strip().casefold()
+    if isinstance(value, bool | np.bool_):
+        return None
+    if isinstance(value, float | np.floating) and math.isfinite(value) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, int | float | np.integer | np.floating):
+        return str(value).casefold()
+    return None
+
+
+def case_collisions(values: Iterable[Any]) -> list[tuple[Any, ...]]:
+    """Groups of distinct labels that read the same: text equal up to case and surrounding
+    spaces, or text and a number written alike (``'1'`` and ``1``, ``'2'`` and ``2.0``),
+    which compare unequal."""
+    groups: dict[str, list[Any]] = {}
     for v in dict.fromkeys(values):
-        if isinstance(v, str):
-            groups.setdefault(v.strip().casefold(), []).append(v)
-    return [tuple(sorted(g)) for g in groups.values() if len(g) > 1]
+        text = _label_text(v)
+        if text is not None:
+            groups.setdefault(text, []).append(v)
+    return [tuple(sorted(g, key=repr)) for g in groups.values() if len(g) > 1]
 
 
 def check_case_distinct(df: pd.DataFrame, column: str, *, owner: str | None = None) -> None:
@@ -208,9 +227,36 @@ def check_case_distinct(df: pd.DataFrame, column: str, *, owner: str | None = No
         members = set(clash[0])
         positions = np.flatnonzero(s.isin(members).to_numpy())
         shown = "; ".join(" / ".join(repr(v) for v in g) for g in clash[:MAX_ROWS_SHOWN])
-        raise _bad(column, f"hold labels that differ by more than case or surrounding spaces "
+        raise _bad(column, f"hold labels that differ by more than case, surrounding spaces "
+                   f"or type (text against number) "
                    f"(found {shown}; make them one label)", df.index, positions, s.to_numpy(),
                    owner)
+
+
+def same_within(df: pd.DataFrame, values: Any, key: str | Sequence[str], column: str, *,
+                owner: str, rows: Any = None) -> None:
+    """Raise when ``values`` (one per row of ``df``: a column's values, or numbers read
+    from it) differ within a value of the column ``key`` (or a combination of the columns
+    ``key``): a question's outcome, or a market's price at one time, is one fact, and which
+    row's copy a statistic read would be an accident. ``rows`` (a boolean mask) limits the
+    check to those rows."""
+    cols = [key] if isinstance(key, str) else list(key)
+    codes = df.groupby(cols, sort=False, dropna=False).ngroup().to_numpy()
+    vals = pd.Series(np.asarray(values, dtype=object), dtype=object)
+    keep = np.ones(len(df), dtype=bool) if rows is None else np.asarray(rows, dtype=bool)
+    counts = vals[keep].groupby(codes[keep]).nunique(dropna=False)
+    clash = counts.index[counts.to_numpy() > 1].to_numpy()
+    if len(clash):
+        hit = keep & np.isin(codes, clash)
+        at = int(np.flatnonzero(hit)[0])
+        label = tuple(_py(df[c].iloc[at]) for c in cols)
+        group = keep & (codes == codes[at])
+        first = sorted({repr(_py(v)) for v in vals[group]})
+        where = " and ".join(f"'{c}'" for c in cols)
+        raise ValueError(column_error(
+            column, f"be the same on every row of a {where} value ({len(clash)} of them "
+            f"differ; {label[0] if len(cols) == 1 else label!r} has {', '.join(first)})",
+            list(df.index[hit]), [_py(v) for v in vals.to_numpy()[hit]], owner=owner))
 
 
 def require_columns(df: pd.DataFrame, columns: Mapping[str, str | None] | Iterable[str], *,

@@ -198,8 +198,13 @@ def _lie_placeholder(df: pd.DataFrame, o: Options, rng: np.random.Generator) -> 
 
 def _context_forecasts(df: pd.DataFrame, o: Options) -> pd.DataFrame:
     """One forecast per context: the repetition-averaged belief (``probability``), the
-    ``outcome`` and the context (``question``), on the reference prompt's rows."""
+    ``outcome`` and the context (``question``), on the reference prompt's rows; an
+    outcome that varies within a context is an error (the cell's), not its first row's."""
+    from .._validation import same_within
+
     rows = _standard_rows(df, o)
+    same_within(rows, rows[o.outcome].to_numpy(dtype=object), o.group, o.outcome,
+                owner="report (the calibration cells: one forecast and outcome per context)")
     per_context = rows.groupby(o.group, sort=True, observed=True).agg(
         probability=(o.belief, "mean"), outcome=(o.outcome, "first")
     )
@@ -343,7 +348,7 @@ REGISTRY: tuple[Spec, ...] = (
     Spec(
         "calibration_error",
         "how far are the context-mean beliefs from calibrated? statistic: debiased squared "
-        "l2 calibration error, 10 equal-mass bins (descriptive; bootstrap interval over "
+        "l2 calibration error, equal-mass bins (n_bins; descriptive; bootstrap interval over "
         "contexts)",
         _has_outcome,
         _calibration_error,

@@ -282,9 +282,11 @@ def _paper_tables(rep: CoherenceReport) -> list[str]:
             "probabilities)", numeric=("p",)))
     cal_rows = _calibration_rows(rep, ci_head)
     if cal_rows:
+        n_bins = rep.settings.get("n_bins", 10)
         out.append(_table_html(pd.DataFrame(cal_rows), caption="Table 5. Forecast quality "
                                "of the context-mean belief (descriptive; CE^2: debiased "
-                               "squared l2 calibration error over 10 equal-mass bins, l2 CE "
+                               f"squared l2 calibration error over {n_bins} equal-mass bins, "
+                               "l2 CE "
                                "its square root; smooth ECE: Blasiok and Nakkiran's "
                                "binning-free ECE)",
                                numeric=("contexts", "accuracy", "l2 CE", "smooth ECE")))

@@ -489,7 +489,8 @@ def calibration_error(data: Any, *, probability: str = "probability",
     SmallSampleWarning
         With ``single_forecast_bins='plugin'``, when a non-empty bin holds a
         single forecast or cluster (its correction is 0, so its term is not debiased);
-        use fewer bins.
+        use fewer bins. Also when the interval is the point itself (no bin's outcomes
+        vary and every resample gives the same error).
     NotCalibratedWarning
         For ``norm=1`` with ``interval='bootstrap-t'`` or ``'basic'``: the l1
         correction leaves a bias near 0, and these intervals under-cover there.
@@ -628,6 +629,11 @@ def calibration_error(data: Any, *, probability: str = "probability",
         interval, stat, plug, se, boot, (share, gaps, point.var), confidence_level, gen,
         l1_se=math.sqrt(_linear_variance(point, np.where(gaps < 0, -1.0, 1.0)))
         if norm == 1 and interval == "profile" else None)
+    if low == high:  # every resample gave the estimate: the sample shows no uncertainty
+        warnings.warn(f"calibration_error: the interval is the point {low:.4g} itself (no "
+                      "bin's outcomes vary, and every resample gives the same error); it "
+                      "does not reflect what a larger sample could show.",
+                      SmallSampleWarning, stacklevel=2)
     table = pd.DataFrame({"bin": point.bins.astype(np.int64),
                           "n": point.n.astype(np.int64),
                           "mean_forecast": point.mean_p, "observed_frequency": point.freq,

@@ -50,6 +50,7 @@ from .._validation import numeric_column
 from .._validation import param_error
 from .._validation import probability_column
 from .._validation import require_columns
+from .._validation import same_within
 from .._warnings import DeprecatedAlias
 from .._warnings import SmallSampleWarning
 from ._forecast import bin_index
@@ -359,14 +360,7 @@ def _brier_decomposition_iv(data: Any, checker: Any, question: Any, probability:
                                       "conditional question)", [df.index[i] for i in bad],
                                       [y[i] for i in bad], owner=_OWNER))
     qs = df[question].to_numpy(dtype=object)
-    resolved = ~np.isnan(y)
-    clash = pd.Series(y[resolved]).groupby(pd.Series(qs[resolved]).to_numpy()).nunique()
-    if (clash > 1).any():
-        first = clash.index[clash > 1].tolist()
-        raise ValueError(column_error(outcome, f"be the same for every forecast of a question "
-                                      f"(column '{question}')", [df.index[i] for i in
-                                      np.flatnonzero(np.isin(qs, first) & resolved)],
-                                      owner=_OWNER))
+    same_within(df, y, question, outcome, owner=_OWNER, rows=~np.isnan(y))
     return df, p, y, qs, n_bins, n_resamples, confidence_level, gen
 
 

@@ -42,6 +42,7 @@ from .._validation import nonempty
 from .._validation import param_error
 from .._validation import probability_column
 from .._validation import require_columns
+from .._validation import same_within
 from .._warnings import DeprecatedAlias
 from ._comparison import METRICS as _METRICS
 from ._comparison import ForecastComparisonResult
@@ -390,6 +391,8 @@ def _prepare(df: pd.DataFrame, *, by: str, question: str, probability: str | Non
     if options is not None:
         require_columns(df, list(options), owner=_OWNER)
     no_missing(df, (by, question), owner=_OWNER)
+    # a question resolves one way for every forecaster (and every stale forecast)
+    same_within(df, df[outcome].to_numpy(dtype=object), question, outcome, owner=_OWNER)
     pooled = np.flatnonzero((df[by].astype(object) == POOLED).to_numpy())
     if len(pooled):
         raise ValueError(column_error(
@@ -446,7 +449,8 @@ def _prepare(df: pd.DataFrame, *, by: str, question: str, probability: str | Non
 
 def _same_case(df: pd.DataFrame, chosen: str, outcome: str) -> None:
     """Chosen options and outcomes are compared exactly; labels that differ only in
-    case or spaces ('Yes' chosen, 'yes' happened) would score a right answer wrong."""
+    case or spaces ('Yes' chosen, 'yes' happened) or in type ('1' chosen, 1 happened)
+    would score a right answer wrong."""
     from .._validation import case_collisions
 
     clash = case_collisions([*df[chosen].to_numpy(dtype=object),
@@ -501,7 +505,9 @@ def forecast_scores(
         *chosen*: ``chosen`` names the column of the chosen option,
         ``probability`` its confidence, ``outcome`` the option that happened
         (compared exactly: labels that differ only in case, ``'Yes'`` and
-        ``'yes'``, raise rather than count as different options).
+        ``'yes'``, or in type, ``'1'`` and ``1``, raise rather than count as
+        different options). A question's ``outcome`` is the same on all its rows
+        (every forecaster's, stale forecasts' too); rows that disagree raise.
         The ``by`` value ``'(all)'`` is reserved for the pooled row.
     by, question : str
         Columns naming the forecaster and the question (the resampling unit).
@@ -563,6 +569,13 @@ def forecast_scores(
         over questions (``pvalue`` NaN); per-model scores in ``table``, calibration in
         ``calibration`` and ``reliability_table``, per-forecast scores in
         ``per_forecast``, and the filtered scores in ``filtered`` with ``cutoffs``.
+
+    Warns
+    -----
+    SmallSampleWarning
+        When a Brier or log-score interval is the point itself: one question (or
+        ``cluster`` value), or scores that do not vary across them, so the sample
+        shows no uncertainty (a forecaster stating 0 and 1 and always right, say).
 
     See Also
     --------
@@ -750,6 +763,7 @@ def _score(df: pd.DataFrame, *, by: str, question: str, probability: str | None,
     # so that an interval does not depend on which model comes first in the rows
     streams = streams_by_label(rng, models)
     score_rows, cal_rows, rel_frames = [], [], []
+    collapsed: list[str] = []
     pooled_ci = (np.nan, np.nan)
     ranges = _score_ranges(prep.kind, convention, floor)
     for (name, mask), g in zip(groups, streams, strict=True):
@@ -765,6 +779,8 @@ def _score(df: pd.DataFrame, *, by: str, question: str, probability: str | None,
             else:
                 lo, hi = mean_interval(float(mean[j]), float(se[j]), reps[:, j],
                                        reps_se[:, j], confidence_level, ranges[metric])
+                if not se[j] > 0:  # 0 or undefined (one cluster): the interval is the point
+                    collapsed.append(f"{name} {metric}")
             row[metric] = float(vals[:, j].mean())
             row[f"{metric}_ci_low"] = lo
             row[f"{metric}_ci_high"] = hi
@@ -776,6 +792,18 @@ def _score(df: pd.DataFrame, *, by: str, question: str, probability: str | None,
         cal_rows.append({by: name, "n_forecasts": int(mask.sum()),
                          **murphy(conf, corr, n_bins)})
         rel_frames.append(_reliability_table(conf, corr, n_bins).assign(**{by: name}))
+    if collapsed:
+        import warnings
+
+        from .._warnings import SmallSampleWarning
+
+        warnings.warn(
+            f"forecast_scores: {len(collapsed)} interval(s) are the point itself "
+            f"({', '.join(collapsed[:5])}{', ...' if len(collapsed) > 5 else ''}): "
+            f"{'one question' if cluster is None else f'one {cluster!r} cluster'}, or "
+            "scores that do not vary across them, so the sample shows no uncertainty; "
+            "they do not reflect what more questions could show.",
+            SmallSampleWarning, stacklevel=3)
     scores = pd.DataFrame(score_rows)
     rel = pd.concat(rel_frames, ignore_index=True)
     rel = rel[[by, *[c for c in rel.columns if c != by]]]

@@ -35,6 +35,7 @@ from .._validation import numeric_column
 from .._validation import param_error
 from .._validation import probability_array
 from .._validation import require_columns
+from .._validation import same_within
 from .._warnings import DeprecatedAlias
 
 __all__ = ["FORECASTBENCH_SCORES", "ForecastBenchComparisonResult", "ForecastBenchResult",
@@ -316,7 +317,8 @@ def forecastbench_scores(data: Any, *, question: str = "question", model: str = 
         One row per (forecaster, question): binary questions only.
     question, model, probability, outcome : str
         Column names: the question id, the forecaster, the forecast probability
-        in [0, 1] and the outcome (0 or 1).
+        in [0, 1] and the outcome (0 or 1, the same on every row of a question: rows
+        that disagree raise).
     naive : str, optional
         The reference forecaster of the Brier skill scores (ForecastBench uses its
         "Naive Forecaster"); it must have forecast every question. Without it the
@@ -337,7 +339,8 @@ def forecastbench_scores(data: Any, *, question: str = "question", model: str = 
         all questions pooled.
     market_value : str, optional
         Column with the market's probability on the forecast due date (needed for
-        ``market_adjustment='market_brier'`` and ``impute='market'``).
+        ``market_adjustment='market_brier'`` and ``impute='market'``), the same on
+        every row of a question (rows that disagree raise).
     question_set : str, optional
         Column naming the question set (ForecastBench: the forecast due date) of
         each forecast; the imputed share is checked per forecaster and set, and a
@@ -472,6 +475,9 @@ def forecastbench_scores(data: Any, *, question: str = "question", model: str = 
                        rule="hold a value for every market question")
     p, imputed = _imputed_probabilities(df, probability, impute, is_market, value, owner)
     y = binary_column(df, outcome, owner=owner)
+    same_within(df, y, question, outcome, owner=owner)  # one outcome per question
+    if market_value is not None:  # one market value per question (a question's fact)
+        same_within(df, value, question, market_value, owner=owner)
     dup = df.duplicated([model, question], keep="first").to_numpy()
     if dup.any():
         raise ValueError(column_error(question, f"appear once per '{model}' (one forecast per "

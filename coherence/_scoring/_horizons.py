@@ -30,6 +30,7 @@ from .._rng import RNGLike
 from .._rng import check_rng
 from .._rng import spawn
 from .._validation import as_dataframe
+from .._validation import check_case_distinct
 from .._validation import check_choice
 from .._validation import check_int
 from .._validation import check_resampling
@@ -337,6 +338,8 @@ def accuracy_by_horizon(forecasts: Any, *, horizon: str = "horizon", by: str = "
     require_columns(df, {"horizon": horizon, "by": by, "question": question,
                          "correct": correct}, owner=owner)
     no_missing(df, [horizon, by, question], owner=owner)
+    for col in (horizon, by):  # 'early' and 'Early ' are one label typed two ways
+        check_case_distinct(df, col, owner=owner)
     c = numeric_column(df, correct, owner=owner)
     bad = np.flatnonzero((c < 0) | (c > 1))
     if len(bad):

@@ -37,6 +37,7 @@ from .._validation import no_missing
 from .._validation import numeric_column
 from .._validation import param_error
 from .._validation import require_columns
+from .._validation import same_within
 from .._warnings import DeprecatedAlias
 from ._dates import check_same_awareness
 from ._dates import parse_dates
@@ -116,7 +117,7 @@ def _turning_code(t: np.ndarray, p: np.ndarray, min_change: float,
 
 
 def _prices(prices: Any, owner: str, question: str | None, price_date: str,
-            price: str) -> pd.DataFrame:
+            price: str, *, one_per_time: bool = True) -> pd.DataFrame:
     pdf = as_dataframe(prices, name="prices", owner=owner)
     require_columns(pdf, {"question": question, "price_date": price_date, "price": price},
                     owner=owner)
@@ -129,6 +130,12 @@ def _prices(prices: Any, owner: str, question: str | None, price_date: str,
     no_missing(pdf, price_date, owner=owner, missing=miss)
     if question is not None:
         no_missing(pdf, question, owner=owner)
+    if one_per_time:  # two prices of a market at one time: the moves (the first price
+        # after, the last before, the last minus the first) would depend on the rows' order
+        keys = pd.DataFrame({price_date: pt}, index=pdf.index)
+        if question is not None:
+            keys.insert(0, question, pdf[question].to_numpy(dtype=object))
+        same_within(keys, pv, list(keys.columns), price, owner=owner)
     out = pd.DataFrame({"_t": pt, "_p": pv}, index=pdf.index)
     if question is not None:
         out["_q"] = pdf[question].to_numpy(dtype=object)
@@ -144,7 +151,9 @@ def turning_points(prices: Any, *, min_change: float = 0.05, window_days: float 
     ----------
     prices : pandas.DataFrame or convertible
         Prices (probability of YES) with ``price_date`` and ``price``, and a
-        ``question`` column when several markets share the table.
+        ``question`` column when several markets share the table. With
+        ``convention='code'``, one price per market and time (two different prices at
+        one time raise: the sorted series would take them in row order).
     min_change : float
         Size of the move (default 0.05).
     window_days : float
@@ -184,7 +193,10 @@ def turning_points(prices: Any, *, min_change: float = 0.05, window_days: float 
     min_change = check_float(min_change, "min_change", owner, low=0.0, low_open=True)
     window_days = check_float(window_days, "window_days", owner, low=0.0, low_open=True)
     check_choice(convention, "convention", owner, CONVENTIONS)
-    px = _prices(prices, owner, question, price_date, price)
+    # 'paper' compares each price with strictly earlier ones (prices at one time: no
+    # order); 'code' follows the sorted series, where tied times would be in row order
+    px = _prices(prices, owner, question, price_date, price,
+                 one_per_time=convention == "code")
     groups = rows_by_key(px, ["_q"]) if question is not None else {(None,): np.arange(len(px))}
     rows = []
     for (q,), idx in groups.items():
@@ -292,7 +304,9 @@ def market_checks(events: Any, prices: Any, *, window_days: float = 3.0,
         Hindsight events of every question: ``question``, ``date``,
         ``direction`` (+1 toward YES, 0, -1), ``magnitude``, ``confidence``.
     prices : pandas.DataFrame or convertible
-        Market prices of every question: ``question``, ``price_date``, ``price``.
+        Market prices of every question: ``question``, ``price_date``, ``price``; one
+        price per question and time (two different prices at one time raise: the moves
+        would depend on the rows' order; a repeated row is one price).
     window_days : float
         Window on each side of an event for its local move (default 3).
     min_move : float
@@ -514,7 +528,8 @@ def market_signal_metrics(reasoning: Any, hindsight_events: Any, prices: Any, *,
         Impact records: ``question``, ``event``, ``date``, ``direction``,
         ``magnitude``, ``confidence``, optional ``is_outcome``.
     prices : pandas.DataFrame or convertible
-        ``question``, ``price_date``, ``price``.
+        ``question``, ``price_date``, ``price``; one price per question and time (as in
+        :func:`market_checks`).
     window_days, min_move : float
         Local-move window and threshold (3 days, 0.03).
     turning_min_change : float

@@ -25,6 +25,7 @@ from .._validation import numeric_column
 from .._validation import param_error
 from .._validation import probability_column
 from .._validation import require_columns
+from .._validation import same_within
 from .._warnings import DegenerateDataWarning
 from .._warnings import DeprecatedAlias
 from ._dates import check_same_awareness
@@ -151,7 +152,8 @@ def market_alignment(events: Any, prices: Any, *, window_days: float = 3.0,
         As for :func:`causal_pressure`.
     prices : pandas.DataFrame or convertible
         Market prices (probability of YES, in [0, 1]: prices in cents raise)
-        with ``price_date`` and ``price``.
+        with ``price_date`` and ``price``; one price per time (two different prices at
+        one time raise: the moves would depend on the rows' order).
     window_days : float
         Window on each side of an event (default 3 days).
     min_move : float
@@ -208,6 +210,9 @@ def market_alignment(events: Any, prices: Any, *, window_days: float = 3.0,
     pv = probability_column(pdf, price, owner=owner)  # prices in cents (40, 55) refused
     pt, pmiss = parse_datetimes(pdf[price_date], pdf.index, price_date, owner)
     no_missing(pdf, price_date, owner=owner, missing=pmiss)
+    # one price per time: two at one time would make the moves depend on the rows' order
+    same_within(pd.DataFrame({price_date: pt}, index=pdf.index), pv, price_date, price,
+                owner=owner)
     order = np.argsort(pt, kind="stable")
     pt, pv = pt[order], pv[order]
     ev_t = curve[date].to_numpy(dtype="datetime64[ns]")

@@ -87,7 +87,9 @@ def normalise_label(value: Any) -> str:
 
     A date object (``datetime.date``, ``datetime``, ``pandas.Timestamp``,
     ``numpy.datetime64``) is first written in ISO form, as ``'2024-06-30'`` when
-    it is a naive midnight, so that it equals the same date written as text.
+    it is a naive midnight, so that it equals the same date written as text, and a
+    whole number stored as a float (``2.0``, as in a column with gaps) is written as
+    the integer, so that it equals ``2`` and ``'2'``.
 
     Examples
     --------
@@ -95,6 +97,8 @@ def normalise_label(value: Any) -> str:
     >>> normalise_label("  Q3   2025 ") == normalise_label("q3 2025")
     True
     """
+    if isinstance(value, float | np.floating) and np.isfinite(value) and value.is_integer():
+        value = int(value)  # a whole number read as a float (a column with gaps): 2.0 is 2
     if isinstance(value, _dt.date | np.datetime64):
         ts = pd.Timestamp(value)
         midnight = ts == ts.normalize()

@@ -165,8 +165,14 @@ def test_test_command_column_mistakes(own_names, tmp_path, capsys):
     one_line_error(out)
     assert "buy, hold, sell" in out.stderr and "--actions" in out.stderr
     out = main(capsys, "test", own_names, "--belief", "p_yes", "--reference-prompt", "plain",
-               "--tests", "calibration", "--resamples", "19", "--quiet")
+               "--tests", "calibration", "--resamples", "19", "--quiet", "--by", "llm")
     assert out.returncode == 0, out.stderr
+    # without --by both models' contexts 0-29 pool into one cell, where a context holds two
+    # outcomes: the calibration cell says so (it once read the first row's outcome)
+    out = main(capsys, "test", own_names, "--belief", "p_yes", "--reference-prompt", "plain",
+               "--tests", "calibration", "--resamples", "19", "--quiet")
+    assert out.returncode != 0 and "same on every row of a 'context' value" in (
+        out.stdout + out.stderr)
     one_line_error(main(capsys, "test", own_names, "--tests", "ci,nope"))
     empty = tmp_path / "empty.csv"
     empty.write_text("belief,action,outcome,context\n")
@@ -216,6 +222,7 @@ def test_pairs_command_mistakes(tmp_path, capsys):
     one_line_error(main(capsys, "pairs", str(wrong)))
 
 
+@pytest.mark.filterwarnings("ignore:forecast_scores:coherence.SmallSampleWarning")
 def test_scores_command(tmp_path, capsys):
     import numpy as np
     import pandas as pd
@@ -224,7 +231,8 @@ def test_scores_command(tmp_path, capsys):
     n = 40
     table = pd.DataFrame({"model": np.repeat(["org/m1", "m2"], n // 2),
                           "question": np.tile([f"q{i}" for i in range(n // 2)], 2),
-                          "probability": rng.random(n), "outcome": rng.integers(0, 2, n),
+                          "probability": rng.random(n),
+                          "outcome": np.tile(rng.integers(0, 2, n // 2), 2),
                           "opened": np.tile(pd.date_range("2024-01-01", periods=n // 2,
                                                           freq="W").astype(str), 2)})
     path = tmp_path / "f.csv"

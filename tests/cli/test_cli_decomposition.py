@@ -15,10 +15,10 @@ from tests.cli.test_cli import one_line_error
 def table(tmp_path_factory):
     """Two models, 30 negation sets each (P and not_P), outcomes a possible world."""
     rng = np.random.default_rng(0)
-    rows = []
+    rows, worlds = [], {}
     for model in ("m1", "m2"):
         for s in range(30):
-            y = int(rng.integers(0, 2))
+            y = worlds.setdefault(s, int(rng.integers(0, 2)))  # one world per set
             p, p_not = rng.uniform(size=2).round(2)
             rows += [{"model": model, "set": s, "role": "P", "question": f"q{s}",
                       "probability": p, "outcome": y},

@@ -247,8 +247,33 @@ def test_case_collisions():
         ("Standard ", "standard"), ("MSE", "mse")]
     df = pd.DataFrame({"prompt": ["standard", "mse", "Standard"]})
     with pytest.raises(ValueError, match=r"Column 'prompt' must hold labels that differ by "
-                       r"more than case .*'Standard' / 'standard'.*2 offending rows"):
+                       r"more than case.*'Standard' / 'standard'.*2 offending rows"):
         v.check_case_distinct(df, "prompt")
+
+
+def test_case_collisions_of_text_and_numbers():
+    # text and a number written alike compare unequal: a right answer would score wrong
+    assert v.case_collisions(["1", 1, 0]) == [("1", 1)]
+    assert v.case_collisions([2.0, " 2 ", 3]) == [(" 2 ", 2.0)]
+    assert v.case_collisions(["2.5", 2.5]) == [("2.5", 2.5)]
+    # equal numbers are one label; booleans and other objects are not labels read as text
+    assert v.case_collisions([1, 1.0, np.int64(1), True, "True", None]) == []
+    df = pd.DataFrame({"prompt": ["1", 1, "2"]}, dtype=object)
+    with pytest.raises(ValueError, match=r"or type \(text against number\).*'1' / 1"):
+        v.check_case_distinct(df, "prompt")
+
+
+def test_same_within_names_the_key_and_rows():
+    df = pd.DataFrame({"q": ["a", "a", "b", "b"], "y": [1, 0, 1, 1]}, index=[10, 11, 12, 13])
+    with pytest.raises(ValueError, match=r"Column 'y' \(input to f\) must be the same on "
+                       r"every row of a 'q' value \(1 of them differ; 'a' has 0, 1\); "
+                       r"2 offending rows \(first: row 10 = 1, row 11 = 0\)"):
+        v.same_within(df, df["y"], "q", "y", owner="f")
+    v.same_within(df, [1, 1, 0, 0], "q", "y", owner="f")
+    # rows= limits the check (annulled questions' missing outcomes)
+    v.same_within(df, [1, np.nan, 0, 0], "q", "y", owner="f", rows=[True, False, True, True])
+    with pytest.raises(ValueError, match=r"'a' has 1, nan"):
+        v.same_within(df, [1, np.nan, 0, 0], "q", "y", owner="f")
 
 
 @pytest.mark.parametrize("value, expected", [("model", ("model",)), (["a", "b"], ("a", "b")),

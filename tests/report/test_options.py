@@ -96,6 +96,24 @@ def test_n_bins_reaches_the_calibration_cells(small):
     assert results["calibration"].n_bins == 4
     assert results["calibration_error"].n_bins == 4
     assert results["monotonicity"].n_bins == 5
+    assert "over 4 equal-mass bins" in rep.to_html()  # the forecast-quality table says so
+
+
+def test_an_outcome_that_varies_within_a_context_is_the_calibration_cells_error(small):
+    # the calibration cells score one forecast per context: they once read the first row's
+    # outcome and dropped the others' without a word
+    data = small.copy()
+    first = data["context"] == data["context"].iloc[0]
+    data.loc[first & (data["repetition"] == data["repetition"].max()), "outcome"] = (
+        1 - data.loc[first, "outcome"].iloc[0])
+    rep = report(data, tests=("calibration", "calibration_error", "ci"), rng=2,
+                 n_resamples=29, progress=False)
+    cell = rep.cells[0]
+    for name in ("calibration", "calibration_error"):
+        assert name not in cell.results
+        assert "Column 'outcome'" in cell.errors[name]
+        assert "same on every row of a 'context' value" in cell.errors[name]
+    assert "ci" in cell.results  # the row-level tests take outcomes that vary by row
 
 
 def test_a_misspelt_keyword_names_the_closest_field(small):

@@ -318,6 +318,15 @@ def test_all_bins_pure_fall_back_to_the_basic_interval():
     assert res.confidence_interval.low <= res.statistic <= res.confidence_interval.high
 
 
+def test_a_point_interval_warns():
+    # one forecast value, every outcome YES: every resample gives 0.25, and the interval
+    # [0.25, 0.25] once came without a word
+    df = pd.DataFrame({"probability": [0.5] * 20, "outcome": [1] * 20})
+    with pytest.warns(SmallSampleWarning, match=r"the interval is the point 0.25 itself"):
+        res = calibration_error(df, n_resamples=19, rng=0)
+    assert res.confidence_interval.low == res.confidence_interval.high == pytest.approx(0.25)
+
+
 def test_group_bootstrap_moves_clusters_together():
     df = forecasts(120, 5)
     df["question"] = np.repeat(np.arange(30), 4)

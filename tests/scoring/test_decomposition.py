@@ -400,7 +400,7 @@ def _valid() -> pd.DataFrame:
     (lambda d: d.assign(outcome=1.0), {"checker": "negation"}, "possible world"),
     (lambda d: d.assign(outcome=0.5), {"checker": "negation"}, "0 or 1"),
     (lambda d: d.assign(probability=1.5), {"checker": "negation"}, "probabilities in"),
-    (lambda d: d.assign(question="q", outcome=[0.0, 1.0] * 25), {}, "same for every"),
+    (lambda d: d.assign(question="q", outcome=[0.0, 1.0] * 25), {}, "same on every row"),
     (lambda d: d.assign(outcome=np.nan), {}, "NaN or missing"),
     (lambda d: d.drop(columns="set"), {"checker": "negation"}, "set"),
 ])

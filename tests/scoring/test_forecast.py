@@ -18,6 +18,10 @@ from coherence._scoring._forecast import _murphy
 from coherence._scoring._forecast import _reliability_table
 from coherence._scoring._forecast import bin_index
 
+#: the hand fixtures and drawn tables here are small: intervals that are the point
+#: itself (scores that do not vary) warn, as test_forecast.py checks
+pytestmark = pytest.mark.filterwarnings("ignore:forecast_scores:coherence.SmallSampleWarning")
+
 
 def binary_table() -> pd.DataFrame:
     # Brier: (0.9-1)^2 = 0.01, (0.2-0)^2 = 0.04, (0.6-1)^2 = 0.16, (0.5-0)^2 = 0.25
@@ -284,7 +288,7 @@ def test_cluster_bootstrap_interval_covers_estimate():
     p = rng.uniform(size=n)
     t = pd.DataFrame({"model": np.repeat(["a", "b"], n // 2), "question": np.tile(
         [f"q{i}" for i in range(n // 2)], 2), "probability": p,
-        "outcome": (rng.uniform(size=n) < p).astype(int)})
+        "outcome": np.tile((rng.uniform(size=n // 2) < p[: n // 2]).astype(int), 2)})
     res = forecast_scores(t, n_resamples=500, rng=0)
     ci = res.confidence_interval
     assert ci.low < res.statistic < ci.high
@@ -400,7 +404,11 @@ def test_data_validation():
     with pytest.raises(ValueError, match=r"Column 'probability'.*probabilities in \[0, 1\]"):
         forecast_scores(t.assign(probability=[0.1, 1.2, 0.3, 0.4]))
     with pytest.raises(ValueError, match=r"Column 'outcome'.*binary"):
-        forecast_scores(t.assign(outcome=[0, 2, 1, 0]))
+        forecast_scores(t.assign(outcome=[0, 2, 0, 2]))
+    # a question resolves one way for every forecaster
+    with pytest.raises(ValueError, match=r"Column 'outcome'.*same on every row of a "
+                       r"'question' value.*'q1' has 0, 1.*row 0 = 0, row 2 = 1"):
+        forecast_scores(t.assign(outcome=[0, 1, 1, 1]))
     with pytest.raises(ValueError, match=r"Column 'model'.*missing"):
         forecast_scores(t.assign(model=["a", None, "b", "b"]))
     with pytest.raises(TypeError, match="'forecasts' parameter of forecast_scores"):
@@ -462,6 +470,19 @@ def test_chosen_labels_differing_only_in_case_raise():
     assert res.per_forecast["accuracy"].tolist() == [1.0, 1.0]
 
 
+def test_chosen_labels_differing_only_in_type_raise():
+    # '1' chosen and 1 happened compare unequal: four right answers once scored wrong
+    table = pd.DataFrame({"model": ["m"] * 4, "question": list("abcd"),
+                          "probability": [0.9, 0.8, 0.7, 0.6], "chosen": ["1", "0", "1", "1"],
+                          "outcome": [1, 0, 1, 1]})
+    with pytest.raises(ValueError, match=r"Column 'chosen/outcome'.*must write each option one "
+                       r"way.*'1' / 1; 3 offending rows"):
+        forecast_scores(table, chosen="chosen", rng=0)
+    res = forecast_scores(table.assign(chosen=[1, 0, 1, 1]), chosen="chosen", n_resamples=10,
+                          rng=0)
+    assert res.per_forecast["accuracy"].tolist() == [1.0] * 4
+
+
 def test_model_named_like_the_pooled_row_raises():
     table = pd.DataFrame({"model": ["(all)", "m"], "question": ["a", "b"],
                           "probability": [0.7, 0.6], "outcome": [1, 0]})
@@ -477,8 +498,31 @@ def test_intervals_do_not_depend_on_which_model_comes_first():
     df = pd.DataFrame({"model": np.repeat(["m1", "m2", "m3"], n),
                        "question": [f"q{i}" for i in range(n)] * 3,
                        "probability": gen.uniform(0.05, 0.95, 3 * n),
-                       "outcome": gen.integers(0, 2, 3 * n)})
+                       "outcome": np.tile(gen.integers(0, 2, n), 3)})
     first = forecast_scores(df, n_resamples=50, rng=3).table.set_index("model")
     flipped = forecast_scores(df.iloc[::-1], n_resamples=50, rng=3).table.set_index("model")
     assert first.loc["m1", "brier_ci_low"] < first.loc["m1", "brier_ci_high"]
     pd.testing.assert_frame_equal(first, flipped.loc[first.index])
+
+
+def test_an_interval_that_is_the_point_itself_warns():
+    # one question, or scores that do not vary: the sample shows no uncertainty, and the
+    # point interval once came without a word
+    import warnings
+
+    from coherence import SmallSampleWarning
+
+    one = pd.DataFrame({"model": ["m"], "question": ["q"], "probability": [0.8],
+                        "outcome": [1]})
+    with pytest.warns(SmallSampleWarning, match=r"4 interval\(s\) are the point itself "
+                      r"\(m brier, m log_score, \(all\) brier, \(all\) log_score\): one "
+                      r"question"):
+        res = forecast_scores(one, n_resamples=20, rng=0)
+    assert res.confidence_interval.low == res.confidence_interval.high == pytest.approx(0.04)
+    same = pd.DataFrame({"model": ["m"] * 2, "question": ["q", "r"], "probability": [0.8] * 2,
+                         "outcome": [1, 1], "topic": ["t", "u"]})
+    with pytest.warns(SmallSampleWarning, match=r"one 'topic' cluster, or scores that do not"):
+        forecast_scores(same, cluster="topic", n_resamples=20, rng=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        forecast_scores(binary_table(), n_resamples=20, rng=0)  # scores vary: no warning

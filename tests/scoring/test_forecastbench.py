@@ -399,6 +399,24 @@ def test_question_type_validation():
         forecastbench_scores(drop_panel({"p": 3}), impute="0.5", n_resamples=9)
 
 
+def test_a_question_has_one_outcome_and_one_market_value():
+    # each was once read from whichever row came last: peer scores compared forecasters
+    # on different truths, and the market's fixed effect depended on the rows' order
+    df = tiny().assign(probability=lambda d: d["probability"].fillna(0.5))
+    two_truths = df.copy()
+    two_truths.loc[(two_truths["model"] == "b") & (two_truths["question"] == "q1"),
+                   "outcome"] = 0
+    with pytest.raises(ValueError, match=r"Column 'outcome'.*same on every row of a "
+                       r"'question' value \(1 of them differ; 'q1' has 0, 1\)"):
+        forecastbench_scores(two_truths, n_resamples=9)
+    two_prices = df.copy()
+    two_prices.loc[(two_prices["model"] == "c") & (two_prices["question"] == "q3"),
+                   "value"] = 0.4
+    with pytest.raises(ValueError, match=r"Column 'value'.*'q3' has 0.4, 0.7"):
+        forecastbench_scores(two_prices, question_type="kind", market_value="value",
+                             market_adjustment="market_brier", n_resamples=9)
+
+
 @given(st.integers(0, 10_000), st.integers(0, 6))
 @settings(max_examples=15)
 def test_property_drop_rule_matches_counts(seed, k):

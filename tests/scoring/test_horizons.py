@@ -137,6 +137,12 @@ def test_accuracy_by_horizon_validation():
         coherence.accuracy_by_horizon(scored().assign(correct=2), rng=0)
     with pytest.raises(ValueError, match="column 'horizon'"):
         coherence.accuracy_by_horizon(scored().drop(columns="horizon"), rng=0)
+    # 'early' and 'Early ' once became two horizons of one forecast each
+    typed_twice = scored()
+    typed_twice.loc[typed_twice.index[0], "horizon"] = (
+        str(typed_twice["horizon"].iloc[0]).capitalize() + " ")
+    with pytest.raises(ValueError, match=r"Column 'horizon'.*differ by more than case"):
+        coherence.accuracy_by_horizon(typed_twice, rng=0)
 
 
 def _brute_rolling(days: np.ndarray, c: np.ndarray, window: float, min_periods: int):

@@ -74,6 +74,15 @@ def test_market_checks_validation_and_degenerate():
         coherence.market_checks(events().drop(columns="question"), prices())
     with pytest.raises(ValueError, match="'convention' parameter"):
         coherence.market_checks(events(), prices(), convention="both")
+    # two prices of one market at one time (the net move and the windows would depend on
+    # the rows' order); another market's price at that time is not a clash
+    two = pd.concat([prices(), prices().iloc[[1]].assign(price=0.5)], ignore_index=True)
+    with pytest.raises(ValueError, match=r"Column 'price'.*same on every row of a "
+                       r"'question' and 'date' value.*\('A', Timestamp\('2024-01-04"):
+        coherence.market_checks(events(), two)
+    with pytest.raises(ValueError, match=r"Column 'price'"):
+        coherence.turning_points(two, question="question", convention="code")
+    coherence.turning_points(two, question="question")  # 'paper': tied times have no order
     aware = prices().assign(date=prices()["date"] + "T00:00Z")
     with pytest.raises(ValueError, match="timezone-aware or both naive"):
         coherence.market_checks(events(), aware)

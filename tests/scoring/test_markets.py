@@ -81,6 +81,15 @@ def test_market_alignment_validation():
         market_alignment(events(), PRICES.drop(columns="price"))
     with pytest.raises(ValueError, match="both be timezone-aware or both naive"):
         market_alignment(events(), PRICES.assign(date=PRICES["date"] + "T00:00Z"))
+    # two prices at one time: the move would depend on the rows' order
+    two = pd.concat([PRICES, PRICES.iloc[[1]].assign(price=0.45)], ignore_index=True)
+    with pytest.raises(ValueError, match=r"Column 'price'.*same on every row of a 'date' "
+                       r"value.*has 0.45, 0.55.*row 1 = 0.55, row 6 = 0.45"):
+        market_alignment(events(), two)
+    # the same price twice is one observation
+    same = pd.concat([PRICES, PRICES.iloc[[1]]], ignore_index=True)
+    assert market_alignment(events(), same).statistic == market_alignment(
+        events(), PRICES).statistic
 
 
 def test_plot_causal_pressure():

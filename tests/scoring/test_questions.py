@@ -129,6 +129,23 @@ def test_label_normalisation():
     assert normalise_label(pd.Timestamp("2024-06-30")) == "2024-06-30"
     assert normalise_label(np.datetime64("2024-06-30")) == "2024-06-30"
     assert normalise_label(pd.Timestamp("2024-06-30 12:00")) == "2024-06-30t12:00:00"
+    # a whole number read as a float (a column with gaps) is the integer
+    assert normalise_label(2.0) == normalise_label(2) == normalise_label(np.int64(2)) == "2"
+    assert normalise_label(np.float64(3.0)) == normalise_label("3")
+    assert normalise_label(2.5) == "2.5" and normalise_label(float("nan")) == "nan"
+
+
+def test_numeric_options_in_a_column_with_gaps_score_right():
+    # the binary row's missing prediction makes the column float: 2.0 was once "2.0", not
+    # the outcome 2, and both right answers scored wrong (Brier 0.36 for 0.16)
+    t = pd.DataFrame({"model": ["m"] * 3, "question": ["b", "mc1", "mc2"],
+                      "type": ["binary", "multiple_choice", "multiple_choice"],
+                      "probability": [0.8, 0.6, 0.7], "prediction": [np.nan, 2, 3],
+                      "outcome": [1, 2, 3]})
+    res = coherence.question_scores(t, n_resamples=10, rng=0)
+    per = res.per_forecast.set_index("question")
+    assert per["rule_correct"].tolist() == [1.0, 1.0, 1.0]
+    assert per.loc["mc1", "brier"] == pytest.approx(0.16)
 
 
 def _brute_quantity(x: float, y: float, tol: float) -> float:
