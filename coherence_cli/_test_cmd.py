@@ -21,6 +21,7 @@ from ._common import EXIT_OK
 from ._common import UsageError
 from ._common import add_report_options
 from ._common import draw_counts
+from ._common import positive_int
 from ._common import read_table
 
 __all__ = ["add_parser", "run"]
@@ -40,6 +41,29 @@ def columns_list(text: str) -> list[str]:
     if not all(names):
         raise argparse.ArgumentTypeError(f"empty name in {text!r}; expected COL[,COL...]")
     return names
+
+
+def optional_column(text: str) -> str | None:
+    """A column name, or ``-`` for none (an argparse type of the optional columns)."""
+    return None if text.strip() == "-" else text
+
+
+def k_value(text: str) -> int | str:
+    """``auto`` or a positive count of neighbours (an argparse type)."""
+    if text.strip() == "auto":
+        return "auto"
+    return positive_int(text)
+
+
+def level(text: str) -> float:
+    """A confidence level strictly between 0 and 1 (an argparse type)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid float value: {text!r}") from None
+    if not 0.0 < value < 1.0:
+        raise argparse.ArgumentTypeError(f"must be strictly between 0 and 1; got {value}")
+    return value
 
 
 def actions_map(text: str) -> dict[str, str]:
@@ -70,10 +94,13 @@ def add_parser(sub: Any) -> None:
         "case --by llm --actions yes=buy,no=sell,defer=hold --out report.html")
     test.add_argument("table", help="CSV, TSV, JSON or parquet file, one row per elicitation")
     for col, default in (("belief", "belief"), ("action", "action"), ("outcome", "outcome"),
-                         ("group", "context"), ("prompt", "prompt"),
-                         ("repetition", "repetition"), ("truth", "truth")):
+                         ("group", "context")):
         test.add_argument(f"--{col}", default=default, metavar="COL",
                           help=f"column name (default {default})")
+    for col in ("prompt", "repetition", "truth"):
+        test.add_argument(f"--{col}", type=optional_column, default=col, metavar="COL",
+                          help=f"column name (default {col}; '-': none, even if the table "
+                          f"has a column {col!r})")
     test.add_argument("--evidence", type=columns_list, action="extend", default=[],
                       metavar="COL[,COL...]", help="evidence columns (the 'with x' variants)")
     test.add_argument("--by", type=columns_list, action="extend", default=None,
@@ -90,6 +117,14 @@ def add_parser(sub: Any) -> None:
                       metavar="yes=A,no=B,defer=C",
                       help="your action labels, mapped to the tests' yes/no/defer "
                       "(e.g. yes=buy,no=sell,defer=hold)")
+    test.add_argument("--k", type=k_value, default="auto", metavar="K",
+                      help="neighbours of the ci tests' kNN estimate (default auto)")
+    test.add_argument("--folds", type=positive_int, default=5, metavar="N",
+                      help="cross-validation folds of the leakage test (default 5)")
+    test.add_argument("--bins", type=positive_int, default=10, metavar="N",
+                      help="belief bins of the calibration cells (default 10)")
+    test.add_argument("--confidence", type=level, default=0.95, metavar="LEVEL",
+                      help="level of every interval (default 0.95)")
     test.add_argument("--out", default=None, metavar="PATH", help="write the HTML report")
     test.add_argument("--csv", default=None, metavar="PATH", help="write the tidy results")
     add_report_options(test)
@@ -211,6 +246,8 @@ def run(args: argparse.Namespace) -> int:
                      truth=args.truth, evidence=args.evidence, by=by,
                      tests=args.tests or "all", reference_prompt=reference,
                      adjust=args.adjust or "holm", engine=args.engine, **draws,
+                     k=args.k, n_splits=args.folds, n_bins=args.bins,
+                     confidence_level=args.confidence,
                      n_jobs=args.jobs, backend=args.backend,
                      progress=False if args.quiet else None, set_aside=set_aside, rng=args.seed)
     if args.by is None and not by:

@@ -499,6 +499,10 @@ def _rerun_commands(rep: CoherenceReport) -> tuple[str, str]:
         if value is not None:
             argv += [f"--{name}", str(value)]
             py.append(f"{name}={value!r}")
+        elif name in ("prompt", "repetition", "truth") and name in cols:
+            # turned off: the default column would be read if the table has one
+            argv += [f"--{name}", "-"]
+            py.append(f"{name}=None")
     # the CLI's lists are comma-separated (a second word would be taken for a file)
     if cols.get("evidence"):
         argv += ["--evidence", ",".join(map(str, cols["evidence"]))]
@@ -529,6 +533,12 @@ def _rerun_commands(rep: CoherenceReport) -> tuple[str, str]:
     for key, value in draws.items():
         if value is not None:
             argv += [flags[key], str(value)]
+    # the settings the command line carries apart from the defaults
+    for flag, key, default in (("--k", "k", "auto"), ("--folds", "n_splits", 5),
+                               ("--bins", "n_bins", 10),
+                               ("--confidence", "confidence_level", 0.95)):
+        if s.get(key, default) != default:
+            argv += [flag, str(s[key])]
     for key in ("adjust", "engine", "k", "n_permutations", "n_resamples", "n_splits",
                 "n_bins", "confidence_level"):
         if key in draws and draws[key] is not None:

@@ -148,9 +148,15 @@ class CoherenceReport:
         if index is None:
             frame = frame.assign(cell="all")
             index = ["cell"]
-        return frame.pivot_table(
-            index=index, columns="test", values=values, aggfunc="first", sort=False
-        )
+        # a cell whose key is missing (NaN) is a cell too (pivot_table would drop it);
+        # cells and tests in the order of the report
+        table = frame.groupby([*index, "test"], sort=False, dropna=False, observed=True)[
+            values].first().unstack("test")
+        cells = frame[index].drop_duplicates()
+        table = table.reindex(pd.MultiIndex.from_frame(cells) if len(index) > 1
+                              else pd.Index(cells[index[0]], name=index[0]))
+        # a test with no value in any cell (a descriptive one under a p-value) is left out
+        return table.reindex(columns=pd.unique(frame["test"])).dropna(axis=1, how="all")
 
     def summary(self) -> Summary:
         """The adjusted p-values by cell and test (:meth:`summary_table`), formatted

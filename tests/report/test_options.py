@@ -143,3 +143,22 @@ def test_deprecated_n_permutations_still_works_with_a_warning(small):
     with warnings.catch_warnings():
         warnings.simplefilter("error", DeprecationWarning)
         report(small, tests=("ci",), n_resamples=19, progress=False, rng=2)
+
+
+def test_a_cell_whose_key_is_missing_stays_in_the_summary(small):
+    # pivot_table dropped index keys that are NaN: the cell was in cells and to_frame() but
+    # not in summary_table() or summary(), under a title that still counted it
+    import numpy as np
+
+    data = pd.concat([small.assign(model="a", dataset="d"),
+                      small.assign(model="b", dataset=np.nan,
+                                   context=small["context"] + 1000)], ignore_index=True)
+    rep = report(data, tests=("ci", "calibration"), rng=2, n_resamples=29, progress=False)
+    assert len(rep.cells) == 2
+    table = rep.summary_table("pvalue")
+    assert len(table) == 2 and list(table.columns) == ["ci"]  # calibration has no p-value
+    assert list(rep.summary_table("statistic").columns) == ["ci", "calibration"]
+    frame = rep.to_frame()
+    missing = frame[frame["dataset"].isna() & (frame["test"] == "ci")]["pvalue"].iloc[0]
+    assert table.loc[("b", np.nan), "ci"] == missing
+    assert rep.summary().count("\nb ") == 1

@@ -126,3 +126,33 @@ def test_lists_are_printed_comma_separated(table):
     assert args.table == "answers.csv"
     assert args.by == ["model", "dataset"] and args.evidence == ["age", "smoker"]
     assert "by=['model', 'dataset']" in python and "evidence=['age', 'smoker']" in python
+
+
+def test_non_default_settings_and_columns_turned_off_rerun(table, tmp_path, monkeypatch):
+    """k, folds, bins, the confidence level and a column turned off (prompt=None pools the
+    prompts) reach the command line; they were left out, and the rerun used the defaults
+    (other statistics, intervals at 0.95, one prompt's rows)."""
+    import dataclasses
+
+    from coherence._report._render import _rerun_commands
+
+    monkeypatch.chdir(tmp_path)
+    table.to_csv("answers.csv", index=False)
+    rep = coherence.report(table, by=("model",), prompt=None, k=7, n_splits=3, n_bins=5,
+                           confidence_level=0.8, tests=["ci", "leakage", "calibration_error"],
+                           n_resamples=49, adjust="none", progress=False, rng=3)
+    shell, python = _rerun_commands(dataclasses.replace(
+        rep, settings={**rep.settings, "data_file": "answers.csv"}))
+    argv = shlex.split(shell)
+    for flag, value in (("--k", "7"), ("--folds", "3"), ("--bins", "5"),
+                        ("--confidence", "0.8"), ("--prompt", "-")):
+        assert argv[argv.index(flag) + 1] == value
+    assert "prompt=None" in python and "k=7" in python
+    assert _cli([*argv[1:], "--csv", "again.csv", "--quiet"]) == 0
+    again = pd.read_csv("again.csv").set_index(["model", "test"]).sort_index()
+    first = rep.to_frame().assign(model=lambda f: f["model"].astype(str)).set_index(
+        ["model", "test"]).sort_index()
+    assert (again["n_obs"] == first["n_obs"]).all()  # every prompt's rows, not one prompt's
+    for column in ("statistic", "ci_low", "ci_high", "pvalue", "confidence_level"):
+        np.testing.assert_allclose(again[column].to_numpy(dtype=float),
+                                   first[column].to_numpy(dtype=float), rtol=1e-12)
