@@ -39,9 +39,9 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--test", required=True, choices=PLAN_TESTS, help="the test planned for")
     p.add_argument("--contexts", type=positive_int, nargs="+", required=True, metavar="N",
                    help="contexts per study (pairs, for conditional_forecasting)")
-    p.add_argument("--repetitions", type=positive_int, nargs="+", default=[5], metavar="R",
-                   help="repetitions per context (default 5; 1 for the LIE check and "
-                   "conditional_forecasting)")
+    p.add_argument("--repetitions", type=positive_int, nargs="+", default=None, metavar="R",
+                   help="repetitions per context (default 5; 1, the only value, for the LIE "
+                   "check and conditional_forecasting)")
     p.add_argument("--effect", type=float, default=None,
                    help="the agent's violation (see coherence.plan); default: as built")
     p.add_argument("--baseline", default=None, metavar="PATH",
@@ -72,8 +72,12 @@ def run(args: argparse.Namespace) -> int:
         if not Path(args.baseline).is_file():
             raise UsageError(f"no such file: {args.baseline}")
         options["baseline"] = read_table(args.baseline)
+    repetitions = args.repetitions
+    if repetitions is None:  # these tests have no repetitions: 5 would be refused
+        one = args.test in ("iterated_expectation_check", "conditional_forecasting")
+        repetitions = [1] if one else [5]
     res = coherence.plan(source, test=args.test, n_contexts=args.contexts,
-                         n_repetitions=args.repetitions, effect=args.effect, n_sims=args.sims,
+                         n_repetitions=repetitions, effect=args.effect, n_sims=args.sims,
                          alpha=args.alpha, power=args.power, options=options, rng=args.seed)
     origin = f"agent {args.agent}" if args.agent else f"pilot {args.pilot}"
     print(f"Power of {args.test} at alpha = {args.alpha} ({args.sims} simulated studies per "

@@ -176,14 +176,16 @@ def sign_flip_null(scores: np.ndarray, n_resamples: int, rng: np.random.Generato
     :math:`Z_j = \sum_c U_{cj} / \sqrt{\sum_c U_{cj}^2}`; a resample multiplies every
     context's scores (all comparisons together, keeping their dependence) by one
     Rademacher sign :math:`w_c`: :math:`Z^*_j = \sum_c w_c U_{cj} / \sqrt{\sum_c U_{cj}^2}`
-    (:math:`w_c^2 = 1`, so the denominator is the same). Columns with no non-zero score
-    give NaN. Returns ``(z, null)`` with ``null`` of shape ``(n_resamples, J)``.
+    (:math:`w_c^2 = 1`, so the denominator is the same). A column with no non-zero score
+    (every context's counts exactly at their expectation) gives 0 and a null of zeros: no
+    deviation, so its p-value is 1 (the caller sets apart the comparisons that no context
+    informs). Returns ``(z, null)`` with ``null`` of shape ``(n_resamples, J)``.
     """
     scores = np.ascontiguousarray(scores, dtype=np.float64)
     n_groups, n_comp = scores.shape
     scale = np.sqrt(np.sum(scores ** 2, axis=0))
     ok = scale > 0
-    inv = np.where(ok, 1.0 / np.where(ok, scale, 1.0), np.nan)
+    inv = np.where(ok, 1.0 / np.where(ok, scale, 1.0), 0.0)
     z = scores.sum(axis=0) * inv
     null = np.empty((n_resamples, n_comp))
     chunk = max(1, max_elements // max(1, n_groups))

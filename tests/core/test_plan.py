@@ -203,3 +203,23 @@ def test_command_line(tmp_path, capsys):
     assert list(table["n_calls"]) == [80, 160]
     assert main(["plan", "--test", "ci_test", "--contexts", "10"]) == 2
     assert "either a pilot table or --agent" in capsys.readouterr().err
+
+
+def test_command_line_defaults_to_one_repetition_where_it_is_the_only_value(tmp_path, capsys):
+    # --repetitions defaulted to 5, which conditional_forecasting and the LIE check refuse
+    from coherence_cli import main
+
+    rng = np.random.default_rng(3)
+    n = 30
+    p_a = rng.uniform(0.2, 0.8, n)
+    pilot = pd.DataFrame({"category": "strong", "p_a": p_a,
+                          "p_a_given_b1": np.clip(p_a + 0.1, 0, 1),
+                          "p_a_given_b0": np.clip(p_a - 0.1, 0, 1),
+                          "a_outcome": rng.integers(0, 2, n), "b_outcome": rng.integers(0, 2, n)})
+    path = tmp_path / "pilot.csv"
+    pilot.to_csv(path, index=False)
+    out = tmp_path / "power.csv"
+    code = main(["plan", str(path), "--test", "conditional_forecasting", "--contexts", "20",
+                 "--sims", "3", "--csv", str(out)])
+    assert code == 0, capsys.readouterr().err
+    assert list(pd.read_csv(out)["n_repetitions"]) == [1]

@@ -317,3 +317,21 @@ def test_validation_agents_violate_iia_by_the_stated_amount():
     assert np.allclose(probabilities(Design(agent="nested", lam=1.0), v, full),
                        probabilities(Design(), v, full))
     assert np.all(log_or(Design(agent="nested", lam=0.5)) > 0)
+
+
+def test_a_comparison_whose_counts_sit_at_their_expectation_has_pvalue_one():
+    # every informative context's score is exactly 0: Z was 0/0 = NaN, yet the comparison
+    # was testable and counted in the share's denominator with no p-value
+    rows = []
+    for c in range(30):
+        rows += [(c, 0.5, a, "defer|no|yes") for a in ["yes", "no", "yes", "no", "defer",
+                                                        "defer"]]
+        rows += [(c, 0.5, a, "no|yes") for a in ["yes", "no", "yes", "no"]]
+    df = pd.DataFrame(rows, columns=["context", "belief", "action", "menu"])
+    res = coherence.iia_test(df, rng=0, n_resamples=199)
+    row = res.table.iloc[0]
+    assert row["testable"] and row["statistic"] == 0.0
+    assert row["pvalue"] == row["pvalue_adjusted"] == 1.0
+    assert res.pvalue == 1.0 and res.statistic == 0.0 and res.n_comparisons == 1
+    z, null = sign_flip_null(np.zeros((4, 1)), 10, np.random.default_rng(0))
+    assert z[0] == 0.0 and not null.any()
