@@ -146,6 +146,12 @@ def _check_columns(data: Any, args: argparse.Namespace, path: str) -> tuple[str,
 
     need("--belief", args.belief)
     need("--group", args.group)
+    # an optional column named on purpose must exist: a misspelt --prompt would pool the
+    # prompts, a misspelt --repetition or --truth drop the tests that read it
+    for option in ("action", "outcome", "prompt", "repetition", "truth"):
+        name = getattr(args, option)
+        if name is not None and name != option:
+            need(f"--{option}", name)
     for name in args.evidence:
         need("--evidence", name)
     if args.by is None:
@@ -188,7 +194,12 @@ def _check_action_labels(data: Any, args: argparse.Namespace, path: str) -> None
 
 def _reference_prompt(data: Any, args: argparse.Namespace, path: str) -> str:
     if args.prompt not in data.columns:
-        return args.reference_prompt or "standard"
+        if args.reference_prompt not in (None, "standard"):
+            print(f"coherence test: note: --reference-prompt {args.reference_prompt!r} is not "
+                  f"used: {path} has no prompt column "
+                  f"({'--prompt -' if args.prompt is None else repr(args.prompt)})",
+                  file=sys.stderr)
+        return "standard"
     labels = sorted({str(v) for v in data[args.prompt].dropna().unique()})
     if args.reference_prompt is None:
         if "standard" in labels or len(labels) != 1:

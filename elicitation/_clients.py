@@ -644,7 +644,10 @@ _TRUTH_COLUMN = re.compile(r"^(?:truth|p_\w+|prob_.+|belief_given_.+)$")
 
 def _truths_digest(table: Any) -> str:
     """A stable hash of what a :class:`SimulatedClient`'s answers depend on in its truths
-    table: the context ids and the probability and ``outcome`` columns, values exact."""
+    table: the context ids and the probability and ``outcome`` columns, the values to 12
+    significant digits (exact posteriors differ in their last bit between processes, with
+    the order in which a network's weights are summed: a hash of every bit would miss the
+    cache of a resumed study)."""
     import pandas as pd
 
     columns = sorted(c for c in table.columns if isinstance(c, str)
@@ -653,7 +656,7 @@ def _truths_digest(table: Any) -> str:
     values = {}
     for c in columns:
         numbers = pd.to_numeric(table[c].astype(object), errors="coerce").to_numpy(dtype=float)
-        values[c] = [None if math.isnan(v) else repr(float(v)) for v in numbers]
+        values[c] = [None if math.isnan(v) else format(float(v), ".12g") for v in numbers]
     text = json.dumps({"ids": ids, "columns": values}, sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 

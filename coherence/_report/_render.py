@@ -513,7 +513,7 @@ def _rerun_commands(rep: CoherenceReport) -> tuple[str, str]:
     tests = list(s.get("tests", []))
     argv += ["--tests", ",".join(tests)]
     py.append(f"tests={tests!r}")
-    if s.get("reference_prompt") is not None:
+    if s.get("reference_prompt") is not None and cols.get("prompt") is not None:
         argv += ["--reference-prompt", str(s["reference_prompt"])]
         py.append(f"reference_prompt={s['reference_prompt']!r}")
     if s.get("actions"):

@@ -156,6 +156,12 @@ def _table_iv(df: pd.DataFrame, a: _ReportArgs,
     )
     belief, action, outcome, group = a.belief, a.action, a.outcome, a.group
     require_design_columns(df, {"belief": belief, "group": group}, evidence, owner)
+    # an optional column named on purpose (not its default name) must exist: a misspelt
+    # one would silently pool the prompts or drop the tests that read it
+    require_columns(df, {role: name for role, name in (
+        ("action", action), ("outcome", outcome), ("prompt", a.prompt),
+        ("repetition", a.repetition), ("truth", a.truth))
+        if name is not None and name != role}, owner=owner)
     if (action in df.columns) != (outcome in df.columns):
         missing = action if action not in df.columns else outcome
         require_columns(df, {"action" if missing == action else "outcome": missing}, owner=owner)
@@ -363,8 +369,11 @@ def report(
     data : DataFrame
         The belief/action table (design notes, docs/design.md); see ``docs/tables.md``.
     belief, action, outcome, group, prompt, repetition, truth : str
-        Column names. ``prompt``, ``repetition`` and ``truth`` are optional:
-        tests that need them run only when they exist. A column named ``menu`` (the
+        Column names. ``action``/``outcome``, ``prompt``, ``repetition`` and ``truth``
+        are optional: tests that need them run only when they exist, and ``None`` turns
+        one off. Under their default names they may be absent; a name given on purpose
+        (``prompt="variant"``) must exist, or ``ValueError`` names it (a misspelt one
+        would pool the prompts or drop tests silently). A column named ``menu`` (the
         offered actions joined by ``"|"``, one row per elicitation under that menu)
         adds :func:`coherence.iia_test` (test ``"iia"``) to the report's family of
         p-values; without it the report is unchanged.

@@ -181,6 +181,16 @@ def test_test_command_column_mistakes(own_names, tmp_path, capsys):
     assert "has no rows" in out.stderr
 
 
+def test_test_command_misspelt_optional_columns(own_names, capsys):
+    # --prompt varaint once pooled both prompts with exit 0 (a false "leaks" verdict)
+    for option in ("--prompt", "--repetition", "--truth"):
+        out = main(capsys, "test", own_names, "--belief", "p_yes", "--by", "llm",
+                   "--reference-prompt", "plain", "--actions", "yes=buy,no=sell,defer=hold",
+                   option, "misspelt", "--tests", "calibration")
+        one_line_error(out)
+        assert f"{option} names column 'misspelt'" in out.stderr
+
+
 def test_test_command_user_mistakes(table, tmp_path, capsys):
     one_line_error(main(capsys, "test", str(tmp_path / "missing.csv")))
     out = main(capsys, "test", str(table), "--belief", "prob")

@@ -162,3 +162,14 @@ def test_a_cell_whose_key_is_missing_stays_in_the_summary(small):
     missing = frame[frame["dataset"].isna() & (frame["test"] == "ci")]["pvalue"].iloc[0]
     assert table.loc[("b", np.nan), "ci"] == missing
     assert rep.summary().count("\nb ") == 1
+
+
+@pytest.mark.parametrize("role", ["prompt", "repetition", "truth", "action", "outcome"])
+def test_an_optional_column_named_on_purpose_must_exist(small, role):
+    # a misspelt prompt column pooled the prompts (a rational agent then "leaked"), a
+    # misspelt repetition or truth column dropped the tests that read it: without a word
+    with pytest.raises(ValueError, match=rf"'{role}_x' \(the '{role}' column\)"):
+        report(small, **{role: f"{role}_x"}, tests=("calibration",), progress=False)
+    # the default name is optional: a table without it runs
+    report(small.drop(columns="truth"), tests=("calibration",), n_resamples=19,
+           progress=False, rng=0)
