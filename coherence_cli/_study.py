@@ -73,6 +73,11 @@ def run(args: argparse.Namespace) -> int:
     if result.config["kind"] == "forecasting":
         _print_scores(result.report, result.config["design"]["simulated_date"])
         return EXIT_OK
+    if result.spread is not None:
+        first = result.config["seeds"][0]
+        print(f"seed {first} (the first of seeds "
+              f"{', '.join(map(str, result.config['seeds']))}; every seed's report is in "
+              f"{_shown_folder(result.config['out'])}/seed-<s>/):")
     print(result.report.summary())
     if result.spread is not None:
         print()
@@ -81,8 +86,31 @@ def run(args: argparse.Namespace) -> int:
                              "pvalue_min", "pvalue_max"]].round(4).to_string(index=False))
     if result.config["kind"] != "decision":
         return EXIT_OK
-    frame = result.report.to_frame()
-    failed = frame[frame["error"] != ""]
-    for row in failed.itertuples(index=False):
-        print(f"  {row.test} failed on {row.model}: {row.error}"[:300])
-    return EXIT_FAILURE if len(failed) else EXIT_OK
+    return _failed_tests(result)
+
+
+def _shown_folder(path: str) -> str:
+    """A folder relative to the working directory when it is below it."""
+    import os
+
+    relative = os.path.relpath(path)
+    return path if relative.startswith("..") else relative
+
+
+def _failed_tests(result: Any) -> int:
+    """Name every test that failed to compute (on every seed of a study over several) and
+    the exit code: 1 when any did."""
+    import pandas as pd
+
+    if result.spread is None:
+        frame = result.report.to_frame()
+        where = [""] * len(frame)
+    else:   # every seed's rows, not only the first seed's report
+        frame = pd.read_csv(result.paths["seeds"], keep_default_na=False,
+                            dtype={"error": str})
+        where = [f" (seed {s})" for s in frame["seed"]]
+    failed = [(row, at) for row, at in zip(frame.itertuples(index=False), where, strict=True)
+              if str(row.error) != ""]
+    for row, at in failed:
+        print(f"  {row.test} failed on {row.model}{at}: {row.error}"[:300])
+    return EXIT_FAILURE if failed else EXIT_OK

@@ -107,9 +107,10 @@ def merge_options(options: Any, overrides: dict[str, Any], owner: str) -> RunOpt
 
 def study_options(model: Any, sum_tolerance: float, cache: Any, progress: Any) -> RunOptions:
     """The options a study file's ``[[models]]`` entry gives its runs (one place for the
-    study's defaults: 4 calls in flight, 5 retries, 50 failures)."""
-    return merge_options(None, {"concurrency": int(model.get("concurrency", 4)),
-                                "cache": cache, "max_retries": int(model.get("max_retries", 5)),
-                                "max_failures": int(model.get("max_failures", 50)),
+    study's defaults: 4 calls in flight, 5 retries, 50 failures). The values are taken as
+    they are (an int, checked by :class:`RunOptions`; never truncated)."""
+    return merge_options(None, {"concurrency": model.get("concurrency", 4),
+                                "cache": cache, "max_retries": model.get("max_retries", 5),
+                                "max_failures": model.get("max_failures", 50),
                                 "sum_tolerance": sum_tolerance, "progress": progress},
                          "run_study")

@@ -51,6 +51,8 @@ _TOP = {"kind", "name", "seed", "seeds", "out", "model", "models", "design", "te
 _MODEL = {"name", "base_url", "api_key_env", "simulated", "temperature", "max_tokens",
           "constrained", "stop", "logprobs", "top_logprobs", "timeout", "deadline",
           "concurrency", "max_retries", "max_failures", "design_max_tokens"}
+# the keys of a server's model (the client's settings): an error on a simulated model
+_SERVER_ONLY = _MODEL - {"name", "simulated", "concurrency", "max_retries", "max_failures"}
 _DESIGN = {"network", "n_contexts", "repetitions", "prompts", "decision", "question",
            "sum_tolerance"}
 _DESIGN_PAIRS = {"network", "n_pairs", "subject", "variants", "reverse", "repetitions",
@@ -271,6 +273,9 @@ def load_study(config: str | os.PathLike[str] | Mapping[str, Any]) -> dict[str, 
     tests = {**tests_defaults, **_section(raw, "tests", tests_keys)}
     if kind == "forecasting":
         _forecasting_iv(design, tests)
+    if kind == "consistency" and not isinstance(tests["baseline"], bool):
+        raise ValueError("The study's tests.baseline must be true or false; got "
+                         f"{tests['baseline']!r}")
     out = Path(raw.get("out", "study")).resolve()
     name = str(raw.get("name", out.name))
     cfg = {"kind": kind, "name": name, "seed": seed, "out": str(out),
@@ -289,6 +294,16 @@ def _designer_iv(kind: str, design: dict[str, Any]) -> None:
         raise ValueError(f"The study's design.designer must be one of {', '.join(allowed)}; "
                          f"got {design['designer']!r}")
     if kind == "pairs":
+        if design["n_candidates"] is not None and design["designer"] != "model":
+            raise ValueError("The study's design.n_candidates (the candidate pairs a model "
+                             "labels) is for designer = 'model'; got n_candidates "
+                             f"{design['n_candidates']!r} with designer "
+                             f"{design['designer']!r}")
+        if design["repetitions"] != 1:
+            raise ValueError("The study's design.repetitions must be 1 for kind = 'pairs' "
+                             "(the conditional-forecasting analysis takes one elicitation "
+                             "per pair, variant and direction; more would be repeated pairs "
+                             f"it refuses); got {design['repetitions']!r}")
         return
     if design["checkers"] == "all":
         design["checkers"] = list(CHECKERS)
@@ -341,28 +356,61 @@ def _model_iv(model: Any, i: int) -> dict[str, Any]:
     _unknown(model, _MODEL, f"model {i}")
     m = dict(model)
     agent = m.get("simulated")
-    if isinstance(agent, Mapping):
-        kinds = ("rational", "leaky", "nonmonotone", "prompt_sensitive")
-        if agent.get("agent") not in kinds:
-            raise ValueError(f"The study's model {i}: simulated.agent must be one of "
-                             f"{', '.join(kinds)}; got {agent.get('agent')!r}")
-        m.setdefault("name", str(agent["agent"]))
-    elif agent is not None:
-        m.setdefault("name", str(agent))
+    if agent is not None:
+        if isinstance(agent, Mapping):
+            m.setdefault("name", str(agent.get("agent")))
+        else:
+            m.setdefault("name", str(agent))
+        _simulated_iv(m, i)
     else:
         if not m.get("base_url"):
             raise ValueError(f"The study's model {i} needs base_url (e.g. "
                              "'http://127.0.0.1:8080/v1') or simulated = 'AGENT'")
         if not m.get("name"):
             raise ValueError(f"The study's model {i} needs the model's name")
+    for key, low in (("concurrency", 1), ("max_retries", 0), ("max_failures", 0)):
+        value = m.get(key)
+        if value is not None and (not isinstance(value, int) or isinstance(value, bool)
+                                  or value < low):
+            raise ValueError(f"The study's model {i} ({m['name']!r}): {key} must be an int "
+                             f">= {low}; got {value!r}")
     return m
+
+
+def _simulated_iv(m: dict[str, Any], i: int) -> None:
+    """A simulated model: a known agent whose options build it, and none of a server's keys
+    (a simulated agent would silently ignore them)."""
+    where = f"The study's model {i} ({m['name']!r})"
+    server = sorted(k for k in m if k in _SERVER_ONLY)
+    if server:
+        raise ValueError(f"{where} is simulated; {', '.join(map(repr, server))} configure a "
+                         "server's model and do not apply to a simulated agent (remove them, "
+                         "or drop 'simulated' and give base_url)")
+    agent = m["simulated"]
+    kinds = ("rational", "leaky", "nonmonotone", "prompt_sensitive")
+    kind = agent.get("agent") if isinstance(agent, Mapping) else agent
+    if kind not in kinds:
+        raise ValueError(f"{where}: simulated{'.agent' if isinstance(agent, Mapping) else ''} "
+                         f"must be one of {', '.join(kinds)}; got {kind!r}")
+    if isinstance(agent, Mapping):
+        try:
+            _agent(agent)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"{where}: simulated = {{agent = {kind!r}, ...}}: {exc}") \
+                from None
+
+
+def _agent(spec: Mapping[str, Any]) -> Agent:
+    """The simulated agent of ``simulated = {agent = "leaky", strength = 0.8}``."""
+    options = {k: v for k, v in spec.items() if k != "agent"}
+    agent: Agent = getattr(Agent, spec["agent"])(**options)
+    return agent
 
 
 def _client(model: Mapping[str, Any], contexts: pd.DataFrame, seed: int) -> Any:
     agent = model.get("simulated")
     if isinstance(agent, Mapping):   # {agent = "leaky", strength = 0.8}: the agent's options
-        options = {k: v for k, v in agent.items() if k != "agent"}
-        return SimulatedClient(getattr(Agent, agent["agent"])(**options), contexts, rng=seed)
+        return SimulatedClient(_agent(agent), contexts, rng=seed)
     if agent is not None:
         return SimulatedClient(agent, contexts, rng=seed)
     stop = model.get("stop")
@@ -430,7 +478,9 @@ def run_study(config: str | os.PathLike[str] | Mapping[str, Any], *,
         guide's "A study from one file"): ``kind`` (``"decision"``,
         ``"pairs"``, the conditional-forecasting design on question pairs of a
         network, with ``[design]`` keys ``network``, ``n_pairs``, ``variants``,
-        ``reverse``, ``repetitions``, ``designer``, ``"consistency"``, the
+        ``reverse``, ``repetitions`` (1: one elicitation per pair),
+        ``designer``, ``n_candidates`` (with ``designer = "model"``),
+        ``"consistency"``, the
         ten consistency checkers on tuples generated from base questions, or
         ``"forecasting"``, base questions asked at ``design.simulated_date``
         and scored against their resolutions),
@@ -438,8 +488,10 @@ def run_study(config: str | os.PathLike[str] | Mapping[str, Any], *,
         ``out`` (the folder written), one ``[model]`` or several
         ``[[models]]`` (``base_url`` and ``name`` of an OpenAI-compatible
         server, or ``simulated = "AGENT"`` or ``simulated = {agent = "leaky",
-        strength = 0.8}`` for a simulated agent), ``[design]`` (``network``,
-        ``n_contexts``, ``repetitions``, ``prompts``, ``decision``,
+        strength = 0.8}`` for a simulated agent, whose options are checked
+        when the file is read and which takes none of a server's keys), ``[design]``
+        (``network``, ``n_contexts``, ``repetitions``, ``prompts``, ``decision``:
+        ``""`` asks no action and the report runs the tests that need none,
         ``question``) and ``[tests]`` (``tests``, ``n_permutations``,
         ``n_resamples``, ``adjust``, ``engine``).
     progress : bool or None
@@ -514,7 +566,9 @@ def _decision_study(cfg: dict[str, Any], paths: dict[str, str],
         # the study file keeps the two draw counts apart (ci and leakage p-values, other
         # resamples); report() names the first n_permutations for one more release
         warnings.filterwarnings("ignore", "report.n_permutations", DeprecationWarning)
-        rep = coherence.report(data, by=("model",), tests=tests["tests"],
+        # decision = "" asks no action: the tests that need none (calibration, prompts)
+        no_action: dict[str, Any] = {} if design["decision"] else {"action": None}
+        rep = coherence.report(data, by=("model",), tests=tests["tests"], **no_action,
                                n_permutations=tests["n_permutations"],
                                n_resamples=tests["n_resamples"], adjust=tests["adjust"],
                                engine=tests["engine"], reference_prompt=reference,

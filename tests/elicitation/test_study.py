@@ -101,6 +101,16 @@ def test_cli_study_and_its_mistakes(tmp_path, monkeypatch):
             (SIMULATED.replace("n_contexts = 16", "n_context = 16"), "'n_context'"),
             (SIMULATED.replace('simulated = "rational"', 'name = "x"'), "base_url"),
             (SIMULATED.replace("repetitions = 2", "repetitions = 0"), "design.repetitions"),
+            # an agent's misspelt option, and a server's key on a simulated model: exit 2
+            (SIMULATED.replace('simulated = "leaky"',
+                               'simulated = {agent = "leaky", strenght = 0.8}'),
+             "model 1 ('peeks'): simulated = {agent = 'leaky', ...}: Agent.leaky got unknown "
+             "option(s) 'strenght'"),
+            (SIMULATED.replace('simulated = "rational"',
+                               'simulated = "rational"\ntemperature = 0.1'), "'temperature'"),
+            (SIMULATED.replace('simulated = "rational"',
+                               'simulated = "rational"\nconcurrency = "four"'),
+             "concurrency must be an int"),
             ("kind = ", "not valid TOML")]:
         config.write_text(text)
         err = io.StringIO()

@@ -284,6 +284,21 @@ def _write(tmp_path):
     ({"kind": "consistency", "design": {"model_forms": ["P_and_R"]}}, "design.model_forms"),
     ({"kind": "consistency", "design": {"n_tuples": 0}}, "design.n_tuples"),
     ({"kind": "pairs", "design": {"n_candidates": 0}}, "design.n_candidates"),
+    # accepted once and silently ignored, or failing after every call was made
+    ({"kind": "pairs", "design": {"n_candidates": 5}}, "design.n_candidates"),
+    ({"kind": "pairs", "design": {"repetitions": 3}}, "design.repetitions must be 1"),
+    ({"kind": "consistency", "tests": {"baseline": "no"}}, "tests.baseline"),
+    ({"models": [{"simulated": "rational", "base_url": "http://x/v1", "temperature": 0.1,
+                  "max_tokens": 3}]}, "'base_url', 'max_tokens', 'temperature'"),
+    ({"models": [{"simulated": "rational", "design_max_tokens": 64}]}, "'design_max_tokens'"),
+    ({"models": [{"simulated": "rational", "concurrency": "four"}]}, "concurrency"),
+    ({"models": [{"simulated": "rational", "concurrency": 2.7}]}, "concurrency"),
+    ({"models": [{"simulated": "rational", "max_retries": True}]}, "max_retries"),
+    ({"models": [{"simulated": "rational", "max_failures": -1}]}, "max_failures"),
+    ({"models": [{"name": "m", "simulated": {"agent": "leaky", "strenght": 0.8}}]},
+     "model 0 ('m'): simulated = {agent = 'leaky', ...}: Agent.leaky got unknown option(s) "
+     "'strenght'"),
+    ({"models": [{"simulated": "rationl"}]}, "simulated must be one of"),
 ])
 def test_configuration_mistakes_name_the_key(change, message):
     config = {"models": [{"simulated": "rational"}], **change}
@@ -418,3 +433,56 @@ def test_compound_forms_from_a_server_keep_the_raw_replies(tmp_path, monkeypatch
         assert elicitation.run_study(config, progress=False).n_calls == 0
     finally:
         srv.stop()
+
+
+def test_pairs_study_takes_one_repetition_and_its_server_keys_only_on_a_server():
+    cfg = elicitation.load_study({"kind": "pairs", "models": [{"simulated": "rational",
+                                                               "concurrency": 2}],
+                                  "design": {"designer": "model", "n_candidates": 5}})
+    assert cfg["design"]["repetitions"] == 1 and cfg["models"][0]["concurrency"] == 2
+    served = elicitation.load_study({"models": [{"name": "m", "base_url": "http://x/v1",
+                                                 "temperature": 0.1, "max_retries": 0}]})
+    assert served["models"][0]["temperature"] == 0.1
+
+
+@pytest.mark.parametrize(("key", "value"), [("concurrency", 2.7), ("max_retries", True),
+                                            ("max_failures", "3")])
+def test_study_options_take_ints_as_they_are(key, value):
+    from elicitation._options import study_options
+
+    with pytest.raises(TypeError, match=key):
+        study_options({key: value}, 0.02, None, False)
+    assert study_options({key: 3}, 0.02, None, False).__getattribute__(key) == 3
+
+
+@pytest.mark.filterwarnings("ignore:report\\(n_permutations:DeprecationWarning")
+def test_decision_study_without_a_decision_runs_the_tests_that_need_no_action(
+        tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    config = {"kind": "decision", "out": "nodecision", "models": [{"simulated": "rational"}],
+              "design": {"n_contexts": 8, "decision": ""},
+              "tests": {"tests": ["calibration", "prompt_consistency", "ci"],
+                        "n_permutations": 19, "n_resamples": 19}}
+    study = elicitation.run_study(config, progress=False)
+    assert study.n_calls == 8 * 2 and "action" not in study.data.columns
+    frame = study.report.to_frame()
+    assert list(frame["test"]) == ["calibration"] and frame["error"].eq("").all()
+    assert np.isfinite(frame["statistic"]).all()
+
+
+def test_cli_over_seeds_labels_the_grid_and_checks_every_seed(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    real = elicitation.run_study
+
+    def one_seed_fails(config, **kw):   # the second seed's ci could not be computed
+        result = real(config, **kw)
+        seeds = pd.read_csv(result.paths["seeds"], keep_default_na=False)
+        seeds.loc[(seeds["seed"] == 1) & (seeds["test"] == "ci"), "error"] = "boom"
+        seeds.to_csv(result.paths["seeds"], index=False)
+        return result
+
+    monkeypatch.setattr(elicitation, "run_study", one_seed_fails)
+    code, out = cli("study", str(_write(tmp_path)), "--quiet")
+    assert "seed 0 (the first of seeds 0, 1; every seed's report is in seeds/seed-<s>/):" \
+        in out
+    assert code == 1 and "ci failed on rational (seed 1): boom" in out
