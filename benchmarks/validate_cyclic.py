@@ -63,6 +63,12 @@ NULLS: dict[str, Design] = {
         n_actions=4, strength=0.0, shock_sd=2.0),
     "nested logit lam 0.5, flat shares, 3 actions, 200 x 5": REF.with_(
         agent="nested", strength=0.0),
+    # small studies, at the least favourable null (flat shares)
+    "logit, 3 actions, flat shares, small study 30 x 5": REF.with_(
+        strength=0.0, n_contexts=30),
+    "logit, 3 actions, flat shares, 60 x 5": REF.with_(strength=0.0, n_contexts=60),
+    "logit, 4 actions, flat shares, small study 40 x 3": REF.with_(
+        n_actions=4, strength=0.0, n_contexts=40, per_context=3),
 }
 POWER: dict[str, Design] = {
     "defer takes 60% of yes above belief 0.8 (ramp 0.7-0.8), 3 actions, 200 x 5": REF.with_(

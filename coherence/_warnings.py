@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
+import threading
 import warnings
 from collections.abc import Callable
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 from typing import TypeVar
@@ -20,6 +23,7 @@ __all__ = [
     "SmallSampleWarning",
     "TiesWarning",
     "deprecated_keywords",
+    "recorded_warnings",
     "second_of_pair",
 ]
 
@@ -161,3 +165,58 @@ def second_of_pair(owner: str, into: str, what: str) -> Callable[[Any, Any], tup
         return value, old_value
 
     return fold
+
+
+# --------------------------------------------------------------------------- recording
+_RECORDING = threading.local()
+_RECORD_LOCK = threading.Lock()
+#: the threads recording now, and the process-wide warnings state saved by the first
+_RECORD_STATE: dict[str, Any] = {"depth": 0, "outer": None, "show": None}
+
+
+def _dispatch(message: Any, category: Any, filename: str, lineno: int, file: Any = None,
+              line: Any = None) -> None:
+    """The process-wide ``showwarning`` while any thread records: to the recording
+    thread's innermost list, else shown as before."""
+    stack = getattr(_RECORDING, "stack", None)
+    if stack:
+        stack[-1].append(warnings.WarningMessage(message, category, filename, lineno, file,
+                                                 line))
+    else:
+        _RECORD_STATE["show"](message, category, filename, lineno, file, line)
+
+
+@contextlib.contextmanager
+def recorded_warnings() -> Iterator[list[warnings.WarningMessage]]:
+    """Record every warning raised in this thread while the block runs, each time it is
+    raised (``warnings.catch_warnings(record=True)`` with the filter ``"always"``), also
+    when several threads record at once (a report's cells on the threading backend).
+
+    ``catch_warnings`` swaps process-wide state on entry and exit, so blocks running at
+    once in several threads lost each other's warnings or took them. Here the first
+    block to start swaps it once, every warning goes to the list of the thread that
+    raised it, and the last block to end restores it.
+    """
+    records: list[warnings.WarningMessage] = []
+    with _RECORD_LOCK:
+        if _RECORD_STATE["depth"] == 0:
+            outer = warnings.catch_warnings()
+            outer.__enter__()
+            warnings.simplefilter("always")
+            _RECORD_STATE["outer"], _RECORD_STATE["show"] = outer, warnings.showwarning
+            warnings.showwarning = _dispatch
+        _RECORD_STATE["depth"] += 1
+    stack = getattr(_RECORDING, "stack", None)
+    if stack is None:
+        stack = _RECORDING.stack = []
+    stack.append(records)
+    try:
+        yield records
+    finally:
+        stack.pop()
+        with _RECORD_LOCK:
+            _RECORD_STATE["depth"] -= 1
+            if _RECORD_STATE["depth"] == 0:
+                outer = _RECORD_STATE["outer"]
+                _RECORD_STATE["outer"] = _RECORD_STATE["show"] = None
+                outer.__exit__(None, None, None)

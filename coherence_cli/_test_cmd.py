@@ -93,11 +93,10 @@ def add_parser(sub: Any) -> None:
         epilog="example: coherence test answers.csv --belief p --action decision --group "
         "case --by llm --actions yes=buy,no=sell,defer=hold --out report.html")
     test.add_argument("table", help="CSV, TSV, JSON or parquet file, one row per elicitation")
-    for col, default in (("belief", "belief"), ("action", "action"), ("outcome", "outcome"),
-                         ("group", "context")):
+    for col, default in (("belief", "belief"), ("outcome", "outcome"), ("group", "context")):
         test.add_argument(f"--{col}", default=default, metavar="COL",
                           help=f"column name (default {default})")
-    for col in ("prompt", "repetition", "truth"):
+    for col in ("action", "prompt", "repetition", "truth"):
         test.add_argument(f"--{col}", type=optional_column, default=col, metavar="COL",
                           help=f"column name (default {col}; '-': none, even if the table "
                           f"has a column {col!r})")
@@ -165,6 +164,9 @@ def _check_columns(data: Any, args: argparse.Namespace, path: str) -> tuple[str,
             raise UsageError(f"--tests: unknown test {name!r}; expected some of "
                              + ", ".join(TEST_NAMES))
     if args.actions is not None:
+        if args.action is None:
+            raise UsageError("--actions maps the labels of the action column, and --action - "
+                             "names none")
         need("--action", args.action)
         labels = {str(v) for v in data[args.action].dropna().unique()}
         unknown = sorted(labels - set(args.actions) - set(ACTIONS))

@@ -57,6 +57,7 @@ from ._monotone_local import MIN_CONTEXTS
 from ._monotone_local import LocalComparisons
 from ._monotone_local import local_calibration
 from ._monotone_local import local_comparisons
+from ._monotone_local import small_study_note
 
 __all__ = ["CyclicMonotonicityResult", "cyclic_monotonicity_test", "distance_to_monotone"]
 
@@ -303,7 +304,9 @@ def cyclic_monotonicity_test(
         When a level cannot be tested (no row, or every row, chose it or above; one
         distinct belief; too few contexts for two windows): its row says why.
     SmallSampleWarning
-        When ``n_resamples`` is too small for a p-value below 0.05.
+        When ``n_resamples`` is too small for a p-value below 0.05, and when the study
+        has fewer than ``4 * min_contexts`` contexts: the windows then hold a third of
+        the contexts, and with context shocks the test is liberal (0.075 at 30 x 5).
 
     See Also
     --------
@@ -443,6 +446,9 @@ def cyclic_monotonicity_test(
                      "n_comparisons": 0 if found is None else len(found),
                      "statistic": math.nan if found is None else float(found.z.max()),
                      "testable": found is not None, "reason": reason})
+    note = small_study_note(_OWNER, n_groups, min_contexts)
+    if note is not None and any(p is not None for p in parts):
+        warnings.warn(note, SmallSampleWarning, stacklevel=2)
     p_global, level_p, adjusted, n_draws = local_calibration(parts, n_groups, n_resamples,
                                                              gen)
     for row, p in zip(rows, level_p, strict=True):

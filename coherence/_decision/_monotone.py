@@ -59,6 +59,7 @@ from ._monotone_local import MIN_CONTEXTS
 from ._monotone_local import LocalComparisons
 from ._monotone_local import local_calibration
 from ._monotone_local import local_comparisons
+from ._monotone_local import small_study_note
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -565,7 +566,8 @@ def monotonicity_test(
         have an action outside every pair (they are not used; the warning counts them
         by label: a label such as ``'Yes '`` or ``1`` is a mapping to fix).
     SmallSampleWarning
-        When ``n_resamples`` is too small for any p-value below 0.05.
+        When ``n_resamples`` is too small for any p-value below 0.05; with ``'local'``,
+        below ``4 * min_contexts`` contexts, where it is liberal (0.08-0.10 at 30 x 5).
     NotCalibratedWarning
         With ``method='bootstrap'``.
 
@@ -790,6 +792,8 @@ def _summary(iv: _MonotonicityInput, parts: list[_PairPart],
     p_joint = math.nan
     if iv.method == "local":
         found_parts = [p[3] for p in parts]
+        if (note := small_study_note(_OWNER, n_groups, iv.min_contexts)) and any(found_parts):
+            warnings.warn(note, SmallSampleWarning, stacklevel=3)
         p_joint, pair_p, adjusted, n_draws = local_calibration(found_parts, n_groups,
                                                                 iv.n_resamples, iv.gen)
         for row, p_pair in zip(rows, pair_p, strict=True):

@@ -499,7 +499,7 @@ def _rerun_commands(rep: CoherenceReport) -> tuple[str, str]:
         if value is not None:
             argv += [f"--{name}", str(value)]
             py.append(f"{name}={value!r}")
-        elif name in ("prompt", "repetition", "truth") and name in cols:
+        elif name in ("action", "prompt", "repetition", "truth") and name in cols:
             # turned off: the default column would be read if the table has one
             argv += [f"--{name}", "-"]
             py.append(f"{name}=None")

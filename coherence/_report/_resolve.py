@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -36,6 +35,7 @@ import pandas as pd
 from threadpoolctl import threadpool_limits
 
 from .._rng import spawn
+from .._warnings import recorded_warnings
 from ._registry import REGISTRY
 from ._registry import Options
 from ._result import ReportCell
@@ -103,8 +103,7 @@ def resolve_pvalues(cells: Sequence[ReportCell], parts: Sequence[pd.DataFrame],
             more = dataclasses.replace(more, **{option: needed})  # type: ignore[arg-type]
             # as in the first stage: warnings recorded in the cell's notes (the first
             # stage's are already there), one BLAS thread
-            with warnings.catch_warnings(record=True), threadpool_limits(1, user_api="blas"):
-                warnings.simplefilter("always")
+            with recorded_warnings(), threadpool_limits(1, user_api="blas"):
                 try:
                     results[name] = specs[name].run(part, more, by_name[name])
                 except (ValueError, TypeError):  # the first stage's result stands

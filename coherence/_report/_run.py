@@ -49,6 +49,7 @@ from .._validation import nonempty
 from .._validation import param_error
 from .._validation import probability_column
 from .._validation import require_columns
+from .._warnings import recorded_warnings
 from ._options import ReportOptions
 from ._options import check_report_options
 from ._registry import DEFAULT_PERMUTATIONS
@@ -697,8 +698,8 @@ def _cell_tests(
                 not is_lie and not (len(part) and spec.applies(part, options))
             ):
                 continue
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always")
+            # each thread's own warnings, also when cells run at once in threads
+            with recorded_warnings() as caught:
                 try:
                     if is_lie:
                         from .._probability._lie import iterated_expectation_check

@@ -198,6 +198,7 @@ def test_size_at_flat_shares():
 
 
 # --------------------------------------------------------------------------- properties
+@pytest.mark.filterwarnings("ignore:monotonicity_test:coherence.SmallSampleWarning")
 @given(st.integers(0, 2**32 - 1))
 @settings(max_examples=10)  # each example is two full tests (the conformance suite has more)
 def test_row_order_invariance(seed):
@@ -209,6 +210,7 @@ def test_row_order_invariance(seed):
     pd.testing.assert_frame_equal(a.comparison_table, b.comparison_table)
 
 
+@pytest.mark.filterwarnings("ignore:monotonicity_test:coherence.SmallSampleWarning")
 @given(st.permutations(["A", "B", "C"]))
 def test_label_relabelling(names):
     data = coherence.simulate("nonmonotone", n_contexts=40, rng=5).data
@@ -444,3 +446,23 @@ def test_permutation_null_same_pvalues_as_reference_loop(monkeypatch):
     slow = monotonicity_test(study, n_resamples=199, rng=9)
     assert fast.pvalue == slow.pvalue
     pd.testing.assert_frame_equal(fast.table, slow.table)
+
+
+def test_a_study_too_small_for_the_windows_warns():
+    # below 4 x min_contexts contexts the windows fall back to a third of the contexts, and
+    # the localised test's size was measured above the level (0.07-0.10 at 20-40 contexts)
+    from coherence import SmallSampleWarning
+    from coherence import cyclic_monotonicity_test
+
+    small = coherence.simulate("rational", n_contexts=30, n_repetitions=5, rng=0).data
+    with pytest.warns(SmallSampleWarning, match=r"30 contexts are fewer than 4 x "
+                      r"min_contexts = 60.*method='permutation'"):
+        monotonicity_test(small, rng=0, n_resamples=199)
+    with pytest.warns(SmallSampleWarning, match=r"cyclic_monotonicity_test: 30 contexts"):
+        cyclic_monotonicity_test(small, rng=0, n_resamples=199)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SmallSampleWarning)
+        monotonicity_test(small, rng=0, n_resamples=199, min_contexts=7)  # 30 >= 4 x 7
+        monotonicity_test(small, rng=0, n_resamples=199, method="permutation")

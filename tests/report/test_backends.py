@@ -9,6 +9,11 @@ import pytest
 import coherence
 from coherence import report
 
+#: the studies here are small (under 60 contexts): the localised monotonicity test says
+#: so (tested in tests/decision/test_monotone.py)
+pytestmark = pytest.mark.filterwarnings(
+    "ignore:monotonicity_test:coherence.SmallSampleWarning")
+
 # unadjusted: a p-value at its floor is resolved with 1,001 draws, not the family size x 1,000
 FAST = {"by": "model", "tests": ("ci", "leakage", "monotonicity"), "n_resamples": 19,
         "adjust": "none", "progress": False, "rng": 3}

@@ -16,6 +16,11 @@ import coherence
 from coherence import report
 from coherence._report._registry import REGISTRY
 
+#: the studies here are small (under 60 contexts): the localised monotonicity test says
+#: so (tested in tests/decision/test_monotone.py)
+pytestmark = pytest.mark.filterwarnings(
+    "ignore:monotonicity_test:coherence.SmallSampleWarning")
+
 NAMES = [s.name for s in REGISTRY]
 
 

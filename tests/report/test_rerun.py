@@ -156,3 +156,24 @@ def test_non_default_settings_and_columns_turned_off_rerun(table, tmp_path, monk
     for column in ("statistic", "ci_low", "ci_high", "pvalue", "confidence_level"):
         np.testing.assert_allclose(again[column].to_numpy(dtype=float),
                                    first[column].to_numpy(dtype=float), rtol=1e-12)
+
+
+def test_a_report_without_the_action_column_reruns(table, tmp_path, monkeypatch):
+    # a study without a decision prompt runs report(action=None); its rerun line left the
+    # action out, and the CLI then looked for an 'action' column beside the outcome
+    import dataclasses
+
+    from coherence._report._render import _rerun_commands
+
+    monkeypatch.chdir(tmp_path)
+    table.drop(columns="action").to_csv("answers.csv", index=False)
+    rep = coherence.report(table.drop(columns="action"), by=("model",), action=None,
+                           tests=["calibration"], n_resamples=19, progress=False, rng=0)
+    shell, python = _rerun_commands(dataclasses.replace(
+        rep, settings={**rep.settings, "data_file": "answers.csv"}))
+    argv = shlex.split(shell)
+    assert argv[argv.index("--action") + 1] == "-" and "action=None" in python
+    assert _cli([*argv[1:], "--csv", "again.csv", "--quiet"]) == 0
+    again = pd.read_csv("again.csv").set_index(["model", "test"]).sort_index()
+    first = rep.to_frame().set_index(["model", "test"]).sort_index()
+    np.testing.assert_allclose(again["statistic"], first["statistic"], rtol=1e-12)
