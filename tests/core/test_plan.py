@@ -84,14 +84,18 @@ def test_effect_sets_the_violation_and_the_null_holds_its_level():
     assert lo < 1.0 == hi
 
 
-def test_conditional_forecasting_delegates_to_pairs_power():
+def _pairs_pilot(low: float, shift: float, n: int = 30) -> pd.DataFrame:
+    """A conditional-forecasting pilot: P(A) in [low, 1 - low], moved by +-shift."""
     rng = np.random.default_rng(3)
-    n = 30
-    p_a = rng.uniform(0.1, 0.9, n)
-    pilot = pd.DataFrame({"category": "strong", "p_a": p_a,
-                          "p_a_given_b1": np.clip(p_a + 0.2, 0, 1),
-                          "p_a_given_b0": np.clip(p_a - 0.2, 0, 1),
-                          "a_outcome": rng.integers(0, 2, n), "b_outcome": rng.integers(0, 2, n)})
+    p_a = rng.uniform(low, 1.0 - low, n)
+    return pd.DataFrame({"category": "strong", "p_a": p_a,
+                         "p_a_given_b1": np.clip(p_a + shift, 0, 1),
+                         "p_a_given_b0": np.clip(p_a - shift, 0, 1),
+                         "a_outcome": rng.integers(0, 2, n), "b_outcome": rng.integers(0, 2, n)})
+
+
+def test_conditional_forecasting_delegates_to_pairs_power():
+    pilot = _pairs_pilot(0.1, 0.2)
     res = plan(pilot, test="conditional_forecasting", n_contexts=[20, 60], n_repetitions=1,
                effect=0.02, n_sims=20, rng=5)
     gens = np.random.default_rng(5).spawn(2)
@@ -209,15 +213,8 @@ def test_command_line_defaults_to_one_repetition_where_it_is_the_only_value(tmp_
     # --repetitions defaulted to 5, which conditional_forecasting and the LIE check refuse
     from coherence_cli import main
 
-    rng = np.random.default_rng(3)
-    n = 30
-    p_a = rng.uniform(0.2, 0.8, n)
-    pilot = pd.DataFrame({"category": "strong", "p_a": p_a,
-                          "p_a_given_b1": np.clip(p_a + 0.1, 0, 1),
-                          "p_a_given_b0": np.clip(p_a - 0.1, 0, 1),
-                          "a_outcome": rng.integers(0, 2, n), "b_outcome": rng.integers(0, 2, n)})
     path = tmp_path / "pilot.csv"
-    pilot.to_csv(path, index=False)
+    _pairs_pilot(0.2, 0.1).to_csv(path, index=False)
     out = tmp_path / "power.csv"
     code = main(["plan", str(path), "--test", "conditional_forecasting", "--contexts", "20",
                  "--sims", "3", "--csv", str(out)])
