@@ -447,7 +447,9 @@ def conditional_forecasting(
         Randomness of the Bernoulli null draws and of the bootstrap.
     pair : str, default "pair"
         The pair id. When present, a pair may appear once per cell and group: a
-        duplicate (the same file read twice) raises.
+        duplicate (the same file read twice) raises, and so does a pair listed under
+        two categories of one cell, or resolved differently in two runs (its
+        resolutions are facts of its two questions).
     run, variant : str, default "run", "variant"
         With ``model``, the columns that define the cells (those present): one row per
         (run, model, variant, category), so runs of one model with other settings are

@@ -38,6 +38,7 @@ from .._validation import numeric_column
 from .._validation import param_error
 from .._validation import probability_column
 from .._validation import require_columns
+from .._validation import same_within
 from .._warnings import SkippedRecordsWarning
 from ._axioms import UPDATE_CLASSES
 from ._axioms import bayes_arrays
@@ -160,6 +161,11 @@ def prepare_cells(pairs: Any, *, columns: PairsColumnNames,
     if pair in ok.columns:
         _check_unique_pairs(ok, cell_cols, columns, bool(pool), owner)
     resolved_rows = _resolved_rows(ok, cell_cols, columns, owner)
+    if pair in ok.columns and resolved_rows.any():
+        # a pair's resolutions are facts of its two questions: the same in every run
+        for col in (columns.a_outcome, columns.b_outcome):
+            same_within(ok, ok[col].to_numpy(dtype=object), pair, col, owner=owner,
+                        rows=resolved_rows)
     frame, key, key_values = _cell_key(ok, cell_cols, model)
     return PairsCells(
         frame=frame, positions=np.flatnonzero(~is_failed), n_input=len(df), cell_cols=cell_cols,
@@ -216,8 +222,13 @@ def _check_probabilities(ok: pd.DataFrame, columns: PairsColumnNames, owner: str
 
 def _check_unique_pairs(ok: pd.DataFrame, cell_cols: list[str], columns: PairsColumnNames,
                         pool: bool, owner: str) -> None:
-    """One pair, one row per cell (and group)."""
+    """One pair, one row per cell (and group); grouped by a category (``by`` not the model,
+    run or prompt-variant column), a pair has one category in a cell: the category is the
+    pair's own, so a pair listed under two is a pair listed twice."""
     pair = columns.pair
+    if columns.by not in (columns.model, columns.run, columns.variant):
+        same_within(ok, ok[columns.by].to_numpy(dtype=object), [*cell_cols, pair],
+                    columns.by, owner=owner)
     unit = [*cell_cols, columns.by, pair]
     dup = ok.duplicated(unit, keep=False).to_numpy()
     if dup.any():

@@ -174,7 +174,8 @@ def test_every_row_failed():
 # --------------------------------------------------------------------------- runs
 def test_runs_are_cells_not_pooled():
     df = _study()
-    other = _study(10)
+    # the second run's forecasts, of the same pairs: their resolutions are the first run's
+    other = _study(10).assign(a_outcome=df["a_outcome"], b_outcome=df["b_outcome"])
     data = pd.concat([df.assign(run="m (thinking=False)", model="m"),
                       other.assign(run="m (thinking=True)", model="m")], ignore_index=True)
     res = conditional_forecasting(data, **FAST)
@@ -252,7 +253,9 @@ def test_pool_merges_runs_over_different_pairs():
 
 def test_variants_are_cells():
     df = _study()
-    data = pd.concat([df.assign(variant="baseline"), _study(4).assign(variant="skeptical")])
+    # the second variant's forecasts, of the same pairs: their resolutions are the first's
+    skeptical = _study(4).assign(a_outcome=df["a_outcome"], b_outcome=df["b_outcome"])
+    data = pd.concat([df.assign(variant="baseline"), skeptical.assign(variant="skeptical")])
     table = conditional_forecasting(data, **FAST).table
     assert table["variant"].tolist() == ["baseline"] * 3 + ["skeptical"] * 3
 
@@ -382,3 +385,23 @@ def test_real_file_reads_with_its_run_label(shared_data):
     # without its resolutions, the outcome-free columns are unchanged
     free = conditional_forecasting(table.drop(columns=["a_outcome", "b_outcome"]), **FAST)
     pd.testing.assert_frame_equal(free.table.loc[:, FREE[:7]], res.table.loc[:, FREE[:7]])
+
+
+def test_a_pair_has_one_category_and_one_resolution():
+    # a pair listed under two categories of one run was scored in both (and the pooled
+    # p-value went missing "because pairs repeat across runs"); a pair resolved one way in
+    # one run and the other way in another was scored against both
+    df = _study()
+    twice = df.copy()
+    twice.loc[twice.index[-1], "pair"] = twice.loc[twice.index[0], "pair"]
+    with pytest.raises(ValueError, match=r"Column 'category'.*same on every row of a "
+                       r"'pair' value.*'strong0' has 'none', 'strong'"):
+        conditional_forecasting(twice, **FAST)
+    flipped = df.assign(a_outcome=1 - df["a_outcome"])
+    data = pd.concat([df.assign(run="r1"), flipped.assign(run="r2")], ignore_index=True)
+    with pytest.raises(ValueError, match=r"Column 'a_outcome'.*same on every row of a "
+                       r"'pair' value \(21 of them differ"):
+        conditional_forecasting(data, **FAST)
+    # grouped by model, one pair answered by two models is two rows, as before
+    both = pd.concat([df.assign(model="m1"), df.assign(model="m2")], ignore_index=True)
+    assert conditional_forecasting(both, by="model", **FAST).table["n"].tolist() == [21, 21]

@@ -51,6 +51,7 @@ def pairs_tables(draw: st.DrawFn) -> pd.DataFrame:
     reverse = draw(st.booleans())
     rng = np.random.default_rng(seed)
     rows = []
+    resolved: dict[str, tuple[int, int]] = {}  # a pair's outcomes, the same for every model
     for m in range(n_models):
         shift = rng.normal(0, 0.1)
         for c in range(n_cats):
@@ -60,10 +61,11 @@ def pairs_tables(draw: st.DrawFn) -> pd.DataFrame:
                 p1 = pa if stay else float(np.clip(np.round((pa + 0.2 + shift) * 20) / 20,
                                                    0.05, 0.95))
                 p0 = pa if stay else float(rng.choice(GRID))
+                a_out, b_out = resolved.setdefault(f"q{c}-{i}", (
+                    int(rng.random() < base_rate), int(rng.random() < 0.5)))
                 row = {"model": f"m{m}", "category": f"c{c}", "pair": f"q{c}-{i}",
                        "p_a": pa, "p_a_given_b1": p1, "p_a_given_b0": p0,
-                       "a_outcome": int(rng.random() < base_rate),
-                       "b_outcome": int(rng.random() < 0.5)}
+                       "a_outcome": a_out, "b_outcome": b_out}
                 if reverse:
                     row.update(p_b=float(rng.choice(GRID)), p_b_given_a1=float(rng.choice(GRID)),
                                p_b_given_a0=float(rng.choice(GRID)))
