@@ -113,7 +113,8 @@ class ConsistencyResult(CoherenceResult, test_name="prompt_consistency",
         figures with cluster-bootstrap ``_ci_low`` / ``_ci_high`` columns
         (the paper's Tables 3 and 4).
     context_means : pandas.DataFrame
-        Repetition-averaged belief per context (rows) and prompt (columns).
+        Repetition-averaged belief per context (rows, indexed by the ``group`` values)
+        and prompt (columns).
     """
 
     reference: str
@@ -423,7 +424,7 @@ def _prompt_consistency_iv(data: Any, belief: Any, prompt: Any, group: Any, repe
         if method == "permutation":
             raise ValueError(param_error("method", _OWNER, "'bootstrap-t' when a replicate "
                                          "run is given", method))
-    groups = group_codes(df, group, owner=_OWNER)
+    groups, contexts = label_column(df, group, owner=_OWNER)
     n_groups = int(groups.max()) + 1
     reps, n_reps = None, 0
     if repetition is not None:
@@ -449,6 +450,7 @@ def _prompt_consistency_iv(data: Any, belief: Any, prompt: Any, group: Any, repe
                                           [float(t[i]) for i in bad[:5]] + [None] * (
                                               len(bad) - len(shown)), owner=_OWNER))
     return {"b": b, "labels": labels, "names": names, "groups": groups, "n_groups": n_groups,
+            "contexts": pd.Index(contexts, name=group),
             "reps": reps, "n_reps": n_reps, "truth": truth_g, "ref": ref_code,
             "rep": rep_code, "n_resamples": n_resamples, "method": method, "rmse": rmse,
             "alternative": alternative, "confidence_level": confidence_level, "gen": gen,
@@ -790,7 +792,8 @@ def prompt_consistency(
                       SmallSampleWarning, stacklevel=2)
     pvalue = _overall_pvalue(iv["method"], pv, draws, kinds)
     mean = cells.mean
-    context_means = pd.DataFrame(mean[:, order], columns=[names[v] for v in order])
+    context_means = pd.DataFrame(mean[:, order], columns=[names[v] for v in order],
+                                 index=iv["contexts"])
     method_name = ("cluster-bootstrap-t" if iv["method"] == "bootstrap-t"
                    else "within-context-permutation")
     if rep is not None:

@@ -750,6 +750,11 @@ def consistency_check(data: Any, checker: str, *, columns: Mapping[str, str] | N
         raise ValueError(param_error("columns", owner, "a mapping whose keys are among "
                                      + ", ".join(spec.questions), f"keys {unknown}"))
     names = {q: mapping.get(q, q) for q in spec.questions}
+    shared = sorted({c for c in names.values() if list(names.values()).count(c) > 1})
+    if shared:  # two questions read from one column: made-up violations
+        raise ValueError(param_error("columns", owner, "one column per question (of "
+                                     + ", ".join(spec.questions) + ")",
+                                     f"{names} (column(s) {shared} read twice)"))
     require_columns(df, names, owner=owner)
     if len(df) == 0:
         raise ValueError(param_error("data", owner, "a table with at least one tuple",

@@ -519,3 +519,16 @@ def test_min_p_pvalue_bounds_and_rank_invariance(seed, k, b):
     assert smallest - 1e-12 <= p <= min(1.0, k * smallest) + 1e-12
     mapped = min_p_pvalue([np.exp(t) for t in observed], [np.exp(d) for d in draws])
     assert mapped == p
+
+
+def test_context_means_are_indexed_by_the_contexts():
+    # they were indexed 0..G-1: a row could be matched to its context only by assuming
+    # the internal code order
+    data = coherence.simulate("prompt_sensitive", n_contexts=12, n_repetitions=2,
+                              prompts=coherence.PROMPTS, rng=0).data
+    data = data.assign(context=data["context"].map(lambda c: f"case-{c}"))
+    res = coherence.prompt_consistency(data, n_resamples=49, rng=0)
+    means = res.context_means
+    assert means.index.name == "context" and set(means.index) == set(data["context"])
+    one = data[(data["context"] == "case-3") & (data["prompt"] == "standard")]
+    assert means.loc["case-3", "standard"] == pytest.approx(one["belief"].mean())

@@ -396,3 +396,14 @@ def test_columns_must_be_a_mapping(columns):
     with pytest.raises(TypeError, match=r"The 'columns' parameter of consistency_check must be "
                        r"a mapping of question key -> column name, or None"):
         consistency_check(df, "negation", columns=columns)
+
+
+def test_two_questions_cannot_read_one_column():
+    # {"not_P": "P"} on a table with both columns read P twice: every tuple was flagged
+    df = pd.DataFrame({"P": [0.3, 0.4], "not_P": [0.7, 0.6]})
+    with pytest.raises(ValueError, match=r"The 'columns' parameter of consistency_check must "
+                       r"be one column per question .*column\(s\) \['P'\] read twice"):
+        consistency_check(df, "negation", columns={"not_P": "P"})
+    renamed = df.rename(columns={"not_P": "q"})
+    assert consistency_check(renamed, "negation", columns={"not_P": "q"},
+                             n_resamples=19, rng=0).table.shape[0] == 2
