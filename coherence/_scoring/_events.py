@@ -36,6 +36,7 @@ from .._validation import nonempty
 from .._validation import param_error
 from .._validation import probability_column
 from .._validation import require_columns
+from .._validation import same_within
 from .._warnings import DegenerateDataWarning
 from .._warnings import DeprecatedAlias
 
@@ -46,6 +47,8 @@ from .._resampling import MEAN_KINDS
 from .._resampling import cluster_mean_interval
 from .._resampling import rows_by_key
 from .._validation import check_resampling
+from ._dates import check_same_awareness
+from ._dates import is_missing
 from ._dates import to_days
 from ._matching import THRESHOLDS
 from ._matching import cosine
@@ -156,13 +159,17 @@ def key_event_recall(
     ----------
     forecast_events : pandas.DataFrame or convertible
         The events of each forecast's graph: one row per event with ``by``,
-        ``question``, ``title`` and optionally ``description`` and ``date``.
+        ``question``, ``title`` and optionally ``description`` and ``date``
+        (an event given twice, rows alike in these columns and ``event`` when
+        present, raises). Dates here and in ``hindsight_events``
+        must be all timezone-aware or all naive.
     hindsight_events : pandas.DataFrame or convertible
         The reference events: one row per impact record with ``question``,
         ``event`` (an id), ``title``, optional ``description``/``date``,
         ``magnitude`` (finite, >= 0) and ``confidence`` (in [0, 1]); a
         missing magnitude or confidence raises (it is never dropped). An
-        event with several records takes the text of its first. Rows flagged
+        event with several records takes the text of its first; their dates,
+        where given, must agree (a clash raises, naming the rows). Rows flagged
         in ``is_outcome`` (the outcome event: bools, 0/1 or the strings
         true/false, yes/no, 1/0 as a CSV gives them; blank is false) are left
         out of matching and counting.
@@ -194,8 +201,9 @@ def key_event_recall(
         A callable ``texts -> (n, d) array`` is used as the embedder.
     forecasts : pandas.DataFrame or convertible, optional
         The (``by``, ``question``) forecasts to evaluate; a forecast without
-        any event (an empty graph) is listed here. Default: the pairs present
-        in ``forecast_events``.
+        any event (an empty graph) is listed here; every pair of
+        ``forecast_events`` must have a row. Default: the pairs present in
+        ``forecast_events``.
     by, question, title, description, date, event, magnitude, confidence, is_outcome : str
         Column names (``description``, ``date`` and ``is_outcome`` are used
         when present).
@@ -348,6 +356,38 @@ class _KeyEventInput:
     gen: np.random.Generator
 
 
+def _check_event_rows(fdf: pd.DataFrame, hdf: pd.DataFrame, h_days: np.ndarray,
+                      units: pd.DataFrame | None, columns: _KeyEventColumns,
+                      owner: str) -> None:
+    """The checks across rows of :func:`key_event_recall`'s tables: each forecast event
+    once, every forecast listed in ``forecasts`` (when given), one date per hindsight
+    event, and dates all timezone-aware or all naive across the two tables."""
+    by, question, date = columns.by, columns.question, columns.date
+    same = [c for c in (by, question, columns.event, columns.title, columns.description, date)
+            if c is not None and c in fdf.columns]
+    dup = fdf.duplicated(same, keep=False).to_numpy()
+    if dup.any():
+        raise ValueError(column_error(
+            columns.title, f"name each event of a ({by}, {question}) forecast once (rows "
+            f"alike in {same} are one event given twice)",
+            list(fdf.index[np.flatnonzero(dup)]), owner=owner))
+    if units is not None and len(fdf):
+        listed = set(units.itertuples(index=False, name=None))
+        unlisted = [k for k in rows_by_key(fdf, [by, question]) if k not in listed]
+        if unlisted:
+            raise ValueError(param_error(
+                "forecasts", owner, f"a row for every ({by}, {question}) pair of "
+                "forecast_events", f"no row for {unlisted[:5]}"))
+    if date is None or date not in hdf.columns:
+        return
+    if len(hdf):
+        same_within(hdf, pd.to_datetime(h_days, unit="D"), [question, columns.event], date,
+                    owner=owner, rows=~np.isnan(h_days))
+    if date in fdf.columns and not fdf[date].map(is_missing).all():
+        check_same_awareness(fdf[date], hdf[date], owner=owner,
+                             what=f"forecast_events['{date}'] and hindsight_events['{date}']")
+
+
 def _key_event_recall_iv(forecast_events: Any, hindsight_events: Any, forecasts: Any,
                          columns: _KeyEventColumns, options: _KeyEventOptions) -> _KeyEventInput:
     owner = "key_event_recall"
@@ -416,6 +456,8 @@ def _key_event_recall_iv(forecast_events: Any, hindsight_events: Any, forecasts:
               and date in fdf.columns else np.full(len(fdf), np.nan))
     h_days = (to_days(hdf[date], hdf.index, date, owner) if date is not None
               and date in hdf.columns else np.full(len(hdf), np.nan))
+    _check_event_rows(fdf, hdf, h_days, units if forecasts is not None else None, columns,
+                      owner)
     f_text = texts_of(fdf)
     f_tok = [event_tokens(t, d) for t, d in f_text]
     h_text = texts_of(hdf)
@@ -442,6 +484,10 @@ def _key_event_recall(iv: _KeyEventInput) -> KeyEventRecallResult:
     he = hdf[iv.event].to_numpy(dtype=object)
     by_event = rows_by_key(hdf, [iv.question, iv.event])
     first = np.array([rows[0] for rows in by_event.values()], dtype=np.int64)
+    day_of = {}                  # an event's date (one, checked), from any of its records
+    for rows in by_event.values():
+        dated = h_days_all[rows][~np.isnan(h_days_all[rows])]
+        day_of[rows[0]] = dated[0] if len(dated) else np.nan
     impact = np.array([np.nan if np.all(np.isnan(impact_rec[rows]))
                        else np.nanmax(impact_rec[rows]) for rows in by_event.values()])
     questions: dict[Any, dict[str, Any]] = {}
@@ -452,7 +498,7 @@ def _key_event_recall(iv: _KeyEventInput) -> KeyEventRecallResult:
             "tokens": [event_tokens(*h_text_all[i]) for i in rows],
             "texts": [f"{text_of(h_text_all[i][0])}. {text_of(h_text_all[i][1])}"
                       for i in rows],
-            "days": list(h_days_all[rows]), "impact": list(impact[pos])}
+            "days": [day_of[i] for i in rows], "impact": list(impact[pos])}
     key_rows: list[dict[str, Any]] = []
     for q, qd in questions.items():
         imp = np.array(qd["impact"], dtype=np.float64)

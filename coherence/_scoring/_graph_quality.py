@@ -158,7 +158,8 @@ class GraphQualityReport:
         rejected ones are removed), ``n_rejected``, ``n_sources``,
         ``n_edges`` (edges given), ``n_edges_dangling`` (an end rejected or not
         an event of the question), ``n_edges_below_gate`` (confidence or
-        strength below its gate, or missing), ``n_edges_kept``, ``hops`` (depth of the
+        strength below its gate, or missing), ``n_edges_kept`` (rows; the
+        ``min_edges`` gate counts distinct (source, target) pairs), ``hops`` (depth of the
         kept edges), ``passes`` and ``reasons`` (the failed gates, ``'; '``
         separated, empty when it passes).
     excluded : pandas.DataFrame
@@ -226,8 +227,9 @@ def hindsight_graph_quality(
         Causal edges: ``question``, ``source`` and ``target`` (event ids),
         ``confidence`` and ``strength``.
     questions : iterable, optional
-        Every question of the benchmark; one without any hindsight event is
-        excluded as ``'not built'``. Default: the questions of the two tables.
+        Every question of the benchmark, each once (a repeated name raises); one
+        without any hindsight event is excluded as ``'not built'``. Default: the
+        questions of the two tables.
     min_hops, min_nodes, min_sources, min_edges : int
         Gates (defaults 3, 10, 20, 1, the paper's).
     min_edge_confidence, min_edge_strength : float
@@ -257,7 +259,8 @@ def hindsight_graph_quality(
     Order: (1) rejected events and their edges removed; (2) edges below the
     confidence or strength gate, or with an end that is not an event of the
     question, dropped; (3) per question, nodes = distinct events, sources =
-    distinct ids over the events' ``sources``, edges = kept edges, hops =
+    distinct ids over the events' ``sources``, edges = distinct (``source``,
+    ``target``) pairs of the kept edges (a repeated row counts once), hops =
     :func:`graph_depth` of the kept edges; (4) a graph passes when hops >=
     ``min_hops``, nodes >= ``min_nodes``, sources >= ``min_sources`` and
     edges >= ``min_edges``. The outcome event counts as a node.
@@ -330,7 +333,8 @@ def hindsight_graph_quality(
                          kept_ed[target].to_numpy(dtype=object)[dr], strict=True))
         hops = graph_depth(pairs, nodes)
         built = len(nodes) > 0 or rej_count[q] > 0
-        reasons = _gate_reasons(built, (hops, len(nodes), len(srcs), len(pairs)), gates)
+        # the edges gate counts distinct (source, target) pairs: a repeated row is one edge
+        reasons = _gate_reasons(built, (hops, len(nodes), len(srcs), len(set(pairs))), gates)
         given = given_rows.get((q,), np.empty(0, dtype=np.int64))
         rows.append({"question": q, "built": built, "n_nodes": len(nodes),
                      "n_rejected": rej_count[q], "n_sources": len(srcs),
@@ -376,6 +380,12 @@ def _question_order(event_questions: pd.Series, edge_questions: pd.Series,
                            .astype(object)))
     if questions is not None:
         listed = list(questions)
+        repeated = list(pd.unique(pd.Series(listed, dtype=object)
+                                  [pd.Series(listed, dtype=object).duplicated()]))
+        if repeated:
+            raise ValueError(param_error(
+                "questions", "hindsight_graph_quality", "an iterable naming each question "
+                "once", f"{repeated[:5]} repeated"))
         all_q = [*listed, *[q for q in all_q if q not in set(listed)]]
     return all_q
 

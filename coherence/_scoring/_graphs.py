@@ -17,6 +17,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -39,11 +40,13 @@ from .._validation import no_missing
 from .._validation import one_or_pair
 from .._validation import param_error
 from .._validation import require_columns
+from .._validation import same_within
 from .._warnings import DegenerateDataWarning
 from .._warnings import DeprecatedAlias
 from .._warnings import KeywordMerge
 from .._warnings import deprecated_keywords
 from .._warnings import second_of_pair
+from ._dates import check_same_awareness
 from ._dates import is_missing
 from ._dates import parse_dates
 from ._dates import to_days
@@ -218,9 +221,10 @@ def _graph_settings_iv(convention: str, key_events: Any, threshold: float | None
     k = check_int(k, "key_events", owner, low=1)
     if min_impact is None:
         min_impact = 0.0 if convention == "paper" else 0.2
-    min_impact = check_float(min_impact, "min_impact", owner)
+    min_impact = check_float(min_impact, "min_impact", owner, low=0.0)
+    # a hybrid score is at most 1, and a threshold below 0 would match unrelated events
     threshold = check_float(THRESHOLDS["hybrid"] if threshold is None else threshold,
-                            "threshold", owner)
+                            "threshold", owner, low=0.0, high=1.0)
     if date_window_days is not None:
         date_window_days = check_float(date_window_days, "date_window_days", owner, low=0.0)
     return k, min_impact, threshold, date_window_days
@@ -358,11 +362,38 @@ def _event_days(df: pd.DataFrame, c: _GraphColumns, owner: str) -> np.ndarray:
             and c.date in df.columns else np.full(len(df), np.nan))
 
 
+def _one_date_per_event(hev: pd.DataFrame, days: np.ndarray, c: _GraphColumns,
+                        owner: str) -> None:
+    """Raise when the dated records of one hindsight event give different dates: which
+    record's date a match used would be an accident of row order."""
+    if c.date is None or c.date not in hev.columns or not len(hev):
+        return
+    same_within(hev, pd.to_datetime(days, unit="D"), [c.question, c.event], c.date,
+                owner=owner, rows=~np.isnan(days))
+
+
+def _check_date_awareness(fev: pd.DataFrame, hev: pd.DataFrame, units: pd.DataFrame,
+                          forecasts: Any, c: _GraphColumns, owner: str) -> None:
+    """Raise when the tables mix timezone-aware and naive dates (a naive date is not
+    read as UTC)."""
+    tables = []
+    if c.date is not None and c.date in fev.columns:
+        tables.append((f"forecast_events['{c.date}']", fev[c.date]))
+    if c.date is not None and c.date in hev.columns:
+        tables.append((f"hindsight_events['{c.date}']", hev[c.date]))
+    if forecasts is not None:
+        tables.append((f"forecasts['{c.simulated_date}']", units[c.simulated_date]))
+    tables = [(name, v) for name, v in tables if not all(is_missing(x) for x in v)]
+    for (name_a, a), (name_b, b) in pairwise(tables):
+        check_same_awareness(a, b, what=f"{name_a} and {name_b}", owner=owner)
+
+
 def _hindsight_questions(hev: pd.DataFrame, impact_rec: np.ndarray, c: _GraphColumns,
                          k: int, min_impact: float, owner: str) -> dict[Any, dict[str, Any]]:
     """Step 5: per question, its hindsight events (ids, tokens, days, impact) and the
     positions of its key events."""
     h_days_all = _event_days(hev, c, owner)
+    _one_date_per_event(hev, h_days_all, c, owner)
     h_tok_all = _event_texts(hev, c)
     questions: dict[Any, dict[str, Any]] = {}
     he_ids = hev[c.event].to_numpy(dtype=object)
@@ -371,7 +402,9 @@ def _hindsight_questions(hev: pd.DataFrame, impact_rec: np.ndarray, c: _GraphCol
         first = rows[0]
         qd["ids"].append(he_ids[first])
         qd["tok"].append(h_tok_all[first])
-        qd["days"].append(h_days_all[first])
+        days = h_days_all[rows]
+        dated = days[~np.isnan(days)]          # one date (checked), on any of its records
+        qd["days"].append(dated[0] if len(dated) else np.nan)
         imp = impact_rec[rows]
         qd["impact"].append(np.nan if np.all(np.isnan(imp)) else float(np.nanmax(imp)))
     for qd in questions.values():
@@ -597,6 +630,7 @@ def reasoning_graph_metrics(
     if stray:
         raise ValueError(param_error("forecast_edges", owner, "edges of listed forecasts only",
                                      f"edges of unlisted forecasts {stray[:5]}"))
+    _check_date_awareness(fev, hev, units, forecasts, cols, owner)
     f_tok, f_days = _event_texts(fev, cols), _event_days(fev, cols, owner)
     questions = _hindsight_questions(hev, mag * conf, cols, k, min_impact, owner)
     per_rows, match_rows, excluded = _score_units(
@@ -696,16 +730,17 @@ def _score_unit(rows: np.ndarray, qd: dict[str, Any], f_tok: list[frozenset[str]
     if f_edges is not None:
         node_ids = {f_ids[i] for i in rows}
         depth = float(graph_depth([(s, t) for s, t, _ in f_edges], node_ids))
-        n_fe = len(f_edges)
+        # an edge is a distinct (source, target) pair: a repeated row counts once, with
+        # the relation of its last row (as the code keeps the last of duplicate edges)
+        f_map = {(s, t): p for s, t, p in f_edges}
+        n_fe = len(f_map)
         if h_edges is not None:
-            n_he = len(h_edges)
+            h_map = {(s, t): p for s, t, p in h_edges}
+            n_he = len(h_map)
             to_h = {f_ids[rows[f]]: qd["ids"][h] for h, f, _ in pairs}
-            h_map: dict[tuple[Any, Any], int] = {}
-            for s, t, p in h_edges:
-                h_map[(s, t)] = p            # the last of duplicate edges, as the code
             hit: set[tuple[Any, Any]] = set()
             checks = []
-            for s, t, p in f_edges:
+            for (s, t), p in f_map.items():
                 hs, ht = to_h.get(s), to_h.get(t)
                 if hs is None or ht is None or (hs, ht) not in h_map:
                     continue

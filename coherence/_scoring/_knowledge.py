@@ -312,7 +312,12 @@ def _coherence_by_knowledge_iv(data: Any, question: Any, resolved: Any, cutoff: 
                 "cutoff", _OWNER, f"a mapping with a cutoff for every model of column "
                 f"'{by}' (no cutoff matches {', '.join(map(repr, unknown[:5]))})",
                 {str(k): str(v) for k, v in cutoff.items()}))
-        aware_cut = any_aware(cutoff.values())
+        aware_of = {key: any_aware([val]) for key, val in cutoff.items()}
+        aware_cut = any(aware_of.values())
+        if aware_cut and not all(aware_of.values()):
+            raise ValueError(param_error(
+                "cutoff", _OWNER, "a mapping whose dates are all timezone-aware or all naive",
+                {str(k): str(v) for k, v in cutoff.items() if not aware_of[k]}))
     else:
         try:
             ts = to_timestamp(cutoff)

@@ -116,7 +116,8 @@ def source_precision(citations: Any, reference: Any, *, by: str = "model",
     citations : pandas.DataFrame or convertible
         Cited sources, one row per (``by``, ``question``) with a list-like
         ``sources`` cell, or one row per citation with a scalar cell (both
-        forms may mix). An empty list records a forecast that cites nothing.
+        forms may mix). An empty list records a forecast that cites nothing;
+        a missing cell (None, NaN) raises.
         A list written out as text (``"['a', 'b']"``, as a CSV stores it) is
         refused with a ``ValueError``: parse the column back into lists first.
     reference : pandas.DataFrame, convertible, or mapping
@@ -174,6 +175,12 @@ def source_precision(citations: Any, reference: Any, *, by: str = "model",
     nonempty(df, name="citations", owner=owner)
     no_missing(df, [by, question], owner=owner)
     list_like_strings(df, sources, owner=owner)
+    # a missing cell is not "cites nothing" (an empty list says that): it may be a lost value
+    no_missing(df, sources, owner=owner,
+               missing=np.array([_is_missing_cell(c) for c in df[sources].to_numpy(dtype=object)],
+                                dtype=bool),
+               rule="not contain missing values (an empty list records a forecast that "
+               "cites nothing)")
     gen = check_rng(rng, owner=owner)
     cited = _source_sets(df, [by, question], sources)
     if isinstance(reference, Mapping):

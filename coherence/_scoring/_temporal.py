@@ -22,6 +22,7 @@ from .._validation import column_error
 from .._validation import no_missing
 from .._validation import param_error
 from .._validation import require_columns
+from .._validation import same_within
 from ._dates import aware_cutoff
 from ._dates import check_same_awareness
 from ._dates import parse_dates
@@ -137,7 +138,8 @@ def contamination_filter(forecasts: Any, cutoffs: Mapping[str, Any] | str, *,
         means the model's cutoff is unknown: the row is kept and its model
         listed in ``unknown_models``.
     model, question, opened : str
-        Columns of the model name, the question and the question's opening date.
+        Columns of the model name, the question and the question's opening date
+        (one date per question: rows of a question that differ raise).
 
     Returns
     -------
@@ -196,6 +198,8 @@ def contamination_filter(forecasts: Any, cutoffs: Mapping[str, Any] | str, *,
         raise ValueError(column_error(opened, "hold a date for every forecast (contamination "
                                       "cannot be ruled out otherwise)",
                                       list(df.index[np.flatnonzero(missing)]), owner=owner))
+    # a question opens once: with two dates, which row's date decided would be an accident
+    same_within(df, pd.DatetimeIndex(opened_at), question, opened, owner=owner)
     names = df[model].to_numpy(dtype=object)
     if isinstance(cutoffs, str):
         cutoff_per_row, rows, unknown = _cutoffs_from_column(df, cutoffs, opened, names, owner)

@@ -268,3 +268,42 @@ def test_threshold_and_min_impact_ranges(option, value, rule):
     with pytest.raises(ValueError, match=rf"The '{option}' parameter of key_event_recall must "
                        rf"be {rule}"):
         key_event_recall(forecast_events(), hindsight(), rng=0, **{option: value})
+
+
+# --------------------------------------------------------------------------- rows across tables
+_H = {"question": ["q"] * 2, "event": ["e1", "e2"],
+      "title": ["Central bank raises rates", "Dock workers strike"],
+      "date": ["2024-01-05", "2024-01-20"], "magnitude": [0.9, 0.5], "confidence": [1.0] * 2}
+_F = {"model": ["m"], "question": ["q"], "title": ["Central bank raises rates"],
+      "date": ["2024-01-06"]}
+
+
+def test_key_event_recall_refuses_mixed_timezones():
+    f = dict(_F, date=["2024-01-06 06:00+00:00"])
+    with pytest.raises(ValueError, match=r"forecast_events\['date'\] and hindsight_events"):
+        key_event_recall(f, _H, rng=0)
+
+
+def test_key_event_recall_refuses_an_event_with_two_dates():
+    h = pd.DataFrame({k: [*v, v[0]] for k, v in _H.items()}).assign(
+        date=["2024-01-05", "2024-01-20", "2024-03-01"])
+    with pytest.raises(ValueError, match=r"Column 'date'.*\('q', 'e1'\).*row 0.*row 2"):
+        key_event_recall(_F, h, rng=0)
+    # a record without a date takes its event's date, whatever the row order
+    h = h.assign(date=["2024-01-05", "2024-01-20", None])
+    a = key_event_recall(_F, h, rng=0)
+    b = key_event_recall(_F, h.iloc[[2, 1, 0]], rng=0)
+    assert a.statistic == b.statistic == 0.5
+
+
+def test_key_event_recall_refuses_a_repeated_forecast_event():
+    f = {k: v * 2 for k, v in _F.items()}
+    with pytest.raises(ValueError, match=r"Column 'title'.*once.*row 0, row 1"):
+        key_event_recall(f, _H, rng=0)
+
+
+def test_key_event_recall_refuses_forecast_events_of_unlisted_forecasts():
+    f = {"model": ["m", "m2"], "question": ["q", "q"],
+         "title": ["Central bank raises rates"] * 2, "date": ["2024-01-06"] * 2}
+    with pytest.raises(ValueError, match=r"'forecasts'.*no row for \[\('m2', 'q'\)\]"):
+        key_event_recall(f, _H, forecasts={"model": ["m"], "question": ["q"]}, rng=0)

@@ -368,3 +368,83 @@ def test_each_metric_gets_the_interval_of_its_values(metric):
         ref = fraction_interval_by_hand(res.table[metric].to_numpy(dtype=float),
                                         res.table["question"].to_numpy(dtype=object), 0.95)
         np.testing.assert_allclose((ci.low, ci.high), ref, rtol=1e-9, atol=1e-12)
+
+
+# --------------------------------------------------------------------------- repeated rows
+_REP_HEV = {"question": ["q"] * 3, "event": ["a", "b", "c"],
+            "title": ["Central bank raises rates", "Bond yields jump sharply",
+                      "Housing market slows down"],
+            "date": ["2024-01-05", "2024-01-06", "2024-01-07"],
+            "magnitude": [0.9, 0.5, 0.4], "confidence": [1.0] * 3}
+_REP_FEV = {"model": ["m"] * 3, "question": ["q"] * 3, "event": ["x", "y", "z"],
+            "title": _REP_HEV["title"], "date": _REP_HEV["date"]}
+_REP_HED = {"question": ["q"] * 2, "source": ["a", "b"], "target": ["b", "c"],
+            "relation": ["causes"] * 2, "confidence": [0.9] * 2, "strength": [0.9] * 2}
+
+
+def _edge_row(fe, he):
+    res = coherence.reasoning_graph_metrics(_REP_FEV, _REP_HEV, forecast_edges=fe,
+                                            hindsight_edges=he, gates=False, rng=0,
+                                            metric="edge_recall", n_resamples=10)
+    return res.table.iloc[0]
+
+
+def test_edge_metrics_count_a_repeated_edge_once():
+    # edges are distinct (source, target) pairs: a repeated row changes nothing
+    fe = {"model": ["m"] * 2, "question": ["q"] * 2, "source": ["x", "y"],
+          "target": ["y", "x"], "relation": ["causes"] * 2}
+    base = _edge_row(fe, _REP_HED)
+    h_dup = _edge_row(fe, {k: [*v, v[0]] for k, v in _REP_HED.items()})
+    f_dup = _edge_row({k: [*v, v[0]] for k, v in fe.items()}, _REP_HED)
+    for row in (h_dup, f_dup):
+        assert (row.edge_recall, row.edge_precision) == (base.edge_recall, base.edge_precision)
+        assert (row.n_hindsight_edges, row.n_forecast_edges) == (2, 2)
+    assert (base.edge_recall, base.edge_precision) == (0.5, 0.5)
+
+
+def test_min_edges_gate_counts_a_repeated_edge_once():
+    ev = {"question": ["q"] * 4, "event": list("abcd"), "sources": [["s1"]] * 4}
+    ed = {"question": ["q"] * 2, "source": ["a", "a"], "target": ["b", "b"],
+          "confidence": [0.9] * 2, "strength": [0.5] * 2}
+    g = coherence.hindsight_graph_quality(ev, ed, min_nodes=0, min_sources=0, min_hops=0,
+                                          min_edges=2)
+    assert g.table["reasons"].tolist() == ["edges < 2"]
+    assert not g.table["passes"].iloc[0]
+
+
+def test_graph_quality_refuses_a_repeated_question():
+    ev = {"question": ["q"] * 2, "event": ["a", "b"], "sources": [["s1"]] * 2}
+    ed = {"question": ["q"], "source": ["a"], "target": ["b"], "confidence": [0.9],
+          "strength": [0.5]}
+    with pytest.raises(ValueError, match=r"'questions'.*\['r'\] repeated"):
+        coherence.hindsight_graph_quality(ev, ed, questions=["q", "r", "r"])
+
+
+def test_reasoning_metrics_refuse_mixed_timezones():
+    fc = {"model": ["m"], "question": ["q"], "simulated_date": ["2024-01-10 22:00+05:00"]}
+    with pytest.raises(ValueError, match="timezone-aware or both naive"):
+        coherence.reasoning_graph_metrics(_REP_FEV, _REP_HEV, forecasts=fc, gates=False,
+                                          rng=0)
+    fe = dict(_REP_FEV, date=[d + " 00:00+00:00" for d in _REP_FEV["date"]])
+    with pytest.raises(ValueError, match=r"forecast_events\['date'\] and hindsight_events"):
+        coherence.reasoning_graph_metrics(fe, _REP_HEV, gates=False, rng=0)
+
+
+def test_reasoning_metrics_refuse_an_event_with_two_dates():
+    hev = {k: [*v, v[0]] for k, v in _REP_HEV.items()}
+    hev["date"][-1] = "2024-03-01"                 # a's second record, another date
+    with pytest.raises(ValueError, match=r"Column 'date'.*'question' and 'event'.*'a'"):
+        coherence.reasoning_graph_metrics(_REP_FEV, hev, gates=False, rng=0)
+    # the same date written twice, or missing on one record, is one date
+    hev["date"][-1] = None
+    res = coherence.reasoning_graph_metrics(_REP_FEV, pd.DataFrame(hev).iloc[::-1],
+                                            gates=False, rng=0, n_resamples=10)
+    assert res.table["n_matched"].tolist() == [3]
+
+
+@pytest.mark.parametrize(("kw", "name"), [({"threshold": -0.5}, "threshold"),
+                                          ({"threshold": 1.5}, "threshold"),
+                                          ({"key_events": (5, -0.1)}, "min_impact")])
+def test_reasoning_metrics_bound_threshold_and_min_impact(kw, name):
+    with pytest.raises(ValueError, match=f"'{name}' parameter"):
+        coherence.reasoning_graph_metrics(_REP_FEV, _REP_HEV, gates=False, rng=0, **kw)

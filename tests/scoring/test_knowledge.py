@@ -292,3 +292,15 @@ def test_the_pooled_test_is_exact_with_two_cutoffs():
                                   {"m0": "2023-03-01", "m1": "2024-01-01"})
     assert len(p) == 180
     _rejects_at_most_alpha(p)
+
+
+@pytest.mark.parametrize("order", [("a", "b"), ("b", "a")])
+def test_mapping_mixing_aware_and_naive_cutoffs_raises(order):
+    d = {"model": ["a"] * 3 + ["b"] * 3, "question": list("xyz") * 2,
+         "resolved": ["2024-01-01T00:00+00:00", "2024-01-01T12:00+00:00",
+                      "2024-06-01T00:00+00:00"] * 2,
+         "violation": [0.1, 0.2, 0.5] * 2}
+    values = {"a": "2024-01-01T06:00+00:00", "b": "2024-01-01T06:00"}
+    with pytest.raises(ValueError, match=r"'cutoff'.*all timezone-aware or all naive.*'b'"):
+        coherence_by_knowledge(d, cutoff={k: values[k] for k in order}, rng=0,
+                               n_resamples=99)

@@ -45,7 +45,9 @@ _rows = st.lists(st.tuples(st.sampled_from(_MODELS), st.sampled_from(["q1", "q2"
 
 
 def _table(rows) -> pd.DataFrame:
-    return pd.DataFrame(rows, columns=["model", "question", "opened"],
+    # a question opens once: its label carries its opening date
+    return pd.DataFrame([(m, f"{q}@{o}", o) for m, q, o in rows],
+                        columns=["model", "question", "opened"],
                         index=[f"r{i}" for i in range(len(rows))])
 
 

@@ -38,10 +38,11 @@ def _events(draw: st.DrawFn) -> tuple[pd.DataFrame, pd.DataFrame]:
     hind, fc = [], []
     for q in range(draw(st.integers(1, 3))):
         for e in range(draw(st.integers(0, 4))):
+            day = draw(st.integers(1, 20))              # an event has one date
             for _ in range(draw(st.integers(1, 2))):   # an event may have two records
                 hind.append({"question": f"q{q}", "event": f"e{e}",
                              "title": _words[(e + q) % len(_words)],
-                             "date": f"2024-03-{draw(st.integers(1, 20)):02d}",
+                             "date": f"2024-03-{day:02d}",
                              "magnitude": draw(_impact), "confidence": draw(_impact)})
         for m in ("m1", "m2"):
             for _ in range(draw(st.integers(0, 3))):
@@ -53,7 +54,8 @@ def _events(draw: st.DrawFn) -> tuple[pd.DataFrame, pd.DataFrame]:
                      "date": "2024-03-01", "magnitude": 1.0, "confidence": 1.0})
     if not fc:
         fc.append({"model": "m1", "question": "q0", "title": _words[0], "date": "2024-03-01"})
-    return pd.DataFrame(fc), pd.DataFrame(hind)
+    # an event given twice in one forecast is refused: keep each once
+    return pd.DataFrame(fc).drop_duplicates(ignore_index=True), pd.DataFrame(hind)
 
 
 @settings(max_examples=30)

@@ -80,3 +80,13 @@ def test_lists_written_as_text_are_refused():
         source_precision(cites.assign(sources=[["a"]]), ref, rng=0)
     parsed = cites.assign(sources=cites["sources"].map(__import__("ast").literal_eval))
     assert source_precision(parsed, {"q": ["a", "b"]}, n_resamples=10, rng=0).statistic == 1.0
+
+
+@pytest.mark.parametrize("cell", [np.nan, None])
+def test_a_missing_sources_cell_raises(cell):
+    # only an empty list records a forecast that cites nothing
+    c = pd.DataFrame({"model": ["m", "m"], "question": ["q1", "q2"], "sources": [["a"], cell]})
+    with pytest.raises(ValueError, match=r"Column 'sources'.*missing.*row 1"):
+        source_precision(c, {"q1": ["a"], "q2": ["b"]}, rng=0)
+    ok = source_precision(c.assign(sources=[["a"], []]), {"q1": ["a"], "q2": ["b"]}, rng=0)
+    assert ok.table["n_cited"].tolist() == [1, 0]

@@ -113,8 +113,8 @@ def test_cutoff_column_by_hand():
     t = pd.DataFrame({
         "model": ["a", "a", "a", "b", "b", "c"],
         "question": ["q1", "q2", "q3", "q1", "q2", "q1"],
-        "opened": ["2023-09-01", "2023-10-01", "2024-02-01", "2023-09-01", "2023-09-01",
-                   "2020-01-01"],
+        "opened": ["2023-09-01", "2023-10-01", "2024-02-01", "2023-09-01", "2023-10-01",
+                   "2023-09-01"],
         # a: cutoff 2023-10-01 -> q1 dropped, q2 (on the cutoff) and q3 kept;
         # b: q1 has cutoff 2023-08-01 (kept), q2 no cutoff (kept, b unknown); c unknown.
         "cutoff": ["2023-10-01", "2023-10-01", "2023-10-01", "2023-08-01", None, ""]})
@@ -129,7 +129,7 @@ def test_cutoff_column_by_hand():
 
 def test_cutoff_column_agrees_with_mapping():
     t = pd.DataFrame({"model": ["gpt-4o", "gpt-4o", "gpt-4o-mini", "llama-3"],
-                      "question": ["q1", "q2", "q1", "q1"],
+                      "question": ["q1", "q2", "q3", "q1"],
                       "opened": ["2023-09-01", "2024-02-01", "2023-12-01", "2023-09-01"]})
     by_map = contamination_filter(t, CUTOFFS)
     col = t.assign(cutoff=[CUTOFFS["gpt-4o"], CUTOFFS["gpt-4o"], CUTOFFS["gpt-4o-mini"], None])
@@ -269,3 +269,10 @@ def test_partition_is_exhaustive_and_strict(minutes):
     part = gate.partition({"t": stamps, "m": minutes}, date="t")
     assert len(part.visible) + len(part.hidden) + len(part.undated) == len(minutes)
     assert (part.visible["m"] < 0).all() and (part.hidden["m"] >= 0).all()
+
+
+def test_one_question_with_two_opening_dates_raises():
+    t = {"model": ["gpt-4o", "gpt-4o"], "question": ["q1", "q1"],
+         "opened": ["2023-09-01", "2024-02-01"]}
+    with pytest.raises(ValueError, match=r"Column 'opened'.*'question'.*'q1'.*row 0.*row 1"):
+        contamination_filter(t, CUTOFFS)
