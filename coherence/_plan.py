@@ -197,6 +197,8 @@ def _plan_iv(data_or_agent: Any, test: Any, n_contexts: Any, n_repetitions: Any,
         raise ValueError(param_error("test", owner, "one of " + ", ".join(map(repr, PLAN_TESTS)),
                                      test))
     contexts = _sizes(n_contexts, "n_contexts", 2)
+    if n_repetitions is None:  # the default: 1 where it is the only value, else 5
+        n_repetitions = 1 if test in _PILOT_ONLY else 5
     reps = _sizes(n_repetitions, "n_repetitions", 1)
     n_sims = check_int(n_sims, "n_sims", owner, low=1)
     alpha = check_float(alpha, "alpha", owner, low=0.0, high=1.0, low_open=True, high_open=True)
@@ -479,7 +481,7 @@ def plan(
     *,
     test: str,
     n_contexts: int | Sequence[int],
-    n_repetitions: int | Sequence[int] = 5,
+    n_repetitions: int | Sequence[int] | None = None,
     effect: float | None = None,
     n_sims: int = 200,
     alpha: float = 0.05,
@@ -508,9 +510,9 @@ def plan(
         ``"iterated_expectation_check"``, ``"conditional_forecasting"``.
     n_contexts : int or sequence of int >= 2
         Contexts per study (question pairs, for conditional forecasting).
-    n_repetitions : int or sequence of int >= 1, default 5
+    n_repetitions : int or sequence of int >= 1, optional
         Elicitations per context (and prompt); must be 1 for the LIE check and
-        conditional forecasting.
+        conditional forecasting. Default: 1 for those two tests, 5 for the others.
     effect : float, optional
         The size of the violation to plan for (see Notes); None: the agent or the
         pilot as it is.

@@ -72,12 +72,8 @@ def run(args: argparse.Namespace) -> int:
         if not Path(args.baseline).is_file():
             raise UsageError(f"no such file: {args.baseline}")
         options["baseline"] = read_table(args.baseline)
-    repetitions = args.repetitions
-    if repetitions is None:  # these tests have no repetitions: 5 would be refused
-        one = args.test in ("iterated_expectation_check", "conditional_forecasting")
-        repetitions = [1] if one else [5]
     res = coherence.plan(source, test=args.test, n_contexts=args.contexts,
-                         n_repetitions=repetitions, effect=args.effect, n_sims=args.sims,
+                         n_repetitions=args.repetitions, effect=args.effect, n_sims=args.sims,
                          alpha=args.alpha, power=args.power, options=options, rng=args.seed)
     origin = f"agent {args.agent}" if args.agent else f"pilot {args.pilot}"
     print(f"Power of {args.test} at alpha = {args.alpha} ({args.sims} simulated studies per "

@@ -56,7 +56,8 @@ def k_value(text: str) -> int | str:
 
 
 def level(text: str) -> float:
-    """A confidence level strictly between 0 and 1 (an argparse type)."""
+    """A confidence level strictly between 0 and 1 (an argparse type: the report checks it
+    only as each test runs, so a bad level would fail every cell instead of the command)."""
     try:
         value = float(text)
     except ValueError:
@@ -83,6 +84,7 @@ def actions_map(text: str) -> dict[str, str]:
 
 def add_parser(sub: Any) -> None:
     from coherence import TEST_NAMES
+    from coherence import ReportOptions
 
     test = sub.add_parser(
         "test", help="run every applicable test on your belief/action table",
@@ -116,14 +118,17 @@ def add_parser(sub: Any) -> None:
                       metavar="yes=A,no=B,defer=C",
                       help="your action labels, mapped to the tests' yes/no/defer "
                       "(e.g. yes=buy,no=sell,defer=hold)")
-    test.add_argument("--k", type=k_value, default="auto", metavar="K",
-                      help="neighbours of the ci tests' kNN estimate (default auto)")
-    test.add_argument("--folds", type=positive_int, default=5, metavar="N",
-                      help="cross-validation folds of the leakage test (default 5)")
-    test.add_argument("--bins", type=positive_int, default=10, metavar="N",
-                      help="belief bins of the calibration cells (default 10)")
-    test.add_argument("--confidence", type=level, default=0.95, metavar="LEVEL",
-                      help="level of every interval (default 0.95)")
+    defaults = ReportOptions()  # report's own defaults
+    test.add_argument("--k", type=k_value, default=defaults.k, metavar="K",
+                      help=f"neighbours of the ci tests' kNN estimate (default {defaults.k})")
+    test.add_argument("--folds", type=positive_int, default=defaults.n_splits, metavar="N",
+                      help="cross-validation folds of the leakage test (default "
+                      f"{defaults.n_splits})")
+    test.add_argument("--bins", type=positive_int, default=defaults.n_bins, metavar="N",
+                      help=f"belief bins of the calibration cells (default {defaults.n_bins})")
+    test.add_argument("--confidence", type=level, default=defaults.confidence_level,
+                      metavar="LEVEL", help="level of every interval (default "
+                      f"{defaults.confidence_level})")
     test.add_argument("--out", default=None, metavar="PATH", help="write the HTML report")
     test.add_argument("--csv", default=None, metavar="PATH", help="write the tidy results")
     add_report_options(test)

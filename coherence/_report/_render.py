@@ -28,6 +28,7 @@ import pandas as pd
 
 from .._multiplicity import adjust_label
 from .._multiplicity import adjust_pvalues
+from ._options import ReportOptions
 from ._registry import DEFAULT_PERMUTATIONS
 from ._registry import DEFAULT_RESAMPLES
 from ._registry import REGISTRY
@@ -533,11 +534,11 @@ def _rerun_commands(rep: CoherenceReport) -> tuple[str, str]:
     for key, value in draws.items():
         if value is not None:
             argv += [flags[key], str(value)]
-    # the settings the command line carries apart from the defaults
-    for flag, key, default in (("--k", "k", "auto"), ("--folds", "n_splits", 5),
-                               ("--bins", "n_bins", 10),
-                               ("--confidence", "confidence_level", 0.95)):
-        if s.get(key, default) != default:
+    # the settings the command line carries, where a run set them apart from the defaults
+    defaults = ReportOptions()
+    for flag, key in (("--k", "k"), ("--folds", "n_splits"), ("--bins", "n_bins"),
+                      ("--confidence", "confidence_level")):
+        if s.get(key, getattr(defaults, key)) != getattr(defaults, key):
             argv += [flag, str(s[key])]
     for key in ("adjust", "engine", "k", "n_permutations", "n_resamples", "n_splits",
                 "n_bins", "confidence_level"):

@@ -11,6 +11,7 @@ The array layer (``_brier_*``, ``_log_score``, ``_reliability_table``,
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Mapping
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -44,6 +45,7 @@ from .._validation import probability_column
 from .._validation import require_columns
 from .._validation import same_within
 from .._warnings import DeprecatedAlias
+from .._warnings import SmallSampleWarning
 from ._comparison import METRICS as _METRICS
 from ._comparison import ForecastComparisonResult
 from ._comparison import paired_comparison
@@ -793,10 +795,6 @@ def _score(df: pd.DataFrame, *, by: str, question: str, probability: str | None,
                          **murphy(conf, corr, n_bins)})
         rel_frames.append(_reliability_table(conf, corr, n_bins).assign(**{by: name}))
     if collapsed:
-        import warnings
-
-        from .._warnings import SmallSampleWarning
-
         warnings.warn(
             f"forecast_scores: {len(collapsed)} interval(s) are the point itself "
             f"({', '.join(collapsed[:5])}{', ...' if len(collapsed) > 5 else ''}): "

@@ -380,8 +380,8 @@ def _question_order(event_questions: pd.Series, edge_questions: pd.Series,
                            .astype(object)))
     if questions is not None:
         listed = list(questions)
-        repeated = list(pd.unique(pd.Series(listed, dtype=object)
-                                  [pd.Series(listed, dtype=object).duplicated()]))
+        names = pd.Series(listed, dtype=object)
+        repeated = list(pd.unique(names[names.duplicated()]))
         if repeated:
             raise ValueError(param_error(
                 "questions", "hindsight_graph_quality", "an iterable naming each question "

@@ -220,3 +220,10 @@ def test_command_line_defaults_to_one_repetition_where_it_is_the_only_value(tmp_
                  "--sims", "3", "--csv", str(out)])
     assert code == 0, capsys.readouterr().err
     assert list(pd.read_csv(out)["n_repetitions"]) == [1]
+
+
+def test_the_default_repetitions_follow_the_test():
+    # n_repetitions defaulted to 5, which conditional_forecasting refuses
+    res = plan(_pairs_pilot(0.2, 0.1), test="conditional_forecasting", n_contexts=20,
+               n_sims=3, rng=0)
+    assert list(res.table["n_repetitions"]) == [1]
