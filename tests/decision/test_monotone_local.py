@@ -134,6 +134,55 @@ def test_bootstrap_columns_have_unit_variance_and_draws_are_centred():
     assert 1.0 < float(np.median(null)) < 4.0
 
 
+def _one_comparison(u):
+    """A LocalComparisons holding one comparison whose unit contributions are ``u``."""
+    from scipy import sparse
+
+    one = np.zeros(1)
+    n = len(u)
+    contrib = sparse.csc_matrix((u, np.arange(n), [0, n]), shape=(n, 1))
+    return coherence._decision._monotone_local.LocalComparisons(
+        *(one,) * 12, contrib, np.array([float(n)]), np.array([True]))
+
+
+def test_draws_are_restudentized_like_the_observed_statistic():
+    """Equal contributions over n contexts: the draw S*/sqrt(V*) is Student's t with
+    n - 1 degrees of freedom (the observed jackknife z's small-sample law), not the
+    normal that S* alone would be."""
+    from scipy import stats
+
+    n = 8
+    u = np.where(np.arange(n) % 2 == 0, 1.0, -1.0) / math.sqrt(n)
+    draws = max_t_null([_one_comparison(u)], n, 20_000, np.random.default_rng(3))[:, 0]
+    assert stats.kstest(draws, stats.t(df=n - 1).cdf).pvalue > 0.01
+    assert stats.kstest(draws, stats.norm.cdf).pvalue < 1e-6
+    plain = max_t_null([_one_comparison(u)], n, 20_000, np.random.default_rng(3),
+                       restudentize=False)[:, 0]
+    assert stats.kstest(plain, stats.norm.cdf).pvalue > 0.01
+
+
+def test_restudentized_draws_match_a_literal_loop():
+    rng = np.random.default_rng(4)
+    belief, first, ctx = _study(rng, n_contexts=30, grid=0.1)
+    found = local_comparisons(belief, first, ctx, 30)
+    assert found.jackknifed.all() and len(found) > 1
+    null = max_t_null([found], 30, 50, np.random.default_rng(5))[:, 0]
+    weights = np.random.default_rng(5).standard_normal((50, 30))
+    dense = found.contrib.toarray()
+    for b in range(50):
+        best = -math.inf
+        for j in range(len(found)):
+            rows = np.flatnonzero(found.contrib[:, j].toarray().ravel() != 0)
+            n = int(found.n_units[j])
+            assert len(rows) <= n
+            wu = np.zeros(n)
+            wu[:len(rows)] = weights[b, rows] * dense[rows, j]  # zeros: contexts at 0
+            s = wu.sum()
+            v = n / (n - 1) * float(np.sum((wu - s / n) ** 2))
+            best = max(best, s / math.sqrt(v))
+        assert null[b] == pytest.approx(best, rel=1e-9)
+
+
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 10_000))
 def test_relabelling_contexts_changes_nothing(seed):
