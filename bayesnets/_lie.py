@@ -319,6 +319,10 @@ def lie_study(network: Any = "child", *, target: str | None = None, state: Any =
                                high_open=True)
     spec = _agent_iv(agent, owner)
     net = as_network(network, owner)
+    if "y" in net.index:  # ground_truth's outcome column would overwrite the variable
+        raise ValueError(param_error(
+            "network", owner, "a network without a variable named 'y' (ground_truth's "
+            "outcome column is 'y'; rename the variable)", net.name))
     target, state, evidence_vars = study_defaults(net, target, state, evidence_vars, owner)
     evidence = tuple(evidence_vars)
     if auxiliary_vars is None:

@@ -35,6 +35,7 @@ from .._results import Summary
 from .._rng import RNGLike
 from .._rng import check_rng
 from .._validation import as_dataframe
+from .._validation import check_case_distinct
 from .._validation import check_column_names
 from .._validation import check_float
 from .._validation import check_int
@@ -409,6 +410,9 @@ def _prompt_consistency_iv(data: Any, belief: Any, prompt: Any, group: Any, repe
                                    high=1.0, low_open=True, high_open=True)
     gen = check_rng(rng, owner=_OWNER)
     b = probability_column(df, belief, owner=_OWNER)
+    for column in (prompt, repetition):  # 'Standard' / 'standard', 0 / '0': one label
+        if column is not None:
+            check_case_distinct(df, column, owner=_OWNER)
     labels, names = label_column(df, prompt, owner=_OWNER)
     names_list = [str(n) for n in names.tolist()]
     ref_code = _label_code(reference, names, names_list, "reference", prompt)

@@ -90,10 +90,9 @@ def _source_sets(df: pd.DataFrame, keys: list[str], sources: str) -> dict[tuple[
         bucket: set[Any] = set()
         for cell in cells[rows]:
             if isinstance(cell, str | bytes) or not isinstance(cell, Iterable):
-                if not _is_missing_cell(cell):
-                    bucket.add(cell)
+                bucket.add(cell)
             else:
-                bucket.update(c for c in cell if not _is_missing_cell(c))
+                bucket.update(cell)
         out[key] = frozenset(bucket)
     return out
 
@@ -102,6 +101,18 @@ def _is_missing_cell(value: Any) -> bool:
     if value is None:
         return True
     return isinstance(value, float) and np.isnan(value)
+
+
+def _no_missing_sources(df: pd.DataFrame, sources: str, owner: str) -> None:
+    """A missing cell, or a missing item inside a list, is not "cites nothing" (an empty
+    list says that): it may be a lost value, and it is refused rather than skipped."""
+    cells = df[sources].to_numpy(dtype=object)
+    missing = np.array([_is_missing_cell(c) or (
+        not isinstance(c, str | bytes) and isinstance(c, Iterable)
+        and any(_is_missing_cell(item) for item in c)) for c in cells], dtype=bool)
+    no_missing(df, sources, owner=owner, missing=missing,
+               rule="not contain missing values, as a cell or inside a list (an empty "
+               "list records no sources)")
 
 
 def source_precision(citations: Any, reference: Any, *, by: str = "model",
@@ -175,24 +186,18 @@ def source_precision(citations: Any, reference: Any, *, by: str = "model",
     nonempty(df, name="citations", owner=owner)
     no_missing(df, [by, question], owner=owner)
     list_like_strings(df, sources, owner=owner)
-    # a missing cell is not "cites nothing" (an empty list says that): it may be a lost value
-    no_missing(df, sources, owner=owner,
-               missing=np.array([_is_missing_cell(c) for c in df[sources].to_numpy(dtype=object)],
-                                dtype=bool),
-               rule="not contain missing values (an empty list records a forecast that "
-               "cites nothing)")
+    _no_missing_sources(df, sources, owner)
     gen = check_rng(rng, owner=owner)
     cited = _source_sets(df, [by, question], sources)
-    if isinstance(reference, Mapping):
-        ref = {q: frozenset(v for v in ([s] if isinstance(s, str) else s)
-                            if not _is_missing_cell(v))
-               for q, s in reference.items()}
-    else:
-        rdf = as_dataframe(reference, name="reference", owner=owner)
-        require_columns(rdf, {"question": question, "sources": sources}, owner=owner)
-        no_missing(rdf, [question], owner=owner)
-        list_like_strings(rdf, sources, owner=owner)
-        ref = {k[0]: v for k, v in _source_sets(rdf, [question], sources).items()}
+    if isinstance(reference, Mapping):  # {question: sources}: the table's rows
+        reference = pd.DataFrame({question: list(reference),
+                                  sources: pd.Series(list(reference.values()), dtype=object)})
+    rdf = as_dataframe(reference, name="reference", owner=owner)
+    require_columns(rdf, {"question": question, "sources": sources}, owner=owner)
+    no_missing(rdf, [question], owner=owner)
+    list_like_strings(rdf, sources, owner=owner)
+    _no_missing_sources(rdf, sources, f"{owner}, reference table")
+    ref = {k[0]: v for k, v in _source_sets(rdf, [question], sources).items()}
     missing_q = sorted({str(q) for (_, q) in cited if q not in ref})
     if missing_q:
         raise ValueError(param_error("reference", owner, "an entry for every cited question",

@@ -272,3 +272,17 @@ def test_fast_size_and_power() -> None:
             power.append(_check(study.redraw(rng=rng), study.redraw(agent="rational",
                                                                     rng=rng)).pvalue <= 0.05)
     assert np.mean(power) >= 0.8
+
+
+def test_a_network_variable_named_y_is_refused() -> None:
+    # ground_truth's outcome column is 'y': it overwrote the variable's states
+    rng = np.random.default_rng(0)
+    x = rng.integers(0, 2, 400)
+    y = (rng.random(400) < 0.3 + 0.4 * x).astype(int)
+    z = (rng.random(400) < 0.2 + 0.5 * y).astype(int)
+    data = pd.DataFrame({"x": x, "y": y, "z": z}).astype(str)
+    net = bayesnets.fit(data, [("x", "y"), ("y", "z")], min_support=1)
+    with pytest.raises(ValueError, match=r"'network' parameter of lie_study must be a "
+                                         r"network without a variable named 'y'"):
+        bayesnets.lie_study(net, target="z", state="1", evidence_vars=["x"],
+                            auxiliary_vars=["y"], n_contexts=2)

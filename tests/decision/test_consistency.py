@@ -69,6 +69,20 @@ def test_single_prompt_rejected(noisy_rational):
         prompt_consistency(data)
 
 
+def test_labels_that_read_alike_are_refused(noisy_rational):
+    # 'MSE' / 'mse' were two prompt variants, 0 / '0' two repetitions
+    data = noisy_rational.assign(prompt=noisy_rational["prompt"].astype(object))
+    data.loc[data.index[:3], "prompt"] = data.loc[data.index[:3], "prompt"].str.upper()
+    with pytest.raises(ValueError, match=r"Column 'prompt' .* differ by more than case"):
+        prompt_consistency(data)
+    data = noisy_rational.assign(repetition=noisy_rational["repetition"].astype(object))
+    first = data.index[data["repetition"] == 0][:2]
+    data.loc[first, "repetition"] = "0"
+    with pytest.raises(ValueError, match=r"Column 'repetition' .* type \(text against "
+                                         r"number\)"):
+        prompt_consistency(data)
+
+
 def test_duplicate_repetition_named(noisy_rational):
     data = noisy_rational.copy()
     data.loc[1, "repetition"] = 0

@@ -90,3 +90,21 @@ def test_a_missing_sources_cell_raises(cell):
         source_precision(c, {"q1": ["a"], "q2": ["b"]}, rng=0)
     ok = source_precision(c.assign(sources=[["a"], []]), {"q1": ["a"], "q2": ["b"]}, rng=0)
     assert ok.table["n_cited"].tolist() == [1, 0]
+
+
+@pytest.mark.parametrize("item", [np.nan, None])
+def test_a_missing_item_or_reference_cell_raises(item):
+    # a missing item inside a list was skipped (the forecast cited one source fewer), and a
+    # missing reference cell read as "no reference sources" (every citation wrong)
+    c = pd.DataFrame({"model": ["m", "m"], "question": ["q1", "q2"],
+                      "sources": [["a", item], ["b"]]})
+    ref = {"q1": ["a"], "q2": ["b"]}
+    with pytest.raises(ValueError, match=r"Column 'sources'.*inside a list.*row 0"):
+        source_precision(c, ref, rng=0)
+    good = c.assign(sources=[["a"], ["b"]])
+    for bad in ({"q1": ["a"], "q2": item}, {"q1": ["a", item], "q2": ["b"]},
+                pd.DataFrame({"question": ["q1", "q2"], "sources": [["a"], item]})):
+        with pytest.raises(ValueError, match=r"Column 'sources' \(input to source_precision, "
+                                             r"reference table\).*missing"):
+            source_precision(good, bad, rng=0)
+    assert source_precision(good, ref, rng=0).statistic == 1.0
