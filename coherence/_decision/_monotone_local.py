@@ -31,9 +31,10 @@ jackknife contribution to every comparison (each comparison scaled to unit
 variance) by one standard normal multiplier (Chernozhukov, Chetverikov and Kato's
 Gaussian multiplier bootstrap for maxima), so the comparisons keep their correlation
 (overlapping windows, shared contexts and, across action pairs, the same
-contexts), and divides each comparison's sum by its standard error re-estimated on
-the draw (a wild bootstrap-t, :func:`max_t_null`): with few contexts per window the
-observed :math:`z` has heavier tails than a normal, and so do the draws. The p-value
+contexts). In a study too small for four windows of ``min_contexts`` contexts each
+comparison's sum is also divided by its standard error re-estimated on the draw (a
+wild bootstrap-t, :func:`max_t_null`): with few contexts per window the observed
+:math:`z` has heavier tails than a normal, and so do those draws. The p-value
 of a pair is :math:`(1 + \#\{T^* \ge T\}) / (1 + B)`, with
 :math:`T` the pair's largest :math:`z`; the global p-value uses the largest over all
 pairs against the joint draws (no Bonferroni factor), sequentially
@@ -71,8 +72,10 @@ class LocalComparisons:
     cell size in contexts; ``contrib`` the (contexts x comparisons) matrix of
     jackknife contributions of the comparisons, each scaled to unit variance
     (``scipy.sparse.csc_matrix``); ``n_units`` the contexts in a comparison's two
-    windows; ``jackknifed`` False where the column holds the contexts' residuals from
-    the pooled share instead (neither window has a spread of its own).
+    windows; ``bootstrap_t`` True where the comparison's draws are re-studentized
+    (:func:`max_t_null`): its windows hold fewer than ``min_contexts`` contexts (a study
+    too small for four windows of ``min_contexts``) and its column holds jackknife
+    contributions (not the contexts' residuals from the pooled share).
     """
 
     z: np.ndarray
@@ -89,7 +92,7 @@ class LocalComparisons:
     n_hi: np.ndarray
     contrib: object
     n_units: np.ndarray
-    jackknifed: np.ndarray
+    bootstrap_t: np.ndarray
 
     def __len__(self) -> int:
         return len(self.z)
@@ -191,7 +194,7 @@ def local_comparisons(belief: np.ndarray, first: np.ndarray, groups: np.ndarray,
         np.unique(np.clip(coarse - 1, 0, n_values - 1)), value_of_row))
     cols: list[np.ndarray] = []
     rows_idx: list[np.ndarray] = []
-    jackknifed: list[bool] = []
+    bootstrap_t: list[bool] = []
     out: dict[str, list[float]] = {k: [] for k in (
         "z", "diff", "se", "scale", "lo_low", "lo_high", "hi_low", "hi_high", "share_lo",
         "share_hi", "n_lo", "n_hi", "n_units")}
@@ -248,7 +251,7 @@ def local_comparisons(belief: np.ndarray, first: np.ndarray, groups: np.ndarray,
             out["n_lo"].append(ma)
             out["n_hi"].append(mb)
             out["n_units"].append(n_both)
-            jackknifed.append(v_jk > 0)
+            bootstrap_t.append(v_jk > 0 and t < min_contexts)
             rows_idx.append(both)
             cols.append(_unit_column(contrib, v_jk, xa_c, ma_c, xb_c, mb_c, ma, mb, pooled))
     if not cols:
@@ -257,7 +260,7 @@ def local_comparisons(belief: np.ndarray, first: np.ndarray, groups: np.ndarray,
     matrix = sparse.csc_matrix((np.concatenate(cols), np.concatenate(rows_idx), indptr),
                                shape=(n_groups, len(cols)))
     arrays = {k: np.asarray(v, dtype=np.float64) for k, v in out.items()}
-    return LocalComparisons(contrib=matrix, jackknifed=np.array(jackknifed, dtype=bool),
+    return LocalComparisons(contrib=matrix, bootstrap_t=np.array(bootstrap_t, dtype=bool),
                             **arrays)
 
 
@@ -324,15 +327,19 @@ def max_t_null(parts: list[LocalComparisons], n_groups: int, n_resamples: int,
     without comparisons.
 
     A draw's statistic of a comparison is its multiplier sum ``S* = sum w u`` (``u``
-    its unit contributions over its ``n`` contexts, ``w`` standard normal) over the
-    standard error re-estimated on the draw, as the observed ``z`` is over its own
-    jackknife: ``sqrt(V*)``, ``V* = n/(n-1) sum (w u - S*/n)^2`` (a wild bootstrap-t). With
-    few contexts the observed ``z`` has heavier tails than a normal; ``S*`` alone
-    (``restudentize=False``, the calibration up to 0.1.0) is normal and made the test
-    liberal below 60 contexts (0.095 at 30 x 5 with context shocks). The observed
-    ``z``'s floor is left out of ``V*``: a floor fixed at the observed scale shrinks the
-    draws exactly where the observed jackknife variance is small by chance (measured
-    0.15 at 30 x 5). Columns without a jackknife spread keep ``S*``.
+    its unit contributions over its ``n`` contexts, ``w`` standard normal). Where
+    ``bootstrap_t`` (windows of fewer than ``min_contexts`` contexts: a small study) it
+    is divided by the standard error re-estimated on the draw, as the observed ``z`` is
+    by its own jackknife: ``sqrt(V*)``, ``V* = n/(n-1) sum (w u - S*/n)^2`` (a wild
+    bootstrap-t). There the observed ``z`` has heavier tails than a normal, and ``S*``
+    alone made the test liberal (0.095 at 30 x 5 with context shocks; 0.069 with
+    ``V*``, ``benchmarks/check_monotonicity_small.py``). Larger windows keep ``S*``:
+    re-studentized there, the draws' tails outgrow the observed ones (binary choices
+    give steadier variances than the normal multipliers' ``V*``), the size at
+    1,000 x 1 fell to 0.003 and power by up to a fifth. The observed ``z``'s floor is
+    left out of ``V*``: any floor in the draws made the small studies liberal again
+    (0.14 at 30 x 5). ``restudentize=False`` turns ``V*`` off everywhere (the earlier
+    calibration, for comparison).
     """
     from scipy import sparse
 
@@ -345,16 +352,14 @@ def max_t_null(parts: list[LocalComparisons], n_groups: int, n_resamples: int,
     squares = matrix.multiply(matrix).tocsr()
     n_units = np.concatenate([p.n_units for p in kept])
     inflate = n_units / np.maximum(n_units - 1.0, 1.0)
-    plain = ~np.concatenate([p.jackknifed for p in kept])
+    plain = ~np.concatenate([p.bootstrap_t for p in kept])
     bounds = np.concatenate([[0], np.cumsum([s for s in sizes if s])])
     which = [i for i, s in enumerate(sizes) if s]
     done = 0
     while done < n_resamples:
         b = min(_BLOCK, n_resamples - done)
-        # Gaussian multipliers. Without the re-estimated standard errors, Rademacher
-        # signs made the largest of many sums over few contexts too light-tailed (sizes
-        # up to 0.09 at flat nulls); with them, bounded weights (Rademacher, Webb's six
-        # points) turn very conservative (0.008 at 200 x 5 with context shocks)
+        # Gaussian multipliers: Rademacher signs, bounded, made the largest of many sums
+        # over few contexts too light-tailed (sizes up to 0.09 at flat nulls)
         weights = rng.standard_normal((b, n_groups))
         stats = np.asarray(matrix.T @ weights.T).T  # (b, J)
         if restudentize:

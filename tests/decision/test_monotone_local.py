@@ -130,6 +130,10 @@ def test_bootstrap_columns_have_unit_variance_and_draws_are_centred():
     np.testing.assert_allclose(column_ss[column_ss > 0], 1.0, rtol=1e-12)
     null = max_t_null([found], 80, 2000, np.random.default_rng(2))
     assert null.shape == (2000, 1)
+    # windows of min_contexts contexts or more: plain multiplier sums, no bootstrap-t
+    assert not found.bootstrap_t.any()
+    np.testing.assert_array_equal(null, max_t_null([found], 80, 2000, np.random.default_rng(2),
+                                                   restudentize=False))
     # the largest of many unit-variance statistics: positive, around 2-4
     assert 1.0 < float(np.median(null)) < 4.0
 
@@ -165,7 +169,7 @@ def test_restudentized_draws_match_a_literal_loop():
     rng = np.random.default_rng(4)
     belief, first, ctx = _study(rng, n_contexts=30, grid=0.1)
     found = local_comparisons(belief, first, ctx, 30)
-    assert found.jackknifed.all() and len(found) > 1
+    assert found.bootstrap_t.all() and len(found) > 1
     null = max_t_null([found], 30, 50, np.random.default_rng(5))[:, 0]
     weights = np.random.default_rng(5).standard_normal((50, 30))
     dense = found.contrib.toarray()
