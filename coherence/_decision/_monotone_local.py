@@ -113,17 +113,19 @@ def scales_for(n_contexts: int, min_contexts: int = MIN_CONTEXTS) -> list[int]:
 
 
 def small_study_note(owner: str, n_contexts: int, min_contexts: int) -> str | None:
-    """The warning of a study too small for the windows of ``min_contexts`` contexts
-    (fewer than four of them fit: :func:`scales_for` falls back to windows of a third of
-    the contexts), where the measured size is above the level; None otherwise."""
-    if n_contexts >= 4 * min_contexts:
+    """The warning of a study whose windows hold fewer than ``min_contexts`` contexts
+    (fewer than four windows of ``min_contexts`` fit, and a third of the contexts is
+    fewer: :func:`scales_for`), where the draws are re-studentized and the measured size
+    still reaches the top of the band; None otherwise."""
+    window = scales_for(n_contexts, min_contexts)[0]
+    if window >= min_contexts:
         return None
-    return (f"{owner}: {n_contexts} contexts are fewer than 4 x min_contexts = "
-            f"{4 * min_contexts}, so the windows hold a third of the contexts and their "
-            "jackknife variances rest on few contexts: with context shocks the localised "
-            "test is liberal here (size at alpha 0.05 at flat shares: 0.10 with 20 "
-            "contexts, 0.08-0.10 with 30, 0.07 with 40, 0.06 with 50; "
-            "benchmarks/check_monotonicity_small.py). Read a p-value near the level with "
+    return (f"{owner}: windows of {window} contexts (a third of {n_contexts}) are fewer "
+            f"than min_contexts = {min_contexts}, so their jackknife variances rest on few "
+            "contexts. The draws are re-studentized for it (a wild bootstrap-t), and with "
+            "context shocks the size at alpha 0.05 was measured at 0.045-0.072 with 20-40 "
+            "contexts, at the top of the band with 25-30 "
+            "(benchmarks/check_monotonicity_small.py). Read a p-value near the level with "
             "care, elicit more contexts, or use monotonicity_test(method='permutation'), "
             "valid but conservative here (0.017 with 30 contexts).")
 

@@ -449,20 +449,22 @@ def test_permutation_null_same_pvalues_as_reference_loop(monkeypatch):
 
 
 def test_a_study_too_small_for_the_windows_warns():
-    # below 4 x min_contexts contexts the windows fall back to a third of the contexts, and
-    # the localised test's size was measured above the level (0.07-0.10 at 20-40 contexts)
+    # windows of fewer than min_contexts contexts (a third of a small study's): the draws are
+    # re-studentized, and the size with context shocks still reaches 0.07 at 25-30 contexts
     from coherence import SmallSampleWarning
     from coherence import cyclic_monotonicity_test
 
     small = coherence.simulate("rational", n_contexts=30, n_repetitions=5, rng=0).data
-    with pytest.warns(SmallSampleWarning, match=r"30 contexts are fewer than 4 x "
-                      r"min_contexts = 60.*method='permutation'"):
+    with pytest.warns(SmallSampleWarning, match=r"windows of 10 contexts \(a third of 30\) "
+                      r"are fewer than min_contexts = 15.*method='permutation'"):
         monotonicity_test(small, rng=0, n_resamples=199)
-    with pytest.warns(SmallSampleWarning, match=r"cyclic_monotonicity_test: 30 contexts"):
+    with pytest.warns(SmallSampleWarning, match=r"cyclic_monotonicity_test: windows of 10"):
         cyclic_monotonicity_test(small, rng=0, n_resamples=199)
     import warnings
 
+    fifty = coherence.simulate("rational", n_contexts=50, n_repetitions=2, rng=0).data
     with warnings.catch_warnings():
         warnings.simplefilter("error", SmallSampleWarning)
-        monotonicity_test(small, rng=0, n_resamples=199, min_contexts=7)  # 30 >= 4 x 7
+        monotonicity_test(small, rng=0, n_resamples=199, min_contexts=7)  # windows of 10
         monotonicity_test(small, rng=0, n_resamples=199, method="permutation")
+        monotonicity_test(fifty, rng=0, n_resamples=199)  # windows of 16 >= 15
