@@ -567,10 +567,7 @@ def monotonicity_test(
         by label: a label such as ``'Yes '`` or ``1`` is a mapping to fix).
     SmallSampleWarning
         When ``n_resamples`` is too small for any p-value below 0.05; with ``'local'``,
-        when a third of the contexts is fewer than ``min_contexts`` (below 45 by
-        default): the windows' variances rest on few contexts, and although the draws
-        are then re-studentized, the size with context shocks reaches 0.07 at 25-30
-        contexts (0.095-0.108 before the re-studentization).
+        below 3 x ``min_contexts`` contexts (re-studentized draws; size up to 0.07).
     NotCalibratedWarning
         With ``method='bootstrap'``.
 
