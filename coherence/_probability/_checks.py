@@ -441,6 +441,11 @@ def _arbitrage(spec: _Spec, f: np.ndarray, definition: str) -> tuple[np.ndarray,
         worlds = spec.world_matrix(definition)
         value = np.zeros(n)
         basic = _basic_violation(name, f)
+        if name == "and_or" and definition == "paper":
+            # its identity P + Q = P_and_Q + P_or_Q holds on tuples no distribution gives:
+            # P_and_Q above min(P, Q) or below P + Q - 1 (their arbitrage is not 0)
+            basic = np.maximum.reduce([basic, f[:, 2] - np.minimum(f[:, 0], f[:, 1]),
+                                       f[:, 0] + f[:, 1] - 1.0 - f[:, 2]])
         for r in np.flatnonzero(basic > 0):
             value[r], gap[r] = _dual_arbitrage(f[r], worlds)
     if definition == "code":
@@ -505,7 +510,10 @@ def arbitrage_violation(checker: str, forecasts: Any, *, definition: str = "pape
     while the bounds differ by more than 1e-8); the value returned is the profit the
     resulting *q* guarantees, a lower bound, and the dual objective an upper
     bound: :func:`consistency_check` reports the gap per tuple (below 1e-9 in
-    the tests). A tuple whose basic violation is exactly 0 has arbitrage 0.
+    the tests). A tuple that some distribution over the possible worlds gives has
+    arbitrage 0: the basic violation is 0 exactly there, except for AndOr, whose
+    identity also holds where P_and_Q exceeds min(P, Q) or falls below P + Q - 1
+    (those tuples are solved).
 
     Examples
     --------

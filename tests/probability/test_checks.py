@@ -70,6 +70,38 @@ def test_positive_on_inconsistent_tuples(name):
     assert np.all(arb[basic == 0.0] == 0.0)
 
 
+def _coherent_by_lp(row: np.ndarray, name: str) -> bool:
+    """Whether a distribution over the possible worlds gives the tuple: t_i = p_i m_i for
+    every question (linear in the distribution), as a linear feasibility programme."""
+    from scipy.optimize import linprog
+
+    w = np.array([[-1 if v is None else v for v in world] for world in worlds_of(name)])
+    a_eq = np.vstack([((w == 1) - row * (w >= 0)).T, np.ones(len(w))])
+    b_eq = np.concatenate([np.zeros(len(row)), [1.0]])
+    res = linprog(np.zeros(len(w)), A_eq=a_eq, b_eq=b_eq, bounds=(0, None), method="highs")
+    return bool(res.status == 0)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_arbitrage_is_zero_exactly_on_coherent_tuples(name):
+    # and_or's identity P + Q = P_and_Q + P_or_Q held on tuples no distribution gives
+    # (P_and_Q above min(P, Q) or below P + Q - 1), whose arbitrage read 0
+    rng = np.random.default_rng(8)
+    mu = rng.dirichlet(np.ones(len(worlds_of(name))), size=6)
+    rows = [consistent_forecasts(name, m) for m in mu] + list(random_tuples(name, 6, rng))
+    if name == "and_or":
+        rows += [np.array([p, q, pq, p + q - pq]) for p, q, pq in
+                 [(0.5, 0.5, 0.75), (0.25, 0.25, 0.5), (1.0, 0.0, 0.5), (0.5, 0.5, 0.9),
+                  (0.5, 0.25, 0.125), (0.6, 0.3, 0.05)]]
+    f = np.array(rows)
+    arb = arbitrage_violation(name, f)
+    coherent = np.array([_coherent_by_lp(row, name) for row in f])
+    np.testing.assert_array_equal(arb > 1e-9, ~coherent)
+    if name == "and_or":  # the brute-force maximin value (ln 4/3, 2 ln 2)
+        assert arb[-6] == pytest.approx(np.log(4 / 3), abs=1e-6)
+        assert arb[-4] == pytest.approx(2 * np.log(2), abs=1e-6)
+
+
 def _check_against_brute_force(name: str, f: np.ndarray, per_axis: int, zooms: int,
                                width: float) -> None:
     """The value (with its certified gap) lies between the brute-force lower bound (the
