@@ -47,11 +47,18 @@ def wilson_interval(k: int, n: int, confidence_level: float = 0.95) -> Confidenc
 
 
 def t_interval(values: np.ndarray, confidence_level: float = 0.95) -> ConfidenceInterval:
-    """Student t interval for the mean of the finite ``values``.
+    """Student t interval for the mean of ``values``.
 
     NaN for fewer than 2 values; the point (mean, mean) when they are all equal
-    (the standard error is 0).
+    (the standard error is 0) or when one is infinite (the mean is infinite, or NaN
+    with both signs: an interval of the finite values alone would describe another
+    quantity than the mean).
     """
+    values = np.asarray(values, dtype=np.float64)
+    if np.isinf(values).any():
+        signs = np.unique(np.sign(values[np.isinf(values)]))
+        mean = float(signs[0]) * math.inf if len(signs) == 1 else math.nan
+        return ConfidenceInterval(mean, mean, confidence_level)
     v = values[np.isfinite(values)]
     if v.size < 2:
         return ConfidenceInterval(np.nan, np.nan, confidence_level)

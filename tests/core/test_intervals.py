@@ -52,10 +52,14 @@ def test_t_interval_of_equal_values_is_the_point():
     assert tuple(t_interval(x)) == (mean, mean, 0.95)
 
 
-def test_t_interval_drops_non_finite_and_needs_two():
-    ci = t_interval(np.array([1.0, 2.0, np.nan, np.inf, 3.0]))
+def test_t_interval_drops_nan_needs_two_and_keeps_an_infinite_mean():
+    ci = t_interval(np.array([1.0, 2.0, np.nan, 3.0]))
     assert ci == t_interval(np.array([1.0, 2.0, 3.0]))
     assert np.isnan(t_interval(np.array([1.0, np.nan])).low)
+    # an infinite value makes the mean infinite: the interval is that point, not the
+    # finite values' interval (which would exclude the statistic)
+    assert tuple(t_interval(np.array([1.0, 2.0, np.inf, 3.0]))[:2]) == (np.inf, np.inf)
+    assert np.isnan(t_interval(np.array([1.0, -np.inf, np.inf])).low)
 
 
 def test_ttest_pvalue_and_flat():

@@ -128,6 +128,11 @@ def test_negation_known_values():
     assert np.isinf(res.arbitrage[2])
     assert res.frequentist[2] == pytest.approx(1 / np.sqrt(1e-3))
     assert res.share_frequentist_above == pytest.approx(2 / 3)
+    # the mean arbitrage is infinite: so is its interval (it was the finite values' t
+    # interval, (-0.0256, 0.0676) here, which excludes the statistic)
+    res = negation_check([1.0, 0.7, 0.6, 0.5], [1.0, 0.5, 0.5, 0.6])
+    assert res.statistic == np.inf
+    assert tuple(res.confidence_interval[:2]) == (np.inf, np.inf)
 
 
 def test_conditional_tuple_arbitrage_beats_a_grid():
