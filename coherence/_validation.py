@@ -318,7 +318,11 @@ def no_missing(df: pd.DataFrame, columns: str | Iterable[str], *, owner: str | N
 
 def numeric_column(df: pd.DataFrame, column: str, *, owner: str | None = None,
                    allow_nan: bool = False) -> np.ndarray:
-    """Return the column as a contiguous float64 array, or raise naming the bad rows."""
+    """Return the column as a contiguous float64 array, or raise naming the bad rows.
+
+    A float32 (or float16) column is read value by value as the shortest decimal that
+    gives the value back (``float32(0.7)`` as 0.7, not 0.699999988).
+    """
     s = df[column]
     if isinstance(s.dtype, pd.CategoricalDtype) or not (
         pd.api.types.is_numeric_dtype(s.dtype) or pd.api.types.is_object_dtype(s.dtype)
@@ -340,7 +344,15 @@ def numeric_column(df: pd.DataFrame, column: str, *, owner: str | None = None,
         if len(bad):
             raise _bad(column, "be numeric", df.index, bad, s.to_numpy(), owner)
         s = converted
-    values = np.ascontiguousarray(s.to_numpy(dtype=np.float64, na_value=np.nan))
+    narrow = getattr(s.dtype, "numpy_dtype", s.dtype)
+    if isinstance(narrow, np.dtype) and narrow.kind == "f" and narrow.itemsize < 8:
+        # float32 0.7 is 0.699999988 in float64: read each value as the shortest decimal
+        # that gives it back (what it prints as, what was stated), or bins and tolerances
+        # tuned to float64 rounding split forecasts stated alike
+        values = s.to_numpy(dtype=narrow, na_value=np.nan).astype(str).astype(np.float64)
+    else:
+        values = s.to_numpy(dtype=np.float64, na_value=np.nan)
+    values = np.ascontiguousarray(values)
     if not allow_nan:
         no_missing(df, column, owner=owner, missing=np.isnan(values),
                    rule="not contain NaN or missing values")

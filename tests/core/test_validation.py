@@ -311,3 +311,21 @@ def test_one_or_pair_splits_a_pair_and_refuses_other_lengths(value, items):
             with pytest.raises(ValueError, match=r"The 'k' parameter of f must be an int or "
                                                  r"a pair; got"):
                 v.one_or_pair(seq, "k", "f", "an int or a pair", None)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, "Float32", np.float16])
+def test_narrow_floats_are_read_as_stated(dtype):
+    # float32(0.7) is 0.699999988 in float64: it fell in the 0.6 bin (ECE 0.15 for 0.55),
+    # and a move of exactly eps = 0.02 read as no update
+    import coherence
+
+    stated = [0.6, 0.7, 0.6, 0.7]
+    wide = pd.DataFrame({"model": "m", "question": list("abcd"), "probability": stated,
+                         "outcome": [1, 0, 1, 0]})
+    narrow = wide.assign(probability=wide["probability"].astype(dtype))
+    ece = [coherence.forecast_scores(d, rng=0).calibration.loc[0, "ece"] for d in (wide, narrow)]
+    assert ece[1] == ece[0] == pytest.approx(0.55)
+    if dtype != "Float32":
+        moved = coherence.update_direction(np.array([0.3], dtype), np.array([0.32], dtype),
+                                           np.array([0.3], dtype))
+        assert moved.direction.tolist() == ["partial"]
