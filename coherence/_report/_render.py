@@ -32,6 +32,7 @@ from ._options import ReportOptions
 from ._registry import DEFAULT_PERMUTATIONS
 from ._registry import DEFAULT_RESAMPLES
 from ._registry import REGISTRY
+from ._resolve import second_stage_draws
 
 if TYPE_CHECKING:
     from ._result import CoherenceReport
@@ -89,10 +90,19 @@ def _num(x: Any, digits: int = 3) -> str:
 
 
 def _pval(p: Any) -> str:
+    """A p-value to three decimals, or more where three would put it on the other side
+    of ALPHA (0.04995 reads 0.0499, not 0.050 next to a shading that says below 0.05)."""
     if p is None or (isinstance(p, float) and math.isnan(p)):
         return ""
     p = float(p)
-    return "< 0.001" if p < 0.001 else f"{p:.3f}"
+    if p < 0.001:
+        return "< 0.001"
+    digits = 3
+    text = f"{p:.{digits}f}"
+    while (float(text) < ALPHA) != (p < ALPHA) and digits < 12:
+        digits += 1
+        text = f"{p:.{digits}f}"
+    return text
 
 
 def _with_ci(value: float, low: float, high: float, digits: int = 3) -> str:
@@ -241,14 +251,16 @@ def _grid_note(rep: CoherenceReport) -> str:
             "p-value is not proof that the property holds. n/a: the test does not apply to "
             "the cell; &mdash;: descriptive, no p-value. Raw p-values are in the tables "
             "below and the appendix.")
-    permutations = s.get("n_permutations")
-    if adjust != "none" and isinstance(permutations, int) and m > 1:
-        floor = 1.0 / (permutations + 1)
+    if adjust != "none" and m > 1:
+        # a p-value at its Monte Carlo floor is rerun with the second stage's draws
+        # (_resolve.py): the floor that matters is theirs, not the first stage's
+        draws = second_stage_draws(m, adjust)
+        floor = 1.0 / (draws + 1)
         smallest = min(1.0, floor * m) if adjust == "holm" else floor
         if smallest >= ALPHA:
-            text += (f" With {permutations} permutations the smallest attainable p-value "
-                     f"is {floor:.3g}, and after adjustment {smallest:.3g}: no test can "
-                     "reach the shading; rerun with more permutations.")
+            text += (f" With {draws} draws the smallest attainable Monte Carlo p-value "
+                     f"is {floor:.3g}, and after adjustment {smallest:.3g}: no such test "
+                     "can reach the shading.")
     return f"<p class='note'>{text}</p>"
 
 

@@ -41,7 +41,7 @@ from ._registry import Options
 from ._result import ReportCell
 
 __all__ = ["DRAW_OPTIONS", "INTERVAL_KEPT", "MAX_DRAWS", "STOP_AFTER", "TARGET",
-           "resolve_pvalues"]
+           "resolve_pvalues", "second_stage_draws"]
 
 #: The tests whose p-value is a Monte Carlo p-value, and the option that sets its draws.
 DRAW_OPTIONS: dict[str, str] = {
@@ -72,6 +72,14 @@ def _exceedances(pvalue: float, draws: int) -> int:
     return round(pvalue * (draws + 1) - 1)
 
 
+def second_stage_draws(family: int, adjust: str) -> int:
+    """The draws of the second stage: enough for a p-value at its floor to resolve below
+    :data:`TARGET` after the adjustment over ``family`` p-values, at most
+    :data:`MAX_DRAWS`."""
+    factor = family if adjust != "none" else 1
+    return min(MAX_DRAWS, math.ceil(max(factor, 1) / TARGET) + 1)
+
+
 def resolve_pvalues(cells: Sequence[ReportCell], parts: Sequence[pd.DataFrame],
                     options: Options, adjust: str, streams: Sequence[np.random.Generator]
                     ) -> tuple[list[ReportCell], int]:
@@ -82,8 +90,7 @@ def resolve_pvalues(cells: Sequence[ReportCell], parts: Sequence[pd.DataFrame],
     number of draws changes."""
     family = sum(1 for c in cells for r in c.results.values()
                  if isinstance(r.pvalue, float) and math.isfinite(r.pvalue))
-    factor = family if adjust != "none" else 1
-    needed = min(MAX_DRAWS, math.ceil(max(factor, 1) / TARGET) + 1)
+    needed = second_stage_draws(family, adjust)
     specs = {s.name: s for s in REGISTRY}
     out: list[ReportCell] = []
     rerun = 0

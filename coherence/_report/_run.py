@@ -411,7 +411,9 @@ def report(
         otherwise it is checked once, in a cell of its own.
     lie_options : mapping, optional
         Keyword arguments for :func:`coherence.iterated_expectation_check`
-        (``baseline=``, or ``ground_truth=``, ``contexts=``, ``evidence=``, ...).
+        (``baseline=``, or ``ground_truth=``, ``contexts=``, ``evidence=``, ...); its
+        ``confidence_level`` is the report's unless named here, its ``n_resamples``
+        the check's own (9999: its p-value is not rerun by the report's second stage).
     set_aside : DataFrame, mapping or None
         Replies left out of the table before it was written (parse failures,
         probabilities that did not sum to 1): one row per reply with a
@@ -704,9 +706,11 @@ def _cell_tests(
                     if is_lie:
                         from .._probability._lie import iterated_expectation_check
 
+                        # the report's level, unless lie_options names its own
+                        lie_kw = {"confidence_level": options.confidence_level,
+                                  **dict(lie_options or {})}
                         results[spec.name] = iterated_expectation_check(
-                            lie_part, **dict(lie_options or {}), rng=by_name[spec.name]
-                        )
+                            lie_part, **lie_kw, rng=by_name[spec.name])
                     else:
                         results[spec.name] = spec.run(part, options, by_name[spec.name])
                 except (ValueError, TypeError) as exc:

@@ -633,3 +633,36 @@ def test_report_maps_menu_labels_with_actions():
     rep = report(yours, tests="iia", actions=ours, progress=False, rng=1, **FAST)
     res = rep.cells[0].results["iia"]
     assert res.full_menu == "defer|no|yes" and not rep.cells[0].errors
+
+
+def test_lie_interval_is_at_the_report_level():
+    # the LIE check ran at its own 0.95 under a table header naming the report's level
+    import bayesnets
+
+    study = bayesnets.lie_study("asia", agent="weighted", n_contexts=30, rng=0)
+    baseline = study.redraw(agent="rational", rng=1)
+    data = coherence.simulate("rational", n_contexts=30, n_repetitions=2, rng=0).data
+    rep = report(data, lie=study.data, lie_options={"baseline": baseline}, tests=["lie"],
+                 confidence_level=0.8, progress=False, rng=0, **FAST)
+    assert rep.cells[0].results["lie"].confidence_interval.confidence_level == 0.8
+    own = report(data, lie=study.data, tests=["lie"], progress=False, rng=0, **FAST,
+                 lie_options={"baseline": baseline, "confidence_level": 0.9})
+    assert own.cells[0].results["lie"].confidence_interval.confidence_level == 0.9
+
+
+def test_pvalues_never_print_on_the_other_side_of_the_level():
+    from coherence._report._render import _pval
+
+    assert _pval(50 / 1001) == "0.04995"  # was "0.050" under a shading that says < 0.05
+    assert _pval(0.05004) == "0.050" and _pval(0.049) == "0.049"
+    assert _pval(0.12345) == "0.123" and _pval(0.0004) == "< 0.001"
+
+
+def test_grid_note_counts_the_second_stage(two_models):
+    # with 99 permutations the note said no test could reach the shading, next to cells
+    # shaded p < 0.001 (their p-values resolved with the second stage's draws)
+    rep = report(two_models, by="model", n_resamples=99, rng=0, progress=False)
+    html = rep.to_html()
+    assert "no such test can reach the shading" not in html
+    assert "rerun with more permutations" not in html
+    assert "class='sig'" in html
