@@ -12,6 +12,7 @@ forecasters on the same bootstrap replicates.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from dataclasses import field
 from typing import Any
@@ -37,6 +38,7 @@ from .._validation import probability_array
 from .._validation import require_columns
 from .._validation import same_within
 from .._warnings import DeprecatedAlias
+from .._warnings import SmallSampleWarning
 
 __all__ = ["FORECASTBENCH_SCORES", "ForecastBenchComparisonResult", "ForecastBenchResult",
            "forecastbench_scores"]
@@ -511,6 +513,14 @@ def forecastbench_scores(data: Any, *, question: str = "question", model: str = 
     pooled_reps = (draws @ np.nansum(brier, axis=1)) / (draws @ present.sum(axis=1))
     low, high = percentile_interval(pooled_reps, confidence_level)
     table = _score_table(panel, point, reps, parts, halves, confidence_level)
+    single = (["pooled"] if n_q == 1 else []) + [
+        str(m) for m, n in zip(table["model"], table["n_questions"], strict=True) if n == 1]
+    if single:
+        warnings.warn(
+            f"{owner}: {len(single)} interval(s) rest on one question "
+            f"({', '.join(single[:5])}{', ...' if len(single) > 5 else ''}): they are the "
+            "point itself, and do not reflect what more questions could show.",
+            SmallSampleWarning, stacklevel=2)
     overall = "pooled" if halves is None else "average of dataset and market"
     return ForecastBenchResult(
         statistic=float(pooled), pvalue=np.nan,

@@ -9,6 +9,7 @@ from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
+import coherence
 from coherence import FORECASTBENCH_SCORES
 from coherence import ForecastBenchComparisonResult
 from coherence import ForecastBenchResult
@@ -429,3 +430,14 @@ def test_property_drop_rule_matches_counts(seed, k):
     assert set(res.models) == expect_kept
     assert res.n_imputed == sum(counts[m] for m in expect_kept)
     assert set(res.dropped["model"]) == set(counts) - expect_kept
+
+
+def test_an_interval_on_one_question_warns():
+    # one question: every interval is the point itself (forecast_scores warns likewise)
+    df = pd.DataFrame({"model": ["a", "b", "a"], "question": ["q", "q", "r"],
+                       "probability": [0.6, 0.3, 0.7], "outcome": [1, 1, 0]})
+    with pytest.warns(coherence.SmallSampleWarning, match=r"3 interval\(s\) rest on one "
+                      r"question \(pooled, a, b\)"):
+        coherence.forecastbench_scores(df.iloc[:2], rng=0)
+    with pytest.warns(coherence.SmallSampleWarning, match=r"1 interval\(s\) .* \(b\)"):
+        coherence.forecastbench_scores(df, rng=0)
