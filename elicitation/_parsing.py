@@ -86,19 +86,52 @@ def _fail(text: str, reason: str, detail: str,
                   detail=detail, text=text)
 
 
-# A plain number: 0.7, .7, 1, 70 (with an optional % after it), 7e-1; a leading sign
-# is captured so that negative values are reported as out of range, not misread.
-_NUM = r"([-+]?(?:\d+(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?)(?![\w.]*\d)(?![A-Za-z_])\s*(%?)"
+# A plain number: 0.7, .7, 1, 70 (with an optional % after it, or "percent", "per cent",
+# "pct", on the same line), 7e-1; a leading sign is captured so that negative values are
+# reported as out of range, not misread (dash-like minus signs are read as "-" first).
+_H = r"[^\S\r\n]"  # horizontal white space: a label, its value and its unit share a line
+_NUM = (r"(?P<num>[-+]?(?:\d+(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?)(?![\w.]*\d)(?![A-Za-z_])"
+        + _H + r"*(?P<unit>%|(?i:per" + _H + r"?cent|pct)(?![\w])|)")
 _DIGITS_RE = re.compile(r"\d+(?:\.\d+)?|\.\d+")
 _OPEN_MD = r"[*_`#>\"'‘’“”\s]*"        # decoration before a label
 _CLOSE_MD = r"[*_`\"'‘’“”)\]]*"        # after it: **Yes**, P(Yes), [Yes]
-_AFTER_SEP = r"[*_`\"'‘’“”\s]*"        # between the separator and the number (no '(')
-_SCALE = r"(?:\s*[(\[][^()\[\]\n]{0,40}[)\]])?"  # an echoed scale or options: (0-1), (Yes/No)
-_SEP = r"(?:\s*[:=]\s*|\s+-\s+|\s+)"
+_AFTER_SEP = r"(?:[*_`\"'‘’“”]|" + _H + r")*"  # between the separator and the number (no '(')
+_SCALE = r"(?:" + _H + r"*[(\[][^()\[\]\n]{0,40}[)\]])?"  # an echoed scale: (0-1), (Yes/No)
+_SEP = r"(?:" + _H + r"*[:=]" + _H + r"*|" + _H + r"+-" + _H + r"+|" + _H + r"+)"
+_BEFORE_SEP = _CLOSE_MD + r"(?:" + _H + r"*probability)?" + _SCALE + _CLOSE_MD
+_AFTER_LABEL = _BEFORE_SEP + _SEP + _AFTER_SEP
+#: a label that ends its line, its value on the next one ("Yes:\n0.7"): read only when
+#: that line holds the value alone (a list item "1. Older age" is not a value)
+_NEXT_LINE = r"(?:" + _H + r"*[:=]?" + _AFTER_SEP + r"\r?\n\s*)"
+_VALUE_ALONE = re.compile(r"[*_`\"'‘’“”.!)\]\s]*")
 _REASONING_TAGS = ("think", "thinking", "reasoning")
-#: a negation just before a label ("Not yes: 0.2", "P(not Yes)"): the number is not the label's
-_NEGATED = re.compile(r"(?:(?<![\w])not|(?<![\w])non|n['’]t)[\s\-_*`\"'‘’“”]*$",
-                      re.IGNORECASE)
+#: a negation just before a label ("Not yes: 0.2", "P(not Yes)", "not a yes"): the number
+#: is not the label's
+_NEGATED = re.compile(r"(?:(?<![\w])(?:not|cannot|never|non)|n['’]t)"
+                      r"(?:[\s\-_*`\"'‘’“”]+(?:an?|the))?[\s\-_*`\"'‘’“”]*$", re.IGNORECASE)
+#: dash-like minus signs (U+2010-2015, U+2212, U+FE63, U+FF0D) directly before a number
+_MINUS_RE = re.compile(r"[\u2010-\u2015\u2212\ufe63\uff0d](?=\.?\d)")
+#: what may not follow a plain number: another unit (per mille, "percentage"), or odds
+#: with the second number in words ("1 in a hundred", "1 chance out of a thousand")
+_NUMBER_WORDS = (r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+                 r"(?:thir|four|fif|six|seven|eigh|nine)teen|twenty|thirty|forty|fifty|sixty|"
+                 r"seventy|eighty|ninety|hundred|thousand|million|billion|trillion|dozen|"
+                 r"score|couple|few)s?(?![A-Za-z])")
+_NOT_PLAIN_AFTER = re.compile(
+    r"^" + _H + r"*(?:[%‰‱]|per" + _H + r"?(?:cent|mill?e?)|pct|(?:[A-Za-z]+" + _H
+    + r"+){0,2}?(?:in|out" + _H + r"+of|of|per|to)" + _H + r"+(?:(?:an?|one|every|each)"
+    + _H + r"+)?" + _NUMBER_WORDS + r")", re.IGNORECASE)
+#: a unit alone at the start of the next line ("Yes: 70\n%"): not the value's, nor ignored
+_UNIT_NEXT_LINE = re.compile(r"\s*(?:%|‰|per" + _H + r"?cent|pct)", re.IGNORECASE)
+#: the end of a label word ("No", "No probability", "Noprobability")
+_WORD_END = r"(?:(?![\w])|(?=probability))"
+#: words that say a lone number may be about something else than "yes" (a negation, a
+#: refusal): "80% sure it will not happen", "impossible to say with only 1 data point"
+_HEDGED = re.compile(r"(?<![\w])(?:not|never|no|none|neither|nor|cannot|impossible|unable|"
+                     r"without|against|unclear|unknown|insufficient|(?:do|does|did|is|are|was|"
+                     r"were|wo|ca|could|would|should|has|have|had)nt|(?:hard|difficult)\s+to\s+"
+                     r"(?:say|tell|know))(?![\w])|n['’]t(?![\w])",
+                     re.IGNORECASE)
 
 
 def _to_value(number: str, percent: str) -> float:
@@ -106,18 +139,51 @@ def _to_value(number: str, percent: str) -> float:
     return value / 100.0 if percent else value
 
 
-def _label_pattern(label: str) -> re.Pattern[str]:
-    return re.compile(
-        r"(?<![\w])" + _OPEN_MD + re.escape(label) + _CLOSE_MD
-        + r"(?:\s*probability)?" + _SCALE + _CLOSE_MD + _SEP + _AFTER_SEP + _NUM,
-        re.IGNORECASE,
-    )
+def _label_word(label: str) -> str:
+    """A label as a whole word; a label that starts with a digit is never found inside a
+    number (the "0" of "-0.7", the "3" of "0.35")."""
+    if label[:1].isdigit():
+        return r"(?<![\w.])" + re.escape(label) + r"(?![\w]|[.,]\d)"
+    return r"(?<![\w])" + re.escape(label)
+
+
+def _label_pattern(label: str, value: str = _NUM) -> re.Pattern[str]:
+    """A label, its separator (on its line, or a line break) and its value (group
+    ``label`` is the label itself)."""
+    start = r"(?<![\w.])" if label[:1].isdigit() else r"(?<![\w])"
+    return re.compile(start + _OPEN_MD + r"(?P<label>" + re.escape(label) + r")" + _BEFORE_SEP
+                      + r"(?:" + _SEP + r"|" + _NEXT_LINE + r")" + _AFTER_SEP + value,
+                      re.IGNORECASE)
+
+
+def _misplaced(body: str, m: re.Match[str], value: str) -> str | None:
+    """Why the label and value matched by ``m`` are not read: a negated label ("not
+    yes: 0.2"), or a value on the next line that is not alone on it; None when read."""
+    line_start = body.rfind("\n", 0, m.start("label")) + 1
+    if _NEGATED.search(body[line_start:m.start("label")]):
+        shown = body[line_start:m.end()].strip()
+        return f"the label {m.group('label')!r} is negated: {shown[:60]!r}"
+    if "\n" in body[m.end("label"):m.start(value)]:
+        line_end = body.find("\n", m.end())
+        tail = body[m.end():] if line_end < 0 else body[m.end():line_end]
+        if _VALUE_ALONE.fullmatch(tail) is None:
+            shown = (body[m.start(value):m.end()] + tail).strip()
+            return (f"the label {m.group('label')!r} ends its line and the next line is not "
+                    f"a value alone: {shown[:60]!r}")
+    return None
 
 
 def _words_pattern(labels: Sequence[str]) -> re.Pattern[str]:
-    """Any of the labels as a word (where the value of the previous label ends)."""
-    return re.compile(r"(?<![\w])(?:" + "|".join(re.escape(x) for x in labels) + r")(?![\w])",
+    """Any of the labels as a word."""
+    return re.compile(r"(?:" + "|".join(_label_word(x) for x in labels) + r")" + _WORD_END,
                       re.IGNORECASE)
+
+
+def _valued_pattern(labels: Sequence[str]) -> re.Pattern[str]:
+    """Any of the labels followed by a separator and a number (where the value of the
+    previous label ends: "no" alone, as in "0.3... no, 0.4", is not the label No)."""
+    return re.compile(r"(?:" + "|".join(_label_word(x) for x in labels) + r")" + _WORD_END
+                      + _AFTER_LABEL + r"[-+]?\.?\d", re.IGNORECASE)
 
 
 def _strip_reasoning(text: str) -> tuple[str, str | None]:
@@ -175,24 +241,37 @@ def parse_probabilities(text: Any, labels: Sequence[str] = ("No", "Yes"), *,
     2. ``json``: a JSON object keyed by the labels (constrained output).
     3. ``tolerant``: each label is found anywhere in the text, in any case
        or order, followed by ``:``, ``=``, `` - `` or a space and a plain
-       number (``0.7``, ``.7``, ``70%``), prose and markdown around it
+       number (``0.7``, ``.7``, ``70%``, ``70 percent``, ``70 per cent``,
+       ``70 pct``) on the label's line, prose and markdown around it
        allowed, and an echoed scale or option list in brackets between the
-       label and its separator (``Yes (0-1): 0.7``) skipped. A label given
-       two different values is ``duplicate_label``. When the rest of the
-       line after a label's number (up to the next label) holds another
-       digit, the number is not plain (``0,3``, ``1/3``, ``0.6-0.8``,
-       ``0.3+0.4``, ``3:1``, ``1 in 3``, ``0.7 (70%)``) and the reply fails
-       with ``unsupported_format``: such replies are never read.
+       label and its separator (``Yes (0-1): 0.7``) skipped. A label that
+       ends its line takes the next line only when that line is the value
+       alone (``Yes:\\n0.7``); anything else there (a list ``1. Older
+       age``) is ``ambiguous``, and so is a negated label (``not a yes:
+       0.3``). A label given two different values is ``duplicate_label``.
+       When the rest of the line after a label's number (up to the next
+       label followed by a separator and a number: the word "no" alone is
+       not the label No) holds another digit, odds in words or another
+       unit, or the next line starts with a unit, the number is not plain
+       (``0,3``, ``1/3``, ``0.6-0.8``, ``0.3+0.4``, ``3:1``, ``1 in 3``,
+       ``1 in a hundred``, ``0.7 (70%)``, ``0.3... no, 0.4``, ``5‰``,
+       ``70\\n%``) and the reply fails with ``unsupported_format``: such
+       replies are never read. A label that starts with a digit is never
+       found inside a number (the ``0`` of ``0.6-0.7``).
     4. ``yes_only`` (binary ``No``/``Yes`` labels only): only ``Yes: p`` is
        given; ``No`` is taken as ``1 - p``.
     5. ``lone_number`` (binary labels only): no label word at all and
-       exactly one number in the text, read as P(Yes). A lone number next
-       to a label word (``No, 0.3``) could be either label's and is
-       ``ambiguous``.
+       exactly one plain number in the text, read as P(Yes). A lone number
+       next to a label word (``No, 0.3``) could be either label's and is
+       ``ambiguous``; so is one in a text with a negation or a refusal
+       (``not``, ``n't``, ``never``, ``cannot``, ``impossible``,
+       ``unable``, ``without``, ...: "80% sure it will not happen").
 
     A number above 1 without a ``%`` sign is ``out_of_range`` (it is not
-    re-read as a percentage). The method is recorded with every value, so a
-    study can report how many answers each rule read.
+    re-read as a percentage), and so is a negative one, whatever its minus
+    sign (``-``, ``−`` and the other dashes before a digit). The method is
+    recorded with every value, so a study can report how many answers each
+    rule read.
 
     Examples
     --------
@@ -262,7 +341,7 @@ def _json_object(text: str) -> dict[str, Any] | None:
 
 
 def _rest_of_value(body: str, end: int, words: re.Pattern[str]) -> str:
-    """The text after a value, up to the end of its line or the next label."""
+    """The text after a value, up to the end of its line or the next label (``words``)."""
     line_end = body.find("\n", end)
     rest = body[end:] if line_end < 0 else body[end:line_end]
     nxt = words.search(rest)
@@ -284,6 +363,7 @@ def _reply_body(text: Any, draft: str) -> tuple[str, Parsed | None]:
     if bad is not None:
         return "", bad
     body, unclosed = _strip_reasoning(text)
+    body = _MINUS_RE.sub("-", body)  # "−0.2" is negative, never 0.2
     if unclosed is not None:
         return body, _fail(text, "unclosed_reasoning",
                            f"the reply opens {unclosed} and never closes it: {draft}")
@@ -329,28 +409,9 @@ def _parse_probabilities(text: Any, labels: tuple[str, ...], tol: float,
         return _finish(text, labels, raw, "json", tol)
 
     # 3. tolerant
-    words = _words_pattern(labels)
-    found: dict[str, float] = {}
-    for label in labels:
-        values = set()
-        for m in _label_pattern(label).finditer(body):
-            line_start = body.rfind("\n", 0, m.start()) + 1
-            if _NEGATED.search(body[line_start:m.start()]):
-                shown = body[line_start:m.end()].strip()
-                return _fail(text, "ambiguous", f"the label {label!r} is negated: "
-                             f"{shown[:60]!r} is not a value of {label!r}")
-            rest = _rest_of_value(body, m.end(), words)
-            if any(ch.isdigit() for ch in rest):
-                shown = (m.group(0).strip() + rest).strip()
-                return _fail(text, "unsupported_format",
-                             f"the value of {label!r} is not one plain number: {shown[:60]!r}")
-            values.add(_to_value(m.group(1), m.group(2)))
-        if len(values) > 1:
-            shown = ", ".join(f"{v:g}" for v in sorted(values))
-            return _fail(text, "duplicate_label",
-                         f"the label {label!r} is given several values ({shown})")
-        if values:
-            found[label] = values.pop()
+    found = _tolerant(text, body, labels)
+    if isinstance(found, Parsed):
+        return found
     if len(found) == len(labels):
         return _finish(text, labels, found, "tolerant", tol)
 
@@ -376,14 +437,59 @@ def _parse_probabilities(text: Any, labels: tuple[str, ...], tol: float,
         return _fail(text, "no_probability", "no probability found in the reply")
     if not binary or final:
         return _fail(text, "no_probability", "no labelled probabilities in the reply")
-    if words.search(body):
+    return _lone_number(text, body, labels, tol)
+
+
+def _not_plain(rest: str, body: str, end: int) -> bool:
+    """Whether the text after a number (``rest``, from ``end`` in ``body``) says it is not
+    one plain number: another digit (``0,3``, ``1/3``, ``0.6-0.8``, ``1 in 3``), a unit or
+    odds in words, or a unit alone on the next line."""
+    if any(ch.isdigit() for ch in rest) or _NOT_PLAIN_AFTER.match(rest) is not None:
+        return True
+    line_end = body.find("\n", end)
+    return line_end >= 0 and _UNIT_NEXT_LINE.match(body, line_end) is not None
+
+
+def _tolerant(text: str, body: str, labels: tuple[str, ...]) -> dict[str, float] | Parsed:
+    """The labelled values found anywhere in the reply, or the failure that stops it."""
+    nxt = _valued_pattern(labels)
+    found: dict[str, float] = {}
+    for label in labels:
+        values = set()
+        for m in _label_pattern(label).finditer(body):
+            why = _misplaced(body, m, "num")
+            if why is not None:
+                return _fail(text, "ambiguous", why)
+            rest = _rest_of_value(body, m.end(), nxt)
+            if _not_plain(rest, body, m.end()):
+                shown = (body[m.start("label"):m.end()] + rest).strip()
+                return _fail(text, "unsupported_format",
+                             f"the value of {label!r} is not one plain number: {shown[:60]!r}")
+            values.add(_to_value(m.group("num"), m.group("unit")))
+        if len(values) > 1:
+            shown = ", ".join(f"{v:g}" for v in sorted(values))
+            return _fail(text, "duplicate_label",
+                         f"the label {label!r} is given several values ({shown})")
+        if values:
+            found[label] = values.pop()
+    return found
+
+
+def _lone_number(text: str, body: str, labels: tuple[str, ...], tol: float) -> Parsed:
+    """The one number of a reply with no label word, read as P(Yes), when nothing in the
+    text says it could be about something else."""
+    if _words_pattern(labels).search(body):
         return _fail(text, "ambiguous", "one number next to a label word: it could be either "
                      "label's value")
+    hedge = _HEDGED.search(body)
+    if hedge is not None:
+        return _fail(text, "ambiguous", f"the reply says {hedge.group(0)!r}: its one number "
+                     "may not be the probability of yes")
     m = re.search(r"(?<![\w.])" + _NUM, body)
-    if m is None:
+    if m is None or _not_plain(body[m.end():].split("\n", 1)[0], body, m.end()):
         return _fail(text, "unsupported_format", "the one number in the reply is not a plain "
                      "decimal or percentage")
-    p = _to_value(m.group(1), m.group(2))
+    p = _to_value(m.group("num"), m.group("unit"))
     if not math.isfinite(p) or not 0.0 <= p <= 1.0:
         return _fail(text, "out_of_range",
                      f"the lone number {m.group(0).strip()!r} is not a "
@@ -398,15 +504,17 @@ PAPER_DECISION_LABELS: tuple[str, str] = ("Can decide", "Decision")
 
 
 def _answers_of(label: str, body: str, words: re.Pattern[str]) -> tuple[set[str], str | None]:
-    """The Yes/No answers given to ``label``; the second item shows an ambiguous one."""
-    pattern = re.compile(r"(?<![\w])" + _OPEN_MD + re.escape(label) + _CLOSE_MD + _SCALE
-                         + _CLOSE_MD + _SEP + _AFTER_SEP + r"(yes|no)(?![\w])", re.IGNORECASE)
+    """The Yes/No answers given to ``label``; the second item says why one is ambiguous."""
     found: set[str] = set()
-    for m in pattern.finditer(body):
+    for m in _label_pattern(label, r"(?P<answer>yes|no)(?![\w])").finditer(body):
+        why = _misplaced(body, m, "answer")
+        if why is not None:
+            return found, why
         rest = _rest_of_value(body, m.end(), words)
         if re.search(r"(?<![\w])(yes|no)(?![\w])", rest, re.IGNORECASE):
-            return found, (m.group(0).strip() + rest).strip()
-        found.add(m.group(1).lower())
+            shown = (body[m.start("label"):m.end()] + rest).strip()
+            return found, f"a label is followed by both Yes and No: {shown[:60]!r}"
+        found.add(m.group("answer").lower())
     return found, None
 
 
@@ -439,11 +547,12 @@ def parse_decision(text: Any, labels: Sequence[str] = PAPER_DECISION_LABELS) -> 
     ``unclosed_reasoning``). Rules: ``strict`` (exactly the two lines in
     order), ``json`` (an object with the two labels), ``tolerant`` (each
     label anywhere, any case, an echoed option list in brackets skipped:
-    ``Decide (Yes/No): No``). "Decide: No" without an answer is a deferral;
-    "Decide: Yes" without an answer is ``missing_label``. A label followed
-    by both words (``Decision: Yes or No``, an echo of the instructions) is
-    ``ambiguous``, and so is an unlabelled "Yes" or "No" (it could answer
-    either question): never guessed.
+    ``Decide (Yes/No): No``; the answer on the label's line, or alone on the
+    next). "Decide: No" without an answer is a deferral; "Decide: Yes"
+    without an answer is ``missing_label``. A label followed by both words
+    (``Decision: Yes or No``, an echo of the instructions) is ``ambiguous``,
+    and so are a negated label ("I would not decide yes") and an unlabelled
+    "Yes" or "No" (it could answer either question): never guessed.
 
     Examples
     --------
@@ -500,8 +609,7 @@ def _parse_decision(text: Any, labels: tuple[str, ...]) -> Parsed:
     answers, echo_a = _answers_of(answer_label, body, words)
     echo = echo_d or echo_a
     if echo:
-        return _fail(text, "ambiguous", f"a label is followed by both Yes and No: "
-                     f"{echo[:60]!r}")
+        return _fail(text, "ambiguous", echo)
     if len(decides) > 1 or len(answers) > 1:
         return _fail(text, "duplicate_label", "a label is given both Yes and No")
     if decides:

@@ -367,7 +367,9 @@ def test_no_reply_is_read_as_a_number_a_careful_reader_would_not(
 
 
 @pytest.mark.parametrize("text", ["Not yes: 0.2", "not Yes: 0.2", "P(not yes) = 0.2",
-                                  "Probability of non-yes: 20%", "isn't yes: 0.2"])
+                                  "Probability of non-yes: 20%", "isn't yes: 0.2",
+                                  "the probability it's not a yes: 0.3",  # was 0.3
+                                  "Not the Yes: 0.3"])
 def test_a_negated_label_is_not_read_as_the_label(text):
     # "Not yes: 0.2" is P(No) = 0.2, never P(Yes) = 0.2
     parsed = parse_probabilities(text)
@@ -388,3 +390,134 @@ def test_sum_tolerance_is_validated(tol):
         parse_probabilities("Yes: 0.2", sum_tolerance=tol)
     with pytest.raises(TypeError, match="'sum_tolerance'"):
         parse_probabilities("Yes: 0.2", sum_tolerance="0.1")
+
+
+# --------------------------------------------------------------------------- audit misreads
+@pytest.mark.parametrize(
+    ("text", "yes"),
+    [
+        ("There's about a 1 percent chance.", 0.01),         # was 1.0
+        ("Yes: 1 percent", 0.01),                            # was 1.0
+        ("Yes: 0.5 percent", 0.005),                         # was 0.5
+        ("1 per cent", 0.01),
+        ("1 pct", 0.01),
+        ("Yes: 70 Percent, No: 30 percent", 0.7),
+    ],
+)
+def test_spelled_out_percent_is_a_percentage(text, yes):
+    parsed = parse_probabilities(text)
+    assert parsed.ok, parsed.detail
+    assert parsed.values["Yes"] == pytest.approx(yes)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # odds with the second number in words were read as certainty
+        "Roughly 1 in a hundred.", "About a 1 in a million chance.", "1 chance in a thousand",
+        "1 out of a hundred", "Yes: 1 in a hundred", "Yes: 1 in every thousand",
+        # other units than a percentage
+        "Yes: 0.5‰", "Yes: 5 per mille",
+    ],
+)
+def test_odds_in_words_and_other_units_are_not_read(text):
+    parsed = parse_probabilities(text)
+    assert not parsed.ok, parsed.values
+    assert parsed.reason == "unsupported_format", parsed.detail
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        # a label at the end of a line took a list marker of the next line as its value
+        ("Answer: Yes\n\n1. The patient is older.\n2. Male sex raises risk.\n\n"
+         "Probability: 0.75", "ambiguous"),                  # was 1.0
+        ("**Yes**\n1. Older age\n2. Smoking\nI estimate 40%.", "ambiguous"),  # was 1.0
+        ("No: 0.3\nYes: 0.7\n\nWhy not no:\n1. Age", "ambiguous"),
+        ("Yes (0.7)\n\n1. Age\n2. Sex", "ambiguous"),         # was 1.0
+        ("0.3\n%", "unsupported_format"),                     # was 0.003
+        ("Yes: 70\n%", "unsupported_format"),                # was 0.7: '%' on another line
+        ("Yes: 0.7\n%\nNo: 0.3", "unsupported_format"),       # was 0.007
+    ],
+)
+def test_a_label_ending_its_line_takes_only_a_value_alone_on_the_next(text, reason):
+    parsed = parse_probabilities(text)
+    assert not parsed.ok, parsed.values
+    assert parsed.reason == reason, parsed.detail
+
+
+@pytest.mark.parametrize(("text", "yes"), [
+    ("Yes: 0.7\nNo: 0.3\nConfidence: 80%", 0.7),   # was refused: '%' only on its line
+    ("Yes:\n0.7\nNo:\n0.3", 0.7),                   # a value alone on the next line
+    ("**Yes**\n\n70%.\n**No**\n\n30%.", 0.7),
+])
+def test_a_unit_belongs_to_the_number_on_its_line(text, yes):
+    parsed = parse_probabilities(text)
+    assert parsed.ok, parsed.detail
+    assert parsed.values["Yes"] == pytest.approx(yes)
+
+
+@pytest.mark.parametrize("text", ["Yes: 0.3... no, actually 0.4", "Yes: 0.3, no, make that 0.4",
+                                  "Yes: 0.3 (no wait, 0.4)", "Yes: 0.3. No. It is 0.4."])
+def test_a_self_correction_after_the_word_no_is_not_dropped(text):
+    # "no" is the label No only when a separator and a number follow it (was Yes = 0.3)
+    parsed = parse_probabilities(text)
+    assert not parsed.ok, parsed.values
+    assert parsed.reason == "unsupported_format", parsed.detail
+
+
+@pytest.mark.parametrize("text", ["0: 0.6-0.7, 1: 0.2, 2: 0.1, 3: 0.1",      # was 0.6
+                                  "0: 0.4, 1: 0.3 or 0.35, 2: 0.2, 3: 0.1",  # was 0.3
+                                  "0: 0.4, 1: 0.3 0.2, 2: 0.2, 3: 0.1"])
+def test_digit_labels_are_not_found_inside_numbers(text):
+    labels = ("0", "1", "2", "3")
+    parsed = parse_probabilities(text, labels)
+    assert not parsed.ok, parsed.values
+    assert parsed.reason == "unsupported_format", parsed.detail
+    good = parse_probabilities("0: 0.4, 1: 0.3, 2: 0.2, 3: 0.1", labels)
+    assert dict(good.values) == pytest.approx({"0": 0.4, "1": 0.3, "2": 0.2, "3": 0.1})
+
+
+@pytest.mark.parametrize("text", ["−0.2", "Probability: −0.2", "Yes: −0.2",  # U+2212, was 0.2
+                                  "Yes: ‒0.2", "Yes: –0.2", "Yes: －0.2", "Yes: ﹣20%"])
+def test_a_unicode_minus_is_a_minus(text):
+    parsed = parse_probabilities(text)
+    assert not parsed.ok, parsed.values
+    assert parsed.reason == "out_of_range", parsed.detail
+
+
+@pytest.mark.parametrize("text", [
+    "I'm 80% sure it will not happen.",                                  # was 0.8
+    "The probability that the patient does not have heart disease is 0.8",
+    "There's a 90% chance they don't.",                                  # was 0.9
+    "It's impossible to say with only 1 data point.",                    # was 1.0
+    "I cannot answer without at least 1 more test result.",              # was 1.0
+    "I'd never put it above 0.2.",
+    "Unable to estimate; 1 record is missing.",
+    "There's a 90% chance they dont.",
+    "Hard to say with only 1 data point.",
+])
+def test_a_lone_number_beside_a_negation_or_refusal_is_not_read(text):
+    parsed = parse_probabilities(text)
+    assert not parsed.ok, parsed.values
+    assert parsed.reason == "ambiguous", parsed.detail
+
+
+@pytest.mark.parametrize(("text", "yes"), [("70%", 0.7), ("0.7", 0.7),
+                                           ("Probability: 0.65", 0.65), ("~0.4", 0.4),
+                                           ("I'd estimate 0.3.", 0.3),
+                                           ("Likely, about 80 percent.", 0.8)])
+def test_a_plain_lone_number_is_still_read(text, yes):
+    parsed = parse_probabilities(text)
+    assert parsed.ok and parsed.method == "lone_number", parsed.detail
+    assert parsed.values["Yes"] == pytest.approx(yes)
+
+
+@pytest.mark.parametrize("text", ["I would not decide yes without more data. Answer: No",
+                                  "Decide: Yes\nI would never answer: yes here. Answer: No",
+                                  "Decide: Yes\nAnswer:\nNo single factor settles it."])
+def test_a_negated_decision_label_is_not_read(text):
+    # was action 'no' with decide 'yes'
+    parsed = parse_decision(text, TOOLKIT)
+    assert not parsed.ok, parsed.values
+    assert parsed.reason == "ambiguous", parsed.detail
