@@ -4,6 +4,7 @@ one record, :class:`ReportOptions`, taken as ``options=`` and field by field as 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from dataclasses import fields
 from typing import Any
@@ -13,7 +14,13 @@ from .._validation import check_choice
 from .._validation import check_int
 from .._validation import param_error
 
-__all__ = ["ReportOptions", "check_report_options"]
+#: The report's second stage (``_resolve.py``) resolves an adjusted p-value strictly below
+#: this.
+TARGET = 1e-3
+#: The most draws of a second stage.
+MAX_DRAWS = 100_000
+
+__all__ = ["MAX_DRAWS", "TARGET", "ReportOptions", "check_report_options", "second_stage_draws"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,3 +125,11 @@ def check_report_options(values: dict[str, Any], owner: str) -> None:
     if backend is not None and not isinstance(backend, str):
         raise TypeError(param_error("backend", owner, "a joblib backend name or None",
                                     backend))
+
+
+def second_stage_draws(family: int, adjust: str) -> int:
+    """The draws of the second stage: enough for a p-value at its floor to resolve below
+    :data:`TARGET` after the adjustment over ``family`` p-values, at most
+    :data:`MAX_DRAWS`."""
+    factor = family if adjust != "none" else 1
+    return min(MAX_DRAWS, math.ceil(max(factor, 1) / TARGET) + 1)

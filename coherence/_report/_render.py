@@ -29,10 +29,10 @@ import pandas as pd
 from .._multiplicity import adjust_label
 from .._multiplicity import adjust_pvalues
 from ._options import ReportOptions
+from ._options import second_stage_draws
 from ._registry import DEFAULT_PERMUTATIONS
 from ._registry import DEFAULT_RESAMPLES
 from ._registry import REGISTRY
-from ._resolve import second_stage_draws
 
 if TYPE_CHECKING:
     from ._result import CoherenceReport

@@ -36,6 +36,9 @@ from threadpoolctl import threadpool_limits
 
 from .._rng import spawn
 from .._warnings import recorded_warnings
+from ._options import MAX_DRAWS
+from ._options import TARGET
+from ._options import second_stage_draws
 from ._registry import REGISTRY
 from ._registry import Options
 from ._result import ReportCell
@@ -62,22 +65,10 @@ INTERVAL_KEPT = ("ci", "ci_evidence", "ci_calibrated")
 #: not at its floor: more draws would refine it, not change what it says (with 1000
 #: draws, p >= 0.004; adjusted over 25 p-values, >= 0.1).
 STOP_AFTER = 3
-#: The second stage resolves the adjusted p-value strictly below this.
-TARGET = 1e-3
-#: The most draws of a second stage.
-MAX_DRAWS = 100_000
 
 
 def _exceedances(pvalue: float, draws: int) -> int:
     return round(pvalue * (draws + 1) - 1)
-
-
-def second_stage_draws(family: int, adjust: str) -> int:
-    """The draws of the second stage: enough for a p-value at its floor to resolve below
-    :data:`TARGET` after the adjustment over ``family`` p-values, at most
-    :data:`MAX_DRAWS`."""
-    factor = family if adjust != "none" else 1
-    return min(MAX_DRAWS, math.ceil(max(factor, 1) / TARGET) + 1)
 
 
 def resolve_pvalues(cells: Sequence[ReportCell], parts: Sequence[pd.DataFrame],

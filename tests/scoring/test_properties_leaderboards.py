@@ -74,6 +74,7 @@ def _bench_table(res) -> pd.DataFrame:
     return res.table.set_index("model").sort_index()
 
 
+@pytest.mark.filterwarnings("ignore:forecastbench_scores:coherence.SmallSampleWarning")
 @settings(max_examples=30)
 @given(_bench())
 def test_forecastbench_scores_match_a_dummy_variable_fit(df):
@@ -100,6 +101,7 @@ def test_forecastbench_scores_match_a_dummy_variable_fit(df):
                                           abs=1e-12)
 
 
+@pytest.mark.filterwarnings("ignore:forecastbench_scores:coherence.SmallSampleWarning")
 @settings(max_examples=20)
 @given(_bench(), st.randoms(use_true_random=False))
 def test_forecastbench_row_order_relabelling_and_duplicated_questions(df, rnd):
@@ -123,6 +125,7 @@ def test_forecastbench_row_order_relabelling_and_duplicated_questions(df, rnd):
         np.testing.assert_allclose(d[name], ta[name], rtol=1e-9, atol=1e-9)
 
 
+@pytest.mark.filterwarnings("ignore:forecastbench_scores:coherence.SmallSampleWarning")
 @settings(max_examples=25)
 @given(_bench(), st.sampled_from(list(coherence.FORECASTBENCH_SCORES)))
 def test_forecastbench_compare_swap_and_bounds(df, score):
