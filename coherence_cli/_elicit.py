@@ -380,13 +380,16 @@ def _run(args: argparse.Namespace, cache: Any) -> int:
         print(hint(raw, args), file=sys.stderr)
         return EXIT_FAILURE
     data.to_csv(args.out, index=False)
+    flagged = Path(args.out).with_name(Path(args.out).stem + "_incoherent.csv")
     if len(result.incoherent):
-        flagged = Path(args.out).with_name(Path(args.out).stem + "_incoherent.csv")
         # reason: what `coherence test` counts as set aside in the report's diagnostics
         result.incoherent.assign(model=result.model, settings=settings,
                                  reason="bad_sum").to_csv(flagged, index=False)
         print(f"{len(result.incoherent)} belief replies did not sum to 1 (bad_sum): kept, "
               f"with their stated numbers and actions, in {flagged}")
+    elif flagged.is_file():  # an earlier run's: `coherence test` would count it against this table
+        flagged.unlink()
+        print(f"removed {flagged}: an earlier run's set-aside replies (this run set none aside)")
     print(f"\nbelief/action table ({len(data)} rows, with model and settings columns) "
           f"written to {args.out}; test it with: coherence test {args.out}")
     return EXIT_OK

@@ -253,7 +253,12 @@ class ForecastScoresResult(CoherenceResult, test_name="forecast_scores",
         summary = CoherenceResult.summary(self).with_table("per model", self.table[cols])
         if self.filtered is not None:
             caption = "after the contamination filter"
-            summary = summary.with_table(caption, self.filtered.table[cols], lead=[caption + ":"])
+            lead = [caption + ":"]
+            unknown = getattr(self.contamination, "unknown_models", ())
+            if unknown:  # kept whole: a misspelt name in the cutoffs leaves them unfiltered
+                lead.append("(models without a cutoff, not filtered: "
+                            + ", ".join(map(str, unknown)) + ")")
+            summary = summary.with_table(caption, self.filtered.table[cols], lead=lead)
         return summary
 
     def scores_frame(self) -> pd.DataFrame:

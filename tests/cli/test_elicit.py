@@ -54,6 +54,12 @@ def test_a_usable_table_with_model_settings_and_raw_replies(server, tmp_path, ca
     raw = pd.read_csv(tmp_path / "raw.csv")
     assert len(raw) == 8 and raw["text"].notna().all() and "finish_reason" in raw
     assert "2 belief replies did not sum to 1" in out.out
+    # a rerun that sets nothing aside removes the earlier run's sidecar, which `coherence
+    # test` would otherwise count against the new table
+    srv2 = server(lambda body, attempt: Reply(), slots=2)
+    assert _elicit(srv2, tmp_path, "--seed", "5") == 0
+    assert not (tmp_path / "e_incoherent.csv").exists()
+    assert "removed" in capsys.readouterr().out
     # the papers' prompts, with the network's target as the question phrase
     asked = srv.bodies[0]["messages"][-1]["content"]
     assert "probability that they have tetralogy of Fallot?" in asked or \

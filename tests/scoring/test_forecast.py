@@ -305,6 +305,9 @@ def test_filtered_and_unfiltered_scores():
     assert res.contamination.unknown_models == ("b",)
     frame = res.scores_frame()
     assert list(frame["filtered"]) == [False] * 3 + [True] * 3
+    # the summary (and `coherence scores`) says b was not filtered: a misspelt name in the
+    # cutoffs showed the model under "after the contamination filter" as if it had been
+    assert "(models without a cutoff, not filtered: b)" in str(res.summary())
 
 
 def test_filtered_scores_with_cutoff_column():
