@@ -76,6 +76,11 @@ def run(args: argparse.Namespace) -> int:
     from coherence import consistency_check
 
     rows, tables = [], []
+    # a file's name labels its rows, or its path as given where two files share a name (one
+    # folder per forecaster, the same checker files in each)
+    names = [Path(p).name for p in args.files]
+    labels = {p: (n if names.count(n) == 1 else str(p)) for p, n in zip(args.files, names,
+                                                                         strict=True)}
     for path in args.files:
         data = _read(path, args.checker)
         try:
@@ -85,14 +90,14 @@ def run(args: argparse.Namespace) -> int:
         except ValueError as exc:
             raise UsageError(f"{path}: {str(exc).splitlines()[0]}") from exc
         arb, freq = res.confidence_interval, res.frequentist_interval
-        rows.append({"file": Path(path).name, "checker": res.checker, "n": res.n_obs,
+        rows.append({"file": labels[path], "checker": res.checker, "n": res.n_obs,
                      "mean_arb": res.mean_arbitrage, "arb_low": arb.low, "arb_high": arb.high,
                      "median_arb": res.median_arbitrage,
                      "flag_arb": res.share_arbitrage_above,
                      "mean_freq": res.mean_frequentist, "freq_low": freq.low,
                      "freq_high": freq.high, "median_freq": res.median_frequentist,
                      "flag_freq": res.share_frequentist_above})
-        tables.append(res.table.assign(file=Path(path).name, checker=res.checker))
+        tables.append(res.table.assign(file=labels[path], checker=res.checker))
     print_frame(pd.DataFrame(rows))
     level = round(arb.confidence_level * 100)  # settings are shared by every file
     note = (f"arb: arbitrage violation (nats), flagged at >= {res.tolerance:g}; freq: "

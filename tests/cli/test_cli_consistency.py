@@ -57,3 +57,16 @@ def test_bad_input_exits_2(run, files, args, needle):
                                for a in args])
     one_line_error(out)
     assert needle in out.stderr
+
+
+def test_files_of_one_name_keep_their_folders(run, files):
+    # one folder per forecaster, the same checker file in each: both rows read
+    # 'NegChecker.jsonl' and could not be told apart
+    other = files / "other"
+    other.mkdir(exist_ok=True)
+    (other / "NegChecker.jsonl").write_text((files / "NegChecker.jsonl").read_text())
+    first, second = str(files / "NegChecker.jsonl"), str(other / "NegChecker.jsonl")
+    out = run("consistency", first, second, "--resamples", "50",
+              "--csv", str(files / "two.csv"))
+    assert out.returncode == 0, out.stderr
+    assert set(pd.read_csv(files / "two.csv")["file"]) == {first, second}
