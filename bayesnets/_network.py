@@ -187,7 +187,9 @@ class Network:
     def from_pgmpy(cls, model: Any, *, name: str = "pgmpy") -> Network:
         """Copy a pgmpy ``DiscreteBayesianNetwork`` (with CPTs) into a :class:`Network`.
 
-        Each CPT column is divided by its sum, so that it sums to one to
+        A CPD that lists a parent's states in another order than the parent's own CPD
+        is read by its labels (its axis is put in the parent's order); other states are
+        an error. Each CPT column is divided by its sum, so that it sums to one to
         rounding error: the BIF files of some bundled networks print CPT
         entries rounded (in ``alarm`` and ``hepar2`` columns sum to 1 +- 1e-7),
         and without renormalising, posteriors would depend on the elimination
@@ -210,6 +212,19 @@ class Network:
             parents[v] = tuple(cpd.variables[1:])
             shape = (len(states[v]), *(len(cpd.state_names[p]) for p in parents[v]))
             table = np.array(cpd.values, dtype=np.float64).reshape(shape)
+            for axis, p in enumerate(parents[v], start=1):
+                # the CPD may list a parent's states in another order than the parent's own
+                # CPD: its axis follows its labels (read in the parent's order, it would
+                # silently swap the columns), and other states are an error
+                listed = list(cpd.state_names[p])
+                if listed != list(states[p]):
+                    if sorted(map(str, listed)) != sorted(map(str, states[p])) or len(
+                            set(listed)) != len(listed):
+                        raise ValueError(param_error(
+                            "model", "Network.from_pgmpy", f"a network whose CPD of {v!r} "
+                            f"lists the states of its parent {p!r} as {p!r}'s own CPD does "
+                            f"({list(states[p])})", listed))
+                    table = np.take(table, [listed.index(x) for x in states[p]], axis=axis)
             # BIF files print CPTs rounded (alarm's columns sum to 1 +- 1e-7): renormalise so
             # that summing out a barren variable is exactly neutral and every elimination
             # order gives the same posterior to rounding error

@@ -180,3 +180,28 @@ def test_property_fit_is_conditional_frequency(codes: list[tuple[int, int, int]]
         for s, p in zip(net.states["c"], post, strict=True):
             assert p == pytest.approx(freq.get(s, 0.0), abs=1e-12)
             assert table[net.states["c"].index(s), ia, ib] == pytest.approx(p, abs=1e-12)
+
+
+def test_a_cpd_listing_parent_states_in_another_order_is_read_by_its_labels() -> None:
+    # B's CPD lists A's states as (a1, a0): its columns were read in A's order (a0, a1),
+    # which swapped P(B | A) without a word (pgmpy's own check_model refuses the model)
+    from pgmpy.factors.discrete import TabularCPD
+    from pgmpy.models import DiscreteBayesianNetwork
+
+    def model(parent_order: list[str]) -> DiscreteBayesianNetwork:
+        m = DiscreteBayesianNetwork([("A", "B")])
+        columns = {"a0": [0.2, 0.8], "a1": [0.99, 0.01]}
+        values = np.array([columns[s] for s in parent_order]).T
+        m.add_cpds(TabularCPD("A", 2, [[0.9], [0.1]], state_names={"A": ["a0", "a1"]}),
+                   TabularCPD("B", 2, values, evidence=["A"], evidence_card=[2],
+                              state_names={"B": ["b0", "b1"], "A": parent_order}))
+        return m
+
+    for order in (["a0", "a1"], ["a1", "a0"]):
+        post = bayesnets.posterior(model(order), "B", {"A": "a1"})
+        assert post.iloc[0].tolist() == pytest.approx([0.99, 0.01])
+    bad = model(["a1", "a0"])
+    cpd = bad.get_cpds("B")
+    cpd.state_names["A"] = ["a1", "a2"]
+    with pytest.raises(ValueError, match=r"CPD of 'B' lists the states of its parent 'A'"):
+        Network.from_pgmpy(bad)
