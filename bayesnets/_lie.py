@@ -64,7 +64,7 @@ def auxiliary_name(network: str, variable: str) -> str:
     Returns
     -------
     str
-        The name (``'right upper quadrant oxygen saturation (%)'``), or
+        The name (``'right upper quadrant oxygen pressure (kPa)'``), or
         ``variable`` when none is known.
 
     See Also

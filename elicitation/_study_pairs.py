@@ -26,7 +26,10 @@ __all__ = ["PAIR_CATEGORIES", "PAIR_LABEL_TEMPLATE", "label_pairs", "network_pai
 PAIR_CATEGORIES = (("strong", 0.25), ("weak", 0.05), ("none", 0.0))
 
 
-_VERBS = {"has", "had", "is", "was", "were", "did", "does", "suffered", "suffers", "shows"}
+#: the phrases' leading verbs (bayesnets' predicate words among them: "smokes", "recently
+#: visited"), which take the subject directly
+_VERBS = {"has", "have", "had", "is", "was", "were", "did", "does", "suffered", "suffers",
+          "shows", "smokes", "recently", "visited", "takes", "reports"}
 
 
 def _question(subject: str, phrase: str) -> str:

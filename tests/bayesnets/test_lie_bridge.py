@@ -179,7 +179,7 @@ def test_ground_truth_outcome(asia: bayesnets.LIEStudy) -> None:
 # --------------------------------------------------------------------------- names
 def test_auxiliary_name() -> None:
     assert bayesnets.auxiliary_name("child", "RUQO2") == (
-        "right upper quadrant oxygen saturation (%)")
+        "right upper quadrant oxygen pressure (kPa)")
     assert bayesnets.auxiliary_name("child", "Nope") == "Nope"
     assert bayesnets.auxiliary_name("mynet", "x") == "x"
 

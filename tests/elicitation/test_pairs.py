@@ -111,3 +111,15 @@ def test_run_pairs_refuses_repeated_variants_before_any_call():
     with pytest.raises(TypeError, match=r"'variants' parameter of run_pairs"):
         run_pairs(pairs, client, variants=("baseline", 3), cache=None, **FAST)
     assert not calls
+
+
+def test_pair_questions_take_the_phrases_verbs():
+    # asia's "smokes" read "Will it turn out, for the next patient referred, that smokes?"
+    from elicitation._study_pairs import _question
+
+    assert _question("the next patient referred", "smokes") == (
+        "Will it turn out that the next patient referred smokes?")
+    assert _question("the patient", "recently visited Asia") == (
+        "Will it turn out that the patient recently visited Asia?")
+    assert _question("the patient", "dyspnoea is present") == (
+        "Will it turn out, for the patient, that dyspnoea is present?")
