@@ -218,6 +218,10 @@ def _ci_test_iv(data: Any, belief: Any, action: Any, outcome: Any, evidence: Any
     evidence = evidence_columns(evidence, _OWNER)
     require_design_columns(df, {"belief": belief, "action": action, "outcome": outcome,
                                 "group": group}, evidence, _OWNER)
+    clash = [c for c in evidence if c in (action, outcome, group)]
+    if clash:  # conditioning on the tested variable: a statistic of 0 and p = 1, whatever
+        raise ValueError(param_error("evidence", _OWNER, "columns other than the action, "
+                                     "outcome and group columns", clash))
     check_choice(method, "method", _OWNER, _METHODS)
     check_choice(condition_on, "condition_on", _OWNER, _CONDITION_ON)
     check_choice(permute, "permute", _OWNER, _PERMUTE)

@@ -190,6 +190,11 @@ def test_constant_action_warns(rational):
     ({"belief": "p"}, ValueError, r"column 'p' \(the 'belief' column\) not found"),
     ({"evidence": ["sex"]}, ValueError, r"column 'sex' \(the 'evidence\[0\]' column\) not"),
     ({"rng": -1}, ValueError, "The 'rng' parameter of ci_test must be a non-negative int"),
+    # conditioning on the tested variable gave a statistic of 0 and p = 1 for any agent
+    ({"evidence": ["outcome"]}, ValueError, r"'evidence' parameter of ci_test must be columns "
+                                            r"other than the action, outcome and group"),
+    ({"evidence": ["action"]}, ValueError, r"'evidence' parameter .* got \['action'\]"),
+    ({"evidence": ["context"]}, ValueError, r"'evidence' parameter .* got \['context'\]"),
 ])
 def test_parameter_validation(rational, kwargs, error, message):
     with pytest.raises(error, match=message):
