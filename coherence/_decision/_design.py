@@ -14,6 +14,7 @@ from typing import Any
 
 import pandas as pd
 
+from .._validation import check_case_distinct
 from .._validation import param_error
 from .._validation import require_columns
 
@@ -46,3 +47,8 @@ def require_design_columns(df: pd.DataFrame, roles: Mapping[str, str | None],
     """
     require_columns(df, {**roles, **{f"evidence[{j}]": e for j, e in enumerate(evidence)}},
                     owner=owner)
+    # 'Male' / 'male', 1 / '1': one label typed two ways, split into two classes silently
+    labels = [c for c in (roles.get("action"), *evidence)
+              if c is not None and not pd.api.types.is_float_dtype(df[c].dtype)]
+    for column in dict.fromkeys(labels):
+        check_case_distinct(df, column, owner=owner)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -28,3 +29,20 @@ def test_require_design_columns():
         require_design_columns(df, {"belief": "p"}, ("x", "z"), "f")
     with pytest.raises(ValueError, match=r"'q' \(the 'outcome' column\)"):
         require_design_columns(df, {"outcome": "q"}, (), "f")
+
+
+def test_labels_typed_two_ways_are_refused_in_evidence_and_actions():
+    # 'Male' / 'male' were two classes of the evidence (ci_test's statistic -0.006 became
+    # 0.021), 'Yes' / 'yes' two actions
+    import coherence
+
+    d = coherence.simulate("leaky", n_contexts=40, rng=0).data
+    sex = np.where(np.random.default_rng(4).integers(0, 2, 40)[d["context"]] == 1, "Male",
+                   "Female")
+    d = d.assign(sex=sex, sex2=np.where(d.index % 7 == 0, np.char.lower(sex), sex))
+    for test in (coherence.ci_test, coherence.leakage_test):
+        with pytest.raises(ValueError, match=r"Column 'sex2' .* 'Male' / 'male'"):
+            test(d, evidence=["sex2"], rng=0)
+    action = d["action"].astype(str).where(d.index % 9 != 0, d["action"].astype(str).str.title())
+    with pytest.raises(ValueError, match=r"Column 'action' .* differ by more than case"):
+        coherence.ci_test(d.assign(action=action), rng=0)
