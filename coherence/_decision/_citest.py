@@ -196,12 +196,16 @@ def _event_indicator(df: Any, outcome: str) -> np.ndarray:
 
 def _evidence_arrays(df: Any, evidence: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
     import pandas as pd
+    from scipy.stats import rankdata
 
     codes: list[np.ndarray] = []
     cont: list[np.ndarray] = []
     for col in evidence:
         if pd.api.types.is_float_dtype(df[col].dtype):
-            cont.append(finite_column(df, col, owner=_OWNER))
+            # by its ranks: the kNN distances (max norm) then weigh it as the belief,
+            # whatever its unit of measurement or any increasing transformation
+            values = finite_column(df, col, owner=_OWNER)
+            cont.append(rankdata(values) / len(values))
         else:
             codes.append(_class_codes(df, col)[0])
     n = len(df)
@@ -425,7 +429,10 @@ def ci_test(
         value.
     evidence : sequence of str
         Extra conditioning columns (the "with x" variant). Float columns are
-        continuous, all others discrete.
+        continuous, all others discrete. A continuous column enters by its
+        ranks scaled to (0, 1] (its empirical distribution function), so its
+        unit of measurement, or any increasing transformation of it, changes
+        nothing; the permutation blocks match on every conditioning value.
     group : str or None
         Column of the context: the unit that is resampled and whose rows move
         together. ``None``: every row is its own context.

@@ -36,12 +36,17 @@ def block_layout(unit_cond: np.ndarray, sizes: np.ndarray, k_perm: int, *,
     least ``k_perm`` units. A stratum with a single unit is a block of one unit,
     which no permutation moves.
 
+    With two or more values (continuous evidence) and without ``keep_ties``, the
+    blocks are parts of a median split on every value (:func:`_kd_blocks`).
+
     ``keep_ties=True``: a run of two or more tied units is a block of its own,
     never merged (its permutations are exact); only units alone in their values
     are merged, with the adjacent units alone in theirs, into blocks of at least
     ``k_perm`` (a shorter final group joins the previous group when adjacent, and
     a lone unit between two tie runs does not move).
     """
+    if unit_cond.shape[1] > 2 and not keep_ties:
+        return _kd_blocks(unit_cond, sizes, k_perm)
     keys = [unit_cond[:, j] for j in range(unit_cond.shape[1] - 1, -1, -1)] + [sizes]
     srt = np.lexsort(keys)
     u_cond = unit_cond[srt]
@@ -75,6 +80,42 @@ def block_layout(unit_cond: np.ndarray, sizes: np.ndarray, k_perm: int, *,
         block_starts.extend(local)
     block_start = np.array([*block_starts, m], dtype=np.int64)
     return block_start, np.ascontiguousarray(srt, dtype=np.int64)
+
+
+def _kd_blocks(unit_cond: np.ndarray, sizes: np.ndarray,
+               k_perm: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`block_layout` for two or more conditioning values (without ``keep_ties``):
+    blocks close in every value, not only in the first (a lexicographic sort matches on
+    the first value alone wherever it is continuous and ignores the others).
+
+    Within each (size, stratum), the units are split in two at the median of the value
+    whose ranks within the stratum spread widest (so no unit of measurement matters),
+    and each half again, until a part holds fewer than ``2 k_perm`` units: a block of
+    ``k_perm`` to ``2 k_perm - 1`` units (all of them when the stratum has fewer).
+    """
+    from scipy.stats import rankdata
+
+    lead = np.lexsort((unit_cond[:, 0], sizes))
+    change = np.ones(len(lead), dtype=bool)
+    change[1:] = ((sizes[lead][1:] != sizes[lead][:-1])
+                  | (unit_cond[lead, 0][1:] != unit_cond[lead, 0][:-1]))
+    bounds = [*np.flatnonzero(change), len(lead)]
+    order: list[np.ndarray] = []
+    for a, b in zip(bounds[:-1], bounds[1:], strict=True):
+        units = lead[a:b]
+        ranks = rankdata(unit_cond[units, 1:], axis=0) / len(units)
+        stack = [np.arange(len(units))]
+        while stack:
+            part = stack.pop()
+            if len(part) < 2 * k_perm:
+                order.append(units[part])
+                continue
+            j = int(np.argmax(np.ptp(ranks[part], axis=0)))
+            part = part[np.argsort(ranks[part, j], kind="stable")]
+            half = len(part) // 2
+            stack.extend([part[half:], part[:half]])
+    block_start = np.cumsum([0, *(len(u) for u in order)]).astype(np.int64)
+    return block_start, np.ascontiguousarray(np.concatenate(order), dtype=np.int64)
 
 
 def _exact_blocks(ties: list[int], k_perm: int) -> list[int]:

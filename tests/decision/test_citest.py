@@ -9,6 +9,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from scipy.stats import rankdata
 
 import coherence
 from coherence import Agent
@@ -117,7 +118,9 @@ def test_evidence_is_conditioned_on(rational):
     assert res.evidence == ("stratum",)
     with pytest.warns(SmallSampleWarning, match="own context"):  # (belief, age) ~ per context
         res2 = coherence.ci_test(data, evidence=["age"], k=3, n_resamples=19, rng=0)
-    direct2 = coherence.cmi(data["action"], data["outcome"], data[["belief", "age"]],
+    # continuous evidence enters by its ranks scaled to (0, 1]
+    ranked = data.assign(age=rankdata(data["age"]) / len(data))
+    direct2 = coherence.cmi(data["action"], data["outcome"], ranked[["belief", "age"]],
                             resolution=1e-6)
     assert res2.statistic == pytest.approx(direct2, rel=1e-12)
     assert res2.null_distribution.shape == (19,)

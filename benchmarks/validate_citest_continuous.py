@@ -1,0 +1,182 @@
+"""Validation of :func:`coherence.ci_test` with continuous (float) evidence: size and power.
+
+The main matrix (``validate_citest``) has discrete evidence only. Here a measured
+quantity (an age, a price) moves both the outcome and the action, so conditioning on
+it matters, and the null holds given (belief, evidence). Designs: evidence constant
+within a context or drawn per row, heaped or continuous beliefs, beliefs that see the
+evidence or miss it, context shocks, small and large studies. Every cell runs the
+defaults a user gets (``n_resamples`` lowered, ``ci_method=None``: the p-value only)::
+
+    python -m benchmarks.validate_citest_continuous --reps 400 --jobs 2
+    python -m benchmarks.validate_citest_continuous --tables
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+import warnings
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from benchmarks._harness import format_rate
+from benchmarks._harness import generated_by
+from benchmarks._harness import map_jobs
+from benchmarks._harness import markdown_table
+from benchmarks._harness import matrix_parser
+from benchmarks._harness import one_thread
+from benchmarks._harness import rejection_rate
+from benchmarks._harness import run_matrix
+from benchmarks._harness import write_tables
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "benchmarks" / "results" / "validate_citest_continuous.json"
+DOC = ROOT / "docs" / "validation_ci.md"
+ALPHA = 0.05
+
+
+@dataclasses.dataclass(frozen=True)
+class Design:
+    """A study: ``n_contexts`` x ``repetitions`` rows, three actions.
+
+    Each context has a latent logit; its outcome is Bernoulli of that logit plus
+    ``ev_outcome`` times the context's mean evidence (a standard normal, per context or
+    per row). The stated belief is the posterior of the latent logit plus
+    ``sees`` x ``ev_outcome`` x the row's evidence and normal noise (sd ``noise``), on a
+    ``grid`` (None: continuous). The action is an ordered logit of the belief, of
+    ``ev_action`` x the evidence, of a context shock (sd ``shock_sd``, the same for all
+    rows of a context, independent of the outcome) and of ``leak`` x the outcome (the
+    alternative). Under ``leak = 0`` the action is independent of the outcome given
+    (belief, evidence, context shock); the shock is unobserved, so it must not move the
+    outcome: it does not.
+    """
+
+    n_contexts: int = 200
+    repetitions: int = 5
+    within: bool = False
+    grid: float | None = 0.05
+    sees: float = 1.0
+    ev_action: float = 1.5
+    ev_outcome: float = 1.5
+    noise: float = 0.3
+    shock_sd: float = 0.0
+    leak: float = 0.0
+    scale: float = 40.0  # the evidence's unit (an age in years, say)
+
+    def with_(self, **changes: Any) -> Design:
+        return dataclasses.replace(self, **changes)
+
+
+def generate(design: Design, seed: int) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    g, reps = design.n_contexts, design.repetitions
+    n = g * reps
+    groups = np.repeat(np.arange(g), reps)
+    base = rng.normal(0.0, 1.0, g)
+    e = rng.normal(0.0, 1.0, n) if design.within else np.repeat(rng.normal(0.0, 1.0, g), reps)
+    e_ctx = np.bincount(groups, weights=e, minlength=g) / reps
+    y_ctx = rng.random(g) < 1.0 / (1.0 + np.exp(-(base + design.ev_outcome * e_ctx)))
+    y = y_ctx[groups].astype(np.int64)
+    logit = (base[groups] + design.sees * design.ev_outcome * e
+             + rng.normal(0.0, design.noise, n))
+    p = 1.0 / (1.0 + np.exp(-logit))
+    if design.grid is not None:
+        p = np.round(p / design.grid) * design.grid
+    p = np.clip(p, 0.0, 1.0)
+    shock = np.repeat(rng.normal(0.0, design.shock_sd, g), reps) if design.shock_sd else 0.0
+    u = (2.0 * (p - 0.5) + design.ev_action * e + shock + design.leak * (y - 0.5)
+         + rng.logistic(0.0, 0.5, n))
+    action = np.where(u > 0.5, 2, np.where(u > -0.5, 1, 0))
+    return pd.DataFrame({"context": groups, "belief": p, "action": action, "outcome": y,
+                         "evidence": 50.0 + design.scale * e})
+
+
+REF = Design()
+NULLS: dict[str, Design] = {
+    "evidence per context, 0.05 grid, 200 x 5": REF,
+    "evidence per row, 0.05 grid, 200 x 5": REF.with_(within=True),
+    "continuous beliefs that miss the evidence, strong effects": REF.with_(
+        grid=None, sees=0.0, ev_action=3.0, ev_outcome=2.0),
+    "evidence per row, continuous beliefs that miss it": REF.with_(
+        within=True, grid=None, sees=0.0, ev_action=3.0, ev_outcome=2.0),
+    "context shocks, evidence per context": REF.with_(shock_sd=1.0),
+    "small study: 40 x 3": REF.with_(n_contexts=40, repetitions=3),
+    "one row per context: 1000 x 1": REF.with_(n_contexts=1000, repetitions=1, grid=0.01),
+}
+POWER: dict[str, Design] = {
+    "leak 1.0, evidence per context": REF.with_(leak=1.0),
+    "leak 1.0, evidence per row": REF.with_(leak=1.0, within=True),
+    "leak 1.5, continuous beliefs that miss the evidence": REF.with_(
+        leak=1.5, grid=None, sees=0.0, ev_action=3.0, ev_outcome=2.0),
+}
+ORDER = [*NULLS, *POWER]
+
+
+def _pvalue(args: tuple[Design, int, int]) -> float:
+    import coherence
+
+    design, seed, n_resamples = args
+    data = generate(design, seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = coherence.ci_test(data, evidence=["evidence"], group="context",
+                                n_resamples=n_resamples, ci_method=None, rng=seed)
+    return float(res.pvalue)
+
+
+def _cell(name: str, design: Design, reps: int, n_resamples: int, jobs: int) -> dict[str, Any]:
+    import time
+
+    start = time.perf_counter()
+    work = [(design, 10_000 * (ORDER.index(name) + 1) + s, n_resamples) for s in range(reps)]
+    if jobs > 1:
+        with ProcessPoolExecutor(jobs, initializer=one_thread) as pool:
+            p = map_jobs(_pvalue, work, pool)
+    else:
+        p = map_jobs(_pvalue, work, None)
+    ok = np.isfinite(p)
+    return {"design": name, "settings": dataclasses.asdict(design), "reps": reps,
+            "rejection": rejection_rate(p[ok] <= ALPHA), "n_nan_pvalue": int(np.sum(~ok)),
+            "seconds": time.perf_counter() - start}
+
+
+def tables(results: dict[str, Any]) -> str:
+    env = results["environment"]
+    lines = [generated_by("validate_citest_continuous", env)
+             + f", {results['settings']['n_resamples']} permutations).", ""]
+    for part, title in (("size", "Size with continuous evidence (alpha 0.05)"),
+                        ("power", "Power with continuous evidence")):
+        rows = [(r["design"], r["reps"], format_rate(r["rejection"]), r["n_nan_pvalue"])
+                for r in results.get(part, [])]
+        if rows:
+            lines += [f"### {title}", "",
+                      *markdown_table(("design", "studies", "rejection rate [95% CI]",
+                                       "NaN p-values"), rows), ""]
+    return "\n".join(lines).rstrip("\n")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = matrix_parser(__doc__, results=RESULTS, page="docs/validation_ci.md",
+                           n_resamples=99, reps=400, power_reps=200)
+    parser.add_argument("--jobs", type=int, default=2)
+    args = parser.parse_args(argv)
+    if args.tables:
+        import json
+
+        write_tables(DOC, "validate_citest_continuous.py",
+                     tables(json.loads(args.out.read_text())))
+        return
+    plan = [*(("size", name, d, args.reps, args.n_resamples, args.jobs)
+              for name, d in NULLS.items()),
+            *(("power", name, d, args.power_reps, args.n_resamples, args.jobs)
+              for name, d in POWER.items())]
+    run_matrix(args, ALPHA, plan, _cell, ORDER)
+    print("done", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
