@@ -12,6 +12,7 @@ contexts, by the context's level once the evidence effects are removed
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 
 import numpy as np
@@ -101,7 +102,7 @@ def _kd_blocks(unit_cond: np.ndarray, sizes: np.ndarray,
                   | (unit_cond[lead, 0][1:] != unit_cond[lead, 0][:-1]))
     bounds = [*np.flatnonzero(change), len(lead)]
     order: list[np.ndarray] = []
-    for a, b in zip(bounds[:-1], bounds[1:], strict=True):
+    for a, b in itertools.pairwise(bounds):
         units = lead[a:b]
         ranks = rankdata(unit_cond[units, 1:], axis=0) / len(units)
         stack = [np.arange(len(units))]
