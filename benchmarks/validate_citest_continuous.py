@@ -159,7 +159,7 @@ def tables(results: dict[str, Any]) -> str:
     return "\n".join(lines).rstrip("\n")
 
 
-def main(argv: list[str] | None = None) -> None:
+def main(argv: list[str] | None = None) -> int:
     parser = matrix_parser(__doc__, results=RESULTS, page="docs/validation_ci.md",
                            n_resamples=99, reps=400, power_reps=200)
     parser.add_argument("--jobs", type=int, default=2)
@@ -169,14 +169,14 @@ def main(argv: list[str] | None = None) -> None:
 
         write_tables(DOC, "validate_citest_continuous.py",
                      tables(json.loads(args.out.read_text())))
-        return
+        return 0
     plan = [*(("size", name, d, args.reps, args.n_resamples, args.jobs)
               for name, d in NULLS.items()),
             *(("power", name, d, args.power_reps, args.n_resamples, args.jobs)
               for name, d in POWER.items())]
     run_matrix(args, ALPHA, plan, _cell, ORDER)
-    print("done", file=sys.stderr)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -202,7 +202,9 @@ def _logistic_base_design(p: np.ndarray, ev: _Evidence, options: Mapping[str, An
     evidence_parts: list[np.ndarray] = []
     for j, levels in enumerate(ev.n_levels):
         if levels > 1:
-            evidence_parts.append(np.eye(levels)[ev.codes[:, j]][:, 1:])
+            # every level its own column: under the penalty no level is the baseline,
+            # so the fit does not depend on which label sorts first
+            evidence_parts.append(np.eye(levels)[ev.codes[:, j]])
     if ev.numeric.shape[1]:
         mu = ev.numeric[train].mean(axis=0)
         sd = ev.numeric[train].std(axis=0)

@@ -1,0 +1,48 @@
+"""A fast subset of benchmarks/validate_citest_continuous.py (ci_test with continuous
+evidence; docs/validation_ci.md): its generator and the script end to end."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from benchmarks import validate_citest_continuous as vc
+from tests._matrices import tables_text
+
+
+@pytest.mark.parametrize("name", list(vc.NULLS))
+def test_the_leak_alone_moves_the_actions(name: str) -> None:
+    # the null designs are the power designs without the leak: the same beliefs,
+    # evidence and outcomes, and actions moved only towards the outcome
+    null = vc.generate(vc.NULLS[name], 7)
+    leaky = vc.generate(vc.NULLS[name].with_(leak=2.0), 7)
+    for column in ("context", "belief", "outcome", "evidence"):
+        np.testing.assert_array_equal(null[column], leaky[column])
+    up = leaky["action"].to_numpy() - null["action"].to_numpy()
+    y = null["outcome"].to_numpy()
+    assert np.all(up[y == 1] >= 0) and np.all(up[y == 0] <= 0) and np.any(up != 0)
+    # the evidence moves the action and the outcome: conditioning on it matters
+    by_ev = null["evidence"] > null["evidence"].median()
+    assert null["action"][by_ev].mean() > null["action"][~by_ev].mean() + 0.2
+    assert null["outcome"][by_ev].mean() > null["outcome"][~by_ev].mean()
+
+
+def test_script_writes_json_and_tables(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                       ) -> None:
+    out = tmp_path / "continuous.json"
+    assert vc.main(["--only", "small study,power: leak 1.0", "--reps", "4",
+                    "--power-reps", "3", "--n-resamples", "19", "--jobs", "1",
+                    "--out", str(out)]) == 0
+    results = json.loads(out.read_text())
+    (small,) = results["size"]
+    assert small["design"] == "small study: 40 x 3" and small["reps"] == 4
+    assert small["n_nan_pvalue"] == 0
+    assert [r["design"] for r in results["power"]] == [
+        "leak 1.0, evidence per context", "leak 1.0, evidence per row"]
+    for leak in results["power"]:
+        assert leak["reps"] == 3 and leak["rejection"]["rate"] == 1.0  # a strong leak
+    text = tables_text(vc, out, tmp_path, monkeypatch)
+    assert "| small study: 40 x 3 | 4 |" in text and "Power with continuous evidence" in text
