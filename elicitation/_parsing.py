@@ -134,6 +134,13 @@ _HEDGED = re.compile(r"(?<![\w])(?:not|never|no|none|neither|nor|cannot|impossib
                      re.IGNORECASE)
 
 
+#: a whole number followed by a word it counts ("1 data point", "1 more test"): not a
+#: probability, unless the word says it is one ("1 chance", "1 probability")
+_COUNTED = re.compile(_H + r"*(?!(?:chance|probability|likelihood|odds|certain|sure|"
+                      r"percent|pct|out|of|in|to|or|and)(?![\w]))(?P<noun>[A-Za-z]{2,})",
+                      re.IGNORECASE)
+
+
 def _to_value(number: str, percent: str) -> float:
     value = float(number)
     return value / 100.0 if percent else value
@@ -265,7 +272,9 @@ def parse_probabilities(text: Any, labels: Sequence[str] = ("No", "Yes"), *,
        next to a label word (``No, 0.3``) could be either label's and is
        ``ambiguous``; so is one in a text with a negation or a refusal
        (``not``, ``n't``, ``never``, ``cannot``, ``impossible``,
-       ``unable``, ``without``, ...: "80% sure it will not happen").
+       ``unable``, ``without``, ...: "80% sure it will not happen"), and so
+       is a whole number followed by a word it counts ("With only 1 data
+       point, I'd guess so").
 
     A number above 1 without a ``%`` sign is ``out_of_range`` (it is not
     re-read as a percentage), and so is a negative one, whatever its minus
@@ -489,6 +498,11 @@ def _lone_number(text: str, body: str, labels: tuple[str, ...], tol: float) -> P
     if m is None or _not_plain(body[m.end():].split("\n", 1)[0], body, m.end()):
         return _fail(text, "unsupported_format", "the one number in the reply is not a plain "
                      "decimal or percentage")
+    counted = _COUNTED.match(body, m.end())
+    if counted is not None and not m.group("unit") and re.fullmatch(r"[-+]?\d+",
+                                                                     m.group("num")):
+        return _fail(text, "ambiguous", f"the lone number {m.group('num')!r} counts "
+                     f"{counted.group('noun')!r}: it is not the probability of yes")
     p = _to_value(m.group("num"), m.group("unit"))
     if not math.isfinite(p) or not 0.0 <= p <= 1.0:
         return _fail(text, "out_of_range",

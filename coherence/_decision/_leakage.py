@@ -692,8 +692,10 @@ def leakage_test(
         empty for the belief-only variant. Numeric or categorical (see
         ``categorical``).
     categorical : 'auto' or sequence of str
-        The evidence columns modelled as categories: one-hot coded (and
-        interacted with the belief splines) by the logistic engine, native
+        The evidence columns modelled as categories: one-hot coded, one
+        column per level with none left out as a baseline (under the penalty
+        the fit then does not depend on the labels' sort order), and
+        interacted with the belief splines, by the logistic engine; native
         ``cat_features`` of catboost, and matched exactly by the permutation.
         ``'auto'`` (default): every evidence column whose dtype is not
         floating point, so strings, booleans, pandas categories *and integer

@@ -496,6 +496,9 @@ def test_a_unicode_minus_is_a_minus(text):
     "Unable to estimate; 1 record is missing.",
     "There's a 90% chance they dont.",
     "Hard to say with only 1 data point.",
+    "With only 1 data point, I'd guess so.",                             # was 1.0
+    "Going by 1 study alone, likely.",                                   # was 1.0
+    "Based on 0 prior cases, I lean towards it.",                        # was 0.0
 ])
 def test_a_lone_number_beside_a_negation_or_refusal_is_not_read(text):
     parsed = parse_probabilities(text)
@@ -506,7 +509,9 @@ def test_a_lone_number_beside_a_negation_or_refusal_is_not_read(text):
 @pytest.mark.parametrize(("text", "yes"), [("70%", 0.7), ("0.7", 0.7),
                                            ("Probability: 0.65", 0.65), ("~0.4", 0.4),
                                            ("I'd estimate 0.3.", 0.3),
-                                           ("Likely, about 80 percent.", 0.8)])
+                                           ("Likely, about 80 percent.", 0.8),
+                                           ("I'd say 1.", 1.0), ("1 - certain.", 1.0),
+                                           ("Answer 1 (certain)", 1.0)])
 def test_a_plain_lone_number_is_still_read(text, yes):
     parsed = parse_probabilities(text)
     assert parsed.ok and parsed.method == "lone_number", parsed.detail
