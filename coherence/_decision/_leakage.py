@@ -202,9 +202,7 @@ def _logistic_base_design(p: np.ndarray, ev: _Evidence, options: Mapping[str, An
     evidence_parts: list[np.ndarray] = []
     for j, levels in enumerate(ev.n_levels):
         if levels > 1:
-            # every level its own column: under the penalty no level is the baseline,
-            # so the fit does not depend on which label sorts first
-            evidence_parts.append(np.eye(levels)[ev.codes[:, j]])
+            evidence_parts.append(np.eye(levels)[ev.codes[:, j]][:, 1:])
     if ev.numeric.shape[1]:
         mu = ev.numeric[train].mean(axis=0)
         sd = ev.numeric[train].std(axis=0)
@@ -692,10 +690,8 @@ def leakage_test(
         empty for the belief-only variant. Numeric or categorical (see
         ``categorical``).
     categorical : 'auto' or sequence of str
-        The evidence columns modelled as categories: one-hot coded, one
-        column per level with none left out as a baseline (under the penalty
-        the fit then does not depend on the labels' sort order), and
-        interacted with the belief splines, by the logistic engine; native
+        The evidence columns modelled as categories: one-hot coded (and
+        interacted with the belief splines) by the logistic engine, native
         ``cat_features`` of catboost, and matched exactly by the permutation.
         ``'auto'`` (default): every evidence column whose dtype is not
         floating point, so strings, booleans, pandas categories *and integer
