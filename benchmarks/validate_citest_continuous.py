@@ -112,6 +112,9 @@ POWER: dict[str, Design] = {
     "leak 1.0, evidence per row": REF.with_(leak=1.0, within=True),
     "leak 1.5, continuous beliefs that miss the evidence": REF.with_(
         leak=1.5, grid=None, sees=0.0, ev_action=3.0, ev_outcome=2.0),
+    "leak 0.5, evidence per context": REF.with_(leak=0.5),
+    "leak 0.75, continuous beliefs that miss the evidence": REF.with_(
+        leak=0.75, grid=None, sees=0.0, ev_action=3.0, ev_outcome=2.0),
 }
 ORDER = [*NULLS, *POWER]
 
@@ -144,18 +147,26 @@ def _cell(name: str, design: Design, reps: int, n_resamples: int, jobs: int) -> 
             "seconds": time.perf_counter() - start}
 
 
-def tables(results: dict[str, Any]) -> str:
+#: the same studies run on the code before ranks and median-split blocks (commit 6ab1f13)
+BEFORE = ROOT / "benchmarks" / "results" / "validate_citest_continuous_before.json"
+
+
+def tables(results: dict[str, Any], before: dict[str, Any] | None = None) -> str:
     env = results["environment"]
     lines = [generated_by("validate_citest_continuous", env)
-             + f", {results['settings']['n_resamples']} permutations).", ""]
+             + f", {results['settings']['n_resamples']} permutations). \"before\": the same "
+             "studies on the code before the ranks and the median-split blocks "
+             "(`benchmarks/results/validate_citest_continuous_before.json`).", ""]
     for part, title in (("size", "Size with continuous evidence (alpha 0.05)"),
                         ("power", "Power with continuous evidence")):
-        rows = [(r["design"], r["reps"], format_rate(r["rejection"]), r["n_nan_pvalue"])
-                for r in results.get(part, [])]
+        old = {r["design"]: r for r in (before or {}).get(part, [])}
+        rows = [(r["design"], r["reps"], format_rate(r["rejection"]),
+                 format_rate(old[r["design"]]["rejection"]) if r["design"] in old else "not run",
+                 r["n_nan_pvalue"]) for r in results.get(part, [])]
         if rows:
             lines += [f"### {title}", "",
                       *markdown_table(("design", "studies", "rejection rate [95% CI]",
-                                       "NaN p-values"), rows), ""]
+                                       "before", "NaN p-values"), rows), ""]
     return "\n".join(lines).rstrip("\n")
 
 
@@ -167,8 +178,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.tables:
         import json
 
+        before = json.loads(BEFORE.read_text()) if BEFORE.exists() else None
         write_tables(DOC, "validate_citest_continuous.py",
-                     tables(json.loads(args.out.read_text())))
+                     tables(json.loads(args.out.read_text()), before))
         return 0
     plan = [*(("size", name, d, args.reps, args.n_resamples, args.jobs)
               for name, d in NULLS.items()),
