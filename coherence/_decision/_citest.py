@@ -432,7 +432,8 @@ def ci_test(
         continuous, all others discrete. A continuous column enters by its
         ranks scaled to (0, 1] (its empirical distribution function), so its
         unit of measurement, or any increasing transformation of it, changes
-        nothing; the permutation blocks match on every conditioning value.
+        nothing; the kNN statistic's permutation blocks match on every
+        conditioning value.
     group : str or None
         Column of the context: the unit that is resampled and whose rows move
         together. ``None``: every row is its own context.
