@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from benchmarks._harness import appended_note
 from benchmarks._harness import format_rate
 from benchmarks._harness import generated_by
 from benchmarks._harness import map_jobs
@@ -156,7 +157,8 @@ def tables(results: dict[str, Any], before: dict[str, Any] | None = None) -> str
     lines = [generated_by("validate_citest_continuous", env)
              + f", {results['settings']['n_resamples']} permutations). \"before\": the same "
              "studies on the code before the ranks and the median-split blocks "
-             "(`benchmarks/results/validate_citest_continuous_before.json`).", ""]
+             "(`benchmarks/results/validate_citest_continuous_before.json`)."
+             + appended_note(results), ""]
     for part, title in (("size", "Size with continuous evidence (alpha 0.05)"),
                         ("power", "Power with continuous evidence")):
         old = {r["design"]: r for r in (before or {}).get(part, [])}
