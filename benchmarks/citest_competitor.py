@@ -17,6 +17,12 @@ no one in the stratum chose left out). Its p-value is ``(1 + #{T* >= T}) / (B + 
 null the outcome is exchangeable among contexts of one belief, so the test is valid
 where the strata are exact (a grid of beliefs constant within a context) and nearly so
 where a bin mixes close beliefs.
+
+A continuous (float) evidence column has no levels to split by: with
+``evidence_bins=m`` the context's mean evidence is cut into ``m`` quantile bins, and the
+stratum is (belief bin, evidence bin). A bin then mixes close evidence values as it
+mixes close beliefs: the test is nearly valid where the bins are narrow against the
+evidence's effects.
 """
 
 from __future__ import annotations
@@ -24,7 +30,14 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-__all__ = ["strata_permutation_pvalue"]
+__all__ = ["quantile_codes", "strata_permutation_pvalue"]
+
+
+def quantile_codes(values: np.ndarray, bins: int) -> np.ndarray:
+    """Codes 0..bins-1 of ``bins`` quantile bins of ``values`` (ties stay together)."""
+    edges = np.quantile(values, np.linspace(0.0, 1.0, bins + 1)[1:-1])
+    out: np.ndarray = np.searchsorted(edges, values, side="right")
+    return out
 
 
 def _strata(mean_belief: np.ndarray, evidence: np.ndarray | None, bins: int) -> np.ndarray:
@@ -32,8 +45,7 @@ def _strata(mean_belief: np.ndarray, evidence: np.ndarray | None, bins: int) -> 
     if np.unique(values).size <= 2 * bins:
         codes = np.unique(values, return_inverse=True)[1]
     else:
-        edges = np.quantile(values, np.linspace(0.0, 1.0, bins + 1)[1:-1])
-        codes = np.searchsorted(edges, values, side="right")
+        codes = quantile_codes(values, bins)
     if evidence is not None:
         codes = np.unique(np.c_[codes, evidence], axis=0, return_inverse=True)[1].ravel()
     out: np.ndarray = codes
@@ -74,11 +86,14 @@ STATISTICS = {"chi2": _statistic, "g": _g_statistic}
 
 def strata_permutation_pvalue(data: pd.DataFrame, *, n_resamples: int = 199, bins: int = 20,
                               rng: np.random.Generator | int | None = None,
-                              evidence: str | None = None, statistic: str = "chi2") -> float:
+                              evidence: str | None = None, statistic: str = "chi2",
+                              evidence_bins: int | None = None) -> float:
     """The competitor's p-value for a study (columns ``context, belief, action,
     outcome``, and ``evidence`` when named); see the module's docstring. ``statistic="g"``
     sums the likelihood-ratio G (a plug-in CMI) over strata instead of the chi-square,
-    on the same permutations: what separates the statistic from the estimator."""
+    on the same permutations: what separates the statistic from the estimator.
+    ``evidence_bins``: cut the context's mean of a continuous ``evidence`` into that many
+    quantile bins (None: the evidence's own levels, constant within a context)."""
     stat = STATISTICS[statistic]
     gen = np.random.default_rng(rng)
     codes = np.unique(data["context"].to_numpy(), return_inverse=True)[1]
@@ -91,7 +106,11 @@ def strata_permutation_pvalue(data: pd.DataFrame, *, n_resamples: int = 199, bin
     mean_belief = (np.bincount(codes, weights=data["belief"].to_numpy(dtype=float))
                    / np.bincount(codes))
     ev = None
-    if evidence is not None:
+    if evidence is not None and evidence_bins is not None:
+        ev_mean = (np.bincount(codes, weights=data[evidence].to_numpy(dtype=float))
+                   / np.bincount(codes))
+        ev = quantile_codes(ev_mean, evidence_bins)
+    elif evidence is not None:
         ev = np.zeros(n_ctx, dtype=np.int64)
         ev[codes] = np.unique(data[evidence].to_numpy(), return_inverse=True)[1]
     strata = _strata(mean_belief, ev, bins)

@@ -5,9 +5,15 @@ quantity (an age, a price) moves both the outcome and the action, so conditionin
 it matters, and the null holds given (belief, evidence). Designs: evidence constant
 within a context or drawn per row, heaped or continuous beliefs, beliefs that see the
 evidence or miss it, context shocks, small and large studies. Every cell runs the
-defaults a user gets (``n_resamples`` lowered, ``ci_method=None``: the p-value only)::
+defaults a user gets (``n_resamples`` lowered, ``ci_method=None``: the p-value only)
+and, on the same studies, the simplest valid competitor
+(:mod:`benchmarks.citest_competitor`: outcomes permuted among the contexts of one
+stratum of belief bin x evidence bin, a chi-square summed over strata) at two bin
+counts::
 
     python -m benchmarks.validate_citest_continuous --reps 400 --jobs 2
+    python -m benchmarks.validate_citest_continuous --test-statistic knn \
+        --out benchmarks/results/validate_citest_continuous_knn.json
     python -m benchmarks.validate_citest_continuous --tables
 """
 
@@ -120,55 +126,92 @@ POWER: dict[str, Design] = {
 ORDER = [*NULLS, *POWER]
 
 
-def _pvalue(args: tuple[Design, int, int]) -> float:
+#: the competitor's (belief bins, evidence bins): 20 and 40 strata of the contexts
+COMPETITOR_BINS = ((5, 4), (5, 8))
+
+
+def _pvalue(args: tuple[Design, int, int, str]) -> list[float]:
+    """ci_test's p-value, then the competitor's at each of :data:`COMPETITOR_BINS`."""
     import coherence
 
-    design, seed, n_resamples = args
+    from benchmarks.citest_competitor import strata_permutation_pvalue
+
+    design, seed, n_resamples, test_statistic = args
     data = generate(design, seed)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         res = coherence.ci_test(data, evidence=["evidence"], group="context",
-                                n_resamples=n_resamples, ci_method=None, rng=seed)
-    return float(res.pvalue)
+                                n_resamples=n_resamples, ci_method=None, rng=seed,
+                                test_statistic=test_statistic)
+    return [float(res.pvalue), *(
+        strata_permutation_pvalue(data, n_resamples=n_resamples, bins=b, rng=seed,
+                                  evidence="evidence", evidence_bins=e)
+        for b, e in COMPETITOR_BINS)]
 
 
-def _cell(name: str, design: Design, reps: int, n_resamples: int, jobs: int) -> dict[str, Any]:
+def _cell(name: str, design: Design, reps: int, n_resamples: int, jobs: int,
+          test_statistic: str) -> dict[str, Any]:
     import time
 
     start = time.perf_counter()
-    work = [(design, 10_000 * (ORDER.index(name) + 1) + s, n_resamples) for s in range(reps)]
+    work = [(design, 10_000 * (ORDER.index(name) + 1) + s, n_resamples, test_statistic)
+            for s in range(reps)]
     if jobs > 1:
         with ProcessPoolExecutor(jobs, initializer=one_thread) as pool:
             p = map_jobs(_pvalue, work, pool)
     else:
         p = map_jobs(_pvalue, work, None)
-    ok = np.isfinite(p)
+    ok = np.isfinite(p[:, 0])
     return {"design": name, "settings": dataclasses.asdict(design), "reps": reps,
-            "rejection": rejection_rate(p[ok] <= ALPHA), "n_nan_pvalue": int(np.sum(~ok)),
+            "test_statistic": test_statistic,
+            "rejection": rejection_rate(p[ok, 0] <= ALPHA), "n_nan_pvalue": int(np.sum(~ok)),
+            "competitor": {f"{b}x{e}": rejection_rate(p[:, j + 1] <= ALPHA)
+                           for j, (b, e) in enumerate(COMPETITOR_BINS)},
             "seconds": time.perf_counter() - start}
 
 
+#: the same studies with the kNN estimate as the statistic (the default before the
+#: plug-in one took continuous evidence; commit 5315ad4)
+KNN = ROOT / "benchmarks" / "results" / "validate_citest_continuous_knn.json"
 #: the same studies run on the code before ranks and median-split blocks (commit 6ab1f13)
 BEFORE = ROOT / "benchmarks" / "results" / "validate_citest_continuous_before.json"
 
 
-def tables(results: dict[str, Any], before: dict[str, Any] | None = None) -> str:
+def _rates(results: dict[str, Any] | None, part: str) -> dict[str, Any]:
+    return {r["design"]: r for r in (results or {}).get(part, [])}
+
+
+def tables(results: dict[str, Any], knn: dict[str, Any] | None = None,
+           before: dict[str, Any] | None = None) -> str:
     env = results["environment"]
+    bins = " and ".join(f"{b} x {e}" for b, e in COMPETITOR_BINS)
     lines = [generated_by("validate_citest_continuous", env)
-             + f", {results['settings']['n_resamples']} permutations). \"before\": the same "
-             "studies on the code before the ranks and the median-split blocks "
-             "(`benchmarks/results/validate_citest_continuous_before.json`)."
+             + f", {results['settings']['n_resamples']} permutations). *ci_test*: the "
+             "defaults (the plug-in statistic over strata of belief and evidence); *kNN "
+             "statistic*: the same studies with `test_statistic='knn'`, the default before "
+             "(`validate_citest_continuous_knn.json`); *before*: the same studies on the code "
+             "before the ranks and the median-split blocks "
+             "(`validate_citest_continuous_before.json`); *competitor*: the simplest valid "
+             "competitor (`benchmarks/citest_competitor.py`) on the same studies, outcomes "
+             "permuted among the contexts of one stratum of (belief bin, evidence bin), "
+             f"{bins} quantile bins of the context means."
              + appended_note(results), ""]
     for part, title in (("size", "Size with continuous evidence (alpha 0.05)"),
                         ("power", "Power with continuous evidence")):
-        old = {r["design"]: r for r in (before or {}).get(part, [])}
-        rows = [(r["design"], r["reps"], format_rate(r["rejection"]),
-                 format_rate(old[r["design"]]["rejection"]) if r["design"] in old else "not run",
-                 r["n_nan_pvalue"]) for r in results.get(part, [])]
+        old, prev = _rates(before, part), _rates(knn, part)
+        rows = []
+        for r in results.get(part, []):
+            name = r["design"]
+            comp = r.get("competitor", {})
+            rows.append((name, r["reps"], format_rate(r["rejection"]),
+                         *(format_rate(other[name]["rejection"]) if name in other
+                           else "not run" for other in (prev, old)),
+                         *(format_rate(comp[f"{b}x{e}"]) if f"{b}x{e}" in comp else "not run"
+                           for b, e in COMPETITOR_BINS), r["n_nan_pvalue"]))
         if rows:
-            lines += [f"### {title}", "",
-                      *markdown_table(("design", "studies", "rejection rate [95% CI]",
-                                       "before", "NaN p-values"), rows), ""]
+            head = ("design", "studies", "ci_test [95% CI]", "kNN statistic", "before",
+                    *(f"competitor {b} x {e}" for b, e in COMPETITOR_BINS), "NaN p-values")
+            lines += [f"### {title}", "", *markdown_table(head, rows), ""]
     return "\n".join(lines).rstrip("\n")
 
 
@@ -176,18 +219,21 @@ def main(argv: list[str] | None = None) -> int:
     parser = matrix_parser(__doc__, results=RESULTS, page="docs/validation_ci.md",
                            n_resamples=99, reps=400, power_reps=200)
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--test-statistic", default="auto", choices=("auto", "plugin", "knn"))
     args = parser.parse_args(argv)
     if args.tables:
         import json
 
-        before = json.loads(BEFORE.read_text()) if BEFORE.exists() else None
+        def load(path: Path) -> dict[str, Any] | None:
+            return json.loads(path.read_text()) if path.exists() else None
+
         write_tables(DOC, "validate_citest_continuous.py",
-                     tables(json.loads(args.out.read_text()), before))
+                     tables(json.loads(args.out.read_text()), load(KNN), load(BEFORE)))
         return 0
-    plan = [*(("size", name, d, args.reps, args.n_resamples, args.jobs)
+    plan = [*(("size", name, d, args.reps, args.n_resamples, args.jobs, args.test_statistic)
               for name, d in NULLS.items()),
-            *(("power", name, d, args.power_reps, args.n_resamples, args.jobs)
-              for name, d in POWER.items())]
+            *(("power", name, d, args.power_reps, args.n_resamples, args.jobs,
+               args.test_statistic) for name, d in POWER.items())]
     run_matrix(args, ALPHA, plan, _cell, ORDER)
     return 0
 

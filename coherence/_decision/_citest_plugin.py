@@ -40,10 +40,15 @@ __all__ = ["plugin_cmi", "plugin_null", "strata_of_rows", "stratum_rows"]
 _CELLS = 1 << 22
 
 
-def stratum_rows(n_rows: int, n_contexts: int) -> int:
-    """Least rows of a stratum: ``round(2 n / sqrt(C))``, the rows of about 2 sqrt(C)
-    contexts (at least 1)."""
-    return max(1, round(2.0 * n_rows / np.sqrt(max(n_contexts, 1))))
+def stratum_rows(n_rows: int, n_contexts: int, n_values: int = 1) -> int:
+    r"""Least rows of a stratum: a stratum spans about :math:`2 / \sqrt{C}` of each
+    conditioning value's ranks, so it holds the rows of
+    :math:`\max(2, 2^d C^{1 - d/2})` of the :math:`C` contexts for ``d = n_values``
+    values: ``round(2 n / sqrt(C))`` for one (about :math:`2 \sqrt{C}` contexts), the
+    rows of 4 contexts for two, of 2 for more (at least 1 row)."""
+    c = max(n_contexts, 1)
+    contexts = max(2.0, 2.0 ** n_values * c ** (1.0 - n_values / 2.0))
+    return max(1, round(n_rows * contexts / c))
 
 
 def strata_of_rows(cond: np.ndarray, groups: np.ndarray) -> np.ndarray:
@@ -57,7 +62,7 @@ def strata_of_rows(cond: np.ndarray, groups: np.ndarray) -> np.ndarray:
     cuts = np.flatnonzero(np.diff(cond[by_stratum, 0]) != 0) + 1
     offset = 0
     for rows in np.split(by_stratum, cuts) if n else []:
-        least = stratum_rows(len(rows), len(np.unique(groups[rows])))
+        least = stratum_rows(len(rows), len(np.unique(groups[rows])), cond.shape[1] - 1)
         start, order = block_layout(cond[rows], np.ones(len(rows), dtype=np.int64), least)
         strata[rows[order]] = offset + np.repeat(np.arange(len(start) - 1), np.diff(start))
         offset += len(start) - 1

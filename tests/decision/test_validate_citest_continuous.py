@@ -44,5 +44,9 @@ def test_script_writes_json_and_tables(tmp_path: Path, monkeypatch: pytest.Monke
         "leak 1.0, evidence per context", "leak 1.0, evidence per row"]
     for leak in results["power"]:
         assert leak["reps"] == 3 and leak["rejection"]["rate"] == 1.0  # a strong leak
+        assert leak["test_statistic"] == "auto"
+        assert set(leak["competitor"]) == {f"{b}x{e}" for b, e in vc.COMPETITOR_BINS}
+        assert all(c["n"] == 3 for c in leak["competitor"].values())
     text = tables_text(vc, out, tmp_path, monkeypatch)
     assert "| small study: 40 x 3 | 4 |" in text and "Power with continuous evidence" in text
+    assert "competitor 5 x 8" in text
