@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from .._docstrings import fill_doc
 from .._resampling import group_codes
 from .._resampling import monte_carlo_pvalue
 from .._results import CoherenceResult
@@ -812,6 +813,7 @@ def _summary(iv: _MonotonicityInput, parts: list[_PairPart],
     return pair_table, local_frame, statistic, pvalue, n_draws
 
 
+@fill_doc
 def plot_choice_shares(result: MonotonicityResult, *, ax: Any = None) -> Axes:
     """Plot each pair's share of the first action by belief bin, violations marked.
 
@@ -828,14 +830,12 @@ def plot_choice_shares(result: MonotonicityResult, *, ax: Any = None) -> Axes:
     ----------
     result : MonotonicityResult
         The output of :func:`monotonicity_test`.
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure is made when omitted.
+    %(ax)s
 
     Returns
     -------
     matplotlib.axes.Axes
-        The axes drawn on (``ax``, or those of a new figure): one line of
-        first-action shares per action pair.
+        The axes drawn on: one line of first-action shares per action pair.
 
     See Also
     --------

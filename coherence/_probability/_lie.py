@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._docstrings import fill_doc
 from .._results import CoherenceResult
 from .._results import ConfidenceInterval
 from .._rng import RNGLike
@@ -100,6 +101,7 @@ class IteratedExpectationResult(CoherenceResult, test_name="iterated_expectation
         """A copy of the per-(context, variable) table :attr:`table`."""
         return self.table.copy()
 
+    @fill_doc
     def plot(self, ax: Any = None) -> Any:
         """The distribution of the per-unit error ratios, log scale, median marked.
 
@@ -113,8 +115,7 @@ class IteratedExpectationResult(CoherenceResult, test_name="iterated_expectation
 
         Parameters
         ----------
-        ax : matplotlib.axes.Axes, optional
-            Axes to draw on; a new figure is made when omitted.
+        %(ax)s
 
         Returns
         -------

@@ -27,6 +27,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
+from .._docstrings import fill_doc
 from .._resampling import cluster_draw_chunks
 from .._resampling import cluster_draws
 from .._resampling import cluster_weights
@@ -829,6 +830,7 @@ def smooth_ece(data: Any, *, probability: str = "probability", outcome: str = "o
         group=group, table=table)
 
 
+@fill_doc
 def plot_smooth_reliability(result: SmoothECEResult, *, ax: Axes | None = None) -> Axes:
     """Smoothed reliability diagram of a :func:`smooth_ece` result.
 
@@ -839,8 +841,7 @@ def plot_smooth_reliability(result: SmoothECEResult, *, ax: Axes | None = None) 
     Parameters
     ----------
     result : SmoothECEResult
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure is made when omitted.
+    %(ax)s
 
     Returns
     -------

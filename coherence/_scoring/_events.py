@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._docstrings import fill_doc
 from .._results import CoherenceResult
 from .._results import ConfidenceInterval
 from .._rng import RNGLike
@@ -129,6 +130,7 @@ class KeyEventRecallResult(CoherenceResult, test_name="key_event_recall",
     per_forecast = DeprecatedAlias("table")
 
 
+@fill_doc
 def key_event_recall(
     forecast_events: Any,
     hindsight_events: Any,
@@ -207,10 +209,7 @@ def key_event_recall(
     by, question, title, description, date, event, magnitude, confidence, is_outcome : str
         Column names (``description``, ``date`` and ``is_outcome`` are used
         when present).
-    n_resamples, confidence_level, rng
-        The interval over questions, Wilson's at the cluster-robust effective sample
-        size with a t quantile, which draws nothing
-        (``n_resamples`` is recorded, unused).
+    %(wilson_over_questions)s
 
     Returns
     -------

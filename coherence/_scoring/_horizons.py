@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._docstrings import fill_doc
 from .._resampling import MEAN_KINDS
 from .._resampling import cluster_mean_interval
 from .._resampling import sorted_codes
@@ -385,6 +386,7 @@ def accuracy_by_horizon(forecasts: Any, *, horizon: str = "horizon", by: str = "
             by, "horizon", "n", "n_questions", "accuracy", "ci_low", "ci_high"]))
 
 
+@fill_doc
 def plot_accuracy_by_horizon(result: HorizonAccuracyResult, *, pooled: bool = True,
                              ax: Axes | None = None) -> Axes:
     """Accuracy against horizon position, one line per model, with interval bars.
@@ -395,8 +397,7 @@ def plot_accuracy_by_horizon(result: HorizonAccuracyResult, *, pooled: bool = Tr
         From :func:`accuracy_by_horizon`.
     pooled : bool
         Also draw the pooled line (dashed).
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on.
+    %(ax)s
 
     Returns
     -------
@@ -527,6 +528,7 @@ def rolling_accuracy(forecasts: Any, *, start: str = "start", by: str = "model",
             else pd.DataFrame(columns=cols))[cols]
 
 
+@fill_doc
 def plot_rolling_accuracy(rolling: pd.DataFrame, *, cutoffs: Mapping[str, Any] | None = None,
                           by: str = "model", ax: Axes | None = None) -> Axes:
     """Rolling accuracy against question start time, model cutoffs marked.
@@ -540,8 +542,7 @@ def plot_rolling_accuracy(rolling: pd.DataFrame, *, cutoffs: Mapping[str, Any] |
         cutoff date; each matched model gets a dotted vertical line in its colour.
     by : str
         The model column of ``rolling``.
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on.
+    %(ax)s
 
     Returns
     -------

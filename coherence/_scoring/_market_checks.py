@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._docstrings import fill_doc
 from .._resampling import MEAN_KINDS
 from .._resampling import cluster_mean_interval
 from .._resampling import rows_by_key
@@ -508,6 +509,7 @@ class MarketSignalResult(CoherenceResult, test_name="market_signal_metrics",
     signal_events: pd.DataFrame = field(repr=False, compare=False)
 
 
+@fill_doc
 def market_signal_metrics(reasoning: Any, hindsight_events: Any, prices: Any, *,
                           window_days: float = 3.0, min_move: float = 0.03,
                           turning_min_change: float = 0.05, convention: str = "paper",
@@ -539,10 +541,7 @@ def market_signal_metrics(reasoning: Any, hindsight_events: Any, prices: Any, *,
         (:func:`turning_points`).
     question, event, date, direction, magnitude, confidence, is_outcome, price_date, price : str
         Column names.
-    n_resamples, confidence_level, rng
-        The interval over questions, Wilson's at the cluster-robust effective sample
-        size with a t quantile, which draws nothing
-        (``n_resamples`` is recorded, unused).
+    %(wilson_over_questions)s
 
     Returns
     -------

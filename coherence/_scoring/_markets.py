@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._docstrings import fill_doc
 from .._results import CoherenceResult
 from .._results import ConfidenceInterval
 from .._validation import DECIMAL_SLACK
@@ -265,6 +266,7 @@ def market_alignment(events: Any, prices: Any, *, window_days: float = 3.0,
         window_days=window_days, min_move=min_move, correlation=corr, table=per)
 
 
+@fill_doc
 def plot_causal_pressure(curve: pd.DataFrame, prices: Any = None, *, date: str = "date",
                          price_date: str = "date", price: str = "price",
                          ax: Axes | None = None) -> Axes:
@@ -278,8 +280,7 @@ def plot_causal_pressure(curve: pd.DataFrame, prices: Any = None, *, date: str =
         Market prices, drawn on a second y axis.
     date, price_date, price : str
         Column names.
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on.
+    %(ax)s
 
     Returns
     -------

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._docstrings import fill_doc
 from .._results import CoherenceResult
 from .._results import ConfidenceInterval
 from .._rng import RNGLike
@@ -115,6 +116,7 @@ def _no_missing_sources(df: pd.DataFrame, sources: str, owner: str) -> None:
                "list records no sources)")
 
 
+@fill_doc
 def source_precision(citations: Any, reference: Any, *, by: str = "model",
                      question: str = "question", sources: str = "sources",
                      convention: str = "paper", n_resamples: int = 2000,
@@ -144,10 +146,7 @@ def source_precision(citations: Any, reference: Any, *, by: str = "model",
         undefined (NaN) and it is left out of the mean. Citations ``[a]`` and
         ``[]`` against reference ``{a}`` give 0.5 under ``'paper'`` and 1.0
         under ``'code'``.
-    n_resamples, confidence_level, rng
-        The interval over questions, Wilson's at the cluster-robust effective sample
-        size with a t quantile, which draws nothing
-        (``n_resamples`` is recorded, unused).
+    %(wilson_over_questions)s
 
     Returns
     -------
