@@ -23,6 +23,11 @@ n_resamples, confidence_level, rng
     The interval over questions, Wilson's at the cluster-robust effective sample
     size with a t quantile, which draws nothing
     (``n_resamples`` is recorded, unused).""",
+    "checker_forecasts": """\
+checker : str
+    One of :data:`CHECKERS` (or the authors' class name, e.g. ``'CondChecker'``).
+forecasts : 2-d array_like (a row per tuple, a column per question)
+    One row per tuple, the columns in the order of ``CHECKERS[checker]``.""",
     "ax": """\
 ax : matplotlib.axes.Axes, optional
     Axes to draw on; a new figure is made when omitted.""",

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._docstrings import fill_doc
 from .._resampling import percentile_interval
 from .._results import CoherenceResult
 from .._results import ConfidenceInterval
@@ -204,16 +205,14 @@ def frequentist_terms(name: str, f: np.ndarray, beta: float) -> np.ndarray:
     return ratio(np.abs(a - b * d - cc * (1 - d)), den)
 
 
+@fill_doc
 def frequentist_violation(checker: str, forecasts: Any, *, beta: float = 1e-3,
                           definition: str = "paper") -> np.ndarray:
     r"""Per-tuple frequentist violation of one checker (Paleka et al. 2025).
 
     Parameters
     ----------
-    checker : str
-        One of :data:`CHECKERS` (or the authors' class name, e.g. ``'CondChecker'``).
-    forecasts : 2-d array_like (a row per tuple, a column per question)
-        One row per tuple, the columns in the order of ``CHECKERS[checker]``.
+    %(checker_forecasts)s
     beta : float > 0, default 1e-3
         Regulariser added to the variance in the denominator.
     definition : {'paper', 'code'}, default 'paper'
@@ -453,15 +452,13 @@ def _arbitrage(spec: _Spec, f: np.ndarray, definition: str) -> tuple[np.ndarray,
     return np.asarray(value, dtype=np.float64), gap
 
 
+@fill_doc
 def arbitrage_violation(checker: str, forecasts: Any, *, definition: str = "paper") -> np.ndarray:
     r"""Per-tuple arbitrage violation of one checker, in nats (Paleka et al. 2025).
 
     Parameters
     ----------
-    checker : str
-        One of :data:`CHECKERS` (or the authors' class name, e.g. ``'CondChecker'``).
-    forecasts : 2-d array_like (a row per tuple, a column per question)
-        One row per tuple, the columns in the order of ``CHECKERS[checker]``.
+    %(checker_forecasts)s
     definition : {'paper', 'code'}, default 'paper'
         ``'paper'``: the exact max-min value over the logically possible worlds.
         ``'code'``: as the released code computes it: forecasts of 0 or 1 moved
