@@ -133,7 +133,6 @@ COMPETITOR_BINS = ((5, 4), (5, 8))
 def _pvalue(args: tuple[Design, int, int, str]) -> list[float]:
     """ci_test's p-value, then the competitor's at each of :data:`COMPETITOR_BINS`."""
     import coherence
-
     from benchmarks.citest_competitor import strata_permutation_pvalue
 
     design, seed, n_resamples, test_statistic = args

@@ -4,6 +4,7 @@ value (``_kd_blocks``), not on the belief alone."""
 
 from __future__ import annotations
 
+import itertools
 import warnings
 
 import numpy as np
@@ -150,7 +151,7 @@ def test_weighted_blocks_are_narrower_in_the_heavier_value():
     cond = np.column_stack([np.zeros(n), rng.random(n), rng.random(n)])
     start, units = block_layout(cond, np.ones(n, np.int64), 5, weights=np.array([0.2, 1.0]))
     spread = np.array([np.ptp(cond[units[a:b], 1:], axis=0)
-                       for a, b in zip(start[:-1], start[1:], strict=True)]).mean(axis=0)
+                       for a, b in itertools.pairwise(start)]).mean(axis=0)
     assert spread[1] < 0.5 * spread[0]
     _check_blocks(cond, np.ones(n, np.int64), 5)
     even = block_layout(cond, np.ones(n, np.int64), 5)
