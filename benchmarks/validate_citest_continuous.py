@@ -122,6 +122,9 @@ POWER: dict[str, Design] = {
     "leak 0.5, evidence per context": REF.with_(leak=0.5),
     "leak 0.75, continuous beliefs that miss the evidence": REF.with_(
         leak=0.75, grid=None, sees=0.0, ev_action=3.0, ev_outcome=2.0),
+    "leak 0.5, evidence per row": REF.with_(leak=0.5, within=True),
+    "leak 0.5, continuous beliefs that miss the evidence": REF.with_(
+        leak=0.5, grid=None, sees=0.0, ev_action=3.0, ev_outcome=2.0),
 }
 ORDER = [*NULLS, *POWER]
 
