@@ -105,6 +105,11 @@ def _decision_columns(o: Options, *, evidence: bool) -> dict[str, Any]:
             "evidence": o.evidence if evidence else (), "group": o.group}
 
 
+def _draws(o: Options, rng: np.random.Generator) -> dict[str, Any]:
+    """The resampling options the registry's entries forward from the report."""
+    return {"n_resamples": o.n_resamples, "confidence_level": o.confidence_level, "rng": rng}
+
+
 def _ci(
     df: pd.DataFrame,
     o: Options,
@@ -137,10 +142,8 @@ def _leak(
         **_decision_columns(o, evidence=evidence),
         n_splits=o.n_splits,
         engine=o.engine,  # type: ignore[arg-type]  # checked in _report_iv
-        n_resamples=o.n_resamples,
         n_permutations=o.n_permutations,
-        confidence_level=o.confidence_level,
-        rng=rng,
+        **_draws(o, rng),
     )
 
 
@@ -168,9 +171,7 @@ def _iia(df: pd.DataFrame, o: Options, rng: np.random.Generator) -> CoherenceRes
         action=o.action,
         menu=MENU_COLUMN,
         group=o.group,
-        n_resamples=o.n_resamples,
-        confidence_level=o.confidence_level,
-        rng=rng,
+        **_draws(o, rng),
     )
 
 
@@ -186,9 +187,7 @@ def _consistency(df: pd.DataFrame, o: Options, rng: np.random.Generator) -> Cohe
         repetition=o.repetition or "repetition",
         reference=o.reference_prompt,
         truth=o.truth if o.truth in df.columns else None,
-        n_resamples=o.n_resamples,
-        confidence_level=o.confidence_level,
-        rng=rng,
+        **_draws(o, rng),
     )
 
 
@@ -222,9 +221,7 @@ def _calibration(df: pd.DataFrame, o: Options, rng: np.random.Generator) -> Cohe
         by="model",
         timestamp=None,
         n_bins=o.n_bins,
-        n_resamples=o.n_resamples,
-        confidence_level=o.confidence_level,
-        rng=rng,
+        **_draws(o, rng),
     )
 
 
@@ -236,9 +233,7 @@ def _calibration_error(df: pd.DataFrame, o: Options, rng: np.random.Generator) -
     return calibration_error(
         _context_forecasts(df, o),
         n_bins=o.n_bins,
-        n_resamples=o.n_resamples,
-        confidence_level=o.confidence_level,
-        rng=rng,
+        **_draws(o, rng),
     )
 
 
