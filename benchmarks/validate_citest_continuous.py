@@ -59,7 +59,8 @@ class Design:
     rows of a context, independent of the outcome) and of ``leak`` x the outcome (the
     alternative). Under ``leak = 0`` the action is independent of the outcome given
     (belief, evidence, context shock); the shock is unobserved, so it must not move the
-    outcome: it does not.
+    outcome: it does not. ``outcome_per_row``: each row draws its own outcome from its
+    own evidence (with ``within``), so ci_test permutes actions, not outcomes.
     """
 
     n_contexts: int = 200
@@ -73,6 +74,7 @@ class Design:
     shock_sd: float = 0.0
     leak: float = 0.0
     scale: float = 40.0  # the evidence's unit (an age in years, say)
+    outcome_per_row: bool = False
 
     def with_(self, **changes: Any) -> Design:
         return dataclasses.replace(self, **changes)
@@ -88,6 +90,9 @@ def generate(design: Design, seed: int) -> pd.DataFrame:
     e_ctx = np.bincount(groups, weights=e, minlength=g) / reps
     y_ctx = rng.random(g) < 1.0 / (1.0 + np.exp(-(base + design.ev_outcome * e_ctx)))
     y = y_ctx[groups].astype(np.int64)
+    if design.outcome_per_row:
+        y = (rng.random(n) < 1.0 / (1.0 + np.exp(-(base[groups] + design.ev_outcome * e))
+                                    )).astype(np.int64)
     logit = (base[groups] + design.sees * design.ev_outcome * e
              + rng.normal(0.0, design.noise, n))
     p = 1.0 / (1.0 + np.exp(-logit))
@@ -113,6 +118,9 @@ NULLS: dict[str, Design] = {
     "context shocks, evidence per context": REF.with_(shock_sd=1.0),
     "small study: 40 x 3": REF.with_(n_contexts=40, repetitions=3),
     "one row per context: 1000 x 1": REF.with_(n_contexts=1000, repetitions=1, grid=0.01),
+    "outcome and evidence per row, beliefs that miss it (actions permuted)": REF.with_(
+        within=True, outcome_per_row=True, grid=0.01, sees=0.0, ev_action=3.0,
+        ev_outcome=2.0),
 }
 POWER: dict[str, Design] = {
     "leak 1.0, evidence per context": REF.with_(leak=1.0),
@@ -125,6 +133,9 @@ POWER: dict[str, Design] = {
     "leak 0.5, evidence per row": REF.with_(leak=0.5, within=True),
     "leak 0.5, continuous beliefs that miss the evidence": REF.with_(
         leak=0.5, grid=None, sees=0.0, ev_action=3.0, ev_outcome=2.0),
+    "leak 0.75, outcome and evidence per row (actions permuted)": REF.with_(
+        leak=0.75, within=True, outcome_per_row=True, grid=0.01, sees=0.0, ev_action=3.0,
+        ev_outcome=2.0),
 }
 ORDER = [*NULLS, *POWER]
 
@@ -145,6 +156,8 @@ def _pvalue(args: tuple[Design, int, int, str]) -> list[float]:
         res = coherence.ci_test(data, evidence=["evidence"], group="context",
                                 n_resamples=n_resamples, ci_method=None, rng=seed,
                                 test_statistic=test_statistic)
+    if design.outcome_per_row:  # the competitor moves whole contexts' outcomes
+        return [float(res.pvalue), *(np.nan for _ in COMPETITOR_BINS)]
     return [float(res.pvalue), *(
         strata_permutation_pvalue(data, n_resamples=n_resamples, bins=b, rng=seed,
                                   evidence="evidence", evidence_bins=e)
@@ -168,7 +181,8 @@ def _cell(name: str, design: Design, reps: int, n_resamples: int, jobs: int,
             "test_statistic": test_statistic,
             "rejection": rejection_rate(p[ok, 0] <= ALPHA), "n_nan_pvalue": int(np.sum(~ok)),
             "competitor": {f"{b}x{e}": rejection_rate(p[:, j + 1] <= ALPHA)
-                           for j, (b, e) in enumerate(COMPETITOR_BINS)},
+                           for j, (b, e) in enumerate(COMPETITOR_BINS)
+                           if np.all(np.isfinite(p[:, j + 1]))},
             "seconds": time.perf_counter() - start}
 
 
@@ -196,7 +210,8 @@ def tables(results: dict[str, Any], knn: dict[str, Any] | None = None,
              "(`validate_citest_continuous_before.json`); *competitor*: the simplest valid "
              "competitor (`benchmarks/citest_competitor.py`) on the same studies, outcomes "
              "permuted among the contexts of one stratum of (belief bin, evidence bin), "
-             f"{bins} quantile bins of the context means."
+             f"{bins} quantile bins of the context means (it moves whole contexts' "
+             "outcomes, so it does not apply where the outcome varies within a context)."
              + appended_note(results), ""]
     for part, title in (("size", "Size with continuous evidence (alpha 0.05)"),
                         ("power", "Power with continuous evidence")):
@@ -208,8 +223,9 @@ def tables(results: dict[str, Any], knn: dict[str, Any] | None = None,
             rows.append((name, r["reps"], format_rate(r["rejection"]),
                          *(format_rate(other[name]["rejection"]) if name in other
                            else "not run" for other in (prev, old)),
-                         *(format_rate(comp[f"{b}x{e}"]) if f"{b}x{e}" in comp else "not run"
-                           for b, e in COMPETITOR_BINS), r["n_nan_pvalue"]))
+                         *(format_rate(comp[f"{b}x{e}"]) if f"{b}x{e}" in comp
+                           else "does not apply" if r["settings"].get("outcome_per_row")
+                           else "not run" for b, e in COMPETITOR_BINS), r["n_nan_pvalue"]))
         if rows:
             head = ("design", "studies", "ci_test [95% CI]", "kNN statistic", "before",
                     *(f"competitor {b} x {e}" for b, e in COMPETITOR_BINS), "NaN p-values")

@@ -50,3 +50,16 @@ def test_script_writes_json_and_tables(tmp_path: Path, monkeypatch: pytest.Monke
     text = tables_text(vc, out, tmp_path, monkeypatch)
     assert "| small study: 40 x 3 | 4 |" in text and "Power with continuous evidence" in text
     assert "competitor 5 x 8" in text
+
+
+def test_outcome_per_row_cells_permute_actions_and_skip_the_competitor(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    name = "outcome and evidence per row, beliefs that miss it (actions permuted)"
+    data = vc.generate(vc.NULLS[name], 3)
+    assert data.groupby("context")["outcome"].nunique().max() == 2
+    out = tmp_path / "rows.json"
+    assert vc.main(["--only", "size: outcome and evidence per row", "--reps", "3",
+                    "--n-resamples", "19", "--jobs", "1", "--out", str(out)]) == 0
+    (cell,) = json.loads(out.read_text())["size"]
+    assert cell["design"] == name and cell["competitor"] == {} and cell["n_nan_pvalue"] == 0
+    assert "does not apply" in tables_text(vc, out, tmp_path, monkeypatch)
