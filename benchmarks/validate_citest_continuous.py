@@ -121,6 +121,13 @@ NULLS: dict[str, Design] = {
     "outcome and evidence per row, beliefs that miss it (actions permuted)": REF.with_(
         within=True, outcome_per_row=True, grid=0.01, sees=0.0, ev_action=3.0,
         ev_outcome=2.0),
+    # two designs written after the plug-in statistic's strata and weights were chosen
+    "held out: evidence per row, 150 x 6, 0.01 grid, half-seen evidence, shocks": REF.with_(
+        within=True, n_contexts=150, repetitions=6, grid=0.01, sees=0.5, ev_action=2.0,
+        ev_outcome=2.5, noise=0.5, shock_sd=0.5),
+    "held out: evidence per row, 300 x 3, continuous beliefs that miss it": REF.with_(
+        within=True, n_contexts=300, repetitions=3, grid=None, sees=0.0, ev_action=2.0,
+        ev_outcome=3.0, noise=0.2),
 }
 POWER: dict[str, Design] = {
     "leak 1.0, evidence per context": REF.with_(leak=1.0),
