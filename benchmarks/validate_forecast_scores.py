@@ -16,6 +16,12 @@ Run: ``python -m benchmarks.validate_forecast_scores [--reps 1000] [--only WORDS
 [--jobs 2]`` (a word selects the cells whose ``design n=N`` holds it, ``n=20`` not
 ``n=200``); JSON to ``benchmarks/results/validate_forecast_scores.json``, the tables to
 ``docs/forecast_scoring.md`` (``--tables``: from the JSON alone).
+
+``--log-recheck [--reps 4000]``: only the coverage of ``a``'s log-score interval, on every
+cell, before (the plain bootstrap-t) and after (Student's factor on its pivot) on the same
+studies: the matrix's seeds, the first ``--reps`` studies of each cell (so the first 1,000,
+400 for a power cell, are the matrix's own), and the bootstrap draws ``forecast_scores``
+makes for ``a``; JSON to ``benchmarks/results/validate_forecast_scores_log.json``.
 """
 
 from __future__ import annotations
@@ -41,6 +47,7 @@ from benchmarks._harness import matrix_parser
 from benchmarks._harness import rejection_rate
 from benchmarks._harness import run_cells
 from benchmarks._harness import selects
+from benchmarks._harness import write_json
 from benchmarks._harness import write_results
 from benchmarks._harness import write_tables
 from benchmarks.forecast_designs import FORECAST_DESIGNS
@@ -51,8 +58,12 @@ from benchmarks.forecast_designs import sample
 SCRIPT = "validate_forecast_scores.py"
 OUT = ROOT / "benchmarks" / "results" / "validate_forecast_scores.json"
 BEFORE = ROOT / "benchmarks" / "results" / "validate_forecast_scores_before.json"
+#: the log score's interval before and after on the same studies (``--log-recheck``)
+LOG = ROOT / "benchmarks" / "results" / "validate_forecast_scores_log.json"
 DOC = ROOT / "docs" / "forecast_scoring.md"
 ALPHA = 0.05
+#: the level of the intervals whose coverage is measured (forecast_scores' default)
+ALPHA_LEVEL = 0.95
 SCORES = ("brier", "log_score", "accuracy")
 #: the null cells up to this many questions also run forecastbench_scores' comparison
 FB_MAX_N = 400
@@ -110,7 +121,7 @@ def study(design: ForecastDesign, n: int, resamples: int, seed: int,
     gen = np.random.default_rng(seed)
     df = sample(design, n, gen)
     clustered = design.cluster_size > 1
-    kw = {"cluster": "cluster"} if clustered and _has_cluster() else {}
+    kw: dict[str, Any] = {"cluster": "cluster"} if clustered and _has_cluster() else {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         res = forecast_scores(df, timestamp=None, n_resamples=resamples, rng=gen, **kw)
@@ -179,6 +190,116 @@ def cell(name: str, n: int, part: str, reps: int, resamples: int,
     print(f"{name} n={n}: " + " ".join(f"{k} {row[k]['rate']:.3f}" for k in labels
                                        if k in row and k != "side"), flush=True)
     return row
+
+
+def log_study(design: ForecastDesign, n: int, resamples: int, seed: int,
+              check: bool = False) -> list[float]:
+    """One study of the matrix (the data of :func:`study`'s ``seed``) for ``a``'s log score
+    only: ``(low, high)`` of the plain bootstrap-t interval (``mean_interval``, the interval
+    before) and of ``heavy_tailed_mean_interval``'s (after), from the same pivots, drawn as
+    ``forecast_scores(df, rng=gen)`` draws them for ``a`` (its rng spawns (main, filtered);
+    main one stream per model by sorted rank); ``check``: ``forecast_scores`` itself gives
+    the interval after."""
+    from coherence import forecast_scores
+    from coherence._resampling import cluster_mean_pivots
+    from coherence._resampling import heavy_tailed_mean_interval
+    from coherence._resampling import mean_interval
+    from coherence._resampling import sorted_codes
+    from coherence._resampling import streams_by_label
+
+    gen = np.random.default_rng(seed)
+    df = sample(design, n, gen)
+    state = copy.deepcopy(gen)
+    a = df[df["model"] == "a"]
+    p, y = a["probability"].to_numpy(), a["outcome"].to_numpy()
+    log = np.log(np.maximum(np.where(y == 1, p, 1.0 - p), 1e-10))
+    units = a["cluster" if design.cluster_size > 1 else "question"].to_numpy(dtype=object)
+    codes = sorted_codes(units)
+    stream = streams_by_label(gen.spawn(2)[0], ["a", "b"])[0]
+    mean, se, reps, reps_se = cluster_mean_pivots(log[:, None], codes, resamples, stream)
+    bounds = (math.log(1e-10), 0.0)
+    before = mean_interval(float(mean[0]), float(se[0]), reps[:, 0], reps_se[:, 0], ALPHA_LEVEL,
+                           bounds)
+    residuals = np.bincount(codes, weights=log) - np.bincount(codes) * mean[0]
+    after = heavy_tailed_mean_interval(float(mean[0]), float(se[0]), reps[:, 0], reps_se[:, 0],
+                                       residuals, ALPHA_LEVEL, bounds)
+    if check:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            row = forecast_scores(df, timestamp=None, n_resamples=resamples, rng=state,
+                                  cluster="cluster" if design.cluster_size > 1 else None,
+                                  ).table.set_index("model").loc["a"]
+        got = (row["log_score_ci_low"], row["log_score_ci_high"])
+        if not np.allclose(got, after, rtol=1e-12, atol=0.0):
+            raise AssertionError(f"forecast_scores gives {got}, the recheck {after}")
+    return [*before, *after]
+
+
+def log_cell(name: str, n: int, part: str, reps: int, resamples: int,
+             seed0: int) -> dict[str, Any]:
+    """``a``'s log-score coverage before and after on ``reps`` studies of one cell: rates of
+    coverage and of misses below (the expected score below the interval: the sample lacks
+    the large losses) and above it, the mean widths, and the coverage on the matrix's own
+    studies (its first 1,000; 400 for a power cell)."""
+    design = FORECAST_DESIGNS[name]
+    truth = expected_scores(design)["a"][1]
+    start = time.perf_counter()
+    out = np.array([log_study(design, n, resamples, seed0 + i, check=i == 0)
+                    for i in range(reps)])
+    matrix = min(reps, 1000 if part == "size" else 400)
+    row: dict[str, Any] = {"design": name, "n": n, "part": part, "reps": reps,
+                           "truth": truth, "matrix_reps": matrix}
+    for k, (low, high) in (("before", out[:, :2].T), ("after", out[:, 2:].T)):
+        hit = (low <= truth) & (truth <= high)
+        row[k] = rejection_rate(hit)
+        row[f"{k}_below"] = rejection_rate(truth < low)
+        row[f"{k}_above"] = rejection_rate(truth > high)
+        row[f"{k}_width"] = float(np.mean(high - low))
+        row[f"{k}_matrix"] = rejection_rate(hit[:matrix])
+    row["width_ratio"] = row["after_width"] / row["before_width"]
+    row["seconds"] = time.perf_counter() - start
+    print(f"{name} n={n}: before {row['before']['rate']:.4f} after {row['after']['rate']:.4f} "
+          f"width x{row['width_ratio']:.3f} ({row['seconds']:.0f} s)", flush=True)
+    return row
+
+
+def _log_recheck(args: Any) -> int:
+    """Every cell's log-score coverage before and after (:func:`log_cell`) into the log
+    JSON (next to ``--out``); the tables at the default path."""
+    todo = [(name, n, part, args.reps, args.resamples, 9_000_000 + 100_000 * i)
+            for i, (name, n, part) in enumerate(PLAN) if selects(args, f"{name} n={n}")]
+    results = {"environment": environment(), "resamples": args.resamples,
+               "confidence_level": ALPHA_LEVEL, "cells": run_cells(args, log_cell, todo)}
+    write_json(args.out.with_name(args.out.stem + "_log.json"), results)
+    if args.out == OUT:
+        write_tables(DOC, SCRIPT, tables(json.loads(OUT.read_text(encoding="utf-8"))))
+    return 0
+
+
+def _log_section() -> str:
+    """The table of the log JSON (``--log-recheck``), when there is one."""
+    if not LOG.exists():
+        return ""
+    log = json.loads(LOG.read_text(encoding="utf-8"))
+    env = log["environment"]
+    return _section(
+        f"*The log score's interval before and after* (`--log-recheck`, commit "
+        f"`{env['commit'][:10]}`, {env['date']}, {log['resamples']} resamples), from "
+        "`benchmarks/results/validate_forecast_scores_log.json`: the coverage of a's log "
+        "score by the plain bootstrap-t interval (before) and with Student's factor on its "
+        "pivot (after), on the same studies and bootstrap draws (the first of them the "
+        "matrix's: the coverage on those in the last two columns); *below*: the share of "
+        "studies whose interval lies above the expected score (the sample lacks the large "
+        "losses); *width*: the mean width after over before.",
+        ("design", "questions", "studies", "before", "after", "below: before", "after",
+         "above: before", "after", "width", "matrix's studies: before", "after"),
+        ([c["design"], c["n"], c["reps"], format_rate(c["before"]), format_rate(c["after"]),
+          *(f"{c[k]['rate']:.3f}" for k in ("before_below", "after_below", "before_above",
+                                             "after_above")),
+          f"{c['width_ratio']:.3f}",
+          *(f"{c[k]['rate']:.3f} ({c['matrix_reps']})" for k in ("before_matrix",
+                                                                 "after_matrix"))]
+         for c in log["cells"]))
 
 
 def tables(results: dict[str, Any]) -> str:
@@ -251,7 +372,7 @@ def tables(results: dict[str, Any]) -> str:
             ([c["design"], c["n"], c["reps"], format_rate(c["compare"]),
               _rate(c, "compare_plain"), format_rate(c["t_test"])]
              for c in results["recheck"]))
-    return text
+    return text + _log_section()
 
 
 def _section(intro: str, header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
@@ -297,7 +418,14 @@ def main(argv: list[str] | None = None) -> int:
                         "rejects outside [0.03, 0.07] again, on four times as many fresh "
                         "studies (without ForecastBench's comparison), into its 'recheck' "
                         "part")
+    parser.add_argument("--log-recheck", action="store_true",
+                        help="only a's log-score coverage, before and after Student's "
+                        "factor, on the first --reps studies of every cell (the "
+                        "matrix's seeds and bootstrap draws), into "
+                        "validate_forecast_scores_log.json")
     args = parser.parse_args(argv)
+    if args.log_recheck:
+        return _log_recheck(args)
     if args.recheck:
         return _recheck(args)
     if args.tables:

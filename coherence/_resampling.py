@@ -14,7 +14,8 @@ Every resampling test of the package uses the pieces here, written once:
   :func:`cluster_resample_rows` into the rows of each resample, and
   :func:`cluster_bootstrap_means` into replicates of means, :func:`cluster_mean_pivots` (over
   :func:`weighted_mean_pivots`) into replicates of means with their cluster-robust
-  standard errors, and :func:`mean_interval` the bootstrap-t interval they give;
+  standard errors, and :func:`mean_interval` the bootstrap-t interval they give
+  (:func:`heavy_tailed_mean_interval` with Student's small-sample factor on its pivot);
 * :func:`wilson_interval`: Wilson's score interval of a proportion at the effective
   sample size of its cluster-robust standard error; :func:`fraction_interval` the same
   for a mean of fractions (uncapped, Student's t quantile on the degrees of freedom of
@@ -58,6 +59,7 @@ __all__ = [
     "fraction_interval",
     "group_codes",
     "grouped_folds",
+    "heavy_tailed_mean_interval",
     "mean_interval",
     "monte_carlo_pvalue",
     "percentile_interval",
@@ -412,6 +414,53 @@ def mean_interval(mean: float, se: float, replicates: np.ndarray, replicate_se: 
     if se == 0:
         return mean, mean
     return percentile_interval(replicates, confidence_level)
+
+
+def heavy_tailed_mean_interval(mean: float, se: float, replicates: np.ndarray,
+                               replicate_se: np.ndarray, residuals: np.ndarray,
+                               confidence_level: float,
+                               bounds: tuple[float, float]) -> tuple[float, float]:
+    r"""The bootstrap-t interval of :func:`mean_interval` for a mean of heavy-tailed values
+    (a log score), its pivot's quantiles widened by Student's small-sample factor
+
+    .. math::
+
+        f = \sqrt{C / (C - 1)}\; t_{\nu,\,1-\alpha/2} / z_{1-\alpha/2},
+
+    :math:`\nu` :func:`satterthwaite_df` of the clusters' ``residuals`` :math:`S_c - m_c
+    \bar x` (:math:`C` of them), so the interval is :math:`[\bar x - f\,t^*_{1-\alpha/2}\,
+    se,\ \bar x - f\,t^*_{\alpha/2}\, se]` within ``bounds``. The bootstrap-t keeps the
+    skewness of the pivot; the factor is Hesterberg's (2015) expansion (Student's t and the
+    divisor :math:`C - 1` where the normal quantile stands) on the degrees of freedom that
+    the kurtosis of the residuals leaves the standard error (Satterthwaite 1946). A mean
+    set by rare large values (a sharp forecaster's misses) is the case: a small sample
+    often holds none of them, and then neither its standard error nor its bootstrap shows
+    them (``benchmarks/validate_forecast_scores.py --log-recheck``: coverage 0.92 at 30
+    questions with the plain bootstrap-t, 0.94 with the factor). Since :math:`f > 1` it holds
+    the plain bootstrap-t interval; where ``se`` is 0 or undefined it is
+    :func:`mean_interval`'s (the point itself; the percentile interval for one cluster).
+
+    References
+    ----------
+    Satterthwaite, F. E. (1946). An approximate distribution of estimates of variance
+    components. *Biometrics Bulletin* 2(6), 110-114.
+
+    Hesterberg, T. C. (2015). What teachers should know about the bootstrap: resampling
+    in the undergraduate statistics curriculum. *The American Statistician* 69(4),
+    371-386.
+    """
+    if not se > 0:
+        return mean_interval(mean, se, replicates, replicate_se, confidence_level, bounds)
+    from scipy.stats import norm
+    from scipy.stats import t as student_t
+
+    n_units = residuals.size
+    tail = 0.5 + confidence_level / 2.0
+    factor = (math.sqrt(n_units / (n_units - 1.0))
+              * float(student_t.ppf(tail, satterthwaite_df(residuals))) / float(norm.ppf(tail)))
+    low, high = studentized_interval(mean, mean, se, replicates, replicate_se, confidence_level)
+    return (max(mean - factor * (mean - low), bounds[0]),
+            min(mean + factor * (high - mean), bounds[1]))
 
 
 def wilson_interval(mean: float, se: float, n_rows: int, n_units: int,
