@@ -210,12 +210,14 @@ def tables(results: dict[str, Any], knn: dict[str, Any] | None = None,
            before: dict[str, Any] | None = None) -> str:
     env = results["environment"]
     bins = " and ".join(f"{b} x {e}" for b, e in COMPETITOR_BINS)
+    first = ("" if knn is None else f" (the first {knn['settings']['reps']} studies of a "
+             f"null, {knn['settings']['power_reps']} of a power cell)")
     lines = [generated_by("validate_citest_continuous", env)
              + f", {results['settings']['n_resamples']} permutations). *ci_test*: the "
              "defaults (the plug-in statistic over strata of belief and evidence); *kNN "
              "statistic*: the same studies with `test_statistic='knn'`, the default before "
-             "(`validate_citest_continuous_knn.json`); *before*: the same studies on the code "
-             "before the ranks and the median-split blocks "
+             f"(`validate_citest_continuous_knn.json`){first}; *before*: the same studies on "
+             "the code before the ranks and the median-split blocks "
              "(`validate_citest_continuous_before.json`); *competitor*: the simplest valid "
              "competitor (`benchmarks/citest_competitor.py`) on the same studies, outcomes "
              "permuted among the contexts of one stratum of (belief bin, evidence bin), "
