@@ -15,13 +15,16 @@ from coherence import forecast_scores
 from tests._reference_bootstrap_t import bootstrap_t_by_loops
 
 
-def _table(n_q: int = 12, seed: int = 3, clusters: int = 4) -> pd.DataFrame:
+def _table(n_q: int = 12, seed: int = 3, clusters: int = 4, *,
+           noise: tuple[float, float] = (0.1, 0.25), clip: float = 0.0) -> pd.DataFrame:
+    """Two forecasters ``a`` and ``b`` of ``n_q`` questions with normal noise of sd
+    ``noise``, forecasts clipped to [clip, 1 - clip]; ``topic`` clusters of questions."""
     gen = np.random.default_rng(seed)
     t = gen.uniform(0.05, 0.95, n_q)
     y = (gen.uniform(size=n_q) < t).astype(int)
     rows = []
-    for m, sd in (("a", 0.1), ("b", 0.25)):
-        p = np.clip(t + gen.normal(0, sd, n_q), 0, 1)
+    for m, sd in zip(("a", "b"), noise, strict=True):
+        p = np.clip(t + gen.normal(0, sd, n_q), clip, 1 - clip)
         rows += [{"model": m, "question": f"q{i:02d}", "topic": f"c{i % clusters}",
                   "probability": p[i], "outcome": y[i]} for i in range(n_q)]
     return pd.DataFrame(rows)

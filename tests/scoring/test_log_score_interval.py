@@ -23,21 +23,14 @@ from coherence._resampling import cluster_mean_pivots
 from coherence._resampling import heavy_tailed_mean_interval
 from coherence._resampling import mean_interval
 from tests._reference_bootstrap_t import bootstrap_t_by_loops
+from tests.scoring.test_forecast_intervals import _table as forecasts_of_two
 
 FLOOR = 1e-10
 
 
 def _table(n_q: int = 14, seed: int = 5, clusters: int = 5) -> pd.DataFrame:
     """Two forecasters, one sharp (some forecasts near 0 and 1), one hedged."""
-    gen = np.random.default_rng(seed)
-    t = gen.uniform(0.05, 0.95, n_q)
-    y = (gen.uniform(size=n_q) < t).astype(int)
-    rows = []
-    for m, sd in (("a", 0.2), ("b", 0.05)):
-        p = np.clip(t + gen.normal(0, sd, n_q), 0.01, 0.99)
-        rows += [{"model": m, "question": f"q{i:02d}", "topic": f"c{i % clusters}",
-                  "probability": p[i], "outcome": y[i]} for i in range(n_q)]
-    return pd.DataFrame(rows)
+    return forecasts_of_two(n_q, seed, clusters, noise=(0.2, 0.05), clip=0.01)
 
 
 def _log_scores(part: pd.DataFrame, convention: str = "ln") -> np.ndarray:
