@@ -103,13 +103,15 @@ def strata_permutation_pvalue(data: pd.DataFrame, *, n_resamples: int = 199, bin
     np.add.at(counts, (codes, actions), 1.0)
     y = np.zeros(n_ctx)
     y[codes] = data["outcome"].to_numpy(dtype=float)
-    mean_belief = (np.bincount(codes, weights=data["belief"].to_numpy(dtype=float))
-                   / np.bincount(codes))
+    def context_mean(column: str) -> np.ndarray:
+        out: np.ndarray = (np.bincount(codes, weights=data[column].to_numpy(dtype=float))
+                           / np.bincount(codes))
+        return out
+
+    mean_belief = context_mean("belief")
     ev = None
     if evidence is not None and evidence_bins is not None:
-        ev_mean = (np.bincount(codes, weights=data[evidence].to_numpy(dtype=float))
-                   / np.bincount(codes))
-        ev = quantile_codes(ev_mean, evidence_bins)
+        ev = quantile_codes(context_mean(evidence), evidence_bins)
     elif evidence is not None:
         ev = np.zeros(n_ctx, dtype=np.int64)
         ev[codes] = np.unique(data[evidence].to_numpy(), return_inverse=True)[1]

@@ -63,8 +63,10 @@ LOG = ROOT / "benchmarks" / "results" / "validate_forecast_scores_log.json"
 DOC = ROOT / "docs" / "forecast_scoring.md"
 ALPHA = 0.05
 #: the level of the intervals whose coverage is measured (forecast_scores' default)
-ALPHA_LEVEL = 0.95
+LEVEL = 0.95
 SCORES = ("brier", "log_score", "accuracy")
+#: forecast_scores' default floor of the probability of what happened before the log
+FLOOR = 1e-10
 #: the null cells up to this many questions also run forecastbench_scores' comparison
 FB_MAX_N = 400
 FB_LABELS = ("forecastbench_brier", "forecastbench_index", "coverage_fb_brier",
@@ -206,23 +208,24 @@ def log_study(design: ForecastDesign, n: int, resamples: int, seed: int,
     from coherence._resampling import mean_interval
     from coherence._resampling import sorted_codes
     from coherence._resampling import streams_by_label
+    from coherence._scoring._forecast import _log_score
 
     gen = np.random.default_rng(seed)
     df = sample(design, n, gen)
     state = copy.deepcopy(gen)
     a = df[df["model"] == "a"]
     p, y = a["probability"].to_numpy(), a["outcome"].to_numpy()
-    log = np.log(np.maximum(np.where(y == 1, p, 1.0 - p), 1e-10))
+    log = _log_score(np.where(y == 1, p, 1.0 - p), "ln", FLOOR)
     units = a["cluster" if design.cluster_size > 1 else "question"].to_numpy(dtype=object)
     codes = sorted_codes(units)
     stream = streams_by_label(gen.spawn(2)[0], ["a", "b"])[0]
     mean, se, reps, reps_se = cluster_mean_pivots(log[:, None], codes, resamples, stream)
-    bounds = (math.log(1e-10), 0.0)
-    before = mean_interval(float(mean[0]), float(se[0]), reps[:, 0], reps_se[:, 0], ALPHA_LEVEL,
+    bounds = (math.log(FLOOR), 0.0)
+    before = mean_interval(float(mean[0]), float(se[0]), reps[:, 0], reps_se[:, 0], LEVEL,
                            bounds)
     residuals = np.bincount(codes, weights=log) - np.bincount(codes) * mean[0]
     after = heavy_tailed_mean_interval(float(mean[0]), float(se[0]), reps[:, 0], reps_se[:, 0],
-                                       residuals, ALPHA_LEVEL, bounds)
+                                       residuals, LEVEL, bounds)
     if check:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -269,7 +272,7 @@ def _log_recheck(args: Any) -> int:
     todo = [(name, n, part, args.reps, args.resamples, 9_000_000 + 100_000 * i)
             for i, (name, n, part) in enumerate(PLAN) if selects(args, f"{name} n={n}")]
     results = {"environment": environment(), "resamples": args.resamples,
-               "confidence_level": ALPHA_LEVEL, "cells": run_cells(args, log_cell, todo)}
+               "confidence_level": LEVEL, "cells": run_cells(args, log_cell, todo)}
     write_json(args.out.with_name(args.out.stem + "_log.json"), results)
     if args.out == OUT:
         write_tables(DOC, SCRIPT, tables(json.loads(OUT.read_text(encoding="utf-8"))))

@@ -15,6 +15,20 @@ from coherence import forecast_scores
 from tests._reference_bootstrap_t import bootstrap_t_by_loops
 
 
+def bootstrap_draws(df: pd.DataFrame, cluster: str | None, b: int, seed: int):
+    """``(name, rows, units, draws)`` for models a, b and the pooled row, as
+    ``forecast_scores(rng=seed)`` draws them: its rng spawns (main, filtered), main one
+    stream per model by sorted rank, then the pooled row's; each stream draws
+    ``integers(0, C, size=(b, C))`` over the C clusters in sorted order."""
+    streams = np.random.default_rng(seed).spawn(2)[0].spawn(3)
+    unit_col = "question" if cluster is None else cluster
+    for name, stream in zip(("a", "b", "(all)"), streams, strict=True):
+        part = df if name == "(all)" else df[df["model"] == name]
+        units = part[unit_col].to_numpy()
+        c = len(set(units))
+        yield name, part, units, stream.integers(0, c, size=(b, c))
+
+
 def _table(n_q: int = 12, seed: int = 3, clusters: int = 4, *,
            noise: tuple[float, float] = (0.1, 0.25), clip: float = 0.0) -> pd.DataFrame:
     """Two forecasters ``a`` and ``b`` of ``n_q`` questions with normal noise of sd
@@ -39,15 +53,9 @@ def test_intervals_are_the_documented_bootstrap_t(cluster):
     b, level = 200, 0.9
     res = forecast_scores(df, cluster=cluster, n_resamples=b, confidence_level=level,
                           timestamp=None, rng=11)
-    main = np.random.default_rng(11).spawn(2)[0]
-    streams = main.spawn(3)  # models a, b (sorted rank), then the pooled row
-    unit_col = "question" if cluster is None else cluster
     table = res.table.set_index("model")
-    for name, stream in (("a", streams[0]), ("b", streams[1]), ("(all)", streams[2])):
-        part = df if name == "(all)" else df[df["model"] == name]
-        units = part[unit_col].to_numpy()
-        c = len(set(units))
-        draws = stream.integers(0, c, size=(b, c))
+    for name, part, units, draws in bootstrap_draws(df, cluster, b, 11):
+        c = draws.shape[1]
         brier = ((part["probability"] - part["outcome"]) ** 2).to_numpy()
         lo, hi = bootstrap_t_by_loops(brier, units, draws, level)
         assert table.loc[name, "brier_ci_low"] == pytest.approx(max(lo, 0.0), rel=1e-9)

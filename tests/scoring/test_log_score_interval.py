@@ -24,6 +24,7 @@ from coherence._resampling import heavy_tailed_mean_interval
 from coherence._resampling import mean_interval
 from tests._reference_bootstrap_t import bootstrap_t_by_loops
 from tests.scoring.test_forecast_intervals import _table as forecasts_of_two
+from tests.scoring.test_forecast_intervals import bootstrap_draws
 
 FLOOR = 1e-10
 
@@ -67,16 +68,10 @@ def test_log_interval_is_the_documented_one(cluster, convention):
     b, level = 300, 0.9
     res = forecast_scores(df, cluster=cluster, convention=convention, n_resamples=b,
                           confidence_level=level, timestamp=None, rng=7)
-    streams = np.random.default_rng(7).spawn(2)[0].spawn(3)
-    unit_col = "question" if cluster is None else cluster
     top = -math.log(FLOOR) if convention == "ln" else -math.log2(FLOOR)
     bounds = (-top, 0.0) if convention == "ln" else (0.0, top)
     table = res.table.set_index("model")
-    for name, stream in (("a", streams[0]), ("b", streams[1]), ("(all)", streams[2])):
-        part = df if name == "(all)" else df[df["model"] == name]
-        units = part[unit_col].to_numpy()
-        c = len(set(units))
-        draws = stream.integers(0, c, size=(b, c))
+    for name, part, units, draws in bootstrap_draws(df, cluster, b, 7):
         values = _log_scores(part, convention)
         lo, hi = _by_hand(values, units, draws, level, bounds)
         got_lo, got_hi = table.loc[name, "log_score_ci_low"], table.loc[name, "log_score_ci_high"]
