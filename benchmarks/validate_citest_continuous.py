@@ -20,6 +20,7 @@ counts::
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import sys
 import warnings
 from concurrent.futures import ProcessPoolExecutor
@@ -61,6 +62,10 @@ class Design:
     (belief, evidence, context shock); the shock is unobserved, so it must not move the
     outcome: it does not. ``outcome_per_row``: each row draws its own outcome from its
     own evidence (with ``within``), so ci_test permutes actions, not outcomes.
+    ``unequal``: each context has 1 to ``2 repetitions - 1`` rows (uniform).
+    ``sites``: a nominal column ``site`` of that many levels per context, whose normal
+    effects move the outcome and the action alike (the belief misses them), conditioned
+    on with the continuous evidence.
     """
 
     n_contexts: int = 200
@@ -75,6 +80,8 @@ class Design:
     leak: float = 0.0
     scale: float = 40.0  # the evidence's unit (an age in years, say)
     outcome_per_row: bool = False
+    unequal: bool = False
+    sites: int = 0
 
     def with_(self, **changes: Any) -> Design:
         return dataclasses.replace(self, **changes)
@@ -82,13 +89,19 @@ class Design:
 
 def generate(design: Design, seed: int) -> pd.DataFrame:
     rng = np.random.default_rng(seed)
-    g, reps = design.n_contexts, design.repetitions
-    n = g * reps
+    g = design.n_contexts
+    # draws only a design that asks for them makes: the others keep their studies
+    reps = (rng.integers(1, 2 * design.repetitions, g) if design.unequal
+            else np.full(g, design.repetitions))
+    site = rng.integers(0, design.sites, g) if design.sites else np.zeros(g, np.int64)
+    site_effect = rng.normal(0.0, 1.0, design.sites)[site] if design.sites else np.zeros(g)
+    n = int(reps.sum())
     groups = np.repeat(np.arange(g), reps)
     base = rng.normal(0.0, 1.0, g)
     e = rng.normal(0.0, 1.0, n) if design.within else np.repeat(rng.normal(0.0, 1.0, g), reps)
     e_ctx = np.bincount(groups, weights=e, minlength=g) / reps
-    y_ctx = rng.random(g) < 1.0 / (1.0 + np.exp(-(base + design.ev_outcome * e_ctx)))
+    y_ctx = rng.random(g) < 1.0 / (1.0 + np.exp(-(base + design.ev_outcome * e_ctx
+                                                   + site_effect)))
     y = y_ctx[groups].astype(np.int64)
     if design.outcome_per_row:
         y = (rng.random(n) < 1.0 / (1.0 + np.exp(-(base[groups] + design.ev_outcome * e))
@@ -101,10 +114,13 @@ def generate(design: Design, seed: int) -> pd.DataFrame:
     p = np.clip(p, 0.0, 1.0)
     shock = np.repeat(rng.normal(0.0, design.shock_sd, g), reps) if design.shock_sd else 0.0
     u = (2.0 * (p - 0.5) + design.ev_action * e + shock + design.leak * (y - 0.5)
-         + rng.logistic(0.0, 0.5, n))
+         + rng.logistic(0.0, 0.5, n) + site_effect[groups])
     action = np.where(u > 0.5, 2, np.where(u > -0.5, 1, 0))
-    return pd.DataFrame({"context": groups, "belief": p, "action": action, "outcome": y,
-                         "evidence": 50.0 + design.scale * e})
+    out = pd.DataFrame({"context": groups, "belief": p, "action": action, "outcome": y,
+                        "evidence": 50.0 + design.scale * e})
+    if design.sites:
+        out["site"] = np.array([f"site {k}" for k in range(design.sites)])[site[groups]]
+    return out
 
 
 REF = Design()
@@ -128,6 +144,8 @@ NULLS: dict[str, Design] = {
     "held out: evidence per row, 300 x 3, continuous beliefs that miss it": REF.with_(
         within=True, n_contexts=300, repetitions=3, grid=None, sees=0.0, ev_action=2.0,
         ev_outcome=3.0, noise=0.2),
+    "unequal repetitions (1-9 rows), evidence per row": REF.with_(within=True, unequal=True),
+    "nominal site (4 levels) with continuous evidence": REF.with_(sites=4),
 }
 POWER: dict[str, Design] = {
     "leak 1.0, evidence per context": REF.with_(leak=1.0),
@@ -143,10 +161,14 @@ POWER: dict[str, Design] = {
     "leak 0.75, outcome and evidence per row (actions permuted)": REF.with_(
         leak=0.75, within=True, outcome_per_row=True, grid=0.01, sees=0.0, ev_action=3.0,
         ev_outcome=2.0),
+    "leak 0.5, nominal site with continuous evidence": REF.with_(leak=0.5, sites=4),
 }
 #: the cells in the order they were added to the matrix: cell i's studies are seeded
 #: from 10,000 (i + 1), so a cell added later never changes an earlier cell's studies
-ORDER = [*list(NULLS)[:7], *list(POWER)[:5], *list(NULLS)[7:], *list(POWER)[5:]]
+_BATCHES = ((7, 5), (10, 8), (12, 9))  # (nulls, power cells) after each addition
+ORDER = [*list(NULLS)[:7], *list(POWER)[:5]]
+for (old_n, old_p), (new_n, new_p) in itertools.pairwise(_BATCHES):
+    ORDER += [*list(NULLS)[old_n:new_n], *list(POWER)[old_p:new_p]]
 
 
 #: the competitor's (belief bins, evidence bins): 20 and 40 strata of the contexts
@@ -162,11 +184,12 @@ def _pvalue(args: tuple[Design, int, int, str]) -> list[float]:
     data = generate(design, seed)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        res = coherence.ci_test(data, evidence=["evidence"], group="context",
+        res = coherence.ci_test(data, evidence=["evidence", "site"][:1 + bool(design.sites)],
+                                group="context",
                                 n_resamples=n_resamples, ci_method=None, rng=seed,
                                 test_statistic=test_statistic)
-    if design.outcome_per_row:  # the competitor moves whole contexts' outcomes
-        return [float(res.pvalue), *(np.nan for _ in COMPETITOR_BINS)]
+    if design.outcome_per_row or design.sites:  # it moves whole contexts' outcomes, and
+        return [float(res.pvalue), *(np.nan for _ in COMPETITOR_BINS)]  # bins one column
     return [float(res.pvalue), *(
         strata_permutation_pvalue(data, n_resamples=n_resamples, bins=b, rng=seed,
                                   evidence="evidence", evidence_bins=e)
@@ -222,7 +245,8 @@ def tables(results: dict[str, Any], knn: dict[str, Any] | None = None,
              "competitor (`benchmarks/citest_competitor.py`) on the same studies, outcomes "
              "permuted among the contexts of one stratum of (belief bin, evidence bin), "
              f"{bins} quantile bins of the context means (it moves whole contexts' "
-             "outcomes, so it does not apply where the outcome varies within a context)."
+             "outcomes and bins one evidence column, so it does not apply where the outcome "
+             "varies within a context or a nominal column is conditioned on too)."
              + appended_note(results), ""]
     for part, title in (("size", "Size with continuous evidence (alpha 0.05)"),
                         ("power", "Power with continuous evidence")):
@@ -235,7 +259,8 @@ def tables(results: dict[str, Any], knn: dict[str, Any] | None = None,
                          *(format_rate(other[name]["rejection"]) if name in other
                            else "not run" for other in (prev, old)),
                          *(format_rate(comp[f"{b}x{e}"]) if f"{b}x{e}" in comp
-                           else "does not apply" if r["settings"].get("outcome_per_row")
+                           else "does not apply" if (r["settings"].get("outcome_per_row")
+                                                     or r["settings"].get("sites"))
                            else "not run" for b, e in COMPETITOR_BINS), r["n_nan_pvalue"]))
         if rows:
             head = ("design", "studies", "ci_test [95% CI]", "kNN statistic", "before",

@@ -63,3 +63,20 @@ def test_outcome_per_row_cells_permute_actions_and_skip_the_competitor(
     (cell,) = json.loads(out.read_text())["size"]
     assert cell["design"] == name and cell["competitor"] == {} and cell["n_nan_pvalue"] == 0
     assert "does not apply" in tables_text(vc, out, tmp_path, monkeypatch)
+
+
+def test_unequal_repetitions_and_a_nominal_site():
+    uneven = vc.generate(vc.NULLS["unequal repetitions (1-9 rows), evidence per row"], 2)
+    sizes = uneven.groupby("context").size()
+    assert sizes.min() >= 1 and sizes.max() <= 9 and sizes.nunique() > 4
+    assert uneven.groupby("context")["outcome"].nunique().max() == 1
+    sited = vc.generate(vc.NULLS["nominal site (4 levels) with continuous evidence"], 2)
+    assert sited["site"].nunique() == 4
+    assert sited.groupby("context")["site"].nunique().max() == 1
+    # the site moves the outcome: its levels' outcome rates differ
+    rates = sited.groupby("site")["outcome"].mean()
+    assert rates.max() - rates.min() > 0.15
+    # ci_test conditions on it with the continuous evidence; the competitor does not apply
+    row = vc._pvalue((vc.NULLS["nominal site (4 levels) with continuous evidence"], 2, 19,
+                      "auto"))
+    assert np.isfinite(row[0]) and all(np.isnan(row[1:]))
