@@ -53,7 +53,6 @@ from ._design import require_design_columns
 from ._permutation import block_layout
 from ._permutation import outcome_units
 from ._permutation import units_and_blocks
-from ._permutation import value_weights
 
 __all__ = ["CITestResult", "ci_test"]
 
@@ -519,7 +518,7 @@ def ci_test(
         splits on every value, each spanning about :math:`2/\sqrt{C_e}` of each
         value's ranks (the rows of 4 contexts for one continuous column).
         ``'knn'``: the kNN estimate ``statistic`` itself (the earlier default;
-        about half the power at the papers' study size, and 0.585 against 0.968
+        about half the power at the papers' study size, and 0.585 against 0.935
         with continuous evidence, docs/validation_ci.md).
         ``'auto'`` (default): ``'plugin'``. The result's ``test_statistic``
         records which was used.
@@ -706,12 +705,11 @@ def _context_interval(prep: Prepared, k: int, design: _Design, b_prob: np.ndarra
 
 def _moves(prep: Prepared, k: int, permute: str, stated_prob: np.ndarray, cond_perm: np.ndarray,
            cond_constant: bool, groups: np.ndarray, k_perm: int, exact: bool,
-           seeds: np.ndarray, weights: np.ndarray | None = None
-           ) -> tuple[tuple[str, tuple[np.ndarray, ...]], int, Callable[[], np.ndarray]]:
+           seeds: np.ndarray) -> tuple[tuple[str, tuple[np.ndarray, ...]], int,
+                                       Callable[[], np.ndarray]]:
     """What the permutations move, in which blocks: ``(moves for plugin_null, units in
     blocks of two or more, the kNN null computed when first asked for)``; ``cond_perm``
-    is ``[discrete stratum, values...]`` per row, the values the blocks match on
-    (two or more of them: their ranks scaled by ``weights``)."""
+    is ``[discrete stratum, values...]`` per row, the values the blocks match on."""
     ev_disc = prep.disc["z"]
     if permute == "outcomes":
         n_groups = int(groups.max()) + 1
@@ -721,14 +719,13 @@ def _moves(prep: Prepared, k: int, permute: str, stated_prob: np.ndarray, cond_p
         # as its number of rows: only contexts of equal size are exchangeable
         sizes = (np.ones(n_groups, np.int64) if cond_constant
                  else np.bincount(groups, minlength=n_groups).astype(np.int64))
-        block_start, block_units = block_layout(unit_cond, sizes, k_perm, keep_ties=exact,
-                                                weights=weights)
+        block_start, block_units = block_layout(unit_cond, sizes, k_perm, keep_ties=exact)
         movable = int(np.sum(np.diff(block_start)[np.diff(block_start) > 1]))
         knn_null = functools.cache(lambda: outcome_null(prep, k, y_unit, groups,
                                                         block_start, block_units, seeds))
         return ("outcomes", (y_unit, groups, block_start, block_units)), movable, knn_null
     blocks = units_and_blocks(cond_perm, groups, permute == "contexts", k_perm,
-                              keep_ties=exact, weights=weights)
+                              keep_ties=exact)
     movable = int(np.sum(np.diff(blocks[2])[np.diff(blocks[2]) > 1]))
     knn_null = functools.cache(lambda: permutation_null(prep, k, blocks, seeds))
     return ("actions", blocks), movable, knn_null
@@ -834,16 +831,11 @@ def _ci_test(design: _Design, opt: dict[str, Any], gen: np.random.Generator) -> 
     # action and outcome: its blocks keep tie runs exact (validation_ci.md); with
     # continuous evidence the blocks are median splits on every value, ties or not
     exact = test_statistic == "plugin" and z_cont.shape[1] <= 1
-    # with continuous evidence, the plug-in's blocks and strata are closest in the values
-    # that move what the permutation keeps fixed (the actions when outcomes move)
-    weights = (value_weights(z_perm, design.action if permute == "outcomes"
-                             else design.outcome)
-               if test_statistic == "plugin" and z_cont.shape[1] > 1 else None)
     moves, movable, knn_null = _moves(prep, k, permute, stated_prob, cond_perm, cond_constant,
-                                      groups, opt["k_perm"], exact, seeds, weights)
+                                      groups, opt["k_perm"], exact, seeds)
     n_strata = 0
     if test_statistic == "plugin":
-        strata = strata_of_rows(cond_perm, groups, weights)
+        strata = strata_of_rows(cond_perm, groups)
         n_strata = int(strata.max()) + 1
         observed = plugin_cmi(strata, design.action, design.outcome)
         null = plugin_null(strata, design.action, design.outcome, moves, B, gen)

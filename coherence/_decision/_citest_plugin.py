@@ -51,14 +51,11 @@ def stratum_rows(n_rows: int, n_contexts: int, n_values: int = 1) -> int:
     return max(1, round(n_rows * contexts / c))
 
 
-def strata_of_rows(cond: np.ndarray, groups: np.ndarray,
-                   weights: np.ndarray | None = None) -> np.ndarray:
+def strata_of_rows(cond: np.ndarray, groups: np.ndarray) -> np.ndarray:
     """Each row's stratum (codes 0..S-1) from its conditioning values ``cond``
     (``[discrete stratum, values...]`` per row) and its context ``groups``: within each
     discrete stratum, runs of tied values merged in value order until each holds
-    :func:`stratum_rows` rows of that discrete stratum's rows and contexts (with two or
-    more values, median-split cells of their ranks times ``weights``, as the
-    permutation blocks)."""
+    :func:`stratum_rows` rows of that discrete stratum's rows and contexts."""
     n = len(cond)
     strata = np.empty(n, dtype=np.int64)
     by_stratum = np.argsort(cond[:, 0], kind="stable")
@@ -66,8 +63,7 @@ def strata_of_rows(cond: np.ndarray, groups: np.ndarray,
     offset = 0
     for rows in np.split(by_stratum, cuts) if n else []:
         least = stratum_rows(len(rows), len(np.unique(groups[rows])), cond.shape[1] - 1)
-        start, order = block_layout(cond[rows], np.ones(len(rows), dtype=np.int64), least,
-                                    weights=weights)
+        start, order = block_layout(cond[rows], np.ones(len(rows), dtype=np.int64), least)
         strata[rows[order]] = offset + np.repeat(np.arange(len(start) - 1), np.diff(start))
         offset += len(start) - 1
     return strata

@@ -20,15 +20,14 @@ import numpy as np
 from .._resampling import cluster_members
 
 __all__ = ["block_layout", "context_effects", "outcome_units", "permutations_within",
-           "units_and_blocks", "value_weights"]
+           "units_and_blocks"]
 
 #: Permutations drawn per batch by :func:`permutations_within` (bounds its memory).
 _BATCH = 512
 
 
 def block_layout(unit_cond: np.ndarray, sizes: np.ndarray, k_perm: int, *,
-                 keep_ties: bool = False, weights: np.ndarray | None = None
-                 ) -> tuple[np.ndarray, np.ndarray]:
+                 keep_ties: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Blocks of exchangeable units: ``(block_start, sorted units)``.
 
     ``unit_cond`` has one row per unit, ``[discrete stratum, values...]``. Units
@@ -39,8 +38,7 @@ def block_layout(unit_cond: np.ndarray, sizes: np.ndarray, k_perm: int, *,
     which no permutation moves.
 
     With two or more values (continuous evidence) and without ``keep_ties``, the
-    blocks are parts of a median split on every value (:func:`_kd_blocks`, the
-    values' ranks scaled by ``weights``, :func:`value_weights`).
+    blocks are parts of a median split on every value (:func:`_kd_blocks`).
 
     ``keep_ties=True``: a run of two or more tied units is a block of its own,
     never merged (its permutations are exact); only units alone in their values
@@ -49,7 +47,7 @@ def block_layout(unit_cond: np.ndarray, sizes: np.ndarray, k_perm: int, *,
     a lone unit between two tie runs does not move).
     """
     if unit_cond.shape[1] > 2 and not keep_ties:
-        return _kd_blocks(unit_cond, sizes, k_perm, weights)
+        return _kd_blocks(unit_cond, sizes, k_perm)
     keys = [unit_cond[:, j] for j in range(unit_cond.shape[1] - 1, -1, -1)] + [sizes]
     srt = np.lexsort(keys)
     u_cond = unit_cond[srt]
@@ -85,17 +83,16 @@ def block_layout(unit_cond: np.ndarray, sizes: np.ndarray, k_perm: int, *,
     return block_start, np.ascontiguousarray(srt, dtype=np.int64)
 
 
-def _kd_blocks(unit_cond: np.ndarray, sizes: np.ndarray, k_perm: int,
-               weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+def _kd_blocks(unit_cond: np.ndarray, sizes: np.ndarray,
+               k_perm: int) -> tuple[np.ndarray, np.ndarray]:
     """:func:`block_layout` for two or more conditioning values (without ``keep_ties``):
     blocks close in every value, not only in the first (a lexicographic sort matches on
     the first value alone wherever it is continuous and ignores the others).
 
     Within each (size, stratum), the units are split in two at the median of the value
-    whose ranks within the stratum spread widest (so no unit of measurement matters;
-    each value's ranks times its ``weights`` entry, when given), and each half again,
-    until a part holds fewer than ``2 k_perm`` units: a block of ``k_perm`` to
-    ``2 k_perm - 1`` units (all of them when the stratum has fewer).
+    whose ranks within the stratum spread widest (so no unit of measurement matters),
+    and each half again, until a part holds fewer than ``2 k_perm`` units: a block of
+    ``k_perm`` to ``2 k_perm - 1`` units (all of them when the stratum has fewer).
     """
     from scipy.stats import rankdata
 
@@ -108,8 +105,6 @@ def _kd_blocks(unit_cond: np.ndarray, sizes: np.ndarray, k_perm: int,
     for a, b in itertools.pairwise(bounds):
         units = lead[a:b]
         ranks = rankdata(unit_cond[units, 1:], axis=0) / len(units)
-        if weights is not None:
-            ranks = ranks * weights
         stack = [np.arange(len(units))]
         while stack:
             part = stack.pop()
@@ -122,34 +117,6 @@ def _kd_blocks(unit_cond: np.ndarray, sizes: np.ndarray, k_perm: int,
             stack.extend([part[half:], part[:half]])
     block_start = np.cumsum([0, *(len(u) for u in order)]).astype(np.int64)
     return block_start, np.ascontiguousarray(np.concatenate(order), dtype=np.int64)
-
-
-def value_weights(values: np.ndarray, labels: np.ndarray, floor: float = 0.1) -> np.ndarray:
-    """How far each conditioning value moves ``labels`` (the variable the permutation
-    does not move): the norm of its coefficients in the least-squares fit of the
-    labels' indicators on the values' ranks scaled to (0, 1], over the largest; at
-    least ``floor`` (1 for every value when the labels do not vary).
-
-    Blocks and strata close in the values that move the fixed variable leave less of
-    the association a confounder carries between action and outcome inside a block;
-    they use the labels the permutation keeps fixed, never the ones it moves, so the
-    permuted copies stay exchangeable under the null.
-    """
-    from scipy.stats import rankdata
-
-    n, d = values.shape
-    codes = np.unique(labels, return_inverse=True)[1].ravel()
-    if n < d + 2 or codes.max(initial=0) == 0:
-        return np.ones(d)
-    design = np.column_stack([np.ones(n), rankdata(values, axis=0) / n])
-    indicators = np.eye(int(codes.max()) + 1)[codes]
-    beta = np.linalg.lstsq(design, indicators, rcond=None)[0][1:]
-    norm = np.sqrt(np.sum(beta * beta, axis=1))
-    top = float(norm.max())
-    if not top > 0:
-        return np.ones(d)
-    out: np.ndarray = np.maximum(norm / top, floor)
-    return out
 
 
 def _exact_blocks(ties: list[int], k_perm: int) -> list[int]:
@@ -184,8 +151,7 @@ def _exact_blocks(ties: list[int], k_perm: int) -> list[int]:
 
 
 def units_and_blocks(cond: np.ndarray, groups: np.ndarray, use_contexts: bool,
-                     k_perm: int, *, keep_ties: bool = False,
-                     weights: np.ndarray | None = None
+                     k_perm: int, *, keep_ties: bool = False
                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Exchangeable units of an action permutation (rows or whole contexts) and
     the blocks they are shuffled in (see :func:`block_layout`)."""
@@ -201,7 +167,7 @@ def units_and_blocks(cond: np.ndarray, groups: np.ndarray, use_contexts: bool,
         unit_start = np.arange(n + 1, dtype=np.int64)
         unit_cond = cond
     block_start, srt = block_layout(unit_cond, np.diff(unit_start), k_perm,
-                                    keep_ties=keep_ties, weights=weights)
+                                    keep_ties=keep_ties)
     return (unit_start, np.ascontiguousarray(unit_rows, dtype=np.int64), block_start, srt)
 
 

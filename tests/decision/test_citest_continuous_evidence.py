@@ -4,7 +4,6 @@ value (``_kd_blocks``), not on the belief alone."""
 
 from __future__ import annotations
 
-import itertools
 import warnings
 
 import numpy as np
@@ -15,7 +14,6 @@ from hypothesis import strategies as st
 
 import coherence
 from coherence._decision._permutation import block_layout
-from coherence._decision._permutation import value_weights
 
 
 def _leaky_with_age(seed: int = 0, n_ctx: int = 120, reps: int = 4) -> pd.DataFrame:
@@ -99,90 +97,3 @@ def test_kd_blocks_match_on_the_second_value_too():
     scaled = cond.copy()
     scaled[:, 2] = np.log1p(ev) * 7
     np.testing.assert_array_equal(block_layout(scaled, np.ones(n, np.int64), 3)[1], units)
-
-
-# --------------------------------------------------------------------------- value weights
-def _reference_weights(values: np.ndarray, labels: np.ndarray, floor: float) -> np.ndarray:
-    # brute force: scikit-learn's least squares of each label's indicator on the ranks
-    from scipy.stats import rankdata
-    from sklearn.linear_model import LinearRegression
-
-    ranks = rankdata(values, axis=0) / len(values)
-    levels = np.unique(labels)
-    coef = np.array([LinearRegression().fit(ranks, (labels == v).astype(float)).coef_
-                     for v in levels])                     # (levels, values)
-    norm = np.sqrt((coef ** 2).sum(axis=0))
-    return np.maximum(norm / norm.max(), floor)
-
-
-@settings(max_examples=60, deadline=None)
-@given(n=st.integers(6, 80), d=st.integers(2, 3), n_labels=st.integers(2, 4),
-       seed=st.integers(0, 2**31 - 1))
-def test_value_weights_match_a_reference_and_are_rank_invariant(n, d, n_labels, seed):
-    rng = np.random.default_rng(seed)
-    values = rng.normal(size=(n, d))
-    labels = rng.integers(0, n_labels, n)
-    if np.unique(labels).size < 2:
-        labels[0], labels[1] = 0, 1
-    w = value_weights(values, labels)
-    assert w.shape == (d,) and np.all((w >= 0.1) & (w <= 1.0))
-    np.testing.assert_allclose(w, _reference_weights(values, labels, 0.1), atol=1e-9)
-    # ranks only: a unit or an increasing transformation changes nothing, nor do the
-    # labels' names
-    moved = values.copy()
-    moved[:, 0] = np.exp(3 * moved[:, 0]) + 40
-    np.testing.assert_allclose(value_weights(moved, labels), w, atol=1e-12)
-    np.testing.assert_allclose(value_weights(values, np.array(["b", "a", "c", "d"])[labels]),
-                               w, atol=1e-12)
-
-
-def test_value_weights_find_the_value_that_moves_the_labels():
-    rng = np.random.default_rng(4)
-    values = rng.normal(size=(2000, 2))
-    labels = (values[:, 1] + 0.1 * rng.normal(size=2000) > 0).astype(int)
-    w = value_weights(values, labels)
-    assert w[1] == 1.0 and w[0] == 0.1  # the first moves nothing: the floor
-    np.testing.assert_array_equal(value_weights(values, np.zeros(2000)), [1.0, 1.0])
-
-
-def test_weighted_blocks_are_narrower_in_the_heavier_value():
-    rng = np.random.default_rng(2)
-    n = 600
-    cond = np.column_stack([np.zeros(n), rng.random(n), rng.random(n)])
-    start, units = block_layout(cond, np.ones(n, np.int64), 5, weights=np.array([0.2, 1.0]))
-    spread = np.array([np.ptp(cond[units[a:b], 1:], axis=0)
-                       for a, b in itertools.pairwise(start)]).mean(axis=0)
-    assert spread[1] < 0.5 * spread[0]
-    _check_blocks(cond, np.ones(n, np.int64), 5)
-    even = block_layout(cond, np.ones(n, np.int64), 5)
-    np.testing.assert_array_equal(
-        block_layout(cond, np.ones(n, np.int64), 5, weights=np.ones(2))[1], even[1])
-
-
-def test_ci_test_weighs_values_by_the_actions_when_outcomes_move(monkeypatch):
-    # the weights come from what the permutation keeps fixed: the actions when the
-    # outcomes move among contexts, never the outcomes themselves
-    import coherence._decision._citest as citest
-
-    seen = []
-
-    def spy(values, labels, floor=0.1):
-        seen.append(labels.copy())
-        return value_weights(values, labels, floor)
-
-    monkeypatch.setattr(citest, "value_weights", spy)
-    df = _leaky_with_age()
-    res = _run(df, "age")
-    assert res.permute == "outcomes" and res.test_statistic == "plugin"
-    (labels,) = seen
-    # the rows in ci_test's order (by context); each context's actions, outcomes apart
-    np.testing.assert_array_equal(np.sort(labels), np.sort(df["action"].to_numpy()))
-    ordered = df.sort_values("context", kind="stable")
-    assert not np.array_equal(labels, ordered["outcome"].to_numpy())
-    for ctx in (0, 7, 50):
-        rows = slice(4 * ctx, 4 * ctx + 4)
-        assert sorted(labels[rows]) == sorted(ordered["action"].to_numpy()[rows])
-    # discrete evidence only (one continuous value): no weights
-    seen.clear()
-    _run(df.assign(age=(df["age"] > 50).astype(int)), "age")
-    assert seen == []
