@@ -518,7 +518,7 @@ def ci_test(
         splits on every value, each spanning about :math:`2/\sqrt{C_e}` of each
         value's ranks (the rows of 4 contexts for one continuous column).
         ``'knn'``: the kNN estimate ``statistic`` itself (the earlier default;
-        about half the power at the papers' study size, and 0.585 against 0.935
+        about half the power at the papers' study size, and 0.585 against 0.940
         with continuous evidence, docs/validation_ci.md).
         ``'auto'`` (default): ``'plugin'``. The result's ``test_statistic``
         records which was used.

@@ -239,7 +239,7 @@ def _hits(studies: list[pd.DataFrame], **options: object) -> dict[str, int]:
 
 def test_plugin_beats_the_knn_with_continuous_evidence():
     # beliefs that miss a continuous evidence column, a leak of 0.75 at 200 x 5
-    # (validation_ci.md: the kNN statistic 0.585, the plug-in one 0.968)
+    # (validation_ci.md: the kNN statistic 0.585, the plug-in one 0.940)
     from benchmarks.validate_citest_continuous import POWER
     from benchmarks.validate_citest_continuous import generate
 
