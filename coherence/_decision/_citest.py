@@ -42,9 +42,7 @@ from ._citest_knn import estimates_on
 from ._citest_knn import model_bias
 from ._citest_knn import outcome_null
 from ._citest_knn import permutation_null
-from ._citest_plugin import plugin_cmi
-from ._citest_plugin import plugin_null
-from ._citest_plugin import strata_of_rows
+from ._citest_regression import permutation_statistic
 from ._cmi import Prepared
 from ._cmi import combine
 from ._cmi import estimate
@@ -62,7 +60,7 @@ _CI_METHODS = ("debiased", "subsampling", "bootstrap", None)
 _CONDITION_ON = ("row", "context_mean")
 _CALIBRATE = ("cross-fitted", "in-sample")
 _PERMUTE = ("auto", "outcomes", "contexts", "rows")
-_TEST_STATISTICS = ("auto", "plugin", "knn")
+_TEST_STATISTICS = ("auto", "plugin", "regression", "combined", "knn")
 #: Parametric-bootstrap replicates used to estimate the estimator's bias (ci_method="debiased").
 _BIAS_REPLICATES = 200
 
@@ -825,23 +823,21 @@ def _ci_test(design: _Design, opt: dict[str, Any], gen: np.random.Generator) -> 
                    else "contexts" if cond_constant else "rows")
     seeds = kernel_seeds(gen, B)
     test_statistic = opt["test_statistic"]
-    if test_statistic == "auto":
-        test_statistic = "plugin"
+    if test_statistic == "auto":  # with continuous evidence, with the regression-adjusted one
+        test_statistic = "combined" if z_cont.shape[1] > 1 else "plugin"
     # the pooled plug-in statistic sees what a block of distinct values leaves between
     # action and outcome: its blocks keep tie runs exact (validation_ci.md); with
     # continuous evidence the blocks are median splits on every value, ties or not
-    exact = test_statistic == "plugin" and z_cont.shape[1] <= 1
+    exact = test_statistic != "knn" and z_cont.shape[1] <= 1
     moves, movable, knn_null = _moves(prep, k, permute, stated_prob, cond_perm, cond_constant,
                                       groups, opt["k_perm"], exact, seeds)
     n_strata = 0
-    if test_statistic == "plugin":
-        strata = strata_of_rows(cond_perm, groups)
-        n_strata = int(strata.max()) + 1
-        observed = plugin_cmi(strata, design.action, design.outcome)
-        null = plugin_null(strata, design.action, design.outcome, moves, B, gen)
-    else:
+    if test_statistic == "knn":
         observed = statistic
         null = knn_null()
+    else:
+        observed, null, n_strata = permutation_statistic(
+            test_statistic, cond_perm, groups, design.action, design.outcome, moves, B, gen)
     if movable == 0 or not np.isfinite(statistic):
         why = ("no two units share a block (every unit is alone in its evidence stratum "
                "or conditioning value)" if movable == 0 else "the estimate is undefined "

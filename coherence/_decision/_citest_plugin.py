@@ -29,12 +29,15 @@ matched contexts, and is in the observed and the permuted statistics alike.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from ._permutation import block_layout
 from ._permutation import permutations_within
 
-__all__ = ["plugin_cmi", "plugin_null", "strata_of_rows", "stratum_rows"]
+__all__ = ["permutation_null", "plugin_cmi", "plugin_null", "plugin_statistic", "strata_of_rows",
+           "stratum_rows"]
 
 #: Most entries of one batch of permuted rows (bounds the memory of the null).
 _CELLS = 1 << 22
@@ -99,10 +102,23 @@ def _counts(strata: np.ndarray, action: np.ndarray, outcome: np.ndarray, shape: 
     return flat.reshape(batch, n_s, n_a, n_y).astype(np.float64)
 
 
+def plugin_statistic(strata: np.ndarray, action: np.ndarray, outcome: np.ndarray
+                     ) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    """The plug-in CMI (nats) of action and outcome given the stratum, as a statistic of
+    ``(actions, outcomes)`` copies for :func:`permutation_null` (the data's ``action``
+    and ``outcome`` fix the table's shape)."""
+    n = len(strata)
+    shape = (int(strata.max()) + 1, int(action.max()) + 1, int(outcome.max()) + 1)
+
+    def statistic(actions: np.ndarray, outcomes: np.ndarray) -> np.ndarray:
+        return _from_counts(_counts(strata, actions, outcomes, shape), n)
+
+    return statistic
+
+
 def plugin_cmi(strata: np.ndarray, action: np.ndarray, outcome: np.ndarray) -> float:
     """The plug-in CMI of action and outcome given the stratum, in nats."""
-    shape = (int(strata.max()) + 1, int(action.max()) + 1, int(outcome.max()) + 1)
-    return float(_from_counts(_counts(strata, action, outcome, shape), len(strata))[0])
+    return float(plugin_statistic(strata, action, outcome)(action, outcome)[0])
 
 
 def _unit_blocks(block_start: np.ndarray, block_units: np.ndarray, n_units: int) -> np.ndarray:
@@ -114,34 +130,49 @@ def _unit_blocks(block_start: np.ndarray, block_units: np.ndarray, n_units: int)
 def plugin_null(strata: np.ndarray, action: np.ndarray, outcome: np.ndarray,
                 moves: tuple[str, tuple[np.ndarray, ...]], n_resamples: int,
                 gen: np.random.Generator) -> np.ndarray:
-    """The plug-in CMI on ``n_resamples`` permuted copies.
+    """The plug-in CMI on ``n_resamples`` permuted copies (see :func:`permutation_null`)."""
+    return permutation_null(plugin_statistic(strata, action, outcome), action, outcome, moves,
+                            n_resamples, gen)
+
+
+def permutation_null(statistic: Callable[[np.ndarray, np.ndarray], np.ndarray],
+                     action: np.ndarray, outcome: np.ndarray,
+                     moves: tuple[str, tuple[np.ndarray, ...]], n_resamples: int,
+                     gen: np.random.Generator, width: int = 1) -> np.ndarray:
+    """``statistic(actions, outcomes)`` on ``n_resamples`` permuted copies, in batches:
+    one of the two arguments is the data's (1-d), the other a batch of permuted copies
+    (2-d, a copy a row); ``statistic`` returns one value a copy (or a row of values,
+    one a statistic: the result is then copies x statistics). ``width`` is the
+    entries the statistic keeps per row and copy (bounds a batch's memory).
 
     ``moves`` is ``("outcomes", (y_unit, groups, block_start, block_units))``: each
     context's outcome shuffled among the contexts of its block; or ``("actions",
     (unit_start, unit_rows, block_start, block_units))``: the actions of each unit
     (a row or a whole context, rows paired in order) moved onto another unit of its
-    block. The draws are those of :func:`permutations_within` on the units' blocks.
+    block. The draws are those of :func:`permutations_within` on the units' blocks
+    (the same whatever the batch size).
     """
     kind, parts = moves
-    n = len(strata)
-    shape = (int(strata.max()) + 1, int(action.max()) + 1, int(outcome.max()) + 1)
+    n = len(action)
     n_units = len(parts[0]) if kind == "outcomes" else len(parts[0]) - 1
     blocks = _unit_blocks(parts[2], parts[3], n_units)
     if kind == "actions":  # each row's unit and place in it, to pair rows in order
         unit_start, unit_rows = parts[0], parts[1]
         unit_of = np.repeat(np.arange(n_units), np.diff(unit_start))
         offset = np.arange(n) - unit_start[unit_of]
-    out = np.empty(n_resamples)
+    out: np.ndarray | None = None
     done = 0
-    batch = max(1, min(512, _CELLS // max(n, n_units)))
+    batch = max(1, min(512, _CELLS // (max(n, n_units) * max(width, 1))))
     for perms in permutations_within(blocks, gen, n_resamples, batch=batch):
         if kind == "outcomes":
             y_unit, groups = parts[0], parts[1]
-            counts = _counts(strata, action, y_unit[perms][:, groups], shape)
+            values = statistic(action, y_unit[perms][:, groups])
         else:
             src = np.empty_like(perms, shape=(len(perms), n))
             src[:, unit_rows] = unit_rows[unit_start[perms[:, unit_of]] + offset]
-            counts = _counts(strata, action[src], outcome, shape)
-        out[done:done + len(perms)] = _from_counts(counts, n)
+            values = statistic(action[src], outcome)
+        if out is None:  # one value a copy, or a row of values (several statistics)
+            out = np.empty((n_resamples, *np.shape(values)[1:]))
+        out[done:done + len(perms)] = values
         done += len(perms)
-    return out
+    return out if out is not None else np.empty(0)

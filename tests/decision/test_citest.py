@@ -180,7 +180,8 @@ def test_constant_action_warns(rational):
     ({"condition_on": "mean"}, ValueError, "The 'condition_on' parameter of ci_test must be"),
     ({"permute": "all"}, ValueError, "The 'permute' parameter of ci_test must be one of"),
     ({"test_statistic": "g"}, ValueError,
-     "The 'test_statistic' parameter of ci_test must be one of 'auto', 'plugin', 'knn'"),
+     "The 'test_statistic' parameter of ci_test must be one of 'auto', 'plugin', "
+     "'regression', 'combined', 'knn'"),
     ({"n_resamples": 0}, ValueError, r"The 'n_resamples' parameter of ci_test must be an int "
                                      r">= 1; got 0"),
     ({"confidence_level": 1.0}, ValueError, "The 'confidence_level' parameter of ci_test"),

@@ -213,15 +213,16 @@ def test_ci_test_records_the_test_statistic():
     knn = coherence.ci_test(data, n_resamples=49, rng=0, ci_method=None, test_statistic="knn")
     assert knn.test_statistic == "knn" and knn.n_strata == 0
     assert knn.test_statistic_value == knn.statistic == res.statistic
-    # continuous evidence: auto takes the plug-in statistic over strata of both values,
-    # each the rows of at least 4 contexts
+    # continuous evidence: the plug-in statistic's strata are cells of both values, each
+    # the rows of at least 4 contexts (auto takes the regression-adjusted statistic)
     data = data.assign(x=np.random.default_rng(0).normal(size=len(data)))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        auto = coherence.ci_test(data, evidence=["x"], n_resamples=19, rng=0, ci_method=None)
-    assert auto.test_statistic == "plugin"
+        plugin = coherence.ci_test(data, evidence=["x"], n_resamples=19, rng=0,
+                                   ci_method=None, test_statistic="plugin")
+    assert plugin.test_statistic == "plugin"
     n_ctx = data["context"].nunique()
-    assert n_ctx // 8 <= auto.n_strata <= n_ctx // 4
+    assert n_ctx // 8 <= plugin.n_strata <= n_ctx // 4
 
 
 def _hits(studies: list[pd.DataFrame], **options: object) -> dict[str, int]:

@@ -40,10 +40,12 @@ def test_script_writes_json_and_tables(tmp_path: Path, monkeypatch: pytest.Monke
     (small,) = results["size"]
     assert small["design"] == "small study: 40 x 3" and small["reps"] == 4
     assert small["n_nan_pvalue"] == 0
+    flips = "leak 1.0 whose sign flips with the belief, evidence per context"
     assert [r["design"] for r in results["power"]] == [
-        "leak 1.0, evidence per context", "leak 1.0, evidence per row"]
+        "leak 1.0, evidence per context", "leak 1.0, evidence per row", flips]
     for leak in results["power"]:
-        assert leak["reps"] == 3 and leak["rejection"]["rate"] == 1.0  # a strong leak
+        assert leak["reps"] == 3
+        assert leak["rejection"]["rate"] >= (2 / 3 if leak["design"] == flips else 1.0)
         assert leak["test_statistic"] == "auto"
         assert set(leak["competitor"]) == {f"{b}x{e}" for b, e in vc.COMPETITOR_BINS}
         assert all(c["n"] == 3 for c in leak["competitor"].values())
@@ -80,3 +82,25 @@ def test_unequal_repetitions_and_a_nominal_site():
     row = vc._pvalue((vc.NULLS["nominal site (4 levels) with continuous evidence"], 2, 19,
                       "auto"))
     assert np.isfinite(row[0]) and all(np.isnan(row[1:]))
+
+
+def test_a_second_evidence_column_and_a_leak_whose_sign_flips():
+    two = vc.NULLS["two continuous evidence columns, beliefs that miss the second"]
+    data = vc.generate(two, 4)
+    assert vc.evidence_columns(two) == ["evidence", "evidence2"]
+    assert data.groupby("context")["evidence2"].nunique().max() == 1
+    high = data["evidence2"] > data["evidence2"].median()
+    assert data["outcome"][high].mean() > data["outcome"][~high].mean() + 0.1
+    assert data["action"][high].mean() > data["action"][~high].mean() + 0.2
+    row = vc._pvalue((two, 4, 19, "auto"))  # the competitor bins one column only
+    assert np.isfinite(row[0]) and all(np.isnan(row[1:]))
+    # the flipping leak moves actions towards the outcome above a belief of 0.5 and away
+    # from it below
+    flips = vc.POWER["leak 1.0 whose sign flips with the belief, evidence per context"]
+    null = vc.generate(flips.with_(leak=0.0), 5)
+    leaky = vc.generate(flips.with_(leak=3.0), 5)
+    up = leaky["action"].to_numpy() - null["action"].to_numpy()
+    toward = np.where(null["outcome"] == 1, up, -up)
+    high_belief = null["belief"].to_numpy() >= 0.5
+    assert np.all(toward[high_belief] >= 0) and np.all(toward[~high_belief] <= 0)
+    assert np.any(toward[high_belief] > 0) and np.any(toward[~high_belief] < 0)
