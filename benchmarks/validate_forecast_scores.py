@@ -305,8 +305,27 @@ def _log_section() -> str:
          for c in log["cells"]))
 
 
+def _log_coverage(results: dict[str, Any]) -> dict[tuple[str, int], dict[str, Any]]:
+    """The log score's coverage by the interval shipped now on each cell's own studies,
+    from the recheck (``--log-recheck``), for the cells where the recheck's run of the
+    earlier interval reproduces this matrix's column exactly (the same studies and
+    bootstrap draws)."""
+    if not LOG.exists():
+        return {}
+    log = {(c["design"], c["n"]): c
+           for c in json.loads(LOG.read_text(encoding="utf-8"))["cells"]}
+    out = {}
+    for c in results["cells"]:
+        r = log.get((c["design"], c["n"]))
+        if r and {k: r["before_matrix"][k] for k in ("k", "n")} == {
+                k: c["coverage_log_score"][k] for k in ("k", "n")}:
+            out[(c["design"], c["n"])] = r["after_matrix"]
+    return out
+
+
 def tables(results: dict[str, Any]) -> str:
     env = results["environment"]
+    log = _log_coverage(results)
     head = (generated_by("validate_forecast_scores", env)
             + f"); {results['resamples']} resamples and sign flips; alpha = 0.05, 95% Wilson "
             "intervals in brackets. *Rejection*: of the comparison's p-value (size on the "
@@ -314,7 +333,12 @@ def tables(results: dict[str, Any]) -> str:
             "(`skew_correction=False`, the same sign vectors) and of the paired t-test on "
             "the differences (of the clusters' sums where the design has clusters); "
             "*coverage*: of the population's expected score (difference) by the 95% "
-            "interval.\n\n")
+            "interval."
+            + (f" *Log score (a)*: the interval shipped now (Student's factor on the "
+               f"bootstrap-t pivot) on the same studies and bootstrap draws, from the "
+               f"recheck below, whose run of the earlier interval reproduces this matrix's "
+               f"own in {len(log)} of {len(results['cells'])} cells (the others, if any, "
+               f"show the earlier interval)." if log else "") + "\n\n")
     rows = []
     for c in results["cells"]:
         kind = "size" if c["part"] == "size" else "power"
@@ -322,7 +346,9 @@ def tables(results: dict[str, Any]) -> str:
                      _rate(c, "compare_plain"), format_rate(c["t_test"]),
                      format_rate(c["coverage_difference"]),
                      _rate(c, "coverage_difference_plain"),
-                     *(format_rate(c[f"coverage_{s}"]) for s in SCORES),
+                     *(format_rate(log.get((c["design"], c["n"]), c[f"coverage_{s}"])
+                                   if s == "log_score" else c[f"coverage_{s}"])
+                       for s in SCORES),
                      format_rate(c["coverage_pooled"])])
     text = head + "\n".join(markdown_table(
         ("design", "questions", "studies", "compare", "plain sign flip", "paired t-test",
