@@ -12,6 +12,8 @@ stratum of belief bin x evidence bin, a chi-square summed over strata) at two bi
 counts::
 
     python -m benchmarks.validate_citest_continuous --reps 400 --jobs 2
+    python -m benchmarks.validate_citest_continuous --test-statistic plugin \
+        --out benchmarks/results/validate_citest_continuous_plugin.json
     python -m benchmarks.validate_citest_continuous --test-statistic knn \
         --out benchmarks/results/validate_citest_continuous_knn.json
     python -m benchmarks.validate_citest_continuous --tables
@@ -262,52 +264,55 @@ def _cell(name: str, design: Design, reps: int, n_resamples: int, jobs: int,
             "seconds": time.perf_counter() - start}
 
 
+#: the same studies with the plug-in statistic alone (the default before the
+#: combination; its first 21 cells run at commit ea1c944, the later ones at a38df3e)
+PLUGIN = ROOT / "benchmarks" / "results" / "validate_citest_continuous_plugin.json"
 #: the same studies with the kNN estimate as the statistic (the default before the
 #: plug-in one took continuous evidence; commit 5315ad4)
 KNN = ROOT / "benchmarks" / "results" / "validate_citest_continuous_knn.json"
-#: the same studies run on the code before ranks and median-split blocks (commit 6ab1f13)
-BEFORE = ROOT / "benchmarks" / "results" / "validate_citest_continuous_before.json"
 
 
 def _rates(results: dict[str, Any] | None, part: str) -> dict[str, Any]:
     return {r["design"]: r for r in (results or {}).get(part, [])}
 
 
-def tables(results: dict[str, Any], knn: dict[str, Any] | None = None,
-           before: dict[str, Any] | None = None) -> str:
+def tables(results: dict[str, Any], plugin: dict[str, Any] | None = None,
+           knn: dict[str, Any] | None = None) -> str:
     env = results["environment"]
     bins = " and ".join(f"{b} x {e}" for b, e in COMPETITOR_BINS)
     first = ("" if knn is None else f" (the first {knn['settings']['reps']} studies of a "
              f"null, {knn['settings']['power_reps']} of a power cell)")
     lines = [generated_by("validate_citest_continuous", env)
              + f", {results['settings']['n_resamples']} permutations). *ci_test*: the "
-             "defaults (the plug-in statistic over strata of belief and evidence); *kNN "
-             "statistic*: the same studies with `test_statistic='knn'`, the default before "
-             f"(`validate_citest_continuous_knn.json`){first}; *before*: the same studies on "
-             "the code before the ranks and the median-split blocks "
-             "(`validate_citest_continuous_before.json`); *competitor*: the simplest valid "
-             "competitor (`benchmarks/citest_competitor.py`) on the same studies, outcomes "
-             "permuted among the contexts of one stratum of (belief bin, evidence bin), "
-             f"{bins} quantile bins of the context means (it moves whole contexts' "
+             "defaults (`test_statistic='auto'`: the smaller p-value of the plug-in and the "
+             "regression-adjusted statistics); *plug-in statistic*: the same studies with "
+             "`test_statistic='plugin'`, the default before "
+             "(`validate_citest_continuous_plugin.json`); *kNN statistic*: the same studies "
+             "with `test_statistic='knn'`, the default before that "
+             f"(`validate_citest_continuous_knn.json`){first}; *competitor*: the simplest "
+             "valid competitor (`benchmarks/citest_competitor.py`) on the same studies, "
+             "outcomes permuted among the contexts of one stratum of (belief bin, evidence "
+             f"bin), {bins} quantile bins of the context means (it moves whole contexts' "
              "outcomes and bins one evidence column, so it does not apply where the outcome "
-             "varies within a context or a nominal column is conditioned on too)."
+             "varies within a context or a nominal or second column is conditioned on too)."
              + appended_note(results), ""]
     for part, title in (("size", "Size with continuous evidence (alpha 0.05)"),
                         ("power", "Power with continuous evidence")):
-        old, prev = _rates(before, part), _rates(knn, part)
+        others = (_rates(plugin, part), _rates(knn, part))
         rows = []
         for r in results.get(part, []):
             name = r["design"]
             comp = r.get("competitor", {})
             rows.append((name, r["reps"], format_rate(r["rejection"]),
                          *(format_rate(other[name]["rejection"]) if name in other
-                           else "not run" for other in (prev, old)),
+                           else "not run" for other in others),
                          *(format_rate(comp[f"{b}x{e}"]) if f"{b}x{e}" in comp
                            else "not run" if _competitor_applies(r["settings"])
                            else "does not apply" for b, e in COMPETITOR_BINS), r["n_nan_pvalue"]))
         if rows:
-            head = ("design", "studies", "ci_test [95% CI]", "kNN statistic", "before",
-                    *(f"competitor {b} x {e}" for b, e in COMPETITOR_BINS), "NaN p-values")
+            head = ("design", "studies", "ci_test [95% CI]", "plug-in statistic",
+                    "kNN statistic", *(f"competitor {b} x {e}" for b, e in COMPETITOR_BINS),
+                    "NaN p-values")
             lines += [f"### {title}", "", *markdown_table(head, rows), ""]
     return "\n".join(lines).rstrip("\n")
 
@@ -326,7 +331,7 @@ def main(argv: list[str] | None = None) -> int:
             return json.loads(path.read_text()) if path.exists() else None
 
         write_tables(DOC, "validate_citest_continuous.py",
-                     tables(json.loads(args.out.read_text()), load(KNN), load(BEFORE)))
+                     tables(json.loads(args.out.read_text()), load(PLUGIN), load(KNN)))
         return 0
     plan = [*(("size", name, d, args.reps, args.n_resamples, args.jobs, args.test_statistic)
               for name, d in NULLS.items()),

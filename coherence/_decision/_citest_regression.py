@@ -136,7 +136,7 @@ def smaller_p(observed: np.ndarray, copies: np.ndarray) -> tuple[float, np.ndarr
         v = values[:, j]
         bound = v - MC_TIE_RTOL * np.maximum(1.0, np.abs(v))
         p[:, j] = (m - np.searchsorted(np.sort(v), bound, side="left")) / m
-    combined = -np.log(p.min(axis=1))
+    combined = 0.0 - np.log(p.min(axis=1))  # 0.0, not -0.0, where p = 1
     return float(combined[0]), combined[1:]
 
 
