@@ -327,13 +327,15 @@ def test_simulated_cache_key_follows_the_truths(tmp_path):
 
 class _Slow:
     """A slow client: each call takes ``delay`` seconds; the ``stop_at``-th call raises
-    KeyboardInterrupt (Ctrl-C arriving while it is in flight)."""
+    KeyboardInterrupt (Ctrl-C arriving while it is in flight); the ``sigint_at``-th call
+    sends the process a SIGINT from its worker thread (Ctrl-C pressed while the main
+    thread waits), then takes its time as the others do."""
 
     model = "slow"
     settings = MappingProxyType({})
 
-    def __init__(self, delay, stop_at):
-        self.delay, self.stop_at = delay, stop_at
+    def __init__(self, delay, stop_at, sigint_at=0):
+        self.delay, self.stop_at, self.sigint_at = delay, stop_at, sigint_at
         self.calls = 0
         self.lock = threading.Lock()
 
@@ -341,6 +343,8 @@ class _Slow:
         with self.lock:
             self.calls += 1
             n = self.calls
+        if n == self.sigint_at:
+            signal.raise_signal(signal.SIGINT)
         time.sleep(self.delay)
         if n == self.stop_at:
             raise KeyboardInterrupt
@@ -369,19 +373,15 @@ def test_ctrl_c_stops_the_run_and_keeps_the_replies_received(tmp_path):
 
 
 def test_ctrl_c_in_the_waiting_thread_cancels_the_queued_calls(tmp_path):
-    # 200 calls of 0.05 s two at a time take 5 s: a loaded machine may start the timer's
-    # thread late (40 calls, 1 s, once finished before it fired: "did not raise")
+    # the SIGINT comes from the 4th call's worker thread, so it arrives while the main
+    # thread waits, however loaded the machine (a timer thread fired after 0.2 s missed
+    # a 5-s run twice under load: "did not raise")
     contexts = make_contexts(200)
-    client = _Slow(delay=0.05, stop_at=0)
+    client = _Slow(delay=0.05, stop_at=0, sigint_at=4)
     path = tmp_path / "c.sqlite"
-    timer = threading.Timer(0.2, lambda: signal.raise_signal(signal.SIGINT))
-    timer.start()
-    try:
-        with pytest.raises(KeyboardInterrupt):
-            run(contexts, client, question=QUESTION, repetitions=1, decision=None,
-                cache=path, concurrency=2, **FAST)
-    finally:
-        timer.cancel()
+    with pytest.raises(KeyboardInterrupt):
+        run(contexts, client, question=QUESTION, repetitions=1, decision=None,
+            cache=path, concurrency=2, **FAST)
     assert client.calls < 100
     cache = ResponseCache(path)
     assert len(cache) == client.calls   # the calls in flight finished and were stored
