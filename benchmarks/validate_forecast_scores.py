@@ -279,11 +279,10 @@ def _log_recheck(args: Any) -> int:
     return 0
 
 
-def _log_section() -> str:
+def _log_section(log: dict[str, Any] | None) -> str:
     """The table of the log JSON (``--log-recheck``), when there is one."""
-    if not LOG.exists():
+    if log is None:
         return ""
-    log = json.loads(LOG.read_text(encoding="utf-8"))
     env = log["environment"]
     return _section(
         f"*The log score's interval before and after* (`--log-recheck`, commit "
@@ -305,18 +304,16 @@ def _log_section() -> str:
          for c in log["cells"]))
 
 
-def _log_coverage(results: dict[str, Any]) -> dict[tuple[str, int], dict[str, Any]]:
+def _log_coverage(results: dict[str, Any], log: dict[str, Any] | None
+                  ) -> dict[tuple[str, int], dict[str, Any]]:
     """The log score's coverage by the interval shipped now on each cell's own studies,
     from the recheck (``--log-recheck``), for the cells where the recheck's run of the
     earlier interval reproduces this matrix's column exactly (the same studies and
     bootstrap draws)."""
-    if not LOG.exists():
-        return {}
-    log = {(c["design"], c["n"]): c
-           for c in json.loads(LOG.read_text(encoding="utf-8"))["cells"]}
+    rechecked = {(c["design"], c["n"]): c for c in (log or {}).get("cells", [])}
     out = {}
     for c in results["cells"]:
-        r = log.get((c["design"], c["n"]))
+        r = rechecked.get((c["design"], c["n"]))
         if r and {k: r["before_matrix"][k] for k in ("k", "n")} == {
                 k: c["coverage_log_score"][k] for k in ("k", "n")}:
             out[(c["design"], c["n"])] = r["after_matrix"]
@@ -325,7 +322,8 @@ def _log_coverage(results: dict[str, Any]) -> dict[tuple[str, int], dict[str, An
 
 def tables(results: dict[str, Any]) -> str:
     env = results["environment"]
-    log = _log_coverage(results)
+    log_json = json.loads(LOG.read_text(encoding="utf-8")) if LOG.exists() else None
+    log = _log_coverage(results, log_json)
     head = (generated_by("validate_forecast_scores", env)
             + f"); {results['resamples']} resamples and sign flips; alpha = 0.05, 95% Wilson "
             "intervals in brackets. *Rejection*: of the comparison's p-value (size on the "
@@ -401,7 +399,7 @@ def tables(results: dict[str, Any]) -> str:
             ([c["design"], c["n"], c["reps"], format_rate(c["compare"]),
               _rate(c, "compare_plain"), format_rate(c["t_test"])]
              for c in results["recheck"]))
-    return text + _log_section()
+    return text + _log_section(log_json)
 
 
 def _section(intro: str, header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:

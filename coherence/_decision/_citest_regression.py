@@ -33,12 +33,13 @@ within each stratum (docs/validation_ci.md measures both).
 
 from __future__ import annotations
 
-import functools
 import itertools
+from collections.abc import Callable
 
 import numpy as np
 
-__all__ = ["adjustment_basis", "permutation_statistic", "regression_statistic", "smaller_p"]
+__all__ = ["adjustment_basis", "permutation_statistic", "regression_of", "regression_statistic",
+           "smaller_p"]
 
 #: Quantiles of a continuous value that are the knots of its cubic B-spline.
 N_KNOTS = 5
@@ -97,25 +98,42 @@ def adjustment_basis(cond: np.ndarray) -> np.ndarray:
     return out
 
 
+def regression_of(q: np.ndarray, action: np.ndarray
+                  ) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    """:math:`T` (module docstring) as a statistic of ``(actions, outcomes)`` copies for
+    :func:`._citest_plugin.permutation_null`: each argument 1-d (the data's) or 2-d (a
+    permuted copy a row, one of the two); ``q`` from :func:`adjustment_basis`. The data's
+    ``action`` fixes the levels, and its residuals are computed once, for the outcome
+    permutations that keep it. A copy whose outcome the basis explains has ``T = 0``."""
+    levels = np.unique(action)
+
+    def residuals(a2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        ind = (a2[:, :, None] == levels[None, None, 1:]).astype(np.float64)  # (ba, n, m)
+        ra = ind - q @ (q.T @ ind)
+        gram_inv = np.linalg.pinv(np.swapaxes(ra, 1, 2) @ ra, hermitian=True)  # (ba, m, m)
+        return ra, gram_inv
+
+    fixed = residuals(action[None, :])
+
+    def statistic(actions: np.ndarray, outcomes: np.ndarray) -> np.ndarray:
+        ra, gram_inv = fixed if np.ndim(actions) == 1 else residuals(actions)
+        y2 = np.atleast_2d(outcomes).astype(np.float64)
+        ry = y2 - (y2 @ q) @ q.T                                          # (by, n)
+        proj = (ry[:, None, :] @ ra)[:, 0, :]                             # (b, m)
+        explained = (proj[:, None, :] @ gram_inv @ proj[:, :, None])[:, 0, 0]
+        total = np.einsum("bn,bn->b", ry, ry)
+        scale = np.einsum("n,n->", y2[0], y2[0]) + 1.0
+        out: np.ndarray = np.where(total > 1e-12 * scale,
+                                   explained / np.maximum(total, 1e-300), 0.0)
+        return out
+
+    return statistic
+
+
 def regression_statistic(q: np.ndarray, actions: np.ndarray, outcomes: np.ndarray
                          ) -> np.ndarray:
-    """:math:`T` (module docstring) of each copy: ``actions`` and ``outcomes`` are 1-d
-    (the data's) or 2-d (a permuted copy a row, one of the two); ``q`` from
-    :func:`adjustment_basis`. A copy whose outcome the basis explains has ``T = 0``."""
-    a2 = np.atleast_2d(actions)
-    y2 = np.atleast_2d(outcomes).astype(np.float64)
-    levels = np.unique(a2[0])
-    ind = (a2[:, :, None] == levels[None, None, 1:]).astype(np.float64)  # (ba, n, m)
-    ra = ind - q @ (q.T @ ind)
-    ry = y2 - (y2 @ q) @ q.T                                              # (by, n)
-    proj = (ry[:, None, :] @ ra)[:, 0, :]                                 # (b, m)
-    gram_inv = np.linalg.pinv(np.swapaxes(ra, 1, 2) @ ra, hermitian=True)  # (ba, m, m)
-    explained = (proj[:, None, :] @ gram_inv @ proj[:, :, None])[:, 0, 0]
-    total = np.einsum("bn,bn->b", ry, ry)
-    scale = np.einsum("n,n->", y2[0], y2[0]) + 1.0
-    out: np.ndarray = np.where(total > 1e-12 * scale, explained / np.maximum(total, 1e-300),
-                               0.0)
-    return out
+    """:math:`T` of each copy (see :func:`regression_of`)."""
+    return regression_of(q, np.atleast_2d(actions)[0])(actions, outcomes)
 
 
 def smaller_p(observed: np.ndarray, copies: np.ndarray) -> tuple[float, np.ndarray]:
@@ -160,9 +178,8 @@ def permutation_statistic(name: str, cond: np.ndarray, groups: np.ndarray,
         statistics.append(plugin_statistic(strata, action, outcome))
     width = 1
     if name in ("regression", "combined"):
-        q = adjustment_basis(cond)
-        statistics.append(functools.partial(regression_statistic, q))
-        width = q.shape[1] + int(action.max()) + 1
+        statistics.append(regression_of(adjustment_basis(cond), action))
+        width = 2 * (int(action.max()) + 1)  # a copy's action indicators and residuals
 
     def statistic(actions: np.ndarray, outcomes: np.ndarray) -> np.ndarray:
         return np.column_stack([f(actions, outcomes) for f in statistics])
