@@ -13,7 +13,11 @@ context, the stratum is also split by the evidence. Within stratum ``s``, with
 
 (Cochran-Mantel-Haenszel's per-action comparison, strata of one context and actions
 no one in the stratum chose left out). Its p-value is ``(1 + #{T* >= T}) / (B + 1)`` over
-``B`` draws that permute the outcomes among the contexts of each stratum. Under the
+``B`` draws that permute the outcomes among the contexts of each stratum; with
+``break_ties=True``, the data's rank among the draws with its ties broken at random, as
+:func:`coherence.ci_test` reports it (``(1 + #{T* > T} + K) / (B + 1)``, ``K`` uniform on
+``0..#{T* = T}``), so that neither side of a comparison is conservative where the other
+is not. Under the
 null the outcome is exchangeable among contexts of one belief, so the test is valid
 where the strata are exact (a grid of beliefs constant within a context) and nearly so
 where a bin mixes close beliefs.
@@ -29,6 +33,8 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+
+from coherence._resampling import monte_carlo_pvalue
 
 __all__ = ["quantile_codes", "strata_permutation_pvalue"]
 
@@ -87,7 +93,8 @@ STATISTICS = {"chi2": _statistic, "g": _g_statistic}
 def strata_permutation_pvalue(data: pd.DataFrame, *, n_resamples: int = 199, bins: int = 20,
                               rng: np.random.Generator | int | None = None,
                               evidence: str | None = None, statistic: str = "chi2",
-                              evidence_bins: int | None = None) -> float:
+                              evidence_bins: int | None = None,
+                              break_ties: bool = False) -> float:
     """The competitor's p-value for a study (columns ``context, belief, action,
     outcome``, and ``evidence`` when named); see the module's docstring. ``statistic="g"``
     sums the likelihood-ratio G (a plug-in CMI) over strata instead of the chi-square,
@@ -126,5 +133,6 @@ def strata_permutation_pvalue(data: pd.DataFrame, *, n_resamples: int = 199, bin
         keys = gen.random((n_resamples, members.size))
         shuffled = y[members][np.argsort(keys, axis=1)]
         draws += stat(shuffled, counts[members])
-    return float((1 + np.sum(draws >= observed - 1e-9 * max(observed, 1.0)))
-                 / (n_resamples + 1))
+    # the statistic is a sum of squares (>= 0): the tie rule of monte_carlo_pvalue is
+    # observed - 1e-9 max(observed, 1), as it always was here
+    return monte_carlo_pvalue(draws, observed, break_ties=gen if break_ties else None)

@@ -43,7 +43,7 @@ _LAZY: dict[str, str] = {
     "ElicitationDiagnostics": "._decision._diagnostics",
     "elicitation_diagnostics": "._decision._diagnostics",
     # conditional independence (kNN CMI)
-    "CITestResult": "._decision._citest",
+    "CITestResult": "._decision._citest_result",
     "ci_test": "._decision._citest",
     "cmi": "._decision._cmi",
     "mi": "._decision._cmi",
@@ -167,8 +167,8 @@ _LAZY: dict[str, str] = {
 __all__ = sorted([*_LAZY, "__version__"])
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
-    from ._decision._citest import CITestResult
     from ._decision._citest import ci_test
+    from ._decision._citest_result import CITestResult
     from ._decision._cmi import cmi
     from ._decision._cmi import mi
     from ._decision._consistency import ConsistencyResult

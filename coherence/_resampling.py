@@ -81,7 +81,8 @@ __all__ = [
 MC_TIE_RTOL = 1e-9
 
 
-def monte_carlo_pvalue(null: Any, observed: float) -> float:
+def monte_carlo_pvalue(null: Any, observed: float, *,
+                       break_ties: np.random.Generator | None = None) -> float:
     r"""The one Monte Carlo p-value: :math:`(1 + \#\{b : T_b \ge T\}) / (1 + B)`.
 
     ``null`` holds the statistic on B resamples drawn under the null (larger is
@@ -95,6 +96,20 @@ def monte_carlo_pvalue(null: Any, observed: float) -> float:
     they count as ties, while real differences between resamples (of order
     1/n for the statistics here) are far larger than the tolerance.
 
+    Random ties: with ``break_ties`` (a generator), the data's statistic takes a
+    place among the resamples that tie it (within the tolerance above, on either
+    side) uniformly at random, and the p-value is its rank over ``1 + B``:
+    :math:`(1 + \#\{T_b > T\} + K) / (1 + B)` with :math:`K` uniform on
+    :math:`0, \dots, \#\{T_b = T\}`. A statistic with few distinct values
+    under the permutations (few permutable units, a binary outcome) then keeps
+    the test's size (the rank is uniform on :math:`1, \dots, 1 + B` under
+    exchangeability) where counting every tie as more extreme makes it
+    conservative. The p-value is never below :math:`1 / (1 + B)`. Without ties
+    it equals the counting rule's, and so it does when every resample ties the
+    data (the resamples cannot move the statistic: 1, not a coin's throw); in
+    both cases no draw is made and ``break_ties`` is left as it was. Both
+    exceptions only raise the p-value, so its size stays at most the level.
+
     NaN handling: a NaN in ``null`` is a resample on which the statistic is
     undefined; it is left out, and B counts only the resamples kept. The
     p-value is NaN when ``observed`` is NaN or no resample is kept.
@@ -104,7 +119,17 @@ def monte_carlo_pvalue(null: Any, observed: float) -> float:
     observed = float(observed)
     if np.isnan(observed) or arr.size == 0:
         return float("nan")
-    return float((1.0 + np.count_nonzero(arr >= tie_bound(observed))) / (1.0 + arr.size))
+    bound = tie_bound(observed)
+    at_least = int(np.count_nonzero(arr >= bound))
+    if break_ties is None:
+        return float((1.0 + at_least) / (1.0 + arr.size))
+    upper = observed + (observed - bound) if math.isfinite(observed) else observed
+    above = int(np.count_nonzero(arr > upper))
+    tied = at_least - above
+    if tied in (0, arr.size):
+        return float((1.0 + at_least) / (1.0 + arr.size))
+    extra = int(break_ties.integers(0, tied + 1))
+    return float((1.0 + above + extra) / (1.0 + arr.size))
 
 
 def tie_bound(observed: Any) -> Any:

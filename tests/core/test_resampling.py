@@ -133,6 +133,70 @@ def test_monte_carlo_pvalue_matches_reference(null, observed, seed):
     assert monte_carlo_pvalue(arr, observed + 1.0) <= p
 
 
+def _random_tie_pvalues(null: np.ndarray, observed: float) -> set[float]:
+    """Every p-value the random tie rule can give, by placing the data's statistic in
+    each position among the resamples that tie it (written from the rank, not the
+    counts)."""
+    kept = [t for t in null if not np.isnan(t)]
+    tol = MC_TIE_RTOL * max(1.0, abs(observed))
+    tied = [t for t in kept if abs(t - observed) <= tol]
+    above = [t for t in kept if t > observed + tol]
+    return {(1 + len(above) + j) / (1 + len(kept)) for j in range(len(tied) + 1)}
+
+
+@given(null=st.lists(st.one_of(st.sampled_from([0.0, 1.0, 2.0, 3.0]), st.floats(-5, 5),
+                               st.just(float("nan"))), max_size=40),
+       observed=st.sampled_from([0.0, 1.0, 2.0, 3.0]), seed=st.integers(0, 999))
+def test_random_ties_give_one_of_the_data_ranks_among_its_ties(null, observed, seed):
+    arr = np.array(null, dtype=float)
+    gen = np.random.default_rng(seed)
+    p = monte_carlo_pvalue(arr, observed, break_ties=gen)
+    if np.all(np.isnan(arr)):
+        assert np.isnan(p)
+        return
+    assert p in _random_tie_pvalues(arr, observed)
+    kept = arr[~np.isnan(arr)]
+    if np.all(np.abs(kept - observed) <= MC_TIE_RTOL * max(1.0, abs(observed))):
+        assert p == 1.0  # nothing moved the statistic: no coin decides
+    # never above the counting rule's p-value, never below 1 / (1 + B)
+    assert 1 / (1 + np.sum(~np.isnan(arr))) <= p <= monte_carlo_pvalue(arr, observed)
+    # the same generator state gives the same p-value
+    assert monte_carlo_pvalue(arr, observed, break_ties=np.random.default_rng(seed)) == p
+
+
+def test_random_ties_without_ties_or_with_all_tied_is_the_counting_rule():
+    null = np.array([0.1, 0.4, 0.7, 0.9])
+    gen = np.random.default_rng(3)
+    state = gen.bit_generator.state
+    assert monte_carlo_pvalue(null, 0.5, break_ties=gen) == monte_carlo_pvalue(null, 0.5)
+    # every resample ties the data: nothing moved the statistic, so no coin decides
+    assert monte_carlo_pvalue([2.0, 2.0, 2.0], 2.0, break_ties=gen) == 1.0
+    assert gen.bit_generator.state == state
+    # a re-summed copy (a few ulps off) is a tie on either side, an infinity only its equal
+    obs = 0.1 + 0.2
+    assert monte_carlo_pvalue([0.3, 0.3, 0.2], obs, break_ties=gen) in (1 / 4, 2 / 4, 3 / 4)
+    assert monte_carlo_pvalue([np.inf, 1.0], np.inf, break_ties=gen) in (1 / 3, 2 / 3)
+    assert monte_carlo_pvalue([-np.inf, 1.0], -np.inf, break_ties=gen) in (2 / 3, 1.0)
+
+
+def test_random_ties_keep_the_size_of_a_discrete_statistic():
+    """Exchangeable statistics with heavy ties (the data's statistic one more draw of
+    the same law): the counting rule is conservative, the random rule's rank is
+    uniform, so it rejects floor(alpha (B + 1)) / (B + 1) of the time."""
+    gen = np.random.default_rng(11)
+    B, studies = 19, 4000
+    draws = gen.integers(0, 4, size=(studies, B + 1)).astype(float)
+    counted = np.array([monte_carlo_pvalue(d[1:], d[0]) for d in draws])
+    random = np.array([monte_carlo_pvalue(d[1:], d[0], break_ties=gen) for d in draws])
+    # 4 values: P(count p <= 0.1) is P(the data's value is the top one and at most 1 copy
+    # ties it), far below 0.1; the random rule's rejections are Binomial(4000, 0.1)
+    assert np.mean(counted <= 0.1) < 0.02
+    assert abs(np.mean(random <= 0.1) - 0.1) < 4 * np.sqrt(0.1 * 0.9 / studies)
+    # the rank is uniform on 1..B+1
+    counts = np.bincount(np.rint(random * (B + 1)).astype(int), minlength=B + 2)[1:]
+    assert counts.min() > 0.7 * studies / (B + 1)
+
+
 # --------------------------------------------------------------------------- cluster bootstrap
 def test_cluster_draws_one_call_equals_one_per_resample():
     a = cluster_draws(7, 20, np.random.default_rng(3))

@@ -98,6 +98,50 @@ def test_size_on_a_null_and_power_against_a_leak():
     assert np.mean(np.asarray(leak) <= 0.05) >= 0.8
 
 
+@settings(deadline=None, max_examples=10)
+@given(st.integers(0, 10_000))
+def test_random_ties_rank_the_data_among_its_ties(seed):
+    """break_ties=True gives one of the ranks the counting rule's p-value bounds: never
+    above it, equal to it where nothing ties, and 1 where every draw ties."""
+    data = _study(12, 0.1, seed)
+    counted = strata_permutation_pvalue(data, n_resamples=19, rng=seed)
+    broken = strata_permutation_pvalue(data, n_resamples=19, rng=seed, break_ties=True)
+    assert 1 / 20 <= broken <= counted and round(broken * 20, 9) == round(broken * 20)
+    data["belief"] = data["outcome"] * 0.5 + 0.2  # nothing can move: every draw ties
+    assert strata_permutation_pvalue(data, n_resamples=19, rng=seed, break_ties=True) == 1.0
+
+
+def test_random_ties_lift_the_competitor_on_a_small_null():
+    """Few contexts a stratum: counting every tie makes the competitor conservative."""
+    counted = [strata_permutation_pvalue(_study(16, 0.0, s), n_resamples=39, rng=s)
+               for s in range(60)]
+    broken = [strata_permutation_pvalue(_study(16, 0.0, s), n_resamples=39, rng=s,
+                                        break_ties=True) for s in range(60)]
+    assert np.mean(broken) < np.mean(counted)
+    assert np.mean(np.asarray(broken) <= 0.2) > np.mean(np.asarray(counted) <= 0.2)
+
+
+def test_the_matrix_records_the_counting_rule_on_the_same_studies(monkeypatch):
+    """validate_citest's size and power parts keep the counting rule's rejections (every
+    tie counted, before ci_test broke them at random) beside ci_test's, and show them."""
+    from benchmarks import validate_citest as matrix
+
+    monkeypatch.setattr(matrix, "_SINK", [])
+    size = matrix.size_section(4, 19, None, ["small study: 30 x 5"])
+    power = matrix.power_section(3, 19, None, ["small study: 30 x 5, 0.05 grid"])
+    assert [r["design"] for r in size] == ["small study: 30 x 5"]
+    assert len(power) == 2 and all(r["power_counting_ties"]["n"] == 3 for r in power)
+    assert size[0]["size_counting_ties"]["n"] + size[0]["n_nan_pvalue"] == 4
+    for row, key, counted in [(size[0], "size", "size_counting_ties"),
+                              *((r, "power", "power_counting_ties") for r in power)]:
+        assert row[counted]["rate"] <= row[key]["rate"]  # the random rule is never above
+    table = matrix.tables(
+        {"environment": {"commit": "x", "date": "d", "machine": {"cpus": 2},
+                         "versions": {"numpy": "2", "numba": "0"}},
+         "settings": {"n_resamples": 19}, "size": size, "power": power})
+    assert "every tie counted (before)" in table
+
+
 def test_the_matrix_runs_both_tests_on_the_same_studies(monkeypatch):
     """validate_citest's competitor part, two studies a cell on the small-study designs:
     a row per null and per alternative, each with both rejection rates."""
@@ -105,7 +149,7 @@ def test_the_matrix_runs_both_tests_on_the_same_studies(monkeypatch):
 
     monkeypatch.setattr(matrix, "_SINK", [])
     rows = matrix.competitor_section(2, 2, 9, None, ["small study"])
-    assert [r["kind"] for r in rows] == ["size", "power", "power"]
+    assert [r["kind"] for r in rows] == ["size", "power", "power", "power", "power"]
     assert all(r["ci_test"]["n"] == r["competitor"]["n"] == r["competitor_g"]["n"] == 2
                for r in rows)
     assert rows[0]["exact_cmi"] == 0.0 and rows[1]["exact_cmi"] > 0.05
