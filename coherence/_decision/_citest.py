@@ -512,8 +512,10 @@ def ci_test(
     Kim et al. 2022) whose units are contexts. With few permutable contexts
     the statistic takes few distinct values, and counting every tie as more
     extreme, :math:`(1 + \#\{T_b \ge T\}) / (1 + B)`, rejected 0.025 of the
-    null studies at 30 contexts (docs/validation_ci.md); without ties the two
-    rules agree. The counting rule's p-value is ``(1 + np.sum(
+    null studies at 30 contexts on the 0.05 grid; the random rank keeps the
+    level exactly (Hemerik and Goeman 2018; docs/cmi.md). Without ties, or
+    when every copy ties the data (nothing could move: p = 1), the two rules
+    agree. The counting rule's p-value is ``(1 + np.sum(
     res.null_distribution >= res.test_statistic_value)) / (1 + B)``. Because the
     actions never move, whatever the repetitions of a context share
     (context-level shocks, beliefs sampled per repetition, their number) is
@@ -590,6 +592,8 @@ def ci_test(
       Statistics 48(3), 1514-1538.
     * Westfall, P. H. and Young, S. S. (1993). Resampling-Based Multiple
       Testing. Wiley.
+    * Hemerik, J. and Goeman, J. (2018). Exact testing with random
+      permutations. TEST 27(4), 811-825.
 
     Examples
     --------
