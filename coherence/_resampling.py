@@ -107,8 +107,9 @@ def monte_carlo_pvalue(null: Any, observed: float, *,
     conservative. The p-value is never below :math:`1 / (1 + B)`. Without ties
     it equals the counting rule's, and so it does when every resample ties the
     data (the resamples cannot move the statistic: 1, not a coin's throw); in
-    both cases no draw is made and ``break_ties`` is left as it was. Both
-    exceptions only raise the p-value, so its size stays at most the level.
+    both cases no draw is made and ``break_ties`` is left as it was. The second
+    only raises the p-value above the random rank's, so the size stays at most
+    the level.
 
     NaN handling: a NaN in ``null`` is a resample on which the statistic is
     undefined; it is left out, and B counts only the resamples kept. The
