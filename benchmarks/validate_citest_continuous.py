@@ -238,7 +238,7 @@ def _pvalue(args: tuple[Design, int, int, str]) -> list[float]:
         return [float(res.pvalue), *(np.nan for _ in COMPETITOR_BINS)]
     return [float(res.pvalue), *(
         strata_permutation_pvalue(data, n_resamples=n_resamples, bins=b, rng=seed,
-                                  evidence="evidence", evidence_bins=e, break_ties=True)
+                                  evidence="evidence", evidence_bins=e)
         for b, e in COMPETITOR_BINS)]
 
 

@@ -28,7 +28,8 @@ class CITestResult(CoherenceResult, test_name="ci_test",
     pvalue : float
         Conditional-permutation p-value of the test statistic
         (``test_statistic``), ``(1 + #{T_b > T} + K) / (1 + B)`` with the ties
-        broken at random (``K`` uniform on ``0..#{T_b = T}``); NaN for
+        broken at random (``K`` uniform on ``0..#{T_b = T}``), or with
+        continuous evidence ``(1 + #{T_b >= T}) / (1 + B)``; NaN for
         ``method='bootstrap'``, which is not a calibrated test.
     confidence_interval : ConfidenceInterval
         Interval for the CMI by context resampling (see ``ci_method``).
