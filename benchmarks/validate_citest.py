@@ -125,16 +125,9 @@ K_DESIGNS: dict[str, tuple[Design, float]] = {
 # ---------------------------------------------------------------- one study
 
 
-def _counting_pvalue(null: np.ndarray, observed: float) -> float:
-    """The p-value of the counting tie rule, every tie as extreme (before ci_test broke
-    its ties at random), from the result's own null and statistic."""
-    from coherence._resampling import monte_carlo_pvalue
-
-    return monte_carlo_pvalue(null, observed)
-
-
 def _run_one(args: tuple[Design, int, dict[str, Any]]) -> tuple[float, ...]:
     import coherence
+    from coherence._resampling import monte_carlo_pvalue
 
     design, seed, options = args
     data = generate(design, seed)
@@ -143,7 +136,9 @@ def _run_one(args: tuple[Design, int, dict[str, Any]]) -> tuple[float, ...]:
         warnings.simplefilter("ignore")
         res = coherence.ci_test(data, evidence=evidence, rng=seed, **options)
     ci = res.confidence_interval
-    counting = (_counting_pvalue(res.null_distribution, res.test_statistic_value)
+    # the counting tie rule (every tie as extreme, before ci_test broke ties at random)
+    # on the result's own null and statistic
+    counting = (monte_carlo_pvalue(res.null_distribution, res.test_statistic_value)
                 if np.isfinite(res.pvalue) else np.nan)
     return res.statistic, res.pvalue, ci.low, ci.high, res.k, counting
 

@@ -122,15 +122,13 @@ def monte_carlo_pvalue(null: Any, observed: float, *,
         return float("nan")
     bound = tie_bound(observed)
     at_least = int(np.count_nonzero(arr >= bound))
-    if break_ties is None:
-        return float((1.0 + at_least) / (1.0 + arr.size))
-    upper = observed + (observed - bound) if math.isfinite(observed) else observed
-    above = int(np.count_nonzero(arr > upper))
-    tied = at_least - above
-    if tied in (0, arr.size):
-        return float((1.0 + at_least) / (1.0 + arr.size))
-    extra = int(break_ties.integers(0, tied + 1))
-    return float((1.0 + above + extra) / (1.0 + arr.size))
+    if break_ties is not None:
+        upper = observed + (observed - bound) if math.isfinite(observed) else observed
+        above = int(np.count_nonzero(arr > upper))
+        if 0 < at_least - above < arr.size:  # some ties, not all: the data's place drawn
+            place = int(break_ties.integers(0, at_least - above + 1))
+            return float((1.0 + above + place) / (1.0 + arr.size))
+    return float((1.0 + at_least) / (1.0 + arr.size))
 
 
 def tie_bound(observed: Any) -> Any:

@@ -27,6 +27,7 @@ from coherence._resampling import streams_by_label
 from coherence._resampling import tie_bound
 from tests._reference_bootstrap_t import bootstrap_t_by_loops
 from tests._reference_bootstrap_t import fraction_interval_by_hand
+from tests._reference_ties import tie_ranks
 
 
 def test_group_codes_any_labels():
@@ -133,17 +134,6 @@ def test_monte_carlo_pvalue_matches_reference(null, observed, seed):
     assert monte_carlo_pvalue(arr, observed + 1.0) <= p
 
 
-def _random_tie_pvalues(null: np.ndarray, observed: float) -> set[float]:
-    """Every p-value the random tie rule can give, by placing the data's statistic in
-    each position among the resamples that tie it (written from the rank, not the
-    counts)."""
-    kept = [t for t in null if not np.isnan(t)]
-    tol = MC_TIE_RTOL * max(1.0, abs(observed))
-    tied = [t for t in kept if abs(t - observed) <= tol]
-    above = [t for t in kept if t > observed + tol]
-    return {(1 + len(above) + j) / (1 + len(kept)) for j in range(len(tied) + 1)}
-
-
 @given(null=st.lists(st.one_of(st.sampled_from([0.0, 1.0, 2.0, 3.0]), st.floats(-5, 5),
                                st.just(float("nan"))), max_size=40),
        observed=st.sampled_from([0.0, 1.0, 2.0, 3.0]), seed=st.integers(0, 999))
@@ -154,7 +144,7 @@ def test_random_ties_give_one_of_the_data_ranks_among_its_ties(null, observed, s
     if np.all(np.isnan(arr)):
         assert np.isnan(p)
         return
-    assert p in _random_tie_pvalues(arr, observed)
+    assert p in tie_ranks(arr, observed)
     kept = arr[~np.isnan(arr)]
     if np.all(np.abs(kept - observed) <= MC_TIE_RTOL * max(1.0, abs(observed))):
         assert p == 1.0  # nothing moved the statistic: no coin decides

@@ -13,6 +13,7 @@ import pytest
 import coherence
 from benchmarks.citest_designs import Design
 from benchmarks.citest_designs import generate
+from tests._reference_ties import tie_ranks
 
 SMALL = Design(name="small study: 30 x 5", n_contexts=30)
 
@@ -26,13 +27,8 @@ def _run(seed: int, rng: int, **options):
 
 def _ranks(res) -> tuple[float, float, list[float]]:
     """(counting rule's p, fewest-above p, every p the random rule can give)."""
-    null, t = res.null_distribution, res.test_statistic_value
-    tol = 1e-9 * max(1.0, abs(t))
-    above = int(np.sum(null > t + tol))
-    tied = int(np.sum(np.abs(null - t) <= tol))
-    b = null.size
-    return ((1 + above + tied) / (1 + b), (1 + above) / (1 + b),
-            [(1 + above + j) / (1 + b) for j in range(tied + 1)])
+    ranks = tie_ranks(res.null_distribution, res.test_statistic_value)
+    return ranks[-1], ranks[0], ranks
 
 
 @pytest.mark.parametrize("statistic", ["plugin", "knn"])

@@ -25,6 +25,7 @@ import coherence
 from coherence import DegenerateDataWarning
 from coherence import SmallSampleWarning
 from tests._reference import reference_cmi
+from tests._reference_ties import tie_ranks
 
 # --------------------------------------------------------------------------- ci_test
 GRID = [i / 20 for i in range(1, 20)]  # heaped beliefs: multiples of 0.05
@@ -109,11 +110,7 @@ def test_ci_pvalue_is_the_monte_carlo_pvalue_of_its_null(df, n_resamples):
     assert 1 / (kept.size + 1) <= res.pvalue <= 1.0
     # the data's rank among its copies, ties broken at random: one of the ranks it can
     # take among the copies that tie it
-    t = res.test_statistic_value
-    tol = 1e-9 * max(1.0, abs(t))
-    above = sum(1 for x in kept if x > t + tol)
-    tied = sum(1 for x in kept if abs(x - t) <= tol)
-    ranks = [(1 + above + j) / (kept.size + 1) for j in range(tied + 1)]
+    ranks = tie_ranks(kept, res.test_statistic_value)
     assert any(res.pvalue == pytest.approx(r, rel=1e-12) for r in ranks)
 
 
