@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from benchmarks._designs import DesignBase
 from benchmarks._harness import appended_note
 from benchmarks._harness import format_rate
 from benchmarks._harness import generated_by
@@ -50,7 +51,7 @@ ALPHA = 0.05
 
 
 @dataclasses.dataclass(frozen=True)
-class Design:
+class Design(DesignBase):
     """A study: ``n_contexts`` x ``repetitions`` rows, three actions.
 
     Each context has a latent logit; its outcome is Bernoulli of that logit plus
@@ -94,9 +95,6 @@ class Design:
     ev_step: float = 0.0
     interaction: float = 0.0
     leak_flips: bool = False
-
-    def with_(self, **changes: Any) -> Design:
-        return dataclasses.replace(self, **changes)
 
 
 def generate(design: Design, seed: int) -> pd.DataFrame:

@@ -16,6 +16,12 @@ for c = 0; a coarser p-value, the same validity), ``n_resamples`` and, for catbo
 (:mod:`benchmarks.citest_competitor`) and ``ci_test`` on the same studies, at leaks
 from 0 to 0.5 (its rows are kept apart from the matrix's cells).
 
+``--continuous`` runs the designs of :mod:`benchmarks.validate_citest_continuous` instead
+(a measured quantity as evidence, a float column; the same studies as that matrix, its
+seeds) and writes ``validate_leakage_continuous.json``::
+
+    python -m benchmarks.validate_leakage --continuous --reps 400 --power-reps 200 --jobs 2
+
 ``--only PREFIX,...`` runs the cells whose name starts with a prefix; ``--merge`` keeps the
 other cells of an existing JSON. Coverage is that of ``E[S]``, the mean of the
 statistic over the cell's studies (the interval's target: the out-of-fold
@@ -41,6 +47,7 @@ from benchmarks._harness import generated_by
 from benchmarks._harness import map_jobs
 from benchmarks._harness import markdown_table
 from benchmarks._harness import matrix_parser
+from benchmarks._harness import one_thread
 from benchmarks._harness import only_words
 from benchmarks._harness import rejection_rate
 from benchmarks._harness import store_cell
@@ -51,6 +58,7 @@ from benchmarks.leakage_designs import generate
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results" / "validate_leakage.json"
+CONTINUOUS_RESULTS = RESULTS.with_name("validate_leakage_continuous.json")
 DOC = ROOT / "docs" / "leakage.md"
 ALPHA = 0.05
 N_PERMUTATIONS = 19
@@ -93,6 +101,37 @@ CELLS: dict[str, tuple[LeakDesign, str, float]] = {
 }
 
 
+#: the power cells of the continuous-evidence part (the leaks below 1 of
+#: ``validate_citest_continuous``'s power designs and the leak whose sign flips)
+CONTINUOUS_POWER = ("leak 0.5, evidence per context", "leak 0.5, evidence per row",
+                    "leak 0.5, continuous beliefs that miss the evidence",
+                    "leak 0.75, outcome and evidence per row (actions permuted)",
+                    "leak 0.5, nominal site with continuous evidence",
+                    "leak 1.0 whose sign flips with the belief, evidence per context",
+                    "leak 0.5, two continuous evidence columns")
+
+
+def continuous_cells() -> dict[str, tuple[Any, str, float]]:
+    """The continuous-evidence part's cells: ``validate_citest_continuous``'s nulls and
+    :data:`CONTINUOUS_POWER`, by their names there."""
+    from benchmarks import validate_citest_continuous as cc
+
+    return {**{name: (d, "logistic", 0.0) for name, d in cc.NULLS.items()},
+            **{name: (cc.POWER[name], "logistic", cc.POWER[name].leak)
+               for name in CONTINUOUS_POWER}}
+
+
+def _study(design: Any, seed: int) -> tuple[Any, list[str]]:
+    """A study of ``design`` (of :mod:`benchmarks.leakage_designs` or
+    :mod:`benchmarks.validate_citest_continuous`) and its evidence columns."""
+    if isinstance(design, LeakDesign):
+        data = generate(design, seed)
+        return data, ["evidence"] if "evidence" in data else []
+    from benchmarks import validate_citest_continuous as cc
+
+    return cc.generate(design, seed), cc.evidence_columns(design)
+
+
 def _run_one(args: tuple[LeakDesign, str, int]) -> tuple[float, ...]:
     """(statistic, p-value, interval, plain bootstrap interval, fold sd, interval widened
     by all the fold variance) of one study. The plain interval (``n_fold_draws=1``) is
@@ -104,8 +143,7 @@ def _run_one(args: tuple[LeakDesign, str, int]) -> tuple[float, ...]:
     from coherence._resampling import percentile_interval
 
     design, engine, seed = args
-    data = generate(design, seed)
-    evidence = ["evidence"] if "evidence" in data else []
+    data, evidence = _study(design, seed)
     options: dict[str, Any] = {"engine": engine, "n_permutations": N_PERMUTATIONS,
                                "n_resamples": N_RESAMPLES, "rng": seed}
     if engine == "catboost":
@@ -123,9 +161,9 @@ def _run_one(args: tuple[LeakDesign, str, int]) -> tuple[float, ...]:
     return (res.statistic, res.pvalue, ci.low, ci.high, *plain, res.fold_sd, *total)
 
 
-def run_cell(name: str, reps: int, seed0: int, commit: str, pool: Any = None
-             ) -> dict[str, Any]:
-    design, engine, leak = CELLS[name]
+def run_cell(name: str, reps: int, seed0: int, commit: str, pool: Any = None,
+             cells: dict[str, tuple[Any, str, float]] = CELLS) -> dict[str, Any]:
+    design, engine, leak = cells[name]
     t0 = time.perf_counter()
     out = map_jobs(_run_one, [(design, engine, seed0 + r) for r in range(reps)], pool)
     errors = int(np.sum(out[:, 1] == -1.0))
@@ -295,7 +333,14 @@ def main(argv: Iterable[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--null-reps", type=int, default=None,
                         help="--competitor: studies at leak 0 (default --reps)")
+    parser.add_argument("--continuous", action="store_true",
+                        help="the continuous-evidence part (validate_citest_continuous's "
+                        "designs; default --out validate_leakage_continuous.json)")
+    parser.add_argument("--power-reps", type=int, default=200,
+                        help="--continuous: studies per power cell")
     args = parser.parse_args(list(argv) if argv is not None else None)
+    if args.continuous:
+        return continuous_main(args)
     if args.competitor:
         kept = json.loads(args.out.read_text()) if args.out.exists() else {}
         kept["competitor"] = competitor_section(args.reps, args.jobs, args.null_reps)
@@ -317,7 +362,7 @@ def main(argv: Iterable[str] | None = None) -> int:
         results["cells"] = stored.get("cells", [])
         if "competitor" in stored:
             results["competitor"] = stored["competitor"]
-    pool = ProcessPoolExecutor(args.jobs) if args.jobs > 1 else None
+    pool = ProcessPoolExecutor(args.jobs, initializer=one_thread) if args.jobs > 1 else None
     for i, name in enumerate(CELLS):
         if only and not any(name.startswith(w) for w in only):
             continue
@@ -328,6 +373,71 @@ def main(argv: Iterable[str] | None = None) -> int:
         pool.shutdown()
     print(f"wrote {args.out}", file=sys.stderr)
     return 0
+
+
+def continuous_main(args: Any) -> int:
+    """``--continuous``: run the continuous-evidence cells or (``--tables``) write their table."""
+    from benchmarks import validate_citest_continuous as cc
+
+    out = CONTINUOUS_RESULTS if args.out == RESULTS else args.out
+    if args.tables:
+        citest = json.loads(cc.RESULTS.read_text()) if cc.RESULTS.exists() else None
+        write_tables(DOC, "validate_leakage.py --continuous",
+                     continuous_tables(json.loads(out.read_text()), citest))
+        return 0
+    cells = continuous_cells()
+    only = only_words(args)
+    results: dict[str, Any] = {"environment": environment(),
+                               "settings": {"alpha": ALPHA, "n_permutations": N_PERMUTATIONS,
+                                            "n_resamples": N_RESAMPLES}}
+    if args.merge and out.exists():
+        results["cells"] = json.loads(out.read_text()).get("cells", [])
+    pool = ProcessPoolExecutor(args.jobs, initializer=one_thread) if args.jobs > 1 else None
+    for name, (_, _, leak) in cells.items():
+        if only and not any(name.startswith(w) for w in only):
+            continue
+        # the studies of validate_citest_continuous: its seeds
+        row = run_cell(name, args.power_reps if leak else args.reps,
+                       10_000 * (cc.ORDER.index(name) + 1), results["environment"]["commit"],
+                       pool, cells)
+        store_cell(results, "cells", row, list(cells), out)
+    if pool:
+        pool.shutdown()
+    print(f"wrote {out}", file=sys.stderr)
+    return 0
+
+
+def continuous_tables(results: dict[str, Any], citest: dict[str, Any] | None) -> str:
+    """The continuous-evidence part's table, with ci_test's rejections on the same
+    designs (``validate_citest_continuous.json``: the same seeds, so its first studies
+    are these)."""
+    env = results["environment"]
+    theirs = {r["design"]: r for part in ("size", "power") for r in (citest or {}).get(part, [])}
+
+    def ci(name: str) -> str:
+        r = theirs.get(name)
+        return f"{format_rate(r['rejection'])} ({r['reps']})" if r else "not run"
+
+    return "\n".join([
+        "Generated by `python -m benchmarks.validate_leakage --continuous --tables` from "
+        f"`benchmarks/results/{CONTINUOUS_RESULTS.name}` (commit `{env['commit'][:10]}`, "
+        f"{env['date']}, {env['machine']['cpus']} CPUs, {N_PERMUTATIONS} permutations, "
+        f"{N_RESAMPLES} bootstrap resamples; alpha = 0.05, 95% Wilson intervals in "
+        "brackets). The designs of "
+        "`benchmarks/validate_citest_continuous.py` (one or two float evidence columns; "
+        "their names there), the same studies (its seeds). *ci_test*: its rejection on "
+        "those designs at 99 permutations (studies in brackets; the first of them are "
+        "these). Coverage of E[S] as in the table above.", "",
+        *markdown_table(
+            ("design", "reps", "leakage_test at 0.05", "ci_test", "coverage of E[S]",
+             "width (plain)", "mean S (%)"),
+            ([r["design"], r["reps"],
+              f"{'power' if r['leak'] else 'size'} {format_rate(r['rejection'])}"
+              + (f" ({r['n_nan_pvalue']} NaN)" if r["n_nan_pvalue"] else "")
+              + (f" ({r['n_errors']} errors)" if r["n_errors"] else ""),
+              ci(r["design"]), format_rate(r["coverage_of_mean"]),
+              f"{r['mean_width']:.2f} ({r['mean_width_plain']:.2f})",
+              f"{r['mean_statistic']:.2f}"] for r in results["cells"]))])
 
 
 if __name__ == "__main__":
