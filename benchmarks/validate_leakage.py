@@ -210,15 +210,31 @@ COMPETITOR_LEAKS = (0.0, 0.2, 0.35, 0.5)
 COMPETITOR_PERMUTATIONS = 99
 
 
-def _run_three(args: tuple[LeakDesign, int]) -> tuple[float, float, float]:
+#: the continuous-evidence comparison (``--continuous --competitor``): designs of
+#: validate_citest_continuous that the competitor applies to (outcomes constant within a
+#: context, one evidence column), at leaks from 0 to 0.5
+CONTINUOUS_COMPETITOR = ("evidence per context, 0.05 grid, 200 x 5",
+                         "evidence per row, 0.05 grid, 200 x 5",
+                         "continuous beliefs that miss the evidence, strong effects")
+CONTINUOUS_LEAKS = (0.0, 0.25, 0.5)
+#: the competitor's (belief bins, evidence bins) there: the more powerful of the two of
+#: validate_citest_continuous
+CONTINUOUS_BINS = (5, 4)
+
+
+def _run_three(args: tuple[Any, int]) -> tuple[float, float, float]:
     """The p-values of leakage_test, ci_test and the stratified chi-square competitor on
-    one study (the intervals, which the p-values do not depend on, are cut short)."""
+    one study (the intervals, which the p-values do not depend on, are cut short). With
+    a continuous-evidence design the competitor bins the context's mean evidence
+    (:data:`CONTINUOUS_BINS`)."""
     import coherence
     from benchmarks.citest_competitor import strata_permutation_pvalue
 
     design, seed = args
-    data = generate(design, seed)
-    evidence = ["evidence"] if "evidence" in data else []
+    data, evidence = _study(design, seed)
+    bins: dict[str, Any] = {"evidence": "evidence" if evidence else None}
+    if not isinstance(design, LeakDesign):
+        bins.update(bins=CONTINUOUS_BINS[0], evidence_bins=CONTINUOUS_BINS[1])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         leak = coherence.leakage_test(data, evidence=evidence, rng=seed, n_resamples=20,
@@ -226,22 +242,25 @@ def _run_three(args: tuple[LeakDesign, int]) -> tuple[float, float, float]:
         ci = coherence.ci_test(data, evidence=evidence, rng=seed, ci_method=None,
                                n_resamples=COMPETITOR_PERMUTATIONS)
     other = strata_permutation_pvalue(data, n_resamples=COMPETITOR_PERMUTATIONS, rng=seed,
-                                      evidence="evidence" if evidence else None)
+                                      **bins)
     return leak.pvalue, ci.pvalue, other
 
 
-def competitor_section(reps: int, jobs: int, null_reps: int | None = None
-                       ) -> list[dict[str, Any]]:
+def competitor_section(reps: int, jobs: int, null_reps: int | None = None, *,
+                       designs: dict[str, Any] | None = None,
+                       leaks: tuple[float, ...] | None = None,
+                       seed_base: int = 50_000_000) -> list[dict[str, Any]]:
     """The comparison's rows: ``reps`` studies a cell, ``null_reps`` (default ``reps``)
-    at leak 0."""
+    at leak 0; ``designs`` (default :data:`COMPETITOR_DESIGNS`) at each of ``leaks``
+    (default :data:`COMPETITOR_LEAKS`)."""
     rows = []
     commit = environment()["commit"]
-    pool = ProcessPoolExecutor(jobs) if jobs > 1 else None
-    for i, (name, design) in enumerate(COMPETITOR_DESIGNS.items()):
-        for j, leak in enumerate(COMPETITOR_LEAKS):
+    pool = ProcessPoolExecutor(jobs, initializer=one_thread) if jobs > 1 else None
+    for i, (name, design) in enumerate((designs or COMPETITOR_DESIGNS).items()):
+        for j, leak in enumerate(leaks or COMPETITOR_LEAKS):
             t0 = time.perf_counter()
             n = reps if leak or null_reps is None else null_reps
-            seeds = [50_000_000 + 1_000_000 * i + 10_000 * j + s for s in range(n)]
+            seeds = [seed_base + 1_000_000 * i + 10_000 * j + s for s in range(n)]
             jobs_list = [(design.with_(leak=leak), s) for s in seeds]
             out = map_jobs(_run_three, jobs_list, pool, chunksize=10)
             row = {"design": name, "leak": leak, "reps": n, "commit": commit,
@@ -259,15 +278,19 @@ def competitor_section(reps: int, jobs: int, null_reps: int | None = None
     return rows
 
 
-def competitor_table(rows: list[dict[str, Any]]) -> list[str]:
+#: how the competitor's strata are made, as the tables say it
+_STRATA = ("one stratum of the mean belief (grid value or one of 20 quantile bins, split by "
+           "the evidence)")
+
+
+def competitor_table(rows: list[dict[str, Any]], strata: str = _STRATA) -> list[str]:
     commits = sorted({r["commit"][:10] for r in rows})
     return ["", "### Against the simplest valid competitor (the same studies)", "",
             f"Commit(s) {', '.join(f'`{c}`' for c in commits)}; {COMPETITOR_PERMUTATIONS} "
             "permutations for every test. The competitor (`benchmarks/citest_competitor.py`) "
-            "permutes outcomes among the contexts of one stratum of the mean belief (grid "
-            "value or one of 20 quantile bins, split by the evidence) and sums "
-            "Cochran-Mantel-Haenszel's per-action chi-square; `ci_test` at its defaults "
-            "(the plug-in statistic). Leak 0 is the null.", "",
+            f"permutes outcomes among the contexts of {strata} and sums "
+            "Cochran-Mantel-Haenszel's per-action chi-square; `ci_test` at its defaults. "
+            "Leak 0 is the null.", "",
             *markdown_table(
                 ("design", "leak", "reps", "leakage_test", "ci_test", "competitor"),
                 ([r["design"], f"{r['leak']:.2f}", r["reps"], format_rate(r["leakage_test"]),
@@ -380,6 +403,15 @@ def continuous_main(args: Any) -> int:
     from benchmarks import validate_citest_continuous as cc
 
     out = CONTINUOUS_RESULTS if args.out == RESULTS else args.out
+    if args.competitor:
+        kept = json.loads(out.read_text()) if out.exists() else {}
+        kept["competitor"] = competitor_section(
+            args.reps, args.jobs, args.null_reps, leaks=CONTINUOUS_LEAKS,
+            designs={name: cc.NULLS[name] for name in CONTINUOUS_COMPETITOR},
+            seed_base=60_000_000)
+        kept.setdefault("environment", environment())
+        write_json(out, kept)
+        return 0
     if args.tables:
         citest = json.loads(cc.RESULTS.read_text()) if cc.RESULTS.exists() else None
         write_tables(DOC, "validate_leakage.py --continuous",
@@ -405,6 +437,11 @@ def continuous_main(args: Any) -> int:
         pool.shutdown()
     print(f"wrote {out}", file=sys.stderr)
     return 0
+
+
+#: the continuous comparison's strata, as its table says it
+CONTINUOUS_STRATA = (f"one stratum of ({CONTINUOUS_BINS[0]} quantile bins of the mean belief) "
+                     f"x ({CONTINUOUS_BINS[1]} quantile bins of the mean evidence)")
 
 
 def continuous_tables(results: dict[str, Any], citest: dict[str, Any] | None) -> str:
@@ -437,7 +474,9 @@ def continuous_tables(results: dict[str, Any], citest: dict[str, Any] | None) ->
               + (f" ({r['n_errors']} errors)" if r["n_errors"] else ""),
               ci(r["design"]), format_rate(r["coverage_of_mean"]),
               f"{r['mean_width']:.2f} ({r['mean_width_plain']:.2f})",
-              f"{r['mean_statistic']:.2f}"] for r in results["cells"]))])
+              f"{r['mean_statistic']:.2f}"] for r in results.get("cells", []))),
+        *(competitor_table(results["competitor"], CONTINUOUS_STRATA)
+          if results.get("competitor") else [])])
 
 
 if __name__ == "__main__":

@@ -52,3 +52,27 @@ def test_continuous_part_writes_json_and_table(tmp_path: Path,
     stored = json.loads(vc.RESULTS.read_text())
     (ci_small,) = [r for r in stored["size"] if r["design"] == "small study: 40 x 3"]
     assert f"({ci_small['reps']}) |" in text
+
+
+def test_continuous_comparison_runs_the_three_tests_on_the_same_studies(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert all(name in vc.NULLS for name in vl.CONTINUOUS_COMPETITOR)
+    monkeypatch.setattr(vl, "CONTINUOUS_COMPETITOR", ("small study: 40 x 3",))
+    monkeypatch.setattr(vl, "CONTINUOUS_LEAKS", (0.0, 1.5))
+    monkeypatch.setattr(vl, "COMPETITOR_PERMUTATIONS", 9)
+    out = tmp_path / "continuous.json"
+    assert vl.main(["--continuous", "--competitor", "--reps", "2", "--out", str(out)]) == 0
+    rows = json.loads(out.read_text())["competitor"]
+    assert [(r["design"], r["leak"]) for r in rows] == [("small study: 40 x 3", 0.0),
+                                                        ("small study: 40 x 3", 1.5)]
+    assert rows[1]["settings"] == vc.NULLS["small study: 40 x 3"].with_(leak=1.5).settings()
+    assert all(r[key]["n"] == 2 for r in rows
+               for key in ("leakage_test", "ci_test", "competitor"))
+    doc = tmp_path / "page.md"
+    doc.write_text("# page\n")
+    monkeypatch.setattr(vl, "DOC", doc)
+    assert vl.main(["--continuous", "--tables", "--out", str(out)]) == 0
+    text = doc.read_text()
+    assert "### Against the simplest valid competitor" in text
+    assert "quantile bins of the mean evidence" in text
+    assert "| small study: 40 x 3 | 1.50 | 2 |" in text
