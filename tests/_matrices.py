@@ -9,11 +9,11 @@ import pytest
 
 
 def tables_text(script: ModuleType, out: Path, tmp_path: Path,
-                monkeypatch: pytest.MonkeyPatch) -> str:
-    """The page ``script --tables`` writes from the JSON ``out`` (into a scratch page, not
-    the docs)."""
+                monkeypatch: pytest.MonkeyPatch, *options: str) -> str:
+    """The page ``script --tables [options]`` writes from the JSON ``out`` (into a scratch
+    page, not the docs)."""
     doc = tmp_path / "page.md"
     doc.write_text("# page\n")
     monkeypatch.setattr(script, "DOC", doc)
-    assert script.main(["--tables", "--out", str(out)]) == 0
+    assert script.main(["--tables", *options, "--out", str(out)]) == 0
     return doc.read_text()
