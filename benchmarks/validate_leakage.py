@@ -214,7 +214,6 @@ COMPETITOR_PERMUTATIONS = 99
 #: validate_citest_continuous that the competitor applies to (outcomes constant within a
 #: context, one evidence column), at leaks from 0 to 0.5
 CONTINUOUS_COMPETITOR = ("evidence per context, 0.05 grid, 200 x 5",
-                         "evidence per row, 0.05 grid, 200 x 5",
                          "continuous beliefs that miss the evidence, strong effects")
 CONTINUOUS_LEAKS = (0.0, 0.25, 0.5)
 #: the competitor's (belief bins, evidence bins) there: the more powerful of the two of
