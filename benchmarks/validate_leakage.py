@@ -216,9 +216,10 @@ COMPETITOR_PERMUTATIONS = 99
 CONTINUOUS_COMPETITOR = ("evidence per context, 0.05 grid, 200 x 5",
                          "continuous beliefs that miss the evidence, strong effects")
 CONTINUOUS_LEAKS = (0.0, 0.25, 0.5)
-#: the competitor's (belief bins, evidence bins) there: the more powerful of the two of
-#: validate_citest_continuous
-CONTINUOUS_BINS = (5, 4)
+#: the competitor's (belief bins, evidence bins) there: of validate_citest_continuous's two,
+#: the one that holds its size (5 x 4 rejected 0.072 and 0.161 of 1,000 null studies of
+#: these designs there, and 0.105 of 200 here in a first run)
+CONTINUOUS_BINS = (5, 8)
 
 
 def _run_three(args: tuple[Any, int]) -> tuple[float, float, float]:
