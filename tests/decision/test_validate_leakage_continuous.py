@@ -69,3 +69,18 @@ def test_continuous_comparison_runs_the_three_tests_on_the_same_studies(
     assert "### Against the simplest valid competitor" in text
     assert "quantile bins of the mean evidence" in text
     assert "| small study: 40 x 3 | 1.50 | 2 |" in text
+
+
+def test_merge_keeps_the_other_cells_the_comparison_and_their_run(tmp_path: Path) -> None:
+    out = tmp_path / "continuous.json"
+    stored = {"environment": {"commit": "0" * 40}, "competitor": [{"design": "kept"}],
+              "cells": [{"design": "evidence per context, 0.05 grid, 200 x 5", "leak": 0.0}]}
+    out.write_text(json.dumps(stored))
+    assert vl.main(["--continuous", "--merge", "--only", "small study", "--reps", "1",
+                    "--out", str(out)]) == 0
+    results = json.loads(out.read_text())
+    assert results["competitor"] == [{"design": "kept"}]
+    assert results["environment"]["commit"] == "0" * 40
+    assert results["environment_appended"]["commit"] != "0" * 40
+    assert [r["design"] for r in results["cells"]] == [
+        "evidence per context, 0.05 grid, 200 x 5", "small study: 40 x 3"]
