@@ -279,15 +279,25 @@ def competitor_section(reps: int, jobs: int, null_reps: int | None = None, *,
     return rows
 
 
+def _commits(rows: list[dict[str, Any]], default: str) -> str:
+    """The rows' commits, short and quoted (``default`` for a row without one)."""
+    return ", ".join(f"`{c}`" for c in sorted({r.get("commit", default)[:10] for r in rows}))
+
+
+def _rejection(r: dict[str, Any]) -> str:
+    """A cell's rejection for a table: size or power, with its NaN p-values if any."""
+    return (f"{'power' if r['leak'] else 'size'} {format_rate(r['rejection'])}"
+            + (f" ({r['n_nan_pvalue']} NaN)" if r["n_nan_pvalue"] else ""))
+
+
 #: how the competitor's strata are made, as the tables say it
 _STRATA = ("one stratum of the mean belief (grid value or one of 20 quantile bins, split by "
            "the evidence)")
 
 
 def competitor_table(rows: list[dict[str, Any]], strata: str = _STRATA) -> list[str]:
-    commits = sorted({r["commit"][:10] for r in rows})
     return ["", "### Against the simplest valid competitor (the same studies)", "",
-            f"Commit(s) {', '.join(f'`{c}`' for c in commits)}; {COMPETITOR_PERMUTATIONS} "
+            f"Commit(s) {_commits(rows, '')}; {COMPETITOR_PERMUTATIONS} "
             "permutations for every test. The competitor (`benchmarks/citest_competitor.py`) "
             f"permutes outcomes among the contexts of {strata} and sums "
             "Cochran-Mantel-Haenszel's per-action chi-square; `ci_test` at its defaults. "
@@ -317,9 +327,8 @@ def _plain(r: dict[str, Any]) -> list[str]:
 def tables(results: dict[str, Any], before: dict[str, Any] | None = None) -> str:
     env = results["environment"]
     old = {r["design"]: r for r in (before or {}).get("cells", [])}
-    commits = sorted({r.get("commit", env["commit"])[:10] for r in results["cells"]})
     lines = [generated_by("validate_leakage") + f" (commit(s) "
-             f"{', '.join(f'`{c}`' for c in commits)}, column *commit*; last run "
+             f"{_commits(results['cells'], env['commit'])}, column *commit*; last run "
              f"{env['date']}); {N_PERMUTATIONS} permutations, {N_RESAMPLES} bootstrap "
              f"resamples, catboost with {CATBOOST['iterations']} iterations; alpha = 0.05, "
              "95% Wilson intervals in brackets. *Before*: the same cells with the previous "
@@ -336,9 +345,7 @@ def tables(results: dict[str, Any], before: dict[str, Any] | None = None) -> str
                   "coverage of E[S]", "plain bootstrap", "all fold variance", "width (plain)",
                   "fold sd", "mean S (%)", "commit"),
                  ([r["design"], r["engine"], r["reps"],
-                   f"{'power' if r['leak'] else 'size'} {format_rate(r['rejection'])}"
-                   + (f" ({r['n_nan_pvalue']} NaN)" if r["n_nan_pvalue"] else ""),
-                   _before(old.get(r["design"])), format_rate(r["coverage_of_mean"]),
+                   _rejection(r), _before(old.get(r["design"])), format_rate(r["coverage_of_mean"]),
                    *_plain(r), f"{r['mean_statistic']:.2f}",
                    f"`{r.get('commit', env['commit'])[:10]}`"] for r in results["cells"]))]
     if results.get("competitor"):
@@ -457,8 +464,7 @@ def continuous_tables(results: dict[str, Any], citest: dict[str, Any] | None) ->
     env = results["environment"]
     theirs = {r["design"]: r for part in ("size", "power") for r in (citest or {}).get(part, [])}
 
-    commits = ", ".join(f"`{c}`" for c in sorted(
-        {r.get("commit", env["commit"])[:10] for r in results.get("cells", [])}))
+    commits = _commits(results.get("cells", []), env["commit"])
 
     def ci(name: str) -> str:
         r = theirs.get(name)
@@ -478,9 +484,7 @@ def continuous_tables(results: dict[str, Any], citest: dict[str, Any] | None) ->
             ("design", "reps", "leakage_test at 0.05", "ci_test", "coverage of E[S]",
              "width (plain)", "mean S (%)", "commit"),
             ([r["design"], r["reps"],
-              f"{'power' if r['leak'] else 'size'} {format_rate(r['rejection'])}"
-              + (f" ({r['n_nan_pvalue']} NaN)" if r["n_nan_pvalue"] else "")
-              + (f" ({r['n_errors']} errors)" if r["n_errors"] else ""),
+              _rejection(r) + (f" ({r['n_errors']} errors)" if r["n_errors"] else ""),
               ci(r["design"]), format_rate(r["coverage_of_mean"]),
               f"{r['mean_width']:.2f} ({r['mean_width_plain']:.2f})",
               f"{r['mean_statistic']:.2f}", f"`{r.get('commit', env['commit'])[:10]}`"]
