@@ -23,8 +23,9 @@ seeds) and writes ``validate_leakage_continuous.json``::
     python -m benchmarks.validate_leakage --continuous --reps 400 --power-reps 200 --jobs 2
 
 ``--only PREFIX,...`` runs the cells whose name starts with a prefix; ``--merge`` keeps the
-other cells of an existing JSON. Coverage is that of ``E[S]``, the mean of the
-statistic over the cell's studies (the interval's target: the out-of-fold
+other cells of an existing JSON. With ``--continuous --competitor``, ``--only`` picks the
+comparison's designs, and the stored rows of the others stay. Coverage is that of
+``E[S]``, the mean of the statistic over the cell's studies (the interval's target: the out-of-fold
 improvement at this study size; no closed form exists).
 """
 
@@ -214,7 +215,8 @@ COMPETITOR_PERMUTATIONS = 99
 #: validate_citest_continuous that the competitor applies to (outcomes constant within a
 #: context, one evidence column), at leaks from 0 to 0.5
 CONTINUOUS_COMPETITOR = ("evidence per context, 0.05 grid, 200 x 5",
-                         "continuous beliefs that miss the evidence, strong effects")
+                         "continuous beliefs that miss the evidence, strong effects",
+                         "evidence per row, 0.05 grid, 200 x 5")
 CONTINUOUS_LEAKS = (0.0, 0.25, 0.5)
 #: the competitor's (belief bins, evidence bins) there: of validate_citest_continuous's two,
 #: the one that held its size there (0.061 and 0.060 of 1,000 null studies of these designs;
@@ -250,14 +252,18 @@ def _run_three(args: tuple[Any, int]) -> tuple[float, float, float]:
 def competitor_section(reps: int, jobs: int, null_reps: int | None = None, *,
                        designs: dict[str, Any] | None = None,
                        leaks: tuple[float, ...] | None = None,
-                       seed_base: int = 50_000_000) -> list[dict[str, Any]]:
+                       seed_base: int = 50_000_000,
+                       only: list[str] | None = None) -> list[dict[str, Any]]:
     """The comparison's rows: ``reps`` studies a cell, ``null_reps`` (default ``reps``)
     at leak 0; ``designs`` (default :data:`COMPETITOR_DESIGNS`) at each of ``leaks``
-    (default :data:`COMPETITOR_LEAKS`)."""
+    (default :data:`COMPETITOR_LEAKS`); with ``only``, the designs whose name starts with
+    one of its prefixes (a design's seeds follow its place in ``designs`` either way)."""
     rows = []
     commit = environment()["commit"]
     pool = ProcessPoolExecutor(jobs, initializer=one_thread) if jobs > 1 else None
     for i, (name, design) in enumerate((designs or COMPETITOR_DESIGNS).items()):
+        if only and not any(name.startswith(w) for w in only):
+            continue
         for j, leak in enumerate(leaks or COMPETITOR_LEAKS):
             t0 = time.perf_counter()
             n = reps if leak or null_reps is None else null_reps
@@ -413,10 +419,17 @@ def continuous_main(args: Any) -> int:
     out = CONTINUOUS_RESULTS if args.out == RESULTS else args.out
     if args.competitor:
         kept = json.loads(out.read_text()) if out.exists() else {}
-        kept["competitor"] = competitor_section(
+        new = competitor_section(
             args.reps, args.jobs, args.null_reps, leaks=CONTINUOUS_LEAKS,
             designs={name: cc.NULLS[name] for name in CONTINUOUS_COMPETITOR},
-            seed_base=60_000_000)
+            seed_base=60_000_000, only=only_words(args))
+        # with --only, the other designs' stored rows stay (the table keeps the design order)
+        ran = {row["design"] for row in new}
+        old = [row for row in kept.get("competitor", []) if row["design"] not in ran]
+        order = list(CONTINUOUS_COMPETITOR)
+        kept["competitor"] = sorted(old + new, key=lambda r: (order.index(r["design"])
+                                                              if r["design"] in order
+                                                              else len(order), r["leak"]))
         kept.setdefault("environment", environment())
         write_json(out, kept)
         return 0

@@ -84,3 +84,29 @@ def test_merge_keeps_the_other_cells_the_comparison_and_their_run(tmp_path: Path
     assert results["environment_appended"]["commit"] != "0" * 40
     assert [r["design"] for r in results["cells"]] == [
         "evidence per context, 0.05 grid, 200 x 5", "small study: 40 x 3"]
+
+
+def test_comparison_only_runs_the_named_design_and_keeps_the_others(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    first, second = "small study: 40 x 3", "evidence per context, 0.05 grid, 200 x 5"
+    monkeypatch.setattr(vl, "CONTINUOUS_COMPETITOR", (second, first))
+    monkeypatch.setattr(vl, "CONTINUOUS_LEAKS", (0.0,))
+    monkeypatch.setattr(vl, "COMPETITOR_PERMUTATIONS", 9)
+    out = tmp_path / "continuous.json"
+    kept = {"design": second, "leak": 0.0, "reps": 7}
+    out.write_text(json.dumps({"environment": {"commit": "0" * 40},
+                               "competitor": [{"design": first, "leak": 0.0, "reps": 99},
+                                              kept]}))
+    assert vl.main(["--continuous", "--competitor", "--only", "small", "--reps", "2",
+                    "--out", str(out)]) == 0
+    rows = json.loads(out.read_text())["competitor"]
+    # the named design ran again (its stored row replaced), the other's row stayed, and
+    # the rows keep the comparison's order
+    assert rows[0] == kept and rows[1]["design"] == first and rows[1]["reps"] == 2
+    assert len(rows) == 2
+    # the design's seeds follow its place in the comparison, --only or not
+    seen: list[int] = []
+    monkeypatch.setattr(vl, "_run_three", lambda job: seen.append(job[1]) or (1.0, 1.0, 1.0))
+    vl.competitor_section(2, 1, designs={second: vc.NULLS[second], first: vc.NULLS[first]},
+                          leaks=(0.0,), seed_base=60_000_000, only=["small"])
+    assert seen == [61_000_000, 61_000_001]
