@@ -170,8 +170,9 @@ def key_event_recall(
         ``event`` (an id), ``title``, optional ``description``/``date``,
         ``magnitude`` (finite, >= 0) and ``confidence`` (in [0, 1]); a
         missing magnitude or confidence raises (it is never dropped). An
-        event with several records takes the text of its first; their dates,
-        where given, must agree (a clash raises, naming the rows). Rows flagged
+        event with several records may leave its title, description or date blank
+        on some of them; where given they must agree (a clash raises, naming the
+        rows; surrounding white space aside). Rows flagged
         in ``is_outcome`` (the outcome event: bools, 0/1 or the strings
         true/false, yes/no, 1/0 as a CSV gives them; blank is false) are left
         out of matching and counting.
@@ -359,8 +360,9 @@ def _check_event_rows(fdf: pd.DataFrame, hdf: pd.DataFrame, h_days: np.ndarray,
                       units: pd.DataFrame | None, columns: _KeyEventColumns,
                       owner: str) -> None:
     """The checks across rows of :func:`key_event_recall`'s tables: each forecast event
-    once, every forecast listed in ``forecasts`` (when given), one date per hindsight
-    event, and dates all timezone-aware or all naive across the two tables."""
+    once, every forecast listed in ``forecasts`` (when given), one title, description
+    and date per hindsight event, and dates all timezone-aware or all naive across the
+    two tables."""
     by, question, date = columns.by, columns.question, columns.date
     same = [c for c in (by, question, columns.event, columns.title, columns.description, date)
             if c is not None and c in fdf.columns]
@@ -377,6 +379,12 @@ def _check_event_rows(fdf: pd.DataFrame, hdf: pd.DataFrame, h_days: np.ndarray,
             raise ValueError(param_error(
                 "forecasts", owner, f"a row for every ({by}, {question}) pair of "
                 "forecast_events", f"no row for {unlisted[:5]}"))
+    # a hindsight event's text is one fact: its records may leave it blank, never differ
+    for col in (columns.title, columns.description):
+        if col is not None and col in hdf.columns and len(hdf):
+            text = [v.strip() if isinstance(v, str) else v for v in hdf[col]]
+            same_within(hdf, text, [question, columns.event], col, owner=owner,
+                        rows=~hdf[col].map(is_missing).to_numpy(dtype=bool))
     if date is None or date not in hdf.columns:
         return
     if len(hdf):
@@ -469,35 +477,43 @@ def _key_event_recall_iv(forecast_events: Any, hindsight_events: Any, forecasts:
         n_resamples=n_resamples, confidence_level=confidence_level, gen=gen)
 
 
-def _key_event_recall(iv: _KeyEventInput) -> KeyEventRecallResult:
-    """The computation of :func:`key_event_recall` on validated input: key events per
-    question, matching per (model, question) unit, KER and its interval over
-    questions. Warnings point at the caller of the public function."""
-    by, fdf, f_text, f_tok, f_days = iv.by, iv.fdf, iv.f_text, iv.f_tok, iv.f_days
+def _hindsight_questions(iv: _KeyEventInput) -> dict[Any, dict[str, Any]]:
+    """The hindsight events of each question: their ids, the text and date their records
+    give (one each, checked; a blank record takes its event's), as tokens and text, and
+    their impact (the largest over records; NaN without one)."""
     h_text_all, h_days_all, impact_rec = iv.h_text, iv.h_days, iv.impact
-    k, min_impact, threshold = iv.k, iv.min_impact, iv.threshold
-    date_window_days, matcher_name, embedder = iv.date_window_days, iv.matcher, iv.embedder
-    n_resamples, confidence_level, gen = iv.n_resamples, iv.confidence_level, iv.gen
-    hdf = iv.hdf
-    # hindsight events per question: first record's text/date, max impact over records
-    he = hdf[iv.event].to_numpy(dtype=object)
-    by_event = rows_by_key(hdf, [iv.question, iv.event])
+    he = iv.hdf[iv.event].to_numpy(dtype=object)
+    by_event = rows_by_key(iv.hdf, [iv.question, iv.event])
     first = np.array([rows[0] for rows in by_event.values()], dtype=np.int64)
-    day_of = {}                  # an event's date (one, checked), from any of its records
+    h_text = {rows[0]: tuple(next((h_text_all[i][part] for i in rows
+                                   if not is_missing(h_text_all[i][part])), None)
+                             for part in (0, 1)) for rows in by_event.values()}
+    day_of = {}
     for rows in by_event.values():
         dated = h_days_all[rows][~np.isnan(h_days_all[rows])]
         day_of[rows[0]] = dated[0] if len(dated) else np.nan
     impact = np.array([np.nan if np.all(np.isnan(impact_rec[rows]))
                        else np.nanmax(impact_rec[rows]) for rows in by_event.values()])
     questions: dict[Any, dict[str, Any]] = {}
-    for (q,), pos in rows_by_key(hdf.iloc[first], [iv.question]).items():
+    for (q,), pos in rows_by_key(iv.hdf.iloc[first], [iv.question]).items():
         rows = first[pos]
         questions[q] = {
             "ids": list(he[rows]),
-            "tokens": [event_tokens(*h_text_all[i]) for i in rows],
-            "texts": [f"{text_of(h_text_all[i][0])}. {text_of(h_text_all[i][1])}"
-                      for i in rows],
+            "tokens": [event_tokens(*h_text[i]) for i in rows],
+            "texts": [f"{text_of(h_text[i][0])}. {text_of(h_text[i][1])}" for i in rows],
             "days": [day_of[i] for i in rows], "impact": list(impact[pos])}
+    return questions
+
+
+def _key_event_recall(iv: _KeyEventInput) -> KeyEventRecallResult:
+    """The computation of :func:`key_event_recall` on validated input: key events per
+    question, matching per (model, question) unit, KER and its interval over
+    questions. Warnings point at the caller of the public function."""
+    by, fdf, f_text, f_tok, f_days = iv.by, iv.fdf, iv.f_text, iv.f_tok, iv.f_days
+    k, min_impact, threshold = iv.k, iv.min_impact, iv.threshold
+    date_window_days, matcher_name, embedder = iv.date_window_days, iv.matcher, iv.embedder
+    n_resamples, confidence_level, gen = iv.n_resamples, iv.confidence_level, iv.gen
+    questions = _hindsight_questions(iv)
     key_rows: list[dict[str, Any]] = []
     for q, qd in questions.items():
         imp = np.array(qd["impact"], dtype=np.float64)

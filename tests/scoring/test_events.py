@@ -296,6 +296,28 @@ def test_key_event_recall_refuses_an_event_with_two_dates():
     assert a.statistic == b.statistic == 0.5
 
 
+def test_key_event_recall_refuses_an_event_with_two_titles():
+    # a second record of e1 with another text: which one the matcher read would depend
+    # on the row order, so it raises, naming both rows
+    h = pd.DataFrame({k: [*v, v[0]] for k, v in _H.items()}).assign(
+        title=["Central bank raises rates", "Dock workers strike", "Dock workers strike"])
+    with pytest.raises(ValueError, match=r"Column 'title'.*\('q', 'e1'\).*row 0.*row 2"):
+        key_event_recall(_F, h, rng=0)
+    h = h.assign(description=["Rates up", None, "Rates down"],
+                 title=["Central bank raises rates", "Dock workers strike", None])
+    with pytest.raises(ValueError, match=r"Column 'description'.*row 0.*row 2"):
+        key_event_recall(_F, h, rng=0)
+    # a blank title, or one that differs only in surrounding white space, is the event's
+    # text, from whichever record gives it: the match is found in either row order
+    for title in (None, "  Central bank raises rates "):
+        h = h.assign(description=None, title=[title, "Dock workers strike",
+                                              "Central bank raises rates"])
+        a = key_event_recall(_F, h, rng=0)
+        b = key_event_recall(_F, h.iloc[[2, 1, 0]], rng=0)
+        assert a.statistic == b.statistic == 0.5
+        assert list(a.matches["hindsight_event"]) == list(b.matches["hindsight_event"]) == ["e1"]
+
+
 def test_key_event_recall_refuses_a_repeated_forecast_event():
     f = {k: v * 2 for k, v in _F.items()}
     with pytest.raises(ValueError, match=r"Column 'title'.*once.*row 0, row 1"):
