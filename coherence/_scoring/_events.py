@@ -54,7 +54,9 @@ from ._dates import to_days
 from ._matching import THRESHOLDS
 from ._matching import cosine
 from ._matching import default_embedder
+from ._matching import event_text
 from ._matching import event_tokens
+from ._matching import hindsight_texts
 from ._matching import match_one
 from ._matching import text_of
 from ._sources import SourcePrecisionResult
@@ -360,9 +362,8 @@ def _check_event_rows(fdf: pd.DataFrame, hdf: pd.DataFrame, h_days: np.ndarray,
                       units: pd.DataFrame | None, columns: _KeyEventColumns,
                       owner: str) -> None:
     """The checks across rows of :func:`key_event_recall`'s tables: each forecast event
-    once, every forecast listed in ``forecasts`` (when given), one title, description
-    and date per hindsight event, and dates all timezone-aware or all naive across the
-    two tables."""
+    once, every forecast listed in ``forecasts`` (when given), one date per hindsight
+    event, and dates all timezone-aware or all naive across the two tables."""
     by, question, date = columns.by, columns.question, columns.date
     same = [c for c in (by, question, columns.event, columns.title, columns.description, date)
             if c is not None and c in fdf.columns]
@@ -379,12 +380,6 @@ def _check_event_rows(fdf: pd.DataFrame, hdf: pd.DataFrame, h_days: np.ndarray,
             raise ValueError(param_error(
                 "forecasts", owner, f"a row for every ({by}, {question}) pair of "
                 "forecast_events", f"no row for {unlisted[:5]}"))
-    # a hindsight event's text is one fact: its records may leave it blank, never differ
-    for col in (columns.title, columns.description):
-        if col is not None and col in hdf.columns and len(hdf):
-            text = [v.strip() if isinstance(v, str) else v for v in hdf[col]]
-            same_within(hdf, text, [question, columns.event], col, owner=owner,
-                        rows=~hdf[col].map(is_missing).to_numpy(dtype=bool))
     if date is None or date not in hdf.columns:
         return
     if len(hdf):
@@ -467,7 +462,7 @@ def _key_event_recall_iv(forecast_events: Any, hindsight_events: Any, forecasts:
                       owner)
     f_text = texts_of(fdf)
     f_tok = [event_tokens(t, d) for t, d in f_text]
-    h_text = texts_of(hdf)
+    h_text = hindsight_texts(hdf, title, description, [question, event], owner)
     return _KeyEventInput(
         fdf=fdf, hdf=hdf, units=list(units.itertuples(index=False, name=None)), f_text=f_text,
         f_tok=f_tok, f_days=f_days, h_text=h_text, h_days=h_days, impact=mag * conf, by=by,
@@ -485,9 +480,7 @@ def _hindsight_questions(iv: _KeyEventInput) -> dict[Any, dict[str, Any]]:
     he = iv.hdf[iv.event].to_numpy(dtype=object)
     by_event = rows_by_key(iv.hdf, [iv.question, iv.event])
     first = np.array([rows[0] for rows in by_event.values()], dtype=np.int64)
-    h_text = {rows[0]: tuple(next((h_text_all[i][part] for i in rows
-                                   if not is_missing(h_text_all[i][part])), None)
-                             for part in (0, 1)) for rows in by_event.values()}
+    h_text = {rows[0]: event_text(h_text_all, rows) for rows in by_event.values()}
     day_of = {}
     for rows in by_event.values():
         dated = h_days_all[rows][~np.isnan(h_days_all[rows])]

@@ -56,7 +56,9 @@ from ._graph_quality import graph_depth
 from ._graph_quality import hindsight_graph_quality
 from ._graph_quality import missing_or_in
 from ._matching import THRESHOLDS
+from ._matching import event_text
 from ._matching import event_tokens
+from ._matching import hindsight_texts
 from ._matching import match_one
 
 __all__ = [
@@ -394,14 +396,13 @@ def _hindsight_questions(hev: pd.DataFrame, impact_rec: np.ndarray, c: _GraphCol
     positions of its key events."""
     h_days_all = _event_days(hev, c, owner)
     _one_date_per_event(hev, h_days_all, c, owner)
-    h_tok_all = _event_texts(hev, c)
+    h_text_all = hindsight_texts(hev, c.title, c.description, [c.question, c.event], owner)
     questions: dict[Any, dict[str, Any]] = {}
     he_ids = hev[c.event].to_numpy(dtype=object)
     for (q, _e), rows in (rows_by_key(hev, [c.question, c.event]).items() if len(hev) else []):
         qd = questions.setdefault(q, {"ids": [], "tok": [], "days": [], "impact": []})
-        first = rows[0]
-        qd["ids"].append(he_ids[first])
-        qd["tok"].append(h_tok_all[first])
+        qd["ids"].append(he_ids[rows[0]])
+        qd["tok"].append(event_tokens(*event_text(h_text_all, rows)))
         days = h_days_all[rows]
         dated = days[~np.isnan(days)]          # one date (checked), on any of its records
         qd["days"].append(dated[0] if len(dated) else np.nan)
@@ -499,7 +500,9 @@ def reasoning_graph_metrics(
         One row per impact record of a hindsight event (as for
         :func:`key_event_recall`): ``question``, ``event``, ``title``,
         optional ``description``, ``date``, ``magnitude``, ``confidence``,
-        ``is_outcome``, ``review_status``, ``sources``.
+        ``is_outcome``, ``review_status``, ``sources``. The records of one event
+        may leave its title, description or date blank; where given they must agree
+        (a clash raises, naming the rows).
     forecast_edges : pandas.DataFrame or convertible, optional
         ``by``, ``question``, ``source``, ``target`` (forecast event ids) and
         ``relation``. Without it the edge metrics and depth are NaN.

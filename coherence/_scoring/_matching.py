@@ -14,6 +14,10 @@ from typing import TYPE_CHECKING
 from typing import Any
 
 import numpy as np
+import pandas as pd
+
+from .._validation import same_within
+from ._dates import is_missing
 
 if TYPE_CHECKING:  # pragma: no cover
 
@@ -26,8 +30,10 @@ __all__ = [
     "bm25_scores",
     "cosine",
     "default_embedder",
+    "event_text",
     "event_tokens",
     "greedy_match",
+    "hindsight_texts",
     "match_one",
     "text_of",
     "token_f1",
@@ -64,6 +70,31 @@ def text_of(value: Any) -> str:
     if isinstance(value, float) and np.isnan(value):
         return ""
     return str(value)
+
+
+def hindsight_texts(df: pd.DataFrame, title: str, description: str | None,
+                    event: Sequence[str], owner: str) -> list[tuple[Any, Any]]:
+    """Each row's ``(title, description)`` (``None`` without a description column),
+    after checking that the records of one hindsight event (a value of the columns
+    ``event``) agree on each where they give it, blank records and white space around a
+    text aside: which record's text the matcher read would otherwise be an accident of
+    the row order."""
+    cols = [title, *([description] if description is not None and description in df.columns
+                     else [])]
+    for col in cols if len(df) else []:
+        given = ~df[col].map(is_missing).to_numpy(dtype=bool)
+        same_within(df, [v.strip() if isinstance(v, str) else v for v in df[col]],
+                    list(event), col, owner=owner, rows=given)
+    desc = df[cols[1]].to_numpy(dtype=object) if len(cols) > 1 else [None] * len(df)
+    return list(zip(df[title].to_numpy(dtype=object), desc, strict=True))
+
+
+def event_text(texts: Sequence[tuple[Any, Any]], rows: Any) -> tuple[Any, Any]:
+    """An event's ``(title, description)`` from its records' (:func:`hindsight_texts`):
+    of each, the first its records (the positions ``rows``) give (blank ones skipped;
+    ``None`` if none does)."""
+    return tuple(next((texts[i][part] for i in rows if not is_missing(texts[i][part])), None)
+                 for part in (0, 1))  # type: ignore[return-value]
 
 
 def token_f1(a: frozenset[str], b: frozenset[str]) -> float:

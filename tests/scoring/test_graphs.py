@@ -442,6 +442,20 @@ def test_reasoning_metrics_refuse_an_event_with_two_dates():
     assert res.table["n_matched"].tolist() == [3]
 
 
+def test_reasoning_metrics_refuse_an_event_with_two_titles():
+    hev = {k: [*v, v[0]] for k, v in _REP_HEV.items()}
+    hev["title"][-1] = "Housing market slows down"      # a's second record, c's text
+    with pytest.raises(ValueError, match=r"Column 'title'.*'question' and 'event'.*'a'"):
+        coherence.reasoning_graph_metrics(_REP_FEV, hev, gates=False, rng=0)
+    # a blank first record takes the event's text from the other: a is matched in either
+    # row order (before, the first record's blank text missed it when it came first)
+    hev["title"][0], hev["title"][-1] = None, "Central bank raises rates"
+    for order in (slice(None), slice(None, None, -1)):
+        res = coherence.reasoning_graph_metrics(_REP_FEV, pd.DataFrame(hev).iloc[order],
+                                                gates=False, rng=0, n_resamples=10)
+        assert res.table["n_matched"].tolist() == [3]
+
+
 @pytest.mark.parametrize(("kw", "name"), [({"threshold": -0.5}, "threshold"),
                                           ({"threshold": 1.5}, "threshold"),
                                           ({"key_events": (5, -0.1)}, "min_impact")])
