@@ -229,8 +229,16 @@ def keys_1d(p: Prepared) -> _Keys:
 PARALLEL_MIN_N = 200_000
 
 
+#: The kernel of several continuous coordinates in z runs while ``n * (d - 1)`` is at most
+#: this (d of them): its windows on the first coordinate grow as sqrt(n) per point, and
+#: beyond this the KD-trees are faster (``benchmarks/bench_cmi_nd.py``: 2 coordinates,
+#: 1.4x faster at n = 10,000, 0.7x at 100,000; 3 coordinates 0.9x at 10,000).
+Z_KERNEL_MAX = 10_000
+
+
 def estimate(p: Prepared, k: int) -> float:
-    """The Mesner-Shalizi estimate (dispatches to the 1-D kernel or the KD-tree path).
+    """The Mesner-Shalizi estimate (dispatches to the 1-D kernel, the kernel of several
+    continuous coordinates in z, or the KD-tree path).
 
     With at most one continuous coordinate, the points are sorted by it here
     (numpy's sort), then the kernel runs serially below :data:`PARALLEL_MIN_N`
@@ -252,7 +260,27 @@ def estimate(p: Prepared, k: int) -> float:
         del keys, order  # only the sorted copies from here on (memory at large n)
         value, _ = kernel(*inputs, has_c, k, psi_table(p.n))
         return float(value)
+    d = p.cont["z"].shape[1]
+    if not p.cont["x"].shape[1] and not p.cont["y"].shape[1] and p.n * (d - 1) <= Z_KERNEL_MAX:
+        return _estimate_z_continuous(p, k)
     return _estimate_kdtree(p, k)
+
+
+def _estimate_z_continuous(p: Prepared, k: int) -> float:
+    """Several continuous coordinates, all in z (x and y discrete): the numba kernel of
+    :mod:`._kernels_cmi_nd` on the points sorted by (z's key, first coordinate); the
+    value of :func:`_estimate_kdtree` up to the rounding of the mean."""
+    from ._kernels_cmi_nd import cmi_z_continuous
+
+    kernel: Any = cmi_z_continuous
+    dx, dy, dz = p.disc["x"], p.disc["y"], p.disc["z"]
+    kyz = combine([dy, dz], p.n)
+    keys = (combine([dx, kyz], p.n), combine([dx, dz], p.n), kyz, dz)
+    zc = p.cont["z"]
+    order = np.lexsort((zc[:, 0], dz))
+    value, _ = kernel(np.ascontiguousarray(zc[order]),
+                      *(np.ascontiguousarray(key[order]) for key in keys), k, psi_table(p.n))
+    return float(value)
 
 
 def _estimate_kdtree(p: Prepared, k: int) -> float:

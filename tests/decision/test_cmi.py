@@ -83,6 +83,55 @@ def test_kdtree_path_equals_reference(case):
     assert _close(coherence.cmi(xc, y, zi * 1.0, k=k), _ref(xc=xc, y=y, zc=zi * 1.0, k=k))
 
 
+several_in_z = st.integers(min_value=2, max_value=70).flatmap(
+    lambda n: st.tuples(
+        st.lists(st.integers(0, 2), min_size=n, max_size=n),      # x discrete
+        st.lists(st.integers(0, 1), min_size=n, max_size=n),      # y discrete
+        st.lists(st.integers(0, 5), min_size=n, max_size=n),      # belief on a coarse grid
+        st.lists(st.floats(-3, 3, allow_nan=False), min_size=n, max_size=n),  # evidence
+        st.lists(st.integers(0, 2), min_size=n, max_size=n),      # discrete evidence
+        st.integers(1, 4),                                        # k
+        st.sampled_from([0.0, 0.5, 1.0]),                         # evidence grid (0: none)
+    ))
+
+
+@given(several_in_z)
+def test_kernel_of_several_continuous_coordinates_in_z_equals_reference(case):
+    """x and y discrete, two or three continuous coordinates in z (a belief and a float
+    evidence column), with ties and discrete strata: the numba kernel equals the
+    brute-force reference and the KD-tree path, which share no code with it."""
+    from coherence._decision._cmi import _estimate_kdtree
+    from coherence._decision._cmi import _estimate_z_continuous
+    from coherence._decision._cmi import _prepare
+
+    x, y, zi, ev, zd = (np.asarray(v) for v in case[:5])
+    k, grid = min(case[5], max(len(x) - 1, 1)), case[6]
+    if grid:
+        ev = np.round(ev / grid) * grid
+    for zc in (np.column_stack([zi * 0.25, ev]), np.column_stack([zi * 0.25, ev, -ev])):
+        p = _prepare(x, y, pd.DataFrame(zc).assign(d=zd),
+                     discrete={"z": [False] * zc.shape[1] + [True]}, resolution=None,
+                     owner="cmi")
+        value = _estimate_z_continuous(p, k)
+        assert _close(value, _ref(x=x, y=y, z=zd, zc=zc, k=k))
+        assert _close(value, _estimate_kdtree(p, k))
+        assert _close(coherence.cmi(x, y, zc, k=k), _ref(x=x, y=y, zc=zc, k=k))
+
+
+def test_several_continuous_coordinates_in_z_take_the_kernel(monkeypatch):
+    from coherence._decision import _cmi
+
+    gen = np.random.default_rng(5)
+    n = 3000
+    z = np.column_stack([np.round(gen.random(n), 2), gen.normal(size=n)])
+    x = (gen.random(n) < z[:, 0]).astype(np.int64)
+    y = gen.integers(0, 3, n)
+    expected = _cmi._estimate_kdtree(_cmi._prepare(x, y, z, discrete=None, resolution=None,
+                                                    owner="cmi"), 3)
+    monkeypatch.setattr(_cmi, "_estimate_kdtree", None)  # the KD-tree path is not called
+    assert math.isclose(coherence.cmi(x, y, z), expected, rel_tol=1e-12, abs_tol=1e-15)
+
+
 def test_continuous_random_inputs_agree_with_reference():
     rng = np.random.default_rng(3)
     n = 120
