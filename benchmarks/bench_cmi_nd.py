@@ -9,8 +9,8 @@ same data, best of ``--repeat``, as ratios, and their values must be equal::
     OMP_NUM_THREADS=1 python -m benchmarks.bench_cmi_nd [--repeat 3]
     python -m benchmarks.bench_cmi_nd --tables
 
-Two parts: one estimate at n from 1,000 to 100,000 with two and three continuous
-coordinates (where the kernel loses, the dispatch, :data:`coherence._decision._cmi.
+Two parts: one estimate at n from 1,000 to 1,000,000 with two to four continuous
+coordinates (where the kernel would lose, the dispatch, :data:`coherence._decision._cmi.
 Z_KERNEL_MAX`, keeps the KD-trees), and ``ci_test`` at its defaults on three designs of
 ``validate_citest_continuous`` (1,000 rows; the KD-tree path forced for "before"),
 whose p-values and intervals must be equal. Writes ``benchmarks/results/
@@ -38,7 +38,8 @@ from benchmarks._harness import write_tables
 OUT = ROOT / "benchmarks" / "results" / "bench_cmi_nd.json"
 DOC = ROOT / "docs" / "speed.md"
 #: (n, continuous coordinates) of the one-estimate rows
-SIZES = ((1000, 2), (1000, 3), (10_000, 2), (10_000, 3), (100_000, 2), (100_000, 3))
+SIZES = ((1000, 2), (1000, 3), (10_000, 2), (10_000, 3), (10_000, 4), (100_000, 2),
+         (100_000, 3), (1_000_000, 2))
 #: the ci_test rows: designs of benchmarks.validate_citest_continuous (1,000 rows each)
 DESIGNS = ("evidence per context, 0.05 grid, 200 x 5", "evidence per row, 0.05 grid, 200 x 5",
            "two continuous evidence columns, beliefs that miss the second")
@@ -82,7 +83,7 @@ def estimates(repeat: int) -> list[dict[str, Any]]:
         t_kernel, v_kernel = _best(kernel, repeat)
         t_tree, v_tree = _best(trees, repeat)
         row = {"n": n, "coordinates": d, "kernel_s": t_kernel, "kdtree_s": t_tree,
-               "ratio": t_tree / t_kernel, "dispatch": ("kernel" if n * (d - 1)
+               "ratio": t_tree / t_kernel, "dispatch": ("kernel" if n * 10 ** (d - 2)
                                                         <= _cmi.Z_KERNEL_MAX else "kdtree"),
                "equal": bool(np.isclose(v_kernel, v_tree, rtol=1e-12, atol=1e-15))}
         rows.append(row)

@@ -229,11 +229,12 @@ def keys_1d(p: Prepared) -> _Keys:
 PARALLEL_MIN_N = 200_000
 
 
-#: The kernel of several continuous coordinates in z runs while ``n * (d - 1)`` is at most
-#: this (d of them): its windows on the first coordinate grow as sqrt(n) per point, and
-#: beyond this the KD-trees are faster (``benchmarks/bench_cmi_nd.py``: 2 coordinates,
-#: 1.4x faster at n = 10,000, 0.7x at 100,000; 3 coordinates 0.9x at 10,000).
-Z_KERNEL_MAX = 10_000
+#: The kernel of several continuous coordinates in z runs while ``n * 10**(d - 2)`` is at
+#: most this (d of them): its windows on one coordinate grow as sqrt(n) per point, and
+#: the KD-trees' cost grows more slowly in n and less steeply in d. Measured
+#: (``benchmarks/bench_cmi_nd.py``, docs/speed.md): the kernel was 1.8x faster at
+#: n = 10^6 with 2 coordinates, 1.1x at 10^5 with 3, 1.35x at 3 x 10^4 with 4.
+Z_KERNEL_MAX = 1_000_000
 
 
 def estimate(p: Prepared, k: int) -> float:
@@ -260,8 +261,8 @@ def estimate(p: Prepared, k: int) -> float:
         del keys, order  # only the sorted copies from here on (memory at large n)
         value, _ = kernel(*inputs, has_c, k, psi_table(p.n))
         return float(value)
-    d = p.cont["z"].shape[1]
-    if not p.cont["x"].shape[1] and not p.cont["y"].shape[1] and p.n * (d - 1) <= Z_KERNEL_MAX:
+    in_z_only = not p.cont["x"].shape[1] and not p.cont["y"].shape[1]
+    if in_z_only and p.n * 10 ** (p.cont["z"].shape[1] - 2) <= Z_KERNEL_MAX:
         return _estimate_z_continuous(p, k)
     return _estimate_kdtree(p, k)
 
@@ -277,6 +278,10 @@ def _estimate_z_continuous(p: Prepared, k: int) -> float:
     kyz = combine([dy, dz], p.n)
     keys = (combine([dx, kyz], p.n), combine([dx, dz], p.n), kyz, dz)
     zc = p.cont["z"]
+    # the sweeps' windows are on the first coordinate: the one with the most distinct
+    # values (a belief on a grid ties often; the max norm ignores the columns' order)
+    spread = [len(np.unique(zc[:, j])) for j in range(zc.shape[1])]
+    zc = zc[:, np.argsort(spread, kind="stable")[::-1]]
     order = np.lexsort((zc[:, 0], dz))
     value, _ = kernel(np.ascontiguousarray(zc[order]),
                       *(np.ascontiguousarray(key[order]) for key in keys), k, psi_table(p.n))
