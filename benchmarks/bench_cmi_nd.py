@@ -139,9 +139,10 @@ def docs_block(out: dict[str, Any]) -> str:
         ([f"{r['n']:,}", r["coordinates"], f"{r['kernel_s'] * 1e3:.1f}",
           f"{r['kdtree_s'] * 1e3:.1f}", f"{r['ratio']:.1f}x", r["dispatch"],
           "yes" if r["equal"] else "**no**"] for r in out["estimates"]))
-    lines += ["", "`ci_test` at its defaults (999 permutations, the interval's 999 resamples "
-              "and its bias model) on designs of `validate_citest_continuous` with float "
-              "evidence; before: the KD-tree path for every estimate.", ""]
+    lines += ["", "`ci_test` at its defaults (1,000 permutations; the interval's 1,000 "
+              "half-sample estimates and its bias model's 200 simulated studies) on designs "
+              "of `validate_citest_continuous` with float evidence, 1,000 rows; before: the "
+              "KD-tree path for every estimate.", ""]
     lines += markdown_table(
         ["design", "rows", "before (s)", "after (s)", "ratio", "p-value and interval equal"],
         ([r["design"], r["rows"], f"{r['before_s']:.2f}", f"{r['after_s']:.2f}",
