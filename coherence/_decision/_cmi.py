@@ -269,8 +269,9 @@ def estimate(p: Prepared, k: int) -> float:
 
 def _estimate_z_continuous(p: Prepared, k: int) -> float:
     """Several continuous coordinates, all in z (x and y discrete): the numba kernel of
-    :mod:`._kernels_cmi_nd` on the points sorted by (z's key, first coordinate); the
-    value of :func:`_estimate_kdtree` up to the rounding of the mean."""
+    :mod:`._kernels_cmi_nd` on the points sorted by (z's key, the coordinate with the
+    most distinct values, put first); the value of :func:`_estimate_kdtree` up to the
+    rounding of the mean."""
     from ._kernels_cmi_nd import cmi_z_continuous
 
     kernel: Any = cmi_z_continuous
