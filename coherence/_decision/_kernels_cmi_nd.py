@@ -10,9 +10,9 @@ the four spaces, the same digamma values (``psi_int`` reads the table of scipy's
 
 Representation: the points are sorted by (z's discrete key, first continuous
 coordinate; the caller puts first the coordinate with the most distinct values, whose
-windows are the narrowest), so a stratum of z is a run of positions and, inside it, the points within
-distance ``r`` of a point lie in the window of positions whose first coordinate is
-within ``r`` of its own (the max norm is at least that coordinate's difference). Both
+windows are the narrowest), so a stratum of z is a run of positions and, inside it,
+the points within distance ``r`` of a point lie in the window of positions whose first
+coordinate is within ``r`` of its own (the max norm is at least that coordinate's difference). Both
 passes of a point, its k-th neighbour and its counts, sweep that window outwards from
 the point and stop at its edge. The spaces xz, yz and xyz refine z's strata (their keys
 include z's), so a point's stratum in any space lies inside its z stratum. Each pass is
