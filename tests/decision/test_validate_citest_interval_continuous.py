@@ -1,0 +1,43 @@
+"""A fast run of ``benchmarks/validate_citest_interval_continuous.py`` (coverage of
+ci_test's interval with float evidence; docs/validation_ci.md)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from benchmarks import validate_citest_continuous as cc
+from benchmarks import validate_citest_interval_continuous as vi
+from tests._matrices import tables_text
+
+
+def test_runs_the_continuous_nulls_at_the_defaults(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    out = tmp_path / "interval.json"
+    seen: list[int] = []
+    one = vi._one
+
+    def spy(job):
+        seen.append(job[1])
+        return one(job)
+
+    monkeypatch.setattr(vi, "_one", spy)
+    assert vi.main(["--reps", "2", "--jobs", "1", "--only", "small study", "--out",
+                    str(out)]) == 0
+    (row,) = json.loads(out.read_text())["designs"]
+    assert row["design"] == "small study: 40 x 3" and row["reps"] == 2
+    assert row["covers_zero"]["n"] + row["n_nan_interval"] == 2
+    assert row["settings"] == cc.NULLS["small study: 40 x 3"].settings()
+    base = 10_000 * (cc.ORDER.index("small study: 40 x 3") + 1)
+    assert seen == [base, base + 1]  # validate_citest_continuous's studies
+    # --merge keeps it beside a new design; the budget starts no design once spent
+    assert vi.main(["--reps", "1", "--jobs", "1", "--only", "one row per context",
+                    "--merge", "--out", str(out)]) == 0
+    assert vi.main(["--reps", "1", "--jobs", "1", "--only", "context shocks", "--merge",
+                    "--budget", "-1", "--out", str(out)]) == 0
+    names = [r["design"] for r in json.loads(out.read_text())["designs"]]
+    assert names == ["small study: 40 x 3", "one row per context: 1000 x 1"]
+    text = tables_text(vi, out, tmp_path, monkeypatch)
+    assert "| small study: 40 x 3 | 2 |" in text
