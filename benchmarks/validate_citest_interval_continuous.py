@@ -85,13 +85,18 @@ def table(results: dict[str, Any]) -> str:
              "brackets). The null designs of `validate_citest_continuous` (float evidence), "
              "the same studies (its seeds). The CMI is 0 under them: *covers 0* is the "
              "share of studies whose 95% interval holds 0 (at least 0.93 wanted).", ""]
+    if len(results.get("runs", [])) > 1:
+        lines[0] += (" The designs ran in several runs of the same commit; *CPUs* says on "
+                     "which machine (16: the lent 16-core machine, numpy "
+                     + ", ".join(sorted({run["versions"]["numpy"] for run in results["runs"]}))
+                     + " across the runs).")
     rows = [(r["design"], r["reps"], format_rate(r["covers_zero"]),
              f"{r['mean_width']:.4f}", f"{r['mean_estimate']:.4f}",
-             format_rate(r["rejection"]), r["n_nan_interval"], f"`{r['commit'][:10]}`")
-            for r in results["designs"]]
+             format_rate(r["rejection"]), r["n_nan_interval"], r.get("cpus", ""),
+             f"`{r['commit'][:10]}`") for r in results["designs"]]
     lines += markdown_table(("design", "studies", "covers 0", "mean width (nats)",
                              "mean estimate", "size at 0.05 (defaults)", "NaN intervals",
-                             "commit"), rows)
+                             "CPUs", "commit"), rows)
     return "\n".join(lines)
 
 
@@ -115,8 +120,11 @@ def main(argv: list[str] | None = None) -> int:
     results: dict[str, Any] = {"environment": environment(),
                                "settings": {"n_resamples": 1000, "ci_method": "debiased",
                                             "alpha": ALPHA}, "designs": []}
-    if args.merge and args.out.exists():
-        results["designs"] = json.loads(args.out.read_text())["designs"]
+    if args.merge and args.out.exists():  # the stored designs stay, with their run
+        stored = json.loads(args.out.read_text())
+        results["designs"] = stored["designs"]
+        results["runs"] = [*stored.get("runs", [stored["environment"]]), results["environment"]]
+        results["environment"] = stored["environment"]
     only = [w for w in args.only.split(",") if w]
     start = time.perf_counter()
     pool = ProcessPoolExecutor(args.jobs, initializer=one_thread) if args.jobs > 1 else None
@@ -128,6 +136,7 @@ def main(argv: list[str] | None = None) -> int:
             continue
         row = run_design(name, args.reps, pool)
         row["commit"] = results["environment"]["commit"]
+        row["cpus"] = results["environment"]["machine"]["cpus"]
         results["designs"] = [r for r in results["designs"] if r["design"] != name] + [row]
         order = list(cc.NULLS)
         results["designs"].sort(key=lambda r: order.index(r["design"]))
