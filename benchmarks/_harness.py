@@ -285,6 +285,16 @@ def map_jobs(fn: Callable[[Any], Any], jobs: list[Any], pool: Any,
     return np.asarray(out, dtype=np.float64)
 
 
+def best_time(func: Callable[[], Any], repeat: int) -> tuple[float, Any]:
+    """The shortest of ``repeat`` runs of ``func`` in seconds, and its last value."""
+    best, out = np.inf, None
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        out = func()
+        best = min(best, time.perf_counter() - t0)
+    return best, out
+
+
 def write_json(out: Path, results: dict[str, Any]) -> None:
     """Write ``results`` to ``out`` (its folder made if needed), one space per level."""
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -21,15 +21,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import time
 import warnings
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from benchmarks._harness import ROOT
+from benchmarks._harness import best_time
 from benchmarks._harness import environment
 from benchmarks._harness import generated_by
 from benchmarks._harness import markdown_table
@@ -43,15 +42,6 @@ SIZES = ((1000, 2), (1000, 3), (10_000, 2), (10_000, 3), (10_000, 4), (100_000, 
 #: the ci_test rows: designs of benchmarks.validate_citest_continuous (1,000 rows each)
 DESIGNS = ("evidence per context, 0.05 grid, 200 x 5", "evidence per row, 0.05 grid, 200 x 5",
            "two continuous evidence columns, beliefs that miss the second")
-
-
-def _best(func: Callable[[], Any], repeat: int) -> tuple[float, Any]:
-    times, value = [], None
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        value = func()
-        times.append(time.perf_counter() - t0)
-    return min(times), value
 
 
 def _inputs(n: int, d: int, seed: int) -> Any:
@@ -80,8 +70,8 @@ def estimates(repeat: int) -> list[dict[str, Any]]:
         def trees(p: Any = p) -> float:
             return _cmi._estimate_kdtree(p, 3)
 
-        t_kernel, v_kernel = _best(kernel, repeat)
-        t_tree, v_tree = _best(trees, repeat)
+        t_kernel, v_kernel = best_time(kernel, repeat)
+        t_tree, v_tree = best_time(trees, repeat)
         row = {"n": n, "coordinates": d, "kernel_s": t_kernel, "kdtree_s": t_tree,
                "ratio": t_tree / t_kernel, "dispatch": ("kernel" if n * 10 ** (d - 2)
                                                         <= _cmi.Z_KERNEL_MAX else "kdtree"),
@@ -109,10 +99,10 @@ def citest(repeat: int) -> list[dict[str, Any]]:
                 return coherence.ci_test(data, evidence=evidence, group="context", rng=3)
 
         run()  # compiled before any timing
-        t_after, after = _best(run, repeat)
+        t_after, after = best_time(run, repeat)
         try:
             _cmi._estimate_z_continuous = _cmi._estimate_kdtree  # the previous path
-            t_before, before = _best(run, repeat)
+            t_before, before = best_time(run, repeat)
         finally:
             _cmi._estimate_z_continuous = kernel
         row = {"design": name, "rows": len(data), "before_s": t_before, "after_s": t_after,

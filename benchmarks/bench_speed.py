@@ -33,7 +33,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 import warnings
 from collections.abc import Callable
 from pathlib import Path
@@ -43,6 +42,7 @@ import numpy as np
 
 import coherence
 from benchmarks._harness import ROOT
+from benchmarks._harness import best_time
 from benchmarks._harness import environment
 from benchmarks._harness import write_tables
 from coherence._decision import _kernels_isotonic as _kernels
@@ -127,15 +127,6 @@ def docs_block(out: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _best(func: Callable[[], Any], repeat: int) -> tuple[float, Any]:
-    best, out = np.inf, None
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        out = func()
-        best = min(best, time.perf_counter() - t0)
-    return best, out
-
-
 def _reference_rows(xs: np.ndarray, m: np.ndarray) -> np.ndarray:
     """The isotonic null before the kernel: scikit-learn's PAVA, one resample at a time."""
     return np.array([0.0 if np.all(np.diff(x / m) >= 0) else isotonic_lr(x, m) for x in xs])
@@ -189,12 +180,12 @@ def before_after(n_permutations: int, repeat: int, before_repeat: int
     for label, run in runs:
         # the fast path first: the reference path's multi-threaded BLAS leaves threads
         # that slow down whatever runs right after it on a small machine
-        t_after, res_after = _best(run, repeat)
+        t_after, res_after = best_time(run, repeat)
         numba.set_num_threads(1)
-        t_one, _ = _best(run, repeat)
+        t_one, _ = best_time(run, repeat)
         numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
         with _Reference():
-            t_before, res_before = _best(run, before_repeat)
+            t_before, res_before = best_time(run, before_repeat)
         f_before, f_after = res_before.to_frame(), res_after.to_frame()
         same = bool(np.array_equal(f_before["pvalue"].to_numpy(float),
                                    f_after["pvalue"].to_numpy(float), equal_nan=True))
@@ -234,7 +225,7 @@ def grid(n_permutations: int, jobs: list[int], backend: str) -> list[dict[str, A
     for n_jobs, threads in [(1, 1)] + [(j, None) for j in jobs]:
         if threads is not None:  # the serial grid on one core: one numba thread
             numba.set_num_threads(threads)
-        t_after, rep = _best(lambda n_jobs=n_jobs: coherence.report(
+        t_after, rep = best_time(lambda n_jobs=n_jobs: coherence.report(
             table, n_jobs=n_jobs, backend=backend, **kw), 1)
         numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
         runs.append((n_jobs, threads, t_after, rep))
@@ -242,7 +233,7 @@ def grid(n_permutations: int, jobs: list[int], backend: str) -> list[dict[str, A
               f"{threads or rep.settings.get('numba_threads_per_cell') or 'as set'} | "
               f"{t_after:.1f} s |", flush=True)
     with _Reference():  # last: see before_after
-        t_before, ref = _best(lambda: coherence.report(table, **kw), 1)
+        t_before, ref = best_time(lambda: coherence.report(table, **kw), 1)
     print(f"| 16-cell grid | before, serial | {t_before:.1f} s |", flush=True)
     rows = []
     for n_jobs, threads, t_after, rep in runs:
@@ -367,13 +358,13 @@ def cmi_scaling(sizes: list[int], threads: list[int], repeat: int,
                     return psi
 
                 before.cmi_1d(*(x[:500] for x in args[:5]), *args[5:], full_table(500))
-                t_before, old = _best(lambda args=args, n=n: before.cmi_1d(
+                t_before, old = best_time(lambda args=args, n=n: before.cmi_1d(
                     *args, full_table(n)), reps)
             extra_mib = _estimate_memory_mib(n, design)
             for t in threads:
                 numba.set_num_threads(t)
-                t_public, value = _best(lambda a=a, y=y, b=b: coherence.cmi(a, y, b), reps)
-                t_array, _ = _best(lambda prep=prep: estimate(prep, 3), reps)
+                t_public, value = best_time(lambda a=a, y=y, b=b: coherence.cmi(a, y, b), reps)
+                t_array, _ = best_time(lambda prep=prep: estimate(prep, 3), reps)
                 row: dict[str, Any] = {
                     "design": design, "n": n, "threads": t, "public_s": t_public,
                     "array_layer_s": t_array, "path": ("parallel" if n >= PARALLEL_MIN_N
@@ -407,10 +398,11 @@ def peers(sizes: list[int], brute_max: int, test_permutations: int) -> dict[str,
     for n in sizes:
         a, y, b = _public_inputs(n)
         row: dict[str, Any] = {"n": n}
-        row["ours_s"], row["ours_value"] = _best(lambda a=a, y=y, b=b: coherence.cmi(a, y, b), 5)
+        row["ours_s"], row["ours_value"] = best_time(
+            lambda a=a, y=y, b=b: coherence.cmi(a, y, b), 5)
         if n <= brute_max:
             e = np.empty((n, 0))
-            row["knncmi_reference_s"], row["knncmi_reference_value"] = _best(
+            row["knncmi_reference_s"], row["knncmi_reference_value"] = best_time(
                 lambda a=a, y=y, b=b, e=e, n=n: reference_cmi(
                     e, a[:, None], e, y[:, None], b[:, None], np.empty((n, 0), np.int64)), 1)
         if CMIknn is not None:
@@ -418,13 +410,13 @@ def peers(sizes: list[int], brute_max: int, test_permutations: int) -> dict[str,
             xyz = np.array([0, 1, 2])
             knn = CMIknn(knn=3, transform="none", workers=1, significance="shuffle_test")
             knn.get_dependence_measure(arr[:, :300], xyz)  # compile
-            row["tigramite_cmiknn_s"], row["tigramite_cmiknn_value"] = _best(
+            row["tigramite_cmiknn_s"], row["tigramite_cmiknn_value"] = best_time(
                 lambda arr=arr, knn=knn, xyz=xyz: knn.get_dependence_measure(arr, xyz), 3)
             mixed = CMIknnMixed(knn=3, estimator="MS", transform="none", workers=1,
                                 significance="shuffle_test")
             kinds = np.zeros(arr.shape, dtype=int)
             kinds[:2] = 1  # action and outcome discrete
-            row["tigramite_mixed_s"], row["tigramite_mixed_value"] = _best(
+            row["tigramite_mixed_s"], row["tigramite_mixed_value"] = best_time(
                 lambda arr=arr, kinds=kinds, mixed=mixed, xyz=xyz: mixed.get_dependence_measure(
                     arr, xyz, data_type=kinds), 3)
         estimates.append(row)
@@ -436,12 +428,12 @@ def peers(sizes: list[int], brute_max: int, test_permutations: int) -> dict[str,
     table = {"action": a, "outcome": y, "belief": b, "context": np.arange(1000) // 5}
     coherence.ci_test(table, n_resamples=20, rng=0)
     test: dict[str, Any] = {"n": 1000, "n_permutations": test_permutations}
-    test["ci_test_s"], _ = _best(lambda: coherence.ci_test(
+    test["ci_test_s"], _ = best_time(lambda: coherence.ci_test(
         table, n_resamples=test_permutations, rng=0), 3)
     if CMIknn is not None:
         local = CMIknn(knn=3, transform="none", workers=1, significance="shuffle_test",
                        shuffle_neighbors=5, sig_samples=test_permutations)
-        test["tigramite_local_permutation_s"], _ = _best(lambda: local.run_test_raw(
+        test["tigramite_local_permutation_s"], _ = best_time(lambda: local.run_test_raw(
             a[:, None].astype(float), y[:, None].astype(float), b[:, None]), 1)
         print(f"ci_test {test['ci_test_s']:.3f} s, tigramite local-permutation test "
               f"{test['tigramite_local_permutation_s']:.2f} s", flush=True)

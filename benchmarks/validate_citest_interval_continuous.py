@@ -36,6 +36,7 @@ from benchmarks._harness import map_jobs
 from benchmarks._harness import markdown_table
 from benchmarks._harness import one_thread
 from benchmarks._harness import rejection_rate
+from benchmarks._harness import store_cell
 from benchmarks._harness import write_tables
 
 RESULTS = ROOT / "benchmarks" / "results" / "validate_citest_interval_continuous.json"
@@ -137,10 +138,7 @@ def main(argv: list[str] | None = None) -> int:
         row = run_design(name, args.reps, pool)
         row["commit"] = results["environment"]["commit"]
         row["cpus"] = results["environment"]["machine"]["cpus"]
-        results["designs"] = [r for r in results["designs"] if r["design"] != name] + [row]
-        order = list(cc.NULLS)
-        results["designs"].sort(key=lambda r: order.index(r["design"]))
-        args.out.write_text(json.dumps(results, indent=1) + "\n")
+        store_cell(results, "designs", row, list(cc.NULLS), args.out)
         print(f"{name}: covers 0 {row['covers_zero']['rate']:.3f}, size "
               f"{row['rejection']['rate']:.3f}, width {row['mean_width']:.4f} "
               f"({row['seconds']:.0f} s)", flush=True)
