@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from scipy import special
 
 from benchmarks._designs import DesignBase
 from benchmarks._harness import appended_note
@@ -146,6 +147,61 @@ def evidence_columns(design: Design) -> list[str]:
     """The columns ci_test conditions on besides the belief."""
     return ["evidence", *(["site"] if design.sites else []),
             *(["evidence2"] if design.second else [])]
+
+
+def _normal_nodes(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Gauss-Hermite nodes and weights of the standard normal (weights sum to 1)."""
+    x, w = np.polynomial.hermite_e.hermegauss(n)
+    return x, w / w.sum()
+
+
+def exact_cmi(design: Design, n_nodes: int = 96) -> float:
+    """Exact I(action; outcome | belief, evidence) in nats of one row drawn at random.
+
+    For continuous beliefs (``grid=None``) without ``sites`` or ``second``, and evidence
+    per row only with the outcome per row. One row's joint involves only its own draws:
+    with ``t = logit(belief) - sees * ev_outcome * e = base + noise``, the context's
+    ``base`` given ``t`` is normal, so P(outcome | belief, evidence) is a normal integral
+    of the logistic; P(action | belief, evidence, outcome) is the ordered logit with the
+    context shock integrated. (t, e) are integrated by Gauss-Hermite quadrature.
+    """
+    d = design
+    if d.grid is not None or d.sites or d.second or (d.within and not d.outcome_per_row):
+        raise ValueError("exact_cmi needs grid=None, no sites or second column, and "
+                         "evidence per row only with the outcome per row")
+    s2 = d.noise ** 2
+    x, w = _normal_nodes(n_nodes)
+    t, e = np.meshgrid(np.sqrt(1.0 + s2) * x, x, indexing="ij")  # t ~ N(0, 1 + s2)
+    p = special.expit(t + d.sees * d.ev_outcome * e)
+    xb, wb = _normal_nodes(40)  # base | t ~ N(t / (1 + s2), s2 / (1 + s2))
+    mu = t / (1.0 + s2) + d.ev_outcome * e
+    pi1 = special.expit(mu[..., None] + np.sqrt(s2 / (1.0 + s2)) * xb) @ wb
+    sign = np.where(p >= 0.5, 1.0, -1.0) if d.leak_flips else np.ones_like(p)
+    m0 = (2.0 * (p - 0.5) + d.ev_action * e + d.ev_step * (e > 0.5)
+          + d.interaction * e * 2.0 * (p - 0.5))
+    xs, ws = _normal_nodes(24) if d.shock_sd else (np.zeros(1), np.ones(1))
+
+    def actions(y: float) -> np.ndarray:  # P(action | belief, evidence, y): (..., 3)
+        m = (m0 + d.leak * sign * (y - 0.5))[..., None] + d.shock_sd * xs
+        low = special.expit((-0.5 - m) / 0.5)
+        high = 1.0 - special.expit((0.5 - m) / 0.5)
+        return np.stack([low, 1.0 - low - high, high], axis=-1).transpose(0, 1, 3, 2) @ ws
+
+    a1, a0 = actions(1.0), actions(0.0)
+    pa = pi1[..., None] * a1 + (1.0 - pi1[..., None]) * a0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        k1 = np.where(a1 > 0, a1 * np.log(a1 / pa), 0.0).sum(-1)
+        k0 = np.where(a0 > 0, a0 * np.log(a0 / pa), 0.0).sum(-1)
+    return float(np.sum(np.outer(w, w) * (pi1 * k1 + (1.0 - pi1) * k0)))
+
+
+def leak_for(design: Design, target: float) -> float:
+    """The leak at which :func:`exact_cmi` is ``target`` nats (bisection)."""
+    lo, hi = 0.0, 10.0
+    for _ in range(50):
+        mid = (lo + hi) / 2.0
+        lo, hi = (mid, hi) if exact_cmi(design.with_(leak=mid)) < target else (lo, mid)
+    return (lo + hi) / 2.0
 
 
 REF = Design()

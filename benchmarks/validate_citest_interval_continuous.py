@@ -10,6 +10,12 @@ recorded beside it::
     python -m benchmarks.validate_citest_interval_continuous --reps 400 --jobs 2
     python -m benchmarks.validate_citest_interval_continuous --tables
 
+``--known`` runs the second part instead: designs with a known non-zero CMI (continuous
+beliefs, where :func:`benchmarks.validate_citest_continuous.exact_cmi` computes it by
+quadrature), at leaks chosen to give 0.024 and 0.090 nats (the levels of
+``validate_citest``'s discrete designs), where the interval should hold the exact CMI in
+at least 93% of studies and the power is recorded.
+
 ``--only PREFIX,...`` runs the designs whose name starts with a prefix; ``--merge`` keeps
 the stored designs of ``--out``; ``--budget S`` starts no design after S seconds (for a
 lease of limited time). Results are JSON (versions, commit, machine), one design at a
@@ -59,6 +65,58 @@ def _one(args: tuple[Any, int]) -> list[float]:
     return [float(res.pvalue), float(ci.low), float(ci.high), float(res.statistic)]
 
 
+def _known_designs() -> dict[str, tuple[Any, float]]:
+    """The designs of the ``--known`` part: name -> (design at leak 0, target CMI)."""
+    from benchmarks import validate_citest_continuous as cc
+
+    miss = cc.REF.with_(grid=None, sees=0.0, ev_action=3.0, ev_outcome=2.0)
+    per_row = miss.with_(within=True, outcome_per_row=True)
+    # written for this part, after the interval was chosen
+    shocks = cc.REF.with_(grid=None, n_contexts=150, repetitions=6, sees=0.5, noise=0.5,
+                          shock_sd=1.0, ev_action=2.0, ev_outcome=2.5)
+    cells = {}
+    for target in KNOWN_TARGETS:
+        cells[f"continuous beliefs that miss the evidence, 200 x 5, CMI {target}"] = (
+            miss, target)
+        cells[f"outcome and evidence per row, continuous beliefs that miss it (actions "
+              f"permuted), CMI {target}"] = (per_row, target)
+        cells[f"held out: 150 x 6, beliefs that half see the evidence, context shocks, "
+              f"CMI {target}"] = (shocks, target)
+    for target in (0.09, 0.176):
+        cells[f"small study: 40 x 3, continuous beliefs, CMI {target}"] = (
+            cc.REF.with_(grid=None, n_contexts=40, repetitions=3), target)
+    cells["held out: belief x evidence interaction, unequal repetitions, CMI 0.09"] = (
+        cc.REF.with_(grid=None, interaction=2.0, unequal=True), 0.09)
+    return cells
+
+
+#: the CMI levels of the --known part (nats): validate_citest's discrete levels
+KNOWN_TARGETS = (0.024, 0.09)
+
+
+def run_known(name: str, reps: int, pool: Any) -> dict[str, Any]:
+    """Power and coverage of the exact CMI on ``reps`` studies of a --known design."""
+    from benchmarks import validate_citest_continuous as cc
+
+    names = list(_known_designs())
+    base, target = _known_designs()[name]
+    design = base.with_(leak=cc.leak_for(base, target))
+    exact = cc.exact_cmi(design)
+    start = time.perf_counter()
+    work = [(design, 20_000_000 + 100_000 * names.index(name) + s) for s in range(reps)]
+    out = map_jobs(_one, work, pool)
+    p, low, high = out[:, 0], out[:, 1], out[:, 2]
+    ok = np.isfinite(low) & np.isfinite(high)
+    return {"design": name, "reps": reps, "settings": design.settings(), "exact_cmi": exact,
+            "power": rejection_rate(p[np.isfinite(p)] <= ALPHA),
+            "coverage": rejection_rate((low[ok] <= exact) & (high[ok] >= exact)),
+            "below": rejection_rate(high[ok] < exact),
+            "n_nan_interval": int(np.sum(~ok)),
+            "mean_width": float(np.mean(high[ok] - low[ok])) if ok.any() else float("nan"),
+            "mean_estimate": float(np.nanmean(out[:, 3])),
+            "seconds": time.perf_counter() - start}
+
+
 def run_design(name: str, reps: int, pool: Any) -> dict[str, Any]:
     from benchmarks import validate_citest_continuous as cc
 
@@ -98,6 +156,22 @@ def table(results: dict[str, Any]) -> str:
     lines += markdown_table(("design", "studies", "covers 0", "mean width (nats)",
                              "mean estimate", "size at 0.05 (defaults)", "NaN intervals",
                              "CPUs", "commit"), rows)
+    known = results.get("known", [])
+    if known:
+        lines += ["", "*At a known CMI* (`--known`): continuous beliefs, the exact CMI of one "
+                  "row computed by quadrature (`exact_cmi`), the leak chosen to give it; "
+                  "*coverage*: the share of studies whose 95% interval holds the exact CMI "
+                  "(at least 0.93 wanted); *below*: the share whose interval lies below it.",
+                  ""]
+        rows = [(r["design"], f"{r['exact_cmi']:.3f}", f"{r['settings']['leak']:.2f}",
+                 r["reps"], format_rate(r["power"]), format_rate(r["coverage"]),
+                 format_rate(r["below"]), f"{r['mean_estimate']:.4f}",
+                 f"{r['mean_width']:.4f}", r["n_nan_interval"], r.get("cpus", ""),
+                 f"`{r['commit'][:10]}`") for r in known]
+        lines += markdown_table(("design", "exact CMI (nats)", "leak", "studies",
+                                 "power at 0.05", "coverage of the CMI", "below",
+                                 "mean estimate", "mean width", "NaN intervals", "CPUs",
+                                 "commit"), rows)
     return "\n".join(lines)
 
 
@@ -113,6 +187,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="start no design after this many seconds")
     parser.add_argument("--out", type=Path, default=RESULTS)
     parser.add_argument("--tables", action="store_true")
+    parser.add_argument("--known", action="store_true",
+                        help="run the designs at a known non-zero CMI instead of the nulls")
     args = parser.parse_args(argv)
     if args.tables:
         write_tables(DOC, "validate_citest_interval_continuous.py",
@@ -123,25 +199,28 @@ def main(argv: list[str] | None = None) -> int:
                                             "alpha": ALPHA}, "designs": []}
     if args.merge and args.out.exists():  # the stored designs stay, with their run
         stored = json.loads(args.out.read_text())
-        results["designs"] = stored["designs"]
+        results.update({part: stored[part] for part in ("designs", "known") if part in stored})
         results["runs"] = [*stored.get("runs", [stored["environment"]]), results["environment"]]
         results["environment"] = stored["environment"]
     only = [w for w in args.only.split(",") if w]
     start = time.perf_counter()
     pool = ProcessPoolExecutor(args.jobs, initializer=one_thread) if args.jobs > 1 else None
-    for name in cc.NULLS:
+    names, part = (list(_known_designs()), "known") if args.known else (list(cc.NULLS),
+                                                                         "designs")
+    for name in names:
         if only and not any(name.startswith(w) for w in only):
             continue
         if time.perf_counter() - start > args.budget:
             print(f"budget spent: {name} not run", flush=True)
             continue
-        row = run_design(name, args.reps, pool)
+        row = (run_known if args.known else run_design)(name, args.reps, pool)
         row["commit"] = results["environment"]["commit"]
         row["cpus"] = results["environment"]["machine"]["cpus"]
-        store_cell(results, "designs", row, list(cc.NULLS), args.out)
-        print(f"{name}: covers 0 {row['covers_zero']['rate']:.3f}, size "
-              f"{row['rejection']['rate']:.3f}, width {row['mean_width']:.4f} "
-              f"({row['seconds']:.0f} s)", flush=True)
+        store_cell(results, part, row, names, args.out)
+        rate = row["coverage" if args.known else "covers_zero"]["rate"]
+        print(f"{name}: coverage {rate:.3f}, rejection "
+              f"{row['power' if args.known else 'rejection']['rate']:.3f}, width "
+              f"{row['mean_width']:.4f} ({row['seconds']:.0f} s)", flush=True)
     if pool:
         pool.shutdown()
     return 0

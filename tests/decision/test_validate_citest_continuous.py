@@ -104,3 +104,32 @@ def test_a_second_evidence_column_and_a_leak_whose_sign_flips():
     high_belief = null["belief"].to_numpy() >= 0.5
     assert np.all(toward[high_belief] >= 0) and np.all(toward[~high_belief] <= 0)
     assert np.any(toward[high_belief] > 0) and np.any(toward[~high_belief] < 0)
+
+
+@pytest.mark.parametrize("design", [
+    vc.REF.with_(grid=None, sees=0.0, ev_action=3.0, ev_outcome=2.0, leak=2.5),
+    vc.REF.with_(grid=None, sees=0.5, shock_sd=1.0, leak=2.0),
+    vc.REF.with_(within=True, outcome_per_row=True, grid=None, leak=1.5, interaction=1.0),
+])
+def test_exact_cmi_matches_a_large_sample(design) -> None:
+    """The quadrature against the kNN estimate on 40,000 independent rows (k = 30, whose
+    bias is small at that size), and the quadrature converged."""
+    from coherence import cmi
+
+    exact = vc.exact_cmi(design)
+    assert exact > 0.03
+    assert vc.exact_cmi(design, n_nodes=160) == pytest.approx(exact, abs=1e-5)
+    data = vc.generate(design.with_(n_contexts=40_000, repetitions=1), 1)
+    estimate = cmi(data["action"], data["outcome"], data[["belief", "evidence"]], k=30)
+    assert estimate == pytest.approx(exact, abs=0.008)
+    assert vc.exact_cmi(design.with_(leak=0.0)) == pytest.approx(0.0, abs=1e-12)
+    target = exact / 2
+    assert vc.exact_cmi(design.with_(leak=vc.leak_for(design, target))) == pytest.approx(
+        target, rel=1e-6)
+
+
+def test_exact_cmi_refuses_designs_it_cannot_compute() -> None:
+    for design in (vc.REF, vc.REF.with_(grid=None, within=True),
+                   vc.REF.with_(grid=None, sites=4), vc.REF.with_(grid=None, second=1.0)):
+        with pytest.raises(ValueError, match="exact_cmi needs"):
+            vc.exact_cmi(design)

@@ -41,3 +41,23 @@ def test_runs_the_continuous_nulls_at_the_defaults(tmp_path: Path,
     assert names == ["small study: 40 x 3", "one row per context: 1000 x 1"]
     text = tables_text(vi, out, tmp_path, monkeypatch)
     assert "| small study: 40 x 3 | 2 |" in text
+
+
+def test_the_known_part_records_coverage_of_the_exact_cmi(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    out = tmp_path / "interval.json"
+    name = "small study: 40 x 3, continuous beliefs, CMI 0.176"
+    assert vi.main(["--reps", "2", "--jobs", "1", "--only", "small study: 40 x 3",
+                    "--out", str(out)]) == 0
+    assert vi.main(["--known", "--reps", "2", "--jobs", "1", "--only", "small study",
+                    "--merge", "--out", str(out)]) == 0
+    stored = json.loads(out.read_text())
+    assert [r["design"] for r in stored["designs"]] == ["small study: 40 x 3"]
+    assert [r["design"] for r in stored["known"]] == [name.replace("176", "09"), name]
+    row = stored["known"][1]
+    assert row["design"] == name and row["exact_cmi"] == pytest.approx(0.176, rel=1e-6)
+    assert row["coverage"]["n"] + row["n_nan_interval"] == 2
+    assert row["power"]["n"] == 2 and 0.0 <= row["below"]["rate"] <= 1.0
+    assert cc.exact_cmi(cc.Design(**row["settings"])) == pytest.approx(row["exact_cmi"])
+    text = tables_text(vi, out, tmp_path, monkeypatch)
+    assert f"| {name} | 0.176 |" in text
