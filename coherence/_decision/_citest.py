@@ -559,7 +559,8 @@ def ci_test(
     a cubic-spline basis of the belief, interacting with the outcome) and
     P(outcome | belief, evidence), computes the exact CMI of the fitted model
     over the observed rows, simulates studies from it (one outcome per
-    context) and takes the mean estimate on them minus the model's CMI as
+    context, or one per row where the outcome varies within a context) and
+    takes the mean estimate on them minus the model's CMI as
     the bias at the data's own dependence. The spread comes from half-samples
     of the contexts, which keep whatever the contexts' rows share.
 
@@ -615,11 +616,13 @@ def ci_test(
 
 def _context_interval(prep: Prepared, k: int, design: _Design, b_prob: np.ndarray,
                       statistic: float, knn_null: Callable[[], np.ndarray],
-                      opt: dict[str, Any],
-                      gen: np.random.Generator) -> tuple[float, float, np.ndarray]:
+                      opt: dict[str, Any], gen: np.random.Generator,
+                      outcome_per_row: bool = False) -> tuple[float, float, np.ndarray]:
     """The permutation method's interval by context resampling (see ``ci_method``):
     ``(low, high, resampled estimates)``. ``knn_null()`` gives the kNN estimate on
-    permuted copies (the bias at CMI = 0), computed only when it is needed."""
+    permuted copies (the bias at CMI = 0), computed only when it is needed;
+    ``outcome_per_row``: the outcome varies within a context (the bias model then draws
+    each row's outcome, not one per context)."""
     groups = design.groups
     n_groups = int(groups.max()) + 1
     B = opt["n_resamples"]
@@ -644,7 +647,7 @@ def _context_interval(prep: Prepared, k: int, design: _Design, b_prob: np.ndarra
         bias = float("nan")
         if opt["ci_method"] == "debiased" and np.isfinite(statistic):
             bias = model_bias(prep, k, b_prob, design.ev_cont, groups,
-                               min(B, _BIAS_REPLICATES), gen)
+                               min(B, _BIAS_REPLICATES), gen, outcome_per_row)
         if not np.isfinite(bias):
             null = knn_null()
             finite_null = null[np.isfinite(null)]
@@ -812,7 +815,8 @@ def _ci_test(design: _Design, opt: dict[str, Any], gen: np.random.Generator) -> 
         pvalue = float(monte_carlo_pvalue(null, observed, break_ties=gen if exact else None))
 
     # ---- confidence interval by context resampling
-    low, high, res = _context_interval(prep, k, design, b_prob, statistic, knn_null, opt, gen)
+    low, high, res = _context_interval(prep, k, design, b_prob, statistic, knn_null, opt, gen,
+                                       not outcome_constant)
     if not np.isfinite(statistic):
         pvalue = low = high = float("nan")
     return CITestResult(

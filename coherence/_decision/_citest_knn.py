@@ -19,8 +19,8 @@ __all__ = ["estimates_on", "model_bias", "outcome_null", "permutation_null",
 
 
 def model_bias(prep: Prepared, k: int, belief: np.ndarray, ev_cont: np.ndarray,
-               groups: np.ndarray, n_replicates: int,
-               gen: np.random.Generator) -> float:
+               groups: np.ndarray, n_replicates: int, gen: np.random.Generator,
+               outcome_per_row: bool = False) -> float:
     """The estimator's bias at the data's own dependence, by a parametric bootstrap.
 
     Fits P(action | belief, evidence, outcome) (multinomial logistic regression
@@ -28,8 +28,10 @@ def model_bias(prep: Prepared, k: int, belief: np.ndarray, ev_cont: np.ndarray,
     continuous evidence, the outcome and its interactions with the belief
     basis) and P(outcome | belief, evidence); computes the exact CMI of the
     fitted model over the observed rows; simulates studies from it (one outcome
-    per context, drawn from the mean of its rows' fitted probabilities; the
-    actions of the rows given their own belief and the simulated outcome) and
+    per context, drawn from the mean of its rows' fitted probabilities, or with
+    ``outcome_per_row`` (the data's outcome varies within a context) one per row from
+    its own; the actions of the rows given their own belief and the simulated
+    outcome) and
     returns the mean estimate on them minus the model's CMI. NaN when a model
     cannot be fitted (a constant action or outcome).
     """
@@ -84,9 +86,14 @@ def model_bias(prep: Prepared, k: int, belief: np.ndarray, ev_cont: np.ndarray,
     rows = np.arange(n)
     a_sims = np.empty((n_replicates, n), dtype=np.int64)
     y_sims = np.empty((n_replicates, n), dtype=np.int64)
+    cum_row = np.cumsum(pi, axis=1)
     for b in range(n_replicates):
-        y_ctx = np.minimum((gen.random(n_groups)[:, None] > cum_context).sum(axis=1), n_y - 1)
-        y_sims[b] = y_ctx[groups]
+        if outcome_per_row:
+            y_sims[b] = np.minimum((gen.random(n)[:, None] > cum_row).sum(axis=1), n_y - 1)
+        else:
+            y_ctx = np.minimum((gen.random(n_groups)[:, None] > cum_context).sum(axis=1),
+                               n_y - 1)
+            y_sims[b] = y_ctx[groups]
         a_sims[b] = np.minimum((gen.random(n)[:, None] > cum_a[y_sims[b], rows]).sum(axis=1),
                                n_a - 1)
     sims = simulated_estimates(prep, k, a_sims, y_sims)
