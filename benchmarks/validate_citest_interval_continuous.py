@@ -16,6 +16,9 @@ quadrature), at leaks chosen to give 0.024 and 0.090 nats (the levels of
 ``validate_citest``'s discrete designs), where the interval should hold the exact CMI in
 at least 93% of studies and the power is recorded.
 
+``--diagnose NAME`` runs one ``--known`` design recording the bias each study's interval
+subtracted: the spread of the estimate against that of the interval's centre.
+
 ``--only PREFIX,...`` runs the designs whose name starts with a prefix; ``--merge`` keeps
 the stored designs of ``--out``; ``--budget S`` starts no design after S seconds (for a
 lease of limited time). Results are JSON (versions, commit, machine), one design at a
@@ -43,6 +46,7 @@ from benchmarks._harness import markdown_table
 from benchmarks._harness import one_thread
 from benchmarks._harness import rejection_rate
 from benchmarks._harness import store_cell
+from benchmarks._harness import write_json
 from benchmarks._harness import write_tables
 
 RESULTS = ROOT / "benchmarks" / "results" / "validate_citest_interval_continuous.json"
@@ -117,6 +121,50 @@ def run_known(name: str, reps: int, pool: Any) -> dict[str, Any]:
             "seconds": time.perf_counter() - start}
 
 
+def _one_diagnosed(args: tuple[Any, int]) -> list[float]:
+    """:func:`_one` and the bias the debiased interval subtracted (its bias model's
+    value, recorded on the way)."""
+    import coherence._decision._citest as citest_module
+
+    seen: list[float] = []
+    model_bias = citest_module.model_bias
+
+    def record(*a: Any) -> float:
+        seen.append(model_bias(*a))
+        return seen[-1]
+
+    citest_module.model_bias = record  # type: ignore[assignment]
+    try:
+        out = _one(args)
+    finally:
+        citest_module.model_bias = model_bias
+    return [*out, seen[-1] if seen else float("nan")]
+
+
+def diagnose(name: str, reps: int, pool: Any) -> dict[str, Any]:
+    """Why a --known cell misses: the spread of the estimate and of the interval's
+    centre (the estimate minus the bias it subtracted) over the cell's first ``reps``
+    studies, against the interval's mean half-width."""
+    from benchmarks import validate_citest_continuous as cc
+
+    names = list(_known_designs())
+    base, target = _known_designs()[name]
+    design = base.with_(leak=cc.leak_for(base, target))
+    work = [(design, 20_000_000 + 100_000 * names.index(name) + s) for s in range(reps)]
+    out = map_jobs(_one_diagnosed, work, pool)
+    centre = out[:, 3] - out[:, 4]
+    return {"design": name, "reps": reps, "exact_cmi": cc.exact_cmi(design),
+            "sd_estimate": float(np.std(out[:, 3], ddof=1)),
+            "sd_centre": float(np.std(centre, ddof=1)),
+            "mean_centre": float(np.mean(centre)), "mean_bias": float(np.mean(out[:, 4])),
+            "mean_half_width": float(np.mean(out[:, 2] - out[:, 1]) / 2),
+            "mean_upper_arm": float(np.mean(out[:, 2] - centre)),
+            "mean_lower_arm": float(np.mean(centre - out[:, 1])),
+            "below": rejection_rate(out[:, 2] < cc.exact_cmi(design)),
+            "centre_below_by_upper_arm": rejection_rate(
+                centre < cc.exact_cmi(design) - np.mean(out[:, 2] - centre))}
+
+
 def run_design(name: str, reps: int, pool: Any) -> dict[str, Any]:
     from benchmarks import validate_citest_continuous as cc
 
@@ -144,10 +192,13 @@ def table(results: dict[str, Any]) -> str:
              "brackets). The null designs of `validate_citest_continuous` (float evidence), "
              "the same studies (its seeds). The CMI is 0 under them: *covers 0* is the "
              "share of studies whose 95% interval holds 0 (at least 0.93 wanted).", ""]
-    if len(results.get("runs", [])) > 1:
-        lines[0] += (" The designs ran in several runs of the same commit; *CPUs* says on "
-                     "which machine (16: the lent 16-core machine, numpy "
-                     + ", ".join(sorted({run["versions"]["numpy"] for run in results["runs"]}))
+    runs = results.get("runs", [])
+    if len(runs) > 1:
+        commits = sorted({run["commit"][:10] for run in runs})
+        lines[0] += (" The designs ran in several runs (commits "
+                     + ", ".join(f"`{c}`" for c in commits) + ": the *commit* column); "
+                     "*CPUs* says on which machine (16: the lent 16-core machine, numpy "
+                     + ", ".join(sorted({run["versions"]["numpy"] for run in runs}))
                      + " across the runs).")
     rows = [(r["design"], r["reps"], format_rate(r["covers_zero"]),
              f"{r['mean_width']:.4f}", f"{r['mean_estimate']:.4f}",
@@ -163,7 +214,7 @@ def table(results: dict[str, Any]) -> str:
                   "*coverage*: the share of studies whose 95% interval holds the exact CMI "
                   "(at least 0.93 wanted); *below*: the share whose interval lies below it.",
                   ""]
-        rows = [(r["design"], f"{r['exact_cmi']:.3f}", f"{r['settings']['leak']:.2f}",
+        known_rows = [(r["design"], f"{r['exact_cmi']:.3f}", f"{r['settings']['leak']:.2f}",
                  r["reps"], format_rate(r["power"]), format_rate(r["coverage"]),
                  format_rate(r["below"]), f"{r['mean_estimate']:.4f}",
                  f"{r['mean_width']:.4f}", r["n_nan_interval"], r.get("cpus", ""),
@@ -171,7 +222,22 @@ def table(results: dict[str, Any]) -> str:
         lines += markdown_table(("design", "exact CMI (nats)", "leak", "studies",
                                  "power at 0.05", "coverage of the CMI", "below",
                                  "mean estimate", "mean width", "NaN intervals", "CPUs",
-                                 "commit"), rows)
+                                 "commit"), known_rows)
+    diagnosis = results.get("diagnosis", [])
+    if diagnosis:
+        lines += ["", "*Diagnosis* (`--diagnose`): over a cell's studies, the spread of the "
+                  "estimate and of the interval's centre (the estimate minus the bias it "
+                  "subtracts), the arms of the interval around the centre, and how often "
+                  "the centre lies more than the mean upper arm below the CMI.", ""]
+        diag_rows = [(r["design"], r["reps"], f"{r['sd_estimate']:.4f}",
+                      f"{r['sd_centre']:.4f}", f"{r['mean_centre']:.4f}",
+                      f"{r['mean_upper_arm']:.4f}", f"{r['mean_lower_arm']:.4f}",
+                      format_rate(r["centre_below_by_upper_arm"]), format_rate(r["below"]),
+                      f"`{r['commit'][:10]}`") for r in diagnosis]
+        lines += markdown_table(("design", "studies", "sd of estimate", "sd of centre",
+                                 "mean centre", "upper arm", "lower arm",
+                                 "centre an upper arm below", "interval below", "commit"),
+                                diag_rows)
     return "\n".join(lines)
 
 
@@ -189,22 +255,36 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tables", action="store_true")
     parser.add_argument("--known", action="store_true",
                         help="run the designs at a known non-zero CMI instead of the nulls")
+    parser.add_argument("--diagnose", default="",
+                        help="a --known design: the spread of its estimate and centre")
     args = parser.parse_args(argv)
     if args.tables:
         write_tables(DOC, "validate_citest_interval_continuous.py",
                      table(json.loads(args.out.read_text())))
         return 0
-    results: dict[str, Any] = {"environment": environment(),
+    env = environment()  # this run's (with --merge the file keeps the first run's)
+    results: dict[str, Any] = {"environment": env,
                                "settings": {"n_resamples": 1000, "ci_method": "debiased",
                                             "alpha": ALPHA}, "designs": []}
     if args.merge and args.out.exists():  # the stored designs stay, with their run
         stored = json.loads(args.out.read_text())
-        results.update({part: stored[part] for part in ("designs", "known") if part in stored})
+        results.update({part: stored[part] for part in ("designs", "known", "diagnosis")
+                        if part in stored})
         results["runs"] = [*stored.get("runs", [stored["environment"]]), results["environment"]]
         results["environment"] = stored["environment"]
     only = [w for w in args.only.split(",") if w]
     start = time.perf_counter()
     pool = ProcessPoolExecutor(args.jobs, initializer=one_thread) if args.jobs > 1 else None
+    if args.diagnose:
+        row = diagnose(args.diagnose, args.reps, pool)
+        row["commit"] = env["commit"]
+        results["diagnosis"] = [r for r in results.get("diagnosis", [])
+                                if r["design"] != row["design"]] + [row]
+        write_json(args.out, results)
+        print(json.dumps(row, indent=1), flush=True)
+        if pool:
+            pool.shutdown()
+        return 0
     names, part = (list(_known_designs()), "known") if args.known else (list(cc.NULLS),
                                                                          "designs")
     for name in names:
@@ -214,8 +294,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"budget spent: {name} not run", flush=True)
             continue
         row = (run_known if args.known else run_design)(name, args.reps, pool)
-        row["commit"] = results["environment"]["commit"]
-        row["cpus"] = results["environment"]["machine"]["cpus"]
+        row["commit"] = env["commit"]
+        row["cpus"] = env["machine"]["cpus"]
         store_cell(results, part, row, names, args.out)
         rate = row["coverage" if args.known else "covers_zero"]["rate"]
         print(f"{name}: coverage {rate:.3f}, rejection "

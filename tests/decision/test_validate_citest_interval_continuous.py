@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from benchmarks import validate_citest_continuous as cc
@@ -61,3 +62,21 @@ def test_the_known_part_records_coverage_of_the_exact_cmi(
     assert cc.exact_cmi(cc.Design(**row["settings"])) == pytest.approx(row["exact_cmi"])
     text = tables_text(vi, out, tmp_path, monkeypatch)
     assert f"| {name} | 0.176 |" in text
+
+
+def test_diagnose_records_the_centre_the_interval_uses(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    out = tmp_path / "interval.json"
+    name = "small study: 40 x 3, continuous beliefs, CMI 0.176"
+    assert vi.main(["--diagnose", name, "--reps", "3", "--jobs", "1", "--out",
+                    str(out)]) == 0
+    (row,) = json.loads(out.read_text())["diagnosis"]
+    assert row["design"] == name and row["reps"] == 3
+    # the centre is the estimate minus the recorded bias, and the bias was recorded
+    assert np.isfinite(row["mean_bias"]) and row["mean_bias"] != 0.0
+    assert row["sd_centre"] > 0 and row["sd_estimate"] > 0 and row["mean_half_width"] > 0
+    assert f"| {name} | 3 |" in tables_text(vi, out, tmp_path, monkeypatch)
+    job = (cc.Design(), 1)
+    with_bias = vi._one_diagnosed(job)
+    assert with_bias[:4] == vi._one(job)  # recording leaves the answer alone
+    assert len(with_bias) == 5 and np.isfinite(with_bias[4])
