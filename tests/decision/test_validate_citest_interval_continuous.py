@@ -56,6 +56,15 @@ def test_the_known_part_records_coverage_of_the_exact_cmi(
     assert [r["design"] for r in stored["designs"]] == ["small study: 40 x 3"]
     assert [r["design"] for r in stored["known"]] == [name.replace("176", "09"), name]
     row = stored["known"][1]
+    # --new runs only the designs the file does not hold yet
+    ran: list[str] = []
+    known = vi.run_known
+    monkeypatch.setattr(vi, "run_known", lambda n, reps, pool: ran.append(n) or known(
+        n, reps, pool))
+    assert vi.main(["--known", "--reps", "1", "--jobs", "1", "--only", "small study,held out: "
+                    "belief", "--merge", "--new", "--out", str(out)]) == 0
+    assert ran == ["held out: belief x evidence interaction, unequal repetitions, CMI 0.09"]
+    assert json.loads(out.read_text())["known"][1] == row
     assert row["design"] == name and row["exact_cmi"] == pytest.approx(0.176, rel=1e-6)
     assert row["coverage"]["n"] + row["n_nan_interval"] == 2
     assert row["power"]["n"] == 2 and 0.0 <= row["below"]["rate"] <= 1.0
