@@ -103,16 +103,22 @@ def _known_designs() -> dict[str, tuple[Any, float]]:
 KNOWN_TARGETS = (0.024, 0.09)
 
 
-def run_known(name: str, reps: int, pool: Any) -> dict[str, Any]:
-    """Power and coverage of the exact CMI on ``reps`` studies of a --known design."""
+def _known_studies(name: str, reps: int) -> tuple[Any, float, list[tuple[Any, int]]]:
+    """A --known cell's design at the leak that gives its CMI, that exact CMI, and the
+    jobs of its first ``reps`` studies (cell i's seeds from 20,000,000 + 100,000 i)."""
     from benchmarks import validate_citest_continuous as cc
 
-    names = list(_known_designs())
-    base, target = _known_designs()[name]
+    cells = _known_designs()
+    base, target = cells[name]
     design = base.with_(leak=cc.leak_for(base, target))
-    exact = cc.exact_cmi(design)
+    seed0 = 20_000_000 + 100_000 * list(cells).index(name)
+    return design, cc.exact_cmi(design), [(design, seed0 + s) for s in range(reps)]
+
+
+def run_known(name: str, reps: int, pool: Any) -> dict[str, Any]:
+    """Power and coverage of the exact CMI on ``reps`` studies of a --known design."""
+    design, exact, work = _known_studies(name, reps)
     start = time.perf_counter()
-    work = [(design, 20_000_000 + 100_000 * names.index(name) + s) for s in range(reps)]
     out = map_jobs(_one, work, pool)
     p, low, high = out[:, 0], out[:, 1], out[:, 2]
     ok = np.isfinite(low) & np.isfinite(high)
@@ -150,24 +156,19 @@ def diagnose(name: str, reps: int, pool: Any) -> dict[str, Any]:
     """Why a --known cell misses: the spread of the estimate and of the interval's
     centre (the estimate minus the bias it subtracted) over the cell's first ``reps``
     studies, against the interval's mean half-width."""
-    from benchmarks import validate_citest_continuous as cc
-
-    names = list(_known_designs())
-    base, target = _known_designs()[name]
-    design = base.with_(leak=cc.leak_for(base, target))
-    work = [(design, 20_000_000 + 100_000 * names.index(name) + s) for s in range(reps)]
+    _, exact, work = _known_studies(name, reps)
     out = map_jobs(_one_diagnosed, work, pool)
     centre = out[:, 3] - out[:, 4]
-    return {"design": name, "reps": reps, "exact_cmi": cc.exact_cmi(design),
+    upper_arm = out[:, 2] - centre
+    return {"design": name, "reps": reps, "exact_cmi": exact,
             "sd_estimate": float(np.std(out[:, 3], ddof=1)),
             "sd_centre": float(np.std(centre, ddof=1)),
             "mean_centre": float(np.mean(centre)), "mean_bias": float(np.mean(out[:, 4])),
             "mean_half_width": float(np.mean(out[:, 2] - out[:, 1]) / 2),
-            "mean_upper_arm": float(np.mean(out[:, 2] - centre)),
+            "mean_upper_arm": float(np.mean(upper_arm)),
             "mean_lower_arm": float(np.mean(centre - out[:, 1])),
-            "below": rejection_rate(out[:, 2] < cc.exact_cmi(design)),
-            "centre_below_by_upper_arm": rejection_rate(
-                centre < cc.exact_cmi(design) - np.mean(out[:, 2] - centre))}
+            "below": rejection_rate(out[:, 2] < exact),
+            "centre_below_by_upper_arm": rejection_rate(centre < exact - np.mean(upper_arm))}
 
 
 def run_design(name: str, reps: int, pool: Any) -> dict[str, Any]:

@@ -86,14 +86,12 @@ def model_bias(prep: Prepared, k: int, belief: np.ndarray, ev_cont: np.ndarray,
     rows = np.arange(n)
     a_sims = np.empty((n_replicates, n), dtype=np.int64)
     y_sims = np.empty((n_replicates, n), dtype=np.int64)
-    cum_row = np.cumsum(pi, axis=1)
+    # the outcome's units: rows where it varies within a context, else the contexts
+    cum_y = np.cumsum(pi, axis=1) if outcome_per_row else cum_context
+    row_unit = rows if outcome_per_row else groups
     for b in range(n_replicates):
-        if outcome_per_row:
-            y_sims[b] = np.minimum((gen.random(n)[:, None] > cum_row).sum(axis=1), n_y - 1)
-        else:
-            y_ctx = np.minimum((gen.random(n_groups)[:, None] > cum_context).sum(axis=1),
-                               n_y - 1)
-            y_sims[b] = y_ctx[groups]
+        y_unit = np.minimum((gen.random(len(cum_y))[:, None] > cum_y).sum(axis=1), n_y - 1)
+        y_sims[b] = y_unit[row_unit]
         a_sims[b] = np.minimum((gen.random(n)[:, None] > cum_a[y_sims[b], rows]).sum(axis=1),
                                n_a - 1)
     sims = simulated_estimates(prep, k, a_sims, y_sims)
