@@ -7,6 +7,9 @@ coordinate is continuous, the same values as :func:`estimate` on each copy other
 
 from __future__ import annotations
 
+from typing import Any
+from typing import NamedTuple
+
 import numpy as np
 
 from ._cmi import Prepared
@@ -18,33 +21,22 @@ __all__ = ["estimates_on", "model_bias", "outcome_null", "permutation_null",
            "simulated_estimates"]
 
 
-def model_bias(prep: Prepared, k: int, belief: np.ndarray, ev_cont: np.ndarray,
-               groups: np.ndarray, n_replicates: int, gen: np.random.Generator,
-               outcome_per_row: bool = False) -> float:
-    """The estimator's bias at the data's own dependence, by a parametric bootstrap.
+class _BiasModel(NamedTuple):
+    """The two small models of the debiased interval, fitted on some rows."""
 
-    Fits P(action | belief, evidence, outcome) (multinomial logistic regression
-    on a cubic-spline basis of the belief, one-hot discrete evidence, the
-    continuous evidence, the outcome and its interactions with the belief
-    basis) and P(outcome | belief, evidence); computes the exact CMI of the
-    fitted model over the observed rows; simulates studies from it (one outcome
-    per context, drawn from the mean of its rows' fitted probabilities, or with
-    ``outcome_per_row`` (the data's outcome varies within a context) one per row from
-    its own; the actions of the rows given their own belief and the simulated
-    outcome) and
-    returns the mean estimate on them minus the model's CMI. NaN when a model
-    cannot be fitted (a constant action or outcome).
-    """
-    from sklearn.linear_model import LogisticRegression
+    p_a: np.ndarray  # P(action | row, outcome y): (n_y, n, n_a)
+    pi: np.ndarray  # P(outcome | row): (n, n_y)
+    theta: float  # their exact CMI over the rows
+    m_a: Any  # the fitted LogisticRegression of the action
+    m_y: Any  # the fitted LogisticRegression of the outcome
+
+
+def _bias_features(belief: np.ndarray, ev_disc: np.ndarray,
+                   ev_cont: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The belief's cubic-spline basis and the features of P(outcome | belief, evidence):
+    the basis, one-hot discrete evidence, the standardised continuous evidence."""
     from sklearn.preprocessing import SplineTransformer
-    from threadpoolctl import threadpool_limits
 
-    action, outcome, ev_disc = prep.disc["x"], prep.disc["y"], prep.disc["z"]
-    n_a = int(action.max()) + 1
-    n_y = int(outcome.max()) + 1
-    if n_a < 2 or n_y < 2:
-        return float("nan")
-    n = len(action)
     basis = SplineTransformer(n_knots=5, degree=3).fit_transform(belief[:, None])
     parts = [basis]
     if ev_disc.max() > 0:
@@ -52,21 +44,37 @@ def model_bias(prep: Prepared, k: int, belief: np.ndarray, ev_cont: np.ndarray,
     if ev_cont.shape[1]:
         sd = ev_cont.std(axis=0)
         parts.append((ev_cont - ev_cont.mean(axis=0)) / np.where(sd > 0, sd, 1.0))
-    base = np.column_stack(parts)
+    return basis, np.column_stack(parts)
+
+
+def _fit_bias_model(action: np.ndarray, outcome: np.ndarray, basis: np.ndarray,
+                    base: np.ndarray, n_a: int, n_y: int,
+                    start: _BiasModel | None = None) -> _BiasModel | None:
+    """Fit P(action | belief, evidence, outcome) and P(outcome | belief, evidence) on the
+    rows given (from ``start``'s coefficients when given: a half-sample's refit) and
+    their exact CMI over those rows; None when either cannot be fitted."""
+    import copy
+
+    from sklearn.linear_model import LogisticRegression
+
+    n = len(action)
 
     def with_outcome(y: np.ndarray) -> np.ndarray:
         onehot = np.eye(n_y)[y][:, 1:]
         inter = (onehot[:, :, None] * basis[:, None, :]).reshape(n, -1)
         return np.column_stack([base, onehot, inter])
 
-    # small fits: scikit-learn's OpenMP threads (started after any limit the caller set,
-    # when scikit-learn is first imported here) only spin; one thread, same numbers
-    with threadpool_limits(1):
-        try:
-            m_a = LogisticRegression(C=10.0, max_iter=2000).fit(with_outcome(outcome), action)
-            m_y = LogisticRegression(C=10.0, max_iter=2000).fit(base, outcome)
-        except ValueError:
-            return float("nan")
+    if start is None:
+        m_a = LogisticRegression(C=10.0, max_iter=2000)
+        m_y = LogisticRegression(C=10.0, max_iter=2000)
+    else:
+        m_a, m_y = copy.deepcopy(start.m_a), copy.deepcopy(start.m_y)
+        m_a.warm_start = m_y.warm_start = True
+    try:
+        m_a.fit(with_outcome(outcome), action)
+        m_y.fit(base, outcome)
+    except ValueError:  # a constant action or outcome, or a class missing from the rows
+        return None
     # class probabilities in code order (classes absent from the fit get 0)
     p_a = np.zeros((n_y, n, n_a))
     for y in range(n_y):
@@ -77,6 +85,54 @@ def model_bias(prep: Prepared, k: int, belief: np.ndarray, ev_cont: np.ndarray,
     with np.errstate(divide="ignore", invalid="ignore"):
         terms = np.where(p_a > 0, p_a * np.log(p_a / mix[None]), 0.0).sum(axis=2)
     theta = float(np.mean(np.sum(pi * terms.T, axis=1)))
+    return _BiasModel(p_a, pi, theta, m_a, m_y)
+
+
+def model_bias(prep: Prepared, k: int, belief: np.ndarray, ev_cont: np.ndarray,
+               groups: np.ndarray, n_replicates: int, gen: np.random.Generator,
+               outcome_per_row: bool = False,
+               half_samples: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+               ) -> tuple[float, float]:
+    """The estimator's bias at the data's own dependence, by a parametric bootstrap, and
+    how much more the debiased centre varies than the estimate.
+
+    Fits P(action | belief, evidence, outcome) (multinomial logistic regression
+    on a cubic-spline basis of the belief, one-hot discrete evidence, the
+    continuous evidence, the outcome and its interactions with the belief
+    basis) and P(outcome | belief, evidence); computes the exact CMI of the
+    fitted model over the observed rows; simulates studies from it (one outcome
+    per context, drawn from the mean of its rows' fitted probabilities, or with
+    ``outcome_per_row`` (the data's outcome varies within a context) one per row from
+    its own; the actions of the rows given their own belief and the simulated
+    outcome). The bias is the mean estimate on them minus the model's CMI.
+
+    With ``half_samples = (rows, offsets, estimates)`` (some of the interval's
+    half-samples and the estimate on each), the two models are refitted on each
+    half-sample (from the full fit's coefficients). The bias moves with the fitted
+    CMI, so the centre (estimate minus bias) varies more than the estimate: the
+    second value is the ratio of the half-samples' spread of ``estimate - s theta``
+    (``s`` the bias per nat of the full fit, clipped to [-1, 0]) to that of the
+    estimate, at least 1 (1 without ``half_samples``). NaN, 1 when a model cannot be
+    fitted (a constant action or outcome).
+    """
+    from threadpoolctl import threadpool_limits
+
+    action, outcome, ev_disc = prep.disc["x"], prep.disc["y"], prep.disc["z"]
+    n_a = int(action.max()) + 1
+    n_y = int(outcome.max()) + 1
+    if n_a < 2 or n_y < 2:
+        return float("nan"), 1.0
+    n = len(action)
+    basis, base = _bias_features(belief, ev_disc, ev_cont)
+    # small fits: scikit-learn's OpenMP threads (started after any limit the caller set,
+    # when scikit-learn is first imported here) only spin; one thread, same numbers
+    with threadpool_limits(1):
+        fit = _fit_bias_model(action, outcome, basis, base, n_a, n_y)
+        if fit is None:
+            return float("nan"), 1.0
+        spread = None if half_samples is None else _centre_spread(
+            fit, action, outcome, basis, base, half_samples)
+    p_a, pi, theta = fit.p_a, fit.pi, fit.theta
     n_groups = int(groups.max()) + 1
     cnt = np.bincount(groups, minlength=n_groups).astype(np.float64)
     pi_context = np.column_stack([np.bincount(groups, weights=pi[:, y], minlength=n_groups)
@@ -96,7 +152,42 @@ def model_bias(prep: Prepared, k: int, belief: np.ndarray, ev_cont: np.ndarray,
                                n_a - 1)
     sims = simulated_estimates(prep, k, a_sims, y_sims)
     sims = sims[np.isfinite(sims)]
-    return float(np.mean(sims) - theta) if sims.size else float("nan")
+    bias = float(np.mean(sims) - theta) if sims.size else float("nan")
+    if not np.isfinite(bias) or spread is None:
+        return bias, 1.0
+    return bias, _spread_ratio(bias, theta, *spread)
+
+
+def _centre_spread(fit: _BiasModel, action: np.ndarray, outcome: np.ndarray,
+                   basis: np.ndarray, base: np.ndarray,
+                   half_samples: tuple[np.ndarray, np.ndarray, np.ndarray],
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """The fitted CMI on each half-sample (refitted from ``fit``) and the estimate on it,
+    both over the half-samples where both are finite."""
+    rows, offsets, estimates = half_samples
+    n_a, n_y = fit.p_a.shape[2], fit.p_a.shape[0]
+    thetas = np.full(len(estimates), np.nan)
+    for h in range(len(estimates)):
+        idx = rows[offsets[h]:offsets[h + 1]]
+        sub = _fit_bias_model(action[idx], outcome[idx], basis[idx], base[idx], n_a, n_y,
+                              start=fit)
+        if sub is not None:
+            thetas[h] = sub.theta
+    ok = np.isfinite(thetas) & np.isfinite(estimates)
+    return thetas[ok], np.asarray(estimates)[ok]
+
+
+def _spread_ratio(bias: float, theta: float, thetas: np.ndarray,
+                  estimates: np.ndarray) -> float:
+    """sd(estimate - s theta) / sd(estimate) over the half-samples, at least 1; ``s`` the
+    bias per nat of fitted CMI, clipped to [-1, 0] (1 with fewer than 10 half-samples)."""
+    if len(estimates) < 10:
+        return 1.0
+    sd = float(np.std(estimates, ddof=1))
+    slope = float(np.clip(bias / theta, -1.0, 0.0)) if theta > 0 else 0.0
+    if not sd > 0:
+        return 1.0
+    return max(1.0, float(np.std(estimates - slope * thetas, ddof=1)) / sd)
 
 
 def simulated_estimates(prep: Prepared, k: int, a_sims: np.ndarray,

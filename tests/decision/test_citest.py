@@ -661,7 +661,7 @@ def test_the_bias_model_draws_outcomes_as_the_data_vary(
     model_bias = citest_module.model_bias
 
     def flag_spy(*args):
-        flags.append(args[-1])
+        flags.append(args[7])  # outcome_per_row
         return model_bias(*args)
 
     monkeypatch.setattr(citest_module, "model_bias", flag_spy)

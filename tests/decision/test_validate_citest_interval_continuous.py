@@ -88,4 +88,5 @@ def test_diagnose_records_the_centre_the_interval_uses(
     job = (cc.Design(), 1)
     with_bias = vi._one_diagnosed(job)
     assert with_bias[:4] == vi._one(job)  # recording leaves the answer alone
-    assert len(with_bias) == 5 and np.isfinite(with_bias[4])
+    assert len(with_bias) == 6 and np.isfinite(with_bias[4])
+    assert with_bias[5] >= 1.0  # the spread ratio (float evidence: the refit ran)
