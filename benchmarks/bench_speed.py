@@ -524,13 +524,29 @@ for method in ("debiased", "subsampling"):
         times.append(time.process_time() - c0)
     out[method] = {"median_cpu_s": float(np.median(times)), "min_cpu_s": min(times),
                    "interval_seed_last": list(res.confidence_interval)[:2]}
+# float evidence: the defaults, whose interval refits its bias model on half-samples
+sys.path.append(sys.argv[3])
+from benchmarks import validate_citest_continuous as cc
+design = cc.NULLS["evidence per row, continuous beliefs that miss it"]
+data = cc.generate(design, 0)
+ev = cc.evidence_columns(design)
+coherence.ci_test(data, evidence=ev, rng=0)
+times = []
+for seed in range(int(sys.argv[2])):
+    c0 = time.process_time()
+    res = coherence.ci_test(data, evidence=ev, rng=seed)
+    times.append(time.process_time() - c0)
+out["float_evidence"] = {"median_cpu_s": float(np.median(times)), "min_cpu_s": min(times),
+                         "interval_seed_last": list(res.confidence_interval)[:2]}
 print(json.dumps(out))
 """
 
 
 def ci_interval_cost(ref: str, calls: int, out_path: Path) -> dict[str, Any]:
     """``ci_test`` at its defaults (``ci_method='debiased'``) and with
-    ``ci_method='subsampling'`` on 1000 rows (200 contexts x 5), CPU seconds of one call
+    ``ci_method='subsampling'`` on 1000 rows (200 contexts x 5), and at its defaults on
+    1000 rows with float evidence (whose interval refits its bias model on
+    half-samples), CPU seconds of one call
     (median of ``calls``) on one numba and one BLAS thread, the code at git ``ref``
     (before) and the working tree (after) in fresh processes of this one run; merged
     into ``out_path`` under ``ci_interval``."""
@@ -545,7 +561,8 @@ def ci_interval_cost(ref: str, calls: int, out_path: Path) -> dict[str, Any]:
                                  capture_output=True).stdout
         subprocess.run(["tar", "-x", "-C", str(before)], input=archive, check=True)
         for label, path in (("before", before), ("after", ROOT)):
-            done = subprocess.run([sys.executable, "-c", _CI_CHILD, str(path), str(calls)],
+            done = subprocess.run([sys.executable, "-c", _CI_CHILD, str(path), str(calls),
+                                   str(ROOT)],
                                   cwd=tmp, check=True, capture_output=True, text=True)
             rows[label] = json.loads(done.stdout.strip().splitlines()[-1])
     for label in ("before", "after"):
@@ -555,13 +572,19 @@ def ci_interval_cost(ref: str, calls: int, out_path: Path) -> dict[str, Any]:
         print(f"  {label} ({ref if label == 'before' else 'working tree'}): ci_test defaults "
               f"{r['debiased']['median_cpu_s']:.3f} s CPU, subsampling "
               f"{r['subsampling']['median_cpu_s']:.3f} s "
-              f"({r['debiased_over_subsampling']:.2f}x)", flush=True)
+              f"({r['debiased_over_subsampling']:.2f}x); float evidence "
+              f"{r['float_evidence']['median_cpu_s']:.3f} s", flush=True)
     result = {"script": f"benchmarks/bench_speed.py --ci-interval {ref}",
               "environment": environment(), "threads": "1 numba, 1 BLAS",
               "design": "coherence.simulate('rational', n_contexts=200, rng=0): 1000 rows",
               "calls": calls, "before_ref": ref, **rows,
               "ratio_debiased_before_over_after": (rows["before"]["debiased"]["median_cpu_s"]
-                                                   / rows["after"]["debiased"]["median_cpu_s"])}
+                                                   / rows["after"]["debiased"]["median_cpu_s"]),
+              "float_evidence_design": "validate_citest_continuous 'evidence per row, "
+                                       "continuous beliefs that miss it', seed 0: 1000 rows",
+              "ratio_float_evidence_after_over_before": (
+                  rows["after"]["float_evidence"]["median_cpu_s"]
+                  / rows["before"]["float_evidence"]["median_cpu_s"])}
     saved = json.loads(out_path.read_text(encoding="utf-8")) if out_path.exists() else {}
     saved["ci_interval"] = result
     out_path.write_text(json.dumps(saved, indent=1) + "\n", encoding="utf-8")

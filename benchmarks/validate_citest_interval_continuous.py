@@ -17,7 +17,8 @@ quadrature), at leaks chosen to give 0.024 and 0.090 nats (the levels of
 at least 93% of studies and the power is recorded.
 
 ``--diagnose NAME`` runs one ``--known`` design recording the bias each study's interval
-subtracted: the spread of the estimate against that of the interval's centre.
+subtracted and the ratio by which it widened the spread: the spread of the estimate
+against that of the interval's centre (one row per design and commit).
 
 ``--only PREFIX,...`` runs the designs whose name starts with a prefix; ``--merge`` keeps
 the stored designs of ``--out`` (``--new``: and runs only the others); ``--budget S``
@@ -292,8 +293,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.diagnose:
         row = diagnose(args.diagnose, args.reps, pool)
         row["commit"] = env["commit"]
+        # one row per design and commit: a diagnosis before a change stays beside the after
         results["diagnosis"] = [r for r in results.get("diagnosis", [])
-                                if r["design"] != row["design"]] + [row]
+                                if (r["design"], r["commit"]) != (row["design"],
+                                                                  row["commit"])] + [row]
         write_json(args.out, results)
         print(json.dumps(row, indent=1), flush=True)
         if pool:

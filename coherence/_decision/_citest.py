@@ -565,9 +565,11 @@ def ci_test(
     takes the mean estimate on them minus the model's CMI as
     the bias at the data's own dependence. The spread comes from half-samples
     of the contexts, which keep whatever the contexts' rows share. With float
-    evidence and a clearly positive CMI it covered 0.877-0.970 in validation,
-    short of 95% with context shocks or a belief x evidence interaction: read
-    it there as an interval of about 90% (docs/validation_ci.md).
+    evidence the bias subtracted moves with the fitted model's CMI, so the
+    centre varies more than the estimate: both models are refitted on 30 of the
+    half-samples and the spread is widened by the ratio of the centre's spread to
+    the estimate's there (never narrowed; the p-value is unaffected). Coverage
+    at known CMIs: docs/validation_ci.md.
 
     **Why not the bootstrap rule.** Resampling with replacement duplicates
     rows; duplicates are zero-distance neighbours and inflate kNN estimates,

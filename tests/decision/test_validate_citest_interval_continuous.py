@@ -90,3 +90,12 @@ def test_diagnose_records_the_centre_the_interval_uses(
     assert with_bias[:4] == vi._one(job)  # recording leaves the answer alone
     assert len(with_bias) == 6 and np.isfinite(with_bias[4])
     assert with_bias[5] >= 1.0  # the spread ratio (float evidence: the refit ran)
+    assert "spread ratio" in tables_text(vi, out, tmp_path, monkeypatch)
+    # a diagnosis at another commit stays beside this one (before and after a change)
+    stored = json.loads(out.read_text())
+    stored["diagnosis"][0]["commit"] = "0" * 40
+    out.write_text(json.dumps(stored))
+    assert vi.main(["--diagnose", name, "--reps", "2", "--jobs", "1", "--merge", "--out",
+                    str(out)]) == 0
+    rows = json.loads(out.read_text())["diagnosis"]
+    assert [r["reps"] for r in rows] == [3, 2] and rows[0]["commit"] == "0" * 40
