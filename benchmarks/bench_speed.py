@@ -513,31 +513,22 @@ assert coherence.__file__.startswith(sys.argv[1]), coherence.__file__
 numba.set_num_threads(1)
 threadpool_limits(1)
 warnings.simplefilter("ignore")
-data = coherence.simulate("rational", n_contexts=200, rng=0).data
-out = {}
-for method in ("debiased", "subsampling"):
-    coherence.ci_test(data, ci_method=method, rng=0)  # warm-up: numba compilation
+def cost(data, **kw):
+    coherence.ci_test(data, rng=0, **kw)  # warm-up: numba compilation
     times = []
     for seed in range(int(sys.argv[2])):
         c0 = time.process_time()
-        res = coherence.ci_test(data, ci_method=method, rng=seed)
+        res = coherence.ci_test(data, rng=seed, **kw)
         times.append(time.process_time() - c0)
-    out[method] = {"median_cpu_s": float(np.median(times)), "min_cpu_s": min(times),
-                   "interval_seed_last": list(res.confidence_interval)[:2]}
+    return {"median_cpu_s": float(np.median(times)), "min_cpu_s": min(times),
+            "interval_seed_last": list(res.confidence_interval)[:2]}
+data = coherence.simulate("rational", n_contexts=200, rng=0).data
+out = {method: cost(data, ci_method=method) for method in ("debiased", "subsampling")}
 # float evidence: the defaults, whose interval refits its bias model on half-samples
 sys.path.append(sys.argv[3])
 from benchmarks import validate_citest_continuous as cc
 design = cc.NULLS["evidence per row, continuous beliefs that miss it"]
-data = cc.generate(design, 0)
-ev = cc.evidence_columns(design)
-coherence.ci_test(data, evidence=ev, rng=0)
-times = []
-for seed in range(int(sys.argv[2])):
-    c0 = time.process_time()
-    res = coherence.ci_test(data, evidence=ev, rng=seed)
-    times.append(time.process_time() - c0)
-out["float_evidence"] = {"median_cpu_s": float(np.median(times)), "min_cpu_s": min(times),
-                         "interval_seed_last": list(res.confidence_interval)[:2]}
+out["float_evidence"] = cost(cc.generate(design, 0), evidence=cc.evidence_columns(design))
 print(json.dumps(out))
 """
 
