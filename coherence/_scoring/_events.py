@@ -52,6 +52,7 @@ from ._dates import check_same_awareness
 from ._dates import is_missing
 from ._dates import to_days
 from ._matching import THRESHOLDS
+from ._matching import EventColumns
 from ._matching import cosine
 from ._matching import default_embedder
 from ._matching import event_text
@@ -287,7 +288,7 @@ def key_event_recall(
     >>> coherence.key_event_recall(fc, hind, date_window_days=3, rng=0).statistic
     0.0
     """
-    columns = _KeyEventColumns(
+    columns = EventColumns(
         by=by, question=question, title=title, description=description, date=date,
         event=event, magnitude=magnitude, confidence=confidence, is_outcome=is_outcome)
     options = _KeyEventOptions(
@@ -296,21 +297,6 @@ def key_event_recall(
         confidence_level=confidence_level, rng=rng)
     iv = _key_event_recall_iv(forecast_events, hindsight_events, forecasts, columns, options)
     return _key_event_recall(iv)
-
-
-@dataclass(frozen=True, slots=True)
-class _KeyEventColumns:
-    """The column names given to :func:`key_event_recall`."""
-
-    by: str
-    question: str
-    title: str
-    description: str | None
-    date: str | None
-    event: str
-    magnitude: str
-    confidence: str
-    is_outcome: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -359,7 +345,7 @@ class _KeyEventInput:
 
 
 def _check_event_rows(fdf: pd.DataFrame, hdf: pd.DataFrame, h_days: np.ndarray,
-                      units: pd.DataFrame | None, columns: _KeyEventColumns,
+                      units: pd.DataFrame | None, columns: EventColumns,
                       owner: str) -> None:
     """The checks across rows of :func:`key_event_recall`'s tables: each forecast event
     once, every forecast listed in ``forecasts`` (when given), one date per hindsight
@@ -391,7 +377,7 @@ def _check_event_rows(fdf: pd.DataFrame, hdf: pd.DataFrame, h_days: np.ndarray,
 
 
 def _key_event_recall_iv(forecast_events: Any, hindsight_events: Any, forecasts: Any,
-                         columns: _KeyEventColumns, options: _KeyEventOptions) -> _KeyEventInput:
+                         columns: EventColumns, options: _KeyEventOptions) -> _KeyEventInput:
     owner = "key_event_recall"
     by, question, title, description, date, event, magnitude, confidence, is_outcome = (
         columns.by, columns.question, columns.title, columns.description, columns.date,

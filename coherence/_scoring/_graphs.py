@@ -56,6 +56,7 @@ from ._graph_quality import graph_depth
 from ._graph_quality import hindsight_graph_quality
 from ._graph_quality import missing_or_in
 from ._matching import THRESHOLDS
+from ._matching import EventColumns
 from ._matching import event_text
 from ._matching import event_tokens
 from ._matching import hindsight_texts
@@ -184,18 +185,10 @@ class ReasoningGraphResult(CoherenceResult, test_name="reasoning_graph_metrics",
 
 
 @dataclass(frozen=True, slots=True)
-class _GraphColumns:
-    """The column names of :func:`reasoning_graph_metrics`'s tables, passed as one."""
+class _GraphColumns(EventColumns):
+    """The column names of :func:`reasoning_graph_metrics`'s tables, passed as one: those of
+    its events tables and of its graphs."""
 
-    by: str
-    question: str
-    event: str
-    title: str
-    description: str | None
-    date: str | None
-    magnitude: str
-    confidence: str
-    is_outcome: str | None
     review_status: str
     simulated_date: str
     source: str

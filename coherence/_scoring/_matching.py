@@ -10,7 +10,6 @@ import re
 from collections.abc import Callable
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 from typing import Any
 
 import numpy as np
@@ -19,14 +18,10 @@ import pandas as pd
 from .._validation import same_within
 from ._dates import is_missing
 
-if TYPE_CHECKING:  # pragma: no cover
-
-    pass
-
-
 __all__ = [
     "STOPWORDS",
     "THRESHOLDS",
+    "EventColumns",
     "bm25_scores",
     "cosine",
     "default_embedder",
@@ -39,13 +34,27 @@ __all__ = [
     "token_f1",
 ]
 
-
-
 #: Words dropped from event texts before matching.
 STOPWORDS = frozenset({"the", "and", "for", "with", "that", "this"})
 _TOKEN = re.compile(r"[a-z0-9]+")
 #: Default thresholds of the two matchers.
 THRESHOLDS = {"hybrid": 0.45, "semantic": 0.55}
+
+
+@dataclass(frozen=True, slots=True)
+class EventColumns:
+    """The column names of the events tables given to :func:`key_event_recall` and
+    :func:`reasoning_graph_metrics` (the latter adds its graphs' columns), passed as one."""
+
+    by: str
+    question: str
+    title: str
+    description: str | None
+    date: str | None
+    event: str
+    magnitude: str
+    confidence: str
+    is_outcome: str | None
 
 
 # --------------------------------------------------------------------------- array layer
