@@ -108,5 +108,8 @@ def _show(args: argparse.Namespace, result: Any) -> None:
           f"{result.method}.")
     for note in table["note"].dropna().unique():
         print(f"NaN where noted: {note}.")
+    if table["n_bayes"].eq(0).any():
+        print("bayes_consistent, bayes_error_mean: blank where n_bayes is 0, no pair of the "
+              "cell has P(B) and P(B | A) (a Bayes run asks for them).")
     if args.csv:
         table.to_csv(args.csv, index=False)

@@ -215,6 +215,8 @@ def test_pairs_command_real_file(shared_data, tmp_path):
     path = shared_data / "conditional-pairs" / "gpt4o_skeptical.json"
     out = run("pairs", str(path), "--csv", str(tmp_path / "p.csv"))
     assert out.returncode == 0, out.stderr
+    # a one-direction run: the blank Bayes columns are explained
+    assert "blank where n_bayes is 0" in out.stdout
     import pandas as pd
 
     frame = pd.read_csv(tmp_path / "p.csv").set_index("category")

@@ -66,6 +66,7 @@ def test_resolutions_pool_and_duplicates(files, tmp_path, run):
     table = pd.read_csv(tmp_path / "j.csv")
     assert table["resolved"].all() and table["n_bayes"].tolist() == [3, 3]
     assert "one-sample t-test (less); normal interval" in out.stdout
+    assert "blank where n_bayes is 0" not in out.stdout  # every cell has its Bayes pairs
     # the same file twice is refused, not pooled into half the p-value
     err = run("pairs", str(files / "one.json"), str(files / "one.json"))
     one_line_error(err)
