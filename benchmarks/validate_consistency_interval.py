@@ -1,0 +1,191 @@
+"""Coverage of :func:`coherence.consistency_check`'s intervals of the mean violations.
+
+``consistency_check`` reports the mean arbitrage and the mean frequentist violation over
+tuples, each with a percentile bootstrap interval over tuples. Violations are
+non-negative, often exactly 0 (inequality checkers inside their bound) and skewed to
+the right, the case where a percentile interval of a mean is known to be too short.
+This matrix measures how often each interval holds the population's mean violation,
+on tuples from :mod:`benchmarks.checker_noise_designs` (coherent truths, one stated
+forecast per question: noise normal, Student t3 or heaped on a grid, and a share of
+tuples moved off coherence), at 20 to 300 tuples. The population's means come from
+one sample of 20,000 tuples of each design. Beside the shipped interval it records,
+on the same violations, the cluster bootstrap-t interval with Student's small-sample
+factor (:func:`coherence._resampling.heavy_tailed_mean_interval`, what the log score
+uses), as a candidate. The JSON is rewritten after every cell; the table of
+``docs/consistency_checks.md`` is generated from it::
+
+    python -m benchmarks.validate_consistency_interval --reps 200   # writes the JSON
+    python -m benchmarks.validate_consistency_interval --tables     # JSON -> docs
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+import warnings
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from benchmarks._harness import environment
+from benchmarks._harness import format_rate
+from benchmarks._harness import generated_by
+from benchmarks._harness import markdown_table
+from benchmarks._harness import matrix_parser
+from benchmarks._harness import rejection_rate
+from benchmarks._harness import write_json
+from benchmarks._harness import write_tables
+from benchmarks.checker_noise_designs import WORLDS
+from benchmarks.checker_noise_designs import Design
+from benchmarks.checker_noise_designs import generate
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "benchmarks" / "results" / "validate_consistency_interval.json"
+DOC = ROOT / "docs" / "consistency_checks.md"
+#: tuples of the sample whose mean violations stand for the population's
+TRUTH_TUPLES = 20_000
+TRUTH_SEED = 10**6
+SIZES = (20, 50, 100, 300)
+
+ONE = Design(repetitions=(1, 1))
+DESIGNS: dict[str, Design] = {
+    "negation, normal noise sd 0.03-0.10": ONE,
+    "negation, 10% of tuples off by 0.3": ONE.with_(share_incoherent=0.1, delta=0.3),
+    "and, Student t3 noise sd 0.03-0.10": ONE.with_(checker="and", noise="t3"),
+    "cond, heaped on 0.05 (LLM-like)": ONE.with_(checker="cond", grid=0.05),
+    "expected_evidence, normal noise sd 0.05-0.20": ONE.with_(checker="expected_evidence",
+                                                              sd=(0.05, 0.20)),
+}
+
+
+def wide_tuples(design: Design, seed: int) -> Any:
+    """One study as ``consistency_check`` reads it: a row per tuple, a column per role."""
+    roles = list(WORLDS[design.checker][0])
+    data = generate(design, seed)
+    return data.pivot_table(index="set", columns="role", values="probability",
+                            aggfunc="first")[roles]
+
+
+def population_means(design: Design) -> tuple[float, float]:
+    """The mean arbitrage and frequentist violation of :data:`TRUTH_TUPLES` tuples."""
+    import coherence
+
+    wide = wide_tuples(design.with_(n_tuples=TRUTH_TUPLES), TRUTH_SEED)
+    return (float(np.mean(coherence.arbitrage_violation(design.checker, wide))),
+            float(np.mean(coherence.frequentist_violation(design.checker, wide))))
+
+
+def candidate_interval(values: np.ndarray, n_resamples: int,
+                       gen: np.random.Generator) -> tuple[float, float]:
+    """The bootstrap-t interval with Student's factor, tuples as the units."""
+    from coherence._resampling import cluster_mean_pivots
+    from coherence._resampling import heavy_tailed_mean_interval
+
+    means, ses, reps, reps_se = cluster_mean_pivots(values[:, None], np.arange(values.size),
+                                                    n_resamples, gen)
+    mean, se = float(means[0]), float(ses[0])
+    return heavy_tailed_mean_interval(mean, se, reps[:, 0], reps_se[:, 0], values - mean, 0.95,
+                                      (0.0, np.inf))
+
+
+def run_cell(name: str, n_tuples: int, reps: int, n_resamples: int) -> dict[str, Any]:
+    import coherence
+
+    t0 = time.perf_counter()
+    design = DESIGNS[name].with_(n_tuples=n_tuples)
+    truth = population_means(design)
+    covers = np.zeros((reps, 4), dtype=bool)  # arbitrage shipped, candidate; frequentist
+    widths = np.zeros((reps, 4))
+    for r in range(reps):
+        wide = wide_tuples(design, r)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            res = coherence.consistency_check(wide, design.checker, n_resamples=n_resamples,
+                                              rng=r)
+        gen = np.random.default_rng(r)
+        ends = [(res.confidence_interval.low, res.confidence_interval.high),
+                candidate_interval(np.asarray(res.arbitrage, float), n_resamples, gen),
+                (res.frequentist_interval.low, res.frequentist_interval.high),
+                candidate_interval(np.asarray(res.frequentist, float), n_resamples, gen)]
+        for j, (low, high) in enumerate(ends):
+            target = truth[j // 2]
+            covers[r, j] = low <= target <= high
+            widths[r, j] = high - low
+    row = {"design": name, "n_tuples": n_tuples, "reps": reps, "settings": design.settings(),
+           "mean_arbitrage": truth[0], "mean_frequentist": truth[1],
+           "arbitrage_percentile": rejection_rate(covers[:, 0]),
+           "arbitrage_candidate": rejection_rate(covers[:, 1]),
+           "frequentist_percentile": rejection_rate(covers[:, 2]),
+           "frequentist_candidate": rejection_rate(covers[:, 3]),
+           "median_width": [float(w) for w in np.median(widths, axis=0)],
+           "seconds": round(time.perf_counter() - t0, 1)}
+    print(f"{name:48s} {n_tuples:4d}  arbitrage {covers[:, 0].mean():.3f} / "
+          f"{covers[:, 1].mean():.3f}  frequentist {covers[:, 2].mean():.3f} / "
+          f"{covers[:, 3].mean():.3f}  ({row['seconds']:.0f} s)", flush=True)
+    return row
+
+
+def tables(results: dict[str, Any]) -> str:
+    env = results["environment"]
+    lines = [generated_by("validate_consistency_interval", env)
+             + f"; {results['settings']['n_resamples']} resamples). Coverage of the "
+             "population's mean violation by the 95% interval, with 95% Wilson intervals "
+             "in brackets: *shipped*, the percentile bootstrap interval over tuples that "
+             "`consistency_check` reports (`confidence_interval` for the arbitrage, "
+             "`frequentist_interval`); *bootstrap-t*, the candidate on the same "
+             "violations. Widths are medians over the studies, the candidate's relative "
+             "to the shipped one's.", ""]
+    header = ("design", "tuples", "studies", "mean arbitrage", "arbitrage: shipped",
+              "arbitrage: bootstrap-t (width x)", "frequentist: shipped",
+              "frequentist: bootstrap-t (width x)")
+
+    def ratio(row: dict[str, Any], j: int) -> str:
+        w = row["median_width"]
+        return f"{w[j] / w[j - 1]:.2f}" if w[j - 1] > 0 else "-"
+
+    rows = [(r["design"], r["n_tuples"], r["reps"], f"{r['mean_arbitrage']:.4f}",
+             format_rate(r["arbitrage_percentile"]),
+             f"{format_rate(r['arbitrage_candidate'])} ({ratio(r, 1)})",
+             format_rate(r["frequentist_percentile"]),
+             f"{format_rate(r['frequentist_candidate'])} ({ratio(r, 3)})")
+            for r in results["cells"]]
+    return "\n".join([*lines, *markdown_table(header, rows)])
+
+
+def main(argv: Iterable[str] | None = None) -> int:
+    import json
+
+    parser = matrix_parser(__doc__, results=RESULTS, page="docs/consistency_checks.md",
+                           n_resamples=999, reps=200, power_reps=None,
+                           only="comma-separated design name prefixes to run")
+    parser.add_argument("--sizes", default=",".join(map(str, SIZES)))
+    args = parser.parse_args(None if argv is None else list(argv))
+    if args.tables:
+        write_tables(DOC, "validate_consistency_interval.py",
+                     tables(json.loads(args.out.read_text())))
+        return 0
+    words = [w for w in args.only.split(",") if w]
+    results: dict[str, Any] = {"environment": environment(),
+                               "settings": {"n_resamples": args.n_resamples, "reps": args.reps,
+                                            "truth_tuples": TRUTH_TUPLES}, "cells": []}
+    if args.append and args.out.exists():
+        results["cells"] = json.loads(args.out.read_text())["cells"]
+    sizes = [int(s) for s in args.sizes.split(",")]
+    for name in DESIGNS:
+        if words and not any(name.startswith(w) for w in words):
+            continue
+        for n in sizes:
+            row = run_cell(name, n, args.reps, args.n_resamples)
+            results["cells"] = [c for c in results["cells"]
+                                if (c["design"], c["n_tuples"]) != (name, n)] + [row]
+            order = {(d, s): i for i, (d, s) in enumerate(
+                (d, s) for d in DESIGNS for s in SIZES)}
+            results["cells"].sort(key=lambda c: order.get((c["design"], c["n_tuples"]), 1e9))
+            write_json(args.out, results)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
