@@ -579,6 +579,7 @@ MEAN_KINDS = {
     "fraction": "Wilson interval at the cluster-robust effective sample size, t quantile "
                 "on Satterthwaite's degrees of freedom",
     "nonnegative": "cluster bootstrap-t interval",
+    "heavy-tailed": "cluster bootstrap-t interval with Student's small-sample factor",
 }
 
 
@@ -593,10 +594,14 @@ def cluster_mean_interval(values: Any, clusters: Any, n_resamples: int,
     * ``'fraction'``, values in [0, 1] (a recall, a precision): :func:`fraction_interval`
       on the degrees of freedom of :func:`satterthwaite_df`;
     * ``'nonnegative'``, values >= 0 without an upper bound (a count, days): the cluster
-      bootstrap-t interval of :func:`cluster_mean_pivots`, cut at 0 (:func:`mean_interval`).
+      bootstrap-t interval of :func:`cluster_mean_pivots`, cut at 0 (:func:`mean_interval`);
+    * ``'heavy-tailed'``, values >= 0 whose mean is set by rare large values (violations
+      that are mostly 0 or small): the same interval with Student's small-sample factor
+      (:func:`heavy_tailed_mean_interval`), cut at 0.
 
-    Only ``'nonnegative'`` draws from ``rng``. Clusters are coded in sorted label order
-    (:func:`sorted_codes`), so the interval does not depend on the order of the rows.
+    Only ``'nonnegative'`` and ``'heavy-tailed'`` draw from ``rng``. Clusters are coded in
+    sorted label order (:func:`sorted_codes`), so the interval does not depend on the order
+    of the rows.
     """
     if kind not in MEAN_KINDS:
         raise ValueError(f"cluster_mean_interval: kind must be one of {tuple(MEAN_KINDS)}, "
@@ -607,11 +612,17 @@ def cluster_mean_interval(values: Any, clusters: Any, n_resamples: int,
         return (np.nan, np.nan)
     codes = sorted_codes(np.asarray(clusters, dtype=object)[ok])
     n_units = int(codes.max()) + 1
-    if kind == "nonnegative":
+    if kind in ("nonnegative", "heavy-tailed"):
         means, ses, reps, reps_se = cluster_mean_pivots(values[ok][:, None], codes,
                                                         n_resamples, rng)
-        return mean_interval(float(means[0]), float(ses[0]), reps[:, 0], reps_se[:, 0],
-                             confidence_level, (0.0, math.inf))
+        mean, se = float(means[0]), float(ses[0])
+        if kind == "nonnegative":
+            return mean_interval(mean, se, reps[:, 0], reps_se[:, 0], confidence_level,
+                                 (0.0, math.inf))
+        residuals = (np.bincount(codes, weights=values[ok], minlength=n_units)
+                     - np.bincount(codes, minlength=n_units) * mean)
+        return heavy_tailed_mean_interval(mean, se, reps[:, 0], reps_se[:, 0], residuals,
+                                          confidence_level, (0.0, math.inf))
     sums = np.bincount(codes, weights=values[ok], minlength=n_units)[:, None]
     counts = np.bincount(codes, minlength=n_units).astype(np.float64)
     m, s = weighted_mean_pivots(np.ones((1, n_units)), sums, counts)

@@ -28,7 +28,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         "(NegChecker.jsonl, ...: the checker is taken from the file name unless --checker "
         "is given) or tables (CSV, TSV, parquet, JSON records) with one column per "
         "question of the checker (--checker required). Mean, median and share flagged of "
-        "both violations, with percentile bootstrap intervals over tuples.",
+        "both violations, with bootstrap-t intervals over tuples.",
         epilog="checkers: " + ", ".join(CHECKERS) + ". example: coherence consistency "
         "NegChecker.jsonl AndChecker.jsonl --definition code")
     cons.add_argument("files", nargs="+", metavar="FILE",
@@ -102,8 +102,8 @@ def run(args: argparse.Namespace) -> int:
     level = round(arb.confidence_level * 100)  # settings are shared by every file
     note = (f"arb: arbitrage violation (nats), flagged at >= {res.tolerance:g}; freq: "
             f"frequentist violation, flagged at >= {res.gamma * res.sigma:g}; flag: share "
-            f"flagged; low, high: {level}% percentile bootstrap interval of the mean over "
-            f"tuples ({res.n_resamples} resamples); definition {res.definition}.")
+            f"flagged; low, high: {level}% bootstrap-t interval of the mean over tuples "
+            f"({res.n_resamples} resamples); definition {res.definition}.")
     print("\n" + textwrap.fill(note, width=100))
     if args.csv:
         pd.concat(tables, ignore_index=True).to_csv(args.csv, index=False)

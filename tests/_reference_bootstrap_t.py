@@ -1,10 +1,14 @@
 """By loops: the cluster bootstrap-t interval of a mean score (the cluster-robust
 standard error, the sample's where a resample's is 0), for forecast_scores' and
-brier_decomposition's intervals."""
+brier_decomposition's intervals, and with Student's small-sample factor for the log
+score's and consistency_check's."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
+from scipy import stats
 
 
 def bootstrap_t_by_loops(values: np.ndarray, units: np.ndarray, draws: np.ndarray,
@@ -31,6 +35,23 @@ def bootstrap_t_by_loops(values: np.ndarray, units: np.ndarray, draws: np.ndarra
         pivots.append((m_b - mean) / (se_b if se_b > 0 else se))
     lo_q, hi_q = np.quantile(pivots, [(1 - level) / 2, (1 + level) / 2])
     return mean - hi_q * se, mean - lo_q * se
+
+
+def heavy_tailed_by_loops(values: np.ndarray, units: np.ndarray, draws: np.ndarray, level: float,
+             bounds: tuple[float, float]) -> tuple[float, float]:
+    """The documented interval by loops: the bootstrap-t interval about the mean, its
+    distances from the mean times sqrt(C / (C - 1)) t_{nu, 1 - alpha/2} / z_{1 - alpha/2},
+    nu = 2C / (k - (C - 3) / (C - 1)) between 1 and C - 1 for the kurtosis k of the
+    clusters' residuals S_c - m_c mean (scipy's, uncorrected); cut at ``bounds``."""
+    lo, hi = bootstrap_t_by_loops(values, units, draws, level)
+    labels = sorted(set(units))
+    c, mean = len(labels), float(values.mean())
+    resid = np.array([values[units == u].sum() - (units == u).sum() * mean for u in labels])
+    kurt = stats.kurtosis(resid, fisher=False, bias=True)
+    nu = min(max(2 * c / (kurt - (c - 3) / (c - 1)), 1.0), c - 1.0)
+    tail = 1 - (1 - level) / 2
+    f = math.sqrt(c / (c - 1)) * stats.t.ppf(tail, nu) / stats.norm.ppf(tail)
+    return max(mean - f * (mean - lo), bounds[0]), min(mean + f * (hi - mean), bounds[1])
 
 
 def fraction_interval_by_hand(values: np.ndarray, units: np.ndarray,

@@ -262,6 +262,23 @@ def test_consistency_check_table_and_summaries():
     assert row.loc[0, "checker"] == "but" and row.loc[0, "test"] == "consistency_check"
 
 
+def test_intervals_are_the_heavy_tailed_bootstrap_t_over_sorted_tuples():
+    """Both intervals are cluster_mean_interval(kind='heavy-tailed') of the sorted
+    violations, one tuple a unit, the arbitrage's drawn first from the generator."""
+    from coherence._resampling import cluster_mean_interval
+
+    rng = np.random.default_rng(11)
+    df = pd.DataFrame(random_tuples("and", 35, rng), columns=["P", "Q", "P_and_Q"])
+    res = consistency_check(df, "and", n_resamples=199, rng=4)
+    gen = np.random.default_rng(4)
+    for values, ci in ((res.arbitrage, res.confidence_interval),
+                       (res.frequentist, res.frequentist_interval)):
+        v = np.sort(values)
+        want = cluster_mean_interval(v, np.arange(v.size), 199, 0.95, gen, kind="heavy-tailed")
+        assert (ci.low, ci.high) == pytest.approx(want, rel=1e-12, abs=1e-15)
+    assert "Student's small-sample factor over tuples" in res.method
+
+
 def test_bootstrap_interval_covers_mean_and_is_reproducible():
     rng = np.random.default_rng(10)
     df = pd.DataFrame(random_tuples("negation", 40, rng), columns=["P", "not_P"])

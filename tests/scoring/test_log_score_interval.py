@@ -23,6 +23,7 @@ from coherence._resampling import cluster_mean_pivots
 from coherence._resampling import heavy_tailed_mean_interval
 from coherence._resampling import mean_interval
 from tests._reference_bootstrap_t import bootstrap_t_by_loops
+from tests._reference_bootstrap_t import heavy_tailed_by_loops
 from tests.scoring.test_forecast_intervals import _table as forecasts_of_two
 from tests.scoring.test_forecast_intervals import bootstrap_draws
 
@@ -38,23 +39,6 @@ def _log_scores(part: pd.DataFrame, convention: str = "ln") -> np.ndarray:
     q = np.where(part["outcome"] == 1, part["probability"], 1.0 - part["probability"])
     q = np.maximum(q.astype(float), FLOOR)
     return np.log(q) if convention == "ln" else -np.log2(q)
-
-
-def _by_hand(values: np.ndarray, units: np.ndarray, draws: np.ndarray, level: float,
-             bounds: tuple[float, float]) -> tuple[float, float]:
-    """The documented interval by loops: the bootstrap-t interval about the mean, its
-    distances from the mean times sqrt(C / (C - 1)) t_{nu, 1 - alpha/2} / z_{1 - alpha/2},
-    nu = 2C / (k - (C - 3) / (C - 1)) between 1 and C - 1 for the kurtosis k of the
-    clusters' residuals S_c - m_c mean (scipy's, uncorrected); cut at ``bounds``."""
-    lo, hi = bootstrap_t_by_loops(values, units, draws, level)
-    labels = sorted(set(units))
-    c, mean = len(labels), float(values.mean())
-    resid = np.array([values[units == u].sum() - (units == u).sum() * mean for u in labels])
-    kurt = stats.kurtosis(resid, fisher=False, bias=True)
-    nu = min(max(2 * c / (kurt - (c - 3) / (c - 1)), 1.0), c - 1.0)
-    tail = 1 - (1 - level) / 2
-    f = math.sqrt(c / (c - 1)) * stats.t.ppf(tail, nu) / stats.norm.ppf(tail)
-    return max(mean - f * (mean - lo), bounds[0]), min(mean + f * (hi - mean), bounds[1])
 
 
 @pytest.mark.parametrize("convention", ["ln", "log2_loss"])
@@ -73,7 +57,7 @@ def test_log_interval_is_the_documented_one(cluster, convention):
     table = res.table.set_index("model")
     for name, part, units, draws in bootstrap_draws(df, cluster, b, 7):
         values = _log_scores(part, convention)
-        lo, hi = _by_hand(values, units, draws, level, bounds)
+        lo, hi = heavy_tailed_by_loops(values, units, draws, level, bounds)
         got_lo, got_hi = table.loc[name, "log_score_ci_low"], table.loc[name, "log_score_ci_high"]
         assert got_lo == pytest.approx(lo, rel=1e-9)
         assert got_hi == pytest.approx(hi, rel=1e-9)
