@@ -32,11 +32,21 @@ def test_jsonl_and_table(run, files):
     assert max(map(len, out.stdout.splitlines())) <= 100
     assert "NegChecker.jsonl" in out.stdout and "negation" in out.stdout
     assert "definition paper" in out.stdout
+    # four tuples: the output says the intervals are unreliable
+    assert "fewer than 20 tuples (NegChecker.jsonl) are unreliable" in " ".join(
+        out.stdout.split())
     table = pd.read_csv(files / "out.csv")
     expected = consistency_check(pd.DataFrame(NEG, columns=["P", "not_P"]), "negation",
                                  n_resamples=50, rng=0)
     assert table["arbitrage"].to_numpy() == pytest.approx(expected.table["arbitrage"])
     assert set(table["checker"]) == {"negation"}
+
+    many = pd.DataFrame(NEG * 5, columns=["P", "not_P"])  # 20 tuples: no such sentence
+    many.to_csv(files / "neg20.csv", index=False)
+    out = run("consistency", str(files / "neg20.csv"), "--checker", "negation",
+              "--resamples", "50")
+    assert out.returncode == 0, out.stderr
+    assert "unreliable" not in out.stdout
 
     out = run("consistency", str(files / "and.csv"), "--checker", "AndChecker",
               "--definition", "code", "--resamples", "50")
