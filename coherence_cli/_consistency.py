@@ -79,7 +79,9 @@ def run(args: argparse.Namespace) -> int:
 
     from coherence import consistency_check
 
-    rows, tables = [], []
+    rows: list[dict[str, Any]] = []
+    tables = []
+    few: list[str] = []  # files of fewer than _FEW_TUPLES tuples
     # a file's name labels its rows, or its path as given where two files share a name (one
     # folder per forecaster, the same checker files in each)
     names = [Path(p).name for p in args.files]
@@ -102,13 +104,14 @@ def run(args: argparse.Namespace) -> int:
                      "freq_high": freq.high, "median_freq": res.median_frequentist,
                      "flag_freq": res.share_frequentist_above})
         tables.append(res.table.assign(file=labels[path], checker=res.checker))
+        if res.n_obs < _FEW_TUPLES:
+            few.append(labels[path])
     print_frame(pd.DataFrame(rows))
     level = round(arb.confidence_level * 100)  # settings are shared by every file
     note = (f"arb: arbitrage violation (nats), flagged at >= {res.tolerance:g}; freq: "
             f"frequentist violation, flagged at >= {res.gamma * res.sigma:g}; flag: share "
             f"flagged; low, high: {level}% bootstrap-t interval of the mean over tuples "
             f"({res.n_resamples} resamples); definition {res.definition}.")
-    few = [row["file"] for row in rows if row["n"] < _FEW_TUPLES]
     if few:
         note += (f" Intervals from fewer than {_FEW_TUPLES} tuples ({', '.join(few[:3])}"
                  f"{', ...' if len(few) > 3 else ''}) are unreliable: their upper ends can lie "
