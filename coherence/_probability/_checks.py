@@ -725,7 +725,7 @@ def consistency_check(data: Any, checker: str, *, columns: Mapping[str, str] | N
     log score's interval, :func:`forecast_scores`), cut at 0. Violations are mostly 0
     or small with a few large ones, where the percentile interval this function gave
     before was too short: on simulated forecasters it held the population's mean
-    arbitrage in 0.57-0.90 of studies of 20-100 tuples (``benchmarks/
+    arbitrage in 0.59-0.92 of studies of 20-100 tuples (``benchmarks/
     validate_consistency_interval.py``, docs/consistency_checks.md). With few tuples
     and rare large violations no interval of the mean is reliable; the median and the
     share flagged are then the steadier summaries.
