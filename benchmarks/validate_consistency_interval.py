@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from benchmarks._harness import appended_note
 from benchmarks._harness import environment
 from benchmarks._harness import format_rate
 from benchmarks._harness import generated_by
@@ -138,7 +139,7 @@ def tables(results: dict[str, Any]) -> str:
              "(`confidence_interval` for the arbitrage, `frequentist_interval`), with its "
              "median width over the studies relative to the percentile interval's; "
              "*percentile*, the percentile bootstrap interval over tuples it gave before, "
-             "on the same violations.", ""]
+             "on the same violations." + appended_note(results), ""]
     header = ("design", "tuples", "studies", "mean arbitrage", "arbitrage: bootstrap-t "
               "(width x)", "arbitrage: percentile", "frequentist: bootstrap-t (width x)",
               "frequentist: percentile")
