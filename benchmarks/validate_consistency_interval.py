@@ -36,6 +36,7 @@ from benchmarks._harness import format_rate
 from benchmarks._harness import generated_by
 from benchmarks._harness import markdown_table
 from benchmarks._harness import matrix_parser
+from benchmarks._harness import only_words
 from benchmarks._harness import rejection_rate
 from benchmarks._harness import write_json
 from benchmarks._harness import write_tables
@@ -169,13 +170,14 @@ def main(argv: Iterable[str] | None = None) -> int:
         write_tables(DOC, "validate_consistency_interval.py",
                      tables(json.loads(args.out.read_text())))
         return 0
-    words = [w for w in args.only.split(",") if w]
+    words = only_words(args)
     results: dict[str, Any] = {"environment": environment(),
                                "settings": {"n_resamples": args.n_resamples, "reps": args.reps,
                                             "truth_tuples": TRUTH_TUPLES}, "cells": []}
     if args.append and args.out.exists():
         results["cells"] = json.loads(args.out.read_text())["cells"]
     sizes = [int(s) for s in args.sizes.split(",")]
+    order = [(d, n) for d in DESIGNS for n in sorted({*SIZES, *sizes})]  # the table's rows
     for name in DESIGNS:
         if words and not any(name.startswith(w) for w in words):
             continue
@@ -183,9 +185,7 @@ def main(argv: Iterable[str] | None = None) -> int:
             row = run_cell(name, n, args.reps, args.n_resamples)
             results["cells"] = [c for c in results["cells"]
                                 if (c["design"], c["n_tuples"]) != (name, n)] + [row]
-            order = {(d, s): i for i, (d, s) in enumerate(
-                (d, s) for d in DESIGNS for s in SIZES)}
-            results["cells"].sort(key=lambda c: order.get((c["design"], c["n_tuples"]), 1e9))
+            results["cells"].sort(key=lambda c: order.index((c["design"], c["n_tuples"])))
             write_json(args.out, results)
     return 0
 

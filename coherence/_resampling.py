@@ -612,6 +612,8 @@ def cluster_mean_interval(values: Any, clusters: Any, n_resamples: int,
         return (np.nan, np.nan)
     codes = sorted_codes(np.asarray(clusters, dtype=object)[ok])
     n_units = int(codes.max()) + 1
+    sums = np.bincount(codes, weights=values[ok], minlength=n_units)
+    counts = np.bincount(codes, minlength=n_units).astype(np.float64)
     if kind in ("nonnegative", "heavy-tailed"):
         means, ses, reps, reps_se = cluster_mean_pivots(values[ok][:, None], codes,
                                                         n_resamples, rng)
@@ -619,17 +621,14 @@ def cluster_mean_interval(values: Any, clusters: Any, n_resamples: int,
         if kind == "nonnegative":
             return mean_interval(mean, se, reps[:, 0], reps_se[:, 0], confidence_level,
                                  (0.0, math.inf))
-        residuals = (np.bincount(codes, weights=values[ok], minlength=n_units)
-                     - np.bincount(codes, minlength=n_units) * mean)
-        return heavy_tailed_mean_interval(mean, se, reps[:, 0], reps_se[:, 0], residuals,
-                                          confidence_level, (0.0, math.inf))
-    sums = np.bincount(codes, weights=values[ok], minlength=n_units)[:, None]
-    counts = np.bincount(codes, minlength=n_units).astype(np.float64)
-    m, s = weighted_mean_pivots(np.ones((1, n_units)), sums, counts)
+        return heavy_tailed_mean_interval(mean, se, reps[:, 0], reps_se[:, 0],
+                                          sums - counts * mean, confidence_level,
+                                          (0.0, math.inf))
+    m, s = weighted_mean_pivots(np.ones((1, n_units)), sums[:, None], counts)
     mean, se = float(m[0, 0]), float(s[0, 0])
     if kind == "proportion":
         return wilson_interval(mean, se, int(ok.sum()), n_units, confidence_level)
-    df = satterthwaite_df(sums[:, 0] - mean * counts) if se > 0 else None
+    df = satterthwaite_df(sums - mean * counts) if se > 0 else None
     return fraction_interval(mean, se, n_units, confidence_level, df)
 
 
