@@ -8,7 +8,8 @@ noise of a question-specific standard deviation, symmetric and clipped at the di
 0 or 1 (so the stated probability stays in [0, 1] and its mean stays the truth), and
 optionally heaped on a grid (rounding moves the mean by much less than the noise when the
 noise is wider than the grid). An incoherent tuple has one question's truth moved by a
-known ``delta``.
+known ``delta``: exactly ``share_incoherent`` of the tuples are, or, with
+``incoherent_drawn``, each tuple is with that chance.
 """
 
 from __future__ import annotations
@@ -36,6 +37,10 @@ WORLDS: dict[str, tuple[tuple[str, ...], tuple[tuple[int, ...], ...]]] = {
     "cond": (("P", "Q_given_P", "P_and_Q"), ((1, 1, 1), (1, 0, 0), (0, -1, 0))),
     "expected_evidence": (("P", "Q", "P_given_Q", "P_given_not_Q"),
                           ((1, 1, 1, -1), (1, 0, -1, 1), (0, 1, 0, -1), (0, 0, -1, 0))),
+    # not a checker of Paleka et al.: the six numbers of coherence.bayes_check
+    "bayes": (("P", "Q", "P_given_Q", "P_given_not_Q", "Q_given_P", "Q_given_not_P"),
+              ((1, 1, 1, -1, 1, -1), (1, 0, -1, 1, 0, -1), (0, 1, 0, -1, -1, 1),
+               (0, 0, -1, 0, -1, 0))),
 }
 #: the world left empty on the boundary of an inequality checker: consequence P = cons_P,
 #: and P_and_Q = Q (Q implies P), or P_or_Q = Q (P implies Q)
@@ -55,6 +60,7 @@ class Design(DesignBase):
     boundary: bool = False                    # inequality checkers: truths on the bound
     delta: float = 0.0                        # shift of an incoherent tuple's last question
     share_incoherent: float = 0.0
+    incoherent_drawn: bool = False            # each tuple incoherent with that chance
     grid: float | None = None                 # stated forecasts heaped on this grid
 
 
@@ -91,7 +97,10 @@ def generate(design: Design, seed: int) -> pd.DataFrame:
     n_bad = round(design.share_incoherent * design.n_tuples)
     for s in range(design.n_tuples):
         pi = _truth(design, gen)
-        bad = s < n_bad
+        # exactly the share (the first tuples), or a draw per tuple, so that a sample's
+        # share varies as it does in a population
+        bad = (gen.random() < design.share_incoherent if design.incoherent_drawn
+               else s < n_bad)
         if bad:
             sign = DIRECTION.get(design.checker, float(gen.choice([-1.0, 1.0])))
             pi = pi.copy()

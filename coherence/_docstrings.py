@@ -28,6 +28,12 @@ checker : str
     One of :data:`CHECKERS` (or the authors' class name, e.g. ``'CondChecker'``).
 forecasts : 2-d array_like (a row per tuple, a column per question)
     One row per tuple, the columns in the order of ``CHECKERS[checker]``.""",
+    "violation_interval": """\
+confidence_level : float in (0, 1), default 0.95
+n_resamples : int >= 1, default 9999
+    Bootstrap resamples (over rows) of the mean violation's interval.
+rng : int, numpy.random.Generator or None
+    Seed or generator of the resamples (None: fresh entropy).""",
     "ax": """\
 ax : matplotlib.axes.Axes, optional
     Axes to draw on; a new figure is made when omitted.""",

@@ -1,7 +1,6 @@
 """Closed-form intervals and tests shared by the checks, each written once over scipy.
 
 * :func:`wilson_interval`: Wilson score interval of a share (``scipy.stats.binomtest``);
-* :func:`t_interval`: Student t interval of a mean (``scipy.stats.ttest_1samp``);
 * :func:`ttest_pvalue`: one-sample t-test p-value of mean 0 (``scipy.stats.ttest_1samp``);
 * :func:`normal_interval`: mean +- z SE (``scipy.stats.norm.interval``).
 
@@ -20,7 +19,6 @@ __all__ = [
     "FLAT_SD",
     "is_flat",
     "normal_interval",
-    "t_interval",
     "ttest_pvalue",
     "wilson_interval",
 ]
@@ -43,31 +41,6 @@ def wilson_interval(k: int, n: int, confidence_level: float = 0.95) -> Confidenc
 
     ci = binomtest(int(k), int(n)).proportion_ci(confidence_level=confidence_level,
                                                  method="wilson")
-    return ConfidenceInterval(float(ci.low), float(ci.high), confidence_level)
-
-
-def t_interval(values: np.ndarray, confidence_level: float = 0.95) -> ConfidenceInterval:
-    """Student t interval for the mean of ``values``.
-
-    NaN for fewer than 2 values; the point (mean, mean) when they are all equal
-    (the standard error is 0) or when one is infinite (the mean is infinite, or NaN
-    with both signs: an interval of the finite values alone would describe another
-    quantity than the mean).
-    """
-    values = np.asarray(values, dtype=np.float64)
-    if np.isinf(values).any():
-        signs = np.unique(np.sign(values[np.isinf(values)]))
-        mean = float(signs[0]) * math.inf if len(signs) == 1 else math.nan
-        return ConfidenceInterval(mean, mean, confidence_level)
-    v = values[np.isfinite(values)]
-    if v.size < 2:
-        return ConfidenceInterval(np.nan, np.nan, confidence_level)
-    mean = float(v.mean())
-    if bool(np.all(v == v[0])):  # the std of equal values can round above 0
-        return ConfidenceInterval(mean, mean, confidence_level)
-    from scipy.stats import ttest_1samp
-
-    ci = ttest_1samp(v, 0.0).confidence_interval(confidence_level)
     return ConfidenceInterval(float(ci.low), float(ci.high), confidence_level)
 
 

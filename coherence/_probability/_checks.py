@@ -635,11 +635,12 @@ def _trimmed_mean(x: np.ndarray) -> float:
     return float(np.mean(np.sort(x)[1:-1]))
 
 
-def _mean_interval(values: np.ndarray, n_resamples: int, rng: np.random.Generator,
-                   confidence_level: float) -> ConfidenceInterval:
-    """The interval of a mean violation over tuples: the bootstrap-t over tuples with
-    Student's small-sample factor (``cluster_mean_interval(kind='heavy-tailed')``, as the
-    log score's), cut at 0; ``(inf, inf)`` when a violation is infinite."""
+def mean_violation_interval(values: np.ndarray, n_resamples: int, rng: np.random.Generator,
+                            confidence_level: float) -> ConfidenceInterval:
+    """The interval of a mean violation over tuples (or rows): the bootstrap-t over them
+    with Student's small-sample factor (``cluster_mean_interval(kind='heavy-tailed')``, as
+    the log score's), cut at 0; ``(inf, inf)`` when a violation is infinite. Used by
+    :func:`consistency_check` and by the row-wise checks of ``_axioms``."""
     if not np.all(np.isfinite(values)):  # an infinite violation makes the mean infinite
         return ConfidenceInterval(np.inf, np.inf, confidence_level)
     ordered = np.sort(values)  # sorted: the interval ignores the row order
@@ -783,8 +784,8 @@ def consistency_check(data: Any, checker: str, *, columns: Mapping[str, str] | N
     if definition == "code":
         frequentist = np.where(_basic_violation(spec.name, f) < _CODE_BASIC, 0.0, frequentist)
     n = len(f)
-    arb_ci = _mean_interval(arbitrage, n_resamples, gen, confidence_level)
-    freq_ci = _mean_interval(frequentist, n_resamples, gen, confidence_level)
+    arb_ci = mean_violation_interval(arbitrage, n_resamples, gen, confidence_level)
+    freq_ci = mean_violation_interval(frequentist, n_resamples, gen, confidence_level)
     forecasts = pd.DataFrame(f, columns=list(spec.questions), index=df.index)
     return ConsistencyCheckResult(
         statistic=float(arbitrage.mean()), pvalue=np.nan, confidence_interval=arb_ci, n_obs=n,

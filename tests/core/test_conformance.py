@@ -340,17 +340,18 @@ CASES: tuple[Case, ...] = (
          _arrays("p_a", "p_b", "p_a_given_b1", "p_a_given_b0", "p_b_given_a1", "p_b_given_a0"),
          lambda i, rng: coherence.bayes_check(
              i["p_a"], i["p_b"], i["p_a_given_b1"], i["p_a_given_b0"], i["p_b_given_a1"],
-             i["p_b_given_a0"]), has_rng=False),
+             i["p_b_given_a0"], n_resamples=99, rng=rng)),
     Case("update_direction", UpdateDirectionResult,
          _arrays("p_a", "p_a_given_b1", "p_a_given_b0"),
          lambda i, rng: coherence.update_direction(
              i["p_a"], i["p_a_given_b1"], i["p_a_given_b0"]), has_rng=False),
     Case("negation_check", NegationCheckResult, _arrays("p_a", "p_not_a"),
-         lambda i, rng: coherence.negation_check(i["p_a"], i["p_not_a"]), has_rng=False),
+         lambda i, rng: coherence.negation_check(i["p_a"], i["p_not_a"], n_resamples=99,
+                                                 rng=rng)),
     Case("conditional_tuple_check", ConditionalTupleResult,
          _arrays("p_a", "p_b_given_a1", "p_a_and_b"),
          lambda i, rng: coherence.conditional_tuple_check(
-             i["p_a"], i["p_b_given_a1"], i["p_a_and_b"]), has_rng=False),
+             i["p_a"], i["p_b_given_a1"], i["p_a_and_b"], n_resamples=99, rng=rng)),
     Case("consistency_check", coherence.ConsistencyCheckResult,
          lambda: _frame(pd.DataFrame({k: _beliefs(12)[v] for k, v in (
              ("P", "p_a"), ("Q", "p_b"), ("P_and_Q", "p_a_and_b"))}).assign(

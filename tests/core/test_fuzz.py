@@ -250,7 +250,7 @@ TARGETS: tuple[Target, ...] = (
                                         "p_b_given_a1", "p_b_given_a0"),
            lambda i: coherence.bayes_check(*_cols(i["t"], "p_a", "p_b", "p_a_given_b1",
                                                   "p_a_given_b0", "p_b_given_a1",
-                                                  "p_b_given_a0")),
+                                                  "p_b_given_a0"), n_resamples=19, rng=0),
            "t", dict.fromkeys(("p_a", "p_b", "p_a_given_b1", "p_a_given_b0", "p_b_given_a1",
                                "p_b_given_a0"), "prob"), arrays=True),
     Target("update_direction", _arrays_table("p_a", "p_a_given_b1", "p_a_given_b0"),
@@ -263,13 +263,14 @@ TARGETS: tuple[Target, ...] = (
            # action, outcome and truth are optional: only the belief must be there
            "data", {"belief": "prob"}),
     Target("negation_check", _arrays_table("p_a", "p_not_a"),
-           lambda i: coherence.negation_check(*_cols(i["t"], "p_a", "p_not_a")),
+           lambda i: coherence.negation_check(*_cols(i["t"], "p_a", "p_not_a"), n_resamples=19,
+                                              rng=0),
            "t", dict.fromkeys(("p_a", "p_not_a"), "prob"), arrays=True),
     Target("conditional_tuple_check",
            lambda: {"t": _arrays_table("p_a", "p_b_given_a1", "p_a_and_b")()["t"].rename(
                columns={"p_b_given_a1": "p_b_given_a"})},
            lambda i: coherence.conditional_tuple_check(
-               *_cols(i["t"], "p_a", "p_b_given_a", "p_a_and_b")),
+               *_cols(i["t"], "p_a", "p_b_given_a", "p_a_and_b"), n_resamples=19, rng=0),
            "t", dict.fromkeys(("p_a", "p_b_given_a", "p_a_and_b"), "prob"), arrays=True),
     Target("iterated_expectation_check", lambda: {"data": _lie_table()},
            lambda i: coherence.iterated_expectation_check(
