@@ -310,6 +310,56 @@ def store_cell(results: dict[str, Any], part: str, row: dict[str, Any], order: l
     write_json(out, results)
 
 
+def run_sized_cells(args: argparse.Namespace, results: dict[str, Any], designs: Sequence[str],
+                    sizes: tuple[int, ...], size_key: str,
+                    cell: Callable[[str, int], dict[str, Any]]) -> None:
+    """Run ``cell(design, size)`` for each design ``--only`` selects (by prefix) and each
+    size of ``--sizes``, into ``results["cells"]`` (with ``--append`` after the cells
+    already in the JSON; a cell run again replaces its row, found by its ``design`` and
+    ``size_key``), the rows in the order of ``designs`` then of ``sizes`` and the sizes
+    asked for; the JSON is rewritten after every cell."""
+    if args.append and args.out.exists():
+        results["cells"] = json.loads(args.out.read_text())["cells"]
+    asked = [int(s) for s in args.sizes.split(",")]
+    order = [(d, n) for d in designs for n in sorted({*sizes, *asked})]  # the table's rows
+    words = only_words(args)
+    for name in designs:
+        if words and not any(name.startswith(w) for w in words):
+            continue
+        for n in asked:
+            row = cell(name, n)
+            results["cells"] = [c for c in results["cells"]
+                                if (c["design"], c[size_key]) != (name, n)] + [row]
+            results["cells"].sort(key=lambda c: order.index((c["design"], c[size_key])))
+            write_json(args.out, results)
+
+
+def sized_matrix_main(argv: Iterable[str] | None, doc: str | None, *, results: Path, page: Path,
+                      reps: int, tables: Callable[[dict[str, Any]], str],
+                      designs: Sequence[str], sizes: tuple[int, ...], size_key: str,
+                      cell: Callable[[str, int, int, int], dict[str, Any]],
+                      settings: dict[str, Any]) -> int:
+    """The command of a matrix of designs by sizes (the interval matrices): ``--tables``
+    writes ``page``'s table from the JSON; otherwise ``cell(design, size, reps,
+    n_resamples)`` runs each cell (:func:`run_sized_cells`) and the JSON records the
+    environment and the ``settings`` (with ``n_resamples`` and ``reps``)."""
+    script = f"{Path(results).stem}.py"
+    parser = matrix_parser(doc, results=results, page=f"docs/{page.name}", n_resamples=999,
+                           reps=reps, power_reps=None,
+                           only="comma-separated design name prefixes to run")
+    parser.add_argument("--sizes", default=",".join(map(str, sizes)))
+    args = parser.parse_args(None if argv is None else list(argv))
+    if args.tables:
+        write_tables(page, script, tables(json.loads(args.out.read_text())))
+        return 0
+    head = {"environment": environment(),
+            "settings": {"n_resamples": args.n_resamples, "reps": args.reps, **settings},
+            "cells": []}
+    run_sized_cells(args, head, designs, sizes, size_key,
+                    lambda name, n: cell(name, n, args.reps, args.n_resamples))
+    return 0
+
+
 def size_power_plan(args: argparse.Namespace, nulls: dict[str, Any], power: dict[str, Any],
                     *extra: Any) -> list[tuple[Any, ...]]:
     """The cells ``(part, name, design, reps, n_resamples, seed0, *extra)`` of a matrix's

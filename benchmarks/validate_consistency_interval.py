@@ -31,15 +31,11 @@ from typing import Any
 import numpy as np
 
 from benchmarks._harness import appended_note
-from benchmarks._harness import environment
 from benchmarks._harness import format_rate
 from benchmarks._harness import generated_by
 from benchmarks._harness import markdown_table
-from benchmarks._harness import matrix_parser
-from benchmarks._harness import only_words
 from benchmarks._harness import rejection_rate
-from benchmarks._harness import write_json
-from benchmarks._harness import write_tables
+from benchmarks._harness import sized_matrix_main
 from benchmarks.checker_noise_designs import WORLDS
 from benchmarks.checker_noise_designs import Design
 from benchmarks.checker_noise_designs import generate
@@ -159,35 +155,9 @@ def tables(results: dict[str, Any]) -> str:
 
 
 def main(argv: Iterable[str] | None = None) -> int:
-    import json
-
-    parser = matrix_parser(__doc__, results=RESULTS, page="docs/consistency_checks.md",
-                           n_resamples=999, reps=200, power_reps=None,
-                           only="comma-separated design name prefixes to run")
-    parser.add_argument("--sizes", default=",".join(map(str, SIZES)))
-    args = parser.parse_args(None if argv is None else list(argv))
-    if args.tables:
-        write_tables(DOC, "validate_consistency_interval.py",
-                     tables(json.loads(args.out.read_text())))
-        return 0
-    words = only_words(args)
-    results: dict[str, Any] = {"environment": environment(),
-                               "settings": {"n_resamples": args.n_resamples, "reps": args.reps,
-                                            "truth_tuples": TRUTH_TUPLES}, "cells": []}
-    if args.append and args.out.exists():
-        results["cells"] = json.loads(args.out.read_text())["cells"]
-    sizes = [int(s) for s in args.sizes.split(",")]
-    order = [(d, n) for d in DESIGNS for n in sorted({*SIZES, *sizes})]  # the table's rows
-    for name in DESIGNS:
-        if words and not any(name.startswith(w) for w in words):
-            continue
-        for n in sizes:
-            row = run_cell(name, n, args.reps, args.n_resamples)
-            results["cells"] = [c for c in results["cells"]
-                                if (c["design"], c["n_tuples"]) != (name, n)] + [row]
-            results["cells"].sort(key=lambda c: order.index((c["design"], c["n_tuples"])))
-            write_json(args.out, results)
-    return 0
+    return sized_matrix_main(argv, __doc__, results=RESULTS, page=DOC, reps=200, tables=tables,
+                             designs=list(DESIGNS), sizes=SIZES, size_key="n_tuples",
+                             cell=run_cell, settings={"truth_tuples": TRUTH_TUPLES})
 
 
 if __name__ == "__main__":

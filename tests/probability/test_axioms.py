@@ -320,3 +320,28 @@ def test_frame_schemas_have_unique_columns():
                  "PairsResult", "PairsPowerResult"):
         cols = getattr(coherence, name).frame_columns()
         assert len(set(cols)) == len(cols), name
+
+
+@pytest.mark.parametrize("check, cols", [
+    (negation_check, ("p_a", "p_not_a")),
+    (conditional_tuple_check, ("p_a", "p_b_given_a1", "p_a_and_b")),
+    (bayes_check, ("p_a", "p_b", "p_a_given_b1", "p_a_given_b0", "p_b_given_a1",
+                   "p_b_given_a0")),
+])
+def test_interval_options_are_checked_and_recorded(beliefs, check, cols):
+    """The mean violation's interval is the bootstrap-t over rows: reproducible with a
+    seed, at the level asked for, named in ``method``; bad options name the parameter."""
+    rng = np.random.default_rng(3)
+    noisy = [np.clip(beliefs[c] + rng.normal(0, 0.05, 200), 0, 1) for c in cols]
+    a = check(*noisy, confidence_level=0.9, n_resamples=199, rng=5)
+    assert a.confidence_interval == check(*noisy, confidence_level=0.9, n_resamples=199,
+                                          rng=5).confidence_interval
+    assert a.confidence_interval.confidence_level == 0.9
+    assert 0.0 <= a.confidence_interval.low < a.statistic < a.confidence_interval.high
+    assert "bootstrap-t interval with Student's small-sample factor over rows" in a.method
+    with pytest.raises(ValueError, match="'n_resamples' parameter of " + check.__name__):
+        check(*noisy, n_resamples=0)
+    with pytest.raises(ValueError, match="'confidence_level' parameter of " + check.__name__):
+        check(*noisy, confidence_level=1.0)
+    with pytest.raises((TypeError, ValueError), match="rng"):
+        check(*noisy, rng="seed")

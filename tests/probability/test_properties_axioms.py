@@ -312,3 +312,41 @@ def test_array_layer_equals_the_table_whatever_the_column_order(name, data, defi
                             definition=definition, beta=0.01, n_resamples=19, rng=0)
     np.testing.assert_array_equal(res.table["arbitrage"], arb)
     np.testing.assert_array_equal(res.table["frequentist"], freq)
+
+
+# --------------------------------------------------------------------------- intervals
+def _mean_violation(name: str, f: np.ndarray, **options):
+    """The check ``name`` on the columns of ``f`` and the violations its statistic means."""
+    if name == "negation_check":
+        res = negation_check(f[:, 0], f[:, 1], **options)
+        return res, res.arbitrage
+    if name == "conditional_tuple_check":
+        res = conditional_tuple_check(f[:, 0], f[:, 1], f[:, 2], **options)
+        return res, res.absolute
+    res = bayes_check(*f[:, :6].T, **options)
+    return res, res.error
+
+
+@given(st.sampled_from(["negation_check", "conditional_tuple_check", "bayes_check"]),
+       rows_of(6, max_size=25), st.sampled_from([0.8, 0.95]), st.randoms(use_true_random=False))
+@settings(max_examples=40)
+def test_mean_violation_interval_is_the_bootstrap_t_of_the_sorted_rows(name, rows, level,
+                                                                        rnd):
+    """The interval of the mean violation is ``mean_violation_interval`` of the sorted
+    violations with the caller's generator: it holds the mean, is never below 0, and
+    does not depend on the row order."""
+    from coherence._probability._checks import mean_violation_interval
+
+    f = as_prob(rows)
+    res, values = _mean_violation(name, f, confidence_level=level, n_resamples=49, rng=3)
+    want = mean_violation_interval(np.sort(values), 49, np.random.default_rng(3), level)
+    assert res.confidence_interval == want
+    assert res.confidence_interval.confidence_level == level
+    if np.all(np.isfinite(values)) and len(rows) >= 2:
+        assert 0.0 <= res.confidence_interval.low <= res.statistic
+        assert res.statistic <= res.confidence_interval.high
+    order = list(range(len(rows)))
+    rnd.shuffle(order)
+    shuffled, _ = _mean_violation(name, f[order], confidence_level=level, n_resamples=49,
+                                  rng=3)
+    assert shuffled.confidence_interval == res.confidence_interval
