@@ -44,13 +44,14 @@ def wilson_interval(k: int, n: int, confidence_level: float = 0.95) -> Confidenc
     return ConfidenceInterval(float(ci.low), float(ci.high), confidence_level)
 
 
-def ttest_pvalue(x: np.ndarray) -> float:
-    """Two-sided one-sample t-test of mean 0; NaN when undefined (:func:`is_flat`)."""
+def ttest_pvalue(x: np.ndarray, alternative: str = "two-sided") -> float:
+    """One-sample t-test of mean 0 (``alternative`` as in ``scipy.stats.ttest_1samp``);
+    NaN when undefined (:func:`is_flat`)."""
     if is_flat(x):
         return float("nan")
     from scipy.stats import ttest_1samp
 
-    return float(ttest_1samp(x, 0.0).pvalue)
+    return float(ttest_1samp(x, 0.0, alternative=alternative).pvalue)
 
 
 def normal_interval(x: np.ndarray, confidence_level: float) -> tuple[float, float, float]:

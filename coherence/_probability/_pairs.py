@@ -23,6 +23,7 @@ import pandas as pd
 from .._intervals import FLAT_SD
 from .._intervals import is_flat
 from .._intervals import normal_interval
+from .._intervals import ttest_pvalue
 from .._resampling import MC_TIE_RTOL
 from .._resampling import cluster_draw_chunks
 from .._resampling import monte_carlo_pvalue
@@ -91,15 +92,6 @@ def _side_pvalue(p_greater: float, p_less: float, alternative: str) -> float:
     if alternative == "less":
         return p_less
     return min(1.0, 2.0 * min(p_greater, p_less))
-
-
-def _ttest(x: np.ndarray, alternative: str) -> float:
-    """One-sample t-test of mean 0 (``scipy.stats.ttest_1samp``); NaN when undefined."""
-    if is_flat(x):
-        return float("nan")
-    from scipy.stats import ttest_1samp
-
-    return float(ttest_1samp(x, 0.0, alternative=alternative).pvalue)
 
 
 def _normal_ci(x: np.ndarray, confidence_level: float,
@@ -709,7 +701,7 @@ def _conditional_forecasting(iv: _PairsInput) -> PairsResult:
         sd, lo_n, hi_n = _normal_ci(x, confidence_level, alt)
         lo_b, hi_b = _bootstrap_ci(x, confidence_level, n_resamples, stream, alt)
         p_bt, lo_bt, hi_bt = _bootstrap_t(x, confidence_level, n_resamples, stream, alt)
-        p_t = _ttest(x, alt)
+        p_t = ttest_pvalue(x, alt)
         p_be, p_bc, lo_be, hi_be = _bernoulli_all(pa[idx], p_cond[idx], x, n_resamples,
                                                   stream, confidence_level, alt)
         chosen = {"bernoulli": p_be, "bernoulli-conservative": p_bc, "t": p_t,
@@ -770,7 +762,7 @@ def _conditional_forecasting(iv: _PairsInput) -> PairsResult:
     else:
         lo, hi = lo_bt, hi_bt
     pooled_p = {"bernoulli": p_be, "bernoulli-conservative": p_bc, "bootstrap-t": p_bt,
-                "t": _ttest(improvement, alt) if iv.test == "t" else np.nan}[iv.test]
+                "t": ttest_pvalue(improvement, alt) if iv.test == "t" else np.nan}[iv.test]
     test_name = {"bernoulli": "Bernoulli null of A's outcomes (mid-p)",
                  "bernoulli-conservative": "Bernoulli null of A's outcomes (ties in full)",
                  "t": "one-sample t-test", "bootstrap-t": "bootstrap-t test"}[iv.test]

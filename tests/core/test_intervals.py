@@ -31,6 +31,9 @@ def test_ttest_pvalue_and_flat():
     assert ttest_pvalue(x) == pytest.approx(2 * stats.t.sf(abs(stat), x.size - 1), rel=1e-12)
     assert is_flat(np.array([0.2])) and is_flat(np.full(4, 0.2))
     assert np.isnan(ttest_pvalue(np.full(4, 0.2)))
+    one = stats.t.sf(stat, x.size - 1)  # the mean is positive: "greater" halves it
+    assert ttest_pvalue(x, "greater") == pytest.approx(one, rel=1e-12)
+    assert ttest_pvalue(x, "less") == pytest.approx(1.0 - one, rel=1e-12)
 
 
 def test_normal_interval():
