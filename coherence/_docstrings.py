@@ -31,7 +31,9 @@ forecasts : 2-d array_like (a row per tuple, a column per question)
     "violation_interval": """\
 confidence_level : float in (0, 1), default 0.95
 n_resamples : int >= 1, default 9999
-    Bootstrap resamples (over rows) of the mean violation's interval.
+    Bootstrap resamples (over rows) of the mean violation's interval; its cost
+    grows as rows x resamples (about 1 s at 10,000 rows, 14 s at 100,000: pass
+    fewer for a large table).
 rng : int, numpy.random.Generator or None
     Seed or generator of the resamples (None: fresh entropy).""",
     "ax": """\
