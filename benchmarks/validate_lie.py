@@ -227,21 +227,40 @@ def _median_range(q: list[float]) -> str:
     return f"{q[1]:.3g} [{q[0]:.3g}, {q[2]:.3g}]"
 
 
+_COMPETITOR_HEADER = ("Wilcoxon signed-rank, same studies", "t-test, same studies")
+
+
+def _competitor_cells(row: dict[str, Any]) -> tuple[str, ...]:
+    """The competitors' rejection rates (blank in cells run before they were recorded)."""
+    other = row.get("competitors", {})
+    return tuple(format_rate(other[name]) if name in other else "" for name in COMPETITORS)
+
+
+def _competitors_note(results: dict[str, Any]) -> str:
+    """The sentence naming the commit at which the competitors' columns were added."""
+    env = results.get("environment_competitors")
+    if env is None:
+        return ""
+    return (f" The competitors' columns were added at commit `{env['commit'][:10]}`, rerunning "
+            "the size and power cells on the same studies (the sign test's rates reproduce "
+            "to the last digit).")
+
+
 def tables(results: dict[str, Any]) -> str:
     """The four tables of docs/validation_lie.md."""
     env, s = results["environment"], results["settings"]
     lines = [generated_by("validate_lie", env) + f"; seed {s['seed']}, {s['n_studies']} "
              f"context sets x {s['reps'] // s['n_studies']} report pairs per size and power "
-             "cell)." + appended_note(results), ""]
+             "cell)." + appended_note(results) + _competitors_note(results), ""]
     part = results.get("size", [])
     lines += ["### Size of the sign test at alpha = 0.05", "", *markdown_table(
         ["network", "agent", "contexts", "informative (median)", "tests",
          "size [95% Wilson]", "attained level of the exact test",
-         "median ratio: median [5%, 95%]"],
+         "median ratio: median [5%, 95%]", *_COMPETITOR_HEADER],
         [(r["settings"]["network"], r["settings"]["agent"], r["settings"]["n_contexts"],
           f"{r['median_informative']:g}", r["reps"], format_rate(r["rejection"]),
-          f"{r['attained_level']:.3f}", _median_range(r["median_ratio_quantiles"]))
-         for r in part]), ""]
+          f"{r['attained_level']:.3f}", _median_range(r["median_ratio_quantiles"]),
+          *_competitor_cells(r)) for r in part]), ""]
     part = results.get("coverage", [])
     earlier = _before()
     before = {r["design"]: r for r in earlier.get("coverage", [])}
@@ -264,10 +283,11 @@ def tables(results: dict[str, Any]) -> str:
     part = results.get("power", [])
     lines += ["### Power against Prelec weighting", "", *markdown_table(
         ["gamma", "contexts", "tests", "exact median LIE error of the agent",
-         "power [95% Wilson]", "median ratio: median [5%, 95%]"],
+         "power [95% Wilson]", "median ratio: median [5%, 95%]", *_COMPETITOR_HEADER],
         [(r["settings"]["agent"].split()[1], r["settings"]["n_contexts"], r["reps"],
           f"{r['exact_median_error']:.4f}", format_rate(r["rejection"]),
-          _median_range(r["median_ratio_quantiles"])) for r in part]), ""]
+          _median_range(r["median_ratio_quantiles"]), *_competitor_cells(r))
+         for r in part]), ""]
     part = results.get("forest", [])
     lines += ["### The default random-forest baseline", "", *markdown_table(
         ["agent", "report noise", "median ratio per study", "sign-test p-values",

@@ -35,6 +35,8 @@ def test_script_writes_json_and_tables(tmp_path: Path, monkeypatch: pytest.Monke
     row = alone["size"][0]
     assert row["reps"] == 4 and 0.0 <= row["rejection"]["rate"] <= 1.0
     assert row["median_informative"] <= 30 and 0.0 < row["attained_level"] <= vl.ALPHA
+    assert set(row["competitors"]) == set(vl.COMPETITORS)
+    assert all(r["n"] == 4 for r in row["competitors"].values())
     assert alone["environment"]["commit"] and alone["settings"]["n_studies"] == 2
     # with another cell before it, the same cell gives the same figures (its own seed)
     assert vl.main(["--only", "size: child rational 30,size: asia rational 30", *small]) == 0
@@ -44,6 +46,28 @@ def test_script_writes_json_and_tables(tmp_path: Path, monkeypatch: pytest.Monke
     assert both["size"][1]["median_ratio_quantiles"] == row["median_ratio_quantiles"]
     text = tables_text(vl, out, tmp_path, monkeypatch)
     assert "| asia | rational | 30 |" in text and "### Size of the sign test" in text
+    assert "Wilcoxon signed-rank, same studies" in text
+
+
+def test_the_wilcoxon_competitor_is_the_checks_wilcoxon_option() -> None:
+    """The competitor column's p-value is ``iterated_expectation_check(test='wilcoxon')``'s
+    (and the t-test's that of scipy on the same differences)."""
+    from scipy import stats
+
+    from coherence import iterated_expectation_check
+
+    study = vl.bayesnets.lie_study("asia", n_contexts=30, report_noise=vl.NOISE,
+                                   n_ground_truth=1, rng=3)
+    a, b = study.redraw(rng=4), study.redraw(rng=5)
+    sign = iterated_expectation_check(a, baseline=b, n_resamples=1, rng=0)
+    wilcoxon = iterated_expectation_check(a, baseline=b, n_resamples=1, rng=0, test="wilcoxon")
+    got = vl.competitor_pvalues(sign.table)
+    assert got[0] == pytest.approx(wilcoxon.pvalue, rel=1e-12)
+    t = sign.table
+    d = (t["agent_error"] - t["baseline_error"]).groupby(t["context"]).mean().to_numpy()
+    d = d[np.abs(d) >= 1e-12]
+    assert got[1] == pytest.approx(stats.ttest_1samp(d, 0.0, alternative="greater").pvalue,
+                                   rel=1e-12)
 
 
 def test_coverage_cell_and_its_before_column(tmp_path: Path,

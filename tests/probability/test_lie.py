@@ -258,12 +258,47 @@ def test_sign_test_hand_computed(world):
     assert res.to_frame()["pvalue"].iloc[0] == res.pvalue
 
 
+def test_wilcoxon_option_is_scipys_test_of_the_context_differences(world):
+    """``test='wilcoxon'``: the Wilcoxon signed-rank test of the contexts' mean error
+    differences (the sign test's informative units), each alternative; recorded and named."""
+    _, table, _ = world
+    rng = np.random.default_rng(4)
+    ids = list(pd.unique(table["context"]))
+    agent = _shift_table(table, dict(zip(ids, rng.normal(0.03, 0.03, len(ids)),
+                                         strict=True))).assign(
+        p_y_given_x=lambda d: d["p_y_given_x"].clip(0, 1))
+    base = _shift_table(table, dict.fromkeys(ids, -0.02)).assign(
+        p_y_given_x=lambda d: d["p_y_given_x"].clip(0, 1))
+    sign = iterated_expectation_check(agent, baseline=base, n_resamples=10, rng=0)
+    diff = (sign.table["agent_error"] - sign.table["baseline_error"]).groupby(
+        sign.table["context"]).mean().to_numpy()
+    diff = diff[np.abs(diff) >= 1e-12]
+    for alternative in ("greater", "less", "two-sided"):
+        res = iterated_expectation_check(agent, baseline=base, n_resamples=10, rng=0,
+                                         test="wilcoxon", alternative=alternative)
+        want = stats.wilcoxon(diff, alternative=alternative).pvalue
+        assert res.pvalue == pytest.approx(want, rel=1e-12)
+        # the statistic, interval and counts do not depend on the test
+        assert (res.statistic, res.confidence_interval) == (sign.statistic,
+                                                            sign.confidence_interval)
+        assert (res.n_agent_worse, res.n_informative) == (sign.n_agent_worse,
+                                                          sign.n_informative)
+    assert (res.pvalue_method, sign.pvalue_method) == ("wilcoxon", "sign")
+    assert "Wilcoxon signed-rank test over contexts" in res.method
+    assert "sign test over contexts" in sign.method
+    assert res.to_frame()["pvalue_method"].iloc[0] == "wilcoxon"
+    with pytest.raises(ValueError, match="'test' parameter of iterated_expectation_check"):
+        iterated_expectation_check(agent, baseline=base, test="t")
+
+
 def test_sign_test_no_informative_context(world):
     _, table, _ = world
     base = table.assign(p_y_given_x=np.clip(table["p_y_given_x"] + 0.03, 0, 1))
     res = iterated_expectation_check(base, baseline=base, n_resamples=10, rng=0)
     assert res.n_informative == 0 and np.isnan(res.pvalue)
     assert res.statistic == pytest.approx(1.0)
+    assert np.isnan(iterated_expectation_check(base, baseline=base, n_resamples=10, rng=0,
+                                               test="wilcoxon").pvalue)
 
 
 @settings(max_examples=25)
