@@ -2,8 +2,8 @@
 
 :func:`iterated_expectation_check` normalises the agent's error by the same
 error of a baseline predictor (:func:`random_forest_baseline`, fitted to
-ground truth) and tests the paired difference with an exact sign test over
-contexts; :func:`_plot_lie` draws the ratio plot.
+ground truth) and tests the paired difference over contexts with an exact sign test
+(or the Wilcoxon signed-rank test); :func:`_plot_lie` draws the ratio plot.
 """
 
 from __future__ import annotations
