@@ -108,15 +108,52 @@ def competitor_pvalues(table: Any) -> tuple[float, float]:
     """The Wilcoxon signed-rank test and the one-sample t-test, one-sided ('greater'), of
     the contexts' mean differences d_c of agent and baseline errors (the sign test's
     units: contexts with |d_c| < 1e-12 left out, as it leaves them)."""
-    from scipy import stats
-
     diff = table["agent_error"] - table["baseline_error"]
     d = diff.groupby(table["context"]).mean().to_numpy()
-    d = d[np.abs(d) >= 1e-12]
+    return competitor_pvalues_of(d[np.abs(d) >= 1e-12])
+
+
+def competitor_pvalues_of(d: np.ndarray) -> tuple[float, float]:
+    """The two competitors' one-sided p-values of the differences ``d``."""
+    from scipy import stats
+
     if d.size < 2:
         return (np.nan, np.nan)
     return (float(stats.wilcoxon(d, alternative="greater").pvalue),
             float(stats.ttest_1samp(d, 0.0, alternative="greater").pvalue))
+
+
+#: the agent's context errors of the skewed nulls: a mean of three folded normals (three
+#: auxiliary variables), one folded normal, a lognormal
+SKEWED = ("mean of 3 |N(0, 1)|", "|N(0, 1)|", "lognormal, sdlog 1")
+
+
+def _skewed_errors(shape: str, size: int, rng: np.random.Generator) -> np.ndarray:
+    if shape == SKEWED[0]:
+        return np.abs(rng.normal(size=(size, 3))).mean(axis=1)
+    if shape == SKEWED[1]:
+        return np.abs(rng.normal(size=size))
+    return rng.lognormal(0.0, 1.0, size)
+
+
+def skewed_null(shape: str, n_contexts: int, reps: int, rng: np.random.Generator
+                ) -> dict[str, Any]:
+    """A null of the sign test that is not exchangeable: the baseline's error is the same
+    in every context (a fitted model's, steady) and equals the median of the agent's
+    context errors, which are skewed to the right; so P(d_c > 0) = 1/2 exactly but the
+    d_c are not symmetric. The three tests on the same d_c (one-sided, alpha 0.05)."""
+    from scipy import stats
+
+    median = float(np.median(_skewed_errors(shape, 400_000, rng)))
+    rejected = np.zeros((reps, 3), dtype=bool)
+    for r in range(reps):
+        d = _skewed_errors(shape, n_contexts, rng) - median
+        k = int((d > 0).sum())
+        rejected[r] = (stats.binomtest(k, n_contexts, 0.5, alternative="greater").pvalue,
+                       *competitor_pvalues_of(d)) <= np.full(3, ALPHA)
+    return {"reps": reps, "rejection": rejection_rate(rejected[:, 0]),
+            "competitors": {name: rejection_rate(rejected[:, j + 1])
+                            for j, name in enumerate(COMPETITORS)}}
 
 
 def attained_level(n_informative: np.ndarray) -> float:
@@ -156,6 +193,8 @@ def plan() -> list[tuple[str, str, dict[str, Any]]]:
     cells += [("power", f"child gamma {g} against rational {n} contexts",
                {"network": "child", "agent": f"weighted {g}", "baseline": "rational",
                 "n_contexts": n}) for g in GAMMAS for n in (30, 100)]
+    cells += [("skewed", f"skewed null: {shape}, {n} contexts", {"shape": shape, "n_contexts": n})
+              for shape in SKEWED for n in (30, 100)]
     cells += [("forest", f"child {agent} report noise {noise}",
                {"network": "child", "agent": agent, "report_noise": noise, "n_contexts": 100})
               for agent in ("rational", "weighted 0.6") for noise in (0.0, NOISE)]
@@ -170,6 +209,8 @@ def run_cell(part: str, design: str, settings: dict[str, Any], args: Any) -> dic
     row: dict[str, Any] = {"design": design, "settings": settings}
     if part == "forest":
         row.update(_forest(settings, args.n_forest, rng))
+    elif part == "skewed":
+        row.update(skewed_null(settings["shape"], settings["n_contexts"], 10 * args.reps, rng))
     else:
         coverage = part == "coverage"
         n_studies = max(1, args.n_coverage // 20) if coverage else args.n_studies
@@ -238,12 +279,14 @@ def _competitor_cells(row: dict[str, Any]) -> tuple[str, ...]:
 
 def _competitors_note(results: dict[str, Any]) -> str:
     """The sentence naming the commit at which the competitors' columns were added."""
-    env = results.get("environment_competitors")
-    if env is None:
-        return ""
-    return (f" The competitors' columns were added at commit `{env['commit'][:10]}`, rerunning "
-            "the size and power cells on the same studies (the sign test's rates reproduce "
-            "to the last digit).")
+    env, skewed = results.get("environment_competitors"), results.get("environment_skewed")
+    note = "" if env is None else (
+        f" The competitors' columns were added at commit `{env['commit'][:10]}`, rerunning "
+        "the size and power cells on the same studies (the sign test's rates reproduce "
+        "to the last digit).")
+    if skewed is not None:
+        note += f" The skewed nulls ran at commit `{skewed['commit'][:10]}`."
+    return note
 
 
 def tables(results: dict[str, Any]) -> str:
@@ -288,6 +331,13 @@ def tables(results: dict[str, Any]) -> str:
           f"{r['exact_median_error']:.4f}", format_rate(r["rejection"]),
           _median_range(r["median_ratio_quantiles"]), *_competitor_cells(r))
          for r in part]), ""]
+    part = results.get("skewed", [])
+    lines += ["### A null that is not exchangeable: steady baseline, skewed agent errors", "",
+              *markdown_table(["agent's context errors", "contexts", "tests",
+                               "sign test [95% Wilson]", *_COMPETITOR_HEADER],
+                              [(r["settings"]["shape"], r["settings"]["n_contexts"], r["reps"],
+                                format_rate(r["rejection"]), *_competitor_cells(r))
+                               for r in part]), ""]
     part = results.get("forest", [])
     lines += ["### The default random-forest baseline", "", *markdown_table(
         ["agent", "report noise", "median ratio per study", "sign-test p-values",
