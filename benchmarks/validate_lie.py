@@ -125,7 +125,7 @@ def competitor_pvalues_of(d: np.ndarray) -> tuple[float, float]:
 
 #: the agent's context errors of the skewed nulls: a mean of three folded normals (three
 #: auxiliary variables), one folded normal, a lognormal
-SKEWED = ("mean of 3 |N(0, 1)|", "|N(0, 1)|", "lognormal, sdlog 1")
+SKEWED = ("mean of 3 folded standard normals", "folded standard normal", "lognormal, sdlog 1")
 
 
 def _skewed_errors(shape: str, size: int, rng: np.random.Generator) -> np.ndarray:
