@@ -84,3 +84,24 @@ def test_coverage_cell_and_its_before_column(tmp_path: Path,
         before = json.loads(vl.BEFORE.read_text())["coverage"]
         old = next(r for r in before if r["design"] == row["design"])
         assert f"| {old['coverage']['rate']:.3f} [" in text
+
+
+def test_skewed_null_cell_runs_and_its_differences_have_median_zero(tmp_path: Path,
+                                                                      monkeypatch) -> None:
+    """The non-exchangeable null: agent errors skewed to the right about a steady baseline
+    error at their median, so half the differences are positive; the cell records the
+    three tests' rates and the table shows them."""
+    rng = np.random.default_rng(0)
+    for shape in vl.SKEWED:
+        big = vl._skewed_errors(shape, 200_000, rng)
+        d = vl._skewed_errors(shape, 200_000, rng) - np.median(big)
+        assert abs(np.mean(d > 0) - 0.5) < 0.01 and np.mean(d) > 0  # median 0, mean above
+    out = tmp_path / "lie.json"
+    assert vl.main(["--only", "skewed null: folded standard normal", "--reps", "5",
+                    "--out", str(out)]) == 0
+    rows = json.loads(out.read_text())["skewed"]
+    assert [r["settings"]["n_contexts"] for r in rows] == [30, 100]
+    assert all(r["reps"] == 50 and set(r["competitors"]) == set(vl.COMPETITORS)
+               for r in rows)
+    text = tables_text(vl, out, tmp_path, monkeypatch)
+    assert "| folded standard normal | 30 | 50 |" in text
