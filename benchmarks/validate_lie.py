@@ -56,6 +56,8 @@ from benchmarks._harness import store_cell
 from benchmarks._harness import tables_if_asked
 from coherence import Agent
 from coherence import iterated_expectation_check
+from coherence._intervals import ttest_pvalue
+from coherence._probability._lie import context_pvalue
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results" / "validate_lie.json"
@@ -120,7 +122,7 @@ def competitor_pvalues_of(d: np.ndarray) -> tuple[float, float]:
     if d.size < 2:
         return (np.nan, np.nan)
     return (float(stats.wilcoxon(d, alternative="greater").pvalue),
-            float(stats.ttest_1samp(d, 0.0, alternative="greater").pvalue))
+            ttest_pvalue(d, "greater"))
 
 
 #: the agent's context errors of the skewed nulls: a mean of three folded normals (three
@@ -142,15 +144,13 @@ def skewed_null(shape: str, n_contexts: int, reps: int, rng: np.random.Generator
     in every context (a fitted model's, steady) and equals the median of the agent's
     context errors, which are skewed to the right; so P(d_c > 0) = 1/2 exactly but the
     d_c are not symmetric. The three tests on the same d_c (one-sided, alpha 0.05)."""
-    from scipy import stats
 
     median = float(np.median(_skewed_errors(shape, 400_000, rng)))
     rejected = np.zeros((reps, 3), dtype=bool)
     for r in range(reps):
         d = _skewed_errors(shape, n_contexts, rng) - median
-        k = int((d > 0).sum())
-        rejected[r] = (stats.binomtest(k, n_contexts, 0.5, alternative="greater").pvalue,
-                       *competitor_pvalues_of(d)) <= np.full(3, ALPHA)
+        rejected[r] = np.array([context_pvalue(d, "sign", "greater"),
+                                *competitor_pvalues_of(d)]) <= ALPHA
     return {"reps": reps, "rejection": rejection_rate(rejected[:, 0]),
             "competitors": {name: rejection_rate(rejected[:, j + 1])
                             for j, name in enumerate(COMPETITORS)}}

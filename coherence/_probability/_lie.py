@@ -638,7 +638,7 @@ def iterated_expectation_check(
     informative = np.abs(diff) >= _ZERO_ERROR
     n_inf = int(informative.sum())
     k = int((diff[informative] > 0).sum())
-    pvalue = _context_pvalue(diff[informative], k, test, alternative)
+    pvalue = context_pvalue(diff[informative], test, alternative)
     return IteratedExpectationResult(
         statistic=statistic, pvalue=pvalue,
         confidence_interval=ConfidenceInterval(low, high, confidence_level), n_obs=len(out),
@@ -653,14 +653,16 @@ def iterated_expectation_check(
 _TESTS = {"sign": "sign test", "wilcoxon": "Wilcoxon signed-rank test"}
 
 
-def _context_pvalue(diff: np.ndarray, k: int, test: str, alternative: str) -> float:
-    """The p-value over contexts of the informative differences ``diff`` (``k`` of them
-    positive): the exact sign test, or the Wilcoxon signed-rank test; NaN without any."""
+def context_pvalue(diff: np.ndarray, test: str, alternative: str) -> float:
+    """The p-value over contexts of the informative (non-zero) differences ``diff``: the
+    exact sign test of how many are positive, or the Wilcoxon signed-rank test; NaN
+    without any."""
     if diff.size == 0:
         return np.nan
     from scipy.stats import binomtest
     from scipy.stats import wilcoxon
 
     if test == "sign":
+        k = int((diff > 0).sum())
         return float(binomtest(k, diff.size, 0.5, alternative=alternative).pvalue)
     return float(wilcoxon(diff, alternative=alternative).pvalue)
