@@ -61,10 +61,15 @@ CURVES = {
     "under-confident (p^0.7)": lambda p: p**0.7,
     "over-forecasts (0.7 p)": lambda p: 0.7 * p,
     "under-forecasts (min(1.3 p, 1))": lambda p: np.minimum(1.3 * p, 1.0),
+    # forecasters who separate the outcomes (each bin holds one outcome): the Brier
+    # decomposition's matrix (benchmarks/validate_brier_decomposition.py)
+    "separates the outcomes (y = 1[p > 0.5])": lambda p: (p > 0.5).astype(np.float64),
+    "separates the outcomes, 30% YES (y = 1[p > 0.7])":
+        lambda p: (p > 0.7).astype(np.float64),
 }
 # the latent forecast's distribution: (scipy name, shape parameters); None: uniform
 LATENT = {"uniform": None, "beta": (2.0, 5.0), "rare": (0.5, 9.5), "rare-b": (0.3, 6.0),
-          "beta-b": (1.0, 8.0)}
+          "beta-b": (1.0, 8.0), "sharp": (0.2, 0.2)}
 N_BINS = 10
 CLUSTER_SD = 0.05  # forecasters of a clustered design: the question's p plus N(0, sd)
 

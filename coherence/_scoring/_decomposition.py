@@ -219,10 +219,14 @@ def resolution_pivots(weights: np.ndarray, q: np.ndarray, y: np.ndarray,
     y)^2 / n^2` over the clusters; for clusters of one forecast :math:`\bar y(1 - \bar
     y)/(n - 1)`), the debiased resolution is Ferro and Fricker's (2012)
     :math:`\mathrm{RES} - \sum_k \frac{n_k}{n} v_k + v`, and the standard error is the
-    delta method's with the bins held fixed: the clustered variance of the linear part,
-    cluster *c* entering through :math:`\frac{2}{n}\sum_k r_k (S_{ck} - m_{ck} \bar y_k)`
-    (:math:`r_k = \bar y_k - \bar y`; the mean outcome's own variation cancels), plus
-    :math:`\sum_k (n_k/n)^2\, 2 v_k^2`.
+    delta method's with the bins' edges held fixed: the clustered variance of the linear
+    part, cluster *c* entering through
+    :math:`\frac{1}{n}\sum_k \left[m_{ck} (r_k^2 - \mathrm{RES})
+    + 2 r_k (S_{ck} - m_{ck} \bar y_k)\right]` (:math:`r_k = \bar y_k - \bar y`: the
+    bins' shares move, and their frequencies; the mean outcome's own variation cancels),
+    plus :math:`\sum_k (n_k/n)^2\, 2 v_k^2`. The shares' part is what carries the
+    resolution's variation when each bin holds one outcome only (a forecaster who
+    separates the outcomes: the resolution is then the uncertainty).
     """
     n_groups = weights.shape[1]
     cell = clusters * n_bins + bin_index(q, n_bins)
@@ -250,7 +254,8 @@ def resolution_pivots(weights: np.ndarray, q: np.ndarray, y: np.ndarray,
     r = np.where(n_k > 0, freq - ybar[:, None], 0.0)
     plug = np.sum(share * r * r, axis=1)
     debiased = plug - np.sum(share * v_k, axis=1) + v
-    t = (2.0 / n)[:, None] * (r @ y_gk.T - (freq * r) @ n_gk.T)  # (B, G)
+    t = ((r * r) @ n_gk.T - plug[:, None] * n_g[None, :]  # the shares' part, and
+         + 2.0 * (r @ y_gk.T - (freq * r) @ n_gk.T)) / n[:, None]  # the frequencies' (B, G)
     linear = drawn / np.maximum(drawn - 1.0, 1.0) * np.sum(weights * t * t, axis=1)
     se = np.sqrt(linear + np.sum(share * share * 2.0 * v_k * v_k, axis=1))
     return np.column_stack([plug, debiased, se])
@@ -428,16 +433,27 @@ def _component_intervals(boot: np.ndarray, mean_outcome: np.ndarray,
     return out
 
 
+#: A resolution's standard error at or below this is rounding (resolutions are <= 1/4).
+_FLAT_SE = 1e-12
+
+
 def _resolution_interval(point: np.ndarray, pivots: np.ndarray,
                          confidence_level: float) -> tuple[float, float]:
     """Bootstrap-t interval (:func:`studentized_interval`) of the population resolution
-    around the debiased one. ``point`` is the sample's (plug-in, debiased, se),
-    ``pivots`` the resamples' (debiased, se); with se = 0, the debiased value alone."""
+    around the debiased one, its upper end cut at 1/4 (the resolution is at most the
+    uncertainty). ``point`` is the sample's (plug-in, debiased, se), ``pivots`` the
+    resamples' (debiased, se). A standard error within rounding of 0 is 0 (the
+    resolution is flat to first order: one bin, or bins that each hold one outcome with
+    the outcomes balanced), and a resample's then takes the sample's place in its pivot;
+    with the sample's 0, the percentile interval of the resamples' debiased values."""
     plug, debiased, se = (float(v) for v in point)
-    if se == 0:
-        return debiased, debiased
-    return studentized_interval(debiased, plug, se, pivots[:, 0], pivots[:, 1],
-                                confidence_level)
+    if se <= _FLAT_SE:
+        low, high = percentile_interval(pivots[:, 0], confidence_level)
+    else:
+        rse = np.where(pivots[:, 1] > _FLAT_SE, pivots[:, 1], 0.0)
+        low, high = studentized_interval(debiased, plug, se, pivots[:, 0], rse,
+                                         confidence_level)
+    return low, min(high, 0.25)
 
 
 def _reliability_interval(q: np.ndarray, y: np.ndarray, clusters: np.ndarray, n_bins: int,
@@ -570,10 +586,12 @@ def brier_decomposition(
     percentile interval for the within-bin part; for the reliability
     :func:`calibration_error`'s interval (equal-width bins, the resampling clusters);
     for the resolution a bootstrap-t interval around Ferro and Fricker's (2012)
-    debiased resolution; for the uncertainty the mean outcome's percentile interval
-    mapped through :math:`u(1 - u)`. The plug-in reliability and resolution in the
-    ``value`` column are biased upward, so their intervals need not contain them
-    (``docs/brier_decomposition.md``, measured coverage).
+    debiased resolution (studentized by the delta method's standard error, in which the
+    bins' shares move as well as their frequencies), at most 1/4; for the uncertainty
+    the mean outcome's percentile interval mapped through :math:`u(1 - u)`. The plug-in
+    reliability and resolution in the ``value`` column are biased upward, so their
+    intervals need not contain them (``docs/brier_decomposition.md``, measured
+    coverage).
 
     References
     ----------

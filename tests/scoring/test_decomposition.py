@@ -25,6 +25,7 @@ from coherence._scoring._decomposition import brier_projection
 from coherence._scoring._decomposition import decomposition_replicates
 from coherence._scoring._decomposition import link_clusters
 from coherence._scoring._decomposition import resolution_pivots
+from coherence._scoring._forecast import bin_index
 from tests._reference_bootstrap_t import bootstrap_t_by_loops
 
 UNCONDITIONAL = ("negation", "paraphrase", "consequence", "and", "or", "and_or", "but")
@@ -315,15 +316,18 @@ def _resolution_by_loops(q, y, clusters, n_bins):
 
     plug = corr = quad = 0.0
     t = dict.fromkeys(groups, 0.0)
+    freq = {}
     for b in sorted(set(k)):
         rows = [i for i in range(n) if k[i] == b]
-        f = sum(y[i] for i in rows) / len(rows)
+        f = freq[b] = sum(y[i] for i in rows) / len(rows)
         v = robust(rows, f)
         plug += len(rows) / n * (f - ybar) ** 2
         corr += len(rows) / n * v
         quad += (len(rows) / n) ** 2 * 2 * v * v
         for i in rows:
             t[clusters[i]] += 2 / n * (f - ybar) * (y[i] - f)
+    for i in range(n):  # the bins' shares move too
+        t[clusters[i]] += ((freq[k[i]] - ybar) ** 2 - plug) / n
     linear = len(groups) / (len(groups) - 1) * sum(x * x for x in t.values())
     return plug, plug - corr + robust(list(range(n)), ybar), (linear + quad) ** 0.5
 
@@ -346,6 +350,59 @@ def test_resolution_pivots_agree_with_loops(data, n_bins):
     murphy_res = decomposition_replicates(np.ones((1, int(codes.max()) + 1)), q, q,
                                           y.astype(float), codes, n_bins)[0, 4]
     assert got[0] == pytest.approx(murphy_res, abs=1e-12)
+
+
+def _plugin_resolution(w, q, y, clusters, n_bins):
+    return resolution_pivots(w[None, :], q, y, clusters, n_bins)[0, 0]
+
+
+@pytest.mark.parametrize("separated", [False, True])
+def test_resolution_se_is_the_delta_method_of_the_cluster_weights(separated):
+    """The standard error's linear part is the derivative of the plug-in resolution in
+    each cluster's weight (a central difference: the brute-force reference), the shares'
+    movement included; a forecaster who separates the outcomes keeps a positive se."""
+    rng = np.random.default_rng(5)
+    g = np.repeat(np.arange(25), rng.integers(1, 4, size=25))
+    q = rng.uniform(size=g.size)
+    y = ((q > 0.5) if separated else (rng.uniform(size=g.size) < q)).astype(float)
+    n_bins, w, h = 10, np.ones(25), 1e-6
+    grad = np.array([(_plugin_resolution(w + h * e, q, y, g, n_bins)
+                      - _plugin_resolution(w - h * e, q, y, g, n_bins)) / (2 * h)
+                     for e in np.eye(25)])
+    plug, _, se = resolution_pivots(w[None, :], q, y, g, n_bins)[0]
+    counts = np.bincount(g)
+    freq_var = 0.0  # the quadratic part: sum_k (n_k/n)^2 2 v_k^2
+    codes = bin_index(q, n_bins)
+    for b in np.unique(codes):
+        rows = codes == b
+        f = y[rows].mean()
+        units = np.unique(g[rows])
+        if len(units) > 1:
+            ss = sum((y[rows & (g == c)].sum() - np.sum(rows & (g == c)) * f) ** 2
+                     for c in units)
+            v_k = len(units) / (len(units) - 1) * ss / rows.sum() ** 2
+            freq_var += (rows.sum() / g.size) ** 2 * 2 * v_k * v_k
+    want = np.sqrt(25 / 24 * np.sum(grad**2) + freq_var)
+    assert counts.sum() == g.size and se == pytest.approx(want, rel=1e-6)
+    assert se > 0
+    if separated:  # every bin holds one outcome: the resolution is the uncertainty
+        assert plug == pytest.approx(y.mean() * (1 - y.mean()))
+
+
+def test_separated_outcomes_get_an_interval_around_the_resolution():
+    """A forecaster whose bins each hold one outcome: the resolution equals the
+    uncertainty and varies with the mean outcome; its interval has width and never
+    claims more than 1/4 by much (it was a point above the estimate, [0.254, 0.254])."""
+    rng = np.random.default_rng(3)
+    q = np.concatenate([rng.uniform(0.0, 0.45, 20), rng.uniform(0.6, 1.0, 25)])
+    y = (q > 0.5).astype(float)
+    res = brier_decomposition({"question": np.arange(45), "probability": q, "outcome": y},
+                              n_resamples=999, rng=0)
+    row = res.table.set_index("component").loc["resolution"]
+    unc = res.table.set_index("component").loc["uncertainty"]
+    assert row["value"] == pytest.approx(unc["value"])
+    assert row["ci_high"] - row["ci_low"] > 0.02
+    assert row["ci_low"] < row["value"] < row["ci_high"]
 
 
 def test_resolution_weights_count_as_copies_of_clusters():
@@ -383,7 +440,16 @@ def test_resolution_interval_is_the_bootstrap_t_formula():
     t = (pivots[:, 0] - 0.06) / np.array([0.01, 0.02, 0.01, 0.015])
     t_lo, t_hi = np.quantile(t, [0.25, 0.75])
     assert (lo, hi) == pytest.approx((0.04 - t_hi * 0.01, 0.04 - t_lo * 0.01))
-    assert _resolution_interval(np.array([0.0, 0.0, 0.0]), pivots, 0.5) == (0.0, 0.0)
+    # a resample's se of 0 (or within rounding of it) takes the sample's in its pivot
+    tiny = pivots.copy()
+    tiny[2, 1] = 1e-17
+    assert _resolution_interval(np.array([0.06, 0.04, 0.01]), tiny, 0.5) == (lo, hi)
+    # the sample's se of 0: the resamples' percentile interval; one bin: 0 throughout
+    assert _resolution_interval(np.array([0.06, 0.04, 0.0]), pivots, 0.5) == pytest.approx(
+        tuple(np.quantile(pivots[:, 0], [0.25, 0.75])))
+    assert _resolution_interval(np.zeros(3), np.zeros((4, 2)), 0.5) == (0.0, 0.0)
+    # the upper end is cut at 1/4, the largest resolution there is
+    assert _resolution_interval(np.array([0.24, 0.245, 0.05]), pivots, 0.95)[1] == 0.25
 
 
 # --------------------------------------------------------------------------- validation
