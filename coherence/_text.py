@@ -21,7 +21,8 @@ def cell_text(value: Any) -> str:
 
 def text_table(frame: pd.DataFrame, *, width: int = 100, digits: int = 4) -> str:
     """A plain-text table no wider than ``width`` columns: numbers to ``digits``
-    significant digits, long text cut with "...", and columns that do not fit
+    significant digits, long text cut in its middle with "..." (a column's texts are
+    left whole where cutting would make two of them read alike), and columns that do not fit
     moved to a block below (the leading label columns repeated).
 
     Examples
@@ -46,8 +47,9 @@ def text_table(frame: pd.DataFrame, *, width: int = 100, digits: int = 4) -> str
     cols = [str(c) for c in frame.columns]
     body = [[fmt(v) for v in row] for row in frame.itertuples(index=False)]
     limit = max(12, width // 2)
-    cells = [[c[: limit - 3] + "..." if len(c) > limit else c for c in row] for row in body]
-    heads = [c[: limit - 3] + "..." if len(c) > limit else c for c in cols]
+    columns = [_cut_distinct([r[j] for r in body], limit) for j in range(len(cols))]
+    cells = [[columns[j][i] for j in range(len(cols))] for i in range(len(body))]
+    heads = _cut_distinct(cols, limit)
     widths = [max([len(heads[j]), *(len(r[j]) for r in cells)]) for j in range(len(cols))]
     numeric = [pd.api.types.is_numeric_dtype(frame.iloc[:, j]) for j in range(len(cols))]
     if not cols:
@@ -78,3 +80,19 @@ def text_table(frame: pd.DataFrame, *, width: int = 100, digits: int = 4) -> str
         out.append(line([heads[j] for j in block]))
         out.extend(line([row[j] for j in block]) for row in cells)
     return "\n".join(out)
+
+
+def _cut(text: str, limit: int) -> str:
+    """``text`` of more than ``limit`` characters cut in its middle: model names differ
+    at their ends as often as at their starts (``...-temperature-0.0``, ``-1.0``)."""
+    if len(text) <= limit:
+        return text
+    head = (limit - 2) // 2
+    return text[:head] + "..." + text[len(text) - (limit - 3 - head):]
+
+
+def _cut_distinct(texts: list[str], limit: int) -> list[str]:
+    """The texts cut by :func:`_cut`, or whole where two different ones would read alike
+    (labels of two cells must stay two labels)."""
+    cut = [_cut(t, limit) for t in texts]
+    return cut if len(set(cut)) == len(set(texts)) else list(texts)

@@ -4,6 +4,7 @@ error, argument types, the report options, reading a table and printing one."""
 from __future__ import annotations
 
 import argparse
+import io
 from pathlib import Path
 from typing import Any
 
@@ -90,14 +91,48 @@ def read_table(path: str) -> Any:
             except ImportError as exc:
                 raise UsageError("reading parquet needs pyarrow: pip install "
                                  "'belief-coherence[parquet]' (or pyarrow)") from exc
-        if suffix == ".json":
-            return pd.read_json(p)
+        if suffix == ".json":  # utf-8-sig: a byte-order mark (Excel, PowerShell) is not data
+            return pd.read_json(io.StringIO(p.read_text(encoding="utf-8-sig")))
         if suffix in (".csv", ".txt", ".tsv"):
-            return pd.read_csv(p, sep="\t" if suffix == ".tsv" else ",")
+            return _read_delimited(p, path, "\t" if suffix == ".tsv" else ",")
     except (ValueError, pd.errors.ParserError, UnicodeDecodeError) as exc:
         raise UsageError(f"cannot read {path}: {str(exc).splitlines()[0]}") from exc
     raise UsageError(f"unsupported file type {suffix or '(none)'} for {path}; "
                      "expected .csv, .tsv, .parquet or .json")
+
+
+#: the words of a CSV or TSV cell read as missing (blank, R's and Python's)
+MISSING_WORDS = ("", "NA", "nan", "NaN")
+
+
+def _read_delimited(p: Path, path: str, sep: str) -> Any:
+    """A CSV or TSV file, read so that nothing in it changes meaning on the way: a blank
+    cell, ``NA`` (R's) and ``nan`` / ``NaN`` (Python's) are missing, and every other word
+    stays text (a model called ``None``, an action ``N/A``; a number column holding such
+    a word is refused by the tests, naming the rows, where pandas would have read a
+    dozen words as missing), two columns of one name are refused (pandas would rename
+    the second ``name.1`` and the first be tested), and a file with another separator
+    gets a hint."""
+    import pandas as pd
+
+    frame = pd.read_csv(p, sep=sep, keep_default_na=False,
+                        na_values=list(MISSING_WORDS))
+    header = pd.read_csv(p, sep=sep, header=None, nrows=1, dtype=str,
+                         keep_default_na=False).iloc[0].tolist() if len(frame.columns) else []
+    twice = sorted({str(c) for c in header if header.count(c) > 1})
+    if twice:
+        raise UsageError(f"{path} has two or more columns named {', '.join(map(repr, twice))}; "
+                         "rename or drop the copies (which one the tests should read is not "
+                         "clear)")
+    if len(frame.columns) == 1:
+        name = str(frame.columns[0])
+        other = next((c for c in (";", "\t", ",", "|") if c != sep and c in name), None)
+        if other is not None:
+            kind = {";": "semicolons", "\t": "tabs", ",": "commas", "|": "bars"}[other]
+            raise UsageError(f"{path} reads as one column {name[:60]!r}: its columns seem to "
+                             f"be separated by {kind}; save it comma-separated as .csv"
+                             + (" (or name it .tsv)" if other == "\t" else ""))
+    return frame
 
 
 def print_frame(frame: Any) -> None:

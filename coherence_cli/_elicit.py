@@ -290,6 +290,10 @@ def run_elicit(args: argparse.Namespace) -> int:
     import elicitation
 
     args = model_options(args)
+    for option, path in (("--out", args.out), ("--raw-out", args.raw_out)):
+        if path is not None and Path(path).suffix.lower() != ".csv":
+            raise ElicitUsageError(f"{option} {path}: the table is written as CSV; name the "
+                                   "file .csv (`coherence test` reads it by its ending)")
     cache = elicitation.ResponseCache(args.cache)   # an unusable file fails first (exit 2)
     try:
         return _run(args, cache)

@@ -28,7 +28,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         description="Simulates studies of every design (contexts x repetitions) from a pilot "
         "table (its contexts resampled: the pilot is the truth) or from a simulated agent "
         "(--agent, with --effect its violation), runs the test on each and prints the power "
-        "per design with its 95%% Wilson interval and the paid calls it costs "
+        "per design with its 95% Wilson interval and the paid calls it costs "
         "(coherence.plan).",
         epilog="tests: " + ", ".join(PLAN_TESTS) + ". example: coherence plan --agent leaky "
         "--effect 0.3 --test ci_test --contexts 50 100 200 --repetitions 3 5")
@@ -67,6 +67,7 @@ def run(args: argparse.Namespace) -> int:
         if not Path(args.pilot).is_file():
             raise UsageError(f"no such file: {args.pilot}")
         source = read_table(args.pilot)
+        _one_model(source, args.pilot)
     options = {}
     if args.baseline is not None:
         if not Path(args.baseline).is_file():
@@ -89,3 +90,20 @@ def run(args: argparse.Namespace) -> int:
         res.table.to_csv(args.csv, index=False)
         print(f"power table written to {args.csv}")
     return EXIT_OK
+
+
+#: columns naming the model or dataset of a row (as ``coherence test``'s cells)
+_CELL_COLUMNS = ("model", "dataset")
+
+
+def _one_model(pilot: Any, path: str) -> None:
+    """A pilot of several models (or datasets) would be planned as one agent that is each
+    of them by turns: refuse it, naming them."""
+    for col in _CELL_COLUMNS:
+        if col in pilot.columns:
+            values = sorted({str(v) for v in pilot[col].dropna()})
+            if len(values) > 1:
+                shown = ", ".join(values[:6]) + (", ..." if len(values) > 6 else "")
+                raise UsageError(f"the pilot {path} holds {len(values)} values of {col!r} "
+                                 f"({shown}); plan pools every row into one agent, so give it "
+                                 f"the rows of one {col} (each planned on its own)")

@@ -164,6 +164,13 @@ def _check_columns(data: Any, args: argparse.Namespace, path: str) -> tuple[str,
         for name in args.by:
             need("--by", name)
         by = tuple(args.by)
+    for name in by:  # a blank cell label would be a cell of its own, named by nothing
+        blank = data.index[data[name].isna().to_numpy()]
+        if len(blank):
+            rows = ", ".join(str(r) for r in blank[:5]) + (", ..." if len(blank) > 5 else "")
+            raise UsageError(f"the cell column {name!r} of {path} is blank on {len(blank)} "
+                             f"row(s) (rows {rows}, counting from 0 after the header); fill "
+                             "them in, or leave the column out of --by")
     for name in args.tests or ():
         if name not in TEST_NAMES:
             raise UsageError(f"--tests: unknown test {name!r}; expected some of "
@@ -287,9 +294,27 @@ def run(args: argparse.Namespace) -> int:
     for row in failed.itertuples(index=False):
         print(f"  {row.test} failed on {', '.join(str(getattr(row, c)) for c in rep.by) or 'all'}"
               f": {row.error}"[:300])
+    absent = _requested_not_run(rep, args)
     if args.out:
         rep.to_html(args.out)
         print(f"\nreport written to {args.out}")
     if args.csv:
         frame.to_csv(args.csv, index=False)
-    return EXIT_FAILURE if len(failed) else EXIT_OK
+    return EXIT_FAILURE if len(failed) or absent == len(set(args.tests or ())) > 0 else EXIT_OK
+
+
+def _requested_not_run(rep: Any, args: argparse.Namespace) -> int:
+    """How many of the tests named in ``--tests`` ran on no cell (they did not apply to
+    the table: the HTML report says what each needs), said on stderr. When none of them
+    ran the command fails (exit 1: an empty grid is no answer); with the default (every
+    test) one that does not apply is no mistake, and nothing is said."""
+    if not args.tests:
+        return 0
+    absent = [name for name in dict.fromkeys(args.tests)
+              if not any(name in c.results or name in c.errors for c in rep.cells)]
+    if absent:
+        print(f"coherence test: {', '.join(absent)} did not run: "
+              f"{'it does' if len(absent) == 1 else 'they do'} not apply to this table (the "
+              "columns a test needs are absent, or --action/--outcome/--prompt name none; "
+              "--out's report says what each test needs)", file=sys.stderr)
+    return len(absent)

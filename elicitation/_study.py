@@ -19,6 +19,7 @@ import os
 import tomllib
 import warnings
 from collections.abc import Mapping
+from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
 from pathlib import Path
@@ -273,6 +274,9 @@ def load_study(config: str | os.PathLike[str] | Mapping[str, Any]) -> dict[str, 
     tests = {**tests_defaults, **_section(raw, "tests", tests_keys)}
     if kind == "forecasting":
         _forecasting_iv(design, tests)
+    if kind in ("decision", "pairs"):  # before any call is paid for
+        _tests_iv(kind, tests)
+        _names_iv(kind, design)
     if kind == "consistency" and not isinstance(tests["baseline"], bool):
         raise ValueError("The study's tests.baseline must be true or false; got "
                          f"{tests['baseline']!r}")
@@ -333,6 +337,59 @@ def _forecasting_iv(design: dict[str, Any], tests: dict[str, Any]) -> None:
     if isinstance(level, bool) or not isinstance(level, int | float) or not 0 < level < 1:
         raise ValueError("The study's tests.confidence_level must be a number in (0, 1); got "
                          f"{level!r}")
+
+
+#: report()'s multiplicity adjustments (its ``adjust``)
+_ADJUST = ("holm", "bh", "none")
+
+
+def _tests_iv(kind: str, tests: dict[str, Any]) -> None:
+    """The ``[tests]`` of a decision or pairs study, checked when the file is read: a
+    misspelt test or setting must not wait until every model has been asked."""
+    import coherence
+
+    sizes = ("n_permutations", "n_resamples") if kind == "decision" else ("n_resamples",)
+    for key in sizes:
+        value = tests[key]
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise ValueError(f"The study's tests.{key} must be a positive int; got {value!r}")
+    if kind == "decision":
+        names = [tests["tests"]] if isinstance(tests["tests"], str) else tests["tests"]
+        if not isinstance(names, list) or any(
+                n not in (*coherence.TEST_NAMES, "all") for n in names):
+            raise ValueError("The study's tests.tests must be 'all' or a list of some of "
+                             f"{', '.join(coherence.TEST_NAMES)}; got {tests['tests']!r}")
+        choices = {"adjust": _ADJUST, "engine": ("logistic", "catboost")}
+    else:
+        choices = {"test": coherence.PAIRS_TESTS, "alternative": coherence.PAIRS_ALTERNATIVES,
+                   "ci_method": coherence.PAIRS_CI_METHODS}
+    for key, allowed in choices.items():
+        if tests[key] not in allowed:
+            raise ValueError(f"The study's tests.{key} must be one of "
+                             f"{', '.join(map(repr, allowed))}; got {tests[key]!r}")
+
+
+def _names_iv(kind: str, design: dict[str, Any]) -> None:
+    """The network and the prompts a decision or pairs study names, checked when the file
+    is read (the design is drawn and the models asked only after)."""
+    import bayesnets
+
+    from ._templates import CONDITIONAL_VARIANTS
+    from ._templates import template_names
+
+    def one_of(key: str, value: Any, allowed: Sequence[str]) -> None:
+        if value not in allowed:
+            raise ValueError(f"The study's design.{key} must be one of "
+                             f"{', '.join(map(repr, allowed))}; got {value!r}")
+
+    one_of("network", design["network"], bayesnets.BUNDLED_NETWORKS)
+    if kind == "decision":
+        for prompt in design["prompts"]:
+            one_of("prompts", prompt, template_names())
+        one_of("decision", design["decision"], ("", *template_names()))
+    else:
+        for variant in design["variants"]:
+            one_of("variants", variant, CONDITIONAL_VARIANTS)
 
 
 def _unknown(table: Mapping[str, Any], allowed: set[str], where: str) -> None:

@@ -1,0 +1,141 @@
+"""Files and options a researcher gets wrong, each answered before anything is computed
+with one line that names the file, the column or the key (``main`` in this process)."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+
+import pandas as pd
+import pytest
+
+import coherence
+import elicitation
+from coherence._text import text_table
+from coherence_cli import main
+from coherence_cli._common import UsageError
+from coherence_cli._common import read_table
+
+
+def _main(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(list(argv))
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_only_blank_na_and_nan_cells_are_missing(tmp_path):
+    """A model called None and an action N/A stay text (pandas reads a dozen words as
+    missing); blank, NA and nan are missing."""
+    path = tmp_path / "t.csv"
+    path.write_text("model,action,p\nNone,N/A,0.5\nnull,yes,NA\nx,no,\ny,no,nan\n")
+    frame = read_table(str(path))
+    assert frame["model"].tolist() == ["None", "null", "x", "y"]
+    assert frame["action"].tolist() == ["N/A", "yes", "no", "no"]
+    assert frame["p"].isna().tolist() == [False, True, True, True]
+
+
+@pytest.mark.parametrize(("text", "suffix", "match"), [
+    ("a,b,a\n1,2,3\n", ".csv", "two or more columns named 'a'"),
+    ("a;b;c\n1;2;3\n", ".csv", "separated by semicolons"),
+    ("a\tb\n1\t2\n", ".txt", "separated by tabs.*tsv"),
+])
+def test_delimited_files_that_would_be_misread_are_refused(tmp_path, text, suffix, match):
+    path = tmp_path / f"t{suffix}"
+    path.write_text(text)
+    with pytest.raises(UsageError, match=match):
+        read_table(str(path))
+
+
+def test_a_json_file_with_a_byte_order_mark_reads(tmp_path):
+    path = tmp_path / "t.json"
+    path.write_bytes(b'\xef\xbb\xbf[{"a": 1, "b": "x"}]')
+    assert read_table(str(path)).to_dict("records") == [{"a": 1, "b": "x"}]
+
+
+@pytest.fixture(scope="module")
+def table(tmp_path_factory):
+    path = tmp_path_factory.mktemp("inputs") / "table.csv"
+    data = coherence.simulate("rational", n_contexts=30, n_repetitions=2, rng=1).data
+    data.assign(model="a").to_csv(path, index=False)
+    return path
+
+
+def test_a_blank_cell_label_is_refused(table, tmp_path):
+    frame = pd.read_csv(table)
+    frame.loc[[3, 7], "model"] = None
+    path = tmp_path / "blank.csv"
+    frame.to_csv(path, index=False)
+    code, _, err = _main("test", str(path), "--tests", "ci", "--resamples", "19")
+    assert code == 2 and "cell column 'model'" in err and "rows 3, 7" in err
+
+
+def test_requested_tests_that_apply_nowhere_fail_with_a_note(table):
+    code, _, err = _main("test", str(table), "--tests", "ci_evidence,lie",
+                         "--resamples", "19", "--quiet")
+    assert code == 1 and "ci_evidence, lie did not run" in err
+    # one that runs and one that does not apply: a note, and the run stands
+    code, _, err = _main("test", str(table), "--tests", "ci,lie", "--resamples", "19",
+                         "--quiet")
+    assert code == 0 and "lie did not run" in err
+
+
+def test_plan_refuses_a_pilot_of_several_models(table, tmp_path):
+    frame = pd.read_csv(table)
+    frame.loc[frame.index[::2], "model"] = "b"
+    path = tmp_path / "two.csv"
+    frame.to_csv(path, index=False)
+    code, _, err = _main("plan", str(path), "--test", "ci_test", "--contexts", "20",
+                         "--repetitions", "2", "--sims", "2")
+    assert code == 2 and "2 values of 'model' (a, b)" in err
+
+
+@pytest.mark.parametrize("option", ["--out", "--raw-out"])
+def test_elicit_writes_csv_only_and_says_so_before_any_call(tmp_path, option):
+    code, _, err = _main("elicit", "--simulated", "rational", "--n-contexts", "2",
+                         "--cache", str(tmp_path / "c.sqlite"), option,
+                         str(tmp_path / "x.parquet"))
+    assert code == 2 and f"{option} " in err and "name the file .csv" in err
+    assert not (tmp_path / "c.sqlite").exists() or "calls" not in err
+
+
+@pytest.mark.parametrize(("section", "key", "value", "match"), [
+    ("tests", "tests", '["ci", "monotonicty"]', "tests.tests must be 'all' or a list"),
+    ("tests", "adjust", '"bonferroni"', "tests.adjust must be one of"),
+    ("tests", "n_permutations", "-5", "tests.n_permutations must be a positive int"),
+    ("tests", "engine", '"xgb"', "tests.engine must be one of"),
+    ("design", "network", '"chld"', "design.network must be one of"),
+    ("design", "prompts", '["standrd"]', "design.prompts must be one of"),
+    ("design", "decision", '"decide"', "design.decision must be one of"),
+])
+def test_a_decision_study_file_is_checked_before_any_call(tmp_path, section, key, value,
+                                                          match):
+    cfg = tmp_path / "s.toml"
+    cfg.write_text(f'out = "{tmp_path / "out"}"\n[model]\nsimulated = "rational"\n'
+                   f"[{section}]\n{key} = {value}\n")
+    with pytest.raises(ValueError, match=match):
+        elicitation.load_study(str(cfg))
+
+
+@pytest.mark.parametrize(("section", "key", "value", "match"), [
+    ("tests", "test", '"wilcoxon"', "tests.test must be one of"),
+    ("tests", "ci_method", '"percentile"', "tests.ci_method must be one of"),
+    ("design", "variants", '["sceptical"]', "design.variants must be one of"),
+])
+def test_a_pairs_study_file_is_checked_before_any_call(tmp_path, section, key, value, match):
+    cfg = tmp_path / "s.toml"
+    cfg.write_text(f'kind = "pairs"\nout = "{tmp_path / "out"}"\n[model]\n'
+                   f'simulated = "rational"\n[{section}]\n{key} = {value}\n')
+    with pytest.raises(ValueError, match=match):
+        elicitation.load_study(str(cfg))
+
+
+def test_long_labels_are_cut_in_the_middle_and_kept_apart():
+    base = "openrouter/meta-llama/llama-3.1-405b-instruct-temperature-"
+    frame = pd.DataFrame({"model": [base + "0.0", base + "1.0"], "p": [0.1, 0.2]})
+    lines = text_table(frame, width=60).splitlines()[1:]
+    assert lines[0].split()[0].endswith("0.0") and lines[1].split()[0].endswith("1.0")
+    assert "..." in lines[0] and len(lines[0].split()[0]) == 30
+    # labels that would read alike once cut stay whole
+    same = pd.DataFrame({"model": ["a" * 40 + "x" + "b" * 40, "a" * 40 + "y" + "b" * 40]})
+    assert text_table(same, width=60).splitlines()[1] == same["model"][0]
