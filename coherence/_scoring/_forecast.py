@@ -525,7 +525,10 @@ def forecast_scores(
         Column of forecast times; when several forecasts exist for one
         (model, question), the latest is kept. The default column,
         ``'forecast_date'``, is used when present; with no timestamp column
-        (or ``None``), duplicate (model, question) pairs raise.
+        (or ``None``), duplicate (model, question) pairs raise. Date strings
+        that pandas would read in two ways (day/month/year strings, read month
+        first where they can be and day first where not, or such strings mixed
+        with ISO ones) raise: write ISO dates (YYYY-MM-DD) or parse them first.
     convention : {'ln', 'log2_loss'}
         Log score convention: ``'ln'`` is :math:`\\ln \\max(q, \\text{floor})`
         with :math:`q` the probability given to what happened (<= 0, higher is

@@ -1,0 +1,55 @@
+"""Input checks found missing by an audit of the scoring functions: each test fails on
+the code before its fix (a wrong answer returned silently, or pandas' raw error)."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import coherence as c
+
+pytestmark = pytest.mark.filterwarnings("ignore:forecast_scores:coherence.SmallSampleWarning")
+
+# --------------------------------------------------------------------------- dd/mm dates
+def _forecasts(dates):
+    return pd.DataFrame({"model": ["a", "a", "a", "b"], "question": ["q1", "q1", "q2", "q1"],
+                         "probability": [0.1, 0.9, 0.5, 0.5], "outcome": [1, 1, 0, 1],
+                         "forecast_date": dates})
+
+
+def test_day_first_dates_read_two_ways_raise():
+    # '05/01/2024' would be 1 May and '20/01/2024' 20 January: the wrong forecast kept
+    with pytest.raises(ValueError, match=r"Column 'forecast_date'.*written one way.*day first"
+                                         r".*row 1 = '20/01/2024'.*month first.*ISO dates"):
+        c.forecast_scores(_forecasts(["05/01/2024", "20/01/2024", "01/01/2024",
+                                      "01/01/2024"]), n_resamples=20, rng=0)
+
+
+def test_day_first_opening_dates_raise_in_contamination_filter():
+    t = pd.DataFrame({"model": ["m", "m"], "question": ["q1", "q2"],
+                      "opened": ["05/01/2024", "20.01.2024"]}, index=[10, 11])
+    with pytest.raises(ValueError, match=r"Column 'opened'.*2 offending rows.*row 10"):
+        c.contamination_filter(t, {"m": "2024-01-10"})
+
+
+def test_iso_mixed_with_year_last_dates_raise():
+    t = pd.DataFrame({"model": ["m", "m"], "question": ["q1", "q2"],
+                      "opened": ["2024-01-05", "01/20/2024"]})
+    with pytest.raises(ValueError, match=r"mixes year-first dates.*1 offending row "
+                                         r"\(first: row 1 = '01/20/2024'\)"):
+        c.contamination_filter(t, {"m": "2024-01-10"})
+
+
+@pytest.mark.parametrize("dates", [
+    ["2024-01-05", "2024-01-20T10:00", "2024-01-01", "2024-01-01 00:00:00"],
+    [pd.Timestamp("2024-01-05"), dt.datetime(2024, 1, 20), "2024-01-01",
+     np.datetime64("2024-01-01")],
+    ["01/05/2024", "01/20/2024", "01/01/2024", "01/01/2024"],     # month first throughout
+    ["2024/01/05", "2024-01-20", "2024-01-01", "2024-01-01"],
+])
+def test_dates_read_one_way_are_kept(dates):
+    pf = c.forecast_scores(_forecasts(dates), n_resamples=20, rng=0).per_forecast
+    assert pf.loc[(pf.model == "a") & (pf.question == "q1"), "p_outcome"].item() == 0.9
