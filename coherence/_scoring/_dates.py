@@ -77,19 +77,20 @@ def check_date_formats(values: list[Any], index: pd.Index, column: str, owner: s
     fix = ("; write ISO dates (YYYY-MM-DD) or parse the column first, e.g. "
            "pd.to_datetime(df[col], format='%d/%m/%Y')")
     year_last = sorted(day_first_only + month_first)
+    labels = pd.Index(index).tolist()   # plain Python labels in the message
     if day_first_only and month_first:
         d, mf = day_first_only[0], month_first[0]
         raise ValueError(column_error(
             column, "hold dates written one way; its day/month/year strings would be read "
-            f"day first where only that is a date (row {index[d]!r} = {values[d]!r}: "
-            f"{_rows(day_first_only)}) and month first elsewhere (row {index[mf]!r} = "
+            f"day first where only that is a date (row {labels[d]!r} = {values[d]!r}: "
+            f"{_rows(day_first_only)}) and month first elsewhere (row {labels[mf]!r} = "
             f"{values[mf]!r}: {_rows(month_first)})" + fix,
             list(index[year_last]), [values[i] for i in year_last], owner=owner))
     if year_first and year_last:
         y = year_first[0]
         raise ValueError(column_error(
             column, "hold dates written one way; it mixes year-first dates (row "
-            f"{index[y]!r} = {values[y]!r}: {_rows(year_first)}) with day/month/year or "
+            f"{labels[y]!r} = {values[y]!r}: {_rows(year_first)}) with day/month/year or "
             "month/day/year ones, whose order cannot be told" + fix,
             list(index[year_last]), [values[i] for i in year_last], owner=owner))
 

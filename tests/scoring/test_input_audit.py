@@ -31,7 +31,8 @@ def test_day_first_dates_read_two_ways_raise():
 def test_day_first_opening_dates_raise_in_contamination_filter():
     t = pd.DataFrame({"model": ["m", "m"], "question": ["q1", "q2"],
                       "opened": ["05/01/2024", "20.01.2024"]}, index=[10, 11])
-    with pytest.raises(ValueError, match=r"Column 'opened'.*2 offending rows.*row 10"):
+    with pytest.raises(ValueError, match=r"Column 'opened'.*\(row 11 = '20.01.2024'"
+                                         r".*2 offending rows.*row 10"):
         c.contamination_filter(t, {"m": "2024-01-10"})
 
 
