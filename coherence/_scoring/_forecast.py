@@ -68,6 +68,16 @@ POOLED = "(all)"
 #: ``"log2_loss"``: minus its base-2 log (>= 0, lower is better).
 LOG_CONVENTIONS = ("ln", "log2_loss")
 _OWNER = "forecast_scores"
+#: Columns of the result's tables beside the ``by`` column (per_forecast, table,
+#: calibration, reliability_table, scores_frame): a ``by`` column of one of these names
+#: would be overwritten by it.
+RESERVED_COLUMNS = (
+    "question", "cluster", "p_outcome", "confidence", "correct", "accuracy", "brier",
+    "log_score", "n_forecasts", "n_questions",
+    *(f"{m}_ci_{end}" for m in ("accuracy", "brier", "log_score") for end in ("low", "high")),
+    "ece", "reliability", "resolution", "uncertainty", "within_bin",
+    "bin", "lower", "upper", "n", "mean_forecast", "observed_frequency", "filtered",
+)
 
 
 # --------------------------------------------------------------------------- array layer
@@ -519,6 +529,10 @@ def forecast_scores(
         The ``by`` value ``'(all)'`` is reserved for the pooled row.
     by, question : str
         Columns naming the forecaster and the question (the resampling unit).
+        ``by`` may not name a column of the result's tables (``'question'``,
+        ``'confidence'``, ``'correct'``, ``'brier'``, ``'n_forecasts'`` and the others
+        of :class:`ForecastScoresResult`), which would overwrite it: that raises
+        (rename the column).
     probability, outcome, options, chosen : str or sequence of str
         Columns as described above.
     timestamp : str or None
@@ -701,10 +715,8 @@ def forecast_scores(
     if timestamp == "forecast_date" and timestamp not in df.columns:
         timestamp = None
     gen = check_rng(rng, owner=_OWNER)
+    reserved_by(by, _OWNER, RESERVED_COLUMNS)
     if cluster is not None:
-        if by == "cluster":
-            raise ValueError(param_error("by", _OWNER, "not 'cluster' when 'cluster' is given "
-                                         "(per_forecast names the clusters 'cluster')", by))
         _check_clusters(df, question, cluster)
     gen_main, gen_filtered = spawn(gen, 2)
     result = _score(df, by=by, question=question, probability=probability, outcome=outcome,
@@ -728,6 +740,15 @@ def forecast_scores(
                           confidence_level=confidence_level, rng=gen_filtered,
                           cluster=cluster)
     return _replace(result, filtered=filtered, contamination=report)
+
+
+def reserved_by(by: str, owner: str, reserved: Sequence[str]) -> None:
+    """Raise when the ``by`` column's name is one of the result tables' own columns, which
+    would overwrite it (``by='confidence'``: one row per probability, not per group)."""
+    if by in reserved:
+        raise ValueError(param_error(
+            "by", owner, "a column name other than those of the result's tables ("
+            + ", ".join(repr(r) for r in reserved) + "); rename the column", by))
 
 
 def _check_clusters(df: pd.DataFrame, question: str, cluster: str) -> None:

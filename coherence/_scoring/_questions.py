@@ -78,6 +78,11 @@ TASK_COLUMNS = {
 }
 CONVENTIONS = ("paper", "code")
 _OWNER = "question_scores"
+#: Columns of the result's tables beside the ``by`` column (per_forecast, table,
+#: by_type): a ``by`` column of one of these names would be overwritten by it.
+RESERVED_COLUMNS = ("question", "type", "rule_correct", "judged", "correct", "brier",
+                    "log_score", "n_forecasts", "n_questions", "accuracy", "accuracy_ci_low",
+                    "accuracy_ci_high", "n_probabilistic", "n")
 _WS = re.compile(r"\s+")
 
 
@@ -246,7 +251,10 @@ def question_scores(
 
         Columns a table's types do not use may be absent.
     by, question, type, prediction, probability, outcome, lower, upper : str
-        Column names.
+        Column names. ``by`` may not name a column of the result's tables
+        (``'question'``, ``'type'``, ``'correct'``, ``'accuracy'``, ``'brier'``,
+        ``'n_forecasts'`` and the others of :class:`QuestionScoresResult`), which would
+        overwrite it: that raises (rename the column).
     tolerance : float
         A quantity is correct when :math:`|\\hat x - x| \\le` ``tolerance``
         :math:`\\cdot |x|` (default 0.1, the benchmark's 10%), the bound included
@@ -335,6 +343,9 @@ def question_scores(
     for t in judge_types:
         check_choice(t, "judge_types", _OWNER, QUESTION_TYPES)
     gen = check_rng(rng, owner=_OWNER)
+    from ._forecast import reserved_by
+
+    reserved_by(by, _OWNER, RESERVED_COLUMNS)
     require_columns(df, {"by": by, "question": question, "type": type, "outcome": outcome},
                     owner=_OWNER)
     no_missing(df, [by, question, type], owner=_OWNER)

@@ -54,3 +54,35 @@ def test_iso_mixed_with_year_last_dates_raise():
 def test_dates_read_one_way_are_kept(dates):
     pf = c.forecast_scores(_forecasts(dates), n_resamples=20, rng=0).per_forecast
     assert pf.loc[(pf.model == "a") & (pf.question == "q1"), "p_outcome"].item() == 0.9
+
+
+# --------------------------------------------------------------------------- by = an output column
+def _grouped(name):
+    return pd.DataFrame({name: ["verbal"] * 4 + ["numeric"] * 4,
+                         "item": ["q1", "q2", "q3", "q4"] * 2,
+                         "probability": [0.9, 0.2, 0.7, 0.4, 0.6, 0.5, 0.3, 0.8],
+                         "outcome": [1, 0, 1, 0] * 2})
+
+
+@pytest.mark.parametrize("name", ["confidence", "brier", "accuracy", "log_score", "p_outcome",
+                                  "correct", "n_forecasts", "n_questions", "question"])
+def test_forecast_scores_by_an_output_column_raises(name):
+    # by='confidence' gave one row per probability value: the column was overwritten
+    with pytest.raises(ValueError, match=rf"'by' parameter of forecast_scores must be a column "
+                                         rf"name other than.*; got '{name}'"):
+        c.forecast_scores(_grouped(name), by=name, question="item", n_resamples=20, rng=0)
+
+
+@pytest.mark.parametrize("name", ["correct", "type", "accuracy", "brier", "question"])
+def test_question_scores_by_an_output_column_raises(name):
+    data = _grouped(name).assign(kind="binary")
+    with pytest.raises(ValueError, match=rf"'by' parameter of question_scores.*; got '{name}'"):
+        c.question_scores(data, by=name, question="item", type="kind", n_resamples=20,
+                          rng=0)
+
+
+def test_by_with_a_free_name_still_groups():
+    res = c.forecast_scores(_grouped("style"), by="style", question="item", n_resamples=20,
+                            rng=0)
+    assert list(res.table["style"]) == ["verbal", "numeric", "(all)"]
+    assert res.table["brier"].round(3).tolist() == [0.075, 0.385, 0.23]
