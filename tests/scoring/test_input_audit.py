@@ -86,3 +86,15 @@ def test_by_with_a_free_name_still_groups():
                             rng=0)
     assert list(res.table["style"]) == ["verbal", "numeric", "(all)"]
     assert res.table["brier"].round(3).tolist() == [0.075, 0.385, 0.23]
+
+
+# --------------------------------------------------------------------------- pd.NA sources
+@pytest.mark.parametrize("cells", [pd.array(["a", None], dtype="string"),
+                                   pd.array(["a", pd.NA], dtype=object),
+                                   [["a"], ["b", pd.NA]], [["a"], ["b", pd.NaT]]])
+def test_pd_na_source_is_missing_not_cited(cells):
+    cites = pd.DataFrame({"model": ["m", "m"], "question": ["q1", "q1"], "sources": cells},
+                         index=["x", "y"])
+    with pytest.raises(ValueError, match=r"Column 'sources'.*not contain missing values.*"
+                                         r"1 offending row \(first: row 'y'\)"):
+        c.source_precision(cites, {"q1": ["a", "c"]}, n_resamples=20, rng=0)
