@@ -98,3 +98,15 @@ def test_pd_na_source_is_missing_not_cited(cells):
     with pytest.raises(ValueError, match=r"Column 'sources'.*not contain missing values.*"
                                          r"1 offending row \(first: row 'y'\)"):
         c.source_precision(cites, {"q1": ["a", "c"]}, n_resamples=20, rng=0)
+
+
+# --------------------------------------------------------------------------- nullable booleans
+def test_knowledge_nullable_boolean_measure_with_na_raises():
+    kd = pd.DataFrame({
+        "model": ["m"] * 6, "question": list("abcdef"),
+        "resolved": ["2023-01-01", "2023-03-01", "2023-05-01", "2024-03-01", "2024-05-01",
+                     "2024-07-01"],
+        "violation": pd.array([True, False, None, True, True, False], dtype="boolean")})
+    with pytest.raises(ValueError, match=r"Column 'violation'.*missing values.*"
+                                         r"1 offending row \(first: row 2\)"):
+        c.coherence_by_knowledge(kd, cutoff="2024-01-01", rng=0)
