@@ -43,6 +43,7 @@ from .._validation import column_error
 from .._validation import no_missing
 from .._validation import param_error
 from .._validation import require_columns
+from .._validation import same_within
 from .._warnings import DeprecatedAlias
 from ._dates import any_aware
 from ._dates import is_missing
@@ -249,7 +250,9 @@ def question_scores(
         * ``timeframe``: ``prediction`` and ``outcome`` labels (a date, a
           period such as ``'Q3 2025'``).
 
-        Columns a table's types do not use may be absent.
+        Columns a table's types do not use may be absent. A question's
+        ``outcome`` is the same on all its rows (every forecaster's); rows that
+        disagree raise.
     by, question, type, prediction, probability, outcome, lower, upper : str
         Column names. ``by`` may not name a column of the result's tables
         (``'question'``, ``'type'``, ``'correct'``, ``'accuracy'``, ``'brier'``,
@@ -294,7 +297,8 @@ def question_scores(
     ValueError
         A type outside :data:`QUESTION_TYPES`, a row lacking what its type
         needs (named by row), a probability outside [0, 1], an interval with
-        lower > upper, a judge verdict that is not True/False.
+        lower > upper, a judge verdict that is not True/False, two outcomes of
+        one question, a ``by`` column named like a column of the result.
 
     See Also
     --------
@@ -358,6 +362,8 @@ def question_scores(
     if dup.any():
         raise ValueError(column_error(question, f"name each ({by}, {question}) pair once",
                                       list(df.index[np.flatnonzero(dup)]), owner=_OWNER))
+    # a question resolves one way for every forecaster
+    same_within(df, df[outcome].to_numpy(dtype=object), question, outcome, owner=_OWNER)
     rule, brier, log = _score_rows(df, kinds, prediction, probability, outcome, lower, upper,
                                    tolerance, convention, floor)
     correct = rule.copy()

@@ -13,7 +13,7 @@ import coherence as c
 
 pytestmark = pytest.mark.filterwarnings("ignore:forecast_scores:coherence.SmallSampleWarning")
 
-# --------------------------------------------------------------------------- dd/mm dates
+# ----------------------------------------------------------- dd/mm dates
 def _forecasts(dates):
     return pd.DataFrame({"model": ["a", "a", "a", "b"], "question": ["q1", "q1", "q2", "q1"],
                          "probability": [0.1, 0.9, 0.5, 0.5], "outcome": [1, 1, 0, 1],
@@ -56,7 +56,7 @@ def test_dates_read_one_way_are_kept(dates):
     assert pf.loc[(pf.model == "a") & (pf.question == "q1"), "p_outcome"].item() == 0.9
 
 
-# --------------------------------------------------------------------------- by = an output column
+# ----------------------------------------------------------- by = an output column
 def _grouped(name):
     return pd.DataFrame({name: ["verbal"] * 4 + ["numeric"] * 4,
                          "item": ["q1", "q2", "q3", "q4"] * 2,
@@ -88,7 +88,7 @@ def test_by_with_a_free_name_still_groups():
     assert res.table["brier"].round(3).tolist() == [0.075, 0.385, 0.23]
 
 
-# --------------------------------------------------------------------------- pd.NA sources
+# ----------------------------------------------------------- pd.NA sources
 @pytest.mark.parametrize("cells", [pd.array(["a", None], dtype="string"),
                                    pd.array(["a", pd.NA], dtype=object),
                                    [["a"], ["b", pd.NA]], [["a"], ["b", pd.NaT]]])
@@ -100,7 +100,7 @@ def test_pd_na_source_is_missing_not_cited(cells):
         c.source_precision(cites, {"q1": ["a", "c"]}, n_resamples=20, rng=0)
 
 
-# --------------------------------------------------------------------------- nullable booleans
+# ----------------------------------------------------------- nullable booleans
 def test_knowledge_nullable_boolean_measure_with_na_raises():
     kd = pd.DataFrame({
         "model": ["m"] * 6, "question": list("abcdef"),
@@ -110,3 +110,13 @@ def test_knowledge_nullable_boolean_measure_with_na_raises():
     with pytest.raises(ValueError, match=r"Column 'violation'.*missing values.*"
                                          r"1 offending row \(first: row 2\)"):
         c.coherence_by_knowledge(kd, cutoff="2024-01-01", rng=0)
+
+
+# ----------------------------------------------------------- one outcome per question
+def test_question_scores_two_outcomes_of_one_question_raise():
+    d = pd.DataFrame({"model": ["a", "a", "b", "b"], "question": ["q1", "q2", "q1", "q2"],
+                      "type": "binary", "probability": [0.9, 0.2, 0.6, 0.5],
+                      "outcome": [1, 0, 0, 1]})
+    with pytest.raises(ValueError, match=r"Column 'outcome' \(input to question_scores\) must be "
+                                         r"the same on every row of a 'question' value"):
+        c.question_scores(d, n_resamples=20, rng=0)
