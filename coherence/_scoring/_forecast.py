@@ -411,11 +411,7 @@ def _prepare(df: pd.DataFrame, *, by: str, question: str, probability: str | Non
     no_missing(df, (by, question), owner=_OWNER)
     # a question resolves one way for every forecaster (and every stale forecast)
     same_within(df, df[outcome].to_numpy(dtype=object), question, outcome, owner=_OWNER)
-    pooled = np.flatnonzero((df[by].astype(object) == POOLED).to_numpy())
-    if len(pooled):
-        raise ValueError(column_error(
-            by, f"not use the name {POOLED!r}, which labels the pooled row",
-            list(df.index[pooled]), owner=_OWNER))
+    not_pooled(df, by, _OWNER)
     df, n_stale = _latest(df, by, question, timestamp)
     nonempty(df, name="forecasts", owner=_OWNER)
     if options is not None:
@@ -740,6 +736,16 @@ def forecast_scores(
                           confidence_level=confidence_level, rng=gen_filtered,
                           cluster=cluster)
     return _replace(result, filtered=filtered, contamination=report)
+
+
+def not_pooled(df: pd.DataFrame, by: str, owner: str) -> None:
+    """Raise when the ``by`` column holds the pooled row's label ``'(all)'``: that model's
+    row and the pooled row would be one label (and one of them read for the other)."""
+    pooled = np.flatnonzero((df[by].astype(object) == POOLED).to_numpy())
+    if len(pooled):
+        raise ValueError(column_error(
+            by, f"not use the name {POOLED!r}, which labels the pooled row",
+            list(df.index[pooled]), owner=owner))
 
 
 def reserved_by(by: str, owner: str, reserved: Sequence[str]) -> None:

@@ -37,6 +37,7 @@ from .._validation import check_int
 from .._validation import check_resampling
 from .._validation import column_error
 from .._validation import no_missing
+from .._validation import nonempty
 from .._validation import numeric_column
 from .._validation import param_error
 from .._validation import require_columns
@@ -303,7 +304,8 @@ def accuracy_by_horizon(forecasts: Any, *, horizon: str = "horizon", by: str = "
         One row per scored forecast: ``by``, ``question``, ``horizon`` (labels
         such as those of :func:`horizon_positions`) and ``correct`` in [0, 1]
         (for instance ``question_scores(...).per_forecast`` joined with the
-        horizon labels).
+        horizon labels). The ``by`` value ``'(all)'`` is reserved for the pooled
+        rows; a table without rows raises.
     horizon, by, question, correct : str
         Column names.
     n_resamples, confidence_level, rng
@@ -338,9 +340,13 @@ def accuracy_by_horizon(forecasts: Any, *, horizon: str = "horizon", by: str = "
     n_resamples, confidence_level = check_resampling(owner, n_resamples, confidence_level)
     require_columns(df, {"horizon": horizon, "by": by, "question": question,
                          "correct": correct}, owner=owner)
+    nonempty(df, name="forecasts", owner=owner)
     no_missing(df, [horizon, by, question], owner=owner)
     for col in (horizon, by):  # 'early' and 'Early ' are one label typed two ways
         check_case_distinct(df, col, owner=owner)
+    from ._forecast import not_pooled
+
+    not_pooled(df, by, owner)
     c = numeric_column(df, correct, owner=owner)
     bad = np.flatnonzero((c < 0) | (c > 1))
     if len(bad):
@@ -379,7 +385,7 @@ def accuracy_by_horizon(forecasts: Any, *, horizon: str = "horizon", by: str = "
     lo, hi = cluster_mean_interval(c, qs, n_resamples, confidence_level, gens[0],
                                    kind="proportion")
     return HorizonAccuracyResult(
-        statistic=float(c.mean()) if len(c) else np.nan, pvalue=np.nan,
+        statistic=float(c.mean()), pvalue=np.nan,
         confidence_interval=ConfidenceInterval(lo, hi, confidence_level), n_obs=len(c),
         method=f"{MEAN_KINDS['proportion']} over questions", by=by,
         n_resamples=n_resamples, table=pd.DataFrame(rows, columns=[

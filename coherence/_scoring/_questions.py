@@ -250,7 +250,8 @@ def question_scores(
         * ``timeframe``: ``prediction`` and ``outcome`` labels (a date, a
           period such as ``'Q3 2025'``).
 
-        Columns a table's types do not use may be absent. A question's
+        Columns a table's types do not use may be absent. The ``by`` value
+        ``'(all)'`` is reserved for the pooled row. A question's
         ``outcome`` is the same on all its rows (every forecaster's); rows that
         disagree raise.
     by, question, type, prediction, probability, outcome, lower, upper : str
@@ -353,6 +354,9 @@ def question_scores(
     require_columns(df, {"by": by, "question": question, "type": type, "outcome": outcome},
                     owner=_OWNER)
     no_missing(df, [by, question, type], owner=_OWNER)
+    from ._forecast import not_pooled
+
+    not_pooled(df, by, _OWNER)
     kinds = df[type].to_numpy(dtype=object)
     bad = np.flatnonzero([k not in QUESTION_TYPES for k in kinds])
     if len(bad):

@@ -120,3 +120,28 @@ def test_question_scores_two_outcomes_of_one_question_raise():
     with pytest.raises(ValueError, match=r"Column 'outcome' \(input to question_scores\) must be "
                                          r"the same on every row of a 'question' value"):
         c.question_scores(d, n_resamples=20, rng=0)
+
+
+# ----------------------------------------------------------- the pooled label '(all)'
+def test_question_scores_model_named_like_the_pooled_row_raises():
+    q = pd.DataFrame({"model": ["(all)", "(all)", "b", "b"], "question": ["q1", "q2"] * 2,
+                      "type": "binary", "probability": [0.9, 0.2, 0.6, 0.5],
+                      "outcome": [1, 0, 1, 0]})
+    with pytest.raises(ValueError, match=r"Column 'model' \(input to question_scores\) must "
+                                         r"not use the name '\(all\)'.*row 0, row 1"):
+        c.question_scores(q, n_resamples=20, rng=0)
+
+
+def test_accuracy_by_horizon_model_named_like_the_pooled_row_raises():
+    h = pd.DataFrame({"model": ["(all)"] * 2 + ["b"] * 2, "question": ["a", "b"] * 2,
+                      "horizon": "early", "correct": [1.0, 1.0, 0.0, 0.0]})
+    with pytest.raises(ValueError, match=r"Column 'model' \(input to accuracy_by_horizon\) "
+                                         r"must not use the name '\(all\)'"):
+        c.accuracy_by_horizon(h, n_resamples=20, rng=0)
+
+
+def test_accuracy_by_horizon_empty_table_raises():
+    h = pd.DataFrame({"model": [], "question": [], "horizon": [], "correct": []})
+    with pytest.raises(ValueError, match=r"'forecasts' parameter of accuracy_by_horizon must "
+                                         r"be a table with at least one row"):
+        c.accuracy_by_horizon(h, n_resamples=20, rng=0)
