@@ -50,6 +50,7 @@ from .._warnings import SmallSampleWarning
 from ._comparison import METRICS as _METRICS
 from ._comparison import ForecastComparisonResult
 from ._comparison import paired_comparison
+from ._ids import check_ids
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -409,6 +410,8 @@ def _prepare(df: pd.DataFrame, *, by: str, question: str, probability: str | Non
     if options is not None:
         require_columns(df, list(options), owner=_OWNER)
     no_missing(df, (by, question), owner=_OWNER)
+    for col in (by, question):  # 1 and '1', 'Q1' and 'q1': one id written two ways
+        check_ids([("forecasts", df)], col, owner=_OWNER)
     # a question resolves one way for every forecaster (and every stale forecast)
     same_within(df, df[outcome].to_numpy(dtype=object), question, outcome, owner=_OWNER)
     not_pooled(df, by, _OWNER)
@@ -522,6 +525,9 @@ def forecast_scores(
         ``'yes'``, or in type, ``'1'`` and ``1``, raise rather than count as
         different options). A question's ``outcome`` is the same on all its rows
         (every forecaster's, stale forecasts' too); rows that disagree raise.
+        Ids of ``by`` and ``question`` that differ only in case, surrounding
+        spaces or type (``'Q1'`` and ``'q1'``, ``1`` and ``'1'``) raise rather than
+        count as two.
         The ``by`` value ``'(all)'`` is reserved for the pooled row.
     by, question : str
         Columns naming the forecaster and the question (the resampling unit).

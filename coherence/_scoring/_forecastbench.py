@@ -39,6 +39,7 @@ from .._validation import require_columns
 from .._validation import same_within
 from .._warnings import DeprecatedAlias
 from .._warnings import SmallSampleWarning
+from ._ids import check_ids
 
 __all__ = ["FORECASTBENCH_SCORES", "ForecastBenchComparisonResult", "ForecastBenchResult",
            "forecastbench_scores"]
@@ -383,7 +384,9 @@ def forecastbench_scores(data: Any, *, question: str = "question", model: str = 
     ------
     ValueError
         For a missing column, a probability outside [0, 1], a non-binary outcome,
-        a forecaster with two forecasts of one question, an unknown ``naive`` or
+        a forecaster with two forecasts of one question, forecaster or question
+        ids that differ only in case, surrounding spaces or type (``1`` and
+        ``'1'``: one id written two ways), an unknown ``naive`` or
         fixed-effects forecaster, a naive forecaster that skipped questions, a
         question no fixed-effects forecaster answered, or forecasters and
         questions that fall into separate groups with no forecaster in common
@@ -464,6 +467,8 @@ def forecastbench_scores(data: Any, *, question: str = "question", model: str = 
         raise ValueError(param_error("data", owner, "a table with at least one forecast",
                                      "an empty table"))
     no_missing(df, [question, model], owner=owner)
+    for col in (question, model):  # 1 and '1', 'Q1' and 'q1': one id written two ways
+        check_ids([("data", df)], col, owner=owner)
     if models is not None:
         wanted = _model_list(models, "models", df[model], model, owner)
         df = df[df[model].isin(wanted)]

@@ -145,3 +145,89 @@ def test_accuracy_by_horizon_empty_table_raises():
     with pytest.raises(ValueError, match=r"'forecasts' parameter of accuracy_by_horizon must "
                                          r"be a table with at least one row"):
         c.accuracy_by_horizon(h, n_resamples=20, rng=0)
+
+
+# ----------------------------------------------------------- ids written two ways
+def _binary(model, question):
+    return pd.DataFrame({"model": model, "question": question,
+                         "probability": [0.9, 0.2, 0.7, 0.4, 0.6, 0.5, 0.3, 0.8],
+                         "outcome": [1, 0, 1, 0] * 2})
+
+
+def test_forecast_scores_question_ids_of_two_types_raise():
+    # 1 and '1' were two questions: 8 questions pooled, and no common question to compare
+    d = _binary(["a"] * 4 + ["b"] * 4, [1, 2, 3, 4, "1", "2", "3", "4"])
+    with pytest.raises(ValueError, match=r"Column 'question' \(input to forecast_scores\).*"
+                                         r"found '1' / 1.*row 0 = 1, row 4 = '1'"):
+        c.forecast_scores(d, n_resamples=20, rng=0)
+
+
+def test_forecast_scores_model_ids_differing_in_case_raise():
+    d = _binary(["a"] * 4 + ["A "] * 4, [1, 2, 3, 4] * 2)
+    with pytest.raises(ValueError, match=r"Column 'model'.*found 'A ' / 'a'"):
+        c.forecast_scores(d, n_resamples=20, rng=0)
+
+
+def test_forecastbench_model_ids_of_two_types_raise():
+    # two rows both labelled '1' on the leaderboard
+    d = _binary([1] * 4 + ["1"] * 4, [1, 2, 3, 4] * 2)
+    with pytest.raises(ValueError, match=r"Column 'model' \(input to forecastbench_scores\).*"
+                                         r"found '1' / 1"):
+        c.forecastbench_scores(d, n_resamples=20, rng=0)
+
+
+def _hindsight():
+    return pd.DataFrame({
+        "question": ["q1", "q1", "q2"], "event": ["e1", "e2", "e3"],
+        "title": ["Central bank raises interest rates", "Strike closes ports",
+                  "Election called early"],
+        "date": ["2024-03-01", "2024-03-04", "2024-03-02"], "magnitude": [0.9, 0.5, 0.8],
+        "confidence": [0.9, 0.8, 1.0]})
+
+
+def _forecast_events(questions):
+    return pd.DataFrame({"model": ["m", "m"], "question": questions,
+                         "title": ["Central bank raises interest rates again",
+                                   "Election called early by PM"],
+                         "date": ["2024-03-02", "2024-03-02"]})
+
+
+def test_key_event_recall_question_written_two_ways_across_tables_raises():
+    # 'Q2' found no hindsight events: KER over one forecast instead of two
+    with pytest.raises(ValueError, match=r"Column 'question' \(input to key_event_recall\) "
+                                         r"must write each id one way in forecast_events and "
+                                         r"hindsight_events.*'Q2' / 'q2'.*forecast_events row "
+                                         r"1; hindsight_events row 2"):
+        c.key_event_recall(_forecast_events(["q1", "Q2"]), _hindsight(), rng=0)
+
+
+def test_key_event_recall_question_without_hindsight_events_warns():
+    with pytest.warns(c.SkippedRecordsWarning, match=r"1 question\(s\) of the forecasts have "
+                                                     r"no row in hindsight_events \('q3'\)"):
+        res = c.key_event_recall(_forecast_events(["q1", "q3"]), _hindsight(), rng=0)
+    assert res.n_no_key_events == 1 and res.n_obs == 1
+
+
+def test_key_event_recall_both_tables_matching_is_silent():
+    res = c.key_event_recall(_forecast_events(["q1", "q2"]), _hindsight(), rng=0)
+    assert res.statistic == pytest.approx(0.75)
+
+
+def test_market_checks_question_ids_of_two_types_raise():
+    # events keyed 1, prices keyed '1': every question without prices, a NaN silently
+    ev = pd.DataFrame({"question": [1, 2], "date": ["2024-01-05"] * 2, "direction": [1, -1],
+                       "magnitude": [1.0, 1.0], "confidence": [1.0, 1.0]})
+    px = pd.DataFrame({"question": ["1", "1", "2", "2"],
+                       "date": ["2024-01-04", "2024-01-06"] * 2, "price": [0.4, 0.6, 0.5, 0.6]})
+    with pytest.raises(ValueError, match=r"Column 'question' \(input to market_checks\) must "
+                                         r"write each id one way in events and prices.*"
+                                         r"found '1' / 1.*events row 0; prices rows 0, 1"):
+        c.market_checks(ev, px, rng=0)
+
+
+def test_prices_with_one_market_written_two_ways_raise():
+    px = pd.DataFrame({"question": ["a", "A", "b", "b"],
+                       "date": ["2024-01-04", "2024-01-06"] * 2, "price": [0.4, 0.6, 0.5, 0.6]})
+    with pytest.raises(ValueError, match=r"Column 'question' \(input to turning_points\).*"
+                                         r"found 'A' / 'a'"):
+        c.turning_points(px, question="question")
