@@ -231,3 +231,38 @@ def test_prices_with_one_market_written_two_ways_raise():
     with pytest.raises(ValueError, match=r"Column 'question' \(input to turning_points\).*"
                                          r"found 'A' / 'a'"):
         c.turning_points(px, question="question")
+
+
+# ----------------------------------------------------------- market_alignment: one market
+_EV = pd.DataFrame({"question": ["A"], "date": ["2024-01-05"], "direction": [1],
+                    "magnitude": [1.0], "confidence": [1.0]})
+_PX = pd.DataFrame({"question": ["A", "B", "A", "B"],
+                    "date": ["2024-01-04", "2024-01-04T12:00", "2024-01-06", "2024-01-05T12:00"],
+                    "price": [0.40, 0.90, 0.55, 0.10]})
+
+
+def test_market_alignment_prices_of_two_markets_raise():
+    # pooled, market B's prices gave a move of -0.8 and agreement 0 (market A alone: 1)
+    with pytest.raises(ValueError, match=r"Column 'question' \(input to market_alignment\) "
+                                         r"must hold one market.*'A'.*'B'.*2 offending rows "
+                                         r"\(first: row 1 = 'B', row 3 = 'B'\)"):
+        c.market_alignment(_EV, _PX)
+
+
+def test_market_alignment_events_and_prices_of_different_markets_raise():
+    with pytest.raises(ValueError, match=r"events has 'A', prices 'B'"):
+        c.market_alignment(_EV, _PX[_PX.question == "B"])
+
+
+def test_market_alignment_one_market_is_scored():
+    assert c.market_alignment(_EV, _PX[_PX.question == "A"]).statistic == 1.0
+    assert c.market_alignment(_EV.drop(columns="question"),
+                              _PX[_PX.question == "A"].drop(columns="question")).statistic == 1.0
+
+
+def test_market_alignment_two_prices_at_one_time_raise():
+    px = pd.DataFrame({"date": ["2024-01-04", "2024-01-04", "2024-01-06"],
+                       "price": [0.40, 0.90, 0.55]})
+    with pytest.raises(ValueError, match=r"Column 'price' \(input to market_alignment\) must "
+                                         r"be the same on every row of a 'date' value"):
+        c.market_alignment(_EV.drop(columns="question"), px)
