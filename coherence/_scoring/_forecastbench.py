@@ -39,6 +39,7 @@ from .._validation import require_columns
 from .._validation import same_within
 from .._warnings import DeprecatedAlias
 from .._warnings import SmallSampleWarning
+from ._comparison import label_choices
 from ._ids import check_ids
 
 __all__ = ["FORECASTBENCH_SCORES", "ForecastBenchComparisonResult", "ForecastBenchResult",
@@ -278,7 +279,8 @@ class ForecastBenchResult(CoherenceResult, test_name="forecastbench_scores",
         _, confidence_level = check_resampling(owner, 1, confidence_level)
         for name, value in (("model_a", model_a), ("model_b", model_b)):
             if value not in self.models:
-                raise ValueError(param_error(name, owner, f"one of {list(self.models)}", value))
+                raise ValueError(param_error(name, owner, label_choices(self.models, value),
+                                             value))
         if model_a == model_b:
             raise ValueError(param_error("model_b", owner, "different from model_a", model_b))
         j = list(FORECASTBENCH_SCORES).index(score)

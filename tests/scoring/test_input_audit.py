@@ -266,3 +266,52 @@ def test_market_alignment_two_prices_at_one_time_raise():
     with pytest.raises(ValueError, match=r"Column 'price' \(input to market_alignment\) must "
                                          r"be the same on every row of a 'date' value"):
         c.market_alignment(_EV.drop(columns="question"), px)
+
+
+# ----------------------------------------------------------- clearer errors, lesser fixes
+_RA = pd.DataFrame({"model": ["m"] * 2, "start": ["2024-01-01", "2024-02-01"],
+                    "correct": [1, 0]})
+
+
+@pytest.mark.parametrize("window", ["1ME", "1W", "1B", "0D"])
+def test_rolling_accuracy_window_of_varying_length_names_window(window):
+    # pandas said "<MonthEnd> is a non-fixed frequency"
+    with pytest.raises(ValueError, match=r"'window' parameter of rolling_accuracy must be a "
+                                         r"fixed-length pandas offset.*got '"):
+        c.rolling_accuracy(_RA, window=window, min_periods=1)
+
+
+def test_rolling_accuracy_keeps_aware_starts_aware():
+    ra = _RA.assign(start=["2024-01-01T00:00+01:00", "2024-02-01T00:00+01:00"])
+    out = c.rolling_accuracy(ra, window="40D", min_periods=1)
+    assert str(out["start"].dt.tz) == "UTC"
+    assert out["start"].iloc[0] == pd.Timestamp("2023-12-31T23:00Z")
+    naive = c.rolling_accuracy(_RA, window="40D", min_periods=1)
+    assert naive["start"].dt.tz is None
+
+
+def test_compare_names_the_labels_as_they_are():
+    # "must be a value of column 'model' (['1', '2']); got '1'": 1 and '1' looked alike
+    b = pd.DataFrame({"model": [1] * 2 + [2] * 2, "question": ["q1", "q2"] * 2,
+                      "probability": [0.9, 0.2, 0.6, 0.5], "outcome": [1, 0] * 2})
+    res = c.forecast_scores(b, n_resamples=20, rng=0)
+    with pytest.raises(ValueError, match=r"'model_a' parameter of ForecastScoresResult.compare "
+                                         r"must be a value of column 'model' \(one of 1, 2; "
+                                         r"labels are compared exactly: did you mean 1\?\); "
+                                         r"got '1'"):
+        res.compare("1", "2", rng=0)
+
+
+def test_plot_rolling_accuracy_draws_aware_starts_in_utc():
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    ra = _RA.assign(start=["2024-01-01T00:00+01:00", "2024-02-01T00:00+01:00"])
+    ax = c.plot_rolling_accuracy(c.rolling_accuracy(ra, window="40D", min_periods=1),
+                                 cutoffs={"m": "2024-01-15T00:00Z"})
+    x = ax.lines[0].get_xdata()
+    assert pd.Timestamp(x[0]) == pd.Timestamp("2023-12-31T23:00")
+    plt.close(ax.figure)
