@@ -50,7 +50,11 @@ from .._warnings import SmallSampleWarning
 from ._comparison import METRICS as _METRICS
 from ._comparison import ForecastComparisonResult
 from ._comparison import paired_comparison
+from ._ids import POOLED
+from ._ids import RESERVED_COLUMNS
 from ._ids import check_ids
+from ._ids import not_pooled
+from ._ids import reserved_by
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -63,22 +67,10 @@ __all__ = [
     "plot_reliability",
 ]
 
-#: Label of the pooled row (all models together) in the score tables.
-POOLED = "(all)"
 #: ``"ln"``: natural log of the probability of what happened (<= 0, higher is better);
 #: ``"log2_loss"``: minus its base-2 log (>= 0, lower is better).
 LOG_CONVENTIONS = ("ln", "log2_loss")
 _OWNER = "forecast_scores"
-#: Columns of the result's tables beside the ``by`` column (per_forecast, table,
-#: calibration, reliability_table, scores_frame): a ``by`` column of one of these names
-#: would be overwritten by it.
-RESERVED_COLUMNS = (
-    "question", "cluster", "p_outcome", "confidence", "correct", "accuracy", "brier",
-    "log_score", "n_forecasts", "n_questions",
-    *(f"{m}_ci_{end}" for m in ("accuracy", "brier", "log_score") for end in ("low", "high")),
-    "ece", "reliability", "resolution", "uncertainty", "within_bin",
-    "bin", "lower", "upper", "n", "mean_forecast", "observed_frequency", "filtered",
-)
 
 
 # --------------------------------------------------------------------------- array layer
@@ -541,10 +533,9 @@ def forecast_scores(
         Column of forecast times; when several forecasts exist for one
         (model, question), the latest is kept. The default column,
         ``'forecast_date'``, is used when present; with no timestamp column
-        (or ``None``), duplicate (model, question) pairs raise. Date strings
-        that pandas would read in two ways (day/month/year strings, read month
-        first where they can be and day first where not, or such strings mixed
-        with ISO ones) raise: write ISO dates (YYYY-MM-DD) or parse them first.
+        (or ``None``), duplicate (model, question) pairs raise. Date strings pandas
+        would read two ways (dd/mm/yyyy read month first where it can be, day first
+        where not; or mixed with ISO ones) raise: write ISO dates (YYYY-MM-DD).
     convention : {'ln', 'log2_loss'}
         Log score convention: ``'ln'`` is :math:`\\ln \\max(q, \\text{floor})`
         with :math:`q` the probability given to what happened (<= 0, higher is
@@ -742,25 +733,6 @@ def forecast_scores(
                           confidence_level=confidence_level, rng=gen_filtered,
                           cluster=cluster)
     return _replace(result, filtered=filtered, contamination=report)
-
-
-def not_pooled(df: pd.DataFrame, by: str, owner: str) -> None:
-    """Raise when the ``by`` column holds the pooled row's label ``'(all)'``: that model's
-    row and the pooled row would be one label (and one of them read for the other)."""
-    pooled = np.flatnonzero((df[by].astype(object) == POOLED).to_numpy())
-    if len(pooled):
-        raise ValueError(column_error(
-            by, f"not use the name {POOLED!r}, which labels the pooled row",
-            list(df.index[pooled]), owner=owner))
-
-
-def reserved_by(by: str, owner: str, reserved: Sequence[str]) -> None:
-    """Raise when the ``by`` column's name is one of the result tables' own columns, which
-    would overwrite it (``by='confidence'``: one row per probability, not per group)."""
-    if by in reserved:
-        raise ValueError(param_error(
-            "by", owner, "a column name other than those of the result's tables ("
-            + ", ".join(repr(r) for r in reserved) + "); rename the column", by))
 
 
 def _check_clusters(df: pd.DataFrame, question: str, cluster: str) -> None:

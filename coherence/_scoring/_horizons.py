@@ -44,6 +44,7 @@ from .._validation import require_columns
 from ._dates import any_aware
 from ._dates import check_same_awareness
 from ._dates import parse_dates
+from ._ids import not_pooled
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -344,8 +345,6 @@ def accuracy_by_horizon(forecasts: Any, *, horizon: str = "horizon", by: str = "
     no_missing(df, [horizon, by, question], owner=owner)
     for col in (horizon, by):  # 'early' and 'Early ' are one label typed two ways
         check_case_distinct(df, col, owner=owner)
-    from ._forecast import not_pooled
-
     not_pooled(df, by, owner)
     c = numeric_column(df, correct, owner=owner)
     bad = np.flatnonzero((c < 0) | (c > 1))

@@ -48,6 +48,9 @@ from .._warnings import DeprecatedAlias
 from ._dates import any_aware
 from ._dates import is_missing
 from ._dates import parse_dates
+from ._ids import check_ids
+from ._ids import not_pooled
+from ._ids import reserved_by
 
 __all__ = [
     "QUESTION_TYPES",
@@ -348,15 +351,13 @@ def question_scores(
     for t in judge_types:
         check_choice(t, "judge_types", _OWNER, QUESTION_TYPES)
     gen = check_rng(rng, owner=_OWNER)
-    from ._forecast import reserved_by
-
     reserved_by(by, _OWNER, RESERVED_COLUMNS)
     require_columns(df, {"by": by, "question": question, "type": type, "outcome": outcome},
                     owner=_OWNER)
     no_missing(df, [by, question, type], owner=_OWNER)
-    from ._forecast import not_pooled
-
     not_pooled(df, by, _OWNER)
+    for col in (by, question):  # 1 and '1', 'Q1' and 'q1': one id written two ways
+        check_ids([("forecasts", df)], col, owner=_OWNER)
     kinds = df[type].to_numpy(dtype=object)
     bad = np.flatnonzero([k not in QUESTION_TYPES for k in kinds])
     if len(bad):

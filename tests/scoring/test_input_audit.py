@@ -315,3 +315,12 @@ def test_plot_rolling_accuracy_draws_aware_starts_in_utc():
     x = ax.lines[0].get_xdata()
     assert pd.Timestamp(x[0]) == pd.Timestamp("2023-12-31T23:00")
     plt.close(ax.figure)
+
+
+def test_question_scores_question_ids_of_two_types_raise():
+    q = pd.DataFrame({"model": ["a", "a", "b", "b"], "question": [1, 2, "1", "2"],
+                      "type": "binary", "probability": [0.9, 0.2, 0.6, 0.5],
+                      "outcome": [1, 0, 1, 0]})
+    with pytest.raises(ValueError, match=r"Column 'question' \(input to question_scores\).*"
+                                         r"found '1' / 1"):
+        c.question_scores(q, n_resamples=20, rng=0)
