@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from .._validation import as_dataframe
+from .._validation import case_collisions
 from .._validation import check_choice
 from .._validation import param_error
 from .._validation import require_columns
@@ -300,6 +301,37 @@ def _read_pairs_json(path: Path) -> pd.DataFrame:
 
 
 # --------------------------------------------------------------------------- join
+def _failed(flags: pd.Series) -> pd.Series:
+    """Rows whose ``error`` says they failed: any value but a missing one, ``False`` and a
+    blank string (a boolean flag's False, an empty CSV cell read as ``''``)."""
+    def failed(v: Any) -> bool:
+        if v is None or (pd.api.types.is_scalar(v) and pd.isna(v)):
+            return False
+        if isinstance(v, bool | np.bool_):
+            return bool(v)
+        return not (isinstance(v, str) and v.strip() == "")
+
+    return pd.Series([failed(v) for v in flags.to_numpy(dtype=object)], index=flags.index,
+                     dtype=bool)
+
+
+def _same_ids(target: pd.DataFrame, source: pd.DataFrame, pair: str) -> None:
+    """Raise when a pair id is written two ways between or within the tables (``1`` and
+    ``'1'``, ``'p1'`` and ``'P1 '``): matched exactly, the pair would have no resolution."""
+    values = [_py(v) for df in (target, source) for v in pd.unique(df[pair].dropna())]
+    clash = case_collisions(values)
+    if clash:
+        members = list(clash[0])
+        where = "; ".join(
+            f"'{name}' rows {_first([repr(_py(i)) for i in df.index[df[pair].isin(members)]])}"
+            for name, df in (("pairs", target), ("resolved", source))
+            if df[pair].isin(members).any())
+        raise ValueError(f"attach_outcomes: column '{pair}' of 'pairs' and 'resolved' must "
+                         f"write each pair id one way (ids are matched exactly); found "
+                         f"{' / '.join(repr(v) for v in members)}, which differ only in type, "
+                         f"case or surrounding spaces ({where}); make them one id.")
+
+
 def attach_outcomes(pairs: Any, resolved: Any, *, missing: str = "raise", pair: str = "pair",
                     category: str = "category", error: str = "error") -> pd.DataFrame:
     """Give a run without resolutions the resolutions of another run of the same pairs.
@@ -316,14 +348,19 @@ def attach_outcomes(pairs: Any, resolved: Any, *, missing: str = "raise", pair: 
     resolved : pandas.DataFrame or convertible
         One or more runs with ``a_outcome`` and ``b_outcome``, e.g.
         :func:`read_pairs` of a one-direction run (several concatenated are
-        fine). Failed rows (non-missing ``error``) are not used.
+        fine). Failed rows are not used: a row fails when its ``error`` holds
+        anything but a missing value, ``False`` or a blank string (``True``, a
+        message); ``False`` and ``""`` mean "no error", as a boolean flag or a CSV
+        column of messages gives it.
     missing : {"raise", "skip"}, default "raise"
         What to do with a successful row of ``pairs`` whose pair has no
         resolution in ``resolved`` (say, its elicitation failed in the
         resolved run): raise, or leave the row out of the returned table with
         a :class:`SkippedRecordsWarning` that names the pairs.
     pair, category, error : str
-        Column names of the pair id, the category and the failure flag.
+        Column names of the pair id, the category and the failure flag. Pair ids
+        are matched exactly: ids that differ only in type, case or surrounding
+        spaces between the tables (``1`` and ``'1'``) raise.
 
     Returns
     -------
@@ -337,8 +374,8 @@ def attach_outcomes(pairs: Any, resolved: Any, *, missing: str = "raise", pair: 
         When ``resolved`` lacks an outcome column, gives one pair two different
         outcomes or another category than ``pairs`` does, when a successful pair
         of ``pairs`` has no resolution in ``resolved`` (``missing="raise"``), or
-        when ``pairs`` already holds an outcome that disagrees; each message
-        names the pairs.
+        when ``pairs`` already holds an outcome that disagrees, or when a pair id
+        is written two ways (``1`` and ``'1'``); each message names the pairs.
 
     Warns
     -----
@@ -379,7 +416,7 @@ def attach_outcomes(pairs: Any, resolved: Any, *, missing: str = "raise", pair: 
     require_columns(source, {"pair": pair, "a_outcome": PAIR_OUTCOMES[0],
                              "b_outcome": PAIR_OUTCOMES[1]}, owner=owner)
     if error in source.columns:
-        source = source.loc[source[error].isna()]
+        source = source.loc[~_failed(source[error])]
     for col in (pair, *PAIR_OUTCOMES):
         values = source[col]
         if col == pair:
@@ -399,10 +436,14 @@ def attach_outcomes(pairs: Any, resolved: Any, *, missing: str = "raise", pair: 
     if clash:
         raise ValueError(f"attach_outcomes: 'resolved' gives {len(clash)} pair(s) two different "
                          f"outcomes (first: {_first([repr(c) for c in clash])}).")
+    _same_ids(target, source, pair)
     if category in target.columns and category in source.columns:
         cats = source.loc[source[category].notna(), [pair, category]].drop_duplicates()
-        merged = target.loc[target[category].notna(), [pair, category]].merge(
-            cats, on=pair, suffixes=("", "_resolved"))
+        # ids as objects: a merge refuses int64 against string keys (ids that share no
+        # value then simply have no resolution, named below)
+        merged = target.loc[target[category].notna(), [pair, category]].astype(
+            {pair: object}).merge(cats.astype({pair: object}), on=pair,
+                                  suffixes=("", "_resolved"))
         # compared as text: a stray number in either column is another category (pandas'
         # arrow-backed strings refuse to compare with floats)
         differ = merged.loc[merged[category].astype(str)
@@ -413,7 +454,7 @@ def attach_outcomes(pairs: Any, resolved: Any, *, missing: str = "raise", pair: 
                              f"'{category}' in 'resolved' than in 'pairs' (first: {shown}); are "
                              "they the same pairs?")
     lookup = per_pair.set_index(pair)
-    ok = target[error].isna() if error in target.columns else pd.Series(True, target.index)
+    ok = ~_failed(target[error]) if error in target.columns else pd.Series(True, target.index)
     absent = ok & ~target[pair].isin(lookup.index)
     if absent.any():
         shown = _first([repr(_py(c)) for c in target.loc[absent, pair].tolist()])

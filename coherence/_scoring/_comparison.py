@@ -13,6 +13,7 @@ import contextlib
 from dataclasses import dataclass
 from dataclasses import field
 from typing import TYPE_CHECKING
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -100,6 +101,17 @@ class ForecastComparisonResult(CoherenceResult, test_name="ForecastScoresResult.
     differences = DeprecatedAlias("table")
 
 
+def label_choices(labels: Any, value: Any) -> str:
+    """The labels a parameter may take, written as Python writes them (``1`` and ``'1'``
+    apart), and the label ``value`` was probably meant to be when it reads as one."""
+    plain = sorted({v.item() if isinstance(v, np.generic) else v for v in labels}, key=repr)
+    text = "one of " + ", ".join(repr(v) for v in plain)
+    meant = [v for v in plain if str(v) == str(value)]
+    if meant:
+        text += f"; labels are compared exactly: did you mean {meant[0]!r}?"
+    return text
+
+
 def paired_comparison(result: ForecastScoresResult, model_a: str, model_b: str, *,
                       metric: str, n_resamples: int, confidence_level: float,
                       skew_correction: bool, rng: RNGLike) -> ForecastComparisonResult:
@@ -116,7 +128,7 @@ def paired_comparison(result: ForecastScoresResult, model_a: str, model_b: str, 
     for name, value in (("model_a", model_a), ("model_b", model_b)):
         if value not in models:
             raise ValueError(param_error(name, owner, f"a value of column '{result.by}' "
-                                         f"({sorted(map(str, models))})", value))
+                                         f"({label_choices(models, value)})", value))
     if model_a == model_b:
         raise ValueError(param_error("model_b", owner, "different from model_a", model_b))
     gen = check_rng(rng, owner=owner)

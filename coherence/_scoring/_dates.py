@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import numbers
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -18,6 +19,7 @@ from .._validation import param_error
 __all__ = [
     "any_aware",
     "aware_cutoff",
+    "check_date_formats",
     "check_same_awareness",
     "is_missing",
     "parse_dates",
@@ -39,6 +41,64 @@ def is_missing(value: Any) -> bool:
         return False
 
 
+#: a date written with the year first (ISO 8601 and its variants: '2024-01-05',
+#: '2024/01/05', '2024-01-05T10:00+01:00'): one reading
+_YEAR_FIRST = re.compile(r"\d{4}[-/.]\d{1,2}[-/.]\d{1,2}(?!\d)")
+#: a date written with the year last ('05/01/2024', '5.1.24', '05-01-2024'): day first
+#: or month first; pandas reads it month first unless only day first is a date
+_YEAR_LAST = re.compile(r"(\d{1,2})[-/.](\d{1,2})[-/.]\d{2,4}(?!\d)")
+
+
+def check_date_formats(values: list[Any], index: pd.Index, column: str, owner: str) -> None:
+    """Raise when a column's date strings cannot all be read in one format.
+
+    pandas reads each string by itself: '05/01/2024' month first (1 May) and
+    '20/01/2024' day first (20 January), so a day-first column is read half one way and
+    half the other. A column whose year-last strings ('dd/mm/yyyy' or 'mm/dd/yyyy')
+    include one that is a date only day first (first field above 12) and others
+    readable month first is such a column; so is one that mixes year-first strings
+    (ISO) with year-last ones. Datetimes, Timestamps and ISO strings (dates and
+    date-times mixed) are one format and pass.
+    """
+    year_first: list[int] = []
+    day_first_only: list[int] = []
+    month_first: list[int] = []
+    for i, v in enumerate(values):
+        if not isinstance(v, str):
+            continue
+        text = v.strip()
+        if _YEAR_FIRST.match(text):
+            year_first.append(i)
+            continue
+        m = _YEAR_LAST.match(text)
+        if m is None:
+            continue
+        (day_first_only if int(m.group(1)) > 12 else month_first).append(i)
+    fix = ("; write ISO dates (YYYY-MM-DD) or parse the column first, e.g. "
+           "pd.to_datetime(df[col], format='%d/%m/%Y')")
+    year_last = sorted(day_first_only + month_first)
+    labels = pd.Index(index).tolist()   # plain Python labels in the message
+    if day_first_only and month_first:
+        d, mf = day_first_only[0], month_first[0]
+        raise ValueError(column_error(
+            column, "hold dates written one way; its day/month/year strings would be read "
+            f"day first where only that is a date (row {labels[d]!r} = {values[d]!r}: "
+            f"{_rows(day_first_only)}) and month first elsewhere (row {labels[mf]!r} = "
+            f"{values[mf]!r}: {_rows(month_first)})" + fix,
+            list(index[year_last]), [values[i] for i in year_last], owner=owner))
+    if year_first and year_last:
+        y = year_first[0]
+        raise ValueError(column_error(
+            column, "hold dates written one way; it mixes year-first dates (row "
+            f"{labels[y]!r} = {values[y]!r}: {_rows(year_first)}) with day/month/year or "
+            "month/day/year ones, whose order cannot be told" + fix,
+            list(index[year_last]), [values[i] for i in year_last], owner=owner))
+
+
+def _rows(positions: list[int]) -> str:
+    return f"{len(positions)} row" + ("" if len(positions) == 1 else "s")
+
+
 def to_timestamp(value: Any) -> pd.Timestamp:
     if isinstance(value, _dt.date) and not isinstance(value, _dt.datetime):
         return pd.Timestamp(value.isoformat())
@@ -51,8 +111,11 @@ def parse_dates(values: Iterable[Any], index: pd.Index, column: str, owner: str,
 
     With ``require_tz``, a timezone-naive value raises (it is an error, not a guess).
     Without it, values must be all naive or all aware (aware ones compared in UTC).
+    Date strings must be read in one format (:func:`check_date_formats`): a column of
+    day-first strings that pandas would read half month first raises.
     """
     vals = list(values)
+    check_date_formats(vals, index, column, owner)
     out = np.full(len(vals), np.datetime64("NaT"), dtype="datetime64[ns]")
     missing = np.zeros(len(vals), dtype=bool)
     unparsable, naive, aware = [], [], []

@@ -40,6 +40,7 @@ from .._validation import require_columns
 from .._validation import same_within
 from .._warnings import DegenerateDataWarning
 from .._warnings import DeprecatedAlias
+from .._warnings import SkippedRecordsWarning
 
 if TYPE_CHECKING:  # pragma: no cover
 
@@ -51,6 +52,7 @@ from .._validation import check_resampling
 from ._dates import check_same_awareness
 from ._dates import is_missing
 from ._dates import to_days
+from ._ids import check_ids
 from ._matching import THRESHOLDS
 from ._matching import EventColumns
 from ._matching import cosine
@@ -254,7 +256,11 @@ def key_event_recall(
     :math:`\\ge` ``min_impact``. KER = matched key events / key events;
     event precision = matches / forecast events, recall = matches / hindsight
     events, F1 = :math:`2m / (|F| + |H|)`. A question without key events
-    leaves KER undefined (NaN), counted in ``n_no_key_events``.
+    leaves KER undefined (NaN), counted in ``n_no_key_events``; so does a
+    question absent from ``hindsight_events``, with a
+    :class:`~coherence.SkippedRecordsWarning` naming such questions. The tables are
+    joined on ``question`` (and ``by``) exactly: an id written two ways (``'Q2'``
+    and ``'q2'``, ``1`` and ``'1'``, within a table or between them) raises.
 
     *Conventions.* The defaults of the two conventions:
 
@@ -433,6 +439,12 @@ def _key_event_recall_iv(forecast_events: Any, hindsight_events: Any, forecasts:
         require_columns(units, {"by": by, "question": question}, owner=owner)
         no_missing(units, [by, question], owner=owner)
         units = units[[by, question]].drop_duplicates()
+    # 'Q2' and 'q2', 1 and '1': one id written two ways, which the joins would not match
+    tables = [("forecast_events", fdf), ("hindsight_events", hdf)]
+    if forecasts is not None:
+        tables.append(("forecasts", units))
+    check_ids(tables, question, owner=owner)
+    check_ids([t for t in tables if t[0] != "hindsight_events"], by, owner=owner)
     gen = check_rng(options.rng, owner=owner)
 
     def texts_of(df: pd.DataFrame) -> list[tuple[Any, Any]]:
@@ -546,6 +558,13 @@ def _key_event_recall(iv: _KeyEventInput) -> KeyEventRecallResult:
     matches = pd.DataFrame(match_rows, columns=[by, "question", "hindsight_event",
                                                 "forecast_row", "score", "bm25", "token_f1",
                                                 "is_key"])
+    absent = list(dict.fromkeys(q for _, q in iv.units if q not in questions))
+    if absent:
+        shown = ", ".join(repr(q) for q in absent[:5]) + (", ..." if len(absent) > 5 else "")
+        warnings.warn(f"key_event_recall: {len(absent)} question(s) of the forecasts have no "
+                      f"row in hindsight_events ({shown}); their forecasts have no key "
+                      "events and are left out of KER (counted in n_no_key_events).",
+                      SkippedRecordsWarning, stacklevel=3)
     ker = per["ker"].to_numpy(dtype=np.float64)
     n_undef = int(np.isnan(ker).sum())
     if len(ker) == 0 or n_undef == len(ker):

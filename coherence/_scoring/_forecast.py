@@ -50,6 +50,11 @@ from .._warnings import SmallSampleWarning
 from ._comparison import METRICS as _METRICS
 from ._comparison import ForecastComparisonResult
 from ._comparison import paired_comparison
+from ._ids import POOLED
+from ._ids import RESERVED_COLUMNS
+from ._ids import check_ids
+from ._ids import not_pooled
+from ._ids import reserved_by
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -62,8 +67,6 @@ __all__ = [
     "plot_reliability",
 ]
 
-#: Label of the pooled row (all models together) in the score tables.
-POOLED = "(all)"
 #: ``"ln"``: natural log of the probability of what happened (<= 0, higher is better);
 #: ``"log2_loss"``: minus its base-2 log (>= 0, lower is better).
 LOG_CONVENTIONS = ("ln", "log2_loss")
@@ -399,13 +402,11 @@ def _prepare(df: pd.DataFrame, *, by: str, question: str, probability: str | Non
     if options is not None:
         require_columns(df, list(options), owner=_OWNER)
     no_missing(df, (by, question), owner=_OWNER)
+    for col in (by, question):  # 1 and '1', 'Q1' and 'q1': one id written two ways
+        check_ids([("forecasts", df)], col, owner=_OWNER)
     # a question resolves one way for every forecaster (and every stale forecast)
     same_within(df, df[outcome].to_numpy(dtype=object), question, outcome, owner=_OWNER)
-    pooled = np.flatnonzero((df[by].astype(object) == POOLED).to_numpy())
-    if len(pooled):
-        raise ValueError(column_error(
-            by, f"not use the name {POOLED!r}, which labels the pooled row",
-            list(df.index[pooled]), owner=_OWNER))
+    not_pooled(df, by, _OWNER)
     df, n_stale = _latest(df, by, question, timestamp)
     nonempty(df, name="forecasts", owner=_OWNER)
     if options is not None:
@@ -516,16 +517,25 @@ def forecast_scores(
         ``'yes'``, or in type, ``'1'`` and ``1``, raise rather than count as
         different options). A question's ``outcome`` is the same on all its rows
         (every forecaster's, stale forecasts' too); rows that disagree raise.
+        Ids of ``by`` and ``question`` that differ only in case, surrounding
+        spaces or type (``'Q1'`` and ``'q1'``, ``1`` and ``'1'``) raise rather than
+        count as two.
         The ``by`` value ``'(all)'`` is reserved for the pooled row.
     by, question : str
         Columns naming the forecaster and the question (the resampling unit).
+        ``by`` may not name a column of the result's tables (``'question'``,
+        ``'confidence'``, ``'correct'``, ``'brier'``, ``'n_forecasts'`` and the others
+        of :class:`ForecastScoresResult`), which would overwrite it: that raises
+        (rename the column).
     probability, outcome, options, chosen : str or sequence of str
         Columns as described above.
     timestamp : str or None
         Column of forecast times; when several forecasts exist for one
         (model, question), the latest is kept. The default column,
         ``'forecast_date'``, is used when present; with no timestamp column
-        (or ``None``), duplicate (model, question) pairs raise.
+        (or ``None``), duplicate (model, question) pairs raise. Date strings pandas
+        would read two ways (dd/mm/yyyy read month first where it can be, day first
+        where not; or mixed with ISO ones) raise: write ISO dates (YYYY-MM-DD).
     convention : {'ln', 'log2_loss'}
         Log score convention: ``'ln'`` is :math:`\\ln \\max(q, \\text{floor})`
         with :math:`q` the probability given to what happened (<= 0, higher is
@@ -698,10 +708,8 @@ def forecast_scores(
     if timestamp == "forecast_date" and timestamp not in df.columns:
         timestamp = None
     gen = check_rng(rng, owner=_OWNER)
+    reserved_by(by, _OWNER, RESERVED_COLUMNS)
     if cluster is not None:
-        if by == "cluster":
-            raise ValueError(param_error("by", _OWNER, "not 'cluster' when 'cluster' is given "
-                                         "(per_forecast names the clusters 'cluster')", by))
         _check_clusters(df, question, cluster)
     gen_main, gen_filtered = spawn(gen, 2)
     result = _score(df, by=by, question=question, probability=probability, outcome=outcome,

@@ -39,6 +39,8 @@ from .._validation import require_columns
 from .._validation import same_within
 from .._warnings import DeprecatedAlias
 from .._warnings import SmallSampleWarning
+from ._comparison import label_choices
+from ._ids import check_ids
 
 __all__ = ["FORECASTBENCH_SCORES", "ForecastBenchComparisonResult", "ForecastBenchResult",
            "forecastbench_scores"]
@@ -277,7 +279,8 @@ class ForecastBenchResult(CoherenceResult, test_name="forecastbench_scores",
         _, confidence_level = check_resampling(owner, 1, confidence_level)
         for name, value in (("model_a", model_a), ("model_b", model_b)):
             if value not in self.models:
-                raise ValueError(param_error(name, owner, f"one of {list(self.models)}", value))
+                raise ValueError(param_error(name, owner, label_choices(self.models, value),
+                                             value))
         if model_a == model_b:
             raise ValueError(param_error("model_b", owner, "different from model_a", model_b))
         j = list(FORECASTBENCH_SCORES).index(score)
@@ -383,7 +386,9 @@ def forecastbench_scores(data: Any, *, question: str = "question", model: str = 
     ------
     ValueError
         For a missing column, a probability outside [0, 1], a non-binary outcome,
-        a forecaster with two forecasts of one question, an unknown ``naive`` or
+        a forecaster with two forecasts of one question, forecaster or question
+        ids that differ only in case, surrounding spaces or type (``1`` and
+        ``'1'``: one id written two ways), an unknown ``naive`` or
         fixed-effects forecaster, a naive forecaster that skipped questions, a
         question no fixed-effects forecaster answered, or forecasters and
         questions that fall into separate groups with no forecaster in common
@@ -464,6 +469,8 @@ def forecastbench_scores(data: Any, *, question: str = "question", model: str = 
         raise ValueError(param_error("data", owner, "a table with at least one forecast",
                                      "an empty table"))
     no_missing(df, [question, model], owner=owner)
+    for col in (question, model):  # 1 and '1', 'Q1' and 'q1': one id written two ways
+        check_ids([("data", df)], col, owner=owner)
     if models is not None:
         wanted = _model_list(models, "models", df[model], model, owner)
         df = df[df[model].isin(wanted)]

@@ -37,12 +37,14 @@ from .._validation import check_int
 from .._validation import check_resampling
 from .._validation import column_error
 from .._validation import no_missing
+from .._validation import nonempty
 from .._validation import numeric_column
 from .._validation import param_error
 from .._validation import require_columns
 from ._dates import any_aware
 from ._dates import check_same_awareness
 from ._dates import parse_dates
+from ._ids import not_pooled
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -303,7 +305,8 @@ def accuracy_by_horizon(forecasts: Any, *, horizon: str = "horizon", by: str = "
         One row per scored forecast: ``by``, ``question``, ``horizon`` (labels
         such as those of :func:`horizon_positions`) and ``correct`` in [0, 1]
         (for instance ``question_scores(...).per_forecast`` joined with the
-        horizon labels).
+        horizon labels). The ``by`` value ``'(all)'`` is reserved for the pooled
+        rows; a table without rows raises.
     horizon, by, question, correct : str
         Column names.
     n_resamples, confidence_level, rng
@@ -338,9 +341,11 @@ def accuracy_by_horizon(forecasts: Any, *, horizon: str = "horizon", by: str = "
     n_resamples, confidence_level = check_resampling(owner, n_resamples, confidence_level)
     require_columns(df, {"horizon": horizon, "by": by, "question": question,
                          "correct": correct}, owner=owner)
+    nonempty(df, name="forecasts", owner=owner)
     no_missing(df, [horizon, by, question], owner=owner)
     for col in (horizon, by):  # 'early' and 'Early ' are one label typed two ways
         check_case_distinct(df, col, owner=owner)
+    not_pooled(df, by, owner)
     c = numeric_column(df, correct, owner=owner)
     bad = np.flatnonzero((c < 0) | (c > 1))
     if len(bad):
@@ -379,7 +384,7 @@ def accuracy_by_horizon(forecasts: Any, *, horizon: str = "horizon", by: str = "
     lo, hi = cluster_mean_interval(c, qs, n_resamples, confidence_level, gens[0],
                                    kind="proportion")
     return HorizonAccuracyResult(
-        statistic=float(c.mean()) if len(c) else np.nan, pvalue=np.nan,
+        statistic=float(c.mean()), pvalue=np.nan,
         confidence_interval=ConfidenceInterval(lo, hi, confidence_level), n_obs=len(c),
         method=f"{MEAN_KINDS['proportion']} over questions", by=by,
         n_resamples=n_resamples, table=pd.DataFrame(rows, columns=[
@@ -454,15 +459,17 @@ def rolling_accuracy(forecasts: Any, *, start: str = "start", by: str = "model",
     start, by, correct : str
         Column names.
     window : str or int
-        A trailing time window (a pandas offset such as ``'30D'``, the
-        default) or a number of forecasts.
+        A trailing time window (a fixed-length pandas offset such as ``'30D'``,
+        the default, or ``'12h'``; months, weeks and business days vary in length
+        and raise) or a number of forecasts.
     min_periods : int
         Fewest forecasts in a window for a value (otherwise NaN).
 
     Returns
     -------
     pandas.DataFrame
-        ``by``, ``start``, ``accuracy`` (mean of ``correct`` over the window
+        ``by``, ``start`` (timezone-aware in UTC when the start dates are aware),
+        ``accuracy`` (mean of ``correct`` over the window
         ending at that forecast's start, ties in start time included) and
         ``n`` (forecasts in the window), sorted by model then start. With a count
         window, forecasts with one start time are ordered by ``correct`` and every one
@@ -497,11 +504,14 @@ def rolling_accuracy(forecasts: Any, *, start: str = "start", by: str = "model",
                                          f"an int <= window ({window}) with a count window",
                                          min_periods))
     else:
+        rule = ("a fixed-length pandas offset string such as '30D' or '12h' (a month, week "
+                "or business day varies in length), or an int")
         try:
-            pd.tseries.frequencies.to_offset(window)
-        except ValueError as exc:
-            raise ValueError(param_error("window", owner, "a pandas offset string such as "
-                                         "'30D'", window)) from exc
+            nanos = pd.tseries.frequencies.to_offset(window).nanos
+        except ValueError as exc:  # unknown, or non-fixed ('1ME': "a non-fixed frequency")
+            raise ValueError(param_error("window", owner, rule, window)) from exc
+        if nanos <= 0:
+            raise ValueError(param_error("window", owner, rule, window))
     when, miss = parse_dates(df[start], df.index, start, owner, require_tz=False)
     no_missing(df, start, owner=owner, missing=miss)
     c = numeric_column(df, correct, owner=owner)
@@ -524,8 +534,11 @@ def rolling_accuracy(forecasts: Any, *, start: str = "start", by: str = "model",
         frames.append(pd.DataFrame({by: m, "start": s.index, "accuracy": acc.to_numpy(),
                                     "n": n.to_numpy().astype(np.int64)}))
     cols = [by, "start", "accuracy", "n"]
-    return (pd.concat(frames, ignore_index=True) if frames
-            else pd.DataFrame(columns=cols))[cols]
+    out = (pd.concat(frames, ignore_index=True) if frames
+           else pd.DataFrame(columns=cols))[cols]
+    if frames and any_aware(df[start]):  # compared in UTC: say so rather than drop the zone
+        out["start"] = out["start"].dt.tz_localize("UTC")
+    return out
 
 
 @fill_doc
@@ -570,10 +583,13 @@ def plot_rolling_accuracy(rolling: pd.DataFrame, *, cutoffs: Mapping[str, Any] |
 
     if ax is None:
         _, ax = plt.subplots(figsize=(7, 3.5))
+    start = rolling["start"]
+    if isinstance(start.dtype, pd.DatetimeTZDtype):  # drawn in UTC, as the cutoffs are
+        start = start.dt.tz_convert("UTC").dt.tz_localize(None)
     for i, m in enumerate(pd.unique(rolling[by])):
-        sub = rolling.loc[rolling[by] == m]
+        rows = (rolling[by] == m).to_numpy()
         color = f"C{i % 10}"
-        ax.plot(sub["start"], sub["accuracy"], color=color, label=str(m))
+        ax.plot(start[rows], rolling["accuracy"][rows], color=color, label=str(m))
         key = match_cutoff(str(m), cutoffs) if cutoffs else None
         if key is not None:
             cut = to_timestamp(cutoffs[key])  # type: ignore[index]

@@ -268,7 +268,8 @@ def _coherence_by_knowledge_iv(data: Any, question: Any, resolved: Any, cutoff: 
     gen = check_rng(rng, owner=_OWNER)
     no_missing(df, [question] + ([by] if by is not None else []), owner=_OWNER)
     col = df[value]
-    if pd.api.types.is_bool_dtype(col.dtype):
+    if pd.api.types.is_bool_dtype(col.dtype):   # a nullable 'boolean' column may hold NA
+        no_missing(df, value, owner=_OWNER, rule="not contain NaN or missing values")
         vals = col.to_numpy(dtype=np.float64)
     else:
         vals = finite_column(df, value, owner=_OWNER)
@@ -394,7 +395,8 @@ def coherence_by_knowledge(
         read as a date.
     value : str
         The per-row coherence measure: a consistency checker's violation, a flag
-        (bool or 0/1), a Brier improvement, ... Finite numbers.
+        (bool or 0/1), a Brier improvement, ... Finite numbers; a missing value
+        (NaN, or ``pd.NA`` in a nullable column) raises.
     by : str or None
         The model column; ``None``: every row is of one model.
     n_resamples : int

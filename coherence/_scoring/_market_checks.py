@@ -42,6 +42,7 @@ from .._validation import same_within
 from .._warnings import DeprecatedAlias
 from ._dates import check_same_awareness
 from ._dates import parse_dates
+from ._ids import check_ids
 
 __all__ = [
     "MarketChecksResult",
@@ -131,6 +132,7 @@ def _prices(prices: Any, owner: str, question: str | None, price_date: str,
     no_missing(pdf, price_date, owner=owner, missing=miss)
     if question is not None:
         no_missing(pdf, question, owner=owner)
+        check_ids([("prices", pdf)], question, owner=owner)
     if one_per_time:  # two prices of a market at one time: the moves (the first price
         # after, the last before, the last minus the first) would depend on the rows' order
         keys = pd.DataFrame({price_date: pt}, index=pdf.index)
@@ -320,7 +322,12 @@ def market_checks(events: Any, prices: Any, *, window_days: float = 3.0,
     convention : {'paper', 'code'}
         Price windows of the event-local moves (see :func:`local_price_moves`).
     question, date, direction, magnitude, confidence, price_date, price : str
-        Column names.
+        Column names. The tables are joined on ``question`` exactly: a question
+        written two ways (``1`` and ``'1'``, ``'Q1'`` and ``'q1'``, within a table
+        or between them) raises. A question with events and no prices (or prices
+        and no events) keeps its row in ``table`` (``n_prices`` or ``n_events``
+        0) and is left out of the checks it cannot enter (counted in
+        ``n_direction_excluded``).
     n_resamples, confidence_level, rng
         The interval over questions of the event-local agreement, which draws nothing
         (``n_resamples`` is recorded, unused).
@@ -384,6 +391,8 @@ def market_checks(events: Any, prices: Any, *, window_days: float = 3.0,
     curve = _signed_events(edf, owner, question, date, direction, magnitude, confidence)
     n_undated = len(edf) - len(curve)
     px = _prices(prices, owner, question, price_date, price)
+    # 1 and '1', 'Q1' and 'q1': one question written two ways would not be joined
+    check_ids([("events", edf), ("prices", as_dataframe(prices))], question, owner=owner)
     if len(curve) and len(px):
         check_same_awareness(edf[date], as_dataframe(prices)[price_date],
                              what="event and price dates", owner=owner)

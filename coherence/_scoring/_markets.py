@@ -140,6 +140,28 @@ class MarketAlignmentResult(CoherenceResult, test_name="market_alignment",
     per_event = DeprecatedAlias("table")
 
 
+def _one_market(edf: pd.DataFrame, pdf: pd.DataFrame, owner: str,
+                column: str = "question") -> None:
+    """Raise when the tables of :func:`market_alignment` hold several markets (a
+    ``question`` column with two values, in one table or between them): their prices
+    would be read as one series, and its moves would jump between markets."""
+    seen: dict[Any, str] = {}
+    for name, df in (("events", edf), ("prices", pdf)):
+        if column not in df.columns:
+            continue
+        values = df[column].dropna().unique()
+        for v in values:
+            seen.setdefault(v.item() if isinstance(v, np.generic) else v, name)
+        if len(seen) > 1:
+            (first, where), (second, other) = list(seen.items())[:2]
+            rows = np.flatnonzero((df[column] == second).to_numpy())
+            raise ValueError(column_error(
+                column, f"hold one market (market_alignment checks one question's prices; "
+                f"{where} has {first!r}, {other} {second!r}): select one market, or use "
+                "market_checks across questions", list(df.index[rows]),
+                [second] * len(rows), owner=owner))
+
+
 def market_alignment(events: Any, prices: Any, *, window_days: float = 3.0,
                      min_move: float = 0.03, confidence_level: float = 0.95,
                      date: str = "date", direction: str = "direction",
@@ -152,9 +174,12 @@ def market_alignment(events: Any, prices: Any, *, window_days: float = 3.0,
     events : pandas.DataFrame or convertible
         As for :func:`causal_pressure`.
     prices : pandas.DataFrame or convertible
-        Market prices (probability of YES, in [0, 1]: prices in cents raise)
+        One market's prices (probability of YES, in [0, 1]: prices in cents raise)
         with ``price_date`` and ``price``; one price per time (two different prices at
-        one time raise: the moves would depend on the rows' order).
+        one time raise: the moves would depend on the rows' order). A ``question``
+        column, in ``prices`` or ``events``, must hold one value, the same in both:
+        several markets' prices would be read as one series (select one market, or
+        use :func:`market_checks` across questions).
     window_days : float
         Window on each side of an event (default 3 days).
     min_move : float
@@ -208,6 +233,7 @@ def market_alignment(events: Any, prices: Any, *, window_days: float = 3.0,
     pdf = as_dataframe(prices, name="prices", owner=owner)
     require_columns(pdf, {"price_date": price_date, "price": price}, owner=owner)
     nonempty(pdf, name="prices", owner=owner)
+    _one_market(as_dataframe(events, name="events", owner=owner), pdf, owner)
     pv = probability_column(pdf, price, owner=owner)  # prices in cents (40, 55) refused
     pt, pmiss = parse_datetimes(pdf[price_date], pdf.index, price_date, owner)
     no_missing(pdf, price_date, owner=owner, missing=pmiss)

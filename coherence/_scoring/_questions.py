@@ -43,10 +43,14 @@ from .._validation import column_error
 from .._validation import no_missing
 from .._validation import param_error
 from .._validation import require_columns
+from .._validation import same_within
 from .._warnings import DeprecatedAlias
 from ._dates import any_aware
 from ._dates import is_missing
 from ._dates import parse_dates
+from ._ids import check_ids
+from ._ids import not_pooled
+from ._ids import reserved_by
 
 __all__ = [
     "QUESTION_TYPES",
@@ -78,6 +82,11 @@ TASK_COLUMNS = {
 }
 CONVENTIONS = ("paper", "code")
 _OWNER = "question_scores"
+#: Columns of the result's tables beside the ``by`` column (per_forecast, table,
+#: by_type): a ``by`` column of one of these names would be overwritten by it.
+RESERVED_COLUMNS = ("question", "type", "rule_correct", "judged", "correct", "brier",
+                    "log_score", "n_forecasts", "n_questions", "accuracy", "accuracy_ci_low",
+                    "accuracy_ci_high", "n_probabilistic", "n")
 _WS = re.compile(r"\s+")
 
 
@@ -244,9 +253,15 @@ def question_scores(
         * ``timeframe``: ``prediction`` and ``outcome`` labels (a date, a
           period such as ``'Q3 2025'``).
 
-        Columns a table's types do not use may be absent.
+        Columns a table's types do not use may be absent. The ``by`` value
+        ``'(all)'`` is reserved for the pooled row. A question's
+        ``outcome`` is the same on all its rows (every forecaster's); rows that
+        disagree raise.
     by, question, type, prediction, probability, outcome, lower, upper : str
-        Column names.
+        Column names. ``by`` may not name a column of the result's tables
+        (``'question'``, ``'type'``, ``'correct'``, ``'accuracy'``, ``'brier'``,
+        ``'n_forecasts'`` and the others of :class:`QuestionScoresResult`), which would
+        overwrite it: that raises (rename the column).
     tolerance : float
         A quantity is correct when :math:`|\\hat x - x| \\le` ``tolerance``
         :math:`\\cdot |x|` (default 0.1, the benchmark's 10%), the bound included
@@ -286,7 +301,8 @@ def question_scores(
     ValueError
         A type outside :data:`QUESTION_TYPES`, a row lacking what its type
         needs (named by row), a probability outside [0, 1], an interval with
-        lower > upper, a judge verdict that is not True/False.
+        lower > upper, a judge verdict that is not True/False, two outcomes of
+        one question, a ``by`` column named like a column of the result.
 
     See Also
     --------
@@ -335,9 +351,13 @@ def question_scores(
     for t in judge_types:
         check_choice(t, "judge_types", _OWNER, QUESTION_TYPES)
     gen = check_rng(rng, owner=_OWNER)
+    reserved_by(by, _OWNER, RESERVED_COLUMNS)
     require_columns(df, {"by": by, "question": question, "type": type, "outcome": outcome},
                     owner=_OWNER)
     no_missing(df, [by, question, type], owner=_OWNER)
+    not_pooled(df, by, _OWNER)
+    for col in (by, question):  # 1 and '1', 'Q1' and 'q1': one id written two ways
+        check_ids([("forecasts", df)], col, owner=_OWNER)
     kinds = df[type].to_numpy(dtype=object)
     bad = np.flatnonzero([k not in QUESTION_TYPES for k in kinds])
     if len(bad):
@@ -347,6 +367,8 @@ def question_scores(
     if dup.any():
         raise ValueError(column_error(question, f"name each ({by}, {question}) pair once",
                                       list(df.index[np.flatnonzero(dup)]), owner=_OWNER))
+    # a question resolves one way for every forecaster
+    same_within(df, df[outcome].to_numpy(dtype=object), question, outcome, owner=_OWNER)
     rule, brier, log = _score_rows(df, kinds, prediction, probability, outcome, lower, upper,
                                    tolerance, convention, floor)
     correct = rule.copy()

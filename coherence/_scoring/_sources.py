@@ -99,9 +99,10 @@ def _source_sets(df: pd.DataFrame, keys: list[str], sources: str) -> dict[tuple[
 
 
 def _is_missing_cell(value: Any) -> bool:
+    """None, NaN, ``pd.NA`` or NaT (a scalar that pandas calls missing); a list is not."""
     if value is None:
         return True
-    return isinstance(value, float) and np.isnan(value)
+    return bool(pd.api.types.is_scalar(value) and pd.isna(value))
 
 
 def _no_missing_sources(df: pd.DataFrame, sources: str, owner: str) -> None:
@@ -130,7 +131,8 @@ def source_precision(citations: Any, reference: Any, *, by: str = "model",
         Cited sources, one row per (``by``, ``question``) with a list-like
         ``sources`` cell, or one row per citation with a scalar cell (both
         forms may mix). An empty list records a forecast that cites nothing;
-        a missing cell (None, NaN) raises.
+        a missing cell (None, NaN, ``pd.NA``), or a missing item inside a list,
+        raises.
         A list written out as text (``"['a', 'b']"``, as a CSV stores it) is
         refused with a ``ValueError``: parse the column back into lists first.
     reference : pandas.DataFrame, convertible, or mapping

@@ -160,7 +160,10 @@ def contamination_filter(forecasts: Any, cutoffs: Mapping[str, Any] | str, *,
     A question opened on the cutoff date is kept. Dates must be all
     timezone-naive or all timezone-aware, across the opening dates and the
     cutoffs together (aware dates are compared in UTC); numbers are refused as
-    dates. A missing opening date raises, since contamination cannot then be
+    dates, and so is a column of date strings that pandas would read in two ways
+    (day/month/year strings read month first where they can be and day first where
+    not, or such strings mixed with ISO ones): write ISO dates (YYYY-MM-DD) or parse
+    the column first. A missing opening date raises, since contamination cannot then be
     ruled out. Models without a known cutoff are kept and listed in
     ``unknown_models``; with a cutoff column, a model is listed when at least
     one of its rows has no cutoff.

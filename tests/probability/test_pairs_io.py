@@ -248,6 +248,34 @@ def test_attach_outcomes_matches_by_pair():
     assert out["a_outcome"].isna().tolist() == [False, False, True]
 
 
+@pytest.mark.parametrize("no_error", [False, "", "  ", np.nan, None])
+def test_attach_outcomes_false_or_blank_error_is_no_error(no_error):
+    # a bool flag's False (or a blank message) marked every row failed: all outcomes NaN
+    flags = pd.Series([no_error] * 2, dtype=bool if no_error is False else object)
+    out = attach_outcomes(_two_way().assign(error=flags), _one_way().assign(error=flags))
+    assert out["a_outcome"].tolist() == [1.0, 0.0] and out["b_outcome"].tolist() == [1.0, 1.0]
+
+
+def test_attach_outcomes_true_or_a_message_is_failed():
+    target = _two_way(ids=("x", "y", "z"), cats=("strong", "none", "none")).assign(
+        error=[False, "", True])
+    source = pd.concat([_one_way(), pd.DataFrame({"pair": ["z"], "a_outcome": [1.0],
+                                                  "b_outcome": [0.0], "error": ["Failed"]})],
+                       ignore_index=True)
+    out = attach_outcomes(target, source)
+    assert out["a_outcome"].isna().tolist() == [False, False, True]
+
+
+def test_attach_outcomes_pair_ids_of_two_types_raise():
+    # ints against strings: pandas' raw "merge on int64 and str columns" error before
+    with pytest.raises(ValueError, match=r"attach_outcomes: column 'pair' of 'pairs' and "
+                       r"'resolved' must write each pair id one way.*found '1' / 1.*"
+                       r"'pairs' rows 0; 'resolved' rows 1"):
+        attach_outcomes(_two_way(ids=(1, 2)), _one_way(ids=("2", "1")))
+    with pytest.raises(ValueError, match=r"2 pair\(s\) of 'pairs' have no resolution"):
+        attach_outcomes(_two_way(ids=(1, 2)), _one_way(ids=("a", "b")))
+
+
 def test_attach_outcomes_errors():
     with pytest.raises(ValueError, match="attach_outcomes: column 'b_outcome'"):
         attach_outcomes(_two_way(), _one_way().drop(columns="b_outcome"))

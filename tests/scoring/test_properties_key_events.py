@@ -22,9 +22,11 @@ from tests._reference_bootstrap_t import fraction_interval_by_hand
 
 
 def _ker(*args, **kw):
-    """key_event_recall, quiet when no forecast's question has a key event."""
+    """key_event_recall, quiet when no forecast's question has a key event, or a
+    forecast's question no hindsight event (both drawn here on purpose)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", coherence.DegenerateDataWarning)
+        warnings.simplefilter("ignore", coherence.SkippedRecordsWarning)
         return coherence.key_event_recall(*args, **kw)
 
 

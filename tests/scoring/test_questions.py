@@ -17,10 +17,11 @@ from coherence._scoring._questions import quantity_correct
 
 
 def mixed() -> pd.DataFrame:
-    """Two models, one question of each type; hand-computed scores below."""
+    """Two models, one question of each type (the binary ones differ: a question has
+    one outcome); hand-computed scores below."""
     return pd.DataFrame({
         "model": ["a"] * 5 + ["b"] * 5,
-        "question": ["bin", "mc", "qty", "int", "time"] * 2,
+        "question": ["bin", "mc", "qty", "int", "time", "bin_b", "mc", "qty", "int", "time"],
         "type": ["binary", "multiple_choice", "quantity", "interval", "timeframe"] * 2,
         "probability": [0.7, 0.6, None, None, None, 0.5, 0.9, None, None, None],
         "prediction": [None, " Paris", 110.0, None, "Q3  2025",
@@ -79,7 +80,7 @@ def test_judge_overturns_only_rule_failures_of_judged_types():
     res = coherence.question_scores(mixed(), judge=judge, n_resamples=20, rng=0)
     # by default binary and multiple choice, as the benchmark's paper and code judge them
     # (the timeframe was judged before): model b's wrong binary and mc only
-    assert asked == ["bin", "mc"]
+    assert asked == ["bin_b", "mc"]
     pf = res.per_forecast
     assert pf["correct"].iloc[6] == 1.0 and pf["rule_correct"].iloc[6] == 0.0
     assert pf["judged"].sum() == 2 and res.n_judged == 2 and res.n_judge_correct == 1
@@ -268,7 +269,7 @@ def test_intervals_do_not_depend_on_which_model_comes_first():
         "question": [f"q{i}" for i in range(n)] * 3,
         "type": "binary",
         "probability": gen.uniform(0.05, 0.95, 3 * n),
-        "outcome": gen.integers(0, 2, 3 * n),
+        "outcome": np.tile(gen.integers(0, 2, n), 3),   # one outcome per question
     })
     first = coherence.question_scores(df, n_resamples=50, rng=3).table.set_index("model")
     flipped = coherence.question_scores(df.iloc[::-1], n_resamples=50,
