@@ -304,14 +304,14 @@ def _check_pilot(pilot: pd.DataFrame, test: str, options: Mapping[str, Any],
             if not pd.api.types.is_float_dtype(pilot[col].dtype):
                 check_case_distinct(pilot, col, owner=owner)
     elif test == "iterated_expectation_check":
-        from ._probability._lie import _lie_table
-        from ._probability._lie import _require_same_label_types
+        from ._probability._lie import lie_table
+        from ._probability._lie import require_same_label_types
 
         cols = {role: options.get(role, role) for role in (
             "context", "variable", "state", "p_y_given_x", "p_y_given_xz", "p_z_given_x")}
-        table = _lie_table(pilot, cols, owner, "data_or_agent")
-        base = _lie_table(options["baseline"], cols, owner, "options['baseline']")
-        _require_same_label_types(table, base, cols, owner)
+        table = lie_table(pilot, cols, owner, "data_or_agent")
+        base = lie_table(options["baseline"], cols, owner, "options['baseline']")
+        require_same_label_types(table, base, cols, owner)
 
 
 def _agent_at(agent: Any, effect: float | None) -> Any:

@@ -43,8 +43,10 @@ __all__ = [
     "column_error",
     "finite_column",
     "flag_column",
+    "is_label_item",
     "label_column",
     "label_key",
+    "label_pairs",
     "list_like_strings",
     "no_missing",
     "nonempty",
@@ -213,6 +215,32 @@ def label_key(value: Any) -> str:
     if isinstance(value, float | np.floating) and math.isfinite(value) and value.is_integer():
         return str(int(value))
     return str(_py(value))
+
+
+def is_label_item(value: Any) -> bool:
+    """A label named in a parameter (``pairs=``, ``order=``): a str or an int, not a bool."""
+    return isinstance(value, str) or (isinstance(value, numbers.Integral)
+                                      and not isinstance(value, bool))
+
+
+def label_pairs(pairs: Any, name: str, owner: str) -> tuple[tuple[Any, Any], ...]:
+    """A non-empty sequence of pairs of two different labels (str or int, matched to a
+    column's labels by value: :func:`label_key`), none repeated; ``TypeError`` for a
+    value that is not a sequence, ``ValueError`` naming the first bad pair."""
+    if isinstance(pairs, str) or not isinstance(pairs, Sequence) or len(pairs) == 0:
+        raise TypeError(param_error(name, owner, "a non-empty sequence of (action, action) "
+                                    "pairs", pairs))
+    clean: list[tuple[Any, Any]] = []
+    rule = "a sequence of pairs of two different action labels (str or int)"
+    for pair in pairs:
+        if (isinstance(pair, str) or not isinstance(pair, Sequence) or len(pair) != 2
+                or not all(is_label_item(a) for a in pair)
+                or label_key(pair[0]) == label_key(pair[1])):
+            raise ValueError(param_error(name, owner, rule, pair))
+        clean.append((pair[0], pair[1]))
+    if len({(label_key(a1), label_key(a2)) for a1, a2 in clean}) != len(clean):
+        raise ValueError(param_error(name, owner, "free of duplicate pairs", pairs))
+    return tuple(clean)
 
 
 def case_collisions(values: Iterable[Any]) -> list[tuple[Any, ...]]:

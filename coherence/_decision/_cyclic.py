@@ -26,7 +26,6 @@ context, so their correlation is kept.
 from __future__ import annotations
 
 import math
-import numbers
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -47,6 +46,7 @@ from .._validation import as_dataframe
 from .._validation import check_column_names
 from .._validation import check_int
 from .._validation import column_error
+from .._validation import is_label_item
 from .._validation import label_column
 from .._validation import label_key
 from .._validation import nonempty
@@ -211,8 +211,7 @@ def _cyclic_monotonicity_test_iv(data: Any, belief: Any, action: Any, group: Any
             "slope first")
     if isinstance(order, str) or not isinstance(order, Sequence):
         raise TypeError(param_error("order", _OWNER, rule, order))
-    if not all(isinstance(a, str) or (isinstance(a, numbers.Integral)
-                                      and not isinstance(a, bool)) for a in order):
+    if not all(is_label_item(a) for a in order):
         raise TypeError(param_error("order", _OWNER, rule, order))
     # labels matched by value: 2 names the label 2 (or '2', or 2.0)
     keys = [label_key(a) for a in order]

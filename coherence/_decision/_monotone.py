@@ -16,7 +16,6 @@ belief is exchangeable with the pair's choices).
 from __future__ import annotations
 
 import math
-import numbers
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -44,6 +43,7 @@ from .._validation import check_column_names
 from .._validation import check_int
 from .._validation import label_column
 from .._validation import label_key
+from .._validation import label_pairs
 from .._validation import nonempty
 from .._validation import param_error
 from .._validation import probability_column
@@ -393,12 +393,6 @@ class _MonotonicityInput:
     min_contexts: int
 
 
-def _is_label(value: Any) -> bool:
-    """A label named in ``pairs``: a str or an int (not a bool), matched by value."""
-    return isinstance(value, str) or (isinstance(value, numbers.Integral)
-                                      and not isinstance(value, bool))
-
-
 def _monotonicity_test_iv(data: Any, belief: Any, action: Any, group: Any, pairs: Any,
                           n_bins: Any, direction: Any, p_adjust: Any, method: Any,
                           n_windows: Any, n_resamples: Any, rng: RNGLike,
@@ -424,26 +418,14 @@ def _monotonicity_test_iv(data: Any, belief: Any, action: Any, group: Any, pairs
     n_resamples = check_int(n_resamples, "n_resamples", _OWNER, low=1)
     min_contexts = check_int(min_contexts, "min_contexts", _OWNER, low=2)
     gen = check_rng(rng, owner=_OWNER)
-    if isinstance(pairs, str) or not isinstance(pairs, Sequence) or len(pairs) == 0:
-        raise TypeError(param_error("pairs", _OWNER, "a non-empty sequence of (action, action) "
-                                    "pairs", pairs))
-    clean: list[tuple[str, str]] = []
-    rule = "a sequence of pairs of two different action labels (str or int)"
-    for pair in pairs:
-        if (isinstance(pair, str) or not isinstance(pair, Sequence) or len(pair) != 2
-                or not all(_is_label(a) for a in pair)
-                or label_key(pair[0]) == label_key(pair[1])):
-            raise ValueError(param_error("pairs", _OWNER, rule, pair))
-        clean.append((pair[0], pair[1]))
-    if len({(label_key(a1), label_key(a2)) for a1, a2 in clean}) != len(clean):
-        raise ValueError(param_error("pairs", _OWNER, "free of duplicate pairs", pairs))
+    clean = label_pairs(pairs, "pairs", _OWNER)
     b = probability_column(df, belief, owner=_OWNER)
     codes, labels = label_column(df, action, owner=_OWNER, discrete=True)
     # group=None: each row its own context, numbered by its values, not its position
     groups = (row_units([codes, b]) if group is None
               else group_codes(df, group, owner=_OWNER))
     return _MonotonicityInput(
-        b=b, codes=codes, labels=labels, groups=groups, group=group, pairs=tuple(clean),
+        b=b, codes=codes, labels=labels, groups=groups, group=group, pairs=clean,
         n_bins=n_bins, direction=direction, p_adjust=p_adjust, method=method,
         n_windows=n_windows, n_resamples=n_resamples, gen=gen, lr_on=lr_on, lr_bins=lr_bins,
         min_contexts=min_contexts)

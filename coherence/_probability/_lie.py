@@ -33,7 +33,9 @@ __all__ = [
     "LIE_COLUMNS",
     "IteratedExpectationResult",
     "iterated_expectation_check",
+    "lie_table",
     "random_forest_baseline",
+    "require_same_label_types",
 ]
 
 
@@ -172,7 +174,7 @@ def _plot_lie(result: IteratedExpectationResult, ax: Any) -> Any:
     return ax
 
 
-def _lie_table(df: pd.DataFrame, cols: dict[str, str], owner: str,
+def lie_table(df: pd.DataFrame, cols: dict[str, str], owner: str,
                name: str) -> pd.DataFrame:
     """Validate a long LIE table and return it with the default column names."""
     from .._validation import as_dataframe
@@ -216,7 +218,7 @@ def _label_kind(value: Any) -> str:
     return "text" if isinstance(value, str) else type(value).__name__
 
 
-def _require_same_label_types(table: pd.DataFrame, base: pd.DataFrame, cols: dict[str, str],
+def require_same_label_types(table: pd.DataFrame, base: pd.DataFrame, cols: dict[str, str],
                               owner: str) -> None:
     """Raise when a key column holds numbers in one table and text in the other (ids read
     back from a CSV as text): the tables' units would never match."""
@@ -598,9 +600,9 @@ def iterated_expectation_check(
     cols = {"context": context, "variable": variable, "state": state,
             "p_y_given_x": p_y_given_x, "p_y_given_xz": p_y_given_xz,
             "p_z_given_x": p_z_given_x}
-    table = _lie_table(elicited, cols, owner, "elicited")
+    table = lie_table(elicited, cols, owner, "elicited")
     if baseline is not None:
-        base = _lie_table(baseline, cols, owner, "baseline")
+        base = lie_table(baseline, cols, owner, "baseline")
         kind = "table"
     else:
         if ground_truth is None or contexts is None or evidence is None:
@@ -615,7 +617,7 @@ def iterated_expectation_check(
             state=state, estimator=estimator, rng=gen, **(baseline_options or {}))
         kind = "estimator" if estimator is not None else "random_forest"
 
-    _require_same_label_types(table, base, cols, owner)
+    require_same_label_types(table, base, cols, owner)
     agent = _lie_errors(table, normalize)
     ref = _lie_errors(base, normalize)
     keys = ["context", "variable"]
