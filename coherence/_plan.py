@@ -30,10 +30,14 @@ from ._rng import check_rng
 from ._rng import spawn
 from ._text import text_table
 from ._validation import as_dataframe
+from ._validation import check_case_distinct
 from ._validation import check_float
 from ._validation import check_int
+from ._validation import label_column
+from ._validation import no_missing
 from ._validation import nonempty
 from ._validation import param_error
+from ._validation import probability_column
 from ._validation import require_columns
 from ._warnings import DeprecatedAlias
 
@@ -264,11 +268,50 @@ def _plan_iv(data_or_agent: Any, test: Any, n_contexts: Any, n_repetitions: Any,
             require_columns(options["baseline"], strata, owner=f"{owner} (options['baseline'])")
         if strata:
             require_columns(pilot, strata, owner=owner)
+        _check_pilot(pilot, test, options, owner)
         if test in _PILOT_ONLY and reps != (1,):
             raise ValueError(param_error("n_repetitions", owner, f"[1] for {test} (it has no "
                                          "repetitions)", list(reps)))
     designs = tuple((c, r) for c in contexts for r in reps)
     return _PlanInput(test, agent, pilot, designs, effect, n_sims, alpha, power, options, strata)
+
+
+def _check_pilot(pilot: pd.DataFrame, test: str, options: Mapping[str, Any],
+                 owner: str) -> None:
+    """The pilot's columns, checked as the test checks them, once, up front: a bad value
+    is then named by the pilot's own row, not a row of a resampled study (and a context
+    id typed two ways, 0 and '0', or missing, is an error, not a crash)."""
+    if test in _DECISION:
+        roles = {"belief": "belief", "group": "context"}
+        if test in ("ci_test", "leakage_test", "monotonicity_test"):
+            roles["action"] = "action"
+        if test in ("ci_test", "leakage_test"):
+            roles["outcome"] = "outcome"
+        if test == "prompt_consistency":
+            roles["prompt"] = "prompt"
+        cols = {role: options.get(role, default) for role, default in roles.items()}
+        evidence = options.get("evidence", ())
+        evidence = (evidence,) if isinstance(evidence, str) else tuple(evidence or ())
+        require_columns(pilot, {**cols, **{f"evidence[{j}]": e
+                                           for j, e in enumerate(evidence)}}, owner=owner)
+        probability_column(pilot, cols["belief"], owner=owner)
+        for role in ("group", "action", "outcome", "prompt"):
+            if role in cols:
+                label_column(pilot, cols[role], owner=owner,
+                             discrete=role in ("action", "outcome"))
+        for col in evidence:
+            no_missing(pilot, col, owner=owner)
+            if not pd.api.types.is_float_dtype(pilot[col].dtype):
+                check_case_distinct(pilot, col, owner=owner)
+    elif test == "iterated_expectation_check":
+        from ._probability._lie import lie_table
+        from ._probability._lie import require_same_label_types
+
+        cols = {role: options.get(role, role) for role in (
+            "context", "variable", "state", "p_y_given_x", "p_y_given_xz", "p_z_given_x")}
+        table = lie_table(pilot, cols, owner, "data_or_agent")
+        base = lie_table(options["baseline"], cols, owner, "options['baseline']")
+        require_same_label_types(table, base, cols, owner)
 
 
 def _agent_at(agent: Any, effect: float | None) -> Any:
@@ -306,12 +349,20 @@ def _canonical(pilot: pd.DataFrame, strata: tuple[str, ...]) -> pd.DataFrame:
         return pilot.sort_values(list(strata), kind="mergesort").reset_index(drop=True)
 
 
+def _label_order(value: Any) -> tuple[int, Any]:
+    """Labels in their natural order, numbers before text (ids 0 and 'c1' in one column
+    do not compare)."""
+    if isinstance(value, numbers.Real) and not isinstance(value, bool | np.bool_):
+        return (0, float(value))
+    return (1, str(value))
+
+
 def _cells(pilot: pd.DataFrame,
            strata: tuple[str, ...]) -> tuple[list[Any], list[list[np.ndarray]]]:
     """Sorted context labels and, per context, the row positions of each cell (one cell
     per context, or one per prompt of the context, prompts sorted)."""
     group = strata[0]
-    labels = sorted(pd.unique(pilot[group]))
+    labels = sorted(pd.unique(pilot[group]), key=_label_order)
     by_ctx = pilot.groupby(group, sort=True, observed=True).indices
     cells = []
     for label in labels:

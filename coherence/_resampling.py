@@ -63,6 +63,7 @@ __all__ = [
     "mean_interval",
     "monte_carlo_pvalue",
     "percentile_interval",
+    "row_units",
     "rows_by_key",
     "satterthwaite_df",
     "sequential_pvalue",
@@ -194,6 +195,19 @@ def group_codes(df: pd.DataFrame, column: str, *, owner: str | None = None) -> n
 
     codes, _ = label_column(df, column, owner=owner)
     return codes
+
+
+def row_units(keys: Sequence[np.ndarray]) -> np.ndarray:
+    """Codes 0..n-1 making each row its own unit (``group=None``), numbered in the order
+    of the rows' values: ``np.lexsort(keys)`` (the last key sorts first).
+
+    Numbering by position would make every draw that goes unit by unit depend on the
+    order of the input rows; numbered by value, the rows' order does not matter (rows
+    equal in every key are interchangeable)."""
+    order = np.lexsort([np.asarray(k) for k in keys])
+    units = np.empty(len(order), dtype=np.int64)
+    units[order] = np.arange(len(order), dtype=np.int64)
+    return units
 
 
 def rows_by_key(df: pd.DataFrame, columns: Sequence[str]) -> dict[tuple[Any, ...], np.ndarray]:

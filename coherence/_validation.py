@@ -43,7 +43,10 @@ __all__ = [
     "column_error",
     "finite_column",
     "flag_column",
+    "is_label_item",
     "label_column",
+    "label_key",
+    "label_pairs",
     "list_like_strings",
     "no_missing",
     "nonempty",
@@ -53,6 +56,7 @@ __all__ = [
     "probability_array",
     "probability_column",
     "require_columns",
+    "same_index",
     "same_within",
     "unique_columns",
 ]
@@ -95,10 +99,11 @@ def column_error(column: str, rule: str, labels: Sequence[Any], values: Sequence
     n_bad = len(labels)
     shown = []
     for j in range(min(n_bad, MAX_ROWS_SHOWN)):
+        # plain Python values: 'row 0 = 1.2', not 'row np.int64(0) = np.float64(1.2)'
         if values is None:
-            shown.append(f"row {labels[j]!r}")
+            shown.append(f"row {_py(labels[j])!r}")
         else:
-            shown.append(f"row {labels[j]!r} = {values[j]!r}")
+            shown.append(f"row {_py(labels[j])!r} = {_py(values[j])!r}")
     where = f" (input to {owner})" if owner else ""
     more = ", ..." if n_bad > MAX_ROWS_SHOWN else ""
     return (
@@ -203,6 +208,41 @@ def _label_text(value: Any) -> str | None:
     return None
 
 
+def label_key(value: Any) -> str:
+    """The text that matches a label named in a parameter (``pairs=``, ``order=``) to a
+    label of a column by value, whatever its type: ``2``, ``2.0``, ``np.int64(2)`` and
+    ``'2'`` all read ``'2'``; case and spaces count (``'Yes'`` is not ``'yes'``)."""
+    if isinstance(value, float | np.floating) and math.isfinite(value) and value.is_integer():
+        return str(int(value))
+    return str(_py(value))
+
+
+def is_label_item(value: Any) -> bool:
+    """A label named in a parameter (``pairs=``, ``order=``): a str or an int, not a bool."""
+    return isinstance(value, str) or (isinstance(value, numbers.Integral)
+                                      and not isinstance(value, bool))
+
+
+def label_pairs(pairs: Any, name: str, owner: str) -> tuple[tuple[Any, Any], ...]:
+    """A non-empty sequence of pairs of two different labels (str or int, matched to a
+    column's labels by value: :func:`label_key`), none repeated; ``TypeError`` for a
+    value that is not a sequence, ``ValueError`` naming the first bad pair."""
+    if isinstance(pairs, str) or not isinstance(pairs, Sequence) or len(pairs) == 0:
+        raise TypeError(param_error(name, owner, "a non-empty sequence of (action, action) "
+                                    "pairs", pairs))
+    clean: list[tuple[Any, Any]] = []
+    rule = "a sequence of pairs of two different action labels (str or int)"
+    for pair in pairs:
+        if (isinstance(pair, str) or not isinstance(pair, Sequence) or len(pair) != 2
+                or not all(is_label_item(a) for a in pair)
+                or label_key(pair[0]) == label_key(pair[1])):
+            raise ValueError(param_error(name, owner, rule, pair))
+        clean.append((pair[0], pair[1]))
+    if len({(label_key(a1), label_key(a2)) for a1, a2 in clean}) != len(clean):
+        raise ValueError(param_error(name, owner, "free of duplicate pairs", pairs))
+    return tuple(clean)
+
+
 def case_collisions(values: Iterable[Any]) -> list[tuple[Any, ...]]:
     """Groups of distinct labels that read the same: text equal up to case and surrounding
     spaces, or text and a number written alike (``'1'`` and ``1``, ``'2'`` and ``2.0``),
@@ -224,7 +264,7 @@ def check_case_distinct(df: pd.DataFrame, column: str, *, owner: str | None = No
     clash = case_collisions(df[column].dropna().unique())
     if clash:
         s = df[column]
-        members = set(clash[0])
+        members = {v for g in clash for v in g}
         positions = np.flatnonzero(s.isin(members).to_numpy())
         shown = "; ".join(" / ".join(repr(v) for v in g) for g in clash[:MAX_ROWS_SHOWN])
         raise _bad(column, f"hold labels that differ by more than case, surrounding spaces "
@@ -240,7 +280,7 @@ def same_within(df: pd.DataFrame, values: Any, key: str | Sequence[str], column:
     ``key``): a question's outcome, or a market's price at one time, is one fact, and which
     row's copy a statistic read would be an accident. ``rows`` (a boolean mask) limits the
     check to those rows."""
-    cols = [key] if isinstance(key, str) else list(key)
+    cols = _column_list(key)
     codes = df.groupby(cols, sort=False, dropna=False).ngroup().to_numpy()
     vals = pd.Series(np.asarray(values, dtype=object), dtype=object)
     keep = np.ones(len(df), dtype=bool) if rows is None else np.asarray(rows, dtype=bool)
@@ -281,6 +321,14 @@ def require_columns(df: pd.DataFrame, columns: Mapping[str, str | None] | Iterab
         )
 
 
+def _column_list(columns: Any) -> list[Any]:
+    """One column name or a list (tuple) of them, as a list: any key that is not a list or
+    tuple (a str, or an int such as a column literally named 0) is one column name."""
+    if isinstance(columns, list | tuple | pd.Index | np.ndarray):
+        return list(columns)
+    return [columns]
+
+
 def _labels(df_or_index: pd.Index, positions: np.ndarray) -> list[Any]:
     return [_py(v) for v in df_or_index[positions[:MAX_ROWS_SHOWN]]] + (
         [None] * max(0, len(positions) - MAX_ROWS_SHOWN)
@@ -306,7 +354,7 @@ def no_missing(df: pd.DataFrame, columns: str | Iterable[str], *, owner: str | N
     single column whose parser has its own notion of missing (blank dates);
     ``rule`` the expectation stated (numeric columns say "NaN or missing").
     """
-    cols = [columns] if isinstance(columns, str) else list(columns)
+    cols = _column_list(columns)
     if missing is not None and len(cols) != 1:
         raise ValueError("no_missing: a 'missing' mask goes with exactly one column.")
     for col in cols:
@@ -324,26 +372,29 @@ def numeric_column(df: pd.DataFrame, column: str, *, owner: str | None = None,
     gives the value back (``float32(0.7)`` as 0.7, not 0.699999988).
     """
     s = df[column]
+    where = f" (input to {owner})" if owner else ""
+    if pd.api.types.is_bool_dtype(s.dtype):
+        raise ValueError(f"Column '{column}'{where} must be numeric; got dtype bool.")
+    textual = pd.api.types.is_object_dtype(s.dtype) or isinstance(s.dtype, pd.StringDtype)
     if isinstance(s.dtype, pd.CategoricalDtype) or not (
-        pd.api.types.is_numeric_dtype(s.dtype) or pd.api.types.is_object_dtype(s.dtype)
-    ) or pd.api.types.is_bool_dtype(s.dtype):
-        if pd.api.types.is_bool_dtype(s.dtype):
-            raise ValueError(
-                f"Column '{column}'" + (f" (input to {owner})" if owner else "")
-                + " must be numeric; got dtype bool."
-            )
+        pd.api.types.is_numeric_dtype(s.dtype) or textual
+    ):
+        # a dtype that holds no numbers (dates, categories): every row offends
+        raise _bad(column, f"be numeric (got dtype {s.dtype})", df.index,
+                   np.arange(len(s)), s.to_numpy(dtype=object), owner)
+    if textual:
+        # numbers written as text ('0.3', as a CSV or a string dtype gives them back) are
+        # read as numbers; anything else, a Python bool included, names its rows
+        raw = s.to_numpy(dtype=object)
         converted = pd.to_numeric(s.astype(object), errors="coerce")
-        bad = np.flatnonzero(converted.isna().to_numpy() & s.notna().to_numpy())
-        if len(bad) == 0:
-            bad = np.arange(min(len(s), MAX_ROWS_SHOWN))
-        raise _bad(column, f"be numeric (got dtype {s.dtype})", df.index, bad, s.to_numpy(),
-                   owner)
-    if pd.api.types.is_object_dtype(s.dtype):
-        converted = pd.to_numeric(s, errors="coerce")
-        bad = np.flatnonzero(converted.isna().to_numpy() & s.notna().to_numpy())
+        flags = np.fromiter((isinstance(v, bool | np.bool_) for v in raw), dtype=bool,
+                            count=len(raw))
+        bad = np.flatnonzero((converted.isna().to_numpy() & s.notna().to_numpy()) | flags)
         if len(bad):
-            raise _bad(column, "be numeric", df.index, bad, s.to_numpy(), owner)
-        s = converted
+            rule = ("be numeric" if pd.api.types.is_object_dtype(s.dtype)
+                    else f"be numeric (got dtype {s.dtype})")
+            raise _bad(column, rule, df.index, bad, raw, owner)
+        s = converted.astype(np.float64)
     narrow = getattr(s.dtype, "numpy_dtype", s.dtype)
     if isinstance(narrow, np.dtype) and narrow.kind == "f" and narrow.itemsize < 8:
         # float32 0.7 is 0.699999988 in float64: read each value as the shortest decimal
@@ -379,8 +430,14 @@ def probability_column(df: pd.DataFrame, column: str, *, owner: str | None = Non
 
 def probability_array(values: Any, name: str, *, owner: str | None = None,
                       allow_nan: bool = False) -> np.ndarray:
-    """The array form of :func:`probability_column`, for functions taking vectors."""
-    frame = pd.DataFrame({name: np.asarray(values).ravel()}) if np.ndim(values) <= 1 else None
+    """The array form of :func:`probability_column`, for functions taking vectors.
+
+    A pandas Series keeps its index, so a message names its rows by label."""
+    frame = None
+    if isinstance(values, pd.Series):
+        frame = pd.DataFrame({name: values.to_numpy()}, index=values.index)
+    elif np.ndim(values) <= 1:
+        frame = pd.DataFrame({name: np.asarray(values).ravel()})
     if frame is None:
         raise ValueError(f"'{name}' must be one-dimensional; got an array of shape "
                          f"{np.shape(values)}.")
@@ -395,6 +452,9 @@ def probability_array(values: Any, name: str, *, owner: str | None = None,
 def binary_column(df: pd.DataFrame, column: str, *, owner: str | None = None) -> np.ndarray:
     """Numeric or bool, no NaN, every value 0 or 1; returned as int64."""
     s = df[column]
+    if pd.api.types.is_object_dtype(s.dtype) and s.notna().all() and all(
+            isinstance(v, bool | np.bool_) for v in s.to_numpy(dtype=object)):
+        s = s.astype(bool)  # True/False held as objects: a bool column
     if pd.api.types.is_bool_dtype(s.dtype):
         no_missing(df, column, owner=owner, rule="not contain NaN or missing values")
         return np.ascontiguousarray(s.to_numpy(dtype=np.int64))
@@ -406,15 +466,23 @@ def binary_column(df: pd.DataFrame, column: str, *, owner: str | None = None) ->
 
 
 def label_column(
-    df: pd.DataFrame, column: str, *, owner: str | None = None, discrete: bool = False
+    df: pd.DataFrame, column: str, *, owner: str | None = None, discrete: bool = False,
+    variants: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
     """A categorical column as (integer codes, sorted unique labels); missing values raise.
+
+    Labels that read the same but compare unequal (``'gpt'`` and ``'GPT '``, ``1`` and
+    ``'1'``: one label typed two ways, see :func:`check_case_distinct`) raise, since
+    coding them as two labels would split a unit (a context, a class, a cell) silently;
+    ``variants=True`` allows them (for a column whose labels are distinct by design).
 
     With ``discrete=True`` (an action or outcome column, whose values are
     classes), a float column with non-integer values (a continuous measurement
     passed by mistake, read as one class per distinct value) raises.
     """
     no_missing(df, column, owner=owner)
+    if not variants:
+        check_case_distinct(df, column, owner=owner)
     s = df[column]
     if discrete and (pd.api.types.is_float_dtype(s.dtype)
                      or pd.api.types.is_object_dtype(s.dtype)):
@@ -481,6 +549,31 @@ def list_like_strings(df: pd.DataFrame, column: str, *, owner: str | None = None
         raise _bad(column, "hold lists (or one item per row), not lists written as text; "
                    "parse them first, e.g. df[col] = df[col].map(ast.literal_eval)",
                    df.index, bad, values, owner)
+
+
+def same_index(owner: str, **values: Any) -> None:
+    """Raise when two or more of ``values`` are pandas Series whose indexes differ.
+
+    Vectors are paired by position; Series from differently ordered or filtered tables
+    would be paired wrongly without a word, so they must carry equal indexes (element
+    by element) or be passed as arrays."""
+    series = [(name, v) for name, v in values.items() if isinstance(v, pd.Series)]
+    if len(series) < 2:
+        return
+    first, ref = series[0]
+    for name, v in series[1:]:
+        if not v.index.equals(ref.index):
+            raise ValueError(param_error(
+                name, owner, f"a Series with the same index as '{first}' (the inputs are "
+                "paired by position, not by label: align them first, e.g. "
+                f"{name}.reindex({first}.index), or pass arrays)",
+                f"an index that differs ({_index_text(v.index)} against "
+                f"{_index_text(ref.index)})"))
+
+
+def _index_text(index: pd.Index) -> str:
+    shown = ", ".join(repr(_py(v)) for v in index[:MAX_ROWS_SHOWN])
+    return f"[{shown}{', ...' if len(index) > MAX_ROWS_SHOWN else ''}]"
 
 
 # --------------------------------------------------------------------------- parameters

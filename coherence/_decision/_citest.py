@@ -20,6 +20,7 @@ from .._resampling import group_codes
 from .._resampling import grouped_folds
 from .._resampling import monte_carlo_pvalue
 from .._resampling import percentile_interval
+from .._resampling import row_units
 from .._results import ConfidenceInterval
 from .._rng import RNGLike
 from .._rng import check_rng
@@ -172,9 +173,12 @@ def _ci_test_iv(data: Any, belief: Any, action: Any, outcome: Any, evidence: Any
     p = probability_column(df, belief, owner=_OWNER)
     a, _ = _class_codes(df, action, discrete=True)
     y, y_labels = _class_codes(df, outcome, discrete=True)
-    groups = (np.arange(n, dtype=np.int64) if group is None
-              else group_codes(df, group, owner=_OWNER))
     ev_disc, ev_cont = _evidence_arrays(df, evidence)
+    # group=None: each row its own context, numbered by its values (not its position,
+    # which would make the canonical order, hence the result, follow the input's order)
+    groups = (row_units([*(ev_cont[:, j] for j in range(ev_cont.shape[1] - 1, -1, -1)),
+                         ev_disc, a, y, p]) if group is None
+              else group_codes(df, group, owner=_OWNER))
     if calibrate and len(y_labels) > 2:
         raise ValueError(param_error("calibrate", _OWNER, "False when the outcome has more "
                                      "than two classes", calibrate))
@@ -355,7 +359,10 @@ def ci_test(
         conditioning value.
     group : str or None
         Column of the context: the unit that is resampled and whose rows move
-        together. ``None``: every row is its own context.
+        together. ``None``: every row is its own context (numbered by the rows' values,
+        so the result does not depend on their order). Ids that read the same but
+        compare unequal (``1`` and ``'1'``, ``'a'`` and ``'A '``) raise ``ValueError``,
+        as in the action, outcome and evidence columns.
     k : int or 'auto'
         Neighbours of the CMI estimator. ``'auto'`` (default) keeps the
         reference paper's k = 3 unless a row's tied conditioning values come

@@ -36,6 +36,7 @@ import numpy as np
 import pandas as pd
 
 from .._resampling import group_codes
+from .._resampling import row_units
 from .._results import CoherenceResult
 from .._results import ConfidenceInterval
 from .._results import Summary
@@ -45,7 +46,9 @@ from .._validation import as_dataframe
 from .._validation import check_column_names
 from .._validation import check_int
 from .._validation import column_error
+from .._validation import is_label_item
 from .._validation import label_column
+from .._validation import label_key
 from .._validation import nonempty
 from .._validation import param_error
 from .._validation import probability_column
@@ -204,12 +207,15 @@ def _cyclic_monotonicity_test_iv(data: Any, belief: Any, action: Any, group: Any
                                  rng: RNGLike) -> tuple[Any, ...]:
     df = as_dataframe(data, owner=_OWNER)
     check_column_names(_OWNER, {"belief": belief, "action": action}, {"group": group})
-    rule = "a sequence of two or more distinct action labels (str), lowest payoff slope first"
+    rule = ("a sequence of two or more distinct action labels (str or int), lowest payoff "
+            "slope first")
     if isinstance(order, str) or not isinstance(order, Sequence):
         raise TypeError(param_error("order", _OWNER, rule, order))
-    if not all(isinstance(a, str) for a in order):
+    if not all(is_label_item(a) for a in order):
         raise TypeError(param_error("order", _OWNER, rule, order))
-    if len(order) < 2 or len(set(order)) != len(order):
+    # labels matched by value: 2 names the label 2 (or '2', or 2.0)
+    keys = [label_key(a) for a in order]
+    if len(order) < 2 or len(set(keys)) != len(keys):
         raise ValueError(param_error("order", _OWNER, rule, order))
     n_bins = check_int(n_bins, "n_bins", _OWNER, low=2)
     n_resamples = check_int(n_resamples, "n_resamples", _OWNER, low=1)
@@ -219,8 +225,8 @@ def _cyclic_monotonicity_test_iv(data: Any, belief: Any, action: Any, group: Any
     nonempty(df, owner=_OWNER)
     b = probability_column(df, belief, owner=_OWNER)
     codes, labels = label_column(df, action, owner=_OWNER, discrete=True)
-    names = [str(x) for x in labels.tolist()]
-    level_of_label = np.array([order.index(a) if a in order else -1 for a in names],
+    names = [label_key(x) for x in labels.tolist()]
+    level_of_label = np.array([keys.index(a) if a in keys else -1 for a in names],
                               dtype=np.int64)
     levels = level_of_label[codes]
     off = np.flatnonzero(levels < 0)
@@ -229,7 +235,8 @@ def _cyclic_monotonicity_test_iv(data: Any, belief: Any, action: Any, group: Any
             action, f"hold actions named in 'order' ({', '.join(map(repr, order))}); a row "
             "left out would bias the cumulative shares", [df.index[i] for i in off],
             [df[action].iloc[i] for i in off], owner=_OWNER))
-    groups = (np.arange(len(df), dtype=np.int64) if group is None
+    # group=None: each row its own context, numbered by its values, not its position
+    groups = (row_units([levels, b]) if group is None
               else group_codes(df, group, owner=_OWNER))
     return b, levels, groups, group, tuple(order), n_bins, n_resamples, min_contexts, gen
 
@@ -266,8 +273,9 @@ def cyclic_monotonicity_test(
         The context column: the repetitions of a context move together in the jackknife
         and in the multiplier bootstrap, whatever they share. ``None`` treats every row
         as its own context.
-    order : sequence of str
-        The actions from the lowest payoff slope (the action that pays most when the
+    order : sequence of str or int
+        The actions (labels matched by value: ``(0, 1, 2)`` names integer actions, as
+        does ``("0", "1", "2")``) from the lowest payoff slope (the action that pays most when the
         event does not happen) to the highest. Default ``("no", "defer", "yes")``, the
         labels of :func:`report` and :func:`simulate`. Reverse it to test a belief about
         the complement (with beliefs ``1 - b`` the test is as valid, but its belief

@@ -31,6 +31,7 @@ from scipy import stats
 from .._docstrings import fill_doc
 from .._resampling import group_codes
 from .._resampling import monte_carlo_pvalue
+from .._resampling import row_units
 from .._results import CoherenceResult
 from .._results import ConfidenceInterval
 from .._results import Summary
@@ -41,6 +42,8 @@ from .._validation import check_choice
 from .._validation import check_column_names
 from .._validation import check_int
 from .._validation import label_column
+from .._validation import label_key
+from .._validation import label_pairs
 from .._validation import nonempty
 from .._validation import param_error
 from .._validation import probability_column
@@ -415,24 +418,14 @@ def _monotonicity_test_iv(data: Any, belief: Any, action: Any, group: Any, pairs
     n_resamples = check_int(n_resamples, "n_resamples", _OWNER, low=1)
     min_contexts = check_int(min_contexts, "min_contexts", _OWNER, low=2)
     gen = check_rng(rng, owner=_OWNER)
-    if isinstance(pairs, str) or not isinstance(pairs, Sequence) or len(pairs) == 0:
-        raise TypeError(param_error("pairs", _OWNER, "a non-empty sequence of (action, action) "
-                                    "pairs", pairs))
-    clean: list[tuple[str, str]] = []
-    for pair in pairs:
-        if (isinstance(pair, str) or not isinstance(pair, Sequence) or len(pair) != 2
-                or pair[0] == pair[1]):
-            raise ValueError(param_error("pairs", _OWNER, "a sequence of pairs of two "
-                                         "different action labels", pair))
-        clean.append((pair[0], pair[1]))
-    if len(set(clean)) != len(clean):
-        raise ValueError(param_error("pairs", _OWNER, "free of duplicate pairs", pairs))
+    clean = label_pairs(pairs, "pairs", _OWNER)
     b = probability_column(df, belief, owner=_OWNER)
     codes, labels = label_column(df, action, owner=_OWNER, discrete=True)
-    groups = (np.arange(len(df), dtype=np.int64) if group is None
+    # group=None: each row its own context, numbered by its values, not its position
+    groups = (row_units([codes, b]) if group is None
               else group_codes(df, group, owner=_OWNER))
     return _MonotonicityInput(
-        b=b, codes=codes, labels=labels, groups=groups, group=group, pairs=tuple(clean),
+        b=b, codes=codes, labels=labels, groups=groups, group=group, pairs=clean,
         n_bins=n_bins, direction=direction, p_adjust=p_adjust, method=method,
         n_windows=n_windows, n_resamples=n_resamples, gen=gen, lr_on=lr_on, lr_bins=lr_bins,
         min_contexts=min_contexts)
@@ -477,9 +470,12 @@ def monotonicity_test(
         The context column: repetitions of a context share whatever the
         context does to the choice, so the global test's permutation moves
         whole contexts. ``None`` treats every row as its own context (valid
-        only when rows are independent given the belief, as the paper assumes).
+        only when rows are independent given the belief, as the paper assumes;
+        the rows are numbered by their values, so their order does not matter).
     pairs : sequence of (str, str)
         Action pairs ``(a1, a2)``; the share of ``a1`` among the two is tested.
+        Items are labels (str or int) matched to the column's labels by value:
+        ``(2, 0)`` names integer actions 2 and 0 (as does ``("2", "0")``).
         A pair whose actions are never (both) chosen is kept in :attr:`table`
         as not testable (NaN p-value, ``reason`` says why), with a
         :class:`DegenerateDataWarning`; the other pairs are still tested.
@@ -706,8 +702,10 @@ def monotonicity_test(
                       "rows as independent; it is kept for comparability and is not a "
                       "calibrated test. Use method='permutation'.", NotCalibratedWarning,
                       stacklevel=2)
-    label_list = [str(x) for x in labels.tolist()]
-    absent = sorted({a for pair in iv.pairs for a in pair if a not in label_list})
+    # pair items match labels by value: 2 names the label 2 (or '2', or 2.0)
+    label_list = [label_key(x) for x in labels.tolist()]
+    absent = sorted({label_key(a) for pair in iv.pairs for a in pair
+                     if label_key(a) not in label_list})
     if absent:
         warnings.warn(f"{_OWNER}: action {', '.join(map(repr, absent))} never occurs in column "
                       f"'{action}' (labels present: {', '.join(map(repr, label_list))}); "
@@ -749,8 +747,9 @@ def _pair_part(iv: _MonotonicityInput, pair: tuple[str, str], label_list: list[s
     direction); warns of too few bins and of tied beliefs."""
     a1, a2 = pair
     codes, direction, n_bins = iv.codes, iv.direction, iv.n_bins
-    c1 = label_list.index(a1) if a1 in label_list else -1
-    c2 = label_list.index(a2) if a2 in label_list else -1
+    k1, k2 = label_key(a1), label_key(a2)
+    c1 = label_list.index(k1) if k1 in label_list else -1
+    c2 = label_list.index(k2) if k2 in label_list else -1
     keep = ((codes == c1) | (codes == c2)) & (codes >= 0)
     name = f"{a1}/{a2}"
     bp = iv.b[keep]

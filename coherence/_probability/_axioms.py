@@ -39,6 +39,7 @@ from .._validation import check_float
 from .._validation import check_resampling
 from .._validation import param_error
 from .._validation import probability_array
+from .._validation import same_index
 from ._checks import bhattacharyya_distance
 from ._checks import frequentist_terms
 from ._checks import mean_violation_interval
@@ -73,7 +74,9 @@ DEGENERATE_SPREAD = 1e-3
 
 # --------------------------------------------------------------------------- helpers
 def _probabilities(owner: str, allow_nan: bool = False, **arrays: Any) -> dict[str, np.ndarray]:
-    """Validate named probability vectors and check they have one common length."""
+    """Validate named probability vectors and check they have one common length (and,
+    for pandas Series, one common index: :func:`same_index`)."""
+    same_index(owner, **{name: v for name, v in arrays.items() if v is not None})
     out = {name: probability_array(values, name, owner=owner, allow_nan=allow_nan)
            for name, values in arrays.items()}
     lengths = {name: len(v) for name, v in out.items()}

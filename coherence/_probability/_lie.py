@@ -8,6 +8,7 @@ ground truth) and tests the paired difference over contexts with an exact sign t
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 from dataclasses import field
 from typing import Any
@@ -32,7 +33,9 @@ __all__ = [
     "LIE_COLUMNS",
     "IteratedExpectationResult",
     "iterated_expectation_check",
+    "lie_table",
     "random_forest_baseline",
+    "require_same_label_types",
 ]
 
 
@@ -171,10 +174,11 @@ def _plot_lie(result: IteratedExpectationResult, ax: Any) -> Any:
     return ax
 
 
-def _lie_table(df: pd.DataFrame, cols: dict[str, str], owner: str,
+def lie_table(df: pd.DataFrame, cols: dict[str, str], owner: str,
                name: str) -> pd.DataFrame:
     """Validate a long LIE table and return it with the default column names."""
     from .._validation import as_dataframe
+    from .._validation import check_case_distinct
     from .._validation import column_error
     from .._validation import no_missing
     from .._validation import probability_column
@@ -188,6 +192,7 @@ def _lie_table(df: pd.DataFrame, cols: dict[str, str], owner: str,
     out = pd.DataFrame(index=df.index)
     for role in ("context", "variable", "state"):
         no_missing(df, cols[role], owner=owner)
+        check_case_distinct(df, cols[role], owner=owner)  # 1 / '1': one unit, not two
         out[role] = df[cols[role]].astype(object)
     for role in ("p_y_given_x", "p_y_given_xz", "p_z_given_x"):
         out[role] = probability_column(df, cols[role], owner=owner)
@@ -205,6 +210,32 @@ def _lie_table(df: pd.DataFrame, cols: dict[str, str], owner: str,
                                       "(P(y|x) does not depend on the withheld variable)",
                                       labels, out["p_y_given_x"].to_numpy()[bad], owner=owner))
     return out.reset_index(drop=True)
+
+
+def _label_kind(value: Any) -> str:
+    if isinstance(value, numbers.Number) and not isinstance(value, bool | np.bool_):
+        return "numbers"
+    return "text" if isinstance(value, str) else type(value).__name__
+
+
+def require_same_label_types(table: pd.DataFrame, base: pd.DataFrame, cols: dict[str, str],
+                              owner: str) -> None:
+    """Raise when a key column holds numbers in one table and text in the other (ids read
+    back from a CSV as text): the tables' units would never match."""
+    from .._validation import case_collisions
+
+    for role in ("context", "variable", "state"):
+        kinds = [sorted({_label_kind(v) for v in t[role]}) for t in (table, base)]
+        if kinds[0] == kinds[1]:
+            continue
+        clash = case_collisions([*table[role].unique(), *base[role].unique()])
+        shown = "; ".join(" / ".join(map(repr, g)) for g in clash[:5])
+        raise ValueError(
+            f"{owner}: column '{cols[role]}' holds {' and '.join(kinds[0])} in 'elicited' "
+            f"but {' and '.join(kinds[1])} in 'baseline'"
+            + (f" (the same labels typed two ways: {shown})" if shown else "")
+            + "; the tables' units are matched on it, so give it one type in both (e.g. "
+            f"baseline['{cols[role]}'] = baseline['{cols[role]}'].astype(int)).")
 
 
 def _lie_errors(table: pd.DataFrame, normalize: bool) -> pd.DataFrame:
@@ -569,9 +600,9 @@ def iterated_expectation_check(
     cols = {"context": context, "variable": variable, "state": state,
             "p_y_given_x": p_y_given_x, "p_y_given_xz": p_y_given_xz,
             "p_z_given_x": p_z_given_x}
-    table = _lie_table(elicited, cols, owner, "elicited")
+    table = lie_table(elicited, cols, owner, "elicited")
     if baseline is not None:
-        base = _lie_table(baseline, cols, owner, "baseline")
+        base = lie_table(baseline, cols, owner, "baseline")
         kind = "table"
     else:
         if ground_truth is None or contexts is None or evidence is None:
@@ -586,6 +617,7 @@ def iterated_expectation_check(
             state=state, estimator=estimator, rng=gen, **(baseline_options or {}))
         kind = "estimator" if estimator is not None else "random_forest"
 
+    require_same_label_types(table, base, cols, owner)
     agent = _lie_errors(table, normalize)
     ref = _lie_errors(base, normalize)
     keys = ["context", "variable"]

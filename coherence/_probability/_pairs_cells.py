@@ -33,6 +33,7 @@ from .._results import ConfidenceInterval
 from .._rng import check_rng
 from .._validation import MAX_ROWS_SHOWN
 from .._validation import as_dataframe
+from .._validation import check_case_distinct
 from .._validation import no_missing
 from .._validation import numeric_column
 from .._validation import param_error
@@ -149,6 +150,14 @@ def prepare_cells(pairs: Any, *, columns: PairsColumnNames,
     if len(df) == 0:
         raise ValueError(param_error("pairs", owner, "a table with at least one row",
                                      "an empty table"))
+    # grouping by a column the computation reads or writes would crash deep inside
+    reserved = [_KEY, *columns.probabilities.values(), pair, columns.a_outcome,
+                columns.b_outcome, columns.failed]
+    if by in reserved:
+        raise ValueError(param_error(
+            "by", owner, "a category column other than the pair, probability, outcome and "
+            f"failed columns and the reserved name {_KEY!r} (reserved: "
+            f"{', '.join(map(repr, dict.fromkeys(reserved)))})", by))
 
     if pool:
         cell_cols = [model] if model in df.columns and model != by else []
@@ -157,6 +166,8 @@ def prepare_cells(pairs: Any, *, columns: PairsColumnNames,
                                        if c in df.columns and c != by))
     is_failed, failed_frame = _skip_failed(df, cell_cols, columns, owner)
     ok = df.loc[~is_failed]
+    for col in (*cell_cols, by):  # 'Strong' / 'strong', 1 / '1': one cell, not two
+        check_case_distinct(ok, col, owner=owner)
     _check_probabilities(ok, columns, owner)
     if pair in ok.columns:
         _check_unique_pairs(ok, cell_cols, columns, bool(pool), owner)

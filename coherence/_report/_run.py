@@ -33,12 +33,14 @@ from .._decision._diagnostics import set_aside_counts
 from .._decision._iia import MENU_SEPARATOR
 from .._multiplicity import ADJUST_METHODS
 from .._options import merge_record
+from .._resampling import rows_by_key
 from .._results import CoherenceResult
 from .._rng import RNGLike
 from .._rng import check_rng
 from .._rng import spawn
 from .._validation import as_dataframe
 from .._validation import binary_column
+from .._validation import case_collisions
 from .._validation import check_case_distinct
 from .._validation import check_choice
 from .._validation import check_columns_arg
@@ -49,6 +51,7 @@ from .._validation import nonempty
 from .._validation import param_error
 from .._validation import probability_column
 from .._validation import require_columns
+from .._warnings import SkippedRecordsWarning
 from .._warnings import recorded_warnings
 from ._options import ReportOptions
 from ._options import check_report_options
@@ -116,6 +119,8 @@ def _report_iv(data: Any, a: _ReportArgs) -> _ReportInput:
     df, evidence = _table_iv(df, a, owner)
     by = check_columns_arg(a.by, "by", owner)
     present_by = tuple(c for c in by if c in df.columns)
+    for column in present_by:  # 'gpt' / 'GPT', 1 / '1': one cell, not two
+        check_case_distinct(df, column, owner=owner)
     names = _tests_iv(df, a, owner)
     n_jobs = o.n_jobs
     gen = check_rng(a.rng, owner=owner)
@@ -174,7 +179,12 @@ def _table_iv(df: pd.DataFrame, a: _ReportArgs,
         df = _map_actions(df, action, a.actions, owner)
     if action in df.columns:
         label_column(df, action, owner=owner, discrete=True)
-        binary_column(df, outcome, owner=owner)
+        label_column(df, outcome, owner=owner, discrete=True)  # 1 / '1': raise, as ci_test
+        y = binary_column(df, outcome, owner=owner)
+        if not (pd.api.types.is_bool_dtype(df[outcome].dtype)
+                or pd.api.types.is_integer_dtype(df[outcome].dtype)):
+            # 1 and '1' (or 1.0) pass the check as one class: the tests read what it read
+            df = df.assign(**{outcome: y})
     label_column(df, group, owner=owner)
     if df[belief].dtype != np.float64:
         # numbers written as text ('0.3') pass the check; every test then reads floats
@@ -505,14 +515,10 @@ def _report(iv: _ReportInput) -> CoherenceReport:
     lie_parts: list[pd.DataFrame | None] = [None] * len(keyed)
     lie_df = iv.lie
     if lie_df is not None:
-        if len(keyed) == 1:
+        if present_by and all(c in lie_df.columns for c in present_by):
+            lie_parts = _split_lie(lie_df, keyed, present_by)
+        elif len(keyed) == 1:
             lie_parts[0] = lie_df
-        elif all(c in lie_df.columns for c in present_by):
-            for i, (key, _) in enumerate(keyed):
-                mask = np.ones(len(lie_df), dtype=bool)
-                for col, value in key.items():
-                    mask &= (lie_df[col] == value).to_numpy()
-                lie_parts[i] = lie_df[mask] if mask.any() else None
         else:
             keyed.append((dict.fromkeys(present_by, "lie table"), df.iloc[:0]))
             lie_parts.append(lie_df)
@@ -543,6 +549,56 @@ def _report(iv: _ReportInput) -> CoherenceReport:
                 "n_jobs": used_jobs, "numba_threads_per_cell": threads,
                 "created": datetime.now(UTC).isoformat(timespec="seconds")}
     return CoherenceReport(cells=tuple(resolved), by=present_by, settings=settings)
+
+
+def _split_lie(lie: pd.DataFrame, keyed: Sequence[tuple[Mapping[str, Any], pd.DataFrame]],
+               present_by: Sequence[str]) -> list[pd.DataFrame | None]:
+    """The LIE table's rows of each cell, matched on the ``by`` labels exactly.
+
+    LIE rows whose labels name no cell of the data (``'GPT'`` against ``'gpt'``, ``1``
+    against ``'1'``) raise, naming them and any label typed two ways: they would
+    otherwise drop out of the report silently. A cell without LIE rows is skipped by the
+    check, with a :class:`SkippedRecordsWarning` naming it."""
+    cols = list(present_by)
+    where = {_cell_label(key[c] for c in cols): i for i, (key, _) in enumerate(keyed)}
+    positions = {_cell_label(k): at for k, at in rows_by_key(lie, cols).items()}
+    rows: list[list[np.ndarray]] = [[] for _ in keyed]
+    unmatched: dict[tuple[Any, ...], int] = {}
+    for label, at in positions.items():
+        if label in where:
+            rows[where[label]].append(at)
+        else:
+            unmatched[label] = len(at)
+    if unmatched:
+        shown = ", ".join(f"{_key_text(k)} ({n} rows)" for k, n in list(unmatched.items())[:10])
+        cells = ", ".join(_key_text(k) for k in list(where)[:10])
+        variants = [g for c in cols for g in case_collisions(
+            [*(key[c] for key, _ in keyed), *lie[c].dropna().unique()])]
+        hint = ("; these labels differ only by case, spaces or type (text against "
+                "number): " + "; ".join(" / ".join(map(repr, g)) for g in variants[:5])
+                if variants else "")
+        raise ValueError(param_error(
+            "lie", "report", f"a table whose cells (columns {cols}) are cells of the data "
+            f"({cells}){hint}", f"{len(unmatched)} cell(s) of LIE rows that match no cell "
+            f"of the data: {shown}"))
+    empty = [_key_text(k) for k, i in where.items() if not rows[i]]
+    if empty:
+        warnings.warn(f"report: the lie table has no rows for {len(empty)} of {len(keyed)} "
+                      f"cells ({', '.join(empty[:10])}); the LIE check is not run on them.",
+                      SkippedRecordsWarning, stacklevel=4)
+    return [lie.iloc[np.sort(np.concatenate(r))] if r else None for r in rows]
+
+
+def _cell_label(values: Iterable[Any]) -> tuple[Any, ...]:
+    """A cell's labels as a key that matches across tables (a missing label as None)."""
+    return tuple(None if v is None or (isinstance(v, float) and np.isnan(v)) else v
+                 for v in values)
+
+
+def _key_text(key: tuple[Any, ...]) -> str:
+    """A cell's labels for a message: plain Python values, one or a tuple."""
+    plain = tuple(v.item() if isinstance(v, np.generic) else v for v in key)
+    return repr(plain[0]) if len(plain) == 1 else repr(plain)
 
 
 def _split_set_aside(set_aside: pd.DataFrame | None,

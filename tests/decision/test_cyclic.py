@@ -46,7 +46,7 @@ def violating_study() -> pd.DataFrame:
     ({"action": None}, TypeError, "'action' parameter of cyclic_monotonicity_test"),
     ({"group": 1.0}, TypeError, "'group' parameter of cyclic_monotonicity_test"),
     ({"order": "no|yes"}, TypeError, "'order' parameter .* two or more distinct action labels"),
-    ({"order": ("no", 1)}, TypeError, "'order' parameter"),
+    ({"order": ("no", 1.5)}, TypeError, "'order' parameter"),
     ({"order": ("yes",)}, ValueError, "'order' parameter .* two or more distinct"),
     ({"order": ("no", "yes", "no")}, ValueError, "'order' parameter .* distinct"),
     ({"n_bins": 1}, ValueError, "'n_bins' parameter of cyclic_monotonicity_test"),

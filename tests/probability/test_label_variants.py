@@ -1,0 +1,74 @@
+"""Probability checks: Series paired by index, cell labels typed two ways, reserved
+``by`` names and LIE ids typed differently in the two tables (audit items 6, 7, 10)."""
+
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import coherence
+
+
+def _pairs(n=40, seed=0):
+    rng = np.random.default_rng(seed)
+    pa = rng.uniform(0.1, 0.9, n).round(2)
+    return pd.DataFrame({
+        "pair": [f"p{i}" for i in range(n)], "category": rng.choice(["strong", "weak"], n),
+        "p_a": pa, "p_a_given_b1": np.clip(pa + 0.1, 0, 1).round(2),
+        "p_a_given_b0": np.clip(pa - 0.1, 0, 1).round(2),
+        "a_outcome": rng.integers(0, 2, n).astype(float),
+        "b_outcome": rng.integers(0, 2, n).astype(float), "model": "m"})
+
+
+@pytest.mark.parametrize("column", ["category", "model"])
+def test_conditional_forecasting_cell_labels_typed_two_ways_raise(column):
+    d = _pairs()
+    d.loc[:4, column] = d.loc[:4, column].str.capitalize()
+    with pytest.raises(ValueError, match=rf"Column '{column}' .*differ by more than case"):
+        coherence.conditional_forecasting(d, n_resamples=9, rng=0)
+
+
+@pytest.mark.parametrize("by", ["_cell", "p_a", "a_outcome"])
+def test_conditional_forecasting_by_a_reserved_column_raises(by):
+    d = _pairs().assign(_cell="x")
+    with pytest.raises(ValueError, match=re.escape(
+            "The 'by' parameter of conditional_forecasting must be a category column other "
+            "than the pair, probability, outcome and failed columns")):
+        coherence.conditional_forecasting(d, by=by, n_resamples=9, rng=0)
+
+
+@pytest.mark.parametrize(("check", "args"), [
+    (coherence.negation_check, 2), (coherence.update_direction, 3),
+    (coherence.total_probability_check, 3), (coherence.conditional_tuple_check, 3),
+])
+def test_series_with_other_indexes_are_not_paired_by_position(check, args):
+    first = pd.Series([0.9, 0.5, 0.2], index=["x", "y", "z"])
+    other = pd.Series([0.1, 0.5, 0.8], index=["z", "y", "x"])
+    inputs = [first, other, first][:args]
+    with pytest.raises(ValueError, match="must be a Series with the same index as 'p_a'"):
+        check(*inputs)
+    aligned = [first, other.loc[first.index], first][:args]
+    check(*aligned)  # the same Series, aligned: runs
+
+
+def test_bayes_check_series_alignment():
+    s = pd.Series([0.5, 0.4], index=["q1", "q2"])
+    t = pd.Series([0.5, 0.4], index=["q2", "q1"])
+    with pytest.raises(ValueError, match="'p_b_given_a0' parameter of bayes_check"):
+        coherence.bayes_check(s, s, s, s, s, t)
+
+
+def test_lie_ids_typed_differently_in_the_two_tables_raise():
+    e = pd.DataFrame({"context": [1, 1, 2, 2], "variable": ["z"] * 4, "state": [0, 1, 0, 1],
+                      "p_y_given_x": [0.5, 0.5, 0.2, 0.2], "p_y_given_xz": [0.3, 0.8, 0.1, 0.4],
+                      "p_z_given_x": [0.6, 0.4, 0.5, 0.5]})
+    b = e.assign(p_y_given_x=[0.52, 0.52, 0.27, 0.27], context=e.context.astype(str))
+    with pytest.raises(ValueError, match=re.escape(
+            "iterated_expectation_check: column 'context' holds numbers in 'elicited' but "
+            "text in 'baseline' (the same labels typed two ways: '1' / 1; '2' / 2)")):
+        coherence.iterated_expectation_check(e, baseline=b, n_resamples=9, rng=0)
+    mixed = e.astype({"context": object})
+    mixed.loc[0, "context"] = "1"
+    with pytest.raises(ValueError, match=r"Column 'context' .*'1' / 1"):
+        coherence.iterated_expectation_check(mixed, baseline=e, n_resamples=9, rng=0)

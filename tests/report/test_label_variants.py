@@ -1,0 +1,73 @@
+"""report: cell labels typed two ways raise, LIE rows never vanish, the outcome checked
+is the outcome passed on (audit items 1-4)."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import coherence
+from coherence import report
+from coherence._warnings import SkippedRecordsWarning
+
+FAST = {"n_resamples": 19}
+
+
+@pytest.fixture(scope="module")
+def two_models():
+    d = coherence.simulate("rational", n_contexts=20, n_repetitions=2, rng=0).data
+    return pd.concat([d.assign(model="gpt"), d.assign(model="llama")], ignore_index=True)
+
+
+def _lie(models):
+    rng = np.random.default_rng(0)
+    rows = []
+    for c in range(20):
+        pz = rng.dirichlet([2, 2])
+        pyz = rng.uniform(0.1, 0.9, 2)
+        for s in range(2):
+            rows.append({"context": c, "variable": "z", "state": s,
+                         "p_y_given_x": float(pz @ pyz), "p_y_given_xz": float(pyz[s]),
+                         "p_z_given_x": float(pz[s])})
+    e = pd.DataFrame(rows)
+    return e, pd.concat([e.assign(model=m) for m in models], ignore_index=True)
+
+
+def test_by_labels_typed_two_ways_raise(two_models):
+    d = two_models.copy()
+    d.loc[d.index[:10], "model"] = "GPT"
+    with pytest.raises(ValueError, match=r"Column 'model' \(input to report\) .*'GPT' / 'gpt'"):
+        report(d, tests=["ci"], progress=False, rng=1, **FAST)
+
+
+def test_context_ids_typed_two_ways_raise(two_models):
+    d = two_models.astype({"context": object})
+    d.loc[d.repetition == 0, "context"] = d.loc[d.repetition == 0, "context"].astype(str)
+    with pytest.raises(ValueError, match=r"Column 'context' \(input to report\)"):
+        report(d, tests=["ci"], progress=False, rng=1, **FAST)
+
+
+def test_lie_cells_that_match_no_data_cell_raise(two_models):
+    e, lie = _lie(["GPT", "Llama"])
+    with pytest.raises(ValueError, match=r"The 'lie' parameter of report .*'GPT' / 'gpt'.*"
+                       r"2 cell\(s\) of LIE rows that match no cell"):
+        report(two_models, lie=lie, lie_options={"baseline": e}, tests=["lie"],
+               progress=False, rng=1, **FAST)
+
+
+def test_a_cell_without_lie_rows_warns(two_models):
+    e, lie = _lie(["gpt"])
+    with pytest.warns(SkippedRecordsWarning, match=r"no rows for 1 of 2 cells \('llama'\)"):
+        rep = report(two_models, lie=lie, lie_options={"baseline": e}, tests=["lie"],
+                     progress=False, rng=1, **FAST)
+    assert ["lie" in c.results for c in rep.cells] == [True, False]
+
+
+def test_outcome_typed_two_ways_raises_and_text_outcomes_are_read_as_numbers(two_models):
+    d = two_models.astype({"outcome": object})
+    d.loc[d.index[:10], "outcome"] = d.loc[d.index[:10], "outcome"].astype(str)
+    with pytest.raises(ValueError, match=r"Column 'outcome' \(input to report\)"):
+        report(d, tests=["ci"], progress=False, rng=1, **FAST)
+    text = two_models.assign(outcome=two_models.outcome.astype(float))
+    a = report(two_models, tests=["ci"], progress=False, rng=1, **FAST).to_frame()
+    b = report(text, tests=["ci"], progress=False, rng=1, **FAST).to_frame()
+    assert a["statistic"].tolist() == b["statistic"].tolist()
