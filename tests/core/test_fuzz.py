@@ -409,7 +409,7 @@ TARGETS: tuple[Target, ...] = (
     Target("question_scores", lambda: {"data": pd.DataFrame({
                "model": ["m"] * 3 + ["n"] * 3, "question": ["a", "b", "c"] * 2,
                "type": ["binary"] * 6, "probability": [0.8, 0.3, 0.6, 0.5, 0.4, 0.9],
-               "outcome": [1, 0, 1, 1, 0, 0]})},
+               "outcome": [1, 0, 1, 1, 0, 1]})},
            lambda i: coherence.question_scores(i["data"], n_resamples=9, rng=0),
            "data", {"model": "label", "question": "label", "type": "label",
                     "probability": "prob", "outcome": "binary"},
