@@ -279,8 +279,12 @@ def test_rows_outside_every_pair_are_counted_not_dropped_silently():
     data = _reference_rows(coherence.simulate("rational", n_contexts=60, n_repetitions=3,
                                               rng=6)).reset_index(drop=True)
     data["action"] = data["action"].astype(str)
+    data.loc[:4, "action"] = "maybe"
+    with pytest.warns(DegenerateDataWarning, match=r"5 of \d+ rows .*'maybe' \(5 rows\)"):
+        coherence.monotonicity_test(data, rng=0, n_resamples=99)
+    # 'Yes ' beside 'yes' is one label typed two ways: an error, not a label of its own
     data.loc[:4, "action"] = "Yes "
-    with pytest.warns(DegenerateDataWarning, match=r"5 of \d+ rows .*'Yes ' \(5 rows\)"):
+    with pytest.raises(ValueError, match="'Yes ' / 'yes'"):
         coherence.monotonicity_test(data, rng=0, n_resamples=99)
 
 
