@@ -45,10 +45,10 @@ def test_state_missing_from_baseline_or_relabelled_raises():
         _check(eli.drop(index=0), base)
     with pytest.raises(ValueError, match=r"\(1, 'z'\) state 1 only in 'elicited'"):
         _check(eli, base.drop(index=1))
-    # the same states under other labels ("1" is not 1): both sides named, two units
+    # the same states under other labels ("1" is not 1): the column's two types named
     relabelled = base.assign(state=base["state"].astype(str))
-    with pytest.raises(ValueError, match=r"differ for 2 \(context, variable\) unit\(s\), "
-                                         r"8 row\(s\) \(first: .*\.\.\.\)"):
+    with pytest.raises(ValueError, match=r"column 'state' holds numbers in 'elicited' but "
+                                         r"text in 'baseline'.*'0' / 0; '1' / 1"):
         _check(eli, relabelled)
 
 

@@ -158,7 +158,8 @@ def test_forecast_scores_question_ids_of_two_types_raise():
     # 1 and '1' were two questions: 8 questions pooled, and no common question to compare
     d = _binary(["a"] * 4 + ["b"] * 4, [1, 2, 3, 4, "1", "2", "3", "4"])
     with pytest.raises(ValueError, match=r"Column 'question' \(input to forecast_scores\).*"
-                                         r"found '1' / 1.*row 0 = 1, row 4 = '1'"):
+                                         r"found '1' / 1.*8 offending rows.*row 0 = 1.*"
+                                         r"row 4 = '1'"):
         c.forecast_scores(d, n_resamples=20, rng=0)
 
 
