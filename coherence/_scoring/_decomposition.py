@@ -583,8 +583,10 @@ def brier_decomposition(
     ties, move together. Each is for the population's component: for the Brier scores
     and the incoherence part, means of a per-forecast score, bootstrap-t intervals with
     the cluster-robust standard error (as :func:`forecast_scores`'), within [0, 1]; a
-    percentile interval for the within-bin part; for the reliability
-    :func:`calibration_error`'s interval (equal-width bins, the resampling clusters);
+    percentile interval for the within-bin part (descriptive where the bins each hold
+    one outcome: it covers 0.19-0.80 there, docs/brier_decomposition.md); for the
+    reliability :func:`calibration_error`'s interval (equal-width bins, the resampling
+    clusters);
     for the resolution a bootstrap-t interval around Ferro and Fricker's (2012)
     debiased resolution (studentized by the delta method's standard error, in which the
     bins' shares move as well as their frequencies), at most 1/4; for the uncertainty
