@@ -38,6 +38,7 @@ __all__ = [
     "check_column_names",
     "check_columns_arg",
     "check_float",
+    "check_ids",
     "check_int",
     "check_resampling",
     "column_error",
@@ -53,6 +54,7 @@ __all__ = [
     "numeric_column",
     "one_or_pair",
     "param_error",
+    "plain_value",
     "probability_array",
     "probability_column",
     "require_columns",
@@ -101,9 +103,9 @@ def column_error(column: str, rule: str, labels: Sequence[Any], values: Sequence
     for j in range(min(n_bad, MAX_ROWS_SHOWN)):
         # plain Python values: 'row 0 = 1.2', not 'row np.int64(0) = np.float64(1.2)'
         if values is None:
-            shown.append(f"row {_py(labels[j])!r}")
+            shown.append(f"row {plain_value(labels[j])!r}")
         else:
-            shown.append(f"row {_py(labels[j])!r} = {_py(values[j])!r}")
+            shown.append(f"row {plain_value(labels[j])!r} = {plain_value(values[j])!r}")
     where = f" (input to {owner})" if owner else ""
     more = ", ..." if n_bad > MAX_ROWS_SHOWN else ""
     return (
@@ -112,9 +114,38 @@ def column_error(column: str, rule: str, labels: Sequence[Any], values: Sequence
     )
 
 
-def _py(value: Any) -> Any:
+def plain_value(value: Any) -> Any:
     """A plain Python scalar for messages (``np.float64(1.2)`` -> ``1.2``)."""
     return value.item() if isinstance(value, np.generic) else value
+
+
+def check_ids(tables: Sequence[tuple[str, pd.DataFrame]], column: str, *, owner: str) -> None:
+    """Raise when the id column ``column`` of the named tables holds ids that differ only
+    in case, surrounding spaces or type (text against number): within one table
+    (:func:`check_case_distinct`), or between tables joined on it (matched exactly, such
+    ids would leave rows unmatched without a word)."""
+    for _, df in tables:
+        check_case_distinct(df, column, owner=owner)
+    if len(tables) < 2:
+        return
+    values = [plain_value(v) for _, df in tables for v in pd.unique(df[column].dropna())]
+    clash = case_collisions(values)
+    if not clash:
+        return
+    members = list(clash[0])
+    where = []
+    for name, df in tables:
+        labels = [plain_value(v) for v in df.index[df[column].isin(members).to_numpy()]]
+        if labels:
+            shown = ", ".join(repr(v) for v in labels[:MAX_ROWS_SHOWN])
+            where.append(f"{name} row{'s' if len(labels) > 1 else ''} {shown}"
+                         f"{', ...' if len(labels) > MAX_ROWS_SHOWN else ''}")
+    names = " and ".join(name for name, _ in tables)
+    raise ValueError(
+        f"Column '{column}' (input to {owner}) must write each id one way in {names}, "
+        f"which are joined on it exactly; found {' / '.join(repr(v) for v in members)}, "
+        f"which differ only in case, surrounding spaces or type (text against number) "
+        f"({'; '.join(where)}); make them one label.")
 
 
 # --------------------------------------------------------------------------- tables
@@ -153,7 +184,7 @@ def unique_columns(df: pd.DataFrame, *, name: str = "data", owner: str = "this f
     """Raise ``ValueError`` naming every column name that occurs more than once."""
     if df.columns.is_unique:
         return
-    dup = list(dict.fromkeys(_py(c) for c in df.columns[df.columns.duplicated()]))
+    dup = list(dict.fromkeys(plain_value(c) for c in df.columns[df.columns.duplicated()]))
     raise ValueError(param_error(
         name, owner, "a table whose column names are unique",
         f"duplicated column {', '.join(repr(c) for c in dup[:MAX_ROWS_SHOWN])}"
@@ -214,7 +245,7 @@ def label_key(value: Any) -> str:
     ``'2'`` all read ``'2'``; case and spaces count (``'Yes'`` is not ``'yes'``)."""
     if isinstance(value, float | np.floating) and math.isfinite(value) and value.is_integer():
         return str(int(value))
-    return str(_py(value))
+    return str(plain_value(value))
 
 
 def is_label_item(value: Any) -> bool:
@@ -289,14 +320,14 @@ def same_within(df: pd.DataFrame, values: Any, key: str | Sequence[str], column:
     if len(clash):
         hit = keep & np.isin(codes, clash)
         at = int(np.flatnonzero(hit)[0])
-        label = tuple(_py(df[c].iloc[at]) for c in cols)
+        label = tuple(plain_value(df[c].iloc[at]) for c in cols)
         group = keep & (codes == codes[at])
-        first = sorted({repr(_py(v)) for v in vals[group]})
+        first = sorted({repr(plain_value(v)) for v in vals[group]})
         where = " and ".join(f"'{c}'" for c in cols)
         raise ValueError(column_error(
             column, f"be the same on every row of a {where} value ({len(clash)} of them "
             f"differ; {label[0] if len(cols) == 1 else label!r} has {', '.join(first)})",
-            list(df.index[hit]), [_py(v) for v in vals.to_numpy()[hit]], owner=owner))
+            list(df.index[hit]), [plain_value(v) for v in vals.to_numpy()[hit]], owner=owner))
 
 
 def require_columns(df: pd.DataFrame, columns: Mapping[str, str | None] | Iterable[str], *,
@@ -330,7 +361,7 @@ def _column_list(columns: Any) -> list[Any]:
 
 
 def _labels(df_or_index: pd.Index, positions: np.ndarray) -> list[Any]:
-    return [_py(v) for v in df_or_index[positions[:MAX_ROWS_SHOWN]]] + (
+    return [plain_value(v) for v in df_or_index[positions[:MAX_ROWS_SHOWN]]] + (
         [None] * max(0, len(positions) - MAX_ROWS_SHOWN)
     )
 
@@ -339,7 +370,7 @@ def _bad(column: str, rule: str, index: pd.Index, positions: np.ndarray, values:
          owner: str | None) -> ValueError:
     labels = _labels(index, positions)
     shown = positions[:MAX_ROWS_SHOWN]
-    vals = None if values is None else [_py(v) for v in np.asarray(values)[shown]]
+    vals = None if values is None else [plain_value(v) for v in np.asarray(values)[shown]]
     return ValueError(column_error(column, rule, labels, vals, owner=owner))
 
 
@@ -572,7 +603,7 @@ def same_index(owner: str, **values: Any) -> None:
 
 
 def _index_text(index: pd.Index) -> str:
-    shown = ", ".join(repr(_py(v)) for v in index[:MAX_ROWS_SHOWN])
+    shown = ", ".join(repr(plain_value(v)) for v in index[:MAX_ROWS_SHOWN])
     return f"[{shown}{', ...' if len(index) > MAX_ROWS_SHOWN else ''}]"
 
 

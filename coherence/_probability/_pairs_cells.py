@@ -37,6 +37,7 @@ from .._validation import check_case_distinct
 from .._validation import no_missing
 from .._validation import numeric_column
 from .._validation import param_error
+from .._validation import plain_value
 from .._validation import probability_column
 from .._validation import require_columns
 from .._validation import same_within
@@ -117,12 +118,10 @@ def _sort_key(value: Any) -> tuple[int, str]:
     return category_sort_key(value)
 
 
-def _py(value: Any) -> Any:
-    return value.item() if isinstance(value, np.generic) else value
 
 
 def _describe(cell_cols: list[str], values: tuple[Any, ...]) -> str:
-    return (", ".join(f"{c}={_py(v)!r}" for c, v in zip(cell_cols, values, strict=True))
+    return (", ".join(f"{c}={plain_value(v)!r}" for c, v in zip(cell_cols, values, strict=True))
             or "the table")
 
 
@@ -208,8 +207,8 @@ def _skip_failed(df: pd.DataFrame, cell_cols: list[str], columns: PairsColumnNam
         failed_cat = failed_cat.where(failed_cat.notna(), bad[pair].map(known))
     failed_frame["category"] = failed_cat.to_numpy()
     if len(bad):
-        names = [f"{_py(bad[pair].iloc[i])!r}" if pair in bad.columns else f"row {bad.index[i]!r}"
-                 for i in range(len(bad))]
+        names = [f"{plain_value(bad[pair].iloc[i])!r}" if pair in bad.columns
+                 else f"row {bad.index[i]!r}" for i in range(len(bad))]
         reasons = sorted({str(v) for v in bad[failed]})
         # stacklevel: this helper, prepare_cells, conditional_forecasting, its caller
         warnings.warn(
@@ -248,7 +247,7 @@ def _check_unique_pairs(ok: pd.DataFrame, cell_cols: list[str], columns: PairsCo
         first = tuple(d[cell_cols].iloc[0]) if cell_cols else ()
         in_first = (d[cell_cols].astype(object).apply(tuple, axis=1) == first
                     if cell_cols else pd.Series(True, index=d.index))
-        names = [repr(_py(v)) for v in d.loc[in_first, pair]]
+        names = [repr(plain_value(v)) for v in d.loc[in_first, pair]]
         shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3
                                          else "")
         how = ("pooled cell" if pool else "run")

@@ -28,9 +28,10 @@ import numpy as np
 import pandas as pd
 
 from .._validation import as_dataframe
-from .._validation import case_collisions
 from .._validation import check_choice
+from .._validation import check_ids
 from .._validation import param_error
+from .._validation import plain_value
 from .._validation import require_columns
 from .._warnings import SkippedRecordsWarning
 
@@ -65,8 +66,6 @@ RUN_BOOKKEEPING: frozenset[str] = frozenset({
 _OWN_COLUMNS = frozenset({*_JSON_KEYS.values(), "variant", "error", "run", "source"})
 
 
-def _py(value: Any) -> Any:
-    return value.item() if isinstance(value, np.generic) else value
 
 
 def _is_bookkeeping(key: str) -> bool:
@@ -315,23 +314,6 @@ def _failed(flags: pd.Series) -> pd.Series:
                      dtype=bool)
 
 
-def _same_ids(target: pd.DataFrame, source: pd.DataFrame, pair: str) -> None:
-    """Raise when a pair id is written two ways between or within the tables (``1`` and
-    ``'1'``, ``'p1'`` and ``'P1 '``): matched exactly, the pair would have no resolution."""
-    values = [_py(v) for df in (target, source) for v in pd.unique(df[pair].dropna())]
-    clash = case_collisions(values)
-    if clash:
-        members = list(clash[0])
-        where = "; ".join(
-            f"'{name}' rows {_first([repr(_py(i)) for i in df.index[df[pair].isin(members)]])}"
-            for name, df in (("pairs", target), ("resolved", source))
-            if df[pair].isin(members).any())
-        raise ValueError(f"attach_outcomes: column '{pair}' of 'pairs' and 'resolved' must "
-                         f"write each pair id one way (ids are matched exactly); found "
-                         f"{' / '.join(repr(v) for v in members)}, which differ only in type, "
-                         f"case or surrounding spaces ({where}); make them one id.")
-
-
 def attach_outcomes(pairs: Any, resolved: Any, *, missing: str = "raise", pair: str = "pair",
                     category: str = "category", error: str = "error") -> pd.DataFrame:
     """Give a run without resolutions the resolutions of another run of the same pairs.
@@ -427,7 +409,7 @@ def attach_outcomes(pairs: Any, resolved: Any, *, missing: str = "raise", pair: 
             bad = values.notna() & ~numbers.isin([0.0, 1.0])
             expected = "outcomes 0 or 1 (or missing)"
         if bad.any():
-            rows = _first([repr(_py(v)) for v in source.index[bad].tolist()])
+            rows = _first([repr(plain_value(v)) for v in source.index[bad].tolist()])
             raise ValueError(f"attach_outcomes: column '{col}' of 'resolved' must hold "
                              f"{expected}; {int(bad.sum())} offending row(s) (first: {rows}).")
     outcomes = source.loc[:, [pair, *PAIR_OUTCOMES]].dropna(subset=list(PAIR_OUTCOMES))
@@ -436,7 +418,7 @@ def attach_outcomes(pairs: Any, resolved: Any, *, missing: str = "raise", pair: 
     if clash:
         raise ValueError(f"attach_outcomes: 'resolved' gives {len(clash)} pair(s) two different "
                          f"outcomes (first: {_first([repr(c) for c in clash])}).")
-    _same_ids(target, source, pair)
+    check_ids([("pairs", target), ("resolved", source)], pair, owner="attach_outcomes")
     if category in target.columns and category in source.columns:
         cats = source.loc[source[category].notna(), [pair, category]].drop_duplicates()
         # ids as objects: a merge refuses int64 against string keys (ids that share no
@@ -457,7 +439,7 @@ def attach_outcomes(pairs: Any, resolved: Any, *, missing: str = "raise", pair: 
     ok = ~_failed(target[error]) if error in target.columns else pd.Series(True, target.index)
     absent = ok & ~target[pair].isin(lookup.index)
     if absent.any():
-        shown = _first([repr(_py(c)) for c in target.loc[absent, pair].tolist()])
+        shown = _first([repr(plain_value(c)) for c in target.loc[absent, pair].tolist()])
         if missing == "raise":
             raise ValueError(f"attach_outcomes: {int(absent.sum())} pair(s) of 'pairs' have no "
                              f"resolution in 'resolved' (first: {shown}); select the pairs both "

@@ -49,6 +49,7 @@ from .._validation import label_column
 from .._validation import no_missing
 from .._validation import nonempty
 from .._validation import param_error
+from .._validation import plain_value
 from .._validation import probability_column
 from .._validation import require_columns
 from .._warnings import SkippedRecordsWarning
@@ -597,7 +598,7 @@ def _cell_label(values: Iterable[Any]) -> tuple[Any, ...]:
 
 def _key_text(key: tuple[Any, ...]) -> str:
     """A cell's labels for a message: plain Python values, one or a tuple."""
-    plain = tuple(v.item() if isinstance(v, np.generic) else v for v in key)
+    plain = tuple(plain_value(v) for v in key)
     return repr(plain[0]) if len(plain) == 1 else repr(plain)
 
 

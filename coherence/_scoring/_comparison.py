@@ -33,6 +33,7 @@ from .._validation import check_choice
 from .._validation import check_float
 from .._validation import check_int
 from .._validation import param_error
+from .._validation import plain_value
 from .._warnings import DeprecatedAlias
 
 if TYPE_CHECKING:
@@ -104,7 +105,7 @@ class ForecastComparisonResult(CoherenceResult, test_name="ForecastScoresResult.
 def label_choices(labels: Any, value: Any) -> str:
     """The labels a parameter may take, written as Python writes them (``1`` and ``'1'``
     apart), and the label ``value`` was probably meant to be when it reads as one."""
-    plain = sorted({v.item() if isinstance(v, np.generic) else v for v in labels}, key=repr)
+    plain = sorted({plain_value(v) for v in labels}, key=repr)
     text = "one of " + ", ".join(repr(v) for v in plain)
     meant = [v for v in plain if str(v) == str(value)]
     if meant:

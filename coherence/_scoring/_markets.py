@@ -24,6 +24,7 @@ from .._validation import no_missing
 from .._validation import nonempty
 from .._validation import numeric_column
 from .._validation import param_error
+from .._validation import plain_value
 from .._validation import probability_column
 from .._validation import require_columns
 from .._validation import same_within
@@ -151,7 +152,7 @@ def _one_market(edf: pd.DataFrame, pdf: pd.DataFrame, owner: str,
             continue
         values = df[column].dropna().unique()
         for v in values:
-            seen.setdefault(v.item() if isinstance(v, np.generic) else v, name)
+            seen.setdefault(plain_value(v), name)
         if len(seen) > 1:
             (first, where), (second, other) = list(seen.items())[:2]
             rows = np.flatnonzero((df[column] == second).to_numpy())

@@ -268,9 +268,9 @@ def test_attach_outcomes_true_or_a_message_is_failed():
 
 def test_attach_outcomes_pair_ids_of_two_types_raise():
     # ints against strings: pandas' raw "merge on int64 and str columns" error before
-    with pytest.raises(ValueError, match=r"attach_outcomes: column 'pair' of 'pairs' and "
-                       r"'resolved' must write each pair id one way.*found '1' / 1.*"
-                       r"'pairs' rows 0; 'resolved' rows 1"):
+    with pytest.raises(ValueError, match=r"Column 'pair' \(input to attach_outcomes\) must "
+                       r"write each id one way in pairs and resolved.*found '1' / 1.*"
+                       r"pairs row 0; resolved row 1"):
         attach_outcomes(_two_way(ids=(1, 2)), _one_way(ids=("2", "1")))
     with pytest.raises(ValueError, match=r"2 pair\(s\) of 'pairs' have no resolution"):
         attach_outcomes(_two_way(ids=(1, 2)), _one_way(ids=("a", "b")))
