@@ -261,6 +261,49 @@ def resolution_pivots(weights: np.ndarray, q: np.ndarray, y: np.ndarray,
     return np.column_stack([plug, debiased, se])
 
 
+def within_pivots(weights: np.ndarray, q: np.ndarray, y: np.ndarray, clusters: np.ndarray,
+                  n_bins: int) -> np.ndarray:
+    r"""The within-bin part under cluster weights ``(B, G)``: ``(B, 3)`` columns (plug-in,
+    debiased, standard error), for its bootstrap-t interval.
+
+    The plug-in is :math:`\frac{1}{n}\sum_i u_i` with
+    :math:`u_i = (q_i - \bar q_k)^2 - 2 (q_i - \bar q_k)(y_i - \bar y_k)` in forecast
+    *i*'s bin *k* (the Murphy remainder of :func:`decomposition_replicates`): a bin's
+    variance of the forecasts less twice their covariance with the outcomes, each with
+    the divisor :math:`n_k`. The debiased part takes :math:`n_k - 1` instead (bins of one
+    forecast add 0 either way). The standard error is the delta method's with the bins'
+    edges held fixed: the clustered variance of :math:`\sum_{i \in c} (u_i - \mathrm{WB})
+    / n` over the clusters *c* (the bins' means move only to second order).
+    """
+    n_groups = weights.shape[1]
+    cell = clusters * n_bins + bin_index(q, n_bins)
+    size = n_groups * n_bins
+
+    def per_bin(values: np.ndarray) -> np.ndarray:
+        return np.bincount(cell, weights=values, minlength=size).reshape(n_groups, n_bins)
+
+    m_gk, q_gk, y_gk = per_bin(np.ones_like(q)), per_bin(q), per_bin(y)
+    n_k = weights @ m_gk
+    n = n_k.sum(axis=1)
+    safe = np.where(n_k > 0, n_k, 1.0)
+    qb, yb = (weights @ q_gk) / safe, (weights @ y_gk) / safe
+    # u summed over a cluster's forecasts (B, G): sum q^2 - 2 q y, then the bins' means
+    u_g = (np.bincount(clusters, weights=q * q - 2.0 * q * y, minlength=n_groups)[None, :]
+           + (2.0 * yb) @ q_gk.T + (2.0 * qb) @ y_gk.T - (2.0 * qb) @ q_gk.T
+           + (qb * qb - 2.0 * qb * yb) @ m_gk.T)
+    plug = np.sum(weights * u_g, axis=1) / n
+    # per bin, n_k times its within variance less twice its covariance
+    u_k = (weights @ per_bin(q * q - 2.0 * q * y) + 2.0 * yb * (weights @ q_gk)
+           + 2.0 * qb * (weights @ y_gk) - 2.0 * qb * (weights @ q_gk)
+           + (qb * qb - 2.0 * qb * yb) * n_k)
+    debiased = np.sum(np.where(n_k > 1, u_k * n_k / np.maximum(n_k - 1.0, 1.0), 0.0),
+                      axis=1) / n
+    t = (u_g - plug[:, None] * m_gk.sum(axis=1)[None, :]) / n[:, None]
+    drawn = weights.sum(axis=1)
+    se = np.sqrt(drawn / np.maximum(drawn - 1.0, 1.0) * np.sum(weights * t * t, axis=1))
+    return np.column_stack([plug, debiased, se])
+
+
 def link_clusters(questions: np.ndarray, sets: np.ndarray | None) -> np.ndarray:
     """Resampling clusters: rows joined by a shared question or a shared set (connected
     components of the question-set graph), coded in sorted order of their questions."""
@@ -417,9 +460,9 @@ def _component_intervals(boot: np.ndarray, mean_outcome: np.ndarray,
                          confidence_level: float) -> dict[str, tuple[float, float]]:
     r"""Each component's interval for the population's value, from the cluster bootstrap.
 
-    Percentile intervals for the within-bin part and (replaced by :func:`mean_interval`,
-    :func:`_resolution_interval` and the reliability's :func:`calibration_error`
-    interval) the Brier scores, incoherence, resolution and reliability. The uncertainty
+    Percentile intervals for every component (replaced by :func:`mean_interval`,
+    :func:`_resolution_interval`, :func:`_within_interval` and the reliability's
+    :func:`calibration_error` interval for all but the uncertainty). The uncertainty
     :math:`\bar y(1 - \bar y)` is at its maximum when :math:`\bar y = 1/2`, where no
     replicate exceeds the population value: its interval maps the percentile interval
     of the mean outcome through :math:`u(1 - u)` (up to 1/4 when it holds 1/2).
@@ -454,6 +497,25 @@ def _resolution_interval(point: np.ndarray, pivots: np.ndarray,
         low, high = studentized_interval(debiased, plug, se, pivots[:, 0], rse,
                                          confidence_level)
     return low, min(high, 0.25)
+
+
+def _within_interval(percentile: tuple[float, float], point: np.ndarray, pivots: np.ndarray,
+                     confidence_level: float) -> tuple[float, float]:
+    """The within-bin part's interval: the hull of its percentile interval and the
+    bootstrap-t interval around the debiased part (``point`` the sample's (plug-in,
+    debiased, se), ``pivots`` the resamples' (debiased, se)). The percentile interval
+    covers where the outcomes are mixed within the bins and the part's sampling noise
+    dominates; where each bin holds one outcome the part is the forecasts' spread within
+    their bins, which the plug-in underestimates and the bootstrap's duplicates again, and
+    only the debiased, studentized interval reaches the population's value
+    (docs/brier_decomposition.md). A standard error within rounding of 0 leaves the
+    percentile interval."""
+    plug, debiased, se = (float(v) for v in point)
+    if se <= _FLAT_SE:
+        return percentile
+    rse = np.where(pivots[:, 1] > _FLAT_SE, pivots[:, 1], 0.0)
+    low, high = studentized_interval(debiased, plug, se, pivots[:, 0], rse, confidence_level)
+    return min(low, percentile[0]), max(high, percentile[1])
 
 
 def _reliability_interval(q: np.ndarray, y: np.ndarray, clusters: np.ndarray, n_bins: int,
@@ -583,8 +645,9 @@ def brier_decomposition(
     ties, move together. Each is for the population's component: for the Brier scores
     and the incoherence part, means of a per-forecast score, bootstrap-t intervals with
     the cluster-robust standard error (as :func:`forecast_scores`'), within [0, 1]; a
-    percentile interval for the within-bin part (descriptive where the bins each hold
-    one outcome: it covers 0.19-0.80 there, docs/brier_decomposition.md); for the
+    for the within-bin part the hull of its percentile interval and a bootstrap-t
+    interval around the debiased part (the first covers where the outcomes are mixed
+    within bins, the second where each bin holds one outcome); for the
     reliability :func:`calibration_error`'s interval (equal-width bins, the resampling
     clusters);
     for the resolution a bootstrap-t interval around Ferro and Fricker's (2012)
@@ -664,6 +727,7 @@ def brier_decomposition(
     boot = np.empty((n_resamples, len(COMPONENTS)))
     mean_outcome = np.empty(n_resamples)
     pivots = np.empty((n_resamples, 2))
+    within = np.empty((n_resamples, 2))
     scores = np.empty((2, n_resamples, len(_MEANS)))  # the mean scores' replicates and se
     n_g = np.bincount(clusters, minlength=n_clusters).astype(np.float64)
     y_g = np.bincount(clusters, weights=ys, minlength=n_clusters)
@@ -675,6 +739,7 @@ def brier_decomposition(
         boot[start:stop] = decomposition_replicates(w, ps, qs_, ys, clusters, n_bins)
         mean_outcome[start:stop] = (w @ y_g) / (w @ n_g)
         pivots[start:stop] = resolution_pivots(w, qs_, ys, clusters, n_bins)[:, 1:]
+        within[start:stop] = within_pivots(w, qs_, ys, clusters, n_bins)[:, 1:]
         scores[:, start:stop] = weighted_mean_pivots(w, s_g, n_g)
     intervals = _component_intervals(boot, mean_outcome, confidence_level)
     point_mean, point_se = weighted_mean_pivots(np.ones((1, n_clusters)), s_g, n_g)
@@ -684,6 +749,9 @@ def brier_decomposition(
                                         (0.0, 1.0))
     point_res = resolution_pivots(np.ones((1, n_clusters)), qs_, ys, clusters, n_bins)[0]
     intervals["resolution"] = _resolution_interval(point_res, pivots, confidence_level)
+    point_within = within_pivots(np.ones((1, n_clusters)), qs_, ys, clusters, n_bins)[0]
+    intervals["within_bin"] = _within_interval(intervals["within_bin"], point_within, within,
+                                               confidence_level)
     intervals["reliability"] = _reliability_interval(qs_, ys, clusters, n_bins, n_resamples,
                                                      confidence_level, gen)
     table_rows = []
@@ -706,7 +774,8 @@ def brier_decomposition(
         n_obs=int(scored.sum()),
         method="cluster bootstrap over linked questions (Brier scores and incoherence "
                "bootstrap-t; reliability and resolution bootstrap-t of the debiased terms; "
-               "uncertainty from the mean outcome's; within-bin percentile)",
+               "uncertainty from the mean outcome's; within-bin the hull of its percentile and "
+               "bootstrap-t intervals)",
         checker=checker, n_bins=n_bins, n_resamples=n_resamples, n_sets=n_sets,
         n_incoherent=n_incoherent, n_clusters=n_clusters, table=table,
         per_forecast=per_forecast, **{k: float(v) for k, v in values.items()})

@@ -1,0 +1,119 @@
+"""brier_decomposition's within-bin part: its pivots against loops, its standard error
+against the derivative in each cluster's weight, and its interval on a forecaster who
+separates the outcomes (where the percentile interval sat below the population's value)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
+
+from coherence import brier_decomposition
+from coherence._scoring._decomposition import _within_interval
+from coherence._scoring._decomposition import decomposition_replicates
+from coherence._scoring._decomposition import within_pivots
+
+
+def _within_by_loops(q, y, clusters, n_bins):
+    """(plug-in, debiased, se) of the within-bin part by loops over bins and clusters."""
+    k = [min(int(v * n_bins), n_bins - 1) for v in q]
+    n = len(q)
+    u = [0.0] * n
+    debiased = 0.0
+    for b in sorted(set(k)):
+        rows = [i for i in range(n) if k[i] == b]
+        qb = sum(q[i] for i in rows) / len(rows)
+        yb = sum(y[i] for i in rows) / len(rows)
+        for i in rows:
+            u[i] = (q[i] - qb) ** 2 - 2 * (q[i] - qb) * (y[i] - yb)
+        if len(rows) > 1:
+            debiased += sum(u[i] for i in rows) / (len(rows) - 1) * len(rows) / n
+    plug = sum(u) / n
+    groups = sorted(set(clusters))
+    t = {c: sum(u[i] - plug for i in range(n) if clusters[i] == c) / n for c in groups}
+    se = (len(groups) / (len(groups) - 1) * sum(x * x for x in t.values())) ** 0.5
+    return plug, debiased, se
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.integers(3, 30).flatmap(lambda n: st.tuples(
+    st.lists(st.floats(0, 1), min_size=n, max_size=n),
+    st.lists(st.integers(0, 1), min_size=n, max_size=n),
+    st.lists(st.integers(0, 5), min_size=n, max_size=n))),
+    n_bins=st.integers(1, 6))
+def test_within_pivots_agree_with_loops(data, n_bins):
+    q, y, g = (np.array(v) for v in data)
+    codes = np.unique(g, return_inverse=True)[1]
+    if codes.max() == 0:
+        codes = np.arange(len(q))  # at least two clusters
+    ones = np.ones((1, int(codes.max()) + 1))
+    got = within_pivots(ones, q, y.astype(float), codes, n_bins)[0]
+    want = _within_by_loops(list(q), list(y.astype(float)), list(codes), n_bins)
+    np.testing.assert_allclose(got, want, atol=1e-12)
+    murphy_within = decomposition_replicates(ones, q, q, y.astype(float), codes, n_bins)[0, 6]
+    assert got[0] == pytest.approx(murphy_within, abs=1e-12)
+
+
+def test_within_weights_count_as_copies_of_clusters():
+    rng = np.random.default_rng(2)
+    g = np.repeat(np.arange(6), [1, 2, 3, 1, 2, 2])
+    q, y = rng.uniform(size=g.size), (rng.uniform(size=g.size) < 0.5).astype(float)
+    w_c = np.array([2.0, 0.0, 1.0, 3.0, 1.0, 1.0])
+    got = within_pivots(w_c[None, :], q, y, g, 4)[0]
+    rows = np.concatenate([np.flatnonzero(g == c) for c in range(6) for _ in range(int(w_c[c]))])
+    ids = np.concatenate([[c * 10 + r] * int(np.sum(g == c)) for c in range(6)
+                          for r in range(int(w_c[c]))])
+    codes = np.unique(ids, return_inverse=True)[1]
+    want = within_pivots(np.ones((1, int(codes.max()) + 1)), q[rows], y[rows], codes, 4)[0]
+    np.testing.assert_allclose(got, want, atol=1e-12)
+
+
+@pytest.mark.parametrize("separated", [False, True])
+def test_within_se_is_the_delta_method_of_the_cluster_weights(separated):
+    """The standard error is the clustered spread of the plug-in's derivative in each
+    cluster's weight (a central difference: the brute-force reference)."""
+    rng = np.random.default_rng(5)
+    g = np.repeat(np.arange(25), rng.integers(1, 4, size=25))
+    q = rng.uniform(size=g.size)
+    y = ((q > 0.5) if separated else (rng.uniform(size=g.size) < q)).astype(float)
+    w, h = np.ones(25), 1e-6
+
+    def plug(weights):
+        return within_pivots(weights[None, :], q, y, g, 10)[0, 0]
+
+    grad = np.array([(plug(w + h * e) - plug(w - h * e)) / (2 * h) for e in np.eye(25)])
+    se = within_pivots(w[None, :], q, y, g, 10)[0, 2]
+    assert se == pytest.approx(np.sqrt(25 / 24 * np.sum(grad**2)), rel=1e-5)
+
+
+def test_within_interval_is_the_hull_and_keeps_a_flat_percentile():
+    pivots = np.column_stack([np.linspace(-1, 1, 101), np.ones(101)])
+    # pivots t* = debiased* - 0 over [-1, 1]: the bootstrap-t interval is 0.1 -+ 0.9 x 1
+    low, high = _within_interval((-0.5, 0.2), np.array([0.0, 0.1, 1.0]), pivots, 0.9)
+    assert (low, high) == pytest.approx((-0.8, 1.0))
+    low, high = _within_interval((-0.5, 0.2), np.array([0.0, 0.1, 0.1]), pivots, 0.9)
+    assert (low, high) == pytest.approx((-0.5, 0.2))  # inside the percentile interval
+    assert _within_interval((-0.5, 0.2), np.array([0.0, 0.0, 0.0]), pivots, 0.9) == (-0.5, 0.2)
+
+
+def test_separating_forecaster_gets_a_within_interval_that_reaches_the_spread():
+    """Bins that each hold one outcome: the within-bin part is the forecasts' spread in
+    their bins (1/1200 for uniform forecasts in bins of width 0.1). The plug-in and its
+    resamples fall short of it by the bins' small counts; the interval now holds the
+    debiased part and the population's value in most studies (the percentile interval
+    alone held it in 6 of 30 here)."""
+    gen = np.random.default_rng(11)
+    held = 0
+    for _ in range(30):
+        q = gen.uniform(size=50)
+        res = brier_decomposition({"question": np.arange(50), "probability": q,
+                                   "outcome": (q > 0.5).astype(float)},
+                                  n_resamples=199, rng=gen)
+        row = res.table.set_index("component").loc["within_bin"]
+        held += row["ci_low"] <= 1 / 1200 <= row["ci_high"]
+        point = within_pivots(np.ones((1, 50)), q, (q > 0.5).astype(float),
+                              np.arange(50), 10)[0]
+        assert row["ci_low"] <= point[1] <= row["ci_high"]
+    assert held >= 25
