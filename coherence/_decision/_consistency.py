@@ -42,9 +42,11 @@ from .._validation import check_int
 from .._validation import column_error
 from .._validation import label_column
 from .._validation import param_error
+from .._validation import plain_value
 from .._validation import probability_column
 from .._validation import require_columns
 from .._warnings import DeprecatedAlias
+from .._warnings import SkippedRecordsWarning
 from .._warnings import SmallSampleWarning
 from ._permutation import permutations_within
 
@@ -461,6 +463,25 @@ def _prompt_consistency_iv(data: Any, belief: Any, prompt: Any, group: Any, repe
             "reference": reference, "replicate": replicate}
 
 
+def _warn_without_reference(iv: dict[str, Any]) -> None:
+    """A :class:`SkippedRecordsWarning` naming the contexts with no row under the
+    reference prompt: their rows enter no comparison with it (each variant's shift and
+    RMSE use the contexts seen under both), only the variants' ``std``."""
+    groups, n_groups = iv["groups"], iv["n_groups"]
+    lacking = np.flatnonzero(np.bincount(groups[iv["labels"] == iv["ref"]],
+                                         minlength=n_groups) == 0)
+    if len(lacking) == 0:
+        return
+    shown = ", ".join(repr(plain_value(c)) for c in iv["contexts"][lacking[:5]])
+    more = f" and {len(lacking) - 5} more" if len(lacking) > 5 else ""
+    n_rows = int(np.isin(groups, lacking).sum())
+    warnings.warn(f"{_OWNER}: {len(lacking)} of {n_groups} contexts have no row under the "
+                  f"reference prompt {iv['reference']!r} ({shown}{more}); their {n_rows} "
+                  "rows enter no comparison with the reference (each variant's shift and RMSE "
+                  "use the contexts seen under both), only the variants' std.",
+                  SkippedRecordsWarning, stacklevel=3)
+
+
 @dataclass(frozen=True, slots=True)
 class _Cells:
     """Per (context, prompt) cell statistics of :func:`prompt_consistency`'s validated
@@ -690,6 +711,9 @@ def prompt_consistency(
     :math:`(\mathrm{mean}_c (\bar p_{cv} - \bar p_{c,ref})^2)^{1/2}` instead, and
     ``rmse_truth`` likewise with :math:`q_c` and :math:`s^2_{cv}/n_{cv}`.
     ``std`` is the mean over contexts of :math:`s_{cv}` (percentile interval).
+    A variant is compared with the reference on the contexts seen under both; a
+    :class:`~coherence.SkippedRecordsWarning` names the contexts with no row under the
+    reference (they enter only the variants' ``std``).
 
     **Null and p-values.** H0: :math:`\mu_{cv} = \mu_{c,ref}` in every
     context. Two statistics, each a cluster (context) bootstrap-t on the same
@@ -764,6 +788,7 @@ def prompt_consistency(
     iv = _prompt_consistency_iv(data, belief, prompt, group, repetition, reference, replicate,
                                 truth, method, rmse, alternative, n_resamples,
                                 confidence_level, rng)
+    _warn_without_reference(iv)
     names, n_groups, ref, rep = iv["names"], iv["n_groups"], iv["ref"], iv["rep"]
     gen: np.random.Generator = iv["gen"]
     level, n_res = iv["confidence_level"], iv["n_resamples"]

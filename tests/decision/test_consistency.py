@@ -62,6 +62,22 @@ def test_validation_messages(noisy_rational, kwargs, exc, match):
         prompt_consistency(noisy_rational, **kwargs)
 
 
+def test_contexts_without_the_reference_are_named(sensitive):
+    """Contexts with no row under the reference enter no comparison with it: a
+    SkippedRecordsWarning names them, and the shifts are those of the contexts seen under
+    both (the figures of the table without those contexts)."""
+    first = sensitive["context"].unique()[:7]
+    data = sensitive[~(sensitive["context"].isin(first) & (sensitive["prompt"] == "standard"))]
+    with pytest.warns(coherence.SkippedRecordsWarning,
+                      match=r"7 of 60 contexts have no row under the reference prompt "
+                            r"'standard' \(.* and 2 more\); their 105 rows"):
+        res = prompt_consistency(data, n_resamples=99, rng=0)
+    kept = prompt_consistency(sensitive[~sensitive["context"].isin(first)], n_resamples=99,
+                              rng=0)
+    np.testing.assert_allclose(res.table["shift"].to_numpy(dtype=float)[1:],
+                               kept.table["shift"].to_numpy(dtype=float)[1:])
+
+
 def test_single_prompt_rejected(noisy_rational):
     data = noisy_rational[noisy_rational["prompt"] == "standard"]
     data = data.assign(prompt=data["prompt"].astype(str))
