@@ -496,6 +496,16 @@ def _shuffle_blocks(block_start, block_units, out):
             out[j] = tmp
 
 
+@njit(cache=True)
+def _seeded_shuffle(seed, block_start, block_units):
+    """One resample's shuffle of the units inside their blocks, numba's generator (the
+    calling thread's state) seeded with the resample's own ``seed``."""
+    np.random.seed(seed)  # noqa: NPY002 (numba's per-thread state)
+    shuffled = np.empty(block_units.shape[0], np.int64)
+    _shuffle_blocks(block_start, block_units, shuffled)
+    return shuffled
+
+
 @njit(cache=True, parallel=True)
 def permutation_null(c, dx, kyz, m_yz, kz, m_z, has_c, k, psi,
                      unit_start, unit_rows, block_start, block_units, seeds):
@@ -519,9 +529,7 @@ def permutation_null(c, dx, kyz, m_yz, kz, m_z, has_c, k, psi,
     n_res = seeds.shape[0]
     out = np.empty(n_res, np.float64)
     for b in prange(n_res):
-        np.random.seed(seeds[b])  # noqa: NPY002 (numba's per-thread state)
-        shuffled = np.empty(block_units.shape[0], np.int64)
-        _shuffle_blocks(block_start, block_units, shuffled)
+        shuffled = _seeded_shuffle(seeds[b], block_start, block_units)
         px = dx.copy()
         for t in range(block_units.shape[0]):
             u = block_units[t]
@@ -581,9 +589,7 @@ def unit_permutation_null(c, dx, y_unit, row_unit, m_y, kz, m_z, has_c, k, psi,
     n_res = seeds.shape[0]
     out = np.empty(n_res, np.float64)
     for b in prange(n_res):
-        np.random.seed(seeds[b])  # noqa: NPY002 (numba's per-thread state)
-        shuffled = np.empty(block_units.shape[0], np.int64)
-        _shuffle_blocks(block_start, block_units, shuffled)
+        shuffled = _seeded_shuffle(seeds[b], block_start, block_units)
         source = np.arange(n_units)
         for t in range(block_units.shape[0]):
             source[block_units[t]] = shuffled[t]

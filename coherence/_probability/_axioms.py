@@ -90,6 +90,15 @@ def _probabilities(owner: str, allow_nan: bool = False, **arrays: Any) -> dict[s
     return out
 
 
+def _mean_violation(values: np.ndarray, label: str, n_resamples: int,
+                    gen: np.random.Generator, confidence_level: float) -> dict[str, Any]:
+    """The headline fields of a check's result: the mean of ``values`` with its interval."""
+    return {"statistic": float(values.mean()), "pvalue": np.nan,
+            "confidence_interval": mean_violation_interval(values, n_resamples, gen,
+                                                           confidence_level),
+            "n_obs": len(values), "method": f"mean {label}, {_INTERVAL}"}
+
+
 # --------------------------------------------------------------------------- total probability
 def implied_p_b(p_a: np.ndarray, p1: np.ndarray, p0: np.ndarray) -> np.ndarray:
     """The P(B) that the law of total probability implies; NaN where the conditionals are
@@ -402,11 +411,9 @@ def bayes_check(p_a: Any, p_b: Any, p_a_given_b1: Any, p_a_given_b0: Any, p_b_gi
     error = diff[:, :3].mean(axis=1)
     tv = 0.5 * diff.sum(axis=1)
     consistent = error < tol
-    n = len(error)
     return BayesCheckResult(
-        statistic=float(error.mean()), pvalue=np.nan,
-        confidence_interval=mean_violation_interval(error, n_resamples, gen, confidence_level),
-        n_obs=n, method=f"mean error, {_INTERVAL}", joint_a_side=a_side[:, :3].copy(),
+        **_mean_violation(error, "error", n_resamples, gen, confidence_level),
+        joint_a_side=a_side[:, :3].copy(),
         joint_b_side=b_side[:, :3].copy(), error=error, total_variation=tv,
         consistent=consistent, share_consistent=float(consistent.mean()),
         mean_error=float(error.mean()), tol=tol)
@@ -668,13 +675,10 @@ def negation_check(p_a: Any, p_not_a: Any, *, beta: float = 1e-3,
     p, q = arr["p_a"], arr["p_not_a"]
     arbitrage = overlap_distance(p * (1 - q), (1 - p) * q)
     frequentist = frequentist_terms("negation", np.column_stack([p, q]), beta)
-    n = len(p)
     return NegationCheckResult(
-        statistic=float(arbitrage.mean()), pvalue=np.nan,
-        confidence_interval=mean_violation_interval(arbitrage, n_resamples, gen,
-                                                    confidence_level), n_obs=n,
-        method=f"mean arbitrage violation, {_INTERVAL}", arbitrage=arbitrage,
-        frequentist=frequentist,
+        **_mean_violation(arbitrage, "arbitrage violation", n_resamples, gen,
+                          confidence_level),
+        arbitrage=arbitrage, frequentist=frequentist,
         arbitrage_summary=ViolationSummary.of(arbitrage, arbitrage_threshold),
         frequentist_summary=ViolationSummary.of(frequentist, frequentist_threshold), beta=beta)
 
@@ -829,13 +833,10 @@ def conditional_tuple_check(p_a: Any, p_b_given_a: Any, p_a_and_b: Any, *,
     a, c, j = arr["p_a"], arr["p_b_given_a"], arr["p_a_and_b"]
     absolute = np.abs(j - a * c)
     arbitrage = bhattacharyya_distance(a * c, j)
-    n = len(a)
     return ConditionalTupleResult(
-        statistic=float(absolute.mean()), pvalue=np.nan,
-        confidence_interval=mean_violation_interval(absolute, n_resamples, gen,
-                                                    confidence_level), n_obs=n,
-        method=f"mean absolute violation, {_INTERVAL}", absolute=absolute,
-        arbitrage=arbitrage,
+        **_mean_violation(absolute, "absolute violation", n_resamples, gen,
+                          confidence_level),
+        absolute=absolute, arbitrage=arbitrage,
         absolute_summary=ViolationSummary.of(absolute, absolute_threshold),
         arbitrage_summary=ViolationSummary.of(arbitrage, arbitrage_threshold))
 
