@@ -135,6 +135,26 @@ def test_credentials_in_base_url_are_refused_and_never_shown():
     assert KEY not in str(err.value)
 
 
+def test_a_key_with_a_line_break_is_refused_without_showing_it(make_server, monkeypatch):
+    # a key read from a file keeps its newline: http.client refused the header with a
+    # ValueError quoting "Bearer <key>", stored with the call in result.raw's call_error
+    for bad in (KEY + "\n", KEY + "\r\n", "sk-\x00" + KEY):
+        with pytest.raises(ValueError, match="'api_key' parameter of OpenAIClient") as info:
+            OpenAIClient("m", base_url="http://127.0.0.1:9/v1", api_key=bad)
+        assert "SECRET" not in str(info.value)
+    monkeypatch.setenv("OPENAI_API_KEY", KEY + "\n")
+    with pytest.raises(ValueError, match="line breaks") as info:
+        OpenAIClient("m", base_url="http://127.0.0.1:9/v1")
+    assert "SECRET" not in str(info.value)
+    # any other header http.client refuses is a ClientError with the key redacted
+    srv = make_server()
+    client = _client(srv)
+    client._key = KEY + "\n"
+    with pytest.raises(ClientError, match="could not be sent") as err:
+        client.complete(_request())
+    assert "SECRET" not in str(err.value) and srv.log == []
+
+
 # --------------------------------------------------------------------------- replies
 def test_log_probability_of_1000_keeps_the_reply(make_server):
     lp = {"content": [{"token": "Yes", "logprob": 1000.0,
