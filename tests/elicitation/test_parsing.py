@@ -112,6 +112,28 @@ def test_labels_are_not_found_inside_words():
 
 
 @pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("Yes: 0.7\nNo: about 0.5", "unsupported_format"),
+        ("Yes: 0.7\nNo: ~0.5", "unsupported_format"),
+        ("No: roughly 0.5\nYes: 0.7", "unsupported_format"),
+        ("Yes: 0.7\nNo: fifty percent", "unsupported_format"),
+        ("Yes: 0.7\n**No:** N/A", "unsupported_format"),
+        ("Yes: 0.7\nNo:", "missing_label"),
+    ],
+)
+def test_yes_only_never_overrides_a_stated_no(text, reason):
+    # No was given a value that is not read: 1 - p (0.3) was reported as the model's No
+    parsed = parse_probabilities(text)
+    assert not parsed.ok and parsed.reason == reason
+    assert "'No'" in parsed.detail and dict(parsed.raw_values) == {"Yes": 0.7}
+    # no "No:" at all, or one that is negated or only a word in prose: yes_only as before
+    for fine in ("Yes: 0.7", "Yes: 0.7 (there is no strong evidence against it)",
+                 "Yes: 0.7\nNo further comment."):
+        assert parse_probabilities(fine).method == "yes_only"
+
+
+@pytest.mark.parametrize(
     ("text", "action", "answer", "method"),
     [
         ("Decide: Yes\nAnswer: Yes", "yes", "yes", "strict"),
