@@ -131,6 +131,29 @@ def test_simulated_dates_are_read_and_spoken():
     assert spoken_date("2028-01-01") == "1 January 2028"
 
 
+def _question_set(rows):
+    import io
+
+    from elicitation._study_tuples import read_questions
+
+    text = "id,fact,date,later_date,probability,resolution\n" + "".join(
+        f"{i},the port of Q{i} is open,{date},31 December 2031,0.5,{res}\n"
+        for i, date, res in rows)
+    return read_questions(io.StringIO(text), "set.csv")
+
+
+def test_a_resolution_in_words_is_an_error_not_no_resolution():
+    # "yes" and "TRUE" were read as no resolution: the questions left out of the scores
+    qs = _question_set([("q1", "31 December 2030", "1"), ("q2", "31 December 2030", "yes"),
+                        ("q3", "31 December 2030", "TRUE"), ("q4", "31 December 2030", "")])
+    with pytest.raises(ValueError, match=re.escape(
+            "'resolution' must be 0, 1 or empty; 2 questions are not (first: ['q2', 'q3'] "
+            "with ['yes', 'TRUE'])")):
+        scorable_questions(qs, "2028-01-01")
+    ok = scorable_questions(qs[qs["id"].isin(["q1", "q4"])], "2028-01-01")
+    assert list(ok["excluded"]) == ["", "no resolution"] and ok["outcome"].iloc[0] == 1
+
+
 @pytest.mark.parametrize(("change", "message"), [
     ({"design": {}}, "design.simulated_date"),
     ({"design": {"simulated_date": "soon"}}, "design.simulated_date"),
