@@ -80,10 +80,14 @@ def scorable_questions(questions: pd.DataFrame, simulated_date: str) -> pd.DataF
     dates = []
     for i, value in zip(out.index, out["date"], strict=True):
         try:
-            dates.append(pd.Timestamp(str(value)))
+            day = pd.Timestamp(str(value))
         except (ValueError, TypeError):
+            day = pd.NaT
+        if pd.isna(day):   # an empty date is NaT: never before the simulated date, so asked
             raise ValueError(f"The question set's 'date' of row {i} (id "
-                             f"{out.at[i, 'id']!r}) is not a date: {value!r}") from None
+                             f"{out.at[i, 'id']!r}) is not a date: {value!r} (expected the "
+                             "date the question resolves, e.g. 31 December 2030)")
+        dates.append(day)
     out["resolves_on"] = [d.date().isoformat() for d in dates]
     resolution = out["resolution"] if "resolution" in out else pd.Series("", index=out.index)
     empty = resolution.map(lambda v: v is None or (isinstance(v, float) and np.isnan(v))

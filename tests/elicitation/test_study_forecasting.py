@@ -154,6 +154,15 @@ def test_a_resolution_in_words_is_an_error_not_no_resolution():
     assert list(ok["excluded"]) == ["", "no resolution"] and ok["outcome"].iloc[0] == 1
 
 
+@pytest.mark.parametrize("date", ["", "nan", "soon"])
+def test_a_question_without_a_date_is_an_error_not_asked(date):
+    # an empty date was NaT, never on or before the simulated date: asked and scored
+    qs = _question_set([("q1", "31 December 2030", "1"), ("q2", date, "0")])
+    with pytest.raises(ValueError, match=re.escape(
+            f"'date' of row 1 (id 'q2') is not a date: {date!r}")):
+        scorable_questions(qs, "2028-01-01")
+
+
 @pytest.mark.parametrize(("change", "message"), [
     ({"design": {}}, "design.simulated_date"),
     ({"design": {"simulated_date": "soon"}}, "design.simulated_date"),
