@@ -476,7 +476,14 @@ def _tolerant(text: str, body: str, labels: tuple[str, ...]) -> dict[str, float]
     found: dict[str, float] = {}
     for label in labels:
         values = set()
+        # the words before ``label`` in a longer label that ends with it ("very " of "very
+        # high" for "high"): such a match is the longer label's value, not this one's
+        longer = [other[:-len(label)].lower() for other in labels
+                  if len(other) > len(label) and other.lower().endswith(label.lower())
+                  and not other[-len(label) - 1].isalnum()]
         for m in _label_pattern(label).finditer(body):
+            if any(body[:m.start("label")].lower().endswith(w) for w in longer):
+                continue
             why = _misplaced(body, m, "num")
             if why is not None:
                 return _fail(text, "ambiguous", why)
