@@ -97,6 +97,18 @@ def cache_key(identity: Mapping[str, Any]) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+def _storable(value: Any) -> Any:
+    """``value``, with a text's lone UTF-16 surrogates (a server's JSON escape for half an
+    emoji, ``"\\ud83d"``) written as U+FFFD: SQLite stores UTF-8 only, and the failed
+    write stopped the run as if the cache could not be written."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return value
+
+
 class ResponseCache:
     """A thread-safe SQLite response store (``path=None``: in memory).
 
@@ -163,7 +175,7 @@ class ResponseCache:
 
     def put(self, record: Mapping[str, Any]) -> None:
         """Insert one response and commit it (a key already present is kept)."""
-        row = {c: record.get(c) for c in COLUMNS}
+        row = {c: _storable(record.get(c)) for c in COLUMNS}
         if row["created"] is None:
             row["created"] = time.time()
         with self._lock:

@@ -412,6 +412,15 @@ class OpenAIClient:
             f"?{parts.query}" if parts.query else "")
         self._url = shown.rstrip("/") + "/chat/completions"
         self._key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY")
+        if self._key is not None and not isinstance(self._key, str):
+            raise TypeError(param_error("api_key", owner, "a str or None",
+                                        type(self._key).__name__))
+        if self._key and any(ord(c) < 32 or ord(c) == 127 for c in self._key):
+            # http.client would refuse the header with an error that quotes the key, and
+            # that error would be stored with the call: never repeat the key here
+            raise ValueError(param_error("api_key", owner, "a key without line breaks or "
+                                         "control characters (strip the newline a key file "
+                                         "ends with)", "a key holding one (not shown)"))
         self.temperature = check_float(temperature, "temperature", owner, low=0.0)
         self.seed = None if seed is None else check_int(seed, "seed", owner, low=0)
         self.max_tokens = check_int(max_tokens, "max_tokens", owner, low=1)
@@ -517,7 +526,12 @@ class OpenAIClient:
                 held.append(conn.sock)
             if expired.is_set():
                 raise TimeoutError("deadline")
-            conn.request("POST", self._path, body=data, headers=headers)
+            try:
+                conn.request("POST", self._path, body=data, headers=headers)
+            except (ValueError, TypeError) as exc:  # a header http.client refuses
+                raise ClientError(f"the request to {self._url} could not be sent: "
+                                  f"{type(exc).__name__}: {redact(str(exc), self._key)}"
+                                  ) from None
             if expired.is_set():
                 raise TimeoutError("deadline")
             resp = conn.getresponse()

@@ -266,7 +266,9 @@ def parse_probabilities(text: Any, labels: Sequence[str] = ("No", "Yes"), *,
        replies are never read. A label that starts with a digit is never
        found inside a number (the ``0`` of ``0.6-0.7``).
     4. ``yes_only`` (binary ``No``/``Yes`` labels only): only ``Yes: p`` is
-       given; ``No`` is taken as ``1 - p``.
+       given; ``No`` is taken as ``1 - p``. A ``No:`` whose value was not read
+       (``No: about 0.5``) is ``unsupported_format`` (``missing_label`` when
+       nothing follows it): ``1 - p`` is not what the model stated.
     5. ``lone_number`` (binary labels only): no label word at all and
        exactly one plain number in the text, read as P(Yes). A lone number
        next to a label word (``No, 0.3``) could be either label's and is
@@ -427,6 +429,15 @@ def _parse_probabilities(text: Any, labels: tuple[str, ...], tol: float,
     binary = [label.lower() for label in labels] == ["no", "yes"]
     # 4. yes only
     if binary and set(found) == {labels[1]}:
+        stated = _label_stated(body, labels[0])
+        if stated is not None:
+            # "No: about 0.5": the model gave No a value that was not read; 1 - p would
+            # put a number in its mouth it did not say
+            if stated[1]:
+                return _fail(text, "unsupported_format", f"the value of {labels[0]!r} is not "
+                             f"one plain number: {stated[0][:60]!r}", found)
+            return _fail(text, "missing_label", f"the label {labels[0]!r} is given no value: "
+                         f"{stated[0][:60]!r}", found)
         p = found[labels[1]]
         if not math.isfinite(p) or not 0.0 <= p <= 1.0:
             return _fail(text, "out_of_range", f"the value {p!r} for {labels[1]!r} is not a "
@@ -465,7 +476,14 @@ def _tolerant(text: str, body: str, labels: tuple[str, ...]) -> dict[str, float]
     found: dict[str, float] = {}
     for label in labels:
         values = set()
+        # the words before ``label`` in a longer label that ends with it ("very " of "very
+        # high" for "high"): such a match is the longer label's value, not this one's
+        longer = [other[:-len(label)].lower() for other in labels
+                  if len(other) > len(label) and other.lower().endswith(label.lower())
+                  and not other[-len(label) - 1].isalnum()]
         for m in _label_pattern(label).finditer(body):
+            if any(body[:m.start("label")].lower().endswith(w) for w in longer):
+                continue
             why = _misplaced(body, m, "num")
             if why is not None:
                 return _fail(text, "ambiguous", why)
@@ -482,6 +500,23 @@ def _tolerant(text: str, body: str, labels: tuple[str, ...]) -> dict[str, float]
         if values:
             found[label] = values.pop()
     return found
+
+
+def _label_stated(body: str, label: str) -> tuple[str, bool] | None:
+    """The line where ``label`` is followed by ``:`` or ``=`` (a value stated for it, read or
+    not) and whether anything follows the separator on that line; None when there is none."""
+    start = r"(?<![\w.])" if label[:1].isdigit() else r"(?<![\w])"
+    pattern = re.compile(start + _OPEN_MD + r"(?P<label>" + re.escape(label) + r")"
+                         + _BEFORE_SEP + _H + r"*[:=]", re.IGNORECASE)
+    for m in pattern.finditer(body):
+        line_start = body.rfind("\n", 0, m.start("label")) + 1
+        if _NEGATED.search(body[line_start:m.start("label")]):
+            continue
+        line_end = body.find("\n", m.end())
+        rest = body[m.end():] if line_end < 0 else body[m.end():line_end]
+        shown = body[line_start:m.end()] + rest
+        return shown.strip(), bool(rest.strip(" \t*_`\"'"))
+    return None
 
 
 def _lone_number(text: str, body: str, labels: tuple[str, ...], tol: float) -> Parsed:

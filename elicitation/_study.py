@@ -464,6 +464,21 @@ def _agent(spec: Mapping[str, Any]) -> Agent:
     return agent
 
 
+def _keys_iv(models: Sequence[Mapping[str, Any]]) -> None:
+    """Every server model's ``api_key_env``, when named, is set (before any call): a variable
+    named on purpose and unset (a typo) must neither send no key without a word nor let the
+    client fall back to ``$OPENAI_API_KEY`` and send that key to this model's server."""
+    for i, m in enumerate(models):
+        env = m.get("api_key_env")
+        if m.get("simulated") is not None or env is None:
+            continue
+        if not isinstance(env, str) or not env or not os.environ.get(env):
+            raise ValueError(f"The study's model {i} ({m['name']!r}): api_key_env names "
+                             f"{env!r}, which is not set (or is empty) in the environment; "
+                             "expected the name of the variable holding this server's key "
+                             "(the key itself is never read from the file)")
+
+
 def _client(model: Mapping[str, Any], contexts: pd.DataFrame, seed: int) -> Any:
     agent = model.get("simulated")
     if isinstance(agent, Mapping):   # {agent = "leaky", strength = 0.8}: the agent's options
@@ -473,7 +488,9 @@ def _client(model: Mapping[str, Any], contexts: pd.DataFrame, seed: int) -> Any:
     stop = model.get("stop")
     return OpenAIClient(
         model["name"], base_url=model["base_url"],
-        api_key=os.environ.get(model.get("api_key_env", "OPENAI_API_KEY")),
+        # "" (not None) when unset: the client must not fall back to $OPENAI_API_KEY and
+        # send that key to another server than the one it is for
+        api_key=os.environ.get(model.get("api_key_env", "OPENAI_API_KEY")) or "",
         temperature=model.get("temperature", 1.0), seed=seed,
         max_tokens=model.get("max_tokens", 48), timeout=model.get("timeout", 60.0),
         deadline=model.get("deadline"), logprobs=model.get("logprobs", False),
@@ -578,6 +595,7 @@ def run_study(config: str | os.PathLike[str] | Mapping[str, Any], *,
     coherence.report : the tests a study runs.
     """
     cfg = load_study(config)
+    _keys_iv(cfg["models"])
     out = Path(cfg["out"])
     out.mkdir(parents=True, exist_ok=True)
     paths = {"table": str(out / "table.csv"), "raw": str(out / "raw.csv"),

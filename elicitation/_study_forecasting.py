@@ -80,18 +80,27 @@ def scorable_questions(questions: pd.DataFrame, simulated_date: str) -> pd.DataF
     dates = []
     for i, value in zip(out.index, out["date"], strict=True):
         try:
-            dates.append(pd.Timestamp(str(value)))
+            day = pd.Timestamp(str(value))
         except (ValueError, TypeError):
+            day = pd.NaT
+        if pd.isna(day):   # an empty date is NaT: never before the simulated date, so asked
             raise ValueError(f"The question set's 'date' of row {i} (id "
-                             f"{out.at[i, 'id']!r}) is not a date: {value!r}") from None
+                             f"{out.at[i, 'id']!r}) is not a date: {value!r} (expected the "
+                             "date the question resolves, e.g. 31 December 2030)")
+        dates.append(day)
     out["resolves_on"] = [d.date().isoformat() for d in dates]
     resolution = out["resolution"] if "resolution" in out else pd.Series("", index=out.index)
-    outcome = pd.to_numeric(resolution.replace("", np.nan), errors="coerce")
-    bad = outcome.notna() & ~outcome.isin([0, 1])
+    empty = resolution.map(lambda v: v is None or (isinstance(v, float) and np.isnan(v))
+                           or (isinstance(v, str) and not v.strip()))
+    outcome = pd.to_numeric(resolution.where(~empty, np.nan), errors="coerce")
+    # "yes", "TRUE", "resolved": not 0 or 1, and not empty either (they were read as no
+    # resolution, the question silently left out of the scores)
+    bad = ~empty & ~outcome.isin([0, 1])
     if bad.any():
         rows = out.loc[bad, "id"].tolist()[:5]
-        raise ValueError(f"The question set's 'resolution' must be 0, 1 or empty; questions "
-                         f"{rows} have {resolution[bad].tolist()[:5]}")
+        raise ValueError(f"The question set's 'resolution' must be 0, 1 or empty; "
+                         f"{int(bad.sum())} questions are not (first: {rows} with "
+                         f"{resolution[bad].tolist()[:5]})")
     out["outcome"] = outcome
     out["text"] = [base_text(r) for r in out.to_dict("records")]
     out["excluded"] = np.where(

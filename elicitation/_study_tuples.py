@@ -79,7 +79,18 @@ def read_questions(source: Any, where: str) -> pd.DataFrame:
                          f"{', '.join(need)}, optional probability and resolution)")
     if not frame["id"].is_unique or not len(frame):
         raise ValueError(f"The question set {where} needs at least one row and unique ids")
-    frame["probability"] = pd.to_numeric(frame.get("probability", 0.5), errors="coerce")
+    given = frame["probability"] if "probability" in frame else pd.Series("", index=frame.index)
+    empty = given.map(lambda v: v is None or (isinstance(v, str) and not v.strip()))
+    numbers = pd.to_numeric(given.where(~empty, np.nan), errors="coerce")
+    # "70%" was NaN (then 0.5) and 1.5 clipped to 1 for the simulated forecaster
+    bad = ~empty & ~numbers.between(0.0, 1.0)
+    if bad.any():
+        rows = frame.loc[bad, "id"].tolist()[:5]
+        raise ValueError(f"The question set {where}'s 'probability' must be a number in "
+                         f"[0, 1] or empty; {int(bad.sum())} questions are not (first: {rows} "
+                         f"with {given[bad].tolist()[:5]})")
+    frame["probability"] = numbers.where(~empty, 0.5 if "probability" not in frame
+                                         else np.nan).astype(float)
     return frame
 
 

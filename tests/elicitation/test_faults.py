@@ -7,6 +7,7 @@ do with it; each class of fault of issue 17 has one test here.
 
 from __future__ import annotations
 
+import json
 import math
 import sqlite3
 import time
@@ -135,7 +136,51 @@ def test_credentials_in_base_url_are_refused_and_never_shown():
     assert KEY not in str(err.value)
 
 
+def test_a_key_with_a_line_break_is_refused_without_showing_it(make_server, monkeypatch):
+    # a key read from a file keeps its newline: http.client refused the header with a
+    # ValueError quoting "Bearer <key>", stored with the call in result.raw's call_error
+    for bad in (KEY + "\n", KEY + "\r\n", "sk-\x00" + KEY):
+        with pytest.raises(ValueError, match="'api_key' parameter of OpenAIClient") as info:
+            OpenAIClient("m", base_url="http://127.0.0.1:9/v1", api_key=bad)
+        assert "SECRET" not in str(info.value)
+    monkeypatch.setenv("OPENAI_API_KEY", KEY + "\n")
+    with pytest.raises(ValueError, match="line breaks") as info:
+        OpenAIClient("m", base_url="http://127.0.0.1:9/v1")
+    assert "SECRET" not in str(info.value)
+    # any other header http.client refuses is a ClientError with the key redacted
+    srv = make_server()
+    client = _client(srv)
+    client._key = KEY + "\n"
+    with pytest.raises(ClientError, match="could not be sent") as err:
+        client.complete(_request())
+    assert "SECRET" not in str(err.value) and srv.log == []
+
+
 # --------------------------------------------------------------------------- replies
+def test_a_reply_with_a_lone_surrogate_is_stored_not_a_cache_failure(make_server):
+    # "\\ud83d" (half an emoji, escaped in the JSON body) could not be written to SQLite:
+    # the run stopped with ElicitationError as if the cache were broken, and every re-run
+    # paid for the same call and stopped again
+    def behaviour(body, attempt):
+        if "number 1," not in body["messages"][-1]["content"]:
+            return Reply()
+        payload = json.dumps({"choices": [{"index": 0, "finish_reason": "stop", "message": {
+            "role": "assistant", "content": "No: 0.3\nYes: 0.7 @"}}]})
+        return Reply(body=payload.replace("@", "\\ud83d").encode())
+
+    srv = make_server(behaviour)
+    client = OpenAIClient("fake", base_url=srv.url, timeout=2)
+    result = run(make_contexts(3), client, question=QUESTION, decision=None, repetitions=1,
+                 cache=None, concurrency=1, **FAST)
+    assert len(result.data) == 3 and result.raw["parse_ok"].all()
+    assert result.raw["text"].iloc[1] == "No: 0.3\nYes: 0.7 \ufffd"
+    cache = ResponseCache(None)
+    cache.put({"key": "k", "model": "m", "template": "t", "context": "c", "prompt": "p",
+               "repetition": 0, "quantity": "q", "settings": "{}", "messages": "[]",
+               "text": "pair \ud83d\ude00 and lone \udc00"})
+    assert cache.get_many(["k"])["k"]["text"] == "pair \U0001f600 and lone \ufffd"
+
+
 def test_log_probability_of_1000_keeps_the_reply(make_server):
     lp = {"content": [{"token": "Yes", "logprob": 1000.0,
                        "top_logprobs": [{"token": "Yes", "logprob": 1000.0},

@@ -104,11 +104,52 @@ def test_k_labels():
     assert parse_probabilities("normal: 0.5", labels).reason == "missing_label"
 
 
+def test_a_label_that_ends_another_is_not_read_inside_it():
+    # "high" was also found in "very high": well-formed replies failed as duplicate_label,
+    # and a reply without "high" gave it the value of "very high"
+    labels = ("low", "high", "very high")
+    for text in ("low: 50%\nhigh: 30%\nvery high: 20%", "- low: 0.5\n- high: 0.3\n- very "
+                 "high: 0.2", "**Very High**: 0.2\n**High**: 0.3\n**Low**: 0.5"):
+        parsed = parse_probabilities(text, labels)
+        assert parsed.ok and parsed.method == "tolerant", (text, parsed.detail)
+        assert dict(parsed.values) == pytest.approx({"low": 0.5, "high": 0.3,
+                                                     "very high": 0.2})
+    missing = parse_probabilities("low: 0.8\nmedium: 0.2\nvery high: 0",
+                                  ("low", "medium", "high", "very high"))
+    assert missing.reason == "missing_label" and "'high'" in missing.detail
+    assert "high" not in missing.raw_values
+    negated = parse_probabilities("normal: 50%\nhigh: 30%\nnot high: 20%",
+                                  ("normal", "high", "not high"))
+    assert dict(negated.values) == pytest.approx({"normal": 0.5, "high": 0.3, "not high": 0.2})
+
+
 def test_labels_are_not_found_inside_words():
     # "Note" and "Nothing" must not be read as the label "No"
     parsed = parse_probabilities("Note: 0.9 is too high. Nothing else.\nYes: 0.2")
     assert parsed.method == "yes_only"
     assert parsed.values["Yes"] == pytest.approx(0.2)
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("Yes: 0.7\nNo: about 0.5", "unsupported_format"),
+        ("Yes: 0.7\nNo: ~0.5", "unsupported_format"),
+        ("No: roughly 0.5\nYes: 0.7", "unsupported_format"),
+        ("Yes: 0.7\nNo: fifty percent", "unsupported_format"),
+        ("Yes: 0.7\n**No:** N/A", "unsupported_format"),
+        ("Yes: 0.7\nNo:", "missing_label"),
+    ],
+)
+def test_yes_only_never_overrides_a_stated_no(text, reason):
+    # No was given a value that is not read: 1 - p (0.3) was reported as the model's No
+    parsed = parse_probabilities(text)
+    assert not parsed.ok and parsed.reason == reason
+    assert "'No'" in parsed.detail and dict(parsed.raw_values) == {"Yes": 0.7}
+    # no "No:" at all, or one that is negated or only a word in prose: yes_only as before
+    for fine in ("Yes: 0.7", "Yes: 0.7 (there is no strong evidence against it)",
+                 "Yes: 0.7\nNo further comment."):
+        assert parse_probabilities(fine).method == "yes_only"
 
 
 @pytest.mark.parametrize(

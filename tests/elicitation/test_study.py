@@ -243,3 +243,30 @@ def test_pairs_study_from_one_file_is_cached(tmp_path, monkeypatch):
     assert again.n_calls == 0 and again.n_cached == 36
     pd.testing.assert_frame_equal(again.report.table.reset_index(drop=True), results,
                                   check_dtype=False)
+
+
+def test_unset_api_key_env_sends_no_other_key(tmp_path, monkeypatch):
+    # api_key_env named on purpose and unset: the study refuses before any call; it used to
+    # let the client fall back to $OPENAI_API_KEY and send that key to this model's server
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-openai-PRIVATEKEY0123456789")
+    monkeypatch.delenv("OTHER_PROVIDER_KEY", raising=False)
+    srv = FakeOpenAIServer().start()
+    try:
+        cfg = {"out": "other", "model": {"name": "other", "base_url": srv.url,
+                                         "api_key_env": "OTHER_PROVIDER_KEY"},
+               "design": {"n_contexts": 2, "repetitions": 1}}
+        with pytest.raises(ValueError, match=r"model 0 \('other'\): api_key_env names "
+                                             r"'OTHER_PROVIDER_KEY', which is not set"):
+            elicitation.run_study(cfg, progress=False)
+        assert srv.auth_seen == []
+        # the model's own key, when set, is the one sent
+        monkeypatch.setenv("OTHER_PROVIDER_KEY", "other-key-42")
+        client = elicitation._study._client(cfg["model"], pd.DataFrame(), 0)
+        assert client._key == "other-key-42"
+        # no key named and none set: no key at all, never another variable's
+        monkeypatch.delenv("OPENAI_API_KEY")
+        plain = elicitation._study._client({"name": "x", "base_url": srv.url}, pd.DataFrame(), 0)
+        assert plain._key == ""
+    finally:
+        srv.stop()

@@ -131,6 +131,58 @@ def test_simulated_dates_are_read_and_spoken():
     assert spoken_date("2028-01-01") == "1 January 2028"
 
 
+def _question_set(rows):
+    import io
+
+    from elicitation._study_tuples import read_questions
+
+    text = "id,fact,date,later_date,probability,resolution\n" + "".join(
+        f"{i},the port of Q{i} is open,{date},31 December 2031,0.5,{res}\n"
+        for i, date, res in rows)
+    return read_questions(io.StringIO(text), "set.csv")
+
+
+def test_a_resolution_in_words_is_an_error_not_no_resolution():
+    # "yes" and "TRUE" were read as no resolution: the questions left out of the scores
+    qs = _question_set([("q1", "31 December 2030", "1"), ("q2", "31 December 2030", "yes"),
+                        ("q3", "31 December 2030", "TRUE"), ("q4", "31 December 2030", "")])
+    with pytest.raises(ValueError, match=re.escape(
+            "'resolution' must be 0, 1 or empty; 2 questions are not (first: ['q2', 'q3'] "
+            "with ['yes', 'TRUE'])")):
+        scorable_questions(qs, "2028-01-01")
+    ok = scorable_questions(qs[qs["id"].isin(["q1", "q4"])], "2028-01-01")
+    assert list(ok["excluded"]) == ["", "no resolution"] and ok["outcome"].iloc[0] == 1
+
+
+def test_a_reference_probability_out_of_range_or_in_percent_is_an_error():
+    # "70%" was read as NaN (a simulated forecaster then told 0.5) and 1.5 clipped to 1
+    import io
+
+    from elicitation._study_tuples import read_questions
+
+    head = "id,fact,date,later_date,probability\n"
+    rows = [f"q{i},the port of Q{i} is open,31 December 2030,31 December 2031,{p}\n"
+            for i, p in enumerate(["0.4", "70%", "1.5", "", "-0.1"])]
+    with pytest.raises(ValueError, match=re.escape(
+            "'probability' must be a number in [0, 1] or empty; 3 questions are not (first: "
+            "['q1', 'q2', 'q4'] with ['70%', '1.5', '-0.1'])")):
+        read_questions(io.StringIO(head + "".join(rows)), "set.csv")
+    ok = read_questions(io.StringIO(head + rows[0] + rows[3]), "set.csv")
+    assert ok["probability"].iloc[0] == 0.4 and np.isnan(ok["probability"].iloc[1])
+    plain = read_questions(io.StringIO("id,fact,date,later_date\n" + rows[0].rsplit(",", 1)[0]
+                                       + "\n"), "set.csv")
+    assert list(plain["probability"]) == [0.5]
+
+
+@pytest.mark.parametrize("date", ["", "nan", "soon"])
+def test_a_question_without_a_date_is_an_error_not_asked(date):
+    # an empty date was NaT, never on or before the simulated date: asked and scored
+    qs = _question_set([("q1", "31 December 2030", "1"), ("q2", date, "0")])
+    with pytest.raises(ValueError, match=re.escape(
+            f"'date' of row 1 (id 'q2') is not a date: {date!r}")):
+        scorable_questions(qs, "2028-01-01")
+
+
 @pytest.mark.parametrize(("change", "message"), [
     ({"design": {}}, "design.simulated_date"),
     ({"design": {"simulated_date": "soon"}}, "design.simulated_date"),
