@@ -56,6 +56,9 @@ __all__ = [
 
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
 
+#: the largest integer the cache stores (SQLite's signed 64-bit INTEGER)
+_INT64_MAX = 2**63 - 1
+
 
 class ClientError(RuntimeError):
     """A call failed in a way retrying will not fix (bad request, bad key, no such model)."""
@@ -422,8 +425,10 @@ class OpenAIClient:
                                          "control characters (strip the newline a key file "
                                          "ends with)", "a key holding one (not shown)"))
         self.temperature = check_float(temperature, "temperature", owner, low=0.0)
-        self.seed = None if seed is None else check_int(seed, "seed", owner, low=0)
-        self.max_tokens = check_int(max_tokens, "max_tokens", owner, low=1)
+        # the cache stores both as SQLite integers (signed 64-bit)
+        self.seed = None if seed is None else check_int(seed, "seed", owner, low=0,
+                                                         high=_INT64_MAX)
+        self.max_tokens = check_int(max_tokens, "max_tokens", owner, low=1, high=_INT64_MAX)
         self.timeout = check_float(timeout, "timeout", owner, low=0.0, low_open=True)
         self.deadline = (4.0 * self.timeout if deadline is None
                          else check_float(deadline, "deadline", owner, low=0.0, low_open=True))

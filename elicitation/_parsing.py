@@ -337,18 +337,49 @@ def _lines(text: str) -> list[str]:
     return [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
 
 
+class _Twice(tuple[Any, ...]):
+    """The values of a JSON key given twice (in any case) with different values."""
+
+    __slots__ = ()
+
+
+def _json_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object with lower-cased keys; a key given twice with different values (json
+    keeps the last without a word) maps to its values as a :class:`_Twice`."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        k = str(key).lower()
+        if k not in out:
+            out[k] = value
+        elif isinstance(out[k], _Twice):
+            out[k] = _Twice((*out[k], value))
+        elif out[k] != value or isinstance(out[k], bool) != isinstance(value, bool):
+            out[k] = _Twice((out[k], value))
+    return out
+
+
 def _json_object(text: str) -> dict[str, Any] | None:
     """The reply as a JSON object (code fences allowed) with lower-cased keys, or None."""
     stripped = text.strip().strip("`").removeprefix("json").strip()
     if not stripped.startswith("{"):
         return None
     try:
-        obj = json.loads(stripped)
+        obj = json.loads(stripped, object_pairs_hook=_json_pairs)
     except ValueError:
         return None
     if not isinstance(obj, dict):
         return None
-    return {str(k).lower(): v for k, v in obj.items()}
+    return obj
+
+
+def _json_twice(text: str, obj: dict[str, Any], labels: tuple[str, ...]) -> Parsed | None:
+    """The ``duplicate_label`` failure of a JSON reply giving a label two values, or None."""
+    for label in labels:
+        v = obj.get(label.lower())
+        if isinstance(v, _Twice):
+            return _fail(text, "duplicate_label", f"the JSON object gives {label!r} "
+                         f"{len(v)} values ({', '.join(map(repr, v))})")
+    return None
 
 
 def _rest_of_value(body: str, end: int, words: re.Pattern[str]) -> str:
@@ -410,6 +441,9 @@ def _parse_probabilities(text: Any, labels: tuple[str, ...], tol: float,
     # 2. json
     lower = _json_object(body)
     if lower is not None and all(label.lower() in lower for label in labels):
+        twice = _json_twice(text, lower, labels)
+        if twice is not None:
+            return twice
         raw = {}
         for label in labels:
             v = lower[label.lower()]
@@ -644,6 +678,9 @@ def _parse_decision(text: Any, labels: tuple[str, ...]) -> Parsed:
             return _decision(text, m1.group(1).lower(), m2.group(1).lower(), "strict")
     lower = _json_object(body)
     if lower is not None and decide_label.lower() in lower:
+        twice = _json_twice(text, lower, (decide_label, answer_label))
+        if twice is not None:
+            return twice
         d = lower[decide_label.lower()]
         a = lower.get(answer_label.lower())
         if isinstance(d, str) and d.strip().lower() in ("yes", "no"):

@@ -221,18 +221,19 @@ def load_study(config: str | os.PathLike[str] | Mapping[str, Any]) -> dict[str, 
         raise ValueError(f"The study 'kind' must be one of {', '.join(STUDY_KINDS)}; "
                          f"got {kind!r}")
     seed = raw.get("seed", 0)
-    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
-        raise ValueError(f"The study 'seed' must be a non-negative int; got {seed!r}")
+    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**63:
+        raise ValueError(f"The study 'seed' must be a non-negative int below 2**63; got "
+                         f"{seed!r}")
     seeds = raw.get("seeds")
     if seeds is not None:
         if kind != "decision":
             raise ValueError("The study's 'seeds' (one run per seed, with the between-seed "
                              f"spread) is for kind = 'decision'; got kind {kind!r}")
         if (not isinstance(seeds, list) or not seeds or len(set(seeds)) != len(seeds)
-                or not all(isinstance(x, int) and not isinstance(x, bool) and x >= 0
+                or not all(isinstance(x, int) and not isinstance(x, bool) and 0 <= x < 2**63
                            for x in seeds)):
             raise ValueError("The study's 'seeds' must be a list of distinct non-negative "
-                             f"ints; got {seeds!r}")
+                             f"ints below 2**63; got {seeds!r}")
         if "seed" in raw and raw["seed"] != seeds[0]:   # (a loaded config has both)
             raise ValueError("The study configuration names both 'seed' and 'seeds'; use one")
         seed = seeds[0]
@@ -286,7 +287,23 @@ def load_study(config: str | os.PathLike[str] | Mapping[str, Any]) -> dict[str, 
            "models": checked, "design": design, "tests": tests}
     if seeds is not None:
         cfg["seeds"] = list(seeds)
+    _clients_iv(cfg)
     return cfg
+
+
+def _clients_iv(cfg: Mapping[str, Any]) -> None:
+    """Every server model's client is made once (no call) when the file is read, so that a
+    bad setting of the last model (``temperature = -1``, ``constrained = "xml"``) stops the
+    study before the first model is asked and paid for."""
+    for i, m in enumerate(cfg["models"]):
+        if m.get("simulated") is not None:
+            continue
+        try:
+            _client(m, pd.DataFrame(), cfg["seed"])
+            if cfg["kind"] in ("pairs", "consistency"):
+                _design_client(m, cfg["seed"], None)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"The study's model {i} ({m['name']!r}): {exc}") from None
 
 
 def _designer_iv(kind: str, design: dict[str, Any]) -> None:

@@ -567,3 +567,25 @@ def test_a_negated_decision_label_is_not_read(text):
     parsed = parse_decision(text, TOOLKIT)
     assert not parsed.ok, parsed.values
     assert parsed.reason == "ambiguous", parsed.detail
+
+
+@pytest.mark.parametrize(("text", "values"), [
+    ('{"no": 0.3, "yes": 0.5, "Yes": 0.7}', "(0.5, 0.7)"),
+    ('{"No": 0.3, "Yes": 0.7, "No": 0.2}', "(0.3, 0.2)"),
+    ('{"yes": 0.5, "yes": 0.7, "YES": 0.9, "no": 0.1}', "(0.5, 0.7, 0.9)"),
+])
+def test_a_json_label_given_two_values_is_a_duplicate_not_the_last(text, values):
+    # json.loads keeps the last of a repeated key without a word: 'Yes' was read as 0.7
+    got = parse_probabilities(text, ("Yes", "No"))
+    assert not got.ok and got.reason == "duplicate_label"
+    assert values in got.detail
+
+
+def test_a_json_label_repeated_with_its_value_is_read():
+    got = parse_probabilities('{"no": 0.3, "yes": 0.7, "Yes": 0.7}', ("Yes", "No"))
+    assert got.ok and dict(got.values) == {"Yes": 0.7, "No": 0.3}
+
+
+def test_a_json_decision_given_two_answers_is_a_duplicate():
+    got = parse_decision('{"Can decide": "yes", "CAN DECIDE": "no", "Decision": "yes"}')
+    assert not got.ok and got.reason == "duplicate_label"

@@ -270,3 +270,37 @@ def test_unset_api_key_env_sends_no_other_key(tmp_path, monkeypatch):
         assert plain._key == ""
     finally:
         srv.stop()
+
+
+@pytest.mark.parametrize(("setting", "match"), [
+    ({"temperature": -1}, r"model 1 \('b'\): The 'temperature' parameter of OpenAIClient"),
+    ({"constrained": "xml"}, r"model 1 \('b'\): The 'constrained' parameter"),
+    ({"max_tokens": 2**63}, r"model 1 \('b'\): The 'max_tokens' parameter .* "
+                            r"\[1, 9223372036854775807\]"),
+    ({"design_max_tokens": 0}, r"model 1 \('b'\): The 'max_tokens' parameter"),
+])
+def test_a_bad_setting_of_the_last_model_stops_the_study_when_read(tmp_path, monkeypatch,
+                                                                    setting, match):
+    # the clients are made when the file is read: a bad setting of model 1 used to raise only
+    # after model 0 had been asked (and paid for)
+    monkeypatch.chdir(tmp_path)
+    srv = FakeOpenAIServer().start()
+    try:
+        cfg = {"kind": "pairs" if "design_max_tokens" in setting else "decision",
+               "models": [{"name": "a", "base_url": srv.url},
+                          {"name": "b", "base_url": srv.url, **setting}]}
+        with pytest.raises(ValueError, match=match):
+            elicitation.load_study(cfg)
+        with pytest.raises(ValueError, match=match):
+            elicitation.run_study({**cfg, "out": "s"}, progress=False)
+        assert srv.auth_seen == []  # no request reached the server
+    finally:
+        srv.stop()
+
+
+def test_a_seed_the_cache_cannot_store_is_refused_when_read():
+    for key, value in (("seed", 2**63), ("seeds", [1, 2**63])):
+        with pytest.raises(ValueError, match=f"'{key}' must be .* below 2\\*\\*63"):
+            elicitation.load_study({key: value, "model": {"simulated": "rational"}})
+    assert elicitation.load_study({"seed": 2**63 - 1,
+                                   "model": {"simulated": "rational"}})["seed"] == 2**63 - 1
