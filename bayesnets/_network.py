@@ -193,7 +193,10 @@ class Network:
         rounding error: the BIF files of some bundled networks print CPT
         entries rounded (in ``alarm`` and ``hepar2`` columns sum to 1 +- 1e-7),
         and without renormalising, posteriors would depend on the elimination
-        order at that level. :meth:`to_pgmpy` returns the renormalised network.
+        order at that level. Only rounding is renormalised: a column whose sum is more
+        than 1e-3 from one (a table printed to three decimals is within it), or an entry
+        that is negative or not finite, is an error naming the variable and the parent
+        states of the column. :meth:`to_pgmpy` returns the renormalised network.
         """
         cpds = {cpd.variable: cpd for cpd in model.get_cpds()}
         missing = [v for v in model.nodes() if v not in cpds]
@@ -225,6 +228,7 @@ class Network:
                             f"lists the states of its parent {p!r} as {p!r}'s own CPD does "
                             f"({list(states[p])})", listed))
                     table = np.take(table, [listed.index(x) for x in states[p]], axis=axis)
+            _check_cpt(table, v, parents[v], states)
             # BIF files print CPTs rounded (alarm's columns sum to 1 +- 1e-7): renormalise so
             # that summing out a barren variable is exactly neutral and every elimination
             # order gives the same posterior to rounding error
@@ -233,6 +237,37 @@ class Network:
             cpts[v] = table
         return cls(name=name, variables=tuple(order), states=MappingProxyType(states),
                    parents=MappingProxyType(parents), cpts=MappingProxyType(cpts))
+
+
+#: How far from one a CPT column read from pgmpy may sum and still be renormalised: rounding
+#: of printed entries (the bundled BIF files: 3e-7 at most; a table printed to three
+#: decimals: up to 1e-3), not a column that is wrong.
+_CPT_SUM_TOL = 1e-3
+
+
+def _check_cpt(table: np.ndarray, variable: str, parents: tuple[str, ...],
+               states: Mapping[str, tuple[Any, ...]]) -> None:
+    """Raise naming the variable and the parent states of every CPT column that holds a
+    negative or non-finite entry, or that sums to more than ``_CPT_SUM_TOL`` from one."""
+    flat = table.reshape(table.shape[0], -1)
+    with np.errstate(invalid="ignore"):
+        sums = flat.sum(axis=0)
+        bad = (~np.isfinite(flat).all(axis=0) | (flat < 0).any(axis=0)
+               | ~(np.abs(sums - 1.0) <= _CPT_SUM_TOL + 1e-12))
+    if not bad.any():
+        return
+    shown = []
+    for j in np.flatnonzero(bad)[:5]:
+        cfg = np.unravel_index(j, table.shape[1:]) if parents else ()
+        where = ", ".join(f"{p}={states[p][k]!r}" for p, k in zip(parents, cfg, strict=True))
+        shown.append(f"({where or 'no parents'}): sum {float(sums[j])!r}")
+    more = ", ..." if bad.sum() > 5 else ""
+    raise ValueError(param_error(
+        "model", "Network.from_pgmpy", f"a network whose CPT columns hold probabilities "
+        f"summing to one (within {_CPT_SUM_TOL}, the rounding of printed tables, which is "
+        f"renormalised); the CPD of {variable!r} has {int(bad.sum())} column(s) that do not "
+        "(divide each column by its sum yourself if that is what you mean)",
+        "; ".join(shown) + more))
 
 
 def _topological_order(nodes: list[str], parents: Mapping[str, Sequence[str]]) -> list[str]:
