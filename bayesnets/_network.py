@@ -188,15 +188,16 @@ class Network:
         """Copy a pgmpy ``DiscreteBayesianNetwork`` (with CPTs) into a :class:`Network`.
 
         A CPD that lists a parent's states in another order than the parent's own CPD
-        is read by its labels (its axis is put in the parent's order); other states are
-        an error. Each CPT column is divided by its sum, so that it sums to one to
-        rounding error: the BIF files of some bundled networks print CPT
-        entries rounded (in ``alarm`` and ``hepar2`` columns sum to 1 +- 1e-7),
-        and without renormalising, posteriors would depend on the elimination
-        order at that level. Only rounding is renormalised: a column whose sum is more
-        than 1e-3 from one (a table printed to three decimals is within it), or an entry
-        that is negative or not finite, is an error naming the variable and the parent
-        states of the column. :meth:`to_pgmpy` returns the renormalised network.
+        is read by its labels (its axis is put in the parent's order; a label given as
+        text matches a non-text state, ``'1'`` for ``1``); other states are an error.
+        Each CPT column is divided by its sum, so that it sums to one to rounding
+        error: the BIF files of some bundled networks print CPT entries rounded (in
+        ``alarm`` and ``hepar2`` columns sum to 1 +- 1e-7), and without renormalising,
+        posteriors would depend on the elimination order at that level. Only rounding
+        is renormalised: a column whose sum is more than 1e-3 from one (a table
+        printed to three decimals is within it), or an entry that is negative or not
+        finite, is an error naming the variable and the parent states of the column.
+        :meth:`to_pgmpy` returns the renormalised network.
         """
         cpds = {cpd.variable: cpd for cpd in model.get_cpds()}
         missing = [v for v in model.nodes() if v not in cpds]
@@ -221,13 +222,15 @@ class Network:
                 # silently swap the columns), and other states are an error
                 listed = list(cpd.state_names[p])
                 if listed != list(states[p]):
-                    if sorted(map(str, listed)) != sorted(map(str, states[p])) or len(
-                            set(listed)) != len(listed):
+                    # matched as text: a CPD may name the parent's state 1 as '1'
+                    text = [str(x) for x in listed]
+                    own = [str(x) for x in states[p]]
+                    if sorted(text) != sorted(own) or len(set(text)) != len(text):
                         raise ValueError(param_error(
                             "model", "Network.from_pgmpy", f"a network whose CPD of {v!r} "
                             f"lists the states of its parent {p!r} as {p!r}'s own CPD does "
                             f"({list(states[p])})", listed))
-                    table = np.take(table, [listed.index(x) for x in states[p]], axis=axis)
+                    table = np.take(table, [text.index(x) for x in own], axis=axis)
             _check_cpt(table, v, parents[v], states)
             # BIF files print CPTs rounded (alarm's columns sum to 1 +- 1e-7): renormalise so
             # that summing out a barren variable is exactly neutral and every elimination

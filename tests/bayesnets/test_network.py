@@ -242,3 +242,11 @@ def test_cpt_rounding_is_still_renormalised() -> None:
                             ["a0", "a1"])
     net = Network.from_pgmpy(model)
     np.testing.assert_allclose(net.cpts["B"][:, 0], [1 / 3, 2 / 3], rtol=1e-12)
+
+
+def test_a_cpd_naming_parent_states_as_text_is_read_by_its_labels() -> None:
+    # A's own CPD has states 0, 1; B's lists them as '1', '0': a raw "0 is not in list"
+    model = _two_node_model([[0.3], [0.7]], [[0.9, 0.2], [0.1, 0.8]], [0, 1], ["1", "0"])
+    net = Network.from_pgmpy(model)
+    np.testing.assert_array_equal(net.cpts["B"], [[0.2, 0.9], [0.8, 0.1]])
+    assert bayesnets.posterior(net, "B", {"A": 1}).iloc[0].tolist() == pytest.approx([0.9, 0.1])
