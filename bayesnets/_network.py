@@ -401,6 +401,12 @@ def _fit_iv(data: Any, edges: Any, min_support: Any) -> tuple[pd.DataFrame, list
                     nodes.append(v)
         if not nodes:
             nodes = list(df.columns)
+    unnamed = [v for v in nodes if not isinstance(v, str)]
+    if unnamed:  # every function asks for variables by name (str): refused here, not later
+        raise TypeError(param_error(
+            "edges", owner, "variables named by text (str), as every bayesnets function "
+            "asks for them (rename the columns, e.g. df.columns = df.columns.astype(str), "
+            "and name them so in the edges)", unnamed[:5]))
     require_columns(df, nodes, owner=owner)
     parents: dict[str, list[str]] = {v: [] for v in nodes}
     for a, b in edge_list:

@@ -250,3 +250,14 @@ def test_a_cpd_naming_parent_states_as_text_is_read_by_its_labels() -> None:
     net = Network.from_pgmpy(model)
     np.testing.assert_array_equal(net.cpts["B"], [[0.2, 0.9], [0.8, 0.1]])
     assert bayesnets.posterior(net, "B", {"A": 1}).iloc[0].tolist() == pytest.approx([0.9, 0.1])
+
+
+def test_fit_refuses_variables_not_named_by_text() -> None:
+    # a frame built from an array has columns 0, 1: the fitted network could not be queried
+    # (check_variable failed with a raw TypeError from str.join)
+    df = pd.DataFrame(np.random.default_rng(0).integers(0, 2, size=(20, 2)))
+    with pytest.raises(TypeError, match=r"'edges' parameter of fit must be variables named "
+                       r"by text \(str\).*astype\(str\).*; got \[0, 1\]"):
+        bayesnets.fit(df, [(0, 1)], min_support=0)
+    with pytest.raises(TypeError, match=r"named by text"):
+        bayesnets.fit(df, [], min_support=0)
