@@ -25,6 +25,7 @@ import pandas as pd
 
 from coherence._extras import require
 from coherence._validation import as_dataframe
+from coherence._validation import check_case_distinct
 from coherence._validation import check_int
 from coherence._validation import param_error
 from coherence._validation import require_columns
@@ -421,6 +422,9 @@ def _fit_iv(data: Any, edges: Any, min_support: Any) -> tuple[pd.DataFrame, list
             shown = ", ".join(repr(df.index[i]) for i in missing[:5])
             raise ValueError(f"Column '{v}' (input to fit) must not contain missing values; "
                              f"{len(missing)} offending rows (first: {shown}).")
+        if not pd.api.types.is_float_dtype(df[v].dtype):
+            # 'yes' and 'Yes ', or 1 and '1', would become two states of one category
+            check_case_distinct(df, v, owner=owner)
     if len(df) == 0:
         raise ValueError(param_error("data", owner, "a non-empty data frame", "0 rows"))
     return df, order, {v: tuple(p) for v, p in parents.items()}, min_support

@@ -261,3 +261,17 @@ def test_fit_refuses_variables_not_named_by_text() -> None:
         bayesnets.fit(df, [(0, 1)], min_support=0)
     with pytest.raises(TypeError, match=r"named by text"):
         bayesnets.fit(df, [], min_support=0)
+
+
+@pytest.mark.parametrize(("column", "values", "found"), [
+    ("smoker", ["yes", "Yes ", "no", "no"], r"'Yes ' / 'yes'"),
+    ("cough", [1, "1", 0, 0], r"'1' / 1"),
+])
+def test_fit_refuses_a_label_typed_two_ways(column: str, values: list[object],
+                                            found: str) -> None:
+    # they became two states of one category, splitting its rows and its CPT without a word
+    df = pd.DataFrame({"smoker": ["yes", "yes", "no", "no"], "cough": [1, 1, 0, 0]})
+    df[column] = pd.Series(values, dtype=object)
+    with pytest.raises(ValueError, match=rf"Column '{column}' \(input to fit\) must hold "
+                       rf"labels that differ by more than case.*{found}"):
+        bayesnets.fit(df, [("smoker", "cough")], min_support=0)
