@@ -25,6 +25,7 @@ import pandas as pd
 
 from coherence._extras import require
 from coherence._validation import as_dataframe
+from coherence._validation import check_case_distinct
 from coherence._validation import check_int
 from coherence._validation import param_error
 from coherence._validation import require_columns
@@ -188,12 +189,16 @@ class Network:
         """Copy a pgmpy ``DiscreteBayesianNetwork`` (with CPTs) into a :class:`Network`.
 
         A CPD that lists a parent's states in another order than the parent's own CPD
-        is read by its labels (its axis is put in the parent's order); other states are
-        an error. Each CPT column is divided by its sum, so that it sums to one to
-        rounding error: the BIF files of some bundled networks print CPT
-        entries rounded (in ``alarm`` and ``hepar2`` columns sum to 1 +- 1e-7),
-        and without renormalising, posteriors would depend on the elimination
-        order at that level. :meth:`to_pgmpy` returns the renormalised network.
+        is read by its labels (its axis is put in the parent's order; a label given as
+        text matches a non-text state, ``'1'`` for ``1``); other states are an error.
+        Each CPT column is divided by its sum, so that it sums to one to rounding
+        error: the BIF files of some bundled networks print CPT entries rounded (in
+        ``alarm`` and ``hepar2`` columns sum to 1 +- 1e-7), and without renormalising,
+        posteriors would depend on the elimination order at that level. Only rounding
+        is renormalised: a column whose sum is more than 1e-3 from one (a table
+        printed to three decimals is within it), or an entry that is negative or not
+        finite, is an error naming the variable and the parent states of the column.
+        :meth:`to_pgmpy` returns the renormalised network.
         """
         cpds = {cpd.variable: cpd for cpd in model.get_cpds()}
         missing = [v for v in model.nodes() if v not in cpds]
@@ -218,13 +223,16 @@ class Network:
                 # silently swap the columns), and other states are an error
                 listed = list(cpd.state_names[p])
                 if listed != list(states[p]):
-                    if sorted(map(str, listed)) != sorted(map(str, states[p])) or len(
-                            set(listed)) != len(listed):
+                    # matched as text: a CPD may name the parent's state 1 as '1'
+                    text = [str(x) for x in listed]
+                    own = [str(x) for x in states[p]]
+                    if sorted(text) != sorted(own) or len(set(text)) != len(text):
                         raise ValueError(param_error(
                             "model", "Network.from_pgmpy", f"a network whose CPD of {v!r} "
                             f"lists the states of its parent {p!r} as {p!r}'s own CPD does "
                             f"({list(states[p])})", listed))
-                    table = np.take(table, [listed.index(x) for x in states[p]], axis=axis)
+                    table = np.take(table, [text.index(x) for x in own], axis=axis)
+            _check_cpt(table, v, parents[v], states)
             # BIF files print CPTs rounded (alarm's columns sum to 1 +- 1e-7): renormalise so
             # that summing out a barren variable is exactly neutral and every elimination
             # order gives the same posterior to rounding error
@@ -233,6 +241,37 @@ class Network:
             cpts[v] = table
         return cls(name=name, variables=tuple(order), states=MappingProxyType(states),
                    parents=MappingProxyType(parents), cpts=MappingProxyType(cpts))
+
+
+#: How far from one a CPT column read from pgmpy may sum and still be renormalised: rounding
+#: of printed entries (the bundled BIF files: 3e-7 at most; a table printed to three
+#: decimals: up to 1e-3), not a column that is wrong.
+_CPT_SUM_TOL = 1e-3
+
+
+def _check_cpt(table: np.ndarray, variable: str, parents: tuple[str, ...],
+               states: Mapping[str, tuple[Any, ...]]) -> None:
+    """Raise naming the variable and the parent states of every CPT column that holds a
+    negative or non-finite entry, or that sums to more than ``_CPT_SUM_TOL`` from one."""
+    flat = table.reshape(table.shape[0], -1)
+    with np.errstate(invalid="ignore"):
+        sums = flat.sum(axis=0)
+        bad = (~np.isfinite(flat).all(axis=0) | (flat < 0).any(axis=0)
+               | ~(np.abs(sums - 1.0) <= _CPT_SUM_TOL + 1e-12))
+    if not bad.any():
+        return
+    shown = []
+    for j in np.flatnonzero(bad)[:5]:
+        cfg = np.unravel_index(j, table.shape[1:]) if parents else ()
+        where = ", ".join(f"{p}={states[p][k]!r}" for p, k in zip(parents, cfg, strict=True))
+        shown.append(f"({where or 'no parents'}): sum {float(sums[j])!r}")
+    more = ", ..." if bad.sum() > 5 else ""
+    raise ValueError(param_error(
+        "model", "Network.from_pgmpy", f"a network whose CPT columns hold probabilities "
+        f"summing to one (within {_CPT_SUM_TOL}, the rounding of printed tables, which is "
+        f"renormalised); the CPD of {variable!r} has {int(bad.sum())} column(s) that do not "
+        "(divide each column by its sum yourself if that is what you mean)",
+        "; ".join(shown) + more))
 
 
 def _topological_order(nodes: list[str], parents: Mapping[str, Sequence[str]]) -> list[str]:
@@ -363,6 +402,12 @@ def _fit_iv(data: Any, edges: Any, min_support: Any) -> tuple[pd.DataFrame, list
                     nodes.append(v)
         if not nodes:
             nodes = list(df.columns)
+    unnamed = [v for v in nodes if not isinstance(v, str)]
+    if unnamed:  # every function asks for variables by name (str): refused here, not later
+        raise TypeError(param_error(
+            "edges", owner, "variables named by text (str), as every bayesnets function "
+            "asks for them (rename the columns, e.g. df.columns = df.columns.astype(str), "
+            "and name them so in the edges)", unnamed[:5]))
     require_columns(df, nodes, owner=owner)
     parents: dict[str, list[str]] = {v: [] for v in nodes}
     for a, b in edge_list:
@@ -377,6 +422,9 @@ def _fit_iv(data: Any, edges: Any, min_support: Any) -> tuple[pd.DataFrame, list
             shown = ", ".join(repr(df.index[i]) for i in missing[:5])
             raise ValueError(f"Column '{v}' (input to fit) must not contain missing values; "
                              f"{len(missing)} offending rows (first: {shown}).")
+        if not pd.api.types.is_float_dtype(df[v].dtype):
+            # 'yes' and 'Yes ', or 1 and '1', would become two states of one category
+            check_case_distinct(df, v, owner=owner)
     if len(df) == 0:
         raise ValueError(param_error("data", owner, "a non-empty data frame", "0 rows"))
     return df, order, {v: tuple(p) for v, p in parents.items()}, min_support

@@ -30,6 +30,7 @@ from ._rng import check_rng
 from ._rng import spawn
 from ._text import text_table
 from ._validation import as_dataframe
+from ._validation import binary_column
 from ._validation import check_case_distinct
 from ._validation import check_float
 from ._validation import check_int
@@ -523,7 +524,11 @@ def _pairs_effect(iv: _PlanInput) -> float:
     if len(df) == 0:
         raise ValueError(param_error("options", "plan", f"a category with pilot pairs "
                                      f"(no row has {by} = {category!r})", opts))
-    x = brier_improvement(*(df[c].to_numpy(dtype=np.float64) for c in cols))
+    # checked here, naming the pilot's column and rows: a missing or out-of-range value
+    # would make the mean NaN, refused as an 'effect' the user never gave
+    values = [probability_column(df, c, owner="plan") for c in cols[:3]]
+    values += [binary_column(df, c, owner="plan") for c in cols[3:]]
+    x = brier_improvement(*values)
     return float(np.mean(x))
 
 

@@ -205,3 +205,73 @@ def test_a_cpd_listing_parent_states_in_another_order_is_read_by_its_labels() ->
     cpd.state_names["A"] = ["a1", "a2"]
     with pytest.raises(ValueError, match=r"CPD of 'B' lists the states of its parent 'A'"):
         Network.from_pgmpy(bad)
+
+
+def _two_node_model(a_values: list[list[float]], b_values: list[list[float]],
+                    a_states: list[object], b_lists_a: list[object]) -> object:
+    from pgmpy.factors.discrete import TabularCPD
+    from pgmpy.models import DiscreteBayesianNetwork
+
+    m = DiscreteBayesianNetwork([("A", "B")])
+    m.add_cpds(TabularCPD("A", 2, a_values, state_names={"A": a_states}),
+               TabularCPD("B", 2, b_values, evidence=["A"], evidence_card=[2],
+                          state_names={"B": ["b0", "b1"], "A": b_lists_a}))
+    return m
+
+
+@pytest.mark.parametrize(("a_values", "b_values", "got"), [
+    # columns far from summing to one were divided by their sums without a word
+    ([[0.3], [0.3]], [[0.9, 0.2], [0.1, 0.8]], r"CPD of 'A' has 1 column.*no parents\): sum 0.6"),
+    ([[0.3], [0.7]], [[0.9, 0.2], [0.3, 0.8]], r"CPD of 'B' has 1 column.*A='a0'\): sum 1.2"),
+    # an all-zero column gave NaN posteriors
+    ([[0.3], [0.7]], [[0.9, 0.0], [0.1, 0.0]], r"CPD of 'B' has 1 column.*A='a1'\): sum 0.0"),
+])
+def test_cpt_columns_not_summing_to_one_are_refused(a_values: list[list[float]],
+                                                    b_values: list[list[float]],
+                                                    got: str) -> None:
+    model = _two_node_model(a_values, b_values, ["a0", "a1"], ["a0", "a1"])
+    with pytest.raises(ValueError, match=r"from_pgmpy must be a network whose CPT columns "
+                       r"hold probabilities summing to one \(within 0.001.*" + got):
+        bayesnets.posterior(model, "A", {"B": "b0"})
+
+
+def test_cpt_rounding_is_still_renormalised() -> None:
+    # a table printed to three decimals (columns 0.999) is rounding: read, renormalised
+    third = 0.333
+    model = _two_node_model([[0.5], [0.5]], [[third, 0.5], [2 * third, 0.5]], ["a0", "a1"],
+                            ["a0", "a1"])
+    net = Network.from_pgmpy(model)
+    np.testing.assert_allclose(net.cpts["B"][:, 0], [1 / 3, 2 / 3], rtol=1e-12)
+
+
+def test_a_cpd_naming_parent_states_as_text_is_read_by_its_labels() -> None:
+    # A's own CPD has states 0, 1; B's lists them as '1', '0': a raw "0 is not in list"
+    model = _two_node_model([[0.3], [0.7]], [[0.9, 0.2], [0.1, 0.8]], [0, 1], ["1", "0"])
+    net = Network.from_pgmpy(model)
+    np.testing.assert_array_equal(net.cpts["B"], [[0.2, 0.9], [0.8, 0.1]])
+    assert bayesnets.posterior(net, "B", {"A": 1}).iloc[0].tolist() == pytest.approx([0.9, 0.1])
+
+
+def test_fit_refuses_variables_not_named_by_text() -> None:
+    # a frame built from an array has columns 0, 1: the fitted network could not be queried
+    # (check_variable failed with a raw TypeError from str.join)
+    df = pd.DataFrame(np.random.default_rng(0).integers(0, 2, size=(20, 2)))
+    with pytest.raises(TypeError, match=r"'edges' parameter of fit must be variables named "
+                       r"by text \(str\).*astype\(str\).*; got \[0, 1\]"):
+        bayesnets.fit(df, [(0, 1)], min_support=0)
+    with pytest.raises(TypeError, match=r"named by text"):
+        bayesnets.fit(df, [], min_support=0)
+
+
+@pytest.mark.parametrize(("column", "values", "found"), [
+    ("smoker", ["yes", "Yes ", "no", "no"], r"'Yes ' / 'yes'"),
+    ("cough", [1, "1", 0, 0], r"'1' / 1"),
+])
+def test_fit_refuses_a_label_typed_two_ways(column: str, values: list[object],
+                                            found: str) -> None:
+    # they became two states of one category, splitting its rows and its CPT without a word
+    df = pd.DataFrame({"smoker": ["yes", "yes", "no", "no"], "cough": [1, 1, 0, 0]})
+    df[column] = pd.Series(values, dtype=object)
+    with pytest.raises(ValueError, match=rf"Column '{column}' \(input to fit\) must hold "
+                       rf"labels that differ by more than case.*{found}"):
+        bayesnets.fit(df, [("smoker", "cough")], min_support=0)

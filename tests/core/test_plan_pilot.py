@@ -1,6 +1,7 @@
 """plan(): the pilot is validated up front, its own rows named (audit item 9)."""
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import coherence
@@ -35,3 +36,23 @@ def test_missing_context_raises(pilot):
     with pytest.raises(ValueError, match=r"Column 'context' \(input to plan\) must not contain "
                        r"missing values; 1 offending row \(first: row 0\)"):
         coherence.plan(d, **KW)
+
+
+@pytest.mark.parametrize(("value", "match"), [
+    (np.nan, r"Column 'p_a' \(input to plan\) must not contain NaN or missing values; "
+             r"1 offending row \(first: row 3\)"),
+    (70.0, r"Column 'p_a' \(input to plan\) must hold probabilities in \[0, 1\]; "
+           r"1 offending row \(first: row 3 = 70.0\)"),
+])
+def test_pairs_pilot_value_is_named_not_blamed_on_effect(value, match):
+    # the pilot's own mean improvement (effect=None) was NaN and refused as "the 'effect'
+    # parameter of pairs_power must be a finite float; got nan", a parameter never given
+    rng = np.random.default_rng(0)
+    p_a = rng.uniform(0.2, 0.8, 30)
+    d = rng.uniform(-0.2, 0.2, 30)
+    pairs = pd.DataFrame({"p_a": p_a, "p_a_given_b1": p_a + d, "p_a_given_b0": p_a - d,
+                          "a_outcome": rng.integers(0, 2, 30),
+                          "b_outcome": rng.integers(0, 2, 30), "category": "strong"})
+    pairs.loc[3, "p_a"] = value
+    with pytest.raises(ValueError, match=match):
+        coherence.plan(pairs, test="conditional_forecasting", n_contexts=20, n_sims=2, rng=0)
