@@ -195,9 +195,9 @@ class Network:
         error: the BIF files of some bundled networks print CPT entries rounded (in
         ``alarm`` and ``hepar2`` columns sum to 1 +- 1e-7), and without renormalising,
         posteriors would depend on the elimination order at that level. Only rounding
-        is renormalised: a column whose sum is more than 1e-3 from one (a table
-        printed to three decimals is within it), or an entry that is negative or not
-        finite, is an error naming the variable and the parent states of the column.
+        is renormalised: a column whose sum is more than 0.01 from one (pgmpy's own
+        ``check_model`` tolerance; a table printed to two decimals is within it), or an
+        entry that is negative or not finite, is an error naming the variable and the parent states of the column.
         :meth:`to_pgmpy` returns the renormalised network.
         """
         cpds = {cpd.variable: cpd for cpd in model.get_cpds()}
@@ -244,9 +244,9 @@ class Network:
 
 
 #: How far from one a CPT column read from pgmpy may sum and still be renormalised: rounding
-#: of printed entries (the bundled BIF files: 3e-7 at most; a table printed to three
-#: decimals: up to 1e-3), not a column that is wrong.
-_CPT_SUM_TOL = 1e-3
+#: of printed entries (the bundled BIF files: 3e-7 at most), not a column that is wrong;
+#: pgmpy's own ``check_model`` accepts columns within 0.01 (``is_valid_cpd``).
+_CPT_SUM_TOL = 0.01
 
 
 def _check_cpt(table: np.ndarray, variable: str, parents: tuple[str, ...],
