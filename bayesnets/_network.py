@@ -196,8 +196,8 @@ class Network:
         ``alarm`` and ``hepar2`` columns sum to 1 +- 1e-7), and without renormalising,
         posteriors would depend on the elimination order at that level. Only rounding
         is renormalised: a column whose sum is more than 0.01 from one (pgmpy's own
-        ``check_model`` tolerance; a table printed to two decimals is within it), or an
-        entry that is negative or not finite, is an error naming the variable and the parent states of the column.
+        ``check_model`` tolerance), or an entry that is negative or not finite, is an
+        error naming the variable and the parent states of the column.
         :meth:`to_pgmpy` returns the renormalised network.
         """
         cpds = {cpd.variable: cpd for cpd in model.get_cpds()}
