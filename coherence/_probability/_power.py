@@ -381,7 +381,8 @@ def pairs_power(
     ``n_simulations`` studies of ``n_required`` pairs, from
     :math:`N(\delta, \sigma^2)` without a pilot, or by resampling the pilot's
     improvements shifted to mean :math:`\delta` (keeping their skew and their
-    ties at zero), runs the t-test and reports the rejection rate: where it
+    ties; a pilot's zero improvements move with the rest, to
+    :math:`\delta - \bar\Delta`), runs the t-test and reports the rejection rate: where it
     falls short of ``power`` the normal theory is optimistic for data like the
     pilot's. Read it as optimistic for the default test too: on the
     validation matrix's balanced-A alternatives, where the t-test is valid, the
