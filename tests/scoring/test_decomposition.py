@@ -25,6 +25,7 @@ from coherence._scoring._decomposition import brier_projection
 from coherence._scoring._decomposition import decomposition_replicates
 from coherence._scoring._decomposition import link_clusters
 from coherence._scoring._decomposition import resolution_pivots
+from coherence._scoring._decomposition import within_pivots
 from coherence._scoring._forecast import bin_index
 from tests._reference_bootstrap_t import bootstrap_t_by_loops
 
@@ -405,17 +406,20 @@ def test_separated_outcomes_get_an_interval_around_the_resolution():
     assert row["ci_low"] < row["value"] < row["ci_high"]
 
 
-def test_resolution_weights_count_as_copies_of_clusters():
+@pytest.mark.parametrize("pivots", [resolution_pivots, within_pivots])
+def test_pivot_weights_count_as_copies_of_clusters(pivots):
+    """The resolution's and the within-bin part's pivots under cluster weights are those
+    of the table with each cluster copied as often as drawn."""
     rng = np.random.default_rng(2)
     g = np.repeat(np.arange(6), [1, 2, 3, 1, 2, 2])
     q, y = rng.uniform(size=g.size), (rng.uniform(size=g.size) < 0.5).astype(float)
     w_c = np.array([2.0, 0.0, 1.0, 3.0, 1.0, 1.0])
-    got = resolution_pivots(w_c[None, :], q, y, g, 4)[0]
+    got = pivots(w_c[None, :], q, y, g, 4)[0]
     rows = np.concatenate([np.flatnonzero(g == c) for c in range(6) for _ in range(int(w_c[c]))])
     ids = np.concatenate([[c * 10 + r] * int(np.sum(g == c)) for c in range(6)
                           for r in range(int(w_c[c]))])
     codes = np.unique(ids, return_inverse=True)[1]
-    want = resolution_pivots(np.ones((1, int(codes.max()) + 1)), q[rows], y[rows], codes, 4)[0]
+    want = pivots(np.ones((1, int(codes.max()) + 1)), q[rows], y[rows], codes, 4)[0]
     np.testing.assert_allclose(got, want, atol=1e-12)
 
 

@@ -56,20 +56,6 @@ def test_within_pivots_agree_with_loops(data, n_bins):
     assert got[0] == pytest.approx(murphy_within, abs=1e-12)
 
 
-def test_within_weights_count_as_copies_of_clusters():
-    rng = np.random.default_rng(2)
-    g = np.repeat(np.arange(6), [1, 2, 3, 1, 2, 2])
-    q, y = rng.uniform(size=g.size), (rng.uniform(size=g.size) < 0.5).astype(float)
-    w_c = np.array([2.0, 0.0, 1.0, 3.0, 1.0, 1.0])
-    got = within_pivots(w_c[None, :], q, y, g, 4)[0]
-    rows = np.concatenate([np.flatnonzero(g == c) for c in range(6) for _ in range(int(w_c[c]))])
-    ids = np.concatenate([[c * 10 + r] * int(np.sum(g == c)) for c in range(6)
-                          for r in range(int(w_c[c]))])
-    codes = np.unique(ids, return_inverse=True)[1]
-    want = within_pivots(np.ones((1, int(codes.max()) + 1)), q[rows], y[rows], codes, 4)[0]
-    np.testing.assert_allclose(got, want, atol=1e-12)
-
-
 @pytest.mark.parametrize("separated", [False, True])
 def test_within_se_is_the_delta_method_of_the_cluster_weights(separated):
     """The standard error is the clustered spread of the plug-in's derivative in each
