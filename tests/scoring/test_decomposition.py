@@ -333,24 +333,48 @@ def _resolution_by_loops(q, y, clusters, n_bins):
     return plug, plug - corr + robust(list(range(n)), ybar), (linear + quad) ** 0.5
 
 
-@settings(max_examples=30)
+def _within_by_loops(q, y, clusters, n_bins):
+    """(plug-in, debiased, se) of the within-bin part by loops over bins and clusters."""
+    k = [min(int(v * n_bins), n_bins - 1) for v in q]
+    n = len(q)
+    u = [0.0] * n
+    debiased = 0.0
+    for b in sorted(set(k)):
+        rows = [i for i in range(n) if k[i] == b]
+        qb = sum(q[i] for i in rows) / len(rows)
+        yb = sum(y[i] for i in rows) / len(rows)
+        for i in rows:
+            u[i] = (q[i] - qb) ** 2 - 2 * (q[i] - qb) * (y[i] - yb)
+        if len(rows) > 1:
+            debiased += sum(u[i] for i in rows) / (len(rows) - 1) * len(rows) / n
+    plug = sum(u) / n
+    groups = sorted(set(clusters))
+    t = {c: sum(u[i] - plug for i in range(n) if clusters[i] == c) / n for c in groups}
+    se = (len(groups) / (len(groups) - 1) * sum(x * x for x in t.values())) ** 0.5
+    return plug, debiased, se
+
+
+@pytest.mark.parametrize(("pivots", "loops", "column"), [
+    (resolution_pivots, _resolution_by_loops, 4), (within_pivots, _within_by_loops, 6)])
+@settings(max_examples=30, deadline=None)
 @given(data=st.integers(3, 30).flatmap(lambda n: st.tuples(
     st.lists(st.floats(0, 1), min_size=n, max_size=n),
     st.lists(st.integers(0, 1), min_size=n, max_size=n),
     st.lists(st.integers(0, 5), min_size=n, max_size=n))),
     n_bins=st.integers(1, 6))
-def test_resolution_pivots_agree_with_loops(data, n_bins):
+def test_pivots_agree_with_loops(pivots, loops, column, data, n_bins):
+    """The resolution's and the within-bin part's (plug-in, debiased, se) against loops over
+    bins and clusters; the plug-in is the Murphy decomposition's term."""
     q, y, g = (np.array(v) for v in data)
     codes = np.unique(g, return_inverse=True)[1]
     if codes.max() == 0:
         codes = np.arange(len(q))  # at least two clusters
-    got = resolution_pivots(np.ones((1, int(codes.max()) + 1)), q, y.astype(float), codes,
-                            n_bins)[0]
-    want = _resolution_by_loops(list(q), list(y.astype(float)), list(codes), n_bins)
+    ones = np.ones((1, int(codes.max()) + 1))
+    got = pivots(ones, q, y.astype(float), codes, n_bins)[0]
+    want = loops(list(q), list(y.astype(float)), list(codes), n_bins)
     np.testing.assert_allclose(got, want, atol=1e-12)
-    murphy_res = decomposition_replicates(np.ones((1, int(codes.max()) + 1)), q, q,
-                                          y.astype(float), codes, n_bins)[0, 4]
-    assert got[0] == pytest.approx(murphy_res, abs=1e-12)
+    murphy = decomposition_replicates(ones, q, q, y.astype(float), codes, n_bins)[0, column]
+    assert got[0] == pytest.approx(murphy, abs=1e-12)
 
 
 def _plugin_resolution(w, q, y, clusters, n_bins):

@@ -1,4 +1,4 @@
-"""brier_decomposition's within-bin part: its pivots against loops, its standard error
+"""brier_decomposition's within-bin part: its standard error
 against the derivative in each cluster's weight, and its interval on a forecaster who
 separates the outcomes (where the percentile interval sat below the population's value)."""
 
@@ -6,54 +6,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given
-from hypothesis import settings
-from hypothesis import strategies as st
 
 from coherence import brier_decomposition
 from coherence._scoring._decomposition import _within_interval
-from coherence._scoring._decomposition import decomposition_replicates
 from coherence._scoring._decomposition import within_pivots
-
-
-def _within_by_loops(q, y, clusters, n_bins):
-    """(plug-in, debiased, se) of the within-bin part by loops over bins and clusters."""
-    k = [min(int(v * n_bins), n_bins - 1) for v in q]
-    n = len(q)
-    u = [0.0] * n
-    debiased = 0.0
-    for b in sorted(set(k)):
-        rows = [i for i in range(n) if k[i] == b]
-        qb = sum(q[i] for i in rows) / len(rows)
-        yb = sum(y[i] for i in rows) / len(rows)
-        for i in rows:
-            u[i] = (q[i] - qb) ** 2 - 2 * (q[i] - qb) * (y[i] - yb)
-        if len(rows) > 1:
-            debiased += sum(u[i] for i in rows) / (len(rows) - 1) * len(rows) / n
-    plug = sum(u) / n
-    groups = sorted(set(clusters))
-    t = {c: sum(u[i] - plug for i in range(n) if clusters[i] == c) / n for c in groups}
-    se = (len(groups) / (len(groups) - 1) * sum(x * x for x in t.values())) ** 0.5
-    return plug, debiased, se
-
-
-@settings(max_examples=40, deadline=None)
-@given(data=st.integers(3, 30).flatmap(lambda n: st.tuples(
-    st.lists(st.floats(0, 1), min_size=n, max_size=n),
-    st.lists(st.integers(0, 1), min_size=n, max_size=n),
-    st.lists(st.integers(0, 5), min_size=n, max_size=n))),
-    n_bins=st.integers(1, 6))
-def test_within_pivots_agree_with_loops(data, n_bins):
-    q, y, g = (np.array(v) for v in data)
-    codes = np.unique(g, return_inverse=True)[1]
-    if codes.max() == 0:
-        codes = np.arange(len(q))  # at least two clusters
-    ones = np.ones((1, int(codes.max()) + 1))
-    got = within_pivots(ones, q, y.astype(float), codes, n_bins)[0]
-    want = _within_by_loops(list(q), list(y.astype(float)), list(codes), n_bins)
-    np.testing.assert_allclose(got, want, atol=1e-12)
-    murphy_within = decomposition_replicates(ones, q, q, y.astype(float), codes, n_bins)[0, 6]
-    assert got[0] == pytest.approx(murphy_within, abs=1e-12)
 
 
 @pytest.mark.parametrize("separated", [False, True])
