@@ -487,7 +487,9 @@ def ci_test(
         than the repetitions per context (fine belief grids, continuous or
         context-mean beliefs): the nearest neighbours are then mostly the
         row's own repetitions, which share its outcome, and the estimate is
-        biased towards 0. The p-value stays valid; power is lost.
+        biased towards 0. The p-value stays valid; power is lost. Also when the
+        resampled estimates of the interval are all equal (a handful of contexts):
+        the interval is then NaN, not a point.
     DegenerateDataWarning
         When the action or the outcome is constant, and when no valid
         permutation test exists (every unit alone in its evidence stratum or
@@ -681,7 +683,24 @@ def _context_interval(prep: Prepared, k: int, design: _Design, b_prob: np.ndarra
             low, high = centre - scale * d_high, centre - scale * d_low
         else:
             low = high = float("nan")
+    if np.isfinite(low) and _no_spread(res) and not _trivial(design):
+        warnings.warn("ci_test: the interval's resampled estimates (samples of the "
+                      f"{n_groups} contexts) are all equal, so they show no spread; the "
+                      "confidence interval is NaN, not a point.",
+                      SmallSampleWarning, stacklevel=4)
+        low = high = float("nan")
     return float(low), float(high), res
+
+
+def _no_spread(res: np.ndarray) -> bool:
+    """Whether the finite resampled estimates ``res`` take a single value (or none)."""
+    finite = res[np.isfinite(res)]
+    return finite.size == 0 or bool(np.ptp(finite) == 0.0)
+
+
+def _trivial(design: _Design) -> bool:
+    """The action or the outcome is constant: the CMI is 0 and the interval the point 0."""
+    return len(np.unique(design.action)) < 2 or len(np.unique(design.outcome)) < 2
 
 
 def _moves(prep: Prepared, k: int, permute: str, stated_prob: np.ndarray, cond_perm: np.ndarray,

@@ -53,6 +53,11 @@ from ._permutation import permutations_within
 __all__ = ["ConsistencyResult", "prompt_consistency"]
 
 _OWNER = "prompt_consistency"
+
+#: fewest contexts behind a bootstrap-t p-value: with 2-4 the cluster bootstrap has 3-35
+#: distinct resamples and rejected a true null 0.34, 0.21 and 0.09 of the time at 0.05
+#: (noisy rational agent, 3 repetitions); from 5 contexts, 0.035-0.04
+MIN_TEST_CONTEXTS = 5
 TABLE_COLUMNS: tuple[str, ...] = (
     "prompt", "n_obs", "n_contexts", "std", "std_ci_low", "std_ci_high", "rmse_reference",
     "rmse_reference_ci_low", "rmse_reference_ci_high", "shift", "shift_ci_low",
@@ -255,7 +260,8 @@ def studentized_draws(values: np.ndarray, weights: np.ndarray, confidence_level:
     :math:`t_{n-1}` quantile), the number of contexts used, :math:`T` and the draws
     :math:`T^*` (for a max-T or min-p combination). ``two_sided``: the test of
     "mean = 0" instead, on :math:`|T|` and :math:`|T^*|` (symmetric bootstrap-t),
-    and those are returned.
+    and those are returned. With fewer than ``MIN_TEST_CONTEXTS`` contexts the
+    p-value, :math:`T` and the draws are NaN (the interval stays).
     """
     ok = ~np.isnan(values)
     x = values[ok]
@@ -285,6 +291,8 @@ def studentized_draws(values: np.ndarray, weights: np.ndarray, confidence_level:
         null = (abs(mean) if two_sided else mean) <= 1e-12
         pvalue = 1.0 if null else 1.0 / (1.0 + len(tb))
         t_obs = math.inf if not null else (0.0 if two_sided else -math.inf)
+        if n < MIN_TEST_CONTEXTS:
+            return mean, math.nan, mean, mean, n, math.nan, np.full(len(tb), np.nan)
         return mean, pvalue, mean, mean, n, t_obs, np.zeros(len(tb))
     t_obs = mean / se
     if two_sided:
@@ -297,6 +305,8 @@ def studentized_draws(values: np.ndarray, weights: np.ndarray, confidence_level:
     # understates the tails of T (20 contexts: coverage 0.924 -> 0.939)
     t_q = float(student_t.ppf(1.0 - alpha / 2.0, n - 1))
     q_lo, q_hi = min(float(q_lo), -t_q), max(float(q_hi), t_q)
+    if n < MIN_TEST_CONTEXTS:  # too few contexts for a bootstrap-t p-value
+        pvalue, t_obs, tb_test = math.nan, math.nan, np.full(len(tb), np.nan)
     return mean, pvalue, mean - q_hi * se, mean - q_lo * se, n, t_obs, tb_test
 
 
@@ -732,7 +742,9 @@ def prompt_consistency(
     the data and the other resamples (Westfall and Young's min-p), so the
     combination has the level of its parts. A resample of one distinct value
     (heaped or clipped beliefs) has no spread: its deviation is divided by the
-    data's standard error instead. Intervals of the RMSEs are bootstrap-t
+    data's standard error instead. A statistic seen in fewer than five contexts has no
+    bootstrap-t p-value (NaN; with 2-4 contexts the bootstrap rejected a true null up to a
+    third of the time). Intervals of the RMSEs are bootstrap-t
     intervals of the mean of :math:`h` (or of the squared differences for
     ``rmse="paper"``), mapped through the square root (clipped at 0).
 
@@ -816,8 +828,9 @@ def prompt_consistency(
     pv = pv[~np.isnan(pv)]
     if len(pv) == 0:
         warnings.warn(f"{_OWNER}: no variant could be tested under alternative={alt!r} (the "
-                      "shift needs two contexts seen under both prompts, the disagreement two "
-                      "contexts with two or more repetitions under both); pvalue is NaN.",
+                      f"shift needs {MIN_TEST_CONTEXTS} contexts seen under both prompts, the "
+                      f"disagreement {MIN_TEST_CONTEXTS} contexts with two or more repetitions "
+                      "under both); pvalue is NaN.",
                       SmallSampleWarning, stacklevel=2)
     pvalue = _overall_pvalue(iv["method"], pv, draws, kinds)
     mean = cells.mean

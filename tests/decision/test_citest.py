@@ -172,6 +172,24 @@ def test_constant_action_warns(rational):
         coherence.ci_test(data, n_resamples=9, rng=0)
 
 
+
+@pytest.mark.parametrize("ci_method", ["debiased", "subsampling"])
+def test_interval_without_spread_is_nan_with_a_warning(ci_method):
+    # 5 contexts x 1 repetition: half-samples of 2 rows give one estimate, and the interval
+    # was a point (here [0.2045, 0.2045] around an estimate of 0.333), without a word
+    data = coherence.simulate("rational", n_contexts=5, n_repetitions=1, rng=1).data
+    with pytest.warns(SmallSampleWarning, match="resampled estimates .* are all equal"):
+        res = coherence.ci_test(data, ci_method=ci_method, n_resamples=99, rng=0)
+    assert np.isnan(res.confidence_interval.low) and np.isnan(res.confidence_interval.high)
+    assert np.isfinite(res.statistic) and np.isfinite(res.pvalue)
+
+
+def test_trivial_interval_stays_the_point_zero(rational):
+    data = rational.assign(action="yes")
+    with pytest.warns(DegenerateDataWarning, match="constant"):
+        res = coherence.ci_test(data, n_resamples=9, rng=0)
+    assert (res.confidence_interval.low, res.confidence_interval.high) == (0.0, 0.0)
+
 # --------------------------------------------------------------------------- validation
 @pytest.mark.parametrize(("kwargs", "error", "message"), [
     ({"method": "exact"}, ValueError,
@@ -425,9 +443,10 @@ def test_auto_k_follows_the_design():
 
 def test_no_valid_test_gives_nan_and_a_warning(rational):
     data = rational.assign(patient=rational["context"].astype(str))
-    with pytest.warns(DegenerateDataWarning, match="no valid permutation test"):
+    with (pytest.warns(DegenerateDataWarning, match="no valid permutation test"),
+          pytest.warns(SmallSampleWarning, match="resampled estimates .* are all equal")):
         res = coherence.ci_test(data, evidence=["patient"], n_resamples=19, rng=0)
-    assert math.isnan(res.pvalue)
+    assert math.isnan(res.pvalue) and math.isnan(res.confidence_interval.low)
     ids = rational.assign(row_id=np.arange(len(rational)))
     with pytest.warns(DegenerateDataWarning, match="no valid permutation test"):
         res = coherence.ci_test(ids, evidence=["row_id"], n_resamples=19, rng=0)

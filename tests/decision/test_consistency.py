@@ -562,3 +562,25 @@ def test_context_means_are_indexed_by_the_contexts():
     assert means.index.name == "context" and set(means.index) == set(data["context"])
     one = data[(data["context"] == "case-3") & (data["prompt"] == "standard")]
     assert means.loc["case-3", "standard"] == pytest.approx(one["belief"].mean())
+
+
+
+@pytest.mark.parametrize("n_contexts", [2, 3, 4])
+def test_too_few_contexts_for_a_bootstrap_t_pvalue(n_contexts):
+    # a true null (one noisy agent under both prompts): with 2-4 contexts the cluster
+    # bootstrap-t rejected 0.34, 0.21 and 0.09 of such studies at 0.05 (the first two
+    # contexts of this one got p = 0.005)
+    study = coherence.simulate(coherence.Agent.rational(report_noise=0.05), n_contexts=30,
+                               n_repetitions=3, prompts=("standard", "mse"), rng=2).data
+    data = study[study["context"] < n_contexts]
+    with pytest.warns(coherence.SmallSampleWarning, match="shift needs 5 contexts"):
+        res = prompt_consistency(data, n_resamples=199, rng=0)
+    assert np.isnan(res.pvalue)
+    row = res.table.set_index("prompt").loc["mse"]
+    assert np.isnan(row["pvalue_shift"]) and np.isnan(row["pvalue_disagreement"])
+    assert np.isfinite(row["shift_ci_low"]) and np.isfinite(row["shift_ci_high"])
+    # five contexts are tested; the within-context permutation has no such floor
+    assert np.isfinite(prompt_consistency(study[study["context"] < 5], n_resamples=199,
+                                          rng=0).pvalue)
+    assert np.isfinite(prompt_consistency(data, method="permutation", n_resamples=199,
+                                          rng=0).pvalue)

@@ -170,3 +170,20 @@ def test_question_scores_shares_forecast_scores_accuracy_interval():
         assert got.loc[name, "accuracy"] == pytest.approx(fs.loc[name, "accuracy"])
         for end in ("accuracy_ci_low", "accuracy_ci_high"):
             assert got.loc[name, end] == pytest.approx(fs.loc[name, end], rel=1e-12)
+
+
+@pytest.mark.parametrize("skew", [True, False])
+def test_compare_all_tied_interval_inverts_the_test(skew):
+    """Scores tied on every question: p = 1, and the interval is the test's inversion,
+    unbounded where 5 or fewer questions leave the sign flips no p-value below 0.0625
+    (it was [0, 0] whatever their number), the point 0 from 6 on."""
+    for n_q, finite in ((3, False), (5, False), (6, True)):
+        y = np.arange(n_q) % 2
+        rows = [{"model": m, "question": f"q{i}", "outcome": y[i],
+                 "probability": 0.5 + (0.1 + 0.05 * i + 0.1 * (m == "a")) * (y[i] - 0.5)}
+                for m in "ab" for i in range(n_q)]
+        res = forecast_scores(pd.DataFrame(rows), timestamp=None, n_resamples=9, rng=0)
+        cmp = res.compare("a", "b", metric="accuracy", skew_correction=skew, rng=0)
+        assert (cmp.table["difference"] == 0).all() and cmp.pvalue == 1.0
+        ci = cmp.confidence_interval
+        assert (ci.low, ci.high) == ((0.0, 0.0) if finite else (-np.inf, np.inf))
