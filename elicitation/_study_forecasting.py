@@ -27,6 +27,7 @@ from ._engine import common_iv
 from ._options import study_options
 from ._study_tuples import ask_probabilities
 from ._study_tuples import base_text
+from ._study_tuples import blank_cells
 from ._study_tuples import study_questions
 from ._templates import Template
 from ._templates import get_template
@@ -90,8 +91,7 @@ def scorable_questions(questions: pd.DataFrame, simulated_date: str) -> pd.DataF
         dates.append(day)
     out["resolves_on"] = [d.date().isoformat() for d in dates]
     resolution = out["resolution"] if "resolution" in out else pd.Series("", index=out.index)
-    empty = resolution.map(lambda v: v is None or (isinstance(v, float) and np.isnan(v))
-                           or (isinstance(v, str) and not v.strip()))
+    empty = blank_cells(resolution)
     outcome = pd.to_numeric(resolution.where(~empty, np.nan), errors="coerce")
     # "yes", "TRUE", "resolved": not 0 or 1, and not empty either (they were read as no
     # resolution, the question silently left out of the scores)

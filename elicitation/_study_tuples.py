@@ -66,6 +66,12 @@ def demo_questions() -> pd.DataFrame:
     return read_questions(io.StringIO(text), "demo_questions.csv")
 
 
+def blank_cells(column: pd.Series) -> pd.Series:
+    """Which cells of a question-set column hold nothing: None, NaN or blank text."""
+    return column.map(lambda v: v is None or (isinstance(v, float) and np.isnan(v))
+                      or (isinstance(v, str) and not v.strip())).astype(bool)
+
+
 def read_questions(source: Any, where: str) -> pd.DataFrame:
     """A base-question table from a CSV (lines starting with ``#`` are comments)."""
     lines = [line for line in (source.read() if hasattr(source, "read")
@@ -80,7 +86,7 @@ def read_questions(source: Any, where: str) -> pd.DataFrame:
     if not frame["id"].is_unique or not len(frame):
         raise ValueError(f"The question set {where} needs at least one row and unique ids")
     given = frame["probability"] if "probability" in frame else pd.Series("", index=frame.index)
-    empty = given.map(lambda v: v is None or (isinstance(v, str) and not v.strip()))
+    empty = blank_cells(given)
     numbers = pd.to_numeric(given.where(~empty, np.nan), errors="coerce")
     # "70%" was NaN (then 0.5) and 1.5 clipped to 1 for the simulated forecaster
     bad = ~empty & ~numbers.between(0.0, 1.0)

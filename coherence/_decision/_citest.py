@@ -804,7 +804,7 @@ def _ci_test(design: _Design, opt: dict[str, Any], gen: np.random.Generator) -> 
                     disc={"x": design.action, "y": design.outcome, "z": design.ev_disc})
     k = _auto_k(cond, groups) if opt["k"] == "auto" else opt["k"]
     statistic = estimate(prep, k)
-    if len(np.unique(design.action)) < 2 or len(np.unique(design.outcome)) < 2:
+    if _trivial(design):
         warnings.warn("ci_test: the action or the outcome is constant; the conditional "
                       "mutual information is 0 and the test is trivial.",
                       DegenerateDataWarning, stacklevel=3)

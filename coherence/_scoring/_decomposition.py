@@ -170,8 +170,11 @@ def brier_projection(worlds: np.ndarray, forecasts: np.ndarray, *,
         p = f[r]
         if _is_coherent(tw, rw, p, tol):
             continue
-        out[r] = _hull_projection(tw, p) if unconditional else _conditional_projection(
+        projected = _hull_projection(tw, p) if unconditional else _conditional_projection(
             tw, rw, p)
+        # a mixture of 0/1 worlds lies in [0, 1]; the solvers' rounding can put it at
+        # 1 + 2e-16, which every later use (bins, calibration_error) would refuse or misbin
+        out[r] = np.clip(projected, 0.0, 1.0)
     return out
 
 
@@ -283,19 +286,18 @@ def within_pivots(weights: np.ndarray, q: np.ndarray, y: np.ndarray, clusters: n
         return np.bincount(cell, weights=values, minlength=size).reshape(n_groups, n_bins)
 
     m_gk, q_gk, y_gk = per_bin(np.ones_like(q)), per_bin(q), per_bin(y)
-    n_k = weights @ m_gk
+    n_k, sq_k, sy_k = weights @ m_gk, weights @ q_gk, weights @ y_gk
     n = n_k.sum(axis=1)
     safe = np.where(n_k > 0, n_k, 1.0)
-    qb, yb = (weights @ q_gk) / safe, (weights @ y_gk) / safe
+    qb, yb = sq_k / safe, sy_k / safe
     # u summed over a cluster's forecasts (B, G): sum q^2 - 2 q y, then the bins' means
     u_g = (np.bincount(clusters, weights=q * q - 2.0 * q * y, minlength=n_groups)[None, :]
            + (2.0 * yb) @ q_gk.T + (2.0 * qb) @ y_gk.T - (2.0 * qb) @ q_gk.T
            + (qb * qb - 2.0 * qb * yb) @ m_gk.T)
     plug = np.sum(weights * u_g, axis=1) / n
     # per bin, n_k times its within variance less twice its covariance
-    u_k = (weights @ per_bin(q * q - 2.0 * q * y) + 2.0 * yb * (weights @ q_gk)
-           + 2.0 * qb * (weights @ y_gk) - 2.0 * qb * (weights @ q_gk)
-           + (qb * qb - 2.0 * qb * yb) * n_k)
+    u_k = (weights @ per_bin(q * q - 2.0 * q * y) + 2.0 * yb * sq_k + 2.0 * qb * sy_k
+           - 2.0 * qb * sq_k + (qb * qb - 2.0 * qb * yb) * n_k)
     debiased = np.sum(np.where(n_k > 1, u_k * n_k / np.maximum(n_k - 1.0, 1.0), 0.0),
                       axis=1) / n
     t = (u_g - plug[:, None] * m_gk.sum(axis=1)[None, :]) / n[:, None]
@@ -480,6 +482,19 @@ def _component_intervals(boot: np.ndarray, mean_outcome: np.ndarray,
 _FLAT_SE = 1e-12
 
 
+def _studentized(point: np.ndarray, pivots: np.ndarray,
+                 confidence_level: float) -> tuple[float, float] | None:
+    """Bootstrap-t interval (:func:`studentized_interval`) around a debiased term:
+    ``point`` the sample's (plug-in, debiased, se), ``pivots`` the resamples' (debiased,
+    se). A standard error within rounding of 0 is 0: a resample's then takes the sample's
+    place in its pivot, and with the sample's 0 there is no interval (None)."""
+    plug, debiased, se = (float(v) for v in point)
+    if se <= _FLAT_SE:
+        return None
+    rse = np.where(pivots[:, 1] > _FLAT_SE, pivots[:, 1], 0.0)
+    return studentized_interval(debiased, plug, se, pivots[:, 0], rse, confidence_level)
+
+
 def _resolution_interval(point: np.ndarray, pivots: np.ndarray,
                          confidence_level: float) -> tuple[float, float]:
     """Bootstrap-t interval (:func:`studentized_interval`) of the population resolution
@@ -489,13 +504,9 @@ def _resolution_interval(point: np.ndarray, pivots: np.ndarray,
     resolution is flat to first order: one bin, or bins that each hold one outcome with
     the outcomes balanced), and a resample's then takes the sample's place in its pivot;
     with the sample's 0, the percentile interval of the resamples' debiased values."""
-    plug, debiased, se = (float(v) for v in point)
-    if se <= _FLAT_SE:
-        low, high = percentile_interval(pivots[:, 0], confidence_level)
-    else:
-        rse = np.where(pivots[:, 1] > _FLAT_SE, pivots[:, 1], 0.0)
-        low, high = studentized_interval(debiased, plug, se, pivots[:, 0], rse,
-                                         confidence_level)
+    interval = _studentized(point, pivots, confidence_level)
+    low, high = (percentile_interval(pivots[:, 0], confidence_level) if interval is None
+                 else interval)
     return low, min(high, 0.25)
 
 
@@ -510,12 +521,10 @@ def _within_interval(percentile: tuple[float, float], point: np.ndarray, pivots:
     only the debiased, studentized interval reaches the population's value
     (docs/brier_decomposition.md). A standard error within rounding of 0 leaves the
     percentile interval."""
-    plug, debiased, se = (float(v) for v in point)
-    if se <= _FLAT_SE:
+    interval = _studentized(point, pivots, confidence_level)
+    if interval is None:
         return percentile
-    rse = np.where(pivots[:, 1] > _FLAT_SE, pivots[:, 1], 0.0)
-    low, high = studentized_interval(debiased, plug, se, pivots[:, 0], rse, confidence_level)
-    return min(low, percentile[0]), max(high, percentile[1])
+    return min(interval[0], percentile[0]), max(interval[1], percentile[1])
 
 
 def _reliability_interval(q: np.ndarray, y: np.ndarray, clusters: np.ndarray, n_bins: int,
@@ -530,8 +539,7 @@ def _reliability_interval(q: np.ndarray, y: np.ndarray, clusters: np.ndarray, n_
 
     if q.size < 2:  # no interval from a single forecast
         return math.nan, math.nan
-    # a projection is a mixture of 0/1 worlds, in [0, 1] but for rounding (1 + 2e-16)
-    table = pd.DataFrame({"probability": np.clip(q, 0.0, 1.0), "outcome": y,
+    table = pd.DataFrame({"probability": q, "outcome": y,
                           "cluster": clusters})
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SmallSampleWarning)

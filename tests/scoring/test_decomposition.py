@@ -455,10 +455,15 @@ def test_a_single_forecast_has_no_reliability_interval():
     assert table.loc["reliability", "value"] == pytest.approx(0.49)
 
 
-def test_reliability_interval_takes_a_projection_one_ulp_above_1():
-    q = np.array([1 + 2e-16, 0.5, 0.2, -1e-17])
-    low, high = _reliability_interval(q, np.array([1.0, 0.0, 1.0, 0.0]), np.arange(4), 10,
-                                      50, 0.95, np.random.default_rng(0))
+def test_projections_stay_in_0_1_and_get_a_reliability_interval():
+    # the solvers' rounding put a projection at 1 + 2e-16 (the 'but' set below, in one
+    # test order); brier_projection clips it, so the reliability interval, which refuses
+    # probabilities outside [0, 1], takes every projection
+    q = brier_projection(possible_worlds("but"), np.array([[0.78125, 0.875, 0.875]]))
+    assert np.all((q >= 0.0) & (q <= 1.0))
+    q = np.concatenate([q[0], [1.0, 0.5, 0.2, 0.0]])
+    low, high = _reliability_interval(q, np.array([1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0]),
+                                      np.arange(7), 10, 50, 0.95, np.random.default_rng(0))
     assert np.isfinite([low, high]).all() and low <= high
 
 
