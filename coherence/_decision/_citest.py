@@ -759,10 +759,30 @@ def _bootstrap_result(prep: Prepared, k: int, groups: np.ndarray, statistic: flo
         null_distribution=np.empty(0), resample_distribution=boot, **common)
 
 
-#: Below this many contexts the permutation p-value was measured liberal at alpha 0.05 (a
-#: rational agent, 3 repetitions, 199 permutations: 0.12 at 5 contexts, 0.08-0.09 at 10,
-#: 0.05 at 20; the validation matrix's smallest design is 30 x 5): warned.
-FEW_CONTEXTS = 20
+#: Below this many contexts ``test_statistic='auto'`` is the regression-adjusted statistic:
+#: the plug-in one, whose permutation blocks then merge contexts of distant beliefs, was
+#: measured liberal there (rational studies, 199 permutations, alpha 0.05: 0.073 at 15 x 3
+#: on the 0.05 grid, 0.082 at 20 x 3 and 0.065-0.068 at 30 x 5 and 30 x 10 with
+#: continuous beliefs, 0.08 at 10 x 5 with beliefs varying within contexts; 0.049 at
+#: 40 x 5; the regression-adjusted one 0.038-0.058 on the same studies; docs/cmi.md).
+SMALL_STUDY = 40
+
+
+def _resolve_statistic(name: str, n_groups: int, n_values: int) -> str:
+    """The statistic ``test_statistic`` names for a study of ``n_groups`` contexts and
+    ``n_values`` conditioning values (the belief and continuous evidence); an explicit
+    statistic other than the regression-adjusted one is warned below ``SMALL_STUDY``."""
+    if name == "auto":
+        return ("regression" if n_groups < SMALL_STUDY
+                else "combined" if n_values > 1 else "plugin")
+    if name != "regression" and n_groups < SMALL_STUDY:
+        warnings.warn(f"ci_test: {n_groups} contexts (< {SMALL_STUDY}) with "
+                      f"test_statistic={name!r}: with few contexts its permutation p-value "
+                      "was measured liberal (a true null rejected 0.073-0.082 of the time at "
+                      "15-20 contexts, alpha 0.05), as the blocks merge contexts of distant "
+                      "beliefs; test_statistic='auto' uses the regression-adjusted one "
+                      "there.", SmallSampleWarning, stacklevel=4)
+    return name
 
 
 def _ci_test(design: _Design, opt: dict[str, Any], gen: np.random.Generator) -> CITestResult:
@@ -809,12 +829,6 @@ def _ci_test(design: _Design, opt: dict[str, Any], gen: np.random.Generator) -> 
                       "mutual information is 0 and the test is trivial.",
                       DegenerateDataWarning, stacklevel=3)
     _warn_if_neighbours_within_contexts(z_cont, design.ev_disc, groups, k)
-    if opt["method"] != "bootstrap" and n_groups < FEW_CONTEXTS:
-        warnings.warn(f"ci_test: {n_groups} contexts (< {FEW_CONTEXTS}); with few contexts "
-                      "the permutation p-value was measured liberal (a true null rejected "
-                      "0.12 of the time at 5 contexts x 3 repetitions, 0.08-0.09 at 10 x 3, "
-                      "0.05 at 20 x 3, alpha 0.05): read a p-value near alpha as weaker "
-                      "evidence than it states.", SmallSampleWarning, stacklevel=3)
     B = opt["n_resamples"]
     level = opt["confidence_level"]
     common = {"n_obs": n, "k": k, "n_resamples": B, "n_contexts": n_groups,
@@ -838,9 +852,7 @@ def _ci_test(design: _Design, opt: dict[str, Any], gen: np.random.Generator) -> 
         permute = ("outcomes" if outcome_constant
                    else "contexts" if cond_constant else "rows")
     seeds = kernel_seeds(gen, B)
-    test_statistic = opt["test_statistic"]
-    if test_statistic == "auto":  # with continuous evidence, with the regression-adjusted one
-        test_statistic = "combined" if z_cont.shape[1] > 1 else "plugin"
+    test_statistic = _resolve_statistic(opt["test_statistic"], n_groups, z_cont.shape[1])
     # the pooled plug-in statistic sees what a block of distinct values leaves between
     # action and outcome: its blocks keep tie runs exact (validation_ci.md); with
     # continuous evidence the blocks are median splits on every value, ties or not
@@ -854,10 +866,17 @@ def _ci_test(design: _Design, opt: dict[str, Any], gen: np.random.Generator) -> 
     else:
         observed, null, n_strata = permutation_statistic(
             test_statistic, cond_perm, groups, design.action, design.outcome, moves, B, gen)
-    if movable == 0 or not np.isfinite(statistic):
+    # the regression-adjusted statistic is 0 on the data and every copy where its basis
+    # explains every context's outcome (few contexts, each alone in its belief level)
+    blind = (test_statistic == "regression" and not _trivial(design) and observed == 0.0
+             and not np.any(null))
+    if movable == 0 or blind or not np.isfinite(statistic):
         why = ("no two units share a block (every unit is alone in its evidence stratum "
                "or conditioning value)" if movable == 0 else "the estimate is undefined "
-               "(no row has a neighbour with its discrete values)")
+               "(no row has a neighbour with its discrete values)" if not blind else
+               "the regression-adjusted statistic is 0 on the data and on every permuted "
+               "copy (each conditioning level holds one context, whose outcome the "
+               "adjustment explains)")
         warnings.warn(f"ci_test: no valid permutation test exists for these data: {why}. "
                       "The p-value is NaN; coarser evidence or more contexts per stratum "
                       "are needed.", DegenerateDataWarning, stacklevel=3)

@@ -127,9 +127,9 @@ def test_the_matrix_records_the_counting_rule_on_the_same_studies(monkeypatch):
     from benchmarks import validate_citest as matrix
 
     monkeypatch.setattr(matrix, "_SINK", [])
-    size = matrix.size_section(4, 19, None, ["small study: 30 x 5"])
+    size = matrix.size_section(4, 19, None, ["small study: 10 x 3"])
     power = matrix.power_section(3, 19, None, ["small study: 30 x 5, 0.05 grid"])
-    assert [r["design"] for r in size] == ["small study: 30 x 5"]
+    assert [r["design"] for r in size] == ["small study: 10 x 3, 0.05 grid"]
     assert len(power) == 2 and all(r["power_counting_ties"]["n"] == 3 for r in power)
     assert size[0]["size_counting_ties"]["n"] + size[0]["n_nan_pvalue"] == 4
     for row, key, counted in [(size[0], "size", "size_counting_ties"),
@@ -148,8 +148,8 @@ def test_the_matrix_runs_both_tests_on_the_same_studies(monkeypatch):
     from benchmarks import validate_citest as matrix
 
     monkeypatch.setattr(matrix, "_SINK", [])
-    rows = matrix.competitor_section(2, 2, 9, None, ["small study"])
-    assert [r["kind"] for r in rows] == ["size", "power", "power", "power", "power"]
+    rows = matrix.competitor_section(2, 2, 9, None, ["small study: 30 x 5, continuous"])
+    assert [r["kind"] for r in rows] == ["size", "power", "power"]
     assert all(r["ci_test"]["n"] == r["competitor"]["n"] == r["competitor_g"]["n"] == 2
                for r in rows)
     assert rows[0]["exact_cmi"] == 0.0 and rows[1]["exact_cmi"] > 0.05
