@@ -54,11 +54,12 @@ from .._warnings import NotCalibratedWarning
 from .._warnings import SmallSampleWarning
 from .._warnings import TiesWarning
 from ._monotone_isotonic import belief_windows
-from ._monotone_isotonic import context_strata
 from ._monotone_isotonic import isotonic_lr_test
 from ._monotone_isotonic import min_pvalue
+from ._monotone_isotonic import not_testable
 from ._monotone_isotonic import permutation_null
 from ._monotone_isotonic import quantile_bins
+from ._monotone_isotonic import untestable_note
 from ._monotone_local import MIN_CONTEXTS
 from ._monotone_local import LocalComparisons
 from ._monotone_local import local_calibration
@@ -228,22 +229,6 @@ def _adjust(p: np.ndarray, how: str) -> np.ndarray:
     return adjust_pvalues(p, how)
 
 
-def _not_testable(belief: np.ndarray, first: np.ndarray, groups: np.ndarray,
-                  labels: tuple[str, str], window: np.ndarray | None = None) -> str:
-    """Why the pair's global test cannot be run ('' when it can)."""
-    never = [repr(a) for a, n in zip(labels, (first.sum(), len(first) - first.sum()),
-                                     strict=True) if n == 0]
-    if never:
-        return f"action {' and '.join(never)} never chosen"
-    if np.unique(belief).size < 2:
-        return "one distinct belief value"
-    for rows in context_strata(groups, window):
-        if np.unique(belief[rows].ravel()).size > 1:
-            return ""
-    return ("no two contexts in a belief window with the same number of rows in the pair "
-            "and different beliefs")
-
-
 def _bins_and_comparisons(belief: np.ndarray, is_first: np.ndarray, n_bins: int,
                           p_adjust: str, name: str) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The paper's procedure for one pair: quantile bins and Fisher-flagged comparisons."""
@@ -301,7 +286,7 @@ def _one_pair(belief: np.ndarray, is_first: np.ndarray, groups: np.ndarray, n_gr
     lr, p_global = math.nan, math.nan
     found: LocalComparisons | None = None
     if method == "local":
-        reason = _not_testable(belief, is_first, local, labels, None)
+        reason = not_testable(belief, is_first, local, labels, None)
         if not reason:
             found = local_comparisons(belief, is_first, groups, n_groups, min_contexts)
             if len(found) == 0:
@@ -310,7 +295,7 @@ def _one_pair(belief: np.ndarray, is_first: np.ndarray, groups: np.ndarray, n_gr
                 found = None
         window = np.zeros(len(belief), dtype=np.int64)
     else:
-        reason = _not_testable(belief, is_first, local, labels, window)
+        reason = not_testable(belief, is_first, local, labels, window)
     if not reason and method != "local":
         _, value_codes = np.unique(belief, return_inverse=True)
         value_codes = np.asarray(value_codes, dtype=np.int64).ravel()
@@ -556,7 +541,9 @@ def monotonicity_test(
     TiesWarning
         When tied beliefs leave fewer than ``n_bins`` bins for a pair.
     SmallSampleWarning
-        When a pair with rows has fewer than 2 bins (its figures are NaN).
+        When a pair with rows has fewer than 2 bins (its figures are NaN); when no
+        pair is testable, so the overall p-value is NaN (it names each pair's reason,
+        e.g. too few contexts for two windows of ``min_contexts // 2`` contexts).
     DegenerateDataWarning
         When an action of a pair is never chosen (the pair is not testable),
         no row chooses an action of any pair, or, with the default pairs, some rows
@@ -809,6 +796,8 @@ def _summary(iv: _MonotonicityInput, parts: list[_PairPart],
         pvalue = p_joint
     else:
         pvalue = min(1.0, float(pv.min()) * len(pv)) if len(pv) else math.nan
+    if math.isnan(pvalue):  # stacklevel 3: the caller of monotonicity_test
+        warnings.warn(untestable_note(_OWNER, pair_table), SmallSampleWarning, stacklevel=3)
     return pair_table, local_frame, statistic, pvalue, n_draws
 
 

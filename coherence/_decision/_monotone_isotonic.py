@@ -19,7 +19,8 @@ from .._resampling import MC_TIE_RTOL
 from .._resampling import monte_carlo_pvalue
 
 __all__ = ["belief_windows", "context_strata", "isotonic_lr", "isotonic_lr_test",
-           "min_pvalue", "permutation_null", "quantile_bins"]
+           "min_pvalue", "not_testable", "permutation_null", "quantile_bins",
+           "untestable_note"]
 
 
 def quantile_bins(belief: np.ndarray, n_bins: int) -> tuple[np.ndarray, np.ndarray]:
@@ -116,6 +117,32 @@ def context_strata(groups: np.ndarray, window: np.ndarray | None = None) -> list
         s = int(sizes[which[0]])
         blocks.append(order[starts[which][:, None] + np.arange(s)[None, :]])
     return blocks
+
+
+def not_testable(belief: np.ndarray, first: np.ndarray, groups: np.ndarray,
+                 labels: tuple[str, str], window: np.ndarray | None = None) -> str:
+    """Why the pair's global test cannot be run ('' when it can)."""
+    never = [repr(a) for a, n in zip(labels, (first.sum(), len(first) - first.sum()),
+                                     strict=True) if n == 0]
+    if never:
+        return f"action {' and '.join(never)} never chosen"
+    if np.unique(belief).size < 2:
+        return "one distinct belief value"
+    for rows in context_strata(groups, window):
+        if np.unique(belief[rows].ravel()).size > 1:
+            return ""
+    return ("no two contexts in a belief window with the same number of rows in the pair "
+            "and different beliefs")
+
+
+def untestable_note(owner: str, table: Any) -> str:
+    """The warning of a study whose overall p-value is NaN: every pair of the pair table
+    ``table`` (columns ``pair``, ``testable``, ``reason``) with why it is not testable."""
+    why = "; ".join(f"{pair}: {reason or 'no p-value'}" for pair, reason
+                    in zip(table["pair"], table["reason"], strict=True))
+    return (f"{owner}: the overall p-value is NaN because no action pair is testable "
+            f"({why}). See the result's table['reason']; elicit more contexts (or, for an "
+            "action never chosen, test other pairs).")
 
 
 def belief_windows(belief: np.ndarray, groups: np.ndarray, n_windows: int) -> np.ndarray:

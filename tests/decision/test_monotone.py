@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import matplotlib.pyplot as plt
@@ -18,6 +19,7 @@ from benchmarks.monotone_designs import Design
 from benchmarks.monotone_designs import generate
 from coherence import DegenerateDataWarning
 from coherence import NotCalibratedWarning
+from coherence import SmallSampleWarning
 from coherence import TiesWarning
 from coherence import monotonicity_test
 from coherence import plot_choice_shares
@@ -317,8 +319,10 @@ def test_strongly_falling_share_gets_the_smallest_pvalue():
                             method="permutation", n_resamples=99, rng=0)
     assert res.pvalue == pytest.approx(0.01)
     # five windows on five belief values: every window holds one value, nothing to permute
-    windowed = monotonicity_test(data, pairs=[("yes", "no")], group=None, n_resamples=99,
-                                 method="permutation", rng=0)
+    with pytest.warns(SmallSampleWarning, match="overall p-value is NaN"):
+        windowed = monotonicity_test(data, pairs=[("yes", "no")], group=None,
+                                     n_resamples=99, method="permutation", rng=0)
+    assert math.isnan(windowed.pvalue)
     assert not windowed.table["testable"].iloc[0]
     assert windowed.table["reason"].iloc[0].startswith("no two contexts in a belief window")
     assert res.method == "permutation" and res.group is None

@@ -318,6 +318,33 @@ def test_tiny_study_is_not_testable_with_a_reason():
     assert math.isnan(res.pvalue)
 
 
+@pytest.mark.parametrize("n_contexts", [3, 4, 5])
+def test_nan_overall_pvalue_warns_why_no_pair_is_testable(n_contexts):
+    """With 3-5 contexts no pair is testable and the overall p-value is NaN: a
+    SmallSampleWarning says so, naming each pair's reason (only TiesWarnings were shown)."""
+    data = coherence.simulate("rational", n_contexts=n_contexts, n_repetitions=3,
+                              rng=0).data
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = coherence.monotonicity_test(data, rng=0)
+    assert math.isnan(res.pvalue) and not res.table["testable"].any()
+    notes = [str(w.message) for w in caught if w.category is SmallSampleWarning]
+    assert len(notes) == 1 and "overall p-value is NaN" in notes[0]
+    for pair, reason in zip(res.table["pair"], res.table["reason"], strict=True):
+        assert f"{pair}: {reason}" in notes[0]
+    assert caught[[w.category for w in caught].index(SmallSampleWarning)].filename == __file__
+
+
+@pytest.mark.filterwarnings("ignore::coherence.TiesWarning")  # 4 rows, 4 of 5 bins
+def test_permutation_method_warns_when_no_pair_is_testable():
+    data = pd.DataFrame({"context": [0, 1, 2, 3], "belief": [0.1, 0.4, 0.6, 0.9],
+                         "action": ["yes", "no", "yes", "no"]})
+    with pytest.warns(SmallSampleWarning, match="yes/no: no two contexts in a belief window"):
+        res = coherence.monotonicity_test(data, pairs=[("yes", "no")], method="permutation",
+                                          n_resamples=99, rng=0)
+    assert math.isnan(res.pvalue)
+
+
 # --------------------------------------------------------------------------- fast subset
 @pytest.mark.slow
 @pytest.mark.filterwarnings("ignore::coherence.TiesWarning")  # heaped beliefs merge bins
