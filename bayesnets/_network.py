@@ -425,9 +425,29 @@ def _fit_iv(data: Any, edges: Any, min_support: Any) -> tuple[pd.DataFrame, list
         if not pd.api.types.is_float_dtype(df[v].dtype):
             # 'yes' and 'Yes ', or 1 and '1', would become two states of one category
             check_case_distinct(df, v, owner=owner)
+        if isinstance(df[v].dtype, pd.CategoricalDtype):
+            _check_categories_observed(df[v], v, owner)
     if len(df) == 0:
         raise ValueError(param_error("data", owner, "a non-empty data frame", "0 rows"))
     return df, order, {v: tuple(p) for v, p in parents.items()}, min_support
+
+
+def _check_categories_observed(column: pd.Series, name: str, owner: str) -> None:
+    """A categorical column's declared categories are the variable's states: each must
+    occur, as the maximum-likelihood CPT (no pseudo-count) has no estimate for a state
+    never seen but 0, a state no evidence could then take."""
+    seen = set(np.unique(column.cat.codes.to_numpy()).tolist())
+    unseen = [c for j, c in enumerate(column.cat.categories) if j not in seen]
+    if unseen:
+        shown = ", ".join(repr(c.item() if isinstance(c, np.generic) else c)
+                          for c in unseen[:10])
+        raise ValueError(
+            f"Column '{name}' (input to {owner}) is categorical with {len(unseen)} "
+            f"categor{'y' if len(unseen) == 1 else 'ies'} that no row has: {shown}. {owner} "
+            "estimates CPTs by maximum likelihood without a pseudo-count, so a state never "
+            "observed has no probability to estimate (it would be 0). Drop the unused "
+            f"categories (df['{name}'] = df['{name}'].cat.remove_unused_categories()) or "
+            "add rows that have them.")
 
 
 def fit(data: Any, edges: Any, *, min_support: int = 100) -> Network:
@@ -464,7 +484,12 @@ def fit(data: Any, edges: Any, *, min_support: int = 100) -> Network:
 
     .. math:: \\hat P(v = s \\mid \\mathrm{pa}(v) = j) = n_{s j} / n_{\\cdot j}.
 
-    States are the sorted distinct values of each column. A parent
+    States are the sorted distinct values of each column (a pandas Categorical
+    column: its categories, in their order). Every declared category must occur in
+    the data: there is no pseudo-count, so the maximum-likelihood estimate of a state
+    never observed would be 0 and ``fit`` raises a ``ValueError`` naming the column
+    and its unobserved categories (``.cat.remove_unused_categories()`` drops them)
+    rather than silently leaving them out of the states. A parent
     configuration never seen in the data (:math:`n_{\\cdot j} = 0`) gets a
     uniform distribution; its support of 0 is recorded, so such
     configurations never enter evaluation contexts when ``min_support > 0``.

@@ -276,3 +276,23 @@ def test_fit_refuses_a_label_typed_two_ways(column: str, values: list[object],
     with pytest.raises(ValueError, match=rf"Column '{column}' \(input to fit\) must hold "
                        rf"labels that differ by more than case.*{found}"):
         bayesnets.fit(df, [("smoker", "cough")], min_support=0)
+
+
+def test_fit_refuses_unobserved_categories_of_a_categorical_column() -> None:
+    # a declared category no row has was dropped from the states without a word; fit has no
+    # pseudo-count to give it a probability, so it is an error naming it
+    df = pd.DataFrame({"x": pd.Categorical(["b", "a", "b", "a"], categories=["a", "b", "c"]),
+                       "y": ["u", "v", "u", "u"]})
+    with pytest.raises(ValueError, match=r"Column 'x' \(input to fit\) is categorical with 1 "
+                       r"category that no row has: 'c'\..*remove_unused_categories"):
+        bayesnets.fit(df, [("x", "y")], min_support=0)
+    df["y"] = pd.Categorical(df["y"], categories=["w", "u", "v", "z"])
+    df["x"] = df["x"].cat.remove_unused_categories()
+    with pytest.raises(ValueError, match=r"Column 'y' .* 2 categories that no row has: "
+                       r"'w', 'z'\."):
+        bayesnets.fit(df, [("x", "y")], min_support=0)
+    # every category observed: the states are the categories, in their order
+    df["y"] = df["y"].cat.remove_unused_categories()
+    net = bayesnets.fit(df, [("x", "y")], min_support=0)
+    assert net.states == {"x": ("a", "b"), "y": ("u", "v")}
+    np.testing.assert_allclose(net.cpts["y"], [[0.5, 1.0], [0.5, 0.0]])
