@@ -98,9 +98,10 @@ class PlanResult:
         Contexts (pairs, for conditional forecasting) of the pilot (0 for an agent).
     table : pandas.DataFrame
         One row per design, columns ``TABLE_COLUMNS``: ``n_contexts``,
-        ``n_repetitions``, ``n_prompts``, ``n_calls`` (contexts x repetitions x
-        prompts), ``power`` (rejection rate at ``alpha``), ``power_low`` and
-        ``power_high`` (its 95% Wilson interval), ``n_rejected``, ``n_simulations``,
+        ``n_repetitions``, ``n_prompts`` (calls per context and repetition: see
+        :func:`plan`, Notes), ``n_calls`` (contexts x repetitions x prompts), ``power``
+        (rejection rate at ``alpha``), ``power_low`` and ``power_high`` (its 95% Wilson
+        interval), ``n_rejected``, ``n_simulations``,
         ``n_undefined`` (studies whose p-value was NaN, counted as not rejected) and
         ``n_warned`` (studies on which the test warned).
     """
@@ -471,9 +472,20 @@ def _simulate_design(iv: _PlanInput, n_ctx: int, n_rep: int,
     if iv.pilot is not None and test == "prompt_consistency":
         n_prompts = max(len(c) for c in pilot[1])
     if test == "iterated_expectation_check":
-        n_rows = 0 if iv.pilot is None else len(iv.pilot)
-        n_prompts = max(1, round(n_rows / len(pilot[0])))
+        n_prompts = _lie_calls_per_context(iv.pilot, opts.get("variable", "variable"),
+                                           pilot[1])
     return _rate(pvalues, warned, iv.alpha), n_prompts
+
+
+def _lie_calls_per_context(pilot: pd.DataFrame, variable: str, context: str) -> int:
+    """The calls per context of the LIE study, as ``elicitation.run_lie`` makes them (once
+    per auxiliary variable, sharing one cache): one P(y | x, z = s) per row of the pilot (a
+    state of a variable), one P(z | x) per (context, variable), and one P(y | x) per context,
+    asked by the first variable's run and read from the cache by the others (the table holds
+    one P(y | x) per context); averaged over the pilot's contexts."""
+    n_contexts = int(pilot[context].nunique())
+    n_units = int(pilot.groupby([context, variable], sort=False, observed=True).ngroups)
+    return max(1, round((len(pilot) + n_units + n_contexts) / n_contexts))
 
 
 def _agent_study(agent: Any, test: str, n_ctx: int, n_rep: int,
@@ -637,10 +649,14 @@ def plan(
 
     **Paid calls.** ``n_calls = n_contexts x n_repetitions x n_prompts``, one
     call per row of the table: prompts per repetition for the decision tests;
-    for the LIE check, the elicited rows per context of the pilot (one per state
-    of each auxiliary variable); 3 per pair for conditional forecasting (P(A),
+    for the LIE check, the calls per context of ``elicitation.run_lie`` (run once per
+    auxiliary variable through one cache), averaged over the pilot's contexts: one
+    P(y | x, z = s) per row of the pilot (a state of a variable), one P(z | x) per
+    auxiliary variable and one P(y | x) per context (the first variable's run asks it,
+    the others read it from the cache); 3 per pair for conditional forecasting (P(A),
     P(A | B = 1), P(A | B = 0)). Double it where belief and action are asked in
-    separate conversations.
+    separate conversations. A LIE baseline elicited from a model (another agent or
+    condition) costs as many calls again; an exact or fitted baseline costs none.
 
     **Randomness.** ``rng`` is spawned into one stream per design (in the
     order ``n_contexts`` outer, ``n_repetitions`` inner), each into ``n_sims``

@@ -118,7 +118,9 @@ def test_lie_check_resamples_contexts_of_agent_and_baseline_together():
     res = plan(elicited, test="iterated_expectation_check", n_contexts=[8, 30],
                n_repetitions=1, n_sims=10, options={"baseline": baseline, "n_resamples": 9},
                rng=0)
-    assert list(res.table["n_prompts"]) == [4, 4]  # rows per context of the pilot
+    # calls per context: 4 rows (a P(y | x, z) each), 2 P(z | x) and one P(y | x)
+    assert list(res.table["n_prompts"]) == [7, 7]
+    assert list(res.table["n_calls"]) == [8 * 7, 30 * 7]
     assert res.table["power"].iloc[1] >= res.table["power"].iloc[0]
     assert res.table["power"].iloc[1] == 1.0
 

@@ -90,3 +90,44 @@ def test_run_lie_refuses_context_columns_named_like_its_output():
                                 client, question=QUESTION, auxiliary_variable_name="z",
                                 states=states, cache=None, **FAST)
     assert not calls
+
+
+def test_plan_counts_every_call_of_the_lie_study(tmp_path):
+    # plan counted one call per row of the LIE table (a state of z): the study also asks
+    # P(z | x) once per auxiliary variable and P(y | x) once per context
+    n = 6
+    gen = np.random.default_rng(3)
+    variables = {"cholesterol level": ("low", "high"), "blood pressure": ("calm", "mid", "raised")}
+    truths = pd.DataFrame({"context": np.arange(n), "description": [f"case {i}" for i in range(n)],
+                           "truth": gen.uniform(0.1, 0.9, n)})
+    for states in variables.values():
+        pz = gen.dirichlet(np.ones(len(states)), size=n)
+        for k, s in enumerate(states):
+            truths[f"prob_{s}"] = pz[:, k]
+            truths[f"belief_given_{s}"] = gen.uniform(0.05, 0.95, n)
+    requests = []
+
+    class Counting(SimulatedClient):
+        def complete(self, request):
+            requests.append(request)
+            return super().complete(request)
+
+    client = Counting(coherence.Agent.rational(grid=None), truths, rng=0)
+    cache = tmp_path / "lie.sqlite"  # one cache, as run_lie's default: P(y | x) asked once
+    rows = []
+    for name, states in variables.items():
+        data = elicitation.run_lie(truths[["context", "description"]], client,
+                                   question=QUESTION, auxiliary_variable_name=name,
+                                   states=states, repetitions=1, cache=cache, **FAST).data
+        for s in states:
+            rows.append(pd.DataFrame({"context": data["context"], "variable": name, "state": s,
+                                      "p_y_given_x": data["belief"],
+                                      "p_y_given_xz": data[f"belief_given_{s}"],
+                                      "p_z_given_x": data[f"prob_{s}"]}))
+    pilot = pd.concat(rows, ignore_index=True)
+    assert len(requests) == n * (1 + (1 + 2) + (1 + 3))
+    baseline = pilot.assign(p_y_given_xz=pilot["p_y_given_x"])  # coherent
+    res = coherence.plan(pilot, test="iterated_expectation_check", n_contexts=[n, 2 * n],
+                         n_repetitions=1, n_sims=2,
+                         options={"baseline": baseline, "n_resamples": 9}, rng=0)
+    assert list(res.table["n_calls"]) == [len(requests), 2 * len(requests)]
