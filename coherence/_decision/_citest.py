@@ -42,6 +42,7 @@ from ._citest_knn import model_bias
 from ._citest_knn import outcome_null
 from ._citest_knn import permutation_null
 from ._citest_regression import permutation_statistic
+from ._citest_regression import resolve_statistic
 from ._citest_result import CITestResult
 from ._cmi import Prepared
 from ._cmi import combine
@@ -454,9 +455,13 @@ def ci_test(
         ``'knn'``: the kNN estimate ``statistic`` itself (the earlier default;
         about half the power at the papers' study size, and 0.585 against 0.940
         with continuous evidence, docs/validation_ci.md).
-        ``'auto'`` (default): ``'combined'`` with continuous evidence (where the
-        plug-in strata are cells of two or more values: 0.690 against 0.785 for
-        a stratified competitor on heaped beliefs, the combination ahead of both,
+        ``'auto'`` (default): ``'regression'`` below ``SMALL_STUDY`` (40)
+        contexts, where the permutation blocks merge contexts of distant beliefs
+        and the plug-in statistic sees the trend they leave (it rejected a true
+        null 0.073-0.082 of the time at 15-20 contexts; docs/cmi.md); from 40
+        contexts ``'combined'`` with continuous evidence (where the plug-in
+        strata are cells of two or more values: 0.690 against 0.785 for a
+        stratified competitor on heaped beliefs, the combination ahead of both,
         docs/validation_ci.md), else ``'plugin'``. The result's
         ``test_statistic`` records which was used.
     resolution : float or None
@@ -489,13 +494,15 @@ def ci_test(
         row's own repetitions, which share its outcome, and the estimate is
         biased towards 0. The p-value stays valid; power is lost. Also when the
         resampled estimates of the interval are all equal (a handful of contexts):
-        the interval is then NaN, not a point. And below ``FEW_CONTEXTS`` (20)
-        contexts with ``method='permutation'``: the p-value was measured liberal there
-        (0.12 at 5 contexts x 3 repetitions, 0.08-0.09 at 10 x 3; docs/cmi.md).
+        the interval is then NaN, not a point. And below ``SMALL_STUDY`` (40)
+        contexts with a ``test_statistic`` other than ``'regression'`` or
+        ``'auto'``: its p-value was measured liberal there (docs/cmi.md).
     DegenerateDataWarning
         When the action or the outcome is constant, and when no valid
         permutation test exists (every unit alone in its evidence stratum or
-        conditioning value, or no row with a neighbour): the p-value is then
+        conditioning value, no row with a neighbour, or a regression-adjusted
+        statistic that is 0 on the data and on every copy because each belief
+        level holds one context): the p-value is then
         NaN, never a small number. When the estimate itself is undefined (no
         row has a neighbour with its discrete values), the statistic and the
         interval are NaN too, for every ``method`` and ``ci_method``.
@@ -759,32 +766,6 @@ def _bootstrap_result(prep: Prepared, k: int, groups: np.ndarray, statistic: flo
         null_distribution=np.empty(0), resample_distribution=boot, **common)
 
 
-#: Below this many contexts ``test_statistic='auto'`` is the regression-adjusted statistic:
-#: the plug-in one, whose permutation blocks then merge contexts of distant beliefs, was
-#: measured liberal there (rational studies, 199 permutations, alpha 0.05: 0.073 at 15 x 3
-#: on the 0.05 grid, 0.082 at 20 x 3 and 0.065-0.068 at 30 x 5 and 30 x 10 with
-#: continuous beliefs, 0.08 at 10 x 5 with beliefs varying within contexts; 0.049 at
-#: 40 x 5; the regression-adjusted one 0.038-0.058 on the same studies; docs/cmi.md).
-SMALL_STUDY = 40
-
-
-def _resolve_statistic(name: str, n_groups: int, n_values: int) -> str:
-    """The statistic ``test_statistic`` names for a study of ``n_groups`` contexts and
-    ``n_values`` conditioning values (the belief and continuous evidence); an explicit
-    statistic other than the regression-adjusted one is warned below ``SMALL_STUDY``."""
-    if name == "auto":
-        return ("regression" if n_groups < SMALL_STUDY
-                else "combined" if n_values > 1 else "plugin")
-    if name != "regression" and n_groups < SMALL_STUDY:
-        warnings.warn(f"ci_test: {n_groups} contexts (< {SMALL_STUDY}) with "
-                      f"test_statistic={name!r}: with few contexts its permutation p-value "
-                      "was measured liberal (a true null rejected 0.073-0.082 of the time at "
-                      "15-20 contexts, alpha 0.05), as the blocks merge contexts of distant "
-                      "beliefs; test_statistic='auto' uses the regression-adjusted one "
-                      "there.", SmallSampleWarning, stacklevel=4)
-    return name
-
-
 def _ci_test(design: _Design, opt: dict[str, Any], gen: np.random.Generator) -> CITestResult:
     """The array layer of :func:`ci_test`: validated design arrays and options in, the
     estimate, its permutation null and interval out. Warnings point at the caller of
@@ -852,7 +833,7 @@ def _ci_test(design: _Design, opt: dict[str, Any], gen: np.random.Generator) -> 
         permute = ("outcomes" if outcome_constant
                    else "contexts" if cond_constant else "rows")
     seeds = kernel_seeds(gen, B)
-    test_statistic = _resolve_statistic(opt["test_statistic"], n_groups, z_cont.shape[1])
+    test_statistic = resolve_statistic(opt["test_statistic"], n_groups, z_cont.shape[1])
     # the pooled plug-in statistic sees what a block of distinct values leaves between
     # action and outcome: its blocks keep tie runs exact (validation_ci.md); with
     # continuous evidence the blocks are median splits on every value, ties or not
