@@ -11,6 +11,8 @@ import pandas as pd
 import pytest
 
 from coherence import DegenerateDataWarning
+from coherence import SmallSampleWarning
+from coherence import brier_decomposition
 from coherence import smooth_ece
 from coherence._scoring import _smooth_ece
 from coherence._scoring._smooth_ece import Smoother
@@ -86,3 +88,33 @@ def test_smooth_ece_warns_where_the_exact_tail_is_too_costly(monkeypatch):
     near = tab["density"] > 1e-3
     assert np.isfinite(tab.loc[near, ["smoothed", "band_low", "band_high"]].to_numpy()).all()
     assert tab["smoothed"].isna().any()
+
+
+def questions(probability, outcome) -> pd.DataFrame:
+    n = len(outcome)
+    return pd.DataFrame({"question": [f"q{i}" for i in range(n)],
+                         "probability": probability, "outcome": outcome})
+
+
+def test_brier_decomposition_of_a_perfect_forecaster_warns_of_its_point_intervals():
+    # was: [0, 0] intervals for the Brier scores and the reliability, without a word
+    y = (np.random.default_rng(0).uniform(size=60) < 0.4).astype(int)
+    with pytest.warns(SmallSampleWarning, match=r"interval\(s\) of brier, coherent_brier, "
+                      r"reliability, within_bin are the point itself: every resample") as rec:
+        res = brier_decomposition(questions(y.astype(float), y), rng=0, n_resamples=200)
+    assert [r.filename for r in rec] == [__file__]
+    tab = res.table.set_index("component")
+    # the points are right: every resample of a perfect forecaster scores 0
+    assert (tab.loc[["brier", "coherent_brier", "reliability"], ["ci_low", "ci_high"]]
+            == 0.0).all().all()
+    assert tab.loc["resolution", "ci_high"] > tab.loc["resolution", "ci_low"]
+
+
+def test_brier_decomposition_with_outcomes_all_equal_warns_of_its_point_intervals():
+    with pytest.warns(SmallSampleWarning, match=r"brier, coherent_brier, reliability, "
+                      r"resolution, uncertainty, within_bin are the point itself"):
+        res = brier_decomposition(questions(0.3, np.ones(40, dtype=int)), rng=0,
+                                  n_resamples=200)
+    tab = res.table.set_index("component")
+    assert tab.loc["brier", "ci_low"] == tab.loc["brier", "ci_high"] == pytest.approx(0.49)
+    assert tab.loc["uncertainty", "ci_low"] == tab.loc["uncertainty", "ci_high"] == 0.0
