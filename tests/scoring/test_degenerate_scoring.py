@@ -13,6 +13,7 @@ import pytest
 from coherence import DegenerateDataWarning
 from coherence import SmallSampleWarning
 from coherence import brier_decomposition
+from coherence import forecastbench_scores
 from coherence import smooth_ece
 from coherence._scoring import _smooth_ece
 from coherence._scoring._smooth_ece import Smoother
@@ -118,3 +119,18 @@ def test_brier_decomposition_with_outcomes_all_equal_warns_of_its_point_interval
     tab = res.table.set_index("component")
     assert tab.loc["brier", "ci_low"] == tab.loc["brier", "ci_high"] == pytest.approx(0.49)
     assert tab.loc["uncertainty", "ci_low"] == tab.loc["uncertainty", "ci_high"] == 0.0
+
+
+def test_forecastbench_brier_index_of_a_perfect_forecaster_is_100():
+    # was NaN: its adjusted Brier, 0 on a complete panel, came out as -5.6e-17
+    gen = np.random.default_rng(0)
+    y = (gen.uniform(size=12) < 0.5).astype(int)
+    base = pd.DataFrame({"question": [f"q{i}" for i in range(12)], "outcome": y})
+    data = pd.concat([base.assign(model="a", probability=gen.uniform(size=12)),
+                      base.assign(model="perfect", probability=y.astype(float))])
+    res = forecastbench_scores(data, naive="perfect", n_resamples=50, rng=0)
+    tab = res.table.set_index("model")
+    assert abs(tab.loc["perfect", "difficulty_adjusted_brier"]) < 1e-15
+    assert tab.loc["perfect", "brier_index"] == pytest.approx(100.0, abs=1e-9)
+    assert tab.loc["perfect", "brier_index_ci_low"] == pytest.approx(100.0, abs=1e-5)
+    assert list(tab.index) == ["perfect", "a"]  # ranked first, not last
