@@ -632,7 +632,7 @@ def calibration_error(data: Any, *, probability: str = "probability",
         interval, stat, plug, se, boot, (share, gaps, point.var), confidence_level, gen,
         l1_se=math.sqrt(_linear_variance(point, np.where(gaps < 0, -1.0, 1.0)))
         if norm == 1 and interval == "profile" else None)
-    if low == high:  # every resample gave the estimate: the sample shows no uncertainty
+    if high - low <= 1e-12:  # every resample gave the estimate (to rounding): no uncertainty
         warnings.warn(f"calibration_error: the interval is the point {low:.4g} itself (no "
                       "bin's outcomes vary, and every resample gives the same error); it "
                       "does not reflect what a larger sample could show.",

@@ -13,6 +13,7 @@ import pytest
 from coherence import DegenerateDataWarning
 from coherence import SmallSampleWarning
 from coherence import brier_decomposition
+from coherence import calibration_error
 from coherence import forecastbench_scores
 from coherence import smooth_ece
 from coherence._scoring import _smooth_ece
@@ -134,3 +135,13 @@ def test_forecastbench_brier_index_of_a_perfect_forecaster_is_100():
     assert tab.loc["perfect", "brier_index"] == pytest.approx(100.0, abs=1e-9)
     assert tab.loc["perfect", "brier_index_ci_low"] == pytest.approx(100.0, abs=1e-5)
     assert list(tab.index) == ["perfect", "a"]  # ranked first, not last
+
+
+def test_calibration_error_warns_of_a_point_interval_up_to_rounding():
+    # was silent: a constant forecast of 0.3 for outcomes all 1 gave the interval
+    # [0.48999999999999966, 0.48999999999999994], not equal ends, so no warning
+    df = pd.DataFrame({"probability": np.full(30, 0.3), "outcome": np.ones(30, dtype=int)})
+    with pytest.warns(SmallSampleWarning, match=r"the interval is the point 0\.49 itself"):
+        res = calibration_error(df, n_resamples=50, rng=0)
+    assert res.confidence_interval.high - res.confidence_interval.low < 1e-12
+    assert res.statistic == pytest.approx(0.49)
