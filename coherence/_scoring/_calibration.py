@@ -46,6 +46,7 @@ from .._validation import no_missing
 from .._validation import param_error
 from .._validation import probability_column
 from .._validation import require_columns
+from .._warnings import DegenerateDataWarning
 from .._warnings import NotCalibratedWarning
 from .._warnings import SmallSampleWarning
 from ._forecast import bin_index
@@ -59,6 +60,7 @@ from ._smooth_ece import fixed_point
 from ._smooth_ece import relplot_103_at
 from ._smooth_ece import relplot_search
 from ._smooth_ece import round_to_grid
+from ._smooth_ece import smooth_band
 from ._smooth_ece import smooth_curve
 from ._smooth_ece import smooth_ece_code
 from ._smooth_ece import smooth_ece_sigma
@@ -630,7 +632,7 @@ def calibration_error(data: Any, *, probability: str = "probability",
         interval, stat, plug, se, boot, (share, gaps, point.var), confidence_level, gen,
         l1_se=math.sqrt(_linear_variance(point, np.where(gaps < 0, -1.0, 1.0)))
         if norm == 1 and interval == "profile" else None)
-    if low == high:  # every resample gave the estimate: the sample shows no uncertainty
+    if high - low <= 1e-12:  # every resample gave the estimate (to rounding): no uncertainty
         warnings.warn(f"calibration_error: the interval is the point {low:.4g} itself (no "
                       "bin's outcomes vary, and every resample gives the same error); it "
                       "does not reflect what a larger sample could show.",
@@ -747,9 +749,13 @@ def smooth_ece(data: Any, *, probability: str = "probability", outcome: str = "o
     at most :math:`2.173 (1 + \sqrt\pi \sigma) (h / 2\sigma)^q / \sqrt{q!}`
     times the kernel's peak :math:`1 / (\sqrt{2\pi}\sigma)`, and :math:`q`
     (4 to 6) is the least that makes this at most 1e-12; so
-    :math:`\mathrm{smECE}_\sigma`, the curve and the density are within
+    :math:`\mathrm{smECE}_\sigma` and the density are within
     1e-12 x :math:`\overline{|v|} / (\sqrt{2\pi}\sigma)` of their exact
-    values (measured: 1e-15 relative). The bootstrap band holds the
+    values (measured: 1e-15 relative), and the curve to 2e-6 where the density
+    is above 1e-6 of that scale. Below it (a constant or clustered forecast) the
+    curve and density are summed exactly, in logs, over the distinct forecasts:
+    finite everywhere (NaN, with a DegenerateDataWarning, only where that would
+    take more than about 5 s). The bootstrap band holds the
     resampled weights in blocks, O(n) memory.
 
     The SmoothECE is a plug-in of an absolute value, biased upwards at small
@@ -807,17 +813,23 @@ def smooth_ece(data: Any, *, probability: str = "probability", outcome: str = "o
         stat = smooth_ece_sigma(f, r, sigma, n_grid, lattices)
     t = smooth_grid(sigma, n_grid)
     smoother = Smoother(f, sigma, len(t), lattices)
-    curve, dens = smooth_curve(smoother, f, y, np.ones((1, len(f))), t)
+    curve, dens, unresolved = smooth_curve(smoother, f, y, np.ones((1, len(f))), t)
     table = pd.DataFrame({"t": t, "smoothed": curve[0], "residual": curve[0] - t,
                           "density": dens[0]})
     band_low = np.full(len(t), np.nan)
     band_high = np.full(len(t), np.nan)
     if n_resamples > 0:
-        boots = np.concatenate([smooth_curve(smoother, f, y, w, t)[0]
-                                for w in _bootstrap_weight_chunks(len(f), groups, n_resamples,
-                                                                  gen)])
-        alpha = 1.0 - confidence_level
-        band_low, band_high = np.nanquantile(boots, [alpha / 2, 1.0 - alpha / 2], axis=0)
+        band_low, band_high, left = smooth_band(
+            smoother, f, y, t, _bootstrap_weight_chunks(len(f), groups, n_resamples, gen),
+            confidence_level)
+        unresolved = max(unresolved, left)
+    if unresolved:
+        warnings.warn(f"smooth_ece: the smoothed curve or its band is NaN at {unresolved} of "
+                      f"{len(t)} grid points, where the forecasts' density is below 1e-6 of "
+                      "the kernel's peak and its exact sum over "
+                      f"{len(np.unique(f))} distinct forecasts would take too long; round the "
+                      "forecasts or lower n_resamples to have them.", DegenerateDataWarning,
+                      stacklevel=2)
     table["band_low"] = band_low
     table["band_high"] = band_high
     return SmoothECEResult(

@@ -549,6 +549,28 @@ def _reliability_interval(q: np.ndarray, y: np.ndarray, clusters: np.ndarray, n_
     return res.confidence_interval.low, res.confidence_interval.high
 
 
+def _component_table(values: dict[str, float],
+                     intervals: dict[str, tuple[float, float]]) -> pd.DataFrame:
+    """The components' table; warns (for :func:`brier_decomposition`'s caller) of an
+    interval that is the point itself: every resample gave the same value (a forecaster
+    stating 0 and 1 and always right, outcomes all equal), so the point is right but no
+    confidence statement. Not the incoherence's [0, 0] (documented), nor an uncertainty
+    above 0: every cluster then holds the same share of true outcomes, which sets fix by
+    design (negation pairs)."""
+    flat = [name for name in COMPONENTS if name != "incoherence"
+            and not (name == "uncertainty" and values[name] > 0.0)
+            and intervals[name][1] - intervals[name][0] <= 1e-12]  # (to rounding)
+    if flat:
+        warnings.warn(f"{_OWNER}: the interval(s) of {', '.join(flat)} are the point itself: "
+                      "every resample gives the same value (a forecaster stating 0 and 1 "
+                      "and always right, or outcomes all equal, say), so the sample shows no "
+                      "uncertainty; they do not reflect what more questions could show.",
+                      SmallSampleWarning, stacklevel=3)
+    return pd.DataFrame([{"component": name, "value": float(values[name]),
+                          "ci_low": intervals[name][0], "ci_high": intervals[name][1]}
+                         for name in COMPONENTS], columns=list(TABLE_COLUMNS))
+
+
 def brier_decomposition(
     data: Any,
     *,
@@ -610,7 +632,12 @@ def brier_decomposition(
     Warns
     -----
     SmallSampleWarning
-        When there are fewer than 20 resampling clusters (the intervals are rough).
+        When there are fewer than 20 resampling clusters (the intervals are rough), and
+        when an interval is the point itself: every resample gives the same value (a
+        forecaster stating 0 and 1 and always right, or outcomes all equal), so the sample
+        shows no uncertainty. Not for the incoherence part's [0, 0] of coherent forecasts,
+        nor for an uncertainty above 0 (sets such as negation pairs fix the share of true
+        outcomes).
 
     See Also
     --------
@@ -762,12 +789,7 @@ def brier_decomposition(
                                                confidence_level)
     intervals["reliability"] = _reliability_interval(qs_, ys, clusters, n_bins, n_resamples,
                                                      confidence_level, gen)
-    table_rows = []
-    for name in COMPONENTS:
-        low, high = intervals[name]
-        table_rows.append({"component": name, "value": float(values[name]), "ci_low": low,
-                           "ci_high": high})
-    table = pd.DataFrame(table_rows, columns=list(TABLE_COLUMNS))
+    table = _component_table(values, intervals)
     per = {"question": qs[scored]}
     if checker is not None:
         per |= {"set": df[group].to_numpy(dtype=object)[scored],

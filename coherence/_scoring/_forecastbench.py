@@ -119,10 +119,16 @@ def _scores(brier: np.ndarray, fe: np.ndarray, naive: int | None,
     return np.column_stack([mean_brier, adjusted, index, peer, bss, bss_rel])
 
 
+#: An adjusted Brier score above -this is 0 up to rounding (its terms are at most 1 in size):
+#: a perfect forecaster on a complete panel can score -5.6e-17
+_ROUNDING = 1e-12
+
+
 def _index(adjusted: np.ndarray) -> np.ndarray:
-    """The Brier Index of difficulty-adjusted Brier scores (NaN below 0)."""
+    """The Brier Index of difficulty-adjusted Brier scores (NaN below 0, beyond rounding)."""
     with np.errstate(invalid="ignore"):
-        return 100.0 * (1.0 - np.sqrt(np.where(adjusted >= 0, adjusted, np.nan)))
+        return 100.0 * (1.0 - np.sqrt(np.where(adjusted >= -_ROUNDING,
+                                               np.maximum(adjusted, 0.0), np.nan)))
 
 
 def _leaderboard_scores(brier: np.ndarray, fe: np.ndarray, naive: int | None, wq: np.ndarray,
@@ -411,7 +417,8 @@ def forecastbench_scores(data: Any, *, question: str = "question", model: str = 
       \frac{1}{|Q|}\sum_{j \in Q} c_j`, the second term rescaling so that a
       forecaster who always says 0.5 scores 0.25 (as ForecastBench rescales);
     * **Brier Index**: :math:`100\,(1 - \sqrt{\bar b^{adj}_i})`: 100 perfect,
-      50 always 0.5, 0 always wrong (NaN if :math:`\bar b^{adj}_i < 0`);
+      50 always 0.5, 0 always wrong (NaN if :math:`\bar b^{adj}_i < 0` beyond rounding,
+      1e-12);
     * **peer score**: :math:`\frac{1}{|Q_i|}\sum_{j}(\bar b_j - b_{ij})`,
       :math:`\bar b_j` the mean Brier score of question *j* over all forecasters
       (positive is better than the average forecaster);

@@ -15,6 +15,8 @@ curve (:func:`smooth_curve`). The binned calibration error stays in
 from __future__ import annotations
 
 import math
+import warnings
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -57,6 +59,13 @@ _LATTICE = 4
 _BINNING_TOL = 1e-12
 #: Images of the Gaussian (and its derivatives) are summed out to this many sigma
 _REACH = 14.0
+#: Below this fraction of the binned sums' error scale sum(w) / (sqrt(2 pi) sigma) (whose
+#: 1e-12 bounds their error) the curve's ratio is summed exactly (its binned error could
+#: exceed 2e-6)
+_TAIL_DENSITY = 1e-6
+#: Most work of the exact sums, (grid points) x (distinct forecasts) x (32 + resamples): about
+#: 5 s
+_MAX_TAIL_WORK = 1e10
 
 
 def _grid_size(sigma: float, n_grid: int) -> int:
@@ -100,7 +109,7 @@ class Smoother:
     def __init__(self, f: np.ndarray, sigma: float, m: int,
                  cache: dict[int, tuple[np.ndarray, np.ndarray]] | None = None) -> None:
         per = max(_LATTICE, 2 * math.ceil(40.0 / (sigma * m)))
-        self.m, self.M = m, per * m
+        self.m, self.M, self.sigma = m, per * m, sigma
         M = self.M
         self.q = _taylor_terms(1.0 / M, sigma)
         found = None if cache is None else cache.get(M)
@@ -299,10 +308,118 @@ def relplot_search(smece: Any, eps: float = 1e-3, refine: int = 10) -> float:
     return start
 
 
+def _log_kernel(t: np.ndarray, u: np.ndarray, sigma: float) -> np.ndarray:
+    """(len(t), len(u)) log of the reflected kernel's sum over mirror images (without its
+    constant 1 / (sqrt(2 pi) sigma)): finite where the kernel itself underflows.
+
+    For t, u in [0, 1] the image u itself is the nearest; the image s u + 2k is
+    exp(-Delta) of it, Delta = 4 k (k + u - t) / (2 sigma^2) (s = 1) or
+    4 (u - k)(t - k) / (2 sigma^2) (s = -1), both >= 0, so the log is
+    -(t - u)^2 / (2 sigma^2) + log(1 + sum exp(-Delta)); an image whose Delta exceeds 50
+    over all of ``t`` and ``u`` (below 2e-22 of the nearest) is left out."""
+    s2 = 2.0 * sigma * sigma
+    out = -np.subtract.outer(t, u) ** 2 / s2
+    t_lo, t_hi, u_lo, u_hi = t.min(), t.max(), u.min(), u.max()
+    extra = None
+    n_img = math.ceil(6.0 * sigma) + 1
+    for k in range(-n_img, n_img + 1):
+        for sign in (1, -1):
+            if sign == 1:
+                if k == 0:
+                    continue
+                least = 4.0 * k * (k + (u_lo - t_hi if k > 0 else u_hi - t_lo)) / s2
+            else:
+                least = 4.0 * ((u_lo - k) * (t_lo - k) if k <= 0 else
+                               (k - u_hi) * (k - t_hi)) / s2
+            if least > 50.0:
+                continue
+            delta = (4.0 * k / s2) * np.add.outer(k - t, u) if sign == 1 else \
+                np.multiply.outer((4.0 / s2) * (t - k), u - k)
+            term = np.exp(-delta, out=delta)
+            extra = term if extra is None else np.add(extra, term, out=extra)
+    if extra is not None:
+        out += np.log1p(extra)
+    return out
+
+
+def _exact_curve(f: np.ndarray, r: np.ndarray, w: np.ndarray, t: np.ndarray,
+                 sigma: float) -> tuple[np.ndarray, np.ndarray]:
+    """r(t) and the density at the points ``t`` for weight rows ``w`` (B, n), each kernel
+    weight taken relative to the largest one of the row's forecasts (log-sum-exp): exact
+    where the density underflows. ((B, len(t)), (B, len(t)))."""
+    from scipy import sparse
+
+    u, inv = np.unique(f, return_inverse=True)
+    member = sparse.csr_matrix((np.ones(len(f)), (inv, np.arange(len(f)))),
+                               shape=(len(u), len(f)))
+    num_u = np.asarray(member @ (w * r[None, :]).T).T  # (B, U): sums per distinct forecast
+    den_u = np.asarray(member @ w.T).T
+    ratio = np.empty((len(w), len(t)))
+    dens = np.empty((len(w), len(t)))
+    step = max(1, _MAX_BLOCK // (8 * len(u)))
+    for lo in range(0, len(t), step):
+        cols = slice(lo, lo + step)
+        logk = _log_kernel(t[cols], u, sigma)
+        scale = np.repeat(logk.max(axis=1)[None, :], len(w), axis=0)  # (B, k) log scales
+        rel = np.exp(logk - scale[:1].T)
+        num, den = num_u @ rel.T, den_u @ rel.T
+        # a resample without the forecasts nearest t: relative to its own nearest ones
+        rows, js = np.nonzero(den < 1e-150)
+        for p0 in range(0, len(rows), step):
+            b, j = rows[p0:p0 + step], js[p0:p0 + step]
+            logk_b = np.where(den_u[b] > 0, logk[j], -np.inf)
+            scale[b, j] = logk_b.max(axis=1)
+            rel_b = np.exp(logk_b - scale[b, j][:, None])
+            num[b, j] = np.einsum("pu,pu->p", num_u[b], rel_b)
+            den[b, j] = np.einsum("pu,pu->p", den_u[b], rel_b)
+        ratio[:, cols] = num / den
+        dens[:, cols] = np.exp(scale + np.log(den)) / (
+            math.sqrt(2.0 * math.pi) * sigma * w.sum(axis=1, keepdims=True))
+    return ratio, dens
+
+
 def smooth_curve(smoother: Smoother, f: np.ndarray, y: np.ndarray, w: np.ndarray,
-                  t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """t + r(t) and the density for weight rows ``w`` (B, n): ((B, m), (B, m))."""
-    num = smoother.sums((w * (y - f)[None, :]).T).T
+                 t: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+    """t + r(t) and the density for weight rows ``w`` (B, n): ((B, m), (B, m)), and the
+    number of grid points left NaN (see :func:`_exact_curve`'s work bound).
+
+    The binned sums are within 1e-12 of sum(w) / (sqrt(2 pi) sigma) (:class:`Smoother`);
+    where the binned density is below ``_TAIL_DENSITY`` of that bound the ratio would be
+    rounding noise (or 0 / 0), and r(t) and the density are summed exactly
+    (:func:`_exact_curve`) instead."""
+    r = y - f
+    num = smoother.sums((w * r[None, :]).T).T
     den = smoother.sums(np.ascontiguousarray(w.T)).T
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return t[None, :] + num / den, den / w.sum(axis=1, keepdims=True)
+    total = w.sum(axis=1, keepdims=True)
+    tail = ~(den > _TAIL_DENSITY * total / (math.sqrt(2.0 * math.pi) * smoother.sigma))
+    ratio = num / np.where(tail, 1.0, den)
+    dens = np.maximum(den, 0.0) / total
+    cols = np.flatnonzero(tail.any(axis=0))
+    if not cols.size:
+        return t[None, :] + ratio, dens, 0
+    if len(cols) * len(np.unique(f)) * (32 + len(w)) > _MAX_TAIL_WORK:
+        ratio[tail] = np.nan
+        return t[None, :] + ratio, dens, len(cols)
+    exact, exact_dens = _exact_curve(f, r, w, t[cols], smoother.sigma)
+    ratio[:, cols] = np.where(tail[:, cols], exact, ratio[:, cols])
+    dens[:, cols] = np.where(tail[:, cols], exact_dens, dens[:, cols])
+    return t[None, :] + ratio, dens, 0
+
+
+def smooth_band(smoother: Smoother, f: np.ndarray, y: np.ndarray, t: np.ndarray,
+                chunks: Iterable[np.ndarray],
+                confidence_level: float) -> tuple[np.ndarray, np.ndarray, int]:
+    """The pointwise percentile band of the curve over the resampled weight rows of
+    ``chunks``, and the most grid points a chunk left NaN (:func:`smooth_curve`)."""
+    parts = [smooth_curve(smoother, f, y, w, t) for w in chunks]
+    boots = np.concatenate([part[0] for part in parts])
+    left = max(part[2] for part in parts)
+    alpha = 1.0 - confidence_level
+    levels = [alpha / 2, 1.0 - alpha / 2]
+    if not left:  # every value finite: np.quantile (nanquantile loops over the columns)
+        low, high = np.quantile(boots, levels, axis=0)
+        return low, high, 0
+    with warnings.catch_warnings():  # a column all NaN stays NaN (the caller warns)
+        warnings.simplefilter("ignore", RuntimeWarning)
+        low, high = np.nanquantile(boots, levels, axis=0)
+    return low, high, left

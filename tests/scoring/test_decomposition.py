@@ -525,7 +525,8 @@ def test_few_clusters_warn_at_the_caller():
 
 
 def test_summary_and_frame():
-    res = brier_decomposition(_valid(), checker="negation", n_resamples=20, rng=0)
+    with pytest.warns(SmallSampleWarning, match="point itself"):  # 25 copies of one set
+        res = brier_decomposition(_valid(), checker="negation", n_resamples=20, rng=0)
     assert "incoherence" in res.summary()
     with pytest.warns(DeprecationWarning, match=r"components .* BrierDecompositionResult\.table"):
         assert res.components is res.table
