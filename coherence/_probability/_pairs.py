@@ -56,6 +56,12 @@ from ._pairs_result import PairsResult
 from ._pairs_result import PairsSettings
 from ._pairs_result import category_sort_key
 
+#: Fewest pairs behind a bootstrap-t p-value and interval: with two, every resample of the
+#: centred improvements (+d, -d) is tied (no t*) or has mean 0 (t* = 0), so the p-value
+#: was 1 / (1 + B') and the interval the point, whatever the data; on null studies of 2
+#: pairs it rejected every testable one (0.50-0.89 of 400; 0.000-0.037 from 3 pairs).
+MIN_BOOTSTRAP_T_PAIRS = 3
+
 __all__ = [
     "PAIRS_ALTERNATIVES",
     "PAIRS_CI_METHODS",
@@ -139,10 +145,12 @@ def _bootstrap_t(x: np.ndarray, confidence_level: float, n_resamples: int,
     mean +- c SE with c the ``confidence_level`` quantile of |t*|. ``"greater"``:
     (1 + #{t* >= t}) / (1 + B') and [mean - c SE, inf) with c the ``confidence_level``
     quantile of t*; ``"less"``: (1 + #{t* <= t}) / (1 + B') and (-inf, mean - c SE] with
-    c the ``1 - confidence_level`` quantile of t*.
+    c the ``1 - confidence_level`` quantile of t*. NaN with fewer than
+    ``MIN_BOOTSTRAP_T_PAIRS`` values (two values have a degenerate bootstrap: every t* is 0
+    or undefined).
     """
     n = x.size
-    if is_flat(x):
+    if n < MIN_BOOTSTRAP_T_PAIRS or is_flat(x):
         return (np.nan, np.nan, np.nan)
     x = np.sort(x)  # resample in value order: results do not depend on row order
     m = float(x.mean())
@@ -170,6 +178,17 @@ def _bootstrap_t(x: np.ndarray, confidence_level: float, n_resamples: int,
     abs_t = np.abs(t_star)
     c = float(np.quantile(abs_t, confidence_level, method="higher"))
     return monte_carlo_pvalue(abs_t, abs(t_obs)), m - c * se, m + c * se
+
+
+def _warn_few_for_bootstrap_t(where: str, n: int, test: str, ci_method: str) -> None:
+    what = " and ".join(name for name, used in (("p-value", test == "bootstrap-t"),
+                                                ("interval", ci_method == "bootstrap-t"))
+                        if used)
+    warnings.warn(f"conditional_forecasting: {where} has {n} pairs, fewer than the "
+                  f"{MIN_BOOTSTRAP_T_PAIRS} a bootstrap-t needs (with two, every resample "
+                  f"is tied or has mean 0); its bootstrap-t {what} "
+                  f"{'are' if ' and ' in what else 'is'} NaN.",
+                  SmallSampleWarning, stacklevel=4)
 
 
 @dataclass(frozen=True, slots=True)
@@ -466,7 +485,9 @@ def conditional_forecasting(
     Warns
     -----
     SmallSampleWarning
-        When a group has fewer than 2 pairs (its interval and p-value are NaN).
+        When a group has fewer than 2 pairs (its interval and p-value are NaN), or, with
+        ``test`` or ``ci_method`` ``"bootstrap-t"``, fewer than 3 (the bootstrap-t's
+        p-value and interval are NaN: two pairs have a degenerate bootstrap).
     DegenerateDataWarning
         When the chosen p-value of a group is undefined (NaN): every improvement
         equal, or (Bernoulli) no pair whose conditional differs from P(A).
@@ -713,10 +734,13 @@ def _conditional_forecasting(iv: _PairsInput) -> PairsResult:
             warnings.warn(f"conditional_forecasting: every improvement in group {label!r} "
                           f"equals {float(x[0])!r}; its p-value is NaN.",
                           DegenerateDataWarning, stacklevel=3)
-        elif np.isnan(chosen):
+        elif np.isnan(chosen) and not (iv.test == "bootstrap-t"
+                                       and x.size < MIN_BOOTSTRAP_T_PAIRS):
             warnings.warn(f"conditional_forecasting: no pair in group {label!r} has a "
                           "conditional forecast different from P(A); its p-value is NaN.",
                           DegenerateDataWarning, stacklevel=3)
+        if 2 <= x.size < MIN_BOOTSTRAP_T_PAIRS and "bootstrap-t" in (iv.test, ci_method):
+            _warn_few_for_bootstrap_t(f"group {label!r}", x.size, iv.test, ci_method)
         ci = {"bernoulli": (lo_be, hi_be), "normal": (lo_n, hi_n), "bootstrap": (lo_b, hi_b),
               "bootstrap-t": (lo_bt, hi_bt)}[ci_method]
         be = iv.bayes_error[idx]
@@ -751,6 +775,9 @@ def _conditional_forecasting(iv: _PairsInput) -> PairsResult:
         table["model"] = table["model"].astype(object)
 
     p_bt, lo_bt, hi_bt = _bootstrap_t(improvement, confidence_level, n_resamples, gen, alt)
+    if (len(iv.group_keys) > 1 and 2 <= improvement.size < MIN_BOOTSTRAP_T_PAIRS
+            and "bootstrap-t" in (iv.test, ci_method)):
+        _warn_few_for_bootstrap_t("the pooled headline", improvement.size, iv.test, ci_method)
     p_be, p_bc, lo_be, hi_be = _bernoulli_all(pa, p_cond, improvement, n_resamples, gen,
                                               confidence_level, alt)
     if ci_method == "normal":

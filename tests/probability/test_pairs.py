@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -67,8 +68,9 @@ def test_hand_computed(small):
 
 def test_bootstrap_t_option(small):
     # the bootstrap-t p-value was the default before issue 14; it is kept as test="bootstrap-t"
-    res = conditional_forecasting(small, rng=0, n_resamples=4999, test="bootstrap-t",
-                                  ci_method="bootstrap-t")
+    with pytest.warns(SmallSampleWarning, match="group 'none' has 2 pairs"):
+        res = conditional_forecasting(small, rng=0, n_resamples=4999, test="bootstrap-t",
+                                      ci_method="bootstrap-t")
     assert res.pvalue_method == "bootstrap-t" and res.ci_method == "bootstrap-t"
     row = res.table.iloc[0]
     assert row["pvalue"] == row["pvalue_bootstrap_t"]
@@ -280,6 +282,28 @@ def test_bootstrap_t_size_on_a_tie_heavy_skewed_null():
     assert 0.01 <= rate <= 0.08
 
 
+@pytest.mark.parametrize("alternative", ["two-sided", "greater", "less"])
+def test_bootstrap_t_gives_no_p_value_from_two_pairs(alternative):
+    """Two pairs have a degenerate bootstrap (every resample tied or of mean 0): the
+    bootstrap-t p-value was 1 / (1 + B') whatever the two improvements, and the null
+    studies of 2 pairs were all rejected. It is NaN now, with a SmallSampleWarning."""
+    pairs = pd.DataFrame({"category": ["x", "x"], "p_a": [0.4, 0.6],
+                          "p_a_given_b1": [0.5, 0.55], "p_a_given_b0": [0.3, 0.7],
+                          "a_outcome": [1, 0], "b_outcome": [1, 0]})
+    with pytest.warns(SmallSampleWarning, match="2 pairs, fewer than the 3"):
+        res = conditional_forecasting(pairs, test="bootstrap-t", ci_method="bootstrap-t",
+                                      alternative=alternative, n_resamples=199, rng=0)
+    row = res.table.iloc[0]
+    assert np.isnan(row["pvalue_bootstrap_t"]) and np.isnan(row["pvalue"])
+    assert np.isnan(row["ci_low_bootstrap_t"]) and np.isnan(row["ci_high_bootstrap_t"])
+    assert np.isnan(res.pvalue) and np.isnan(res.confidence_interval.low)
+    # the other tests keep their p-values; from three pairs the bootstrap-t gives one
+    assert np.isfinite(row["pvalue_bernoulli"]) and np.isfinite(row["pvalue_t"])
+    three = pd.concat([pairs, pairs.iloc[:1].assign(p_a=0.45)], ignore_index=True)
+    res3 = conditional_forecasting(three, test="bootstrap-t", n_resamples=199, rng=0)
+    assert np.isfinite(res3.pvalue)
+
+
 @given(st.integers(0, 10_000))
 def test_property_swap_a_and_b_bayes(seed):
     """Swapping the roles of A and B leaves the Bayes error unchanged."""
@@ -341,8 +365,10 @@ def test_t_alternative_matches_scipy(small, alternative):
 
 @pytest.mark.parametrize("ci_method", ["bootstrap-t", "bootstrap"])
 def test_one_sided_bootstrap_intervals_are_half_lines(small, ci_method):
-    g = conditional_forecasting(small, alternative="greater", ci_method=ci_method, rng=0)
-    s = conditional_forecasting(small, alternative="less", ci_method=ci_method, rng=0)
+    with warnings.catch_warnings():  # the 'none' group's 2 pairs: no bootstrap-t interval
+        warnings.simplefilter("ignore", SmallSampleWarning)
+        g = conditional_forecasting(small, alternative="greater", ci_method=ci_method, rng=0)
+        s = conditional_forecasting(small, alternative="less", ci_method=ci_method, rng=0)
     assert g.confidence_interval.high == np.inf and np.isfinite(g.confidence_interval.low)
     assert s.confidence_interval.low == -np.inf and np.isfinite(s.confidence_interval.high)
     assert g.confidence_interval.low < g.statistic < s.confidence_interval.high
@@ -566,7 +592,8 @@ def test_bernoulli_interval_options_and_columns(small):
     assert res.ci_method == "bernoulli"
     assert (row["ci_low"], row["ci_high"]) == (row["ci_low_bernoulli"], row["ci_high_bernoulli"])
     assert row["ci_low"] < row["mean_improvement"] < row["ci_high"]
-    old = conditional_forecasting(small, rng=0, n_resamples=999, ci_method="bootstrap-t")
+    with pytest.warns(SmallSampleWarning, match="group 'none' has 2 pairs"):
+        old = conditional_forecasting(small, rng=0, n_resamples=999, ci_method="bootstrap-t")
     assert old.ci_method == "bootstrap-t" and "bootstrap-t interval" in old.method
     assert old.table["ci_low"].iloc[0] == old.table["ci_low_bootstrap_t"].iloc[0]
     # a group in which no pair updates has no Bernoulli test and no Bernoulli interval
