@@ -391,6 +391,18 @@ def _consistency_noise_iv(data: Any, checker: Any, set_: Any, role: Any, repetit
     return (sets, set_labels, roles, probs, method, n_resamples, confidence_level, gen)
 
 
+def _warn_few_tuples(n_sets: int) -> None:
+    """The small-study warnings of :func:`consistency_noise_test` (for its caller)."""
+    if n_sets < MIN_SHARE_TUPLES:
+        warnings.warn(f"{_OWNER}: {n_sets} tuples (< {MIN_SHARE_TUPLES}); the share of "
+                      "tuples incoherent beyond noise (statistic) and its interval are NaN, "
+                      "and the study-level test is approximate.", SmallSampleWarning,
+                      stacklevel=3)
+    elif n_sets < MIN_TUPLES:
+        warnings.warn(f"{_OWNER}: {n_sets} tuples (< {MIN_TUPLES}); the study-level test "
+                      "is approximate.", SmallSampleWarning, stacklevel=3)
+
+
 def consistency_noise_test(
     data: Any,
     checker: str,
@@ -565,14 +577,7 @@ def consistency_noise_test(
     var = np.where(var < TINY ** 2, 0.0, var)
     resid = np.where(np.abs(resid) < TINY, 0.0, resid)
     n_sets = len(mean)
-    if n_sets < MIN_SHARE_TUPLES:
-        warnings.warn(f"{_OWNER}: {n_sets} tuples (< {MIN_SHARE_TUPLES}); the share of "
-                      "tuples incoherent beyond noise (statistic) and its interval are NaN, "
-                      "and the study-level test is approximate.", SmallSampleWarning,
-                      stacklevel=2)
-    elif n_sets < MIN_TUPLES:
-        warnings.warn(f"{_OWNER}: {n_sets} tuples (< {MIN_TUPLES}); the study-level test "
-                      "is approximate.", SmallSampleWarning, stacklevel=2)
+    _warn_few_tuples(n_sets)
     alpha = 1.0 - confidence_level
     g_eq = _equality(checker)
     null_v: np.ndarray | None = None

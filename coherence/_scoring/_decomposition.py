@@ -556,8 +556,11 @@ def _component_table(values: dict[str, float],
     stating 0 and 1 and always right, outcomes all equal), so the point is right but no
     confidence statement. Not the incoherence's [0, 0] (documented), nor an uncertainty
     above 0: every cluster then holds the same share of true outcomes, which sets fix by
-    design (negation pairs)."""
-    flat = [name for name in COMPONENTS if name != "incoherence"
+    design (negation pairs); nor a resolution or within-bin part of 0, which the forecasts
+    fix (one value a bin, as on a grid; one bin for a constant forecast)."""
+    structural = {"incoherence"} | {name for name in ("resolution", "within_bin")
+                                    if abs(values[name]) <= 1e-12}
+    flat = [name for name in COMPONENTS if name not in structural
             and not (name == "uncertainty" and values[name] > 0.0)
             and intervals[name][1] - intervals[name][0] <= 1e-12]  # (to rounding)
     if flat:

@@ -5,6 +5,7 @@ result, a RuntimeWarning of numpy, or a zero-width interval without a word)."""
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -102,7 +103,7 @@ def test_brier_decomposition_of_a_perfect_forecaster_warns_of_its_point_interval
     # was: [0, 0] intervals for the Brier scores and the reliability, without a word
     y = (np.random.default_rng(0).uniform(size=60) < 0.4).astype(int)
     with pytest.warns(SmallSampleWarning, match=r"interval\(s\) of brier, coherent_brier, "
-                      r"reliability, within_bin are the point itself: every resample") as rec:
+                      r"reliability are the point itself: every resample") as rec:
         res = brier_decomposition(questions(y.astype(float), y), rng=0, n_resamples=200)
     assert [r.filename for r in rec] == [__file__]
     tab = res.table.set_index("component")
@@ -114,12 +115,25 @@ def test_brier_decomposition_of_a_perfect_forecaster_warns_of_its_point_interval
 
 def test_brier_decomposition_with_outcomes_all_equal_warns_of_its_point_intervals():
     with pytest.warns(SmallSampleWarning, match=r"brier, coherent_brier, reliability, "
-                      r"resolution, uncertainty, within_bin are the point itself"):
+                      r"uncertainty are the point itself"):
         res = brier_decomposition(questions(0.3, np.ones(40, dtype=int)), rng=0,
                                   n_resamples=200)
     tab = res.table.set_index("component")
     assert tab.loc["brier", "ci_low"] == tab.loc["brier", "ci_high"] == pytest.approx(0.49)
     assert tab.loc["uncertainty", "ci_low"] == tab.loc["uncertainty", "ci_high"] == 0.0
+
+
+def test_brier_decomposition_does_not_warn_of_zeros_the_forecasts_fix():
+    # a constant forecast has one bin (resolution and within-bin part 0 in every resample),
+    # forecasts on the bins' grid have no spread within a bin: structural, not a sample's
+    # lack of uncertainty (the forecasting study against a fake server was warned of both)
+    gen = np.random.default_rng(3)
+    y = (gen.uniform(size=40) < 0.5).astype(int)
+    for p in (np.full(40, 0.3), (np.floor(gen.uniform(size=40) * 10) + 0.5) / 10):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", SmallSampleWarning)
+            res = brier_decomposition(questions(p, y), rng=0, n_resamples=200)
+        assert abs(res.table.set_index("component").loc["within_bin", "value"]) <= 1e-12
 
 
 def test_forecastbench_brier_index_of_a_perfect_forecaster_is_100():
