@@ -805,7 +805,8 @@ def _ci_test(design: _Design, opt: dict[str, Any], gen: np.random.Generator) -> 
                     disc={"x": design.action, "y": design.outcome, "z": design.ev_disc})
     k = _auto_k(cond, groups) if opt["k"] == "auto" else opt["k"]
     statistic = estimate(prep, k)
-    if _trivial(design):
+    trivial = _trivial(design)
+    if trivial:
         warnings.warn("ci_test: the action or the outcome is constant; the conditional "
                       "mutual information is 0 and the test is trivial.",
                       DegenerateDataWarning, stacklevel=3)
@@ -849,15 +850,16 @@ def _ci_test(design: _Design, opt: dict[str, Any], gen: np.random.Generator) -> 
             test_statistic, cond_perm, groups, design.action, design.outcome, moves, B, gen)
     # the regression-adjusted statistic is 0 on the data and every copy where its basis
     # explains every context's outcome (few contexts, each alone in its belief level)
-    blind = (test_statistic == "regression" and not _trivial(design) and observed == 0.0
+    blind = (test_statistic == "regression" and not trivial and observed == 0.0
              and not np.any(null))
-    if movable == 0 or blind or not np.isfinite(statistic):
-        why = ("no two units share a block (every unit is alone in its evidence stratum "
-               "or conditioning value)" if movable == 0 else "the estimate is undefined "
-               "(no row has a neighbour with its discrete values)" if not blind else
-               "the regression-adjusted statistic is 0 on the data and on every permuted "
-               "copy (each conditioning level holds one context, whose outcome the "
-               "adjustment explains)")
+    why = ("no two units share a block (every unit is alone in its evidence stratum or "
+           "conditioning value)" if movable == 0
+           else "the estimate is undefined (no row has a neighbour with its discrete "
+           "values)" if not np.isfinite(statistic)
+           else "the regression-adjusted statistic is 0 on the data and on every permuted "
+           "copy (each conditioning level holds one context, whose outcome the adjustment "
+           "explains)" if blind else "")
+    if why:
         warnings.warn(f"ci_test: no valid permutation test exists for these data: {why}. "
                       "The p-value is NaN; coarser evidence or more contexts per stratum "
                       "are needed.", DegenerateDataWarning, stacklevel=3)

@@ -403,6 +403,19 @@ def _warn_few_tuples(n_sets: int) -> None:
                       "is approximate.", SmallSampleWarning, stacklevel=3)
 
 
+def _share_interval(pvals: np.ndarray, n_resamples: int, confidence_level: float,
+                    gen: np.random.Generator) -> tuple[float, float, float]:
+    """Storey's share of tuples incoherent beyond noise and its percentile bootstrap
+    interval over tuples; NaN (nothing drawn) below ``MIN_SHARE_TUPLES`` tuples."""
+    n_sets = len(pvals)
+    if n_sets < MIN_SHARE_TUPLES:
+        return np.nan, np.nan, np.nan
+    draws = gen.integers(0, n_sets, size=(n_resamples, n_sets))
+    boot = np.array([_storey_share(pvals[d]) for d in draws])
+    low, high = percentile_interval(boot, confidence_level)
+    return _storey_share(pvals), low, high
+
+
 def consistency_noise_test(
     data: Any,
     checker: str,
@@ -634,12 +647,7 @@ def consistency_noise_test(
     else:
         observed_t = np.abs(t) if g_eq is not None else t
         pvals, study, pvalue = _resampled_study(null_t, observed_t, n_resamples)
-    share = _storey_share(pvals)
-    draws = gen.integers(0, n_sets, size=(n_resamples, n_sets))
-    boot = np.array([_storey_share(pvals[d]) for d in draws])
-    low, high = percentile_interval(boot, confidence_level)
-    if n_sets < MIN_SHARE_TUPLES:
-        share, low, high = np.nan, np.nan, np.nan
+    share, low, high = _share_interval(pvals, n_resamples, confidence_level, gen)
     flagged = pvals <= alpha
     table = pd.DataFrame({
         "set": set_labels, "min_repetitions": count.min(axis=1).astype(np.int64),
