@@ -44,11 +44,11 @@ from .._validation import column_error
 from .._validation import label_column
 from .._validation import no_missing
 from .._validation import nonempty
-from .._validation import param_error
 from .._validation import probability_column
 from .._validation import require_columns
 from .._warnings import SmallSampleWarning
 from ._checks import CHECKERS
+from ._checks import checker_spec
 
 __all__ = ["ConsistencyNoiseResult", "consistency_noise_test"]
 
@@ -339,9 +339,7 @@ def _resampled_study(null_t: np.ndarray, observed_t: np.ndarray,
 def _consistency_noise_iv(data: Any, checker: Any, set_: Any, role: Any, repetition: Any,
                           probability: Any, method: Any, n_resamples: Any,
                           confidence_level: Any, rng: RNGLike) -> tuple[Any, ...]:
-    if not isinstance(checker, str) or checker not in CHECKERS:
-        raise ValueError(param_error("checker", _OWNER, "one of " + ", ".join(
-            repr(c) for c in CHECKERS), checker))
+    checker = checker_spec(checker, _OWNER).name  # also the authors' name, 'NegChecker'
     method = check_choice(method, "method", _OWNER, ("parametric", "resampling"))
     n_resamples, confidence_level = check_resampling(_OWNER, n_resamples, confidence_level)
     gen = check_rng(rng, owner=_OWNER)
@@ -388,7 +386,7 @@ def _consistency_noise_iv(data: Any, checker: Any, set_: Any, role: Any, repetit
             f"mean takes three values and its resampled spread is 0 half the time, and the "
             f"study test rejected 0.80-0.98 of coherent studies. {len(few)} (tuple, role) "
             f"have two (first: {', '.join(shown)}); use method='parametric'.")
-    return (sets, set_labels, roles, probs, method, n_resamples, confidence_level, gen)
+    return (checker, sets, set_labels, roles, probs, method, n_resamples, confidence_level, gen)
 
 
 def _warn_few_tuples(n_sets: int) -> None:
@@ -441,7 +439,9 @@ def consistency_noise_test(
     data : pandas.DataFrame or convertible
         Long form: one row per tuple, role and repetition.
     checker : str
-        One of :data:`CHECKERS` (``'negation'``, ``'and'``, ``'cond'``, ...).
+        One of :data:`CHECKERS` (``'negation'``, ``'and'``, ``'cond'``, ...) or the
+        authors' class name (``'NegChecker'``), as in :func:`consistency_check`; the
+        result records the name used here.
     group : str
         The tuple column (labels of any type), as in :func:`brier_decomposition`.
     role : str
@@ -581,7 +581,7 @@ def consistency_noise_test(
     >>> res.n_tuples, bool(res.pvalue > 0.05)
     (40, True)
     """
-    (sets, set_labels, roles, probs, method, n_resamples, confidence_level,
+    (checker, sets, set_labels, roles, probs, method, n_resamples, confidence_level,
      gen) = _consistency_noise_iv(data, checker, group, role, repetition, probability, method,
                                   n_resamples, confidence_level, rng)
     k = len(CHECKERS[checker])

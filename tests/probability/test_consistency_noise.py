@@ -147,6 +147,19 @@ def test_unknown_checker() -> None:
         coherence.consistency_noise_test(_study(), "negations")
 
 
+@pytest.mark.parametrize(("authors", "ours"), [("NegChecker", "negation"),
+                                              ("CondChecker", "cond")])
+def test_authors_class_name_is_the_checker(authors: str, ours: str) -> None:
+    """The authors' class name (as consistency_check accepts it) gives the same result,
+    recorded under the name used here."""
+    data = _study(checker=ours, n_tuples=20)
+    by_authors = coherence.consistency_noise_test(data, authors, rng=1)
+    by_ours = coherence.consistency_noise_test(data, ours, rng=1)
+    assert by_authors.checker == ours
+    assert by_authors.pvalue == by_ours.pvalue
+    assert by_authors.statistic == by_ours.statistic
+
+
 def test_unknown_method() -> None:
     with pytest.raises(ValueError, match="'method' parameter"):
         coherence.consistency_noise_test(_study(), "negation", method="bayes")
