@@ -116,6 +116,50 @@ def test_untestable_comparison_warns_and_is_left_out():
     assert res.n_comparisons == 1
 
 
+def _separated(n_contexts: int = 25) -> pd.DataFrame:
+    """Every context: the full menu mixes yes and no, the menu without defer only yes."""
+    rows = []
+    for c in range(n_contexts):
+        rows += _rows(c, FULL, ["yes", "no", "defer", "yes"][: 3 + c % 2])
+        rows += _rows(c, "no|yes", ["yes"] * (2 + c % 3))
+    return pd.DataFrame(rows)
+
+
+def test_separated_comparison_has_a_zero_odds_ratio_and_warns():
+    """No 'no' under the menu without defer: the Mantel-Haenszel odds ratio of no over yes
+    is 0 (log -inf), not NaN, and the interval unbounded, with a warning that says why."""
+    with pytest.warns(DegenerateDataWarning, match="no/yes without defer has odds ratio 0: "
+                      "no context has both a choice of 'no' under menu 'no\\|yes'"):
+        res = iia_test(_separated(), n_resamples=199, rng=0)
+    row = res.table.iloc[0]
+    assert row["testable"] and row["odds_ratio"] == 0.0
+    assert row["log_odds_ratio"] == -math.inf
+    assert row["ci_low"] == -math.inf and row["ci_high"] == math.inf
+    assert row["pvalue"] <= 0.05
+
+
+@given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3), st.integers(0, 3),
+                          st.integers(0, 3)), min_size=2, max_size=8))
+def test_testable_comparisons_never_have_a_nan_odds_ratio(cells):
+    """A testable comparison has an odds ratio in [0, inf] and an interval that is not NaN;
+    a 0 or infinite one is warned about."""
+    rows = []
+    for c, (yes_full, no_full, yes_red, no_red) in enumerate(cells):
+        rows += _rows(c, FULL, ["defer"] + ["yes"] * yes_full + ["no"] * no_full)
+        rows += _rows(c, "no|yes", ["yes"] * yes_red + ["no"] * no_red)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = iia_test(pd.DataFrame(rows), n_resamples=19, rng=0)
+    if len(res.table) == 0 or not res.table.iloc[0]["testable"]:
+        return
+    row = res.table.iloc[0]
+    assert 0.0 <= row["odds_ratio"] <= math.inf
+    assert not (math.isnan(row["ci_low"]) or math.isnan(row["ci_high"]))
+    assert row["ci_low"] <= row["ci_high"]
+    separated = [w for w in caught if "has odds ratio" in str(w.message)]
+    assert bool(separated) == (row["odds_ratio"] in (0.0, math.inf))
+
+
 # --------------------------------------------------------------------------- by hand
 def test_hand_computed_scores_and_odds_ratio():
     with pytest.warns(SmallSampleWarning):

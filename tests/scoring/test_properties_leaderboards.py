@@ -268,6 +268,7 @@ def _share_extreme(null: list[float], obs: float) -> float:
 def _cbk(df, cutoffs, **kw):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", coherence.DegenerateDataWarning)
+        warnings.simplefilter("ignore", coherence.SmallSampleWarning)
         return coherence.coherence_by_knowledge(df, cutoff=cutoffs, **kw)
 
 
