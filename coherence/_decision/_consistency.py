@@ -45,6 +45,7 @@ from .._validation import param_error
 from .._validation import plain_value
 from .._validation import probability_column
 from .._validation import require_columns
+from .._warnings import DegenerateDataWarning
 from .._warnings import DeprecatedAlias
 from .._warnings import SkippedRecordsWarning
 from .._warnings import SmallSampleWarning
@@ -492,6 +493,35 @@ def _warn_without_reference(iv: dict[str, Any]) -> None:
                   SkippedRecordsWarning, stacklevel=3)
 
 
+def _warn_flat(table: pd.DataFrame) -> None:
+    """A :class:`DegenerateDataWarning` naming the variants whose per-context mean
+    differences from the reference do not vary (identical or heaped beliefs): their shift
+    interval is the point itself and their p-values (1 for no difference, else the
+    smallest possible) rest on no spread at all."""
+    low, high = table["shift_ci_low"].to_numpy(float), table["shift_ci_high"].to_numpy(float)
+    flat = table["prompt"].to_numpy()[np.isfinite(low) & (low == high)]
+    if len(flat):
+        warnings.warn(f"{_OWNER}: the per-context differences of {len(flat)} prompt(s) from "
+                      f"the reference do not vary ({', '.join(map(repr, flat[:5]))}): their "
+                      "intervals are the point itself and their p-values rest on no spread; "
+                      "the sample shows no uncertainty.", DegenerateDataWarning, stacklevel=3)
+
+
+def _warn_no_rmse(iv: dict[str, Any]) -> None:
+    """Say why the headline RMSE is NaN: the noise-corrected RMSE needs contexts with two
+    or more repetitions under both prompts (it came NaN without a word, while the p-value
+    of ``'combined'`` was the shift's alone)."""
+    why = ("no context has two or more repetitions under both the reference and a variant "
+           "(the noise-corrected RMSE subtracts their spread; rmse='paper' gives the "
+           "uncorrected figure)" if iv["rmse"] == "corrected"
+           else "no context is seen under both the reference and a variant")
+    tail = (" The p-value is the shift's alone: the disagreement statistic needs the same "
+            "contexts." if iv["rmse"] == "corrected" and iv["alternative"] == "combined"
+            else "")
+    warnings.warn(f"{_OWNER}: the RMSE (the statistic) and its interval are NaN: {why}."
+                  + tail, SmallSampleWarning, stacklevel=3)
+
+
 @dataclass(frozen=True, slots=True)
 class _Cells:
     """Per (context, prompt) cell statistics of :func:`prompt_consistency`'s validated
@@ -542,14 +572,17 @@ def _variant_row(iv: dict[str, Any], cells: _Cells, v: int, weights: np.ndarray,
     if v != ref:
         est, _, lo, hi, _ = studentized_mean(cells.pair(v, ref, corrected), weights, level)
         row.update({"rmse_reference": _root(est), "rmse_reference_ci_low": _root(lo),
-                    "rmse_reference_ci_high": _root(hi)})
+                    "rmse_reference_ci_high": min(_root(hi), 1.0)})
         # the shift is measured from the reference, or from the mean of the reference and
         # its re-run (both have the variant's mean under the null)
         anchor = mean[:, ref] if rep is None else 0.5 * (mean[:, ref] + mean[:, rep])
         d = mean[:, v] - (mean[:, ref] if v == rep else anchor)
         shift, p_shift, lo, hi, _, t_shift, tb_shift = studentized_draws(
             d, weights, level, two_sided=True)
-        row.update({"shift": shift, "shift_ci_low": lo, "shift_ci_high": hi})
+        # a mean difference of probabilities lies in [-1, 1]: with a few contexts the
+        # bootstrap-t went far past (4 contexts: -45.9)
+        row.update({"shift": shift, "shift_ci_low": max(lo, -1.0),
+                    "shift_ci_high": min(hi, 1.0)})
         if v != rep:
             row.update(_variant_pvalues(iv, cells, v, weights, perm_rng, draws,
                                         p_shift, (t_shift, tb_shift)))
@@ -557,7 +590,7 @@ def _variant_row(iv: dict[str, Any], cells: _Cells, v: int, weights: np.ndarray,
         est, _, lo, hi, _ = studentized_mean(
             truth_terms(mean, sd, count, v, iv["truth"], corrected), weights, level)
         row.update({"rmse_truth": _root(est), "rmse_truth_ci_low": _root(lo),
-                    "rmse_truth_ci_high": _root(hi)})
+                    "rmse_truth_ci_high": min(_root(hi), 1.0)})
     return row
 
 
@@ -815,11 +848,13 @@ def prompt_consistency(
         v for v in range(len(names)) if v not in (ref, rep)]
     rows = [_variant_row(iv, cells, v, weights, perm_rng, draws) for v in order]
     table = pd.DataFrame(rows, columns=list(TABLE_COLUMNS))
+    _warn_flat(table)
     others = table.iloc[1 + (rep is not None):]
     rmse_values = others["rmse_reference"].to_numpy(dtype=float)
     if np.all(np.isnan(rmse_values)):
         j = 0
         statistic = math.nan
+        _warn_no_rmse(iv)
     else:
         j = int(np.nanargmax(rmse_values))
         statistic = float(rmse_values[j])

@@ -21,6 +21,8 @@ of :func:`coherence.consistency_check` (``mean_violation_interval``), as each re
 
 from __future__ import annotations
 
+import math
+import warnings
 from dataclasses import dataclass
 from dataclasses import field
 from typing import Any
@@ -32,6 +34,7 @@ from .._docstrings import fill_doc
 from .._intervals import wilson_interval
 from .._resampling import MEAN_KINDS
 from .._results import CoherenceResult
+from .._results import ConfidenceInterval
 from .._rng import RNGLike
 from .._rng import check_rng
 from .._validation import DECIMAL_SLACK
@@ -40,6 +43,7 @@ from .._validation import check_resampling
 from .._validation import param_error
 from .._validation import probability_array
 from .._validation import same_index
+from .._warnings import SmallSampleWarning
 from ._checks import bhattacharyya_distance
 from ._checks import frequentist_terms
 from ._checks import mean_violation_interval
@@ -91,11 +95,26 @@ def _probabilities(owner: str, allow_nan: bool = False, **arrays: Any) -> dict[s
 
 
 def _mean_violation(values: np.ndarray, label: str, n_resamples: int,
-                    gen: np.random.Generator, confidence_level: float) -> dict[str, Any]:
-    """The headline fields of a check's result: the mean of ``values`` with its interval."""
-    return {"statistic": float(values.mean()), "pvalue": np.nan,
-            "confidence_interval": mean_violation_interval(values, n_resamples, gen,
-                                                           confidence_level),
+                    gen: np.random.Generator, confidence_level: float, owner: str,
+                    upper: float = math.inf) -> dict[str, Any]:
+    """The headline fields of a check's result: the mean of ``values`` with its interval.
+
+    ``upper`` is the largest value a row's violation can take (1 for an absolute
+    difference of probabilities): the population's mean cannot exceed it, so the
+    interval stops there (the bootstrap-t of a few rows reached 5 and more). An interval
+    that is the point itself (one row, or violations that do not vary) is kept with a
+    :class:`SmallSampleWarning`: the sample shows no uncertainty. Rows that are all exactly
+    coherent (every violation 0, as beliefs from one joint give) are not warned about."""
+    mean = float(values.mean())
+    ci = mean_violation_interval(values, n_resamples, gen, confidence_level)
+    if math.isfinite(ci.high) and ci.high > upper:
+        ci = ConfidenceInterval(ci.low, max(upper, mean), confidence_level)
+    if math.isfinite(ci.low) and ci.low == ci.high and (len(values) == 1 or mean != 0.0):
+        rows = "one row" if len(values) == 1 else f"{len(values)} rows whose {label}s are equal"
+        warnings.warn(f"{owner}: the interval of the mean {label} is the point itself "
+                      f"({rows}): the sample shows no uncertainty, and the interval does not "
+                      "reflect what more rows could show.", SmallSampleWarning, stacklevel=3)
+    return {"statistic": mean, "pvalue": np.nan, "confidence_interval": ci,
             "n_obs": len(values), "method": f"mean {label}, {_INTERVAL}"}
 
 
@@ -356,7 +375,14 @@ def bayes_check(p_a: Any, p_b: Any, p_a_given_b1: Any, p_a_given_b0: Any, p_b_gi
     -------
     BayesCheckResult
         ``statistic`` is the mean error (bootstrap-t interval over rows, as
-        :func:`negation_check`'s); ``pvalue`` is NaN.
+        :func:`negation_check`'s, stopped at 2/3, the largest error a row can have);
+        ``pvalue`` is NaN.
+
+    Warns
+    -----
+    SmallSampleWarning
+        When the interval is the point itself: one row, or rows whose errors are all
+        equal (and not all 0).
 
     See Also
     --------
@@ -393,9 +419,11 @@ def bayes_check(p_a: Any, p_b: Any, p_a_given_b1: Any, p_a_given_b0: Any, p_b_gi
     --------
     >>> from coherence import bayes_check
     >>> # joint: P(A=1,B=1)=0.2, P(A=1,B=0)=0.1, P(A=0,B=1)=0.3, P(A=0,B=0)=0.4
-    >>> res = bayes_check([0.3], [0.5], [0.4], [0.2], [2 / 3], [3 / 7])
-    >>> round(float(res.error[0]), 12)
-    0.0
+    >>> # a second row off Bayes: its P(B|A=0) should be 1/3
+    >>> res = bayes_check([0.3, 0.4], [0.5, 0.3], [0.4, 1 / 3], [0.2, 3 / 7], [2 / 3, 0.25],
+    ...                   [3 / 7, 0.45], rng=0)
+    >>> [round(float(e), 3) for e in res.error]
+    [0.0, 0.023]
     """
     owner = "bayes_check"
     tol = check_float(tol, "tol", owner, low=0.0, high=1.0)
@@ -412,7 +440,8 @@ def bayes_check(p_a: Any, p_b: Any, p_a_given_b1: Any, p_a_given_b0: Any, p_b_gi
     tv = 0.5 * diff.sum(axis=1)
     consistent = error < tol
     return BayesCheckResult(
-        **_mean_violation(error, "error", n_resamples, gen, confidence_level),
+        **_mean_violation(error, "error", n_resamples, gen, confidence_level, owner,
+                          upper=2.0 / 3.0),
         joint_a_side=a_side[:, :3].copy(),
         joint_b_side=b_side[:, :3].copy(), error=error, total_variation=tv,
         consistent=consistent, share_consistent=float(consistent.mean()),
@@ -677,7 +706,7 @@ def negation_check(p_a: Any, p_not_a: Any, *, beta: float = 1e-3,
     frequentist = frequentist_terms("negation", np.column_stack([p, q]), beta)
     return NegationCheckResult(
         **_mean_violation(arbitrage, "arbitrage violation", n_resamples, gen,
-                          confidence_level),
+                          confidence_level, owner),
         arbitrage=arbitrage, frequentist=frequentist,
         arbitrage_summary=ViolationSummary.of(arbitrage, arbitrage_threshold),
         frequentist_summary=ViolationSummary.of(frequentist, frequentist_threshold), beta=beta)
@@ -766,7 +795,14 @@ def conditional_tuple_check(p_a: Any, p_b_given_a: Any, p_a_and_b: Any, *,
     -------
     ConditionalTupleResult
         ``statistic`` is the mean absolute violation (bootstrap-t interval over
-        rows, as :func:`negation_check`'s); ``pvalue`` is NaN.
+        rows, as :func:`negation_check`'s, stopped at 1, the largest violation a row can
+        have); ``pvalue`` is NaN.
+
+    Warns
+    -----
+    SmallSampleWarning
+        When the interval is the point itself: one row, or rows whose absolute
+        violations are all equal (and not all 0).
 
     See Also
     --------
@@ -835,7 +871,7 @@ def conditional_tuple_check(p_a: Any, p_b_given_a: Any, p_a_and_b: Any, *,
     arbitrage = bhattacharyya_distance(a * c, j)
     return ConditionalTupleResult(
         **_mean_violation(absolute, "absolute violation", n_resamples, gen,
-                          confidence_level),
+                          confidence_level, owner, upper=1.0),
         absolute=absolute, arbitrage=arbitrage,
         absolute_summary=ViolationSummary.of(absolute, absolute_threshold),
         arbitrage_summary=ViolationSummary.of(arbitrage, arbitrage_threshold))

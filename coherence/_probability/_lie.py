@@ -238,11 +238,21 @@ def require_same_label_types(table: pd.DataFrame, base: pd.DataFrame, cols: dict
             f"baseline['{cols[role]}'] = baseline['{cols[role]}'].astype(int)).")
 
 
-def _lie_errors(table: pd.DataFrame, normalize: bool) -> pd.DataFrame:
-    """|P(y|x) - sum_z P(y|x,z) P(z|x)| per (context, variable)."""
+def _lie_errors(table: pd.DataFrame, normalize: bool, owner: str = "iterated_expectation_check",
+                name: str = "elicited", column: str = "p_z_given_x") -> pd.DataFrame:
+    """|P(y|x) - sum_z P(y|x,z) P(z|x)| per (context, variable). With ``normalize``, a
+    unit whose P(z|x) sum to 0 has no mixture: it raises (its error was NaN, and the
+    unit left the median and its context the test without a word)."""
     t = table.assign(prod=table["p_y_given_xz"] * table["p_z_given_x"])
     g = t.groupby(["context", "variable"], sort=False)
     agg = g.agg(p_y=("p_y_given_x", "first"), mix=("prod", "sum"), mass=("p_z_given_x", "sum"))
+    empty = agg.index[(agg["mass"] <= 0).to_numpy()] if normalize else []
+    if len(empty):
+        raise ValueError(
+            f"{owner}: normalize=True divides by the sum of '{column}' over the states of z, "
+            f"which is 0 for {len(empty)} (context, variable) unit(s) of '{name}' (first: "
+            f"{list(empty[:5])}); the normalised mixture is undefined there: give P(z|x) for "
+            "those units, or leave normalize=False.")
     if normalize:
         with np.errstate(invalid="ignore", divide="ignore"):
             agg["mix"] = agg["mix"] / agg["mass"]
@@ -467,7 +477,8 @@ def iterated_expectation_check(
     normalize : bool, default False
         Divide :math:`\sum_z P(y|x,z) P(z|x)` by :math:`\sum_z P(z|x)` (use
         when the elicited P(z|x) are known not to sum to 1 and only the
-        mixture is to be judged).
+        mixture is to be judged). A unit whose P(z|x) sum to 0 then raises
+        ``ValueError`` (the mixture is undefined there).
     alternative : {'greater', 'less', 'two-sided'}, default 'greater'
         Alternative of the test: ``'greater'``, the agent's error
         tends to exceed the baseline's (null: it does not).
@@ -496,7 +507,11 @@ def iterated_expectation_check(
     -----
     DegenerateDataWarning
         When a baseline error is 0 (below 1e-12; the ratio is then infinite, or NaN when the
-        agent's error is 0 too, and NaN ratios are left out of the median).
+        agent's error is 0 too, and NaN ratios are left out of the median); when the
+        agent's and the baseline's errors are equal in every context (no informative
+        context: ``pvalue`` is NaN).
+    SmallSampleWarning
+        With one context: the bootstrap over contexts has no interval (NaN).
 
     See Also
     --------
@@ -618,8 +633,8 @@ def iterated_expectation_check(
         kind = "estimator" if estimator is not None else "random_forest"
 
     require_same_label_types(table, base, cols, owner)
-    agent = _lie_errors(table, normalize)
-    ref = _lie_errors(base, normalize)
+    agent = _lie_errors(table, normalize, owner, "elicited", p_z_given_x)
+    ref = _lie_errors(base, normalize, owner, "baseline", p_z_given_x)
     keys = ["context", "variable"]
     units = agent.merge(ref, on=keys, how="left", suffixes=("_agent", "_base"))
     lost = units["error_base"].isna().to_numpy()
@@ -671,6 +686,7 @@ def iterated_expectation_check(
     n_inf = int(informative.sum())
     k = int((diff[informative] > 0).sum())
     pvalue = context_pvalue(diff[informative], test, alternative)
+    _warn_few_contexts(owner, n_ctx, n_inf)
     return IteratedExpectationResult(
         statistic=statistic, pvalue=pvalue,
         confidence_interval=ConfidenceInterval(low, high, confidence_level), n_obs=len(out),
@@ -679,6 +695,25 @@ def iterated_expectation_check(
         median_agent_error=_median(e_agent), median_baseline_error=_median(e_base),
         baseline=kind, normalize=normalize, n_contexts=n_ctx, n_resamples=n_resamples,
         alternative=alternative, pvalue_method=test, n_agent_worse=k, n_informative=n_inf)
+
+
+def _warn_few_contexts(owner: str, n_contexts: int, n_informative: int) -> None:
+    """Say why the interval or the p-value is NaN: one context gives no bootstrap over
+    contexts; contexts whose agent and baseline errors are all equal give no test."""
+    import warnings
+
+    from .._warnings import DegenerateDataWarning
+    from .._warnings import SmallSampleWarning
+
+    if n_contexts < 2:
+        warnings.warn(f"{owner}: one context; the bootstrap over contexts needs two or more, "
+                      "so the interval is NaN, and the test over one context cannot reject "
+                      "at any usual level.", SmallSampleWarning, stacklevel=3)
+    if n_informative == 0:
+        warnings.warn(f"{owner}: the agent's and the baseline's errors are equal (within "
+                      f"{_ZERO_ERROR:g}) in all {n_contexts} context(s); the test over "
+                      "contexts has nothing to count, so pvalue is NaN.",
+                      DegenerateDataWarning, stacklevel=3)
 
 
 #: the tests over contexts, as ``method`` names them

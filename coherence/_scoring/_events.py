@@ -593,6 +593,23 @@ def _key_event_recall(iv: _KeyEventInput) -> KeyEventRecallResult:
 
 
 # --------------------------------------------------------------------------- grounding split
+def _warn_unscored(keys: pd.DataFrame, scored: pd.DataFrame, param: str, by: str) -> None:
+    """A :class:`SkippedRecordsWarning` naming the (``by``, question) rows of a metric's
+    result that have no forecast in ``scores``: the split leaves them out (question ids
+    typed two ways, 'Q1' against 'q1', matched nothing and gave n = 0 without a word)."""
+    found = keys.merge(scored.drop_duplicates(), on=[by, "question"], how="left",
+                       indicator=True)
+    lost = found.loc[(found["_merge"] == "left_only").to_numpy(), [by, "question"]]
+    if lost.empty:
+        return
+    shown = ", ".join(f"({m!r}, {q!r})" for m, q in lost.head(5).itertuples(index=False))
+    more = ", ..." if len(lost) > 5 else ""
+    warnings.warn(f"grounding_split: {len(lost)} of {len(keys)} ({by}, question) rows of "
+                  f"'{param}' have no forecast in 'scores' ({shown}{more}) and are left out "
+                  "of the split; check that both use the same ids.", SkippedRecordsWarning,
+                  stacklevel=3)
+
+
 def grounding_split(scores: ForecastScoresResult, *,
                     key_events: KeyEventRecallResult | None = None,
                     sources: SourcePrecisionResult | None = None) -> pd.DataFrame:
@@ -614,6 +631,12 @@ def grounding_split(scores: ForecastScoresResult, *,
         One row per (metric, group): ``metric`` ('ker' or
         'source_precision'), ``group`` ('correct', 'incorrect'), ``n``
         (forecasts with the metric defined) and ``mean``.
+
+    Warns
+    -----
+    SkippedRecordsWarning
+        When rows of ``key_events`` or ``sources`` have no forecast in ``scores``
+        (matched on ``by`` and question): they are left out, and named.
 
     See Also
     --------
@@ -641,6 +664,7 @@ def grounding_split(scores: ForecastScoresResult, *,
             continue
         if res.by != by:
             raise ValueError(param_error(param, owner, f"a result keyed by '{by}'", res.by))
+        _warn_unscored(res.table[[by, "question"]], pf[[by, "question"]], param, by)
         merged = pf.merge(res.table[[by, "question", col]], on=[by, "question"],
                           how="inner")
         for group, acc in (("correct", 1.0), ("incorrect", 0.0)):

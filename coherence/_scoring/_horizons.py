@@ -455,7 +455,9 @@ def rolling_accuracy(forecasts: Any, *, start: str = "start", by: str = "model",
     ----------
     forecasts : pandas.DataFrame or convertible
         One row per scored forecast with ``by``, ``start`` (the question's
-        start date) and ``correct`` in [0, 1].
+        start date) and ``correct`` in [0, 1]. Ids of ``by`` that differ only in case,
+        surrounding spaces or type (``'GPT'`` and ``'gpt'``, ``1`` and ``'1'``) raise
+        rather than count as two models.
     start, by, correct : str
         Column names.
     window : str or int
@@ -493,6 +495,7 @@ def rolling_accuracy(forecasts: Any, *, start: str = "start", by: str = "model",
     df = as_dataframe(forecasts, name="forecasts", owner=owner)
     require_columns(df, {"start": start, "by": by, "correct": correct}, owner=owner)
     no_missing(df, by, owner=owner)
+    check_case_distinct(df, by, owner=owner)  # 'GPT' / 'gpt', 1 / '1': one model, not two
     min_periods = check_int(min_periods, "min_periods", owner, low=1)
     if isinstance(window, bool) or not isinstance(window, str | int):
         raise TypeError(param_error("window", owner, "a pandas offset string or an int",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -206,7 +208,9 @@ def test_without_truth_columns_are_nan(noisy_rational):
 
 def test_noiseless_consistent_agent_gives_zero_and_pvalue_one():
     data = _study(coherence.Agent.rational(), rng=3)
-    res = prompt_consistency(data, n_resamples=19, rng=0)
+    # no spread anywhere: the p-value of 1 and the point interval are said
+    with pytest.warns(coherence.DegenerateDataWarning, match="do not vary"):
+        res = prompt_consistency(data, n_resamples=19, rng=0)
     assert res.statistic == 0.0 and res.pvalue == 1.0
     assert (res.table["std"] == 0.0).all()
 
@@ -377,7 +381,8 @@ def test_identical_beliefs_across_prompts_are_not_significant():
             b = float(np.clip(gen.uniform(0.1, 0.9), 0, 1))
             for prompt in ("standard", "mse", "bayesian"):
                 rows.append({"context": c, "repetition": r, "prompt": prompt, "belief": b})
-    res = coherence.prompt_consistency(pd.DataFrame(rows), n_resamples=99, rng=0)
+    with pytest.warns(coherence.DegenerateDataWarning, match=r"2 prompt\(s\) .* do not vary"):
+        res = coherence.prompt_consistency(pd.DataFrame(rows), n_resamples=99, rng=0)
     assert res.pvalue == 1.0
     assert (res.table["pvalue"].dropna() == 1.0).all()
 
@@ -469,11 +474,17 @@ def test_shift_with_one_repetition_per_cell():
              "belief": 0.5 + 0.1 * (p == "mse") + gen.normal(0, 0.05)}
             for c in range(40) for p in ("standard", "mse")]
     data = pd.DataFrame(rows)
-    res = prompt_consistency(data, n_resamples=99, rng=0)
+    # the NaN RMSE, and the p-value that is the shift's alone, are said (they came silently)
+    with pytest.warns(coherence.SmallSampleWarning,
+                      match="RMSE .* are NaN: no context has two or more repetitions.*"
+                      "p-value is the shift's alone"):
+        res = prompt_consistency(data, n_resamples=99, rng=0)
+    assert np.isnan(res.statistic)
     row = res.table.set_index("prompt").loc["mse"]
     assert np.isnan(row["pvalue_disagreement"]) and row["pvalue_shift"] == 0.01
     assert res.pvalue == 0.01
-    with pytest.warns(coherence.SmallSampleWarning, match="alternative='disagreement'"):
+    with pytest.warns(coherence.SmallSampleWarning, match="alternative='disagreement'"), \
+            pytest.warns(coherence.SmallSampleWarning, match="RMSE"):
         res = prompt_consistency(data, alternative="disagreement", n_resamples=99, rng=0)
     assert np.isnan(res.pvalue)
 
@@ -557,7 +568,8 @@ def test_context_means_are_indexed_by_the_contexts():
     data = coherence.simulate("prompt_sensitive", n_contexts=12, n_repetitions=2,
                               prompts=coherence.PROMPTS, rng=0).data
     data = data.assign(context=data["context"].map(lambda c: f"case-{c}"))
-    res = coherence.prompt_consistency(data, n_resamples=49, rng=0)
+    with pytest.warns(coherence.DegenerateDataWarning):  # a noiseless agent
+        res = coherence.prompt_consistency(data, n_resamples=49, rng=0)
     means = res.context_means
     assert means.index.name == "context" and set(means.index) == set(data["context"])
     one = data[(data["context"] == "case-3") & (data["prompt"] == "standard")]
@@ -565,6 +577,7 @@ def test_context_means_are_indexed_by_the_contexts():
 
 
 
+@pytest.mark.filterwarnings("ignore::coherence.DegenerateDataWarning")  # 2 contexts: one shift
 @pytest.mark.parametrize("n_contexts", [2, 3, 4])
 def test_too_few_contexts_for_a_bootstrap_t_pvalue(n_contexts):
     # a true null (one noisy agent under both prompts): with 2-4 contexts the cluster
@@ -584,3 +597,20 @@ def test_too_few_contexts_for_a_bootstrap_t_pvalue(n_contexts):
                                           rng=0).pvalue)
     assert np.isfinite(prompt_consistency(data, method="permutation", n_resamples=199,
                                           rng=0).pvalue)
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(2, 6), st.integers(0, 2**31 - 1))
+def test_property_intervals_within_the_range_of_probabilities(n_contexts, seed):
+    """A mean difference of probabilities lies in [-1, 1]; with a few contexts the
+    bootstrap-t interval of the shift went far past (4 contexts: -45.9)."""
+    gen = np.random.default_rng(seed)
+    rows = [{"context": c, "prompt": p, "repetition": r, "belief": float(gen.uniform())}
+            for c in range(n_contexts) for p in ("standard", "alt") for r in range(2)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", coherence.SmallSampleWarning)
+        warnings.simplefilter("ignore", coherence.DegenerateDataWarning)
+        res = prompt_consistency(pd.DataFrame(rows), n_resamples=49, rng=0)
+    row = res.table.set_index("prompt").loc["alt"]
+    assert row["shift_ci_low"] >= -1.0 and row["shift_ci_high"] <= 1.0
+    assert row["rmse_reference_ci_high"] <= 1.0

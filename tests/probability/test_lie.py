@@ -15,6 +15,7 @@ from scipy import stats
 from coherence import LIE_COLUMNS
 from coherence import DegenerateDataWarning
 from coherence import IteratedExpectationResult
+from coherence import SmallSampleWarning
 from coherence import iterated_expectation_check
 from coherence import random_forest_baseline
 
@@ -141,10 +142,11 @@ def test_normalize(world):
 
 def test_zero_baseline_error_warns(world):
     _, table, _ = world
-    with pytest.warns(DegenerateDataWarning,
-                      match=r"baseline error is 0 \(below 1e-12\) for 12 unit"):
+    # the agent is exact too: no context's errors differ, so the p-value is NaN, and said
+    with pytest.warns(DegenerateDataWarning, match="errors are equal"), pytest.warns(
+            DegenerateDataWarning, match=r"baseline error is 0 \(below 1e-12\) for 12 unit"):
         res = iterated_expectation_check(table, baseline=table, rng=0, n_resamples=20)
-    assert np.isnan(res.statistic)
+    assert np.isnan(res.statistic) and np.isnan(res.pvalue)
 
 
 
@@ -294,11 +296,38 @@ def test_wilcoxon_option_is_scipys_test_of_the_context_differences(world):
 def test_sign_test_no_informative_context(world):
     _, table, _ = world
     base = table.assign(p_y_given_x=np.clip(table["p_y_given_x"] + 0.03, 0, 1))
-    res = iterated_expectation_check(base, baseline=base, n_resamples=10, rng=0)
+    # the NaN p-value is said (it came silently)
+    with pytest.warns(DegenerateDataWarning, match="errors are equal .* all 6 context"):
+        res = iterated_expectation_check(base, baseline=base, n_resamples=10, rng=0)
     assert res.n_informative == 0 and np.isnan(res.pvalue)
     assert res.statistic == pytest.approx(1.0)
-    assert np.isnan(iterated_expectation_check(base, baseline=base, n_resamples=10, rng=0,
-                                               test="wilcoxon").pvalue)
+    with pytest.warns(DegenerateDataWarning, match="pvalue is NaN"):
+        assert np.isnan(iterated_expectation_check(base, baseline=base, n_resamples=10, rng=0,
+                                                   test="wilcoxon").pvalue)
+
+
+def test_one_context_warns_of_its_nan_interval(world):
+    _, table, _ = world
+    one = table[table["context"] == table["context"].iloc[0]]
+    base = one.assign(p_y_given_x=np.clip(one["p_y_given_x"] + 0.03, 0, 1))
+    with pytest.warns(SmallSampleWarning, match="one context"):
+        res = iterated_expectation_check(one, baseline=base, n_resamples=10, rng=0)
+    assert res.n_contexts == 1 and np.isnan(res.confidence_interval.low)
+
+
+@pytest.mark.parametrize("side", ["elicited", "baseline"])
+def test_normalize_refuses_a_unit_without_z_mass(world, side):
+    """A unit whose P(z|x) sum to 0 has no normalised mixture: its error was NaN, and the
+    unit left the median and its context the sign test without a word."""
+    _, table, _ = world
+    base = table.assign(p_y_given_x=np.clip(table["p_y_given_x"] + 0.03, 0, 1))
+    first = table["context"] == table["context"].iloc[0]
+    tables = {"elicited": table, "baseline": base}
+    tables[side] = tables[side].assign(
+        p_z_given_x=np.where(first, 0.0, tables[side]["p_z_given_x"]))
+    with pytest.raises(ValueError, match=f"normalize=True .* is 0 for .* of '{side}'"):
+        iterated_expectation_check(tables["elicited"], baseline=tables["baseline"],
+                                   normalize=True, n_resamples=10, rng=0)
 
 
 @settings(max_examples=25)

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from coherence import DegenerateDataWarning
 from coherence import KeyEventRecallResult
+from coherence import SkippedRecordsWarning
 from coherence import forecast_scores
 from coherence import grounding_split
 from coherence import key_event_recall
@@ -170,6 +171,21 @@ def test_grounding_split():
     assert split.loc[("source_precision", "incorrect"), "n"] == 1
     with pytest.raises(TypeError, match="'scores' parameter of grounding_split"):
         grounding_split(ker)  # type: ignore[arg-type]
+
+
+def test_grounding_split_names_metric_rows_without_a_forecast():
+    """Question ids typed two ways ('Q1' in the citations, 'q1' in the forecasts) matched
+    nothing: n = 0 and a NaN mean in both groups, without a word."""
+    scores = forecast_scores({"model": ["m"] * 3, "question": ["q1", "q2", "q3"],
+                              "probability": [0.9, 0.2, 0.7], "outcome": [1, 1, 0]},
+                             n_resamples=5, rng=0)
+    sp = source_precision({"model": ["m"] * 3, "question": ["Q1", "Q2", "q3"],
+                           "sources": [["a"], ["b"], ["a"]]},
+                          {"Q1": ["a"], "Q2": ["a"], "q3": ["a"]}, rng=0)
+    with pytest.warns(SkippedRecordsWarning, match=r"2 of 3 .* of 'sources' have no "
+                      r"forecast in 'scores' \(\('m', 'Q1'\), \('m', 'Q2'\)\)"):
+        split = grounding_split(scores, sources=sp)
+    assert split["n"].sum() == 1
 
 
 # --------------------------------------------------------------------------- conformance

@@ -176,6 +176,18 @@ def test_rolling_accuracy_by_count_and_validation():
         coherence.rolling_accuracy(scored(), window=2.5)
 
 
+@pytest.mark.parametrize("ids", [[1, "1", 1, 1], ["GPT", "gpt", "GPT", "GPT"],
+                                 ["m", "m ", "m", "m"]])
+def test_rolling_accuracy_refuses_one_model_typed_two_ways(ids):
+    """1 and '1' (or 'GPT' and 'gpt') were two models, each with its own rolling series,
+    shown under one printed name."""
+    fc = pd.DataFrame({"model": pd.Series(ids, dtype=object),
+                       "start": ["2024-01-01", "2024-01-05", "2024-01-05", "2024-01-20"],
+                       "correct": [1, 0, 1, 1]})
+    with pytest.raises(ValueError, match=r"Column 'model'.*differ by more than case"):
+        coherence.rolling_accuracy(fc, min_periods=1)
+
+
 def test_plots_draw_lines_and_cutoffs():
     res = coherence.accuracy_by_horizon(scored(), n_resamples=20, rng=0)
     fig, ax = plt.subplots()

@@ -1,0 +1,74 @@
+"""The interval of a row-wise check's mean violation at its edges: it stays within the
+values a mean violation can take, and an interval that is the point itself warns."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
+
+from coherence import SmallSampleWarning
+from coherence import bayes_check
+from coherence import conditional_tuple_check
+from coherence import negation_check
+
+prob = st.sampled_from([0.0, 0.1, 0.25, 0.5, 0.75, 0.9, 1.0])
+
+
+def test_conditional_tuple_interval_stops_at_one():
+    # absolute violations 1 and 0: the bootstrap-t reached 5.08 for a mean that is at most 1
+    res = conditional_tuple_check([1.0, 0.5], [1.0, 0.4], [0.0, 0.2], rng=0)
+    assert res.statistic == pytest.approx(0.5)
+    assert res.confidence_interval.low == 0.0
+    assert res.statistic <= res.confidence_interval.high <= 1.0
+
+
+def test_bayes_interval_stops_at_two_thirds():
+    # a row at the largest Bayes error (2/3) and a coherent row: the interval reached 2.3
+    res = bayes_check([1.0, 0.3], [1.0, 0.5], [1.0, 0.4], [0.5, 0.2], [0.0, 2 / 3],
+                      [0.5, 3 / 7], rng=0)
+    assert res.error[0] == pytest.approx(2 / 3)
+    assert res.statistic <= res.confidence_interval.high <= 2 / 3
+
+
+@given(st.lists(st.tuples(*[prob] * 6), min_size=2, max_size=6))
+@settings(max_examples=40, deadline=None)
+def test_property_intervals_within_the_range_of_a_mean_violation(rows):
+    f = np.array(rows, dtype=float)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SmallSampleWarning)
+        bayes = bayes_check(*f.T, n_resamples=99, rng=0)
+        tuple_ = conditional_tuple_check(f[:, 0], f[:, 1], f[:, 2], n_resamples=99, rng=0)
+    assert bayes.error.max() <= 2 / 3 + 1e-12
+    assert 0.0 <= bayes.confidence_interval.low <= bayes.statistic
+    assert bayes.statistic <= bayes.confidence_interval.high <= 2 / 3 + 1e-12
+    assert 0.0 <= tuple_.confidence_interval.low <= tuple_.statistic
+    assert tuple_.statistic <= tuple_.confidence_interval.high <= 1.0
+
+
+@pytest.mark.parametrize("call", [
+    lambda: bayes_check([0.3], [0.5], [0.5], [0.2], [2 / 3], [3 / 7], rng=0),
+    lambda: conditional_tuple_check([0.5], [0.4], [0.3], rng=0),
+    lambda: negation_check([0.7], [0.5], rng=0),
+    lambda: conditional_tuple_check([0.5] * 5, [0.4] * 5, [0.3] * 5, rng=0),
+    lambda: bayes_check([0.3] * 4, [0.5] * 4, [0.5] * 4, [0.2] * 4, [2 / 3] * 4, [3 / 7] * 4,
+                        rng=0),
+], ids=["bayes one row", "tuple one row", "negation one row", "tuple equal rows",
+        "bayes equal rows"])
+def test_point_interval_warns(call):
+    with pytest.warns(SmallSampleWarning, match="is the point itself"):
+        res = call()
+    assert res.confidence_interval.low == res.confidence_interval.high == res.statistic
+
+
+def test_exactly_coherent_rows_do_not_warn():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = conditional_tuple_check([0.5] * 5, [0.4] * 5, [0.2] * 5, rng=0)
+        neg = negation_check([0.7, 0.2], [0.3, 0.8], rng=0)
+    assert tuple(res.confidence_interval)[:2] == (0.0, 0.0)
+    assert neg.statistic == 0.0
