@@ -271,10 +271,8 @@ class CoherenceResult:
             text = format_number(value) if isinstance(value, float) else str(value)
             rows.append((name, text))
         title = f"{self._test_name} ({self.method})"
-        lines = [title]
-        for label, text in rows:
-            lines.append(f"  {label:<13} {text}" if label != rows[2][0]
-                         else f"  {label}".ljust(16) + text)
+        width = max(13, *(len(label) for label, _ in rows))  # a long setting's name too
+        lines = [title, *(f"  {label:<{width}} {text}" for label, text in rows)]
         return Summary("\n".join(lines), title=title, rows=rows)
 
 

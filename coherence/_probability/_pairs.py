@@ -623,7 +623,8 @@ def conditional_forecasting(
     cells = prepare_cells(pairs, columns=columns, settings=settings)
     result = None
     if cells.resolved is not None:
-        iv = _conditional_forecasting_iv(cells.resolved, columns, cells.key, settings)
+        iv = _conditional_forecasting_iv(cells.resolved, columns, cells.key, settings,
+                                         cells.key_values)
         result = _conditional_forecasting(iv)
     return finish_cells(result, cells)
 
@@ -640,6 +641,7 @@ class _PairsInput:
     bayes_error: np.ndarray
     group_cols: list[str]
     group_keys: list[tuple[Any, ...]]
+    group_labels: list[str]      # each group's cell values and category, for messages
     group_rows: list[np.ndarray]
     by: str
     confidence_level: float
@@ -653,9 +655,11 @@ class _PairsInput:
 
 
 def _conditional_forecasting_iv(pairs: Any, columns: PairsColumnNames, model: str,
-                                settings: PairsSettings) -> _PairsInput:
-    """The resolved rows as arrays and groups (``model``: the cell key column), options
-    validated."""
+                                settings: PairsSettings,
+                                key_values: dict[Any, tuple[Any, ...]] | None = None,
+                                ) -> _PairsInput:
+    """The resolved rows as arrays and groups (``model``: the cell key column; a combined
+    one's values in ``key_values``), options validated."""
     owner = "conditional_forecasting"
     by, p_a, p_a_given_b1, p_a_given_b0 = (columns.by, columns.p_a, columns.p_a_given_b1,
                                            columns.p_a_given_b0)
@@ -694,9 +698,13 @@ def _conditional_forecasting_iv(pairs: Any, columns: PairsColumnNames, model: st
 
     groups = rows_by_key(df, group_cols)
     keys = sorted(groups, key=lambda k: tuple(category_sort_key(v) for v in k))
+    # a combined cell key is a number: messages name the cell by its columns' values
+    named = [(*key_values[k[0]], *k[1:]) if key_values and len(k) > 1 else k for k in keys]
+    labels = [", ".join(str(v) for v in k) for k in named]
     return _PairsInput(
         p_a=pa, p_a_given_b1=p1, p_a_given_b0=p0, a=a, b=b, bayes_error=bayes_error,
-        group_cols=group_cols, group_keys=keys, group_rows=[groups[k] for k in keys], by=by,
+        group_cols=group_cols, group_keys=keys, group_labels=labels,
+        group_rows=[groups[k] for k in keys], by=by,
         confidence_level=confidence_level, test=test, alternative=alternative,
         ci_method=ci_method,
         n_resamples=n_resamples, tol=tol, eps=eps, gen=gen)
@@ -716,9 +724,9 @@ def _conditional_forecasting(iv: _PairsInput) -> PairsResult:
 
     streams = gen.spawn(len(iv.group_keys))
     rows = []
-    for key, idx, stream in zip(iv.group_keys, iv.group_rows, streams, strict=True):
+    for key, label, idx, stream in zip(iv.group_keys, iv.group_labels, iv.group_rows, streams,
+                                       strict=True):
         x = improvement[idx]
-        label = ", ".join(str(v) for v in key)
         sd, lo_n, hi_n = _normal_ci(x, confidence_level, alt)
         lo_b, hi_b = _bootstrap_ci(x, confidence_level, n_resamples, stream, alt)
         p_bt, lo_bt, hi_bt = _bootstrap_t(x, confidence_level, n_resamples, stream, alt)

@@ -119,6 +119,10 @@ def _report_iv(data: Any, a: _ReportArgs) -> _ReportInput:
     n_permutations, n_resamples = _draw_counts(a.n_permutations, o.n_resamples, owner)
     df, evidence = _table_iv(df, a, owner)
     by = check_columns_arg(a.by, "by", owner)
+    # a cell column named on purpose must exist, as `coherence test --by` checks (a misspelt
+    # one would pool every model into one cell); the default ones may be absent
+    absent = [c for c in by if c not in df.columns and c not in ("model", "dataset")]
+    require_columns(df, {"by": absent[0]} if len(absent) == 1 else absent, owner=owner)
     present_by = tuple(c for c in by if c in df.columns)
     for column in present_by:  # 'gpt' / 'GPT', 1 / '1': one cell, not two
         check_case_distinct(df, column, owner=owner)
@@ -392,7 +396,9 @@ def report(
     evidence : iterable of str
         Evidence columns for the "with x" variants.
     by : sequence of str
-        Columns that define cells; those absent from the data are ignored.
+        Columns that define cells. The default ones, ``model`` and ``dataset``, are
+        ignored when absent; any other column named must exist, or ``ValueError``
+        names it.
     tests : "all" or sequence of str
         A subset of :data:`TEST_NAMES`.
     adjust : {"holm", "bh", "none"}

@@ -48,11 +48,36 @@ def test_no_command_is_usage_error():
     assert out.returncode == 2 and "demo" in out.stdout
 
 
-@pytest.mark.parametrize("command", ["demo", "test", "pairs", "scores", "consistency", "elicit",
-                                     "study"])
+def _commands():
+    import argparse
+
+    from coherence_cli import _build_parser
+
+    sub = next(a for a in _build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    return dict(sub.choices)
+
+
+@pytest.mark.parametrize("command", sorted(_commands()))
 def test_help_of_every_command(command, capsys):
     out = main(capsys, command, "--help")
     assert out.returncode == 0 and "usage: coherence " + command in out.stdout
+
+
+def test_the_docs_synopsis_lists_every_command_and_its_options():
+    """docs/report.md's synopsis has a line for every command, and every option of a command
+    is in its lines or among the common options the page lists below them."""
+    import re
+
+    page = (ROOT / "docs" / "report.md").read_text()
+    synopsis = re.search(r"## The command line\n\n```text\n(.*?)```", page, re.S).group(1)
+    common = re.search(r"Common options: (.*?)`--version`", page, re.S).group(1)
+    for name, parser in _commands().items():
+        lines = re.search(rf"^coherence {name}\b.*?(?=^coherence |\Z)", synopsis, re.S | re.M)
+        assert lines, f"no synopsis of 'coherence {name}'"
+        options = [o for a in parser._actions for o in a.option_strings if o.startswith("--")
+                   and o != "--help" and o not in common]
+        if name != "elicit":  # its model options are on docs/elicitation.md
+            assert [o for o in options if o not in lines.group(0)] == [], name
 
 
 def test_unknown_command(capsys):

@@ -78,6 +78,20 @@ def test_summary_text_is_unchanged_and_renders_as_html(capsys):
     assert "<th style='text-align:left'>95% CI</th>" in rendered
 
 
+def test_summary_aligns_a_setting_longer_than_the_first_column():
+    @dataclass(frozen=True, slots=True)
+    class _Long(CoherenceResult, test_name="long", settings=("k", "accuracy_convention")):
+        k: int
+        accuracy_convention: str
+
+    r = _Long(statistic=0.25, pvalue=0.04, confidence_interval=ConfidenceInterval(
+        0.1, 0.4, 0.95), n_obs=100, method="exact", k=3, accuracy_convention="paper")
+    lines = str(r.summary()).splitlines()[1:]
+    assert lines[-1] == "  accuracy_convention paper"
+    assert {line.index(value) for line, value in zip(
+        lines, ["0.25", "0.04", "[0.1", "100", "3", "paper"], strict=True)} == {22}
+
+
 def test_summary_extend_and_escaping():
     s = Summary("title <x>\n  a 1", rows=[("a", "<1>")])
     longer = s.extend("\nmore", tables=[("detail & co", pd.DataFrame({"c": ["<td>"]}))])

@@ -446,6 +446,28 @@ def test_bernoulli_nan_when_no_pair_updates(small):
     assert np.isnan(res.pvalue) and np.isnan(res.table["pvalue_bernoulli"]).all()
 
 
+def test_the_page_runs_as_written(shared_data):
+    """docs/conditional_forecasting.md's Python blocks, in order in one namespace (a later
+    block reads what an earlier one made), on the real file; the p-values its comments give."""
+    import re
+    from pathlib import Path
+
+    path = shared_data / "conditional-pairs" / "gpt4o_skeptical.json"
+    if not path.exists():
+        pytest.skip("gpt4o_skeptical.json is not present")
+    page = Path(__file__).resolve().parents[2] / "docs" / "conditional_forecasting.md"
+    blocks = re.findall(r"```python\n(.*?)```", page.read_text(), flags=re.DOTALL)
+    written = "../shared/data/conditional-pairs/gpt4o_skeptical.json"
+    assert written in blocks[0]
+    namespace: dict[str, object] = {"print": lambda *args, **kwargs: None}
+    for i, block in enumerate(blocks):
+        code = block.replace(written, str(path))
+        exec(compile(code, f"conditional_forecasting.md block {i}", "exec"), namespace)
+    res = namespace["res"]
+    assert isinstance(res, PairsResult) and res.alternative == "less"
+    np.testing.assert_allclose(res.table["pvalue"], [0.289, 0.018, 0.023], atol=5e-4)
+
+
 def test_real_file_one_sided_t(shared_data):
     """The study reports one-sided t-tests (its GPT-5.2 "p ~ 0.007" on strong pairs is
     test="t", alternative="greater"); both one-sided alternatives reproduce scipy's on the

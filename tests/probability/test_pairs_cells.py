@@ -13,6 +13,7 @@ from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
+from coherence import DegenerateDataWarning
 from coherence import SkippedRecordsWarning
 from coherence import attach_outcomes
 from coherence import bayes_check
@@ -258,6 +259,16 @@ def test_variants_are_cells():
     data = pd.concat([df.assign(variant="baseline"), skeptical.assign(variant="skeptical")])
     table = conditional_forecasting(data, **FAST).table
     assert table["variant"].tolist() == ["baseline"] * 3 + ["skeptical"] * 3
+
+
+def test_warnings_name_a_cell_of_several_columns_by_its_values():
+    # a cell of a model and a variant: the message names them, not the internal cell number
+    df = _study().assign(model="rational", variant="baseline")
+    none = df["category"] == "none"
+    df.loc[none, ["p_a_given_b1", "p_a_given_b0"]] = df.loc[none, ["p_a", "p_a"]].to_numpy()
+    with pytest.warns(DegenerateDataWarning,
+                      match=r"every improvement in group 'rational, baseline, none' equals"):
+        conditional_forecasting(df, **FAST)
 
 
 def test_a_run_with_resolutions_and_one_without():

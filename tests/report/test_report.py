@@ -367,6 +367,17 @@ def test_by_of_wrong_type(small, by):
         report(small, by=by, progress=False, rng=0)
 
 
+def test_a_by_column_named_on_purpose_must_exist(small):
+    # 'llm' pooled every row into one cell without a word; the default names may be absent
+    with pytest.raises(ValueError, match=r"report: column 'llm' \(the 'by' column\) not found "
+                       r"in data; available columns: 'context'"):
+        report(small, by="llm", tests=["ci"], progress=False, rng=0)
+    with pytest.raises(ValueError, match=r"column 'llm' and 'run' not found"):
+        report(small, by=("model", "llm", "run"), tests=["ci"], progress=False, rng=0)
+    assert report(small, by=("model", "dataset"), tests=["ci"], progress=False, rng=0,
+                  **FAST).by == ()
+
+
 def test_reference_prompt_matching_no_row_raises(small):
     relabelled = small.assign(prompt=small["prompt"].astype(str).str.capitalize())
     with pytest.raises(ValueError, match=r"The 'reference_prompt' parameter of report must be a "
