@@ -22,7 +22,6 @@ of :func:`coherence.consistency_check` (``mean_violation_interval``), as each re
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass
 from dataclasses import field
 from typing import Any
@@ -43,11 +42,11 @@ from .._validation import check_resampling
 from .._validation import param_error
 from .._validation import probability_array
 from .._validation import same_index
-from .._warnings import SmallSampleWarning
 from ._checks import bhattacharyya_distance
 from ._checks import frequentist_terms
 from ._checks import mean_violation_interval
 from ._checks import overlap_distance
+from ._checks import warn_point_interval
 from ._summaries import ViolationSummary
 from ._summaries import summary_attribute
 from ._summaries import summary_attributes
@@ -109,11 +108,7 @@ def _mean_violation(values: np.ndarray, label: str, n_resamples: int,
     ci = mean_violation_interval(values, n_resamples, gen, confidence_level)
     if math.isfinite(ci.high) and ci.high > upper:
         ci = ConfidenceInterval(ci.low, max(upper, mean), confidence_level)
-    if math.isfinite(ci.low) and ci.low == ci.high and (len(values) == 1 or mean != 0.0):
-        rows = "one row" if len(values) == 1 else f"{len(values)} rows whose {label}s are equal"
-        warnings.warn(f"{owner}: the interval of the mean {label} is the point itself "
-                      f"({rows}): the sample shows no uncertainty, and the interval does not "
-                      "reflect what more rows could show.", SmallSampleWarning, stacklevel=3)
+    warn_point_interval(ci, values, label, owner)
     return {"statistic": mean, "pvalue": np.nan, "confidence_interval": ci,
             "n_obs": len(values), "method": f"mean {label}, {_INTERVAL}"}
 

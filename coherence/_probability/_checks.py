@@ -23,6 +23,8 @@ duality-gap certificate per tuple.
 
 from __future__ import annotations
 
+import math
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 from dataclasses import field
@@ -45,6 +47,7 @@ from .._validation import check_resampling
 from .._validation import param_error
 from .._validation import probability_column
 from .._validation import require_columns
+from .._warnings import SmallSampleWarning
 from ._summaries import ViolationSummary
 from ._summaries import summary_attributes
 
@@ -649,6 +652,23 @@ def mean_violation_interval(values: np.ndarray, n_resamples: int, rng: np.random
     return ConfidenceInterval(low, high, confidence_level)
 
 
+def warn_point_interval(ci: ConfidenceInterval, values: np.ndarray, label: str, owner: str,
+                        unit: str = "row", stacklevel: int = 4) -> None:
+    """A :class:`SmallSampleWarning` where the interval of a mean violation is the point
+    itself (one ``unit``, or violations that do not vary): the sample shows no
+    uncertainty. Violations that are all exactly 0 (beliefs from one joint) are not
+    warned about. ``stacklevel`` points at the caller of the public function (4: the
+    public function calls a helper that calls this)."""
+    mean = float(values.mean())
+    if math.isfinite(ci.low) and ci.low == ci.high and (len(values) == 1 or mean != 0.0):
+        what = (f"one {unit}" if len(values) == 1
+                else f"{len(values)} {unit}s whose {label}s are equal")
+        warnings.warn(f"{owner}: the interval of the mean {label} is the point itself "
+                      f"({what}): the sample shows no uncertainty, and the interval does not "
+                      f"reflect what more {unit}s could show.", SmallSampleWarning,
+                      stacklevel=stacklevel)
+
+
 def consistency_check(data: Any, checker: str, *, columns: Mapping[str, str] | None = None,
                       definition: str = "paper", tolerance: float = 0.01, sigma: float = 0.05,
                       gamma: float = 2.58, beta: float = 1e-3, confidence_level: float = 0.95,
@@ -692,6 +712,12 @@ def consistency_check(data: Any, checker: str, *, columns: Mapping[str, str] | N
     ValueError
         For an unknown checker, a missing column, or a forecast outside [0, 1]
         or missing (the column and the first offending rows are named).
+
+    Warns
+    -----
+    SmallSampleWarning
+        When the arbitrage interval is the point itself: one tuple, or tuples whose
+        arbitrage violations are all equal (and not all 0).
 
     See Also
     --------
@@ -786,6 +812,8 @@ def consistency_check(data: Any, checker: str, *, columns: Mapping[str, str] | N
     n = len(f)
     arb_ci = mean_violation_interval(arbitrage, n_resamples, gen, confidence_level)
     freq_ci = mean_violation_interval(frequentist, n_resamples, gen, confidence_level)
+    warn_point_interval(arb_ci, arbitrage, "arbitrage violation", owner, unit="tuple",
+                        stacklevel=3)
     forecasts = pd.DataFrame(f, columns=list(spec.questions), index=df.index)
     return ConsistencyCheckResult(
         statistic=float(arbitrage.mean()), pvalue=np.nan, confidence_interval=arb_ci, n_obs=n,

@@ -9,6 +9,7 @@ ground truth) and tests the paired difference over contexts with an exact sign t
 from __future__ import annotations
 
 import numbers
+import warnings
 from dataclasses import dataclass
 from dataclasses import field
 from typing import Any
@@ -22,7 +23,9 @@ from .._results import ConfidenceInterval
 from .._rng import RNGLike
 from .._validation import check_float
 from .._validation import param_error
+from .._warnings import DegenerateDataWarning
 from .._warnings import DeprecatedAlias
+from .._warnings import SmallSampleWarning
 
 
 def _median(values: np.ndarray) -> float:
@@ -595,12 +598,9 @@ def iterated_expectation_check(
     >>> round(res.statistic, 3)
     1.25
     """
-    import warnings
-
     from .._rng import check_rng
     from .._validation import check_choice
     from .._validation import check_int
-    from .._warnings import DegenerateDataWarning
 
     owner = "iterated_expectation_check"
     confidence_level = check_float(confidence_level, "confidence_level", owner, low=0.0,
@@ -700,11 +700,6 @@ def iterated_expectation_check(
 def _warn_few_contexts(owner: str, n_contexts: int, n_informative: int) -> None:
     """Say why the interval or the p-value is NaN: one context gives no bootstrap over
     contexts; contexts whose agent and baseline errors are all equal give no test."""
-    import warnings
-
-    from .._warnings import DegenerateDataWarning
-    from .._warnings import SmallSampleWarning
-
     if n_contexts < 2:
         warnings.warn(f"{owner}: one context; the bootstrap over contexts needs two or more, "
                       "so the interval is NaN, and the test over one context cannot reject "

@@ -160,6 +160,8 @@ def _designing_server_reply(body, attempt):
     return Reply(text=default_answer(body))
 
 
+# the server's canned replies give tuples of one violation: a point interval, warned about
+@pytest.mark.filterwarnings("ignore:.*is the point itself:coherence.SmallSampleWarning")
 def test_model_designed_studies_against_a_server_make_no_new_call(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     srv = FakeOpenAIServer(_designing_server_reply).start()

@@ -72,3 +72,26 @@ def test_exactly_coherent_rows_do_not_warn():
         neg = negation_check([0.7, 0.2], [0.3, 0.8], rng=0)
     assert tuple(res.confidence_interval)[:2] == (0.0, 0.0)
     assert neg.statistic == 0.0
+
+
+def test_consistency_check_point_interval_warns_as_the_row_checks_do():
+    """consistency_check's interval of one tuple, or of tuples of one violation, is the
+    point itself: warned, naming tuples; exactly coherent tuples are not warned about."""
+    import pandas as pd
+
+    from coherence import consistency_check
+
+    with pytest.warns(SmallSampleWarning, match=r"consistency_check: .*\(one tuple\)"):
+        res = consistency_check(pd.DataFrame({"P": [0.5], "not_P": [0.6]}), "negation", rng=0)
+    assert res.confidence_interval.low == res.confidence_interval.high == res.statistic
+    with pytest.warns(SmallSampleWarning, match="3 tuples whose arbitrage violations are equal"):
+        consistency_check(pd.DataFrame({"P": [0.5] * 3, "not_P": [0.6] * 3}), "negation",
+                          rng=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        coherent = consistency_check(pd.DataFrame({"P": [0.3, 0.7], "not_P": [0.7, 0.3]}),
+                                     "negation", rng=0)
+        spread = consistency_check(pd.DataFrame({"P": [0.5, 0.4, 0.3],
+                                                 "not_P": [0.6, 0.8, 0.7]}), "negation", rng=0)
+    assert coherent.confidence_interval.high == 0.0
+    assert spread.confidence_interval.low < spread.confidence_interval.high
