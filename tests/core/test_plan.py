@@ -44,6 +44,38 @@ def test_agent_ci_test_matches_a_brute_force_loop():
     assert sum(expected) > 0  # the loop compares something
 
 
+def test_ci_test_planned_without_its_interval_gives_the_default_pvalues():
+    """plan skips ci_test's interval (drawn after the p-value, from the same stream): each
+    study's p-value is the one ci_test gives at its default interval, and an interval the
+    user names is kept."""
+    from coherence._plan import _run_decision
+
+    strong = Agent.leaky(strength=0.6)
+    for seed in range(4):
+        data = coherence.simulate(strong, n_contexts=40, n_repetitions=3,
+                                  prompts=("standard",), rng=seed).data
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", coherence.SmallSampleWarning)
+            at_defaults = coherence.ci_test(data, n_resamples=49,
+                                            rng=np.random.default_rng(seed)).pvalue
+            planned = _run_decision("ci_test", data, {"n_resamples": 49},
+                                    np.random.default_rng(seed))
+        assert planned == at_defaults
+    calls = []
+    real = coherence.ci_test
+
+    def fake(data, **kw):
+        calls.append(kw)
+        return real(data, **kw)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(coherence, "ci_test", fake)
+        _run_decision("ci_test", data, {"n_resamples": 19}, np.random.default_rng(0))
+        _run_decision("ci_test", data, {"n_resamples": 19, "ci_method": "subsampling"},
+                      np.random.default_rng(0))
+    assert [c["ci_method"] for c in calls] == [None, "subsampling"]
+
+
 def test_pilot_prompt_consistency_matches_a_brute_force_loop():
     pilot = _pilot()
     res = plan(pilot.sample(frac=1.0, random_state=1), test="prompt_consistency",
