@@ -5,8 +5,11 @@ one run: microseconds per parsed reply (strict and tolerant paths); runner
 throughput with the simulated client (in-memory versus SQLite cache, first run
 versus a fully cached re-run); wall time of the same HTTP run against the
 local fake server (fixed per-request latency) at concurrency 1 and 8, as a
-ratio. Also the agreement of the simulated client's table with
-``coherence.simulate`` for the same agent (share of actions, mean belief).
+ratio; wall time of a run against a closed port (nothing listening) with the
+command line's retry settings, the refused connection failing its call at once versus
+retried with backoff as before, as a ratio. Also the agreement of the simulated
+client's table with ``coherence.simulate`` for the same agent (share of actions, mean
+belief).
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import tempfile
 import time
 import warnings
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -85,6 +89,43 @@ def _concurrency_gain() -> None:
         srv.stop()
 
 
+def _refused_fail_fast() -> None:
+    """``coherence elicit --probe 6`` with no server: 6 calls, concurrency 2, max_retries 3,
+    backoff 0.5 s. Before, a refused connection was retried like any transient error; the
+    wrapper below masks ``refused`` to time that path in the same run."""
+    import socket
+
+    class Masked:
+        def __init__(self, client: elicitation.OpenAIClient) -> None:
+            self.client, self.model, self.settings = client, client.model, client.settings
+
+        def complete(self, request: elicitation.Request) -> elicitation.Completion:
+            try:
+                return self.client.complete(request)
+            except elicitation.TransientError as exc:
+                raise elicitation.TransientError(str(exc)) from None
+
+    with socket.socket() as sock:   # a free port, closed again: connections are refused
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    contexts = _contexts(3)
+    walls: dict[str, list[float]] = {"before": [], "now": []}
+    for _ in range(2):
+        for label in ("before", "now"):
+            client: Any = elicitation.OpenAIClient("x", base_url=f"http://127.0.0.1:{port}/v1")
+            client = Masked(client) if label == "before" else client
+            start = time.perf_counter()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", elicitation.ParseFailureWarning)
+                elicitation.run(contexts, client, question="have it", repetitions=1,
+                                cache=None, concurrency=2, max_retries=3, max_failures=20,
+                                progress=False)
+            walls[label].append(time.perf_counter() - start)
+    before, now = min(walls["before"]), min(walls["now"])
+    print(f"  refused connection, 6 calls: retried {before:5.2f} s, failed at once {now:5.3f} s "
+          f"({before / now:.0f}x)")
+
+
 def _agreement_with_simulate() -> None:
     agent = coherence.Agent.rational(report_noise=0.05)
     study = coherence.simulate(agent, n_contexts=400, n_repetitions=5, rng=1)
@@ -108,6 +149,7 @@ def main(argv: list[str]) -> None:
     _parse_speed()
     _runner_speed()
     _concurrency_gain()
+    _refused_fail_fast()
     _agreement_with_simulate()
 
 

@@ -68,11 +68,16 @@ class TransientError(ClientError):
     """A call failed in a way worth retrying (timeout, connection, 429, 5xx, bad body).
 
     ``retry_after`` holds the server's ``Retry-After`` in seconds when it sent one.
+    ``refused`` is True when the connection was refused: the request never left this
+    machine, so no reply can have been lost (the runner retries it only once the server
+    has answered a call of the run).
     """
 
-    def __init__(self, message: str, *, retry_after: float | None = None) -> None:
+    def __init__(self, message: str, *, retry_after: float | None = None,
+                 refused: bool = False) -> None:
         super().__init__(message)
         self.retry_after = retry_after
+        self.refused = refused
 
 
 @dataclass(frozen=True, slots=True)
@@ -577,7 +582,8 @@ class OpenAIClient:
                 raise TransientError(f"broken HTTP reply from {self._url}: "
                                      f"{type(exc).__name__}") from None
             raise TransientError(f"connection to {self._url} failed: "
-                                 f"{type(exc).__name__}: {redact(str(exc), self._key)}") from None
+                                 f"{type(exc).__name__}: {redact(str(exc), self._key)}",
+                                 refused=isinstance(exc, ConnectionRefusedError)) from None
         finally:
             watchdog.cancel()
             conn.close()

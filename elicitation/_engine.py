@@ -4,7 +4,8 @@ A *job* is one call to the model (a rendered template plus its identity:
 context, prompt, repetition, quantity) under a cache key. :func:`execute`
 looks every job up in the SQLite cache first; a missing one is sent on a
 bounded thread pool, retried with exponential backoff and jitter on transient
-failures (at least the server's ``Retry-After``), and its raw response
+failures (at least the server's ``Retry-After``; a refused connection only once the
+server has answered a call of the run), and its raw response
 committed to the cache before anything is parsed. Parsing happens afterwards,
 from the cache, so a re-run (after a crash, a kill, or just to re-parse with
 other settings) makes no call it has already made. The run stops with
@@ -115,6 +116,7 @@ class _Engine:
         self._bar: Any = None
         self._lock = threading.Lock()
         self._stop = threading.Event()
+        self._answered = threading.Event()   # the server has answered a call of this run
         self._jitter = random.Random()
 
     def _attempt_failed(self, key: str, message: str) -> None:
@@ -135,7 +137,11 @@ class _Engine:
                 completion = self.client.complete(job.request)
             except TransientError as exc:
                 self._attempt_failed(job.key, f"{type(exc).__name__}: {exc}")
-                if attempt == self.max_retries:
+                # a refused connection before the server has answered any call of the run:
+                # nothing listens there (the request never left, no reply can be lost), so
+                # the call fails now instead of waiting out its backoff
+                if attempt == self.max_retries or (getattr(exc, "refused", False)
+                                                   and not self._answered.is_set()):
                     break
                 delay = min(self.max_backoff, self.backoff * 2.0 ** attempt)
                 delay *= 0.5 + self._jitter.random() / 2.0
@@ -150,6 +156,7 @@ class _Engine:
                 self._attempt_failed(job.key, f"the client returned {completion!r:.80}, not a "
                                      "Completion with text")
                 break
+            self._answered.set()
             self._store(job, completion, time.monotonic() - start)
             return
         self._tick(bar, failed=True)

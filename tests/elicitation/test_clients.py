@@ -112,8 +112,10 @@ def test_connection_refused_is_transient():
     srv = FakeOpenAIServer().start()
     url = srv.url
     srv.stop()
-    with pytest.raises(TransientError, match=r"connection to .* failed"):
+    with pytest.raises(TransientError, match=r"connection to .* failed") as info:
         OpenAIClient("m", base_url=url, timeout=2).complete(_request())
+    assert info.value.refused  # the request never left: the runner need not wait to retry it
+    assert not TransientError("timed out").refused
 
 
 def test_constrained_output_fields(server):

@@ -178,6 +178,60 @@ def test_a_misbehaving_client_fails_calls_not_the_run():
     assert result.n_failed_attempts == 4
 
 
+class _Refusing:
+    """Refuses the connection (a ``TransientError`` with ``refused``) on the calls listed,
+    answers the others; counts the attempts of each call."""
+
+    model = "refusing"
+    settings = MappingProxyType({})
+
+    def __init__(self, answer_first: bool) -> None:
+        self.answer_first = answer_first
+        self.attempts: Counter = Counter()
+        self._lock = threading.Lock()
+
+    def complete(self, request):
+        with self._lock:
+            n = sum(self.attempts.values())
+            self.attempts[(request.context, request.quantity)] += 1
+        if self.answer_first and n == 0:
+            return Completion(text="No: 0.3\nYes: 0.7", token_belief=float("nan"))
+        raise elicitation.TransientError("connection to x failed: ConnectionRefusedError",
+                                         refused=True)
+
+
+def test_a_refused_connection_before_any_reply_fails_the_call_without_retries():
+    # nothing listens there: each call is tried once, not max_retries + 1 times with backoff
+    client = _Refusing(answer_first=False)
+    with pytest.warns(ParseFailureWarning):
+        result = run(make_contexts(3), client, question=QUESTION, repetitions=1, cache=None,
+                     concurrency=1, max_retries=5, max_failures=100, **FAST)
+    assert set(client.attempts.values()) == {1} and result.n_failed_attempts == 6
+    assert result.raw["call_error"].str.contains("ConnectionRefusedError").all()
+
+
+def test_a_refused_connection_after_a_reply_is_retried_as_before():
+    # once the server has answered, a refused connection may be a restart: retried in full
+    client = _Refusing(answer_first=True)
+    with pytest.warns(ParseFailureWarning):
+        run(make_contexts(3), client, question=QUESTION, repetitions=1, cache=None,
+            concurrency=1, max_retries=2, max_failures=100, **FAST)
+    assert sorted(client.attempts.values()) == [1, 3, 3, 3, 3, 3]
+
+
+def test_http_refused_connection_is_marked_and_not_retried(make_server):
+    srv = make_server()
+    srv.stop()
+    client = OpenAIClient("fake", base_url=srv.url, seed=0, timeout=2)
+    start = time.monotonic()
+    with pytest.warns(ParseFailureWarning):
+        result = run(make_contexts(2), client, question=QUESTION, repetitions=1, cache=None,
+                     concurrency=1, max_retries=3, max_failures=100, backoff=5.0,
+                     progress=False)
+    # backoff=5 s: a single retry would take seconds
+    assert time.monotonic() - start < 3 and result.n_failed_attempts == 4
+
+
 # --------------------------------------------------------------------------- kill -9 and resume
 def test_kill_9_mid_run_then_resume_loses_and_repeats_nothing(make_server, tmp_path):
     """A run killed by SIGKILL resumes from the cache: zero lost, zero repeated calls.
