@@ -11,6 +11,7 @@ import dataclasses
 import inspect
 import math
 import numbers
+import sys
 import warnings
 from collections.abc import Mapping
 from collections.abc import Sequence
@@ -443,12 +444,15 @@ def _rate(pvalues: list[float], warned: int, alpha: float) -> dict[str, Any]:
             "n_warned": warned}
 
 
-def _simulate_design(iv: _PlanInput, n_ctx: int, n_rep: int,
-                     gen: np.random.Generator, pilot: Any) -> tuple[dict[str, Any], int]:
-    """Power at one design and the number of prompts per repetition."""
+def _simulate_design(iv: _PlanInput, n_ctx: int, n_rep: int, gen: np.random.Generator,
+                     pilot: Any, bar: Any) -> tuple[dict[str, Any], int]:
+    """Power at one design and the number of prompts per repetition; ``bar`` (a tqdm bar)
+    advances by one per simulated study."""
     test, opts = iv.test, iv.options
     if test == "conditional_forecasting":
-        return _pairs_design(iv, n_ctx, gen)
+        out = _pairs_design(iv, n_ctx, gen)
+        bar.update(iv.n_sims)
+        return out
     studies = spawn(gen, iv.n_sims)
     pvalues: list[float] = []
     warned = 0
@@ -476,6 +480,7 @@ def _simulate_design(iv: _PlanInput, n_ctx: int, n_rep: int,
                                        repetition, s)
                 pvalues.append(_run_decision(test, data, opts, s))
         warned += bool(caught)
+        bar.update()
     if iv.pilot is not None and test == "prompt_consistency":
         n_prompts = max(len(c) for c in pilot[1])
     if test == "iterated_expectation_check":
@@ -498,14 +503,15 @@ def _lie_calls_per_context(pilot: pd.DataFrame, variable: str, context: str) -> 
 def _agent_study(agent: Any, test: str, n_ctx: int, n_rep: int,
                  gen: np.random.Generator) -> pd.DataFrame:
     from ._decision._simulate import PROMPTS
-    from ._decision._simulate import simulate
+    from ._decision._simulate import simulated_table
 
     if test == "prompt_consistency":
         prompts = tuple(agent.shifts) if agent.kind == "prompt_sensitive" else PROMPTS
     else:
         prompts = ("standard",)
-    return simulate(agent, n_contexts=n_ctx, n_repetitions=n_rep, prompts=prompts,
-                    rng=gen).data
+    # simulate(...).data, without the study's truth (plan does not read it)
+    return simulated_table(agent, n_contexts=n_ctx, n_repetitions=n_rep, prompts=prompts,
+                           rng=gen)
 
 
 def _pairs_design(iv: _PlanInput, n_pairs: int,
@@ -563,6 +569,7 @@ def plan(
     power: float = 0.8,
     options: Mapping[str, Any] | None = None,
     rng: RNGLike = None,
+    progress: bool | None = None,
 ) -> PlanResult:
     r"""Power of a test at each planned study design, by simulation, before paying for calls.
 
@@ -607,6 +614,9 @@ def plan(
         ``alternative`` of :func:`pairs_power`.
     rng : int, numpy.random.Generator or None
         Randomness of the simulation; the same int gives the same table.
+    progress : bool or None
+        A progress bar on stderr over the simulated studies of every design; ``None``
+        (default) shows it only when stderr is a terminal. It changes nothing else.
 
     Returns
     -------
@@ -684,6 +694,8 @@ def plan(
     """
     iv = _plan_iv(data_or_agent, test, n_contexts, n_repetitions, effect, n_sims, alpha, power,
                   options)
+    if progress is not None and not isinstance(progress, bool):
+        raise TypeError(param_error("progress", "plan", "a bool or None", progress))
     gen = check_rng(rng, owner="plan")
     pilot_cells: Any = None
     n_pilot = 0
@@ -701,12 +713,17 @@ def plan(
         n_pilot = len(pilot_cells[0])
     elif iv.pilot is not None:
         n_pilot = len(iv.pilot)
+    from tqdm.auto import tqdm
+
     rows = []
-    for (n_ctx, n_rep), design_gen in zip(iv.designs, spawn(gen, len(iv.designs)),
-                                          strict=True):
-        rate, n_prompts = _simulate_design(iv, n_ctx, n_rep, design_gen, pilot_cells)
-        rows.append({"n_contexts": n_ctx, "n_repetitions": n_rep, "n_prompts": n_prompts,
-                     "n_calls": n_ctx * n_rep * n_prompts, **rate})
+    with tqdm(total=len(iv.designs) * iv.n_sims, desc="plan", unit="study", file=sys.stderr,
+              disable=not (sys.stderr.isatty() if progress is None else progress)) as bar:
+        for (n_ctx, n_rep), design_gen in zip(iv.designs, spawn(gen, len(iv.designs)),
+                                              strict=True):
+            bar.set_postfix_str(f"{n_ctx} contexts x {n_rep} repetitions")
+            rate, n_prompts = _simulate_design(iv, n_ctx, n_rep, design_gen, pilot_cells, bar)
+            rows.append({"n_contexts": n_ctx, "n_repetitions": n_rep, "n_prompts": n_prompts,
+                         "n_calls": n_ctx * n_rep * n_prompts, **rate})
     table = pd.DataFrame(rows, columns=list(TABLE_COLUMNS))
     reached = table[table["power"] >= iv.target_power].sort_values(["n_calls", "n_contexts"],
                                                             kind="mergesort")

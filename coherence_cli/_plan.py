@@ -51,6 +51,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--alpha", type=float, default=0.05, help="level (default 0.05)")
     p.add_argument("--power", type=float, default=0.8, help="target power (default 0.8)")
     add_seed(p)
+    p.add_argument("--quiet", action="store_true",
+                   help="no progress bar (shown on stderr when it is a terminal)")
     p.add_argument("--csv", default=None, metavar="PATH", help="write the power table as CSV")
     return p
 
@@ -75,7 +77,8 @@ def run(args: argparse.Namespace) -> int:
         options["baseline"] = read_table(args.baseline)
     res = coherence.plan(source, test=args.test, n_contexts=args.contexts,
                          n_repetitions=args.repetitions, effect=args.effect, n_sims=args.sims,
-                         alpha=args.alpha, power=args.power, options=options, rng=args.seed)
+                         alpha=args.alpha, power=args.power, options=options, rng=args.seed,
+                         progress=False if args.quiet else None)
     origin = f"agent {args.agent}" if args.agent else f"pilot {args.pilot}"
     print(f"Power of {args.test} at alpha = {args.alpha} ({args.sims} simulated studies per "
           f"design, from the {origin}):")

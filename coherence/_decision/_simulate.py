@@ -742,7 +742,26 @@ def simulate(
     agent, n_contexts, n_repetitions, posteriors, prompts = _simulate_iv(
         agent, n_contexts, n_repetitions, posteriors, prompts)
     gen = check_rng(rng, owner="simulate")
+    data = _draw_study(agent, n_contexts, n_repetitions, posteriors, prompts, gen)
+    return SimulatedStudy(data=data, truth=_truth(agent, prompts, posteriors))
 
+
+def simulated_table(agent: Agent, *, n_contexts: int, n_repetitions: int,
+                    prompts: Sequence[str], rng: RNGLike) -> pd.DataFrame:
+    """``simulate(agent, n_contexts=..., n_repetitions=..., prompts=..., rng=rng).data``,
+    value for value, without the study's truth: what :func:`coherence.plan` draws per
+    study (the truth, the same for every study of an agent, is most of simulate's time
+    and no part of the table)."""
+    agent, n_contexts, n_repetitions, posteriors, prompts = _simulate_iv(
+        agent, n_contexts, n_repetitions, None, prompts)
+    gen = check_rng(rng, owner="simulate")
+    return _draw_study(agent, n_contexts, n_repetitions, posteriors, prompts, gen)
+
+
+def _draw_study(agent: Agent, n_contexts: int, n_repetitions: int,
+                posteriors: np.ndarray | None, prompts: tuple[str, ...],
+                gen: np.random.Generator) -> pd.DataFrame:
+    """The table of :func:`simulate`, from validated arguments."""
     if posteriors is None:
         q = (gen.permutation(n_contexts) + gen.random(n_contexts)) / n_contexts
     else:
@@ -782,4 +801,4 @@ def simulate(
         "truth": q[ctx],
         "latent_belief": b_rows,
     })
-    return SimulatedStudy(data=data, truth=_truth(agent, prompts, posteriors))
+    return data

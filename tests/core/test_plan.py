@@ -265,3 +265,44 @@ def test_the_default_repetitions_follow_the_test():
     res = plan(_pairs_pilot(0.2, 0.1), test="conditional_forecasting", n_contexts=20,
                n_sims=3, rng=0)
     assert list(res.table["n_repetitions"]) == [1]
+
+
+def test_progress_bar_counts_the_studies_on_stderr_and_changes_nothing(capsys):
+    agent = Agent.leaky()
+    kw = {"test": "ci_test", "n_contexts": [15, 20], "n_repetitions": 2, "effect": 0.9,
+          "n_sims": 3, "options": {"n_resamples": 19, "ci_method": "subsampling"}, "rng": 0}
+    quiet = plan(agent, **kw)
+    assert capsys.readouterr().err == ""   # None: no bar when stderr is not a terminal
+    shown = plan(agent, **kw, progress=True)
+    err = capsys.readouterr().err
+    assert "plan" in err and "6/6" in err and "20 contexts x 2 repetitions" in err
+    pd.testing.assert_frame_equal(shown.table, quiet.table)
+    with pytest.raises(TypeError, match="progress"):
+        plan(agent, **kw, progress="yes")
+
+
+def test_command_line_quiet_has_no_progress_bar(capsys):
+    from coherence_cli import main
+
+    argv = ["plan", "--agent", "leaky", "--test", "ci_test", "--contexts", "15",
+            "--repetitions", "2", "--sims", "2", "--quiet"]
+    assert main(argv) == 0
+    assert "plan" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("kind", ["rational", "leaky", "nonmonotone", "prompt_sensitive"])
+@pytest.mark.parametrize("test", ["ci_test", "prompt_consistency"])
+def test_agent_studies_are_simulate_tables_drawn_without_their_truth(kind, test):
+    # plan draws each study's table without simulate's truth (the same for every study, and
+    # most of simulate's time): the tables are simulate's, value for value
+    from coherence._decision._simulate import PROMPTS
+    from coherence._plan import _agent_study
+
+    agent = getattr(Agent, kind)()
+    prompts = ("standard",) if test == "ci_test" else (
+        tuple(agent.shifts) if kind == "prompt_sensitive" else PROMPTS)
+    for seed in range(3):
+        got = _agent_study(agent, test, 17, 3, np.random.default_rng(seed))
+        want = coherence.simulate(agent, n_contexts=17, n_repetitions=3, prompts=prompts,
+                                  rng=np.random.default_rng(seed)).data
+        pd.testing.assert_frame_equal(got, want, check_exact=True)
