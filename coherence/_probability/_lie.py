@@ -322,7 +322,9 @@ def random_forest_baseline(
     n_splits : int, default 5
         Folds of the grid search.
     rng : int, numpy.random.Generator or None
-        Seeds the forests and the fold assignment.
+        Seeds the forests and the fold assignment. Inside
+        ``joblib.parallel_config(n_jobs=k)`` the grid searches' fits run on ``k``
+        workers: the same forests, the same baseline.
 
     Returns
     -------

@@ -116,6 +116,20 @@ def test_random_forest_baseline_is_close_to_truth(world):
     assert np.median(err) < 0.1
 
 
+def test_random_forest_baseline_is_the_same_on_parallel_workers(world):
+    # docs/axioms.md: inside joblib.parallel_config(n_jobs=k) the grid searches' fits run on k
+    # workers (each forest serial, its own seed): the same baseline, value for value
+    import joblib
+
+    joint, table, contexts = world
+    gt = sample(joint, 1500, np.random.default_rng(2))
+    serial = random_forest_baseline(gt, contexts, table, evidence=["x1", "x2"], rng=0, **FAST)
+    with joblib.parallel_config(backend="threading", n_jobs=2):
+        parallel = random_forest_baseline(gt, contexts, table, evidence=["x1", "x2"], rng=0,
+                                          **FAST)
+    pd.testing.assert_frame_equal(parallel, serial, check_exact=True)
+
+
 def test_user_estimator(world):
     from sklearn.linear_model import LogisticRegression
 
