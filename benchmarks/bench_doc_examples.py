@@ -1,8 +1,9 @@
 """The documented examples that take long at their defaults, against the faster options the
 docs now show, as ratios measured in one run.
 
-``python -m benchmarks.bench_doc_examples [lie] [leakage] [plan]`` (from the repository root;
-all by default). One BLAS thread; wall seconds, the shared machine's, so quote the ratios:
+``python -m benchmarks.bench_doc_examples [lie] [leakage] [plan] [elicit]`` (from the
+repository root; all by default). One BLAS thread; wall seconds, the shared machine's, so
+quote the ratios:
 
 - ``lie``: docs/axioms.md's example, ``iterated_expectation_check`` on
   ``bayesnets.lie_study("child", agent="weighted", n_contexts=100, rng=0)`` with the
@@ -15,7 +16,11 @@ all by default). One BLAS thread; wall seconds, the shared machine's, so quote t
 - ``plan``: ``coherence plan --agent leaky --effect 0.3 --test ci_test --contexts 50 100 200
   --repetitions 3 5`` (``coherence.plan``, 50 studies per design instead of 200: the ratio
   does not depend on it), each study's table drawn without simulate's truth (now) against
-  ``simulate(...).data`` (before), alternately, with the tables' equality.
+  ``simulate(...).data`` (before), alternately, with the tables' equality;
+- ``elicit``: ``coherence elicit --base-url http://127.0.0.1:PORT --model x --probe 6`` with
+  nothing listening, in this process (imports already done): the refused connection found
+  before the network is loaded (now) against the network loaded and each call retried with
+  backoff (before: the check skipped, the client's ``refused`` masked), alternately.
 """
 
 from __future__ import annotations
@@ -112,11 +117,57 @@ def plan() -> None:
           f"{tables['before'].equals(tables['now'])})")
 
 
+def elicit() -> None:
+    import contextlib
+    import io
+    import socket
+    import tempfile
+
+    import coherence_cli._elicit as cli_elicit
+    import elicitation
+    from coherence_cli import main
+
+    with socket.socket() as sock:   # a free port, closed again: connections are refused
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    check, complete = cli_elicit.refused, elicitation.OpenAIClient.complete
+
+    def masked(self: Any, request: Any) -> Any:
+        try:
+            return complete(self, request)
+        except elicitation.TransientError as exc:
+            raise elicitation.TransientError(str(exc)) from None
+
+    walls: dict[str, list[float]] = {"before": [], "now": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        for i in range(2):
+            for label in ("before", "now"):
+                if label == "before":
+                    cli_elicit.refused = lambda *args, **kwargs: None
+                    elicitation.OpenAIClient.complete = masked  # type: ignore[method-assign]
+                argv = ["elicit", "--base-url", f"http://127.0.0.1:{port}/v1", "--model", "x",
+                        "--probe", "6", "--quiet", "--cache", f"{tmp}/{label}{i}.sqlite"]
+                try:
+                    with contextlib.redirect_stdout(io.StringIO()), \
+                            contextlib.redirect_stderr(io.StringIO()):
+                        wall, code = _timed(lambda argv=argv: main(argv))
+                finally:
+                    cli_elicit.refused = check
+                    elicitation.OpenAIClient.complete = complete  # type: ignore[method-assign]
+                assert code == 1
+                walls[label].append(wall)
+    t_before, t_now = min(walls["before"]), min(walls["now"])
+    print(f"  elicit --probe 6, no server, imports done: network loaded and calls retried "
+          f"{t_before:5.2f} s, refused connection found first {t_now:5.3f} s "
+          f"({t_before / t_now:.0f}x)")
+
+
 def main(argv: list[str]) -> None:
     """Time the examples named in ``argv`` (all when empty)."""
     from threadpoolctl import threadpool_limits
 
-    wanted = [name for name in ("lie", "leakage", "plan") if not argv or name in argv]
+    wanted = [name for name in ("lie", "leakage", "plan", "elicit")
+              if not argv or name in argv]
     with threadpool_limits(1, user_api="blas"):
         for name in wanted:
             globals()[name]()

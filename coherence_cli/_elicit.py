@@ -183,6 +183,29 @@ def server_slots(base_url: str, timeout: float = 5.0) -> int | None:
     return slots if isinstance(slots, int) and slots > 0 else None
 
 
+def refused(base_url: str, timeout: float = 2.0) -> str | None:
+    """The error when a connection to the server of ``base_url`` is refused (nothing listens
+    there), else None (it answered, or failed otherwise: the run's calls find out). Tried
+    before the network is loaded, so that with no server the hint comes in a second."""
+    import socket
+    import urllib.parse
+
+    try:
+        parts = urllib.parse.urlsplit(base_url)
+        host, port = parts.hostname, parts.port or (443 if parts.scheme == "https" else 80)
+    except ValueError:
+        return None
+    if not host:
+        return None
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            return None
+    except ConnectionRefusedError as exc:
+        return f"connection to {base_url} failed: ConnectionRefusedError: {exc}"
+    except OSError:
+        return None
+
+
 def _design(args: argparse.Namespace) -> dict[str, Any]:
     base = FULL_RUN if args.full else FIRST_RUN
     return {"n_contexts": args.n_contexts or base["n_contexts"],
@@ -190,12 +213,8 @@ def _design(args: argparse.Namespace) -> dict[str, Any]:
             "prompts": args.prompts or list(base["prompts"])}
 
 
-def _client(args: argparse.Namespace, contexts: Any) -> tuple[Any, int]:
-    import elicitation
-
-    if args.simulated:
-        return elicitation.SimulatedClient(args.simulated, contexts, rng=args.seed), (
-            args.concurrency or 8)
+def _endpoint(args: argparse.Namespace) -> tuple[str, str]:
+    """The server's address and the model's name; usage errors for what is missing."""
     base_url = args.base_url or os.environ.get("OPENAI_BASE_URL")
     if not base_url:
         raise ElicitUsageError("no endpoint: pass --base-url (e.g. http://127.0.0.1:8080/v1) "
@@ -207,6 +226,16 @@ def _client(args: argparse.Namespace, contexts: Any) -> tuple[Any, int]:
         # a variable named on purpose and unset (a typo) would send no key without a word
         raise ElicitUsageError(f"--api-key-env names ${args.api_key_env}, which is not set "
                                "(or is empty) in the environment")
+    return base_url, model
+
+
+def _client(args: argparse.Namespace, contexts: Any) -> tuple[Any, int]:
+    import elicitation
+
+    if args.simulated:
+        return elicitation.SimulatedClient(args.simulated, contexts, rng=args.seed), (
+            args.concurrency or 8)
+    base_url, model = _endpoint(args)
     client = elicitation.OpenAIClient(
         model, base_url=base_url, api_key=os.environ.get(args.api_key_env),
         temperature=args.temperature, seed=args.seed, max_tokens=args.max_tokens,
@@ -306,6 +335,12 @@ def _run(args: argparse.Namespace, cache: Any) -> int:
     import elicitation
 
     design = _design(args)
+    error = None if args.simulated else refused(_endpoint(args)[0])
+    if error is not None:
+        # nothing listens there: no call is sent (the runner would fail each one at once)
+        print(f"coherence elicit: failed: {error}; no call was sent", file=sys.stderr)
+        print(hint(None, args, error), file=sys.stdout if args.probe else sys.stderr)
+        return EXIT_FAILURE
     contexts = bayesnets.contexts(args.network, n=design["n_contexts"], rng=args.seed)
     if args.probe:
         # the first contexts of the configured run, one repetition: the real run reuses them

@@ -139,6 +139,23 @@ def test_a_refused_connection_hints_at_the_server_not_the_prompt(server, tmp_pat
     assert code == 1 and "nothing answered at" in err and "try --probe" not in err
 
 
+def test_a_refused_connection_fails_before_the_network_is_loaded(server, tmp_path, capsys,
+                                                                  monkeypatch):
+    import bayesnets
+
+    def no_network(*args, **kwargs):
+        raise AssertionError("the network was loaded although nothing listens")
+
+    srv = server()
+    srv.stop()
+    monkeypatch.setattr(bayesnets, "contexts", no_network)
+    assert _elicit(srv, tmp_path, "--probe", "6") == 1
+    captured = capsys.readouterr()
+    assert "ConnectionRefusedError" in captured.err and "no call was sent" in captured.err
+    assert "nothing answered at" in captured.out
+    assert not srv.log
+
+
 def test_elicit_summary_flags_degenerate_beliefs_and_test_counts_set_aside(server, tmp_path,
                                                                          capsys):
     def behaviour(body, attempt):
