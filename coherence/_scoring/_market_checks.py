@@ -12,6 +12,7 @@ the market reacted to.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from dataclasses import field
 from typing import Any
@@ -39,9 +40,11 @@ from .._validation import numeric_column
 from .._validation import param_error
 from .._validation import require_columns
 from .._validation import same_within
+from .._warnings import DegenerateDataWarning
 from .._warnings import DeprecatedAlias
 from ._dates import check_same_awareness
 from ._dates import parse_dates
+from ._ids import check_edge_ends
 from ._ids import check_ids
 
 __all__ = [
@@ -519,6 +522,33 @@ class MarketSignalResult(CoherenceResult, test_name="market_signal_metrics",
 
 
 @fill_doc
+def _warn_no_signal(owner: str) -> None:
+    """The warning of a signal recall undefined for every forecast (at the caller's line)."""
+    warnings.warn(f"{owner}: no scored forecast's question has a market signal (a dated "
+                  "event whose local price move is at least min_move and agrees with its "
+                  "impact); signal recall is undefined (NaN).", DegenerateDataWarning,
+                  stacklevel=3)
+
+
+def _check_signal_joins(reasoning: Any, hdf: pd.DataFrame, pdf: pd.DataFrame, question: str,
+                        event: str, owner: str) -> None:
+    """Raise when a question id is written two ways (``'Q1'`` and ``'q1'``, ``1`` and
+    ``'1'``) across the hindsight events, the prices and the reasoning result's forecasts,
+    or a matched hindsight event's id differs from the events' in that way: matched
+    exactly, the forecasts would have no signals (NaN) or miss them (recall 0)."""
+    table, matches = reasoning.table, reasoning.matches
+    scored = pd.DataFrame({question: table["question"].to_numpy(dtype=object)},
+                          index=table.index)
+    check_ids([("hindsight_events", hdf), ("prices", pdf), ("reasoning.table", scored)],
+              question, owner=owner)
+    pairs = pd.DataFrame({question: matches["question"].to_numpy(dtype=object),
+                          "hindsight_event": matches["hindsight_event"].to_numpy(dtype=object)},
+                         index=matches.index)
+    check_edge_ends(pairs, ("hindsight_event",), hdf, event, (question,),
+                    edges_name="reasoning.matches", events_name="hindsight_events",
+                    owner=owner, lost="the match would not count as a signal found")
+
+
 def market_signal_metrics(reasoning: Any, hindsight_events: Any, prices: Any, *,
                           window_days: float = 3.0, min_move: float = 0.03,
                           turning_min_change: float = 0.05, convention: str = "paper",
@@ -573,7 +603,11 @@ def market_signal_metrics(reasoning: Any, hindsight_events: Any, prices: Any, *,
     and has the same sign; a turning-point signal is a market signal within
     ``window_days`` of a turning point. Per forecast, signal recall = matched
     signals / signals, signal precision = matched signals / forecast events
-    (likewise for turning points); NaN when the denominator is 0.
+    (likewise for turning points); NaN when the denominator is 0, with a
+    :class:`~coherence.DegenerateDataWarning` when no forecast has a signal. Question
+    ids written two ways (``'Q1'`` and ``'q1'``, ``1`` and ``'1'``) across the tables and
+    the result's forecasts, or hindsight event ids written otherwise than in its matches,
+    raise, naming the rows.
     """
     from ._graphs import ReasoningGraphResult
 
@@ -598,6 +632,7 @@ def market_signal_metrics(reasoning: Any, hindsight_events: Any, prices: Any, *,
         hdf = hdf.loc[~flag]
     curve = _signed_events(hdf, owner, question, date, direction, magnitude, confidence)
     px = _prices(prices, owner, question, price_date, price)
+    _check_signal_joins(reasoning, hdf, as_dataframe(prices), question, event, owner)
     if len(curve) and len(px):
         check_same_awareness(hdf[date], as_dataframe(prices)[price_date],
                              what="event and price dates", owner=owner)
@@ -654,6 +689,8 @@ def market_signal_metrics(reasoning: Any, hindsight_events: Any, prices: Any, *,
         "turning_precision"])
     v = table["signal_recall"].to_numpy(dtype=np.float64)
     ok = ~np.isnan(v)
+    if not ok.any():
+        _warn_no_signal(owner)
     lo, hi = cluster_mean_interval(v, table["question"].to_numpy(dtype=object),
                                    n_resamples, confidence_level, gen, kind="fraction")
     return MarketSignalResult(
