@@ -174,7 +174,9 @@ def turning_points(prices: Any, *, min_change: float = 0.05, window_days: float 
         >= ``min_change``, turning points closer than 6 hours merged keeping
         the larger swing).
     question, price_date, price : str
-        Column names.
+        Column names. Without ``question`` the prices are one market's; a
+        ``'question'`` column naming several markets then raises (pass
+        ``question='question'``).
 
     Returns
     -------
@@ -203,6 +205,8 @@ def turning_points(prices: Any, *, min_change: float = 0.05, window_days: float 
     # order); 'code' follows the sorted series, where tied times would be in row order
     px = _prices(prices, owner, question, price_date, price,
                  one_per_time=convention == "code")
+    if question is None:
+        _one_market(as_dataframe(prices), owner)
     groups = rows_by_key(px, ["_q"]) if question is not None else {(None,): np.arange(len(px))}
     rows = []
     for (q,), idx in groups.items():
@@ -216,6 +220,17 @@ def turning_points(prices: Any, *, min_change: float = 0.05, window_days: float 
     out = pd.DataFrame(rows, columns=["question", "date", "price"])
     out["date"] = pd.to_datetime(out["date"])
     return out if question is not None else out.drop(columns="question")
+
+
+def _one_market(pdf: pd.DataFrame, owner: str) -> None:
+    """Without ``question``, the prices are one market's: a ``'question'`` column naming
+    several markets would pool their series into one (a move between two markets' prices
+    read as a turning point), so it raises."""
+    if "question" in pdf.columns and pdf["question"].nunique(dropna=False) > 1:
+        raise ValueError(param_error(
+            "question", owner, "the column naming each price's market when the prices hold "
+            "several (pass question='question'; without it the prices are one series)",
+            f"None, with {pdf['question'].nunique(dropna=False)} markets in 'question'"))
 
 
 def _signed_events(events: Any, owner: str, question: str, date: str, direction: str,
@@ -341,6 +356,8 @@ def market_checks(events: Any, prices: Any, *, window_days: float = 3.0,
         ``statistic`` the share of counted questions whose net pressure has the sign of
         the net price move (exact binomial ``pvalue``, Clopper-Pearson interval), the
         pooled correlation and event agreement; one row per question in ``table``.
+        Where no question is counted, the statistic is NaN with a
+        :class:`~coherence.DegenerateDataWarning`.
 
     See Also
     --------
@@ -467,6 +484,7 @@ def market_checks(events: Any, prices: Any, *, window_days: float = 3.0,
         pooled = float(np.mean(zx * zy))
     vals = np.asarray(ev_agree_vals, dtype=np.float64)
     ea = float(vals.mean()) if len(vals) else np.nan
+    _warn_undefined(owner, n, len(z_x), len(vals))
     (g,) = spawn(gen, 1)
     lo, hi = cluster_mean_interval(vals, np.asarray(ev_agree_q, dtype=object),
                                    n_resamples, confidence_level, g, kind="fraction")
@@ -522,6 +540,20 @@ class MarketSignalResult(CoherenceResult, test_name="market_signal_metrics",
 
 
 @fill_doc
+def _warn_undefined(owner: str, n_direction: int, n_eligible: int, n_events: int) -> None:
+    """Where no question enters the net-direction check (the statistic NaN), a
+    :class:`DegenerateDataWarning` naming it and the other checks nothing entered, at the
+    caller's line."""
+    if n_direction == 0:
+        counts = {"net direction (statistic)": n_direction, "pooled correlation": n_eligible,
+                  "event agreement": n_events}
+        empty = [name for name, n in counts.items() if n == 0]
+        warnings.warn(f"{owner}: no question or event enters: {', '.join(empty)} "
+                      "(too few prices, moves below min_move or min_price_range, or no "
+                      "dated event with an impact); each is NaN.", DegenerateDataWarning,
+                      stacklevel=3)
+
+
 def _warn_no_signal(owner: str) -> None:
     """The warning of a signal recall undefined for every forecast (at the caller's line)."""
     warnings.warn(f"{owner}: no scored forecast's question has a market signal (a dated "
