@@ -62,6 +62,7 @@ from ._matching import event_tokens
 from ._matching import hindsight_texts
 from ._matching import match_one
 from ._matching import text_of
+from ._matching import warn_undated
 from ._sources import SourcePrecisionResult
 
 __all__ = [
@@ -202,7 +203,9 @@ def key_event_recall(
         A match also needs ``|date_f - date_h| <= window`` days; ``None``
         turns the gate off. Default: the convention's (7 under ``'paper'``,
         None under ``'code'``). A pair missing either date fails the gate
-        under ``'paper'`` and skips it under ``'code'``.
+        under ``'paper'`` and skips it under ``'code'``; where no forecast event (or
+        no hindsight event) has a date, nothing can match under ``'paper'``, and a
+        :class:`~coherence.DegenerateDataWarning` says so.
     matcher : {'hybrid', 'semantic'} or callable
         ``'hybrid'``: BM25 and token F1 (see Notes). ``'semantic'``: cosine
         similarity of all-MiniLM-L6-v2 sentence embeddings (optional extra).
@@ -558,6 +561,7 @@ def _key_event_recall(iv: _KeyEventInput) -> KeyEventRecallResult:
     matches = pd.DataFrame(match_rows, columns=[by, "question", "hindsight_event",
                                                 "forecast_row", "score", "bm25", "token_f1",
                                                 "is_key"])
+    warn_undated(iv.f_days, iv.h_days, date_window_days, iv.convention, "key_event_recall")
     absent = list(dict.fromkeys(q for _, q in iv.units if q not in questions))
     if absent:
         shown = ", ".join(repr(q) for q in absent[:5]) + (", ..." if len(absent) > 5 else "")

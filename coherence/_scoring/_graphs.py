@@ -63,6 +63,7 @@ from ._matching import event_text
 from ._matching import event_tokens
 from ._matching import hindsight_texts
 from ._matching import match_one
+from ._matching import warn_undated
 
 __all__ = [
     "NEGATIVE_RELATIONS",
@@ -662,6 +663,7 @@ def reasoning_graph_metrics(
                                      f"edges of unlisted forecasts {stray[:5]}"))
     _check_date_awareness(fev, hev, units, forecasts, cols, owner)
     f_tok, f_days = _event_texts(fev, cols), _event_days(fev, cols, owner)
+    warn_undated(f_days, _event_days(hev, cols, owner), date_window_days, convention, owner)
     questions = _hindsight_questions(hev, mag * conf, cols, k, min_impact, owner)
     per_rows, match_rows, excluded = _score_units(
         unit_list, sim_days, fev, f_tok, f_days, questions, quality, f_edges, h_edges, cols,

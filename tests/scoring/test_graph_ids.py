@@ -154,3 +154,25 @@ def test_relabelled_ids_same_result_and_mixed_raise(edge_rows, end):
         warnings.simplefilter("error")
         with pytest.raises(ValueError, match=rf"Column '{end}'"):
             _metrics(fed=fed.astype({end: str}))
+
+
+def test_no_dates_under_the_paper_gate_warn():
+    """Forecast events without a date under convention='paper': every pair fails the 7-day
+    gate, so KER and key-event precision were 0 without a word (1.0 and 1.0 with the
+    dates); the warning names the table and the way out."""
+    fe = _forecast_events().drop(columns="date")
+    for call in (lambda: coherence.key_event_recall(fe, _hindsight(), rng=0),
+                 lambda: coherence.reasoning_graph_metrics(fe, _hindsight(), gates=False,
+                                                           rng=0)):
+        with pytest.warns(coherence.DegenerateDataWarning,
+                          match=r"no row of forecast_events has a date.*date_window_days"
+                                r"=None") as rec:
+            res = call()
+        assert res.statistic == 0.0
+        assert [w.filename for w in rec] == [__file__]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        dated = coherence.key_event_recall(_forecast_events(), _hindsight(), rng=0)
+        ungated = coherence.key_event_recall(fe, _hindsight(), date_window_days=None, rng=0)
+        code = coherence.key_event_recall(fe, _hindsight(), convention="code", rng=0)
+    assert dated.statistic == ungated.statistic == 1.0 and code.statistic == 1.0
