@@ -53,6 +53,7 @@ from ._dates import check_same_awareness
 from ._dates import is_missing
 from ._dates import to_days
 from ._ids import check_ids
+from ._ids import check_ids_within
 from ._matching import THRESHOLDS
 from ._matching import EventColumns
 from ._matching import cosine
@@ -178,7 +179,8 @@ def key_event_recall(
         missing magnitude or confidence raises (it is never dropped). An
         event with several records may leave its title, description or date blank
         on some of them; where given they must agree (a clash raises, naming the
-        rows; surrounding white space aside). Rows flagged
+        rows; surrounding white space aside). Two event ids of one question that
+        differ only in case, surrounding spaces or type (``1`` and ``'1'``) raise. Rows flagged
         in ``is_outcome`` (the outcome event: bools, 0/1 or the strings
         true/false, yes/no, 1/0 as a CSV gives them; blank is false) are left
         out of matching and counting.
@@ -448,6 +450,7 @@ def _key_event_recall_iv(forecast_events: Any, hindsight_events: Any, forecasts:
         tables.append(("forecasts", units))
     check_ids(tables, question, owner=owner)
     check_ids([t for t in tables if t[0] != "hindsight_events"], by, owner=owner)
+    check_ids_within(hdf, [question], event, name="hindsight_events", owner=owner)
     gen = check_rng(options.rng, owner=owner)
 
     def texts_of(df: pd.DataFrame) -> list[tuple[Any, Any]]:

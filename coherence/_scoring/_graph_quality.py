@@ -33,6 +33,7 @@ from .._validation import require_columns
 from ._dates import is_missing
 from ._ids import check_edge_ends
 from ._ids import check_ids
+from ._ids import check_ids_within
 
 __all__ = ["GraphQualityReport", "graph_depth", "hindsight_graph_quality"]
 
@@ -373,6 +374,7 @@ def _check_graph_ids(hev: pd.DataFrame, hed: pd.DataFrame, questions: Iterable[A
         tables.append(("questions", pd.DataFrame({question: pd.Series(questions,
                                                                       dtype=object)})))
     check_ids(tables, question, owner=owner)
+    check_ids_within(hev, [question], event, name="hindsight_events", owner=owner)
     check_edge_ends(hed, (source, target), hev, event, (question,),
                     edges_name="hindsight_edges", events_name="hindsight_events",
                     owner=owner)

@@ -57,6 +57,7 @@ from ._graph_quality import hindsight_graph_quality
 from ._graph_quality import missing_or_in
 from ._ids import check_edge_ends
 from ._ids import check_ids
+from ._ids import check_ids_within
 from ._matching import THRESHOLDS
 from ._matching import EventColumns
 from ._matching import event_text
@@ -267,6 +268,7 @@ def _check_joins(fev: pd.DataFrame, hev: pd.DataFrame, forecasts: Any, forecast_
     check_ids([(name, df) for name, df in tables if c.by in df.columns
                and name in ("forecast_events", "forecasts", "forecast_edges")], c.by,
               owner=owner)
+    check_ids_within(hev, [c.question], c.event, name="hindsight_events", owner=owner)
     ends = (c.source, c.target)
     if fed is not None and {c.by, c.question, *ends} <= set(fed.columns):
         check_edge_ends(fed, ends, fev, c.event, (c.by, c.question), edges_name="forecast_edges",

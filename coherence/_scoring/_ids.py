@@ -20,8 +20,8 @@ from .._validation import check_ids
 from .._validation import column_error
 from .._validation import param_error
 
-__all__ = ["POOLED", "RESERVED_COLUMNS", "check_edge_ends", "check_ids", "not_pooled",
-           "reserved_by"]
+__all__ = ["POOLED", "RESERVED_COLUMNS", "check_edge_ends", "check_ids", "check_ids_within",
+           "not_pooled", "reserved_by"]
 
 #: Label of the pooled row (all models together) in the score tables.
 POOLED = "(all)"
@@ -84,3 +84,28 @@ def check_edge_ends(edges: pd.DataFrame, ends: Sequence[str], events: pd.DataFra
                 f"{read_as[(*first[:-1], _label_text(first[-1]))]!r}: an id written two ways "
                 f"is not joined, and {lost})",
                 list(edges.index[bad]), [vals[i][-1] for i in bad], owner=owner))
+
+
+def check_ids_within(df: pd.DataFrame, keys: Sequence[str], column: str, *, name: str,
+                     owner: str) -> None:
+    """Raise when one group of ``df`` (a question: the ``keys`` columns) names two of its
+    ``column`` ids (events) alike but for case, surrounding spaces or type (``1`` and
+    ``'1'``): the records of one event would be split into two events without a word.
+    Across groups such ids are left alone (each question numbers its own events)."""
+    cells = df[[*keys, column]].to_numpy(dtype=object)
+    seen: dict[tuple[Any, ...], Any] = {}
+    for *k, e in cells:
+        text = _label_text(e)
+        if text is None:
+            continue
+        first = seen.setdefault((*k, text), e)
+        if first is not e and first != e:
+            rows = [j for j, (*k2, e2) in enumerate(cells)
+                    if tuple(k2) == tuple(k) and _label_text(e2) == text]
+            label = k[0] if len(k) == 1 else tuple(k)
+            raise ValueError(column_error(
+                column, f"name each event of a {' and '.join(keys)} one way in {name} "
+                f"(found {first!r} / {e!r} in {label!r}, which differ only in case, "
+                "surrounding spaces or type (text against number): one event's records "
+                "would count as two events)", list(df.index[rows]),
+                [df[column].to_numpy(dtype=object)[j] for j in rows], owner=owner))

@@ -46,6 +46,7 @@ from ._dates import check_same_awareness
 from ._dates import parse_dates
 from ._ids import check_edge_ends
 from ._ids import check_ids
+from ._ids import check_ids_within
 
 __all__ = [
     "MarketChecksResult",
@@ -573,6 +574,7 @@ def _check_signal_joins(reasoning: Any, hdf: pd.DataFrame, pdf: pd.DataFrame, qu
                           index=table.index)
     check_ids([("hindsight_events", hdf), ("prices", pdf), ("reasoning.table", scored)],
               question, owner=owner)
+    check_ids_within(hdf, [question], event, name="hindsight_events", owner=owner)
     pairs = pd.DataFrame({question: matches["question"].to_numpy(dtype=object),
                           "hindsight_event": matches["hindsight_event"].to_numpy(dtype=object)},
                          index=matches.index)

@@ -176,3 +176,28 @@ def test_no_dates_under_the_paper_gate_warn():
         ungated = coherence.key_event_recall(fe, _hindsight(), date_window_days=None, rng=0)
         code = coherence.key_event_recall(fe, _hindsight(), convention="code", rng=0)
     assert dated.statistic == ungated.statistic == 1.0 and code.statistic == 1.0
+
+
+@pytest.mark.parametrize("ids", [[1, "1", 2, 3], ["E1", "e1", "e2", "e3"],
+                                 ["e1", " e1", "e2", "e3"]])
+def test_hindsight_event_written_two_ways_within_a_question_raises(ids):
+    """Two records of one hindsight event, the id written two ways: they were two events
+    (KER 1/4 instead of 1/3 on the shared fixture: four key events, not three)."""
+    from ._helpers import forecast_events
+    from ._helpers import hindsight
+
+    h = hindsight().iloc[:4].assign(event=ids)
+    h4 = pd.concat([h, _hindsight().assign(question="other", event=[1, 2, 3])],
+                   ignore_index=True)
+    fe = _forecast_events().assign(event=["f1", "f2", "f3"])
+    with pytest.raises(ValueError, match=r"Column 'event'.*each event of a question one way"
+                                         r".*in 'q'.*row 0"):
+        coherence.key_event_recall(forecast_events(), h4, rng=0)
+    for call in (lambda: coherence.reasoning_graph_metrics(fe, h4, gates=False, rng=0),
+                 lambda: coherence.hindsight_graph_quality(h4, _hindsight_edges(),
+                                                           min_sources=0)):
+        with pytest.raises(ValueError, match=r"Column 'event'.*one way"):
+            call()
+    # the same ids in different questions are left alone: each question numbers its own
+    ok = h4.assign(event=[*ids[:1], *ids[:1], *ids[2:], *ids[:1], "x", "y"])
+    assert coherence.key_event_recall(forecast_events(), ok, rng=0).n_obs == 2
