@@ -654,8 +654,9 @@ def validate_tasks(tasks: Any, *, question: str = "question", start: str = "star
     # 'Q1' and 'q1', 1 and '1': one question written twice; 'Politics' and 'politics':
     # one domain counted as two
     check_ids([("tasks", df)], question, owner=owner)
-    if domain in df.columns:
-        check_case_distinct(df, domain, owner=owner)
+    if domain in df.columns:  # blank ones are all '(missing)'
+        check_case_distinct(df.loc[[not is_missing(v) for v in df[domain]]], domain,
+                            owner=owner)
     kinds = df[type].to_numpy(dtype=object)
     bad = np.flatnonzero([k not in QUESTION_TYPES for k in kinds])
     if len(bad):

@@ -28,6 +28,10 @@ def test_dataset_statistics_counts():
     assert st_.n_questions == 4
     assert dict(zip(st_.domains["domain"], st_.domains["n"], strict=True)) == {
         "politics": 2, "sports": 1, "(missing)": 1}
+    # blank domains are all missing, however many spaces: one '(missing)' group, no error
+    blank = coherence.dataset_statistics(_tasks(domain=["", "  ", None, "sports"]))
+    assert dict(zip(blank.domains["domain"], blank.domains["n"], strict=True)) == {
+        "(missing)": 3, "sports": 1}
 
 
 @pytest.mark.parametrize("ids", [["Q1", "q1", "c", "d"], [1, "1", "c", "d"],
