@@ -53,6 +53,7 @@ from ._dates import check_same_awareness
 from ._dates import is_missing
 from ._dates import to_days
 from ._ids import check_ids
+from ._ids import check_ids_within
 from ._matching import THRESHOLDS
 from ._matching import EventColumns
 from ._matching import cosine
@@ -62,6 +63,7 @@ from ._matching import event_tokens
 from ._matching import hindsight_texts
 from ._matching import match_one
 from ._matching import text_of
+from ._matching import warn_undated
 from ._sources import SourcePrecisionResult
 
 __all__ = [
@@ -177,7 +179,8 @@ def key_event_recall(
         missing magnitude or confidence raises (it is never dropped). An
         event with several records may leave its title, description or date blank
         on some of them; where given they must agree (a clash raises, naming the
-        rows; surrounding white space aside). Rows flagged
+        rows; surrounding white space aside). Two event ids of one question that
+        differ only in case, surrounding spaces or type (``1`` and ``'1'``) raise. Rows flagged
         in ``is_outcome`` (the outcome event: bools, 0/1 or the strings
         true/false, yes/no, 1/0 as a CSV gives them; blank is false) are left
         out of matching and counting.
@@ -202,7 +205,9 @@ def key_event_recall(
         A match also needs ``|date_f - date_h| <= window`` days; ``None``
         turns the gate off. Default: the convention's (7 under ``'paper'``,
         None under ``'code'``). A pair missing either date fails the gate
-        under ``'paper'`` and skips it under ``'code'``.
+        under ``'paper'`` and skips it under ``'code'``; where no forecast event (or
+        no hindsight event) has a date, nothing can match under ``'paper'``, and a
+        :class:`~coherence.DegenerateDataWarning` says so.
     matcher : {'hybrid', 'semantic'} or callable
         ``'hybrid'``: BM25 and token F1 (see Notes). ``'semantic'``: cosine
         similarity of all-MiniLM-L6-v2 sentence embeddings (optional extra).
@@ -445,6 +450,7 @@ def _key_event_recall_iv(forecast_events: Any, hindsight_events: Any, forecasts:
         tables.append(("forecasts", units))
     check_ids(tables, question, owner=owner)
     check_ids([t for t in tables if t[0] != "hindsight_events"], by, owner=owner)
+    check_ids_within(hdf, [question], event, name="hindsight_events", owner=owner)
     gen = check_rng(options.rng, owner=owner)
 
     def texts_of(df: pd.DataFrame) -> list[tuple[Any, Any]]:
@@ -558,6 +564,7 @@ def _key_event_recall(iv: _KeyEventInput) -> KeyEventRecallResult:
     matches = pd.DataFrame(match_rows, columns=[by, "question", "hindsight_event",
                                                 "forecast_row", "score", "bm25", "token_f1",
                                                 "is_key"])
+    warn_undated(iv.f_days, iv.h_days, date_window_days, iv.convention, "key_event_recall")
     absent = list(dict.fromkeys(q for _, q in iv.units if q not in questions))
     if absent:
         shown = ", ".join(repr(q) for q in absent[:5]) + (", ..." if len(absent) > 5 else "")

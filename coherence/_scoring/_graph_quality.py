@@ -31,6 +31,9 @@ from .._validation import numeric_column
 from .._validation import param_error
 from .._validation import require_columns
 from ._dates import is_missing
+from ._ids import check_edge_ends
+from ._ids import check_ids
+from ._ids import check_ids_within
 
 __all__ = ["GraphQualityReport", "graph_depth", "hindsight_graph_quality"]
 
@@ -263,7 +266,10 @@ def hindsight_graph_quality(
     ``target``) pairs of the kept edges (a repeated row counts once), hops =
     :func:`graph_depth` of the kept edges; (4) a graph passes when hops >=
     ``min_hops``, nodes >= ``min_nodes``, sources >= ``min_sources`` and
-    edges >= ``min_edges``. The outcome event counts as a node.
+    edges >= ``min_edges``. The outcome event counts as a node. The tables are
+    joined on the question and event ids exactly: an id written two ways (``'Q1'`` and
+    ``'q1'``, ``1`` and ``'1'``) between the events, the edges' ends and ``questions``
+    raises, naming the rows (matched exactly, such edges would be dangling).
 
     Examples
     --------
@@ -292,6 +298,7 @@ def hindsight_graph_quality(
                           "confidence": confidence, "strength": strength}, owner=owner)
     no_missing(hev, [question, event], owner=owner)
     no_missing(hed, [question, source, target], owner=owner)
+    questions = _check_graph_ids(hev, hed, questions, (question, event, source, target), owner)
     sources = _sources_column(hev, sources, min_sources, owner)
     conf = missing_or_in(hed, confidence, owner, 1.0)
     stren = missing_or_in(hed, strength, owner, np.inf)
@@ -352,6 +359,26 @@ def hindsight_graph_quality(
                 "min_edge_strength": min_edge_strength, "exclude_rejected": exclude_rejected}
     return GraphQualityReport(table=table, excluded=excluded, events=kept_ev, edges=kept_ed,
                               settings=settings)
+
+
+def _check_graph_ids(hev: pd.DataFrame, hed: pd.DataFrame, questions: Iterable[Any] | None,
+                     names: tuple[str, str, str, str], owner: str) -> list[Any] | None:
+    """Raise when a question id, or an event id at an edge's end, is written two ways
+    (``'Q1'`` and ``'q1'``, ``1`` and ``'1'``) between the tables (and ``questions``): the
+    edges would be dropped as dangling, or the question split in two, without a word.
+    Returns ``questions`` as a list (it may be a one-pass iterable)."""
+    question, event, source, target = names
+    tables = [("hindsight_events", hev), ("hindsight_edges", hed)]
+    if questions is not None:
+        questions = list(questions)
+        tables.append(("questions", pd.DataFrame({question: pd.Series(questions,
+                                                                      dtype=object)})))
+    check_ids(tables, question, owner=owner)
+    check_ids_within(hev, [question], event, name="hindsight_events", owner=owner)
+    check_edge_ends(hed, (source, target), hev, event, (question,),
+                    edges_name="hindsight_edges", events_name="hindsight_events",
+                    owner=owner)
+    return questions
 
 
 def _sources_column(hev: pd.DataFrame, sources: str | None, min_sources: int,

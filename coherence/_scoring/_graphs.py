@@ -55,12 +55,16 @@ from ._graph_quality import flag_column
 from ._graph_quality import graph_depth
 from ._graph_quality import hindsight_graph_quality
 from ._graph_quality import missing_or_in
+from ._ids import check_edge_ends
+from ._ids import check_ids
+from ._ids import check_ids_within
 from ._matching import THRESHOLDS
 from ._matching import EventColumns
 from ._matching import event_text
 from ._matching import event_tokens
 from ._matching import hindsight_texts
 from ._matching import match_one
+from ._matching import warn_undated
 
 __all__ = [
     "NEGATIVE_RELATIONS",
@@ -243,6 +247,35 @@ def _event_tables(forecast_events: Any, hindsight_events: Any, c: _GraphColumns,
                                       "forecast once", list(fev.index[np.flatnonzero(dup)]),
                                       owner=owner))
     return fev, hev
+
+
+def _check_joins(fev: pd.DataFrame, hev: pd.DataFrame, forecasts: Any, forecast_edges: Any,
+                 hindsight_edges: Any, c: _GraphColumns, owner: str) -> None:
+    """Raise when an id the tables are joined on is written two ways (``'Q1'`` and ``'q1'``,
+    ``1`` and ``'1'``): question and model ids across the tables, and the event ids at the
+    edges' ends against their events. Matched exactly, a question would have no hindsight
+    events, and an edge would be dropped, its scores and depth 0, without a word."""
+    fed = None if forecast_edges is None else as_dataframe(
+        forecast_edges, name="forecast_edges", owner=owner)
+    hed = None if hindsight_edges is None else as_dataframe(
+        hindsight_edges, name="hindsight_edges", owner=owner)
+    units = None if forecasts is None else as_dataframe(forecasts, name="forecasts",
+                                                        owner=owner)
+    named = [("forecast_events", fev), ("hindsight_events", hev), ("forecasts", units),
+             ("forecast_edges", fed), ("hindsight_edges", hed)]
+    tables = [(name, df) for name, df in named if df is not None]
+    check_ids([t for t in tables if c.question in t[1].columns], c.question, owner=owner)
+    check_ids([(name, df) for name, df in tables if c.by in df.columns
+               and name in ("forecast_events", "forecasts", "forecast_edges")], c.by,
+              owner=owner)
+    check_ids_within(hev, [c.question], c.event, name="hindsight_events", owner=owner)
+    ends = (c.source, c.target)
+    if fed is not None and {c.by, c.question, *ends} <= set(fed.columns):
+        check_edge_ends(fed, ends, fev, c.event, (c.by, c.question), edges_name="forecast_edges",
+                        events_name="forecast_events", owner=owner)
+    if hed is not None and {c.question, *ends} <= set(hed.columns):
+        check_edge_ends(hed, ends, hev, c.event, (c.question,), edges_name="hindsight_edges",
+                        events_name="hindsight_events", owner=owner)
 
 
 def _quality_gates(gates: Any, hev: pd.DataFrame, hindsight_edges: Any, c: _GraphColumns,
@@ -498,7 +531,10 @@ def reasoning_graph_metrics(
         (a clash raises, naming the rows).
     forecast_edges : pandas.DataFrame or convertible, optional
         ``by``, ``question``, ``source``, ``target`` (forecast event ids) and
-        ``relation``. Without it the edge metrics and depth are NaN.
+        ``relation``. Without it the edge metrics and depth are NaN. The tables
+        are joined on the model, question and event ids exactly: an id written two
+        ways (``'Q1'`` and ``'q1'``, ``1`` and ``'1'``; an edge's end against its
+        events) raises, naming the rows.
     hindsight_edges : pandas.DataFrame or convertible, optional
         ``question``, ``source``, ``target``, ``relation``, ``confidence``,
         ``strength``. Required when ``gates`` is True.
@@ -610,6 +646,7 @@ def reasoning_graph_metrics(
                          review_status=review_status, simulated_date=simulated_date,
                          source=source, target=target, relation=relation)
     fev, hev = _event_tables(forecast_events, hindsight_events, cols, owner)
+    _check_joins(fev, hev, forecasts, forecast_edges, hindsight_edges, cols, owner)
     quality = _quality_gates(gates, hev, hindsight_edges, cols, owner)
     hev, mag, conf, n_rejected = _kept_hindsight_events(hev, cols, owner)
     h_edges = _hindsight_edge_lists(quality, hindsight_edges, cols, owner)
@@ -628,6 +665,7 @@ def reasoning_graph_metrics(
                                      f"edges of unlisted forecasts {stray[:5]}"))
     _check_date_awareness(fev, hev, units, forecasts, cols, owner)
     f_tok, f_days = _event_texts(fev, cols), _event_days(fev, cols, owner)
+    warn_undated(f_days, _event_days(hev, cols, owner), date_window_days, convention, owner)
     questions = _hindsight_questions(hev, mag * conf, cols, k, min_impact, owner)
     per_rows, match_rows, excluded = _score_units(
         unit_list, sim_days, fev, f_tok, f_days, questions, quality, f_edges, h_edges, cols,

@@ -41,9 +41,11 @@ from .._validation import nonempty
 from .._validation import numeric_column
 from .._validation import param_error
 from .._validation import require_columns
+from .._validation import same_within
 from ._dates import any_aware
 from ._dates import check_same_awareness
 from ._dates import parse_dates
+from ._ids import check_ids
 from ._ids import not_pooled
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -96,7 +98,9 @@ def simulated_dates(tasks: Any, *, positions: Sequence[str | float] = ("midpoint
     Parameters
     ----------
     tasks : pandas.DataFrame or convertible
-        One row per question with ``question``, ``start`` and ``resolution_date``.
+        One row per question with ``question``, ``start`` and ``resolution_date``
+        (a repeated question must repeat its dates; a question id written two ways,
+        ``'Q1'`` and ``'q1'`` or ``1`` and ``'1'``, raises).
     positions : sequence of str or float
         ``'midpoint'`` (:math:`f = 1/2`, the benchmark's default),
         ``'early'``, ``'mid'``, ``'late'`` (a date inside the band, see
@@ -148,6 +152,11 @@ def simulated_dates(tasks: Any, *, positions: Sequence[str | float] = ("midpoint
     require_columns(df, {"question": question}, owner=owner)
     no_missing(df, question, owner=owner)
     s, r = _window(df, start, resolution_date, owner)
+    # 'Q1' and 'q1', 1 and '1': one question with two dates; a question's rows (where
+    # repeated) give it one window, else which row's dates a join would meet is an accident
+    check_ids([("tasks", df)], question, owner=owner)
+    same_within(df, pd.DatetimeIndex(s), question, start, owner=owner)
+    same_within(df, pd.DatetimeIndex(r), question, resolution_date, owner=owner)
     aware = any_aware(df[start])
     gen = check_rng(rng, owner=owner)
     # uniform placement draws one fraction per question, in sorted question order, so

@@ -10,15 +10,18 @@ reserved (:func:`not_pooled`, :func:`reserved_by`).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from .._validation import _label_text
 from .._validation import check_ids
 from .._validation import column_error
 from .._validation import param_error
 
-__all__ = ["POOLED", "RESERVED_COLUMNS", "check_ids", "not_pooled", "reserved_by"]
+__all__ = ["POOLED", "RESERVED_COLUMNS", "check_edge_ends", "check_ids", "check_ids_within",
+           "not_pooled", "reserved_by"]
 
 #: Label of the pooled row (all models together) in the score tables.
 POOLED = "(all)"
@@ -51,3 +54,58 @@ def reserved_by(by: str, owner: str, reserved: Sequence[str]) -> None:
         raise ValueError(param_error(
             "by", owner, "a column name other than those of the result's tables ("
             + ", ".join(repr(r) for r in reserved) + "); rename the column", by))
+
+
+def check_edge_ends(edges: pd.DataFrame, ends: Sequence[str], events: pd.DataFrame,
+                    event: str, keys: Sequence[str], *, edges_name: str, events_name: str,
+                    owner: str, lost: str = "the edge would be dropped as dangling") -> None:
+    """Raise when an edge's end names no event of its group (the ``keys`` columns, as
+    question or (model, question), in both tables) exactly, but one up to case, surrounding
+    spaces or type (``1`` against ``'1'``): matched exactly, such an edge would be dropped
+    as dangling without a word (its graph's depth and edge scores 0); ``lost`` says what
+    the message names as lost."""
+    cols = [*keys, event]
+    ev = events[cols].to_numpy(dtype=object)
+    exact = {tuple(r) for r in ev}
+    read_as: dict[tuple[Any, ...], Any] = {}
+    for *k, e in ev:
+        text = _label_text(e)
+        if text is not None:
+            read_as.setdefault((*k, text), e)
+    for end in ends:
+        vals = edges[[*keys, end]].to_numpy(dtype=object)
+        bad = [i for i, (*k, e) in enumerate(vals)
+               if (*k, e) not in exact and (*k, _label_text(e)) in read_as]
+        if bad:
+            first = tuple(vals[bad[0]])
+            raise ValueError(column_error(
+                end, f"write each event id as {events_name}['{event}'] does in {edges_name} "
+                f"(found {first[-1]!r} where it has "
+                f"{read_as[(*first[:-1], _label_text(first[-1]))]!r}: an id written two ways "
+                f"is not joined, and {lost})",
+                list(edges.index[bad]), [vals[i][-1] for i in bad], owner=owner))
+
+
+def check_ids_within(df: pd.DataFrame, keys: Sequence[str], column: str, *, name: str,
+                     owner: str) -> None:
+    """Raise when one group of ``df`` (a question: the ``keys`` columns) names two of its
+    ``column`` ids (events) alike but for case, surrounding spaces or type (``1`` and
+    ``'1'``): the records of one event would be split into two events without a word.
+    Across groups such ids are left alone (each question numbers its own events)."""
+    cells = df[[*keys, column]].to_numpy(dtype=object)
+    seen: dict[tuple[Any, ...], Any] = {}
+    for *k, e in cells:
+        text = _label_text(e)
+        if text is None:
+            continue
+        first = seen.setdefault((*k, text), e)
+        if first is not e and first != e:
+            rows = [j for j, (*k2, e2) in enumerate(cells)
+                    if tuple(k2) == tuple(k) and _label_text(e2) == text]
+            label = k[0] if len(k) == 1 else tuple(k)
+            raise ValueError(column_error(
+                column, f"name each event of a {' and '.join(keys)} one way in {name} "
+                f"(found {first!r} / {e!r} in {label!r}, which differ only in case, "
+                "surrounding spaces or type (text against number): one event's records "
+                "would count as two events)", list(df.index[rows]),
+                [df[column].to_numpy(dtype=object)[j] for j in rows], owner=owner))

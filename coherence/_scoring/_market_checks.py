@@ -12,6 +12,7 @@ the market reacted to.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from dataclasses import field
 from typing import Any
@@ -39,10 +40,13 @@ from .._validation import numeric_column
 from .._validation import param_error
 from .._validation import require_columns
 from .._validation import same_within
+from .._warnings import DegenerateDataWarning
 from .._warnings import DeprecatedAlias
 from ._dates import check_same_awareness
 from ._dates import parse_dates
+from ._ids import check_edge_ends
 from ._ids import check_ids
+from ._ids import check_ids_within
 
 __all__ = [
     "MarketChecksResult",
@@ -171,7 +175,9 @@ def turning_points(prices: Any, *, min_change: float = 0.05, window_days: float 
         >= ``min_change``, turning points closer than 6 hours merged keeping
         the larger swing).
     question, price_date, price : str
-        Column names.
+        Column names. Without ``question`` the prices are one market's; a
+        ``'question'`` column naming several markets then raises (pass
+        ``question='question'``).
 
     Returns
     -------
@@ -200,6 +206,8 @@ def turning_points(prices: Any, *, min_change: float = 0.05, window_days: float 
     # order); 'code' follows the sorted series, where tied times would be in row order
     px = _prices(prices, owner, question, price_date, price,
                  one_per_time=convention == "code")
+    if question is None:
+        _one_market(as_dataframe(prices), owner)
     groups = rows_by_key(px, ["_q"]) if question is not None else {(None,): np.arange(len(px))}
     rows = []
     for (q,), idx in groups.items():
@@ -213,6 +221,17 @@ def turning_points(prices: Any, *, min_change: float = 0.05, window_days: float 
     out = pd.DataFrame(rows, columns=["question", "date", "price"])
     out["date"] = pd.to_datetime(out["date"])
     return out if question is not None else out.drop(columns="question")
+
+
+def _one_market(pdf: pd.DataFrame, owner: str) -> None:
+    """Without ``question``, the prices are one market's: a ``'question'`` column naming
+    several markets would pool their series into one (a move between two markets' prices
+    read as a turning point), so it raises."""
+    if "question" in pdf.columns and pdf["question"].nunique(dropna=False) > 1:
+        raise ValueError(param_error(
+            "question", owner, "the column naming each price's market when the prices hold "
+            "several (pass question='question'; without it the prices are one series)",
+            f"None, with {pdf['question'].nunique(dropna=False)} markets in 'question'"))
 
 
 def _signed_events(events: Any, owner: str, question: str, date: str, direction: str,
@@ -338,6 +357,8 @@ def market_checks(events: Any, prices: Any, *, window_days: float = 3.0,
         ``statistic`` the share of counted questions whose net pressure has the sign of
         the net price move (exact binomial ``pvalue``, Clopper-Pearson interval), the
         pooled correlation and event agreement; one row per question in ``table``.
+        Where no question is counted, the statistic is NaN with a
+        :class:`~coherence.DegenerateDataWarning`.
 
     See Also
     --------
@@ -464,6 +485,7 @@ def market_checks(events: Any, prices: Any, *, window_days: float = 3.0,
         pooled = float(np.mean(zx * zy))
     vals = np.asarray(ev_agree_vals, dtype=np.float64)
     ea = float(vals.mean()) if len(vals) else np.nan
+    _warn_undefined(owner, n, len(z_x), len(vals))
     (g,) = spawn(gen, 1)
     lo, hi = cluster_mean_interval(vals, np.asarray(ev_agree_q, dtype=object),
                                    n_resamples, confidence_level, g, kind="fraction")
@@ -519,6 +541,48 @@ class MarketSignalResult(CoherenceResult, test_name="market_signal_metrics",
 
 
 @fill_doc
+def _warn_undefined(owner: str, n_direction: int, n_eligible: int, n_events: int) -> None:
+    """Where no question enters the net-direction check (the statistic NaN), a
+    :class:`DegenerateDataWarning` naming it and the other checks nothing entered, at the
+    caller's line."""
+    if n_direction == 0:
+        counts = {"net direction (statistic)": n_direction, "pooled correlation": n_eligible,
+                  "event agreement": n_events}
+        empty = [name for name, n in counts.items() if n == 0]
+        warnings.warn(f"{owner}: no question or event enters: {', '.join(empty)} "
+                      "(too few prices, moves below min_move or min_price_range, or no "
+                      "dated event with an impact); each is NaN.", DegenerateDataWarning,
+                      stacklevel=3)
+
+
+def _warn_no_signal(owner: str) -> None:
+    """The warning of a signal recall undefined for every forecast (at the caller's line)."""
+    warnings.warn(f"{owner}: no scored forecast's question has a market signal (a dated "
+                  "event whose local price move is at least min_move and agrees with its "
+                  "impact); signal recall is undefined (NaN).", DegenerateDataWarning,
+                  stacklevel=3)
+
+
+def _check_signal_joins(reasoning: Any, hdf: pd.DataFrame, pdf: pd.DataFrame, question: str,
+                        event: str, owner: str) -> None:
+    """Raise when a question id is written two ways (``'Q1'`` and ``'q1'``, ``1`` and
+    ``'1'``) across the hindsight events, the prices and the reasoning result's forecasts,
+    or a matched hindsight event's id differs from the events' in that way: matched
+    exactly, the forecasts would have no signals (NaN) or miss them (recall 0)."""
+    table, matches = reasoning.table, reasoning.matches
+    scored = pd.DataFrame({question: table["question"].to_numpy(dtype=object)},
+                          index=table.index)
+    check_ids([("hindsight_events", hdf), ("prices", pdf), ("reasoning.table", scored)],
+              question, owner=owner)
+    check_ids_within(hdf, [question], event, name="hindsight_events", owner=owner)
+    pairs = pd.DataFrame({question: matches["question"].to_numpy(dtype=object),
+                          "hindsight_event": matches["hindsight_event"].to_numpy(dtype=object)},
+                         index=matches.index)
+    check_edge_ends(pairs, ("hindsight_event",), hdf, event, (question,),
+                    edges_name="reasoning.matches", events_name="hindsight_events",
+                    owner=owner, lost="the match would not count as a signal found")
+
+
 def market_signal_metrics(reasoning: Any, hindsight_events: Any, prices: Any, *,
                           window_days: float = 3.0, min_move: float = 0.03,
                           turning_min_change: float = 0.05, convention: str = "paper",
@@ -573,7 +637,11 @@ def market_signal_metrics(reasoning: Any, hindsight_events: Any, prices: Any, *,
     and has the same sign; a turning-point signal is a market signal within
     ``window_days`` of a turning point. Per forecast, signal recall = matched
     signals / signals, signal precision = matched signals / forecast events
-    (likewise for turning points); NaN when the denominator is 0.
+    (likewise for turning points); NaN when the denominator is 0, with a
+    :class:`~coherence.DegenerateDataWarning` when no forecast has a signal. Question
+    ids written two ways (``'Q1'`` and ``'q1'``, ``1`` and ``'1'``) across the tables and
+    the result's forecasts, or hindsight event ids written otherwise than in its matches,
+    raise, naming the rows.
     """
     from ._graphs import ReasoningGraphResult
 
@@ -598,6 +666,7 @@ def market_signal_metrics(reasoning: Any, hindsight_events: Any, prices: Any, *,
         hdf = hdf.loc[~flag]
     curve = _signed_events(hdf, owner, question, date, direction, magnitude, confidence)
     px = _prices(prices, owner, question, price_date, price)
+    _check_signal_joins(reasoning, hdf, as_dataframe(prices), question, event, owner)
     if len(curve) and len(px):
         check_same_awareness(hdf[date], as_dataframe(prices)[price_date],
                              what="event and price dates", owner=owner)
@@ -654,6 +723,8 @@ def market_signal_metrics(reasoning: Any, hindsight_events: Any, prices: Any, *,
         "turning_precision"])
     v = table["signal_recall"].to_numpy(dtype=np.float64)
     ok = ~np.isnan(v)
+    if not ok.any():
+        _warn_no_signal(owner)
     lo, hi = cluster_mean_interval(v, table["question"].to_numpy(dtype=object),
                                    n_resamples, confidence_level, gen, kind="fraction")
     return MarketSignalResult(

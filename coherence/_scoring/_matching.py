@@ -7,6 +7,7 @@ Small, exact, and tested against hand computations.
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Callable
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -16,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from .._validation import same_within
+from .._warnings import DegenerateDataWarning
 from ._dates import is_missing
 
 __all__ = [
@@ -264,3 +266,22 @@ def cosine(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     b = np.divide(b, nb, out=np.zeros_like(b), where=nb > 0)
     out: np.ndarray = a @ b.T
     return out
+
+
+def warn_undated(f_days: np.ndarray, h_days: np.ndarray, date_window_days: float | None,
+                 convention: str, owner: str) -> None:
+    """A :class:`~coherence.DegenerateDataWarning` (at the public function's caller) where
+    the date gate fails every pair: under ``'paper'``, with a window, an undated pair never
+    matches, so forecast events or hindsight events without any date (no ``date`` column,
+    or every cell blank) give no match at all, and every recall 0."""
+    if (date_window_days is None or convention != "paper" or not len(f_days)
+            or not len(h_days)):
+        return
+    side = [name for name, days in (("forecast_events", f_days), ("hindsight_events", h_days))
+            if np.all(np.isnan(days))]
+    if side:
+        warnings.warn(f"{owner}: no row of {' or '.join(side)} has a date, so under "
+                      f"convention='paper' every pair fails the {date_window_days:g}-day date "
+                      "window and nothing matches (every recall 0); pass the dates, or "
+                      "date_window_days=None to match without the gate.",
+                      DegenerateDataWarning, stacklevel=4)

@@ -36,6 +36,7 @@ from .._rng import RNGLike
 from .._rng import check_rng
 from .._validation import DECIMAL_SLACK
 from .._validation import as_dataframe
+from .._validation import check_case_distinct
 from .._validation import check_choice
 from .._validation import check_float
 from .._validation import check_resampling
@@ -617,7 +618,9 @@ def validate_tasks(tasks: Any, *, question: str = "question", start: str = "star
     Raises
     ------
     ValueError
-        A missing column or value, a duplicated question, an unknown type, a
+        A missing column or value, a duplicated question, a question or domain
+        written two ways (``'Q1'`` and ``'q1'``, ``1`` and ``'1'``, ``'Politics'`` and
+        ``'politics'``), an unknown type, a
         date that does not parse, dates mixing naive and aware, a resolution
         not after the start, a simulated date outside [start, resolution), an
         outcome that does not fit its type (binary: 0/1; quantity and
@@ -648,6 +651,12 @@ def validate_tasks(tasks: Any, *, question: str = "question", start: str = "star
                                       list(df.index[np.flatnonzero(dup)]),
                                       list(df[question].to_numpy(dtype=object)[dup]),
                                       owner=owner))
+    # 'Q1' and 'q1', 1 and '1': one question written twice; 'Politics' and 'politics':
+    # one domain counted as two
+    check_ids([("tasks", df)], question, owner=owner)
+    if domain in df.columns:  # blank ones are all '(missing)'
+        check_case_distinct(df.loc[[not is_missing(v) for v in df[domain]]], domain,
+                            owner=owner)
     kinds = df[type].to_numpy(dtype=object)
     bad = np.flatnonzero([k not in QUESTION_TYPES for k in kinds])
     if len(bad):

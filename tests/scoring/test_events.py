@@ -91,7 +91,9 @@ def test_key_event_recall_conventions():
     assert res.table.set_index("model").loc["m1", "ker"] == pytest.approx(2 / 3)
     # an undated forecast event cannot pass the paper's gate
     fe = forecast_events().assign(date=None)
-    res = key_event_recall(fe, hindsight(), n_resamples=20, rng=0)
+    with pytest.warns(DegenerateDataWarning, match="no row of forecast_events "
+                      "has a date.*7-day date window"):
+        res = key_event_recall(fe, hindsight(), n_resamples=20, rng=0)
     assert res.table["n_matched"].eq(0).all()
     res = key_event_recall(fe, hindsight(), convention="code", date_window_days=7,
                            n_resamples=20, rng=0)

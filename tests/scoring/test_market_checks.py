@@ -86,8 +86,10 @@ def test_market_checks_validation_and_degenerate():
     aware = prices().assign(date=prices()["date"] + "T00:00Z")
     with pytest.raises(ValueError, match="timezone-aware or both naive"):
         coherence.market_checks(events(), aware)
-    flat = coherence.market_checks(events(), prices().assign(price=0.5), n_resamples=10,
-                                   rng=0)
+    with pytest.warns(coherence.DegenerateDataWarning,
+                      match="net direction.*pooled correlation, event agreement"):
+        flat = coherence.market_checks(events(), prices().assign(price=0.5), n_resamples=10,
+                                       rng=0)
     assert math.isnan(flat.statistic) and flat.n_eligible == 0
     assert math.isnan(flat.pooled_correlation) and math.isnan(flat.event_agreement)
 
@@ -166,6 +168,8 @@ def test_market_signal_metrics_hand_computed():
         coherence.market_signal_metrics(res, hind, px)
 
 
+# drawn paths may move less than min_move overall (the statistic NaN, warned)
+@pytest.mark.filterwarnings("ignore:market_checks:coherence.DegenerateDataWarning")
 @settings(max_examples=20)
 @given(st.lists(st.tuples(st.integers(0, 20), st.sampled_from([-1, 1]), st.floats(0.1, 1)),
                 min_size=1, max_size=8),
@@ -190,3 +194,18 @@ def test_flipping_every_direction_flips_the_agreements(evs, path):
     if a.n_events_counted:
         assert b.event_agreement == pytest.approx(1 - a.event_agreement)
     assert b.pooled_correlation == pytest.approx(-a.pooled_correlation, nan_ok=True)
+
+
+def test_turning_points_of_several_markets_without_question_raise():
+    """Prices of two markets with question=None were one series: a step from one market's
+    price to the other's was read as a turning point (six against five here: r's 0.5 on
+    2024-01-06, 0.1 above q's 0.4 three days before, while r had not moved)."""
+    px = pd.DataFrame({"question": ["q"] * 4 + ["r"] * 4,
+                       "date": ["2024-01-01", "2024-01-03", "2024-01-06", "2024-01-08"] * 2,
+                       "price": [0.3, 0.4, 0.5, 0.6, 0.6, 0.5, 0.5, 0.4]})
+    with pytest.raises(ValueError, match=r"'question' parameter of turning_points.*"
+                                         r"2 markets in 'question'"):
+        coherence.turning_points(px)
+    one = coherence.turning_points(px.loc[px["question"] == "q"])  # one market: one series
+    each = coherence.turning_points(px, question="question")
+    assert one["date"].tolist() == each.loc[each["question"] == "q", "date"].tolist()

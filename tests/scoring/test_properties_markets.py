@@ -282,8 +282,15 @@ def _signals_by_hand(hev, px, window, min_move=0.03, min_change=0.05):
 
 
 def _signal_metrics(hev, px, window, rng=0):
-    return coherence.market_signal_metrics(_reasoning(), hev, px, window_days=window,
-                                           n_resamples=20, rng=rng)
+    """The metrics; a DegenerateDataWarning exactly when no forecast has a signal (the
+    statistic NaN), and no other warning."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = coherence.market_signal_metrics(_reasoning(), hev, px, window_days=window,
+                                              n_resamples=20, rng=rng)
+    kinds = [w.category for w in caught]
+    assert kinds == ([coherence.DegenerateDataWarning] if math.isnan(res.statistic) else [])
+    return res
 
 
 @settings(max_examples=40)
@@ -498,10 +505,12 @@ def test_a_move_of_exactly_min_move_counts_whatever_its_binary_rounding(before, 
     assert (res.n_obs, res.statistic) == (1, 1.0)
     checks = coherence.market_checks(ev, px, min_move=0.03, n_resamples=5, rng=0)
     assert (checks.n_obs, checks.n_events_counted) == (1, 1)
-    reasoning = coherence.reasoning_graph_metrics(
-        pd.DataFrame({"model": ["m"], "question": ["q"], "event": ["f"], "title": ["E"],
-                      "date": [None]}),
-        ev.assign(title="E"), gates=False, n_resamples=5, rng=0)
+    # an undated forecast event: nothing matches under the paper's date gate (warned)
+    with pytest.warns(coherence.DegenerateDataWarning, match="no row of forecast_events"):
+        reasoning = coherence.reasoning_graph_metrics(
+            pd.DataFrame({"model": ["m"], "question": ["q"], "event": ["f"], "title": ["E"],
+                          "date": [None]}),
+            ev.assign(title="E"), gates=False, n_resamples=5, rng=0)
     signals = coherence.market_signal_metrics(reasoning, ev, px, min_move=0.03,
                                               n_resamples=5, rng=0)
     assert list(signals.signal_events["event"]) == ["e"]
