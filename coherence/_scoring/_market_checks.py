@@ -540,7 +540,6 @@ class MarketSignalResult(CoherenceResult, test_name="market_signal_metrics",
     signal_events: pd.DataFrame = field(repr=False, compare=False)
 
 
-@fill_doc
 def _warn_undefined(owner: str, n_direction: int, n_eligible: int, n_events: int) -> None:
     """Where no question enters the net-direction check (the statistic NaN), a
     :class:`DegenerateDataWarning` naming it and the other checks nothing entered, at the
@@ -583,6 +582,7 @@ def _check_signal_joins(reasoning: Any, hdf: pd.DataFrame, pdf: pd.DataFrame, qu
                     owner=owner, lost="the match would not count as a signal found")
 
 
+@fill_doc
 def market_signal_metrics(reasoning: Any, hindsight_events: Any, prices: Any, *,
                           window_days: float = 3.0, min_move: float = 0.03,
                           turning_min_change: float = 0.05, convention: str = "paper",
