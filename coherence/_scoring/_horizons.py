@@ -319,7 +319,12 @@ def accuracy_by_horizon(forecasts: Any, *, horizon: str = "horizon", by: str = "
     horizon, by, question, correct : str
         Column names.
     n_resamples, confidence_level, rng
-        Cluster bootstrap over questions, per cell.
+        ``confidence_level`` is the intervals' level. The intervals are Wilson's at the
+        effective sample size of the cluster-robust standard error over questions, per
+        cell: for 0/1 ``correct`` (``kind='proportion'``), else on Student's t with
+        Satterthwaite's degrees of freedom (``kind='fraction'``, as the recalls of
+        :func:`key_event_recall`); neither draws, so ``n_resamples`` and ``rng`` change
+        nothing (kept for the signature the scores share).
 
     Returns
     -------
@@ -361,6 +366,9 @@ def accuracy_by_horizon(forecasts: Any, *, horizon: str = "horizon", by: str = "
         raise ValueError(column_error(correct, "hold values in [0, 1]", list(df.index[bad]),
                                       list(c[bad]), owner=owner))
     gen = check_rng(rng, owner=owner)
+    # 0/1 values: Wilson's interval of a proportion; fractions (a mean accuracy per row,
+    # half credit): the fraction interval, which does not treat them as coin flips
+    kind = "proportion" if bool(np.all((c == 0.0) | (c == 1.0))) else "fraction"
     from ._forecast import POOLED
 
     labels = df[horizon].to_numpy(dtype=object)
@@ -386,12 +394,12 @@ def accuracy_by_horizon(forecasts: Any, *, horizon: str = "horizon", by: str = "
         if not mask.any():
             continue
         lo, hi = cluster_mean_interval(c[mask], qs[mask], n_resamples, confidence_level, g,
-                                       kind="proportion")
+                                       kind=kind)
         rows.append({by: m, "horizon": h, "n": int(mask.sum()),
                      "n_questions": len(set(qs[mask])), "accuracy": float(c[mask].mean()),
                      "ci_low": lo, "ci_high": hi})
     lo, hi = cluster_mean_interval(c, qs, n_resamples, confidence_level, gens[0],
-                                   kind="proportion")
+                                   kind=kind)
     return HorizonAccuracyResult(
         statistic=float(c.mean()), pvalue=np.nan,
         confidence_interval=ConfidenceInterval(lo, hi, confidence_level), n_obs=len(c),

@@ -132,6 +132,32 @@ def test_accuracy_by_horizon_hand_computed():
     assert (res.table["ci_low"] <= res.table["ci_high"]).all()
 
 
+def test_accuracy_by_horizon_interval_follows_what_correct_holds():
+    """0/1 values get the proportion's interval; fractions (half credit) the fraction
+    interval of cluster_mean_interval, which does not read them as coin flips."""
+    from coherence._resampling import cluster_mean_interval
+
+    gen = np.random.default_rng(4)
+    n = 24
+    frame = pd.DataFrame({"model": "m", "question": np.arange(n) % 12,
+                          "horizon": np.where(np.arange(n) < 12, "early", "late")})
+    for values, kind in ((gen.uniform(0.3, 0.9, n), "fraction"),
+                         ((gen.random(n) < 0.7).astype(float), "proportion")):
+        res = coherence.accuracy_by_horizon(frame.assign(correct=values), rng=0)
+        for _, row in res.table.iterrows():
+            mask = (frame["horizon"] == row["horizon"]).to_numpy()  # one model: m = (all)
+            expected = cluster_mean_interval(values[mask], frame["question"][mask], 1, 0.95,
+                                             np.random.default_rng(0), kind=kind)
+            assert (row["ci_low"], row["ci_high"]) == pytest.approx(expected)
+    # the fraction interval is the narrower one on spread-out fractions
+    fractions = gen.uniform(0.3, 0.9, n)
+    res = coherence.accuracy_by_horizon(frame.assign(correct=fractions), rng=0)
+    low, high = res.confidence_interval.low, res.confidence_interval.high
+    p_low, p_high = cluster_mean_interval(fractions, frame["question"], 1, 0.95,
+                                          np.random.default_rng(0), kind="proportion")
+    assert high - low < p_high - p_low
+
+
 def test_accuracy_by_horizon_validation():
     with pytest.raises(ValueError, match=r"Column 'correct'.*\[0, 1\]"):
         coherence.accuracy_by_horizon(scored().assign(correct=2), rng=0)
