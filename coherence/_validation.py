@@ -48,6 +48,7 @@ __all__ = [
     "label_column",
     "label_key",
     "label_pairs",
+    "label_text",
     "list_like_strings",
     "no_missing",
     "nonempty",
@@ -225,7 +226,7 @@ def check_columns_arg(value: Any, name: str, owner: str) -> tuple[str, ...]:
     return out
 
 
-def _label_text(value: Any) -> str | None:
+def label_text(value: Any) -> str | None:
     """The text a label reads as (case-folded, trimmed; a whole float as an integer), or
     None for a value that is not text or a number."""
     if isinstance(value, str):
@@ -280,7 +281,7 @@ def case_collisions(values: Iterable[Any]) -> list[tuple[Any, ...]]:
     which compare unequal."""
     groups: dict[str, list[Any]] = {}
     for v in dict.fromkeys(values):
-        text = _label_text(v)
+        text = label_text(v)
         if text is not None:
             groups.setdefault(text, []).append(v)
     return [tuple(sorted(g, key=repr)) for g in groups.values() if len(g) > 1]

@@ -15,9 +15,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._validation import _label_text
 from .._validation import check_ids
 from .._validation import column_error
+from .._validation import label_text
 from .._validation import param_error
 
 __all__ = ["POOLED", "RESERVED_COLUMNS", "check_edge_ends", "check_ids", "check_ids_within",
@@ -69,19 +69,19 @@ def check_edge_ends(edges: pd.DataFrame, ends: Sequence[str], events: pd.DataFra
     exact = {tuple(r) for r in ev}
     read_as: dict[tuple[Any, ...], Any] = {}
     for *k, e in ev:
-        text = _label_text(e)
+        text = label_text(e)
         if text is not None:
             read_as.setdefault((*k, text), e)
     for end in ends:
         vals = edges[[*keys, end]].to_numpy(dtype=object)
         bad = [i for i, (*k, e) in enumerate(vals)
-               if (*k, e) not in exact and (*k, _label_text(e)) in read_as]
+               if (*k, e) not in exact and (*k, label_text(e)) in read_as]
         if bad:
             first = tuple(vals[bad[0]])
             raise ValueError(column_error(
                 end, f"write each event id as {events_name}['{event}'] does in {edges_name} "
                 f"(found {first[-1]!r} where it has "
-                f"{read_as[(*first[:-1], _label_text(first[-1]))]!r}: an id written two ways "
+                f"{read_as[(*first[:-1], label_text(first[-1]))]!r}: an id written two ways "
                 f"is not joined, and {lost})",
                 list(edges.index[bad]), [vals[i][-1] for i in bad], owner=owner))
 
@@ -95,13 +95,13 @@ def check_ids_within(df: pd.DataFrame, keys: Sequence[str], column: str, *, name
     cells = df[[*keys, column]].to_numpy(dtype=object)
     seen: dict[tuple[Any, ...], Any] = {}
     for *k, e in cells:
-        text = _label_text(e)
+        text = label_text(e)
         if text is None:
             continue
         first = seen.setdefault((*k, text), e)
         if first is not e and first != e:
             rows = [j for j, (*k2, e2) in enumerate(cells)
-                    if tuple(k2) == tuple(k) and _label_text(e2) == text]
+                    if tuple(k2) == tuple(k) and label_text(e2) == text]
             label = k[0] if len(k) == 1 else tuple(k)
             raise ValueError(column_error(
                 column, f"name each event of a {' and '.join(keys)} one way in {name} "

@@ -58,6 +58,16 @@ def _wilson_by_hand(vals: list[tuple[object, float]], z: float = 1.9599639845400
     return centre - half, centre + half
 
 
+def _fraction_interval(vals: list[tuple[object, float]]) -> tuple[float, float]:
+    """The interval of a mean of fractions over questions (``kind='fraction'``, whose
+    kernel has its own brute-force tests)."""
+    from coherence._resampling import cluster_mean_interval
+
+    qs = np.array([str(q) for q, _ in vals], dtype=object)
+    return cluster_mean_interval(np.array([c for _, c in vals]), qs, 1, 0.95,
+                                 np.random.default_rng(0), kind="fraction")
+
+
 @settings(max_examples=40)
 @given(_horizon_rows)
 def test_accuracy_by_horizon_matches_a_loop_over_cells(rows):
@@ -66,6 +76,9 @@ def test_accuracy_by_horizon_matches_a_loop_over_cells(rows):
     cluster-robust standard error over questions, by hand."""
     res = coherence.accuracy_by_horizon(_horizon_frame(rows), n_resamples=30, rng=0)
     cells = _cells(res.table)
+    # fractions get the recalls' interval, 0/1 values a proportion's
+    fractional = any(r[3] not in (0.0, 1.0) for r in rows)
+    _interval = _fraction_interval if fractional else _wilson_by_hand
     expected: dict[tuple[str, str], list[tuple[int, float]]] = {}
     for m, q, h, c in rows:
         expected.setdefault((m, h), []).append((q, c))
@@ -77,13 +90,13 @@ def test_accuracy_by_horizon_matches_a_loop_over_cells(rows):
         assert row["n"] == len(vals)
         assert row["n_questions"] == len({q for q, _ in vals})
         assert row["accuracy"] == pytest.approx(sum(cs) / len(cs), abs=1e-12)
-        want = _wilson_by_hand(vals)
+        want = _interval(vals)
         assert (row["ci_low"], row["ci_high"]) == pytest.approx(want, abs=1e-9)
     allc = [r[3] for r in rows]
     assert res.statistic == pytest.approx(sum(allc) / len(allc), abs=1e-12)
     assert res.n_obs == len(rows)
     ci = res.confidence_interval
-    assert (ci.low, ci.high) == pytest.approx(_wilson_by_hand([(r[1], r[3]) for r in rows]),
+    assert (ci.low, ci.high) == pytest.approx(_interval([(r[1], r[3]) for r in rows]),
                                               abs=1e-9)
     # known horizons come in the documented display order, per model
     for m in pd.unique(res.table["model"]):
