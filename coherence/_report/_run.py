@@ -70,7 +70,8 @@ from ._result import ReportCell
 __all__ = [
     "ADJUST_METHODS", "TEST_NAMES", "CoherenceReport", "ReportCell", "ReportOptions", "report"]
 
-
+#: The cell columns of report by default (each may be absent from the data).
+_DEFAULT_BY: tuple[str, ...] = ("model", "dataset")
 
 
 # --------------------------------------------------------------------------- report()
@@ -121,8 +122,9 @@ def _report_iv(data: Any, a: _ReportArgs) -> _ReportInput:
     by = check_columns_arg(a.by, "by", owner)
     # a cell column named on purpose must exist, as `coherence test --by` checks (a misspelt
     # one would pool every model into one cell); the default ones may be absent
-    absent = [c for c in by if c not in df.columns and c not in ("model", "dataset")]
-    require_columns(df, {"by": absent[0]} if len(absent) == 1 else absent, owner=owner)
+    absent = [c for c in by if c not in df.columns and c not in _DEFAULT_BY]
+    if absent:
+        require_columns(df, {"by": absent[0]} if len(absent) == 1 else absent, owner=owner)
     present_by = tuple(c for c in by if c in df.columns)
     for column in present_by:  # 'gpt' / 'GPT', 1 / '1': one cell, not two
         check_case_distinct(df, column, owner=owner)
@@ -367,7 +369,7 @@ def report(
     repetition: str | None = "repetition",
     truth: str | None = "truth",
     evidence: Iterable[str] = (),
-    by: Sequence[str] | str = ("model", "dataset"),
+    by: Sequence[str] | str = _DEFAULT_BY,
     tests: str | Sequence[str] = "all",
     adjust: str = "holm",
     options: ReportOptions | None = None,
