@@ -20,6 +20,9 @@
 * :func:`size_power_plan`, :func:`rejection_cell`, :func:`tables_if_asked`: the cells of
   a matrix with size and power parts (and their seeds), one cell's studies run and its
   row's head, and ``--tables`` answered from the JSON.
+* :func:`coverage_cell`, :func:`coverage_columns`, :func:`format_coverage`: a coverage
+  part's cell (the studies' intervals against the known value), its per-interval
+  columns and their text.
 * :func:`selects`, :func:`run_cells`, :func:`write_results`: for a matrix whose cells
   are ``design n=N``, whether ``--only`` picks one, the cells run over ``--jobs``
   workers of one thread each, and the JSON and (at the default path) the docs tables
@@ -48,7 +51,10 @@ ROOT = Path(__file__).resolve().parents[1]
 __all__ = [
     "ROOT",
     "appended_note",
+    "coverage_cell",
+    "coverage_columns",
     "environment",
+    "format_coverage",
     "format_rate",
     "generated_by",
     "markdown_table",
@@ -201,11 +207,17 @@ def generated_by(name: str, env: dict[str, Any] | None = None) -> str:
 
 
 def appended_note(results: dict[str, Any]) -> str:
-    """The sentence naming the commit of cells added with ``--append`` (or nothing)."""
+    """The sentence naming the commits of cells added with ``--append``, oldest first (or
+    nothing)."""
     if "environment_appended" not in results:
         return ""
-    return (f" Cells added later with `--append` ran at commit "
-            f"`{results['environment_appended']['commit'][:10]}`.")
+    commits = list(dict.fromkeys(  # each commit once
+        e["commit"][:10] for e in (*results.get("environment_appended_earlier", []),
+                                   results["environment_appended"])))
+    if len(commits) == 1:
+        return f" Cells added later with `--append` ran at commit `{commits[0]}`."
+    return (" Cells added later with `--append` ran at commits "
+            + ", then ".join(f"`{c}`" for c in commits) + ".")
 
 
 def format_rate(r: dict[str, Any]) -> str:
@@ -249,7 +261,9 @@ def start_results(args: argparse.Namespace, alpha: float, *, packages: tuple[str
     """The JSON's head (environment, with ``packages``' versions too, and settings: the
     matrix's ``n_resamples``, ``alpha``, ``reps``, ``power_reps``, then ``settings``,
     which may also replace one of them); with ``--append`` the cells already stored,
-    which must have been run with the same settings."""
+    which must have been run with the same settings (the environment of this run is
+    ``environment_appended``; those of earlier appends move to
+    ``environment_appended_earlier``)."""
     results: dict[str, Any] = {"environment": environment(packages),
                                "settings": {"n_resamples": args.n_resamples, "alpha": alpha,
                                             "reps": args.reps, "power_reps": args.power_reps,
@@ -258,22 +272,32 @@ def start_results(args: argparse.Namespace, alpha: float, *, packages: tuple[str
         old = json.loads(args.out.read_text())
         if old["settings"] != results["settings"]:
             raise SystemExit("--append: the JSON was written with other settings")
+        earlier = [*old.get("environment_appended_earlier", []),
+                   *([old["environment_appended"]] if "environment_appended" in old else [])]
         results = {**old, "environment_appended": results["environment"]}
+        if earlier:  # the earlier appends' environments are kept, oldest first
+            results["environment_appended_earlier"] = earlier
     args.out.parent.mkdir(parents=True, exist_ok=True)
     return results
 
 
 def run_matrix(args: argparse.Namespace, alpha: float, plan: Iterable[tuple[Any, ...]],
-               cell: Callable[..., dict[str, Any]], order: list[str]) -> None:
-    """Run the cells of ``plan`` (``(part, name, *rest)``: the row is ``cell(name, *rest)``)
-    that ``--only`` selects (a word found in ``"part: name"``), each stored into the JSON
-    (:func:`start_results`, :func:`store_cell`) as soon as it finishes."""
+               cell: Callable[..., dict[str, Any]] | dict[str, Callable[..., dict[str, Any]]],
+               order: list[str] | dict[str, list[str]]) -> None:
+    """Run the cells of ``plan`` (``(part, name, *rest)``: the row is ``cell(name, *rest)``,
+    or ``cell[part](name, *rest)`` when ``cell`` maps parts to their cell functions) that
+    ``--only`` selects (a word found in ``"part: name"``), each stored into the JSON
+    (:func:`start_results`, :func:`store_cell`, in the order of the designs ``order``
+    lists, or of ``order[part]`` when it maps parts to their lists) as soon as it
+    finishes."""
     only = only_words(args)
     results = start_results(args, alpha)
     for part, name, *rest in plan:
         if only and not any(w in f"{part}: {name}" for w in only):
             continue
-        store_cell(results, part, cell(name, *rest), order, args.out)
+        run = cell[part] if isinstance(cell, dict) else cell
+        store_cell(results, part, run(name, *rest),
+                   order[part] if isinstance(order, dict) else order, args.out)
     print(f"wrote {args.out}", file=sys.stderr)
 
 
@@ -388,6 +412,57 @@ def rejection_cell(name: str, settings: dict[str, Any], seeds: range,
     rates = " ".join(f"{label} {row[label]['rate']:.3f}" for label in labels)
     print(f"{name:72s} {rates} ({row['seconds']:.0f} s)", flush=True)
     return row, out
+
+
+def coverage_columns(low: Any, high: Any, truth: float) -> dict[str, Any]:
+    """How intervals ``[low, high]`` (one a study) hold ``truth``: ``coverage`` (the
+    :func:`rejection_rate` of ``low <= truth <= high`` over the intervals that are not
+    NaN), ``truth``, ``n_nan`` (NaN intervals: nothing to test, left out as
+    :func:`rejection_columns` leaves NaN p-values), ``share_above`` and ``share_below``
+    (of the intervals left, those wholly above or below ``truth``), ``share_unbounded``
+    (with an infinite end) and ``median_width`` (over the bounded ones; NaN if none)."""
+    low, high = np.asarray(low, dtype=np.float64), np.asarray(high, dtype=np.float64)
+    ok = ~(np.isnan(low) | np.isnan(high))
+    low, high = low[ok], high[ok]
+    bounded = np.isfinite(low) & np.isfinite(high)
+    n = max(low.size, 1)
+    return {"coverage": rejection_rate((low <= truth) & (truth <= high)),
+            "truth": float(truth), "n_nan": int(np.sum(~ok)),
+            "share_above": float(np.sum(low > truth) / n),
+            "share_below": float(np.sum(high < truth) / n),
+            "share_unbounded": float(np.sum(~bounded) / n),
+            "median_width": float(np.median((high - low)[bounded])) if bounded.any()
+            else float("nan")}
+
+
+def coverage_cell(name: str, settings: dict[str, Any], seeds: range,
+                  run_one: Callable[[int], Sequence[float]],
+                  truths: dict[str, float]) -> tuple[dict[str, Any], np.ndarray]:
+    """Run ``run_one(seed)`` for every seed (a study's interval ends, ``low, high`` for
+    each interval named in ``truths`` in its order, then anything descriptive); the
+    cell's row head (``design``, ``reps``, ``seconds``, ``settings`` and ``coverage``:
+    per interval its :func:`coverage_columns` against its value in ``truths``) and the
+    outputs, one row a study. The coverages are printed as the cell ends."""
+    t0 = time.perf_counter()
+    out = np.array([run_one(seed) for seed in seeds], dtype=np.float64)
+    coverage = {label: coverage_columns(out[:, 2 * j], out[:, 2 * j + 1], truth)
+                for j, (label, truth) in enumerate(truths.items())}
+    row: dict[str, Any] = {"design": name, "reps": len(seeds),
+                           "seconds": time.perf_counter() - t0, "settings": settings,
+                           "coverage": coverage}
+    low = min(coverage, key=lambda k: coverage[k]["coverage"]["rate"])
+    print(f"{name:72s} coverage {coverage[next(iter(coverage))]['coverage']['rate']:.3f} "
+          f"(lowest {low}: {coverage[low]['coverage']['rate']:.3f}) "
+          f"({row['seconds']:.0f} s)", flush=True)
+    return row, out
+
+
+def format_coverage(c: dict[str, Any]) -> str:
+    """A :func:`coverage_columns` as its coverage with Wilson interval, and the shares of
+    misses with the interval above and below the value: ``0.948 [0.922, 0.966]
+    (above 0.030, below 0.022)``."""
+    return (f"{format_rate(c['coverage'])} (above {c['share_above']:.3f}, below "
+            f"{c['share_below']:.3f})")
 
 
 def tables_if_asked(args: argparse.Namespace, doc: Path, script: str,

@@ -24,6 +24,14 @@ utility of action ``a`` in context ``c`` is
   within-nest share of ``pair[0]`` (context dependent; :func:`mean_log_odds_ratio` gives
   its average).
 
+The effect size of a comparison (pair ``(a, b)``, menu without ``r`` against the full menu)
+is the population Mantel-Haenszel common odds ratio, the limit as contexts grow of
+``sum_c R_c / sum_c S_c`` (:func:`population_log_odds_ratio`): ``factor`` (or its inverse)
+for the ``"odds"`` agent's comparisons of ``pair[0]`` without ``removed`` and 1 for the
+others and for the logit (every context has that odds ratio, :func:`known_log_odds_ratio`);
+for the nested logit it depends on how the contexts' odds ratios are weighted, so it is
+computed by Monte Carlo over many contexts.
+
 ``per_menu`` may be ``(low, high)``: each (context, menu) draws its number of elicitations
 uniformly (unequal repetitions); ``drop_menu`` is the chance that a context lacks a given
 reduced menu altogether (unbalanced designs).
@@ -40,7 +48,8 @@ from benchmarks._designs import DesignBase
 from benchmarks._designs import draw_actions
 from benchmarks._designs import draw_repetitions
 
-__all__ = ["ACTIONS", "Design", "generate", "menus", "mh_test", "probabilities"]
+__all__ = ["ACTIONS", "Design", "comparisons", "generate", "known_log_odds_ratio", "menus",
+           "mh_test", "population_log_odds_ratio", "probabilities"]
 
 ACTIONS: tuple[str, ...] = ("yes", "no", "defer", "abstain")
 
@@ -132,6 +141,50 @@ def generate(design: Design, seed: int) -> pd.DataFrame:
         frames.append(pd.DataFrame({"context": ctx, "belief": q[ctx], "action": acts[choice],
                                     "menu": "|".join(sorted(menu))}))
     return pd.concat(frames, ignore_index=True)
+
+
+def comparisons(design: Design) -> list[tuple[str, str, str]]:
+    """Every comparison ``(a, b, removed)`` of the design, named as ``iia_test`` names
+    them (``a`` before ``b`` in sorted order): ``f"{a}/{b} without {removed}"``."""
+    full = sorted(design.actions)
+    return [(a, b, r) for r in full for i, a in enumerate(x for x in full if x != r)
+            for b in [x for x in full if x != r][i + 1:]]
+
+
+def known_log_odds_ratio(design: Design, a: str, b: str, removed: str) -> float:
+    """The log odds ratio of ``a`` over ``b`` without ``removed`` against the full menu
+    that every context of a logit or ``"odds"`` agent has (so the population
+    Mantel-Haenszel one too); NaN for the nested logit (it varies between contexts)."""
+    if design.agent == "nested":
+        return float("nan")
+    if design.agent == "logit" or removed != design.removed or design.pair[0] not in (a, b):
+        return 0.0
+    return float(np.log(design.factor)) * (1.0 if a == design.pair[0] else -1.0)
+
+
+def population_log_odds_ratio(design: Design, a: str, b: str, removed: str, *,
+                              n: int = 400_000, seed: int = 0) -> float:
+    """The log of the population Mantel-Haenszel common odds ratio of ``a`` over ``b``
+    without ``removed`` against the full menu: ``sum R_c / sum S_c`` over ``n`` contexts
+    drawn as :func:`generate` draws them (the counts of both menus, menus dropped), with
+    ``R_c = x (n0 - y) / N`` and ``S_c = (n1 - x) y / N`` (``x`` of the ``n1`` rows of the
+    pair under the reduced menu chose ``a``, ``y`` of ``n0`` under the full menu)."""
+    rng = np.random.default_rng(seed)
+    _, v = _utilities(design.with_(n_contexts=n), rng)
+    acts = design.actions
+    i, j = acts.index(a), acts.index(b)
+
+    def pair_counts(menu: tuple[str, ...], dropped: bool) -> tuple[np.ndarray, np.ndarray]:
+        reps = draw_repetitions(design.per_menu, n, rng)
+        if dropped and design.drop_menu > 0:
+            reps = np.where(rng.uniform(size=n) < design.drop_menu, 0, reps)
+        counts = rng.multinomial(reps, probabilities(design, v, menu))
+        return counts[:, i], counts[:, i] + counts[:, j]
+
+    y, n0 = pair_counts(acts, False)
+    x, n1 = pair_counts(tuple(act for act in acts if act != removed), True)
+    big_n = np.maximum(n0 + n1, 1)
+    return float(np.log(np.sum(x * (n0 - y) / big_n) / np.sum((n1 - x) * y / big_n)))
 
 
 def mh_test(data: pd.DataFrame, pair: tuple[str, str], full: str, reduced: str) -> float:

@@ -38,7 +38,8 @@ import pandas as pd
 from benchmarks._designs import DesignBase
 from benchmarks._designs import draw_repetitions
 
-__all__ = ["CUTOFFS", "LEVELS", "Design", "generate", "measure_sd", "welch_bonferroni"]
+__all__ = ["CUTOFFS", "LEVELS", "Design", "even_cutoff", "generate", "measure_sd",
+           "welch_bonferroni"]
 
 START = pd.Timestamp("2023-01-01")
 SPAN_DAYS = 730
@@ -71,6 +72,14 @@ def measure_sd(design: Design) -> float:
     (``0.05 exp(z)``, ``z`` with variance the sum of the three variances)."""
     s2 = design.difficulty_sd ** 2 + design.shock_sd ** 2 + design.noise_sd ** 2
     return 0.05 * math.sqrt((math.exp(s2) - 1.0) * math.exp(s2))
+
+
+def even_cutoff(n_questions: int, n_before: int) -> str:
+    """The cutoff that leaves exactly the first ``n_before`` of ``n_questions`` evenly
+    spaced dates (``dates="even"``) before it: the date of question ``n_before`` (a
+    question resolved on the cutoff is after it)."""
+    days = np.linspace(0, SPAN_DAYS - 1, n_questions).round().astype(np.int64)
+    return (START + pd.Timedelta(days=int(days[n_before]))).date().isoformat()
 
 
 def _dates(design: Design, rng: np.random.Generator) -> pd.DatetimeIndex:

@@ -85,3 +85,50 @@ def test_fast_subset_runs_and_rates_are_sane(tmp_path: Path):
     text = vk.tables(results)
     assert "| design | reps | p-value | coherence_by_knowledge | Welch + Bonferroni |" in text
     assert "shift 0.5 sd" in text
+
+
+def test_even_cutoff_leaves_the_asked_number_before():
+    from benchmarks.knowledge_designs import even_cutoff
+
+    for n, k in ((30, 2), (30, 15), (100, 10), (60, 10)):
+        design = Design(n_questions=n, n_models=1, dates="even", cutoffs=(even_cutoff(n, k),))
+        rows = generate(design, 0).groupby("question").first()
+        assert int((rows["resolved"] < rows["cutoff"]).sum()) == k
+
+
+def test_coverage_part_runs_on_a_tiny_cell(tmp_path: Path):
+    """The coverage code (benchmarks/_harness.coverage_cell) on a few studies: its row,
+    the true shift it checks against, and its table."""
+    out = tmp_path / "validate_knowledge.json"
+    assert vk.main(["--reps", "6", "--out", str(out), "--only",
+                    "coverage: shift 0.5 sd: 1 model"]) == 0
+    results = json.loads(out.read_text())
+    assert list(results) == ["environment", "settings", "coverage"]
+    (row,) = results["coverage"]
+    name = "shift 0.5 sd: 1 model, 30 questions, 3 before the cutoff, lognormal"
+    assert row["design"] == name and row["reps"] == 6 and row["n_resamples"] == 199
+    overall = row["coverage"]["overall"]
+    assert overall["truth"] == pytest.approx(0.5 * measure_sd(vk.COVERAGE[name]))
+    assert overall["coverage"]["n"] == 6 and overall["n_nan"] == 0
+    assert overall["coverage"]["rate"] >= 0.5 and overall["median_width"] > 0
+    assert set(row["coverage"]) == {"overall", "m0"}
+    # the 999-permutation rerun uses the same studies (seeds) as its coverage cell
+    fine = vk._coverage_cell(name, vk.COVERAGE[name], 2, vk.FINE_RESAMPLES, 20_000_000
+                             + 100_000 * list(vk.COVERAGE).index(name))
+    assert fine["n_resamples"] == 999 and fine["coverage"]["overall"]["coverage"]["n"] == 2
+    results["coverage_999"] = [fine]
+    text = vk.tables(results)
+    assert "### Coverage of the interval" in text
+    assert "### Coverage at 999 permutations (the same studies as above)" in text
+    assert f"| {name} | 6 | {overall['truth']:.4f} | " in text
+
+
+def test_coverage_columns_by_hand():
+    from benchmarks._harness import coverage_columns
+
+    low = [-1.0, 0.5, -np.inf, np.nan, -2.0]
+    high = [1.0, 2.0, 0.2, np.nan, -1.0]
+    c = coverage_columns(low, high, 0.0)
+    assert c["coverage"]["k"] == 2 and c["coverage"]["n"] == 4 and c["n_nan"] == 1
+    assert (c["share_above"], c["share_below"], c["share_unbounded"]) == (0.25, 0.25, 0.25)
+    assert c["median_width"] == pytest.approx(1.5)
