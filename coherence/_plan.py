@@ -272,6 +272,12 @@ def _plan_iv(data_or_agent: Any, test: Any, n_contexts: Any, n_repetitions: Any,
         if strata:
             require_columns(pilot, strata, owner=owner)
         _check_pilot(pilot, test, options, owner)
+        if strata and pilot[strata[0]].nunique() < 2:
+            # every study would repeat one context: its power says nothing of the design
+            raise ValueError(param_error(
+                "data_or_agent", owner, f"a pilot of at least 2 contexts (column "
+                f"'{strata[0]}'; plan draws a study's contexts from the pilot's)",
+                f"{pilot[strata[0]].nunique()} context(s) in {len(pilot)} row(s)"))
         if test in _PILOT_ONLY and reps != (1,):
             raise ValueError(param_error("n_repetitions", owner, f"[1] for {test} (it has no "
                                          "repetitions)", list(reps)))
@@ -645,19 +651,19 @@ def plan(
     rational agent has no effect to set (it is the null: ``plan`` then measures
     the size).
 
-    **From a pilot.** The pilot is the truth: a study draws ``n_contexts`` of
-    the pilot's contexts with replacement, and within each drawn context (for
-    :func:`prompt_consistency`, within each of its prompts) ``n_repetitions`` of
-    its rows with replacement, keeping each row's belief, action and outcome
-    together. The simulated population is the pilot's empirical joint
-    distribution of (belief, action, outcome) per context, so the alternative
-    is the pilot's own violation, with its sampling noise: a pilot of a few
-    dozen contexts gives a rough plan, and a design with more repetitions than
-    the pilot has repeats rows (its within-context spread is the pilot's). For
-    the LIE check a context's rows of the elicited table and of
-    ``options["baseline"]`` are drawn together. Drawn contexts are relabelled
-    ``0, 1, ...`` (``"s0", "s1", ...`` for the LIE check); repetitions
-    ``0, 1, ...``. ``effect`` must be None (conditional forecasting aside).
+    **From a pilot.** The pilot is the truth: a study draws ``n_contexts`` of the
+    pilot's contexts with replacement, and within each drawn context (for
+    :func:`prompt_consistency`, within each of its prompts) ``n_repetitions`` of its
+    rows with replacement, keeping each row's belief, action and outcome together.
+    The simulated population is the pilot's empirical joint distribution of (belief,
+    action, outcome) per context, so the alternative is the pilot's own violation,
+    with its sampling noise: a pilot of a few dozen contexts gives a rough plan (one
+    of a single context is an error), and a design with more repetitions than the
+    pilot has repeats rows (its within-context spread is the pilot's). For the LIE
+    check a context's rows of the elicited table and of ``options["baseline"]`` are
+    drawn together. Drawn contexts are relabelled ``0, 1, ...`` (``"s0", "s1", ...``
+    for the LIE check); repetitions ``0, 1, ...``. ``effect`` must be None
+    (conditional forecasting aside).
 
     **Conditional forecasting** delegates to :func:`pairs_power` with
     ``n = n_contexts`` pairs: studies of the pilot's pairs, A drawn from a truth

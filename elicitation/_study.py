@@ -372,7 +372,7 @@ def _tests_iv(kind: str, tests: dict[str, Any]) -> None:
             raise ValueError(f"The study's tests.{key} must be a positive int; got {value!r}")
     if kind == "decision":
         names = [tests["tests"]] if isinstance(tests["tests"], str) else tests["tests"]
-        if not isinstance(names, list) or any(
+        if not isinstance(names, list) or not names or any(
                 n not in (*coherence.TEST_NAMES, "all") for n in names):
             raise ValueError("The study's tests.tests must be 'all' or a list of some of "
                              f"{', '.join(coherence.TEST_NAMES)}; got {tests['tests']!r}")

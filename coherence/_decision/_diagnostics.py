@@ -254,6 +254,11 @@ def _elicitation_diagnostics_iv(data: Any, belief: str, action: str | None,
                         ("token_belief", token_belief)):
         if value is not None and not isinstance(value, str):
             raise TypeError(param_error(name, owner, "a column name or None", value))
+    # an optional column named on purpose (not its default name) must exist: a misspelt one
+    # would silently leave the action mix or the association out
+    require_columns(df, {name: value for name, value in (
+        ("action", action), ("truth", truth), ("outcome", outcome),
+        ("token_belief", token_belief)) if value is not None and value != name}, owner=owner)
     b = probability_column(df, belief, owner=owner)
     example = check_float(example_value, "example_value", owner, low=0.0, high=1.0)
     share = check_float(max_example_share, "max_example_share", owner, low=0.0, high=1.0)
@@ -311,7 +316,9 @@ def elicitation_diagnostics(
     action, truth, outcome, token_belief : str or None
         Optional columns, used when present: the action (its mix is counted),
         the true probability or else the outcome (the beliefs' association
-        with it), and the token-probability belief.
+        with it), and the token-probability belief. Under their default names
+        they may be absent; a name given on purpose (``action="choice"``) must
+        exist, or ``ValueError`` names it. ``None`` turns one off.
     example_value : float
         The probability the prompt shows in its example answer (default 0.5:
         the published prompts end with ``No: 0.50`` / ``Yes: 0.50``). A model
@@ -340,8 +347,8 @@ def elicitation_diagnostics(
     Raises
     ------
     ValueError
-        For a missing or non-probability belief column, an empty table, or a
-        bad ``set_aside``.
+        For a missing or non-probability belief column, an optional column named
+        on purpose that the table lacks, an empty table, or a bad ``set_aside``.
 
     See Also
     --------

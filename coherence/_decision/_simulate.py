@@ -653,7 +653,8 @@ def _simulate_iv(agent: Any, n_contexts: Any, n_repetitions: Any, posteriors: An
     n_repetitions = check_int(n_repetitions, "n_repetitions", owner, low=1)
     if posteriors is not None:
         posteriors = probability_array(posteriors, "posteriors", owner=owner)
-        if n_contexts is not None and int(n_contexts) != len(posteriors):
+        if n_contexts is not None and check_int(n_contexts, "n_contexts", owner,
+                                                low=1) != len(posteriors):
             raise ValueError(param_error("n_contexts", owner,
                                          f"None or equal to len(posteriors) = {len(posteriors)}",
                                          n_contexts))
@@ -699,8 +700,9 @@ def simulate(
         (each with its default settings) or an :class:`Agent` built by one of
         its constructors, e.g. ``Agent.leaky(strength=0.8)`` or
         ``Agent.rational(report_noise=0.05)``.
-    n_contexts : int
-        Number of contexts (ignored when ``posteriors`` is given).
+    n_contexts : int or None
+        Number of contexts (None: 200). With ``posteriors`` it must be None or
+        ``len(posteriors)``, the number of contexts then.
     n_repetitions : int
         Elicitations per context and prompt variant.
     posteriors : array-like, optional

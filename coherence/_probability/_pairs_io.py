@@ -111,7 +111,8 @@ def read_pairs(path: str | Path) -> pd.DataFrame:
         key or holds a value that is not a number (``"YES"`` for a
         resolution, a JSON boolean for a probability; the message names the
         key and the first offending records), or some successful records have
-        resolutions and others do not.
+        resolutions and others do not; for a CSV file that is empty, names two
+        columns alike or is divided by another separator (``;``, tab, ``|``).
 
     See Also
     --------
@@ -174,13 +175,40 @@ def read_pairs(path: str | Path) -> pd.DataFrame:
     if suffix == ".json":
         return _read_pairs_json(path)
     if suffix == ".csv":
-        table = pd.read_csv(path)
+        table = _read_pairs_csv(path)
     elif suffix in (".parquet", ".pq"):
         table = pd.read_parquet(path)
     else:
         raise ValueError(param_error("path", "read_pairs",
                                      "a .json, .csv or .parquet file", str(path)))
     require_columns(table, _REQUIRED_TABLE, owner="read_pairs")
+    return table
+
+
+def _read_pairs_csv(path: Path) -> pd.DataFrame:
+    """A CSV pairs table, refused with its path named when it holds no columns, names two
+    columns alike (pandas would read the second as ``name.1`` and the first would be
+    analysed), or reads as one column because another separator divides it."""
+    try:
+        table = pd.read_csv(path)
+    except pd.errors.EmptyDataError:
+        raise ValueError(f"read_pairs: {str(path)!r} is empty (no header line with the "
+                         f"columns {', '.join(_REQUIRED_TABLE)}).") from None
+    header = pd.read_csv(path, header=None, nrows=1, dtype=str,
+                         keep_default_na=False).iloc[0].tolist()
+    twice = sorted({str(c) for c in header if header.count(c) > 1})
+    if twice:
+        raise ValueError(f"read_pairs: {str(path)!r} has two or more columns named "
+                         f"{', '.join(map(repr, twice))}; rename or drop the copies (which "
+                         "one to read is not clear).")
+    if len(table.columns) == 1:
+        name = str(table.columns[0])
+        other = next((c for c in (";", "\t", "|") if c in name), None)
+        if other is not None:
+            kind = {";": "semicolons", "\t": "tabs", "|": "bars"}[other]
+            raise ValueError(f"read_pairs: {str(path)!r} reads as one column {name[:60]!r}: "
+                             f"its columns seem to be separated by {kind}; save it "
+                             "comma-separated.")
     return table
 
 

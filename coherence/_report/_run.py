@@ -209,6 +209,10 @@ def _tests_iv(df: pd.DataFrame, a: _ReportArgs, owner: str) -> tuple[str, ...]:
         names = TEST_NAMES
     else:
         names = (a.tests,) if isinstance(a.tests, str) else tuple(a.tests)
+        if not names:  # else a report without a single test, silently
+            raise ValueError(param_error("tests", owner, "'all' or a non-empty sequence of "
+                                         "test names (" + ", ".join(TEST_NAMES) + ")",
+                                         a.tests))
         for name in names:
             check_choice(name, "tests", owner, ("all", *TEST_NAMES))
     check_choice(a.adjust, "adjust", owner, ADJUST_METHODS)
@@ -402,7 +406,7 @@ def report(
         ignored when absent; any other column named must exist, or ``ValueError``
         names it.
     tests : "all" or sequence of str
-        A subset of :data:`TEST_NAMES`.
+        A non-empty subset of :data:`TEST_NAMES`.
     adjust : {"holm", "bh", "none"}
         Multiplicity adjustment of the p-values across the whole report (every
         cell and test with a p-value): Holm's step-down (default, controls the

@@ -101,6 +101,7 @@ def test_elicit_writes_csv_only_and_says_so_before_any_call(tmp_path, option):
 
 @pytest.mark.parametrize(("section", "key", "value", "match"), [
     ("tests", "tests", '["ci", "monotonicty"]', "tests.tests must be 'all' or a list"),
+    ("tests", "tests", "[]", "tests.tests must be 'all' or a list"),
     ("tests", "adjust", '"bonferroni"', "tests.adjust must be one of"),
     ("tests", "n_permutations", "-5", "tests.n_permutations must be a positive int"),
     ("tests", "engine", '"xgb"', "tests.engine must be one of"),

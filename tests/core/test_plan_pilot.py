@@ -38,6 +38,15 @@ def test_missing_context_raises(pilot):
         coherence.plan(d, **KW)
 
 
+def test_a_pilot_of_one_context_raises(pilot):
+    """Every study would repeat that context: plan returned power 0 without a word."""
+    one = pilot[pilot["context"] == 0]
+    with pytest.raises(ValueError, match=r"The 'data_or_agent' parameter of plan must be a "
+                       r"pilot of at least 2 contexts \(column 'context'.*; got '1 context\(s\) "
+                       r"in 2 row\(s\)'"):
+        coherence.plan(one, **KW)
+
+
 @pytest.mark.parametrize(("value", "match"), [
     (np.nan, r"Column 'p_a' \(input to plan\) must not contain NaN or missing values; "
              r"1 offending row \(first: row 3\)"),

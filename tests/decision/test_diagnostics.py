@@ -113,6 +113,17 @@ def test_validation(kwargs, error, match):
         elicitation_diagnostics(pd.DataFrame({"belief": [0.2, 0.6]}), **kwargs)
 
 
+@pytest.mark.parametrize("role", ["action", "truth", "outcome", "token_belief"])
+def test_an_optional_column_named_on_purpose_must_exist(role):
+    """A misspelt optional column would silently leave the action mix or the association
+    out; under its default name it may be absent."""
+    data = pd.DataFrame({"belief": [0.2, 0.6, 0.7], "action": ["yes", "no", "yes"]})
+    with pytest.raises(ValueError,
+                       match=rf"column 'misspelt' \(the '{role}' column\) not found"):
+        elicitation_diagnostics(data, **{role: "misspelt"})
+    assert elicitation_diagnostics(data.drop(columns="action")).action_counts == {}
+
+
 def test_beliefs_outside_zero_one_and_empty_table():
     with pytest.raises(ValueError, match="belief"):
         elicitation_diagnostics(pd.DataFrame({"belief": [0.2, 1.6]}))

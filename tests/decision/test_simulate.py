@@ -249,6 +249,10 @@ def test_properties(kind, grid, bias, weighting, gamma, seed):
     ({"posteriors": [0.2, 0.3], "n_contexts": 5}, ValueError,
      "The 'n_contexts' parameter of simulate must be None or equal to len(posteriors) = 2; "
      "got 5."),
+    ({"posteriors": [0.2, 0.3], "n_contexts": 2.7}, TypeError,
+     "The 'n_contexts' parameter of simulate must be an int >= 1; got 2.7."),
+    ({"posteriors": [0.2, 0.3], "n_contexts": "two"}, TypeError,
+     "The 'n_contexts' parameter of simulate must be an int >= 1; got 'two'."),
     ({"prompts": ["standard", "standard"]}, ValueError,
      "The 'prompts' parameter of simulate must be free of duplicates"),
     ({"prompts": []}, ValueError,

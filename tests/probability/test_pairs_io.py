@@ -168,6 +168,26 @@ def test_read_pairs_errors(tmp_path):
         read_pairs(tmp_path / "bad.csv")
 
 
+def test_read_pairs_csv_refuses_odd_files_naming_them(tmp_path):
+    """An empty CSV, two columns of one name (pandas would read the second as 'p_a.1' and
+    analyse the first) and a file divided by semicolons: each a ValueError naming the file."""
+    empty = tmp_path / "empty.csv"
+    empty.write_text("")
+    with pytest.raises(ValueError, match=r"read_pairs: '.*empty\.csv' is empty"):
+        read_pairs(empty)
+    twice = tmp_path / "twice.csv"
+    twice.write_text("pair,category,p_a,p_a_given_b1,p_a_given_b0,p_a\n"
+                     "x,s,0.3,0.5,0.2,0.9\n")
+    with pytest.raises(ValueError, match=r"'.*twice\.csv' has two or more columns named "
+                       r"'p_a'"):
+        read_pairs(twice)
+    semi = tmp_path / "semi.csv"
+    semi.write_text("pair;category;p_a;p_a_given_b1;p_a_given_b0\nx;s;0.3;0.5;0.2\n")
+    with pytest.raises(ValueError, match=r"'.*semi\.csv' reads as one column .* separated "
+                       r"by semicolons"):
+        read_pairs(semi)
+
+
 def test_read_pairs_refuses_a_run_with_some_resolutions(tmp_path):
     rec = _record(1)
     del rec["resolution_b"]

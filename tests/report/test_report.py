@@ -302,6 +302,9 @@ def test_errors_are_recorded_not_raised():
 def test_validation(two_models):
     with pytest.raises(ValueError, match="The 'tests' parameter of report must be one of"):
         report(two_models, tests=["nope"])
+    with pytest.raises(ValueError, match=r"The 'tests' parameter of report must be 'all' or "
+                       r"a non-empty sequence of test names \(ci, .*\); got \[\]"):
+        report(two_models, tests=[])  # a report without a single test, silently, before
     with pytest.raises(ValueError, match=re.escape("column 'p' (the 'belief' column)")):
         report(two_models, belief="p")
     with pytest.raises(ValueError, match="The 'engine' parameter of report must be one of"):
