@@ -483,10 +483,7 @@ def market_checks(events: Any, prices: Any, *, window_days: float = 3.0,
     else:
         stat, pvalue = np.nan, np.nan
         ci = ConfidenceInterval(np.nan, np.nan, confidence_level)
-    pooled = np.nan
-    if z_x:
-        zx, zy = np.concatenate(z_x), np.concatenate(z_y)
-        pooled = float(np.mean(zx * zy))
+    pooled = float(np.mean(np.concatenate(z_x) * np.concatenate(z_y))) if z_x else np.nan
     vals = np.asarray(ev_agree_vals, dtype=np.float64)
     ea = float(vals.mean()) if len(vals) else np.nan
     _warn_unjoined(owner, table, edf, curve, question, date)
