@@ -28,7 +28,9 @@ def add_parser(sub: Any) -> None:
         "p_yes --outcome resolved")
     scores.add_argument("forecasts", help="forecast table file")
     scores.add_argument("--cutoffs", default=None, metavar="JSON",
-                        help="JSON object mapping model names to knowledge-cutoff dates")
+                        help="JSON object mapping model names to knowledge-cutoff dates (a "
+                        "month or a year, '2023-10', stands for its end: questions opened "
+                        "in it are dropped)")
     scores.add_argument("--by", default="model", metavar="COL",
                         help="column naming the model (default model)")
     scores.add_argument("--question", default="question", metavar="COL",

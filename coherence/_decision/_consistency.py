@@ -14,7 +14,6 @@ context), combined by their smaller p-value by default.
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass
 from dataclasses import field
 from typing import Any
@@ -45,20 +44,20 @@ from .._validation import param_error
 from .._validation import plain_value
 from .._validation import probability_column
 from .._validation import require_columns
-from .._warnings import DegenerateDataWarning
 from .._warnings import DeprecatedAlias
-from .._warnings import SkippedRecordsWarning
-from .._warnings import SmallSampleWarning
+from ._consistency_warnings import MIN_TEST_CONTEXTS
+from ._consistency_warnings import OWNER
+from ._consistency_warnings import shift_alone
+from ._consistency_warnings import warn_flat
+from ._consistency_warnings import warn_no_rmse
+from ._consistency_warnings import warn_shift_alone
+from ._consistency_warnings import warn_untested
+from ._consistency_warnings import warn_without_reference
 from ._permutation import permutations_within
 
 __all__ = ["ConsistencyResult", "prompt_consistency"]
 
-_OWNER = "prompt_consistency"
-
-#: fewest contexts behind a bootstrap-t p-value: with 2-4 the cluster bootstrap has 3-35
-#: distinct resamples and rejected a true null 0.34, 0.21 and 0.09 of the time at 0.05
-#: (noisy rational agent, 3 repetitions); from 5 contexts, 0.035-0.04
-MIN_TEST_CONTEXTS = 5
+_OWNER = OWNER
 TABLE_COLUMNS: tuple[str, ...] = (
     "prompt", "n_obs", "n_contexts", "std", "std_ci_low", "std_ci_high", "rmse_reference",
     "rmse_reference_ci_low", "rmse_reference_ci_high", "shift", "shift_ci_low",
@@ -93,7 +92,9 @@ class ConsistencyResult(CoherenceResult, test_name="prompt_consistency",
         Rows used.
     method : str
         ``'cluster-bootstrap-t'`` or ``'within-context-permutation'``, with
-        ``'+replicate-baseline'`` when ``replicate`` is given.
+        ``'+replicate-baseline'`` when ``replicate`` is given, and ``"; shift alone for
+        'v'"`` naming the variants whose ``'combined'`` p-value is their shift's alone
+        (their disagreement untestable, see :func:`prompt_consistency`).
     rmse : str
         Which RMSE definition fills the table: ``'corrected'`` or ``'paper'``.
     alternative : str
@@ -474,54 +475,6 @@ def _prompt_consistency_iv(data: Any, belief: Any, prompt: Any, group: Any, repe
             "reference": reference, "replicate": replicate}
 
 
-def _warn_without_reference(iv: dict[str, Any]) -> None:
-    """A :class:`SkippedRecordsWarning` naming the contexts with no row under the
-    reference prompt: their rows enter no comparison with it (each variant's shift and
-    RMSE use the contexts seen under both), only the variants' ``std``."""
-    groups, n_groups = iv["groups"], iv["n_groups"]
-    lacking = np.flatnonzero(np.bincount(groups[iv["labels"] == iv["ref"]],
-                                         minlength=n_groups) == 0)
-    if len(lacking) == 0:
-        return
-    shown = ", ".join(repr(plain_value(c)) for c in iv["contexts"][lacking[:5]])
-    more = f" and {len(lacking) - 5} more" if len(lacking) > 5 else ""
-    n_rows = int(np.isin(groups, lacking).sum())
-    warnings.warn(f"{_OWNER}: {len(lacking)} of {n_groups} contexts have no row under the "
-                  f"reference prompt {iv['reference']!r} ({shown}{more}); their {n_rows} "
-                  "rows enter no comparison with the reference (each variant's shift and RMSE "
-                  "use the contexts seen under both), only the variants' std.",
-                  SkippedRecordsWarning, stacklevel=3)
-
-
-def _warn_flat(table: pd.DataFrame) -> None:
-    """A :class:`DegenerateDataWarning` naming the variants whose per-context mean
-    differences from the reference do not vary (identical or heaped beliefs): their shift
-    interval is the point itself and their p-values (1 for no difference, else the
-    smallest possible) rest on no spread at all."""
-    low, high = table["shift_ci_low"].to_numpy(float), table["shift_ci_high"].to_numpy(float)
-    flat = table["prompt"].to_numpy()[np.isfinite(low) & (low == high)]
-    if len(flat):
-        warnings.warn(f"{_OWNER}: the per-context differences of {len(flat)} prompt(s) from "
-                      f"the reference do not vary ({', '.join(map(repr, flat[:5]))}): their "
-                      "intervals are the point itself and their p-values rest on no spread; "
-                      "the sample shows no uncertainty.", DegenerateDataWarning, stacklevel=3)
-
-
-def _warn_no_rmse(iv: dict[str, Any]) -> None:
-    """Say why the headline RMSE is NaN: the noise-corrected RMSE needs contexts with two
-    or more repetitions under both prompts (it came NaN without a word, while the p-value
-    of ``'combined'`` was the shift's alone)."""
-    why = ("no context has two or more repetitions under both the reference and a variant "
-           "(the noise-corrected RMSE subtracts their spread; rmse='paper' gives the "
-           "uncorrected figure)" if iv["rmse"] == "corrected"
-           else "no context is seen under both the reference and a variant")
-    tail = (" The p-value is the shift's alone: the disagreement statistic needs the same "
-            "contexts." if iv["rmse"] == "corrected" and iv["alternative"] == "combined"
-            else "")
-    warnings.warn(f"{_OWNER}: the RMSE (the statistic) and its interval are NaN: {why}."
-                  + tail, SmallSampleWarning, stacklevel=3)
-
-
 @dataclass(frozen=True, slots=True)
 class _Cells:
     """Per (context, prompt) cell statistics of :func:`prompt_consistency`'s validated
@@ -599,8 +552,10 @@ def _variant_pvalues(iv: dict[str, Any], cells: _Cells, v: int, weights: np.ndar
                      draws: dict[str, list[tuple[float, np.ndarray]]], p_shift: float,
                      shift_draws: tuple[float, np.ndarray]) -> dict[str, float]:
     """The p-values of a variant other than the reference and its re-run: permutation
-    within contexts, or bootstrap-t (its draws appended to ``draws`` for the max-T)."""
+    within contexts, or bootstrap-t (its draws appended to ``draws`` for the max-T), and
+    the number of contexts behind the bootstrap-t's disagreement (``n_disagreement``)."""
     ref, rep, alt, level = iv["ref"], iv["rep"], iv["alternative"], iv["confidence_level"]
+    n_dis = math.nan
     if iv["method"] == "permutation":
         b, groups, labels = cells.b, cells.groups, cells.labels
         keep = np.flatnonzero((labels == v) | (labels == ref))
@@ -619,7 +574,7 @@ def _variant_pvalues(iv: dict[str, Any], cells: _Cells, v: int, weights: np.ndar
         h = cells.pair(v, ref, True)
         if rep is not None:
             h = 0.5 * (h + cells.pair(v, rep, True)) - cells.pair(ref, rep, True)
-        _, p_dis, _, _, _, t_dis, tb_dis = studentized_draws(h, weights, level)
+        _, p_dis, _, _, n_dis, t_dis, tb_dis = studentized_draws(h, weights, level)
         found = {"shift": shift_draws, "disagreement": (t_dis, tb_dis)}
         kinds = ("shift", "disagreement") if alt == "combined" else (alt,)
         usable = [k for k in kinds if not math.isnan(found[k][0])]
@@ -627,7 +582,8 @@ def _variant_pvalues(iv: dict[str, Any], cells: _Cells, v: int, weights: np.ndar
             draws[k].append(found[k])
         pval = (min_p_pvalue([found[k][0] for k in usable],
                              [found[k][1] for k in usable]) if usable else math.nan)
-    return {"pvalue": pval, "pvalue_shift": p_shift, "pvalue_disagreement": p_dis}
+    return {"pvalue": pval, "pvalue_shift": p_shift, "pvalue_disagreement": p_dis,
+            "n_disagreement": n_dis}
 
 
 def _overall_pvalue(method: str, pv: np.ndarray,
@@ -777,7 +733,12 @@ def prompt_consistency(
     (heaped or clipped beliefs) has no spread: its deviation is divided by the
     data's standard error instead. A statistic seen in fewer than five contexts has no
     bootstrap-t p-value (NaN; with 2-4 contexts the bootstrap rejected a true null up to a
-    third of the time). Intervals of the RMSEs are bootstrap-t
+    third of the time). The disagreement needs five contexts with two or more repetitions
+    under both prompts (and the replicate), the shift five seen under both: a variant that
+    has the shift's five and not the disagreement's gets, under ``'combined'``, its
+    shift's p-value alone (and enters the overall p-value by its shift only), with a
+    :class:`~coherence.SmallSampleWarning` naming it, and ``method`` ends in
+    ``"; shift alone for 'v'"``. Intervals of the RMSEs are bootstrap-t
     intervals of the mean of :math:`h` (or of the squared differences for
     ``rmse="paper"``), mapped through the square root (clipped at 0).
 
@@ -833,7 +794,7 @@ def prompt_consistency(
     iv = _prompt_consistency_iv(data, belief, prompt, group, repetition, reference, replicate,
                                 truth, method, rmse, alternative, n_resamples,
                                 confidence_level, rng)
-    _warn_without_reference(iv)
+    warn_without_reference(iv)
     names, n_groups, ref, rep = iv["names"], iv["n_groups"], iv["ref"], iv["rep"]
     gen: np.random.Generator = iv["gen"]
     level, n_res = iv["confidence_level"], iv["n_resamples"]
@@ -848,13 +809,13 @@ def prompt_consistency(
         v for v in range(len(names)) if v not in (ref, rep)]
     rows = [_variant_row(iv, cells, v, weights, perm_rng, draws) for v in order]
     table = pd.DataFrame(rows, columns=list(TABLE_COLUMNS))
-    _warn_flat(table)
+    warn_flat(table)
     others = table.iloc[1 + (rep is not None):]
     rmse_values = others["rmse_reference"].to_numpy(dtype=float)
     if np.all(np.isnan(rmse_values)):
         j = 0
         statistic = math.nan
-        _warn_no_rmse(iv)
+        warn_no_rmse(iv)
     else:
         j = int(np.nanargmax(rmse_values))
         statistic = float(rmse_values[j])
@@ -862,11 +823,9 @@ def prompt_consistency(
     pv = others["pvalue"].to_numpy(dtype=float)
     pv = pv[~np.isnan(pv)]
     if len(pv) == 0:
-        warnings.warn(f"{_OWNER}: no variant could be tested under alternative={alt!r} (the "
-                      f"shift needs {MIN_TEST_CONTEXTS} contexts seen under both prompts, the "
-                      f"disagreement {MIN_TEST_CONTEXTS} contexts with two or more repetitions "
-                      "under both); pvalue is NaN.",
-                      SmallSampleWarning, stacklevel=2)
+        warn_untested(alt)
+    fell_back = shift_alone(iv, rows)
+    warn_shift_alone(iv, fell_back, len(pv))
     pvalue = _overall_pvalue(iv["method"], pv, draws, kinds)
     mean = cells.mean
     context_means = pd.DataFrame(mean[:, order], columns=[names[v] for v in order],
@@ -875,6 +834,9 @@ def prompt_consistency(
                    else "within-context-permutation")
     if rep is not None:
         method_name += "+replicate-baseline"
+    if fell_back:  # the combined p-value of these variants is their shift's
+        method_name += "; shift alone for " + ", ".join(repr(plain_value(r["prompt"]))
+                                                        for r in fell_back)
     return ConsistencyResult(
         statistic=statistic, pvalue=pvalue,
         confidence_interval=ConfidenceInterval(float(head["rmse_reference_ci_low"]),

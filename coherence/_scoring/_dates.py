@@ -21,9 +21,12 @@ __all__ = [
     "aware_cutoff",
     "check_date_formats",
     "check_same_awareness",
+    "cutoff_timestamp",
     "is_missing",
+    "parse_cutoffs",
     "parse_dates",
     "parse_datetimes",
+    "period_end",
     "to_days",
     "to_timestamp",
 ]
@@ -153,6 +156,51 @@ def parse_dates(values: Iterable[Any], index: pd.Index, column: str, owner: str,
         raise ValueError(column_error(
             column, "hold dates that are all timezone-aware or all naive",
             list(index[np.asarray(naive)]), [vals[i] for i in naive], owner=owner))
+    return out, missing
+
+
+def period_end(value: Any) -> pd.Timestamp | None:
+    """The end of the period a date string names when it names a month, a quarter or a
+    year rather than a day: the first instant after it (``'2023-10'``, ``'Oct 2023'`` ->
+    2023-11-01; ``'2023'`` -> 2024-01-01). None for a full date or a date-time, and for
+    anything not a string (a Timestamp or a datetime names an instant)."""
+    if not isinstance(value, str):
+        return None
+    try:
+        start = to_timestamp(value.strip())
+        # such a string reads as midnight on a month's first day (naive)
+        if (start is pd.NaT or start.tzinfo is not None or start.day != 1
+                or start != start.normalize()):
+            return None
+        period = pd.Period(value.strip())  # its resolution: 'M', 'Q-DEC', 'Y-DEC', 'D', ...
+    except (TypeError, ValueError, OverflowError):
+        return None
+    if period.freqstr[0] not in "MQY" or period.start_time != start:
+        return None
+    return (period + 1).start_time
+
+
+def cutoff_timestamp(value: Any) -> pd.Timestamp:
+    """A knowledge cutoff as the instant it is compared at: the end of the period a
+    month-, quarter- or year-only string names (:func:`period_end`), else the date itself
+    (the rule of :func:`parse_cutoffs`, for one value)."""
+    end = period_end(value)
+    return to_timestamp(value) if end is None else end
+
+
+def parse_cutoffs(values: Iterable[Any], index: pd.Index, column: str,
+                  owner: str) -> tuple[np.ndarray, np.ndarray]:
+    """Knowledge cutoffs as :func:`parse_dates` reads dates (naive or aware, not mixed),
+    except that a string naming a month, a quarter or a year rather than a day
+    (``'2023-10'``, ``'2023'``) stands for the end of that period, the first instant
+    after it (2023-11-01, 2024-01-01): the model may know all of it. Read as its first
+    day, a question opened later in that period was taken as clean."""
+    vals = list(values)
+    out, missing = parse_dates(vals, index, column, owner, require_tz=False)
+    for i, v in enumerate(vals):
+        end = None if missing[i] else period_end(v)
+        if end is not None:
+            out[i] = np.datetime64(end.as_unit("ns").to_datetime64(), "ns")
     return out, missing
 
 

@@ -572,7 +572,9 @@ def plot_rolling_accuracy(rolling: pd.DataFrame, *, cutoffs: Mapping[str, Any] |
         From :func:`rolling_accuracy`.
     cutoffs : mapping, optional
         Model name (or prefix, matched as in :func:`match_cutoff`) -> knowledge
-        cutoff date; each matched model gets a dotted vertical line in its colour.
+        cutoff date; each matched model gets a dotted vertical line in its colour, at
+        the instant :func:`contamination_filter` applies (a month- or year-only cutoff,
+        ``'2023-10'``, at the end of that period).
     by : str
         The model column of ``rolling``.
     %(ax)s
@@ -598,7 +600,7 @@ def plot_rolling_accuracy(rolling: pd.DataFrame, *, cutoffs: Mapping[str, Any] |
                                     type(cutoffs).__name__))
     import matplotlib.pyplot as plt
 
-    from ._dates import to_timestamp
+    from ._dates import cutoff_timestamp
     from ._temporal import match_cutoff
 
     if ax is None:
@@ -612,7 +614,7 @@ def plot_rolling_accuracy(rolling: pd.DataFrame, *, cutoffs: Mapping[str, Any] |
         ax.plot(start[rows], rolling["accuracy"][rows], color=color, label=str(m))
         key = match_cutoff(str(m), cutoffs) if cutoffs else None
         if key is not None:
-            cut = to_timestamp(cutoffs[key])  # type: ignore[index]
+            cut = cutoff_timestamp(cutoffs[key])  # type: ignore[index]
             if cut.tzinfo is not None:
                 cut = cut.tz_convert("UTC").tz_localize(None)
             ax.axvline(cut, color=color, linestyle=":", linewidth=1.2,

@@ -38,10 +38,12 @@ from .._validation import column_error
 from .._validation import no_missing
 from .._validation import numeric_column
 from .._validation import param_error
+from .._validation import plain_value
 from .._validation import require_columns
 from .._validation import same_within
 from .._warnings import DegenerateDataWarning
 from .._warnings import DeprecatedAlias
+from .._warnings import SkippedRecordsWarning
 from ._dates import check_same_awareness
 from ._dates import parse_dates
 from ._ids import check_edge_ends
@@ -285,7 +287,8 @@ class MarketChecksResult(CoherenceResult, test_name="market_checks",
     n_events_counted : int
         Events counted in that share.
     n_undated_events : int
-        Events without a date (left out of every check).
+        Events without a date (left out of every check; a
+        :class:`~coherence.SkippedRecordsWarning` names their rows).
     table : pandas.DataFrame
         One row per question: ``net_pressure``, ``net_move``,
         ``direction_counted``, ``direction_agrees``, ``n_prices``,
@@ -343,10 +346,11 @@ def market_checks(events: Any, prices: Any, *, window_days: float = 3.0,
     question, date, direction, magnitude, confidence, price_date, price : str
         Column names. The tables are joined on ``question`` exactly: a question
         written two ways (``1`` and ``'1'``, ``'Q1'`` and ``'q1'``, within a table
-        or between them) raises. A question with events and no prices (or prices
-        and no events) keeps its row in ``table`` (``n_prices`` or ``n_events``
-        0) and is left out of the checks it cannot enter (counted in
-        ``n_direction_excluded``).
+        or between them) raises. A question with dated events and no prices (or
+        prices and no dated event) keeps its row in ``table`` (``n_prices`` or
+        ``n_events`` 0), enters no check (counted in ``n_direction_excluded``) and is
+        named by a :class:`~coherence.SkippedRecordsWarning`; so are the undated events'
+        rows (counted in ``n_undated_events``).
     n_resamples, confidence_level, rng
         The interval over questions of the event-local agreement, which draws nothing
         (``n_resamples`` is recorded, unused).
@@ -479,12 +483,10 @@ def market_checks(events: Any, prices: Any, *, window_days: float = 3.0,
     else:
         stat, pvalue = np.nan, np.nan
         ci = ConfidenceInterval(np.nan, np.nan, confidence_level)
-    pooled = np.nan
-    if z_x:
-        zx, zy = np.concatenate(z_x), np.concatenate(z_y)
-        pooled = float(np.mean(zx * zy))
+    pooled = float(np.mean(np.concatenate(z_x) * np.concatenate(z_y))) if z_x else np.nan
     vals = np.asarray(ev_agree_vals, dtype=np.float64)
     ea = float(vals.mean()) if len(vals) else np.nan
+    _warn_unjoined(owner, table, edf, curve, question, date)
     _warn_undefined(owner, n, len(z_x), len(vals))
     (g,) = spawn(gen, 1)
     lo, hi = cluster_mean_interval(vals, np.asarray(ev_agree_q, dtype=object),
@@ -552,6 +554,36 @@ def _warn_undefined(owner: str, n_direction: int, n_eligible: int, n_events: int
                       "(too few prices, moves below min_move or min_price_range, or no "
                       "dated event with an impact); each is NaN.", DegenerateDataWarning,
                       stacklevel=3)
+
+
+def _shown(values: Any) -> str:
+    values = list(values)
+    return (", ".join(repr(plain_value(v)) for v in values[:5])
+            + (", ..." if len(values) > 5 else ""))
+
+
+def _warn_unjoined(owner: str, table: pd.DataFrame, edf: pd.DataFrame, curve: pd.DataFrame,
+                   question: str, date: str) -> None:
+    """A :class:`SkippedRecordsWarning` for each kind of record that enters no check while
+    the result only counts it: events without a date (``n_undated_events``), questions with
+    dated events and no prices, questions with prices and no dated event (both in
+    ``n_direction_excluded``); each names its rows or questions (at the caller's line)."""
+    if len(curve) < len(edf):
+        undated = np.flatnonzero(parse_dates(edf[date], edf.index, date, owner,
+                                             require_tz=False)[1])
+        warnings.warn(f"{owner}: {len(edf) - len(curve)} event(s) have no '{date}' (rows "
+                      f"{_shown(edf.index[undated])}; questions "
+                      f"{_shown(dict.fromkeys(edf[question].to_numpy(dtype=object)[undated]))})"
+                      ": they enter no check (counted in n_undated_events).",
+                      SkippedRecordsWarning, stacklevel=3)
+    q = table["question"].to_numpy(dtype=object)
+    for lacking, has, what in ((table["n_prices"].to_numpy() == 0, "dated events", "prices"),
+                               (table["n_events"].to_numpy() == 0, "prices", "dated event")):
+        if lacking.any():
+            warnings.warn(f"{owner}: {int(lacking.sum())} question(s) have {has} but no "
+                          f"{what} ({_shown(q[lacking])}): they enter no check (counted in "
+                          f"n_direction_excluded); check that the events and the prices use "
+                          f"the same '{question}' ids.", SkippedRecordsWarning, stacklevel=3)
 
 
 def _warn_no_signal(owner: str) -> None:

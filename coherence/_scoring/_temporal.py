@@ -23,8 +23,11 @@ from .._validation import no_missing
 from .._validation import param_error
 from .._validation import require_columns
 from .._validation import same_within
+from ._dates import any_aware
 from ._dates import aware_cutoff
 from ._dates import check_same_awareness
+from ._dates import cutoff_timestamp
+from ._dates import parse_cutoffs
 from ._dates import parse_dates
 
 __all__ = [
@@ -76,9 +79,10 @@ def match_cutoff(model: str, cutoffs: Mapping[str, Any]) -> str | None:
 
 
 def _same_cutoff(a: Any, b: Any) -> bool:
-    """Two cutoffs the same date (``'2024-01-01'`` and a Timestamp of it are)."""
+    """Two cutoffs the same date (``'2024-01-01'`` and a Timestamp of it are; ``'2023-10'``
+    and ``'2023-11-01'`` are, a month standing for its end, see :func:`parse_cutoffs`)."""
     try:
-        return bool(pd.Timestamp(a) == pd.Timestamp(b))
+        return bool(cutoff_timestamp(a) == cutoff_timestamp(b))
     except (TypeError, ValueError):
         return bool(a == b)
 
@@ -97,8 +101,10 @@ class ContaminationFilterResult:
     unknown_models : tuple of str
         Models with no matching cutoff (kept, unfiltered).
     matches : pandas.DataFrame
-        One row per model: ``model``, the matched ``key`` and its ``cutoff``
-        (both missing, ``pd.isna``, when the model is unknown).
+        One row per model: ``model``, the matched ``key``, its ``cutoff`` as given and
+        the instant ``applied`` (the opening dates before it are dropped: the cutoff, or
+        the end of the month or year a month- or year-only cutoff names); all but
+        ``model`` missing (``pd.isna``) when the model is unknown.
     """
 
     kept: pd.DataFrame = field(repr=False)
@@ -136,7 +142,9 @@ def contamination_filter(forecasts: Any, cutoffs: Mapping[str, Any] | str, *,
         ``forecasts`` holding each row's knowledge-cutoff date (the forecast
         table's optional ``cutoff`` column). In a column, a missing cutoff
         means the model's cutoff is unknown: the row is kept and its model
-        listed in ``unknown_models``.
+        listed in ``unknown_models``. A cutoff written as a month or a year
+        (``'2023-10'``, ``'Oct 2023'``, ``'2023'``) stands for the end of that period
+        (see Notes).
     model, question, opened : str
         Columns of the model name, the question and the question's opening date
         (one date per question: rows of a question that differ raise).
@@ -157,7 +165,15 @@ def contamination_filter(forecasts: Any, cutoffs: Mapping[str, Any] | str, *,
     -----
     A pair is dropped when ``opened < cutoff``: the question existed, and
     possibly its answer was discussed, before the model's training data ended.
-    A question opened on the cutoff date is kept. Dates must be all
+    A question opened on the cutoff date is kept. A cutoff string that names a month,
+    a quarter or a year rather than a day says only that the training data ended
+    within it, so it is read as that period's end, the first instant after it:
+    ``'2023-10'`` drops every question opened in October 2023, as ``'2023-11-01'``
+    does, and ``'2023'`` every one opened in 2023. Read as the period's first day
+    (pandas' reading), a question opened later in the period, which the model may
+    know, was kept as clean. For the first-day reading, write the full date
+    (``'2023-10-01'``); full dates, Timestamps and datetimes are used as they are.
+    ``matches`` shows each cutoff as given and the instant ``applied``. Dates must be all
     timezone-naive or all timezone-aware, across the opening dates and the
     cutoffs together (aware dates are compared in UTC); numbers are refused as
     dates, and so is a column of date strings that pandas would read in two ways
@@ -215,7 +231,7 @@ def contamination_filter(forecasts: Any, cutoffs: Mapping[str, Any] | str, *,
     return ContaminationFilterResult(kept=df.loc[~drop], dropped=df.loc[drop],
                                      unknown_models=tuple(unknown),
                                      matches=pd.DataFrame(rows, columns=["model", "key",
-                                                                         "cutoff"]))
+                                                                         "cutoff", "applied"]))
 
 
 def _check_same_tz(df: pd.DataFrame, opened: str, cutoff_values: Iterable[Any],
@@ -230,20 +246,22 @@ def _cutoffs_from_mapping(df: pd.DataFrame, cutoffs: Mapping[str, Any], opened: 
                           ) -> tuple[np.ndarray, list[dict[str, Any]], list[str]]:
     """Per-row cutoffs from a model-name mapping, the matches table and unknown models."""
     keys = list(cutoffs)
-    cut_vals, cut_missing = parse_dates([cutoffs[k] for k in keys], pd.Index(keys),
-                                         "cutoffs", owner, require_tz=False)
+    cut_vals, cut_missing = parse_cutoffs([cutoffs[k] for k in keys], pd.Index(keys),
+                                          "cutoffs", owner)
     if cut_missing.any():
         raise ValueError(param_error("cutoffs", owner, "a mapping to dates (no missing values)",
                                      {k: cutoffs[k] for k in np.asarray(keys)[cut_missing]}))
     if keys:
         _check_same_tz(df, opened, cutoffs.values(), owner)
     cut_of_key = dict(zip(keys, cut_vals, strict=True))
+    aware = any_aware(cutoffs.values())
     rows, unknown = [], []
     cutoff_per_row = np.full(len(df), np.datetime64("NaT"), dtype="datetime64[ns]")
     for name in pd.unique(names):
         key = match_cutoff(str(name), cutoffs)
         rows.append({"model": name, "key": key,
-                     "cutoff": None if key is None else cutoffs[key]})
+                     "cutoff": None if key is None else cutoffs[key],
+                     "applied": None if key is None else _applied(cut_of_key[key], aware)})
         if key is None:
             unknown.append(str(name))
         else:
@@ -258,8 +276,8 @@ def _cutoffs_from_column(df: pd.DataFrame, column: str, opened: str, names: np.n
     The matches table has one row per distinct (model, cutoff) pair, with ``key``
     the column name, or None for the rows without a cutoff.
     """
-    cutoff_per_row, cut_missing = parse_dates(df[column], df.index, column, owner,
-                                               require_tz=False)
+    cutoff_per_row, cut_missing = parse_cutoffs(df[column], df.index, column, owner)
+    aware = any_aware(df[column])
     if not cut_missing.all():
         _check_same_tz(df, opened, df[column], owner)
     raw = df[column].to_numpy(dtype=object)
@@ -270,12 +288,19 @@ def _cutoffs_from_column(df: pd.DataFrame, column: str, opened: str, names: np.n
             continue
         seen.add(pair)
         if cut_missing[i]:
-            rows.append({"model": name, "key": None, "cutoff": None})
+            rows.append({"model": name, "key": None, "cutoff": None, "applied": None})
             if str(name) not in unknown:
                 unknown.append(str(name))
         else:
-            rows.append({"model": name, "key": column, "cutoff": raw[i]})
+            rows.append({"model": name, "key": column, "cutoff": raw[i],
+                         "applied": _applied(cutoff_per_row[i], aware)})
     return cutoff_per_row, rows, unknown
+
+
+def _applied(when: np.datetime64, aware: bool) -> pd.Timestamp:
+    """A parsed cutoff (naive, UTC for aware dates) as the Timestamp ``matches`` shows."""
+    ts = pd.Timestamp(when)
+    return ts.tz_localize("UTC") if aware else ts
 
 
 # --------------------------------------------------------------------------- gateway

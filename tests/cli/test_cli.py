@@ -281,6 +281,19 @@ def test_scores_command(tmp_path, capsys):
     assert out.returncode == 0, out.stderr
     assert "org/m1" in out.stdout
     fits_100_columns(out.stdout)
+    # a month-only cutoff stands for the month's end, as the first of the next month
+    frames = {}
+    for cut in ("2024-02", "2024-03-01", "2024-02-01"):
+        cutoffs.write_text(json.dumps({"m1": cut}))
+        out = main(capsys, "scores", str(path), "--cutoffs", str(cutoffs), "--csv",
+                   str(tmp_path / "s.csv"))
+        assert out.returncode == 0, out.stderr
+        got = pd.read_csv(tmp_path / "s.csv")
+        frames[cut] = got.loc[got["filtered"] & (got["model"] == "org/m1"), "n_questions"]
+    # (opened on Sundays from 2024-01-07: 8 of m1's 20 questions before March, 4 before
+    # February)
+    assert frames["2024-02"].tolist() == frames["2024-03-01"].tolist() == [12]
+    assert frames["2024-02-01"].tolist() == [16]
     half = tmp_path / "half.csv"
     pd.DataFrame({"model": ["m"], "question": ["q"], "probability": [0.5],
                   "outcome": [1]}).to_csv(half, index=False)

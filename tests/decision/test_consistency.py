@@ -476,10 +476,13 @@ def test_shift_with_one_repetition_per_cell():
     data = pd.DataFrame(rows)
     # the NaN RMSE, and the p-value that is the shift's alone, are said (they came silently)
     with pytest.warns(coherence.SmallSampleWarning,
-                      match="RMSE .* are NaN: no context has two or more repetitions.*"
-                      "p-value is the shift's alone"):
+                      match="RMSE .* are NaN: no context has two or more repetitions"), \
+            pytest.warns(coherence.SmallSampleWarning,
+                         match="p-value of 1 variant.* is the shift's alone \\('mse';.*"
+                               "\\('mse': 0\\); the overall pvalue is the shift's alone"):
         res = prompt_consistency(data, n_resamples=99, rng=0)
     assert np.isnan(res.statistic)
+    assert res.method == "cluster-bootstrap-t; shift alone for 'mse'"
     row = res.table.set_index("prompt").loc["mse"]
     assert np.isnan(row["pvalue_disagreement"]) and row["pvalue_shift"] == 0.01
     assert res.pvalue == 0.01
@@ -487,6 +490,62 @@ def test_shift_with_one_repetition_per_cell():
             pytest.warns(coherence.SmallSampleWarning, match="RMSE"):
         res = prompt_consistency(data, alternative="disagreement", n_resamples=99, rng=0)
     assert np.isnan(res.pvalue)
+
+
+def _few_repeated_contexts(n_repeated: int) -> pd.DataFrame:
+    """12 contexts under two prompts; the first ``n_repeated`` have two repetitions per
+    cell, the others one."""
+    gen = np.random.default_rng(4)
+    return pd.DataFrame([{"context": c, "repetition": r, "prompt": p,
+                          "belief": 0.5 + 0.04 * (p == "mse") + gen.normal(0, 0.05)}
+                         for c in range(12) for p in ("standard", "mse")
+                         for r in range(2 if c < n_repeated else 1)])
+
+
+@pytest.mark.parametrize("rmse", ["corrected", "paper"])
+def test_combined_pvalue_that_is_the_shift_alone_is_said(rmse):
+    # 12 contexts, 3 of them with two repetitions per cell: the disagreement has no
+    # bootstrap-t p-value and 'combined' reported the shift's (0.115) without a word, with
+    # the RMSE defined (0.102 corrected, 0.113 paper); the p-values stay as they were
+    data = _few_repeated_contexts(3)
+    with pytest.warns(coherence.SmallSampleWarning,
+                      match="alternative='combined' the p-value of 1 variant\\(s\\) is the "
+                            "shift's alone \\('mse'; pvalue = pvalue_shift.* needs 5 contexts "
+                            "with two or more repetitions under both prompts and has fewer "
+                            "\\('mse': 3\\); the overall pvalue is the shift's alone too"):
+        res = prompt_consistency(data, rmse=rmse, n_resamples=199, rng=0)
+    row = res.table.set_index("prompt").loc["mse"]
+    assert np.isfinite(res.statistic) and np.isnan(row["pvalue_disagreement"])
+    assert row["pvalue"] == row["pvalue_shift"] == res.pvalue == 0.115
+    assert res.method == "cluster-bootstrap-t; shift alone for 'mse'"
+    assert "shift alone for 'mse'" in res.summary()
+    # the shift's own alternative is that test by choice: no warning, the same p-value
+    shift = prompt_consistency(data, rmse=rmse, alternative="shift", n_resamples=199, rng=0)
+    assert shift.pvalue == 0.115 and shift.method == "cluster-bootstrap-t"
+
+
+def test_combined_pvalue_with_enough_repeated_contexts_is_not_flagged():
+    # five contexts with two repetitions: both statistics are tested, no warning
+    res = prompt_consistency(_few_repeated_contexts(5), n_resamples=199, rng=0)
+    row = res.table.set_index("prompt").loc["mse"]
+    assert np.isfinite(row["pvalue_disagreement"]) and res.method == "cluster-bootstrap-t"
+
+
+def test_shift_alone_named_among_other_variants():
+    # one variant falls back, the other does not: only it is named, and the overall
+    # p-value still combines both statistics
+    data = _few_repeated_contexts(12)
+    extra = data[data["prompt"] == "mse"].assign(prompt="absolute")
+    extra = extra[(extra["context"] < 3) | (extra["repetition"] == 0)]
+    data = pd.concat([data, extra], ignore_index=True)
+    with pytest.warns(coherence.SmallSampleWarning,
+                      match="p-value of 1 variant\\(s\\) is the shift's alone \\('absolute';"
+                            ".*\\('absolute': 3\\); the overall pvalue combines their shift"):
+        res = prompt_consistency(data, n_resamples=199, rng=0)
+    table = res.table.set_index("prompt")
+    assert np.isfinite(table.loc["mse", "pvalue_disagreement"])
+    assert table.loc["absolute", "pvalue"] == table.loc["absolute", "pvalue_shift"]
+    assert res.method == "cluster-bootstrap-t; shift alone for 'absolute'"
 
 
 def test_noiseless_prompt_sensitive_agent_detected():

@@ -146,7 +146,8 @@ def test_the_benchmark_end_to_end():
     assert b1["accessible_recall"] == 1.0
     assert reasoning.n_excluded_forecasts == 2           # both models' b3 forecasts
     # 6. market checks across questions, and the market signals the graphs found
-    market = coherence.market_checks(b["hindsight"], b["prices"], n_resamples=200, rng=0)
+    with pytest.warns(coherence.SkippedRecordsWarning, match="no prices \\('b3'\\)"):
+        market = coherence.market_checks(b["hindsight"], b["prices"], n_resamples=200, rng=0)
     assert market.event_agreement == 1.0 and market.n_events_counted == 22
     assert market.pooled_correlation > 0.9
     signals = coherence.market_signal_metrics(reasoning, b["hindsight"], b["prices"],

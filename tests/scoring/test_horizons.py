@@ -230,6 +230,14 @@ def test_plots_draw_lines_and_cutoffs():
     assert (ax.get_ylim(), ax.get_ylabel(), ax.get_title()) == (
         (0, 1), "rolling accuracy", "Accuracy over question start time")
     plt.close(fig)
+    # a month-only cutoff is drawn where contamination_filter applies it, the month's end
+    lines = {}
+    for cut in ("2024-01", "2024-02-01"):
+        fig, ax = plt.subplots()
+        coherence.plot_rolling_accuracy(roll, cutoffs={"a": cut}, ax=ax)
+        lines[cut] = ax.get_lines()[1].get_xdata()
+        plt.close(fig)
+    assert list(lines["2024-01"]) == list(lines["2024-02-01"])
     with pytest.raises(TypeError, match="HorizonAccuracyResult"):
         coherence.plot_accuracy_by_horizon(roll)
     with pytest.raises(TypeError, match="rolling_accuracy"):

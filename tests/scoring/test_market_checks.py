@@ -33,8 +33,13 @@ def prices() -> pd.DataFrame:
         "price": [0.40, 0.42, 0.55, 0.56, 0.54, 0.70, 0.60, 0.60, 0.50, 0.45, 0.50, 0.51]})
 
 
+#: the warning of events() 's undated row (left out of every check, counted)
+UNDATED = "1 event\\(s\\) have no 'date' \\(rows 2; questions 'A'\\): they enter no check"
+
+
 def test_market_checks_hand_computed():
-    res = coherence.market_checks(events(), prices(), n_resamples=50, rng=0)
+    with pytest.warns(coherence.SkippedRecordsWarning, match=UNDATED):
+        res = coherence.market_checks(events(), prices(), n_resamples=50, rng=0)
     t = res.table.set_index("question")
     assert t.loc["A", "net_pressure"] == pytest.approx(0.5)
     assert t.loc["A", "net_move"] == pytest.approx(0.30)
@@ -56,7 +61,8 @@ def test_market_checks_hand_computed():
 
 
 def test_pooled_correlation_is_the_weighted_mean_of_within_question_correlations():
-    res = coherence.market_checks(events(), prices(), n_resamples=10, rng=0)
+    with pytest.warns(coherence.SkippedRecordsWarning, match=UNDATED):
+        res = coherence.market_checks(events(), prices(), n_resamples=10, rng=0)
     t = res.table.set_index("question")
     pa = np.array([0, 0, 1, 1, 0.5, 0.5])
     ya = prices()["price"].to_numpy()[:6]
@@ -87,11 +93,45 @@ def test_market_checks_validation_and_degenerate():
     with pytest.raises(ValueError, match="timezone-aware or both naive"):
         coherence.market_checks(events(), aware)
     with pytest.warns(coherence.DegenerateDataWarning,
-                      match="net direction.*pooled correlation, event agreement"):
+                      match="net direction.*pooled correlation, event agreement"), \
+            pytest.warns(coherence.SkippedRecordsWarning, match=UNDATED):
         flat = coherence.market_checks(events(), prices().assign(price=0.5), n_resamples=10,
                                        rng=0)
     assert math.isnan(flat.statistic) and flat.n_eligible == 0
     assert math.isnan(flat.pooled_correlation) and math.isnan(flat.event_agreement)
+
+
+def test_questions_in_one_table_only_are_named():
+    # 'D' has a dated event and no price, 'E' prices and no event: both were kept in the
+    # table and counted in n_direction_excluded (3, with C's small move) without a word,
+    # as were the undated event's row; the figures are unchanged (statistic 0.5 over A, B)
+    ev = pd.concat([events(), events().iloc[[4]].assign(question="D")], ignore_index=True)
+    px = pd.concat([prices(), prices().iloc[[10, 11]].assign(question="E", price=[0.3, 0.6])],
+                   ignore_index=True)
+    with pytest.warns(coherence.SkippedRecordsWarning, match=UNDATED), \
+            pytest.warns(coherence.SkippedRecordsWarning,
+                         match="1 question\\(s\\) have dated events but no prices \\('D'\\): "
+                               "they enter no check \\(counted in n_direction_excluded\\); "
+                               "check that the events and the prices use the same 'question'"), \
+            pytest.warns(coherence.SkippedRecordsWarning,
+                         match="1 question\\(s\\) have prices but no dated event \\('E'\\)"):
+        res = coherence.market_checks(ev, px, n_resamples=10, rng=0)
+    t = res.table.set_index("question")
+    assert (t.loc["D", "n_prices"], t.loc["E", "n_events"]) == (0, 0)
+    assert res.n_direction_excluded == 3 and res.n_undated_events == 1
+    assert res.statistic == 0.5 and res.n_obs == 2
+
+
+def test_undated_events_named_by_row_and_question():
+    # a question whose only event has no date is a question with prices and no dated event
+    ev = events().assign(date=["2024-01-05", "2024-01-15", None, "2024-01-10", ""])
+    ev.index = [f"e{i}" for i in range(5)]
+    with pytest.warns(coherence.SkippedRecordsWarning,
+                      match="2 event\\(s\\) have no 'date' \\(rows 'e2', 'e4'; questions 'A', "
+                            "'C'\\).*counted in n_undated_events"), \
+            pytest.warns(coherence.SkippedRecordsWarning, match="no dated event \\('C'\\)"):
+        res = coherence.market_checks(ev, prices(), n_resamples=10, rng=0)
+    assert res.n_undated_events == 2
 
 
 def test_local_moves_conventions():

@@ -74,8 +74,10 @@ def _net_direction_by_hand(ev: pd.DataFrame, px: pd.DataFrame,
     return out
 
 
-# drawn markets may have no question with a net move (the statistic NaN, warned)
+# drawn markets may have no question with a net move (the statistic NaN, warned), and
+# questions with events and no prices or the reverse (named, warned)
 @pytest.mark.filterwarnings("ignore:market_checks:coherence.DegenerateDataWarning")
+@pytest.mark.filterwarnings("ignore:market_checks:coherence.SkippedRecordsWarning")
 @settings(max_examples=40)
 @given(_markets(), st.sampled_from([0.03, 0.1, 0.0]))
 def test_market_checks_net_direction_matches_exact_arithmetic(market, min_move):
@@ -106,8 +108,10 @@ def test_market_checks_net_direction_matches_exact_arithmetic(market, min_move):
     assert res.confidence_interval.low <= res.statistic <= res.confidence_interval.high
 
 
-# drawn markets may have no question with a net move (the statistic NaN, warned)
+# drawn markets may have no question with a net move (the statistic NaN, warned), and
+# questions with events and no prices or the reverse (named, warned)
 @pytest.mark.filterwarnings("ignore:market_checks:coherence.DegenerateDataWarning")
+@pytest.mark.filterwarnings("ignore:market_checks:coherence.SkippedRecordsWarning")
 @settings(max_examples=30)
 @given(_markets(), st.randoms(use_true_random=False))
 def test_market_checks_row_order_and_question_names(market, rnd):

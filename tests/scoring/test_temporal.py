@@ -122,7 +122,10 @@ def test_cutoff_column_by_hand():
     assert list(rep.dropped.index) == [0]
     assert list(rep.kept.index) == [1, 2, 3, 4, 5]
     assert rep.unknown_models == ("b", "c")
-    assert list(rep.matches.columns) == ["model", "key", "cutoff"]
+    assert list(rep.matches.columns) == ["model", "key", "cutoff", "applied"]
+    applied = rep.matches["applied"].tolist()
+    assert applied[:2] == [pd.Timestamp("2023-10-01"), pd.Timestamp("2023-08-01")]
+    assert pd.isna(applied[2]) and pd.isna(applied[3])
     assert list(rep.matches["model"]) == ["a", "b", "b", "c"]
     assert list(rep.matches["key"].fillna("-")) == ["cutoff", "cutoff", "-", "-"]
 
@@ -269,6 +272,63 @@ def test_partition_is_exhaustive_and_strict(minutes):
     part = gate.partition({"t": stamps, "m": minutes}, date="t")
     assert len(part.visible) + len(part.hidden) + len(part.undated) == len(minutes)
     assert (part.visible["m"] < 0).all() and (part.hidden["m"] >= 0).all()
+
+
+# --------------------------------------------------------------------------- partial cutoffs
+#: opened the day before October 2023, on its first day, within it, and the day after it
+OCTOBER = pd.DataFrame({"model": "m", "question": ["q1", "q2", "q3", "q4"],
+                        "opened": ["2023-09-30", "2023-10-01", "2023-10-20", "2023-11-01"]})
+
+
+@pytest.mark.parametrize(("cutoff", "kept", "applied"), [
+    # a month or a year stands for its end: read as its first day (as pandas reads it),
+    # '2023-10' kept q2 and q3, opened in a month the model may know
+    ("2023-10", ["q4"], "2023-11-01"),
+    ("Oct 2023", ["q4"], "2023-11-01"),
+    ("2023/10", ["q4"], "2023-11-01"),
+    ("2023", [], "2024-01-01"),
+    ("2022", ["q1", "q2", "q3", "q4"], "2023-01-01"),
+    # full dates, date-times and Timestamps as before (the first-day reading, written out)
+    ("2023-10-01", ["q2", "q3", "q4"], "2023-10-01"),
+    ("2023-10-31", ["q4"], "2023-10-31"),
+    ("2023-10-01T00:00", ["q2", "q3", "q4"], "2023-10-01"),
+    (pd.Timestamp("2023-10"), ["q2", "q3", "q4"], "2023-10-01"),
+])
+def test_month_or_year_cutoff_is_the_end_of_the_period(cutoff, kept, applied):
+    by_map = contamination_filter(OCTOBER, {"m": cutoff})
+    by_column = contamination_filter(OCTOBER.assign(cutoff=[cutoff] * 4), "cutoff")
+    for rep in (by_map, by_column):
+        assert list(rep.kept["question"]) == kept
+        assert rep.matches["applied"].tolist() == [pd.Timestamp(applied)]
+        assert rep.matches["cutoff"].tolist() == [cutoff]  # as given
+
+
+def test_month_cutoff_aware_opening_dates_and_keys():
+    # a month-only string is naive: with aware opening dates it raises as any naive cutoff
+    aware = OCTOBER.assign(opened=OCTOBER["opened"] + "T00:00Z")
+    with pytest.raises(ValueError, match="both be timezone-aware or both naive"):
+        contamination_filter(aware, {"m": "2023-10"})
+    # two keys that match equally well agree when the month's end is the full date
+    same = {"openai/gpt-4o": "2023-10", "gpt-4o": "2023-11-01"}
+    assert match_cutoff("gpt-4o-x", same) == "openai/gpt-4o"
+    with pytest.raises(ValueError, match="equally well and differ"):
+        match_cutoff("gpt-4o-x", {"openai/gpt-4o": "2023-10", "gpt-4o": "2023-10-01"})
+
+
+def test_month_cutoff_through_forecast_scores():
+    from coherence import forecast_scores
+
+    # opened every 6 days from 2023-09-20: 2 before October, 5 within it, 5 from November
+    t = pd.DataFrame({"model": "m", "question": [f"q{i}" for i in range(12)],
+                      "opened": pd.date_range("2023-09-20", periods=12, freq="6D").astype(str),
+                      "probability": [0.9, 0.8, 0.3, 0.6, 0.2, 0.7] * 2,
+                      "outcome": [1, 1, 0, 1, 1, 0] * 2})
+    month = forecast_scores(t, cutoffs={"m": "2023-10"}, n_resamples=20, rng=0)
+    end = forecast_scores(t, cutoffs={"m": "2023-11-01"}, n_resamples=20, rng=0)
+    first = forecast_scores(t, cutoffs={"m": "2023-10-01"}, n_resamples=20, rng=0)
+    assert month.contamination.n_dropped == end.contamination.n_dropped == 7
+    assert first.contamination.n_dropped == 2
+    pd.testing.assert_frame_equal(month.filtered.table, end.filtered.table)
 
 
 def test_one_question_with_two_opening_dates_raises():
