@@ -44,6 +44,7 @@ from .._warnings import DegenerateDataWarning
 from .._warnings import SmallSampleWarning
 from ._dates import any_aware
 from ._dates import is_missing
+from ._dates import parse_cutoffs
 from ._dates import parse_dates
 from ._dates import to_timestamp
 from ._temporal import match_cutoff
@@ -97,7 +98,8 @@ class KnowledgeSplitResult(CoherenceResult, test_name="coherence_by_knowledge",
         The statistic under each permutation, or under every distinct arrangement
         when the null is exact (read-only).
     table : pandas.DataFrame
-        One row per model: its ``cutoff``, rows, questions resolved before and after it
+        One row per model: its ``cutoff`` (the instant applied: a month- or year-only
+        cutoff's end), rows, questions resolved before and after it
         (``n_before``, ``n_after``), the mean measure of each group (mean over
         questions of each question's mean over its rows), their ``difference`` with its
         interval and permutation p-value, ``testable`` and ``reason``
@@ -329,9 +331,9 @@ def _varying(codes: np.ndarray, when: np.ndarray) -> np.ndarray:
 
 
 def _cutoff_date(value: Any, where: str) -> Any:
-    """A single cutoff date (the parser's rules), raising on a missing or non-date."""
-    when, missing = parse_dates([value], pd.Index([where]), "cutoff", _OWNER,
-                                require_tz=False)
+    """A single cutoff date (the cutoff parser's rules: a month or a year stands for its
+    end), raising on a missing or non-date."""
+    when, missing = parse_cutoffs([value], pd.Index([where]), "cutoff", _OWNER)
     if missing[0]:
         raise ValueError(param_error("cutoff", _OWNER, "a date, a column of dates or a "
                                      "mapping of model name to date (no missing value)",
@@ -379,8 +381,7 @@ def _coherence_by_knowledge_iv(data: Any, question: Any, resolved: Any, cutoff: 
               else np.full(len(df), "(all)", dtype=object))
     # the cutoff of every row
     if cutoff_column is not None:
-        cut, cmiss = parse_dates(df[cutoff_column], df.index, cutoff_column, _OWNER,
-                                 require_tz=False)
+        cut, cmiss = parse_cutoffs(df[cutoff_column], df.index, cutoff_column, _OWNER)
         no_missing(df, cutoff_column, owner=_OWNER, missing=cmiss,
                    rule="hold the model's knowledge cutoff on every row")
         aware_cut = any_aware(df[cutoff_column])
@@ -483,7 +484,10 @@ def coherence_by_knowledge(
         holding each row's cutoff (the same on every row of a model); or a mapping of
         model name (or name prefix, matched as in :func:`contamination_filter`) to date.
         A string that names a column of ``data`` is that column; any other string is
-        read as a date.
+        read as a date. A cutoff written as a month or a year (``'2023-10'``,
+        ``'2023'``) stands for the end of that period, the first instant after it
+        (2023-11-01, 2024-01-01), as in :func:`contamination_filter`: a question
+        resolved later in that month may be known to the model.
     value : str
         The per-row coherence measure: a consistency checker's violation, a flag
         (bool or 0/1), a Brier improvement, ... Finite numbers; a missing value

@@ -123,6 +123,27 @@ def test_cutoff_forms_agree():
 
 
 @pytest.mark.filterwarnings("ignore::coherence.SmallSampleWarning")  # tiny exact nulls
+def test_month_only_cutoff_is_the_month_end():
+    # a question resolved on 2023-10-20 may be known to a model whose cutoff is '2023-10':
+    # it is 'before' in every cutoff form, as under '2023-11-01' (it was 'after', the
+    # month read as its first day)
+    df = pd.DataFrame({"model": "m", "question": list("abcd"),
+                       "resolved": ["2023-09-01", "2023-10-20", "2023-11-01", "2023-12-01"],
+                       "violation": [0.0, 0.0, 1.0, 1.0]})
+    end = coherence_by_knowledge(df, cutoff="2023-11-01", by=None, rng=0)
+    assert tuple(end.table[["n_before", "n_after"]].iloc[0]) == (2, 2)
+    for res in (coherence_by_knowledge(df, cutoff="2023-10", by=None, rng=0),
+                coherence_by_knowledge(df, cutoff={"m": "2023-10"}, by="model", rng=0),
+                coherence_by_knowledge(df.assign(cutoff="2023-10"), cutoff="cutoff",
+                                       by="model", rng=0)):
+        assert (res.statistic, res.pvalue) == (end.statistic, end.pvalue)
+        assert tuple(res.table[["n_before", "n_after"]].iloc[0]) == (2, 2)
+        assert res.table["cutoff"].iloc[0] == pd.Timestamp("2023-11-01")
+    first_day = coherence_by_knowledge(df, cutoff="2023-10-01", by=None, rng=0)
+    assert tuple(first_day.table[["n_before", "n_after"]].iloc[0]) == (1, 3)
+
+
+@pytest.mark.filterwarnings("ignore::coherence.SmallSampleWarning")  # tiny exact nulls
 def test_resolved_on_cutoff_is_after():
     df = pd.DataFrame({"question": list("abcd"),
                        "resolved": ["2024-01-01"] * 2 + ["2023-01-01"] * 2,
