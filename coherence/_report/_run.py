@@ -151,6 +151,7 @@ def _report_iv(data: Any, a: _ReportArgs) -> _ReportInput:
     )
     lie_df = (as_dataframe(a.lie, name="lie", owner=owner)
               if a.lie is not None and "lie" in names else None)
+    _unused_lie_warning(a, names, owner)
     set_aside_df = _set_aside_iv(a.set_aside, owner)
     return _ReportInput(
         df=df, options=options, present_by=present_by, names=names, lie=lie_df,
@@ -158,6 +159,19 @@ def _report_iv(data: Any, a: _ReportArgs) -> _ReportInput:
         backend=o.backend,
         progress=sys.stderr.isatty() if o.progress is None else bool(o.progress), gen=gen,
         settings=_settings(df, a, options, present_by, n_jobs))
+
+
+def _unused_lie_warning(a: _ReportArgs, names: tuple[str, ...], owner: str) -> None:
+    """Warn where ``lie=`` or ``lie_options=`` is given and not used (left out without a
+    word, the LIE check looked run)."""
+    if a.lie is not None and "lie" not in names:
+        warnings.warn(f"{owner}: a lie table was given but 'lie' is not among the tests "
+                      f"asked for ({', '.join(names)}): it is not checked. Add 'lie' to "
+                      "tests, or leave lie out.", SkippedRecordsWarning, stacklevel=4)
+    elif a.lie is None and a.lie_options:
+        warnings.warn(f"{owner}: lie_options ({', '.join(map(str, a.lie_options))}) were "
+                      "given without a lie table: they are not used. Pass the table as "
+                      "lie=.", SkippedRecordsWarning, stacklevel=4)
 
 
 def _table_iv(df: pd.DataFrame, a: _ReportArgs,
@@ -431,7 +445,9 @@ def report(
         :func:`coherence.iterated_expectation_check` (one row per context,
         auxiliary variable and state; e.g. ``bayesnets.lie_study(...).data``).
         When it has the ``by`` columns it is split into the same cells;
-        otherwise it is checked once, in a cell of its own.
+        otherwise it is checked once, in a cell of its own. Given while ``tests``
+        leaves ``'lie'`` out, it is not checked, and a
+        :class:`SkippedRecordsWarning` says so (as for ``lie_options`` without it).
     lie_options : mapping, optional
         Keyword arguments for :func:`coherence.iterated_expectation_check`
         (``baseline=``, or ``ground_truth=``, ``contexts=``, ``evidence=``, ...); its

@@ -335,6 +335,19 @@ def test_lie_table_joins_the_cells():
     assert html.count("<svg") >= 1  # the ratio plot
 
 
+def test_a_lie_table_not_asked_for_warns(two_models):
+    # lie= while tests leaves 'lie' out, and lie_options= without lie=, were ignored silently
+    lie = pd.DataFrame({"context": [0], "aux": ["z"], "state": [0]})
+    with pytest.warns(coherence.SkippedRecordsWarning, match=r"'lie' is not among the tests "
+                      r"asked for \(ci\): it is not checked"):
+        rep = report(two_models, lie=lie, tests=["ci"], progress=False, rng=0, **FAST)
+    assert all("lie" not in cell.results for cell in rep.cells)
+    with pytest.warns(coherence.SkippedRecordsWarning, match=r"lie_options \(baseline\) were "
+                      "given without a lie table"):
+        report(two_models, lie_options={"baseline": lie}, tests=["ci"], progress=False,
+               rng=0, **FAST)
+
+
 @pytest.mark.requires("pgmpy")
 def test_lie_table_split_by_model(two_models):
     import bayesnets
