@@ -104,8 +104,9 @@ class IIAResult(CoherenceResult, test_name="iia_test",
         of the two menus choosing either action (``n_obs``), informative contexts
         (``n_contexts``), the Mantel-Haenszel odds ratio of ``action_1`` over
         ``action_2`` under the reduced menu relative to the full menu (``odds_ratio``,
-        1 under IIA), its log and cluster-bootstrap percentile interval (``ci_low``,
-        ``ci_high``, on the log scale), the studentised score (``statistic``; positive:
+        1 under IIA), its log and interval (``ci_low``, ``ci_high``, on the log scale:
+        the hull of a cluster-bootstrap percentile interval and a cluster-robust Wald
+        interval), the studentised score (``statistic``; positive:
         ``action_1`` gains on ``action_2`` when the others are removed), its sign-flip
         p-value, the step-down max-T adjusted p-value, ``violates``, ``testable`` and
         ``reason`` (``''`` when testable).
@@ -376,8 +377,9 @@ def iia_test(
         resample is separated the same way).
     SmallSampleWarning
         When a testable comparison has fewer than 20 informative contexts (the sign-flip
-        null is coarse and its normal-score reasoning rough; the odds-ratio interval
-        covered the true log odds ratio in 0.91 of comparisons on 20-context studies).
+        null is coarse and its normal-score reasoning rough; on 20-context studies the
+        odds-ratio interval covered the true log odds ratio in 0.95-0.97 of comparisons,
+        the percentile interval alone in 0.91-0.94).
 
     See Also
     --------
@@ -417,13 +419,25 @@ def iia_test(
                                   {\sum_c (n_{1c} - x_c) y_c / N_c},
 
     the odds of ``a`` over ``b`` under the reduced menu relative to the full menu (1
-    under IIA; 2 when removing the other actions doubles the odds of ``a``), with a
-    percentile interval of its log from a cluster bootstrap of the contexts (a resample
-    whose numerator or denominator is 0 has log odds ratio ``-inf`` or ``inf`` and is
-    kept; one with both 0 is left out). IIA is a property of each context's choice
-    probabilities: an agent whose choice depends on a quantity that varies between
-    elicitations of a context (a belief drawn anew each time, say) is a mixture of
-    logits, which need not satisfy IIA within the context even when each draw does.
+    under IIA; 2 when removing the other actions doubles the odds of ``a``). The
+    interval of its log :math:`\hat\theta` is the hull (lower of the lower ends, higher
+    of the upper ends) of two intervals, both with contexts as the unit: the percentile
+    interval of a cluster bootstrap of the contexts (a resample whose numerator or
+    denominator is 0 has log odds ratio ``-inf`` or ``inf`` and is kept; one with both 0
+    is left out), and the Wald interval
+    :math:`\hat\theta \pm t_{n-1,\,1-\alpha/2}\, \widehat{se}` with the cluster-robust
+    (linearised) standard error
+    :math:`\widehat{se}^2 = \frac{n}{n-1} \sum_c (R_c / \sum R - S_c / \sum S)^2` over
+    the :math:`n` informative contexts (:math:`R_c`, :math:`S_c` the numerator's and
+    denominator's terms). The percentile interval alone was short with few contexts
+    (0.920 coverage of the true log odds ratio on 30 contexts x 3, the hull 0.957,
+    1,600 studies); the hull is 3-6% wider. A comparison whose odds ratio is 0 or
+    infinite keeps the percentile interval, unbounded on that side.
+
+    IIA is a property of each context's choice probabilities: an agent whose choice
+    depends on a quantity that varies between elicitations of a context (a belief drawn
+    anew each time, say) is a mixture of logits, which need not satisfy IIA within the
+    context even when each draw does.
 
     References
     ----------
@@ -583,17 +597,47 @@ def _test_comparisons(rows: list[dict[str, Any]], scores: _Scores, n_groups: int
         ok = testable[j]
         # a testable comparison has R + S > 0, so its odds ratio is in [0, inf]
         o = float(odds[j]) if ok else math.nan
-        low, high = percentile_interval(boot[:, j], confidence_level) if ok else (
-            math.nan, math.nan)
-        if low == high and math.isinf(low):
-            # every resample separated the same way: the data bound neither end
-            low, high = -math.inf, math.inf
         log_o = math.nan if o != o else (-math.inf if o == 0.0 else math.log(o))
+        low, high = (odds_ratio_interval(log_o, boot[:, j], rr[:, j], ss[:, j],
+                                         confidence_level) if ok else (math.nan, math.nan))
         row.update({"odds_ratio": o, "log_odds_ratio": log_o,
                     "ci_low": low, "ci_high": high,
                     "statistic": float(z[j]) if ok else math.nan,
                     "pvalue": float(pvals[j]), "pvalue_adjusted": float(adjusted[j]),
                     "violates": bool(ok and adjusted[j] <= alpha)})
+
+
+def odds_ratio_interval(log_odds: float, boot: np.ndarray, r: np.ndarray, s: np.ndarray,
+                        confidence_level: float) -> tuple[float, float]:
+    r"""Interval of a Mantel-Haenszel log odds ratio: the hull of the cluster-bootstrap
+    percentile interval and a cluster-robust Wald interval.
+
+    ``boot`` holds the bootstrap log odds ratios (``-inf``, ``inf`` where a resample's
+    ``R`` or ``S`` sum is 0, NaN where both are), ``r`` and ``s`` the per-context
+    Mantel-Haenszel terms. With :math:`n` contexts with :math:`R_c + S_c > 0` (the
+    informative ones) and the linearised influence
+    :math:`L_c = R_c / \sum R - S_c / \sum S` of context c on
+    :math:`\log(\sum R / \sum S)`, the Wald interval is
+    :math:`\hat\theta \pm t_{n-1,\,1-\alpha/2} \sqrt{n/(n-1) \sum_c L_c^2}` (the
+    sandwich variance with the small-sample factor and Student quantile of Hesterberg's
+    expanded interval), and the interval runs from the lower of the two lower ends to
+    the higher of the two upper ends. A separated comparison (``log_odds`` infinite) or
+    one with fewer than 2 informative contexts keeps the percentile interval; where
+    every resample is separated the same way the interval is ``(-inf, inf)``.
+    """
+    low, high = percentile_interval(boot, confidence_level)
+    if low == high and math.isinf(low):
+        # every resample separated the same way: the data bound neither end
+        return -math.inf, math.inf
+    n = int(np.sum((r + s) > 0))
+    if not math.isfinite(log_odds) or n < 2:
+        return low, high
+    from scipy.stats import t
+
+    influence = r / r.sum() - s / s.sum()
+    se = math.sqrt(n / (n - 1.0) * float(np.sum(influence ** 2)))
+    half = float(t.ppf(0.5 + confidence_level / 2.0, n - 1)) * se
+    return min(low, log_odds - half), max(high, log_odds + half)
 
 
 def _separation(row: dict[str, Any]) -> str:

@@ -22,6 +22,7 @@ from coherence import SmallSampleWarning
 from coherence import iia_test
 from coherence._decision._iia import comparison_scores
 from coherence._decision._iia import menu_counts
+from coherence._decision._iia import odds_ratio_interval
 from coherence._decision._iia import sign_flip_null
 from coherence._decision._iia import step_down_maxt
 
@@ -252,6 +253,38 @@ def test_swapping_the_pair_inverts_the_odds_ratio(cells):
     assert np.allclose(u, -u2)
     assert np.allclose(r, s2) and np.allclose(s, r2)
     assert np.array_equal(inf1, inf2)
+
+
+def test_odds_ratio_interval_is_the_hull_of_percentile_and_robust_wald():
+    """The Wald half-width by hand (sandwich with n/(n-1), Student quantile on n-1 degrees
+    of freedom over the informative contexts); the interval holds both intervals."""
+    from scipy.stats import t
+
+    r = np.array([1.0, 0.5, 2.0, 0.0, 0.2])
+    s = np.array([0.5, 1.0, 0.4, 0.0, 0.3])  # context 3 informs nothing: n = 4
+    theta = math.log(r.sum() / s.sum())
+    influence = r / r.sum() - s / s.sum()
+    half = t.ppf(0.975, 3) * math.sqrt(4 / 3 * np.sum(influence ** 2))
+    narrow = np.linspace(theta - 0.1, theta + 0.1, 201)
+    assert odds_ratio_interval(theta, narrow, r, s, 0.95) == pytest.approx(
+        (theta - half, theta + half))
+    wide = np.linspace(theta - 10, theta + 10, 201)
+    low, high = odds_ratio_interval(theta, wide, r, s, 0.95)
+    assert low < theta - half and high > theta + half
+    assert (low, high) == pytest.approx((theta - 9.5, theta + 9.5))
+
+
+def test_odds_ratio_interval_keeps_the_percentile_interval_when_separated():
+    """An infinite log odds ratio, or one informative context, keeps the percentile
+    interval; every resample separated the same way bounds neither end."""
+    boot = np.r_[np.full(50, -np.inf), np.linspace(-3.0, -1.0, 150)]
+    r, s = np.array([0.0, 0.0, 0.0]), np.array([1.0, 0.5, 0.0])
+    assert odds_ratio_interval(-math.inf, boot, r, s, 0.95)[0] == -math.inf
+    assert odds_ratio_interval(-math.inf, np.full(9, -np.inf), r, s, 0.95) == (
+        -math.inf, math.inf)
+    one = np.array([0.0, 2.0]), np.array([0.0, 1.0])
+    assert odds_ratio_interval(math.log(2.0), np.full(9, math.log(2.0)), *one, 0.95) == (
+        pytest.approx(math.log(2.0)), pytest.approx(math.log(2.0)))
 
 
 def test_menu_counts():
