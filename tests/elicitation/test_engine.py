@@ -382,7 +382,7 @@ def test_simulated_cache_key_follows_the_truths(tmp_path):
 class _Slow:
     """A slow client: each call takes ``delay`` seconds; the ``stop_at``-th call raises
     KeyboardInterrupt (Ctrl-C arriving while it is in flight); the ``sigint_at``-th call
-    sends the process a SIGINT from its worker thread (Ctrl-C pressed while the main
+    sends the main thread a SIGINT from its worker thread (Ctrl-C pressed while the main
     thread waits), then takes its time as the others do."""
 
     model = "slow"
@@ -398,7 +398,10 @@ class _Slow:
             self.calls += 1
             n = self.calls
         if n == self.sigint_at:
-            signal.raise_signal(signal.SIGINT)
+            # to the main thread, as a terminal's Ctrl-C reaches a waiting process: raised
+            # in this worker thread, the signal interrupted no wait of the main thread, and
+            # under load its KeyboardInterrupt could surface only after the run
+            signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
         time.sleep(self.delay)
         if n == self.stop_at:
             raise KeyboardInterrupt
