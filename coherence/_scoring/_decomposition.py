@@ -264,46 +264,42 @@ def resolution_pivots(weights: np.ndarray, q: np.ndarray, y: np.ndarray,
     return np.column_stack([plug, debiased, se])
 
 
-def within_pivots(weights: np.ndarray, q: np.ndarray, y: np.ndarray, clusters: np.ndarray,
-                  n_bins: int) -> np.ndarray:
-    r"""The within-bin part under cluster weights ``(B, G)``: ``(B, 3)`` columns (plug-in,
-    debiased, standard error), for its bootstrap-t interval.
+def within_jackknife(q: np.ndarray, y: np.ndarray, clusters: np.ndarray,
+                     n_bins: int) -> tuple[float, np.ndarray]:
+    r"""The debiased within-bin part and its delete-one-cluster jackknife values.
 
-    The plug-in is :math:`\frac{1}{n}\sum_i u_i` with
+    The plug-in part is :math:`\frac{1}{n}\sum_i u_i` with
     :math:`u_i = (q_i - \bar q_k)^2 - 2 (q_i - \bar q_k)(y_i - \bar y_k)` in forecast
     *i*'s bin *k* (the Murphy remainder of :func:`decomposition_replicates`): a bin's
     variance of the forecasts less twice their covariance with the outcomes, each with
     the divisor :math:`n_k`. The debiased part takes :math:`n_k - 1` instead (bins of one
-    forecast add 0 either way). The standard error is the delta method's with the bins'
-    edges held fixed: the clustered variance of :math:`\sum_{i \in c} (u_i - \mathrm{WB})
-    / n` over the clusters *c* (the bins' means move only to second order).
+    forecast add 0). Returns the debiased part of the sample and ``(C,)``: the debiased
+    part with cluster *c* left out, for each of the *C* clusters (the bins' edges fixed,
+    their means recomputed; each from the bins' sums less the cluster's, the forecasts
+    centred on their bins' means first so that bins of one forecast value give 0
+    exactly).
     """
-    n_groups = weights.shape[1]
-    cell = clusters * n_bins + bin_index(q, n_bins)
-    size = n_groups * n_bins
-
-    def per_bin(values: np.ndarray) -> np.ndarray:
-        return np.bincount(cell, weights=values, minlength=size).reshape(n_groups, n_bins)
-
-    m_gk, q_gk, y_gk = per_bin(np.ones_like(q)), per_bin(q), per_bin(y)
-    n_k, sq_k, sy_k = weights @ m_gk, weights @ q_gk, weights @ y_gk
-    n = n_k.sum(axis=1)
+    n_groups = int(clusters.max()) + 1
+    k = bin_index(q, n_bins)
+    n_k = np.bincount(k, minlength=n_bins).astype(np.float64)
     safe = np.where(n_k > 0, n_k, 1.0)
-    qb, yb = sq_k / safe, sy_k / safe
-    # u summed over a cluster's forecasts (B, G): sum q^2 - 2 q y, then the bins' means
-    u_g = (np.bincount(clusters, weights=q * q - 2.0 * q * y, minlength=n_groups)[None, :]
-           + (2.0 * yb) @ q_gk.T + (2.0 * qb) @ y_gk.T - (2.0 * qb) @ q_gk.T
-           + (qb * qb - 2.0 * qb * yb) @ m_gk.T)
-    plug = np.sum(weights * u_g, axis=1) / n
-    # per bin, n_k times its within variance less twice its covariance
-    u_k = (weights @ per_bin(q * q - 2.0 * q * y) + 2.0 * yb * sq_k + 2.0 * qb * sy_k
-           - 2.0 * qb * sq_k + (qb * qb - 2.0 * qb * yb) * n_k)
-    debiased = np.sum(np.where(n_k > 1, u_k * n_k / np.maximum(n_k - 1.0, 1.0), 0.0),
-                      axis=1) / n
-    t = (u_g - plug[:, None] * m_gk.sum(axis=1)[None, :]) / n[:, None]
-    drawn = weights.sum(axis=1)
-    se = np.sqrt(drawn / np.maximum(drawn - 1.0, 1.0) * np.sum(weights * t * t, axis=1))
-    return np.column_stack([plug, debiased, se])
+    dq = q - (np.bincount(k, weights=q, minlength=n_bins) / safe)[k]
+    dy = y - (np.bincount(k, weights=y, minlength=n_bins) / safe)[k]
+    cell = clusters * n_bins + k
+    parts = [np.bincount(cell, weights=v, minlength=n_groups * n_bins).reshape(n_groups, n_bins)
+             for v in (np.ones_like(q), dq, dy, dq * dq, dq * dy)]
+    totals = [part.sum(axis=0) for part in parts]
+
+    def debiased_sum(m: np.ndarray, sq: np.ndarray, sy: np.ndarray, sqq: np.ndarray,
+                     sqy: np.ndarray) -> np.ndarray:
+        s = np.where(m > 0, m, 1.0)
+        u = sqq - sq * sq / s - 2.0 * (sqy - sq * sy / s)  # n_k times var - 2 cov
+        return np.sum(np.where(m > 1, u * m / np.maximum(m - 1.0, 1.0), 0.0), axis=-1)
+
+    n = float(len(q))
+    left = n - parts[0].sum(axis=1)
+    loo = debiased_sum(*(t[None, :] - part for t, part in zip(totals, parts, strict=True)))
+    return float(debiased_sum(*totals)) / n, loo / np.where(left > 0, left, 1.0)
 
 
 def link_clusters(questions: np.ndarray, sets: np.ndarray | None) -> np.ndarray:
@@ -510,21 +506,31 @@ def _resolution_interval(point: np.ndarray, pivots: np.ndarray,
     return low, min(high, 0.25)
 
 
-def _within_interval(percentile: tuple[float, float], point: np.ndarray, pivots: np.ndarray,
+def _within_interval(percentile: tuple[float, float], debiased: float, loo: np.ndarray,
                      confidence_level: float) -> tuple[float, float]:
-    """The within-bin part's interval: the hull of its percentile interval and the
-    bootstrap-t interval around the debiased part (``point`` the sample's (plug-in,
-    debiased, se), ``pivots`` the resamples' (debiased, se)). The percentile interval
-    covers where the outcomes are mixed within the bins and the part's sampling noise
-    dominates; where each bin holds one outcome the part is the forecasts' spread within
-    their bins, which the plug-in underestimates and the bootstrap's duplicates again, and
-    only the debiased, studentized interval reaches the population's value
-    (docs/brier_decomposition.md). A standard error within rounding of 0 leaves the
-    percentile interval."""
-    interval = _studentized(point, pivots, confidence_level)
-    if interval is None:
+    r"""The within-bin part's interval: the hull of its percentile interval and the
+    jackknife-t interval :math:`\hat\theta \pm t_{C-1,\,1-\alpha/2}\, se_J` around the
+    debiased part :math:`\hat\theta`, with :math:`se_J^2 = \frac{C-1}{C}\sum_c
+    (\hat\theta_{(c)} - \bar\theta_{(\cdot)})^2` over the ``loo`` values
+    :math:`\hat\theta_{(c)}` of :func:`within_jackknife` (*C* clusters). The percentile
+    interval covers where the outcomes are mixed within the bins and the part's sampling
+    noise dominates; where each bin holds one outcome the part is the forecasts' spread
+    within their bins, which the plug-in underestimates and the bootstrap's duplicates
+    again, and the debiased part's interval reaches the population's value. The jackknife
+    sees bins of one or two forecasts (leaving one out of a bin of two leaves a bin that
+    adds 0), which the delta method's standard error and the bootstrap-t missed
+    (docs/brier_decomposition.md). Fewer than two clusters, or a standard error within
+    rounding of 0, leave the percentile interval."""
+    n_clusters = len(loo)
+    if n_clusters < 2:
         return percentile
-    return min(interval[0], percentile[0]), max(interval[1], percentile[1])
+    se = math.sqrt((n_clusters - 1) / n_clusters * float(np.sum((loo - loo.mean()) ** 2)))
+    if se <= _FLAT_SE:
+        return percentile
+    from scipy.stats import t as student_t
+
+    half = float(student_t.ppf(0.5 + confidence_level / 2.0, n_clusters - 1)) * se
+    return min(debiased - half, percentile[0]), max(debiased + half, percentile[1])
 
 
 def _reliability_interval(q: np.ndarray, y: np.ndarray, clusters: np.ndarray, n_bins: int,
@@ -682,12 +688,14 @@ def brier_decomposition(
     question-set graph), so that outcomes shared by forecasts, and the sets' logical
     ties, move together. Each is for the population's component: for the Brier scores
     and the incoherence part, means of a per-forecast score, bootstrap-t intervals with
-    the cluster-robust standard error (as :func:`forecast_scores`'), within [0, 1]; a
-    for the within-bin part the hull of its percentile interval and a bootstrap-t
-    interval around the debiased part (the first covers where the outcomes are mixed
-    within bins, the second where each bin holds one outcome); for the
-    reliability :func:`calibration_error`'s interval (equal-width bins, the resampling
-    clusters);
+    the cluster-robust standard error (as :func:`forecast_scores`'), within [0, 1];
+    for the within-bin part the hull of its percentile interval and a jackknife-t
+    interval around the debiased part (:math:`n_k - 1` for :math:`n_k` in a bin), the
+    delete-one-cluster jackknife's standard error with Student's quantile on *C* - 1
+    degrees of freedom for *C* clusters (the first covers where the outcomes are mixed
+    within bins, the second where each bin holds one outcome, and where bins hold one or
+    two forecasts, which the jackknife sees); for the reliability
+    :func:`calibration_error`'s interval (equal-width bins, the resampling clusters);
     for the resolution a bootstrap-t interval around Ferro and Fricker's (2012)
     debiased resolution (studentized by the delta method's standard error, in which the
     bins' shares move as well as their frequencies), at most 1/4; for the uncertainty
@@ -765,7 +773,6 @@ def brier_decomposition(
     boot = np.empty((n_resamples, len(COMPONENTS)))
     mean_outcome = np.empty(n_resamples)
     pivots = np.empty((n_resamples, 2))
-    within = np.empty((n_resamples, 2))
     scores = np.empty((2, n_resamples, len(_MEANS)))  # the mean scores' replicates and se
     n_g = np.bincount(clusters, minlength=n_clusters).astype(np.float64)
     y_g = np.bincount(clusters, weights=ys, minlength=n_clusters)
@@ -777,7 +784,6 @@ def brier_decomposition(
         boot[start:stop] = decomposition_replicates(w, ps, qs_, ys, clusters, n_bins)
         mean_outcome[start:stop] = (w @ y_g) / (w @ n_g)
         pivots[start:stop] = resolution_pivots(w, qs_, ys, clusters, n_bins)[:, 1:]
-        within[start:stop] = within_pivots(w, qs_, ys, clusters, n_bins)[:, 1:]
         scores[:, start:stop] = weighted_mean_pivots(w, s_g, n_g)
     intervals = _component_intervals(boot, mean_outcome, confidence_level)
     point_mean, point_se = weighted_mean_pivots(np.ones((1, n_clusters)), s_g, n_g)
@@ -787,8 +793,8 @@ def brier_decomposition(
                                         (0.0, 1.0))
     point_res = resolution_pivots(np.ones((1, n_clusters)), qs_, ys, clusters, n_bins)[0]
     intervals["resolution"] = _resolution_interval(point_res, pivots, confidence_level)
-    point_within = within_pivots(np.ones((1, n_clusters)), qs_, ys, clusters, n_bins)[0]
-    intervals["within_bin"] = _within_interval(intervals["within_bin"], point_within, within,
+    intervals["within_bin"] = _within_interval(intervals["within_bin"],
+                                               *within_jackknife(qs_, ys, clusters, n_bins),
                                                confidence_level)
     intervals["reliability"] = _reliability_interval(qs_, ys, clusters, n_bins, n_resamples,
                                                      confidence_level, gen)
@@ -808,7 +814,7 @@ def brier_decomposition(
         method="cluster bootstrap over linked questions (Brier scores and incoherence "
                "bootstrap-t; reliability and resolution bootstrap-t of the debiased terms; "
                "uncertainty from the mean outcome's; within-bin the hull of its percentile and "
-               "bootstrap-t intervals)",
+               "jackknife-t intervals)",
         checker=checker, n_bins=n_bins, n_resamples=n_resamples, n_sets=n_sets,
         n_incoherent=n_incoherent, n_clusters=n_clusters, table=table,
         per_forecast=per_forecast, **{k: float(v) for k, v in values.items()})

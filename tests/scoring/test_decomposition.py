@@ -25,7 +25,7 @@ from coherence._scoring._decomposition import brier_projection
 from coherence._scoring._decomposition import decomposition_replicates
 from coherence._scoring._decomposition import link_clusters
 from coherence._scoring._decomposition import resolution_pivots
-from coherence._scoring._decomposition import within_pivots
+from coherence._scoring._decomposition import within_jackknife
 from coherence._scoring._forecast import bin_index
 from tests._reference_bootstrap_t import bootstrap_t_by_loops
 
@@ -333,8 +333,8 @@ def _resolution_by_loops(q, y, clusters, n_bins):
     return plug, plug - corr + robust(list(range(n)), ybar), (linear + quad) ** 0.5
 
 
-def _within_by_loops(q, y, clusters, n_bins):
-    """(plug-in, debiased, se) of the within-bin part by loops over bins and clusters."""
+def _within_by_loops(q, y, n_bins):
+    """(plug-in, debiased) of the within-bin part by loops over bins and forecasts."""
     k = [min(int(v * n_bins), n_bins - 1) for v in q]
     n = len(q)
     u = [0.0] * n
@@ -347,34 +347,54 @@ def _within_by_loops(q, y, clusters, n_bins):
             u[i] = (q[i] - qb) ** 2 - 2 * (q[i] - qb) * (y[i] - yb)
         if len(rows) > 1:
             debiased += sum(u[i] for i in rows) / (len(rows) - 1) * len(rows) / n
-    plug = sum(u) / n
-    groups = sorted(set(clusters))
-    t = {c: sum(u[i] - plug for i in range(n) if clusters[i] == c) / n for c in groups}
-    se = (len(groups) / (len(groups) - 1) * sum(x * x for x in t.values())) ** 0.5
-    return plug, debiased, se
+    return sum(u) / n, debiased
 
 
-@pytest.mark.parametrize(("pivots", "loops", "column"), [
-    (resolution_pivots, _resolution_by_loops, 4), (within_pivots, _within_by_loops, 6)])
-@settings(max_examples=30, deadline=None)
-@given(data=st.integers(3, 30).flatmap(lambda n: st.tuples(
+_TABLES = st.integers(3, 30).flatmap(lambda n: st.tuples(
     st.lists(st.floats(0, 1), min_size=n, max_size=n),
     st.lists(st.integers(0, 1), min_size=n, max_size=n),
-    st.lists(st.integers(0, 5), min_size=n, max_size=n))),
-    n_bins=st.integers(1, 6))
-def test_pivots_agree_with_loops(pivots, loops, column, data, n_bins):
-    """The resolution's and the within-bin part's (plug-in, debiased, se) against loops over
-    bins and clusters; the plug-in is the Murphy decomposition's term."""
-    q, y, g = (np.array(v) for v in data)
+    st.lists(st.integers(0, 5), min_size=n, max_size=n)))
+
+
+def _codes(g):
     codes = np.unique(g, return_inverse=True)[1]
-    if codes.max() == 0:
-        codes = np.arange(len(q))  # at least two clusters
+    return codes if codes.max() > 0 else np.arange(len(g))  # at least two clusters
+
+
+@settings(max_examples=30, deadline=None)
+@given(data=_TABLES, n_bins=st.integers(1, 6))
+def test_resolution_pivots_agree_with_loops(data, n_bins):
+    """The resolution's (plug-in, debiased, se) against loops over bins and clusters; the
+    plug-in is the Murphy decomposition's term."""
+    q, y, g = (np.array(v) for v in data)
+    codes = _codes(g)
     ones = np.ones((1, int(codes.max()) + 1))
-    got = pivots(ones, q, y.astype(float), codes, n_bins)[0]
-    want = loops(list(q), list(y.astype(float)), list(codes), n_bins)
+    got = resolution_pivots(ones, q, y.astype(float), codes, n_bins)[0]
+    want = _resolution_by_loops(list(q), list(y.astype(float)), list(codes), n_bins)
     np.testing.assert_allclose(got, want, atol=1e-12)
-    murphy = decomposition_replicates(ones, q, q, y.astype(float), codes, n_bins)[0, column]
+    murphy = decomposition_replicates(ones, q, q, y.astype(float), codes, n_bins)[0, 4]
     assert got[0] == pytest.approx(murphy, abs=1e-12)
+
+
+@settings(max_examples=30, deadline=None)
+@given(data=_TABLES, n_bins=st.integers(1, 6))
+def test_within_jackknife_agrees_with_loops(data, n_bins):
+    """The within-bin part's debiased value and its delete-one-cluster values against
+    loops over the table with each cluster's rows removed (the brute-force jackknife);
+    the plug-in of the loops is the Murphy decomposition's term."""
+    q, y, g = (np.array(v) for v in data)
+    y = y.astype(float)
+    codes = _codes(g)
+    debiased, loo = within_jackknife(q, y, codes, n_bins)
+    plug, want = _within_by_loops(list(q), list(y), n_bins)
+    assert debiased == pytest.approx(want, abs=1e-12)
+    ones = np.ones((1, int(codes.max()) + 1))
+    murphy = decomposition_replicates(ones, q, q, y, codes, n_bins)[0, 6]
+    assert plug == pytest.approx(murphy, abs=1e-12)
+    for c in range(int(codes.max()) + 1):
+        keep = codes != c
+        assert loo[c] == pytest.approx(_within_by_loops(list(q[keep]), list(y[keep]),
+                                                        n_bins)[1], abs=1e-12)
 
 
 def _plugin_resolution(w, q, y, clusters, n_bins):
@@ -430,10 +450,10 @@ def test_separated_outcomes_get_an_interval_around_the_resolution():
     assert row["ci_low"] < row["value"] < row["ci_high"]
 
 
-@pytest.mark.parametrize("pivots", [resolution_pivots, within_pivots])
-def test_pivot_weights_count_as_copies_of_clusters(pivots):
-    """The resolution's and the within-bin part's pivots under cluster weights are those
-    of the table with each cluster copied as often as drawn."""
+def test_pivot_weights_count_as_copies_of_clusters():
+    """The resolution's pivots under cluster weights are those of the table with each
+    cluster copied as often as drawn."""
+    pivots = resolution_pivots
     rng = np.random.default_rng(2)
     g = np.repeat(np.arange(6), [1, 2, 3, 1, 2, 2])
     q, y = rng.uniform(size=g.size), (rng.uniform(size=g.size) < 0.5).astype(float)
