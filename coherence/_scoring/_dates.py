@@ -197,8 +197,13 @@ def parse_cutoffs(values: Iterable[Any], index: pd.Index, column: str,
     day, a question opened later in that period was taken as clean."""
     vals = list(values)
     out, missing = parse_dates(vals, index, column, owner, require_tz=False)
+    ends: dict[str, pd.Timestamp | None] = {}  # once per distinct string, not per row
     for i, v in enumerate(vals):
-        end = None if missing[i] else period_end(v)
+        if missing[i] or not isinstance(v, str):
+            continue
+        if v not in ends:
+            ends[v] = period_end(v)
+        end = ends[v]
         if end is not None:
             out[i] = np.datetime64(end.as_unit("ns").to_datetime64(), "ns")
     return out, missing
