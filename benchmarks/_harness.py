@@ -35,6 +35,7 @@ import argparse
 import json
 import os
 import platform
+import re
 import subprocess
 import sys
 import time
@@ -240,7 +241,9 @@ def matrix_parser(doc: str | None, *, results: Path, page: str, n_resamples: int
     if n_resamples is not None:
         parser.add_argument("--n-resamples", type=int, default=n_resamples)
     if only is not None:
-        parser.add_argument("--only", default="", help=only)
+        parser.add_argument("--only", action="append", default=[],
+                            help=only + " (a comma followed by a space stays in its word, "
+                            "as in a design's 'Beta(0.5, 9.5)'; --only may be repeated)")
     parser.add_argument("--out", type=Path, default=results)
     if append:
         parser.add_argument("--append", action="store_true",
@@ -252,8 +255,10 @@ def matrix_parser(doc: str | None, *, results: Path, page: str, n_resamples: int
 
 
 def only_words(args: argparse.Namespace) -> list[str]:
-    """The words of ``--only`` (empty: every cell)."""
-    return [w for w in args.only.split(",") if w]
+    """The words of ``--only`` (empty: every cell): each value split at the commas that no
+    space follows, so a design name's own ``", "`` stays whole; ``--only`` may be repeated."""
+    values = [args.only] if isinstance(args.only, str) else list(args.only or [])
+    return [w for v in values for w in re.split(r",(?!\s)", v) if w]
 
 
 def start_results(args: argparse.Namespace, alpha: float, *, packages: tuple[str, ...] = (),

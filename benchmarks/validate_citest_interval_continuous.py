@@ -46,6 +46,7 @@ from benchmarks._harness import generated_by
 from benchmarks._harness import map_jobs
 from benchmarks._harness import markdown_table
 from benchmarks._harness import one_thread
+from benchmarks._harness import only_words
 from benchmarks._harness import rejection_rate
 from benchmarks._harness import store_cell
 from benchmarks._harness import write_json
@@ -260,7 +261,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--reps", type=int, default=400)
     parser.add_argument("--jobs", type=int, default=2)
-    parser.add_argument("--only", default="", help="comma-separated prefixes of designs")
+    parser.add_argument("--only", action="append", default=[],
+                        help="comma-separated prefixes of designs (a comma followed by a "
+                        "space stays in its word); may be repeated")
     parser.add_argument("--merge", action="store_true")
     parser.add_argument("--new", action="store_true",
                         help="with --merge: run only the designs the file does not hold")
@@ -287,7 +290,7 @@ def main(argv: list[str] | None = None) -> int:
                         if part in stored})
         results["runs"] = [*stored.get("runs", [stored["environment"]]), results["environment"]]
         results["environment"] = stored["environment"]
-    only = [w for w in args.only.split(",") if w]
+    only = only_words(args)
     start = time.perf_counter()
     pool = ProcessPoolExecutor(args.jobs, initializer=one_thread) if args.jobs > 1 else None
     if args.diagnose:

@@ -102,9 +102,30 @@ def _rows(positions: list[int]) -> str:
     return f"{len(positions)} row" + ("" if len(positions) == 1 else "s")
 
 
+#: a quarter: '2023Q4', '2023-Q4', '2023 q4', 'Q4 2023', 'Q4-2023', '4Q2023'
+_QUARTER = re.compile(r"(?P<y1>\d{4})[\s-]*Q(?P<q1>[1-4])|Q(?P<q2>[1-4])[\s/-]*(?P<y2>\d{4})"
+                      r"|(?P<q3>[1-4])Q(?P<y3>\d{4})", re.IGNORECASE)
+
+
+def _quarter_start(text: str) -> pd.Timestamp | None:
+    """The first day of the quarter a string names, None for anything else (pandas reads
+    only some spellings, with a deprecation warning, and no longer will)."""
+    m = _QUARTER.fullmatch(text.strip())
+    if m is None:
+        return None
+    groups = m.groupdict()
+    year = next(groups[k] for k in ("y1", "y2", "y3") if groups[k] is not None)
+    quarter = next(groups[k] for k in ("q1", "q2", "q3") if groups[k] is not None)
+    return pd.Timestamp(int(year), 3 * int(quarter) - 2, 1)
+
+
 def to_timestamp(value: Any) -> pd.Timestamp:
     if isinstance(value, _dt.date) and not isinstance(value, _dt.datetime):
         return pd.Timestamp(value.isoformat())
+    if isinstance(value, str):
+        quarter = _quarter_start(value)
+        if quarter is not None:
+            return quarter
     return pd.Timestamp(value)
 
 
@@ -166,6 +187,9 @@ def period_end(value: Any) -> pd.Timestamp | None:
     anything not a string (a Timestamp or a datetime names an instant)."""
     if not isinstance(value, str):
         return None
+    quarter = _quarter_start(value)
+    if quarter is not None:
+        return quarter + pd.DateOffset(months=3)
     try:
         start = to_timestamp(value.strip())
         # such a string reads as midnight on a month's first day (naive)

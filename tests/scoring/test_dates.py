@@ -33,3 +33,24 @@ def test_numbers_are_not_dates():
     t = pd.DataFrame({"model": ["m"], "question": ["q"], "opened": [2024]})
     with pytest.raises(ValueError, match=r"Column 'opened'.*hold dates.*2024"):
         contamination_filter(t, {"m": "2024-01-01"})
+
+
+# --------------------------------------------------------------------------- quarters
+@pytest.mark.parametrize("text", ["2023Q4", "2023-Q4", "2023 q4", "Q4 2023", "Q4/2023",
+                                  "4Q2023"])
+def test_a_quarter_in_a_date_column_is_its_first_day(text):
+    # an opening date written as a quarter is its first day, as a month is (a cutoff
+    # written so is its end, tests/scoring/test_temporal.py); pandas read only some of
+    # these spellings, with a deprecation warning
+    df = pd.DataFrame({"model": "m", "question": ["a", "b"], "opened": [text, "2023-09-30"]})
+    rep = contamination_filter(df, {"m": "2023-10-01"})
+    assert list(rep.kept["question"]) == ["a"]
+    rep = contamination_filter(df, {"m": "2023-09-30T12:00"})
+    assert list(rep.kept["question"]) == ["a"]
+
+
+@pytest.mark.parametrize("text", ["2023Q5", "2023Q0", "Q4 23", "2023QQ4"])
+def test_not_a_quarter_is_not_a_date(text):
+    df = pd.DataFrame({"model": "m", "question": ["a"], "opened": [text]})
+    with pytest.raises(ValueError, match="hold dates"):
+        contamination_filter(df, {"m": "2023-10-01"})

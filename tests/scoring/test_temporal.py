@@ -288,6 +288,13 @@ OCTOBER = pd.DataFrame({"model": "m", "question": ["q1", "q2", "q3", "q4"],
     ("2023/10", ["q4"], "2023-11-01"),
     ("2023", [], "2024-01-01"),
     ("2022", ["q1", "q2", "q3", "q4"], "2023-01-01"),
+    # a quarter, however written (pandas read '2023Q4' with a deprecation warning, which
+    # the suite turns into an error, and read 'Q4 2023' not at all)
+    ("2023Q3", ["q2", "q3", "q4"], "2023-10-01"),
+    ("2023-Q4", [], "2024-01-01"),
+    ("Q3 2023", ["q2", "q3", "q4"], "2023-10-01"),
+    ("q3-2023", ["q2", "q3", "q4"], "2023-10-01"),
+    ("3Q2023", ["q2", "q3", "q4"], "2023-10-01"),
     # full dates, date-times and Timestamps as before (the first-day reading, written out)
     ("2023-10-01", ["q2", "q3", "q4"], "2023-10-01"),
     ("2023-10-31", ["q4"], "2023-10-31"),
