@@ -31,7 +31,9 @@ import time
 import warnings
 from collections.abc import Mapping
 from collections.abc import Sequence
+from concurrent.futures import FIRST_EXCEPTION
 from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import wait
 from dataclasses import dataclass
 from typing import Any
 
@@ -54,6 +56,9 @@ from ._parsing import Parsed
 from ._parsing import parse_decision
 from ._parsing import parse_probabilities
 from ._templates import Template
+
+#: How often the waiting thread wakes to run a pending signal's handler (Ctrl-C).
+_POLL_SECONDS = 0.2
 
 __all__ = [
     "ElicitationError",
@@ -223,9 +228,14 @@ class _Engine:
         """
         pool = ThreadPoolExecutor(max_workers=self.concurrency)
         try:
-            futures = [pool.submit(self._one, job, bar) for job in jobs]
-            for future in futures:
-                future.result()
+            pending = {pool.submit(self._one, job, bar) for job in jobs}
+            while pending:
+                # a timed wait: Python runs a signal's handler in this thread, and a SIGINT
+                # the kernel hands to a worker thread does not interrupt an untimed wait
+                # here, so Ctrl-C would wait for the call this thread waits on
+                done, pending = wait(pending, timeout=_POLL_SECONDS, return_when=FIRST_EXCEPTION)
+                for future in done:
+                    future.result()
         except BaseException:
             self._stop.set()
             pool.shutdown(wait=True, cancel_futures=True)
