@@ -45,6 +45,7 @@ from .._validation import check_case_distinct
 from .._validation import check_choice
 from .._validation import check_columns_arg
 from .._validation import check_int
+from .._validation import column_error
 from .._validation import label_column
 from .._validation import no_missing
 from .._validation import nonempty
@@ -153,12 +154,33 @@ def _report_iv(data: Any, a: _ReportArgs) -> _ReportInput:
               if a.lie is not None and "lie" in names else None)
     _unused_lie_warning(a, names, owner)
     set_aside_df = _set_aside_iv(a.set_aside, owner)
+    if a.prompt is not None:  # prompt=None pools the prompts: their repetition labels recur
+        _repetitions_once(df, options, present_by, owner)
     return _ReportInput(
         df=df, options=options, present_by=present_by, names=names, lie=lie_df,
         lie_options=dict(a.lie_options or {}), set_aside=set_aside_df, n_jobs=n_jobs,
         backend=o.backend,
         progress=sys.stderr.isatty() if o.progress is None else bool(o.progress), gen=gen,
         settings=_settings(df, a, options, present_by, n_jobs))
+
+
+def _repetitions_once(df: pd.DataFrame, options: Options, present_by: tuple[str, ...],
+                      owner: str) -> None:
+    """With a repetition column, each repetition of a context's prompt is one row of a
+    cell. A table read twice over (every row twice), or two models pooled into one cell
+    (their contexts' labels alike), doubled each context's repetitions in every test but
+    the prompt-consistency test, which refused the table in its cell alone."""
+    if options.repetition is None:
+        return
+    keys = [*present_by, options.group] + ([options.prompt] if options.prompt else [])
+    dup = np.flatnonzero(df.duplicated([*keys, options.repetition], keep="first").to_numpy())
+    if len(dup):
+        raise ValueError(column_error(
+            options.repetition, f"identify each repetition once per "
+            f"({', '.join(map(repr, keys))}): a table concatenated twice repeats every row, "
+            "two models pooled into one cell repeat their contexts' labels (name their "
+            "column in by), and so do prompts (name their column as prompt=, or pass "
+            "prompt=None to pool them)", list(df.index[dup]), owner=owner))
 
 
 def _unused_lie_warning(a: _ReportArgs, names: tuple[str, ...], owner: str) -> None:

@@ -193,11 +193,12 @@ def test_test_command_column_mistakes(own_names, tmp_path, capsys):
                "--tests", "calibration", "--resamples", "19", "--quiet", "--by", "llm")
     assert out.returncode == 0, out.stderr
     # without --by both models' contexts 0-29 pool into one cell, where a context holds two
-    # outcomes: the calibration cell says so (it once read the first row's outcome)
+    # outcomes: the calibration cell said so (it once read the first row's outcome); the
+    # repeated (context, prompt, repetition) labels now stop the run at the door
     out = main(capsys, "test", own_names, "--belief", "p_yes", "--reference-prompt", "plain",
                "--tests", "calibration", "--resamples", "19", "--quiet")
-    assert out.returncode != 0 and "same on every row of a 'context' value" in (
-        out.stdout + out.stderr)
+    one_line_error(out)
+    assert "Column 'repetition'" in out.stderr and "name their column in by" in out.stderr
     one_line_error(main(capsys, "test", own_names, "--tests", "ci,nope"))
     empty = tmp_path / "empty.csv"
     empty.write_text("belief,action,outcome,context\n")

@@ -699,3 +699,20 @@ def test_grid_note_counts_the_second_stage(two_models):
     assert "no such test can reach the shading" not in html
     assert "rerun with more permutations" not in html
     assert "class='sig'" in html
+
+
+def test_a_repetition_labelled_twice_in_a_cell_is_an_error(two_models):
+    # a table read twice over doubled each context's repetitions in every test but the
+    # prompt-consistency test, which refused it in its cell alone (the report returned)
+    one = two_models[two_models["model"] == "a"]
+    with pytest.raises(ValueError, match=r"Column 'repetition' \(input to report\) must "
+                       r"identify each repetition once per \('model', 'context', 'prompt'\)"
+                       r".*720 offending rows"):
+        report(pd.concat([one, one]), tests=["ci"], progress=False, rng=0)
+    # two models pooled into one cell (by without 'model') repeat their contexts' labels
+    with pytest.raises(ValueError, match=r"once per \('context', 'prompt'\).*name their "
+                       r"column in by"):
+        report(two_models, by=(), tests=["ci"], progress=False, rng=0)
+    # prompt=None pools the prompts, whose repetition labels then recur: not an error
+    pooled = report(one, tests=["ci"], prompt=None, progress=False, rng=0, **FAST)
+    assert pooled.cells[0].results["ci"].n_contexts == 60
