@@ -31,9 +31,8 @@ import time
 import warnings
 from collections.abc import Mapping
 from collections.abc import Sequence
-from concurrent.futures import FIRST_EXCEPTION
+from concurrent.futures import Future
 from concurrent.futures import ThreadPoolExecutor
-from concurrent.futures import wait
 from dataclasses import dataclass
 from typing import Any
 
@@ -95,6 +94,20 @@ class Job:
     request: Request
     settings_json: str
     final: bool = False        # the reply may reason first; read its final answer lines
+
+
+def _wait_awake(future: Future[Any]) -> None:
+    """Wait for a call and raise what it raised, waking every ``_POLL_SECONDS``: Python runs
+    a signal's handler in the main thread, and a SIGINT the kernel hands to a worker thread
+    does not interrupt an untimed wait, so Ctrl-C waited for the call waited on."""
+    while True:
+        try:
+            future.result(timeout=_POLL_SECONDS)
+            return
+        except TimeoutError:
+            if future.done():  # the call's own TimeoutError, or it ended as the wait did
+                future.result()
+                return
 
 
 class _Engine:
@@ -228,14 +241,9 @@ class _Engine:
         """
         pool = ThreadPoolExecutor(max_workers=self.concurrency)
         try:
-            pending = {pool.submit(self._one, job, bar) for job in jobs}
-            while pending:
-                # a timed wait: Python runs a signal's handler in this thread, and a SIGINT
-                # the kernel hands to a worker thread does not interrupt an untimed wait
-                # here, so Ctrl-C would wait for the call this thread waits on
-                done, pending = wait(pending, timeout=_POLL_SECONDS, return_when=FIRST_EXCEPTION)
-                for future in done:
-                    future.result()
+            futures = [pool.submit(self._one, job, bar) for job in jobs]
+            for future in futures:
+                _wait_awake(future)
         except BaseException:
             self._stop.set()
             pool.shutdown(wait=True, cancel_futures=True)
