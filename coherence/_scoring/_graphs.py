@@ -127,8 +127,9 @@ class ReasoningGraphResult(CoherenceResult, test_name="reasoning_graph_metrics",
     ``statistic`` is the mean over forecasts of the metric named in
     ``metric`` (where defined) and ``confidence_interval`` its interval over
     questions (Wilson's at the cluster-robust effective sample
-    size with a t quantile for a fraction, the cluster bootstrap-t from 0 for
-    ``date_error_days`` and ``forecast_depth``); ``pvalue`` is NaN.
+    size with a t quantile for a fraction, the cluster bootstrap-t with Student's
+    small-sample factor, from 0, for ``date_error_days`` and ``forecast_depth``);
+    ``pvalue`` is NaN.
 
     Attributes
     ----------

@@ -438,9 +438,9 @@ def test_fraction_interval_reaches_past_a_sample_of_zeros_and_ones():
 @given(rows=st.lists(st.tuples(st.integers(0, 5), st.floats(0, 50)), min_size=2,
                      max_size=30), seed=st.integers(0, 2**32 - 1))
 def test_bootstrap_t_kinds_are_the_by_loops_intervals(kind, rows, seed):
-    """kind='nonnegative' is the cluster bootstrap-t interval of the documented draws, cut
-    at 0 (the point where the values do not vary); kind='heavy-tailed' the same with
-    Student's factor on Satterthwaite's degrees of freedom, never narrower."""
+    """Both kinds are the cluster bootstrap-t interval of the documented draws with
+    Student's factor on Satterthwaite's degrees of freedom, cut at 0 (the point where the
+    values do not vary), never narrower than the plain bootstrap-t's."""
     labels = np.array([r[0] for r in rows])
     values = np.array([r[1] for r in rows])
     got = cluster_mean_interval(values, labels, 19, 0.9, np.random.default_rng(seed),
@@ -456,12 +456,62 @@ def test_bootstrap_t_kinds_are_the_by_loops_intervals(kind, rows, seed):
         return
     draws = np.random.default_rng(seed).integers(0, c, size=(19, c))
     lo, hi = bootstrap_t_by_loops(values, codes, draws, 0.9)
-    if kind == "nonnegative":
-        np.testing.assert_allclose(got, (max(lo, 0.0), hi), rtol=1e-9, atol=1e-9)
-        return
     want = heavy_tailed_by_loops(values, codes, draws, 0.9, (0.0, np.inf))
     np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-9)
     assert got[0] <= max(lo, 0.0) + 1e-12 and got[1] >= hi - 1e-12  # the factor widens
+
+
+@given(rows=st.lists(st.tuples(st.integers(0, 7), st.floats(0, 1e3)), min_size=3,
+                     max_size=40), scale=st.floats(1e-3, 1e3), seed=st.integers(0, 2**32 - 1))
+@settings(max_examples=60, deadline=None)
+def test_nonnegative_interval_is_scale_equivariant_and_holds_the_plain_one(rows, scale, seed):
+    """kind='nonnegative' with one rng: the 'heavy-tailed' interval; values times c give
+    the interval times c (the pivots and Satterthwaite's degrees of freedom do not depend
+    on the scale); it starts at 0 or above and holds the plain bootstrap-t interval (the
+    pivots of the same draws, cut at 0)."""
+    from coherence._resampling import cluster_mean_pivots
+    from coherence._resampling import mean_interval
+
+    labels = np.array([r[0] for r in rows])
+    values = np.array([r[1] for r in rows])
+    got = cluster_mean_interval(values, labels, 39, 0.95, np.random.default_rng(seed),
+                                kind="nonnegative")
+    assert got == cluster_mean_interval(values, labels, 39, 0.95,
+                                        np.random.default_rng(seed), kind="heavy-tailed")
+    scaled = cluster_mean_interval(values * scale, labels, 39, 0.95,
+                                   np.random.default_rng(seed), kind="nonnegative")
+    np.testing.assert_allclose(scaled, np.asarray(got) * scale, rtol=1e-7,
+                               atol=1e-9 * scale * max(1.0, float(values.max())))
+    codes = np.searchsorted(np.unique(labels), labels)
+    if codes.max() < 1:
+        return
+    mean, se, reps, reps_se = cluster_mean_pivots(values[:, None], codes, 39,
+                                                  np.random.default_rng(seed))
+    plain = mean_interval(float(mean[0]), float(se[0]), reps[:, 0], reps_se[:, 0], 0.95,
+                          (0.0, np.inf))
+    assert 0.0 <= got[0] <= plain[0] + 1e-9 and got[1] >= plain[1] - 1e-9
+
+
+def test_nonnegative_interval_widens_the_bootstrap_t_where_one_question_holds_a_tail():
+    """Twelve questions of date errors, one of them 60 days: the residuals' kurtosis
+    leaves Satterthwaite 2.6 degrees of freedom, not 11, and the bootstrap-t's distances
+    from the mean are times sqrt(12/11) t_2.6 / z (1.86); the plain bootstrap-t
+    interval (the release before) is the shorter one inside it."""
+    labels = np.repeat(np.arange(12), 2)
+    values = np.tile([2.0, 3.0], 12)
+    values[0] = 60.0
+    draws = np.random.default_rng(3).integers(0, 12, size=(99, 12))
+    lo, hi = bootstrap_t_by_loops(values, labels, draws, 0.95)
+    mean = values.mean()
+    resid = np.array([values[labels == k].sum() - 2 * mean for k in range(12)])
+    nu = 2 * 12 / (kurtosis(resid, fisher=False, bias=True) - 9 / 11)
+    assert 2.5 < nu < 2.7
+    f = math.sqrt(12 / 11) * student_t.ppf(0.975, nu) / 1.959963984540054
+    got = cluster_mean_interval(values, labels, 99, 0.95, np.random.default_rng(3),
+                                kind="nonnegative")
+    np.testing.assert_allclose(got, (max(mean - f * (mean - lo), 0.0), mean + f * (hi - mean)),
+                               rtol=1e-9)
+    assert got[1] - mean > 1.85 * (hi - mean)
 
 
 def test_cluster_mean_interval_names_a_bad_kind():

@@ -357,11 +357,13 @@ def test_undated_pair_fails_the_paper_gate_and_skips_the_code_one():
 @pytest.mark.parametrize("metric", coherence.REASONING_METRICS)
 def test_each_metric_gets_the_interval_of_its_values(metric):
     """Fractions get Wilson's interval with a t quantile (by hand here), the date error
-    and the depth, which have no upper bound, a bootstrap-t interval from 0."""
+    and the depth, which have no upper bound, a bootstrap-t interval from 0 with Student's
+    small-sample factor."""
     res = run(metric=metric)
     ci = res.confidence_interval
     if metric in ("date_error_days", "forecast_depth"):
-        assert res.method.startswith("cluster bootstrap-t interval over questions")
+        assert res.method.startswith("cluster bootstrap-t interval with Student's "
+                                     "small-sample factor over questions")
         assert 0.0 <= ci.low <= res.statistic <= ci.high
     else:
         assert res.method.endswith("degrees of freedom over questions")
