@@ -14,7 +14,7 @@ same table: its ``plugin`` is the decomposition's reliability, and its interval 
 the population reliability.
 
 Run: ``python -m benchmarks.validate_brier_decomposition [--reps 400] [--only WORDS]
-[--jobs 2]``;
+[--jobs 2] [--seed 7000]``;
 JSON to ``benchmarks/results/validate_brier_decomposition.json``, the table to
 ``docs/brier_decomposition.md`` (``--tables``: from the JSON alone).
 """
@@ -150,6 +150,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--n-resamples", "--resamples", dest="resamples", type=int,
                         default=999)
     parser.add_argument("--jobs", type=int, default=1, help="cells run in parallel")
+    parser.add_argument("--seed", type=int, default=7000,
+                        help="base of the cells' seeds (a cell's is SEED + 1000 i + n, i its "
+                             "design's index); another base gives fresh studies")
     args = parser.parse_args(argv)
     if args.tables:
         write_docs(json.loads(args.out.read_text(encoding="utf-8")))
@@ -166,10 +169,11 @@ def main(argv: list[str] | None = None) -> None:
     words = only_words(args)
     extra = [(len(DESIGNS) + j, d, n) for j, d in enumerate(EXTRA) for n in d.sizes
              if not words or any(w in f"{d.name} n={n} norm={d.norm}" for w in words)]
-    cells = Parallel(n_jobs=args.jobs)(delayed(run)(design, n, 7000 + 1000 * i + n)
+    cells = Parallel(n_jobs=args.jobs)(delayed(run)(design, n,
+                                                    args.seed + 1000 * i + n)
                                        for i, design, n in [*selected(PLAN, args), *extra])
     results = {"environment": environment(), "reps": args.reps, "resamples": args.resamples,
-               "cells": cells}
+               "seed": args.seed, "cells": cells}
     write_json(args.out, results)
     if args.out == OUT:
         write_docs(results)
