@@ -1,9 +1,24 @@
-"""Shared by the tests of key_event_recall, grounding_split and the matchers: a hindsight
-graph and forecast events."""
+"""Shared by the tests of key_event_recall, grounding_split and the matchers (a hindsight
+graph and forecast events) and by those of the Brier decomposition's kernels (small
+tables of forecasts, outcomes and clusters)."""
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
+from hypothesis import strategies as st
+
+#: (forecasts, outcomes, cluster labels) of 3 to 30 rows, for the decomposition's kernels
+DECOMPOSITION_TABLES = st.integers(3, 30).flatmap(lambda n: st.tuples(
+    st.lists(st.floats(0, 1), min_size=n, max_size=n),
+    st.lists(st.integers(0, 1), min_size=n, max_size=n),
+    st.lists(st.integers(0, 5), min_size=n, max_size=n)))
+
+
+def cluster_codes(g):
+    """Cluster labels as codes 0..G-1, at least two clusters (one per row if all alike)."""
+    codes = np.unique(g, return_inverse=True)[1]
+    return codes if codes.max() > 0 else np.arange(len(g))
 
 
 def hindsight() -> pd.DataFrame:

@@ -30,6 +30,8 @@ from coherence._scoring._decomposition import resolution_pivots
 from coherence._scoring._decomposition import within_jackknife
 from coherence._scoring._forecast import bin_index
 from tests._reference_bootstrap_t import bootstrap_t_by_loops
+from tests.scoring._helpers import DECOMPOSITION_TABLES
+from tests.scoring._helpers import cluster_codes
 
 UNCONDITIONAL = ("negation", "paraphrase", "consequence", "and", "or", "and_or", "but")
 CONDITIONAL = ("cond", "cond_cond", "expected_evidence")
@@ -354,24 +356,13 @@ def _within_by_loops(q, y, n_bins):
     return sum(u) / n, debiased
 
 
-_TABLES = st.integers(3, 30).flatmap(lambda n: st.tuples(
-    st.lists(st.floats(0, 1), min_size=n, max_size=n),
-    st.lists(st.integers(0, 1), min_size=n, max_size=n),
-    st.lists(st.integers(0, 5), min_size=n, max_size=n)))
-
-
-def _codes(g):
-    codes = np.unique(g, return_inverse=True)[1]
-    return codes if codes.max() > 0 else np.arange(len(g))  # at least two clusters
-
-
 @settings(max_examples=30, deadline=None)
-@given(data=_TABLES, n_bins=st.integers(1, 6))
+@given(data=DECOMPOSITION_TABLES, n_bins=st.integers(1, 6))
 def test_resolution_pivots_agree_with_loops(data, n_bins):
     """The resolution's (plug-in, debiased, se) against loops over bins and clusters; the
     plug-in is the Murphy decomposition's term."""
     q, y, g = (np.array(v) for v in data)
-    codes = _codes(g)
+    codes = cluster_codes(g)
     ones = np.ones((1, int(codes.max()) + 1))
     got = resolution_pivots(ones, q, y.astype(float), codes, n_bins)[0]
     want = _resolution_by_loops(list(q), list(y.astype(float)), list(codes), n_bins)
@@ -381,14 +372,14 @@ def test_resolution_pivots_agree_with_loops(data, n_bins):
 
 
 @settings(max_examples=30, deadline=None)
-@given(data=_TABLES, n_bins=st.integers(1, 6))
+@given(data=DECOMPOSITION_TABLES, n_bins=st.integers(1, 6))
 def test_within_jackknife_agrees_with_loops(data, n_bins):
     """The within-bin part's debiased value and its delete-one-cluster values against
     loops over the table with each cluster's rows removed (the brute-force jackknife);
     the plug-in of the loops is the Murphy decomposition's term."""
     q, y, g = (np.array(v) for v in data)
     y = y.astype(float)
-    codes = _codes(g)
+    codes = cluster_codes(g)
     debiased, loo = within_jackknife(q, y, codes, n_bins)
     plug, want = _within_by_loops(list(q), list(y), n_bins)
     assert debiased == pytest.approx(want, abs=1e-12)

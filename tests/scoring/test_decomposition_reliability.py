@@ -21,16 +21,8 @@ from coherence._resampling import cluster_weights
 from coherence._resampling import studentized_interval
 from coherence._scoring._decomposition import decomposition_replicates
 from coherence._scoring._decomposition import reliability_pivots
-
-_TABLES = st.integers(3, 30).flatmap(lambda n: st.tuples(
-    st.lists(st.floats(0, 1), min_size=n, max_size=n),
-    st.lists(st.integers(0, 1), min_size=n, max_size=n),
-    st.lists(st.integers(0, 5), min_size=n, max_size=n)))
-
-
-def _codes(g):
-    codes = np.unique(g, return_inverse=True)[1]
-    return codes if codes.max() > 0 else np.arange(len(g))  # at least two clusters
+from tests.scoring._helpers import DECOMPOSITION_TABLES
+from tests.scoring._helpers import cluster_codes
 
 
 def _reliability_by_loops(q, y, g, n_bins):
@@ -69,14 +61,14 @@ def _linear_se_by_differences(q, y, g, n_bins):
 
 
 @settings(max_examples=30, deadline=None)
-@given(data=_TABLES, n_bins=st.integers(1, 6))
+@given(data=DECOMPOSITION_TABLES, n_bins=st.integers(1, 6))
 def test_reliability_pivots_agree_with_loops(data, n_bins):
     """The plug-in is the Murphy decomposition's reliability, the debiased value the
     loops' (calibration_error's), and the standard error's square the derivative's
     clustered variance plus the loops' quadratic part."""
     q, y, g = (np.array(v) for v in data)
     y = y.astype(float)
-    codes = _codes(g)
+    codes = cluster_codes(g)
     plug, debiased, se = reliability_pivots(np.ones((1, int(codes.max()) + 1)), q, y, codes,
                                             n_bins)[0]
     want_plug, want_debiased, quad = _reliability_by_loops(list(q), list(y), list(codes),
@@ -90,13 +82,13 @@ def test_reliability_pivots_agree_with_loops(data, n_bins):
 
 
 @settings(max_examples=20, deadline=None)
-@given(data=_TABLES, n_bins=st.integers(1, 6), seed=st.integers(0, 2**16))
+@given(data=DECOMPOSITION_TABLES, n_bins=st.integers(1, 6), seed=st.integers(0, 2**16))
 def test_weighted_pivots_are_those_of_the_resample_written_out(data, n_bins, seed):
     """Cluster weights (how often each is drawn) give the pivots of the table with each
     cluster's rows repeated that often, each copy a cluster of its own."""
     q, y, g = (np.array(v) for v in data)
     y = y.astype(float)
-    codes = _codes(g)
+    codes = cluster_codes(g)
     n_groups = int(codes.max()) + 1
     w = np.random.default_rng(seed).integers(0, 3, size=n_groups).astype(float)
     w[0] += 2.0  # at least two draws
