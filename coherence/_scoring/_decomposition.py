@@ -185,14 +185,7 @@ def decomposition_replicates(weights: np.ndarray, p: np.ndarray, q: np.ndarray,
     ``weights`` is ``(B, G)`` (how often each cluster is drawn; ones give the point
     estimate). Every component is a function of per-cluster, per-bin sums."""
     n_groups = weights.shape[1]
-    k = bin_index(q, n_bins)
-    cell = clusters * n_bins + k
-
-    def per_bin(values: np.ndarray) -> np.ndarray:
-        return np.bincount(cell, weights=values, minlength=n_groups * n_bins).reshape(
-            n_groups, n_bins)
-
-    n_gk, q_gk, y_gk = per_bin(np.ones_like(q)), per_bin(q), per_bin(y)
+    n_gk, q_gk, y_gk = _cell_sums(q, y, clusters, n_groups, n_bins)
     bp_g = np.bincount(clusters, weights=(p - y) ** 2, minlength=n_groups)
     bq_g = np.bincount(clusters, weights=(q - y) ** 2, minlength=n_groups)
     n_k, sq_k, sy_k = weights @ n_gk, weights @ q_gk, weights @ y_gk
@@ -209,6 +202,32 @@ def decomposition_replicates(weights: np.ndarray, p: np.ndarray, q: np.ndarray,
     within = coherent - (reliability - resolution + uncertainty)
     return np.column_stack([brier, brier - coherent, coherent, reliability, resolution,
                             uncertainty, within])
+
+
+def _cell_sums(q: np.ndarray, y: np.ndarray, clusters: np.ndarray, n_groups: int,
+               n_bins: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per cluster and bin ``(G, K)``: the forecasts' count, their sum and the outcomes'."""
+    cell = clusters * n_bins + bin_index(q, n_bins)
+    size = n_groups * n_bins
+    n_gk = np.bincount(cell, minlength=size).reshape(n_groups, n_bins).astype(np.float64)
+    q_gk, y_gk = (np.bincount(cell, weights=v, minlength=size).reshape(n_groups, n_bins)
+                  for v in (q, y))
+    return n_gk, q_gk, y_gk
+
+
+def _robust_variance(units: np.ndarray, ss: np.ndarray, total: np.ndarray) -> np.ndarray:
+    """Cluster-robust variance of a mean from its clusters' squared residual sum ``ss``
+    over ``units`` clusters, of ``total`` forecasts; 0 from a single cluster."""
+    var = units / np.maximum(units - 1.0, 1.0) * np.maximum(ss, 0.0) / (total * total)
+    return np.where(units > 1, var, 0.0)
+
+
+def _frequency_variance(weights: np.ndarray, n_gk: np.ndarray, y_gk: np.ndarray,
+                        freq: np.ndarray, safe: np.ndarray) -> np.ndarray:
+    """``(B, K)``: the cluster-robust variance of each bin's frequency under the weights."""
+    ss = (weights @ (y_gk * y_gk) - 2.0 * freq * (weights @ (y_gk * n_gk))
+          + freq**2 * (weights @ (n_gk * n_gk)))
+    return _robust_variance(weights @ (n_gk > 0), ss, safe)
 
 
 def resolution_pivots(weights: np.ndarray, q: np.ndarray, y: np.ndarray,
@@ -231,28 +250,17 @@ def resolution_pivots(weights: np.ndarray, q: np.ndarray, y: np.ndarray,
     resolution's variation when each bin holds one outcome only (a forecaster who
     separates the outcomes: the resolution is then the uncertainty).
     """
-    n_groups = weights.shape[1]
-    cell = clusters * n_bins + bin_index(q, n_bins)
-    size = n_groups * n_bins
-    n_gk = np.bincount(cell, minlength=size).reshape(n_groups, n_bins).astype(np.float64)
-    y_gk = np.bincount(cell, weights=y, minlength=size).reshape(n_groups, n_bins)
+    n_gk, _, y_gk = _cell_sums(q, y, clusters, weights.shape[1], n_bins)
     n_k, y_k = weights @ n_gk, weights @ y_gk
     n = n_k.sum(axis=1)
     ybar = y_k.sum(axis=1) / n
     safe = np.where(n_k > 0, n_k, 1.0)
     freq = y_k / safe
     share = n_k / n[:, None]
-
-    def robust(units: np.ndarray, ss: np.ndarray, total: np.ndarray) -> np.ndarray:
-        var = units / np.maximum(units - 1.0, 1.0) * np.maximum(ss, 0.0) / (total * total)
-        return np.where(units > 1, var, 0.0)
-
-    v_k = robust(weights @ (n_gk > 0), weights @ (y_gk * y_gk)
-                 - 2.0 * freq * (weights @ (y_gk * n_gk)) + freq**2 * (weights @ (n_gk * n_gk)),
-                 safe)
+    v_k = _frequency_variance(weights, n_gk, y_gk, freq, safe)
     n_g, y_g = n_gk.sum(axis=1), y_gk.sum(axis=1)
     drawn = weights.sum(axis=1)
-    v = robust(drawn, weights @ (y_g * y_g) - 2.0 * ybar * (weights @ (y_g * n_g))
+    v = _robust_variance(drawn, weights @ (y_g * y_g) - 2.0 * ybar * (weights @ (y_g * n_g))
                + ybar**2 * (weights @ (n_g * n_g)), n)
     r = np.where(n_k > 0, freq - ybar[:, None], 0.0)
     plug = np.sum(share * r * r, axis=1)
@@ -282,21 +290,12 @@ def reliability_pivots(weights: np.ndarray, q: np.ndarray, y: np.ndarray,
     the frequencies alone, and is 0 when each bin holds one outcome (a forecaster who
     separates the outcomes), whose reliability moves with the shares and mean forecasts.
     """
-    n_groups = weights.shape[1]
-    cell = clusters * n_bins + bin_index(q, n_bins)
-    size = n_groups * n_bins
-    n_gk = np.bincount(cell, minlength=size).reshape(n_groups, n_bins).astype(np.float64)
-    y_gk, q_gk = (np.bincount(cell, weights=v, minlength=size).reshape(n_groups, n_bins)
-                  for v in (y, q))
+    n_gk, q_gk, y_gk = _cell_sums(q, y, clusters, weights.shape[1], n_bins)
     n_k, y_k, q_k = weights @ n_gk, weights @ y_gk, weights @ q_gk
     n = n_k.sum(axis=1)
     safe = np.where(n_k > 0, n_k, 1.0)
     freq, share = y_k / safe, n_k / n[:, None]
-    units = weights @ (n_gk > 0)
-    ss = (weights @ (y_gk * y_gk) - 2.0 * freq * (weights @ (y_gk * n_gk))
-          + freq**2 * (weights @ (n_gk * n_gk)))
-    v_k = np.where(units > 1, units / np.maximum(units - 1.0, 1.0) * np.maximum(ss, 0.0)
-                   / (safe * safe), 0.0)
+    v_k = _frequency_variance(weights, n_gk, y_gk, freq, safe)
     d = np.where(n_k > 0, freq - q_k / safe, 0.0)
     plug = np.sum(share * d * d, axis=1)
     t = ((d * d) @ n_gk.T - plug[:, None] * n_gk.sum(axis=1)[None, :]
