@@ -29,6 +29,7 @@ __all__ = [
     "period_end",
     "to_days",
     "to_timestamp",
+    "utc_if_aware",
 ]
 
 
@@ -264,6 +265,16 @@ def check_same_awareness(first: Iterable[Any], second: Iterable[Any], *, what: s
     other naive (judged by :func:`any_aware`, the first date present of each)."""
     if any_aware(first) != any_aware(second):
         raise ValueError(f"{owner}: {what} must both be timezone-aware or both naive.")
+
+
+def utc_if_aware(when: Any, source: Iterable[Any]) -> pd.Series | pd.DatetimeIndex:
+    """Instants parsed by :func:`parse_dates` (naive, in UTC) as a result gives them back:
+    timezone-aware in UTC when the dates they came from (``source``) are aware, naive
+    otherwise; shown naive, an aware date would read as a local time it is not."""
+    out = when if isinstance(when, pd.Series) else pd.DatetimeIndex(when)
+    if not any_aware(source):
+        return out
+    return out.dt.tz_localize("UTC") if isinstance(out, pd.Series) else out.tz_localize("UTC")
 
 
 def to_days(values: Iterable[Any], index: pd.Index, column: str, owner: str) -> np.ndarray:

@@ -46,6 +46,7 @@ from .._warnings import DeprecatedAlias
 from .._warnings import SkippedRecordsWarning
 from ._dates import check_same_awareness
 from ._dates import parse_dates
+from ._dates import utc_if_aware
 from ._ids import check_edge_ends
 from ._ids import check_ids
 from ._ids import check_ids_within
@@ -184,8 +185,8 @@ def turning_points(prices: Any, *, min_change: float = 0.05, window_days: float 
     Returns
     -------
     pandas.DataFrame
-        One row per turning point: ``question`` (when given), ``date``,
-        ``price``.
+        One row per turning point: ``question`` (when given), ``date``
+        (timezone-aware in UTC when the prices' dates are aware), ``price``.
 
     See Also
     --------
@@ -221,7 +222,7 @@ def turning_points(prices: Any, *, min_change: float = 0.05, window_days: float 
         for i in hits:
             rows.append({"question": q, "date": t[i], "price": float(p[i])})
     out = pd.DataFrame(rows, columns=["question", "date", "price"])
-    out["date"] = pd.to_datetime(out["date"])
+    out["date"] = utc_if_aware(pd.to_datetime(out["date"]), as_dataframe(prices)[price_date])
     return out if question is not None else out.drop(columns="question")
 
 
@@ -528,8 +529,9 @@ class MarketSignalResult(CoherenceResult, test_name="market_signal_metrics",
         ``signal_recall``, ``signal_precision``, ``n_turning_events``,
         ``n_turning_matched``, ``turning_recall``, ``turning_precision``.
     signal_events : pandas.DataFrame
-        Per question, the hindsight events that are market signals, with
-        ``move`` and ``near_turning_point``.
+        Per question, the hindsight events that are market signals, with ``date``
+        (timezone-aware in UTC when the events' dates are aware), ``impact``, ``move``
+        and ``near_turning_point``.
     """
 
     by: str
@@ -731,6 +733,7 @@ def market_signal_metrics(reasoning: Any, hindsight_events: Any, prices: Any, *,
                          "move": float(move), "near_turning_point": near})
     signals = pd.DataFrame(sig_rows, columns=["question", "event", "date", "impact", "move",
                                               "near_turning_point"])
+    signals["date"] = utc_if_aware(pd.to_datetime(signals["date"]), hdf[date])
     by = reasoning.by
     matched = reasoning.matches
     out = []

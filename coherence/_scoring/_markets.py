@@ -32,6 +32,7 @@ from .._warnings import DegenerateDataWarning
 from .._warnings import DeprecatedAlias
 from ._dates import check_same_awareness
 from ._dates import parse_datetimes
+from ._dates import utc_if_aware
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -62,7 +63,8 @@ def causal_pressure(events: Any, *, date: str = "date", direction: str = "direct
     pandas.DataFrame
         The dated events in time order (ties keep row order), with
         ``impact`` = :math:`d_i m_i c_i` and ``pressure`` = its running sum: a
-        step curve, constant between events. Undated events are left out.
+        step curve, constant between events. Undated events are left out. ``date``
+        is parsed: timezone-aware dates come back aware, in UTC.
 
     See Also
     --------
@@ -102,7 +104,7 @@ def causal_pressure(events: Any, *, date: str = "date", direction: str = "direct
     out["impact"] = (d * m * c)[~missing]
     out = out.sort_values("_when", kind="stable")
     out["pressure"] = np.cumsum(out["impact"].to_numpy())
-    out[date] = out.pop("_when")
+    out[date] = utc_if_aware(out.pop("_when"), df[date])
     return out
 
 
@@ -129,8 +131,9 @@ class MarketAlignmentResult(CoherenceResult, test_name="market_alignment",
         within 1e-12 of the sum of :math:`|d_i m_i c_i|` (impacts that cancel
         exactly in decimal, 0.1 + 0.2 - 0.3, do not cancel in binary).
     table : pandas.DataFrame
-        One row per dated event: ``date``, ``impact``, ``price_before``,
-        ``price_after``, ``move``, ``counted``, ``agrees``.
+        One row per dated event: ``date`` (timezone-aware in UTC when the events'
+        dates are aware), ``impact``, ``price_before``, ``price_after``, ``move``,
+        ``counted``, ``agrees``.
     """
 
     window_days: float
@@ -284,9 +287,9 @@ def market_alignment(events: Any, prices: Any, *, window_days: float = 3.0,
     corr = np.nan
     if len(pt) >= 2 and float(np.ptp(at_price)) > ptol and np.std(pv) > 0:
         corr = float(np.corrcoef(at_price, pv)[0, 1])
-    per = pd.DataFrame({date: ev_t, "impact": impact, "price_before": before,
-                        "price_after": after, "move": move, "counted": counted,
-                        "agrees": agrees})
+    per = pd.DataFrame({date: utc_if_aware(ev_t, curve[date]), "impact": impact,
+                        "price_before": before, "price_after": after, "move": move,
+                        "counted": counted, "agrees": agrees})
     return MarketAlignmentResult(
         statistic=stat, pvalue=pvalue, confidence_interval=ci, n_obs=n,
         method="exact binomial test of agreement = 1/2; Clopper-Pearson interval",

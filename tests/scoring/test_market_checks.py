@@ -249,3 +249,22 @@ def test_turning_points_of_several_markets_without_question_raise():
     one = coherence.turning_points(px.loc[px["question"] == "q"])  # one market: one series
     each = coherence.turning_points(px, question="question")
     assert one["date"].tolist() == each.loc[each["question"] == "q", "date"].tolist()
+
+
+def test_aware_dates_of_turning_points_and_signals_come_back_aware_in_utc():
+    hind = pd.DataFrame({"question": ["q"], "event": ["e1"], "title": ["Rates rise"],
+                         "date": ["2024-01-05T00:00+00:00"], "direction": [1],
+                         "magnitude": [0.9], "confidence": [1.0]})
+    fe = pd.DataFrame({"model": ["m"], "question": ["q"], "event": ["f1"],
+                       "title": ["Rates rise"], "date": ["2024-01-05T00:00+00:00"]})
+    px = pd.DataFrame({"question": ["q"] * 3, "price": [0.40, 0.55, 0.55],
+                       "date": ["2024-01-04T00:00-05:00", "2024-01-05T20:00-05:00",
+                                "2024-01-09T00:00-05:00"]})
+    tps = coherence.turning_points(px, question="question")
+    assert list(tps["date"]) == [pd.Timestamp("2024-01-06T01:00Z")]
+    reasoning = coherence.reasoning_graph_metrics(fe, hind, gates=False, n_resamples=10,
+                                                  rng=0)
+    res = coherence.market_signal_metrics(reasoning, hind, px, n_resamples=10, rng=0)
+    assert list(res.signal_events["date"]) == [pd.Timestamp("2024-01-05T00:00Z")]
+    assert coherence.turning_points(px.assign(date=["2024-01-04", "2024-01-06",
+                                                    "2024-01-09"]))["date"].dt.tz is None

@@ -114,3 +114,20 @@ def test_prices_in_cents_refused():
         market_alignment(ev, px)
     probs = market_alignment(ev, {"date": px["date"], "price": [0.40, 0.55]})
     assert probs.table["move"].iloc[0] == pytest.approx(0.15)
+
+
+def test_aware_event_dates_come_back_aware_in_utc():
+    # 20:00 at -05:00 is 01:00 UTC the next day: returned naive, it read as a local
+    # time a day later than the event
+    ev = {"date": ["2024-01-03T20:00-05:00", "2024-01-01T00:00-05:00"],
+          "direction": [-1, 1], "magnitude": [0.5, 0.8], "confidence": [1.0, 1.0]}
+    px = {"date": ["2024-01-01T12:00-05:00", "2024-01-03T12:00-05:00",
+                   "2024-01-04T12:00-05:00"], "price": [0.4, 0.5, 0.3]}
+    curve = causal_pressure(ev)
+    expected = pd.to_datetime(["2024-01-01T05:00Z", "2024-01-04T01:00Z"])
+    assert str(curve["date"].dtype) == "datetime64[ns, UTC]"
+    assert list(curve["date"]) == list(expected)
+    table = market_alignment(ev, px).table
+    assert list(table["date"]) == list(expected)
+    naive = causal_pressure({**ev, "date": ["2024-01-03", "2024-01-01"]})
+    assert naive["date"].dt.tz is None
