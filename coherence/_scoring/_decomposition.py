@@ -441,6 +441,8 @@ def _brier_decomposition_iv(data: Any, checker: Any, question: Any, probability:
     gen = check_rng(rng, owner=_OWNER)
     label_column(df, question, owner=_OWNER)
     p = probability_column(df, probability, owner=_OWNER)
+    if pd.api.types.is_bool_dtype(df[outcome].dtype):  # True/False (pd.NA: annulled) as 1/0
+        df = df.assign(**{outcome: df[outcome].astype("Float64")})
     y = numeric_column(df, outcome, owner=_OWNER, allow_nan=checker is not None)
     bad = np.flatnonzero(~np.isnan(y) & (y != 0.0) & (y != 1.0))
     if len(bad):
@@ -664,7 +666,7 @@ def brier_decomposition(
         are coherent. None (default): no sets; the incoherence part is 0.
     question, probability, outcome : str
         Columns: the question label (forecasts of one question share its outcome), the
-        forecast in [0, 1] and the 0/1 outcome. With a checker, an outcome may be missing
+        forecast in [0, 1] and the 0/1 (or bool) outcome. With a checker, an outcome may be missing
         where a conditional question is annulled (its condition failed): such a forecast
         takes part in its set's projection but is not scored.
     group, role : str

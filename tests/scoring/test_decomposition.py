@@ -550,3 +550,32 @@ def test_summary_and_frame():
         assert res.components is res.table
     assert list(res.to_frame().columns) == list(res.frame_columns())
     assert isinstance(res, coherence.BrierDecompositionResult)
+
+
+def test_bool_outcomes_read_as_0_and_1():
+    """A bool outcome column (numpy or nullable, pd.NA where a conditional question is
+    annulled) is the 0/1 one; it was refused as not numeric."""
+    rng = np.random.default_rng(4)
+    p = rng.uniform(size=30).round(2)
+    df = pd.DataFrame({"question": [f"q{i}" for i in range(30)], "probability": p,
+                       "outcome": (rng.uniform(size=30) < p).astype(int)})
+    want = brier_decomposition(df, n_resamples=50, rng=0).table
+    for dtype in (bool, "boolean"):
+        got = brier_decomposition(df.astype({"outcome": dtype}), n_resamples=50, rng=0)
+        pd.testing.assert_frame_equal(got.table, want)
+    gaps = df.astype({"outcome": "boolean"})
+    gaps.loc[3, "outcome"] = pd.NA
+    with pytest.raises(ValueError, match=r"'outcome'.*row 3"):
+        brier_decomposition(gaps, n_resamples=50, rng=0)
+    rows = []
+    for s, (a, b, y) in enumerate([(0.7, 0.6, True), (0.4, 0.3, False)]):
+        rows += [{"set": s, "role": "P", "question": f"p{s}", "probability": a, "outcome": y},
+                 {"set": s, "role": "not_P", "question": f"n{s}", "probability": b,
+                  "outcome": not y}]
+    sets = pd.DataFrame(rows)
+    with pytest.warns(SmallSampleWarning):
+        got = brier_decomposition(sets, checker="negation", n_resamples=50, rng=0)
+    with pytest.warns(SmallSampleWarning):
+        want = brier_decomposition(sets.astype({"outcome": int}), checker="negation",
+                                   n_resamples=50, rng=0)
+    pd.testing.assert_frame_equal(got.table, want.table)
