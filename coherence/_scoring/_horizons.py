@@ -89,6 +89,14 @@ def _window(df: pd.DataFrame, start: str, resolution_date: str,
     return s, r
 
 
+def _bool_as_number(df: pd.DataFrame, column: str) -> pd.DataFrame:
+    """``df`` with a bool ``column`` (numpy or nullable) as 1/0, which the numeric reading
+    refuses; missing values stay missing (and raise there, named by row)."""
+    if column in df.columns and pd.api.types.is_bool_dtype(df[column].dtype):
+        return df.assign(**{column: df[column].astype("Float64")})
+    return df
+
+
 def simulated_dates(tasks: Any, *, positions: Sequence[str | float] = ("midpoint",),
                     placement: str = "center", question: str = "question",
                     start: str = "start", resolution_date: str = "resolution_date",
@@ -312,8 +320,8 @@ def accuracy_by_horizon(forecasts: Any, *, horizon: str = "horizon", by: str = "
     ----------
     forecasts : pandas.DataFrame or convertible
         One row per scored forecast: ``by``, ``question``, ``horizon`` (labels
-        such as those of :func:`horizon_positions`) and ``correct`` in [0, 1]
-        (for instance ``question_scores(...).per_forecast`` joined with the
+        such as those of :func:`horizon_positions`) and ``correct`` in [0, 1] or
+        bool (for instance ``question_scores(...).per_forecast`` joined with the
         horizon labels). The ``by`` value ``'(all)'`` is reserved for the pooled
         rows; a table without rows raises.
     horizon, by, question, correct : str
@@ -360,7 +368,7 @@ def accuracy_by_horizon(forecasts: Any, *, horizon: str = "horizon", by: str = "
     for col in (horizon, by):  # 'early' and 'Early ' are one label typed two ways
         check_case_distinct(df, col, owner=owner)
     not_pooled(df, by, owner)
-    c = numeric_column(df, correct, owner=owner)
+    c = numeric_column(_bool_as_number(df, correct), correct, owner=owner)
     bad = np.flatnonzero((c < 0) | (c > 1))
     if len(bad):
         raise ValueError(column_error(correct, "hold values in [0, 1]", list(df.index[bad]),
@@ -472,9 +480,9 @@ def rolling_accuracy(forecasts: Any, *, start: str = "start", by: str = "model",
     ----------
     forecasts : pandas.DataFrame or convertible
         One row per scored forecast with ``by``, ``start`` (the question's
-        start date) and ``correct`` in [0, 1]. Ids of ``by`` that differ only in case,
-        surrounding spaces or type (``'GPT'`` and ``'gpt'``, ``1`` and ``'1'``) raise
-        rather than count as two models.
+        start date) and ``correct`` in [0, 1] or bool. Ids of ``by`` that differ only
+        in case, surrounding spaces or type (``'GPT'`` and ``'gpt'``, ``1`` and ``'1'``)
+        raise rather than count as two models.
     start, by, correct : str
         Column names.
     window : str or int
@@ -534,7 +542,7 @@ def rolling_accuracy(forecasts: Any, *, start: str = "start", by: str = "model",
             raise ValueError(param_error("window", owner, rule, window))
     when, miss = parse_dates(df[start], df.index, start, owner, require_tz=False)
     no_missing(df, start, owner=owner, missing=miss)
-    c = numeric_column(df, correct, owner=owner)
+    c = numeric_column(_bool_as_number(df, correct), correct, owner=owner)
     bad = np.flatnonzero((c < 0) | (c > 1))
     if len(bad):
         raise ValueError(column_error(correct, "hold values in [0, 1]", list(df.index[bad]),

@@ -259,3 +259,23 @@ def test_simulated_dates_keep_the_timezone_of_aware_input():
     assert gate.cutoff == pd.Timestamp("2024-01-15T22:00Z")
     naive = coherence.simulated_dates(tasks())
     assert naive["simulated_date"].dt.tz is None
+
+
+def test_bool_correct_reads_as_0_and_1():
+    """A bool ``correct`` column (numpy or nullable) is the 0/1 one; it was refused as
+    not numeric. A missing value still raises, named by row."""
+    fc = pd.DataFrame({"model": ["m"] * 6, "question": list("abcabc"),
+                       "horizon": ["early"] * 3 + ["late"] * 3,
+                       "start": ["2024-01-01", "2024-01-05", "2024-01-09"] * 2,
+                       "correct": [1, 0, 1, 1, 1, 0]})
+    want = coherence.accuracy_by_horizon(fc, rng=0).table
+    want_rolling = coherence.rolling_accuracy(fc, min_periods=1)
+    for dtype in (bool, "boolean"):
+        got = fc.astype({"correct": dtype})
+        pd.testing.assert_frame_equal(coherence.accuracy_by_horizon(got, rng=0).table, want)
+        pd.testing.assert_frame_equal(coherence.rolling_accuracy(got, min_periods=1),
+                                      want_rolling)
+    gaps = fc.astype({"correct": "boolean"})
+    gaps.loc[4, "correct"] = pd.NA
+    with pytest.raises(ValueError, match=r"'correct'.*row 4"):
+        coherence.accuracy_by_horizon(gaps, rng=0)
