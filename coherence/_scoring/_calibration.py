@@ -38,6 +38,7 @@ from .._rng import RNGLike
 from .._rng import check_rng
 from .._validation import as_dataframe
 from .._validation import binary_column
+from .._validation import check_case_distinct
 from .._validation import check_choice
 from .._validation import check_float
 from .._validation import check_int
@@ -394,6 +395,7 @@ def _forecasts_iv(data: Any, probability: str, outcome: str, group: str | None,
     codes = None
     if group is not None:
         no_missing(df, group, owner=owner)
+        check_case_distinct(df, group, owner=owner)  # 'Q1' and 'q1', 1 and '1': one cluster
         codes = sorted_codes(df[group].to_numpy(dtype=object))
     # a canonical row order, so that the bootstrap does not depend on the input's order
     order = np.lexsort((y, p)) if codes is None else np.lexsort((y, p, codes))
@@ -447,7 +449,8 @@ def calibration_error(data: Any, *, probability: str = "probability",
         its clusters, and the debiasing uses the cluster-robust variance of each
         bin's observed frequency, since forecasts of one question share its outcome
         (see Notes). With None, rows are resampled and the correction is Kumar et
-        al.'s, which assumes independent outcomes.
+        al.'s, which assumes independent outcomes. Labels that differ only in case,
+        surrounding spaces or type (``'Q1'`` and ``'q1'``, ``1`` and ``'1'``) raise.
     n_bins : int >= 1, default 10
     binning : {'equal_mass', 'equal_width'}, default 'equal_mass'
         Quantile bins (Kumar et al.'s recommendation) or equal-width bins.
@@ -675,7 +678,8 @@ def smooth_ece(data: Any, *, probability: str = "probability", outcome: str = "o
     probability, outcome : str
         Columns: the forecast in [0, 1] and the outcome (0 or 1).
     group : str, optional
-        Cluster column of the diagram's bootstrap band.
+        Cluster column of the diagram's bootstrap band (labels as for
+        :func:`calibration_error`'s ``group``).
     sigma : float in [1e-4, 1], optional
         A fixed kernel bandwidth; default the fixed point
         :math:`\mathrm{smECE}_\sigma = \sigma` of the paper (searched in

@@ -517,7 +517,7 @@ def forecast_scores(
         ``'yes'``, or in type, ``'1'`` and ``1``, raise rather than count as
         different options). A question's ``outcome`` is the same on all its rows
         (every forecaster's, stale forecasts' too); rows that disagree raise.
-        Ids of ``by`` and ``question`` that differ only in case, surrounding
+        Ids of ``by``, ``question`` and ``cluster`` that differ only in case, surrounding
         spaces or type (``'Q1'`` and ``'q1'``, ``1`` and ``'1'``) raise rather than
         count as two.
         The ``by`` value ``'(all)'`` is reserved for the pooled row.
@@ -739,8 +739,8 @@ def _check_clusters(df: pd.DataFrame, question: str, cluster: str) -> None:
     """``cluster`` is a column without missing values that holds one value per question."""
     require_columns(df, {"question": question, "cluster": cluster}, owner=_OWNER)
     no_missing(df, (cluster,), owner=_OWNER)
-    n_values = df.groupby(question, sort=False, dropna=False)[cluster].transform("nunique")
-    bad = np.flatnonzero(n_values.to_numpy() > 1)
+    check_ids([("forecasts", df)], cluster, owner=_OWNER)  # 'T1' and 't1': one cluster
+    bad = np.flatnonzero(df.groupby(question, sort=False)[cluster].transform("nunique") > 1)
     if len(bad):
         raise ValueError(column_error(
             cluster, f"hold one value per question of '{question}' (a question lies in one "

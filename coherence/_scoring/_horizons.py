@@ -323,7 +323,9 @@ def accuracy_by_horizon(forecasts: Any, *, horizon: str = "horizon", by: str = "
         such as those of :func:`horizon_positions`) and ``correct`` in [0, 1] or
         bool (for instance ``question_scores(...).per_forecast`` joined with the
         horizon labels). The ``by`` value ``'(all)'`` is reserved for the pooled
-        rows; a table without rows raises.
+        rows; a table without rows raises. Labels of ``horizon``, ``by`` and ``question``
+        that differ only in case, surrounding spaces or type (``'Q1'`` and ``'q1'``,
+        ``1`` and ``'1'``) raise rather than count as two.
     horizon, by, question, correct : str
         Column names.
     n_resamples, confidence_level, rng
@@ -365,7 +367,7 @@ def accuracy_by_horizon(forecasts: Any, *, horizon: str = "horizon", by: str = "
                          "correct": correct}, owner=owner)
     nonempty(df, name="forecasts", owner=owner)
     no_missing(df, [horizon, by, question], owner=owner)
-    for col in (horizon, by):  # 'early' and 'Early ' are one label typed two ways
+    for col in (horizon, by, question):  # 'early' and 'Early ' are one label typed two ways
         check_case_distinct(df, col, owner=owner)
     not_pooled(df, by, owner)
     c = numeric_column(_bool_as_number(df, correct), correct, owner=owner)

@@ -32,6 +32,7 @@ from .._rng import RNGLike
 from .._rng import check_rng
 from .._rng import spawn
 from .._validation import as_dataframe
+from .._validation import check_case_distinct
 from .._validation import check_column_names
 from .._validation import check_resampling
 from .._validation import column_error
@@ -360,6 +361,8 @@ def _coherence_by_knowledge_iv(data: Any, question: Any, resolved: Any, cutoff: 
     n_resamples, confidence_level = check_resampling(_OWNER, n_resamples, confidence_level)
     gen = check_rng(rng, owner=_OWNER)
     no_missing(df, [question] + ([by] if by is not None else []), owner=_OWNER)
+    for col in [question] + ([by] if by is not None else []):  # 'Q1' and 'q1', 1 and '1'
+        check_case_distinct(df, col, owner=_OWNER)
     col = df[value]
     if pd.api.types.is_bool_dtype(col.dtype):   # a nullable 'boolean' column may hold NA
         no_missing(df, value, owner=_OWNER, rule="not contain NaN or missing values")
@@ -493,7 +496,9 @@ def coherence_by_knowledge(
         (bool or 0/1), a Brier improvement, ... Finite numbers; a missing value
         (NaN, or ``pd.NA`` in a nullable column) raises.
     by : str or None
-        The model column; ``None``: every row is of one model.
+        The model column; ``None``: every row is of one model. Ids of ``question`` and
+        ``by`` that differ only in case, surrounding spaces or type (``'Q1'`` and ``'q1'``,
+        ``1`` and ``'1'``) raise rather than count as two.
     n_resamples : int
         Permutations of the null (all distinct arrangements of the resolution dates
         are enumerated instead when there are at most ``n_resamples`` of them: an exact

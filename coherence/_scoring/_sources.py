@@ -38,6 +38,7 @@ from .._resampling import MEAN_KINDS
 from .._resampling import cluster_mean_interval
 from .._resampling import rows_by_key
 from .._validation import check_resampling
+from ._ids import check_ids
 
 __all__ = [
     "SourcePrecisionResult",
@@ -140,7 +141,9 @@ def source_precision(citations: Any, reference: Any, *, by: str = "model",
         ``question`` and ``sources`` columns (same two forms), or a mapping
         question -> iterable of sources. Every cited question needs an entry.
     by, question, sources : str
-        Column names.
+        Column names. Ids of ``by`` and ``question`` that differ only in case, surrounding
+        spaces or type (``'Q1'`` and ``'q1'``, ``1`` and ``'1'``; the questions of the two
+        tables together) raise rather than count as two.
     convention : {'paper', 'code'}
         How a forecast that cites nothing counts. ``'paper'`` (default, the
         WorldReasoner paper's definition): its precision is 0 and it enters the
@@ -186,6 +189,7 @@ def source_precision(citations: Any, reference: Any, *, by: str = "model",
     require_columns(df, {"by": by, "question": question, "sources": sources}, owner=owner)
     nonempty(df, name="citations", owner=owner)
     no_missing(df, [by, question], owner=owner)
+    check_ids([("citations", df)], by, owner=owner)  # 'GPT' and 'gpt', 1 and '1': one id
     list_like_strings(df, sources, owner=owner)
     _no_missing_sources(df, sources, owner)
     gen = check_rng(rng, owner=owner)
@@ -198,6 +202,7 @@ def source_precision(citations: Any, reference: Any, *, by: str = "model",
     no_missing(rdf, [question], owner=owner)
     list_like_strings(rdf, sources, owner=owner)
     _no_missing_sources(rdf, sources, f"{owner}, reference table")
+    check_ids([("citations", df), ("reference", rdf)], question, owner=owner)
     ref = {k[0]: v for k, v in _source_sets(rdf, [question], sources).items()}
     missing_q = sorted({str(q) for (_, q) in cited if q not in ref})
     if missing_q:

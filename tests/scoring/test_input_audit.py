@@ -325,3 +325,37 @@ def test_question_scores_question_ids_of_two_types_raise():
     with pytest.raises(ValueError, match=r"Column 'question' \(input to question_scores\).*"
                                          r"found '1' / 1"):
         c.question_scores(q, n_resamples=20, rng=0)
+
+
+# ----------------------------------------------------------- cluster ids written two ways
+def test_cluster_ids_written_two_ways_raise():
+    """'Q0' and 'q0' (or 1 and '1') in a column that clusters the resampling were two
+    clusters: the question split, its count and the intervals off, without a word."""
+    rng = np.random.default_rng(1)
+    q = [f"q{i // 2}" for i in range(12)]
+    df = pd.DataFrame({"model": ["a", "b"] * 6, "question": ["Q0", *q[1:]],
+                       "probability": rng.uniform(size=12).round(2),
+                       "outcome": [i // 2 % 2 for i in range(12)]})
+    rule = r"Column 'question' \(input to {}\).*differ by more than case.*'Q0' / 'q0'"
+    with pytest.raises(ValueError, match=rule.format("calibration_error")):
+        c.calibration_error(df, group="question", n_resamples=20, rng=0)
+    with pytest.raises(ValueError, match=rule.format("smooth_ece")):
+        c.smooth_ece(df, group="question", n_resamples=5, rng=0)
+    with pytest.raises(ValueError, match=rule.format("accuracy_by_horizon")):
+        c.accuracy_by_horizon(df.assign(horizon="early", correct=1.0), rng=0)
+    with pytest.raises(ValueError, match=rule.format("coherence_by_knowledge")):
+        c.coherence_by_knowledge(df.assign(resolved="2024-01-01", violation=0.5),
+                                 cutoff="2023-01-01", n_resamples=20, rng=0)
+    cites = df.assign(sources=[["x"]] * 12)
+    with pytest.raises(ValueError, match=r"'question'.*citations and reference.*'Q0' / 'q0'"):
+        c.source_precision(cites.assign(question=q), {"Q0": ["x"], **{k: ["x"] for k in q[2:]}})
+    with pytest.raises(ValueError, match=r"'model' \(input to source_precision\).*'A' / 'a'"):
+        c.source_precision(cites.assign(question=q, model=["A", *df["model"][1:]]),
+                           {k: ["x"] for k in q})
+    topics = ["T1" if i < 2 else f"t{i // 4}" for i in range(12)]  # t0 and T1 and t1
+    with pytest.raises(ValueError, match=r"Column 'topic' \(input to forecast_scores\)"):
+        c.forecast_scores(df.assign(question=q, topic=topics), cluster="topic",
+                          n_resamples=20, rng=0)
+    ints = df.assign(question=[1, "1", *range(2, 12)])
+    with pytest.raises(ValueError, match=r"Column 'question' \(input to calibration_error\)"):
+        c.calibration_error(ints, group="question", n_resamples=20, rng=0)
