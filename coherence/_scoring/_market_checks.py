@@ -149,7 +149,9 @@ def _prices(prices: Any, owner: str, question: str | None, price_date: str,
     out = pd.DataFrame({"_t": pt, "_p": pv}, index=pdf.index)
     if question is not None:
         out["_q"] = pdf[question].to_numpy(dtype=object)
-    return out
+    # a repeated row is one price: twice, it weighed twice in a correlation and gave a
+    # turning point twice
+    return out.loc[~out.duplicated().to_numpy()]
 
 
 def turning_points(prices: Any, *, min_change: float = 0.05, window_days: float = 3.0,
@@ -163,7 +165,8 @@ def turning_points(prices: Any, *, min_change: float = 0.05, window_days: float 
         Prices (probability of YES) with ``price_date`` and ``price``, and a
         ``question`` column when several markets share the table. With
         ``convention='code'``, one price per market and time (two different prices at
-        one time raise: the sorted series would take them in row order).
+        one time raise: the sorted series would take them in row order). A repeated row
+        is one price.
     min_change : float
         Size of the move (default 0.05).
     window_days : float

@@ -180,10 +180,10 @@ def market_alignment(events: Any, prices: Any, *, window_days: float = 3.0,
     prices : pandas.DataFrame or convertible
         One market's prices (probability of YES, in [0, 1]: prices in cents raise)
         with ``price_date`` and ``price``; one price per time (two different prices at
-        one time raise: the moves would depend on the rows' order). A ``question``
-        column, in ``prices`` or ``events``, must hold one value, the same in both:
-        several markets' prices would be read as one series (select one market, or
-        use :func:`market_checks` across questions).
+        one time raise: the moves would depend on the rows' order; a repeated row is one
+        price). A ``question`` column, in ``prices`` or ``events``, must hold one value,
+        the same in both: several markets' prices would be read as one series (select
+        one market, or use :func:`market_checks` across questions).
     window_days : float
         Window on each side of an event (default 3 days).
     min_move : float
@@ -244,7 +244,9 @@ def market_alignment(events: Any, prices: Any, *, window_days: float = 3.0,
     # one price per time: two at one time would make the moves depend on the rows' order
     same_within(pd.DataFrame({price_date: pt}, index=pdf.index), pv, price_date, price,
                 owner=owner)
-    order = np.argsort(pt, kind="stable")
+    # a repeated row is one price (twice, it weighed twice in the correlation)
+    order = np.flatnonzero(~pd.DataFrame({"t": pt, "p": pv}).duplicated().to_numpy())
+    order = order[np.argsort(pt[order], kind="stable")]
     pt, pv = pt[order], pv[order]
     ev_t = curve[date].to_numpy(dtype="datetime64[ns]")
     if len(ev_t) and len(pt):

@@ -268,3 +268,23 @@ def test_aware_dates_of_turning_points_and_signals_come_back_aware_in_utc():
     assert list(res.signal_events["date"]) == [pd.Timestamp("2024-01-05T00:00Z")]
     assert coherence.turning_points(px.assign(date=["2024-01-04", "2024-01-06",
                                                     "2024-01-09"]))["date"].dt.tz is None
+
+
+def test_a_repeated_price_row_is_one_price():
+    """A price row given twice (as a concatenated export gives it) weighed twice in the
+    correlations and n_prices, and listed a turning point twice."""
+    ev = pd.DataFrame({"question": ["q", "q"], "date": ["2024-01-05", "2024-01-09"],
+                       "direction": [1, -1], "magnitude": [1.0, 0.5],
+                       "confidence": [1.0, 1.0]})
+    px = pd.DataFrame({"question": ["q"] * 5, "price": [0.40, 0.55, 0.50, 0.45, 0.47],
+                       "date": ["2024-01-04", "2024-01-06", "2024-01-08", "2024-01-10",
+                                "2024-01-12"]})
+    twice = pd.concat([px, px.iloc[[0, 0, 1]]])
+    want, got = coherence.market_checks(ev, px, rng=0), coherence.market_checks(ev, twice, rng=0)
+    pd.testing.assert_frame_equal(got.table, want.table)
+    assert got.pooled_correlation == want.pooled_correlation
+    one, two = (coherence.market_alignment(ev, p) for p in (px, twice))
+    assert two.correlation == one.correlation
+    for convention in ("paper", "code"):
+        pd.testing.assert_frame_equal(coherence.turning_points(twice, convention=convention),
+                                      coherence.turning_points(px, convention=convention))
