@@ -152,13 +152,16 @@ def _brute_turning(days: np.ndarray, p: np.ndarray, change: float, window: float
 @given(st.lists(st.tuples(st.integers(0, 30), st.floats(0, 1)), min_size=1, max_size=20),
        st.floats(0.01, 0.5), st.integers(1, 5), st.randoms(use_true_random=False))
 def test_paper_turning_points_match_brute_force(rows, change, window, shuffle):
-    """Days may repeat: an observation at the same time is not earlier (row order free)."""
+    """Days may repeat: an observation at the same time is not earlier (row order free);
+    a repeated (time, price) row is one price."""
     rows = sorted(rows)
     days = np.array([r[0] for r in rows], dtype=float)
     p = np.array([r[1] for r in rows])
     px = pd.DataFrame({"date": pd.Timestamp("2024-01-01") + pd.to_timedelta(days, unit="D"),
                        "price": p})
-    expected = px.iloc[_brute_turning(days, p, change, window)]
+    once = px.drop_duplicates().reset_index(drop=True)
+    expected = once.iloc[_brute_turning(days[~px.duplicated().to_numpy()],
+                                        once["price"].to_numpy(), change, window)]
     order = list(range(len(px)))
     shuffle.shuffle(order)
     for table in (px, px.iloc[order]):
