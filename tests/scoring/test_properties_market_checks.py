@@ -174,10 +174,11 @@ def _series(draw: st.DrawFn) -> pd.DataFrame:
 
 def _paper_by_hand(df: pd.DataFrame, min_change: float, window_days: float) -> list:
     """Observations with some strictly earlier observation within the window that differs
-    by at least min_change (decimal arithmetic)."""
+    by at least min_change (decimal arithmetic); a repeated (time, price) row is one."""
     w = pd.Timedelta(days=window_days)
     hits = []
-    for t, p in zip(df["date"], df["price"], strict=True):
+    once = df.drop_duplicates(["date", "price"])
+    for t, p in zip(once["date"], once["price"], strict=True):
         if any(t - w <= t2 < t and abs(_dec(p) - _dec(p2)) >= _dec(min_change)
                for t2, p2 in zip(df["date"], df["price"], strict=True)):
             hits.append((t, p))
