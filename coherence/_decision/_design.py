@@ -18,7 +18,7 @@ from .._validation import check_case_distinct
 from .._validation import param_error
 from .._validation import require_columns
 
-__all__ = ["ENGINES", "evidence_columns", "require_design_columns"]
+__all__ = ["ENGINES", "evidence_columns", "numeric_evidence", "require_design_columns"]
 
 #: the classifiers of the leakage test (``leakage_test(engine=)``, ``report(engine=)``)
 ENGINES = ("catboost", "logistic")
@@ -52,3 +52,18 @@ def require_design_columns(df: pd.DataFrame, roles: Mapping[str, str | None],
               if c is not None and not pd.api.types.is_float_dtype(df[c].dtype)]
     for column in dict.fromkeys(labels):
         check_case_distinct(df, column, owner=owner)
+
+
+def numeric_evidence(df: pd.DataFrame, evidence: tuple[str, ...]) -> pd.DataFrame:
+    """``df`` with each evidence column of Python numbers held as objects (a table read
+    from JSON or a database, or built row by row) in the float dtype the same numbers get
+    in a column of their own: floats are continuous evidence however they are stored, not
+    one class per value. Columns of integers, strings, bools or mixed labels are left as
+    they are (discrete either way)."""
+    changed = {}
+    for column in dict.fromkeys(evidence):
+        s = df[column]
+        if pd.api.types.is_object_dtype(s.dtype) and pd.api.types.infer_dtype(
+                s, skipna=True) in ("floating", "mixed-integer-float"):
+            changed[column] = s.astype(float)
+    return df.assign(**changed) if changed else df

@@ -48,6 +48,7 @@ from .._warnings import SmallSampleWarning
 from ._cmi import combine
 from ._design import ENGINES
 from ._design import evidence_columns
+from ._design import numeric_evidence
 from ._design import require_design_columns
 from ._leakage_interval import between_context_fold_variance
 from ._leakage_interval import widened_interval
@@ -415,11 +416,11 @@ def _leakage_test_iv(data: Any, belief: Any, action: Any, outcome: Any, evidence
                      k_perm: Any, confidence_level: Any, engine_options: Any,
                      pvalue_engine: Any, rng: RNGLike) -> dict[str, Any]:
     df = as_dataframe(data, owner=_OWNER)
-    check_column_names(_OWNER, {"belief": belief, "action": action, "outcome": outcome,
-                                "group": group})
-    evidence = evidence_columns(evidence, _OWNER)
     roles = {"belief": belief, "action": action, "outcome": outcome, "group": group}
+    check_column_names(_OWNER, roles)
+    evidence = evidence_columns(evidence, _OWNER)
     require_design_columns(df, roles, evidence, _OWNER)
+    df = numeric_evidence(df, evidence)
     overlap = set(evidence) & set(roles.values())
     if overlap or len(set(evidence)) != len(evidence):
         raise ValueError(param_error("evidence", _OWNER, "distinct columns other than the "
@@ -693,8 +694,8 @@ def leakage_test(
         The evidence columns modelled as categories: one-hot coded (and
         interacted with the belief splines) by the logistic engine, native
         ``cat_features`` of catboost, and matched exactly by the permutation.
-        ``'auto'`` (default): every evidence column whose dtype is not
-        floating point, so strings, booleans, pandas categories *and integer
+        ``'auto'`` (default): every evidence column not of floats (Python
+        floats in an object column count), so strings, booleans, categories *and integer
         codes* are categories (codes such as an age group or an ECG flag are
         labels, not quantities; the rule is :func:`ci_test`'s). Give a list
         to choose: listed columns are categories, the others must be
