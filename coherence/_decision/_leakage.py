@@ -47,6 +47,7 @@ from .._warnings import DegenerateDataWarning
 from .._warnings import SmallSampleWarning
 from ._cmi import combine
 from ._design import ENGINES
+from ._design import category_values
 from ._design import evidence_columns
 from ._design import numeric_evidence
 from ._design import require_design_columns
@@ -403,7 +404,8 @@ def _evidence(df: pd.DataFrame, evidence: tuple[str, ...],
               categorical: tuple[str, ...]) -> _Evidence:
     n = len(df)
     numeric = [finite_column(df, c, owner=_OWNER) for c in evidence if c not in categorical]
-    codes = [label_column(df, c, owner=_OWNER)[0] for c in categorical]
+    labels = category_values(df, categorical)  # level 0 (dropped in the one-hot): the first
+    codes = [label_column(labels, c, owner=_OWNER)[0] for c in categorical]
     return _Evidence(
         numeric=np.column_stack(numeric) if numeric else np.empty((n, 0)),
         codes=(np.column_stack(codes) if codes else np.empty((n, 0), dtype=np.int64)),
@@ -691,19 +693,17 @@ def leakage_test(
         empty for the belief-only variant. Numeric or categorical (see
         ``categorical``).
     categorical : 'auto' or sequence of str
-        The evidence columns modelled as categories: one-hot coded (and
-        interacted with the belief splines) by the logistic engine, native
-        ``cat_features`` of catboost, and matched exactly by the permutation.
-        ``'auto'`` (default): every evidence column not of floats (Python
-        floats in an object column count), so strings, booleans, categories *and integer
-        codes* are categories (codes such as an age group or an ECG flag are
-        labels, not quantities; the rule is :func:`ci_test`'s). Give a list
-        to choose: listed columns are categories, the others must be
-        numeric (pass ``categorical=[]`` to treat an integer count as a
-        number).
+        The evidence columns modelled as categories: one-hot coded (the first label in
+        sorted order the reference level, whatever a categorical dtype's order of
+        categories; interacted with the belief splines) by the logistic engine, native
+        ``cat_features`` of catboost, and matched exactly by the permutation. ``'auto'``
+        (default): every evidence column not of floats (Python floats in an object column
+        count), so strings, booleans, categories *and integer codes* are categories (codes
+        such as an age group or an ECG flag are labels, not quantities; the rule is
+        :func:`ci_test`'s). Give a list to choose: listed columns are categories, the
+        others must be numeric (``categorical=[]`` treats an integer count as a number).
     n_splits : int
-        Folds of the grouped K-fold cross-validation (contexts never straddle
-        folds).
+        Folds of the grouped K-fold cross-validation (contexts never straddle folds).
     engine : {'logistic', 'catboost'}
         ``'logistic'`` (default, seconds): a multinomial logistic
         regression on cubic splines of the belief (5 quantile knots),
