@@ -584,19 +584,22 @@ def list_like_strings(df: pd.DataFrame, column: str, *, owner: str | None = None
 
 
 def same_index(owner: str, **values: Any) -> None:
-    """Raise when two or more of ``values`` are pandas Series whose indexes differ.
+    """Raise when two or more of ``values`` are pandas Series (or DataFrames) whose
+    indexes differ.
 
     Vectors are paired by position; Series from differently ordered or filtered tables
     would be paired wrongly without a word, so they must carry equal indexes (element
     by element) or be passed as arrays."""
-    series = [(name, v) for name, v in values.items() if isinstance(v, pd.Series)]
+    series = [(name, v) for name, v in values.items()
+              if isinstance(v, pd.Series | pd.DataFrame)]
     if len(series) < 2:
         return
     first, ref = series[0]
     for name, v in series[1:]:
         if not v.index.equals(ref.index):
+            kind = "Series" if isinstance(v, pd.Series) else "DataFrame"
             raise ValueError(param_error(
-                name, owner, f"a Series with the same index as '{first}' (the inputs are "
+                name, owner, f"a {kind} with the same index as '{first}' (the inputs are "
                 "paired by position, not by label: align them first, e.g. "
                 f"{name}.reindex({first}.index), or pass arrays)",
                 f"an index that differs ({_index_text(v.index)} against "

@@ -48,6 +48,7 @@ from ._cmi import Prepared
 from ._cmi import combine
 from ._cmi import estimate
 from ._design import evidence_columns
+from ._design import numeric_evidence
 from ._design import require_design_columns
 from ._permutation import block_layout
 from ._permutation import outcome_units
@@ -143,6 +144,7 @@ def _ci_test_iv(data: Any, belief: Any, action: Any, outcome: Any, evidence: Any
     evidence = evidence_columns(evidence, _OWNER)
     require_design_columns(df, {"belief": belief, "action": action, "outcome": outcome,
                                 "group": group}, evidence, _OWNER)
+    df = numeric_evidence(df, evidence)
     clash = [c for c in evidence if c in (action, outcome, group)]
     if clash:  # conditioning on the tested variable: a statistic of 0 and p = 1, whatever
         raise ValueError(param_error("evidence", _OWNER, "columns other than the action, "
@@ -352,8 +354,9 @@ def ci_test(
         measurement) raises ``ValueError`` rather than count as one class per
         value.
     evidence : sequence of str
-        Extra conditioning columns (the "with x" variant). Float columns are
-        continuous, all others discrete. A continuous column enters by its
+        Extra conditioning columns (the "with x" variant). Float columns (Python
+        floats held in an object column too) are continuous, all others discrete.
+        A continuous column enters by its
         ranks scaled to (0, 1] (its empirical distribution function), so its
         unit of measurement, or any increasing transformation of it, changes
         nothing; the kNN statistic's permutation blocks match on every

@@ -17,6 +17,7 @@ import numpy as np
 from .._validation import check_float
 from .._validation import check_int
 from .._validation import param_error
+from .._validation import same_index
 
 __all__ = ["cmi", "mi"]
 
@@ -96,6 +97,7 @@ def _prepare(x: Any, y: Any, z: Any, *, discrete: Any, resolution: float | None,
     if unknown:
         raise ValueError(param_error("discrete", owner, "keyed by 'x', 'y' or 'z'",
                                      unknown[0]))
+    same_index(owner, x=x, y=y, z=z)  # paired by position: never two orders silently
     cont: dict[str, np.ndarray] = {}
     disc: dict[str, np.ndarray] = {}
     n: int | None = None
@@ -364,7 +366,9 @@ def cmi(x: Any, y: Any, z: Any = None, *, k: int = 3,
     x, y : array-like, shape (n,) or (n, d)
         The two variables; columns are dimensions.
     z : array-like, shape (n,) or (n, d), optional
-        The conditioning variable; ``None`` gives the mutual information.
+        The conditioning variable; ``None`` gives the mutual information. The
+        variables are paired by position: pandas Series or DataFrames among them
+        must share one index (else ``ValueError``; align them, or pass arrays).
     k : int
         Number of neighbours, in [1, n - 1].
     discrete : mapping, optional

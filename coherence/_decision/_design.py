@@ -18,7 +18,8 @@ from .._validation import check_case_distinct
 from .._validation import param_error
 from .._validation import require_columns
 
-__all__ = ["ENGINES", "evidence_columns", "require_design_columns"]
+__all__ = ["ENGINES", "category_values", "evidence_columns", "numeric_evidence",
+           "require_design_columns"]
 
 #: the classifiers of the leakage test (``leakage_test(engine=)``, ``report(engine=)``)
 ENGINES = ("catboost", "logistic")
@@ -52,3 +53,28 @@ def require_design_columns(df: pd.DataFrame, roles: Mapping[str, str | None],
               if c is not None and not pd.api.types.is_float_dtype(df[c].dtype)]
     for column in dict.fromkeys(labels):
         check_case_distinct(df, column, owner=owner)
+
+
+def numeric_evidence(df: pd.DataFrame, evidence: tuple[str, ...]) -> pd.DataFrame:
+    """``df`` with each evidence column of Python numbers held as objects (a table read
+    from JSON or a database, or built row by row) in the float dtype the same numbers get
+    in a column of their own: floats are continuous evidence however they are stored, not
+    one class per value. Columns of integers, strings, bools or mixed labels are left as
+    they are (discrete either way)."""
+    changed = {}
+    for column in dict.fromkeys(evidence):
+        s = df[column]
+        if pd.api.types.is_object_dtype(s.dtype) and pd.api.types.infer_dtype(
+                s, skipna=True) in ("floating", "mixed-integer-float"):
+            changed[column] = s.astype(float)
+    return df.assign(**changed) if changed else df
+
+
+def category_values(df: pd.DataFrame, columns: tuple[str, ...]) -> pd.DataFrame:
+    """``df`` with each pandas categorical among ``columns`` as its values (object, or the
+    numbers' dtype), so that codes sorted by value follow the labels, not the order of the
+    dtype's categories nor categories no row has: the same labels, however spelt, get the
+    same codes (the leakage model's first level is the one-hot's dropped one)."""
+    changed = {c: df[c].astype(object).infer_objects() for c in dict.fromkeys(columns)
+               if isinstance(df[c].dtype, pd.CategoricalDtype)}
+    return df.assign(**changed) if changed else df

@@ -220,10 +220,10 @@ def set_aside_counts(set_aside: Any, owner: str) -> dict[str, int]:
     reasons = set_aside["reason"].fillna("unknown").astype(str)
     if "count" in set_aside.columns:
         counts = pd.to_numeric(set_aside["count"], errors="coerce")
-        if counts.isna().any() or (counts < 0).any() or (counts != counts.round()).any():
+        bad = counts.isna() | (counts < 0) | (counts != counts.round())
+        if bad.any():  # the values as given: 'abc' and 1.5, not NaN and nothing
             raise ValueError(param_error("set_aside", owner, "a 'count' column of counts "
-                                         "(int >= 0)", counts[counts.isna() | (counts < 0)]
-                                         .tolist()[:5]))
+                                         "(int >= 0)", set_aside["count"][bad].tolist()[:5]))
         grouped = counts.groupby(reasons, sort=True).sum()
     else:
         grouped = reasons.value_counts().sort_index()

@@ -47,7 +47,9 @@ from .._warnings import DegenerateDataWarning
 from .._warnings import SmallSampleWarning
 from ._cmi import combine
 from ._design import ENGINES
+from ._design import category_values
 from ._design import evidence_columns
+from ._design import numeric_evidence
 from ._design import require_design_columns
 from ._leakage_interval import between_context_fold_variance
 from ._leakage_interval import widened_interval
@@ -402,7 +404,8 @@ def _evidence(df: pd.DataFrame, evidence: tuple[str, ...],
               categorical: tuple[str, ...]) -> _Evidence:
     n = len(df)
     numeric = [finite_column(df, c, owner=_OWNER) for c in evidence if c not in categorical]
-    codes = [label_column(df, c, owner=_OWNER)[0] for c in categorical]
+    labels = category_values(df, categorical)  # level 0 (dropped in the one-hot): the first
+    codes = [label_column(labels, c, owner=_OWNER)[0] for c in categorical]
     return _Evidence(
         numeric=np.column_stack(numeric) if numeric else np.empty((n, 0)),
         codes=(np.column_stack(codes) if codes else np.empty((n, 0), dtype=np.int64)),
@@ -415,11 +418,11 @@ def _leakage_test_iv(data: Any, belief: Any, action: Any, outcome: Any, evidence
                      k_perm: Any, confidence_level: Any, engine_options: Any,
                      pvalue_engine: Any, rng: RNGLike) -> dict[str, Any]:
     df = as_dataframe(data, owner=_OWNER)
-    check_column_names(_OWNER, {"belief": belief, "action": action, "outcome": outcome,
-                                "group": group})
-    evidence = evidence_columns(evidence, _OWNER)
     roles = {"belief": belief, "action": action, "outcome": outcome, "group": group}
+    check_column_names(_OWNER, roles)
+    evidence = evidence_columns(evidence, _OWNER)
     require_design_columns(df, roles, evidence, _OWNER)
+    df = numeric_evidence(df, evidence)
     overlap = set(evidence) & set(roles.values())
     if overlap or len(set(evidence)) != len(evidence):
         raise ValueError(param_error("evidence", _OWNER, "distinct columns other than the "
@@ -690,19 +693,17 @@ def leakage_test(
         empty for the belief-only variant. Numeric or categorical (see
         ``categorical``).
     categorical : 'auto' or sequence of str
-        The evidence columns modelled as categories: one-hot coded (and
-        interacted with the belief splines) by the logistic engine, native
-        ``cat_features`` of catboost, and matched exactly by the permutation.
-        ``'auto'`` (default): every evidence column whose dtype is not
-        floating point, so strings, booleans, pandas categories *and integer
-        codes* are categories (codes such as an age group or an ECG flag are
-        labels, not quantities; the rule is :func:`ci_test`'s). Give a list
-        to choose: listed columns are categories, the others must be
-        numeric (pass ``categorical=[]`` to treat an integer count as a
-        number).
+        The evidence columns modelled as categories: one-hot coded (the first label in
+        sorted order the reference level, whatever a categorical dtype's order of
+        categories; interacted with the belief splines) by the logistic engine, native
+        ``cat_features`` of catboost, and matched exactly by the permutation. ``'auto'``
+        (default): every evidence column not of floats (Python floats in an object column
+        count), so strings, booleans, categories *and integer codes* are categories (codes
+        such as an age group or an ECG flag are labels, not quantities; the rule is
+        :func:`ci_test`'s). Give a list to choose: listed columns are categories, the
+        others must be numeric (``categorical=[]`` treats an integer count as a number).
     n_splits : int
-        Folds of the grouped K-fold cross-validation (contexts never straddle
-        folds).
+        Folds of the grouped K-fold cross-validation (contexts never straddle folds).
     engine : {'logistic', 'catboost'}
         ``'logistic'`` (default, seconds): a multinomial logistic
         regression on cubic splines of the belief (5 quantile knots),

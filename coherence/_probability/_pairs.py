@@ -466,8 +466,10 @@ def conditional_forecasting(
         (run, model, variant, category), so runs of one model with other settings are
         never pooled. :func:`read_pairs` writes ``run`` (the model and its settings).
     failed : str, default "error"
-        Rows where this column is set are failed elicitations: left out with a
-        :class:`SkippedRecordsWarning` that names them and counted in ``n_failed``.
+        Rows where this column is set (anything but a missing value, ``False`` or a
+        blank string, the rule of :func:`attach_outcomes`) are failed elicitations: left
+        out with a :class:`SkippedRecordsWarning` that names them and counted in
+        ``n_failed``.
     pool : bool, default False
         Merge the runs and variants of each model into one cell (cells by ``model``
         only), e.g. for one run split over several files.

@@ -53,6 +53,7 @@ from ._pairs_result import PairsColumnNames
 from ._pairs_result import PairsResult
 from ._pairs_result import PairsSettings
 from ._pairs_result import category_sort_key
+from ._pairs_result import failed_rows
 
 __all__ = [
     "CELL_TABLE_COLUMNS",
@@ -190,7 +191,8 @@ def _skip_failed(df: pd.DataFrame, cell_cols: list[str], columns: PairsColumnNam
     """Failed elicitations: skipped (True in the mask), named in a warning and returned
     with their cell columns and category, for counting."""
     by, pair, failed = columns.by, columns.pair, columns.failed
-    is_failed = (df[failed].notna().to_numpy() if failed in df.columns
+    # False and a blank string say "no error", as attach_outcomes reads the column
+    is_failed = (failed_rows(df[failed]).to_numpy() if failed in df.columns
                  else np.zeros(len(df), dtype=bool))
     ok = df.loc[~is_failed]
     bad = df.loc[is_failed]

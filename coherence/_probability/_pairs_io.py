@@ -34,6 +34,7 @@ from .._validation import param_error
 from .._validation import plain_value
 from .._validation import require_columns
 from .._warnings import SkippedRecordsWarning
+from ._pairs_result import failed_rows
 
 __all__ = [
     "PAIR_OUTCOMES",
@@ -121,9 +122,10 @@ def read_pairs(path: str | Path) -> pd.DataFrame:
 
     Notes
     -----
-    **Failed records.** A record with a non-null ``error`` key is a failed
-    elicitation (the field writes ``{"pair_id": ..., "error": "Failed to
-    elicit probabilities"}``, sometimes with a ``category``). It is kept, with
+    **Failed records.** A record whose ``error`` key holds a message (anything but
+    null, ``false`` or a blank string) is a failed elicitation (the field writes
+    ``{"pair_id": ..., "error": "Failed to elicit probabilities"}``, sometimes with a
+    ``category``). It is kept, with
     whatever it holds and NaN elsewhere, and flagged by its ``error`` message;
     :func:`conditional_forecasting` skips such rows with a
     :class:`SkippedRecordsWarning` that names them and counts them per run and
@@ -274,7 +276,8 @@ def _read_pairs_json(path: Path) -> pd.DataFrame:
         raise ValueError(f"read_pairs: {str(path)!r} is not valid JSON (line {exc.lineno}, "
                          f"column {exc.colno}: {exc.msg}).") from exc
     records, meta = _records(data, path)
-    failed = [r.get("error") is not None for r in records]
+    # the rule of conditional_forecasting and attach_outcomes: null, false, "" are no error
+    failed = failed_rows(pd.Series([r.get("error") for r in records], dtype=object)).tolist()
     for key in _REQUIRED_JSON:
         bad = [i for i, r in enumerate(records)
                if key not in r and (key == "pair_id" or not failed[i])]
@@ -328,20 +331,6 @@ def _read_pairs_json(path: Path) -> pd.DataFrame:
 
 
 # --------------------------------------------------------------------------- join
-def _failed(flags: pd.Series) -> pd.Series:
-    """Rows whose ``error`` says they failed: any value but a missing one, ``False`` and a
-    blank string (a boolean flag's False, an empty CSV cell read as ``''``)."""
-    def failed(v: Any) -> bool:
-        if v is None or (pd.api.types.is_scalar(v) and pd.isna(v)):
-            return False
-        if isinstance(v, bool | np.bool_):
-            return bool(v)
-        return not (isinstance(v, str) and v.strip() == "")
-
-    return pd.Series([failed(v) for v in flags.to_numpy(dtype=object)], index=flags.index,
-                     dtype=bool)
-
-
 def attach_outcomes(pairs: Any, resolved: Any, *, missing: str = "raise", pair: str = "pair",
                     category: str = "category", error: str = "error") -> pd.DataFrame:
     """Give a run without resolutions the resolutions of another run of the same pairs.
@@ -426,7 +415,7 @@ def attach_outcomes(pairs: Any, resolved: Any, *, missing: str = "raise", pair: 
     require_columns(source, {"pair": pair, "a_outcome": PAIR_OUTCOMES[0],
                              "b_outcome": PAIR_OUTCOMES[1]}, owner=owner)
     if error in source.columns:
-        source = source.loc[~_failed(source[error])]
+        source = source.loc[~failed_rows(source[error])]
     for col in (pair, *PAIR_OUTCOMES):
         values = source[col]
         if col == pair:
@@ -464,7 +453,8 @@ def attach_outcomes(pairs: Any, resolved: Any, *, missing: str = "raise", pair: 
                              f"'{category}' in 'resolved' than in 'pairs' (first: {shown}); are "
                              "they the same pairs?")
     lookup = per_pair.set_index(pair)
-    ok = ~_failed(target[error]) if error in target.columns else pd.Series(True, target.index)
+    ok = (~failed_rows(target[error]) if error in target.columns
+          else pd.Series(True, target.index))
     absent = ok & ~target[pair].isin(lookup.index)
     if absent.any():
         shown = _first([repr(plain_value(c)) for c in target.loc[absent, pair].tolist()])

@@ -30,6 +30,7 @@ __all__ = [
     "PairsSettings",
     "category_sort_key",
     "check_options",
+    "failed_rows",
 ]
 
 #: The leading columns of :attr:`PairsResult.table` (``model`` is prepended when present).
@@ -194,6 +195,21 @@ class PairsSettings:
         """:func:`check_options` of these settings."""
         return check_options(self.confidence_level, self.test, self.alternative,
                              self.ci_method, self.n_resamples, self.tol, self.eps, owner)
+
+
+def failed_rows(flags: pd.Series) -> pd.Series:
+    """Rows whose ``error`` says they failed: any value but a missing one, ``False`` and a
+    blank string (a boolean flag's False, an empty CSV cell read as ``''``). The one rule
+    of :func:`conditional_forecasting` and :func:`attach_outcomes`."""
+    def failed(v: Any) -> bool:
+        if v is None or (pd.api.types.is_scalar(v) and pd.isna(v)):
+            return False
+        if isinstance(v, bool | np.bool_):
+            return bool(v)
+        return not (isinstance(v, str) and v.strip() == "")
+
+    return pd.Series([failed(v) for v in flags.to_numpy(dtype=object)], index=flags.index,
+                     dtype=bool)
 
 
 def category_sort_key(value: Any) -> tuple[int, str]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import warnings
 from dataclasses import dataclass
 from typing import Any
 from typing import ClassVar
@@ -32,9 +33,11 @@ from .._validation import param_error
 from .._validation import probability_column
 from .._validation import require_columns
 from .._warnings import KeywordMerge
+from .._warnings import SkippedRecordsWarning
 from .._warnings import deprecated_keywords
 from .._warnings import second_of_pair
 from ._pairs import brier_improvement
+from ._pairs_result import failed_rows
 
 __all__ = [
     "PairsPowerResult",
@@ -188,6 +191,12 @@ def _pilot_improvement(pilot: Any, category: str | None, by: str,
                        owner: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The pilot's improvements, stated P(A) and conditional forecasts on B's actual side."""
     df = as_dataframe(pilot, name="pilot", owner=owner)
+    failed = failed_rows(df["error"]).to_numpy() if "error" in df.columns else None
+    if failed is not None and failed.any():  # read_pairs keeps failed elicitations
+        warnings.warn(f"{owner}: {int(failed.sum())} failed record(s) of the pilot skipped "
+                      "(column 'error' is set), as conditional_forecasting skips them.",
+                      SkippedRecordsWarning, stacklevel=5)
+        df = df.loc[~failed]
     cols = {"p_a": "p_a", "p_a_given_b1": "p_a_given_b1", "p_a_given_b0": "p_a_given_b0",
             "a_outcome": "a_outcome", "b_outcome": "b_outcome"}
     if category is not None:
@@ -321,7 +330,9 @@ def pairs_power(
     pilot : pandas.DataFrame, optional
         A pilot pairs table (columns as in docs/design.md, e.g. from :func:`read_pairs`).
         For ``metric="mean_improvement"`` it supplies the spread of the
-        improvement and the population the simulation check resamples from.
+        improvement and the population the simulation check resamples from. Failed
+        records (``error`` set, as :func:`conditional_forecasting` reads it) are skipped
+        with a :class:`SkippedRecordsWarning`.
     metric : {"mean_improvement", "win_rate"}
         The quantity to detect.
     effect : float, default 0.01

@@ -167,12 +167,15 @@ def _report_iv(data: Any, a: _ReportArgs) -> _ReportInput:
 def _repetitions_once(df: pd.DataFrame, options: Options, present_by: tuple[str, ...],
                       owner: str) -> None:
     """With a repetition column, each repetition of a context's prompt is one row of a
-    cell. A table read twice over (every row twice), or two models pooled into one cell
-    (their contexts' labels alike), doubled each context's repetitions in every test but
-    the prompt-consistency test, which refused the table in its cell alone."""
+    cell (of a menu, with a ``menu`` column). A table read twice over (every row twice),
+    or two models pooled into one cell (their contexts' labels alike), doubled each
+    context's repetitions in every test but the prompt-consistency test, which refused the
+    table in its cell alone."""
     if options.repetition is None:
         return
     keys = [*present_by, options.group] + ([options.prompt] if options.prompt else [])
+    if MENU_COLUMN in df.columns:  # a menu study numbers the repetitions of each menu
+        keys.append(MENU_COLUMN)
     dup = np.flatnonzero(df.duplicated([*keys, options.repetition], keep="first").to_numpy())
     if len(dup):
         raise ValueError(column_error(

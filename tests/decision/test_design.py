@@ -46,3 +46,35 @@ def test_labels_typed_two_ways_are_refused_in_evidence_and_actions():
     action = d["action"].astype(str).where(d.index % 9 != 0, d["action"].astype(str).str.title())
     with pytest.raises(ValueError, match=r"Column 'action' .* differ by more than case"):
         coherence.ci_test(d.assign(action=action), rng=0)
+
+
+@pytest.fixture(scope="module")
+def _leaky_with_float_evidence():
+    import coherence
+
+    d = coherence.simulate("leaky", n_contexts=50, n_repetitions=2, rng=0).data
+    x = np.random.default_rng(0).normal(size=int(d["context"].max()) + 1)
+    return d.assign(x=x[d["context"].to_numpy()])
+
+
+@pytest.mark.parametrize("call", ["ci_test", "leakage_test"])
+def test_evidence_of_python_floats_in_an_object_column_is_continuous(
+        _leaky_with_float_evidence, call):
+    """The same numbers as a float64 column and as Python floats in an object column (a
+    table read from JSON or a database, built row by row) give one result. The object
+    column was read as one class per value: every context alone in its stratum, a p-value
+    of NaN and another estimate."""
+    import warnings
+
+    import coherence
+
+    d = _leaky_with_float_evidence
+    kwargs = ({"n_resamples": 19, "ci_method": None} if call == "ci_test" else
+              {"n_permutations": 9, "n_resamples": 9, "n_fold_draws": 1})
+    run = getattr(coherence, call)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", coherence.SmallSampleWarning)
+        clean = run(d, evidence=["x"], rng=1, **kwargs).to_frame()
+        boxed = run(d.astype({"x": object}), evidence=["x"], rng=1, **kwargs).to_frame()
+    assert np.isfinite(clean["pvalue"].iloc[0])
+    pd.testing.assert_frame_equal(boxed, clean)

@@ -103,6 +103,11 @@ def test_set_aside_by_reason():
     ({"set_aside": {"bad_sum": -1}}, ValueError, "count"),
     ({"set_aside": [1, 2]}, TypeError, "set_aside"),
     ({"set_aside": pd.DataFrame({"reason": ["x"], "count": [0.5]})}, ValueError, "count"),
+    # the offending counts as given (they read "got []" and "got [nan]" before)
+    ({"set_aside": pd.DataFrame({"reason": ["x", "y"], "count": [1.5, 2]})}, ValueError,
+     r"'count' column of counts \(int >= 0\); got \[1\.5\]"),
+    ({"set_aside": pd.DataFrame({"reason": ["x", "y"], "count": ["abc", 2]})}, ValueError,
+     r"got \['abc'\]"),
     ({"example_value": 1.5}, ValueError, "example_value"),
     ({"max_example_share": -0.1}, ValueError, "max_example_share"),
     ({"belief": "nope"}, ValueError, "nope"),

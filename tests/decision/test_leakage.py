@@ -196,6 +196,21 @@ def test_categorical_evidence_types_agree():
         results[0].statistic)
 
 
+
+def test_category_order_and_unused_categories_change_nothing():
+    """The same labels as a pandas categorical whose categories are in another order, or
+    include labels no row has, give the strings' result. The first category was the
+    dropped (reference) level of the penalised logistic model's one-hot coding, so the
+    estimate moved with the dtype's spelling (7.18 against 8.16 on a 50-context study)."""
+    data = _nominal(60, 0, repetitions=3)
+    names = np.array(list("abcd"))[data["evidence"]]
+    clean = leakage_test(data.assign(evidence=names), evidence=["evidence"], **FAST, rng=0)
+    for categories, ordered in ((list("dcba"), True), (["zz", *"cadb", "aa"], False)):
+        spelt = data.assign(evidence=pd.Categorical(names, categories=categories,
+                                                    ordered=ordered))
+        res = leakage_test(spelt, evidence=["evidence"], **FAST, rng=0)
+        pd.testing.assert_frame_equal(res.to_frame(), clean.to_frame())
+
 def test_boolean_evidence_accepted():
     data = _nominal(60, 1, repetitions=3)
     res = leakage_test(data.assign(flag=data["evidence"] % 2 == 1), evidence=["flag"], **FAST,

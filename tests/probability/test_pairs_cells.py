@@ -172,6 +172,27 @@ def test_every_row_failed():
             p_a=np.nan, p_a_given_b1=np.nan, p_a_given_b0=np.nan), **FAST)
 
 
+@pytest.mark.parametrize("flag", [False, "", "  "], ids=["False", "blank", "spaces"])
+def test_a_flag_that_says_no_error_is_not_a_failure(flag):
+    """An error column of bools (False on the successes) or of messages read from a CSV
+    (blank on the successes): the rows without an error are analysed, as attach_outcomes
+    reads the same column. Before, every non-missing value was a failure: a bool column
+    was refused as all failed, and blank rows were skipped as failed records."""
+    df = _study()
+    failed = _failed(["f1"], ["weak"], True if flag is False else "Failed")
+    data = pd.concat([df.assign(error=flag), failed], ignore_index=True)
+    with pytest.warns(SkippedRecordsWarning, match=r"1 failed record\(s\) skipped .*'f1'"):
+        res = conditional_forecasting(data, **FAST)
+    clean = conditional_forecasting(df, **FAST)
+    assert res.table["n"].tolist() == clean.table["n"].tolist()
+    assert res.table["n_failed"].tolist() == [0, 1, 0]
+    assert res.statistic == clean.statistic and res.n_obs == clean.n_obs
+    assert res.pvalue == clean.pvalue
+    # the table attach_outcomes completes is the one conditional_forecasting reads
+    joined = attach_outcomes(data.drop(columns=["a_outcome", "b_outcome"]), data)
+    assert joined["a_outcome"].notna().sum() == res.n_obs
+
+
 # --------------------------------------------------------------------------- runs
 def test_runs_are_cells_not_pooled():
     df = _study()

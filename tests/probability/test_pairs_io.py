@@ -105,6 +105,16 @@ def test_failed_records_are_kept_and_flagged(tmp_path):
     assert table.loc[3, "a_outcome"] == 1.0
 
 
+
+@pytest.mark.parametrize("no_error", [None, False, "", " "])
+def test_an_error_key_that_says_no_error_is_a_successful_record(tmp_path, no_error):
+    """``"error": false`` or ``""`` on a complete record is no failure (the rule of
+    attach_outcomes and conditional_forecasting); it was flagged failed before."""
+    recs = [_record(0, error=no_error), {"pair_id": "p1", "error": "Failed"}, _record(2)]
+    table = read_pairs(_write(tmp_path, recs, META))
+    assert table["error"].isna().tolist() == [True, False, True]
+    assert table.loc[0, "p_a"] == 0.3 and table.loc[0, "a_outcome"] == 1.0
+
 def test_two_direction_run_without_resolutions(tmp_path):
     recs = [_bayes_record(0), _bayes_record(1, "none"),
             {"pair_id": "p2", "category": "weak", "error": "Failed to elicit some probabilities"}]

@@ -162,3 +162,23 @@ def test_an_effect_pointing_the_other_way_needs_no_scan(kwargs):
             assert _binom_power(m, kwargs["win_rate"], 0.5, 0.05, alt) <= 0.05 + 1e-12
         else:
             assert _t_power(m, kwargs["effect"] / 0.1, 0.05, alt) <= 0.05 + 1e-12
+
+
+def test_pairs_power_skips_a_pilots_failed_records():
+    """A pilot read by read_pairs keeps its failed elicitations, flagged in 'error' with
+    NaN numbers: they are skipped with a SkippedRecordsWarning, as conditional_forecasting
+    skips them (the pilot was refused: "column 'p_a' must not contain NaN")."""
+    from coherence import SkippedRecordsWarning
+
+    pilot = coherent_pairs(30, np.random.default_rng(4), "strong")
+    clean = pairs_power(pilot, n_simulations=0, rng=0)
+    failed = pd.DataFrame({"pair": ["f1", "f2"], "category": ["strong", None],
+                           "error": ["Failed to elicit probabilities"] * 2})
+    read = pd.concat([pilot.assign(error=np.nan), failed], ignore_index=True)
+    with pytest.warns(SkippedRecordsWarning, match=r"2 failed record\(s\) of the pilot") as rec:
+        res = pairs_power(read, n_simulations=0, rng=0)
+    assert rec[0].filename == __file__
+    pd.testing.assert_frame_equal(res.to_frame(), clean.to_frame())
+    # a bool flag (False: no error) is no failure
+    same = pairs_power(pilot.assign(error=False), n_simulations=0, rng=0)
+    pd.testing.assert_frame_equal(same.to_frame(), clean.to_frame())

@@ -656,6 +656,25 @@ def test_decision_tests_run_on_the_full_menu(menu_reports):
     assert not mixed.cells[0].errors  # one menu for every row: it is the full menu
 
 
+
+def test_repetitions_numbered_within_each_menu():
+    """A menu study elicits each menu of a context several times, its repetitions numbered
+    0, 1, ... under every menu: the same (context, repetition) under two menus is two
+    elicitations, not a table read twice. It was refused at the door."""
+    from benchmarks.iia_designs import Design
+
+    data = _menu_table(Design(n_contexts=40), 44)
+    data = data.assign(repetition=data.groupby(["context", "menu"]).cumcount())
+    rep = report(data, tests=("iia", "monotonicity"), progress=False, rng=1, **FAST)
+    assert not rep.cells[0].errors
+    bare = report(data.drop(columns="repetition"), tests=("iia", "monotonicity"),
+                  progress=False, rng=1, **FAST)
+    pd.testing.assert_frame_equal(rep.to_frame(), bare.to_frame())
+    # within one menu a repeated label is still the table read twice
+    twice = pd.concat([data, data[data["menu"] == "no|yes"]], ignore_index=True)
+    with pytest.raises(ValueError, match=r"Column 'repetition' .*'context', 'menu'"):
+        report(twice, tests=("iia",), progress=False, rng=1, **FAST)
+
 def test_report_maps_menu_labels_with_actions():
     from benchmarks.iia_designs import Design
 
