@@ -73,6 +73,28 @@ def model_options(args: argparse.Namespace) -> argparse.Namespace:
     return argparse.Namespace(**{**vars(args), **filled})
 
 
+def _ignored_iv(args: argparse.Namespace) -> None:
+    """A usage error for options the run would ignore or whose files would overwrite each
+    other, said before any call: ``--top-logprobs`` without ``--logprobs`` (no
+    log-probability is asked for), ``--decision`` with ``--no-decision``, and an
+    ``--out``, its ``_incoherent.csv`` and ``--raw-out`` naming the same file (the table
+    was written over the raw replies without a word)."""
+    if args.top_logprobs is not None and not args.logprobs:
+        raise ElicitUsageError("--top-logprobs sets the alternatives of --logprobs; without "
+                               "--logprobs no log-probability is asked for: add --logprobs "
+                               "or drop --top-logprobs")
+    if args.decision is not None and args.no_decision:
+        raise ElicitUsageError(f"--decision {args.decision} names the decision prompt and "
+                               "--no-decision asks none: drop one")
+    if args.raw_out is not None:
+        out = Path(args.out).resolve()
+        flagged = out.with_name(out.stem + "_incoherent.csv")
+        if Path(args.raw_out).resolve() in (out, flagged):
+            raise ElicitUsageError(f"--raw-out {args.raw_out} is the file --out {args.out} "
+                                   "writes (the table, or its set-aside replies in "
+                                   f"{flagged.name}); name another file")
+
+
 def add_parser(sub: Any, positive_int: Any) -> argparse.ArgumentParser:
     """The ``elicit`` subcommand's parser."""
     p: argparse.ArgumentParser = sub.add_parser(
@@ -126,7 +148,7 @@ def add_parser(sub: Any, positive_int: Any) -> argparse.ArgumentParser:
     design.add_argument("--prompts", nargs="+", default=None, metavar="NAME",
                         help="probability prompts (default standard; with --full standard mse "
                         "absolute bayesian); *_toolkit names for the toolkit's wording")
-    design.add_argument("--decision", default="decision", metavar="NAME",
+    design.add_argument("--decision", default=None, metavar="NAME",
                         help="decision prompt (default decision, the paper's)")
     design.add_argument("--no-decision", action="store_true",
                         help="elicit beliefs only (no action column)")
@@ -318,11 +340,18 @@ def run_elicit(args: argparse.Namespace) -> int:
     """The ``elicit`` command."""
     import elicitation
 
-    args = model_options(args)
+    given = model_options(args)
+    _ignored_iv(args)
+    args = given
     for option, path in (("--out", args.out), ("--raw-out", args.raw_out)):
-        if path is not None and Path(path).suffix.lower() != ".csv":
+        if path is None:
+            continue
+        if Path(path).suffix.lower() != ".csv":
             raise ElicitUsageError(f"{option} {path}: the table is written as CSV; name the "
                                    "file .csv (`coherence test` reads it by its ending)")
+        if not Path(path).resolve().parent.is_dir():
+            raise ElicitUsageError(f"{option} {path}: no such folder "
+                                   f"{Path(path).resolve().parent}")
     cache = elicitation.ResponseCache(args.cache)   # an unusable file fails first (exit 2)
     try:
         return _run(args, cache)
@@ -349,7 +378,7 @@ def _run(args: argparse.Namespace, cache: Any) -> int:
         contexts = contexts.iloc[:max(1, math.ceil(args.probe / per_context))].copy()
         contexts.attrs.update(attrs)
     question = args.question or clinical_phrase(args.network, contexts.attrs)
-    decision = None if args.no_decision else args.decision
+    decision = None if args.no_decision else (args.decision or "decision")
 
     def elicit(run_args: argparse.Namespace) -> tuple[Any, Any, int]:
         client, concurrency = _client(run_args, contexts)

@@ -40,6 +40,10 @@ from ._engine import common_iv
 from ._options import study_options
 from ._pairs import run_pairs
 from ._runner import run
+from ._study_check import config_types_iv
+from ._study_check import model_types_iv
+from ._study_check import prompt_variants
+from ._study_check import stop_sequences
 from ._study_pairs import label_pairs
 from ._study_pairs import network_pairs
 from ._study_pairs import select_pairs
@@ -270,9 +274,10 @@ def load_study(config: str | os.PathLike[str] | Mapping[str, Any]) -> dict[str, 
     for key in lists:
         if isinstance(design[key], str) and not (key == "checkers" and design[key] == "all"):
             design[key] = [design[key]]
+    tests = {**tests_defaults, **_section(raw, "tests", tests_keys)}
+    config_types_iv(kind, design, tests)
     if kind in ("pairs", "consistency"):
         _designer_iv(kind, design)
-    tests = {**tests_defaults, **_section(raw, "tests", tests_keys)}
     if kind == "forecasting":
         _forecasting_iv(design, tests)
     if kind in ("decision", "pairs"):  # before any call is paid for
@@ -281,7 +286,10 @@ def load_study(config: str | os.PathLike[str] | Mapping[str, Any]) -> dict[str, 
     if kind == "consistency" and not isinstance(tests["baseline"], bool):
         raise ValueError("The study's tests.baseline must be true or false; got "
                          f"{tests['baseline']!r}")
-    out = Path(raw.get("out", "study")).resolve()
+    folder = raw.get("out", "study")
+    if not isinstance(folder, str) or not folder.strip():
+        raise ValueError(f"The study's 'out' must be a folder's path; got {folder!r}")
+    out = Path(folder).resolve()
     name = str(raw.get("name", out.name))
     cfg = {"kind": kind, "name": name, "seed": seed, "out": str(out),
            "models": checked, "design": design, "tests": tests}
@@ -448,6 +456,7 @@ def _model_iv(model: Any, i: int) -> dict[str, Any]:
                                   or value < low):
             raise ValueError(f"The study's model {i} ({m['name']!r}): {key} must be an int "
                              f">= {low}; got {value!r}")
+    model_types_iv(m, i)
     return m
 
 
@@ -502,7 +511,7 @@ def _client(model: Mapping[str, Any], contexts: pd.DataFrame, seed: int) -> Any:
         return SimulatedClient(_agent(agent), contexts, rng=seed)
     if agent is not None:
         return SimulatedClient(agent, contexts, rng=seed)
-    stop = model.get("stop")
+    stop = stop_sequences(model.get("stop"), f"The study's model {model['name']!r}")
     return OpenAIClient(
         model["name"], base_url=model["base_url"],
         # "" (not None) when unset: the client must not fall back to $OPENAI_API_KEY and
@@ -513,7 +522,7 @@ def _client(model: Mapping[str, Any], contexts: pd.DataFrame, seed: int) -> Any:
         deadline=model.get("deadline"), logprobs=model.get("logprobs", False),
         top_logprobs=model.get("top_logprobs", 10),
         constrained=model.get("constrained"),
-        extra_body={"stop": list(stop)} if stop else None)
+        extra_body={"stop": stop} if stop else None)
 
 
 def _design_client(model: Mapping[str, Any], seed: int, designer: Any) -> Any:
@@ -651,9 +660,10 @@ def _decision_study(cfg: dict[str, Any], paths: dict[str, str],
             options=study_options(model, design["sum_tolerance"], cache, progress)))
     # the report analyses the table as written, so its rerun line reproduces it
     data = pd.read_csv(paths["table"])
-    prompts = design["prompts"]
-    reference = tests["reference_prompt"] or ("standard" if "standard" in prompts
-                                              else prompts[0])
+    # the table's prompt column holds the variants ('standard' for 'standard_toolkit')
+    variants = prompt_variants(design["prompts"])
+    reference = tests["reference_prompt"] or ("standard" if "standard" in variants
+                                              else variants[0])
     with warnings.catch_warnings():
         # the study file keeps the two draw counts apart (ci and leakage p-values, other
         # resamples); report() names the first n_permutations for one more release

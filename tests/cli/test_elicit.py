@@ -211,3 +211,25 @@ def test_simulated_refuses_model_options(options, tmp_path, capsys):
     assert sorted(named) == sorted(o for o in options if o.startswith("--"))
     assert "--simulated rational" in err
     assert not (tmp_path / "e.csv").exists() and not (tmp_path / "c.sqlite").exists()
+
+
+@pytest.mark.parametrize("extra, message", [
+    (("--top-logprobs", "5"), "--top-logprobs sets the alternatives of --logprobs"),
+    (("--decision", "decision_toolkit", "--no-decision"), "--no-decision asks none"),
+    (("--raw-out", "{out}"), "is the file --out"),
+    (("--raw-out", "{incoherent}"), "is the file --out"),
+    (("--raw-out", "{missing}"), "no such folder"),
+])
+def test_an_option_the_run_would_ignore_or_overwrite_is_a_usage_error(server, tmp_path, capsys,
+                                                                       extra, message):
+    # --top-logprobs without --logprobs and --decision with --no-decision were ignored
+    # without a word; --raw-out naming the table (or its _incoherent.csv) was written over
+    # by it; a missing folder failed only after every call had been made
+    srv = server()
+    paths = {"out": str(tmp_path / "e.csv"), "incoherent": str(tmp_path / "e_incoherent.csv"),
+             "missing": str(tmp_path / "no" / "raw.csv")}
+    code = _elicit(srv, tmp_path, *(x.format(**paths) for x in extra))
+    err = capsys.readouterr().err
+    assert code == 2 and message in err, err
+    assert len(err.strip().splitlines()) == 1
+    assert srv.log == []   # no call was sent
