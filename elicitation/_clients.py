@@ -616,6 +616,12 @@ class OpenAIClient:
         except (ValueError, KeyError, IndexError, TypeError):
             raise TransientError(f"malformed response body from {self._url}: "
                                  + self._shown(payload)) from None
+        refusal = choice["message"].get("refusal") if isinstance(choice["message"],
+                                                                 Mapping) else None
+        if not text and isinstance(refusal, str) and refusal:
+            # the model declined (OpenAI's refusal, content null): its words are the reply
+            # (they were stored as an empty reply)
+            text = refusal
         text = _content_text(text)
         if text is None:
             raise TransientError("malformed response body: content is "

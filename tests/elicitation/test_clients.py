@@ -389,3 +389,27 @@ def test_content_as_a_list_of_parts_is_read_not_retried(content, text):
         srv.stop()
     assert out.text == text
     assert len(srv.bodies) == 1
+
+
+@pytest.mark.parametrize(("message", "text"), [
+    ({"content": None, "refusal": "I cannot give medical probabilities."},
+     "I cannot give medical probabilities."),
+    ({"content": "", "refusal": "I cannot give medical probabilities."},
+     "I cannot give medical probabilities."),
+    ({"content": "No: 0.3\nYes: 0.7", "refusal": None}, "No: 0.3\nYes: 0.7"),
+    ({"content": None, "refusal": None}, ""),
+])
+def test_a_refusal_is_the_reply_not_an_empty_one(message, text):
+    # OpenAI's refusal (content null, the model's words in 'refusal') was stored as an
+    # empty reply: what the model said was lost
+    import json
+
+    body = json.dumps({"choices": [{"message": {"role": "assistant", **message},
+                                    "finish_reason": "stop"}]}).encode()
+    srv = FakeOpenAIServer(lambda b, attempt: Reply(body=body)).start()
+    try:
+        out = OpenAIClient("m", base_url=srv.url, timeout=5).complete(_request())
+    finally:
+        srv.stop()
+    assert out.text == text
+    assert len(srv.bodies) == 1

@@ -127,3 +127,40 @@ def test_a_study_of_the_toolkit_prompts_runs_its_report(tmp_path, monkeypatch):
     assert study.report.settings["reference_prompt"] == "standard"
     table = pd.read_csv(study.paths["table"])
     assert set(table["model"]) == {"rational"}
+
+
+def test_a_study_that_stops_still_prints_the_warnings_before_it(tmp_path, monkeypatch):
+    # the warnings were printed only after a study that finished: model a's replies left
+    # out of its table were not said when model b then stopped the study
+    from tests._fake_openai_server import Reply
+
+    monkeypatch.chdir(tmp_path)
+
+    def behaviour(body, attempt):
+        if body["model"] == "b":
+            return Reply(status=401)
+        return Reply(text="I am not sure") if body.get("seed") == 1 else Reply()
+
+    srv = FakeOpenAIServer(behaviour).start()
+    try:
+        (tmp_path / "s.toml").write_text(textwrap.dedent(f"""
+            out = "s"
+            [[models]]
+            name = "a"
+            base_url = "{srv.url}"
+            [[models]]
+            name = "b"
+            base_url = "{srv.url}"
+            max_failures = 0
+            [design]
+            n_contexts = 2
+            repetitions = 2
+            """))
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            code, _ = cli("study", "s.toml", "--quiet")
+    finally:
+        srv.stop()
+    lines = err.getvalue().strip().splitlines()
+    assert code == 1 and "ElicitationError" in lines[-1], lines
+    assert any("warning: 2 of 4 rows left out" in line for line in lines), lines
