@@ -42,6 +42,7 @@ from ._pairs import run_pairs
 from ._runner import run
 from ._study_check import config_types_iv
 from ._study_check import model_types_iv
+from ._study_check import pairs_count_iv
 from ._study_check import prompt_variants
 from ._study_check import stop_sequences
 from ._study_pairs import label_pairs
@@ -745,12 +746,19 @@ def _pairs_study(cfg: dict[str, Any], paths: dict[str, str],
     paths = {"pairs": str(out / "pairs.csv"), "table": paths["table"], "raw": paths["raw"],
              "results": str(out / "results.csv"), "cache": paths["cache"]}
     n_calls, n_cached = 0, 0
-    cache = ResponseCache(paths["cache"])
     if design["designer"] == "model":
         # the first model finds the pairs among candidates and labels them
-        candidates = network_pairs(design["network"],
-                                   n_pairs=design["n_candidates"] or 3 * design["n_pairs"],
+        wanted = design["n_candidates"] or 3 * design["n_pairs"]
+        candidates = network_pairs(design["network"], n_pairs=wanted,
                                    subject=design["subject"], rng=seed)
+        pairs_count_iv(candidates, wanted, design["network"],
+                       "n_candidates" if design["n_candidates"] else "n_pairs")
+    else:
+        pairs = network_pairs(design["network"], n_pairs=design["n_pairs"],
+                              subject=design["subject"], rng=seed)
+        pairs_count_iv(pairs, design["n_pairs"], design["network"], "n_pairs")
+    cache = ResponseCache(paths["cache"])
+    if design["designer"] == "model":
         first = cfg["models"][0]
         designer = _design_client(first, seed, SimulatedDesigner(
             categories=dict(zip(candidates["pair"], candidates["category"], strict=True)),
@@ -771,9 +779,6 @@ def _pairs_study(cfg: dict[str, Any], paths: dict[str, str],
             raise ValueError(f"The model {first['name']!r} labelled none of the "
                              f"{len(candidates)} candidate pairs strong, weak or none; see "
                              f"{paths['design']}")
-    else:
-        pairs = network_pairs(design["network"], n_pairs=design["n_pairs"],
-                              subject=design["subject"], rng=seed)
     pairs.to_csv(paths["pairs"], index=False)     # the question set, with its exact answers
     questions = pairs[["pair", "question_a", "question_b", "category", "a_outcome",
                        "b_outcome"]]

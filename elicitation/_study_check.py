@@ -17,7 +17,8 @@ from typing import Any
 
 import pandas as pd
 
-__all__ = ["config_types_iv", "model_types_iv", "prompt_variants", "stop_sequences"]
+__all__ = ["config_types_iv", "count_iv", "model_types_iv", "pairs_count_iv", "prompt_variants",
+           "stop_sequences"]
 
 
 def _whole(value: Any) -> bool:
@@ -164,3 +165,37 @@ def _consistency_tests_iv(design: Mapping[str, Any], tests: Mapping[str, Any]) -
     if design["designer"] == "model" and not design["model_forms"]:
         raise ValueError("The study's design.model_forms must name at least one form with "
                          "designer = 'model' (or 'all'); got []")
+
+
+def pairs_count_iv(pairs: pd.DataFrame, wanted: int, network: str, key: str) -> None:
+    """The network has the pairs asked for: each category's share of ``wanted`` (it used to
+    run on the pairs there were, fewer and unbalanced, while the summary said ``wanted``).
+
+    See Also
+    --------
+    count_iv : the same rule for question sets and tuples.
+    """
+    per = [wanted // 3 + (k < wanted % 3) for k in range(3)]
+    counts = pairs["category"].value_counts() if len(pairs) else pd.Series(dtype=int)
+    names = ("strong", "weak", "none")
+    short = [f"{int(counts.get(n, 0))} {n!r} of {k}" for n, k in zip(names, per, strict=True)
+             if counts.get(n, 0) < k]
+    if short:
+        most = 3 * min(int(counts.get(n, 0)) for n in names)
+        raise ValueError(f"The study's design.{key} ({wanted}) asks for more pairs than the "
+                         f"{network} network has: {', '.join(short)} (the pairs are balanced "
+                         f"over strong, weak and none); use at most {most}, or another "
+                         "network")
+
+
+def count_iv(key: str, wanted: int | None, available: int, what: str) -> None:
+    """``design.<key>`` asks for no more than there are (``what``, ``available`` of them):
+    more used to run on what there was without a word.
+
+    See Also
+    --------
+    pairs_count_iv : the same rule for question pairs.
+    """
+    if wanted is not None and wanted > available:
+        raise ValueError(f"The study's design.{key} ({wanted}) is more than the {available} "
+                         f"{what}; use at most {available}")

@@ -112,6 +112,10 @@ def study_questions(design: Mapping[str, Any]) -> pd.DataFrame:
             raise ValueError(f"The study's design.questions must be 'demo' or a CSV file; "
                              f"{source!r} is not a file")
         qs = read_questions(path, str(path))
+    from ._study_check import count_iv
+
+    count_iv("n_questions", design.get("n_questions"), len(qs),
+             f"questions of the {source!r} question set")
     return qs.iloc[:design["n_questions"]] if design.get("n_questions") else qs
 
 

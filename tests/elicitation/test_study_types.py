@@ -164,3 +164,29 @@ def test_a_study_that_stops_still_prints_the_warnings_before_it(tmp_path, monkey
     lines = err.getvalue().strip().splitlines()
     assert code == 1 and "ElicitationError" in lines[-1], lines
     assert any("warning: 2 of 4 rows left out" in line for line in lines), lines
+
+
+@pytest.mark.parametrize("config, message", [
+    ({"kind": "pairs", "design": {"network": "asia", "n_pairs": 500}},
+     r"design.n_pairs \(500\) asks for more pairs than the asia network has: .*'none' of 166"),
+    ({"kind": "pairs", "design": {"network": "asia", "designer": "model",
+                                  "n_candidates": 300}},
+     r"design.n_candidates \(300\) asks for more pairs"),
+    ({"kind": "consistency", "design": {"n_questions": 500}},
+     r"design.n_questions \(500\) is more than the 20 questions"),
+    ({"kind": "forecasting", "design": {"n_questions": 21, "simulated_date": "2028-01-01"}},
+     r"design.n_questions \(21\) is more than the 20 questions"),
+    ({"kind": "consistency", "design": {"n_questions": 3, "n_tuples": 4}},
+     r"design.n_tuples \(4\) is more than the 3 base questions"),
+    ({"kind": "consistency", "design": {"n_questions": 2, "n_tuples": 2,
+                                        "checkers": ["negation", "cond_cond"]}},
+     "design.checkers names 'cond_cond', whose tuples need 2 or 3 distinct base questions"),
+])
+def test_a_design_larger_than_its_source_is_refused_before_any_call(tmp_path, monkeypatch,
+                                                                    config, message):
+    # the study ran on what there was (60 pairs of 500, unbalanced; 20 questions of 500;
+    # 3 tuples of 50; no cond_cond tuple at all) while its summary said what was asked
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ValueError, match=message):
+        elicitation.run_study({**SIM, "out": "s", **config}, progress=False)
+    assert not (tmp_path / "s" / "cache.sqlite").exists()   # nothing was asked
