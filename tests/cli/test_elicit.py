@@ -233,3 +233,26 @@ def test_an_option_the_run_would_ignore_or_overwrite_is_a_usage_error(server, tm
     assert code == 2 and message in err, err
     assert len(err.strip().splitlines()) == 1
     assert srv.log == []   # no call was sent
+
+
+def test_ctrl_c_is_one_line_and_exit_130_the_replies_kept(server, tmp_path, capsys, monkeypatch):
+    # Ctrl-C (the documented way to stop a long run, which resumes from the cache) printed
+    # a traceback of the runner's threads
+    import coherence_cli
+    import elicitation
+
+    srv = server()
+    calls = []
+
+    def interrupted(*args, **kwargs):
+        calls.append(1)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(elicitation, "run", interrupted)
+    assert _elicit(srv, tmp_path) == coherence_cli.EXIT_INTERRUPTED == 130
+    err = capsys.readouterr().err
+    assert calls and err.strip() == ("coherence elicit: interrupted; every reply received is "
+                                     "in the cache: run the same command again to resume")
+    with pytest.raises(KeyboardInterrupt):   # --debug shows the traceback
+        main(["--debug", "elicit", "--base-url", srv.url, "--model", "fake",
+              "--cache", str(tmp_path / "c.sqlite"), "--out", str(tmp_path / "e.csv")])
