@@ -76,13 +76,19 @@ def model_options(args: argparse.Namespace) -> argparse.Namespace:
 def _ignored_iv(args: argparse.Namespace) -> None:
     """A usage error for options the run would ignore or whose files would overwrite each
     other, said before any call: ``--top-logprobs`` without ``--logprobs`` (no
-    log-probability is asked for), ``--decision`` with ``--no-decision``, and an
+    log-probability is asked for), an empty ``--question`` (the network's was asked), a
+    negative ``--seed``, ``--decision`` with ``--no-decision``, and an
     ``--out``, its ``_incoherent.csv`` and ``--raw-out`` naming the same file (the table
     was written over the raw replies without a word)."""
     if args.top_logprobs is not None and not args.logprobs:
         raise ElicitUsageError("--top-logprobs sets the alternatives of --logprobs; without "
                                "--logprobs no log-probability is asked for: add --logprobs "
                                "or drop --top-logprobs")
+    if args.question is not None and not args.question.strip():
+        raise ElicitUsageError("--question '' is no phrase (the network's own was asked "
+                               "instead); give the phrase after 'they', or drop --question")
+    if args.seed < 0:
+        raise ElicitUsageError(f"--seed must be a non-negative int; got {args.seed}")
     if args.decision is not None and args.no_decision:
         raise ElicitUsageError(f"--decision {args.decision} names the decision prompt and "
                                "--no-decision asks none: drop one")

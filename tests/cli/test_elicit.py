@@ -216,6 +216,8 @@ def test_simulated_refuses_model_options(options, tmp_path, capsys):
 @pytest.mark.parametrize("extra, message", [
     (("--top-logprobs", "5"), "--top-logprobs sets the alternatives of --logprobs"),
     (("--decision", "decision_toolkit", "--no-decision"), "--no-decision asks none"),
+    (("--question", " "), "--question '' is no phrase"),
+    (("--seed", "-1"), "--seed must be a non-negative int; got -1"),
     (("--raw-out", "{out}"), "is the file --out"),
     (("--raw-out", "{incoherent}"), "is the file --out"),
     (("--raw-out", "{missing}"), "no such folder"),
