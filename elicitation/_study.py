@@ -172,8 +172,12 @@ class StudyResult:
         lines = [
             f"study {self.config['name']!r} ({self.config['kind']}): {models}",
             shape,
-            f"{len(self.raw)} elicitations, {self.n_calls} calls made, {self.n_cached} from "
-            f"the cache; {len(self.data)} usable rows",
+            f"{len(self.raw)} elicitations"
+            # a model's design calls (questions written, pairs labelled) are counted too
+            + (f" and {designed} design calls" if (designed := self.n_calls + self.n_cached
+                                                   - len(self.raw)) > 0 else "")
+            + f", {self.n_calls} calls made, {self.n_cached} from the cache; "
+            f"{len(self.data)} usable rows",
             *(f"{key}: {_shown(value)}" for key, value in self.paths.items()),
         ]
         return Summary("\n".join(lines))

@@ -190,3 +190,22 @@ def test_a_design_larger_than_its_source_is_refused_before_any_call(tmp_path, mo
     with pytest.raises(ValueError, match=message):
         elicitation.run_study({**SIM, "out": "s", **config}, progress=False)
     assert not (tmp_path / "s" / "cache.sqlite").exists()   # nothing was asked
+
+
+def test_the_summary_counts_a_models_design_calls(tmp_path, monkeypatch):
+    # "7 elicitations, 11 calls made": the design calls (questions written, checked) were in
+    # the calls and not in the elicitations, so a rerun read "0 calls made, 11 from the
+    # cache" of 7 elicitations
+    monkeypatch.chdir(tmp_path)
+    config = {**SIM, "out": "s", "kind": "consistency",
+              "design": {"n_questions": 4, "n_tuples": 2, "repetitions": 1,
+                         "checkers": ["negation", "and"], "designer": "model"},
+              "tests": {"n_resamples": 19}}
+    first = elicitation.run_study(config, progress=False)
+    designed = first.n_calls - len(first.raw)
+    assert designed > 0
+    assert (f"{len(first.raw)} elicitations and {designed} design calls, {first.n_calls} "
+            "calls made, 0 from the cache") in str(first.summary())
+    again = elicitation.run_study(config, progress=False)
+    assert (f"{len(first.raw)} elicitations and {designed} design calls, 0 calls made, "
+            f"{first.n_calls} from the cache") in str(again.summary())
