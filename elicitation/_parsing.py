@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import unicodedata
 from collections.abc import Mapping
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -398,13 +399,17 @@ def _final_block(body: str, first_label: str) -> str | None:
     return None if not found else body[found[-1].start():]
 
 
-def _reply_body(text: Any, draft: str) -> tuple[str, Parsed | None]:
+def _reply_body(text: Any, draft: str, labels: tuple[str, ...]) -> tuple[str, Parsed | None]:
     """The reply outside its reasoning blocks, or the failure of a reply that is not
     text or leaves a reasoning block open (``draft`` says why that fails)."""
     bad = _not_text(text)
     if bad is not None:
         return "", bad
     body, unclosed = _strip_reasoning(text)
+    if all(unicodedata.normalize("NFKC", label) == label for label in labels):
+        # full-width letters are the labels' (a full-width "Ｎｏ: 0.3" was no label word,
+        # and its number was read as P(Yes)); full-width digits were read already
+        body = unicodedata.normalize("NFKC", body)
     body = _MINUS_RE.sub("-", body)  # "−0.2" is negative, never 0.2
     if unclosed is not None:
         return body, _fail(text, "unclosed_reasoning",
@@ -414,7 +419,7 @@ def _reply_body(text: Any, draft: str) -> tuple[str, Parsed | None]:
 
 def _parse_probabilities(text: Any, labels: tuple[str, ...], tol: float,
                          final: bool) -> Parsed:
-    body, bad = _reply_body(text, "a number inside may be a draft, not the answer")
+    body, bad = _reply_body(text, "a number inside may be a draft, not the answer", labels)
     if bad is not None:
         return bad
     if final:
@@ -664,7 +669,7 @@ def _decision(text: str, decide: str, answer: str | None, method: str) -> Parsed
 
 
 def _parse_decision(text: Any, labels: tuple[str, ...]) -> Parsed:
-    body, bad = _reply_body(text, "an answer inside may be a draft")
+    body, bad = _reply_body(text, "an answer inside may be a draft", labels)
     if bad is not None:
         return bad
     if not body.strip():

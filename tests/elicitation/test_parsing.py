@@ -589,3 +589,24 @@ def test_a_json_label_repeated_with_its_value_is_read():
 def test_a_json_decision_given_two_answers_is_a_duplicate():
     got = parse_decision('{"Can decide": "yes", "CAN DECIDE": "no", "Decision": "yes"}')
     assert not got.ok and got.reason == "duplicate_label"
+
+
+@pytest.mark.parametrize(("text", "values"), [
+    ("Ｎｏ: 0.3", None),                          # No's value alone: missing Yes
+    ("ＮＯ: ０.３", None),
+    ("Ｎｏ: ０.３\nＹｅｓ: ０.７", {"No": 0.3, "Yes": 0.7}),
+    ("Yes: 70％", {"No": 0.3, "Yes": 0.7}),       # a full-width percent sign
+])
+def test_full_width_labels_are_labels(text, values):
+    # a full-width "Ｎｏ" was no label word: the reply had one number and no label, and
+    # its number (No's) was read as P(Yes) by the lone-number rule
+    parsed = parse_probabilities(text, ("No", "Yes"))
+    if values is None:
+        assert not parsed.ok and parsed.reason == "missing_label", parsed
+    else:
+        assert parsed.values == pytest.approx(values), parsed
+    decision = parse_decision("Can decide: Ｙｅｓ\nDecision: Ｎｏ")
+    assert decision.values == {"action": "no", "decide": "yes", "answer": "no"}
+    # labels that are themselves full width are matched as written
+    assert parse_probabilities("Ｎｏ: 0.3\nＹｅｓ: 0.7", ("Ｎｏ", "Ｙｅｓ")).values == \
+        pytest.approx({"Ｎｏ": 0.3, "Ｙｅｓ": 0.7})
