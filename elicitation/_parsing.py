@@ -558,6 +558,24 @@ def _label_stated(body: str, label: str) -> tuple[str, bool] | None:
     return None
 
 
+#: the words of a label a lone number may carry as P(Yes) ("Probability: 0.65")
+_NEUTRAL_WORDS = frozenset(("probability", "prob", "p", "answer", "estimate", "estimated",
+                            "likelihood", "chance", "confidence", "belief", "risk",
+                            "forecast", "prediction", "final"))
+
+
+def _unknown_label(prefix: str) -> str | None:
+    """The label before a lone number on its line (``Nein:``, ``False =``) when none of its
+    words says it is the probability asked for: ``Nein: 0.3`` and ``Non: 0.3`` were read
+    as P(Yes) = 0.3."""
+    stripped = prefix.rstrip(" \t*_`")
+    if not stripped.endswith((":", "=")):
+        return None
+    label = stripped[:-1].strip(" \t*_`#->")
+    words = re.findall(r"[^\W\d_]+", label.lower())
+    return label if words and not _NEUTRAL_WORDS.intersection(words) else None
+
+
 def _lone_number(text: str, body: str, labels: tuple[str, ...], tol: float) -> Parsed:
     """The one number of a reply with no label word, read as P(Yes), when nothing in the
     text says it could be about something else."""
@@ -572,6 +590,10 @@ def _lone_number(text: str, body: str, labels: tuple[str, ...], tol: float) -> P
     if m is None or _not_plain(body[m.end():].split("\n", 1)[0], body, m.end()):
         return _fail(text, "unsupported_format", "the one number in the reply is not a plain "
                      "decimal or percentage")
+    named = _unknown_label(body[body.rfind("\n", 0, m.start()) + 1:m.start()])
+    if named is not None:
+        return _fail(text, "ambiguous", f"the lone number is labelled {named!r}, not with a "
+                     "label of the prompt: it may be another label's value")
     counted = _COUNTED.match(body, m.end())
     if counted is not None and not m.group("unit") and re.fullmatch(r"[-+]?\d+",
                                                                      m.group("num")):

@@ -610,3 +610,20 @@ def test_full_width_labels_are_labels(text, values):
     # labels that are themselves full width are matched as written
     assert parse_probabilities("Ｎｏ: 0.3\nＹｅｓ: 0.7", ("Ｎｏ", "Ｙｅｓ")).values == \
         pytest.approx({"Ｎｏ": 0.3, "Ｙｅｓ": 0.7})
+
+
+@pytest.mark.parametrize("text", ["Nein: 0.3", "Non: 0.3", "**False**: 0.3", "Negative = 0.3",
+                                  "N: 0.3", "Nope: 0.3", "N\u043e: 0.3"])   # Cyrillic o
+def test_a_lone_number_under_another_label_is_not_read_as_yes(text):
+    # each was read as P(Yes) = 0.3: the number's own label says it is No's
+    parsed = parse_probabilities(text)
+    assert not parsed.ok and parsed.reason == "ambiguous", parsed.values
+    assert "the lone number is labelled" in parsed.detail
+
+
+@pytest.mark.parametrize("text", ["Probability: 0.65", "Final answer: 65%", "p = .65",
+                                  "Estimated probability of disease: 0.65"])
+def test_a_lone_number_under_a_probability_label_is_read(text):
+    parsed = parse_probabilities(text)
+    assert parsed.ok and parsed.method == "lone_number", parsed.detail
+    assert parsed.values["Yes"] == pytest.approx(0.65)
