@@ -211,6 +211,21 @@ def server_slots(base_url: str, timeout: float = 5.0) -> int | None:
     return slots if isinstance(slots, int) and slots > 0 else None
 
 
+def shown_url(base_url: str) -> str:
+    """``base_url`` as it may be shown: without user info or query, where a key may travel
+    (``http://user:KEY@host/v1`` was printed whole in the refused connection's message)."""
+    import urllib.parse
+
+    try:
+        parts = urllib.parse.urlsplit(base_url)
+        port = f":{parts.port}" if parts.port else ""
+    except ValueError:
+        return "the --base-url given (not shown: it does not parse as a URL)"
+    host = parts.hostname or ""
+    host = f"[{host}]" if ":" in host else host
+    return f"{parts.scheme}://{host}{port}{parts.path}"
+
+
 def refused(base_url: str, timeout: float = 2.0) -> str | None:
     """The error when a connection to the server of ``base_url`` is refused (nothing listens
     there), else None (it answered, or failed otherwise: the run's calls find out). Tried
@@ -229,7 +244,7 @@ def refused(base_url: str, timeout: float = 2.0) -> str | None:
         with socket.create_connection((host, port), timeout=timeout):
             return None
     except ConnectionRefusedError as exc:
-        return f"connection to {base_url} failed: ConnectionRefusedError: {exc}"
+        return f"connection to {shown_url(base_url)} failed: ConnectionRefusedError: {exc}"
     except OSError:
         return None
 
@@ -247,6 +262,11 @@ def _endpoint(args: argparse.Namespace) -> tuple[str, str]:
     if not base_url:
         raise ElicitUsageError("no endpoint: pass --base-url (e.g. http://127.0.0.1:8080/v1) "
                                "or set $OPENAI_BASE_URL, or use --simulated AGENT")
+    if "@" in base_url.split("?", 1)[0].split("#", 1)[0]:
+        # the client refuses it too, but the connection check came first and printed it
+        raise ElicitUsageError(f"the endpoint {shown_url(base_url)} holds credentials (user "
+                               "info, not shown); pass the key in the environment variable "
+                               "--api-key-env names")
     model = args.model or os.environ.get("OPENAI_MODEL")
     if not model:
         raise ElicitUsageError("no model name: pass --model or set $OPENAI_MODEL")
@@ -312,7 +332,8 @@ def hint(raw: Any, args: argparse.Namespace, error: str = "") -> str:
     errors = " ".join([error, *map(str, raw["call_error"].dropna())]) if raw is not None \
         else error
     answered = 0 if raw is None else int(raw["text"].notna().sum())
-    url = args.base_url or os.environ.get("OPENAI_BASE_URL") or "the server"
+    url = args.base_url or os.environ.get("OPENAI_BASE_URL")
+    url = shown_url(url) if url else "the server"
     if not answered and ("connection to" in errors or "Connection" in errors):
         return (f"hint: nothing answered at {url}: check that the server is running and "
                 "listening there (--base-url is the server root with /v1, e.g. "

@@ -258,3 +258,25 @@ def test_ctrl_c_is_one_line_and_exit_130_the_replies_kept(server, tmp_path, caps
     with pytest.raises(KeyboardInterrupt):   # --debug shows the traceback
         main(["--debug", "elicit", "--base-url", srv.url, "--model", "fake",
               "--cache", str(tmp_path / "c.sqlite"), "--out", str(tmp_path / "e.csv")])
+
+
+def _closed_port():
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.parametrize(("url", "code"), [
+    ("http://user:SECRET@127.0.0.1:{port}/v1", 2),       # refused, without repeating it
+    ("http://127.0.0.1:{port}/v1?api_key=SECRET", 1),    # nothing listens: said without it
+])
+def test_a_credential_in_the_endpoint_is_never_printed(tmp_path, capsys, url, code):
+    # the connection check before the run printed the endpoint whole, key included, in its
+    # error and in its hint
+    base = url.format(port=_closed_port())
+    assert main(["elicit", "--base-url", base, "--model", "m", "--cache",
+                 str(tmp_path / "c.sqlite"), "--out", str(tmp_path / "e.csv")]) == code
+    out = capsys.readouterr()
+    assert "SECRET" not in out.err + out.out and out.err, out
