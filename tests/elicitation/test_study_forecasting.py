@@ -246,3 +246,19 @@ def test_forecasting_study_against_a_server_killed_and_resumed(tmp_path, monkeyp
         pd.testing.assert_frame_equal(again.report, resumed.report)
     finally:
         srv.stop()
+
+
+@pytest.mark.parametrize("date", ["2028", "June 2028", "01/02/2028", "2028/01/02"])
+def test_a_date_without_its_day_or_in_ambiguous_figures_is_not_guessed(date):
+    # '2028' was 1 January 2028, 'June 2028' 1 June, '01/02/2028' 2 January (it reads as
+    # 1 February too): the model was told a date the file does not say, and questions
+    # dated so were scored or excluded by it
+    with pytest.raises(ValueError, match="must be a full date"):
+        simulated_date_iv(date)
+    qs = _question_set([("q1", "31 December 2030", "1"), ("q2", date, "0")])
+    with pytest.raises(ValueError, match=re.escape(
+            f"'date' of row 1 (id 'q2') is not a date: {date!r}")):
+        scorable_questions(qs, "2027-01-01")
+    for same in ("2028-01-02", "2 January 2028", "January 2, 2028", "2 Jan 2028",
+                 "2028-01-02T10:00:00"):
+        assert simulated_date_iv(same) == "2028-01-02"
