@@ -262,3 +262,24 @@ def test_a_date_without_its_day_or_in_ambiguous_figures_is_not_guessed(date):
     for same in ("2028-01-02", "2 January 2028", "January 2, 2028", "2 Jan 2028",
                  "2028-01-02T10:00:00"):
         assert simulated_date_iv(same) == "2028-01-02"
+
+
+@pytest.mark.parametrize(("row", "message"), [
+    ("q2,,31 December 2030,31 December 2031,0.5", "1 row(s) with an empty 'fact' (first: "
+     "rows [1])"),
+    ("q2,fact,31 December 2030,,0.5", "an empty 'later_date'"),
+    (",fact,31 December 2030,31 December 2031,0.5", "an empty 'id'"),
+    ("q2,fact,31 December 2030", "number of fields is not the header's (first: rows [1])"),
+    ("q2,a port, then a dam,31 December 2030,31 December 2031,0.5", "number of fields"),
+])
+def test_a_question_row_blank_or_shifted_is_an_error(row, message):
+    # a blank fact was asked as "Will it be true that on 31 December 2030, ?", a missing
+    # field as "None", and a row shifted by an unquoted comma lost its last field
+    import io
+
+    from elicitation._study_tuples import read_questions
+
+    text = ("id,fact,date,later_date,probability\n"
+            "q1,the port is open,31 December 2030,31 December 2031,0.5\n" + row + "\n")
+    with pytest.raises(ValueError, match=re.escape(message)):
+        read_questions(io.StringIO(text), "set.csv")
