@@ -7,8 +7,9 @@ or a simulated agent, for a belief/action table) and ``study`` (a whole study
 from one TOML file: design, elicitation, tests, report).
 
 Exit codes: 0 success; 1 a test or computation failed; 2 a usage error (bad
-arguments, a missing or malformed file, a missing column). Errors are one
-line on stderr, never a traceback (``--debug`` shows it).
+arguments, a missing or malformed file, a missing column); 130 interrupted
+(Ctrl-C). Errors are one line on stderr, never a traceback (``--debug`` shows
+it).
 
 The command line lives outside the statistical core: it is the one module
 that may import all three packages (``coherence``, ``bayesnets``,
@@ -38,6 +39,9 @@ from ._common import draw_counts
 from ._common import positive_int
 from ._common import print_frame
 from ._common import read_table
+
+#: Ctrl-C (128 + SIGINT, as a shell reports it)
+EXIT_INTERRUPTED = 130
 
 
 class _Parser(argparse.ArgumentParser):
@@ -206,6 +210,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     try:
         return _COMMANDS[args.command](args)
+    except KeyboardInterrupt:   # Ctrl-C: the way to stop a long run, not a crash to trace
+        if args.debug:
+            raise
+        print(f"coherence {args.command}: interrupted"
+              + ("; every reply received is in the cache: run the same command again to "
+                 "resume" if args.command in ("elicit", "study") else ""), file=sys.stderr)
+        return EXIT_INTERRUPTED
     except (UsageError, ModuleNotFoundError) as exc:  # a missing extra says what to install
         if args.debug:
             raise

@@ -73,6 +73,34 @@ def model_options(args: argparse.Namespace) -> argparse.Namespace:
     return argparse.Namespace(**{**vars(args), **filled})
 
 
+def _ignored_iv(args: argparse.Namespace) -> None:
+    """A usage error for options the run would ignore or whose files would overwrite each
+    other, said before any call: ``--top-logprobs`` without ``--logprobs`` (no
+    log-probability is asked for), an empty ``--question`` (the network's was asked), a
+    negative ``--seed``, ``--decision`` with ``--no-decision``, and an
+    ``--out``, its ``_incoherent.csv`` and ``--raw-out`` naming the same file (the table
+    was written over the raw replies without a word)."""
+    if args.top_logprobs is not None and not args.logprobs:
+        raise ElicitUsageError("--top-logprobs sets the alternatives of --logprobs; without "
+                               "--logprobs no log-probability is asked for: add --logprobs "
+                               "or drop --top-logprobs")
+    if args.question is not None and not args.question.strip():
+        raise ElicitUsageError("--question '' is no phrase (the network's own was asked "
+                               "instead); give the phrase after 'they', or drop --question")
+    if args.seed < 0:
+        raise ElicitUsageError(f"--seed must be a non-negative int; got {args.seed}")
+    if args.decision is not None and args.no_decision:
+        raise ElicitUsageError(f"--decision {args.decision} names the decision prompt and "
+                               "--no-decision asks none: drop one")
+    if args.raw_out is not None:
+        out = Path(args.out).resolve()
+        flagged = out.with_name(out.stem + "_incoherent.csv")
+        if Path(args.raw_out).resolve() in (out, flagged):
+            raise ElicitUsageError(f"--raw-out {args.raw_out} is the file --out {args.out} "
+                                   "writes (the table, or its set-aside replies in "
+                                   f"{flagged.name}); name another file")
+
+
 def add_parser(sub: Any, positive_int: Any) -> argparse.ArgumentParser:
     """The ``elicit`` subcommand's parser."""
     p: argparse.ArgumentParser = sub.add_parser(
@@ -126,7 +154,7 @@ def add_parser(sub: Any, positive_int: Any) -> argparse.ArgumentParser:
     design.add_argument("--prompts", nargs="+", default=None, metavar="NAME",
                         help="probability prompts (default standard; with --full standard mse "
                         "absolute bayesian); *_toolkit names for the toolkit's wording")
-    design.add_argument("--decision", default="decision", metavar="NAME",
+    design.add_argument("--decision", default=None, metavar="NAME",
                         help="decision prompt (default decision, the paper's)")
     design.add_argument("--no-decision", action="store_true",
                         help="elicit beliefs only (no action column)")
@@ -183,6 +211,21 @@ def server_slots(base_url: str, timeout: float = 5.0) -> int | None:
     return slots if isinstance(slots, int) and slots > 0 else None
 
 
+def shown_url(base_url: str) -> str:
+    """``base_url`` as it may be shown: without user info or query, where a key may travel
+    (``http://user:KEY@host/v1`` was printed whole in the refused connection's message)."""
+    import urllib.parse
+
+    try:
+        parts = urllib.parse.urlsplit(base_url)
+        port = f":{parts.port}" if parts.port else ""
+    except ValueError:
+        return "the --base-url given (not shown: it does not parse as a URL)"
+    host = parts.hostname or ""
+    host = f"[{host}]" if ":" in host else host
+    return f"{parts.scheme}://{host}{port}{parts.path}"
+
+
 def refused(base_url: str, timeout: float = 2.0) -> str | None:
     """The error when a connection to the server of ``base_url`` is refused (nothing listens
     there), else None (it answered, or failed otherwise: the run's calls find out). Tried
@@ -201,7 +244,7 @@ def refused(base_url: str, timeout: float = 2.0) -> str | None:
         with socket.create_connection((host, port), timeout=timeout):
             return None
     except ConnectionRefusedError as exc:
-        return f"connection to {base_url} failed: ConnectionRefusedError: {exc}"
+        return f"connection to {shown_url(base_url)} failed: ConnectionRefusedError: {exc}"
     except OSError:
         return None
 
@@ -219,6 +262,11 @@ def _endpoint(args: argparse.Namespace) -> tuple[str, str]:
     if not base_url:
         raise ElicitUsageError("no endpoint: pass --base-url (e.g. http://127.0.0.1:8080/v1) "
                                "or set $OPENAI_BASE_URL, or use --simulated AGENT")
+    if "@" in base_url.split("?", 1)[0].split("#", 1)[0]:
+        # the client refuses it too, but the connection check came first and printed it
+        raise ElicitUsageError(f"the endpoint {shown_url(base_url)} holds credentials (user "
+                               "info, not shown); pass the key in the environment variable "
+                               "--api-key-env names")
     model = args.model or os.environ.get("OPENAI_MODEL")
     if not model:
         raise ElicitUsageError("no model name: pass --model or set $OPENAI_MODEL")
@@ -284,7 +332,8 @@ def hint(raw: Any, args: argparse.Namespace, error: str = "") -> str:
     errors = " ".join([error, *map(str, raw["call_error"].dropna())]) if raw is not None \
         else error
     answered = 0 if raw is None else int(raw["text"].notna().sum())
-    url = args.base_url or os.environ.get("OPENAI_BASE_URL") or "the server"
+    url = args.base_url or os.environ.get("OPENAI_BASE_URL")
+    url = shown_url(url) if url else "the server"
     if not answered and ("connection to" in errors or "Connection" in errors):
         return (f"hint: nothing answered at {url}: check that the server is running and "
                 "listening there (--base-url is the server root with /v1, e.g. "
@@ -318,11 +367,18 @@ def run_elicit(args: argparse.Namespace) -> int:
     """The ``elicit`` command."""
     import elicitation
 
-    args = model_options(args)
+    given = model_options(args)
+    _ignored_iv(args)
+    args = given
     for option, path in (("--out", args.out), ("--raw-out", args.raw_out)):
-        if path is not None and Path(path).suffix.lower() != ".csv":
+        if path is None:
+            continue
+        if Path(path).suffix.lower() != ".csv":
             raise ElicitUsageError(f"{option} {path}: the table is written as CSV; name the "
                                    "file .csv (`coherence test` reads it by its ending)")
+        if not Path(path).resolve().parent.is_dir():
+            raise ElicitUsageError(f"{option} {path}: no such folder "
+                                   f"{Path(path).resolve().parent}")
     cache = elicitation.ResponseCache(args.cache)   # an unusable file fails first (exit 2)
     try:
         return _run(args, cache)
@@ -349,7 +405,7 @@ def _run(args: argparse.Namespace, cache: Any) -> int:
         contexts = contexts.iloc[:max(1, math.ceil(args.probe / per_context))].copy()
         contexts.attrs.update(attrs)
     question = args.question or clinical_phrase(args.network, contexts.attrs)
-    decision = None if args.no_decision else args.decision
+    decision = None if args.no_decision else (args.decision or "decision")
 
     def elicit(run_args: argparse.Namespace) -> tuple[Any, Any, int]:
         client, concurrency = _client(run_args, contexts)

@@ -55,13 +55,10 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"{args.config}: {exc}") from None
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        result = elicitation.run_study(config, progress=False if args.quiet else None)
-    seen = set()
-    for w in caught:   # one line each, once (the tests' and the parser's notes)
-        line = str(w.message).splitlines()[0] if str(w.message) else w.category.__name__
-        if line not in seen:
-            seen.add(line)
-            print(f"coherence study: warning: {line}"[:300], file=sys.stderr)
+        try:
+            result = elicitation.run_study(config, progress=False if args.quiet else None)
+        finally:   # also when the study stops: what came before it was dropped
+            _print_warnings(caught)
     print(result.summary())
     print()
     if result.config["kind"] == "consistency":
@@ -87,6 +84,16 @@ def run(args: argparse.Namespace) -> int:
     if result.config["kind"] != "decision":
         return EXIT_OK
     return _failed_tests(result)
+
+
+def _print_warnings(caught: list[Any]) -> None:
+    """One line each, once (the tests' and the parser's notes), on standard error."""
+    seen = set()
+    for w in caught:
+        line = str(w.message).splitlines()[0] if str(w.message) else w.category.__name__
+        if line not in seen:
+            seen.add(line)
+            print(f"coherence study: warning: {line}"[:300], file=sys.stderr)
 
 
 def _shown_folder(path: str) -> str:

@@ -309,6 +309,11 @@ def redact(text: str, secret: str | None = None) -> str:
     return text
 
 
+#: The request fields the client writes itself (never taken from ``extra_body``).
+_OWN_FIELDS = frozenset(("model", "messages", "temperature", "seed", "max_tokens", "logprobs",
+                         "top_logprobs", "response_format", "grammar"))
+
+
 class OpenAIClient:
     """A chat-completions client (OpenAI, vLLM, llama.cpp server, Ollama).
 
@@ -354,7 +359,10 @@ class OpenAIClient:
         llama.cpp ``grammar`` (GBNF) for the line format.
     extra_body : mapping, optional
         More fields merged into every request body (e.g. ``top_p``); they
-        are part of the recorded settings.
+        are part of the recorded settings. A field the client writes itself
+        (``model``, ``messages``, ``temperature``, ``seed``, ``max_tokens``,
+        ``logprobs``, ``top_logprobs``, ``response_format``, ``grammar``) is
+        refused: give it as the client's own parameter.
 
     Notes
     -----
@@ -447,6 +455,15 @@ class OpenAIClient:
                                         (None, "json_schema", "grammar"))
         if extra_body is not None and not isinstance(extra_body, Mapping):
             raise TypeError(param_error("extra_body", owner, "a mapping", extra_body))
+        # fields the client writes into every request itself: one in extra_body replaced
+        # them after the cache key was made ({"seed": 5} sent seed 5 for every repetition
+        # while seeds 5, 6, 7 were recorded; {"messages": ...} the prompt itself)
+        clash = sorted(set(extra_body or {}) & _OWN_FIELDS)
+        if clash:
+            raise ValueError(param_error("extra_body", owner, "fields the client does not set "
+                                         "itself (give model, temperature, seed, max_tokens, "
+                                         "logprobs, top_logprobs and constrained as the "
+                                         "client's own parameters)", clash))
         self.extra_body = dict(extra_body or {})
 
     @property
@@ -616,6 +633,12 @@ class OpenAIClient:
         except (ValueError, KeyError, IndexError, TypeError):
             raise TransientError(f"malformed response body from {self._url}: "
                                  + self._shown(payload)) from None
+        refusal = choice["message"].get("refusal") if isinstance(choice["message"],
+                                                                 Mapping) else None
+        if not text and isinstance(refusal, str) and refusal:
+            # the model declined (OpenAI's refusal, content null): its words are the reply
+            # (they were stored as an empty reply)
+            text = refusal
         text = _content_text(text)
         if text is None:
             raise TransientError("malformed response body: content is "

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from coherence._validation import as_dataframe
+from coherence._validation import no_missing
 from coherence._validation import param_error
 
 from ._clients import Client
@@ -96,6 +97,8 @@ def run_pairs(
             raise ValueError(param_error("pairs", owner, f"a table with a {col!r} column",
                                          list(df.columns)))
     check_copied_truths(df, (), ("a_outcome", "b_outcome"), owner)
+    # a missing id was asked and kept as the pair NaN (as run refuses a missing context)
+    no_missing(df, "pair", owner=owner)
     if not df["pair"].is_unique:
         raise ValueError(f"Column 'pair' (input to {owner}) must hold unique pair ids.")
     if not isinstance(reverse, bool):

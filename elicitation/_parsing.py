@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import unicodedata
 from collections.abc import Mapping
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -398,13 +399,17 @@ def _final_block(body: str, first_label: str) -> str | None:
     return None if not found else body[found[-1].start():]
 
 
-def _reply_body(text: Any, draft: str) -> tuple[str, Parsed | None]:
+def _reply_body(text: Any, draft: str, labels: tuple[str, ...]) -> tuple[str, Parsed | None]:
     """The reply outside its reasoning blocks, or the failure of a reply that is not
     text or leaves a reasoning block open (``draft`` says why that fails)."""
     bad = _not_text(text)
     if bad is not None:
         return "", bad
     body, unclosed = _strip_reasoning(text)
+    if all(unicodedata.normalize("NFKC", label) == label for label in labels):
+        # full-width letters are the labels' (a full-width "Ｎｏ: 0.3" was no label word,
+        # and its number was read as P(Yes)); full-width digits were read already
+        body = unicodedata.normalize("NFKC", body)
     body = _MINUS_RE.sub("-", body)  # "−0.2" is negative, never 0.2
     if unclosed is not None:
         return body, _fail(text, "unclosed_reasoning",
@@ -414,7 +419,7 @@ def _reply_body(text: Any, draft: str) -> tuple[str, Parsed | None]:
 
 def _parse_probabilities(text: Any, labels: tuple[str, ...], tol: float,
                          final: bool) -> Parsed:
-    body, bad = _reply_body(text, "a number inside may be a draft, not the answer")
+    body, bad = _reply_body(text, "a number inside may be a draft, not the answer", labels)
     if bad is not None:
         return bad
     if final:
@@ -553,6 +558,24 @@ def _label_stated(body: str, label: str) -> tuple[str, bool] | None:
     return None
 
 
+#: the words of a label a lone number may carry as P(Yes) ("Probability: 0.65")
+_NEUTRAL_WORDS = frozenset(("probability", "prob", "p", "answer", "estimate", "estimated",
+                            "likelihood", "chance", "confidence", "belief", "risk",
+                            "forecast", "prediction", "final"))
+
+
+def _unknown_label(prefix: str) -> str | None:
+    """The label before a lone number on its line (``Nein:``, ``False =``) when none of its
+    words says it is the probability asked for: ``Nein: 0.3`` and ``Non: 0.3`` were read
+    as P(Yes) = 0.3."""
+    stripped = prefix.rstrip(" \t*_`")
+    if not stripped.endswith((":", "=")):
+        return None
+    label = stripped[:-1].strip(" \t*_`#->")
+    words = re.findall(r"[^\W\d_]+", label.lower())
+    return label if words and not _NEUTRAL_WORDS.intersection(words) else None
+
+
 def _lone_number(text: str, body: str, labels: tuple[str, ...], tol: float) -> Parsed:
     """The one number of a reply with no label word, read as P(Yes), when nothing in the
     text says it could be about something else."""
@@ -567,6 +590,10 @@ def _lone_number(text: str, body: str, labels: tuple[str, ...], tol: float) -> P
     if m is None or _not_plain(body[m.end():].split("\n", 1)[0], body, m.end()):
         return _fail(text, "unsupported_format", "the one number in the reply is not a plain "
                      "decimal or percentage")
+    named = _unknown_label(body[body.rfind("\n", 0, m.start()) + 1:m.start()])
+    if named is not None:
+        return _fail(text, "ambiguous", f"the lone number is labelled {named!r}, not with a "
+                     "label of the prompt: it may be another label's value")
     counted = _COUNTED.match(body, m.end())
     if counted is not None and not m.group("unit") and re.fullmatch(r"[-+]?\d+",
                                                                      m.group("num")):
@@ -664,7 +691,7 @@ def _decision(text: str, decide: str, answer: str | None, method: str) -> Parsed
 
 
 def _parse_decision(text: Any, labels: tuple[str, ...]) -> Parsed:
-    body, bad = _reply_body(text, "an answer inside may be a draft")
+    body, bad = _reply_body(text, "an answer inside may be a draft", labels)
     if bad is not None:
         return bad
     if not body.strip():

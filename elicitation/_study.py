@@ -40,6 +40,11 @@ from ._engine import common_iv
 from ._options import study_options
 from ._pairs import run_pairs
 from ._runner import run
+from ._study_check import config_types_iv
+from ._study_check import model_types_iv
+from ._study_check import pairs_count_iv
+from ._study_check import prompt_variants
+from ._study_check import stop_sequences
 from ._study_pairs import label_pairs
 from ._study_pairs import network_pairs
 from ._study_pairs import select_pairs
@@ -167,8 +172,12 @@ class StudyResult:
         lines = [
             f"study {self.config['name']!r} ({self.config['kind']}): {models}",
             shape,
-            f"{len(self.raw)} elicitations, {self.n_calls} calls made, {self.n_cached} from "
-            f"the cache; {len(self.data)} usable rows",
+            f"{len(self.raw)} elicitations"
+            # a model's design calls (questions written, pairs labelled) are counted too
+            + (f" and {designed} design calls" if (designed := self.n_calls + self.n_cached
+                                                   - len(self.raw)) > 0 else "")
+            + f", {self.n_calls} calls made, {self.n_cached} from the cache; "
+            f"{len(self.data)} usable rows",
             *(f"{key}: {_shown(value)}" for key, value in self.paths.items()),
         ]
         return Summary("\n".join(lines))
@@ -270,9 +279,10 @@ def load_study(config: str | os.PathLike[str] | Mapping[str, Any]) -> dict[str, 
     for key in lists:
         if isinstance(design[key], str) and not (key == "checkers" and design[key] == "all"):
             design[key] = [design[key]]
+    tests = {**tests_defaults, **_section(raw, "tests", tests_keys)}
+    config_types_iv(kind, design, tests)
     if kind in ("pairs", "consistency"):
         _designer_iv(kind, design)
-    tests = {**tests_defaults, **_section(raw, "tests", tests_keys)}
     if kind == "forecasting":
         _forecasting_iv(design, tests)
     if kind in ("decision", "pairs"):  # before any call is paid for
@@ -281,7 +291,10 @@ def load_study(config: str | os.PathLike[str] | Mapping[str, Any]) -> dict[str, 
     if kind == "consistency" and not isinstance(tests["baseline"], bool):
         raise ValueError("The study's tests.baseline must be true or false; got "
                          f"{tests['baseline']!r}")
-    out = Path(raw.get("out", "study")).resolve()
+    folder = raw.get("out", "study")
+    if not isinstance(folder, str) or not folder.strip():
+        raise ValueError(f"The study's 'out' must be a folder's path; got {folder!r}")
+    out = Path(folder).resolve()
     name = str(raw.get("name", out.name))
     cfg = {"kind": kind, "name": name, "seed": seed, "out": str(out),
            "models": checked, "design": design, "tests": tests}
@@ -448,6 +461,7 @@ def _model_iv(model: Any, i: int) -> dict[str, Any]:
                                   or value < low):
             raise ValueError(f"The study's model {i} ({m['name']!r}): {key} must be an int "
                              f">= {low}; got {value!r}")
+    model_types_iv(m, i)
     return m
 
 
@@ -502,7 +516,7 @@ def _client(model: Mapping[str, Any], contexts: pd.DataFrame, seed: int) -> Any:
         return SimulatedClient(_agent(agent), contexts, rng=seed)
     if agent is not None:
         return SimulatedClient(agent, contexts, rng=seed)
-    stop = model.get("stop")
+    stop = stop_sequences(model.get("stop"), f"The study's model {model['name']!r}")
     return OpenAIClient(
         model["name"], base_url=model["base_url"],
         # "" (not None) when unset: the client must not fall back to $OPENAI_API_KEY and
@@ -513,7 +527,7 @@ def _client(model: Mapping[str, Any], contexts: pd.DataFrame, seed: int) -> Any:
         deadline=model.get("deadline"), logprobs=model.get("logprobs", False),
         top_logprobs=model.get("top_logprobs", 10),
         constrained=model.get("constrained"),
-        extra_body={"stop": list(stop)} if stop else None)
+        extra_body={"stop": stop} if stop else None)
 
 
 def _design_client(model: Mapping[str, Any], seed: int, designer: Any) -> Any:
@@ -651,9 +665,10 @@ def _decision_study(cfg: dict[str, Any], paths: dict[str, str],
             options=study_options(model, design["sum_tolerance"], cache, progress)))
     # the report analyses the table as written, so its rerun line reproduces it
     data = pd.read_csv(paths["table"])
-    prompts = design["prompts"]
-    reference = tests["reference_prompt"] or ("standard" if "standard" in prompts
-                                              else prompts[0])
+    # the table's prompt column holds the variants ('standard' for 'standard_toolkit')
+    variants = prompt_variants(design["prompts"])
+    reference = tests["reference_prompt"] or ("standard" if "standard" in variants
+                                              else variants[0])
     with warnings.catch_warnings():
         # the study file keeps the two draw counts apart (ci and leakage p-values, other
         # resamples); report() names the first n_permutations for one more release
@@ -735,12 +750,19 @@ def _pairs_study(cfg: dict[str, Any], paths: dict[str, str],
     paths = {"pairs": str(out / "pairs.csv"), "table": paths["table"], "raw": paths["raw"],
              "results": str(out / "results.csv"), "cache": paths["cache"]}
     n_calls, n_cached = 0, 0
-    cache = ResponseCache(paths["cache"])
     if design["designer"] == "model":
         # the first model finds the pairs among candidates and labels them
-        candidates = network_pairs(design["network"],
-                                   n_pairs=design["n_candidates"] or 3 * design["n_pairs"],
+        wanted = design["n_candidates"] or 3 * design["n_pairs"]
+        candidates = network_pairs(design["network"], n_pairs=wanted,
                                    subject=design["subject"], rng=seed)
+        pairs_count_iv(candidates, wanted, design["network"],
+                       "n_candidates" if design["n_candidates"] else "n_pairs")
+    else:
+        pairs = network_pairs(design["network"], n_pairs=design["n_pairs"],
+                              subject=design["subject"], rng=seed)
+        pairs_count_iv(pairs, design["n_pairs"], design["network"], "n_pairs")
+    cache = ResponseCache(paths["cache"])
+    if design["designer"] == "model":
         first = cfg["models"][0]
         designer = _design_client(first, seed, SimulatedDesigner(
             categories=dict(zip(candidates["pair"], candidates["category"], strict=True)),
@@ -761,9 +783,6 @@ def _pairs_study(cfg: dict[str, Any], paths: dict[str, str],
             raise ValueError(f"The model {first['name']!r} labelled none of the "
                              f"{len(candidates)} candidate pairs strong, weak or none; see "
                              f"{paths['design']}")
-    else:
-        pairs = network_pairs(design["network"], n_pairs=design["n_pairs"],
-                              subject=design["subject"], rng=seed)
     pairs.to_csv(paths["pairs"], index=False)     # the question set, with its exact answers
     questions = pairs[["pair", "question_a", "question_b", "category", "a_outcome",
                        "b_outcome"]]

@@ -20,6 +20,7 @@ import coherence
 from ._cache import ResponseCache
 from ._engine import common_iv
 from ._options import study_options
+from ._study_check import count_iv
 from ._study_tuples import SimulatedDesigner
 from ._study_tuples import ask_probabilities
 from ._study_tuples import baseline_forecasts
@@ -42,8 +43,16 @@ def consistency_study(cfg: dict[str, Any], paths: dict[str, str], progress: bool
              "table": paths["table"], "raw": paths["raw"],
              "results": str(out / "results.csv"), "cache": paths["cache"]}
     qs = study_questions(design)
+    # a checker's tuples start at distinct base questions, and need 1 to 3 distinct ones
+    count_iv("n_tuples", design["n_tuples"], len(qs), "base questions (a checker's tuples "
+             "start at distinct questions)")
     tuples, texts = template_tuples(qs, design["checkers"], n_tuples=design["n_tuples"],
                                     rng=seed)
+    empty = [c for c in design["checkers"] if not len(tuples) or c not in set(tuples["checker"])]
+    if empty:   # they were left out of the results without a word
+        raise ValueError(f"The study's design.checkers names {', '.join(map(repr, empty))}, "
+                         f"whose tuples need 2 or 3 distinct base questions; the question set "
+                         f"gives {len(qs)}: raise design.n_questions or drop them")
     tuples.to_csv(paths["tuples"], index=False)
     template = get_template("forecast")
     frames, raws, results, question_rows, designs = [], [], [], [], []

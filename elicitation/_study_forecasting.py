@@ -12,6 +12,7 @@ interval) and :func:`coherence.calibration_error` (the debiased calibration erro
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Callable
 from collections.abc import Mapping
 from pathlib import Path
@@ -40,19 +41,44 @@ METRICS = ("brier", "log_score", "accuracy", "reliability", "resolution", "uncer
            "calibration_error", "ece")
 
 
+#: the written dates read besides ISO ``2028-01-01``: the day, the month in words, the year
+_WORDED_DATES = ("%d %B %Y", "%d %b %Y", "%B %d, %Y", "%b %d, %Y", "%B %d %Y", "%b %d %Y")
+
+
+def full_date(value: Any) -> dt.date | None:
+    """A date with its day, month and year (a TOML date, ``2028-01-01`` with or without a
+    time, ``1 January 2028``, ``January 1, 2028``); None for anything else. A year or a
+    month alone (``2028`` was 1 January 2028) and a date in figures other than ISO
+    (``01/02/2028`` was 2 January, and reads as 1 February too) are not guessed."""
+    if isinstance(value, dt.datetime):
+        return value.date()
+    if isinstance(value, dt.date):
+        return value
+    if not isinstance(value, str):
+        return None
+    text = " ".join(value.split())
+    iso = re.fullmatch(r"(\d{4})-(\d{1,2})-(\d{1,2})(?:[T ][\d:.+\-Z]*)?", text)
+    try:
+        if iso is not None:
+            return dt.date(*map(int, iso.groups()))
+    except ValueError:
+        return None
+    for form in _WORDED_DATES:
+        try:
+            return dt.datetime.strptime(text, form).date()
+        except ValueError:
+            continue
+    return None
+
+
 def simulated_date_iv(value: Any) -> str:
     """``design.simulated_date`` as an ISO date (``YYYY-MM-DD``); a TOML date or a string."""
-    if isinstance(value, dt.datetime):
-        value = value.date()
-    if isinstance(value, dt.date):
-        return value.isoformat()
-    if isinstance(value, str) and value.strip():
-        try:
-            return pd.Timestamp(value.strip()).date().isoformat()
-        except (ValueError, TypeError):
-            pass
+    day = full_date(value)
+    if day is not None:
+        return day.isoformat()
     raise ValueError("The study's design.simulated_date (the date the model is told is "
-                     "today) must be a date such as 2028-01-01 or '1 January 2028'; got "
+                     "today) must be a full date such as 2028-01-01 or '1 January 2028' (a "
+                     "year alone or 01/02/2028 is not guessed); got "
                      f"{value!r}")
 
 
@@ -80,15 +106,15 @@ def scorable_questions(questions: pd.DataFrame, simulated_date: str) -> pd.DataF
     out = questions.copy()
     dates = []
     for i, value in zip(out.index, out["date"], strict=True):
-        try:
-            day = pd.Timestamp(str(value))
-        except (ValueError, TypeError):
-            day = pd.NaT
-        if pd.isna(day):   # an empty date is NaT: never before the simulated date, so asked
+        # an empty date was NaT: never before the simulated date, so asked; '2030' was
+        # 1 January 2030 and '01/02/2030' 2 January
+        day = full_date(value)
+        if day is None:
             raise ValueError(f"The question set's 'date' of row {i} (id "
                              f"{out.at[i, 'id']!r}) is not a date: {value!r} (expected the "
-                             "date the question resolves, e.g. 31 December 2030)")
-        dates.append(day)
+                             "date the question resolves, e.g. 31 December 2030 or "
+                             "2030-12-31)")
+        dates.append(pd.Timestamp(day))
     out["resolves_on"] = [d.date().isoformat() for d in dates]
     resolution = out["resolution"] if "resolution" in out else pd.Series("", index=out.index)
     empty = blank_cells(resolution)

@@ -77,12 +77,25 @@ def read_questions(source: Any, where: str) -> pd.DataFrame:
     lines = [line for line in (source.read() if hasattr(source, "read")
                                else Path(source).read_text()).splitlines()
              if not line.startswith("#")]
-    frame = pd.DataFrame(list(csv.DictReader(lines)))
+    rows = list(csv.DictReader(lines))
+    # a row of more or fewer fields than the header (an unquoted comma in a fact) was read
+    # shifted, its extra field dropped, a missing one asked as "None"
+    uneven = [i for i, row in enumerate(rows) if None in row or None in row.values()]
+    frame = pd.DataFrame(rows)
     need = ("id", "fact", "date", "later_date")
     missing = [c for c in need if c not in frame.columns]
     if missing:
         raise ValueError(f"The question set {where} lacks column(s) {missing} (expected "
                          f"{', '.join(need)}, optional probability and resolution)")
+    if uneven:
+        raise ValueError(f"The question set {where} has {len(uneven)} row(s) whose number of "
+                         f"fields is not the header's (first: rows {uneven[:5]}); quote a "
+                         "text holding a comma")
+    for col in need:   # a blank fact or date was asked as "on , ..." or "on 31 ..., ?"
+        blank = blank_cells(frame[col])
+        if blank.any():
+            raise ValueError(f"The question set {where} has {int(blank.sum())} row(s) with "
+                             f"an empty {col!r} (first: rows {frame.index[blank].tolist()[:5]})")
     if not frame["id"].is_unique or not len(frame):
         raise ValueError(f"The question set {where} needs at least one row and unique ids")
     given = frame["probability"] if "probability" in frame else pd.Series("", index=frame.index)
@@ -112,6 +125,10 @@ def study_questions(design: Mapping[str, Any]) -> pd.DataFrame:
             raise ValueError(f"The study's design.questions must be 'demo' or a CSV file; "
                              f"{source!r} is not a file")
         qs = read_questions(path, str(path))
+    from ._study_check import count_iv
+
+    count_iv("n_questions", design.get("n_questions"), len(qs),
+             f"questions of the {source!r} question set")
     return qs.iloc[:design["n_questions"]] if design.get("n_questions") else qs
 
 

@@ -211,3 +211,72 @@ def test_simulated_refuses_model_options(options, tmp_path, capsys):
     assert sorted(named) == sorted(o for o in options if o.startswith("--"))
     assert "--simulated rational" in err
     assert not (tmp_path / "e.csv").exists() and not (tmp_path / "c.sqlite").exists()
+
+
+@pytest.mark.parametrize("extra, message", [
+    (("--top-logprobs", "5"), "--top-logprobs sets the alternatives of --logprobs"),
+    (("--decision", "decision_toolkit", "--no-decision"), "--no-decision asks none"),
+    (("--question", " "), "--question '' is no phrase"),
+    (("--seed", "-1"), "--seed must be a non-negative int; got -1"),
+    (("--raw-out", "{out}"), "is the file --out"),
+    (("--raw-out", "{incoherent}"), "is the file --out"),
+    (("--raw-out", "{missing}"), "no such folder"),
+])
+def test_an_option_the_run_would_ignore_or_overwrite_is_a_usage_error(server, tmp_path, capsys,
+                                                                       extra, message):
+    # --top-logprobs without --logprobs and --decision with --no-decision were ignored
+    # without a word; --raw-out naming the table (or its _incoherent.csv) was written over
+    # by it; a missing folder failed only after every call had been made
+    srv = server()
+    paths = {"out": str(tmp_path / "e.csv"), "incoherent": str(tmp_path / "e_incoherent.csv"),
+             "missing": str(tmp_path / "no" / "raw.csv")}
+    code = _elicit(srv, tmp_path, *(x.format(**paths) for x in extra))
+    err = capsys.readouterr().err
+    assert code == 2 and message in err, err
+    assert len(err.strip().splitlines()) == 1
+    assert srv.log == []   # no call was sent
+
+
+def test_ctrl_c_is_one_line_and_exit_130_the_replies_kept(server, tmp_path, capsys, monkeypatch):
+    # Ctrl-C (the documented way to stop a long run, which resumes from the cache) printed
+    # a traceback of the runner's threads
+    import coherence_cli
+    import elicitation
+
+    srv = server()
+    calls = []
+
+    def interrupted(*args, **kwargs):
+        calls.append(1)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(elicitation, "run", interrupted)
+    assert _elicit(srv, tmp_path) == coherence_cli.EXIT_INTERRUPTED == 130
+    err = capsys.readouterr().err
+    assert calls and err.strip() == ("coherence elicit: interrupted; every reply received is "
+                                     "in the cache: run the same command again to resume")
+    with pytest.raises(KeyboardInterrupt):   # --debug shows the traceback
+        main(["--debug", "elicit", "--base-url", srv.url, "--model", "fake",
+              "--cache", str(tmp_path / "c.sqlite"), "--out", str(tmp_path / "e.csv")])
+
+
+def _closed_port():
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.parametrize(("url", "code"), [
+    ("http://user:SECRET@127.0.0.1:{port}/v1", 2),       # refused, without repeating it
+    ("http://127.0.0.1:{port}/v1?api_key=SECRET", 1),    # nothing listens: said without it
+])
+def test_a_credential_in_the_endpoint_is_never_printed(tmp_path, capsys, url, code):
+    # the connection check before the run printed the endpoint whole, key included, in its
+    # error and in its hint
+    base = url.format(port=_closed_port())
+    assert main(["elicit", "--base-url", base, "--model", "m", "--cache",
+                 str(tmp_path / "c.sqlite"), "--out", str(tmp_path / "e.csv")]) == code
+    out = capsys.readouterr()
+    assert "SECRET" not in out.err + out.out and out.err, out

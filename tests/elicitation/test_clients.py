@@ -389,3 +389,40 @@ def test_content_as_a_list_of_parts_is_read_not_retried(content, text):
         srv.stop()
     assert out.text == text
     assert len(srv.bodies) == 1
+
+
+@pytest.mark.parametrize(("message", "text"), [
+    ({"content": None, "refusal": "I cannot give medical probabilities."},
+     "I cannot give medical probabilities."),
+    ({"content": "", "refusal": "I cannot give medical probabilities."},
+     "I cannot give medical probabilities."),
+    ({"content": "No: 0.3\nYes: 0.7", "refusal": None}, "No: 0.3\nYes: 0.7"),
+    ({"content": None, "refusal": None}, ""),
+])
+def test_a_refusal_is_the_reply_not_an_empty_one(message, text):
+    # OpenAI's refusal (content null, the model's words in 'refusal') was stored as an
+    # empty reply: what the model said was lost
+    import json
+
+    body = json.dumps({"choices": [{"message": {"role": "assistant", **message},
+                                    "finish_reason": "stop"}]}).encode()
+    srv = FakeOpenAIServer(lambda b, attempt: Reply(body=body)).start()
+    try:
+        out = OpenAIClient("m", base_url=srv.url, timeout=5).complete(_request())
+    finally:
+        srv.stop()
+    assert out.text == text
+    assert len(srv.bodies) == 1
+
+
+@pytest.mark.parametrize("field", ["seed", "messages", "model", "temperature", "max_tokens",
+                                   "grammar"])
+def test_extra_body_cannot_replace_what_the_client_writes(field):
+    # extra_body was merged last: {"seed": 5} sent seed 5 for every repetition while the
+    # cache keys and the raw table recorded seeds 5, 6, 7; {"messages": [...]} sent one
+    # prompt for every context, each cached under its own
+    with pytest.raises(ValueError, match=rf"'extra_body' parameter of OpenAIClient .*"
+                                         rf"got \['{field}'\]"):
+        OpenAIClient("m", base_url="http://127.0.0.1:9/v1", extra_body={field: 5})
+    assert OpenAIClient("m", base_url="http://127.0.0.1:9/v1",
+                        extra_body={"top_p": 0.9, "stop": ["\n\n"]}).settings["top_p"] == 0.9

@@ -123,3 +123,23 @@ def test_pair_questions_take_the_phrases_verbs():
         "Will it turn out that the patient recently visited Asia?")
     assert _question("the patient", "dyspnoea is present") == (
         "Will it turn out, for the patient, that dyspnoea is present?")
+
+
+def test_a_missing_pair_id_is_refused_before_any_call():
+    # a missing id was asked and kept in the pairs table as the pair NaN (run refuses a
+    # missing context id)
+    pairs = _pairs(4)
+    pairs["pair"] = pairs["pair"].astype(object)
+    pairs.loc[2, "pair"] = np.nan
+    calls = []
+
+    class Counting(SimulatedClient):
+        def complete(self, request):
+            calls.append(request)
+            return super().complete(request)
+
+    client = Counting(coherence.Agent.rational(), pairs.fillna({"pair": "x"}), rng=0)
+    with pytest.raises(ValueError, match=r"Column 'pair' \(input to run_pairs\) must not "
+                       r"contain missing values; 1 offending row \(first: row 2\)"):
+        run_pairs(pairs[["pair", "question_a", "question_b"]], client, cache=None, **FAST)
+    assert calls == []

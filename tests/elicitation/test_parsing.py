@@ -589,3 +589,41 @@ def test_a_json_label_repeated_with_its_value_is_read():
 def test_a_json_decision_given_two_answers_is_a_duplicate():
     got = parse_decision('{"Can decide": "yes", "CAN DECIDE": "no", "Decision": "yes"}')
     assert not got.ok and got.reason == "duplicate_label"
+
+
+@pytest.mark.parametrize(("text", "values"), [
+    ("Ｎｏ: 0.3", None),                          # No's value alone: missing Yes
+    ("ＮＯ: ０.３", None),
+    ("Ｎｏ: ０.３\nＹｅｓ: ０.７", {"No": 0.3, "Yes": 0.7}),
+    ("Yes: 70％", {"No": 0.3, "Yes": 0.7}),       # a full-width percent sign
+])
+def test_full_width_labels_are_labels(text, values):
+    # a full-width "Ｎｏ" was no label word: the reply had one number and no label, and
+    # its number (No's) was read as P(Yes) by the lone-number rule
+    parsed = parse_probabilities(text, ("No", "Yes"))
+    if values is None:
+        assert not parsed.ok and parsed.reason == "missing_label", parsed
+    else:
+        assert parsed.values == pytest.approx(values), parsed
+    decision = parse_decision("Can decide: Ｙｅｓ\nDecision: Ｎｏ")
+    assert decision.values == {"action": "no", "decide": "yes", "answer": "no"}
+    # labels that are themselves full width are matched as written
+    assert parse_probabilities("Ｎｏ: 0.3\nＹｅｓ: 0.7", ("Ｎｏ", "Ｙｅｓ")).values == \
+        pytest.approx({"Ｎｏ": 0.3, "Ｙｅｓ": 0.7})
+
+
+@pytest.mark.parametrize("text", ["Nein: 0.3", "Non: 0.3", "**False**: 0.3", "Negative = 0.3",
+                                  "N: 0.3", "Nope: 0.3", "N\u043e: 0.3"])   # Cyrillic o
+def test_a_lone_number_under_another_label_is_not_read_as_yes(text):
+    # each was read as P(Yes) = 0.3: the number's own label says it is No's
+    parsed = parse_probabilities(text)
+    assert not parsed.ok and parsed.reason == "ambiguous", parsed.values
+    assert "the lone number is labelled" in parsed.detail
+
+
+@pytest.mark.parametrize("text", ["Probability: 0.65", "Final answer: 65%", "p = .65",
+                                  "Estimated probability of disease: 0.65"])
+def test_a_lone_number_under_a_probability_label_is_read(text):
+    parsed = parse_probabilities(text)
+    assert parsed.ok and parsed.method == "lone_number", parsed.detail
+    assert parsed.values["Yes"] == pytest.approx(0.65)

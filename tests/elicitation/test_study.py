@@ -277,7 +277,7 @@ def test_unset_api_key_env_sends_no_other_key(tmp_path, monkeypatch):
     ({"constrained": "xml"}, r"model 1 \('b'\): The 'constrained' parameter"),
     ({"max_tokens": 2**63}, r"model 1 \('b'\): The 'max_tokens' parameter .* "
                             r"\[1, 9223372036854775807\]"),
-    ({"design_max_tokens": 0}, r"model 1 \('b'\): The 'max_tokens' parameter"),
+    ({"design_max_tokens": 0}, r"model 1 \('b'\): design_max_tokens must be a positive"),
 ])
 def test_a_bad_setting_of_the_last_model_stops_the_study_when_read(tmp_path, monkeypatch,
                                                                     setting, match):

@@ -177,6 +177,10 @@ def test_a_reference_probability_out_of_range_or_in_percent_is_an_error():
 @pytest.mark.parametrize("date", ["", "nan", "soon"])
 def test_a_question_without_a_date_is_an_error_not_asked(date):
     # an empty date was NaT, never on or before the simulated date: asked and scored
+    if not date:   # refused when the question set is read (the consistency study too)
+        with pytest.raises(ValueError, match=re.escape("an empty 'date' (first: rows [1])")):
+            _question_set([("q1", "31 December 2030", "1"), ("q2", date, "0")])
+        return
     qs = _question_set([("q1", "31 December 2030", "1"), ("q2", date, "0")])
     with pytest.raises(ValueError, match=re.escape(
             f"'date' of row 1 (id 'q2') is not a date: {date!r}")):
@@ -246,3 +250,40 @@ def test_forecasting_study_against_a_server_killed_and_resumed(tmp_path, monkeyp
         pd.testing.assert_frame_equal(again.report, resumed.report)
     finally:
         srv.stop()
+
+
+@pytest.mark.parametrize("date", ["2028", "June 2028", "01/02/2028", "2028/01/02"])
+def test_a_date_without_its_day_or_in_ambiguous_figures_is_not_guessed(date):
+    # '2028' was 1 January 2028, 'June 2028' 1 June, '01/02/2028' 2 January (it reads as
+    # 1 February too): the model was told a date the file does not say, and questions
+    # dated so were scored or excluded by it
+    with pytest.raises(ValueError, match="must be a full date"):
+        simulated_date_iv(date)
+    qs = _question_set([("q1", "31 December 2030", "1"), ("q2", date, "0")])
+    with pytest.raises(ValueError, match=re.escape(
+            f"'date' of row 1 (id 'q2') is not a date: {date!r}")):
+        scorable_questions(qs, "2027-01-01")
+    for same in ("2028-01-02", "2 January 2028", "January 2, 2028", "2 Jan 2028",
+                 "2028-01-02T10:00:00"):
+        assert simulated_date_iv(same) == "2028-01-02"
+
+
+@pytest.mark.parametrize(("row", "message"), [
+    ("q2,,31 December 2030,31 December 2031,0.5", "1 row(s) with an empty 'fact' (first: "
+     "rows [1])"),
+    ("q2,fact,31 December 2030,,0.5", "an empty 'later_date'"),
+    (",fact,31 December 2030,31 December 2031,0.5", "an empty 'id'"),
+    ("q2,fact,31 December 2030", "number of fields is not the header's (first: rows [1])"),
+    ("q2,a port, then a dam,31 December 2030,31 December 2031,0.5", "number of fields"),
+])
+def test_a_question_row_blank_or_shifted_is_an_error(row, message):
+    # a blank fact was asked as "Will it be true that on 31 December 2030, ?", a missing
+    # field as "None", and a row shifted by an unquoted comma lost its last field
+    import io
+
+    from elicitation._study_tuples import read_questions
+
+    text = ("id,fact,date,later_date,probability\n"
+            "q1,the port is open,31 December 2030,31 December 2031,0.5\n" + row + "\n")
+    with pytest.raises(ValueError, match=re.escape(message)):
+        read_questions(io.StringIO(text), "set.csv")

@@ -1,0 +1,201 @@
+"""The types of a study file's values, checked when the file is read.
+
+:func:`load_study` checks what each key may hold before any model is asked: a value of
+the wrong type used to surface as a Python error that named no key (``'int' object is
+not iterable`` for ``prompts = 5``), be taken for another value without a word
+(``reverse = "no"`` ran both directions, ``stop = "<|im_end|>"`` sent ten one-character
+stop sequences), or stop the study only after every model had been asked (a
+``reference_prompt`` the study does not ask, a consistency study's ``[tests]``).
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import pandas as pd
+
+__all__ = ["config_types_iv", "count_iv", "model_types_iv", "pairs_count_iv", "prompt_variants",
+           "stop_sequences"]
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _text(value: Any) -> bool:
+    return isinstance(value, str) and bool(value.strip())
+
+
+def stop_sequences(stop: Any, where: str) -> list[str] | None:
+    """``model.stop`` as the list of stop sequences sent: one string is one sequence (it
+    was split into its characters), a list of non-empty strings is itself.
+
+    See Also
+    --------
+    model_types_iv : the checks of a model's other keys.
+    """
+    if stop is None:
+        return None
+    if isinstance(stop, str) and stop:
+        return [stop]
+    if isinstance(stop, list) and stop and all(isinstance(s, str) and s for s in stop):
+        return list(stop)
+    raise ValueError(f"{where}: stop must be a stop sequence or a non-empty list of them "
+                     f"(non-empty strings); got {stop!r}")
+
+
+def _reads_back(name: str) -> bool:
+    """Whether ``name`` is read back as itself from the table's ``model`` column."""
+    buffer = io.StringIO()
+    pd.DataFrame({"model": [name]}).to_csv(buffer, index=False)
+    back = pd.read_csv(io.StringIO(buffer.getvalue()))["model"].iloc[0]
+    return isinstance(back, str) and back == name
+
+
+def model_types_iv(m: Mapping[str, Any], i: int) -> None:
+    """A model's name (it becomes the table's ``model`` column), ``stop``,
+    ``api_key_env``, ``design_max_tokens`` and ``top_logprobs`` (only with ``logprobs``).
+
+    See Also
+    --------
+    config_types_iv : the checks of the design and the tests.
+    """
+    name = m.get("name")
+    where = f"The study's model {i} ({name!r})"
+    if not isinstance(name, str) or not name or not _reads_back(name):
+        # the report reads table.csv back: '007' came back as the model 7, 'NA' and ''
+        # as a missing model, and two such names ('1', '01') as one pooled model
+        raise ValueError(f"{where}: name must be text that table.csv reads back as itself "
+                         "(not empty, not a number, not a missing-value word such as 'NA' "
+                         f"or 'null', not true/false); got {name!r}")
+    stop_sequences(m.get("stop"), where)
+    env = m.get("api_key_env")
+    if env is not None and not _text(env):
+        raise ValueError(f"{where}: api_key_env must be the name of an environment variable; "
+                         f"got {env!r}")
+    tokens = m.get("design_max_tokens")
+    if tokens is not None and (not _whole(tokens) or tokens < 1):
+        raise ValueError(f"{where}: design_max_tokens must be a positive int; got {tokens!r}")
+    if "top_logprobs" in m and m.get("logprobs") is not True:
+        raise ValueError(f"{where}: top_logprobs is used only with logprobs = true (without "
+                         "it no log-probability is asked for); set logprobs = true or drop "
+                         "top_logprobs")
+
+
+def _list_of_text(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def config_types_iv(kind: str, design: Mapping[str, Any], tests: Mapping[str, Any]) -> None:
+    """The types of a study's ``[design]`` and ``[tests]`` values (their names and
+    choices are checked after, by the kind's own rules).
+
+    See Also
+    --------
+    model_types_iv : the checks of a model's keys.
+    """
+    tol = design.get("sum_tolerance")
+    if isinstance(tol, bool) or not isinstance(tol, int | float) or not 0 <= tol <= 1:
+        raise ValueError(f"The study's design.sum_tolerance must be a number in [0, 1]; got "
+                         f"{tol!r}")
+    checkers = design.get("checkers", "all")
+    if checkers != "all" and not _list_of_text(checkers):
+        raise ValueError(f"The study's design.checkers must be 'all' or a list of checker "
+                         f"names; got {checkers!r}")
+    for key in ("prompts", "variants", "model_forms"):
+        if key in design and not (_list_of_text(design[key])
+                                  and (design[key] or key == "model_forms")):
+            raise ValueError(f"The study's design.{key} must be a name or a non-empty list "
+                             f"of names; got {design[key]!r}")
+    if kind == "decision":
+        if design["question"] is not None and not _text(design["question"]):
+            raise ValueError("The study's design.question must be the phrase after 'they' "
+                             f"(e.g. 'have the disease'); got {design['question']!r}")
+        reference, variants = tests["reference_prompt"], prompt_variants(design["prompts"])
+        if reference is not None and reference not in variants:
+            raise ValueError("The study's tests.reference_prompt must be the variant of one "
+                             f"of design.prompts ({', '.join(variants)}); got {reference!r}")
+    if kind == "pairs":
+        if not isinstance(design["reverse"], bool):
+            raise ValueError("The study's design.reverse must be true or false; got "
+                             f"{design['reverse']!r}")
+        if not _text(design["subject"]):
+            raise ValueError("The study's design.subject must be a phrase (who the questions "
+                             f"are about); got {design['subject']!r}")
+    if kind in ("consistency", "forecasting") and not _text(design["questions"]):
+        raise ValueError("The study's design.questions must be 'demo' or a CSV file's path; "
+                         f"got {design['questions']!r}")
+    if kind == "consistency":
+        _consistency_tests_iv(design, tests)
+
+
+def prompt_variants(prompts: list[str]) -> list[str]:
+    """The ``prompt`` labels of the table the prompts give (the templates' variants:
+    ``standard`` for ``standard_toolkit``); an unknown template is its own name here (the
+    names' check refuses it).
+
+    See Also
+    --------
+    config_types_iv : where ``tests.reference_prompt`` is checked against them.
+    """
+    from ._templates import get_template
+    from ._templates import template_names
+
+    known = set(template_names())
+    return [get_template(p).variant if p in known else p for p in prompts]
+
+
+def _consistency_tests_iv(design: Mapping[str, Any], tests: Mapping[str, Any]) -> None:
+    """A consistency study's ``[tests]`` (they used to be checked after every model had been
+    asked) and ``model_forms`` (an empty list used to fail with ``KeyError: 'quantity'``)."""
+    n = tests["n_resamples"]
+    if not _whole(n) or n < 1:
+        raise ValueError(f"The study's tests.n_resamples must be a positive int; got {n!r}")
+    if tests["definition"] not in ("paper", "code"):
+        raise ValueError("The study's tests.definition must be one of 'paper', 'code'; got "
+                         f"{tests['definition']!r}")
+    tol = tests["tolerance"]
+    if isinstance(tol, bool) or not isinstance(tol, int | float) or not (
+            math.isfinite(tol) and tol >= 0):
+        raise ValueError("The study's tests.tolerance must be a non-negative number; got "
+                         f"{tol!r}")
+    if design["designer"] == "model" and not design["model_forms"]:
+        raise ValueError("The study's design.model_forms must name at least one form with "
+                         "designer = 'model' (or 'all'); got []")
+
+
+def pairs_count_iv(pairs: pd.DataFrame, wanted: int, network: str, key: str) -> None:
+    """The network has the pairs asked for: each category's share of ``wanted`` (it used to
+    run on the pairs there were, fewer and unbalanced, while the summary said ``wanted``).
+
+    See Also
+    --------
+    count_iv : the same rule for question sets and tuples.
+    """
+    per = [wanted // 3 + (k < wanted % 3) for k in range(3)]
+    counts = pairs["category"].value_counts() if len(pairs) else pd.Series(dtype=int)
+    names = ("strong", "weak", "none")
+    short = [f"{int(counts.get(n, 0))} {n!r} of {k}" for n, k in zip(names, per, strict=True)
+             if counts.get(n, 0) < k]
+    if short:
+        most = 3 * min(int(counts.get(n, 0)) for n in names)
+        raise ValueError(f"The study's design.{key} ({wanted}) asks for more pairs than the "
+                         f"{network} network has: {', '.join(short)} (the pairs are balanced "
+                         f"over strong, weak and none); use at most {most}, or another "
+                         "network")
+
+
+def count_iv(key: str, wanted: int | None, available: int, what: str) -> None:
+    """``design.<key>`` asks for no more than there are (``what``, ``available`` of them):
+    more used to run on what there was without a word.
+
+    See Also
+    --------
+    pairs_count_iv : the same rule for question pairs.
+    """
+    if wanted is not None and wanted > available:
+        raise ValueError(f"The study's design.{key} ({wanted}) is more than the {available} "
+                         f"{what}; use at most {available}")

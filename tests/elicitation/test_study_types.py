@@ -1,0 +1,211 @@
+"""A study file's values of the wrong type or meaning are refused when the file is read,
+naming the key, before any model is asked; and a study's ``stop`` string, ``*_toolkit``
+prompts and model names reach the model and the report as written."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import textwrap
+
+import pandas as pd
+import pytest
+
+import elicitation
+from tests._fake_openai_server import FakeOpenAIServer
+from tests.elicitation._shared import cli
+
+pytest.importorskip("pgmpy")
+
+SIM = {"model": {"simulated": "rational"}}
+TESTS = {"tests": ["ci"], "n_permutations": 19, "n_resamples": 19}
+
+
+@pytest.mark.parametrize("config, message", [
+    ({**SIM, "out": 5}, "'out' must be a folder's path; got 5"),
+    ({**SIM, "design": {"prompts": 5}}, "design.prompts must be a name or a non-empty list"),
+    ({**SIM, "design": {"prompts": []}}, "design.prompts must be a name or a non-empty list"),
+    ({**SIM, "design": {"question": 5}}, "design.question must be the phrase"),
+    ({**SIM, "design": {"sum_tolerance": 5}}, "design.sum_tolerance must be a number"),
+    ({**SIM, "tests": {"reference_prompt": "mse"}}, "tests.reference_prompt must be the "
+     r"variant of one of design.prompts \(standard\); got 'mse'"),
+    ({**SIM, "kind": "pairs", "design": {"reverse": "no"}}, "design.reverse must be true or "
+     "false; got 'no'"),
+    ({**SIM, "kind": "pairs", "design": {"subject": 5}}, "design.subject must be a phrase"),
+    ({**SIM, "kind": "pairs", "design": {"variants": []}}, "design.variants must be"),
+    ({**SIM, "kind": "consistency", "design": {"questions": 5}}, "design.questions must be"),
+    ({**SIM, "kind": "consistency", "tests": {"tolerance": "x"}}, "tests.tolerance must be"),
+    ({**SIM, "kind": "consistency", "tests": {"definition": "x"}}, "tests.definition must"),
+    ({**SIM, "kind": "consistency", "tests": {"n_resamples": 0}}, "tests.n_resamples must"),
+    ({**SIM, "kind": "consistency", "design": {"checkers": 5}}, "design.checkers must be"),
+    ({**SIM, "kind": "consistency", "design": {"designer": "model", "model_forms": []}},
+     "design.model_forms must name at least one form"),
+    ({"model": {"simulated": "rational", "name": 5}}, r"model 0 \(5\): name must be text"),
+    ({"model": {"simulated": "rational", "name": ""}}, "name must be text"),
+    ({"model": {"simulated": "rational", "name": "007"}}, "name must be text"),
+    ({"model": {"simulated": "rational", "name": "NA"}}, "name must be text"),
+    ({"model": {"name": "m", "base_url": "http://127.0.0.1:9/v1", "stop": 5}},
+     "stop must be a stop sequence"),
+    ({"model": {"name": "m", "base_url": "http://127.0.0.1:9/v1", "api_key_env": 5}},
+     "api_key_env must be the name of an environment variable"),
+    ({"model": {"name": "m", "base_url": "http://127.0.0.1:9/v1", "top_logprobs": 5}},
+     "top_logprobs is used only with logprobs = true"),
+    ({"model": {"name": "m", "base_url": "http://127.0.0.1:9/v1", "design_max_tokens": 0}},
+     "design_max_tokens must be a positive int"),
+])
+def test_a_value_of_the_wrong_type_is_refused_when_read_naming_its_key(tmp_path, monkeypatch,
+                                                                        config, message):
+    # these used to fail with a Python error naming no key ('int' object is not iterable,
+    # exit 1), to run with another value (reverse = "no" ran both directions), or to stop
+    # the study only after every model had been asked (reference_prompt, the consistency
+    # study's [tests]); model names such as '007' or 'NA' came back from table.csv as the
+    # model 7 or a missing model
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ValueError, match=message):
+        elicitation.load_study(config)
+    with pytest.raises(ValueError, match=message):
+        elicitation.run_study({**config, "out": "s"} if "out" not in config else config,
+                              progress=False)
+    assert not (tmp_path / "s" / "cache.sqlite").exists()   # nothing was asked
+
+
+def test_cli_study_type_mistake_exits_2_with_one_line_naming_the_key(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    config = tmp_path / "s.toml"
+    config.write_text('out = 5\n[model]\nsimulated = "rational"\n')
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        code, _ = cli("study", str(config))
+    assert code == 2 and "'out' must be a folder's path" in err.getvalue(), err.getvalue()
+    assert len(err.getvalue().strip().splitlines()) == 1
+
+
+def test_a_stop_string_is_one_stop_sequence(tmp_path, monkeypatch):
+    # stop = "<|im_end|>" used to be sent as ten one-character stop sequences ('<', '|',
+    # 'i', ...), cutting every reply at its first 'e' or 'n'
+    monkeypatch.chdir(tmp_path)
+    srv = FakeOpenAIServer().start()
+    try:
+        config = {"out": "s", "model": {"name": "fake", "base_url": srv.url,
+                                        "stop": "<|im_end|>"},
+                  "design": {"n_contexts": 2, "repetitions": 1, "decision": ""},
+                  "tests": {**TESTS, "tests": ["calibration"]}}
+        with pytest.warns(Warning):   # the fake server's beliefs are degenerate
+            elicitation.run_study(config, progress=False)
+        assert srv.bodies and all(b["stop"] == ["<|im_end|>"] for b in srv.bodies)
+        srv.bodies.clear()
+        config["model"]["stop"] = ["<|im_end|>", "\n\n"]
+        config["out"] = "t"
+        with pytest.warns(Warning):
+            elicitation.run_study(config, progress=False)
+        assert srv.bodies and all(b["stop"] == ["<|im_end|>", "\n\n"] for b in srv.bodies)
+    finally:
+        srv.stop()
+
+
+def test_a_study_of_the_toolkit_prompts_runs_its_report(tmp_path, monkeypatch):
+    # the default reference prompt was the first prompt's template name
+    # ('standard_toolkit'), not its variant ('standard', the table's prompt column): the
+    # report refused it after every model had been asked
+    monkeypatch.chdir(tmp_path)
+    config = tmp_path / "s.toml"
+    config.write_text(textwrap.dedent("""
+        out = "s"
+        [model]
+        simulated = "rational"
+        [design]
+        n_contexts = 4
+        repetitions = 1
+        prompts = ["standard_toolkit", "mse_toolkit"]
+        [tests]
+        tests = ["ci", "prompt_consistency"]
+        n_permutations = 19
+        n_resamples = 19
+        """))
+    study = elicitation.run_study(config, progress=False)
+    assert set(study.data["prompt"]) == {"standard", "mse"}
+    assert study.report.settings["reference_prompt"] == "standard"
+    table = pd.read_csv(study.paths["table"])
+    assert set(table["model"]) == {"rational"}
+
+
+def test_a_study_that_stops_still_prints_the_warnings_before_it(tmp_path, monkeypatch):
+    # the warnings were printed only after a study that finished: model a's replies left
+    # out of its table were not said when model b then stopped the study
+    from tests._fake_openai_server import Reply
+
+    monkeypatch.chdir(tmp_path)
+
+    def behaviour(body, attempt):
+        if body["model"] == "b":
+            return Reply(status=401)
+        return Reply(text="I am not sure") if body.get("seed") == 1 else Reply()
+
+    srv = FakeOpenAIServer(behaviour).start()
+    try:
+        (tmp_path / "s.toml").write_text(textwrap.dedent(f"""
+            out = "s"
+            [[models]]
+            name = "a"
+            base_url = "{srv.url}"
+            [[models]]
+            name = "b"
+            base_url = "{srv.url}"
+            max_failures = 0
+            [design]
+            n_contexts = 2
+            repetitions = 2
+            """))
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            code, _ = cli("study", "s.toml", "--quiet")
+    finally:
+        srv.stop()
+    lines = err.getvalue().strip().splitlines()
+    assert code == 1 and "ElicitationError" in lines[-1], lines
+    assert any("warning: 2 of 4 rows left out" in line for line in lines), lines
+
+
+@pytest.mark.parametrize("config, message", [
+    ({"kind": "pairs", "design": {"network": "asia", "n_pairs": 500}},
+     r"design.n_pairs \(500\) asks for more pairs than the asia network has: .*'none' of 166"),
+    ({"kind": "pairs", "design": {"network": "asia", "designer": "model",
+                                  "n_candidates": 300}},
+     r"design.n_candidates \(300\) asks for more pairs"),
+    ({"kind": "consistency", "design": {"n_questions": 500}},
+     r"design.n_questions \(500\) is more than the 20 questions"),
+    ({"kind": "forecasting", "design": {"n_questions": 21, "simulated_date": "2028-01-01"}},
+     r"design.n_questions \(21\) is more than the 20 questions"),
+    ({"kind": "consistency", "design": {"n_questions": 3, "n_tuples": 4}},
+     r"design.n_tuples \(4\) is more than the 3 base questions"),
+    ({"kind": "consistency", "design": {"n_questions": 2, "n_tuples": 2,
+                                        "checkers": ["negation", "cond_cond"]}},
+     "design.checkers names 'cond_cond', whose tuples need 2 or 3 distinct base questions"),
+])
+def test_a_design_larger_than_its_source_is_refused_before_any_call(tmp_path, monkeypatch,
+                                                                    config, message):
+    # the study ran on what there was (60 pairs of 500, unbalanced; 20 questions of 500;
+    # 3 tuples of 50; no cond_cond tuple at all) while its summary said what was asked
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ValueError, match=message):
+        elicitation.run_study({**SIM, "out": "s", **config}, progress=False)
+    assert not (tmp_path / "s" / "cache.sqlite").exists()   # nothing was asked
+
+
+def test_the_summary_counts_a_models_design_calls(tmp_path, monkeypatch):
+    # "7 elicitations, 11 calls made": the design calls (questions written, checked) were in
+    # the calls and not in the elicitations, so a rerun read "0 calls made, 11 from the
+    # cache" of 7 elicitations
+    monkeypatch.chdir(tmp_path)
+    config = {**SIM, "out": "s", "kind": "consistency",
+              "design": {"n_questions": 4, "n_tuples": 2, "repetitions": 1,
+                         "checkers": ["negation", "and"], "designer": "model"},
+              "tests": {"n_resamples": 19}}
+    first = elicitation.run_study(config, progress=False)
+    designed = first.n_calls - len(first.raw)
+    assert designed > 0
+    assert (f"{len(first.raw)} elicitations and {designed} design calls, {first.n_calls} "
+            "calls made, 0 from the cache") in str(first.summary())
+    again = elicitation.run_study(config, progress=False)
+    assert (f"{len(first.raw)} elicitations and {designed} design calls, 0 calls made, "
+            f"{first.n_calls} from the cache") in str(again.summary())
