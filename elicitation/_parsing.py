@@ -561,7 +561,9 @@ def _label_stated(body: str, label: str) -> tuple[str, bool] | None:
 #: the words of a label a lone number may carry as P(Yes) ("Probability: 0.65")
 _NEUTRAL_WORDS = frozenset(("probability", "prob", "p", "answer", "estimate", "estimated",
                             "likelihood", "chance", "confidence", "belief", "risk",
-                            "forecast", "prediction", "final"))
+                            "forecast", "prediction", "final", "result", "response", "output",
+                            "reply", "value", "number", "percent", "percentage", "guess",
+                            "assessment"))
 
 
 def _unknown_label(prefix: str) -> str | None:
