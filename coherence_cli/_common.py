@@ -135,6 +135,35 @@ def _read_delimited(p: Path, path: str, sep: str) -> Any:
     return frame
 
 
+def check_id_spellings(frame: Any, path: str, columns: Any) -> None:
+    """Refuse an id column of a CSV or TSV file that pandas read as numbers when two
+    spellings of the file became one number (``01`` and ``1``, ``1.0`` and ``1``): the
+    rows of two contexts (or models, questions) would be pooled without a word. The
+    columns' text is read again and compared with the numbers; other files pass."""
+    import pandas as pd
+
+    p = Path(path)
+    if p.suffix.lower() not in (".csv", ".txt", ".tsv"):
+        return
+    names = [c for c in dict.fromkeys(columns) if c is not None and c in frame.columns
+             and pd.api.types.is_numeric_dtype(frame[c].dtype)
+             and not pd.api.types.is_bool_dtype(frame[c].dtype)]
+    if not names:
+        return
+    text = pd.read_csv(p, sep="\t" if p.suffix.lower() == ".tsv" else ",", dtype=str,
+                       usecols=names, keep_default_na=False, na_values=list(MISSING_WORDS))
+    for name in names:
+        raw = text[name].str.strip()
+        spellings = raw.groupby(frame[name].to_numpy(), dropna=True).unique()
+        many = spellings[spellings.map(len) > 1]
+        if len(many):
+            shown = "; ".join(" and ".join(repr(v) for v in vals[:3]) for vals in many[:3])
+            rows = [int(i) for i in frame.index[frame[name].isin(many.index)][:5]]
+            raise UsageError(
+                f"{path}: column {name!r} spells one id two ways ({shown}), which read as "
+                f"one number and would pool their rows (rows {rows}); write each id one way")
+
+
 def print_frame(frame: Any) -> None:
     import pandas as pd
 

@@ -12,6 +12,7 @@ from ._common import EXIT_OK
 from ._common import UsageError
 from ._common import add_resamples
 from ._common import add_seed
+from ._common import check_id_spellings
 from ._common import print_frame
 from ._common import read_table
 
@@ -93,6 +94,7 @@ def run(args: argparse.Namespace) -> int:
         if name is not None and name not in data.columns:
             raise UsageError(f"--{option} names column {name!r}, which {args.forecasts} does "
                              f"not have (columns: {have})")
+    check_id_spellings(data, args.forecasts, [args.by, args.question, args.cluster])
     cutoffs = None
     if args.cutoffs:
         path = Path(args.cutoffs)

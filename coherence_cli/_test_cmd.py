@@ -20,6 +20,7 @@ from ._common import EXIT_FAILURE
 from ._common import EXIT_OK
 from ._common import UsageError
 from ._common import add_report_options
+from ._common import check_id_spellings
 from ._common import draw_counts
 from ._common import positive_int
 from ._common import read_table
@@ -256,6 +257,8 @@ def run(args: argparse.Namespace) -> int:
 
     data = read_table(args.table)
     by = _check_columns(data, args, args.table)
+    check_id_spellings(data, args.table, [args.group, args.prompt, args.repetition,
+                                          args.action, *by])
     reference = _reference_prompt(data, args, args.table)
     _check_action_labels(data, args, args.table)
     if args.actions is not None:

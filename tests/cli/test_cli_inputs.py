@@ -140,3 +140,29 @@ def test_long_labels_are_cut_in_the_middle_and_kept_apart():
     # labels that would read alike once cut stay whole
     same = pd.DataFrame({"model": ["a" * 40 + "x" + "b" * 40, "a" * 40 + "y" + "b" * 40]})
     assert text_table(same, width=60).splitlines()[1] == same["model"][0]
+
+
+def test_an_id_spelt_two_ways_is_refused_not_pooled(table, tmp_path):
+    """Contexts ``01`` and ``1`` (a zero-padded id beside a plain one) read as one number:
+    their rows were pooled into one context without a word."""
+    lines = table.read_text().splitlines()
+    column = lines[0].split(",").index("context")
+    cells = lines[5].split(",")
+    cells[column] = "0" + cells[column]
+    lines[5] = ",".join(cells)
+    path = tmp_path / "padded.csv"
+    path.write_text("\n".join(lines) + "\n")
+    code, _, err = _main("test", str(path), "--tests", "ci", "--resamples", "19")
+    assert code == 2 and "column 'context' spells one id two ways" in err, err
+    # the same file with the id written one way runs
+    code, _, err = _main("test", str(table), "--tests", "ci", "--resamples", "19", "--quiet")
+    assert code == 0, err
+
+
+def test_scores_refuse_a_question_id_spelt_two_ways(tmp_path):
+    path = tmp_path / "f.csv"
+    path.write_text("model,question,probability,outcome\n"
+                    "a,1,0.6,1\na,01,0.7,1\na,2,0.2,0\nb,1,0.5,1\nb,2,0.4,0\n")
+    code, _, err = _main("scores", str(path), "--resamples", "19")
+    assert code == 2 and "column 'question' spells one id two ways ('1' and '01')" in err, err
+    assert "rows [0, 1, 3]" in err
