@@ -437,7 +437,8 @@ def report(
         would pool the prompts or drop tests silently). A column named ``menu`` (the
         offered actions joined by ``"|"``, one row per elicitation under that menu)
         adds :func:`coherence.iia_test` (test ``"iia"``) to the report's family of
-        p-values; without it the report is unchanged.
+        p-values; the decision tests and ``prompt_consistency`` then read the rows
+        offered the full menu. Without it the report is unchanged.
     evidence : iterable of str
         Evidence columns for the "with x" variants.
     by : sequence of str

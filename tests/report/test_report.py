@@ -675,6 +675,31 @@ def test_repetitions_numbered_within_each_menu():
     with pytest.raises(ValueError, match=r"Column 'repetition' .*'context', 'menu'"):
         report(twice, tests=("iia",), progress=False, rng=1, **FAST)
 
+def test_prompt_consistency_on_a_menu_table_reads_the_full_menu():
+    """A menu study with several prompts, repetitions numbered within each menu: the
+    prompts were compared on every menu's rows, so each (context, prompt, repetition)
+    came once per menu and the cell recorded a duplicate-repetition error. They are
+    compared on the full menu's rows, as the decision tests read them."""
+    from benchmarks.iia_designs import Design
+
+    data = _menu_table(Design(n_contexts=30), 44)
+    shifted = np.clip(data["belief"] + np.random.default_rng(0).normal(0, 0.05, len(data)),
+                      0, 1)
+    table = pd.concat([data.assign(prompt="standard"),
+                       data.assign(prompt="other", belief=shifted)], ignore_index=True)
+    table = table.assign(repetition=table.groupby(["context", "prompt", "menu"]).cumcount())
+    rep = report(table, tests=("prompt_consistency",), progress=False, rng=1, **FAST)
+    assert not rep.cells[0].errors
+    full = table[table["menu"] == "defer|no|yes"]
+    direct = coherence.prompt_consistency(full.drop(columns="menu"), n_resamples=99, rng=0)
+    got = rep.cells[0].results["prompt_consistency"]
+    assert got.n_obs == direct.n_obs == len(full)
+    assert got.statistic == pytest.approx(direct.statistic)
+    reduced = table[table["menu"] != "defer|no|yes"]
+    bad = report(reduced, tests=("prompt_consistency",), progress=False, rng=1, **FAST)
+    assert "which prompt_consistency runs on" in bad.cells[0].errors["prompt_consistency"]
+
+
 def test_report_maps_menu_labels_with_actions():
     from benchmarks.iia_designs import Design
 
