@@ -760,3 +760,22 @@ def test_a_repetition_labelled_twice_in_a_cell_is_an_error(two_models):
     # prompt=None pools the prompts, whose repetition labels then recur: not an error
     pooled = report(one, tests=["ci"], prompt=None, progress=False, rng=0, **FAST)
     assert pooled.cells[0].results["ci"].n_contexts == 60
+
+
+def test_docs_state_when_the_action_tests_run(small):
+    """docs/report.md said monotonicity runs when an action column exists; like ci and
+    leakage it runs when the action and the outcome exist (the report refuses an action
+    column without an outcome column)."""
+    from pathlib import Path
+
+    from coherence._report._registry import _has_actions
+
+    page = (Path(__file__).parents[2] / "docs" / "report.md").read_text(encoding="utf-8")
+    runs_when = {m.group(1): m.group(2).strip() for m in
+                 re.finditer(r"^\| `(\w+)` \|.*\| ([^|]+) \|$", page, flags=re.M)}
+    for spec in REGISTRY:
+        if spec.applies is _has_actions:
+            assert runs_when[spec.name] == "action and outcome exist", spec.name
+    with pytest.raises(ValueError, match=r"column 'outcome' not found"):
+        report(small.drop(columns="outcome"), tests=("monotonicity",), progress=False,
+               **FAST)
