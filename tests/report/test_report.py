@@ -779,3 +779,13 @@ def test_docs_state_when_the_action_tests_run(small):
     with pytest.raises(ValueError, match=r"column 'outcome' not found"):
         report(small.drop(columns="outcome"), tests=("monotonicity",), progress=False,
                **FAST)
+
+
+def test_outcome_none_with_an_action_column_is_a_clear_error(small):
+    """outcome=None on a table with an action column failed with a bare KeyError: None."""
+    with pytest.raises(ValueError, match=r"'outcome' parameter of report must be a column "
+                       r"name while the table has an action column \('action'\).*action=None"):
+        report(small.drop(columns="outcome"), outcome=None, progress=False, **FAST)
+    rep = report(small, action=None, outcome=None, tests=("prompt_consistency",),
+                 progress=False, rng=0, **FAST)
+    assert "prompt_consistency" in rep.cells[0].results
