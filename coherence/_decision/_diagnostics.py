@@ -27,13 +27,18 @@ import pandas as pd
 from .._results import Summary
 from .._results import format_number
 from .._validation import DECIMAL_SLACK
+from .._validation import MAX_ROWS_SHOWN
 from .._validation import as_dataframe
 from .._validation import check_float
+from .._validation import column_error
 from .._validation import nonempty
+from .._validation import numeric_column
 from .._validation import param_error
+from .._validation import plain_value
 from .._validation import probability_column
 from .._validation import require_columns
 from .._warnings import DegenerateDataWarning
+from .._warnings import SkippedRecordsWarning
 
 __all__ = ["ElicitationDiagnostics", "diagnose", "elicitation_diagnostics", "set_aside_counts"]
 
@@ -262,23 +267,74 @@ def _elicitation_diagnostics_iv(data: Any, belief: str, action: str | None,
     b = probability_column(df, belief, owner=owner)
     example = check_float(example_value, "example_value", owner, low=0.0, high=1.0)
     share = check_float(max_example_share, "max_example_share", owner, low=0.0, high=1.0)
+    present = {name: column for name, column in (
+        ("truth", truth), ("outcome", outcome), ("token_belief", token_belief))
+        if column is not None and column in df.columns}
+    read = {name: _association_column(df, column, name, owner)
+            for name, column in present.items()}
+    _warn_missing(df, {present[name]: values for name, values in read.items()}, owner)
     against: np.ndarray | None = None
     against_name = ""
-    for column in (truth, outcome):
-        if column is not None and column in df.columns:
-            values = pd.to_numeric(df[column], errors="coerce").to_numpy(dtype=float)
-            if np.isfinite(values).any():
-                against, against_name = values, column
-                break
-    token = None
-    if token_belief is not None and token_belief in df.columns:
-        values = pd.to_numeric(df[token_belief], errors="coerce").to_numpy(dtype=float)
-        token = values if np.isfinite(values).any() else None
+    for name in ("truth", "outcome"):  # a truth column without a single value: the outcome
+        if name in read and not np.isnan(read[name]).all():
+            against, against_name = read[name], present[name]
+            break
+    token = read.get("token_belief")
+    token = None if token is None or np.isnan(token).all() else token
     actions = (df[action] if action is not None and action in df.columns else None)
     return _DiagnosticsInput(belief=b, token=token, truth=against, truth_name=against_name,
                              actions=actions, example_value=example,
                              max_example_share=share,
                              set_aside=set_aside_counts(set_aside, owner))
+
+
+def _association_column(df: pd.DataFrame, column: str, role: str, owner: str) -> np.ndarray:
+    """A truth or token-belief column as probabilities, an outcome column as 0/1 (bools
+    read as 0/1, as everywhere an outcome is read); missing values kept as NaN (they are
+    counted and warned about), anything else raises naming the rows."""
+    s = df[column]
+    if role == "outcome" and (pd.api.types.is_bool_dtype(s.dtype) or (
+            pd.api.types.is_object_dtype(s.dtype) and s.notna().any() and all(
+                isinstance(v, bool | np.bool_) for v in s.dropna().to_numpy(dtype=object)))):
+        return np.where(s.isna().to_numpy(), np.nan,
+                        s.fillna(False).to_numpy(dtype=bool).astype(float))
+    if role == "outcome":
+        raw = s.to_numpy(dtype=object)
+        numbers = pd.to_numeric(s.astype(object), errors="coerce").to_numpy(dtype=float)
+        known = s.notna().to_numpy()
+        bad = np.flatnonzero(known & ~np.isin(numbers, (0.0, 1.0)))
+        if len(bad):  # 'yes'/'no' is not read as 1/0: no outcome column anywhere reads it
+            raise ValueError(column_error(
+                column, "be binary (0 or 1, or bools; map a yes/no text outcome to 1/0 "
+                "first)", [plain_value(v) for v in df.index[bad]],
+                [plain_value(v) for v in raw[bad]], owner=owner))
+        return np.where(known, numbers, np.nan)
+    values = numeric_column(df, column, owner=owner, allow_nan=True)
+    bad = np.flatnonzero(~np.isnan(values) & ((values < 0.0) | (values > 1.0)))
+    if len(bad):
+        raise ValueError(column_error(column, "hold probabilities in [0, 1]",
+                                      [plain_value(v) for v in df.index[bad]],
+                                      values[bad].tolist(), owner=owner))
+    return values
+
+
+def _warn_missing(df: pd.DataFrame, read: Mapping[str, np.ndarray], owner: str) -> None:
+    """A SkippedRecordsWarning naming the rows each association leaves out: a missing
+    truth, outcome or token belief is left out of the rank correlations, never silently."""
+    parts = []
+    for column, values in read.items():
+        rows = np.flatnonzero(np.isnan(values))
+        if len(rows):
+            shown = ", ".join(f"row {plain_value(v)!r}"
+                              for v in df.index[rows[:MAX_ROWS_SHOWN]])
+            more = ", ..." if len(rows) > MAX_ROWS_SHOWN else ""
+            parts.append(f"column '{column}' is missing on {len(rows)} of {len(values)} "
+                         f"rows (first: {shown}{more})"
+                         + (", so it is not used" if len(rows) == len(values) else ""))
+    if parts:
+        warnings.warn(f"{owner}: " + "; ".join(parts) + ". Those rows are left out of the "
+                      "rank correlations (association, token_association).",
+                      SkippedRecordsWarning, stacklevel=5)
 
 
 def _rank_correlation(x: np.ndarray, y: np.ndarray) -> float:
@@ -318,7 +374,13 @@ def elicitation_diagnostics(
         the true probability or else the outcome (the beliefs' association
         with it), and the token-probability belief. Under their default names
         they may be absent; a name given on purpose (``action="choice"``) must
-        exist, or ``ValueError`` names it. ``None`` turns one off.
+        exist, or ``ValueError`` names it. ``None`` turns one off. ``truth`` and
+        ``token_belief`` hold probabilities in [0, 1] and ``outcome`` 0/1 (or
+        bools; a yes/no text outcome is not read, as no outcome column in the
+        package reads it): any other value raises ``ValueError`` naming the
+        column and rows. A missing value leaves its row out of the rank
+        correlations with a ``SkippedRecordsWarning`` that counts and names the
+        rows; a truth column without a single value is not used (the outcome is).
     example_value : float
         The probability the prompt shows in its example answer (default 0.5:
         the published prompts end with ``No: 0.50`` / ``Yes: 0.50``). A model
@@ -343,12 +405,17 @@ def elicitation_diagnostics(
     -----
     DegenerateDataWarning
         When the beliefs are degenerate (see ``ElicitationDiagnostics.degenerate``).
+    SkippedRecordsWarning
+        When the truth, outcome or token-belief column is missing on some rows
+        (they are left out of ``association`` and ``token_association``).
 
     Raises
     ------
     ValueError
         For a missing or non-probability belief column, an optional column named
-        on purpose that the table lacks, an empty table, or a bad ``set_aside``.
+        on purpose that the table lacks, a truth or token-belief value that is not
+        a probability, an outcome that is not 0/1, an empty table, or a bad
+        ``set_aside``.
 
     See Also
     --------

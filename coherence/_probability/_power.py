@@ -22,14 +22,17 @@ from .._results import Summary
 from .._results import format_number
 from .._rng import RNGLike
 from .._rng import check_rng
+from .._validation import MAX_ROWS_SHOWN
 from .._validation import as_dataframe
 from .._validation import binary_column
 from .._validation import check_choice
 from .._validation import check_float
 from .._validation import check_int
+from .._validation import column_error
 from .._validation import no_missing
 from .._validation import one_or_pair
 from .._validation import param_error
+from .._validation import plain_value
 from .._validation import probability_column
 from .._validation import require_columns
 from .._warnings import KeywordMerge
@@ -197,6 +200,7 @@ def _pilot_improvement(pilot: Any, category: str | None, by: str,
                       "(column 'error' is set), as conditional_forecasting skips them.",
                       SkippedRecordsWarning, stacklevel=5)
         df = df.loc[~failed]
+    _one_cell(df, owner)
     cols = {"p_a": "p_a", "p_a_given_b1": "p_a_given_b1", "p_a_given_b0": "p_a_given_b0",
             "a_outcome": "a_outcome", "b_outcome": "b_outcome"}
     if category is not None:
@@ -217,6 +221,33 @@ def _pilot_improvement(pilot: Any, category: str | None, by: str,
         raise ValueError(f"{owner}: every pilot improvement equals {float(x[0])!r}; the pilot "
                          "gives no spread to plan with.")
     return x, p_a, np.where(b == 1, p1, p0)
+
+
+def _one_cell(df: pd.DataFrame, owner: str) -> None:
+    """Refuse a pilot of several models, runs or variants, or with a pair listed twice:
+    pooled, its pairs would count as independent draws of one forecaster
+    (:func:`conditional_forecasting` keeps such cells apart)."""
+    for column in ("model", "run", "variant"):
+        if column in df.columns:
+            values = pd.unique(df[column].astype(object))
+            if len(values) > 1:
+                shown = [plain_value(v) for v in values[:MAX_ROWS_SHOWN]]
+                more = ", ..." if len(values) > MAX_ROWS_SHOWN else ""
+                raise ValueError(
+                    f"{owner}: the pilot holds {len(values)} values of column '{column}' "
+                    f"({', '.join(map(repr, shown))}{more}); the power of one study is "
+                    "planned from one forecaster's pairs, and pooling would count its "
+                    f"pairs as independent. Select one, e.g. pilot[pilot['{column}'] == "
+                    f"{shown[0]!r}]" + (
+                        "" if column == "model" else "; for one run split over several "
+                        f"files, give its rows one '{column}' value") + ".")
+    if "pair" in df.columns:
+        repeated = df["pair"].duplicated(keep=False).to_numpy()
+        if repeated.any():
+            raise ValueError(column_error(
+                "pair", "list each pilot pair once (a pair listed twice is counted twice: "
+                "select one run of it)", list(df.index[repeated]),
+                df["pair"].to_numpy(dtype=object)[repeated], owner=owner))
 
 
 def _bernoulli_truth(p_a: np.ndarray, q: np.ndarray, effect: float, owner: str) -> np.ndarray:
@@ -332,7 +363,11 @@ def pairs_power(
         For ``metric="mean_improvement"`` it supplies the spread of the
         improvement and the population the simulation check resamples from. Failed
         records (``error`` set, as :func:`conditional_forecasting` reads it) are skipped
-        with a :class:`SkippedRecordsWarning`.
+        with a :class:`SkippedRecordsWarning`. One forecaster's pairs: a pilot with
+        several values of ``model``, ``run`` or ``variant``, or with a ``pair`` listed
+        twice, raises ``ValueError`` naming them (select one; pooled, the pairs would
+        count as independent, where :func:`conditional_forecasting` keeps such cells
+        apart).
     metric : {"mean_improvement", "win_rate"}
         The quantity to detect.
     effect : float, default 0.01

@@ -85,17 +85,23 @@ def _standard_rows(df: pd.DataFrame, o: Options, *, every_menu: bool = False) ->
             raise ValueError(f"no row of this cell has {o.prompt} = {o.reference_prompt!r} "
                              "(the reference_prompt the decision tests run on)")
     if MENU_COLUMN in rows.columns and not every_menu:
-        from .._decision._iia import parse_menus
-
-        menus = parse_menus(rows, MENU_COLUMN, owner="report")
-        full = frozenset().union(*menus)
-        keep = np.fromiter((m == full for m in menus), dtype=bool, count=len(menus))
-        if not keep.any():
-            raise ValueError(f"no row of this cell offers the full menu "
-                             f"({'|'.join(sorted(full))!r}, every action of its "
-                             f"{MENU_COLUMN!r} column), which the decision tests run on")
-        rows = rows[keep]
+        rows = _full_menu_rows(rows, "the decision tests run on")
     return rows
+
+
+def _full_menu_rows(rows: pd.DataFrame, users: str) -> pd.DataFrame:
+    """The rows offered the full menu (every action of the ``menu`` column); ``users``
+    completes the error's sentence when no row offers it."""
+    from .._decision._iia import parse_menus
+
+    menus = parse_menus(rows, MENU_COLUMN, owner="report")
+    full = frozenset().union(*menus)
+    keep = np.fromiter((m == full for m in menus), dtype=bool, count=len(menus))
+    if not keep.any():
+        raise ValueError(f"no row of this cell offers the full menu "
+                         f"({'|'.join(sorted(full))!r}, every action of its "
+                         f"{MENU_COLUMN!r} column), which {users}")
+    return rows[keep]
 
 
 def _decision_columns(o: Options, *, evidence: bool) -> dict[str, Any]:
@@ -179,6 +185,11 @@ def _consistency(df: pd.DataFrame, o: Options, rng: np.random.Generator) -> Cohe
     from .._decision._consistency import prompt_consistency
 
     assert o.prompt is not None  # guarded by applies
+    if MENU_COLUMN in df.columns:
+        # a menu study elicits every menu of a context, its repetitions numbered within
+        # each menu: the prompts are compared on the full menu's rows, as the decision
+        # tests read them (pooling the menus would repeat each repetition's label)
+        df = _full_menu_rows(df, "prompt_consistency runs on")
     return prompt_consistency(
         df,
         belief=o.belief,

@@ -214,6 +214,10 @@ def _table_iv(df: pd.DataFrame, a: _ReportArgs,
         ("action", action), ("outcome", outcome), ("prompt", a.prompt),
         ("repetition", a.repetition), ("truth", a.truth))
         if name is not None and name != role}, owner=owner)
+    if outcome is None and action in df.columns:  # a KeyError of None before
+        raise ValueError(param_error("outcome", owner, f"a column name while the table has "
+                                     f"an action column ({action!r}): the action tests read "
+                                     "both; pass action=None too to leave them out", None))
     if (action in df.columns) != (outcome in df.columns):
         missing = action if action not in df.columns else outcome
         require_columns(df, {"action" if missing == action else "outcome": missing}, owner=owner)
@@ -432,12 +436,15 @@ def report(
     belief, action, outcome, group, prompt, repetition, truth : str
         Column names. ``action``/``outcome``, ``prompt``, ``repetition`` and ``truth``
         are optional: tests that need them run only when they exist, and ``None`` turns
-        one off. Under their default names they may be absent; a name given on purpose
+        one off (``action`` and ``outcome`` go together: turn the action off with
+        ``action=None``, as ``outcome=None`` beside an action column raises). Under
+        their default names they may be absent; a name given on purpose
         (``prompt="variant"``) must exist, or ``ValueError`` names it (a misspelt one
         would pool the prompts or drop tests silently). A column named ``menu`` (the
         offered actions joined by ``"|"``, one row per elicitation under that menu)
         adds :func:`coherence.iia_test` (test ``"iia"``) to the report's family of
-        p-values; without it the report is unchanged.
+        p-values; the decision tests and ``prompt_consistency`` then read the rows
+        offered the full menu. Without it the report is unchanged.
     evidence : iterable of str
         Evidence columns for the "with x" variants.
     by : sequence of str

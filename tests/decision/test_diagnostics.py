@@ -134,3 +134,43 @@ def test_beliefs_outside_zero_one_and_empty_table():
         elicitation_diagnostics(pd.DataFrame({"belief": [0.2, 1.6]}))
     with pytest.raises(ValueError):
         elicitation_diagnostics(pd.DataFrame({"belief": pd.Series([], dtype=float)}))
+
+
+@pytest.mark.parametrize(("role", "values", "match"), [
+    # a yes/no text outcome gave association NaN without a word
+    ("outcome", ["no", "no", "yes", "yes", "yes", "no"],
+     r"Column 'outcome' .*must be binary .*6 offending rows \(first: row 0 = 'no'"),
+    ("outcome", [0, 0, 1, 1, 2, 0], r"'outcome' .*binary.*row 4 = 2"),
+    ("truth", [0.1, "abc", 0.5, 0.6, 0.9, 0.2], r"Column 'truth' .*numeric.*row 1 = 'abc'"),
+    ("truth", [0.1, 0.3, 1.5, 0.6, 0.9, 0.2], r"'truth' .*probabilities.*row 2 = 1\.5"),
+    ("token_belief", [0.1, 0.3, "x", 0.6, 0.9, 0.2], r"'token_belief' .*row 2 = 'x'"),
+])
+def test_association_columns_that_are_not_numbers_raise(role, values, match):
+    data = pd.DataFrame({"belief": [0.1, 0.3, 0.5, 0.7, 0.9, 0.2], role: values})
+    with pytest.raises(ValueError, match=match):
+        elicitation_diagnostics(data)
+
+
+@pytest.mark.parametrize("role", ["truth", "outcome", "token_belief"])
+def test_missing_association_values_are_counted_and_warned(role):
+    """A missing truth, outcome or token belief was dropped from the correlations
+    without a word."""
+    values = {"truth": [0.1, 0.3, 0.5, np.nan, 0.9, 0.2],
+              "outcome": [False, False, True, None, True, False],
+              "token_belief": [0.1, 0.3, 0.5, np.nan, 0.9, 0.2]}[role]
+    data = pd.DataFrame({"belief": [0.1, 0.3, 0.5, 0.7, 0.9, 0.2], role: values})
+    if role == "token_belief":
+        data["truth"] = [0.1, 0.3, 0.5, 0.7, 0.9, 0.2]
+    with pytest.warns(coherence.SkippedRecordsWarning,
+                      match=rf"column '{role}' is missing on 1 of 6 rows \(first: row 3\)"):
+        d = elicitation_diagnostics(data)
+    got = d.token_association if role == "token_belief" else d.association
+    assert got > 0.8
+
+
+def test_a_truth_column_without_values_falls_back_to_the_outcome_with_a_word():
+    data = pd.DataFrame({"belief": [0.1, 0.3, 0.5, 0.7], "truth": [np.nan] * 4,
+                         "outcome": [0, 0, 1, 1]})
+    with pytest.warns(coherence.SkippedRecordsWarning, match="'truth'.*so it is not used"):
+        d = elicitation_diagnostics(data)
+    assert d.association_with == "outcome" and d.association > 0.8

@@ -182,3 +182,25 @@ def test_pairs_power_skips_a_pilots_failed_records():
     # a bool flag (False: no error) is no failure
     same = pairs_power(pilot.assign(error=False), n_simulations=0, rng=0)
     pd.testing.assert_frame_equal(same.to_frame(), clean.to_frame())
+
+
+@pytest.mark.parametrize(("column", "values"), [("model", ["gpt", "llama"]),
+                                                ("run", ["t0", "t1"]),
+                                                ("variant", ["a", "b"])])
+def test_pairs_power_refuses_a_pilot_of_several_cells(column, values):
+    """A pilot of two models or two runs of the same pairs was pooled without a word (60
+    pairs planned from as one forecaster's 30, each counted twice)."""
+    pilot = coherent_pairs(30, np.random.default_rng(4), "strong")
+    both = pd.concat([pilot.assign(**{column: v}) for v in values], ignore_index=True)
+    with pytest.raises(ValueError, match=rf"2 values of column '{column}' "
+                                         rf"\('{values[0]}', '{values[1]}'\).*Select one"):
+        pairs_power(both, n_simulations=0, rng=0)
+    one = pairs_power(both.loc[both[column] == values[0]], n_simulations=0, rng=0)
+    assert one.n_pilot == 30
+
+
+def test_pairs_power_refuses_a_pair_listed_twice():
+    pilot = coherent_pairs(30, np.random.default_rng(4), "strong")
+    twice = pd.concat([pilot, pilot.iloc[:2]], ignore_index=True)
+    with pytest.raises(ValueError, match=r"Column 'pair' .*once.*4 offending rows"):
+        pairs_power(twice, n_simulations=0, rng=0)

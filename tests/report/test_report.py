@@ -675,6 +675,31 @@ def test_repetitions_numbered_within_each_menu():
     with pytest.raises(ValueError, match=r"Column 'repetition' .*'context', 'menu'"):
         report(twice, tests=("iia",), progress=False, rng=1, **FAST)
 
+def test_prompt_consistency_on_a_menu_table_reads_the_full_menu():
+    """A menu study with several prompts, repetitions numbered within each menu: the
+    prompts were compared on every menu's rows, so each (context, prompt, repetition)
+    came once per menu and the cell recorded a duplicate-repetition error. They are
+    compared on the full menu's rows, as the decision tests read them."""
+    from benchmarks.iia_designs import Design
+
+    data = _menu_table(Design(n_contexts=30), 44)
+    shifted = np.clip(data["belief"] + np.random.default_rng(0).normal(0, 0.05, len(data)),
+                      0, 1)
+    table = pd.concat([data.assign(prompt="standard"),
+                       data.assign(prompt="other", belief=shifted)], ignore_index=True)
+    table = table.assign(repetition=table.groupby(["context", "prompt", "menu"]).cumcount())
+    rep = report(table, tests=("prompt_consistency",), progress=False, rng=1, **FAST)
+    assert not rep.cells[0].errors
+    full = table[table["menu"] == "defer|no|yes"]
+    direct = coherence.prompt_consistency(full.drop(columns="menu"), n_resamples=99, rng=0)
+    got = rep.cells[0].results["prompt_consistency"]
+    assert got.n_obs == direct.n_obs == len(full)
+    assert got.statistic == pytest.approx(direct.statistic)
+    reduced = table[table["menu"] != "defer|no|yes"]
+    bad = report(reduced, tests=("prompt_consistency",), progress=False, rng=1, **FAST)
+    assert "which prompt_consistency runs on" in bad.cells[0].errors["prompt_consistency"]
+
+
 def test_report_maps_menu_labels_with_actions():
     from benchmarks.iia_designs import Design
 
@@ -735,3 +760,32 @@ def test_a_repetition_labelled_twice_in_a_cell_is_an_error(two_models):
     # prompt=None pools the prompts, whose repetition labels then recur: not an error
     pooled = report(one, tests=["ci"], prompt=None, progress=False, rng=0, **FAST)
     assert pooled.cells[0].results["ci"].n_contexts == 60
+
+
+def test_docs_state_when_the_action_tests_run(small):
+    """docs/report.md said monotonicity runs when an action column exists; like ci and
+    leakage it runs when the action and the outcome exist (the report refuses an action
+    column without an outcome column)."""
+    from pathlib import Path
+
+    from coherence._report._registry import _has_actions
+
+    page = (Path(__file__).parents[2] / "docs" / "report.md").read_text(encoding="utf-8")
+    runs_when = {m.group(1): m.group(2).strip() for m in
+                 re.finditer(r"^\| `(\w+)` \|.*\| ([^|]+) \|$", page, flags=re.M)}
+    for spec in REGISTRY:
+        if spec.applies is _has_actions:
+            assert runs_when[spec.name] == "action and outcome exist", spec.name
+    with pytest.raises(ValueError, match=r"column 'outcome' not found"):
+        report(small.drop(columns="outcome"), tests=("monotonicity",), progress=False,
+               **FAST)
+
+
+def test_outcome_none_with_an_action_column_is_a_clear_error(small):
+    """outcome=None on a table with an action column failed with a bare KeyError: None."""
+    with pytest.raises(ValueError, match=r"'outcome' parameter of report must be a column "
+                       r"name while the table has an action column \('action'\).*action=None"):
+        report(small.drop(columns="outcome"), outcome=None, progress=False, **FAST)
+    rep = report(small, action=None, outcome=None, tests=("prompt_consistency",),
+                 progress=False, rng=0, **FAST)
+    assert "prompt_consistency" in rep.cells[0].results
