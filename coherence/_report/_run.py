@@ -438,7 +438,8 @@ def report(
         are optional: tests that need them run only when they exist, and ``None`` turns
         one off (``action`` and ``outcome`` go together: turn the action off with
         ``action=None``, as ``outcome=None`` beside an action column raises). Under
-        their default names they may be absent; a name given on purpose
+        their default names they may be absent (``action`` and ``outcome`` both or
+        neither: an action column without an outcome column raises); a name given on purpose
         (``prompt="variant"``) must exist, or ``ValueError`` names it (a misspelt one
         would pool the prompts or drop tests silently). A column named ``menu`` (the
         offered actions joined by ``"|"``, one row per elicitation under that menu)
