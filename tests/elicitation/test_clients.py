@@ -369,6 +369,20 @@ def test_simulated_client_missing_truth_is_a_client_error():
         client.complete(Request(messages=(), context=1, prompt="standard"))
 
 
+def _reply_text(message: dict) -> tuple[str, int]:
+    """The text the client makes of one reply holding ``message``, and the calls sent."""
+    import json
+
+    body = json.dumps({"choices": [{"message": {"role": "assistant", **message},
+                                    "finish_reason": "stop"}]}).encode()
+    srv = FakeOpenAIServer(lambda b, attempt: Reply(body=body)).start()
+    try:
+        out = OpenAIClient("m", base_url=srv.url, timeout=5).complete(_request())
+    finally:
+        srv.stop()
+    return out.text, len(srv.bodies)
+
+
 @pytest.mark.parametrize(("content", "text"), [
     ([{"type": "text", "text": "No: 0.3\nYes: 0.7"}], "No: 0.3\nYes: 0.7"),
     ([{"type": "thinking", "thinking": "Yes: 0.99"}, {"type": "text", "text": "No: 0.3\n"},
@@ -378,17 +392,7 @@ def test_simulated_client_missing_truth_is_a_client_error():
 ])
 def test_content_as_a_list_of_parts_is_read_not_retried(content, text):
     # a reply whose content was a list of parts was thrown away as malformed and retried
-    import json
-
-    body = json.dumps({"choices": [{"message": {"role": "assistant", "content": content},
-                                    "finish_reason": "stop"}]}).encode()
-    srv = FakeOpenAIServer(lambda b, attempt: Reply(body=body)).start()
-    try:
-        out = OpenAIClient("m", base_url=srv.url, timeout=5).complete(_request())
-    finally:
-        srv.stop()
-    assert out.text == text
-    assert len(srv.bodies) == 1
+    assert _reply_text({"content": content}) == (text, 1)
 
 
 @pytest.mark.parametrize(("message", "text"), [
@@ -402,17 +406,7 @@ def test_content_as_a_list_of_parts_is_read_not_retried(content, text):
 def test_a_refusal_is_the_reply_not_an_empty_one(message, text):
     # OpenAI's refusal (content null, the model's words in 'refusal') was stored as an
     # empty reply: what the model said was lost
-    import json
-
-    body = json.dumps({"choices": [{"message": {"role": "assistant", **message},
-                                    "finish_reason": "stop"}]}).encode()
-    srv = FakeOpenAIServer(lambda b, attempt: Reply(body=body)).start()
-    try:
-        out = OpenAIClient("m", base_url=srv.url, timeout=5).complete(_request())
-    finally:
-        srv.stop()
-    assert out.text == text
-    assert len(srv.bodies) == 1
+    assert _reply_text(message) == (text, 1)
 
 
 @pytest.mark.parametrize("field", ["seed", "messages", "model", "temperature", "max_tokens",
