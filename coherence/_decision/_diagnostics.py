@@ -324,13 +324,14 @@ def _warn_missing(df: pd.DataFrame, read: Mapping[str, np.ndarray], owner: str) 
     parts = []
     for column, values in read.items():
         rows = np.flatnonzero(np.isnan(values))
-        if len(rows):
+        # a column empty on every row is not used (no logprobs asked for: an elicited
+        # table's token_belief), which leaves no row out of anything
+        if 0 < len(rows) < len(values):
             shown = ", ".join(f"row {plain_value(v)!r}"
                               for v in df.index[rows[:MAX_ROWS_SHOWN]])
             more = ", ..." if len(rows) > MAX_ROWS_SHOWN else ""
             parts.append(f"column '{column}' is missing on {len(rows)} of {len(values)} "
-                         f"rows (first: {shown}{more})"
-                         + (", so it is not used" if len(rows) == len(values) else ""))
+                         f"rows (first: {shown}{more})")
     if parts:
         warnings.warn(f"{owner}: " + "; ".join(parts) + ". Those rows are left out of the "
                       "rank correlations (association, token_association).",
@@ -380,7 +381,9 @@ def elicitation_diagnostics(
         package reads it): any other value raises ``ValueError`` naming the
         column and rows. A missing value leaves its row out of the rank
         correlations with a ``SkippedRecordsWarning`` that counts and names the
-        rows; a truth column without a single value is not used (the outcome is).
+        rows; a column without a single value is not used, without a warning (a
+        truth column so: the outcome is used; an elicited table's ``token_belief``
+        when no log-probabilities were asked for).
     example_value : float
         The probability the prompt shows in its example answer (default 0.5:
         the published prompts end with ``No: 0.50`` / ``Yes: 0.50``). A model

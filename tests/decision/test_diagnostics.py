@@ -168,9 +168,12 @@ def test_missing_association_values_are_counted_and_warned(role):
     assert got > 0.8
 
 
-def test_a_truth_column_without_values_falls_back_to_the_outcome_with_a_word():
+def test_a_column_without_values_is_not_used_and_leaves_no_row_out():
+    """An empty truth column gives way to the outcome, named in ``association_with``; an
+    empty token_belief column (an elicited table without log-probabilities) is not used.
+    Neither leaves a row out of anything, so neither warns (filterwarnings=error)."""
     data = pd.DataFrame({"belief": [0.1, 0.3, 0.5, 0.7], "truth": [np.nan] * 4,
-                         "outcome": [0, 0, 1, 1]})
-    with pytest.warns(coherence.SkippedRecordsWarning, match="'truth'.*so it is not used"):
-        d = elicitation_diagnostics(data)
+                         "outcome": [0, 0, 1, 1], "token_belief": [np.nan] * 4})
+    d = elicitation_diagnostics(data)
     assert d.association_with == "outcome" and d.association > 0.8
+    assert np.isnan(d.token_association)
