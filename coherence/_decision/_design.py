@@ -74,7 +74,7 @@ def category_values(df: pd.DataFrame, columns: tuple[str, ...]) -> pd.DataFrame:
     """``df`` with each pandas categorical among ``columns`` as its values (object, or the
     numbers' dtype), so that codes sorted by value follow the labels, not the order of the
     dtype's categories nor categories no row has: the same labels, however spelt, get the
-    same codes (the leakage model's first level is the one-hot's dropped one)."""
+    same codes (and the same strata, blocks and random draws)."""
     changed = {c: df[c].astype(object).infer_objects() for c in dict.fromkeys(columns)
                if isinstance(df[c].dtype, pd.CategoricalDtype)}
     return df.assign(**changed) if changed else df

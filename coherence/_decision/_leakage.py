@@ -204,7 +204,7 @@ def _logistic_base_design(p: np.ndarray, ev: _Evidence, options: Mapping[str, An
     evidence_parts: list[np.ndarray] = []
     for j, levels in enumerate(ev.n_levels):
         if levels > 1:
-            evidence_parts.append(np.eye(levels)[ev.codes[:, j]][:, 1:])
+            evidence_parts.append(np.eye(levels)[ev.codes[:, j]])  # every level
     if ev.numeric.shape[1]:
         mu = ev.numeric[train].mean(axis=0)
         sd = ev.numeric[train].std(axis=0)
@@ -404,7 +404,7 @@ def _evidence(df: pd.DataFrame, evidence: tuple[str, ...],
               categorical: tuple[str, ...]) -> _Evidence:
     n = len(df)
     numeric = [finite_column(df, c, owner=_OWNER) for c in evidence if c not in categorical]
-    labels = category_values(df, categorical)  # level 0 (dropped in the one-hot): the first
+    labels = category_values(df, categorical)  # codes: the labels' ranks in sorted order
     codes = [label_column(labels, c, owner=_OWNER)[0] for c in categorical]
     return _Evidence(
         numeric=np.column_stack(numeric) if numeric else np.empty((n, 0)),
@@ -693,9 +693,9 @@ def leakage_test(
         empty for the belief-only variant. Numeric or categorical (see
         ``categorical``).
     categorical : 'auto' or sequence of str
-        The evidence columns modelled as categories: one-hot coded (the first label in
-        sorted order the reference level, whatever a categorical dtype's order of
-        categories; interacted with the belief splines) by the logistic engine, native
+        The evidence columns modelled as categories: one-hot coded (a column for every
+        level, none dropped, so that the penalised fit does not depend on the labels;
+        interacted with the belief splines) by the logistic engine, native
         ``cat_features`` of catboost, and matched exactly by the permutation. ``'auto'``
         (default): every evidence column not of floats (Python floats in an object column
         count), so strings, booleans, categories *and integer codes* are categories (codes

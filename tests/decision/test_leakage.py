@@ -211,6 +211,38 @@ def test_category_order_and_unused_categories_change_nothing():
         res = leakage_test(spelt, evidence=["evidence"], **FAST, rng=0)
         pd.testing.assert_frame_equal(res.to_frame(), clean.to_frame())
 
+def test_renamed_labels_change_nothing():
+    """Renaming an evidence column's labels so that their sorted order changes ('a' ->
+    'z') gives the same estimate, p-value and interval: the penalised logistic model
+    one-hot codes every level. With the first level in sorted order dropped (the
+    reference), the fit moved with the names (4.51 against 3.13 on a 50-context study)."""
+    data = _nominal(50, 0, repetitions=3, leak=1.0)
+    codes = data["evidence"].to_numpy()
+    for evidence in (np.array(list("abcd"))[codes], (codes % 2).astype(bool)):
+        plain = data.assign(evidence=evidence)
+        renamed = data.assign(evidence=pd.Series(evidence).map(
+            {"a": "z", True: "no", False: "yes"}).fillna(pd.Series(evidence)).to_numpy())
+        a = leakage_test(plain, evidence=["evidence"], **FAST, rng=0)
+        b = leakage_test(renamed, evidence=["evidence"], **FAST, rng=0)
+        assert b.statistic == pytest.approx(a.statistic, rel=1e-9, abs=1e-12)
+        assert b.pvalue == a.pvalue
+        assert b.confidence_interval.low == pytest.approx(a.confidence_interval.low, abs=1e-8)
+        np.testing.assert_allclose(b.loss_full, a.loss_full, rtol=1e-8, atol=1e-12)
+
+
+@settings(max_examples=6, deadline=None)
+@given(st.permutations("abcd"))
+def test_permuted_label_names_change_nothing(names):
+    """Property: any assignment of the names to the nominal levels, one result."""
+    data = _nominal(40, 5, repetitions=3, leak=1.0)
+    kw = {"evidence": ["evidence"], "engine": "logistic", "n_resamples": 20,
+          "n_permutations": 9, "rng": 1}
+    a = leakage_test(data.assign(evidence=np.array(list("abcd"))[data["evidence"]]), **kw)
+    b = leakage_test(data.assign(evidence=np.array(names)[data["evidence"]]), **kw)
+    assert b.statistic == pytest.approx(a.statistic, rel=1e-9, abs=1e-12)
+    assert b.pvalue == a.pvalue
+
+
 def test_boolean_evidence_accepted():
     data = _nominal(60, 1, repetitions=3)
     res = leakage_test(data.assign(flag=data["evidence"] % 2 == 1), evidence=["flag"], **FAST,
