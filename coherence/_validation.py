@@ -397,15 +397,19 @@ def no_missing(df: pd.DataFrame, columns: str | Iterable[str], *, owner: str | N
 
 
 def numeric_column(df: pd.DataFrame, column: str, *, owner: str | None = None,
-                   allow_nan: bool = False) -> np.ndarray:
+                   allow_nan: bool = False, bools: bool = False) -> np.ndarray:
     """Return the column as a contiguous float64 array, or raise naming the bad rows.
 
     A float32 (or float16) column is read value by value as the shortest decimal that
-    gives the value back (``float32(0.7)`` as 0.7, not 0.699999988).
+    gives the value back (``float32(0.7)`` as 0.7, not 0.699999988). A bool column
+    (numpy or nullable) raises, or with ``bools`` reads as 1/0 (``pd.NA`` missing), for
+    columns of 0/1 flags (an outcome, a ``correct`` column).
     """
     s = df[column]
     where = f" (input to {owner})" if owner else ""
-    if pd.api.types.is_bool_dtype(s.dtype):
+    if bools and pd.api.types.is_bool_dtype(s.dtype):
+        s = s.astype("Float64")
+    elif pd.api.types.is_bool_dtype(s.dtype):
         raise ValueError(f"Column '{column}'{where} must be numeric; got dtype bool.")
     textual = pd.api.types.is_object_dtype(s.dtype) or isinstance(s.dtype, pd.StringDtype)
     if isinstance(s.dtype, pd.CategoricalDtype) or not (

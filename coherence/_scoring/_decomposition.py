@@ -441,9 +441,8 @@ def _brier_decomposition_iv(data: Any, checker: Any, question: Any, probability:
     gen = check_rng(rng, owner=_OWNER)
     label_column(df, question, owner=_OWNER)
     p = probability_column(df, probability, owner=_OWNER)
-    if pd.api.types.is_bool_dtype(df[outcome].dtype):  # True/False (pd.NA: annulled) as 1/0
-        df = df.assign(**{outcome: df[outcome].astype("Float64")})
-    y = numeric_column(df, outcome, owner=_OWNER, allow_nan=checker is not None)
+    # True/False as 1/0 (a nullable column's pd.NA: an annulled outcome)
+    y = numeric_column(df, outcome, owner=_OWNER, allow_nan=checker is not None, bools=True)
     bad = np.flatnonzero(~np.isnan(y) & (y != 0.0) & (y != 1.0))
     if len(bad):
         raise ValueError(column_error(outcome, "hold 0 or 1 (or be missing for an annulled "

@@ -89,14 +89,6 @@ def _window(df: pd.DataFrame, start: str, resolution_date: str,
     return s, r
 
 
-def _bool_as_number(df: pd.DataFrame, column: str) -> pd.DataFrame:
-    """``df`` with a bool ``column`` (numpy or nullable) as 1/0, which the numeric reading
-    refuses; missing values stay missing (and raise there, named by row)."""
-    if column in df.columns and pd.api.types.is_bool_dtype(df[column].dtype):
-        return df.assign(**{column: df[column].astype("Float64")})
-    return df
-
-
 def simulated_dates(tasks: Any, *, positions: Sequence[str | float] = ("midpoint",),
                     placement: str = "center", question: str = "question",
                     start: str = "start", resolution_date: str = "resolution_date",
@@ -370,7 +362,7 @@ def accuracy_by_horizon(forecasts: Any, *, horizon: str = "horizon", by: str = "
     for col in (horizon, by, question):  # 'early' and 'Early ' are one label typed two ways
         check_case_distinct(df, col, owner=owner)
     not_pooled(df, by, owner)
-    c = numeric_column(_bool_as_number(df, correct), correct, owner=owner)
+    c = numeric_column(df, correct, owner=owner, bools=True)
     bad = np.flatnonzero((c < 0) | (c > 1))
     if len(bad):
         raise ValueError(column_error(correct, "hold values in [0, 1]", list(df.index[bad]),
@@ -544,7 +536,7 @@ def rolling_accuracy(forecasts: Any, *, start: str = "start", by: str = "model",
             raise ValueError(param_error("window", owner, rule, window))
     when, miss = parse_dates(df[start], df.index, start, owner, require_tz=False)
     no_missing(df, start, owner=owner, missing=miss)
-    c = numeric_column(_bool_as_number(df, correct), correct, owner=owner)
+    c = numeric_column(df, correct, owner=owner, bools=True)
     bad = np.flatnonzero((c < 0) | (c > 1))
     if len(bad):
         raise ValueError(column_error(correct, "hold values in [0, 1]", list(df.index[bad]),
