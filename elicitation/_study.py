@@ -44,6 +44,7 @@ from ._study_check import config_types_iv
 from ._study_check import model_types_iv
 from ._study_check import pairs_count_iv
 from ._study_check import prompt_variants
+from ._study_check import stale_outputs_iv
 from ._study_check import stop_sequences
 from ._study_pairs import label_pairs
 from ._study_pairs import network_pairs
@@ -619,6 +620,14 @@ def run_study(config: str | os.PathLike[str] | Mapping[str, Any], *,
     gets ``seed`` as its ``rng``, so its rerun line reproduces its p-values
     from ``table.csv``.
 
+    An ``out`` folder that holds the outputs of another study, files or
+    ``seed-<s>`` folders this study does not write (a ``report.html`` in the
+    folder of a pairs study, the ``seed-2/`` of a study over more seeds), is
+    refused before any call with a ``ValueError`` naming them: they would be
+    read beside the new files as this study's. Nothing is deleted; the files
+    this study writes are written anew, and ``cache.sqlite`` stays (a rerun
+    takes every reply it holds from it).
+
     See Also
     --------
     run : elicit a belief/action table from a contexts table.
@@ -627,6 +636,7 @@ def run_study(config: str | os.PathLike[str] | Mapping[str, Any], *,
     """
     cfg = load_study(config)
     _keys_iv(cfg["models"])
+    stale_outputs_iv(cfg)
     out = Path(cfg["out"])
     out.mkdir(parents=True, exist_ok=True)
     paths = {"table": str(out / "table.csv"), "raw": str(out / "raw.csv"),

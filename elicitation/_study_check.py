@@ -12,13 +12,15 @@ from __future__ import annotations
 
 import io
 import math
+import re
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 __all__ = ["config_types_iv", "count_iv", "model_types_iv", "pairs_count_iv", "prompt_variants",
-           "stop_sequences"]
+           "stale_outputs_iv", "stop_sequences", "study_outputs"]
 
 
 def _whole(value: Any) -> bool:
@@ -199,3 +201,49 @@ def count_iv(key: str, wanted: int | None, available: int, what: str) -> None:
     if wanted is not None and wanted > available:
         raise ValueError(f"The study's design.{key} ({wanted}) is more than the {available} "
                          f"{what}; use at most {available}")
+
+
+#: the files (and, over several seeds, the ``seed-<s>`` folders) a study writes to its
+#: ``out`` folder, of every kind: one of them in ``out`` that this study does not write is
+#: another study's, and would be read beside this one's
+_OUTPUTS = ("table.csv", "raw.csv", "report.html", "pairs.csv", "design.csv", "results.csv",
+            "questions.csv", "tuples.csv", "forecasts.csv", "seeds.csv", "spread.csv")
+_SEED_FOLDER = re.compile(r"seed-\d+")
+
+
+def study_outputs(cfg: Mapping[str, Any]) -> set[str]:
+    """The names in ``out`` that the study ``cfg`` writes (its cache aside)."""
+    kind = cfg["kind"]
+    if kind == "decision" and "seeds" in cfg:
+        return {"seeds.csv", "spread.csv", *(f"seed-{s}" for s in cfg["seeds"])}
+    names = {"decision": {"table.csv", "raw.csv", "report.html"},
+             "pairs": {"pairs.csv", "table.csv", "raw.csv", "results.csv"},
+             "consistency": {"questions.csv", "tuples.csv", "table.csv", "raw.csv",
+                             "results.csv"},
+             "forecasting": {"questions.csv", "table.csv", "raw.csv", "forecasts.csv",
+                             "results.csv"}}[kind]
+    if kind in ("pairs", "consistency") and cfg["design"]["designer"] == "model":
+        names.add("design.csv")
+    return names
+
+
+def stale_outputs_iv(cfg: Mapping[str, Any]) -> None:
+    """A ``ValueError`` naming the outputs of another study in the study's ``out`` folder
+    (a report, a results table or a seed's folder this study does not write), before any
+    call: they were left beside the new files without a word, and a reader took an old
+    report for the new one. Nothing is deleted; ``cache.sqlite`` is never in the way (a
+    rerun reads its replies)."""
+    out = Path(cfg["out"])
+    if not out.is_dir():
+        return
+    ours = study_outputs(cfg)
+    stale = sorted(p.name + ("/" if p.is_dir() else "") for p in out.iterdir()
+                   if p.name not in ours and (p.name in _OUTPUTS or (
+                       p.is_dir() and _SEED_FOLDER.fullmatch(p.name) is not None)))
+    if stale:
+        shown = f"{cfg['kind']!r}" + (f" over seeds {cfg['seeds']}" if "seeds" in cfg else "")
+        raise ValueError(
+            f"The study's out folder {out} holds {', '.join(stale)}, which this study (kind "
+            f"{shown}) does not write: another study's outputs, which would be taken for "
+            "this one's. Remove them or set another 'out' (cache.sqlite may stay: a rerun "
+            "takes every reply it holds from it)")

@@ -304,3 +304,46 @@ def test_a_seed_the_cache_cannot_store_is_refused_when_read():
             elicitation.load_study({key: value, "model": {"simulated": "rational"}})
     assert elicitation.load_study({"seed": 2**63 - 1,
                                    "model": {"simulated": "rational"}})["seed"] == 2**63 - 1
+
+
+@pytest.mark.filterwarnings("ignore::coherence.DegenerateDataWarning")  # 8 contexts
+def test_an_out_folder_holding_another_studys_outputs_is_refused(tmp_path, monkeypatch):
+    # a study run into the folder of another kind of study left that study's report (or
+    # results) beside its own files without a word, to be read as the new study's
+    monkeypatch.chdir(tmp_path)
+    decision = {"kind": "decision", "out": "out", "model": {"simulated": "rational"},
+                "design": {"n_contexts": 8, "repetitions": 1},
+                "tests": {"tests": ["calibration"], "n_resamples": 19}}
+    forecasting = {"kind": "forecasting", "out": "out", "model": {"simulated": "rational"},
+                   "design": {"simulated_date": "2028-01-01", "repetitions": 1},
+                   "tests": {"n_resamples": 19}}
+    first = elicitation.run_study(decision, progress=False)
+    (tmp_path / "out" / "notes.txt").write_text("mine")   # not a study's: never in the way
+    kept = {p.name: p.read_bytes() for p in (tmp_path / "out").iterdir()}
+    with pytest.raises(ValueError, match=r"out folder .*out holds report.html, which this "
+                       r"study \(kind 'forecasting'\) does not write"):
+        elicitation.run_study(forecasting, progress=False)
+    # nothing deleted, nothing asked
+    assert {p.name: p.read_bytes() for p in (tmp_path / "out").iterdir()} == kept
+    config = tmp_path / "forecasting.toml"
+    config.write_text('kind = "forecasting"\nout = "out"\n[model]\nsimulated = "rational"\n'
+                      '[design]\nsimulated_date = 2028-01-01\nrepetitions = 1\n'
+                      '[tests]\nn_resamples = 19\n')
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        code, _ = cli("study", str(config), "--quiet")
+    assert code == 2 and "holds report.html, which" in err.getvalue()
+    assert len(err.getvalue().strip().splitlines()) == 1
+    # the study's own files (and the cache) are no stale outputs: a rerun is one
+    assert elicitation.run_study(decision, progress=False).n_calls == 0
+    # with the other study's files gone, the cache (and notes.txt) stay and serve
+    (tmp_path / "out" / "report.html").unlink()
+    assert elicitation.run_study(forecasting, progress=False).n_calls > 0
+    with pytest.raises(ValueError, match=r"holds forecasts.csv, questions.csv, results.csv,"):
+        elicitation.run_study(decision, progress=False)
+    # a seed's folder of a study over more seeds
+    (tmp_path / "seeds" / "seed-2").mkdir(parents=True)
+    with pytest.raises(ValueError, match=r"holds seed-2/, which this study \(kind 'decision' "
+                       r"over seeds \[0, 1\]\) does not write"):
+        elicitation.run_study({**decision, "out": "seeds", "seeds": [0, 1]}, progress=False)
+    assert first.n_calls > 0

@@ -5,6 +5,7 @@ several seeds; each reuses every call on a second run (simulated and fake-server
 from __future__ import annotations
 
 import re
+import shutil
 import textwrap
 
 import numpy as np
@@ -250,9 +251,15 @@ def test_decision_study_over_seeds_reports_the_spread(tmp_path, monkeypatch):
     again = elicitation.run_study(config, progress=False)
     assert again.n_calls == 0
     pd.testing.assert_frame_equal(again.spread, first.spread)
-    # one seed of the same study, alone, finds every call in the shared cache
+    # one seed of the same study, alone, finds every call in the shared cache (copied into
+    # its own folder: the seeds' files in theirs are not its own)
     alone = {key: value for key, value in config.items() if key != "seeds"}
-    single = elicitation.run_study({**alone, "seed": 1}, progress=False)
+    with pytest.raises(ValueError, match=r"holds seed-0/, seed-1/, seeds.csv, spread.csv, "
+                       r"which this study \(kind 'decision'\) does not write"):
+        elicitation.run_study({**alone, "seed": 1}, progress=False)
+    (tmp_path / "one").mkdir()
+    shutil.copy(tmp_path / "seeds" / "cache.sqlite", tmp_path / "one" / "cache.sqlite")
+    single = elicitation.run_study({**alone, "seed": 1, "out": "one"}, progress=False)
     assert single.n_calls == 0
     code, out = cli("study", str(_write(tmp_path)), "--quiet")
     assert code == 0 and "between-seed spread over seeds 0, 1" in out
