@@ -29,6 +29,8 @@ from ._common import EXIT_FAILURE
 from ._common import EXIT_OK
 from ._common import add_seed
 
+#: The table ``--out`` writes when it is not given.
+DEFAULT_OUT = "elicited.csv"
 #: The first run: a few contexts. ``--full``: the decision paper's design.
 FIRST_RUN: dict[str, Any] = {"n_contexts": 12, "repetitions": 2, "prompts": ["standard"]}
 FULL_RUN: dict[str, Any] = {"n_contexts": 200, "repetitions": 5,
@@ -77,7 +79,8 @@ def _ignored_iv(args: argparse.Namespace) -> None:
     """A usage error for options the run would ignore or whose files would overwrite each
     other, said before any call: ``--top-logprobs`` without ``--logprobs`` (no
     log-probability is asked for), an empty ``--question`` (the network's was asked), a
-    negative ``--seed``, ``--decision`` with ``--no-decision``, and an
+    negative ``--seed``, ``--decision`` with ``--no-decision``, ``--out`` with ``--probe``
+    (which writes no table), a ``--cache`` that keeps nothing (``:memory:``), and an
     ``--out``, its ``_incoherent.csv`` and ``--raw-out`` naming the same file (the table
     was written over the raw replies without a word)."""
     if args.top_logprobs is not None and not args.logprobs:
@@ -92,11 +95,22 @@ def _ignored_iv(args: argparse.Namespace) -> None:
     if args.decision is not None and args.no_decision:
         raise ElicitUsageError(f"--decision {args.decision} names the decision prompt and "
                                "--no-decision asks none: drop one")
+    if args.probe is not None and args.out is not None:
+        # the probe stops before the table: --out was left unwritten without a word
+        raise ElicitUsageError(f"--probe {args.probe} sends a few calls and writes no table, "
+                               f"so --out {args.out} would not be written: drop --out, or "
+                               "drop --probe to run and write the table")
+    if args.cache == ":memory:":
+        # a cache kept in memory is gone when the command ends: a rerun asks every call again
+        raise ElicitUsageError("--cache :memory: keeps no reply after the command "
+                               "(an interrupted run would not resume, a rerun would ask every "
+                               "call again); name a file, e.g. --cache elicitation.sqlite")
     if args.raw_out is not None:
-        out = Path(args.out).resolve()
+        table = DEFAULT_OUT if args.out is None else args.out
+        out = Path(table).resolve()
         flagged = out.with_name(out.stem + "_incoherent.csv")
         if Path(args.raw_out).resolve() in (out, flagged):
-            raise ElicitUsageError(f"--raw-out {args.raw_out} is the file --out {args.out} "
+            raise ElicitUsageError(f"--raw-out {args.raw_out} is the file --out {table} "
                                    "writes (the table, or its set-aside replies in "
                                    f"{flagged.name}); name another file")
 
@@ -170,9 +184,11 @@ def add_parser(sub: Any, positive_int: Any) -> argparse.ArgumentParser:
     run_opts.add_argument("--max-retries", type=int, default=3, metavar="N")
     run_opts.add_argument("--probe", type=positive_int, default=None, metavar="N",
                           help="send about N calls, print parse rate, failure reasons and "
-                          "seconds per call, and stop")
-    run_opts.add_argument("--cache", default="elicitation.sqlite", metavar="PATH")
-    run_opts.add_argument("--out", default="elicited.csv", metavar="PATH",
+                          "seconds per call, and stop (no table is written: --out is refused)")
+    run_opts.add_argument("--cache", default="elicitation.sqlite", metavar="PATH",
+                          help="SQLite file keeping every raw reply, so a rerun asks nothing "
+                          "twice (default elicitation.sqlite; not :memory:, which keeps none)")
+    run_opts.add_argument("--out", default=None, metavar="PATH",
                           help="belief/action table to write (CSV; default elicited.csv)")
     run_opts.add_argument("--raw-out", default=None, metavar="PATH",
                           help="also write every call's raw reply, parse and error (CSV); "
@@ -369,7 +385,8 @@ def run_elicit(args: argparse.Namespace) -> int:
 
     given = model_options(args)
     _ignored_iv(args)
-    args = given
+    args = argparse.Namespace(**{**vars(given),
+                                 "out": DEFAULT_OUT if args.out is None else args.out})
     for option, path in (("--out", args.out), ("--raw-out", args.raw_out)):
         if path is None:
             continue

@@ -27,10 +27,11 @@ def server():
         srv.stop()
 
 
-def _elicit(srv, tmp_path, *extra):
+def _elicit(srv, tmp_path, *extra, out=True):
+    """The command against ``srv``; ``out=False`` names no --out (a probe writes no table)."""
     return main(["elicit", "--base-url", srv.url, "--model", "fake", "--n-contexts", "2",
-                 "--cache", str(tmp_path / "c.sqlite"), "--out", str(tmp_path / "e.csv"),
-                 "--quiet", *extra])
+                 "--cache", str(tmp_path / "c.sqlite"),
+                 *(("--out", str(tmp_path / "e.csv")) if out else ()), "--quiet", *extra])
 
 
 def test_a_usable_table_with_model_settings_and_raw_replies(server, tmp_path, capsys):
@@ -85,7 +86,7 @@ def test_every_call_failing_exits_non_zero(server, tmp_path, capsys):
 
 def test_probe_prints_parse_rate_and_speed(server, tmp_path, capsys):
     srv = server(lambda body, attempt: Reply(delay=0.02))
-    code = _elicit(srv, tmp_path, "--probe", "4")
+    code = _elicit(srv, tmp_path, "--probe", "4", out=False)
     out = capsys.readouterr().out
     assert code == 0
     assert "parsed 4 of 4 replies (100%)" in out and "s per call" in out
@@ -109,7 +110,7 @@ def test_probe_tries_a_larger_token_limit_when_every_reply_is_cut(server, tmp_pa
         return Reply(finish_reason="length") if body["max_tokens"] < 96 else Reply()
 
     srv = server(behaviour)
-    code = _elicit(srv, tmp_path, "--probe", "4")
+    code = _elicit(srv, tmp_path, "--probe", "4", out=False)
     out = capsys.readouterr().out
     assert code == 0, out
     assert "every reply was cut at --max-tokens 48; probing again with --max-tokens 96" in out
@@ -119,7 +120,7 @@ def test_probe_tries_a_larger_token_limit_when_every_reply_is_cut(server, tmp_pa
 
 def test_probe_gives_up_after_a_few_doublings(server, tmp_path, capsys):
     srv = server(lambda body, attempt: Reply(finish_reason="length"))
-    code = _elicit(srv, tmp_path, "--probe", "2")
+    code = _elicit(srv, tmp_path, "--probe", "2", out=False)
     out = capsys.readouterr().out
     assert code == 1
     assert {b["max_tokens"] for b in srv.bodies} == {48, 96, 192, 384}
@@ -129,7 +130,7 @@ def test_probe_gives_up_after_a_few_doublings(server, tmp_path, capsys):
 def test_a_refused_connection_hints_at_the_server_not_the_prompt(server, tmp_path, capsys):
     srv = server()
     srv.stop()
-    code = _elicit(srv, tmp_path, "--probe", "2", "--max-retries", "0")
+    code = _elicit(srv, tmp_path, "--probe", "2", "--max-retries", "0", out=False)
     out = capsys.readouterr().out
     assert code == 1
     assert "nothing answered at" in out and "--constrained grammar" not in out.split(
@@ -149,7 +150,7 @@ def test_a_refused_connection_fails_before_the_network_is_loaded(server, tmp_pat
     srv = server()
     srv.stop()
     monkeypatch.setattr(bayesnets, "contexts", no_network)
-    assert _elicit(srv, tmp_path, "--probe", "6") == 1
+    assert _elicit(srv, tmp_path, "--probe", "6", out=False) == 1
     captured = capsys.readouterr()
     assert "ConnectionRefusedError" in captured.err and "no call was sent" in captured.err
     assert "nothing answered at" in captured.out
@@ -221,6 +222,10 @@ def test_simulated_refuses_model_options(options, tmp_path, capsys):
     (("--raw-out", "{out}"), "is the file --out"),
     (("--raw-out", "{incoherent}"), "is the file --out"),
     (("--raw-out", "{missing}"), "no such folder"),
+    # --probe writes no table: the --out named was left unwritten without a word
+    (("--probe", "2"), "--probe 2 sends a few calls and writes no table, so --out"),
+    # a cache in memory keeps nothing: the rerun the help promises would ask everything again
+    (("--cache", ":memory:"), "--cache :memory: keeps no reply after the command"),
 ])
 def test_an_option_the_run_would_ignore_or_overwrite_is_a_usage_error(server, tmp_path, capsys,
                                                                        extra, message):
