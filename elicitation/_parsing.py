@@ -246,7 +246,12 @@ def parse_probabilities(text: Any, labels: Sequence[str] = ("No", "Yes"), *,
 
     1. ``strict``: the non-empty lines are exactly ``Label: number``, one per
        label, in the asked order, numbers in [0, 1] written as decimals.
-    2. ``json``: a JSON object keyed by the labels (constrained output).
+    2. ``json``: a JSON object keyed by the labels (constrained output). An
+       object keyed by some of the labels that gives numbers to other keys
+       as well (``{"Yes": 0.5, "No": 0.5, "Maybe": 0.2}``, a number as text
+       or inside a list or object included) is ``ambiguous``: the labels'
+       values are not the reply's whole distribution. Other keys holding
+       text (``"reasoning": "..."``) are allowed.
     3. ``tolerant``: each label is found anywhere in the text, in any case
        or order, followed by ``:``, ``=``, `` - `` or a space and a plain
        number (``0.7``, ``.7``, ``70%``, ``70 percent``, ``70 per cent``,
@@ -383,6 +388,32 @@ def _json_twice(text: str, obj: dict[str, Any], labels: tuple[str, ...]) -> Pars
     return None
 
 
+#: a JSON string that is a plain number or percentage ("0.2", "20%")
+_NUMBER_TEXT = re.compile(r"\s*[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?\s*%?\s*")
+
+
+def _json_other_numbers(obj: dict[str, Any] | None, labels: tuple[str, ...]) -> list[str]:
+    """The keys (with their values) of a JSON reply keyed by some of the labels that give
+    numbers to other keys (``{"Yes": 0.5, "No": 0.5, "Maybe": 0.2}``: a third option, and
+    P(Yes) = 0.5 is not what the reply states); empty when there are none, or when no
+    label is a key (``{"probability": 0.7}`` is left to the other rules)."""
+    if obj is None or not any(label.lower() in obj for label in labels):
+        return []
+    asked = {label.lower() for label in labels}
+    return [f"{key!r}: {value!r}"[:60] for key, value in obj.items()
+            if key not in asked and _holds_number(value)]
+
+
+def _holds_number(value: Any) -> bool:
+    """Whether a JSON value is a number, a number as text, or holds one at any depth."""
+    if isinstance(value, dict | list | tuple):   # (a tuple: a key given twice)
+        return any(_holds_number(v) for v in (value.values() if isinstance(value, dict)
+                                              else value))
+    if isinstance(value, str):
+        return _NUMBER_TEXT.fullmatch(value) is not None
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
 def _rest_of_value(body: str, end: int, words: re.Pattern[str]) -> str:
     """The text after a value, up to the end of its line or the next label (``words``)."""
     line_end = body.find("\n", end)
@@ -445,6 +476,11 @@ def _parse_probabilities(text: Any, labels: tuple[str, ...], tol: float,
 
     # 2. json
     lower = _json_object(body)
+    other = _json_other_numbers(lower, labels)
+    if other:
+        return _fail(text, "ambiguous", f"the JSON object gives numbers to keys other than "
+                     f"the labels ({', '.join(other)}): the labels' values are not the "
+                     "reply's whole distribution")
     if lower is not None and all(label.lower() in lower for label in labels):
         twice = _json_twice(text, lower, labels)
         if twice is not None:

@@ -586,6 +586,37 @@ def test_a_json_label_repeated_with_its_value_is_read():
     assert got.ok and dict(got.values) == {"Yes": 0.7, "No": 0.3}
 
 
+@pytest.mark.parametrize("text", [
+    '{"Yes": 0.5, "No": 0.5, "Maybe": 0.2}',      # was P(Yes) = 0.5 (the labels sum to 1)
+    '{"Yes": 0.5, "No": 0.3, "Maybe": 0.2}',      # was bad_sum, as if an incoherent Yes/No
+    '{"Yes": 0.5, "Maybe": 0.5}',
+    '{"yes": 0.6, "no": 0.4, "unsure": 0}',
+    '{"Yes": 0.6, "No": 0.4, "confidence": 0.9}',
+    '{"Yes": 0.6, "No": 0.4, "Maybe": "20%"}',
+    '{"Yes": 0.6, "No": 0.4, "other": {"Maybe": 0.2}}',
+    '{"Yes": 0.6, "No": 0.4, "Maybe": [0.2]}',
+    '{"Yes": 0.6, "No": 0.4, "Maybe": 0.1, "maybe": 0.2}',
+])
+def test_a_json_reply_giving_numbers_to_other_keys_is_ambiguous(text):
+    # {"Yes": 0.5, "No": 0.5, "Maybe": 0.2} was read as P(Yes) = 0.5: the third key's
+    # number was dropped without a word, though the reply's distribution is not Yes/No
+    got = parse_probabilities(text)
+    assert not got.ok and got.reason == "ambiguous", (got.values, got.detail)
+    assert "numbers to keys other than the labels" in got.detail and got.text == text
+
+
+@pytest.mark.parametrize(("text", "yes", "method"), [
+    ('{"Yes": 0.6, "No": 0.4}', 0.6, "json"),
+    ('{"Yes": 0.6, "No": 0.4, "reasoning": "2 of the 3 links are weak"}', 0.6, "json"),
+    ('{"Yes": 0.6, "No": 0.4, "note": null, "sure": true}', 0.6, "json"),
+    ('{"probability": 0.7}', 0.7, "lone_number"),   # keyed by no label: the rules after
+])
+def test_a_json_reply_with_text_beside_the_labels_is_read(text, yes, method):
+    got = parse_probabilities(text)
+    assert got.ok and got.method == method, got.detail
+    assert got.values["Yes"] == pytest.approx(yes)
+
+
 def test_a_json_decision_given_two_answers_is_a_duplicate():
     got = parse_decision('{"Can decide": "yes", "CAN DECIDE": "no", "Decision": "yes"}')
     assert not got.ok and got.reason == "duplicate_label"
