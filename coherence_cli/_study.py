@@ -28,7 +28,9 @@ def add_parser(sub: Any) -> None:
         "asked of each configured model (an OpenAI-compatible server or a simulated agent) "
         "through a SQLite cache (an interrupted study resumes; a second run makes no "
         "call), the coherence tests on the table, and the HTML report. Writes table.csv, "
-        "raw.csv, report.html and cache.sqlite to the file's 'out' folder.",
+        "raw.csv, report.html and cache.sqlite to the file's 'out' folder; an 'out' holding "
+        "another study's outputs (files this study does not write) is refused, naming them, "
+        "and nothing is deleted.",
         epilog="example configs: docs/studies/ (see docs/study_config.md)")
     p.add_argument("config", help="the study's TOML file")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
