@@ -40,6 +40,7 @@ from ._engine import common_iv
 from ._options import study_options
 from ._pairs import run_pairs
 from ._runner import run
+from ._study_check import clear_results
 from ._study_check import config_types_iv
 from ._study_check import model_types_iv
 from ._study_check import pairs_count_iv
@@ -556,6 +557,7 @@ def _elicit_each_model(cfg: Mapping[str, Any], cache: Any, paths: Mapping[str, s
     finally:
         cache.close()
     raw = pd.concat(raws, ignore_index=True)
+    clear_results(paths)
     pd.concat(frames, ignore_index=True).to_csv(paths["table"], index=False)
     raw.to_csv(paths["raw"], index=False)
     return raw, n_calls, n_cached
@@ -624,9 +626,11 @@ def run_study(config: str | os.PathLike[str] | Mapping[str, Any], *,
     ``seed-<s>`` folders this study does not write (a ``report.html`` in the
     folder of a pairs study, the ``seed-2/`` of a study over more seeds), is
     refused before any call with a ``ValueError`` naming them: they would be
-    read beside the new files as this study's. Nothing is deleted; the files
-    this study writes are written anew, and ``cache.sqlite`` stays (a rerun
-    takes every reply it holds from it).
+    read beside the new files as this study's. Nothing else is deleted; the
+    files this study writes are written anew, and ``cache.sqlite`` stays (a
+    rerun takes every reply it holds from it). Its analysis outputs of an
+    earlier run (``report.html``, ``results.csv``, ...) are removed when the new
+    table is written, so a failed analysis leaves no old report beside it.
 
     See Also
     --------
@@ -702,6 +706,9 @@ def _seeds_study(cfg: dict[str, Any], paths: dict[str, str],
                  progress: bool | None) -> StudyResult:
     """The decision study once per seed (one shared cache), and the between-seed spread."""
     out = Path(cfg["out"])
+    new = {"seeds": str(out / "seeds.csv"), "spread": str(out / "spread.csv"),
+           "cache": paths["cache"]}
+    clear_results(new)
     runs = []
     for s in cfg["seeds"]:
         folder = out / f"seed-{s}"
@@ -715,8 +722,6 @@ def _seeds_study(cfg: dict[str, Any], paths: dict[str, str],
                                                                  strict=True)]
     per_seed = pd.concat(frames, ignore_index=True)
     spread = seed_spread(per_seed)
-    new = {"seeds": str(out / "seeds.csv"), "spread": str(out / "spread.csv"),
-           "cache": paths["cache"]}
     per_seed.to_csv(new["seeds"], index=False)
     spread.to_csv(new["spread"], index=False)
     for s, r in zip(cfg["seeds"], runs, strict=True):

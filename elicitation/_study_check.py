@@ -19,8 +19,8 @@ from typing import Any
 
 import pandas as pd
 
-__all__ = ["config_types_iv", "count_iv", "model_types_iv", "pairs_count_iv", "prompt_variants",
-           "stale_outputs_iv", "stop_sequences", "study_outputs"]
+__all__ = ["clear_results", "config_types_iv", "count_iv", "model_types_iv", "pairs_count_iv",
+           "prompt_variants", "stale_outputs_iv", "stop_sequences", "study_outputs"]
 
 
 def _whole(value: Any) -> bool:
@@ -247,3 +247,16 @@ def stale_outputs_iv(cfg: Mapping[str, Any]) -> None:
             f"{shown}) does not write: another study's outputs, which would be taken for "
             "this one's. Remove them or set another 'out' (cache.sqlite may stay: a rerun "
             "takes every reply it holds from it)")
+
+
+#: the outputs made from a study's table (its analysis), by their key in the study's paths
+_RESULTS = ("report", "results", "forecasts", "seeds", "spread")
+
+
+def clear_results(paths: Mapping[str, str]) -> None:
+    """Remove the analysis outputs of an earlier run of the same study (``report.html``,
+    ``results.csv``, ...) before its table is written anew: an analysis that then fails
+    or is interrupted leaves no old report beside the new table, to be read as its."""
+    for key in _RESULTS:
+        if key in paths:
+            Path(paths[key]).unlink(missing_ok=True)

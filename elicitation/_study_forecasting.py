@@ -26,6 +26,7 @@ import coherence
 from ._cache import ResponseCache
 from ._engine import common_iv
 from ._options import study_options
+from ._study_check import clear_results
 from ._study_tuples import ask_probabilities
 from ._study_tuples import base_text
 from ._study_tuples import blank_cells
@@ -181,6 +182,7 @@ def forecasting_study(cfg: dict[str, Any], paths: dict[str, str], progress: bool
                 "simulated_date": today}))
     finally:
         cache.close()
+    clear_results(paths)
     qs.to_csv(paths["questions"], index=False)
     pd.concat(frames, ignore_index=True).to_csv(paths["table"], index=False)
     raw_all = pd.concat(raws, ignore_index=True)

@@ -347,3 +347,35 @@ def test_an_out_folder_holding_another_studys_outputs_is_refused(tmp_path, monke
                        r"over seeds \[0, 1\]\) does not write"):
         elicitation.run_study({**decision, "out": "seeds", "seeds": [0, 1]}, progress=False)
     assert first.n_calls > 0
+
+
+@pytest.mark.filterwarnings("ignore::coherence.DegenerateDataWarning")  # 8 contexts
+def test_a_rerun_whose_analysis_fails_leaves_no_old_report(tmp_path, monkeypatch):
+    # the new table was written and the analysis then failed: the earlier run's report
+    # stayed beside it, to be read as the new table's
+    monkeypatch.chdir(tmp_path)
+    decision = {"kind": "decision", "out": "out", "model": {"simulated": "rational"},
+                "design": {"n_contexts": 8, "repetitions": 1},
+                "tests": {"tests": ["calibration"], "n_resamples": 19}}
+    elicitation.run_study(decision, progress=False)
+    assert (tmp_path / "out" / "report.html").exists()
+
+    def fails(*args, **kwargs):
+        raise RuntimeError("analysis interrupted")
+
+    monkeypatch.setattr("coherence.report", fails)
+    with pytest.raises(RuntimeError, match="analysis interrupted"):
+        elicitation.run_study(decision, progress=False)
+    assert (tmp_path / "out" / "table.csv").exists()
+    assert not (tmp_path / "out" / "report.html").exists()
+    # the same over seeds: the summary files go with the first seed's new table
+    seeds = {**decision, "out": "seeds", "seeds": [0, 1]}
+    monkeypatch.undo()
+    monkeypatch.chdir(tmp_path)
+    elicitation.run_study(seeds, progress=False)
+    assert (tmp_path / "seeds" / "spread.csv").exists()
+    monkeypatch.setattr("coherence.report", fails)
+    with pytest.raises(RuntimeError, match="analysis interrupted"):
+        elicitation.run_study(seeds, progress=False)
+    assert not (tmp_path / "seeds" / "spread.csv").exists()
+    assert not (tmp_path / "seeds" / "seeds.csv").exists()
