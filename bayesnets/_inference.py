@@ -89,29 +89,32 @@ def _eliminate(net: Network, query: tuple[str, ...],
             table = table[index]
             scope = tuple(u for u in scope if u not in evidence)
         factors.append((scope, table))
-    logc = {v: math.log(net.cardinality(v)) for v in relevant}
+    # sizes as exact integers: a float sum of logs over a set depends on the set's iteration
+    # order (string hashing, so the process), and an ulp there broke ties between equal-size
+    # eliminations differently from one process to the next (posteriors then differed in
+    # their last bit between runs)
+    card = {v: net.cardinality(v) for v in relevant}
     out = query
     if soft:
         out = (_ROWS, *query)
         for v, lam in soft.items():
             factors.append(((_ROWS, v), lam))
-        logc[_ROWS] = math.log(max(len(next(iter(soft.values()))), 1))
+        card[_ROWS] = max(len(next(iter(soft.values()))), 1)
     keep = set(out)
     to_eliminate = {v for v in relevant if v not in keep and v not in evidence}
-    log_max = math.log(max_cells) if max_cells < math.inf else math.inf
     # the interaction graph: variables sharing a factor are neighbours
-    nbrs: dict[str, set[str]] = {v: set() for v in logc}
-    holders: dict[str, list[int]] = {v: [] for v in logc}
+    nbrs: dict[str, set[str]] = {v: set() for v in card}
+    holders: dict[str, list[int]] = {v: [] for v in card}
     for k, (scope, _) in enumerate(factors):
         for u in scope:
             nbrs[u].update(scope)
             holders[u].append(k)
     alive = [True] * len(factors)
-    weight = {v: sum(logc[u] for u in nbrs[v]) for v in to_eliminate}
+    weight = {v: math.prod(card[u] for u in nbrs[v]) for v in to_eliminate}
     while to_eliminate:
         # greedy min-weight: the variable whose elimination builds the smallest table
         best = min(to_eliminate, key=lambda v: (weight[v], v))  # ties: by name
-        if weight[best] > log_max:
+        if weight[best] > max_cells:
             raise _TooLarge
         involved_ids = [k for k in holders[best] if alive[k]]
         involved = [factors[k] for k in involved_ids]
@@ -126,7 +129,7 @@ def _eliminate(net: Network, query: tuple[str, ...],
             nbrs[u].discard(best)
             holders[u].append(len(factors) - 1)
             if u in weight:
-                weight[u] = sum(logc[w] for w in nbrs[u])
+                weight[u] = math.prod(card[w] for w in nbrs[u])
     factors = [f for f, a in zip(factors, alive, strict=True) if a]
     return _einsum(factors, out)
 

@@ -275,24 +275,32 @@ def _check_cpt(table: np.ndarray, variable: str, parents: tuple[str, ...],
 
 
 def _topological_order(nodes: list[str], parents: Mapping[str, Sequence[str]]) -> list[str]:
+    """Parents before children: a depth-first post-order from each node in turn, written
+    with an explicit stack (a recursive walk failed with a RecursionError on a path of about
+    a thousand variables listed child first)."""
     order: list[str] = []
     done: set[str] = set()
     visiting: set[str] = set()
-
-    def visit(v: str) -> None:
-        if v in done:
-            return
-        if v in visiting:
-            raise ValueError(f"The network's edges contain a cycle through '{v}'.")
-        visiting.add(v)
-        for p in parents.get(v, ()):
-            visit(p)
-        visiting.discard(v)
-        done.add(v)
-        order.append(v)
-
-    for v in nodes:
-        visit(v)
+    for root in nodes:
+        if root in done:
+            continue
+        visiting.add(root)
+        stack = [(root, iter(parents.get(root, ())))]
+        while stack:
+            v, pending = stack[-1]
+            for p in pending:
+                if p in done:
+                    continue
+                if p in visiting:
+                    raise ValueError(f"The network's edges contain a cycle through '{p}'.")
+                visiting.add(p)
+                stack.append((p, iter(parents.get(p, ()))))
+                break
+            else:
+                stack.pop()
+                visiting.discard(v)
+                done.add(v)
+                order.append(v)
     return order
 
 
@@ -390,6 +398,8 @@ def _fit_iv(data: Any, edges: Any, min_support: Any) -> tuple[pd.DataFrame, list
                                         "pgmpy model", type(edges).__name__))
         edge_list = []
         for pair in edges:
+            if isinstance(pair, np.ndarray) and pair.ndim == 1:  # a row of an (m, 2) array
+                pair = pair.tolist()
             if (isinstance(pair, str | bytes) or not isinstance(pair, Sequence)
                     or len(pair) != 2):
                 raise ValueError(param_error("edges", owner, "a list of (parent, child) pairs",
@@ -458,7 +468,7 @@ def fit(data: Any, edges: Any, *, min_support: int = 100) -> Network:
     data : pandas.DataFrame
         One row per case, one column per variable (categorical values: strings,
         integers, booleans); no missing values in the network's columns.
-    edges : list of (parent, child) pairs, or a pgmpy model / DAG
+    edges : list of (parent, child) pairs, an (m, 2) array of them, or a pgmpy model / DAG
         The structure. Variables are the columns named by the edges (or the
         model's nodes).
     min_support : int

@@ -715,7 +715,7 @@ def plan(
         pilot = _canonical(iv.pilot, iv.strata)
         baseline = _canonical(iv.options["baseline"], iv.strata)
         iv = dataclasses.replace(iv, pilot=pilot, options={**iv.options, "baseline": baseline})
-        pilot_cells = (sorted(pd.unique(pilot[context])), context)
+        pilot_cells = (sorted(pd.unique(pilot[context]), key=_label_order), context)
         n_pilot = len(pilot_cells[0])
     elif iv.pilot is not None:
         n_pilot = len(iv.pilot)

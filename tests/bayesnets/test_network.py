@@ -140,6 +140,26 @@ def test_fit_validation(edges: object, exc: type, match: str) -> None:
         bayesnets.fit(df, edges)
 
 
+def test_fit_accepts_edges_as_an_array_of_pairs() -> None:
+    """An (m, 2) array of names: its rows were refused one by one ("must be a list of
+    (parent, child) pairs; got array(['a', 'b'])") though an array is accepted."""
+    df = pd.DataFrame({"a": [0, 1, 1], "b": [1, 0, 0], "c": [0, 0, 1]})
+    net = bayesnets.fit(df, np.array([["a", "b"], ["b", "c"]]), min_support=0)
+    assert dict(net.parents) == {"a": (), "b": ("a",), "c": ("b",)}
+    with pytest.raises(ValueError, match=r"must be a list of \(parent, child\) pairs"):
+        bayesnets.fit(df, np.array([["a", "b", "c"]]))
+
+
+def test_fit_orders_a_long_chain_listed_child_first() -> None:
+    """A path of 1,500 variables whose edges are listed child first: the recursive
+    topological sort failed with a RecursionError."""
+    n = 1_500
+    df = pd.DataFrame({f"v{i}": np.resize([0, 1], 4) for i in range(n)})
+    net = bayesnets.fit(df, [(f"v{i}", f"v{i + 1}") for i in reversed(range(n - 1))],
+                        min_support=0)
+    assert net.variables == tuple(f"v{i}" for i in range(n))
+
+
 def test_fit_validation_data() -> None:
     df = pd.DataFrame({"a": [0, None, 1], "b": [1, 0, 0]})
     with pytest.raises(ValueError, match=r"Column 'a' \(input to fit\) must not contain "

@@ -157,6 +157,25 @@ def test_lie_check_resamples_contexts_of_agent_and_baseline_together():
     assert res.table["power"].iloc[1] == 1.0
 
 
+def test_lie_check_pilot_with_context_ids_of_two_types():
+    """Context ids 0 and 'k1' in one column (the check itself takes them): the LIE
+    branch sorted them with a bare sorted() and plan failed with a TypeError ("'<' not
+    supported between instances of 'str' and 'int'"); they sort as the decision pilots'
+    do, numbers before text."""
+    from tests.core.test_conformance import _lie_table
+
+    elicited = _lie_table()
+    baseline = elicited.assign(p_y_given_xz=elicited["p_y_given_x"])
+    ids = {c: (i if i % 2 else f"k{i}") for i, c in enumerate(pd.unique(elicited["context"]))}
+    mixed = [t.assign(context=t["context"].map(ids).astype(object))
+             for t in (elicited, baseline)]
+    kwargs = {"test": "iterated_expectation_check", "n_contexts": 8, "n_repetitions": 1,
+              "n_sims": 4, "rng": 0}
+    res = plan(mixed[0], options={"baseline": mixed[1], "n_resamples": 9}, **kwargs)
+    assert res.table["n_simulations"].iloc[0] == 4
+    assert res.n_pilot_contexts == elicited["context"].nunique()
+
+
 def test_same_rng_same_table_and_independent_of_row_order():
     pilot = _pilot()
     kw = {"test": "prompt_consistency", "n_contexts": 8, "n_repetitions": 2, "n_sims": 3,
