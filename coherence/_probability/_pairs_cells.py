@@ -168,6 +168,8 @@ def prepare_cells(pairs: Any, *, columns: PairsColumnNames,
     ok = df.loc[~is_failed]
     for col in (*cell_cols, by):  # 'Strong' / 'strong', 1 / '1': one cell, not two
         check_case_distinct(ok, col, owner=owner)
+    if pair in ok.columns:  # 7 / '7' (one run from a CSV, another from JSON): one pair
+        check_case_distinct(ok, pair, owner=owner)
     _check_probabilities(ok, columns, owner)
     if pair in ok.columns:
         _check_unique_pairs(ok, cell_cols, columns, bool(pool), owner)

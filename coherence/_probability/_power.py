@@ -25,6 +25,7 @@ from .._rng import check_rng
 from .._validation import MAX_ROWS_SHOWN
 from .._validation import as_dataframe
 from .._validation import binary_column
+from .._validation import check_case_distinct
 from .._validation import check_choice
 from .._validation import check_float
 from .._validation import check_int
@@ -242,6 +243,7 @@ def _one_cell(df: pd.DataFrame, owner: str) -> None:
                         "" if column == "model" else "; for one run split over several "
                         f"files, give its rows one '{column}' value") + ".")
     if "pair" in df.columns:
+        check_case_distinct(df, "pair", owner=owner)  # 7 and '7' are one pair listed twice
         repeated = df["pair"].duplicated(keep=False).to_numpy()
         if repeated.any():
             raise ValueError(column_error(
@@ -365,9 +367,9 @@ def pairs_power(
         records (``error`` set, as :func:`conditional_forecasting` reads it) are skipped
         with a :class:`SkippedRecordsWarning`. One forecaster's pairs: a pilot with
         several values of ``model``, ``run`` or ``variant``, or with a ``pair`` listed
-        twice, raises ``ValueError`` naming them (select one; pooled, the pairs would
-        count as independent, where :func:`conditional_forecasting` keeps such cells
-        apart).
+        twice (also as ``7`` and ``'7'``), raises ``ValueError`` naming them (select
+        one; pooled, the pairs would count as independent, where
+        :func:`conditional_forecasting` keeps such cells apart).
     metric : {"mean_improvement", "win_rate"}
         The quantity to detect.
     effect : float, default 0.01

@@ -204,3 +204,13 @@ def test_pairs_power_refuses_a_pair_listed_twice():
     twice = pd.concat([pilot, pilot.iloc[:2]], ignore_index=True)
     with pytest.raises(ValueError, match=r"Column 'pair' .*once.*4 offending rows"):
         pairs_power(twice, n_simulations=0, rng=0)
+
+
+def test_pairs_power_refuses_a_pair_id_written_two_ways():
+    # a pilot put together from a CSV (ids read as numbers) and a JSON file (ids as text):
+    # pair 3 and pair '3' were two pilot pairs, the pair counted twice without a word
+    pilot = coherent_pairs(30, np.random.default_rng(4), "strong").assign(pair=range(30))
+    mixed = pd.concat([pilot, pilot.iloc[:2].assign(pair=["0", "1"])], ignore_index=True)
+    with pytest.raises(ValueError, match=r"Column 'pair' .*differ by more than case, "
+                       r"surrounding spaces or type .*'0' / 0"):
+        pairs_power(mixed, n_simulations=0, rng=0)
