@@ -361,8 +361,9 @@ def pairs_power(
     Parameters
     ----------
     pilot : pandas.DataFrame, optional
-        A pilot pairs table (columns as in docs/design.md, e.g. from :func:`read_pairs`).
-        For ``metric="mean_improvement"`` it supplies the spread of the
+        A pilot pairs table (columns as in docs/design.md, e.g. from :func:`read_pairs`),
+        for ``metric="mean_improvement"`` only (with ``"win_rate"`` it raises: give the
+        win rates in ``win_rate``). It supplies the spread of the
         improvement and the population the simulation check resamples from. Failed
         records (``error`` set, as :func:`conditional_forecasting` reads it) are skipped
         with a :class:`SkippedRecordsWarning`. One forecaster's pairs: a pilot with
@@ -585,6 +586,11 @@ def _pairs_power_iv(pilot: Any, settings: _PowerSettings) -> _PowerInput:
     if test != "t":
         raise ValueError(param_error("test", owner, '"t" (test applies to metric '
                                      '"mean_improvement")', test))
+    if pilot is not None:  # it would go unused: the win rates are the ones given
+        raise ValueError(param_error(
+            "pilot", owner, 'None with metric="win_rate" (the power of the binomial test '
+            "depends on the win rates given in win_rate= only; give the pilot's win rate "
+            "there)", "a table"))
     wr, nwr = _win_rates(settings.win_rate, owner)
     if wr == nwr:
         raise ValueError(param_error("win_rate", owner, "different from the null win rate "
