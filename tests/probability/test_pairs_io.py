@@ -18,7 +18,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from coherence import SkippedRecordsWarning
+from coherence import SmallSampleWarning
 from coherence import attach_outcomes
+from coherence import conditional_forecasting
 from coherence import read_pairs
 from tests.probability._helpers import coherent_pairs
 
@@ -147,6 +149,24 @@ def test_read_pairs_csv(tmp_path):
     # outcomes are optional in a table too
     df.drop(columns=["a_outcome", "b_outcome"]).to_csv(tmp_path / "two.csv", index=False)
     assert "a_outcome" not in read_pairs(tmp_path / "two.csv").columns
+
+
+def test_read_pairs_csv_keeps_labels_as_written(tmp_path):
+    # pandas read the category 'None' (and a model 'N/A') as missing: read_pairs returned
+    # NaN for them and conditional_forecasting refused "missing values" the file lacks
+    df = coherent_pairs(6, np.random.default_rng(0)).assign(
+        category=["Strong", "None", "None", "Weak", "Weak", "Strong"], model="N/A",
+        error=["None", "", "null", "", "", ""])
+    df.loc[2, "p_a"] = np.nan
+    df.to_csv(tmp_path / "pairs.csv", index=False)
+    table = read_pairs(tmp_path / "pairs.csv")
+    assert table["category"].tolist() == df["category"].tolist()
+    assert table["model"].tolist() == ["N/A"] * 6
+    # the other columns take pandas' missing words, as before
+    assert table["error"].isna().all() and np.isnan(table.loc[2, "p_a"])
+    with pytest.warns(SmallSampleWarning, match="group 'N/A, None' has 1 pair"):
+        res = conditional_forecasting(table.drop(index=2), n_resamples=9, rng=0)
+    assert sorted(res.table["category"]) == ["None", "Strong", "Weak"]
 
 
 # --------------------------------------------------------------------------- errors
