@@ -442,7 +442,10 @@ def attach_outcomes(pairs: Any, resolved: Any, *, missing: str = "raise", pair: 
             rows = _first([repr(plain_value(v)) for v in source.index[bad].tolist()])
             raise ValueError(f"attach_outcomes: column '{col}' of 'resolved' must hold "
                              f"{expected}; {int(bad.sum())} offending row(s) (first: {rows}).")
-    outcomes = source.loc[:, [pair, *PAIR_OUTCOMES]].dropna(subset=list(PAIR_OUTCOMES))
+    # as numbers: '1', 1 and True in two runs are one outcome, not two that clash
+    outcomes = source.loc[:, [pair]].assign(**{
+        col: pd.to_numeric(source[col].astype(object), errors="coerce").astype(float)
+        for col in PAIR_OUTCOMES}).dropna(subset=list(PAIR_OUTCOMES))
     per_pair = outcomes.drop_duplicates()
     clash = per_pair[pair][per_pair[pair].duplicated()].unique().tolist()
     if clash:

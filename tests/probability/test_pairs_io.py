@@ -326,6 +326,20 @@ def test_attach_outcomes_pair_ids_of_two_types_raise():
         attach_outcomes(_two_way(ids=(1, 2)), _one_way(ids=("a", "b")))
 
 
+def test_attach_outcomes_one_outcome_written_two_ways_is_one_outcome():
+    # two resolved runs, one with its outcomes as text ('0', '1'): attach_outcomes said
+    # "'resolved' gives 2 pair(s) two different outcomes" of outcomes that agree
+    two = pd.DataFrame({"pair": ["x", "y"], "category": ["strong", "none"], "p_a": [0.3, 0.5]})
+    one = pd.DataFrame({"pair": ["y", "x"], "category": ["none", "strong"],
+                        "a_outcome": [0.0, 1.0], "b_outcome": [1.0, 1.0]})
+    both = pd.concat([one, one.assign(a_outcome=["0", "1"], b_outcome=[True, True])])
+    out = attach_outcomes(two, both)
+    assert out[["a_outcome", "b_outcome"]].to_numpy().tolist() == [[1.0, 1.0], [0.0, 1.0]]
+    with pytest.raises(ValueError, match=r"'resolved' gives 1 pair\(s\) two different "
+                       r"outcomes \(first: 'y'\)"):
+        attach_outcomes(two, pd.concat([one, one.assign(a_outcome=["1", "1"])]))
+
+
 def test_attach_outcomes_errors():
     with pytest.raises(ValueError, match="attach_outcomes: column 'b_outcome'"):
         attach_outcomes(_two_way(), _one_way().drop(columns="b_outcome"))
