@@ -294,7 +294,8 @@ class BayesCheckResult(CoherenceResult, test_name="bayes_check",
                        settings=("share_consistent", "mean_error", "tol")):
     """Result of :func:`bayes_check`.
 
-    ``statistic`` is the mean Bayes error over rows (t interval).
+    ``statistic`` is the mean Bayes error over rows (bootstrap-t interval over rows, stopped
+    at 2/3).
 
     Attributes
     ----------
@@ -575,7 +576,7 @@ class NegationCheckResult(CoherenceResult, test_name="negation_check",
                                     "frequentist_threshold")):
     """Result of :func:`negation_check`.
 
-    ``statistic`` is the mean arbitrage violation (t interval).
+    ``statistic`` is the mean arbitrage violation (bootstrap-t interval over rows).
 
     Attributes
     ----------
@@ -729,7 +730,8 @@ class ConditionalTupleResult(CoherenceResult, test_name="conditional_tuple_check
                                        "arbitrage_threshold")):
     """Result of :func:`conditional_tuple_check`.
 
-    ``statistic`` is the mean absolute violation (t interval).
+    ``statistic`` is the mean absolute violation (bootstrap-t interval over rows,
+    stopped at 1).
 
     Attributes
     ----------

@@ -9,6 +9,7 @@ in :mod:`._checks`.
 from __future__ import annotations
 
 import json
+import numbers
 import os
 from collections.abc import Iterable
 from collections.abc import Mapping
@@ -36,16 +37,14 @@ def _prob(entry: Any, key: str, line_no: int) -> float:
             value = entry["elicited_prob"]
         else:
             value = None
-    elif isinstance(entry, int | float) and not isinstance(entry, bool):
+    else:  # the forecast itself: a number, or a value named below as not one ('0.3')
         value = entry
-    else:
-        value = None
     if value is None:
         raise ValueError(f"read_consistency_tuples: line {line_no}, question '{key}' has no "
                          "forecast (expected 'forecast': {'prob': ...}, 'prob' or "
                          "'elicited_prob').")
     # a JSON boolean or a string is not a probability (float(True) would be 1.0)
-    if isinstance(value, bool) or not isinstance(value, int | float) \
+    if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real) \
             or not 0.0 <= float(value) <= 1.0:
         raise ValueError(f"read_consistency_tuples: line {line_no}, question '{key}': the "
                          f"forecast must be a number in [0, 1]; got {value!r}.")
@@ -127,19 +126,25 @@ def read_consistency_tuples(source: Any, *, checker: str | None = None) -> pd.Da
         if not isinstance(rec, Mapping):
             raise ValueError(f"{owner}: line {line_no} is not a JSON object.")
         body = rec.get("line", rec)
+        if not isinstance(body, Mapping):  # a string would be searched for the names
+            raise ValueError(f"{owner}: line {line_no}: its 'line' is not a JSON object of "
+                             f"questions (got {type(body).__name__}).")
         missing = [q for q in spec.questions if q not in body]
         if missing:
             raise ValueError(f"{owner}: line {line_no} lacks question(s) {missing} of the "
                              f"'{spec.name}' checker (expected {list(spec.questions)}).")
         row = {q: _prob(body[q], q, line_no) for q in spec.questions}
         vd = rec.get("violation_data") or {}
+        if not isinstance(vd, Mapping):
+            raise ValueError(f"{owner}: line {line_no}: its 'violation_data' is not a JSON "
+                             f"object (got {type(vd).__name__}).")
         for key, col in (("default", "published_arbitrage"),
                          ("default_scaled", "published_arbitrage_scaled"),
                          ("frequentist", "published_frequentist")):
             value = vd.get(key, {}).get("violation") if isinstance(vd.get(key), Mapping) \
                 else None
-            row[col] = float(value) if isinstance(value, int | float) \
-                and not isinstance(value, bool) else np.nan
+            row[col] = float(value) if isinstance(value, numbers.Real) \
+                and not isinstance(value, bool | np.bool_) else np.nan
         rows.append(row)
     if not rows:
         raise ValueError(param_error("source", owner, "at least one tuple",

@@ -23,6 +23,7 @@ from .._results import ConfidenceInterval
 from .._rng import RNGLike
 from .._validation import check_float
 from .._validation import param_error
+from .._validation import plain_value
 from .._warnings import DegenerateDataWarning
 from .._warnings import DeprecatedAlias
 from .._warnings import SmallSampleWarning
@@ -285,6 +286,53 @@ def _require_same_states(table: pd.DataFrame, base: pd.DataFrame, owner: str) ->
         "would count as probability 0).")
 
 
+def _spelled_otherwise(known: Any, asked: Any) -> tuple[list[Any], list[tuple[Any, ...]]]:
+    """The values of ``asked`` not among ``known``, and the groups of labels in which such a
+    value reads as one of ``known`` (``'1'`` and ``1``, ``'Yes'`` and ``'yes'``)."""
+    from .._validation import case_collisions
+
+    known = list(pd.unique(pd.Series(known, dtype=object).dropna()))
+    seen = set(known)
+    unknown = [v for v in pd.unique(pd.Series(asked, dtype=object).dropna()) if v not in seen]
+    missing = set(unknown)
+    clash = [g for g in case_collisions([*known, *unknown]) if any(v in missing for v in g)]
+    return unknown, clash
+
+
+def _require_matching_labels(gt: pd.DataFrame, ctx: pd.DataFrame, q: pd.DataFrame,
+                             evidence: list[Any], variables: list[Any], variable: str,
+                             state: str, owner: str) -> None:
+    """Raise where the contexts' evidence or the queried states write a label otherwise than
+    the ground truth (``'1'`` against ``1``, as a table read from a CSV or JSON file gives
+    it): the forests would meet an evidence value they never saw, or count the state as
+    never seen (P(z|x) = 0, P(y|x,z) = P(y|x)), and the baseline would be wrong without a
+    word; and where none of a variable's queried states occurs in the ground truth."""
+    def shown(groups: list[tuple[Any, ...]]) -> str:
+        return "; ".join(" / ".join(repr(plain_value(v)) for v in g) for g in groups[:5])
+
+    for col in evidence:
+        _, clash = _spelled_otherwise(gt[col], ctx[col])
+        if clash:
+            raise ValueError(
+                f"{owner}: column '{col}' of 'contexts' writes evidence otherwise than "
+                f"'ground_truth' ({shown(clash)}: one label typed two ways); the forests "
+                "would never have seen the contexts' values. Give the column one type and "
+                "spelling in both tables.")
+    for v in variables:
+        asked = q.loc[(q[variable].astype(object) == v).to_numpy(), state]
+        unknown, clash = _spelled_otherwise(gt[str(v)], asked)
+        if clash or (unknown and len(unknown) == asked.nunique()):
+            what = (f"writes states of '{v}' otherwise than column '{v}' of 'ground_truth' "
+                    f"({shown(clash)}: one label typed two ways)" if clash else
+                    f"holds no state of '{v}' that column '{v}' of 'ground_truth' holds "
+                    f"(queried {[plain_value(u) for u in unknown[:5]]}, ground truth "
+                    f"{[plain_value(u) for u in pd.unique(gt[str(v)].dropna())[:5]]})")
+            raise ValueError(
+                f"{owner}: column '{state}' of 'queries' {what}; a state not in the ground "
+                "truth counts as never seen (P(z|x) = 0), and the baseline would be wrong. "
+                "Write the states as the ground truth does.")
+
+
 def random_forest_baseline(
     ground_truth: Any, contexts: Any, queries: Any, *, evidence: Any, outcome: str = "y",
     context: str = "context", variable: str = "variable", state: str = "state",
@@ -333,6 +381,16 @@ def random_forest_baseline(
         ``p_y_given_xz``, ``p_z_given_x`` from the fitted models: one model of
         y on x, and per auxiliary variable z one of y on (x, z) and one of z on x.
 
+    Raises
+    ------
+    ValueError
+        For a missing column, an outcome not 0/1 or of one value only, a context of
+        ``queries`` that ``contexts`` lacks, or a label written otherwise than in the
+        ground truth: an evidence value of ``contexts`` or a state of ``queries`` that
+        differs from one of ``ground_truth`` only in type, case or surrounding spaces
+        (``'1'`` and ``1``), or a variable none of whose queried states the ground truth
+        holds (each would count as never seen, P(z|x) = 0).
+
     See Also
     --------
     iterated_expectation_check : the check whose baseline this is.
@@ -368,6 +426,7 @@ def random_forest_baseline(
     if y.min() == y.max():
         raise ValueError(f"Column '{outcome}' (input to {owner}) must hold both 0 and 1; "
                          f"every row is {int(y[0])}.")
+    _require_matching_labels(gt, ctx, q, evidence, variables, variable, state, owner)
 
     n_gt = len(gt)
     both = pd.concat([gt[evidence], ctx[evidence]], ignore_index=True)
@@ -473,7 +532,9 @@ def iterated_expectation_check(
         ``ground_truth`` (columns ``evidence``, every auxiliary variable and
         ``outcome``), for the contexts described by ``contexts`` (the
         ``context`` id and ``evidence`` columns); ``estimator`` replaces the
-        cross-validated random forest by a user's scikit-learn classifier.
+        cross-validated random forest by a user's scikit-learn classifier. States and
+        evidence must be written as in ``ground_truth`` (``1``, not ``'1'``): a
+        ``ValueError`` names those written otherwise.
     baseline_options : dict, optional
         Further keyword arguments of :func:`random_forest_baseline`
         (``n_estimators``, ``min_samples_leaf``, ``n_splits``).

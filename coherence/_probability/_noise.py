@@ -42,6 +42,7 @@ from .._validation import check_column_names
 from .._validation import check_resampling
 from .._validation import column_error
 from .._validation import label_column
+from .._validation import label_text
 from .._validation import no_missing
 from .._validation import nonempty
 from .._validation import probability_column
@@ -361,11 +362,14 @@ def _consistency_noise_iv(data: Any, checker: Any, set_: Any, role: Any, repetit
                                       [role_values[i] for i in bad], owner=_OWNER))
     roles = np.array([index[v] for v in role_values], dtype=np.int64)
     sets, set_labels = label_column(df, set_, owner=_OWNER)
-    dup = df.duplicated([set_, role, repetition], keep="first").to_numpy()
+    # a repetition label written two ways (0 and '0', 'r1' and 'R1') is one repetition
+    spelled = [label_text(v) or repr(v) for v in df[repetition].to_numpy(dtype=object)]
+    dup = pd.DataFrame({"s": sets, "r": roles, "t": spelled}).duplicated().to_numpy()
     if dup.any():
         where = np.flatnonzero(dup)
         raise ValueError(column_error(repetition, f"be unique within each ({set_}, {role}) "
-                                      "(one row per tuple, role and repetition)",
+                                      "(one row per tuple, role and repetition; labels that "
+                                      "differ only in type, case or spaces are one)",
                                       [df.index[i] for i in where], owner=_OWNER))
     k = len(questions)
     counts = np.bincount(sets * k + roles, minlength=len(set_labels) * k).reshape(-1, k)
@@ -448,7 +452,8 @@ def consistency_noise_test(
         The question of the tuple each row answers: a key of ``CHECKERS[checker]``
         (``P``, ``not_P``, ...).
     repetition : str
-        The repetition label, unique within each (tuple, role). Each question needs at
+        The repetition label, unique within each (tuple, role) (``0`` and ``'0'``, or
+        labels that differ only in case or spaces, are one). Each question needs at
         least two; their number may differ between questions.
     probability : str
         The stated probability, in [0, 1].

@@ -158,6 +158,10 @@ def prepare_cells(pairs: Any, *, columns: PairsColumnNames,
             "by", owner, "a category column other than the pair, probability, outcome and "
             f"failed columns and the reserved name {_KEY!r} (reserved: "
             f"{', '.join(map(repr, dict.fromkeys(reserved)))})", by))
+    if by in (*PAIRS_COLUMNS[1:], *EXTRA_TABLE_COLUMNS):  # the table's own columns
+        raise ValueError(param_error(
+            "by", owner, "a category column not named as a column of the result's table "
+            "(n, mean_improvement, ci_low, ..., n_bayes); rename it", by))
 
     if pool:
         cell_cols = [model] if model in df.columns and model != by else []
@@ -168,6 +172,8 @@ def prepare_cells(pairs: Any, *, columns: PairsColumnNames,
     ok = df.loc[~is_failed]
     for col in (*cell_cols, by):  # 'Strong' / 'strong', 1 / '1': one cell, not two
         check_case_distinct(ok, col, owner=owner)
+    if pair in ok.columns:  # 7 / '7' (one run from a CSV, another from JSON): one pair
+        check_case_distinct(ok, pair, owner=owner)
     _check_probabilities(ok, columns, owner)
     if pair in ok.columns:
         _check_unique_pairs(ok, cell_cols, columns, bool(pool), owner)

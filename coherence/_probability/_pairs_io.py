@@ -63,6 +63,12 @@ RUN_BOOKKEEPING: frozenset[str] = frozenset({
     "run_at", "started_at", "finished_at", "timestamp", "date", "time", "duration",
     "elapsed", "runtime", "run_time", "output",
 })
+#: the label columns of a CSV pairs table, read as written but for the words of
+#: ``_LABEL_MISSING``; its other columns take pandas' missing words (``_MISSING``)
+_LABEL_COLUMNS = frozenset({"pair", "category", "model", "run", "variant"})
+_LABEL_MISSING = ("", "NA", "nan", "NaN")
+_MISSING = ("", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND",
+            "1.#QNAN", "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null")
 #: columns read_pairs itself writes; a metadata key of the same name is prefixed
 _OWN_COLUMNS = frozenset({*_JSON_KEYS.values(), "variant", "error", "run", "source"})
 
@@ -148,6 +154,11 @@ def read_pairs(path: str | Path) -> pd.DataFrame:
     never pooled unless asked to, and a pair that appears twice in one run is
     an error.
 
+    **CSV files.** The label columns ``pair, category, model, run, variant`` are read
+    as written: only a blank cell, ``NA``, ``nan`` or ``NaN`` is missing there (a
+    category ``None``, a model ``N/A`` stay text); the other columns take pandas'
+    missing words.
+
     Every other record key (question texts, the file's own derived numbers
     such as ``improvement``, ``bayes_error_mean`` or ``lotp_error_a``) is
     ignored: the toolkit recomputes them. A record with a null probability
@@ -192,12 +203,14 @@ def _read_pairs_csv(path: Path) -> pd.DataFrame:
     columns alike (pandas would read the second as ``name.1`` and the first would be
     analysed), or reads as one column because another separator divides it."""
     try:
-        table = pd.read_csv(path)
+        header = pd.read_csv(path, header=None, nrows=1, dtype=str,
+                             keep_default_na=False).iloc[0].tolist()
     except pd.errors.EmptyDataError:
         raise ValueError(f"read_pairs: {str(path)!r} is empty (no header line with the "
                          f"columns {', '.join(_REQUIRED_TABLE)}).") from None
-    header = pd.read_csv(path, header=None, nrows=1, dtype=str,
-                         keep_default_na=False).iloc[0].tolist()
+    # a label is text as written: a category 'None' or a model 'N/A' is not missing
+    missing = {c: list(_LABEL_MISSING if c in _LABEL_COLUMNS else _MISSING) for c in header}
+    table = pd.read_csv(path, keep_default_na=False, na_values=missing)
     twice = sorted({str(c) for c in header if header.count(c) > 1})
     if twice:
         raise ValueError(f"read_pairs: {str(path)!r} has two or more columns named "
@@ -429,7 +442,10 @@ def attach_outcomes(pairs: Any, resolved: Any, *, missing: str = "raise", pair: 
             rows = _first([repr(plain_value(v)) for v in source.index[bad].tolist()])
             raise ValueError(f"attach_outcomes: column '{col}' of 'resolved' must hold "
                              f"{expected}; {int(bad.sum())} offending row(s) (first: {rows}).")
-    outcomes = source.loc[:, [pair, *PAIR_OUTCOMES]].dropna(subset=list(PAIR_OUTCOMES))
+    # as numbers: '1', 1 and True in two runs are one outcome, not two that clash
+    outcomes = source.loc[:, [pair]].assign(**{
+        col: pd.to_numeric(source[col].astype(object), errors="coerce").astype(float)
+        for col in PAIR_OUTCOMES}).dropna(subset=list(PAIR_OUTCOMES))
     per_pair = outcomes.drop_duplicates()
     clash = per_pair[pair][per_pair[pair].duplicated()].unique().tolist()
     if clash:

@@ -25,6 +25,7 @@ from .._rng import check_rng
 from .._validation import MAX_ROWS_SHOWN
 from .._validation import as_dataframe
 from .._validation import binary_column
+from .._validation import check_case_distinct
 from .._validation import check_choice
 from .._validation import check_float
 from .._validation import check_int
@@ -242,6 +243,7 @@ def _one_cell(df: pd.DataFrame, owner: str) -> None:
                         "" if column == "model" else "; for one run split over several "
                         f"files, give its rows one '{column}' value") + ".")
     if "pair" in df.columns:
+        check_case_distinct(df, "pair", owner=owner)  # 7 and '7' are one pair listed twice
         repeated = df["pair"].duplicated(keep=False).to_numpy()
         if repeated.any():
             raise ValueError(column_error(
@@ -359,15 +361,16 @@ def pairs_power(
     Parameters
     ----------
     pilot : pandas.DataFrame, optional
-        A pilot pairs table (columns as in docs/design.md, e.g. from :func:`read_pairs`).
-        For ``metric="mean_improvement"`` it supplies the spread of the
+        A pilot pairs table (columns as in docs/design.md, e.g. from :func:`read_pairs`),
+        for ``metric="mean_improvement"`` only (with ``"win_rate"`` it raises: give the
+        win rates in ``win_rate``). It supplies the spread of the
         improvement and the population the simulation check resamples from. Failed
         records (``error`` set, as :func:`conditional_forecasting` reads it) are skipped
         with a :class:`SkippedRecordsWarning`. One forecaster's pairs: a pilot with
         several values of ``model``, ``run`` or ``variant``, or with a ``pair`` listed
-        twice, raises ``ValueError`` naming them (select one; pooled, the pairs would
-        count as independent, where :func:`conditional_forecasting` keeps such cells
-        apart).
+        twice (also as ``7`` and ``'7'``), raises ``ValueError`` naming them (select
+        one; pooled, the pairs would count as independent, where
+        :func:`conditional_forecasting` keeps such cells apart).
     metric : {"mean_improvement", "win_rate"}
         The quantity to detect.
     effect : float, default 0.01
@@ -583,6 +586,11 @@ def _pairs_power_iv(pilot: Any, settings: _PowerSettings) -> _PowerInput:
     if test != "t":
         raise ValueError(param_error("test", owner, '"t" (test applies to metric '
                                      '"mean_improvement")', test))
+    if pilot is not None:  # it would go unused: the win rates are the ones given
+        raise ValueError(param_error(
+            "pilot", owner, 'None with metric="win_rate" (the power of the binomial test '
+            "depends on the win rates given in win_rate= only; give the pilot's win rate "
+            "there)", "a table"))
     wr, nwr = _win_rates(settings.win_rate, owner)
     if wr == nwr:
         raise ValueError(param_error("win_rate", owner, "different from the null win rate "

@@ -407,6 +407,26 @@ def test_read_forecast_must_be_a_probability(value):
         read_consistency_tuples([json.dumps(line)], checker="negation")
 
 
+def test_read_errors_say_what_is_wrong():
+    # a forecast written as text was "has no forecast"; numpy numbers (parsed records built
+    # in Python) were refused the same way; a 'line' that is a string was searched for the
+    # question names and failed with "string indices must be integers", and a list of
+    # 'violation_data' with "'list' object has no attribute 'get'"
+    with pytest.raises(ValueError, match=r"line 1, question 'P': the forecast must be a "
+                       r"number in \[0, 1\]; got '0.3'"):
+        read_consistency_tuples([{"P": "0.3", "not_P": 0.7}], checker="negation")
+    df = read_consistency_tuples([{"P": np.float32(0.25), "not_P": {"prob": np.int64(1)}}],
+                                 checker="negation")
+    assert df[["P", "not_P"]].to_numpy().tolist() == [[0.25, 1.0]]
+    with pytest.raises(ValueError, match=r"line 1: its 'line' is not a JSON object of "
+                       r"questions \(got str\)"):
+        read_consistency_tuples(['{"line": "P not_P"}'], checker="negation")
+    with pytest.raises(ValueError, match=r"line 1: its 'violation_data' is not a JSON object "
+                       r"\(got list\)"):
+        read_consistency_tuples([{"P": 0.3, "not_P": 0.7, "violation_data": [0.1]}],
+                                checker="negation")
+
+
 def test_read_published_boolean_is_not_a_number():
     line = {"P": {"prob": 0.3}, "not_P": {"prob": 0.6},
             "violation_data": {"default": {"violation": True}}}

@@ -178,6 +178,16 @@ def test_duplicate_repetition() -> None:
         coherence.consistency_noise_test(data, "negation")
 
 
+def test_a_repetition_written_two_ways_is_one_repetition() -> None:
+    # the same forecasts appended with their repetitions as text (0 and '0') were more
+    # repetitions: twice the forecasts, a smaller repeat variance, smaller p-values
+    data = _study()
+    data = pd.concat([data, data.iloc[:1].assign(repetition=str(data["repetition"].iloc[0]))],
+                     ignore_index=True)
+    with pytest.raises(ValueError, match=r"Column .repetition..*unique.*differ only in type"):
+        coherence.consistency_noise_test(data, "negation")
+
+
 def test_single_forecast_question() -> None:
     data = _study(repetitions=(3, 3))
     data = data[~((data["set"] == 0) & (data["role"] == "P") & (data["repetition"] > 0))]

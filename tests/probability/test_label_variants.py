@@ -38,6 +38,18 @@ def test_conditional_forecasting_by_a_reserved_column_raises(by):
         coherence.conditional_forecasting(d, by=by, n_resamples=9, rng=0)
 
 
+@pytest.mark.parametrize("by", ["n", "win_rate", "sd_improvement"])
+def test_conditional_forecasting_by_a_column_of_the_result_raises(by):
+    # a category column named as a column of the result's table failed deep inside with
+    # KeyError "['n'] not in index" (the per-group count overwrote the category)
+    d = _pairs().rename(columns={"category": by})
+    with pytest.raises(ValueError, match=re.escape(
+            "The 'by' parameter of conditional_forecasting must be a category column not "
+            f"named as a column of the result's table (n, mean_improvement, ci_low, ..., "
+            f"n_bayes); rename it; got '{by}'")):
+        coherence.conditional_forecasting(d, by=by, n_resamples=9, rng=0)
+
+
 @pytest.mark.parametrize(("check", "args"), [
     (coherence.negation_check, 2), (coherence.update_direction, 3),
     (coherence.total_probability_check, 3), (coherence.conditional_tuple_check, 3),

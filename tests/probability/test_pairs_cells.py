@@ -253,6 +253,22 @@ def test_the_same_run_twice_is_an_error_not_double_n():
         conditional_forecasting(pd.concat([df, df]), **FAST)
 
 
+def test_a_pair_id_written_two_ways_is_one_pair():
+    # two runs of the same pairs, one read from a CSV (ids as numbers), the other from JSON
+    # (ids as text): pair 3 and pair '3' were two pairs, so the pooled headline got a p-value
+    # (0.014 on the shipped file, which has none when the ids match) and pool=True counted
+    # every pair twice (n 28 for 14 strong pairs, none's p 0.003)
+    df = _study().assign(pair=range(21), model="m")
+    data = pd.concat([df.assign(run="csv"), df.assign(run="json", pair=df["pair"].astype(str))],
+                     ignore_index=True)
+    for pool in (False, True):
+        with pytest.raises(ValueError, match=r"Column 'pair' .*differ by more than case, "
+                           r"surrounding spaces or type .*'0' / 0"):
+            conditional_forecasting(data, pool=pool, **FAST)
+    same = pd.concat([df.assign(run="csv"), df.assign(run="json")], ignore_index=True)
+    assert np.isnan(conditional_forecasting(same, **FAST).pvalue)
+
+
 def test_pool_merges_runs_over_different_pairs():
     df = _study()
     half = df["pair"].str.endswith(("0", "2", "4"))

@@ -18,7 +18,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from coherence import SkippedRecordsWarning
+from coherence import SmallSampleWarning
 from coherence import attach_outcomes
+from coherence import conditional_forecasting
 from coherence import read_pairs
 from tests.probability._helpers import coherent_pairs
 
@@ -147,6 +149,24 @@ def test_read_pairs_csv(tmp_path):
     # outcomes are optional in a table too
     df.drop(columns=["a_outcome", "b_outcome"]).to_csv(tmp_path / "two.csv", index=False)
     assert "a_outcome" not in read_pairs(tmp_path / "two.csv").columns
+
+
+def test_read_pairs_csv_keeps_labels_as_written(tmp_path):
+    # pandas read the category 'None' (and a model 'N/A') as missing: read_pairs returned
+    # NaN for them and conditional_forecasting refused "missing values" the file lacks
+    df = coherent_pairs(6, np.random.default_rng(0)).assign(
+        category=["Strong", "None", "None", "Weak", "Weak", "Strong"], model="N/A",
+        error=["None", "", "null", "", "", ""])
+    df.loc[2, "p_a"] = np.nan
+    df.to_csv(tmp_path / "pairs.csv", index=False)
+    table = read_pairs(tmp_path / "pairs.csv")
+    assert table["category"].tolist() == df["category"].tolist()
+    assert table["model"].tolist() == ["N/A"] * 6
+    # the other columns take pandas' missing words, as before
+    assert table["error"].isna().all() and np.isnan(table.loc[2, "p_a"])
+    with pytest.warns(SmallSampleWarning, match="group 'N/A, None' has 1 pair"):
+        res = conditional_forecasting(table.drop(index=2), n_resamples=9, rng=0)
+    assert sorted(res.table["category"]) == ["None", "Strong", "Weak"]
 
 
 # --------------------------------------------------------------------------- errors
@@ -304,6 +324,20 @@ def test_attach_outcomes_pair_ids_of_two_types_raise():
         attach_outcomes(_two_way(ids=(1, 2)), _one_way(ids=("2", "1")))
     with pytest.raises(ValueError, match=r"2 pair\(s\) of 'pairs' have no resolution"):
         attach_outcomes(_two_way(ids=(1, 2)), _one_way(ids=("a", "b")))
+
+
+def test_attach_outcomes_one_outcome_written_two_ways_is_one_outcome():
+    # two resolved runs, one with its outcomes as text ('0', '1'): attach_outcomes said
+    # "'resolved' gives 2 pair(s) two different outcomes" of outcomes that agree
+    two = pd.DataFrame({"pair": ["x", "y"], "category": ["strong", "none"], "p_a": [0.3, 0.5]})
+    one = pd.DataFrame({"pair": ["y", "x"], "category": ["none", "strong"],
+                        "a_outcome": [0.0, 1.0], "b_outcome": [1.0, 1.0]})
+    both = pd.concat([one, one.assign(a_outcome=["0", "1"], b_outcome=[True, True])])
+    out = attach_outcomes(two, both)
+    assert out[["a_outcome", "b_outcome"]].to_numpy().tolist() == [[1.0, 1.0], [0.0, 1.0]]
+    with pytest.raises(ValueError, match=r"'resolved' gives 1 pair\(s\) two different "
+                       r"outcomes \(first: 'y'\)"):
+        attach_outcomes(two, pd.concat([one, one.assign(a_outcome=["1", "1"])]))
 
 
 def test_attach_outcomes_errors():

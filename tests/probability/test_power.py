@@ -204,3 +204,23 @@ def test_pairs_power_refuses_a_pair_listed_twice():
     twice = pd.concat([pilot, pilot.iloc[:2]], ignore_index=True)
     with pytest.raises(ValueError, match=r"Column 'pair' .*once.*4 offending rows"):
         pairs_power(twice, n_simulations=0, rng=0)
+
+
+def test_pairs_power_refuses_a_pair_id_written_two_ways():
+    # a pilot put together from a CSV (ids read as numbers) and a JSON file (ids as text):
+    # pair 3 and pair '3' were two pilot pairs, the pair counted twice without a word
+    pilot = coherent_pairs(30, np.random.default_rng(4), "strong").assign(pair=range(30))
+    mixed = pd.concat([pilot, pilot.iloc[:2].assign(pair=["0", "1"])], ignore_index=True)
+    with pytest.raises(ValueError, match=r"Column 'pair' .*differ by more than case, "
+                       r"surrounding spaces or type .*'0' / 0"):
+        pairs_power(mixed, n_simulations=0, rng=0)
+
+
+def test_pairs_power_refuses_a_pilot_it_would_not_use():
+    # with metric="win_rate" the pilot went unused without a word: the default win rate
+    # 0.6 was planned for (199 pairs), whatever the pilot's win rate
+    pilot = coherent_pairs(30, np.random.default_rng(0))
+    with pytest.raises(ValueError, match=r"The 'pilot' parameter of pairs_power must be None "
+                       r"with metric=\"win_rate\""):
+        pairs_power(pilot, metric="win_rate", n_simulations=0)
+    assert pairs_power(metric="win_rate", n_simulations=0).n_required == 199
