@@ -131,12 +131,15 @@ def total_probability_feasible(p_a: np.ndarray, p1: np.ndarray, p0: np.ndarray,
     A row is feasible when some P(B) in [0, 1] (up to ``tol``) gives
     P(A) = P(A|B=1) P(B) + P(A|B=0) (1 - P(B)): the implied P(B) lies in
     [-tol, 1 + tol]; with (near-)equal conditionals, when P(A) is within
-    ``tol`` of P(A|B=1).
+    ``tol`` of the span between them (of P(A|B=1) when they are equal), so that
+    swapping the conditionals changes nothing.
     """
     implied = implied_p_b(p_a, p1, p0)
+    # distance of P(A) outside the conditionals' span (0 inside it)
+    outside = np.maximum(np.maximum(np.minimum(p1, p0) - p_a, p_a - np.maximum(p1, p0)), 0.0)
     # a stated P(A) exactly at an end (implied -tol or 1 + tol, |P(A) - P(A|B=1)| = tol) is
     # at it: the comparisons allow the floating-point error of the differences (DECIMAL_SLACK)
-    feasible = np.where(np.isnan(implied), np.abs(p_a - p1) < tol - DECIMAL_SLACK,
+    feasible = np.where(np.isnan(implied), outside < tol - DECIMAL_SLACK,
                         (implied >= -tol - DECIMAL_SLACK) & (implied <= 1.0 + tol + DECIMAL_SLACK))
     return implied, feasible
 

@@ -186,6 +186,25 @@ def test_property_bayes_swap_and_relabel(pa, pb, a1, a0, b1, b0):
     assert (res.error[0] < 1e-12) == (res.total_variation[0] < 1e-12) or res.error[0] > 0
 
 
+def test_total_probability_degenerate_spread_does_not_depend_on_the_order():
+    # conditionals 0.0009 apart: the rule compared P(A) with P(A|B=1) alone, so the row
+    # was feasible (0.0495 < 0.05) and, with the conditionals swapped, not (0.0504)
+    res = total_probability_check([0.5495, 0.5495], [0.5, 0.4991], [0.4991, 0.5], tol=0.05)
+    assert res.feasible.tolist() == [True, True]
+    # between the two conditionals is feasible; beyond either by tol is not
+    res = total_probability_check([0.4995, 0.4491, 0.4492], [0.5, 0.4991, 0.5],
+                                  [0.4991, 0.5, 0.4991], tol=0.05)
+    assert res.feasible.tolist() == [True, False, True]
+
+
+@given(prob, st.floats(-9.9e-4, 9.9e-4), prob)
+def test_property_total_probability_degenerate_swap(pa, gap, p1):
+    p0 = min(max(p1 + gap, 0.0), 1.0)
+    res = total_probability_check([pa], [p1], [p0])
+    assert total_probability_check([pa], [p0], [p1]).feasible[0] == res.feasible[0]
+    assert total_probability_check([1 - pa], [1 - p1], [1 - p0]).feasible[0] == res.feasible[0]
+
+
 @given(prob, prob, prob)
 def test_property_total_probability_relabel(pa, p1, p0):
     res = total_probability_check([pa], [p1], [p0])
