@@ -53,6 +53,7 @@ from .._warnings import DeprecatedAlias
 from .._warnings import NotCalibratedWarning
 from .._warnings import SmallSampleWarning
 from .._warnings import TiesWarning
+from ._design import distinct_roles
 from ._monotone_isotonic import belief_windows
 from ._monotone_isotonic import isotonic_lr_test
 from ._monotone_isotonic import min_pvalue
@@ -108,7 +109,8 @@ class MonotonicityResult(CoherenceResult, test_name="monotonicity_test",
     ----------
     statistic : float
         Headline: the percentage of all bin-pair comparisons, pooled over the
-        action pairs, with a significant violation (the paper's Table 2).
+        action pairs, with a significant violation (the paper's Table 2); a pair
+        one of whose actions is never chosen makes no comparison.
     pvalue : float
         Global p-value across action pairs. ``method='local'`` (default): the
         largest localised fall statistic over every pair, calibrated jointly
@@ -247,7 +249,9 @@ def _bins_and_comparisons(belief: np.ndarray, is_first: np.ndarray, n_bins: int,
         "pair": name, "bin": np.arange(k), "belief_low": low, "belief_high": high,
         "centre": centre, "n_action_1": x, "n_action_2": m - x, "share": share,
     })
-    lo_idx, hi_idx = np.triu_indices(k, 1)
+    # one action never chosen: a share of 0 or 1 in every bin, nothing to compare (its
+    # comparisons, never flagged, would dilute the pooled violation percentage)
+    lo_idx, hi_idx = np.triu_indices(0 if is_first.min() == is_first.max() else k, 1)
     flagged = share[lo_idx] > share[hi_idx]
     pvals = np.full(len(lo_idx), np.nan)
     for j in np.flatnonzero(flagged):
@@ -385,6 +389,7 @@ def _monotonicity_test_iv(data: Any, belief: Any, action: Any, group: Any, pairs
                           min_contexts: Any = MIN_CONTEXTS) -> _MonotonicityInput:
     df = as_dataframe(data, owner=_OWNER)
     check_column_names(_OWNER, {"belief": belief, "action": action}, {"group": group})
+    distinct_roles({"belief": belief, "action": action, "group": group}, _OWNER)
     require_columns(df, {"belief": belief, "action": action, "group": group}, owner=_OWNER)
     nonempty(df, owner=_OWNER)
     n_bins = check_int(n_bins, "n_bins", _OWNER, low=2)
