@@ -19,7 +19,7 @@ from .._validation import param_error
 from .._validation import require_columns
 
 __all__ = ["ENGINES", "category_values", "distinct_roles", "evidence_columns",
-           "numeric_evidence", "require_design_columns"]
+           "no_reversed_pairs", "numeric_evidence", "require_design_columns"]
 
 #: the classifiers of the leakage test (``leakage_test(engine=)``, ``report(engine=)``)
 ENGINES = ("catboost", "logistic")
@@ -60,6 +60,26 @@ def distinct_roles(roles: Mapping[str, str | None], owner: str) -> None:
                                          f"{seen[column]!r} parameter's (one column cannot "
                                          "play two roles)", column))
         seen[column] = name
+
+
+def no_reversed_pairs(pairs: Sequence[tuple[Any, Any]], keys: Sequence[tuple[str, str]],
+                      owner: str) -> None:
+    """Raise when ``pairs`` holds a pair and its reverse (``keys`` their labels' keys, in
+    order): the two state opposite directions of one share, so an agent whose share moves
+    at all violates one of them, and a test pooling them finds violations in any data.
+
+    Raises
+    ------
+    ValueError
+        Naming the first such pair.
+    """
+    seen = set(keys)
+    for pair, (k1, k2) in zip(pairs, keys, strict=True):
+        if (k2, k1) in seen:
+            raise ValueError(param_error(
+                "pairs", owner, "free of a pair and its reverse (they state opposite "
+                "directions of one share, so any share that moves violates one of them; "
+                "direction='decreasing' tests the other direction)", tuple(pair)))
 
 
 def require_design_columns(df: pd.DataFrame, roles: Mapping[str, str | None],

@@ -54,6 +54,7 @@ from .._warnings import NotCalibratedWarning
 from .._warnings import SmallSampleWarning
 from .._warnings import TiesWarning
 from ._design import distinct_roles
+from ._design import no_reversed_pairs
 from ._monotone_isotonic import belief_windows
 from ._monotone_isotonic import isotonic_lr_test
 from ._monotone_isotonic import min_pvalue
@@ -409,6 +410,7 @@ def _monotonicity_test_iv(data: Any, belief: Any, action: Any, group: Any, pairs
     min_contexts = check_int(min_contexts, "min_contexts", _OWNER, low=2)
     gen = check_rng(rng, owner=_OWNER)
     clean = label_pairs(pairs, "pairs", _OWNER)
+    no_reversed_pairs(clean, [(label_key(a1), label_key(a2)) for a1, a2 in clean], _OWNER)
     b = probability_column(df, belief, owner=_OWNER)
     codes, labels = label_column(df, action, owner=_OWNER, discrete=True)
     # group=None: each row its own context, numbered by its values, not its position
@@ -463,7 +465,8 @@ def monotonicity_test(
         only when rows are independent given the belief, as the paper assumes;
         the rows are numbered by their values, so their order does not matter).
     pairs : sequence of (str, str)
-        Action pairs ``(a1, a2)``; the share of ``a1`` among the two is tested.
+        Action pairs ``(a1, a2)``; the share of ``a1`` among the two is tested
+        (a pair and its reverse, opposite directions, raise: see ``direction``).
         Items are labels (str or int) matched to the column's labels by value:
         ``(2, 0)`` names integer actions 2 and 0 (as does ``("2", "0")``).
         A pair whose actions are never (both) chosen is kept in :attr:`table`

@@ -360,6 +360,16 @@ def test_a_pair_with_an_action_never_chosen_does_not_dilute_the_headline():
     assert len(res.bin_table[res.bin_table["pair"] == "yes/defer"]) > 0  # bins still shown
 
 
+def test_a_pair_and_its_reverse_are_refused():
+    # pairs=[("yes", "no"), ("no", "yes")] pooled opposite directions of one share: a
+    # rational agent (0% and p = 1 on yes/no alone) read 40% violations, p = 0.01
+    data = coherence.simulate("rational", n_contexts=30, rng=3).data
+    for pairs in ([("yes", "no"), ("no", "yes")], [("yes", "no"), ("defer", "no"), ("no", "yes")]):
+        with pytest.raises(ValueError, match=r"'pairs' parameter of monotonicity_test must be "
+                           r"free of a pair and its reverse .*got \('yes', 'no'\)"):
+            monotonicity_test(data, pairs=pairs, n_resamples=19, rng=0)
+
+
 @pytest.mark.filterwarnings("ignore::coherence.TiesWarning")
 def test_bootstrap_method_kept_and_warns():
     data = generate(Design(n_contexts=40), 2)
