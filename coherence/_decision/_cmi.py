@@ -65,7 +65,11 @@ def _columns(value: Any, role: str, owner: str) -> list[tuple[np.ndarray, bool]]
     for name in frame.columns:
         s = frame[name]
         dtype = s.dtype
-        discrete = not (pd.api.types.is_float_dtype(dtype)
+        # Python floats held as objects (a table read from JSON, built row by row) are
+        # continuous, as the same numbers in a float column: not one class per value
+        floats = pd.api.types.is_object_dtype(dtype) and pd.api.types.infer_dtype(
+            s, skipna=True) in ("floating", "mixed-integer-float")
+        discrete = not (pd.api.types.is_float_dtype(dtype) or floats
                         or pd.api.types.is_complex_dtype(dtype))
         out.append((s.to_numpy(), discrete))
     return out
@@ -375,7 +379,8 @@ def cmi(x: Any, y: Any, z: Any = None, *, k: int = 3,
         Override of the inferred column types: ``{'z': False}`` or
         ``{'x': [True, False]}``. By default a column is discrete when its
         dtype is integer, bool, categorical, string or object, continuous when
-        it is floating.
+        it is floating or holds Python floats as objects (alone or with
+        integers).
     resolution : float, optional
         Snap every continuous coordinate to integer multiples of
         ``resolution`` before distances are taken (``round(v / resolution)``),

@@ -53,6 +53,7 @@ from ._consistency_warnings import warn_no_rmse
 from ._consistency_warnings import warn_shift_alone
 from ._consistency_warnings import warn_untested
 from ._consistency_warnings import warn_without_reference
+from ._design import distinct_roles
 from ._permutation import permutations_within
 
 __all__ = ["ConsistencyResult", "prompt_consistency"]
@@ -412,6 +413,8 @@ def _prompt_consistency_iv(data: Any, belief: Any, prompt: Any, group: Any, repe
     df = as_dataframe(data, owner=_OWNER)
     check_column_names(_OWNER, {"belief": belief, "prompt": prompt, "group": group},
                        {"repetition": repetition, "truth": truth})
+    distinct_roles({"belief": belief, "prompt": prompt, "group": group,
+                    "repetition": repetition, "truth": truth}, _OWNER)
     for name, value, allowed in (("method", method, _METHODS), ("rmse", rmse, _RMSE),
                                  ("alternative", alternative, _ALTERNATIVES)):
         if value not in allowed:

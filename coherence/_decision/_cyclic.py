@@ -55,6 +55,7 @@ from .._validation import probability_column
 from .._validation import require_columns
 from .._warnings import DegenerateDataWarning
 from .._warnings import SmallSampleWarning
+from ._design import distinct_roles
 from ._monotone_isotonic import quantile_bins
 from ._monotone_local import MIN_CONTEXTS
 from ._monotone_local import LocalComparisons
@@ -207,6 +208,7 @@ def _cyclic_monotonicity_test_iv(data: Any, belief: Any, action: Any, group: Any
                                  rng: RNGLike) -> tuple[Any, ...]:
     df = as_dataframe(data, owner=_OWNER)
     check_column_names(_OWNER, {"belief": belief, "action": action}, {"group": group})
+    distinct_roles({"belief": belief, "action": action, "group": group}, _OWNER)
     rule = ("a sequence of two or more distinct action labels (str or int), lowest payoff "
             "slope first")
     if isinstance(order, str) or not isinstance(order, Sequence):
@@ -279,8 +281,10 @@ def cyclic_monotonicity_test(
         event does not happen) to the highest. Default ``("no", "defer", "yes")``, the
         labels of :func:`report` and :func:`simulate`. Reverse it to test a belief about
         the complement (with beliefs ``1 - b`` the test is as valid, but its belief
-        windows are built anew on the mirrored values, so the statistic can differ in
-        the last digits).
+        windows and the distance's bins are built anew on the mirrored values; where
+        beliefs are tied, as on a grid, the ties split differently, so the statistic and
+        the distance can differ: 0.684 against 0.671 and 0.0077 against 0.0100 on one
+        simulated study of 150 contexts with beliefs on a 0.05 grid).
     n_bins : int
         Quantile bins of the belief for the descriptive ``distance`` (>= 2; ties merge
         bins).

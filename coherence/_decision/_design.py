@@ -18,8 +18,8 @@ from .._validation import check_case_distinct
 from .._validation import param_error
 from .._validation import require_columns
 
-__all__ = ["ENGINES", "category_values", "evidence_columns", "numeric_evidence",
-           "require_design_columns"]
+__all__ = ["ENGINES", "category_values", "distinct_roles", "evidence_columns",
+           "no_reversed_pairs", "numeric_evidence", "require_design_columns"]
 
 #: the classifiers of the leakage test (``leakage_test(engine=)``, ``report(engine=)``)
 ENGINES = ("catboost", "logistic")
@@ -40,12 +40,56 @@ def evidence_columns(evidence: Any, owner: str) -> tuple[str, ...]:
     return tuple(evidence)
 
 
+def distinct_roles(roles: Mapping[str, str | None], owner: str) -> None:
+    """Raise when two role parameters name one column (``action='outcome'`` left with
+    ``outcome='outcome'``): the column would be tested against itself, a certain
+    dependence (or a certain independence) that no data could change. ``None`` roles
+    (optional columns not asked for) are skipped.
+
+    Raises
+    ------
+    ValueError
+        Naming both parameters and the column.
+    """
+    seen: dict[str, str] = {}
+    for name, column in roles.items():
+        if column is None:
+            continue
+        if column in seen:
+            raise ValueError(param_error(name, owner, f"a column other than the "
+                                         f"{seen[column]!r} parameter's (one column cannot "
+                                         "play two roles)", column))
+        seen[column] = name
+
+
+def no_reversed_pairs(pairs: Sequence[tuple[Any, Any]], keys: Sequence[tuple[str, str]],
+                      owner: str) -> None:
+    """Raise when ``pairs`` holds a pair and its reverse (``keys`` their labels' keys, in
+    order): the two state opposite directions of one share, so an agent whose share moves
+    at all violates one of them, and a test pooling them finds violations in any data.
+
+    Raises
+    ------
+    ValueError
+        Naming the first such pair.
+    """
+    seen = set(keys)
+    for pair, (k1, k2) in zip(pairs, keys, strict=True):
+        if (k2, k1) in seen:
+            raise ValueError(param_error(
+                "pairs", owner, "free of a pair and its reverse (they state opposite "
+                "directions of one share, so any share that moves violates one of them; "
+                "direction='decreasing' tests the other direction)", tuple(pair)))
+
+
 def require_design_columns(df: pd.DataFrame, roles: Mapping[str, str | None],
                            evidence: tuple[str, ...], owner: str) -> None:
-    """Raise the missing-column error for the role columns and ``evidence[j]`` columns.
+    """Raise the missing-column error for the role columns and ``evidence[j]`` columns,
+    and :func:`distinct_roles`' error when two roles name one column.
 
     ``None`` roles (optional columns not asked for) are skipped.
     """
+    distinct_roles(roles, owner)
     require_columns(df, {**roles, **{f"evidence[{j}]": e for j, e in enumerate(evidence)}},
                     owner=owner)
     # 'Male' / 'male', 1 / '1': one label typed two ways, split into two classes silently

@@ -47,6 +47,7 @@ from .._validation import require_columns
 from .._warnings import DegenerateDataWarning
 from .._warnings import DeprecatedAlias
 from .._warnings import SmallSampleWarning
+from ._design import distinct_roles
 
 __all__ = ["IIAResult", "iia_test"]
 
@@ -258,6 +259,7 @@ def _iia_test_iv(data: Any, belief: Any, action: Any, menu: Any, group: Any, pai
     df = as_dataframe(data, owner=_OWNER)
     check_column_names(_OWNER, {"action": action, "menu": menu, "group": group},
                        {"belief": belief})
+    distinct_roles({"belief": belief, "action": action, "menu": menu, "group": group}, _OWNER)
     require_columns(df, {"belief": belief, "action": action, "menu": menu, "group": group},
                     owner=_OWNER)
     nonempty(df, owner=_OWNER)
@@ -340,6 +342,12 @@ def iia_test(
         The context column. Contexts are the strata of the comparison (the odds may
         differ from context to context) and the unit of the sign-flip null, so any
         dependence among a context's rows is allowed for.
+    pairs : sequence of (str, str) or None
+        The action pairs to compare (in either order; ``[("yes", "no")]``), under every
+        reduced menu that offers both; None (default): every pair of every reduced menu.
+        Naming in advance the pairs a later analysis relies on spends the family-wise
+        error on them alone. A requested pair that no reduced menu offers has no row
+        (a :class:`DegenerateDataWarning` names it).
     n_resamples : int
         Sign flips of the null, and cluster-bootstrap resamples of the odds-ratio
         intervals.
@@ -367,8 +375,9 @@ def iia_test(
     Warns
     -----
     DegenerateDataWarning
-        When the table has no reduced menu, or a comparison has no informative context
-        (its row says why; it is left out of the tests).
+        When the table has no reduced menu (of the requested ``pairs``), a requested pair
+        is on no reduced menu, or a comparison has no informative context (its row says
+        why; it is left out of the tests).
     DegenerateDataWarning
         When a testable comparison's odds ratio is 0 or infinite (no context has both a
         choice of one action under the reduced menu and of the other under the full
@@ -497,6 +506,8 @@ def iia_test(
                       f"requested pairs) besides the full menu {full_name!r}; there is "
                       "nothing to compare.",
                       DegenerateDataWarning, stacklevel=2)
+    else:
+        _warn_unmatched(plan, wanted)
     rows, scores = _comparison_rows(plan, counts, full, menu_index, act_index, acts)
     if rows:
         _test_comparisons(rows, scores, n_groups, n_resamples, confidence_level, gen)
@@ -647,6 +658,19 @@ def _separation(row: dict[str, Any]) -> str:
     under_menu, under_full = (b, a) if row["odds_ratio"] > 1 else (a, b)
     return (f"no context has both a choice of {under_menu!r} under menu {row['menu']!r} "
             f"and a choice of {under_full!r} under the full menu")
+
+
+def _warn_unmatched(plan: list[tuple[frozenset[str], str, str]],
+                    wanted: frozenset[frozenset[str]] | None) -> None:
+    """Warn of requested pairs that no reduced menu offers together (they get no row of
+    the table: without the warning they would be left out without a word)."""
+    if wanted is None:
+        return
+    missing = sorted("/".join(sorted(p)) for p in wanted - {frozenset((a, b)) for _, a, b in plan})
+    if missing:
+        warnings.warn(f"{_OWNER}: no reduced menu offers both actions of the requested "
+                      f"pair(s) {', '.join(missing)}; they are not compared (the table has "
+                      "no row for them).", DegenerateDataWarning, stacklevel=3)
 
 
 def _pairs(actions: list[str]) -> list[tuple[str, str]]:

@@ -53,6 +53,8 @@ from .._warnings import DeprecatedAlias
 from .._warnings import NotCalibratedWarning
 from .._warnings import SmallSampleWarning
 from .._warnings import TiesWarning
+from ._design import distinct_roles
+from ._design import no_reversed_pairs
 from ._monotone_isotonic import belief_windows
 from ._monotone_isotonic import isotonic_lr_test
 from ._monotone_isotonic import min_pvalue
@@ -108,7 +110,8 @@ class MonotonicityResult(CoherenceResult, test_name="monotonicity_test",
     ----------
     statistic : float
         Headline: the percentage of all bin-pair comparisons, pooled over the
-        action pairs, with a significant violation (the paper's Table 2).
+        action pairs, with a significant violation (the paper's Table 2); a pair
+        one of whose actions is never chosen makes no comparison.
     pvalue : float
         Global p-value across action pairs. ``method='local'`` (default): the
         largest localised fall statistic over every pair, calibrated jointly
@@ -247,7 +250,9 @@ def _bins_and_comparisons(belief: np.ndarray, is_first: np.ndarray, n_bins: int,
         "pair": name, "bin": np.arange(k), "belief_low": low, "belief_high": high,
         "centre": centre, "n_action_1": x, "n_action_2": m - x, "share": share,
     })
-    lo_idx, hi_idx = np.triu_indices(k, 1)
+    # one action never chosen: a share of 0 or 1 in every bin, nothing to compare (its
+    # comparisons, never flagged, would dilute the pooled violation percentage)
+    lo_idx, hi_idx = np.triu_indices(0 if is_first.min() == is_first.max() else k, 1)
     flagged = share[lo_idx] > share[hi_idx]
     pvals = np.full(len(lo_idx), np.nan)
     for j in np.flatnonzero(flagged):
@@ -385,6 +390,7 @@ def _monotonicity_test_iv(data: Any, belief: Any, action: Any, group: Any, pairs
                           min_contexts: Any = MIN_CONTEXTS) -> _MonotonicityInput:
     df = as_dataframe(data, owner=_OWNER)
     check_column_names(_OWNER, {"belief": belief, "action": action}, {"group": group})
+    distinct_roles({"belief": belief, "action": action, "group": group}, _OWNER)
     require_columns(df, {"belief": belief, "action": action, "group": group}, owner=_OWNER)
     nonempty(df, owner=_OWNER)
     n_bins = check_int(n_bins, "n_bins", _OWNER, low=2)
@@ -404,6 +410,7 @@ def _monotonicity_test_iv(data: Any, belief: Any, action: Any, group: Any, pairs
     min_contexts = check_int(min_contexts, "min_contexts", _OWNER, low=2)
     gen = check_rng(rng, owner=_OWNER)
     clean = label_pairs(pairs, "pairs", _OWNER)
+    no_reversed_pairs(clean, [(label_key(a1), label_key(a2)) for a1, a2 in clean], _OWNER)
     b = probability_column(df, belief, owner=_OWNER)
     codes, labels = label_column(df, action, owner=_OWNER, discrete=True)
     # group=None: each row its own context, numbered by its values, not its position
@@ -458,7 +465,8 @@ def monotonicity_test(
         only when rows are independent given the belief, as the paper assumes;
         the rows are numbered by their values, so their order does not matter).
     pairs : sequence of (str, str)
-        Action pairs ``(a1, a2)``; the share of ``a1`` among the two is tested.
+        Action pairs ``(a1, a2)``; the share of ``a1`` among the two is tested
+        (a pair and its reverse, opposite directions, raise: see ``direction``).
         Items are labels (str or int) matched to the column's labels by value:
         ``(2, 0)`` names integer actions 2 and 0 (as does ``("2", "0")``).
         A pair whose actions are never (both) chosen is kept in :attr:`table`

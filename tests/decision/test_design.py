@@ -78,3 +78,28 @@ def test_evidence_of_python_floats_in_an_object_column_is_continuous(
         boxed = run(d.astype({"x": object}), evidence=["x"], rng=1, **kwargs).to_frame()
     assert np.isfinite(clean["pvalue"].iloc[0])
     pd.testing.assert_frame_equal(boxed, clean)
+
+
+def test_one_column_in_two_roles_is_refused():
+    # action='outcome' left beside outcome='outcome' tested the outcome against itself:
+    # ci_test gave a CMI of 0.359 and p = 0.01, leakage_test a 85.4% loss reduction,
+    # "violations" that no data could change; a context column that is the action
+    # column made the contexts the actions
+    import coherence
+
+    d = coherence.simulate("rational", n_contexts=20, n_repetitions=2, rng=4).data
+    d["menu"] = "defer|no|yes"
+    calls = [
+        (coherence.ci_test, {"action": "outcome"}, "outcome", "action"),
+        (coherence.ci_test, {"group": "action"}, "group", "action"),
+        (coherence.leakage_test, {"action": "outcome"}, "outcome", "action"),
+        (coherence.monotonicity_test, {"group": "action"}, "group", "action"),
+        (coherence.cyclic_monotonicity_test, {"group": "belief"}, "group", "belief"),
+        (coherence.iia_test, {"group": "menu"}, "group", "menu"),
+        (coherence.prompt_consistency, {"repetition": "context"}, "repetition", "group"),
+        (coherence.prompt_consistency, {"truth": "belief"}, "truth", "belief"),
+    ]
+    for func, kwargs, second, first in calls:
+        with pytest.raises(ValueError, match=rf"The '{second}' parameter of {func.__name__} "
+                           rf"must be a column other than the '{first}' parameter's"):
+            func(d, rng=0, **kwargs)

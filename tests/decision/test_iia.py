@@ -377,6 +377,22 @@ def test_pairs_errors(pairs, exc, match):
         iia_test(_toy(), pairs=pairs)
 
 
+def test_a_requested_pair_on_no_reduced_menu_is_named():
+    # pairs=[("yes", "defer"), ("yes", "no")] with only 'defer|yes' reduced: the result held
+    # one comparison and said nothing of yes/no, as if it had been tested and passed
+    rows = []
+    for c in range(20):
+        rows += _rows(c, FULL, ["yes", "no", "defer"]) + _rows(c, "defer|yes", ["yes", "defer"])
+    with pytest.warns(DegenerateDataWarning, match=r"no reduced menu offers both actions of "
+                      r"the requested pair\(s\) no/yes"):
+        res = iia_test(pd.DataFrame(rows), pairs=[("yes", "defer"), ("yes", "no")],
+                       n_resamples=99, rng=0)
+    assert res.table["comparison"].tolist() == ["defer/yes without no"]
+    with warnings.catch_warnings():  # every requested pair on a menu: no such warning
+        warnings.filterwarnings("error", message=".*requested pair")
+        iia_test(pd.DataFrame(rows), pairs=[("yes", "defer")], n_resamples=99, rng=0)
+
+
 def test_validation_agents_violate_iia_by_the_stated_amount():
     """The generator's agents: logit keeps the odds, 'odds' multiplies them exactly by the
     factor, a nested logit with lam = 1 is the logit."""

@@ -340,6 +340,36 @@ def test_pair_with_an_action_never_chosen_is_not_testable():
     assert res.pvalue == table.loc["yes/no", "pvalue"]  # Bonferroni over the one testable pair
 
 
+@pytest.mark.filterwarnings("ignore::coherence.DegenerateDataWarning")
+def test_a_pair_with_an_action_never_chosen_does_not_dilute_the_headline():
+    # a yes/no table under the default pairs: yes/defer and defer/no held 10 comparisons
+    # each, of shares 1 (or 0) in every bin, never flagged; the headline pooled them,
+    # 30% for a study whose one real pair violates in 90% of its comparisons
+    rng = np.random.default_rng(1)
+    b = np.round(rng.random(400), 2)
+    data = pd.DataFrame({"context": np.arange(400), "belief": b,
+                         "action": np.where(rng.random(400) < 1 - b, "yes", "no")})
+    alone = monotonicity_test(data, pairs=[("yes", "no")], n_resamples=19, rng=0)
+    res = monotonicity_test(data, n_resamples=19, rng=0)
+    assert alone.statistic == pytest.approx(90.0)
+    assert res.statistic == alone.statistic
+    table = res.table.set_index("pair")
+    assert table.loc[["yes/defer", "defer/no"], "n_comparisons"].tolist() == [0, 0]
+    assert table.loc[["yes/defer", "defer/no"], "statistic"].isna().all()
+    assert set(res.comparison_table["pair"]) == {"yes/no"}
+    assert len(res.bin_table[res.bin_table["pair"] == "yes/defer"]) > 0  # bins still shown
+
+
+def test_a_pair_and_its_reverse_are_refused():
+    # pairs=[("yes", "no"), ("no", "yes")] pooled opposite directions of one share: a
+    # rational agent (0% and p = 1 on yes/no alone) read 40% violations, p = 0.01
+    data = coherence.simulate("rational", n_contexts=30, rng=3).data
+    for pairs in ([("yes", "no"), ("no", "yes")], [("yes", "no"), ("defer", "no"), ("no", "yes")]):
+        with pytest.raises(ValueError, match=r"'pairs' parameter of monotonicity_test must be "
+                           r"free of a pair and its reverse .*got \('yes', 'no'\)"):
+            monotonicity_test(data, pairs=pairs, n_resamples=19, rng=0)
+
+
 @pytest.mark.filterwarnings("ignore::coherence.TiesWarning")
 def test_bootstrap_method_kept_and_warns():
     data = generate(Design(n_contexts=40), 2)
