@@ -261,9 +261,10 @@ def run(args: argparse.Namespace) -> int:
                                           args.action, *by])
     reference = _reference_prompt(data, args, args.table)
     _check_action_labels(data, args, args.table)
-    if args.actions is not None:
-        data = data.assign(**{args.action: data[args.action].map(
-            lambda v: args.actions.get(str(v), v) if v == v else v)})
+    # report maps the labels, the offered actions of a menu column with them (mapped here,
+    # the chosen actions alone were renamed and the IIA test refused every row)
+    actions = (None if args.actions is None
+               else {ours: yours for yours, ours in args.actions.items()})
     set_aside = _set_aside_file(args.table, by)
     draws = draw_counts(args)
     with warnings.catch_warnings():  # the summary leads with the degeneracy; --permutations:
@@ -277,14 +278,13 @@ def run(args: argparse.Namespace) -> int:
                      k=args.k, n_splits=args.folds, n_bins=args.bins,
                      confidence_level=args.confidence,
                      n_jobs=args.jobs, backend=args.backend,
-                     progress=False if args.quiet else None, set_aside=set_aside, rng=args.seed)
+                     progress=False if args.quiet else None, set_aside=set_aside,
+                     actions=actions, rng=args.seed)
     if args.by is None and not by:
         print(f"coherence test: note: no {' or '.join(map(repr, DEFAULT_BY))} column, so "
               "all rows form one cell; name the cell columns with --by", file=sys.stderr)
     digest = hashlib.sha256(Path(args.table).read_bytes()).hexdigest()
     settings = {**rep.settings, "data_file": args.table, "data_file_sha256": digest}
-    if args.actions is not None:
-        settings["actions"] = {ours: yours for yours, ours in args.actions.items()}
     rep = dataclasses.replace(rep, settings=settings)
     print(rep.summary())
     frame = rep.to_frame()
