@@ -513,6 +513,24 @@ def test_set_aside_replies_are_counted_per_cell(two_models):
                  set_aside={"bad_sum": 1}, progress=False, rng=0, **FAST)
     assert one.to_frame()["n_set_aside"].tolist() == [1]
 
+
+def test_set_aside_replies_of_no_cell_are_named(two_models):
+    """Set-aside replies whose model is no cell's ('A' against 'a', a model without rows)
+    were dropped without a word, and with one cell another model's were counted in it
+    (3 where 1 is its own): now each cell counts its own, and a warning names the rest."""
+    from coherence import SkippedRecordsWarning
+
+    set_aside = pd.DataFrame({"model": ["A", "a", "llama"], "reason": ["bad_sum"] * 3})
+    with pytest.warns(SkippedRecordsWarning, match=r"2 of 3 set-aside replies name no cell.*"
+                      r"'A' \(1 replies\), 'llama' \(1 replies\)"):
+        rep = report(two_models, tests=["calibration"], set_aside=set_aside, progress=False,
+                     rng=0, **FAST)
+    assert rep.to_frame().set_index("model")["n_set_aside"].to_dict() == {"a": 1, "b": 0}
+    with pytest.warns(SkippedRecordsWarning, match="2 of 3 set-aside replies"):
+        one = report(two_models[two_models["model"] == "a"], tests=["calibration"],
+                     set_aside=set_aside, progress=False, rng=0, **FAST)
+    assert one.to_frame()["n_set_aside"].tolist() == [1]
+
 # --------------------------------------------------------------------------- draw counts, actions
 def test_n_resamples_sets_every_draw_count(small):
     # rng=1: a first-stage ci p-value above the resolution threshold (with rng=0 it is
