@@ -53,6 +53,28 @@ def test_a_json_file_with_a_byte_order_mark_reads(tmp_path):
     assert read_table(str(path)).to_dict("records") == [{"a": 1, "b": "x"}]
 
 
+def test_a_json_file_keeps_its_text_ids(tmp_path):
+    """Ids written as text in a JSON file stay text: pandas read "01" and "1" (and the
+    models "1" and "1.0") as one number, pooling two contexts' rows without a word."""
+    path = tmp_path / "t.json"
+    path.write_text('[{"context": "01", "model": "1", "belief": 0.25, "n": 1},'
+                    ' {"context": "1", "model": "1.0", "belief": 1, "n": 2}]')
+    frame = read_table(str(path))
+    assert frame["context"].tolist() == ["01", "1"]
+    assert frame["model"].tolist() == ["1", "1.0"]
+    assert frame["belief"].tolist() == [0.25, 1.0] and frame["n"].tolist() == [1, 2]
+    data = coherence.simulate("rational", n_contexts=30, n_repetitions=1, rng=1).data
+    data = data.drop(columns=["prompt", "repetition"]).astype({"action": str})
+    text_ids = pd.concat([data.assign(context=data["context"].astype(str)),
+                          data.assign(context="0" + data["context"].astype(str))],
+                         ignore_index=True)
+    text_ids.to_json(tmp_path / "ids.json", orient="records")
+    code, _, err = _main("test", str(tmp_path / "ids.json"), "--tests", "calibration",
+                           "--resamples", "19", "--quiet", "--csv", str(tmp_path / "r.csv"))
+    assert code == 0, err
+    assert pd.read_csv(tmp_path / "r.csv")["n_obs"].tolist() == [60]  # 30 before
+
+
 @pytest.fixture(scope="module")
 def table(tmp_path_factory):
     path = tmp_path_factory.mktemp("inputs") / "table.csv"
