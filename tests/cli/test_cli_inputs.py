@@ -112,6 +112,18 @@ def test_plan_refuses_a_pilot_of_several_models(table, tmp_path):
     assert code == 2 and "2 values of 'model' (a, b)" in err
 
 
+def test_plan_refuses_a_pilot_whose_ids_read_as_one_number(table, tmp_path):
+    """Contexts written "7" and "07" read as one number: the pilot's 30 contexts were
+    planned as 15, each two contexts' rows pooled, without a word."""
+    frame = pd.read_csv(table)
+    ids = frame["context"].map(lambda c: f"{c % 15}" if c < 15 else f"0{c % 15}")
+    path = tmp_path / "ids.csv"
+    frame.assign(context=ids).to_csv(path, index=False)
+    code, _, err = _main("plan", str(path), "--test", "ci_test", "--contexts", "20",
+                         "--repetitions", "2", "--sims", "2", "--quiet")
+    assert code == 2 and "column 'context' spells one id two ways" in err, err
+
+
 @pytest.mark.parametrize("option", ["--out", "--raw-out"])
 def test_elicit_writes_csv_only_and_says_so_before_any_call(tmp_path, option):
     code, _, err = _main("elicit", "--simulated", "rational", "--n-contexts", "2",
