@@ -62,6 +62,7 @@ from ._registry import TEST_NAMES
 from ._registry import Options
 from ._registry import StudyColumns
 from ._resolve import resolve_pvalues
+from ._result import FRAME_COLUMNS
 from ._result import CoherenceReport
 from ._result import ReportCell
 from ._split import split_lie
@@ -126,6 +127,12 @@ def _report_iv(data: Any, a: _ReportArgs) -> _ReportInput:
     if absent:
         require_columns(df, {"by": absent[0]} if len(absent) == 1 else absent, owner=owner)
     present_by = tuple(c for c in by if c in df.columns)
+    taken = [c for c in present_by if c in FRAME_COLUMNS]
+    if taken:  # to_frame's own column would overwrite the cells' labels
+        raise ValueError(param_error(
+            "by", owner, "cell columns named unlike the columns of the report's table ("
+            + ", ".join(FRAME_COLUMNS) + "), which would overwrite the cells' labels: "
+            "rename the column", taken))
     for column in present_by:  # 'gpt' / 'GPT', 1 / '1': one cell, not two
         check_case_distinct(df, column, owner=owner)
     names = _tests_iv(df, a, owner)
@@ -450,7 +457,8 @@ def report(
     by : sequence of str
         Columns that define cells. The default ones, ``model`` and ``dataset``, are
         ignored when absent; any other column named must exist, or ``ValueError``
-        names it.
+        names it. A column named like one of ``to_frame()``'s (``method``,
+        ``test``, ``error``, ...) raises ``ValueError``: rename it.
     tests : "all" or sequence of str
         A non-empty subset of :data:`TEST_NAMES`.
     adjust : {"holm", "bh", "none"}

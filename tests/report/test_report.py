@@ -514,6 +514,16 @@ def test_set_aside_replies_are_counted_per_cell(two_models):
     assert one.to_frame()["n_set_aside"].tolist() == [1]
 
 
+@pytest.mark.parametrize("column", ["method", "test", "error"])
+def test_a_cell_column_named_like_a_result_column_is_refused(two_models, column):
+    """by='method' (a study's elicitation method) once gave a to_frame() with two 'method'
+    columns, both the tests' methods ('permutation'): the cells' labels were lost, and
+    summary() raised "Grouper for 'method' not 1-dimensional"."""
+    with pytest.raises(ValueError, match=rf"'by' parameter of report.*got \['{column}'\]"):
+        report(two_models.rename(columns={"model": column}), by=column, tests=["ci"],
+               progress=False, rng=0, **FAST)
+
+
 def test_set_aside_replies_of_no_cell_are_named(two_models):
     """Set-aside replies whose model is no cell's ('A' against 'a', a model without rows)
     were dropped without a word, and with one cell another model's were counted in it
