@@ -294,9 +294,9 @@ def run(args: argparse.Namespace) -> int:
     print("\nEvery result (statistic, its interval, raw and adjusted p):")
     print(text_table(compact.rename(columns={"pvalue_adjusted": "p_adj"}), width=100))
     failed = frame[frame["error"] != ""]
-    for row in failed.itertuples(index=False):
-        print(f"  {row.test} failed on {', '.join(str(getattr(row, c)) for c in rep.by) or 'all'}"
-              f": {row.error}"[:300])
+    for row in failed.to_dict("records"):  # by name: a column 'llm-name' is no attribute
+        print(f"  {row['test']} failed on {', '.join(str(row[c]) for c in rep.by) or 'all'}"
+              f": {row['error']}"[:300])
     absent = _requested_not_run(rep, args)
     if args.out:
         rep.to_html(args.out)

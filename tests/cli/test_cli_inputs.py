@@ -102,6 +102,18 @@ def test_requested_tests_that_apply_nowhere_fail_with_a_note(table):
     assert code == 0 and "lie did not run" in err
 
 
+def test_a_failed_test_is_named_whatever_the_cell_column_is_called(table, tmp_path):
+    """A cell column that is no Python name ('llm-name') crashed the command when a test
+    failed (AttributeError, after the tables, before --csv was written)."""
+    frame = pd.read_csv(table).rename(columns={"model": "llm-name"}).assign(menu="yes|no")
+    path = tmp_path / "hyphen.csv"
+    frame.to_csv(path, index=False)
+    code, out, err = _main("test", str(path), "--by", "llm-name", "--tests", "iia,ci",
+                           "--resamples", "19", "--quiet", "--csv", str(tmp_path / "r.csv"))
+    assert code == 1 and "AttributeError" not in err, err
+    assert "iia failed on a: ValueError" in out and (tmp_path / "r.csv").is_file()
+
+
 def test_plan_refuses_a_pilot_of_several_models(table, tmp_path):
     frame = pd.read_csv(table)
     frame.loc[frame.index[::2], "model"] = "b"
