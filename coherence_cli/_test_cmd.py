@@ -238,11 +238,19 @@ def _set_aside_file(path: str, by: tuple[str, ...]) -> Any:
     sidecar = Path(path).with_name(Path(path).stem + "_incoherent.csv")
     if not sidecar.is_file():
         return None
+    # a sidecar left out without a word would read as no reply set aside: a note says why
+    why = ""
     try:
         frame = pd.read_csv(sidecar)
-    except (ValueError, OSError, pd.errors.ParserError):
-        return None
-    if "reason" not in frame.columns or not all(c in frame.columns for c in by):
+    except (ValueError, OSError, pd.errors.ParserError) as exc:
+        why = f"it cannot be read ({(str(exc) or repr(exc)).splitlines()[0]})"
+    else:
+        lacking = [c for c in ("reason", *by) if c not in frame.columns]
+        if lacking:
+            why = f"it has no column {', '.join(map(repr, lacking))}"
+    if why:
+        print(f"coherence test: note: the replies set aside in {sidecar} are not counted: "
+              f"{why}", file=sys.stderr)
         return None
     print(f"coherence test: counting the {len(frame)} replies set aside in {sidecar}",
           file=sys.stderr)

@@ -114,6 +114,17 @@ def test_a_failed_test_is_named_whatever_the_cell_column_is_called(table, tmp_pa
     assert "iia failed on a: ValueError" in out and (tmp_path / "r.csv").is_file()
 
 
+def test_a_set_aside_file_that_cannot_be_counted_is_named(table, tmp_path):
+    """A <table>_incoherent.csv without the cells' column was skipped without a word (every
+    cell's n_set_aside 0, as if no reply had been set aside)."""
+    path = tmp_path / "e.csv"
+    pd.read_csv(table).to_csv(path, index=False)
+    pd.DataFrame({"reason": ["bad_sum"]}).to_csv(tmp_path / "e_incoherent.csv", index=False)
+    code, _, err = _main("test", str(path), "--by", "model", "--tests", "calibration",
+                         "--resamples", "19", "--quiet")
+    assert code == 0 and "e_incoherent.csv are not counted: it has no column 'model'" in err
+
+
 def test_plan_refuses_a_pilot_of_several_models(table, tmp_path):
     frame = pd.read_csv(table)
     frame.loc[frame.index[::2], "model"] = "b"
