@@ -120,7 +120,9 @@ def _report_iv(data: Any, a: _ReportArgs) -> _ReportInput:
     o = a.options
     n_permutations, n_resamples = _draw_counts(a.n_permutations, o.n_resamples, owner)
     df, evidence = _table_iv(df, a, owner)
-    by = check_columns_arg(a.by, "by", owner)
+    # a column named twice is one cell column (twice, to_frame held it twice and
+    # summary() raised)
+    by = tuple(dict.fromkeys(check_columns_arg(a.by, "by", owner)))
     # a cell column named on purpose must exist, as `coherence test --by` checks (a misspelt
     # one would pool every model into one cell); the default ones may be absent
     absent = [c for c in by if c not in df.columns and c not in _DEFAULT_BY]

@@ -524,6 +524,18 @@ def test_a_cell_column_named_like_a_result_column_is_refused(two_models, column)
                progress=False, rng=0, **FAST)
 
 
+def test_a_cell_column_named_twice_is_one(two_models):
+    """by=["model", "model"] (`coherence test --by model --by model`) gave a to_frame()
+    with two 'model' columns and summary() raised "Grouper for 'model' not 1-dimensional"."""
+    twice = report(two_models, by=["model", "model"], tests=["calibration"], progress=False,
+                   rng=0, **FAST)
+    once = report(two_models, by="model", tests=["calibration"], progress=False, rng=0,
+                  **FAST)
+    assert twice.by == ("model",) and twice.settings["by"] == ["model"]
+    pd.testing.assert_frame_equal(twice.to_frame(), once.to_frame())
+    assert str(twice.summary()) == str(once.summary())
+
+
 def test_set_aside_replies_of_no_cell_are_named(two_models):
     """Set-aside replies whose model is no cell's ('A' against 'a', a model without rows)
     were dropped without a word, and with one cell another model's were counted in it
