@@ -277,7 +277,7 @@ def test_rerun_command_parses_back(rep, page):
     args = _build_parser().parse_args(shlex.split(shell)[1:])
     assert args.table == "my answers.csv"
     assert args.actions == {"buy": "yes", "sell": "no", "hold": "defer"}
-    assert "replace({'buy': 'yes', 'sell': 'no', 'hold': 'defer'})" in python
+    assert "actions={'yes': 'buy', 'no': 'sell', 'defer': 'hold'}" in python
     compile(python, "rerun.py", "exec")
 
 
