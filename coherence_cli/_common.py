@@ -92,7 +92,9 @@ def read_table(path: str) -> Any:
                 raise UsageError("reading parquet needs pyarrow: pip install "
                                  "'belief-coherence[parquet]' (or pyarrow)") from exc
         if suffix == ".json":  # utf-8-sig: a byte-order mark (Excel, PowerShell) is not data
-            return pd.read_json(io.StringIO(p.read_text(encoding="utf-8-sig")))
+            # dtype=False: JSON's own types, text kept as text (pandas read the ids "01"
+            # and "1" as one number, and an "_at" column of dates as timestamps)
+            return pd.read_json(io.StringIO(p.read_text(encoding="utf-8-sig")), dtype=False)
         if suffix in (".csv", ".txt", ".tsv"):
             return _read_delimited(p, path, "\t" if suffix == ".tsv" else ",")
     except (ValueError, pd.errors.ParserError, UnicodeDecodeError) as exc:

@@ -9,6 +9,7 @@ from typing import Any
 from ._common import EXIT_OK
 from ._common import UsageError
 from ._common import add_seed
+from ._common import check_id_spellings
 from ._common import positive_int
 from ._common import print_frame
 from ._common import read_table
@@ -69,12 +70,15 @@ def run(args: argparse.Namespace) -> int:
         if not Path(args.pilot).is_file():
             raise UsageError(f"no such file: {args.pilot}")
         source = read_table(args.pilot)
+        # ids written two ways (01 and 1) would pool two contexts of the pilot
+        check_id_spellings(source, args.pilot, _ID_COLUMNS)
         _one_model(source, args.pilot)
     options = {}
     if args.baseline is not None:
         if not Path(args.baseline).is_file():
             raise UsageError(f"no such file: {args.baseline}")
         options["baseline"] = read_table(args.baseline)
+        check_id_spellings(options["baseline"], args.baseline, _ID_COLUMNS)
     res = coherence.plan(source, test=args.test, n_contexts=args.contexts,
                          n_repetitions=args.repetitions, effect=args.effect, n_sims=args.sims,
                          alpha=args.alpha, power=args.power, options=options, rng=args.seed,
@@ -97,6 +101,9 @@ def run(args: argparse.Namespace) -> int:
 
 #: columns naming the model or dataset of a row (as ``coherence test``'s cells)
 _CELL_COLUMNS = ("model", "dataset")
+#: the id columns of a pilot (and of the LIE check's baseline) under the names plan reads
+_ID_COLUMNS = ("context", "prompt", "repetition", "action", "variable", "state",
+               *_CELL_COLUMNS)
 
 
 def _one_model(pilot: Any, path: str) -> None:

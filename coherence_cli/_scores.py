@@ -41,7 +41,8 @@ def add_parser(sub: Any) -> None:
     scores.add_argument("--outcome", default="outcome", metavar="COL",
                         help="column of the 0/1 outcome (default outcome)")
     scores.add_argument("--timestamp", default="forecast_date", metavar="COL",
-                        help="column of the forecast date, used when present (default "
+                        help="column of the forecast date, used when present: every "
+                        "table scores the latest forecast per model and question (default "
                         "forecast_date)")
     scores.add_argument("--opened", default="opened", metavar="COL",
                         help="column of the date the question opened, for --cutoffs "
@@ -132,6 +133,17 @@ def run(args: argparse.Namespace) -> int:
                              opened=args.opened, cutoffs=cutoffs, timestamp=timestamp,
                              cluster=args.cluster,
                              accuracy_convention=args.accuracy_convention, rng=args.seed)
+    if timestamp is not None and len(result.per_forecast) < len(data):
+        # the extras score what forecast_scores scored, the latest forecast per (model,
+        # question), not every revision pooled with it: its rows keep the file's row labels
+        per = result.per_forecast
+        kept = data.loc[per.index.sort_values()]
+        same = kept[[args.by, args.question]].astype(str).to_numpy() == per.loc[
+            kept.index, [args.by, "question"]].astype(str).to_numpy()
+        if not same.all():  # never score other rows than those forecast_scores kept
+            raise RuntimeError("coherence scores: the latest forecasts could not be matched "
+                               "to the file's rows")
+        data = kept
     extra = []  # computed before anything is printed: an error leaves no partial output
     if args.forecastbench:
         extra += _forecastbench(args, data)

@@ -238,11 +238,19 @@ def _set_aside_file(path: str, by: tuple[str, ...]) -> Any:
     sidecar = Path(path).with_name(Path(path).stem + "_incoherent.csv")
     if not sidecar.is_file():
         return None
+    # a sidecar left out without a word would read as no reply set aside: a note says why
+    why = ""
     try:
         frame = pd.read_csv(sidecar)
-    except (ValueError, OSError, pd.errors.ParserError):
-        return None
-    if "reason" not in frame.columns or not all(c in frame.columns for c in by):
+    except (ValueError, OSError, pd.errors.ParserError) as exc:
+        why = f"it cannot be read ({(str(exc) or repr(exc)).splitlines()[0]})"
+    else:
+        lacking = [c for c in ("reason", *by) if c not in frame.columns]
+        if lacking:
+            why = f"it has no column {', '.join(map(repr, lacking))}"
+    if why:
+        print(f"coherence test: note: the replies set aside in {sidecar} are not counted: "
+              f"{why}", file=sys.stderr)
         return None
     print(f"coherence test: counting the {len(frame)} replies set aside in {sidecar}",
           file=sys.stderr)
@@ -261,9 +269,10 @@ def run(args: argparse.Namespace) -> int:
                                           args.action, *by])
     reference = _reference_prompt(data, args, args.table)
     _check_action_labels(data, args, args.table)
-    if args.actions is not None:
-        data = data.assign(**{args.action: data[args.action].map(
-            lambda v: args.actions.get(str(v), v) if v == v else v)})
+    # report maps the labels, the offered actions of a menu column with them (mapped here,
+    # the chosen actions alone were renamed and the IIA test refused every row)
+    actions = (None if args.actions is None
+               else {ours: yours for yours, ours in args.actions.items()})
     set_aside = _set_aside_file(args.table, by)
     draws = draw_counts(args)
     with warnings.catch_warnings():  # the summary leads with the degeneracy; --permutations:
@@ -277,14 +286,13 @@ def run(args: argparse.Namespace) -> int:
                      k=args.k, n_splits=args.folds, n_bins=args.bins,
                      confidence_level=args.confidence,
                      n_jobs=args.jobs, backend=args.backend,
-                     progress=False if args.quiet else None, set_aside=set_aside, rng=args.seed)
+                     progress=False if args.quiet else None, set_aside=set_aside,
+                     actions=actions, rng=args.seed)
     if args.by is None and not by:
         print(f"coherence test: note: no {' or '.join(map(repr, DEFAULT_BY))} column, so "
               "all rows form one cell; name the cell columns with --by", file=sys.stderr)
     digest = hashlib.sha256(Path(args.table).read_bytes()).hexdigest()
     settings = {**rep.settings, "data_file": args.table, "data_file_sha256": digest}
-    if args.actions is not None:
-        settings["actions"] = {ours: yours for yours, ours in args.actions.items()}
     rep = dataclasses.replace(rep, settings=settings)
     print(rep.summary())
     frame = rep.to_frame()
@@ -294,9 +302,9 @@ def run(args: argparse.Namespace) -> int:
     print("\nEvery result (statistic, its interval, raw and adjusted p):")
     print(text_table(compact.rename(columns={"pvalue_adjusted": "p_adj"}), width=100))
     failed = frame[frame["error"] != ""]
-    for row in failed.itertuples(index=False):
-        print(f"  {row.test} failed on {', '.join(str(getattr(row, c)) for c in rep.by) or 'all'}"
-              f": {row.error}"[:300])
+    for row in failed.to_dict("records"):  # by name: a column 'llm-name' is no attribute
+        print(f"  {row['test']} failed on {', '.join(str(row[c]) for c in rep.by) or 'all'}"
+              f": {row['error']}"[:300])
     absent = _requested_not_run(rep, args)
     if args.out:
         rep.to_html(args.out)

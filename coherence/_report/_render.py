@@ -20,6 +20,7 @@ import shlex
 from collections.abc import Callable
 from collections.abc import Mapping
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 from typing import Any
 
@@ -561,14 +562,25 @@ def _rerun_commands(rep: CoherenceReport) -> tuple[str, str]:
     argv += ["--seed", str(seed) if seed is not None else "SEED"]
     py.append(f"rng={seed if seed is not None else 'SEED'}")
     shell = " ".join(shlex.quote(a) for a in argv)
-    load = f"data = pd.read_csv({str(path)!r})\n"
-    if s.get("actions"):
-        action = cols.get("action", "action")
-        mapping = {yours: ours for ours, yours in s["actions"].items()}
-        load += f"data[{action!r}] = data[{action!r}].replace({mapping!r})\n"
+    load = f"data = {_reader(str(path))}\n"
+    if s.get("actions"):  # report maps the labels (and a menu column's with them)
+        py.insert(-1, f"actions={dict(s['actions'])!r}")
     python = ("import pandas as pd\nimport coherence\n\n" + load + "rep = coherence.report(\n    "
               + ",\n    ".join(py) + ",\n)\nrep.to_html('report.html')")
     return shell, python
+
+
+def _reader(path: str) -> str:
+    """The pandas call that reads ``path`` as ``coherence test`` reads it (by its suffix;
+    in a CSV or TSV file only blank, NA and nan are missing)."""
+    suffix = Path(path).suffix.lower()
+    if suffix in (".parquet", ".pq"):
+        return f"pd.read_parquet({path!r})"
+    if suffix == ".json":
+        return f"pd.read_json({path!r}, dtype=False)"
+    sep = ", sep='\\t'" if suffix == ".tsv" else ""
+    return (f"pd.read_csv({path!r}{sep}, keep_default_na=False,\n"
+            "                   na_values=['', 'NA', 'nan', 'NaN'])")
 
 
 def _provenance(rep: CoherenceReport) -> str:

@@ -28,7 +28,11 @@ from ._registry import TEST_NAMES
 if TYPE_CHECKING:
     from .._decision._diagnostics import ElicitationDiagnostics
 
-__all__ = ["CoherenceReport", "ReportCell"]
+__all__ = ["FRAME_COLUMNS", "CoherenceReport", "ReportCell"]
+
+#: The columns of :meth:`CoherenceReport.to_frame` after the ``by`` columns.
+FRAME_COLUMNS: tuple[str, ...] = (*RESULT_COLUMNS, "pvalue_adjusted", "error", "warnings",
+                                  "degenerate_elicitation", "n_set_aside")
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,8 +110,7 @@ class CoherenceReport:
                 row["n_set_aside"] = (cell.diagnostics.n_set_aside
                                       if cell.diagnostics is not None else 0)
                 rows.append({**dict(cell.key), **row})
-        columns = [*self.by, *RESULT_COLUMNS, "pvalue_adjusted", "error", "warnings",
-                   "degenerate_elicitation", "n_set_aside"]
+        columns = [*self.by, *FRAME_COLUMNS]
         frame = pd.DataFrame(rows, columns=[c for c in columns if c != "pvalue_adjusted"])
         adjusted = adjust_pvalues(frame["pvalue"].to_numpy(dtype=float),
                                   self.settings.get("adjust", "none"))

@@ -33,14 +33,12 @@ from .._decision._diagnostics import set_aside_counts
 from .._decision._iia import MENU_SEPARATOR
 from .._multiplicity import ADJUST_METHODS
 from .._options import merge_record
-from .._resampling import rows_by_key
 from .._results import CoherenceResult
 from .._rng import RNGLike
 from .._rng import check_rng
 from .._rng import spawn
 from .._validation import as_dataframe
 from .._validation import binary_column
-from .._validation import case_collisions
 from .._validation import check_case_distinct
 from .._validation import check_choice
 from .._validation import check_columns_arg
@@ -50,7 +48,6 @@ from .._validation import label_column
 from .._validation import no_missing
 from .._validation import nonempty
 from .._validation import param_error
-from .._validation import plain_value
 from .._validation import probability_column
 from .._validation import require_columns
 from .._warnings import SkippedRecordsWarning
@@ -65,8 +62,11 @@ from ._registry import TEST_NAMES
 from ._registry import Options
 from ._registry import StudyColumns
 from ._resolve import resolve_pvalues
+from ._result import FRAME_COLUMNS
 from ._result import CoherenceReport
 from ._result import ReportCell
+from ._split import split_lie
+from ._split import split_set_aside
 
 __all__ = [
     "ADJUST_METHODS", "TEST_NAMES", "CoherenceReport", "ReportCell", "ReportOptions", "report"]
@@ -120,13 +120,21 @@ def _report_iv(data: Any, a: _ReportArgs) -> _ReportInput:
     o = a.options
     n_permutations, n_resamples = _draw_counts(a.n_permutations, o.n_resamples, owner)
     df, evidence = _table_iv(df, a, owner)
-    by = check_columns_arg(a.by, "by", owner)
+    # a column named twice is one cell column (twice, to_frame held it twice and
+    # summary() raised)
+    by = tuple(dict.fromkeys(check_columns_arg(a.by, "by", owner)))
     # a cell column named on purpose must exist, as `coherence test --by` checks (a misspelt
     # one would pool every model into one cell); the default ones may be absent
     absent = [c for c in by if c not in df.columns and c not in _DEFAULT_BY]
     if absent:
         require_columns(df, {"by": absent[0]} if len(absent) == 1 else absent, owner=owner)
     present_by = tuple(c for c in by if c in df.columns)
+    taken = [c for c in present_by if c in FRAME_COLUMNS]
+    if taken:  # to_frame's own column would overwrite the cells' labels
+        raise ValueError(param_error(
+            "by", owner, "cell columns named unlike the columns of the report's table ("
+            + ", ".join(FRAME_COLUMNS) + "), which would overwrite the cells' labels: "
+            "rename the column", taken))
     for column in present_by:  # 'gpt' / 'GPT', 1 / '1': one cell, not two
         check_case_distinct(df, column, owner=owner)
     names = _tests_iv(df, a, owner)
@@ -451,7 +459,8 @@ def report(
     by : sequence of str
         Columns that define cells. The default ones, ``model`` and ``dataset``, are
         ignored when absent; any other column named must exist, or ``ValueError``
-        names it.
+        names it. A column named like one of ``to_frame()``'s (``method``,
+        ``test``, ``error``, ...) raises ``ValueError``: rename it.
     tests : "all" or sequence of str
         A non-empty subset of :data:`TEST_NAMES`.
     adjust : {"holm", "bh", "none"}
@@ -492,7 +501,9 @@ def report(
         ``reason`` column (``coherence elicit``'s ``*_incoherent.csv``), a
         table of ``reason`` and ``count``, or ``{reason: count}``. Counted by
         reason in each cell's :func:`coherence.elicitation_diagnostics`
-        (split by the ``by`` columns, which a table must then have).
+        (split by the ``by`` columns, which a table must then have; replies
+        whose labels name no cell are counted in none, with a
+        :class:`SkippedRecordsWarning` naming them).
     actions : mapping, optional
         Your action labels, mapped to the tests' ``"yes"``, ``"no"`` and
         ``"defer"``: ``{"yes": "buy", "no": "sell", "defer": "hold"}`` (any of
@@ -578,13 +589,13 @@ def _report(iv: _ReportInput) -> CoherenceReport:
     lie_df = iv.lie
     if lie_df is not None:
         if present_by and all(c in lie_df.columns for c in present_by):
-            lie_parts = _split_lie(lie_df, keyed, present_by)
+            lie_parts = split_lie(lie_df, keyed, present_by)
         elif len(keyed) == 1:
             lie_parts[0] = lie_df
         else:
             keyed.append((dict.fromkeys(present_by, "lie table"), df.iloc[:0]))
             lie_parts.append(lie_df)
-    set_aside_parts = _split_set_aside(iv.set_aside, keyed, present_by)
+    set_aside_parts = split_set_aside(iv.set_aside, keyed, present_by)
     streams = spawn(iv.gen, len(keyed))
     specs = [s for s in REGISTRY if s.name in iv.names]
 
@@ -611,79 +622,6 @@ def _report(iv: _ReportInput) -> CoherenceReport:
                 "n_jobs": used_jobs, "numba_threads_per_cell": threads,
                 "created": datetime.now(UTC).isoformat(timespec="seconds")}
     return CoherenceReport(cells=tuple(resolved), by=present_by, settings=settings)
-
-
-def _split_lie(lie: pd.DataFrame, keyed: Sequence[tuple[Mapping[str, Any], pd.DataFrame]],
-               present_by: Sequence[str]) -> list[pd.DataFrame | None]:
-    """The LIE table's rows of each cell, matched on the ``by`` labels exactly.
-
-    LIE rows whose labels name no cell of the data (``'GPT'`` against ``'gpt'``, ``1``
-    against ``'1'``) raise, naming them and any label typed two ways: they would
-    otherwise drop out of the report silently. A cell without LIE rows is skipped by the
-    check, with a :class:`SkippedRecordsWarning` naming it."""
-    cols = list(present_by)
-    where = {_cell_label(key[c] for c in cols): i for i, (key, _) in enumerate(keyed)}
-    positions = {_cell_label(k): at for k, at in rows_by_key(lie, cols).items()}
-    rows: list[list[np.ndarray]] = [[] for _ in keyed]
-    unmatched: dict[tuple[Any, ...], int] = {}
-    for label, at in positions.items():
-        if label in where:
-            rows[where[label]].append(at)
-        else:
-            unmatched[label] = len(at)
-    if unmatched:
-        shown = ", ".join(f"{_key_text(k)} ({n} rows)" for k, n in list(unmatched.items())[:10])
-        cells = ", ".join(_key_text(k) for k in list(where)[:10])
-        variants = [g for c in cols for g in case_collisions(
-            [*(key[c] for key, _ in keyed), *lie[c].dropna().unique()])]
-        hint = ("; these labels differ only by case, spaces or type (text against "
-                "number): " + "; ".join(" / ".join(map(repr, g)) for g in variants[:5])
-                if variants else "")
-        raise ValueError(param_error(
-            "lie", "report", f"a table whose cells (columns {cols}) are cells of the data "
-            f"({cells}){hint}", f"{len(unmatched)} cell(s) of LIE rows that match no cell "
-            f"of the data: {shown}"))
-    empty = [_key_text(k) for k, i in where.items() if not rows[i]]
-    if empty:
-        warnings.warn(f"report: the lie table has no rows for {len(empty)} of {len(keyed)} "
-                      f"cells ({', '.join(empty[:10])}); the LIE check is not run on them.",
-                      SkippedRecordsWarning, stacklevel=4)
-    return [lie.iloc[np.sort(np.concatenate(r))] if r else None for r in rows]
-
-
-def _cell_label(values: Iterable[Any]) -> tuple[Any, ...]:
-    """A cell's labels as a key that matches across tables (a missing label as None)."""
-    return tuple(None if v is None or (isinstance(v, float) and np.isnan(v)) else v
-                 for v in values)
-
-
-def _key_text(key: tuple[Any, ...]) -> str:
-    """A cell's labels for a message: plain Python values, one or a tuple."""
-    plain = tuple(plain_value(v) for v in key)
-    return repr(plain[0]) if len(plain) == 1 else repr(plain)
-
-
-def _split_set_aside(set_aside: pd.DataFrame | None,
-                     keyed: Sequence[tuple[Mapping[str, Any], pd.DataFrame]],
-                     present_by: Sequence[str]) -> list[pd.DataFrame | None]:
-    """The set-aside replies of each cell: all of them for one cell, else the rows whose
-    ``by`` columns match the cell's (a table without them cannot be split: an error)."""
-    if set_aside is None:
-        return [None] * len(keyed)
-    if len(keyed) == 1:
-        return [set_aside]
-    missing = [c for c in present_by if c not in set_aside.columns]
-    if missing:
-        raise ValueError(param_error(
-            "set_aside", "report", f"a table with the cells' columns {list(present_by)} (to "
-            "count its replies in their cells)", f"a table without {missing}"))
-    out: list[pd.DataFrame | None] = []
-    for key, _ in keyed:
-        mask = np.ones(len(set_aside), dtype=bool)
-        for col, value in key.items():
-            mask &= (set_aside[col].astype(str) == str(value)).to_numpy()
-        out.append(set_aside[mask])
-    return out
 
 
 #: Run each cell's tests with one BLAS thread (False: the library default, for the

@@ -172,6 +172,33 @@ def test_test_command_own_names(own_names, tmp_path, capsys):
     assert (frame["error"].isna() | (frame["error"] == "")).all(), frame["error"]
 
 
+def test_test_command_actions_map_the_menu_column(tmp_path, capsys):
+    """--actions renames the offered actions of a menu column as it renames the chosen
+    ones: the IIA test once refused every row ('yes not in hold|sell|buy', no p-value)."""
+    import pandas as pd
+
+    from benchmarks.iia_designs import Design
+    from benchmarks.iia_designs import generate
+
+    data = generate(Design(agent="odds", factor=3.0, n_contexts=60), 41).assign(outcome=0)
+    ours = {"yes": "buy", "no": "sell", "defer": "hold"}
+    theirs = data.assign(action=data["action"].map(ours), menu=data["menu"].map(
+        lambda m: "|".join(ours[a] for a in m.split("|"))))
+    plain, own = tmp_path / "plain.csv", tmp_path / "own.csv"
+    data.to_csv(plain, index=False)
+    theirs.to_csv(own, index=False)
+    frames = []
+    for path, extra in ((plain, ()), (own, ("--actions", "yes=buy,no=sell,defer=hold"))):
+        out_csv = tmp_path / f"{path.stem}_r.csv"
+        out = main(capsys, "test", str(path), "--tests", "iia", "--resamples", "19",
+                   "--quiet", "--csv", str(out_csv), *extra)
+        assert out.returncode == 0, out.stderr
+        frames.append(pd.read_csv(out_csv))
+    assert frames[1]["error"].isna().all(), frames[1]["error"].tolist()
+    assert frames[1]["pvalue"].tolist() == frames[0]["pvalue"].tolist()
+    assert frames[1]["statistic"].tolist() == frames[0]["statistic"].tolist()
+
+
 def test_test_command_column_mistakes(own_names, tmp_path, capsys):
     out = main(capsys, "test", own_names, "--belief", "p_yes", "--by", "model")
     one_line_error(out)

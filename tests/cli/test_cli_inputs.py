@@ -53,6 +53,28 @@ def test_a_json_file_with_a_byte_order_mark_reads(tmp_path):
     assert read_table(str(path)).to_dict("records") == [{"a": 1, "b": "x"}]
 
 
+def test_a_json_file_keeps_its_text_ids(tmp_path):
+    """Ids written as text in a JSON file stay text: pandas read "01" and "1" (and the
+    models "1" and "1.0") as one number, pooling two contexts' rows without a word."""
+    path = tmp_path / "t.json"
+    path.write_text('[{"context": "01", "model": "1", "belief": 0.25, "n": 1},'
+                    ' {"context": "1", "model": "1.0", "belief": 1, "n": 2}]')
+    frame = read_table(str(path))
+    assert frame["context"].tolist() == ["01", "1"]
+    assert frame["model"].tolist() == ["1", "1.0"]
+    assert frame["belief"].tolist() == [0.25, 1.0] and frame["n"].tolist() == [1, 2]
+    data = coherence.simulate("rational", n_contexts=30, n_repetitions=1, rng=1).data
+    data = data.drop(columns=["prompt", "repetition"]).astype({"action": str})
+    text_ids = pd.concat([data.assign(context=data["context"].astype(str)),
+                          data.assign(context="0" + data["context"].astype(str))],
+                         ignore_index=True)
+    text_ids.to_json(tmp_path / "ids.json", orient="records")
+    code, _, err = _main("test", str(tmp_path / "ids.json"), "--tests", "calibration",
+                           "--resamples", "19", "--quiet", "--csv", str(tmp_path / "r.csv"))
+    assert code == 0, err
+    assert pd.read_csv(tmp_path / "r.csv")["n_obs"].tolist() == [60]  # 30 before
+
+
 @pytest.fixture(scope="module")
 def table(tmp_path_factory):
     path = tmp_path_factory.mktemp("inputs") / "table.csv"
@@ -80,6 +102,29 @@ def test_requested_tests_that_apply_nowhere_fail_with_a_note(table):
     assert code == 0 and "lie did not run" in err
 
 
+def test_a_failed_test_is_named_whatever_the_cell_column_is_called(table, tmp_path):
+    """A cell column that is no Python name ('llm-name') crashed the command when a test
+    failed (AttributeError, after the tables, before --csv was written)."""
+    frame = pd.read_csv(table).rename(columns={"model": "llm-name"}).assign(menu="yes|no")
+    path = tmp_path / "hyphen.csv"
+    frame.to_csv(path, index=False)
+    code, out, err = _main("test", str(path), "--by", "llm-name", "--tests", "iia,ci",
+                           "--resamples", "19", "--quiet", "--csv", str(tmp_path / "r.csv"))
+    assert code == 1 and "AttributeError" not in err, err
+    assert "iia failed on a: ValueError" in out and (tmp_path / "r.csv").is_file()
+
+
+def test_a_set_aside_file_that_cannot_be_counted_is_named(table, tmp_path):
+    """A <table>_incoherent.csv without the cells' column was skipped without a word (every
+    cell's n_set_aside 0, as if no reply had been set aside)."""
+    path = tmp_path / "e.csv"
+    pd.read_csv(table).to_csv(path, index=False)
+    pd.DataFrame({"reason": ["bad_sum"]}).to_csv(tmp_path / "e_incoherent.csv", index=False)
+    code, _, err = _main("test", str(path), "--by", "model", "--tests", "calibration",
+                         "--resamples", "19", "--quiet")
+    assert code == 0 and "e_incoherent.csv are not counted: it has no column 'model'" in err
+
+
 def test_plan_refuses_a_pilot_of_several_models(table, tmp_path):
     frame = pd.read_csv(table)
     frame.loc[frame.index[::2], "model"] = "b"
@@ -88,6 +133,18 @@ def test_plan_refuses_a_pilot_of_several_models(table, tmp_path):
     code, _, err = _main("plan", str(path), "--test", "ci_test", "--contexts", "20",
                          "--repetitions", "2", "--sims", "2")
     assert code == 2 and "2 values of 'model' (a, b)" in err
+
+
+def test_plan_refuses_a_pilot_whose_ids_read_as_one_number(table, tmp_path):
+    """Contexts written "7" and "07" read as one number: the pilot's 30 contexts were
+    planned as 15, each two contexts' rows pooled, without a word."""
+    frame = pd.read_csv(table)
+    ids = frame["context"].map(lambda c: f"{c % 15}" if c < 15 else f"0{c % 15}")
+    path = tmp_path / "ids.csv"
+    frame.assign(context=ids).to_csv(path, index=False)
+    code, _, err = _main("plan", str(path), "--test", "ci_test", "--contexts", "20",
+                         "--repetitions", "2", "--sims", "2", "--quiet")
+    assert code == 2 and "column 'context' spells one id two ways" in err, err
 
 
 @pytest.mark.parametrize("option", ["--out", "--raw-out"])

@@ -55,3 +55,22 @@ def test_naive_without_forecastbench_is_usage_error(run, table):
     out = run("scores", str(table[1]), "--naive", "m2")
     one_line_error(out)
     assert "--naive is an option of --forecastbench" in out.stderr and out.stdout == ""
+
+
+def test_revised_forecasts_are_scored_once_in_every_table(run, table, tmp_path):
+    """With a forecast_date column the scores keep each (model, question)'s latest
+    forecast; --calibration and --forecastbench read the same rows (the calibration
+    table once pooled every revision: n 80 where 40 forecasts were scored, and
+    --forecastbench refused the table)."""
+    frame, _ = table
+    frame = frame.rename(columns={"model": "llm", "question": "qid"})  # own names
+    early = frame.assign(probability=0.5, forecast_date="2024-01-01")
+    late = frame.assign(forecast_date="2024-02-01")
+    revised, latest = tmp_path / "revised.csv", tmp_path / "latest.csv"
+    pd.concat([early, late], ignore_index=True).to_csv(revised, index=False)
+    late.to_csv(latest, index=False)
+    outs = [run("scores", str(path), "--by", "llm", "--question", "qid", "--calibration",
+                "--forecastbench", "--resamples", "50") for path in (revised, latest)]
+    assert outs[0].returncode == 0, outs[0].stderr
+    tail = [out.stdout[out.stdout.index("ForecastBench scores"):] for out in outs]
+    assert tail[0] == tail[1]

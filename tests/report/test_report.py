@@ -277,7 +277,7 @@ def test_rerun_command_parses_back(rep, page):
     args = _build_parser().parse_args(shlex.split(shell)[1:])
     assert args.table == "my answers.csv"
     assert args.actions == {"buy": "yes", "sell": "no", "hold": "defer"}
-    assert "replace({'buy': 'yes', 'sell': 'no', 'hold': 'defer'})" in python
+    assert "actions={'yes': 'buy', 'no': 'sell', 'defer': 'hold'}" in python
     compile(python, "rerun.py", "exec")
 
 
@@ -511,6 +511,46 @@ def test_set_aside_replies_are_counted_per_cell(two_models):
         report(two_models, tests=["calibration"], set_aside={"bad_sum": 1}, progress=False)
     one = report(two_models[two_models["model"] == "a"], tests=["calibration"],
                  set_aside={"bad_sum": 1}, progress=False, rng=0, **FAST)
+    assert one.to_frame()["n_set_aside"].tolist() == [1]
+
+
+@pytest.mark.parametrize("column", ["method", "test", "error"])
+def test_a_cell_column_named_like_a_result_column_is_refused(two_models, column):
+    """by='method' (a study's elicitation method) once gave a to_frame() with two 'method'
+    columns, both the tests' methods ('permutation'): the cells' labels were lost, and
+    summary() raised "Grouper for 'method' not 1-dimensional"."""
+    with pytest.raises(ValueError, match=rf"'by' parameter of report.*got \['{column}'\]"):
+        report(two_models.rename(columns={"model": column}), by=column, tests=["ci"],
+               progress=False, rng=0, **FAST)
+
+
+def test_a_cell_column_named_twice_is_one(two_models):
+    """by=["model", "model"] (`coherence test --by model --by model`) gave a to_frame()
+    with two 'model' columns and summary() raised "Grouper for 'model' not 1-dimensional"."""
+    twice = report(two_models, by=["model", "model"], tests=["calibration"], progress=False,
+                   rng=0, **FAST)
+    once = report(two_models, by="model", tests=["calibration"], progress=False, rng=0,
+                  **FAST)
+    assert twice.by == ("model",) and twice.settings["by"] == ["model"]
+    pd.testing.assert_frame_equal(twice.to_frame(), once.to_frame())
+    assert str(twice.summary()) == str(once.summary())
+
+
+def test_set_aside_replies_of_no_cell_are_named(two_models):
+    """Set-aside replies whose model is no cell's ('A' against 'a', a model without rows)
+    were dropped without a word, and with one cell another model's were counted in it
+    (3 where 1 is its own): now each cell counts its own, and a warning names the rest."""
+    from coherence import SkippedRecordsWarning
+
+    set_aside = pd.DataFrame({"model": ["A", "a", "llama"], "reason": ["bad_sum"] * 3})
+    with pytest.warns(SkippedRecordsWarning, match=r"2 of 3 set-aside replies name no cell.*"
+                      r"'A' \(1 replies\), 'llama' \(1 replies\)"):
+        rep = report(two_models, tests=["calibration"], set_aside=set_aside, progress=False,
+                     rng=0, **FAST)
+    assert rep.to_frame().set_index("model")["n_set_aside"].to_dict() == {"a": 1, "b": 0}
+    with pytest.warns(SkippedRecordsWarning, match="2 of 3 set-aside replies"):
+        one = report(two_models[two_models["model"] == "a"], tests=["calibration"],
+                     set_aside=set_aside, progress=False, rng=0, **FAST)
     assert one.to_frame()["n_set_aside"].tolist() == [1]
 
 # --------------------------------------------------------------------------- draw counts, actions

@@ -80,6 +80,31 @@ def test_rerun_lines_reproduce_the_pvalues(table, by, tmp_path, monkeypatch):
     assert list(python.index) == list(first.index)
 
 
+def test_python_rerun_reads_the_file_as_the_command_did(tmp_path, monkeypatch):
+    """The Python rerun read every file with pd.read_csv (a parquet or JSON table failed to
+    load) and mapped --actions on the action column alone (a menu study's IIA test then
+    refused every row): it now reads by the suffix and passes actions= to report."""
+    from benchmarks.iia_designs import Design
+    from benchmarks.iia_designs import generate
+
+    monkeypatch.chdir(tmp_path)
+    data = generate(Design(agent="odds", factor=3.0, n_contexts=60), 41).assign(outcome=0)
+    ours = {"yes": "buy", "no": "sell", "defer": "hold"}
+    data = data.assign(action=data["action"].map(ours), menu=data["menu"].map(
+        lambda m: "|".join(ours[a] for a in m.split("|"))))
+    data.to_parquet("answers.parquet")
+    assert _cli(["test", "answers.parquet", "--tests", "iia", "--actions",
+                 "yes=buy,no=sell,defer=hold", "--seed", "3", "--resamples", "19",
+                 "--out", "first.html", "--csv", "first.csv", "--quiet"]) == 0
+    first = pd.read_csv("first.csv")
+    _, code = _blocks((tmp_path / "first.html").read_text())
+    namespace: dict[str, object] = {}
+    exec(compile(code, "rerun.py", "exec"), namespace)
+    again = namespace["rep"].to_frame()
+    assert again["error"].tolist() == [""] and first["pvalue"].notna().all()
+    np.testing.assert_array_equal(again["pvalue"].to_numpy(), first["pvalue"].to_numpy())
+
+
 @pytest.mark.requires("pgmpy")
 @pytest.mark.slow  # a whole demo twice; CI runs it (make test-slow)
 def test_demo_report_reruns_as_printed(tmp_path, monkeypatch):

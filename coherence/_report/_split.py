@@ -1,0 +1,115 @@
+"""The report's side tables split into its cells: the LIE table's rows and the replies
+set aside before the table was written, matched on the cells' ``by`` labels.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterable
+from collections.abc import Mapping
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .._resampling import rows_by_key
+from .._validation import case_collisions
+from .._validation import param_error
+from .._validation import plain_value
+from .._warnings import SkippedRecordsWarning
+
+__all__ = ["split_lie", "split_set_aside"]
+
+
+def split_lie(lie: pd.DataFrame, keyed: Sequence[tuple[Mapping[str, Any], pd.DataFrame]],
+               present_by: Sequence[str]) -> list[pd.DataFrame | None]:
+    """The LIE table's rows of each cell, matched on the ``by`` labels exactly.
+
+    LIE rows whose labels name no cell of the data (``'GPT'`` against ``'gpt'``, ``1``
+    against ``'1'``) raise, naming them and any label typed two ways: they would
+    otherwise drop out of the report silently. A cell without LIE rows is skipped by the
+    check, with a :class:`SkippedRecordsWarning` naming it."""
+    cols = list(present_by)
+    where = {_cell_label(key[c] for c in cols): i for i, (key, _) in enumerate(keyed)}
+    positions = {_cell_label(k): at for k, at in rows_by_key(lie, cols).items()}
+    rows: list[list[np.ndarray]] = [[] for _ in keyed]
+    unmatched: dict[tuple[Any, ...], int] = {}
+    for label, at in positions.items():
+        if label in where:
+            rows[where[label]].append(at)
+        else:
+            unmatched[label] = len(at)
+    if unmatched:
+        shown = ", ".join(f"{_key_text(k)} ({n} rows)" for k, n in list(unmatched.items())[:10])
+        cells = ", ".join(_key_text(k) for k in list(where)[:10])
+        variants = [g for c in cols for g in case_collisions(
+            [*(key[c] for key, _ in keyed), *lie[c].dropna().unique()])]
+        hint = ("; these labels differ only by case, spaces or type (text against "
+                "number): " + "; ".join(" / ".join(map(repr, g)) for g in variants[:5])
+                if variants else "")
+        raise ValueError(param_error(
+            "lie", "report", f"a table whose cells (columns {cols}) are cells of the data "
+            f"({cells}){hint}", f"{len(unmatched)} cell(s) of LIE rows that match no cell "
+            f"of the data: {shown}"))
+    empty = [_key_text(k) for k, i in where.items() if not rows[i]]
+    if empty:
+        warnings.warn(f"report: the lie table has no rows for {len(empty)} of {len(keyed)} "
+                      f"cells ({', '.join(empty[:10])}); the LIE check is not run on them.",
+                      SkippedRecordsWarning, stacklevel=4)
+    return [lie.iloc[np.sort(np.concatenate(r))] if r else None for r in rows]
+
+
+def _cell_label(values: Iterable[Any]) -> tuple[Any, ...]:
+    """A cell's labels as a key that matches across tables (a missing label as None)."""
+    return tuple(None if v is None or (isinstance(v, float) and np.isnan(v)) else v
+                 for v in values)
+
+
+def _key_text(key: tuple[Any, ...]) -> str:
+    """A cell's labels for a message: plain Python values, one or a tuple."""
+    plain = tuple(plain_value(v) for v in key)
+    return repr(plain[0]) if len(plain) == 1 else repr(plain)
+
+
+def split_set_aside(set_aside: pd.DataFrame | None,
+                    keyed: Sequence[tuple[Mapping[str, Any], pd.DataFrame]],
+                    present_by: Sequence[str]) -> list[pd.DataFrame | None]:
+    """The set-aside replies of each cell: the rows whose ``by`` columns match the cell's
+    (as text: ``1`` and ``'1'`` match), all of them for a report without ``by`` columns
+    or for one cell and a table without them (a table without them cannot be split
+    among several cells: an error).
+
+    Replies whose labels name no cell of the data (another model's, ``'GPT'`` against
+    ``'gpt'``) are counted in none, with a :class:`SkippedRecordsWarning` naming them and
+    their counts (a model whose every reply was set aside has no cell to count them in).
+    """
+    if set_aside is None:
+        return [None] * len(keyed)
+    missing = [c for c in present_by if c not in set_aside.columns]
+    if not present_by or (len(keyed) == 1 and missing):
+        return [set_aside]
+    if missing:
+        raise ValueError(param_error(
+            "set_aside", "report", f"a table with the cells' columns {list(present_by)} (to "
+            "count its replies in their cells)", f"a table without {missing}"))
+    text = {c: set_aside[c].astype(str).to_numpy() for c in present_by}
+    out: list[pd.DataFrame | None] = []
+    counted = np.zeros(len(set_aside), dtype=bool)
+    for key, _ in keyed:
+        mask = np.ones(len(set_aside), dtype=bool)
+        for col, value in key.items():
+            mask &= text[col] == str(value)
+        counted |= mask
+        out.append(set_aside[mask])
+    if not counted.all():
+        cols = list(present_by)
+        labels = set_aside.loc[~counted, cols].astype(str).value_counts(sort=True)
+        shown = ", ".join(f"{_key_text(tuple(k if isinstance(k, tuple) else (k,)))} "
+                          f"({n} replies)" for k, n in list(labels.items())[:10])
+        cells = ", ".join(_key_text(tuple(str(key[c]) for c in cols)) for key, _ in keyed)
+        warnings.warn(f"report: {int((~counted).sum())} of {len(set_aside)} set-aside replies "
+                      f"name no cell of the data (columns {cols}: {shown}; the cells: "
+                      f"{cells}); they are counted in no cell's n_set_aside.",
+                      SkippedRecordsWarning, stacklevel=4)
+    return out
