@@ -4,6 +4,7 @@ no call (simulated agents, and the fake chat-completions server)."""
 from __future__ import annotations
 
 import contextlib
+import copy
 import html
 import io
 import re
@@ -306,14 +307,18 @@ def test_a_seed_the_cache_cannot_store_is_refused_when_read():
                                    "model": {"simulated": "rational"}})["seed"] == 2**63 - 1
 
 
+#: a decision study of 8 contexts, one repetition, one cheap test
+SMALL_DECISION = {"kind": "decision", "out": "out", "model": {"simulated": "rational"},
+                  "design": {"n_contexts": 8, "repetitions": 1},
+                  "tests": {"tests": ["calibration"], "n_resamples": 19}}
+
+
 @pytest.mark.filterwarnings("ignore::coherence.DegenerateDataWarning")  # 8 contexts
 def test_an_out_folder_holding_another_studys_outputs_is_refused(tmp_path, monkeypatch):
     # a study run into the folder of another kind of study left that study's report (or
     # results) beside its own files without a word, to be read as the new study's
     monkeypatch.chdir(tmp_path)
-    decision = {"kind": "decision", "out": "out", "model": {"simulated": "rational"},
-                "design": {"n_contexts": 8, "repetitions": 1},
-                "tests": {"tests": ["calibration"], "n_resamples": 19}}
+    decision = copy.deepcopy(SMALL_DECISION)
     forecasting = {"kind": "forecasting", "out": "out", "model": {"simulated": "rational"},
                    "design": {"simulated_date": "2028-01-01", "repetitions": 1},
                    "tests": {"n_resamples": 19}}
@@ -354,9 +359,7 @@ def test_a_rerun_whose_analysis_fails_leaves_no_old_report(tmp_path, monkeypatch
     # the new table was written and the analysis then failed: the earlier run's report
     # stayed beside it, to be read as the new table's
     monkeypatch.chdir(tmp_path)
-    decision = {"kind": "decision", "out": "out", "model": {"simulated": "rational"},
-                "design": {"n_contexts": 8, "repetitions": 1},
-                "tests": {"tests": ["calibration"], "n_resamples": 19}}
+    decision = copy.deepcopy(SMALL_DECISION)
     elicitation.run_study(decision, progress=False)
     assert (tmp_path / "out" / "report.html").exists()
 
