@@ -32,11 +32,18 @@ def evidence_columns(evidence: Any, owner: str) -> tuple[str, ...]:
     ------
     TypeError
         When ``evidence`` is not a str or a sequence of str.
+    ValueError
+        When a column is named twice (the tests would disagree on it: one refused it,
+        the other conditioned on it once).
     """
     if isinstance(evidence, str):
         return (evidence,)
     if not isinstance(evidence, Sequence) or not all(isinstance(e, str) for e in evidence):
         raise TypeError(param_error("evidence", owner, "a sequence of column names", evidence))
+    repeated = sorted({e for e in evidence if list(evidence).count(e) > 1})
+    if repeated:
+        raise ValueError(param_error("evidence", owner, "columns named once each (named twice: "
+                                     f"{', '.join(repeated)})", list(evidence)))
     return tuple(evidence)
 
 

@@ -256,6 +256,10 @@ def test_trivial_interval_stays_the_point_zero(rational):
                                             r"other than the action, outcome and group"),
     ({"evidence": ["action"]}, ValueError, r"'evidence' parameter .* got \['action'\]"),
     ({"evidence": ["context"]}, ValueError, r"'evidence' parameter .* got \['context'\]"),
+    # leakage_test refused a column named twice and ci_test conditioned on it once
+    ({"evidence": ["context", "context"]}, ValueError,
+     r"'evidence' parameter of ci_test must be columns named once each \(named twice: "
+     r"context\)"),
 ])
 def test_parameter_validation(rational, kwargs, error, message):
     with pytest.raises(error, match=message):
