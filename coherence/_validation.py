@@ -72,6 +72,10 @@ MAX_ROWS_SHOWN = 5
 #: exactly at a stated bound is decided on the stated numbers by allowing this much
 #: (times the numbers' size where they can be large). Far below any real difference.
 DECIMAL_SLACK = 1e-12
+#: the words of a CSV or TSV cell read as missing (blank, R's and Python's); every other
+#: word stays text (a model called ``None``, an action ``N/A``): ``coherence test``'s
+#: reader, :func:`coherence.read_pairs`' label columns and the report's rerun snippet
+MISSING_WORDS = ("", "NA", "nan", "NaN")
 
 
 # --------------------------------------------------------------------------- templates

@@ -103,10 +103,6 @@ def read_table(path: str) -> Any:
                      "expected .csv, .tsv, .parquet or .json")
 
 
-#: the words of a CSV or TSV cell read as missing (blank, R's and Python's)
-MISSING_WORDS = ("", "NA", "nan", "NaN")
-
-
 def _read_delimited(p: Path, path: str, sep: str) -> Any:
     """A CSV or TSV file, read so that nothing in it changes meaning on the way: a blank
     cell, ``NA`` (R's) and ``nan`` / ``NaN`` (Python's) are missing, and every other word
@@ -116,6 +112,8 @@ def _read_delimited(p: Path, path: str, sep: str) -> Any:
     the second ``name.1`` and the first be tested), and a file with another separator
     gets a hint."""
     import pandas as pd
+
+    from coherence._validation import MISSING_WORDS
 
     frame = pd.read_csv(p, sep=sep, keep_default_na=False,
                         na_values=list(MISSING_WORDS))
@@ -143,6 +141,8 @@ def check_id_spellings(frame: Any, path: str, columns: Any) -> None:
     rows of two contexts (or models, questions) would be pooled without a word. The
     columns' text is read again and compared with the numbers; other files pass."""
     import pandas as pd
+
+    from coherence._validation import MISSING_WORDS
 
     p = Path(path)
     if p.suffix.lower() not in (".csv", ".txt", ".tsv"):

@@ -47,6 +47,8 @@ def _columns(value: Any, role: str, owner: str) -> list[tuple[np.ndarray, bool]]
     """Split an array-like into columns, each with its inferred discreteness."""
     import pandas as pd
 
+    from ._design import holds_python_floats
+
     if isinstance(value, pd.Series):
         frame = value.to_frame()
     elif isinstance(value, pd.DataFrame):
@@ -65,11 +67,7 @@ def _columns(value: Any, role: str, owner: str) -> list[tuple[np.ndarray, bool]]
     for name in frame.columns:
         s = frame[name]
         dtype = s.dtype
-        # Python floats held as objects (a table read from JSON, built row by row) are
-        # continuous, as the same numbers in a float column: not one class per value
-        floats = pd.api.types.is_object_dtype(dtype) and pd.api.types.infer_dtype(
-            s, skipna=True) in ("floating", "mixed-integer-float")
-        discrete = not (pd.api.types.is_float_dtype(dtype) or floats
+        discrete = not (pd.api.types.is_float_dtype(dtype) or holds_python_floats(s)
                         or pd.api.types.is_complex_dtype(dtype))
         out.append((s.to_numpy(), discrete))
     return out

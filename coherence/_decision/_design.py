@@ -19,7 +19,8 @@ from .._validation import param_error
 from .._validation import require_columns
 
 __all__ = ["ENGINES", "category_values", "distinct_roles", "evidence_columns",
-           "no_reversed_pairs", "numeric_evidence", "require_design_columns"]
+           "holds_python_floats", "no_reversed_pairs", "numeric_evidence",
+           "require_design_columns"]
 
 #: the classifiers of the leakage test (``leakage_test(engine=)``, ``report(engine=)``)
 ENGINES = ("catboost", "logistic")
@@ -112,13 +113,17 @@ def numeric_evidence(df: pd.DataFrame, evidence: tuple[str, ...]) -> pd.DataFram
     in a column of their own: floats are continuous evidence however they are stored, not
     one class per value. Columns of integers, strings, bools or mixed labels are left as
     they are (discrete either way)."""
-    changed = {}
-    for column in dict.fromkeys(evidence):
-        s = df[column]
-        if pd.api.types.is_object_dtype(s.dtype) and pd.api.types.infer_dtype(
-                s, skipna=True) in ("floating", "mixed-integer-float"):
-            changed[column] = s.astype(float)
+    changed = {c: df[c].astype(float) for c in dict.fromkeys(evidence)
+               if holds_python_floats(df[c])}
     return df.assign(**changed) if changed else df
+
+
+def holds_python_floats(s: pd.Series) -> bool:
+    """Whether ``s`` holds Python floats as objects (alone or with integers; a table read
+    from JSON or built row by row): continuous values, as the same numbers in a float
+    column, not one class per value."""
+    return pd.api.types.is_object_dtype(s.dtype) and pd.api.types.infer_dtype(
+        s, skipna=True) in ("floating", "mixed-integer-float")
 
 
 def category_values(df: pd.DataFrame, columns: tuple[str, ...]) -> pd.DataFrame:

@@ -21,6 +21,7 @@ from .._docstrings import fill_doc
 from .._results import CoherenceResult
 from .._results import ConfidenceInterval
 from .._rng import RNGLike
+from .._validation import case_collisions
 from .._validation import check_float
 from .._validation import param_error
 from .._validation import plain_value
@@ -289,8 +290,6 @@ def _require_same_states(table: pd.DataFrame, base: pd.DataFrame, owner: str) ->
 def _spelled_otherwise(known: Any, asked: Any) -> tuple[list[Any], list[tuple[Any, ...]]]:
     """The values of ``asked`` not among ``known``, and the groups of labels in which such a
     value reads as one of ``known`` (``'1'`` and ``1``, ``'Yes'`` and ``'yes'``)."""
-    from .._validation import case_collisions
-
     known = list(pd.unique(pd.Series(known, dtype=object).dropna()))
     seen = set(known)
     unknown = [v for v in pd.unique(pd.Series(asked, dtype=object).dropna()) if v not in seen]

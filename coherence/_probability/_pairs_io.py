@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._validation import MISSING_WORDS
 from .._validation import as_dataframe
 from .._validation import check_choice
 from .._validation import check_ids
@@ -64,9 +65,8 @@ RUN_BOOKKEEPING: frozenset[str] = frozenset({
     "elapsed", "runtime", "run_time", "output",
 })
 #: the label columns of a CSV pairs table, read as written but for the words of
-#: ``_LABEL_MISSING``; its other columns take pandas' missing words (``_MISSING``)
+#: ``MISSING_WORDS``; its other columns take pandas' missing words (``_MISSING``)
 _LABEL_COLUMNS = frozenset({"pair", "category", "model", "run", "variant"})
-_LABEL_MISSING = ("", "NA", "nan", "NaN")
 _MISSING = ("", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND",
             "1.#QNAN", "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null")
 #: columns read_pairs itself writes; a metadata key of the same name is prefixed
@@ -209,7 +209,7 @@ def _read_pairs_csv(path: Path) -> pd.DataFrame:
         raise ValueError(f"read_pairs: {str(path)!r} is empty (no header line with the "
                          f"columns {', '.join(_REQUIRED_TABLE)}).") from None
     # a label is text as written: a category 'None' or a model 'N/A' is not missing
-    missing = {c: list(_LABEL_MISSING if c in _LABEL_COLUMNS else _MISSING) for c in header}
+    missing = {c: list(MISSING_WORDS if c in _LABEL_COLUMNS else _MISSING) for c in header}
     table = pd.read_csv(path, keep_default_na=False, na_values=missing)
     twice = sorted({str(c) for c in header if header.count(c) > 1})
     if twice:

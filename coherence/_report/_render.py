@@ -29,6 +29,7 @@ import pandas as pd
 
 from .._multiplicity import adjust_label
 from .._multiplicity import adjust_pvalues
+from .._validation import MISSING_WORDS
 from ._options import ReportOptions
 from ._options import second_stage_draws
 from ._registry import DEFAULT_PERMUTATIONS
@@ -580,7 +581,7 @@ def _reader(path: str) -> str:
         return f"pd.read_json({path!r}, dtype=False)"
     sep = ", sep='\\t'" if suffix == ".tsv" else ""
     return (f"pd.read_csv({path!r}{sep}, keep_default_na=False,\n"
-            "                   na_values=['', 'NA', 'nan', 'NaN'])")
+            f"                   na_values={list(MISSING_WORDS)!r})")
 
 
 def _provenance(rep: CoherenceReport) -> str:
