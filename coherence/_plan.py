@@ -121,7 +121,7 @@ class PlanResult:
     n_designs: int = 0
     n_pilot_contexts: int = 0
     table: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=TABLE_COLUMNS),
-                                repr=False)
+                                repr=False, compare=False)
 
     #: Name of the calculation, first column of ``to_frame()``.
     _name: ClassVar[str] = "plan"

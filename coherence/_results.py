@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import html
+import inspect
 import math
 from collections.abc import Iterable
 from collections.abc import Iterator
@@ -132,6 +133,38 @@ def _freeze(value: Any) -> Any:
     return value
 
 
+#: The annotations of a result's detail fields: left out of ``repr`` and of ``==``.
+DETAIL_ANNOTATIONS: tuple[str, ...] = ("pd.DataFrame", "np.ndarray")
+
+
+def _hide_details(cls: type) -> None:
+    """Leave every detail field of the result class ``cls`` out of ``repr`` and ``==``.
+
+    A detail field is one annotated ``pd.DataFrame`` or ``np.ndarray`` (as text under
+    ``from __future__ import annotations``, or the class itself): a per-unit table
+    or array, large, and not comparable with ``==`` (an array's comparison is itself an
+    array). Runs on the class statement, before ``@dataclass`` reads the fields: a bare
+    annotation becomes ``field(repr=False, compare=False)``; a ``field(...)`` with a
+    default keeps it and gets ``repr=False, compare=False``. ``==`` then compares the
+    headline figures and the settings, as ``to_frame()`` shows them.
+    """
+    if "__dataclass_fields__" in cls.__dict__:  # the slots pass: the fields exist
+        return
+    for name, annotation in inspect.get_annotations(cls).items():
+        if annotation not in DETAIL_ANNOTATIONS and annotation not in (pd.DataFrame,
+                                                                       np.ndarray):
+            continue
+        spec = cls.__dict__.get(name, dataclasses.MISSING)
+        if spec is dataclasses.MISSING:
+            spec = dataclasses.field()
+        elif not isinstance(spec, dataclasses.Field):
+            raise TypeError(f"class {cls.__name__}: the detail field {name!r} takes its "
+                            f"default from field(default_factory=...); got {spec!r}")
+        spec.repr = False
+        spec.compare = False
+        setattr(cls, name, spec)
+
+
 @dataclass(frozen=True, slots=True)
 class CoherenceResult:
     """Base class of every test result.
@@ -151,6 +184,9 @@ class CoherenceResult:
 
     Notes
     -----
+    A subclass's detail fields (annotated ``pd.DataFrame`` or ``np.ndarray``) are left
+    out of ``repr`` and of ``==``, which compares the headline figures and settings.
+
     A result unpacks as ``(statistic, pvalue)``, like scipy's results:
     ``stat, p = coherence.ci_test(data)``. It keeps every attribute; ``len()``
     is 2 and ``result[0]``, ``result[1]`` are the statistic and the p-value.
@@ -181,6 +217,7 @@ class CoherenceResult:
         # named super(): dataclass(slots=True) replaced the class the bare
         # form's ``__class__`` cell would point to
         super(CoherenceResult, cls).__init_subclass__(**kwargs)
+        _hide_details(cls)
         if test_name is not None:
             if not isinstance(test_name, str) or not test_name:
                 raise TypeError(f"class {cls.__name__}: 'test_name' must be a non-empty str; "

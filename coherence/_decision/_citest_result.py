@@ -95,5 +95,5 @@ class CITestResult(CoherenceResult, test_name="ci_test",
     test_statistic: str = "knn"
     test_statistic_value: float = float("nan")
     n_strata: int = 0
-    null_distribution: np.ndarray = field(default_factory=lambda: np.empty(0), repr=False)
-    resample_distribution: np.ndarray = field(default_factory=lambda: np.empty(0), repr=False)
+    null_distribution: np.ndarray = field(default_factory=lambda: np.empty(0))
+    resample_distribution: np.ndarray = field(default_factory=lambda: np.empty(0))

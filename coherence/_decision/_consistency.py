@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from dataclasses import field
 from typing import Any
 
 import numpy as np
@@ -135,8 +134,8 @@ class ConsistencyResult(CoherenceResult, test_name="prompt_consistency",
     rmse: str
     replicate: str | None
     alternative: str
-    table: pd.DataFrame = field(repr=False, compare=False)
-    context_means: pd.DataFrame = field(repr=False, compare=False)
+    table: pd.DataFrame
+    context_means: pd.DataFrame
 
     prompt_table = DeprecatedAlias("table")
 

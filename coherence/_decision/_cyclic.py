@@ -29,7 +29,6 @@ import math
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
-from dataclasses import field
 from typing import Any
 
 import numpy as np
@@ -148,9 +147,9 @@ class CyclicMonotonicityResult(CoherenceResult, test_name="cyclic_monotonicity_t
     n_resamples: int
     n_draws: int
     min_contexts: int
-    table: pd.DataFrame = field(repr=False, compare=False)
-    comparison_table: pd.DataFrame = field(repr=False, compare=False)
-    bin_table: pd.DataFrame = field(repr=False, compare=False)
+    table: pd.DataFrame
+    comparison_table: pd.DataFrame
+    bin_table: pd.DataFrame
 
     def summary(self) -> Summary:
         """The headline figures followed by the per-level table."""

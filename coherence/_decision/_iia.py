@@ -18,7 +18,6 @@ import math
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
-from dataclasses import field
 from typing import Any
 
 import numpy as np
@@ -121,8 +120,8 @@ class IIAResult(CoherenceResult, test_name="iia_test",
     n_contexts: int
     n_comparisons: int
     n_resamples: int
-    table: pd.DataFrame = field(repr=False, compare=False)
-    menu_table: pd.DataFrame = field(repr=False, compare=False)
+    table: pd.DataFrame
+    menu_table: pd.DataFrame
 
     comparison_table = DeprecatedAlias("table")
 

@@ -154,11 +154,11 @@ class LeakageResult(CoherenceResult, test_name="leakage_test",
     n_contexts: int
     log_loss_base: float
     log_loss_full: float
-    loss_base: np.ndarray = field(repr=False)
-    loss_full: np.ndarray = field(repr=False)
-    bootstrap_distribution: np.ndarray = field(repr=False)
-    null_distribution: np.ndarray = field(repr=False)
-    table: pd.DataFrame = field(init=False, repr=False, compare=False)
+    loss_base: np.ndarray
+    loss_full: np.ndarray
+    bootstrap_distribution: np.ndarray
+    null_distribution: np.ndarray
+    table: pd.DataFrame = field(init=False)
 
     def _build_table(self) -> pd.DataFrame:
         return pd.DataFrame({"loss_base": self.loss_base, "loss_full": self.loss_full})

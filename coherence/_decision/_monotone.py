@@ -195,12 +195,11 @@ class MonotonicityResult(CoherenceResult, test_name="monotonicity_test",
     n_windows: int
     lr_on: str
     lr_bins: int
-    table: pd.DataFrame = field(repr=False, compare=False)
-    bin_table: pd.DataFrame = field(repr=False, compare=False)
-    comparison_table: pd.DataFrame = field(repr=False, compare=False)
-    local_table: pd.DataFrame = field(repr=False, compare=False,
-                                      default_factory=lambda: pd.DataFrame(
-                                          columns=list(LOCAL_COLUMNS)))
+    table: pd.DataFrame
+    bin_table: pd.DataFrame
+    comparison_table: pd.DataFrame
+    local_table: pd.DataFrame = field(
+        default_factory=lambda: pd.DataFrame(columns=list(LOCAL_COLUMNS)))
     min_contexts: int = MIN_CONTEXTS
     n_draws: int = 0
 

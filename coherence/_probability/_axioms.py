@@ -182,14 +182,14 @@ class TotalProbabilityResult(CoherenceResult, test_name="total_probability_check
         One row per input row: ``implied_p_b, feasible, error`` (:meth:`per_row` returns a copy).
     """
 
-    implied_p_b: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0))
-    feasible: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0, dtype=bool))
-    error: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0))
+    implied_p_b: np.ndarray = field(default_factory=lambda: np.empty(0))
+    feasible: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=bool))
+    error: np.ndarray = field(default_factory=lambda: np.empty(0))
     share_feasible: float = np.nan
     mean_error: float = np.nan
     share_consistent: float = np.nan
     tol: float = 0.05
-    table: pd.DataFrame = field(init=False, repr=False, compare=False)
+    table: pd.DataFrame = field(init=False)
 
     def per_row(self) -> pd.DataFrame:
         """One row per input row: ``implied_p_b, feasible, error`` (a copy of :attr:`table`)."""
@@ -320,15 +320,15 @@ class BayesCheckResult(CoherenceResult, test_name="bayes_check",
         ``consistent`` (:meth:`per_row` returns a copy).
     """
 
-    joint_a_side: np.ndarray = field(repr=False, default_factory=lambda: np.empty((0, 3)))
-    joint_b_side: np.ndarray = field(repr=False, default_factory=lambda: np.empty((0, 3)))
-    error: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0))
-    total_variation: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0))
-    consistent: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0, dtype=bool))
+    joint_a_side: np.ndarray = field(default_factory=lambda: np.empty((0, 3)))
+    joint_b_side: np.ndarray = field(default_factory=lambda: np.empty((0, 3)))
+    error: np.ndarray = field(default_factory=lambda: np.empty(0))
+    total_variation: np.ndarray = field(default_factory=lambda: np.empty(0))
+    consistent: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=bool))
     share_consistent: float = np.nan
     mean_error: float = np.nan
     tol: float = 0.05
-    table: pd.DataFrame = field(init=False, repr=False, compare=False)
+    table: pd.DataFrame = field(init=False)
 
     def per_row(self) -> pd.DataFrame:
         """One row per input row: the six cells, ``error``, ``total_variation``,
@@ -469,15 +469,15 @@ class UpdateDirectionResult(CoherenceResult, test_name="update_direction",
         One row per input row: ``d1, d0, direction`` (:meth:`per_row` returns a copy).
     """
 
-    direction: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0, dtype=object))
-    d1: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0))
-    d0: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0))
+    direction: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=object))
+    d1: np.ndarray = field(default_factory=lambda: np.empty(0))
+    d0: np.ndarray = field(default_factory=lambda: np.empty(0))
     monotonic: float = np.nan
     partial: float = np.nan
     no_update: float = np.nan
     inconsistent: float = np.nan
     eps: float = 0.02
-    table: pd.DataFrame = field(init=False, repr=False, compare=False)
+    table: pd.DataFrame = field(init=False)
 
     @property
     def shares(self) -> pd.DataFrame:
@@ -601,12 +601,12 @@ class NegationCheckResult(CoherenceResult, test_name="negation_check",
         One row per pair: ``arbitrage, frequentist`` (:meth:`per_row` returns a copy).
     """
 
-    arbitrage: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0))
-    frequentist: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0))
+    arbitrage: np.ndarray = field(default_factory=lambda: np.empty(0))
+    frequentist: np.ndarray = field(default_factory=lambda: np.empty(0))
     arbitrage_summary: ViolationSummary = field(default_factory=ViolationSummary)
     frequentist_summary: ViolationSummary = field(default_factory=ViolationSummary)
     beta: float = 1e-3
-    table: pd.DataFrame = field(init=False, repr=False, compare=False)
+    table: pd.DataFrame = field(init=False)
 
     mean_arbitrage, median_arbitrage, share_arbitrage_above = summary_attributes("arbitrage")
     mean_frequentist, median_frequentist, share_frequentist_above = summary_attributes(
@@ -756,11 +756,11 @@ class ConditionalTupleResult(CoherenceResult, test_name="conditional_tuple_check
         One row per tuple: ``absolute, arbitrage`` (:meth:`per_row` returns a copy).
     """
 
-    absolute: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0))
-    arbitrage: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0))
+    absolute: np.ndarray = field(default_factory=lambda: np.empty(0))
+    arbitrage: np.ndarray = field(default_factory=lambda: np.empty(0))
     absolute_summary: ViolationSummary = field(default_factory=ViolationSummary)
     arbitrage_summary: ViolationSummary = field(default_factory=ViolationSummary)
-    table: pd.DataFrame = field(init=False, repr=False, compare=False)
+    table: pd.DataFrame = field(init=False)
 
     mean_absolute, median_absolute, share_absolute_above = summary_attributes("absolute")
     mean_arbitrage, median_arbitrage, share_arbitrage_above = summary_attributes("arbitrage")

@@ -610,11 +610,11 @@ class ConsistencyCheckResult(CoherenceResult, test_name="consistency_check",
     gamma: float = 2.58
     beta: float = 1e-3
     n_resamples: int = 9999
-    forecasts: pd.DataFrame = field(repr=False, default_factory=pd.DataFrame)
-    arbitrage: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0))
-    arbitrage_gap: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0))
-    frequentist: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0))
-    table: pd.DataFrame = field(init=False, repr=False, compare=False)
+    forecasts: pd.DataFrame = field(default_factory=pd.DataFrame)
+    arbitrage: np.ndarray = field(default_factory=lambda: np.empty(0))
+    arbitrage_gap: np.ndarray = field(default_factory=lambda: np.empty(0))
+    frequentist: np.ndarray = field(default_factory=lambda: np.empty(0))
+    table: pd.DataFrame = field(init=False)
 
     mean_arbitrage, median_arbitrage, share_arbitrage_above = summary_attributes("arbitrage")
     mean_frequentist, median_frequentist, share_frequentist_above = summary_attributes(

@@ -96,7 +96,7 @@ class IteratedExpectationResult(CoherenceResult, test_name="iterated_expectation
         ``n``).
     """
 
-    table: pd.DataFrame = field(repr=False, compare=False, default_factory=pd.DataFrame)
+    table: pd.DataFrame = field(default_factory=pd.DataFrame)
     median_agent_error: float = np.nan
     median_baseline_error: float = np.nan
     baseline: str = "table"

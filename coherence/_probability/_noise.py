@@ -21,7 +21,6 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
-from dataclasses import field
 from itertools import combinations
 from typing import Any
 
@@ -214,7 +213,7 @@ class ConsistencyNoiseResult(CoherenceResult, test_name="consistency_noise_test"
     mean_noise_violation: float
     study_statistic: float
     n_resamples: int
-    table: pd.DataFrame = field(repr=False, compare=False)
+    table: pd.DataFrame
 
     def summary(self) -> Summary:
         """The headline figures followed by the most violating tuples."""

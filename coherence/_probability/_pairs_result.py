@@ -105,8 +105,8 @@ class PairsResult(CoherenceResult, test_name="conditional_forecasting",
         Whether runs (and variants) of a model were pooled into one cell.
     """
 
-    table: pd.DataFrame = field(repr=False, compare=False, default_factory=pd.DataFrame)
-    improvement: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0))
+    table: pd.DataFrame = field(default_factory=pd.DataFrame)
+    improvement: np.ndarray = field(default_factory=lambda: np.empty(0))
     pvalue_method: str = "bernoulli"
     alternative: str = "two-sided"
     ci_method: str = "bernoulli"

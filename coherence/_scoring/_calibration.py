@@ -323,8 +323,8 @@ class CalibrationErrorResult(CoherenceResult, test_name="calibration_error",
     single_forecast_bins: str = "plugin"
     interval: str = "profile"
     se: float = np.nan
-    table: pd.DataFrame = field(repr=False, compare=False, default_factory=pd.DataFrame)
-    replicates: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0))
+    table: pd.DataFrame = field(default_factory=pd.DataFrame)
+    replicates: np.ndarray = field(default_factory=lambda: np.empty(0))
 
     @property
     def l2_interval(self) -> ConfidenceInterval:
@@ -376,7 +376,7 @@ class SmoothECEResult(CoherenceResult, test_name="smooth_ece",
     n_grid: int = 0
     n_resamples: int = 0
     group: str | None = None
-    table: pd.DataFrame = field(repr=False, compare=False, default_factory=pd.DataFrame)
+    table: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
 # --------------------------------------------------------------------------- public layer

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass
-from dataclasses import field
 from typing import TYPE_CHECKING
 from typing import Any
 
@@ -97,7 +96,7 @@ class ForecastComparisonResult(CoherenceResult, test_name="ForecastScoresResult.
     n_units: int
     n_resamples: int
     skew_correction: bool
-    table: pd.DataFrame = field(repr=False, compare=False)
+    table: pd.DataFrame
 
     differences = DeprecatedAlias("table")
 

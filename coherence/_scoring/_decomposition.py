@@ -19,7 +19,6 @@ import itertools
 import math
 import warnings
 from dataclasses import dataclass
-from dataclasses import field
 from typing import Any
 
 import numpy as np
@@ -411,8 +410,8 @@ class BrierDecompositionResult(CoherenceResult, test_name="brier_decomposition",
     resolution: float
     uncertainty: float
     within_bin: float
-    table: pd.DataFrame = field(repr=False, compare=False)
-    per_forecast: pd.DataFrame = field(repr=False, compare=False)
+    table: pd.DataFrame
+    per_forecast: pd.DataFrame
 
     components = DeprecatedAlias("table")
 

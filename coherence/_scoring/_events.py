@@ -13,7 +13,6 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
-from dataclasses import field
 from typing import TYPE_CHECKING
 from typing import Any
 
@@ -130,9 +129,9 @@ class KeyEventRecallResult(CoherenceResult, test_name="key_event_recall",
     event_precision: float
     event_recall: float
     event_f1: float
-    table: pd.DataFrame = field(repr=False, compare=False)
-    matches: pd.DataFrame = field(repr=False, compare=False)
-    key_events: pd.DataFrame = field(repr=False, compare=False)
+    table: pd.DataFrame
+    matches: pd.DataFrame
+    key_events: pd.DataFrame
 
     per_forecast = DeprecatedAlias("table")
 

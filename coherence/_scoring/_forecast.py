@@ -241,10 +241,10 @@ class ForecastScoresResult(CoherenceResult, test_name="forecast_scores",
     cluster: str | None
     n_resamples: int
     n_dropped_stale: int
-    table: pd.DataFrame = field(repr=False, compare=False)
-    calibration: pd.DataFrame = field(repr=False, compare=False)
-    reliability_table: pd.DataFrame = field(repr=False, compare=False)
-    per_forecast: pd.DataFrame = field(repr=False, compare=False)
+    table: pd.DataFrame
+    calibration: pd.DataFrame
+    reliability_table: pd.DataFrame
+    per_forecast: pd.DataFrame
     filtered: ForecastScoresResult | None = field(default=None, repr=False)
     contamination: Any = field(default=None, repr=False)
 

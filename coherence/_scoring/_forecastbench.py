@@ -177,8 +177,8 @@ class ForecastBenchComparisonResult(CoherenceResult, test_name="ForecastBenchRes
     score: str = ""
     higher_is_better: bool = True
     n_resamples: int = 0
-    replicates: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0))
-    table: pd.DataFrame = field(init=False, repr=False, compare=False)
+    replicates: np.ndarray = field(default_factory=lambda: np.empty(0))
+    table: pd.DataFrame = field(init=False)
 
     def _build_table(self) -> pd.DataFrame:
         return pd.DataFrame({"difference": self.replicates})
@@ -242,13 +242,12 @@ class ForecastBenchResult(CoherenceResult, test_name="forecastbench_scores",
     impute: str | None = None
     max_imputed: float = 0.05
     n_imputed: int = 0
-    dropped: pd.DataFrame = field(repr=False, compare=False, default_factory=pd.DataFrame)
-    table: pd.DataFrame = field(repr=False, compare=False, default_factory=pd.DataFrame)
-    question_effects: pd.DataFrame = field(repr=False, compare=False,
-                                           default_factory=pd.DataFrame)
+    dropped: pd.DataFrame = field(default_factory=pd.DataFrame)
+    table: pd.DataFrame = field(default_factory=pd.DataFrame)
+    question_effects: pd.DataFrame = field(default_factory=pd.DataFrame)
     models: tuple[str, ...] = field(repr=False, default=())
-    point: np.ndarray = field(repr=False, default_factory=lambda: np.empty((0, 6)))
-    replicates: np.ndarray = field(repr=False, default_factory=lambda: np.empty((0, 0, 6)))
+    point: np.ndarray = field(default_factory=lambda: np.empty((0, 6)))
+    replicates: np.ndarray = field(default_factory=lambda: np.empty((0, 0, 6)))
 
     scores = DeprecatedAlias("table")
 

@@ -180,11 +180,11 @@ class ReasoningGraphResult(CoherenceResult, test_name="reasoning_graph_metrics",
     n_excluded_questions: int
     n_excluded_forecasts: int
     n_rejected_events: int
-    table: pd.DataFrame = field(repr=False, compare=False)
-    summary_table: pd.DataFrame = field(repr=False, compare=False)
-    matches: pd.DataFrame = field(repr=False, compare=False)
+    table: pd.DataFrame
+    summary_table: pd.DataFrame
+    matches: pd.DataFrame
     quality: GraphQualityReport | None = field(repr=False, compare=False)
-    excluded_forecasts: pd.DataFrame = field(repr=False, compare=False)
+    excluded_forecasts: pd.DataFrame
 
     per_forecast = DeprecatedAlias("table")
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from collections.abc import Sequence
 from dataclasses import dataclass
-from dataclasses import field
 from typing import TYPE_CHECKING
 from typing import Any
 
@@ -299,7 +298,7 @@ class HorizonAccuracyResult(CoherenceResult, test_name="accuracy_by_horizon",
 
     by: str
     n_resamples: int
-    table: pd.DataFrame = field(repr=False, compare=False)
+    table: pd.DataFrame
 
 
 def accuracy_by_horizon(forecasts: Any, *, horizon: str = "horizon", by: str = "model",

@@ -16,7 +16,6 @@ import warnings
 from collections.abc import Iterator
 from collections.abc import Mapping
 from dataclasses import dataclass
-from dataclasses import field
 from typing import Any
 
 import numpy as np
@@ -112,8 +111,8 @@ class KnowledgeSplitResult(CoherenceResult, test_name="coherence_by_knowledge",
     n_models: int
     n_questions: int
     n_resamples: int
-    null_distribution: np.ndarray = field(repr=False, compare=False)
-    table: pd.DataFrame = field(repr=False, compare=False)
+    null_distribution: np.ndarray
+    table: pd.DataFrame
 
     def summary(self) -> Summary:
         """The headline figures followed by the per-model table."""

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from dataclasses import field
 from typing import Any
 
 import numpy as np
@@ -312,7 +311,7 @@ class MarketChecksResult(CoherenceResult, test_name="market_checks",
     event_agreement_ci: ConfidenceInterval
     n_events_counted: int
     n_undated_events: int
-    table: pd.DataFrame = field(repr=False, compare=False)
+    table: pd.DataFrame
 
     per_question = DeprecatedAlias("table")
 
@@ -543,8 +542,8 @@ class MarketSignalResult(CoherenceResult, test_name="market_signal_metrics",
     turning_min_change: float
     convention: str
     n_resamples: int
-    table: pd.DataFrame = field(repr=False, compare=False)
-    signal_events: pd.DataFrame = field(repr=False, compare=False)
+    table: pd.DataFrame
+    signal_events: pd.DataFrame
 
 
 def _warn_undefined(owner: str, n_direction: int, n_eligible: int, n_events: int) -> None:

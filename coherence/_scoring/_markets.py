@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from dataclasses import field
 from typing import TYPE_CHECKING
 from typing import Any
 
@@ -139,7 +138,7 @@ class MarketAlignmentResult(CoherenceResult, test_name="market_alignment",
     window_days: float
     min_move: float
     correlation: float
-    table: pd.DataFrame = field(repr=False, compare=False)
+    table: pd.DataFrame
 
     per_event = DeprecatedAlias("table")
 

@@ -208,9 +208,9 @@ class QuestionScoresResult(CoherenceResult, test_name="question_scores",
     n_resamples: int
     n_judged: int
     n_judge_correct: int
-    table: pd.DataFrame = field(repr=False, compare=False)
-    by_type: pd.DataFrame = field(repr=False, compare=False)
-    per_forecast: pd.DataFrame = field(repr=False, compare=False)
+    table: pd.DataFrame
+    by_type: pd.DataFrame
+    per_forecast: pd.DataFrame
 
     scores = DeprecatedAlias("table")
 

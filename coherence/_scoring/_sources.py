@@ -9,7 +9,6 @@ import warnings
 from collections.abc import Iterable
 from collections.abc import Mapping
 from dataclasses import dataclass
-from dataclasses import field
 from typing import TYPE_CHECKING
 from typing import Any
 
@@ -79,7 +78,7 @@ class SourcePrecisionResult(CoherenceResult, test_name="source_precision",
     convention: str
     n_resamples: int
     n_no_citations: int
-    table: pd.DataFrame = field(repr=False, compare=False)
+    table: pd.DataFrame
 
     per_forecast = DeprecatedAlias("table")
 

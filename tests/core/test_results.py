@@ -1,3 +1,4 @@
+import dataclasses
 from dataclasses import FrozenInstanceError
 from dataclasses import dataclass
 from dataclasses import field
@@ -136,3 +137,57 @@ def test_class_keywords_name_the_test_and_its_settings():
         type("Bad", (CoherenceResult,), {}, settings="k")  # one string, not a tuple
     with pytest.raises(TypeError, match="got \\('k', 3\\)"):
         type("Bad", (CoherenceResult,), {}, settings=("k", 3))
+
+
+@dataclass(frozen=True, slots=True)
+class _DetailResult(CoherenceResult, test_name="detail", settings=("k",)):
+    k: int
+    table: pd.DataFrame
+    draws: np.ndarray = field(default_factory=lambda: np.zeros(2))
+    labels: tuple[str, ...] = ()
+
+
+def _detail(draws: np.ndarray, table: pd.DataFrame, k: int = 3) -> _DetailResult:
+    return _DetailResult(statistic=0.25, pvalue=0.04, confidence_interval=ConfidenceInterval(
+        0.1, 0.4, 0.95), n_obs=10, method="m", k=k, table=table, draws=draws)
+
+
+def test_detail_fields_leave_repr_and_equality():
+    """A field annotated ``pd.DataFrame`` or ``np.ndarray`` is a detail: out of ``repr``
+    and of ``==`` (which raised on two arrays before), whether bare or with a default."""
+    a = _detail(np.array([0.1, 0.2, 0.3]), pd.DataFrame({"x": [1, 2]}))
+    b = _detail(np.array([0.1, 0.2, 0.3]), pd.DataFrame({"x": [1, 2]}))
+    assert a == b  # the headline figures and settings
+    assert a != _detail(np.array([0.1, 0.2, 0.3]), pd.DataFrame({"x": [1, 2]}), k=4)
+    assert "draws" not in repr(a) and "table" not in repr(a) and "labels=()" in repr(a)
+    assert _detail(np.zeros(3), pd.DataFrame()).draws.shape == (3,)
+    fields = {f.name: f for f in dataclasses.fields(_DetailResult)}
+    assert not fields["table"].repr and not fields["table"].compare
+    assert not fields["draws"].repr and not fields["draws"].compare
+    assert fields["labels"].repr and fields["labels"].compare
+
+
+def test_a_detail_field_with_a_plain_default_is_refused():
+    with pytest.raises(TypeError, match="'draws' takes its default from field"):
+        @dataclass(frozen=True, slots=True)
+        class _Bad(CoherenceResult):
+            draws: np.ndarray = np.zeros(2)  # noqa: RUF009
+
+
+def test_every_result_class_hides_its_detail_fields():
+    import importlib
+    import pkgutil
+
+    import coherence
+
+    for mod in pkgutil.walk_packages(coherence.__path__, "coherence."):
+        importlib.import_module(mod.name)
+    stack, seen = [CoherenceResult], []
+    while stack:
+        seen.extend(sub := stack.pop().__subclasses__())
+        stack.extend(sub)
+    assert len(seen) >= 40
+    shown = [(cls.__name__, f.name) for cls in seen for f in dataclasses.fields(cls)
+             if ("DataFrame" in str(f.type) or "ndarray" in str(f.type))
+             and (f.repr or f.compare)]
+    assert shown == []
