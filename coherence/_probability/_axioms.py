@@ -155,7 +155,16 @@ def total_probability_error(p_a: np.ndarray, p1: np.ndarray, p0: np.ndarray,
 
 
 @dataclass(frozen=True, slots=True)
-class TotalProbabilityResult(CoherenceResult, test_name="total_probability_check",
+class _PerRowResult(CoherenceResult):
+    """A check's result whose :attr:`table` has one row per input row (or pair, tuple)."""
+
+    def per_row(self) -> pd.DataFrame:
+        """One row per input row: the per-row values of :attr:`table` (a copy of it)."""
+        return self.table.copy()
+
+
+@dataclass(frozen=True, slots=True)
+class TotalProbabilityResult(_PerRowResult, test_name="total_probability_check",
                              settings=("share_feasible", "mean_error", "share_consistent", "tol")):
     """Result of :func:`total_probability_check`.
 
@@ -190,10 +199,6 @@ class TotalProbabilityResult(CoherenceResult, test_name="total_probability_check
     share_consistent: float = np.nan
     tol: float = 0.05
     table: pd.DataFrame = field(init=False)
-
-    def per_row(self) -> pd.DataFrame:
-        """One row per input row: ``implied_p_b, feasible, error`` (a copy of :attr:`table`)."""
-        return self.table.copy()
 
     def _build_table(self) -> pd.DataFrame:
         return pd.DataFrame({"implied_p_b": self.implied_p_b, "feasible": self.feasible,
@@ -293,7 +298,7 @@ def total_probability_check(p_a: Any, p_a_given_b1: Any, p_a_given_b0: Any, *,
 
 # --------------------------------------------------------------------------- Bayes
 @dataclass(frozen=True, slots=True)
-class BayesCheckResult(CoherenceResult, test_name="bayes_check",
+class BayesCheckResult(_PerRowResult, test_name="bayes_check",
                        settings=("share_consistent", "mean_error", "tol")):
     """Result of :func:`bayes_check`.
 
@@ -329,11 +334,6 @@ class BayesCheckResult(CoherenceResult, test_name="bayes_check",
     mean_error: float = np.nan
     tol: float = 0.05
     table: pd.DataFrame = field(init=False)
-
-    def per_row(self) -> pd.DataFrame:
-        """One row per input row: the six cells, ``error``, ``total_variation``,
-        ``consistent`` (a copy of :attr:`table`)."""
-        return self.table.copy()
 
     def _build_table(self) -> pd.DataFrame:
         cells = ("a1b1", "a1b0", "a0b1")
@@ -449,7 +449,7 @@ def bayes_check(p_a: Any, p_b: Any, p_a_given_b1: Any, p_a_given_b0: Any, p_b_gi
 
 # --------------------------------------------------------------------------- update direction
 @dataclass(frozen=True, slots=True)
-class UpdateDirectionResult(CoherenceResult, test_name="update_direction",
+class UpdateDirectionResult(_PerRowResult, test_name="update_direction",
                             settings=(*UPDATE_CLASSES, "eps")):
     """Result of :func:`update_direction`.
 
@@ -483,10 +483,6 @@ class UpdateDirectionResult(CoherenceResult, test_name="update_direction",
     def shares(self) -> pd.DataFrame:
         """The share of each update-direction class, one row."""
         return pd.DataFrame([{c: getattr(self, c) for c in UPDATE_CLASSES}])
-
-    def per_row(self) -> pd.DataFrame:
-        """One row per input row: ``d1, d0, direction`` (a copy of :attr:`table`)."""
-        return self.table.copy()
 
     def _build_table(self) -> pd.DataFrame:
         return pd.DataFrame({"d1": self.d1, "d0": self.d0,
@@ -572,7 +568,7 @@ def update_direction(p_a: Any, p_a_given_b1: Any, p_a_given_b0: Any, *,
 
 # --------------------------------------------------------------------------- negation
 @dataclass(frozen=True, slots=True)
-class NegationCheckResult(CoherenceResult, test_name="negation_check",
+class NegationCheckResult(_PerRowResult, test_name="negation_check",
                           settings=("mean_arbitrage", "median_arbitrage", "share_arbitrage_above",
                                     "mean_frequentist", "median_frequentist",
                                     "share_frequentist_above", "beta", "arbitrage_threshold",
@@ -613,10 +609,6 @@ class NegationCheckResult(CoherenceResult, test_name="negation_check",
         "frequentist")
     arbitrage_threshold = summary_attribute("arbitrage", "threshold")
     frequentist_threshold = summary_attribute("frequentist", "threshold")
-
-    def per_row(self) -> pd.DataFrame:
-        """One row per pair: ``arbitrage, frequentist`` (a copy of :attr:`table`)."""
-        return self.table.copy()
 
     def _build_table(self) -> pd.DataFrame:
         return pd.DataFrame({"arbitrage": self.arbitrage, "frequentist": self.frequentist})
@@ -726,7 +718,7 @@ def _tuple_profits(x: np.ndarray, a: float, c: float, j: float) -> np.ndarray:
 
 
 @dataclass(frozen=True, slots=True)
-class ConditionalTupleResult(CoherenceResult, test_name="conditional_tuple_check",
+class ConditionalTupleResult(_PerRowResult, test_name="conditional_tuple_check",
                              settings=("mean_absolute", "median_absolute", "share_absolute_above",
                                        "mean_arbitrage", "median_arbitrage",
                                        "share_arbitrage_above", "absolute_threshold",
@@ -766,10 +758,6 @@ class ConditionalTupleResult(CoherenceResult, test_name="conditional_tuple_check
     mean_arbitrage, median_arbitrage, share_arbitrage_above = summary_attributes("arbitrage")
     absolute_threshold = summary_attribute("absolute", "threshold")
     arbitrage_threshold = summary_attribute("arbitrage", "threshold")
-
-    def per_row(self) -> pd.DataFrame:
-        """One row per tuple: ``absolute, arbitrage`` (a copy of :attr:`table`)."""
-        return self.table.copy()
 
     def _build_table(self) -> pd.DataFrame:
         return pd.DataFrame({"absolute": self.absolute, "arbitrage": self.arbitrage})
