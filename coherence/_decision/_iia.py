@@ -336,15 +336,16 @@ def _iia_test_iv(data: Any, belief: Any, action: Any, menu: Any, group: Any, pai
         if isinstance(pairs, str) or not isinstance(pairs, Sequence) or len(pairs) == 0:
             raise TypeError(param_error("pairs", _OWNER, "None or a non-empty sequence of "
                                         "(action, action) pairs", pairs))
-        clean = []
+        clean: list[frozenset[str]] = []
         for pair in pairs:
-            named = (tuple(_pair_label(v, numeric) for v in pair)
-                     if not isinstance(pair, str) and isinstance(pair, Sequence) else ())
-            if len(named) != 2 or None in named or named[0] == named[1]:
+            named = ([_pair_label(v, numeric) for v in pair]
+                     if not isinstance(pair, str) and isinstance(pair, Sequence) else [])
+            known = [n for n in named if n is not None]
+            if len(named) != 2 or len(known) != 2 or known[0] == known[1]:
                 rule = ("a sequence of pairs of two different action labels"
                         + (f" (whole numbers, as column '{action}' holds)" if numeric else ""))
                 raise ValueError(param_error("pairs", _OWNER, rule, pair))
-            clean.append(frozenset(named))
+            clean.append(frozenset(known))
         wanted = frozenset(clean)
     chosen = np.array(names, dtype=object)[codes]
     off = np.flatnonzero([a not in m for a, m in zip(chosen, menus, strict=True)])
