@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -13,10 +14,14 @@ __all__ = ["cell_text", "text_table"]
 
 
 def cell_text(value: Any) -> str:
-    """One Markdown table cell: numbers to 4 significant digits, NaN blank, pipes escaped."""
+    """One Markdown table cell: numbers to 4 significant digits, NaN blank, pipes escaped
+    (``\\|``, a backslash before one doubled) and each line break (``\\n``, ``\\r\\n``,
+    ``\\r``) made a space, as a break would end the table's row."""
     if isinstance(value, float | np.floating):
         return "" if np.isnan(value) else f"{value:.4g}"
-    return str(value).replace("|", "\\|")
+    text = str(value).replace("\r\n", " ").replace("\r", " ").replace("\n", " ")
+    # backslashes before a pipe doubled too, so that a literal ``\\|`` cannot end the cell
+    return re.sub(r"(\\*)\|", lambda m: 2 * m.group(1) + "\\|", text)
 
 
 def text_table(frame: pd.DataFrame, *, width: int = 100, digits: int = 4) -> str:

@@ -44,7 +44,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                       help="the paper's definitions of the metrics, or the authors' code's "
                       "(default paper)")
     cons.add_argument("--tolerance", type=float, default=0.01,
-                      help="arbitrage flagged at >= this many nats (default 0.01)")
+                      help="arbitrage flagged at >= this many nats, > 0 (default 0.01)")
     add_resamples(cons, 999, "bootstrap resamples over tuples (default 999)")
     add_seed(cons)
     cons.add_argument("--csv", default=None, metavar="PATH",

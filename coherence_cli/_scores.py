@@ -63,7 +63,9 @@ def add_parser(sub: Any) -> None:
                         "scores (default none: the skill scores are NaN)")
     scores.add_argument("--calibration", action="store_true",
                         help="also the debiased calibration error (squared l2, with its "
-                        "square root) and SmoothECE per model, bootstrap over questions")
+                        "square root) and SmoothECE per model, bootstrap over questions "
+                        "(with --cutoffs, as every extra table: before and after the "
+                        "contamination filter)")
     scores.add_argument("--decomposition", action="store_true",
                         help="also the Brier decomposition per model: incoherence (with "
                         "--checker) + reliability - resolution + uncertainty + within-bin, "
@@ -133,31 +135,65 @@ def run(args: argparse.Namespace) -> int:
                              opened=args.opened, cutoffs=cutoffs, timestamp=timestamp,
                              cluster=args.cluster,
                              accuracy_convention=args.accuracy_convention, rng=args.seed)
-    if timestamp is not None and len(result.per_forecast) < len(data):
-        # the extras score what forecast_scores scored, the latest forecast per (model,
-        # question), not every revision pooled with it: its rows keep the file's row labels
-        per = result.per_forecast
-        kept = data.loc[per.index.sort_values()]
-        same = kept[[args.by, args.question]].astype(str).to_numpy() == per.loc[
-            kept.index, [args.by, "question"]].astype(str).to_numpy()
-        if not same.all():  # never score other rows than those forecast_scores kept
-            raise RuntimeError("coherence scores: the latest forecasts could not be matched "
-                               "to the file's rows")
-        data = kept
-    extra = []  # computed before anything is printed: an error leaves no partial output
-    if args.forecastbench:
-        extra += _forecastbench(args, data)
-    if args.calibration:
-        extra += _calibration(args, data)
-    if args.decomposition:
-        extra += _decomposition(args, data)
+    # computed before anything is printed: an error leaves no partial output
+    extra = _extra_tables(args, data, result)
     print(result.summary())
     if args.csv:
         result.scores_frame().to_csv(args.csv, index=False)
     for title, frame in extra:
         print("\n" + textwrap.fill(title, width=100))
-        print_frame(frame)
+        if frame is not None:
+            print_frame(frame)
     return EXIT_OK
+
+
+def _scored_rows(args: argparse.Namespace, data: Any, per: Any) -> Any:
+    """The file's rows that ``forecast_scores`` scored (``per``: its ``per_forecast``, whose
+    rows keep the file's row labels): the latest forecast per (model, question) and, for
+    the filtered scores, only those the contamination filter kept."""
+    kept = data.loc[per.index.sort_values()]
+    same = kept[[args.by, args.question]].astype(str).to_numpy() == per.loc[
+        kept.index, [args.by, "question"]].astype(str).to_numpy()
+    if not same.all():  # never score other rows than those forecast_scores kept
+        raise RuntimeError("coherence scores: the scored forecasts could not be matched "
+                           "to the file's rows")
+    return kept
+
+
+def _extra_tables(args: argparse.Namespace, data: Any,
+                  result: Any) -> list[tuple[str, Any]]:
+    """(title, table) of each table --forecastbench, --calibration and --decomposition ask
+    for, on the rows the summary scored; with --cutoffs each is followed by the same table
+    after the contamination filter, as the summary's scores are (a table that cannot be
+    computed on the filtered rows says why in place of its rows)."""
+    wanted = [make for flag, make in ((args.forecastbench, _forecastbench),
+                                      (args.calibration, _calibration),
+                                      (args.decomposition, _decomposition)) if flag]
+    if not wanted:
+        return []
+    rows = data  # with revisions (a timestamp), the latest forecast per (model, question)
+    if len(result.per_forecast) < len(data):
+        rows = _scored_rows(args, data, result.per_forecast)
+    if not args.cutoffs:
+        return [table for make in wanted for table in make(args, rows)]
+    after = "after the contamination filter"
+    filtered = (None if result.filtered is None
+                else _scored_rows(args, data, result.filtered.per_forecast))
+    extra: list[tuple[str, Any]] = []
+    for make in wanted:
+        tables = make(args, rows)
+        extra += [(f"[before the contamination filter] {title}", frame)
+                  for title, frame in tables]
+        name = tables[0][0].split(" (")[0]
+        if filtered is None:
+            extra.append((f"[{after}] {name}: none, as the filter kept no forecast", None))
+            continue
+        try:
+            extra += [(f"[{after}] {title}", frame) for title, frame in make(args, filtered)]
+        except ValueError as exc:  # e.g. a set the filter left incomplete; said, not hidden
+            extra.append((f"[{after}] {name}: not computed on the {len(filtered)} forecasts "
+                          f"the filter kept: {exc}", None))
+    return extra
 
 
 def _forecastbench(args: argparse.Namespace, data: Any) -> list[tuple[str, Any]]:

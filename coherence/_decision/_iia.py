@@ -253,6 +253,63 @@ def parse_menus(df: pd.DataFrame, column: str, *, owner: str) -> list[frozenset[
     return out
 
 
+def _is_number(value: Any) -> bool:
+    """Whether an action label is a number (not a bool, which compares as its own label)."""
+    return (isinstance(value, int | float | np.integer | np.floating)
+            and not isinstance(value, bool | np.bool_))
+
+
+def _number_label(text: str) -> str | None:
+    """A menu's label read as a whole number and named as the action column's numbers are
+    (``'1'``, ``'1.0'``, ``'1e0'`` -> ``'1'``); None when it is not one."""
+    try:
+        return str(int(text))
+    except ValueError:
+        pass
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return str(int(value)) if math.isfinite(value) and value.is_integer() else None
+
+
+def _pair_label(value: Any, numeric: bool) -> str | None:
+    """One action of ``pairs`` named as the actions are (None: not a whole number where the
+    actions are numbers)."""
+    if not numeric:
+        return str(value)
+    if isinstance(value, str):
+        return _number_label(value.strip())
+    if _is_number(value) and math.isfinite(value) and float(value).is_integer():
+        return str(int(value))
+    return None
+
+
+def _number_menus(df: pd.DataFrame, column: str, action: str,
+                  menus: list[frozenset[str]]) -> list[frozenset[str]]:
+    """The menus of a table whose actions are numbers, each label read as a number
+    (``'1.0|2'`` offers the actions 1 and 2); a label that is not a whole number raises."""
+    cache: dict[frozenset[str], frozenset[str] | None] = {}
+    out: list[frozenset[str]] = []
+    bad = []
+    for i, m in enumerate(menus):
+        if m not in cache:
+            named = [_number_label(label) for label in m]
+            cache[m] = None if None in named else frozenset(n for n in named if n is not None)
+        menu = cache[m]
+        if menu is None:
+            bad.append(i)
+        else:
+            out.append(menu)
+    if bad:
+        raise ValueError(column_error(
+            column, f"hold whole numbers joined by {MENU_SEPARATOR!r}, as the actions of "
+            f"column '{action}' are numbers (a menu's labels are compared with the actions "
+            "as numbers: '1' and '1.0' both offer the action 1)",
+            [df.index[i] for i in bad], [df[column].iloc[i] for i in bad], owner=_OWNER))
+    return out
+
+
 def _iia_test_iv(data: Any, belief: Any, action: Any, menu: Any, group: Any, pairs: Any,
                  n_resamples: Any, confidence_level: Any, rng: RNGLike) -> tuple[Any, ...]:
     df = as_dataframe(data, owner=_OWNER)
@@ -264,24 +321,32 @@ def _iia_test_iv(data: Any, belief: Any, action: Any, menu: Any, group: Any, pai
     nonempty(df, owner=_OWNER)
     n_resamples, confidence_level = check_resampling(_OWNER, n_resamples, confidence_level)
     gen = check_rng(rng, owner=_OWNER)
+    b = (np.full(len(df), np.nan) if belief is None
+         else probability_column(df, belief, owner=_OWNER))
+    codes, labels = label_column(df, action, owner=_OWNER, discrete=True)
+    # numbers (1, 1.0, and the menus' '1' and '1.0') are compared as numbers, as the
+    # action column compares them, and named as integers (label_column: whole numbers)
+    numeric = all(_is_number(x) for x in labels.tolist())
+    names = [str(int(x)) if numeric else str(x) for x in labels.tolist()]
+    menus = parse_menus(df, menu, owner=_OWNER)
+    if numeric:
+        menus = _number_menus(df, menu, action, menus)
     wanted: frozenset[frozenset[str]] | None = None
     if pairs is not None:
         if isinstance(pairs, str) or not isinstance(pairs, Sequence) or len(pairs) == 0:
             raise TypeError(param_error("pairs", _OWNER, "None or a non-empty sequence of "
                                         "(action, action) pairs", pairs))
-        clean = []
+        clean: list[frozenset[str]] = []
         for pair in pairs:
-            if (isinstance(pair, str) or not isinstance(pair, Sequence) or len(pair) != 2
-                    or str(pair[0]) == str(pair[1])):
-                raise ValueError(param_error("pairs", _OWNER, "a sequence of pairs of two "
-                                             "different action labels", pair))
-            clean.append(frozenset((str(pair[0]), str(pair[1]))))
+            named = ([_pair_label(v, numeric) for v in pair]
+                     if not isinstance(pair, str) and isinstance(pair, Sequence) else [])
+            known = [n for n in named if n is not None]
+            if len(named) != 2 or len(known) != 2 or known[0] == known[1]:
+                rule = ("a sequence of pairs of two different action labels"
+                        + (f" (whole numbers, as column '{action}' holds)" if numeric else ""))
+                raise ValueError(param_error("pairs", _OWNER, rule, pair))
+            clean.append(frozenset(known))
         wanted = frozenset(clean)
-    b = (np.full(len(df), np.nan) if belief is None
-         else probability_column(df, belief, owner=_OWNER))
-    codes, labels = label_column(df, action, owner=_OWNER, discrete=True)
-    names = [str(x) for x in labels.tolist()]
-    menus = parse_menus(df, menu, owner=_OWNER)
     chosen = np.array(names, dtype=object)[codes]
     off = np.flatnonzero([a not in m for a, m in zip(chosen, menus, strict=True)])
     if len(off):
@@ -337,6 +402,10 @@ def iia_test(
         The offered actions joined by ``'|'`` (``'defer|no|yes'``; order and surrounding
         spaces do not matter). The menu holding every action of the table is the full
         menu, the reference; menus with a single action carry no odds and are not used.
+        Where the actions are numbers (ints, or floats holding whole numbers), the
+        menu's labels are read as numbers too: ``'1|2'`` and ``'1.0|2.0'`` both offer
+        the actions 1 and 2, named ``'1'`` and ``'2'`` in the tables; a label that is
+        not a whole number is then an error.
     group : str
         The context column. Contexts are the strata of the comparison (the odds may
         differ from context to context) and the unit of the sign-flip null, so any

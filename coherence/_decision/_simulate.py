@@ -641,6 +641,26 @@ def _exact_joint_continuous(agent: Agent, nodes: np.ndarray, weights: np.ndarray
 
 
 # --------------------------------------------------------------------------- simulate
+def _by_context(values: np.ndarray, index: pd.Index, owner: str) -> np.ndarray:
+    """The posteriors of a Series put in context order: the Series' index must be the
+    context numbers ``0 .. n-1`` (the table's ``context`` column), in any order; any
+    other index is refused rather than read by position."""
+    n = len(values)
+    labels = index.to_numpy(dtype=object)
+    whole = [isinstance(v, int | np.integer) and not isinstance(v, bool | np.bool_)
+             for v in labels]
+    if all(whole) and index.is_unique and set(labels) == set(range(n)):
+        return values[np.argsort(labels.astype(np.int64), kind="stable")]
+    odd = [v for v, ok in zip(labels, whole, strict=True) if not ok or not 0 <= v < n]
+    odd = odd or index[index.duplicated()].tolist()
+    shown = ", ".join(repr(v) for v in odd[:5])
+    raise ValueError(
+        f"The 'posteriors' parameter of {owner} is a pandas Series, so its index must name "
+        f"each context by its number 0 .. {n - 1} (the table's 'context' column), once each, "
+        f"in any order; {len(odd)} label(s) do not (first: {shown}). Pass "
+        "posteriors.to_numpy() to give the contexts' posteriors by position instead.")
+
+
 def _simulate_iv(agent: Any, n_contexts: Any, n_repetitions: Any, posteriors: Any,
                  prompts: Any) -> tuple[Agent, int, int, np.ndarray | None, tuple[str, ...]]:
     owner = "simulate"
@@ -652,7 +672,10 @@ def _simulate_iv(agent: Any, n_contexts: Any, n_repetitions: Any, posteriors: An
                                     f"({', '.join(map(repr, AGENT_KINDS))}) or an Agent", agent))
     n_repetitions = check_int(n_repetitions, "n_repetitions", owner, low=1)
     if posteriors is not None:
+        index = posteriors.index if isinstance(posteriors, pd.Series) else None
         posteriors = probability_array(posteriors, "posteriors", owner=owner)
+        if index is not None:
+            posteriors = _by_context(posteriors, index, owner)
         if n_contexts is not None and check_int(n_contexts, "n_contexts", owner,
                                                 low=1) != len(posteriors):
             raise ValueError(param_error("n_contexts", owner,
@@ -709,6 +732,9 @@ def simulate(
         The true posterior of each context (e.g. from a Bayesian network). By
         default they are drawn to cover [0, 1] evenly (stratified uniform:
         one draw in each of ``n_contexts`` equal-width cells, in random order).
+        An array gives context ``i`` its ``i``-th value; a pandas Series is read
+        by its index, which must be the context numbers ``0 .. n-1`` (in any
+        order): any other index is an error, never read by position.
     prompts : sequence of str, optional
         Prompt variants; default ``('standard',)``, or every variant the
         agent's ``shifts`` name for the prompt-sensitive agent.

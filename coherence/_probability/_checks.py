@@ -690,8 +690,9 @@ def consistency_check(data: Any, checker: str, *, columns: Mapping[str, str] | N
         Question key -> column name in ``data``, for columns named otherwise.
     definition : {'paper', 'code'}, default 'paper'
         See :func:`arbitrage_violation`; applies to both metrics.
-    tolerance : float >= 0, default 0.01
+    tolerance : float > 0, default 0.01
         A tuple's arbitrage is flagged at ``>= tolerance`` nats (the authors' default).
+        0 is refused: every arbitrage is ``>= 0``, so it would flag coherent tuples.
     sigma, gamma : float > 0, defaults 0.05 and 2.58
         The frequentist violation is flagged at ``>= gamma * sigma``.
     beta : float > 0, default 1e-3
@@ -779,7 +780,12 @@ def consistency_check(data: Any, checker: str, *, columns: Mapping[str, str] | N
     owner = "consistency_check"
     spec = checker_spec(checker, owner)
     definition = check_choice(definition, "definition", owner, ("paper", "code"))
-    tolerance = check_float(tolerance, "tolerance", owner, low=0.0)
+    tolerance = check_float(tolerance, "tolerance", owner)
+    if tolerance <= 0.0:  # every arbitrage is >= 0: 0 would flag a coherent tuple
+        raise ValueError(param_error(
+            "tolerance", owner, "a finite float > 0 (a tuple is flagged at arbitrage >= "
+            "tolerance, and a coherent tuple's arbitrage is 0; for any violation at all, "
+            "pass a small positive tolerance such as 1e-9)", tolerance))
     sigma = check_float(sigma, "sigma", owner, low=0.0, low_open=True)
     gamma = check_float(gamma, "gamma", owner, low=0.0, low_open=True)
     beta = check_float(beta, "beta", owner, low=0.0, low_open=True)

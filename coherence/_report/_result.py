@@ -129,9 +129,10 @@ class CoherenceReport:
         return out
 
     def to_markdown(self) -> str:
-        """A GitHub-flavoured Markdown table of :meth:`to_frame` (4 significant digits)."""
+        """A GitHub-flavoured Markdown table of :meth:`to_frame` (4 significant digits;
+        in labels and texts ``|`` is escaped as ``\\|`` and a line break becomes a space)."""
         frame = self.to_frame()
-        header = "| " + " | ".join(frame.columns) + " |"
+        header = "| " + " | ".join(cell_text(str(c)) for c in frame.columns) + " |"
         rule = "| " + " | ".join("---" for _ in frame.columns) + " |"
         lines = [header, rule]
         for _, row in frame.iterrows():

@@ -54,6 +54,25 @@ def test_decomposition_without_sets(run, table):
     assert f"{res.reliability:.4g}" in out.stdout
 
 
+def test_decomposition_the_filter_leaves_incomplete_is_said(run, table, tmp_path):
+    """With --cutoffs the decomposition is computed after the filter too; where the filter
+    leaves a set incomplete, the output says so in place of the filtered table."""
+    frame, _ = table
+    early = (frame["set"] < 5) & (frame["role"] == "P")
+    frame = frame.assign(opened=np.where(early, "2020-01-01", "2025-01-01"))
+    path, cutoffs = tmp_path / "f.csv", tmp_path / "cutoffs.json"
+    frame.to_csv(path, index=False)
+    cutoffs.write_text('{"m1": "2023"}')
+    out = run("scores", str(path), "--cutoffs", str(cutoffs), "--decomposition",
+              "--checker", "negation", "--resamples", "50")
+    assert out.returncode == 0, out.stderr
+    text = " ".join(out.stdout.split())
+    assert "[before the contamination filter] Brier decomposition" in text
+    assert ("[after the contamination filter] Brier decomposition per model: not computed "
+            "on the 115 forecasts the filter kept: Column 'set'") in text
+    assert "must hold complete sets" in text
+
+
 @pytest.mark.parametrize(("extra", "message"), [
     (("--checker", "negation"), "--checker goes with --decomposition"),
     (("--decomposition", "--checker", "nand"), "--checker must be one of"),

@@ -1,5 +1,6 @@
 """``coherence scores --forecastbench --calibration`` (issue 20), in process."""
 
+import re
 
 import numpy as np
 import pandas as pd
@@ -74,3 +75,44 @@ def test_revised_forecasts_are_scored_once_in_every_table(run, table, tmp_path):
     assert outs[0].returncode == 0, outs[0].stderr
     tail = [out.stdout[out.stdout.index("ForecastBench scores"):] for out in outs]
     assert tail[0] == tail[1]
+
+
+def test_cutoffs_give_every_extra_table_before_and_after_the_filter(run, tmp_path):
+    """With --cutoffs the summary shows the scores before and after the contamination
+    filter; --calibration and --decomposition printed one table, of every forecast,
+    unlabelled. Each now comes twice, labelled, the second on the rows the filter kept."""
+    rng = np.random.default_rng(1)
+    n = 60  # questions per model; the first 20 opened before m2's cutoff
+    frame = pd.DataFrame({"model": np.repeat(["org/m1", "m2"], n),
+                          "question": np.tile([f"q{i}" for i in range(n)], 2),
+                          "probability": rng.random(2 * n).round(3),
+                          "outcome": np.tile(rng.integers(0, 2, n), 2),
+                          "opened": np.tile(np.where(np.arange(n) < 20, "2023-01-01",
+                                                     "2024-06-01"), 2)})
+    path, cutoffs = tmp_path / "f.csv", tmp_path / "cutoffs.json"
+    frame.to_csv(path, index=False)
+    cutoffs.write_text('{"m2": "2024-01"}')  # org/m1 has none: kept whole
+    out = run("scores", str(path), "--cutoffs", str(cutoffs), "--calibration",
+              "--decomposition", "--resamples", "50")
+    assert out.returncode == 0, out.stderr
+    assert max(map(len, out.stdout.splitlines())) <= 100
+    text = " ".join(out.stdout.split())  # titles are wrapped
+    for name in ("Calibration per model", "Brier decomposition per model"):
+        assert f"[before the contamination filter] {name}" in text
+        assert f"[after the contamination filter] {name}" in text
+    blocks = out.stdout.split("\n\n")
+    before = next(b for b in blocks if b.startswith("[before") and "Calibration" in b)
+    after = next(b for b in blocks if b.startswith("[after") and "Calibration" in b)
+    m2 = frame[frame["model"] == "m2"]
+    kept = m2[m2["opened"] >= "2024-01-01"]
+    every = calibration_error(m2, group="question", n_resamples=50, rng=0)
+    filtered = calibration_error(kept, group="question", n_resamples=50, rng=0)
+    assert every.statistic != filtered.statistic
+    assert re.search(rf"^m2 +60 +{re.escape(f'{every.statistic:.4g}')} ", before, re.M)
+    assert re.search(rf"^m2 +40 +{re.escape(f'{filtered.statistic:.4g}')} ", after, re.M)
+    brier = next(b for b in blocks if b.startswith("[after") and "Brier decomposition" in b)
+    assert re.search(rf"^m2 +brier +{re.escape(f'{kept_brier(kept):.4g}')} ", brier, re.M)
+
+
+def kept_brier(rows):
+    return float(((rows["probability"] - rows["outcome"]) ** 2).mean())

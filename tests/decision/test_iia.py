@@ -196,6 +196,33 @@ def test_menu_spelling_does_not_matter():
     assert a.full_menu == b.full_menu == FULL
 
 
+def test_number_actions_compare_with_menus_as_numbers():
+    """Actions 0/1/2 as ints or floats, menus '0|1|2' or '0.0|1.0|2.0': one test. Float
+    actions were refused ('1.0 not in 0|1|2') and int actions under float menus too."""
+    code = {"defer": 0, "no": 1, "yes": 2}
+    toy = _toy()
+    ints = toy.assign(action=toy["action"].map(code),
+                      menu=toy["menu"].map({FULL: "0|1|2", "no|yes": "1|2"}))
+    floats = ints.assign(action=ints["action"].astype(float))
+    float_menus = ints.assign(menu=ints["menu"].map({"0|1|2": "0.0|1.0|2.0",
+                                                     "1|2": " 2.0 | 1"}))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SmallSampleWarning)
+        ref = iia_test(toy, n_resamples=99, rng=3)
+        results = [iia_test(d, n_resamples=99, rng=3) for d in (ints, floats, float_menus)]
+        paired = iia_test(floats, pairs=[(1.0, "2")], n_resamples=99, rng=3)
+    for res in (*results, paired):
+        assert res.full_menu == "0|1|2"
+        assert res.table["comparison"].tolist() == ["1/2 without 0"]
+        np.testing.assert_array_equal(res.table["statistic"], ref.table["statistic"])
+        assert res.pvalue == ref.pvalue
+    with pytest.raises(ValueError, match=r"Column 'menu'.*whole numbers joined by '\|', as "
+                       r"the actions of column 'action' are numbers.*row 4 = '1\|two'"):
+        iia_test(floats.assign(menu=floats["menu"].replace({"1|2": "1|two"})))
+    with pytest.raises(ValueError, match=r"'pairs' parameter of iia_test.*whole numbers"):
+        iia_test(floats, pairs=[(1.5, 2)])
+
+
 def test_step_down_maxt_matches_brute_force():
     gen = np.random.default_rng(0)
     null = np.abs(gen.standard_normal((199, 4)))

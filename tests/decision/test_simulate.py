@@ -72,6 +72,19 @@ def test_supplied_posteriors():
     assert study.truth.design == "supplied"
 
 
+def test_supplied_posteriors_series_is_read_by_its_index():
+    # a Series indexed by the context numbers out of order: context 2 gets 0.9, not context 0
+    q = pd.Series([0.9, 0.1, 0.5], index=[2, 0, 1])
+    d = simulate("rational", posteriors=q, n_contexts=None, n_repetitions=1, rng=0).data
+    assert dict(zip(d["context"], d["truth"], strict=True)) == {0: 0.1, 1: 0.5, 2: 0.9}
+    for index in (["a", "b", "c"], [0, 1, 3], [0, 0, 1], [0.0, 1.0, 2.0]):
+        with pytest.raises(ValueError, match=r"'posteriors' parameter of simulate is a pandas "
+                           r"Series, so its index must name each context by its number 0 \.\. 2"
+                           r".*posteriors\.to_numpy\(\)"):
+            simulate("rational", posteriors=pd.Series(q.to_numpy(), index=index),
+                     n_contexts=None)
+
+
 def test_binary_actions():
     d = simulate(Agent.rational(defer=False), n_contexts=50, rng=0).data
     assert list(d["action"].cat.categories) == ["yes", "no"]

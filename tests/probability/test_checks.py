@@ -305,6 +305,24 @@ def test_parameter_errors(kwargs, match):
         consistency_check(df, **args)
 
 
+def test_tolerance_zero_is_refused_and_positive_tolerance_is_inclusive():
+    # tolerance=0 flagged every tuple, the coherent (0.3, 0.7) too (arbitrage 0 >= 0)
+    df = pd.DataFrame({"P": [0.3, 0.3], "not_P": [0.7, 0.6]})
+    for tolerance in (0, 0.0, -0.0):
+        with pytest.raises(ValueError, match=r"'tolerance' parameter of consistency_check "
+                           r"must be a finite float > 0 .*coherent tuple's arbitrage is 0"):
+            consistency_check(df, "negation", tolerance=tolerance, n_resamples=99, rng=0)
+    res = consistency_check(df, "negation", n_resamples=99, rng=0)
+    at = consistency_check(df, "negation", tolerance=float(res.arbitrage[1]), n_resamples=99,
+                           rng=0)
+    tiny = consistency_check(df, "negation", tolerance=1e-9, n_resamples=99, rng=0)
+    assert res.arbitrage[0] == 0.0 and res.arbitrage[1] > 0.01
+    # the documented rule for tolerance > 0 unchanged: flagged at arbitrage >= tolerance
+    assert at.table["arbitrage_flag"].tolist() == [False, True]
+    assert tiny.table["arbitrage_flag"].tolist() == [False, True]
+    assert tiny.share_arbitrage_above == at.share_arbitrage_above == 0.5
+
+
 def test_data_errors_name_column_and_rows():
     df = pd.DataFrame({"P": [0.2, 1.2, 0.4], "not_P": [0.7, 0.1, np.nan]},
                       index=["a", "b", "c"])

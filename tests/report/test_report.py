@@ -184,6 +184,23 @@ def test_markdown_and_html(rep, page):
     assert all(f"<td>{pair}</td>" in page for pair in mono["pair"])
 
 
+def test_markdown_escapes_pipes_and_line_breaks():
+    from coherence._report._result import CoherenceReport
+    from coherence._report._result import ReportCell
+
+    cell = ReportCell(key={"model": "gpt\n4 | mini"}, n_obs=3, results={},
+                      errors={"ci": "bad\r\nthing | here \\| end"},
+                      notes={"ci": ("first\rsecond",)})
+    md = CoherenceReport(cells=(cell,), by=("model",), settings={}).to_markdown()
+    lines = md.splitlines()
+    assert len(lines) == 3  # header, rule, one row: no label breaks its row
+    cells = re.split(r"(?<!\\) \| ", lines[2].strip("| "))  # cells end at unescaped pipes
+    assert len(cells) == len(lines[0].split(" | "))
+    assert cells[0] == "gpt 4 \\| mini"
+    assert "bad thing \\| here \\\\\\| end" in cells
+    assert "first second" in cells
+
+
 def test_adjusted_pvalues(rep, two_models, tmp_path):
     from statsmodels.stats.multitest import multipletests
 
