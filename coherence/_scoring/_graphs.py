@@ -63,6 +63,7 @@ from ._matching import EventColumns
 from ._matching import event_text
 from ._matching import event_tokens
 from ._matching import hindsight_texts
+from ._matching import key_event_positions
 from ._matching import match_one
 from ._matching import warn_undated
 
@@ -443,9 +444,7 @@ def _hindsight_questions(hev: pd.DataFrame, impact_rec: np.ndarray, c: _GraphCol
         imp = impact_rec[rows]
         qd["impact"].append(np.nan if np.all(np.isnan(imp)) else float(np.nanmax(imp)))
     for qd in questions.values():
-        imp = np.array(qd["impact"], dtype=np.float64)
-        ok = np.flatnonzero(~np.isnan(imp) & (imp >= min_impact))
-        qd["key"] = set(ok[np.argsort(-imp[ok], kind="stable")][:k].tolist())
+        qd["key"] = set(key_event_positions(qd["impact"], k, min_impact).tolist())
     return questions
 
 

@@ -494,3 +494,18 @@ def test_ungated_edges_to_a_rejected_event_go_with_it():
     assert ungated.table[cols].values.tolist() == [[1, 1, 1.0, 1.0]]
     assert gated.table[cols].values.tolist() == ungated.table[cols].values.tolist()
     assert ungated.n_rejected_events == 1
+
+
+def test_key_events_of_equal_impact_tie_by_row_order():
+    """Impacts 0.3 x 0.6 and 0.2 x 0.9 are both 0.18: a tie, broken by row order (e1 is
+    the one key event at k=1, and the forecast naming it has key-event recall 1.0). In
+    binary the second is 0.18000000000000002 and was ranked first (recall 0.0)."""
+    hind = pd.DataFrame({"question": ["q"] * 2, "event": ["e1", "e2"],
+                         "title": ["Central bank raises interest rates",
+                                   "Strike closes ports"],
+                         "magnitude": [0.3, 0.2], "confidence": [0.6, 0.9]})
+    fe = pd.DataFrame({"model": ["m"], "question": ["q"], "event": ["f1"],
+                       "title": ["Central bank raises interest rates"]})
+    res = coherence.reasoning_graph_metrics(fe, hind, gates=False, key_events=(1, 0.18),
+                                            date_window_days=None, rng=0)
+    assert res.table[["n_key_events", "key_event_recall"]].values.tolist() == [[1, 1.0]]

@@ -289,7 +289,7 @@ def test_float32_columns_score_as_their_float64_twins(dtype: str) -> None:
                          "type": ["quantity", "interval"], "prediction": [1.1, np.nan],
                          "outcome": [1.0, 0.7], "lower": [np.nan, 0.5],
                          "upper": [np.nan, 0.7]})
-    narrow = wide.astype({c: dtype for c in ("prediction", "lower", "upper")})
+    narrow = wide.astype(dict.fromkeys(("prediction", "lower", "upper"), dtype))
     got = coherence.question_scores(narrow, rng=0)
     assert got.per_forecast["correct"].tolist() == [1.0, 1.0]
     pd.testing.assert_frame_equal(got.per_forecast,
