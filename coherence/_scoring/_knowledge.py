@@ -341,6 +341,13 @@ def _cutoff_date(value: Any, where: str) -> Any:
     return when[0]
 
 
+def _shown_cutoffs(cuts: np.ndarray, aware: bool) -> list[pd.Timestamp]:
+    """The cutoffs (naive, in UTC for aware ones) as the table shows them: aware in UTC
+    when given aware (shown naive, '2024-01-01T00:00+05:00' read as the local time
+    2023-12-31 19:00)."""
+    return [pd.Timestamp(c).tz_localize("UTC") if aware else pd.Timestamp(c) for c in cuts]
+
+
 def _coherence_by_knowledge_iv(data: Any, question: Any, resolved: Any, cutoff: Any,
                                value: Any, by: Any, n_resamples: Any, confidence_level: Any,
                                rng: RNGLike) -> tuple[Any, ...]:
@@ -439,12 +446,9 @@ def _coherence_by_knowledge_iv(data: Any, question: Any, resolved: Any, cutoff: 
                                       [df[name].iloc[i] for i in bad] if cutoff_column
                                       else None, owner=_OWNER))
     model_names = [models[mfirst[k]] for k in range(len(mfirst))]
-    # the cutoffs as the table shows them: aware in UTC when given aware (shown naive,
-    # '2024-01-01T00:00+05:00' read as the local time 2023-12-31 19:00)
-    shown = [pd.Timestamp(c).tz_localize("UTC") if aware_cut else pd.Timestamp(c)
-             for c in cut[mfirst]]
-    return (vals, when[first], qcodes, mcodes, model_names, cut[mfirst], shown, by, question,
-            n_resamples, confidence_level, gen)
+    return (vals, when[first], qcodes, mcodes, model_names, cut[mfirst],
+            _shown_cutoffs(cut[mfirst], aware_cut), by, question, n_resamples,
+            confidence_level, gen)
 
 
 # --------------------------------------------------------------------------- public layer
