@@ -63,6 +63,7 @@ from ._matching import EventColumns
 from ._matching import event_text
 from ._matching import event_tokens
 from ._matching import hindsight_texts
+from ._matching import key_event_positions
 from ._matching import match_one
 from ._matching import warn_undated
 
@@ -296,23 +297,25 @@ def _quality_gates(gates: Any, hev: pd.DataFrame, hindsight_edges: Any, c: _Grap
 
 
 def _kept_hindsight_events(hev: pd.DataFrame, c: _GraphColumns, owner: str
-                           ) -> tuple[pd.DataFrame, np.ndarray, np.ndarray, int]:
+                           ) -> tuple[pd.DataFrame, np.ndarray, np.ndarray,
+                                      set[tuple[Any, Any]]]:
     """Step 2: the hindsight records kept (rejected events and outcomes out), their
-    magnitudes and confidences, and the number of events rejected outright."""
+    magnitudes and confidences, and the (question, event) keys of the events rejected
+    outright (every record rejected)."""
     rejected = np.zeros(len(hev), dtype=bool)
     if c.review_status in hev.columns:
         rejected = np.array([not is_missing(v) and str(v).strip().lower() == "rejected"
                              for v in hev[c.review_status].to_numpy(dtype=object)], dtype=bool)
     hev_all = hev
     hev = hev.loc[~rejected]
-    n_rejected = len(set(zip(hev_all.loc[rejected, c.question], hev_all.loc[rejected, c.event],
-                             strict=True)) - set(zip(hev[c.question], hev[c.event], strict=True)))
+    removed = set(zip(hev_all.loc[rejected, c.question], hev_all.loc[rejected, c.event],
+                      strict=True)) - set(zip(hev[c.question], hev[c.event], strict=True))
     mag = missing_or_in(hev, c.magnitude, owner, np.inf)
     conf = missing_or_in(hev, c.confidence, owner, 1.0)
     if c.is_outcome is not None and c.is_outcome in hev.columns:
         flag = flag_column(hev, c.is_outcome, owner)
         hev, mag, conf = hev.loc[~flag], mag[~flag], conf[~flag]
-    return hev, mag, conf, n_rejected
+    return hev, mag, conf, removed
 
 
 def _relation_polarities(df: pd.DataFrame, relation: str) -> list[int]:
@@ -322,9 +325,12 @@ def _relation_polarities(df: pd.DataFrame, relation: str) -> list[int]:
 
 
 def _hindsight_edge_lists(quality: GraphQualityReport | None, hindsight_edges: Any,
-                          c: _GraphColumns, owner: str
+                          c: _GraphColumns, owner: str, removed: set[tuple[Any, Any]]
                           ) -> dict[Any, list[tuple[Any, Any, int]]] | None:
-    """Step 3a: the kept hindsight edges by question (None without hindsight edges)."""
+    """Step 3a: the kept hindsight edges by question (None without hindsight edges).
+    Without the gates, an edge touching an event rejected outright (``removed``) goes with
+    it, as the gates remove it: no forecast edge can hit it, and it counted against edge
+    recall."""
     if quality is not None:
         hed_kept = quality.edges
     elif hindsight_edges is not None:
@@ -336,6 +342,8 @@ def _hindsight_edge_lists(quality: GraphQualityReport | None, hindsight_edges: A
     h_edges: dict[Any, list[tuple[Any, Any, int]]] = defaultdict(list)
     for q, s, t, pol in zip(hed_kept[c.question], hed_kept[c.source], hed_kept[c.target],
                             _relation_polarities(hed_kept, c.relation), strict=True):
+        if quality is None and ((q, s) in removed or (q, t) in removed):
+            continue
         h_edges[q].append((s, t, pol))
     return h_edges
 
@@ -436,9 +444,7 @@ def _hindsight_questions(hev: pd.DataFrame, impact_rec: np.ndarray, c: _GraphCol
         imp = impact_rec[rows]
         qd["impact"].append(np.nan if np.all(np.isnan(imp)) else float(np.nanmax(imp)))
     for qd in questions.values():
-        imp = np.array(qd["impact"], dtype=np.float64)
-        ok = np.flatnonzero(~np.isnan(imp) & (imp >= min_impact))
-        qd["key"] = set(ok[np.argsort(-imp[ok], kind="stable")][:k].tolist())
+        qd["key"] = set(key_event_positions(qd["impact"], k, min_impact).tolist())
     return questions
 
 
@@ -548,7 +554,8 @@ def reasoning_graph_metrics(
         True (default): :func:`hindsight_graph_quality` with the paper's
         gates on the two hindsight tables, and only passing questions scored;
         a :class:`GraphQualityReport` to use its gates; False to score every
-        question (rejected events are removed all the same).
+        question (rejected events are removed all the same, with the hindsight edges
+        touching them).
     metric : str
         The headline metric, one of :data:`REASONING_METRICS`.
     convention : {'paper', 'code'}
@@ -649,8 +656,8 @@ def reasoning_graph_metrics(
     fev, hev = _event_tables(forecast_events, hindsight_events, cols, owner)
     _check_joins(fev, hev, forecasts, forecast_edges, hindsight_edges, cols, owner)
     quality = _quality_gates(gates, hev, hindsight_edges, cols, owner)
-    hev, mag, conf, n_rejected = _kept_hindsight_events(hev, cols, owner)
-    h_edges = _hindsight_edge_lists(quality, hindsight_edges, cols, owner)
+    hev, mag, conf, removed = _kept_hindsight_events(hev, cols, owner)
+    h_edges = _hindsight_edge_lists(quality, hindsight_edges, cols, owner, removed)
     f_edges = _forecast_edge_lists(forecast_edges, cols, owner)
     units, sim_days = _forecast_units(forecasts, fev, cols, owner)
     unit_list = list(units[[by, question]].itertuples(index=False, name=None))
@@ -696,7 +703,7 @@ def reasoning_graph_metrics(
         threshold=threshold, date_window_days=date_window_days, n_resamples=n_resamples,
         gated=quality is not None,
         n_excluded_questions=0 if quality is None else quality.n_excluded,
-        n_excluded_forecasts=len(excluded), n_rejected_events=n_rejected, table=per,
+        n_excluded_forecasts=len(excluded), n_rejected_events=len(removed), table=per,
         summary_table=_metric_means(per, by),
         matches=pd.DataFrame(match_rows, columns=[by, "question", "forecast_event",
                                                   "hindsight_event", "score",

@@ -99,11 +99,11 @@ class KnowledgeSplitResult(CoherenceResult, test_name="coherence_by_knowledge",
         when the null is exact (read-only).
     table : pandas.DataFrame
         One row per model: its ``cutoff`` (the instant applied: a month- or year-only
-        cutoff's end), rows, questions resolved before and after it
-        (``n_before``, ``n_after``), the mean measure of each group (mean over
-        questions of each question's mean over its rows), their ``difference`` with its
-        interval and permutation p-value, ``testable`` and ``reason``
-        (``''`` when testable).
+        cutoff's end; timezone-aware in UTC when the cutoffs are aware), rows, questions
+        resolved before and after it (``n_before``, ``n_after``), the mean measure of
+        each group (mean over questions of each question's mean over its rows), their
+        ``difference`` with its interval and permutation p-value, ``testable`` and
+        ``reason`` (``''`` when testable).
     """
 
     by: str | None
@@ -341,6 +341,13 @@ def _cutoff_date(value: Any, where: str) -> Any:
     return when[0]
 
 
+def _shown_cutoffs(cuts: np.ndarray, aware: bool) -> list[pd.Timestamp]:
+    """The cutoffs (naive, in UTC for aware ones) as the table shows them: aware in UTC
+    when given aware (shown naive, '2024-01-01T00:00+05:00' read as the local time
+    2023-12-31 19:00)."""
+    return [pd.Timestamp(c).tz_localize("UTC") if aware else pd.Timestamp(c) for c in cuts]
+
+
 def _coherence_by_knowledge_iv(data: Any, question: Any, resolved: Any, cutoff: Any,
                                value: Any, by: Any, n_resamples: Any, confidence_level: Any,
                                rng: RNGLike) -> tuple[Any, ...]:
@@ -439,8 +446,9 @@ def _coherence_by_knowledge_iv(data: Any, question: Any, resolved: Any, cutoff: 
                                       [df[name].iloc[i] for i in bad] if cutoff_column
                                       else None, owner=_OWNER))
     model_names = [models[mfirst[k]] for k in range(len(mfirst))]
-    return (vals, when[first], qcodes, mcodes, model_names, cut[mfirst], by, question,
-            n_resamples, confidence_level, gen)
+    return (vals, when[first], qcodes, mcodes, model_names, cut[mfirst],
+            _shown_cutoffs(cut[mfirst], aware_cut), by, question, n_resamples,
+            confidence_level, gen)
 
 
 # --------------------------------------------------------------------------- public layer
@@ -582,7 +590,7 @@ def coherence_by_knowledge(
     >>> round(res.statistic, 3), round(res.pvalue, 3), res.method
     (0.09, 0.1, 'exact permutation')
     """
-    (vals, qdates, qcodes, mcodes, model_names, mcut, by, question, n_resamples,
+    (vals, qdates, qcodes, mcodes, model_names, mcut, shown_cut, by, question, n_resamples,
      confidence_level, gen) = _coherence_by_knowledge_iv(
         data, question, resolved, cutoff, value, by, n_resamples, confidence_level, rng)
     n_models, n_q = len(model_names), int(qcodes.max()) + 1
@@ -627,7 +635,7 @@ def coherence_by_knowledge(
             else "no question resolved on or after the cutoff")
         lo, hi = (shift_interval(per_model[:, m], slope_model[:, m], float(diff[m]), exact,
                                  confidence_level) if testable[m] else (math.nan, math.nan))
-        rows.append({"model": name, "cutoff": pd.Timestamp(mcut[m]),
+        rows.append({"model": name, "cutoff": shown_cut[m],
                      "n_rows": int(np.sum(mcodes == m)), "n_before": int(n_before[m]),
                      "n_after": int(n_after[m]), "mean_before": float(m_b[m]),
                      "mean_after": float(m_a[m]),
@@ -636,7 +644,7 @@ def coherence_by_knowledge(
                      "testable": bool(testable[m]), "reason": reason})
         if not testable[m]:
             warnings.warn(f"{_OWNER}: model {name!r} has {reason} "
-                          f"({pd.Timestamp(mcut[m]).isoformat()}); it is left out.",
+                          f"({shown_cut[m].isoformat()}); it is left out.",
                           DegenerateDataWarning, stacklevel=2)
     return KnowledgeSplitResult(
         statistic=observed, pvalue=float(pvalue),

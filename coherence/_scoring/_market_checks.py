@@ -49,6 +49,7 @@ from ._dates import utc_if_aware
 from ._ids import check_edge_ends
 from ._ids import check_ids
 from ._ids import check_ids_within
+from ._matching import decimal_impacts
 
 __all__ = [
     "MarketChecksResult",
@@ -667,7 +668,8 @@ def market_signal_metrics(reasoning: Any, hindsight_events: Any, prices: Any, *,
     Notes
     -----
     An event's signed impact is the record of largest :math:`|d m c|` (the
-    earliest of equal ones; none when the largest disagree in sign). A
+    earliest of equal ones, compared at 12 significant digits: 0.3 x 0.6 and 0.2 x 0.9
+    are equal; none when the largest disagree in sign). A
     market signal is a dated, non-outcome hindsight event with non-zero
     signed impact whose local price move is at least ``min_move`` in size
     and has the same sign; a turning-point signal is a market signal within
@@ -714,8 +716,9 @@ def market_signal_metrics(reasoning: Any, hindsight_events: Any, prices: Any, *,
     sig_rows = []
     for (q, e), rows in (rows_by_key(curve, [question, event]).items() if len(curve) else []):
         imp = curve["impact"].to_numpy(dtype=np.float64)[rows]
-        j = int(np.argmax(np.abs(imp)))
-        top = imp[np.abs(imp) == abs(imp[j])]
+        dec = decimal_impacts(imp)  # 0.3 x 0.6 and 0.2 x 0.9: equal, whatever the binary
+        j = int(np.argmax(np.abs(dec)))
+        top = dec[np.abs(dec) == abs(dec[j])]
         if imp[j] == 0 or ((top > 0).any() and (top < 0).any()):  # none, or no one sign
             continue
         t = curve[date].to_numpy(dtype="datetime64[ns]")[rows[j]]

@@ -162,6 +162,25 @@ def bm25_scores(queries: Sequence[frozenset[str]], documents: Sequence[frozenset
     return out
 
 
+def decimal_impacts(values: Any) -> np.ndarray:
+    """Impact scores (magnitude x confidence, products of decimals) at 12 significant
+    digits, for comparing them: 0.3 x 0.6 and 0.2 x 0.9 are both 0.18, though in binary
+    the second is 0.18000000000000002, which ranked it first (a tie broken by rounding
+    error) and above a ``min_impact`` of 0.18 that the first met only just."""
+    return np.array([float(f"{v:.12g}") for v in np.asarray(values, dtype=np.float64)],
+                    dtype=np.float64)
+
+
+def key_event_positions(impact: Any, k: int, min_impact: float) -> np.ndarray:
+    """Positions of a question's key events: the top ``k`` impacts (NaN: no impact
+    record) at or above ``min_impact``, ties by position; impacts compared as
+    :func:`decimal_impacts` gives them."""
+    imp = decimal_impacts(impact)
+    eligible = np.flatnonzero(~np.isnan(imp) & (imp >= float(f"{min_impact:.12g}")))
+    out: np.ndarray = eligible[np.argsort(-imp[eligible], kind="stable")][:k]
+    return out
+
+
 def greedy_match(pairs: Sequence[tuple[int, int, float]]) -> list[tuple[int, int, float]]:
     """Greedy one-to-one assignment of scored (left, right, score) pairs.
 

@@ -137,9 +137,12 @@ def interval_correct(lower: np.ndarray, upper: np.ndarray, outcome: np.ndarray) 
 
 
 def _as_float(value: Any) -> float:
-    """A number from a cell (numbers, numeric strings); NaN when it is not one."""
+    """A number from a cell (numbers, numeric strings); NaN when it is not one. A float32
+    (or float16) scalar is read as the shortest decimal that gives it back (:func:`_cells`)."""
     if isinstance(value, bool | np.bool_):
         return math.nan
+    if isinstance(value, np.floating) and value.dtype.itemsize < 8:
+        return float(str(value))
     if isinstance(value, numbers.Real):
         return float(value)
     if isinstance(value, str):
@@ -148,6 +151,20 @@ def _as_float(value: Any) -> float:
         except ValueError:
             return math.nan
     return math.nan
+
+
+def _cells(df: pd.DataFrame, column: str) -> np.ndarray:
+    """A column's cells as objects. A float32 (or float16) column, numpy or nullable, is
+    read value by value as the shortest decimal that gives it back (``float32(1.1)`` as
+    1.1, not 1.100000024), as :func:`numeric_column` reads such columns: otherwise a
+    quantity 10% off, or an outcome on an interval's bound, would count as wrong in a
+    float32 column and right in a float64 one. Missing cells stay missing (NaN)."""
+    s = df[column]
+    narrow = getattr(s.dtype, "numpy_dtype", s.dtype)
+    if isinstance(narrow, np.dtype) and narrow.kind == "f" and narrow.itemsize < 8:
+        return np.array([float(str(v)) for v in s.to_numpy(dtype=narrow, na_value=np.nan)],
+                        dtype=object)
+    return s.to_numpy(dtype=object)
 
 
 def _binary_value(value: Any) -> float:
@@ -381,7 +398,7 @@ def question_scores(
         # the probabilistic scores follow the judged correctness (chosen option right or not)
         mc = (kinds == "multiple_choice") & judged
         if mc.any():
-            conf = pd.to_numeric(df[probability], errors="coerce").to_numpy(dtype=np.float64)
+            conf = np.array([_as_float(v) for v in _cells(df, probability)])
             q = np.where(correct == 1.0, conf, 1.0 - conf)
             brier[mc] = ((1.0 - q) ** 2)[mc]
             log[mc] = np.log(np.maximum(q, floor))[mc]
@@ -405,7 +422,7 @@ def _numbers(df: pd.DataFrame, column: str, rows: np.ndarray, what: str,
     """Numbers of ``column`` at ``rows``; NaN for missing cells when allowed."""
     if len(rows) == 0:
         return np.empty(0)
-    cells = df[column].to_numpy(dtype=object)[rows]
+    cells = _cells(df, column)[rows]
     vals = np.array([_as_float(c) for c in cells])
     missing = np.array([is_missing(c) for c in cells])
     bad = np.isnan(vals) & ~(missing & allow_missing)

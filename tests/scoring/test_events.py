@@ -347,3 +347,19 @@ def test_key_event_recall_refuses_forecast_events_of_unlisted_forecasts():
          "title": ["Central bank raises rates"] * 2, "date": ["2024-01-06"] * 2}
     with pytest.raises(ValueError, match=r"'forecasts'.*no row for \[\('m2', 'q'\)\]"):
         key_event_recall(f, _H, forecasts={"model": ["m"], "question": ["q"]}, rng=0)
+
+
+def test_equal_decimal_impacts_tie_by_first_appearance():
+    """Impacts 0.3 x 0.6 and 0.2 x 0.9 are both 0.18, a tie that first appearance breaks
+    (e1 the key event at k=1, KER 1.0 for the forecast naming it); in binary the second
+    is 0.18000000000000002 and was ranked first (KER 0.0). At min_impact=0.18 both
+    count."""
+    hind = {"question": ["q"] * 2, "event": ["e1", "e2"],
+            "title": ["Central bank raises interest rates", "Strike closes ports"],
+            "magnitude": [0.3, 0.2], "confidence": [0.6, 0.9]}
+    fc = {"model": ["m"], "question": ["q"], "title": ["Central bank raises interest rates"]}
+    res = key_event_recall(fc, hind, k=1, date_window_days=None, rng=0)
+    assert res.statistic == 1.0
+    assert res.key_events["event"].tolist() == ["e1"]
+    both = key_event_recall(fc, hind, k=5, min_impact=0.18, date_window_days=None, rng=0)
+    assert both.key_events["event"].tolist() == ["e1", "e2"]

@@ -464,3 +464,48 @@ def test_reasoning_metrics_refuse_an_event_with_two_titles():
 def test_reasoning_metrics_bound_threshold_and_min_impact(kw, name):
     with pytest.raises(ValueError, match=f"'{name}' parameter"):
         coherence.reasoning_graph_metrics(_REP_FEV, _REP_HEV, gates=False, rng=0, **kw)
+
+
+def test_ungated_edges_to_a_rejected_event_go_with_it():
+    """With gates=False a rejected event is removed, and the hindsight edges touching it
+    too, as the gates remove them: the edge b -> c to the rejected c stayed in the
+    edge-recall denominator, 1 hit of 2 edges (0.5) where the gated run gave 1 of 1."""
+    hind = pd.DataFrame({
+        "question": ["q"] * 3, "event": ["a", "b", "c"],
+        "title": ["Central bank raises rates", "Dock workers strike", "Stocks fall sharply"],
+        "date": ["2024-01-05", "2024-01-06", "2024-01-07"],
+        "magnitude": [0.9, 0.5, 0.5], "confidence": [1.0] * 3,
+        "review_status": ["accepted", "accepted", "rejected"]})
+    hed = pd.DataFrame({"question": ["q", "q"], "source": ["a", "b"], "target": ["b", "c"],
+                        "relation": ["causes"] * 2, "confidence": [0.9] * 2,
+                        "strength": [0.9] * 2})
+    fe = pd.DataFrame({"model": ["m"] * 2, "question": ["q"] * 2, "event": ["f1", "f2"],
+                       "title": ["Central bank raises rates", "Dock workers strike"],
+                       "date": ["2024-01-05", "2024-01-06"]})
+    fed = pd.DataFrame({"model": ["m"], "question": ["q"], "source": ["f1"],
+                        "target": ["f2"], "relation": ["causes"]})
+    gates = coherence.hindsight_graph_quality(hind, hed, min_hops=0, min_nodes=0,
+                                              min_sources=0, sources=None)
+    cols = ["n_hindsight_edges", "n_aligned_edges", "edge_recall", "edge_precision"]
+    ungated = coherence.reasoning_graph_metrics(fe, hind, forecast_edges=fed,
+                                                hindsight_edges=hed, gates=False, rng=0)
+    gated = coherence.reasoning_graph_metrics(fe, hind, forecast_edges=fed,
+                                              hindsight_edges=hed, gates=gates, rng=0)
+    assert ungated.table[cols].values.tolist() == [[1, 1, 1.0, 1.0]]
+    assert gated.table[cols].values.tolist() == ungated.table[cols].values.tolist()
+    assert ungated.n_rejected_events == 1
+
+
+def test_key_events_of_equal_impact_tie_by_row_order():
+    """Impacts 0.3 x 0.6 and 0.2 x 0.9 are both 0.18: a tie, broken by row order (e1 is
+    the one key event at k=1, and the forecast naming it has key-event recall 1.0). In
+    binary the second is 0.18000000000000002 and was ranked first (recall 0.0)."""
+    hind = pd.DataFrame({"question": ["q"] * 2, "event": ["e1", "e2"],
+                         "title": ["Central bank raises interest rates",
+                                   "Strike closes ports"],
+                         "magnitude": [0.3, 0.2], "confidence": [0.6, 0.9]})
+    fe = pd.DataFrame({"model": ["m"], "question": ["q"], "event": ["f1"],
+                       "title": ["Central bank raises interest rates"]})
+    res = coherence.reasoning_graph_metrics(fe, hind, gates=False, key_events=(1, 0.18),
+                                            date_window_days=None, rng=0)
+    assert res.table[["n_key_events", "key_event_recall"]].values.tolist() == [[1, 1.0]]

@@ -402,3 +402,22 @@ def test_shift_interval_is_the_set_the_test_keeps(null, slopes, observed, exact)
     for beyond in (lo - width, hi + width):
         if np.isfinite(beyond):
             assert not kept(beyond)
+
+
+@pytest.mark.filterwarnings("ignore:coherence_by_knowledge:coherence.SmallSampleWarning")
+@pytest.mark.parametrize("how", ["date", "column", "mapping"])
+def test_aware_cutoffs_come_back_aware_in_utc(how: str) -> None:
+    """The table's cutoff of aware cutoffs is the instant in UTC, marked so: shown naive,
+    '2024-01-01T00:00+05:00' read as the local time 2023-12-31 19:00, a day early."""
+    df = pd.DataFrame({"model": "m", "question": list("abcd"),
+                       "resolved": ["2023-06-01T00:00+05:00", "2023-09-01T00:00+05:00",
+                                    "2024-03-01T00:00+05:00", "2024-06-01T00:00+05:00"],
+                       "violation": [0.0, 0.1, 0.5, 0.6]})
+    at = "2024-01-01T00:00+05:00"
+    cutoff = {"date": at, "column": "cutoff", "mapping": {"m": at}}[how]
+    res = coherence_by_knowledge(df.assign(cutoff=at), cutoff=cutoff, rng=0)
+    assert res.table["cutoff"].iloc[0] == pd.Timestamp("2023-12-31T19:00", tz="UTC")
+    assert res.table["cutoff"].iloc[0].tzinfo is not None
+    naive = coherence_by_knowledge(df.assign(resolved=df["resolved"].str[:10]),
+                                   cutoff="2024-01-01", rng=0)
+    assert naive.table["cutoff"].iloc[0] == pd.Timestamp("2024-01-01")

@@ -291,3 +291,26 @@ def test_a_repeated_price_row_is_one_price():
     for convention in ("paper", "code"):
         pd.testing.assert_frame_equal(coherence.turning_points(twice, convention=convention),
                                       coherence.turning_points(px, convention=convention))
+
+
+def test_records_of_equal_impact_and_opposite_sign_give_no_signal():
+    """An event whose largest records have equal |d m c| of opposite signs has no signed
+    impact: 0.3 x 0.6 and 0.2 x 0.9 are both 0.18, but in binary the second is
+    0.18000000000000002, and its sign (+, with the price rising) made the event a signal
+    (signal recall 1.0 where it is undefined)."""
+    hind = pd.DataFrame({
+        "question": ["q", "q"], "event": ["e1", "e1"],
+        "title": ["Central bank raises interest rates"] * 2,
+        "date": ["2024-01-05"] * 2, "direction": [-1, 1],
+        "magnitude": [0.3, 0.2], "confidence": [0.6, 0.9]})
+    fe = pd.DataFrame({"model": ["m"], "question": ["q"], "event": ["f1"],
+                       "title": ["Central bank raises interest rates"],
+                       "date": ["2024-01-05"]})
+    px = pd.DataFrame({"question": ["q"] * 2, "date": ["2024-01-04", "2024-01-06"],
+                       "price": [0.40, 0.55]})
+    reasoning = coherence.reasoning_graph_metrics(fe, hind, gates=False, n_resamples=10,
+                                                  rng=0)
+    with pytest.warns(coherence.DegenerateDataWarning, match="no scored forecast"):
+        res = coherence.market_signal_metrics(reasoning, hind, px, n_resamples=10, rng=0)
+    assert res.signal_events.empty
+    assert res.table["n_signal_events"].tolist() == [0] and math.isnan(res.statistic)

@@ -276,3 +276,28 @@ def test_intervals_do_not_depend_on_which_model_comes_first():
                                         rng=3).table.set_index("model")
     assert first.loc["m1", "accuracy_ci_low"] < first.loc["m1", "accuracy_ci_high"]
     pd.testing.assert_frame_equal(first, flipped.loc[first.index])
+
+
+
+@pytest.mark.parametrize("dtype", ["float32", "Float32"])
+def test_float32_columns_score_as_their_float64_twins(dtype: str) -> None:
+    """A float32 column is read as the decimals it prints as: 1.1 against 1.0 is exactly
+    10% off (correct at tolerance 0.1) and 0.7 is on the interval [0.5, 0.7]; read as
+    float32's 1.100000024 and 0.699999988 both rows were scored wrong (accuracy 0.0
+    against 1.0 for the same table in float64)."""
+    wide = pd.DataFrame({"model": ["m"] * 2, "question": ["q1", "q2"],
+                         "type": ["quantity", "interval"], "prediction": [1.1, np.nan],
+                         "outcome": [1.0, 0.7], "lower": [np.nan, 0.5],
+                         "upper": [np.nan, 0.7]})
+    narrow = wide.astype(dict.fromkeys(("prediction", "lower", "upper"), dtype))
+    got = coherence.question_scores(narrow, rng=0)
+    assert got.per_forecast["correct"].tolist() == [1.0, 1.0]
+    pd.testing.assert_frame_equal(got.per_forecast,
+                                  coherence.question_scores(wide, rng=0).per_forecast)
+    # a judged multiple-choice row's scores read its float32 confidence the same way
+    mc = pd.DataFrame({"model": ["m"], "question": ["q"], "type": ["multiple_choice"],
+                       "prediction": ["x"], "outcome": ["y"], "probability": [0.7]})
+    judged = coherence.question_scores(mc.astype({"probability": dtype}),
+                                       judge=lambda row: True, rng=0)
+    pd.testing.assert_frame_equal(judged.per_forecast, coherence.question_scores(
+        mc, judge=lambda row: True, rng=0).per_forecast)
