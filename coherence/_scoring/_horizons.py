@@ -404,7 +404,7 @@ def accuracy_by_horizon(forecasts: Any, *, horizon: str = "horizon", by: str = "
     return HorizonAccuracyResult(
         statistic=float(c.mean()), pvalue=np.nan,
         confidence_interval=ConfidenceInterval(lo, hi, confidence_level), n_obs=len(c),
-        method=f"{MEAN_KINDS['proportion']} over questions", by=by,
+        method=f"{MEAN_KINDS[kind]} over questions", by=by,
         n_resamples=n_resamples, table=pd.DataFrame(rows, columns=[
             by, "horizon", "n", "n_questions", "accuracy", "ci_low", "ci_high"]))
 

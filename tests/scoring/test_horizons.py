@@ -135,6 +135,7 @@ def test_accuracy_by_horizon_hand_computed():
 def test_accuracy_by_horizon_interval_follows_what_correct_holds():
     """0/1 values get the proportion's interval; fractions (half credit) the fraction
     interval of cluster_mean_interval, which does not read them as coin flips."""
+    from coherence._resampling import MEAN_KINDS
     from coherence._resampling import cluster_mean_interval
 
     gen = np.random.default_rng(4)
@@ -144,6 +145,8 @@ def test_accuracy_by_horizon_interval_follows_what_correct_holds():
     for values, kind in ((gen.uniform(0.3, 0.9, n), "fraction"),
                          ((gen.random(n) < 0.7).astype(float), "proportion")):
         res = coherence.accuracy_by_horizon(frame.assign(correct=values), rng=0)
+        # the method names the interval given (it named the proportion's for fractions)
+        assert res.method == f"{MEAN_KINDS[kind]} over questions"
         for _, row in res.table.iterrows():
             mask = (frame["horizon"] == row["horizon"]).to_numpy()  # one model: m = (all)
             expected = cluster_mean_interval(values[mask], frame["question"][mask], 1, 0.95,
