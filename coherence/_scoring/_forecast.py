@@ -45,6 +45,7 @@ from .._validation import param_error
 from .._validation import probability_column
 from .._validation import require_columns
 from .._validation import same_within
+from .._warnings import DegenerateDataWarning
 from .._warnings import DeprecatedAlias
 from .._warnings import SmallSampleWarning
 from ._comparison import METRICS as _METRICS
@@ -55,6 +56,7 @@ from ._ids import RESERVED_COLUMNS
 from ._ids import check_ids
 from ._ids import not_pooled
 from ._ids import reserved_by
+from ._ids import same_spelling
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -226,7 +228,9 @@ class ForecastScoresResult(CoherenceResult, test_name="forecast_scores",
         always agrees with ``accuracy``), ``accuracy``, ``brier``, ``log_score``
         (and ``cluster``, with ``cluster``).
     filtered : ForecastScoresResult or None
-        The same scores after the contamination filter, when ``cutoffs`` was given.
+        The same scores after the contamination filter, when ``cutoffs`` was given
+        (None also when the filter left no forecast: that warns, and the summary says
+        so).
     contamination : ContaminationFilterResult or None
         The filter's report (kept, dropped, models without a known cutoff).
     """
@@ -263,6 +267,9 @@ class ForecastScoresResult(CoherenceResult, test_name="forecast_scores",
                 lead.append("(models without a cutoff, not filtered: "
                             + ", ".join(map(str, unknown)) + ")")
             summary = summary.with_table(caption, self.filtered.table[cols], lead=lead)
+        elif self.contamination is not None:  # asked for, and nothing was left to score
+            summary = summary.extend("\n  after the contamination filter: no forecast left "
+                                     "(every question opened before its model's cutoff)")
         return summary
 
     def scores_frame(self) -> pd.DataFrame:
@@ -438,7 +445,7 @@ def _prepare(df: pd.DataFrame, *, by: str, question: str, probability: str | Non
     p = probability_column(df, probability, owner=_OWNER)
     if chosen is not None:
         no_missing(df, (chosen, outcome), owner=_OWNER)
-        _same_case(df, chosen, outcome)
+        same_spelling(df, chosen, outcome, owner=_OWNER)
         right = (df[chosen].to_numpy(dtype=object) == df[outcome].to_numpy(dtype=object))
         right = right.astype(np.int64)
         p_out = np.where(right == 1, p, 1.0 - p)
@@ -454,24 +461,6 @@ def _prepare(df: pd.DataFrame, *, by: str, question: str, probability: str | Non
         accuracy = np.where(p == 0.5, 0.5, ((p > 0.5) == (y == 1)).astype(np.float64))
     return _Prepared(df, "binary", p_out, p, y, accuracy, _brier_binary(p, y.astype(float)),
                      n_stale)
-
-
-def _same_case(df: pd.DataFrame, chosen: str, outcome: str) -> None:
-    """Chosen options and outcomes are compared exactly; labels that differ only in
-    case or spaces ('Yes' chosen, 'yes' happened) or in type ('1' chosen, 1 happened)
-    would score a right answer wrong."""
-    from .._validation import case_collisions
-
-    clash = case_collisions([*df[chosen].to_numpy(dtype=object),
-                             *df[outcome].to_numpy(dtype=object)])
-    if clash:
-        members = set(clash[0])
-        rows = np.flatnonzero(df[chosen].isin(members).to_numpy()
-                              | df[outcome].isin(members).to_numpy())
-        raise ValueError(column_error(
-            f"{chosen}/{outcome}", "write each option one way (labels are compared exactly); "
-            f"found {' / '.join(repr(v) for v in clash[0])}", list(df.index[rows]),
-            owner=_OWNER))
 
 
 _BRIER_CONVENTIONS = {
@@ -723,6 +712,11 @@ def forecast_scores(
 
     report = contamination_filter(df, cutoffs, model=by, question=question, opened=opened)
     if len(report.kept) == 0:
+        # said, not left for the reader to notice a missing table: the summary and
+        # scores_frame() would read as if no filter had been asked for
+        warnings.warn(f"{_OWNER}: the contamination filter dropped every forecast (each "
+                      "question opened before its model's cutoff); 'filtered' is None and "
+                      "no filtered scores exist.", DegenerateDataWarning, stacklevel=2)
         filtered = None
     else:
         filtered = _score(report.kept, by=by, question=question, probability=probability,

@@ -310,6 +310,22 @@ def test_filtered_and_unfiltered_scores():
     assert "(models without a cutoff, not filtered: b)" in str(res.summary())
 
 
+def test_a_filter_that_drops_every_forecast_says_so():
+    """Regression: cutoffs after every question's opening left 'filtered' None without a
+    word, and the summary (and `coherence scores --cutoffs`) read as if no filter had
+    been asked for."""
+    from coherence import DegenerateDataWarning
+
+    t = binary_table().assign(opened="2023-01-01")
+    with pytest.warns(DegenerateDataWarning, match="dropped every forecast"):
+        res = forecast_scores(t, cutoffs={"a": "2024-01", "b": "2024-01"}, n_resamples=20,
+                              rng=0)
+    assert res.filtered is None and len(res.contamination.kept) == 0
+    assert "after the contamination filter: no forecast left" in str(res.summary())
+    plain = forecast_scores(t, n_resamples=20, rng=0)
+    assert "contamination" not in str(plain.summary())
+
+
 def test_filtered_scores_with_cutoff_column():
     t = binary_table().assign(opened=["2023-01-01", "2024-06-01", "2023-01-01", "2024-06-01"],
                               cutoff=["2024-01-01", "2024-01-01", None, None])
