@@ -358,7 +358,7 @@ class _Prepared:
     kind: str
     p_outcome: np.ndarray
     confidence: np.ndarray
-    correct: np.ndarray          # 0/1 for the calibration pair
+    correct: np.ndarray          # the calibration pair's outcome: 0/1, or a tie's share
     accuracy: np.ndarray         # 0, 1 or a tie share
     brier: np.ndarray
     n_dropped_stale: int
@@ -438,8 +438,10 @@ def _prepare(df: pd.DataFrame, *, by: str, question: str, probability: str | Non
         n_top = is_top.sum(axis=1)
         hit = is_top[np.arange(len(y)), y]
         accuracy = np.where(hit, 1.0 / n_top, 0.0)
-        return _Prepared(df, "multiclass", p_out, top, (hit & (n_top == 1)).astype(np.int64),
-                         accuracy, _brier_multiclass(probs, y), n_stale)
+        # calibration: the chance that the top option, picked at random among tied ones, is
+        # right (1/m of m tied hits), as accuracy; 0 made a calibrated tie look overconfident
+        return _Prepared(df, "multiclass", p_out, top, accuracy, accuracy,
+                         _brier_multiclass(probs, y), n_stale)
     if probability is None:  # checked by forecast_scores; kept for the type checker
         raise ValueError(param_error("probability", _OWNER, "a column name", probability))
     p = probability_column(df, probability, owner=_OWNER)
@@ -611,9 +613,10 @@ def forecast_scores(
     :math:`1/m`.
 
     Calibration uses (confidence, correct) pairs: (P(YES), outcome) for binary
-    forecasts, (top probability, top option right) for multiclass, (c, right)
-    for chosen. With bins :math:`B_k` of :math:`n_k` forecasts, mean forecast
-    :math:`\\bar p_k` and observed frequency :math:`\\bar o_k`,
+    forecasts, (top probability, top option right) for multiclass (a tie of :math:`m`
+    top options including the outcome counts :math:`1/m`, the chance that one picked
+    at random is right), (c, right) for chosen. With bins :math:`B_k` of :math:`n_k`
+    forecasts, mean forecast :math:`\\bar p_k` and observed frequency :math:`\\bar o_k`,
     :math:`\\mathrm{ECE} = \\sum_k \\frac{n_k}{N} |\\bar p_k - \\bar o_k|` and the
     Murphy (1973) decomposition
     :math:`\\mathrm{BS} = \\mathrm{REL} - \\mathrm{RES} + \\mathrm{UNC}`, with
