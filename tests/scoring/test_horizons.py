@@ -174,6 +174,31 @@ def test_accuracy_by_horizon_validation():
         coherence.accuracy_by_horizon(typed_twice, rng=0)
 
 
+@pytest.mark.parametrize("name", ["n", "accuracy", "ci_low", "horizon"])
+def test_accuracy_by_horizon_refuses_a_by_column_named_like_its_own(name):
+    """Regression: by='n' (or 'accuracy', 'ci_low') put the counts (the accuracies, the
+    interval ends) where the model names belonged, in a table with that column twice."""
+    frame = scored().drop(columns="horizon" if name == "horizon" else []).rename(
+        columns={"model": name})
+    if name == "horizon":
+        frame = frame.assign(when=(["early"] * 3 + ["late"] * 3) * 2)
+    with pytest.raises(ValueError, match=rf"'by' parameter of accuracy_by_horizon.*{name!r}"):
+        coherence.accuracy_by_horizon(frame, by=name,
+                                      horizon="when" if name == "horizon" else "horizon",
+                                      rng=0)
+
+
+@pytest.mark.parametrize("name", ["n", "accuracy", "start"])
+def test_rolling_accuracy_refuses_a_by_column_named_like_its_own(name):
+    """Regression: by='n' gave a table whose model column held the window counts."""
+    frame = scored().rename(columns={"model": name})
+    if name == "start":
+        frame = scored().rename(columns={"model": "start", "start": "opened"})
+    with pytest.raises(ValueError, match=rf"'by' parameter of rolling_accuracy.*{name!r}"):
+        coherence.rolling_accuracy(frame, by=name,
+                                   start="opened" if name == "start" else "start")
+
+
 def _brute_rolling(days: np.ndarray, c: np.ndarray, window: float, min_periods: int):
     out = []
     for d in days:
