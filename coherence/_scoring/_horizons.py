@@ -122,10 +122,12 @@ def simulated_dates(tasks: Any, *, positions: Sequence[str | float] = ("midpoint
     Returns
     -------
     pandas.DataFrame
-        One row per (question, position): ``question``, ``position``,
-        ``fraction`` (of the window) and ``simulated_date`` (exact, not rounded
-        to a day; timezone-aware input comes back aware, in UTC; naive input
-        comes back naive).
+        One row per row of ``tasks`` and position, positions in the order given
+        (per (question, position) for one row per question; a repeated question
+        gets its date on each of its rows: drop duplicates before a join):
+        ``question``, ``position``, ``fraction`` (of the window) and
+        ``simulated_date`` (exact, not rounded to a day; timezone-aware input comes
+        back aware, in UTC; naive input comes back naive).
 
     See Also
     --------
