@@ -40,10 +40,10 @@ def add_parser(sub: Any) -> None:
                         help="column of P(YES) (default probability)")
     scores.add_argument("--outcome", default="outcome", metavar="COL",
                         help="column of the 0/1 outcome (default outcome)")
-    scores.add_argument("--timestamp", default="forecast_date", metavar="COL",
-                        help="column of the forecast date, used when present: every "
-                        "table scores the latest forecast per model and question (default "
-                        "forecast_date)")
+    scores.add_argument("--timestamp", default=None, metavar="COL",
+                        help="column of the forecast date: every table scores the latest "
+                        "forecast per model and question (default forecast_date, used when "
+                        "present; a column named here must exist)")
     scores.add_argument("--opened", default="opened", metavar="COL",
                         help="column of the date the question opened, for --cutoffs "
                         "(default opened)")
@@ -73,9 +73,9 @@ def add_parser(sub: Any) -> None:
     scores.add_argument("--checker", default=None, metavar="NAME",
                         help="with --decomposition: the consistency checker of the sets "
                         "(negation, and, cond, ...); rows then need --set and --role")
-    scores.add_argument("--set", default="set", metavar="COL", dest="set_column",
+    scores.add_argument("--set", default=None, metavar="COL", dest="set_column",
                         help="with --checker: column naming each row's set (default set)")
-    scores.add_argument("--role", default="role", metavar="COL",
+    scores.add_argument("--role", default=None, metavar="COL",
                         help="with --checker: column naming each row's question in the "
                         "checker, such as P or not_P (default role)")
     add_resamples(scores, 999, "bootstrap resamples of --forecastbench, --calibration and "
@@ -110,6 +110,19 @@ def run(args: argparse.Namespace) -> int:
         if not isinstance(cutoffs, dict):
             raise UsageError(f"{args.cutoffs} must hold a JSON object mapping model names "
                              "to dates")
+    if args.timestamp is not None and args.timestamp not in data.columns:
+        # named on purpose: not dropped for its absence (the revisions would be refused as
+        # duplicates, or, with none, the option go unused without a word)
+        raise UsageError(f"--timestamp names column {args.timestamp!r}, which "
+                         f"{args.forecasts} does not have (columns: {have})")
+    for option, name in (("set", args.set_column), ("role", args.role)):
+        if name is not None and args.checker is None:
+            # without a checker there are no sets: the incoherence would be 0 without a word
+            raise UsageError(f"--{option} goes with --decomposition --checker NAME (the sets "
+                             "of a consistency checker); pass --checker too, or drop "
+                             f"--{option}")
+    args.set_column = args.set_column or "set"
+    args.role = args.role or "role"
     if args.checker is not None:
         from coherence import CHECKERS
 
@@ -129,7 +142,8 @@ def run(args: argparse.Namespace) -> int:
     if args.naive is not None and args.naive not in set(data[args.by].astype(str)):
         raise UsageError(f"--naive names model {args.naive!r}, which {args.forecasts} does "
                          "not have")
-    timestamp = args.timestamp if args.timestamp in data.columns else None
+    timestamp = args.timestamp or ("forecast_date" if "forecast_date" in data.columns
+                                   else None)
     result = forecast_scores(data, by=args.by, question=args.question,
                              probability=args.probability, outcome=args.outcome,
                              opened=args.opened, cutoffs=cutoffs, timestamp=timestamp,

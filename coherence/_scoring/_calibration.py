@@ -439,10 +439,10 @@ def calibration_error(data: Any, *, probability: str = "probability",
         One row per forecast.
     probability, outcome : str
         Columns: the forecast probability in [0, 1] and the outcome (0 or 1).
-        For the confidence calibration of multiple-choice forecasts pass the
-        (``confidence``, ``correct``) columns of
-        ``forecast_scores(...).per_forecast``, without its rows where
-        ``correct`` is NaN (ties among the top options: no single answer).
+        For multiple-choice forecasts pass ``forecast_scores(...).per_forecast``'s
+        (``confidence``, ``correct``) less every forecast with a tie at the top, not
+        only the rows where ``correct`` is NaN (the tied hits): the tied misses would
+        stay and lower the frequency (forecast_scores counts a tied hit 1/m right).
     group : str, optional
         Cluster column (e.g. ``'question'`` when several forecasters, or several
         samples of one model, answered the same questions): the bootstrap resamples

@@ -45,6 +45,7 @@ from .._validation import param_error
 from .._validation import probability_column
 from .._validation import require_columns
 from .._validation import same_within
+from .._warnings import DegenerateDataWarning
 from .._warnings import DeprecatedAlias
 from .._warnings import SmallSampleWarning
 from ._comparison import METRICS as _METRICS
@@ -55,6 +56,7 @@ from ._ids import RESERVED_COLUMNS
 from ._ids import check_ids
 from ._ids import not_pooled
 from ._ids import reserved_by
+from ._ids import same_spelling
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -226,7 +228,9 @@ class ForecastScoresResult(CoherenceResult, test_name="forecast_scores",
         always agrees with ``accuracy``), ``accuracy``, ``brier``, ``log_score``
         (and ``cluster``, with ``cluster``).
     filtered : ForecastScoresResult or None
-        The same scores after the contamination filter, when ``cutoffs`` was given.
+        The same scores after the contamination filter, when ``cutoffs`` was given
+        (None also when the filter left no forecast: that warns, and the summary says
+        so).
     contamination : ContaminationFilterResult or None
         The filter's report (kept, dropped, models without a known cutoff).
     """
@@ -263,6 +267,9 @@ class ForecastScoresResult(CoherenceResult, test_name="forecast_scores",
                 lead.append("(models without a cutoff, not filtered: "
                             + ", ".join(map(str, unknown)) + ")")
             summary = summary.with_table(caption, self.filtered.table[cols], lead=lead)
+        elif self.contamination is not None:  # asked for, and nothing was left to score
+            summary = summary.extend("\n  after the contamination filter: no forecast left "
+                                     "(every question opened before its model's cutoff)")
         return summary
 
     def scores_frame(self) -> pd.DataFrame:
@@ -351,7 +358,7 @@ class _Prepared:
     kind: str
     p_outcome: np.ndarray
     confidence: np.ndarray
-    correct: np.ndarray          # 0/1 for the calibration pair
+    correct: np.ndarray          # the calibration pair's outcome: 0/1, or a tie's share
     accuracy: np.ndarray         # 0, 1 or a tie share
     brier: np.ndarray
     n_dropped_stale: int
@@ -431,14 +438,16 @@ def _prepare(df: pd.DataFrame, *, by: str, question: str, probability: str | Non
         n_top = is_top.sum(axis=1)
         hit = is_top[np.arange(len(y)), y]
         accuracy = np.where(hit, 1.0 / n_top, 0.0)
-        return _Prepared(df, "multiclass", p_out, top, (hit & (n_top == 1)).astype(np.int64),
-                         accuracy, _brier_multiclass(probs, y), n_stale)
+        # calibration: the chance that the top option, picked at random among tied ones, is
+        # right (1/m of m tied hits), as accuracy; 0 made a calibrated tie look overconfident
+        return _Prepared(df, "multiclass", p_out, top, accuracy, accuracy,
+                         _brier_multiclass(probs, y), n_stale)
     if probability is None:  # checked by forecast_scores; kept for the type checker
         raise ValueError(param_error("probability", _OWNER, "a column name", probability))
     p = probability_column(df, probability, owner=_OWNER)
     if chosen is not None:
         no_missing(df, (chosen, outcome), owner=_OWNER)
-        _same_case(df, chosen, outcome)
+        same_spelling(df, chosen, outcome, owner=_OWNER)
         right = (df[chosen].to_numpy(dtype=object) == df[outcome].to_numpy(dtype=object))
         right = right.astype(np.int64)
         p_out = np.where(right == 1, p, 1.0 - p)
@@ -454,24 +463,6 @@ def _prepare(df: pd.DataFrame, *, by: str, question: str, probability: str | Non
         accuracy = np.where(p == 0.5, 0.5, ((p > 0.5) == (y == 1)).astype(np.float64))
     return _Prepared(df, "binary", p_out, p, y, accuracy, _brier_binary(p, y.astype(float)),
                      n_stale)
-
-
-def _same_case(df: pd.DataFrame, chosen: str, outcome: str) -> None:
-    """Chosen options and outcomes are compared exactly; labels that differ only in
-    case or spaces ('Yes' chosen, 'yes' happened) or in type ('1' chosen, 1 happened)
-    would score a right answer wrong."""
-    from .._validation import case_collisions
-
-    clash = case_collisions([*df[chosen].to_numpy(dtype=object),
-                             *df[outcome].to_numpy(dtype=object)])
-    if clash:
-        members = set(clash[0])
-        rows = np.flatnonzero(df[chosen].isin(members).to_numpy()
-                              | df[outcome].isin(members).to_numpy())
-        raise ValueError(column_error(
-            f"{chosen}/{outcome}", "write each option one way (labels are compared exactly); "
-            f"found {' / '.join(repr(v) for v in clash[0])}", list(df.index[rows]),
-            owner=_OWNER))
 
 
 _BRIER_CONVENTIONS = {
@@ -622,9 +613,10 @@ def forecast_scores(
     :math:`1/m`.
 
     Calibration uses (confidence, correct) pairs: (P(YES), outcome) for binary
-    forecasts, (top probability, top option right) for multiclass, (c, right)
-    for chosen. With bins :math:`B_k` of :math:`n_k` forecasts, mean forecast
-    :math:`\\bar p_k` and observed frequency :math:`\\bar o_k`,
+    forecasts, (top probability, top option right) for multiclass (a tie of :math:`m`
+    top options including the outcome counts :math:`1/m`, the chance that one picked
+    at random is right), (c, right) for chosen. With bins :math:`B_k` of :math:`n_k`
+    forecasts, mean forecast :math:`\\bar p_k` and observed frequency :math:`\\bar o_k`,
     :math:`\\mathrm{ECE} = \\sum_k \\frac{n_k}{N} |\\bar p_k - \\bar o_k|` and the
     Murphy (1973) decomposition
     :math:`\\mathrm{BS} = \\mathrm{REL} - \\mathrm{RES} + \\mathrm{UNC}`, with
@@ -723,6 +715,11 @@ def forecast_scores(
 
     report = contamination_filter(df, cutoffs, model=by, question=question, opened=opened)
     if len(report.kept) == 0:
+        # said, not left for the reader to notice a missing table: the summary and
+        # scores_frame() would read as if no filter had been asked for
+        warnings.warn(f"{_OWNER}: the contamination filter dropped every forecast (each "
+                      "question opened before its model's cutoff); 'filtered' is None and "
+                      "no filtered scores exist.", DegenerateDataWarning, stacklevel=2)
         filtered = None
     else:
         filtered = _score(report.kept, by=by, question=question, probability=probability,

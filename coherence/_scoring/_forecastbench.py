@@ -354,7 +354,9 @@ def forecastbench_scores(data: Any, *, question: str = "question", model: str = 
     question_set : str, optional
         Column naming the question set (ForecastBench: the forecast due date) of
         each forecast; the imputed share is checked per forecaster and set, and a
-        forecaster is dropped from that set only. Default: one set.
+        forecaster is dropped from that set only. Default: one set. A missing set, or
+        sets written two ways (``'R1'`` and ``'r1'``, ``1`` and ``'1'``), raise rather
+        than split one forecaster's set in two.
     market_adjustment : {'two_way_fixed_effects', 'market_brier'}
         How the difficulty of market questions is set: estimated like dataset
         questions (ForecastBench's baseline leaderboard, the default), or the Brier
@@ -391,8 +393,8 @@ def forecastbench_scores(data: Any, *, question: str = "question", model: str = 
     ------
     ValueError
         For a missing column, a probability outside [0, 1], a non-binary outcome,
-        a forecaster with two forecasts of one question, forecaster or question
-        ids that differ only in case, surrounding spaces or type (``1`` and
+        a forecaster with two forecasts of one question, forecaster, question or
+        question-set ids that differ only in case, surrounding spaces or type (``1`` and
         ``'1'``: one id written two ways), an unknown ``naive`` or
         fixed-effects forecaster, a naive forecaster that skipped questions, a
         question no fixed-effects forecaster answered, or forecasters and
@@ -474,8 +476,11 @@ def forecastbench_scores(data: Any, *, question: str = "question", model: str = 
     if len(df) == 0:
         raise ValueError(param_error("data", owner, "a table with at least one forecast",
                                      "an empty table"))
-    no_missing(df, [question, model], owner=owner)
-    for col in (question, model):  # 1 and '1', 'Q1' and 'q1': one id written two ways
+    # a set, too: 'R1' and 'r1' (or a blank) would split one forecaster's set in two, and
+    # the imputed share that drops it from the set be counted over each part apart
+    ids = [question, model] if question_set is None else [question, model, question_set]
+    no_missing(df, ids, owner=owner)
+    for col in ids:  # 1 and '1', 'Q1' and 'q1': one id written two ways
         check_ids([("data", df)], col, owner=owner)
     if models is not None:
         wanted = _model_list(models, "models", df[model], model, owner)

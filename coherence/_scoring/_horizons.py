@@ -46,6 +46,7 @@ from ._dates import check_same_awareness
 from ._dates import parse_dates
 from ._ids import check_ids
 from ._ids import not_pooled
+from ._ids import reserved_by
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -69,6 +70,9 @@ HORIZON_BANDS: dict[str, tuple[float, float]] = {
 HORIZON_ORDER = ("early", "mid", "late", "near_resolution", "real_time", "other")
 _DAY = np.timedelta64(86_400_000_000_000, "ns")
 _POSITIONS = ("midpoint", "early", "mid", "late", "near_resolution")
+#: the columns of accuracy_by_horizon's and rolling_accuracy's tables beside ``by``
+_HORIZON_COLUMNS = ("horizon", "n", "n_questions", "accuracy", "ci_low", "ci_high")
+_ROLLING_COLUMNS = ("start", "accuracy", "n")
 
 
 def _window(df: pd.DataFrame, start: str, resolution_date: str,
@@ -118,10 +122,12 @@ def simulated_dates(tasks: Any, *, positions: Sequence[str | float] = ("midpoint
     Returns
     -------
     pandas.DataFrame
-        One row per (question, position): ``question``, ``position``,
-        ``fraction`` (of the window) and ``simulated_date`` (exact, not rounded
-        to a day; timezone-aware input comes back aware, in UTC; naive input
-        comes back naive).
+        One row per row of ``tasks`` and position, positions in the order given
+        (per (question, position) for one row per question; a repeated question
+        gets its date on each of its rows: drop duplicates before a join):
+        ``question``, ``position``, ``fraction`` (of the window) and
+        ``simulated_date`` (exact, not rounded to a day; timezone-aware input comes
+        back aware, in UTC; naive input comes back naive).
 
     See Also
     --------
@@ -318,7 +324,9 @@ def accuracy_by_horizon(forecasts: Any, *, horizon: str = "horizon", by: str = "
         that differ only in case, surrounding spaces or type (``'Q1'`` and ``'q1'``,
         ``1`` and ``'1'``) raise rather than count as two.
     horizon, by, question, correct : str
-        Column names.
+        Column names; ``by`` may not be named like a column of the result's table
+        (``'horizon'``, ``'n'``, ``'n_questions'``, ``'accuracy'``, ``'ci_low'``,
+        ``'ci_high'``), which would overwrite it: that raises (rename the column).
     n_resamples, confidence_level, rng
         ``confidence_level`` is the intervals' level. The intervals are Wilson's at the
         effective sample size of the cluster-robust standard error over questions, per
@@ -357,6 +365,7 @@ def accuracy_by_horizon(forecasts: Any, *, horizon: str = "horizon", by: str = "
     require_columns(df, {"horizon": horizon, "by": by, "question": question,
                          "correct": correct}, owner=owner)
     nonempty(df, name="forecasts", owner=owner)
+    reserved_by(by, owner, _HORIZON_COLUMNS)  # by='n': the counts overwrote the models
     no_missing(df, [horizon, by, question], owner=owner)
     for col in (horizon, by, question):  # 'early' and 'Early ' are one label typed two ways
         check_case_distinct(df, col, owner=owner)
@@ -404,7 +413,7 @@ def accuracy_by_horizon(forecasts: Any, *, horizon: str = "horizon", by: str = "
     return HorizonAccuracyResult(
         statistic=float(c.mean()), pvalue=np.nan,
         confidence_interval=ConfidenceInterval(lo, hi, confidence_level), n_obs=len(c),
-        method=f"{MEAN_KINDS['proportion']} over questions", by=by,
+        method=f"{MEAN_KINDS[kind]} over questions", by=by,
         n_resamples=n_resamples, table=pd.DataFrame(rows, columns=[
             by, "horizon", "n", "n_questions", "accuracy", "ci_low", "ci_high"]))
 
@@ -477,7 +486,8 @@ def rolling_accuracy(forecasts: Any, *, start: str = "start", by: str = "model",
         in case, surrounding spaces or type (``'GPT'`` and ``'gpt'``, ``1`` and ``'1'``)
         raise rather than count as two models.
     start, by, correct : str
-        Column names.
+        Column names; ``by`` may not be ``'start'``, ``'accuracy'`` or ``'n'``, the
+        result's own columns, which would overwrite it (that raises).
     window : str or int
         A trailing time window (a fixed-length pandas offset such as ``'30D'``,
         the default, or ``'12h'``; months, weeks and business days vary in length
@@ -512,6 +522,7 @@ def rolling_accuracy(forecasts: Any, *, start: str = "start", by: str = "model",
     owner = "rolling_accuracy"
     df = as_dataframe(forecasts, name="forecasts", owner=owner)
     require_columns(df, {"start": start, "by": by, "correct": correct}, owner=owner)
+    reserved_by(by, owner, _ROLLING_COLUMNS)  # by='n': the counts overwrote the models
     no_missing(df, by, owner=owner)
     check_case_distinct(df, by, owner=owner)  # 'GPT' / 'gpt', 1 / '1': one model, not two
     min_periods = check_int(min_periods, "min_periods", owner, low=1)

@@ -15,13 +15,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._validation import case_collisions
 from .._validation import check_ids
 from .._validation import column_error
 from .._validation import label_text
 from .._validation import param_error
 
 __all__ = ["POOLED", "RESERVED_COLUMNS", "check_edge_ends", "check_ids", "check_ids_within",
-           "not_pooled", "reserved_by"]
+           "not_pooled", "reserved_by", "same_spelling"]
 
 #: Label of the pooled row (all models together) in the score tables.
 POOLED = "(all)"
@@ -54,6 +55,22 @@ def reserved_by(by: str, owner: str, reserved: Sequence[str]) -> None:
         raise ValueError(param_error(
             "by", owner, "a column name other than those of the result's tables ("
             + ", ".join(repr(r) for r in reserved) + "); rename the column", by))
+
+
+def same_spelling(df: pd.DataFrame, chosen: str, outcome: str, *, owner: str) -> None:
+    """Raise when the ``chosen`` and ``outcome`` columns, compared exactly, write one label
+    two ways: labels that differ only in case or spaces ('Yes' chosen, 'yes' happened) or
+    in type ('1' chosen, 1 happened) would score a right answer wrong."""
+    clash = case_collisions([*df[chosen].to_numpy(dtype=object),
+                             *df[outcome].to_numpy(dtype=object)])
+    if clash:
+        members = set(clash[0])
+        rows = np.flatnonzero(df[chosen].isin(members).to_numpy()
+                              | df[outcome].isin(members).to_numpy())
+        raise ValueError(column_error(
+            f"{chosen}/{outcome}", "write each option one way (labels are compared exactly); "
+            f"found {' / '.join(repr(v) for v in clash[0])}", list(df.index[rows]),
+            owner=owner))
 
 
 def check_edge_ends(edges: pd.DataFrame, ends: Sequence[str], events: pd.DataFrame,

@@ -116,3 +116,31 @@ def test_cutoffs_give_every_extra_table_before_and_after_the_filter(run, tmp_pat
 
 def kept_brier(rows):
     return float(((rows["probability"] - rows["outcome"]) ** 2).mean())
+
+
+def test_a_named_timestamp_column_must_exist(run, table, tmp_path):
+    """Regression: --timestamp naming a column the file lacks was dropped without a word
+    (the revisions then refused as duplicates, or, with none, the option unused); the
+    default forecast_date is still used only when present."""
+    frame, path = table
+    out = run("scores", str(path), "--timestamp", "when")
+    one_line_error(out)
+    assert "--timestamp names column 'when'" in out.stderr and out.stdout == ""
+    early = frame.assign(probability=0.5, when="2024-01-01")
+    late = frame.assign(when="2024-02-01")
+    revised = tmp_path / "revised.csv"
+    pd.concat([early, late], ignore_index=True).to_csv(revised, index=False)
+    named, plain = run("scores", str(revised), "--timestamp", "when"), run("scores", str(path))
+    assert named.returncode == 0, named.stderr
+    assert named.stdout == plain.stdout      # the latest forecasts, the file's own
+
+
+@pytest.mark.parametrize("extra", [("--set", "group"), ("--role", "kind"),
+                                   ("--decomposition", "--set", "group")])
+def test_set_or_role_without_a_checker_is_usage_error(run, table, extra):
+    """Regression: --set or --role without --checker were ignored: the decomposition ran
+    without sets, its incoherence 0 without a word."""
+    out = run("scores", str(table[1]), *extra)
+    one_line_error(out)
+    assert f"{extra[-2]} goes with --decomposition --checker" in out.stderr
+    assert out.stdout == ""

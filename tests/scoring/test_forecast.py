@@ -96,6 +96,37 @@ def test_correct_is_nan_on_a_multiclass_tie():
     np.testing.assert_array_equal(per["correct"], [np.nan, 0.0])
 
 
+def test_a_calibrated_multiclass_tie_is_calibrated():
+    """Regression: a tie at the top that held the outcome counted as not right in the
+    calibration, so a forecaster saying (0.5, 0.5, 0) on questions that resolve A or B
+    half the time each (calibrated: either top option, picked at random, is right half
+    the time) got observed frequency 0 and ECE 0.5; now 1/2 and 0. A tie that misses
+    stays 0, and untied forecasts are as before."""
+    n = 8
+    tied = pd.DataFrame({"model": "m", "question": [f"q{i}" for i in range(n)],
+                         "A": 0.5, "B": 0.5, "C": 0.0, "outcome": ["A", "B"] * (n // 2)})
+    res = forecast_scores(tied, options=["A", "B", "C"], n_resamples=9, rng=0)
+    cal = res.calibration.set_index("model").loc["m"]
+    assert cal["ece"] == 0.0 and cal["reliability"] == 0.0
+    rel = res.reliability_table.query("model == 'm' and n > 0")
+    assert rel[["mean_forecast", "observed_frequency"]].to_numpy().tolist() == [[0.5, 0.5]]
+    # three options tied at 0.3: 1/3 when one of them happened, 0 when the fourth did;
+    # untied forecasts 0 or 1; the loop below is the reference ECE
+    mixed = pd.DataFrame({"model": "m", "question": ["a", "b", "c", "d"],
+                          "A": [0.3, 0.3, 0.6, 0.1], "B": [0.3, 0.3, 0.3, 0.6],
+                          "C": [0.3, 0.3, 0.1, 0.3], "D": [0.1, 0.1, 0.0, 0.0],
+                          "outcome": ["B", "D", "B", "B"]})
+    res = forecast_scores(mixed, options=list("ABCD"), n_bins=5, n_resamples=9, rng=0)
+    conf, credit = [0.3, 0.3, 0.6, 0.6], [1 / 3, 0.0, 0.0, 1.0]
+    bins = {}
+    for c, k in zip(conf, credit, strict=True):
+        bins.setdefault(int(c * 5), []).append((c, k))
+    ece = sum(len(v) / 4 * abs(np.mean([c for c, _ in v]) - np.mean([k for _, k in v]))
+              for v in bins.values())
+    assert res.calibration["ece"].iloc[0] == pytest.approx(ece)
+    np.testing.assert_array_equal(res.per_forecast["correct"], [np.nan, 0.0, 0.0, 1.0])
+
+
 def test_log2_loss_convention():
     res = forecast_scores(binary_table(), convention="log2_loss", n_resamples=50, rng=0)
     s = res.table.set_index("model")
@@ -308,6 +339,22 @@ def test_filtered_and_unfiltered_scores():
     # the summary (and `coherence scores`) says b was not filtered: a misspelt name in the
     # cutoffs showed the model under "after the contamination filter" as if it had been
     assert "(models without a cutoff, not filtered: b)" in str(res.summary())
+
+
+def test_a_filter_that_drops_every_forecast_says_so():
+    """Regression: cutoffs after every question's opening left 'filtered' None without a
+    word, and the summary (and `coherence scores --cutoffs`) read as if no filter had
+    been asked for."""
+    from coherence import DegenerateDataWarning
+
+    t = binary_table().assign(opened="2023-01-01")
+    with pytest.warns(DegenerateDataWarning, match="dropped every forecast"):
+        res = forecast_scores(t, cutoffs={"a": "2024-01", "b": "2024-01"}, n_resamples=20,
+                              rng=0)
+    assert res.filtered is None and len(res.contamination.kept) == 0
+    assert "after the contamination filter: no forecast left" in str(res.summary())
+    plain = forecast_scores(t, n_resamples=20, rng=0)
+    assert "contamination" not in str(plain.summary())
 
 
 def test_filtered_scores_with_cutoff_column():

@@ -307,6 +307,23 @@ def test_drop_is_per_question_set():
     assert by_model(res).loc["n", "n_questions"] == 40
 
 
+@pytest.mark.parametrize("spelled, match", [
+    ("r1 ", "'r1 ' / 'r1'"), ("R1", "'R1' / 'r1'"), (None, "missing"), (np.nan, "missing")])
+def test_a_question_set_written_two_ways_or_missing_raises(spelled, match):
+    """Regression: m's set r1 (2 of 20 imputed: 10%, dropped) with 18 of its rows spelt
+    another way was two sets: 2 of 2 imputed (dropped) and 0 of 18 (kept), so 18 of m's
+    forecasts were scored that the 5% rule drops; a blank set was a set of its own."""
+    a = drop_panel({"m": 2, "n": 0}).assign(round="r1")
+    b = drop_panel({"m": 0, "n": 0}).assign(round="r2", question=lambda d: d["question"] + 100)
+    whole = pd.concat([a, b], ignore_index=True)
+    assert list(forecastbench_scores(whole, impute="0.5", question_set="round",
+                                     n_resamples=9, rng=0).dropped["question_set"]) == ["r1"]
+    split = whole.astype({"round": object})
+    split.loc[2:19, "round"] = spelled       # m's r1 rows but the two imputed ones
+    with pytest.raises(ValueError, match=rf"Column 'round'.*forecastbench_scores.*{match}"):
+        forecastbench_scores(split, impute="0.5", question_set="round", n_resamples=9, rng=0)
+
+
 def test_models_filter_changes_peer_scores():
     df = panel(np.random.default_rng(9), n_models=4, missing=0.0)
     full = forecastbench_scores(df, n_resamples=9, rng=0)

@@ -135,6 +135,7 @@ def test_accuracy_by_horizon_hand_computed():
 def test_accuracy_by_horizon_interval_follows_what_correct_holds():
     """0/1 values get the proportion's interval; fractions (half credit) the fraction
     interval of cluster_mean_interval, which does not read them as coin flips."""
+    from coherence._resampling import MEAN_KINDS
     from coherence._resampling import cluster_mean_interval
 
     gen = np.random.default_rng(4)
@@ -144,6 +145,8 @@ def test_accuracy_by_horizon_interval_follows_what_correct_holds():
     for values, kind in ((gen.uniform(0.3, 0.9, n), "fraction"),
                          ((gen.random(n) < 0.7).astype(float), "proportion")):
         res = coherence.accuracy_by_horizon(frame.assign(correct=values), rng=0)
+        # the method names the interval given (it named the proportion's for fractions)
+        assert res.method == f"{MEAN_KINDS[kind]} over questions"
         for _, row in res.table.iterrows():
             mask = (frame["horizon"] == row["horizon"]).to_numpy()  # one model: m = (all)
             expected = cluster_mean_interval(values[mask], frame["question"][mask], 1, 0.95,
@@ -169,6 +172,31 @@ def test_accuracy_by_horizon_validation():
         str(typed_twice["horizon"].iloc[0]).capitalize() + " ")
     with pytest.raises(ValueError, match=r"Column 'horizon'.*differ by more than case"):
         coherence.accuracy_by_horizon(typed_twice, rng=0)
+
+
+@pytest.mark.parametrize("name", ["n", "accuracy", "ci_low", "horizon"])
+def test_accuracy_by_horizon_refuses_a_by_column_named_like_its_own(name):
+    """Regression: by='n' (or 'accuracy', 'ci_low') put the counts (the accuracies, the
+    interval ends) where the model names belonged, in a table with that column twice."""
+    frame = scored().drop(columns="horizon" if name == "horizon" else []).rename(
+        columns={"model": name})
+    if name == "horizon":
+        frame = frame.assign(when=(["early"] * 3 + ["late"] * 3) * 2)
+    with pytest.raises(ValueError, match=rf"'by' parameter of accuracy_by_horizon.*{name!r}"):
+        coherence.accuracy_by_horizon(frame, by=name,
+                                      horizon="when" if name == "horizon" else "horizon",
+                                      rng=0)
+
+
+@pytest.mark.parametrize("name", ["n", "accuracy", "start"])
+def test_rolling_accuracy_refuses_a_by_column_named_like_its_own(name):
+    """Regression: by='n' gave a table whose model column held the window counts."""
+    frame = scored().rename(columns={"model": name})
+    if name == "start":
+        frame = scored().rename(columns={"model": "start", "start": "opened"})
+    with pytest.raises(ValueError, match=rf"'by' parameter of rolling_accuracy.*{name!r}"):
+        coherence.rolling_accuracy(frame, by=name,
+                                   start="opened" if name == "start" else "start")
 
 
 def _brute_rolling(days: np.ndarray, c: np.ndarray, window: float, min_periods: int):
