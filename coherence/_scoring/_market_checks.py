@@ -573,14 +573,8 @@ def _warn_unjoined(owner: str, table: pd.DataFrame, edf: pd.DataFrame, curve: pd
     the result only counts it: events without a date (``n_undated_events``), questions with
     dated events and no prices, questions with prices and no dated event (both in
     ``n_direction_excluded``); each names its rows or questions (at the caller's line)."""
-    if len(curve) < len(edf):
-        undated = np.flatnonzero(parse_dates(edf[date], edf.index, date, owner,
-                                             require_tz=False)[1])
-        warnings.warn(f"{owner}: {len(edf) - len(curve)} event(s) have no '{date}' (rows "
-                      f"{_shown(edf.index[undated])}; questions "
-                      f"{_shown(dict.fromkeys(edf[question].to_numpy(dtype=object)[undated]))})"
-                      ": they enter no check (counted in n_undated_events).",
-                      SkippedRecordsWarning, stacklevel=3)
+    _warn_undated_records(owner, edf, curve, question, date, "enter no check (counted in "
+                          "n_undated_events)", stacklevel=4)
     q = table["question"].to_numpy(dtype=object)
     for lacking, has, what in ((table["n_prices"].to_numpy() == 0, "dated events", "prices"),
                                (table["n_events"].to_numpy() == 0, "prices", "dated event")):
@@ -589,6 +583,30 @@ def _warn_unjoined(owner: str, table: pd.DataFrame, edf: pd.DataFrame, curve: pd
                           f"{what} ({_shown(q[lacking])}): they enter no check (counted in "
                           f"n_direction_excluded); check that the events and the prices use "
                           f"the same '{question}' ids.", SkippedRecordsWarning, stacklevel=3)
+
+
+def _warn_undated_records(owner: str, edf: pd.DataFrame, curve: pd.DataFrame, question: str,
+                          date: str, fate: str, *, stacklevel: int = 3) -> None:
+    """A :class:`SkippedRecordsWarning` naming the event records without a date (the rows
+    of ``edf`` that ``curve``, the dated ones, lacks) and what became of them (``fate``)."""
+    if len(curve) < len(edf):
+        undated = np.flatnonzero(parse_dates(edf[date], edf.index, date, owner,
+                                             require_tz=False)[1])
+        warnings.warn(f"{owner}: {len(edf) - len(curve)} event(s) have no '{date}' (rows "
+                      f"{_shown(edf.index[undated])}; questions "
+                      f"{_shown(dict.fromkeys(edf[question].to_numpy(dtype=object)[undated]))})"
+                      f": they {fate}.", SkippedRecordsWarning, stacklevel=stacklevel)
+
+
+def _signal_curve(hdf: pd.DataFrame, owner: str, question: str, date: str, direction: str,
+                  magnitude: str, confidence: str) -> pd.DataFrame:
+    """:func:`market_signal_metrics`' dated records with their signed impact; the undated
+    ones named by a warning (at the line that called it)."""
+    curve = _signed_events(hdf, owner, question, date, direction, magnitude, confidence)
+    _warn_undated_records(owner, hdf, curve, question, date, "are left out before each "
+                          "event's largest record is chosen (an undated record is never a "
+                          "market signal)", stacklevel=4)
+    return curve
 
 
 def _warn_no_signal(owner: str) -> None:
@@ -669,7 +687,9 @@ def market_signal_metrics(reasoning: Any, hindsight_events: Any, prices: Any, *,
     -----
     An event's signed impact is the record of largest :math:`|d m c|` (the
     earliest of equal ones, compared at 12 significant digits: 0.3 x 0.6 and 0.2 x 0.9
-    are equal; none when the largest disagree in sign). A
+    are equal; none when the largest disagree in sign), among its dated records: the
+    undated ones are left out first, named by a
+    :class:`~coherence.SkippedRecordsWarning`. A
     market signal is a dated, non-outcome hindsight event with non-zero
     signed impact whose local price move is at least ``min_move`` in size
     and has the same sign; a turning-point signal is a market signal within
@@ -702,7 +722,7 @@ def market_signal_metrics(reasoning: Any, hindsight_events: Any, prices: Any, *,
 
         flag = flag_column(hdf, is_outcome, owner)
         hdf = hdf.loc[~flag]
-    curve = _signed_events(hdf, owner, question, date, direction, magnitude, confidence)
+    curve = _signal_curve(hdf, owner, question, date, direction, magnitude, confidence)
     px = _prices(prices, owner, question, price_date, price)
     _check_signal_joins(reasoning, hdf, as_dataframe(prices), question, event, owner)
     if len(curve) and len(px):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -314,3 +315,29 @@ def test_records_of_equal_impact_and_opposite_sign_give_no_signal():
         res = coherence.market_signal_metrics(reasoning, hind, px, n_resamples=10, rng=0)
     assert res.signal_events.empty
     assert res.table["n_signal_events"].tolist() == [0] and math.isnan(res.statistic)
+
+
+def test_undated_records_left_out_of_the_signals_are_named():
+    """Regression: an undated record (here e1's largest, +0.9) was left out before the
+    event's largest record was chosen, without a word, while market_checks names such
+    rows: e1 became a signal on its dated -0.1 record. The rows are now named."""
+    hind = pd.DataFrame({
+        "question": ["q", "q"], "event": ["e1", "e1"],
+        "title": ["Central bank raises interest rates"] * 2,
+        "date": [None, "2024-01-05"], "direction": [1, -1],
+        "magnitude": [0.9, 0.1], "confidence": [1.0, 1.0]})
+    fe = pd.DataFrame({"model": ["m"], "question": ["q"], "event": ["f1"],
+                       "title": ["Central bank raises interest rates"],
+                       "date": ["2024-01-05"]})
+    px = pd.DataFrame({"question": ["q"] * 2, "date": ["2024-01-04", "2024-01-06"],
+                       "price": [0.55, 0.40]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        reasoning = coherence.reasoning_graph_metrics(fe, hind, gates=False,
+                                                      n_resamples=10, rng=0)
+    with pytest.warns(coherence.SkippedRecordsWarning,
+                      match=r"1 event\(s\) have no 'date' \(rows 0; questions 'q'\).*largest "
+                            r"record") as rec:
+        res = coherence.market_signal_metrics(reasoning, hind, px, n_resamples=10, rng=0)
+    assert rec[0].filename == __file__
+    assert res.signal_events["event"].tolist() == ["e1"]  # the dated record, as documented
