@@ -124,7 +124,7 @@ def test_frequentist_violation_is_the_documented_formula(name, data, beta):
 
 
 @given(st.sampled_from(list(CHECKERS)), st.data(),
-       st.sampled_from([0.0, 0.01, 0.05]), st.sampled_from([(0.05, 2.58), (0.1, 1.0)]))
+       st.sampled_from([1e-9, 0.01, 0.05]), st.sampled_from([(0.05, 2.58), (0.1, 1.0)]))
 @settings(max_examples=40)
 def test_summaries_equal_loops_over_the_table(name, data, tolerance, sigma_gamma):
     rows = data.draw(tuples_of(name))

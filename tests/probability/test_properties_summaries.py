@@ -196,7 +196,7 @@ def test_conditional_tuple_check_reads_its_records(rows, abs_thr, arb_thr):
 
 
 @given(st.sampled_from(["negation", "and", "cond"]), st.data(),
-       st.sampled_from([0.0, 0.01]), st.sampled_from([(0.05, 2.58), (0.1, 1.0)]))
+       st.sampled_from([1e-9, 0.01]), st.sampled_from([(0.05, 2.58), (0.1, 1.0)]))
 @settings(max_examples=25, deadline=None)
 def test_consistency_check_reads_its_records(name, data, tolerance, sigma_gamma):
     columns = {"negation": ["P", "not_P"], "and": ["P", "Q", "P_and_Q"],
