@@ -112,6 +112,9 @@ _NEGATED = re.compile(r"(?:(?<![\w])(?:not|cannot|never|non)|n['’]t)"
                       r"(?:[\s\-_*`\"'‘’“”]+(?:an?|the))?[\s\-_*`\"'‘’“”]*$", re.IGNORECASE)
 #: dash-like minus signs (U+2010-2015, U+2212, U+FE63, U+FF0D) directly before a number
 _MINUS_RE = re.compile(r"[\u2010-\u2015\u2212\ufe63\uff0d](?=\.?\d)")
+#: superscript and subscript digits (footnote marks, powers): not normalised to digits
+_SUPER_SUB_DIGITS = re.compile(r"[\u00b2\u00b3\u00b9\u2070\u2074-\u2079\u2080-\u2089]+")
+_SUPER_SUB_SPLIT = re.compile(r"([\u00b2\u00b3\u00b9\u2070\u2074-\u2079\u2080-\u2089]+)")
 #: what may not follow a plain number: another unit (per mille, "percentage"), or odds
 #: with the second number in words ("1 in a hundred", "1 chance out of a thousand")
 _NUMBER_WORDS = (r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
@@ -268,7 +271,7 @@ def parse_probabilities(text: Any, labels: Sequence[str] = ("No", "Yes"), *,
        unit, or the next line starts with a unit, the number is not plain
        (``0,3``, ``1/3``, ``0.6-0.8``, ``0.3+0.4``, ``3:1``, ``1 in 3``,
        ``1 in a hundred``, ``0.7 (70%)``, ``0.3... no, 0.4``, ``5‰``,
-       ``70\\n%``) and the reply fails with ``unsupported_format``: such
+       ``70\\n%``, ``0.7¹``) and the reply fails with ``unsupported_format``: such
        replies are never read. A label that starts with a digit is never
        found inside a number (the ``0`` of ``0.6-0.7``).
     4. ``yes_only`` (binary ``No``/``Yes`` labels only): only ``Yes: p`` is
@@ -440,7 +443,10 @@ def _reply_body(text: Any, draft: str, labels: tuple[str, ...]) -> tuple[str, Pa
     if all(unicodedata.normalize("NFKC", label) == label for label in labels):
         # full-width letters are the labels' (a full-width "Ｎｏ: 0.3" was no label word,
         # and its number was read as P(Yes)); full-width digits were read already
-        body = unicodedata.normalize("NFKC", body)
+        # superscript and subscript digits are kept: NFKC made "0.7¹" (a footnote) 0.71
+        body = "".join(part if _SUPER_SUB_DIGITS.fullmatch(part)
+                       else unicodedata.normalize("NFKC", part)
+                       for part in _SUPER_SUB_SPLIT.split(body))
     body = _MINUS_RE.sub("-", body)  # "−0.2" is negative, never 0.2
     if unclosed is not None:
         return body, _fail(text, "unclosed_reasoning",

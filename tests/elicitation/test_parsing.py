@@ -643,6 +643,16 @@ def test_full_width_labels_are_labels(text, values):
         pytest.approx({"Ｎｏ": 0.3, "Ｙｅｓ": 0.7})
 
 
+@pytest.mark.parametrize("text", ["Yes: 0.6\u00b9\nNo: 0.4", "Probability: 0.7\u00b9",
+                                  "0.7\u00b2", "Yes: 0.5\u2081\nNo: 0.5",
+                                  "No: 0.3\nYes: 0.7\u2079"])
+def test_a_superscript_digit_is_not_one_more_digit_of_the_value(text):
+    # NFKC made the footnote mark of "0.6¹" one more digit: 0.61 (read, within the sum
+    # tolerance), and "0.7²" the number 0.72
+    parsed = parse_probabilities(text)
+    assert not parsed.ok and parsed.reason == "unsupported_format", parsed
+
+
 @pytest.mark.parametrize("text", ["Nein: 0.3", "Non: 0.3", "**False**: 0.3", "Negative = 0.3",
                                   "N: 0.3", "Nope: 0.3", "N\u043e: 0.3"])   # Cyrillic o
 def test_a_lone_number_under_another_label_is_not_read_as_yes(text):
