@@ -168,6 +168,7 @@ def context_table(contexts: Any, question: Any, owner: str, *,
                if list_duplicates else "")
         raise ValueError(f"Column 'context' (input to {owner}) must hold unique context "
                          f"ids{dup}.")
+    check_text_ids(df["context"], "context", owner)
     text_columns = ["description"] + (["question"] if question is None else [])
     if question is None and "question" not in df.columns:
         raise ValueError(param_error("question", owner, "the question text (or a 'question' "
@@ -184,6 +185,21 @@ def context_table(contexts: Any, question: Any, owner: str, *,
                              f"{rows}, values {values[bad].tolist()[:5]!r}). A missing "
                              "value would be sent to the model as 'nan'.")
     return df
+
+
+def check_text_ids(ids: pd.Series, column: str, owner: str) -> None:
+    """Refuse ids that differ but are the same as text (``1`` and ``'1'``): the response
+    cache keys a call by its id as text, so the two ids' replies were pooled (one call,
+    answered from the cache for the other)."""
+    text = ids.map(str)
+    clash = text.duplicated(keep=False).to_numpy()
+    if clash.any():
+        shown = [repr(v) for v in ids[clash].tolist()[:6]]
+        raise ValueError(f"Column {column!r} (input to {owner}) must hold ids that differ as "
+                         f"text; {int(clash.sum())} rows do not (first: index "
+                         f"{ids.index[clash].tolist()[:6]}, ids {', '.join(shown)}). The "
+                         "response cache keys each call by its id as text, so their replies "
+                         "would be pooled: write every id one way.")
 
 
 def check_output_names(df: pd.DataFrame, written: Sequence[str], owner: str,

@@ -21,6 +21,7 @@ from ._clients import Client
 from ._common import HIDDEN
 from ._common import ElicitationResult
 from ._common import check_copied_truths
+from ._common import check_text_ids
 from ._common import make_result
 from ._engine import Job
 from ._engine import common_iv
@@ -101,6 +102,7 @@ def run_pairs(
     no_missing(df, "pair", owner=owner)
     if not df["pair"].is_unique:
         raise ValueError(f"Column 'pair' (input to {owner}) must hold unique pair ids.")
+    check_text_ids(df["pair"], "pair", owner)
     if not isinstance(reverse, bool):
         raise TypeError(param_error("reverse", owner, "a bool", reverse))
     if isinstance(variants, str) or not isinstance(variants, Sequence) or not variants:

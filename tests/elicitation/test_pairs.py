@@ -77,6 +77,11 @@ def test_run_pairs_validation():
         run_pairs(pairs, client, reverse=1, cache=None)
     with pytest.raises(ValueError, match="unique pair ids"):
         run_pairs(pd.concat([pairs, pairs]), client, cache=None)
+    # 1 and "1" share a cache key (the id as text): the same questions were asked once
+    same = pairs.iloc[[0, 0]].astype({"pair": object}).assign(pair=[1, "1"])
+    with pytest.raises(ValueError, match=r"Column 'pair' \(input to run_pairs\) must hold "
+                       r"ids that differ as text"):
+        run_pairs(same, client, cache=None)
 
 
 @pytest.mark.parametrize(("column", "value"), [("a_outcome", 2), ("b_outcome", -1),

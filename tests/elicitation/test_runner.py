@@ -144,6 +144,18 @@ def test_contexts_validation():
         run("contexts", client, question=QUESTION, cache=None)
 
 
+def test_context_ids_the_same_as_text_are_refused():
+    # 1 and "1" share a cache key (the id as text): with the same description the second
+    # context was answered with the first one's replies, its own truth and outcome kept
+    contexts = make_contexts(2).astype({"context": object})
+    contexts["context"] = [1, "1"]
+    contexts["description"] = contexts["description"].iloc[0]
+    client = SimulatedClient("rational", make_contexts(2), rng=0)
+    with pytest.raises(ValueError, match=r"Column 'context' \(input to run\) must hold ids "
+                       r"that differ as text; 2 rows .*ids 1, '1'"):
+        run(contexts, client, question=QUESTION, cache=None)
+
+
 def test_public_api_listed():
     assert {"run", "run_pairs", "OpenAIClient", "SimulatedClient"} <= set(elicitation.__all__)
 
