@@ -48,7 +48,7 @@ class RunOptions:
         The run stops with :class:`ElicitationError` once more calls than
         this have failed for good (after their retries; a call answered on a
         retry does not count). A failed write to the cache stops it at once.
-    sum_tolerance : float, default 0.02
+    sum_tolerance : float in [0, 1), default 0.02
         Passed to :func:`parse_probabilities`: how far a reply's numbers may
         sum from 1 before the reply is incoherent rather than a belief.
     progress : bool, optional
@@ -87,7 +87,10 @@ def _check(values: dict[str, Any], owner: str) -> None:
     check_float(values["backoff"], "backoff", owner, low=0.0)
     check_float(values["max_backoff"], "max_backoff", owner, low=0.0)
     check_int(values["max_failures"], "max_failures", owner, low=0)
-    check_float(values["sum_tolerance"], "sum_tolerance", owner, low=0.0, high=1.0)
+    # [0, 1) as parse_probabilities takes it: 1.0 was accepted here and refused by the
+    # parser after every call was made
+    check_float(values["sum_tolerance"], "sum_tolerance", owner, low=0.0, high=1.0,
+                high_open=True)
     if values["progress"] is not None and not isinstance(values["progress"], bool):
         raise TypeError(param_error("progress", owner, "a bool or None", values["progress"]))
     if not (values["cache"] is None or isinstance(values["cache"], str | Path | ResponseCache)):

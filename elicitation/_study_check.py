@@ -100,8 +100,8 @@ def config_types_iv(kind: str, design: Mapping[str, Any], tests: Mapping[str, An
     model_types_iv : the checks of a model's keys.
     """
     tol = design.get("sum_tolerance")
-    if isinstance(tol, bool) or not isinstance(tol, int | float) or not 0 <= tol <= 1:
-        raise ValueError(f"The study's design.sum_tolerance must be a number in [0, 1]; got "
+    if isinstance(tol, bool) or not isinstance(tol, int | float) or not 0 <= tol < 1:
+        raise ValueError(f"The study's design.sum_tolerance must be a number in [0, 1); got "
                          f"{tol!r}")
     checkers = design.get("checkers", "all")
     if checkers != "all" and not _list_of_text(checkers):

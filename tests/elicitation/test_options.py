@@ -93,7 +93,7 @@ VALID = {
     "backoff": st.floats(0, 5),
     "max_backoff": st.floats(0, 60),
     "max_failures": st.integers(0, 1000),
-    "sum_tolerance": st.floats(0, 1),
+    "sum_tolerance": st.floats(0, 1, exclude_max=True),
     "progress": st.sampled_from([None, True, False]),
 }
 INVALID = {
@@ -102,7 +102,9 @@ INVALID = {
     "backoff": st.one_of(st.floats(max_value=-1e-9), st.just(float("nan"))),
     "max_backoff": st.just(float("inf")),
     "max_failures": st.integers(-5, -1),
-    "sum_tolerance": st.one_of(st.floats(1.0001, 10), st.floats(max_value=-1e-9)),
+    # 1.0 was accepted, then refused by parse_probabilities after every call was made
+    "sum_tolerance": st.one_of(st.just(1.0), st.floats(1.0001, 10),
+                               st.floats(max_value=-1e-9)),
     "progress": st.sampled_from(["yes", 1, 0.0]),
     "cache": st.sampled_from([3, 1.5, b"x"]),
 }
@@ -123,6 +125,12 @@ def test_an_invalid_value_is_refused_with_its_name(case):
         merge_options(None, {name: value}, "run_pairs")
     with pytest.raises((TypeError, ValueError), match=f"'{name}' parameter of RunOptions"):
         RunOptions(**{name: value})
+
+
+def test_a_sum_tolerance_of_one_is_refused_before_any_call():
+    with pytest.raises(ValueError, match=r"'sum_tolerance' parameter of run must be a finite "
+                       r"float in \[0.0, 1.0\); got 1.0"):
+        merge_options(None, {"sum_tolerance": 1.0}, "run")
 
 
 def test_every_field_is_documented_once():

@@ -27,6 +27,8 @@ TESTS = {"tests": ["ci"], "n_permutations": 19, "n_resamples": 19}
     ({**SIM, "design": {"prompts": []}}, "design.prompts must be a name or a non-empty list"),
     ({**SIM, "design": {"question": 5}}, "design.question must be the phrase"),
     ({**SIM, "design": {"sum_tolerance": 5}}, "design.sum_tolerance must be a number"),
+    ({**SIM, "design": {"sum_tolerance": 1.0}}, r"design.sum_tolerance must be a number in "
+     r"\[0, 1\); got 1.0"),
     ({**SIM, "tests": {"reference_prompt": "mse"}}, "tests.reference_prompt must be the "
      r"variant of one of design.prompts \(standard\); got 'mse'"),
     ({**SIM, "kind": "pairs", "design": {"reverse": "no"}}, "design.reverse must be true or "
