@@ -226,7 +226,10 @@ def parse_probabilities(text: Any, labels: Sequence[str] = ("No", "Yes"), *,
     final : bool
         The reply may hold written reasoning, and the answer is the block of
         label lines that ends it (templates with ``reasoning=True``): only
-        the text from the last line that starts with the first label is read.
+        the text from the last line that starts with the first label and its
+        separator (``No:``, ``No =``, ``No 0.3``, ``No`` alone) is read; a
+        line of prose that starts with the label's word (``No wait, ...``)
+        does not start the block.
 
     Returns
     -------
@@ -426,9 +429,13 @@ def _rest_of_value(body: str, end: int, words: re.Pattern[str]) -> str:
 
 
 def _final_block(body: str, first_label: str) -> str | None:
-    """From the last line that starts with the first label to the end (None: no such line)."""
-    start = re.compile(r"^" + _OPEN_MD + re.escape(first_label) + r"(?![\w])",
-                       re.IGNORECASE | re.MULTILINE)
+    """From the last line that starts with the first label and its separator to the end
+    (None: no such line). A line that starts with the label as a word ("No wait, Yes:
+    0.8", "No further thoughts.") is prose, not the answer: taken as the block's start, it
+    hid the answer lines above it (read as ``yes_only``, or not at all)."""
+    start = re.compile(r"^" + _OPEN_MD + re.escape(first_label) + r"(?![\w])" + _BEFORE_SEP
+                       + r"(?:" + _H + r"*[:=]|" + _H + r"+-" + _H + r"|" + _H + r"*$|" + _H
+                       + r"+(?=[-+]?\.?\d))", re.IGNORECASE | re.MULTILINE)
     found = list(start.finditer(body))
     return None if not found else body[found[-1].start():]
 

@@ -319,6 +319,22 @@ def test_final_block_of_a_reasoned_reply():
                                final=True).values["Yes"] == pytest.approx(0.5)
 
 
+@pytest.mark.parametrize(("text", "reason", "yes"), [
+    # "No wait, ..." started the block: "Yes: 0.8" read by the yes-only rule as 0.8 (No 0.2)
+    ("Reasoning.\nNo: 0.3\nYes: 0.7\nNo wait, Yes: 0.8", "duplicate_label", None),
+    ("Reasoning.\nNo: 0.3\nYes: 0.7\nNo further thoughts.", "", 0.7),   # was no_probability
+    ("Reasoning.\nNo, because it is rare.\nYes: 0.7", "missing_label", None),  # was yes_only
+    ("Reasoning.\nNo 0.3\nYes 0.7", "", 0.7),
+    ("Reasoning.\n**No** (0-1) = 0.3\n**Yes** = 0.7", "", 0.7),
+])
+def test_a_prose_line_starting_with_the_label_does_not_start_the_final_block(text, reason,
+                                                                             yes):
+    parsed = parse_probabilities(text, final=True)
+    assert parsed.reason == reason, parsed
+    if yes is not None:
+        assert parsed.values["Yes"] == pytest.approx(yes)
+
+
 @pytest.mark.parametrize(
     ("text", "action", "decide"),
     [
