@@ -20,6 +20,7 @@ from types import MappingProxyType
 from typing import Any
 
 from coherence._validation import check_float
+from coherence._validation import param_error
 
 __all__ = [
     "FAILURE_REASONS",
@@ -145,6 +146,22 @@ _COUNTED = re.compile(_H + r"*(?!(?:chance|probability|likelihood|odds|certain|s
                       re.IGNORECASE)
 
 
+def _labels_iv(labels: Any, owner: str, count: int | None = None) -> tuple[str, ...]:
+    """The labels as a tuple: at least two (``count`` when given) non-empty str labels,
+    distinct in any case. Labels equal but for case were both read from one number
+    (``("Yes", "yes")`` read ``Yes: 0.5`` as a whole distribution)."""
+    rule = (f"{count} distinct" if count else "at least two distinct") + (" non-empty str "
+                                                                          "labels (in any case)")
+    if isinstance(labels, str) or not isinstance(labels, Sequence):
+        raise TypeError(param_error("labels", owner, "a sequence of " + rule, labels))
+    out = tuple(labels)
+    if (len(out) < 2 or (count is not None and len(out) != count)
+            or not all(isinstance(x, str) and x.strip() for x in out)
+            or len({x.lower() for x in out}) != len(out)):
+        raise ValueError(param_error("labels", owner, rule, labels))
+    return out
+
+
 def _to_value(number: str, percent: str) -> float:
     value = float(number)
     return value / 100.0 if percent else value
@@ -219,7 +236,9 @@ def parse_probabilities(text: Any, labels: Sequence[str] = ("No", "Yes"), *,
     text : str
         The model's reply (anything else is a failure, never an exception).
     labels : sequence of str
-        The labels asked for, in the asked order (``('No', 'Yes')``).
+        The labels asked for, in the asked order (``('No', 'Yes')``): at
+        least two, distinct in any case (``('Yes', 'yes')`` is a
+        ``ValueError``: one number would be read for both).
     sum_tolerance : float in [0, 1)
         Accept probabilities whose sum is within this distance of 1, and
         divide them by their sum; otherwise fail with reason ``'bad_sum'``.
@@ -311,8 +330,9 @@ def parse_probabilities(text: Any, labels: Sequence[str] = ("No", "Yes"), *,
     """
     tol = check_float(sum_tolerance, "sum_tolerance", "parse_probabilities", low=0.0, high=1.0,
                       high_open=True)
+    labels = _labels_iv(labels, "parse_probabilities")
     try:
-        return _parse_probabilities(text, tuple(labels), tol, bool(final))
+        return _parse_probabilities(text, labels, tol, bool(final))
     except Exception as exc:  # the parser must never raise on a reply
         return _fail(text if isinstance(text, str) else repr(text), "invalid",
                      f"unexpected {type(exc).__name__}: {exc}")
@@ -690,6 +710,7 @@ def parse_decision(text: Any, labels: Sequence[str] = PAPER_DECISION_LABELS) -> 
         The label of "can you make a decision (Yes/No)" and of "if you had to
         decide (Yes/No)": the paper's ``('Can decide', 'Decision')`` by
         default; the toolkit's own template uses ``('Decide', 'Answer')``.
+        Two labels, distinct in any case (else a ``ValueError``).
 
     Returns
     -------
@@ -725,8 +746,9 @@ def parse_decision(text: Any, labels: Sequence[str] = PAPER_DECISION_LABELS) -> 
     >>> parse_decision("Can decide (Yes/No): No\\nDecision: Yes").values["decide"]
     'no'
     """
+    labels = _labels_iv(labels, "parse_decision", 2)
     try:
-        return _parse_decision(text, tuple(labels))
+        return _parse_decision(text, labels)
     except Exception as exc:  # never raise on a reply
         return _fail(text if isinstance(text, str) else repr(text), "invalid",
                      f"unexpected {type(exc).__name__}: {exc}")

@@ -685,3 +685,22 @@ def test_a_lone_number_under_a_probability_label_is_read(text):
     parsed = parse_probabilities(text)
     assert parsed.ok and parsed.method == "lone_number", parsed.detail
     assert parsed.values["Yes"] == pytest.approx(0.65)
+
+
+@pytest.mark.parametrize("labels", [("Yes", "yes"), ("A", "A"), ("Yes",), ("No", ""),
+                                    ("No", 5)])
+def test_labels_equal_in_any_case_are_refused(labels):
+    # ("Yes", "yes") read "Yes: 0.5" as the whole distribution {Yes: 0.5, yes: 0.5}
+    with pytest.raises(ValueError, match=r"'labels' parameter of parse_probabilities must be "
+                       r"at least two distinct non-empty str labels"):
+        parse_probabilities("Yes: 0.5", labels)
+    with pytest.raises(TypeError, match="'labels' parameter of parse_probabilities"):
+        parse_probabilities("Yes: 0.5", "Yes")
+
+
+@pytest.mark.parametrize("labels", [("Decide", "DECIDE"), ("Decide",),
+                                    ("Decide", "Answer", "Other")])
+def test_decision_labels_must_be_two_distinct(labels):
+    with pytest.raises(ValueError, match=r"'labels' parameter of parse_decision must be 2 "
+                       r"distinct non-empty str labels"):
+        parse_decision("Decide: Yes\nAnswer: Yes", labels)
