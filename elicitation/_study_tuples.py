@@ -77,7 +77,13 @@ def read_questions(source: Any, where: str) -> pd.DataFrame:
     lines = [line for line in (source.read() if hasattr(source, "read")
                                else Path(source).read_text()).splitlines()
              if not line.startswith("#")]
-    rows = list(csv.DictReader(lines))
+    reader = csv.DictReader(lines)
+    header = list(reader.fieldnames or [])
+    twice = sorted({c for c in header if header.count(c) > 1})
+    if twice:   # the row dicts kept the last column of the name, the first one dropped
+        raise ValueError(f"The question set {where} has the column(s) {twice} more than once "
+                         "in its header; expected each column once")
+    rows = list(reader)
     # a row of more or fewer fields than the header (an unquoted comma in a fact) was read
     # shifted, its extra field dropped, a missing one asked as "None"
     uneven = [i for i, row in enumerate(rows) if None in row or None in row.values()]

@@ -174,6 +174,20 @@ def test_a_reference_probability_out_of_range_or_in_percent_is_an_error():
     assert list(plain["probability"]) == [0.5]
 
 
+def test_a_column_given_twice_in_a_question_set_is_an_error():
+    # the second 'fact' replaced the first without a word: the question asked another fact
+    import io
+
+    from elicitation._study_tuples import read_questions
+
+    text = ("id,fact,date,later_date,fact\n"
+            "q1,the port is open,31 December 2030,31 December 2031,the port is closed\n")
+    with pytest.raises(ValueError, match=re.escape(
+            "The question set set.csv has the column(s) ['fact'] more than once in its "
+            "header")):
+        read_questions(io.StringIO(text), "set.csv")
+
+
 @pytest.mark.parametrize("date", ["", "nan", "soon"])
 def test_a_question_without_a_date_is_an_error_not_asked(date):
     # an empty date was NaT, never on or before the simulated date: asked and scored
