@@ -18,6 +18,7 @@ something to reject).
 from __future__ import annotations
 
 import csv
+import difflib
 import hashlib
 import io
 import re
@@ -72,6 +73,25 @@ def blank_cells(column: pd.Series) -> pd.Series:
                       or (isinstance(v, str) and not v.strip())).astype(bool)
 
 
+#: The columns a question set is read by (others are kept, unread).
+QUESTION_COLUMNS = ("id", "fact", "date", "later_date", "probability", "resolution")
+
+
+def _refuse_misspelt(header: Sequence[str], where: str) -> None:
+    """Refuse a column named like one the set is read by but not it (``probabilty``,
+    ``Resolution``): the optional ones were then not read, every question given the
+    default reference probability 0.5 or left unresolved, without a word."""
+    near = {c: close[0] for c in header if c not in QUESTION_COLUMNS
+            and (close := difflib.get_close_matches(c.strip().lower(), QUESTION_COLUMNS,
+                                                     n=1, cutoff=0.8))}
+    if near:
+        named = ", ".join(f"{c!r} (did you mean {m!r}?)" for c, m in near.items())
+        raise ValueError(f"The question set {where} has the column(s) {named}: a question "
+                         f"set is read by the columns {', '.join(QUESTION_COLUMNS)} (the last "
+                         "two optional), named exactly; rename them, or give another column "
+                         "a name of its own")
+
+
 def read_questions(source: Any, where: str) -> pd.DataFrame:
     """A base-question table from a CSV (lines starting with ``#`` are comments)."""
     lines = [line for line in (source.read() if hasattr(source, "read")
@@ -83,6 +103,7 @@ def read_questions(source: Any, where: str) -> pd.DataFrame:
     if twice:   # the row dicts kept the last column of the name, the first one dropped
         raise ValueError(f"The question set {where} has the column(s) {twice} more than once "
                          "in its header; expected each column once")
+    _refuse_misspelt(header, where)
     rows = list(reader)
     # a row of more or fewer fields than the header (an unquoted comma in a fact) was read
     # shifted, its extra field dropped, a missing one asked as "None"

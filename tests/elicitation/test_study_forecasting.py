@@ -301,3 +301,26 @@ def test_a_question_row_blank_or_shifted_is_an_error(row, message):
             "q1,the port is open,31 December 2030,31 December 2031,0.5\n" + row + "\n")
     with pytest.raises(ValueError, match=re.escape(message)):
         read_questions(io.StringIO(text), "set.csv")
+
+
+@pytest.mark.parametrize(("column", "meant"), [("probabilty", "probability"),
+                                               ("Resolution", "resolution"),
+                                               ("later date", "later_date")])
+def test_a_misspelt_question_set_column_is_an_error(column, meant):
+    # 'probabilty' was not read: every question got the default reference probability 0.5
+    # ('resolutoin': every question unresolved), without a word
+    import io
+
+    from elicitation._study_tuples import read_questions
+
+    header = ["id", "fact", "date", "later_date"]
+    header = [column if c == meant else c for c in header] + (
+        [] if meant in header else [column])
+    text = ",".join(header) + "\n" + ",".join(
+        {"id": "q1", "fact": "the port is open", "date": "31 December 2030",
+         "later_date": "31 December 2031"}.get(c, "0.9" if "rob" in c else "1")
+        for c in header) + "\n"
+    with pytest.raises(ValueError, match=re.escape(f"{column!r} (did you mean {meant!r}?)")):
+        read_questions(io.StringIO(text), "set.csv")
+    other = "id,fact,date,later_date,source\nq1,x,31 December 2030,31 December 2031,web\n"
+    assert read_questions(io.StringIO(other), "set.csv")["source"].tolist() == ["web"]
