@@ -454,10 +454,11 @@ def continuous_main(args: Any) -> int:
     for name, (_, _, leak) in cells.items():
         if only and not any(name.startswith(w) for w in only):
             continue
-        # the studies of validate_citest_continuous: its seeds
+        # the studies of validate_citest_continuous: its seeds; the commit that runs it (with
+        # --merge, "environment" is the stored run's, "environment_appended" this one's)
+        ran = results.get("environment_appended", results["environment"])["commit"]
         row = run_cell(name, args.power_reps if leak else args.reps,
-                       10_000 * (cc.ORDER.index(name) + 1), results["environment"]["commit"],
-                       pool, cells)
+                       10_000 * (cc.ORDER.index(name) + 1), ran, pool, cells)
         store_cell(results, "cells", row, list(cells), out)
     if pool:
         pool.shutdown()
