@@ -522,16 +522,18 @@ def _agent_study(agent: Any, test: str, n_ctx: int, n_rep: int,
 
 def _pairs_design(iv: _PlanInput, n_pairs: int,
                   gen: np.random.Generator) -> tuple[dict[str, Any], int]:
-    """Conditional forecasting: delegated to :func:`pairs_power` at ``n = n_pairs``."""
-    from ._probability._power import pairs_power
+    """Conditional forecasting: delegated to :func:`pairs_power` at ``n = n_pairs`` (its
+    simulated power there, from the design's stream alone: not after a search for its
+    ``n_required``, which would make the figure depend on the largest design)."""
+    from ._probability._power import simulated_power_at
 
     opts = iv.options
-    res = pairs_power(iv.pilot, effect=_pairs_effect(iv), n=n_pairs,
-                      category=opts.get("category", "strong"), by=opts.get("by", "category"),
-                      test=opts.get("test", "bernoulli"),
-                      alternative=opts.get("alternative", "two-sided"), alpha=iv.alpha,
-                      n_simulations=iv.n_sims, max_n=max(d[0] for d in iv.designs), rng=gen)
-    k = round(res.simulated_power_at_n * iv.n_sims)
+    simulated = simulated_power_at(
+        iv.pilot, n=n_pairs, metric="mean_improvement", effect=_pairs_effect(iv), sd=None,
+        win_rate=0.6, category=opts.get("category", "strong"), by=opts.get("by", "category"),
+        power=iv.target_power, alpha=iv.alpha, alternative=opts.get("alternative", "two-sided"),
+        test=opts.get("test", "bernoulli"), n_simulations=iv.n_sims, rng=gen)
+    k = round(simulated * iv.n_sims)
     ci = wilson_interval(k, iv.n_sims)
     return ({"power": k / iv.n_sims, "power_low": ci.low, "power_high": ci.high,
              "n_rejected": k, "n_simulations": iv.n_sims, "n_undefined": 0, "n_warned": 0}, 3)

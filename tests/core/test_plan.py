@@ -142,6 +142,23 @@ def test_conditional_forecasting_delegates_to_pairs_power():
         assert row["n_calls"] == 3 * m
 
 
+def test_conditional_forecasting_power_at_a_design_does_not_depend_on_the_others():
+    # the power at 40 pairs was read from pairs_power(max_n=largest design), which searched
+    # n_required up to 4000, found it, and simulated there first from the design's stream:
+    # 0.13 alone and 0.10 next to a design of 4000 pairs, same seed
+    pilot = _pairs_pilot(0.1, 0.2)
+    alone = plan(pilot, test="conditional_forecasting", n_contexts=[40], effect=0.02,
+                 n_sims=200, rng=5)
+    beside = plan(pilot, test="conditional_forecasting", n_contexts=[40, 4000], effect=0.02,
+                  n_sims=200, rng=5)
+    assert beside.table["n_rejected"].iloc[0] == alone.table["n_rejected"].iloc[0]
+    # and it is pairs_power's simulated power at 40, searched no further than 40
+    ref = coherence.pairs_power(pilot, effect=0.02, n=40, test="bernoulli", n_simulations=200,
+                                max_n=40, rng=np.random.default_rng(5).spawn(1)[0])
+    assert ref.n_required == -1
+    assert alone.table["power"].iloc[0] == pytest.approx(ref.simulated_power_at_n)
+
+
 def test_lie_check_resamples_contexts_of_agent_and_baseline_together():
     from tests.core.test_conformance import _lie_table
 
