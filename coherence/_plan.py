@@ -541,13 +541,16 @@ def _pairs_design(iv: _PlanInput, n_pairs: int,
 
 def _pairs_effect(iv: _PlanInput) -> float:
     """The effect to plan conditional forecasting at: ``effect``, or the pilot's own mean
-    Brier improvement over the planned category."""
+    Brier improvement over the planned category (failed records left out)."""
     if iv.effect is not None:
         return iv.effect
     from ._probability._pairs import brier_improvement
+    from ._probability._pairs_result import failed_rows
 
     opts = iv.options
     df = iv.pilot if iv.pilot is not None else pd.DataFrame()
+    if "error" in df.columns:  # failed records: skipped, as pairs_power skips them (warning)
+        df = df.loc[~failed_rows(df["error"]).to_numpy()]
     category, by = opts.get("category", "strong"), opts.get("by", "category")
     if category is not None:
         require_columns(df, [by], owner="plan")
@@ -670,7 +673,8 @@ def plan(
     **Conditional forecasting** delegates to :func:`pairs_power` with
     ``n = n_contexts`` pairs: studies of the pilot's pairs, A drawn from a truth
     with mean Brier improvement ``effect`` (default: the pilot's own mean
-    improvement over the category), its simulated power read.
+    improvement over the category, its failed records left out as
+    :func:`pairs_power` leaves them out), its simulated power read.
 
     **Paid calls.** ``n_calls = n_contexts x n_repetitions x n_prompts``, one
     call per row of the table: prompts per repetition for the decision tests;

@@ -159,6 +159,22 @@ def test_conditional_forecasting_power_at_a_design_does_not_depend_on_the_others
     assert alone.table["power"].iloc[0] == pytest.approx(ref.simulated_power_at_n)
 
 
+def test_conditional_forecasting_default_effect_leaves_failed_records_out():
+    # the default effect (the pilot's mean improvement) counted a failed record that
+    # pairs_power and conditional_forecasting skip: 0.32 -> 0.06; one with NaN raised
+    pilot = _pairs_pilot(0.1, 0.2).assign(error=None)
+    failed = {"category": "strong", "p_a": 0.99, "p_a_given_b1": 0.0, "p_a_given_b0": 0.0,
+              "a_outcome": 1, "b_outcome": 1, "error": "timeout"}
+    blank = dict.fromkeys(["p_a", "p_a_given_b1", "p_a_given_b0", "a_outcome"], np.nan)
+    ref = plan(pilot, test="conditional_forecasting", n_contexts=40, n_sims=50, rng=5)
+    for row in (failed, {**failed, **blank}):
+        with_failed = pd.concat([pilot, pd.DataFrame([row])], ignore_index=True)
+        with pytest.warns(coherence.SkippedRecordsWarning):
+            res = plan(with_failed, test="conditional_forecasting", n_contexts=40, n_sims=50,
+                       rng=5)
+        assert res.table["n_rejected"].iloc[0] == ref.table["n_rejected"].iloc[0]
+
+
 def test_lie_check_resamples_contexts_of_agent_and_baseline_together():
     from tests.core.test_conformance import _lie_table
 
