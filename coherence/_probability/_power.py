@@ -209,6 +209,9 @@ def _pilot_improvement(pilot: Any, category: str | None, by: str,
     require_columns(df, cols, owner=owner)
     if category is not None:
         no_missing(df, by, owner=owner)  # a pair without a category is not silently left out
+        # 'strong' and 'Strong ' would be two categories, one of them silently left out
+        # (conditional_forecasting refuses such a column too)
+        check_case_distinct(df, by, owner=owner)
         df = df.loc[(df[by].astype(object) == category).to_numpy()]
         if len(df) < 2:
             raise ValueError(param_error("category", owner, f"a value of column '{by}' with at "
@@ -384,7 +387,9 @@ def pairs_power(
         ``win_rate=(0.7, 0.55)``. The keyword ``null_win_rate=`` still works, with a
         :class:`DeprecationWarning`, for one release.
     category : str or None, default "strong"
-        Pilot rows whose ``by`` column equals this are used (None: all rows).
+        Pilot rows whose ``by`` column equals this are used (None: all rows); a
+        ``by`` column writing one label two ways (``'strong'`` and ``'Strong'``)
+        raises ``ValueError``, as in :func:`conditional_forecasting`.
     by : str, default "category"
         The pilot's category column.
     n : int, optional
