@@ -39,6 +39,7 @@ from ._validation import label_column
 from ._validation import no_missing
 from ._validation import nonempty
 from ._validation import param_error
+from ._validation import plain_value
 from ._validation import probability_column
 from ._validation import require_columns
 from ._warnings import DeprecatedAlias
@@ -313,6 +314,7 @@ def _check_pilot(pilot: pd.DataFrame, test: str, options: Mapping[str, Any],
             if not pd.api.types.is_float_dtype(pilot[col].dtype):
                 check_case_distinct(pilot, col, owner=owner)
     elif test == "iterated_expectation_check":
+        from ._probability._lie import _require_same_states
         from ._probability._lie import lie_table
         from ._probability._lie import require_same_label_types
 
@@ -321,6 +323,20 @@ def _check_pilot(pilot: pd.DataFrame, test: str, options: Mapping[str, Any],
         table = lie_table(pilot, cols, owner, "data_or_agent")
         base = lie_table(options["baseline"], cols, owner, "options['baseline']")
         require_same_label_types(table, base, cols, owner)
+        # named here by the pilot's own labels: a study would name its relabelled contexts
+        # ('s0'), and only when it happened to draw the context
+        keys = ["context", "variable"]
+        units = table[keys].drop_duplicates().merge(base[keys].drop_duplicates(), how="left",
+                                                    indicator=True)
+        lost = units.loc[(units["_merge"] == "left_only").to_numpy(), keys]
+        if len(lost):
+            shown = [tuple(plain_value(v) for v in unit) for unit in
+                     lost.head(5).itertuples(index=False)]
+            raise ValueError(
+                f"{owner}: options['baseline'] has no rows for {len(lost)} (context, variable) "
+                f"unit(s) of the pilot (first: {shown}); plan draws a context's rows of both "
+                "tables together, so the baseline must hold every unit of the pilot.")
+        _require_same_states(table, base, owner)
 
 
 def _agent_at(agent: Any, effect: float | None) -> Any:

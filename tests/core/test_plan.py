@@ -190,6 +190,26 @@ def test_lie_check_resamples_contexts_of_agent_and_baseline_together():
     assert res.table["power"].iloc[1] == 1.0
 
 
+def test_lie_check_baseline_lacking_a_unit_of_the_pilot_is_named_up_front():
+    # a baseline without the pilot's context 'c0' failed inside a simulated study, naming
+    # its relabelled contexts ('s0', 's6'), and only when a study drew 'c0'; a state of z
+    # missing from the baseline likewise
+    from tests.core.test_conformance import _lie_table
+
+    elicited = _lie_table()
+    baseline = elicited.assign(p_y_given_xz=elicited["p_y_given_x"])
+    lacking = baseline[baseline["context"] != "c0"]
+    with pytest.raises(ValueError, match=r"plan: options\['baseline'\] has no rows for 2 "
+                       r"\(context, variable\) unit\(s\) of the pilot \(first: \[\('c0', "
+                       r"'z1'\), \('c0', 'z2'\)\]\)"):
+        plan(elicited, test="iterated_expectation_check", n_contexts=2, n_sims=1,
+             options={"baseline": lacking, "n_resamples": 9}, rng=0)
+    with pytest.raises(ValueError, match=r"plan: the states of z .* differ for 1 \(context, "
+                       r"variable\) unit"):
+        plan(elicited, test="iterated_expectation_check", n_contexts=2, n_sims=1,
+             options={"baseline": baseline.iloc[1:], "n_resamples": 9}, rng=0)
+
+
 def test_lie_check_pilot_with_context_ids_of_two_types():
     """Context ids 0 and 'k1' in one column (the check itself takes them): the LIE
     branch sorted them with a bare sorted() and plan failed with a TypeError ("'<' not
