@@ -314,9 +314,9 @@ def _check_pilot(pilot: pd.DataFrame, test: str, options: Mapping[str, Any],
             if not pd.api.types.is_float_dtype(pilot[col].dtype):
                 check_case_distinct(pilot, col, owner=owner)
     elif test == "iterated_expectation_check":
-        from ._probability._lie import _require_same_states
         from ._probability._lie import lie_table
         from ._probability._lie import require_same_label_types
+        from ._probability._lie import require_same_states
 
         cols = {role: options.get(role, role) for role in (
             "context", "variable", "state", "p_y_given_x", "p_y_given_xz", "p_z_given_x")}
@@ -336,7 +336,7 @@ def _check_pilot(pilot: pd.DataFrame, test: str, options: Mapping[str, Any],
                 f"{owner}: options['baseline'] has no rows for {len(lost)} (context, variable) "
                 f"unit(s) of the pilot (first: {shown}); plan draws a context's rows of both "
                 "tables together, so the baseline must hold every unit of the pilot.")
-        _require_same_states(table, base, owner)
+        require_same_states(table, base, owner)
 
 
 def _agent_at(agent: Any, effect: float | None) -> Any:

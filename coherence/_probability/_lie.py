@@ -265,7 +265,7 @@ def _lie_errors(table: pd.DataFrame, normalize: bool, owner: str = "iterated_exp
     return agg.reset_index()
 
 
-def _require_same_states(table: pd.DataFrame, base: pd.DataFrame, owner: str) -> None:
+def require_same_states(table: pd.DataFrame, base: pd.DataFrame, owner: str) -> None:
     """Raise unless every (context, variable) unit of ``table`` lists the same states of z in
     ``base``: a state listed in one table only would count as probability 0 in the other."""
     keys = ["context", "variable", "state"]
@@ -725,7 +725,7 @@ def iterated_expectation_check(
         shown = units.loc[lost, keys].head(5).to_records(index=False).tolist()
         raise ValueError(f"{owner}: the baseline has no rows for {int(lost.sum())} (context, "
                          f"variable) unit(s) of 'elicited' (first: {shown}).")
-    _require_same_states(table, base, owner)
+    require_same_states(table, base, owner)
     # errors below 1e-12 are rounding of an exact identity: exactly 0
     e_agent = units["error_agent"].to_numpy(dtype=float)
     e_agent = np.where(e_agent < _ZERO_ERROR, 0.0, e_agent)
