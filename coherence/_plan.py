@@ -39,6 +39,7 @@ from ._validation import label_column
 from ._validation import no_missing
 from ._validation import nonempty
 from ._validation import param_error
+from ._validation import plain_value
 from ._validation import probability_column
 from ._validation import require_columns
 from ._warnings import DeprecatedAlias
@@ -315,12 +316,27 @@ def _check_pilot(pilot: pd.DataFrame, test: str, options: Mapping[str, Any],
     elif test == "iterated_expectation_check":
         from ._probability._lie import lie_table
         from ._probability._lie import require_same_label_types
+        from ._probability._lie import require_same_states
 
         cols = {role: options.get(role, role) for role in (
             "context", "variable", "state", "p_y_given_x", "p_y_given_xz", "p_z_given_x")}
         table = lie_table(pilot, cols, owner, "data_or_agent")
         base = lie_table(options["baseline"], cols, owner, "options['baseline']")
         require_same_label_types(table, base, cols, owner)
+        # named here by the pilot's own labels: a study would name its relabelled contexts
+        # ('s0'), and only when it happened to draw the context
+        keys = ["context", "variable"]
+        units = table[keys].drop_duplicates().merge(base[keys].drop_duplicates(), how="left",
+                                                    indicator=True)
+        lost = units.loc[(units["_merge"] == "left_only").to_numpy(), keys]
+        if len(lost):
+            shown = [tuple(plain_value(v) for v in unit) for unit in
+                     lost.head(5).itertuples(index=False)]
+            raise ValueError(
+                f"{owner}: options['baseline'] has no rows for {len(lost)} (context, variable) "
+                f"unit(s) of the pilot (first: {shown}); plan draws a context's rows of both "
+                "tables together, so the baseline must hold every unit of the pilot.")
+        require_same_states(table, base, owner)
 
 
 def _agent_at(agent: Any, effect: float | None) -> Any:
@@ -522,16 +538,18 @@ def _agent_study(agent: Any, test: str, n_ctx: int, n_rep: int,
 
 def _pairs_design(iv: _PlanInput, n_pairs: int,
                   gen: np.random.Generator) -> tuple[dict[str, Any], int]:
-    """Conditional forecasting: delegated to :func:`pairs_power` at ``n = n_pairs``."""
-    from ._probability._power import pairs_power
+    """Conditional forecasting: delegated to :func:`pairs_power` at ``n = n_pairs`` (its
+    simulated power there, from the design's stream alone: not after a search for its
+    ``n_required``, which would make the figure depend on the largest design)."""
+    from ._probability._power import simulated_power_at
 
     opts = iv.options
-    res = pairs_power(iv.pilot, effect=_pairs_effect(iv), n=n_pairs,
-                      category=opts.get("category", "strong"), by=opts.get("by", "category"),
-                      test=opts.get("test", "bernoulli"),
-                      alternative=opts.get("alternative", "two-sided"), alpha=iv.alpha,
-                      n_simulations=iv.n_sims, max_n=max(d[0] for d in iv.designs), rng=gen)
-    k = round(res.simulated_power_at_n * iv.n_sims)
+    simulated = simulated_power_at(
+        iv.pilot, n=n_pairs, metric="mean_improvement", effect=_pairs_effect(iv), sd=None,
+        win_rate=0.6, category=opts.get("category", "strong"), by=opts.get("by", "category"),
+        power=iv.target_power, alpha=iv.alpha, alternative=opts.get("alternative", "two-sided"),
+        test=opts.get("test", "bernoulli"), n_simulations=iv.n_sims, rng=gen)
+    k = round(simulated * iv.n_sims)
     ci = wilson_interval(k, iv.n_sims)
     return ({"power": k / iv.n_sims, "power_low": ci.low, "power_high": ci.high,
              "n_rejected": k, "n_simulations": iv.n_sims, "n_undefined": 0, "n_warned": 0}, 3)
@@ -539,13 +557,16 @@ def _pairs_design(iv: _PlanInput, n_pairs: int,
 
 def _pairs_effect(iv: _PlanInput) -> float:
     """The effect to plan conditional forecasting at: ``effect``, or the pilot's own mean
-    Brier improvement over the planned category."""
+    Brier improvement over the planned category (failed records left out)."""
     if iv.effect is not None:
         return iv.effect
     from ._probability._pairs import brier_improvement
+    from ._probability._pairs_result import failed_rows
 
     opts = iv.options
     df = iv.pilot if iv.pilot is not None else pd.DataFrame()
+    if "error" in df.columns:  # failed records: skipped, as pairs_power skips them (warning)
+        df = df.loc[~failed_rows(df["error"]).to_numpy()]
     category, by = opts.get("category", "strong"), opts.get("by", "category")
     if category is not None:
         require_columns(df, [by], owner="plan")
@@ -668,7 +689,8 @@ def plan(
     **Conditional forecasting** delegates to :func:`pairs_power` with
     ``n = n_contexts`` pairs: studies of the pilot's pairs, A drawn from a truth
     with mean Brier improvement ``effect`` (default: the pilot's own mean
-    improvement over the category), its simulated power read.
+    improvement over the category, its failed records left out as
+    :func:`pairs_power` leaves them out), its simulated power read.
 
     **Paid calls.** ``n_calls = n_contexts x n_repetitions x n_prompts``, one
     call per row of the table: prompts per repetition for the decision tests;

@@ -265,7 +265,7 @@ def _lie_errors(table: pd.DataFrame, normalize: bool, owner: str = "iterated_exp
     return agg.reset_index()
 
 
-def _require_same_states(table: pd.DataFrame, base: pd.DataFrame, owner: str) -> None:
+def require_same_states(table: pd.DataFrame, base: pd.DataFrame, owner: str) -> None:
     """Raise unless every (context, variable) unit of ``table`` lists the same states of z in
     ``base``: a state listed in one table only would count as probability 0 in the other."""
     keys = ["context", "variable", "state"]
@@ -332,6 +332,25 @@ def _require_matching_labels(gt: pd.DataFrame, ctx: pd.DataFrame, q: pd.DataFram
                 "Write the states as the ground truth does.")
 
 
+def _require_one_evidence_per_context(ctx: pd.DataFrame, context: str, evidence: list[Any],
+                                      owner: str) -> None:
+    """Raise naming the rows where ``contexts`` lists one context id with different evidence
+    (the last row listed was used, without a word); a row repeated as it is is harmless."""
+    from .._validation import column_error
+
+    keyed = ctx[evidence].astype(object).assign(_context_id=ctx[context].astype(object))
+    distinct = keyed.drop_duplicates()
+    varied = distinct.loc[distinct["_context_id"].duplicated(keep=False), "_context_id"]
+    if varied.empty:
+        return
+    rows = np.flatnonzero(keyed["_context_id"].isin(varied.unique()).to_numpy())
+    raise ValueError(column_error(
+        context, "hold each context id with one value of the evidence columns ("
+        f"{', '.join(map(repr, evidence))}) in 'contexts'; these rows list one id with "
+        "different evidence", list(ctx.index[rows]), keyed["_context_id"].to_numpy()[rows],
+        owner=owner))
+
+
 def random_forest_baseline(
     ground_truth: Any, contexts: Any, queries: Any, *, evidence: Any, outcome: str = "y",
     context: str = "context", variable: str = "variable", state: str = "state",
@@ -384,7 +403,8 @@ def random_forest_baseline(
     ------
     ValueError
         For a missing column, an outcome not 0/1 or of one value only, a context of
-        ``queries`` that ``contexts`` lacks, or a label written otherwise than in the
+        ``queries`` that ``contexts`` lacks or lists twice with different evidence
+        (the rows are named), or a label written otherwise than in the
         ground truth: an evidence value of ``contexts`` or a state of ``queries`` that
         differs from one of ``ground_truth`` only in type, case or surrounding spaces
         (``'1'`` and ``1``), or a variable none of whose queried states the ground truth
@@ -442,6 +462,7 @@ def random_forest_baseline(
     canon = np.lexsort(keys[::-1])
     x_gt, y = x_gt[canon], y[canon]
     z_all = {v: (codes[canon], levels) for v, (codes, levels) in z_all.items()}
+    _require_one_evidence_per_context(ctx, context, evidence, owner)
     ctx_ids = ctx[context].astype(object).to_numpy()
     ctx_pos = {c: i for i, c in enumerate(ctx_ids)}
     missing = [c for c in pd.unique(q[context].astype(object)) if c not in ctx_pos]
@@ -704,7 +725,7 @@ def iterated_expectation_check(
         shown = units.loc[lost, keys].head(5).to_records(index=False).tolist()
         raise ValueError(f"{owner}: the baseline has no rows for {int(lost.sum())} (context, "
                          f"variable) unit(s) of 'elicited' (first: {shown}).")
-    _require_same_states(table, base, owner)
+    require_same_states(table, base, owner)
     # errors below 1e-12 are rounding of an exact identity: exactly 0
     e_agent = units["error_agent"].to_numpy(dtype=float)
     e_agent = np.where(e_agent < _ZERO_ERROR, 0.0, e_agent)

@@ -209,6 +209,9 @@ def _pilot_improvement(pilot: Any, category: str | None, by: str,
     require_columns(df, cols, owner=owner)
     if category is not None:
         no_missing(df, by, owner=owner)  # a pair without a category is not silently left out
+        # 'strong' and 'Strong ' would be two categories, one of them silently left out
+        # (conditional_forecasting refuses such a column too)
+        check_case_distinct(df, by, owner=owner)
         df = df.loc[(df[by].astype(object) == category).to_numpy()]
         if len(df) < 2:
             raise ValueError(param_error("category", owner, f"a value of column '{by}' with at "
@@ -384,7 +387,9 @@ def pairs_power(
         ``win_rate=(0.7, 0.55)``. The keyword ``null_win_rate=`` still works, with a
         :class:`DeprecationWarning`, for one release.
     category : str or None, default "strong"
-        Pilot rows whose ``by`` column equals this are used (None: all rows).
+        Pilot rows whose ``by`` column equals this are used (None: all rows); a
+        ``by`` column writing one label two ways (``'strong'`` and ``'Strong'``)
+        raises ``ValueError``, as in :func:`conditional_forecasting`.
     by : str, default "category"
         The pilot's category column.
     n : int, optional
@@ -609,11 +614,11 @@ def _win_rates(win_rate: Any, owner: str) -> tuple[float, float]:
                         high_open=True))
 
 
-def _pairs_power(iv: _PowerInput) -> PairsPowerResult:
-    """The computation of :func:`pairs_power`: the exact power curve scanned for the
-    smallest n, then the simulation check of the shipped test."""
+def _power_curves(iv: _PowerInput) -> tuple[Any, int, Any]:
+    """The power curve ``exact(n)``, the start of the scan for the smallest n, and the
+    simulation check ``simulate(n)`` (drawing from ``iv.gen``) of :func:`pairs_power`."""
     alpha, alternative, power = iv.alpha, iv.alternative, iv.power
-    n, n_simulations, gen = iv.n, iv.n_simulations, iv.gen
+    n_simulations, gen = iv.n_simulations, iv.gen
     if iv.metric == "mean_improvement" and iv.pilot_pairs is not None:
         p_a, q, truth = iv.pilot_pairs
 
@@ -663,6 +668,26 @@ def _pairs_power(iv: _PowerInput) -> PairsPowerResult:
         def simulate(m: int) -> float:
             return _simulate_binom_power(wr, nwr, m, n_simulations, alpha, alternative, gen)
 
+    return exact, start, simulate
+
+
+def simulated_power_at(pilot: Any, *, n: int, **settings: Any) -> float:
+    """The simulated power of :func:`pairs_power` at ``n`` pairs alone (its
+    ``simulated_power_at_n``), drawn first from the stream: without the search for
+    ``n_required`` and its simulation check, which would draw from the stream before it
+    and make the figure depend on ``max_n``. ``settings``: the other keywords of
+    :func:`pairs_power` but ``max_n``."""
+    iv = _pairs_power_iv(pilot, _PowerSettings(n=n, max_n=max(n, 2), **settings))
+    _, _, simulate = _power_curves(iv)
+    return float(simulate(n)) if iv.n_simulations > 0 else float("nan")
+
+
+def _pairs_power(iv: _PowerInput) -> PairsPowerResult:
+    """The computation of :func:`pairs_power`: the exact power curve scanned for the
+    smallest n, then the simulation check of the shipped test."""
+    alpha, alternative, power = iv.alpha, iv.alternative, iv.power
+    n, n_simulations = iv.n, iv.n_simulations
+    exact, start, simulate = _power_curves(iv)
     # a one-sided t or exact binomial test of an effect pointing the other way never has
     # power above alpha (monotone likelihood ratio): no n reaches the target, no scan
     toward = (iv.d if iv.metric == "mean_improvement" else iv.win_rate - iv.null_win_rate)

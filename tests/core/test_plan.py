@@ -142,6 +142,39 @@ def test_conditional_forecasting_delegates_to_pairs_power():
         assert row["n_calls"] == 3 * m
 
 
+def test_conditional_forecasting_power_at_a_design_does_not_depend_on_the_others():
+    # the power at 40 pairs was read from pairs_power(max_n=largest design), which searched
+    # n_required up to 4000, found it, and simulated there first from the design's stream:
+    # 0.13 alone and 0.10 next to a design of 4000 pairs, same seed
+    pilot = _pairs_pilot(0.1, 0.2)
+    alone = plan(pilot, test="conditional_forecasting", n_contexts=[40], effect=0.02,
+                 n_sims=200, rng=5)
+    beside = plan(pilot, test="conditional_forecasting", n_contexts=[40, 4000], effect=0.02,
+                  n_sims=200, rng=5)
+    assert beside.table["n_rejected"].iloc[0] == alone.table["n_rejected"].iloc[0]
+    # and it is pairs_power's simulated power at 40, searched no further than 40
+    ref = coherence.pairs_power(pilot, effect=0.02, n=40, test="bernoulli", n_simulations=200,
+                                max_n=40, rng=np.random.default_rng(5).spawn(1)[0])
+    assert ref.n_required == -1
+    assert alone.table["power"].iloc[0] == pytest.approx(ref.simulated_power_at_n)
+
+
+def test_conditional_forecasting_default_effect_leaves_failed_records_out():
+    # the default effect (the pilot's mean improvement) counted a failed record that
+    # pairs_power and conditional_forecasting skip: 0.32 -> 0.06; one with NaN raised
+    pilot = _pairs_pilot(0.1, 0.2).assign(error=None)
+    failed = {"category": "strong", "p_a": 0.99, "p_a_given_b1": 0.0, "p_a_given_b0": 0.0,
+              "a_outcome": 1, "b_outcome": 1, "error": "timeout"}
+    blank = dict.fromkeys(["p_a", "p_a_given_b1", "p_a_given_b0", "a_outcome"], np.nan)
+    ref = plan(pilot, test="conditional_forecasting", n_contexts=40, n_sims=50, rng=5)
+    for row in (failed, {**failed, **blank}):
+        with_failed = pd.concat([pilot, pd.DataFrame([row])], ignore_index=True)
+        with pytest.warns(coherence.SkippedRecordsWarning):
+            res = plan(with_failed, test="conditional_forecasting", n_contexts=40, n_sims=50,
+                       rng=5)
+        assert res.table["n_rejected"].iloc[0] == ref.table["n_rejected"].iloc[0]
+
+
 def test_lie_check_resamples_contexts_of_agent_and_baseline_together():
     from tests.core.test_conformance import _lie_table
 
@@ -155,6 +188,26 @@ def test_lie_check_resamples_contexts_of_agent_and_baseline_together():
     assert list(res.table["n_calls"]) == [8 * 7, 30 * 7]
     assert res.table["power"].iloc[1] >= res.table["power"].iloc[0]
     assert res.table["power"].iloc[1] == 1.0
+
+
+def test_lie_check_baseline_lacking_a_unit_of_the_pilot_is_named_up_front():
+    # a baseline without the pilot's context 'c0' failed inside a simulated study, naming
+    # its relabelled contexts ('s0', 's6'), and only when a study drew 'c0'; a state of z
+    # missing from the baseline likewise
+    from tests.core.test_conformance import _lie_table
+
+    elicited = _lie_table()
+    baseline = elicited.assign(p_y_given_xz=elicited["p_y_given_x"])
+    lacking = baseline[baseline["context"] != "c0"]
+    with pytest.raises(ValueError, match=r"plan: options\['baseline'\] has no rows for 2 "
+                       r"\(context, variable\) unit\(s\) of the pilot \(first: \[\('c0', "
+                       r"'z1'\), \('c0', 'z2'\)\]\)"):
+        plan(elicited, test="iterated_expectation_check", n_contexts=2, n_sims=1,
+             options={"baseline": lacking, "n_resamples": 9}, rng=0)
+    with pytest.raises(ValueError, match=r"plan: the states of z .* differ for 1 \(context, "
+                       r"variable\) unit"):
+        plan(elicited, test="iterated_expectation_check", n_contexts=2, n_sims=1,
+             options={"baseline": baseline.iloc[1:], "n_resamples": 9}, rng=0)
 
 
 def test_lie_check_pilot_with_context_ids_of_two_types():

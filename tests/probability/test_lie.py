@@ -222,6 +222,26 @@ def test_validation_messages(world):
         iterated_expectation_check(table, baseline=base, alternative="larger")
 
 
+def test_random_forest_baseline_context_listed_twice_with_different_evidence(world):
+    # contexts listing one id twice with different evidence: the last row was used without a
+    # word (context 0 answered for the evidence of the second row); now an error naming both
+    joint, table, contexts = world
+    gt = sample(joint, 300, np.random.default_rng(0))
+    first = contexts.iloc[[0]]
+    other = contexts.loc[(contexts[["x1", "x2"]] != first[["x1", "x2"]].iloc[0]).any(axis=1)]
+    twice = pd.concat([first, other.iloc[[0]].assign(context=first["context"].iloc[0]),
+                       contexts.iloc[1:]], ignore_index=True)
+    with pytest.raises(ValueError, match=r"Column 'context' \(input to random_forest_baseline"
+                       r"\) must hold each context id with one value of the evidence columns"
+                       r".*2 offending rows \(first: row 0 = .*, row 1 = "):
+        random_forest_baseline(gt, twice, table, evidence=["x1", "x2"], rng=0, **FAST)
+    # a row repeated as it is changes nothing
+    repeated = pd.concat([contexts, contexts.iloc[[0]]], ignore_index=True)
+    pd.testing.assert_frame_equal(
+        random_forest_baseline(gt, repeated, table, evidence=["x1", "x2"], rng=0, **FAST),
+        random_forest_baseline(gt, contexts, table, evidence=["x1", "x2"], rng=0, **FAST))
+
+
 def test_random_forest_baseline_validation(world):
     joint, table, contexts = world
     gt = sample(joint, 100, np.random.default_rng(0))

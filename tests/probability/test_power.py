@@ -224,3 +224,15 @@ def test_pairs_power_refuses_a_pilot_it_would_not_use():
                        r"with metric=\"win_rate\""):
         pairs_power(pilot, metric="win_rate", n_simulations=0)
     assert pairs_power(metric="win_rate", n_simulations=0).n_required == 199
+
+
+def test_pilot_category_written_two_ways_is_refused():
+    # 'strong' and 'Strong' were two categories: pairs_power planned from the 20 'strong'
+    # pairs of 40 without a word, where conditional_forecasting refuses the column
+    df = coherent_pairs(40, np.random.default_rng(2))
+    df.loc[20:, "category"] = "Strong"
+    with pytest.raises(ValueError, match=r"Column 'category' \(input to pairs_power\) must "
+                       r"hold labels that differ by more than case.*'Strong' / 'strong'"):
+        pairs_power(df, effect=0.02, n_simulations=0)
+    with pytest.raises(ValueError, match="'Strong' / 'strong'"):
+        conditional_forecasting(df)
