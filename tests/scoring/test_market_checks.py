@@ -294,23 +294,30 @@ def test_a_repeated_price_row_is_one_price():
                                       coherence.turning_points(px, convention=convention))
 
 
+def _two_records(dates, directions, magnitudes, confidences, prices):
+    """One question, one hindsight event e1 with two records, one forecast event matching
+    it, and two prices around 2024-01-05: (the ungated graph result, the events, prices)."""
+    hind = pd.DataFrame({
+        "question": ["q", "q"], "event": ["e1", "e1"],
+        "title": ["Central bank raises interest rates"] * 2, "date": dates,
+        "direction": directions, "magnitude": magnitudes, "confidence": confidences})
+    fe = pd.DataFrame({"model": ["m"], "question": ["q"], "event": ["f1"],
+                       "title": ["Central bank raises interest rates"],
+                       "date": ["2024-01-05"]})
+    px = pd.DataFrame({"question": ["q"] * 2, "date": ["2024-01-04", "2024-01-06"],
+                       "price": prices})
+    reasoning = coherence.reasoning_graph_metrics(fe, hind, gates=False, n_resamples=10,
+                                                  rng=0)
+    return reasoning, hind, px
+
+
 def test_records_of_equal_impact_and_opposite_sign_give_no_signal():
     """An event whose largest records have equal |d m c| of opposite signs has no signed
     impact: 0.3 x 0.6 and 0.2 x 0.9 are both 0.18, but in binary the second is
     0.18000000000000002, and its sign (+, with the price rising) made the event a signal
     (signal recall 1.0 where it is undefined)."""
-    hind = pd.DataFrame({
-        "question": ["q", "q"], "event": ["e1", "e1"],
-        "title": ["Central bank raises interest rates"] * 2,
-        "date": ["2024-01-05"] * 2, "direction": [-1, 1],
-        "magnitude": [0.3, 0.2], "confidence": [0.6, 0.9]})
-    fe = pd.DataFrame({"model": ["m"], "question": ["q"], "event": ["f1"],
-                       "title": ["Central bank raises interest rates"],
-                       "date": ["2024-01-05"]})
-    px = pd.DataFrame({"question": ["q"] * 2, "date": ["2024-01-04", "2024-01-06"],
-                       "price": [0.40, 0.55]})
-    reasoning = coherence.reasoning_graph_metrics(fe, hind, gates=False, n_resamples=10,
-                                                  rng=0)
+    reasoning, hind, px = _two_records(["2024-01-05"] * 2, [-1, 1], [0.3, 0.2], [0.6, 0.9],
+                                       [0.40, 0.55])
     with pytest.warns(coherence.DegenerateDataWarning, match="no scored forecast"):
         res = coherence.market_signal_metrics(reasoning, hind, px, n_resamples=10, rng=0)
     assert res.signal_events.empty
@@ -321,20 +328,10 @@ def test_undated_records_left_out_of_the_signals_are_named():
     """Regression: an undated record (here e1's largest, +0.9) was left out before the
     event's largest record was chosen, without a word, while market_checks names such
     rows: e1 became a signal on its dated -0.1 record. The rows are now named."""
-    hind = pd.DataFrame({
-        "question": ["q", "q"], "event": ["e1", "e1"],
-        "title": ["Central bank raises interest rates"] * 2,
-        "date": [None, "2024-01-05"], "direction": [1, -1],
-        "magnitude": [0.9, 0.1], "confidence": [1.0, 1.0]})
-    fe = pd.DataFrame({"model": ["m"], "question": ["q"], "event": ["f1"],
-                       "title": ["Central bank raises interest rates"],
-                       "date": ["2024-01-05"]})
-    px = pd.DataFrame({"question": ["q"] * 2, "date": ["2024-01-04", "2024-01-06"],
-                       "price": [0.55, 0.40]})
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        reasoning = coherence.reasoning_graph_metrics(fe, hind, gates=False,
-                                                      n_resamples=10, rng=0)
+        reasoning, hind, px = _two_records([None, "2024-01-05"], [1, -1], [0.9, 0.1],
+                                           [1.0, 1.0], [0.55, 0.40])
     with pytest.warns(coherence.SkippedRecordsWarning,
                       match=r"1 event\(s\) have no 'date' \(rows 0; questions 'q'\).*largest "
                             r"record") as rec:
