@@ -282,14 +282,17 @@ def _signals_by_hand(hev, px, window, min_move=0.03, min_change=0.05):
 
 
 def _signal_metrics(hev, px, window, rng=0):
-    """The metrics; a DegenerateDataWarning exactly when no forecast has a signal (the
+    """The metrics; a SkippedRecordsWarning exactly when a non-outcome record has no date
+    (it is left out), a DegenerateDataWarning exactly when no forecast has a signal (the
     statistic NaN), and no other warning."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         res = coherence.market_signal_metrics(_reasoning(), hev, px, window_days=window,
                                               n_resamples=20, rng=rng)
     kinds = [w.category for w in caught]
-    assert kinds == ([coherence.DegenerateDataWarning] if math.isnan(res.statistic) else [])
+    undated = (hev["date"].isna() & ~hev["is_outcome"].astype(bool)).any()
+    assert kinds == ([coherence.SkippedRecordsWarning] if undated else []) + (
+        [coherence.DegenerateDataWarning] if math.isnan(res.statistic) else [])
     return res
 
 
