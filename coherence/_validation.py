@@ -50,6 +50,7 @@ __all__ = [
     "label_pairs",
     "label_text",
     "list_like_strings",
+    "narrow_float_decimals",
     "no_missing",
     "nonempty",
     "numeric_column",
@@ -435,19 +436,28 @@ def numeric_column(df: pd.DataFrame, column: str, *, owner: str | None = None,
                     else f"be numeric (got dtype {s.dtype})")
             raise _bad(column, rule, df.index, bad, raw, owner)
         s = converted.astype(np.float64)
-    narrow = getattr(s.dtype, "numpy_dtype", s.dtype)
-    if isinstance(narrow, np.dtype) and narrow.kind == "f" and narrow.itemsize < 8:
-        # float32 0.7 is 0.699999988 in float64: read each value as the shortest decimal
-        # that gives it back (what it prints as, what was stated), or bins and tolerances
-        # tuned to float64 rounding split forecasts stated alike
-        values = s.to_numpy(dtype=narrow, na_value=np.nan).astype(str).astype(np.float64)
-    else:
-        values = s.to_numpy(dtype=np.float64, na_value=np.nan)
-    values = np.ascontiguousarray(values)
+    decimals = narrow_float_decimals(s)
+    values = np.ascontiguousarray(s.to_numpy(dtype=np.float64, na_value=np.nan)
+                                  if decimals is None else decimals)
     if not allow_nan:
         no_missing(df, column, owner=owner, missing=np.isnan(values),
                    rule="not contain NaN or missing values")
     return values
+
+
+def narrow_float_decimals(s: pd.Series) -> np.ndarray | None:
+    """A float32 (or float16) column, numpy or nullable, as float64 values, each read as the
+    shortest decimal that gives it back (missing as NaN); None for any other dtype.
+
+    float32 0.7 is 0.699999988 in float64: read as what it prints as, what was stated, or
+    bins and tolerances tuned to float64 rounding split forecasts stated alike.
+    """
+    narrow = getattr(s.dtype, "numpy_dtype", s.dtype)
+    if isinstance(narrow, np.dtype) and narrow.kind == "f" and narrow.itemsize < 8:
+        out: np.ndarray = s.to_numpy(dtype=narrow, na_value=np.nan).astype(str).astype(
+            np.float64)
+        return out
+    return None
 
 
 def finite_column(df: pd.DataFrame, column: str, *, owner: str | None = None) -> np.ndarray:

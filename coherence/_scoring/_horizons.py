@@ -414,8 +414,7 @@ def accuracy_by_horizon(forecasts: Any, *, horizon: str = "horizon", by: str = "
         statistic=float(c.mean()), pvalue=np.nan,
         confidence_interval=ConfidenceInterval(lo, hi, confidence_level), n_obs=len(c),
         method=f"{MEAN_KINDS[kind]} over questions", by=by,
-        n_resamples=n_resamples, table=pd.DataFrame(rows, columns=[
-            by, "horizon", "n", "n_questions", "accuracy", "ci_low", "ci_high"]))
+        n_resamples=n_resamples, table=pd.DataFrame(rows, columns=[by, *_HORIZON_COLUMNS]))
 
 
 @fill_doc
@@ -565,7 +564,7 @@ def rolling_accuracy(forecasts: Any, *, start: str = "start", by: str = "model",
         n = n.groupby(level=0).transform("last")
         frames.append(pd.DataFrame({by: m, "start": s.index, "accuracy": acc.to_numpy(),
                                     "n": n.to_numpy().astype(np.int64)}))
-    cols = [by, "start", "accuracy", "n"]
+    cols = [by, *_ROLLING_COLUMNS]
     out = (pd.concat(frames, ignore_index=True) if frames
            else pd.DataFrame(columns=cols))[cols]
     if frames and any_aware(df[start]):  # compared in UTC: say so rather than drop the zone

@@ -41,6 +41,7 @@ from .._validation import check_choice
 from .._validation import check_float
 from .._validation import check_resampling
 from .._validation import column_error
+from .._validation import narrow_float_decimals
 from .._validation import no_missing
 from .._validation import param_error
 from .._validation import require_columns
@@ -159,12 +160,8 @@ def _cells(df: pd.DataFrame, column: str) -> np.ndarray:
     1.1, not 1.100000024), as :func:`numeric_column` reads such columns: otherwise a
     quantity 10% off, or an outcome on an interval's bound, would count as wrong in a
     float32 column and right in a float64 one. Missing cells stay missing (NaN)."""
-    s = df[column]
-    narrow = getattr(s.dtype, "numpy_dtype", s.dtype)
-    if isinstance(narrow, np.dtype) and narrow.kind == "f" and narrow.itemsize < 8:
-        return np.array([float(str(v)) for v in s.to_numpy(dtype=narrow, na_value=np.nan)],
-                        dtype=object)
-    return s.to_numpy(dtype=object)
+    decimals = narrow_float_decimals(df[column])
+    return df[column].to_numpy(dtype=object) if decimals is None else decimals.astype(object)
 
 
 def _binary_value(value: Any) -> float:
