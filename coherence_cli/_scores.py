@@ -44,9 +44,10 @@ def add_parser(sub: Any) -> None:
                         help="column of the forecast date: every table scores the latest "
                         "forecast per model and question (default forecast_date, used when "
                         "present; a column named here must exist)")
-    scores.add_argument("--opened", default="opened", metavar="COL",
+    scores.add_argument("--opened", default=None, metavar="COL",
                         help="column of the date the question opened, for --cutoffs "
-                        "(default opened)")
+                        "(default opened; a column named here must exist, and goes with "
+                        "--cutoffs)")
     scores.add_argument("--cluster", default=None, metavar="COL",
                         help="column grouping related questions (a topic, a question set), "
                         "one value per question: the unit the intervals resample (also "
@@ -110,6 +111,13 @@ def run(args: argparse.Namespace) -> int:
         if not isinstance(cutoffs, dict):
             raise UsageError(f"{args.cutoffs} must hold a JSON object mapping model names "
                              "to dates")
+    if args.opened is not None and not args.cutoffs:
+        # without cutoffs there is no contamination filter: the column was read by nothing
+        raise UsageError("--opened names the column the --cutoffs filter reads; pass "
+                         "--cutoffs too, or drop --opened")
+    if args.opened is not None and args.opened not in data.columns:
+        raise UsageError(f"--opened names column {args.opened!r}, which {args.forecasts} "
+                         f"does not have (columns: {have})")
     if args.timestamp is not None and args.timestamp not in data.columns:
         # named on purpose: not dropped for its absence (the revisions would be refused as
         # duplicates, or, with none, the option go unused without a word)
@@ -146,7 +154,8 @@ def run(args: argparse.Namespace) -> int:
                                    else None)
     result = forecast_scores(data, by=args.by, question=args.question,
                              probability=args.probability, outcome=args.outcome,
-                             opened=args.opened, cutoffs=cutoffs, timestamp=timestamp,
+                             opened=args.opened or "opened", cutoffs=cutoffs,
+                             timestamp=timestamp,
                              cluster=args.cluster,
                              accuracy_convention=args.accuracy_convention, rng=args.seed)
     # computed before anything is printed: an error leaves no partial output

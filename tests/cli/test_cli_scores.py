@@ -144,3 +144,24 @@ def test_set_or_role_without_a_checker_is_usage_error(run, table, extra):
     one_line_error(out)
     assert f"{extra[-2]} goes with --decomposition --checker" in out.stderr
     assert out.stdout == ""
+
+
+def test_opened_goes_with_cutoffs_and_must_exist(run, table, tmp_path):
+    """Regression: --opened without --cutoffs was read by nothing (no filter ran) and the
+    scores printed as if it had been used; a misspelt --opened is named before anything."""
+    frame, path = table
+    out = run("scores", str(path), "--opened", "opened_at")
+    one_line_error(out)
+    assert "--opened names the column the --cutoffs filter reads" in out.stderr
+    assert out.stdout == ""
+    cutoffs = tmp_path / "cutoffs.json"
+    cutoffs.write_text('{"m2": "2023-06"}')
+    dated = tmp_path / "dated.csv"
+    frame.assign(opened_at="2023-01-01").to_csv(dated, index=False)
+    out = run("scores", str(dated), "--cutoffs", str(cutoffs), "--opened", "opened")
+    one_line_error(out)
+    assert "--opened names column 'opened'" in out.stderr and out.stdout == ""
+    out = run("scores", str(dated), "--cutoffs", str(cutoffs), "--opened", "opened_at")
+    assert out.returncode == 0, out.stderr
+    after = out.stdout.split("after the contamination filter")[1]
+    assert "m2" not in after and "org/m1" in after   # m2's questions opened before its cutoff
