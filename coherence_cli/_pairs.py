@@ -39,7 +39,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     pairs.add_argument("--pool", action="store_true",
                        help="pool the runs and variants of each model into one cell "
                        "(a pair may then appear only once per model)")
-    pairs.add_argument("--by", default="category", help="grouping column (default category)")
+    pairs.add_argument("--by", default="category", help="grouping column (default category), "
+                       "under its own name in the table and the --csv file")
     pairs.add_argument("--test", choices=PAIRS_TESTS, default=None,
                        help="the p-value in the 'pvalue' column (default: the library's)")
     pairs.add_argument("--alternative", choices=PAIRS_ALTERNATIVES, default=None,
@@ -97,10 +98,13 @@ def _show(args: argparse.Namespace, result: Any) -> None:
     from coherence import PAIRS_COLUMNS
 
     table = result.table
+    # the library labels the --by groups 'category' whatever the column: named as grouped
+    label = args.by if args.by not in table.columns else "category"
+    table = table.rename(columns={"category": label})
     cells = [c for c in ("run", "model", "variant") if c in table.columns]
     if "run" in cells and "model" in cells:
         cells.remove("model")  # the run label starts with the model
-    columns = [*cells, *PAIRS_COLUMNS, "n_failed"]
+    columns = [*cells, *(label if c == "category" else c for c in PAIRS_COLUMNS), "n_failed"]
     if table["n_bayes"].gt(0).any():
         columns += ["lotp_feasible_b", "lotp_error_a_mean", "lotp_error_b_mean"]
     print_frame(table.loc[:, columns])

@@ -74,3 +74,25 @@ def test_resolutions_pool_and_duplicates(files, tmp_path, run):
     err = run("pairs", str(files / "one.json"), str(files / "think.json"), "--pool")
     one_line_error(err)
     assert "appear more than once in one pooled cell" in err.stderr
+
+
+def test_a_by_column_is_named_as_grouped(tmp_path, run):
+    """Regression: with --by topic the groups were printed and written under 'category',
+    next to nothing saying they were the topics (the file's categories are other values)."""
+    rows = pd.DataFrame(_records(True)).rename(columns={"pair_id": "pair",
+                                                        "resolution_a": "a_outcome",
+                                                        "resolution_b": "b_outcome"})
+    rows["topic"] = ["econ", "econ", "econ", "sport", "sport", "sport"]
+    rows.to_csv(tmp_path / "p.csv", index=False)
+    out = run("pairs", str(tmp_path / "p.csv"), "--by", "topic", "--resamples", "99",
+              "--csv", str(tmp_path / "t.csv"))
+    assert out.returncode == 0, out.stderr
+    header = out.stdout.splitlines()[0].split()
+    assert "topic" in header and "category" not in header
+    table = pd.read_csv(tmp_path / "t.csv")
+    assert table["topic"].tolist() == ["econ", "sport"] and "category" not in table
+    assert table["n"].tolist() == [3, 3]
+    out = run("pairs", str(tmp_path / "p.csv"), "--resamples", "99",
+              "--csv", str(tmp_path / "c.csv"))
+    assert out.returncode == 0 and "category" in out.stdout.splitlines()[0].split()
+    assert sorted(pd.read_csv(tmp_path / "c.csv")["category"]) == ["none", "strong"]
