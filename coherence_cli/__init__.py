@@ -9,7 +9,8 @@ from one TOML file: design, elicitation, tests, report).
 Exit codes: 0 success; 1 a test or computation failed; 2 a usage error (bad
 arguments, a missing or malformed file, a missing column); 130 interrupted
 (Ctrl-C). Errors are one line on stderr, never a traceback (``--debug`` shows
-it).
+it). A reader closing the pipe (``| head``) only cuts the printing short: the files
+are written and the exit code is the command's.
 
 The command line lives outside the statistical core: it is the one module
 that may import all three packages (``coherence``, ``bayesnets``,
@@ -201,6 +202,53 @@ _COMMANDS = {"demo": _run_demo, "test": _run_test, "pairs": _run_pairs,
              "elicit": _run_elicit, "plan": _run_plan, "study": _run_study}
 
 
+class _PipeSafeOut:
+    """Standard output that a reader closing the pipe (``coherence scores f.csv | head``)
+    does not stop: what is printed after the close is dropped, and the command still
+    writes its files (``--csv``, ``--out``) and exits with its own code (the closed pipe
+    was an ``OSError``: exit 2, "usage error", and the files left unwritten)."""
+
+    def __init__(self, stream: Any) -> None:
+        self.stream = stream
+        self.closed_pipe = False
+
+    def write(self, text: str) -> int:
+        if not self.closed_pipe:
+            try:
+                return int(self.stream.write(text))
+            except BrokenPipeError:
+                self.closed_pipe = True
+        return len(text)
+
+    def flush(self) -> None:
+        if not self.closed_pipe:
+            try:
+                self.stream.flush()
+            except BrokenPipeError:
+                self.closed_pipe = True
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.stream, name)
+
+
+def _run_command(args: argparse.Namespace) -> int:
+    """The command, its standard output safe from a closed pipe."""
+    out = _PipeSafeOut(sys.stdout)
+    sys.stdout = out
+    try:
+        return _COMMANDS[args.command](args)
+    finally:
+        out.flush()
+        sys.stdout = out.stream
+        if out.closed_pipe:  # nothing more reaches the reader, not even at exit's flush
+            import contextlib
+            import os
+
+            # (OSError, ValueError, AttributeError): no file behind it (a capture)
+            with contextlib.suppress(OSError, ValueError, AttributeError):
+                os.dup2(os.open(os.devnull, os.O_WRONLY), out.stream.fileno())
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``coherence`` console script."""
     parser = _build_parser()
@@ -209,7 +257,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return EXIT_USAGE
     try:
-        return _COMMANDS[args.command](args)
+        return _run_command(args)
     except KeyboardInterrupt:   # Ctrl-C: the way to stop a long run, not a crash to trace
         if args.debug:
             raise
