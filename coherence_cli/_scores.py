@@ -143,6 +143,8 @@ def run(args: argparse.Namespace) -> int:
             if name not in data.columns:
                 raise UsageError(f"--{option} names column {name!r}, which {args.forecasts} "
                                  f"does not have (columns: {have})")
+        # set ids written two ways (01 and 1) would join two sets into one
+        check_id_spellings(data, args.forecasts, [args.set_column])
 
     if args.naive is not None and not args.forecastbench:
         raise UsageError("--naive is an option of --forecastbench (the reference model of the "

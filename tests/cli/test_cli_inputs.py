@@ -226,6 +226,26 @@ def test_scores_refuse_a_question_id_spelt_two_ways(tmp_path):
     assert "rows [0, 1, 3]" in err
 
 
+def test_scores_refuse_a_set_id_spelt_two_ways(tmp_path):
+    """Regression: the --set column of --decomposition --checker was not checked: sets '01'
+    and '1' read as one set, refused with an error about the role column (or, with one
+    question each, joined into one set without a word)."""
+    path = tmp_path / "f.csv"
+    path.write_text("model,question,probability,outcome,set,role\n"
+                    "a,q1,0.6,1,01,P\na,n1,0.3,0,01,not_P\n"
+                    "a,q2,0.2,0,1,P\na,n2,0.7,1,1,not_P\n"
+                    "a,q3,0.5,1,3,P\na,n3,0.6,0,3,not_P\n")
+    code, _, err = _main("scores", str(path), "--decomposition", "--checker", "negation",
+                         "--resamples", "19")
+    assert code == 2 and "column 'set' spells one id two ways ('01' and '1')" in err, err
+    assert "rows [0, 1, 2, 3]" in err
+    path.write_text("model,question,probability,outcome,set,role\n"   # the silent case
+                    "a,q1,0.6,1,01,P\na,n2,0.7,0,1,not_P\na,q3,0.5,1,3,P\na,n3,0.6,0,3,not_P\n")
+    code, out, err = _main("scores", str(path), "--decomposition", "--checker", "negation",
+                           "--resamples", "19")
+    assert code == 2 and "column 'set' spells one id two ways" in err and out == "", err
+
+
 class _ClosingReader(io.StringIO):
     """Standard output whose reader goes away after the first lines (``| head``)."""
 
