@@ -110,11 +110,13 @@ def _verdicts(rep: Any, truth: Any = None, alpha: float = 0.05) -> Any:
     import pandas as pd
 
     table = rep.summary_table()
+    # the p-values as the report adjusted them: raw ones with adjust="none"
+    kind = "p" if rep.settings.get("adjust", "holm") == "none" else "adjusted p"
     rows = []
     for key, row in table.iterrows():
         name = key if not isinstance(key, tuple) else ", ".join(map(str, key))
         failed = [t for t, p in row.items() if isinstance(p, float) and p < alpha]
-        entry = {"cell": name, "fails (adjusted p < 0.05)": ", ".join(failed) or "-"}
+        entry = {"cell": name, f"fails ({kind} < {alpha:g})": ", ".join(failed) or "-"}
         if truth is not None and name in truth.index:
             from bayesnets import designed_violations
 

@@ -99,6 +99,25 @@ def test_demo_quick_writes_report(tmp_path):
     assert html.startswith("<!DOCTYPE html>") and "Provenance and how to rerun" in html
 
 
+@pytest.mark.parametrize(("adjust", "column"), [("none", "fails (p < 0.05)"),
+                                                ("holm", "fails (adjusted p < 0.05)"),
+                                                ("bh", "fails (adjusted p < 0.05)")])
+def test_demo_verdicts_name_the_p_values_they_read(adjust, column):
+    """Regression: with demo --adjust none the verdict column still said 'adjusted p'
+    under a heading saying the p-values were unadjusted."""
+    import pandas as pd
+
+    from coherence_cli import _verdicts
+
+    table = pd.DataFrame({"ci": [0.01, 0.2], "monotonicity": [0.3, 0.04]},
+                         index=pd.Index(["leaky", "rational"], name="model"))
+    rep = type("Rep", (), {"settings": {"adjust": adjust},
+                           "summary_table": staticmethod(lambda: table)})()
+    verdicts = _verdicts(rep)
+    assert verdicts.columns.tolist() == [column]
+    assert verdicts[column].tolist() == ["ci", "monotonicity"]
+
+
 def test_demo_bad_size(capsys):
     one_line_error(main(capsys, "demo", "--n-contexts", "0"))
     one_line_error(main(capsys, "demo", "--n-contexts", "many"))
