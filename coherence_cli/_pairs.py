@@ -84,6 +84,10 @@ def _analyse(args: argparse.Namespace, frames: list[Any]) -> Any:
     from coherence import conditional_forecasting
 
     if args.resolutions:
+        if all({"a_outcome", "b_outcome"} <= set(f.columns) for f in frames):
+            # nothing would take them: the option would be read and dropped without a word
+            raise UsageError("--resolutions gives resolutions to the runs that have none, "
+                             "and every results file given has its own; drop --resolutions")
         source = pd.concat([_read(p) for p in args.resolutions], ignore_index=True)
         frames = [f if {"a_outcome", "b_outcome"} <= set(f.columns) else
                   attach_outcomes(f, source, missing="skip") for f in frames]

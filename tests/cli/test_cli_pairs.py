@@ -96,3 +96,15 @@ def test_a_by_column_is_named_as_grouped(tmp_path, run):
               "--csv", str(tmp_path / "c.csv"))
     assert out.returncode == 0 and "category" in out.stdout.splitlines()[0].split()
     assert sorted(pd.read_csv(tmp_path / "c.csv")["category"]) == ["none", "strong"]
+
+
+def test_resolutions_no_run_takes_are_refused(files, run):
+    """Regression: --resolutions with only resolved runs was read and dropped without a
+    word (the output the same as without it)."""
+    out = run("pairs", str(files / "one.json"), "--resolutions", str(files / "think.json"))
+    one_line_error(out)
+    assert "every results file given has its own; drop --resolutions" in out.stderr
+    assert out.stdout == ""
+    out = run("pairs", str(files / "one.json"), str(files / "bayes.json"), "--resolutions",
+              str(files / "think.json"), "--resamples", "99")
+    assert out.returncode == 0, out.stderr   # the Bayes run takes them
