@@ -164,9 +164,12 @@ def _report_iv(data: Any, a: _ReportArgs) -> _ReportInput:
     set_aside_df = _set_aside_iv(a.set_aside, owner)
     if a.prompt is not None:  # prompt=None pools the prompts: their repetition labels recur
         _repetitions_once(df, options, present_by, owner)
+    lie_options = dict(a.lie_options or {})
+    if o.n_resamples is not None:  # the LIE interval's draws too, unless lie_options sets them
+        lie_options.setdefault("n_resamples", o.n_resamples)
     return _ReportInput(
         df=df, options=options, present_by=present_by, names=names, lie=lie_df,
-        lie_options=dict(a.lie_options or {}), set_aside=set_aside_df, n_jobs=n_jobs,
+        lie_options=lie_options, set_aside=set_aside_df, n_jobs=n_jobs,
         backend=o.backend,
         progress=sys.stderr.isatty() if o.progress is None else bool(o.progress), gen=gen,
         settings=_settings(df, a, options, present_by, n_jobs))

@@ -784,6 +784,30 @@ def test_lie_interval_is_at_the_report_level():
     assert own.cells[0].results["lie"].confidence_interval.confidence_level == 0.9
 
 
+def test_lie_interval_draws_follow_the_report():
+    # report(n_resamples=99) recorded 99 draws in its settings while the LIE check drew
+    # its interval from 9999 resamples
+    import bayesnets
+
+    study = bayesnets.lie_study("asia", agent="weighted", n_contexts=30, rng=0)
+    baseline = study.redraw(agent="rational", rng=1)
+    data = coherence.simulate("rational", n_contexts=30, n_repetitions=2, rng=0).data
+    rep = report(data, lie=study.data, lie_options={"baseline": baseline}, tests=["lie"],
+                 progress=False, rng=0, **FAST)
+    result = rep.cells[0].results["lie"]
+    assert result.n_resamples == FAST["n_resamples"] == rep.settings["n_resamples"]
+    stream = np.random.default_rng(0).spawn(1)[0].spawn(len(REGISTRY))[TEST_NAMES.index("lie")]
+    direct = coherence.iterated_expectation_check(study.data, baseline=baseline, rng=stream,
+                                                  n_resamples=FAST["n_resamples"])
+    assert result.confidence_interval == direct.confidence_interval
+    own = report(data, lie=study.data, tests=["lie"], progress=False, rng=0, **FAST,
+                 lie_options={"baseline": baseline, "n_resamples": 49})
+    assert own.cells[0].results["lie"].n_resamples == 49
+    default = report(data, lie=study.data, lie_options={"baseline": baseline},
+                     tests=["lie"], progress=False, rng=0)
+    assert default.cells[0].results["lie"].n_resamples == 9999  # the check's own
+
+
 def test_pvalues_never_print_on_the_other_side_of_the_level():
     from coherence._report._render import _pval
 
