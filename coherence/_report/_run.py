@@ -66,6 +66,7 @@ from ._result import FRAME_COLUMNS
 from ._result import CoherenceReport
 from ._result import ReportCell
 from ._split import split_lie
+from ._split import split_lie_baseline
 from ._split import split_set_aside
 
 __all__ = [
@@ -598,6 +599,14 @@ def _report(iv: _ReportInput) -> CoherenceReport:
         else:
             keyed.append((dict.fromkeys(present_by, "lie table"), df.iloc[:0]))
             lie_parts.append(lie_df)
+    lie_options: list[dict[str, Any]] = [dict(iv.lie_options) for _ in keyed]
+    baseline = iv.lie_options.get("baseline")
+    if (lie_df is not None and present_by and isinstance(baseline, pd.DataFrame)
+            and all(c in baseline.columns and c in lie_df.columns for c in present_by)):
+        # a baseline per cell, as the LIE table's rows are
+        split = split_lie_baseline(baseline, keyed, present_by, lie_parts)
+        for opts, rows in zip(lie_options, split, strict=True):
+            opts["baseline"] = rows
     set_aside_parts = split_set_aside(iv.set_aside, keyed, present_by)
     streams = spawn(iv.gen, len(keyed))
     specs = [s for s in REGISTRY if s.name in iv.names]
@@ -605,10 +614,10 @@ def _report(iv: _ReportInput) -> CoherenceReport:
     jobs = [
         # test names, not specs, travel to the workers: the registry's lambdas do not
         # pickle with the standard library (multiprocessing backend)
-        (key, part, tuple(s.name for s in specs), options, stream, lie_part,
-         dict(iv.lie_options), set_aside_part)
-        for (key, part), stream, lie_part, set_aside_part in zip(
-            keyed, streams, lie_parts, set_aside_parts, strict=True)
+        (key, part, tuple(s.name for s in specs), options, stream, lie_part, lie_opts,
+         set_aside_part)
+        for (key, part), stream, lie_part, lie_opts, set_aside_part in zip(
+            keyed, streams, lie_parts, lie_options, set_aside_parts, strict=True)
     ]
     # the cells' streams as they are before any draw: a p-value resolved with more draws
     # reruns its test from the same stream (the same statistic, folds and all)
