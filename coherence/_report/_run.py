@@ -65,6 +65,7 @@ from ._resolve import resolve_pvalues
 from ._result import FRAME_COLUMNS
 from ._result import CoherenceReport
 from ._result import ReportCell
+from ._split import check_lie_columns
 from ._split import split_lie
 from ._split import split_lie_baseline
 from ._split import split_set_aside
@@ -161,6 +162,8 @@ def _report_iv(data: Any, a: _ReportArgs) -> _ReportInput:
     )
     lie_df = (as_dataframe(a.lie, name="lie", owner=owner)
               if a.lie is not None and "lie" in names else None)
+    if lie_df is not None:
+        check_lie_columns(lie_df, present_by)
     _unused_lie_warning(a, names, owner)
     set_aside_df = _set_aside_iv(a.set_aside, owner)
     if a.prompt is not None:  # prompt=None pools the prompts: their repetition labels recur

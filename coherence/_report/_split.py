@@ -19,7 +19,21 @@ from .._validation import param_error
 from .._validation import plain_value
 from .._warnings import SkippedRecordsWarning
 
-__all__ = ["split_lie", "split_lie_baseline", "split_set_aside"]
+__all__ = ["check_lie_columns", "split_lie", "split_lie_baseline", "split_set_aside"]
+
+
+def check_lie_columns(lie: pd.DataFrame, present_by: Sequence[str]) -> None:
+    """A LIE table holds every cell column of the data or none of them. One with some
+    (``model`` of ``model`` and ``dataset``) was checked whole in a cell of its own, its
+    models' rows pooled into one LIE check."""
+    have = [c for c in present_by if c in lie.columns]
+    if have and len(have) < len(present_by):
+        missing = [c for c in present_by if c not in lie.columns]
+        raise ValueError(param_error(
+            "lie", "report", f"a table with every cell column {list(present_by)} (it is split "
+            "into the data's cells) or none of them (it is checked whole, in a cell of its "
+            "own); add the missing columns, or name only the columns it has in by",
+            f"a table with {have} but without {missing}, whose cells would be pooled"))
 
 
 def split_lie(lie: pd.DataFrame, keyed: Sequence[tuple[Mapping[str, Any], pd.DataFrame]],

@@ -90,6 +90,24 @@ def test_a_baseline_per_model_is_split_into_the_cells(two_models):
                tests=["lie"], progress=False, rng=1, **FAST)
 
 
+def test_a_lie_table_with_some_of_the_cell_columns_raises(two_models):
+    # cells by model and dataset, a LIE table with a model column only: it was checked whole
+    # in a cell of its own ("lie table"), both models' rows pooled into one median ratio
+    _, lie = _lie(["gpt", "llama"])
+    lie["context"] = lie["model"] + lie["context"].astype(str)
+    base = lie.drop(columns="model").assign(p_y_given_x=0.5)
+    data = pd.concat([two_models.assign(dataset=ds) for ds in ("x", "y")], ignore_index=True)
+    with pytest.raises(ValueError, match=r"'lie' parameter of report .*every cell column "
+                       r"\['model', 'dataset'\].*with \['model'\] but without \['dataset'\]"):
+        report(data, lie=lie, lie_options={"baseline": base}, tests=["lie"], progress=False,
+               rng=1, **FAST)
+    # with every cell column, or none, it runs
+    rep = report(data, lie=lie.drop(columns="model"), lie_options={"baseline": base},
+                 tests=["lie"], progress=False, rng=1, **FAST)
+    assert [c.key for c in rep.cells if "lie" in c.results] == [
+        {"model": "lie table", "dataset": "lie table"}]
+
+
 def test_outcome_typed_two_ways_raises_and_text_outcomes_are_read_as_numbers(two_models):
     d = two_models.astype({"outcome": object})
     d.loc[d.index[:10], "outcome"] = d.loc[d.index[:10], "outcome"].astype(str)
