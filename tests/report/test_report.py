@@ -784,6 +784,23 @@ def test_lie_interval_is_at_the_report_level():
     assert own.cells[0].results["lie"].confidence_interval.confidence_level == 0.9
 
 
+def test_lie_table_header_names_the_checks_own_level():
+    # lie_options={"confidence_level": 0.9}: Table 6's header said the report's 95% CI over
+    # the 90% intervals
+    import bayesnets
+
+    study = bayesnets.lie_study("asia", agent="weighted", n_contexts=30, rng=0)
+    baseline = study.redraw(agent="rational", rng=1)
+    data = coherence.simulate("rational", n_contexts=30, n_repetitions=2, rng=0).data
+    rep = report(data, lie=study.data, tests=["lie"], progress=False, rng=0, **FAST,
+                 lie_options={"baseline": baseline, "confidence_level": 0.9})
+    html = rep.to_html()
+    assert "median error ratio [90% CI]" in html and "median error ratio [95% CI]" not in html
+    same = report(data, lie=study.data, lie_options={"baseline": baseline}, tests=["lie"],
+                  confidence_level=0.8, progress=False, rng=0, **FAST)
+    assert "median error ratio [80% CI]" in same.to_html()
+
+
 def test_lie_interval_draws_follow_the_report():
     # report(n_resamples=99) recorded 99 draws in its settings while the LIE check drew
     # its interval from 9999 resamples
