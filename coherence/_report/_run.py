@@ -10,6 +10,7 @@ those objects, never recomputed.
 from __future__ import annotations
 
 import copy
+import numbers
 import os
 import platform
 import sys
@@ -282,7 +283,10 @@ def _settings(df: pd.DataFrame, a: _ReportArgs, options: Options,
     """The report's ``settings`` record: the columns and options used, the seed, the
     data's provenance and the versions (``tests`` and ``created`` are filled later)."""
     rng = a.rng
-    seed_source = rng if isinstance(rng, int) and not isinstance(rng, bool) else None
+    # a numpy integer seed (np.int64(7)) is a seed too: it was "not recorded", and the
+    # rerun line printed SEED
+    seed_source = (int(rng) if isinstance(rng, numbers.Integral) and not isinstance(rng, bool)
+                   else None)
     return {
         "columns": {
             "belief": a.belief,

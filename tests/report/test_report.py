@@ -784,6 +784,19 @@ def test_lie_interval_is_at_the_report_level():
     assert own.cells[0].results["lie"].confidence_interval.confidence_level == 0.9
 
 
+def test_a_numpy_integer_seed_is_recorded(two_models):
+    # rng=np.int64(7) seeds as 7 does, but the settings said "a int64 (not recorded)" and
+    # the rerun line printed --seed SEED
+    from coherence._report._render import _rerun_commands
+
+    numpy_seed = report(two_models, tests=["calibration"], progress=False, rng=np.int64(7))
+    plain = report(two_models, tests=["calibration"], progress=False, rng=7)
+    assert numpy_seed.settings["seed"] == numpy_seed.settings["rng"] == 7
+    assert type(numpy_seed.settings["seed"]) is int
+    assert _rerun_commands(numpy_seed)[0].endswith("--seed 7")
+    pd.testing.assert_frame_equal(numpy_seed.to_frame(), plain.to_frame())
+
+
 def test_lie_table_header_names_the_checks_own_level():
     # lie_options={"confidence_level": 0.9}: Table 6's header said the report's 95% CI over
     # the 90% intervals
