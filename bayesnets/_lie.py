@@ -232,7 +232,8 @@ def lie_study(network: Any = "child", *, target: str | None = None, state: Any =
               evidence_vars: Sequence[str] | None = None,
               auxiliary_vars: Sequence[str] | None = None, agent: str | Agent = "rational",
               report_noise: float = 0.03, n_contexts: int = 100,
-              n_ground_truth: int = 5000, rng: RNGLike = None) -> LIEStudy:
+              n_ground_truth: int = 5000, phrases: Any = None,
+              rng: RNGLike = None) -> LIEStudy:
     r"""A law-of-iterated-expectation study on a Bayesian network, answered by a simulated agent.
 
     Parameters
@@ -258,6 +259,10 @@ def lie_study(network: Any = "child", *, target: str | None = None, state: Any =
         Contexts, sampled to cover the posterior range evenly.
     n_ground_truth : int, default 5000
         Rows of the forward sample in ``ground_truth``.
+    phrases : mapping, PhraseTable, str or None
+        As in :func:`bayesnets.contexts`: the phrases of the contexts'
+        descriptions; by default the network's built-in table. A network without
+        one (fitted to data) needs them.
     rng : int, numpy.random.Generator or None
         One stream for the contexts, the reports and the forward sample.
 
@@ -346,7 +351,7 @@ def lie_study(network: Any = "child", *, target: str | None = None, state: Any =
     kappa = _kappa(report_noise)
 
     ctx = contexts(net, target=target, state=state, evidence_vars=list(evidence),
-                   n=n_contexts, rng=gen)
+                   n=n_contexts, phrases=phrases, rng=gen)
     state = ctx.attrs["state"]
     ids = ctx["context"].to_numpy()
     ev = ctx.loc[:, list(evidence)]

@@ -40,9 +40,10 @@ class ReportOptions:
         permutation refits): the permutations of the p-values and the bootstrap
         resamples of the intervals. ``None`` (default): 1000 permutations for the
         p-values of the ``ci`` and ``leakage`` tests, 500 draws for every other
-        test. With Holm's adjustment over many cells and tests, few draws cannot
-        reach small adjusted p-values (the smallest p-value is
-        ``1 / (n_resamples + 1)``).
+        test but the LIE check, whose interval keeps its own 9999 (a value given
+        here sets its draws too, unless ``lie_options`` names its own). With
+        Holm's adjustment over many cells and tests, few draws cannot reach small
+        adjusted p-values (the smallest p-value is ``1 / (n_resamples + 1)``).
     reference_prompt : str, default "standard"
         Prompt variant the decision tests use, and the reference of the
         prompt-consistency RMSEs. When the table has a ``prompt`` column, some

@@ -305,7 +305,11 @@ def _paper_tables(rep: CoherenceReport) -> list[str]:
                                "its square root; smooth ECE: Blasiok and Nakkiran's "
                                "binning-free ECE)",
                                numeric=("contexts", "accuracy", "l2 CE", "smooth ECE")))
-    out += _statistic_table(rep, lookup, ("lie",), f"median error ratio [{ci_head}]",
+    # the LIE check's own level where lie_options named one (its header said the report's)
+    levels = {c.results["lie"].confidence_interval.confidence_level for c in rep.cells
+              if "lie" in c.results}
+    lie_head = f"{100 * levels.pop():g}% CI" if len(levels) == 1 else "CI"
+    out += _statistic_table(rep, lookup, ("lie",), f"median error ratio [{lie_head}]",
                             "Table 6. Law of iterated expectation: the agent's error "
                             "relative to the baseline's (1 = as coherent)")
     return out

@@ -10,6 +10,7 @@ those objects, never recomputed.
 from __future__ import annotations
 
 import copy
+import numbers
 import os
 import platform
 import sys
@@ -65,7 +66,9 @@ from ._resolve import resolve_pvalues
 from ._result import FRAME_COLUMNS
 from ._result import CoherenceReport
 from ._result import ReportCell
+from ._split import check_lie_columns
 from ._split import split_lie
+from ._split import split_lie_baseline
 from ._split import split_set_aside
 
 __all__ = [
@@ -160,13 +163,18 @@ def _report_iv(data: Any, a: _ReportArgs) -> _ReportInput:
     )
     lie_df = (as_dataframe(a.lie, name="lie", owner=owner)
               if a.lie is not None and "lie" in names else None)
+    if lie_df is not None:
+        check_lie_columns(lie_df, present_by)
     _unused_lie_warning(a, names, owner)
     set_aside_df = _set_aside_iv(a.set_aside, owner)
     if a.prompt is not None:  # prompt=None pools the prompts: their repetition labels recur
         _repetitions_once(df, options, present_by, owner)
+    lie_options = dict(a.lie_options or {})
+    if o.n_resamples is not None:  # the LIE interval's draws too, unless lie_options sets them
+        lie_options.setdefault("n_resamples", o.n_resamples)
     return _ReportInput(
         df=df, options=options, present_by=present_by, names=names, lie=lie_df,
-        lie_options=dict(a.lie_options or {}), set_aside=set_aside_df, n_jobs=n_jobs,
+        lie_options=lie_options, set_aside=set_aside_df, n_jobs=n_jobs,
         backend=o.backend,
         progress=sys.stderr.isatty() if o.progress is None else bool(o.progress), gen=gen,
         settings=_settings(df, a, options, present_by, n_jobs))
@@ -275,7 +283,10 @@ def _settings(df: pd.DataFrame, a: _ReportArgs, options: Options,
     """The report's ``settings`` record: the columns and options used, the seed, the
     data's provenance and the versions (``tests`` and ``created`` are filled later)."""
     rng = a.rng
-    seed_source = rng if isinstance(rng, int) and not isinstance(rng, bool) else None
+    # a numpy integer seed (np.int64(7)) is a seed too: it was "not recorded", and the
+    # rerun line printed SEED
+    seed_source = (int(rng) if isinstance(rng, numbers.Integral) and not isinstance(rng, bool)
+                   else None)
     return {
         "columns": {
             "belief": a.belief,
@@ -595,6 +606,14 @@ def _report(iv: _ReportInput) -> CoherenceReport:
         else:
             keyed.append((dict.fromkeys(present_by, "lie table"), df.iloc[:0]))
             lie_parts.append(lie_df)
+    lie_options: list[dict[str, Any]] = [dict(iv.lie_options) for _ in keyed]
+    baseline = iv.lie_options.get("baseline")
+    if (lie_df is not None and present_by and isinstance(baseline, pd.DataFrame)
+            and all(c in baseline.columns and c in lie_df.columns for c in present_by)):
+        # a baseline per cell, as the LIE table's rows are
+        split = split_lie_baseline(baseline, keyed, present_by, lie_parts)
+        for opts, rows in zip(lie_options, split, strict=True):
+            opts["baseline"] = rows
     set_aside_parts = split_set_aside(iv.set_aside, keyed, present_by)
     streams = spawn(iv.gen, len(keyed))
     specs = [s for s in REGISTRY if s.name in iv.names]
@@ -602,10 +621,10 @@ def _report(iv: _ReportInput) -> CoherenceReport:
     jobs = [
         # test names, not specs, travel to the workers: the registry's lambdas do not
         # pickle with the standard library (multiprocessing backend)
-        (key, part, tuple(s.name for s in specs), options, stream, lie_part,
-         dict(iv.lie_options), set_aside_part)
-        for (key, part), stream, lie_part, set_aside_part in zip(
-            keyed, streams, lie_parts, set_aside_parts, strict=True)
+        (key, part, tuple(s.name for s in specs), options, stream, lie_part, lie_opts,
+         set_aside_part)
+        for (key, part), stream, lie_part, lie_opts, set_aside_part in zip(
+            keyed, streams, lie_parts, lie_options, set_aside_parts, strict=True)
     ]
     # the cells' streams as they are before any draw: a p-value resolved with more draws
     # reruns its test from the same stream (the same statistic, folds and all)

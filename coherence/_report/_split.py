@@ -19,7 +19,21 @@ from .._validation import param_error
 from .._validation import plain_value
 from .._warnings import SkippedRecordsWarning
 
-__all__ = ["split_lie", "split_set_aside"]
+__all__ = ["check_lie_columns", "split_lie", "split_lie_baseline", "split_set_aside"]
+
+
+def check_lie_columns(lie: pd.DataFrame, present_by: Sequence[str]) -> None:
+    """A LIE table holds every cell column of the data or none of them. One with some
+    (``model`` of ``model`` and ``dataset``) was checked whole in a cell of its own, its
+    models' rows pooled into one LIE check."""
+    have = [c for c in present_by if c in lie.columns]
+    if have and len(have) < len(present_by):
+        missing = [c for c in present_by if c not in lie.columns]
+        raise ValueError(param_error(
+            "lie", "report", f"a table with every cell column {list(present_by)} (it is split "
+            "into the data's cells) or none of them (it is checked whole, in a cell of its "
+            "own); add the missing columns, or name only the columns it has in by",
+            f"a table with {have} but without {missing}, whose cells would be pooled"))
 
 
 def split_lie(lie: pd.DataFrame, keyed: Sequence[tuple[Mapping[str, Any], pd.DataFrame]],
@@ -58,6 +72,31 @@ def split_lie(lie: pd.DataFrame, keyed: Sequence[tuple[Mapping[str, Any], pd.Dat
                       f"cells ({', '.join(empty[:10])}); the LIE check is not run on them.",
                       SkippedRecordsWarning, stacklevel=4)
     return [lie.iloc[np.sort(np.concatenate(r))] if r else None for r in rows]
+
+
+def split_lie_baseline(baseline: pd.DataFrame,
+                       keyed: Sequence[tuple[Mapping[str, Any], pd.DataFrame]],
+                       present_by: Sequence[str],
+                       lie_parts: Sequence[pd.DataFrame | None]) -> list[pd.DataFrame]:
+    """The rows of a LIE baseline (``lie_options["baseline"]``) that holds the ``by``
+    columns, per cell, matched on the labels exactly as :func:`split_lie` matches the LIE
+    table's. Every cell got the whole table: with one baseline per model, each of its
+    (context, variable, state) units was then listed once per model, and the check failed
+    on every cell. Rows of no cell are not used (a baseline may hold further units); a cell
+    with LIE rows and no baseline rows raises, naming it."""
+    cols = list(present_by)
+    positions = {_cell_label(k): at for k, at in rows_by_key(baseline, cols).items()}
+    labels = [_cell_label(key[c] for c in cols) for key, _ in keyed]
+    lacking = [_key_text(k) for k, part in zip(labels, lie_parts, strict=True)
+               if part is not None and k not in positions]
+    if lacking:
+        found = ", ".join(_key_text(k) for k in list(positions)[:10])
+        raise ValueError(param_error(
+            "lie_options", "report", f"a baseline with rows for every cell of the LIE table "
+            f"(its columns {cols}: found {found})", f"no baseline rows for {len(lacking)} "
+            f"cell(s): {', '.join(lacking[:10])}"))
+    empty = np.empty(0, dtype=np.int64)
+    return [baseline.iloc[np.sort(positions.get(k, empty))] for k in labels]
 
 
 def _cell_label(values: Iterable[Any]) -> tuple[Any, ...]:

@@ -286,3 +286,30 @@ def test_a_network_variable_named_y_is_refused() -> None:
                                          r"network without a variable named 'y'"):
         bayesnets.lie_study(net, target="z", state="1", evidence_vars=["x"],
                             auxiliary_vars=["y"], n_contexts=2)
+
+
+def test_a_fitted_network_runs_with_its_phrases() -> None:
+    # lie_study took no phrases: on a network without a built-in table (fitted to data) it
+    # always raised, about a 'phrases' parameter of contexts it could not pass
+    rng = np.random.default_rng(0)
+    a = rng.integers(0, 2, 4000)
+    b = (rng.random(4000) < 0.2 + 0.6 * a).astype(int)
+    c = (rng.random(4000) < 0.3 + 0.4 * b).astype(int)
+    data = pd.DataFrame({"a": a, "b": b, "c": c}).astype(str)
+    net = bayesnets.fit(data, [("a", "b"), ("b", "c")], min_support=1)
+    phrases = {v: {"1": f"{v} is present", "0": f"{v} is absent"} for v in "abc"}
+    study = bayesnets.lie_study(net, target="c", state="1", evidence_vars=["a"],
+                                auxiliary_vars=["b"], n_contexts=10, report_noise=0.0,
+                                phrases=phrases, rng=0)
+    ctx = study.contexts
+    assert set(ctx["description"]) <= {"a is present", "a is absent"}
+    # by hand: P(c=1 | a) = sum_b P(c=1 | b) P(b | a), from the fitted frequencies
+    for _, row in ctx.iterrows():
+        rows = data[data["a"] == row["a"]]
+        p_b = rows["b"].value_counts(normalize=True)
+        p_c = data.groupby("b")["c"].apply(lambda s: (s == "1").mean())
+        assert row["truth"] == pytest.approx(sum(p_b[s] * p_c[s] for s in p_b.index), abs=1e-12)
+        exact = study.exact[study.exact["context"] == row["context"]].set_index("state")
+        assert exact["p_z_given_x"].to_dict() == pytest.approx(p_b.to_dict(), abs=1e-12)
+        assert exact["p_y_given_xz"].to_dict() == pytest.approx(p_c.to_dict(), abs=1e-12)
+    assert study.truth["error"].max() == 0.0

@@ -62,6 +62,52 @@ def test_a_cell_without_lie_rows_warns(two_models):
     assert ["lie" in c.results for c in rep.cells] == [True, False]
 
 
+def test_a_baseline_per_model_is_split_into_the_cells(two_models):
+    # one baseline per model (a `model` column, as the LIE table's): every cell got the whole
+    # baseline, each unit listed twice, and the check failed on both cells with an error
+    # about the `state` column
+    import coherence
+
+    e, lie = _lie(["gpt", "llama"])
+    lie.loc[lie["model"] == "llama", "p_y_given_x"] = 0.3
+    base = pd.concat([e.assign(model="gpt", p_y_given_x=0.5),
+                      e.assign(model="llama", p_y_given_x=0.45)], ignore_index=True)
+    rep = report(two_models, lie=lie, lie_options={"baseline": base}, tests=["lie"],
+                 progress=False, rng=1, **FAST)
+    assert not rep.to_frame()["error"].any()
+    for cell in rep.cells:
+        m = cell.key["model"]
+        direct = coherence.iterated_expectation_check(
+            lie[lie["model"] == m], baseline=base[base["model"] == m], n_resamples=19)
+        assert cell.results["lie"].statistic == direct.statistic
+        assert cell.results["lie"].pvalue == direct.pvalue
+    ratios = [c.results["lie"].statistic for c in rep.cells]
+    assert ratios[0] != ratios[1]
+    # a cell whose model the baseline lacks: an error naming it
+    with pytest.raises(ValueError, match=r"'lie_options' parameter of report .*no baseline "
+                       r"rows for 1 cell\(s\): 'llama'"):
+        report(two_models, lie=lie, lie_options={"baseline": base[base["model"] == "gpt"]},
+               tests=["lie"], progress=False, rng=1, **FAST)
+
+
+def test_a_lie_table_with_some_of_the_cell_columns_raises(two_models):
+    # cells by model and dataset, a LIE table with a model column only: it was checked whole
+    # in a cell of its own ("lie table"), both models' rows pooled into one median ratio
+    _, lie = _lie(["gpt", "llama"])
+    lie["context"] = lie["model"] + lie["context"].astype(str)
+    base = lie.drop(columns="model").assign(p_y_given_x=0.5)
+    data = pd.concat([two_models.assign(dataset=ds) for ds in ("x", "y")], ignore_index=True)
+    with pytest.raises(ValueError, match=r"'lie' parameter of report .*every cell column "
+                       r"\['model', 'dataset'\].*with \['model'\] but without \['dataset'\]"):
+        report(data, lie=lie, lie_options={"baseline": base}, tests=["lie"], progress=False,
+               rng=1, **FAST)
+    # with every cell column, or none, it runs
+    rep = report(data, lie=lie.drop(columns="model"), lie_options={"baseline": base},
+                 tests=["lie"], progress=False, rng=1, **FAST)
+    assert [c.key for c in rep.cells if "lie" in c.results] == [
+        {"model": "lie table", "dataset": "lie table"}]
+
+
 def test_outcome_typed_two_ways_raises_and_text_outcomes_are_read_as_numbers(two_models):
     d = two_models.astype({"outcome": object})
     d.loc[d.index[:10], "outcome"] = d.loc[d.index[:10], "outcome"].astype(str)

@@ -784,6 +784,60 @@ def test_lie_interval_is_at_the_report_level():
     assert own.cells[0].results["lie"].confidence_interval.confidence_level == 0.9
 
 
+def test_a_numpy_integer_seed_is_recorded(two_models):
+    # rng=np.int64(7) seeds as 7 does, but the settings said "a int64 (not recorded)" and
+    # the rerun line printed --seed SEED
+    from coherence._report._render import _rerun_commands
+
+    numpy_seed = report(two_models, tests=["calibration"], progress=False, rng=np.int64(7))
+    plain = report(two_models, tests=["calibration"], progress=False, rng=7)
+    assert numpy_seed.settings["seed"] == numpy_seed.settings["rng"] == 7
+    assert type(numpy_seed.settings["seed"]) is int
+    assert _rerun_commands(numpy_seed)[0].endswith("--seed 7")
+    pd.testing.assert_frame_equal(numpy_seed.to_frame(), plain.to_frame())
+
+
+def test_lie_table_header_names_the_checks_own_level():
+    # lie_options={"confidence_level": 0.9}: Table 6's header said the report's 95% CI over
+    # the 90% intervals
+    import bayesnets
+
+    study = bayesnets.lie_study("asia", agent="weighted", n_contexts=30, rng=0)
+    baseline = study.redraw(agent="rational", rng=1)
+    data = coherence.simulate("rational", n_contexts=30, n_repetitions=2, rng=0).data
+    rep = report(data, lie=study.data, tests=["lie"], progress=False, rng=0, **FAST,
+                 lie_options={"baseline": baseline, "confidence_level": 0.9})
+    html = rep.to_html()
+    assert "median error ratio [90% CI]" in html and "median error ratio [95% CI]" not in html
+    same = report(data, lie=study.data, lie_options={"baseline": baseline}, tests=["lie"],
+                  confidence_level=0.8, progress=False, rng=0, **FAST)
+    assert "median error ratio [80% CI]" in same.to_html()
+
+
+def test_lie_interval_draws_follow_the_report():
+    # report(n_resamples=99) recorded 99 draws in its settings while the LIE check drew
+    # its interval from 9999 resamples
+    import bayesnets
+
+    study = bayesnets.lie_study("asia", agent="weighted", n_contexts=30, rng=0)
+    baseline = study.redraw(agent="rational", rng=1)
+    data = coherence.simulate("rational", n_contexts=30, n_repetitions=2, rng=0).data
+    rep = report(data, lie=study.data, lie_options={"baseline": baseline}, tests=["lie"],
+                 progress=False, rng=0, **FAST)
+    result = rep.cells[0].results["lie"]
+    assert result.n_resamples == FAST["n_resamples"] == rep.settings["n_resamples"]
+    stream = np.random.default_rng(0).spawn(1)[0].spawn(len(REGISTRY))[TEST_NAMES.index("lie")]
+    direct = coherence.iterated_expectation_check(study.data, baseline=baseline, rng=stream,
+                                                  n_resamples=FAST["n_resamples"])
+    assert result.confidence_interval == direct.confidence_interval
+    own = report(data, lie=study.data, tests=["lie"], progress=False, rng=0, **FAST,
+                 lie_options={"baseline": baseline, "n_resamples": 49})
+    assert own.cells[0].results["lie"].n_resamples == 49
+    default = report(data, lie=study.data, lie_options={"baseline": baseline},
+                     tests=["lie"], progress=False, rng=0)
+    assert default.cells[0].results["lie"].n_resamples == 9999  # the check's own
+
+
 def test_pvalues_never_print_on_the_other_side_of_the_level():
     from coherence._report._render import _pval
 
