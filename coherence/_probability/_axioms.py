@@ -130,8 +130,8 @@ def total_probability_feasible(p_a: np.ndarray, p1: np.ndarray, p0: np.ndarray,
 
     A row is feasible when some P(B) in [0, 1] (up to ``tol``) gives
     P(A) = P(A|B=1) P(B) + P(A|B=0) (1 - P(B)): the implied P(B) lies in
-    [-tol, 1 + tol]; with (near-)equal conditionals, when P(A) is within
-    ``tol`` of the span between them (of P(A|B=1) when they are equal), so that
+    [-tol, 1 + tol]; with (near-)equal conditionals, when P(A) lies in the span
+    between them or within ``tol`` of it (of P(A|B=1) when they are equal), so that
     swapping the conditionals changes nothing.
     """
     implied = implied_p_b(p_a, p1, p0)
@@ -139,7 +139,9 @@ def total_probability_feasible(p_a: np.ndarray, p1: np.ndarray, p0: np.ndarray,
     outside = np.maximum(np.maximum(np.minimum(p1, p0) - p_a, p_a - np.maximum(p1, p0)), 0.0)
     # a stated P(A) exactly at an end (implied -tol or 1 + tol, |P(A) - P(A|B=1)| = tol) is
     # at it: the comparisons allow the floating-point error of the differences (DECIMAL_SLACK)
-    feasible = np.where(np.isnan(implied), outside < tol - DECIMAL_SLACK,
+    # a P(A) within the span is feasible at any tol, 0 included (the law then holds exactly)
+    near = (outside <= DECIMAL_SLACK) | (outside < tol - DECIMAL_SLACK)
+    feasible = np.where(np.isnan(implied), near,
                         (implied >= -tol - DECIMAL_SLACK) & (implied <= 1.0 + tol + DECIMAL_SLACK))
     return implied, feasible
 
@@ -244,8 +246,9 @@ def total_probability_check(p_a: Any, p_a_given_b1: Any, p_a_given_b0: Any, *,
     lies in :math:`[0, 1]`, i.e. when P(A) lies between the two conditionals.
     A row is *feasible* when :math:`\hat P(B) \in [-\mathrm{tol}, 1 + \mathrm{tol}]`.
     When :math:`|P(A|B=1) - P(A|B=0)| < 0.001` the ratio is undefined
-    (``implied_p_b`` is NaN) and the row is feasible iff
-    :math:`|P(A) - P(A|B=1)| < \mathrm{tol}`.
+    (``implied_p_b`` is NaN) and the row is feasible iff P(A) lies between the
+    conditionals or closer than ``tol`` to them (:math:`|P(A) - P(A|B=1)| < \mathrm{tol}`
+    when they are equal; at ``tol=0``, when P(A) equals them).
     With an elicited P(B) the error is
     :math:`|P(A) - P(A|B=1) P(B) - P(A|B=0) (1 - P(B))|`, and a row is
     *consistent* when the error is below ``tol``.

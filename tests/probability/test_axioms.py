@@ -116,6 +116,17 @@ def test_total_probability_rules():
     assert res.share_consistent == 0.0
 
 
+def test_total_probability_exact_at_tol_zero():
+    """tol=0 asks whether the law holds exactly: with (near-)equal conditionals a P(A) in
+    their span is feasible, as a P(A) between distinct conditionals is (they were not)."""
+    res = total_probability_check([0.5, 0.5, 1.0, 0.0, 0.501, 0.5001, 0.51],
+                                  [0.5, 0.5005, 1.0, 0.0, 0.502, 0.5005, 0.5005],
+                                  [0.5, 0.5, 1.0, 0.0, 0.5, 0.5, 0.5], tol=0)
+    assert np.isnan(res.implied_p_b[[0, 1, 2, 3, 5, 6]]).all()
+    assert res.feasible.tolist() == [True, True, True, True, True, True, False]
+    assert res.statistic == 6 / 7
+
+
 def test_update_direction_classes():
     res = update_direction([0.3] * 6, [0.5, 0.31, 0.5, 0.5, 0.1, 0.315],
                            [0.1, 0.3, 0.3, 0.4, 0.5, 0.3])

@@ -123,7 +123,7 @@ def feasible_from_decimals(rows: list[list[int]], tol_cents: int) -> list[bool]:
     out = []
     for a, c1, c0 in rows:
         if abs(c1 - c0) < 0.1:  # the Notes' |spread| < 0.001, in hundredths: equal
-            out.append(abs(a - c1) < tol_cents)
+            out.append(a == c1 or abs(a - c1) < tol_cents)  # at the conditionals: any tol
             continue
         implied = Decimal(a - c0) / Decimal(c1 - c0)
         t = Decimal(tol_cents) / 100
