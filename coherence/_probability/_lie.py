@@ -402,7 +402,8 @@ def random_forest_baseline(
     Raises
     ------
     ValueError
-        For a missing column, an outcome not 0/1 or of one value only, a context of
+        For a missing column, an outcome not 0/1 or of one value only, a missing value
+        (NaN, None) in an auxiliary variable's column of ``ground_truth``, a context of
         ``queries`` that ``contexts`` lacks or lists twice with different evidence
         (the rows are named), or a label written otherwise than in the
         ground truth: an evidence value of ``contexts`` or a state of ``queries`` that
@@ -423,6 +424,7 @@ def random_forest_baseline(
     from .._rng import check_rng
     from .._validation import as_dataframe
     from .._validation import binary_column
+    from .._validation import no_missing
     from .._validation import nonempty
     from .._validation import require_columns
 
@@ -442,6 +444,9 @@ def random_forest_baseline(
     require_columns(gt, [*evidence, outcome, *[str(v) for v in variables]], owner=owner)
     require_columns(ctx, [context, *evidence], owner=owner)
     y = binary_column(gt, outcome, owner=owner)
+    # a missing z would be one more state (factorize's code -1) that no query lists: the
+    # listed states' P(z|x) would sum below 1 and the baseline's error grow without a word
+    no_missing(gt, [str(v) for v in variables], owner=owner)
     if y.min() == y.max():
         raise ValueError(f"Column '{outcome}' (input to {owner}) must hold both 0 and 1; "
                          f"every row is {int(y[0])}.")

@@ -222,6 +222,24 @@ def test_validation_messages(world):
         iterated_expectation_check(table, baseline=base, alternative="larger")
 
 
+def test_random_forest_baseline_refuses_a_missing_auxiliary_value(world):
+    # a NaN in an auxiliary column of the ground truth was one more state of z that no
+    # query lists: the listed states' P(z|x) summed to about 0.8, inflating the baseline's
+    # error without a word; now an error naming the column and the rows
+    joint, table, contexts = world
+    gt = sample(joint, 300, np.random.default_rng(0))
+    z = str(table["variable"].iloc[0])
+    base = random_forest_baseline(gt, contexts, table, evidence=["x1", "x2"], rng=0, **FAST)
+    mass = base.groupby(["context", "variable"])["p_z_given_x"].sum()
+    np.testing.assert_allclose(mass.to_numpy(), 1.0, atol=1e-12)
+    holed = gt.astype({z: float})
+    holed.loc[holed.index[[3, 7]], z] = np.nan
+    with pytest.raises(ValueError, match=rf"Column '{z}' \(input to random_forest_baseline\) "
+                       r"must not contain missing values; 2 offending rows \(first: row 3, "
+                       r"row 7\)"):
+        random_forest_baseline(holed, contexts, table, evidence=["x1", "x2"], rng=0, **FAST)
+
+
 def test_random_forest_baseline_context_listed_twice_with_different_evidence(world):
     # contexts listing one id twice with different evidence: the last row was used without a
     # word (context 0 answered for the evidence of the second row); now an error naming both
