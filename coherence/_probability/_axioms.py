@@ -146,6 +146,13 @@ def total_probability_feasible(p_a: np.ndarray, p1: np.ndarray, p0: np.ndarray,
     return implied, feasible
 
 
+def below_tol(error: np.ndarray, tol: float) -> np.ndarray:
+    """``error < tol`` per row, an error of exactly ``tol`` within ``DECIMAL_SLACK`` not
+    below it: |0.45 - 0.8 * 0.5| and |0.35 - 0.6 * 0.5 - 0.2 * 0.5| are both 0.05, which
+    floating point gives as 0.04999999999999999 and 0.05000000000000002."""
+    return np.asarray(error < tol - DECIMAL_SLACK)
+
+
 def total_probability_error(p_a: np.ndarray, p1: np.ndarray, p0: np.ndarray,
                             p_b: np.ndarray) -> np.ndarray:
     """|P(A) - P(A|B=1) P(B) - P(A|B=0) (1 - P(B))| per row, with an elicited P(B).
@@ -186,7 +193,8 @@ class TotalProbabilityResult(_PerRowResult, test_name="total_probability_check",
     share_feasible : float
         Mean of ``feasible``.
     mean_error, share_consistent : float
-        Mean of ``error`` and share with ``error < tol`` (NaN without ``p_b``).
+        Mean of ``error`` and share with ``error < tol`` (NaN without ``p_b``; an error of
+        exactly ``tol``, within rounding, is not below it).
     tol : float
         The tolerance used.
     table : pandas.DataFrame
@@ -289,7 +297,7 @@ def total_probability_check(p_a: Any, p_a_given_b1: Any, p_a_given_b0: Any, *,
         pb = arr["p_b"]
         error = total_probability_error(pa, p1, p0, pb)
         mean_error = float(error.mean())
-        share_consistent = float((error < tol).mean())
+        share_consistent = float(below_tol(error, tol).mean())
     n = len(pa)
     k = int(feasible.sum())
     return TotalProbabilityResult(
@@ -318,7 +326,7 @@ class BayesCheckResult(_PerRowResult, test_name="bayes_check",
         Total-variation distance between the two implied joints (all four
         cells), per row; invariant to relabelling either event.
     consistent : numpy.ndarray of bool
-        ``error < tol``.
+        ``error < tol`` (an error of exactly ``tol``, within rounding, is not below it).
     share_consistent, mean_error : float
         Summaries of ``consistent`` and ``error``.
     tol : float
@@ -440,7 +448,7 @@ def bayes_check(p_a: Any, p_b: Any, p_a_given_b1: Any, p_a_given_b0: Any, p_b_gi
     diff = np.abs(a_side - b_side)
     error = diff[:, :3].mean(axis=1)
     tv = 0.5 * diff.sum(axis=1)
-    consistent = error < tol
+    consistent = below_tol(error, tol)
     return BayesCheckResult(
         **_mean_violation(error, "error", n_resamples, gen, confidence_level, owner,
                           upper=2.0 / 3.0),

@@ -44,6 +44,7 @@ from .._validation import same_within
 from .._warnings import SkippedRecordsWarning
 from ._axioms import UPDATE_CLASSES
 from ._axioms import bayes_arrays
+from ._axioms import below_tol
 from ._axioms import classify_updates
 from ._axioms import total_probability_error
 from ._axioms import total_probability_feasible
@@ -364,7 +365,7 @@ def outcome_free_table(frame: pd.DataFrame, group_cols: list[str], columns: dict
             row[c] = mean((direction[idx] == c).astype(float))
         row.update({
             "lotp_feasible": mean(feasible_a[idx].astype(float)),
-            "bayes_consistent": mean((bayes_error[two] < tol).astype(float)),
+            "bayes_consistent": mean(below_tol(bayes_error[two], tol).astype(float)),
             "bayes_error_mean": mean(bayes_error[two]), "n_bayes": int(two.size),
             "lotp_feasible_b": mean(feasible_b[two].astype(float)),
             "lotp_error_a_mean": mean(lotp_a[two]), "lotp_error_b_mean": mean(lotp_b[two]),

@@ -83,6 +83,20 @@ def test_float32_cell_without_outcomes_classified_as_with_outcomes():
         (0.005 + abs(0.5 - 0.4) + abs(0.4 - 0.4)) / 3, abs=1e-15)
 
 
+def test_bayes_consistent_at_exactly_tol():
+    """Bayes errors of exactly 0.05 (by hand; floating point rounds two of them below 0.05)
+    are not below tol=0.05, with and without outcomes."""
+    rows = np.array([[0.2, 0.65, 0.25, 0.4, 0.8, 0.55], [0.8, 0.4, 0.9, 0.9, 0.3, 0.15],
+                     [0.4, 0.55, 0.55, 0.4, 0.55, 0.3], [0.8, 0.2, 0.9, 0.9, 0.15, 0.35]])
+    df = pd.DataFrame(rows, columns=["p_a", "p_b", "p_a_given_b1", "p_a_given_b0",
+                                     "p_b_given_a1", "p_b_given_a0"]).assign(
+        pair=range(4), category="strong")
+    for table in (df, df.assign(a_outcome=[1, 0, 1, 0], b_outcome=[1, 1, 0, 0])):
+        row = conditional_forecasting(table, tol=0.05, **FAST).table.iloc[0]
+        assert row["bayes_error_mean"] == pytest.approx(0.05, abs=1e-15)
+        assert row["bayes_consistent"] == 0.0 and row["n_bayes"] == 4
+
+
 def test_bayes_table_by_hand():
     """The study's Bayes table: share with error < 0.05 and mean error per category, and the
     mean LOTP error of each side, equal bayes_check and total_probability_check per category."""
