@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from dataclasses import field
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -787,7 +788,8 @@ def conditional_tuple_check(p_a: Any, p_b_given_a: Any, p_a_and_b: Any, *,
     p_a, p_b_given_a, p_a_and_b : array_like of float in [0, 1]
         Forecasts of A, of B conditional on A, and of the conjunction.
     absolute_threshold, arbitrage_threshold : float >= 0
-        The shares reported count violations strictly above these.
+        The shares reported count violations strictly above these (an absolute
+        violation of exactly ``absolute_threshold``, within rounding, is not above it).
     %(violation_interval)s
 
     Returns
@@ -868,11 +870,16 @@ def conditional_tuple_check(p_a: Any, p_b_given_a: Any, p_a_and_b: Any, *,
     a, c, j = arr["p_a"], arr["p_b_given_a"], arr["p_a_and_b"]
     absolute = np.abs(j - a * c)
     arbitrage = bhattacharyya_distance(a * c, j)
+    # |P(A and B) - P(A) P(B|A)| is a difference of decimals: one of exactly the threshold
+    # (|0.27 - 0.25 * 0.88| = 0.05, 0.05000000000000002 in floating point) is not above it
+    absolute_summary = replace(ViolationSummary.of(absolute, absolute_threshold),
+                               share_above=float(np.mean(
+                                   absolute > absolute_threshold + DECIMAL_SLACK)))
     return ConditionalTupleResult(
         **_mean_violation(absolute, "absolute violation", n_resamples, gen,
                           confidence_level, owner, upper=1.0),
         absolute=absolute, arbitrage=arbitrage,
-        absolute_summary=ViolationSummary.of(absolute, absolute_threshold),
+        absolute_summary=absolute_summary,
         arbitrage_summary=ViolationSummary.of(arbitrage, arbitrage_threshold))
 
 

@@ -141,6 +141,18 @@ def test_an_error_of_exactly_tol_is_not_below_it():
     assert bayes_check(*cols, tol=0.0501, n_resamples=99, rng=0).share_consistent == 1.0
 
 
+def test_conditional_tuple_absolute_of_exactly_the_threshold_is_not_above_it():
+    """|P(A and B) - P(A) P(B|A)| of exactly 0.05 on the first three rows (by hand), which
+    floating point gives as 0.05000000000000002, 0.05000000000000003 and
+    0.049999999999999996: none is strictly above 0.05 (two were); the fourth, 0.15, is."""
+    res = conditional_tuple_check([0.25, 0.4, 0.1, 0.5], [0.88, 0.4, 0.1, 0.5],
+                                  [0.27, 0.11, 0.06, 0.4], n_resamples=99, rng=0)
+    np.testing.assert_allclose(res.absolute, [0.05, 0.05, 0.05, 0.15], rtol=0, atol=1e-15)
+    assert res.absolute[:2].min() > 0.05  # the rounding this is about
+    assert res.share_absolute_above == res.absolute_summary.share_above == 0.25
+    assert res.absolute_summary.threshold == 0.05 and res.absolute_summary.n_values == 4
+
+
 def test_total_probability_exact_at_tol_zero():
     """tol=0 asks whether the law holds exactly: with (near-)equal conditionals a P(A) in
     their span is feasible, as a P(A) between distinct conditionals is (they were not)."""
