@@ -552,7 +552,8 @@ def iterated_expectation_check(
         further (context, variable) units; for each unit of ``elicited`` it must
         list the same states (else ``ValueError`` naming them).
     ground_truth, contexts, evidence, outcome, estimator
-        Without ``baseline``, the baseline is fitted by
+        Without ``baseline`` (with it, passing any of them raises ``ValueError``, as
+        ``baseline_options`` does), the baseline is fitted by
         :func:`random_forest_baseline` on the ground-truth sample
         ``ground_truth`` (columns ``evidence``, every auxiliary variable and
         ``outcome``), for the contexts described by ``contexts`` (the
@@ -705,6 +706,8 @@ def iterated_expectation_check(
             "p_z_given_x": p_z_given_x}
     table = lie_table(elicited, cols, owner, "elicited")
     if baseline is not None:
+        _require_no_forest_inputs(owner, ground_truth, contexts, evidence, estimator,
+                                  baseline_options)
         base = lie_table(baseline, cols, owner, "baseline")
         kind = "table"
     else:
@@ -783,6 +786,20 @@ def iterated_expectation_check(
         median_agent_error=_median(e_agent), median_baseline_error=_median(e_base),
         baseline=kind, normalize=normalize, n_contexts=n_ctx, n_resamples=n_resamples,
         alternative=alternative, pvalue_method=test, n_agent_worse=k, n_informative=n_inf)
+
+
+def _require_no_forest_inputs(owner: str, *values: Any) -> None:
+    """Refuse the random forest's inputs (``ground_truth, contexts, evidence, estimator,
+    baseline_options``, in this order) next to a baseline table: they would go unused (the
+    table is the baseline) without a word."""
+    names = ("ground_truth", "contexts", "evidence", "estimator", "baseline_options")
+    unused = [name for name, value in zip(names, values, strict=True) if value is not None]
+    if unused:
+        raise ValueError(param_error(
+            "baseline", owner, "None when " + ", ".join(map(repr, unused)) + " "
+            + ("is" if len(unused) == 1 else "are") + " given (they fit the random "
+            "forest baseline, which a baseline table replaces): give one or the other",
+            "a table"))
 
 
 def _warn_few_contexts(owner: str, n_contexts: int, n_informative: int) -> None:
