@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from dataclasses import field
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -130,8 +131,8 @@ def total_probability_feasible(p_a: np.ndarray, p1: np.ndarray, p0: np.ndarray,
 
     A row is feasible when some P(B) in [0, 1] (up to ``tol``) gives
     P(A) = P(A|B=1) P(B) + P(A|B=0) (1 - P(B)): the implied P(B) lies in
-    [-tol, 1 + tol]; with (near-)equal conditionals, when P(A) is within
-    ``tol`` of the span between them (of P(A|B=1) when they are equal), so that
+    [-tol, 1 + tol]; with (near-)equal conditionals, when P(A) lies in the span
+    between them or within ``tol`` of it (of P(A|B=1) when they are equal), so that
     swapping the conditionals changes nothing.
     """
     implied = implied_p_b(p_a, p1, p0)
@@ -139,9 +140,18 @@ def total_probability_feasible(p_a: np.ndarray, p1: np.ndarray, p0: np.ndarray,
     outside = np.maximum(np.maximum(np.minimum(p1, p0) - p_a, p_a - np.maximum(p1, p0)), 0.0)
     # a stated P(A) exactly at an end (implied -tol or 1 + tol, |P(A) - P(A|B=1)| = tol) is
     # at it: the comparisons allow the floating-point error of the differences (DECIMAL_SLACK)
-    feasible = np.where(np.isnan(implied), outside < tol - DECIMAL_SLACK,
+    # a P(A) within the span is feasible at any tol, 0 included (the law then holds exactly)
+    near = (outside <= DECIMAL_SLACK) | (outside < tol - DECIMAL_SLACK)
+    feasible = np.where(np.isnan(implied), near,
                         (implied >= -tol - DECIMAL_SLACK) & (implied <= 1.0 + tol + DECIMAL_SLACK))
     return implied, feasible
+
+
+def below_tol(error: np.ndarray, tol: float) -> np.ndarray:
+    """``error < tol`` per row, an error of exactly ``tol`` within ``DECIMAL_SLACK`` not
+    below it: |0.45 - 0.8 * 0.5| and |0.35 - 0.6 * 0.5 - 0.2 * 0.5| are both 0.05, which
+    floating point gives as 0.04999999999999999 and 0.05000000000000002."""
+    return np.asarray(error < tol - DECIMAL_SLACK)
 
 
 def total_probability_error(p_a: np.ndarray, p1: np.ndarray, p0: np.ndarray,
@@ -184,7 +194,8 @@ class TotalProbabilityResult(_PerRowResult, test_name="total_probability_check",
     share_feasible : float
         Mean of ``feasible``.
     mean_error, share_consistent : float
-        Mean of ``error`` and share with ``error < tol`` (NaN without ``p_b``).
+        Mean of ``error`` and share with ``error < tol`` (NaN without ``p_b``; an error of
+        exactly ``tol``, within rounding, is not below it).
     tol : float
         The tolerance used.
     table : pandas.DataFrame
@@ -244,8 +255,9 @@ def total_probability_check(p_a: Any, p_a_given_b1: Any, p_a_given_b0: Any, *,
     lies in :math:`[0, 1]`, i.e. when P(A) lies between the two conditionals.
     A row is *feasible* when :math:`\hat P(B) \in [-\mathrm{tol}, 1 + \mathrm{tol}]`.
     When :math:`|P(A|B=1) - P(A|B=0)| < 0.001` the ratio is undefined
-    (``implied_p_b`` is NaN) and the row is feasible iff
-    :math:`|P(A) - P(A|B=1)| < \mathrm{tol}`.
+    (``implied_p_b`` is NaN) and the row is feasible iff P(A) lies between the
+    conditionals or closer than ``tol`` to them (:math:`|P(A) - P(A|B=1)| < \mathrm{tol}`
+    when they are equal; at ``tol=0``, when P(A) equals them).
     With an elicited P(B) the error is
     :math:`|P(A) - P(A|B=1) P(B) - P(A|B=0) (1 - P(B))|`, and a row is
     *consistent* when the error is below ``tol``.
@@ -286,7 +298,7 @@ def total_probability_check(p_a: Any, p_a_given_b1: Any, p_a_given_b0: Any, *,
         pb = arr["p_b"]
         error = total_probability_error(pa, p1, p0, pb)
         mean_error = float(error.mean())
-        share_consistent = float((error < tol).mean())
+        share_consistent = float(below_tol(error, tol).mean())
     n = len(pa)
     k = int(feasible.sum())
     return TotalProbabilityResult(
@@ -315,7 +327,7 @@ class BayesCheckResult(_PerRowResult, test_name="bayes_check",
         Total-variation distance between the two implied joints (all four
         cells), per row; invariant to relabelling either event.
     consistent : numpy.ndarray of bool
-        ``error < tol``.
+        ``error < tol`` (an error of exactly ``tol``, within rounding, is not below it).
     share_consistent, mean_error : float
         Summaries of ``consistent`` and ``error``.
     tol : float
@@ -437,7 +449,7 @@ def bayes_check(p_a: Any, p_b: Any, p_a_given_b1: Any, p_a_given_b0: Any, p_b_gi
     diff = np.abs(a_side - b_side)
     error = diff[:, :3].mean(axis=1)
     tv = 0.5 * diff.sum(axis=1)
-    consistent = error < tol
+    consistent = below_tol(error, tol)
     return BayesCheckResult(
         **_mean_violation(error, "error", n_resamples, gen, confidence_level, owner,
                           upper=2.0 / 3.0),
@@ -776,7 +788,8 @@ def conditional_tuple_check(p_a: Any, p_b_given_a: Any, p_a_and_b: Any, *,
     p_a, p_b_given_a, p_a_and_b : array_like of float in [0, 1]
         Forecasts of A, of B conditional on A, and of the conjunction.
     absolute_threshold, arbitrage_threshold : float >= 0
-        The shares reported count violations strictly above these.
+        The shares reported count violations strictly above these (an absolute
+        violation of exactly ``absolute_threshold``, within rounding, is not above it).
     %(violation_interval)s
 
     Returns
@@ -857,11 +870,16 @@ def conditional_tuple_check(p_a: Any, p_b_given_a: Any, p_a_and_b: Any, *,
     a, c, j = arr["p_a"], arr["p_b_given_a"], arr["p_a_and_b"]
     absolute = np.abs(j - a * c)
     arbitrage = bhattacharyya_distance(a * c, j)
+    # |P(A and B) - P(A) P(B|A)| is a difference of decimals: one of exactly the threshold
+    # (|0.27 - 0.25 * 0.88| = 0.05, 0.05000000000000002 in floating point) is not above it
+    absolute_summary = replace(ViolationSummary.of(absolute, absolute_threshold),
+                               share_above=float(np.mean(
+                                   absolute > absolute_threshold + DECIMAL_SLACK)))
     return ConditionalTupleResult(
         **_mean_violation(absolute, "absolute violation", n_resamples, gen,
                           confidence_level, owner, upper=1.0),
         absolute=absolute, arbitrage=arbitrage,
-        absolute_summary=ViolationSummary.of(absolute, absolute_threshold),
+        absolute_summary=absolute_summary,
         arbitrage_summary=ViolationSummary.of(arbitrage, arbitrage_threshold))
 
 

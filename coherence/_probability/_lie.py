@@ -402,7 +402,8 @@ def random_forest_baseline(
     Raises
     ------
     ValueError
-        For a missing column, an outcome not 0/1 or of one value only, a context of
+        For a missing column, an outcome not 0/1 or of one value only, a missing value
+        (NaN, None) in an auxiliary variable's column of ``ground_truth``, a context of
         ``queries`` that ``contexts`` lacks or lists twice with different evidence
         (the rows are named), or a label written otherwise than in the
         ground truth: an evidence value of ``contexts`` or a state of ``queries`` that
@@ -423,6 +424,7 @@ def random_forest_baseline(
     from .._rng import check_rng
     from .._validation import as_dataframe
     from .._validation import binary_column
+    from .._validation import no_missing
     from .._validation import nonempty
     from .._validation import require_columns
 
@@ -442,6 +444,9 @@ def random_forest_baseline(
     require_columns(gt, [*evidence, outcome, *[str(v) for v in variables]], owner=owner)
     require_columns(ctx, [context, *evidence], owner=owner)
     y = binary_column(gt, outcome, owner=owner)
+    # a missing z would be one more state (factorize's code -1) that no query lists: the
+    # listed states' P(z|x) would sum below 1 and the baseline's error grow without a word
+    no_missing(gt, [str(v) for v in variables], owner=owner)
     if y.min() == y.max():
         raise ValueError(f"Column '{outcome}' (input to {owner}) must hold both 0 and 1; "
                          f"every row is {int(y[0])}.")
@@ -547,7 +552,8 @@ def iterated_expectation_check(
         further (context, variable) units; for each unit of ``elicited`` it must
         list the same states (else ``ValueError`` naming them).
     ground_truth, contexts, evidence, outcome, estimator
-        Without ``baseline``, the baseline is fitted by
+        Without ``baseline`` (with it, passing any of them raises ``ValueError``, as
+        ``baseline_options`` does), the baseline is fitted by
         :func:`random_forest_baseline` on the ground-truth sample
         ``ground_truth`` (columns ``evidence``, every auxiliary variable and
         ``outcome``), for the contexts described by ``contexts`` (the
@@ -700,6 +706,8 @@ def iterated_expectation_check(
             "p_z_given_x": p_z_given_x}
     table = lie_table(elicited, cols, owner, "elicited")
     if baseline is not None:
+        _require_no_forest_inputs(owner, ground_truth, contexts, evidence, estimator,
+                                  baseline_options)
         base = lie_table(baseline, cols, owner, "baseline")
         kind = "table"
     else:
@@ -778,6 +786,20 @@ def iterated_expectation_check(
         median_agent_error=_median(e_agent), median_baseline_error=_median(e_base),
         baseline=kind, normalize=normalize, n_contexts=n_ctx, n_resamples=n_resamples,
         alternative=alternative, pvalue_method=test, n_agent_worse=k, n_informative=n_inf)
+
+
+def _require_no_forest_inputs(owner: str, *values: Any) -> None:
+    """Refuse the random forest's inputs (``ground_truth, contexts, evidence, estimator,
+    baseline_options``, in this order) next to a baseline table: they would go unused (the
+    table is the baseline) without a word."""
+    names = ("ground_truth", "contexts", "evidence", "estimator", "baseline_options")
+    unused = [name for name, value in zip(names, values, strict=True) if value is not None]
+    if unused:
+        raise ValueError(param_error(
+            "baseline", owner, "None when " + ", ".join(map(repr, unused)) + " "
+            + ("is" if len(unused) == 1 else "are") + " given (they fit the random "
+            "forest baseline, which a baseline table replaces): give one or the other",
+            "a table"))
 
 
 def _warn_few_contexts(owner: str, n_contexts: int, n_informative: int) -> None:

@@ -42,6 +42,7 @@ from .._warnings import DegenerateDataWarning
 from .._warnings import SmallSampleWarning
 from ._axioms import UPDATE_CLASSES
 from ._axioms import bayes_arrays
+from ._axioms import below_tol
 from ._axioms import classify_updates
 from ._axioms import total_probability_feasible
 from ._pairs_cells import finish_cells
@@ -768,7 +769,7 @@ def _conditional_forecasting(iv: _PairsInput) -> PairsResult:
             row[c] = float(np.mean(direction[idx] == c))
         row.update({
             "lotp_feasible": float(np.mean(feasible[idx])),
-            "bayes_consistent": float(np.mean(be < tol)) if be.size else np.nan,
+            "bayes_consistent": float(np.mean(below_tol(be, tol))) if be.size else np.nan,
             "bayes_error_mean": float(be.mean()) if be.size else np.nan,
             "sd_improvement": sd, "pvalue_bernoulli": p_be,
             "pvalue_bernoulli_conservative": p_bc, "pvalue_t": p_t, "pvalue_bootstrap_t": p_bt,

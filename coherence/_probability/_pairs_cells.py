@@ -44,6 +44,7 @@ from .._validation import same_within
 from .._warnings import SkippedRecordsWarning
 from ._axioms import UPDATE_CLASSES
 from ._axioms import bayes_arrays
+from ._axioms import below_tol
 from ._axioms import classify_updates
 from ._axioms import total_probability_error
 from ._axioms import total_probability_feasible
@@ -329,14 +330,14 @@ def outcome_free_table(frame: pd.DataFrame, group_cols: list[str], columns: dict
     may be absent or NaN, in which case the row is left out of the columns that need them
     (``n_bayes`` counts the rows kept).
     """
-    pa = frame[columns["p_a"]].to_numpy(dtype=float)
-    p1 = frame[columns["p_a_given_b1"]].to_numpy(dtype=float)
-    p0 = frame[columns["p_a_given_b0"]].to_numpy(dtype=float)
+    # read as the array layer reads them (float32 0.3 as 0.3, text '0.3' as 0.3): the
+    # classes and tolerances of a cell must not depend on whether it has outcomes
+    pa, p1, p0 = (numeric_column(frame, columns[k])
+                  for k in ("p_a", "p_a_given_b1", "p_a_given_b0"))
     n = len(frame)
     rev_cols = [columns[k] for k in ("p_b", "p_b_given_a1", "p_b_given_a0")]
     if all(c in frame.columns for c in rev_cols):
-        pb, b1, b0 = (pd.to_numeric(frame[c], errors="coerce").to_numpy(dtype=float)
-                      for c in rev_cols)
+        pb, b1, b0 = (numeric_column(frame, c, allow_nan=True) for c in rev_cols)
     else:
         pb = b1 = b0 = np.full(n, np.nan)
     two_way = ~(np.isnan(pb) | np.isnan(b1) | np.isnan(b0))
@@ -364,7 +365,7 @@ def outcome_free_table(frame: pd.DataFrame, group_cols: list[str], columns: dict
             row[c] = mean((direction[idx] == c).astype(float))
         row.update({
             "lotp_feasible": mean(feasible_a[idx].astype(float)),
-            "bayes_consistent": mean((bayes_error[two] < tol).astype(float)),
+            "bayes_consistent": mean(below_tol(bayes_error[two], tol).astype(float)),
             "bayes_error_mean": mean(bayes_error[two]), "n_bayes": int(two.size),
             "lotp_feasible_b": mean(feasible_b[two].astype(float)),
             "lotp_error_a_mean": mean(lotp_a[two]), "lotp_error_b_mean": mean(lotp_b[two]),

@@ -156,7 +156,9 @@ def read_pairs(path: str | Path) -> pd.DataFrame:
 
     **CSV files.** The label columns ``pair, category, model, run, variant`` are read
     as written: only a blank cell, ``NA``, ``nan`` or ``NaN`` is missing there (a
-    category ``None``, a model ``N/A`` stay text); the other columns take pandas'
+    category ``None``, a model ``N/A`` stay text), and a column of numbers stays text
+    when one of them is written otherwise than the number prints (models ``3.10`` and
+    ``3.1`` are two models, pair ``0007`` is not pair 7); the other columns take pandas'
     missing words.
 
     Every other record key (question texts, the file's own derived numbers
@@ -224,6 +226,34 @@ def _read_pairs_csv(path: Path) -> pd.DataFrame:
             raise ValueError(f"read_pairs: {str(path)!r} reads as one column {name[:60]!r}: "
                              f"its columns seem to be separated by {kind}; save it "
                              "comma-separated.")
+    return _labels_as_written(table, path, missing)
+
+
+def _writes_as(value: Any, text: Any) -> bool:
+    """Whether a label pandas read as a number (or bool) is written ``text`` in the file."""
+    if not isinstance(text, str):
+        return bool(pd.isna(value))
+    value = plain_value(value)
+    whole = isinstance(value, float) and value.is_integer()
+    return text == str(value) or (whole and text == str(int(value)))
+
+
+def _labels_as_written(table: pd.DataFrame, path: Path,
+                       missing: dict[str, list[str]]) -> pd.DataFrame:
+    """The label columns that pandas read as numbers (or bools) kept as text when a value
+    is written otherwise than the number prints (``'3.10'`` and ``'3.1'``, two models, both
+    read as 3.1; pair ``'0007'`` read as 7); ids written as plain numbers stay numbers."""
+    labels = [c for c in table.columns if c in _LABEL_COLUMNS
+              and pd.api.types.is_numeric_dtype(table[c].dtype)]
+    if not labels:
+        return table
+    text = pd.read_csv(path, keep_default_na=False, usecols=labels,
+                       na_values={c: missing[c] for c in labels}, dtype=dict.fromkeys(labels, str))
+    for c in labels:
+        written = text[c].to_numpy(dtype=object)
+        if not all(_writes_as(v, t) for v, t in zip(table[c].to_numpy(dtype=object), written,
+                                                    strict=True)):
+            table[c] = pd.Series(written, index=table.index, dtype=object)
     return table
 
 

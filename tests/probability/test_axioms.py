@@ -116,6 +116,54 @@ def test_total_probability_rules():
     assert res.share_consistent == 0.0
 
 
+#: rows whose errors are exactly 0.05 in decimals; floating point gives two of each just
+#: below 0.05 (0.04999999999999999) and two just above
+_AT_TOL_TP = ([0.45, 0.35, 0.55, 0.25], [0.8, 0.6, 0.2, 0.8], [0.0, 0.2, 0.8, 0.0],
+              [0.5, 0.5, 0.5, 0.25])
+_AT_TOL_BAYES = [[0.2, 0.65, 0.25, 0.4, 0.8, 0.55], [0.8, 0.4, 0.9, 0.9, 0.3, 0.15],
+                 [0.4, 0.55, 0.55, 0.4, 0.55, 0.3], [0.8, 0.2, 0.9, 0.9, 0.15, 0.35]]
+
+
+def test_an_error_of_exactly_tol_is_not_below_it():
+    """share_consistent and consistent count error < tol; an error of exactly tol (here
+    0.05 on every row, by hand) is not below it, whichever way floating point rounds it
+    (half the rows were counted consistent)."""
+    p_a, p1, p0, p_b = _AT_TOL_TP
+    res = total_probability_check(p_a, p1, p0, p_b=p_b, tol=0.05)
+    np.testing.assert_allclose(res.error, 0.05, rtol=0, atol=1e-15)
+    assert res.error.min() < 0.05 < res.error.max()  # the rounding this is about
+    assert res.share_consistent == 0.0
+    cols = np.array(_AT_TOL_BAYES).T
+    b = bayes_check(*cols, tol=0.05, n_resamples=99, rng=0)
+    np.testing.assert_allclose(b.error, 0.05, rtol=0, atol=1e-15)
+    assert b.error.min() < 0.05 < b.error.max()
+    assert b.consistent.tolist() == [False] * 4 and b.share_consistent == 0.0
+    assert bayes_check(*cols, tol=0.0501, n_resamples=99, rng=0).share_consistent == 1.0
+
+
+def test_conditional_tuple_absolute_of_exactly_the_threshold_is_not_above_it():
+    """|P(A and B) - P(A) P(B|A)| of exactly 0.05 on the first three rows (by hand), which
+    floating point gives as 0.05000000000000002, 0.05000000000000003 and
+    0.049999999999999996: none is strictly above 0.05 (two were); the fourth, 0.15, is."""
+    res = conditional_tuple_check([0.25, 0.4, 0.1, 0.5], [0.88, 0.4, 0.1, 0.5],
+                                  [0.27, 0.11, 0.06, 0.4], n_resamples=99, rng=0)
+    np.testing.assert_allclose(res.absolute, [0.05, 0.05, 0.05, 0.15], rtol=0, atol=1e-15)
+    assert res.absolute[:2].min() > 0.05  # the rounding this is about
+    assert res.share_absolute_above == res.absolute_summary.share_above == 0.25
+    assert res.absolute_summary.threshold == 0.05 and res.absolute_summary.n_values == 4
+
+
+def test_total_probability_exact_at_tol_zero():
+    """tol=0 asks whether the law holds exactly: with (near-)equal conditionals a P(A) in
+    their span is feasible, as a P(A) between distinct conditionals is (they were not)."""
+    res = total_probability_check([0.5, 0.5, 1.0, 0.0, 0.501, 0.5001, 0.51],
+                                  [0.5, 0.5005, 1.0, 0.0, 0.502, 0.5005, 0.5005],
+                                  [0.5, 0.5, 1.0, 0.0, 0.5, 0.5, 0.5], tol=0)
+    assert np.isnan(res.implied_p_b[[0, 1, 2, 3, 5, 6]]).all()
+    assert res.feasible.tolist() == [True, True, True, True, True, True, False]
+    assert res.statistic == 6 / 7
+
+
 def test_update_direction_classes():
     res = update_direction([0.3] * 6, [0.5, 0.31, 0.5, 0.5, 0.1, 0.315],
                            [0.1, 0.3, 0.3, 0.4, 0.5, 0.3])

@@ -222,6 +222,42 @@ def test_validation_messages(world):
         iterated_expectation_check(table, baseline=base, alternative="larger")
 
 
+def test_random_forest_baseline_refuses_a_missing_auxiliary_value(world):
+    # a NaN in an auxiliary column of the ground truth was one more state of z that no
+    # query lists: the listed states' P(z|x) summed to about 0.8, inflating the baseline's
+    # error without a word; now an error naming the column and the rows
+    joint, table, contexts = world
+    gt = sample(joint, 300, np.random.default_rng(0))
+    z = str(table["variable"].iloc[0])
+    base = random_forest_baseline(gt, contexts, table, evidence=["x1", "x2"], rng=0, **FAST)
+    mass = base.groupby(["context", "variable"])["p_z_given_x"].sum()
+    np.testing.assert_allclose(mass.to_numpy(), 1.0, atol=1e-12)
+    holed = gt.astype({z: float})
+    holed.loc[holed.index[[3, 7]], z] = np.nan
+    with pytest.raises(ValueError, match=rf"Column '{z}' \(input to random_forest_baseline\) "
+                       r"must not contain missing values; 2 offending rows \(first: row 3, "
+                       r"row 7\)"):
+        random_forest_baseline(holed, contexts, table, evidence=["x1", "x2"], rng=0, **FAST)
+
+
+def test_baseline_table_with_forest_inputs_raises(world):
+    # with a baseline table, ground_truth / contexts / evidence / estimator /
+    # baseline_options went unused without a word (the table's baseline was reported)
+    joint, table, contexts = world
+    gt = sample(joint, 300, np.random.default_rng(0))
+    base = table.assign(p_y_given_x=np.clip(table["p_y_given_x"] + 0.03, 0, 1))
+    res = iterated_expectation_check(table, baseline=base, rng=0, n_resamples=20)
+    assert res.baseline == "table"
+    np.testing.assert_allclose(res.table["baseline_error"], 0.03, atol=1e-12)
+    with pytest.raises(ValueError, match=r"'baseline' parameter of iterated_expectation_check "
+                       r"must be None when 'ground_truth', 'contexts', 'evidence' are given"):
+        iterated_expectation_check(table, baseline=base, ground_truth=gt, contexts=contexts,
+                                   evidence=["x1", "x2"], rng=0, n_resamples=20)
+    with pytest.raises(ValueError, match=r"must be None when 'baseline_options' is given"):
+        iterated_expectation_check(table, baseline=base, baseline_options=FAST, rng=0,
+                                   n_resamples=20)
+
+
 def test_random_forest_baseline_context_listed_twice_with_different_evidence(world):
     # contexts listing one id twice with different evidence: the last row was used without a
     # word (context 0 answered for the evidence of the second row); now an error naming both

@@ -62,6 +62,41 @@ def test_outcome_free_columns_do_not_need_outcomes():
     assert np.isnan(free.improvement).all() and free.improvement.size == len(df)
 
 
+def test_float32_cell_without_outcomes_classified_as_with_outcomes():
+    """A float32 table is read as its decimals in every cell: P(A|B=1) - P(A) of exactly
+    eps (0.32 - 0.3) is a movement of eps (partial), also in a cell without outcomes,
+    where float32's 0.0199999809 used to make the row 'no_update'."""
+    df = pd.DataFrame({"pair": [1, 2, 3], "category": ["strong"] * 3,
+                       "p_a": [0.3, 0.5, 0.4], "p_a_given_b1": [0.32, 0.6, 0.7],
+                       "p_a_given_b0": [0.29, 0.2, 0.1], "p_b": [0.5, 0.5, 0.5],
+                       "p_b_given_a1": [0.5, 0.5, 0.5], "p_b_given_a0": [0.5, 0.5, 0.5]})
+    narrow = df.astype({c: np.float32 for c in df.columns if c.startswith("p_")})
+    for table in (df, narrow):
+        row = conditional_forecasting(table, **FAST).table.iloc[0]
+        assert (row["monotonic"], row["partial"], row["no_update"]) == (2 / 3, 1 / 3, 0.0)
+    free = conditional_forecasting(narrow, **FAST).table.loc[:, FREE]
+    scored = conditional_forecasting(narrow.assign(a_outcome=[1, 0, 1], b_outcome=[1, 1, 0]),
+                                     **FAST).table.loc[:, FREE]
+    pd.testing.assert_frame_equal(free, scored)
+    # P(A) = 0.3 exactly: |0.3 - 0.32 * 0.5 - 0.29 * 0.5| = 0.005, not float32's rounding
+    assert free.loc[0, "lotp_error_a_mean"] == pytest.approx(
+        (0.005 + abs(0.5 - 0.4) + abs(0.4 - 0.4)) / 3, abs=1e-15)
+
+
+def test_bayes_consistent_at_exactly_tol():
+    """Bayes errors of exactly 0.05 (by hand; floating point rounds two of them below 0.05)
+    are not below tol=0.05, with and without outcomes."""
+    rows = np.array([[0.2, 0.65, 0.25, 0.4, 0.8, 0.55], [0.8, 0.4, 0.9, 0.9, 0.3, 0.15],
+                     [0.4, 0.55, 0.55, 0.4, 0.55, 0.3], [0.8, 0.2, 0.9, 0.9, 0.15, 0.35]])
+    df = pd.DataFrame(rows, columns=["p_a", "p_b", "p_a_given_b1", "p_a_given_b0",
+                                     "p_b_given_a1", "p_b_given_a0"]).assign(
+        pair=range(4), category="strong")
+    for table in (df, df.assign(a_outcome=[1, 0, 1, 0], b_outcome=[1, 1, 0, 0])):
+        row = conditional_forecasting(table, tol=0.05, **FAST).table.iloc[0]
+        assert row["bayes_error_mean"] == pytest.approx(0.05, abs=1e-15)
+        assert row["bayes_consistent"] == 0.0 and row["n_bayes"] == 4
+
+
 def test_bayes_table_by_hand():
     """The study's Bayes table: share with error < 0.05 and mean error per category, and the
     mean LOTP error of each side, equal bayes_check and total_probability_check per category."""

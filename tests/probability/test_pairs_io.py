@@ -169,6 +169,24 @@ def test_read_pairs_csv_keeps_labels_as_written(tmp_path):
     assert sorted(res.table["category"]) == ["None", "Strong", "Weak"]
 
 
+def test_read_pairs_csv_numeric_labels_as_written(tmp_path):
+    # pandas read the models '3.10' and '3.1' both as the float 3.1, and
+    # conditional_forecasting pooled the two models' pairs into one cell; pair '0001' was 1
+    path = tmp_path / "pairs.csv"
+    path.write_text("pair,category,model,run,p_a,p_a_given_b1,p_a_given_b0,a_outcome,"
+                    "b_outcome\n0001,strong,3.10,7,0.3,0.6,0.2,1,1\n"
+                    "0002,strong,3.10,7,0.4,0.5,0.2,0,1\n0003,strong,3.1,7,0.3,0.6,0.2,1,0\n"
+                    "0004,strong,3.1,7,0.5,0.7,0.1,1,1\n")
+    table = read_pairs(path)
+    assert table["pair"].tolist() == ["0001", "0002", "0003", "0004"]
+    assert table["model"].tolist() == ["3.10", "3.10", "3.1", "3.1"]
+    # labels written as the numbers print stay numbers, as before
+    assert table["run"].tolist() == [7, 7, 7, 7] and table["run"].dtype == np.int64
+    res = conditional_forecasting(table, n_resamples=9, rng=0)
+    assert res.table["model"].tolist() == ["3.1", "3.10"]
+    assert res.table["n"].tolist() == [2, 2]
+
+
 # --------------------------------------------------------------------------- errors
 def test_read_pairs_errors(tmp_path):
     path = tmp_path / "run.json"

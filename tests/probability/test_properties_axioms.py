@@ -123,7 +123,7 @@ def feasible_from_decimals(rows: list[list[int]], tol_cents: int) -> list[bool]:
     out = []
     for a, c1, c0 in rows:
         if abs(c1 - c0) < 0.1:  # the Notes' |spread| < 0.001, in hundredths: equal
-            out.append(abs(a - c1) < tol_cents)
+            out.append(a == c1 or abs(a - c1) < tol_cents)  # at the conditionals: any tol
             continue
         implied = Decimal(a - c0) / Decimal(c1 - c0)
         t = Decimal(tol_cents) / 100
@@ -160,7 +160,10 @@ def test_total_probability_error_is_the_identity_and_order_free(rows, tol):
     err = [abs(a - c1 * b - c0 * (1 - b)) for a, c1, c0, b in f]
     np.testing.assert_allclose(res.error, err, rtol=0, atol=1e-15)
     assert res.mean_error == pytest.approx(np.mean(err), abs=1e-15)
-    assert res.share_consistent == np.mean(res.error < tol)
+    # error < tol on the exact decimals (an error of exactly tol is not below it)
+    exact = [abs(Decimal(a) - Decimal(c1) * Decimal(b) / 100 - Decimal(c0) * (100 - b) / 100)
+             / 100 for a, c1, c0, b in rows]
+    assert res.share_consistent == np.mean([e < Decimal(str(tol)) for e in exact])
     rev = f[::-1]
     other = total_probability_check(rev[:, 0], rev[:, 1], rev[:, 2], p_b=rev[:, 3], tol=tol)
     assert other.confidence_interval == res.confidence_interval
@@ -200,7 +203,11 @@ def test_bayes_error_is_the_three_cell_formula_symmetric_in_a_and_b(rows, tol):
                  + abs((1 - x1) * y - z0 * (1 - x)) + abs((1 - x0) * (1 - y) - (1 - z0) * (1 - x)))
           for x, y, x1, x0, z1, z0 in zip(pa, pb, a1, a0, b1, b0, strict=True)]
     np.testing.assert_allclose(res.total_variation, tv, rtol=1e-12, atol=1e-15)
-    assert list(res.consistent) == list(res.error < tol)
+    # error < tol on the exact decimals (an error of exactly tol is not below it)
+    d = [[Decimal(v) / 100 for v in row] for row in rows]
+    exact = [(abs(x1 * y - z1 * x) + abs(x0 * (1 - y) - (1 - z1) * x)
+              + abs((1 - x1) * y - z0 * (1 - x))) / 3 for x, y, x1, x0, z1, z0 in d]
+    assert list(res.consistent) == [e < Decimal(str(tol)) for e in exact]
     # the roles of A and B swapped: the a1b0 and a0b1 cells swap, the error is the same
     swapped = bayes_check(pb, pa, b1, b0, a1, a0, tol=tol)
     np.testing.assert_allclose(swapped.error, res.error, rtol=1e-12, atol=1e-15)
