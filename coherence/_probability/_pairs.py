@@ -468,8 +468,9 @@ def conditional_forecasting(
         (run, model, variant, category), so runs of one model with other settings are
         never pooled. :func:`read_pairs` writes ``run`` (the model and its settings).
     failed : str, default "error"
-        Rows where this column is set (anything but a missing value, ``False`` or a
-        blank string, the rule of :func:`attach_outcomes`) are failed elicitations: left
+        Rows where this column is set (anything but a missing value, ``False``, the
+        number 0 or a blank string, the rule of :func:`attach_outcomes`) are failed
+        elicitations: left
         out with a :class:`SkippedRecordsWarning` that names them and counted in
         ``n_failed``.
     pool : bool, default False

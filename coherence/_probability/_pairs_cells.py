@@ -198,7 +198,7 @@ def _skip_failed(df: pd.DataFrame, cell_cols: list[str], columns: PairsColumnNam
     """Failed elicitations: skipped (True in the mask), named in a warning and returned
     with their cell columns and category, for counting."""
     by, pair, failed = columns.by, columns.pair, columns.failed
-    # False and a blank string say "no error", as attach_outcomes reads the column
+    # False, 0 and a blank string say "no error", as attach_outcomes reads the column
     is_failed = (failed_rows(df[failed]).to_numpy() if failed in df.columns
                  else np.zeros(len(df), dtype=bool))
     ok = df.loc[~is_failed]

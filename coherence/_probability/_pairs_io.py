@@ -129,7 +129,7 @@ def read_pairs(path: str | Path) -> pd.DataFrame:
     Notes
     -----
     **Failed records.** A record whose ``error`` key holds a message (anything but
-    null, ``false`` or a blank string) is a failed elicitation (the field writes
+    null, ``false``, 0 or a blank string) is a failed elicitation (the field writes
     ``{"pair_id": ..., "error": "Failed to elicit probabilities"}``, sometimes with a
     ``category``). It is kept, with
     whatever it holds and NaN elsewhere, and flagged by its ``error`` message;
@@ -319,7 +319,7 @@ def _read_pairs_json(path: Path) -> pd.DataFrame:
         raise ValueError(f"read_pairs: {str(path)!r} is not valid JSON (line {exc.lineno}, "
                          f"column {exc.colno}: {exc.msg}).") from exc
     records, meta = _records(data, path)
-    # the rule of conditional_forecasting and attach_outcomes: null, false, "" are no error
+    # the rule of conditional_forecasting and attach_outcomes: null, false, 0, "" are no error
     failed = failed_rows(pd.Series([r.get("error") for r in records], dtype=object)).tolist()
     for key in _REQUIRED_JSON:
         bad = [i for i, r in enumerate(records)
@@ -391,9 +391,9 @@ def attach_outcomes(pairs: Any, resolved: Any, *, missing: str = "raise", pair: 
         One or more runs with ``a_outcome`` and ``b_outcome``, e.g.
         :func:`read_pairs` of a one-direction run (several concatenated are
         fine). Failed rows are not used: a row fails when its ``error`` holds
-        anything but a missing value, ``False`` or a blank string (``True``, a
-        message); ``False`` and ``""`` mean "no error", as a boolean flag or a CSV
-        column of messages gives it.
+        anything but a missing value, ``False``, the number 0 or a blank string
+        (``True``, 1, a message); ``False``, 0 and ``""`` mean "no error", as a boolean
+        or 0/1 flag or a CSV column of messages gives it.
     missing : {"raise", "skip"}, default "raise"
         What to do with a successful row of ``pairs`` whose pair has no
         resolution in ``resolved`` (say, its elicitation failed in the

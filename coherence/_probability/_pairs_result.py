@@ -5,6 +5,8 @@ its cells layer (``_pairs_cells.py``) both need, so neither imports the other's 
 
 from __future__ import annotations
 
+import numbers
+
 from dataclasses import dataclass
 from dataclasses import field
 from typing import Any
@@ -198,14 +200,16 @@ class PairsSettings:
 
 
 def failed_rows(flags: pd.Series) -> pd.Series:
-    """Rows whose ``error`` says they failed: any value but a missing one, ``False`` and a
-    blank string (a boolean flag's False, an empty CSV cell read as ``''``). The one rule
-    of :func:`conditional_forecasting` and :func:`attach_outcomes`."""
+    """Rows whose ``error`` says they failed: any value but a missing one, ``False``, the
+    number 0 and a blank string (a boolean flag's False, a 0/1 flag's 0, an empty CSV cell
+    read as ``''``). The one rule of :func:`conditional_forecasting` and
+    :func:`attach_outcomes`."""
     def failed(v: Any) -> bool:
         if v is None or (pd.api.types.is_scalar(v) and pd.isna(v)):
             return False
-        if isinstance(v, bool | np.bool_):
-            return bool(v)
+        if isinstance(v, bool | np.bool_ | numbers.Number):
+            # a 0/1 flag's 0 says "no error", as False does (it failed every good row)
+            return bool(v != 0)
         return not (isinstance(v, str) and v.strip() == "")
 
     return pd.Series([failed(v) for v in flags.to_numpy(dtype=object)], index=flags.index,

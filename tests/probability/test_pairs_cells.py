@@ -207,14 +207,17 @@ def test_every_row_failed():
             p_a=np.nan, p_a_given_b1=np.nan, p_a_given_b0=np.nan), **FAST)
 
 
-@pytest.mark.parametrize("flag", [False, "", "  "], ids=["False", "blank", "spaces"])
-def test_a_flag_that_says_no_error_is_not_a_failure(flag):
-    """An error column of bools (False on the successes) or of messages read from a CSV
-    (blank on the successes): the rows without an error are analysed, as attach_outcomes
-    reads the same column. Before, every non-missing value was a failure: a bool column
-    was refused as all failed, and blank rows were skipped as failed records."""
+@pytest.mark.parametrize(("flag", "failure"),
+                         [(False, True), ("", "Failed"), ("  ", "Failed"), (0, 1),
+                          (0.0, 1.0)], ids=["False", "blank", "spaces", "0/1", "0.0/1.0"])
+def test_a_flag_that_says_no_error_is_not_a_failure(flag, failure):
+    """An error column of bools or 0/1 flags (False or 0 on the successes) or of messages
+    read from a CSV (blank on the successes): the rows without an error are analysed, as
+    attach_outcomes reads the same column. Before, every non-missing value was a failure:
+    a bool column was refused as all failed, blank rows were skipped as failed records,
+    and a 0/1 flag column's successes were skipped too."""
     df = _study()
-    failed = _failed(["f1"], ["weak"], True if flag is False else "Failed")
+    failed = _failed(["f1"], ["weak"], failure)
     data = pd.concat([df.assign(error=flag), failed], ignore_index=True)
     with pytest.warns(SkippedRecordsWarning, match=r"1 failed record\(s\) skipped .*'f1'"):
         res = conditional_forecasting(data, **FAST)
