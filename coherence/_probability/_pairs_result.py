@@ -6,7 +6,6 @@ its cells layer (``_pairs_cells.py``) both need, so neither imports the other's 
 from __future__ import annotations
 
 import numbers
-
 from dataclasses import dataclass
 from dataclasses import field
 from typing import Any
