@@ -127,9 +127,12 @@ def _evidence_arrays(df: Any, evidence: tuple[str, ...]) -> tuple[np.ndarray, np
             # by its ranks: the kNN distances (max norm) then weigh it as the belief,
             # whatever its unit of measurement or any increasing transformation
             values = finite_column(df, col, owner=_OWNER)
-            cont.append(rankdata(values) / len(values))
-        else:
-            codes.append(_class_codes(df, col)[0])
+            if np.ptp(values) > 0.0:
+                cont.append(rankdata(values) / len(values))
+                continue
+            # a constant conditions on nothing: one class, as the same column of integers
+            # (as continuous it turned on the continuous-evidence statistic and blocks)
+        codes.append(_class_codes(df, col)[0])
     n = len(df)
     disc = combine(codes, n)
     return disc, (np.column_stack(cont) if cont else np.empty((n, 0)))
@@ -355,7 +358,9 @@ def ci_test(
         value.
     evidence : sequence of str
         Extra conditioning columns (the "with x" variant). Float columns (Python
-        floats held in an object column too) are continuous, all others discrete.
+        floats held in an object column too) are continuous, all others discrete;
+        a float column holding one value conditions on nothing and is read as one
+        class (the result is the one without it).
         A continuous column enters by its
         ranks scaled to (0, 1] (its empirical distribution function), so its
         unit of measurement, or any increasing transformation of it, changes
