@@ -47,6 +47,7 @@ from ._citest_result import CITestResult
 from ._cmi import Prepared
 from ._cmi import combine
 from ._cmi import estimate
+from ._design import check_resolution
 from ._design import evidence_columns
 from ._design import numeric_evidence
 from ._design import require_design_columns
@@ -475,7 +476,9 @@ def ci_test(
     resolution : float or None
         Beliefs (and continuous evidence) are snapped to integer multiples of
         ``resolution`` before distances are taken, so that beliefs on a decimal
-        grid are exactly tied (default 1e-6; ``None`` keeps raw floats).
+        grid are exactly tied (default 1e-6; ``None`` keeps raw floats). One that
+        would merge values 0.001 or more apart (``resolution=2``) raises
+        ``ValueError``: it would pool distinct beliefs.
     rng : int, numpy.random.Generator or None
         Source of randomness; the same int gives the same result, whatever the
         number of numba threads.
@@ -797,6 +800,8 @@ def _ci_test(design: _Design, opt: dict[str, Any], gen: np.random.Generator) -> 
     stated_prob = stated
     ev_cont = design.ev_cont
     if opt["resolution"] is not None:
+        check_resolution([("belief", stated), ("continuous evidence rank", ev_cont.ravel())],
+                         opt["resolution"], _OWNER)
         b = np.round(b / opt["resolution"])
         stated = np.round(stated / opt["resolution"])
         ev_cont = np.round(ev_cont / opt["resolution"])
