@@ -149,10 +149,10 @@ def _ci_test_iv(data: Any, belief: Any, action: Any, outcome: Any, evidence: Any
     require_design_columns(df, {"belief": belief, "action": action, "outcome": outcome,
                                 "group": group}, evidence, _OWNER)
     df = numeric_evidence(df, evidence)
-    clash = [c for c in evidence if c in (action, outcome, group)]
-    if clash:  # conditioning on the tested variable: a statistic of 0 and p = 1, whatever
-        raise ValueError(param_error("evidence", _OWNER, "columns other than the action, "
-                                     "outcome and group columns", clash))
+    clash = [c for c in evidence if c in (belief, action, outcome, group)]
+    if clash:  # the tested variable: statistic 0, p = 1; the belief: another test path
+        raise ValueError(param_error("evidence", _OWNER, "columns other than the belief, "
+                                     "action, outcome and group columns", clash))
     check_choice(method, "method", _OWNER, _METHODS)
     check_choice(condition_on, "condition_on", _OWNER, _CONDITION_ON)
     check_choice(permute, "permute", _OWNER, _PERMUTE)
@@ -358,7 +358,8 @@ def ci_test(
         measurement) raises ``ValueError`` rather than count as one class per
         value.
     evidence : sequence of str
-        Extra conditioning columns (the "with x" variant). Float columns (Python
+        Extra conditioning columns (the "with x" variant), other than the belief,
+        action, outcome and group columns (``ValueError``). Float columns (Python
         floats held in an object column too) are continuous, all others discrete;
         a float column holding one value conditions on nothing and is read as one
         class (the result is the one without it).

@@ -253,7 +253,10 @@ def test_trivial_interval_stays_the_point_zero(rational):
     ({"rng": -1}, ValueError, "The 'rng' parameter of ci_test must be a non-negative int"),
     # conditioning on the tested variable gave a statistic of 0 and p = 1 for any agent
     ({"evidence": ["outcome"]}, ValueError, r"'evidence' parameter of ci_test must be columns "
-                                            r"other than the action, outcome and group"),
+                                            r"other than the belief, action, outcome and group"),
+    # the belief as evidence: the same conditioning set on another test path (the combined
+    # statistic of continuous evidence: p 0.705 against 0.715); leakage_test refused it
+    ({"evidence": ["belief"]}, ValueError, r"'evidence' parameter .* got \['belief'\]"),
     ({"evidence": ["action"]}, ValueError, r"'evidence' parameter .* got \['action'\]"),
     ({"evidence": ["context"]}, ValueError, r"'evidence' parameter .* got \['context'\]"),
     # leakage_test refused a column named twice and ci_test conditioned on it once
