@@ -47,6 +47,7 @@ from ._citest_result import CITestResult
 from ._cmi import Prepared
 from ._cmi import combine
 from ._cmi import estimate
+from ._design import check_resolution
 from ._design import evidence_columns
 from ._design import numeric_evidence
 from ._design import require_design_columns
@@ -127,9 +128,12 @@ def _evidence_arrays(df: Any, evidence: tuple[str, ...]) -> tuple[np.ndarray, np
             # by its ranks: the kNN distances (max norm) then weigh it as the belief,
             # whatever its unit of measurement or any increasing transformation
             values = finite_column(df, col, owner=_OWNER)
-            cont.append(rankdata(values) / len(values))
-        else:
-            codes.append(_class_codes(df, col)[0])
+            if np.ptp(values) > 0.0:
+                cont.append(rankdata(values) / len(values))
+                continue
+            # a constant conditions on nothing: one class, as the same column of integers
+            # (as continuous it turned on the continuous-evidence statistic and blocks)
+        codes.append(_class_codes(df, col)[0])
     n = len(df)
     disc = combine(codes, n)
     return disc, (np.column_stack(cont) if cont else np.empty((n, 0)))
@@ -145,10 +149,10 @@ def _ci_test_iv(data: Any, belief: Any, action: Any, outcome: Any, evidence: Any
     require_design_columns(df, {"belief": belief, "action": action, "outcome": outcome,
                                 "group": group}, evidence, _OWNER)
     df = numeric_evidence(df, evidence)
-    clash = [c for c in evidence if c in (action, outcome, group)]
-    if clash:  # conditioning on the tested variable: a statistic of 0 and p = 1, whatever
-        raise ValueError(param_error("evidence", _OWNER, "columns other than the action, "
-                                     "outcome and group columns", clash))
+    clash = [c for c in evidence if c in (belief, action, outcome, group)]
+    if clash:  # the tested variable: statistic 0, p = 1; the belief: another test path
+        raise ValueError(param_error("evidence", _OWNER, "columns other than the belief, "
+                                     "action, outcome and group columns", clash))
     check_choice(method, "method", _OWNER, _METHODS)
     check_choice(condition_on, "condition_on", _OWNER, _CONDITION_ON)
     check_choice(permute, "permute", _OWNER, _PERMUTE)
@@ -354,8 +358,11 @@ def ci_test(
         measurement) raises ``ValueError`` rather than count as one class per
         value.
     evidence : sequence of str
-        Extra conditioning columns (the "with x" variant). Float columns (Python
-        floats held in an object column too) are continuous, all others discrete.
+        Extra conditioning columns (the "with x" variant), other than the belief,
+        action, outcome and group columns (``ValueError``). Float columns (Python
+        floats held in an object column too) are continuous, all others discrete;
+        a float column holding one value conditions on nothing and is read as one
+        class (the result is the one without it).
         A continuous column enters by its
         ranks scaled to (0, 1] (its empirical distribution function), so its
         unit of measurement, or any increasing transformation of it, changes
@@ -470,7 +477,9 @@ def ci_test(
     resolution : float or None
         Beliefs (and continuous evidence) are snapped to integer multiples of
         ``resolution`` before distances are taken, so that beliefs on a decimal
-        grid are exactly tied (default 1e-6; ``None`` keeps raw floats).
+        grid are exactly tied (default 1e-6; ``None`` keeps raw floats). One that
+        would merge values 0.001 or more apart (``resolution=2``) raises
+        ``ValueError``: it would pool distinct beliefs.
     rng : int, numpy.random.Generator or None
         Source of randomness; the same int gives the same result, whatever the
         number of numba threads.
@@ -792,6 +801,8 @@ def _ci_test(design: _Design, opt: dict[str, Any], gen: np.random.Generator) -> 
     stated_prob = stated
     ev_cont = design.ev_cont
     if opt["resolution"] is not None:
+        check_resolution([("belief", stated), ("continuous evidence rank", ev_cont.ravel())],
+                         opt["resolution"], _OWNER)
         b = np.round(b / opt["resolution"])
         stated = np.round(stated / opt["resolution"])
         ev_cont = np.round(ev_cont / opt["resolution"])

@@ -16,6 +16,7 @@ import numpy as np
 
 from .._validation import check_float
 from .._validation import check_int
+from .._validation import narrow_float_decimals
 from .._validation import param_error
 from .._validation import same_index
 
@@ -60,6 +61,10 @@ def _columns(value: Any, role: str, owner: str) -> list[tuple[np.ndarray, bool]]
                                          f"an array of shape {arr.shape}"))
         if arr.ndim == 1:
             arr = arr[:, None]
+        if arr.dtype.kind == "f" and arr.dtype.itemsize < 8:
+            # float32 0.7 is 0.699999988 in float64: read as the decimal it prints as, so
+            # that float32 data give the distances (and ties) of the same values in float64
+            arr = arr.astype(str).astype(np.float64)
         if arr.dtype.kind in "biuf":  # plain numeric arrays: no pandas round trip
             return [(arr[:, j], arr.dtype.kind != "f") for j in range(arr.shape[1])]
         frame = pd.DataFrame({j: arr[:, j] for j in range(arr.shape[1])})
@@ -69,7 +74,8 @@ def _columns(value: Any, role: str, owner: str) -> list[tuple[np.ndarray, bool]]
         dtype = s.dtype
         discrete = not (pd.api.types.is_float_dtype(dtype) or holds_python_floats(s)
                         or pd.api.types.is_complex_dtype(dtype))
-        out.append((s.to_numpy(), discrete))
+        decimals = narrow_float_decimals(s)  # float32 read as its decimals, as above
+        out.append((s.to_numpy() if decimals is None else decimals, discrete))
     return out
 
 
@@ -383,7 +389,8 @@ def cmi(x: Any, y: Any, z: Any = None, *, k: int = 3,
         Snap every continuous coordinate to integer multiples of
         ``resolution`` before distances are taken (``round(v / resolution)``),
         so that values on a decimal grid (0.05, 0.1, ...) have exactly equal
-        distances. ``None`` (default): distances in floating point as given.
+        distances. ``None`` (default): distances in floating point as given (a
+        float32 value read as the decimal it prints as: ``float32(0.7)`` is 0.7).
 
     Returns
     -------

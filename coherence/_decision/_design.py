@@ -12,15 +12,20 @@ from collections.abc import Mapping
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from .._validation import check_case_distinct
 from .._validation import param_error
 from .._validation import require_columns
 
-__all__ = ["ENGINES", "category_values", "distinct_roles", "evidence_columns",
-           "holds_python_floats", "no_reversed_pairs", "numeric_evidence",
+__all__ = ["ENGINES", "category_values", "check_resolution", "distinct_roles",
+           "evidence_columns", "holds_python_floats", "no_reversed_pairs", "numeric_evidence",
            "require_design_columns"]
+
+#: Values this far apart differ in what was stated (a third decimal); a ``resolution``
+#: that snaps them together pools them instead of tying floating-point noise.
+STATED_GAP = 1e-3
 
 #: the classifiers of the leakage test (``leakage_test(engine=)``, ``report(engine=)``)
 ENGINES = ("catboost", "logistic")
@@ -134,3 +139,25 @@ def category_values(df: pd.DataFrame, columns: tuple[str, ...]) -> pd.DataFrame:
     changed = {c: df[c].astype(object).infer_objects() for c in dict.fromkeys(columns)
                if isinstance(df[c].dtype, pd.CategoricalDtype)}
     return df.assign(**changed) if changed else df
+
+
+def check_resolution(columns: Sequence[tuple[str, np.ndarray]], resolution: float,
+                     owner: str) -> None:
+    """Raise when snapping to integer multiples of ``resolution`` merges values of a column
+    ``STATED_GAP`` or more apart: ``resolution`` ties floating-point noise (0.1 + 0.2 and
+    0.3), and a coarser one (``resolution=2`` read as two decimals) silently pools distinct
+    beliefs into one conditioning value."""
+    for name, values in columns:
+        v = np.unique(values)
+        if not len(v):
+            continue
+        _, first = np.unique(np.round(v / resolution), return_index=True)
+        last = np.append(first[1:] - 1, len(v) - 1)
+        span = v[last] - v[first]
+        if span.max() >= STATED_GAP:
+            j = int(np.argmax(span))
+            raise ValueError(param_error(
+                "resolution", owner, f"fine enough to keep distinct {name} values apart (it "
+                f"ties floating-point noise; it merged {v[first[j]]:.6g} and "
+                f"{v[last[j]]:.6g}: {len(v)} distinct values into {len(first)}; round the "
+                "values beforehand to pool them)", resolution))

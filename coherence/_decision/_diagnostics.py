@@ -84,7 +84,9 @@ class ElicitationDiagnostics:
         The same correlation for the token-probability belief (NaN without
         one).
     action_counts : Mapping[str, int]
-        Rows per action label (empty without an action column).
+        Rows per action label (empty without an action column); labels that
+        print alike but differ (``1`` and ``'1'``) are counted apart, named by
+        their ``repr``.
     set_aside : Mapping[str, int]
         Replies left out of the table before it was written (parse failures,
         replies whose probabilities did not sum to 1, ...), by reason.
@@ -350,6 +352,24 @@ def _rank_correlation(x: np.ndarray, y: np.ndarray) -> float:
     return float(xs.rank().corr(ys.rank()))
 
 
+def _action_counts(actions: pd.Series) -> dict[str, int]:
+    """Rows per action label, most frequent first (ties in order of appearance), missing
+    ones as ``'(missing)'``. Labels that print alike but differ (``1`` and ``'1'``, ``True``
+    and ``'True'``) are counted apart, named by their ``repr``; ``str`` pooled them."""
+    values = [("(missing)" if pd.isna(v) else plain_value(v))
+              for v in actions.to_numpy(dtype=object)]
+    counts: dict[tuple[str, str], int] = {}
+    first: dict[tuple[str, str], Any] = {}
+    for v in values:  # keyed by type as well: 1 == True == 1.0 in a dict
+        key = (type(v).__name__, str(v))
+        counts[key] = counts.get(key, 0) + 1
+        first.setdefault(key, v)
+    texts = [text for _, text in counts]
+    named = {key: repr(first[key]) if texts.count(key[1]) > 1 else key[1] for key in counts}
+    order = sorted(counts, key=lambda key: -counts[key])  # stable: first seen first
+    return {named[key]: counts[key] for key in order}
+
+
 def elicitation_diagnostics(
     data: Any,
     *,
@@ -483,12 +503,7 @@ def diagnose(data: Any, *, belief: str = "belief", action: str | None = "action"
     elif share_example > iv.max_example_share:
         reason = (f"{share_example:.0%} of the stated beliefs are the prompt's example value "
                   f"{format_number(iv.example_value)}")
-    action_counts: dict[str, int] = {}
-    if iv.actions is not None:
-        vc = iv.actions.astype(object).where(iv.actions.notna(), "(missing)").astype(str)
-        action_counts = {str(k): int(v) for k, v in
-                         vc.value_counts(sort=False).sort_values(ascending=False,
-                                                                 kind="stable").items()}
+    action_counts = {} if iv.actions is None else _action_counts(iv.actions)
     return ElicitationDiagnostics(
         n_obs=n, n_distinct=len(values), belief_min=lo, belief_max=hi,
         belief_std=float(b.std(ddof=1)) if n > 1 else math.nan,

@@ -136,8 +136,8 @@ class LeakageResult(CoherenceResult, test_name="leakage_test",
     null_distribution : numpy.ndarray
         The statistic under the grouped permutations (empty for ``'paired'``).
     table : pandas.DataFrame
-        One row per row of ``data``, in its order: the out-of-fold
-        ``loss_base`` and ``loss_full``.
+        One row per row of ``data``, in its order and with its index: the
+        out-of-fold ``loss_base`` and ``loss_full``.
     """
 
     engine: str
@@ -158,10 +158,11 @@ class LeakageResult(CoherenceResult, test_name="leakage_test",
     loss_full: np.ndarray
     bootstrap_distribution: np.ndarray
     null_distribution: np.ndarray
-    table: pd.DataFrame = field(init=False)
+    table: pd.DataFrame = field(default_factory=pd.DataFrame)
 
-    def _build_table(self) -> pd.DataFrame:
-        return pd.DataFrame({"loss_base": self.loss_base, "loss_full": self.loss_full})
+    def _build_table(self) -> pd.DataFrame:  # data's index, when ``table`` carries it
+        index = self.table.index if len(self.table) == len(self.loss_base) else None
+        return pd.DataFrame({"loss_base": self.loss_base, "loss_full": self.loss_full}, index)
 
     @property
     def n_groups(self) -> int:
@@ -475,11 +476,10 @@ def _leakage_test_iv(data: Any, belief: Any, action: Any, outcome: Any, evidence
     return {"p": p, "y": y, "a": a, "labels": labels, "groups": groups, "ev": ev,
             "evidence": evidence, "categorical": categorical, "k_perm": k_perm,
             "engine": engine, "pvalue_engine": pvalue_engine, "method": method,
-            "n_splits": n_splits,
-            "n_resamples": n_resamples, "n_fold_draws": n_fold_draws,
-            "n_permutations": n_permutations,
-            "confidence_level": confidence_level, "options": options, "gen": gen,
-            "n_groups": n_groups, "action": action}
+            "n_splits": n_splits, "n_resamples": n_resamples, "n_fold_draws": n_fold_draws,
+            "n_permutations": n_permutations, "confidence_level": confidence_level,
+            "options": options, "gen": gen,
+            "n_groups": n_groups, "action": action, "index": df.index}
 
 
 def _spread_labels(folds: list[tuple[np.ndarray, np.ndarray]], groups: np.ndarray,
@@ -888,8 +888,7 @@ def leakage_test(
                          with_pvalue=True)
     return LeakageResult(
         statistic=res["statistic"], pvalue=pv["pvalue"],
-        confidence_interval=ConfidenceInterval(res["low"], res["high"],
-                                               iv["confidence_level"]),
+        confidence_interval=ConfidenceInterval(res["low"], res["high"], iv["confidence_level"]),
         n_obs=len(iv["a"]), method=iv["method"], engine=engine, pvalue_engine=pvalue_engine,
         n_splits=iv["n_splits"], n_resamples=iv["n_resamples"],
         n_fold_draws=iv["n_fold_draws"], fold_sd=res["fold_sd"], n_permutations=pv["n_perm"],
@@ -897,4 +896,5 @@ def leakage_test(
         k_perm=iv["k_perm"], n_contexts=iv["n_groups"], log_loss_base=res["ll_base"],
         log_loss_full=res["ll_full"], loss_base=res["loss_base"], loss_full=res["loss_full"],
         bootstrap_distribution=res["boot"], null_distribution=pv["null"],
+        table=pd.DataFrame(index=iv["index"]),
     )

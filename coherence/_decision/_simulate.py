@@ -158,6 +158,23 @@ def _agent_options(owner: str, options: dict[str, Any]) -> dict[str, Any]:
     return options
 
 
+def _kind_options(owner: str, kind: str, options: Mapping[str, Any]) -> None:
+    """Refuse an option the agent of ``kind`` would hold without acting on it: a private
+    signal (``strength``) outside the leaky agent, a deferral band without ``defer``."""
+    if kind != "leaky" and options.get("strength", 0.0) != 0.0:
+        raise ValueError(param_error(
+            "strength", owner, f"0 for the {kind} agent (only the leaky agent acts on a "
+            "private signal; Agent.leaky(strength, ...) takes the other options too)",
+            options["strength"]))
+    if kind == "nonmonotone" and not options.get("defer", True):
+        raise ValueError(param_error("defer", owner, "True for the nonmonotone agent (its "
+                                     "band prices deferring)", options["defer"]))
+    if options.get("band") is not None and not options.get("defer", True):
+        raise ValueError(param_error(
+            "band", owner, "None when defer=False (the band prices deferring, which the "
+            "agent then cannot do)", options["band"]))
+
+
 # --------------------------------------------------------------------------- agent
 @dataclass(frozen=True, slots=True)
 class Agent:
@@ -189,7 +206,9 @@ class Agent:
         # own checks name them; the values they pass come back unchanged)
         check_choice(self.kind, "kind", "Agent", AGENT_KINDS)
         options = {f: getattr(self, f) for f in self.__dataclass_fields__ if f != "kind"}
-        for name, value in _agent_options("Agent", options).items():
+        options = _agent_options("Agent", options)
+        _kind_options("Agent", self.kind, options)
+        for name, value in options.items():
             object.__setattr__(self, name, value)
 
     # ---------------------------------------------------------------- constructors
@@ -251,7 +270,10 @@ class Agent:
         ``(1 + strength) / 2`` (a fresh draw for every action); the agent updates
         its belief by Bayes' rule on it before acting, but its report omits it.
         ``strength`` in [0, 1): 0 is the rational agent. Other options as in
-        :meth:`rational`.
+        :meth:`rational`, and ``band`` and ``loss_defer_band`` as in
+        :meth:`nonmonotone` (not with ``defer=False``). Only this agent acts on a
+        signal: the other constructors and ``Agent(...)`` refuse a nonzero
+        ``strength`` (``ValueError``), which they would hold and not act on.
         """
         return cls._build("leaky", strength=strength, **options)
 
@@ -301,6 +323,7 @@ class Agent:
             raise TypeError(f"{owner} got unknown option(s) {', '.join(map(repr, unknown))}; "
                             f"known options: {', '.join(sorted(known))}.")
         options = _agent_options(owner, options)
+        _kind_options(owner, kind, options)
         return cls(kind=kind, **options)  # type: ignore[arg-type]
 
     # ---------------------------------------------------------------- the model

@@ -253,7 +253,10 @@ def test_trivial_interval_stays_the_point_zero(rational):
     ({"rng": -1}, ValueError, "The 'rng' parameter of ci_test must be a non-negative int"),
     # conditioning on the tested variable gave a statistic of 0 and p = 1 for any agent
     ({"evidence": ["outcome"]}, ValueError, r"'evidence' parameter of ci_test must be columns "
-                                            r"other than the action, outcome and group"),
+                                            r"other than the belief, action, outcome and group"),
+    # the belief as evidence: the same conditioning set on another test path (the combined
+    # statistic of continuous evidence: p 0.705 against 0.715); leakage_test refused it
+    ({"evidence": ["belief"]}, ValueError, r"'evidence' parameter .* got \['belief'\]"),
     ({"evidence": ["action"]}, ValueError, r"'evidence' parameter .* got \['action'\]"),
     ({"evidence": ["context"]}, ValueError, r"'evidence' parameter .* got \['context'\]"),
     # leakage_test refused a column named twice and ci_test conditioned on it once
@@ -734,3 +737,21 @@ def test_the_bias_model_draws_outcomes_as_the_data_vary(
     varies = [np.ptp(sim[groups == g]) > 0 for sim in seen[0][:20] for g in range(60)]
     assert any(varies) == per_row
     assert np.isfinite(res.confidence_interval.low)
+
+
+def test_a_resolution_that_pools_distinct_beliefs_is_refused():
+    # before: resolution=2 (two decimals, as meant) snapped every belief to 0 and a
+    # rational agent was rejected (p = 0.005); resolution=0.5 or 1 likewise
+    data = coherence.simulate("rational", n_contexts=100, rng=3).data
+    kwargs = {"n_resamples": 99, "rng": 0}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fine = coherence.ci_test(data, **kwargs)
+        grid = coherence.ci_test(data, resolution=0.05, **kwargs)  # the beliefs' own grid
+        assert (grid.statistic, grid.pvalue) == (fine.statistic, fine.pvalue)
+        for resolution in (2, 1, 0.5, 0.1):
+            with pytest.raises(ValueError, match=r"'resolution' parameter .* merged"):
+                coherence.ci_test(data, **kwargs, resolution=resolution)
+        age = data.assign(age=data["truth"] * 60.0)  # continuous evidence: its ranks
+        with pytest.raises(ValueError, match="continuous evidence rank values"):
+            coherence.ci_test(age, evidence=["age"], resolution=0.05, **kwargs)

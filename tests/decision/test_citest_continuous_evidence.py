@@ -97,3 +97,22 @@ def test_kd_blocks_match_on_the_second_value_too():
     scaled = cond.copy()
     scaled[:, 2] = np.log1p(ev) * 7
     np.testing.assert_array_equal(block_layout(scaled, np.ones(n, np.int64), 3)[1], units)
+
+
+def test_constant_float_evidence_conditions_on_nothing():
+    # before: a float column holding one value was continuous evidence, which turned on the
+    # combined statistic and the median-split blocks: p 0.06 against 0.13 without it
+    df = _leaky_with_age(seed=1, n_ctx=60)
+    kwargs = {"group": "context", "n_resamples": 99, "rng": 3}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        alone = coherence.ci_test(df, **kwargs)
+        with_age = coherence.ci_test(df, evidence=["age"], **kwargs)
+        for evidence in (["flat"], ["flat", "age"]):
+            base = with_age if "age" in evidence else alone
+            res = coherence.ci_test(df.assign(flat=2.5), evidence=evidence, **kwargs)
+            assert res.test_statistic == base.test_statistic
+            assert res.statistic == base.statistic
+            assert res.pvalue == base.pvalue
+            assert tuple(res.confidence_interval) == tuple(base.confidence_interval)
+            np.testing.assert_array_equal(res.null_distribution, base.null_distribution)

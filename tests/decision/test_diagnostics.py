@@ -177,3 +177,15 @@ def test_a_column_without_values_is_not_used_and_leaves_no_row_out():
     d = elicitation_diagnostics(data)
     assert d.association_with == "outcome" and d.association > 0.8
     assert np.isnan(d.token_association)
+
+
+def test_action_labels_that_print_alike_are_counted_apart():
+    # before: str() pooled 1 and '1' (True and 'True') into one count of 11
+    table = pd.DataFrame({"belief": np.linspace(0.0, 1.0, 14),
+                          "action": [1] * 6 + ["1"] * 5 + [True, "True", None]})
+    d = coherence.elicitation_diagnostics(table)
+    assert dict(d.action_counts) == {"1": 6, "'1'": 5, "True": 1, "'True'": 1,
+                                     "(missing)": 1}
+    assert d.to_frame()["actions"].iloc[0] == "1 6, '1' 5, True 1, 'True' 1, (missing) 1"
+    plain = coherence.elicitation_diagnostics(table.assign(action=["no"] * 8 + ["yes"] * 6))
+    assert dict(plain.action_counts) == {"no": 8, "yes": 6}

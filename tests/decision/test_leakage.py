@@ -712,3 +712,20 @@ def test_size_of_the_small_study_with_exact_tie_blocks():
                                n_fold_draws=1, n_permutations=99)
         rejected += res.pvalue <= 0.05
     assert 0.03 <= rejected / 1000 <= 0.065
+
+
+def test_per_row_table_keeps_the_index_of_data():
+    # before: table had the index 0..n-1 whatever the data's, so a loss column assigned
+    # back to shuffled data (index 5, 0, 9, ...) landed on other rows without a word
+    data = coherence.simulate(coherence.Agent.leaky(0.4), n_contexts=30, rng=3).data
+    kwargs = {"engine": "logistic", "n_resamples": 20, "n_permutations": 3, "n_splits": 3,
+              "rng": 0}
+    a = leakage_test(data, **kwargs)
+    shuffled = data.sample(frac=1.0, random_state=1)
+    b = leakage_test(shuffled, **kwargs)
+    assert b.table.index.equals(shuffled.index)
+    np.testing.assert_array_equal(b.table["loss_full"].to_numpy(), b.loss_full)
+    back = shuffled.assign(loss=b.table["loss_full"]).sort_index()["loss"]
+    np.testing.assert_allclose(back.to_numpy(), a.loss_full, rtol=1e-6, atol=1e-9)
+    labelled = data.set_axis([f"r{i}" for i in range(len(data))])
+    assert list(leakage_test(labelled, **kwargs).table.index) == list(labelled.index)

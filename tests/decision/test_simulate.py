@@ -375,3 +375,19 @@ def test_simulate_unknown_prompt():
     agent = Agent.prompt_sensitive(shifts={"mine": 0.1})
     data = simulate(agent, prompts=["mine", "standard"], n_contexts=3, rng=0).data
     assert set(data["prompt"]) == {"mine", "standard"}
+
+
+@pytest.mark.parametrize(("build", "name"), [
+    (lambda: Agent.nonmonotone(strength=0.8), "strength"),
+    (lambda: Agent.prompt_sensitive(strength=0.5), "strength"),
+    (lambda: Agent(kind="rational", strength=0.5), "strength"),
+    (lambda: Agent.nonmonotone(defer=False), "defer"),
+    (lambda: Agent.leaky(0.5, band=(0.4, 0.6), defer=False), "band"),
+])
+def test_options_an_agent_would_not_act_on_are_refused(build, name):
+    # before: Agent.nonmonotone(strength=0.8) held strength 0.8 and drew no leak (truth
+    # CMI 0); a band without defer priced an action the agent could not take
+    with pytest.raises(ValueError, match=f"'{name}' parameter"):
+        build()
+    leaky_band = Agent.leaky(0.5, band=(0.4, 0.6))  # the combination that acts on both
+    assert leaky_band.band == (0.4, 0.6) and leaky_band.strength == 0.5
