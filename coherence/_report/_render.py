@@ -30,6 +30,8 @@ import pandas as pd
 from .._multiplicity import adjust_label
 from .._multiplicity import adjust_pvalues
 from .._validation import MISSING_WORDS
+from ._not_run import cell_label
+from ._not_run import not_run
 from ._options import ReportOptions
 from ._options import second_stage_draws
 from ._registry import DEFAULT_PERMUTATIONS
@@ -59,21 +61,6 @@ _EFFECT: dict[str, tuple[str, str]] = {
     "calibration": ("Brier", ""), "lie": ("median error ratio", ""),
     "calibration_error": ("debiased CE^2", ""), "smooth_ece": ("smECE", ""),
     "iia": ("comparisons flagged", "share"),
-}
-#: why a test did not run, when it applied to no cell
-_NEEDS = {
-    "ci": "an action and an outcome column",
-    "ci_evidence": "an action and an outcome column and evidence columns (evidence=)",
-    "ci_calibrated": "an action and an outcome column",
-    "leakage": "an action and an outcome column",
-    "leakage_evidence": "an action and an outcome column and evidence columns (evidence=)",
-    "monotonicity": "an action and an outcome column",
-    "prompt_consistency": "a prompt column with two or more variants and a repetition column",
-    "calibration": "an outcome column",
-    "lie": "the law-of-iterated-expectation table (lie=)",
-    "calibration_error": "an outcome column",
-    "smooth_ece": "an outcome column",
-    "iia": "an action column and a 'menu' column (the offered actions joined by '|')",
 }
 
 
@@ -114,10 +101,6 @@ def _with_ci(value: float, low: float, high: float, digits: int = 3) -> str:
     if math.isnan(float(low)) or math.isnan(float(high)):
         return text
     return f"{text} [{_num(low, digits)}, {_num(high, digits)}]"
-
-
-def _cell_label(key: Mapping[str, Any]) -> str:
-    return ", ".join(str(v) for v in key.values()) or "all rows"
 
 
 def _effect_head(name: str) -> str:
@@ -220,7 +203,7 @@ def _grid(rep: CoherenceReport) -> str:
     rows = [f"<table class='grid'><thead><tr><th>{html.escape(by)}</th>{head}</tr></thead>"
             "<tbody>"]
     for i, cell in enumerate(rep.cells):
-        tds = [f"<td>{html.escape(_cell_label(cell.key))}<br><span class='eff'>n = "
+        tds = [f"<td>{html.escape(cell_label(cell.key))}<br><span class='eff'>n = "
                f"{cell.n_obs}</span></td>"]
         for name in names:
             if name in cell.results:
@@ -339,7 +322,7 @@ def _test_rows(rep: CoherenceReport, lookup: Mapping[tuple[int, str], tuple[Any,
                 continue
             result = cell.results[name]
             raw, adj = lookup[(i, name)]
-            rows.append({"cell": _cell_label(cell.key), "test": _SHORT.get(name, name),
+            rows.append({"cell": cell_label(cell.key), "test": _SHORT.get(name, name),
                          **fields(result), "p": _pval(raw), "p adj.": _pval(adj),
                          "n": str(result.n_obs)})
     return pd.DataFrame(rows)
@@ -364,7 +347,7 @@ def _monotonicity_rows(rep: CoherenceReport) -> list[dict[str, str]]:
             continue
         for row in result.table.itertuples(index=False):
             mono_rows.append({
-                "cell": _cell_label(cell.key), "action pair": str(row.pair),
+                "cell": cell_label(cell.key), "action pair": str(row.pair),
                 "bins": str(row.n_bins), "bin pairs": str(row.n_comparisons),
                 "flagged": str(row.n_flagged), "significant": str(row.n_significant),
                 "violated (%)": _num(row.statistic, 3), "p (pair)": _pval(row.pvalue)})
@@ -379,7 +362,7 @@ def _prompt_rows(rep: CoherenceReport, ci_head: str) -> list[dict[str, str]]:
         if result is None:
             continue
         for row in result.table.to_dict("records"):
-            entry = {"cell": _cell_label(cell.key), "prompt": str(row["prompt"]),
+            entry = {"cell": cell_label(cell.key), "prompt": str(row["prompt"]),
                      f"SD over repetitions [{ci_head}]": _with_ci(
                          row["std"], row["std_ci_low"], row["std_ci_high"]),
                      f"RMSE vs reference [{ci_head}]": _with_ci(
@@ -402,7 +385,7 @@ def _calibration_rows(rep: CoherenceReport, ci_head: str) -> list[dict[str, str]
         if result is None:
             continue
         t = result.table.iloc[-1]
-        cal_rows.append({"cell": _cell_label(cell.key), "contexts": str(int(t["n_questions"])),
+        cal_rows.append({"cell": cell_label(cell.key), "contexts": str(int(t["n_questions"])),
                          f"Brier [{ci_head}]": _with_ci(t["brier"], t["brier_ci_low"],
                                                         t["brier_ci_high"]),
                          f"log score [{ci_head}]": _with_ci(t["log_score"],
@@ -418,30 +401,6 @@ def _calibration_rows(rep: CoherenceReport, ci_head: str) -> list[dict[str, str]
         if sm is not None:
             cal_rows[-1]["smooth ECE"] = _num(sm.statistic, 3)
     return cal_rows
-
-
-# --------------------------------------------------------------------------- not run
-def _not_run(rep: CoherenceReport) -> list[str]:
-    """One sentence per requested test that did not apply or failed somewhere."""
-    sentences = []
-    for name in rep.settings.get("tests", ()):
-        applied = [c for c in rep.cells if name in c.results]
-        failed = [c for c in rep.cells if name in c.errors]
-        skipped = [c for c in rep.cells if name not in c.results and name not in c.errors]
-        need = _NEEDS.get(name, "inputs this table lacks")
-        if not applied and not failed:
-            sentences.append(f"<b>{html.escape(name)}</b> did not apply: it needs "
-                             f"{html.escape(need)}, which this table does not have.")
-            continue
-        if skipped:
-            where = ", ".join(_cell_label(c.key) for c in skipped)
-            sentences.append(f"<b>{html.escape(name)}</b> did not apply to {html.escape(where)}"
-                             f": it needs {html.escape(need)}.")
-        for cell in failed:
-            sentences.append(f"<b>{html.escape(name)}</b> failed on "
-                             f"{html.escape(_cell_label(cell.key))}: "
-                             f"{html.escape(cell.errors[name])}")
-    return sentences
 
 
 # --------------------------------------------------------------------------- figures
@@ -481,7 +440,7 @@ def _figures(rep: CoherenceReport) -> list[tuple[str, str]]:
 
     figures = []
     for cell in rep.cells:
-        label = _cell_label(cell.key)
+        label = cell_label(cell.key)
         for name, result in cell.results.items():
             fig, ax = plt.subplots(figsize=(4.6, 3.3))
             try:
@@ -598,7 +557,7 @@ def _provenance(rep: CoherenceReport) -> str:
     if data:
         items.append(("table", f"{data.get('n_rows')} rows; content sha256 "
                                f"{data.get('content_sha256')}"))
-    models = data.get("models") or sorted({_cell_label(c.key) for c in rep.cells})
+    models = data.get("models") or sorted({cell_label(c.key) for c in rep.cells})
     items.append(("models / cells", ", ".join(map(str, models))))
     if data.get("prompts"):
         items.append(("prompts", ", ".join(data["prompts"]) + f" (reference: "
@@ -672,10 +631,11 @@ def render_html(rep: CoherenceReport) -> str:
         _truth(rep),
         _diagnostics_table(rep),
     ]
-    not_run = _not_run(rep)
-    if not_run:
-        parts.append("<h3>Tests that did not run</h3><ul>"
-                     + "".join(f"<li>{s}</li>" for s in not_run) + "</ul>")
+    missing = not_run(rep)
+    if missing:
+        parts.append("<h3>Tests that did not run</h3><ul>" + "".join(
+            f"<li><b>{html.escape(name)}</b> {html.escape(rest)}</li>"
+            for name, rest in missing) + "</ul>")
     parts.append("<h3>What each test checks</h3><ul>" + "".join(
         f"<li><b>{html.escape(spec.name)}</b>: {html.escape(spec.label)}</li>"
         for spec in REGISTRY if spec.name in _ran(rep)) + "</ul>")
@@ -725,7 +685,7 @@ def _appendix(rep: CoherenceReport) -> str:
     frame = rep.to_frame()
     level = rep.settings.get("confidence_level", 0.95)
     shown = pd.DataFrame({
-        "cell": [_cell_label({c: r[c] for c in rep.by}) for _, r in frame.iterrows()],
+        "cell": [cell_label({c: r[c] for c in rep.by}) for _, r in frame.iterrows()],
         "test": frame["test"],
         "statistic": frame["statistic"].map(lambda v: _num(v, 4)),
         f"{100 * level:g}% CI": [_with_ci(0.0, lo, hi, 4).split(" ", 1)[-1]
@@ -740,7 +700,7 @@ def _appendix(rep: CoherenceReport) -> str:
     parts = [_table_html(shown, caption="Every test on every cell (the tidy to_frame() "
                          "table; warnings and errors below)",
                          numeric=("statistic", "p", "p adj.", "n"))]
-    notes = [(r["test"], _cell_label({c: r[c] for c in rep.by}), r["warnings"])
+    notes = [(r["test"], cell_label({c: r[c] for c in rep.by}), r["warnings"])
              for _, r in frame.iterrows() if r["warnings"]]
     if notes:
         parts.append("<h3>Warnings raised by the tests</h3><ul>" + "".join(
@@ -754,7 +714,7 @@ def _appendix(rep: CoherenceReport) -> str:
                 numeric = [c for c in detail.columns if pd.api.types.is_numeric_dtype(
                     detail[c]) and not pd.api.types.is_bool_dtype(detail[c])]
                 parts.append(f"<h3>{html.escape(name)}: {html.escape(details[name])}, "
-                             f"{html.escape(_cell_label(cell.key))}</h3>")
+                             f"{html.escape(cell_label(cell.key))}</h3>")
                 # at most 7 columns a block, the first repeated: fits a portrait page
                 first, rest = detail.columns[0], list(detail.columns[1:])
                 for start in range(0, max(len(rest), 1), 6):
@@ -782,7 +742,7 @@ def _diagnostics_table(rep: CoherenceReport) -> str:
         if d is None:
             continue
         rows.append({
-            "cell": _cell_label(cell.key), "beliefs": str(d.n_obs),
+            "cell": cell_label(cell.key), "beliefs": str(d.n_obs),
             "distinct": str(d.n_distinct),
             "most frequent": f"{_num(d.modal_belief, 3)} ({d.modal_share:.0%})",
             f"at {_num(d.example_value, 2)} (example)": f"{d.share_example:.0%}",

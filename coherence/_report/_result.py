@@ -5,6 +5,7 @@ these types only for annotations, so the two modules do not import each other.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Mapping
 from dataclasses import dataclass
 from dataclasses import field
@@ -23,6 +24,7 @@ from .._results import Summary
 from .._text import cell_text
 from .._text import text_table
 from .._validation import check_choice
+from ._not_run import not_run
 from ._registry import TEST_NAMES
 
 if TYPE_CHECKING:
@@ -173,6 +175,11 @@ class CoherenceReport:
         flagged = self.degenerate_warnings()
         if flagged:
             body = "\n".join(f"WARNING: {w}" for w in flagged) + "\n" + body
+        missing = not_run(self)
+        if missing:  # a test asked for and run nowhere left the table empty without a word
+            body += "\nTests that did not run:\n" + "\n".join(
+                textwrap.fill(f"- {name} {rest}", width=100, subsequent_indent="  ")
+                for name, rest in missing)
         return Summary(f"{title}\n{body}", title=title,
                        tables=[(f"p-values ({label}) by cell and test", table.reset_index())])
 

@@ -314,6 +314,23 @@ def test_errors_are_recorded_not_raised():
     rep = report(data, tests=["leakage"], progress=False, rng=0, **FAST)
     frame = rep.to_frame()
     assert frame["error"].iloc[0] != "" and np.isnan(frame["pvalue"].iloc[0])
+    # the summary names the failure, as the HTML page does
+    lines = str(rep.summary()).splitlines()
+    at = lines.index("Tests that did not run:")
+    assert lines[at + 1].startswith("- leakage failed on all rows: ")
+
+
+def test_summary_names_a_test_that_applied_nowhere(rep, page):
+    """A test asked for that applied to no cell: the summary's table had no column for it
+    and said nothing (only the HTML page gave the reason); both now say why."""
+    text = str(rep.summary())
+    lines = text[text.index("Tests that did not run:"):].splitlines()
+    for name in ("ci_evidence", "leakage_evidence", "lie"):
+        said = [line for line in lines if line.startswith(f"- {name} did not apply: ")]
+        assert len(said) == 1, name
+        assert f"<b>{name}</b> did not apply" in page
+    assert not any(line.startswith("- ci did not apply") for line in lines)
+    assert all(len(line) <= 100 for line in lines)
 
 
 def test_validation(two_models):

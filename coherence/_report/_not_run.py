@@ -1,0 +1,52 @@
+"""Why a requested test has no result in a cell: the one account the HTML report and
+:meth:`CoherenceReport.summary` both give (a test that applied nowhere left the summary's
+table empty without a word, where the HTML said why)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = ["cell_label", "not_run"]
+
+#: why a test did not run, when it applied to no cell
+NEEDS = {
+    "ci": "an action and an outcome column",
+    "ci_evidence": "an action and an outcome column and evidence columns (evidence=)",
+    "ci_calibrated": "an action and an outcome column",
+    "leakage": "an action and an outcome column",
+    "leakage_evidence": "an action and an outcome column and evidence columns (evidence=)",
+    "monotonicity": "an action and an outcome column",
+    "prompt_consistency": "a prompt column with two or more variants and a repetition column",
+    "calibration": "an outcome column",
+    "lie": "the law-of-iterated-expectation table (lie=)",
+    "calibration_error": "an outcome column",
+    "smooth_ece": "an outcome column",
+    "iia": "an action column and a 'menu' column (the offered actions joined by '|')",
+}
+
+
+def cell_label(key: Mapping[str, Any]) -> str:
+    """A cell's name in prose: its ``by`` values joined, or "all rows"."""
+    return ", ".join(str(v) for v in key.values()) or "all rows"
+
+
+def not_run(rep: Any) -> list[tuple[str, str]]:
+    """(test, the rest of the sentence) for each requested test of the report ``rep`` that
+    applied to no cell, did not apply to some, or failed on one (one pair per failure)."""
+    sentences = []
+    for name in rep.settings.get("tests", ()):
+        applied = [c for c in rep.cells if name in c.results]
+        failed = [c for c in rep.cells if name in c.errors]
+        skipped = [c for c in rep.cells if name not in c.results and name not in c.errors]
+        need = NEEDS.get(name, "inputs this table lacks")
+        if not applied and not failed:
+            sentences.append((name, f"did not apply: it needs {need}, which this table "
+                                    "does not have."))
+            continue
+        if skipped:
+            where = ", ".join(cell_label(c.key) for c in skipped)
+            sentences.append((name, f"did not apply to {where}: it needs {need}."))
+        sentences += [(name, f"failed on {cell_label(cell.key)}: {cell.errors[name]}")
+                      for cell in failed]
+    return sentences
