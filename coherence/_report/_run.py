@@ -10,6 +10,7 @@ those objects, never recomputed.
 from __future__ import annotations
 
 import copy
+import inspect
 import numbers
 import os
 import platform
@@ -170,6 +171,7 @@ def _report_iv(data: Any, a: _ReportArgs) -> _ReportInput:
     if a.prompt is not None:  # prompt=None pools the prompts: their repetition labels recur
         _repetitions_once(df, options, present_by, owner)
     lie_options = dict(a.lie_options or {})
+    _check_lie_options(lie_options, owner)
     if o.n_resamples is not None:  # the LIE interval's draws too, unless lie_options sets them
         lie_options.setdefault("n_resamples", o.n_resamples)
     return _ReportInput(
@@ -200,6 +202,21 @@ def _repetitions_once(df: pd.DataFrame, options: Options, present_by: tuple[str,
             "two models pooled into one cell repeat their contexts' labels (name their "
             "column in by), and so do prompts (name their column as prompt=, or pass "
             "prompt=None to pool them)", list(df.index[dup]), owner=owner))
+
+
+def _check_lie_options(lie_options: Mapping[str, Any], owner: str) -> None:
+    """The keys of ``lie_options`` are keywords of the LIE check, other than its table and
+    ``rng`` (the cell's stream): a wrong one failed every cell with the same TypeError."""
+    from .._probability._lie import iterated_expectation_check
+
+    taken = [p for p in inspect.signature(iterated_expectation_check).parameters
+             if p not in ("elicited", "rng")]
+    wrong = [k for k in lie_options if k not in taken]
+    if wrong:
+        raise ValueError(param_error(
+            "lie_options", owner, "keywords of iterated_expectation_check: "
+            + ", ".join(taken) + " (the report gives each cell's rng)",
+            "key(s) " + ", ".join(map(repr, wrong))))
 
 
 def _unused_lie_warning(a: _ReportArgs, names: tuple[str, ...], owner: str) -> None:
@@ -503,9 +520,11 @@ def report(
         :class:`SkippedRecordsWarning` says so (as for ``lie_options`` without it).
     lie_options : mapping, optional
         Keyword arguments for :func:`coherence.iterated_expectation_check`
-        (``baseline=``, or ``ground_truth=``, ``contexts=``, ``evidence=``, ...); its
-        ``confidence_level`` is the report's unless named here, its ``n_resamples``
-        the check's own (9999: its p-value is not rerun by the report's second stage).
+        (``baseline=``, or ``ground_truth=``, ``contexts=``, ``evidence=``, ...; not
+        ``rng``, which is the report's); its ``confidence_level`` and ``n_resamples``
+        are the report's unless named here (without ``n_resamples`` in either, the
+        check's own 9999: its p-value is not rerun by the report's second stage). A
+        key the check does not take is refused before any test runs.
     set_aside : DataFrame, mapping or None
         Replies left out of the table before it was written (parse failures,
         probabilities that did not sum to 1): one row per reply with a

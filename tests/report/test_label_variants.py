@@ -117,3 +117,14 @@ def test_outcome_typed_two_ways_raises_and_text_outcomes_are_read_as_numbers(two
     a = report(two_models, tests=["ci"], progress=False, rng=1, **FAST).to_frame()
     b = report(text, tests=["ci"], progress=False, rng=1, **FAST).to_frame()
     assert a["statistic"].tolist() == b["statistic"].tolist()
+
+
+@pytest.mark.parametrize("key", ["rng", "n_resampels"])
+def test_lie_options_the_check_does_not_take_are_refused(two_models, key):
+    # `rng` (the report gives each cell its stream) and a misspelt keyword failed every LIE
+    # cell with one TypeError, recorded per cell; they are refused before any test runs
+    e, lie = _lie(["gpt", "llama"])
+    with pytest.raises(ValueError, match=rf"The 'lie_options' parameter of report .*"
+                       rf"iterated_expectation_check.*key\(s\) '{key}'"):
+        report(two_models, lie=lie, lie_options={"baseline": e, key: 3}, tests=["lie"],
+               progress=False, rng=1, **FAST)
