@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -274,14 +275,22 @@ def test_fast_size_and_power() -> None:
     assert np.mean(power) >= 0.8
 
 
+def _chain(names: str, n: int, second: tuple[float, float],
+           third: tuple[float, float]) -> tuple[pd.DataFrame, Any]:
+    """A three-variable chain of binary variables (written as text) drawn ``n`` times, each
+    P(child = 1) = intercept + slope * parent, and the network fitted to it."""
+    rng = np.random.default_rng(0)
+    first = rng.integers(0, 2, n)
+    mid = (rng.random(n) < second[0] + second[1] * first).astype(int)
+    last = (rng.random(n) < third[0] + third[1] * mid).astype(int)
+    data = pd.DataFrame(dict(zip(names, (first, mid, last), strict=True))).astype(str)
+    a, b, c = names
+    return data, bayesnets.fit(data, [(a, b), (b, c)], min_support=1)
+
+
 def test_a_network_variable_named_y_is_refused() -> None:
     # ground_truth's outcome column is 'y': it overwrote the variable's states
-    rng = np.random.default_rng(0)
-    x = rng.integers(0, 2, 400)
-    y = (rng.random(400) < 0.3 + 0.4 * x).astype(int)
-    z = (rng.random(400) < 0.2 + 0.5 * y).astype(int)
-    data = pd.DataFrame({"x": x, "y": y, "z": z}).astype(str)
-    net = bayesnets.fit(data, [("x", "y"), ("y", "z")], min_support=1)
+    _, net = _chain("xyz", 400, (0.3, 0.4), (0.2, 0.5))
     with pytest.raises(ValueError, match=r"'network' parameter of lie_study must be a "
                                          r"network without a variable named 'y'"):
         bayesnets.lie_study(net, target="z", state="1", evidence_vars=["x"],
@@ -291,12 +300,7 @@ def test_a_network_variable_named_y_is_refused() -> None:
 def test_a_fitted_network_runs_with_its_phrases() -> None:
     # lie_study took no phrases: on a network without a built-in table (fitted to data) it
     # always raised, about a 'phrases' parameter of contexts it could not pass
-    rng = np.random.default_rng(0)
-    a = rng.integers(0, 2, 4000)
-    b = (rng.random(4000) < 0.2 + 0.6 * a).astype(int)
-    c = (rng.random(4000) < 0.3 + 0.4 * b).astype(int)
-    data = pd.DataFrame({"a": a, "b": b, "c": c}).astype(str)
-    net = bayesnets.fit(data, [("a", "b"), ("b", "c")], min_support=1)
+    data, net = _chain("abc", 4000, (0.2, 0.6), (0.3, 0.4))
     phrases = {v: {"1": f"{v} is present", "0": f"{v} is absent"} for v in "abc"}
     study = bayesnets.lie_study(net, target="c", state="1", evidence_vars=["a"],
                                 auxiliary_vars=["b"], n_contexts=10, report_noise=0.0,
