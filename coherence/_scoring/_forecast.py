@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
+from dataclasses import replace
 from typing import TYPE_CHECKING
 from typing import Any
 
@@ -729,7 +730,7 @@ def forecast_scores(
                           n_bins=n_bins, n_resamples=n_resamples,
                           confidence_level=confidence_level, rng=gen_filtered,
                           cluster=cluster)
-    return _replace(result, filtered=filtered, contamination=report)
+    return replace(result, filtered=filtered, contamination=report)
 
 
 def _check_clusters(df: pd.DataFrame, question: str, cluster: str) -> None:
@@ -742,12 +743,6 @@ def _check_clusters(df: pd.DataFrame, question: str, cluster: str) -> None:
         raise ValueError(column_error(
             cluster, f"hold one value per question of '{question}' (a question lies in one "
             "cluster)", list(df.index[bad]), list(df[cluster].iloc[bad]), owner=_OWNER))
-
-
-def _replace(result: ForecastScoresResult, **changes: Any) -> ForecastScoresResult:
-    import dataclasses
-
-    return dataclasses.replace(result, **changes)
 
 
 def _score(df: pd.DataFrame, *, by: str, question: str, probability: str | None,
@@ -789,6 +784,14 @@ def _score(df: pd.DataFrame, *, by: str, question: str, probability: str | None,
     pooled_ci = (np.nan, np.nan)
     ranges = _score_ranges(prep.kind, convention, floor)
     for (name, mask), g in zip(groups, streams, strict=True):
+        if name == POOLED and len(models) == 1:
+            # one model: the pooled forecasts are its own, so its row (not a second bootstrap)
+            score_rows.append({**score_rows[0], by: POOLED})
+            cal_rows.append({**cal_rows[0], by: POOLED})
+            rel_frames.append(rel_frames[0].assign(**{by: POOLED}))
+            pooled_ci = (score_rows[0]["brier_ci_low"], score_rows[0]["brier_ci_high"])
+            collapsed += [f"{POOLED} {c.rsplit(' ', 1)[1]}" for c in collapsed]
+            continue
         vals = values[mask]
         q = sorted_codes(qcodes[mask])
         mean, se, reps, reps_se = cluster_mean_pivots(vals, q, n_resamples, g)
