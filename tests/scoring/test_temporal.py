@@ -50,6 +50,25 @@ def test_keys_that_match_equally_well_with_different_dates_raise():
             cutoffs=cut)
 
 
+def test_a_key_matches_whole_parts_of_the_name():
+    # 'gpt-4' is not gpt-4o's cutoff, nor 'llama-3' llama-3.1's: they took those models'
+    # questions as clean from the older model's date
+    cut = {"gpt-4": "2021-09-01", "llama-3": "2023-12-01", "b-": "2020-01-01"}
+    assert match_cutoff("openai/gpt-4o-2024-05-13", cut) is None
+    assert match_cutoff("llama-3.1-70b", cut) is None
+    assert match_cutoff("gpt-4-turbo", cut) == "gpt-4"
+    assert match_cutoff("gpt-4_0613", cut) == "gpt-4"
+    assert match_cutoff("llama-3:8b", cut) == "llama-3"
+    assert match_cutoff("b-x", cut) == "b-"  # a key that ends in a separator
+    table = pd.DataFrame({"model": ["gpt-4o", "gpt-4-0613"], "question": ["q1", "q1"],
+                          "opened": ["2022-06-01", "2022-06-01"]})
+    rep = contamination_filter(table, cut)
+    assert rep.unknown_models == ("gpt-4o",)
+    assert rep.matches["key"].isna().tolist() == [True, False]
+    assert rep.matches["key"].iloc[1] == "gpt-4"
+    assert list(rep.kept["model"]) == ["gpt-4o", "gpt-4-0613"]
+
+
 @given(st.text(alphabet="abc-/", min_size=1, max_size=12))
 def test_match_is_a_prefix_of_the_last_segment(name):
     key = match_cutoff(name, {"a": 1, "ab": 2, "abc": 3, "b-": 4})
