@@ -779,9 +779,10 @@ def _score(df: pd.DataFrame, *, by: str, question: str, probability: str | None,
     # each model's bootstrap stream by its rank in sorted order (the pooled row's last),
     # so that an interval does not depend on which model comes first in the rows
     streams = streams_by_label(rng, models)
-    score_rows, cal_rows, rel_frames = [], [], []
+    score_rows: list[dict[str, Any]] = []
+    cal_rows: list[dict[str, Any]] = []
+    rel_frames: list[pd.DataFrame] = []
     collapsed: list[str] = []
-    pooled_ci = (np.nan, np.nan)
     ranges = _score_ranges(prep.kind, convention, floor)
     for (name, mask), g in zip(groups, streams, strict=True):
         if name == POOLED and len(models) == 1:
@@ -789,7 +790,6 @@ def _score(df: pd.DataFrame, *, by: str, question: str, probability: str | None,
             score_rows.append({**score_rows[0], by: POOLED})
             cal_rows.append({**cal_rows[0], by: POOLED})
             rel_frames.append(rel_frames[0].assign(**{by: POOLED}))
-            pooled_ci = (score_rows[0]["brier_ci_low"], score_rows[0]["brier_ci_high"])
             collapsed += [f"{POOLED} {c.rsplit(' ', 1)[1]}" for c in collapsed]
             continue
         vals = values[mask]
@@ -814,8 +814,6 @@ def _score(df: pd.DataFrame, *, by: str, question: str, probability: str | None,
             row[metric] = float(vals[:, j].mean())
             row[f"{metric}_ci_low"] = lo
             row[f"{metric}_ci_high"] = hi
-            if name == POOLED and metric == "brier":
-                pooled_ci = (lo, hi)
         score_rows.append(row)
         conf = prep.confidence[mask]
         corr = prep.correct[mask].astype(np.float64)
@@ -836,7 +834,8 @@ def _score(df: pd.DataFrame, *, by: str, question: str, probability: str | None,
     pooled = scores.iloc[-1]
     return ForecastScoresResult(
         statistic=float(pooled["brier"]), pvalue=np.nan,
-        confidence_interval=ConfidenceInterval(pooled_ci[0], pooled_ci[1], confidence_level),
+        confidence_interval=ConfidenceInterval(float(pooled["brier_ci_low"]),
+                                               float(pooled["brier_ci_high"]), confidence_level),
         n_obs=len(per), method="cluster bootstrap-t over "
         + ("questions" if cluster is None else f"'{cluster}' clusters"),
         by=by, kind=prep.kind, brier_convention=_BRIER_CONVENTIONS[prep.kind],
