@@ -440,9 +440,10 @@ class TemporalGateway:
         Parameters
         ----------
         forecast : mapping
-            A forecast record with optional lists (or DataFrames) of cited
-            ``sources`` (each with a ``published`` date) and ``events`` (each
-            with an ``occurred`` date); items may carry an ``id``.
+            A forecast record with lists (or DataFrames) of cited ``sources`` (each
+            with a ``published`` date) and ``events`` (each with an ``occurred`` date),
+            either of them optional but not both (a forecast without either raises:
+            a list under another name would go unchecked); items may carry an ``id``.
         sources, events, published, occurred, id_field : str
             Keys of those lists and of their fields.
 
@@ -456,6 +457,11 @@ class TemporalGateway:
         if not isinstance(forecast, Mapping):
             raise TypeError(param_error("forecast", owner, "a mapping with 'sources' and/or "
                                         "'events' lists", type(forecast).__name__))
+        if sources not in forecast and events not in forecast:  # a misnamed list: not 'ok'
+            raise ValueError(f"{owner}: the forecast has no {sources!r} or {events!r} list "
+                             f"(its fields: {', '.join(map(repr, forecast)) or 'none'}); "
+                             "name the cited lists with 'sources=' and 'events=', or give "
+                             "an empty list for a forecast that cites nothing.")
         cut = self._cutoff_ns()
         bad_rows, undated_rows, n_checked = [], [], 0
         for kind, key, date_key in (("source", sources, published), ("event", events,

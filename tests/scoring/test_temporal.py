@@ -253,6 +253,20 @@ def test_gateway_rejects_naive_and_bad_records():
         TemporalGateway("not a date")
 
 
+def test_validate_refuses_a_forecast_without_its_lists():
+    # a misnamed list ('source') went unchecked and the report said ok, 0 checked
+    gate = TemporalGateway("2024-03-01T00:00:00Z")
+    late = [{"id": "s1", "published": "2024-03-02T00:00:00Z"}]
+    with pytest.raises(ValueError, match=r"no 'sources' or 'events' list \(its fields: "
+                                         r"'source'\)"):
+        gate.validate({"source": late})
+    with pytest.raises(ValueError, match="fields: none"):
+        gate.validate({})
+    assert not gate.validate({"source": late}, sources="source").ok
+    rep = gate.validate({"sources": []})  # a forecast that cites nothing
+    assert rep.ok and rep.n_checked == 0
+
+
 def test_validate_reports_every_late_citation():
     gate = TemporalGateway("2024-03-01T00:00:00Z")
     forecast = {
