@@ -36,6 +36,7 @@ from .._rng import RNGLike
 from .._rng import check_rng
 from .._rng import spawn
 from .._validation import as_dataframe
+from .._validation import binary_column
 from .._validation import check_choice
 from .._validation import check_float
 from .._validation import check_int
@@ -439,8 +440,7 @@ def _prepare(df: pd.DataFrame, *, by: str, question: str, probability: str | Non
         n_top = is_top.sum(axis=1)
         hit = is_top[np.arange(len(y)), y]
         accuracy = np.where(hit, 1.0 / n_top, 0.0)
-        # calibration: the chance that the top option, picked at random among tied ones, is
-        # right (1/m of m tied hits), as accuracy; 0 made a calibrated tie look overconfident
+        # calibration: m tied top options holding the outcome count 1/m (as accuracy), not 0
         return _Prepared(df, "multiclass", p_out, top, accuracy, accuracy,
                          _brier_multiclass(probs, y), n_stale)
     if probability is None:  # checked by forecast_scores; kept for the type checker
@@ -454,8 +454,6 @@ def _prepare(df: pd.DataFrame, *, by: str, question: str, probability: str | Non
         p_out = np.where(right == 1, p, 1.0 - p)
         return _Prepared(df, "chosen", p_out, p, right, right.astype(np.float64),
                          _brier_chosen(p, right), n_stale)
-    from .._validation import binary_column
-
     y = binary_column(df, outcome, owner=_OWNER)
     p_out = np.where(y == 1, p, 1.0 - p)
     if accuracy_convention == "paper":  # 1[p >= 0.5] is the YES call
@@ -520,7 +518,8 @@ def forecast_scores(
         of :class:`ForecastScoresResult`), which would overwrite it: that raises
         (rename the column).
     probability, outcome, options, chosen : str or sequence of str
-        Columns as described above.
+        Columns as described above; ``chosen`` or a ``probability`` column other than the
+        default with ``options`` raises (they would go unused).
     timestamp : str or None
         Column of forecast times; when several forecasts exist for one
         (model, question), the latest is kept. The default column,
@@ -691,9 +690,11 @@ def forecast_scores(
         if isinstance(options, str) or len(options) < 2:
             raise ValueError(param_error("options", _OWNER,
                                          "a sequence of at least 2 column names", options))
-        if chosen is not None:
-            raise ValueError(param_error("chosen", _OWNER, "None when 'options' is given",
-                                         chosen))
+        # the other formats' columns would go unused (the default 'probability' aside)
+        for name, value in (("chosen", chosen), ("probability", probability)):
+            if value is not None and not (name == "probability" and value == "probability"):
+                raise ValueError(param_error(name, _OWNER, "None when 'options' is given",
+                                             value))
         options = list(options)
     elif probability is None:
         raise ValueError(param_error("probability", _OWNER,
