@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
+from dataclasses import replace
 from typing import TYPE_CHECKING
 from typing import Any
 
@@ -35,6 +36,7 @@ from .._rng import RNGLike
 from .._rng import check_rng
 from .._rng import spawn
 from .._validation import as_dataframe
+from .._validation import binary_column
 from .._validation import check_choice
 from .._validation import check_float
 from .._validation import check_int
@@ -438,8 +440,7 @@ def _prepare(df: pd.DataFrame, *, by: str, question: str, probability: str | Non
         n_top = is_top.sum(axis=1)
         hit = is_top[np.arange(len(y)), y]
         accuracy = np.where(hit, 1.0 / n_top, 0.0)
-        # calibration: the chance that the top option, picked at random among tied ones, is
-        # right (1/m of m tied hits), as accuracy; 0 made a calibrated tie look overconfident
+        # calibration: m tied top options holding the outcome count 1/m (as accuracy), not 0
         return _Prepared(df, "multiclass", p_out, top, accuracy, accuracy,
                          _brier_multiclass(probs, y), n_stale)
     if probability is None:  # checked by forecast_scores; kept for the type checker
@@ -453,8 +454,6 @@ def _prepare(df: pd.DataFrame, *, by: str, question: str, probability: str | Non
         p_out = np.where(right == 1, p, 1.0 - p)
         return _Prepared(df, "chosen", p_out, p, right, right.astype(np.float64),
                          _brier_chosen(p, right), n_stale)
-    from .._validation import binary_column
-
     y = binary_column(df, outcome, owner=_OWNER)
     p_out = np.where(y == 1, p, 1.0 - p)
     if accuracy_convention == "paper":  # 1[p >= 0.5] is the YES call
@@ -519,7 +518,8 @@ def forecast_scores(
         of :class:`ForecastScoresResult`), which would overwrite it: that raises
         (rename the column).
     probability, outcome, options, chosen : str or sequence of str
-        Columns as described above.
+        Columns as described above; ``chosen`` or a ``probability`` column other than the
+        default with ``options`` raises (they would go unused).
     timestamp : str or None
         Column of forecast times; when several forecasts exist for one
         (model, question), the latest is kept. The default column,
@@ -690,9 +690,11 @@ def forecast_scores(
         if isinstance(options, str) or len(options) < 2:
             raise ValueError(param_error("options", _OWNER,
                                          "a sequence of at least 2 column names", options))
-        if chosen is not None:
-            raise ValueError(param_error("chosen", _OWNER, "None when 'options' is given",
-                                         chosen))
+        # the other formats' columns would go unused (the default 'probability' aside)
+        for name, value in (("chosen", chosen), ("probability", probability)):
+            if value is not None and not (name == "probability" and value == "probability"):
+                raise ValueError(param_error(name, _OWNER, "None when 'options' is given",
+                                             value))
         options = list(options)
     elif probability is None:
         raise ValueError(param_error("probability", _OWNER,
@@ -729,7 +731,7 @@ def forecast_scores(
                           n_bins=n_bins, n_resamples=n_resamples,
                           confidence_level=confidence_level, rng=gen_filtered,
                           cluster=cluster)
-    return _replace(result, filtered=filtered, contamination=report)
+    return replace(result, filtered=filtered, contamination=report)
 
 
 def _check_clusters(df: pd.DataFrame, question: str, cluster: str) -> None:
@@ -742,12 +744,6 @@ def _check_clusters(df: pd.DataFrame, question: str, cluster: str) -> None:
         raise ValueError(column_error(
             cluster, f"hold one value per question of '{question}' (a question lies in one "
             "cluster)", list(df.index[bad]), list(df[cluster].iloc[bad]), owner=_OWNER))
-
-
-def _replace(result: ForecastScoresResult, **changes: Any) -> ForecastScoresResult:
-    import dataclasses
-
-    return dataclasses.replace(result, **changes)
 
 
 def _score(df: pd.DataFrame, *, by: str, question: str, probability: str | None,
@@ -784,11 +780,19 @@ def _score(df: pd.DataFrame, *, by: str, question: str, probability: str | None,
     # each model's bootstrap stream by its rank in sorted order (the pooled row's last),
     # so that an interval does not depend on which model comes first in the rows
     streams = streams_by_label(rng, models)
-    score_rows, cal_rows, rel_frames = [], [], []
+    score_rows: list[dict[str, Any]] = []
+    cal_rows: list[dict[str, Any]] = []
+    rel_frames: list[pd.DataFrame] = []
     collapsed: list[str] = []
-    pooled_ci = (np.nan, np.nan)
     ranges = _score_ranges(prep.kind, convention, floor)
     for (name, mask), g in zip(groups, streams, strict=True):
+        if name == POOLED and len(models) == 1:
+            # one model: the pooled forecasts are its own, so its row (not a second bootstrap)
+            score_rows.append({**score_rows[0], by: POOLED})
+            cal_rows.append({**cal_rows[0], by: POOLED})
+            rel_frames.append(rel_frames[0].assign(**{by: POOLED}))
+            collapsed += [f"{POOLED} {c.rsplit(' ', 1)[1]}" for c in collapsed]
+            continue
         vals = values[mask]
         q = sorted_codes(qcodes[mask])
         mean, se, reps, reps_se = cluster_mean_pivots(vals, q, n_resamples, g)
@@ -811,8 +815,6 @@ def _score(df: pd.DataFrame, *, by: str, question: str, probability: str | None,
             row[metric] = float(vals[:, j].mean())
             row[f"{metric}_ci_low"] = lo
             row[f"{metric}_ci_high"] = hi
-            if name == POOLED and metric == "brier":
-                pooled_ci = (lo, hi)
         score_rows.append(row)
         conf = prep.confidence[mask]
         corr = prep.correct[mask].astype(np.float64)
@@ -833,7 +835,8 @@ def _score(df: pd.DataFrame, *, by: str, question: str, probability: str | None,
     pooled = scores.iloc[-1]
     return ForecastScoresResult(
         statistic=float(pooled["brier"]), pvalue=np.nan,
-        confidence_interval=ConfidenceInterval(pooled_ci[0], pooled_ci[1], confidence_level),
+        confidence_interval=ConfidenceInterval(float(pooled["brier_ci_low"]),
+                                               float(pooled["brier_ci_high"]), confidence_level),
         n_obs=len(per), method="cluster bootstrap-t over "
         + ("questions" if cluster is None else f"'{cluster}' clusters"),
         by=by, kind=prep.kind, brier_convention=_BRIER_CONVENTIONS[prep.kind],

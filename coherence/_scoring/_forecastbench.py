@@ -34,6 +34,7 @@ from .._validation import column_error
 from .._validation import no_missing
 from .._validation import numeric_column
 from .._validation import param_error
+from .._validation import plain_value
 from .._validation import probability_array
 from .._validation import require_columns
 from .._validation import same_within
@@ -197,8 +198,9 @@ class ForecastBenchResult(CoherenceResult, test_name="forecastbench_scores",
     ----------
     naive : str or None
         The reference forecaster of the Brier skill scores.
-    fixed_effects_models : tuple of str
-        The forecasters whose forecasts estimated the question fixed effects.
+    fixed_effects_models : tuple
+        The forecasters whose forecasts estimated the question fixed effects (labels as
+        in the model column).
     n_questions, n_models : int
     n_resamples : int
         Bootstrap replicates (questions drawn with replacement).
@@ -233,7 +235,7 @@ class ForecastBenchResult(CoherenceResult, test_name="forecastbench_scores",
     """
 
     naive: str | None = None
-    fixed_effects_models: tuple[str, ...] = ()
+    fixed_effects_models: tuple[Any, ...] = ()
     n_questions: int = 0
     n_models: int = 0
     n_resamples: int = 0
@@ -245,7 +247,7 @@ class ForecastBenchResult(CoherenceResult, test_name="forecastbench_scores",
     dropped: pd.DataFrame = field(default_factory=pd.DataFrame)
     table: pd.DataFrame = field(default_factory=pd.DataFrame)
     question_effects: pd.DataFrame = field(default_factory=pd.DataFrame)
-    models: tuple[str, ...] = field(repr=False, default=())
+    models: tuple[Any, ...] = field(repr=False, default=())
     point: np.ndarray = field(default_factory=lambda: np.empty((0, 6)))
     replicates: np.ndarray = field(default_factory=lambda: np.empty((0, 0, 6)))
 
@@ -560,7 +562,7 @@ class _BrierPanel:
     brier: np.ndarray
     questions: pd.Index
     model_index: pd.Index
-    models: tuple[str, ...]
+    models: tuple[Any, ...]
     is_market: np.ndarray
     market_brier: np.ndarray
 
@@ -617,7 +619,8 @@ def _brier_panel(question: pd.Series, model: pd.Series, p: np.ndarray, y: np.nda
     q_market[q_codes] = is_market
     q_fixed = np.full(len(questions), np.nan)
     q_fixed[q_codes] = (value - y) ** 2
-    return _BrierPanel(brier, questions, model_index, tuple(str(m) for m in model_index),
+    # the labels as given (1 stays 1, not '1': compare and the table take what naive takes)
+    return _BrierPanel(brier, questions, model_index, tuple(plain_value(m) for m in model_index),
                        q_market, q_fixed)
 
 

@@ -41,6 +41,10 @@ __all__ = [
 
 
 # --------------------------------------------------------------------------- contamination
+#: the characters that end a part of a model's name (a version, a date, a size)
+_SEPARATORS = frozenset("-_:@ ")
+
+
 def _norm_name(name: str) -> str:
     return str(name).strip().rstrip("/").rsplit("/", 1)[-1].lower()
 
@@ -51,8 +55,11 @@ def match_cutoff(model: str, cutoffs: Mapping[str, Any]) -> str | None:
     The exact name wins; otherwise the longest key that is a prefix of the
     model's name, compared case-insensitively on the last path segment of both
     (``'openai/GPT-4o-mini-2024-07-18'`` matches ``'gpt-4o-mini'`` before
-    ``'gpt-4o'``). Two keys that match equally well (``'openai/gpt-4o'`` and
-    ``'gpt-4o'``) with different dates are an error, never a silent choice.
+    ``'gpt-4o'``), where the name goes on after the key with a separator (``-``,
+    ``_``, ``:``, ``@`` or a space) or the key ends in one: ``'gpt-4'`` is not
+    ``'gpt-4o'``'s key, nor ``'llama-3'`` that of ``'llama-3.1-70b'``. Two keys that
+    match equally well (``'openai/gpt-4o'`` and ``'gpt-4o'``) with different dates are an
+    error, never a silent choice.
 
     Examples
     --------
@@ -67,9 +74,14 @@ def match_cutoff(model: str, cutoffs: Mapping[str, Any]) -> str | None:
     best_len = -1
     for key in cutoffs:
         k = _norm_name(key)
-        if k and name.startswith(k) and len(k) > best_len:
+        # a key ends where a name part does: 'gpt-4' is no prefix of the model 'gpt-4o'
+        if not (k and name.startswith(k)
+                and (len(name) == len(k) or k[-1] in _SEPARATORS
+                     or name[len(k)] in _SEPARATORS)):
+            continue
+        if len(k) > best_len:
             best, best_len = key, len(k)
-        elif (k and name.startswith(k) and len(k) == best_len and best is not None
+        elif (len(k) == best_len and best is not None
               and not _same_cutoff(cutoffs[key], cutoffs[best])):
             raise ValueError(f"The cutoffs {best!r} and {key!r} match model {model!r} "
                              f"equally well and differ ({cutoffs[best]!r} and "
@@ -428,9 +440,10 @@ class TemporalGateway:
         Parameters
         ----------
         forecast : mapping
-            A forecast record with optional lists (or DataFrames) of cited
-            ``sources`` (each with a ``published`` date) and ``events`` (each
-            with an ``occurred`` date); items may carry an ``id``.
+            A forecast record with lists (or DataFrames) of cited ``sources`` (each
+            with a ``published`` date) and ``events`` (each with an ``occurred`` date),
+            either of them optional but not both (a forecast without either raises:
+            a list under another name would go unchecked); items may carry an ``id``.
         sources, events, published, occurred, id_field : str
             Keys of those lists and of their fields.
 
@@ -444,6 +457,11 @@ class TemporalGateway:
         if not isinstance(forecast, Mapping):
             raise TypeError(param_error("forecast", owner, "a mapping with 'sources' and/or "
                                         "'events' lists", type(forecast).__name__))
+        if sources not in forecast and events not in forecast:  # a misnamed list: not 'ok'
+            raise ValueError(f"{owner}: the forecast has no {sources!r} or {events!r} list "
+                             f"(its fields: {', '.join(map(repr, forecast)) or 'none'}); "
+                             "name the cited lists with 'sources=' and 'events=', or give "
+                             "an empty list for a forecast that cites nothing.")
         cut = self._cutoff_ns()
         bad_rows, undated_rows, n_checked = [], [], 0
         for kind, key, date_key in (("source", sources, published), ("event", events,

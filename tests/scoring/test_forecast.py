@@ -576,3 +576,17 @@ def test_an_interval_that_is_the_point_itself_warns():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         forecast_scores(binary_table(), n_resamples=20, rng=0)  # scores vary: no warning
+
+
+def test_a_probability_column_with_options_raises():
+    # options score the option columns: a 'probability' column named with them went unused
+    # (binary-looking scores from the multiclass ones, without a word)
+    t = pd.DataFrame({"model": ["m"] * 2, "question": ["q1", "q2"], "p_yes": [0.9, 0.2],
+                      "A": [0.7, 0.1], "B": [0.3, 0.9], "outcome": ["A", "B"]})
+    with pytest.raises(ValueError, match=r"'probability' parameter.*None when 'options' "
+                                         r"is given; got 'p_yes'"):
+        forecast_scores(t, options=["A", "B"], probability="p_yes", n_resamples=9, rng=0)
+    for probability in ("probability", None):  # the default, or none: the options alone
+        res = forecast_scores(t, options=["A", "B"], probability=probability, n_resamples=9,
+                              rng=0)
+        assert res.table.loc[0, "brier"] == pytest.approx((0.3**2 * 2 + 0.1**2 * 2) / 2)

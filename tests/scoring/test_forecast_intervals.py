@@ -187,3 +187,19 @@ def test_compare_all_tied_interval_inverts_the_test(skew):
         assert (cmp.table["difference"] == 0).all() and cmp.pvalue == 1.0
         ci = cmp.confidence_interval
         assert (ci.low, ci.high) == ((0.0, 0.0) if finite else (-np.inf, np.inf))
+
+
+def test_one_model_pooled_row_is_the_model_row():
+    # one model: the pooled forecasts are the model's, and its '(all)' row drew a second
+    # bootstrap of them ([0.102, 0.222] against [0.120, 0.213] at 49 resamples)
+    gen = np.random.default_rng(0)
+    df = pd.DataFrame({"model": "m", "question": [f"q{i}" for i in range(30)],
+                       "probability": gen.uniform(size=30).round(2),
+                       "outcome": gen.integers(0, 2, 30)})
+    res = forecast_scores(df, n_resamples=49, rng=1)
+    table = res.table.set_index("model")
+    pd.testing.assert_series_equal(table.loc["(all)"], table.loc["m"], check_names=False)
+    assert (res.confidence_interval.low, res.confidence_interval.high) == (
+        table.loc["m", "brier_ci_low"], table.loc["m", "brier_ci_high"])
+    cal = res.calibration.set_index("model")
+    pd.testing.assert_series_equal(cal.loc["(all)"], cal.loc["m"], check_names=False)

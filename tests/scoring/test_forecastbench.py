@@ -458,3 +458,19 @@ def test_an_interval_on_one_question_warns():
         coherence.forecastbench_scores(df.iloc[:2], rng=0)
     with pytest.warns(coherence.SmallSampleWarning, match=r"1 interval\(s\) .* \(b\)"):
         coherence.forecastbench_scores(df, rng=0)
+
+
+def test_numeric_model_labels_stay_as_given():
+    # model ids 1 and 2 came back as '1' and '2' in the table, and compare(1, 2) raised
+    # while naive=2 had been taken as given
+    data = pd.DataFrame({"model": [1] * 4 + [2] * 4, "question": [1, 2, 3, 4] * 2,
+                         "probability": [0.9, 0.2, 0.7, 0.4] + [0.5] * 4,
+                         "outcome": [1, 0, 1, 1] * 2})
+    res = forecastbench_scores(data, naive=2, n_resamples=99, rng=0)
+    assert list(res.table["model"]) == [1, 2]
+    assert res.table.set_index("model").loc[1, "brier"] == pytest.approx(0.125)
+    assert res.models == (1, 2) and res.fixed_effects_models == (1, 2)
+    cmp = res.compare(1, 2, score="brier")
+    assert cmp.statistic == pytest.approx(0.125 - 0.25)
+    with pytest.raises(ValueError, match=r"did you mean 1\?"):
+        res.compare("1", 2)

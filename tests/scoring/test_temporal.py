@@ -50,6 +50,25 @@ def test_keys_that_match_equally_well_with_different_dates_raise():
             cutoffs=cut)
 
 
+def test_a_key_matches_whole_parts_of_the_name():
+    # 'gpt-4' is not gpt-4o's cutoff, nor 'llama-3' llama-3.1's: they took those models'
+    # questions as clean from the older model's date
+    cut = {"gpt-4": "2021-09-01", "llama-3": "2023-12-01", "b-": "2020-01-01"}
+    assert match_cutoff("openai/gpt-4o-2024-05-13", cut) is None
+    assert match_cutoff("llama-3.1-70b", cut) is None
+    assert match_cutoff("gpt-4-turbo", cut) == "gpt-4"
+    assert match_cutoff("gpt-4_0613", cut) == "gpt-4"
+    assert match_cutoff("llama-3:8b", cut) == "llama-3"
+    assert match_cutoff("b-x", cut) == "b-"  # a key that ends in a separator
+    table = pd.DataFrame({"model": ["gpt-4o", "gpt-4-0613"], "question": ["q1", "q1"],
+                          "opened": ["2022-06-01", "2022-06-01"]})
+    rep = contamination_filter(table, cut)
+    assert rep.unknown_models == ("gpt-4o",)
+    assert rep.matches["key"].isna().tolist() == [True, False]
+    assert rep.matches["key"].iloc[1] == "gpt-4"
+    assert list(rep.kept["model"]) == ["gpt-4o", "gpt-4-0613"]
+
+
 @given(st.text(alphabet="abc-/", min_size=1, max_size=12))
 def test_match_is_a_prefix_of_the_last_segment(name):
     key = match_cutoff(name, {"a": 1, "ab": 2, "abc": 3, "b-": 4})
@@ -232,6 +251,20 @@ def test_gateway_rejects_naive_and_bad_records():
         TemporalGateway(None)
     with pytest.raises(ValueError, match="'cutoff' parameter"):
         TemporalGateway("not a date")
+
+
+def test_validate_refuses_a_forecast_without_its_lists():
+    # a misnamed list ('source') went unchecked and the report said ok, 0 checked
+    gate = TemporalGateway("2024-03-01T00:00:00Z")
+    late = [{"id": "s1", "published": "2024-03-02T00:00:00Z"}]
+    with pytest.raises(ValueError, match=r"no 'sources' or 'events' list \(its fields: "
+                                         r"'source'\)"):
+        gate.validate({"source": late})
+    with pytest.raises(ValueError, match="fields: none"):
+        gate.validate({})
+    assert not gate.validate({"source": late}, sources="source").ok
+    rep = gate.validate({"sources": []})  # a forecast that cites nothing
+    assert rep.ok and rep.n_checked == 0
 
 
 def test_validate_reports_every_late_citation():
