@@ -42,6 +42,7 @@ from ._pairs import run_pairs
 from ._runner import run
 from ._study_check import clear_results
 from ._study_check import config_types_iv
+from ._study_check import designer_keys_iv
 from ._study_check import model_types_iv
 from ._study_check import pairs_count_iv
 from ._study_check import prompt_variants
@@ -285,6 +286,7 @@ def load_study(config: str | os.PathLike[str] | Mapping[str, Any]) -> dict[str, 
     config_types_iv(kind, design, tests)
     if kind in ("pairs", "consistency"):
         _designer_iv(kind, design)
+    designer_keys_iv(kind, design, checked, _DESIGN_CONSISTENCY_DEFAULTS["model_forms"])
     if kind == "forecasting":
         _forecasting_iv(design, tests)
     if kind in ("decision", "pairs"):  # before any call is paid for

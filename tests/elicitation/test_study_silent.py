@@ -134,3 +134,38 @@ def test_decision_study_whose_named_tests_ran_on_no_model_exits_1(tmp_path, monk
     assert code == 0 and "ci did not run" in capsys.readouterr().err
     assert np.isfinite(elicitation.run_study(path, progress=False)
                        .report.to_frame()["statistic"]).all()
+
+
+SERVER = {"name": "m", "base_url": "http://127.0.0.1:9/v1", "design_max_tokens": 64}
+
+
+@pytest.mark.parametrize(("config", "match"), [
+    # the forms a model writes, with the templates writing every form: ignored
+    ({"kind": "consistency", "models": [{"simulated": "rational"}],
+      "design": {"model_forms": ["P_and_Q"]}}, r"design.model_forms .* designer = 'model'"),
+    ({"kind": "consistency", "models": [{"simulated": "rational"}],
+      "design": {"model_forms": "all", "designer": "templates"}}, "design.model_forms"),
+    # the length of design replies where no design call is made: ignored
+    ({"kind": "decision", "models": [SERVER]}, r"model 0 \('m'\): design_max_tokens .* "
+                                               "a decision study makes no design call"),
+    ({"kind": "pairs", "models": [SERVER]}, "design_max_tokens .* no model designs"),
+    ({"kind": "consistency", "models": [SERVER]}, "design_max_tokens .* no model designs"),
+    ({"kind": "pairs", "models": [SERVER, {**SERVER, "name": "n"}],
+      "design": {"designer": "model"}}, r"model 1 \('n'\): .* only the first model designs"),
+])
+def test_a_model_designers_key_where_no_model_designs_is_refused(config, match):
+    with pytest.raises(ValueError, match=match):
+        elicitation.load_study(config)
+
+
+def test_a_model_designers_keys_are_taken_where_a_model_designs():
+    served = [SERVER, {**SERVER, "name": "n"}]
+    for config in ({"kind": "consistency", "models": served,
+                    "design": {"designer": "model", "model_forms": ["P_and_Q"]}},
+                   {"kind": "pairs", "models": [SERVER, {"name": "n", "base_url": "http://x/v1"}],
+                    "design": {"designer": "model"}},
+                   {"kind": "consistency", "models": [{"simulated": "rational"}]}):
+        cfg = elicitation.load_study(config)
+        assert elicitation.load_study(cfg) == cfg     # the loaded configuration reads again
+        assert cfg["models"][0].get("design_max_tokens") in (64, None)
+
