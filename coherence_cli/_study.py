@@ -83,9 +83,26 @@ def run(args: argparse.Namespace) -> int:
         print(f"between-seed spread over seeds {', '.join(map(str, result.config['seeds']))}:")
         print(result.spread[["model", "test", "n_seeds", "statistic_mean", "statistic_sd",
                              "pvalue_min", "pvalue_max"]].round(4).to_string(index=False))
+    lost = _models_without_rows(result)
     if result.config["kind"] != "decision":
-        return EXIT_OK
-    return _failed_tests(result)
+        return EXIT_FAILURE if lost else EXIT_OK
+    return max(_failed_tests(result), EXIT_FAILURE if lost else EXIT_OK)
+
+
+def _models_without_rows(result: Any) -> bool:
+    """Name every configured model (on every seed of a study over several) with no usable
+    row in table.csv, every reply failed: it was left out of the report and the results,
+    the command exiting 0 with the other models' grid (the parser's warning named no
+    model)."""
+    seeds = result.config.get("seeds", [None])
+    lost = [(m["name"], s) for s in seeds for m in result.config["models"]
+            if not ((result.data["model"] == m["name"])
+                    & (True if s is None else result.data["seed"] == s)).any()]
+    for name, s in lost:
+        print(f"  no usable row from model {name}{'' if s is None else f' (seed {s})'}: every "
+              "reply failed to parse (see raw.csv); it is left out of the "
+              f"{'report' if result.config['kind'] == 'decision' else 'results'}"[:300])
+    return bool(lost)
 
 
 def _print_warnings(caught: list[Any]) -> None:

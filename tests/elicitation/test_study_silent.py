@@ -169,3 +169,37 @@ def test_a_model_designers_keys_are_taken_where_a_model_designs():
         assert elicitation.load_study(cfg) == cfg     # the loaded configuration reads again
         assert cfg["models"][0].get("design_max_tokens") in (64, None)
 
+
+def _one_model_fails(monkeypatch, name):
+    """Every reply of the model ``name`` unparseable, the others' all parsed."""
+    real = study_module._client
+
+    def client(model, truths, seed):
+        made = real(model, truths, seed)
+        return SimulatedClient(made.agent, truths, rng=seed,
+                               fail=1.0 if model["name"] == name else 0.0)
+
+    monkeypatch.setattr(study_module, "_client", client)
+
+
+@pytest.mark.filterwarnings("ignore:report\\(n_permutations:DeprecationWarning")
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize("kind", ["decision", "pairs"])
+def test_a_model_with_no_usable_row_is_named_and_the_study_exits_1(tmp_path, monkeypatch,
+                                                                   kind):
+    monkeypatch.chdir(tmp_path)
+    path = tmp_path / "two.toml"
+    design = ("n_contexts = 8\nrepetitions = 1\n[tests]\ntests = ['monotonicity']\n"
+              "n_permutations = 19\nn_resamples = 19" if kind == "decision"
+              else "n_pairs = 3\n[tests]\nn_resamples = 99")
+    path.write_text(f'kind = "{kind}"\nout = "two"\n[[models]]\nsimulated = "rational"\n'
+                    '[[models]]\nname = "peeks"\nsimulated = {agent = "leaky"}\n'
+                    f"[design]\n{design}\n")
+    _one_model_fails(monkeypatch, "peeks")
+    code, out = cli("study", str(path), "--quiet")
+    table = pd.read_csv(tmp_path / "two" / "table.csv")
+    raw = pd.read_csv(tmp_path / "two" / "raw.csv")
+    assert set(table["model"]) == {"rational"} and (raw["model"] == "peeks").sum() > 0
+    # the model was left out of the report without being named, and the command exited 0
+    assert "no usable row from model peeks: every reply failed to parse" in out
+    assert code == 1
