@@ -203,3 +203,37 @@ def test_a_model_with_no_usable_row_is_named_and_the_study_exits_1(tmp_path, mon
     # the model was left out of the report without being named, and the command exited 0
     assert "no usable row from model peeks: every reply failed to parse" in out
     assert code == 1
+
+
+def test_pairs_study_with_fewer_candidates_than_pairs_is_refused():
+    # it ran on the 3 candidates, the summary saying 9 question pairs
+    with pytest.raises(ValueError, match=r"design.n_candidates \(3\) is fewer than "
+                                         r"design.n_pairs \(9\)"):
+        elicitation.load_study({"kind": "pairs", "models": [{"simulated": "rational"}],
+                                "design": {"designer": "model", "n_pairs": 9,
+                                           "n_candidates": 3}})
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_pairs_study_summary_says_how_many_pairs_the_models_labels_kept(tmp_path,
+                                                                        monkeypatch):
+    from elicitation._clients import Completion
+    from elicitation._study_tuples import SimulatedDesigner
+
+    monkeypatch.chdir(tmp_path)
+    real = SimulatedDesigner.complete
+
+    def complete(self, request):    # only the strong pairs' labels parse
+        done = real(self, request)
+        return done if "STRONG" in done.text else Completion(text="I cannot tell.")
+
+    monkeypatch.setattr(SimulatedDesigner, "complete", complete)
+    study = elicitation.run_study({
+        "kind": "pairs", "out": "found", "models": [{"simulated": "rational"}],
+        "design": {"designer": "model", "n_pairs": 9, "n_candidates": 9},
+        "tests": {"n_resamples": 99}}, progress=False)
+    kept = pd.read_csv(study.paths["pairs"])
+    assert len(kept) == 3 and set(kept["category"]) == {"strong"}
+    shape = str(study.summary()).splitlines()[1]
+    # it said "design: 9 question pairs"
+    assert shape.startswith("design: 3 question pairs (of the 9 asked for: too few labelled)")
