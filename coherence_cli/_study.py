@@ -68,10 +68,10 @@ def run(args: argparse.Namespace) -> int:
                                           values="statistic", sort=True)
         print("consistency checks: mean arbitrage violation (nats) by model and checker")
         print(table.round(4).to_string())
-        return EXIT_OK
+        return _not_computed(result.report, "checker", "forecaster")
     if result.config["kind"] == "forecasting":
         _print_scores(result.report, result.config["design"]["simulated_date"])
-        return EXIT_OK
+        return _not_computed(result.report, "metric")
     if result.spread is not None:
         first = result.config["seeds"][0]
         print(f"seed {first} (the first of seeds "
@@ -83,9 +83,26 @@ def run(args: argparse.Namespace) -> int:
         print(f"between-seed spread over seeds {', '.join(map(str, result.config['seeds']))}:")
         print(result.spread[["model", "test", "n_seeds", "statistic_mean", "statistic_sd",
                              "pvalue_min", "pvalue_max"]].round(4).to_string(index=False))
+    lost = _models_without_rows(result)
     if result.config["kind"] != "decision":
-        return EXIT_OK
-    return _failed_tests(result)
+        return EXIT_FAILURE if lost else EXIT_OK
+    return max(_failed_tests(result), EXIT_FAILURE if lost else EXIT_OK)
+
+
+def _models_without_rows(result: Any) -> bool:
+    """Name every configured model (on every seed of a study over several) with no usable
+    row in table.csv, every reply failed: it was left out of the report and the results,
+    the command exiting 0 with the other models' grid (the parser's warning named no
+    model)."""
+    seeds = result.config.get("seeds", [None])
+    lost = [(m["name"], s) for s in seeds for m in result.config["models"]
+            if not ((result.data["model"] == m["name"])
+                    & (True if s is None else result.data["seed"] == s)).any()]
+    for name, s in lost:
+        print(f"  no usable row from model {name}{'' if s is None else f' (seed {s})'}: every "
+              "reply failed to parse (see raw.csv); it is left out of the "
+              f"{'report' if result.config['kind'] == 'decision' else 'results'}"[:300])
+    return bool(lost)
 
 
 def _print_warnings(caught: list[Any]) -> None:
@@ -106,6 +123,20 @@ def _shown_folder(path: str) -> str:
     return path if relative.startswith("..") else relative
 
 
+def _not_computed(report: Any, what: str, *more: str) -> int:
+    """Name every check (consistency) or score (forecasting) of ``report`` that could not
+    be computed, its statistic or estimate NaN and its ``method`` saying why (no reply
+    parsed), and the exit code: 1 when any could not (the command exited 0, the rows
+    absent from the table it printed)."""
+    value = "statistic" if "statistic" in report.columns else "estimate"
+    failed = report[report[value].isna()] if len(report) else report
+    for row in failed.to_dict("records"):
+        at = ", ".join(str(row[c]) for c in more)
+        print(f"  {row[what]} failed on {row['model']}{f' ({at})' if at else ''}: "
+              f"{row['method']}"[:300])
+    return EXIT_FAILURE if len(failed) else EXIT_OK
+
+
 def _failed_tests(result: Any) -> int:
     """Name every test that failed to compute (on every seed of a study over several) and
     the exit code: 1 when any did."""
@@ -122,4 +153,15 @@ def _failed_tests(result: Any) -> int:
               if str(row.error) != ""]
     for row, at in failed:
         print(f"  {row.test} failed on {row.model}{at}: {row.error}"[:300])
-    return EXIT_FAILURE if failed else EXIT_OK
+    # tests named on purpose that ran on no model (a test that needs an action, with
+    # decision = ""): said, and when none of them ran the study fails, as `coherence test`
+    named = result.config["tests"]["tests"]
+    named = [named] if isinstance(named, str) else list(named)
+    absent = [] if "all" in named else [
+        name for name in dict.fromkeys(named) if name not in set(frame["test"])]
+    if absent:
+        print(f"coherence study: {', '.join(absent)} did not run: "
+              f"{'it does' if len(absent) == 1 else 'they do'} not apply to the study's table "
+              "(with decision = \"\" no action is asked; the report says what each test "
+              "needs)", file=sys.stderr)
+    return EXIT_FAILURE if failed or len(absent) == len(set(named)) else EXIT_OK

@@ -42,6 +42,7 @@ from ._pairs import run_pairs
 from ._runner import run
 from ._study_check import clear_results
 from ._study_check import config_types_iv
+from ._study_check import designer_keys_iv
 from ._study_check import model_types_iv
 from ._study_check import pairs_count_iv
 from ._study_check import prompt_variants
@@ -159,7 +160,13 @@ class StudyResult:
                      f"questions, written by {design['designer']}, x "
                      f"{design['repetitions']} repetitions")
         elif self.config["kind"] == "pairs":
-            shape = (f"design: {design['n_pairs']} question pairs of the {design['network']} "
+            # a model's labels keep up to n_pairs: the pairs asked, and what was asked for
+            kept = (len(pd.read_csv(self.paths["pairs"]))
+                    if Path(self.paths.get("pairs", "")).is_file() else None)
+            shape = (f"design: {kept if kept is not None else design['n_pairs']} question "
+                     + (f"pairs (of the {design['n_pairs']} asked for: too few labelled) "
+                        if kept is not None and kept < design["n_pairs"] else "pairs ")
+                     + f"of the {design['network']} "
                      f"network x {design['repetitions']} repetitions x variants "
                      f"{', '.join(design['variants'])}"
                      + (", both directions" if design["reverse"] else "")
@@ -285,6 +292,7 @@ def load_study(config: str | os.PathLike[str] | Mapping[str, Any]) -> dict[str, 
     config_types_iv(kind, design, tests)
     if kind in ("pairs", "consistency"):
         _designer_iv(kind, design)
+    designer_keys_iv(kind, design, checked, _DESIGN_CONSISTENCY_DEFAULTS["model_forms"])
     if kind == "forecasting":
         _forecasting_iv(design, tests)
     if kind in ("decision", "pairs"):  # before any call is paid for
@@ -335,6 +343,11 @@ def _designer_iv(kind: str, design: dict[str, Any]) -> None:
                              "labels) is for designer = 'model'; got n_candidates "
                              f"{design['n_candidates']!r} with designer "
                              f"{design['designer']!r}")
+        if (design["n_candidates"] or design["n_pairs"]) < design["n_pairs"]:
+            # it ran on the candidates there were, the summary still saying n_pairs
+            raise ValueError(f"The study's design.n_candidates ({design['n_candidates']}) "
+                             f"is fewer than design.n_pairs ({design['n_pairs']}): the "
+                             "pairs are kept among the candidates; show at least n_pairs")
         if design["repetitions"] != 1:
             raise ValueError("The study's design.repetitions must be 1 for kind = 'pairs' "
                              "(the conditional-forecasting analysis takes one elicitation "

@@ -14,13 +14,15 @@ import io
 import math
 import re
 from collections.abc import Mapping
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-__all__ = ["clear_results", "config_types_iv", "count_iv", "model_types_iv", "pairs_count_iv",
-           "prompt_variants", "stale_outputs_iv", "stop_sequences", "study_outputs"]
+__all__ = ["clear_results", "config_types_iv", "count_iv", "designer_keys_iv", "model_types_iv",
+           "pairs_count_iv", "prompt_variants", "stale_outputs_iv", "stop_sequences",
+           "study_outputs"]
 
 
 def _whole(value: Any) -> bool:
@@ -167,6 +169,35 @@ def _consistency_tests_iv(design: Mapping[str, Any], tests: Mapping[str, Any]) -
     if design["designer"] == "model" and not design["model_forms"]:
         raise ValueError("The study's design.model_forms must name at least one form with "
                          "designer = 'model' (or 'all'); got []")
+
+
+def designer_keys_iv(kind: str, design: Mapping[str, Any],
+                     models: Sequence[Mapping[str, Any]], default_forms: list[str]) -> None:
+    """The keys that configure a model designer where no model designs: ``model_forms``
+    other than its default with ``designer = 'templates'``, and a model's
+    ``design_max_tokens`` where it makes no design call (a decision study, a designer that
+    is not the model, a pairs study's models after the first). They were ignored without a
+    word, the study run on the templates' questions.
+
+    See Also
+    --------
+    config_types_iv : the checks of the design's other values.
+    """
+    by_model = kind in ("pairs", "consistency") and design.get("designer") == "model"
+    if kind == "consistency" and not by_model and list(design["model_forms"]) != default_forms:
+        raise ValueError("The study's design.model_forms (the forms a model writes) is for "
+                         f"designer = 'model'; got model_forms {design['model_forms']!r} with "
+                         f"designer {design['designer']!r}: set designer = 'model' or drop "
+                         "model_forms")
+    for i, m in enumerate(models):
+        if m.get("design_max_tokens") is None or (by_model and (kind == "consistency"
+                                                                or i == 0)):
+            continue
+        who = ("only the first model designs (labels the pairs)" if by_model
+               else "no model designs: designer = 'model' is not set" if kind != "decision"
+               else "a decision study makes no design call")
+        raise ValueError(f"The study's model {i} ({m['name']!r}): design_max_tokens is the "
+                         f"reply length of a model's design calls, and {who}; drop it")
 
 
 def pairs_count_iv(pairs: pd.DataFrame, wanted: int, network: str, key: str) -> None:

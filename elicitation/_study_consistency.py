@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 import coherence
@@ -20,6 +21,7 @@ import coherence
 from ._cache import ResponseCache
 from ._engine import common_iv
 from ._options import study_options
+from ._study_check import clear_results
 from ._study_check import count_iv
 from ._study_tuples import SimulatedDesigner
 from ._study_tuples import ask_probabilities
@@ -95,6 +97,7 @@ def consistency_study(cfg: dict[str, Any], paths: dict[str, str], progress: bool
                                    model=model["name"], forecaster=forecaster)
     finally:
         cache.close()
+    clear_results(paths)   # an earlier run's results.csv is not left beside the new table
     pd.concat(frames, ignore_index=True).to_csv(paths["table"], index=False)
     raw = pd.concat(raws, ignore_index=True)
     raw.to_csv(paths["raw"], index=False)
@@ -110,17 +113,26 @@ def consistency_study(cfg: dict[str, Any], paths: dict[str, str], progress: bool
 
 def _checks(tuples: pd.DataFrame, forecasts: dict[str, float], checkers: list[str],
             tests: dict[str, Any], seed: int, **labels: str) -> list[pd.DataFrame]:
-    """``consistency_check`` per checker on the tuples whose every question has a forecast."""
+    """``consistency_check`` per checker on the tuples whose every question has a forecast.
+
+    A checker none of whose tuples has every forecast (the replies failed to parse) has a
+    row of its own, its statistic NaN and ``method`` saying why: it was left out of the
+    results without a word (and with every checker left out the study stopped after
+    writing the table, beside the previous run's results)."""
     out = []
     for checker in checkers:
         long = tuples[tuples["checker"] == checker]
-        if not len(long):
-            continue
         wide = long.assign(p=long["question"].map(forecasts)).pivot(
             index="tuple", columns="key", values="p")
         wide = wide[list(coherence.CHECKERS[checker])].dropna()
         n_dropped = long["tuple"].nunique() - len(wide)
         if not len(wide):
+            out.append(pd.DataFrame([{
+                "test": "consistency_check",
+                "method": "not computed: no tuple has a forecast of every question "
+                          f"({n_dropped} left out, their replies unparsed; see raw.csv)",
+                "statistic": np.nan, "pvalue": np.nan, "n_obs": 0, "checker": checker,
+                "definition": tests["definition"], **labels, "n_dropped": n_dropped}]))
             continue
         res = coherence.consistency_check(wide, checker, definition=tests["definition"],
                                           tolerance=tests["tolerance"],

@@ -447,7 +447,8 @@ def test_compound_forms_from_a_server_keep_the_raw_replies(tmp_path, monkeypatch
 def test_pairs_study_takes_one_repetition_and_its_server_keys_only_on_a_server():
     cfg = elicitation.load_study({"kind": "pairs", "models": [{"simulated": "rational",
                                                                "concurrency": 2}],
-                                  "design": {"designer": "model", "n_candidates": 5}})
+                                  "design": {"designer": "model", "n_candidates": 5,
+                                             "n_pairs": 5}})
     assert cfg["design"]["repetitions"] == 1 and cfg["models"][0]["concurrency"] == 2
     served = elicitation.load_study({"models": [{"name": "m", "base_url": "http://x/v1",
                                                  "temperature": 0.1, "max_retries": 0}]})

@@ -1,0 +1,239 @@
+"""A whole study whose checks, scores or tests could not all be computed says so: the rows
+are in its results, named on the terminal, and the command exits 1 (it exited 0, or 2 with
+a pandas message, the missing rows left out without a word)."""
+
+from __future__ import annotations
+
+import textwrap
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import coherence
+import elicitation
+import elicitation._study as study_module
+from elicitation import SimulatedClient
+from tests.elicitation._shared import cli
+
+pytest.importorskip("pgmpy")
+
+
+def _failing(monkeypatch, fail):
+    """Every simulated model's replies unparseable with probability ``fail``."""
+    real = study_module._client
+
+    def client(model, truths, seed):
+        made = real(model, truths, seed)
+        return SimulatedClient(made.agent, truths, rng=seed, fail=fail)
+
+    monkeypatch.setattr(study_module, "_client", client)
+
+
+def _consistency(tmp_path):
+    path = tmp_path / "tuples.toml"
+    path.write_text(textwrap.dedent("""
+        kind = "consistency"
+        out = "tuples"
+        [model]
+        simulated = "rational"
+        [design]
+        n_tuples = 3
+        repetitions = 1
+        [tests]
+        n_resamples = 19
+        """))
+    return path
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_consistency_study_keeps_a_checker_none_of_whose_tuples_parsed(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    _failing(monkeypatch, 0.5)
+    code, out = cli("study", str(_consistency(tmp_path)), "--quiet")
+    results = pd.read_csv(tmp_path / "tuples" / "results.csv")
+    # every checker and forecaster has its row (6 of the 10 checkers of the model's own
+    # forecasts were left out of results.csv, and the command exited 0)
+    pairs = set(zip(results["checker"], results["forecaster"], strict=True))
+    assert pairs == {(c, f) for c in coherence.CHECKERS for f in ("model", "baseline")}
+    lost = results[results["statistic"].isna()]
+    assert len(lost) > 0 and (lost["n_obs"] == 0).all() and (lost["n_dropped"] == 3).all()
+    assert lost["method"].str.startswith("not computed: no tuple has a forecast").all()
+    assert code == 1
+    for row in lost.itertuples():
+        assert f"{row.checker} failed on rational ({row.forecaster}): not computed" in out
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_consistency_study_with_no_reply_parsed_leaves_no_old_results(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    config = _consistency(tmp_path)
+    assert cli("study", str(config), "--quiet")[0] == 0
+    _failing(monkeypatch, 1.0)
+    # it stopped with "No objects to concatenate" after writing the new table, the
+    # previous run's results.csv left beside it
+    code, out = cli("study", str(config), "--quiet")
+    results = pd.read_csv(tmp_path / "tuples" / "results.csv")
+    assert "negation failed on rational (model)" in out
+    assert code == 1 and len(results) == 2 * len(coherence.CHECKERS)
+    assert results["statistic"].isna().all()
+    table = pd.read_csv(tmp_path / "tuples" / "table.csv")
+    assert table["p"].isna().all()
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_forecasting_study_whose_scores_could_not_be_computed_exits_1(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    path = tmp_path / "forecast.toml"
+    path.write_text(textwrap.dedent("""
+        kind = "forecasting"
+        out = "forecast"
+        [model]
+        simulated = "rational"
+        [design]
+        simulated_date = 2028-01-01
+        repetitions = 1
+        [tests]
+        n_resamples = 19
+        """))
+    _failing(monkeypatch, 1.0)
+    code, out = cli("study", str(path), "--quiet")
+    results = pd.read_csv(tmp_path / "forecast" / "results.csv")
+    assert results["estimate"].isna().all() and (results["n_questions"] == 0).all()
+    assert code == 1       # it exited 0 with every score NaN
+    assert "brier failed on rational: fewer than 2 parsed forecasts" in out
+
+
+@pytest.mark.filterwarnings("ignore:report\\(n_permutations:DeprecationWarning")
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_decision_study_whose_named_tests_ran_on_no_model_exits_1(tmp_path, monkeypatch,
+                                                                 capsys):
+    monkeypatch.chdir(tmp_path)
+    path = tmp_path / "nodecision.toml"
+    body = textwrap.dedent("""
+        out = "nodecision"
+        [model]
+        simulated = "rational"
+        [design]
+        n_contexts = 8
+        decision = ""
+        [tests]
+        tests = {tests}
+        n_permutations = 19
+        n_resamples = 19
+        """)
+    path.write_text(body.format(tests='["ci", "leakage"]'))
+    code, out = cli("study", str(path), "--quiet")
+    # no action is asked, so neither test applies: an empty grid, and it exited 0
+    assert pd.read_csv(tmp_path / "nodecision" / "table.csv").shape[0] == 16
+    assert code == 1
+    assert "ci, leakage did not run" in capsys.readouterr().err
+    path.write_text(body.format(tests='["ci", "calibration"]'))
+    code, out = cli("study", str(path), "--quiet")
+    assert "coherence report: 1 cell(s)" in out
+    assert code == 0 and "ci did not run" in capsys.readouterr().err
+    assert np.isfinite(elicitation.run_study(path, progress=False)
+                       .report.to_frame()["statistic"]).all()
+
+
+SERVER = {"name": "m", "base_url": "http://127.0.0.1:9/v1", "design_max_tokens": 64}
+
+
+@pytest.mark.parametrize(("config", "match"), [
+    # the forms a model writes, with the templates writing every form: ignored
+    ({"kind": "consistency", "models": [{"simulated": "rational"}],
+      "design": {"model_forms": ["P_and_Q"]}}, r"design.model_forms .* designer = 'model'"),
+    ({"kind": "consistency", "models": [{"simulated": "rational"}],
+      "design": {"model_forms": "all", "designer": "templates"}}, "design.model_forms"),
+    # the length of design replies where no design call is made: ignored
+    ({"kind": "decision", "models": [SERVER]}, r"model 0 \('m'\): design_max_tokens .* "
+                                               "a decision study makes no design call"),
+    ({"kind": "pairs", "models": [SERVER]}, "design_max_tokens .* no model designs"),
+    ({"kind": "consistency", "models": [SERVER]}, "design_max_tokens .* no model designs"),
+    ({"kind": "pairs", "models": [SERVER, {**SERVER, "name": "n"}],
+      "design": {"designer": "model"}}, r"model 1 \('n'\): .* only the first model designs"),
+])
+def test_a_model_designers_key_where_no_model_designs_is_refused(config, match):
+    with pytest.raises(ValueError, match=match):
+        elicitation.load_study(config)
+
+
+def test_a_model_designers_keys_are_taken_where_a_model_designs():
+    served = [SERVER, {**SERVER, "name": "n"}]
+    for config in ({"kind": "consistency", "models": served,
+                    "design": {"designer": "model", "model_forms": ["P_and_Q"]}},
+                   {"kind": "pairs", "models": [SERVER, {"name": "n", "base_url": "http://x/v1"}],
+                    "design": {"designer": "model"}},
+                   {"kind": "consistency", "models": [{"simulated": "rational"}]}):
+        cfg = elicitation.load_study(config)
+        assert elicitation.load_study(cfg) == cfg     # the loaded configuration reads again
+        assert cfg["models"][0].get("design_max_tokens") in (64, None)
+
+
+def _one_model_fails(monkeypatch, name):
+    """Every reply of the model ``name`` unparseable, the others' all parsed."""
+    real = study_module._client
+
+    def client(model, truths, seed):
+        made = real(model, truths, seed)
+        return SimulatedClient(made.agent, truths, rng=seed,
+                               fail=1.0 if model["name"] == name else 0.0)
+
+    monkeypatch.setattr(study_module, "_client", client)
+
+
+@pytest.mark.filterwarnings("ignore:report\\(n_permutations:DeprecationWarning")
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize("kind", ["decision", "pairs"])
+def test_a_model_with_no_usable_row_is_named_and_the_study_exits_1(tmp_path, monkeypatch,
+                                                                   kind):
+    monkeypatch.chdir(tmp_path)
+    path = tmp_path / "two.toml"
+    design = ("n_contexts = 8\nrepetitions = 1\n[tests]\ntests = ['monotonicity']\n"
+              "n_permutations = 19\nn_resamples = 19" if kind == "decision"
+              else "n_pairs = 3\n[tests]\nn_resamples = 99")
+    path.write_text(f'kind = "{kind}"\nout = "two"\n[[models]]\nsimulated = "rational"\n'
+                    '[[models]]\nname = "peeks"\nsimulated = {agent = "leaky"}\n'
+                    f"[design]\n{design}\n")
+    _one_model_fails(monkeypatch, "peeks")
+    code, out = cli("study", str(path), "--quiet")
+    table = pd.read_csv(tmp_path / "two" / "table.csv")
+    raw = pd.read_csv(tmp_path / "two" / "raw.csv")
+    assert set(table["model"]) == {"rational"} and (raw["model"] == "peeks").sum() > 0
+    # the model was left out of the report without being named, and the command exited 0
+    assert "no usable row from model peeks: every reply failed to parse" in out
+    assert code == 1
+
+
+def test_pairs_study_with_fewer_candidates_than_pairs_is_refused():
+    # it ran on the 3 candidates, the summary saying 9 question pairs
+    with pytest.raises(ValueError, match=r"design.n_candidates \(3\) is fewer than "
+                                         r"design.n_pairs \(9\)"):
+        elicitation.load_study({"kind": "pairs", "models": [{"simulated": "rational"}],
+                                "design": {"designer": "model", "n_pairs": 9,
+                                           "n_candidates": 3}})
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_pairs_study_summary_says_how_many_pairs_the_models_labels_kept(tmp_path,
+                                                                        monkeypatch):
+    from elicitation._clients import Completion
+    from elicitation._study_tuples import SimulatedDesigner
+
+    monkeypatch.chdir(tmp_path)
+    real = SimulatedDesigner.complete
+
+    def complete(self, request):    # only the strong pairs' labels parse
+        done = real(self, request)
+        return done if "STRONG" in done.text else Completion(text="I cannot tell.")
+
+    monkeypatch.setattr(SimulatedDesigner, "complete", complete)
+    study = elicitation.run_study({
+        "kind": "pairs", "out": "found", "models": [{"simulated": "rational"}],
+        "design": {"designer": "model", "n_pairs": 9, "n_candidates": 9},
+        "tests": {"n_resamples": 99}}, progress=False)
+    kept = pd.read_csv(study.paths["pairs"])
+    assert len(kept) == 3 and set(kept["category"]) == {"strong"}
+    shape = str(study.summary()).splitlines()[1]
+    # it said "design: 9 question pairs"
+    assert shape.startswith("design: 3 question pairs (of the 9 asked for: too few labelled)")
