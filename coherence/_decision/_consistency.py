@@ -444,6 +444,11 @@ def _prompt_consistency_iv(data: Any, belief: Any, prompt: Any, group: Any, repe
         if method == "permutation":
             raise ValueError(param_error("method", _OWNER, "'bootstrap-t' when a replicate "
                                          "run is given", method))
+        if len(names) < 3:  # the re-run is the baseline, not a variant: nothing to compare
+            raise ValueError(f"{_OWNER}: column '{prompt}' must hold a prompt variant besides "
+                             f"the reference {reference!r} and its re-run "
+                             f"replicate={replicate!r}; got only "
+                             f"{', '.join(map(repr, names.tolist()))}.")
     groups, contexts = label_column(df, group, owner=_OWNER)
     n_groups = int(groups.max()) + 1
     reps, n_reps = None, 0

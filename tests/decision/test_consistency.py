@@ -87,6 +87,19 @@ def test_single_prompt_rejected(noisy_rational):
         prompt_consistency(data)
 
 
+def test_reference_and_replicate_alone_rejected(noisy_rational):
+    # the re-run is the baseline, not a variant: with nothing else it crashed with an
+    # IndexError ('single positional indexer is out-of-bounds')
+    data = noisy_rational[noisy_rational["prompt"] == "standard"]
+    rerun = data.assign(prompt="rerun", belief=data["belief"].to_numpy()[::-1])
+    data = pd.concat([data.assign(prompt=data["prompt"].astype(str)), rerun],
+                     ignore_index=True)
+    with pytest.raises(ValueError, match=r"column 'prompt' must hold a prompt variant "
+                                         r"besides the reference 'standard' and its re-run "
+                                         r"replicate='rerun'; got only 'rerun', 'standard'"):
+        prompt_consistency(data, replicate="rerun")
+
+
 def test_labels_that_read_alike_are_refused(noisy_rational):
     # 'MSE' / 'mse' were two prompt variants, 0 / '0' two repetitions
     data = noisy_rational.assign(prompt=noisy_rational["prompt"].astype(object))
