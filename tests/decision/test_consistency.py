@@ -100,6 +100,21 @@ def test_reference_and_replicate_alone_rejected(noisy_rational):
         prompt_consistency(data, replicate="rerun")
 
 
+def test_reference_is_matched_by_value_not_by_truthiness(noisy_rational):
+    codes = {name: i for i, name in enumerate(sorted(noisy_rational["prompt"].unique()))}
+    data = noisy_rational.assign(prompt=noisy_rational["prompt"].map(codes).astype(int))
+    one = prompt_consistency(data, reference=codes["standard"], n_resamples=19, rng=0)
+    # True == 1 in Python: reference=True took the prompt 1 as the reference without a word
+    with pytest.raises(ValueError, match=r"'reference' parameter .* got True"):
+        prompt_consistency(data, reference=True, n_resamples=19, rng=0)
+    # 1.0 names the label 1, as in pairs= (it was refused against text labels '1')
+    text = data.assign(prompt=data["prompt"].astype(str))
+    res = prompt_consistency(text, reference=float(codes["standard"]), n_resamples=19, rng=0)
+    assert res.reference == str(codes["standard"])
+    np.testing.assert_allclose(res.table["shift"].to_numpy(dtype=float),
+                               one.table["shift"].to_numpy(dtype=float))
+
+
 def test_labels_that_read_alike_are_refused(noisy_rational):
     # 'MSE' / 'mse' were two prompt variants, 0 / '0' two repetitions
     data = noisy_rational.assign(prompt=noisy_rational["prompt"].astype(object))
