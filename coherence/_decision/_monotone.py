@@ -770,10 +770,10 @@ def _pair_part(iv: _MonotonicityInput, pair: tuple[str, str], label_list: list[s
         warnings.warn(f"{_OWNER}: pair {name} has {len(bp)} rows and "
                       f"{k} distinct belief bin(s); its figures are NaN.",
                       SmallSampleWarning, stacklevel=3)
-    elif 2 <= k < n_bins:
-        warnings.warn(f"{_OWNER}: tied beliefs leave {k} of {n_bins} quantile "
-                      f"bins for pair {name} (equal edges merged).", TiesWarning,
-                      stacklevel=3)
+    elif 2 <= k < n_bins:  # distinct beliefs, at least n_bins of them, fill every bin
+        why = "tied beliefs leave" if len(bp) >= n_bins else f"{len(bp)} rows (< n_bins) leave"
+        warnings.warn(f"{_OWNER}: {why} {k} of {n_bins} quantile bins for pair {name} "
+                      "(equal edges merged).", TiesWarning, stacklevel=3)
     row.update({"action_1": a1, "action_2": a2})
     return keep, (row, bins, comps, found)
 

@@ -198,6 +198,17 @@ def test_tied_beliefs_warn_with_bins_left():
     assert res.table["n_bins"].iloc[0] == 2
 
 
+def test_fewer_rows_than_bins_are_not_called_ties():
+    # three distinct beliefs cannot fill five bins: the warning blamed tied beliefs
+    data = _table({0.2: (1, 0), 0.5: (0, 1), 0.8: (1, 0)})
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = monotonicity_test(data, pairs=[("yes", "no")], group=None, n_resamples=99, rng=0)
+    ties = [str(w.message) for w in caught if issubclass(w.category, TiesWarning)]
+    assert len(ties) == 1 and "3 rows (< n_bins) leave 3 of 5 quantile bins" in ties[0]
+    assert "tied" not in ties[0] and res.table["n_bins"].iloc[0] == 3
+
+
 # --------------------------------------------------------------------------- the simulated agents
 def test_nonmonotone_agent_detected():
     # 1000 contexts (was 300 before issue 14): the valid context permutation pays for its
