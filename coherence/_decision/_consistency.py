@@ -39,6 +39,7 @@ from .._validation import check_float
 from .._validation import check_int
 from .._validation import column_error
 from .._validation import label_column
+from .._validation import label_key
 from .._validation import param_error
 from .._validation import plain_value
 from .._validation import probability_column
@@ -395,14 +396,15 @@ _RMSE = ("corrected", "paper")
 _ALTERNATIVES = ("combined", "shift", "disagreement")
 
 
-def _label_code(value: Any, names: np.ndarray, names_list: list[str], param: str,
-                prompt: str) -> int:
-    if value not in names.tolist() and str(value) not in names_list:
+def _label_code(value: Any, names: np.ndarray, param: str, prompt: str) -> int:
+    """The code of the prompt label ``value`` names, matched by value as ``pairs=`` are
+    (:func:`label_key`: ``1``, ``1.0`` and ``'1'`` name the label 1; ``True`` does not)."""
+    keys = [label_key(n) for n in names.tolist()]
+    if label_key(value) not in keys:
         raise ValueError(param_error(param, _OWNER, "a prompt label present in column "
                                      f"'{prompt}' ({', '.join(map(repr, names.tolist()))})",
                                      value))
-    return (names.tolist().index(value) if value in names.tolist()
-            else names_list.index(str(value)))
+    return keys.index(label_key(value))
 
 
 def _prompt_consistency_iv(data: Any, belief: Any, prompt: Any, group: Any, repetition: Any,
@@ -430,20 +432,24 @@ def _prompt_consistency_iv(data: Any, belief: Any, prompt: Any, group: Any, repe
         if column is not None:
             check_case_distinct(df, column, owner=_OWNER)
     labels, names = label_column(df, prompt, owner=_OWNER)
-    names_list = [str(n) for n in names.tolist()]
-    ref_code = _label_code(reference, names, names_list, "reference", prompt)
+    ref_code = _label_code(reference, names, "reference", prompt)
     if len(names) < 2:
         raise ValueError(f"{_OWNER}: column '{prompt}' must hold at least two prompt variants; "
                          f"got {len(names)} ({', '.join(map(repr, names.tolist()))}).")
     rep_code = None
     if replicate is not None:
-        rep_code = _label_code(replicate, names, names_list, "replicate", prompt)
+        rep_code = _label_code(replicate, names, "replicate", prompt)
         if rep_code == ref_code:
             raise ValueError(param_error("replicate", _OWNER, "a prompt label other than "
                                          f"reference={reference!r}", replicate))
         if method == "permutation":
             raise ValueError(param_error("method", _OWNER, "'bootstrap-t' when a replicate "
                                          "run is given", method))
+        if len(names) < 3:  # the re-run is the baseline, not a variant: nothing to compare
+            raise ValueError(f"{_OWNER}: column '{prompt}' must hold a prompt variant besides "
+                             f"the reference {reference!r} and its re-run "
+                             f"replicate={replicate!r}; got only "
+                             f"{', '.join(map(repr, names.tolist()))}.")
     groups, contexts = label_column(df, group, owner=_OWNER)
     n_groups = int(groups.max()) + 1
     reps, n_reps = None, 0
@@ -474,7 +480,9 @@ def _prompt_consistency_iv(data: Any, belief: Any, prompt: Any, group: Any, repe
             "reps": reps, "n_reps": n_reps, "truth": truth_g, "ref": ref_code,
             "rep": rep_code, "n_resamples": n_resamples, "method": method, "rmse": rmse,
             "alternative": alternative, "confidence_level": confidence_level, "gen": gen,
-            "reference": reference, "replicate": replicate}
+            # the labels named, as the column writes them (reference=1.0 names the label 1)
+            "reference": plain_value(names[ref_code]),
+            "replicate": None if rep_code is None else plain_value(names[rep_code])}
 
 
 @dataclass(frozen=True, slots=True)

@@ -313,7 +313,9 @@ def cyclic_monotonicity_test(
     -----
     DegenerateDataWarning
         When a level cannot be tested (no row, or every row, chose it or above; one
-        distinct belief; too few contexts for two windows): its row says why.
+        distinct belief; too few contexts for two windows): its row says why; and when an
+        action of ``order`` between two chosen ones never occurs (its level repeats the
+        level above it).
     SmallSampleWarning
         When ``n_resamples`` is too small for a p-value below 0.05, and when a third of
         the contexts is fewer than ``min_contexts`` (below 45 by default): the windows'
@@ -423,6 +425,7 @@ def cyclic_monotonicity_test(
                       f"test can return is {1.0 / (n_resamples + 1.0):.3g}, above {ALPHA}.",
                       SmallSampleWarning, stacklevel=2)
     n_levels = len(order_t)
+    _warn_absent(order_t, levels, action)
     n_groups = int(groups.max()) + 1
     # canonical row order: the input's order is irrelevant
     canon = np.lexsort((levels, b, groups))
@@ -477,6 +480,22 @@ def cyclic_monotonicity_test(
         distance=distance, n_bins=n_bins, n_resamples=n_resamples, n_draws=int(n_draws),
         min_contexts=min_contexts, table=table, comparison_table=comparisons,
         bin_table=bins)
+
+
+def _warn_absent(order: tuple[Any, ...], levels: np.ndarray, action: str) -> None:
+    """Warn of actions of ``order`` between the lowest and the highest chosen that no row
+    chose: the cumulative outcome of such a level is that of the level above, so the
+    table repeats it without a word (an action below the lowest chosen one, or above the
+    highest, leaves a level that every row, or none, reaches: untestable, warned apart)."""
+    chosen = np.bincount(levels, minlength=len(order)) > 0
+    absent = [a for k, a in enumerate(order)
+              if not chosen[k] and levels.min() < k < levels.max()]
+    if absent:  # stacklevel 3: the caller of cyclic_monotonicity_test
+        warnings.warn(f"{_OWNER}: action(s) {', '.join(map(repr, absent))} of 'order' never "
+                      f"occur in column '{action}'; a level whose action no row chose has "
+                      "the outcome of the level above it (the same rows), so the table "
+                      "repeats that level's figures. Leave the action out of 'order' if "
+                      "it was not offered.", DegenerateDataWarning, stacklevel=3)
 
 
 def _comparison_frame(parts: list[LocalComparisons | None], order: tuple[str, ...],

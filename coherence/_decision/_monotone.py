@@ -62,6 +62,7 @@ from ._monotone_isotonic import not_testable
 from ._monotone_isotonic import permutation_null
 from ._monotone_isotonic import quantile_bins
 from ._monotone_isotonic import untestable_note
+from ._monotone_isotonic import unused_options
 from ._monotone_local import MIN_CONTEXTS
 from ._monotone_local import LocalComparisons
 from ._monotone_local import local_calibration
@@ -397,7 +398,7 @@ def _monotonicity_test_iv(data: Any, belief: Any, action: Any, group: Any, pairs
     p_adjust = check_choice(p_adjust, "p_adjust", _OWNER, ("none", "holm", "bh"))
     method = check_choice(method, "method", _OWNER, METHODS)
     n_windows = check_int(n_windows, "n_windows", _OWNER, low=1)
-    lr_on = check_choice(lr_on, "lr_on", _OWNER, LR_ON)
+    lr_on = lr_on_given = check_choice(lr_on, "lr_on", _OWNER, LR_ON)
     if method == "bootstrap" and lr_on == "both":
         # the bootstrap has no min-p combination: under 'both' it takes the distinct values,
         # its statistic as first published
@@ -407,6 +408,8 @@ def _monotonicity_test_iv(data: Any, belief: Any, action: Any, group: Any, pairs
         n_resamples = 9999 if method == "local" else 999
     n_resamples = check_int(n_resamples, "n_resamples", _OWNER, low=1)
     min_contexts = check_int(min_contexts, "min_contexts", _OWNER, low=2)
+    unused_options(_OWNER, method, lr_on, {"n_windows": n_windows, "lr_on": lr_on_given,
+                                           "lr_bins": lr_bins, "min_contexts": min_contexts})
     gen = check_rng(rng, owner=_OWNER)
     clean = label_pairs(pairs, "pairs", _OWNER)
     no_reversed_pairs(clean, [(label_key(a1), label_key(a2)) for a1, a2 in clean], _OWNER)
@@ -767,10 +770,10 @@ def _pair_part(iv: _MonotonicityInput, pair: tuple[str, str], label_list: list[s
         warnings.warn(f"{_OWNER}: pair {name} has {len(bp)} rows and "
                       f"{k} distinct belief bin(s); its figures are NaN.",
                       SmallSampleWarning, stacklevel=3)
-    elif 2 <= k < n_bins:
-        warnings.warn(f"{_OWNER}: tied beliefs leave {k} of {n_bins} quantile "
-                      f"bins for pair {name} (equal edges merged).", TiesWarning,
-                      stacklevel=3)
+    elif 2 <= k < n_bins:  # distinct beliefs, at least n_bins of them, fill every bin
+        why = "tied beliefs leave" if len(bp) >= n_bins else f"{len(bp)} rows (< n_bins) leave"
+        warnings.warn(f"{_OWNER}: {why} {k} of {n_bins} quantile bins for pair {name} "
+                      "(equal edges merged).", TiesWarning, stacklevel=3)
     row.update({"action_1": a1, "action_2": a2})
     return keep, (row, bins, comps, found)
 

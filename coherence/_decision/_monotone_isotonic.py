@@ -17,10 +17,20 @@ import numpy as np
 
 from .._resampling import MC_TIE_RTOL
 from .._resampling import monte_carlo_pvalue
+from .._validation import param_error
+from ._monotone_local import MIN_CONTEXTS
 
 __all__ = ["belief_windows", "context_strata", "isotonic_lr", "isotonic_lr_test",
            "min_pvalue", "not_testable", "permutation_null", "quantile_bins",
-           "untestable_note"]
+           "untestable_note", "unused_options"]
+
+#: each method-specific option of ``monotonicity_test``: its default and the methods using it
+_OPTIONS: dict[str, tuple[Any, tuple[str, ...]]] = {
+    "n_windows": (5, ("permutation",)),
+    "lr_on": ("both", ("permutation", "bootstrap")),
+    "lr_bins": (10, ("permutation", "bootstrap")),
+    "min_contexts": (MIN_CONTEXTS, ("local",)),
+}
 
 
 def quantile_bins(belief: np.ndarray, n_bins: int) -> tuple[np.ndarray, np.ndarray]:
@@ -38,6 +48,27 @@ def quantile_bins(belief: np.ndarray, n_bins: int) -> tuple[np.ndarray, np.ndarr
     raw = np.searchsorted(cuts, belief, side="left")
     _, codes = np.unique(raw, return_inverse=True)
     return codes.astype(np.int64).ravel(), cuts
+
+
+def unused_options(owner: str, method: str, lr_on: str, given: dict[str, Any]) -> None:
+    """Refuse a method-specific option set away from its default under a method that does
+    not use it (``n_windows`` but ``method='local'``; ``lr_bins`` with ``lr_on='values'``):
+    it would be recorded in the result and change nothing."""
+    for name, value in given.items():
+        default, methods = _OPTIONS[name]
+        if value == default:
+            continue
+        if method not in methods:
+            uses = " or ".join(f"method={m!r}" for m in methods)
+            raise ValueError(param_error(
+                name, owner, f"left at its default {default!r} with method={method!r}, "
+                f"which does not use it (only {uses} does)", value))
+        if name == "lr_bins" and lr_on == "values":
+            raise ValueError(param_error(
+                name, owner, f"left at its default {default!r} with lr_on='values' (the "
+                f"method={method!r} statistic over every distinct belief value uses no "
+                "bins); pass lr_on='bins'" + ("" if method == "bootstrap" else " or 'both'")
+                + " to use it", value))
 
 
 def _pava(y: np.ndarray, w: np.ndarray) -> np.ndarray:

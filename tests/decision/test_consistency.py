@@ -87,6 +87,34 @@ def test_single_prompt_rejected(noisy_rational):
         prompt_consistency(data)
 
 
+def test_reference_and_replicate_alone_rejected(noisy_rational):
+    # the re-run is the baseline, not a variant: with nothing else it crashed with an
+    # IndexError ('single positional indexer is out-of-bounds')
+    data = noisy_rational[noisy_rational["prompt"] == "standard"]
+    rerun = data.assign(prompt="rerun", belief=data["belief"].to_numpy()[::-1])
+    data = pd.concat([data.assign(prompt=data["prompt"].astype(str)), rerun],
+                     ignore_index=True)
+    with pytest.raises(ValueError, match=r"column 'prompt' must hold a prompt variant "
+                                         r"besides the reference 'standard' and its re-run "
+                                         r"replicate='rerun'; got only 'rerun', 'standard'"):
+        prompt_consistency(data, replicate="rerun")
+
+
+def test_reference_is_matched_by_value_not_by_truthiness(noisy_rational):
+    codes = {name: i for i, name in enumerate(sorted(noisy_rational["prompt"].unique()))}
+    data = noisy_rational.assign(prompt=noisy_rational["prompt"].map(codes).astype(int))
+    one = prompt_consistency(data, reference=codes["standard"], n_resamples=19, rng=0)
+    # True == 1 in Python: reference=True took the prompt 1 as the reference without a word
+    with pytest.raises(ValueError, match=r"'reference' parameter .* got True"):
+        prompt_consistency(data, reference=True, n_resamples=19, rng=0)
+    # 1.0 names the label 1, as in pairs= (it was refused against text labels '1')
+    text = data.assign(prompt=data["prompt"].astype(str))
+    res = prompt_consistency(text, reference=float(codes["standard"]), n_resamples=19, rng=0)
+    assert res.reference == str(codes["standard"])
+    np.testing.assert_allclose(res.table["shift"].to_numpy(dtype=float),
+                               one.table["shift"].to_numpy(dtype=float))
+
+
 def test_labels_that_read_alike_are_refused(noisy_rational):
     # 'MSE' / 'mse' were two prompt variants, 0 / '0' two repetitions
     data = noisy_rational.assign(prompt=noisy_rational["prompt"].astype(object))

@@ -185,6 +185,21 @@ def test_degenerate_level_warns():
     assert not row["testable"] and math.isnan(row["pvalue"]) and row["reason"]
 
 
+def test_an_order_action_never_chosen_warns():
+    # 'defer' named in order but never chosen: level 1 ('defer' or above) is level 2 ('yes')
+    # again; the table repeated it without a word
+    data = _toy(60)
+    data = data[data["action"] != "defer"]
+    with pytest.warns(DegenerateDataWarning, match=r"action\(s\) 'defer' of 'order' never "
+                                                    r"occur in column 'action'"):
+        res = cyclic_monotonicity_test(data, n_resamples=99, rng=0)
+    first, second = res.table.iloc[0], res.table.iloc[1]
+    assert first["share"] == second["share"] and first["statistic"] == second["statistic"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DegenerateDataWarning)
+        cyclic_monotonicity_test(data, order=("no", "yes"), n_resamples=99, rng=0)
+
+
 def test_frames_and_summary(null_study):
     res = cyclic_monotonicity_test(null_study, n_resamples=199, rng=1)
     assert res.to_frame()["test"].iloc[0] == "cyclic_monotonicity_test"

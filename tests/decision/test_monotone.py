@@ -70,6 +70,37 @@ def test_validation_messages(kwargs, exc, match):
         monotonicity_test(data, **{"group": None, **kwargs})
 
 
+@pytest.mark.parametrize(("kwargs", "match"), [
+    ({"n_windows": 3}, r"'n_windows' .*default 5 with method='local'.*only "
+                       r"method='permutation'"),
+    ({"lr_on": "bins"}, r"'lr_on' .*with method='local'"),
+    ({"lr_bins": 20}, r"'lr_bins' .*with method='local'"),
+    ({"method": "permutation", "min_contexts": 8}, r"'min_contexts' .*method='permutation'"),
+    ({"method": "bootstrap", "n_windows": 2}, r"'n_windows' .*method='bootstrap'"),
+    ({"method": "bootstrap", "lr_bins": 4}, r"'lr_bins' .*lr_on='values'.*pass lr_on='bins' "
+                                            r"to use it"),
+    ({"method": "permutation", "lr_on": "values", "lr_bins": 4}, r"'lr_bins' .*lr_on='values'"),
+])
+def test_an_option_the_method_does_not_use_raises(kwargs, match):
+    # these options used to be recorded in the result and change nothing: n_windows=3 with
+    # the default method gave the very p-value of n_windows=5
+    data = _table({0.2: (1, 5), 0.8: (5, 1)})
+    with pytest.raises(ValueError, match=match):
+        monotonicity_test(data, group=None, pairs=[("yes", "no")], n_resamples=19, **kwargs)
+
+
+def test_the_options_a_method_uses_are_taken():
+    data = _table({0.2: (3, 5), 0.5: (4, 4), 0.8: (5, 3)})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = monotonicity_test(data, group=None, pairs=[("yes", "no")], n_resamples=19,
+                                method="permutation", n_windows=2, lr_bins=3, rng=0)
+        assert (res.n_windows, res.lr_bins) == (2, 3)
+        res = monotonicity_test(data, group=None, pairs=[("yes", "no")], n_resamples=19,
+                                method="bootstrap", lr_on="bins", lr_bins=3, rng=0)
+        assert (res.lr_on, res.lr_bins) == ("bins", 3)
+
+
 def test_belief_out_of_range_names_rows():
     data = _table({0.2: (1, 5), 0.8: (5, 1)})
     data.loc[3, "belief"] = 1.5
@@ -165,6 +196,17 @@ def test_tied_beliefs_warn_with_bins_left():
     with pytest.warns(TiesWarning, match="tied beliefs leave 2 of 5 quantile bins"):
         res = monotonicity_test(data, pairs=[("yes", "no")], group=None, n_resamples=99, rng=0)
     assert res.table["n_bins"].iloc[0] == 2
+
+
+def test_fewer_rows_than_bins_are_not_called_ties():
+    # three distinct beliefs cannot fill five bins: the warning blamed tied beliefs
+    data = _table({0.2: (1, 0), 0.5: (0, 1), 0.8: (1, 0)})
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = monotonicity_test(data, pairs=[("yes", "no")], group=None, n_resamples=99, rng=0)
+    ties = [str(w.message) for w in caught if issubclass(w.category, TiesWarning)]
+    assert len(ties) == 1 and "3 rows (< n_bins) leave 3 of 5 quantile bins" in ties[0]
+    assert "tied" not in ties[0] and res.table["n_bins"].iloc[0] == 3
 
 
 # --------------------------------------------------------------------------- the simulated agents

@@ -116,7 +116,10 @@ def disguise(df: pd.DataFrame, shuffle) -> pd.DataFrame:
 
 
 def monotone(df: pd.DataFrame, **kw) -> coherence.MonotonicityResult:
-    kw = {"n_resamples": 49, "rng": 0, "min_contexts": 4, "n_windows": 2, **kw}
+    # each method's own options (an option the method does not use raises)
+    own = ({"min_contexts": 4} if kw.get("method", "local") == "local"
+           else {"n_windows": 2} if kw["method"] == "permutation" else {})
+    kw = {"n_resamples": 49, "rng": 0, **own, **kw}
     return quiet(coherence.monotonicity_test, df, **kw)
 
 
