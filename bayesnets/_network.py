@@ -56,6 +56,10 @@ def _require_pgmpy() -> Any:
     return pgmpy
 
 
+def _is_bool(value: Any) -> bool:
+    return isinstance(value, bool | np.bool_)
+
+
 def variable_names(values: Any, name: str, owner: str) -> tuple[str, ...]:
     """``values`` as a tuple; TypeError naming ``name`` unless it is a sequence that is not
     a string (the names themselves are checked with :meth:`Network.check_variable`)."""
@@ -120,13 +124,46 @@ class Network:
 
     def state_code(self, variable: str, state: Any, *, owner: str = "bayesnets") -> int:
         """The position of ``state`` among the states of ``variable``; ValueError if unknown."""
-        codes = self._state_codes(variable)
         try:
-            return codes[state]
+            return self._code(variable, state)
         except (KeyError, TypeError):
             raise ValueError(
                 f"{owner}: unknown state {state!r} of variable '{variable}'; known states: "
-                f"{', '.join(map(repr, self.states[variable]))}.") from None
+                f"{', '.join(map(repr, self.states[variable]))}"
+                f"{self._bool_hint(variable, state)}.") from None
+
+    def _code(self, variable: str, state: Any) -> int:
+        """The code of ``state``; KeyError (or TypeError) if the variable has no such state.
+
+        A boolean matches only a boolean state and a number only a state that is not
+        one: ``True == 1`` in Python, and looked up by value a ``True`` was read as state
+        ``1`` of a variable whose states are ``(1, 2)``, its first, without a word.
+        """
+        code = self._state_codes(variable)[state]
+        if self._kind_differs(variable, state, code):
+            raise KeyError(state)
+        return code
+
+    def _kind_differs(self, variable: str, state: Any, code: int) -> bool:
+        """Whether ``state`` (not text) is a boolean and the state it equals is not, or the
+        other way round (text names a state of any kind: ``'True'`` for ``True``)."""
+        return (not isinstance(state, str)
+                and _is_bool(state) != _is_bool(self.states[variable][code]))
+
+    def _bool_hint(self, variable: str, state: Any) -> str:
+        """Why a boolean (or a number against a boolean state) matched no state, or ''."""
+        try:
+            code = self._state_codes(variable)[state]
+        except (KeyError, TypeError):
+            return ""
+        if not self._kind_differs(variable, state, code):
+            return ""
+        if _is_bool(state):
+            return (f" (a boolean matches only a boolean state: {state!r} equals "
+                    f"{self.states[variable][code]!r} in Python, but is not read as that "
+                    "state; give the state itself)")
+        return (f" (a number matches no boolean state: {state!r} equals "
+                f"{self.states[variable][code]!r} in Python, but give True or False)")
 
     def _state_codes(self, variable: str) -> Mapping[Any, int]:
         key = ("codes", variable)
