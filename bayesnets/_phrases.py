@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from coherence._validation import param_error
@@ -95,10 +96,13 @@ class PhraseTable(Mapping[str, Mapping[Any, str]]):
             raise ValueError(f"No phrase for variable '{variable}' (state {state!r}) in the "
                              f"phrase table{self._of()}; add an entry "
                              f"{{'{variable}': {{{state!r}: '...'}}}}.")
-        if state in table:
-            return table[state]
-        for key, text in table.items():  # '1' and 1 name the same state
-            if str(key) == str(state):
+        # equal keys, but a boolean matches only a boolean key (True == 1 in Python: a True
+        # was phrased as state 1), then text ('1' and 1 name the same state)
+        for key, text in table.items():
+            if _is_bool(key) == _is_bool(state) and _equal(key, state):
+                return text
+        for key, text in table.items():
+            if str(key) == str(state) and (isinstance(key, str) or isinstance(state, str)):
                 return text
         raise ValueError(f"No phrase for state {state!r} of variable '{variable}' in the "
                          f"phrase table{self._of()}; phrased states: "
@@ -106,6 +110,17 @@ class PhraseTable(Mapping[str, Mapping[Any, str]]):
 
     def _of(self) -> str:
         return f" of network '{self.network}'" if self.network else ""
+
+
+def _is_bool(value: Any) -> bool:
+    return isinstance(value, bool | np.bool_)
+
+
+def _equal(key: Any, state: Any) -> bool:
+    try:
+        return bool(key == state)
+    except (TypeError, ValueError):  # an array, or a type that cannot compare
+        return False
 
 
 @functools.cache

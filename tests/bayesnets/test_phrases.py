@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -129,3 +130,23 @@ def test_predicate_takes_a_network_as_documented():
     with pytest.raises(ValueError, match=r"network 'sachs' as a plural predicate") as err:
         bayesnets.predicate(bayesnets.load("sachs"), "Akt", "HIGH")
     assert len(str(err.value)) < 300  # the network's name, not its whole repr
+
+
+def test_a_boolean_is_not_phrased_as_state_one() -> None:
+    # True == 1 in Python: True was described with the phrase of state 1, and 1 with True's
+    numbered = {"A": {1: "is young", 2: "is old"}}
+    assert bayesnets.describe({"A": 2}, numbered) == "is old"
+    assert bayesnets.describe({"A": "1"}, numbered) == "is young"
+    for state in (True, np.True_):
+        with pytest.raises(ValueError, match=r"No phrase for state .*True_? of variable 'A'"):
+            bayesnets.describe({"A": state}, numbered)
+        with pytest.raises(ValueError, match=r"No phrase for state .*True_? of variable 'A'"):
+            bayesnets.question("A", state, numbered)
+    flags = {"X": {True: "smokes", False: "does not smoke"}}
+    assert bayesnets.describe({"X": np.False_}, flags) == "does not smoke"
+    assert bayesnets.describe({"X": "True"}, flags) == "smokes"
+    with pytest.raises(ValueError, match="No phrase for state 1 of variable 'X'"):
+        bayesnets.describe({"X": 1}, flags)
+    rows = pd.DataFrame({"A": [2, True]}, index=["r1", "r2"], dtype=object)
+    with pytest.raises(ValueError, match="No phrase for state True"):
+        bayesnets.describe_rows(rows, numbered)
