@@ -472,11 +472,32 @@ def _fit_iv(data: Any, edges: Any, min_support: Any) -> tuple[pd.DataFrame, list
         if not pd.api.types.is_float_dtype(df[v].dtype):
             # 'yes' and 'Yes ', or 1 and '1', would become two states of one category
             check_case_distinct(df, v, owner=owner)
+            _check_bools_apart(df[v], v, owner)
         if isinstance(df[v].dtype, pd.CategoricalDtype):
             _check_categories_observed(df[v], v, owner)
     if len(df) == 0:
         raise ValueError(param_error("data", owner, "a non-empty data frame", "0 rows"))
     return df, order, {v: tuple(p) for v, p in parents.items()}, min_support
+
+
+def _check_bools_apart(column: pd.Series, name: str, owner: str) -> None:
+    """A column holding booleans must hold nothing else: ``True == 1`` in Python, so True
+    and 1 (False and 0) became one state, and ``'True'`` another state than True."""
+    if column.dtype != object:
+        return
+    flags = np.fromiter((_is_bool(x) for x in column.to_numpy()), dtype=bool,
+                        count=len(column))
+    if not flags.any() or flags.all():
+        return
+    other = np.flatnonzero(~flags)
+    labels = column.index[other[:5]].tolist()
+    shown = ", ".join(f"{label!r} ({column.iloc[i]!r})"
+                      for label, i in zip(labels, other[:5], strict=True))
+    raise ValueError(
+        f"Column '{name}' (input to {owner}) holds booleans (True/False) and {len(other)} "
+        f"other value(s) (rows: {shown}{', ...' if len(other) > 5 else ''}); True equals 1 "
+        "and False equals 0 in Python, so they would be pooled into one state (and 'True' "
+        "would be a state apart from True). Make the column one kind: all booleans or none.")
 
 
 def _check_categories_observed(column: pd.Series, name: str, owner: str) -> None:
@@ -504,7 +525,8 @@ def fit(data: Any, edges: Any, *, min_support: int = 100) -> Network:
     ----------
     data : pandas.DataFrame
         One row per case, one column per variable (categorical values: strings,
-        integers, booleans); no missing values in the network's columns.
+        integers, booleans; a column of booleans holds nothing else); no missing
+        values in the network's columns.
     edges : list of (parent, child) pairs, an (m, 2) array of them, or a pgmpy model / DAG
         The structure. Variables are the columns named by the edges (or the
         model's nodes).
