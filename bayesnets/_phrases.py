@@ -221,6 +221,14 @@ def _row_items(evidence_row: Any, owner: str) -> list[tuple[str, Any]]:
     else:
         raise TypeError(param_error("evidence_row", owner, "a mapping or pandas Series of "
                                     "variable -> state", type(evidence_row).__name__))
+    names = [str(var) for var, _ in items]
+    twice = list(dict.fromkeys(v for v in names if names.count(v) > 1))
+    if twice:  # each copy was phrased: 'smokes and does not smoke'
+        raise ValueError(param_error(
+            "evidence_row", owner, "a row naming each variable once (one state each)",
+            f"variable(s) {', '.join(map(repr, twice))} named more than once, with states "
+            + "; ".join(f"{v!r}: {[s for n, (_, s) in zip(names, items, strict=True) if n == v]}"
+                        for v in twice)))
     out = []
     for var, state in items:
         if state is None or (not isinstance(state, str) and pd.isna(state)):

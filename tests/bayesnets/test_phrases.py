@@ -150,3 +150,16 @@ def test_a_boolean_is_not_phrased_as_state_one() -> None:
     rows = pd.DataFrame({"A": [2, True]}, index=["r1", "r2"], dtype=object)
     with pytest.raises(ValueError, match="No phrase for state True"):
         bayesnets.describe_rows(rows, numbered)
+
+
+def test_describe_refuses_a_variable_named_twice() -> None:
+    # each copy was phrased: 'smokes and does not smoke'
+    assert bayesnets.describe(pd.Series(["yes", "no"], index=["smoke", "xray"]),
+                              "asia") == "smokes and has a normal chest X-ray"
+    twice = pd.Series(["yes", "no"], index=["smoke", "smoke"])
+    for row in (twice, twice.to_frame().T, {1: "yes", "1": "no"}):
+        name = "'smoke'" if not isinstance(row, dict) else "'1'"
+        with pytest.raises(ValueError, match=f"naming each variable once .* {name} named "
+                                             r"more than once, with states .*\['yes', 'no'\]"):
+            bayesnets.describe(row, "asia" if not isinstance(row, dict) else
+                               {"1": {"yes": "a", "no": "b"}})
