@@ -360,7 +360,8 @@ def posterior(model: Any, target: str, evidence: Any) -> pd.DataFrame:
         The query variable.
     evidence : pandas.DataFrame or mapping
         One row per query, one column per evidence variable, holding state
-        names (text names a state of any type, ``'1'`` for ``1``; a boolean names
+        names (text names a state of any type, ``'1'`` for ``1``, and a number a
+        text state written alike, ``4`` or ``4.0`` for ``'4'``; a boolean names
         only a boolean state, not ``1`` or ``0``); a missing value (None / NaN)
         means the variable is not observed
         in that row, so rows may observe different variables. A mapping

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import gzip
 import importlib.resources
+import numbers
 from collections.abc import Mapping
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -58,6 +59,19 @@ def _require_pgmpy() -> Any:
 
 def _is_bool(value: Any) -> bool:
     return isinstance(value, bool | np.bool_)
+
+
+def number_text(value: Any) -> str | None:
+    """A number (not a boolean) as the text a state would name it by: ``'4'`` for 4 and
+    4.0, ``'0.5'`` for 0.5; None for anything else (text, booleans, NaN)."""
+    if _is_bool(value) or not isinstance(value, numbers.Real):
+        return None
+    if isinstance(value, numbers.Integral):
+        return str(int(value))
+    number = float(value)
+    if not np.isfinite(number):
+        return None
+    return str(int(number)) if number.is_integer() else str(number)
 
 
 def variable_names(values: Any, name: str, owner: str) -> tuple[str, ...]:
@@ -139,7 +153,17 @@ class Network:
         one: ``True == 1`` in Python, and looked up by value a ``True`` was read as state
         ``1`` of a variable whose states are ``(1, 2)``, its first, without a word.
         """
-        code = self._state_codes(variable)[state]
+        codes = self._state_codes(variable)
+        try:
+            code = codes[state]
+        except KeyError:
+            # a number names a text state written alike (4 or 4.0 for '4'), as text names
+            # a number state ('4' for 4)
+            text = number_text(state)
+            if text is None or text not in codes or not isinstance(
+                    self.states[variable][codes[text]], str):
+                raise
+            return codes[text]
         if self._kind_differs(variable, state, code):
             raise KeyError(state)
         return code

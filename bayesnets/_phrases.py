@@ -23,6 +23,8 @@ import pandas as pd
 from coherence._validation import param_error
 from coherence._validation import unique_columns
 
+from ._network import number_text
+
 __all__ = ["PHRASE_NETWORKS", "PhraseTable", "describe", "phrase_table", "question"]
 
 PHRASE_NETWORKS: tuple[str, ...] = ("alarm", "asia", "cancer", "child")
@@ -97,12 +99,14 @@ class PhraseTable(Mapping[str, Mapping[Any, str]]):
                              f"phrase table{self._of()}; add an entry "
                              f"{{'{variable}': {{{state!r}: '...'}}}}.")
         # equal keys, but a boolean matches only a boolean key (True == 1 in Python: a True
-        # was phrased as state 1), then text ('1' and 1 name the same state)
+        # was phrased as state 1), then text ('1' and 1, or 1.0, name the same state)
         for key, text in table.items():
             if _is_bool(key) == _is_bool(state) and _equal(key, state):
                 return text
         for key, text in table.items():
-            if str(key) == str(state) and (isinstance(key, str) or isinstance(state, str)):
+            if isinstance(key, str) and key in (str(state), number_text(state)):
+                return text
+            if isinstance(state, str) and state == str(key):
                 return text
         raise ValueError(f"No phrase for state {state!r} of variable '{variable}' in the "
                          f"phrase table{self._of()}; phrased states: "

@@ -360,3 +360,31 @@ def test_boolean_evidence_is_not_read_as_a_numbered_state() -> None:
         np.testing.assert_allclose(got, want, atol=1e-12)
     with pytest.raises(ValueError, match="a number matches no boolean state"):
         bayesnets.posterior(net, "Y", {"X": 1})
+
+
+def test_a_number_names_a_text_state_written_alike() -> None:
+    # states read from text ('3', '4', as in water): 4 and 4.0 were unknown states, though
+    # '4' names the state 4 of a fitted network (and phrases matched both ways)
+    rng = np.random.default_rng(1)
+    a = rng.choice(["3", "4", "0.5"], 300)
+    b = np.where(rng.random(300) < np.select([a == "3", a == "4"], [0.2, 0.7], 0.5), "y", "n")
+    net = bayesnets.fit(pd.DataFrame({"A": a, "B": b}), [("A", "B")], min_support=1)
+    joint = full_joint(net)
+    for text, numbers in (("4", (4, 4.0, np.int64(4), np.float32(4))), ("0.5", (0.5,))):
+        want = brute_posterior(net, joint, "B", {"A": text})
+        np.testing.assert_allclose(want[net.states["B"].index("y")],
+                                   (b[a == text] == "y").mean(), atol=1e-12)
+        for value in numbers:
+            got = bayesnets.posterior(net, "B", {"A": value}).to_numpy()[0]
+            np.testing.assert_allclose(got, want, atol=1e-12)
+    cases = bayesnets.sample_cases(net, "A", ["B"], 4, state=4, rng=0)
+    assert cases.attrs["state"] == "4"
+    np.testing.assert_allclose(
+        cases["truth"], [brute_posterior(net, joint, "A", {"B": s})[net.states["A"].index("4")]
+                         for s in cases["B"]], atol=1e-12)
+    for value in (3.5, True, float("inf")):
+        with pytest.raises(ValueError, match="unknown state"):
+            bayesnets.posterior(net, "B", {"A": value})
+    assert bayesnets.describe_rows(pd.DataFrame({"A": [4, np.nan, 3]}, index=[9, 8, 7]),
+                                   {"A": {"3": "x", "4": "y"}}).to_dict() == {9: "y", 8: "",
+                                                                              7: "x"}
