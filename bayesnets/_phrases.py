@@ -73,6 +73,11 @@ class PhraseTable(Mapping[str, Mapping[Any, str]]):
                     raise ValueError(param_error(
                         "phrases", "PhraseTable", "non-empty text for every (variable, state)",
                         f"{text!r} for ({var!r}, {state!r})"))
+            if str(var) in clean:  # 1 and '1': the second replaced the first's phrases
+                raise ValueError(param_error(
+                    "phrases", "PhraseTable", "a mapping naming each variable once (a variable "
+                    "is named by text: 1 and '1' are one variable)",
+                    f"{[v for v in phrases if str(v) == str(var)]!r}"))
             clean[str(var)] = MappingProxyType(dict(table))
         self._phrases = MappingProxyType(clean)
         self.network = network

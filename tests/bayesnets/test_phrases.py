@@ -163,3 +163,11 @@ def test_describe_refuses_a_variable_named_twice() -> None:
                                              r"more than once, with states .*\['yes', 'no'\]"):
             bayesnets.describe(row, "asia" if not isinstance(row, dict) else
                                {"1": {"yes": "a", "no": "b"}})
+
+
+def test_phrase_table_refuses_a_variable_named_twice_as_text() -> None:
+    # variables are named by text: the phrases of '1' replaced those of 1 without a word
+    table = bayesnets.PhraseTable({1: {"a": "is a"}, "B": {"b": "is b"}})
+    assert dict(table["1"]) == {"a": "is a"}
+    with pytest.raises(ValueError, match=r"naming each variable once .* got \"\[1, '1'\]\""):
+        bayesnets.PhraseTable({1: {"a": "is a"}, "1": {"b": "is b"}})
