@@ -252,6 +252,11 @@ def study_defaults(net: Network, target: Any, state: Any, evidence_vars: Any,
             state = default[1] if state is None else state
         if evidence_vars is None:
             evidence_vars = default[2]
+            if target in evidence_vars:  # refused later as sample_cases' evidence_vars
+                raise ValueError(param_error(
+                    "evidence_vars", owner, f"given for target {target!r}, which the "
+                    f"default evidence variables of network '{net.name}' "
+                    f"({', '.join(evidence_vars)}) include", None))
     variable_names(evidence_vars, "evidence_vars", owner)
     return target, state, evidence_vars
 

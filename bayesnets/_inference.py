@@ -209,18 +209,17 @@ def _evidence_codes(net: Network, df: pd.DataFrame, owner: str,
                              "auxiliary variable); drop it from the evidence.")
     codes = np.full((len(df), len(columns)), -1, dtype=np.int64)
     for j, c in enumerate(columns):
-        mapping = net._state_codes(c)
         values = df[c].to_numpy(dtype=object)
         for i, value in enumerate(values):
             if _is_missing(value):
                 continue
             try:
-                codes[i, j] = mapping[value]
+                codes[i, j] = net._code(c, value)
             except (KeyError, TypeError):
                 raise ValueError(
                     f"Column '{c}' (input to {owner}) must hold states of variable '{c}' ("
                     f"{', '.join(map(repr, net.states[c]))}); unknown state {value!r} in row "
-                    f"{df.index[[i]].tolist()[0]!r}.") from None
+                    f"{df.index[[i]].tolist()[0]!r}{net._bool_hint(c, value)}.") from None
     return columns, codes
 
 
@@ -361,7 +360,10 @@ def posterior(model: Any, target: str, evidence: Any) -> pd.DataFrame:
         The query variable.
     evidence : pandas.DataFrame or mapping
         One row per query, one column per evidence variable, holding state
-        names; a missing value (None / NaN) means the variable is not observed
+        names (text names a state of any type, ``'1'`` for ``1``, and a number a
+        text state written alike, ``4`` or ``4.0`` for ``'4'``; a boolean names
+        only a boolean state, not ``1`` or ``0``); a missing value (None / NaN)
+        means the variable is not observed
         in that row, so rows may observe different variables. A mapping
         ``{variable: state}`` is one row.
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import gzip
 import importlib.resources
+import numbers
 from collections.abc import Mapping
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -54,6 +55,23 @@ def _require_pgmpy() -> Any:
     if tuple(parts) < _PGMPY_MIN:
         raise ImportError(f"bayesnets needs pgmpy >= 1.1; found pgmpy {pgmpy.__version__}.")
     return pgmpy
+
+
+def _is_bool(value: Any) -> bool:
+    return isinstance(value, bool | np.bool_)
+
+
+def number_text(value: Any) -> str | None:
+    """A number (not a boolean) as the text a state would name it by: ``'4'`` for 4 and
+    4.0, ``'0.5'`` for 0.5; None for anything else (text, booleans, NaN)."""
+    if _is_bool(value) or not isinstance(value, numbers.Real):
+        return None
+    if isinstance(value, numbers.Integral):
+        return str(int(value))
+    number = float(value)
+    if not np.isfinite(number):
+        return None
+    return str(int(number)) if number.is_integer() else str(number)
 
 
 def variable_names(values: Any, name: str, owner: str) -> tuple[str, ...]:
@@ -120,13 +138,56 @@ class Network:
 
     def state_code(self, variable: str, state: Any, *, owner: str = "bayesnets") -> int:
         """The position of ``state`` among the states of ``variable``; ValueError if unknown."""
-        codes = self._state_codes(variable)
         try:
-            return codes[state]
+            return self._code(variable, state)
         except (KeyError, TypeError):
             raise ValueError(
                 f"{owner}: unknown state {state!r} of variable '{variable}'; known states: "
-                f"{', '.join(map(repr, self.states[variable]))}.") from None
+                f"{', '.join(map(repr, self.states[variable]))}"
+                f"{self._bool_hint(variable, state)}.") from None
+
+    def _code(self, variable: str, state: Any) -> int:
+        """The code of ``state``; KeyError (or TypeError) if the variable has no such state.
+
+        A boolean matches only a boolean state and a number only a state that is not
+        one: ``True == 1`` in Python, and looked up by value a ``True`` was read as state
+        ``1`` of a variable whose states are ``(1, 2)``, its first, without a word.
+        """
+        codes = self._state_codes(variable)
+        try:
+            code = codes[state]
+        except KeyError:
+            # a number names a text state written alike (4 or 4.0 for '4'), as text names
+            # a number state ('4' for 4)
+            text = number_text(state)
+            if text is None or text not in codes or not isinstance(
+                    self.states[variable][codes[text]], str):
+                raise
+            return codes[text]
+        if self._kind_differs(variable, state, code):
+            raise KeyError(state)
+        return code
+
+    def _kind_differs(self, variable: str, state: Any, code: int) -> bool:
+        """Whether ``state`` (not text) is a boolean and the state it equals is not, or the
+        other way round (text names a state of any kind: ``'True'`` for ``True``)."""
+        return (not isinstance(state, str)
+                and _is_bool(state) != _is_bool(self.states[variable][code]))
+
+    def _bool_hint(self, variable: str, state: Any) -> str:
+        """Why a boolean (or a number against a boolean state) matched no state, or ''."""
+        try:
+            code = self._state_codes(variable)[state]
+        except (KeyError, TypeError):
+            return ""
+        if not self._kind_differs(variable, state, code):
+            return ""
+        if _is_bool(state):
+            return (f" (a boolean matches only a boolean state: {state!r} equals "
+                    f"{self.states[variable][code]!r} in Python, but is not read as that "
+                    "state; give the state itself)")
+        return (f" (a number matches no boolean state: {state!r} equals "
+                f"{self.states[variable][code]!r} in Python, but give True or False)")
 
     def _state_codes(self, variable: str) -> Mapping[Any, int]:
         key = ("codes", variable)
@@ -435,11 +496,32 @@ def _fit_iv(data: Any, edges: Any, min_support: Any) -> tuple[pd.DataFrame, list
         if not pd.api.types.is_float_dtype(df[v].dtype):
             # 'yes' and 'Yes ', or 1 and '1', would become two states of one category
             check_case_distinct(df, v, owner=owner)
+            _check_bools_apart(df[v], v, owner)
         if isinstance(df[v].dtype, pd.CategoricalDtype):
             _check_categories_observed(df[v], v, owner)
     if len(df) == 0:
         raise ValueError(param_error("data", owner, "a non-empty data frame", "0 rows"))
     return df, order, {v: tuple(p) for v, p in parents.items()}, min_support
+
+
+def _check_bools_apart(column: pd.Series, name: str, owner: str) -> None:
+    """A column holding booleans must hold nothing else: ``True == 1`` in Python, so True
+    and 1 (False and 0) became one state, and ``'True'`` another state than True."""
+    if column.dtype != object:
+        return
+    flags = np.fromiter((_is_bool(x) for x in column.to_numpy()), dtype=bool,
+                        count=len(column))
+    if not flags.any() or flags.all():
+        return
+    other = np.flatnonzero(~flags)
+    labels = column.index[other[:5]].tolist()
+    shown = ", ".join(f"{label!r} ({column.iloc[i]!r})"
+                      for label, i in zip(labels, other[:5], strict=True))
+    raise ValueError(
+        f"Column '{name}' (input to {owner}) holds booleans (True/False) and {len(other)} "
+        f"other value(s) (rows: {shown}{', ...' if len(other) > 5 else ''}); True equals 1 "
+        "and False equals 0 in Python, so they would be pooled into one state (and 'True' "
+        "would be a state apart from True). Make the column one kind: all booleans or none.")
 
 
 def _check_categories_observed(column: pd.Series, name: str, owner: str) -> None:
@@ -467,7 +549,8 @@ def fit(data: Any, edges: Any, *, min_support: int = 100) -> Network:
     ----------
     data : pandas.DataFrame
         One row per case, one column per variable (categorical values: strings,
-        integers, booleans); no missing values in the network's columns.
+        integers, booleans; a column of booleans holds nothing else); no missing
+        values in the network's columns.
     edges : list of (parent, child) pairs, an (m, 2) array of them, or a pgmpy model / DAG
         The structure. Variables are the columns named by the edges (or the
         model's nodes).

@@ -17,10 +17,13 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from coherence._validation import param_error
 from coherence._validation import unique_columns
+
+from ._network import number_text
 
 __all__ = ["PHRASE_NETWORKS", "PhraseTable", "describe", "phrase_table", "question"]
 
@@ -70,6 +73,11 @@ class PhraseTable(Mapping[str, Mapping[Any, str]]):
                     raise ValueError(param_error(
                         "phrases", "PhraseTable", "non-empty text for every (variable, state)",
                         f"{text!r} for ({var!r}, {state!r})"))
+            if str(var) in clean:  # 1 and '1': the second replaced the first's phrases
+                raise ValueError(param_error(
+                    "phrases", "PhraseTable", "a mapping naming each variable once (a variable "
+                    "is named by text: 1 and '1' are one variable)",
+                    f"{[v for v in phrases if str(v) == str(var)]!r}"))
             clean[str(var)] = MappingProxyType(dict(table))
         self._phrases = MappingProxyType(clean)
         self.network = network
@@ -95,10 +103,15 @@ class PhraseTable(Mapping[str, Mapping[Any, str]]):
             raise ValueError(f"No phrase for variable '{variable}' (state {state!r}) in the "
                              f"phrase table{self._of()}; add an entry "
                              f"{{'{variable}': {{{state!r}: '...'}}}}.")
-        if state in table:
-            return table[state]
-        for key, text in table.items():  # '1' and 1 name the same state
-            if str(key) == str(state):
+        # equal keys, but a boolean matches only a boolean key (True == 1 in Python: a True
+        # was phrased as state 1), then text ('1' and 1, or 1.0, name the same state)
+        for key, text in table.items():
+            if _is_bool(key) == _is_bool(state) and _equal(key, state):
+                return text
+        for key, text in table.items():
+            if isinstance(key, str) and key in (str(state), number_text(state)):
+                return text
+            if isinstance(state, str) and state == str(key):
                 return text
         raise ValueError(f"No phrase for state {state!r} of variable '{variable}' in the "
                          f"phrase table{self._of()}; phrased states: "
@@ -106,6 +119,17 @@ class PhraseTable(Mapping[str, Mapping[Any, str]]):
 
     def _of(self) -> str:
         return f" of network '{self.network}'" if self.network else ""
+
+
+def _is_bool(value: Any) -> bool:
+    return isinstance(value, bool | np.bool_)
+
+
+def _equal(key: Any, state: Any) -> bool:
+    try:
+        return bool(key == state)
+    except (TypeError, ValueError):  # an array, or a type that cannot compare
+        return False
 
 
 @functools.cache
@@ -206,6 +230,14 @@ def _row_items(evidence_row: Any, owner: str) -> list[tuple[str, Any]]:
     else:
         raise TypeError(param_error("evidence_row", owner, "a mapping or pandas Series of "
                                     "variable -> state", type(evidence_row).__name__))
+    names = [str(var) for var, _ in items]
+    twice = list(dict.fromkeys(v for v in names if names.count(v) > 1))
+    if twice:  # each copy was phrased: 'smokes and does not smoke'
+        raise ValueError(param_error(
+            "evidence_row", owner, "a row naming each variable once (one state each)",
+            f"variable(s) {', '.join(map(repr, twice))} named more than once, with states "
+            + "; ".join(f"{v!r}: {[s for n, (_, s) in zip(names, items, strict=True) if n == v]}"
+                        for v in twice)))
     out = []
     for var, state in items:
         if state is None or (not isinstance(state, str) and pd.isna(state)):

@@ -265,3 +265,15 @@ def test_simulated_agent_study_refuses_evidence_named_like_its_columns() -> None
         bayesnets.simulated_agent_study(_net_with("belief"), target="disease", state="yes",
                                         evidence_vars=["belief"], n_contexts=4,
                                         n_repetitions=1, phrases=phrases, rng=0)
+
+
+def test_a_target_among_the_default_evidence_variables_asks_for_them() -> None:
+    # was refused as sample_cases' evidence_vars, which the caller had not given
+    ctx = bayesnets.contexts("asia", target="tub", n=4, rng=0)
+    assert list(ctx.columns[1:-3]) == ["asia", "smoke", "xray", "dysp"]
+    for call in (bayesnets.contexts, bayesnets.lie_study):
+        with pytest.raises(ValueError, match=r"'evidence_vars' parameter of (contexts|"
+                                             r"lie_study) must be given for target 'smoke', "
+                                             r"which the default evidence variables of "
+                                             r"network 'asia' \(asia, smoke, xray, dysp\)"):
+            call("asia", target="smoke", rng=0)

@@ -316,3 +316,21 @@ def test_fit_refuses_unobserved_categories_of_a_categorical_column() -> None:
     net = bayesnets.fit(df, [("x", "y")], min_support=0)
     assert net.states == {"x": ("a", "b"), "y": ("u", "v")}
     np.testing.assert_allclose(net.cpts["y"], [[0.5, 1.0], [0.5, 0.0]])
+
+
+def test_fit_refuses_booleans_mixed_with_other_values() -> None:
+    # True == 1 in Python: True and 1 became one state (P(A = True) 0.5 where True is 2 of 6
+    # rows), and 'True' a state apart from True
+    b = ["a", "b", "a", "b", "a", "b"]
+    clean = bayesnets.fit(pd.DataFrame({"A": [True, True, False, False, 1 > 0, 0 > 1],
+                                        "B": b}), [("A", "B")], min_support=1)
+    assert clean.states["A"] == (False, True)
+    np.testing.assert_allclose(clean.cpts["A"], [0.5, 0.5])
+    for values in ([True, 1, 0, False, 2, 2], [True, 1.0, 0.0, False, 1.0, 1.0],
+                   ["True", True, True, False, False, False], [np.True_, 1, 0, 0, 0, 0]):
+        df = pd.DataFrame({"A": pd.Series(values, dtype=object), "B": b})
+        df.index = [10, 11, 12, 13, 14, 15]
+        with pytest.raises(ValueError, match=r"Column 'A' \(input to fit\) holds booleans "
+                                             r"\(True/False\) and \d other value\(s\) "
+                                             r"\(rows: 1[0-5] "):
+            bayesnets.fit(df, [("A", "B")], min_support=1)

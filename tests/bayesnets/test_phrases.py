@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -129,3 +130,44 @@ def test_predicate_takes_a_network_as_documented():
     with pytest.raises(ValueError, match=r"network 'sachs' as a plural predicate") as err:
         bayesnets.predicate(bayesnets.load("sachs"), "Akt", "HIGH")
     assert len(str(err.value)) < 300  # the network's name, not its whole repr
+
+
+def test_a_boolean_is_not_phrased_as_state_one() -> None:
+    # True == 1 in Python: True was described with the phrase of state 1, and 1 with True's
+    numbered = {"A": {1: "is young", 2: "is old"}}
+    assert bayesnets.describe({"A": 2}, numbered) == "is old"
+    assert bayesnets.describe({"A": "1"}, numbered) == "is young"
+    for state in (True, np.True_):
+        with pytest.raises(ValueError, match=r"No phrase for state .*True_? of variable 'A'"):
+            bayesnets.describe({"A": state}, numbered)
+        with pytest.raises(ValueError, match=r"No phrase for state .*True_? of variable 'A'"):
+            bayesnets.question("A", state, numbered)
+    flags = {"X": {True: "smokes", False: "does not smoke"}}
+    assert bayesnets.describe({"X": np.False_}, flags) == "does not smoke"
+    assert bayesnets.describe({"X": "True"}, flags) == "smokes"
+    with pytest.raises(ValueError, match="No phrase for state 1 of variable 'X'"):
+        bayesnets.describe({"X": 1}, flags)
+    rows = pd.DataFrame({"A": [2, True]}, index=["r1", "r2"], dtype=object)
+    with pytest.raises(ValueError, match="No phrase for state True"):
+        bayesnets.describe_rows(rows, numbered)
+
+
+def test_describe_refuses_a_variable_named_twice() -> None:
+    # each copy was phrased: 'smokes and does not smoke'
+    assert bayesnets.describe(pd.Series(["yes", "no"], index=["smoke", "xray"]),
+                              "asia") == "smokes and has a normal chest X-ray"
+    twice = pd.Series(["yes", "no"], index=["smoke", "smoke"])
+    for row in (twice, twice.to_frame().T, {1: "yes", "1": "no"}):
+        name = "'smoke'" if not isinstance(row, dict) else "'1'"
+        with pytest.raises(ValueError, match=f"naming each variable once .* {name} named "
+                                             r"more than once, with states .*\['yes', 'no'\]"):
+            bayesnets.describe(row, "asia" if not isinstance(row, dict) else
+                               {"1": {"yes": "a", "no": "b"}})
+
+
+def test_phrase_table_refuses_a_variable_named_twice_as_text() -> None:
+    # variables are named by text: the phrases of '1' replaced those of 1 without a word
+    table = bayesnets.PhraseTable({1: {"a": "is a"}, "B": {"b": "is b"}})
+    assert dict(table["1"]) == {"a": "is a"}
+    with pytest.raises(ValueError, match=r"naming each variable once .* got \"\[1, '1'\]\""):
+        bayesnets.PhraseTable({1: {"a": "is a"}, "1": {"b": "is b"}})

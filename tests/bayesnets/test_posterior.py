@@ -322,3 +322,69 @@ def test_exact_values_do_not_depend_on_the_process() -> None:
         assert done.returncode == 0, done.stderr[-2000:]
         digests.append(done.stdout.strip())
     assert digests[0] == digests[1], digests
+
+
+def _numbered_network() -> Network:
+    """A fitted chain A -> B with states (1, 2), and X -> Y with boolean states."""
+    rng = np.random.default_rng(0)
+    a = rng.integers(1, 3, 400)
+    b = np.where(rng.random(400) < 0.2 + 0.6 * (a == 2), 2, 1)
+    x = rng.random(400) < 0.5
+    y = np.where(rng.random(400) < 0.2 + 0.6 * x, "y", "n")
+    df = pd.DataFrame({"A": a, "B": b, "X": x, "Y": y})
+    return bayesnets.fit(df, [("A", "B"), ("X", "Y")], min_support=1)
+
+
+def test_boolean_evidence_is_not_read_as_a_numbered_state() -> None:
+    # True == 1 in Python: a True was read as state 1 of A (states 1, 2), its first
+    net = _numbered_network()
+    joint = full_joint(net)
+    two = bayesnets.posterior(net, "B", {"A": 2}).to_numpy()[0]
+    np.testing.assert_allclose(two, brute_posterior(net, joint, "B", {"A": 2}), atol=1e-12)
+    np.testing.assert_allclose(bayesnets.posterior(net, "B", {"A": "2"}).to_numpy()[0], two)
+    for value in (True, np.True_):
+        with pytest.raises(ValueError, match=r"unknown state .*True_? in row 0 \(a boolean "
+                                             r"matches only a boolean state: .*True_? equals 1"):
+            bayesnets.posterior(net, "B", {"A": value})
+    with pytest.raises(ValueError, match="row 'r2'"):
+        bayesnets.posterior(net, "B", pd.DataFrame({"A": [2, True]}, index=["r1", "r2"],
+                                                   dtype=object))
+    with pytest.raises(ValueError, match="a boolean matches only a boolean state"):
+        bayesnets.sample_cases(net, "B", ["A"], 4, state=True, rng=0)
+    with pytest.raises(ValueError, match="a boolean matches only a boolean state"):
+        bayesnets.auxiliary(net, "B", {}, "A", state=True)
+    # boolean states: True and its text match, a number does not
+    want = brute_posterior(net, joint, "Y", {"X": True})
+    for value in (True, np.True_, "True"):
+        got = bayesnets.posterior(net, "Y", {"X": value}).to_numpy()[0]
+        np.testing.assert_allclose(got, want, atol=1e-12)
+    with pytest.raises(ValueError, match="a number matches no boolean state"):
+        bayesnets.posterior(net, "Y", {"X": 1})
+
+
+def test_a_number_names_a_text_state_written_alike() -> None:
+    # states read from text ('3', '4', as in water): 4 and 4.0 were unknown states, though
+    # '4' names the state 4 of a fitted network (and phrases matched both ways)
+    rng = np.random.default_rng(1)
+    a = rng.choice(["3", "4", "0.5"], 300)
+    b = np.where(rng.random(300) < np.select([a == "3", a == "4"], [0.2, 0.7], 0.5), "y", "n")
+    net = bayesnets.fit(pd.DataFrame({"A": a, "B": b}), [("A", "B")], min_support=1)
+    joint = full_joint(net)
+    for text, numbers in (("4", (4, 4.0, np.int64(4), np.float32(4))), ("0.5", (0.5,))):
+        want = brute_posterior(net, joint, "B", {"A": text})
+        np.testing.assert_allclose(want[net.states["B"].index("y")],
+                                   (b[a == text] == "y").mean(), atol=1e-12)
+        for value in numbers:
+            got = bayesnets.posterior(net, "B", {"A": value}).to_numpy()[0]
+            np.testing.assert_allclose(got, want, atol=1e-12)
+    cases = bayesnets.sample_cases(net, "A", ["B"], 4, state=4, rng=0)
+    assert cases.attrs["state"] == "4"
+    np.testing.assert_allclose(
+        cases["truth"], [brute_posterior(net, joint, "A", {"B": s})[net.states["A"].index("4")]
+                         for s in cases["B"]], atol=1e-12)
+    for value in (3.5, True, float("inf")):
+        with pytest.raises(ValueError, match="unknown state"):
+            bayesnets.posterior(net, "B", {"A": value})
+    assert bayesnets.describe_rows(pd.DataFrame({"A": [4, np.nan, 3]}, index=[9, 8, 7]),
+                                   {"A": {"3": "x", "4": "y"}}).to_dict() == {9: "y", 8: "",
+                                                                              7: "x"}
