@@ -31,9 +31,10 @@ def cell_label(key: Mapping[str, Any]) -> str:
     return ", ".join(str(v) for v in key.values()) or "all rows"
 
 
-def not_run(rep: Any) -> list[tuple[str, str]]:
+def not_run(rep: Any, *, nowhere: bool = True) -> list[tuple[str, str]]:
     """(test, the rest of the sentence) for each requested test of the report ``rep`` that
-    applied to no cell, did not apply to some, or failed on one (one pair per failure)."""
+    applied to no cell (unless ``nowhere`` is False), did not apply to some, or failed on
+    one (one pair per failure)."""
     sentences = []
     for name in rep.settings.get("tests", ()):
         applied = [c for c in rep.cells if name in c.results]
@@ -41,6 +42,8 @@ def not_run(rep: Any) -> list[tuple[str, str]]:
         skipped = [c for c in rep.cells if name not in c.results and name not in c.errors]
         need = NEEDS.get(name, "inputs this table lacks")
         if not applied and not failed:
+            if not nowhere:
+                continue
             sentences.append((name, f"did not apply: it needs {need}, which this table "
                                     "does not have."))
             continue

@@ -175,8 +175,11 @@ class CoherenceReport:
         flagged = self.degenerate_warnings()
         if flagged:
             body = "\n".join(f"WARNING: {w}" for w in flagged) + "\n" + body
-        missing = not_run(self)
-        if missing:  # a test asked for and run nowhere left the table empty without a word
+        # a test named (not tests="all") that applied nowhere left the table without a word;
+        # under "all" only the tests that failed or skipped some cells are named (the page
+        # names every one)
+        missing = not_run(self, nowhere=bool(self.settings.get("tests_named", True)))
+        if missing:
             body += "\nTests that did not run:\n" + "\n".join(
                 textwrap.fill(f"- {name} {rest}", width=100, subsequent_indent="  ")
                 for name, rest in missing)

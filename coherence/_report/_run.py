@@ -318,6 +318,8 @@ def _settings(df: pd.DataFrame, a: _ReportArgs, options: Options,
         "by": list(present_by),
         "actions": None if a.actions is None else dict(a.actions),
         "tests": [],
+        # named by the caller (not "all"): summary() then says why one applied nowhere
+        "tests_named": not (isinstance(a.tests, str) and a.tests == "all"),
         "adjust": a.adjust,
         "k": a.options.k,
         "n_permutations": options.n_permutations,
