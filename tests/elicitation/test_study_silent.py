@@ -4,8 +4,6 @@ a pandas message, the missing rows left out without a word)."""
 
 from __future__ import annotations
 
-import textwrap
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -30,20 +28,20 @@ def _failing(monkeypatch, fail):
     monkeypatch.setattr(study_module, "_client", client)
 
 
-def _consistency(tmp_path):
-    path = tmp_path / "tuples.toml"
-    path.write_text(textwrap.dedent("""
-        kind = "consistency"
-        out = "tuples"
-        [model]
-        simulated = "rational"
-        [design]
-        n_tuples = 3
-        repetitions = 1
-        [tests]
-        n_resamples = 19
-        """))
+def _study_file(tmp_path, out, design, tests=(), kind=None):
+    """A study file (``out``.toml) of one simulated rational model: its ``[design]`` lines
+    and ``[tests]`` lines before ``n_resamples = 19``; no ``kind`` line: a decision study."""
+    lines = ([f'kind = "{kind}"'] if kind else []) + [
+        f'out = "{out}"', "[model]", 'simulated = "rational"', "[design]", *design,
+        "[tests]", *tests, "n_resamples = 19"]
+    path = tmp_path / f"{out}.toml"
+    path.write_text("\n".join(lines) + "\n")
     return path
+
+
+def _consistency(tmp_path):
+    return _study_file(tmp_path, "tuples", ["n_tuples = 3", "repetitions = 1"],
+                       kind="consistency")
 
 
 @pytest.mark.filterwarnings("ignore::UserWarning")
@@ -84,18 +82,8 @@ def test_consistency_study_with_no_reply_parsed_leaves_no_old_results(tmp_path, 
 @pytest.mark.filterwarnings("ignore::UserWarning")
 def test_forecasting_study_whose_scores_could_not_be_computed_exits_1(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    path = tmp_path / "forecast.toml"
-    path.write_text(textwrap.dedent("""
-        kind = "forecasting"
-        out = "forecast"
-        [model]
-        simulated = "rational"
-        [design]
-        simulated_date = 2028-01-01
-        repetitions = 1
-        [tests]
-        n_resamples = 19
-        """))
+    path = _study_file(tmp_path, "forecast", ["simulated_date = 2028-01-01", "repetitions = 1"],
+                       kind="forecasting")
     _failing(monkeypatch, 1.0)
     code, out = cli("study", str(path), "--quiet")
     results = pd.read_csv(tmp_path / "forecast" / "results.csv")
@@ -109,26 +97,16 @@ def test_forecasting_study_whose_scores_could_not_be_computed_exits_1(tmp_path, 
 def test_decision_study_whose_named_tests_ran_on_no_model_exits_1(tmp_path, monkeypatch,
                                                                  capsys):
     monkeypatch.chdir(tmp_path)
-    path = tmp_path / "nodecision.toml"
-    body = textwrap.dedent("""
-        out = "nodecision"
-        [model]
-        simulated = "rational"
-        [design]
-        n_contexts = 8
-        decision = ""
-        [tests]
-        tests = {tests}
-        n_permutations = 19
-        n_resamples = 19
-        """)
-    path.write_text(body.format(tests='["ci", "leakage"]'))
+    design = ["n_contexts = 8", 'decision = ""']
+    path = _study_file(tmp_path, "nodecision", design,
+                       ['tests = ["ci", "leakage"]', "n_permutations = 19"])
     code, out = cli("study", str(path), "--quiet")
     # no action is asked, so neither test applies: an empty grid, and it exited 0
     assert pd.read_csv(tmp_path / "nodecision" / "table.csv").shape[0] == 16
     assert code == 1
     assert "ci, leakage did not run" in capsys.readouterr().err
-    path.write_text(body.format(tests='["ci", "calibration"]'))
+    _study_file(tmp_path, "nodecision", design, ['tests = ["ci", "calibration"]',
+                                                 "n_permutations = 19"])
     code, out = cli("study", str(path), "--quiet")
     assert "coherence report: 1 cell(s)" in out
     assert code == 0 and "ci did not run" in capsys.readouterr().err
