@@ -111,6 +111,16 @@ def consistency_study(cfg: dict[str, Any], paths: dict[str, str], progress: bool
             "n_calls": n_calls, "n_cached": n_cached, "paths": paths}
 
 
+def _not_computed(checker: str, tests: dict[str, Any], labels: dict[str, str],
+                  n_dropped: int, why: str) -> pd.DataFrame:
+    """The row of a checker that could not be checked: its statistic NaN, ``method``
+    saying why."""
+    return pd.DataFrame([{
+        "test": "consistency_check", "method": f"not computed: {why}", "statistic": np.nan,
+        "pvalue": np.nan, "n_obs": 0, "checker": checker, "definition": tests["definition"],
+        **labels, "n_dropped": n_dropped}])
+
+
 def _checks(tuples: pd.DataFrame, forecasts: dict[str, float], checkers: list[str],
             tests: dict[str, Any], seed: int, **labels: str) -> list[pd.DataFrame]:
     """``consistency_check`` per checker on the tuples whose every question has a forecast.
@@ -122,17 +132,18 @@ def _checks(tuples: pd.DataFrame, forecasts: dict[str, float], checkers: list[st
     out = []
     for checker in checkers:
         long = tuples[tuples["checker"] == checker]
+        if not len(long):  # (an empty pivot has none of the checker's columns)
+            out.append(_not_computed(checker, tests, labels, 0, "the design holds no tuple "
+                                     "of this checker"))
+            continue
         wide = long.assign(p=long["question"].map(forecasts)).pivot(
             index="tuple", columns="key", values="p")
         wide = wide[list(coherence.CHECKERS[checker])].dropna()
         n_dropped = long["tuple"].nunique() - len(wide)
         if not len(wide):
-            out.append(pd.DataFrame([{
-                "test": "consistency_check",
-                "method": "not computed: no tuple has a forecast of every question "
-                          f"({n_dropped} left out, their replies unparsed; see raw.csv)",
-                "statistic": np.nan, "pvalue": np.nan, "n_obs": 0, "checker": checker,
-                "definition": tests["definition"], **labels, "n_dropped": n_dropped}]))
+            out.append(_not_computed(checker, tests, labels, n_dropped, "no tuple has a "
+                                     f"forecast of every question ({n_dropped} left out, "
+                                     "their replies unparsed; see raw.csv)"))
             continue
         res = coherence.consistency_check(wide, checker, definition=tests["definition"],
                                           tolerance=tests["tolerance"],

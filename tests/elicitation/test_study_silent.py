@@ -215,3 +215,21 @@ def test_pairs_study_summary_says_how_many_pairs_the_models_labels_kept(tmp_path
     shape = str(study.summary()).splitlines()[1]
     # it said "design: 9 question pairs"
     assert shape.startswith("design: 3 question pairs (of the 9 asked for: too few labelled)")
+
+
+def test_a_checker_the_design_holds_no_tuple_of_keeps_its_row():
+    # a configured checker without a single designed tuple: its row says so (it vanished,
+    # and after the change that kept unparsed checkers' rows, its empty table raised)
+    from elicitation._study_consistency import _checks
+
+    tuples = pd.DataFrame({"checker": ["negation"] * 4, "tuple": [0, 0, 1, 1],
+                           "key": ["P", "not_P"] * 2, "question": ["a", "b", "c", "d"]})
+    tests = {"definition": "paper", "tolerance": 0.01, "n_resamples": 19}
+    out = pd.concat(_checks(tuples, {"a": 0.3, "b": 0.7, "c": 0.6, "d": 0.5},
+                            ["negation", "and"], tests, 0, model="m", forecaster="model"),
+                    ignore_index=True).set_index("checker")
+    assert list(out.index) == ["negation", "and"]
+    assert out.loc["negation", "n_obs"] == 2 and np.isfinite(out.loc["negation", "statistic"])
+    assert out.loc["and", "method"] == "not computed: the design holds no tuple of this checker"
+    assert np.isnan(out.loc["and", "statistic"]) and out.loc["and", "n_dropped"] == 0
+    assert out.loc["and", "model"] == "m" and out.loc["and", "forecaster"] == "model"
