@@ -28,6 +28,7 @@ from coherence._extras import require
 from coherence._validation import as_dataframe
 from coherence._validation import check_case_distinct
 from coherence._validation import check_int
+from coherence._validation import is_bool
 from coherence._validation import param_error
 from coherence._validation import require_columns
 
@@ -57,14 +58,10 @@ def _require_pgmpy() -> Any:
     return pgmpy
 
 
-def _is_bool(value: Any) -> bool:
-    return isinstance(value, bool | np.bool_)
-
-
 def number_text(value: Any) -> str | None:
     """A number (not a boolean) as the text a state would name it by: ``'4'`` for 4 and
     4.0, ``'0.5'`` for 0.5; None for anything else (text, booleans, NaN)."""
-    if _is_bool(value) or not isinstance(value, numbers.Real):
+    if is_bool(value) or not isinstance(value, numbers.Real):
         return None
     if isinstance(value, numbers.Integral):
         return str(int(value))
@@ -172,7 +169,7 @@ class Network:
         """Whether ``state`` (not text) is a boolean and the state it equals is not, or the
         other way round (text names a state of any kind: ``'True'`` for ``True``)."""
         return (not isinstance(state, str)
-                and _is_bool(state) != _is_bool(self.states[variable][code]))
+                and is_bool(state) != is_bool(self.states[variable][code]))
 
     def _bool_hint(self, variable: str, state: Any) -> str:
         """Why a boolean (or a number against a boolean state) matched no state, or ''."""
@@ -182,7 +179,7 @@ class Network:
             return ""
         if not self._kind_differs(variable, state, code):
             return ""
-        if _is_bool(state):
+        if is_bool(state):
             return (f" (a boolean matches only a boolean state: {state!r} equals "
                     f"{self.states[variable][code]!r} in Python, but is not read as that "
                     "state; give the state itself)")
@@ -509,7 +506,7 @@ def _check_bools_apart(column: pd.Series, name: str, owner: str) -> None:
     and 1 (False and 0) became one state, and ``'True'`` another state than True."""
     if column.dtype != object:
         return
-    flags = np.fromiter((_is_bool(x) for x in column.to_numpy()), dtype=bool,
+    flags = np.fromiter((is_bool(x) for x in column.to_numpy()), dtype=bool,
                         count=len(column))
     if not flags.any() or flags.all():
         return

@@ -17,9 +17,9 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
+from coherence._validation import is_bool
 from coherence._validation import param_error
 from coherence._validation import unique_columns
 
@@ -106,7 +106,7 @@ class PhraseTable(Mapping[str, Mapping[Any, str]]):
         # equal keys, but a boolean matches only a boolean key (True == 1 in Python: a True
         # was phrased as state 1), then text ('1' and 1, or 1.0, name the same state)
         for key, text in table.items():
-            if _is_bool(key) == _is_bool(state) and _equal(key, state):
+            if is_bool(key) == is_bool(state) and _equal(key, state):
                 return text
         for key, text in table.items():
             if isinstance(key, str) and key in (str(state), number_text(state)):
@@ -119,10 +119,6 @@ class PhraseTable(Mapping[str, Mapping[Any, str]]):
 
     def _of(self) -> str:
         return f" of network '{self.network}'" if self.network else ""
-
-
-def _is_bool(value: Any) -> bool:
-    return isinstance(value, bool | np.bool_)
 
 
 def _equal(key: Any, state: Any) -> bool:

@@ -44,6 +44,7 @@ __all__ = [
     "column_error",
     "finite_column",
     "flag_column",
+    "is_bool",
     "is_label_item",
     "label_column",
     "label_key",
@@ -231,12 +232,18 @@ def check_columns_arg(value: Any, name: str, owner: str) -> tuple[str, ...]:
     return out
 
 
+def is_bool(value: Any) -> bool:
+    """Whether ``value`` is a boolean (Python's or numpy's): ``True == 1`` in Python, so
+    a label or state check that compares values must ask this apart."""
+    return isinstance(value, bool | np.bool_)
+
+
 def label_text(value: Any) -> str | None:
     """The text a label reads as (case-folded, trimmed; a whole float as an integer), or
     None for a value that is not text or a number."""
     if isinstance(value, str):
         return value.strip().casefold()
-    if isinstance(value, bool | np.bool_):
+    if is_bool(value):
         return None
     if isinstance(value, float | np.floating) and math.isfinite(value) and value.is_integer():
         return str(int(value))
@@ -428,7 +435,7 @@ def numeric_column(df: pd.DataFrame, column: str, *, owner: str | None = None,
         # read as numbers; anything else, a Python bool included, names its rows
         raw = s.to_numpy(dtype=object)
         converted = pd.to_numeric(s.astype(object), errors="coerce")
-        flags = np.fromiter((isinstance(v, bool | np.bool_) for v in raw), dtype=bool,
+        flags = np.fromiter((is_bool(v) for v in raw), dtype=bool,
                             count=len(raw))
         bad = np.flatnonzero((converted.isna().to_numpy() & s.notna().to_numpy()) | flags)
         if len(bad):
@@ -503,7 +510,7 @@ def binary_column(df: pd.DataFrame, column: str, *, owner: str | None = None) ->
     """Numeric or bool, no NaN, every value 0 or 1; returned as int64."""
     s = df[column]
     if pd.api.types.is_object_dtype(s.dtype) and s.notna().all() and all(
-            isinstance(v, bool | np.bool_) for v in s.to_numpy(dtype=object)):
+            is_bool(v) for v in s.to_numpy(dtype=object)):
         s = s.astype(bool)  # True/False held as objects: a bool column
     if pd.api.types.is_bool_dtype(s.dtype):
         no_missing(df, column, owner=owner, rule="not contain NaN or missing values")
@@ -571,7 +578,7 @@ def flag_column(df: pd.DataFrame, column: str, *, owner: str | None = None,
     for i, v in enumerate(values):
         if isna[i]:
             continue
-        if isinstance(v, bool | np.bool_) or (isinstance(v, numbers.Real) and v in (0, 1)):
+        if is_bool(v) or (isinstance(v, numbers.Real) and v in (0, 1)):
             out[i] = bool(v)
         elif isinstance(v, str) and v.strip().casefold() in _TRUE | _FALSE:
             out[i] = v.strip().casefold() in _TRUE
