@@ -34,7 +34,7 @@ from ._templates import CONDITIONAL_VARIANTS
 from ._templates import Template
 from ._templates import get_template
 
-__all__ = ["PAIR_QUANTITIES", "run_pairs"]
+__all__ = ["PAIR_QUANTITIES", "pair_templates", "run_pairs"]
 
 PAIR_QUANTITIES = ("p_a", "p_a_given_b1", "p_a_given_b0", "p_b", "p_b_given_a1", "p_b_given_a0")
 
@@ -119,7 +119,7 @@ def run_pairs(
         raise ValueError(param_error("pairs", owner, "a table with at least one row",
                                      "an empty table"))
     _check_question_texts(df, owner)
-    cond_templates, forecast_templates = _pair_templates(variants)
+    cond_templates, forecast_templates = pair_templates(variants)
     records = df.to_dict("records")
     jobs = _pair_jobs(client, records, cond_templates, forecast_templates, reverse, repetitions)
     done = execute(client, jobs, opts)
@@ -171,7 +171,7 @@ def _check_question_texts(df: pd.DataFrame, owner: str) -> None:
                              f"{texts.index[bad].tolist()[:5]}).")
 
 
-def _pair_templates(variants: Sequence[str]) -> tuple[dict[str, Template], dict[str, Template]]:
+def pair_templates(variants: Sequence[str]) -> tuple[dict[str, Template], dict[str, Template]]:
     """Per variant, its conditional template and the template of its P(A)."""
     cond_templates = {}
     forecast_templates = {}

@@ -48,6 +48,7 @@ from ._study_check import pairs_count_iv
 from ._study_check import prompt_variants
 from ._study_check import stale_outputs_iv
 from ._study_check import stop_sequences
+from ._study_pairs import failed_pair_rows
 from ._study_pairs import label_pairs
 from ._study_pairs import network_pairs
 from ._study_pairs import select_pairs
@@ -822,8 +823,12 @@ def _pairs_study(cfg: dict[str, Any], paths: dict[str, str],
     n_calls += made
     n_cached += cached
     data = pd.read_csv(paths["table"])
+    # the pair rows left out because an elicitation failed are counted (n_failed), not lost
+    failed = failed_pair_rows(data, raw, pairs, design["variants"], design["repetitions"],
+                              [m["name"] for m in cfg["models"]])
     analysis = coherence.conditional_forecasting(
-        data, n_resamples=tests["n_resamples"], test=tests["test"],
+        pd.concat([data, failed], ignore_index=True) if len(failed) else data,
+        n_resamples=tests["n_resamples"], test=tests["test"],
         alternative=tests["alternative"], ci_method=tests["ci_method"], rng=seed)
     analysis.table.to_csv(paths["results"], index=False)
     return StudyResult(config=cfg, data=data, raw=raw, report=analysis, n_calls=n_calls,

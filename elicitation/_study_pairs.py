@@ -18,8 +18,8 @@ import pandas as pd
 
 from ._templates import Template
 
-__all__ = ["PAIR_CATEGORIES", "PAIR_LABEL_TEMPLATE", "label_pairs", "network_pairs",
-           "select_pairs"]
+__all__ = ["PAIR_CATEGORIES", "PAIR_LABEL_TEMPLATE", "failed_pair_rows", "label_pairs",
+           "network_pairs", "select_pairs"]
 
 #: |P(A | B) - P(A | not B)| at or above which a pair is ``strong``, ``weak``;
 #: below the second it is ``none``.
@@ -154,3 +154,39 @@ def select_pairs(candidates: pd.DataFrame, labelled: pd.DataFrame, n_pairs: int
                 left -= 1
     chosen = pd.concat([g.head(quota[name]) for name, g in groups.items()], ignore_index=True)
     return chosen
+
+
+def failed_pair_rows(data: pd.DataFrame, raw: pd.DataFrame, pairs: pd.DataFrame,
+                     variants: list[str], repetitions: int, models: list[str]) -> pd.DataFrame:
+    """The design's (model, pair, variant, repetition) rows missing from ``data``, each
+    with its pair's category and outcomes and, in ``error``, the quantities that failed and
+    why: for :func:`coherence.conditional_forecasting` to count them in its ``n_failed``
+    column (left out, a cell read 0 failed records and a category whose every pair failed
+    vanished from the results)."""
+    from ._pairs import pair_templates
+
+    forecast = {v: t.name for v, t in pair_templates(variants)[1].items()}
+    done = set(zip(data["model"].astype(str), data["pair"].astype(str),
+                   data["variant"].astype(str), data["repetition"].astype(int), strict=True))
+    reasons: dict[tuple[str, str, int, str], list[str]] = {}
+    bad = raw[~raw["parse_ok"].astype(bool)]
+    for r in bad.itertuples(index=False):
+        text = f"{r.quantity}/{r.reason or 'no reply'}"
+        reasons.setdefault((str(r.model), str(r.context), int(r.repetition), str(r.prompt)),
+                           []).append(text)
+    kept = [c for c in ("category", "a_outcome", "b_outcome") if c in pairs.columns]
+    rows = []
+    for model in models:
+        for row in pairs.to_dict("records"):
+            pair = str(row["pair"])
+            for v in variants:
+                for rep in range(repetitions):
+                    if (model, pair, v, rep) in done:
+                        continue
+                    why = (reasons.get((model, pair, rep, v), [])
+                           + reasons.get((model, pair, rep, forecast[v]), []))
+                    rows.append({"pair": row["pair"], "variant": v, "repetition": rep,
+                                 **{c: row[c] for c in kept}, "model": model,
+                                 "error": "; ".join(why) or "an elicitation failed"})
+    return pd.DataFrame(rows, columns=["pair", "variant", "repetition", *kept, "model",
+                                       "error"])

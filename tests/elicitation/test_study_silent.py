@@ -148,14 +148,15 @@ def test_a_model_designers_keys_are_taken_where_a_model_designs():
         assert cfg["models"][0].get("design_max_tokens") in (64, None)
 
 
-def _one_model_fails(monkeypatch, name):
-    """Every reply of the model ``name`` unparseable, the others' all parsed."""
+def _one_model_fails(monkeypatch, name, fail=1.0):
+    """Replies of the model ``name`` unparseable (each with chance ``fail``: every one by
+    default), the others' all parsed."""
     real = study_module._client
 
     def client(model, truths, seed):
         made = real(model, truths, seed)
         return SimulatedClient(made.agent, truths, rng=seed,
-                               fail=1.0 if model["name"] == name else 0.0)
+                               fail=fail if model["name"] == name else 0.0)
 
     monkeypatch.setattr(study_module, "_client", client)
 
@@ -181,6 +182,25 @@ def test_a_model_with_no_usable_row_is_named_and_the_study_exits_1(tmp_path, mon
     # the model was left out of the report without being named, and the command exited 0
     assert "no usable row from model peeks: every reply failed to parse" in out
     assert code == 1
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_pairs_study_counts_the_pair_rows_an_elicitation_failed_on(tmp_path, monkeypatch):
+    # they were dropped before the analysis: results.csv said n_failed 0 in every cell,
+    # and a category whose every pair failed was not in it at all
+    monkeypatch.chdir(tmp_path)
+    _one_model_fails(monkeypatch, "rational", fail=0.3)
+    result = elicitation.run_study({"kind": "pairs", "out": "p",
+                                    "models": [{"simulated": "rational"}],
+                                    "design": {"n_pairs": 6}, "tests": {"n_resamples": 99}},
+                                   progress=False)
+    results = pd.read_csv(tmp_path / "p" / "results.csv")
+    pairs = pd.read_csv(tmp_path / "p" / "pairs.csv")
+    n_missing = len(pairs) - len(result.data)
+    assert n_missing >= 2      # the seed leaves pairs out (5 of 6)
+    assert results["n_failed"].sum() == n_missing
+    assert set(results["category"]) == set(pairs["category"])
+    assert (results["n"] + results["n_failed"]).sum() == len(pairs)
 
 
 def test_pairs_study_with_fewer_candidates_than_pairs_is_refused():
