@@ -65,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
     print()
     if result.config["kind"] == "consistency":
         table = result.report.pivot_table(index=["model", "checker"], columns="forecaster",
-                                          values="statistic", sort=True)
+                                          values="statistic", sort=True, dropna=False)
         print("consistency checks: mean arbitrage violation (nats) by model and checker")
         print(table.round(4).to_string())
         return _not_computed(result.report, "checker", "forecaster")

@@ -187,10 +187,19 @@ class StudyResult:
             + (f" and {designed} design calls" if (designed := self.n_calls + self.n_cached
                                                    - len(self.raw)) > 0 else "")
             + f", {self.n_calls} calls made, {self.n_cached} from the cache; "
-            f"{len(self.data)} usable rows",
+            f"{_usable(self.config['kind'], self.data)} usable rows",
             *(f"{key}: {_shown(value)}" for key, value in self.paths.items()),
         ]
         return Summary("\n".join(lines))
+
+
+def _usable(kind: str, data: pd.DataFrame) -> int:
+    """The table's rows with an answer: a consistency or forecasting study's table keeps a
+    row for every reply, its ``p`` missing where the reply did not parse (counted as usable,
+    a study whose every reply failed said "294 usable rows")."""
+    if kind in ("consistency", "forecasting") and "p" in data.columns:
+        return int(data["p"].notna().sum())
+    return len(data)
 
 
 def _shown(path: str) -> str:
@@ -572,8 +581,15 @@ def _elicit_each_model(cfg: Mapping[str, Any], cache: Any, paths: Mapping[str, s
         cache.close()
     raw = pd.concat(raws, ignore_index=True)
     clear_results(paths)
-    pd.concat(frames, ignore_index=True).to_csv(paths["table"], index=False)
+    table = pd.concat(frames, ignore_index=True)
+    table.to_csv(paths["table"], index=False)
     raw.to_csv(paths["raw"], index=False)
+    if not len(table):
+        # a failed study, not a usage error: the tests' "at least one row" read as one
+        reasons = raw.loc[~raw["parse_ok"].astype(bool), "reason"].fillna("no reply")
+        top = ", ".join(f"{r}: {n}" for r, n in reasons.value_counts().head(3).items())
+        raise RuntimeError(f"no usable row: every row of every model had a reply that "
+                           f"failed ({top}); see {paths['raw']}")
     return raw, n_calls, n_cached
 
 
@@ -628,6 +644,14 @@ def run_study(config: str | os.PathLike[str] | Mapping[str, Any], *,
         and ``cache.sqlite`` (every reply, committed before it is parsed:
         an interrupted study resumes where it stopped, and a second run makes
         no call).
+
+    Raises
+    ------
+    RuntimeError
+        When a decision or pairs study gets no usable row from any model (every
+        row had a reply that failed to parse or to be answered); ``table.csv``
+        and ``raw.csv`` are written first. A consistency or forecasting study
+        keeps a NaN row per check or score instead, its ``method`` saying why.
 
     Notes
     -----

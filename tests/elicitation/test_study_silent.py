@@ -203,6 +203,29 @@ def test_pairs_study_counts_the_pair_rows_an_elicitation_failed_on(tmp_path, mon
     assert (results["n"] + results["n_failed"]).sum() == len(pairs)
 
 
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize("kind", ["decision", "pairs", "consistency"])
+def test_a_study_with_no_usable_row_fails_rather_than_a_usage_error(tmp_path, monkeypatch,
+                                                                     kind, capsys):
+    # decision and pairs exited 2 (a mistake in the file) on the tests' "at least one
+    # row"; the consistency summary said "294 usable rows" over 294 failed replies
+    monkeypatch.chdir(tmp_path)
+    design = {"decision": "n_contexts = 6\nrepetitions = 1",
+              "pairs": "n_pairs = 3", "consistency": "n_tuples = 2"}[kind]
+    path = tmp_path / "none.toml"
+    path.write_text(f'kind = "{kind}"\nout = "none"\n[model]\nname = "mute"\n'
+                    f'simulated = "rational"\n[design]\n{design}\n')
+    _one_model_fails(monkeypatch, "mute")
+    code, out = cli("study", str(path), "--quiet")
+    assert code == 1
+    assert (tmp_path / "none" / "raw.csv").is_file()
+    if kind == "consistency":
+        assert "; 0 usable rows" in out
+    else:
+        assert "no usable row: every row of every model had a reply that failed" in \
+            capsys.readouterr().err
+
+
 def test_pairs_study_with_fewer_candidates_than_pairs_is_refused():
     # it ran on the 3 candidates, the summary saying 9 question pairs
     with pytest.raises(ValueError, match=r"design.n_candidates \(3\) is fewer than "
