@@ -220,7 +220,9 @@ def turning_points(prices: Any, *, min_change: float = 0.05, window_days: float 
         order = idx[np.argsort(px["_t"].to_numpy()[idx], kind="stable")]
         t = px["_t"].to_numpy()[order]
         p = px["_p"].to_numpy(dtype=np.float64)[order]
-        hits = (_turning_paper(t, p, min_change, int(window_days * _DAY_NS))
+        # rounded, as market_checks' windows: int() cut 13 minutes (13/1440 days, 1 ns short
+        # in binary) to 779,999,999,999 ns, and a move 13 minutes earlier fell outside
+        hits = (_turning_paper(t, p, min_change, round(window_days * _DAY_NS))
                 if convention == "paper" else _turning_code(t, p, min_change))
         for i in hits:
             rows.append({"question": q, "date": t[i], "price": float(p[i])})

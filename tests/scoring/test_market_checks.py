@@ -356,3 +356,14 @@ def test_a_price_span_of_exactly_min_price_range_is_eligible():
     assert res.n_eligible == 1
     assert bool(res.table["eligible"].iloc[0])
     assert res.pooled_correlation == pytest.approx(np.corrcoef(pressure, price)[0, 1])
+
+
+@pytest.mark.parametrize(("window_days", "later"), [(13 / 1440, "2024-01-01 10:13"),
+                                                    (1.14, "2024-01-02 13:21:36")])
+def test_a_move_exactly_window_days_earlier_is_a_turning_point(window_days, later):
+    # window_days * 86400e9 falls 1 ns short of the whole number in binary (13 minutes:
+    # 779999999999.9999), and the window was cut to 779,999,999,999 ns, so a price exactly
+    # window_days earlier was outside [t - w, t) and the move was no turning point
+    px = {"date": ["2024-01-01 10:00", later], "price": [0.40, 0.50]}
+    out = coherence.turning_points(px, window_days=window_days)
+    assert [str(d) for d in out["date"]] == [str(pd.Timestamp(later))]
