@@ -220,7 +220,9 @@ def turning_points(prices: Any, *, min_change: float = 0.05, window_days: float 
         order = idx[np.argsort(px["_t"].to_numpy()[idx], kind="stable")]
         t = px["_t"].to_numpy()[order]
         p = px["_p"].to_numpy(dtype=np.float64)[order]
-        hits = (_turning_paper(t, p, min_change, int(window_days * _DAY_NS))
+        # rounded, as market_checks' windows: int() cut 13 minutes (13/1440 days, 1 ns short
+        # in binary) to 779,999,999,999 ns, and a move 13 minutes earlier fell outside
+        hits = (_turning_paper(t, p, min_change, round(window_days * _DAY_NS))
                 if convention == "paper" else _turning_code(t, p, min_change))
         for i in hits:
             rows.append({"question": q, "date": t[i], "price": float(p[i])})
@@ -343,7 +345,8 @@ def market_checks(events: Any, prices: Any, *, window_days: float = 3.0,
         (default 0.03).
     min_price_range : float
         Eligibility for the correlation: the question's prices span at least
-        this much (max - min, default 0.05) and its pressure takes at least
+        this much (max - min, default 0.05, to 1e-12: 0.40 to 0.45 spans 0.05 although
+        its binary difference is 0.04999999999999999) and its pressure takes at least
         two values at the price times.
     convention : {'paper', 'code'}
         Price windows of the event-local moves (see :func:`local_price_moves`).
@@ -455,7 +458,8 @@ def market_checks(events: Any, prices: Any, *, window_days: float = 3.0,
         cum = np.concatenate([[0.0], np.cumsum(imp)])
         at_price = cum[np.searchsorted(et, pt, side="right")] if len(pt) else np.empty(0)
         prange = float(pv.max() - pv.min()) if len(pv) else np.nan
-        eligible = (len(pv) >= 3 and prange >= min_price_range and prange > 0
+        # prices are decimals too: 0.45 - 0.40 is 0.04999999999999999, a span of 0.05
+        eligible = (len(pv) >= 3 and prange >= min_price_range - DECIMAL_SLACK and prange > 0
                     and float(np.ptp(at_price)) > ptol)
         corr = np.nan
         if eligible:

@@ -338,3 +338,32 @@ def test_undated_records_left_out_of_the_signals_are_named():
         res = coherence.market_signal_metrics(reasoning, hind, px, n_resamples=10, rng=0)
     assert rec[0].filename == __file__
     assert res.signal_events["event"].tolist() == ["e1"]  # the dated record, as documented
+
+
+def test_a_price_span_of_exactly_min_price_range_is_eligible():
+    # 0.45 - 0.40 is 0.04999999999999999 in binary: the span of 0.05 was read as below
+    # min_price_range=0.05, and the question silently left the pooled correlation
+    ev = {"question": ["a", "a"], "date": ["2024-01-02", "2024-01-04"],
+          "direction": [1, 1], "magnitude": [1.0, 1.0], "confidence": [1.0, 1.0]}
+    px = {"question": ["a"] * 4,
+          "date": ["2024-01-01", "2024-01-03", "2024-01-05", "2024-01-06"],
+          "price": [0.40, 0.42, 0.45, 0.44]}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = coherence.market_checks(ev, px, rng=0)
+    pressure = np.array([0.0, 1.0, 2.0, 2.0])
+    price = np.array([0.40, 0.42, 0.45, 0.44])
+    assert res.n_eligible == 1
+    assert bool(res.table["eligible"].iloc[0])
+    assert res.pooled_correlation == pytest.approx(np.corrcoef(pressure, price)[0, 1])
+
+
+@pytest.mark.parametrize(("window_days", "later"), [(13 / 1440, "2024-01-01 10:13"),
+                                                    (1.14, "2024-01-02 13:21:36")])
+def test_a_move_exactly_window_days_earlier_is_a_turning_point(window_days, later):
+    # window_days * 86400e9 falls 1 ns short of the whole number in binary (13 minutes:
+    # 779999999999.9999), and the window was cut to 779,999,999,999 ns, so a price exactly
+    # window_days earlier was outside [t - w, t) and the move was no turning point
+    px = {"date": ["2024-01-01 10:00", later], "price": [0.40, 0.50]}
+    out = coherence.turning_points(px, window_days=window_days)
+    assert [str(d) for d in out["date"]] == [str(pd.Timestamp(later))]
