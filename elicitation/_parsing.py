@@ -248,7 +248,8 @@ def parse_probabilities(text: Any, labels: Sequence[str] = ("No", "Yes"), *,
         the text from the last line that starts with the first label and its
         separator (``No:``, ``No =``, ``No 0.3``, ``No`` alone) is read; a
         line of prose that starts with the label's word (``No wait, ...``)
-        does not start the block.
+        does not start the block. A reply that is one JSON object
+        (``constrained='json_schema'``) is read by the ``json`` rule.
 
     Returns
     -------
@@ -486,7 +487,9 @@ def _parse_probabilities(text: Any, labels: tuple[str, ...], tol: float,
     body, bad = _reply_body(text, "a number inside may be a draft, not the answer", labels)
     if bad is not None:
         return bad
-    if final:
+    if final and _json_object(body) is None:
+        # a reply that is one JSON object (constrained output: a JSON schema leaves no
+        # room for reasoning) has no answer lines to find: rule 2 reads it
         block = _final_block(body, labels[0])
         if block is None:
             return _fail(text, "missing_label", "the reply does not end with the answer "

@@ -704,3 +704,14 @@ def test_decision_labels_must_be_two_distinct(labels):
     with pytest.raises(ValueError, match=r"'labels' parameter of parse_decision must be 2 "
                        r"distinct non-empty str labels"):
         parse_decision("Decide: Yes\nAnswer: Yes", labels)
+
+
+@pytest.mark.parametrize("text", ['{"No": 0.3, "Yes": 0.7}',
+                                  '```json\n{"No": 0.3, "Yes": 0.7}\n```',
+                                  '{"reasoning": "rare in the young", "No": 0.3, "Yes": 0.7}'])
+def test_a_json_reply_is_read_in_final_mode(text):
+    # constrained="json_schema" on a reasoning template: the reply is one JSON object with
+    # no answer lines, and final=True failed it with missing_label
+    parsed = parse_probabilities(text, final=True)
+    assert parsed.ok and parsed.method == "json", parsed
+    assert parsed.values["Yes"] == pytest.approx(0.7)
