@@ -362,7 +362,9 @@ class OpenAIClient:
         are part of the recorded settings. A field the client writes itself
         (``model``, ``messages``, ``temperature``, ``seed``, ``max_tokens``,
         ``logprobs``, ``top_logprobs``, ``response_format``, ``grammar``) is
-        refused: give it as the client's own parameter.
+        refused: give it as the client's own parameter. ``n`` other than 1
+        and ``stream`` are refused too: the client keeps one choice of one
+        JSON body (ask more samples with the runner's ``repetitions``).
 
     Notes
     -----
@@ -464,6 +466,14 @@ class OpenAIClient:
                                          "itself (give model, temperature, seed, max_tokens, "
                                          "logprobs, top_logprobs and constrained as the "
                                          "client's own parameters)", clash))
+        # fields that change the shape of the reply: n > 1 makes the server sample (and
+        # bill) several choices, of which one would be kept; a stream is not one JSON body
+        shape = {k: v for k, v in (extra_body or {}).items()
+                 if (k == "n" and v != 1) or (k == "stream" and v is not False and v is not None)}
+        if shape:
+            raise ValueError(param_error("extra_body", owner, "no 'n' other than 1 and no "
+                                         "'stream' (the client reads one choice of one JSON "
+                                         "body: ask more samples with repetitions)", shape))
         self.extra_body = dict(extra_body or {})
 
     @property
