@@ -94,7 +94,8 @@ def _fail(text: str, reason: str, detail: str,
 _H = r"[^\S\r\n]"  # horizontal white space: a label, its value and its unit share a line
 _NUM = (r"(?P<num>[-+]?(?:\d+(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?)(?![\w.]*\d)(?![A-Za-z_])"
         + _H + r"*(?P<unit>%|(?i:per" + _H + r"?cent|pct)(?![\w])|)")
-_DIGITS_RE = re.compile(r"\d+(?:\.\d+)?|\.\d+")
+#: the numbers of a reply, an exponent included ("1e-3" is one number, not "1" and "3")
+_DIGITS_RE = re.compile(r"(?:\d+(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?")
 _OPEN_MD = r"[*_`#>\"'‘’“”\s]*"        # decoration before a label
 _CLOSE_MD = r"[*_`\"'‘’“”)\]]*"        # after it: **Yes**, P(Yes), [Yes]
 _AFTER_SEP = r"(?:[*_`\"'‘’“”]|" + _H + r")*"  # between the separator and the number (no '(')

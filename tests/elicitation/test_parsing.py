@@ -715,3 +715,14 @@ def test_a_json_reply_is_read_in_final_mode(text):
     parsed = parse_probabilities(text, final=True)
     assert parsed.ok and parsed.method == "json", parsed
     assert parsed.values["Yes"] == pytest.approx(0.7)
+
+
+@pytest.mark.parametrize(("text", "yes"), [("1e-3", 0.001), ("  7E-1 ", 0.7),
+                                           ("I would say 2.5e-1.", 0.25)])
+def test_a_lone_number_with_an_exponent_is_one_number(text, yes):
+    # "1e-3" was counted as two unlabelled numbers ("1" and "3") and failed as ambiguous,
+    # while "Yes: 1e-3" read 0.001
+    parsed = parse_probabilities(text)
+    assert parsed.ok and parsed.method == "lone_number", parsed
+    assert parsed.values["Yes"] == pytest.approx(yes)
+    assert parse_probabilities("1e-3 or 2e-3").detail.endswith("2 unlabelled numbers")
