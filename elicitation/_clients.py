@@ -121,7 +121,8 @@ class Completion:
     Yes and No tokens (see :func:`token_belief`), NaN when not available.
     ``raw`` holds the server's JSON body (for the raw-responses table).
     ``finish_reason`` is the server's reason the reply ended (``'stop'``,
-    ``'length'`` when cut at ``max_tokens``: parsed as ``truncated``), and
+    ``'length'`` when cut at ``max_tokens``, ``'content_filter'`` when the
+    server's filter stopped it: both parsed as ``truncated``), and
     ``usage`` its token counts (``prompt_tokens``, ``completion_tokens``).
     """
 

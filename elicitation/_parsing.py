@@ -41,7 +41,7 @@ FAILURE_REASONS: tuple[str, ...] = (
     "unsupported_format",  # a value that is not a plain decimal or percentage (0,3; 1/3;
                            # 0.6-0.8; 0.3+0.4; 3:1; 1 in 3; two numbers for one label)
     "unclosed_reasoning",  # a <think> block that never ends: the answer may be a draft
-    "truncated",           # the server cut the reply at its length limit
+    "truncated",           # the server cut the reply (its length limit, its content filter)
     "out_of_range",        # a value outside [0, 1] (after reading a % sign)
     "bad_sum",             # the probabilities do not sum to 1 within the tolerance
     "invalid",             # anything else (reported with detail)
