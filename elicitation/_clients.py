@@ -121,7 +121,8 @@ class Completion:
     Yes and No tokens (see :func:`token_belief`), NaN when not available.
     ``raw`` holds the server's JSON body (for the raw-responses table).
     ``finish_reason`` is the server's reason the reply ended (``'stop'``,
-    ``'length'`` when cut at ``max_tokens``: parsed as ``truncated``), and
+    ``'length'`` when cut at ``max_tokens``, ``'content_filter'`` when the
+    server's filter stopped it: both parsed as ``truncated``), and
     ``usage`` its token counts (``prompt_tokens``, ``completion_tokens``).
     """
 
@@ -362,7 +363,9 @@ class OpenAIClient:
         are part of the recorded settings. A field the client writes itself
         (``model``, ``messages``, ``temperature``, ``seed``, ``max_tokens``,
         ``logprobs``, ``top_logprobs``, ``response_format``, ``grammar``) is
-        refused: give it as the client's own parameter.
+        refused: give it as the client's own parameter. ``n`` other than 1
+        and ``stream`` are refused too: the client keeps one choice of one
+        JSON body (ask more samples with the runner's ``repetitions``).
 
     Notes
     -----
@@ -464,6 +467,14 @@ class OpenAIClient:
                                          "itself (give model, temperature, seed, max_tokens, "
                                          "logprobs, top_logprobs and constrained as the "
                                          "client's own parameters)", clash))
+        # fields that change the shape of the reply: n > 1 makes the server sample (and
+        # bill) several choices, of which one would be kept; a stream is not one JSON body
+        shape = {k: v for k, v in (extra_body or {}).items()
+                 if (k == "n" and v != 1) or (k == "stream" and v is not False and v is not None)}
+        if shape:
+            raise ValueError(param_error("extra_body", owner, "no 'n' other than 1 and no "
+                                         "'stream' (the client reads one choice of one JSON "
+                                         "body: ask more samples with repetitions)", shape))
         self.extra_body = dict(extra_body or {})
 
     @property

@@ -337,7 +337,8 @@ def make_job(client: Client, settings_json: str, template: Template, fields: Map
 
 def _parse(job: Job, row: Mapping[str, Any], sum_tolerance: float) -> Parsed:
     text = row["text"]
-    if row.get("finish_reason") == "length":
+    finish = row.get("finish_reason")
+    if finish == "length":
         # cut at the length limit: even a reply that reads (``Yes: 0`` of ``Yes: 0.75``)
         # may not be what the model would have said
         tokens = row.get("completion_tokens")
@@ -345,6 +346,11 @@ def _parse(job: Job, row: Mapping[str, Any], sum_tolerance: float) -> Parsed:
                       detail="the server cut the reply at its length limit"
                       + (f" ({tokens} tokens)" if tokens is not None else "")
                       + "; raise max_tokens")
+    if finish == "content_filter":
+        # the server's filter stopped the reply: what is left is a part of it
+        return Parsed(ok=False, reason="truncated", text=text,
+                      detail="the server's content filter cut the reply (finish_reason "
+                      "'content_filter')")
     if job.request.kind == "decision":
         return parse_decision(text, job.request.labels)
     return parse_probabilities(text, job.request.labels, sum_tolerance=sum_tolerance,

@@ -41,7 +41,7 @@ FAILURE_REASONS: tuple[str, ...] = (
     "unsupported_format",  # a value that is not a plain decimal or percentage (0,3; 1/3;
                            # 0.6-0.8; 0.3+0.4; 3:1; 1 in 3; two numbers for one label)
     "unclosed_reasoning",  # a <think> block that never ends: the answer may be a draft
-    "truncated",           # the server cut the reply at its length limit
+    "truncated",           # the server cut the reply (its length limit, its content filter)
     "out_of_range",        # a value outside [0, 1] (after reading a % sign)
     "bad_sum",             # the probabilities do not sum to 1 within the tolerance
     "invalid",             # anything else (reported with detail)
@@ -94,7 +94,8 @@ def _fail(text: str, reason: str, detail: str,
 _H = r"[^\S\r\n]"  # horizontal white space: a label, its value and its unit share a line
 _NUM = (r"(?P<num>[-+]?(?:\d+(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?)(?![\w.]*\d)(?![A-Za-z_])"
         + _H + r"*(?P<unit>%|(?i:per" + _H + r"?cent|pct)(?![\w])|)")
-_DIGITS_RE = re.compile(r"\d+(?:\.\d+)?|\.\d+")
+#: the numbers of a reply, an exponent included ("1e-3" is one number, not "1" and "3")
+_DIGITS_RE = re.compile(r"(?:\d+(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?")
 _OPEN_MD = r"[*_`#>\"'‘’“”\s]*"        # decoration before a label
 _CLOSE_MD = r"[*_`\"'‘’“”)\]]*"        # after it: **Yes**, P(Yes), [Yes]
 _AFTER_SEP = r"(?:[*_`\"'‘’“”]|" + _H + r")*"  # between the separator and the number (no '(')
@@ -248,7 +249,8 @@ def parse_probabilities(text: Any, labels: Sequence[str] = ("No", "Yes"), *,
         the text from the last line that starts with the first label and its
         separator (``No:``, ``No =``, ``No 0.3``, ``No`` alone) is read; a
         line of prose that starts with the label's word (``No wait, ...``)
-        does not start the block.
+        does not start the block. A reply that is one JSON object
+        (``constrained='json_schema'``) is read by the ``json`` rule.
 
     Returns
     -------
@@ -486,7 +488,9 @@ def _parse_probabilities(text: Any, labels: tuple[str, ...], tol: float,
     body, bad = _reply_body(text, "a number inside may be a draft, not the answer", labels)
     if bad is not None:
         return bad
-    if final:
+    if final and _json_object(body) is None:
+        # a reply that is one JSON object (constrained output: a JSON schema leaves no
+        # room for reasoning) has no answer lines to find: rule 2 reads it
         block = _final_block(body, labels[0])
         if block is None:
             return _fail(text, "missing_label", "the reply does not end with the answer "

@@ -420,3 +420,17 @@ def test_extra_body_cannot_replace_what_the_client_writes(field):
         OpenAIClient("m", base_url="http://127.0.0.1:9/v1", extra_body={field: 5})
     assert OpenAIClient("m", base_url="http://127.0.0.1:9/v1",
                         extra_body={"top_p": 0.9, "stop": ["\n\n"]}).settings["top_p"] == 0.9
+
+
+@pytest.mark.parametrize("extra", [{"n": 3}, {"stream": True}])
+def test_extra_body_cannot_ask_several_choices_or_a_stream(make_server, extra):
+    # {"n": 3} was sent: the server sampled (and billed) three replies per call and the
+    # client kept the first, the other two lost; {"stream": True} sent every call, paid,
+    # then failed it (and its retries) as a malformed body
+    with pytest.raises(ValueError, match=r"'extra_body' parameter of OpenAIClient .*'n'"):
+        OpenAIClient("m", base_url="http://127.0.0.1:9/v1", extra_body=extra)
+    srv = make_server()
+    client = OpenAIClient("m", base_url=srv.url, timeout=5,
+                          extra_body={"n": 1, "stream": False})
+    assert client.complete(_request()).text == "No: 0.3\nYes: 0.7"
+    assert srv.bodies[-1]["n"] == 1

@@ -316,3 +316,18 @@ def test_empty_pairs_table_is_refused():
     client = SimulatedClient("rational", pd.DataFrame({"pair": ["p"], "p_a": [0.5]}), rng=0)
     with pytest.raises(ValueError, match=r"'pairs' parameter of run_pairs .* at least one row"):
         run_pairs(pairs, client, cache=None, **FAST)
+
+
+def test_a_reply_cut_by_the_content_filter_is_truncated(make_server):
+    # "Yes: 0.99\nNo: 0.01" cut at "No: 0" sums to 0.99, within the tolerance, and was read
+    # as a belief of 1.0: the server said it had cut the reply (finish_reason
+    # 'content_filter'), as it says 'length' at max_tokens
+    srv = make_server(lambda body, attempt: Reply(text="Yes: 0.99\nNo: 0",
+                                                  finish_reason="content_filter"))
+    with pytest.warns(ParseFailureWarning):
+        result = http_run(srv, make_contexts(2), None, repetitions=1, prompts=("standard",),
+                          decision=None)
+    raw = result.raw
+    assert (raw["reason"] == "truncated").all() and not raw["parse_ok"].any()
+    assert raw["detail"].str.contains("content filter").all()
+    assert len(result.data) == 0 and (raw["finish_reason"] == "content_filter").all()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -10,6 +12,7 @@ import coherence
 from elicitation import OpenAIClient
 from elicitation import SimulatedClient
 from elicitation import run_pairs
+from tests._fake_openai_server import Reply
 from tests.elicitation._shared import FAST
 
 
@@ -148,3 +151,19 @@ def test_a_missing_pair_id_is_refused_before_any_call():
                        r"contain missing values; 1 offending row \(first: row 2\)"):
         run_pairs(pairs[["pair", "question_a", "question_b"]], client, cache=None, **FAST)
     assert calls == []
+
+
+def test_json_schema_replies_to_a_reasoning_variant_are_read(make_server):
+    # a JSON schema leaves no room for reasoning: the reply is the object alone, and the
+    # reasoning variants (final answer lines) failed every one as missing_label
+    def behaviour(body, attempt):
+        assert "response_format" in body
+        return Reply(text=json.dumps({"No": 0.4, "Yes": 0.6}))
+
+    srv = make_server(behaviour)
+    client = OpenAIClient("m", base_url=srv.url, constrained="json_schema", timeout=5)
+    result = run_pairs(_pairs(4)[["pair", "question_a", "question_b"]], client,
+                       variants=("skeptical",), reverse=False, cache=None, **FAST)
+    assert len(result.data) == 4 and not len(result.failures)
+    assert result.data["p_a_given_b1"].tolist() == pytest.approx([0.6] * 4)
+    assert set(result.raw["method"]) == {"json"}

@@ -704,3 +704,25 @@ def test_decision_labels_must_be_two_distinct(labels):
     with pytest.raises(ValueError, match=r"'labels' parameter of parse_decision must be 2 "
                        r"distinct non-empty str labels"):
         parse_decision("Decide: Yes\nAnswer: Yes", labels)
+
+
+@pytest.mark.parametrize("text", ['{"No": 0.3, "Yes": 0.7}',
+                                  '```json\n{"No": 0.3, "Yes": 0.7}\n```',
+                                  '{"reasoning": "rare in the young", "No": 0.3, "Yes": 0.7}'])
+def test_a_json_reply_is_read_in_final_mode(text):
+    # constrained="json_schema" on a reasoning template: the reply is one JSON object with
+    # no answer lines, and final=True failed it with missing_label
+    parsed = parse_probabilities(text, final=True)
+    assert parsed.ok and parsed.method == "json", parsed
+    assert parsed.values["Yes"] == pytest.approx(0.7)
+
+
+@pytest.mark.parametrize(("text", "yes"), [("1e-3", 0.001), ("  7E-1 ", 0.7),
+                                           ("I would say 2.5e-1.", 0.25)])
+def test_a_lone_number_with_an_exponent_is_one_number(text, yes):
+    # "1e-3" was counted as two unlabelled numbers ("1" and "3") and failed as ambiguous,
+    # while "Yes: 1e-3" read 0.001
+    parsed = parse_probabilities(text)
+    assert parsed.ok and parsed.method == "lone_number", parsed
+    assert parsed.values["Yes"] == pytest.approx(yes)
+    assert parse_probabilities("1e-3 or 2e-3").detail.endswith("2 unlabelled numbers")
