@@ -52,7 +52,7 @@ class ElicitStopped(RuntimeError):
 #: ignore them.
 MODEL_OPTIONS: dict[str, tuple[str, Any]] = {
     "base_url": ("--base-url", None), "model": ("--model", None),
-    "api_key_env": ("--api-key-env", "OPENAI_API_KEY"), "temperature": ("--temperature", 1.0),
+    "api_key_env": ("--api-key-env", None), "temperature": ("--temperature", 1.0),
     "max_tokens": ("--max-tokens", 48), "constrained": ("--constrained", "none"),
     "stop": ("--stop", None), "logprobs": ("--logprobs", False),
     "top_logprobs": ("--top-logprobs", 10), "timeout": ("--timeout", 60.0),
@@ -133,8 +133,9 @@ def add_parser(sub: Any, positive_int: Any) -> argparse.ArgumentParser:
                        "built-in default)")
     where.add_argument("--model", default=None, help="model name (default $OPENAI_MODEL)")
     where.add_argument("--api-key-env", default=None, metavar="VAR",
-                       help="environment variable holding the API key (default "
-                       "OPENAI_API_KEY; a key is never taken on the command line)")
+                       help="environment variable holding the server's API key (default: "
+                       "$OPENAI_API_KEY for api.openai.com, no key for any other server; a "
+                       "key is never taken on the command line)")
     where.add_argument("--temperature", type=float, default=None,
                        help="sampling temperature (default 1)")
     where.add_argument("--max-tokens", type=positive_int, default=None, metavar="N",
@@ -286,7 +287,7 @@ def _endpoint(args: argparse.Namespace) -> tuple[str, str]:
     model = args.model or os.environ.get("OPENAI_MODEL")
     if not model:
         raise ElicitUsageError("no model name: pass --model or set $OPENAI_MODEL")
-    if args.api_key_env != "OPENAI_API_KEY" and not os.environ.get(args.api_key_env):
+    if args.api_key_env is not None and not os.environ.get(args.api_key_env):
         # a variable named on purpose and unset (a typo) would send no key without a word
         raise ElicitUsageError(f"--api-key-env names ${args.api_key_env}, which is not set "
                                "(or is empty) in the environment")
@@ -301,7 +302,9 @@ def _client(args: argparse.Namespace, contexts: Any) -> tuple[Any, int]:
             args.concurrency or 8)
     base_url, model = _endpoint(args)
     client = elicitation.OpenAIClient(
-        model, base_url=base_url, api_key=os.environ.get(args.api_key_env),
+        # no variable named: the client sends $OPENAI_API_KEY to OpenAI's host only
+        model, base_url=base_url,
+        api_key=None if args.api_key_env is None else os.environ.get(args.api_key_env),
         temperature=args.temperature, seed=args.seed, max_tokens=args.max_tokens,
         timeout=args.timeout, deadline=args.deadline, logprobs=args.logprobs,
         top_logprobs=args.top_logprobs,
@@ -359,7 +362,11 @@ def hint(raw: Any, args: argparse.Namespace, error: str = "") -> str:
         return ("hint: the server did not answer in time: check that it is not overloaded, "
                 "raise --timeout or --deadline, or lower --concurrency")
     if not answered and ("HTTP 401" in errors or "HTTP 403" in errors):
-        return (f"hint: the server refused the key: set the environment variable "
+        if args.api_key_env is None:
+            return ("hint: the server refused the request: name the environment variable "
+                    "holding its key with --api-key-env ($OPENAI_API_KEY is sent only to "
+                    "api.openai.com)")
+        return (f"hint: the server refused the key: check the environment variable "
                 f"{args.api_key_env} (or name another with --api-key-env)")
     if not answered and "HTTP 404" in errors:
         return ("hint: no such endpoint or model: check --base-url (it ends in /v1) and "

@@ -54,6 +54,9 @@ __all__ = [
     "token_belief",
 ]
 
+#: the host whose key ``$OPENAI_API_KEY`` is: the only one it is sent to by default
+_OPENAI_HOST = "api.openai.com"
+
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
 
 #: the largest integer the cache stores (SQLite's signed 64-bit INTEGER)
@@ -328,10 +331,13 @@ class OpenAIClient:
         OpenAI itself, ``https://api.openai.com/v1``). Credentials inside the
         URL (``https://user:key@host``) are refused; pass ``api_key``.
     api_key : str, optional
-        Default ``$OPENAI_API_KEY`` (may be absent for local servers). Sent
-        only to ``base_url``'s origin (redirects are not followed), never
-        recorded in the cache or the results, and redacted from every error
-        body the server returns.
+        The key sent to ``base_url``. Default: ``$OPENAI_API_KEY`` when
+        ``base_url`` is OpenAI's (``api.openai.com``), else no key (a local
+        server needs none; another provider's key is passed, or named in the
+        command line's ``--api-key-env``: OpenAI's key is never sent to another
+        host). Sent only to ``base_url``'s origin (redirects are not followed),
+        never recorded in the cache or the results, and redacted from every
+        error body the server returns.
     temperature : float
         Sampling temperature (default 1.0, the server's usual default,
         written out so it is recorded).
@@ -430,7 +436,12 @@ class OpenAIClient:
         self._path = parts.path.rstrip("/") + "/chat/completions" + (
             f"?{parts.query}" if parts.query else "")
         self._url = shown.rstrip("/") + "/chat/completions"
-        self._key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY")
+        # $OPENAI_API_KEY is OpenAI's key: it goes to OpenAI's host only. Another server
+        # (local, or a third party's) gets a key only when one is passed for it
+        env_key = os.environ.get("OPENAI_API_KEY")
+        self._key = api_key if api_key is not None else (
+            env_key if host == _OPENAI_HOST else None)
+        self._withheld = api_key is None and host != _OPENAI_HOST and bool(env_key)
         if self._key is not None and not isinstance(self._key, str):
             raise TypeError(param_error("api_key", owner, "a str or None",
                                         type(self._key).__name__))
@@ -634,6 +645,10 @@ class OpenAIClient:
                 except ValueError:
                     retry_after = None
             message = f"HTTP {status} from {self._url}: {self._shown(payload)}"
+            if status in (401, 403) and self._withheld:
+                message += (f" (no key was sent: $OPENAI_API_KEY goes only to {_OPENAI_HOST}; "
+                            "pass this server's key as api_key, or name its variable: "
+                            "--api-key-env, or api_key_env in a study)")
             if status in (408, 429) or status >= 500:
                 raise TransientError(message, retry_after=retry_after)
             raise ClientError(message)

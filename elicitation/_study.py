@@ -544,9 +544,10 @@ def _client(model: Mapping[str, Any], contexts: pd.DataFrame, seed: int) -> Any:
     stop = stop_sequences(model.get("stop"), f"The study's model {model['name']!r}")
     return OpenAIClient(
         model["name"], base_url=model["base_url"],
-        # "" (not None) when unset: the client must not fall back to $OPENAI_API_KEY and
-        # send that key to another server than the one it is for
-        api_key=os.environ.get(model.get("api_key_env", "OPENAI_API_KEY")) or "",
+        # the variable named (checked set when read); none named: the client sends
+        # $OPENAI_API_KEY to OpenAI's host only, and no key to any other server
+        api_key=(os.environ.get(model["api_key_env"]) or "" if "api_key_env" in model
+                 else None),
         temperature=model.get("temperature", 1.0), seed=seed,
         max_tokens=model.get("max_tokens", 48), timeout=model.get("timeout", 60.0),
         deadline=model.get("deadline"), logprobs=model.get("logprobs", False),

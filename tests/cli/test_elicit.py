@@ -127,6 +127,18 @@ def test_probe_gives_up_after_a_few_doublings(server, tmp_path, capsys):
     assert "still cut at --max-tokens 384" in out and "--stop" in out
 
 
+def test_a_server_refusing_without_a_key_hints_at_api_key_env(server, tmp_path, capsys,
+                                                               monkeypatch):
+    # $OPENAI_API_KEY is no longer sent to another server: the hint names --api-key-env
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-openai-PRIVATE0123")
+    srv = server(lambda body, attempt: Reply(status=401))
+    code = _elicit(srv, tmp_path, "--max-retries", "0", "--max-failures", "1")
+    err = capsys.readouterr().err
+    assert code == 1 and srv.auth_seen and set(srv.auth_seen) == {None}
+    assert "name the environment variable holding its key with --api-key-env" in err
+    assert "sk-openai" not in err
+
+
 def test_a_refused_connection_hints_at_the_server_not_the_prompt(server, tmp_path, capsys):
     srv = server()
     srv.stop()

@@ -64,6 +64,27 @@ def test_environment_defaults(server, monkeypatch):
     assert client.complete(_request()).text == "No: 0.3\nYes: 0.7"
 
 
+def test_openai_key_from_the_environment_goes_to_openai_only(server, monkeypatch):
+    # $OPENAI_API_KEY went to whatever base_url was given: a local or a third party's
+    # server got OpenAI's key with every request
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-openai-PRIVATE0123")
+    OpenAIClient("m", base_url=server.url).complete(_request())
+    assert server.auth_seen == [None]
+    assert OpenAIClient("m", base_url="https://api.openai.com/v1")._key == \
+        "sk-openai-PRIVATE0123"
+    # a key passed for the server is sent to it
+    OpenAIClient("m", base_url=server.url, api_key="own-key").complete(_request())
+    assert server.auth_seen[-1] == "Bearer own-key"
+    # a server that wants a key says so, and the error says why none was sent
+    srv = FakeOpenAIServer(lambda body, attempt: Reply(status=401)).start()
+    try:
+        with pytest.raises(ClientError, match=r"HTTP 401 .*no key was sent: \$OPENAI_API_KEY "
+                                              r"goes only to api.openai.com"):
+            OpenAIClient("m", base_url=srv.url).complete(_request())
+    finally:
+        srv.stop()
+
+
 @pytest.mark.parametrize("status", [429, 500, 502, 503])
 def test_retryable_statuses(status):
     srv = FakeOpenAIServer(lambda body, attempt: Reply(status=status,
