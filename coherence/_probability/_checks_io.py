@@ -18,10 +18,26 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._validation import narrow_float_decimals
 from .._validation import param_error
 from ._checks import checker_spec
 
 __all__ = ["read_consistency_tuples"]
+
+
+class _DuplicateKeyError(ValueError):
+    """A JSON object of a line names one key twice (``json`` would keep the last)."""
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object's pairs as a dict, refusing a key written twice: ``json.loads`` keeps
+    the last of ``{"P": 0.3, "P": 0.9}``, silently dropping the other forecast."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _DuplicateKeyError(key)
+        out[key] = value
+    return out
 
 
 def _prob(entry: Any, key: str, line_no: int) -> float:
@@ -48,7 +64,11 @@ def _prob(entry: Any, key: str, line_no: int) -> float:
             or not 0.0 <= float(value) <= 1.0:
         raise ValueError(f"read_consistency_tuples: line {line_no}, question '{key}': the "
                          f"forecast must be a number in [0, 1]; got {value!r}.")
-    return float(value)
+    # a float32 forecast is read as the decimal it prints as (0.3, not 0.30000001192),
+    # as probability_column reads a float32 column
+    narrow = narrow_float_decimals(pd.Series([value])) if isinstance(value, np.floating) \
+        else None
+    return float(narrow[0]) if narrow is not None else float(value)
 
 
 def read_consistency_tuples(source: Any, *, checker: str | None = None) -> pd.DataFrame:
@@ -77,9 +97,10 @@ def read_consistency_tuples(source: Any, *, checker: str | None = None) -> pd.Da
     ------
     ValueError
         For an unknown checker, a file that is not UTF-8 text or holds no
-        tuple, a line that is not JSON, or a tuple that lacks a question or
-        whose forecast is not a number in [0, 1] (a JSON boolean is not one);
-        the file and line are named.
+        tuple, a line that is not JSON or names a key twice in one object
+        (``{"P": ..., "P": ...}``: JSON would keep the last), or a tuple that lacks
+        a question or whose forecast is not a number in [0, 1] (a JSON boolean is
+        not one); the file and line are named.
 
     See Also
     --------
@@ -119,10 +140,14 @@ def read_consistency_tuples(source: Any, *, checker: str | None = None) -> pd.Da
             if not rec.strip():
                 continue
             try:
-                rec = json.loads(rec)
+                rec = json.loads(rec, object_pairs_hook=_unique_keys)
             except json.JSONDecodeError as exc:
                 raise ValueError(f"{owner}: line {line_no} is not valid JSON ({exc.msg}).") \
                     from exc
+            except _DuplicateKeyError as exc:
+                raise ValueError(f"{owner}: line {line_no} names the key {exc.args[0]!r} "
+                                 "twice in one object (a question or forecast given twice; "
+                                 "JSON would silently keep the last).") from None
         if not isinstance(rec, Mapping):
             raise ValueError(f"{owner}: line {line_no} is not a JSON object.")
         body = rec.get("line", rec)

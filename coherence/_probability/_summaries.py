@@ -13,6 +13,8 @@ This module imports nothing of the package, so every result module can import it
 
 from __future__ import annotations
 
+import math
+import numbers
 from dataclasses import dataclass
 from typing import Any
 from typing import overload
@@ -86,6 +88,15 @@ class ViolationSummary:
             The mean, median and share above ``threshold`` of ``values``; NaN for
             an empty array.
 
+        Raises
+        ------
+        ValueError
+            For a NaN among ``values`` (it is neither above nor below ``threshold``,
+            and its share would count it as below) or a ``threshold`` that is not a
+            number or is NaN.
+        TypeError
+            For an ``inclusive`` that is not a bool (``'no'`` would count as True).
+
         See Also
         --------
         negation_check : a check whose result holds two of these records.
@@ -97,7 +108,19 @@ class ViolationSummary:
         >>> ViolationSummary.of([0.0, 0.01, 0.03], 0.01, inclusive=True).share_above
         0.6666666666666666
         """
+        owner = "ViolationSummary.of"
+        # bool("no") is True and NaN compares False: either would give a share without a word
+        if not isinstance(inclusive, bool | np.bool_):
+            raise TypeError(f"{owner}: inclusive must be True or False; got {inclusive!r}.")
+        if isinstance(threshold, bool | np.bool_) or not isinstance(threshold, numbers.Real) \
+                or math.isnan(threshold):
+            raise ValueError(f"{owner}: threshold must be a number (not NaN); "
+                             f"got {threshold!r}.")
         arr = np.asarray(values, dtype=np.float64).ravel()
+        if np.isnan(arr).any():
+            raise ValueError(f"{owner}: values must not be NaN (a NaN is neither above nor "
+                             f"below the threshold); {int(np.isnan(arr).sum())} of {len(arr)} "
+                             f"are (first at position {int(np.flatnonzero(np.isnan(arr))[0])}).")
         threshold, inclusive = float(threshold), bool(inclusive)
         if len(arr) == 0:
             return cls(threshold=threshold, inclusive=inclusive)

@@ -494,3 +494,25 @@ def test_two_questions_cannot_read_one_column():
     renamed = df.rename(columns={"not_P": "q"})
     assert consistency_check(renamed, "negation", columns={"not_P": "q"},
                              n_resamples=19, rng=0).table.shape[0] == 2
+
+
+def test_read_a_question_named_twice_is_refused():
+    # json.loads keeps the last of two keys: {"P": 0.3, "P": 0.9} was read as P = 0.9, the
+    # tuple's other forecast of P silently dropped (arbitrage 0.337 of (0.9, 0.6) instead of
+    # an error)
+    line = '{"P": {"prob": 0.3}, "not_P": {"prob": 0.6}, "P": {"prob": 0.9}}'
+    with pytest.raises(ValueError, match=r"line 1 names the key 'P' twice"):
+        read_consistency_tuples([line], checker="negation")
+    nested = '{"line": {"P": {"forecast": {"prob": 0.3, "prob": 0.4}}, "not_P": {"prob": 0.6}}}'
+    with pytest.raises(ValueError, match=r"line 1 names the key 'prob' twice"):
+        read_consistency_tuples([nested], checker="negation")
+
+
+def test_read_float32_forecast_as_its_decimal():
+    # a float32 0.1 in a parsed record was read as 0.10000000149011612, so the coherent
+    # (0.1, 0.9) had a frequentist violation of 3.5e-09 instead of 0 (a float32 column of
+    # consistency_check is read as 0.1)
+    df = read_consistency_tuples([{"P": np.float32(0.1), "not_P": {"prob": 0.9}}],
+                                 checker="negation")
+    assert df[["P", "not_P"]].to_numpy().tolist() == [[0.1, 0.9]]
+    assert frequentist_violation("negation", df)[0] == 0.0

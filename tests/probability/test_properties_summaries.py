@@ -213,3 +213,19 @@ def test_consistency_check_reads_its_records(name, data, tolerance, sigma_gamma)
     assert_is_the_loops(res.arbitrage_summary, list(res.arbitrage), tolerance, True)
     assert_is_the_loops(res.frequentist_summary, list(res.frequentist), gamma * sigma, True)
     assert_frame_keeps_its_columns(res)
+
+
+def test_the_record_refuses_nan_and_a_non_bool_inclusive():
+    # a NaN violation counted as below the threshold: [0.0, nan, 0.5] had share_above 1/3
+    # beside a NaN mean; a NaN threshold gave share_above 0.0; inclusive="no" was True
+    with pytest.raises(ValueError, match=r"values must not be NaN.*1 of 3.*position 1"):
+        ViolationSummary.of([0.0, math.nan, 0.5], 0.01)
+    with pytest.raises(ValueError, match=r"threshold must be a number \(not NaN\)"):
+        ViolationSummary.of([0.0, 0.5], math.nan)
+    with pytest.raises(ValueError, match=r"threshold must be a number"):
+        ViolationSummary.of([0.0, 0.5], "0.01")
+    with pytest.raises(TypeError, match=r"inclusive must be True or False; got 'no'"):
+        ViolationSummary.of([0.0, 0.01], 0.01, inclusive="no")
+    # numpy's bools and numbers are accepted
+    record = ViolationSummary.of([0.0, 0.01], np.float64(0.01), inclusive=np.bool_(True))
+    assert record.share_above == 0.5 and record.inclusive is True
