@@ -259,6 +259,17 @@ def test_matrix_runs_end_to_end_and_records_the_resampling_refusal(
         d.repetitions[0] < 3 for d in matrix.NULLS.values())
 
 
+@pytest.mark.parametrize(("n_tuples", "floor"), [(1, 0.159), (2, 0.079)])
+def test_the_parametric_floor_of_a_tiny_study_is_said(n_tuples: int, floor: float) -> None:
+    # the study score is at most sqrt(n): one or two tuples cannot reject at 0.05 however
+    # large their violation, and the warning only said "approximate"
+    data = _study(n_tuples=n_tuples)
+    with pytest.warns(coherence.SmallSampleWarning,
+                      match=rf"cannot fall below {floor:.3f} with {n_tuples} tuple"):
+        res = coherence.consistency_noise_test(data, "negation", rng=0, n_resamples=49)
+    assert res.pvalue >= floor - 5e-4
+
+
 @pytest.mark.parametrize("n_tuples", [1, 4])
 def test_no_share_from_fewer_than_five_tuples(n_tuples: int) -> None:
     # Storey's share from 1-4 p-values is 0, 1 or a few steps between: on coherent studies
