@@ -70,19 +70,23 @@ def match_cutoff(model: str, cutoffs: Mapping[str, Any]) -> str | None:
     if model in cutoffs:
         return model
     name = _norm_name(model)
-    best: str | None = None
-    best_len = -1
+    matching: list[tuple[int, str]] = []
     for key in cutoffs:
         k = _norm_name(key)
         # a key ends where a name part does: 'gpt-4' is no prefix of the model 'gpt-4o'
-        if not (k and name.startswith(k)
+        if (k and name.startswith(k)
                 and (len(name) == len(k) or k[-1] in _SEPARATORS
                      or name[len(k)] in _SEPARATORS)):
-            continue
-        if len(k) > best_len:
-            best, best_len = key, len(k)
-        elif (len(k) == best_len and best is not None
-              and not _same_cutoff(cutoffs[key], cutoffs[best])):
+            matching.append((len(k), key))
+    if not matching:
+        return None
+    # only the longest keys compete: a tie among shorter ones ('openai/gpt-4o' and
+    # 'gpt-4o' for 'gpt-4o-mini-x' beside 'gpt-4o-mini') decides nothing
+    best_len = max(n for n, _ in matching)
+    longest = [key for n, key in matching if n == best_len]
+    best = longest[0]
+    for key in longest[1:]:
+        if not _same_cutoff(cutoffs[key], cutoffs[best]):
             raise ValueError(f"The cutoffs {best!r} and {key!r} match model {model!r} "
                              f"equally well and differ ({cutoffs[best]!r} and "
                              f"{cutoffs[key]!r}); keep one of them or name the model "
