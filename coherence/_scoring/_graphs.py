@@ -290,7 +290,8 @@ def _quality_gates(gates: Any, hev: pd.DataFrame, hindsight_edges: Any, c: _Grap
             raise ValueError(param_error("hindsight_edges", owner, "a table of hindsight "
                                          "edges when gates=True (or pass gates=False)", None))
         return hindsight_graph_quality(hev, hindsight_edges, question=c.question,
-                                       event=c.event, review_status=c.review_status)
+                                       event=c.event, review_status=c.review_status,
+                                       source=c.source, target=c.target)
     if gates is False:
         return None
     raise TypeError(param_error("gates", owner, "True, False or a GraphQualityReport", gates))
@@ -333,6 +334,8 @@ def _hindsight_edge_lists(quality: GraphQualityReport | None, hindsight_edges: A
     recall."""
     if quality is not None:
         hed_kept = quality.edges
+        require_columns(hed_kept, {"question": c.question, "source": c.source,
+                                   "target": c.target}, owner=f"{owner} (the gates' edges)")
     elif hindsight_edges is not None:
         hed_kept = as_dataframe(hindsight_edges, name="hindsight_edges", owner=owner)
         require_columns(hed_kept, {"question": c.question, "source": c.source,

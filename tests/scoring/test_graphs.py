@@ -509,3 +509,22 @@ def test_key_events_of_equal_impact_tie_by_row_order():
     res = coherence.reasoning_graph_metrics(fe, hind, gates=False, key_events=(1, 0.18),
                                             date_window_days=None, rng=0)
     assert res.table[["n_key_events", "key_event_recall"]].values.tolist() == [[1, 1.0]]
+
+
+def test_renamed_edge_ends_reach_the_gates():
+    # source= and target= named the edges' end columns for the metrics but not for the
+    # gates that gates=True runs, which then asked for a 'source' column the caller renamed
+    ends = {"source": "from", "target": "to"}
+    with pytest.warns(DegenerateDataWarning, match="undefined for every"):
+        plain = run(gates=True)    # the paper's gates exclude both questions
+    with pytest.warns(DegenerateDataWarning, match="undefined for every"):
+        renamed = run(gates=True, forecast_edges=forecast_edges().rename(columns=ends),
+                      hindsight_edges=hindsight_edges().rename(columns=ends),
+                      source="from", target="to")
+    pd.testing.assert_frame_equal(renamed.excluded_forecasts, plain.excluded_forecasts)
+    assert renamed.n_excluded_questions == plain.n_excluded_questions == 2
+    # a report built on other column names says so (it was a bare KeyError)
+    with pytest.raises(ValueError, match=r"the gates' edges.*'from'"):
+        run(forecast_edges=forecast_edges().rename(columns=ends),
+            hindsight_edges=hindsight_edges().rename(columns=ends), source="from",
+            target="to")
