@@ -528,3 +528,17 @@ def test_renamed_edge_ends_reach_the_gates():
         run(forecast_edges=forecast_edges().rename(columns=ends),
             hindsight_edges=hindsight_edges().rename(columns=ends), source="from",
             target="to")
+
+
+def test_quality_gates_refuse_source_lists_written_as_text():
+    # a CSV stores ['s1', 's2'] as text: each cell counted as one source named so, and
+    # 4 events citing 6 sources had 4 (failing min_sources=6 without a word)
+    ev = {"question": ["q"] * 4, "event": ["a", "b", "c", "d"],
+          "sources": [["s1", "s2"], ["s3", "s4"], ["s5"], ["s6"]]}
+    ed = {"question": ["q"] * 3, "source": ["a", "b", "c"], "target": ["b", "c", "d"],
+          "confidence": [0.9] * 3, "strength": [0.5] * 3}
+    gq = coherence.hindsight_graph_quality(ev, ed, min_nodes=4, min_sources=6)
+    assert gq.table["n_sources"].tolist() == [6] and gq.passed == ("q",)
+    as_text = dict(ev, sources=[str(s) for s in ev["sources"]])
+    with pytest.raises(ValueError, match="not lists written as text"):
+        coherence.hindsight_graph_quality(as_text, ed, min_nodes=4, min_sources=6)
