@@ -58,6 +58,7 @@ from ._graph_quality import missing_or_in
 from ._ids import check_edge_ends
 from ._ids import check_ids
 from ._ids import check_ids_within
+from ._ids import not_pooled
 from ._matching import THRESHOLDS
 from ._matching import EventColumns
 from ._matching import event_text
@@ -243,6 +244,7 @@ def _event_tables(forecast_events: Any, hindsight_events: Any, c: _GraphColumns,
                           "magnitude": c.magnitude, "confidence": c.confidence}, owner=owner)
     no_missing(fev, [by, question, event], owner=owner)
     no_missing(hev, [question, event], owner=owner)
+    not_pooled(fev, by, owner)   # a model '(all)' and the summary's pooled row: one label
     dup = fev.duplicated([by, question, event], keep=False).to_numpy()
     if dup.any():
         raise ValueError(column_error(event, f"name each event of a ({by}, {question}) "
@@ -378,6 +380,7 @@ def _forecast_units(forecasts: Any, fev: pd.DataFrame, c: _GraphColumns, owner: 
     require_columns(units, {"by": by, "question": question,
                             "simulated_date": c.simulated_date}, owner=owner)
     no_missing(units, [by, question], owner=owner)
+    not_pooled(units, by, owner)
     dupu = units.duplicated([by, question], keep=False).to_numpy()
     if dupu.any():
         raise ValueError(column_error(question, f"name each ({by}, {question}) forecast "
@@ -531,7 +534,8 @@ def reasoning_graph_metrics(
     forecast_events : pandas.DataFrame or convertible
         One row per event of a forecast's graph: ``by``, ``question``,
         ``event`` (its id within the forecast, referenced by
-        ``forecast_edges``), ``title``, optional ``description`` and ``date``.
+        ``forecast_edges``), ``title``, optional ``description`` and ``date``. A model
+        named ``'(all)'``, the label of ``summary_table``'s pooled row, raises.
     hindsight_events : pandas.DataFrame or convertible
         One row per impact record of a hindsight event (as for
         :func:`key_event_recall`): ``question``, ``event``, ``title``,

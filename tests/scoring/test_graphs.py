@@ -542,3 +542,12 @@ def test_quality_gates_refuse_source_lists_written_as_text():
     as_text = dict(ev, sources=[str(s) for s in ev["sources"]])
     with pytest.raises(ValueError, match="not lists written as text"):
         coherence.hindsight_graph_quality(as_text, ed, min_nodes=4, min_sources=6)
+
+
+def test_a_model_named_like_the_pooled_row_raises():
+    # summary_table had two rows '(all)': the model's and the pooled one
+    fe = forecast_events().assign(model="(all)")
+    with pytest.raises(ValueError, match="labels the pooled row"):
+        coherence.reasoning_graph_metrics(fe, hindsight(), gates=False, rng=0)
+    with pytest.raises(ValueError, match="labels the pooled row"):
+        run(forecasts=forecasts().assign(model=["m", "(all)"]))
