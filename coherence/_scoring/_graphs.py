@@ -342,6 +342,8 @@ def _hindsight_edge_lists(quality: GraphQualityReport | None, hindsight_edges: A
         hed_kept = as_dataframe(hindsight_edges, name="hindsight_edges", owner=owner)
         require_columns(hed_kept, {"question": c.question, "source": c.source,
                                    "target": c.target}, owner=owner)
+        # as the gates do: an edge without an end can never be hit, yet counted in recall
+        no_missing(hed_kept, [c.question, c.source, c.target], owner=owner)
     else:
         return None
     h_edges: dict[Any, list[tuple[Any, Any, int]]] = defaultdict(list)

@@ -551,3 +551,13 @@ def test_a_model_named_like_the_pooled_row_raises():
         coherence.reasoning_graph_metrics(fe, hindsight(), gates=False, rng=0)
     with pytest.raises(ValueError, match="labels the pooled row"):
         run(forecasts=forecasts().assign(model=["m", "(all)"]))
+
+
+def test_ungated_hindsight_edge_without_an_end_raises():
+    # the gates refuse it; without them it was counted among the hindsight edges (edge
+    # recall 0.2 became 1/6) though no forecast edge could ever hit it
+    extra = pd.DataFrame({"question": ["q"], "source": [np.nan], "target": ["e2"],
+                          "relation": ["causes"], "confidence": [0.9], "strength": [0.9]})
+    edges = pd.concat([hindsight_edges(), extra], ignore_index=True)
+    with pytest.raises(ValueError, match=r"'source'.*missing"):
+        run(gates=False, hindsight_edges=edges)
