@@ -46,6 +46,7 @@ from .._warnings import DeprecatedAlias
 from .._warnings import KeywordMerge
 from .._warnings import deprecated_keywords
 from .._warnings import second_of_pair
+from ._dates import check_formats_across
 from ._dates import check_same_awareness
 from ._dates import is_missing
 from ._dates import parse_dates
@@ -420,7 +421,8 @@ def _one_date_per_event(hev: pd.DataFrame, days: np.ndarray, c: _GraphColumns,
 def _check_date_awareness(fev: pd.DataFrame, hev: pd.DataFrame, units: pd.DataFrame,
                           forecasts: Any, c: _GraphColumns, owner: str) -> None:
     """Raise when the tables mix timezone-aware and naive dates (a naive date is not
-    read as UTC)."""
+    read as UTC), or day/month/year strings read month first in one and day first in
+    another (:func:`check_formats_across`)."""
     tables = []
     if c.date is not None and c.date in fev.columns:
         tables.append((f"forecast_events['{c.date}']", fev[c.date]))
@@ -431,6 +433,8 @@ def _check_date_awareness(fev: pd.DataFrame, hev: pd.DataFrame, units: pd.DataFr
     tables = [(name, v) for name, v in tables if not all(is_missing(x) for x in v)]
     for (name_a, a), (name_b, b) in pairwise(tables):
         check_same_awareness(a, b, what=f"{name_a} and {name_b}", owner=owner)
+    # each table read one way ('12/01/2024' month first), but not all alike ('13/01/2024')
+    check_formats_across([(name, v, v.index) for name, v in tables], owner)
 
 
 def _hindsight_questions(hev: pd.DataFrame, impact_rec: np.ndarray, c: _GraphColumns,
