@@ -372,6 +372,9 @@ def _check_graph_ids(hev: pd.DataFrame, hed: pd.DataFrame, questions: Iterable[A
     question, event, source, target = names
     tables = [("hindsight_events", hev), ("hindsight_edges", hed)]
     if questions is not None:
+        if isinstance(questions, str | bytes):  # list('q12') would be 'q', '1', '2'
+            raise TypeError(param_error("questions", owner, "an iterable of question ids "
+                                        "(a list, not one string)", questions))
         questions = list(questions)
         tables.append(("questions", pd.DataFrame({question: pd.Series(questions,
                                                                       dtype=object)})))

@@ -561,3 +561,13 @@ def test_ungated_hindsight_edge_without_an_end_raises():
     edges = pd.concat([hindsight_edges(), extra], ignore_index=True)
     with pytest.raises(ValueError, match=r"'source'.*missing"):
         run(gates=False, hindsight_edges=edges)
+
+
+def test_quality_gates_refuse_one_string_as_the_questions():
+    # questions='q3' was read letter by letter: rows 'q' and '3', the second 'not built'
+    with pytest.raises(TypeError, match=r"'questions' parameter.*not one string"):
+        coherence.hindsight_graph_quality(hindsight(), hindsight_edges(), questions="q3",
+                                          **GATES)
+    gq = coherence.hindsight_graph_quality(hindsight(), hindsight_edges(), questions=["q3"],
+                                           **GATES)
+    assert gq.table["question"].tolist() == ["q3", "q"]
