@@ -287,6 +287,9 @@ def _quality_gates(gates: Any, hev: pd.DataFrame, hindsight_edges: Any, c: _Grap
                    owner: str) -> GraphQualityReport | None:
     """Step 1: the quality gates (a report, the paper's gates, or none)."""
     if isinstance(gates, GraphQualityReport):
+        # a report on 'Q1' beside tables on 'q1' excluded every forecast as 'not built'
+        gated = pd.DataFrame({c.question: gates.table["question"].astype(object)})
+        check_ids([("hindsight_events", hev), ("gates", gated)], c.question, owner=owner)
         return gates
     if gates is True:
         if hindsight_edges is None:
@@ -566,9 +569,10 @@ def reasoning_graph_metrics(
     gates : bool or GraphQualityReport
         True (default): :func:`hindsight_graph_quality` with the paper's
         gates on the two hindsight tables, and only passing questions scored;
-        a :class:`GraphQualityReport` to use its gates; False to score every
-        question (rejected events are removed all the same, with the hindsight edges
-        touching them).
+        a :class:`GraphQualityReport` to use its gates (its questions written as
+        ``hindsight_events`` writes them: ``'Q1'`` against ``'q1'`` raises); False to
+        score every question (rejected events are removed all the same, with the
+        hindsight edges touching them).
     metric : str
         The headline metric, one of :data:`REASONING_METRICS`.
     convention : {'paper', 'code'}

@@ -571,3 +571,12 @@ def test_quality_gates_refuse_one_string_as_the_questions():
     gq = coherence.hindsight_graph_quality(hindsight(), hindsight_edges(), questions=["q3"],
                                            **GATES)
     assert gq.table["question"].tolist() == ["q3", "q"]
+
+
+def test_a_report_on_questions_written_another_way_raises():
+    # gates on 'Q' beside tables on 'q': every forecast was excluded as 'not built'
+    upper = coherence.hindsight_graph_quality(
+        hindsight().assign(question=lambda d: d["question"].str.upper()),
+        hindsight_edges().assign(question=lambda d: d["question"].str.upper()), **GATES)
+    with pytest.raises(ValueError, match=r"hindsight_events and gates.*'Q' / 'q'"):
+        run(gates=upper)
