@@ -20,6 +20,7 @@ __all__ = [
     "any_aware",
     "aware_cutoff",
     "check_date_formats",
+    "check_formats_across",
     "check_same_awareness",
     "cutoff_timestamp",
     "is_missing",
@@ -53,7 +54,8 @@ _YEAR_FIRST = re.compile(r"\d{4}[-/.]\d{1,2}[-/.]\d{1,2}(?!\d)")
 _YEAR_LAST = re.compile(r"(\d{1,2})[-/.](\d{1,2})[-/.]\d{2,4}(?!\d)")
 
 
-def check_date_formats(values: list[Any], index: pd.Index, column: str, owner: str) -> None:
+def check_date_formats(values: list[Any], index: pd.Index, column: str, owner: str, *,
+                       with_iso: bool = True) -> None:
     """Raise when a column's date strings cannot all be read in one format.
 
     pandas reads each string by itself: '05/01/2024' month first (1 May) and
@@ -62,7 +64,8 @@ def check_date_formats(values: list[Any], index: pd.Index, column: str, owner: s
     include one that is a date only day first (first field above 12) and others
     readable month first is such a column; so is one that mixes year-first strings
     (ISO) with year-last ones. Datetimes, Timestamps and ISO strings (dates and
-    date-times mixed) are one format and pass.
+    date-times mixed) are one format and pass. ``with_iso=False`` leaves out the second
+    test (:func:`check_formats_across` uses it so).
     """
     year_first: list[int] = []
     day_first_only: list[int] = []
@@ -90,13 +93,39 @@ def check_date_formats(values: list[Any], index: pd.Index, column: str, owner: s
             f"{_rows(day_first_only)}) and month first elsewhere (row {labels[mf]!r} = "
             f"{values[mf]!r}: {_rows(month_first)})" + fix,
             list(index[year_last]), [values[i] for i in year_last], owner=owner))
-    if year_first and year_last:
+    if with_iso and year_first and year_last:
         y = year_first[0]
         raise ValueError(column_error(
             column, "hold dates written one way; it mixes year-first dates (row "
             f"{labels[y]!r} = {values[y]!r}: {_rows(year_first)}) with day/month/year or "
             "month/day/year ones, whose order cannot be told" + fix,
             list(index[year_last]), [values[i] for i in year_last], owner=owner))
+
+
+def check_formats_across(columns: list[tuple[str, Iterable[Any], pd.Index]],
+                         owner: str) -> None:
+    """Raise when date columns whose dates are compared with one another are read in two
+    ways, though each is read one way by itself.
+
+    ``columns`` holds ``(name, values, index)`` triples, ``name`` saying where the column
+    is (``"hindsight_events['date']"``). A column of day-first strings that are all dates
+    read month first (``'12/01/2024'``, read as 1 December) passes
+    :func:`check_date_formats`, and so does one with a day above 12 (``'13/01/2024'``,
+    read day first); compared with each other, 12 January and 13 January were eleven
+    months apart. The day-first test of :func:`check_date_formats` is applied to the
+    columns together, rows named by column; year-first strings in one column beside
+    year-last ones in another pass (each column is read one way).
+    """
+    values: list[Any] = []
+    labels: list[str] = []
+    for name, vals, index in columns:
+        vals = list(vals)
+        values.extend(vals)
+        labels.extend(f"{name}[{label!r}]" for label in pd.Index(index).tolist())
+    if len(columns) > 1:
+        check_date_formats(values, pd.Index(labels, dtype=object),
+                           " and ".join(name for name, _, _ in columns), owner,
+                           with_iso=False)
 
 
 def _rows(positions: list[int]) -> str:

@@ -48,6 +48,7 @@ from .._resampling import MEAN_KINDS
 from .._resampling import cluster_mean_interval
 from .._resampling import rows_by_key
 from .._validation import check_resampling
+from ._dates import check_formats_across
 from ._dates import check_same_awareness
 from ._dates import is_missing
 from ._dates import to_days
@@ -387,6 +388,10 @@ def _check_event_rows(fdf: pd.DataFrame, hdf: pd.DataFrame, h_days: np.ndarray,
     if date in fdf.columns and not fdf[date].map(is_missing).all():
         check_same_awareness(fdf[date], hdf[date], owner=owner,
                              what=f"forecast_events['{date}'] and hindsight_events['{date}']")
+        # '12/01/2024' here read month first, '13/01/2024' there day first: each table
+        # is read one way, but not the two alike
+        check_formats_across([(f"forecast_events['{date}']", fdf[date], fdf.index),
+                              (f"hindsight_events['{date}']", hdf[date], hdf.index)], owner)
 
 
 def _key_event_recall_iv(forecast_events: Any, hindsight_events: Any, forecasts: Any,

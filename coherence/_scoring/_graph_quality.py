@@ -26,6 +26,7 @@ from .._validation import as_dataframe
 from .._validation import check_float
 from .._validation import check_int
 from .._validation import column_error
+from .._validation import list_like_strings
 from .._validation import no_missing
 from .._validation import numeric_column
 from .._validation import param_error
@@ -223,7 +224,8 @@ def hindsight_graph_quality(
     hindsight_events : pandas.DataFrame or convertible
         Hindsight events (one row per event, or per impact record: rows with
         the same (``question``, ``event``) are one node), with optional
-        ``sources`` (a list-like cell of article ids, or one id) and
+        ``sources`` (a list-like cell of article ids, or one id; a list written
+        out as text, ``"['s1', 's2']"`` as a CSV stores it, raises: parse it first) and
         ``review_status`` (``'rejected'`` marks an event annotators rejected; an
         event is removed when all its rows are rejected).
     hindsight_edges : pandas.DataFrame or convertible
@@ -370,6 +372,9 @@ def _check_graph_ids(hev: pd.DataFrame, hed: pd.DataFrame, questions: Iterable[A
     question, event, source, target = names
     tables = [("hindsight_events", hev), ("hindsight_edges", hed)]
     if questions is not None:
+        if isinstance(questions, str | bytes):  # list('q12') would be 'q', '1', '2'
+            raise TypeError(param_error("questions", owner, "an iterable of question ids "
+                                        "(a list, not one string)", questions))
         questions = list(questions)
         tables.append(("questions", pd.DataFrame({question: pd.Series(questions,
                                                                       dtype=object)})))
@@ -383,7 +388,8 @@ def _check_graph_ids(hev: pd.DataFrame, hed: pd.DataFrame, questions: Iterable[A
 
 def _sources_column(hev: pd.DataFrame, sources: str | None, min_sources: int,
                     owner: str) -> str | None:
-    """The source-id column, or None when absent (allowed only with ``min_sources=0``)."""
+    """The source-id column, or None when absent (allowed only with ``min_sources=0``);
+    lists written out as text (``"['s1', 's2']"``, as a CSV stores them) raise."""
     if sources is None or sources not in hev.columns:
         if min_sources > 0:
             raise ValueError(param_error(
@@ -391,6 +397,8 @@ def _sources_column(hev: pd.DataFrame, sources: str | None, min_sources: int,
                 f"ids (needed by min_sources={min_sources}; pass min_sources=0 otherwise)",
                 sources))
         return None
+    # "['s1', 's2']" from a CSV would count as one source named so
+    list_like_strings(hev, sources, owner=owner)
     return sources
 
 

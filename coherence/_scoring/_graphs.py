@@ -46,6 +46,7 @@ from .._warnings import DeprecatedAlias
 from .._warnings import KeywordMerge
 from .._warnings import deprecated_keywords
 from .._warnings import second_of_pair
+from ._dates import check_formats_across
 from ._dates import check_same_awareness
 from ._dates import is_missing
 from ._dates import parse_dates
@@ -58,6 +59,7 @@ from ._graph_quality import missing_or_in
 from ._ids import check_edge_ends
 from ._ids import check_ids
 from ._ids import check_ids_within
+from ._ids import not_pooled
 from ._matching import THRESHOLDS
 from ._matching import EventColumns
 from ._matching import event_text
@@ -243,6 +245,7 @@ def _event_tables(forecast_events: Any, hindsight_events: Any, c: _GraphColumns,
                           "magnitude": c.magnitude, "confidence": c.confidence}, owner=owner)
     no_missing(fev, [by, question, event], owner=owner)
     no_missing(hev, [question, event], owner=owner)
+    not_pooled(fev, by, owner)   # a model '(all)' and the summary's pooled row: one label
     dup = fev.duplicated([by, question, event], keep=False).to_numpy()
     if dup.any():
         raise ValueError(column_error(event, f"name each event of a ({by}, {question}) "
@@ -284,13 +287,17 @@ def _quality_gates(gates: Any, hev: pd.DataFrame, hindsight_edges: Any, c: _Grap
                    owner: str) -> GraphQualityReport | None:
     """Step 1: the quality gates (a report, the paper's gates, or none)."""
     if isinstance(gates, GraphQualityReport):
+        # a report on 'Q1' beside tables on 'q1' excluded every forecast as 'not built'
+        gated = pd.DataFrame({c.question: gates.table["question"].astype(object)})
+        check_ids([("hindsight_events", hev), ("gates", gated)], c.question, owner=owner)
         return gates
     if gates is True:
         if hindsight_edges is None:
             raise ValueError(param_error("hindsight_edges", owner, "a table of hindsight "
                                          "edges when gates=True (or pass gates=False)", None))
         return hindsight_graph_quality(hev, hindsight_edges, question=c.question,
-                                       event=c.event, review_status=c.review_status)
+                                       event=c.event, review_status=c.review_status,
+                                       source=c.source, target=c.target)
     if gates is False:
         return None
     raise TypeError(param_error("gates", owner, "True, False or a GraphQualityReport", gates))
@@ -333,10 +340,14 @@ def _hindsight_edge_lists(quality: GraphQualityReport | None, hindsight_edges: A
     recall."""
     if quality is not None:
         hed_kept = quality.edges
+        require_columns(hed_kept, {"question": c.question, "source": c.source,
+                                   "target": c.target}, owner=f"{owner} (the gates' edges)")
     elif hindsight_edges is not None:
         hed_kept = as_dataframe(hindsight_edges, name="hindsight_edges", owner=owner)
         require_columns(hed_kept, {"question": c.question, "source": c.source,
                                    "target": c.target}, owner=owner)
+        # as the gates do: an edge without an end can never be hit, yet counted in recall
+        no_missing(hed_kept, [c.question, c.source, c.target], owner=owner)
     else:
         return None
     h_edges: dict[Any, list[tuple[Any, Any, int]]] = defaultdict(list)
@@ -375,6 +386,7 @@ def _forecast_units(forecasts: Any, fev: pd.DataFrame, c: _GraphColumns, owner: 
     require_columns(units, {"by": by, "question": question,
                             "simulated_date": c.simulated_date}, owner=owner)
     no_missing(units, [by, question], owner=owner)
+    not_pooled(units, by, owner)
     dupu = units.duplicated([by, question], keep=False).to_numpy()
     if dupu.any():
         raise ValueError(column_error(question, f"name each ({by}, {question}) forecast "
@@ -412,7 +424,8 @@ def _one_date_per_event(hev: pd.DataFrame, days: np.ndarray, c: _GraphColumns,
 def _check_date_awareness(fev: pd.DataFrame, hev: pd.DataFrame, units: pd.DataFrame,
                           forecasts: Any, c: _GraphColumns, owner: str) -> None:
     """Raise when the tables mix timezone-aware and naive dates (a naive date is not
-    read as UTC)."""
+    read as UTC), or day/month/year strings read month first in one and day first in
+    another (:func:`check_formats_across`)."""
     tables = []
     if c.date is not None and c.date in fev.columns:
         tables.append((f"forecast_events['{c.date}']", fev[c.date]))
@@ -423,6 +436,8 @@ def _check_date_awareness(fev: pd.DataFrame, hev: pd.DataFrame, units: pd.DataFr
     tables = [(name, v) for name, v in tables if not all(is_missing(x) for x in v)]
     for (name_a, a), (name_b, b) in pairwise(tables):
         check_same_awareness(a, b, what=f"{name_a} and {name_b}", owner=owner)
+    # each table read one way ('12/01/2024' month first), but not all alike ('13/01/2024')
+    check_formats_across([(name, v, v.index) for name, v in tables], owner)
 
 
 def _hindsight_questions(hev: pd.DataFrame, impact_rec: np.ndarray, c: _GraphColumns,
@@ -528,7 +543,8 @@ def reasoning_graph_metrics(
     forecast_events : pandas.DataFrame or convertible
         One row per event of a forecast's graph: ``by``, ``question``,
         ``event`` (its id within the forecast, referenced by
-        ``forecast_edges``), ``title``, optional ``description`` and ``date``.
+        ``forecast_edges``), ``title``, optional ``description`` and ``date``. A model
+        named ``'(all)'``, the label of ``summary_table``'s pooled row, raises.
     hindsight_events : pandas.DataFrame or convertible
         One row per impact record of a hindsight event (as for
         :func:`key_event_recall`): ``question``, ``event``, ``title``,
@@ -553,9 +569,10 @@ def reasoning_graph_metrics(
     gates : bool or GraphQualityReport
         True (default): :func:`hindsight_graph_quality` with the paper's
         gates on the two hindsight tables, and only passing questions scored;
-        a :class:`GraphQualityReport` to use its gates; False to score every
-        question (rejected events are removed all the same, with the hindsight edges
-        touching them).
+        a :class:`GraphQualityReport` to use its gates (its questions written as
+        ``hindsight_events`` writes them: ``'Q1'`` against ``'q1'`` raises); False to
+        score every question (rejected events are removed all the same, with the
+        hindsight edges touching them).
     metric : str
         The headline metric, one of :data:`REASONING_METRICS`.
     convention : {'paper', 'code'}

@@ -25,6 +25,7 @@ from .._validation import require_columns
 from .._validation import same_within
 from ._dates import any_aware
 from ._dates import aware_cutoff
+from ._dates import check_formats_across
 from ._dates import check_same_awareness
 from ._dates import cutoff_timestamp
 from ._dates import parse_cutoffs
@@ -70,19 +71,23 @@ def match_cutoff(model: str, cutoffs: Mapping[str, Any]) -> str | None:
     if model in cutoffs:
         return model
     name = _norm_name(model)
-    best: str | None = None
-    best_len = -1
+    matching: list[tuple[int, str]] = []
     for key in cutoffs:
         k = _norm_name(key)
         # a key ends where a name part does: 'gpt-4' is no prefix of the model 'gpt-4o'
-        if not (k and name.startswith(k)
+        if (k and name.startswith(k)
                 and (len(name) == len(k) or k[-1] in _SEPARATORS
                      or name[len(k)] in _SEPARATORS)):
-            continue
-        if len(k) > best_len:
-            best, best_len = key, len(k)
-        elif (len(k) == best_len and best is not None
-              and not _same_cutoff(cutoffs[key], cutoffs[best])):
+            matching.append((len(k), key))
+    if not matching:
+        return None
+    # only the longest keys compete: a tie among shorter ones ('openai/gpt-4o' and
+    # 'gpt-4o' for 'gpt-4o-mini-x' beside 'gpt-4o-mini') decides nothing
+    best_len = max(n for n, _ in matching)
+    longest = [key for n, key in matching if n == best_len]
+    best = longest[0]
+    for key in longest[1:]:
+        if not _same_cutoff(cutoffs[key], cutoffs[best]):
             raise ValueError(f"The cutoffs {best!r} and {key!r} match model {model!r} "
                              f"equally well and differ ({cutoffs[best]!r} and "
                              f"{cutoffs[key]!r}); keep one of them or name the model "
@@ -247,10 +252,15 @@ def contamination_filter(forecasts: Any, cutoffs: Mapping[str, Any] | str, *,
 
 
 def _check_same_tz(df: pd.DataFrame, opened: str, cutoff_values: Iterable[Any],
-                   owner: str) -> None:
-    """Naive and aware dates must not mix between the table and the cutoffs either."""
-    check_same_awareness(df[opened], cutoff_values,
+                   cutoff_index: pd.Index, owner: str, cutoff_name: str = "cutoffs") -> None:
+    """Naive and aware dates must not mix between the table and the cutoffs either, nor
+    day/month/year strings read month first in one and day first in the other (a cutoff
+    '01/10/2023' read as 10 January beside openings such as '13/09/2023')."""
+    values = list(cutoff_values)
+    check_same_awareness(df[opened], values,
                          what=f"the '{opened}' column and the cutoffs", owner=owner)
+    check_formats_across([(opened, df[opened], df.index), (cutoff_name, values, cutoff_index)],
+                         owner)
 
 
 def _cutoffs_from_mapping(df: pd.DataFrame, cutoffs: Mapping[str, Any], opened: str,
@@ -264,7 +274,7 @@ def _cutoffs_from_mapping(df: pd.DataFrame, cutoffs: Mapping[str, Any], opened: 
         raise ValueError(param_error("cutoffs", owner, "a mapping to dates (no missing values)",
                                      {k: cutoffs[k] for k in np.asarray(keys)[cut_missing]}))
     if keys:
-        _check_same_tz(df, opened, cutoffs.values(), owner)
+        _check_same_tz(df, opened, [cutoffs[k] for k in keys], pd.Index(keys), owner)
     cut_of_key = dict(zip(keys, cut_vals, strict=True))
     aware = any_aware(cutoffs.values())
     rows, unknown = [], []
@@ -291,7 +301,7 @@ def _cutoffs_from_column(df: pd.DataFrame, column: str, opened: str, names: np.n
     cutoff_per_row, cut_missing = parse_cutoffs(df[column], df.index, column, owner)
     aware = any_aware(df[column])
     if not cut_missing.all():
-        _check_same_tz(df, opened, df[column], owner)
+        _check_same_tz(df, opened, df[column], df.index, owner, column)
     raw = df[column].to_numpy(dtype=object)
     rows, unknown, seen = [], [], set()
     for i, name in enumerate(names):

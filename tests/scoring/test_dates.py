@@ -10,6 +10,8 @@ import pytest
 
 from coherence import TemporalGateway
 from coherence import contamination_filter
+from coherence import key_event_recall
+from coherence import reasoning_graph_metrics
 
 
 # --------------------------------------------------------------------------- cutoffs
@@ -54,3 +56,38 @@ def test_not_a_quarter_is_not_a_date(text):
     df = pd.DataFrame({"model": "m", "question": ["a"], "opened": [text]})
     with pytest.raises(ValueError, match="hold dates"):
         contamination_filter(df, {"m": "2023-10-01"})
+
+
+# --------------------------------------------------------------------------- across tables
+def test_day_first_dates_read_two_ways_across_tables_raise():
+    # each table is read one way by itself: the forecast's '12/01/2024' (12 January, as
+    # the hindsight dates are written) month first, 1 December; the hindsight dates, with
+    # days above 12, day first. The pair failed the 7-day window: KER 0 instead of 0.5
+    hind = {"question": ["q"] * 2, "event": ["e1", "e2"],
+            "title": ["Central bank raises interest rates", "Strike closes ports"],
+            "date": ["13/01/2024", "20/01/2024"], "magnitude": [0.9, 0.5],
+            "confidence": [0.9, 0.8]}
+    fc = {"model": ["m"], "question": ["q"], "event": ["f1"],
+          "title": ["Central bank raises interest rates again"], "date": ["12/01/2024"]}
+    iso = dict(fc, date=["2024-01-12"])
+    assert key_event_recall(iso, hind, rng=0).statistic == 0.5
+    with pytest.raises(ValueError, match=r"read day first .*hindsight_events\['date'\]"):
+        key_event_recall(fc, hind, rng=0)
+    with pytest.raises(ValueError, match=r"read day first .*hindsight_events\['date'\]"):
+        reasoning_graph_metrics(fc, hind, gates=False, rng=0)
+    # ISO dates in one table beside year-last ones in another: each is read one way
+    assert key_event_recall(iso, dict(hind, date=["01/13/2024", "01/20/2024"]),
+                            rng=0).statistic == 0.5
+
+
+def test_day_first_cutoff_read_month_first_raises():
+    # the cutoff '01/10/2023' (1 October, as the openings are written) was read as
+    # 10 January: the question opened 13 September was kept as clean
+    table = pd.DataFrame({"model": ["m"] * 2, "question": ["a", "b"],
+                          "opened": ["13/09/2023", "20/11/2023"]})
+    with pytest.raises(ValueError, match=r"month first elsewhere \(row \"cutoffs\['m'\]\""):
+        contamination_filter(table, {"m": "01/10/2023"})
+    with pytest.raises(ValueError, match=r"month first elsewhere \(row 'cut\[0\]'"):
+        contamination_filter(table.assign(cut="01/10/2023"), "cut")
+    rep = contamination_filter(table, {"m": "2023-10-01"})
+    assert list(rep.dropped["question"]) == ["a"]

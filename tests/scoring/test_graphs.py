@@ -509,3 +509,74 @@ def test_key_events_of_equal_impact_tie_by_row_order():
     res = coherence.reasoning_graph_metrics(fe, hind, gates=False, key_events=(1, 0.18),
                                             date_window_days=None, rng=0)
     assert res.table[["n_key_events", "key_event_recall"]].values.tolist() == [[1, 1.0]]
+
+
+def test_renamed_edge_ends_reach_the_gates():
+    # source= and target= named the edges' end columns for the metrics but not for the
+    # gates that gates=True runs, which then asked for a 'source' column the caller renamed
+    ends = {"source": "from", "target": "to"}
+    with pytest.warns(DegenerateDataWarning, match="undefined for every"):
+        plain = run(gates=True)    # the paper's gates exclude both questions
+    with pytest.warns(DegenerateDataWarning, match="undefined for every"):
+        renamed = run(gates=True, forecast_edges=forecast_edges().rename(columns=ends),
+                      hindsight_edges=hindsight_edges().rename(columns=ends),
+                      source="from", target="to")
+    pd.testing.assert_frame_equal(renamed.excluded_forecasts, plain.excluded_forecasts)
+    assert renamed.n_excluded_questions == plain.n_excluded_questions == 2
+    # a report built on other column names says so (it was a bare KeyError)
+    with pytest.raises(ValueError, match=r"the gates' edges.*'from'"):
+        run(forecast_edges=forecast_edges().rename(columns=ends),
+            hindsight_edges=hindsight_edges().rename(columns=ends), source="from",
+            target="to")
+
+
+def test_quality_gates_refuse_source_lists_written_as_text():
+    # a CSV stores ['s1', 's2'] as text: each cell counted as one source named so, and
+    # 4 events citing 6 sources had 4 (failing min_sources=6 without a word)
+    ev = {"question": ["q"] * 4, "event": ["a", "b", "c", "d"],
+          "sources": [["s1", "s2"], ["s3", "s4"], ["s5"], ["s6"]]}
+    ed = {"question": ["q"] * 3, "source": ["a", "b", "c"], "target": ["b", "c", "d"],
+          "confidence": [0.9] * 3, "strength": [0.5] * 3}
+    gq = coherence.hindsight_graph_quality(ev, ed, min_nodes=4, min_sources=6)
+    assert gq.table["n_sources"].tolist() == [6] and gq.passed == ("q",)
+    as_text = dict(ev, sources=[str(s) for s in ev["sources"]])
+    with pytest.raises(ValueError, match="not lists written as text"):
+        coherence.hindsight_graph_quality(as_text, ed, min_nodes=4, min_sources=6)
+
+
+def test_a_model_named_like_the_pooled_row_raises():
+    # summary_table had two rows '(all)': the model's and the pooled one
+    fe = forecast_events().assign(model="(all)")
+    with pytest.raises(ValueError, match="labels the pooled row"):
+        coherence.reasoning_graph_metrics(fe, hindsight(), gates=False, rng=0)
+    with pytest.raises(ValueError, match="labels the pooled row"):
+        run(forecasts=forecasts().assign(model=["m", "(all)"]))
+
+
+def test_ungated_hindsight_edge_without_an_end_raises():
+    # the gates refuse it; without them it was counted among the hindsight edges (edge
+    # recall 0.2 became 1/6) though no forecast edge could ever hit it
+    extra = pd.DataFrame({"question": ["q"], "source": [np.nan], "target": ["e2"],
+                          "relation": ["causes"], "confidence": [0.9], "strength": [0.9]})
+    edges = pd.concat([hindsight_edges(), extra], ignore_index=True)
+    with pytest.raises(ValueError, match=r"'source'.*missing"):
+        run(gates=False, hindsight_edges=edges)
+
+
+def test_quality_gates_refuse_one_string_as_the_questions():
+    # questions='q3' was read letter by letter: rows 'q' and '3', the second 'not built'
+    with pytest.raises(TypeError, match=r"'questions' parameter.*not one string"):
+        coherence.hindsight_graph_quality(hindsight(), hindsight_edges(), questions="q3",
+                                          **GATES)
+    gq = coherence.hindsight_graph_quality(hindsight(), hindsight_edges(), questions=["q3"],
+                                           **GATES)
+    assert gq.table["question"].tolist() == ["q3", "q"]
+
+
+def test_a_report_on_questions_written_another_way_raises():
+    # gates on 'Q' beside tables on 'q': every forecast was excluded as 'not built'
+    upper = coherence.hindsight_graph_quality(
+        hindsight().assign(question=lambda d: d["question"].str.upper()),
+        hindsight_edges().assign(question=lambda d: d["question"].str.upper()), **GATES)
+    with pytest.raises(ValueError, match=r"hindsight_events and gates.*'Q' / 'q'"):
+        run(gates=upper)

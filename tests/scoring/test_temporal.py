@@ -376,3 +376,16 @@ def test_one_question_with_two_opening_dates_raises():
          "opened": ["2023-09-01", "2024-02-01"]}
     with pytest.raises(ValueError, match=r"Column 'opened'.*'question'.*'q1'.*row 0.*row 1"):
         contamination_filter(t, CUTOFFS)
+
+
+def test_a_tie_among_shorter_keys_does_not_hide_the_longest_key():
+    # 'openai/gpt-4o' and 'gpt-4o' tie for 'gpt-4o-mini-2024-07-18' but differ; the longer
+    # key 'gpt-4o-mini' matches it better and decides (the tie raised "equally well")
+    cut = {"openai/gpt-4o": "2023-10-01", "gpt-4o": "2023-12-01", "gpt-4o-mini": "2024-01-01"}
+    assert match_cutoff("gpt-4o-mini-2024-07-18", cut) == "gpt-4o-mini"
+    rep = contamination_filter(
+        pd.DataFrame({"model": ["gpt-4o-mini-2024-07-18"], "question": ["q"],
+                      "opened": ["2023-12-15"]}), cutoffs=cut)
+    assert rep.n_dropped == 1 and rep.matches["key"].tolist() == ["gpt-4o-mini"]
+    with pytest.raises(ValueError, match="equally well and differ"):
+        match_cutoff("gpt-4o-2024-05-13", cut)
