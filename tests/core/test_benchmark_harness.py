@@ -24,3 +24,14 @@ def test_only_may_be_repeated_and_defaults_to_every_cell():
     assert _words() == []
     assert _words("--only", "a,b", "--only", "c") == ["a", "b", "c"]
     assert _words("--only", ",a,,") == ["a"]
+
+
+def test_every_benchmark_script_imports():
+    # a script whose import of a package private fails cannot rerun its matrix nor
+    # rewrite its docs tables (validate_pairs imported a removed _pairs._ttest)
+    import importlib
+    import pkgutil
+
+    folder = Path(__file__).resolve().parents[2] / "benchmarks"
+    for module in pkgutil.iter_modules([str(folder)]):
+        importlib.import_module(f"benchmarks.{module.name}")
