@@ -291,9 +291,11 @@ def _commits(rows: list[dict[str, Any]], default: str) -> str:
 
 
 def _rejection(r: dict[str, Any]) -> str:
-    """A cell's rejection for a table: size or power, with its NaN p-values if any."""
+    """A cell's rejection for a table: size or power, with its NaN p-values and the studies
+    the test refused (an error: left out of the rate) if any."""
     return (f"{'power' if r['leak'] else 'size'} {format_rate(r['rejection'])}"
-            + (f" ({r['n_nan_pvalue']} NaN)" if r["n_nan_pvalue"] else ""))
+            + (f" ({r['n_nan_pvalue']} NaN)" if r["n_nan_pvalue"] else "")
+            + (f" ({r['n_errors']} errors)" if r.get("n_errors") else ""))
 
 
 #: how the competitor's strata are made, as the tables say it
@@ -498,7 +500,7 @@ def continuous_tables(results: dict[str, Any], citest: dict[str, Any] | None) ->
             ("design", "reps", "leakage_test at 0.05", "ci_test", "coverage of E[S]",
              "width (plain)", "mean S (%)", "commit"),
             ([r["design"], r["reps"],
-              _rejection(r) + (f" ({r['n_errors']} errors)" if r["n_errors"] else ""),
+              _rejection(r),
               ci(r["design"]), format_rate(r["coverage_of_mean"]),
               f"{r['mean_width']:.2f} ({r['mean_width_plain']:.2f})",
               f"{r['mean_statistic']:.2f}", f"`{r.get('commit', env['commit'])[:10]}`"]

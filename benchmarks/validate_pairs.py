@@ -10,7 +10,7 @@ expected improvement per pair; nulls with ``E Delta_i = 0`` for every pair, bala
 rare base rates of A and B, strong / weak / no relatedness, n = 14, 30, 50, 100), never
 from the package. For each study it computes the three p-values of
 :func:`coherence.conditional_forecasting` (the array layer: ``bernoulli_pvalue``, the
-default; ``_ttest``; ``_bootstrap_t``, the earlier default), two-sided and
+default; ``ttest_pvalue``; ``_bootstrap_t``, the earlier default), two-sided and
 ``"greater"``, and whether the intervals (bootstrap-t, the default, and normal) contain
 the study's true mean expected improvement. Results go to
 ``benchmarks/results/validate_pairs.json`` with versions, commit and machine.
@@ -38,12 +38,12 @@ from benchmarks.pairs_designs import alternative_designs
 from benchmarks.pairs_designs import draw_study
 from benchmarks.pairs_designs import improvement
 from benchmarks.pairs_designs import null_designs
+from coherence._intervals import ttest_pvalue
 from coherence._probability._pairs import _bernoulli_ci
 from coherence._probability._pairs import _bernoulli_null
 from coherence._probability._pairs import _bootstrap_t
 from coherence._probability._pairs import _normal_ci
 from coherence._probability._pairs import _side_pvalue
-from coherence._probability._pairs import _ttest
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results" / "validate_pairs.json"
@@ -89,7 +89,7 @@ def one_study(design: PairDesign, n: int, n_resamples: int,
             ci = _bernoulli_ci(null, 0.95, alt)
             out[f"cover bernoulli {alt}"] = hit(*ci)
             out[f"cover bernoulli {alt} | b"] = hit(*ci, target=truth_b)
-        out[f"t {alt}"] = _ttest(x, alt)
+        out[f"t {alt}"] = ttest_pvalue(x, alt)
         p_bt, lo, hi = _bootstrap_t(x, 0.95, n_resamples, rng, alt)
         out[f"bootstrap-t {alt}"] = p_bt
         if alt == "two-sided":

@@ -110,3 +110,12 @@ def test_comparison_only_runs_the_named_design_and_keeps_the_others(
     vl.competitor_section(2, 1, designs={second: vc.NULLS[second], first: vc.NULLS[first]},
                           leaks=(0.0,), seed_base=60_000_000, only=["small"])
     assert seen == [61_000_000, 61_000_001]
+
+
+def test_the_main_table_says_how_many_studies_the_test_refused() -> None:
+    # the rare-outcomes cell's size is over the 355 of its 400 studies the test ran on (45
+    # raised a ValueError); the table read "400 | size 0.068" without the 45
+    results = json.loads(vl.RESULTS.read_text())
+    rare = next(r for r in results["cells"] if r["design"] == "rare outcomes, nominal evidence")
+    assert rare["n_errors"] == 45 and rare["rejection"]["n"] == 355
+    assert "size 0.068 [0.046, 0.099] (45 errors)" in vl.tables(results)
