@@ -428,7 +428,8 @@ def random_forest_baseline(
     ------
     ValueError
         For a missing column, an outcome not 0/1 or of one value only, a missing value
-        (NaN, None) in an auxiliary variable's column of ``ground_truth``, a context of
+        (NaN, None) in an auxiliary variable's column of ``ground_truth`` or in an evidence
+        column of ``contexts``, a context of
         ``queries`` that ``contexts`` lacks or lists twice with different evidence
         (the rows are named), or a label written otherwise than in the
         ground truth: an evidence value of ``contexts`` or a state of ``queries`` that
@@ -474,6 +475,9 @@ def random_forest_baseline(
     # a missing z would be one more state (factorize's code -1) that no query lists: the
     # listed states' P(z|x) would sum below 1 and the baseline's error grow without a word
     no_missing(gt, [str(v) for v in variables], owner=owner)
+    # a context missing an evidence value was encoded as none of the column's values (all
+    # its one-hot columns 0): the forests predicted for evidence no context has
+    no_missing(ctx, evidence, owner=owner)
     if y.min() == y.max():
         raise ValueError(f"Column '{outcome}' (input to {owner}) must hold both 0 and 1; "
                          f"every row is {int(y[0])}.")

@@ -507,3 +507,16 @@ def test_random_forest_baseline_refuses_a_unit_leaving_out_a_state(world):
                        r"do not list every state of 'z2'.*lacks \[0\]"):
         random_forest_baseline(gt, contexts, table.loc[~lost], evidence=["x1", "x2"], rng=0,
                                **FAST)
+
+
+def test_random_forest_baseline_refuses_a_context_missing_evidence(world):
+    """A context missing an evidence value (None, NaN) was one-hot encoded as none of the
+    column's values, evidence no ground-truth row has, and the forests' predictions for it
+    came back as the context's baseline without a word."""
+    joint, table, contexts = world
+    gt = sample(joint, 600, np.random.default_rng(1))
+    holed = contexts.assign(x2=contexts["x2"].astype(object))
+    holed.loc[2, "x2"] = None
+    with pytest.raises(ValueError, match=r"Column 'x2' \(input to random_forest_baseline\) "
+                       r"must not contain missing values; 1 offending row \(first: row 2\)"):
+        random_forest_baseline(gt, holed, table, evidence=["x1", "x2"], rng=0, **FAST)
