@@ -334,10 +334,14 @@ def _require_matching_labels(gt: pd.DataFrame, ctx: pd.DataFrame, q: pd.DataFram
 
 def _require_one_evidence_per_context(ctx: pd.DataFrame, context: str, evidence: list[Any],
                                       owner: str) -> None:
-    """Raise naming the rows where ``contexts`` lists one context id with different evidence
-    (the last row listed was used, without a word); a row repeated as it is is harmless."""
+    """Raise naming the rows where ``contexts`` misses an evidence value (it was encoded as
+    none of the column's values, all its one-hot columns 0: the forests predicted for
+    evidence no context has) or lists one context id with different evidence (the last row
+    listed was used, without a word); a row repeated as it is is harmless."""
     from .._validation import column_error
+    from .._validation import no_missing
 
+    no_missing(ctx, evidence, owner=owner)
     keyed = ctx[evidence].astype(object).assign(_context_id=ctx[context].astype(object))
     distinct = keyed.drop_duplicates()
     varied = distinct.loc[distinct["_context_id"].duplicated(keep=False), "_context_id"]
@@ -475,9 +479,6 @@ def random_forest_baseline(
     # a missing z would be one more state (factorize's code -1) that no query lists: the
     # listed states' P(z|x) would sum below 1 and the baseline's error grow without a word
     no_missing(gt, [str(v) for v in variables], owner=owner)
-    # a context missing an evidence value was encoded as none of the column's values (all
-    # its one-hot columns 0): the forests predicted for evidence no context has
-    no_missing(ctx, evidence, owner=owner)
     if y.min() == y.max():
         raise ValueError(f"Column '{outcome}' (input to {owner}) must hold both 0 and 1; "
                          f"every row is {int(y[0])}.")
