@@ -153,7 +153,8 @@ class LIEStudy:
         noise = self.report_noise if report_noise is None else check_float(
             report_noise, "report_noise", owner, low=0.0, high=0.5, high_open=True)
         out = _draw(_held(self.exact, spec), _kappa(noise), gen)
-        out["variable_name"] = self.data["variable_name"].to_numpy()
+        names = dict(zip(self.data["variable"], self.data["variable_name"], strict=True))
+        out["variable_name"] = [names[z] for z in out["variable"]]
         return out
 
 
@@ -216,7 +217,10 @@ def _draw(held: pd.DataFrame, kappa: float, gen: np.random.Generator) -> pd.Data
     """Independent unbiased reports of the held beliefs (one P(y|x) per context)."""
     out = held.copy()
     first = ~held["context"].duplicated().to_numpy()
-    codes = np.cumsum(first) - 1  # rows are grouped by context
+    # each row's context among the contexts in order of first appearance (the rows need
+    # not be grouped by context: counting first rows gave a row of a context met again
+    # after another the other's report)
+    codes = pd.factorize(held["context"])[0]
     out["p_y_given_x"] = _beta_reports(held["p_y_given_x"].to_numpy()[first], kappa,
                                        gen)[codes]
     out["p_y_given_xz"] = _beta_reports(held["p_y_given_xz"].to_numpy(dtype=float), kappa, gen)

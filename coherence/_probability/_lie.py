@@ -334,10 +334,14 @@ def _require_matching_labels(gt: pd.DataFrame, ctx: pd.DataFrame, q: pd.DataFram
 
 def _require_one_evidence_per_context(ctx: pd.DataFrame, context: str, evidence: list[Any],
                                       owner: str) -> None:
-    """Raise naming the rows where ``contexts`` lists one context id with different evidence
-    (the last row listed was used, without a word); a row repeated as it is is harmless."""
+    """Raise naming the rows where ``contexts`` misses an evidence value (it was encoded as
+    none of the column's values, all its one-hot columns 0: the forests predicted for
+    evidence no context has) or lists one context id with different evidence (the last row
+    listed was used, without a word); a row repeated as it is is harmless."""
     from .._validation import column_error
+    from .._validation import no_missing
 
+    no_missing(ctx, evidence, owner=owner)
     keyed = ctx[evidence].astype(object).assign(_context_id=ctx[context].astype(object))
     distinct = keyed.drop_duplicates()
     varied = distinct.loc[distinct["_context_id"].duplicated(keep=False), "_context_id"]
@@ -349,6 +353,31 @@ def _require_one_evidence_per_context(ctx: pd.DataFrame, context: str, evidence:
         f"{', '.join(map(repr, evidence))}) in 'contexts'; these rows list one id with "
         "different evidence", list(ctx.index[rows]), keyed["_context_id"].to_numpy()[rows],
         owner=owner))
+
+
+def _require_every_state(q: pd.DataFrame, z_all: dict[Any, tuple[np.ndarray, Any]],
+                         context: str, variable: str, state: str, owner: str) -> None:
+    """Raise naming the (context, variable) units of ``queries`` that leave out a state of z
+    the ground truth holds: the sum over the listed states would lack that state's
+    P(y|x,z) P(z|x) term, in the baseline and in the agent's error alike, and the ratio
+    would change without a word."""
+    for v, (_, levels) in z_all.items():
+        known = list(levels)
+        zq = q.loc[(q[variable].astype(object) == v).to_numpy()]
+        short = []
+        for c, listed in zq.groupby(zq[context].astype(object), sort=False)[state]:
+            seen = {known.index(s) for s in listed.astype(object) if s in known}
+            if len(seen) < len(known):
+                short.append((c, [known[j] for j in range(len(known)) if j not in seen]))
+        if short:
+            shown = "; ".join(f"({plain_value(c)!r}, {plain_value(v)!r}) lacks "
+                              f"{[plain_value(s) for s in miss[:5]]}" for c, miss in short[:5])
+            raise ValueError(
+                f"{owner}: {len(short)} (context, variable) unit(s) of 'queries' do not list "
+                f"every state of '{v}' that column '{v}' of 'ground_truth' holds (first: "
+                f"{shown}); a state left out counts as P(z|x) = 0 in the sum over states, "
+                "so the baseline's error (and the agent's) would be wrong. List every state "
+                "of z in every unit.")
 
 
 def random_forest_baseline(
@@ -403,13 +432,16 @@ def random_forest_baseline(
     ------
     ValueError
         For a missing column, an outcome not 0/1 or of one value only, a missing value
-        (NaN, None) in an auxiliary variable's column of ``ground_truth``, a context of
+        (NaN, None) in an auxiliary variable's column of ``ground_truth`` or in an evidence
+        column of ``contexts``, a context of
         ``queries`` that ``contexts`` lacks or lists twice with different evidence
         (the rows are named), or a label written otherwise than in the
         ground truth: an evidence value of ``contexts`` or a state of ``queries`` that
         differs from one of ``ground_truth`` only in type, case or surrounding spaces
         (``'1'`` and ``1``), or a variable none of whose queried states the ground truth
-        holds (each would count as never seen, P(z|x) = 0).
+        holds (each would count as never seen, P(z|x) = 0); or a (context, variable) unit
+        of ``queries`` that leaves out a state the ground truth holds (it would count as
+        P(z|x) = 0 in the sum over states).
 
     See Also
     --------
@@ -474,6 +506,7 @@ def random_forest_baseline(
     if missing:
         raise ValueError(f"{owner}: contexts {missing[:5]!r} of 'queries' are not rows of "
                          f"'contexts'.")
+    _require_every_state(q, z_all, context, variable, state, owner)
 
     def fit(features: np.ndarray, target: np.ndarray) -> Any:
         seed = int(gen.integers(2**31 - 1))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 from typing import Any
 
@@ -156,6 +157,23 @@ def test_redraw_layout_and_agent(asia: bayesnets.LIEStudy) -> None:
     assert list(other.columns) == COLUMNS
     np.testing.assert_allclose(_gaps(other).to_numpy(), bayesnets.lie_study(
         "asia", agent="weighted", n_contexts=30, rng=0).truth["gap"].to_numpy(), atol=1e-12)
+
+
+def test_redraw_of_tables_not_grouped_by_context(asia: bayesnets.LIEStudy) -> None:
+    """The reports of P(y|x) were matched to rows by counting each context's first row, as
+    if the rows were grouped by context: with the tables sorted by variable, a context's
+    rows after the first variable's took the report of the context listed before them (29
+    of 30 contexts held two values of P(y|x), and the check refused the table as
+    inconsistent). Each row now gets its own context's report, and its own variable's
+    name."""
+    order = asia.exact.sort_values(["variable", "context"], kind="stable").index
+    study = dataclasses.replace(asia, exact=asia.exact.loc[order].reset_index(drop=True),
+                                data=asia.data.loc[order].reset_index(drop=True))
+    out = study.redraw(report_noise=0.0, rng=0)
+    np.testing.assert_array_equal(out["p_y_given_x"], study.exact["p_y_given_x"])
+    assert (out["variable_name"] == study.data["variable_name"]).all()
+    noisy = study.redraw(rng=0)
+    assert (noisy.groupby("context")["p_y_given_x"].nunique() == 1).all()
 
 
 # --------------------------------------------------------------------------- ground truth
