@@ -12,7 +12,8 @@
 * :func:`markdown_table`, :func:`section_tables`, :func:`generated_by`,
   :func:`appended_note`: the docs tables' rows, one table per part of the JSON, and
   the sentences naming the JSON and the runs a table comes from.
-* :func:`matrix_parser`, :func:`only_words`, :func:`start_results`, :func:`store_cell`,
+* :func:`matrix_parser`, :func:`only_words`, :func:`start_results` (:func:`appended`),
+  :func:`store_cell`,
   :func:`run_matrix`, :func:`write_json`: the command line of a matrix (``--reps``,
   ``--only``, ``--append``, ``--tables``, ...; a script adds its own options), its
   JSON's head (kept with ``--append`` when the settings match), a finished cell
@@ -51,6 +52,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 __all__ = [
     "ROOT",
+    "appended",
     "appended_note",
     "coverage_cell",
     "coverage_columns",
@@ -274,16 +276,24 @@ def start_results(args: argparse.Namespace, alpha: float, *, packages: tuple[str
                                             "reps": args.reps, "power_reps": args.power_reps,
                                             **settings}}
     if getattr(args, "append", False) and args.out.exists():
-        old = json.loads(args.out.read_text())
-        if old["settings"] != results["settings"]:
-            raise SystemExit("--append: the JSON was written with other settings")
-        earlier = [*old.get("environment_appended_earlier", []),
-                   *([old["environment_appended"]] if "environment_appended" in old else [])]
-        results = {**old, "environment_appended": results["environment"]}
-        if earlier:  # the earlier appends' environments are kept, oldest first
-            results["environment_appended_earlier"] = earlier
+        results = appended(json.loads(args.out.read_text()), results)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     return results
+
+
+def appended(old: dict[str, Any], results: dict[str, Any]) -> dict[str, Any]:
+    """The stored JSON ``old`` with this run's environment as ``environment_appended``
+    (the earlier appends' environments kept, oldest first, in
+    ``environment_appended_earlier``): the stored cells keep the environment they ran in.
+    The settings must be the same."""
+    if old["settings"] != results["settings"]:
+        raise SystemExit("--append: the JSON was written with other settings")
+    earlier = [*old.get("environment_appended_earlier", []),
+               *([old["environment_appended"]] if "environment_appended" in old else [])]
+    out = {**old, "environment_appended": results["environment"]}
+    if earlier:
+        out["environment_appended_earlier"] = earlier
+    return out
 
 
 def run_matrix(args: argparse.Namespace, alpha: float, plan: Iterable[tuple[Any, ...]],
@@ -348,7 +358,11 @@ def run_sized_cells(args: argparse.Namespace, results: dict[str, Any], designs: 
     ``size_key``), the rows in the order of ``designs`` then of ``sizes`` and the sizes
     asked for; the JSON is rewritten after every cell."""
     if args.append and args.out.exists():
-        results["cells"] = json.loads(args.out.read_text())["cells"]
+        # the stored cells keep the environment they ran in (it was replaced by this run's,
+        # and the table's head named this commit for every row)
+        stored = appended(json.loads(args.out.read_text()), results)
+        results.clear()
+        results.update(stored)
     asked = [int(s) for s in args.sizes.split(",")]
     order = [(d, n) for d in designs for n in sorted({*sizes, *asked})]  # the table's rows
     words = only_words(args)

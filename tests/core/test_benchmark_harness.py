@@ -1,4 +1,4 @@
-"""The validation matrices' shared command line (benchmarks/_harness.py): ``--only``."""
+"""The validation matrices' shared command line (benchmarks/_harness.py): --only, --append."""
 
 from __future__ import annotations
 
@@ -54,3 +54,25 @@ def test_conditional_forecasting_page_quotes_the_matrix_band_counts():
     assert (f"in [0.03, 0.07] on {inside('reject bernoulli two-sided')} of the "
             f"{len(nulls)} null cells") in text
     assert f"counting ties in full: {inside('reject bernoulli-conservative two-sided')})" in text
+
+
+def test_an_appended_sized_cell_keeps_the_stored_cells_environment(tmp_path):
+    # run_sized_cells --append replaced the JSON's environment by this run's: the table's
+    # head then named today's commit for every row, most of which ran at another
+    import argparse
+    import json
+
+    from benchmarks._harness import run_sized_cells
+
+    out = tmp_path / "m.json"
+    stored = {"environment": {"commit": "old"}, "settings": {"reps": 2},
+              "cells": [{"design": "a", "n": 10, "v": 1}, {"design": "b", "n": 10, "v": 2}]}
+    out.write_text(json.dumps(stored))
+    args = argparse.Namespace(append=True, out=out, sizes="10", only=["b"])
+    head = {"environment": {"commit": "new"}, "settings": {"reps": 2}, "cells": []}
+    run_sized_cells(args, head, ["a", "b"], (10,), "n",
+                    lambda name, n: {"design": name, "n": n, "v": 3})
+    written = json.loads(out.read_text())
+    assert written["environment"] == {"commit": "old"}
+    assert written["environment_appended"] == {"commit": "new"}
+    assert [c["v"] for c in written["cells"]] == [1, 3]
