@@ -424,19 +424,20 @@ def numeric_column(df: pd.DataFrame, column: str, *, owner: str | None = None,
     elif pd.api.types.is_bool_dtype(s.dtype):
         raise ValueError(f"Column '{column}'{where} must be numeric; got dtype bool.")
     textual = pd.api.types.is_object_dtype(s.dtype) or isinstance(s.dtype, pd.StringDtype)
-    if isinstance(s.dtype, pd.CategoricalDtype) or not (
-        pd.api.types.is_numeric_dtype(s.dtype) or textual
-    ):
-        # a dtype that holds no numbers (dates, categories): every row offends
+    if (isinstance(s.dtype, pd.CategoricalDtype) or pd.api.types.is_complex_dtype(s.dtype)
+            or not (pd.api.types.is_numeric_dtype(s.dtype) or textual)):
+        # a dtype that holds no real numbers (dates, categories, complex numbers, whose
+        # imaginary part a cast to float would drop): every row offends
         raise _bad(column, f"be numeric (got dtype {s.dtype})", df.index,
                    np.arange(len(s)), s.to_numpy(dtype=object), owner)
     if textual:
         # numbers written as text ('0.3', as a CSV or a string dtype gives them back) are
-        # read as numbers; anything else, a Python bool included, names its rows
+        # read as numbers; anything else, a Python bool or a complex number included,
+        # names its rows
         raw = s.to_numpy(dtype=object)
         converted = pd.to_numeric(s.astype(object), errors="coerce")
-        flags = np.fromiter((is_bool(v) for v in raw), dtype=bool,
-                            count=len(raw))
+        flags = np.fromiter((is_bool(v) or isinstance(v, complex | np.complexfloating)
+                             for v in raw), dtype=bool, count=len(raw))
         bad = np.flatnonzero((converted.isna().to_numpy() & s.notna().to_numpy()) | flags)
         if len(bad):
             rule = ("be numeric" if pd.api.types.is_object_dtype(s.dtype)
@@ -541,8 +542,10 @@ def label_column(
     if not variants:
         check_case_distinct(df, column, owner=owner)
     s = df[column]
-    if discrete and (pd.api.types.is_float_dtype(s.dtype)
-                     or pd.api.types.is_object_dtype(s.dtype)):
+    # a categorical column is checked by its values: categories of non-integer numbers are
+    # a continuous column all the same
+    held = s.dtype.categories.dtype if isinstance(s.dtype, pd.CategoricalDtype) else s.dtype
+    if discrete and (pd.api.types.is_float_dtype(held) or pd.api.types.is_object_dtype(held)):
         values = s.to_numpy(dtype=object)
         bad = np.flatnonzero([isinstance(v, float | np.floating)
                               and not (np.isfinite(v) and float(v).is_integer())

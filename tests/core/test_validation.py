@@ -329,3 +329,32 @@ def test_narrow_floats_are_read_as_stated(dtype):
         moved = coherence.update_direction(np.array([0.3], dtype), np.array([0.32], dtype),
                                            np.array([0.3], dtype))
         assert moved.direction.tolist() == ["partial"]
+
+
+@pytest.mark.parametrize("values", [np.array([0.3 + 0.5j, 0.2 + 0j, 0.7 + 0j, 0.4 + 0j]),
+                                    pd.Series([0.3 + 0.5j, 0.2, 0.7, 0.4], dtype=object)])
+def test_complex_numbers_are_not_read_as_their_real_part(values):
+    # a complex column was cast to float, its imaginary part dropped with only numpy's
+    # ComplexWarning: a forecast of 0.3+0.5j was scored as 0.3
+    import coherence
+
+    df = pd.DataFrame({"model": "m", "question": list("abcd"), "probability": values,
+                       "outcome": [1, 0, 1, 0]})
+    with pytest.raises(ValueError, match=r"Column 'probability'.*must be numeric.*row 0"):
+        coherence.forecast_scores(df, rng=0)
+    with pytest.raises(ValueError, match="must be numeric"):
+        v.probability_column(pd.DataFrame({"p": values}), "p")
+
+
+def test_discrete_categorical_of_non_integer_numbers_raises():
+    # a continuous column held as a categorical passed the discrete check (one class per
+    # distinct value), as the same column of floats does not
+    df = pd.DataFrame({"outcome": pd.Categorical([0.5, 1.5, 1.0, 0.5])})
+    with pytest.raises(ValueError, match="non-integer numbers, a continuous column"):
+        v.label_column(df, "outcome", discrete=True)
+    codes, labels = v.label_column(pd.DataFrame({"a": pd.Categorical([1.0, 0.0, 1.0])}), "a",
+                                   discrete=True)
+    assert codes.tolist() == [1, 0, 1] and labels.tolist() == [0.0, 1.0]
+    codes, _ = v.label_column(pd.DataFrame({"a": pd.Categorical(["y", "n"])}), "a",
+                              discrete=True)
+    assert codes.tolist() == [1, 0]
