@@ -455,7 +455,8 @@ def ci_test(
         splits on every value, each spanning about :math:`2/\sqrt{C_e}` of each
         value's ranks (the rows of 4 contexts for one continuous column).
         ``'regression'``: the share of the outcome's least-squares residual
-        that the actions' residuals explain, both residuals of a basis of the
+        that the actions' residuals explain (with more than two outcome classes,
+        of every class's indicator, summed), both residuals of a basis of the
         conditioning values (splines of each, their cubic cross terms, the
         discrete strata): a leak of one sign pooled over the whole study.
         ``'combined'``: the smaller of the two p-values, calibrated over the

@@ -12,7 +12,9 @@ by least squares, and measures what is left between them over the whole study:
     \qquad r_y = (I - H)\, y, \quad R_a = (I - H)\, A,
 
 with :math:`A` the indicators of the actions (the first level left out),
-:math:`y` the outcome, :math:`H` the projection on a basis of the conditioning
+:math:`y` the outcome (0/1; with more than two classes the matrix of every class's
+indicator, numerator and denominator summed over the classes, so that the labels'
+order does not matter), :math:`H` the projection on a basis of the conditioning
 values (an intercept, an indicator of each discrete evidence stratum, for each
 belief or continuous evidence value a cubic B-spline with knots at five of its
 quantiles, or an indicator of each level where it takes few values, and the cross
@@ -101,13 +103,20 @@ def adjustment_basis(cond: np.ndarray) -> np.ndarray:
     return out
 
 
-def regression_of(q: np.ndarray, action: np.ndarray
+def regression_of(q: np.ndarray, action: np.ndarray, n_outcomes: int = 2
                   ) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
     """:math:`T` (module docstring) as a statistic of ``(actions, outcomes)`` copies for
     :func:`._citest_plugin.permutation_null`: each argument 1-d (the data's) or 2-d (a
     permuted copy a row, one of the two); ``q`` from :func:`adjustment_basis`. The data's
     ``action`` fixes the levels, and its residuals are computed once, for the outcome
-    permutations that keep it. A copy whose outcome the basis explains has ``T = 0``."""
+    permutations that keep it. A copy whose outcome the basis explains has ``T = 0``.
+
+    Outcomes are codes ``0..n_outcomes - 1``. With more than two, :math:`y` is the
+    matrix of the indicators of every class and numerator and denominator are summed
+    over them: the codes as numbers would make :math:`T` (and the p-value) depend on
+    the order of the labels (a leak into the middle class was seen as a slope of 0).
+    With two, the indicator of class 1 gives the same :math:`T` (the other class's
+    residual is its negative)."""
     levels = np.unique(action)
 
     def residuals(a2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -120,12 +129,21 @@ def regression_of(q: np.ndarray, action: np.ndarray
 
     def statistic(actions: np.ndarray, outcomes: np.ndarray) -> np.ndarray:
         ra, gram_inv = fixed if np.ndim(actions) == 1 else residuals(actions)
-        y2 = np.atleast_2d(outcomes).astype(np.float64)
-        ry = y2 - (y2 @ q) @ q.T                                          # (by, n)
-        proj = (ry[:, None, :] @ ra)[:, 0, :]                             # (b, m)
-        explained = (proj[:, None, :] @ gram_inv @ proj[:, :, None])[:, 0, 0]
-        total = np.einsum("bn,bn->b", ry, ry)
-        scale = np.einsum("n,n->", y2[0], y2[0]) + 1.0
+        y2 = np.atleast_2d(outcomes)
+        if n_outcomes > 2:  # every class's indicator, summed over the classes
+            y3 = (y2[:, None, :] == np.arange(n_outcomes)[None, :, None]).astype(np.float64)
+            ry3 = y3 - (y3 @ q) @ q.T                                     # (by, K, n)
+            proj3 = ry3 @ ra                                              # (b, K, m)
+            explained = np.einsum("bkm,bmj,bkj->b", proj3, gram_inv, proj3)
+            total = np.einsum("bkn,bkn->b", ry3, ry3)
+            scale = np.einsum("kn,kn->", y3[0], y3[0]) + 1.0
+        else:
+            y2 = y2.astype(np.float64)
+            ry = y2 - (y2 @ q) @ q.T                                      # (by, n)
+            proj = (ry[:, None, :] @ ra)[:, 0, :]                         # (b, m)
+            explained = (proj[:, None, :] @ gram_inv @ proj[:, :, None])[:, 0, 0]
+            total = np.einsum("bn,bn->b", ry, ry)
+            scale = np.einsum("n,n->", y2[0], y2[0]) + 1.0
         out: np.ndarray = np.where(total > 1e-12 * scale,
                                    explained / np.maximum(total, 1e-300), 0.0)
         return out
@@ -133,10 +151,10 @@ def regression_of(q: np.ndarray, action: np.ndarray
     return statistic
 
 
-def regression_statistic(q: np.ndarray, actions: np.ndarray, outcomes: np.ndarray
-                         ) -> np.ndarray:
+def regression_statistic(q: np.ndarray, actions: np.ndarray, outcomes: np.ndarray,
+                         n_outcomes: int = 2) -> np.ndarray:
     """:math:`T` of each copy (see :func:`regression_of`)."""
-    return regression_of(q, np.atleast_2d(actions)[0])(actions, outcomes)
+    return regression_of(q, np.atleast_2d(actions)[0], n_outcomes)(actions, outcomes)
 
 
 def smaller_p(observed: np.ndarray, copies: np.ndarray) -> tuple[float, np.ndarray]:
@@ -181,8 +199,10 @@ def permutation_statistic(name: str, cond: np.ndarray, groups: np.ndarray,
         statistics.append(plugin_statistic(strata, action, outcome))
     width = 1
     if name in ("regression", "combined"):
-        statistics.append(regression_of(adjustment_basis(cond), action))
-        width = 2 * (int(action.max()) + 1)  # a copy's action indicators and residuals
+        n_outcomes = int(outcome.max()) + 1
+        statistics.append(regression_of(adjustment_basis(cond), action, n_outcomes))
+        # a copy's action indicators and residuals, and its outcome's
+        width = 2 * (int(action.max()) + 1) + (2 * n_outcomes if n_outcomes > 2 else 0)
 
     def statistic(actions: np.ndarray, outcomes: np.ndarray) -> np.ndarray:
         return np.column_stack([f(actions, outcomes) for f in statistics])

@@ -140,6 +140,9 @@ def _prepare(x: Any, y: Any, z: Any, *, discrete: Any, resolution: float | None,
                 code, _ = pd.factorize(series, sort=True)
                 codes.append(code.astype(np.int64))
             else:
+                if np.asarray(values).dtype.kind == "c":  # the cast would drop the imaginary part
+                    raise ValueError(param_error(label, owner, "real numbers",
+                                                 f"dtype {np.asarray(values).dtype}"))
                 try:
                     arr = np.asarray(values, dtype=np.float64)
                 except (TypeError, ValueError) as exc:

@@ -206,10 +206,10 @@ def _logistic_base_design(p: np.ndarray, ev: _Evidence, options: Mapping[str, An
     for j, levels in enumerate(ev.n_levels):
         if levels > 1:
             evidence_parts.append(np.eye(levels)[ev.codes[:, j]])  # every level
-    if ev.numeric.shape[1]:
-        mu = ev.numeric[train].mean(axis=0)
-        sd = ev.numeric[train].std(axis=0)
-        sd[sd == 0.0] = 1.0
+    if ev.numeric.shape[1]:  # a column constant in training is 0 there (0.3's sd: 5.6e-17)
+        fit, constant = ev.numeric[train], np.ptp(ev.numeric[train], axis=0) == 0.0
+        mu = np.where(constant, fit[0], fit.mean(axis=0))
+        sd = np.where(constant, 1.0, fit.std(axis=0))
         evidence_parts.append((ev.numeric - mu) / sd)
     parts = [basis, *evidence_parts]
     if options["interactions"] and evidence_parts:

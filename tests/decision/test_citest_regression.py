@@ -242,3 +242,29 @@ def test_combined_keeps_the_plugins_power_on_a_leak_whose_sign_flips():
     hits = _hits_of(_leaky("leak 1.0 whose sign flips with the belief, evidence per context",
                            range(82_000, 82_012)), ("auto", "regression"))
     assert hits["auto"] >= 10 and hits["auto"] >= hits["regression"], hits
+
+
+def test_three_class_outcome_statistic_does_not_depend_on_the_labels_order():
+    """With three outcome classes the statistic pools every class's indicator, so the
+    labels' spelling (hence the order of their codes) changes nothing. Coded as numbers
+    0, 1, 2, a leak into the middle class was a slope of 0: p = 0.25 with the labels
+    'a', 'b', 'c' (the leak into 'b') against 0.005 with 'b', 'a', 'c'."""
+    gen = np.random.default_rng(7)
+    n_ctx, reps = 30, 4
+    ctx = np.repeat(np.arange(n_ctx), reps)
+    belief = (gen.integers(1, 10, n_ctx) * 0.1)[ctx]
+    y = gen.integers(0, 3, n_ctx)[ctx]
+    action = np.where(gen.random(len(ctx)) < 0.8, (y == 1).astype(int),
+                      gen.integers(0, 2, len(ctx)))
+    results = []
+    for names in (np.array(["a", "b", "c"]), np.array(["b", "a", "c"])):
+        data = {"context": ctx, "belief": belief, "outcome": names[y], "action": action}
+        res = coherence.ci_test(data, n_resamples=199, ci_method=None, rng=0)
+        assert res.test_statistic == "regression"
+        results.append(res)
+    assert results[0].test_statistic_value == pytest.approx(results[1].test_statistic_value)
+    assert results[0].pvalue == results[1].pvalue < 0.05
+    q = adjustment_basis(np.column_stack([np.zeros(len(ctx)), belief]))
+    relabelled = np.array([1, 0, 2])[y]
+    assert regression_statistic(q, action, y, 3)[0] == pytest.approx(
+        regression_statistic(q, action, relabelled, 3)[0])
