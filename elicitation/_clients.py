@@ -21,7 +21,6 @@ import re
 import socket
 import threading
 from collections.abc import Mapping
-from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
 from types import MappingProxyType
@@ -39,6 +38,8 @@ from coherence._validation import check_int
 from coherence._validation import param_error
 from coherence._validation import probability_array
 
+from ._constrained import reply_grammar
+from ._constrained import reply_json_schema
 from ._parsing import PAPER_DECISION_LABELS
 from ._templates import BINARY_LABELS
 
@@ -237,50 +238,6 @@ def token_belief(logprobs: Any) -> float:
 
 
 # --------------------------------------------------------------------------- OpenAI-compatible
-#: Room a grammar leaves for reasoning before the answer lines: at most this many
-#: lines of free text, each at most REASONING_LINE characters (about 300 tokens in all).
-REASONING_LINES = 6
-REASONING_LINE = 200
-
-
-def _grammar(kind: str, labels: Sequence[str], reasoning: bool = False) -> str:
-    """A llama.cpp GBNF grammar for the reply format.
-
-    With ``reasoning`` (the prompt asks the model to reason first), a bounded
-    free-text preamble (1 to :data:`REASONING_LINES` lines of at most
-    :data:`REASONING_LINE` characters, each followed by one or two newlines) comes
-    before the answer lines, which end the reply; otherwise the answer lines are the
-    whole reply.
-    """
-    if kind == "decision":
-        answer = ('"' + labels[0] + ': " yn "\\n' + labels[1] + ': " yn')
-        rules = 'yn ::= "Yes" | "No"\n'
-    else:
-        answer = ' "\\n" '.join(f'"{label}: " num' for label in labels)
-        rules = ('num ::= "0" | "1" | "1.0" | "0." [0-9] | "0." [0-9] [0-9] '
-                 '| "0." [0-9] [0-9] [0-9]\n')
-    if not reasoning:
-        return "root ::= " + answer + "\n" + rules
-    return ("root ::= reasoning answer\n"
-            f"answer ::= {answer}\n"
-            f"reasoning ::= (line \"\\n\"{{1,2}}){{1,{REASONING_LINES}}}\n"
-            f"line ::= [^\\n]{{1,{REASONING_LINE}}}\n" + rules)
-
-
-def _json_schema(kind: str, labels: Sequence[str]) -> dict[str, Any]:
-    if kind == "decision":
-        props: dict[str, Any] = {label: {"type": "string", "enum": ["Yes", "No"]}
-                                 for label in labels}
-        required = list(labels)
-    else:
-        props = {label: {"type": "number", "minimum": 0, "maximum": 1} for label in labels}
-        required = list(labels)
-    return {"type": "json_schema", "json_schema": {
-        "name": "answer", "strict": True,
-        "schema": {"type": "object", "properties": props, "required": required,
-                   "additionalProperties": False}}}
-
-
 _SECRET_PATTERNS = (
     re.compile(r"(?i)(bearer\s+)[^\s\"',;]+"),
     re.compile(r"(?i)((?:api[_-]?key|authorization|x-api-key)[\"']?\s*[:=]\s*[\"']?)"
@@ -533,9 +490,9 @@ class OpenAIClient:
             body["logprobs"] = True
             body["top_logprobs"] = self.top_logprobs
         if self.constrained == "json_schema":
-            body["response_format"] = _json_schema(request.kind, request.labels)
+            body["response_format"] = reply_json_schema(request.kind, request.labels)
         elif self.constrained == "grammar":
-            body["grammar"] = _grammar(request.kind, request.labels, request.reasoning)
+            body["grammar"] = reply_grammar(request.kind, request.labels, request.reasoning)
         body.update(self.extra_body)
         return body
 

@@ -305,8 +305,8 @@ def test_simulated_validation():
 
 # --------------------------------------------------------------------------- reasoning grammar
 def test_grammar_leaves_room_for_reasoning_only_where_the_prompt_asks(server):
-    from elicitation._clients import REASONING_LINE
-    from elicitation._clients import REASONING_LINES
+    from elicitation._constrained import REASONING_LINE
+    from elicitation._constrained import REASONING_LINES
 
     client = OpenAIClient("m", base_url=server.url, constrained="grammar", timeout=5)
     client.complete(_request())
