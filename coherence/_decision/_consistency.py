@@ -49,6 +49,7 @@ from ._consistency_warnings import MIN_TEST_CONTEXTS
 from ._consistency_warnings import OWNER
 from ._consistency_warnings import shift_alone
 from ._consistency_warnings import warn_flat
+from ._consistency_warnings import warn_left_out
 from ._consistency_warnings import warn_no_rmse
 from ._consistency_warnings import warn_shift_alone
 from ._consistency_warnings import warn_untested
@@ -748,7 +749,9 @@ def prompt_consistency(
     has the shift's five and not the disagreement's gets, under ``'combined'``, its
     shift's p-value alone (and enters the overall p-value by its shift only), with a
     :class:`~coherence.SmallSampleWarning` naming it, and ``method`` ends in
-    ``"; shift alone for 'v'"``. Intervals of the RMSEs are bootstrap-t
+    ``"; shift alone for 'v'"``. A variant with no p-value at all is left out of the
+    overall p-value (which tests the others), with a :class:`~coherence.SmallSampleWarning`
+    naming it. Intervals of the RMSEs are bootstrap-t
     intervals of the mean of :math:`h` (or of the squared differences for
     ``rmse="paper"``), mapped through the square root (clipped at 0).
 
@@ -834,6 +837,7 @@ def prompt_consistency(
     pv = pv[~np.isnan(pv)]
     if len(pv) == 0:
         warn_untested(alt)
+    warn_left_out(iv, rows[1 + (rep is not None):], head["prompt"])
     fell_back = shift_alone(iv, rows)
     warn_shift_alone(iv, fell_back, len(pv))
     pvalue = _overall_pvalue(iv["method"], pv, draws, kinds)

@@ -21,6 +21,7 @@ __all__ = [
     "OWNER",
     "shift_alone",
     "warn_flat",
+    "warn_left_out",
     "warn_no_rmse",
     "warn_shift_alone",
     "warn_untested",
@@ -89,6 +90,28 @@ def warn_untested(alternative: str) -> None:
                   f"(the shift needs {MIN_TEST_CONTEXTS} contexts seen under both prompts, "
                   f"the disagreement {MIN_TEST_CONTEXTS} contexts with two or more "
                   "repetitions under both); pvalue is NaN.", SmallSampleWarning, stacklevel=3)
+
+
+def warn_left_out(iv: dict[str, Any], variants: list[dict[str, Any]], headline: Any) -> None:
+    """A :class:`SmallSampleWarning` naming the variants with no p-value when others have
+    one: the overall p-value tests the others only (an untested variant, the headline's
+    included, was left out of it without a word). ``variants``: the rows of the variants
+    other than the reference and its re-run; ``headline``: the headline variant."""
+    missing = [r for r in variants if math.isnan(r["pvalue"])]
+    if not missing or len(missing) == len(variants):
+        return  # all untested: warn_untested says so
+    names = [r["prompt"] for r in missing]
+    lead = (f"; the headline variant {plain_value(headline)!r} is among them"
+            if any(n is headline or n == headline for n in names) else "")
+    both = "both prompts" + (" and the replicate" if iv["rep"] is not None else "")
+    why = ("no context seen under both prompts" if iv["method"] == "permutation" else
+           f"the disagreement needs {MIN_TEST_CONTEXTS} contexts with two or more "
+           f"repetitions under {both}" if iv["alternative"] == "disagreement" else
+           f"the shift needs {MIN_TEST_CONTEXTS} contexts seen under {both}")
+    warnings.warn(f"{OWNER}: {len(missing)} of {len(variants)} variant(s) could not be "
+                  f"tested under alternative={iv['alternative']!r} ({_shown(names)}: {why}); "
+                  "their pvalue is NaN and the overall pvalue tests the other variants "
+                  f"only{lead}.", SmallSampleWarning, stacklevel=3)
 
 
 def shift_alone(iv: dict[str, Any], rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
