@@ -54,6 +54,7 @@ from ._consistency_warnings import warn_no_rmse
 from ._consistency_warnings import warn_shift_alone
 from ._consistency_warnings import warn_untested
 from ._consistency_warnings import warn_without_reference
+from ._consistency_warnings import warn_without_replicate
 from ._design import distinct_roles
 from ._permutation import permutations_within
 
@@ -766,7 +767,9 @@ def prompt_consistency(
     variant *v* and the reference differ only by exchangeable session
     offsets; the replicate's own row shows the session-to-session RMSE. The
     shift is then measured from the mean of the reference and its re-run,
-    :math:`d_{cv} = \bar p_{cv} - (\bar p_{c,ref} + \bar p_{c,rep}) / 2`. With
+    :math:`d_{cv} = \bar p_{cv} - (\bar p_{c,ref} + \bar p_{c,rep}) / 2` (on the contexts
+    seen under all three; a :class:`~coherence.SkippedRecordsWarning` names those of the
+    reference that the re-run lacks). With
     ``replicate`` the null is "no prompt effect beyond a new session". Without
     one, session offsets are a difference the disagreement statistic sees and
     the shift (offsets of mean 0) does not.
@@ -808,6 +811,7 @@ def prompt_consistency(
                                 truth, method, rmse, alternative, n_resamples,
                                 confidence_level, rng)
     warn_without_reference(iv)
+    warn_without_replicate(iv)
     names, n_groups, ref, rep = iv["names"], iv["n_groups"], iv["ref"], iv["rep"]
     gen: np.random.Generator = iv["gen"]
     level, n_res = iv["confidence_level"], iv["n_resamples"]

@@ -26,6 +26,7 @@ __all__ = [
     "warn_shift_alone",
     "warn_untested",
     "warn_without_reference",
+    "warn_without_replicate",
 ]
 
 OWNER = "prompt_consistency"
@@ -57,6 +58,28 @@ def warn_without_reference(iv: dict[str, Any]) -> None:
                   f"their {n_rows} rows enter no comparison with the reference (each "
                   "variant's shift and RMSE use the contexts seen under both), only the "
                   "variants' std.", SkippedRecordsWarning, stacklevel=3)
+
+
+def warn_without_replicate(iv: dict[str, Any]) -> None:
+    """A :class:`SkippedRecordsWarning` naming the contexts seen under the reference and
+    not under the ``replicate``: the variants' shift and p-values measure from the
+    reference and its re-run together, so they leave such contexts out (their
+    ``rmse_reference``, from the reference alone, does not); they were left out without
+    a word."""
+    if iv["rep"] is None:
+        return
+    groups, labels, n_groups = iv["groups"], iv["labels"], iv["n_groups"]
+    has_ref = np.bincount(groups[labels == iv["ref"]], minlength=n_groups) > 0
+    has_rep = np.bincount(groups[labels == iv["rep"]], minlength=n_groups) > 0
+    lacking = np.flatnonzero(has_ref & ~has_rep)
+    if len(lacking) == 0:
+        return
+    warnings.warn(f"{OWNER}: {len(lacking)} of {int(has_ref.sum())} contexts seen under the "
+                  f"reference {iv['reference']!r} have no row under its re-run "
+                  f"replicate={iv['replicate']!r} ({_shown(iv['contexts'][lacking])}): each "
+                  "variant's shift and p-values, measured from the reference and its re-run "
+                  "together, leave them out (its rmse_reference, from the reference alone, "
+                  "uses them).", SkippedRecordsWarning, stacklevel=3)
 
 
 def warn_flat(table: pd.DataFrame) -> None:
