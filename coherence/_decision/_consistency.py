@@ -49,10 +49,12 @@ from ._consistency_warnings import MIN_TEST_CONTEXTS
 from ._consistency_warnings import OWNER
 from ._consistency_warnings import shift_alone
 from ._consistency_warnings import warn_flat
+from ._consistency_warnings import warn_left_out
 from ._consistency_warnings import warn_no_rmse
 from ._consistency_warnings import warn_shift_alone
 from ._consistency_warnings import warn_untested
 from ._consistency_warnings import warn_without_reference
+from ._consistency_warnings import warn_without_replicate
 from ._design import distinct_roles
 from ._permutation import permutations_within
 
@@ -748,7 +750,9 @@ def prompt_consistency(
     has the shift's five and not the disagreement's gets, under ``'combined'``, its
     shift's p-value alone (and enters the overall p-value by its shift only), with a
     :class:`~coherence.SmallSampleWarning` naming it, and ``method`` ends in
-    ``"; shift alone for 'v'"``. Intervals of the RMSEs are bootstrap-t
+    ``"; shift alone for 'v'"``. A variant with no p-value at all is left out of the
+    overall p-value (which tests the others), with a :class:`~coherence.SmallSampleWarning`
+    naming it. Intervals of the RMSEs are bootstrap-t
     intervals of the mean of :math:`h` (or of the squared differences for
     ``rmse="paper"``), mapped through the square root (clipped at 0).
 
@@ -763,7 +767,9 @@ def prompt_consistency(
     variant *v* and the reference differ only by exchangeable session
     offsets; the replicate's own row shows the session-to-session RMSE. The
     shift is then measured from the mean of the reference and its re-run,
-    :math:`d_{cv} = \bar p_{cv} - (\bar p_{c,ref} + \bar p_{c,rep}) / 2`. With
+    :math:`d_{cv} = \bar p_{cv} - (\bar p_{c,ref} + \bar p_{c,rep}) / 2` (on the contexts
+    seen under all three; a :class:`~coherence.SkippedRecordsWarning` names those of the
+    reference that the re-run lacks). With
     ``replicate`` the null is "no prompt effect beyond a new session". Without
     one, session offsets are a difference the disagreement statistic sees and
     the shift (offsets of mean 0) does not.
@@ -805,6 +811,7 @@ def prompt_consistency(
                                 truth, method, rmse, alternative, n_resamples,
                                 confidence_level, rng)
     warn_without_reference(iv)
+    warn_without_replicate(iv)
     names, n_groups, ref, rep = iv["names"], iv["n_groups"], iv["ref"], iv["rep"]
     gen: np.random.Generator = iv["gen"]
     level, n_res = iv["confidence_level"], iv["n_resamples"]
@@ -834,6 +841,7 @@ def prompt_consistency(
     pv = pv[~np.isnan(pv)]
     if len(pv) == 0:
         warn_untested(alt)
+    warn_left_out(iv, rows[1 + (rep is not None):], head["prompt"])
     fell_back = shift_alone(iv, rows)
     warn_shift_alone(iv, fell_back, len(pv))
     pvalue = _overall_pvalue(iv["method"], pv, draws, kinds)

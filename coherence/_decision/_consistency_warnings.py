@@ -21,10 +21,12 @@ __all__ = [
     "OWNER",
     "shift_alone",
     "warn_flat",
+    "warn_left_out",
     "warn_no_rmse",
     "warn_shift_alone",
     "warn_untested",
     "warn_without_reference",
+    "warn_without_replicate",
 ]
 
 OWNER = "prompt_consistency"
@@ -58,6 +60,28 @@ def warn_without_reference(iv: dict[str, Any]) -> None:
                   "variants' std.", SkippedRecordsWarning, stacklevel=3)
 
 
+def warn_without_replicate(iv: dict[str, Any]) -> None:
+    """A :class:`SkippedRecordsWarning` naming the contexts seen under the reference and
+    not under the ``replicate``: the variants' shift and p-values measure from the
+    reference and its re-run together, so they leave such contexts out (their
+    ``rmse_reference``, from the reference alone, does not); they were left out without
+    a word."""
+    if iv["rep"] is None:
+        return
+    groups, labels, n_groups = iv["groups"], iv["labels"], iv["n_groups"]
+    has_ref = np.bincount(groups[labels == iv["ref"]], minlength=n_groups) > 0
+    has_rep = np.bincount(groups[labels == iv["rep"]], minlength=n_groups) > 0
+    lacking = np.flatnonzero(has_ref & ~has_rep)
+    if len(lacking) == 0:
+        return
+    warnings.warn(f"{OWNER}: {len(lacking)} of {int(has_ref.sum())} contexts seen under the "
+                  f"reference {iv['reference']!r} have no row under its re-run "
+                  f"replicate={iv['replicate']!r} ({_shown(iv['contexts'][lacking])}): each "
+                  "variant's shift and p-values, measured from the reference and its re-run "
+                  "together, leave them out (its rmse_reference, from the reference alone, "
+                  "uses them).", SkippedRecordsWarning, stacklevel=3)
+
+
 def warn_flat(table: pd.DataFrame) -> None:
     """A :class:`DegenerateDataWarning` naming the variants whose per-context mean
     differences from the reference do not vary (identical or heaped beliefs): their shift
@@ -89,6 +113,28 @@ def warn_untested(alternative: str) -> None:
                   f"(the shift needs {MIN_TEST_CONTEXTS} contexts seen under both prompts, "
                   f"the disagreement {MIN_TEST_CONTEXTS} contexts with two or more "
                   "repetitions under both); pvalue is NaN.", SmallSampleWarning, stacklevel=3)
+
+
+def warn_left_out(iv: dict[str, Any], variants: list[dict[str, Any]], headline: Any) -> None:
+    """A :class:`SmallSampleWarning` naming the variants with no p-value when others have
+    one: the overall p-value tests the others only (an untested variant, the headline's
+    included, was left out of it without a word). ``variants``: the rows of the variants
+    other than the reference and its re-run; ``headline``: the headline variant."""
+    missing = [r for r in variants if math.isnan(r["pvalue"])]
+    if not missing or len(missing) == len(variants):
+        return  # all untested: warn_untested says so
+    names = [r["prompt"] for r in missing]
+    lead = (f"; the headline variant {plain_value(headline)!r} is among them"
+            if any(n is headline or n == headline for n in names) else "")
+    both = "both prompts" + (" and the replicate" if iv["rep"] is not None else "")
+    why = ("no context seen under both prompts" if iv["method"] == "permutation" else
+           f"the disagreement needs {MIN_TEST_CONTEXTS} contexts with two or more "
+           f"repetitions under {both}" if iv["alternative"] == "disagreement" else
+           f"the shift needs {MIN_TEST_CONTEXTS} contexts seen under {both}")
+    warnings.warn(f"{OWNER}: {len(missing)} of {len(variants)} variant(s) could not be "
+                  f"tested under alternative={iv['alternative']!r} ({_shown(names)}: {why}); "
+                  "their pvalue is NaN and the overall pvalue tests the other variants "
+                  f"only{lead}.", SmallSampleWarning, stacklevel=3)
 
 
 def shift_alone(iv: dict[str, Any], rows: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -701,3 +701,56 @@ def test_property_intervals_within_the_range_of_probabilities(n_contexts, seed):
     row = res.table.set_index("prompt").loc["alt"]
     assert row["shift_ci_low"] >= -1.0 and row["shift_ci_high"] <= 1.0
     assert row["rmse_reference_ci_high"] <= 1.0
+
+
+def test_untested_variant_left_out_of_the_overall_pvalue_is_said():
+    # 'b' is 0.3 higher in the 4 contexts it was asked in (the headline RMSE, 0.28): too few
+    # for a bootstrap-t p-value, so the overall p-value (0.325) tested 'a' alone, silently
+    gen = np.random.default_rng(5)
+    rows = [{"context": c, "prompt": p, "repetition": r,
+             "belief": float(np.clip(0.5 + 0.3 * (p == "b") + gen.normal(0, 0.05), 0, 1))}
+            for c in range(30) for p in ("standard", "a", "b") for r in range(3)
+            if p != "b" or c < 4]
+    data = pd.DataFrame(rows)
+    for alternative, why in (("combined", "shift needs 5 contexts seen under both"),
+                             ("disagreement", "disagreement needs 5 contexts with two")):
+        with pytest.warns(coherence.SmallSampleWarning,
+                          match=f"1 of 2 variant\\(s\\) could not be tested under "
+                                f"alternative='{alternative}' \\('b': the {why}.*overall "
+                                "pvalue tests the other variants only; the headline "
+                                "variant 'b' is among them"):
+            res = prompt_consistency(data, alternative=alternative, n_resamples=99, rng=0)
+        assert res.headline_prompt == "b" and np.isfinite(res.pvalue)
+        assert np.isnan(res.table.set_index("prompt").loc["b", "pvalue"])
+    # every variant tested (the permutation has no floor): no warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        prompt_consistency(data, method="permutation", n_resamples=99, rng=0)
+
+
+def test_contexts_without_the_replicate_are_said():
+    # the re-run covers 8 of 30 contexts: the variant's shift (0.053) and p-values use
+    # those 8 alone, its rmse_reference all 30, and the 22 contexts left out went unsaid
+    gen = np.random.default_rng(5)
+    rows = [{"context": c, "prompt": p, "repetition": r,
+             "belief": float(np.clip(0.5 + 0.05 * (p == "a") + gen.normal(0, 0.05), 0, 1))}
+            for c in range(30) for p in ("standard", "rerun", "a") for r in range(3)
+            if p != "rerun" or c < 8]
+    data = pd.DataFrame(rows)
+    with pytest.warns(coherence.SkippedRecordsWarning,
+                      match="22 of 30 contexts seen under the reference 'standard' have no "
+                            "row under its re-run replicate='rerun' \\(8, 9, 10, 11, 12 and 17 "
+                            "more\\): each variant's shift and p-values"):
+        res = prompt_consistency(data, replicate="rerun", n_resamples=99, rng=0)
+    means = res.context_means
+    anchor = (means["standard"] + means["rerun"]) / 2
+    row = res.table.set_index("prompt").loc["a"]
+    assert row["shift"] == pytest.approx((means["a"] - anchor).mean())  # the 8 contexts
+    # a re-run of every context: no warning
+    full = pd.DataFrame([{"context": c, "prompt": p, "repetition": r, "belief": 0.5 + 0.01 * r}
+                         for c in range(6) for p in ("standard", "rerun", "a")
+                         for r in range(2)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", coherence.SkippedRecordsWarning)
+        warnings.simplefilter("ignore", coherence.DegenerateDataWarning)
+        prompt_consistency(full, replicate="rerun", n_resamples=99, rng=0)
