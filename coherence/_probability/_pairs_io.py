@@ -416,8 +416,9 @@ def attach_outcomes(pairs: Any, resolved: Any, *, missing: str = "raise", pair: 
         When ``resolved`` lacks an outcome column, gives one pair two different
         outcomes or another category than ``pairs`` does, when a successful pair
         of ``pairs`` has no resolution in ``resolved`` (``missing="raise"``), or
-        when ``pairs`` already holds an outcome that disagrees, or when a pair id
-        is written two ways (``1`` and ``'1'``); each message names the pairs.
+        when ``pairs`` already holds an outcome that disagrees or is not a number
+        (``'yes'``), or when a pair id is written two ways (``1`` and ``'1'``); each
+        message names the pairs.
 
     Warns
     -----
@@ -515,7 +516,16 @@ def attach_outcomes(pairs: Any, resolved: Any, *, missing: str = "raise", pair: 
     for col in PAIR_OUTCOMES:
         new = target[pair].map(lookup[col]).where(ok).astype(float)
         if col in target.columns:
-            old = pd.to_numeric(target[col], errors="coerce")
+            old = pd.to_numeric(target[col].astype(object), errors="coerce")
+            # a value that is not a number ('yes') would read as missing and be overwritten
+            # unchecked: refuse it, as conditional_forecasting does
+            text = target[col].notna() & old.isna() & new.notna()
+            if text.any():
+                shown = _first([f"{plain_value(i)!r} = {v!r}" for i, v in
+                                target.loc[text, col].items()])
+                raise ValueError(f"attach_outcomes: column '{col}' of 'pairs' must hold "
+                                 f"outcomes 0 or 1 (or missing); {int(text.sum())} row(s) "
+                                 f"hold something else (first: {shown}).")
             differ = old.notna() & new.notna() & (old != new)
             if differ.any():
                 labels = _first([repr(v) for v in target.index[differ].tolist()])
