@@ -441,3 +441,18 @@ def test_attach_outcomes_refuses_outcomes_written_as_words():
     two["a_outcome"] = pd.Series([False, None], dtype=object)
     out = attach_outcomes(two, one)
     assert out["a_outcome"].tolist() == [0.0, 0.0]
+
+
+def test_read_pairs_refuses_a_json_key_written_twice(tmp_path):
+    """json keeps the last of two equal keys: a file whose 'results' names variant 'v1'
+    twice lost the first list's pairs (2 pairs read of 3), a record naming 'p_a' twice its
+    first forecast. Both raise, naming the key."""
+    rec = json.dumps(_record(0))
+    path = tmp_path / "twice.json"
+    second = ", ".join(json.dumps(_record(i)) for i in (1, 2))
+    path.write_text('{"results": {"v1": [' + rec + '], "v1": [' + second + "]}}")
+    with pytest.raises(ValueError, match="names the key 'v1' twice"):
+        read_pairs(path)
+    path.write_text('{"results": [' + rec.replace('"p_a": ', '"p_a": 0.9, "p_a": ', 1) + "]}")
+    with pytest.raises(ValueError, match="names the key 'p_a' twice"):
+        read_pairs(path)
