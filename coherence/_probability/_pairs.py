@@ -467,6 +467,10 @@ def conditional_forecasting(
         With ``model``, the columns that define the cells (those present): one row per
         (run, model, variant, category), so runs of one model with other settings are
         never pooled. :func:`read_pairs` writes ``run`` (the model and its settings).
+        Each optional column (``pair``, ``run``, ``model``, ``variant``, ``failed``, the
+        outcomes, the reverse elicitation) may be absent under its default name only: a
+        name given otherwise that is not a column raises (ignored, ``run='session'`` for
+        a column ``'Session'`` would pool the runs).
     failed : str, default "error"
         Rows where this column is set (anything but a missing value, ``False``, the
         number 0 or a blank string, the rule of :func:`attach_outcomes`) are failed
