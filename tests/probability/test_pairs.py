@@ -687,3 +687,22 @@ def test_float32_values_held_as_objects_read_as_their_decimals():
     assert res.improvement.tolist() == [0.0, 0.0, 0.0]
     assert row["win_rate"] == 0.0 and row["no_update"] == 1.0
     assert np.isnan(row["pvalue"])
+
+
+def test_a_conditional_equal_to_p_a_up_to_rounding_is_no_update():
+    """P(A) the mean of two elicitations, 0.30000000000000004, against a stated P(A|B) of
+    0.3: no update, improvement 0. Rounding made it a win of 3e-17 (win rate 0.25 of four
+    pairs of which none updated) and a live pair of the Bernoulli null (p-value 1.0 and an
+    interval of width 3e-17, where the test has nothing to test)."""
+    pa = [np.mean([0.2, 0.4]), np.mean([0.1, 0.5]), 0.7, 0.1]
+    pairs = pd.DataFrame({"pair": range(4), "category": "strong", "p_a": pa,
+                          "p_a_given_b1": [0.3, 0.3, 0.7, 0.1],
+                          "p_a_given_b0": [0.3, 0.3, 0.7, 0.1],
+                          "a_outcome": [0, 1, 0, 1], "b_outcome": [1, 1, 0, 0]})
+    assert pa[0] != 0.3
+    with pytest.warns(DegenerateDataWarning):
+        res = conditional_forecasting(pairs, n_resamples=99, rng=0)
+    row = res.table.iloc[0]
+    assert res.improvement.tolist() == [0.0] * 4
+    assert row["win_rate"] == 0.0
+    assert np.isnan(row["pvalue"]) and np.isnan(row["ci_low"]) and np.isnan(row["ci_high"])
