@@ -504,3 +504,14 @@ def test_a_named_column_that_is_absent_raises():
             conditional_forecasting(df, **{role: name}, **FAST)
     # under their default names the optional columns may be absent, as before
     assert conditional_forecasting(df.drop(columns="pair"), **FAST).table["n"].tolist() == [6]
+
+
+def test_summary_names_the_cells_under_the_names_given():
+    """With run='Session', summary() printed the two runs' rows as two 'strong' rows, with
+    nothing to tell them apart (it showed only columns called run, model, variant)."""
+    df = _noisy(6, 0).assign(Session=["s1"] * 3 + ["s2"] * 3)
+    res = conditional_forecasting(df, run="Session", **FAST)
+    text = str(res.summary())
+    assert "Session" in text and "s1" in text and "s2" in text
+    assert conditional_forecasting(df.assign(run=df["Session"]), **FAST).summary().tables[0][
+        1].columns[0] == "run"
