@@ -435,7 +435,11 @@ def numeric_column(df: pd.DataFrame, column: str, *, owner: str | None = None,
         # read as numbers; anything else, a Python bool or a complex number included,
         # names its rows
         raw = s.to_numpy(dtype=object)
-        converted = pd.to_numeric(s.astype(object), errors="coerce")
+        # a float32 held as an object reads as the decimal it prints as, as in a float32
+        # column (widened, float32(0.3) would be 0.30000001 and differ from a stated 0.3)
+        obj = pd.Series([float(str(v)) if isinstance(v, np.floating) and v.itemsize < 8
+                         else v for v in raw], index=s.index, dtype=object)
+        converted = pd.to_numeric(obj, errors="coerce")
         flags = np.fromiter((is_bool(v) or isinstance(v, complex | np.complexfloating)
                              for v in raw), dtype=bool, count=len(raw))
         bad = np.flatnonzero((converted.isna().to_numpy() & s.notna().to_numpy()) | flags)

@@ -31,6 +31,7 @@ from .._resampling import rows_by_key
 from .._results import ConfidenceInterval
 from .._rng import RNGLike
 from .._rng import check_rng
+from .._validation import DECIMAL_SLACK
 from .._validation import as_dataframe
 from .._validation import binary_column
 from .._validation import no_missing
@@ -74,10 +75,20 @@ __all__ = [
 
 
 # --------------------------------------------------------------------------- computation
+def conditional_on_b(p_a: np.ndarray, p1: np.ndarray, p0: np.ndarray,
+                     b: np.ndarray) -> np.ndarray:
+    """P(A|B=b), b the actual resolution of B; one within ``DECIMAL_SLACK`` of P(A) is P(A)
+    itself (0.30000000000000004, the mean of 0.2 and 0.4, against a stated 0.3: no update,
+    not a win of 3e-17)."""
+    p_cond = np.where(b == 1, p1, p0)
+    return np.where(np.abs(p_cond - p_a) <= DECIMAL_SLACK, p_a, p_cond)
+
+
 def brier_improvement(p_a: np.ndarray, p1: np.ndarray, p0: np.ndarray, a: np.ndarray,
                       b: np.ndarray) -> np.ndarray:
-    """(P(A) - a)^2 - (P(A|B=b) - a)^2, with b the actual resolution of B."""
-    p_cond = np.where(b == 1, p1, p0)
+    """(P(A) - a)^2 - (P(A|B=b) - a)^2, with b the actual resolution of B (0 exactly when
+    P(A|B=b) is P(A) up to ``DECIMAL_SLACK``)."""
+    p_cond = conditional_on_b(p_a, p1, p0, b)
     return (p_a - a) ** 2 - (p_cond - a) ** 2
 
 
@@ -467,6 +478,10 @@ def conditional_forecasting(
         With ``model``, the columns that define the cells (those present): one row per
         (run, model, variant, category), so runs of one model with other settings are
         never pooled. :func:`read_pairs` writes ``run`` (the model and its settings).
+        Each optional column (``pair``, ``run``, ``model``, ``variant``, ``failed``, the
+        outcomes, the reverse elicitation) may be absent under its default name only: a
+        name given otherwise that is not a column raises (ignored, ``run='session'`` for
+        a column ``'Session'`` would pool the runs).
     failed : str, default "error"
         Rows where this column is set (anything but a missing value, ``False``, the
         number 0 or a blank string, the rule of :func:`attach_outcomes`) are failed
@@ -722,7 +737,7 @@ def _conditional_forecasting(iv: _PairsInput) -> PairsResult:
     confidence_level, n_resamples, ci_method = iv.confidence_level, iv.n_resamples, iv.ci_method
     tol, gen, alt = iv.tol, iv.gen, iv.alternative
     improvement = brier_improvement(pa, p1, p0, iv.a, iv.b)
-    p_cond = np.where(iv.b == 1, p1, p0)
+    p_cond = conditional_on_b(pa, p1, p0, iv.b)
     sensitivity = np.abs(p1 - p0)
     direction = classify_updates(p1 - pa, p0 - pa, iv.eps)
     _, feasible = total_probability_feasible(pa, p1, p0, tol)

@@ -151,6 +151,7 @@ def prepare_cells(pairs: Any, *, columns: PairsColumnNames,
     if len(df) == 0:
         raise ValueError(param_error("pairs", owner, "a table with at least one row",
                                      "an empty table"))
+    _check_named_columns(df, columns, owner)
     # grouping by a column the computation reads or writes would crash deep inside
     reserved = [_KEY, *columns.probabilities.values(), pair, columns.a_outcome,
                 columns.b_outcome, columns.failed]
@@ -191,6 +192,25 @@ def prepare_cells(pairs: Any, *, columns: PairsColumnNames,
         pair=pair, columns=columns.probabilities, pool=bool(pool), tol=tol, eps=eps,
         confidence_level=confidence_level, test=test, alternative=alternative,
         ci_method=ci_method, n_resamples=n_resamples)
+
+
+#: the optional columns of conditional_forecasting and their default names
+_OPTIONAL_DEFAULTS = {"pair": "pair", "run": "run", "model": "model", "variant": "variant",
+                      "failed": "error", "a_outcome": "a_outcome", "b_outcome": "b_outcome",
+                      "p_b": "p_b", "p_b_given_a1": "p_b_given_a1",
+                      "p_b_given_a0": "p_b_given_a0"}
+
+
+def _check_named_columns(df: pd.DataFrame, columns: PairsColumnNames, owner: str) -> None:
+    """An optional column named otherwise than its default must be in the table: absent, it
+    was ignored without a word (``run='session'`` for a column ``'Session'`` pooled the runs;
+    ``failed='status'`` kept the failed rows). Under its default name it may be absent."""
+    for role, default in _OPTIONAL_DEFAULTS.items():
+        name = getattr(columns, role)
+        if name != default and name not in df.columns:
+            raise ValueError(param_error(
+                role, owner, f"a column of 'pairs' when named (only the default {default!r} "
+                "may be absent)", name))
 
 
 def _skip_failed(df: pd.DataFrame, cell_cols: list[str], columns: PairsColumnNames,

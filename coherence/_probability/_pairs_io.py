@@ -117,8 +117,9 @@ def read_pairs(path: str | Path) -> pd.DataFrame:
         When the file's layout is not recognised, a record lacks a required
         key or holds a value that is not a number (``"YES"`` for a
         resolution, a JSON boolean for a probability; the message names the
-        key and the first offending records), or some successful records have
-        resolutions and others do not; for a CSV file that is empty, names two
+        key and the first offending records), some successful records have
+        resolutions and others do not, or a JSON object names one key twice
+        (``json`` would keep the last); for a CSV file that is empty, names two
         columns alike or is divided by another separator (``;``, tab, ``|``).
 
     See Also
@@ -307,10 +308,29 @@ def _run_label(meta: dict[str, Any], path: Path) -> str:
     return f"{model} ({inner})" if inner else str(model)
 
 
+class _TwiceKeyError(ValueError):
+    """A JSON object names one key twice (``json`` would keep the last)."""
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object's pairs as a dict, refusing a key written twice: ``json.loads`` keeps
+    the last, silently dropping the other (a forecast, or a variant's list of records)."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _TwiceKeyError(key)
+        out[key] = value
+    return out
+
+
 def _read_pairs_json(path: Path) -> pd.DataFrame:
     raw = path.read_bytes()
     try:
-        data = json.loads(raw.decode("utf-8-sig"))
+        data = json.loads(raw.decode("utf-8-sig"), object_pairs_hook=_unique_keys)
+    except _TwiceKeyError as exc:
+        raise ValueError(f"read_pairs: {str(path)!r} names the key {exc.args[0]!r} twice in "
+                         "one JSON object (JSON would silently keep the last, dropping the "
+                         "other value: a record's forecast, or a variant's records).") from None
     except UnicodeDecodeError as exc:
         line = raw[:exc.start].count(b"\n") + 1
         raise ValueError(f"read_pairs: {str(path)!r} is not UTF-8 text (line {line}, byte "
@@ -416,8 +436,9 @@ def attach_outcomes(pairs: Any, resolved: Any, *, missing: str = "raise", pair: 
         When ``resolved`` lacks an outcome column, gives one pair two different
         outcomes or another category than ``pairs`` does, when a successful pair
         of ``pairs`` has no resolution in ``resolved`` (``missing="raise"``), or
-        when ``pairs`` already holds an outcome that disagrees, or when a pair id
-        is written two ways (``1`` and ``'1'``); each message names the pairs.
+        when ``pairs`` already holds an outcome that disagrees or is not a number
+        (``'yes'``), or when a pair id is written two ways (``1`` and ``'1'``); each
+        message names the pairs.
 
     Warns
     -----
@@ -515,7 +536,16 @@ def attach_outcomes(pairs: Any, resolved: Any, *, missing: str = "raise", pair: 
     for col in PAIR_OUTCOMES:
         new = target[pair].map(lookup[col]).where(ok).astype(float)
         if col in target.columns:
-            old = pd.to_numeric(target[col], errors="coerce")
+            old = pd.to_numeric(target[col].astype(object), errors="coerce")
+            # a value that is not a number ('yes') would read as missing and be overwritten
+            # unchecked: refuse it, as conditional_forecasting does
+            text = target[col].notna() & old.isna() & new.notna()
+            if text.any():
+                shown = _first([f"{plain_value(i)!r} = {v!r}" for i, v in
+                                target.loc[text, col].items()])
+                raise ValueError(f"attach_outcomes: column '{col}' of 'pairs' must hold "
+                                 f"outcomes 0 or 1 (or missing); {int(text.sum())} row(s) "
+                                 f"hold something else (first: {shown}).")
             differ = old.notna() & new.notna() & (old != new)
             if differ.any():
                 labels = _first([repr(v) for v in target.index[differ].tolist()])

@@ -125,7 +125,9 @@ class PairsResult(CoherenceResult, test_name="conditional_forecasting",
     def summary(self) -> Summary:
         """The pooled headline and the per-category table, formatted."""
         head = CoherenceResult.summary(self)
-        cells = [c for c in ("run", "model", "variant") if c in self.table.columns]
+        # the cell columns lead the table, under the names given (run="session", ...)
+        columns = list(self.table.columns)
+        cells = columns[:columns.index("category")] if "category" in columns else []
         cols = cells + list(PAIRS_COLUMNS) + ["n_failed"]
         categories = self.table.loc[:, [c for c in cols if c in self.table.columns]]
         with pd.option_context("display.width", 200, "display.max_columns", 30,

@@ -41,6 +41,7 @@ from .._warnings import SkippedRecordsWarning
 from .._warnings import deprecated_keywords
 from .._warnings import second_of_pair
 from ._pairs import brier_improvement
+from ._pairs import conditional_on_b
 from ._pairs_result import failed_rows
 
 __all__ = [
@@ -224,7 +225,7 @@ def _pilot_improvement(pilot: Any, category: str | None, by: str,
     if is_flat(x):
         raise ValueError(f"{owner}: every pilot improvement equals {float(x[0])!r}; the pilot "
                          "gives no spread to plan with.")
-    return x, p_a, np.where(b == 1, p1, p0)
+    return x, p_a, conditional_on_b(p_a, p1, p0, b)
 
 
 def _one_cell(df: pd.DataFrame, owner: str) -> None:

@@ -668,3 +668,41 @@ def test_bernoulli_null_without_the_cache_gives_the_same_figures(monkeypatch):
     assert null is not None and null.cache is None and len(null.rows) > 100
     again = mod._bernoulli_all(p_a, q, x, 499, np.random.default_rng(5), 0.95, "two-sided")
     np.testing.assert_allclose(again, kept, rtol=0, atol=0)
+
+
+def test_float32_values_held_as_objects_read_as_their_decimals():
+    """np.float32 numbers in an object column (a float32 table concatenated with text, say)
+    read as the decimals they print as, as a float32 column does: widened, float32(0.3)
+    against a stated 0.3 was an update of 1e-8 (a win rate of 1/3 and a p-value of 0.08
+    where no pair updated)."""
+    stated = [0.3, 0.2, 0.7]
+    pairs = pd.DataFrame({
+        "pair": [1, 2, 3], "category": ["strong"] * 3,
+        "p_a": pd.Series([np.float32(v) for v in stated], dtype=object),
+        "p_a_given_b1": stated, "p_a_given_b0": stated,
+        "a_outcome": [1, 0, 0], "b_outcome": [1, 0, 1]})
+    with pytest.warns(DegenerateDataWarning, match="every improvement"):
+        res = conditional_forecasting(pairs, n_resamples=99, rng=0)
+    row = res.table.iloc[0]
+    assert res.improvement.tolist() == [0.0, 0.0, 0.0]
+    assert row["win_rate"] == 0.0 and row["no_update"] == 1.0
+    assert np.isnan(row["pvalue"])
+
+
+def test_a_conditional_equal_to_p_a_up_to_rounding_is_no_update():
+    """P(A) the mean of two elicitations, 0.30000000000000004, against a stated P(A|B) of
+    0.3: no update, improvement 0. Rounding made it a win of 3e-17 (win rate 0.25 of four
+    pairs of which none updated) and a live pair of the Bernoulli null (p-value 1.0 and an
+    interval of width 3e-17, where the test has nothing to test)."""
+    pa = [np.mean([0.2, 0.4]), np.mean([0.1, 0.5]), 0.7, 0.1]
+    pairs = pd.DataFrame({"pair": range(4), "category": "strong", "p_a": pa,
+                          "p_a_given_b1": [0.3, 0.3, 0.7, 0.1],
+                          "p_a_given_b0": [0.3, 0.3, 0.7, 0.1],
+                          "a_outcome": [0, 1, 0, 1], "b_outcome": [1, 1, 0, 0]})
+    assert pa[0] != 0.3
+    with pytest.warns(DegenerateDataWarning):
+        res = conditional_forecasting(pairs, n_resamples=99, rng=0)
+    row = res.table.iloc[0]
+    assert res.improvement.tolist() == [0.0] * 4
+    assert row["win_rate"] == 0.0
+    assert np.isnan(row["pvalue"]) and np.isnan(row["ci_low"]) and np.isnan(row["ci_high"])

@@ -491,3 +491,27 @@ def test_a_pair_has_one_category_and_one_resolution():
     # grouped by model, one pair answered by two models is two rows, as before
     both = pd.concat([df.assign(model="m1"), df.assign(model="m2")], ignore_index=True)
     assert conditional_forecasting(both, by="model", **FAST).table["n"].tolist() == [21, 21]
+
+
+def test_a_named_column_that_is_absent_raises():
+    """run='session' where the column is 'Session' was ignored: the two runs were pooled
+    into one cell of 6 pairs. A column named otherwise than its default must be there."""
+    df = _noisy(6, 0).assign(Session=["s1"] * 3 + ["s2"] * 3)
+    assert conditional_forecasting(df, run="Session", **FAST).table["n"].tolist() == [3, 3]
+    for role, name in (("run", "session"), ("model", "llm"), ("variant", "prompt"),
+                       ("failed", "status"), ("pair", "pair_id"), ("p_b", "pb")):
+        with pytest.raises(ValueError, match=f"'{role}' parameter .* got '{name}'"):
+            conditional_forecasting(df, **{role: name}, **FAST)
+    # under their default names the optional columns may be absent, as before
+    assert conditional_forecasting(df.drop(columns="pair"), **FAST).table["n"].tolist() == [6]
+
+
+def test_summary_names_the_cells_under_the_names_given():
+    """With run='Session', summary() printed the two runs' rows as two 'strong' rows, with
+    nothing to tell them apart (it showed only columns called run, model, variant)."""
+    df = _noisy(6, 0).assign(Session=["s1"] * 3 + ["s2"] * 3)
+    res = conditional_forecasting(df, run="Session", **FAST)
+    text = str(res.summary())
+    assert "Session" in text and "s1" in text and "s2" in text
+    assert conditional_forecasting(df.assign(run=df["Session"]), **FAST).summary().tables[0][
+        1].columns[0] == "run"

@@ -424,3 +424,35 @@ def test_read_pairs_file_not_utf8_or_not_json(tmp_path):
     path.write_text("")
     with pytest.raises(ValueError, match=r"run.json' is not valid JSON"):
         read_pairs(path)
+
+
+def test_attach_outcomes_refuses_outcomes_written_as_words():
+    """An outcome 'yes' already in 'pairs' read as missing and was overwritten unchecked:
+    pair x, 'yes' (A happened) in 'pairs', left with a_outcome 0 from 'resolved', where a
+    numeric 1 raises as a contradiction. It raises, naming the rows."""
+    two = pd.DataFrame({"pair": ["x", "y"], "category": ["strong", "none"],
+                        "p_a": [0.3, 0.5], "a_outcome": ["yes", "no"],
+                        "b_outcome": [0.0, 1.0]})
+    one = pd.DataFrame({"pair": ["y", "x"], "category": ["none", "strong"],
+                        "a_outcome": [0, 0], "b_outcome": [1, 0]})
+    with pytest.raises(ValueError, match=r"'a_outcome' of 'pairs' must hold outcomes.*'yes'"):
+        attach_outcomes(two, one)
+    # numbers, bools and missing values are outcomes as before
+    two["a_outcome"] = pd.Series([False, None], dtype=object)
+    out = attach_outcomes(two, one)
+    assert out["a_outcome"].tolist() == [0.0, 0.0]
+
+
+def test_read_pairs_refuses_a_json_key_written_twice(tmp_path):
+    """json keeps the last of two equal keys: a file whose 'results' names variant 'v1'
+    twice lost the first list's pairs (2 pairs read of 3), a record naming 'p_a' twice its
+    first forecast. Both raise, naming the key."""
+    rec = json.dumps(_record(0))
+    path = tmp_path / "twice.json"
+    second = ", ".join(json.dumps(_record(i)) for i in (1, 2))
+    path.write_text('{"results": {"v1": [' + rec + '], "v1": [' + second + "]}}")
+    with pytest.raises(ValueError, match="names the key 'v1' twice"):
+        read_pairs(path)
+    path.write_text('{"results": [' + rec.replace('"p_a": ', '"p_a": 0.9, "p_a": ', 1) + "]}")
+    with pytest.raises(ValueError, match="names the key 'p_a' twice"):
+        read_pairs(path)
