@@ -221,7 +221,7 @@ def test_scores_refuse_a_question_id_spelt_two_ways(tmp_path):
     path = tmp_path / "f.csv"
     path.write_text("model,question,probability,outcome\n"
                     "a,1,0.6,1\na,01,0.7,1\na,2,0.2,0\nb,1,0.5,1\nb,2,0.4,0\n")
-    code, _, err = _main("scores", str(path), "--resamples", "19")
+    code, _, err = _main("scores", str(path))
     assert code == 2 and "column 'question' spells one id two ways ('1' and '01')" in err, err
     assert "rows [0, 1, 3]" in err
 

@@ -191,3 +191,13 @@ def test_version_names_are_kept_as_written(run, tmp_path):
     assert int(after["n_questions"].iloc[0]) < 20  # the 1.10 cutoff was applied
     out = run("scores", str(path), "--forecastbench", "--naive", "1.10", "--resamples", "20")
     assert out.returncode == 0, out.stderr
+
+
+def test_resamples_without_an_extra_table_is_refused(run, table):
+    """--resamples sets the bootstrap of the extra tables only: without one it was read by
+    nothing (the per-model intervals kept their 2000 replicates) and the run exited 0."""
+    out = run("scores", str(table[1]), "--resamples", "50")
+    one_line_error(out)
+    assert "--resamples 50 sets the bootstrap of --forecastbench" in out.stderr
+    out = run("scores", str(table[1]), "--calibration", "--resamples", "50")
+    assert out.returncode == 0, out.stderr
