@@ -132,6 +132,7 @@ def _run_demo(args: argparse.Namespace) -> int:
     n_contexts = args.n_contexts or (60 if args.quick else 200)
     draws = draw_counts(args, quick=args.quick)
     table = args.table or str(Path(args.out).with_suffix(".csv"))
+    _check_demo_files(args.out, table)
     start = time.perf_counter()
     with warnings.catch_warnings():  # --permutations: draw_counts printed the note
         warnings.filterwarnings("ignore", "report.n_permutations", DeprecationWarning)
@@ -157,6 +158,19 @@ def _run_demo(args: argparse.Namespace) -> int:
     print(f"\nreport written to {args.out} ({time.perf_counter() - start:.0f} s), the table it "
           f"analysed to {table}")
     return EXIT_OK
+
+
+def _check_demo_files(out: str, table: str) -> None:
+    """The table the demo writes (as CSV) must be a ``.csv`` file other than the report: the
+    report's rerun line reads it by its ending, and an HTML ``--out`` of the same path was
+    written over it (``--out r.csv`` named the table r.csv too)."""
+    if Path(table).suffix.lower() != ".csv":
+        raise UsageError(f"--table {table}: the table is written as CSV, and the report's "
+                         "rerun line reads it by its ending; name the file .csv")
+    if Path(table).resolve() == Path(out).resolve():
+        raise UsageError(f"the table {table} and the report --out {out} are one file (the "
+                         "report would be written over the table its rerun line names); "
+                         "name the report .html, or pass --table PATH.csv")
 
 
 def _run_pairs(args: argparse.Namespace) -> int:

@@ -166,6 +166,29 @@ def check_id_spellings(frame: Any, path: str, columns: Any) -> None:
                 f"one number and would pool their rows (rows {rows}); write each id one way")
 
 
+def names_as_written(frame: Any, path: str, columns: Any) -> Any:
+    """``frame`` with its label columns (the models' names) as the CSV or TSV file writes
+    them: pandas read a column of names such as ``1.10`` and ``1.2`` (versions) as numbers,
+    and ``1.10`` became ``1.1``, a name that no ``--cutoffs`` key or ``--naive`` matches.
+    Call it after :func:`check_id_spellings` (two spellings of one number stay refused);
+    other files, and columns read as text, are returned as they are."""
+    import pandas as pd
+
+    from coherence._validation import MISSING_WORDS
+
+    p = Path(path)
+    if p.suffix.lower() not in (".csv", ".txt", ".tsv"):
+        return frame
+    names = [c for c in dict.fromkeys(columns) if c is not None and c in frame.columns
+             and pd.api.types.is_numeric_dtype(frame[c].dtype)
+             and not pd.api.types.is_bool_dtype(frame[c].dtype)]
+    if not names:
+        return frame
+    text = pd.read_csv(p, sep="\t" if p.suffix.lower() == ".tsv" else ",", dtype=str,
+                       usecols=names, keep_default_na=False, na_values=list(MISSING_WORDS))
+    return frame.assign(**{name: text[name].str.strip().to_numpy() for name in names})
+
+
 def print_frame(frame: Any) -> None:
     import pandas as pd
 

@@ -81,8 +81,9 @@ def _ignored_iv(args: argparse.Namespace) -> None:
     log-probability is asked for), an empty ``--question`` (the network's was asked), a
     negative ``--seed``, ``--decision`` with ``--no-decision``, ``--out`` with ``--probe``
     (which writes no table), a ``--cache`` that keeps nothing (``:memory:``), and an
-    ``--out``, its ``_incoherent.csv`` and ``--raw-out`` naming the same file (the table
-    was written over the raw replies without a word)."""
+    ``--out``, its ``_incoherent.csv``, ``--raw-out`` and ``--cache`` naming the same file
+    (the table was written over the raw replies, or the cache over the table, without a
+    word)."""
     if args.top_logprobs is not None and not args.logprobs:
         raise ElicitUsageError("--top-logprobs sets the alternatives of --logprobs; without "
                                "--logprobs no log-probability is asked for: add --logprobs "
@@ -105,14 +106,21 @@ def _ignored_iv(args: argparse.Namespace) -> None:
         raise ElicitUsageError("--cache :memory: keeps no reply after the command "
                                "(an interrupted run would not resume, a rerun would ask every "
                                "call again); name a file, e.g. --cache elicitation.sqlite")
-    if args.raw_out is not None:
-        table = DEFAULT_OUT if args.out is None else args.out
-        out = Path(table).resolve()
-        flagged = out.with_name(out.stem + "_incoherent.csv")
-        if Path(args.raw_out).resolve() in (out, flagged):
-            raise ElicitUsageError(f"--raw-out {args.raw_out} is the file --out {table} "
-                                   "writes (the table, or its set-aside replies in "
-                                   f"{flagged.name}); name another file")
+    table = DEFAULT_OUT if args.out is None else args.out
+    out = Path(table).resolve()
+    flagged = out.with_name(out.stem + "_incoherent.csv")
+    if args.raw_out is not None and Path(args.raw_out).resolve() in (out, flagged):
+        raise ElicitUsageError(f"--raw-out {args.raw_out} is the file --out {table} "
+                               "writes (the table, or its set-aside replies in "
+                               f"{flagged.name}); name another file")
+    written = ([] if args.probe is not None else [out, flagged]) + (
+        [] if args.raw_out is None else [Path(args.raw_out).resolve()])
+    if Path(args.cache).resolve() in written:
+        # the CSV was written over the open cache, and the cache then over the CSV: the
+        # file said to hold the table held SQLite, and the replies kept were lost
+        raise ElicitUsageError(f"--cache {args.cache} is a file the run writes as CSV (--out, "
+                               "its _incoherent.csv or --raw-out); name the cache another "
+                               "file, e.g. --cache elicitation.sqlite")
 
 
 def add_parser(sub: Any, positive_int: Any) -> argparse.ArgumentParser:

@@ -13,6 +13,7 @@ from ._common import UsageError
 from ._common import add_resamples
 from ._common import add_seed
 from ._common import check_id_spellings
+from ._common import names_as_written
 from ._common import print_frame
 from ._common import read_table
 
@@ -79,8 +80,8 @@ def add_parser(sub: Any) -> None:
     scores.add_argument("--role", default=None, metavar="COL",
                         help="with --checker: column naming each row's question in the "
                         "checker, such as P or not_P (default role)")
-    add_resamples(scores, 999, "bootstrap resamples of --forecastbench, --calibration and "
-                  "--decomposition (default 999)")
+    add_resamples(scores, None, "bootstrap resamples of --forecastbench, --calibration and "
+                  "--decomposition (default 999; the per-model table keeps its own 2000)")
     add_seed(scores)
     scores.add_argument("--csv", default=None, metavar="PATH",
                         help="write the table of forecast scores as CSV")
@@ -99,6 +100,8 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"--{option} names column {name!r}, which {args.forecasts} does "
                              f"not have (columns: {have})")
     check_id_spellings(data, args.forecasts, [args.by, args.question, args.cluster])
+    # the models' names as written: '1.10' read as the number 1.1 matched no --cutoffs key
+    data = names_as_written(data, args.forecasts, [args.by])
     cutoffs = None
     if args.cutoffs:
         path = Path(args.cutoffs)
@@ -152,6 +155,7 @@ def run(args: argparse.Namespace) -> int:
     if args.naive is not None and args.naive not in set(data[args.by].astype(str)):
         raise UsageError(f"--naive names model {args.naive!r}, which {args.forecasts} does "
                          "not have")
+    _check_resamples(args)
     timestamp = args.timestamp or ("forecast_date" if "forecast_date" in data.columns
                                    else None)
     result = forecast_scores(data, by=args.by, question=args.question,
@@ -170,6 +174,19 @@ def run(args: argparse.Namespace) -> int:
         if frame is not None:
             print_frame(frame)
     return EXIT_OK
+
+
+def _check_resamples(args: argparse.Namespace) -> None:
+    """``--resamples`` sets the bootstrap of the extra tables only: given without one, it
+    was read by nothing (the per-model table's intervals keep ``forecast_scores``' own
+    2000 replicates), and the run looked as if it had used it. Fills in the default 999."""
+    extras = args.forecastbench or args.calibration or args.decomposition
+    if args.resamples is not None and not extras:
+        raise UsageError(f"--resamples {args.resamples} sets the bootstrap of --forecastbench, "
+                         "--calibration and --decomposition; the per-model table's intervals "
+                         "keep their own 2000 replicates: pass one of those options, or drop "
+                         "--resamples")
+    args.resamples = 999 if args.resamples is None else args.resamples
 
 
 def _scored_rows(args: argparse.Namespace, data: Any, per: Any) -> Any:

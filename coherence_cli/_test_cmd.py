@@ -22,6 +22,7 @@ from ._common import UsageError
 from ._common import add_report_options
 from ._common import check_id_spellings
 from ._common import draw_counts
+from ._common import names_as_written
 from ._common import positive_int
 from ._common import read_table
 
@@ -233,16 +234,14 @@ def _reference_prompt(data: Any, args: argparse.Namespace, path: str) -> str:
 def _set_aside_file(path: str, by: tuple[str, ...]) -> Any:
     """The replies ``coherence elicit`` set aside next to the table (``<stem>_incoherent.csv``,
     with a ``reason`` column), counted in the report's diagnostics; None when absent."""
-    import pandas as pd
-
     sidecar = Path(path).with_name(Path(path).stem + "_incoherent.csv")
     if not sidecar.is_file():
         return None
     # a sidecar left out without a word would read as no reply set aside: a note says why
     why = ""
-    try:
-        frame = pd.read_csv(sidecar)
-    except (ValueError, OSError, pd.errors.ParserError) as exc:
+    try:  # read as the table is: a model 'None' or '1.10' names the table's cell
+        frame = names_as_written(read_table(str(sidecar)), str(sidecar), by)
+    except (ValueError, OSError, UsageError) as exc:
         why = f"it cannot be read ({(str(exc) or repr(exc)).splitlines()[0]})"
     else:
         lacking = [c for c in ("reason", *by) if c not in frame.columns]
@@ -267,6 +266,8 @@ def run(args: argparse.Namespace) -> int:
     by = _check_columns(data, args, args.table)
     check_id_spellings(data, args.table, [args.group, args.prompt, args.repetition,
                                           args.action, *by])
+    # the cells' names as written: a model '1.10' read as the number 1.1 was named '1.1'
+    data = names_as_written(data, args.table, by)
     reference = _reference_prompt(data, args, args.table)
     _check_action_labels(data, args, args.table)
     # report maps the labels, the offered actions of a menu column with them (mapped here,

@@ -118,6 +118,24 @@ def test_demo_verdicts_name_the_p_values_they_read(adjust, column):
     assert verdicts[column].tolist() == ["ci", "monotonicity"]
 
 
+@pytest.mark.parametrize("args", [("--out", "{d}/r.csv"),
+                                  ("--out", "{d}/r.html", "--table", "{d}/r.html"),
+                                  ("--table", "{d}/t.parquet")])
+def test_demo_refuses_a_table_it_would_lose(capsys, monkeypatch, tmp_path, args):
+    """The demo writes its table as CSV, then the HTML report: --out r.csv wrote the report
+    over the table the rerun line names, and --table t.parquet held CSV text."""
+    import bayesnets
+
+    def ran(*a, **k):
+        raise AssertionError("the demo ran")
+
+    monkeypatch.setattr(bayesnets, "run_demo", ran)
+    out = main(capsys, "demo", "--quiet", *(a.format(d=tmp_path) for a in args))
+    one_line_error(out)
+    assert "--table" in out.stderr
+    assert not list(tmp_path.iterdir())
+
+
 def test_demo_bad_size(capsys):
     one_line_error(main(capsys, "demo", "--n-contexts", "0"))
     one_line_error(main(capsys, "demo", "--n-contexts", "many"))

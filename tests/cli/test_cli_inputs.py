@@ -221,7 +221,7 @@ def test_scores_refuse_a_question_id_spelt_two_ways(tmp_path):
     path = tmp_path / "f.csv"
     path.write_text("model,question,probability,outcome\n"
                     "a,1,0.6,1\na,01,0.7,1\na,2,0.2,0\nb,1,0.5,1\nb,2,0.4,0\n")
-    code, _, err = _main("scores", str(path), "--resamples", "19")
+    code, _, err = _main("scores", str(path))
     assert code == 2 and "column 'question' spells one id two ways ('1' and '01')" in err, err
     assert "rows [0, 1, 3]" in err
 
@@ -270,3 +270,25 @@ def test_a_reader_closing_the_pipe_leaves_the_files_written_and_the_exit_code(
     assert sys.stdout is out   # given back as it was
     # the table reached the reader; the note printed after it was dropped, not an error
     assert out.getvalue().startswith("file ") and "bootstrap-t" not in out.getvalue()
+
+
+def test_cell_names_are_kept_as_written(tmp_path):
+    """Models named '1.10' and '1.2' were read as the numbers 1.1 and 1.2, and the
+    summary and --csv named the model '1.1'; a set-aside file was read with pandas'
+    defaults, so its model 'None' was missing and its replies counted in no cell."""
+    data = coherence.simulate("rational", n_contexts=30, n_repetitions=1, rng=1).data
+    data = data.drop(columns=["prompt", "repetition"])
+    frame = pd.concat([data.assign(model="1.10"), data.assign(model="1.2")])
+    frame.to_csv(tmp_path / "v.csv", index=False)
+    code, out, err = _main("test", str(tmp_path / "v.csv"), "--tests", "calibration",
+                           "--resamples", "19", "--quiet", "--csv", str(tmp_path / "r.csv"))
+    assert code == 0, err
+    assert pd.read_csv(tmp_path / "r.csv", dtype={"model": str})["model"].tolist() == [
+        "1.10", "1.2"]
+    assert "1.10" in out
+    data.assign(model="None").to_csv(tmp_path / "n.csv", index=False)
+    pd.DataFrame({"model": ["None"] * 2, "reason": ["bad_sum"] * 2}).to_csv(
+        tmp_path / "n_incoherent.csv", index=False)
+    code, _, err = _main("test", str(tmp_path / "n.csv"), "--tests", "calibration",
+                         "--resamples", "19", "--quiet", "--out", str(tmp_path / "n.html"))
+    assert code == 0 and "name no cell" not in err, err

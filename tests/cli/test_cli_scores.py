@@ -165,3 +165,39 @@ def test_opened_goes_with_cutoffs_and_must_exist(run, table, tmp_path):
     assert out.returncode == 0, out.stderr
     after = out.stdout.split("after the contamination filter")[1]
     assert "m2" not in after and "org/m1" in after   # m2's questions opened before its cutoff
+
+
+def test_version_names_are_kept_as_written(run, tmp_path):
+    """Models named '1.10' and '1.2' (versions) were read as the numbers 1.1 and 1.2: the
+    '1.10' cutoff matched no model and left its forecasts unfiltered, --naive 1.10 was
+    refused, and the table and --csv named the model 1.1."""
+    rng = np.random.default_rng(1)
+    outcome = rng.integers(0, 2, 20)
+    frame = pd.DataFrame({"model": np.repeat(["1.10", "1.2"], 20),
+                          "question": np.tile([f"q{i}" for i in range(20)], 2),
+                          "probability": rng.random(40).round(3),
+                          "outcome": np.tile(outcome, 2),
+                          "opened": np.tile([f"2023-{1 + i % 9:02d}-15" for i in range(20)], 2)})
+    path = tmp_path / "f.csv"
+    frame.to_csv(path, index=False)
+    cutoffs = tmp_path / "cutoffs.json"
+    cutoffs.write_text('{"1.10": "2023-05", "1.2": "2023-05"}')
+    out = run("scores", str(path), "--cutoffs", str(cutoffs), "--csv", str(tmp_path / "s.csv"))
+    assert out.returncode == 0, out.stderr
+    assert "without a cutoff" not in out.stdout
+    written = pd.read_csv(tmp_path / "s.csv", dtype={"model": str})
+    assert set(written["model"]) == {"1.10", "1.2", "(all)"}
+    after = written[written["filtered"] & written["model"].eq("1.10")]
+    assert int(after["n_questions"].iloc[0]) < 20  # the 1.10 cutoff was applied
+    out = run("scores", str(path), "--forecastbench", "--naive", "1.10", "--resamples", "20")
+    assert out.returncode == 0, out.stderr
+
+
+def test_resamples_without_an_extra_table_is_refused(run, table):
+    """--resamples sets the bootstrap of the extra tables only: without one it was read by
+    nothing (the per-model intervals kept their 2000 replicates) and the run exited 0."""
+    out = run("scores", str(table[1]), "--resamples", "50")
+    one_line_error(out)
+    assert "--resamples 50 sets the bootstrap of --forecastbench" in out.stderr
+    out = run("scores", str(table[1]), "--calibration", "--resamples", "50")
+    assert out.returncode == 0, out.stderr

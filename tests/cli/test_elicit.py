@@ -238,6 +238,10 @@ def test_simulated_refuses_model_options(options, tmp_path, capsys):
     (("--probe", "2"), "--probe 2 sends a few calls and writes no table, so --out"),
     # a cache in memory keeps nothing: the rerun the help promises would ask everything again
     (("--cache", ":memory:"), "--cache :memory: keeps no reply after the command"),
+    # a cache named as the table: the table was written, then the cache over it (the file
+    # said to hold the table held SQLite)
+    (("--cache", "{out}"), "is a file the run writes as CSV"),
+    (("--raw-out", "{raw}", "--cache", "{raw}"), "is a file the run writes as CSV"),
 ])
 def test_an_option_the_run_would_ignore_or_overwrite_is_a_usage_error(server, tmp_path, capsys,
                                                                        extra, message):
@@ -246,7 +250,7 @@ def test_an_option_the_run_would_ignore_or_overwrite_is_a_usage_error(server, tm
     # by it; a missing folder failed only after every call had been made
     srv = server()
     paths = {"out": str(tmp_path / "e.csv"), "incoherent": str(tmp_path / "e_incoherent.csv"),
-             "missing": str(tmp_path / "no" / "raw.csv")}
+             "missing": str(tmp_path / "no" / "raw.csv"), "raw": str(tmp_path / "raw.csv")}
     code = _elicit(srv, tmp_path, *(x.format(**paths) for x in extra))
     err = capsys.readouterr().err
     assert code == 2 and message in err, err
