@@ -22,20 +22,22 @@ from .._validation import narrow_float_decimals
 from .._validation import param_error
 from ._checks import checker_spec
 
-__all__ = ["read_consistency_tuples"]
+__all__ = ["DuplicateKeyError", "read_consistency_tuples", "unique_keys"]
 
 
-class _DuplicateKeyError(ValueError):
-    """A JSON object of a line names one key twice (``json`` would keep the last)."""
+class DuplicateKeyError(ValueError):
+    """A JSON object names one key twice (``json`` would keep the last); its one argument
+    is the key."""
 
 
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """A JSON object's pairs as a dict, refusing a key written twice: ``json.loads`` keeps
-    the last of ``{"P": 0.3, "P": 0.9}``, silently dropping the other forecast."""
+def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object's pairs as a dict (``json.loads``' ``object_pairs_hook``), refusing a
+    key written twice: ``json.loads`` keeps the last of ``{"P": 0.3, "P": 0.9}``, silently
+    dropping the other forecast (or a variant's list of records in a pairs file)."""
     out: dict[str, Any] = {}
     for key, value in pairs:
         if key in out:
-            raise _DuplicateKeyError(key)
+            raise DuplicateKeyError(key)
         out[key] = value
     return out
 
@@ -140,11 +142,11 @@ def read_consistency_tuples(source: Any, *, checker: str | None = None) -> pd.Da
             if not rec.strip():
                 continue
             try:
-                rec = json.loads(rec, object_pairs_hook=_unique_keys)
+                rec = json.loads(rec, object_pairs_hook=unique_keys)
             except json.JSONDecodeError as exc:
                 raise ValueError(f"{owner}: line {line_no} is not valid JSON ({exc.msg}).") \
                     from exc
-            except _DuplicateKeyError as exc:
+            except DuplicateKeyError as exc:
                 raise ValueError(f"{owner}: line {line_no} names the key {exc.args[0]!r} "
                                  "twice in one object (a question or forecast given twice; "
                                  "JSON would silently keep the last).") from None

@@ -35,6 +35,8 @@ from .._validation import param_error
 from .._validation import plain_value
 from .._validation import require_columns
 from .._warnings import SkippedRecordsWarning
+from ._checks_io import DuplicateKeyError
+from ._checks_io import unique_keys
 from ._pairs_result import failed_rows
 
 __all__ = [
@@ -308,26 +310,11 @@ def _run_label(meta: dict[str, Any], path: Path) -> str:
     return f"{model} ({inner})" if inner else str(model)
 
 
-class _TwiceKeyError(ValueError):
-    """A JSON object names one key twice (``json`` would keep the last)."""
-
-
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """A JSON object's pairs as a dict, refusing a key written twice: ``json.loads`` keeps
-    the last, silently dropping the other (a forecast, or a variant's list of records)."""
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise _TwiceKeyError(key)
-        out[key] = value
-    return out
-
-
 def _read_pairs_json(path: Path) -> pd.DataFrame:
     raw = path.read_bytes()
     try:
-        data = json.loads(raw.decode("utf-8-sig"), object_pairs_hook=_unique_keys)
-    except _TwiceKeyError as exc:
+        data = json.loads(raw.decode("utf-8-sig"), object_pairs_hook=unique_keys)
+    except DuplicateKeyError as exc:
         raise ValueError(f"read_pairs: {str(path)!r} names the key {exc.args[0]!r} twice in "
                          "one JSON object (JSON would silently keep the last, dropping the "
                          "other value: a record's forecast, or a variant's records).") from None

@@ -703,15 +703,22 @@ def test_property_intervals_within_the_range_of_probabilities(n_contexts, seed):
     assert row["rmse_reference_ci_high"] <= 1.0
 
 
+def _partial_study(prompts, shifted, shift, partial, n_partial):
+    """30 contexts x 3 repetitions of ``prompts`` (beliefs 0.5 + noise sd 0.05), the prompt
+    ``shifted`` higher by ``shift``, the prompt ``partial`` asked in the first
+    ``n_partial`` contexts only."""
+    gen = np.random.default_rng(5)
+    return pd.DataFrame([
+        {"context": c, "prompt": p, "repetition": r,
+         "belief": float(np.clip(0.5 + shift * (p == shifted) + gen.normal(0, 0.05), 0, 1))}
+        for c in range(30) for p in prompts for r in range(3)
+        if p != partial or c < n_partial])
+
+
 def test_untested_variant_left_out_of_the_overall_pvalue_is_said():
     # 'b' is 0.3 higher in the 4 contexts it was asked in (the headline RMSE, 0.28): too few
     # for a bootstrap-t p-value, so the overall p-value (0.325) tested 'a' alone, silently
-    gen = np.random.default_rng(5)
-    rows = [{"context": c, "prompt": p, "repetition": r,
-             "belief": float(np.clip(0.5 + 0.3 * (p == "b") + gen.normal(0, 0.05), 0, 1))}
-            for c in range(30) for p in ("standard", "a", "b") for r in range(3)
-            if p != "b" or c < 4]
-    data = pd.DataFrame(rows)
+    data = _partial_study(("standard", "a", "b"), "b", 0.3, "b", 4)
     for alternative, why in (("combined", "shift needs 5 contexts seen under both"),
                              ("disagreement", "disagreement needs 5 contexts with two")):
         with pytest.warns(coherence.SmallSampleWarning,
@@ -731,12 +738,7 @@ def test_untested_variant_left_out_of_the_overall_pvalue_is_said():
 def test_contexts_without_the_replicate_are_said():
     # the re-run covers 8 of 30 contexts: the variant's shift (0.053) and p-values use
     # those 8 alone, its rmse_reference all 30, and the 22 contexts left out went unsaid
-    gen = np.random.default_rng(5)
-    rows = [{"context": c, "prompt": p, "repetition": r,
-             "belief": float(np.clip(0.5 + 0.05 * (p == "a") + gen.normal(0, 0.05), 0, 1))}
-            for c in range(30) for p in ("standard", "rerun", "a") for r in range(3)
-            if p != "rerun" or c < 8]
-    data = pd.DataFrame(rows)
+    data = _partial_study(("standard", "rerun", "a"), "a", 0.05, "rerun", 8)
     with pytest.warns(coherence.SkippedRecordsWarning,
                       match="22 of 30 contexts seen under the reference 'standard' have no "
                             "row under its re-run replicate='rerun' \\(8, 9, 10, 11, 12 and 17 "
