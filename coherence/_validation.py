@@ -51,6 +51,7 @@ __all__ = [
     "label_pairs",
     "label_text",
     "list_like_strings",
+    "narrow_float",
     "narrow_float_decimals",
     "no_missing",
     "nonempty",
@@ -437,8 +438,7 @@ def numeric_column(df: pd.DataFrame, column: str, *, owner: str | None = None,
         raw = s.to_numpy(dtype=object)
         # a float32 held as an object reads as the decimal it prints as, as in a float32
         # column (widened, float32(0.3) would be 0.30000001 and differ from a stated 0.3)
-        obj = pd.Series([float(str(v)) if isinstance(v, np.floating) and v.itemsize < 8
-                         else v for v in raw], index=s.index, dtype=object)
+        obj = pd.Series([narrow_float(v) for v in raw], index=s.index, dtype=object)
         converted = pd.to_numeric(obj, errors="coerce")
         flags = np.fromiter((is_bool(v) or isinstance(v, complex | np.complexfloating)
                              for v in raw), dtype=bool, count=len(raw))
@@ -455,6 +455,15 @@ def numeric_column(df: pd.DataFrame, column: str, *, owner: str | None = None,
         no_missing(df, column, owner=owner, missing=np.isnan(values),
                    rule="not contain NaN or missing values")
     return values
+
+
+def narrow_float(value: Any) -> Any:
+    """A float32 (or float16) scalar as the float of the shortest decimal that gives it back
+    (``float32(0.3)`` is 0.3, not 0.30000001192); any other value as it is. The scalar form
+    of :func:`narrow_float_decimals`."""
+    if isinstance(value, np.floating) and value.dtype.itemsize < 8:
+        return float(str(value))
+    return value
 
 
 def narrow_float_decimals(s: pd.Series) -> np.ndarray | None:

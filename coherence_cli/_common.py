@@ -135,26 +135,31 @@ def _read_delimited(p: Path, path: str, sep: str) -> Any:
     return frame
 
 
-def check_id_spellings(frame: Any, path: str, columns: Any) -> None:
+def check_id_spellings(frame: Any, path: str, columns: Any, *, as_written: Any = ()) -> Any:
     """Refuse an id column of a CSV or TSV file that pandas read as numbers when two
     spellings of the file became one number (``01`` and ``1``, ``1.0`` and ``1``): the
     rows of two contexts (or models, questions) would be pooled without a word. The
-    columns' text is read again and compared with the numbers; other files pass."""
+    columns' text is read again and compared with the numbers; other files pass.
+
+    Returns ``frame`` with its ``as_written`` columns (labels such as the models' names)
+    as the file writes them: pandas read names such as ``1.10`` and ``1.2`` (versions)
+    as numbers, and ``1.10`` became ``1.1``, a name that no ``--cutoffs`` key or
+    ``--naive`` matches. Columns read as text, and other files, are kept as they are."""
     import pandas as pd
 
     from coherence._validation import MISSING_WORDS
 
     p = Path(path)
     if p.suffix.lower() not in (".csv", ".txt", ".tsv"):
-        return
-    names = [c for c in dict.fromkeys(columns) if c is not None and c in frame.columns
-             and pd.api.types.is_numeric_dtype(frame[c].dtype)
+        return frame
+    names = [c for c in dict.fromkeys([*columns, *as_written]) if c is not None
+             and c in frame.columns and pd.api.types.is_numeric_dtype(frame[c].dtype)
              and not pd.api.types.is_bool_dtype(frame[c].dtype)]
     if not names:
-        return
+        return frame
     text = pd.read_csv(p, sep="\t" if p.suffix.lower() == ".tsv" else ",", dtype=str,
                        usecols=names, keep_default_na=False, na_values=list(MISSING_WORDS))
-    for name in names:
+    for name in (c for c in names if c in columns):
         raw = text[name].str.strip()
         spellings = raw.groupby(frame[name].to_numpy(), dropna=True).unique()
         many = spellings[spellings.map(len) > 1]
@@ -164,29 +169,8 @@ def check_id_spellings(frame: Any, path: str, columns: Any) -> None:
             raise UsageError(
                 f"{path}: column {name!r} spells one id two ways ({shown}), which read as "
                 f"one number and would pool their rows (rows {rows}); write each id one way")
-
-
-def names_as_written(frame: Any, path: str, columns: Any) -> Any:
-    """``frame`` with its label columns (the models' names) as the CSV or TSV file writes
-    them: pandas read a column of names such as ``1.10`` and ``1.2`` (versions) as numbers,
-    and ``1.10`` became ``1.1``, a name that no ``--cutoffs`` key or ``--naive`` matches.
-    Call it after :func:`check_id_spellings` (two spellings of one number stay refused);
-    other files, and columns read as text, are returned as they are."""
-    import pandas as pd
-
-    from coherence._validation import MISSING_WORDS
-
-    p = Path(path)
-    if p.suffix.lower() not in (".csv", ".txt", ".tsv"):
-        return frame
-    names = [c for c in dict.fromkeys(columns) if c is not None and c in frame.columns
-             and pd.api.types.is_numeric_dtype(frame[c].dtype)
-             and not pd.api.types.is_bool_dtype(frame[c].dtype)]
-    if not names:
-        return frame
-    text = pd.read_csv(p, sep="\t" if p.suffix.lower() == ".tsv" else ",", dtype=str,
-                       usecols=names, keep_default_na=False, na_values=list(MISSING_WORDS))
-    return frame.assign(**{name: text[name].str.strip().to_numpy() for name in names})
+    kept = [c for c in names if c in as_written]
+    return frame.assign(**{c: text[c].str.strip().to_numpy() for c in kept}) if kept else frame
 
 
 def print_frame(frame: Any) -> None:

@@ -13,7 +13,6 @@ from ._common import UsageError
 from ._common import add_resamples
 from ._common import add_seed
 from ._common import check_id_spellings
-from ._common import names_as_written
 from ._common import print_frame
 from ._common import read_table
 
@@ -99,9 +98,9 @@ def run(args: argparse.Namespace) -> int:
         if name is not None and name not in data.columns:
             raise UsageError(f"--{option} names column {name!r}, which {args.forecasts} does "
                              f"not have (columns: {have})")
-    check_id_spellings(data, args.forecasts, [args.by, args.question, args.cluster])
     # the models' names as written: '1.10' read as the number 1.1 matched no --cutoffs key
-    data = names_as_written(data, args.forecasts, [args.by])
+    data = check_id_spellings(data, args.forecasts, [args.by, args.question, args.cluster],
+                              as_written=[args.by])
     cutoffs = None
     if args.cutoffs:
         path = Path(args.cutoffs)

@@ -22,7 +22,6 @@ from ._common import UsageError
 from ._common import add_report_options
 from ._common import check_id_spellings
 from ._common import draw_counts
-from ._common import names_as_written
 from ._common import positive_int
 from ._common import read_table
 
@@ -240,7 +239,7 @@ def _set_aside_file(path: str, by: tuple[str, ...]) -> Any:
     # a sidecar left out without a word would read as no reply set aside: a note says why
     why = ""
     try:  # read as the table is: a model 'None' or '1.10' names the table's cell
-        frame = names_as_written(read_table(str(sidecar)), str(sidecar), by)
+        frame = check_id_spellings(read_table(str(sidecar)), str(sidecar), (), as_written=by)
     except (ValueError, OSError, UsageError) as exc:
         why = f"it cannot be read ({(str(exc) or repr(exc)).splitlines()[0]})"
     else:
@@ -264,10 +263,9 @@ def run(args: argparse.Namespace) -> int:
 
     data = read_table(args.table)
     by = _check_columns(data, args, args.table)
-    check_id_spellings(data, args.table, [args.group, args.prompt, args.repetition,
-                                          args.action, *by])
     # the cells' names as written: a model '1.10' read as the number 1.1 was named '1.1'
-    data = names_as_written(data, args.table, by)
+    data = check_id_spellings(data, args.table, [args.group, args.prompt, args.repetition,
+                                                 args.action, *by], as_written=by)
     reference = _reference_prompt(data, args, args.table)
     _check_action_labels(data, args, args.table)
     # report maps the labels, the offered actions of a menu column with them (mapped here,

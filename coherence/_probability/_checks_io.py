@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._validation import narrow_float_decimals
+from .._validation import narrow_float
 from .._validation import param_error
 from ._checks import checker_spec
 
@@ -68,9 +68,7 @@ def _prob(entry: Any, key: str, line_no: int) -> float:
                          f"forecast must be a number in [0, 1]; got {value!r}.")
     # a float32 forecast is read as the decimal it prints as (0.3, not 0.30000001192),
     # as probability_column reads a float32 column
-    narrow = narrow_float_decimals(pd.Series([value])) if isinstance(value, np.floating) \
-        else None
-    return float(narrow[0]) if narrow is not None else float(value)
+    return float(narrow_float(value))
 
 
 def read_consistency_tuples(source: Any, *, checker: str | None = None) -> pd.DataFrame:

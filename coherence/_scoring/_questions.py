@@ -41,6 +41,7 @@ from .._validation import check_choice
 from .._validation import check_float
 from .._validation import check_resampling
 from .._validation import column_error
+from .._validation import narrow_float
 from .._validation import narrow_float_decimals
 from .._validation import no_missing
 from .._validation import param_error
@@ -142,10 +143,8 @@ def _as_float(value: Any) -> float:
     (or float16) scalar is read as the shortest decimal that gives it back (:func:`_cells`)."""
     if isinstance(value, bool | np.bool_):
         return math.nan
-    if isinstance(value, np.floating) and value.dtype.itemsize < 8:
-        return float(str(value))
     if isinstance(value, numbers.Real):
-        return float(value)
+        return float(narrow_float(value))
     if isinstance(value, str):
         try:
             return float(value.strip())
