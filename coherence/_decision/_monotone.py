@@ -26,7 +26,6 @@ from typing import Literal
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from .._docstrings import fill_doc
 from .._resampling import group_codes
@@ -55,6 +54,10 @@ from .._warnings import SmallSampleWarning
 from .._warnings import TiesWarning
 from ._design import distinct_roles
 from ._design import no_reversed_pairs
+from ._monotone_bins import ALPHA
+from ._monotone_bins import BIN_COLUMNS
+from ._monotone_bins import COMPARISON_COLUMNS
+from ._monotone_bins import paper_comparisons
 from ._monotone_isotonic import belief_windows
 from ._monotone_isotonic import isotonic_lr_test
 from ._monotone_isotonic import min_pvalue
@@ -75,7 +78,6 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["MonotonicityResult", "monotonicity_test", "plot_choice_shares"]
 
 _OWNER = "monotonicity_test"
-ALPHA = 0.05
 DEFAULT_PAIRS: tuple[tuple[str, str], ...] = (("yes", "no"), ("yes", "defer"), ("defer", "no"))
 PAIR_COLUMNS: tuple[str, ...] = (
     "pair", "action_1", "action_2", "n_bins", "n_comparisons", "n_flagged", "n_significant",
@@ -87,17 +89,10 @@ PAIR_TAIL_COLUMNS: tuple[str, ...] = ("n_obs", "n_contexts", "n_windows", "testa
 METHODS: tuple[str, ...] = ("local", "permutation", "bootstrap")
 #: What the global test's likelihood ratio is computed over.
 LR_ON: tuple[str, ...] = ("both", "bins", "values")
-BIN_COLUMNS: tuple[str, ...] = (
-    "pair", "bin", "belief_low", "belief_high", "centre", "n_action_1", "n_action_2", "share",
-)
 #: Columns of ``local_table`` (the localised comparisons of ``method='local'``).
 LOCAL_COLUMNS: tuple[str, ...] = (
     "pair", "scale", "belief_low_from", "belief_low_to", "belief_high_from", "belief_high_to",
     "share_low", "share_high", "n_low", "n_high", "difference", "se", "z", "pvalue_adjusted",
-)
-COMPARISON_COLUMNS: tuple[str, ...] = (
-    "pair", "bin_low", "bin_high", "share_low", "share_high", "flagged", "pvalue",
-    "pvalue_adjusted", "significant",
 )
 
 
@@ -218,57 +213,6 @@ class MonotonicityResult(CoherenceResult, test_name="monotonicity_test",
 
 
 # --------------------------------------------------------------------------- array layer
-def _fisher_one_sided(x1: int, n1: int, x2: int, n2: int) -> float:
-    """P-value of 'the share in the lower bin exceeds the share in the upper bin'."""
-    table = np.array([[x1, n1 - x1], [x2, n2 - x2]])
-    return float(stats.fisher_exact(table, alternative="greater").pvalue)
-
-
-def _adjust(p: np.ndarray, how: str) -> np.ndarray:
-    if how == "none" or len(p) == 0:
-        return p.copy()
-    from .._multiplicity import adjust_pvalues
-
-    return adjust_pvalues(p, how)
-
-
-def _bins_and_comparisons(belief: np.ndarray, is_first: np.ndarray, n_bins: int,
-                          p_adjust: str, name: str) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The paper's procedure for one pair: quantile bins and Fisher-flagged comparisons."""
-    if len(belief) == 0:
-        return (pd.DataFrame({c: [] for c in BIN_COLUMNS}),
-                pd.DataFrame({c: [] for c in COMPARISON_COLUMNS}))
-    codes, _ = quantile_bins(belief, n_bins)
-    k = int(codes.max()) + 1
-    m = np.bincount(codes, minlength=k)
-    x = np.bincount(codes, weights=is_first, minlength=k).astype(np.int64)
-    centre = np.bincount(codes, weights=belief, minlength=k) / np.maximum(m, 1)
-    share = x / np.maximum(m, 1)
-    low = np.array([belief[codes == j].min() for j in range(k)])
-    high = np.array([belief[codes == j].max() for j in range(k)])
-    bins = pd.DataFrame({
-        "pair": name, "bin": np.arange(k), "belief_low": low, "belief_high": high,
-        "centre": centre, "n_action_1": x, "n_action_2": m - x, "share": share,
-    })
-    # one action never chosen: a share of 0 or 1 in every bin, nothing to compare (its
-    # comparisons, never flagged, would dilute the pooled violation percentage)
-    lo_idx, hi_idx = np.triu_indices(0 if is_first.min() == is_first.max() else k, 1)
-    flagged = share[lo_idx] > share[hi_idx]
-    pvals = np.full(len(lo_idx), np.nan)
-    for j in np.flatnonzero(flagged):
-        a, b = lo_idx[j], hi_idx[j]
-        pvals[j] = _fisher_one_sided(int(x[a]), int(m[a]), int(x[b]), int(m[b]))
-    adjusted = np.full(len(lo_idx), np.nan)
-    adjusted[flagged] = _adjust(pvals[flagged], p_adjust)
-    significant = flagged & (np.nan_to_num(adjusted, nan=1.0) < ALPHA)
-    comparisons = pd.DataFrame({
-        "pair": name, "bin_low": lo_idx, "bin_high": hi_idx, "share_low": share[lo_idx],
-        "share_high": share[hi_idx], "flagged": flagged, "pvalue": pvals,
-        "pvalue_adjusted": adjusted, "significant": significant,
-    })
-    return bins, comparisons
-
-
 #: one pair's (row of the pair table, bin table, comparison table, localised comparisons)
 _PairPart = tuple[dict[str, Any], pd.DataFrame, pd.DataFrame, "LocalComparisons | None"]
 
@@ -281,7 +225,7 @@ def _one_pair(belief: np.ndarray, is_first: np.ndarray, groups: np.ndarray, n_gr
     n_bins, p_adjust, method, n_windows = iv.n_bins, iv.p_adjust, iv.method, iv.n_windows
     n_resamples, rng, lr_on, lr_bins = iv.n_resamples, iv.gen, iv.lr_on, iv.lr_bins
     min_contexts = iv.min_contexts
-    bins, comparisons = _bins_and_comparisons(belief, is_first, n_bins, p_adjust, name)
+    bins, comparisons = paper_comparisons(belief, is_first, n_bins, p_adjust, name)
     k = len(bins)
     n_comp = len(comparisons)
     n_sig = int(comparisons["significant"].sum())
