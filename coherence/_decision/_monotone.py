@@ -589,6 +589,17 @@ def monotonicity_test(
     never chosen, all beliefs are equal, or no stratum holds two contexts with
     different beliefs.
 
+    Mirrored data (beliefs :math:`1 - b`, each pair's actions swapped; what
+    ``direction='decreasing'`` computes) give another test, not the same figures:
+    the bins are lower quantiles closed above (a tied block at a cut joins the lower
+    bin; on distinct beliefs the rows left over when ``n_bins`` does not divide
+    their number go to the lowest bins), the local test thins the boundaries between
+    belief values from the lowest value up, and the rows are drawn in an order
+    by belief. Over 12 studies per design of the validation matrix the overall
+    p-value moved by 0.03 on average on a 0.05 grid, 0.10 with heaped beliefs and
+    0.24 with continuous ones (at most 0.63); each orientation holds its size
+    (``docs/monotonicity.md``).
+
     See Also
     --------
     plot_choice_shares : the shares by belief bin, the paper's Figure 1.

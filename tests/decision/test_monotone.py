@@ -544,3 +544,14 @@ def test_a_study_too_small_for_the_windows_warns():
         monotonicity_test(small, rng=0, n_resamples=199, min_contexts=7)  # windows of 10
         monotonicity_test(small, rng=0, n_resamples=199, method="permutation")
         monotonicity_test(fifty, rng=0, n_resamples=199)  # windows of 16 >= 15
+
+
+def test_quantile_bins_read_from_the_low_end_as_documented():
+    """The mirror asymmetry the Notes state: a tied block at a cut joins the lower bin,
+    and the rows left over on distinct beliefs go to the lowest bins."""
+    tied = np.repeat([0.2, 0.5, 0.8], [30, 40, 30])
+    assert np.bincount(quantile_bins(tied, 2)[0]).tolist() == [70, 30]
+    assert np.bincount(quantile_bins(1.0 - tied, 2)[0]).tolist() == [70, 30]  # 0.5 with 0.8
+    distinct = np.random.default_rng(0).uniform(size=101)
+    assert np.bincount(quantile_bins(distinct, 5)[0]).tolist() == [21, 20, 20, 20, 20]
+    assert np.bincount(quantile_bins(1.0 - distinct, 5)[0]).tolist() == [21, 20, 20, 20, 20]
