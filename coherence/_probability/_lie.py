@@ -198,6 +198,8 @@ def lie_table(df: pd.DataFrame, cols: dict[str, str], owner: str,
     for role in ("context", "variable", "state"):
         no_missing(df, cols[role], owner=owner)
         check_case_distinct(df, cols[role], owner=owner)  # 1 / '1': one unit, not two
+        if role != "state":  # states are matched within a unit, where duplicates raise
+            _no_bool_number_pair(df, cols[role], owner)
         out[role] = df[cols[role]].astype(object)
     for role in ("p_y_given_x", "p_y_given_xz", "p_z_given_x"):
         out[role] = probability_column(df, cols[role], owner=owner)
@@ -215,6 +217,28 @@ def lie_table(df: pd.DataFrame, cols: dict[str, str], owner: str,
                                       "(P(y|x) does not depend on the withheld variable)",
                                       labels, out["p_y_given_x"].to_numpy()[bad], owner=owner))
     return out.reset_index(drop=True)
+
+
+def _no_bool_number_pair(df: pd.DataFrame, column: str, owner: str) -> None:
+    """Raise when a key column holds a bool and the number it equals (True and 1, False
+    and 0): they compare equal, so the tables' groupings and merges would make their rows
+    one unit (two contexts counted as one) without a word."""
+    from .._validation import column_error
+
+    values = df[column].to_numpy(dtype=object)
+    is_flag = np.array([isinstance(v, bool | np.bool_) for v in values], dtype=bool)
+    is_number = np.array([isinstance(v, numbers.Number) and not f
+                          for v, f in zip(values, is_flag, strict=True)], dtype=bool)
+    both = [b for b in (False, True)
+            if (is_flag & (values == b)).any() and (is_number & (values == b)).any()]
+    if both:
+        hit = np.array([any(v == b for b in both) for v in values], dtype=bool)
+        rows = np.flatnonzero((is_flag | is_number) & hit)
+        raise ValueError(column_error(
+            column, "hold either bools or numbers, not both a bool and the number it equals "
+            f"({', '.join(f'{b} and {int(b)}' for b in both)} compare equal, so their rows "
+            "would be one unit); give the labels one type",
+            [df.index[i] for i in rows], values[rows], owner=owner))
 
 
 def _label_kind(value: Any) -> str:

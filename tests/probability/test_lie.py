@@ -520,3 +520,25 @@ def test_random_forest_baseline_refuses_a_context_missing_evidence(world):
     with pytest.raises(ValueError, match=r"Column 'x2' \(input to random_forest_baseline\) "
                        r"must not contain missing values; 1 offending row \(first: row 2\)"):
         random_forest_baseline(gt, holed, table, evidence=["x1", "x2"], rng=0, **FAST)
+
+
+def test_context_ids_true_and_1_are_refused_not_pooled():
+    """True and 1 compare equal: two contexts so named were one unit (one context fewer in
+    the bootstrap and the sign test, their errors averaged), without a word."""
+    from coherence import iterated_expectation_check
+
+    rows = []
+    for c, var in ((True, "z1"), (1, "z2"), (2, "z1"), (3, "z1")):
+        rows += [(c, var, 0, 0.5, 0.3, 0.6), (c, var, 1, 0.5, 0.8, 0.4)]
+    cols = ["context", "variable", "state", "p_y_given_x", "p_y_given_xz", "p_z_given_x"]
+    elicited = pd.DataFrame(rows, columns=cols)
+    elicited["context"] = elicited["context"].astype(object)
+    base = elicited.assign(p_y_given_x=0.51)
+    with pytest.raises(ValueError, match=r"Column 'context' .* hold either bools or numbers.*"
+                                         r"True and 1 compare equal.*row 0 = True"):
+        iterated_expectation_check(elicited, baseline=base, n_resamples=99, rng=0)
+    # bools alone, or numbers alone, are fine: four contexts
+    res = iterated_expectation_check(elicited.assign(context=[0, 0, 1, 1, 2, 2, 3, 3]),
+                                     baseline=base.assign(context=[0, 0, 1, 1, 2, 2, 3, 3]),
+                                     n_resamples=99, rng=0)
+    assert res.n_contexts == 4
