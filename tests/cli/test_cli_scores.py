@@ -201,3 +201,19 @@ def test_resamples_without_an_extra_table_is_refused(run, table):
     assert "--resamples 50 sets the bootstrap of --forecastbench" in out.stderr
     out = run("scores", str(table[1]), "--calibration", "--resamples", "50")
     assert out.returncode == 0, out.stderr
+
+
+@pytest.mark.parametrize("option", ["--forecastbench", "--decomposition"])
+def test_cluster_with_an_unclustered_table_is_usage_error(run, table, tmp_path, option):
+    """Regression: --cluster set the per-model and --calibration intervals, but
+    --forecastbench and --decomposition took no cluster and printed intervals over
+    questions (or linked sets) beside them, without a word. The combination is refused."""
+    frame, _ = table
+    path = tmp_path / "clustered.csv"
+    frame.assign(topic="t" + frame["question"]).to_csv(path, index=False)
+    out = run("scores", str(path), "--cluster", "topic", option, "--resamples", "50")
+    one_line_error(out)
+    assert f"--cluster topic cannot be honoured by {option}" in out.stderr
+    assert out.stdout == ""
+    out = run("scores", str(path), "--cluster", "topic", "--calibration", "--resamples", "50")
+    assert out.returncode == 0, out.stderr   # --calibration resamples the clusters
