@@ -239,8 +239,9 @@ class ForecastBenchResult(CoherenceResult, test_name="forecastbench_scores",
     n_resamples : int
         Bootstrap replicates (questions drawn with replacement).
     table : pandas.DataFrame
-        One row per forecaster, best Brier Index first: ``rank``, ``model``,
-        ``n_questions`` and, for each score of :data:`FORECASTBENCH_SCORES`, the
+        One row per forecaster, best Brier Index first: ``rank`` (tied Brier Indices
+        share the best rank; missing where the Brier Index is NaN, as for an adjusted
+        score below 0: such a row comes last, unranked), ``model``, ``n_questions`` and, for each score of :data:`FORECASTBENCH_SCORES`, the
         value and ``<score>_ci_low`` / ``<score>_ci_high``.
         With ``question_type``, the scores are the overall ones (the average of the
         dataset and market halves) and ``n_dataset``, ``n_market``,
@@ -760,7 +761,9 @@ def _score_table(panel: _BrierPanel, point: np.ndarray, reps: np.ndarray,
     table["n_undefined"] = _undefined_counts(point, reps)
     table = table.sort_values(["brier_index", "model"], ascending=[False, True],
                               na_position="last", kind="mergesort").reset_index(drop=True)
-    table.insert(0, "rank", np.arange(1, n_m + 1))
+    # ties share a rank; no Brier Index (an adjusted score below 0), no rank, not the last
+    table.insert(0, "rank", table["brier_index"].rank(method="min", ascending=False)
+                 .astype("Int64"))
     return table
 
 

@@ -525,3 +525,21 @@ def test_replicates_left_out_are_counted_and_warned():
     assert (cmp.n_undefined, cmp.n_resamples) == (118, 881)
     assert cmp.to_frame().loc[0, "n_undefined"] == 118
     assert res.compare("a", "b").n_undefined == 0  # no warning (pytest makes one an error)
+
+
+def test_rank_leaves_an_undefined_brier_index_unranked_and_shares_ties():
+    """Regression: the rank was the row number, so a forecaster with no Brier Index (its
+    adjusted Brier score, -0.55, below 0: the best of four on hard questions) was
+    ranked 4th of 4, last, and two forecasters with the same Brier Index ranked apart."""
+    rows = [{"model": m, "question": f"q{q}", "probability": p, "outcome": 1}
+            for q in range(10) for m, p in (("a", 0.9), ("b", 0.8), ("b2", 0.8))]
+    rows += [{"model": m, "question": f"q{q}", "probability": p, "outcome": 1}
+             for q in (10, 11) for m, p in (("a", 0.1), ("b", 0.2), ("b2", 0.2), ("s", 0.95))]
+    with pytest.warns(coherence.SmallSampleWarning, match="left out of the intervals of s"):
+        res = forecastbench_scores(pd.DataFrame(rows), n_resamples=99, rng=0)
+    t = by_model(res)
+    assert t.loc["s", "difficulty_adjusted_brier"] == pytest.approx(-0.553056, abs=1e-6)
+    assert pd.isna(t.loc["s", "rank"]) and np.isnan(t.loc["s", "brier_index"])
+    assert t.loc["b", "brier_index"] == t.loc["b2", "brier_index"]
+    assert (t.loc["b", "rank"], t.loc["b2", "rank"], t.loc["a", "rank"]) == (1, 1, 3)
+    assert list(res.table["model"]) == ["b", "b2", "a", "s"]
