@@ -241,8 +241,9 @@ class ForecastBenchResult(CoherenceResult, test_name="forecastbench_scores",
     table : pandas.DataFrame
         One row per forecaster, best Brier Index first: ``rank`` (tied Brier Indices
         share the best rank; missing where the Brier Index is NaN, as for an adjusted
-        score below 0: such a row comes last, unranked), ``model``, ``n_questions`` and, for each score of :data:`FORECASTBENCH_SCORES`, the
-        value and ``<score>_ci_low`` / ``<score>_ci_high``.
+        score below 0: such a row comes last, unranked), ``model``, ``n_questions``
+        and, for each score of :data:`FORECASTBENCH_SCORES`, the value and
+        ``<score>_ci_low`` / ``<score>_ci_high``.
         With ``question_type``, the scores are the overall ones (the average of the
         dataset and market halves) and ``n_dataset``, ``n_market``,
         ``brier_index_dataset``, ``brier_index_market`` give the halves (missing
