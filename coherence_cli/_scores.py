@@ -51,7 +51,8 @@ def add_parser(sub: Any) -> None:
     scores.add_argument("--cluster", default=None, metavar="COL",
                         help="column grouping related questions (a topic, a question set), "
                         "one value per question: the unit the intervals resample (also "
-                        "--calibration's; default: each question)")
+                        "--calibration's; default: each question; --forecastbench and "
+                        "--decomposition resample questions and refuse it)")
     scores.add_argument("--accuracy-convention", choices=("paper", "code"), default="paper",
                         help="accuracy of a forecast of exactly 0.5: 'paper' (default, "
                         "1[p >= 0.5], a YES call) or 'code' (half credit)")
@@ -148,6 +149,13 @@ def run(args: argparse.Namespace) -> int:
         # set ids written two ways (01 and 1) would join two sets into one
         check_id_spellings(data, args.forecasts, [args.set_column])
 
+    for option, flag in (("forecastbench", args.forecastbench),
+                         ("decomposition", args.decomposition)):
+        if args.cluster is not None and flag:
+            # their intervals resample questions (or linked sets): clustered ones were asked
+            raise UsageError(f"--cluster {args.cluster} cannot be honoured by --{option}, "
+                             "whose intervals resample questions (it takes no cluster); "
+                             f"drop --cluster, or run --{option} without it")
     if args.naive is not None and not args.forecastbench:
         raise UsageError("--naive is an option of --forecastbench (the reference model of the "
                          "Brier skill score); pass --forecastbench too, or drop --naive")

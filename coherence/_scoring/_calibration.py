@@ -541,13 +541,14 @@ def calibration_error(data: Any, *, probability: str = "probability",
     Gaussian resampling; here the expectation is the exact folded-normal mean
     and :math:`s_k^2` uses :math:`n_k - 1`, the same as the l2 correction.
 
-    The interval is a bootstrap over rows (or clusters of ``group``), the bins
-    recomputed in every resample. The bootstrap world's true value is the plug-in
-    :math:`\hat\theta_{pl}`, which the debiased replicates :math:`\theta^*`
-    estimate without bias. The error's spread grows with the error itself, so the
-    pivot is studentized (bootstrap-t): with the standard error :math:`se` of the
-    bins held fixed (for ``norm=2``, :math:`se^2 = \sum_k (n_k/n)^2 (4 d_k^2 v_k + 2
-    v_k^2)`, :math:`d_k = \bar y_k - \bar p_k`, :math:`v_k = \bar y_k(1-\bar
+    The interval is a bootstrap over rows (or clusters of ``group``), the bins recomputed
+    in every resample; equal-mass bins split the distinct rows drawn, each counted once
+    whatever its multiplicity (the measured coverage is of this rule). The bootstrap
+    world's true value is the plug-in :math:`\hat\theta_{pl}`, which the debiased
+    replicates :math:`\theta^*` estimate without bias. The error's spread grows with the
+    error itself, so the pivot is studentized (bootstrap-t): with the standard error
+    :math:`se` of the bins held fixed (for ``norm=2``, :math:`se^2 = \sum_k (n_k/n)^2 (4
+    d_k^2 v_k + 2 v_k^2)`, :math:`d_k = \bar y_k - \bar p_k`, :math:`v_k = \bar y_k(1-\bar
     y_k)/(n_k-1)`; for ``norm=1``, :math:`\sum_k (n_k/n)^2 v_k`) and :math:`t^* =
     (\theta^* - \hat\theta_{pl}) / se^*`, the interval is :math:`[\hat\theta -
     t^*_{1-\alpha/2}\, se,\ \hat\theta - t^*_{\alpha/2}\, se]`. When every bin's

@@ -132,6 +132,35 @@ def _index(adjusted: np.ndarray) -> np.ndarray:
                                                np.maximum(adjusted, 0.0), np.nan)))
 
 
+#: The share of bootstrap replicates left out (a score undefined there) above which a warning
+#: names the forecaster: the intervals then rest on replicates in which its questions were
+#: drawn, not on all of them
+UNDEFINED_SHARE = 0.01
+
+
+def _undefined_counts(point: np.ndarray, reps: np.ndarray) -> np.ndarray:
+    """Per forecaster: the replicates in which one of its scores defined on the data (a
+    finite point) is NaN, those left out of that score's interval."""
+    return (np.isnan(reps) & np.isfinite(point)[None, :, :]).any(axis=2).sum(axis=0)
+
+
+def _warn_undefined(owner: str, names: list[str], counts: Any, n_resamples: int) -> None:
+    """Warn when some of ``names`` had more than :data:`UNDEFINED_SHARE` of the
+    ``n_resamples`` replicates left out (``counts``), naming them."""
+    over = [(name, int(k)) for name, k in zip(names, counts, strict=True)
+            if k > UNDEFINED_SHARE * n_resamples]
+    if not over:
+        return
+    listed = ", ".join(f"{name} ({k}, {k / n_resamples:.1%})" for name, k in over[:5])
+    warnings.warn(
+        f"{owner}: of the {n_resamples} bootstrap replicates, more than "
+        f"{UNDEFINED_SHARE:.0%} are left out of the intervals of {listed}"
+        f"{', ...' if len(over) > 5 else ''}: a score is undefined there (none of a "
+        "forecaster's questions drawn, or a difficulty-adjusted Brier score below 0, which has "
+        "no Brier Index), so those intervals rest on the other replicates only ('n_undefined' "
+        "counts them).", SmallSampleWarning, stacklevel=3)
+
+
 def _leaderboard_scores(brier: np.ndarray, fe: np.ndarray, naive: int | None, wq: np.ndarray,
                         halves: list[tuple[np.ndarray, np.ndarray | None]] | None
                         ) -> tuple[np.ndarray, list[np.ndarray]]:
@@ -151,7 +180,7 @@ def _leaderboard_scores(brier: np.ndarray, fe: np.ndarray, naive: int | None, wq
 @dataclass(frozen=True, slots=True)
 class ForecastBenchComparisonResult(CoherenceResult, test_name="ForecastBenchResult.compare",
                                     settings=("model_a", "model_b", "score", "higher_is_better",
-                                              "n_resamples")):
+                                              "n_resamples", "n_undefined")):
     """Paired comparison of two forecasters on one ForecastBench score.
 
     ``statistic`` is ``score(model_a) - score(model_b)``; ``confidence_interval``
@@ -168,7 +197,11 @@ class ForecastBenchComparisonResult(CoherenceResult, test_name="ForecastBenchRes
     higher_is_better : bool
         Whether a positive statistic favours ``model_a``.
     n_resamples : int
-        Bootstrap replicates.
+        Bootstrap replicates kept (those with a difference).
+    n_undefined : int
+        Bootstrap replicates left out: the difference is undefined (NaN) there, as when
+        none of one forecaster's questions was drawn. A :class:`SmallSampleWarning`
+        names the two forecasters when they are over 1% of the replicates.
     table : pandas.DataFrame
         The bootstrap replicates of the difference (column ``difference``).
     """
@@ -178,6 +211,7 @@ class ForecastBenchComparisonResult(CoherenceResult, test_name="ForecastBenchRes
     score: str = ""
     higher_is_better: bool = True
     n_resamples: int = 0
+    n_undefined: int = 0
     replicates: np.ndarray = field(default_factory=lambda: np.empty(0))
     table: pd.DataFrame = field(init=False)
 
@@ -205,13 +239,18 @@ class ForecastBenchResult(CoherenceResult, test_name="forecastbench_scores",
     n_resamples : int
         Bootstrap replicates (questions drawn with replacement).
     table : pandas.DataFrame
-        One row per forecaster, best Brier Index first: ``rank``, ``model``,
-        ``n_questions`` and, for each score of :data:`FORECASTBENCH_SCORES`, the
-        value and ``<score>_ci_low`` / ``<score>_ci_high``.
+        One row per forecaster, best Brier Index first: ``rank`` (tied Brier Indices
+        share the best rank; missing where the Brier Index is NaN, as for an adjusted
+        score below 0: such a row comes last, unranked), ``model``, ``n_questions``
+        and, for each score of :data:`FORECASTBENCH_SCORES`, the value and
+        ``<score>_ci_low`` / ``<score>_ci_high``.
         With ``question_type``, the scores are the overall ones (the average of the
         dataset and market halves) and ``n_dataset``, ``n_market``,
         ``brier_index_dataset``, ``brier_index_market`` give the halves (missing
-        values without ``question_type``).
+        values without ``question_type``). Last, ``n_undefined``: the replicates left
+        out of the forecaster's intervals, in which one of its scores (defined on the
+        data) is undefined: none of its questions drawn, or an adjusted Brier score below 0
+        (no Brier Index); a :class:`SmallSampleWarning` names the forecasters over 1%.
     question_effects : pandas.DataFrame
         One row per question: ``question``, ``question_type`` (missing when
         pooled), ``question_fixed_effect``, ``mean_brier``, ``n_forecasts``.
@@ -271,7 +310,13 @@ class ForecastBenchResult(CoherenceResult, test_name="forecastbench_scores",
         ForecastBenchComparisonResult
             ``statistic`` the difference ``score(model_a) - score(model_b)``, ``pvalue`` its
             two-sided bootstrap p-value, ``confidence_interval`` its percentile interval
-            over questions.
+            over questions, both over the replicates in which the difference is defined
+            (``n_resamples``; ``n_undefined`` those left out).
+
+        Warns
+        -----
+        SmallSampleWarning
+            When more than 1% of the replicates are left out (the difference undefined).
 
         Notes
         -----
@@ -294,7 +339,11 @@ class ForecastBenchResult(CoherenceResult, test_name="forecastbench_scores",
         ia, ib = self.models.index(model_a), self.models.index(model_b)
         d = float(self.point[ia, j] - self.point[ib, j])
         reps = self.replicates[:, ia, j] - self.replicates[:, ib, j]
+        undefined = int(np.sum(~np.isfinite(reps)))
         reps = reps[np.isfinite(reps)]
+        if np.isfinite(d):
+            _warn_undefined(owner, [f"the difference {model_a!r} - {model_b!r}"], [undefined],
+                            len(self.replicates))
         if np.isfinite(d) and len(reps):
             pvalue = monte_carlo_pvalue(np.abs(reps - d), abs(d))
             low, high = percentile_interval(reps, confidence_level)
@@ -307,7 +356,7 @@ class ForecastBenchResult(CoherenceResult, test_name="forecastbench_scores",
             method="bootstrap over questions (fixed effects re-estimated), centred two-sided",
             model_a=model_a, model_b=model_b, score=score,
             higher_is_better=FORECASTBENCH_SCORES[score], n_resamples=len(reps),
-            replicates=reps)
+            n_undefined=undefined, replicates=reps)
 
 
 # --------------------------------------------------------------------------- public layer
@@ -402,6 +451,15 @@ def forecastbench_scores(data: Any, *, question: str = "question", model: str = 
         question no fixed-effects forecaster answered, or forecasters and
         questions that fall into separate groups with no forecaster in common
         (then no difficulty adjustment can compare them).
+
+    Warns
+    -----
+    SmallSampleWarning
+        When an interval rests on one question, and when more than 1% of the bootstrap
+        replicates are left out of a forecaster's intervals (a score undefined there:
+        none of its questions drawn, a forecaster of 2 questions among many losing about
+        13%, or, for the Brier Index, an adjusted Brier score below 0), naming it; the
+        table's ``n_undefined`` counts them.
 
     See Also
     --------
@@ -541,6 +599,7 @@ def forecastbench_scores(data: Any, *, question: str = "question", model: str = 
             f"({', '.join(single[:5])}{', ...' if len(single) > 5 else ''}): they are the "
             "point itself, and do not reflect what more questions could show.",
             SmallSampleWarning, stacklevel=2)
+    _warn_undefined(owner, [str(m) for m in table["model"]], table["n_undefined"], n_resamples)
     overall = "pooled" if halves is None else "average of dataset and market"
     return ForecastBenchResult(
         statistic=float(pooled), pvalue=np.nan,
@@ -700,9 +759,12 @@ def _score_table(panel: _BrierPanel, point: np.ndarray, reps: np.ndarray,
         else:
             table[f"n_{kind}"] = pd.array(present[halves[h][0]].sum(axis=0), dtype="Int64")
             table[f"brier_index_{kind}"] = parts[h][:, 2]
+    table["n_undefined"] = _undefined_counts(point, reps)
     table = table.sort_values(["brier_index", "model"], ascending=[False, True],
                               na_position="last", kind="mergesort").reset_index(drop=True)
-    table.insert(0, "rank", np.arange(1, n_m + 1))
+    # ties share a rank; no Brier Index (an adjusted score below 0), no rank, not the last
+    table.insert(0, "rank", table["brier_index"].rank(method="min", ascending=False)
+                 .astype("Int64"))
     return table
 
 

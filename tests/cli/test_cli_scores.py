@@ -201,3 +201,47 @@ def test_resamples_without_an_extra_table_is_refused(run, table):
     assert "--resamples 50 sets the bootstrap of --forecastbench" in out.stderr
     out = run("scores", str(table[1]), "--calibration", "--resamples", "50")
     assert out.returncode == 0, out.stderr
+
+
+@pytest.mark.parametrize("option", ["--forecastbench", "--decomposition"])
+def test_cluster_with_an_unclustered_table_is_usage_error(run, table, tmp_path, option):
+    """Regression: --cluster set the per-model and --calibration intervals, but
+    --forecastbench and --decomposition took no cluster and printed intervals over
+    questions (or linked sets) beside them, without a word. The combination is refused."""
+    frame, _ = table
+    path = tmp_path / "clustered.csv"
+    frame.assign(topic="t" + frame["question"]).to_csv(path, index=False)
+    out = run("scores", str(path), "--cluster", "topic", option, "--resamples", "50")
+    one_line_error(out)
+    assert f"--cluster topic cannot be honoured by {option}" in out.stderr
+    assert out.stdout == ""
+    out = run("scores", str(path), "--cluster", "topic", "--calibration", "--resamples", "50")
+    assert out.returncode == 0, out.stderr   # --calibration resamples the clusters
+
+
+def test_cutoffs_filter_the_forecastbench_table_too(run, tmp_path):
+    """--forecastbench with --cutoffs: the leaderboard after the filter is that of the
+    rows the filter kept (m2 on its 40 questions opened after its cutoff)."""
+    rng = np.random.default_rng(2)
+    n = 60
+    frame = pd.DataFrame({"model": np.repeat(["m1", "m2"], n),
+                          "question": np.tile([f"q{i}" for i in range(n)], 2),
+                          "probability": rng.uniform(0.2, 0.8, 2 * n).round(3),
+                          "outcome": np.tile(rng.integers(0, 2, n), 2),
+                          "opened": np.tile(np.where(np.arange(n) < 20, "2023-01-01",
+                                                     "2024-06-01"), 2)})
+    path, cutoffs = tmp_path / "f.csv", tmp_path / "cutoffs.json"
+    frame.to_csv(path, index=False)
+    cutoffs.write_text('{"m2": "2024-01"}')
+    out = run("scores", str(path), "--cutoffs", str(cutoffs), "--forecastbench",
+              "--resamples", "50")
+    assert out.returncode == 0, out.stderr
+    blocks = out.stdout.split("\n\n")
+    before = next(b for b in blocks if b.startswith("[before") and "ForecastBench scores" in b)
+    after = next(b for b in blocks if b.startswith("[after") and "ForecastBench scores" in b)
+    kept = frame[(frame["model"] == "m1") | (frame["opened"] >= "2024-01-01")]
+    for block, rows in ((before, frame), (after, kept)):
+        fb = forecastbench_scores(rows, n_resamples=50, rng=0).table.set_index("model")
+        n_m2, brier = int(fb.loc["m2", "n_questions"]), f"{fb.loc['m2', 'brier']:.4g}"
+        assert re.search(rf"^ *\d +m2 +{n_m2} +{re.escape(brier)} ", block, re.M), block
+    assert "60 questions" in " ".join(after.split())  # m1 keeps every question

@@ -712,3 +712,22 @@ def test_single_forecast_bins_zero_is_kumars_rule(seed):
     with pytest.raises(ValueError, match="'single_forecast_bins' parameter of "
                        "calibration_error must be one of 'plugin', 'zero'"):
         calibration_error(df, single_forecast_bins="drop")
+
+
+def test_bootstrap_equal_mass_bins_split_the_distinct_rows_drawn():
+    """A resample's equal-mass bins are built from the distinct rows drawn, each counted
+    once whatever its multiplicity (not from the drawn weight); the docstring says so,
+    since the measured coverage is of this rule."""
+    p = np.array([0.1, 0.2, 0.3, 0.4, 0.6, 0.7, 0.8, 0.9])
+    y = np.array([0, 1, 0, 0, 1, 1, 0, 1], dtype=float)
+    w = np.array([5, 1, 1, 1, 0, 0, 0, 0], dtype=float)  # 8 draws of 4 distinct rows
+    got = _debiased_ce(p, y, w, 2, "equal_mass", 2)
+    # the two bins of the distinct rows drawn: {0.1, 0.2} and {0.3, 0.4} (weights 6 and 2),
+    # not the halves of the drawn weight ({0.1} alone holds 5 of the 8)
+    fy, mp = np.array([1 / 6, 0.0]), np.array([0.7 / 6, 0.35])
+    share, n_k = np.array([6, 2]) / 8, np.array([6.0, 2.0])
+    want = float(np.sum(share * ((fy - mp) ** 2 - fy * (1 - fy) / (n_k - 1))))
+    assert got[0] == pytest.approx(want, abs=1e-12)
+    doc = " ".join(calibration_error.__doc__.split())
+    assert "equal-mass bins split the distinct rows drawn, each counted once whatever its " \
+           "multiplicity" in doc

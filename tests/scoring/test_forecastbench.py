@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -16,6 +18,9 @@ from coherence import ForecastBenchResult
 from coherence import forecastbench_scores
 from coherence._scoring._forecastbench import _scores
 from tests._reference_forecastbench import reference_adjusted_brier
+
+#: sharp forecasters' adjusted Brier scores fall below 0 in some replicates (no Brier Index)
+LEFT_OUT = "ignore:.*are left out of the intervals:coherence.SmallSampleWarning"
 
 
 def panel(rng: np.random.Generator, n_models: int = 4, n_questions: int = 30,
@@ -37,6 +42,7 @@ def by_model(res: ForecastBenchResult) -> pd.DataFrame:
     return res.table.set_index("model")
 
 
+@pytest.mark.filterwarnings(LEFT_OUT)
 def test_matches_dummy_variable_ols_reference():
     rng = np.random.default_rng(0)
     df = panel(rng)
@@ -92,6 +98,7 @@ def test_difficulty_adjustment_removes_question_set_advantage():
     assert list(res.table["model"]) == ["hard_only", "bridge", "easy_only"]
 
 
+@pytest.mark.filterwarnings(LEFT_OUT)
 def test_bootstrap_weights_equal_duplicated_questions():
     """A bootstrap draw weights questions by their counts; the same scores come from
     the table with each drawn question copied under a new id (as ForecastBench does)."""
@@ -114,6 +121,7 @@ def test_bootstrap_weights_equal_duplicated_questions():
     np.testing.assert_allclose(weighted, expected, atol=1e-12)
 
 
+@pytest.mark.filterwarnings(LEFT_OUT)
 def test_intervals_and_compare():
     rng = np.random.default_rng(4)
     df = panel(rng, n_questions=40)
@@ -185,6 +193,7 @@ def test_naive_and_fixed_effects_errors():
 
 @given(st.integers(0, 10_000))
 @settings(max_examples=15)
+@pytest.mark.filterwarnings(LEFT_OUT)
 def test_property_relabel_and_row_order_invariance(seed):
     rng = np.random.default_rng(seed)
     df = panel(rng, n_models=3, n_questions=8)
@@ -343,6 +352,7 @@ def halves_reference(df: pd.DataFrame, **kw) -> pd.DataFrame:
     return parts[0], parts[1]
 
 
+@pytest.mark.filterwarnings(LEFT_OUT)
 def test_overall_index_from_averaged_adjusted_scores():
     rng = np.random.default_rng(10)
     df = panel(rng, n_models=4, n_questions=30)
@@ -456,8 +466,12 @@ def test_an_interval_on_one_question_warns():
     with pytest.warns(coherence.SmallSampleWarning, match=r"3 interval\(s\) rest on one "
                       r"question \(pooled, a, b\)"):
         coherence.forecastbench_scores(df.iloc[:2], rng=0)
-    with pytest.warns(coherence.SmallSampleWarning, match=r"1 interval\(s\) .* \(b\)"):
+    with pytest.warns(coherence.SmallSampleWarning) as caught:
         coherence.forecastbench_scores(df, rng=0)
+    assert re.search(r"1 interval\(s\) .* \(b\)", str(caught[0].message))
+    # and b's one question of two goes undrawn in about a quarter of the replicates
+    assert re.search(r"left out of the intervals of b \(2\d\d, 2\d\.\d%\)",
+                     str(caught[1].message))
 
 
 def test_numeric_model_labels_stay_as_given():
@@ -474,3 +488,59 @@ def test_numeric_model_labels_stay_as_given():
     assert cmp.statistic == pytest.approx(0.125 - 0.25)
     with pytest.raises(ValueError, match=r"did you mean 1\?"):
         res.compare("1", 2)
+
+
+def few_questions_panel() -> pd.DataFrame:
+    """Two forecasters on 20 questions and a third on 2 of them."""
+    rng = np.random.default_rng(3)
+    rows = []
+    for q in range(20):
+        y = int(rng.integers(0, 2))
+        rows += [{"model": m, "question": f"q{q}", "probability": float(rng.uniform()),
+                  "outcome": y} for m in ("a", "b")]
+    rows += [{"model": "c", "question": "q0", "probability": 0.7, "outcome": rows[0]["outcome"]},
+             {"model": "c", "question": "q1", "probability": 0.4, "outcome": rows[2]["outcome"]}]
+    return pd.DataFrame(rows)
+
+
+def test_replicates_left_out_are_counted_and_warned():
+    """Regression: a forecaster with none of its questions drawn has no score in that
+    replicate, and its intervals (and compare's) silently rested on the others: c, 2 of 20
+    questions, lost 118 of 999 (11.8%). The intervals are unchanged; the count is in the
+    table and compare's result, and a warning names the forecaster."""
+    df = few_questions_panel()
+    with pytest.warns(coherence.SmallSampleWarning,
+                      match=r"left out of the intervals of c \(118, 11\.8%\)"):
+        res = forecastbench_scores(df, n_resamples=999, rng=0)
+    t = by_model(res)
+    assert t.loc["c", "n_undefined"] == 118 and t.loc["a", "n_undefined"] == 0
+    assert t.loc["b", "n_undefined"] == 0
+    kept = res.replicates[:, res.models.index("c"), 0]
+    assert np.isnan(kept).sum() == 118
+    low, high = np.percentile(kept[~np.isnan(kept)], [2.5, 97.5])  # the values as before
+    assert t.loc["c", "brier_ci_low"] == pytest.approx(low)
+    assert t.loc["c", "brier_ci_high"] == pytest.approx(high)
+    with pytest.warns(coherence.SmallSampleWarning,
+                      match=r"of the difference 'a' - 'c' \(118, 11\.8%\)"):
+        cmp = res.compare("a", "c", score="brier")
+    assert (cmp.n_undefined, cmp.n_resamples) == (118, 881)
+    assert cmp.to_frame().loc[0, "n_undefined"] == 118
+    assert res.compare("a", "b").n_undefined == 0  # no warning (pytest makes one an error)
+
+
+def test_rank_leaves_an_undefined_brier_index_unranked_and_shares_ties():
+    """Regression: the rank was the row number, so a forecaster with no Brier Index (its
+    adjusted Brier score, -0.55, below 0: the best of four on hard questions) was
+    ranked 4th of 4, last, and two forecasters with the same Brier Index ranked apart."""
+    rows = [{"model": m, "question": f"q{q}", "probability": p, "outcome": 1}
+            for q in range(10) for m, p in (("a", 0.9), ("b", 0.8), ("b2", 0.8))]
+    rows += [{"model": m, "question": f"q{q}", "probability": p, "outcome": 1}
+             for q in (10, 11) for m, p in (("a", 0.1), ("b", 0.2), ("b2", 0.2), ("s", 0.95))]
+    with pytest.warns(coherence.SmallSampleWarning, match="left out of the intervals of s"):
+        res = forecastbench_scores(pd.DataFrame(rows), n_resamples=99, rng=0)
+    t = by_model(res)
+    assert t.loc["s", "difficulty_adjusted_brier"] == pytest.approx(-0.553056, abs=1e-6)
+    assert pd.isna(t.loc["s", "rank"]) and np.isnan(t.loc["s", "brier_index"])
+    assert t.loc["b", "brier_index"] == t.loc["b2", "brier_index"]
+    assert (t.loc["b", "rank"], t.loc["b2", "rank"], t.loc["a", "rank"]) == (1, 1, 3)
+    assert list(res.table["model"]) == ["b", "b2", "a", "s"]

@@ -93,7 +93,11 @@ def test_forecastbench_scores_match_a_dummy_variable_fit(df):
     assert t.loc["n", "difficulty_adjusted_brier"] == pytest.approx(0.25, abs=1e-12)
     assert t.loc["n", "brier_index"] == pytest.approx(50.0, abs=1e-9)
     assert t.loc["n", "bss"] == 0.0
-    assert list(res.table["rank"]) == list(range(1, len(t) + 1))
+    rank, index = res.table["rank"], res.table["brier_index"]
+    assert (rank.isna() == index.isna()).all()  # no Brier Index, no rank
+    ranked = rank.dropna().to_numpy()
+    assert ranked[0] == 1 and (np.diff(ranked) >= 0).all()
+    assert (np.diff(ranked)[np.diff(index.dropna().to_numpy()) < 0] > 0).all()
     bi = res.table["brier_index"].to_numpy()
     bi = bi[~np.isnan(bi)]
     assert (np.diff(bi) <= 1e-12).all()  # best Brier Index first
