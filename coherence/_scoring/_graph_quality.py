@@ -306,7 +306,7 @@ def hindsight_graph_quality(
     stren = missing_or_in(hed, strength, owner, np.inf)
     rejected = np.zeros(len(hev), dtype=bool)
     if exclude_rejected and review_status in hev.columns:
-        rejected = _rejected_rows(hev[review_status])
+        rejected = rejected_rows(hev[review_status])
     kept_ev = hev.loc[~rejected]
     rejected_keys = set(zip(hev.loc[rejected, question], hev.loc[rejected, event],
                             strict=True)) - set(zip(kept_ev[question], kept_ev[event],
@@ -402,7 +402,7 @@ def _sources_column(hev: pd.DataFrame, sources: str | None, min_sources: int,
     return sources
 
 
-def _rejected_rows(status: pd.Series) -> np.ndarray:
+def rejected_rows(status: pd.Series) -> np.ndarray:
     """True where the review status is 'rejected' (any case, surrounding spaces ignored)."""
     return np.array([not is_missing(v) and str(v).strip().lower() == "rejected"
                      for v in status.to_numpy(dtype=object)], dtype=bool)

@@ -56,6 +56,7 @@ from ._graph_quality import flag_column
 from ._graph_quality import graph_depth
 from ._graph_quality import hindsight_graph_quality
 from ._graph_quality import missing_or_in
+from ._graph_quality import rejected_rows
 from ._ids import check_edge_ends
 from ._ids import check_ids
 from ._ids import check_ids_within
@@ -311,8 +312,7 @@ def _kept_hindsight_events(hev: pd.DataFrame, c: _GraphColumns, owner: str
     outright (every record rejected)."""
     rejected = np.zeros(len(hev), dtype=bool)
     if c.review_status in hev.columns:
-        rejected = np.array([not is_missing(v) and str(v).strip().lower() == "rejected"
-                             for v in hev[c.review_status].to_numpy(dtype=object)], dtype=bool)
+        rejected = rejected_rows(hev[c.review_status])
     hev_all = hev
     hev = hev.loc[~rejected]
     removed = set(zip(hev_all.loc[rejected, c.question], hev_all.loc[rejected, c.event],
