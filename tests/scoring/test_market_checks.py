@@ -204,6 +204,8 @@ def test_market_signal_metrics_hand_computed():
     # 2024-01-06); e2: +0.05 against a negative impact (not a signal)
     assert list(res.signal_events["event"]) == ["e1"]
     assert bool(res.signal_events["near_turning_point"].iloc[0])
+    assert res.signal_events["n_undated_records"].tolist() == [0]
+    assert row["n_undated_records"] == 0
     assert (row["n_signal_events"], row["n_signal_matched"]) == (1, 1)
     assert row["signal_recall"] == 1.0 and row["signal_precision"] == 0.5
     assert row["turning_recall"] == 1.0 and row["turning_precision"] == 0.5
@@ -338,6 +340,11 @@ def test_undated_records_left_out_of_the_signals_are_named():
         res = coherence.market_signal_metrics(reasoning, hind, px, n_resamples=10, rng=0)
     assert rec[0].filename == __file__
     assert res.signal_events["event"].tolist() == ["e1"]  # the dated record, as documented
+    # and counted in the result, not only warned about: e1's signal rests on 1 of its 2
+    # records, and the forecast's question has 1 record that entered no signal
+    assert res.signal_events["n_undated_records"].tolist() == [1]
+    assert res.table["n_undated_records"].tolist() == [1]
+    assert res.statistic == 1.0 and res.signal_events["impact"].tolist() == [-0.1]
 
 
 def test_a_price_span_of_exactly_min_price_range_is_eligible():
