@@ -661,6 +661,21 @@ def _signal_table(reasoning: Any, signals: pd.DataFrame, undated_of_question: di
     return table
 
 
+def _kept_records(hdf: pd.DataFrame, is_outcome: str | None, review_status: str,
+                  owner: str) -> pd.DataFrame:
+    """The hindsight records :func:`market_signal_metrics` reads: those rejected by the
+    annotators removed first (as :func:`reasoning_graph_metrics` removes them), then the
+    outcome's."""
+    from ._graph_quality import flag_column
+    from ._graph_quality import rejected_rows
+
+    if review_status in hdf.columns:
+        hdf = hdf.loc[~rejected_rows(hdf[review_status])]
+    if is_outcome is not None and is_outcome in hdf.columns:
+        hdf = hdf.loc[~flag_column(hdf, is_outcome, owner)]
+    return hdf
+
+
 def _warn_no_signal(owner: str) -> None:
     """The warning of a signal recall undefined for every forecast (at the caller's line)."""
     warnings.warn(f"{owner}: no scored forecast's question has a market signal (a dated "
@@ -696,7 +711,8 @@ def market_signal_metrics(reasoning: Any, hindsight_events: Any, prices: Any, *,
                           question: str = "question", event: str = "event",
                           date: str = "date", direction: str = "direction",
                           magnitude: str = "magnitude", confidence: str = "confidence",
-                          is_outcome: str | None = "is_outcome", price_date: str = "date",
+                          is_outcome: str | None = "is_outcome",
+                          review_status: str = "review_status", price_date: str = "date",
                           price: str = "price", n_resamples: int = 2000,
                           confidence_level: float = 0.95,
                           rng: RNGLike = None) -> MarketSignalResult:
@@ -708,7 +724,10 @@ def market_signal_metrics(reasoning: Any, hindsight_events: Any, prices: Any, *,
         From :func:`reasoning_graph_metrics` (its matches and forecasts).
     hindsight_events : pandas.DataFrame or convertible
         Impact records: ``question``, ``event``, ``date``, ``direction``,
-        ``magnitude``, ``confidence``, optional ``is_outcome``.
+        ``magnitude``, ``confidence``, optional ``is_outcome`` and ``review_status``
+        (a record whose status is ``'rejected'``, any case, is removed, as
+        :func:`reasoning_graph_metrics` removes it: an event it can never match is no
+        signal).
     prices : pandas.DataFrame or convertible
         ``question``, ``price_date``, ``price``; one price per question and time (as in
         :func:`market_checks`).
@@ -721,6 +740,8 @@ def market_signal_metrics(reasoning: Any, hindsight_events: Any, prices: Any, *,
         (:func:`turning_points`).
     question, event, date, direction, magnitude, confidence, is_outcome, price_date, price : str
         Column names.
+    review_status : str
+        Column name of the annotators' verdict on a record, used when present.
     %(wilson_over_questions)s
 
     Returns
@@ -770,11 +791,7 @@ def market_signal_metrics(reasoning: Any, hindsight_events: Any, prices: Any, *,
     hdf = as_dataframe(hindsight_events, name="hindsight_events", owner=owner)
     require_columns(hdf, {"question": question, "event": event}, owner=owner)
     no_missing(hdf, [question, event], owner=owner)
-    if is_outcome is not None and is_outcome in hdf.columns:
-        from ._graph_quality import flag_column
-
-        flag = flag_column(hdf, is_outcome, owner)
-        hdf = hdf.loc[~flag]
+    hdf = _kept_records(hdf, is_outcome, review_status, owner)
     curve = _signal_curve(hdf, owner, question, date, direction, magnitude, confidence)
     undated_of_event, undated_of_question = _undated_counts(hdf, owner, question, event, date)
     px = _prices(prices, owner, question, price_date, price)
