@@ -603,3 +603,15 @@ def test_a_half_blank_impact_record_raises(column):
     res = coherence.reasoning_graph_metrics(forecast_events(), hev, gates=False,
                                             n_resamples=10, rng=0)
     assert res.table["n_key_events"].tolist() == [4]
+
+
+def test_source_ids_typed_apart_are_one_source_in_the_gates():
+    # sources s1..s5 of question q, with s2 given once as the number 2 and once as the
+    # text '2' (and s4 as 4.0): counted as 6 sources, the question passed min_sources=6
+    hev = hindsight()
+    hev["sources"] = pd.Series([[1, 2], ["2"], [3], [4.0], "5", [9], [], ["t"], ["t"]],
+                               dtype=object)
+    gq = coherence.hindsight_graph_quality(hev, hindsight_edges(), min_nodes=5,
+                                           min_sources=6)
+    q = gq.table.set_index("question").loc["q"]
+    assert q["n_sources"] == 5 and q["reasons"] == "sources < 6"
