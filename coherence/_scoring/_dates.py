@@ -52,6 +52,26 @@ _YEAR_FIRST = re.compile(r"\d{4}[-/.]\d{1,2}[-/.]\d{1,2}(?!\d)")
 #: a date written with the year last ('05/01/2024', '5.1.24', '05-01-2024'): day first
 #: or month first; pandas reads it month first unless only day first is a date
 _YEAR_LAST = re.compile(r"(\d{1,2})[-/.](\d{1,2})[-/.]\d{2,4}(?!\d)")
+#: three fields of one or two digits, the first and last of two ('24-01-05', '05/01/24'):
+#: a two-digit year that may come first (2024-01-05) or last (24 January 2005, which
+#: pandas reads); ambiguous where both readings are dates (:func:`_two_digit_year_rows`)
+_TWO_DIGIT_YEAR = re.compile(r"(\d{2})[-/.](\d{1,2})[-/.](\d{2})(?!\d)")
+
+
+def _two_digit_year_rows(values: list[Any]) -> list[int]:
+    """Positions of the strings whose two-digit year may be read first or last: the
+    first field a day or month (1-31: pandas reads it so, the year last) and the other
+    two a month and a day (the year first). '99-01-05' (only year first, as pandas reads
+    it) and '24-01-32' (only year last) are one reading and pass."""
+    out = []
+    for i, v in enumerate(values):
+        m = _TWO_DIGIT_YEAR.match(v.strip()) if isinstance(v, str) else None
+        if m is None:
+            continue
+        first, middle, last = (int(g) for g in m.groups())
+        if 1 <= first <= 31 and 1 <= middle <= 12 and 1 <= last <= 31:
+            out.append(i)
+    return out
 
 
 def check_date_formats(values: list[Any], index: pd.Index, column: str, owner: str, *,
@@ -63,8 +83,10 @@ def check_date_formats(values: list[Any], index: pd.Index, column: str, owner: s
     half the other. A column whose year-last strings ('dd/mm/yyyy' or 'mm/dd/yyyy')
     include one that is a date only day first (first field above 12) and others
     readable month first is such a column; so is one that mixes year-first strings
-    (ISO) with year-last ones. Datetimes, Timestamps and ISO strings (dates and
-    date-times mixed) are one format and pass. ``with_iso=False`` leaves out the second
+    (ISO) with year-last ones, and one whose string has a two-digit year that may be read
+    first or last ('24-01-05': 5 January 2024, or 24 January 2005 as pandas reads it).
+    Datetimes, Timestamps and ISO strings (dates and date-times mixed) are one format and
+    pass. ``with_iso=False`` leaves out the second
     test (:func:`check_formats_across` uses it so).
     """
     year_first: list[int] = []
@@ -85,6 +107,16 @@ def check_date_formats(values: list[Any], index: pd.Index, column: str, owner: s
            "pd.to_datetime(df[col], format='%d/%m/%Y')")
     year_last = sorted(day_first_only + month_first)
     labels = pd.Index(index).tolist()   # plain Python labels in the message
+    two_digit = _two_digit_year_rows(values)
+    if two_digit:
+        t = two_digit[0]
+        raise ValueError(column_error(
+            column, "hold dates whose year can be told; a two-digit year may come first "
+            f"or last (row {labels[t]!r} = {values[t]!r}: {_rows(two_digit)}; '24-01-05' "
+            "is 5 January 2024 year first, 24 January 2005 as pandas reads it); write "
+            "four-digit years (YYYY-MM-DD) or parse the column first, e.g. "
+            "pd.to_datetime(df[col], format='%y-%m-%d')",
+            list(index[two_digit]), [values[i] for i in two_digit], owner=owner))
     if day_first_only and month_first:
         d, mf = day_first_only[0], month_first[0]
         raise ValueError(column_error(

@@ -52,6 +52,7 @@ from ._dates import check_formats_across
 from ._dates import check_same_awareness
 from ._dates import is_missing
 from ._dates import to_days
+from ._graph_quality import rejected_rows
 from ._ids import check_ids
 from ._ids import check_ids_within
 from ._matching import THRESHOLDS
@@ -77,8 +78,8 @@ __all__ = [
 class KeyEventRecallResult(CoherenceResult, test_name="key_event_recall",
                            settings=("by", "convention", "k", "min_impact", "threshold",
                                      "date_window_days", "matcher", "n_resamples",
-                                     "n_no_key_events", "event_precision", "event_recall",
-                                     "event_f1")):
+                                     "n_no_key_events", "n_rejected_events",
+                                     "event_precision", "event_recall", "event_f1")):
     """Key-event recall (KER) of forecast event graphs against hindsight events.
 
     ``statistic`` is the mean KER over forecasts whose question has at least
@@ -105,6 +106,8 @@ class KeyEventRecallResult(CoherenceResult, test_name="key_event_recall",
         As given (the interval draws nothing).
     n_no_key_events : int
         Forecasts whose question has no key event (KER undefined).
+    n_rejected_events : int
+        Hindsight events removed as rejected by annotators (every record rejected).
     event_precision, event_recall, event_f1 : float
         Means over forecasts where each is defined.
     table : pandas.DataFrame
@@ -128,6 +131,7 @@ class KeyEventRecallResult(CoherenceResult, test_name="key_event_recall",
     matcher: str
     n_resamples: int
     n_no_key_events: int
+    n_rejected_events: int
     event_precision: float
     event_recall: float
     event_f1: float
@@ -159,6 +163,7 @@ def key_event_recall(
     magnitude: str = "magnitude",
     confidence: str = "confidence",
     is_outcome: str | None = "is_outcome",
+    review_status: str = "review_status",
     n_resamples: int = 2000,
     confidence_level: float = 0.95,
     rng: RNGLike = None,
@@ -184,7 +189,9 @@ def key_event_recall(
         differ only in case, surrounding spaces or type (``1`` and ``'1'``) raise. Rows flagged
         in ``is_outcome`` (the outcome event: bools, 0/1 or the strings
         true/false, yes/no, 1/0 as a CSV gives them; blank is false) are left
-        out of matching and counting.
+        out of matching and counting, and so are records whose ``review_status``
+        is ``'rejected'`` (any case, surrounding spaces aside; any other value, or
+        a blank, keeps the record), as :func:`reasoning_graph_metrics` removes them.
     convention : {'paper', 'code'}
         ``'paper'`` (default, the WorldReasoner paper): the key events are the
         top ``k`` among all events with an impact record (``min_impact`` 0),
@@ -221,6 +228,9 @@ def key_event_recall(
     by, question, title, description, date, event, magnitude, confidence, is_outcome : str
         Column names (``description``, ``date`` and ``is_outcome`` are used
         when present).
+    review_status : str
+        Column name of the annotators' verdict on a hindsight record, used when
+        present (without it no record is removed as rejected).
     %(wilson_over_questions)s
 
     Returns
@@ -304,7 +314,8 @@ def key_event_recall(
     """
     columns = EventColumns(
         by=by, question=question, title=title, description=description, date=date,
-        event=event, magnitude=magnitude, confidence=confidence, is_outcome=is_outcome)
+        event=event, magnitude=magnitude, confidence=confidence, is_outcome=is_outcome,
+        review_status=review_status)
     options = _KeyEventOptions(
         convention=convention, k=k, min_impact=min_impact, threshold=threshold,
         date_window_days=date_window_days, matcher=matcher, n_resamples=n_resamples,
@@ -343,6 +354,7 @@ class _KeyEventInput:
     h_text: list[tuple[Any, Any]]
     h_days: np.ndarray
     impact: np.ndarray
+    n_rejected_events: int
     by: str
     question: str
     event: str
@@ -434,6 +446,15 @@ def _key_event_recall_iv(forecast_events: Any, hindsight_events: Any, forecasts:
     no_missing(fdf, [by, question], owner=owner)
     nonempty(hdf, name="hindsight_events", owner=owner)
     no_missing(hdf, [question, event], owner=owner)
+    # a record the annotators rejected is removed, as reasoning_graph_metrics removes it;
+    # an event counts as rejected when every record of it is
+    rejected = (rejected_rows(hdf[columns.review_status])
+                if columns.review_status in hdf.columns else np.zeros(len(hdf), dtype=bool))
+    n_rejected = len(set(zip(hdf.loc[rejected, question], hdf.loc[rejected, event],
+                             strict=True))
+                     - set(zip(hdf.loc[~rejected, question], hdf.loc[~rejected, event],
+                               strict=True)))
+    hdf = hdf.loc[~rejected]
     if is_outcome is not None and is_outcome in hdf.columns:
         # 'False', '0', 'no' from a CSV are false (never astype(bool)); blank is false
         flag = flag_column(hdf, is_outcome, owner=owner, missing=False)
@@ -476,7 +497,8 @@ def _key_event_recall_iv(forecast_events: Any, hindsight_events: Any, forecasts:
     h_text = hindsight_texts(hdf, title, description, [question, event], owner)
     return _KeyEventInput(
         fdf=fdf, hdf=hdf, units=list(units.itertuples(index=False, name=None)), f_text=f_text,
-        f_tok=f_tok, f_days=f_days, h_text=h_text, h_days=h_days, impact=mag * conf, by=by,
+        f_tok=f_tok, f_days=f_days, h_text=h_text, h_days=h_days, impact=mag * conf,
+        n_rejected_events=n_rejected, by=by,
         question=question, event=event, convention=convention, k=k, min_impact=min_impact,
         threshold=threshold,
         date_window_days=window, matcher=matcher_name, embedder=embedder,
@@ -599,7 +621,8 @@ def _key_event_recall(iv: _KeyEventInput) -> KeyEventRecallResult:
         n_obs=len(per) - n_undef, method=f"{MEAN_KINDS['fraction']} over questions",
         by=by, convention=iv.convention, k=k, min_impact=min_impact, threshold=threshold,
         date_window_days=date_window_days, matcher=matcher_name, n_resamples=n_resamples,
-        n_no_key_events=n_undef, event_precision=nanmean("precision"),
+        n_no_key_events=n_undef, n_rejected_events=iv.n_rejected_events,
+        event_precision=nanmean("precision"),
         event_recall=nanmean("recall"), event_f1=nanmean("f1"), table=per,
         matches=matches,
         key_events=pd.DataFrame(key_rows, columns=["question", "rank", "event", "impact"]))

@@ -26,6 +26,7 @@ from .._validation import as_dataframe
 from .._validation import check_float
 from .._validation import check_int
 from .._validation import column_error
+from .._validation import label_key
 from .._validation import list_like_strings
 from .._validation import no_missing
 from .._validation import numeric_column
@@ -111,12 +112,14 @@ def graph_depth(edges: Iterable[tuple[Any, Any]], nodes: Iterable[Any] | None = 
 
 
 def id_set(cell: Any) -> set[Any]:
-    """The ids of a list-like (or scalar) cell; missing values dropped."""
+    """The ids of a list-like (or scalar) cell as the text they are written as
+    (:func:`label_key`: ``1``, ``1.0`` and ``'1'`` are one source, as
+    :func:`source_precision` counts them); missing values dropped."""
     if isinstance(cell, list | tuple | set | frozenset | np.ndarray):
-        return {c for c in cell if not is_missing(c)}
+        return {label_key(c) for c in cell if not is_missing(c)}
     if is_missing(cell):
         return set()
-    return {cell}
+    return {label_key(cell)}
 
 
 def flag_column(df: pd.DataFrame, column: str, owner: str) -> np.ndarray:
@@ -224,7 +227,8 @@ def hindsight_graph_quality(
     hindsight_events : pandas.DataFrame or convertible
         Hindsight events (one row per event, or per impact record: rows with
         the same (``question``, ``event``) are one node), with optional
-        ``sources`` (a list-like cell of article ids, or one id; a list written
+        ``sources`` (a list-like cell of article ids, or one id, counted as the text
+        they are written as: ``1`` and ``'1'`` are one source; a list written
         out as text, ``"['s1', 's2']"`` as a CSV stores it, raises: parse it first) and
         ``review_status`` (``'rejected'`` marks an event annotators rejected; an
         event is removed when all its rows are rejected).
@@ -306,7 +310,7 @@ def hindsight_graph_quality(
     stren = missing_or_in(hed, strength, owner, np.inf)
     rejected = np.zeros(len(hev), dtype=bool)
     if exclude_rejected and review_status in hev.columns:
-        rejected = _rejected_rows(hev[review_status])
+        rejected = rejected_rows(hev[review_status])
     kept_ev = hev.loc[~rejected]
     rejected_keys = set(zip(hev.loc[rejected, question], hev.loc[rejected, event],
                             strict=True)) - set(zip(kept_ev[question], kept_ev[event],
@@ -402,7 +406,7 @@ def _sources_column(hev: pd.DataFrame, sources: str | None, min_sources: int,
     return sources
 
 
-def _rejected_rows(status: pd.Series) -> np.ndarray:
+def rejected_rows(status: pd.Series) -> np.ndarray:
     """True where the review status is 'rejected' (any case, surrounding spaces ignored)."""
     return np.array([not is_missing(v) and str(v).strip().lower() == "rejected"
                      for v in status.to_numpy(dtype=object)], dtype=bool)

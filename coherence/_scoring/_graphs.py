@@ -56,6 +56,7 @@ from ._graph_quality import flag_column
 from ._graph_quality import graph_depth
 from ._graph_quality import hindsight_graph_quality
 from ._graph_quality import missing_or_in
+from ._graph_quality import rejected_rows
 from ._ids import check_edge_ends
 from ._ids import check_ids
 from ._ids import check_ids_within
@@ -311,8 +312,7 @@ def _kept_hindsight_events(hev: pd.DataFrame, c: _GraphColumns, owner: str
     outright (every record rejected)."""
     rejected = np.zeros(len(hev), dtype=bool)
     if c.review_status in hev.columns:
-        rejected = np.array([not is_missing(v) and str(v).strip().lower() == "rejected"
-                             for v in hev[c.review_status].to_numpy(dtype=object)], dtype=bool)
+        rejected = rejected_rows(hev[c.review_status])
     hev_all = hev
     hev = hev.loc[~rejected]
     removed = set(zip(hev_all.loc[rejected, c.question], hev_all.loc[rejected, c.event],
@@ -322,6 +322,14 @@ def _kept_hindsight_events(hev: pd.DataFrame, c: _GraphColumns, owner: str
     if c.is_outcome is not None and c.is_outcome in hev.columns:
         flag = flag_column(hev, c.is_outcome, owner)
         hev, mag, conf = hev.loc[~flag], mag[~flag], conf[~flag]
+    # both blank: an event without an impact record; one blank: a value lost, whose
+    # record would have left the key events without a word
+    half = np.flatnonzero(np.isnan(mag) != np.isnan(conf))
+    if len(half):
+        raise ValueError(column_error(
+            f"{c.magnitude}/{c.confidence}", "be given both or left blank both (a record "
+            "with one of them is an impact record whose other value is missing)",
+            list(hev.index[half]), owner=owner))
     return hev, mag, conf, removed
 
 
@@ -551,7 +559,9 @@ def reasoning_graph_metrics(
         optional ``description``, ``date``, ``magnitude``, ``confidence``,
         ``is_outcome``, ``review_status``, ``sources``. The records of one event
         may leave its title, description or date blank; where given they must agree
-        (a clash raises, naming the rows).
+        (a clash raises, naming the rows). A row with ``magnitude`` and ``confidence``
+        both blank is no impact record (its event is no key event under either
+        convention unless another record gives one); one of them blank raises.
     forecast_edges : pandas.DataFrame or convertible, optional
         ``by``, ``question``, ``source``, ``target`` (forecast event ids) and
         ``relation``. Without it the edge metrics and depth are NaN. The tables

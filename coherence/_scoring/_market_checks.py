@@ -534,11 +534,14 @@ class MarketSignalResult(CoherenceResult, test_name="market_signal_metrics",
     table : pandas.DataFrame
         One row per scored forecast: ``n_signal_events``, ``n_signal_matched``,
         ``signal_recall``, ``signal_precision``, ``n_turning_events``,
-        ``n_turning_matched``, ``turning_recall``, ``turning_precision``.
+        ``n_turning_matched``, ``turning_recall``, ``turning_precision`` and
+        ``n_undated_records`` (the question's non-outcome records without a date, left
+        out of every signal).
     signal_events : pandas.DataFrame
         Per question, the hindsight events that are market signals, with ``date``
-        (timezone-aware in UTC when the events' dates are aware), ``impact``, ``move``
-        and ``near_turning_point``.
+        (timezone-aware in UTC when the events' dates are aware), ``impact``, ``move``,
+        ``near_turning_point`` and ``n_undated_records`` (the event's records without a
+        date, left out before its largest record was chosen).
     """
 
     by: str
@@ -613,6 +616,66 @@ def _signal_curve(hdf: pd.DataFrame, owner: str, question: str, date: str, direc
     return curve
 
 
+def _undated_counts(hdf: pd.DataFrame, owner: str, question: str, event: str, date: str
+                    ) -> tuple[dict[tuple[Any, Any], int], dict[Any, int]]:
+    """The records without a date that :func:`market_signal_metrics` leaves out, counted
+    per (question, event) and per question, for its tables."""
+    missing = parse_dates(hdf[date], hdf.index, date, owner, require_tz=False)[1]
+    keys = hdf.loc[missing, [question, event]].itertuples(index=False, name=None)
+    per_event: dict[tuple[Any, Any], int] = {}
+    per_question: dict[Any, int] = {}
+    for q, e in keys:
+        per_event[(q, e)] = per_event.get((q, e), 0) + 1
+        per_question[q] = per_question.get(q, 0) + 1
+    return per_event, per_question
+
+
+def _signal_table(reasoning: Any, signals: pd.DataFrame, undated_of_question: dict[Any, int]
+                  ) -> pd.DataFrame:
+    """:func:`market_signal_metrics`' table: per scored forecast of ``reasoning``, its
+    signals found (``signals``, matched through the result's matches), recall, precision,
+    and the question's undated records."""
+    by = reasoning.by
+    matched = reasoning.matches
+    out = []
+    for _, r in reasoning.table.iterrows():
+        q = r["question"]
+        sq = signals.loc[signals["question"] == q]
+        hit = set(matched.loc[(matched[by] == r[by]) & (matched["question"] == q),
+                              "hindsight_event"])
+        ids = set(sq["event"])
+        tids = set(sq.loc[sq["near_turning_point"], "event"])
+        nf = int(r["n_forecast_events"])
+        out.append({by: r[by], "question": q, "n_signal_events": len(ids),
+                    "n_signal_matched": len(ids & hit),
+                    "signal_recall": len(ids & hit) / len(ids) if ids else np.nan,
+                    "signal_precision": len(ids & hit) / nf if nf else np.nan,
+                    "n_turning_events": len(tids), "n_turning_matched": len(tids & hit),
+                    "turning_recall": len(tids & hit) / len(tids) if tids else np.nan,
+                    "turning_precision": len(tids & hit) / nf if nf else np.nan,
+                    "n_undated_records": undated_of_question.get(q, 0)})
+    table = pd.DataFrame(out, columns=[
+        by, "question", "n_signal_events", "n_signal_matched", "signal_recall",
+        "signal_precision", "n_turning_events", "n_turning_matched", "turning_recall",
+        "turning_precision", "n_undated_records"])
+    return table
+
+
+def _kept_records(hdf: pd.DataFrame, is_outcome: str | None, review_status: str,
+                  owner: str) -> pd.DataFrame:
+    """The hindsight records :func:`market_signal_metrics` reads: those rejected by the
+    annotators removed first (as :func:`reasoning_graph_metrics` removes them), then the
+    outcome's."""
+    from ._graph_quality import flag_column
+    from ._graph_quality import rejected_rows
+
+    if review_status in hdf.columns:
+        hdf = hdf.loc[~rejected_rows(hdf[review_status])]
+    if is_outcome is not None and is_outcome in hdf.columns:
+        hdf = hdf.loc[~flag_column(hdf, is_outcome, owner)]
+    return hdf
+
+
 def _warn_no_signal(owner: str) -> None:
     """The warning of a signal recall undefined for every forecast (at the caller's line)."""
     warnings.warn(f"{owner}: no scored forecast's question has a market signal (a dated "
@@ -648,7 +711,8 @@ def market_signal_metrics(reasoning: Any, hindsight_events: Any, prices: Any, *,
                           question: str = "question", event: str = "event",
                           date: str = "date", direction: str = "direction",
                           magnitude: str = "magnitude", confidence: str = "confidence",
-                          is_outcome: str | None = "is_outcome", price_date: str = "date",
+                          is_outcome: str | None = "is_outcome",
+                          review_status: str = "review_status", price_date: str = "date",
                           price: str = "price", n_resamples: int = 2000,
                           confidence_level: float = 0.95,
                           rng: RNGLike = None) -> MarketSignalResult:
@@ -660,7 +724,10 @@ def market_signal_metrics(reasoning: Any, hindsight_events: Any, prices: Any, *,
         From :func:`reasoning_graph_metrics` (its matches and forecasts).
     hindsight_events : pandas.DataFrame or convertible
         Impact records: ``question``, ``event``, ``date``, ``direction``,
-        ``magnitude``, ``confidence``, optional ``is_outcome``.
+        ``magnitude``, ``confidence``, optional ``is_outcome`` and ``review_status``
+        (a record whose status is ``'rejected'``, any case, is removed, as
+        :func:`reasoning_graph_metrics` removes it: an event it can never match is no
+        signal).
     prices : pandas.DataFrame or convertible
         ``question``, ``price_date``, ``price``; one price per question and time (as in
         :func:`market_checks`).
@@ -673,6 +740,8 @@ def market_signal_metrics(reasoning: Any, hindsight_events: Any, prices: Any, *,
         (:func:`turning_points`).
     question, event, date, direction, magnitude, confidence, is_outcome, price_date, price : str
         Column names.
+    review_status : str
+        Column name of the annotators' verdict on a record, used when present.
     %(wilson_over_questions)s
 
     Returns
@@ -693,7 +762,8 @@ def market_signal_metrics(reasoning: Any, hindsight_events: Any, prices: Any, *,
     earliest of equal ones, compared at 12 significant digits: 0.3 x 0.6 and 0.2 x 0.9
     are equal; none when the largest disagree in sign), among its dated records: the
     undated ones are left out first, named by a
-    :class:`~coherence.SkippedRecordsWarning`. A
+    :class:`~coherence.SkippedRecordsWarning` and counted in the ``n_undated_records``
+    columns of ``table`` (per question) and ``signal_events`` (per event). A
     market signal is a dated, non-outcome hindsight event with non-zero
     signed impact whose local price move is at least ``min_move`` in size
     and has the same sign; a turning-point signal is a market signal within
@@ -721,12 +791,9 @@ def market_signal_metrics(reasoning: Any, hindsight_events: Any, prices: Any, *,
     hdf = as_dataframe(hindsight_events, name="hindsight_events", owner=owner)
     require_columns(hdf, {"question": question, "event": event}, owner=owner)
     no_missing(hdf, [question, event], owner=owner)
-    if is_outcome is not None and is_outcome in hdf.columns:
-        from ._graph_quality import flag_column
-
-        flag = flag_column(hdf, is_outcome, owner)
-        hdf = hdf.loc[~flag]
+    hdf = _kept_records(hdf, is_outcome, review_status, owner)
     curve = _signal_curve(hdf, owner, question, date, direction, magnitude, confidence)
+    undated_of_event, undated_of_question = _undated_counts(hdf, owner, question, event, date)
     px = _prices(prices, owner, question, price_date, price)
     _check_signal_joins(reasoning, hdf, as_dataframe(prices), question, event, owner)
     if len(curve) and len(px):
@@ -759,32 +826,13 @@ def market_signal_metrics(reasoning: Any, hindsight_events: Any, prices: Any, *,
         tq = tps.loc[tps["question"] == q, "date"].to_numpy(dtype="datetime64[ns]")
         near = bool(len(tq) and np.min(np.abs((tq - t).astype(np.int64))) <= w_ns)
         sig_rows.append({"question": q, "event": e, "date": t, "impact": float(imp[j]),
-                         "move": float(move), "near_turning_point": near})
+                         "move": float(move), "near_turning_point": near,
+                         "n_undated_records": undated_of_event.get((q, e), 0)})
     signals = pd.DataFrame(sig_rows, columns=["question", "event", "date", "impact", "move",
-                                              "near_turning_point"])
+                                              "near_turning_point", "n_undated_records"])
     signals["date"] = utc_if_aware(pd.to_datetime(signals["date"]), hdf[date])
     by = reasoning.by
-    matched = reasoning.matches
-    out = []
-    for _, r in reasoning.table.iterrows():
-        q = r["question"]
-        sq = signals.loc[signals["question"] == q]
-        hit = set(matched.loc[(matched[by] == r[by]) & (matched["question"] == q),
-                              "hindsight_event"])
-        ids = set(sq["event"])
-        tids = set(sq.loc[sq["near_turning_point"], "event"])
-        nf = int(r["n_forecast_events"])
-        out.append({by: r[by], "question": q, "n_signal_events": len(ids),
-                    "n_signal_matched": len(ids & hit),
-                    "signal_recall": len(ids & hit) / len(ids) if ids else np.nan,
-                    "signal_precision": len(ids & hit) / nf if nf else np.nan,
-                    "n_turning_events": len(tids), "n_turning_matched": len(tids & hit),
-                    "turning_recall": len(tids & hit) / len(tids) if tids else np.nan,
-                    "turning_precision": len(tids & hit) / nf if nf else np.nan})
-    table = pd.DataFrame(out, columns=[
-        by, "question", "n_signal_events", "n_signal_matched", "signal_recall",
-        "signal_precision", "n_turning_events", "n_turning_matched", "turning_recall",
-        "turning_precision"])
+    table = _signal_table(reasoning, signals, undated_of_question)
     v = table["signal_recall"].to_numpy(dtype=np.float64)
     ok = ~np.isnan(v)
     if not ok.any():

@@ -57,6 +57,7 @@ class EventColumns:
     magnitude: str
     confidence: str
     is_outcome: str | None
+    review_status: str = "review_status"
 
 
 # --------------------------------------------------------------------------- array layer

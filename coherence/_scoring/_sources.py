@@ -22,6 +22,7 @@ from .._rng import RNGLike
 from .._rng import check_rng
 from .._validation import as_dataframe
 from .._validation import check_choice
+from .._validation import label_key
 from .._validation import list_like_strings
 from .._validation import no_missing
 from .._validation import nonempty
@@ -85,15 +86,18 @@ class SourcePrecisionResult(CoherenceResult, test_name="source_precision",
 
 def _source_sets(df: pd.DataFrame, keys: list[str], sources: str) -> dict[tuple[Any, ...],
                                                                          frozenset[Any]]:
+    """The sources of each group as the text they are written as (:func:`label_key`): a
+    source id read as the number 1 from one CSV and as the text '1' from another is one
+    source, as 1.0 (a column with a blank read as floats) is; case and spaces count."""
     cells = df[sources].to_numpy(dtype=object)
     out: dict[tuple[Any, ...], frozenset[Any]] = {}
     for key, rows in rows_by_key(df, keys).items():
         bucket: set[Any] = set()
         for cell in cells[rows]:
             if isinstance(cell, str | bytes) or not isinstance(cell, Iterable):
-                bucket.add(cell)
+                bucket.add(label_key(cell))
             else:
-                bucket.update(cell)
+                bucket.update(label_key(item) for item in cell)
         out[key] = frozenset(bucket)
     return out
 
@@ -167,7 +171,9 @@ def source_precision(citations: Any, reference: Any, *, by: str = "model",
     Notes
     -----
     Per forecast, with cited set :math:`C` and reference set :math:`C_H`
-    (duplicates removed, identifiers compared exactly: normalise URLs first),
+    (duplicates removed, identifiers compared as the text they are written as: ``1``,
+    ``1.0`` and ``'1'`` are one source, as ids read from two CSV files may come typed
+    apart, while case and spaces count, so normalise URLs first),
     precision is :math:`|C \\cap C_H| / |C|`; when :math:`C = \\emptyset` it is
     0 (``convention='paper'``) or undefined, NaN (``convention='code'``).
 

@@ -91,3 +91,41 @@ def test_day_first_cutoff_read_month_first_raises():
         contamination_filter(table.assign(cut="01/10/2023"), "cut")
     rep = contamination_filter(table, {"m": "2023-10-01"})
     assert list(rep.dropped["question"]) == ["a"]
+
+
+# --------------------------------------------------------------------------- two-digit years
+@pytest.mark.parametrize("dates", [["24-01-05", "24-01-20"], ["24/01/05", "24/01/20"],
+                                   ["05.01.24", "20.01.24"]])
+def test_a_two_digit_year_first_or_last_raises(dates):
+    # '24-01-05' (5 January 2024 written year first) was read as 24 January 2005: the
+    # forecast dated 2024-01-06 missed the 7-day window and KER was 0.0, not 0.5
+    hind = {"question": ["q"] * 2, "event": ["e1", "e2"],
+            "title": ["Central bank raises interest rates", "Strike closes ports"],
+            "date": dates, "magnitude": [0.9, 0.5], "confidence": [0.9, 0.8]}
+    fc = {"model": ["m"], "question": ["q"], "title": ["Central bank raises interest rates"],
+          "date": ["2024-01-06"]}
+    assert key_event_recall(fc, dict(hind, date=["2024-01-05", "2024-01-20"]),
+                            rng=0).statistic == 0.5
+    with pytest.raises(ValueError, match=r"Column 'date' \(input to key_event_recall\) "
+                       r"must hold dates whose year can be told.*2 offending rows \(first: "
+                       rf"row 0 = '{dates[0]}', row 1 = '{dates[1]}'\)"):
+        key_event_recall(fc, hind, rng=0)
+    with pytest.raises(ValueError, match="whose year can be told"):
+        contamination_filter(pd.DataFrame({"model": ["m"], "question": ["a"],
+                                           "opened": [dates[0]]}), {"m": "2024-10-01"})
+
+
+@pytest.mark.parametrize("text, day", [("99-01-05", "1999-01-05"), ("24-01-32", "2032-01-24"),
+                                       ("5.1.24", "2024-05-01"), ("24-13-05 x", None)])
+def test_a_two_digit_year_read_one_way_passes(text, day):
+    # only year first ('99' is no day), only year last (no day 32), a one-digit first
+    # field (no year): one reading each, as before; '24-13-05' has no month 13
+    df = pd.DataFrame({"model": ["m"], "question": ["a"], "opened": [text]})
+    if day is None:
+        with pytest.raises(ValueError, match="hold dates"):
+            contamination_filter(df, {"m": "2024-10-01"})
+        return
+    rep = contamination_filter(df, {"m": pd.Timestamp(day) + pd.Timedelta(hours=12)})
+    assert list(rep.dropped["question"]) == ["a"]
+    rep = contamination_filter(df, {"m": pd.Timestamp(day) - pd.Timedelta(hours=12)})
+    assert list(rep.kept["question"]) == ["a"]

@@ -363,3 +363,32 @@ def test_equal_decimal_impacts_tie_by_first_appearance():
     assert res.key_events["event"].tolist() == ["e1"]
     both = key_event_recall(fc, hind, k=5, min_impact=0.18, date_window_days=None, rng=0)
     assert both.key_events["event"].tolist() == ["e1", "e2"]
+
+
+# --------------------------------------------------------------------------- rejected events
+def test_key_event_recall_removes_rejected_records():
+    # h2 rejected by its annotators (any case, spaces aside): it is no key event, as
+    # reasoning_graph_metrics has it; the old code kept it (key events h1, h2; 3 events)
+    h = hindsight()
+    h["review_status"] = pd.Series([None, "accepted", " Rejected ", "", None], dtype=object)
+    h.loc[2, "magnitude"] = np.nan  # a rejected record is never used, so never checked
+    res = key_event_recall(forecast_events(), h, convention="code", n_resamples=10, rng=0)
+    assert list(res.key_events["event"]) == ["h1"]
+    assert res.n_rejected_events == 1
+    per = res.table.set_index("model")
+    assert per.loc["m1", "n_hindsight_events"] == 2 and per.loc["m1", "n_matched"] == 1
+    assert per.loc["m1", "recall"] == 0.5
+    # one record of h1 rejected: the event stays, its impact from the other record
+    h = hindsight()
+    h["review_status"] = ["ok", "rejected", "ok", "ok", "ok"]
+    res = key_event_recall(forecast_events(), h, convention="code", n_resamples=10, rng=0)
+    assert res.n_rejected_events == 0
+    assert res.key_events["impact"].tolist() == pytest.approx([0.45, 0.25])
+    # a column of another name is named by review_status=; without the column nothing goes
+    res = key_event_recall(forecast_events(), h.rename(columns={"review_status": "verdict"}),
+                           convention="code", review_status="verdict", n_resamples=10, rng=0)
+    assert res.key_events["impact"].tolist() == pytest.approx([0.45, 0.25])
+    res = key_event_recall(forecast_events(), h.rename(columns={"review_status": "verdict"}),
+                           convention="code", n_resamples=10, rng=0)
+    assert res.key_events["impact"].tolist() == pytest.approx([0.6, 0.25])
+    assert res.n_rejected_events == 0

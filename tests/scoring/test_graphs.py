@@ -580,3 +580,38 @@ def test_a_report_on_questions_written_another_way_raises():
         hindsight_edges().assign(question=lambda d: d["question"].str.upper()), **GATES)
     with pytest.raises(ValueError, match=r"hindsight_events and gates.*'Q' / 'q'"):
         run(gates=upper)
+
+
+@pytest.mark.parametrize("column", ["magnitude", "confidence"])
+def test_a_half_blank_impact_record_raises(column):
+    # e2's record (0.5 x 1.0) with its magnitude or confidence lost read as "no impact
+    # record": e2 left the key events without a word (3 key events where there are 4)
+    hev = hindsight()
+    hev.loc[2, column] = np.nan
+    with pytest.raises(ValueError, match=r"Column 'magnitude/confidence' \(input to "
+                       r"reasoning_graph_metrics\) must be given both or left blank both"
+                       r".*1 offending row \(first: row 2\)"):
+        coherence.reasoning_graph_metrics(forecast_events(), hev, gates=False)
+    # both blank: an event without an impact record, no key event (as before)
+    hev.loc[2, ["magnitude", "confidence"]] = np.nan
+    res = coherence.reasoning_graph_metrics(forecast_events(), hev, gates=False,
+                                            n_resamples=10, rng=0)
+    assert res.table["n_key_events"].tolist() == [3]
+    # the rejected e5 and the outcome are removed before the check
+    hev = hindsight()
+    hev.loc[[5, 6], column] = np.nan
+    res = coherence.reasoning_graph_metrics(forecast_events(), hev, gates=False,
+                                            n_resamples=10, rng=0)
+    assert res.table["n_key_events"].tolist() == [4]
+
+
+def test_source_ids_typed_apart_are_one_source_in_the_gates():
+    # sources s1..s5 of question q, with s2 given once as the number 2 and once as the
+    # text '2' (and s4 as 4.0): counted as 6 sources, the question passed min_sources=6
+    hev = hindsight()
+    hev["sources"] = pd.Series([[1, 2], ["2"], [3], [4.0], "5", [9], [], ["t"], ["t"]],
+                               dtype=object)
+    gq = coherence.hindsight_graph_quality(hev, hindsight_edges(), min_nodes=5,
+                                           min_sources=6)
+    q = gq.table.set_index("question").loc["q"]
+    assert q["n_sources"] == 5 and q["reasons"] == "sources < 6"

@@ -204,6 +204,8 @@ def test_market_signal_metrics_hand_computed():
     # 2024-01-06); e2: +0.05 against a negative impact (not a signal)
     assert list(res.signal_events["event"]) == ["e1"]
     assert bool(res.signal_events["near_turning_point"].iloc[0])
+    assert res.signal_events["n_undated_records"].tolist() == [0]
+    assert row["n_undated_records"] == 0
     assert (row["n_signal_events"], row["n_signal_matched"]) == (1, 1)
     assert row["signal_recall"] == 1.0 and row["signal_precision"] == 0.5
     assert row["turning_recall"] == 1.0 and row["turning_precision"] == 0.5
@@ -338,6 +340,11 @@ def test_undated_records_left_out_of_the_signals_are_named():
         res = coherence.market_signal_metrics(reasoning, hind, px, n_resamples=10, rng=0)
     assert rec[0].filename == __file__
     assert res.signal_events["event"].tolist() == ["e1"]  # the dated record, as documented
+    # and counted in the result, not only warned about: e1's signal rests on 1 of its 2
+    # records, and the forecast's question has 1 record that entered no signal
+    assert res.signal_events["n_undated_records"].tolist() == [1]
+    assert res.table["n_undated_records"].tolist() == [1]
+    assert res.statistic == 1.0 and res.signal_events["impact"].tolist() == [-0.1]
 
 
 def test_a_price_span_of_exactly_min_price_range_is_eligible():
@@ -367,3 +374,30 @@ def test_a_move_exactly_window_days_earlier_is_a_turning_point(window_days, late
     px = {"date": ["2024-01-01 10:00", later], "price": [0.40, 0.50]}
     out = coherence.turning_points(px, window_days=window_days)
     assert [str(d) for d in out["date"]] == [str(pd.Timestamp(later))]
+
+
+def test_rejected_records_are_no_signals():
+    """An event its annotators rejected is removed by reasoning_graph_metrics, so no
+    forecast can match it; market_signal_metrics counted it as a signal all the same:
+    signal recall 0.5 for a forecast that found both events (e2 rejected), now 1.0."""
+    hind = pd.DataFrame({
+        "question": ["q", "q"], "event": ["e1", "e2"],
+        "title": ["Central bank raises interest rates", "Dock workers strike"],
+        "date": ["2024-01-05", "2024-01-10"], "direction": [1, 1],
+        "magnitude": [0.9, 0.5], "confidence": [1.0, 1.0],
+        "review_status": [None, " Rejected"]})
+    fe = pd.DataFrame({"model": ["m", "m"], "question": ["q", "q"], "event": ["f1", "f2"],
+                       "title": ["Central bank raises interest rates", "Dock workers strike"],
+                       "date": ["2024-01-05", "2024-01-10"]})
+    px = pd.DataFrame({"question": ["q"] * 4,
+                       "date": ["2024-01-04", "2024-01-06", "2024-01-09", "2024-01-11"],
+                       "price": [0.40, 0.55, 0.55, 0.60]})
+    reasoning = coherence.reasoning_graph_metrics(fe, hind, gates=False, n_resamples=10,
+                                                  rng=0)
+    res = coherence.market_signal_metrics(reasoning, hind, px, n_resamples=10, rng=0)
+    assert res.signal_events["event"].tolist() == ["e1"]
+    assert res.table["n_signal_events"].tolist() == [1] and res.statistic == 1.0
+    # without the verdict (another column name) e2, rising with the price, is a signal
+    res = coherence.market_signal_metrics(reasoning, hind, px, review_status="verdict",
+                                          n_resamples=10, rng=0)
+    assert res.signal_events["event"].tolist() == ["e1", "e2"] and res.statistic == 0.5

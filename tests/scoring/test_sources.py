@@ -108,3 +108,20 @@ def test_a_missing_item_or_reference_cell_raises(item):
                                              r"reference table\).*missing"):
             source_precision(good, bad, rng=0)
     assert source_precision(good, ref, rng=0).statistic == 1.0
+
+
+def test_source_ids_typed_apart_are_one_source():
+    # source ids read as numbers from one CSV and as text from another (a column with a
+    # blank read as floats, too) name the same sources: the old code matched none (0.0)
+    cites = pd.DataFrame({"model": ["m", "m", "m"], "question": ["q1", "q1", "q2"],
+                          "sources": [1, np.int64(2), [3.0, "4", "4"]]})
+    ref = {"q1": ["1", "9"], "q2": [3, 4.0]}
+    res = source_precision(cites, ref, n_resamples=50, rng=0)
+    per = res.table.set_index("question")
+    assert per.loc["q1", "n_correct"] == 1 and per.loc["q1", "precision"] == 0.5
+    assert per.loc["q2", "n_cited"] == 2 and per.loc["q2", "precision"] == 1.0
+    assert res.statistic == 0.75
+    # case and spaces still count: 'A' is not 'a', ' a' is not 'a'
+    low = source_precision({"model": ["m"], "question": ["q"], "sources": [["A", " a"]]},
+                           {"q": ["a"]}, n_resamples=50, rng=0)
+    assert low.table["n_correct"].tolist() == [0]
