@@ -28,6 +28,8 @@ from .._validation import plain_value
 from .._warnings import DegenerateDataWarning
 from .._warnings import DeprecatedAlias
 from .._warnings import SmallSampleWarning
+from ._lie_inputs import forest_options
+from ._lie_inputs import require_known_states
 
 
 def _median(values: np.ndarray) -> float:
@@ -332,12 +334,13 @@ def _require_matching_labels(gt: pd.DataFrame, ctx: pd.DataFrame, q: pd.DataFram
                 "Write the states as the ground truth does.")
 
 
-def _require_one_evidence_per_context(ctx: pd.DataFrame, context: str, evidence: list[Any],
-                                      owner: str) -> None:
+def _require_one_evidence_per_context(ctx: pd.DataFrame, q: pd.DataFrame, context: str,
+                                      evidence: list[Any], owner: str) -> None:
     """Raise naming the rows where ``contexts`` misses an evidence value (it was encoded as
     none of the column's values, all its one-hot columns 0: the forests predicted for
     evidence no context has) or lists one context id with different evidence (the last row
-    listed was used, without a word); a row repeated as it is is harmless."""
+    listed was used, without a word), a row repeated as it is being harmless; and naming
+    the contexts of ``queries`` that ``contexts`` lacks."""
     from .._validation import column_error
     from .._validation import no_missing
 
@@ -346,6 +349,11 @@ def _require_one_evidence_per_context(ctx: pd.DataFrame, context: str, evidence:
     distinct = keyed.drop_duplicates()
     varied = distinct.loc[distinct["_context_id"].duplicated(keep=False), "_context_id"]
     if varied.empty:
+        known = set(keyed["_context_id"])
+        missing = [c for c in pd.unique(q[context].astype(object)) if c not in known]
+        if missing:
+            raise ValueError(f"{owner}: contexts {missing[:5]!r} of 'queries' are not rows "
+                             f"of 'contexts'.")
         return
     rows = np.flatnonzero(keyed["_context_id"].isin(varied.unique()).to_numpy())
     raise ValueError(column_error(
@@ -383,9 +391,9 @@ def _require_every_state(q: pd.DataFrame, z_all: dict[Any, tuple[np.ndarray, Any
 def random_forest_baseline(
     ground_truth: Any, contexts: Any, queries: Any, *, evidence: Any, outcome: str = "y",
     context: str = "context", variable: str = "variable", state: str = "state",
-    estimator: Any = None, n_estimators: int = 200,
-    min_samples_leaf: tuple[int, ...] = (1, 5, 20, 50), n_splits: int = 5,
-    rng: RNGLike = None,
+    estimator: Any = None, n_estimators: int | None = None,
+    min_samples_leaf: tuple[int, ...] | None = None, n_splits: int | None = None,
+    states: Any = None, rng: RNGLike = None,
 ) -> pd.DataFrame:
     """Baseline probabilities for :func:`iterated_expectation_check` from a ground-truth sample.
 
@@ -409,13 +417,23 @@ def random_forest_baseline(
         Column names in ``contexts`` / ``queries``.
     estimator : scikit-learn classifier, optional
         Used (cloned, fitted once per model, no tuning) instead of the
-        cross-validated random forest.
+        cross-validated random forest; the forest's options (``n_estimators``,
+        ``min_samples_leaf``, ``n_splits``) are then refused, as they would go unused.
     n_estimators : int, default 200
-        Trees per forest.
+        Trees per forest (None: the default).
     min_samples_leaf : tuple of int, default (1, 5, 20, 50)
-        The grid searched by ``n_splits``-fold cross-validation on log-loss.
+        The grid searched by ``n_splits``-fold cross-validation on log-loss (None: the
+        default).
     n_splits : int, default 5
-        Folds of the grid search.
+        Folds of the grid search (None: the default).
+    states : mapping, optional
+        Each variable's states as the network defines them (a column name to a sequence
+        of its states, e.g. ``bayesnets.Network.states``). An evidence value of
+        ``contexts`` or ``ground_truth``, or a state of ``queries``, that is not among
+        its variable's states (a misspelt ``'hihg'``) is then refused; a state that is
+        merely absent from the sample is fitted as unseen. Without it, a value the
+        ground truth never holds cannot be told from a misspelling and is predicted as
+        an unseen category.
     rng : int, numpy.random.Generator or None
         Seeds the forests and the fold assignment. Inside
         ``joblib.parallel_config(n_jobs=k)`` the grid searches' fits run on ``k``
@@ -441,7 +459,12 @@ def random_forest_baseline(
         (``'1'`` and ``1``), or a variable none of whose queried states the ground truth
         holds (each would count as never seen, P(z|x) = 0); or a (context, variable) unit
         of ``queries`` that leaves out a state the ground truth holds (it would count as
-        P(z|x) = 0 in the sum over states).
+        P(z|x) = 0 in the sum over states); with ``states``, a value not among its
+        variable's states (the variable, the values, the rows and the valid states are
+        named), or a bool for a variable whose states are not bools.
+    TypeError
+        For a forest option (``n_estimators``, ``min_samples_leaf``, ``n_splits``) given
+        together with ``estimator``.
 
     See Also
     --------
@@ -461,6 +484,8 @@ def random_forest_baseline(
     from .._validation import require_columns
 
     owner = "random_forest_baseline"
+    n_estimators, min_samples_leaf, n_splits = forest_options(
+        estimator, n_estimators, min_samples_leaf, n_splits, owner)
     gen = check_rng(rng, owner=owner)
     gt = as_dataframe(ground_truth, name="ground_truth", owner=owner)
     ctx = as_dataframe(contexts, name="contexts", owner=owner)
@@ -483,6 +508,7 @@ def random_forest_baseline(
         raise ValueError(f"Column '{outcome}' (input to {owner}) must hold both 0 and 1; "
                          f"every row is {int(y[0])}.")
     _require_matching_labels(gt, ctx, q, evidence, variables, variable, state, owner)
+    require_known_states(states, gt, ctx, q, evidence, (variable, state), owner)
 
     n_gt = len(gt)
     both = pd.concat([gt[evidence], ctx[evidence]], ignore_index=True)
@@ -499,13 +525,8 @@ def random_forest_baseline(
     canon = np.lexsort(keys[::-1])
     x_gt, y = x_gt[canon], y[canon]
     z_all = {v: (codes[canon], levels) for v, (codes, levels) in z_all.items()}
-    _require_one_evidence_per_context(ctx, context, evidence, owner)
-    ctx_ids = ctx[context].astype(object).to_numpy()
-    ctx_pos = {c: i for i, c in enumerate(ctx_ids)}
-    missing = [c for c in pd.unique(q[context].astype(object)) if c not in ctx_pos]
-    if missing:
-        raise ValueError(f"{owner}: contexts {missing[:5]!r} of 'queries' are not rows of "
-                         f"'contexts'.")
+    _require_one_evidence_per_context(ctx, q, context, evidence, owner)
+    ctx_pos = {c: i for i, c in enumerate(ctx[context].astype(object).to_numpy())}
     _require_every_state(q, z_all, context, variable, state, owner)
 
     def fit(features: np.ndarray, target: np.ndarray) -> Any:
@@ -596,7 +617,8 @@ def iterated_expectation_check(
         ``ValueError`` names those written otherwise.
     baseline_options : dict, optional
         Further keyword arguments of :func:`random_forest_baseline`
-        (``n_estimators``, ``min_samples_leaf``, ``n_splits``).
+        (``n_estimators``, ``min_samples_leaf``, ``n_splits``, not with ``estimator``;
+        ``states``, the network's states, to refuse a misspelt evidence value).
     context, variable, state, p_y_given_x, p_y_given_xz, p_z_given_x : str
         Column names of ``elicited`` (and ``baseline``).
     normalize : bool, default False
