@@ -119,6 +119,21 @@ class Network:
     data_codes: np.ndarray | None = field(default=None, repr=False)
     _cache: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
 
+    def __post_init__(self) -> None:
+        # a network built directly (not by load, fit or from_pgmpy) must hold a CPT of the
+        # right shape, whose columns sum to one, for every variable: inference divides by
+        # P(evidence), so a column summing to 2 gave P(b|a) normalised and P(a|b) not,
+        # two answers of one network that disagree, without a word
+        for v in self.variables:
+            shape = (len(self.states[v]), *(len(self.states[p]) for p in self.parents[v]))
+            table = np.asarray(self.cpts[v], dtype=float)
+            if table.shape != shape:
+                raise ValueError(param_error(
+                    "cpts", "Network", f"a CPT of shape {shape} for {v!r} (its states, "
+                    f"then its parents' {list(self.parents[v])})", f"shape {table.shape}"))
+            _check_cpt(table, v, self.parents[v], self.states, owner="Network",
+                      tol=_CPT_BUILT_TOL)
+
     # ------------------------------------------------------------------ derived
     @property
     def index(self) -> Mapping[str, int]:
@@ -305,17 +320,21 @@ class Network:
 #: of printed entries (the bundled BIF files: 3e-7 at most), not a column that is wrong;
 #: pgmpy's own ``check_model`` accepts columns within 0.01 (``is_valid_cpd``).
 _CPT_SUM_TOL = 0.01
+#: How far from one a CPT column of a network built directly may sum: rounding error only
+#: (it is used as given, not renormalised).
+_CPT_BUILT_TOL = 1e-9
 
 
 def _check_cpt(table: np.ndarray, variable: str, parents: tuple[str, ...],
-               states: Mapping[str, tuple[Any, ...]]) -> None:
+              states: Mapping[str, tuple[Any, ...]], *, owner: str = "Network.from_pgmpy",
+              tol: float = _CPT_SUM_TOL) -> None:
     """Raise naming the variable and the parent states of every CPT column that holds a
-    negative or non-finite entry, or that sums to more than ``_CPT_SUM_TOL`` from one."""
+    negative or non-finite entry, or that sums to more than ``tol`` from one."""
     flat = table.reshape(table.shape[0], -1)
     with np.errstate(invalid="ignore"):
         sums = flat.sum(axis=0)
         bad = (~np.isfinite(flat).all(axis=0) | (flat < 0).any(axis=0)
-               | ~(np.abs(sums - 1.0) <= _CPT_SUM_TOL + 1e-12))
+               | ~(np.abs(sums - 1.0) <= tol + 1e-12))
     if not bad.any():
         return
     shown = []
@@ -324,11 +343,13 @@ def _check_cpt(table: np.ndarray, variable: str, parents: tuple[str, ...],
         where = ", ".join(f"{p}={states[p][k]!r}" for p, k in zip(parents, cfg, strict=True))
         shown.append(f"({where or 'no parents'}): sum {float(sums[j])!r}")
     more = ", ..." if bad.sum() > 5 else ""
+    within = (f"within {tol}, the rounding of printed tables, which is renormalised"
+              if owner == "Network.from_pgmpy" else f"within {tol}")
     raise ValueError(param_error(
-        "model", "Network.from_pgmpy", f"a network whose CPT columns hold probabilities "
-        f"summing to one (within {_CPT_SUM_TOL}, the rounding of printed tables, which is "
-        f"renormalised); the CPD of {variable!r} has {int(bad.sum())} column(s) that do not "
-        "(divide each column by its sum yourself if that is what you mean)",
+        "model" if owner == "Network.from_pgmpy" else "cpts", owner, "a network whose CPT "
+        f"columns hold probabilities summing to one ({within}); the CPD of {variable!r} has "
+        f"{int(bad.sum())} column(s) that do not (divide each column by its sum yourself if "
+        "that is what you mean)",
         "; ".join(shown) + more))
 
 
@@ -492,8 +513,8 @@ def _fit_iv(data: Any, edges: Any, min_support: Any) -> tuple[pd.DataFrame, list
                              f"{len(missing)} offending rows (first: {shown}).")
         if not pd.api.types.is_float_dtype(df[v].dtype):
             # 'yes' and 'Yes ', or 1 and '1', would become two states of one category
+            _check_bools_apart(df[v], v, owner)  # first: it names bools beside text too
             check_case_distinct(df, v, owner=owner)
-            _check_bools_apart(df[v], v, owner)
         if isinstance(df[v].dtype, pd.CategoricalDtype):
             _check_categories_observed(df[v], v, owner)
     if len(df) == 0:

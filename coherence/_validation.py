@@ -300,12 +300,35 @@ def case_collisions(values: Iterable[Any]) -> list[tuple[Any, ...]]:
     return [tuple(sorted(g, key=repr)) for g in groups.values() if len(g) > 1]
 
 
+def _check_bools_apart_from_numbers(df: pd.DataFrame, column: str, owner: str | None) -> None:
+    """Raise when an object column holds booleans and numbers (``True`` and ``1``), read
+    element by element: ``unique()`` has already pooled them."""
+    s = df[column]
+    if s.dtype != object:
+        return
+    raw = s.to_numpy()
+    flags = np.fromiter((is_bool(x) for x in raw), dtype=bool, count=len(raw))
+    numbers_ = np.fromiter((isinstance(x, numbers.Number) and not is_bool(x)
+                            and not pd.isna(x) for x in raw), dtype=bool, count=len(raw))
+    if flags.any() and numbers_.any():
+        positions = np.flatnonzero(flags | numbers_)
+        raise _bad(column, "hold labels of one kind, booleans or numbers, not both (True "
+                   "equals 1 and False equals 0 in Python, so they would be pooled into "
+                   "one label; found booleans in "
+                   f"{_plural(int(flags.sum()), 'row')} and numbers in "
+                   f"{_plural(int(numbers_.sum()), 'row')}: write them one way)",
+                   df.index, positions, raw, owner)
+
+
 def check_case_distinct(df: pd.DataFrame, column: str, *, owner: str | None = None) -> None:
     """Raise when a label column holds labels that differ only in case or spaces.
 
     ``'Standard'`` and ``'standard'`` in one column are almost always one label
-    typed two ways; treating them as two labels splits (or drops) rows silently.
+    typed two ways; treating them as two labels splits (or drops) rows silently. So are
+    booleans beside numbers (``True`` and ``1``): ``True == 1`` in Python, and pandas
+    pools them as one label before any check of its unique values could see them.
     """
+    _check_bools_apart_from_numbers(df, column, owner)
     clash = case_collisions(df[column].dropna().unique())
     if clash:
         s = df[column]

@@ -24,10 +24,14 @@ from .._rng import RNGLike
 from .._validation import case_collisions
 from .._validation import check_float
 from .._validation import param_error
-from .._validation import plain_value
 from .._warnings import DegenerateDataWarning
 from .._warnings import DeprecatedAlias
 from .._warnings import SmallSampleWarning
+from ._lie_inputs import forest_options
+from ._lie_inputs import require_every_state
+from ._lie_inputs import require_known_states
+from ._lie_inputs import require_matching_labels
+from ._lie_inputs import require_one_evidence_per_context
 
 
 def _median(values: np.ndarray) -> float:
@@ -197,9 +201,8 @@ def lie_table(df: pd.DataFrame, cols: dict[str, str], owner: str,
     out = pd.DataFrame(index=df.index)
     for role in ("context", "variable", "state"):
         no_missing(df, cols[role], owner=owner)
-        check_case_distinct(df, cols[role], owner=owner)  # 1 / '1': one unit, not two
-        if role != "state":  # states are matched within a unit, where duplicates raise
-            _no_bool_number_pair(df, cols[role], owner)
+        # 1 / '1', True / 1: one unit, not two
+        check_case_distinct(df, cols[role], owner=owner)
         out[role] = df[cols[role]].astype(object)
     for role in ("p_y_given_x", "p_y_given_xz", "p_z_given_x"):
         out[role] = probability_column(df, cols[role], owner=owner)
@@ -219,28 +222,6 @@ def lie_table(df: pd.DataFrame, cols: dict[str, str], owner: str,
     return out.reset_index(drop=True)
 
 
-def _no_bool_number_pair(df: pd.DataFrame, column: str, owner: str) -> None:
-    """Raise when a key column holds a bool and the number it equals (True and 1, False
-    and 0): they compare equal, so the tables' groupings and merges would make their rows
-    one unit (two contexts counted as one) without a word."""
-    from .._validation import column_error
-
-    values = df[column].to_numpy(dtype=object)
-    is_flag = np.array([isinstance(v, bool | np.bool_) for v in values], dtype=bool)
-    is_number = np.array([isinstance(v, numbers.Number) and not f
-                          for v, f in zip(values, is_flag, strict=True)], dtype=bool)
-    both = [b for b in (False, True)
-            if (is_flag & (values == b)).any() and (is_number & (values == b)).any()]
-    if both:
-        hit = np.array([any(v == b for b in both) for v in values], dtype=bool)
-        rows = np.flatnonzero((is_flag | is_number) & hit)
-        raise ValueError(column_error(
-            column, "hold either bools or numbers, not both a bool and the number it equals "
-            f"({', '.join(f'{b} and {int(b)}' for b in both)} compare equal, so their rows "
-            "would be one unit); give the labels one type",
-            [df.index[i] for i in rows], values[rows], owner=owner))
-
-
 def _label_kind(value: Any) -> str:
     if isinstance(value, numbers.Number) and not isinstance(value, bool | np.bool_):
         return "numbers"
@@ -251,8 +232,6 @@ def require_same_label_types(table: pd.DataFrame, base: pd.DataFrame, cols: dict
                               owner: str) -> None:
     """Raise when a key column holds numbers in one table and text in the other (ids read
     back from a CSV as text): the tables' units would never match."""
-    from .._validation import case_collisions
-
     for role in ("context", "variable", "state"):
         kinds = [sorted({_label_kind(v) for v in t[role]}) for t in (table, base)]
         if kinds[0] == kinds[1]:
@@ -311,105 +290,12 @@ def require_same_states(table: pd.DataFrame, base: pd.DataFrame, owner: str) -> 
         "would count as probability 0).")
 
 
-def _spelled_otherwise(known: Any, asked: Any) -> tuple[list[Any], list[tuple[Any, ...]]]:
-    """The values of ``asked`` not among ``known``, and the groups of labels in which such a
-    value reads as one of ``known`` (``'1'`` and ``1``, ``'Yes'`` and ``'yes'``)."""
-    known = list(pd.unique(pd.Series(known, dtype=object).dropna()))
-    seen = set(known)
-    unknown = [v for v in pd.unique(pd.Series(asked, dtype=object).dropna()) if v not in seen]
-    missing = set(unknown)
-    clash = [g for g in case_collisions([*known, *unknown]) if any(v in missing for v in g)]
-    return unknown, clash
-
-
-def _require_matching_labels(gt: pd.DataFrame, ctx: pd.DataFrame, q: pd.DataFrame,
-                             evidence: list[Any], variables: list[Any], variable: str,
-                             state: str, owner: str) -> None:
-    """Raise where the contexts' evidence or the queried states write a label otherwise than
-    the ground truth (``'1'`` against ``1``, as a table read from a CSV or JSON file gives
-    it): the forests would meet an evidence value they never saw, or count the state as
-    never seen (P(z|x) = 0, P(y|x,z) = P(y|x)), and the baseline would be wrong without a
-    word; and where none of a variable's queried states occurs in the ground truth."""
-    def shown(groups: list[tuple[Any, ...]]) -> str:
-        return "; ".join(" / ".join(repr(plain_value(v)) for v in g) for g in groups[:5])
-
-    for col in evidence:
-        _, clash = _spelled_otherwise(gt[col], ctx[col])
-        if clash:
-            raise ValueError(
-                f"{owner}: column '{col}' of 'contexts' writes evidence otherwise than "
-                f"'ground_truth' ({shown(clash)}: one label typed two ways); the forests "
-                "would never have seen the contexts' values. Give the column one type and "
-                "spelling in both tables.")
-    for v in variables:
-        asked = q.loc[(q[variable].astype(object) == v).to_numpy(), state]
-        unknown, clash = _spelled_otherwise(gt[str(v)], asked)
-        if clash or (unknown and len(unknown) == asked.nunique()):
-            what = (f"writes states of '{v}' otherwise than column '{v}' of 'ground_truth' "
-                    f"({shown(clash)}: one label typed two ways)" if clash else
-                    f"holds no state of '{v}' that column '{v}' of 'ground_truth' holds "
-                    f"(queried {[plain_value(u) for u in unknown[:5]]}, ground truth "
-                    f"{[plain_value(u) for u in pd.unique(gt[str(v)].dropna())[:5]]})")
-            raise ValueError(
-                f"{owner}: column '{state}' of 'queries' {what}; a state not in the ground "
-                "truth counts as never seen (P(z|x) = 0), and the baseline would be wrong. "
-                "Write the states as the ground truth does.")
-
-
-def _require_one_evidence_per_context(ctx: pd.DataFrame, context: str, evidence: list[Any],
-                                      owner: str) -> None:
-    """Raise naming the rows where ``contexts`` misses an evidence value (it was encoded as
-    none of the column's values, all its one-hot columns 0: the forests predicted for
-    evidence no context has) or lists one context id with different evidence (the last row
-    listed was used, without a word); a row repeated as it is is harmless."""
-    from .._validation import column_error
-    from .._validation import no_missing
-
-    no_missing(ctx, evidence, owner=owner)
-    keyed = ctx[evidence].astype(object).assign(_context_id=ctx[context].astype(object))
-    distinct = keyed.drop_duplicates()
-    varied = distinct.loc[distinct["_context_id"].duplicated(keep=False), "_context_id"]
-    if varied.empty:
-        return
-    rows = np.flatnonzero(keyed["_context_id"].isin(varied.unique()).to_numpy())
-    raise ValueError(column_error(
-        context, "hold each context id with one value of the evidence columns ("
-        f"{', '.join(map(repr, evidence))}) in 'contexts'; these rows list one id with "
-        "different evidence", list(ctx.index[rows]), keyed["_context_id"].to_numpy()[rows],
-        owner=owner))
-
-
-def _require_every_state(q: pd.DataFrame, z_all: dict[Any, tuple[np.ndarray, Any]],
-                         context: str, variable: str, state: str, owner: str) -> None:
-    """Raise naming the (context, variable) units of ``queries`` that leave out a state of z
-    the ground truth holds: the sum over the listed states would lack that state's
-    P(y|x,z) P(z|x) term, in the baseline and in the agent's error alike, and the ratio
-    would change without a word."""
-    for v, (_, levels) in z_all.items():
-        known = list(levels)
-        zq = q.loc[(q[variable].astype(object) == v).to_numpy()]
-        short = []
-        for c, listed in zq.groupby(zq[context].astype(object), sort=False)[state]:
-            seen = {known.index(s) for s in listed.astype(object) if s in known}
-            if len(seen) < len(known):
-                short.append((c, [known[j] for j in range(len(known)) if j not in seen]))
-        if short:
-            shown = "; ".join(f"({plain_value(c)!r}, {plain_value(v)!r}) lacks "
-                              f"{[plain_value(s) for s in miss[:5]]}" for c, miss in short[:5])
-            raise ValueError(
-                f"{owner}: {len(short)} (context, variable) unit(s) of 'queries' do not list "
-                f"every state of '{v}' that column '{v}' of 'ground_truth' holds (first: "
-                f"{shown}); a state left out counts as P(z|x) = 0 in the sum over states, "
-                "so the baseline's error (and the agent's) would be wrong. List every state "
-                "of z in every unit.")
-
-
 def random_forest_baseline(
     ground_truth: Any, contexts: Any, queries: Any, *, evidence: Any, outcome: str = "y",
     context: str = "context", variable: str = "variable", state: str = "state",
-    estimator: Any = None, n_estimators: int = 200,
-    min_samples_leaf: tuple[int, ...] = (1, 5, 20, 50), n_splits: int = 5,
-    rng: RNGLike = None,
+    estimator: Any = None, n_estimators: int | None = None,
+    min_samples_leaf: tuple[int, ...] | None = None, n_splits: int | None = None,
+    states: Any = None, rng: RNGLike = None,
 ) -> pd.DataFrame:
     """Baseline probabilities for :func:`iterated_expectation_check` from a ground-truth sample.
 
@@ -433,13 +319,23 @@ def random_forest_baseline(
         Column names in ``contexts`` / ``queries``.
     estimator : scikit-learn classifier, optional
         Used (cloned, fitted once per model, no tuning) instead of the
-        cross-validated random forest.
+        cross-validated random forest; the forest's options (``n_estimators``,
+        ``min_samples_leaf``, ``n_splits``) are then refused, as they would go unused.
     n_estimators : int, default 200
-        Trees per forest.
+        Trees per forest (None: the default).
     min_samples_leaf : tuple of int, default (1, 5, 20, 50)
-        The grid searched by ``n_splits``-fold cross-validation on log-loss.
+        The grid searched by ``n_splits``-fold cross-validation on log-loss (None: the
+        default).
     n_splits : int, default 5
-        Folds of the grid search.
+        Folds of the grid search (None: the default).
+    states : mapping, optional
+        Each variable's states as the network defines them (a column name to a sequence
+        of its states, e.g. ``bayesnets.Network.states``). An evidence value of
+        ``contexts`` or ``ground_truth``, or a state of ``queries``, that is not among
+        its variable's states (a misspelt ``'hihg'``) is then refused; a state that is
+        merely absent from the sample is fitted as unseen. Without it, a value the
+        ground truth never holds cannot be told from a misspelling and is predicted as
+        an unseen category.
     rng : int, numpy.random.Generator or None
         Seeds the forests and the fold assignment. Inside
         ``joblib.parallel_config(n_jobs=k)`` the grid searches' fits run on ``k``
@@ -465,7 +361,12 @@ def random_forest_baseline(
         (``'1'`` and ``1``), or a variable none of whose queried states the ground truth
         holds (each would count as never seen, P(z|x) = 0); or a (context, variable) unit
         of ``queries`` that leaves out a state the ground truth holds (it would count as
-        P(z|x) = 0 in the sum over states).
+        P(z|x) = 0 in the sum over states); with ``states``, a value not among its
+        variable's states (the variable, the values, the rows and the valid states are
+        named), or a bool for a variable whose states are not bools.
+    TypeError
+        For a forest option (``n_estimators``, ``min_samples_leaf``, ``n_splits``) given
+        together with ``estimator``.
 
     See Also
     --------
@@ -485,6 +386,8 @@ def random_forest_baseline(
     from .._validation import require_columns
 
     owner = "random_forest_baseline"
+    n_estimators, min_samples_leaf, n_splits = forest_options(
+        estimator, n_estimators, min_samples_leaf, n_splits, owner)
     gen = check_rng(rng, owner=owner)
     gt = as_dataframe(ground_truth, name="ground_truth", owner=owner)
     ctx = as_dataframe(contexts, name="contexts", owner=owner)
@@ -506,7 +409,8 @@ def random_forest_baseline(
     if y.min() == y.max():
         raise ValueError(f"Column '{outcome}' (input to {owner}) must hold both 0 and 1; "
                          f"every row is {int(y[0])}.")
-    _require_matching_labels(gt, ctx, q, evidence, variables, variable, state, owner)
+    require_matching_labels(gt, ctx, q, evidence, variables, variable, state, owner)
+    require_known_states(states, gt, ctx, q, evidence, (variable, state), owner)
 
     n_gt = len(gt)
     both = pd.concat([gt[evidence], ctx[evidence]], ignore_index=True)
@@ -523,14 +427,9 @@ def random_forest_baseline(
     canon = np.lexsort(keys[::-1])
     x_gt, y = x_gt[canon], y[canon]
     z_all = {v: (codes[canon], levels) for v, (codes, levels) in z_all.items()}
-    _require_one_evidence_per_context(ctx, context, evidence, owner)
-    ctx_ids = ctx[context].astype(object).to_numpy()
-    ctx_pos = {c: i for i, c in enumerate(ctx_ids)}
-    missing = [c for c in pd.unique(q[context].astype(object)) if c not in ctx_pos]
-    if missing:
-        raise ValueError(f"{owner}: contexts {missing[:5]!r} of 'queries' are not rows of "
-                         f"'contexts'.")
-    _require_every_state(q, z_all, context, variable, state, owner)
+    require_one_evidence_per_context(ctx, q, context, evidence, owner)
+    ctx_pos = {c: i for i, c in enumerate(ctx[context].astype(object).to_numpy())}
+    require_every_state(q, z_all, context, variable, state, owner)
 
     def fit(features: np.ndarray, target: np.ndarray) -> Any:
         seed = int(gen.integers(2**31 - 1))
@@ -620,7 +519,8 @@ def iterated_expectation_check(
         ``ValueError`` names those written otherwise.
     baseline_options : dict, optional
         Further keyword arguments of :func:`random_forest_baseline`
-        (``n_estimators``, ``min_samples_leaf``, ``n_splits``).
+        (``n_estimators``, ``min_samples_leaf``, ``n_splits``, not with ``estimator``;
+        ``states``, the network's states, to refuse a misspelt evidence value).
     context, variable, state, p_y_given_x, p_y_given_xz, p_z_given_x : str
         Column names of ``elicited`` (and ``baseline``).
     normalize : bool, default False

@@ -334,3 +334,23 @@ def test_fit_refuses_booleans_mixed_with_other_values() -> None:
                                              r"\(True/False\) and \d other value\(s\) "
                                              r"\(rows: 1[0-5] "):
             bayesnets.fit(df, [("A", "B")], min_support=1)
+
+
+def test_network_built_directly_refuses_a_cpt_column_not_summing_to_one():
+    """A network built directly with a CPT column summing to 2 answered P(b | a=0) with
+    the column renormalised (0.45 / 0.55) and P(a | b=0) with it as given (0.818 instead
+    of 0.529): two answers of one network that disagree, without a word."""
+    parts = {"name": "t", "variables": ("a", "b"), "states": {"a": (0, 1), "b": (0, 1)},
+             "parents": {"a": (), "b": ("a",)}}
+    with pytest.raises(ValueError, match=r"The 'cpts' parameter of Network must be a network "
+                       r"whose CPT columns hold probabilities summing to one \(within 1e-09\); "
+                       r"the CPD of 'b' has 1 column\(s\) that do not.*\(a=0\): sum 2\.0"):
+        Network(**parts, cpts={"a": np.array([0.5, 0.5]),
+                               "b": np.array([[0.9, 0.2], [1.1, 0.8]])})
+    with pytest.raises(ValueError, match=r"'cpts' parameter of Network must be a CPT of shape "
+                       r"\(2, 2\) for 'b'.*got 'shape \(2,\)'"):
+        Network(**parts, cpts={"a": np.array([0.5, 0.5]), "b": np.array([0.5, 0.5])})
+    net = Network(**parts, cpts={"a": np.array([0.5, 0.5]),
+                                 "b": np.array([[0.45, 0.2], [0.55, 0.8]])})
+    post = bayesnets.posterior(net, "a", pd.DataFrame({"b": [0]}))
+    assert post.loc[0, 0] == pytest.approx(0.225 / 0.325)

@@ -358,3 +358,25 @@ def test_discrete_categorical_of_non_integer_numbers_raises():
     codes, _ = v.label_column(pd.DataFrame({"a": pd.Categorical(["y", "n"])}), "a",
                               discrete=True)
     assert codes.tolist() == [1, 0]
+
+
+def test_check_case_distinct_refuses_booleans_beside_numbers():
+    """True and 1 in one label column: pandas pools them (unique() gives one value) before
+    the check of the unique labels could see them, and calibration_error counted the
+    True row and the 1 rows as one cluster without a word."""
+    from coherence import calibration_error
+
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"probability": rng.uniform(0.05, 0.95, 40),
+                       "outcome": rng.integers(0, 2, 40),
+                       "group": pd.Series([True, *[1, 2, 3, 4] * 9, 1, 2, 3], dtype=object)})
+    assert len(df["group"].unique()) == 4  # pooled: True reads as 1
+    with pytest.raises(ValueError, match=r"Column 'group' \(input to calibration_error\) "
+                       r"must hold labels of one kind, booleans or numbers, not both .*"
+                       r"booleans in 1 row and numbers in 39 rows.*row 0 = True"):
+        calibration_error(df, group="group", n_resamples=9, rng=0)
+    # booleans alone, numbers alone, and booleans beside missing values stay labels
+    v.check_case_distinct(pd.DataFrame({"g": pd.Series([True, False, None], dtype=object)}),
+                          "g")
+    v.check_case_distinct(pd.DataFrame({"g": pd.Series([1, 2.0, np.nan], dtype=object)}),
+                          "g")

@@ -534,11 +534,67 @@ def test_context_ids_true_and_1_are_refused_not_pooled():
     elicited = pd.DataFrame(rows, columns=cols)
     elicited["context"] = elicited["context"].astype(object)
     base = elicited.assign(p_y_given_x=0.51)
-    with pytest.raises(ValueError, match=r"Column 'context' .* hold either bools or numbers.*"
-                                         r"True and 1 compare equal.*row 0 = True"):
+    with pytest.raises(ValueError, match=r"Column 'context' .* booleans or numbers, not "
+                                         r"both .*True equals 1.*row 0 = True"):
         iterated_expectation_check(elicited, baseline=base, n_resamples=99, rng=0)
     # bools alone, or numbers alone, are fine: four contexts
     res = iterated_expectation_check(elicited.assign(context=[0, 0, 1, 1, 2, 2, 3, 3]),
                                      baseline=base.assign(context=[0, 0, 1, 1, 2, 2, 3, 3]),
                                      n_resamples=99, rng=0)
     assert res.n_contexts == 4
+
+
+#: The states of the test world's variables, as a network would define them.
+WORLD_STATES = {"x1": (0, 1, 2), "x2": ("level0", "level1"), "z1": (0, 1, 2), "z2": (0, 1)}
+
+
+def test_random_forest_baseline_refuses_a_value_no_state_holds(world):
+    """An evidence value no variable's state holds (a misspelt 'levle1') was one-hot
+    encoded as a category the ground truth never shows, and the forests' prediction for
+    it came back as the context's baseline without a word; with the network's states it
+    is refused, while a real state merely absent from the sample is still fitted."""
+    joint, table, contexts = world
+    gt = sample(joint, 600, np.random.default_rng(1))
+    typo = contexts.assign(x2=contexts["x2"].replace("level1", "levle1"))
+    with pytest.raises(ValueError, match=r"Column 'x2' \(input to random_forest_baseline\) "
+                       r"must hold states of variable 'x2' in 'contexts' \(one of "
+                       r"\['level0', 'level1'\], as 'states' gives them\); 3 offending rows "
+                       r"\(first: row 1 = 'levle1'"):
+        random_forest_baseline(gt, typo, table, evidence=["x1", "x2"], rng=0,
+                               states=WORLD_STATES, **FAST)
+    with pytest.raises(ValueError, match=r"Column 'state' .*must hold states of variable "
+                       r"'z2' in 'queries' \(one of \[0, 1\].*12 offending rows.*= 7,"):
+        extra = pd.concat([table, table.loc[table["variable"] == "z2"].assign(state=7)])
+        random_forest_baseline(gt, contexts, extra, evidence=["x1", "x2"], rng=0,
+                               states=WORLD_STATES, **FAST)
+    # True == 1 in Python: a bool is no state of a variable whose states are numbers
+    flagged = contexts.assign(x1=contexts["x1"].astype(object))
+    flagged.loc[2, "x1"] = True
+    with pytest.raises(ValueError, match=r"variable 'x1' in 'contexts'.*row 2 = True"):
+        random_forest_baseline(gt, flagged, table, evidence=["x1", "x2"], rng=0,
+                               states=WORLD_STATES, **FAST)
+    # a real state absent from a small sample: fitted as before, the states change nothing
+    small = gt.loc[gt["x2"] == "level0"]
+    plain = random_forest_baseline(small, contexts, table, evidence=["x1", "x2"], rng=0,
+                                   **FAST)
+    named = random_forest_baseline(small, contexts, table, evidence=["x1", "x2"], rng=0,
+                                   states=WORLD_STATES, **FAST)
+    pd.testing.assert_frame_equal(named, plain)
+    assert np.isfinite(named[["p_y_given_x", "p_y_given_xz", "p_z_given_x"]].to_numpy()).all()
+
+
+def test_random_forest_baseline_refuses_forest_options_beside_an_estimator(world):
+    """The forest's options went unused without a word when an estimator was given."""
+    from sklearn.linear_model import LogisticRegression
+
+    joint, table, contexts = world
+    gt = sample(joint, 300, np.random.default_rng(1))
+    with pytest.raises(TypeError, match=r"random_forest_baseline: 'n_estimators', "
+                       r"'n_splits' given together with 'estimator'"):
+        random_forest_baseline(gt, contexts, table, evidence=["x1", "x2"], rng=0,
+                               estimator=LogisticRegression(), n_estimators=25, n_splits=3)
+    with pytest.raises(TypeError, match=r"'min_samples_leaf' given together with 'estimator'"):
+        iterated_expectation_check(table, ground_truth=gt, contexts=contexts,
+                                   evidence=["x1", "x2"], estimator=LogisticRegression(),
+                                   baseline_options={"min_samples_leaf": (5,)}, rng=0,
+                                   n_resamples=9)
