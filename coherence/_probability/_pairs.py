@@ -471,8 +471,9 @@ def conditional_forecasting(
     pair : str, default "pair"
         The pair id. When present, a pair may appear once per cell and group: a
         duplicate (the same file read twice) raises, and so does a pair listed under
-        two categories of one cell, or resolved differently in two runs (its
-        resolutions are facts of its two questions). Ids are matched exactly: ids
+        two categories of one cell or of two runs (unless ``by`` holds one value per
+        run, a setting of the run), or resolved differently in two runs (its category
+        and resolutions are facts of its two questions). Ids are matched exactly: ids
         that differ only in type, case or surrounding spaces (``7`` and ``'7'``) raise.
     run, variant : str, default "run", "variant"
         With ``model``, the columns that define the cells (those present): one row per

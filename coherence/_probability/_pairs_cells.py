@@ -268,6 +268,7 @@ def _check_unique_pairs(ok: pd.DataFrame, cell_cols: list[str], columns: PairsCo
     if columns.by not in (columns.model, columns.run, columns.variant):
         same_within(ok, ok[columns.by].to_numpy(dtype=object), [*cell_cols, pair],
                     columns.by, owner=owner)
+        _check_category_across_cells(ok, cell_cols, columns, owner)
     unit = [*cell_cols, columns.by, pair]
     dup = ok.duplicated(unit, keep=False).to_numpy()
     if dup.any():
@@ -287,6 +288,34 @@ def _check_unique_pairs(ok: pd.DataFrame, cell_cols: list[str], columns: PairsCo
             "or two runs that share a label? Give each run its own 'run' label (read_pairs "
             "labels a run by its model and settings), average repeated elicitations first, "
             + ("or do not pool." if pool else "or drop the duplicates."))
+
+
+def _check_category_across_cells(ok: pd.DataFrame, cell_cols: list[str],
+                                 columns: PairsColumnNames, owner: str) -> None:
+    """A pair keeps its category in every run: listed as 'strong' in one run and 'weak' in
+    another, its two rows were scored in two category cells (each run's strong row counting
+    a pair the other run calls weak). A ``by`` column holding one value per cell is a
+    setting of the run, not of the pair, and may differ between runs."""
+    by, pair = columns.by, columns.pair
+    if not cell_cols or ok.groupby(cell_cols, sort=False, dropna=False)[by].nunique(
+            dropna=False).max() < 2:
+        return
+    labels = ok[by].astype(object).map(plain_value)
+    per_pair = labels.groupby(ok[pair].to_numpy(), sort=False).nunique(dropna=False)
+    clash = per_pair.index[per_pair.to_numpy() > 1].tolist()
+    if not clash:
+        return
+    first = clash[0]
+    rows = ok.loc[(ok[pair] == first).to_numpy()]
+    cells = rows[cell_cols].astype(object).apply(tuple, axis=1)
+    where = "; ".join(
+        f"{plain_value(cat)!r} in {', '.join(_describe(cell_cols, c) for c in cells[r.index])}"
+        for cat, r in rows.groupby(labels.loc[rows.index], sort=True))
+    raise ValueError(
+        f"{owner}: column '{by}' must give a pair the same category in every run "
+        f"(a category is the pair's own); {len(clash)} pair(s) differ, e.g. pair "
+        f"{plain_value(first)!r}: {where}. Its rows would be scored in different category "
+        "cells; correct the category, or compare the runs separately.")
 
 
 def _resolved_rows(ok: pd.DataFrame, cell_cols: list[str], columns: PairsColumnNames,
