@@ -434,7 +434,8 @@ def conditional_forecasting(
         (floats 0.0 / 1.0 and bools are accepted), and may be absent (both) for a run
         without resolutions. Other columns are ignored.
     p_b, p_b_given_a1, p_b_given_a0 : str
-        Columns of the reverse elicitation; used when all three are present.
+        Columns of the reverse elicitation; used when all three are present (one or
+        two of them without the others raise ``ValueError`` naming them).
         A row with any of them missing is left out of the Bayes columns only.
     model : str, default "model"
         When this column is present, rows are grouped by (model, category) (and by

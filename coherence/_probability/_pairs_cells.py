@@ -211,6 +211,15 @@ def _check_named_columns(df: pd.DataFrame, columns: PairsColumnNames, owner: str
             raise ValueError(param_error(
                 role, owner, f"a column of 'pairs' when named (only the default {default!r} "
                 "may be absent)", name))
+    reverse = (columns.p_b, columns.p_b_given_a1, columns.p_b_given_a0)
+    present = [c for c in reverse if c in df.columns]
+    if 0 < len(present) < len(reverse):  # the Bayes columns were NaN without a word
+        absent = [c for c in reverse if c not in df.columns]
+        raise ValueError(
+            f"{owner}: the reverse elicitation needs all three columns "
+            f"{', '.join(map(repr, reverse))}; 'pairs' has {', '.join(map(repr, present))} "
+            f"but not {', '.join(map(repr, absent))} (name them with p_b=, p_b_given_a1=, "
+            "p_b_given_a0=, or drop the reverse columns for a one-direction run).")
 
 
 def _skip_failed(df: pd.DataFrame, cell_cols: list[str], columns: PairsColumnNames,

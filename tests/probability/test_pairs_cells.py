@@ -541,3 +541,17 @@ def test_a_pair_keeps_its_category_across_runs():
     table = conditional_forecasting(setting, by="style", **FAST).table
     assert table["category"].tolist() == ["plain", "skeptical"]
     assert table["n"].tolist() == [21, 21]
+
+
+def test_a_partial_reverse_elicitation_raises():
+    # with p_b and p_b_given_a1 but not p_b_given_a0 (a misspelt column), the Bayes columns
+    # were NaN without a word (n_bayes 0 where the full table gives 8, 7, 6)
+    df = _study()
+    assert conditional_forecasting(df, **FAST).table["n_bayes"].tolist() == [8, 7, 6]
+    with pytest.raises(ValueError, match=r"the reverse elicitation needs all three columns "
+                       r"'p_b', 'p_b_given_a1', 'p_b_given_a0'; 'pairs' has 'p_b', "
+                       r"'p_b_given_a1' but not 'p_b_given_a0'"):
+        conditional_forecasting(df.rename(columns={"p_b_given_a0": "p_b_given_a_0"}), **FAST)
+    # none of them: a one-direction run, Bayes columns NaN as before
+    one_way = df.drop(columns=["p_b", "p_b_given_a1", "p_b_given_a0"])
+    assert conditional_forecasting(one_way, **FAST).table["n_bayes"].tolist() == [0, 0, 0]
