@@ -382,34 +382,56 @@ def _label_order(value: Any) -> tuple[int, Any]:
     return (1, str(value))
 
 
-def _cells(pilot: pd.DataFrame,
-           strata: tuple[str, ...]) -> tuple[list[Any], list[list[np.ndarray]]]:
-    """Sorted context labels and, per context, the row positions of each cell (one cell
-    per context, or one per prompt of the context, prompts sorted)."""
+def _cells(pilot: pd.DataFrame, strata: tuple[str, ...], repetition: str | None = None,
+           ) -> tuple[list[Any], list[list[np.ndarray]], list[bool]]:
+    """Sorted context labels; per context, the row positions of each cell (one cell per
+    context, or one per prompt of the context, prompts sorted); and per context whether
+    its prompts' rows are paired by ``repetition``: every prompt has each of the same
+    repetition labels once (its cells then hold their rows in label order)."""
     group = strata[0]
     labels = sorted(pd.unique(pilot[group]), key=_label_order)
     by_ctx = pilot.groupby(group, sort=True, observed=True).indices
-    cells = []
+    reps = (pilot[repetition].to_numpy(dtype=object)
+            if len(strata) > 1 and repetition is not None and repetition in pilot.columns
+            else None)
+    cells, paired = [], []
     for label in labels:
         rows = np.sort(by_ctx[label])
         if len(strata) == 1:
             cells.append([rows])
-        else:
-            sub = pilot[strata[1]].to_numpy()[rows]
-            cells.append([rows[sub == p] for p in sorted(pd.unique(sub))])
-    return labels, cells
+            paired.append(False)
+            continue
+        sub = pilot[strata[1]].to_numpy()[rows]
+        ctx_cells = [rows[sub == p] for p in sorted(pd.unique(sub))]
+        same = False
+        if reps is not None:
+            sets = [pd.unique(reps[c]) for c in ctx_cells]
+            same = all(s.size == c.size for s, c in zip(sets, ctx_cells, strict=True)) and \
+                all(set(s) == set(sets[0]) for s in sets)
+        if same and reps is not None:  # rows in label order: drawn by label together
+            order = sorted(sets[0], key=_label_order)
+            ctx_cells = [c[np.argsort([order.index(v) for v in reps[c]], kind="stable")]
+                         for c in ctx_cells]
+        cells.append(ctx_cells)
+        paired.append(same)
+    return labels, cells, paired
 
 
 def _resample_pilot(pilot: pd.DataFrame, labels: list[Any], cells: list[list[np.ndarray]],
-                    n_contexts: int, n_repetitions: int, group: str,
+                    paired: list[bool], n_contexts: int, n_repetitions: int, group: str,
                     repetition: str | None, gen: np.random.Generator) -> pd.DataFrame:
     """One study: ``n_contexts`` contexts drawn with replacement, and in each cell of a
-    drawn context ``n_repetitions`` of its rows drawn with replacement."""
+    drawn context ``n_repetitions`` of its rows drawn with replacement; where the context's
+    prompts are paired by repetition, ``n_repetitions`` repetition labels are drawn and
+    every prompt's row of each label kept, with any shock the prompts of a repetition
+    share."""
     picks = gen.integers(0, len(labels), n_contexts)
     rows, ctx, rep = [], [], []
     for new, c in enumerate(picks):
+        joint = gen.integers(0, cells[c][0].size, n_repetitions) if paired[c] else None
         for cell in cells[c]:
-            chosen = cell[gen.integers(0, cell.size, n_repetitions)]
+            chosen = cell[joint if joint is not None
+                          else gen.integers(0, cell.size, n_repetitions)]
             rows.append(chosen)
             ctx.append(np.full(n_repetitions, new, dtype=np.int64))
             rep.append(np.arange(n_repetitions, dtype=np.int64))
@@ -496,10 +518,10 @@ def _simulate_design(iv: _PlanInput, n_ctx: int, n_rep: int, gen: np.random.Gene
                 pvalues.append(float(coherence.iterated_expectation_check(
                     a, baseline=b, **rest, rng=s).pvalue))
             else:
-                labels, cells = pilot
+                labels, cells, paired = pilot
                 repetition = opts.get("repetition", "repetition")
-                data = _resample_pilot(iv.pilot, labels, cells, n_ctx, n_rep, iv.strata[0],
-                                       repetition, s)
+                data = _resample_pilot(iv.pilot, labels, cells, paired, n_ctx, n_rep,
+                                       iv.strata[0], repetition, s)
                 pvalues.append(_run_decision(test, data, opts, s))
         warned += bool(caught)
         bar.update()
@@ -676,7 +698,11 @@ def plan(
     pilot's contexts with replacement, and within each drawn context (for
     :func:`prompt_consistency`, within each of its prompts) ``n_repetitions`` of its
     rows with replacement, keeping each row's belief, action and outcome together.
-    The simulated population is the pilot's empirical joint distribution of (belief,
+    For :func:`prompt_consistency`, where every prompt of a context has the same
+    repetition labels once each, ``n_repetitions`` labels are drawn instead and every
+    prompt's row of each label kept, so a shock the prompts of one repetition share
+    (one seed, one session) stays shared, as the test pairs them. The simulated
+    population is the pilot's empirical joint distribution of (belief,
     action, outcome) per context, so the alternative is the pilot's own violation,
     with its sampling noise: a pilot of a few dozen contexts gives a rough plan (one
     of a single context is an error), and a design with more repetitions than the
@@ -730,7 +756,7 @@ def plan(
     if iv.pilot is not None and iv.test in _DECISION:
         pilot = _canonical(iv.pilot, iv.strata)
         iv = dataclasses.replace(iv, pilot=pilot)
-        pilot_cells = _cells(pilot, iv.strata)
+        pilot_cells = _cells(pilot, iv.strata, iv.options.get("repetition", "repetition"))
         n_pilot = len(pilot_cells[0])
     elif iv.pilot is not None and iv.test == "iterated_expectation_check":
         context = iv.strata[0]

@@ -80,7 +80,8 @@ def read_consistency_tuples(source: Any, *, checker: str | None = None) -> pd.Da
         A JSON-lines file (one tuple per line), or its lines, or the parsed
         records. A line is ``{"line": {question: {"forecast": {"prob": p}, ...}},
         "violation_data": {...}}`` (their evaluation output) or
-        ``{question: {..., "prob" | "elicited_prob": p}}``.
+        ``{question: {..., "prob" | "elicited_prob": p}}``. One record alone (a
+        dict, not in a list) raises ``TypeError``.
     checker : str, optional
         The checker; when omitted, taken from the file name (``NegChecker.jsonl``).
 
@@ -101,6 +102,10 @@ def read_consistency_tuples(source: Any, *, checker: str | None = None) -> pd.Da
         (``{"P": ..., "P": ...}``: JSON would keep the last), or a tuple that lacks
         a question or whose forecast is not a number in [0, 1] (a JSON boolean is
         not one); the file and line are named.
+    TypeError
+        For a ``source`` that is neither a path nor an iterable of lines or
+        records, among them a single record (a dict: pass ``[record]``), a
+        pandas DataFrame or bytes, whose items would be read as lines.
 
     See Also
     --------
@@ -125,6 +130,13 @@ def read_consistency_tuples(source: Any, *, checker: str | None = None) -> pd.Da
             raise ValueError(f"{owner}: {path!r} holds no tuples (the file is empty or "
                              "whitespace only).")
         records = text.splitlines()
+    elif isinstance(source, Mapping | pd.DataFrame | bytes | bytearray):
+        # iterated, a record gives its keys, a table its column names, bytes their
+        # integers: each then read as a line that is not JSON ('line 1 is not valid JSON')
+        what = (f"one record, a {type(source).__name__} (pass a list of records: [record])"
+                if isinstance(source, Mapping) else f"a {type(source).__name__}")
+        raise TypeError(param_error("source", owner, "a path, or an iterable of JSON lines "
+                                    "(str) or of parsed records (dict)", what))
     elif isinstance(source, Iterable):
         records = source
     else:

@@ -434,7 +434,8 @@ def conditional_forecasting(
         (floats 0.0 / 1.0 and bools are accepted), and may be absent (both) for a run
         without resolutions. Other columns are ignored.
     p_b, p_b_given_a1, p_b_given_a0 : str
-        Columns of the reverse elicitation; used when all three are present.
+        Columns of the reverse elicitation; used when all three are present (one or
+        two of them without the others raise ``ValueError`` naming them).
         A row with any of them missing is left out of the Bayes columns only.
     model : str, default "model"
         When this column is present, rows are grouped by (model, category) (and by
@@ -471,8 +472,9 @@ def conditional_forecasting(
     pair : str, default "pair"
         The pair id. When present, a pair may appear once per cell and group: a
         duplicate (the same file read twice) raises, and so does a pair listed under
-        two categories of one cell, or resolved differently in two runs (its
-        resolutions are facts of its two questions). Ids are matched exactly: ids
+        two categories of one cell or of two runs (unless ``by`` holds one value per
+        run, a setting of the run), or resolved differently in two runs (its category
+        and resolutions are facts of its two questions). Ids are matched exactly: ids
         that differ only in type, case or surrounding spaces (``7`` and ``'7'``) raise.
     run, variant : str, default "run", "variant"
         With ``model``, the columns that define the cells (those present): one row per

@@ -211,6 +211,15 @@ def _check_named_columns(df: pd.DataFrame, columns: PairsColumnNames, owner: str
             raise ValueError(param_error(
                 role, owner, f"a column of 'pairs' when named (only the default {default!r} "
                 "may be absent)", name))
+    reverse = (columns.p_b, columns.p_b_given_a1, columns.p_b_given_a0)
+    present = [c for c in reverse if c in df.columns]
+    if 0 < len(present) < len(reverse):  # the Bayes columns were NaN without a word
+        absent = [c for c in reverse if c not in df.columns]
+        raise ValueError(
+            f"{owner}: the reverse elicitation needs all three columns "
+            f"{', '.join(map(repr, reverse))}; 'pairs' has {', '.join(map(repr, present))} "
+            f"but not {', '.join(map(repr, absent))} (name them with p_b=, p_b_given_a1=, "
+            "p_b_given_a0=, or drop the reverse columns for a one-direction run).")
 
 
 def _skip_failed(df: pd.DataFrame, cell_cols: list[str], columns: PairsColumnNames,
@@ -268,6 +277,7 @@ def _check_unique_pairs(ok: pd.DataFrame, cell_cols: list[str], columns: PairsCo
     if columns.by not in (columns.model, columns.run, columns.variant):
         same_within(ok, ok[columns.by].to_numpy(dtype=object), [*cell_cols, pair],
                     columns.by, owner=owner)
+        _check_category_across_cells(ok, cell_cols, columns, owner)
     unit = [*cell_cols, columns.by, pair]
     dup = ok.duplicated(unit, keep=False).to_numpy()
     if dup.any():
@@ -287,6 +297,34 @@ def _check_unique_pairs(ok: pd.DataFrame, cell_cols: list[str], columns: PairsCo
             "or two runs that share a label? Give each run its own 'run' label (read_pairs "
             "labels a run by its model and settings), average repeated elicitations first, "
             + ("or do not pool." if pool else "or drop the duplicates."))
+
+
+def _check_category_across_cells(ok: pd.DataFrame, cell_cols: list[str],
+                                 columns: PairsColumnNames, owner: str) -> None:
+    """A pair keeps its category in every run: listed as 'strong' in one run and 'weak' in
+    another, its two rows were scored in two category cells (each run's strong row counting
+    a pair the other run calls weak). A ``by`` column holding one value per cell is a
+    setting of the run, not of the pair, and may differ between runs."""
+    by, pair = columns.by, columns.pair
+    if not cell_cols or ok.groupby(cell_cols, sort=False, dropna=False)[by].nunique(
+            dropna=False).max() < 2:
+        return
+    labels = ok[by].astype(object).map(plain_value)
+    per_pair = labels.groupby(ok[pair].to_numpy(), sort=False).nunique(dropna=False)
+    clash = per_pair.index[per_pair.to_numpy() > 1].tolist()
+    if not clash:
+        return
+    first = clash[0]
+    rows = ok.loc[(ok[pair] == first).to_numpy()]
+    cells = rows[cell_cols].astype(object).apply(tuple, axis=1)
+    where = "; ".join(
+        f"{plain_value(cat)!r} in {', '.join(_describe(cell_cols, c) for c in cells[r.index])}"
+        for cat, r in rows.groupby(labels.loc[rows.index], sort=True))
+    raise ValueError(
+        f"{owner}: column '{by}' must give a pair the same category in every run "
+        f"(a category is the pair's own); {len(clash)} pair(s) differ, e.g. pair "
+        f"{plain_value(first)!r}: {where}. Its rows would be scored in different category "
+        "cells; correct the category, or compare the runs separately.")
 
 
 def _resolved_rows(ok: pd.DataFrame, cell_cols: list[str], columns: PairsColumnNames,

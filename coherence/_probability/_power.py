@@ -381,7 +381,8 @@ def pairs_power(
         The mean improvement to detect (``mean_improvement``).
     sd : float > 0, optional
         Standard deviation of the per-pair improvement; required without a
-        pilot, ignored with one (the pilot's sample SD is used).
+        pilot. With a pilot (whose sample SD is used) or with ``metric="win_rate"``
+        it must be left None: given, it raises ``ValueError`` (it went unused).
     win_rate : float in (0, 1) or (float, float), default 0.6
         The win rate to detect (``metric="win_rate"``), tested against a null win
         rate of 0.5; a pair ``(win rate, null win rate)`` sets another null, e.g.
@@ -568,6 +569,10 @@ def _pairs_power_iv(pilot: Any, settings: _PowerSettings) -> _PowerInput:
         effect = check_float(effect, "effect", owner)
         pilot_pairs = None
         if pilot is not None:
+            if sd is not None:  # it went unused: the pilot's sample SD was planned for
+                raise ValueError(param_error(
+                    "sd", owner, "None with a pilot (the spread is the pilot's sample SD of "
+                    "the improvements; give the pilot or sd, not both)", sd))
             x, p_a, q = _pilot_improvement(pilot, settings.category, settings.by, owner)
             n_pilot = int(x.size)
             sd_value = float(x.std(ddof=1))
@@ -592,6 +597,9 @@ def _pairs_power_iv(pilot: Any, settings: _PowerSettings) -> _PowerInput:
     if test != "t":
         raise ValueError(param_error("test", owner, '"t" (test applies to metric '
                                      '"mean_improvement")', test))
+    if sd is not None:  # it would go unused: the binomial test's power needs no spread
+        raise ValueError(param_error("sd", owner, 'None with metric="win_rate" (the power '
+                                     "of the binomial test depends on win_rate= only)", sd))
     if pilot is not None:  # it would go unused: the win rates are the ones given
         raise ValueError(param_error(
             "pilot", owner, 'None with metric="win_rate" (the power of the binomial test '

@@ -80,7 +80,8 @@ def test_pilot_prompt_consistency_matches_a_brute_force_loop():
     pilot = _pilot()
     res = plan(pilot.sample(frac=1.0, random_state=1), test="prompt_consistency",
                n_contexts=10, n_repetitions=3, n_sims=5, options={"n_resamples": 49}, rng=4)
-    # resampling as documented: contexts by sorted label, rows of a cell by their values
+    # resampling as documented: contexts by sorted label, and in a drawn context 3 of its
+    # repetition labels (sorted), every prompt's row of each label kept together
     canon = pilot.sort_values(["context", "prompt", *[c for c in pilot.columns
                                                       if c not in ("context", "prompt")]],
                               kind="mergesort").reset_index(drop=True)
@@ -91,10 +92,13 @@ def test_pilot_prompt_consistency_matches_a_brute_force_loop():
         picks = s.integers(0, len(labels), 10)
         parts = []
         for new, c in enumerate(picks):
+            reps = sorted(canon.loc[canon["context"] == labels[c], "repetition"].unique())
+            drawn = s.integers(0, len(reps), 3)
             for p in prompts:
                 cell = np.flatnonzero((canon["context"] == labels[c]).to_numpy()
                                       & (canon["prompt"] == p).to_numpy())
-                part = canon.iloc[cell[s.integers(0, cell.size, 3)]].copy()
+                cell = cell[np.argsort(canon["repetition"].to_numpy()[cell], kind="stable")]
+                part = canon.iloc[cell[drawn]].copy()
                 part["context"], part["repetition"] = new, np.arange(3)
                 parts.append(part)
         study = pd.concat(parts, ignore_index=True)
@@ -103,6 +107,35 @@ def test_pilot_prompt_consistency_matches_a_brute_force_loop():
     assert row["n_rejected"] == k and row["n_simulations"] == 5
     assert row["n_prompts"] == 4 and row["n_calls"] == 10 * 3 * 4
     assert res.source == "pilot" and res.n_pilot_contexts == 12
+
+
+def _shared_shock_pilot(paired: bool = True) -> pd.DataFrame:
+    """20 contexts x 3 prompts x 4 repetitions: prompt 'a' moves every belief by 0.03, and
+    the prompts of one repetition share a shock of SD 0.2 (one seed, one session)."""
+    rng = np.random.default_rng(7)
+    rows = []
+    for c in range(20):
+        base, shock = rng.uniform(0.3, 0.7), rng.normal(0, 0.2, 4)
+        for p, shift in (("standard", 0.0), ("a", 0.03), ("b", 0.0)):
+            for r in range(4):
+                rows.append({"context": c, "prompt": p, "repetition": r if paired else
+                             f"{p}{r}", "belief": float(np.clip(
+                                 base + shift + shock[r] + rng.normal(0, 0.005), 0, 1))})
+    return pd.DataFrame(rows)
+
+
+def test_pilot_keeps_the_shock_the_prompts_of_a_repetition_share():
+    # a context's repetitions were redrawn prompt by prompt, so the shock the prompts of one
+    # repetition share no longer cancelled in their difference: 0.0 power at 10 x 3 (0.8
+    # not reached below hundreds of contexts), where the study's own test, which pairs the
+    # prompts by repetition, finds the 0.03 shift every time
+    kw = {"test": "prompt_consistency", "n_contexts": 10, "n_repetitions": 3, "n_sims": 10,
+          "options": {"n_resamples": 49}, "rng": 0}
+    pilot = _shared_shock_pilot()
+    assert coherence.prompt_consistency(pilot, n_resamples=199, rng=0).pvalue < 0.01
+    assert plan(pilot, **kw).table["power"].iloc[0] == 1.0
+    # repetition labels that do not pair the prompts: drawn cell by cell, as before
+    assert plan(_shared_shock_pilot(paired=False), **kw).table["power"].iloc[0] <= 0.3
 
 
 def test_effect_sets_the_violation_and_the_null_holds_its_level():

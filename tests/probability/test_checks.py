@@ -516,3 +516,19 @@ def test_read_float32_forecast_as_its_decimal():
                                  checker="negation")
     assert df[["P", "not_P"]].to_numpy().tolist() == [[0.1, 0.9]]
     assert frequentist_violation("negation", df)[0] == 0.0
+
+
+@pytest.mark.parametrize("source, named", [
+    ({"P": 0.3, "not_P": 0.7}, r"one record, a dict \(pass a list of records: \[record\]\)"),
+    (pd.DataFrame({"P": [0.3], "not_P": [0.7]}), r"a DataFrame"),
+    (b'{"P": 0.3, "not_P": 0.7}', r"a bytes"),
+])
+def test_read_one_record_or_table_is_named(source, named):
+    # one record alone was iterated over its keys: "line 1 is not valid JSON" (the key 'P'),
+    # a table over its column names, bytes over their integers ("line 1 is not a JSON object")
+    with pytest.raises(TypeError, match=r"The 'source' parameter of read_consistency_tuples "
+                       r"must be a path, or an iterable of JSON lines \(str\) or of parsed "
+                       r"records \(dict\); got '" + named):
+        read_consistency_tuples(source, checker="negation")
+    assert read_consistency_tuples([{"P": 0.3, "not_P": 0.7}], checker="negation")[
+        ["P", "not_P"]].to_numpy().tolist() == [[0.3, 0.7]]

@@ -515,3 +515,43 @@ def test_summary_names_the_cells_under_the_names_given():
     assert "Session" in text and "s1" in text and "s2" in text
     assert conditional_forecasting(df.assign(run=df["Session"]), **FAST).summary().tables[0][
         1].columns[0] == "run"
+
+
+def test_a_pair_keeps_its_category_across_runs():
+    # a pair called 'strong' in one run and 'weak' in another was accepted: its rows were
+    # scored in two category cells (run r2's weak cell had 8 pairs, one of them r1's strong0)
+    df = _study()
+    other = df.copy()
+    other.loc[other.index[0], "category"] = "weak"
+    data = pd.concat([df.assign(run="r1"), other.assign(run="r2")], ignore_index=True)
+    with pytest.raises(ValueError, match=r"column 'category' must give a pair the same "
+                       r"category in every run .*1 pair\(s\) differ, e.g. pair 'strong0': "
+                       r"'strong' in run='r1'; 'weak' in run='r2'"):
+        conditional_forecasting(data, **FAST)
+    # across models too, and with the runs pooled per model
+    models = pd.concat([df.assign(model="m1"), other.assign(model="m2")], ignore_index=True)
+    with pytest.raises(ValueError, match=r"'strong' in model='m1'; 'weak' in model='m2'"):
+        conditional_forecasting(models, pool=True, **FAST)
+    # the same categories in every run: one row per run and category, as before
+    same = pd.concat([df.assign(run="r1"), df.assign(run="r2")], ignore_index=True)
+    assert conditional_forecasting(same, **FAST).table["n"].tolist() == [8, 7, 6, 8, 7, 6]
+    # a 'by' column that is a setting of the run (one value per run) may differ between runs
+    setting = pd.concat([df.assign(run="r1", style="plain"),
+                         df.assign(run="r2", style="skeptical")], ignore_index=True)
+    table = conditional_forecasting(setting, by="style", **FAST).table
+    assert table["category"].tolist() == ["plain", "skeptical"]
+    assert table["n"].tolist() == [21, 21]
+
+
+def test_a_partial_reverse_elicitation_raises():
+    # with p_b and p_b_given_a1 but not p_b_given_a0 (a misspelt column), the Bayes columns
+    # were NaN without a word (n_bayes 0 where the full table gives 8, 7, 6)
+    df = _study()
+    assert conditional_forecasting(df, **FAST).table["n_bayes"].tolist() == [8, 7, 6]
+    with pytest.raises(ValueError, match=r"the reverse elicitation needs all three columns "
+                       r"'p_b', 'p_b_given_a1', 'p_b_given_a0'; 'pairs' has 'p_b', "
+                       r"'p_b_given_a1' but not 'p_b_given_a0'"):
+        conditional_forecasting(df.rename(columns={"p_b_given_a0": "p_b_given_a_0"}), **FAST)
+    # none of them: a one-direction run, Bayes columns NaN as before
+    one_way = df.drop(columns=["p_b", "p_b_given_a1", "p_b_given_a0"])
+    assert conditional_forecasting(one_way, **FAST).table["n_bayes"].tolist() == [0, 0, 0]

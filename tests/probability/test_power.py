@@ -236,3 +236,20 @@ def test_pilot_category_written_two_ways_is_refused():
         pairs_power(df, effect=0.02, n_simulations=0)
     with pytest.raises(ValueError, match="'Strong' / 'strong'"):
         conditional_forecasting(df)
+
+
+def test_pairs_power_sd_beside_a_pilot_raises():
+    # sd=0.5 beside a pilot was ignored without a word: the pilot's SD planned n_required
+    # whatever sd said (the same n as without sd); it now names both
+    pilot = coherent_pairs(30, np.random.default_rng(4), "strong")
+    with pytest.raises(ValueError, match=r"The 'sd' parameter of pairs_power must be None "
+                       r"with a pilot \(the spread is the pilot's sample SD.*got 0.5"):
+        pairs_power(pilot, sd=0.5, n_simulations=0)
+    with pytest.raises(ValueError, match=r"The 'sd' parameter of pairs_power must be None "
+                       r'with metric="win_rate".*got 0.1'):
+        pairs_power(metric="win_rate", sd=0.1, n_simulations=0)
+    # the default None: the pilot's SD, or sd itself without a pilot, as before
+    res = pairs_power(pilot, n_simulations=0)
+    x = conditional_forecasting(pilot, n_resamples=9, rng=0).improvement
+    assert res.sd == pytest.approx(float(np.std(x, ddof=1)), rel=1e-12)
+    assert res.n_required == pairs_power(sd=res.sd, n_simulations=0).n_required > 2
