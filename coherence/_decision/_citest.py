@@ -158,7 +158,8 @@ def _warn_if_neighbours_within_contexts(z_cont: np.ndarray, ev_disc: np.ndarray,
             f"conditioning values come from its own context, and k = {k} is smaller than the "
             f"repetitions per context ({sizes.max()}): the nearest neighbours are mostly the "
             "row's own context, which shares its outcome, so the estimate and its interval "
-            "are biased towards 0 (the p-value stays valid). Use k larger than the "
+            f"are biased towards 0{' (the p-value stays valid)' if len(sizes) > 1 else ''}. "
+            "Use k larger than the "
             "repetitions per context, or coarser beliefs.",
             SmallSampleWarning, stacklevel=4)
 
@@ -178,11 +179,11 @@ def ci_test(
     confidence_level: float = 0.95,
     calibrate: bool | str = False,
     condition_on: str = "row",
-    permute: str = "auto",
-    k_perm: int = 3,
-    ci_method: str | None = "debiased",
+    permute: str | None = None,
+    k_perm: int | None = None,
+    ci_method: str | None = "auto",
     resolution: float | None = 1e-6,
-    test_statistic: str = "auto",
+    test_statistic: str | None = None,
     rng: RNGLike = None,
 ) -> CITestResult:
     r"""Test whether the action is independent of the outcome given the belief.
@@ -261,8 +262,11 @@ def ci_test(
     condition_on : {'row', 'context_mean'}
         Condition on each row's belief (default) or on the mean belief of its
         context (see Notes on when each is right).
-    permute : {'auto', 'outcomes', 'contexts', 'rows'}
-        What the permutation moves. ``'outcomes'``: the outcome of each
+    permute : {'auto', 'outcomes', 'contexts', 'rows'} or None
+        What the permutation moves (default ``None``: ``'auto'`` for
+        ``method='permutation'``; not used by ``method='bootstrap'``, where
+        passing it raises ``ValueError``, as for ``k_perm``, ``test_statistic``
+        and ``ci_method`` below). ``'outcomes'``: the outcome of each
         context (shared by its repetitions) is shuffled among contexts
         matched on their conditioning values; the actions never move, so any
         dependence among the repetitions of a context (a context-level quirk,
@@ -274,8 +278,9 @@ def ci_test(
         rows with tied conditioning values. ``'auto'`` (default): outcomes
         when the outcome is constant within every context, else contexts when
         possible, else rows.
-    k_perm : int
-        Minimum number of units in a permutation block: units with tied
+    k_perm : int or None
+        Default ``None``: 3 for ``method='permutation'``; not used by
+        ``method='bootstrap'``. Minimum number of units in a permutation block: units with tied
         conditioning values form a block; runs with fewer than ``k_perm`` units
         are merged with their nearest neighbours in belief order (within the
         same discrete evidence stratum; a unit alone in its stratum never
@@ -283,8 +288,10 @@ def ci_test(
         units stay blocks of their own and only units alone in their values
         are merged, with each other (the pooled statistic would see what a
         block of distinct beliefs leaves between action and outcome).
-    ci_method : {'debiased', 'subsampling', 'bootstrap', None}
-        Confidence interval of the permutation method. The spread comes from
+    ci_method : {'auto', 'debiased', 'subsampling', 'bootstrap', None}
+        Confidence interval of the permutation method (``'auto'``, the default:
+        ``'debiased'``; ``method='bootstrap'`` takes only ``'auto'`` or
+        ``'bootstrap'``, its one interval). The spread comes from
         half of the contexts drawn without replacement (no duplicated rows):
         the half-sample estimates around their mean. ``'debiased'`` (default)
         centres it on the estimate minus the estimator's bias at the data's
@@ -295,8 +302,10 @@ def ci_test(
         percentile interval (duplicated rows inflate kNN estimates). ``None``:
         no interval (NaN bounds, no resamples drawn), for when only the p-value
         is wanted, for instance with many permutations to resolve a small one.
-    test_statistic : {'auto', 'plugin', 'regression', 'combined', 'knn'}
-        The statistic recomputed on every permuted copy for the p-value.
+    test_statistic : {'auto', 'plugin', 'regression', 'combined', 'knn'} or None
+        The statistic recomputed on every permuted copy for the p-value (default
+        ``None``: ``'auto'`` for ``method='permutation'``; not used by
+        ``method='bootstrap'``).
         ``'plugin'``: the plug-in CMI of action and outcome over strata of the
         rows' conditioning values, each stratum a run of tied or neighbouring
         beliefs within a discrete evidence stratum, of about
@@ -359,7 +368,10 @@ def ci_test(
         resampled estimates of the interval are all equal (a handful of contexts):
         the interval is then NaN, not a point. And below ``SMALL_STUDY`` (40)
         contexts with a ``test_statistic`` other than ``'regression'`` or
-        ``'auto'``: its p-value was measured liberal there (docs/cmi.md).
+        ``'auto'``: its p-value was measured liberal there (docs/cmi.md). And when
+        the data hold one context: no context can move, and the p-value permutes
+        single rows, which treats the rows as exchangeable (not valid if they share
+        a context-level shock).
     DegenerateDataWarning
         When the action or the outcome is constant, and when no valid
         permutation test exists (every unit alone in its evidence stratum or
@@ -735,6 +747,14 @@ def _ci_test(design: Design, opt: dict[str, Any], gen: np.random.Generator) -> C
         # counting every tie made the test conservative; with continuous evidence the
         # blocks are median splits, an approximation the counting rule's margin covers
         pvalue = float(monte_carlo_pvalue(null, observed, break_ties=gen if exact else None))
+        if n_groups == 1:
+            warnings.warn(
+                f"ci_test: the data hold one context (column {opt['group']!r}), so no context can "
+                "move: the p-value permutes single rows, which treats the rows as "
+                "exchangeable (independent given their conditioning values); it is not "
+                "valid if the rows share anything beyond them (a context-level shock, one "
+                "conversation). Give more contexts, or group=None if each row is its own.",
+                SmallSampleWarning, stacklevel=3)
 
     # ---- confidence interval by context resampling
     low, high, res = _context_interval(prep, k, design, b_prob, statistic, knn_null, opt, gen,

@@ -28,7 +28,7 @@ from ._design import require_design_columns
 
 _OWNER = "ci_test"
 _METHODS = ("permutation", "bootstrap")
-_CI_METHODS = ("debiased", "subsampling", "bootstrap", None)
+_CI_METHODS = ("auto", "debiased", "subsampling", "bootstrap", None)
 _CONDITION_ON = ("row", "context_mean")
 _CALIBRATE = ("cross-fitted", "in-sample")
 _PERMUTE = ("auto", "outcomes", "contexts", "rows")
@@ -103,6 +103,27 @@ def _evidence_arrays(df: Any, evidence: tuple[str, ...]) -> tuple[np.ndarray, np
     return disc, (np.column_stack(cont) if cont else np.empty((n, 0)))
 
 
+def _method_options(method: str, permute: Any, k_perm: Any, test_statistic: Any,
+                    ci_method: Any) -> tuple[Any, Any, Any, Any]:
+    """The permutation method's options with their defaults filled in (``None``, and
+    ``ci_method='auto'``, stand for the method's default). ``method='bootstrap'`` uses
+    none of them: one passed with it raises rather than be recorded and ignored."""
+    if method == "bootstrap":
+        given = {"permute": permute, "k_perm": k_perm, "test_statistic": test_statistic}
+        given = {name: value for name, value in given.items() if value is not None}
+        if ci_method not in ("auto", "bootstrap"):
+            given["ci_method"] = ci_method
+        for name, value in given.items():
+            raise ValueError(param_error(
+                name, _OWNER, "left unset with method='bootstrap', which does not use it "
+                "(only method='permutation' does; the bootstrap method's interval is the "
+                "cluster-bootstrap percentile one and it has no p-value)", value))
+        return "auto", 3, "auto", "bootstrap"
+    return ("auto" if permute is None else permute, 3 if k_perm is None else k_perm,
+            "auto" if test_statistic is None else test_statistic,
+            "debiased" if isinstance(ci_method, str) and ci_method == "auto" else ci_method)
+
+
 def ci_test_inputs(data: Any, belief: Any, action: Any, outcome: Any, evidence: Any, group: Any,
                 k: Any, method: Any, n_resamples: Any, confidence_level: Any, calibrate: Any,
                 condition_on: Any, permute: Any, k_perm: Any, ci_method: Any,
@@ -118,6 +139,8 @@ def ci_test_inputs(data: Any, belief: Any, action: Any, outcome: Any, evidence: 
         raise ValueError(param_error("evidence", _OWNER, "columns other than the belief, "
                                      "action, outcome and group columns", clash))
     check_choice(method, "method", _OWNER, _METHODS)
+    permute, k_perm, test_statistic, ci_method = _method_options(
+        method, permute, k_perm, test_statistic, ci_method)
     check_choice(condition_on, "condition_on", _OWNER, _CONDITION_ON)
     check_choice(permute, "permute", _OWNER, _PERMUTE)
     check_choice(ci_method, "ci_method", _OWNER, _CI_METHODS)
@@ -160,5 +183,5 @@ def ci_test_inputs(data: Any, belief: Any, action: Any, outcome: Any, evidence: 
                "confidence_level": confidence_level, "calibrate": calibrate,
                "condition_on": condition_on, "permute": permute, "k_perm": k_perm,
                "ci_method": ci_method, "resolution": resolution, "evidence": evidence,
-               "test_statistic": test_statistic}
+               "test_statistic": test_statistic, "group": group}
     return design, options, check_rng(rng, owner=_OWNER)
