@@ -480,6 +480,29 @@ def _fold_draws(iv: dict[str, Any], engine: str, options: Mapping[str, Any],
             between_context_fold_variance(np.array(sums_base), np.array(sums_full)))
 
 
+def _paired_pvalue(d: np.ndarray) -> float:
+    """``method='paired'``: the one-sided t-test of the contexts' loss differences ``d``.
+
+    Differences all equal (up to rounding) leave the t statistic undefined (sd 0); its
+    limit, p = 0 for a positive difference, would claim certainty from a handful of
+    contexts. Then the p-value is the exact sign-flip one, ``2 ** -G`` for G contexts
+    (the smallest any test of differences symmetric under the null can give), with a
+    warning; a difference of 0 or below gives 1.
+    """
+    scale = float(np.max(np.abs(d)))
+    if np.ptp(d) > 1e-12 * scale:
+        return float(stats.ttest_1samp(d, 0.0, alternative="greater").pvalue)
+    if float(np.mean(d)) <= 0.0:
+        return 1.0
+    pvalue = 0.5 ** len(d)
+    warnings.warn(f"{_OWNER}(method='paired'): every context's loss difference is the same "
+                  f"({float(np.mean(d)):.6g}), so the t statistic is undefined (sd 0); the "
+                  f"p-value is the exact sign-flip one of the {len(d)} contexts, 2^-{len(d)} "
+                  f"= {pvalue:.3g}, not 0. method='permutation' gives a calibrated p-value.",
+                  DegenerateDataWarning, stacklevel=4)
+    return pvalue
+
+
 def _run_engine(iv: dict[str, Any], engine: str, options: Mapping[str, Any],
                 gen: np.random.Generator, with_pvalue: bool) -> dict[str, Any]:
     """The statistic, interval and (``with_pvalue``) p-value of one engine on validated
@@ -512,11 +535,7 @@ def _run_engine(iv: dict[str, Any], engine: str, options: Mapping[str, Any],
     if not with_pvalue:
         return out
     if iv["method"] == "paired":
-        d = sum_base - sum_full
-        if np.ptp(d) == 0.0:
-            pvalue = 1.0 if d[0] <= 0 else 0.0
-        else:
-            pvalue = float(stats.ttest_1samp(d, 0.0, alternative="greater").pvalue)
+        pvalue = _paired_pvalue(sum_base - sum_full)
         null = np.empty(0)
         n_perm = 0
         permute = "none"
@@ -681,7 +700,8 @@ def leakage_test(
     -----
     DegenerateDataWarning
         For a constant belief (the base model then predicts the marginal
-        action frequencies; the test still runs).
+        action frequencies; the test still runs), and for ``method='paired'`` when
+        every context's loss difference is the same (see Notes).
     SmallSampleWarning
         For fewer than 20 contexts.
 
@@ -750,7 +770,10 @@ def leakage_test(
     The paired p-value is the one-sided one-sample t-test of
     :math:`D_g = \sum_{i \in g} (\ell^{base}_i - \ell^{full}_i)` over
     contexts :math:`g`; because the full model over-fits a useless input
-    under the null, :math:`E[D_g] < 0` and this test is conservative.
+    under the null, :math:`E[D_g] < 0` and this test is conservative. When every
+    :math:`D_g` is the same the t statistic is undefined (sd 0); a positive
+    difference then gets the exact sign-flip p-value :math:`2^{-G}` of the
+    :math:`G` contexts, not the t-test's limit 0 (``DegenerateDataWarning``).
 
     References
     ----------
