@@ -123,6 +123,16 @@ def test_bootstrap_method_refuses_the_permutation_options(rational, kwargs, name
         coherence.ci_test(rational, method="bootstrap", n_resamples=20, rng=0, **kwargs)
 
 
+def test_plan_does_not_pass_the_bootstrap_method_an_option_it_refuses(rational):
+    # plan adds ci_method=None (p-values only) to ci_test's options; with
+    # method='bootstrap' that raised about an option the user never passed
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = coherence.plan(rational, test="ci_test", n_contexts=[10], n_sims=2, rng=0,
+                             options={"method": "bootstrap", "n_resamples": 9})
+    assert math.isnan(res.achieved_power)  # no p-value: no power, as before
+
+
 def test_the_method_defaults_are_kept(rational):
     with pytest.warns(NotCalibratedWarning):
         boot = coherence.ci_test(rational, method="bootstrap", n_resamples=20, rng=0)
