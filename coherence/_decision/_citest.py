@@ -249,7 +249,8 @@ def ci_test(
         Replace the belief by its isotonic regression on the outcome
         (:class:`sklearn.isotonic.IsotonicRegression`) before conditioning:
         ``True`` or ``'cross-fitted'``, fitted over 5 context folds and read out of
-        fold (our default, no row's own outcome shapes its conditioning value);
+        fold (our default, no row's own outcome shapes its conditioning value; one
+        context raises ``ValueError``);
         ``'in-sample'``, fitted and read on every row, as the decision-coherence
         paper's calibration reads (for reproducing it). The result's ``calibrate``
         records which (``False``, ``'cross-fitted'`` or ``'in-sample'``). The

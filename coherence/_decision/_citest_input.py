@@ -176,6 +176,10 @@ def ci_test_inputs(data: Any, belief: Any, action: Any, outcome: Any, evidence: 
     if calibrate and len(y_labels) > 2:
         raise ValueError(param_error("calibrate", _OWNER, "False when the outcome has more "
                                      "than two classes", calibrate))
+    if calibrate == "cross-fitted" and np.unique(groups).size < 2:
+        raise ValueError(param_error("calibrate", _OWNER, "'in-sample' or False when the data "
+                                     "hold one context (the cross-fitted calibration is read "
+                                     "on each context from a fit on the others)", calibrate))
     if calibrate:  # the isotonic calibration predicts the outcome 1: code it as given
         y = _event_indicator(df, outcome)
     design = Design(a, y, p, groups, ev_disc, ev_cont, len(y_labels) <= 2)

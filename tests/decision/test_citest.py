@@ -159,6 +159,10 @@ def test_one_context_warns_that_the_pvalue_treats_rows_as_exchangeable():
     message = next(str(w.message) for w in caught if "one context" in str(w.message))
     assert "treats the rows as exchangeable" in message and "'context'" in message
     assert not any("stays valid" in str(w.message) for w in caught)
+    # the cross-fitted calibration has no other context to fit on: it raised sklearn's
+    # "Found array with 0 sample(s)"
+    with pytest.raises(ValueError, match=r"'calibrate' .*one context"):
+        coherence.ci_test(data, calibrate=True, n_resamples=19, rng=0)
     # several contexts: no such warning
     data["context"] = np.arange(200) % 40
     with warnings.catch_warnings(record=True) as caught:
