@@ -135,6 +135,16 @@ def _warn_undefined(statistic: float, stacklevel: int = 4) -> None:
                   stacklevel=stacklevel)
 
 
+def _warn_one_context(group: str | None) -> None:
+    warnings.warn(
+        f"ci_test: the data hold one context (column {group!r}), so no context can "
+        "move: the p-value permutes single rows, which treats the rows as "
+        "exchangeable (independent given their conditioning values); it is not "
+        "valid if the rows share anything beyond them (a context-level shock, one "
+        "conversation). Give more contexts, or group=None if each row is its own.",
+        SmallSampleWarning, stacklevel=4)
+
+
 def _warn_if_neighbours_within_contexts(z_cont: np.ndarray, ev_disc: np.ndarray,
                                         groups: np.ndarray, k: int) -> None:
     """Warn when a row's tied rows come mostly from its own context and k is small.
@@ -749,13 +759,7 @@ def _ci_test(design: Design, opt: dict[str, Any], gen: np.random.Generator) -> C
         # blocks are median splits, an approximation the counting rule's margin covers
         pvalue = float(monte_carlo_pvalue(null, observed, break_ties=gen if exact else None))
         if n_groups == 1:
-            warnings.warn(
-                f"ci_test: the data hold one context (column {opt['group']!r}), so no context can "
-                "move: the p-value permutes single rows, which treats the rows as "
-                "exchangeable (independent given their conditioning values); it is not "
-                "valid if the rows share anything beyond them (a context-level shock, one "
-                "conversation). Give more contexts, or group=None if each row is its own.",
-                SmallSampleWarning, stacklevel=3)
+            _warn_one_context(opt["group"])
 
     # ---- confidence interval by context resampling
     low, high, res = _context_interval(prep, k, design, b_prob, statistic, knn_null, opt, gen,
