@@ -475,7 +475,9 @@ def _run_decision(test: str, data: pd.DataFrame, options: dict[str, Any],
                   gen: np.random.Generator) -> float:
     import coherence
 
-    options = {**_PVALUE_ONLY.get(test, {}), **options}
+    # ci_test's bootstrap method takes no ci_method (it has one interval and no p-value)
+    skip = options.get("method") == "bootstrap"
+    options = {**({} if skip else _PVALUE_ONLY.get(test, {})), **options}
     return float(getattr(coherence, test)(data, **options, rng=gen).pvalue)
 
 

@@ -9,34 +9,24 @@ import functools
 import warnings
 from collections.abc import Callable
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from .._resampling import cluster_draws
 from .._resampling import cluster_resample_rows
-from .._resampling import group_codes
 from .._resampling import grouped_folds
 from .._resampling import monte_carlo_pvalue
 from .._resampling import percentile_interval
-from .._resampling import row_units
 from .._results import ConfidenceInterval
 from .._rng import RNGLike
-from .._rng import check_rng
 from .._rng import kernel_seeds
-from .._validation import as_dataframe
-from .._validation import binary_column
-from .._validation import check_choice
-from .._validation import check_float
-from .._validation import check_int
-from .._validation import finite_column
-from .._validation import label_column
 from .._validation import param_error
-from .._validation import probability_column
 from .._warnings import DegenerateDataWarning
 from .._warnings import NotCalibratedWarning
 from .._warnings import SmallSampleWarning
+from ._citest_input import Design
+from ._citest_input import ci_test_inputs
 from ._citest_knn import estimates_on
 from ._citest_knn import model_bias
 from ._citest_knn import outcome_null
@@ -45,12 +35,8 @@ from ._citest_regression import permutation_statistic
 from ._citest_regression import resolve_statistic
 from ._citest_result import CITestResult
 from ._cmi import Prepared
-from ._cmi import combine
 from ._cmi import estimate
 from ._design import check_resolution
-from ._design import evidence_columns
-from ._design import numeric_evidence
-from ._design import require_design_columns
 from ._permutation import block_layout
 from ._permutation import outcome_units
 from ._permutation import units_and_blocks
@@ -58,150 +44,14 @@ from ._permutation import units_and_blocks
 __all__ = ["CITestResult", "ci_test"]
 
 _OWNER = "ci_test"
-_METHODS = ("permutation", "bootstrap")
-_CI_METHODS = ("debiased", "subsampling", "bootstrap", None)
-_CONDITION_ON = ("row", "context_mean")
-_CALIBRATE = ("cross-fitted", "in-sample")
-_PERMUTE = ("auto", "outcomes", "contexts", "rows")
-_TEST_STATISTICS = ("auto", "plugin", "regression", "combined", "knn")
 #: Parametric-bootstrap replicates used to estimate the estimator's bias (ci_method="debiased").
 _BIAS_REPLICATES = 200
 #: half-samples on which the debiased interval refits its bias model (float evidence)
 _SPREAD_HALVES = 30
 
 
-@dataclass(frozen=True, slots=True)
-class _Design:
-    """Validated arrays of one test (the output of :func:`_ci_test_iv`)."""
-
-    action: np.ndarray
-    outcome: np.ndarray
-    belief: np.ndarray
-    groups: np.ndarray
-    ev_disc: np.ndarray
-    ev_cont: np.ndarray
-    outcome_binary: bool
-
-
-def _class_codes(df: Any, column: str, *, discrete: bool = False) -> tuple[np.ndarray,
-                                                                          np.ndarray]:
-    """:func:`label_column`'s codes, numbered in the order of the sorted label values.
-
-    A pandas categorical column is coded in the order of its categories, which is a
-    presentation choice: the same data with another category order would otherwise give
-    other codes, hence another reference level in the bias model and other random draws
-    row by row. Labels that cannot be compared with each other are sorted by type name
-    and representation.
-    """
-    codes, labels = label_column(df, column, owner=_OWNER, discrete=discrete)
-    values = np.asarray(labels, dtype=object)
-    try:
-        order = np.argsort(values, kind="stable")
-    except TypeError:
-        order = np.argsort(np.array([f"{type(v).__name__}:{v!r}" for v in values]),
-                           kind="stable")
-    rank = np.empty(len(order), dtype=np.int64)
-    rank[order] = np.arange(len(order))
-    return np.ascontiguousarray(rank[codes]), values[order]
-
-
-def _event_indicator(df: Any, outcome: str) -> np.ndarray:
-    """The outcome as 0/1 for ``calibrate``: numbers 0 and 1 or bools, 1 (True) the event
-    that the isotonic calibration predicts; other labels raise naming the rows (their sort
-    order would pick the event by the spelling of the labels)."""
-    try:
-        return binary_column(df, outcome, owner=_OWNER)
-    except ValueError as err:
-        raise ValueError(f"{err} With calibrate set, the outcome must be coded 0/1 (or "
-                         "False/True), 1 the event whose probability the belief states; "
-                         "recode it, or set calibrate=False.") from err
-
-
-def _evidence_arrays(df: Any, evidence: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
-    import pandas as pd
-    from scipy.stats import rankdata
-
-    codes: list[np.ndarray] = []
-    cont: list[np.ndarray] = []
-    for col in evidence:
-        if pd.api.types.is_float_dtype(df[col].dtype):
-            # by its ranks: the kNN distances (max norm) then weigh it as the belief,
-            # whatever its unit of measurement or any increasing transformation
-            values = finite_column(df, col, owner=_OWNER)
-            if np.ptp(values) > 0.0:
-                cont.append(rankdata(values) / len(values))
-                continue
-            # a constant conditions on nothing: one class, as the same column of integers
-            # (as continuous it turned on the continuous-evidence statistic and blocks)
-        codes.append(_class_codes(df, col)[0])
-    n = len(df)
-    disc = combine(codes, n)
-    return disc, (np.column_stack(cont) if cont else np.empty((n, 0)))
-
-
-def _ci_test_iv(data: Any, belief: Any, action: Any, outcome: Any, evidence: Any, group: Any,
-                k: Any, method: Any, n_resamples: Any, confidence_level: Any, calibrate: Any,
-                condition_on: Any, permute: Any, k_perm: Any, ci_method: Any,
-                resolution: Any, test_statistic: Any,
-                rng: RNGLike) -> tuple[_Design, dict[str, Any], np.random.Generator]:
-    df = as_dataframe(data, owner=_OWNER)
-    evidence = evidence_columns(evidence, _OWNER)
-    require_design_columns(df, {"belief": belief, "action": action, "outcome": outcome,
-                                "group": group}, evidence, _OWNER)
-    df = numeric_evidence(df, evidence)
-    clash = [c for c in evidence if c in (belief, action, outcome, group)]
-    if clash:  # the tested variable: statistic 0, p = 1; the belief: another test path
-        raise ValueError(param_error("evidence", _OWNER, "columns other than the belief, "
-                                     "action, outcome and group columns", clash))
-    check_choice(method, "method", _OWNER, _METHODS)
-    check_choice(condition_on, "condition_on", _OWNER, _CONDITION_ON)
-    check_choice(permute, "permute", _OWNER, _PERMUTE)
-    check_choice(ci_method, "ci_method", _OWNER, _CI_METHODS)
-    check_choice(test_statistic, "test_statistic", _OWNER, _TEST_STATISTICS)
-    if isinstance(calibrate, str):
-        check_choice(calibrate, "calibrate", _OWNER, _CALIBRATE)
-    elif not isinstance(calibrate, bool):
-        raise TypeError(param_error("calibrate", _OWNER, "a bool, 'cross-fitted' or "
-                                    "'in-sample'", calibrate))
-    if calibrate is True:
-        calibrate = "cross-fitted"
-    n_resamples = check_int(n_resamples, "n_resamples", _OWNER, low=1)
-    confidence_level = check_float(confidence_level, "confidence_level", _OWNER, low=0.0,
-                                   high=1.0, low_open=True, high_open=True)
-    k_perm = check_int(k_perm, "k_perm", _OWNER, low=1)
-    if resolution is not None:
-        resolution = check_float(resolution, "resolution", _OWNER, low=0.0, low_open=True)
-    n = len(df)
-    if n < 3:
-        raise ValueError(param_error("data", _OWNER, "a table of at least 3 rows",
-                                     f"{n} rows"))
-    if not (isinstance(k, str) and k == "auto"):
-        k = check_int(k, "k", _OWNER, low=1, high=n - 1)
-    p = probability_column(df, belief, owner=_OWNER)
-    a, _ = _class_codes(df, action, discrete=True)
-    y, y_labels = _class_codes(df, outcome, discrete=True)
-    ev_disc, ev_cont = _evidence_arrays(df, evidence)
-    # group=None: each row its own context, numbered by its values (not its position,
-    # which would make the canonical order, hence the result, follow the input's order)
-    groups = (row_units([*(ev_cont[:, j] for j in range(ev_cont.shape[1] - 1, -1, -1)),
-                         ev_disc, a, y, p]) if group is None
-              else group_codes(df, group, owner=_OWNER))
-    if calibrate and len(y_labels) > 2:
-        raise ValueError(param_error("calibrate", _OWNER, "False when the outcome has more "
-                                     "than two classes", calibrate))
-    if calibrate:  # the isotonic calibration predicts the outcome 1: code it as given
-        y = _event_indicator(df, outcome)
-    design = _Design(a, y, p, groups, ev_disc, ev_cont, len(y_labels) <= 2)
-    options = {"k": k, "method": method, "n_resamples": n_resamples,
-               "confidence_level": confidence_level, "calibrate": calibrate,
-               "condition_on": condition_on, "permute": permute, "k_perm": k_perm,
-               "ci_method": ci_method, "resolution": resolution, "evidence": evidence,
-               "test_statistic": test_statistic}
-    return design, options, check_rng(rng, owner=_OWNER)
-
-
 # --------------------------------------------------------------------------- pieces
-def _canonical_order(design: _Design) -> _Design:
+def _canonical_order(design: Design) -> Design:
     """The design's rows in a canonical order (context, then the row's values).
 
     Every random draw below (fold assignment, simulated studies, resamples)
@@ -211,7 +61,7 @@ def _canonical_order(design: _Design) -> _Design:
     keys = [design.ev_cont[:, j] for j in range(design.ev_cont.shape[1] - 1, -1, -1)]
     keys += [design.ev_disc, design.action, design.outcome, design.belief, design.groups]
     order = np.lexsort(keys)
-    return _Design(design.action[order], design.outcome[order], design.belief[order],
+    return Design(design.action[order], design.outcome[order], design.belief[order],
                    design.groups[order], design.ev_disc[order], design.ev_cont[order],
                    design.outcome_binary)
 
@@ -285,6 +135,16 @@ def _warn_undefined(statistic: float, stacklevel: int = 4) -> None:
                   stacklevel=stacklevel)
 
 
+def _warn_one_context(group: str | None) -> None:
+    warnings.warn(
+        f"ci_test: the data hold one context (column {group!r}), so no context can "
+        "move: the p-value permutes single rows, which treats the rows as "
+        "exchangeable (independent given their conditioning values); it is not "
+        "valid if the rows share anything beyond them (a context-level shock, one "
+        "conversation). Give more contexts, or group=None if each row is its own.",
+        SmallSampleWarning, stacklevel=4)
+
+
 def _warn_if_neighbours_within_contexts(z_cont: np.ndarray, ev_disc: np.ndarray,
                                         groups: np.ndarray, k: int) -> None:
     """Warn when a row's tied rows come mostly from its own context and k is small.
@@ -308,7 +168,8 @@ def _warn_if_neighbours_within_contexts(z_cont: np.ndarray, ev_disc: np.ndarray,
             f"conditioning values come from its own context, and k = {k} is smaller than the "
             f"repetitions per context ({sizes.max()}): the nearest neighbours are mostly the "
             "row's own context, which shares its outcome, so the estimate and its interval "
-            "are biased towards 0 (the p-value stays valid). Use k larger than the "
+            f"are biased towards 0{' (the p-value stays valid)' if len(sizes) > 1 else ''}. "
+            "Use k larger than the "
             "repetitions per context, or coarser beliefs.",
             SmallSampleWarning, stacklevel=4)
 
@@ -328,11 +189,11 @@ def ci_test(
     confidence_level: float = 0.95,
     calibrate: bool | str = False,
     condition_on: str = "row",
-    permute: str = "auto",
-    k_perm: int = 3,
-    ci_method: str | None = "debiased",
+    permute: str | None = None,
+    k_perm: int | None = None,
+    ci_method: str | None = "auto",
     resolution: float | None = 1e-6,
-    test_statistic: str = "auto",
+    test_statistic: str | None = None,
     rng: RNGLike = None,
 ) -> CITestResult:
     r"""Test whether the action is independent of the outcome given the belief.
@@ -398,7 +259,8 @@ def ci_test(
         Replace the belief by its isotonic regression on the outcome
         (:class:`sklearn.isotonic.IsotonicRegression`) before conditioning:
         ``True`` or ``'cross-fitted'``, fitted over 5 context folds and read out of
-        fold (our default, no row's own outcome shapes its conditioning value);
+        fold (our default, no row's own outcome shapes its conditioning value; one
+        context raises ``ValueError``);
         ``'in-sample'``, fitted and read on every row, as the decision-coherence
         paper's calibration reads (for reproducing it). The result's ``calibrate``
         records which (``False``, ``'cross-fitted'`` or ``'in-sample'``). The
@@ -411,8 +273,11 @@ def ci_test(
     condition_on : {'row', 'context_mean'}
         Condition on each row's belief (default) or on the mean belief of its
         context (see Notes on when each is right).
-    permute : {'auto', 'outcomes', 'contexts', 'rows'}
-        What the permutation moves. ``'outcomes'``: the outcome of each
+    permute : {'auto', 'outcomes', 'contexts', 'rows'} or None
+        What the permutation moves (default ``None``: ``'auto'`` for
+        ``method='permutation'``; not used by ``method='bootstrap'``, where
+        passing it raises ``ValueError``, as for ``k_perm``, ``test_statistic``
+        and ``ci_method`` below). ``'outcomes'``: the outcome of each
         context (shared by its repetitions) is shuffled among contexts
         matched on their conditioning values; the actions never move, so any
         dependence among the repetitions of a context (a context-level quirk,
@@ -424,8 +289,9 @@ def ci_test(
         rows with tied conditioning values. ``'auto'`` (default): outcomes
         when the outcome is constant within every context, else contexts when
         possible, else rows.
-    k_perm : int
-        Minimum number of units in a permutation block: units with tied
+    k_perm : int or None
+        Default ``None``: 3 for ``method='permutation'``; not used by
+        ``method='bootstrap'``. Minimum number of units in a permutation block: units with tied
         conditioning values form a block; runs with fewer than ``k_perm`` units
         are merged with their nearest neighbours in belief order (within the
         same discrete evidence stratum; a unit alone in its stratum never
@@ -433,8 +299,10 @@ def ci_test(
         units stay blocks of their own and only units alone in their values
         are merged, with each other (the pooled statistic would see what a
         block of distinct beliefs leaves between action and outcome).
-    ci_method : {'debiased', 'subsampling', 'bootstrap', None}
-        Confidence interval of the permutation method. The spread comes from
+    ci_method : {'auto', 'debiased', 'subsampling', 'bootstrap', None}
+        Confidence interval of the permutation method (``'auto'``, the default:
+        ``'debiased'``; ``method='bootstrap'`` takes only ``'auto'`` or
+        ``'bootstrap'``, its one interval). The spread comes from
         half of the contexts drawn without replacement (no duplicated rows):
         the half-sample estimates around their mean. ``'debiased'`` (default)
         centres it on the estimate minus the estimator's bias at the data's
@@ -445,8 +313,10 @@ def ci_test(
         percentile interval (duplicated rows inflate kNN estimates). ``None``:
         no interval (NaN bounds, no resamples drawn), for when only the p-value
         is wanted, for instance with many permutations to resolve a small one.
-    test_statistic : {'auto', 'plugin', 'regression', 'combined', 'knn'}
-        The statistic recomputed on every permuted copy for the p-value.
+    test_statistic : {'auto', 'plugin', 'regression', 'combined', 'knn'} or None
+        The statistic recomputed on every permuted copy for the p-value (default
+        ``None``: ``'auto'`` for ``method='permutation'``; not used by
+        ``method='bootstrap'``).
         ``'plugin'``: the plug-in CMI of action and outcome over strata of the
         rows' conditioning values, each stratum a run of tied or neighbouring
         beliefs within a discrete evidence stratum, of about
@@ -509,7 +379,10 @@ def ci_test(
         resampled estimates of the interval are all equal (a handful of contexts):
         the interval is then NaN, not a point. And below ``SMALL_STUDY`` (40)
         contexts with a ``test_statistic`` other than ``'regression'`` or
-        ``'auto'``: its p-value was measured liberal there (docs/cmi.md).
+        ``'auto'``: its p-value was measured liberal there (docs/cmi.md). And when
+        the data hold one context: no context can move, and the p-value permutes
+        single rows, which treats the rows as exchangeable (not valid if they share
+        a context-level shock).
     DegenerateDataWarning
         When the action or the outcome is constant, and when no valid
         permutation test exists (every unit alone in its evidence stratum or
@@ -645,14 +518,14 @@ def ci_test(
     >>> res.pvalue > 0.05
     True
     """
-    design, opt, gen = _ci_test_iv(data, belief, action, outcome, evidence, group, k, method,
-                                   n_resamples, confidence_level, calibrate, condition_on,
-                                   permute, k_perm, ci_method, resolution, test_statistic,
-                                   rng)
+    design, opt, gen = ci_test_inputs(data, belief, action, outcome, evidence, group, k,
+                                      method, n_resamples, confidence_level, calibrate,
+                                      condition_on, permute, k_perm, ci_method, resolution,
+                                      test_statistic, rng)
     return _ci_test(design, opt, gen)
 
 
-def _context_interval(prep: Prepared, k: int, design: _Design, b_prob: np.ndarray,
+def _context_interval(prep: Prepared, k: int, design: Design, b_prob: np.ndarray,
                       statistic: float, knn_null: Callable[[], np.ndarray],
                       opt: dict[str, Any], gen: np.random.Generator,
                       outcome_per_row: bool = False) -> tuple[float, float, np.ndarray]:
@@ -720,7 +593,7 @@ def _no_spread(res: np.ndarray) -> bool:
     return finite.size == 0 or bool(np.ptp(finite) == 0.0)
 
 
-def _trivial(design: _Design) -> bool:
+def _trivial(design: Design) -> bool:
     """The action or the outcome is constant: the CMI is 0 and the interval the point 0."""
     return len(np.unique(design.action)) < 2 or len(np.unique(design.outcome)) < 2
 
@@ -779,7 +652,7 @@ def _bootstrap_result(prep: Prepared, k: int, groups: np.ndarray, statistic: flo
         null_distribution=np.empty(0), resample_distribution=boot, **common)
 
 
-def _ci_test(design: _Design, opt: dict[str, Any], gen: np.random.Generator) -> CITestResult:
+def _ci_test(design: Design, opt: dict[str, Any], gen: np.random.Generator) -> CITestResult:
     """The array layer of :func:`ci_test`: validated design arrays and options in, the
     estimate, its permutation null and interval out. Warnings point at the caller of
     the public function."""
@@ -885,6 +758,8 @@ def _ci_test(design: _Design, opt: dict[str, Any], gen: np.random.Generator) -> 
         # counting every tie made the test conservative; with continuous evidence the
         # blocks are median splits, an approximation the counting rule's margin covers
         pvalue = float(monte_carlo_pvalue(null, observed, break_ties=gen if exact else None))
+        if n_groups == 1:
+            _warn_one_context(opt["group"])
 
     # ---- confidence interval by context resampling
     low, high, res = _context_interval(prep, k, design, b_prob, statistic, knn_null, opt, gen,

@@ -16,7 +16,6 @@ import warnings
 from collections.abc import Mapping
 from collections.abc import Sequence
 from dataclasses import dataclass
-from dataclasses import field
 from typing import Any
 from typing import Literal
 
@@ -29,7 +28,6 @@ from .._resampling import cluster_draws
 from .._resampling import group_codes
 from .._resampling import grouped_folds
 from .._resampling import monte_carlo_pvalue
-from .._results import CoherenceResult
 from .._results import ConfidenceInterval
 from .._rng import RNGLike
 from .._rng import check_rng
@@ -57,6 +55,7 @@ from ._leakage_null import PROBABILITY_FLOOR
 from ._leakage_null import fast_logistic_null
 from ._leakage_null import improvement
 from ._leakage_null import with_outcome
+from ._leakage_result import LeakageResult
 from ._permutation import block_layout
 from ._permutation import outcome_units
 from ._permutation import permutations_within
@@ -68,106 +67,6 @@ PVALUE_METHODS = ("permutation", "paired")
 _CATBOOST_DEFAULTS: Mapping[str, Any] = {"depth": 6, "iterations": 1000, "thread_count": 1,
                                          "early_stopping": True, "learning_rate": None}
 _LOGISTIC_DEFAULTS: Mapping[str, Any] = {"n_knots": 5, "C": 1.0, "interactions": True}
-
-
-@dataclass(frozen=True, slots=True)
-class LeakageResult(CoherenceResult, test_name="leakage_test",
-                    settings=("engine", "pvalue_engine", "n_splits", "n_resamples",
-                              "n_fold_draws", "fold_sd", "n_permutations", "evidence",
-                              "categorical", "permute", "k_perm", "n_contexts", "log_loss_base",
-                              "log_loss_full")):
-    """Result of :func:`leakage_test`.
-
-    Attributes
-    ----------
-    statistic : float
-        ``100 (LL_base - LL_full) / LL_base``, the relative reduction (in %)
-        of the out-of-fold log-loss when the outcome is added.
-    pvalue : float
-        One-sided p-value of "the outcome does not help" (see ``method``).
-    confidence_interval : ConfidenceInterval
-        Cluster-bootstrap percentile interval of the statistic (contexts
-        resampled, out-of-fold losses kept: no refits), each end moved out by the
-        part of the statistic's variance over fresh fold assignments that the
-        bootstrap cannot see (see Notes of :func:`leakage_test`).
-    n_obs : int
-        Rows used.
-    method : str
-        ``'permutation'`` or ``'paired'``: how the p-value was computed.
-    engine : str
-        ``'catboost'`` or ``'logistic'``: the engine of the statistic, the interval
-        and the losses.
-    pvalue_engine : str
-        The engine whose test gave ``pvalue`` and ``null_distribution`` (``engine``
-        unless another was asked for with ``pvalue_engine``).
-    n_splits : int
-        Folds of the grouped cross-validation.
-    n_resamples : int
-        Cluster-bootstrap resamples of the interval.
-    n_fold_draws : int
-        Fold assignments the interval's fold variance was estimated from (the
-        statistic's own among them).
-    fold_sd : float
-        Standard deviation of the statistic over those fold assignments (0 for
-        one): how much the statistic owes to the random folds.
-    n_permutations : int
-        Grouped permutations of the outcome (0 for ``method='paired'``).
-    evidence : tuple of str
-        Evidence columns used by both models.
-    categorical : tuple of str
-        The evidence columns modelled as categories (one-hot for the logistic
-        engine, native ``cat_features`` for catboost); the others are numeric.
-    permute : str
-        What the permutation null moved: ``'outcomes'`` (each context's
-        outcome, among contexts matched on belief and evidence), ``'rows'``
-        (single outcomes, when the outcome varies within a context) or
-        ``'none'`` (``method='paired'``).
-    k_perm : int
-        Minimum number of units in a permutation block merged from units alone in
-        their values (tied units form exact blocks of their own).
-    n_contexts : int
-        Number of contexts (clusters).
-    log_loss_base, log_loss_full : float
-        Mean out-of-fold log-loss (nats per row) of the two models.
-    loss_base, loss_full : numpy.ndarray
-        Per-row out-of-fold log-losses, in the row order of ``data``.
-    bootstrap_distribution : numpy.ndarray
-        The bootstrap replicates of the statistic.
-    null_distribution : numpy.ndarray
-        The statistic under the grouped permutations (empty for ``'paired'``).
-    table : pandas.DataFrame
-        One row per row of ``data``, in its order and with its index: the
-        out-of-fold ``loss_base`` and ``loss_full``.
-    """
-
-    engine: str
-    pvalue_engine: str
-    n_splits: int
-    n_resamples: int
-    n_fold_draws: int
-    fold_sd: float
-    n_permutations: int
-    evidence: tuple[str, ...]
-    categorical: tuple[str, ...]
-    permute: str
-    k_perm: int
-    n_contexts: int
-    log_loss_base: float
-    log_loss_full: float
-    loss_base: np.ndarray
-    loss_full: np.ndarray
-    bootstrap_distribution: np.ndarray
-    null_distribution: np.ndarray
-    table: pd.DataFrame = field(default_factory=pd.DataFrame)
-
-    def _build_table(self) -> pd.DataFrame:  # data's index, when ``table`` carries it
-        index = self.table.index if len(self.table) == len(self.loss_base) else None
-        return pd.DataFrame({"loss_base": self.loss_base, "loss_full": self.loss_full}, index)
-
-    @property
-    def n_groups(self) -> int:
-        """Alias of :attr:`n_contexts`."""
-        return self.n_contexts
 
 
 # --------------------------------------------------------------------------- engines
@@ -581,6 +480,29 @@ def _fold_draws(iv: dict[str, Any], engine: str, options: Mapping[str, Any],
             between_context_fold_variance(np.array(sums_base), np.array(sums_full)))
 
 
+def _paired_pvalue(d: np.ndarray) -> float:
+    """``method='paired'``: the one-sided t-test of the contexts' loss differences ``d``.
+
+    Differences all equal (up to rounding) leave the t statistic undefined (sd 0); its
+    limit, p = 0 for a positive difference, would claim certainty from a handful of
+    contexts. Then the p-value is the exact sign-flip one, ``2 ** -G`` for G contexts
+    (the smallest any test of differences symmetric under the null can give), with a
+    warning; a difference of 0 or below gives 1.
+    """
+    scale = float(np.max(np.abs(d)))
+    if np.ptp(d) > 1e-12 * scale:
+        return float(stats.ttest_1samp(d, 0.0, alternative="greater").pvalue)
+    if float(np.mean(d)) <= 0.0:
+        return 1.0
+    pvalue = 0.5 ** len(d)
+    warnings.warn(f"{_OWNER}(method='paired'): every context's loss difference is the same "
+                  f"({float(np.mean(d)):.6g}), so the t statistic is undefined (sd 0); the "
+                  f"p-value is the exact sign-flip one of the {len(d)} contexts, 2^-{len(d)} "
+                  f"= {pvalue:.3g}, not 0. method='permutation' gives a calibrated p-value.",
+                  DegenerateDataWarning, stacklevel=4)
+    return pvalue
+
+
 def _run_engine(iv: dict[str, Any], engine: str, options: Mapping[str, Any],
                 gen: np.random.Generator, with_pvalue: bool) -> dict[str, Any]:
     """The statistic, interval and (``with_pvalue``) p-value of one engine on validated
@@ -613,11 +535,7 @@ def _run_engine(iv: dict[str, Any], engine: str, options: Mapping[str, Any],
     if not with_pvalue:
         return out
     if iv["method"] == "paired":
-        d = sum_base - sum_full
-        if np.ptp(d) == 0.0:
-            pvalue = 1.0 if d[0] <= 0 else 0.0
-        else:
-            pvalue = float(stats.ttest_1samp(d, 0.0, alternative="greater").pvalue)
+        pvalue = _paired_pvalue(sum_base - sum_full)
         null = np.empty(0)
         n_perm = 0
         permute = "none"
@@ -782,7 +700,8 @@ def leakage_test(
     -----
     DegenerateDataWarning
         For a constant belief (the base model then predicts the marginal
-        action frequencies; the test still runs).
+        action frequencies; the test still runs), and for ``method='paired'`` when
+        every context's loss difference is the same (see Notes).
     SmallSampleWarning
         For fewer than 20 contexts.
 
@@ -851,7 +770,10 @@ def leakage_test(
     The paired p-value is the one-sided one-sample t-test of
     :math:`D_g = \sum_{i \in g} (\ell^{base}_i - \ell^{full}_i)` over
     contexts :math:`g`; because the full model over-fits a useless input
-    under the null, :math:`E[D_g] < 0` and this test is conservative.
+    under the null, :math:`E[D_g] < 0` and this test is conservative. When every
+    :math:`D_g` is the same the t statistic is undefined (sd 0); a positive
+    difference then gets the exact sign-flip p-value :math:`2^{-G}` of the
+    :math:`G` contexts, not the t-test's limit 0 (``DegenerateDataWarning``).
 
     References
     ----------

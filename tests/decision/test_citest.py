@@ -106,6 +106,71 @@ def test_bootstrap_method_warns_and_gives_no_pvalue(rational):
     assert np.mean(res.resample_distribution) > res.statistic
 
 
+@pytest.mark.parametrize(("kwargs", "name"), [
+    ({"permute": "rows"}, "permute"),
+    ({"permute": "auto"}, "permute"),
+    ({"k_perm": 5}, "k_perm"),
+    ({"k_perm": 3}, "k_perm"),
+    ({"test_statistic": "knn"}, "test_statistic"),
+    ({"ci_method": "debiased"}, "ci_method"),
+    ({"ci_method": "subsampling"}, "ci_method"),
+    ({"ci_method": None}, "ci_method"),
+])
+def test_bootstrap_method_refuses_the_permutation_options(rational, kwargs, name):
+    # these used to be accepted and ignored: k_perm=5 or ci_method='subsampling' with
+    # method='bootstrap' gave the very interval of the defaults
+    with pytest.raises(ValueError, match=rf"'{name}' .*method='bootstrap'.*does not use it"):
+        coherence.ci_test(rational, method="bootstrap", n_resamples=20, rng=0, **kwargs)
+
+
+def test_plan_does_not_pass_the_bootstrap_method_an_option_it_refuses(rational):
+    # plan adds ci_method=None (p-values only) to ci_test's options; with
+    # method='bootstrap' that raised about an option the user never passed
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = coherence.plan(rational, test="ci_test", n_contexts=[10], n_sims=2, rng=0,
+                             options={"method": "bootstrap", "n_resamples": 9})
+    assert math.isnan(res.achieved_power)  # no p-value: no power, as before
+
+
+def test_the_method_defaults_are_kept(rational):
+    with pytest.warns(NotCalibratedWarning):
+        boot = coherence.ci_test(rational, method="bootstrap", n_resamples=20, rng=0)
+        named = coherence.ci_test(rational, method="bootstrap", ci_method="bootstrap",
+                                  n_resamples=20, rng=0)
+    assert boot.confidence_interval == named.confidence_interval
+    assert boot.ci_method == "bootstrap"
+    default = coherence.ci_test(rational, n_resamples=19, rng=0)
+    spelled = coherence.ci_test(rational, n_resamples=19, rng=0, permute="auto", k_perm=3,
+                                test_statistic="auto", ci_method="debiased")
+    assert default.ci_method == "debiased" and default.test_statistic == "plugin"
+    assert (default.pvalue, default.confidence_interval) == (spelled.pvalue,
+                                                             spelled.confidence_interval)
+
+
+def test_one_context_warns_that_the_pvalue_treats_rows_as_exchangeable():
+    gen = np.random.default_rng(0)
+    p = gen.choice([0.2, 0.5, 0.8], 200)
+    data = pd.DataFrame({"belief": p, "outcome": (gen.random(200) < p).astype(int),
+                         "action": (gen.random(200) < p).astype(int), "context": 0})
+    with pytest.warns(SmallSampleWarning) as caught:
+        res = coherence.ci_test(data, n_resamples=99, rng=0)
+    assert res.permute == "rows" and 0.0 < res.pvalue <= 1.0
+    message = next(str(w.message) for w in caught if "one context" in str(w.message))
+    assert "treats the rows as exchangeable" in message and "'context'" in message
+    assert not any("stays valid" in str(w.message) for w in caught)
+    # the cross-fitted calibration has no other context to fit on: it raised sklearn's
+    # "Found array with 0 sample(s)"
+    with pytest.raises(ValueError, match=r"'calibrate' .*one context"):
+        coherence.ci_test(data, calibrate=True, n_resamples=19, rng=0)
+    # several contexts: no such warning
+    data["context"] = np.arange(200) % 40
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        coherence.ci_test(data, n_resamples=19, rng=0)
+    assert not any("one context" in str(w.message) for w in caught)
+
+
 def test_evidence_is_conditioned_on(rational):
     data = rational.assign(stratum=(rational["context"] % 3).astype(str),
                            age=(rational["context"] % 7).astype(np.float64))

@@ -163,6 +163,23 @@ def test_leaky_agent_detected_and_rational_not(rational, leaky):
     assert res.statistic < 1 and res.pvalue > 0.05
 
 
+def test_paired_method_with_equal_differences_gives_the_sign_flip_pvalue():
+    # identical contexts (belief constant, action = outcome, balanced): every context's
+    # loss difference is the same, the t statistic is undefined, and the p-value was 0.0
+    rows = [{"context": g, "belief": 0.5, "outcome": g % 2, "action": g % 2}
+            for g in range(10) for _ in range(4)]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = leakage_test(pd.DataFrame(rows), method="paired", n_resamples=10,
+                           n_fold_draws=1, rng=0)
+    assert any(issubclass(w.category, DegenerateDataWarning)
+               and re.search(r"t statistic is undefined.*2\^-10", str(w.message))
+               for w in caught)
+    d = np.bincount(np.repeat(np.arange(10), 4), weights=res.loss_base - res.loss_full)
+    assert np.ptp(d) == 0.0 and d[0] > 0
+    assert res.pvalue == 2.0 ** -10
+
+
 def test_paired_method_is_conservative_but_detects_leaks(rational, leaky):
     assert leakage_test(leaky, method="paired", engine="logistic", rng=0).pvalue < 1e-3
     res = leakage_test(rational, method="paired", engine="logistic", rng=0)
