@@ -324,12 +324,14 @@ def _kept_hindsight_events(hev: pd.DataFrame, c: _GraphColumns, owner: str
         hev, mag, conf = hev.loc[~flag], mag[~flag], conf[~flag]
     # both blank: an event without an impact record; one blank: a value lost, whose
     # record would have left the key events without a word
-    half = np.flatnonzero(np.isnan(mag) != np.isnan(conf))
-    if len(half):
-        raise ValueError(column_error(
-            f"{c.magnitude}/{c.confidence}", "be given both or left blank both (a record "
-            "with one of them is an impact record whose other value is missing)",
-            list(hev.index[half]), owner=owner))
+    for blank, values, other, given in ((c.confidence, conf, c.magnitude, mag),
+                                        (c.magnitude, mag, c.confidence, conf)):
+        half = np.flatnonzero(np.isnan(values) & ~np.isnan(given))
+        if len(half):
+            raise ValueError(column_error(
+                blank, f"hold a value where '{other}' does (a record with one of them is an "
+                "impact record whose other value is missing; an event without one leaves "
+                "both blank)", list(hev.index[half]), owner=owner))
     return hev, mag, conf, removed
 
 

@@ -588,8 +588,9 @@ def test_a_half_blank_impact_record_raises(column):
     # record": e2 left the key events without a word (3 key events where there are 4)
     hev = hindsight()
     hev.loc[2, column] = np.nan
-    with pytest.raises(ValueError, match=r"Column 'magnitude/confidence' \(input to "
-                       r"reasoning_graph_metrics\) must be given both or left blank both"
+    other = "confidence" if column == "magnitude" else "magnitude"
+    with pytest.raises(ValueError, match=rf"Column '{column}' \(input to "
+                       rf"reasoning_graph_metrics\) must hold a value where '{other}' does"
                        r".*1 offending row \(first: row 2\)"):
         coherence.reasoning_graph_metrics(forecast_events(), hev, gates=False)
     # both blank: an event without an impact record, no key event (as before)
