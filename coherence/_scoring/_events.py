@@ -275,9 +275,10 @@ def key_event_recall(
     event precision = matches / forecast events, recall = matches / hindsight
     events, F1 = :math:`2m / (|F| + |H|)`. A question without key events
     leaves KER undefined (NaN), counted in ``n_no_key_events``; so does a
-    question absent from ``hindsight_events``, with a
-    :class:`~coherence.SkippedRecordsWarning` naming such questions. The tables are
-    joined on ``question`` (and ``by``) exactly: an id written two ways (``'Q2'``
+    question absent from ``hindsight_events``, or whose every record is rejected or the
+    outcome, with a :class:`~coherence.SkippedRecordsWarning` naming such questions (and
+    for the latter how many rows each had, how many rejected and how many the outcome).
+    The tables are joined on ``question`` (and ``by``) exactly: an id written two ways (``'Q2'``
     and ``'q2'``, ``1`` and ``'1'``, within a table or between them) raises.
 
     *Conventions.* The defaults of the two conventions:
@@ -355,6 +356,8 @@ class _KeyEventInput:
     h_days: np.ndarray
     impact: np.ndarray
     n_rejected_events: int
+    emptied: dict[Any, tuple[int, int, int]]
+    removal_columns: tuple[str, str]
     by: str
     question: str
     event: str
@@ -454,11 +457,16 @@ def _key_event_recall_iv(forecast_events: Any, hindsight_events: Any, forecasts:
                              strict=True))
                      - set(zip(hdf.loc[~rejected, question], hdf.loc[~rejected, event],
                                strict=True)))
+    given_q = hdf[question].to_numpy(dtype=object)
     hdf = hdf.loc[~rejected]
+    outcome_q = np.empty(0, dtype=object)
     if is_outcome is not None and is_outcome in hdf.columns:
         # 'False', '0', 'no' from a CSV are false (never astype(bool)); blank is false
         flag = flag_column(hdf, is_outcome, owner=owner, missing=False)
+        outcome_q = hdf[question].to_numpy(dtype=object)[flag]
         hdf = hdf.loc[~flag]
+    emptied = _emptied_questions(given_q, given_q[rejected], outcome_q,
+                                 hdf[question].to_numpy(dtype=object))
     mag = finite_column(hdf, magnitude, owner=owner)
     bad = np.flatnonzero(mag < 0.0)
     if len(bad):
@@ -498,11 +506,57 @@ def _key_event_recall_iv(forecast_events: Any, hindsight_events: Any, forecasts:
     return _KeyEventInput(
         fdf=fdf, hdf=hdf, units=list(units.itertuples(index=False, name=None)), f_text=f_text,
         f_tok=f_tok, f_days=f_days, h_text=h_text, h_days=h_days, impact=mag * conf,
-        n_rejected_events=n_rejected, by=by,
+        n_rejected_events=n_rejected, emptied=emptied,
+        removal_columns=(columns.review_status, str(is_outcome)), by=by,
         question=question, event=event, convention=convention, k=k, min_impact=min_impact,
         threshold=threshold,
         date_window_days=window, matcher=matcher_name, embedder=embedder,
         n_resamples=n_resamples, confidence_level=confidence_level, gen=gen)
+
+
+def _emptied_questions(given: np.ndarray, rejected: np.ndarray, outcome: np.ndarray,
+                       kept: np.ndarray) -> dict[Any, tuple[int, int, int]]:
+    """The questions with rows in hindsight_events of which none is kept: per question
+    its number of rows, of rejected records and of outcome records (a rejected outcome
+    record counts as rejected: it is removed first)."""
+    kept_q = set(kept.tolist())
+
+    def count(values: np.ndarray) -> dict[Any, int]:
+        out: dict[Any, int] = {}
+        for q in values.tolist():
+            out[q] = out.get(q, 0) + 1
+        return out
+
+    n_given, n_rej, n_out = count(given), count(rejected), count(outcome)
+    return {q: (n, n_rej.get(q, 0), n_out.get(q, 0)) for q, n in n_given.items()
+            if q not in kept_q}
+
+
+def _warn_absent(units: list[tuple[Any, Any]], questions: dict[Any, Any],
+                 emptied: dict[Any, tuple[int, int, int]], names: tuple[str, str]) -> None:
+    """A :class:`SkippedRecordsWarning` naming the forecasts' questions without a kept
+    hindsight record: those with no row at all, and those whose every row is rejected or
+    the outcome (with how many rows each had and why none was kept)."""
+    absent = list(dict.fromkeys(q for _, q in units if q not in questions))
+    for lost, what in (([q for q in absent if q not in emptied], "no row in"),
+                       ([q for q in absent if q in emptied], "rows, none kept, in")):
+        if not lost:
+            continue
+        shown = "; ".join(repr(q) if q not in emptied else _emptied_text(q, *emptied[q], names)
+                          for q in lost[:5])
+        more = "; ..." if len(lost) > 5 else ""
+        warnings.warn(f"key_event_recall: {len(lost)} question(s) of the forecasts have "
+                      f"{what} hindsight_events ({shown}{more}); their forecasts have no key "
+                      "events and are left out of KER (counted in n_no_key_events).",
+                      SkippedRecordsWarning, stacklevel=4)
+
+
+def _emptied_text(q: Any, n_rows: int, n_rejected: int, n_outcome: int,
+                  names: tuple[str, str]) -> str:
+    """"'q1': 3 rows, 2 rejected in 'review_status', 1 the outcome in 'is_outcome'"."""
+    parts = [f"{n_rejected} rejected in '{names[0]}'"] * bool(n_rejected)
+    parts += [f"{n_outcome} the outcome in '{names[1]}'"] * bool(n_outcome)
+    return f"{q!r}: {n_rows} row{'s' * (n_rows != 1)}, {', '.join(parts)}"
 
 
 def _hindsight_questions(iv: _KeyEventInput) -> dict[Any, dict[str, Any]]:
@@ -593,13 +647,7 @@ def _key_event_recall(iv: _KeyEventInput) -> KeyEventRecallResult:
                                                 "forecast_row", "score", "bm25", "token_f1",
                                                 "is_key"])
     warn_undated(iv.f_days, iv.h_days, date_window_days, iv.convention, "key_event_recall")
-    absent = list(dict.fromkeys(q for _, q in iv.units if q not in questions))
-    if absent:
-        shown = ", ".join(repr(q) for q in absent[:5]) + (", ..." if len(absent) > 5 else "")
-        warnings.warn(f"key_event_recall: {len(absent)} question(s) of the forecasts have no "
-                      f"row in hindsight_events ({shown}); their forecasts have no key "
-                      "events and are left out of KER (counted in n_no_key_events).",
-                      SkippedRecordsWarning, stacklevel=3)
+    _warn_absent(iv.units, questions, iv.emptied, iv.removal_columns)
     ker = per["ker"].to_numpy(dtype=np.float64)
     n_undef = int(np.isnan(ker).sum())
     if len(ker) == 0 or n_undef == len(ker):

@@ -392,3 +392,27 @@ def test_key_event_recall_removes_rejected_records():
                            convention="code", n_resamples=10, rng=0)
     assert res.key_events["impact"].tolist() == pytest.approx([0.6, 0.25])
     assert res.n_rejected_events == 0
+
+
+def test_key_event_recall_question_with_no_kept_record_says_why():
+    """A question whose every hindsight record is rejected or the outcome has rows: the
+    warning says how many and why none was kept (it said the question had no row in
+    hindsight_events); a question truly absent keeps the old wording."""
+    hind = {"question": ["q1", "q2", "q2", "q2", "q4"], "event": ["a", "b", "c", "d", "e"],
+            "title": ["Central bank raises rates", "x", "y", "z", "w"],
+            "magnitude": [0.5] * 5, "confidence": [0.9] * 5,
+            "verdict": [None, "rejected", " Rejected", None, None],
+            "is_outcome": [0, 0, 0, 1, 1]}
+    fc = {"model": ["m"] * 4, "question": ["q1", "q2", "q3", "q4"],
+          "title": ["Central bank raises rates", "x", "y", "w"]}
+    with pytest.warns(SkippedRecordsWarning) as rec:
+        res = key_event_recall(fc, hind, convention="code", review_status="verdict",
+                               n_resamples=10, rng=0)
+    texts = [str(w.message) for w in rec if issubclass(w.category, SkippedRecordsWarning)]
+    assert ("key_event_recall: 1 question(s) of the forecasts have no row in "
+            "hindsight_events ('q3');") in texts[0]
+    assert ("key_event_recall: 2 question(s) of the forecasts have rows, none kept, in "
+            "hindsight_events ('q2': 3 rows, 2 rejected in 'verdict', 1 the outcome in "
+            "'is_outcome'; 'q4': 1 row, 1 the outcome in 'is_outcome');") in texts[1]
+    assert len(texts) == 2
+    assert res.n_no_key_events == 3 and res.statistic == 1.0
