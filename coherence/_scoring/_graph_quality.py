@@ -36,6 +36,7 @@ from ._dates import is_missing
 from ._ids import check_edge_ends
 from ._ids import check_ids
 from ._ids import check_ids_within
+from ._sources import no_missing_sources
 
 __all__ = ["GraphQualityReport", "graph_depth", "hindsight_graph_quality"]
 
@@ -114,7 +115,8 @@ def graph_depth(edges: Iterable[tuple[Any, Any]], nodes: Iterable[Any] | None = 
 def id_set(cell: Any) -> set[Any]:
     """The ids of a list-like (or scalar) cell as the text they are written as
     (:func:`label_key`: ``1``, ``1.0`` and ``'1'`` are one source, as
-    :func:`source_precision` counts them); missing values dropped."""
+    :func:`source_precision` counts them); a missing cell has none (a missing item
+    inside a list is refused before, by :func:`no_missing_sources`)."""
     if isinstance(cell, list | tuple | set | frozenset | np.ndarray):
         return {label_key(c) for c in cell if not is_missing(c)}
     if is_missing(cell):
@@ -228,7 +230,9 @@ def hindsight_graph_quality(
         Hindsight events (one row per event, or per impact record: rows with
         the same (``question``, ``event``) are one node), with optional
         ``sources`` (a list-like cell of article ids, or one id, counted as the text
-        they are written as: ``1`` and ``'1'`` are one source; a list written
+        they are written as: ``1`` and ``'1'`` are one source; a blank cell lists no
+        sources, while a missing item inside a list, ``['s1', None]``, raises, as in
+        :func:`source_precision`; a list written
         out as text, ``"['s1', 's2']"`` as a CSV stores it, raises: parse it first) and
         ``review_status`` (``'rejected'`` marks an event annotators rejected; an
         event is removed when all its rows are rejected).
@@ -403,6 +407,9 @@ def _sources_column(hev: pd.DataFrame, sources: str | None, min_sources: int,
         return None
     # "['s1', 's2']" from a CSV would count as one source named so
     list_like_strings(hev, sources, owner=owner)
+    # ['s1', None]: a lost id, refused as source_precision refuses it (it was dropped);
+    # a whole blank cell is a record listing no sources
+    no_missing_sources(hev, sources, owner, cells=False)
     return sources
 
 

@@ -22,6 +22,7 @@ from .._rng import RNGLike
 from .._rng import check_rng
 from .._validation import as_dataframe
 from .._validation import check_choice
+from .._validation import column_error
 from .._validation import label_key
 from .._validation import list_like_strings
 from .._validation import no_missing
@@ -38,6 +39,7 @@ from .._resampling import MEAN_KINDS
 from .._resampling import cluster_mean_interval
 from .._resampling import rows_by_key
 from .._validation import check_resampling
+from ._dates import is_missing
 from ._ids import check_ids
 
 __all__ = [
@@ -102,23 +104,26 @@ def _source_sets(df: pd.DataFrame, keys: list[str], sources: str) -> dict[tuple[
     return out
 
 
-def _is_missing_cell(value: Any) -> bool:
-    """None, NaN, ``pd.NA`` or NaT (a scalar that pandas calls missing); a list is not."""
-    if value is None:
-        return True
-    return bool(pd.api.types.is_scalar(value) and pd.isna(value))
-
-
-def _no_missing_sources(df: pd.DataFrame, sources: str, owner: str) -> None:
-    """A missing cell, or a missing item inside a list, is not "cites nothing" (an empty
-    list says that): it may be a lost value, and it is refused rather than skipped."""
-    cells = df[sources].to_numpy(dtype=object)
-    missing = np.array([_is_missing_cell(c) or (
+def no_missing_sources(df: pd.DataFrame, sources: str, owner: str, *,
+                       cells: bool = True) -> None:
+    """A missing source id (None, NaN, ``pd.NA``, NaT, a blank string), as a cell or as an
+    item inside a list, is not "cites nothing" (an empty list says that): it may be a lost
+    value, and it is refused rather than skipped or counted as a source named ''. Raises
+    naming the column, the rows and their cells. ``cells=False`` lets a whole cell be
+    missing (a record listing no sources) and refuses only missing items inside a list."""
+    values = df[sources].to_numpy(dtype=object)
+    bad = np.array([(cells and is_missing(c)) or (
         not isinstance(c, str | bytes) and isinstance(c, Iterable)
-        and any(_is_missing_cell(item) for item in c)) for c in cells], dtype=bool)
-    no_missing(df, sources, owner=owner, missing=missing,
-               rule="not contain missing values, as a cell or inside a list (an empty "
-               "list records no sources)")
+        and any(is_missing(item) for item in c)) for c in values], dtype=bool)
+    positions = np.flatnonzero(bad)
+    if len(positions):
+        where = "as a cell or inside a list" if cells else "inside a list"
+        shown = [list(c) if isinstance(c, np.ndarray | tuple | set | frozenset) else c
+                 for c in values[positions]]
+        raise ValueError(column_error(
+            sources, f"not contain missing values (None, NaN or a blank string) {where} "
+            "(an empty list records no sources)", list(df.index[positions]), shown,
+            owner=owner))
 
 
 @fill_doc
@@ -135,8 +140,8 @@ def source_precision(citations: Any, reference: Any, *, by: str = "model",
         Cited sources, one row per (``by``, ``question``) with a list-like
         ``sources`` cell, or one row per citation with a scalar cell (both
         forms may mix). An empty list records a forecast that cites nothing;
-        a missing cell (None, NaN, ``pd.NA``), or a missing item inside a list,
-        raises.
+        a missing cell (None, NaN, ``pd.NA``, a blank string), or a missing item
+        inside a list, raises, naming the rows and their cells.
         A list written out as text (``"['a', 'b']"``, as a CSV stores it) is
         refused with a ``ValueError``: parse the column back into lists first.
     reference : pandas.DataFrame, convertible, or mapping
@@ -196,7 +201,7 @@ def source_precision(citations: Any, reference: Any, *, by: str = "model",
     no_missing(df, [by, question], owner=owner)
     check_ids([("citations", df)], by, owner=owner)  # 'GPT' and 'gpt', 1 and '1': one id
     list_like_strings(df, sources, owner=owner)
-    _no_missing_sources(df, sources, owner)
+    no_missing_sources(df, sources, owner)
     gen = check_rng(rng, owner=owner)
     cited = _source_sets(df, [by, question], sources)
     if isinstance(reference, Mapping):  # {question: sources}: the table's rows
@@ -206,7 +211,7 @@ def source_precision(citations: Any, reference: Any, *, by: str = "model",
     require_columns(rdf, {"question": question, "sources": sources}, owner=owner)
     no_missing(rdf, [question], owner=owner)
     list_like_strings(rdf, sources, owner=owner)
-    _no_missing_sources(rdf, sources, f"{owner}, reference table")
+    no_missing_sources(rdf, sources, f"{owner}, reference table")
     check_ids([("citations", df), ("reference", rdf)], question, owner=owner)
     ref = {k[0]: v for k, v in _source_sets(rdf, [question], sources).items()}
     missing_q = sorted({str(q) for (_, q) in cited if q not in ref})

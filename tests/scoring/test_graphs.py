@@ -616,3 +616,23 @@ def test_source_ids_typed_apart_are_one_source_in_the_gates():
                                            min_sources=6)
     q = gq.table.set_index("question").loc["q"]
     assert q["n_sources"] == 5 and q["reasons"] == "sources < 6"
+
+
+@pytest.mark.parametrize("item", [None, np.nan, "", " "])
+def test_quality_gates_refuse_a_missing_source_item(item):
+    """A missing id inside a source list ('s2' lost as None, NaN or a blank) was dropped:
+    4 events citing ['s1'], ['s2', None], ['s3'], ['s4'] had 4 sources and passed
+    min_sources=4. It now raises, as source_precision does, naming the column, the row and
+    its cell; a whole blank cell still lists no sources."""
+    ev = {"question": ["q"] * 4, "event": ["a", "b", "c", "d"],
+          "sources": [["s1"], ["s2", item], ["s3"], ["s4"]]}
+    ed = {"question": ["q"] * 3, "source": ["a", "b", "c"], "target": ["b", "c", "d"],
+          "confidence": [0.9] * 3, "strength": [0.5] * 3}
+    with pytest.raises(ValueError, match=r"Column 'sources' \(input to "
+                                         r"hindsight_graph_quality\) must not contain missing "
+                                         r"values .*inside a list.*1 offending row \(first: "
+                                         r"row 1 = \['s2', "):
+        coherence.hindsight_graph_quality(ev, ed, min_nodes=4, min_sources=4)
+    blank_cell = dict(ev, sources=[["s1"], item, ["s3"], ["s4"]])
+    gq = coherence.hindsight_graph_quality(blank_cell, ed, min_nodes=4, min_sources=3)
+    assert gq.table["n_sources"].tolist() == [3]

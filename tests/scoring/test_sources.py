@@ -125,3 +125,23 @@ def test_source_ids_typed_apart_are_one_source():
     low = source_precision({"model": ["m"], "question": ["q"], "sources": [["A", " a"]]},
                            {"q": ["a"]}, n_resamples=50, rng=0)
     assert low.table["n_correct"].tolist() == [0]
+
+
+@pytest.mark.parametrize("blank", ["", "  "])
+def test_a_blank_source_id_raises(blank):
+    """A blank id ('' inside a list, or a blank cell of the one-citation-per-row form) was
+    counted as a cited source named '': citations ['a', ''] against reference {a} gave
+    precision 0.5. It is a lost id and now raises, naming the row and its cell, as
+    hindsight_graph_quality refuses it."""
+    ref = {"q1": ["a"], "q2": ["b"]}
+    c = pd.DataFrame({"model": ["m", "m"], "question": ["q1", "q2"],
+                      "sources": [["a", blank], ["b"]]})
+    with pytest.raises(ValueError, match=r"Column 'sources' \(input to source_precision\) "
+                                         r"must not contain missing values \(None, NaN or a "
+                                         r"blank string\).*row 0 = \['a', "):
+        source_precision(c, ref, rng=0)
+    rows = pd.DataFrame({"model": ["m"] * 3, "question": ["q1", "q1", "q2"],
+                         "sources": ["a", blank, "b"]})
+    with pytest.raises(ValueError, match=r"Column 'sources'.*1 offending row \(first: row 1"):
+        source_precision(rows, ref, rng=0)
+    assert source_precision(rows.iloc[[0, 2]], ref, rng=0).statistic == 1.0
