@@ -333,7 +333,10 @@ def market_checks(events: Any, prices: Any, *, window_days: float = 3.0,
     ----------
     events : pandas.DataFrame or convertible
         Hindsight events of every question: ``question``, ``date``,
-        ``direction`` (+1 toward YES, 0, -1), ``magnitude``, ``confidence``.
+        ``direction`` (+1 toward YES, 0, -1), ``magnitude``, ``confidence``. Every
+        dated row is used: a ``review_status`` or ``is_outcome`` column is not read
+        (unlike :func:`market_signal_metrics`, which removes rejected records and the
+        outcome's), so remove the records to leave out first.
     prices : pandas.DataFrame or convertible
         Market prices of every question: ``question``, ``price_date``, ``price``; one
         price per question and time (two different prices at one time raise: the moves

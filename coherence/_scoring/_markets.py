@@ -53,7 +53,9 @@ def causal_pressure(events: Any, *, date: str = "date", direction: str = "direct
     ----------
     events : pandas.DataFrame or convertible
         One row per event: ``date``, ``direction`` (+1 toward YES, 0, -1 toward
-        NO), ``magnitude`` (>= 0) and ``confidence`` (in [0, 1]).
+        NO), ``magnitude`` (>= 0) and ``confidence`` (in [0, 1]). Every dated row
+        enters the curve: a ``review_status`` or ``is_outcome`` column is not read, so
+        remove rejected hindsight records (and the outcome's, if wanted) first.
     date, direction, magnitude, confidence : str
         Column names.
 

@@ -401,3 +401,20 @@ def test_rejected_records_are_no_signals():
     res = coherence.market_signal_metrics(reasoning, hind, px, review_status="verdict",
                                           n_resamples=10, rng=0)
     assert res.signal_events["event"].tolist() == ["e1", "e2"] and res.statistic == 0.5
+
+
+def test_market_checks_and_causal_pressure_use_every_row_review_status_aside():
+    """As their docstrings say: no review_status or is_outcome column is read (unlike
+    market_signal_metrics), so a rejected record enters the pressure: the net pressure of
+    question a is 1.0 - 0.5 = 0.5 with the rejected -0.5 record, and 1.0 once it is
+    removed by the caller."""
+    ev = pd.DataFrame({"question": ["a", "a"], "date": ["2024-01-05", "2024-01-06"],
+                       "direction": [1, -1], "magnitude": [1.0, 0.5],
+                       "confidence": [1.0, 1.0], "review_status": [None, "rejected"],
+                       "is_outcome": [False, True]})
+    px = {"question": ["a", "a"], "date": ["2024-01-04", "2024-01-08"], "price": [0.4, 0.6]}
+    res = coherence.market_checks(ev, px, rng=0)
+    assert res.table["net_pressure"].tolist() == pytest.approx([0.5])
+    assert coherence.causal_pressure(ev)["pressure"].tolist() == pytest.approx([1.0, 0.5])
+    kept = ev[ev["review_status"] != "rejected"]
+    assert coherence.market_checks(kept, px, rng=0).table["net_pressure"].tolist() == [1.0]
