@@ -245,8 +245,17 @@ def parse_dates(values: Iterable[Any], index: pd.Index, column: str, owner: str,
 def period_end(value: Any) -> pd.Timestamp | None:
     """The end of the period a date string names when it names a month, a quarter or a
     year rather than a day: the first instant after it (``'2023-10'``, ``'Oct 2023'`` ->
-    2023-11-01; ``'2023'`` -> 2024-01-01). None for a full date or a date-time, and for
-    anything not a string (a Timestamp or a datetime names an instant)."""
+    2023-11-01; ``'2023'`` -> 2024-01-01), as a numpy ``datetime64`` of month, week or
+    year precision does (``np.datetime64('2023-10')``). None for a full date or a
+    date-time, and for anything else (a Timestamp or a datetime names an instant)."""
+    if isinstance(value, np.datetime64):
+        unit, count = np.datetime_data(value.dtype)
+        steps: dict[str, np.timedelta64] = {
+            "Y": np.timedelta64(1, "Y"), "M": np.timedelta64(1, "M"),
+            "W": np.timedelta64(1, "W")}
+        if unit not in steps or np.isnat(value):
+            return None
+        return pd.Timestamp((value + count * steps[unit]).astype("datetime64[D]"))
     if not isinstance(value, str):
         return None
     quarter = _quarter_start(value)
@@ -278,14 +287,15 @@ def parse_cutoffs(values: Iterable[Any], index: pd.Index, column: str,
                   owner: str) -> tuple[np.ndarray, np.ndarray]:
     """Knowledge cutoffs as :func:`parse_dates` reads dates (naive or aware, not mixed),
     except that a string naming a month, a quarter or a year rather than a day
-    (``'2023-10'``, ``'2023'``) stands for the end of that period, the first instant
+    (``'2023-10'``, ``'2023'``; or a ``datetime64`` of month, week or year precision)
+    stands for the end of that period, the first instant
     after it (2023-11-01, 2024-01-01): the model may know all of it. Read as its first
     day, a question opened later in that period was taken as clean."""
     vals = list(values)
     out, missing = parse_dates(vals, index, column, owner, require_tz=False)
-    ends: dict[str, pd.Timestamp | None] = {}  # once per distinct string, not per row
+    ends: dict[Any, pd.Timestamp | None] = {}  # once per distinct string, not per row
     for i, v in enumerate(vals):
-        if missing[i] or not isinstance(v, str):
+        if missing[i] or not isinstance(v, str | np.datetime64):
             continue
         if v not in ends:
             ends[v] = period_end(v)

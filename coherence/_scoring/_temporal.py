@@ -160,8 +160,8 @@ def contamination_filter(forecasts: Any, cutoffs: Mapping[str, Any] | str, *,
         table's optional ``cutoff`` column). In a column, a missing cutoff
         means the model's cutoff is unknown: the row is kept and its model
         listed in ``unknown_models``. A cutoff written as a month or a year
-        (``'2023-10'``, ``'Oct 2023'``, ``'2023'``) stands for the end of that period
-        (see Notes).
+        (``'2023-10'``, ``'Oct 2023'``, ``'2023'``, or a numpy ``datetime64`` of month,
+        week or year precision) stands for the end of that period (see Notes).
     model, question, opened : str
         Columns of the model name, the question and the question's opening date
         (one date per question: rows of a question that differ raise).

@@ -389,3 +389,25 @@ def test_a_tie_among_shorter_keys_does_not_hide_the_longest_key():
     assert rep.n_dropped == 1 and rep.matches["key"].tolist() == ["gpt-4o-mini"]
     with pytest.raises(ValueError, match="equally well and differ"):
         match_cutoff("gpt-4o-2024-05-13", cut)
+
+
+def test_a_month_precision_datetime64_cutoff_stands_for_the_month_end():
+    """np.datetime64('2024-06') names a month, as the string '2024-06' does; it was read
+    as 2024-06-01, keeping the questions opened on 15 and 30 June 2024 as clean (3 kept
+    against 1 for the string). It now stands for the month's end, 2024-07-01, as the
+    year precision np.datetime64('2024') stands for 2025-01-01."""
+    import numpy as np
+
+    table = {"model": ["gpt-4o"] * 4, "question": ["q1", "q2", "q3", "q4"],
+             "opened": ["2024-05-15", "2024-06-15", "2024-06-30", "2024-07-01"]}
+    rep = contamination_filter(table, {"gpt-4o": np.datetime64("2024-06")})
+    assert list(rep.kept["question"]) == ["q4"]
+    assert rep.matches["applied"].tolist() == [pd.Timestamp("2024-07-01")]
+    year = contamination_filter(table, {"gpt-4o": np.datetime64("2024")})
+    assert year.matches["applied"].tolist() == [pd.Timestamp("2025-01-01")]
+    assert year.kept.empty
+    day = contamination_filter(table, {"gpt-4o": np.datetime64("2024-06-15")})
+    assert list(day.kept["question"]) == ["q2", "q3", "q4"]
+    # the same month written two ways is one cutoff, not a clash of equally good keys
+    assert match_cutoff("gpt-4o-0513", {"openai/gpt-4o": np.datetime64("2024-06"),
+                                          "gpt-4o": "2024-06"}) == "openai/gpt-4o"
