@@ -164,7 +164,9 @@ def contamination_filter(forecasts: Any, cutoffs: Mapping[str, Any] | str, *,
         week or year precision) stands for the end of that period (see Notes).
     model, question, opened : str
         Columns of the model name, the question and the question's opening date
-        (one date per question: rows of a question that differ raise).
+        (one date per question: rows of a question that differ raise). A blank model
+        name (``''`` or spaces), which would match no cutoff and leave its rows
+        unfiltered, raises, as does a blank key of a ``cutoffs`` mapping.
 
     Returns
     -------
@@ -229,6 +231,7 @@ def contamination_filter(forecasts: Any, cutoffs: Mapping[str, Any] | str, *,
         columns["cutoffs"] = cutoffs
     require_columns(df, columns, owner=owner)
     no_missing(df, (model, question), owner=owner)
+    _no_blank_names(df, model, cutoffs, owner)
     opened_at, missing = parse_dates(df[opened], df.index, opened, owner, require_tz=False)
     if missing.any():
         raise ValueError(column_error(opened, "hold a date for every forecast (contamination "
@@ -249,6 +252,24 @@ def contamination_filter(forecasts: Any, cutoffs: Mapping[str, Any] | str, *,
                                      unknown_models=tuple(unknown),
                                      matches=pd.DataFrame(rows, columns=["model", "key",
                                                                          "cutoff", "applied"]))
+
+
+def _no_blank_names(df: pd.DataFrame, model: str, cutoffs: Mapping[str, Any] | str,
+                    owner: str) -> None:
+    """A blank model name ('' or spaces, a lost label) matches no cutoff, so its rows were
+    kept unfiltered; a blank key of the mapping matches no model. Both raise."""
+    names = df[model].to_numpy(dtype=object)
+    blank = np.flatnonzero([isinstance(v, str) and not v.strip() for v in names])
+    if len(blank):
+        raise ValueError(column_error(
+            model, "hold a model name on every row (a blank name matches no cutoff: its "
+            "rows would be kept unfiltered)", list(df.index[blank]), list(names[blank]),
+            owner=owner))
+    if not isinstance(cutoffs, str):
+        keys = [k for k in cutoffs if isinstance(k, str) and not k.strip()]
+        if keys:
+            raise ValueError(param_error("cutoffs", owner, "a mapping from model names "
+                                         "(a blank key matches no model)", keys))
 
 
 def _check_same_tz(df: pd.DataFrame, opened: str, cutoff_values: Iterable[Any],

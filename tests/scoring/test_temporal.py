@@ -411,3 +411,24 @@ def test_a_month_precision_datetime64_cutoff_stands_for_the_month_end():
     # the same month written two ways is one cutoff, not a clash of equally good keys
     assert match_cutoff("gpt-4o-0513", {"openai/gpt-4o": np.datetime64("2024-06"),
                                           "gpt-4o": "2024-06"}) == "openai/gpt-4o"
+
+
+@pytest.mark.parametrize("blank", ["", "   "])
+def test_a_blank_model_name_raises(blank):
+    """A blank model name matched no cutoff, so its rows (here q1 and q2, opened before
+    the cutoff) were kept unfiltered, the model listed as '' among the unknown ones. It
+    now raises, naming the column and the rows; so does a blank key of the mapping, which
+    matches no model."""
+    table = {"model": [blank, blank, "gpt-4o"], "question": ["q1", "q2", "q3"],
+             "opened": ["2023-09-01", "2023-09-02", "2023-09-01"]}
+    with pytest.raises(ValueError, match=r"Column 'model' \(input to contamination_filter\) "
+                                         r"must hold a model name on every row.*2 offending "
+                                         r"rows \(first: row 0 = '.*', row 1"):
+        contamination_filter(table, {"gpt-4o": "2023-10-01"})
+    with pytest.raises(ValueError, match=r"Column 'model'"):
+        contamination_filter(dict(table, cutoff=["2023-10-01"] * 3), "cutoff")
+    named = dict(table, model=["gpt-4o"] * 3)
+    with pytest.raises(ValueError, match=r"The 'cutoffs' parameter of contamination_filter "
+                                         r"must be a mapping from model names"):
+        contamination_filter(named, {"gpt-4o": "2023-10-01", blank: "2023-01-01"})
+    assert contamination_filter(named, {"gpt-4o": "2023-10-01"}).n_dropped == 3
