@@ -269,8 +269,8 @@ def question_scores(
 
         Columns a table's types do not use may be absent. The ``by`` value
         ``'(all)'`` is reserved for the pooled row. A question's
-        ``outcome`` is the same on all its rows (every forecaster's); rows that
-        disagree raise.
+        ``outcome`` and ``type`` are the same on all its rows (every forecaster's);
+        rows that disagree raise.
     by, question, type, prediction, probability, outcome, lower, upper : str
         Column names. ``by`` may not name a column of the result's tables
         (``'question'``, ``'type'``, ``'correct'``, ``'accuracy'``, ``'brier'``,
@@ -381,7 +381,8 @@ def question_scores(
     if dup.any():
         raise ValueError(column_error(question, f"name each ({by}, {question}) pair once",
                                       list(df.index[np.flatnonzero(dup)]), owner=_OWNER))
-    # a question resolves one way for every forecaster
+    # a question is of one type and resolves one way for every forecaster
+    same_within(df, kinds, question, type, owner=_OWNER)
     same_within(df, df[outcome].to_numpy(dtype=object), question, outcome, owner=_OWNER)
     rule, brier, log = _score_rows(df, kinds, prediction, probability, outcome, lower, upper,
                                    tolerance, convention, floor)

@@ -301,3 +301,20 @@ def test_float32_columns_score_as_their_float64_twins(dtype: str) -> None:
                                        judge=lambda row: True, rng=0)
     pd.testing.assert_frame_equal(judged.per_forecast, coherence.question_scores(
         mc, judge=lambda row: True, rng=0).per_forecast)
+
+
+def test_a_question_given_two_types_raises():
+    """Question 'a' typed binary for one model and quantity for another was scored under
+    both rules without a word (accuracy 1.0 each: P(YES) 0.9 and the number 1.0 against
+    the outcome 1). A question has one type: rows that disagree raise, naming them."""
+    table = {"model": ["m", "n", "m"], "question": ["a", "a", "b"],
+             "type": ["binary", "quantity", "binary"], "probability": [0.9, None, 0.2],
+             "prediction": [None, 1.0, None], "outcome": [1, 1, 0]}
+    with pytest.raises(ValueError, match=r"Column 'type' \(input to question_scores\) must "
+                                         r"be the same on every row of a 'question' value "
+                                         r"\(1 of them differ; 'a' has 'binary', 'quantity'\); "
+                                         r"2 offending rows \(first: row 0 = 'binary', "
+                                         r"row 1 = 'quantity'\)"):
+        coherence.question_scores(table, rng=0)
+    same = dict(table, type=["binary"] * 3, probability=[0.9, 0.7, 0.2])
+    assert coherence.question_scores(same, rng=0).statistic == 1.0
