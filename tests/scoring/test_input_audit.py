@@ -96,7 +96,7 @@ def test_pd_na_source_is_missing_not_cited(cells):
     cites = pd.DataFrame({"model": ["m", "m"], "question": ["q1", "q1"], "sources": cells},
                          index=["x", "y"])
     with pytest.raises(ValueError, match=r"Column 'sources'.*not contain missing values.*"
-                                         r"1 offending row \(first: row 'y'\)"):
+                                         r"1 offending row \(first: row 'y' = "):
         c.source_precision(cites, {"q1": ["a", "c"]}, n_resamples=20, rng=0)
 
 
