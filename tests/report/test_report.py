@@ -404,6 +404,24 @@ def test_lie_table_split_by_model(two_models):
     assert all("lie" in c.results for c in rep.cells)
 
 
+@pytest.mark.requires("pgmpy")
+def test_lie_table_in_its_own_cell_is_not_a_test_that_did_not_apply(two_models):
+    """A LIE table without the by columns is checked in a cell of its own. The summary said
+    "ci did not apply to lie table: it needs an action and an outcome column" (the data has
+    both) and "lie did not apply to a, b: it needs ... (lie=)" (it was given)."""
+    import bayesnets
+
+    study = bayesnets.lie_study("asia", agent="weighted", n_contexts=20, rng=0)
+    rep = report(two_models, by="model", lie=study.data,
+                 lie_options={"baseline": study.redraw(agent="rational", rng=1)},
+                 tests=["ci", "lie"], progress=False, rng=0, **FAST)
+    assert [c.key["model"] for c in rep.cells] == ["a", "b", "lie table"]
+    assert "lie" in rep.cells[2].results and all("ci" in c.results for c in rep.cells[:2])
+    text = str(rep.summary())
+    assert "did not apply" not in text and "Tests that did not run" not in text
+    assert "did not apply" not in rep.to_html()
+
+
 # --------------------------------------------------------------------------- issue 17: input
 @pytest.fixture(scope="module")
 def small():
