@@ -941,3 +941,21 @@ def test_outcome_none_with_an_action_column_is_a_clear_error(small):
     rep = report(small, action=None, outcome=None, tests=("prompt_consistency",),
                  progress=False, rng=0, **FAST)
     assert "prompt_consistency" in rep.cells[0].results
+
+
+def test_text_outputs_never_round_a_pvalue_across_0_05(rep):
+    """An adjusted p of 0.049996 (Holm over 25 p-values of 25,001 draws: 25 x 50 / 25002)
+    read "0.05" in summary() and to_markdown() (4 significant digits) while the HTML page
+    shaded it as below 0.05."""
+    import dataclasses
+
+    cell = rep.cells[0]
+    results = {"ci": dataclasses.replace(cell.results["ci"], pvalue=1250 / 25002)}
+    one = dataclasses.replace(rep, cells=(dataclasses.replace(cell, results=results),),
+                              settings={**rep.settings, "adjust": "none"})
+    assert one.to_frame()["pvalue_adjusted"].iloc[0] == 1250 / 25002
+    summary = str(one.summary())
+    assert "0.049996" in summary and " 0.05\n" not in summary + "\n"
+    row = one.to_markdown().splitlines()[2].split(" | ")
+    assert row[4] == "0.049996" and row[9] == "0.049996"  # pvalue, pvalue_adjusted
+    assert "p 0.049996" in one.to_html()
