@@ -959,3 +959,26 @@ def test_text_outputs_never_round_a_pvalue_across_0_05(rep):
     row = one.to_markdown().splitlines()[2].split(" | ")
     assert row[4] == "0.049996" and row[9] == "0.049996"  # pvalue, pvalue_adjusted
     assert "p 0.049996" in one.to_html()
+
+
+def test_calibration_cells_read_the_reference_prompt_as_the_docs_say(two_models):
+    """The calibration cells average each context's reference-prompt beliefs only; the
+    docs said so of the decision tests alone, and a reader took the Brier score for the
+    mean over every prompt."""
+    from pathlib import Path
+
+    data = two_models[two_models["model"] == "a"]
+    other = data["prompt"] != "standard"
+    data = data.assign(belief=data["belief"].where(~other, (data["belief"] + 0.3).clip(0, 1)))
+    rep = report(data, tests=["calibration"], progress=False, rng=0, **FAST)
+
+    def brier(rows):
+        per = rows.groupby("context").agg(p=("belief", "mean"), y=("outcome", "first"))
+        return float(((per["p"] - per["y"]) ** 2).mean())
+
+    got = rep.cells[0].results["calibration"].statistic
+    assert got == pytest.approx(brier(data[~other]), abs=1e-12)
+    assert abs(got - brier(data)) > 0.01
+    doc = " ".join((Path(__file__).parents[2] / "docs" / "report.md").read_text().split())
+    assert ("So do the calibration cells (`calibration`, `calibration_error`, `smooth_ece`): "
+            "each context's forecast is the mean belief of its reference-prompt rows") in doc
