@@ -982,3 +982,18 @@ def test_calibration_cells_read_the_reference_prompt_as_the_docs_say(two_models)
     doc = " ".join((Path(__file__).parents[2] / "docs" / "report.md").read_text().split())
     assert ("So do the calibration cells (`calibration`, `calibration_error`, `smooth_ece`): "
             "each context's forecast is the mean belief of its reference-prompt rows") in doc
+
+
+def test_resolved_note_gives_the_floor_and_the_draws_that_reached_it(rep):
+    """The note said "99 left it at its floor (0.03)" of a p-value whose floor is 0.01 (2 of
+    the 99 draws reached the statistic): it now gives both."""
+    notes = [(cell, name, n) for cell in rep.cells for name, ns in cell.notes.items()
+             for n in ns if "resolved with" in n]
+    assert notes
+    for _cell, _name, note in notes:
+        found = re.search(r"(\d+) left it at or near its floor \(([\d.e-]+), (\d) of them at "
+                          r"or beyond the statistic; the floor is ([\d.e-]+)\)", note)
+        assert found, note
+        draws, p, reached, floor = found.groups()
+        assert draws == "99" and floor == "0.01"
+        assert int(reached) == round(float(p) * 100 - 1) < 3
