@@ -4,6 +4,7 @@ import json
 import re
 import shutil
 import subprocess
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -997,3 +998,25 @@ def test_resolved_note_gives_the_floor_and_the_draws_that_reached_it(rep):
         draws, p, reached, floor = found.groups()
         assert draws == "99" and floor == "0.01"
         assert int(reached) == round(float(p) * 100 - 1) < 3
+
+
+def test_a_test_that_ran_without_a_p_value_is_named_not_dropped():
+    """On 6 contexts ci_test (no valid permutation block) and monotonicity_test (no testable
+    pair) give NaN p-values: summary() showed an empty table without a word and the page's
+    grid read both as "descriptive, no p-value"."""
+    data = coherence.simulate("rational", n_contexts=6, n_repetitions=2, rng=0).data
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rep = report(data, tests=["ci", "monotonicity", "calibration"], progress=False,
+                     rng=0, n_resamples=19)
+    frame = rep.to_frame().set_index("test")
+    assert frame.loc[["ci", "monotonicity"], "pvalue"].isna().all()
+    assert (frame["error"] == "").all()
+    text = " ".join(str(rep.summary()).split())
+    assert "- ci ran on all rows but gave no p-value: DegenerateDataWarning: ci_test: no " \
+           "valid permutation test" in text
+    assert "- monotonicity ran on all rows but gave no p-value: SmallSampleWarning: " \
+           "monotonicity_test: the overall p-value is NaN" in text
+    assert "calibration ran" not in text  # descriptive by design
+    page = rep.to_html()
+    assert page.count("<td class='na'>no p<br>") == 2 and page.count("<td>&mdash;<br>") == 1
