@@ -10,7 +10,27 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["cell_text", "text_table"]
+__all__ = ["SHADING_ALPHA", "cell_text", "significant", "text_table"]
+
+#: The level the report shades p-values below: a number is never rounded across it.
+SHADING_ALPHA = 0.05
+
+
+def significant(value: float, digits: int) -> str:
+    """``value`` to ``digits`` significant digits, with more where rounding would put it
+    on the other side of :data:`SHADING_ALPHA` (an adjusted p-value of 0.049996 read
+    "0.05" in the summary while the HTML page shaded it as below 0.05).
+
+    Examples
+    --------
+    >>> significant(0.049996, 4), significant(0.123456, 4)
+    ('0.049996', '0.1235')
+    """
+    text = f"{value:.{digits}g}"
+    while (float(text) < SHADING_ALPHA) != (value < SHADING_ALPHA) and digits < 17:
+        digits += 1
+        text = f"{value:.{digits}g}"
+    return text
 
 
 def cell_text(value: Any) -> str:
@@ -18,7 +38,7 @@ def cell_text(value: Any) -> str:
     (``\\|``, a backslash before one doubled) and each line break (``\\n``, ``\\r\\n``,
     ``\\r``) made a space, as a break would end the table's row."""
     if isinstance(value, float | np.floating):
-        return "" if np.isnan(value) else f"{value:.4g}"
+        return "" if np.isnan(value) else significant(float(value), 4)
     text = str(value).replace("\r\n", " ").replace("\r", " ").replace("\n", " ")
     # backslashes before a pipe doubled too, so that a literal ``\\|`` cannot end the cell
     return re.sub(r"(\\*)\|", lambda m: 2 * m.group(1) + "\\|", text)
@@ -46,7 +66,7 @@ def text_table(frame: pd.DataFrame, *, width: int = 100, digits: int = 4) -> str
     """
     def fmt(v: Any) -> str:
         if isinstance(v, float | np.floating):
-            return "" if math.isnan(v) else f"{v:.{digits}g}"
+            return "" if math.isnan(v) else significant(float(v), digits)
         return str(v)
 
     cols = [str(c) for c in frame.columns]

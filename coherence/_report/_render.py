@@ -30,6 +30,7 @@ import pandas as pd
 from .._multiplicity import adjust_label
 from .._multiplicity import adjust_pvalues
 from .._validation import MISSING_WORDS
+from ._not_run import DESCRIPTIVE
 from ._not_run import cell_label
 from ._not_run import not_run
 from ._options import ReportOptions
@@ -209,7 +210,9 @@ def _grid(rep: CoherenceReport) -> str:
             if name in cell.results:
                 _, adj = lookup[(i, name)]
                 effect = html.escape(_num(cell.results[name].statistic, 3))
-                if math.isnan(adj):
+                if math.isnan(adj) and name not in DESCRIPTIVE:  # untestable there
+                    tds.append(f"<td class='na'>no p<br><span class='eff'>{effect}</span></td>")
+                elif math.isnan(adj):
                     tds.append(f"<td>&mdash;<br><span class='eff'>{effect}</span></td>")
                 else:
                     klass = " class='sig'" if adj < ALPHA else ""
@@ -234,8 +237,9 @@ def _grid_note(rep: CoherenceReport) -> str:
             "report) above the effect size named in the column heading. Shaded: adjusted "
             f"p &lt; {ALPHA}, evidence against the property the test checks; a large "
             "p-value is not proof that the property holds. n/a: the test does not apply to "
-            "the cell; &mdash;: descriptive, no p-value. Raw p-values are in the tables "
-            "below and the appendix.")
+            "the cell; &mdash;: descriptive, no p-value; no p: the test ran but could not "
+            "give a p-value there (below, under Tests that did not run, it says why). Raw "
+            "p-values are in the tables below and the appendix.")
     if adjust != "none" and m > 1:
         # a p-value at its Monte Carlo floor is rerun with the second stage's draws
         # (_resolve.py): the floor that matters is theirs, not the first stage's

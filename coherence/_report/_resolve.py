@@ -116,8 +116,11 @@ def resolve_pvalues(cells: Sequence[ReportCell], parts: Sequence[pd.DataFrame],
             rerun += 1
             kept = (f"; the interval is the first stage's ({draws} draws)"
                     if name in INTERVAL_KEPT else "")
+            # "at its floor (0.15)" read as if 0.15 were the smallest p-value 19 draws give
+            reached = _exceedances(result.pvalue, draws)
             notes[name] = (*notes.get(name, ()),
-                           f"p-value resolved with {needed} draws: {draws} left it at its "
-                           f"floor ({result.pvalue:.3g}){kept}")
+                           f"p-value resolved with {needed} draws: {draws} left it at or near "
+                           f"its floor ({result.pvalue:.3g}, {reached} of them at or beyond "
+                           f"the statistic; the floor is {1 / (draws + 1):.3g}){kept}")
         out.append(dataclasses.replace(cell, results=results, notes=notes))
     return out, rerun

@@ -290,7 +290,13 @@ def _tests_iv(df: pd.DataFrame, a: _ReportArgs, owner: str) -> tuple[str, ...]:
                                          "test names (" + ", ".join(TEST_NAMES) + ")",
                                          a.tests))
         for name in names:
-            check_choice(name, "tests", owner, ("all", *TEST_NAMES))
+            # 'all' is the whole menu as a string only: in a list it named no test, and
+            # tests=["all"] gave a report without a single test
+            if isinstance(name, str) and name == "all":
+                raise ValueError(param_error("tests", owner, "the string 'all' or a sequence "
+                                             "of test names (" + ", ".join(TEST_NAMES) + ")",
+                                             a.tests))
+            check_choice(name, "tests", owner, TEST_NAMES)
     check_choice(a.adjust, "adjust", owner, ADJUST_METHODS)
     return names
 

@@ -173,3 +173,12 @@ def test_an_optional_column_named_on_purpose_must_exist(small, role):
     # the default name is optional: a table without it runs
     report(small.drop(columns="truth"), tests=("calibration",), n_resamples=19,
            progress=False, rng=0)
+
+
+def test_all_inside_a_list_of_tests_raises():
+    # tests=["all"] ran no test at all (an empty report) and ("all", "ci") ran ci alone
+    data = coherence.simulate("rational", n_contexts=20, n_repetitions=2, rng=0).data
+    for tests in (["all"], ("all", "ci")):
+        with pytest.raises(ValueError, match=r"'tests' parameter of report must be the "
+                           r"string 'all' or a sequence of test names"):
+            coherence.report(data, tests=tests, n_resamples=9, progress=False, rng=0)

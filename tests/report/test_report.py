@@ -4,6 +4,7 @@ import json
 import re
 import shutil
 import subprocess
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -402,6 +403,24 @@ def test_lie_table_split_by_model(two_models):
                  tests=["lie"], progress=False, rng=0, **FAST)
     assert [c.key["model"] for c in rep.cells] == ["a", "b"]
     assert all("lie" in c.results for c in rep.cells)
+
+
+@pytest.mark.requires("pgmpy")
+def test_lie_table_in_its_own_cell_is_not_a_test_that_did_not_apply(two_models):
+    """A LIE table without the by columns is checked in a cell of its own. The summary said
+    "ci did not apply to lie table: it needs an action and an outcome column" (the data has
+    both) and "lie did not apply to a, b: it needs ... (lie=)" (it was given)."""
+    import bayesnets
+
+    study = bayesnets.lie_study("asia", agent="weighted", n_contexts=20, rng=0)
+    rep = report(two_models, by="model", lie=study.data,
+                 lie_options={"baseline": study.redraw(agent="rational", rng=1)},
+                 tests=["ci", "lie"], progress=False, rng=0, **FAST)
+    assert [c.key["model"] for c in rep.cells] == ["a", "b", "lie table"]
+    assert "lie" in rep.cells[2].results and all("ci" in c.results for c in rep.cells[:2])
+    text = str(rep.summary())
+    assert "did not apply" not in text and "Tests that did not run" not in text
+    assert "did not apply" not in rep.to_html()
 
 
 # --------------------------------------------------------------------------- issue 17: input
@@ -923,3 +942,81 @@ def test_outcome_none_with_an_action_column_is_a_clear_error(small):
     rep = report(small, action=None, outcome=None, tests=("prompt_consistency",),
                  progress=False, rng=0, **FAST)
     assert "prompt_consistency" in rep.cells[0].results
+
+
+def test_text_outputs_never_round_a_pvalue_across_0_05(rep):
+    """An adjusted p of 0.049996 (Holm over 25 p-values of 25,001 draws: 25 x 50 / 25002)
+    read "0.05" in summary() and to_markdown() (4 significant digits) while the HTML page
+    shaded it as below 0.05."""
+    import dataclasses
+
+    cell = rep.cells[0]
+    results = {"ci": dataclasses.replace(cell.results["ci"], pvalue=1250 / 25002)}
+    one = dataclasses.replace(rep, cells=(dataclasses.replace(cell, results=results),),
+                              settings={**rep.settings, "adjust": "none"})
+    assert one.to_frame()["pvalue_adjusted"].iloc[0] == 1250 / 25002
+    summary = str(one.summary())
+    assert "0.049996" in summary and " 0.05\n" not in summary + "\n"
+    row = one.to_markdown().splitlines()[2].split(" | ")
+    assert row[4] == "0.049996" and row[9] == "0.049996"  # pvalue, pvalue_adjusted
+    assert "p 0.049996" in one.to_html()
+
+
+def test_calibration_cells_read_the_reference_prompt_as_the_docs_say(two_models):
+    """The calibration cells average each context's reference-prompt beliefs only; the
+    docs said so of the decision tests alone, and a reader took the Brier score for the
+    mean over every prompt."""
+    from pathlib import Path
+
+    data = two_models[two_models["model"] == "a"]
+    other = data["prompt"] != "standard"
+    data = data.assign(belief=data["belief"].where(~other, (data["belief"] + 0.3).clip(0, 1)))
+    rep = report(data, tests=["calibration"], progress=False, rng=0, **FAST)
+
+    def brier(rows):
+        per = rows.groupby("context").agg(p=("belief", "mean"), y=("outcome", "first"))
+        return float(((per["p"] - per["y"]) ** 2).mean())
+
+    got = rep.cells[0].results["calibration"].statistic
+    assert got == pytest.approx(brier(data[~other]), abs=1e-12)
+    assert abs(got - brier(data)) > 0.01
+    doc = " ".join((Path(__file__).parents[2] / "docs" / "report.md").read_text().split())
+    assert ("So do the calibration cells (`calibration`, `calibration_error`, `smooth_ece`): "
+            "each context's forecast is the mean belief of its reference-prompt rows") in doc
+
+
+def test_resolved_note_gives_the_floor_and_the_draws_that_reached_it(rep):
+    """The note said "99 left it at its floor (0.03)" of a p-value whose floor is 0.01 (2 of
+    the 99 draws reached the statistic): it now gives both."""
+    notes = [(cell, name, n) for cell in rep.cells for name, ns in cell.notes.items()
+             for n in ns if "resolved with" in n]
+    assert notes
+    for _cell, _name, note in notes:
+        found = re.search(r"(\d+) left it at or near its floor \(([\d.e-]+), (\d) of them at "
+                          r"or beyond the statistic; the floor is ([\d.e-]+)\)", note)
+        assert found, note
+        draws, p, reached, floor = found.groups()
+        assert draws == "99" and floor == "0.01"
+        assert int(reached) == round(float(p) * 100 - 1) < 3
+
+
+def test_a_test_that_ran_without_a_p_value_is_named_not_dropped():
+    """On 6 contexts ci_test (no valid permutation block) and monotonicity_test (no testable
+    pair) give NaN p-values: summary() showed an empty table without a word and the page's
+    grid read both as "descriptive, no p-value"."""
+    data = coherence.simulate("rational", n_contexts=6, n_repetitions=2, rng=0).data
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rep = report(data, tests=["ci", "monotonicity", "calibration"], progress=False,
+                     rng=0, n_resamples=19)
+    frame = rep.to_frame().set_index("test")
+    assert frame.loc[["ci", "monotonicity"], "pvalue"].isna().all()
+    assert (frame["error"] == "").all()
+    text = " ".join(str(rep.summary()).split())
+    assert "- ci ran on all rows but gave no p-value: DegenerateDataWarning: ci_test: no " \
+           "valid permutation test" in text
+    assert "- monotonicity ran on all rows but gave no p-value: SmallSampleWarning: " \
+           "monotonicity_test: the overall p-value is NaN" in text
+    assert "calibration ran" not in text  # descriptive by design
+    page = rep.to_html()
+    assert page.count("<td class='na'>no p<br>") == 2 and page.count("<td>&mdash;<br>") == 1
