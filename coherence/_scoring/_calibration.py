@@ -31,25 +31,19 @@ from .._docstrings import fill_doc
 from .._resampling import cluster_draw_chunks
 from .._resampling import cluster_draws
 from .._resampling import cluster_weights
-from .._resampling import sorted_codes
 from .._results import CoherenceResult
 from .._results import ConfidenceInterval
 from .._rng import RNGLike
 from .._rng import check_rng
-from .._validation import as_dataframe
-from .._validation import binary_column
-from .._validation import check_case_distinct
 from .._validation import check_choice
 from .._validation import check_float
 from .._validation import check_int
 from .._validation import check_resampling
-from .._validation import no_missing
 from .._validation import param_error
-from .._validation import probability_column
-from .._validation import require_columns
 from .._warnings import DegenerateDataWarning
 from .._warnings import NotCalibratedWarning
 from .._warnings import SmallSampleWarning
+from ._calibration_input import forecast_arrays
 from ._forecast import bin_index
 from ._profile import calibration_interval
 from ._profile import l1_debiased
@@ -380,29 +374,6 @@ class SmoothECEResult(CoherenceResult, test_name="smooth_ece",
 
 
 # --------------------------------------------------------------------------- public layer
-def _forecasts_iv(data: Any, probability: str, outcome: str, group: str | None,
-                  owner: str) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-    df = as_dataframe(data, owner=owner)
-    if group is not None and not isinstance(group, str):
-        raise TypeError(param_error("group", owner, "a column name or None", group))
-    require_columns(df, {"probability": probability, "outcome": outcome, "group": group},
-                    owner=owner)
-    if len(df) < 2:
-        raise ValueError(param_error("data", owner, "a table with at least 2 forecasts",
-                                     f"{len(df)} row(s)"))
-    p = np.ascontiguousarray(probability_column(df, probability, owner=owner))
-    y = np.ascontiguousarray(binary_column(df, outcome, owner=owner).astype(np.float64))
-    codes = None
-    if group is not None:
-        no_missing(df, group, owner=owner)
-        check_case_distinct(df, group, owner=owner)  # 'Q1' and 'q1', 1 and '1': one cluster
-        codes = sorted_codes(df[group].to_numpy(dtype=object))
-    # a canonical row order, so that the bootstrap does not depend on the input's order
-    order = np.lexsort((y, p)) if codes is None else np.lexsort((y, p, codes))
-    p, y = np.ascontiguousarray(p[order]), np.ascontiguousarray(y[order])
-    return p, y, None if codes is None else np.ascontiguousarray(codes[order])
-
-
 def _bootstrap_weight_chunks(n: int, groups: np.ndarray | None, n_resamples: int,
                              gen: np.random.Generator,
                              max_elements: int = 4_000_000) -> Iterator[np.ndarray]:
@@ -609,7 +580,7 @@ def calibration_error(data: Any, *, probability: str = "probability",
         raise ValueError(param_error("norm", owner, "1 or 2", norm))
     norm = int(norm)
     gen = check_rng(rng, owner=owner)
-    p, y, groups = _forecasts_iv(data, probability, outcome, group, owner)
+    p, y, groups = forecast_arrays(data, probability, outcome, group, owner)
     n = len(p)
     point = _bins(p, y, np.ones(n), n_bins, binning, groups)
     stat, plug, se, plug_t, corr_t = _binned_ce(point, norm, zero_single)
@@ -796,7 +767,7 @@ def smooth_ece(data: Any, *, probability: str = "probability", outcome: str = "o
     if sigma is not None:
         sigma = check_float(sigma, "sigma", owner, low=SIGMA_MIN, high=1.0)
     gen = check_rng(rng, owner=owner)
-    f, y, groups = _forecasts_iv(data, probability, outcome, group, owner)
+    f, y, groups = forecast_arrays(data, probability, outcome, group, owner)
     r = y - f
     lattices: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # the binning, per lattice size
     if definition == "relplot-1.0.3":
