@@ -43,6 +43,7 @@ from .._validation import param_error
 from .._warnings import DegenerateDataWarning
 from .._warnings import NotCalibratedWarning
 from .._warnings import SmallSampleWarning
+from .._warnings import TiesWarning
 from ._calibration_input import forecast_arrays
 from ._forecast import bin_index
 from ._profile import calibration_interval
@@ -267,7 +268,8 @@ def _binned_ce(b: _Binned, norm: int, zero_single: bool
 # --------------------------------------------------------------------------- results
 @dataclass(frozen=True, slots=True)
 class CalibrationErrorResult(CoherenceResult, test_name="calibration_error",
-                             settings=("plugin", "norm", "binning", "n_bins", "group",
+                             settings=("plugin", "norm", "binning", "n_bins", "n_bins_used",
+                                       "group",
                                        "n_resamples", "single_forecast_bins",
                                        "interval", "se")):
     """Result of :func:`calibration_error`.
@@ -289,7 +291,11 @@ class CalibrationErrorResult(CoherenceResult, test_name="calibration_error",
     binning : str
         ``'equal_mass'`` or ``'equal_width'``.
     n_bins : int
-        Bins asked for (tied forecasts can leave fewer non-empty).
+        Bins asked for.
+    n_bins_used : int
+        Bins the estimate used, the non-empty ones (the rows of ``table``): fewer than
+        ``n_bins`` where tied forecasts share an equal-mass bin, where there are fewer
+        forecasts than bins, or where equal-width bins hold no forecast.
     group : str or None
         The cluster column of the bootstrap (None: rows resampled).
     n_resamples : int
@@ -312,6 +318,7 @@ class CalibrationErrorResult(CoherenceResult, test_name="calibration_error",
     norm: int = 2
     binning: str = "equal_mass"
     n_bins: int = 10
+    n_bins_used: int = 0
     group: str | None = None
     n_resamples: int = 0
     single_forecast_bins: str = "plugin"
@@ -466,8 +473,14 @@ def calibration_error(data: Any, *, probability: str = "probability",
     SmallSampleWarning
         With ``single_forecast_bins='plugin'``, when a non-empty bin holds a
         single forecast or cluster (its correction is 0, so its term is not debiased);
-        use fewer bins. Also when the interval is the point itself (no bin's outcomes
+        use fewer bins. With ``'zero'``, when every bin holds one (the estimate is then 0
+        by construction). Also when the interval is the point itself (no bin's outcomes
         vary and every resample gives the same error).
+    TiesWarning
+        With ``binning='equal_mass'``, when tied forecasts share a bin, so that fewer
+        than ``n_bins`` bins (and fewer than the forecasts) are used; ``n_bins_used``
+        says how many. With fewer forecasts than ``n_bins`` and no ties, the bins of
+        one forecast each give the :class:`SmallSampleWarning` above instead.
     NotCalibratedWarning
         For ``norm=1`` with ``interval='bootstrap-t'`` or ``'basic'``: the l1
         correction leaves a bias near 0, and these intervals under-cover there.
@@ -585,9 +598,19 @@ def calibration_error(data: Any, *, probability: str = "probability",
     point = _bins(p, y, np.ones(n), n_bins, binning, groups)
     stat, plug, se, plug_t, corr_t = _binned_ce(point, norm, zero_single)
     unit = "forecast" if groups is None else f"'{group}' cluster"
+    if binning == "equal_mass" and point.bins.size < min(n_bins, n):
+        warnings.warn(f"{owner}: n_bins={n_bins} asked, {point.bins.size} equal-mass bin(s) "
+                      f"used: tied forecasts share a bin ({np.unique(p).size} distinct "
+                      "values); 'n_bins_used' and the table give the bins used.",
+                      TiesWarning, stacklevel=2)
     if not zero_single and np.any(point.units == 1):
         warnings.warn(f"{owner}: {int(np.sum(point.units == 1))} bin(s) hold a single "
                       f"{unit}, whose term cannot be debiased; use fewer bins.",
+                      SmallSampleWarning, stacklevel=2)
+    if zero_single and np.all(point.units < 2):
+        warnings.warn(f"{owner}: each of the {point.bins.size} bin(s) holds a single {unit}, "
+                      "whose error single_forecast_bins='zero' counts as 0: the estimate 0 is "
+                      "so by construction, not a finding; use fewer bins.",
                       SmallSampleWarning, stacklevel=2)
     if norm == 1 and interval != "profile":
         warnings.warn(f"{owner}: with norm=1, interval={interval!r} is not calibrated near "
@@ -631,7 +654,8 @@ def calibration_error(data: Any, *, probability: str = "probability",
         method=f"debiased {scale} binned calibration error (Kumar et al. 2019{debias}), "
                f"{label} interval over {'rows' if group is None else group}{raised}"
                f"{fallback}",
-        plugin=plug, norm=norm, binning=binning, n_bins=n_bins, group=group,
+        plugin=plug, norm=norm, binning=binning, n_bins=n_bins,
+        n_bins_used=int(point.bins.size), group=group,
         n_resamples=n_resamples, single_forecast_bins=single_forecast_bins,
         interval=used_t, se=se, table=table,
         replicates=reps)
