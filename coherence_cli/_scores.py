@@ -275,7 +275,6 @@ def _forecastbench(args: argparse.Namespace, data: Any) -> list[tuple[str, Any]]
 
 def _calibration(args: argparse.Namespace, data: Any) -> list[tuple[str, Any]]:
     """Debiased calibration error and SmoothECE per model: one (title, table)."""
-    import numpy as np
     import pandas as pd
 
     from coherence import calibration_error
@@ -287,22 +286,21 @@ def _calibration(args: argparse.Namespace, data: Any) -> list[tuple[str, Any]]:
                                group=args.cluster or args.question,
                                n_resamples=args.resamples,
                                rng=args.seed)
-        try:
-            sm = smooth_ece(part, probability=args.probability, outcome=args.outcome,
-                            n_resamples=0, rng=args.seed).statistic
-        except ValueError:  # e.g. a single forecast
-            sm = np.nan
+        # the same input checks as calibration_error's: an error here is not hidden as NaN
+        sm = smooth_ece(part, probability=args.probability, outcome=args.outcome,
+                        n_resamples=0, rng=args.seed).statistic
         l2 = ce.l2_interval
         rows.append({"model": model, "n": ce.n_obs, "ce_sq": ce.statistic,
                      "ce_sq_low": ce.confidence_interval.low,
                      "ce_sq_high": ce.confidence_interval.high, "l2_ce": ce.l2_estimate,
                      "l2_low": l2.low, "l2_high": l2.high, "plugin_sq": ce.plugin,
-                     "smooth_ece": sm})
+                     "smooth_ece": sm, "bins": ce.n_bins_used})
     return [("Calibration per model (ce_sq: debiased squared l2 calibration error over 10 "
              "equal-mass bins, with its 95% bootstrap interval over questions (or --cluster); "
              "l2_ce: its "
              "square root; plugin_sq: the uncorrected value; smooth_ece: SmoothECE, Blasiok "
-             "and Nakkiran 2023):", pd.DataFrame(rows))]
+             "and Nakkiran 2023; bins: the bins used, fewer than 10 where tied forecasts "
+             "share one or a model has fewer than 10 forecasts):", pd.DataFrame(rows))]
 
 
 def _decomposition(args: argparse.Namespace, data: Any) -> list[tuple[str, Any]]:

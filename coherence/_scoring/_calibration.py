@@ -31,25 +31,20 @@ from .._docstrings import fill_doc
 from .._resampling import cluster_draw_chunks
 from .._resampling import cluster_draws
 from .._resampling import cluster_weights
-from .._resampling import sorted_codes
 from .._results import CoherenceResult
 from .._results import ConfidenceInterval
 from .._rng import RNGLike
 from .._rng import check_rng
-from .._validation import as_dataframe
-from .._validation import binary_column
-from .._validation import check_case_distinct
 from .._validation import check_choice
 from .._validation import check_float
 from .._validation import check_int
 from .._validation import check_resampling
-from .._validation import no_missing
 from .._validation import param_error
-from .._validation import probability_column
-from .._validation import require_columns
 from .._warnings import DegenerateDataWarning
 from .._warnings import NotCalibratedWarning
 from .._warnings import SmallSampleWarning
+from .._warnings import TiesWarning
+from ._calibration_input import forecast_arrays
 from ._forecast import bin_index
 from ._profile import calibration_interval
 from ._profile import l1_debiased
@@ -273,7 +268,8 @@ def _binned_ce(b: _Binned, norm: int, zero_single: bool
 # --------------------------------------------------------------------------- results
 @dataclass(frozen=True, slots=True)
 class CalibrationErrorResult(CoherenceResult, test_name="calibration_error",
-                             settings=("plugin", "norm", "binning", "n_bins", "group",
+                             settings=("plugin", "norm", "binning", "n_bins", "n_bins_used",
+                                       "group",
                                        "n_resamples", "single_forecast_bins",
                                        "interval", "se")):
     """Result of :func:`calibration_error`.
@@ -295,7 +291,11 @@ class CalibrationErrorResult(CoherenceResult, test_name="calibration_error",
     binning : str
         ``'equal_mass'`` or ``'equal_width'``.
     n_bins : int
-        Bins asked for (tied forecasts can leave fewer non-empty).
+        Bins asked for.
+    n_bins_used : int
+        Bins the estimate used, the non-empty ones (the rows of ``table``): fewer than
+        ``n_bins`` where tied forecasts share an equal-mass bin, where there are fewer
+        forecasts than bins, or where equal-width bins hold no forecast.
     group : str or None
         The cluster column of the bootstrap (None: rows resampled).
     n_resamples : int
@@ -318,6 +318,7 @@ class CalibrationErrorResult(CoherenceResult, test_name="calibration_error",
     norm: int = 2
     binning: str = "equal_mass"
     n_bins: int = 10
+    n_bins_used: int = 0
     group: str | None = None
     n_resamples: int = 0
     single_forecast_bins: str = "plugin"
@@ -380,29 +381,6 @@ class SmoothECEResult(CoherenceResult, test_name="smooth_ece",
 
 
 # --------------------------------------------------------------------------- public layer
-def _forecasts_iv(data: Any, probability: str, outcome: str, group: str | None,
-                  owner: str) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-    df = as_dataframe(data, owner=owner)
-    if group is not None and not isinstance(group, str):
-        raise TypeError(param_error("group", owner, "a column name or None", group))
-    require_columns(df, {"probability": probability, "outcome": outcome, "group": group},
-                    owner=owner)
-    if len(df) < 2:
-        raise ValueError(param_error("data", owner, "a table with at least 2 forecasts",
-                                     f"{len(df)} row(s)"))
-    p = np.ascontiguousarray(probability_column(df, probability, owner=owner))
-    y = np.ascontiguousarray(binary_column(df, outcome, owner=owner).astype(np.float64))
-    codes = None
-    if group is not None:
-        no_missing(df, group, owner=owner)
-        check_case_distinct(df, group, owner=owner)  # 'Q1' and 'q1', 1 and '1': one cluster
-        codes = sorted_codes(df[group].to_numpy(dtype=object))
-    # a canonical row order, so that the bootstrap does not depend on the input's order
-    order = np.lexsort((y, p)) if codes is None else np.lexsort((y, p, codes))
-    p, y = np.ascontiguousarray(p[order]), np.ascontiguousarray(y[order])
-    return p, y, None if codes is None else np.ascontiguousarray(codes[order])
-
-
 def _bootstrap_weight_chunks(n: int, groups: np.ndarray | None, n_resamples: int,
                              gen: np.random.Generator,
                              max_elements: int = 4_000_000) -> Iterator[np.ndarray]:
@@ -495,8 +473,14 @@ def calibration_error(data: Any, *, probability: str = "probability",
     SmallSampleWarning
         With ``single_forecast_bins='plugin'``, when a non-empty bin holds a
         single forecast or cluster (its correction is 0, so its term is not debiased);
-        use fewer bins. Also when the interval is the point itself (no bin's outcomes
+        use fewer bins. With ``'zero'``, when every bin holds one (the estimate is then 0
+        by construction). Also when the interval is the point itself (no bin's outcomes
         vary and every resample gives the same error).
+    TiesWarning
+        With ``binning='equal_mass'``, when tied forecasts share a bin, so that fewer
+        than ``n_bins`` bins (and fewer than the forecasts) are used; ``n_bins_used``
+        says how many. With fewer forecasts than ``n_bins`` and no ties, the bins of
+        one forecast each give the :class:`SmallSampleWarning` above instead.
     NotCalibratedWarning
         For ``norm=1`` with ``interval='bootstrap-t'`` or ``'basic'``: the l1
         correction leaves a bias near 0, and these intervals under-cover there.
@@ -609,14 +593,24 @@ def calibration_error(data: Any, *, probability: str = "probability",
         raise ValueError(param_error("norm", owner, "1 or 2", norm))
     norm = int(norm)
     gen = check_rng(rng, owner=owner)
-    p, y, groups = _forecasts_iv(data, probability, outcome, group, owner)
+    p, y, groups = forecast_arrays(data, probability, outcome, group, owner)
     n = len(p)
     point = _bins(p, y, np.ones(n), n_bins, binning, groups)
     stat, plug, se, plug_t, corr_t = _binned_ce(point, norm, zero_single)
     unit = "forecast" if groups is None else f"'{group}' cluster"
+    if binning == "equal_mass" and point.bins.size < min(n_bins, n):
+        warnings.warn(f"{owner}: n_bins={n_bins} asked, {point.bins.size} equal-mass bin(s) "
+                      f"used: tied forecasts share a bin ({np.unique(p).size} distinct "
+                      "values); 'n_bins_used' and the table give the bins used.",
+                      TiesWarning, stacklevel=2)
     if not zero_single and np.any(point.units == 1):
         warnings.warn(f"{owner}: {int(np.sum(point.units == 1))} bin(s) hold a single "
                       f"{unit}, whose term cannot be debiased; use fewer bins.",
+                      SmallSampleWarning, stacklevel=2)
+    if zero_single and np.all(point.units < 2):
+        warnings.warn(f"{owner}: each of the {point.bins.size} bin(s) holds a single {unit}, "
+                      "whose error single_forecast_bins='zero' counts as 0: the estimate 0 is "
+                      "so by construction, not a finding; use fewer bins.",
                       SmallSampleWarning, stacklevel=2)
     if norm == 1 and interval != "profile":
         warnings.warn(f"{owner}: with norm=1, interval={interval!r} is not calibrated near "
@@ -660,7 +654,8 @@ def calibration_error(data: Any, *, probability: str = "probability",
         method=f"debiased {scale} binned calibration error (Kumar et al. 2019{debias}), "
                f"{label} interval over {'rows' if group is None else group}{raised}"
                f"{fallback}",
-        plugin=plug, norm=norm, binning=binning, n_bins=n_bins, group=group,
+        plugin=plug, norm=norm, binning=binning, n_bins=n_bins,
+        n_bins_used=int(point.bins.size), group=group,
         n_resamples=n_resamples, single_forecast_bins=single_forecast_bins,
         interval=used_t, se=se, table=table,
         replicates=reps)
@@ -796,7 +791,7 @@ def smooth_ece(data: Any, *, probability: str = "probability", outcome: str = "o
     if sigma is not None:
         sigma = check_float(sigma, "sigma", owner, low=SIGMA_MIN, high=1.0)
     gen = check_rng(rng, owner=owner)
-    f, y, groups = _forecasts_iv(data, probability, outcome, group, owner)
+    f, y, groups = forecast_arrays(data, probability, outcome, group, owner)
     r = y - f
     lattices: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # the binning, per lattice size
     if definition == "relplot-1.0.3":

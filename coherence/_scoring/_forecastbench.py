@@ -161,6 +161,24 @@ def _warn_undefined(owner: str, names: list[str], counts: Any, n_resamples: int)
         "counts them).", SmallSampleWarning, stacklevel=3)
 
 
+def _warn_small(owner: str, table: pd.DataFrame, n_q: int) -> None:
+    """Warn of the intervals that rest on one question, and of a leaderboard of one
+    forecaster (its peer score is measured against itself)."""
+    single = (["pooled"] if n_q == 1 else []) + [
+        str(m) for m, n in zip(table["model"], table["n_questions"], strict=True) if n == 1]
+    if single:
+        warnings.warn(
+            f"{owner}: {len(single)} interval(s) rest on one question "
+            f"({', '.join(single[:5])}{', ...' if len(single) > 5 else ''}): they are the "
+            "point itself, and do not reflect what more questions could show.",
+            SmallSampleWarning, stacklevel=3)
+    if len(table) == 1:
+        warnings.warn(f"{owner}: one forecaster ({table['model'].iloc[0]}) is scored, so its "
+                      "peer score is measured against itself: 0, with interval [0, 0], says "
+                      "nothing; peer scores need two forecasters or more.",
+                      SmallSampleWarning, stacklevel=3)
+
+
 def _leaderboard_scores(brier: np.ndarray, fe: np.ndarray, naive: int | None, wq: np.ndarray,
                         halves: list[tuple[np.ndarray, np.ndarray | None]] | None
                         ) -> tuple[np.ndarray, list[np.ndarray]]:
@@ -459,7 +477,8 @@ def forecastbench_scores(data: Any, *, question: str = "question", model: str = 
         replicates are left out of a forecaster's intervals (a score undefined there:
         none of its questions drawn, a forecaster of 2 questions among many losing about
         13%, or, for the Brier Index, an adjusted Brier score below 0), naming it; the
-        table's ``n_undefined`` counts them.
+        table's ``n_undefined`` counts them. Also when the leaderboard holds a single
+        forecaster: its peer score is measured against itself (0, interval [0, 0]).
 
     See Also
     --------
@@ -482,7 +501,8 @@ def forecastbench_scores(data: Any, *, question: str = "question", model: str = 
       1e-12);
     * **peer score**: :math:`\frac{1}{|Q_i|}\sum_{j}(\bar b_j - b_{ij})`,
       :math:`\bar b_j` the mean Brier score of question *j* over all forecasters
-      (positive is better than the average forecaster);
+      (positive is better than the average forecaster; with one forecaster it is 0,
+      interval [0, 0], by construction, with a :class:`SmallSampleWarning`);
     * **Brier skill score**: ``bss`` is ForecastBench's
       :math:`\frac{1}{|Q_i|}\sum_j (b_{\mathrm{naive},j} - b_{ij})`, and
       ``bss_relative`` the classical :math:`1 - \sum_j b_{ij} / \sum_j
@@ -591,14 +611,7 @@ def forecastbench_scores(data: Any, *, question: str = "question", model: str = 
     pooled_reps = (draws @ np.nansum(brier, axis=1)) / (draws @ present.sum(axis=1))
     low, high = percentile_interval(pooled_reps, confidence_level)
     table = _score_table(panel, point, reps, parts, halves, confidence_level)
-    single = (["pooled"] if n_q == 1 else []) + [
-        str(m) for m, n in zip(table["model"], table["n_questions"], strict=True) if n == 1]
-    if single:
-        warnings.warn(
-            f"{owner}: {len(single)} interval(s) rest on one question "
-            f"({', '.join(single[:5])}{', ...' if len(single) > 5 else ''}): they are the "
-            "point itself, and do not reflect what more questions could show.",
-            SmallSampleWarning, stacklevel=2)
+    _warn_small(owner, table, n_q)
     _warn_undefined(owner, [str(m) for m in table["model"]], table["n_undefined"], n_resamples)
     overall = "pooled" if halves is None else "average of dataset and market"
     return ForecastBenchResult(

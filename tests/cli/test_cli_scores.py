@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from coherence import TiesWarning
 from coherence import calibration_error
 from coherence import forecastbench_scores
 from tests.cli.test_cli import one_line_error
@@ -245,3 +246,38 @@ def test_cutoffs_filter_the_forecastbench_table_too(run, tmp_path):
         n_m2, brier = int(fb.loc["m2", "n_questions"]), f"{fb.loc['m2', 'brier']:.4g}"
         assert re.search(rf"^ *\d +m2 +{n_m2} +{re.escape(brier)} ", block, re.M), block
     assert "60 questions" in " ".join(after.split())  # m1 keeps every question
+
+
+def test_a_smooth_ece_error_is_not_printed_as_nan(run, table, monkeypatch):
+    """Regression: --calibration caught any ValueError of smooth_ece and printed NaN in its
+    column; the error now ends the run with its message, and no table is printed."""
+    import coherence
+
+    def broken(*args, **kwargs):
+        raise ValueError("Column 'probability' of smooth_ece: a future check failed")
+
+    monkeypatch.setattr(coherence, "smooth_ece", broken)
+    out = run("scores", str(table[1]), "--calibration", "--resamples", "20")
+    one_line_error(out)
+    assert "a future check failed" in out.stderr and out.stdout == ""
+
+
+def test_calibration_table_gives_the_bins_used(run, tmp_path):
+    """Tied forecasts share an equal-mass bin: m1's 40 forecasts take 4 values, so 4 of
+    the 10 bins the title names are used (the 'bins' column), with a TiesWarning."""
+    rng = np.random.default_rng(3)
+    n = 40
+    frame = pd.DataFrame({"model": np.repeat(["m1", "m2"], n),
+                          "question": np.tile([f"q{i}" for i in range(n)], 2),
+                          "probability": np.concatenate([rng.choice([0.2, 0.4, 0.6, 0.8], n),
+                                                         rng.random(n).round(4)]),
+                          "outcome": np.tile(rng.integers(0, 2, n), 2)})
+    path = tmp_path / "f.csv"
+    frame.to_csv(path, index=False)
+    with pytest.warns(TiesWarning, match=r"n_bins=10 asked, 4 equal-mass bin\(s\) used"):
+        out = run("scores", str(path), "--calibration", "--resamples", "20")
+    assert out.returncode == 0, out.stderr
+    block = out.stdout[out.stdout.index("Calibration per model"):]
+    assert "bins: the bins used" in " ".join(block.split())
+    assert re.search(r"^m1 +40 .* 4$", block, re.M), block
+    assert re.search(r"^m2 +40 .* 10$", block, re.M), block

@@ -13,6 +13,7 @@ import pytest
 
 from coherence import DegenerateDataWarning
 from coherence import SmallSampleWarning
+from coherence import TiesWarning
 from coherence import brier_decomposition
 from coherence import calibration_error
 from coherence import forecastbench_scores
@@ -155,7 +156,8 @@ def test_calibration_error_warns_of_a_point_interval_up_to_rounding():
     # was silent: a constant forecast of 0.3 for outcomes all 1 gave the interval
     # [0.48999999999999966, 0.48999999999999994], not equal ends, so no warning
     df = pd.DataFrame({"probability": np.full(30, 0.3), "outcome": np.ones(30, dtype=int)})
-    with pytest.warns(SmallSampleWarning, match=r"the interval is the point 0\.49 itself"):
+    with (pytest.warns(TiesWarning, match=r"1 equal-mass bin\(s\) used"),
+          pytest.warns(SmallSampleWarning, match=r"the interval is the point 0\.49 itself")):
         res = calibration_error(df, n_resamples=50, rng=0)
     assert res.confidence_interval.high - res.confidence_interval.low < 1e-12
     assert res.statistic == pytest.approx(0.49)

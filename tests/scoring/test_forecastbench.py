@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -299,7 +300,9 @@ def test_five_percent_rule_within_market_questions():
     df = pd.DataFrame(rows)
     pooled = forecastbench_scores(df, impute="0.5", n_resamples=9, rng=0)
     assert set(pooled.models) == {"x", "y"}
-    split = forecastbench_scores(df, impute="0.5", question_type="kind", n_resamples=9, rng=0)
+    with pytest.warns(coherence.SmallSampleWarning, match="one forecaster"):  # x alone
+        split = forecastbench_scores(df, impute="0.5", question_type="kind", n_resamples=9,
+                                     rng=0)
     assert split.models == ("x",)
     d = split.dropped.iloc[0]
     assert d["imputed_share"] == 1 / 40 and d["imputed_share_market"] == 0.1
@@ -452,8 +455,13 @@ def test_property_drop_rule_matches_counts(seed, k):
     forecasts, and the imputed count of the result is what the kept ones had."""
     rng = np.random.default_rng(seed)
     counts = {"base": 0, "x": k, "y": int(rng.integers(0, 4))}
-    res = forecastbench_scores(drop_panel(counts), impute="0.5", n_resamples=5, rng=0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = forecastbench_scores(drop_panel(counts), impute="0.5", n_resamples=5, rng=0)
     expect_kept = {m for m, c in counts.items() if c <= 1}
+    # a forecaster left alone is told that its peer score is measured against itself
+    alone = any("one forecaster" in str(w.message) for w in caught)
+    assert alone == (len(expect_kept) == 1)
     assert set(res.models) == expect_kept
     assert res.n_imputed == sum(counts[m] for m in expect_kept)
     assert set(res.dropped["model"]) == set(counts) - expect_kept
@@ -544,3 +552,26 @@ def test_rank_leaves_an_undefined_brier_index_unranked_and_shares_ties():
     assert t.loc["b", "brier_index"] == t.loc["b2", "brier_index"]
     assert (t.loc["b", "rank"], t.loc["b2", "rank"], t.loc["a", "rank"]) == (1, 1, 3)
     assert list(res.table["model"]) == ["b", "b2", "a", "s"]
+
+
+def test_one_forecaster_peer_score_warns_that_it_is_measured_against_itself():
+    """Regression: a one-forecaster leaderboard reported peer score 0 with interval [0, 0]
+    (measured against itself) without a word; the value stays (the definition gives it),
+    and a SmallSampleWarning says peer scores need two forecasters. Two forecasters: no
+    such warning, the same scores."""
+    df = panel(np.random.default_rng(9), n_models=2, missing=0.0)
+    one = df[df["model"] == "m0"]
+    with pytest.warns(coherence.SmallSampleWarning,
+                      match=r"one forecaster \(m0\) is scored, so its peer score is measured "
+                            "against itself"):
+        res = forecastbench_scores(one, n_resamples=9, rng=0)
+    row = by_model(res).loc["m0"]
+    assert row["peer_score"] == 0.0
+    assert row["peer_score_ci_low"] == 0.0 == row["peer_score_ci_high"]
+    with pytest.warns(coherence.SmallSampleWarning, match="one forecaster"):
+        only = forecastbench_scores(df, models=["m1"], n_resamples=9, rng=0)
+    assert only.n_models == 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        two = forecastbench_scores(df, n_resamples=9, rng=0)
+    assert by_model(two).loc["m0", "peer_score"] != 0.0
