@@ -287,11 +287,12 @@ def _paper_tables(rep: CoherenceReport) -> list[str]:
         n_bins = rep.settings.get("n_bins", 10)
         out.append(_table_html(pd.DataFrame(cal_rows), caption="Table 5. Forecast quality "
                                "of the context-mean belief (descriptive; CE^2: debiased "
-                               f"squared l2 calibration error over {n_bins} equal-mass bins, "
-                               "l2 CE "
-                               "its square root; smooth ECE: Blasiok and Nakkiran's "
+                               f"squared l2 calibration error over up to {n_bins} "
+                               "equal-mass bins (bins: those used, fewer where tied beliefs "
+                               "merge them), l2 CE its square root; smooth ECE: Blasiok and "
+                               "Nakkiran's "
                                "binning-free ECE)",
-                               numeric=("contexts", "accuracy", "l2 CE", "smooth ECE")))
+                               numeric=("contexts", "accuracy", "l2 CE", "bins", "smooth ECE")))
     # the LIE check's own level where lie_options named one (its header said the report's)
     levels = {c.results["lie"].confidence_interval.confidence_level for c in rep.cells
               if "lie" in c.results}
@@ -401,6 +402,7 @@ def _calibration_rows(rep: CoherenceReport, ci_head: str) -> list[dict[str, str]
             ci = ce.confidence_interval
             cal_rows[-1][f"debiased CE^2 [{ci_head}]"] = _with_ci(ce.statistic, ci.low, ci.high)
             cal_rows[-1]["l2 CE"] = _num(math.sqrt(max(ce.statistic, 0.0)), 3)
+            cal_rows[-1]["bins"] = str(ce.n_bins_used)  # tied beliefs merge bins
         sm = cell.results.get("smooth_ece")
         if sm is not None:
             cal_rows[-1]["smooth ECE"] = _num(sm.statistic, 3)

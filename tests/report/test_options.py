@@ -96,7 +96,13 @@ def test_n_bins_reaches_the_calibration_cells(small):
     assert results["calibration"].n_bins == 4
     assert results["calibration_error"].n_bins == 4
     assert results["monotonicity"].n_bins == 5
-    assert "over 4 equal-mass bins" in rep.to_html()  # the forecast-quality table says so
+    html = rep.to_html()
+    assert "over up to 4 equal-mass bins" in html  # the forecast-quality table says so
+    # and the bins used: the caption said 4 where tied beliefs had merged them
+    used = results["calibration_error"].n_bins_used
+    assert 1 <= used <= 4
+    table5 = html[html.index("Table 5."):]
+    assert f"<td class='num'>{used}</td></tr>" in table5[:table5.index("</table>")]
 
 
 def test_an_outcome_that_varies_within_a_context_is_the_calibration_cells_error(small):
