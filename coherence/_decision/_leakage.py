@@ -49,6 +49,7 @@ from ._design import category_values
 from ._design import evidence_columns
 from ._design import numeric_evidence
 from ._design import require_design_columns
+from ._design import warn_constant_belief
 from ._leakage_interval import between_context_fold_variance
 from ._leakage_interval import widened_interval
 from ._leakage_null import PROBABILITY_FLOOR
@@ -364,10 +365,8 @@ def _leakage_test_iv(data: Any, belief: Any, action: Any, outcome: Any, evidence
     if np.ptp(y) == 0:
         raise ValueError(f"{_OWNER}: column '{outcome}' is constant ({int(y[0])}); the "
                          f"outcome cannot add information.")
-    if np.ptp(p) == 0.0:
-        warnings.warn(f"{_OWNER}: column '{belief}' is constant ({p[0]}); the base model "
-                      f"predicts the marginal action frequencies.", DegenerateDataWarning,
-                      stacklevel=3)
+    warn_constant_belief(p, belief, _OWNER, "the base model predicts the marginal action "
+                         "frequencies")
     if n_groups < 20:
         warnings.warn(f"{_OWNER}: only {n_groups} contexts; cross-validated losses and the "
                       f"cluster bootstrap are unreliable below about 20.", SmallSampleWarning,

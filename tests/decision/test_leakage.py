@@ -105,8 +105,12 @@ def test_label_absent_from_a_training_fold(rational):
 
 
 def test_constant_belief_warns_and_runs(rational):
-    with pytest.warns(DegenerateDataWarning, match="column 'belief' is constant"):
+    with pytest.warns(DegenerateDataWarning, match="column 'belief' is constant") as caught:
         res = leakage_test(rational.assign(belief=0.5), **FAST, rng=0)
+    # the check ci_test shares: its wording and where it points unchanged
+    assert str(caught[0].message) == ("leakage_test: column 'belief' is constant (0.5); the "
+                                      "base model predicts the marginal action frequencies.")
+    assert caught[0].filename == __file__
     assert np.isfinite(res.statistic) and res.log_loss_base > 0
 
 
