@@ -645,6 +645,22 @@ def _moves(prep: Prepared, k: int, permute: str, stated_prob: np.ndarray, cond_p
     return ("actions", blocks), movable, knn_null
 
 
+def _resolve_permute(permute: str, outcome_constant: bool,
+                     cond_constant: bool) -> tuple[str, bool]:
+    """What the permutation moves, and whether ``'auto'`` fell back to single rows (the
+    outcome and the conditioning values both vary within contexts)."""
+    if permute == "outcomes" and not outcome_constant:
+        raise ValueError(param_error("permute", _OWNER, "'rows', 'contexts' or 'auto' when "
+                                     "the outcome varies within a context", "outcomes"))
+    if permute == "contexts" and not cond_constant:
+        raise ValueError(param_error("permute", _OWNER, "'rows', 'outcomes' or 'auto' when the "
+                                     "conditioning values vary within a context", "contexts"))
+    if permute != "auto":
+        return permute, False
+    return ("outcomes" if outcome_constant else "contexts" if cond_constant else "rows",
+            not (outcome_constant or cond_constant))
+
+
 def _bootstrap_result(prep: Prepared, k: int, groups: np.ndarray, statistic: float,
                       opt: dict[str, Any], gen: np.random.Generator,
                       common: dict[str, Any]) -> CITestResult:
@@ -730,17 +746,7 @@ def _ci_test(design: Design, opt: dict[str, Any], gen: np.random.Generator) -> C
     # ---- permutation null
     outcome_constant = _constant_within(design.outcome.astype(np.float64), groups)
     cond_constant = _constant_within(cond_perm, groups)
-    permute = opt["permute"]
-    if permute == "outcomes" and not outcome_constant:
-        raise ValueError(param_error("permute", _OWNER, "'rows', 'contexts' or 'auto' when "
-                                     "the outcome varies within a context", "outcomes"))
-    if permute == "contexts" and not cond_constant:
-        raise ValueError(param_error("permute", _OWNER, "'rows', 'outcomes' or 'auto' when the "
-                                     "conditioning values vary within a context", "contexts"))
-    fell_back = permute == "auto" and not (outcome_constant or cond_constant)
-    if permute == "auto":
-        permute = ("outcomes" if outcome_constant
-                   else "contexts" if cond_constant else "rows")
+    permute, fell_back = _resolve_permute(opt["permute"], outcome_constant, cond_constant)
     seeds = kernel_seeds(gen, B)
     test_statistic = resolve_statistic(opt["test_statistic"], n_groups, z_cont.shape[1])
     # the pooled plug-in statistic sees what a block of distinct values leaves between
