@@ -145,6 +145,20 @@ def _warn_one_context(group: str | None) -> None:
         SmallSampleWarning, stacklevel=4)
 
 
+def _warn_rows_fallback(group: str | None, n_groups: int) -> None:
+    """``permute='auto'`` fell back to single rows with several contexts: the outcome and
+    the conditioning values vary within contexts, so neither can move as a whole."""
+    warnings.warn(
+        f"ci_test: the outcome and the conditioning values vary within the {n_groups} "
+        f"contexts (column {group!r}), so neither a context's outcome nor its actions can "
+        "move as a whole: permute='auto' fell back to permuting single rows (the result's "
+        "permute is 'rows'), which treats the rows as exchangeable (independent given their "
+        "conditioning values); the p-value is not valid if the rows of a context share "
+        "anything beyond them (a context-level shock, one conversation). "
+        "condition_on='context_mean' lets whole contexts move; permute='rows' states "
+        "that the rows are exchangeable.", SmallSampleWarning, stacklevel=4)
+
+
 def _warn_if_neighbours_within_contexts(z_cont: np.ndarray, ev_disc: np.ndarray,
                                         groups: np.ndarray, k: int) -> None:
     """Warn when a row's tied rows come mostly from its own context and k is small.
@@ -288,7 +302,7 @@ def ci_test(
         constant within every context). ``'rows'``: single actions move among
         rows with tied conditioning values. ``'auto'`` (default): outcomes
         when the outcome is constant within every context, else contexts when
-        possible, else rows.
+        possible, else rows (with a warning: see Warns).
     k_perm : int or None
         Default ``None``: 3 for ``method='permutation'``; not used by
         ``method='bootstrap'``. Minimum number of units in a permutation block: units with tied
@@ -382,8 +396,13 @@ def ci_test(
         ``'auto'``: its p-value was measured liberal there (docs/cmi.md). And when
         the data hold one context: no context can move, and the p-value permutes
         single rows, which treats the rows as exchangeable (not valid if they share
-        a context-level shock).
+        a context-level shock); likewise when ``permute='auto'`` falls back to single
+        rows in several contexts (outcome and conditioning values varying within
+        them; ``permute='rows'`` asks for it without the warning).
     DegenerateDataWarning
+        When the belief is constant (the test then conditions on nothing the agent
+        stated: plain dependence of action on outcome, which a coherent agent whose
+        actual beliefs track the outcome fails; the test still runs).
         When the action or the outcome is constant, and when no valid
         permutation test exists (every unit alone in its evidence stratum or
         conditioning value, no row with a neighbour, or a regression-adjusted
@@ -626,6 +645,22 @@ def _moves(prep: Prepared, k: int, permute: str, stated_prob: np.ndarray, cond_p
     return ("actions", blocks), movable, knn_null
 
 
+def _resolve_permute(permute: str, outcome_constant: bool,
+                     cond_constant: bool) -> tuple[str, bool]:
+    """What the permutation moves, and whether ``'auto'`` fell back to single rows (the
+    outcome and the conditioning values both vary within contexts)."""
+    if permute == "outcomes" and not outcome_constant:
+        raise ValueError(param_error("permute", _OWNER, "'rows', 'contexts' or 'auto' when "
+                                     "the outcome varies within a context", "outcomes"))
+    if permute == "contexts" and not cond_constant:
+        raise ValueError(param_error("permute", _OWNER, "'rows', 'outcomes' or 'auto' when the "
+                                     "conditioning values vary within a context", "contexts"))
+    if permute != "auto":
+        return permute, False
+    return ("outcomes" if outcome_constant else "contexts" if cond_constant else "rows",
+            not (outcome_constant or cond_constant))
+
+
 def _bootstrap_result(prep: Prepared, k: int, groups: np.ndarray, statistic: float,
                       opt: dict[str, Any], gen: np.random.Generator,
                       common: dict[str, Any]) -> CITestResult:
@@ -711,16 +746,7 @@ def _ci_test(design: Design, opt: dict[str, Any], gen: np.random.Generator) -> C
     # ---- permutation null
     outcome_constant = _constant_within(design.outcome.astype(np.float64), groups)
     cond_constant = _constant_within(cond_perm, groups)
-    permute = opt["permute"]
-    if permute == "outcomes" and not outcome_constant:
-        raise ValueError(param_error("permute", _OWNER, "'rows', 'contexts' or 'auto' when "
-                                     "the outcome varies within a context", "outcomes"))
-    if permute == "contexts" and not cond_constant:
-        raise ValueError(param_error("permute", _OWNER, "'rows', 'outcomes' or 'auto' when the "
-                                     "conditioning values vary within a context", "contexts"))
-    if permute == "auto":
-        permute = ("outcomes" if outcome_constant
-                   else "contexts" if cond_constant else "rows")
+    permute, fell_back = _resolve_permute(opt["permute"], outcome_constant, cond_constant)
     seeds = kernel_seeds(gen, B)
     test_statistic = resolve_statistic(opt["test_statistic"], n_groups, z_cont.shape[1])
     # the pooled plug-in statistic sees what a block of distinct values leaves between
@@ -760,6 +786,8 @@ def _ci_test(design: Design, opt: dict[str, Any], gen: np.random.Generator) -> C
         pvalue = float(monte_carlo_pvalue(null, observed, break_ties=gen if exact else None))
         if n_groups == 1:
             _warn_one_context(opt["group"])
+        elif fell_back:
+            _warn_rows_fallback(opt["group"], n_groups)
 
     # ---- confidence interval by context resampling
     low, high, res = _context_interval(prep, k, design, b_prob, statistic, knn_null, opt, gen,

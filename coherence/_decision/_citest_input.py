@@ -25,6 +25,7 @@ from ._cmi import combine
 from ._design import evidence_columns
 from ._design import numeric_evidence
 from ._design import require_design_columns
+from ._design import warn_constant_belief
 
 _OWNER = "ci_test"
 _METHODS = ("permutation", "bootstrap")
@@ -165,6 +166,10 @@ def ci_test_inputs(data: Any, belief: Any, action: Any, outcome: Any, evidence: 
     if not (isinstance(k, str) and k == "auto"):
         k = check_int(k, "k", _OWNER, low=1, high=n - 1)
     p = probability_column(df, belief, owner=_OWNER)
+    warn_constant_belief(p, belief, _OWNER, "conditioning on it conditions on nothing the "
+                         "agent stated, so the test is of plain dependence of the action on "
+                         f"the outcome{' given the evidence' if evidence else ''}, which a "
+                         "coherent agent whose beliefs track the outcome fails too")
     a, _ = _class_codes(df, action, discrete=True)
     y, y_labels = _class_codes(df, outcome, discrete=True)
     ev_disc, ev_cont = _evidence_arrays(df, evidence)

@@ -8,6 +8,7 @@ any test that takes ``belief``, ``action``, ``outcome``, ``group`` and a list of
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
 from collections.abc import Sequence
 from typing import Any
@@ -18,10 +19,11 @@ import pandas as pd
 from .._validation import check_case_distinct
 from .._validation import param_error
 from .._validation import require_columns
+from .._warnings import DegenerateDataWarning
 
 __all__ = ["ENGINES", "category_values", "check_resolution", "distinct_roles",
            "evidence_columns", "holds_python_floats", "no_reversed_pairs", "numeric_evidence",
-           "require_design_columns"]
+           "require_design_columns", "warn_constant_belief"]
 
 #: Values this far apart differ in what was stated (a third decimal); a ``resolution``
 #: that snaps them together pools them instead of tying floating-point noise.
@@ -110,6 +112,16 @@ def require_design_columns(df: pd.DataFrame, roles: Mapping[str, str | None],
               if c is not None and not pd.api.types.is_float_dtype(df[c].dtype)]
     for column in dict.fromkeys(labels):
         check_case_distinct(df, column, owner=owner)
+
+
+def warn_constant_belief(p: np.ndarray, belief: str, owner: str, consequence: str) -> None:
+    """A :class:`DegenerateDataWarning` when the belief column ``p`` holds one value:
+    a test of action on belief then conditions on nothing the agent stated (on the
+    evidence alone), which ``consequence`` says for the test. Called by a test's input
+    layer (``stacklevel`` points at the caller of the public function)."""
+    if len(p) and np.ptp(p) == 0.0:
+        warnings.warn(f"{owner}: column '{belief}' is constant ({p[0]}); {consequence}.",
+                      DegenerateDataWarning, stacklevel=4)
 
 
 def numeric_evidence(df: pd.DataFrame, evidence: tuple[str, ...]) -> pd.DataFrame:

@@ -49,6 +49,7 @@ from ._design import category_values
 from ._design import evidence_columns
 from ._design import numeric_evidence
 from ._design import require_design_columns
+from ._design import warn_constant_belief
 from ._leakage_interval import between_context_fold_variance
 from ._leakage_interval import widened_interval
 from ._leakage_null import PROBABILITY_FLOOR
@@ -364,10 +365,8 @@ def _leakage_test_iv(data: Any, belief: Any, action: Any, outcome: Any, evidence
     if np.ptp(y) == 0:
         raise ValueError(f"{_OWNER}: column '{outcome}' is constant ({int(y[0])}); the "
                          f"outcome cannot add information.")
-    if np.ptp(p) == 0.0:
-        warnings.warn(f"{_OWNER}: column '{belief}' is constant ({p[0]}); the base model "
-                      f"predicts the marginal action frequencies.", DegenerateDataWarning,
-                      stacklevel=3)
+    warn_constant_belief(p, belief, _OWNER, "the base model predicts the " + (
+        "action from the evidence alone" if evidence else "marginal action frequencies"))
     if n_groups < 20:
         warnings.warn(f"{_OWNER}: only {n_groups} contexts; cross-validated losses and the "
                       f"cluster bootstrap are unreliable below about 20.", SmallSampleWarning,
@@ -569,6 +568,13 @@ def _run_engine(iv: dict[str, Any], engine: str, options: Mapping[str, Any],
             pvalue = math.nan
         else:
             pvalue = monte_carlo_pvalue(null, statistic)
+            if permute == "rows":
+                warnings.warn(f"{_OWNER}: the outcome varies within contexts, so single "
+                              "outcomes were permuted among rows matched on their values "
+                              "(the result's permute is 'rows'), which treats the rows as "
+                              "exchangeable; the p-value is not valid if the rows of a "
+                              "context share anything beyond those values (a context-level "
+                              "shock, one conversation).", SmallSampleWarning, stacklevel=3)
 
     out.update(pvalue=float(pvalue), null=null, n_perm=n_perm, permute=permute)
     return out
@@ -620,6 +626,10 @@ def leakage_test(
         such as an age group or an ECG flag are labels, not quantities; the rule is
         :func:`ci_test`'s). Give a list to choose: listed columns are categories, the
         others must be numeric (``categorical=[]`` treats an integer count as a number).
+        The coding changes the statistic and the p-value, not only the model's reading:
+        a 0/1 column as a number or as a category differed by a median 0.03 in ``pvalue``
+        (max 0.24) on 100 null studies of 100 contexts (docs/leakage.md); choose it
+        before looking at the result.
     n_splits : int
         Folds of the grouped K-fold cross-validation (contexts never straddle folds).
     engine : {'logistic', 'catboost'}
@@ -700,10 +710,13 @@ def leakage_test(
     -----
     DegenerateDataWarning
         For a constant belief (the base model then predicts the marginal
-        action frequencies; the test still runs), and for ``method='paired'`` when
-        every context's loss difference is the same (see Notes).
+        action frequencies, or the action from the evidence alone; the test still
+        runs), and for ``method='paired'`` when every context's loss difference is the
+        same (see Notes).
     SmallSampleWarning
-        For fewer than 20 contexts.
+        For fewer than 20 contexts, and when the outcome varies within contexts: the
+        permutation then moves single outcomes among rows (``permute='rows'``), which
+        treats the rows as exchangeable (not valid if they share a context-level shock).
 
     See Also
     --------

@@ -171,6 +171,39 @@ def test_one_context_warns_that_the_pvalue_treats_rows_as_exchangeable():
     assert not any("one context" in str(w.message) for w in caught)
 
 
+def test_a_fallback_to_single_rows_in_several_contexts_warns():
+    # outcome and belief drawn per row in 20 contexts: neither a context's outcome nor its
+    # actions can move, and permute='auto' permuted single rows without a word
+    gen = np.random.default_rng(0)
+    p = gen.choice([0.2, 0.5, 0.8], 200)
+    data = pd.DataFrame({"belief": p, "outcome": (gen.random(200) < p).astype(int),
+                         "action": (gen.random(200) < p).astype(int),
+                         "context": np.arange(200) % 20})
+    with pytest.warns(SmallSampleWarning) as caught:
+        res = coherence.ci_test(data, n_resamples=99, ci_method=None, rng=0)
+    message = next(str(w.message) for w in caught if "fell back" in str(w.message))
+    assert "20 contexts (column 'context')" in message
+    assert "treats the rows as exchangeable" in message and res.permute == "rows"
+    with warnings.catch_warnings():  # asked for: the same p-value, no warning
+        warnings.simplefilter("error")
+        rows = coherence.ci_test(data, n_resamples=99, ci_method=None, permute="rows", rng=0)
+    assert rows.pvalue == res.pvalue and rows.permute == "rows"
+
+
+def test_a_constant_belief_warns_that_it_conditions_on_nothing():
+    # a rational study whose belief column was overwritten: p = 0.005, with no warning,
+    # while leakage_test warned on the same column
+    data = coherence.simulate("rational", n_contexts=100, rng=0).data.assign(belief=0.5)
+    with pytest.warns(DegenerateDataWarning, match=r"column 'belief' is constant \(0.5\); "
+                      "conditioning on it conditions on nothing") as caught:
+        res = coherence.ci_test(data, n_resamples=99, ci_method=None, rng=0)
+    assert res.pvalue < 0.05 and "given the evidence" not in str(caught[0].message)
+    assert caught[0].filename == __file__
+    with pytest.warns(DegenerateDataWarning, match="on the outcome given the evidence"):
+        coherence.ci_test(data.assign(e=data["context"] % 2), evidence=["e"],
+                          n_resamples=19, ci_method=None, rng=0)
+
+
 def test_evidence_is_conditioned_on(rational):
     data = rational.assign(stratum=(rational["context"] % 3).astype(str),
                            age=(rational["context"] % 7).astype(np.float64))
@@ -214,7 +247,8 @@ def test_calibrate_and_context_mean_run(rational):
     varying = noisy.assign(outcome=np.arange(len(noisy)) % 2)
     with pytest.raises(ValueError, match="'rows', 'contexts' or 'auto' when the outcome varies"):
         coherence.ci_test(varying, permute="outcomes", n_resamples=9, rng=0)
-    assert coherence.ci_test(varying, n_resamples=9, rng=0).permute == "rows"
+    with pytest.warns(SmallSampleWarning, match="fell back to permuting single rows"):
+        assert coherence.ci_test(varying, n_resamples=9, rng=0).permute == "rows"
 
 
 def test_warns_when_neighbours_are_the_rows_own_context():
@@ -795,8 +829,12 @@ def test_the_bias_model_draws_outcomes_as_the_data_vary(
         return model_bias(*args)
 
     monkeypatch.setattr(citest_module, "model_bias", flag_spy)
-    res = coherence.ci_test(data, evidence=["evidence"], n_resamples=99, rng=0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = coherence.ci_test(data, evidence=["evidence"], n_resamples=99, rng=0)
     assert res.permute == ("rows" if per_row else "outcomes")
+    assert any("fell back to permuting single rows" in str(w.message)
+               for w in caught) == per_row
     assert flags == [per_row] and len(seen) == 1
     groups = data["context"].to_numpy()
     varies = [np.ptp(sim[groups == g]) > 0 for sim in seen[0][:20] for g in range(60)]

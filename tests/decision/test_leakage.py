@@ -105,9 +105,35 @@ def test_label_absent_from_a_training_fold(rational):
 
 
 def test_constant_belief_warns_and_runs(rational):
-    with pytest.warns(DegenerateDataWarning, match="column 'belief' is constant"):
+    with pytest.warns(DegenerateDataWarning, match="column 'belief' is constant") as caught:
         res = leakage_test(rational.assign(belief=0.5), **FAST, rng=0)
+    # the check ci_test shares: its wording and where it points unchanged
+    assert str(caught[0].message) == ("leakage_test: column 'belief' is constant (0.5); the "
+                                      "base model predicts the marginal action frequencies.")
+    assert caught[0].filename == __file__
     assert np.isfinite(res.statistic) and res.log_loss_base > 0
+    # with evidence the base model is not the marginal frequencies (it said it was)
+    with pytest.warns(DegenerateDataWarning, match="predicts the action from the evidence "
+                      "alone"):
+        leakage_test(rational.assign(belief=0.5, e=rational["context"] % 2), evidence=["e"],
+                     **FAST, rng=0)
+
+
+def test_an_outcome_varying_within_contexts_warns_that_rows_are_permuted():
+    # the p-value then permuted single outcomes among rows, treating the rows of a
+    # context as exchangeable, without a word (ci_test warns in the same case)
+    data = coherence.simulate("rational", n_contexts=40, rng=3).data
+    gen = np.random.default_rng(0)
+    data["outcome"] = (gen.random(len(data)) < data["belief"]).astype(int)
+    with pytest.warns(SmallSampleWarning, match="single outcomes were permuted among "
+                      "rows") as caught:
+        res = leakage_test(data, **FAST, rng=0)
+    assert res.permute == "rows" and 0.0 < res.pvalue <= 1.0
+    assert caught[0].filename == __file__
+    shared = data.assign(outcome=data.groupby("context")["outcome"].transform("first"))
+    with warnings.catch_warnings():  # one outcome per context: contexts move, no warning
+        warnings.simplefilter("error")
+        assert leakage_test(shared, **FAST, rng=0).permute == "outcomes"
 
 
 def test_few_contexts_warn():
