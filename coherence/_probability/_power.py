@@ -184,8 +184,9 @@ def _binom_power(n: int, p1: float, p0: float, alpha: float, alternative: str) -
 
 
 def _smallest_n(power_of: Any, target: float, start: int, max_n: int) -> int:
-    """Smallest n >= 2 with power_of(n) >= target, scanning up from a low start."""
-    n = max(2, start)
+    """Smallest n >= 2 with power_of(n) >= target, scanning up from a low start (at most
+    ``max_n``: a start beyond it, from a near-null effect, evaluated the power there)."""
+    n = min(max(2, start), max_n)
     while n > 2 and power_of(n) >= target:  # make sure we start below the target
         n = max(2, n // 2)
     while n <= max_n:
