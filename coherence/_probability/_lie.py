@@ -745,34 +745,13 @@ def iterated_expectation_check(
         "agent_z_mass": units["mass_agent"].to_numpy(dtype=float),
         "baseline_z_mass": units["mass_base"].to_numpy(dtype=float)})
 
-    from .._resampling import cluster_draws
-    from .._resampling import cluster_resample_rows
-    from .._resampling import expanded_level
-    from .._resampling import percentile_interval
     from .._resampling import sorted_codes
 
     codes = sorted_codes(out["context"])
     n_ctx = int(codes.max()) + 1
     statistic = _median(ratio)
-
-    rows, offsets = cluster_resample_rows(codes, cluster_draws(n_ctx, n_resamples, gen))
-    boot = np.array([_median(ratio[rows[offsets[b]:offsets[b + 1]]])
-                     for b in range(n_resamples)])
-
-    # a resample's median ratio may be inf (a baseline error of 0): percentile_interval
-    # gives an end between two infinite medians as inf
-    low, high = (percentile_interval(boot, expanded_level(confidence_level, n_ctx))
-                 if n_ctx > 1 else (np.nan, np.nan))
-    # a resample drawing only units whose ratio is 0/0 has no median: left out of the
-    # interval (percentile_interval ignores NaN), counted and, over 1%, said (unless every
-    # ratio is 0/0: then the median ratio itself is NaN, said above)
-    n_undefined = int(np.isnan(boot).sum()) if n_ctx > 1 else 0
-    if n_undefined > _UNDEFINED_SHARE * n_resamples and not np.isnan(statistic):
-        warnings.warn(f"{owner}: {n_undefined} of {n_resamples} bootstrap resamples "
-                      f"({n_undefined / n_resamples:.1%}) are left out of the interval: "
-                      "every unit drawn has a ratio of 0/0 (both errors 0), so their median "
-                      "ratio is undefined and the interval rests on the other resamples "
-                      "only ('n_undefined' counts them).", SmallSampleWarning, stacklevel=2)
+    low, high, n_undefined = _ratio_interval(ratio, codes, n_resamples, confidence_level,
+                                             gen, owner)
     diff = np.bincount(codes, weights=e_agent - e_base, minlength=n_ctx) / np.bincount(
         codes, minlength=n_ctx)
     informative = np.abs(diff) >= _ZERO_ERROR
@@ -789,6 +768,36 @@ def iterated_expectation_check(
         baseline=kind, normalize=normalize, n_contexts=n_ctx, n_resamples=n_resamples,
         alternative=alternative, pvalue_method=test, n_agent_worse=k, n_informative=n_inf,
         n_undefined=n_undefined)
+
+
+def _ratio_interval(ratio: np.ndarray, codes: np.ndarray, n_resamples: int,
+                    confidence_level: float, gen: np.random.Generator,
+                    owner: str) -> tuple[float, float, int]:
+    """The context bootstrap's expanded percentile interval of the median ratio, and the
+    resamples left out of it (median undefined: every unit drawn 0/0), warned of over 1%
+    (unless every ratio is 0/0: the median ratio itself is then NaN, said already)."""
+    from .._resampling import cluster_draws
+    from .._resampling import cluster_resample_rows
+    from .._resampling import expanded_level
+    from .._resampling import percentile_interval
+
+    n_ctx = int(codes.max()) + 1
+    rows, offsets = cluster_resample_rows(codes, cluster_draws(n_ctx, n_resamples, gen))
+    boot = np.array([_median(ratio[rows[offsets[b]:offsets[b + 1]]])
+                     for b in range(n_resamples)])
+    if n_ctx < 2:
+        return np.nan, np.nan, 0
+    # a resample's median ratio may be inf (a baseline error of 0): percentile_interval
+    # gives an end between two infinite medians as inf, and leaves out NaN medians
+    low, high = percentile_interval(boot, expanded_level(confidence_level, n_ctx))
+    n_undefined = int(np.isnan(boot).sum())
+    if n_undefined > _UNDEFINED_SHARE * n_resamples and not np.isnan(_median(ratio)):
+        warnings.warn(f"{owner}: {n_undefined} of {n_resamples} bootstrap resamples "
+                      f"({n_undefined / n_resamples:.1%}) are left out of the interval: "
+                      "every unit drawn has a ratio of 0/0 (both errors 0), so their median "
+                      "ratio is undefined and the interval rests on the other resamples "
+                      "only ('n_undefined' counts them).", SmallSampleWarning, stacklevel=3)
+    return low, high, n_undefined
 
 
 def _require_no_forest_inputs(owner: str, *values: Any) -> None:
