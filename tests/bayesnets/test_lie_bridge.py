@@ -346,6 +346,7 @@ def test_study_carries_the_network_states_for_the_baseline(asia: bayesnets.LIESt
     assert "states" not in repr(asia)
     bad = asia.contexts.copy()
     ev = asia.evidence[0]
+    bad[ev] = bad[ev].astype(object)
     bad.loc[bad.index[0], ev] = "yse"  # a misspelt state of the first evidence variable
     with pytest.raises(ValueError, match=rf"hold states of variable '{ev}' in 'contexts'.*"
                        r"'yse'"):
