@@ -109,6 +109,11 @@ class LIEStudy:
         A forward sample of the network (state names; the binary ``y`` column
         is 1 when the target takes the study's state), for
         :func:`coherence.random_forest_baseline`.
+    states : mapping of str to tuple
+        The network's states of each variable (``bayesnets.Network.states``), for
+        :func:`coherence.random_forest_baseline`'s ``states=`` (through
+        :func:`coherence.iterated_expectation_check`'s ``baseline_options``), which then
+        refuses an evidence value or a state that is not among its variable's states.
     evidence : tuple of str
         The evidence variables forming x.
     agent : coherence.Agent
@@ -125,6 +130,8 @@ class LIEStudy:
     evidence: tuple[str, ...] = ()
     agent: Agent = field(default_factory=Agent)
     report_noise: float = 0.0
+    states: Mapping[str, tuple[Any, ...]] = field(
+        default_factory=lambda: MappingProxyType({}), repr=False)
 
     def redraw(self, *, agent: str | Agent | None = None, report_noise: float | None = None,
                rng: RNGLike = None) -> pd.DataFrame:
@@ -275,7 +282,8 @@ def lie_study(network: Any = "child", *, target: str | None = None, state: Any =
     LIEStudy
         ``data`` (the agent's long table), ``exact``, ``truth`` (the agent's
         noise-free gap per (context, variable)), ``contexts``,
-        ``ground_truth``.
+        ``ground_truth`` and ``states`` (the network's states, for the baseline's
+        ``states=``).
 
     See Also
     --------
@@ -396,4 +404,5 @@ def lie_study(network: Any = "child", *, target: str | None = None, state: Any =
     t_code = list(net.states[target]).index(state)
     gt["y"] = (codes[:, net.index[target]] == t_code).astype(np.int64)
     return LIEStudy(data=data, exact=exact, truth=truth, contexts=ctx, ground_truth=gt,
-                    evidence=evidence, agent=spec, report_noise=float(report_noise))
+                    evidence=evidence, agent=spec, report_noise=float(report_noise),
+                    states=MappingProxyType({v: tuple(net.states[v]) for v in net.variables}))

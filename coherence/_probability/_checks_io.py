@@ -71,6 +71,26 @@ def _prob(entry: Any, key: str, line_no: int) -> float:
     return float(narrow_float(value))
 
 
+def _published(entry: Any, key: str, line_no: int) -> float:
+    """The published violation ``violation_data[key]["violation"]`` of a released line:
+    NaN where the line has none (no entry, or ``null``); a number otherwise. As a forecast
+    is, a JSON boolean or a string (``true``, ``"0.12"``) is refused, not read as NaN (which
+    would pass for "no published value")."""
+    if entry is None:
+        return np.nan
+    if not isinstance(entry, Mapping):
+        raise ValueError(f"read_consistency_tuples: line {line_no}: its 'violation_data' "
+                         f"key '{key}' is not a JSON object (expected {{'violation': ...}}); "
+                         f"got {entry!r}.")
+    value = entry.get("violation")
+    if value is None:
+        return np.nan
+    if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):
+        raise ValueError(f"read_consistency_tuples: line {line_no}: the published violation "
+                         f"'violation_data' key '{key}' must be a number; got {value!r}.")
+    return float(value)
+
+
 def read_consistency_tuples(source: Any, *, checker: str | None = None) -> pd.DataFrame:
     """Read tuples in the layout of Paleka et al.'s released files into a table.
 
@@ -101,7 +121,9 @@ def read_consistency_tuples(source: Any, *, checker: str | None = None) -> pd.Da
         tuple, a line that is not JSON or names a key twice in one object
         (``{"P": ..., "P": ...}``: JSON would keep the last), or a tuple that lacks
         a question or whose forecast is not a number in [0, 1] (a JSON boolean is
-        not one); the file and line are named.
+        not one), or a published violation that is not a number (a JSON boolean or a
+        string such as ``"0.12"``; ``null`` or no entry is NaN, no published value);
+        the file, line and key are named.
     TypeError
         For a ``source`` that is neither a path nor an iterable of lines or
         records, among them a single record (a dict: pass ``[record]``), a
@@ -178,10 +200,7 @@ def read_consistency_tuples(source: Any, *, checker: str | None = None) -> pd.Da
         for key, col in (("default", "published_arbitrage"),
                          ("default_scaled", "published_arbitrage_scaled"),
                          ("frequentist", "published_frequentist")):
-            value = vd.get(key, {}).get("violation") if isinstance(vd.get(key), Mapping) \
-                else None
-            row[col] = float(value) if isinstance(value, numbers.Real) \
-                and not isinstance(value, bool | np.bool_) else np.nan
+            row[col] = _published(vd.get(key), key, line_no)
         rows.append(row)
     if not rows:
         raise ValueError(param_error("source", owner, "at least one tuple",

@@ -51,6 +51,9 @@ __all__ = [
 # --------------------------------------------------------------------------- iterated expectation
 #: Errors below this are treated as exactly 0 (floating-point sums of exact beliefs).
 _ZERO_ERROR = 1e-12
+#: Share of bootstrap resamples with an undefined median ratio above which
+#: iterated_expectation_check warns (as the ForecastBench scores do).
+_UNDEFINED_SHARE = 0.01
 
 #: Columns of the long LIE table, by role (the defaults of iterated_expectation_check).
 LIE_COLUMNS: tuple[str, ...] = ("context", "variable", "state", "p_y_given_x", "p_y_given_xz",
@@ -61,7 +64,8 @@ LIE_COLUMNS: tuple[str, ...] = ("context", "variable", "state", "p_y_given_x", "
 class IteratedExpectationResult(CoherenceResult, test_name="iterated_expectation_check",
                                 settings=("median_agent_error", "median_baseline_error", "baseline",
                                           "normalize", "n_contexts", "n_resamples", "alternative",
-                                          "pvalue_method", "n_agent_worse", "n_informative")):
+                                          "pvalue_method", "n_agent_worse", "n_informative",
+                                          "n_undefined")):
     """Result of :func:`iterated_expectation_check`.
 
     ``statistic`` is the median, over (context, auxiliary variable) units, of
@@ -98,6 +102,10 @@ class IteratedExpectationResult(CoherenceResult, test_name="iterated_expectation
         Contexts whose mean error difference (agent minus baseline) is
         positive, and contexts where it is not 0 (the sign test's ``k`` and
         ``n``).
+    n_undefined : int
+        Bootstrap resamples left out of the interval: their median ratio is undefined
+        (NaN), every unit drawn having a ratio of 0/0 (both errors 0). A
+        :class:`SmallSampleWarning` says so when they are over 1% of ``n_resamples``.
     """
 
     table: pd.DataFrame = field(default_factory=pd.DataFrame)
@@ -111,6 +119,7 @@ class IteratedExpectationResult(CoherenceResult, test_name="iterated_expectation
     pvalue_method: str = "sign"
     n_agent_worse: int = 0
     n_informative: int = 0
+    n_undefined: int = 0
 
     units = DeprecatedAlias("table")
 
@@ -210,7 +219,9 @@ def lie_table(df: pd.DataFrame, cols: dict[str, str], owner: str,
     if dup.any():
         labels = [df.index[i] for i in np.flatnonzero(dup)]
         raise ValueError(column_error(cols["state"], "be unique within each (context, "
-                                      "variable)", labels, owner=owner))
+                                      "variable) (a state listed twice, or written twice as "
+                                      "equal numbers, 1 and 1.0)", labels,
+                                      df[cols["state"]].to_numpy()[dup], owner=owner))
     spread = out.groupby("context", sort=False)["p_y_given_x"].transform(
         lambda v: v.max() - v.min()).to_numpy()
     bad = np.flatnonzero(spread > 1e-12)
@@ -238,12 +249,27 @@ def require_same_label_types(table: pd.DataFrame, base: pd.DataFrame, cols: dict
             continue
         clash = case_collisions([*table[role].unique(), *base[role].unique()])
         shown = "; ".join(" / ".join(map(repr, g)) for g in clash[:5])
+        if not shown:  # True in one table, 1 in the other: equal in Python, pooled by unique()
+            shown = "; ".join(_bool_number_clashes(table[role], base[role])[:5])
         raise ValueError(
             f"{owner}: column '{cols[role]}' holds {' and '.join(kinds[0])} in 'elicited' "
             f"but {' and '.join(kinds[1])} in 'baseline'"
             + (f" (the same labels typed two ways: {shown})" if shown else "")
             + "; the tables' units are matched on it, so give it one type in both (e.g. "
             f"baseline['{cols[role]}'] = baseline['{cols[role]}'].astype(int)).")
+
+
+def _bool_number_clashes(first: pd.Series, second: pd.Series) -> list[str]:
+    """``'True' / 1``-style pairs of a bool in one column and an equal number in the other
+    (``True == 1``), which ``unique()`` and :func:`case_collisions` pool."""
+    out = []
+    for a, b in ((first, second), (second, first)):
+        bools = {bool(v) for v in a.to_numpy() if isinstance(v, bool | np.bool_)}
+        nums = {v.item() if isinstance(v, np.generic) else v for v in b.to_numpy()
+                if _label_kind(v) == "numbers"}
+        out += [f"{flag!r} / {n!r}" for flag in sorted(bools) for n in sorted(nums)
+                if n == flag and f"{flag!r} / {n!r}" not in out]
+    return out
 
 
 def _lie_errors(table: pd.DataFrame, normalize: bool, owner: str = "iterated_expectation_check",
@@ -560,7 +586,9 @@ def iterated_expectation_check(
         agent's and the baseline's errors are equal in every context (no informative
         context: ``pvalue`` is NaN).
     SmallSampleWarning
-        With one context: the bootstrap over contexts has no interval (NaN).
+        With one context: the bootstrap over contexts has no interval (NaN). When more
+        than 1% of the bootstrap resamples have an undefined median ratio (every unit
+        drawn 0/0) and are left out of the interval (``n_undefined`` counts them).
 
     See Also
     --------
@@ -717,24 +745,13 @@ def iterated_expectation_check(
         "agent_z_mass": units["mass_agent"].to_numpy(dtype=float),
         "baseline_z_mass": units["mass_base"].to_numpy(dtype=float)})
 
-    from .._resampling import cluster_draws
-    from .._resampling import cluster_resample_rows
-    from .._resampling import expanded_level
-    from .._resampling import percentile_interval
     from .._resampling import sorted_codes
 
     codes = sorted_codes(out["context"])
     n_ctx = int(codes.max()) + 1
     statistic = _median(ratio)
-
-    rows, offsets = cluster_resample_rows(codes, cluster_draws(n_ctx, n_resamples, gen))
-    boot = np.array([_median(ratio[rows[offsets[b]:offsets[b + 1]]])
-                     for b in range(n_resamples)])
-
-    # a resample's median ratio may be inf (a baseline error of 0): percentile_interval
-    # gives an end between two infinite medians as inf
-    low, high = (percentile_interval(boot, expanded_level(confidence_level, n_ctx))
-                 if n_ctx > 1 else (np.nan, np.nan))
+    low, high, n_undefined = _ratio_interval(ratio, codes, n_resamples, confidence_level,
+                                             gen, owner)
     diff = np.bincount(codes, weights=e_agent - e_base, minlength=n_ctx) / np.bincount(
         codes, minlength=n_ctx)
     informative = np.abs(diff) >= _ZERO_ERROR
@@ -749,7 +766,38 @@ def iterated_expectation_check(
                f"{_TESTS[test]} over contexts", table=out,
         median_agent_error=_median(e_agent), median_baseline_error=_median(e_base),
         baseline=kind, normalize=normalize, n_contexts=n_ctx, n_resamples=n_resamples,
-        alternative=alternative, pvalue_method=test, n_agent_worse=k, n_informative=n_inf)
+        alternative=alternative, pvalue_method=test, n_agent_worse=k, n_informative=n_inf,
+        n_undefined=n_undefined)
+
+
+def _ratio_interval(ratio: np.ndarray, codes: np.ndarray, n_resamples: int,
+                    confidence_level: float, gen: np.random.Generator,
+                    owner: str) -> tuple[float, float, int]:
+    """The context bootstrap's expanded percentile interval of the median ratio, and the
+    resamples left out of it (median undefined: every unit drawn 0/0), warned of over 1%
+    (unless every ratio is 0/0: the median ratio itself is then NaN, said already)."""
+    from .._resampling import cluster_draws
+    from .._resampling import cluster_resample_rows
+    from .._resampling import expanded_level
+    from .._resampling import percentile_interval
+
+    n_ctx = int(codes.max()) + 1
+    rows, offsets = cluster_resample_rows(codes, cluster_draws(n_ctx, n_resamples, gen))
+    boot = np.array([_median(ratio[rows[offsets[b]:offsets[b + 1]]])
+                     for b in range(n_resamples)])
+    if n_ctx < 2:
+        return np.nan, np.nan, 0
+    # a resample's median ratio may be inf (a baseline error of 0): percentile_interval
+    # gives an end between two infinite medians as inf, and leaves out NaN medians
+    low, high = percentile_interval(boot, expanded_level(confidence_level, n_ctx))
+    n_undefined = int(np.isnan(boot).sum())
+    if n_undefined > _UNDEFINED_SHARE * n_resamples and not np.isnan(_median(ratio)):
+        warnings.warn(f"{owner}: {n_undefined} of {n_resamples} bootstrap resamples "
+                      f"({n_undefined / n_resamples:.1%}) are left out of the interval: "
+                      "every unit drawn has a ratio of 0/0 (both errors 0), so their median "
+                      "ratio is undefined and the interval rests on the other resamples "
+                      "only ('n_undefined' counts them).", SmallSampleWarning, stacklevel=3)
+    return low, high, n_undefined
 
 
 def _require_no_forest_inputs(owner: str, *values: Any) -> None:

@@ -142,6 +142,9 @@ class PairsPowerResult:
         return Summary(text, title=title, rows=rows)
 
 
+#: The mean improvement ``pairs_power`` plans for when ``effect`` is left None.
+_DEFAULT_EFFECT = 0.01
+
 _SM_ALTERNATIVE = {"two-sided": "two-sided", "greater": "larger", "less": "smaller"}
 
 
@@ -181,8 +184,9 @@ def _binom_power(n: int, p1: float, p0: float, alpha: float, alternative: str) -
 
 
 def _smallest_n(power_of: Any, target: float, start: int, max_n: int) -> int:
-    """Smallest n >= 2 with power_of(n) >= target, scanning up from a low start."""
-    n = max(2, start)
+    """Smallest n >= 2 with power_of(n) >= target, scanning up from a low start (at most
+    ``max_n``: a start beyond it, from a near-null effect, evaluated the power there)."""
+    n = min(max(2, start), max_n)
     while n > 2 and power_of(n) >= target:  # make sure we start below the target
         n = max(2, n // 2)
     while n <= max_n:
@@ -354,7 +358,7 @@ def _simulate_binom_power(p1: float, p0: float, n: int, n_simulations: int, alph
     "win_rate", second_of_pair("pairs_power", "win_rate", "null win rate"),
     "win_rate=(win rate, null win rate)"))
 def pairs_power(
-    pilot: Any = None, *, metric: str = "mean_improvement", effect: float = 0.01,
+    pilot: Any = None, *, metric: str = "mean_improvement", effect: float | None = None,
     sd: float | None = None, win_rate: float | tuple[float, float] = 0.6,
     category: str | None = "strong", by: str = "category", n: int | None = None,
     power: float = 0.8, alpha: float = 0.05, alternative: str = "two-sided",
@@ -377,8 +381,11 @@ def pairs_power(
         :func:`conditional_forecasting` keeps such cells apart).
     metric : {"mean_improvement", "win_rate"}
         The quantity to detect.
-    effect : float, default 0.01
-        The mean improvement to detect (``mean_improvement``).
+    effect : float, optional
+        The mean improvement to detect (``metric="mean_improvement"``); None (the
+        default) means 0.01. With ``metric="win_rate"`` it must be left None: given,
+        it raises ``ValueError`` (it would go unused; the win rate to detect is
+        ``win_rate``).
     sd : float > 0, optional
         Standard deviation of the per-pair improvement; required without a
         pilot. With a pilot (whose sample SD is used) or with ``metric="win_rate"``
@@ -500,7 +507,7 @@ class _PowerSettings:
     :func:`_pairs_power_iv`)."""
 
     metric: str
-    effect: float
+    effect: float | None
     sd: float | None
     win_rate: float | tuple[float, float]
     category: str | None
@@ -566,7 +573,7 @@ def _pairs_power_iv(pilot: Any, settings: _PowerSettings) -> _PowerInput:
     n_pilot = 0
     nan = float("nan")
     if metric == "mean_improvement":
-        effect = check_float(effect, "effect", owner)
+        effect = check_float(_DEFAULT_EFFECT if effect is None else effect, "effect", owner)
         pilot_pairs = None
         if pilot is not None:
             if sd is not None:  # it went unused: the pilot's sample SD was planned for
@@ -597,6 +604,10 @@ def _pairs_power_iv(pilot: Any, settings: _PowerSettings) -> _PowerInput:
     if test != "t":
         raise ValueError(param_error("test", owner, '"t" (test applies to metric '
                                      '"mean_improvement")', test))
+    if effect is not None:  # it would go unused: the win rate to detect is win_rate=
+        raise ValueError(param_error("effect", owner, 'None with metric="win_rate" (the '
+                                     "power of the binomial test depends on win_rate= "
+                                     "only; give the win rate to detect there)", effect))
     if sd is not None:  # it would go unused: the binomial test's power needs no spread
         raise ValueError(param_error("sd", owner, 'None with metric="win_rate" (the power '
                                      "of the binomial test depends on win_rate= only)", sd))

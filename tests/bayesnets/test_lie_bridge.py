@@ -247,7 +247,8 @@ def test_check_runs_on_the_bridge_with_forest_baseline(asia: bayesnets.LIEStudy)
         res = iterated_expectation_check(
             asia.data.drop(columns="variable_name"), ground_truth=asia.ground_truth,
             contexts=asia.contexts, evidence=list(asia.evidence), n_resamples=99,
-            baseline_options={"n_estimators": 20, "min_samples_leaf": (5,), "n_splits": 2},
+            baseline_options={"n_estimators": 20, "min_samples_leaf": (5,), "n_splits": 2,
+                              "states": asia.states},
             rng=0)
     assert res.baseline == "random_forest"
     assert res.n_contexts == 30
@@ -335,3 +336,22 @@ def test_a_fitted_network_runs_with_its_phrases() -> None:
         assert exact["p_z_given_x"].to_dict() == pytest.approx(p_b.to_dict(), abs=1e-12)
         assert exact["p_y_given_xz"].to_dict() == pytest.approx(p_c.to_dict(), abs=1e-12)
     assert study.truth["error"].max() == 0.0
+
+
+def test_study_carries_the_network_states_for_the_baseline(asia: bayesnets.LIEStudy) -> None:
+    # the study did not carry the network's states: the baseline's states= (which refuses a
+    # misspelt evidence value) had to be looked up with bayesnets.load(name).states
+    net = bayesnets.load("asia")
+    assert dict(asia.states) == {v: tuple(net.states[v]) for v in net.variables}
+    assert "states" not in repr(asia)
+    bad = asia.contexts.copy()
+    ev = asia.evidence[0]
+    bad[ev] = bad[ev].astype(object)
+    bad.loc[bad.index[0], ev] = "yse"  # a misspelt state of the first evidence variable
+    with pytest.raises(ValueError, match=rf"hold states of variable '{ev}' in 'contexts'.*"
+                       r"'yse'"):
+        iterated_expectation_check(
+            asia.data.drop(columns="variable_name"), ground_truth=asia.ground_truth,
+            contexts=bad, evidence=list(asia.evidence), n_resamples=9,
+            baseline_options={"n_estimators": 5, "min_samples_leaf": (5,), "n_splits": 2,
+                              "states": asia.states}, rng=0)

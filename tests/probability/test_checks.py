@@ -4,6 +4,7 @@ the table layer, the released-file reader, against brute force and closed forms.
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pandas as pd
@@ -445,11 +446,26 @@ def test_read_errors_say_what_is_wrong():
                                 checker="negation")
 
 
-def test_read_published_boolean_is_not_a_number():
+@pytest.mark.parametrize("value", [True, "0.12", [0.12]])
+def test_read_published_violation_not_a_number_raises(value):
+    # a published violation written as a string or boolean ("0.12", true) was read as NaN
+    # (the column dropped), which passes for "no published value"; as a forecast written
+    # that way is, it is now refused, naming the line and key
     line = {"P": {"prob": 0.3}, "not_P": {"prob": 0.6},
-            "violation_data": {"default": {"violation": True}}}
+            "violation_data": {"default": {"violation": 0.01},
+                               "frequentist": {"violation": value}}}
+    with pytest.raises(ValueError, match=r"line 2: the published violation 'violation_data' "
+                       r"key 'frequentist' must be a number; got " + re.escape(repr(value))):
+        read_consistency_tuples([{"P": 0.3, "not_P": 0.7}, line], checker="negation")
+    with pytest.raises(ValueError, match=r"line 1: its 'violation_data' key 'default' is not "
+                       r"a JSON object"):
+        read_consistency_tuples([{"P": 0.3, "not_P": 0.7,
+                                  "violation_data": {"default": 0.12}}], checker="negation")
+    # null (or no entry) is no published value: NaN, as before
+    line["violation_data"]["frequentist"] = {"violation": None}
     df = read_consistency_tuples([line], checker="negation")
-    assert "published_arbitrage" not in df  # no number published: the column is dropped
+    assert df["published_arbitrage"].tolist() == [0.01]
+    assert np.isnan(df["published_frequentist"]).all()
 
 
 def test_read_file_not_utf8(tmp_path):

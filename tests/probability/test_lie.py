@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -18,6 +19,7 @@ from coherence import IteratedExpectationResult
 from coherence import SmallSampleWarning
 from coherence import iterated_expectation_check
 from coherence import random_forest_baseline
+from coherence._resampling import expanded_level
 
 X1, X2, Z1, Z2 = 3, 2, 3, 2  # states of two evidence variables and two auxiliary ones
 #: Small forests so the fitted-baseline tests stay fast on a shared machine.
@@ -161,6 +163,7 @@ def test_zero_baseline_error_warns(world):
             DegenerateDataWarning, match=r"baseline error is 0 \(below 1e-12\) for 12 unit"):
         res = iterated_expectation_check(table, baseline=table, rng=0, n_resamples=20)
     assert np.isnan(res.statistic) and np.isnan(res.pvalue)
+    assert res.n_undefined == 20  # every resample: counted, not warned of again
 
 
 
@@ -598,3 +601,40 @@ def test_random_forest_baseline_refuses_forest_options_beside_an_estimator(world
                                    evidence=["x1", "x2"], estimator=LogisticRegression(),
                                    baseline_options={"min_samples_leaf": (5,)}, rng=0,
                                    n_resamples=9)
+
+
+def test_resamples_with_an_undefined_median_are_counted(world):
+    # a resample drawing only units whose ratio is 0/0 (both errors 0) has a NaN median
+    # and was left out of the interval without a count: 4 of 6 contexts exact on both
+    # sides leave out about (4/6)^6 = 8.8% of the resamples; they are now counted
+    # (n_undefined) and said, the interval still resting on the other resamples
+    _, table, _ = world
+    ids = list(pd.unique(table["context"]))
+    agent = _shift_table(table, dict(zip(ids, [0, 0, 0, 0, 0.05, 0.03], strict=True)))
+    base = _shift_table(table, dict(zip(ids, [0, 0, 0, 0, -0.02, 0.02], strict=True)))
+    with pytest.warns(SmallSampleWarning, match=r"iterated_expectation_check: \d+ of 2000 "
+                      r"bootstrap resamples \(\d+\.\d%\) are left out of the interval.*"
+                      r"'n_undefined'"), \
+            pytest.warns(DegenerateDataWarning, match="baseline error is 0"):
+        res = iterated_expectation_check(agent, baseline=base, n_resamples=2000, rng=0)
+    assert 2000 * 0.088 - 60 < res.n_undefined < 2000 * 0.088 + 60
+    assert res.to_frame()["n_undefined"].iloc[0] == res.n_undefined
+    # the same resamples by hand: the count, and the interval of the defined ones, as before
+    ratio = res.table["ratio"].to_numpy()
+    codes = res.table["context"].map({c: i for i, c in enumerate(sorted(ids))}).to_numpy()
+    draws = np.random.default_rng(0).integers(0, 6, size=(2000, 6))
+    drawn = [np.concatenate([ratio[codes == c] for c in d]) for d in draws]
+    medians = np.array([np.median(r[~np.isnan(r)]) if (~np.isnan(r)).any() else np.nan
+                        for r in drawn])
+    assert res.n_undefined == int(np.isnan(medians).sum())
+    level = expanded_level(0.95, 6)
+    lo, hi = np.quantile(medians[~np.isnan(medians)], [(1 - level) / 2, (1 + level) / 2])
+    assert (res.confidence_interval.low, res.confidence_interval.high) == pytest.approx((lo, hi))
+    # one exact context of 6: (1/6)^6 of the resamples, none of 2000 here, and no warning
+    agent1 = _shift_table(table, dict(zip(ids, [0, 0.01, 0.02, 0.04, 0.05, 0.03], strict=True)))
+    base1 = _shift_table(table, dict(zip(ids, [0, 0.02, 0.02, 0.02, -0.02, 0.02], strict=True)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SmallSampleWarning)
+        warnings.simplefilter("ignore", DegenerateDataWarning)  # the exact context's 0 / 0
+        one = iterated_expectation_check(agent1, baseline=base1, n_resamples=2000, rng=0)
+    assert one.n_undefined == 0

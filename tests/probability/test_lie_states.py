@@ -65,3 +65,25 @@ def test_matching_states_and_extra_baseline_units_pass():
     shuffled = _check(eli.iloc[::-1], base.sample(frac=1.0, random_state=0))
     np.testing.assert_allclose(shuffled.table.sort_values("context")["ratio"],
                                ref.table.sort_values("context")["ratio"])
+
+
+def test_true_and_1_in_the_state_column_name_the_clash():
+    eli, base = _tables()
+    # within one unit: the generic label check names the clash (True equals 1)
+    clash = eli.assign(state=pd.Series([0, True, 0, 1], dtype=object))
+    with pytest.raises(ValueError, match=r"Column 'state' .* booleans or numbers, not both "
+                       r"\(True equals 1"):
+        _check(clash, base)
+    # True in 'elicited', 1 in 'baseline': the message said only "holds bool in 'elicited'
+    # but numbers in 'baseline'", the clash unnamed (unique() pools True and 1); it names it
+    flags = eli.assign(state=pd.Series([False, True, False, True], dtype=object))
+    with pytest.raises(ValueError, match=r"column 'state' holds bool in 'elicited' but "
+                       r"numbers in 'baseline' \(the same labels typed two ways: False / 0; "
+                       r"True / 1\)"):
+        _check(flags, base)
+    # a state written twice as equal numbers (1 and 1.0): the rule says so and shows it
+    twice = eli.assign(state=pd.Series([0, 1, 1.0, 1], dtype=object))
+    with pytest.raises(ValueError, match=r"Column 'state' .* must be unique within each "
+                       r"\(context, variable\) \(a state listed twice, or written twice as "
+                       r"equal numbers, 1 and 1.0\); 1 offending row \(first: row 3 = 1\)"):
+        _check(twice.assign(context=[1, 1, 2, 2]), base)

@@ -253,3 +253,31 @@ def test_pairs_power_sd_beside_a_pilot_raises():
     x = conditional_forecasting(pilot, n_resamples=9, rng=0).improvement
     assert res.sd == pytest.approx(float(np.std(x, ddof=1)), rel=1e-12)
     assert res.n_required == pairs_power(sd=res.sd, n_simulations=0).n_required > 2
+
+
+def test_pairs_power_effect_with_win_rate_raises():
+    # effect=0.05 with metric="win_rate" went unused without a word (199 pairs, the
+    # default win rate 0.6's, as without it); it now names effect and the metric
+    with pytest.raises(ValueError, match=r"The 'effect' parameter of pairs_power must be None "
+                       r'with metric="win_rate".*got 0.05'):
+        pairs_power(metric="win_rate", effect=0.05, n_simulations=0)
+    with pytest.raises(ValueError, match=r"'effect'.*metric=\"win_rate\".*got 0.01"):
+        pairs_power(metric="win_rate", effect=0.01, n_simulations=0)  # the old default too
+    assert pairs_power(metric="win_rate", n_simulations=0).n_required == 199
+    # left None with the mean improvement it is the documented 0.01, as before
+    res = pairs_power(sd=0.11, n_simulations=0)
+    assert res.effect == 0.01 and res.n_required == 952
+    assert res.n_required == pairs_power(effect=0.01, sd=0.11, n_simulations=0).n_required
+
+
+def test_pairs_power_scan_starts_no_higher_than_max_n():
+    # a win rate a hair above the null started the scan at n = 1.6e14 from the normal
+    # approximation, beyond max_n, and failed allocating 1.12 PiB; it is now -1 (above
+    # max_n), the power at max_n being checked
+    res = pairs_power(metric="win_rate", win_rate=(0.5000001, 0.5), n_simulations=0,
+                      max_n=1000)
+    assert res.n_required == -1 and np.isnan(res.achieved_power)
+    # a start below max_n is unchanged
+    assert pairs_power(metric="win_rate", n_simulations=0).n_required == 199
+    assert pairs_power(metric="win_rate", n_simulations=0, max_n=199).n_required == 199
+    assert pairs_power(metric="win_rate", n_simulations=0, max_n=198).n_required == -1
