@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 from typing import Any
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -40,6 +41,7 @@ from ._registry import DEFAULT_RESAMPLES
 from ._registry import REGISTRY
 
 if TYPE_CHECKING:
+    from .. import CalibrationErrorResult
     from ._result import CoherenceReport
 
 __all__ = ["render_first_screen", "render_html"]
@@ -397,7 +399,7 @@ def _calibration_rows(rep: CoherenceReport, ci_head: str) -> list[dict[str, str]
                                                             t["log_score_ci_low"],
                                                             t["log_score_ci_high"]),
                          "accuracy": _num(t["accuracy"], 3)})
-        ce = cell.results.get("calibration_error")
+        ce = cast("CalibrationErrorResult | None", cell.results.get("calibration_error"))
         if ce is not None:
             ci = ce.confidence_interval
             cal_rows[-1][f"debiased CE^2 [{ci_head}]"] = _with_ci(ce.statistic, ci.low, ci.high)
