@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -184,6 +185,17 @@ def test_code_turning_points_are_reversals():
     assert list(out["question"]) == ["a", "a"]
 
 
+def _signal_inputs(fe: pd.DataFrame, hind: pd.DataFrame) -> tuple[Any, pd.DataFrame]:
+    """The reasoning result of one question's forecast, and four prices that turn up on
+    2024-01-06: market_signal_metrics' inputs."""
+    px = pd.DataFrame({"question": ["q"] * 4,
+                       "date": ["2024-01-04", "2024-01-06", "2024-01-09", "2024-01-11"],
+                       "price": [0.40, 0.55, 0.55, 0.60]})
+    reasoning = coherence.reasoning_graph_metrics(fe, hind, gates=False, n_resamples=10,
+                                                  rng=0)
+    return reasoning, px
+
+
 def test_market_signal_metrics_hand_computed():
     hind = pd.DataFrame({
         "question": ["q", "q"], "event": ["e1", "e2"],
@@ -193,11 +205,7 @@ def test_market_signal_metrics_hand_computed():
     fe = pd.DataFrame({"model": ["m", "m"], "question": ["q", "q"], "event": ["f1", "f2"],
                        "title": ["Central bank raises interest rates", "Weather"],
                        "date": ["2024-01-05", None]})
-    px = pd.DataFrame({"question": ["q"] * 4,
-                       "date": ["2024-01-04", "2024-01-06", "2024-01-09", "2024-01-11"],
-                       "price": [0.40, 0.55, 0.55, 0.60]})
-    reasoning = coherence.reasoning_graph_metrics(fe, hind, gates=False, n_resamples=10,
-                                                  rng=0)
+    reasoning, px = _signal_inputs(fe, hind)
     res = coherence.market_signal_metrics(reasoning, hind, px, n_resamples=10, rng=0)
     row = res.table.iloc[0]
     # e1: +0.15 with a positive impact (a signal, 1 day from the turning point of
@@ -389,11 +397,7 @@ def test_rejected_records_are_no_signals():
     fe = pd.DataFrame({"model": ["m", "m"], "question": ["q", "q"], "event": ["f1", "f2"],
                        "title": ["Central bank raises interest rates", "Dock workers strike"],
                        "date": ["2024-01-05", "2024-01-10"]})
-    px = pd.DataFrame({"question": ["q"] * 4,
-                       "date": ["2024-01-04", "2024-01-06", "2024-01-09", "2024-01-11"],
-                       "price": [0.40, 0.55, 0.55, 0.60]})
-    reasoning = coherence.reasoning_graph_metrics(fe, hind, gates=False, n_resamples=10,
-                                                  rng=0)
+    reasoning, px = _signal_inputs(fe, hind)
     res = coherence.market_signal_metrics(reasoning, hind, px, n_resamples=10, rng=0)
     assert res.signal_events["event"].tolist() == ["e1"]
     assert res.table["n_signal_events"].tolist() == [1] and res.statistic == 1.0
