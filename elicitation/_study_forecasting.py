@@ -250,7 +250,9 @@ def score_forecasts(scored: pd.DataFrame, tests: Mapping[str, Any], seed: int, *
                                          confidence_level=level, rng=seed)
         add("calibration_error", ce.statistic, ce.confidence_interval.low,
             ce.confidence_interval.high,
-            f"calibration_error (debiased squared l2, {ce_bins} equal-mass bins)")
+            f"calibration_error (debiased squared l2, {ce.n_bins_used} equal-mass bins"
+            + (f" of {ce_bins} asked: tied forecasts merge them)"
+               if ce.n_bins_used < ce_bins else ")"))
         calib = scores.calibration.set_index("model").loc[model]
         add("ece", calib["ece"], method="forecast_scores (binned, equal width)")
     return pd.DataFrame(rows)
