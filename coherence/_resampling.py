@@ -42,6 +42,7 @@ import numpy as np
 import pandas as pd
 
 __all__ = [
+    "LEFT_OUT_SHARE",
     "MC_TIE_RTOL",
     "MEAN_KINDS",
     "SignFlips",
@@ -80,6 +81,10 @@ __all__ = [
 
 #: Relative tolerance of the Monte Carlo tie rule (see :func:`monte_carlo_pvalue`).
 MC_TIE_RTOL = 1e-9
+#: The share of bootstrap replicates left out of an interval (its statistic undefined
+#: there) above which a function warns and names what it left out: the interval then rests
+#: on the other replicates only (the ForecastBench scores, the LIE check's interval).
+LEFT_OUT_SHARE = 0.01
 
 
 def monte_carlo_pvalue(null: Any, observed: float, *,

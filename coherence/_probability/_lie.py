@@ -51,9 +51,6 @@ __all__ = [
 # --------------------------------------------------------------------------- iterated expectation
 #: Errors below this are treated as exactly 0 (floating-point sums of exact beliefs).
 _ZERO_ERROR = 1e-12
-#: Share of bootstrap resamples with an undefined median ratio above which
-#: iterated_expectation_check warns (as the ForecastBench scores do).
-_UNDEFINED_SHARE = 0.01
 
 #: Columns of the long LIE table, by role (the defaults of iterated_expectation_check).
 LIE_COLUMNS: tuple[str, ...] = ("context", "variable", "state", "p_y_given_x", "p_y_given_xz",
@@ -776,6 +773,7 @@ def _ratio_interval(ratio: np.ndarray, codes: np.ndarray, n_resamples: int,
     """The context bootstrap's expanded percentile interval of the median ratio, and the
     resamples left out of it (median undefined: every unit drawn 0/0), warned of over 1%
     (unless every ratio is 0/0: the median ratio itself is then NaN, said already)."""
+    from .._resampling import LEFT_OUT_SHARE
     from .._resampling import cluster_draws
     from .._resampling import cluster_resample_rows
     from .._resampling import expanded_level
@@ -791,7 +789,7 @@ def _ratio_interval(ratio: np.ndarray, codes: np.ndarray, n_resamples: int,
     # gives an end between two infinite medians as inf, and leaves out NaN medians
     low, high = percentile_interval(boot, expanded_level(confidence_level, n_ctx))
     n_undefined = int(np.isnan(boot).sum())
-    if n_undefined > _UNDEFINED_SHARE * n_resamples and not np.isnan(_median(ratio)):
+    if n_undefined > LEFT_OUT_SHARE * n_resamples and not np.isnan(_median(ratio)):
         warnings.warn(f"{owner}: {n_undefined} of {n_resamples} bootstrap resamples "
                       f"({n_undefined / n_resamples:.1%}) are left out of the interval: "
                       "every unit drawn has a ratio of 0/0 (both errors 0), so their median "

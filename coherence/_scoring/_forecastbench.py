@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._resampling import LEFT_OUT_SHARE
 from .._resampling import monte_carlo_pvalue
 from .._resampling import percentile_interval
 from .._results import CoherenceResult
@@ -132,10 +133,6 @@ def _index(adjusted: np.ndarray) -> np.ndarray:
                                                np.maximum(adjusted, 0.0), np.nan)))
 
 
-#: The share of bootstrap replicates left out (a score undefined there) above which a warning
-#: names the forecaster: the intervals then rest on replicates in which its questions were
-#: drawn, not on all of them
-UNDEFINED_SHARE = 0.01
 
 
 def _undefined_counts(point: np.ndarray, reps: np.ndarray) -> np.ndarray:
@@ -145,16 +142,16 @@ def _undefined_counts(point: np.ndarray, reps: np.ndarray) -> np.ndarray:
 
 
 def _warn_undefined(owner: str, names: list[str], counts: Any, n_resamples: int) -> None:
-    """Warn when some of ``names`` had more than :data:`UNDEFINED_SHARE` of the
+    """Warn when some of ``names`` had more than :data:`LEFT_OUT_SHARE` of the
     ``n_resamples`` replicates left out (``counts``), naming them."""
     over = [(name, int(k)) for name, k in zip(names, counts, strict=True)
-            if k > UNDEFINED_SHARE * n_resamples]
+            if k > LEFT_OUT_SHARE * n_resamples]
     if not over:
         return
     listed = ", ".join(f"{name} ({k}, {k / n_resamples:.1%})" for name, k in over[:5])
     warnings.warn(
         f"{owner}: of the {n_resamples} bootstrap replicates, more than "
-        f"{UNDEFINED_SHARE:.0%} are left out of the intervals of {listed}"
+        f"{LEFT_OUT_SHARE:.0%} are left out of the intervals of {listed}"
         f"{', ...' if len(over) > 5 else ''}: a score is undefined there (none of a "
         "forecaster's questions drawn, or a difficulty-adjusted Brier score below 0, which has "
         "no Brier Index), so those intervals rest on the other replicates only ('n_undefined' "
