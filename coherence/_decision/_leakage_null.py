@@ -71,7 +71,7 @@ def sklearn_error_scale(designs: list[np.ndarray], p: np.ndarray, y: np.ndarray,
     ``n_train * SKLEARN_TOL * ||H^-1 grad_test||_1`` (``H`` and ``grad_test`` of the
     summed losses). Summed over the folds, in units of the statistic (percentage
     points). A worst case over the gradient's signs: the measured gaps are below a
-    tenth of it (0.085 at most; ``benchmarks/bench_leakage.py --margin``).
+    tenth of it (0.093 at most; ``benchmarks/bench_leakage.py --margin``).
     """
     from ._logistic import link
 
