@@ -45,6 +45,8 @@ from ._dates import any_aware
 from ._dates import check_same_awareness
 from ._dates import parse_dates
 from ._ids import check_ids
+from ._ids import no_blank_ids
+from ._ids import no_repeated_rows
 from ._ids import not_pooled
 from ._ids import reserved_by
 
@@ -322,7 +324,10 @@ def accuracy_by_horizon(forecasts: Any, *, horizon: str = "horizon", by: str = "
         horizon labels). The ``by`` value ``'(all)'`` is reserved for the pooled
         rows; a table without rows raises. Labels of ``horizon``, ``by`` and ``question``
         that differ only in case, surrounding spaces or type (``'Q1'`` and ``'q1'``,
-        ``1`` and ``'1'``) raise rather than count as two.
+        ``1`` and ``'1'``) raise rather than count as two, and a blank one (``''`` or
+        spaces) raises rather than count as a label of its own. Several forecasts of one
+        question in one horizon by one model are fine; a row equal to another in every
+        column of the table (a file read or concatenated twice) raises.
     horizon, by, question, correct : str
         Column names; ``by`` may not be named like a column of the result's table
         (``'horizon'``, ``'n'``, ``'n_questions'``, ``'accuracy'``, ``'ci_low'``,
@@ -342,6 +347,16 @@ def accuracy_by_horizon(forecasts: Any, *, horizon: str = "horizon", by: str = "
         sample size of the cluster-robust standard error over questions; ``pvalue``
         NaN); one row per (model, horizon), plus the pooled
         ``'(all)'`` rows, in ``table``.
+
+    Raises
+    ------
+    ValueError
+        A missing or blank (``''`` or spaces) label in ``horizon``, ``by`` or
+        ``question``, labels written two ways, the model ``'(all)'``, a ``correct``
+        outside [0, 1], a table without rows, or a row equal to another in every column
+        of the table: almost surely the file read or concatenated twice, whose copies
+        would each count (rows told apart by any column, a date or a forecast id, are
+        kept; drop the copies with ``forecasts.drop_duplicates()``).
 
     See Also
     --------
@@ -367,6 +382,7 @@ def accuracy_by_horizon(forecasts: Any, *, horizon: str = "horizon", by: str = "
     nonempty(df, name="forecasts", owner=owner)
     reserved_by(by, owner, _HORIZON_COLUMNS)  # by='n': the counts overwrote the models
     no_missing(df, [horizon, by, question], owner=owner)
+    no_blank_ids(df, [horizon, by, question], owner)  # '' or spaces: a lost label
     for col in (horizon, by, question):  # 'early' and 'Early ' are one label typed two ways
         check_case_distinct(df, col, owner=owner)
     not_pooled(df, by, owner)
@@ -375,6 +391,8 @@ def accuracy_by_horizon(forecasts: Any, *, horizon: str = "horizon", by: str = "
     if len(bad):
         raise ValueError(column_error(correct, "hold values in [0, 1]", list(df.index[bad]),
                                       list(c[bad]), owner=owner))
+    # a row equal to another in every column is a file read twice: each copy would count
+    no_repeated_rows(df, name="forecasts", owner=owner)
     gen = check_rng(rng, owner=owner)
     # 0/1 values: Wilson's interval of a proportion; fractions (a mean accuracy per row,
     # half credit): the fraction interval, which does not treat them as coin flips
@@ -483,7 +501,10 @@ def rolling_accuracy(forecasts: Any, *, start: str = "start", by: str = "model",
         One row per scored forecast with ``by``, ``start`` (the question's
         start date) and ``correct`` in [0, 1] or bool. Ids of ``by`` that differ only
         in case, surrounding spaces or type (``'GPT'`` and ``'gpt'``, ``1`` and ``'1'``)
-        raise rather than count as two models.
+        raise rather than count as two models, and a blank one (``''`` or spaces) raises
+        rather than count as a model. A row equal to another in every column of the
+        table (a file read or concatenated twice) raises; forecasts alike in ``by``,
+        ``start`` and ``correct`` but told apart by another column are kept.
     start, by, correct : str
         Column names; ``by`` may not be ``'start'``, ``'accuracy'`` or ``'n'``, the
         result's own columns, which would overwrite it (that raises).
@@ -504,6 +525,16 @@ def rolling_accuracy(forecasts: Any, *, start: str = "start", by: str = "model",
         window, forecasts with one start time are ordered by ``correct`` and every one
         of them gets the value of the window ending at the last of them.
 
+    Raises
+    ------
+    ValueError
+        A missing or blank (``''`` or spaces) ``by`` label, ids written two ways, a
+        start date missing or not parsing, a ``correct`` outside [0, 1], a ``window`` or
+        ``min_periods`` out of range, or a row equal to another in every column of the
+        table: almost surely the file read or concatenated twice, whose copies would each
+        count (rows told apart by any column, a forecast id, are kept; drop the copies
+        with ``forecasts.drop_duplicates()``).
+
     See Also
     --------
     plot_rolling_accuracy : plot this table.
@@ -523,6 +554,7 @@ def rolling_accuracy(forecasts: Any, *, start: str = "start", by: str = "model",
     require_columns(df, {"start": start, "by": by, "correct": correct}, owner=owner)
     reserved_by(by, owner, _ROLLING_COLUMNS)  # by='n': the counts overwrote the models
     no_missing(df, by, owner=owner)
+    no_blank_ids(df, [by], owner)  # '' or spaces: a lost label, not a model
     check_case_distinct(df, by, owner=owner)  # 'GPT' / 'gpt', 1 / '1': one model, not two
     min_periods = check_int(min_periods, "min_periods", owner, low=1)
     if isinstance(window, bool) or not isinstance(window, str | int):
@@ -550,6 +582,8 @@ def rolling_accuracy(forecasts: Any, *, start: str = "start", by: str = "model",
     if len(bad):
         raise ValueError(column_error(correct, "hold values in [0, 1]", list(df.index[bad]),
                                       list(c[bad]), owner=owner))
+    # a row equal to another in every column is a file read twice: each copy would count
+    no_repeated_rows(df, name="forecasts", owner=owner)
     frames = []
     for m in pd.unique(df[by]):
         mask = (df[by] == m).to_numpy()

@@ -2,7 +2,9 @@
 
 Ids that join tables are written one way within a table and across the tables joined:
 ``1`` and ``'1'``, or ``'Q2'`` and ``'q2'``, compare unequal, so a join on them leaves
-rows unmatched without a word; :func:`check_ids` raises instead, naming the rows. The
+rows unmatched without a word; :func:`check_ids` raises instead, naming the rows. A blank
+id (``''`` or spaces, a lost label) is refused as well (:func:`no_blank_ids`), and so is a
+row repeated in every column (:func:`no_repeated_rows`: a file read twice). The
 pooled row's label (:data:`POOLED`) and the result tables' own column names are
 reserved (:func:`not_pooled`, :func:`reserved_by`).
 """
@@ -15,14 +17,17 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._validation import MAX_ROWS_SHOWN
 from .._validation import case_collisions
 from .._validation import check_ids
 from .._validation import column_error
 from .._validation import label_text
 from .._validation import param_error
+from .._validation import plain_value
+from ._dates import is_missing
 
 __all__ = ["POOLED", "RESERVED_COLUMNS", "check_edge_ends", "check_ids", "check_ids_within",
-           "not_pooled", "reserved_by", "same_spelling"]
+           "no_blank_ids", "no_repeated_rows", "not_pooled", "reserved_by", "same_spelling"]
 
 #: Label of the pooled row (all models together) in the score tables.
 POOLED = "(all)"
@@ -46,6 +51,72 @@ def not_pooled(df: pd.DataFrame, by: str, owner: str) -> None:
         raise ValueError(column_error(
             by, f"not use the name {POOLED!r}, which labels the pooled row",
             list(df.index[pooled]), owner=owner))
+
+
+def no_blank_ids(df: pd.DataFrame, columns: Sequence[str], owner: str) -> None:
+    """Raise when an id or label column holds a blank string (``''`` or only spaces): a
+    label lost on the way (a CSV cell of spaces, an empty field), which
+    :func:`no_missing` (NaN, None) lets through and which would otherwise count as a
+    forecaster, question or horizon of its own. Blank is :func:`is_missing`'s rule for
+    text. Names the column, the rows and their cells."""
+    for col in columns:
+        values = df[col].to_numpy(dtype=object)
+        blank = np.flatnonzero([isinstance(v, str) and is_missing(v) for v in values])
+        if len(blank):
+            raise ValueError(column_error(
+                col, "hold a label on every row, not a blank string ('' or spaces: a lost "
+                "label, which would count as one of its own)", list(df.index[blank]),
+                list(values[blank]), owner=owner))
+
+
+def _column_codes(s: pd.Series) -> np.ndarray:
+    """Integer codes of a column's values, missing ones included as a value; an unhashable
+    cell (a list of sources) is compared by its repr."""
+    try:
+        codes = pd.factorize(s, use_na_sentinel=False)[0]
+    except TypeError:
+        def key(v: Any) -> Any:
+            try:
+                hash(v)
+            except TypeError:
+                return repr(v)
+            return v
+
+        codes = pd.factorize(s.astype(object).map(key), use_na_sentinel=False)[0]
+    return np.asarray(codes, dtype=np.int64)
+
+
+def no_repeated_rows(df: pd.DataFrame, *, name: str, owner: str) -> None:
+    """Raise when a row of ``df`` equals an earlier row in every column (the index aside):
+    almost surely one file read or concatenated twice, whose copies would each count.
+    Rows that differ in any column, even one the caller does not read (a date, a
+    probability), are kept: several forecasts of one question can be alike in the
+    columns scored. Names the columns compared and the first copies with the rows they
+    repeat."""
+    if len(df) < 2 or df.shape[1] == 0:
+        return
+    codes = np.column_stack([_column_codes(df.iloc[:, j]) for j in range(df.shape[1])])
+    copies = np.flatnonzero(pd.DataFrame(codes).duplicated(keep="first").to_numpy())
+    if not len(copies):
+        return
+    pairs = []
+    for i in copies[:MAX_ROWS_SHOWN]:
+        j = int(np.flatnonzero((codes == codes[i]).all(axis=1))[0])
+        a, b = plain_value(df.index[i]), plain_value(df.index[j])
+        # a table concatenated with itself repeats the labels too: then say where
+        pairs.append(f"row {a!r} repeats row {b!r}" if a != b else
+                     f"row {a!r} (position {i}) repeats row {b!r} (position {j})")
+    more = ", ..." if len(copies) > MAX_ROWS_SHOWN else ""
+    cols = ", ".join(repr(plain_value(c)) for c in df.columns[:12]) + (
+        f", ... ({df.shape[1]} columns)" if df.shape[1] > 12 else "")
+    n = len(copies)
+    raise ValueError(
+        f"The '{name}' parameter of {owner} must not repeat a row in every column "
+        f"({cols}): {n} row{'s' if n > 1 else ''} equal{'' if n > 1 else 's'} an earlier "
+        f"row in all of them (first: {', '.join(pairs)}{more}), almost surely a file read "
+        "or concatenated twice, whose copies would each count. Drop the copies with "
+        f"{name}.drop_duplicates(); if the repeats are deliberate (several forecasts "
+        "alike), add a column that tells them apart (a forecast id or date).")
 
 
 def reserved_by(by: str, owner: str, reserved: Sequence[str]) -> None:

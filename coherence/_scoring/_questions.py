@@ -52,6 +52,7 @@ from ._dates import any_aware
 from ._dates import is_missing
 from ._dates import parse_dates
 from ._ids import check_ids
+from ._ids import no_blank_ids
 from ._ids import not_pooled
 from ._ids import reserved_by
 
@@ -632,7 +633,8 @@ def validate_tasks(tasks: Any, *, question: str = "question", start: str = "star
     Raises
     ------
     ValueError
-        A missing column or value, a duplicated question, a question or domain
+        A missing column or value, a blank question id (``''`` or spaces, a lost id; a
+        blank domain is a missing one), a duplicated question, a question or domain
         written two ways (``'Q1'`` and ``'q1'``, ``1`` and ``'1'``, ``'Politics'`` and
         ``'politics'``), an unknown type, a
         date that does not parse, dates mixing naive and aware, a resolution
@@ -659,6 +661,7 @@ def validate_tasks(tasks: Any, *, question: str = "question", start: str = "star
                          "resolution_date": resolution_date, "outcome": outcome,
                          "type": type}, owner=owner)
     no_missing(df, [question, type], owner=owner)
+    no_blank_ids(df, [question], owner)  # '' or spaces: a lost id, not a question
     dup = df[question].duplicated(keep=False).to_numpy()
     if dup.any():
         raise ValueError(column_error(question, "name each question once",

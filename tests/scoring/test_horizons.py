@@ -213,8 +213,10 @@ def test_rolling_accuracy_matches_brute_force(rows, window, min_periods):
     rows = sorted(rows, key=lambda r: r[0])
     days = np.array([r[0] for r in rows], dtype=float)
     c = np.array([r[1] for r in rows])
+    # a forecast id keeps forecasts alike in every other column apart (deliberate repeats)
     df = pd.DataFrame({"model": "m", "start": pd.Timestamp("2024-01-01")
-                       + pd.to_timedelta(days, unit="D"), "correct": c})
+                       + pd.to_timedelta(days, unit="D"), "correct": c,
+                       "forecast": range(len(rows))})
     out = coherence.rolling_accuracy(df, window=f"{window}D", min_periods=min_periods)
     np.testing.assert_allclose(out["accuracy"].to_numpy(),
                                _brute_rolling(days, c, window, min_periods))
@@ -307,3 +309,70 @@ def test_bool_correct_reads_as_0_and_1():
     gaps.loc[4, "correct"] = pd.NA
     with pytest.raises(ValueError, match=r"'correct'.*row 4"):
         coherence.accuracy_by_horizon(gaps, rng=0)
+
+
+# --------------------------------------------------------------------------- repeated rows, blanks
+def _early_late() -> pd.DataFrame:
+    return pd.DataFrame({"model": ["m"] * 3, "question": ["a", "b", "a"],
+                         "horizon": ["early", "early", "late"], "correct": [0, 1, 1]})
+
+
+@pytest.mark.parametrize("ignore_index", [False, True])
+def test_accuracy_by_horizon_refuses_a_row_repeated_in_every_column(ignore_index):
+    """Regression: a row given twice (a file read or concatenated twice) counted twice:
+    early accuracy 1/3 where it is 1/2. The error names the columns compared, the rows
+    and the way out."""
+    fc = _early_late()
+    twice = pd.concat([fc, fc.iloc[[0]]], ignore_index=ignore_index)
+    with pytest.raises(ValueError, match=r"'forecasts' parameter of accuracy_by_horizon.*"
+                       r"every column \('model', 'question', 'horizon', 'correct'\).*"
+                       r"first: row (3|0 \(position 3\)) repeats row 0.*drop_duplicates\(\)"):
+        coherence.accuracy_by_horizon(twice, rng=0)
+    # forecasts alike in the columns scored but told apart by another column (a date):
+    # several forecasts of one question in one band, both counted as before
+    dated = twice.assign(date=["2024-01-01", "2024-01-02", "2024-01-20", "2024-01-05"])
+    t = coherence.accuracy_by_horizon(dated, rng=0).table.set_index(["model", "horizon"])
+    assert t.loc[("m", "early"), "accuracy"] == pytest.approx(1 / 3)
+    assert t.loc[("m", "early"), "n"] == 3
+    assert coherence.accuracy_by_horizon(fc, rng=0).table.set_index(
+        ["model", "horizon"]).loc[("m", "early"), "accuracy"] == 0.5
+
+
+def test_rolling_accuracy_refuses_a_row_repeated_in_every_column():
+    """Regression: a row given twice counted twice: the 30-day accuracy on 10 January
+    was 1/3 where it is 1/2 (and n 3 where it is 2)."""
+    r = pd.DataFrame({"model": ["m"] * 3, "start": ["2024-01-01", "2024-01-10", "2024-03-01"],
+                      "correct": [1, 0, 1]})
+    with pytest.raises(ValueError, match=r"'forecasts' parameter of rolling_accuracy.*"
+                       r"\('model', 'start', 'correct'\).*row 3 repeats row 1"):
+        coherence.rolling_accuracy(pd.concat([r, r.iloc[[1]]], ignore_index=True),
+                                   min_periods=1)
+    out = coherence.rolling_accuracy(r, min_periods=1)
+    assert out["accuracy"].tolist() == [1.0, 0.5, 1.0]
+    # two forecasts alike but for an id: both counted
+    ids = pd.concat([r, r.iloc[[1]]], ignore_index=True).assign(forecast=range(4))
+    out = coherence.rolling_accuracy(ids, min_periods=1)
+    assert out["accuracy"].tolist() == pytest.approx([1.0, 1 / 3, 1 / 3, 1.0])
+
+
+@pytest.mark.parametrize("blank", ["", "   ", "\t"])
+@pytest.mark.parametrize("column", ["model", "question", "horizon"])
+def test_accuracy_by_horizon_refuses_a_blank_label(column, blank):
+    """Regression: a blank model (question, horizon) was a label of its own: a model ''
+    with its own row in the table (a horizon '' with its own column of the plot)."""
+    fc = _early_late()
+    fc[column] = fc[column].astype(object)
+    fc.loc[1, column] = blank
+    with pytest.raises(ValueError, match=rf"Column '{column}' \(input to accuracy_by_horizon"
+                       r"\) must hold a label on every row, not a blank string.*row 1"):
+        coherence.accuracy_by_horizon(fc, rng=0)
+
+
+@pytest.mark.parametrize("blank", ["", "  "])
+def test_rolling_accuracy_refuses_a_blank_model(blank):
+    """Regression: a blank model name made a rolling series of its own."""
+    r = pd.DataFrame({"model": ["m", blank, "m"],
+                      "start": ["2024-01-01", "2024-01-10", "2024-03-01"], "correct": [1, 0, 1]})
+    with pytest.raises(ValueError, match=r"Column 'model' \(input to rolling_accuracy\) must "
+                       r"hold a label on every row.*row 1"):
+        coherence.rolling_accuracy(r, min_periods=1)

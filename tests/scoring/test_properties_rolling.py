@@ -21,10 +21,11 @@ _rows = st.lists(st.tuples(st.sampled_from(["m1", "m2"]), st.integers(0, 6),
 
 
 def _frame(rows) -> pd.DataFrame:
+    # a forecast id keeps forecasts alike in every other column apart (deliberate repeats)
     return pd.DataFrame({"model": [r[0] for r in rows],
                          "start": pd.Timestamp("2024-01-01")
                          + pd.to_timedelta([r[1] for r in rows], unit="D"),
-                         "correct": [r[2] for r in rows]})
+                         "correct": [r[2] for r in rows], "forecast": range(len(rows))})
 
 
 @settings(max_examples=40)

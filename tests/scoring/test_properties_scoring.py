@@ -32,8 +32,10 @@ _horizon_rows = st.lists(
 
 
 def _horizon_frame(rows: list[tuple[str, int, str, float]]) -> pd.DataFrame:
+    # a forecast id keeps forecasts alike in every other column apart (deliberate repeats)
     return pd.DataFrame({"model": [r[0] for r in rows], "question": [f"q{r[1]}" for r in rows],
-                         "horizon": [r[2] for r in rows], "correct": [r[3] for r in rows]})
+                         "horizon": [r[2] for r in rows], "correct": [r[3] for r in rows],
+                         "forecast": range(len(rows))})
 
 
 def _cells(table: pd.DataFrame, by: str = "model") -> dict[tuple[str, str], dict]:

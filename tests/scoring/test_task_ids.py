@@ -75,3 +75,14 @@ def test_domains_raise_exactly_when_two_spellings(domains):
     else:
         out = coherence.dataset_statistics(_tasks(domain=domains))
         assert out.domains["n"].sum() == 4
+
+
+@pytest.mark.parametrize("blank", ["", "  "])
+def test_a_blank_question_id_raises(blank):
+    """Regression: a blank question id ('' or spaces, a lost id) was accepted as a question
+    of its own (and counted by dataset_statistics)."""
+    with pytest.raises(ValueError, match=r"Column 'question' \(input to validate_tasks\) must "
+                       r"hold a label on every row, not a blank string.*row 2"):
+        coherence.validate_tasks(_tasks(question=["a", "b", blank, "d"]))
+    with pytest.raises(ValueError, match=r"Column 'question'.*blank string"):
+        coherence.dataset_statistics(_tasks(question=["a", "b", blank, "d"]))
