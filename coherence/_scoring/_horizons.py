@@ -105,7 +105,8 @@ def simulated_dates(tasks: Any, *, positions: Sequence[str | float] = ("midpoint
     tasks : pandas.DataFrame or convertible
         One row per question with ``question``, ``start`` and ``resolution_date``
         (a repeated question must repeat its dates; a question id written two ways,
-        ``'Q1'`` and ``'q1'`` or ``1`` and ``'1'``, raises).
+        ``'Q1'`` and ``'q1'`` or ``1`` and ``'1'``, raises, and so does a blank one,
+        ``''`` or spaces).
     positions : sequence of str or float
         ``'midpoint'`` (:math:`f = 1/2`, the benchmark's default),
         ``'early'``, ``'mid'``, ``'late'`` (a date inside the band, see
@@ -158,6 +159,7 @@ def simulated_dates(tasks: Any, *, positions: Sequence[str | float] = ("midpoint
                                          "fractions in [0, 1)", p))
     require_columns(df, {"question": question}, owner=owner)
     no_missing(df, question, owner=owner)
+    no_blank_ids(df, [question], owner)  # '' or spaces: a lost id, not a question
     s, r = _window(df, start, resolution_date, owner)
     # 'Q1' and 'q1', 1 and '1': one question with two dates; a question's rows (where
     # repeated) give it one window, else which row's dates a join would meet is an accident

@@ -317,7 +317,8 @@ def question_scores(
         A type outside :data:`QUESTION_TYPES`, a row lacking what its type
         needs (named by row), a probability outside [0, 1], an interval with
         lower > upper, a judge verdict that is not True/False, two outcomes of
-        one question, a ``by`` column named like a column of the result.
+        one question, a ``by`` column named like a column of the result, a blank
+        (``''`` or spaces) model or question id.
 
     See Also
     --------
@@ -370,6 +371,7 @@ def question_scores(
     require_columns(df, {"by": by, "question": question, "type": type, "outcome": outcome},
                     owner=_OWNER)
     no_missing(df, [by, question, type], owner=_OWNER)
+    no_blank_ids(df, [by, question], _OWNER)  # '' or spaces: a lost label, not a model
     not_pooled(df, by, _OWNER)
     for col in (by, question):  # 1 and '1', 'Q1' and 'q1': one id written two ways
         check_ids([("forecasts", df)], col, owner=_OWNER)

@@ -376,3 +376,13 @@ def test_rolling_accuracy_refuses_a_blank_model(blank):
     with pytest.raises(ValueError, match=r"Column 'model' \(input to rolling_accuracy\) must "
                        r"hold a label on every row.*row 1"):
         coherence.rolling_accuracy(r, min_periods=1)
+
+
+@pytest.mark.parametrize("blank", ["", "  "])
+def test_simulated_dates_refuses_a_blank_question(blank):
+    """Regression: a blank question id was given dates of its own, as a question."""
+    t = pd.DataFrame({"question": ["q", blank], "start": ["2024-01-01", "2024-02-01"],
+                      "resolution_date": ["2024-01-31", "2024-02-29"]})
+    with pytest.raises(ValueError, match=r"Column 'question' \(input to simulated_dates\) "
+                       r"must hold a label on every row.*row 1"):
+        coherence.simulated_dates(t)

@@ -318,3 +318,15 @@ def test_a_question_given_two_types_raises():
         coherence.question_scores(table, rng=0)
     same = dict(table, type=["binary"] * 3, probability=[0.9, 0.7, 0.2])
     assert coherence.question_scores(same, rng=0).statistic == 1.0
+
+
+@pytest.mark.parametrize("blank", ["", "   "])
+@pytest.mark.parametrize("column", ["model", "question"])
+def test_question_scores_refuses_a_blank_label(column, blank):
+    """Regression: a blank model (question) was scored as one of its own: model b's row
+    split off into a model ''."""
+    fc = mixed()
+    fc.loc[6, column] = blank
+    with pytest.raises(ValueError, match=rf"Column '{column}' \(input to question_scores\) "
+                       r"must hold a label on every row.*row 6"):
+        coherence.question_scores(fc, n_resamples=20, rng=0)
