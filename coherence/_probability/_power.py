@@ -425,8 +425,8 @@ def pairs_power(
         rows only: given without a pilot (also as ``"strong"`` or None), it raises
         ``ValueError`` (it would go unused).
     by : str, default "category"
-        The pilot's category column; like ``category``, given without a pilot it raises
-        ``ValueError``.
+        The pilot's category column; like ``category``, given without a pilot (or with
+        ``category=None``, which reads no column) it raises ``ValueError``.
     n : int, optional
         Also report the power at this number of pairs (e.g. the 14 strong pairs
         of a finished study).
@@ -600,6 +600,10 @@ def _pairs_power_iv(pilot: Any, settings: _PowerSettings) -> _PowerInput:
     nan = float("nan")
     if pilot is None:
         _refuse_pilot_options(settings, owner)
+    elif settings.category is None and settings.by != _CATEGORY:  # every row: no column read
+        raise ValueError(param_error("by", owner, "left unset with category=None (every pilot "
+                                     "row is used, so no category column is read)",
+                                     settings.by))
     if metric == "mean_improvement":
         if settings.win_rate is not None:  # it would go unused: the effect is effect=
             raise ValueError(param_error(

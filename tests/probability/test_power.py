@@ -310,6 +310,10 @@ def test_pairs_power_category_with_a_pilot_is_unchanged():
     assert a.n_pilot == 40
     everything = pairs_power(pilot, effect=0.02, category=None, n_simulations=0)
     assert everything.n_pilot == 40 and everything.sd == a.sd
+    # by= with category=None (every row) went unused too: it now raises
+    with pytest.raises(ValueError, match=r"The 'by' parameter of pairs_power must be left "
+                       r"unset with category=None .*got 'kind'"):
+        pairs_power(pilot, effect=0.02, category=None, by="kind", n_simulations=0)
 
 def test_pairs_power_scan_starts_no_higher_than_max_n():
     # a win rate a hair above the null started the scan at n = 1.6e14 from the normal
