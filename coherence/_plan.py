@@ -570,7 +570,7 @@ def _pairs_design(iv: _PlanInput, n_pairs: int,
     opts = iv.options
     simulated = simulated_power_at(
         iv.pilot, n=n_pairs, metric="mean_improvement", effect=_pairs_effect(iv), sd=None,
-        win_rate=0.6, category=opts.get("category", "strong"), by=opts.get("by", "category"),
+        win_rate=None, category=opts.get("category", "strong"), by=opts.get("by", "category"),
         power=iv.target_power, alpha=iv.alpha, alternative=opts.get("alternative", "two-sided"),
         test=opts.get("test", "bernoulli"), n_simulations=iv.n_sims, rng=gen)
     k = round(simulated * iv.n_sims)

@@ -320,6 +320,30 @@ def _check_bools_apart_from_numbers(df: pd.DataFrame, column: str, owner: str | 
                    df.index, positions, raw, owner)
 
 
+def check_bools_apart_from_text(df: pd.DataFrame, column: str, *,
+                                owner: str | None = None) -> None:
+    """Raise when an object column holds booleans beside text that reads as one
+    (``True`` and ``'True'``, ``False`` and ``' false'``): one label typed two ways (a
+    table read back from a CSV beside one built in Python), which compare unequal and
+    would count as two labels. :func:`check_case_distinct` leaves booleans out of its
+    text comparison, so a column whose states are meant as labels asks this too."""
+    s = df[column]
+    if s.dtype != object:
+        return
+    raw = s.to_numpy()
+    flags = np.fromiter((is_bool(x) for x in raw), dtype=bool, count=len(raw))
+    if not flags.any():
+        return
+    texts = np.fromiter((isinstance(x, str) and x.strip().casefold() in ("true", "false")
+                         for x in raw), dtype=bool, count=len(raw))
+    if texts.any():  # the rows named: the fewer kind, most likely the odd ones
+        fewer = texts if texts.sum() <= flags.sum() else flags
+        raise _bad(column, "hold booleans or their text, not both (True and 'True' compare "
+                   "unequal, so they would be two labels; found booleans in "
+                   f"{_plural(int(flags.sum()), 'row')} and 'True'/'False' text in "
+                   f"{_plural(int(texts.sum()), 'row')}: write them one way)",
+                   df.index, np.flatnonzero(fewer), raw, owner)
+
 def check_case_distinct(df: pd.DataFrame, column: str, *, owner: str | None = None) -> None:
     """Raise when a label column holds labels that differ only in case or spaces.
 

@@ -144,6 +144,28 @@ class PairsPowerResult:
 
 #: The mean improvement ``pairs_power`` plans for when ``effect`` is left None.
 _DEFAULT_EFFECT = 0.01
+#: The win rate ``pairs_power`` plans for when ``win_rate`` is left None (win-rate metric).
+_DEFAULT_WIN_RATE = 0.6
+
+
+class _Unset(str):
+    """A str default that reads as its text (``'strong'``) but is told apart, by identity,
+    from the same text given: ``pairs_power``'s ``category`` and ``by`` apply to a pilot
+    only, so given without one they raise, while left unset they do not."""
+
+    __slots__ = ()
+
+
+_STRONG = _Unset("strong")
+_CATEGORY = _Unset("category")
+
+
+def _fold_null_win_rate(old_value: Any, value: Any) -> tuple[Any, Any]:
+    """The deprecated ``null_win_rate=`` folded into ``win_rate=(win rate, null)``, the win
+    rate left None read as its default 0.6 (a pair: the metric check then refuses it with
+    ``metric="mean_improvement"``, where it went unused)."""
+    fold = second_of_pair("pairs_power", "win_rate", "null win rate")
+    return fold(old_value, _DEFAULT_WIN_RATE if value is None else value)
 
 _SM_ALTERNATIVE = {"two-sided": "two-sided", "greater": "larger", "less": "smaller"}
 
@@ -355,12 +377,11 @@ def _simulate_binom_power(p1: float, p0: float, n: int, n_simulations: int, alph
 
 
 @deprecated_keywords(null_win_rate=KeywordMerge(
-    "win_rate", second_of_pair("pairs_power", "win_rate", "null win rate"),
-    "win_rate=(win rate, null win rate)"))
+    "win_rate", _fold_null_win_rate, "win_rate=(win rate, null win rate)"))
 def pairs_power(
     pilot: Any = None, *, metric: str = "mean_improvement", effect: float | None = None,
-    sd: float | None = None, win_rate: float | tuple[float, float] = 0.6,
-    category: str | None = "strong", by: str = "category", n: int | None = None,
+    sd: float | None = None, win_rate: float | tuple[float, float] | None = None,
+    category: str | None = _STRONG, by: str = _CATEGORY, n: int | None = None,
     power: float = 0.8, alpha: float = 0.05, alternative: str = "two-sided",
     test: str = "t", n_simulations: int = 2000, max_n: int = 100_000, rng: RNGLike = None,
 ) -> PairsPowerResult:
@@ -390,17 +411,22 @@ def pairs_power(
         Standard deviation of the per-pair improvement; required without a
         pilot. With a pilot (whose sample SD is used) or with ``metric="win_rate"``
         it must be left None: given, it raises ``ValueError`` (it went unused).
-    win_rate : float in (0, 1) or (float, float), default 0.6
-        The win rate to detect (``metric="win_rate"``), tested against a null win
-        rate of 0.5; a pair ``(win rate, null win rate)`` sets another null, e.g.
-        ``win_rate=(0.7, 0.55)``. The keyword ``null_win_rate=`` still works, with a
-        :class:`DeprecationWarning`, for one release.
+    win_rate : float in (0, 1) or (float, float), optional
+        The win rate to detect (``metric="win_rate"``); None (the default) means 0.6.
+        It is tested against a null win rate of 0.5; a pair ``(win rate, null win
+        rate)`` sets another null, e.g. ``win_rate=(0.7, 0.55)``. The keyword
+        ``null_win_rate=`` still works, with a :class:`DeprecationWarning`, for one
+        release. With ``metric="mean_improvement"`` it must be left None: given (also
+        through ``null_win_rate=``), it raises ``ValueError`` (it would go unused).
     category : str or None, default "strong"
         Pilot rows whose ``by`` column equals this are used (None: all rows); a
         ``by`` column writing one label two ways (``'strong'`` and ``'Strong'``)
-        raises ``ValueError``, as in :func:`conditional_forecasting`.
+        raises ``ValueError``, as in :func:`conditional_forecasting`. It selects pilot
+        rows only: given without a pilot (also as ``"strong"`` or None), it raises
+        ``ValueError`` (it would go unused).
     by : str, default "category"
-        The pilot's category column.
+        The pilot's category column; like ``category``, given without a pilot (or with
+        ``category=None``, which reads no column) it raises ``ValueError``.
     n : int, optional
         Also report the power at this number of pairs (e.g. the 14 strong pairs
         of a finished study).
@@ -509,7 +535,7 @@ class _PowerSettings:
     metric: str
     effect: float | None
     sd: float | None
-    win_rate: float | tuple[float, float]
+    win_rate: float | tuple[float, float] | None
     category: str | None
     by: str
     n: int | None
@@ -572,7 +598,19 @@ def _pairs_power_iv(pilot: Any, settings: _PowerSettings) -> _PowerInput:
     population = None
     n_pilot = 0
     nan = float("nan")
+    if pilot is None:
+        _refuse_pilot_options(settings, owner)
+    elif settings.category is None and settings.by != _CATEGORY:  # every row: no column read
+        raise ValueError(param_error("by", owner, "left unset with category=None (every pilot "
+                                     "row is used, so no category column is read)",
+                                     settings.by))
     if metric == "mean_improvement":
+        if settings.win_rate is not None:  # it would go unused: the effect is effect=
+            raise ValueError(param_error(
+                "win_rate", owner, 'None with metric="mean_improvement" (the win rates, also '
+                "a null one given by the deprecated null_win_rate=, belong to "
+                'metric="win_rate"; the mean improvement to detect is effect=)',
+                settings.win_rate))
         effect = check_float(_DEFAULT_EFFECT if effect is None else effect, "effect", owner)
         pilot_pairs = None
         if pilot is not None:
@@ -580,7 +618,8 @@ def _pairs_power_iv(pilot: Any, settings: _PowerSettings) -> _PowerInput:
                 raise ValueError(param_error(
                     "sd", owner, "None with a pilot (the spread is the pilot's sample SD of "
                     "the improvements; give the pilot or sd, not both)", sd))
-            x, p_a, q = _pilot_improvement(pilot, settings.category, settings.by, owner)
+            x, p_a, q = _pilot_improvement(pilot, _plain(settings.category),
+                                           _plain(settings.by), owner)
             n_pilot = int(x.size)
             sd_value = float(x.std(ddof=1))
             population = x - x.mean() + effect
@@ -616,12 +655,30 @@ def _pairs_power_iv(pilot: Any, settings: _PowerSettings) -> _PowerInput:
             "pilot", owner, 'None with metric="win_rate" (the power of the binomial test '
             "depends on the win rates given in win_rate= only; give the pilot's win rate "
             "there)", "a table"))
-    wr, nwr = _win_rates(settings.win_rate, owner)
+    wr, nwr = _win_rates(_DEFAULT_WIN_RATE if settings.win_rate is None else settings.win_rate,
+                         owner)
     if wr == nwr:
         raise ValueError(param_error("win_rate", owner, "different from the null win rate "
                                      f"({nwr})", wr))
     return _PowerInput(metric, nan, nan, nan, None, 0, wr, nwr, n, power, alpha, alternative,
                        n_simulations, max_n, gen)
+
+
+def _plain(value: Any) -> Any:
+    """A default :class:`_Unset` as the plain str it reads as; any other value as is."""
+    return str(value) if isinstance(value, _Unset) else value
+
+
+def _refuse_pilot_options(settings: _PowerSettings, owner: str) -> None:
+    """Without a pilot, ``category`` and ``by`` (which select pilot rows) would go unused:
+    given, they raise; left unset (the :class:`_Unset` defaults) they do not."""
+    for name, value, default, role in (
+            ("category", settings.category, _STRONG, "selects the pilot's rows"),
+            ("by", settings.by, _CATEGORY, "names the pilot's category column")):
+        if value is not default:
+            raise ValueError(param_error(
+                name, owner, f"left unset without a pilot (it {role}; with no pilot it "
+                "would go unused: give the pilot, or leave it out)", value))
 
 
 def _win_rates(win_rate: Any, owner: str) -> tuple[float, float]:

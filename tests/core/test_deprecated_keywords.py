@@ -9,7 +9,6 @@ result as the new spelling, with a DeprecationWarning that points at the caller.
 from __future__ import annotations
 
 import inspect
-import math
 import warnings
 from pathlib import Path
 
@@ -96,13 +95,15 @@ def test_pairs_power_null_win_rate_is_win_rate_pair():
     assert plain.null_win_rate == 0.5
 
 
-def test_pairs_power_null_win_rate_still_ignored_for_the_mean_improvement():
-    new = coherence.pairs_power(effect=0.02, sd=0.1, n_simulations=50, rng=1)
-    with pytest.warns(DeprecationWarning):
-        old = coherence.pairs_power(effect=0.02, sd=0.1, null_win_rate=0.3,
-                                    n_simulations=50, rng=1)
-    _same(new, old)
-    assert math.isnan(old.win_rate) and math.isnan(old.null_win_rate)
+def test_pairs_power_null_win_rate_with_the_mean_improvement_raises():
+    # null_win_rate=0.3 with the mean improvement went unused without a word (787 pairs, as
+    # without it); like win_rate there it now raises, naming win_rate and the metric
+    with pytest.warns(DeprecationWarning), pytest.raises(
+            ValueError, match=r"The 'win_rate' parameter of pairs_power must be None with "
+            r'metric="mean_improvement" .*deprecated null_win_rate=.*got \(0\.6, 0\.3\)'):
+        coherence.pairs_power(effect=0.02, sd=0.1, null_win_rate=0.3, n_simulations=0)
+    with pytest.warns(DeprecationWarning), pytest.raises(ValueError, match="'win_rate'"):
+        coherence.pairs_power(sd=0.1, win_rate=0.7, null_win_rate=0.3, n_simulations=0)
 
 
 def test_pairs_power_win_rate_pair_errors():

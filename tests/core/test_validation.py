@@ -263,6 +263,18 @@ def test_case_collisions_of_text_and_numbers():
         v.check_case_distinct(df, "prompt")
 
 
+def test_check_bools_apart_from_text_names_the_fewer_rows():
+    df = pd.DataFrame({"s": [True, np.False_, " true ", True, None, "x"]}, dtype=object,
+                      index=[5, 6, 7, 8, 9, 10])
+    with pytest.raises(ValueError, match=r"Column 's' \(input to f\) must hold booleans or "
+                       r"their text, not both .*booleans in 3 rows and 'True'/'False' text "
+                       r"in 1 row.*1 offending row \(first: row 7 = ' true '\)"):
+        v.check_bools_apart_from_text(df, "s", owner="f")
+    for ok in ([True, False, None, "x"], ["True", "false"], [1, "True"]):
+        v.check_bools_apart_from_text(pd.DataFrame({"s": ok}, dtype=object), "s")
+    v.check_bools_apart_from_text(pd.DataFrame({"s": [True, False]}), "s")  # bool dtype
+
+
 def test_same_within_names_the_key_and_rows():
     df = pd.DataFrame({"q": ["a", "a", "b", "b"], "y": [1, 0, 1, 1]}, index=[10, 11, 12, 13])
     with pytest.raises(ValueError, match=r"Column 'y' \(input to f\) must be the same on "

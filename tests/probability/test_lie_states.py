@@ -87,3 +87,45 @@ def test_true_and_1_in_the_state_column_name_the_clash():
                        r"\(context, variable\) \(a state listed twice, or written twice as "
                        r"equal numbers, 1 and 1.0\); 1 offending row \(first: row 3 = 1\)"):
         _check(twice.assign(context=[1, 1, 2, 2]), base)
+
+
+def _bool_states(states: list[object]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    eli = pd.DataFrame({"context": [1, 1, 1, 2, 2], "variable": ["z"] * 5,
+                        "state": pd.Series(states, dtype=object),
+                        "p_y_given_x": [0.5, 0.5, 0.5, 0.4, 0.4],
+                        "p_y_given_xz": [0.7, 0.2, 0.7, 0.6, 0.1],
+                        "p_z_given_x": [0.6, 0.4, 0.6, 0.6, 0.4]})
+    return eli, eli.assign(p_y_given_x=[0.45] * 3 + [0.38] * 2)
+
+
+def test_a_state_as_a_bool_and_as_its_text_is_refused():
+    """True and 'True' in one unit were two states: a coherent unit (error 0) listing its
+    state True twice, once read back as text, had agent error 0.42 and P(z|x) summing to
+    1.6, and the median ratio was 0.447 instead of 0, without a word (True listed twice
+    alike is refused as a duplicate)."""
+    eli, base = _bool_states([True, False, "True", True, False])
+    with pytest.raises(ValueError, match=r"Column 'state' \(input to iterated_expectation_"
+                       r"check\) must hold booleans or their text, not both .*found booleans "
+                       r"in 4 rows and 'True'/'False' text in 1 row.*1 offending row \(first: "
+                       r"row 2 = 'True'\)"):
+        _check(eli, base)
+    with pytest.raises(ValueError, match=r"Column 'state' .* booleans or their text"):
+        _check(*_bool_states([True, " false ", "True", True, False]))
+    with pytest.raises(ValueError, match=r"Column 'context' .* booleans or their text"):
+        _check(eli.assign(state=[1, 0, 2, 1, 0], context=pd.Series([True, True, True, "True",
+                                                                   "True"], dtype=object)),
+               base.assign(state=[1, 0, 2, 1, 0]))
+    with pytest.raises(ValueError, match=r"Column 'state' .* unique within each"):
+        _check(*_bool_states([True, False, True, True, False]))
+    # 1 and '1' were refused already (the shared label check), as are True and 1
+    for odd in ("1", 1):
+        with pytest.raises(ValueError, match=r"Column 'state' .*(type \(text against number\)"
+                           r"|booleans or numbers)"):
+            _check(*_bool_states([1 if odd == "1" else True, 0 if odd == "1" else False, odd,
+                                  1, 0]))
+    # one way throughout, as bools or as text: accepted, the coherent unit's error 0
+    for states in ([True, False, True, False], ["True", "False", "True", "False"]):
+        clean = [df.drop(index=2).assign(state=pd.Series(states, dtype=object).to_numpy())
+                 for df in _bool_states([True, False, "x", True, False])]
+        res = _check(*clean)
+        assert res.table["agent_error"].tolist() == [0.0, 0.0] and res.statistic == 0.0

@@ -270,6 +270,51 @@ def test_pairs_power_effect_with_win_rate_raises():
     assert res.n_required == pairs_power(effect=0.01, sd=0.11, n_simulations=0).n_required
 
 
+
+def test_pairs_power_win_rate_with_the_mean_improvement_raises():
+    # win_rate=0.7 with the default metric went unused without a word: 787 pairs, the
+    # mean improvement's (effect 0.01, sd 0.1), as without it; it now names win_rate
+    # and the metric, as effect does with metric="win_rate"
+    for value in (0.7, 0.6, (0.7, 0.55)):   # the old default 0.6 too
+        with pytest.raises(ValueError, match=r"The 'win_rate' parameter of pairs_power must "
+                           r'be None with metric="mean_improvement"'):
+            pairs_power(sd=0.1, win_rate=value, n_simulations=0)
+    assert pairs_power(sd=0.1, n_simulations=0).n_required == 787
+    # left None with metric="win_rate" it is the documented 0.6, as before
+    res = pairs_power(metric="win_rate", n_simulations=0)
+    assert (res.win_rate, res.null_win_rate, res.n_required) == (0.6, 0.5, 199)
+    assert res.n_required == pairs_power(metric="win_rate", win_rate=0.6,
+                                         n_simulations=0).n_required
+
+
+@pytest.mark.parametrize("kwargs", [{"category": "weak"}, {"category": "strong"},
+                                    {"category": None}, {"by": "kind"},
+                                    {"category": "weak", "metric": "win_rate"}])
+def test_pairs_power_category_without_a_pilot_raises(kwargs):
+    # category="weak" (or by=) without a pilot went unused without a word: 787 pairs from
+    # sd=0.1, as with the default; they select pilot rows, so given alone they now raise
+    name = "by" if "by" in kwargs else "category"
+    given = {} if kwargs.get("metric") else {"sd": 0.1}
+    with pytest.raises(ValueError, match=rf"The '{name}' parameter of pairs_power must be "
+                       r"left unset without a pilot .*got "):
+        pairs_power(**given, **kwargs, n_simulations=0)
+
+
+def test_pairs_power_category_with_a_pilot_is_unchanged():
+    # the default reads as "strong": the same plan as category="strong", by="category"
+    pilot = coherent_pairs(40, np.random.default_rng(2))
+    a = pairs_power(pilot, effect=0.02, n_simulations=50, rng=0)
+    b = pairs_power(pilot, effect=0.02, category="strong", by="category", n_simulations=50,
+                    rng=0)
+    pd.testing.assert_frame_equal(a.to_frame(), b.to_frame())
+    assert a.n_pilot == 40
+    everything = pairs_power(pilot, effect=0.02, category=None, n_simulations=0)
+    assert everything.n_pilot == 40 and everything.sd == a.sd
+    # by= with category=None (every row) went unused too: it now raises
+    with pytest.raises(ValueError, match=r"The 'by' parameter of pairs_power must be left "
+                       r"unset with category=None .*got 'kind'"):
+        pairs_power(pilot, effect=0.02, category=None, by="kind", n_simulations=0)
+
 def test_pairs_power_scan_starts_no_higher_than_max_n():
     # a win rate a hair above the null started the scan at n = 1.6e14 from the normal
     # approximation, beyond max_n, and failed allocating 1.12 PiB; it is now -1 (above
