@@ -506,7 +506,7 @@ def random_forest_baseline(
 
 def iterated_expectation_check(
     elicited: Any, *, baseline: Any = None, ground_truth: Any = None, contexts: Any = None,
-    evidence: Any = None, outcome: str = "y", estimator: Any = None,
+    evidence: Any = None, outcome: str | None = None, estimator: Any = None,
     baseline_options: dict[str, Any] | None = None, context: str = "context",
     variable: str = "variable", state: str = "state",
     p_y_given_x: str = "p_y_given_x", p_y_given_xz: str = "p_y_given_xz",
@@ -538,7 +538,8 @@ def iterated_expectation_check(
         :func:`random_forest_baseline` on the ground-truth sample
         ``ground_truth`` (columns ``evidence``, every auxiliary variable and
         ``outcome``), for the contexts described by ``contexts`` (the
-        ``context`` id and ``evidence`` columns); ``estimator`` replaces the
+        ``context`` id and ``evidence`` columns); ``outcome`` left None means
+        ``"y"``; ``estimator`` replaces the
         cross-validated random forest by a user's scikit-learn classifier. States and
         evidence must be written as in ``ground_truth`` (``1``, not ``'1'``): a
         ``ValueError`` names those written otherwise.
@@ -697,8 +698,8 @@ def iterated_expectation_check(
             "p_z_given_x": p_z_given_x}
     table = lie_table(elicited, cols, owner, "elicited")
     if baseline is not None:
-        _require_no_forest_inputs(owner, ground_truth, contexts, evidence, estimator,
-                                  baseline_options)
+        _require_no_forest_inputs(owner, ground_truth, contexts, evidence, outcome,
+                                  estimator, baseline_options)
         base = lie_table(baseline, cols, owner, "baseline")
         kind = "table"
     else:
@@ -710,7 +711,8 @@ def iterated_expectation_check(
             ground_truth, contexts, table.rename(columns={"context": context,
                                                           "variable": variable,
                                                           "state": state}),
-            evidence=evidence, outcome=outcome, context=context, variable=variable,
+            evidence=evidence, outcome="y" if outcome is None else outcome,
+            context=context, variable=variable,
             state=state, estimator=estimator, rng=gen, **(baseline_options or {}))
         kind = "estimator" if estimator is not None else "random_forest"
 
@@ -801,10 +803,11 @@ def _ratio_interval(ratio: np.ndarray, codes: np.ndarray, n_resamples: int,
 
 
 def _require_no_forest_inputs(owner: str, *values: Any) -> None:
-    """Refuse the random forest's inputs (``ground_truth, contexts, evidence, estimator,
-    baseline_options``, in this order) next to a baseline table: they would go unused (the
-    table is the baseline) without a word."""
-    names = ("ground_truth", "contexts", "evidence", "estimator", "baseline_options")
+    """Refuse the random forest's inputs (``ground_truth, contexts, evidence, outcome,
+    estimator, baseline_options``, in this order) next to a baseline table: they would go
+    unused (the table is the baseline) without a word."""
+    names = ("ground_truth", "contexts", "evidence", "outcome", "estimator",
+             "baseline_options")
     unused = [name for name, value in zip(names, values, strict=True) if value is not None]
     if unused:
         raise ValueError(param_error(

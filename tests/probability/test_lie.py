@@ -259,6 +259,9 @@ def test_baseline_table_with_forest_inputs_raises(world):
     with pytest.raises(ValueError, match=r"must be None when 'baseline_options' is given"):
         iterated_expectation_check(table, baseline=base, baseline_options=FAST, rng=0,
                                    n_resamples=20)
+    # outcome= beside a table went unused too (its docstring said it raised)
+    with pytest.raises(ValueError, match=r"must be None when 'outcome' is given"):
+        iterated_expectation_check(table, baseline=base, outcome="y", rng=0, n_resamples=20)
 
 
 def test_random_forest_baseline_context_listed_twice_with_different_evidence(world):
