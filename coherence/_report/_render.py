@@ -537,9 +537,57 @@ def _rerun_commands(rep: CoherenceReport) -> tuple[str, str]:
     load = f"data = {_reader(str(path))}\n"
     if s.get("actions"):  # report maps the labels (and a menu column's with them)
         py.insert(-1, f"actions={dict(s['actions'])!r}")
+    py[-1:-1] = _side_tables_args(s)
     python = ("import pandas as pd\nimport coherence\n\n" + load + "rep = coherence.report(\n    "
               + ",\n    ".join(py) + ",\n)\nrep.to_html('report.html')")
     return shell, python
+
+
+def _side_tables_args(s: Mapping[str, Any]) -> list[str]:
+    """report()'s ``lie``, ``lie_options`` and ``set_aside`` arguments as the report was
+    given them (they were left out of the rerun line, whose report then differed): a table
+    by a name in capitals that the reader replaces (:func:`_rerun_notes` says so)."""
+    args = []
+    lie = s.get("lie")
+    if lie:
+        args.append("lie=LIE")
+        if lie["options"]:
+            args.append("lie_options={" + ", ".join(
+                f"{k!r}: {v if v is not None else k.upper()}" for k, v in lie["options"].items())
+                + "}")
+    aside = s.get("set_aside")
+    if aside and aside["mapping"]:
+        args.append(f"set_aside={aside['counts']!r}")
+    elif aside and s.get("data_file"):  # coherence test read them next to the table
+        sidecar = Path(str(s["data_file"]))
+        sidecar = sidecar.with_name(sidecar.stem + "_incoherent.csv")
+        args.append(f"set_aside={_reader(str(sidecar))}")
+    elif aside:
+        args.append("set_aside=SET_ASIDE")
+    return args
+
+
+def _rerun_notes(s: Mapping[str, Any]) -> tuple[str, bool]:
+    """What the rerun lines need beside the data (HTML), and whether the command line can
+    rerun the report at all (it takes no LIE table)."""
+    notes = []
+    lie, aside = s.get("lie"), s.get("set_aside")
+    if lie:
+        tables = ["LIE"] + [k.upper() for k, v in lie["options"].items() if v is None]
+        notes.append(f"<b>LIE check:</b> replace {' and '.join(tables)} by the table(s) the "
+                     f"report was given (the LIE table had {lie['rows']} rows). The command "
+                     "line takes no LIE table and cannot rerun this report (without the LIE "
+                     "check the family of adjusted p-values differs): rerun it from Python.")
+    if aside:
+        counts = "; ".join(f"{k}: {v}" for k, v in aside["counts"].items()) or "none"
+        where = ("" if aside["mapping"] or s.get("data_file") else
+                 " Replace SET_ASIDE by the table of them the report was given;")
+        notes.append(f"<b>Replies set aside</b> ({html.escape(counts)}) are counted in the "
+                     f"diagnostics.{where} the command line counts them only from "
+                     "TABLE_incoherent.csv next to the table (as coherence elicit writes "
+                     "it).")
+    text = "".join(f"<p class='note'>{n}</p>" for n in notes)
+    return text, not lie
 
 
 def _reader(path: str) -> str:
@@ -594,9 +642,11 @@ def _provenance(rep: CoherenceReport) -> str:
                  "rerun.</p>")
     file_note = ("" if s.get("data_file") else
                  " (TABLE.csv: the table saved to a file; its content hash is above)")
-    return (_table_html(table, klass="prov") + seed_note
-            + f"<p>To rerun from the command line{file_note}:</p>"
-            + f"<pre>{html.escape(shell)}</pre><p>or from Python:</p>"
+    notes, shell_ok = _rerun_notes(s)
+    shell_html = (f"<p>To rerun from the command line{file_note}:</p>"
+                  f"<pre>{html.escape(shell)}</pre><p>or from Python:</p>" if shell_ok
+                  else f"<p>To rerun from Python{file_note}:</p>")
+    return (_table_html(table, klass="prov") + seed_note + notes + shell_html
             + f"<pre>{html.escape(python)}</pre>")
 
 
