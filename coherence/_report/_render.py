@@ -294,7 +294,8 @@ def _paper_tables(rep: CoherenceReport) -> list[str]:
                                "merge them), l2 CE its square root; smooth ECE: Blasiok and "
                                "Nakkiran's "
                                "binning-free ECE)",
-                               numeric=("contexts", "accuracy", "l2 CE", "bins", "smooth ECE")))
+                               numeric=("contexts", "accuracy", "l2 CE", "bins", "smooth ECE"))
+                   + _negative_ce_note(cal_rows))
     # the LIE check's own level where lie_options named one (its header said the report's)
     levels = {c.results["lie"].confidence_interval.confidence_level for c in rep.cells
               if "lie" in c.results}
@@ -383,6 +384,20 @@ def _prompt_rows(rep: CoherenceReport, ci_head: str) -> list[dict[str, str]]:
     return prompt_rows
 
 
+#: Table 5's l2 CE where the debiased CE^2 is negative (:func:`_negative_ce_note`).
+_NEGATIVE_CE = "0*"
+
+
+def _negative_ce_note(rows: Sequence[Mapping[str, str]]) -> str:
+    """Table 5's footnote where an l2 CE is :data:`_NEGATIVE_CE` (it read 0, unmarked)."""
+    if not any(r.get("l2 CE") == _NEGATIVE_CE for r in rows):
+        return ""
+    return ("<p class='note'>0*: the debiased CE^2 is negative (its estimate of a small "
+            "squared error fell below 0, the value in the CE^2 column); it has no square root, "
+            "and the l2 CE is shown as sqrt(max(CE^2, 0)) = 0 by Kumar et al.'s convention, "
+            "not as a measured 0: the CE^2 interval says how large the error may be.</p>")
+
+
 def _calibration_rows(rep: CoherenceReport, ci_head: str) -> list[dict[str, str]]:
     """Table 5's rows: one per cell with a calibration result, with the calibration
     error and smooth ECE where they ran."""
@@ -403,7 +418,10 @@ def _calibration_rows(rep: CoherenceReport, ci_head: str) -> list[dict[str, str]
         if ce is not None:
             ci = ce.confidence_interval
             cal_rows[-1][f"debiased CE^2 [{ci_head}]"] = _with_ci(ce.statistic, ci.low, ci.high)
-            cal_rows[-1]["l2 CE"] = _num(math.sqrt(max(ce.statistic, 0.0)), 3)
+            # a negative CE^2 (the debiased estimate of a small error can be) has no square
+            # root: its 0 is a convention (Kumar et al.'s), marked, not a measured 0
+            cal_rows[-1]["l2 CE"] = (_NEGATIVE_CE if ce.statistic < 0
+                                     else _num(math.sqrt(ce.statistic), 3))
             cal_rows[-1]["bins"] = str(ce.n_bins_used)  # tied beliefs merge bins
         sm = cell.results.get("smooth_ece")
         if sm is not None:

@@ -130,6 +130,29 @@ def test_calibration_error_and_smooth_ece(rep, two_models):
     assert "debiased CE^2" in page and "smooth ECE" in page
 
 
+def test_table_5_marks_an_l2_ce_of_a_negative_ce2():
+    # a negative debiased CE^2 (-0.00322 here) read "0" in Table 5's l2 CE column, as if
+    # the calibration error had been measured as 0
+    data = coherence.simulate("rational", n_contexts=40, n_repetitions=2, rng=4).data
+    rep = report(data, tests=["calibration", "calibration_error"], n_resamples=19,
+                 progress=False, rng=0)
+    result = rep.cells[0].results["calibration_error"]
+    assert result.statistic < 0 and result.l2_estimate == 0.0
+    page = rep.to_html()
+    table = page[page.index("Table 5."):]
+    table = table[:table.index("</table>")]
+    assert "<td>0</td>" not in table.replace(" class='num'", "")
+    assert ">0*</td>" in table and "0*: the debiased CE^2 is negative" in page
+    # a positive one keeps its square root, and no note
+    data = coherence.simulate("rational", n_contexts=40, n_repetitions=2, rng=0).data
+    rep = report(data, tests=["calibration", "calibration_error"], n_resamples=19,
+                 progress=False, rng=0)
+    result = rep.cells[0].results["calibration_error"]
+    page = rep.to_html()
+    assert result.statistic > 0 and f">{result.l2_estimate:.3f}</td>" in page
+    assert "0*: the debiased" not in page
+
+
 @pytest.mark.slow  # a statistical matrix (or a long equivalence check): make test-slow
 def test_reproducible_and_parallel_equal(two_models, rep):
     again = report(two_models, by="model", progress=False, rng=7, n_jobs=2, **FAST)
