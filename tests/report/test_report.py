@@ -967,6 +967,28 @@ def test_outcome_none_with_an_action_column_is_a_clear_error(small):
     assert "prompt_consistency" in rep.cells[0].results
 
 
+def test_a_floor_already_below_the_target_is_not_run_again():
+    """adjust="none" resolves a p-value at its floor with 1001 draws (1 / 1002 < 0.001; the
+    adjustment multiplies nothing), Holm's over m p-values with m x 1000 + 1: one rule. But
+    ci_test's default 1000 permutations, whose floor 1 / 1001 is below 0.001 already, ran
+    again with 1001 (twice the time, for one draw; the note said 'at or near its floor')."""
+    from coherence._report._options import floor_resolved
+    from coherence._report._options import second_stage_draws
+
+    assert (second_stage_draws(1, "none"), second_stage_draws(25, "holm")) == (1001, 25001)
+    assert floor_resolved(1000, 7, "none") and not floor_resolved(999, 7, "none")
+    assert not floor_resolved(1000, 25, "holm") and floor_resolved(25000, 25, "bh")
+    data = coherence.simulate(coherence.Agent.leaky(strength=0.9), n_contexts=60,
+                              n_repetitions=2, rng=0).data
+    rep = report(data, tests=["ci"], adjust="none", progress=False, rng=0)
+    cell = rep.cells[0]
+    assert cell.results["ci"].pvalue == 1 / 1001 and cell.results["ci"].n_resamples == 1000
+    assert not cell.notes.get("ci") and rep.settings["resolved_pvalues"] == 0
+    # fewer draws than that are still resolved with 1001
+    fewer = report(data, tests=["ci"], adjust="none", n_resamples=199, progress=False, rng=0)
+    assert fewer.cells[0].results["ci"].n_resamples == 1001
+
+
 def test_text_outputs_never_round_a_pvalue_across_0_05(rep):
     """An adjusted p of 0.049996 (Holm over 25 p-values of 25,001 draws: 25 x 50 / 25002)
     read "0.05" in summary() and to_markdown() (4 significant digits) while the HTML page
