@@ -20,7 +20,8 @@ TARGET = 1e-3
 #: The most draws of a second stage.
 MAX_DRAWS = 100_000
 
-__all__ = ["MAX_DRAWS", "TARGET", "ReportOptions", "check_report_options", "second_stage_draws"]
+__all__ = ["MAX_DRAWS", "TARGET", "ReportOptions", "check_report_options", "floor_resolved",
+           "second_stage_draws"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,9 +129,22 @@ def check_report_options(values: dict[str, Any], owner: str) -> None:
                                     backend))
 
 
+def _floor_factor(family: int, adjust: str) -> int:
+    """What the adjustment multiplies the smallest p-value by, at most: the family's size
+    for Holm's (and Benjamini-Hochberg's, on the smallest p-value); 1 without one."""
+    return max(family if adjust != "none" else 1, 1)
+
+
 def second_stage_draws(family: int, adjust: str) -> int:
     """The draws of the second stage: enough for a p-value at its floor to resolve below
     :data:`TARGET` after the adjustment over ``family`` p-values, at most
-    :data:`MAX_DRAWS`."""
-    factor = family if adjust != "none" else 1
-    return min(MAX_DRAWS, math.ceil(max(factor, 1) / TARGET) + 1)
+    :data:`MAX_DRAWS`. Without an adjustment (``adjust="none"``) the floor is not
+    multiplied, and 1001 draws resolve it (1 / 1002 < 0.001), where Holm's over 25
+    p-values needs 25,001: one rule, the floor after the adjustment below the target."""
+    return min(MAX_DRAWS, math.ceil(_floor_factor(family, adjust) / TARGET) + 1)
+
+
+def floor_resolved(draws: int, family: int, adjust: str) -> bool:
+    """Whether ``draws`` already resolve a p-value at its floor below :data:`TARGET` after
+    the adjustment (:func:`second_stage_draws`' rule): a second stage then adds nothing."""
+    return _floor_factor(family, adjust) / (draws + 1) < TARGET

@@ -294,7 +294,8 @@ def _paper_tables(rep: CoherenceReport) -> list[str]:
                                "merge them), l2 CE its square root; smooth ECE: Blasiok and "
                                "Nakkiran's "
                                "binning-free ECE)",
-                               numeric=("contexts", "accuracy", "l2 CE", "bins", "smooth ECE")))
+                               numeric=("contexts", "accuracy", "l2 CE", "bins", "smooth ECE"))
+                   + _negative_ce_note(cal_rows))
     # the LIE check's own level where lie_options named one (its header said the report's)
     levels = {c.results["lie"].confidence_interval.confidence_level for c in rep.cells
               if "lie" in c.results}
@@ -383,6 +384,20 @@ def _prompt_rows(rep: CoherenceReport, ci_head: str) -> list[dict[str, str]]:
     return prompt_rows
 
 
+#: Table 5's l2 CE where the debiased CE^2 is negative (:func:`_negative_ce_note`).
+_NEGATIVE_CE = "0*"
+
+
+def _negative_ce_note(rows: Sequence[Mapping[str, str]]) -> str:
+    """Table 5's footnote where an l2 CE is :data:`_NEGATIVE_CE` (it read 0, unmarked)."""
+    if not any(r.get("l2 CE") == _NEGATIVE_CE for r in rows):
+        return ""
+    return ("<p class='note'>0*: the debiased CE^2 is negative (its estimate of a small "
+            "squared error fell below 0, the value in the CE^2 column); it has no square root, "
+            "and the l2 CE is shown as sqrt(max(CE^2, 0)) = 0 by Kumar et al.'s convention, "
+            "not as a measured 0: the CE^2 interval says how large the error may be.</p>")
+
+
 def _calibration_rows(rep: CoherenceReport, ci_head: str) -> list[dict[str, str]]:
     """Table 5's rows: one per cell with a calibration result, with the calibration
     error and smooth ECE where they ran."""
@@ -403,7 +418,10 @@ def _calibration_rows(rep: CoherenceReport, ci_head: str) -> list[dict[str, str]
         if ce is not None:
             ci = ce.confidence_interval
             cal_rows[-1][f"debiased CE^2 [{ci_head}]"] = _with_ci(ce.statistic, ci.low, ci.high)
-            cal_rows[-1]["l2 CE"] = _num(math.sqrt(max(ce.statistic, 0.0)), 3)
+            # a negative CE^2 (the debiased estimate of a small error can be) has no square
+            # root: its 0 is a convention (Kumar et al.'s), marked, not a measured 0
+            cal_rows[-1]["l2 CE"] = (_NEGATIVE_CE if ce.statistic < 0
+                                     else _num(math.sqrt(ce.statistic), 3))
             cal_rows[-1]["bins"] = str(ce.n_bins_used)  # tied beliefs merge bins
         sm = cell.results.get("smooth_ece")
         if sm is not None:
@@ -537,9 +555,57 @@ def _rerun_commands(rep: CoherenceReport) -> tuple[str, str]:
     load = f"data = {_reader(str(path))}\n"
     if s.get("actions"):  # report maps the labels (and a menu column's with them)
         py.insert(-1, f"actions={dict(s['actions'])!r}")
+    py[-1:-1] = _side_tables_args(s)
     python = ("import pandas as pd\nimport coherence\n\n" + load + "rep = coherence.report(\n    "
               + ",\n    ".join(py) + ",\n)\nrep.to_html('report.html')")
     return shell, python
+
+
+def _side_tables_args(s: Mapping[str, Any]) -> list[str]:
+    """report()'s ``lie``, ``lie_options`` and ``set_aside`` arguments as the report was
+    given them (they were left out of the rerun line, whose report then differed): a table
+    by a name in capitals that the reader replaces (:func:`_rerun_notes` says so)."""
+    args = []
+    lie = s.get("lie")
+    if lie:
+        args.append("lie=LIE")
+        if lie["options"]:
+            args.append("lie_options={" + ", ".join(
+                f"{k!r}: {v if v is not None else k.upper()}" for k, v in lie["options"].items())
+                + "}")
+    aside = s.get("set_aside")
+    if aside and aside["mapping"]:
+        args.append(f"set_aside={aside['counts']!r}")
+    elif aside and s.get("data_file"):  # coherence test read them next to the table
+        sidecar = Path(str(s["data_file"]))
+        sidecar = sidecar.with_name(sidecar.stem + "_incoherent.csv")
+        args.append(f"set_aside={_reader(str(sidecar))}")
+    elif aside:
+        args.append("set_aside=SET_ASIDE")
+    return args
+
+
+def _rerun_notes(s: Mapping[str, Any]) -> tuple[str, bool]:
+    """What the rerun lines need beside the data (HTML), and whether the command line can
+    rerun the report at all (it takes no LIE table)."""
+    notes = []
+    lie, aside = s.get("lie"), s.get("set_aside")
+    if lie:
+        tables = ["LIE"] + [k.upper() for k, v in lie["options"].items() if v is None]
+        notes.append(f"<b>LIE check:</b> replace {' and '.join(tables)} by the table(s) the "
+                     f"report was given (the LIE table had {lie['rows']} rows). The command "
+                     "line takes no LIE table and cannot rerun this report (without the LIE "
+                     "check the family of adjusted p-values differs): rerun it from Python.")
+    if aside:
+        counts = "; ".join(f"{k}: {v}" for k, v in aside["counts"].items()) or "none"
+        where = ("" if aside["mapping"] or s.get("data_file") else
+                 " Replace SET_ASIDE by the table of them the report was given;")
+        notes.append(f"<b>Replies set aside</b> ({html.escape(counts)}) are counted in the "
+                     f"diagnostics.{where} the command line counts them only from "
+                     "TABLE_incoherent.csv next to the table (as coherence elicit writes "
+                     "it).")
+    text = "".join(f"<p class='note'>{n}</p>" for n in notes)
+    return text, not lie
 
 
 def _reader(path: str) -> str:
@@ -594,9 +660,11 @@ def _provenance(rep: CoherenceReport) -> str:
                  "rerun.</p>")
     file_note = ("" if s.get("data_file") else
                  " (TABLE.csv: the table saved to a file; its content hash is above)")
-    return (_table_html(table, klass="prov") + seed_note
-            + f"<p>To rerun from the command line{file_note}:</p>"
-            + f"<pre>{html.escape(shell)}</pre><p>or from Python:</p>"
+    notes, shell_ok = _rerun_notes(s)
+    shell_html = (f"<p>To rerun from the command line{file_note}:</p>"
+                  f"<pre>{html.escape(shell)}</pre><p>or from Python:</p>" if shell_ok
+                  else f"<p>To rerun from Python{file_note}:</p>")
+    return (_table_html(table, klass="prov") + seed_note + notes + shell_html
             + f"<pre>{html.escape(python)}</pre>")
 
 

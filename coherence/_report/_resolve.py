@@ -38,6 +38,7 @@ from .._rng import spawn
 from .._warnings import recorded_warnings
 from ._options import MAX_DRAWS
 from ._options import TARGET
+from ._options import floor_resolved
 from ._options import second_stage_draws
 from ._registry import REGISTRY
 from ._registry import Options
@@ -95,7 +96,10 @@ def resolve_pvalues(cells: Sequence[ReportCell], parts: Sequence[pd.DataFrame],
             if result is None or not math.isfinite(result.pvalue):
                 continue
             draws = int(getattr(options, option))
-            if draws >= needed or _exceedances(result.pvalue, draws) >= STOP_AFTER:
+            # the first stage's floor already below the target (1000 draws, no adjustment:
+            # 1 / 1001) is resolved: 1001 draws ran the test again for one draw more
+            if (draws >= needed or floor_resolved(draws, family, adjust)
+                    or _exceedances(result.pvalue, draws) >= STOP_AFTER):
                 continue
             more = dataclasses.replace(options, interval=False)
             more = dataclasses.replace(more, **{option: needed})  # type: ignore[arg-type]

@@ -68,6 +68,7 @@ from ._result import FRAME_COLUMNS
 from ._result import CoherenceReport
 from ._result import ReportCell
 from ._split import check_lie_columns
+from ._split import side_tables_record
 from ._split import split_lie
 from ._split import split_lie_baseline
 from ._split import split_set_aside
@@ -140,6 +141,9 @@ def _report_iv(data: Any, a: _ReportArgs) -> _ReportInput:
             + ", ".join(FRAME_COLUMNS) + "), which would overwrite the cells' labels: "
             "rename the column", taken))
     for column in present_by:  # 'gpt' / 'GPT', 1 / '1': one cell, not two
+        # a missing label was a cell of its own, labelled 'nan' (`coherence test` refused it)
+        no_missing(df, column, owner=owner, rule="label every row (a blank cell label is "
+                   "a cell named by nothing): fill them in, or leave the column out of by")
         check_case_distinct(df, column, owner=owner)
     names = _tests_iv(df, a, owner)
     n_jobs = o.n_jobs
@@ -179,7 +183,8 @@ def _report_iv(data: Any, a: _ReportArgs) -> _ReportInput:
         lie_options=lie_options, set_aside=set_aside_df, n_jobs=n_jobs,
         backend=o.backend,
         progress=sys.stderr.isatty() if o.progress is None else bool(o.progress), gen=gen,
-        settings=_settings(df, a, options, present_by, n_jobs))
+        settings={**_settings(df, a, options, present_by, n_jobs),
+                  **side_tables_record(lie_df, a.lie_options, a.set_aside)})
 
 
 def _repetitions_once(df: pd.DataFrame, options: Options, present_by: tuple[str, ...],
@@ -357,8 +362,6 @@ def _set_aside_iv(set_aside: Any, owner: str) -> pd.DataFrame | None:
     frame = as_dataframe(set_aside, name="set_aside", owner=owner)
     set_aside_counts(frame, owner)  # the reason and count columns are valid
     return frame
-
-
 
 
 def _draw_counts(n_permutations: Any, n_resamples: Any, owner: str) -> tuple[int, int]:

@@ -13,13 +13,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._decision._diagnostics import set_aside_counts
 from .._resampling import rows_by_key
 from .._validation import case_collisions
 from .._validation import param_error
 from .._validation import plain_value
 from .._warnings import SkippedRecordsWarning
 
-__all__ = ["check_lie_columns", "split_lie", "split_lie_baseline", "split_set_aside"]
+__all__ = ["check_lie_columns", "side_tables_record", "split_lie", "split_lie_baseline",
+           "split_set_aside"]
 
 
 def check_lie_columns(lie: pd.DataFrame, present_by: Sequence[str]) -> None:
@@ -152,3 +154,33 @@ def split_set_aside(set_aside: pd.DataFrame | None,
                       f"{cells}); they are counted in no cell's n_set_aside.",
                       SkippedRecordsWarning, stacklevel=4)
     return out
+
+
+def side_tables_record(lie: pd.DataFrame | None, lie_options: Mapping[str, Any] | None,
+                       set_aside: Any) -> dict[str, Any]:
+    """The report's ``settings`` entries for the tables it was given beside the data, which
+    change its results and so belong in its rerun line: ``lie`` (None, or the LIE table's
+    rows and ``lie_options`` as given, each value as Python source where it has one, else
+    None: a table) and ``set_aside`` (None, or the counts by reason, ``mapping`` True when
+    they were given as ``{reason: count}``, which the rerun line can then spell out)."""
+    record: dict[str, Any] = {"lie": None, "set_aside": None}
+    if lie is not None:
+        record["lie"] = {"rows": len(lie),
+                         "options": {str(k): _source(v) for k, v in (lie_options or {}).items()}}
+    if set_aside is not None:
+        record["set_aside"] = {"mapping": isinstance(set_aside, Mapping),
+                               "counts": set_aside_counts(set_aside, "report")}
+    return record
+
+
+def _source(value: Any) -> str | None:
+    """``repr(value)`` where it reads back as the value (numbers, text, lists of them),
+    else None."""
+    import ast
+
+    text = repr(value)
+    try:
+        same = ast.literal_eval(text) == value
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return None
+    return text if isinstance(same, bool) and same else None

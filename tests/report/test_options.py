@@ -154,12 +154,19 @@ def test_deprecated_n_permutations_still_works_with_a_warning(small):
 def test_a_cell_whose_key_is_missing_stays_in_the_summary(small):
     # pivot_table dropped index keys that are NaN: the cell was in cells and to_frame() but
     # not in summary_table() or summary(), under a title that still counted it
+    import dataclasses
+
     import numpy as np
 
     data = pd.concat([small.assign(model="a", dataset="d"),
-                      small.assign(model="b", dataset=np.nan,
+                      small.assign(model="b", dataset="e",
                                    context=small["context"] + 1000)], ignore_index=True)
     rep = report(data, tests=("ci", "calibration"), rng=2, n_resamples=29, progress=False)
+    # report() refuses a missing cell label (below); a report put together by hand may
+    # still hold one
+    cells = (rep.cells[0], dataclasses.replace(rep.cells[1], key={"model": "b",
+                                                                  "dataset": np.nan}))
+    rep = dataclasses.replace(rep, cells=cells)
     assert len(rep.cells) == 2
     table = rep.summary_table("pvalue")
     assert len(table) == 2 and list(table.columns) == ["ci"]  # calibration has no p-value
@@ -168,6 +175,19 @@ def test_a_cell_whose_key_is_missing_stays_in_the_summary(small):
     missing = frame[frame["dataset"].isna() & (frame["test"] == "ci")]["pvalue"].iloc[0]
     assert table.loc[("b", np.nan), "ci"] == missing
     assert rep.summary().count("\nb ") == 1
+
+
+@pytest.mark.parametrize("by", [("model", "dataset"), ("dataset",)])
+def test_a_missing_cell_label_raises_as_the_command_line_does(small, by):
+    # a NaN in a by column was a cell of its own, labelled 'nan' in every table (its rows
+    # pooled from whatever the label was lost on); `coherence test` refused it
+    import numpy as np
+
+    data = small.assign(model="a", dataset=pd.Series("d", index=small.index, dtype=object))
+    data.loc[[3, 10], "dataset"] = np.nan
+    with pytest.raises(ValueError, match=r"Column 'dataset' \(input to report\) must label "
+                       r"every row.*2 offending rows \(first: row 3, row 10\)"):
+        report(data, by=by, tests=("calibration",), n_resamples=9, progress=False, rng=0)
 
 
 @pytest.mark.parametrize("role", ["prompt", "repetition", "truth", "action", "outcome"])

@@ -130,6 +130,29 @@ def test_calibration_error_and_smooth_ece(rep, two_models):
     assert "debiased CE^2" in page and "smooth ECE" in page
 
 
+def test_table_5_marks_an_l2_ce_of_a_negative_ce2():
+    # a negative debiased CE^2 (-0.00322 here) read "0" in Table 5's l2 CE column, as if
+    # the calibration error had been measured as 0
+    data = coherence.simulate("rational", n_contexts=40, n_repetitions=2, rng=4).data
+    rep = report(data, tests=["calibration", "calibration_error"], n_resamples=19,
+                 progress=False, rng=0)
+    result = rep.cells[0].results["calibration_error"]
+    assert result.statistic < 0 and result.l2_estimate == 0.0
+    page = rep.to_html()
+    table = page[page.index("Table 5."):]
+    table = table[:table.index("</table>")]
+    assert "<td>0</td>" not in table.replace(" class='num'", "")
+    assert ">0*</td>" in table and "0*: the debiased CE^2 is negative" in page
+    # a positive one keeps its square root, and no note
+    data = coherence.simulate("rational", n_contexts=40, n_repetitions=2, rng=0).data
+    rep = report(data, tests=["calibration", "calibration_error"], n_resamples=19,
+                 progress=False, rng=0)
+    result = rep.cells[0].results["calibration_error"]
+    page = rep.to_html()
+    assert result.statistic > 0 and f">{result.l2_estimate:.3f}</td>" in page
+    assert "0*: the debiased" not in page
+
+
 @pytest.mark.slow  # a statistical matrix (or a long equivalence check): make test-slow
 def test_reproducible_and_parallel_equal(two_models, rep):
     again = report(two_models, by="model", progress=False, rng=7, n_jobs=2, **FAST)
@@ -942,6 +965,28 @@ def test_outcome_none_with_an_action_column_is_a_clear_error(small):
     rep = report(small, action=None, outcome=None, tests=("prompt_consistency",),
                  progress=False, rng=0, **FAST)
     assert "prompt_consistency" in rep.cells[0].results
+
+
+def test_a_floor_already_below_the_target_is_not_run_again():
+    """adjust="none" resolves a p-value at its floor with 1001 draws (1 / 1002 < 0.001; the
+    adjustment multiplies nothing), Holm's over m p-values with m x 1000 + 1: one rule. But
+    ci_test's default 1000 permutations, whose floor 1 / 1001 is below 0.001 already, ran
+    again with 1001 (twice the time, for one draw; the note said 'at or near its floor')."""
+    from coherence._report._options import floor_resolved
+    from coherence._report._options import second_stage_draws
+
+    assert (second_stage_draws(1, "none"), second_stage_draws(25, "holm")) == (1001, 25001)
+    assert floor_resolved(1000, 7, "none") and not floor_resolved(999, 7, "none")
+    assert not floor_resolved(1000, 25, "holm") and floor_resolved(25000, 25, "bh")
+    data = coherence.simulate(coherence.Agent.leaky(strength=0.9), n_contexts=60,
+                              n_repetitions=2, rng=0).data
+    rep = report(data, tests=["ci"], adjust="none", progress=False, rng=0)
+    cell = rep.cells[0]
+    assert cell.results["ci"].pvalue == 1 / 1001 and cell.results["ci"].n_resamples == 1000
+    assert not cell.notes.get("ci") and rep.settings["resolved_pvalues"] == 0
+    # fewer draws than that are still resolved with 1001
+    fewer = report(data, tests=["ci"], adjust="none", n_resamples=199, progress=False, rng=0)
+    assert fewer.cells[0].results["ci"].n_resamples == 1001
 
 
 def test_text_outputs_never_round_a_pvalue_across_0_05(rep):

@@ -202,3 +202,59 @@ def test_a_report_without_the_action_column_reruns(table, tmp_path, monkeypatch)
     again = pd.read_csv("again.csv").set_index(["model", "test"]).sort_index()
     first = rep.to_frame().set_index(["model", "test"]).sort_index()
     np.testing.assert_allclose(again["statistic"], first["statistic"], rtol=1e-12)
+
+
+def test_set_aside_replies_reach_the_rerun_lines(table, tmp_path, monkeypatch):
+    # the rerun lines left set_aside out: the Python rerun of `coherence test` on a table
+    # with its *_incoherent.csv counted no reply set aside (n_set_aside 0 where the report
+    # said 3), and so did the rerun of report(set_aside={...})
+    monkeypatch.chdir(tmp_path)
+    table.to_csv("answers.csv", index=False)
+    pd.DataFrame({"model": ["m1", "m1", "m2"], "reason": ["bad_sum", "parse", "parse"]}
+                 ).to_csv("answers_incoherent.csv", index=False)
+    with contextlib.redirect_stderr(io.StringIO()):
+        assert _cli(["test", "answers.csv", "--by", "model", "--tests", "calibration",
+                     "--seed", "1", "--out", "first.html", "--csv", "first.csv", *FAST]) == 0
+    first = pd.read_csv("first.csv").set_index("model")["n_set_aside"]
+    assert first.to_dict() == {"m1": 2, "m2": 1}
+    page = (tmp_path / "first.html").read_text()
+    assert "Replies set aside</b> (bad_sum: 1; parse: 2)" in page
+    _, code = _blocks(page)
+    assert "set_aside=pd.read_csv('answers_incoherent.csv'" in code
+    namespace: dict[str, object] = {}
+    exec(compile(code, "rerun.py", "exec"), namespace)
+    again = namespace["rep"].to_frame().set_index("model")["n_set_aside"]  # type: ignore[attr-defined]
+    assert again.to_dict() == first.to_dict()
+    # given as {reason: count}, the Python call spells it out
+    rep = coherence.report(table[table["model"] == "m1"], by=(), tests=["calibration"],
+                           set_aside={"bad_sum": 3}, n_resamples=19, progress=False, rng=0)
+    _, code = _blocks(rep.to_html())
+    assert "set_aside={'bad_sum': 3}" in code
+    assert "Replace SET_ASIDE" not in rep.to_html()
+
+
+@pytest.mark.requires("pgmpy")
+def test_a_report_with_a_lie_table_reruns_from_python_only(tmp_path, monkeypatch):
+    # lie= and lie_options= were left out of the rerun lines, which then reran every test
+    # but the LIE check (a family of adjusted p-values one smaller) and printed no word
+    import bayesnets
+
+    monkeypatch.chdir(tmp_path)
+    study = bayesnets.lie_study("asia", agent="weighted", n_contexts=30, rng=0)
+    baseline = study.redraw(agent="rational", rng=1)
+    data = coherence.simulate("rational", n_contexts=30, n_repetitions=2, rng=0).data
+    rep = coherence.report(data, lie=study.data, lie_options={"baseline": baseline,
+                                                               "n_resamples": 99},
+                           tests=["ci", "lie"], n_resamples=49, progress=False, rng=5)
+    page = rep.to_html()
+    assert "To rerun from the command line" not in page
+    assert "replace LIE and BASELINE by the table(s)" in page
+    code = html_lib.unescape(page[page.index("To rerun from Python"):])
+    code = code[code.index("<pre>") + 5:code.index("</pre>")]
+    assert "lie=LIE" in code and "lie_options={'baseline': BASELINE, 'n_resamples': 99}" in code
+    data.to_csv("TABLE.csv", index=False)
+    namespace: dict[str, object] = {"LIE": study.data, "BASELINE": baseline}
+    exec(compile(code, "rerun.py", "exec"), namespace)
+    again = namespace["rep"].to_frame()  # type: ignore[attr-defined]
+    np.testing.assert_array_equal(again["pvalue_adjusted"], rep.to_frame()["pvalue_adjusted"])
+    assert "lie" in set(again["test"])
