@@ -181,11 +181,68 @@ def _run_end(cg, u, hi):
     return _gallop_above(cg, u + 1, hi, cg[u], 0.0)
 
 
+@njit(cache=True, inline="always")
+def _radius_at(cg, lo, hi, ts, te, w, k):
+    """Distance from position ``w`` to the k-th nearest other point of its stratum
+    ``[lo, hi)`` (which holds at least ``k`` others), ``[ts, te)`` being its tie run."""
+    if te - ts - 1 >= k:
+        return 0.0
+    left = w - 1
+    right = w + 1
+    ci = cg[w]
+    d = 0.0
+    for _ in range(k):
+        dl = ci - cg[left] if left >= lo else np.inf
+        dr = cg[right] - ci if right < hi else np.inf
+        if dl <= dr:
+            d = dl
+            left -= 1
+        else:
+            d = dr
+            right += 1
+    return d
+
+
+@njit(cache=True, inline="always")
+def _count_at(cg, lo, hi, ts, te, w, r):
+    """Number of other points of the stratum ``[lo, hi)`` at distance <= ``r`` from position
+    ``w``, galloping out from its tie run ``[ts, te)``."""
+    if r == np.inf:
+        return hi - lo - 1
+    ci = cg[w]
+    # right end: first position in [te, hi) with cg - ci > r
+    right = _gallop_above(cg, te, hi, ci, r)
+    # left end: first position in [lo, ts) with ci - cg <= r
+    b = ts
+    step = 1
+    a = b - 1
+    while a >= lo and ci - cg[a] <= r:
+        b = a
+        a = b - step
+        step *= 2
+    if a < lo - 1:
+        a = lo - 1
+    a += 1
+    while a < b:
+        mid = (a + b) // 2
+        if ci - cg[mid] <= r:
+            b = mid
+        else:
+            a = mid + 1
+    return right - b - 1
+
+
 @njit(cache=True)
-def _radius_chunk(g, k, has_c, first, last, rho):
-    """``rho`` (by position) of the positions ``members[first:last]``: the distance to
-    the k-th nearest other point of the stratum; ``inf`` when the stratum holds fewer
-    than ``k`` other points, 0 when the space has no continuous coordinate."""
+def _walk_chunk(g, k, has_c, rho, first, last, out):
+    """One pass over the positions ``members[first:last]``, stratum by stratum, tracking
+    each position's tie run; ``out`` by position.
+
+    With ``rho`` None, the radius pass: ``out`` is the distance to the k-th nearest other
+    point of the stratum (``inf`` when the stratum holds fewer than ``k`` other points, 0
+    when the space has no continuous coordinate). Otherwise the count pass: ``out`` is the
+    number of other points of the stratum at distance <= rho. Numba prunes the branches
+    on ``rho is None`` when it compiles, so each pass runs only its own code.
+    """
     members, bounds, cg = g
     s = _stratum_of(bounds, first)
     u = first
@@ -193,10 +250,13 @@ def _radius_chunk(g, k, has_c, first, last, rho):
         lo = bounds[s]
         hi = bounds[s + 1]
         stop = min(hi, last)
-        if hi - lo - 1 < k or not has_c:
-            value = np.inf if hi - lo - 1 < k else 0.0
+        others = hi - lo - 1
+        if not has_c or (rho is None and others < k):
             for w in range(u, stop):
-                rho[members[w]] = value
+                if rho is None:
+                    out[members[w]] = np.inf if others < k else 0.0
+                else:
+                    out[members[w]] = others
         else:
             ts = _run_start(cg, lo, u)
             te = _run_end(cg, u, hi)
@@ -204,74 +264,10 @@ def _radius_chunk(g, k, has_c, first, last, rho):
                 if w >= te:
                     ts = w
                     te = _run_end(cg, w, hi)
-                if te - ts - 1 >= k:
-                    rho[members[w]] = 0.0
-                    continue
-                left = w - 1
-                right = w + 1
-                ci = cg[w]
-                d = 0.0
-                for _ in range(k):
-                    dl = ci - cg[left] if left >= lo else np.inf
-                    dr = cg[right] - ci if right < hi else np.inf
-                    if dl <= dr:
-                        d = dl
-                        left -= 1
-                    else:
-                        d = dr
-                        right += 1
-                rho[members[w]] = d
-        u = stop
-        s += 1
-
-
-@njit(cache=True)
-def _count_chunk(g, rho, has_c, first, last, out):
-    """``out`` (by position) of the positions ``members[first:last]``: the number of
-    other points of the stratum at distance <= rho (galloping from the tie run)."""
-    members, bounds, cg = g
-    s = _stratum_of(bounds, first)
-    u = first
-    while u < last:
-        lo = bounds[s]
-        hi = bounds[s + 1]
-        stop = min(hi, last)
-        if not has_c:
-            for w in range(u, stop):
-                out[members[w]] = hi - lo - 1
-        else:
-            ts = _run_start(cg, lo, u)
-            te = _run_end(cg, u, hi)
-            for w in range(u, stop):
-                if w >= te:
-                    ts = w
-                    te = _run_end(cg, w, hi)
-                i = members[w]
-                r = rho[i]
-                if r == np.inf:
-                    out[i] = hi - lo - 1
-                    continue
-                ci = cg[w]
-                # right end: first position in [te, hi) with cg - ci > r
-                right = _gallop_above(cg, te, hi, ci, r)
-                # left end: first position in [lo, ts) with ci - cg <= r
-                b = ts
-                step = 1
-                a = b - 1
-                while a >= lo and ci - cg[a] <= r:
-                    b = a
-                    a = b - step
-                    step *= 2
-                if a < lo - 1:
-                    a = lo - 1
-                a += 1
-                while a < b:
-                    mid = (a + b) // 2
-                    if ci - cg[mid] <= r:
-                        b = mid
-                    else:
-                        a = mid + 1
-                out[i] = right - b - 1
+                if rho is None:
+                    out[members[w]] = _radius_at(cg, lo, hi, ts, te, w, k)
+                else:
+                    out[members[w]] = _count_at(cg, lo, hi, ts, te, w, rho[members[w]])
         u = stop
         s += 1
 
@@ -343,8 +339,8 @@ def _joint_space(g_xyz, has_c, k, psi):
     n = g_xyz[0].shape[0]
     rho = np.empty(n, np.float64)
     kt = np.empty(n, np.int64)
-    _radius_chunk(g_xyz, k, has_c, 0, n, rho)
-    _count_chunk(g_xyz, rho, has_c, 0, n, kt)
+    _walk_chunk(g_xyz, k, has_c, None, 0, n, rho)
+    _walk_chunk(g_xyz, k, has_c, rho, 0, n, kt)
     acc = np.empty(n, np.float64)
     _start_chunk(acc, kt, psi, 0, n)
     return rho, kt, acc, np.empty(n, np.int64)
@@ -354,7 +350,7 @@ def _joint_space(g_xyz, has_c, k, psi):
 def _marginal_space(g, rho, has_c, kt, acc, cnt, psi, sign):
     """A marginal space's pass: its counts added to the terms with ``sign``."""
     n = rho.shape[0]
-    _count_chunk(g, rho, has_c, 0, n, cnt)
+    _walk_chunk(g, 0, has_c, rho, 0, n, cnt)
     _add_chunk(acc, kt, cnt, psi, sign, 0, n)
 
 
@@ -387,17 +383,11 @@ def cmi_sorted(cs, kxyz, kxz, kyz, kz, has_c, k, psi):
 
 
 @njit(cache=True, parallel=True)
-def _radius_parallel(g, k, has_c, rho):
-    n = rho.shape[0]
+def _walk_parallel(g, k, has_c, rho, out):
+    """:func:`_walk_chunk` over all positions, in chunks on numba's threads."""
+    n = out.shape[0]
     for j in prange(max(1, (n + CHUNK - 1) // CHUNK)):
-        _radius_chunk(g, k, has_c, j * CHUNK, min(n, (j + 1) * CHUNK), rho)
-
-
-@njit(cache=True, parallel=True)
-def _count_parallel(g, rho, has_c, out):
-    n = rho.shape[0]
-    for j in prange(max(1, (n + CHUNK - 1) // CHUNK)):
-        _count_chunk(g, rho, has_c, j * CHUNK, min(n, (j + 1) * CHUNK), out)
+        _walk_chunk(g, k, has_c, rho, j * CHUNK, min(n, (j + 1) * CHUNK), out)
 
 
 @njit(cache=True, parallel=True)
@@ -427,14 +417,14 @@ def cmi_sorted_parallel(cs, kxyz, kxz, kyz, kz, has_c, k, psi):
     rho = np.empty(n, np.float64)
     kt = np.empty(n, np.int64)
     g = group_sorted(kxyz, cs)
-    _radius_parallel(g, k, has_c[0], rho)
-    _count_parallel(g, rho, has_c[0], kt)
+    _walk_parallel(g, k, has_c[0], None, rho)
+    _walk_parallel(g, k, has_c[0], rho, kt)
     acc = np.empty(n, np.float64)
     cnt = np.empty(n, np.int64)
     _terms_parallel(acc, kt, cnt, psi, 0.0, True)
     for space in range(1, 4):
         g = group_sorted(kxz if space == 1 else kyz if space == 2 else kz, cs)
-        _count_parallel(g, rho, has_c[space], cnt)
+        _walk_parallel(g, 0, has_c[space], rho, cnt)
         _terms_parallel(acc, kt, cnt, psi, _SIGNS[space - 1], False)
     return _mean_parallel(acc, kt)
 

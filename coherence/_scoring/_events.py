@@ -57,6 +57,7 @@ from ._ids import check_ids
 from ._ids import check_ids_within
 from ._matching import THRESHOLDS
 from ._matching import EventColumns
+from ._matching import MatchSettings
 from ._matching import cosine
 from ._matching import default_embedder
 from ._matching import event_text
@@ -361,11 +362,7 @@ class _KeyEventInput:
     by: str
     question: str
     event: str
-    convention: str
-    k: int
-    min_impact: float
-    threshold: float
-    date_window_days: float | None
+    settings: MatchSettings
     matcher: str
     embedder: Callable[[list[str]], Any] | None
     n_resamples: int
@@ -508,9 +505,10 @@ def _key_event_recall_iv(forecast_events: Any, hindsight_events: Any, forecasts:
         f_tok=f_tok, f_days=f_days, h_text=h_text, h_days=h_days, impact=mag * conf,
         n_rejected_events=n_rejected, emptied=emptied,
         removal_columns=(columns.review_status, str(is_outcome)), by=by,
-        question=question, event=event, convention=convention, k=k, min_impact=min_impact,
-        threshold=threshold,
-        date_window_days=window, matcher=matcher_name, embedder=embedder,
+        question=question, event=event,
+        settings=MatchSettings(convention=convention, k=k, min_impact=min_impact,
+                               threshold=threshold, date_window_days=window),
+        matcher=matcher_name, embedder=embedder,
         n_resamples=n_resamples, confidence_level=confidence_level, gen=gen)
 
 
@@ -590,14 +588,13 @@ def _key_event_recall(iv: _KeyEventInput) -> KeyEventRecallResult:
     question, matching per (model, question) unit, KER and its interval over
     questions. Warnings point at the caller of the public function."""
     by, fdf, f_text, f_tok, f_days = iv.by, iv.fdf, iv.f_text, iv.f_tok, iv.f_days
-    k, min_impact, threshold = iv.k, iv.min_impact, iv.threshold
-    date_window_days, matcher_name, embedder = iv.date_window_days, iv.matcher, iv.embedder
+    settings, matcher_name, embedder = iv.settings, iv.matcher, iv.embedder
     n_resamples, confidence_level, gen = iv.n_resamples, iv.confidence_level, iv.gen
     questions = _hindsight_questions(iv)
     key_rows: list[dict[str, Any]] = []
     for q, qd in questions.items():
         imp = np.array(qd["impact"], dtype=np.float64)
-        ranked = key_event_positions(imp, k, min_impact)
+        ranked = key_event_positions(imp, settings.k, settings.min_impact)
         qd["key"] = set(ranked.tolist())
         key_rows.extend({"question": q, "rank": r + 1, "event": qd["ids"][j],
                          "impact": float(imp[j])} for r, j in enumerate(ranked))
@@ -621,9 +618,9 @@ def _key_event_recall(iv: _KeyEventInput) -> KeyEventRecallResult:
             he_ = np.asarray(embed(list(qd["texts"])), dtype=np.float64)
             sim = cosine(fe, he_)
         m = match_one([f_tok[i] for i in rows], qd["tokens"], f_days[rows],
-                      np.asarray(qd["days"], dtype=np.float64), threshold=threshold,
-                      date_window_days=date_window_days, similarity=sim,
-                      undated_pass=iv.convention == "code")
+                      np.asarray(qd["days"], dtype=np.float64), threshold=settings.threshold,
+                      date_window_days=settings.date_window_days, similarity=sim,
+                      undated_pass=settings.convention == "code")
         n_key = len(qd["key"])
         n_key_hit = sum(1 for h, _, _ in m.pairs if h in qd["key"])
         n_match = len(m.pairs)
@@ -646,7 +643,8 @@ def _key_event_recall(iv: _KeyEventInput) -> KeyEventRecallResult:
     matches = pd.DataFrame(match_rows, columns=[by, "question", "hindsight_event",
                                                 "forecast_row", "score", "bm25", "token_f1",
                                                 "is_key"])
-    warn_undated(iv.f_days, iv.h_days, date_window_days, iv.convention, "key_event_recall")
+    warn_undated(iv.f_days, iv.h_days, settings.date_window_days, settings.convention,
+                 "key_event_recall")
     _warn_absent(iv.units, questions, iv.emptied, iv.removal_columns)
     ker = per["ker"].to_numpy(dtype=np.float64)
     n_undef = int(np.isnan(ker).sum())
@@ -667,8 +665,9 @@ def _key_event_recall(iv: _KeyEventInput) -> KeyEventRecallResult:
         statistic=stat, pvalue=np.nan,
         confidence_interval=ConfidenceInterval(low, high, confidence_level),
         n_obs=len(per) - n_undef, method=f"{MEAN_KINDS['fraction']} over questions",
-        by=by, convention=iv.convention, k=k, min_impact=min_impact, threshold=threshold,
-        date_window_days=date_window_days, matcher=matcher_name, n_resamples=n_resamples,
+        by=by, convention=settings.convention, k=settings.k, min_impact=settings.min_impact,
+        threshold=settings.threshold, date_window_days=settings.date_window_days,
+        matcher=matcher_name, n_resamples=n_resamples,
         n_no_key_events=n_undef, n_rejected_events=iv.n_rejected_events,
         event_precision=nanmean("precision"),
         event_recall=nanmean("recall"), event_f1=nanmean("f1"), table=per,

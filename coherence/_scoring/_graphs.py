@@ -63,6 +63,7 @@ from ._ids import check_ids_within
 from ._ids import not_pooled
 from ._matching import THRESHOLDS
 from ._matching import EventColumns
+from ._matching import MatchSettings
 from ._matching import event_text
 from ._matching import event_tokens
 from ._matching import hindsight_texts
@@ -205,18 +206,8 @@ class _GraphColumns(EventColumns):
     relation: str
 
 
-@dataclass(frozen=True, slots=True)
-class _MatchSettings:
-    """How a forecast's events are matched and scored (see :func:`_score_unit`)."""
-
-    threshold: float
-    date_window_days: float | None
-    convention: str
-
-
 def _graph_settings_iv(convention: str, key_events: Any, threshold: float | None,
-                       date_window_days: float | None, owner: str
-                       ) -> tuple[int, float, float, float | None]:
+                       date_window_days: float | None, owner: str) -> MatchSettings:
     """The matching settings checked (``key_events``: k or (k, min_impact)), with the
     convention's defaults filled in."""
     check_choice(convention, "convention", owner, CONVENTIONS)
@@ -231,7 +222,8 @@ def _graph_settings_iv(convention: str, key_events: Any, threshold: float | None
                             "threshold", owner, low=0.0, high=1.0)
     if date_window_days is not None:
         date_window_days = check_float(date_window_days, "date_window_days", owner, low=0.0)
-    return k, min_impact, threshold, date_window_days
+    return MatchSettings(convention=convention, k=k, min_impact=min_impact,
+                         threshold=threshold, date_window_days=date_window_days)
 
 
 def _event_tables(forecast_events: Any, hindsight_events: Any, c: _GraphColumns, owner: str
@@ -478,7 +470,7 @@ def _score_units(unit_list: list[tuple[Any, Any]], sim_days: np.ndarray, fev: pd
                  questions: dict[Any, dict[str, Any]], quality: GraphQualityReport | None,
                  f_edges: dict[tuple[Any, Any], list[tuple[Any, Any, int]]] | None,
                  h_edges: dict[Any, list[tuple[Any, Any, int]]] | None, c: _GraphColumns,
-                 settings: _MatchSettings
+                 settings: MatchSettings
                  ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
     """Step 6: score every forecast of a passing question; its rows, its matches, and the
     forecasts excluded by the gates."""
@@ -673,8 +665,7 @@ def reasoning_graph_metrics(
     """
     owner = "reasoning_graph_metrics"
     check_choice(metric, "metric", owner, REASONING_METRICS)
-    k, min_impact, threshold, date_window_days = _graph_settings_iv(
-        convention, key_events, threshold, date_window_days, owner)
+    settings = _graph_settings_iv(convention, key_events, threshold, date_window_days, owner)
     n_resamples, confidence_level = check_resampling(owner, n_resamples, confidence_level)
     gen = check_rng(rng, owner=owner)
     cols = _GraphColumns(by=by, question=question, event=event, title=title,
@@ -702,12 +693,13 @@ def reasoning_graph_metrics(
                                      f"edges of unlisted forecasts {stray[:5]}"))
     _check_date_awareness(fev, hev, units, forecasts, cols, owner)
     f_tok, f_days = _event_texts(fev, cols), _event_days(fev, cols, owner)
-    warn_undated(f_days, _event_days(hev, cols, owner), date_window_days, convention, owner)
-    questions = _hindsight_questions(hev, mag * conf, cols, k, min_impact, owner)
+    warn_undated(f_days, _event_days(hev, cols, owner), settings.date_window_days, convention,
+                 owner)
+    questions = _hindsight_questions(hev, mag * conf, cols, settings.k, settings.min_impact,
+                                     owner)
     per_rows, match_rows, excluded = _score_units(
         unit_list, sim_days, fev, f_tok, f_days, questions, quality, f_edges, h_edges, cols,
-        _MatchSettings(threshold=threshold, date_window_days=date_window_days,
-                       convention=convention))
+        settings)
     count_cols = ["n_forecast_events", "n_hindsight_events", "n_matched", "n_key_events",
                   "n_key_matched", "n_accessible", "n_accessible_matched", "n_forecast_edges",
                   "n_hindsight_edges", "n_aligned_edges"]
@@ -728,8 +720,9 @@ def reasoning_graph_metrics(
         statistic=stat, pvalue=np.nan,
         confidence_interval=ConfidenceInterval(lo, hi, confidence_level),
         n_obs=int(defined.sum()), method=f"{MEAN_KINDS[METRIC_KINDS[metric]]} over questions",
-        by=by, metric=metric, convention=convention, k=k, min_impact=min_impact,
-        threshold=threshold, date_window_days=date_window_days, n_resamples=n_resamples,
+        by=by, metric=metric, convention=convention, k=settings.k,
+        min_impact=settings.min_impact, threshold=settings.threshold,
+        date_window_days=settings.date_window_days, n_resamples=n_resamples,
         gated=quality is not None,
         n_excluded_questions=0 if quality is None else quality.n_excluded,
         n_excluded_forecasts=len(excluded), n_rejected_events=len(removed), table=per,

@@ -24,6 +24,7 @@ __all__ = [
     "STOPWORDS",
     "THRESHOLDS",
     "EventColumns",
+    "MatchSettings",
     "bm25_scores",
     "cosine",
     "default_embedder",
@@ -205,6 +206,21 @@ def greedy_match(pairs: Sequence[tuple[int, int, float]]) -> list[tuple[int, int
         used_r.add(right)
         out.append((left, right, score))
     return out
+
+
+@dataclass(frozen=True, slots=True)
+class MatchSettings:
+    """The checked matching settings of :func:`key_event_recall` and
+    :func:`reasoning_graph_metrics`: the key events of a question are its top ``k`` by
+    impact, of impact at least ``min_impact``; a pair matches with a score of at least
+    ``threshold`` and dates at most ``date_window_days`` apart (None: no date gate), an
+    undated pair passing the gate under the ``'code'`` ``convention``."""
+
+    convention: str
+    k: int
+    min_impact: float
+    threshold: float
+    date_window_days: float | None
 
 
 @dataclass(frozen=True, slots=True)
