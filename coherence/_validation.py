@@ -30,6 +30,7 @@ import pandas as pd
 __all__ = [
     "DECIMAL_SLACK",
     "MAX_ROWS_SHOWN",
+    "UnsetName",
     "as_dataframe",
     "binary_column",
     "case_collisions",
@@ -75,6 +76,16 @@ MAX_ROWS_SHOWN = 5
 #: exactly at a stated bound is decided on the stated numbers by allowing this much
 #: (times the numbers' size where they can be large). Far below any real difference.
 DECIMAL_SLACK = 1e-12
+
+
+class UnsetName(str):
+    """A str default that reads as its text (``'strong'``, ``'domain'``) but is told apart,
+    by identity, from the same text given: an option that applies only in some cases (a
+    pilot's category; an optional column) raises where it would go unused when given, and
+    stays quiet when left unset."""
+
+    __slots__ = ()
+
 #: the words of a CSV or TSV cell read as missing (blank, R's and Python's); every other
 #: word stays text (a model called ``None``, an action ``N/A``): ``coherence test``'s
 #: reader, :func:`coherence.read_pairs`' label columns and the report's rerun snippet

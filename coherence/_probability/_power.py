@@ -23,6 +23,7 @@ from .._results import format_number
 from .._rng import RNGLike
 from .._rng import check_rng
 from .._validation import MAX_ROWS_SHOWN
+from .._validation import UnsetName
 from .._validation import as_dataframe
 from .._validation import binary_column
 from .._validation import check_case_distinct
@@ -148,16 +149,8 @@ _DEFAULT_EFFECT = 0.01
 _DEFAULT_WIN_RATE = 0.6
 
 
-class _Unset(str):
-    """A str default that reads as its text (``'strong'``) but is told apart, by identity,
-    from the same text given: ``pairs_power``'s ``category`` and ``by`` apply to a pilot
-    only, so given without one they raise, while left unset they do not."""
-
-    __slots__ = ()
-
-
-_STRONG = _Unset("strong")
-_CATEGORY = _Unset("category")
+_STRONG = UnsetName("strong")
+_CATEGORY = UnsetName("category")
 
 
 def _fold_null_win_rate(old_value: Any, value: Any) -> tuple[Any, Any]:
@@ -665,13 +658,13 @@ def _pairs_power_iv(pilot: Any, settings: _PowerSettings) -> _PowerInput:
 
 
 def _plain(value: Any) -> Any:
-    """A default :class:`_Unset` as the plain str it reads as; any other value as is."""
-    return str(value) if isinstance(value, _Unset) else value
+    """A default :class:`UnsetName` as the plain str it reads as; any other value as is."""
+    return str(value) if isinstance(value, UnsetName) else value
 
 
 def _refuse_pilot_options(settings: _PowerSettings, owner: str) -> None:
     """Without a pilot, ``category`` and ``by`` (which select pilot rows) would go unused:
-    given, they raise; left unset (the :class:`_Unset` defaults) they do not."""
+    given, they raise; left unset (the :class:`UnsetName` defaults) they do not."""
     for name, value, default, role in (
             ("category", settings.category, _STRONG, "selects the pilot's rows"),
             ("by", settings.by, _CATEGORY, "names the pilot's category column")):

@@ -35,6 +35,7 @@ from .._results import ConfidenceInterval
 from .._rng import RNGLike
 from .._rng import check_rng
 from .._validation import DECIMAL_SLACK
+from .._validation import UnsetName
 from .._validation import as_dataframe
 from .._validation import check_case_distinct
 from .._validation import check_choice
@@ -611,10 +612,15 @@ def _summarise(per: pd.DataFrame, by: str, convention: str, tolerance: float, fl
 
 
 # --------------------------------------------------------------------------- tasks
+#: The optional task columns' defaults: absent, they are skipped; named, they must exist.
+_SIMULATED_DATE = UnsetName("simulated_date")
+_DOMAIN = UnsetName("domain")
+
+
 def validate_tasks(tasks: Any, *, question: str = "question", start: str = "start",
-                   simulated_date: str = "simulated_date",
+                   simulated_date: str = _SIMULATED_DATE,
                    resolution_date: str = "resolution_date", outcome: str = "outcome",
-                   type: str = "type", domain: str = "domain") -> pd.DataFrame:
+                   type: str = "type", domain: str = _DOMAIN) -> pd.DataFrame:
     """Check a task table against the benchmark's schema and return it with parsed dates.
 
     Parameters
@@ -623,7 +629,9 @@ def validate_tasks(tasks: Any, *, question: str = "question", start: str = "star
         One row per question; the columns of :data:`TASK_COLUMNS`
         (``simulated_date`` and ``domain`` optional).
     question, start, simulated_date, resolution_date, outcome, type, domain : str
-        Column names.
+        Column names. The optional ``simulated_date`` and ``domain`` may be absent
+        when left at their defaults; named explicitly, the column must exist (a
+        misspelt ``domain="topic"`` raises rather than count no domain).
 
     Returns
     -------
@@ -642,7 +650,7 @@ def validate_tasks(tasks: Any, *, question: str = "question", start: str = "star
         date that does not parse, dates mixing naive and aware, a resolution
         not after the start, a simulated date outside [start, resolution), an
         outcome that does not fit its type (binary: 0/1; quantity and
-        interval: a number).
+        interval: a number), an optional column named but absent.
 
     See Also
     --------
@@ -662,6 +670,12 @@ def validate_tasks(tasks: Any, *, question: str = "question", start: str = "star
     require_columns(df, {"question": question, "start": start,
                          "resolution_date": resolution_date, "outcome": outcome,
                          "type": type}, owner=owner)
+    for name, col, default in (("simulated_date", simulated_date, _SIMULATED_DATE),
+                               ("domain", domain, _DOMAIN)):
+        if col is not default and col not in df.columns:  # named, not there: a misspelling
+            raise ValueError(param_error(
+                name, owner, "a column of 'tasks' (it is optional: leave it out when the "
+                f"table has none); columns: {list(map(str, df.columns))}", col))
     no_missing(df, [question, type], owner=owner)
     no_blank_ids(df, [question], owner)  # '' or spaces: a lost id, not a question
     dup = df[question].duplicated(keep=False).to_numpy()
@@ -767,9 +781,9 @@ class DatasetStatistics:
 
 
 def dataset_statistics(tasks: Any, *, question: str = "question", start: str = "start",
-                       simulated_date: str = "simulated_date",
+                       simulated_date: str = _SIMULATED_DATE,
                        resolution_date: str = "resolution_date", outcome: str = "outcome",
-                       type: str = "type", domain: str = "domain"
+                       type: str = "type", domain: str = _DOMAIN
                        ) -> DatasetStatistics:
     """Counts of question types and domains and the horizon lengths of a task table.
 

@@ -86,3 +86,20 @@ def test_a_blank_question_id_raises(blank):
         coherence.validate_tasks(_tasks(question=["a", "b", blank, "d"]))
     with pytest.raises(ValueError, match=r"Column 'question'.*blank string"):
         coherence.dataset_statistics(_tasks(question=["a", "b", blank, "d"]))
+
+
+@pytest.mark.parametrize("name", ["domain", "simulated_date"])
+def test_an_optional_column_named_but_absent_raises(name):
+    """Regression: domain='topic' with no column 'topic' counted no domain at all (an
+    empty domains table) without a word; left at its default, an absent optional column
+    is still skipped, and named explicitly where it exists it is read."""
+    with pytest.raises(ValueError, match=rf"'{name}' parameter of validate_tasks must be "
+                       r"a column of 'tasks'.*got 'topic'"):
+        coherence.dataset_statistics(_tasks(), **{name: "topic"})
+    bare = _tasks().drop(columns="domain")
+    assert coherence.dataset_statistics(bare).domains.empty  # the default: optional
+    renamed = _tasks().rename(columns={"domain": "topic"})
+    st_ = coherence.dataset_statistics(renamed, domain="topic")
+    assert dict(zip(st_.domains["domain"], st_.domains["n"], strict=True)) == {
+        "politics": 2, "sports": 1, "(missing)": 1}
+    assert coherence.validate_tasks(_tasks(), domain="domain").shape[0] == 4  # named, there
