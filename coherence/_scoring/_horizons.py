@@ -388,13 +388,7 @@ def accuracy_by_horizon(forecasts: Any, *, horizon: str = "horizon", by: str = "
     for col in (horizon, by, question):  # 'early' and 'Early ' are one label typed two ways
         check_case_distinct(df, col, owner=owner)
     not_pooled(df, by, owner)
-    c = numeric_column(df, correct, owner=owner, bools=True)
-    bad = np.flatnonzero((c < 0) | (c > 1))
-    if len(bad):
-        raise ValueError(column_error(correct, "hold values in [0, 1]", list(df.index[bad]),
-                                      list(c[bad]), owner=owner))
-    # a row equal to another in every column is a file read twice: each copy would count
-    no_repeated_rows(df, name="forecasts", owner=owner)
+    c = _correct_scores(df, correct, owner)
     gen = check_rng(rng, owner=owner)
     # 0/1 values: Wilson's interval of a proportion; fractions (a mean accuracy per row,
     # half credit): the fraction interval, which does not treat them as coin flips
@@ -579,13 +573,7 @@ def rolling_accuracy(forecasts: Any, *, start: str = "start", by: str = "model",
             raise ValueError(param_error("window", owner, rule, window))
     when, miss = parse_dates(df[start], df.index, start, owner, require_tz=False)
     no_missing(df, start, owner=owner, missing=miss)
-    c = numeric_column(df, correct, owner=owner, bools=True)
-    bad = np.flatnonzero((c < 0) | (c > 1))
-    if len(bad):
-        raise ValueError(column_error(correct, "hold values in [0, 1]", list(df.index[bad]),
-                                      list(c[bad]), owner=owner))
-    # a row equal to another in every column is a file read twice: each copy would count
-    no_repeated_rows(df, name="forecasts", owner=owner)
+    c = _correct_scores(df, correct, owner)
     frames = []
     for m in pd.unique(df[by]):
         mask = (df[by] == m).to_numpy()
@@ -670,3 +658,16 @@ def plot_rolling_accuracy(rolling: pd.DataFrame, *, cutoffs: Mapping[str, Any] |
            title="Accuracy over question start time")
     ax.legend(loc="best")
     return ax
+
+
+def _correct_scores(df: pd.DataFrame, correct: str, owner: str) -> np.ndarray:
+    """The ``correct`` column as numbers in [0, 1] (bools read as 0/1), once the table is
+    known to hold no row twice: a row equal to another in every column is a file read
+    twice, and each copy would count."""
+    c = numeric_column(df, correct, owner=owner, bools=True)
+    bad = np.flatnonzero((c < 0) | (c > 1))
+    if len(bad):
+        raise ValueError(column_error(correct, "hold values in [0, 1]", list(df.index[bad]),
+                                      list(c[bad]), owner=owner))
+    no_repeated_rows(df, name="forecasts", owner=owner)
+    return c
