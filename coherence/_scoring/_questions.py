@@ -638,7 +638,8 @@ def validate_tasks(tasks: Any, *, question: str = "question", start: str = "star
     pandas.DataFrame
         A copy with ``start``, ``resolution_date`` and (when present)
         ``simulated_date`` as ``datetime64[ns]`` (aware dates converted to UTC
-        and stored naive), and ``horizon_days`` = resolution - start in days.
+        and stored naive), and ``horizon_days`` = resolution - start in days (a
+        ``horizon_days`` column of the table must hold the same, else it raises).
 
     Raises
     ------
@@ -743,7 +744,16 @@ def validate_tasks(tasks: Any, *, question: str = "question", start: str = "star
     out = df.copy()
     for col in date_cols:
         out[col] = parsed[col]
-    out["horizon_days"] = (r - s).astype("timedelta64[ns]").astype(np.int64) / 86_400e9
+    days = (r - s).astype("timedelta64[ns]").astype(np.int64) / 86_400e9
+    if "horizon_days" in df.columns:  # the table's own horizons: replaced only where equal
+        given = pd.to_numeric(df["horizon_days"], errors="coerce").to_numpy(dtype=np.float64)
+        off = np.flatnonzero(~np.isclose(given, days, rtol=0.0, atol=1e-9))
+        if len(off):
+            raise ValueError(column_error(
+                "horizon_days", f"equal '{resolution_date}' - '{start}' in days, the column "
+                "validate_tasks writes (drop or rename the table's own)", list(df.index[off]),
+                list(df["horizon_days"].to_numpy(dtype=object)[off]), owner=owner))
+    out["horizon_days"] = days
     return out
 
 

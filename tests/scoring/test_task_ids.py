@@ -103,3 +103,16 @@ def test_an_optional_column_named_but_absent_raises(name):
     assert dict(zip(st_.domains["domain"], st_.domains["n"], strict=True)) == {
         "politics": 2, "sports": 1, "(missing)": 1}
     assert coherence.validate_tasks(_tasks(), domain="domain").shape[0] == 4  # named, there
+
+
+def test_a_horizon_days_column_that_disagrees_raises():
+    """Regression: a table's own horizon_days (here in weeks) was overwritten with the
+    days without a word; equal values (a table validated twice) still pass."""
+    t = _tasks(horizon_days=[10 / 7, 30 / 7, 60 / 7, 31 / 7])
+    with pytest.raises(ValueError, match=r"Column 'horizon_days' \(input to validate_tasks\) "
+                       r"must equal 'resolution_date' - 'start' in days.*4 offending rows"):
+        coherence.validate_tasks(t)
+    once = coherence.validate_tasks(_tasks())
+    assert once["horizon_days"].tolist() == [10.0, 30.0, 60.0, 31.0]
+    again = coherence.validate_tasks(once)
+    assert again["horizon_days"].tolist() == [10.0, 30.0, 60.0, 31.0]
