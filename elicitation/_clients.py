@@ -270,6 +270,9 @@ def redact(text: str, secret: str | None = None) -> str:
     return text
 
 
+#: the user info of a URL (``user:key@``), whatever comes before it: never quoted
+_USER_INFO = re.compile(r"[^/@\s]*@")
+
 #: The request fields the client writes itself (never taken from ``extra_body``).
 _OWN_FIELDS = frozenset(("model", "messages", "temperature", "seed", "max_tokens", "logprobs",
                          "top_logprobs", "response_format", "grammar"))
@@ -375,8 +378,10 @@ class OpenAIClient:
             raise ValueError(param_error("base_url", owner, "an http:// or https:// URL",
                                          "a URL that does not parse")) from None
         if parts.scheme not in ("http", "https") or not parts.hostname:
+            # the URL as given, user info and all, was quoted: 'htp://user:key@host' put
+            # the key in the error (checked before the credentials are refused below)
             raise ValueError(param_error("base_url", owner, "an http:// or https:// URL",
-                                         redact(base_url)))
+                                         redact(_USER_INFO.sub("[redacted]@", base_url))))
         host = parts.hostname
         display_host = f"[{host}]" if ":" in host else host
         shown = f"{parts.scheme}://{display_host}" + (f":{port}" if port else "") + parts.path
