@@ -329,7 +329,8 @@ class OpenAIClient:
         are part of the recorded settings. A field the client writes itself
         (``model``, ``messages``, ``temperature``, ``seed``, ``max_tokens``,
         ``logprobs``, ``top_logprobs``, ``response_format``, ``grammar``) is
-        refused: give it as the client's own parameter. ``n`` other than 1
+        refused, and so is ``constrained`` (a recorded setting): give it as the
+        client's own parameter. ``n`` other than 1
         and ``stream`` are refused too: the client keeps one choice of one
         JSON body (ask more samples with the runner's ``repetitions``).
 
@@ -434,7 +435,10 @@ class OpenAIClient:
         # fields the client writes into every request itself: one in extra_body replaced
         # them after the cache key was made ({"seed": 5} sent seed 5 for every repetition
         # while seeds 5, 6, 7 were recorded; {"messages": ...} the prompt itself)
-        clash = sorted(set(extra_body or {}) & _OWN_FIELDS)
+        # ... and 'constrained', a recorded setting: extra_body came last in the settings,
+        # so constrained='grammar' with {"constrained": None} was recorded (and cached) as an
+        # unconstrained client's
+        clash = sorted(set(extra_body or {}) & (_OWN_FIELDS | {"constrained"}))
         if clash:
             raise ValueError(param_error("extra_body", owner, "fields the client does not set "
                                          "itself (give model, temperature, seed, max_tokens, "

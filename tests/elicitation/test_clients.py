@@ -466,3 +466,13 @@ def test_a_refused_base_url_never_quotes_its_credentials(url):
         OpenAIClient("m", base_url=url)
     assert "s3cr3tvalue" not in str(info.value)
     assert "[redacted]@" in str(info.value)
+
+
+def test_extra_body_cannot_overwrite_a_recorded_setting():
+    # extra_body came last in the settings: constrained='grammar' with {"constrained": None}
+    # was recorded, and keyed in the cache, as an unconstrained client's (its grammar
+    # replies were read back for a client that asked none, and the other way round)
+    with pytest.raises(ValueError, match=r"'extra_body' parameter of OpenAIClient .*"
+                                         r"got \['constrained'\]"):
+        OpenAIClient("m", base_url="http://127.0.0.1:9/v1", constrained="grammar",
+                     extra_body={"constrained": None})
