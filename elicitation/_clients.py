@@ -270,6 +270,9 @@ def redact(text: str, secret: str | None = None) -> str:
     return text
 
 
+#: the user info of a URL (``user:key@``), whatever comes before it: never quoted
+_USER_INFO = re.compile(r"[^/@\s]*@")
+
 #: The request fields the client writes itself (never taken from ``extra_body``).
 _OWN_FIELDS = frozenset(("model", "messages", "temperature", "seed", "max_tokens", "logprobs",
                          "top_logprobs", "response_format", "grammar"))
@@ -326,7 +329,8 @@ class OpenAIClient:
         are part of the recorded settings. A field the client writes itself
         (``model``, ``messages``, ``temperature``, ``seed``, ``max_tokens``,
         ``logprobs``, ``top_logprobs``, ``response_format``, ``grammar``) is
-        refused: give it as the client's own parameter. ``n`` other than 1
+        refused, and so is ``constrained`` (a recorded setting): give it as the
+        client's own parameter. ``n`` other than 1
         and ``stream`` are refused too: the client keeps one choice of one
         JSON body (ask more samples with the runner's ``repetitions``).
 
@@ -375,8 +379,10 @@ class OpenAIClient:
             raise ValueError(param_error("base_url", owner, "an http:// or https:// URL",
                                          "a URL that does not parse")) from None
         if parts.scheme not in ("http", "https") or not parts.hostname:
+            # the URL as given, user info and all, was quoted: 'htp://user:key@host' put
+            # the key in the error (checked before the credentials are refused below)
             raise ValueError(param_error("base_url", owner, "an http:// or https:// URL",
-                                         redact(base_url)))
+                                         redact(_USER_INFO.sub("[redacted]@", base_url))))
         host = parts.hostname
         display_host = f"[{host}]" if ":" in host else host
         shown = f"{parts.scheme}://{display_host}" + (f":{port}" if port else "") + parts.path
@@ -429,7 +435,10 @@ class OpenAIClient:
         # fields the client writes into every request itself: one in extra_body replaced
         # them after the cache key was made ({"seed": 5} sent seed 5 for every repetition
         # while seeds 5, 6, 7 were recorded; {"messages": ...} the prompt itself)
-        clash = sorted(set(extra_body or {}) & _OWN_FIELDS)
+        # ... and 'constrained', a recorded setting: extra_body came last in the settings,
+        # so constrained='grammar' with {"constrained": None} was recorded (and cached) as an
+        # unconstrained client's
+        clash = sorted(set(extra_body or {}) & (_OWN_FIELDS | {"constrained"}))
         if clash:
             raise ValueError(param_error("extra_body", owner, "fields the client does not set "
                                          "itself (give model, temperature, seed, max_tokens, "

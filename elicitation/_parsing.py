@@ -305,11 +305,12 @@ def parse_probabilities(text: Any, labels: Sequence[str] = ("No", "Yes"), *,
     5. ``lone_number`` (binary labels only): no label word at all and
        exactly one plain number in the text, read as P(Yes). A lone number
        next to a label word (``No, 0.3``) could be either label's and is
-       ``ambiguous``; so is one in a text with a negation or a refusal
-       (``not``, ``n't``, ``never``, ``cannot``, ``impossible``,
-       ``unable``, ``without``, ...: "80% sure it will not happen"), and so
-       is a whole number followed by a word it counts ("With only 1 data
-       point, I'd guess so").
+       ``ambiguous``, and so is one after a word naming the first label
+       joined by ``_`` (``p_no: 0.3``); so is one in a text with a negation
+       or a refusal (``not``, ``n't``, ``never``, ``cannot``,
+       ``impossible``, ``unable``, ``without``, ...: "80% sure it will not
+       happen"), and so is a whole number followed by a word it counts
+       ("With only 1 data point, I'd guess so").
 
     A number above 1 without a ``%`` sign is ``out_of_range`` (it is not
     re-read as a percentage), and so is a negative one, whatever its minus
@@ -651,6 +652,19 @@ def _unknown_label(prefix: str) -> str | None:
     return label if words and not _NEUTRAL_WORDS.intersection(words) else None
 
 
+def _other_label(prefix: str, labels: tuple[str, ...]) -> str | None:
+    """The label other than the last whose words are in the text before a lone number on
+    its line, joined to others by ``_`` or digits (``p_no: 0.3``, ``no_prob = 0.3``): the
+    label-word search takes ``_`` for a letter and misses it, and the number was read as
+    P(Yes) = 0.3."""
+    words = " " + " ".join(re.findall(r"[^\W\d_]+", prefix.lower())) + " "
+    for label in labels[:-1]:
+        own = " ".join(re.findall(r"[^\W\d_]+", label.lower()))
+        if own and f" {own} " in words:
+            return label
+    return None
+
+
 def _lone_number(text: str, body: str, labels: tuple[str, ...], tol: float) -> Parsed:
     """The one number of a reply with no label word, read as P(Yes), when nothing in the
     text says it could be about something else."""
@@ -665,7 +679,12 @@ def _lone_number(text: str, body: str, labels: tuple[str, ...], tol: float) -> P
     if m is None or _not_plain(body[m.end():].split("\n", 1)[0], body, m.end()):
         return _fail(text, "unsupported_format", "the one number in the reply is not a plain "
                      "decimal or percentage")
-    named = _unknown_label(body[body.rfind("\n", 0, m.start()) + 1:m.start()])
+    prefix = body[body.rfind("\n", 0, m.start()) + 1:m.start()]
+    other = _other_label(prefix, labels)
+    if other is not None:
+        return _fail(text, "ambiguous", f"the lone number follows {prefix.strip()[-40:]!r}, "
+                     f"which names the label {other!r}: it may be that label's value")
+    named = _unknown_label(prefix)
     if named is not None:
         return _fail(text, "ambiguous", f"the lone number is labelled {named!r}, not with a "
                      "label of the prompt: it may be another label's value")

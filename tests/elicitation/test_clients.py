@@ -455,3 +455,24 @@ def test_extra_body_cannot_ask_several_choices_or_a_stream(make_server, extra):
                           extra_body={"n": 1, "stream": False})
     assert client.complete(_request()).text == "No: 0.3\nYes: 0.7"
     assert srv.bodies[-1]["n"] == 1
+
+
+@pytest.mark.parametrize("url", ["htp://user:s3cr3tvalue@host/v1", "http://user:s3cr3tvalue@/v1",
+                                 "user:s3cr3tvalue@host/v1", "ftp://s3cr3tvalue@host/v1"])
+def test_a_refused_base_url_never_quotes_its_credentials(url):
+    # a URL refused for its scheme or host was quoted as given: the key in its user info
+    # ('htp://user:key@host', a typo in the scheme) was in the error message
+    with pytest.raises(ValueError, match=r"'base_url' parameter of OpenAIClient") as info:
+        OpenAIClient("m", base_url=url)
+    assert "s3cr3tvalue" not in str(info.value)
+    assert "[redacted]@" in str(info.value)
+
+
+def test_extra_body_cannot_overwrite_a_recorded_setting():
+    # extra_body came last in the settings: constrained='grammar' with {"constrained": None}
+    # was recorded, and keyed in the cache, as an unconstrained client's (its grammar
+    # replies were read back for a client that asked none, and the other way round)
+    with pytest.raises(ValueError, match=r"'extra_body' parameter of OpenAIClient .*"
+                                         r"got \['constrained'\]"):
+        OpenAIClient("m", base_url="http://127.0.0.1:9/v1", constrained="grammar",
+                     extra_body={"constrained": None})

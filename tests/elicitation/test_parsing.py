@@ -726,3 +726,16 @@ def test_a_lone_number_with_an_exponent_is_one_number(text, yes):
     assert parsed.ok and parsed.method == "lone_number", parsed
     assert parsed.values["Yes"] == pytest.approx(yes)
     assert parse_probabilities("1e-3 or 2e-3").detail.endswith("2 unlabelled numbers")
+
+
+@pytest.mark.parametrize("text", ["p_no: 0.3", "no_prob: 0.3", "prob_no = 30%",
+                                  "probability_of_no: 0.3", '{"p_no": 0.3}', "P_NO 0.3"])
+def test_a_lone_number_under_the_other_labels_word_is_not_read_as_yes(text):
+    # "_" is a word character, so the label search missed the "no" of "p_no" and the lone
+    # number was read as P(Yes) = 0.3 (the model's P(No) stored as its P(Yes))
+    parsed = parse_probabilities(text)
+    assert not parsed.ok and parsed.reason == "ambiguous", (parsed.values, parsed.method)
+    assert "'No'" in parsed.detail
+    # the label of the probability asked for, and a neutral one, are still read
+    assert parse_probabilities(text.lower().replace("no", "yes").replace("0.3", "0.7")
+                               .replace("30%", "70%")).values["Yes"] == pytest.approx(0.7)
