@@ -566,7 +566,10 @@ class OpenAIClient:
                     raise ClientError(f"the reply from {self._url} is larger than "
                                       f"max_response_bytes={self.max_response_bytes}; dropped")
                 chunks.append(chunk)
-            if expired.is_set():
+            # a body read to its stated length is the whole reply, even where the deadline
+            # fired as it arrived: dropping it would send (and pay for) the call again
+            whole = length is not None and length.strip().isdigit() and total == int(length)
+            if expired.is_set() and not whole:
                 raise TimeoutError("deadline")
             if length is not None and length.strip().isdigit() and total < int(length):
                 raise http.client.IncompleteRead(b"".join(chunks), int(length) - total)

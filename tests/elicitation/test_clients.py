@@ -476,3 +476,36 @@ def test_extra_body_cannot_overwrite_a_recorded_setting():
                                          r"got \['constrained'\]"):
         OpenAIClient("m", base_url="http://127.0.0.1:9/v1", constrained="grammar",
                      extra_body={"constrained": None})
+
+
+def test_a_whole_reply_is_kept_when_the_deadline_fires_as_it_arrives(server, monkeypatch):
+    """Regression: the deadline firing after the last byte of a reply (its Content-Length
+    read) threw the reply away, and the call was sent, and paid for, again."""
+    import http.client
+    import threading
+
+    fired: list = []
+
+    class Deadline:  # the watchdog, fired by hand right after the body's last byte
+        def __init__(self, interval, function):
+            self.function, self.daemon = function, True
+
+        def start(self):
+            fired.append(self.function)
+
+        def cancel(self):
+            pass
+
+    read = http.client.HTTPResponse.read
+
+    def read_then_expire(self, *args):
+        chunk = read(self, *args)
+        if not chunk and fired:
+            fired.pop()()  # the deadline, once the whole body is in
+        return chunk
+
+    monkeypatch.setattr(threading, "Timer", Deadline)
+    monkeypatch.setattr(http.client.HTTPResponse, "read", read_then_expire)
+    client = OpenAIClient("tiny", base_url=server.url, timeout=5)
+    assert client.complete(_request()).text == "No: 0.3\nYes: 0.7"
+    assert len(server.bodies) == 1  # one call, not a second one for a reply already here
