@@ -55,7 +55,7 @@ MODEL_OPTIONS: dict[str, tuple[str, Any]] = {
     "api_key_env": ("--api-key-env", None), "temperature": ("--temperature", 1.0),
     "max_tokens": ("--max-tokens", 48), "constrained": ("--constrained", "none"),
     "stop": ("--stop", None), "logprobs": ("--logprobs", False),
-    "top_logprobs": ("--top-logprobs", 10), "timeout": ("--timeout", 60.0),
+    "top_logprobs": ("--top-logprobs", None), "timeout": ("--timeout", 60.0),
     "deadline": ("--deadline", None),
 }
 

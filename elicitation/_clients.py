@@ -319,8 +319,10 @@ class OpenAIClient:
     logprobs : bool
         Ask for token log-probabilities (``top_logprobs`` alternatives per
         token) and record the token-probability belief.
-    top_logprobs : int
-        Alternatives per position when ``logprobs`` (default 10).
+    top_logprobs : int, optional
+        Alternatives per position when ``logprobs`` (None, the default: 10). Given
+        without ``logprobs`` it raises ``ValueError`` (no log-probability is asked for,
+        so it would go unused).
     constrained : {None, 'json_schema', 'grammar'}
         Constrain the reply: an OpenAI ``response_format`` JSON schema, or a
         llama.cpp ``grammar`` (GBNF) for the line format.
@@ -355,7 +357,7 @@ class OpenAIClient:
                  api_key: str | None = None, temperature: float = 1.0,
                  seed: int | None = None, max_tokens: int = 256, timeout: float | None = None,
                  deadline: float | None = None, max_response_bytes: int = 8 * 1024 * 1024,
-                 logprobs: bool = False, top_logprobs: int = 10,
+                 logprobs: bool = False, top_logprobs: int | None = None,
                  constrained: str | None = None,
                  extra_body: Mapping[str, Any] | None = None) -> None:
         from urllib.parse import urlsplit
@@ -427,7 +429,11 @@ class OpenAIClient:
         if not isinstance(logprobs, bool):
             raise TypeError(param_error("logprobs", owner, "a bool", logprobs))
         self.logprobs = logprobs
-        self.top_logprobs = check_int(top_logprobs, "top_logprobs", owner, low=1, high=20)
+        if top_logprobs is not None and not logprobs:  # it would go unused without a word
+            raise ValueError(param_error("top_logprobs", owner, "None without logprobs=True "
+                                         "(no log-probability is asked for)", top_logprobs))
+        self.top_logprobs = check_int(10 if top_logprobs is None else top_logprobs,
+                                      "top_logprobs", owner, low=1, high=20)
         self.constrained = check_choice(constrained, "constrained", owner,
                                         (None, "json_schema", "grammar"))
         if extra_body is not None and not isinstance(extra_body, Mapping):

@@ -551,7 +551,7 @@ def _client(model: Mapping[str, Any], contexts: pd.DataFrame, seed: int) -> Any:
         temperature=model.get("temperature", 1.0), seed=seed,
         max_tokens=model.get("max_tokens", 48), timeout=model.get("timeout", 60.0),
         deadline=model.get("deadline"), logprobs=model.get("logprobs", False),
-        top_logprobs=model.get("top_logprobs", 10),
+        top_logprobs=model.get("top_logprobs"),
         constrained=model.get("constrained"),
         extra_body={"stop": stop} if stop else None)
 

@@ -509,3 +509,14 @@ def test_a_whole_reply_is_kept_when_the_deadline_fires_as_it_arrives(server, mon
     client = OpenAIClient("tiny", base_url=server.url, timeout=5)
     assert client.complete(_request()).text == "No: 0.3\nYes: 0.7"
     assert len(server.bodies) == 1  # one call, not a second one for a reply already here
+
+
+def test_top_logprobs_without_logprobs_raises(server):
+    """Regression: top_logprobs=5 without logprobs=True went unused without a word (the
+    command line and study files already refused it; the class could not tell a value
+    given from its default 10)."""
+    with pytest.raises(ValueError, match=r"'top_logprobs' parameter of OpenAIClient must be "
+                       r"None without logprobs=True.*got 5"):
+        OpenAIClient("m", base_url=server.url, top_logprobs=5)
+    assert OpenAIClient("m", base_url=server.url, logprobs=True).top_logprobs == 10
+    assert OpenAIClient("m", base_url=server.url).settings["top_logprobs"] is None
