@@ -87,10 +87,13 @@ def read_table(path: str) -> Any:
     try:
         if suffix in (".parquet", ".pq"):
             try:
-                return pd.read_parquet(p)
+                frame = pd.read_parquet(p)
             except ImportError as exc:
                 raise UsageError("reading parquet needs pyarrow: pip install "
                                  "'belief-coherence[parquet]' (or pyarrow)") from exc
+            # a named index (set_index("model").to_parquet) is a column of the file: kept
+            # as the index, its column was absent (the default cells pooled the models)
+            return _index_as_columns(frame, path)
         if suffix == ".json":  # utf-8-sig: a byte-order mark (Excel, PowerShell) is not data
             # dtype=False: JSON's own types, text kept as text (pandas read the ids "01"
             # and "1" as one number, and an "_at" column of dates as timestamps)
@@ -103,20 +106,41 @@ def read_table(path: str) -> Any:
                      "expected .csv, .tsv, .parquet or .json")
 
 
+def _index_as_columns(frame: Any, path: str) -> Any:
+    """``frame`` with its named index levels as columns (in front), refused when one of
+    them shares a name with a column; an unnamed index (row labels) is kept."""
+    names = [str(n) for n in frame.index.names if n is not None]
+    if not names:
+        return frame
+    twice = [n for n in names if n in frame.columns]
+    if twice:
+        raise UsageError(f"{path} has an index and a column both named "
+                         f"{', '.join(map(repr, twice))}; rename one (which one the tests "
+                         "should read is not clear)")
+    return frame.reset_index()
+
+
 def _read_delimited(p: Path, path: str, sep: str) -> Any:
     """A CSV or TSV file, read so that nothing in it changes meaning on the way: a blank
     cell, ``NA`` (R's) and ``nan`` / ``NaN`` (Python's) are missing, and every other word
     stays text (a model called ``None``, an action ``N/A``; a number column holding such
     a word is refused by the tests, naming the rows, where pandas would have read a
     dozen words as missing), two columns of one name are refused (pandas would rename
-    the second ``name.1`` and the first be tested), and a file with another separator
-    gets a hint."""
+    the second ``name.1`` and the first be tested), a line of more or fewer values than
+    the header names columns is refused (pandas made the first column the index and
+    read every other one a column to the left, or left the cells missing), and a file
+    with another separator gets a hint. Empty values after the last column (a trailing
+    separator) are no values."""
+    import warnings
+
     import pandas as pd
 
     from coherence._validation import MISSING_WORDS
 
-    frame = pd.read_csv(p, sep=sep, keep_default_na=False,
-                        na_values=list(MISSING_WORDS))
+    with warnings.catch_warnings():  # a line of more values: refused below, named
+        warnings.simplefilter("ignore", pd.errors.ParserWarning)
+        frame = pd.read_csv(p, sep=sep, keep_default_na=False, index_col=False,
+                            na_values=list(MISSING_WORDS))
     header = pd.read_csv(p, sep=sep, header=None, nrows=1, dtype=str,
                          keep_default_na=False).iloc[0].tolist() if len(frame.columns) else []
     twice = sorted({str(c) for c in header if header.count(c) > 1})
@@ -132,7 +156,35 @@ def _read_delimited(p: Path, path: str, sep: str) -> Any:
             raise UsageError(f"{path} reads as one column {name[:60]!r}: its columns seem to "
                              f"be separated by {kind}; save it comma-separated as .csv"
                              + (" (or name it .tsv)" if other == "\t" else ""))
+    _check_line_lengths(p, path, sep, len(header))
     return frame
+
+
+def _check_line_lengths(p: Path, path: str, sep: str, width: int) -> None:
+    """Refuse a line of ``path`` with more values than its header's ``width`` columns (a
+    value with no column; empty ones after the last column are a trailing separator) or
+    with fewer (a line cut short), naming the lines; blank lines are skipped, as read."""
+    import contextlib
+    import csv
+
+    bad: list[tuple[int, int]] = []
+    with p.open(encoding="utf-8-sig", newline="") as handle, \
+            contextlib.suppress(csv.Error):  # a field over csv's size limit: pandas read it
+        reader = csv.reader(handle, delimiter=sep)
+        next(reader, None)
+        for fields in reader:
+            n = len(fields)
+            if "".join(fields).strip() and (
+                    n < width or (n > width and any(f.strip() for f in fields[width:]))):
+                bad.append((reader.line_num, n))
+    if bad:
+        shown = ", ".join(f"line {line} ({n} values)" for line, n in bad[:5])
+        more = f" and {len(bad) - 5} more" if len(bad) > 5 else ""
+        verb = "holds" if len(bad) == 1 else "hold"
+        raise UsageError(f"{path}: its header names {width} columns, and {shown}{more} {verb} "
+                         "another number of values (a value without a column, or a "
+                         "line cut short: they would be read into the wrong columns or left "
+                         "missing); write one value per column on every line")
 
 
 def check_id_spellings(frame: Any, path: str, columns: Any, *, as_written: Any = ()) -> Any:
@@ -158,7 +210,8 @@ def check_id_spellings(frame: Any, path: str, columns: Any, *, as_written: Any =
     if not names:
         return frame
     text = pd.read_csv(p, sep="\t" if p.suffix.lower() == ".tsv" else ",", dtype=str,
-                       usecols=names, keep_default_na=False, na_values=list(MISSING_WORDS))
+                       usecols=names, index_col=False, keep_default_na=False,
+                       na_values=list(MISSING_WORDS))
     for name in (c for c in names if c in columns):
         raw = text[name].str.strip()
         spellings = raw.groupby(frame[name].to_numpy(), dropna=True).unique()

@@ -610,14 +610,15 @@ def _rerun_notes(s: Mapping[str, Any]) -> tuple[str, bool]:
 
 def _reader(path: str) -> str:
     """The pandas call that reads ``path`` as ``coherence test`` reads it (by its suffix;
-    in a CSV or TSV file only blank, NA and nan are missing)."""
+    in a CSV or TSV file only blank, NA and nan are missing, and a separator closing a
+    line makes no index)."""
     suffix = Path(path).suffix.lower()
     if suffix in (".parquet", ".pq"):
         return f"pd.read_parquet({path!r})"
     if suffix == ".json":
         return f"pd.read_json({path!r}, dtype=False)"
     sep = ", sep='\\t'" if suffix == ".tsv" else ""
-    return (f"pd.read_csv({path!r}{sep}, keep_default_na=False,\n"
+    return (f"pd.read_csv({path!r}{sep}, keep_default_na=False, index_col=False,\n"
             f"                   na_values={list(MISSING_WORDS)!r})")
 
 

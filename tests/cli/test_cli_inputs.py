@@ -48,6 +48,56 @@ def test_delimited_files_that_would_be_misread_are_refused(tmp_path, text, suffi
         read_table(str(path))
 
 
+@pytest.mark.parametrize(("text", "match"), [
+    ("model,q,p\nm,1,0.5,9\nn,2,0.3\n", r"header names 3 columns, and line 2 \(4 values\)"),
+    ("model,q,p\nm,1,0.5\nn,2\n", r"line 3 \(2 values\) holds another number"),
+])
+def test_a_line_of_more_or_fewer_values_than_the_header_is_refused(tmp_path, text, match):
+    """A line with one value too many made pandas read the first column as the row labels
+    and every other column one to the left (model 1, q 0.5, p 9); one cut short was read
+    with its last cells missing."""
+    path = tmp_path / "t.csv"
+    path.write_text(text)
+    with pytest.raises(UsageError, match=match):
+        read_table(str(path))
+
+
+def test_a_trailing_separator_on_every_line_is_no_value(tmp_path):
+    """A separator closing every line (some exports write one) made pandas read the first
+    column as the row labels: scores refused the file for a blank outcome on every row."""
+    path = tmp_path / "t.csv"
+    path.write_text("model,question,probability,outcome\n"
+                    + "".join(f"m,q{i},0.{i + 1},{i % 2},\n" for i in range(6)))
+    frame = read_table(str(path))
+    assert frame.columns.tolist() == ["model", "question", "probability", "outcome"]
+    assert frame["question"].tolist() == [f"q{i}" for i in range(6)]
+    code, out, err = _main("scores", str(path))
+    assert code == 0, err
+    assert "n_obs               6" in out
+
+
+def test_a_parquet_file_keeps_its_named_index_as_a_column(tmp_path):
+    """A table saved with ``set_index("model").to_parquet`` came back with the models as
+    row labels, not a column: ``coherence test`` pooled both models into one cell (ci on
+    60 rows, "all") with no word but the note that the file has no model column."""
+    pytest.importorskip("pyarrow")
+    parts = [coherence.simulate(agent, n_contexts=30, n_repetitions=1, rng=seed).data
+             .drop(columns=["repetition", "prompt"]).assign(model=agent)
+             for seed, agent in enumerate(("rational", "leaky"))]
+    path = tmp_path / "t.parquet"
+    pd.concat(parts, ignore_index=True).set_index("model").to_parquet(path)
+    assert read_table(str(path)).columns[0] == "model"
+    code, _, err = _main("test", str(path), "--tests", "ci", "--resamples", "19", "--quiet",
+                         "--csv", str(tmp_path / "r.csv"))
+    assert code == 0, err
+    result = pd.read_csv(tmp_path / "r.csv")
+    assert result["model"].tolist() == ["leaky", "rational"]
+    assert result["n_obs"].tolist() == [30, 30]
+    pd.DataFrame({"model": [1]}, index=pd.Index(["x"], name="model")).to_parquet(path)
+    with pytest.raises(UsageError, match="an index and a column both named 'model'"):
+        read_table(str(path))
+
+
 def test_a_json_file_with_a_byte_order_mark_reads(tmp_path):
     path = tmp_path / "t.json"
     path.write_bytes(b'\xef\xbb\xbf[{"a": 1, "b": "x"}]')
