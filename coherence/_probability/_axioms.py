@@ -507,11 +507,9 @@ class UpdateDirectionResult(_PerRowResult, test_name="update_direction",
 
 def classify_updates(d1: np.ndarray, d0: np.ndarray, eps: float) -> np.ndarray:
     """The update-direction class of each row (a movement within ``DECIMAL_SLACK`` of ``eps`` is
-    a movement of exactly ``eps``; a movement of 0 within it is no movement at every ``eps``,
-    0 included)."""
+    a movement of exactly ``eps``)."""
     below, above = eps - DECIMAL_SLACK, eps + DECIMAL_SLACK
-    still = (np.abs(d1) <= DECIMAL_SLACK) & (np.abs(d0) <= DECIMAL_SLACK)
-    no_update = ((np.abs(d1) < below) & (np.abs(d0) < below)) | still
+    no_update = (np.abs(d1) < below) & (np.abs(d0) < below)
     monotonic = ((d1 > above) & (d0 < -above)) | ((d1 < -above) & (d0 > above))
     inconsistent = ((d1 > above) & (d0 > above)) | ((d1 < -above) & (d0 < -above))
     out = np.full(len(d1), "partial", dtype=object)
@@ -532,8 +530,7 @@ def update_direction(p_a: Any, p_a_given_b1: Any, p_a_given_b0: Any, *,
     eps : float in [0, 1], default 0.02
         Movements of less than ``eps`` count as no movement and only movements
         of more than ``eps`` count as moves; a movement of exactly ``eps``
-        (within rounding) is neither, so its row is ``partial`` (see Notes); a
-        movement of 0 (within rounding) is no movement at every ``eps``, 0 included.
+        (within rounding) is neither, so its row is ``partial`` (see Notes).
 
     Returns
     -------
