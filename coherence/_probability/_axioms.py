@@ -150,8 +150,10 @@ def total_probability_feasible(p_a: np.ndarray, p1: np.ndarray, p0: np.ndarray,
 def below_tol(error: np.ndarray, tol: float) -> np.ndarray:
     """``error < tol`` per row, an error of exactly ``tol`` within ``DECIMAL_SLACK`` not
     below it: |0.45 - 0.8 * 0.5| and |0.35 - 0.6 * 0.5 - 0.2 * 0.5| are both 0.05, which
-    floating point gives as 0.04999999999999999 and 0.05000000000000002."""
-    return np.asarray(error < tol - DECIMAL_SLACK)
+    floating point gives as 0.04999999999999999 and 0.05000000000000002. An error of 0
+    (within ``DECIMAL_SLACK``) is below every ``tol``, 0 included: ``tol=0`` asks whether
+    the law holds exactly, as :func:`total_probability_feasible` reads it."""
+    return np.asarray((error < tol - DECIMAL_SLACK) | (error <= DECIMAL_SLACK))
 
 
 def total_probability_error(p_a: np.ndarray, p1: np.ndarray, p0: np.ndarray,
@@ -228,7 +230,8 @@ def total_probability_check(p_a: Any, p_a_given_b1: Any, p_a_given_b0: Any, *,
         Elicited P(B); when given, the error of the total-probability identity
         is computed as well.
     tol : float in [0, 1], default 0.05
-        Tolerance of the feasibility and consistency rules.
+        Tolerance of the feasibility and consistency rules; ``tol=0`` asks whether the
+        law holds exactly (an error of 0, within rounding, is consistent).
 
     Returns
     -------
@@ -379,7 +382,8 @@ def bayes_check(p_a: Any, p_b: Any, p_a_given_b1: Any, p_a_given_b0: Any, p_b_gi
     p_b_given_a1, p_b_given_a0 : array_like of float in [0, 1]
         Elicited P(B|A=1), P(B|A=0).
     tol : float in [0, 1], default 0.05
-        A row is consistent when its error is below ``tol``.
+        A row is consistent when its error is below ``tol``; an error of 0 (within
+        rounding) is consistent at every ``tol``, 0 included.
     %(violation_interval)s
 
     Returns

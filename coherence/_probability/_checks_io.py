@@ -47,14 +47,17 @@ def _prob(entry: Any, key: str, line_no: int) -> float:
     ``elicited_prob``."""
     if isinstance(entry, Mapping):
         forecast = entry.get("forecast")
-        if isinstance(forecast, Mapping) and "prob" in forecast:
-            value = forecast["prob"]
-        elif "prob" in entry:
-            value = entry["prob"]
-        elif "elicited_prob" in entry:
-            value = entry["elicited_prob"]
-        else:
-            value = None
+        given = {name: v for name, v in (
+            ("forecast.prob", forecast.get("prob") if isinstance(forecast, Mapping) else None),
+            ("prob", entry.get("prob")), ("elicited_prob", entry.get("elicited_prob")))
+            if v is not None}
+        # two forecasts of one question that differ: keeping the first would drop the other
+        if len({float(v) if isinstance(v, numbers.Real) and not isinstance(v, bool)
+                else repr(v) for v in given.values()}) > 1:
+            raise ValueError(f"read_consistency_tuples: line {line_no}, question '{key}' "
+                             f"gives its forecast twice, differently ({given}); expected one "
+                             "of 'forecast': {'prob': ...}, 'prob' or 'elicited_prob'.")
+        value = next(iter(given.values()), None)
     else:  # the forecast itself: a number, or a value named below as not one ('0.3')
         value = entry
     if value is None:
@@ -121,9 +124,10 @@ def read_consistency_tuples(source: Any, *, checker: str | None = None) -> pd.Da
         tuple, a line that is not JSON or names a key twice in one object
         (``{"P": ..., "P": ...}``: JSON would keep the last), or a tuple that lacks
         a question or whose forecast is not a number in [0, 1] (a JSON boolean is
-        not one), or a published violation that is not a number (a JSON boolean or a
-        string such as ``"0.12"``; ``null`` or no entry is NaN, no published value);
-        the file, line and key are named.
+        not one) or is given twice, differently (``forecast.prob`` and ``prob``), or a
+        published violation that is not a number (a JSON boolean or a string such as
+        ``"0.12"``; ``null`` or no entry is NaN, no published value); the file, line
+        and key are named.
     TypeError
         For a ``source`` that is neither a path nor an iterable of lines or
         records, among them a single record (a dict: pass ``[record]``), a

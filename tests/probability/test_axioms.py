@@ -164,6 +164,17 @@ def test_total_probability_exact_at_tol_zero():
     assert res.statistic == 6 / 7
 
 
+def test_zero_tolerance_counts_exactly_coherent_rows():
+    """tol=0 asks whether the law holds exactly: rows that satisfy it (errors 0, or 9e-18
+    of rounding) are consistent, not reported as a share of 0."""
+    b = bayes_check([0.3, 0.5, 0.3], [0.5, 0.5, 0.5], [0.4, 0.5, 0.4], [0.2, 0.5, 0.2],
+                    [2 / 3, 0.5, 2 / 3], [3 / 7, 0.5, 0.45], tol=0.0, n_resamples=99, rng=0)
+    assert b.consistent.tolist() == [True, True, False] and b.share_consistent == 2 / 3
+    t = total_probability_check([0.5, 0.3, 0.4], [0.6, 0.5, 0.6], [0.4, 0.1, 0.4],
+                                p_b=[0.5, 0.5, 0.5], tol=0)
+    assert t.share_feasible == 1.0 and t.share_consistent == 2 / 3
+
+
 def test_update_direction_classes():
     res = update_direction([0.3] * 6, [0.5, 0.31, 0.5, 0.5, 0.1, 0.315],
                            [0.1, 0.3, 0.3, 0.4, 0.5, 0.3])

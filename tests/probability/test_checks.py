@@ -370,6 +370,17 @@ def test_read_released_layout(tmp_path):
     assert res.n_obs == 2
 
 
+def test_read_refuses_a_forecast_given_twice_differently():
+    """A question entry with two forecasts that differ ('forecast.prob' 0.3, 'prob' 0.9)
+    was read as the first, the other dropped without a word; equal ones are one forecast."""
+    two = {"P": {"forecast": {"prob": 0.3}, "prob": 0.9}, "not_P": {"prob": 0.7}}
+    with pytest.raises(ValueError, match=r"line 1, question 'P' gives its forecast twice"):
+        read_consistency_tuples([two], checker="negation")
+    same = {"P": {"forecast": {"prob": 1}, "elicited_prob": 1.0}, "not_P": {"prob": 0.0}}
+    assert read_consistency_tuples([same], checker="negation").to_numpy().tolist() == [
+        [1.0, 0.0]]
+
+
 def test_read_errors(tmp_path):
     with pytest.raises(ValueError, match="line 1 lacks question"):
         read_consistency_tuples([{"P": {"prob": 0.1}}], checker="negation")
