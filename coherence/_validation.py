@@ -86,6 +86,7 @@ class UnsetName(str):
 
     __slots__ = ()
 
+
 #: the words of a CSV or TSV cell read as missing (blank, R's and Python's); every other
 #: word stays text (a model called ``None``, an action ``N/A``): ``coherence test``'s
 #: reader, :func:`coherence.read_pairs`' label columns and the report's rerun snippet
@@ -354,6 +355,7 @@ def check_bools_apart_from_text(df: pd.DataFrame, column: str, *,
                    f"{_plural(int(flags.sum()), 'row')} and 'True'/'False' text in "
                    f"{_plural(int(texts.sum()), 'row')}: write them one way)",
                    df.index, np.flatnonzero(fewer), raw, owner)
+
 
 def check_case_distinct(df: pd.DataFrame, column: str, *, owner: str | None = None) -> None:
     """Raise when a label column holds labels that differ only in case or spaces.

@@ -273,9 +273,11 @@ def redact(text: str, secret: str | None = None) -> str:
 #: the user info of a URL (``user:key@``), whatever comes before it: never quoted
 _USER_INFO = re.compile(r"[^/@\s]*@")
 
-#: The request fields the client writes itself (never taken from ``extra_body``).
-_OWN_FIELDS = frozenset(("model", "messages", "temperature", "seed", "max_tokens", "logprobs",
-                         "top_logprobs", "response_format", "grammar"))
+#: The request fields the client writes itself, and the recorded setting ``constrained``
+#: (extra_body came last in the settings): never taken from ``extra_body``.
+_OWN_FIELDS = frozenset(("constrained", "model", "messages", "temperature", "seed",
+                         "max_tokens", "logprobs", "top_logprobs", "response_format",
+                         "grammar"))
 
 
 class OpenAIClient:
@@ -444,7 +446,7 @@ class OpenAIClient:
         # ... and 'constrained', a recorded setting: extra_body came last in the settings,
         # so constrained='grammar' with {"constrained": None} was recorded (and cached) as an
         # unconstrained client's
-        clash = sorted(set(extra_body or {}) & (_OWN_FIELDS | {"constrained"}))
+        clash = sorted(set(extra_body or {}) & _OWN_FIELDS)
         if clash:
             raise ValueError(param_error("extra_body", owner, "fields the client does not set "
                                          "itself (give model, temperature, seed, max_tokens, "
@@ -556,10 +558,10 @@ class OpenAIClient:
             if expired.is_set():
                 raise TimeoutError("deadline")
             resp = conn.getresponse()
-            length = resp.getheader("Content-Length")
-            if length is not None and length.strip().isdigit() and \
-                    int(length) > self.max_response_bytes:
-                raise ClientError(f"the reply from {self._url} is {int(length)} bytes, more "
+            length = resp.getheader("Content-Length")  # the body's stated size, where stated
+            stated = int(length) if length is not None and length.strip().isdigit() else None
+            if stated is not None and stated > self.max_response_bytes:
+                raise ClientError(f"the reply from {self._url} is {stated} bytes, more "
                                   f"than max_response_bytes={self.max_response_bytes}; not read")
             chunks: list[bytes] = []
             total = 0
@@ -574,11 +576,10 @@ class OpenAIClient:
                 chunks.append(chunk)
             # a body read to its stated length is the whole reply, even where the deadline
             # fired as it arrived: dropping it would send (and pay for) the call again
-            whole = length is not None and length.strip().isdigit() and total == int(length)
-            if expired.is_set() and not whole:
+            if expired.is_set() and total != stated:
                 raise TimeoutError("deadline")
-            if length is not None and length.strip().isdigit() and total < int(length):
-                raise http.client.IncompleteRead(b"".join(chunks), int(length) - total)
+            if stated is not None and total < stated:
+                raise http.client.IncompleteRead(b"".join(chunks), stated - total)
             return resp.status, resp.headers, b"".join(chunks)
         except ClientError:
             raise
