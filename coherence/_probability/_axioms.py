@@ -678,7 +678,9 @@ def negation_check(p_a: Any, p_not_a: Any, *, beta: float = 1e-3,
 
         v_{\mathrm{freq}} = \frac{|p + q - 1|}{\sqrt{p (1 - p) + q (1 - q) + \beta}}.
 
-    Both are 0 iff q = 1 - p, and both are symmetric in (p, q).
+    Both are 0 iff q = 1 - p, and both are symmetric in (p, q). The shares count
+    violations strictly above the thresholds (a summary of ours), where
+    :func:`consistency_check` flags at or above its ``tolerance``, as the authors' code does.
 
     The interval of the mean arbitrage is :func:`consistency_check`'s: the bootstrap-t
     over rows, its pivot's quantiles widened by Student's small-sample factor, cut at
@@ -817,7 +819,9 @@ def conditional_tuple_check(p_a: Any, p_b_given_a: Any, p_a_and_b: Any, *,
 
     Notes
     -----
-    The *absolute* violation is :math:`|P(A \wedge B) - P(A)\,P(B|A)|`.
+    The *absolute* violation is :math:`|P(A \wedge B) - P(A)\,P(B|A)|`. The shares count
+    violations strictly above the thresholds (ours), where :func:`consistency_check`
+    (``'cond'``) flags at or above its ``tolerance``, as the authors' code does.
 
     The *arbitrage* violation follows Paleka et al. (2025) with the log scoring
     rule. The worlds are :math:`\omega \in \{A B, A \bar B, \bar A\}`; the

@@ -746,7 +746,10 @@ def consistency_check(data: Any, checker: str, *, columns: Mapping[str, str] | N
         expected_evidence  P, Q, P_given_Q, P_given_not_Q   111- 10-1 010- 00-0
 
     The arbitrage and frequentist metrics are defined in
-    :func:`arbitrage_violation` and :func:`frequentist_violation`.
+    :func:`arbitrage_violation` and :func:`frequentist_violation`. A tuple is flagged at
+    or above its threshold (``arbitrage >= tolerance``, ``frequentist >= gamma * sigma``),
+    as the authors' released code fails a check unless its violation is below it;
+    :func:`negation_check` counts violations strictly above thresholds of its own.
 
     Both intervals are bootstrap-t intervals over tuples, their pivot's quantiles
     widened by Student's small-sample factor on Satterthwaite's degrees of freedom (the

@@ -42,9 +42,16 @@ def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def _prob(entry: Any, key: str, line_no: int) -> float:
+class _NotProbability:
+    """A forecast that is not a number in [0, 1], kept to be named with the others."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+def _prob(entry: Any, key: str, line_no: int) -> float | _NotProbability:
     """The forecast of one question in a released line: ``forecast.prob``, ``prob`` or
-    ``elicited_prob``."""
+    ``elicited_prob``, as a float; a value that is not a number in [0, 1] wrapped."""
     if isinstance(entry, Mapping):
         forecast = entry.get("forecast")
         given = {name: v for name, v in (
@@ -64,14 +71,80 @@ def _prob(entry: Any, key: str, line_no: int) -> float:
         raise ValueError(f"read_consistency_tuples: line {line_no}, question '{key}' has no "
                          "forecast (expected 'forecast': {'prob': ...}, 'prob' or "
                          "'elicited_prob').")
-    # a JSON boolean or a string is not a probability (float(True) would be 1.0)
+    # a JSON boolean or a string is not a probability (float(True) would be 1.0): kept as
+    # it is and named, with the other offending forecasts, by _refuse_forecasts
     if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real) \
             or not 0.0 <= float(value) <= 1.0:
-        raise ValueError(f"read_consistency_tuples: line {line_no}, question '{key}': the "
-                         f"forecast must be a number in [0, 1]; got {value!r}.")
+        return _NotProbability(value)
     # a float32 forecast is read as the decimal it prints as (0.3, not 0.30000001192),
     # as probability_column reads a float32 column
     return float(narrow_float(value))
+
+
+def _numeric_text(value: Any) -> bool:
+    try:
+        float(value)
+    except (TypeError, ValueError):
+        return False
+    return isinstance(value, str)
+
+
+def _refuse_forecasts(bad: list[tuple[int, str, Any]]) -> None:
+    """Refuse the forecasts that are not numbers in [0, 1] (line, question, value): the
+    first in full, every one counted and the first five named. A number in quotes
+    (``"0.3"``) is refused too, saying why: the checkers read numbers written as text in
+    a table (a CSV gives them back so), but a JSON file has numbers of its own."""
+    if not bad:
+        return
+    line_no, key, value = bad[0]
+    shown = "; ".join(f"line {n}, question '{q}': {v!r}" for n, q, v in bad[:5])
+    more = ", ..." if len(bad) > 5 else ""
+    why = ""
+    if any(_numeric_text(v) for _, _, v in bad):
+        why = (" A number in quotes is a JSON string, not a JSON number: the released "
+               "files write their forecasts unquoted, so a quoted one points to a bug of "
+               "the file's writer and is not read as a number (consistency_check does read "
+               "numbers written as text in a table column, as a CSV gives them back; a "
+               "JSON file has a number type of its own).")
+    raise ValueError(f"read_consistency_tuples: line {line_no}, question '{key}': the "
+                     f"forecast must be a number in [0, 1]; got {value!r} ({len(bad)} "
+                     f"forecast(s) are not: {shown}{more}).{why}")
+
+
+_FORECAST_KEYS = frozenset({"forecast", "prob", "elicited_prob"})
+
+
+def _tuple_key(body: Mapping[str, Any], questions: tuple[str, ...]) -> str | None:
+    """The tuple of a line as text, to find a line given twice: the questions (what a
+    released line holds besides the forecasts: their ids, titles, bodies) with their
+    forecasts. None when a question is its forecast alone (``{"P": 0.3}``): two tuples
+    of other questions with equal forecasts cannot be told from one given twice."""
+    if not all(isinstance(body[q], Mapping) and set(body[q]) - _FORECAST_KEYS
+               for q in questions):
+        return None
+    return json.dumps({q: body[q] for q in questions}, sort_keys=True, default=repr)
+
+
+def _refuse_repeats(keys: list[tuple[int, str | None]]) -> None:
+    """Refuse lines that give one tuple twice (the same questions, the same forecasts),
+    naming each copy and the line it repeats: it would count twice in every mean, median
+    and share."""
+    first: dict[str, int] = {}
+    repeats: list[tuple[int, int]] = []
+    for line_no, key in keys:
+        if key is None:
+            continue
+        if key in first:
+            repeats.append((line_no, first[key]))
+        else:
+            first[key] = line_no
+    if repeats:
+        shown = ", ".join(f"line {n} (as line {m})" for n, m in repeats[:5])
+        more = f" and {len(repeats) - 5} more" if len(repeats) > 5 else ""
+        raise ValueError(f"read_consistency_tuples: {len(repeats)} line(s) repeat the tuple "
+                         f"of an earlier line (the same questions with the same forecasts): "
+                         f"{shown}{more}; expected each tuple once (a copy counts twice in "
+                         "every mean, median and share). Drop the copies.")
 
 
 def _published(entry: Any, key: str, line_no: int) -> float:
@@ -124,10 +197,12 @@ def read_consistency_tuples(source: Any, *, checker: str | None = None) -> pd.Da
         tuple, a line that is not JSON or names a key twice in one object
         (``{"P": ..., "P": ...}``: JSON would keep the last), or a tuple that lacks
         a question or whose forecast is not a number in [0, 1] (a JSON boolean is
-        not one) or is given twice, differently (``forecast.prob`` and ``prob``), or a
-        published violation that is not a number (a JSON boolean or a string such as
-        ``"0.12"``; ``null`` or no entry is NaN, no published value); the file, line
-        and key are named.
+        not one, nor a number in quotes, ``"0.3"``: see Notes; every such forecast is
+        counted, the first five named by line and question) or is given twice,
+        differently (``forecast.prob`` and ``prob``), or a published violation that is
+        not a number (a JSON boolean or a string such as ``"0.12"``; ``null`` or no
+        entry is NaN, no published value), or a line that repeats the tuple of an
+        earlier line (see Notes); the file, line and key are named.
     TypeError
         For a ``source`` that is neither a path nor an iterable of lines or
         records, among them a single record (a dict: pass ``[record]``), a
@@ -137,6 +212,21 @@ def read_consistency_tuples(source: Any, *, checker: str | None = None) -> pd.Da
     --------
     consistency_check : run one checker over the tuples read.
     brier_decomposition : the Brier score of the same sets, with its incoherence term.
+
+    Notes
+    -----
+    **Numbers in quotes.** A forecast written ``"0.3"`` is refused, although
+    :func:`consistency_check` reads a table column of numbers written as text (as a
+    CSV file or a string column gives them back, docs/errors.md): a JSON file has a
+    number type of its own, the released files write their forecasts with it, and a
+    quoted one points to a bug of the file's writer.
+
+    **A tuple given twice.** A line whose questions (their ids, titles, bodies: what a
+    released line holds besides the forecasts) and forecasts are those of an earlier
+    line is refused, naming both lines: the copy would count twice in every mean,
+    median and share. None of the authors' released files checked holds such a line.
+    Lines whose questions are their forecasts alone (``{"P": 0.3, "not_P": 0.7}``) are
+    not compared: two tuples of other questions may have equal forecasts.
     """
     owner = "read_consistency_tuples"
     records: Iterable[Any]
@@ -172,7 +262,9 @@ def read_consistency_tuples(source: Any, *, checker: str | None = None) -> pd.Da
         raise ValueError(param_error("checker", owner, "given when source is not a file "
                                      "named after the checker", None))
     spec = checker_spec(checker, owner)
-    rows: list[dict[str, float]] = []
+    rows: list[dict[str, Any]] = []
+    bad: list[tuple[int, str, Any]] = []
+    keys: list[tuple[int, str | None]] = []
     for line_no, rec in enumerate(records, start=1):
         if isinstance(rec, str):
             if not rec.strip():
@@ -197,6 +289,9 @@ def read_consistency_tuples(source: Any, *, checker: str | None = None) -> pd.Da
             raise ValueError(f"{owner}: line {line_no} lacks question(s) {missing} of the "
                              f"'{spec.name}' checker (expected {list(spec.questions)}).")
         row = {q: _prob(body[q], q, line_no) for q in spec.questions}
+        bad += [(line_no, q, v.value) for q, v in row.items()
+                if isinstance(v, _NotProbability)]
+        keys.append((line_no, _tuple_key(body, spec.questions)))
         vd = rec.get("violation_data") or {}
         if not isinstance(vd, Mapping):
             raise ValueError(f"{owner}: line {line_no}: its 'violation_data' is not a JSON "
@@ -209,6 +304,8 @@ def read_consistency_tuples(source: Any, *, checker: str | None = None) -> pd.Da
     if not rows:
         raise ValueError(param_error("source", owner, "at least one tuple",
                                      "no tuples (no line holds one)"))
+    _refuse_forecasts(bad)
+    _refuse_repeats(keys)
     out = pd.DataFrame(rows, columns=[*spec.questions, "published_arbitrage",
                                       "published_arbitrage_scaled", "published_frequentist"])
     if out[["published_arbitrage", "published_arbitrage_scaled",

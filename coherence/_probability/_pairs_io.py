@@ -19,6 +19,8 @@ another run of the same pairs.
 
 from __future__ import annotations
 
+import contextlib
+import csv
 import json
 import warnings
 from pathlib import Path
@@ -122,7 +124,10 @@ def read_pairs(path: str | Path) -> pd.DataFrame:
         key and the first offending records), some successful records have
         resolutions and others do not, or a JSON object names one key twice
         (``json`` would keep the last); for a CSV file that is empty, names two
-        columns alike or is divided by another separator (``;``, tab, ``|``).
+        columns alike, is divided by another separator (``;``, tab, ``|``) or has a
+        line of more or fewer values than its header names columns (the lines and
+        their counts are named); for a parquet file whose named index shares its name
+        with a column.
 
     See Also
     --------
@@ -162,7 +167,11 @@ def read_pairs(path: str | Path) -> pd.DataFrame:
     category ``None``, a model ``N/A`` stay text), and a column of numbers stays text
     when one of them is written otherwise than the number prints (models ``3.10`` and
     ``3.1`` are two models, pair ``0007`` is not pair 7); the other columns take pandas'
-    missing words.
+    missing words. Empty values after the last column on every line (a file written
+    with a trailing comma) are a trailing separator, not a column.
+
+    **Parquet files.** A named index (``table.set_index("pair").to_parquet(...)``) is
+    read as columns, in front; an unnamed one is row labels, as before.
 
     Every other record key (question texts, the file's own derived numbers
     such as ``improvement``, ``bayes_error_mean`` or ``lotp_error_a``) is
@@ -195,7 +204,7 @@ def read_pairs(path: str | Path) -> pd.DataFrame:
     if suffix == ".csv":
         table = _read_pairs_csv(path)
     elif suffix in (".parquet", ".pq"):
-        table = pd.read_parquet(path)
+        table = _index_as_columns(pd.read_parquet(path), path)
     else:
         raise ValueError(param_error("path", "read_pairs",
                                      "a .json, .csv or .parquet file", str(path)))
@@ -206,16 +215,26 @@ def read_pairs(path: str | Path) -> pd.DataFrame:
 def _read_pairs_csv(path: Path) -> pd.DataFrame:
     """A CSV pairs table, refused with its path named when it holds no columns, names two
     columns alike (pandas would read the second as ``name.1`` and the first would be
-    analysed), or reads as one column because another separator divides it."""
+    analysed), reads as one column because another separator divides it, or has a line
+    of more or fewer values than its header names columns (pandas made the first column
+    the index and read every other one a column to the left, or left cells missing).
+    Empty values after the last column (a trailing separator, header included) are no
+    values."""
     try:
         header = pd.read_csv(path, header=None, nrows=1, dtype=str,
                              keep_default_na=False).iloc[0].tolist()
     except pd.errors.EmptyDataError:
         raise ValueError(f"read_pairs: {str(path)!r} is empty (no header line with the "
                          f"columns {', '.join(_REQUIRED_TABLE)}).") from None
+    while len(header) > 1 and header[-1] == "":  # a trailing separator names no column
+        header.pop()
     # a label is text as written: a category 'None' or a model 'N/A' is not missing
     missing = {c: list(MISSING_WORDS if c in _LABEL_COLUMNS else _MISSING) for c in header}
-    table = pd.read_csv(path, keep_default_na=False, na_values=missing)
+    _check_line_lengths(path, len(header))
+    with warnings.catch_warnings():  # trailing separators (checked above) are no values
+        warnings.simplefilter("ignore", pd.errors.ParserWarning)
+        table = pd.read_csv(path, keep_default_na=False, na_values=missing, index_col=False)
+    table = table.iloc[:, :len(header)]  # the empty column of a trailing separator
     twice = sorted({str(c) for c in header if header.count(c) > 1})
     if twice:
         raise ValueError(f"read_pairs: {str(path)!r} has two or more columns named "
@@ -230,6 +249,47 @@ def _read_pairs_csv(path: Path) -> pd.DataFrame:
                              f"its columns seem to be separated by {kind}; save it "
                              "comma-separated.")
     return _labels_as_written(table, path, missing)
+
+
+def _check_line_lengths(path: Path, width: int) -> None:
+    """Refuse a line of ``path`` with more values than its header's ``width`` columns (a
+    value with no column; empty ones after the last column are a trailing separator) or
+    with fewer (a line cut short), naming the lines; blank lines are skipped, as read."""
+    bad: list[tuple[int, int]] = []
+    with path.open(encoding="utf-8-sig", newline="") as handle, \
+            contextlib.suppress(csv.Error):  # a field over csv's size limit: pandas read it
+        reader = csv.reader(handle)
+        next(reader, None)
+        for fields in reader:
+            n = len(fields)
+            if "".join(fields).strip() and (
+                    n < width or (n > width and any(f.strip() for f in fields[width:]))):
+                bad.append((reader.line_num, n))
+    if bad:
+        shown = ", ".join(f"line {line} ({n} values)" for line, n in bad[:5])
+        more = f" and {len(bad) - 5} more" if len(bad) > 5 else ""
+        verb = "holds" if len(bad) == 1 else "hold"
+        raise ValueError(f"read_pairs: the header of {str(path)!r} names {width} columns, and "
+                         f"{shown}{more} {verb} another number of values (a value without a "
+                         "column, or a line cut short: they would be read into the wrong "
+                         "columns or left missing); expected one value per column on every "
+                         "line.")
+
+
+def _index_as_columns(table: pd.DataFrame, path: Path) -> pd.DataFrame:
+    """``table`` with its named index levels as columns (in front): a parquet file written
+    by ``set_index("pair").to_parquet`` holds ``pair`` as its index, which read as it is
+    left the column absent. Refused when a level shares a name with a column; an unnamed
+    index (row labels) is kept."""
+    names = [str(n) for n in table.index.names if n is not None]
+    if not names:
+        return table
+    twice = [n for n in names if n in table.columns]
+    if twice:
+        raise ValueError(f"read_pairs: {str(path)!r} has an index and a column both named "
+                         f"{', '.join(map(repr, twice))}; rename one (which one to read is "
+                         "not clear).")
+    return table.reset_index()
 
 
 def _writes_as(value: Any, text: Any) -> bool:
@@ -250,8 +310,11 @@ def _labels_as_written(table: pd.DataFrame, path: Path,
               and pd.api.types.is_numeric_dtype(table[c].dtype)]
     if not labels:
         return table
-    text = pd.read_csv(path, keep_default_na=False, usecols=labels,
-                       na_values={c: missing[c] for c in labels}, dtype=dict.fromkeys(labels, str))
+    with warnings.catch_warnings():  # trailing separators are no values
+        warnings.simplefilter("ignore", pd.errors.ParserWarning)
+        text = pd.read_csv(path, keep_default_na=False, usecols=labels, index_col=False,
+                           na_values={c: missing[c] for c in labels},
+                           dtype=dict.fromkeys(labels, str))
     for c in labels:
         written = text[c].to_numpy(dtype=object)
         if not all(_writes_as(v, t) for v, t in zip(table[c].to_numpy(dtype=object), written,

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from coherence import CHECKERS
 from coherence import ConsistencyCheckResult
+from coherence import SmallSampleWarning
 from coherence import arbitrage_violation
 from coherence import conditional_tuple_check
 from coherence import consistency_check
@@ -455,6 +456,67 @@ def test_read_errors_say_what_is_wrong():
                        r"\(got list\)"):
         read_consistency_tuples([{"P": 0.3, "not_P": 0.7, "violation_data": [0.1]}],
                                 checker="negation")
+
+
+def test_read_numbers_in_quotes_named_all_and_explained():
+    # a forecast written "0.3" was refused naming only the first line, without saying
+    # why, while consistency_check reads a table column of '0.3' as 0.3: the message now
+    # counts and names every offending forecast and says why a JSON file is read stricter
+    lines = [{"P": 0.3, "not_P": 0.7}, {"P": "0.3", "not_P": 0.7},
+             {"P": 0.4, "not_P": "0.5"}]
+    with pytest.raises(ValueError, match=r"line 2, question 'P': the forecast must be a number "
+                       r"in \[0, 1\]; got '0.3' \(2 forecast\(s\) are not: line 2, question "
+                       r"'P': '0.3'; line 3, question 'not_P': '0.5'\)\. A number in quotes "
+                       r"is a JSON string, not a JSON number.*consistency_check does read"):
+        read_consistency_tuples(lines, checker="negation")
+    # the table rule (docs/errors.md) is kept: text that is a number is read
+    table = pd.DataFrame({"P": ["0.3"], "not_P": ["0.7"]}, dtype=object)
+    with pytest.warns(SmallSampleWarning):
+        assert consistency_check(table, "negation", rng=0).statistic == 0.0
+
+
+def _released(p, q):
+    return json.dumps({"line": {"P": {"question": {"id": "a", "title": "A?"},
+                                      "forecast": {"prob": p}},
+                                "not_P": {"question": {"id": "b", "title": "Not A?"},
+                                          "forecast": {"prob": q}}}})
+
+
+def test_read_refuses_a_tuple_given_twice():
+    # one released line twice counted twice: the mean arbitrage of (0.7, 0.5) and
+    # (0.7, 0.3) given twice was 0.0284 where the two tuples' mean is 0.0213
+    lines = [_released(0.7, 0.5), _released(0.7, 0.3), "", _released(0.7, 0.5)]
+    with pytest.raises(ValueError, match=r"read_consistency_tuples: 1 line\(s\) repeat the "
+                       r"tuple of an earlier line \(the same questions with the same "
+                       r"forecasts\): line 4 \(as line 1\); expected each tuple once"):
+        read_consistency_tuples(lines, checker="negation")
+    # other forecasts of the same questions, or forecasts without their questions, pass
+    assert len(read_consistency_tuples(lines[:2], checker="negation")) == 2
+    bare = [{"P": 0.7, "not_P": 0.5}] * 2
+    assert len(read_consistency_tuples(bare, checker="negation")) == 2
+
+
+def test_flag_boundaries_each_as_documented():
+    """consistency_check flags a violation equal to its threshold (the authors' code fails a
+    check unless the violation is below it); negation_check and conditional_tuple_check
+    count only violations strictly above theirs."""
+    at = float(negation_check([0.7, 0.7], [0.5, 0.3], rng=0).arbitrage[0])
+    freq = float(frequentist_violation("negation",
+                                       pd.DataFrame({"P": [0.7], "not_P": [0.5]}))[0])
+    neg = negation_check([0.7, 0.7], [0.5, 0.3], arbitrage_threshold=at,
+                         frequentist_threshold=freq, rng=0)
+    assert neg.share_arbitrage_above == 0.0 and neg.share_frequentist_above == 0.0
+    tuples = pd.DataFrame({"P": [0.7, 0.7], "not_P": [0.5, 0.3]})
+    res = consistency_check(tuples, "negation", tolerance=at, gamma=1.0, sigma=freq, rng=0)
+    assert res.table["arbitrage_flag"].tolist() == [True, False]
+    assert res.table["frequentist_flag"].tolist() == [True, False]
+    assert res.share_arbitrage_above == 0.5 and res.share_frequentist_above == 0.5
+    cond = conditional_tuple_check([0.5, 0.5], [0.4, 0.4], [0.25, 0.2], absolute_threshold=0.05,
+                                   arbitrage_threshold=float(
+                                       conditional_tuple_check([0.5, 0.5], [0.4, 0.4],
+                                                               [0.25, 0.2], rng=0)
+                                       .arbitrage[0]), rng=0)
+    assert cond.share_absolute_above == 0.0 and cond.share_arbitrage_above == 0.0
 
 
 @pytest.mark.parametrize("value", [True, "0.12", [0.12]])

@@ -236,6 +236,50 @@ def test_read_pairs_csv_refuses_odd_files_naming_them(tmp_path):
         read_pairs(semi)
 
 
+_HEADER = "pair,category,p_a,p_a_given_b1,p_a_given_b0"
+
+
+@pytest.mark.parametrize("header_too", [False, True])
+def test_read_pairs_csv_trailing_separator_is_no_column(tmp_path, header_too):
+    # a file written with a trailing comma on every data line: pandas made 'pair' the
+    # index and read every other column one to the left (p_a held p_a_given_b1's
+    # values); with one on the header too, an all-missing 'Unnamed: 5' column was added
+    path = tmp_path / "pairs.csv"
+    path.write_text(_HEADER + ("," if header_too else "")
+                    + "\nx,s,0.3,0.5,0.2,\ny,s,0.4,0.6,0.1,\n")
+    table = read_pairs(path)
+    assert table.columns.tolist() == _HEADER.split(",")
+    assert table["pair"].tolist() == ["x", "y"] and table.index.tolist() == [0, 1]
+    assert table["p_a"].tolist() == [0.3, 0.4]
+    assert table["p_a_given_b0"].tolist() == [0.2, 0.1]
+
+
+@pytest.mark.parametrize(("line", "n"), [("x,s,0.3,0.5,0.2,0.9", 6), ("x,s,0.3,0.5", 4)])
+def test_read_pairs_csv_refuses_a_line_of_another_width(tmp_path, line, n):
+    # one line of six values under five columns: pandas made the first column the index
+    # and shifted every value left on every line; one of four left p_a_given_b0 missing
+    path = tmp_path / "pairs.csv"
+    path.write_text(_HEADER + "\ny,s,0.4,0.6,0.1\n" + line + "\nz,s,0.5,0.6,0.4\n")
+    with pytest.raises(ValueError, match=rf"read_pairs: the header of '.*pairs\.csv' names 5 "
+                       rf"columns, and line 3 \({n} values\) holds another number of values"):
+        read_pairs(path)
+
+
+def test_read_pairs_parquet_keeps_a_named_index_as_columns(tmp_path):
+    pytest.importorskip("pyarrow")
+    df = coherent_pairs(4, np.random.default_rng(0))
+    # set_index("pair").to_parquet: read as it was, 'pair' was the index and read_pairs
+    # refused the file for lacking column 'pair'
+    df.set_index("pair").to_parquet(tmp_path / "pairs.parquet")
+    table = read_pairs(tmp_path / "pairs.parquet")
+    assert table["pair"].tolist() == df["pair"].tolist()
+    assert table.index.tolist() == [0, 1, 2, 3]
+    df.set_index("pair").assign(pair="other").to_parquet(tmp_path / "clash.parquet")
+    with pytest.raises(ValueError, match=r"read_pairs: '.*clash\.parquet' has an index and a "
+                       r"column both named 'pair'"):
+        read_pairs(tmp_path / "clash.parquet")
+
+
 def test_read_pairs_refuses_a_run_with_some_resolutions(tmp_path):
     rec = _record(1)
     del rec["resolution_b"]
