@@ -19,7 +19,6 @@ another run of the same pairs.
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import json
 import warnings
@@ -255,25 +254,28 @@ def _check_line_lengths(path: Path, width: int) -> None:
     """Refuse a line of ``path`` with more values than its header's ``width`` columns (a
     value with no column; empty ones after the last column are a trailing separator) or
     with fewer (a line cut short), naming the lines; blank lines are skipped, as read."""
-    bad: list[tuple[int, int]] = []
-    with path.open(encoding="utf-8-sig", newline="") as handle, \
-            contextlib.suppress(csv.Error):  # a field over csv's size limit: pandas read it
-        reader = csv.reader(handle)
-        next(reader, None)
-        for fields in reader:
-            n = len(fields)
-            if "".join(fields).strip() and (
-                    n < width or (n > width and any(f.strip() for f in fields[width:]))):
-                bad.append((reader.line_num, n))
-    if bad:
-        shown = ", ".join(f"line {line} ({n} values)" for line, n in bad[:5])
-        more = f" and {len(bad) - 5} more" if len(bad) > 5 else ""
-        verb = "holds" if len(bad) == 1 else "hold"
-        raise ValueError(f"read_pairs: the header of {str(path)!r} names {width} columns, and "
-                         f"{shown}{more} {verb} another number of values (a value without a "
-                         "column, or a line cut short: they would be read into the wrong "
-                         "columns or left missing); expected one value per column on every "
-                         "line.")
+    def off(fields: list[str]) -> bool:  # a blank line (or one of separators) is skipped
+        extra = fields[width:]
+        return bool("".join(fields).strip()) and (
+            len(fields) < width or any(f.strip() for f in extra))
+
+    with path.open(encoding="utf-8-sig", newline="") as handle:
+        rows = csv.reader(handle)
+        next(rows, None)
+        try:
+            bad = [(rows.line_num, len(f)) for f in rows if off(f)]
+        except csv.Error:  # a field over csv's size limit: pandas reads it, unchecked
+            return
+    if not bad:
+        return
+    listed = ", ".join(f"line {line} ({count} values)" for line, count in bad[:5])
+    if len(bad) > 5:
+        listed += f" and {len(bad) - 5} more"
+    raise ValueError(f"read_pairs: the header of {str(path)!r} names {width} columns, and "
+                     f"{listed} {'holds' if len(bad) == 1 else 'hold'} another number of "
+                     "values (a value without a column, or a line cut short: they would be "
+                     "read into the wrong columns or left missing); expected one value per "
+                     "column on every line.")
 
 
 def _index_as_columns(table: pd.DataFrame, path: Path) -> pd.DataFrame:
@@ -281,14 +283,14 @@ def _index_as_columns(table: pd.DataFrame, path: Path) -> pd.DataFrame:
     by ``set_index("pair").to_parquet`` holds ``pair`` as its index, which read as it is
     left the column absent. Refused when a level shares a name with a column; an unnamed
     index (row labels) is kept."""
-    names = [str(n) for n in table.index.names if n is not None]
-    if not names:
-        return table
-    twice = [n for n in names if n in table.columns]
-    if twice:
+    levels = [str(level) for level in table.index.names if level is not None]
+    clash = sorted(set(levels) & {str(c) for c in table.columns})
+    if clash:
         raise ValueError(f"read_pairs: {str(path)!r} has an index and a column both named "
-                         f"{', '.join(map(repr, twice))}; rename one (which one to read is "
+                         f"{', '.join(map(repr, clash))}; rename one (which one to read is "
                          "not clear).")
+    if not levels:
+        return table
     return table.reset_index()
 
 
