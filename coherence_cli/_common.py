@@ -80,6 +80,8 @@ def draw_counts(args: argparse.Namespace, *, quick: bool = False) -> dict[str, A
 def read_table(path: str) -> Any:
     import pandas as pd
 
+    from coherence._files import index_as_columns
+
     p = Path(path)
     if not p.is_file():
         raise UsageError(f"no such file: {path}")
@@ -93,7 +95,10 @@ def read_table(path: str) -> Any:
                                  "'belief-coherence[parquet]' (or pyarrow)") from exc
             # a named index (set_index("model").to_parquet) is a column of the file: kept
             # as the index, its column was absent (the default cells pooled the models)
-            return _index_as_columns(frame, path)
+            try:
+                return index_as_columns(frame, path)
+            except ValueError as exc:
+                raise UsageError(str(exc)) from None
         if suffix == ".json":  # utf-8-sig: a byte-order mark (Excel, PowerShell) is not data
             # dtype=False: JSON's own types, text kept as text (pandas read the ids "01"
             # and "1" as one number, and an "_at" column of dates as timestamps)
@@ -104,20 +109,6 @@ def read_table(path: str) -> Any:
         raise UsageError(f"cannot read {path}: {str(exc).splitlines()[0]}") from exc
     raise UsageError(f"unsupported file type {suffix or '(none)'} for {path}; "
                      "expected .csv, .tsv, .parquet or .json")
-
-
-def _index_as_columns(frame: Any, path: str) -> Any:
-    """``frame`` with its named index levels as columns (in front), refused when one of
-    them shares a name with a column; an unnamed index (row labels) is kept."""
-    names = [str(n) for n in frame.index.names if n is not None]
-    if not names:
-        return frame
-    twice = [n for n in names if n in frame.columns]
-    if twice:
-        raise UsageError(f"{path} has an index and a column both named "
-                         f"{', '.join(map(repr, twice))}; rename one (which one the tests "
-                         "should read is not clear)")
-    return frame.reset_index()
 
 
 def _read_delimited(p: Path, path: str, sep: str) -> Any:
@@ -135,6 +126,7 @@ def _read_delimited(p: Path, path: str, sep: str) -> Any:
 
     import pandas as pd
 
+    from coherence._files import lines_of_another_width
     from coherence._validation import MISSING_WORDS
 
     with warnings.catch_warnings():  # a line of more values: refused below, named
@@ -156,35 +148,10 @@ def _read_delimited(p: Path, path: str, sep: str) -> Any:
             raise UsageError(f"{path} reads as one column {name[:60]!r}: its columns seem to "
                              f"be separated by {kind}; save it comma-separated as .csv"
                              + (" (or name it .tsv)" if other == "\t" else ""))
-    _check_line_lengths(p, path, sep, len(header))
+    wrong = lines_of_another_width(p, sep, len(header))
+    if wrong:
+        raise UsageError(f"{path}: {wrong}")
     return frame
-
-
-def _check_line_lengths(p: Path, path: str, sep: str, width: int) -> None:
-    """Refuse a line of ``path`` with more values than its header's ``width`` columns (a
-    value with no column; empty ones after the last column are a trailing separator) or
-    with fewer (a line cut short), naming the lines; blank lines are skipped, as read."""
-    import contextlib
-    import csv
-
-    bad: list[tuple[int, int]] = []
-    with p.open(encoding="utf-8-sig", newline="") as handle, \
-            contextlib.suppress(csv.Error):  # a field over csv's size limit: pandas read it
-        reader = csv.reader(handle, delimiter=sep)
-        next(reader, None)
-        for fields in reader:
-            n = len(fields)
-            if "".join(fields).strip() and (
-                    n < width or (n > width and any(f.strip() for f in fields[width:]))):
-                bad.append((reader.line_num, n))
-    if bad:
-        shown = ", ".join(f"line {line} ({n} values)" for line, n in bad[:5])
-        more = f" and {len(bad) - 5} more" if len(bad) > 5 else ""
-        verb = "holds" if len(bad) == 1 else "hold"
-        raise UsageError(f"{path}: its header names {width} columns, and {shown}{more} {verb} "
-                         "another number of values (a value without a column, or a "
-                         "line cut short: they would be read into the wrong columns or left "
-                         "missing); write one value per column on every line")
 
 
 def check_id_spellings(frame: Any, path: str, columns: Any, *, as_written: Any = ()) -> Any:

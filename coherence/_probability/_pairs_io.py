@@ -19,7 +19,6 @@ another run of the same pairs.
 
 from __future__ import annotations
 
-import csv
 import json
 import warnings
 from pathlib import Path
@@ -28,6 +27,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._files import index_as_columns
+from .._files import lines_of_another_width
 from .._validation import MISSING_WORDS
 from .._validation import as_dataframe
 from .._validation import check_choice
@@ -203,7 +204,10 @@ def read_pairs(path: str | Path) -> pd.DataFrame:
     if suffix == ".csv":
         table = _read_pairs_csv(path)
     elif suffix in (".parquet", ".pq"):
-        table = _index_as_columns(pd.read_parquet(path), path)
+        try:
+            table = index_as_columns(pd.read_parquet(path), repr(str(path)))
+        except ValueError as exc:
+            raise ValueError(f"read_pairs: {exc}.") from None
     else:
         raise ValueError(param_error("path", "read_pairs",
                                      "a .json, .csv or .parquet file", str(path)))
@@ -229,7 +233,9 @@ def _read_pairs_csv(path: Path) -> pd.DataFrame:
         header.pop()
     # a label is text as written: a category 'None' or a model 'N/A' is not missing
     missing = {c: list(MISSING_WORDS if c in _LABEL_COLUMNS else _MISSING) for c in header}
-    _check_line_lengths(path, len(header))
+    wrong = lines_of_another_width(path, ",", len(header))
+    if wrong:
+        raise ValueError(f"read_pairs: {str(path)!r}: {wrong}.")
     with warnings.catch_warnings():  # trailing separators (checked above) are no values
         warnings.simplefilter("ignore", pd.errors.ParserWarning)
         table = pd.read_csv(path, keep_default_na=False, na_values=missing, index_col=False)
@@ -248,50 +254,6 @@ def _read_pairs_csv(path: Path) -> pd.DataFrame:
                              f"its columns seem to be separated by {kind}; save it "
                              "comma-separated.")
     return _labels_as_written(table, path, missing)
-
-
-def _check_line_lengths(path: Path, width: int) -> None:
-    """Refuse a line of ``path`` with more values than its header's ``width`` columns (a
-    value with no column; empty ones after the last column are a trailing separator) or
-    with fewer (a line cut short), naming the lines; blank lines are skipped, as read."""
-    def off(fields: list[str]) -> bool:  # a blank line (or one of separators) is skipped
-        extra = fields[width:]
-        return bool("".join(fields).strip()) and (
-            len(fields) < width or any(f.strip() for f in extra))
-
-    with path.open(encoding="utf-8-sig", newline="") as handle:
-        rows = csv.reader(handle)
-        next(rows, None)
-        try:
-            bad = [(rows.line_num, len(f)) for f in rows if off(f)]
-        except csv.Error:  # a field over csv's size limit: pandas reads it, unchecked
-            return
-    if not bad:
-        return
-    listed = ", ".join(f"line {line} ({count} values)" for line, count in bad[:5])
-    if len(bad) > 5:
-        listed += f" and {len(bad) - 5} more"
-    raise ValueError(f"read_pairs: the header of {str(path)!r} names {width} columns, and "
-                     f"{listed} {'holds' if len(bad) == 1 else 'hold'} another number of "
-                     "values (a value without a column, or a line cut short: they would be "
-                     "read into the wrong columns or left missing); expected one value per "
-                     "column on every line.")
-
-
-def _index_as_columns(table: pd.DataFrame, path: Path) -> pd.DataFrame:
-    """``table`` with its named index levels as columns (in front): a parquet file written
-    by ``set_index("pair").to_parquet`` holds ``pair`` as its index, which read as it is
-    left the column absent. Refused when a level shares a name with a column; an unnamed
-    index (row labels) is kept."""
-    levels = [str(level) for level in table.index.names if level is not None]
-    clash = sorted(set(levels) & {str(c) for c in table.columns})
-    if clash:
-        raise ValueError(f"read_pairs: {str(path)!r} has an index and a column both named "
-                         f"{', '.join(map(repr, clash))}; rename one (which one to read is "
-                         "not clear).")
-    if not levels:
-        return table
-    return table.reset_index()
 
 
 def _writes_as(value: Any, text: Any) -> bool:

@@ -260,7 +260,7 @@ def test_read_pairs_csv_refuses_a_line_of_another_width(tmp_path, line, n):
     # and shifted every value left on every line; one of four left p_a_given_b0 missing
     path = tmp_path / "pairs.csv"
     path.write_text(_HEADER + "\ny,s,0.4,0.6,0.1\n" + line + "\nz,s,0.5,0.6,0.4\n")
-    with pytest.raises(ValueError, match=rf"read_pairs: the header of '.*pairs\.csv' names 5 "
+    with pytest.raises(ValueError, match=rf"read_pairs: '.*pairs\.csv': its header names 5 "
                        rf"columns, and line 3 \({n} values\) holds another number of values"):
         read_pairs(path)
 
