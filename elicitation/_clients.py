@@ -310,8 +310,8 @@ class OpenAIClient:
         JSON body (ask more samples with the runner's ``repetitions``). A field
         named like a credential, at any depth (``api_key``, ``key``, ``token``,
         ``access_token``, ``authorization``, ``password``, ``secret``, ... in any
-        case) is refused: the settings are recorded in clear; pass the key as
-        ``api_key``.
+        case; a JSON schema's field names excepted) is refused: the settings are
+        recorded in clear; pass the key as ``api_key``.
 
     Notes
     -----

@@ -309,9 +309,9 @@ def parse_probabilities(text: Any, labels: Sequence[str] = ("No", "Yes"), *,
        next to a label word (``No, 0.3``) could be either label's and is
        ``ambiguous``, and so is one after a word naming the first label
        joined by ``_`` (``p_no: 0.3``), one in a text that says yes or no
-       informally (``Nope, 0.3``, ``Yeah``, ``Yep``, ``Nah``, ``Noo``), and
-       one right beside a longer word that starts with a label word
-       (``Yesterday 0.3``, ``0.3 now``); so is one in a text with a negation
+       informally (``Nope, 0.3``, ``Yeah``, ``Yep``, ``Nah``, ``Noo``); a word
+       that merely starts like a label (``Yesterday 0.3``, ``0.3 now``) is no
+       label word and leaves the number read; so is one in a text with a negation
        or a refusal (``not``, ``n't``, ``never``, ``cannot``,
        ``impossible``, ``unable``, ``without``, ...: "80% sure it will not
        happen"), and so is a whole number followed by a word it counts
@@ -676,29 +676,14 @@ _YES_NO_LIKE = re.compile(r"(?<![\w])(?:y+e+s+|y+e+a+h*|y+e+p+|y+u+p+|n+o+|n+o+p
                           r"n+a+w+|n+a+y+)(?![\w])", re.IGNORECASE)
 
 
-def _label_like(body: str, m: re.Match[str], labels: tuple[str, ...]) -> str | None:
-    """Why the lone number matched by ``m`` may be a label's value, or None: the reply says
-    Yes or No informally ("Nope, 0.3", "Yeah I'd say 0.3"), or the word right beside the
-    number on its line (only spaces and punctuation between) starts with a label word and
-    is longer ("Yesterday 0.3", "Nobody, 0.3", "0.3 now")."""
+def _label_like(body: str) -> str | None:
+    """Why a reply's lone number may be a label's value, or None: the reply says Yes or
+    No informally ("Nope, 0.3", "Yeah I'd say 0.3")."""
     informal = _YES_NO_LIKE.search(body)
-    if informal is not None:
-        return (f"the reply says {informal.group(0)!r}, an informal yes or no: its one "
-                "number could be either label's value")
-    line_start = body.rfind("\n", 0, m.start()) + 1
-    line_end = body.find("\n", m.end())
-    before = re.search(r"([^\W\d_]+)[^\w]*$", body[line_start:m.start()])
-    after = re.match(r"[^\w]*([^\W\d_]+)", body[m.end():] if line_end < 0
-                     else body[m.end():line_end])
-    for word in (before, after):
-        if word is None:
-            continue
-        for label in labels:  # the label word itself ("p_yes: 0.7") is read by the rules above
-            if word.group(1).lower().startswith(label.lower()) and len(word.group(1)) > len(
-                    label):
-                return (f"the lone number stands beside {word.group(1)!r}, which starts with "
-                        f"the label word {label!r}: it may be that label's value")
-    return None
+    if informal is None:
+        return None
+    return (f"the reply says {informal.group(0)!r}, an informal yes or no: its one number "
+            "could be either label's value")
 
 
 def _lone_number(text: str, body: str, labels: tuple[str, ...], tol: float) -> Parsed:
@@ -724,7 +709,7 @@ def _lone_number(text: str, body: str, labels: tuple[str, ...], tol: float) -> P
     if named is not None:
         return _fail(text, "ambiguous", f"the lone number is labelled {named!r}, not with a "
                      "label of the prompt: it may be another label's value")
-    like = _label_like(body, m, labels)
+    like = _label_like(body)
     if like is not None:
         return _fail(text, "ambiguous", like)
     counted = _COUNTED.match(body, m.end())

@@ -53,15 +53,18 @@ CREDENTIAL_KEYS = frozenset(("api_key", "apikey", "key", "token", "access_token"
                              "bearer", "auth", "client_secret", "secret_key"))
 
 
-def credential_keys(value: Any) -> list[str]:
+def credential_keys(value: Any, *, fields: bool = False) -> list[str]:
     """The mapping keys, at any depth of ``value``, named like a credential
-    (:data:`CREDENTIAL_KEYS`, in any case)."""
+    (:data:`CREDENTIAL_KEYS`, in any case). The keys of a JSON schema's ``properties``
+    (``fields``) name the fields of the reply asked for, not a setting: a reply field
+    ``token`` is no credential, and only what lies below them is looked at."""
     found: list[str] = []
     if isinstance(value, Mapping):
         for key, item in value.items():
-            if isinstance(key, str) and key.lower().replace("-", "_") in CREDENTIAL_KEYS:
+            if not fields and isinstance(key, str) \
+                    and key.lower().replace("-", "_") in CREDENTIAL_KEYS:
                 found.append(key)
-            found += credential_keys(item)
+            found += credential_keys(item, fields=not fields and key == "properties")
     elif isinstance(value, list | tuple):
         for item in value:
             found += credential_keys(item)

@@ -460,6 +460,9 @@ def test_extra_body_refuses_a_credential(extra, name):
     client = OpenAIClient("m", base_url="http://127.0.0.1:9/v1", api_key="sk-own-key-123",
                           extra_body={"top_p": 0.9, "keywords": ["a"]})
     assert "sk-own-key-123" not in repr(dict(client.settings))
+    # a JSON schema's fields name the reply's fields, not settings: a field 'token' is kept
+    schema = {"guided_json": {"type": "object", "properties": {"token": {"type": "string"}}}}
+    assert OpenAIClient("m", base_url="http://127.0.0.1:9/v1", extra_body=schema).extra_body
 
 
 @pytest.mark.parametrize("extra", [{"n": 3}, {"stream": True}])

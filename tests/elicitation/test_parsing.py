@@ -754,14 +754,14 @@ def test_a_label_after_a_negation_sign_is_not_read(text):
 
 
 @pytest.mark.parametrize("text", ["Nope, 0.3", "Noo 0.3", "Yeah 0.3", "Yep, 0.3", "Nah: 30%",
-                                  "Yeah, I'd say 0.3.", "Yesterday 0.3", "Nobody, 0.3",
-                                  "0.3 now", "Yup. 0.3"])
+                                  "Yeah, I'd say 0.3.", "Yup. 0.3"])
 def test_a_lone_number_beside_a_label_like_word_is_not_read(text):
     # each was read as P(Yes) = 0.3 (lone_number), while "Yes? No, 0.3" was refused: an
-    # informal yes or no, or a word starting with a label word beside the only number,
-    # may give that label's value
+    # informal yes or no may give either label's value
     parsed = parse_probabilities(text)
     assert not parsed.ok and parsed.reason == "ambiguous", (parsed.values, parsed.method)
-    # a label word joined by "_" is still read, and so is a word that only contains one
-    for fine in ("p_yes: 0.3", "yes_prob = 0.3", "I'd estimate, knowing this, 0.3"):
+    # a label word joined by "_" is still read, and so is a word that only starts or
+    # contains like one (a lone number is P(Yes) unless the reply could mean another label)
+    for fine in ("p_yes: 0.3", "yes_prob = 0.3", "I'd estimate, knowing this, 0.3",
+                 "Yesterday 0.3", "0.3 now"):
         assert parse_probabilities(fine).values["Yes"] == pytest.approx(0.3), fine
