@@ -41,6 +41,8 @@ from coherence._validation import probability_array
 from ._constrained import reply_grammar
 from ._constrained import reply_json_schema
 from ._parsing import PAPER_DECISION_LABELS
+from ._secrets import credential_keys
+from ._secrets import redact
 from ._templates import BINARY_LABELS
 
 __all__ = [
@@ -238,38 +240,6 @@ def token_belief(logprobs: Any) -> float:
 
 
 # --------------------------------------------------------------------------- OpenAI-compatible
-_SECRET_PATTERNS = (
-    re.compile(r"(?i)(bearer\s+)[^\s\"',;]+"),
-    re.compile(r"(?i)((?:api[_-]?key|authorization|x-api-key)[\"']?\s*[:=]\s*[\"']?)"
-               r"(?!bearer\b)[^\s\"',;]+"),
-    re.compile(r"\bsk-[A-Za-z0-9_\-]{8,}"),
-)
-
-
-def redact(text: str, secret: str | None = None) -> str:
-    """``text`` with credentials replaced by ``[redacted]``.
-
-    The client's own key wherever it appears, and anything shaped like one:
-    ``Bearer <token>``, ``api_key=<value>``, ``Authorization: <value>``,
-    ``sk-...``. Applied to every server error body before it is stored or
-    shown (a proxy that echoes the request's headers leaks nothing).
-
-    Examples
-    --------
-    >>> from elicitation._clients import redact
-    >>> redact('{"echo": "Authorization: Bearer abc123"}')
-    '{"echo": "Authorization: Bearer [redacted]"}'
-    """
-    if secret:
-        text = text.replace(secret, "[redacted]")
-    for pattern in _SECRET_PATTERNS:
-        if pattern.groups:
-            text = pattern.sub(lambda m: m.group(1) + "[redacted]", text)
-        else:
-            text = pattern.sub("[redacted]", text)
-    return text
-
-
 #: the user info of a URL (``user:key@``), whatever comes before it: never quoted
 _USER_INFO = re.compile(r"[^/@\s]*@")
 
@@ -305,7 +275,8 @@ class OpenAIClient:
         written out so it is recorded).
     seed : int, optional
         Base seed; the runner sends ``seed + repetition`` so repetitions are
-        distinct draws that can be replayed.
+        distinct draws that can be replayed (a run whose last ``seed +
+        repetition`` is above ``2**63 - 1`` is refused before any call).
     max_tokens : int
         Cap on reply length (default 256). A reply cut at the cap is parsed
         as ``truncated``.
@@ -336,7 +307,11 @@ class OpenAIClient:
         refused, and so is ``constrained`` (a recorded setting): give it as the
         client's own parameter. ``n`` other than 1
         and ``stream`` are refused too: the client keeps one choice of one
-        JSON body (ask more samples with the runner's ``repetitions``).
+        JSON body (ask more samples with the runner's ``repetitions``). A field
+        named like a credential, at any depth (``api_key``, ``key``, ``token``,
+        ``access_token``, ``authorization``, ``password``, ``secret``, ... in any
+        case; a JSON schema's field names excepted) is refused: the settings are
+        recorded in clear; pass the key as ``api_key``.
 
     Notes
     -----
@@ -460,6 +435,15 @@ class OpenAIClient:
             raise ValueError(param_error("extra_body", owner, "no 'n' other than 1 and no "
                                          "'stream' (the client reads one choice of one JSON "
                                          "body: ask more samples with repetitions)", shape))
+        # a credential in the body went with the recorded settings into the cache, the
+        # results and raw.csv, in clear: the client's key goes in its header only
+        secret = credential_keys(extra_body or {})
+        if secret:
+            raise ValueError(param_error("extra_body", owner, "no field named like a "
+                                         "credential (it is recorded with the settings, in "
+                                         "the cache and the results: pass the key as api_key=, "
+                                         "sent only in the header to base_url's origin)",
+                                         secret))
         self.extra_body = dict(extra_body or {})
 
     @property

@@ -169,6 +169,13 @@ def context_table(contexts: Any, question: Any, owner: str, *,
         raise ValueError(f"Column 'context' (input to {owner}) must hold unique context "
                          f"ids{dup}.")
     check_text_ids(df["context"], "context", owner)
+    if question is not None and "question" in df.columns:
+        # one of the two went unused without a word: the argument filled the prompts
+        # and the column was dropped from the output (or the column filled a template's
+        # {question} while the argument was recorded as asked)
+        raise ValueError(param_error("question", owner, "None when contexts has a 'question' "
+                                     "column (give the question once: the argument, or the "
+                                     "column for a question per context)", question))
     text_columns = ["description"] + (["question"] if question is None else [])
     if question is None and "question" not in df.columns:
         raise ValueError(param_error("question", owner, "the question text (or a 'question' "

@@ -54,6 +54,7 @@ from ._options import RunOptions
 from ._parsing import Parsed
 from ._parsing import parse_decision
 from ._parsing import parse_probabilities
+from ._secrets import redact
 from ._templates import Template
 
 #: How often the waiting thread wakes to run a pending signal's handler (Ctrl-C).
@@ -131,6 +132,7 @@ class _Engine:
         self.cache_error: BaseException | None = None
         self.unstored: list[dict[str, Any]] = []
         self.endpoint = str(getattr(client, "endpoint", "") or "")
+        self._secret = _client_secret(client)
         self._bar: Any = None
         self._lock = threading.Lock()
         self._stop = threading.Event()
@@ -138,6 +140,9 @@ class _Engine:
         self._jitter = random.Random()
 
     def _attempt_failed(self, key: str, message: str) -> None:
+        # the text of what the client raised may quote its key (a library's error that
+        # echoes the request's headers): it goes to result.raw and the study's raw.csv
+        message = redact(message, self._secret)
         with self._lock:
             self.failed_attempts += 1
             self.errors[key] = message
@@ -296,6 +301,16 @@ class _Engine:
                 EndpointMismatchWarning, stacklevel=5)
 
 
+def _client_secret(client: Client) -> str | None:
+    """The client's own credential (``OpenAIClient`` keeps it as ``_key``; a custom client
+    may hold an ``api_key``), redacted from the call errors; None when it has none."""
+    for name in ("_key", "api_key", "_api_key"):
+        value = getattr(client, name, None)
+        if isinstance(value, str) and value.strip():
+            return value
+    return None
+
+
 def _count(value: Any) -> int | None:
     """A token count from a server's usage object (None when absent or not a count)."""
     if isinstance(value, bool) or not isinstance(value, int | float):
@@ -438,6 +453,7 @@ def common_iv(client: Any, *, repetitions: Any, options: RunOptions,
         raise TypeError(param_error("client", owner, "a client (model, settings, complete())",
                                     type(client).__name__))
     check_int(repetitions, "repetitions", owner, low=1)
+    _seeds_iv(client, repetitions, owner)
     cache = options.cache
     store = cache if isinstance(cache, ResponseCache) else ResponseCache(cache)
     progress = sys.stderr.isatty() if options.progress is None else options.progress
@@ -446,6 +462,26 @@ def common_iv(client: Any, *, repetitions: Any, options: RunOptions,
                          backoff=options.backoff, max_backoff=options.max_backoff,
                          max_failures=options.max_failures,
                          sum_tolerance=options.sum_tolerance, progress=progress)
+
+
+_INT64 = (-(2**63), 2**63 - 1)
+
+
+def _seeds_iv(client: Client, repetitions: int, owner: str) -> None:
+    """Refuse a base seed whose repetitions' seeds (``seed + repetition``) the cache cannot
+    store (SQLite integers are signed 64-bit): the failed write came after the paid call."""
+    settings = client.settings
+    base = settings.get("seed") if isinstance(settings, Mapping) else None
+    if not isinstance(base, int) or isinstance(base, bool):
+        return
+    low, high = base, base + repetitions - 1
+    if low < _INT64[0] or high > _INT64[1]:
+        raise ValueError(
+            f"The 'seed' setting of the client (input to {owner}) must keep every seed the run "
+            f"sends (seed + repetition, from {low} to {high} for repetitions={repetitions}) "
+            f"within the signed 64-bit range [{_INT64[0]}, {_INT64[1]}] the response cache "
+            f"stores; the largest seed would be {high}. Give a seed from {_INT64[0]} to "
+            f"{_INT64[1] - repetitions + 1}, or fewer repetitions.")
 
 
 @dataclass(frozen=True)

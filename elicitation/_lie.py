@@ -72,8 +72,9 @@ def run_lie(
     states : sequence of str
         Its states, in the order asked (at least two).
     question, prompt
-        The clinical question (a phrase, as for :func:`run`) and the
-        probability template for P(y | x).
+        The clinical question (a phrase, as for :func:`run`: required unless
+        ``contexts`` has a ``question`` column, refused when it has one) and
+        the probability template for P(y | x).
     wording : {'paper', 'toolkit'}
         The templates of P(z | x) and P(y | x, z): the decision paper's
         B.3.1 and B.3.2 prompts (``next_state``, ``given_auxiliary``; the

@@ -108,10 +108,12 @@ _AFTER_LABEL = _BEFORE_SEP + _SEP + _AFTER_SEP
 _NEXT_LINE = r"(?:" + _H + r"*[:=]?" + _AFTER_SEP + r"\r?\n\s*)"
 _VALUE_ALONE = re.compile(r"[*_`\"'‘’“”.!)\]\s]*")
 _REASONING_TAGS = ("think", "thinking", "reasoning")
-#: a negation just before a label ("Not yes: 0.2", "P(not Yes)", "not a yes"): the number
-#: is not the label's
-_NEGATED = re.compile(r"(?:(?<![\w])(?:not|cannot|never|non)|n['’]t)"
-                      r"(?:[\s\-_*`\"'‘’“”]+(?:an?|the))?[\s\-_*`\"'‘’“”]*$", re.IGNORECASE)
+#: a negation just before a label ("Not yes: 0.2", "P(not Yes)", "not a yes", "P(¬yes)",
+#: "!yes", "~yes"): the number is not the label's. "!" and "~" count only when they touch
+#: the label and follow no word ("Great! Yes: 0.7" is no negation)
+_NEGATED = re.compile(r"(?:(?:(?<![\w])(?:not|cannot|never|non)|n['’]t|¬)"
+                      r"(?:[\s\-_*`\"'‘’“”]+(?:an?|the))?[\s\-_*`\"'‘’“”]*"
+                      r"|(?<![\w!~])[!~])$", re.IGNORECASE)
 #: dash-like minus signs (U+2010-2015, U+2212, U+FE63, U+FF0D) directly before a number
 _MINUS_RE = re.compile(r"[\u2010-\u2015\u2212\ufe63\uff0d](?=\.?\d)")
 #: superscript and subscript digits (footnote marks, powers): not normalised to digits
@@ -136,7 +138,7 @@ _WORD_END = r"(?:(?![\w])|(?=probability))"
 _HEDGED = re.compile(r"(?<![\w])(?:not|never|no|none|neither|nor|cannot|impossible|unable|"
                      r"without|against|unclear|unknown|insufficient|(?:do|does|did|is|are|was|"
                      r"were|wo|ca|could|would|should|has|have|had)nt|(?:hard|difficult)\s+to\s+"
-                     r"(?:say|tell|know))(?![\w])|n['’]t(?![\w])",
+                     r"(?:say|tell|know))(?![\w])|n['’]t(?![\w])|¬",
                      re.IGNORECASE)
 
 
@@ -288,7 +290,7 @@ def parse_probabilities(text: Any, labels: Sequence[str] = ("No", "Yes"), *,
        ends its line takes the next line only when that line is the value
        alone (``Yes:\\n0.7``); anything else there (a list ``1. Older
        age``) is ``ambiguous``, and so is a negated label (``not a yes:
-       0.3``). A label given two different values is ``duplicate_label``.
+       0.3``, ``P(¬yes)``, ``!yes``). A label given two different values is ``duplicate_label``.
        When the rest of the line after a label's number (up to the next
        label followed by a separator and a number: the word "no" alone is
        not the label No) holds another digit, odds in words or another
@@ -306,7 +308,10 @@ def parse_probabilities(text: Any, labels: Sequence[str] = ("No", "Yes"), *,
        exactly one plain number in the text, read as P(Yes). A lone number
        next to a label word (``No, 0.3``) could be either label's and is
        ``ambiguous``, and so is one after a word naming the first label
-       joined by ``_`` (``p_no: 0.3``); so is one in a text with a negation
+       joined by ``_`` (``p_no: 0.3``), one in a text that says yes or no
+       informally (``Nope, 0.3``, ``Yeah``, ``Yep``, ``Nah``, ``Noo``); a word
+       that merely starts like a label (``Yesterday 0.3``, ``0.3 now``) is no
+       label word and leaves the number read; so is one in a text with a negation
        or a refusal (``not``, ``n't``, ``never``, ``cannot``,
        ``impossible``, ``unable``, ``without``, ...: "80% sure it will not
        happen"), and so is a whole number followed by a word it counts
@@ -665,6 +670,22 @@ def _other_label(prefix: str, labels: tuple[str, ...]) -> str | None:
     return None
 
 
+#: informal spellings of Yes and No ("Yeah", "Yep", "Yup", "Nope", "Nah", "Noo"): a lone
+#: number in a reply that says one is no more P(Yes) than one beside "Yes? No, 0.3"
+_YES_NO_LIKE = re.compile(r"(?<![\w])(?:y+e+s+|y+e+a+h*|y+e+p+|y+u+p+|n+o+|n+o+p+e*|n+a+h+|"
+                          r"n+a+w+|n+a+y+)(?![\w])", re.IGNORECASE)
+
+
+def _label_like(body: str) -> str | None:
+    """Why a reply's lone number may be a label's value, or None: the reply says Yes or
+    No informally ("Nope, 0.3", "Yeah I'd say 0.3")."""
+    informal = _YES_NO_LIKE.search(body)
+    if informal is None:
+        return None
+    return (f"the reply says {informal.group(0)!r}, an informal yes or no: its one number "
+            "could be either label's value")
+
+
 def _lone_number(text: str, body: str, labels: tuple[str, ...], tol: float) -> Parsed:
     """The one number of a reply with no label word, read as P(Yes), when nothing in the
     text says it could be about something else."""
@@ -688,6 +709,9 @@ def _lone_number(text: str, body: str, labels: tuple[str, ...], tol: float) -> P
     if named is not None:
         return _fail(text, "ambiguous", f"the lone number is labelled {named!r}, not with a "
                      "label of the prompt: it may be another label's value")
+    like = _label_like(body)
+    if like is not None:
+        return _fail(text, "ambiguous", like)
     counted = _COUNTED.match(body, m.end())
     if counted is not None and not m.group("unit") and re.fullmatch(r"[-+]?\d+",
                                                                      m.group("num")):

@@ -79,7 +79,9 @@ def run(
         disease'`` is asked as "What is the probability that they have heart
         disease?" and "Do they have heart disease?". A full question (ending
         in ``?``) is refused for the built-in templates. Required unless
-        ``contexts`` has a ``question`` column.
+        ``contexts`` has a ``question`` column, and refused
+        (``ValueError``) when it has one: give the question once, as this
+        argument or as the column.
     prompts : sequence of str
         Probability templates, one per prompt variant: the decision paper's
         prompts ``'standard'``, ``'mse'``, ``'absolute'``, ``'bayesian'``

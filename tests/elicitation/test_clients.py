@@ -443,6 +443,28 @@ def test_extra_body_cannot_replace_what_the_client_writes(field):
                         extra_body={"top_p": 0.9, "stop": ["\n\n"]}).settings["top_p"] == 0.9
 
 
+@pytest.mark.parametrize(("extra", "name"),
+                         [({"api_key": "sk-x"}, "api_key"), ({"Authorization": "Bearer x"},
+                                                             "Authorization"),
+                          ({"top_p": 0.9, "TOKEN": "x"}, "TOKEN"), ({"Key": "x"}, "Key"),
+                          ({"access-token": "x"}, "access-token"),
+                          ({"password": "x"}, "password"), ({"secret": "x"}, "secret"),
+                          ({"metadata": {"api_key": "x"}}, "api_key")])
+def test_extra_body_refuses_a_credential(extra, name):
+    # extra_body is part of the recorded settings: {"api_key": ...} was written in clear
+    # into the cache's settings column, result.settings and the study's raw.csv
+    with pytest.raises(ValueError, match=rf"'extra_body' parameter of OpenAIClient .*"
+                                         rf"api_key=.*got \['{name}'\]"):
+        OpenAIClient("m", base_url="http://127.0.0.1:9/v1", extra_body=extra)
+    # the key given as the client's own parameter is recorded nowhere
+    client = OpenAIClient("m", base_url="http://127.0.0.1:9/v1", api_key="sk-own-key-123",
+                          extra_body={"top_p": 0.9, "keywords": ["a"]})
+    assert "sk-own-key-123" not in repr(dict(client.settings))
+    # a JSON schema's fields name the reply's fields, not settings: a field 'token' is kept
+    schema = {"guided_json": {"type": "object", "properties": {"token": {"type": "string"}}}}
+    assert OpenAIClient("m", base_url="http://127.0.0.1:9/v1", extra_body=schema).extra_body
+
+
 @pytest.mark.parametrize("extra", [{"n": 3}, {"stream": True}])
 def test_extra_body_cannot_ask_several_choices_or_a_stream(make_server, extra):
     # {"n": 3} was sent: the server sampled (and billed) three replies per call and the

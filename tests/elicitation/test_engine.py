@@ -489,3 +489,69 @@ def test_ctrl_c_delivered_to_a_worker_thread_stops_the_run(tmp_path, python_ctrl
     # calls sent on this machine); the wait now wakes to run it. The long call finishes
     # and is stored.
     _stops_early_keeping_replies(_HeldFirst(delay=0.02), tmp_path)
+
+
+class _Counting:
+    """Answers every call (and counts them) under a given base seed."""
+
+    model = "counting"
+
+    def __init__(self, seed):
+        self.settings = MappingProxyType({"seed": seed})
+        self.calls = 0
+
+    def complete(self, request):
+        self.calls += 1
+        if request.kind == "decision":
+            return Completion(text="Can decide: Yes\nDecision: Yes")
+        return Completion(text="No: 0.4\nYes: 0.6")
+
+
+@pytest.mark.parametrize(("seed", "repetitions", "largest"),
+                         [(2**63 - 1, 2, 2**63), (2**63 - 3, 5, 2**63 + 1), (2**63, 1, 2**63),
+                          (-(2**63) - 1, 1, -(2**63) - 1)])
+def test_a_seed_the_cache_cannot_store_is_refused_before_any_call(tmp_path, seed, repetitions,
+                                                                  largest):
+    # seed + repetition above 2**63 - 1 was sent (and paid), then its reply failed to be
+    # written to the cache ("Python int too large to convert to SQLite INTEGER")
+    client = _Counting(seed)
+    with pytest.raises(ValueError, match=rf"'seed' .*largest seed would be {largest}\b"):
+        run(make_contexts(2), client, question=QUESTION, repetitions=repetitions,
+            cache=tmp_path / "c.sqlite", **FAST)
+    assert client.calls == 0
+    # the largest seed the cache stores is still used
+    client = _Counting(2**63 - 2)
+    result = run(make_contexts(2), client, question=QUESTION, repetitions=2,
+                 cache=tmp_path / "ok.sqlite", **FAST)
+    assert client.calls == 8 and result.raw["seed"].max() == 2**63 - 1
+
+
+def test_a_call_errors_text_keeps_no_credential(tmp_path):
+    # the text of what the client raised was stored as it was: a library's error that
+    # quoted the key went to result.raw's call_error and detail, and the study's raw.csv
+    key = "my-own-key-0123456789"
+
+    class Leaky:
+        model = "leaky"
+        settings = MappingProxyType({})
+        api_key = key
+
+        def complete(self, request):
+            raise RuntimeError(f"refused: key {key}; Authorization: Bearer tok-abcdef123, "
+                               "other sk-proj0123456789abcd")
+
+    with pytest.warns(ParseFailureWarning):
+        result = run(make_contexts(2), Leaky(), question=QUESTION, repetitions=1,
+                     cache=tmp_path / "c.sqlite", max_failures=100, **FAST)
+    shown = result.raw[["call_error", "detail"]].astype(str).to_string()
+    assert "RuntimeError: refused: key [redacted]" in shown
+    for secret in (key, "tok-abcdef123", "sk-proj0123456789abcd"):
+        assert secret not in shown
+    with sqlite3.connect(tmp_path / "c.sqlite") as conn:
+        rows = conn.execute("SELECT * FROM responses").fetchall()
+    assert key not in repr(rows)
+    # and the message of a run that stopped on its failure budget
+    with pytest.raises(ElicitationError) as info:
+        run(make_contexts(2), Leaky(), question=QUESTION, repetitions=1, cache=None,
+            max_failures=0, **FAST)
+    assert key not in str(info.value) and "[redacted]" in str(info.value)

@@ -739,3 +739,29 @@ def test_a_lone_number_under_the_other_labels_word_is_not_read_as_yes(text):
     # the label of the probability asked for, and a neutral one, are still read
     assert parse_probabilities(text.lower().replace("no", "yes").replace("0.3", "0.7")
                                .replace("30%", "70%")).values["Yes"] == pytest.approx(0.7)
+
+
+@pytest.mark.parametrize("text", ["P(¬yes)=0.3", "¬ yes: 0.3", "P(!yes) = 0.3", "~yes: 0.3",
+                                  "No: 0.7\nP(¬Yes): 0.3"])
+def test_a_label_after_a_negation_sign_is_not_read(text):
+    # "P(¬yes)=0.3" was read as P(Yes) = 0.3 (method yes_only), while "P(not yes)=0.3"
+    # was refused: the sign of negation is a negation
+    parsed = parse_probabilities(text)
+    assert not parsed.ok and parsed.reason == "ambiguous", (parsed.values, parsed.method)
+    assert "is negated" in parsed.detail
+    # an exclamation that ends a sentence, or touches a word, negates nothing
+    assert parse_probabilities("Great! Yes: 0.3").values["Yes"] == pytest.approx(0.3)
+
+
+@pytest.mark.parametrize("text", ["Nope, 0.3", "Noo 0.3", "Yeah 0.3", "Yep, 0.3", "Nah: 30%",
+                                  "Yeah, I'd say 0.3.", "Yup. 0.3"])
+def test_a_lone_number_beside_a_label_like_word_is_not_read(text):
+    # each was read as P(Yes) = 0.3 (lone_number), while "Yes? No, 0.3" was refused: an
+    # informal yes or no may give either label's value
+    parsed = parse_probabilities(text)
+    assert not parsed.ok and parsed.reason == "ambiguous", (parsed.values, parsed.method)
+    # a label word joined by "_" is still read, and so is a word that only starts or
+    # contains like one (a lone number is P(Yes) unless the reply could mean another label)
+    for fine in ("p_yes: 0.3", "yes_prob = 0.3", "I'd estimate, knowing this, 0.3",
+                 "Yesterday 0.3", "0.3 now"):
+        assert parse_probabilities(fine).values["Yes"] == pytest.approx(0.3), fine

@@ -215,3 +215,21 @@ def test_run_refuses_a_context_column_named_like_an_output_column(columns):
     with pytest.raises(ValueError, match=r"input to run\)"):
         run(contexts, client, question=QUESTION, decision=None, cache=None, **FAST)
     assert client.calls == 0
+
+
+@pytest.mark.parametrize("elicit", ["run", "run_lie"])
+def test_a_question_given_twice_is_refused(elicit):
+    # question= and a 'question' column: the argument filled every prompt and the column
+    # was dropped from the output without a word (the per-context questions never asked)
+    contexts = make_contexts(3).assign(question=["have flu", "have gout", "have measles"])
+    client = SimulatedClient("rational", contexts, rng=0)
+    kwargs = {"auxiliary_variable_name": "age group", "states": ("young", "old")}
+    call = run if elicit == "run" else elicitation.run_lie
+    with pytest.raises(ValueError, match=r"'question' parameter of run(_lie)? must be None "
+                       r"when contexts has a 'question' column"):
+        call(contexts, client, question=QUESTION, repetitions=1, cache=None, **FAST,
+             **(kwargs if elicit == "run_lie" else {}))
+    # either one alone is asked
+    assert len(run(contexts, client, repetitions=1, cache=None, **FAST).data) == 3
+    assert len(run(contexts.drop(columns="question"), client, question=QUESTION,
+                   repetitions=1, cache=None, **FAST).data) == 3
