@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from .._validation import check_case_distinct
 from .._validation import check_float
 from .._validation import check_int
 from .._validation import narrow_float_decimals
@@ -137,6 +138,9 @@ def _prepare(x: Any, y: Any, z: Any, *, discrete: Any, resolution: float | None,
                     raise ValueError(param_error(label, owner, "free of missing values",
                                                  f"missing at positions "
                                                  f"{missing[:5].tolist()}"))
+                # 'no' and 'No ', 1 and '1', True and 1: one label typed two ways, which
+                # coded as two (or, True and 1, pooled) would change the estimate silently
+                check_case_distinct(pd.DataFrame({label: series}), label, owner=owner)
                 code, _ = pd.factorize(series, sort=True)
                 codes.append(code.astype(np.int64))
             else:
@@ -387,7 +391,8 @@ def cmi(x: Any, y: Any, z: Any = None, *, k: int = 3,
         ``{'x': [True, False]}``. By default a column is discrete when its
         dtype is integer, bool, categorical, string or object, continuous when
         it is floating or holds Python floats as objects (alone or with
-        integers).
+        integers). Discrete labels typed two ways (``'no'`` and ``'No '``,
+        ``1`` and ``'1'``, ``True`` and ``1``) raise ``ValueError``.
     resolution : float, optional
         Snap every continuous coordinate to integer multiples of
         ``resolution`` before distances are taken (``round(v / resolution)``),

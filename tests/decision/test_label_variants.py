@@ -103,3 +103,38 @@ def test_text_context_ids_without_variants_still_run(leaky):
     res = coherence.ci_test(d, n_resamples=9, ci_method=None, rng=1)
     assert np.isfinite(res.statistic)
     assert isinstance(pd.Series(d.context).iloc[0], str)
+
+
+def _bools_and_text(s):
+    """Booleans on even rows, their text ('True'/'False') on odd ones: a CSV-read table
+    concatenated with one built in Python."""
+    flags = s.astype(object)
+    return flags.where(np.arange(len(s)) % 2 == 0, flags.astype(str))
+
+
+@pytest.mark.parametrize(("test", "column", "kw"), [
+    (coherence.ci_test, "outcome", {"n_resamples": 9, "ci_method": None}),
+    (coherence.ci_test, "action", {"n_resamples": 9, "ci_method": None}),
+    (coherence.ci_test, "evidence", {"n_resamples": 9, "ci_method": None,
+                                     "evidence": ["evidence"]}),
+    (coherence.leakage_test, "action", {"n_permutations": 9, "n_resamples": 9,
+                                        "n_fold_draws": 1}),
+    (coherence.leakage_test, "evidence", {"n_permutations": 9, "n_resamples": 9,
+                                          "n_fold_draws": 1, "evidence": ["evidence"]}),
+    (coherence.monotonicity_test, "action", {"n_resamples": 9, "method": "permutation",
+                                             "pairs": [("True", "False")]}),
+])
+def test_booleans_beside_their_text_raise(leaky, test, column, kw):
+    """True and 'True' in one column were two labels (a 40-context study: ci_test's
+    statistic moved from
+    0.045 to -0.068 (outcome) and 0.007 to -0.109 (action), leakage_test's from 17.9 to
+    7.0, monotonicity_test dropped half its rows), all without a word."""
+    d = leaky.assign(action=leaky.action.astype(str) == "yes",
+                     outcome=leaky.outcome.astype(bool),
+                     evidence=leaky.context % 3 == 0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # few resamples, few contexts
+        test(d, rng=1, **kw)  # the clean spelling runs
+    d[column] = _bools_and_text(d[column])
+    with pytest.raises(ValueError, match=rf"Column '{column}' .*booleans or their text"):
+        test(d, rng=1, **kw)
