@@ -151,7 +151,7 @@ class ConsistencyResult(CoherenceResult, test_name="prompt_consistency",
         """The headline figures followed by the per-variant table."""
         table = self.table[["prompt", "std", "rmse_reference", "shift", "pvalue",
                             "rmse_truth"]]
-        lead = [f"headline      {self.headline_prompt}", f"alternative   {self.alternative}"]
+        lead = [f"headline      {self.headline_prompt}"]
         return CoherenceResult.summary(self).with_table("per prompt variant", table, lead=lead)
 
 

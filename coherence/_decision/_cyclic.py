@@ -155,8 +155,7 @@ class CyclicMonotonicityResult(CoherenceResult, test_name="cyclic_monotonicity_t
         """The headline figures followed by the per-level table."""
         table = self.table[["level", "threshold", "share", "n_comparisons", "statistic",
                             "pvalue", "reason"]]
-        lead = [f"distance to rationalisability {self.distance:.4g}"]
-        return CoherenceResult.summary(self).with_table("per cumulative level", table, lead=lead)
+        return CoherenceResult.summary(self).with_table("per cumulative level", table)
 
 
 # --------------------------------------------------------------------------- array layer

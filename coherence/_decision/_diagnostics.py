@@ -179,7 +179,7 @@ class ElicitationDiagnostics:
                               f"({self.modal_share:.0%} of rows)"),
             (f"at the example value {format_number(self.example_value)}",
              f"{self.share_example:.0%}"),
-            ("at 0.5", f"{self.share_half:.0%}"),
+            *([("at 0.5", f"{self.share_half:.0%}")] if self.example_value != 0.5 else []),
             ("on a multiple of 0.1", f"{self.share_tenths:.0%}"),
             (f"rank correlation with {self.association_with or 'truth'}",
              format_number(self.association)),

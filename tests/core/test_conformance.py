@@ -652,6 +652,10 @@ def test_summary_is_text_and_html(case):
     assert rendered.startswith("<") and "<table" in rendered
     # a result shown in a notebook cell renders as its summary's tables
     assert res._repr_html_() == rendered
+    # each headline field once (prompt_consistency's listed 'alternative' twice)
+    fields = [line.split()[0] for line in str(text).splitlines()
+              if line.startswith("  ") and not line.startswith("   ") and line.split()]
+    assert len(fields) == len(set(fields)), [f for f in fields if fields.count(f) > 1]
 
 
 def test_summary_escapes_user_strings():

@@ -205,4 +205,6 @@ def test_frames_and_summary(null_study):
     assert res.to_frame()["test"].iloc[0] == "cyclic_monotonicity_test"
     assert set(res.comparison_table["threshold"]) == {"defer", "yes"}
     assert (res.bin_table["fitted"].notna()).all()
-    assert "distance to rationalisability" in str(res.summary())
+    # the distance to rationalisability, once (it was listed twice)
+    lines = [line.split() for line in str(res.summary()).splitlines()]
+    assert [w[1] for w in lines if w[:1] == ["distance"]] == [f"{res.distance:.4g}"]
