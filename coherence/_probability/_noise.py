@@ -360,6 +360,10 @@ def _consistency_noise_iv(data: Any, checker: Any, set_: Any, role: Any, repetit
                                       [df.index[i] for i in bad],
                                       [role_values[i] for i in bad], owner=_OWNER))
     roles = np.array([index[v] for v in role_values], dtype=np.int64)
+    if isinstance(df[set_].dtype, pd.CategoricalDtype):
+        # coded by value, not by the order of its categories (a presentation choice), which
+        # would reorder the tuples and the resampling method's draws: same data, other p
+        df = df.assign(**{set_: df[set_].astype(object)})
     sets, set_labels = label_column(df, set_, owner=_OWNER)
     # a repetition label written two ways (0 and '0', 'r1' and 'R1') is one repetition
     spelled = [label_text(v) or repr(v) for v in df[repetition].to_numpy(dtype=object)]

@@ -475,7 +475,9 @@ def conditional_forecasting(
         two categories of one cell or of two runs (unless ``by`` holds one value per
         run, a setting of the run), or resolved differently in two runs (its category
         and resolutions are facts of its two questions). Ids are matched exactly: ids
-        that differ only in type, case or surrounding spaces (``7`` and ``'7'``) raise.
+        that differ only in type, case or surrounding spaces (``7`` and ``'7'``), or a
+        boolean and its text (``True`` and ``'True'``, also in the cell and ``by``
+        columns), raise; resolutions are compared as numbers (``1`` and ``'1'`` agree).
     run, variant : str, default "run", "variant"
         With ``model``, the columns that define the cells (those present): one row per
         (run, model, variant, category), so runs of one model with other settings are

@@ -33,6 +33,7 @@ from .._results import ConfidenceInterval
 from .._rng import check_rng
 from .._validation import MAX_ROWS_SHOWN
 from .._validation import as_dataframe
+from .._validation import check_bools_apart_from_text
 from .._validation import check_case_distinct
 from .._validation import no_missing
 from .._validation import numeric_column
@@ -172,19 +173,24 @@ def prepare_cells(pairs: Any, *, columns: PairsColumnNames,
                                        if c in df.columns and c != by))
     is_failed, failed_frame = _skip_failed(df, cell_cols, columns, owner)
     ok = df.loc[~is_failed]
-    for col in (*cell_cols, by):  # 'Strong' / 'strong', 1 / '1': one cell, not two
+    # 'Strong' / 'strong', 1 / '1', True / 'True' (one run from a CSV, another from
+    # JSON): one cell, category or pair, not two
+    for col in (*cell_cols, by, *([pair] if pair in ok.columns else [])):
         check_case_distinct(ok, col, owner=owner)
-    if pair in ok.columns:  # 7 / '7' (one run from a CSV, another from JSON): one pair
-        check_case_distinct(ok, pair, owner=owner)
+        check_bools_apart_from_text(ok, col, owner=owner)
     _check_probabilities(ok, columns, owner)
     if pair in ok.columns:
         _check_unique_pairs(ok, cell_cols, columns, bool(pool), owner)
     resolved_rows = _resolved_rows(ok, cell_cols, columns, owner)
     if pair in ok.columns and resolved_rows.any():
-        # a pair's resolutions are facts of its two questions: the same in every run
+        # a pair's resolutions are facts of its two questions: the same in every run, as
+        # numbers (1 in one run, '1' read from a CSV in another: one outcome, as
+        # attach_outcomes reads them; a value that is no number is compared as written)
         for col in (columns.a_outcome, columns.b_outcome):
-            same_within(ok, ok[col].to_numpy(dtype=object), pair, col, owner=owner,
-                        rows=resolved_rows)
+            raw = ok[col].to_numpy(dtype=object)
+            num = pd.to_numeric(pd.Series(raw, dtype=object), errors="coerce").to_numpy()
+            values = np.where(np.isnan(num.astype(float)), raw, num)
+            same_within(ok, values, pair, col, owner=owner, rows=resolved_rows)
     frame, key, key_values = _cell_key(ok, cell_cols, model)
     return PairsCells(
         frame=frame, positions=np.flatnonzero(~is_failed), n_input=len(df), cell_cols=cell_cols,

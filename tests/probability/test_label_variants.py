@@ -84,3 +84,61 @@ def test_lie_ids_typed_differently_in_the_two_tables_raise():
     mixed.loc[0, "context"] = "1"
     with pytest.raises(ValueError, match=r"Column 'context' .*'1' / 1"):
         coherence.iterated_expectation_check(mixed, baseline=e, n_resamples=9, rng=0)
+
+
+@pytest.mark.parametrize("column", ["model", "category", "pair"])
+def test_conditional_forecasting_bools_beside_their_text_raise(column):
+    # True in the rows built in Python, 'True' in those read back from a CSV: one cell,
+    # category or pair; the model column was split into two cells without a word
+    d = _pairs()
+    d[column] = d[column].astype(object)
+    d.loc[:, column] = d[column] if column == "pair" else True
+    d.loc[0, column] = "True"
+    if column == "pair":
+        d.loc[1, column] = True
+    with pytest.raises(ValueError, match=rf"Column '{column}' .*booleans or their text"):
+        coherence.conditional_forecasting(d, n_resamples=9, rng=0)
+
+
+def test_pairs_power_category_bools_beside_their_text_raise():
+    d = _pairs().assign(category=True).drop(columns="model")
+    d["category"] = d["category"].astype(object)
+    d.loc[:9, "category"] = "True"  # these ten rows were left out of category=True
+    with pytest.raises(ValueError, match=r"Column 'category' .*booleans or their text"):
+        coherence.pairs_power(d, category=True, n=40)
+
+
+def test_conditional_forecasting_outcome_written_as_text_in_one_run_is_one_outcome():
+    # run r2 read back from a CSV as text: '1' is the resolution 1 of run r1
+    d = pd.concat([_pairs().assign(run="r1"), _pairs().assign(run="r2")], ignore_index=True)
+    text = d.copy()
+    text["a_outcome"] = text["a_outcome"].astype(object)
+    r2 = text["run"] == "r2"
+    text.loc[r2, "a_outcome"] = text.loc[r2, "a_outcome"].map(lambda v: str(int(v)))
+    want = coherence.conditional_forecasting(d, n_resamples=99, rng=0).table
+    got = coherence.conditional_forecasting(text, n_resamples=99, rng=0).table
+    pd.testing.assert_frame_equal(got, want)
+    text.loc[40, "a_outcome"] = str(1 - int(d.loc[0, "a_outcome"]))  # a real clash still raises
+    with pytest.raises(ValueError, match=r"Column 'a_outcome' .*the same on every row"):
+        coherence.conditional_forecasting(text, n_resamples=99, rng=0)
+
+
+@pytest.mark.parametrize("method", ["parametric", "resampling"])
+def test_consistency_noise_test_ignores_the_category_order_of_the_set_column(method):
+    rng = np.random.default_rng(3)
+    rows = []
+    for s in range(30):
+        p = rng.uniform(0.1, 0.9)
+        for rep in range(4):
+            rows.append({"set": f"s{s:02d}", "role": "P", "repetition": rep,
+                         "probability": np.clip(p + rng.normal(0, 0.03), 0, 1)})
+            rows.append({"set": f"s{s:02d}", "role": "not_P", "repetition": rep,
+                         "probability": np.clip(1 - p + rng.normal(0, 0.03), 0, 1)})
+    d = pd.DataFrame(rows)
+    cat = d.assign(set=pd.Categorical(d["set"], categories=[*sorted(set(d["set"]))[::-1], "x"]))
+    want = coherence.consistency_noise_test(d, "negation", method=method, n_resamples=199,
+                                            rng=1)
+    got = coherence.consistency_noise_test(cat, "negation", method=method, n_resamples=199,
+                                           rng=1)
+    assert got.pvalue == pytest.approx(want.pvalue, rel=1e-9)
+    assert got.statistic == pytest.approx(want.statistic, rel=1e-9)
