@@ -337,8 +337,8 @@ def check_bools_apart_from_text(df: pd.DataFrame, column: str, *,
     """Raise when an object column holds booleans beside text that reads as one
     (``True`` and ``'True'``, ``False`` and ``' false'``): one label typed two ways (a
     table read back from a CSV beside one built in Python), which compare unequal and
-    would count as two labels. :func:`check_case_distinct` leaves booleans out of its
-    text comparison, so a column whose states are meant as labels asks this too."""
+    would count as two labels. :func:`check_case_distinct` asks it of every label
+    column."""
     s = df[column]
     if s.dtype != object:
         return
@@ -363,9 +363,12 @@ def check_case_distinct(df: pd.DataFrame, column: str, *, owner: str | None = No
     ``'Standard'`` and ``'standard'`` in one column are almost always one label
     typed two ways; treating them as two labels splits (or drops) rows silently. So are
     booleans beside numbers (``True`` and ``1``): ``True == 1`` in Python, and pandas
-    pools them as one label before any check of its unique values could see them.
+    pools them as one label before any check of its unique values could see them; and
+    booleans beside their text (``True`` and ``'True'``,
+    :func:`check_bools_apart_from_text`).
     """
     _check_bools_apart_from_numbers(df, column, owner)
+    check_bools_apart_from_text(df, column, owner=owner)
     clash = case_collisions(df[column].dropna().unique())
     if clash:
         s = df[column]

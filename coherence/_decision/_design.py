@@ -16,7 +16,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._validation import check_bools_apart_from_text
 from .._validation import check_case_distinct
 from .._validation import param_error
 from .._validation import require_columns
@@ -108,15 +107,12 @@ def require_design_columns(df: pd.DataFrame, roles: Mapping[str, str | None],
     distinct_roles(roles, owner)
     require_columns(df, {**roles, **{f"evidence[{j}]": e for j, e in enumerate(evidence)}},
                     owner=owner)
-    # 'Male' / 'male', 1 / '1': one label typed two ways, split into two classes silently
-    labels = [c for c in (roles.get("action"), *evidence)
+    # 'Male' / 'male', 1 / '1', True / 'True' (a CSV-read table beside one built in
+    # Python): one label typed two ways, split into two classes silently
+    labels = [c for c in (roles.get("action"), roles.get("outcome"), *evidence)
               if c is not None and not pd.api.types.is_float_dtype(df[c].dtype)]
     for column in dict.fromkeys(labels):
         check_case_distinct(df, column, owner=owner)
-    # True / 'True' (a CSV-read table beside one built in Python): two labels as well
-    for column in dict.fromkeys(c for c in (roles.get("action"), roles.get("outcome"),
-                                            *evidence) if c is not None):
-        check_bools_apart_from_text(df, column, owner=owner)
 
 
 def warn_constant_belief(p: np.ndarray, belief: str, owner: str, consequence: str) -> None:

@@ -37,7 +37,6 @@ from .._results import Summary
 from .._rng import RNGLike
 from .._rng import check_rng
 from .._validation import as_dataframe
-from .._validation import check_bools_apart_from_text
 from .._validation import check_choice
 from .._validation import check_column_names
 from .._validation import check_int
@@ -359,7 +358,6 @@ def _monotonicity_test_iv(data: Any, belief: Any, action: Any, group: Any, pairs
     clean = label_pairs(pairs, "pairs", _OWNER)
     no_reversed_pairs(clean, [(label_key(a1), label_key(a2)) for a1, a2 in clean], _OWNER)
     b = probability_column(df, belief, owner=_OWNER)
-    check_bools_apart_from_text(df, action, owner=_OWNER)  # True and 'True': one label
     codes, labels = label_column(df, action, owner=_OWNER, discrete=True)
     # group=None: each row its own context, numbered by its values, not its position
     groups = (row_units([codes, b]) if group is None

@@ -193,7 +193,6 @@ def lie_table(df: pd.DataFrame, cols: dict[str, str], owner: str,
                name: str) -> pd.DataFrame:
     """Validate a long LIE table and return it with the default column names."""
     from .._validation import as_dataframe
-    from .._validation import check_bools_apart_from_text
     from .._validation import check_case_distinct
     from .._validation import column_error
     from .._validation import no_missing
@@ -210,7 +209,6 @@ def lie_table(df: pd.DataFrame, cols: dict[str, str], owner: str,
         no_missing(df, cols[role], owner=owner)
         # 1 / '1', True / 1, True / 'True': one unit, not two
         check_case_distinct(df, cols[role], owner=owner)
-        check_bools_apart_from_text(df, cols[role], owner=owner)
         out[role] = df[cols[role]].astype(object)
     for role in ("p_y_given_x", "p_y_given_xz", "p_z_given_x"):
         out[role] = probability_column(df, cols[role], owner=owner)

@@ -33,7 +33,6 @@ from .._results import ConfidenceInterval
 from .._rng import check_rng
 from .._validation import MAX_ROWS_SHOWN
 from .._validation import as_dataframe
-from .._validation import check_bools_apart_from_text
 from .._validation import check_case_distinct
 from .._validation import no_missing
 from .._validation import numeric_column
@@ -177,7 +176,6 @@ def prepare_cells(pairs: Any, *, columns: PairsColumnNames,
     # JSON): one cell, category or pair, not two
     for col in (*cell_cols, by, *([pair] if pair in ok.columns else [])):
         check_case_distinct(ok, col, owner=owner)
-        check_bools_apart_from_text(ok, col, owner=owner)
     _check_probabilities(ok, columns, owner)
     if pair in ok.columns:
         _check_unique_pairs(ok, cell_cols, columns, bool(pool), owner)

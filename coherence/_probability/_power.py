@@ -26,7 +26,6 @@ from .._validation import MAX_ROWS_SHOWN
 from .._validation import UnsetName
 from .._validation import as_dataframe
 from .._validation import binary_column
-from .._validation import check_bools_apart_from_text
 from .._validation import check_case_distinct
 from .._validation import check_choice
 from .._validation import check_float
@@ -233,7 +232,6 @@ def _pilot_improvement(pilot: Any, category: str | None, by: str,
         # 'strong' and 'Strong ' would be two categories, one of them silently left out
         # (conditional_forecasting refuses such a column too)
         check_case_distinct(df, by, owner=owner)
-        check_bools_apart_from_text(df, by, owner=owner)  # True and 'True' likewise
         df = df.loc[(df[by].astype(object) == category).to_numpy()]
         if len(df) < 2:
             raise ValueError(param_error("category", owner, f"a value of column '{by}' with at "
@@ -269,7 +267,6 @@ def _one_cell(df: pd.DataFrame, owner: str) -> None:
                         f"files, give its rows one '{column}' value") + ".")
     if "pair" in df.columns:
         check_case_distinct(df, "pair", owner=owner)  # 7 and '7' are one pair listed twice
-        check_bools_apart_from_text(df, "pair", owner=owner)
         repeated = df["pair"].duplicated(keep=False).to_numpy()
         if repeated.any():
             raise ValueError(column_error(

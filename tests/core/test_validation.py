@@ -372,6 +372,30 @@ def test_discrete_categorical_of_non_integer_numbers_raises():
     assert codes.tolist() == [1, 0]
 
 
+def test_check_case_distinct_refuses_booleans_beside_their_text():
+    """True and 'True' in one label column (a CSV-read table beside one built in Python):
+    forecast_scores scored model True as two models of 3 and 17 forecasts without a word,
+    as every label column outside the few that asked check_bools_apart_from_text did."""
+    from coherence import forecast_scores
+
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"model": pd.Series([True] * 20 + [False] * 20, dtype=object),
+                       "question": [f"q{i % 20}" for i in range(40)],
+                       "probability": rng.uniform(0, 1, 40),
+                       "outcome": np.tile(rng.integers(0, 2, 20), 2)})
+    df.loc[[0, 1, 2], "model"] = "True"
+    with pytest.raises(ValueError, match=r"Column 'model' \(input to forecast_scores\) must "
+                       r"hold booleans or their text, not both .* 3 offending rows"):
+        forecast_scores(df, timestamp=None, n_resamples=9, rng=0)
+    for column in (["True", " false", True], [True, "yes"]):
+        frame = pd.DataFrame({"g": pd.Series(column, dtype=object)})
+        if "yes" in column:  # text that reads as no boolean is a label of its own
+            v.check_case_distinct(frame, "g")
+        else:
+            with pytest.raises(ValueError, match="booleans or their text"):
+                v.check_case_distinct(frame, "g")
+
+
 def test_check_case_distinct_refuses_booleans_beside_numbers():
     """True and 1 in one label column: pandas pools them (unique() gives one value) before
     the check of the unique labels could see them, and calibration_error counted the
