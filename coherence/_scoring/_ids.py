@@ -19,6 +19,7 @@ import pandas as pd
 
 from .._validation import MAX_ROWS_SHOWN
 from .._validation import case_collisions
+from .._validation import check_bools_apart_from_text
 from .._validation import check_ids
 from .._validation import column_error
 from .._validation import label_text
@@ -130,10 +131,16 @@ def reserved_by(by: str, owner: str, reserved: Sequence[str]) -> None:
 
 def same_spelling(df: pd.DataFrame, chosen: str, outcome: str, *, owner: str) -> None:
     """Raise when the ``chosen`` and ``outcome`` columns, compared exactly, write one label
-    two ways: labels that differ only in case or spaces ('Yes' chosen, 'yes' happened) or
-    in type ('1' chosen, 1 happened) would score a right answer wrong."""
-    clash = case_collisions([*df[chosen].to_numpy(dtype=object),
-                             *df[outcome].to_numpy(dtype=object)])
+    two ways: labels that differ only in case or spaces ('Yes' chosen, 'yes' happened), in
+    type ('1' chosen, 1 happened), or a boolean beside its text (True chosen, 'True'
+    happened: a CSV-read column beside one built in Python) would score a right answer
+    wrong."""
+    both = pd.DataFrame(
+        {f"{chosen}/{outcome}": [*df[chosen].to_numpy(dtype=object),
+                                 *df[outcome].to_numpy(dtype=object)]},
+        index=df.index.append(df.index), dtype=object)
+    check_bools_apart_from_text(both, f"{chosen}/{outcome}", owner=owner)
+    clash = case_collisions(both.iloc[:, 0].to_numpy())
     if clash:
         members = set(clash[0])
         rows = np.flatnonzero(df[chosen].isin(members).to_numpy()

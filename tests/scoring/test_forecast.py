@@ -533,6 +533,24 @@ def test_chosen_labels_differing_only_in_type_raise():
     assert res.per_forecast["accuracy"].tolist() == [1.0] * 4
 
 
+
+def test_chosen_bool_beside_its_text_raises():
+    # True chosen (built in Python) and 'True' happened (read from a CSV) compare unequal:
+    # accuracy 0.75 was scored 0.0, Brier 0.125 scored 0.575, without a word
+    table = pd.DataFrame({"model": ["m"] * 4, "question": list("abcd"),
+                          "probability": [0.8, 0.7, 0.6, 0.9],
+                          "chosen": [True, False, True, True],
+                          "outcome": ["True", "False", "False", "True"]})
+    with pytest.raises(ValueError, match=r"Column 'chosen/outcome' \(input to forecast_scores\) "
+                       r"must hold booleans or their text, not both"):
+        forecast_scores(table, chosen="chosen", rng=0)
+    with pytest.raises(ValueError, match="booleans or their text"):
+        forecast_scores(table.assign(chosen=table["chosen"].astype("boolean")),
+                        chosen="chosen", rng=0)
+    res = forecast_scores(table.assign(outcome=[True, False, False, True]), chosen="chosen",
+                          n_resamples=10, rng=0)
+    assert res.per_forecast["accuracy"].tolist() == [1.0, 1.0, 0.0, 1.0]
+
 def test_model_named_like_the_pooled_row_raises():
     table = pd.DataFrame({"model": ["(all)", "m"], "question": ["a", "b"],
                           "probability": [0.7, 0.6], "outcome": [1, 0]})
