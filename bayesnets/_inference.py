@@ -450,7 +450,8 @@ def auxiliary(model: Any, target: str, evidence: Any, z: str, *,
         The target variable.
     evidence : pandas.DataFrame or mapping
         The evidence rows :math:`x` (as in :func:`posterior`); they must not
-        observe ``z``.
+        observe ``z``, and their index labels must be unique (the result's ``row``
+        column names each row by its label; ``ValueError`` otherwise).
     z : str
         The auxiliary variable, withheld from ``x``.
     state : optional
@@ -495,6 +496,14 @@ def auxiliary(model: Any, target: str, evidence: Any, z: str, *,
     """
     owner = "auxiliary"
     net, df = _posterior_iv(model, target, evidence, owner)
+    if not df.index.is_unique:  # the 'row' column is the only link back to the evidence
+        twice = list(dict.fromkeys(df.index[df.index.duplicated()].tolist()))
+        raise ValueError(param_error(
+            "evidence", owner, "a table whose index labels are unique (the result's 'row' "
+            "column names each evidence row by its label, so rows sharing one would be "
+            "told apart by nothing; e.g. evidence.reset_index(drop=True), or "
+            "pd.concat(..., ignore_index=True))", f"{len(twice)} label(s) used more than "
+            f"once: {', '.join(map(repr, twice[:5]))}{', ...' if len(twice) > 5 else ''}"))
     net.check_variable(z, "z", owner)
     if z == target:
         raise ValueError(param_error("z", owner, "a variable other than the target", z))

@@ -32,7 +32,6 @@ from .._decision._design import require_design_columns
 from .._decision._diagnostics import ElicitationDiagnostics
 from .._decision._diagnostics import diagnose
 from .._decision._diagnostics import set_aside_counts
-from .._decision._iia import MENU_SEPARATOR
 from .._multiplicity import ADJUST_METHODS
 from .._options import merge_record
 from .._results import CoherenceResult
@@ -41,6 +40,7 @@ from .._rng import check_rng
 from .._rng import spawn
 from .._validation import as_dataframe
 from .._validation import binary_column
+from .._validation import check_bools_apart_from_text
 from .._validation import check_case_distinct
 from .._validation import check_choice
 from .._validation import check_columns_arg
@@ -54,6 +54,8 @@ from .._validation import probability_column
 from .._validation import require_columns
 from .._warnings import SkippedRecordsWarning
 from .._warnings import recorded_warnings
+from ._actions import check_action_spelling
+from ._actions import map_actions
 from ._options import ReportOptions
 from ._options import check_report_options
 from ._registry import DEFAULT_PERMUTATIONS
@@ -145,7 +147,12 @@ def _report_iv(data: Any, a: _ReportArgs) -> _ReportInput:
         no_missing(df, column, owner=owner, rule="label every row (a blank cell label is "
                    "a cell named by nothing): fill them in, or leave the column out of by")
         check_case_distinct(df, column, owner=owner)
+        # True and 'True' (a table read from a CSV beside one built in Python): two cells,
+        # both labelled True in every table of the report
+        check_bools_apart_from_text(df, column, owner=owner)
     names = _tests_iv(df, a, owner)
+    if "monotonicity" in names and a.action in df.columns:  # it reads yes/no/defer by name
+        check_action_spelling(df, a.action, owner)
     n_jobs = o.n_jobs
     gen = check_rng(a.rng, owner=owner)
     options = Options(
@@ -264,7 +271,7 @@ def _table_iv(df: pd.DataFrame, a: _ReportArgs,
     # clear error instead of one recorded error per test and cell
     p = probability_column(df, belief, owner=owner)
     if a.actions is not None:
-        df = _map_actions(df, action, a.actions, owner)
+        df = map_actions(df, action, a.actions, owner)
     if action in df.columns:
         label_column(df, action, owner=owner, discrete=True)
         label_column(df, outcome, owner=owner, discrete=True)  # 1 / '1': raise, as ci_test
@@ -382,55 +389,6 @@ def _draw_counts(n_permutations: Any, n_resamples: Any, owner: str) -> tuple[int
     if n_resamples is None:
         return DEFAULT_PERMUTATIONS, DEFAULT_RESAMPLES
     return n_resamples, n_resamples
-
-
-def _map_actions(df: pd.DataFrame, action: str, actions: Any, owner: str) -> pd.DataFrame:
-    """The table with the user's action labels replaced by the tests' yes/no/defer.
-
-    ``actions`` maps each of ``"yes"``, ``"no"``, ``"defer"`` (some of them) to the
-    user's label; every label of the column must then be mapped or already be one of
-    the three, else a ``ValueError`` names the unmapped labels and their row counts."""
-    ours = ("yes", "no", "defer")
-    rule = "a mapping from 'yes', 'no', 'defer' to your action labels (str)"
-    if not isinstance(actions, Mapping) or not actions:
-        raise TypeError(param_error("actions", owner, rule, actions))
-    for key, label in actions.items():
-        if key not in ours:
-            raise ValueError(param_error("actions", owner, rule + f"; key {key!r} is not "
-                                         "one of 'yes', 'no', 'defer'", dict(actions)))
-        if not isinstance(label, str) or not label:
-            raise TypeError(param_error("actions", owner, rule + f"; the label of {key!r} "
-                                        "is not a non-empty str", dict(actions)))
-    labels = list(actions.values())
-    twice = sorted({v for v in labels if labels.count(v) > 1})
-    if twice:
-        raise ValueError(param_error("actions", owner, rule + "; each label mapped once "
-                                     f"(mapped twice: {', '.join(map(repr, twice))})",
-                                     dict(actions)))
-    require_columns(df, {"action": action}, owner=owner)
-    yours = {label: key for key, label in actions.items()}
-    column = df[action]
-    present = column.notna().to_numpy()
-    text = np.array([str(v) for v in column], dtype=object)
-    unmapped = present & ~np.isin(text, [*yours, *ours])
-    if unmapped.any():
-        labels_, counts = np.unique(text[unmapped].astype(str), return_counts=True)
-        order = np.argsort(-counts, kind="stable")[:10]
-        shown = ", ".join(f"{str(labels_[i])!r} ({counts[i]} rows)" for i in order)
-        raise ValueError(param_error(
-            "actions", owner, f"a mapping of every label of column '{action}'; these are "
-            f"neither mapped nor 'yes'/'no'/'defer': {shown}", dict(actions)))
-    mapped = [yours.get(t, t) if keep else v for t, v, keep in zip(text, column, present,
-                                                                    strict=True)]
-    if MENU_COLUMN in df.columns:  # the offered actions are spelt like the chosen ones
-        df = df.assign(**{MENU_COLUMN: df[MENU_COLUMN].map(
-            lambda m: MENU_SEPARATOR.join(yours.get(a.strip(), a.strip())
-                                          for a in m.split(MENU_SEPARATOR))
-            if isinstance(m, str) else m)})
-    if isinstance(column.dtype, pd.CategoricalDtype):  # keep the categories' order
-        categories = list(dict.fromkeys(yours.get(str(c), c) for c in column.cat.categories))
-        return df.assign(**{action: pd.Categorical(mapped, categories=categories)})
-    return df.assign(**{action: pd.Series(mapped, index=df.index, dtype=object)})
 
 
 def _check_reference_prompt(df: pd.DataFrame, prompt: str, reference_prompt: str,

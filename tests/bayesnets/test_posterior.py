@@ -388,3 +388,19 @@ def test_a_number_names_a_text_state_written_alike() -> None:
     assert bayesnets.describe_rows(pd.DataFrame({"A": [4, np.nan, 3]}, index=[9, 8, 7]),
                                    {"A": {"3": "x", "4": "y"}}).to_dict() == {9: "y", 8: "",
                                                                               7: "x"}
+
+
+def test_auxiliary_refuses_evidence_labels_used_twice(asia: Network) -> None:
+    # two tables concatenated keep their labels (0, 0): the result's 'row' column told the
+    # rows apart by nothing, and a groupby('row') pooled P(lung | xray=yes) = 0.4887 with
+    # P(lung | xray=no) = 0.0012 into one 0.4899
+    ev = pd.concat([pd.DataFrame({"xray": ["yes"]}), pd.DataFrame({"xray": ["no"]})])
+    with pytest.raises(ValueError, match=r"The 'evidence' parameter of auxiliary must be a "
+                       r"table whose index labels are unique.*used more than once: 0"):
+        bayesnets.auxiliary(asia, "lung", ev, "smoke")
+    aux = bayesnets.auxiliary(asia, "lung", ev.reset_index(drop=True), "smoke")
+    assert aux["row"].tolist() == [0, 0, 1, 1]
+    # posterior returns its rows in the evidence's order, duplicate labels and all
+    post = bayesnets.posterior(asia, "lung", ev)
+    assert post.index.tolist() == [0, 0]
+    np.testing.assert_allclose(post["yes"], aux.groupby("row")["p_target_given_x"].first())

@@ -128,3 +128,32 @@ def test_lie_options_the_check_does_not_take_are_refused(two_models, key):
                        rf"iterated_expectation_check.*key\(s\) '{key}'"):
         report(two_models, lie=lie, lie_options={"baseline": e, key: 3}, tests=["lie"],
                progress=False, rng=1, **FAST)
+
+
+def test_by_labels_true_beside_text_true_raise(two_models):
+    # True (built in Python) beside 'True' (read back from a CSV): two cells, both
+    # labelled True in every table of the report, without a word
+    d = two_models.assign(cot=pd.Series([True] * len(two_models), dtype=object))
+    d.loc[d.model == "llama", "cot"] = "True"
+    with pytest.raises(ValueError, match=r"Column 'cot' \(input to report\) must hold "
+                       r"booleans or their text, not both"):
+        report(d, by=["cot"], tests=["ci"], progress=False, rng=1, **FAST)
+
+
+@pytest.mark.parametrize("relabel", [{"yes": "Yes", "no": "No", "defer": "Defer"},
+                                     {"yes": "yes ", "no": "no", "defer": "defer"}])
+def test_action_labels_spelt_otherwise_raise(two_models, relabel):
+    # 'Yes' is no action of monotonicity's pairs: its rows were left out (or no pair was
+    # testable, a blank p-value) with a note, while ci read them as a class
+    d = two_models.assign(action=two_models["action"].astype(str).map(relabel))
+    with pytest.raises(ValueError, match=r"Column 'action' \(input to report\) must hold the "
+                       r"tests' action labels .*actions=\{"):
+        report(d, tests=["monotonicity"], progress=False, rng=1, **FAST)
+    # mapped with actions=, the report is the one of the tests' own labels
+    mapped = report(d, actions={k: v for k, v in relabel.items() if k != v},
+                    tests=["monotonicity"], progress=False, rng=1, **FAST).to_frame()
+    plain = report(two_models, tests=["monotonicity"], progress=False, rng=1,
+                   **FAST).to_frame()
+    pd.testing.assert_series_equal(mapped["pvalue"], plain["pvalue"])
+    # the tests that read the labels as classes only are left to run
+    report(d, tests=["ci"], progress=False, rng=1, **FAST)
