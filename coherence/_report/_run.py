@@ -40,7 +40,6 @@ from .._rng import check_rng
 from .._rng import spawn
 from .._validation import as_dataframe
 from .._validation import binary_column
-from .._validation import check_bools_apart_from_text
 from .._validation import check_case_distinct
 from .._validation import check_choice
 from .._validation import check_columns_arg
@@ -146,10 +145,7 @@ def _report_iv(data: Any, a: _ReportArgs) -> _ReportInput:
         # a missing label was a cell of its own, labelled 'nan' (`coherence test` refused it)
         no_missing(df, column, owner=owner, rule="label every row (a blank cell label is "
                    "a cell named by nothing): fill them in, or leave the column out of by")
-        check_case_distinct(df, column, owner=owner)
-        # True and 'True' (a table read from a CSV beside one built in Python): two cells,
-        # both labelled True in every table of the report
-        check_bools_apart_from_text(df, column, owner=owner)
+        check_case_distinct(df, column, owner=owner)  # 'gpt' / 'GPT ', 1 / '1', True / 'True'
     names = _tests_iv(df, a, owner)
     if "monotonicity" in names and a.action in df.columns:  # it reads yes/no/defer by name
         check_action_spelling(df, a.action, owner)
