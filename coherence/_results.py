@@ -203,6 +203,9 @@ class CoherenceResult:
     #: Settings fields appended, in this order, to the ``to_frame()`` schema
     #: (a subclass's ``settings=``).
     _extra_columns: ClassVar[tuple[str, ...]] = ()
+    #: The detail table :meth:`summary` shows after the headline figures: its caption and
+    #: the columns of ``table`` shown (None: all of them); None shows none.
+    _summary_table: ClassVar[tuple[str, tuple[str, ...] | None] | None] = None
 
     def __init_subclass__(cls, *, test_name: str | None = None,
                           settings: Iterable[str] | None = None, **kwargs: Any) -> None:
@@ -310,7 +313,12 @@ class CoherenceResult:
         title = f"{self._test_name} ({self.method})"
         width = max(13, *(len(label) for label, _ in rows))  # a long setting's name too
         lines = [title, *(f"  {label:<{width}} {text}" for label, text in rows)]
-        return Summary("\n".join(lines), title=title, rows=rows)
+        summary = Summary("\n".join(lines), title=title, rows=rows)
+        if self._summary_table is None:
+            return summary
+        caption, columns = self._summary_table
+        table: pd.DataFrame = self.table
+        return summary.with_table(caption, table if columns is None else table[list(columns)])
 
 
 def format_float(x: float) -> str:

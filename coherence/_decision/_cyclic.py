@@ -38,7 +38,6 @@ from .._resampling import group_codes
 from .._resampling import row_units
 from .._results import CoherenceResult
 from .._results import ConfidenceInterval
-from .._results import Summary
 from .._rng import RNGLike
 from .._rng import check_rng
 from .._validation import as_dataframe
@@ -151,11 +150,9 @@ class CyclicMonotonicityResult(CoherenceResult, test_name="cyclic_monotonicity_t
     comparison_table: pd.DataFrame
     bin_table: pd.DataFrame
 
-    def summary(self) -> Summary:
-        """The headline figures followed by the per-level table."""
-        table = self.table[["level", "threshold", "share", "n_comparisons", "statistic",
-                            "pvalue", "reason"]]
-        return CoherenceResult.summary(self).with_table("per cumulative level", table)
+    _summary_table = ("per cumulative level", ("level", "threshold", "share",
+                                               "n_comparisons", "statistic", "pvalue",
+                                               "reason"))
 
 
 # --------------------------------------------------------------------------- array layer

@@ -30,7 +30,6 @@ from .._resampling import monte_carlo_pvalue
 from .._resampling import percentile_interval
 from .._results import CoherenceResult
 from .._results import ConfidenceInterval
-from .._results import Summary
 from .._rng import RNGLike
 from .._rng import check_rng
 from .._validation import as_dataframe
@@ -125,11 +124,9 @@ class IIAResult(CoherenceResult, test_name="iia_test",
 
     comparison_table = DeprecatedAlias("table")
 
-    def summary(self) -> Summary:
-        """The headline figures followed by the per-comparison table."""
-        table = self.table[["comparison", "n_contexts", "odds_ratio", "statistic", "pvalue",
-                            "pvalue_adjusted", "violates"]]
-        return CoherenceResult.summary(self).with_table("per comparison", table)
+    _summary_table = ("per comparison", ("comparison", "n_contexts", "odds_ratio",
+                                         "statistic", "pvalue", "pvalue_adjusted",
+                                         "violates"))
 
 
 # --------------------------------------------------------------------------- array layer

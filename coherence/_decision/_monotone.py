@@ -33,7 +33,6 @@ from .._resampling import monte_carlo_pvalue
 from .._resampling import row_units
 from .._results import CoherenceResult
 from .._results import ConfidenceInterval
-from .._results import Summary
 from .._rng import RNGLike
 from .._rng import check_rng
 from .._validation import as_dataframe
@@ -201,11 +200,8 @@ class MonotonicityResult(CoherenceResult, test_name="monotonicity_test",
 
     pair_table = DeprecatedAlias("table")
 
-    def summary(self) -> Summary:
-        """The headline figures followed by the per-pair table."""
-        table = self.table[["pair", "n_bins", "n_comparisons", "n_flagged",
-                            "n_significant", "statistic", "pvalue", "reason"]]
-        return CoherenceResult.summary(self).with_table("per action pair", table)
+    _summary_table = ("per action pair", ("pair", "n_bins", "n_comparisons", "n_flagged",
+                                          "n_significant", "statistic", "pvalue", "reason"))
 
     def plot(self, ax: Any = None) -> Any:
         """Shortcut for :func:`plot_choice_shares` (``self``)."""

@@ -35,7 +35,6 @@ from .._resampling import studentized_interval
 from .._resampling import weighted_mean_pivots
 from .._results import CoherenceResult
 from .._results import ConfidenceInterval
-from .._results import Summary
 from .._rng import RNGLike
 from .._rng import check_rng
 from .._validation import as_dataframe
@@ -415,9 +414,7 @@ class BrierDecompositionResult(CoherenceResult, test_name="brier_decomposition",
 
     components = DeprecatedAlias("table")
 
-    def summary(self) -> Summary:
-        """The headline figures followed by the table of components."""
-        return CoherenceResult.summary(self).with_table("components", self.table)
+    _summary_table = ("components", None)
 
 
 # --------------------------------------------------------------------------- public layer

@@ -26,7 +26,6 @@ from .._resampling import sorted_codes
 from .._resampling import tie_bound
 from .._results import CoherenceResult
 from .._results import ConfidenceInterval
-from .._results import Summary
 from .._rng import RNGLike
 from .._rng import check_rng
 from .._rng import spawn
@@ -114,11 +113,8 @@ class KnowledgeSplitResult(CoherenceResult, test_name="coherence_by_knowledge",
     null_distribution: np.ndarray
     table: pd.DataFrame
 
-    def summary(self) -> Summary:
-        """The headline figures followed by the per-model table."""
-        table = self.table[["model", "n_before", "n_after", "mean_before", "mean_after",
-                            "difference", "pvalue"]]
-        return CoherenceResult.summary(self).with_table("per model", table)
+    _summary_table = ("per model", ("model", "n_before", "n_after", "mean_before",
+                                    "mean_after", "difference", "pvalue"))
 
 
 # --------------------------------------------------------------------------- array layer
