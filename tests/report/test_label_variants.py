@@ -157,3 +157,22 @@ def test_action_labels_spelt_otherwise_raise(two_models, relabel):
     pd.testing.assert_series_equal(mapped["pvalue"], plain["pvalue"])
     # the tests that read the labels as classes only are left to run
     report(d, tests=["ci"], progress=False, rng=1, **FAST)
+
+
+@pytest.mark.parametrize("bad", ["missing", "bool"])
+def test_prompt_labels_missing_or_true_beside_text_true_raise(bad):
+    # the prompt column is checked at the door as the by columns are: a row without a prompt
+    # was left out of every prompt's rows, and True beside 'True' were two prompts
+    d = coherence.simulate("rational", n_contexts=10, n_repetitions=2,
+                           prompts=coherence.PROMPTS, rng=0).data
+    prompt = d["prompt"].astype(object)
+    if bad == "missing":
+        prompt.iloc[5] = None
+        kw, match = {}, r"Column 'prompt' \(input to report\) must not contain missing values"
+    else:
+        prompt = prompt.replace({"standard": "True"})
+        prompt.iloc[[1, 3]] = True
+        kw, match = ({"reference_prompt": "True"}, r"Column 'prompt' \(input to report\) must "
+                     r"hold booleans or their text, not both")
+    with pytest.raises(ValueError, match=match):
+        report(d.assign(prompt=prompt), progress=False, rng=1, **FAST, **kw)

@@ -208,3 +208,27 @@ def test_all_inside_a_list_of_tests_raises():
         with pytest.raises(ValueError, match=r"'tests' parameter of report must be the "
                            r"string 'all' or a sequence of test names"):
             coherence.report(data, tests=tests, n_resamples=9, progress=False, rng=0)
+
+
+def test_a_test_without_a_p_value_is_no_member_of_the_family(small):
+    """A cell of 8 rows (one context): its tests give NaN p-values or fail, and neither
+    counts in the adjustment: the other cell's adjusted p-values are those of the report
+    without it (docs/report.md, Multiplicity)."""
+    data = small.assign(model="a")
+    tiny = pd.concat([data, data.head(8).assign(model="tiny")], ignore_index=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        alone, both = (report(d, by="model", adjust="bh", progress=False, rng=5,
+                              n_resamples=99).to_frame() for d in (data, tiny))
+    finite = alone["pvalue"].notna()
+    assert finite.sum() >= 3 and (alone.loc[finite, "pvalue_adjusted"]
+                                  > alone.loc[finite, "pvalue"]).any()  # adjusted at all
+    small_cell = both[both["model"] == "tiny"].set_index("test")
+    assert small_cell["pvalue"].isna().all() and small_cell["pvalue_adjusted"].isna().all()
+    # the reason is in the row: the error of a test that failed, else its warning
+    untested = small_cell.loc[["monotonicity", "prompt_consistency"]]
+    assert (untested["error"] == "").all()
+    assert untested["warnings"].str.contains("NaN").all()
+    pd.testing.assert_frame_equal(
+        both[both["model"] == "a"].reset_index(drop=True)[["test", "pvalue", "pvalue_adjusted"]],
+        alone[["test", "pvalue", "pvalue_adjusted"]])
