@@ -615,6 +615,8 @@ def _summarise(per: pd.DataFrame, by: str, convention: str, tolerance: float, fl
 #: The optional task columns' defaults: absent, they are skipped; named, they must exist.
 _SIMULATED_DATE = UnsetName("simulated_date")
 _DOMAIN = UnsetName("domain")
+#: dataset_statistics' label of the missing domains.
+_NO_DOMAIN = "(missing)"
 
 
 def validate_tasks(tasks: Any, *, question: str = "question", start: str = "start",
@@ -798,7 +800,8 @@ def dataset_statistics(tasks: Any, *, question: str = "question", start: str = "
     """Counts of question types and domains and the horizon lengths of a task table.
 
     The table is checked with :func:`validate_tasks` first. A missing domain
-    is counted as ``'(missing)'``, never dropped.
+    is counted as ``'(missing)'``, never dropped; a domain written ``'(missing)'``
+    raises rather than be pooled with them.
 
     See Also
     --------
@@ -830,7 +833,14 @@ def dataset_statistics(tasks: Any, *, question: str = "question", start: str = "
 
     types = counts("type", checked[type].astype(object))
     if domain in checked.columns:
-        dom = checked[domain].astype(object).map(lambda v: "(missing)" if is_missing(v)
+        # a domain written '(missing)' would be pooled with the missing ones without a word
+        taken = np.flatnonzero((checked[domain].astype(object) == _NO_DOMAIN).to_numpy())
+        if len(taken):
+            raise ValueError(column_error(
+                domain, f"not use the name {_NO_DOMAIN!r}, which counts the missing domains "
+                "(leave the cell blank for a missing domain, or rename the domain)",
+                list(checked.index[taken]), owner="dataset_statistics"))
+        dom = checked[domain].astype(object).map(lambda v: _NO_DOMAIN if is_missing(v)
                                                  else v)
         domains = counts("domain", dom)
     else:

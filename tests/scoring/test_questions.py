@@ -243,6 +243,16 @@ def test_dataset_statistics_of_an_empty_table_raises():
         coherence.dataset_statistics(tasks().iloc[:0])
 
 
+def test_dataset_statistics_refuses_a_domain_named_like_the_missing_ones():
+    # a domain written '(missing)' was pooled with the missing domain: 2 '(missing)'
+    # questions where one had no domain, without a word
+    t = tasks()
+    t["domain"] = t["domain"].astype(object)
+    t.loc[t["domain"].notna().idxmax(), "domain"] = "(missing)"
+    with pytest.raises(ValueError, match=r"Column 'domain'.*'\(missing\)'.*missing domains"):
+        coherence.dataset_statistics(t)
+
+
 def test_judge_types_timeframe_on_request():
     asked = []
 
