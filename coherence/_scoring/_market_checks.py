@@ -245,12 +245,12 @@ def _one_market(pdf: pd.DataFrame, owner: str) -> None:
 def _signed_events(events: Any, owner: str, question: str, date: str, direction: str,
                    magnitude: str, confidence: str) -> pd.DataFrame:
     """Dated events with their signed impact d * m * c (undated rows counted, left out)."""
-    from ._markets import causal_pressure
+    from ._markets import signed_pressure
 
     df = as_dataframe(events, name="events", owner=owner)
     require_columns(df, {"question": question}, owner=owner)
     no_missing(df, question, owner=owner)
-    curve = causal_pressure(df, date=date, direction=direction, magnitude=magnitude,
+    curve = signed_pressure(df, owner, date=date, direction=direction, magnitude=magnitude,
                             confidence=confidence)
     return curve
 

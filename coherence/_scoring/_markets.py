@@ -41,6 +41,7 @@ __all__ = [
     "causal_pressure",
     "market_alignment",
     "plot_causal_pressure",
+    "signed_pressure",
 ]
 
 
@@ -80,7 +81,15 @@ def causal_pressure(events: Any, *, date: str = "date", direction: str = "direct
     >>> coherence.causal_pressure(ev)["pressure"].round(3).tolist()
     [0.4, -0.1]
     """
-    owner = "causal_pressure"
+    return signed_pressure(events, "causal_pressure", date=date, direction=direction,
+                           magnitude=magnitude, confidence=confidence)
+
+
+def signed_pressure(events: Any, owner: str, *, date: str, direction: str, magnitude: str,
+                    confidence: str) -> pd.DataFrame:
+    """:func:`causal_pressure` for the function ``owner`` (market_alignment, market_checks),
+    whose name its errors give: a bad ``direction`` of market_checks' events was reported
+    as an input to causal_pressure, which the caller never called."""
     df = as_dataframe(events, name="events", owner=owner)
     require_columns(df, {"date": date, "direction": direction, "magnitude": magnitude,
                          "confidence": confidence}, owner=owner)
@@ -233,8 +242,8 @@ def market_alignment(events: Any, prices: Any, *, window_days: float = 3.0,
     min_move = check_float(min_move, "min_move", owner, low=0.0)
     confidence_level = check_float(confidence_level, "confidence_level", owner, low=0.0,
                                    high=1.0, low_open=True, high_open=True)
-    curve = causal_pressure(events, date=date, direction=direction, magnitude=magnitude,
-                            confidence=confidence)
+    curve = signed_pressure(events, owner, date=date, direction=direction,
+                            magnitude=magnitude, confidence=confidence)
     pdf = as_dataframe(prices, name="prices", owner=owner)
     require_columns(pdf, {"price_date": price_date, "price": price}, owner=owner)
     nonempty(pdf, name="prices", owner=owner)

@@ -422,3 +422,20 @@ def test_market_checks_and_causal_pressure_use_every_row_review_status_aside():
     assert coherence.causal_pressure(ev)["pressure"].tolist() == pytest.approx([1.0, 0.5])
     kept = ev[ev["review_status"] != "rejected"]
     assert coherence.market_checks(kept, px, rng=0).table["net_pressure"].tolist() == [1.0]
+
+
+@pytest.mark.parametrize("column, value", [("direction", 2), ("magnitude", -1.0),
+                                           ("confidence", 1.5)])
+def test_event_errors_name_the_function_called(column, value):
+    # a bad event column of market_checks or market_alignment was reported as an input to
+    # causal_pressure, a function the caller never called
+    bad = events().assign(**{column: [value, *events()[column].iloc[1:]]})
+    for name, call in (("market_checks", lambda: coherence.market_checks(
+            bad, prices(), n_resamples=20, rng=0)),
+            ("market_alignment", lambda: coherence.market_alignment(
+                bad.loc[bad["question"] == "A"], prices().loc[prices()["question"] == "A"],
+                price_date="date"))):
+        with pytest.raises(ValueError, match=rf"Column '{column}' \(input to {name}\)"):
+            call()
+    with pytest.raises(ValueError, match=rf"Column '{column}' \(input to causal_pressure\)"):
+        coherence.causal_pressure(bad)
