@@ -35,6 +35,7 @@ from ._validation import binary_column
 from ._validation import check_case_distinct
 from ._validation import check_float
 from ._validation import check_int
+from ._validation import column_error
 from ._validation import label_column
 from ._validation import no_missing
 from ._validation import nonempty
@@ -226,6 +227,11 @@ def _plan_iv(data_or_agent: Any, test: Any, n_contexts: Any, n_repetitions: Any,
         raise ValueError(param_error("options", owner, f"keywords of {test} other than the "
                                      "data and rng (" + ", ".join(sorted(known)) + ")",
                                      unknown))
+    if test == "ci_test" and options.get("method") == "bootstrap":
+        # no p-value (NaN): every study would count as not rejected, power 0 at every design
+        raise ValueError(param_error("options", owner, "a ci_test method with a p-value "
+                                     "('permutation'; 'bootstrap' gives an interval only)",
+                                     {"method": "bootstrap"}))
     if effect is not None:
         effect = check_float(effect, "effect", owner)
 
@@ -299,6 +305,7 @@ def _check_pilot(pilot: pd.DataFrame, test: str, options: Mapping[str, Any],
             roles["outcome"] = "outcome"
         if test == "prompt_consistency":
             roles["prompt"] = "prompt"
+            _check_repetition(pilot, options, owner)
         cols = {role: options.get(role, default) for role, default in roles.items()}
         evidence = options.get("evidence", ())
         evidence = (evidence,) if isinstance(evidence, str) else tuple(evidence or ())
@@ -337,6 +344,24 @@ def _check_pilot(pilot: pd.DataFrame, test: str, options: Mapping[str, Any],
                 f"unit(s) of the pilot (first: {shown}); plan draws a context's rows of both "
                 "tables together, so the baseline must hold every unit of the pilot.")
         require_same_states(table, base, owner)
+
+
+def _check_repetition(pilot: pd.DataFrame, options: Mapping[str, Any], owner: str) -> None:
+    """The repetition labels plan pairs a prompt_consistency pilot's prompts by, checked as
+    the test checks them: a label typed two ways (0 and '0') or given twice in a (context,
+    prompt) cell would leave the prompts unpaired, silently, in every study."""
+    column = options.get("repetition", "repetition")
+    if column is None or (column not in pilot.columns and "repetition" not in options):
+        return  # unpaired: no labels, or none under the default name
+    require_columns(pilot, {"repetition": column}, owner=owner)
+    no_missing(pilot, column, owner=owner)
+    check_case_distinct(pilot, column, owner=owner)
+    keys = [options.get("group", "context"), options.get("prompt", "prompt"), column]
+    dup = np.flatnonzero(pilot[keys].duplicated(keep="first").to_numpy())
+    if len(dup):
+        raise ValueError(column_error(column, f"identify each repetition once per "
+                                      f"('{keys[0]}', '{keys[1]}')", pilot.index[dup],
+                                      pilot[column].to_numpy(dtype=object)[dup], owner=owner))
 
 
 def _agent_at(agent: Any, effect: float | None) -> Any:
@@ -661,6 +686,7 @@ def plan(
         Keyword options passed to the test (for example
         ``{"engine": "logistic"}`` for :func:`leakage_test`, ``{"baseline": table}``
         for the LIE check, required there); ``data`` and ``rng`` are set by plan.
+        ``ci_test``'s ``method="bootstrap"`` has no p-value and is refused.
         For conditional forecasting: ``category``, ``by``, ``test`` and
         ``alternative`` of :func:`pairs_power`.
     rng : int, numpy.random.Generator or None
@@ -703,8 +729,9 @@ def plan(
     For :func:`prompt_consistency`, where every prompt of a context has the same
     repetition labels once each, ``n_repetitions`` labels are drawn instead and every
     prompt's row of each label kept, so a shock the prompts of one repetition share
-    (one seed, one session) stays shared, as the test pairs them. The simulated
-    population is the pilot's empirical joint distribution of (belief,
+    (one seed, one session) stays shared, as the test pairs them; the repetition column
+    is checked as the test checks it (a label typed two ways, or twice in a cell, raises).
+    The simulated population is the pilot's empirical joint distribution of (belief,
     action, outcome) per context, so the alternative is the pilot's own violation,
     with its sampling noise: a pilot of a few dozen contexts gives a rough plan (one
     of a single context is an error), and a design with more repetitions than the

@@ -65,3 +65,64 @@ def test_pairs_pilot_value_is_named_not_blamed_on_effect(value, match):
     pairs.loc[3, "p_a"] = value
     with pytest.raises(ValueError, match=match):
         coherence.plan(pairs, test="conditional_forecasting", n_contexts=20, n_sims=2, rng=0)
+
+
+def _paired_pilot() -> pd.DataFrame:
+    """12 contexts x 2 prompts x 3 repetitions, the prompts of a repetition sharing a shock."""
+    rng = np.random.default_rng(0)
+    rows = []
+    for c in range(12):
+        base, shock = rng.uniform(0.2, 0.8), rng.normal(0, 0.08, 3)
+        for r in range(3):
+            for p, shift in (("standard", 0.0), ("mse", 0.02)):
+                rows.append({"context": c, "repetition": r, "prompt": p, "belief": float(
+                    np.clip(base + shift + shock[r] + rng.normal(0, 0.005), 0, 1))})
+    return pd.DataFrame(rows)
+
+
+PC = {"test": "prompt_consistency", "n_contexts": 10, "n_repetitions": 3, "n_sims": 2,
+      "rng": 0, "options": {"n_resamples": 19}}
+
+
+def test_repetition_labels_typed_two_ways_raise():
+    # 0 under one prompt and '0' under the other: the test refuses the pilot, and plan
+    # planned it unpaired, without a word (power 1.0 -> 0.35 on a 30-context pilot
+    # of this kind at 30 x 4, 20 studies)
+    d = _paired_pilot().astype({"repetition": object})
+    mse = (d["prompt"] == "mse").to_numpy()
+    d.loc[mse, "repetition"] = d.loc[mse, "repetition"].astype(str)
+    with pytest.raises(ValueError, match=r"Column 'repetition' \(input to plan\) must hold "
+                       r"labels that differ by more than case.*'0' / 0"):
+        coherence.plan(d, **PC)
+
+
+def test_repetition_label_given_twice_in_a_cell_raises():
+    d = _paired_pilot()
+    d["repetition"] = d["repetition"] // 2  # repetitions 0 and 1 both labelled 0
+    with pytest.raises(ValueError, match=r"Column 'repetition' \(input to plan\) must identify "
+                       r"each repetition once per \('context', 'prompt'\); 24 offending rows "
+                       r"\(first: row 2 = 0, row 3 = 0"):
+        coherence.plan(d, **PC)
+
+
+def test_a_named_repetition_column_must_exist():
+    with pytest.raises(ValueError, match=r"column 'rep' \(the 'repetition' column\) not found"):
+        coherence.plan(_paired_pilot(), **{**PC, "options": {"n_resamples": 19,
+                                                              "repetition": "rep"}})
+
+
+def test_unpaired_pilots_still_plan():
+    d = _paired_pilot()
+    for pilot, extra in ((d.drop(columns="repetition"), {}),
+                         (d.assign(repetition=0), {"repetition": None})):
+        res = coherence.plan(pilot, **{**PC, "options": {"n_resamples": 19, **extra}})
+        assert res.table["n_simulations"].iloc[0] == 2
+
+
+def test_ci_test_bootstrap_method_raises():
+    # it has no p-value: every study counted as not rejected, power 0.0 at every design
+    # (n_undefined = n_sims), reported as "no design reaches the target"
+    with pytest.raises(ValueError, match=r"The 'options' parameter of plan must be a ci_test "
+                       r"method with a p-value.*got \{'method': 'bootstrap'\}"):
+        coherence.plan(coherence.Agent.leaky(), test="ci_test", n_contexts=10, n_sims=2,
+                       options={"method": "bootstrap"}, rng=0)
