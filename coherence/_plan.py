@@ -8,6 +8,7 @@ sits at the root of the core and imports each test inside the function that runs
 from __future__ import annotations
 
 import dataclasses
+import fractions
 import inspect
 import math
 import numbers
@@ -98,15 +99,20 @@ class PlanResult:
     n_designs : int
         Number of designs simulated (rows of ``table``).
     n_pilot_contexts : int
-        Contexts (pairs, for conditional forecasting) of the pilot (0 for an agent).
+        The pilot's units a study draws from (0 for an agent): its contexts; for
+        conditional forecasting its pairs of the planned category, failed records left out.
     table : pandas.DataFrame
         One row per design, columns ``TABLE_COLUMNS``: ``n_contexts``,
         ``n_repetitions``, ``n_prompts`` (calls per context and repetition: see
-        :func:`plan`, Notes), ``n_calls`` (contexts x repetitions x prompts), ``power``
-        (rejection rate at ``alpha``), ``power_low`` and ``power_high`` (its 95% Wilson
-        interval), ``n_rejected``, ``n_simulations``,
-        ``n_undefined`` (studies whose p-value was NaN, counted as not rejected) and
-        ``n_warned`` (studies on which the test warned).
+        :func:`plan`, Notes; for a :func:`prompt_consistency` pilot whose contexts lack
+        some prompts, their mean over the pilot's contexts), ``n_calls`` (contexts x
+        repetitions x prompts, rounded up), ``power`` (rejection rate at ``alpha``),
+        ``power_low`` and ``power_high`` (its 95% Wilson interval), ``n_rejected``,
+        ``n_simulations``, ``n_undefined`` (studies whose p-value was NaN, counted as not
+        rejected) and ``n_warned`` (studies on which the test warned). Conditional
+        forecasting reads :func:`pairs_power`'s simulated rejection rate alone, so both are
+        0 there: a study without a p-value (a t-test sample with no spread) counts as not
+        rejected, unseen.
     """
 
     test: str
@@ -516,9 +522,10 @@ def _rate(pvalues: list[float], warned: int, alpha: float) -> dict[str, Any]:
 
 
 def _simulate_design(iv: _PlanInput, n_ctx: int, n_rep: int, gen: np.random.Generator,
-                     pilot: Any, bar: Any) -> tuple[dict[str, Any], int]:
-    """Power at one design and the number of prompts per repetition; ``bar`` (a tqdm bar)
-    advances by one per simulated study."""
+                     pilot: Any, bar: Any) -> tuple[dict[str, Any], int | fractions.Fraction]:
+    """Power at one design and the number of prompts per repetition (a pilot's exact mean
+    where its contexts have unequal counts); ``bar`` (a tqdm bar) advances by one per
+    simulated study."""
     test, opts = iv.test, iv.options
     if test == "conditional_forecasting":
         out = _pairs_design(iv, n_ctx, gen)
@@ -527,7 +534,7 @@ def _simulate_design(iv: _PlanInput, n_ctx: int, n_rep: int, gen: np.random.Gene
     studies = spawn(gen, iv.n_sims)
     pvalues: list[float] = []
     warned = 0
-    n_prompts = 1
+    n_prompts: int | fractions.Fraction = 1
     for s in studies:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
@@ -553,7 +560,9 @@ def _simulate_design(iv: _PlanInput, n_ctx: int, n_rep: int, gen: np.random.Gene
         warned += bool(caught)
         bar.update()
     if iv.pilot is not None and test == "prompt_consistency":
-        n_prompts = max(len(c) for c in pilot[1])
+        # the expected prompts of a drawn context (a prompt missing from a context of the
+        # pilot stays missing in the studies), not the largest count
+        n_prompts = fractions.Fraction(sum(len(c) for c in pilot[1]), len(pilot[1]))
     if test == "iterated_expectation_check":
         n_prompts = _lie_calls_per_context(iv.pilot, opts.get("variable", "variable"),
                                            pilot[1])
@@ -604,22 +613,32 @@ def _pairs_design(iv: _PlanInput, n_pairs: int,
              "n_rejected": k, "n_simulations": iv.n_sims, "n_undefined": 0, "n_warned": 0}, 3)
 
 
+def _planned_pairs(iv: _PlanInput) -> pd.DataFrame:
+    """The pilot's pairs a conditional-forecasting study draws from: those of the planned
+    category, failed records left out (skipped, as pairs_power skips them, with a warning)."""
+    from ._probability._pairs_result import failed_rows
+
+    opts = iv.options
+    df = iv.pilot if iv.pilot is not None else pd.DataFrame()
+    if "error" in df.columns:
+        df = df.loc[~failed_rows(df["error"]).to_numpy()]
+    category, by = opts.get("category", "strong"), opts.get("by", "category")
+    if category is not None:
+        require_columns(df, [by], owner="plan")
+        df = df.loc[(df[by].astype(object) == category).to_numpy()]
+    return df
+
+
 def _pairs_effect(iv: _PlanInput) -> float:
     """The effect to plan conditional forecasting at: ``effect``, or the pilot's own mean
     Brier improvement over the planned category (failed records left out)."""
     if iv.effect is not None:
         return iv.effect
     from ._probability._pairs import brier_improvement
-    from ._probability._pairs_result import failed_rows
 
     opts = iv.options
-    df = iv.pilot if iv.pilot is not None else pd.DataFrame()
-    if "error" in df.columns:  # failed records: skipped, as pairs_power skips them (warning)
-        df = df.loc[~failed_rows(df["error"]).to_numpy()]
+    df = _planned_pairs(iv)
     category, by = opts.get("category", "strong"), opts.get("by", "category")
-    if category is not None:
-        require_columns(df, [by], owner="plan")
-        df = df.loc[(df[by].astype(object) == category).to_numpy()]
     cols = ["p_a", "p_a_given_b1", "p_a_given_b0", "a_outcome", "b_outcome"]
     require_columns(df, cols, owner="plan")
     if len(df) == 0:
@@ -748,9 +767,12 @@ def plan(
     :func:`pairs_power` leaves them out), its simulated power read.
 
     **Paid calls.** ``n_calls = n_contexts x n_repetitions x n_prompts``, one
-    call per row of the table: prompts per repetition for the decision tests;
-    for the LIE check, the calls per context of ``elicitation.run_lie`` (run once per
-    auxiliary variable through one cache), averaged over the pilot's contexts: one
+    call per row of the table: prompts per repetition for the decision tests (for a
+    :func:`prompt_consistency` pilot, the mean over its contexts, a prompt missing from a
+    context staying missing in the studies; ``n_calls`` is then rounded up, the expected
+    calls of the study); for the LIE check, the calls per context of
+    ``elicitation.run_lie`` (run once per auxiliary variable through one cache),
+    averaged over the pilot's contexts: one
     P(y | x, z = s) per row of the pilot (a state of a variable), one P(z | x) per
     auxiliary variable and one P(y | x) per context (the first variable's run asks it,
     the others read it from the cache); 3 per pair for conditional forecasting (P(A),
@@ -794,8 +816,6 @@ def plan(
         iv = dataclasses.replace(iv, pilot=pilot, options={**iv.options, "baseline": baseline})
         pilot_cells = (sorted(pd.unique(pilot[context]), key=_label_order), context)
         n_pilot = len(pilot_cells[0])
-    elif iv.pilot is not None:
-        n_pilot = len(iv.pilot)
     from tqdm.auto import tqdm
 
     rows = []
@@ -805,9 +825,13 @@ def plan(
                                               strict=True):
             bar.set_postfix_str(f"{n_ctx} contexts x {n_rep} repetitions")
             rate, n_prompts = _simulate_design(iv, n_ctx, n_rep, design_gen, pilot_cells, bar)
-            rows.append({"n_contexts": n_ctx, "n_repetitions": n_rep, "n_prompts": n_prompts,
-                         "n_calls": n_ctx * n_rep * n_prompts, **rate})
+            whole = n_prompts.denominator == 1
+            rows.append({"n_contexts": n_ctx, "n_repetitions": n_rep,
+                         "n_prompts": int(n_prompts) if whole else float(n_prompts),
+                         "n_calls": math.ceil(n_ctx * n_rep * n_prompts), **rate})
     table = pd.DataFrame(rows, columns=list(TABLE_COLUMNS))
+    if iv.test == "conditional_forecasting":  # the pairs drawn from (checked by pairs_power)
+        n_pilot = len(_planned_pairs(iv))
     reached = table[table["power"] >= iv.target_power].sort_values(["n_calls", "n_contexts"],
                                                             kind="mergesort")
     best: dict[str, Any] = {}

@@ -411,3 +411,44 @@ def test_agent_studies_are_simulate_tables_drawn_without_their_truth(kind, test)
         want = coherence.simulate(agent, n_contexts=17, n_repetitions=3, prompts=prompts,
                                   rng=np.random.default_rng(seed)).data
         pd.testing.assert_frame_equal(got, want, check_exact=True)
+
+
+def test_prompt_consistency_pilot_missing_a_prompt_costs_its_mean_prompts():
+    # n_prompts was the largest count of prompts in a context (4) though the studies keep a
+    # missing prompt missing: n_calls 120 -> 105 at 10 x 3 for a pilot of 3.5 prompts a context
+    d = _pilot()
+    first = sorted(d["prompt"].unique())[0]
+    pilot = d.loc[~(d["context"].isin(range(6)) & (d["prompt"] == first)).to_numpy()]
+    res = plan(pilot, test="prompt_consistency", n_contexts=[3, 10], n_repetitions=[1, 3],
+               n_sims=2, options={"n_resamples": 19}, rng=0)
+    assert list(res.table["n_prompts"]) == [3.5] * 4
+    assert list(res.table["n_calls"]) == [11, 32, 35, 105]  # 3 x 1 x 3.5 = 10.5, rounded up
+    assert res.n_pilot_contexts == 12
+
+
+def test_conditional_forecasting_counts_the_pilot_pairs_it_draws_from():
+    # n_pilot_contexts counted every row (40) for 20 pairs of the planned category
+    strong, weak = _pairs_pilot(0.1, 0.2, n=20), _pairs_pilot(0.1, 0.1, n=20)
+    pilot = pd.concat([strong, weak.assign(category="weak")], ignore_index=True)
+    res = plan(pilot, test="conditional_forecasting", n_contexts=20, n_sims=5, rng=0)
+    assert res.n_pilot_contexts == 20
+    every = plan(pilot, test="conditional_forecasting", n_contexts=20, n_sims=5,
+                 options={"category": None}, rng=0)
+    assert every.n_pilot_contexts == 40
+    failed = pilot.assign(error=[None] * 39 + ["timeout"])
+    with pytest.warns(coherence.SkippedRecordsWarning):
+        res = plan(failed, test="conditional_forecasting", n_contexts=20, n_sims=5,
+                   options={"category": "weak"}, rng=0)
+    assert res.n_pilot_contexts == 19
+
+
+def test_conditional_forecasting_says_its_undefined_studies_are_not_seen():
+    # pairs_power gives its rejection rate alone: a t-test sample with no spread (two draws
+    # of one pair, about 1 in 30 at 2 pairs) counts as not rejected and n_undefined stays 0,
+    # which the result's docstring said nothing of
+    res = plan(_pairs_pilot(0.1, 0.2), test="conditional_forecasting", n_contexts=2,
+               effect=0.02, n_sims=200, options={"test": "t"}, rng=0)
+    assert res.table["n_undefined"].iloc[0] == 0
+    doc = " ".join((coherence.PlanResult.__doc__ or "").split())
+    assert "Conditional forecasting reads :func:`pairs_power`'s simulated rejection rate " \
+           "alone, so both are 0 there" in doc
