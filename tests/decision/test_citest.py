@@ -125,12 +125,13 @@ def test_bootstrap_method_refuses_the_permutation_options(rational, kwargs, name
 
 def test_plan_does_not_pass_the_bootstrap_method_an_option_it_refuses(rational):
     # plan adds ci_method=None (p-values only) to ci_test's options; with
-    # method='bootstrap' that raised about an option the user never passed
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        res = coherence.plan(rational, test="ci_test", n_contexts=[10], n_sims=2, rng=0,
-                             options={"method": "bootstrap", "n_resamples": 9})
-    assert math.isnan(res.achieved_power)  # no p-value: no power, as before
+    # method='bootstrap' that raised about an option the user never passed. The method
+    # has no p-value, so every design's power read 0: it is refused, naming what was given
+    with pytest.raises(ValueError, match=r"'options' parameter of plan .*'bootstrap' gives "
+                       r"an interval only.*got \{'method': 'bootstrap'\}") as info:
+        coherence.plan(rational, test="ci_test", n_contexts=[10], n_sims=2, rng=0,
+                       options={"method": "bootstrap", "n_resamples": 9})
+    assert "ci_method" not in str(info.value)
 
 
 def test_the_method_defaults_are_kept(rational):
