@@ -185,9 +185,8 @@ def prepare_cells(pairs: Any, *, columns: PairsColumnNames,
         # numbers (1 in one run, '1' read from a CSV in another: one outcome, as
         # attach_outcomes reads them; a value that is no number is compared as written)
         for col in (columns.a_outcome, columns.b_outcome):
-            raw = ok[col].to_numpy(dtype=object)
-            num = pd.to_numeric(pd.Series(raw, dtype=object), errors="coerce").to_numpy()
-            values = np.where(np.isnan(num.astype(float)), raw, num)
+            num = pd.to_numeric(ok[col].astype(object), errors="coerce").to_numpy(float)
+            values = np.where(np.isnan(num), ok[col].to_numpy(dtype=object), num)
             same_within(ok, values, pair, col, owner=owner, rows=resolved_rows)
     frame, key, key_values = _cell_key(ok, cell_cols, model)
     return PairsCells(
