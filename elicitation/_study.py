@@ -315,7 +315,11 @@ def load_study(config: str | os.PathLike[str] | Mapping[str, Any]) -> dict[str, 
     if not isinstance(folder, str) or not folder.strip():
         raise ValueError(f"The study's 'out' must be a folder's path; got {folder!r}")
     out = Path(folder).resolve()
-    name = str(raw.get("name", out.name))
+    name = raw.get("name", out.name)
+    if "name" in raw and (not isinstance(name, str) or not name.strip()):
+        # it was str()-ed: name = ["a"] was the study "['a']", name = 5 the study '5'
+        raise ValueError(f"The study's 'name' must be text (shown in the summary and the "
+                         f"report); got {name!r}")
     cfg = {"kind": kind, "name": name, "seed": seed, "out": str(out),
            "models": checked, "design": design, "tests": tests}
     if seeds is not None:

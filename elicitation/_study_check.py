@@ -114,6 +114,9 @@ def config_types_iv(kind: str, design: Mapping[str, Any], tests: Mapping[str, An
                                   and (design[key] or key == "model_forms")):
             raise ValueError(f"The study's design.{key} must be a name or a non-empty list "
                              f"of names; got {design[key]!r}")
+        _repeats_iv(key, design.get(key))
+    if checkers != "all":
+        _repeats_iv("checkers", checkers)
     if kind == "decision":
         if design["question"] is not None and not _text(design["question"]):
             raise ValueError("The study's design.question must be the phrase after 'they' "
@@ -134,6 +137,21 @@ def config_types_iv(kind: str, design: Mapping[str, Any], tests: Mapping[str, An
                          f"got {design['questions']!r}")
     if kind == "consistency":
         _consistency_tests_iv(design, tests)
+
+
+def _repeats_iv(key: str, names: Any) -> None:
+    """A design list that names one entry twice (the prompts by their variant): a repeated
+    checker was asked of every model and then failed naming nothing (pandas' "Index
+    contains duplicate entries"), a repeated prompt or variant stopped the study naming the
+    runner's parameter, not the key."""
+    if not isinstance(names, list):
+        return
+    labels = prompt_variants(names) if key == "prompts" else names
+    twice = [n for n in dict.fromkeys(labels) if labels.count(n) > 1]
+    if twice:
+        raise ValueError(f"The study's design.{key} must name each entry once"
+                         + (" (a *_toolkit prompt is its variant's)" if key == "prompts" else "")
+                         + f"; {', '.join(map(repr, twice))} repeated in {names!r}")
 
 
 def prompt_variants(prompts: list[str]) -> list[str]:

@@ -42,6 +42,18 @@ TESTS = {"tests": ["ci"], "n_permutations": 19, "n_resamples": 19}
     ({**SIM, "kind": "consistency", "design": {"checkers": 5}}, "design.checkers must be"),
     ({**SIM, "kind": "consistency", "design": {"designer": "model", "model_forms": []}},
      "design.model_forms must name at least one form"),
+    # a repeated checker was asked of every model, then failed naming nothing (pandas'
+    # "Index contains duplicate entries"); a repeated prompt or variant named run's parameter
+    ({**SIM, "kind": "consistency", "design": {"checkers": ["negation", "negation"]}},
+     r"design.checkers must name each entry once; 'negation' repeated"),
+    ({**SIM, "design": {"prompts": ["standard", "standard_toolkit"]}},
+     r"design.prompts must name each entry once .*'standard' repeated"),
+    ({**SIM, "kind": "pairs", "design": {"variants": ["baseline", "baseline"]}},
+     r"design.variants must name each entry once; 'baseline' repeated"),
+    # the study's name was str()-ed: name = ["a"] was the study "['a']"
+    ({**SIM, "name": ["a"]}, r"'name' must be text .*; got \['a'\]"),
+    ({**SIM, "name": 5}, "'name' must be text"),
+    ({**SIM, "name": " "}, "'name' must be text"),
     ({"model": {"simulated": "rational", "name": 5}}, r"model 0 \(5\): name must be text"),
     ({"model": {"simulated": "rational", "name": ""}}, "name must be text"),
     ({"model": {"simulated": "rational", "name": "007"}}, "name must be text"),
