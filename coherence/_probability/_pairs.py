@@ -566,7 +566,11 @@ def conditional_forecasting(
       :math:`|t^*| = |\bar\Delta^*| / (s^* / \sqrt n)` with the observed
       :math:`|t|`, :math:`p = (1 + \#\{b : |t^*_b| \ge |t|\}) / (1 + B)`
       (resamples whose values are all tied have no :math:`t^*` and are left
-      out); ``"t"`` is the one-sample
+      out); with ``"greater"`` :math:`(1 + \#\{t^*_b \ge t\}) / (1 + B)`, with
+      ``"less"`` :math:`(1 + \#\{t^*_b \le t\}) / (1 + B)`. Its two-sided p-value is
+      the symmetric one, not twice the smaller one-sided one: with skewed
+      :math:`t^*` it can exceed that (0.0045 against one-sided 0.0005 on 40 pairs);
+      ``"t"`` is the one-sample
       Student t-test (``scipy.stats.ttest_1samp``, with ``alternative``); both
       are calibrated when A's base rate is balanced and not when it is rare
       (docs/validation_pairs.md);
