@@ -51,6 +51,7 @@ __all__ = [
     "label_key",
     "label_pairs",
     "label_text",
+    "label_values",
     "list_like_strings",
     "narrow_float",
     "narrow_float_decimals",
@@ -599,11 +600,27 @@ def binary_column(df: pd.DataFrame, column: str, *, owner: str | None = None) ->
     return np.ascontiguousarray(values.astype(np.int64))
 
 
+def label_values(s: pd.Series) -> pd.Series:
+    """The labels of a column to code by value: a pandas categorical as its values, in its
+    categories' dtype; any other column as it is.
+
+    A categorical's order of categories (ordered or not) is a presentation choice, and its
+    categories no row has are none of the data's: coded in that order (``pd.factorize``,
+    a sorting groupby), the same labels would be renumbered, and with them the units that
+    every draw of a resampled p-value picks. The column must hold no missing value."""
+    if isinstance(s.dtype, pd.CategoricalDtype):
+        return s.astype(s.dtype.categories.dtype)
+    return s
+
+
 def label_column(
     df: pd.DataFrame, column: str, *, owner: str | None = None, discrete: bool = False,
     variants: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
     """A categorical column as (integer codes, sorted unique labels); missing values raise.
+
+    The labels are sorted by value, also for a pandas categorical (whose order of
+    categories, and categories no row has, change nothing).
 
     Labels that read the same but compare unequal (``'gpt'`` and ``'GPT '``, ``1`` and
     ``'1'``: one label typed two ways, see :func:`check_case_distinct`) raise, since
@@ -629,7 +646,7 @@ def label_column(
         if len(bad):
             raise _bad(column, "hold class labels (strings, bools or integers); got "
                        "non-integer numbers, a continuous column", df.index, bad, values, owner)
-    codes, uniques = pd.factorize(s, sort=True)
+    codes, uniques = pd.factorize(label_values(s), sort=True)
     return np.ascontiguousarray(codes.astype(np.int64)), np.asarray(uniques)
 
 

@@ -32,6 +32,7 @@ from .._validation import binary_column
 from .._validation import check_choice
 from .._validation import check_resampling
 from .._validation import column_error
+from .._validation import label_values
 from .._validation import no_missing
 from .._validation import numeric_column
 from .._validation import param_error
@@ -691,8 +692,8 @@ def _imputed_probabilities(df: pd.DataFrame, probability: str, impute: str | Non
 def _brier_panel(question: pd.Series, model: pd.Series, p: np.ndarray, y: np.ndarray,
                  is_market: np.ndarray, value: np.ndarray) -> _BrierPanel:
     """The (question, forecaster) Brier matrix of one forecast per row."""
-    q_codes, questions = pd.factorize(question, sort=True)
-    m_codes, model_index = pd.factorize(model, sort=True)
+    q_codes, questions = pd.factorize(label_values(question), sort=True)
+    m_codes, model_index = pd.factorize(label_values(model), sort=True)
     brier = np.full((len(questions), len(model_index)), np.nan)
     brier[q_codes, m_codes] = (p - y) ** 2
     q_market = np.zeros(len(questions), dtype=bool)
