@@ -31,6 +31,8 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
+from ._text import significant
+
 __all__ = ["RESULT_COLUMNS", "CoherenceResult", "ConfidenceInterval", "Summary"]
 
 RESULT_COLUMNS: tuple[str, ...] = (
@@ -322,13 +324,16 @@ class CoherenceResult:
 
 
 def format_float(x: float) -> str:
-    """A table cell's float, to four significant digits (``f"{x:.4g}"``)."""
-    return f"{x:.4g}"
+    """A table cell's float, to four significant digits, with more where four would round
+    it across 0.05 (:func:`coherence._text.significant`: a p-value of 0.049996 read "0.05"
+    next to ``violates True``)."""
+    return significant(float(x), 4)
 
 
 def format_number(x: float) -> str:
+    """A summary's number: NaN as "nan", a float as :func:`format_float` shows it."""
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return "nan"
     if isinstance(x, float | np.floating):
-        return f"{x:.4g}"
+        return format_float(x)
     return str(x)

@@ -36,12 +36,15 @@ def significant(value: float, digits: int) -> str:
 def cell_text(value: Any) -> str:
     """One Markdown table cell: numbers to 4 significant digits, NaN blank, pipes escaped
     (``\\|``, a backslash before one doubled) and each line break (``\\n``, ``\\r\\n``,
-    ``\\r``) made a space, as a break would end the table's row."""
+    ``\\r``) made a space, as a break would end the table's row; ``<`` and ``&`` are escaped
+    (``\\<``, ``\\&``) too, as a renderer read a label ``<unk>`` as an HTML tag and showed
+    nothing, and ``&lt;`` as ``<``."""
     if isinstance(value, float | np.floating):
         return "" if np.isnan(value) else significant(float(value), 4)
     text = str(value).replace("\r\n", " ").replace("\r", " ").replace("\n", " ")
-    # backslashes before a pipe doubled too, so that a literal ``\\|`` cannot end the cell
-    return re.sub(r"(\\*)\|", lambda m: 2 * m.group(1) + "\\|", text)
+    # backslashes before an escaped character doubled too, so that a literal ``\\|`` cannot
+    # end the cell
+    return re.sub(r"(\\*)([|<&])", lambda m: 2 * m.group(1) + "\\" + m.group(2), text)
 
 
 def text_table(frame: pd.DataFrame, *, width: int = 100, digits: int = 4) -> str:
@@ -67,9 +70,9 @@ def text_table(frame: pd.DataFrame, *, width: int = 100, digits: int = 4) -> str
     def fmt(v: Any) -> str:
         if isinstance(v, float | np.floating):
             return "" if math.isnan(v) else significant(float(v), digits)
-        return str(v)
+        return _one_line(str(v))
 
-    cols = [str(c) for c in frame.columns]
+    cols = [_one_line(str(c)) for c in frame.columns]
     body = [[fmt(v) for v in row] for row in frame.itertuples(index=False)]
     limit = max(12, width // 2)
     columns = [_cut_distinct([r[j] for r in body], limit) for j in range(len(cols))]
@@ -105,6 +108,16 @@ def text_table(frame: pd.DataFrame, *, width: int = 100, digits: int = 4) -> str
         out.append(line([heads[j] for j in block]))
         out.extend(line([row[j] for j in block]) for row in cells)
     return "\n".join(out)
+
+
+#: a label's line breaks and tabs as :func:`_one_line` shows them
+_CONTROL = str.maketrans({"\n": "\\n", "\r": "\\r", "\t": "\\t"})
+
+
+def _one_line(text: str) -> str:
+    """``text`` with its line breaks and tabs written ``\\n``, ``\\r``, ``\\t``: a label
+    ``"gpt\\n4"`` broke its row in two (and stays told apart from ``"gpt 4"``)."""
+    return text.translate(_CONTROL)
 
 
 def _cut(text: str, limit: int) -> str:

@@ -132,7 +132,8 @@ class CoherenceReport:
 
     def to_markdown(self) -> str:
         """A GitHub-flavoured Markdown table of :meth:`to_frame` (4 significant digits;
-        in labels and texts ``|`` is escaped as ``\\|`` and a line break becomes a space)."""
+        in labels and texts ``|``, ``<`` and ``&`` are escaped as ``\\|``, ``\\<``, ``\\&``
+        and a line break becomes a space)."""
         frame = self.to_frame()
         header = "| " + " | ".join(cell_text(str(c)) for c in frame.columns) + " |"
         rule = "| " + " | ".join("---" for _ in frame.columns) + " |"

@@ -116,6 +116,18 @@ def test_summary_with_table_indents_the_lead_and_the_table():
     assert "<p><b>again</b></p>" in twice._repr_html_()
 
 
+def test_summary_never_rounds_a_pvalue_across_0_05():
+    """A p-value of 0.049996 read "0.05" in every result's summary and in its detail table
+    (four significant digits), next to a ``violates True`` that says it is below 0.05."""
+    r = dataclasses.replace(make(), pvalue=0.049996)
+    assert "  p-value       0.049996" in str(r.summary()).splitlines()
+    table = pd.DataFrame({"pvalue_adjusted": [0.049996, 0.12345], "violates": [True, False]})
+    shown = Summary("head", rows=[("a", "1")]).with_table("per comparison", table)
+    assert str(shown).splitlines()[-2].split() == ["0.049996", "True"]
+    assert str(shown).splitlines()[-1].split() == ["0.1235", "False"]
+    assert "<td>0.049996</td>" in shown._repr_html_()
+
+
 def test_class_keywords_name_the_test_and_its_settings():
     # dataclass(slots=True) builds the class twice, the second time without
     # the keywords: what the class statement said must survive

@@ -1,6 +1,8 @@
 """report: cell labels typed two ways raise, LIE rows never vanish, the outcome checked
 is the outcome passed on (audit items 1-4)."""
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -176,3 +178,35 @@ def test_prompt_labels_missing_or_true_beside_text_true_raise(bad):
                      r"hold booleans or their text, not both")
     with pytest.raises(ValueError, match=match):
         report(d.assign(prompt=prompt), progress=False, rng=1, **FAST, **kw)
+
+
+def _report_of_labels(*labels, errors=None):
+    from coherence._report._result import CoherenceReport
+    from coherence._report._result import ReportCell
+
+    result = coherence.CoherenceResult(statistic=0.5, pvalue=0.25, n_obs=3, method="m",
+                                       confidence_interval=coherence.ConfidenceInterval(
+                                           0.1, 0.9, 0.95))
+    cells = tuple(ReportCell(key={"model": label}, n_obs=3, results={"ci": result},
+                             errors=errors or {"ci_evidence": "failed"}) for label in labels)
+    return CoherenceReport(cells=cells, by=("model",), settings={})
+
+
+def test_markdown_escapes_what_a_renderer_reads_as_html():
+    """A label ``<unk>`` (an LLM's reply as a category) read as an HTML tag: the rendered
+    Markdown showed an empty cell, ``<b>x</b>`` a bold x and ``&lt;`` a ``<``."""
+    md = _report_of_labels("<unk>", "<b>x</b> &lt; y",
+                           errors={"ci_evidence": "p < 0.05 \\<"}).to_markdown()
+    rows = [re.split(r"(?<!\\) \| ", line.strip("| ")) for line in md.splitlines()[2:]]
+    assert [r[0] for r in rows] == 2 * ["\\<unk>"] + 2 * ["\\<b>x\\</b> \\&lt; y"]
+    assert "p \\< 0.05 \\\\\\<" in rows[1]  # a backslash before one doubled, as before |
+    assert all(len(r) == len(md.splitlines()[0].split(" | ")) for r in rows)
+
+
+def test_summary_keeps_a_label_with_a_line_break_on_its_row():
+    """A label ``"gpt\\n4"`` broke the summary's table (and the command line's) in two: its
+    row read "gpt" on one line and "4" with the figures on the next."""
+    rep = _report_of_labels("gpt\n4", "gpt 4", "tab\there")
+    lines = str(rep.summary()).split("\nTests that did not run")[0].splitlines()[1:]
+    assert [line.split() for line in lines] == [["model", "ci"], ["gpt\\n4", "0.25"],
+                                                 ["gpt", "4", "0.25"], ["tab\\there", "0.25"]]
