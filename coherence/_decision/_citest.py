@@ -468,6 +468,14 @@ def ci_test(
     repetitions and CMI 0.012 it rejects 0.30 (continuous beliefs) and 0.41
     (a 0.05 grid) of studies where the plug-in statistic rejects 0.885 and
     0.930, and a stratified chi-square competitor 0.75 (docs/validation_ci.md).
+    The plug-in strata are cut from the lowest belief up, so the same data with beliefs
+    :math:`1 - b` (the outcome relabelled, the same null) give other strata and another
+    p-value, not the same figure: on 6 null studies of ``simulate('rational',
+    n_contexts=100)`` with 999 permutations it moved by 0.17 on average (at most 0.41,
+    0.459 against 0.867). The mirror leaves the regression-adjusted statistic's
+    p-value and ``statistic`` (the kNN estimate) unchanged, and relabelling the outcome
+    alone changes nothing. Both orientations are valid tests (the validity is the blocks', not the
+    strata's); choose one before looking at the result.
     With continuous evidence the strata must be cells of two or more values,
     and cells narrow enough to keep the size hold few contexts each; the
     regression-adjusted statistic instead removes the smooth dependence of the
