@@ -474,8 +474,8 @@ def ci_test(
     n_contexts=100)`` with 999 permutations it moved by 0.17 on average (at most 0.41,
     0.459 against 0.867). The mirror leaves the regression-adjusted statistic's
     p-value and ``statistic`` (the kNN estimate) unchanged, and relabelling the outcome
-    alone changes nothing. Both orientations are valid tests (the validity is the blocks', not the
-    strata's); choose one before looking at the result.
+    alone changes nothing. Both orientations are valid tests (the validity is the
+    blocks', not the strata's); choose one before looking at the result.
     With continuous evidence the strata must be cells of two or more values,
     and cells narrow enough to keep the size hold few contexts each; the
     regression-adjusted statistic instead removes the smooth dependence of the
