@@ -22,7 +22,7 @@ import pandas as pd
 
 __all__ = ["clear_results", "config_types_iv", "count_iv", "designer_keys_iv", "model_types_iv",
            "pairs_count_iv", "prompt_variants", "stale_outputs_iv", "stop_sequences",
-           "study_outputs"]
+           "study_outputs", "twin_models_iv"]
 
 
 def _whole(value: Any) -> bool:
@@ -87,6 +87,29 @@ def model_types_iv(m: Mapping[str, Any], i: int) -> None:
         raise ValueError(f"{where}: top_logprobs is used only with logprobs = true (without "
                          "it no log-probability is asked for); set logprobs = true or drop "
                          "top_logprobs")
+
+
+def twin_models_iv(models: Sequence[Mapping[str, Any]]) -> None:
+    """Two simulated models of the same agent and options: under two names they drew the
+    same replies (the second all from the cache), one model counted as two.
+
+    See Also
+    --------
+    model_types_iv : the checks of each model's keys.
+    """
+    seen: dict[str, int] = {}
+    for i, m in enumerate(models):
+        agent = m.get("simulated")
+        if agent is None:
+            continue
+        spec = repr(sorted(agent.items()) if isinstance(agent, Mapping) else agent)
+        if spec in seen:
+            j = seen[spec]
+            raise ValueError(f"The study's models {j} ({models[j]['name']!r}) and {i} "
+                             f"({m['name']!r}) are the same simulated agent ({agent!r}): "
+                             "with one seed they give the same replies, one model counted "
+                             "twice; drop one or give it other options")
+        seen[spec] = i
 
 
 def _list_of_text(value: Any) -> bool:

@@ -56,6 +56,13 @@ TESTS = {"tests": ["ci"], "n_permutations": 19, "n_resamples": 19}
      r"tests.tests must name each entry once; 'ci' repeated in \['ci', 'leakage', 'ci'\]"),
     ({"model": {"name": "m", "base_url": "http://127.0.0.1:9/v1", "stop": ["</s>", "</s>"]}},
      r"model 0 \('m'\): stop must name each entry once; '</s>' repeated"),
+    # the same simulated agent under two names drew the same replies (the second all from
+    # the cache): one model counted as two
+    ({"models": [{"simulated": "leaky", "name": "a"}, {"simulated": "leaky", "name": "b"}]},
+     r"models 0 \('a'\) and 1 \('b'\) are the same simulated agent \('leaky'\)"),
+    ({"models": [{"simulated": {"agent": "leaky", "strength": 0.8}, "name": "a"},
+                 {"simulated": {"strength": 0.8, "agent": "leaky"}, "name": "b"}]},
+     "models 0 .* and 1 .* are the same simulated agent"),
     # the study's name was str()-ed: name = ["a"] was the study "['a']"
     ({**SIM, "name": ["a"]}, r"'name' must be text .*; got \['a'\]"),
     ({**SIM, "name": 5}, "'name' must be text"),
