@@ -45,7 +45,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                       "(default paper)")
     cons.add_argument("--tolerance", type=float, default=0.01,
                       help="arbitrage flagged at >= this many nats, > 0 (default 0.01)")
-    add_resamples(cons, 999, "bootstrap resamples over tuples (default 999)")
+    add_resamples(cons, 999, "bootstrap resamples over tuples (default 999; "
+                  "consistency_check in Python defaults to 9999)")
     add_seed(cons)
     cons.add_argument("--csv", default=None, metavar="PATH",
                       help="write the per-tuple table (forecasts, violations, flags, file) "

@@ -81,7 +81,8 @@ def add_parser(sub: Any) -> None:
                         help="with --checker: column naming each row's question in the "
                         "checker, such as P or not_P (default role)")
     add_resamples(scores, None, "bootstrap resamples of --forecastbench, --calibration and "
-                  "--decomposition (default 999; the per-model table keeps its own 2000)")
+                  "--decomposition (default 999, where brier_decomposition in Python defaults to "
+                  "2000; the per-model table keeps forecast_scores' own 2000)")
     add_seed(scores)
     scores.add_argument("--csv", default=None, metavar="PATH",
                         help="write the table of forecast scores as CSV")

@@ -48,6 +48,7 @@ from ._study_check import pairs_count_iv
 from ._study_check import prompt_variants
 from ._study_check import stale_outputs_iv
 from ._study_check import stop_sequences
+from ._study_check import twin_models_iv
 from ._study_pairs import failed_pair_rows
 from ._study_pairs import label_pairs
 from ._study_pairs import network_pairs
@@ -276,6 +277,7 @@ def load_study(config: str | os.PathLike[str] | Mapping[str, Any]) -> dict[str, 
     names = [m["name"] for m in checked]
     if len(set(names)) != len(names):
         raise ValueError(f"The study's models must have distinct names; got {names}")
+    twin_models_iv(checked)
     design_keys, design_defaults, tests_keys, tests_defaults, sizes, lists = {
         "decision": (_DESIGN, _DESIGN_DEFAULTS, _TESTS, _TESTS_DEFAULTS,
                      ("n_contexts", "repetitions"), ("prompts",)),

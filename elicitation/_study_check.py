@@ -22,7 +22,7 @@ import pandas as pd
 
 __all__ = ["clear_results", "config_types_iv", "count_iv", "designer_keys_iv", "model_types_iv",
            "pairs_count_iv", "prompt_variants", "stale_outputs_iv", "stop_sequences",
-           "study_outputs"]
+           "study_outputs", "twin_models_iv"]
 
 
 def _whole(value: Any) -> bool:
@@ -75,7 +75,7 @@ def model_types_iv(m: Mapping[str, Any], i: int) -> None:
         raise ValueError(f"{where}: name must be text that table.csv reads back as itself "
                          "(not empty, not a number, not a missing-value word such as 'NA' "
                          f"or 'null', not true/false); got {name!r}")
-    stop_sequences(m.get("stop"), where)
+    _repeats_iv("stop", stop_sequences(m.get("stop"), where), f"{where}:")
     env = m.get("api_key_env")
     if env is not None and not _text(env):
         raise ValueError(f"{where}: api_key_env must be the name of an environment variable; "
@@ -87,6 +87,29 @@ def model_types_iv(m: Mapping[str, Any], i: int) -> None:
         raise ValueError(f"{where}: top_logprobs is used only with logprobs = true (without "
                          "it no log-probability is asked for); set logprobs = true or drop "
                          "top_logprobs")
+
+
+def twin_models_iv(models: Sequence[Mapping[str, Any]]) -> None:
+    """Two simulated models of the same agent and options: under two names they drew the
+    same replies (the second all from the cache), one model counted as two.
+
+    See Also
+    --------
+    model_types_iv : the checks of each model's keys.
+    """
+    seen: dict[str, int] = {}
+    for i, m in enumerate(models):
+        agent = m.get("simulated")
+        if agent is None:
+            continue
+        spec = repr(sorted(agent.items()) if isinstance(agent, Mapping) else agent)
+        if spec in seen:
+            j = seen[spec]
+            raise ValueError(f"The study's models {j} ({models[j]['name']!r}) and {i} "
+                             f"({m['name']!r}) are the same simulated agent ({agent!r}): "
+                             "with one seed they give the same replies, one model counted "
+                             "twice; drop one or give it other options")
+        seen[spec] = i
 
 
 def _list_of_text(value: Any) -> bool:
@@ -114,9 +137,12 @@ def config_types_iv(kind: str, design: Mapping[str, Any], tests: Mapping[str, An
                                   and (design[key] or key == "model_forms")):
             raise ValueError(f"The study's design.{key} must be a name or a non-empty list "
                              f"of names; got {design[key]!r}")
-        _repeats_iv(key, design.get(key))
+        _repeats_iv(f"design.{key}", design.get(key))
     if checkers != "all":
-        _repeats_iv("checkers", checkers)
+        _repeats_iv("design.checkers", checkers)
+    if kind == "decision" and _list_of_text(tests.get("tests")):
+        # a test named twice ran once: refused as a repeat elsewhere in the file is
+        _repeats_iv("tests.tests", tests["tests"])
     if kind == "decision":
         if design["question"] is not None and not _text(design["question"]):
             raise ValueError("The study's design.question must be the phrase after 'they' "
@@ -139,18 +165,20 @@ def config_types_iv(kind: str, design: Mapping[str, Any], tests: Mapping[str, An
         _consistency_tests_iv(design, tests)
 
 
-def _repeats_iv(key: str, names: Any) -> None:
-    """A design list that names one entry twice (the prompts by their variant): a repeated
-    checker was asked of every model and then failed naming nothing (pandas' "Index
-    contains duplicate entries"), a repeated prompt or variant stopped the study naming the
-    runner's parameter, not the key."""
+def _repeats_iv(key: str, names: Any, where: str = "The study's") -> None:
+    """A list of the study file that names one entry twice (the prompts by their variant):
+    a repeated checker was asked of every model and then failed naming nothing (pandas'
+    "Index contains duplicate entries"), a repeated prompt or variant stopped the study
+    naming the runner's parameter, not the key; a repeated test (run once) or stop
+    sequence (sent twice) was taken without a word."""
     if not isinstance(names, list):
         return
-    labels = prompt_variants(names) if key == "prompts" else names
+    labels = prompt_variants(names) if key == "design.prompts" else names
     twice = [n for n in dict.fromkeys(labels) if labels.count(n) > 1]
     if twice:
-        raise ValueError(f"The study's design.{key} must name each entry once"
-                         + (" (a *_toolkit prompt is its variant's)" if key == "prompts" else "")
+        raise ValueError(f"{where} {key} must name each entry once"
+                         + (" (a *_toolkit prompt is its variant's)"
+                            if key == "design.prompts" else "")
                          + f"; {', '.join(map(repr, twice))} repeated in {names!r}")
 
 

@@ -455,7 +455,8 @@ def report(
         names it. A column named like one of ``to_frame()``'s (``method``,
         ``test``, ``error``, ...) raises ``ValueError``: rename it.
     tests : "all" or sequence of str
-        A non-empty subset of :data:`TEST_NAMES`.
+        A non-empty subset of :data:`TEST_NAMES`; a test named twice runs once (one
+        row per cell, counted once in the adjustment's family).
     adjust : {"holm", "bh", "none"}
         Multiplicity adjustment of the p-values across the whole report (every
         cell and test with a p-value): Holm's step-down (default, controls the

@@ -50,6 +50,19 @@ TESTS = {"tests": ["ci"], "n_permutations": 19, "n_resamples": 19}
      r"design.prompts must name each entry once .*'standard' repeated"),
     ({**SIM, "kind": "pairs", "design": {"variants": ["baseline", "baseline"]}},
      r"design.variants must name each entry once; 'baseline' repeated"),
+    # a test named twice ran once, its row and family unchanged, without a word; a stop
+    # sequence named twice was sent twice
+    ({**SIM, "tests": {"tests": ["ci", "leakage", "ci"]}},
+     r"tests.tests must name each entry once; 'ci' repeated in \['ci', 'leakage', 'ci'\]"),
+    ({"model": {"name": "m", "base_url": "http://127.0.0.1:9/v1", "stop": ["</s>", "</s>"]}},
+     r"model 0 \('m'\): stop must name each entry once; '</s>' repeated"),
+    # the same simulated agent under two names drew the same replies (the second all from
+    # the cache): one model counted as two
+    ({"models": [{"simulated": "leaky", "name": "a"}, {"simulated": "leaky", "name": "b"}]},
+     r"models 0 \('a'\) and 1 \('b'\) are the same simulated agent \('leaky'\)"),
+    ({"models": [{"simulated": {"agent": "leaky", "strength": 0.8}, "name": "a"},
+                 {"simulated": {"strength": 0.8, "agent": "leaky"}, "name": "b"}]},
+     "models 0 .* and 1 .* are the same simulated agent"),
     # the study's name was str()-ed: name = ["a"] was the study "['a']"
     ({**SIM, "name": ["a"]}, r"'name' must be text .*; got \['a'\]"),
     ({**SIM, "name": 5}, "'name' must be text"),
@@ -223,3 +236,22 @@ def test_the_summary_counts_a_models_design_calls(tmp_path, monkeypatch):
     again = elicitation.run_study(config, progress=False)
     assert (f"{len(first.raw)} elicitations and {designed} design calls, 0 calls made, "
             f"{first.n_calls} from the cache") in str(again.summary())
+
+
+@pytest.mark.parametrize("kind", ["consistency", "forecasting"])
+@pytest.mark.parametrize("questions, message", [
+    ("nonexistent.csv", "design.questions must be 'demo' or a CSV file; 'nonexistent.csv' "
+     "is not a file"),
+    ("wrong.csv", r"wrong.csv lacks column\(s\) \['id', 'fact', 'date', 'later_date'\]"),
+])
+def test_a_questions_file_missing_or_without_its_columns_stops_the_study_before_a_call(
+        tmp_path, monkeypatch, kind, questions, message):
+    # read when the study starts (after load_study), before the cache is opened
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "wrong.csv").write_text("a,b\n1,2\n")
+    config = {**SIM, "kind": kind, "out": "s",
+              "design": {"questions": questions, "simulated_date": "2028-01-01"}
+              if kind == "forecasting" else {"questions": questions}}
+    with pytest.raises(ValueError, match=message):
+        elicitation.run_study(config, progress=False)
+    assert not (tmp_path / "s" / "cache.sqlite").exists()   # nothing was asked
