@@ -396,6 +396,7 @@ def same_within(df: pd.DataFrame, values: Any, key: str | Sequence[str], column:
     counts = vals[keep].groupby(codes[keep]).nunique(dropna=False)
     clash = counts.index[counts.to_numpy() > 1].to_numpy()
     if len(clash):
+        _missing_within(df, vals, codes, keep, clash, cols, column, owner)
         hit = keep & np.isin(codes, clash)
         at = int(np.flatnonzero(hit)[0])
         label = tuple(plain_value(df[c].iloc[at]) for c in cols)
@@ -406,6 +407,27 @@ def same_within(df: pd.DataFrame, values: Any, key: str | Sequence[str], column:
             column, f"be the same on every row of a {where} value ({len(clash)} of them "
             f"differ; {label[0] if len(cols) == 1 else label!r} has {', '.join(first)})",
             list(df.index[hit]), [plain_value(v) for v in vals.to_numpy()[hit]], owner=owner))
+
+
+def _missing_within(df: pd.DataFrame, vals: pd.Series, codes: np.ndarray, keep: np.ndarray,
+                    clash: np.ndarray, cols: list[Any], column: str, owner: str) -> None:
+    """For :func:`same_within`: raise naming the missing values when every group that
+    differs holds one value on its other rows (a question's outcome left blank on one
+    row is missing there, not a second outcome)."""
+    present = vals[keep].groupby(codes[keep]).nunique(dropna=True)
+    if (present.loc[clash].to_numpy() > 1).any():
+        return  # two values given: the ordinary message says which
+    hit = keep & np.isin(codes, clash) & vals.isna().to_numpy()
+    at = int(np.flatnonzero(hit)[0])
+    label = tuple(plain_value(df[c].iloc[at]) for c in cols)
+    group = keep & (codes == codes[at]) & ~vals.isna().to_numpy()
+    given = plain_value(vals[group].iloc[0])
+    where = " and ".join(f"'{c}'" for c in cols)
+    raise ValueError(column_error(
+        column, f"not be missing on some rows of a {where} value and given on others "
+        f"({len(clash)} of them; {label[0] if len(cols) == 1 else label!r} has {given!r} on "
+        "its other rows)", list(df.index[hit]),
+        [plain_value(v) for v in vals.to_numpy()[hit]], owner=owner))
 
 
 def require_columns(df: pd.DataFrame, columns: Mapping[str, str | None] | Iterable[str], *,

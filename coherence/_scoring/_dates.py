@@ -23,6 +23,7 @@ __all__ = [
     "check_formats_across",
     "check_same_awareness",
     "cutoff_timestamp",
+    "in_source_zone",
     "is_missing",
     "parse_cutoffs",
     "parse_dates",
@@ -30,7 +31,6 @@ __all__ = [
     "period_end",
     "to_days",
     "to_timestamp",
-    "utc_if_aware",
 ]
 
 
@@ -338,14 +338,44 @@ def check_same_awareness(first: Iterable[Any], second: Iterable[Any], *, what: s
         raise ValueError(f"{owner}: {what} must both be timezone-aware or both naive.")
 
 
-def utc_if_aware(when: Any, source: Iterable[Any]) -> pd.Series | pd.DatetimeIndex:
-    """Instants parsed by :func:`parse_dates` (naive, in UTC) as a result gives them back:
-    timezone-aware in UTC when the dates they came from (``source``) are aware, naive
-    otherwise; shown naive, an aware date would read as a local time it is not."""
-    out = when if isinstance(when, pd.Series) else pd.DatetimeIndex(when)
+def source_zone(source: Iterable[Any]) -> Any:
+    """The timezone the dates of ``source`` are written in: the zone of a
+    timezone-aware column, or the one zone all its aware dates share; UTC when they
+    are in several zones (one table cannot show them each in its own); None when the
+    dates are naive (judged by :func:`any_aware`)."""
+    dtype = getattr(source, "dtype", None)
+    if isinstance(dtype, pd.DatetimeTZDtype):
+        return dtype.tz
     if not any_aware(source):
+        return None
+    zones: dict[str, Any] = {}
+    for v in source:
+        if is_missing(v):
+            continue
+        try:
+            tz = to_timestamp(v).tz
+        except (TypeError, ValueError, OverflowError):
+            continue
+        if tz is not None:
+            zones.setdefault(str(tz), tz)
+        if len(zones) > 1:
+            return "UTC"
+    return next(iter(zones.values()), "UTC")
+
+
+def in_source_zone(when: Any, source: Iterable[Any]) -> pd.Series | pd.DatetimeIndex:
+    """Instants parsed by :func:`parse_dates` (naive, in UTC) as a result gives them back:
+    naive when the dates they came from (``source``) are naive, else timezone-aware in
+    the zone those dates are written in (:func:`source_zone`): the same instants and
+    the same wall times as given. Shown naive, an aware date would read as a local time
+    it is not; shown in UTC, as another wall time than the user's."""
+    out = when if isinstance(when, pd.Series) else pd.DatetimeIndex(when)
+    zone = source_zone(source)
+    if zone is None:
         return out
-    return out.dt.tz_localize("UTC") if isinstance(out, pd.Series) else out.tz_localize("UTC")
+    if isinstance(out, pd.Series):
+        return out.dt.tz_localize("UTC").dt.tz_convert(zone)
+    return out.tz_localize("UTC").tz_convert(zone)
 
 
 def to_days(values: Iterable[Any], index: pd.Index, column: str, owner: str) -> np.ndarray:

@@ -41,8 +41,8 @@ from .._validation import numeric_column
 from .._validation import param_error
 from .._validation import require_columns
 from .._validation import same_within
-from ._dates import any_aware
 from ._dates import check_same_awareness
+from ._dates import in_source_zone
 from ._dates import parse_dates
 from ._ids import check_ids
 from ._ids import no_blank_ids
@@ -130,7 +130,8 @@ def simulated_dates(tasks: Any, *, positions: Sequence[str | float] = ("midpoint
         gets its date on each of its rows: drop duplicates before a join):
         ``question``, ``position``, ``fraction`` (of the window) and
         ``simulated_date`` (exact, not rounded to a day; timezone-aware input comes
-        back aware, in UTC; naive input comes back naive).
+        back aware, in the zone of the start dates (UTC when they mix zones); naive input
+        comes back naive).
 
     See Also
     --------
@@ -166,7 +167,6 @@ def simulated_dates(tasks: Any, *, positions: Sequence[str | float] = ("midpoint
     check_ids([("tasks", df)], question, owner=owner)
     same_within(df, pd.DatetimeIndex(s), question, start, owner=owner)
     same_within(df, pd.DatetimeIndex(r), question, resolution_date, owner=owner)
-    aware = any_aware(df[start])
     gen = check_rng(rng, owner=owner)
     # uniform placement draws one fraction per question, in sorted question order, so
     # that a question's date does not depend on the order of the rows for a given rng
@@ -191,9 +191,7 @@ def simulated_dates(tasks: Any, *, positions: Sequence[str | float] = ("midpoint
             else:
                 frac = np.full(len(df), 0.5 if p == "midpoint" else float(p))
             when = s + np.round(frac * span).astype(np.int64).astype("timedelta64[ns]")
-        when_col = pd.DatetimeIndex(when)
-        if aware:  # the input's timezone-awareness is kept (in UTC)
-            when_col = when_col.tz_localize("UTC")
+        when_col = in_source_zone(when, df[start])  # aware ones in the starts' zone
         frames.append(pd.DataFrame({"question": df[question].to_numpy(dtype=object),
                                     "position": str(p), "fraction": frac,
                                     "simulated_date": when_col}))
@@ -514,7 +512,7 @@ def rolling_accuracy(forecasts: Any, *, start: str = "start", by: str = "model",
     Returns
     -------
     pandas.DataFrame
-        ``by``, ``start`` (timezone-aware in UTC when the start dates are aware),
+        ``by``, ``start`` (timezone-aware, in the zone given, when the start dates are aware),
         ``accuracy`` (mean of ``correct`` over the window
         ending at that forecast's start, ties in start time included) and
         ``n`` (forecasts in the window), sorted by model then start. With a count
@@ -591,8 +589,8 @@ def rolling_accuracy(forecasts: Any, *, start: str = "start", by: str = "model",
     cols = [by, *_ROLLING_COLUMNS]
     out = (pd.concat(frames, ignore_index=True) if frames
            else pd.DataFrame(columns=cols))[cols]
-    if frames and any_aware(df[start]):  # compared in UTC: say so rather than drop the zone
-        out["start"] = out["start"].dt.tz_localize("UTC")
+    if frames:  # compared in UTC; aware dates shown in their zone, not dropped nor moved
+        out["start"] = in_source_zone(out["start"], df[start])
     return out
 
 

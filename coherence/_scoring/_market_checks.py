@@ -44,8 +44,8 @@ from .._warnings import DegenerateDataWarning
 from .._warnings import DeprecatedAlias
 from .._warnings import SkippedRecordsWarning
 from ._dates import check_same_awareness
+from ._dates import in_source_zone
 from ._dates import parse_dates
-from ._dates import utc_if_aware
 from ._ids import check_edge_ends
 from ._ids import check_ids
 from ._ids import check_ids_within
@@ -189,7 +189,7 @@ def turning_points(prices: Any, *, min_change: float = 0.05, window_days: float 
     -------
     pandas.DataFrame
         One row per turning point: ``question`` (when given), ``date``
-        (timezone-aware in UTC when the prices' dates are aware), ``price``.
+        (timezone-aware, in the zone given, when the prices' dates are aware), ``price``.
 
     See Also
     --------
@@ -227,7 +227,8 @@ def turning_points(prices: Any, *, min_change: float = 0.05, window_days: float 
         for i in hits:
             rows.append({"question": q, "date": t[i], "price": float(p[i])})
     out = pd.DataFrame(rows, columns=["question", "date", "price"])
-    out["date"] = utc_if_aware(pd.to_datetime(out["date"]), as_dataframe(prices)[price_date])
+    out["date"] = in_source_zone(pd.to_datetime(out["date"]),
+                                 as_dataframe(prices)[price_date])
     return out if question is not None else out.drop(columns="question")
 
 
@@ -542,9 +543,9 @@ class MarketSignalResult(CoherenceResult, test_name="market_signal_metrics",
         out of every signal).
     signal_events : pandas.DataFrame
         Per question, the hindsight events that are market signals, with ``date``
-        (timezone-aware in UTC when the events' dates are aware), ``impact``, ``move``,
-        ``near_turning_point`` and ``n_undated_records`` (the event's records without a
-        date, left out before its largest record was chosen).
+        (timezone-aware, in the zone given, when the events' dates are aware), ``impact``,
+        ``move``, ``near_turning_point`` and ``n_undated_records`` (the event's records
+        without a date, left out before its largest record was chosen).
     """
 
     by: str
@@ -833,7 +834,7 @@ def market_signal_metrics(reasoning: Any, hindsight_events: Any, prices: Any, *,
                          "n_undated_records": undated_of_event.get((q, e), 0)})
     signals = pd.DataFrame(sig_rows, columns=["question", "event", "date", "impact", "move",
                                               "near_turning_point", "n_undated_records"])
-    signals["date"] = utc_if_aware(pd.to_datetime(signals["date"]), hdf[date])
+    signals["date"] = in_source_zone(pd.to_datetime(signals["date"]), hdf[date])
     by = reasoning.by
     table = _signal_table(reasoning, signals, undated_of_question)
     v = table["signal_recall"].to_numpy(dtype=np.float64)

@@ -30,8 +30,8 @@ from .._validation import same_within
 from .._warnings import DegenerateDataWarning
 from .._warnings import DeprecatedAlias
 from ._dates import check_same_awareness
+from ._dates import in_source_zone
 from ._dates import parse_datetimes
-from ._dates import utc_if_aware
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -66,7 +66,8 @@ def causal_pressure(events: Any, *, date: str = "date", direction: str = "direct
         The dated events in time order (ties keep row order), with
         ``impact`` = :math:`d_i m_i c_i` and ``pressure`` = its running sum: a
         step curve, constant between events. Undated events are left out. ``date``
-        is parsed: timezone-aware dates come back aware, in UTC.
+        is parsed: timezone-aware dates come back aware, in the zone given (UTC when
+        the dates mix zones).
 
     See Also
     --------
@@ -114,7 +115,7 @@ def signed_pressure(events: Any, owner: str, *, date: str, direction: str, magni
     out["impact"] = (d * m * c)[~missing]
     out = out.sort_values("_when", kind="stable")
     out["pressure"] = np.cumsum(out["impact"].to_numpy())
-    out[date] = utc_if_aware(out.pop("_when"), df[date])
+    out[date] = in_source_zone(out.pop("_when"), df[date])
     return out
 
 
@@ -141,8 +142,8 @@ class MarketAlignmentResult(CoherenceResult, test_name="market_alignment",
         within 1e-12 of the sum of :math:`|d_i m_i c_i|` (impacts that cancel
         exactly in decimal, 0.1 + 0.2 - 0.3, do not cancel in binary).
     table : pandas.DataFrame
-        One row per dated event: ``date`` (timezone-aware in UTC when the events'
-        dates are aware), ``impact``, ``price_before``, ``price_after``, ``move``,
+        One row per dated event: ``date`` (timezone-aware, in the zone given, when the
+        events' dates are aware), ``impact``, ``price_before``, ``price_after``, ``move``,
         ``counted``, ``agrees``.
     """
 
@@ -299,7 +300,7 @@ def market_alignment(events: Any, prices: Any, *, window_days: float = 3.0,
     corr = np.nan
     if len(pt) >= 2 and float(np.ptp(at_price)) > ptol and np.std(pv) > 0:
         corr = float(np.corrcoef(at_price, pv)[0, 1])
-    per = pd.DataFrame({date: utc_if_aware(ev_t, curve[date]), "impact": impact,
+    per = pd.DataFrame({date: in_source_zone(ev_t, curve[date]), "impact": impact,
                         "price_before": before, "price_after": after, "move": move,
                         "counted": counted, "agrees": agrees})
     return MarketAlignmentResult(

@@ -608,3 +608,17 @@ def test_a_probability_column_with_options_raises():
         res = forecast_scores(t, options=["A", "B"], probability=probability, n_resamples=9,
                               rng=0)
         assert res.table.loc[0, "brier"] == pytest.approx((0.3**2 * 2 + 0.1**2 * 2) / 2)
+
+
+@pytest.mark.parametrize("blank", [pd.NA, np.nan, None])
+def test_an_outcome_missing_on_one_row_of_a_question_is_called_missing(blank):
+    # it read "must be the same on every row of a 'question' value ('q1' has 1, <NA>)",
+    # as if the question had two outcomes
+    t = binary_table().assign(outcome=pd.array([1, 0, blank, 0], dtype=object))
+    msg = (r"Column 'outcome' \(input to forecast_scores\) must not be missing on some rows "
+           r"of a 'question' value and given on others \(1 of them; 'q1' has 1 on its other "
+           r"rows\); 1 offending row \(first: row 2 = (<NA>|nan|None)\)")
+    with pytest.raises(ValueError, match=msg):
+        forecast_scores(t)
+    with pytest.raises(ValueError, match=r"'q1' has 0, 1"):  # two outcomes: as before
+        forecast_scores(t.assign(outcome=pd.array([1, 0, 0, blank], dtype=object)))

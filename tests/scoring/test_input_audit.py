@@ -285,8 +285,9 @@ def test_rolling_accuracy_window_of_varying_length_names_window(window):
 def test_rolling_accuracy_keeps_aware_starts_aware():
     ra = _RA.assign(start=["2024-01-01T00:00+01:00", "2024-02-01T00:00+01:00"])
     out = c.rolling_accuracy(ra, window="40D", min_periods=1)
-    assert str(out["start"].dt.tz) == "UTC"
+    assert str(out["start"].dt.tz) == "UTC+01:00"  # the zone given, not UTC
     assert out["start"].iloc[0] == pd.Timestamp("2023-12-31T23:00Z")
+    assert str(out["start"].iloc[0]) == "2024-01-01 00:00:00+01:00"
     naive = c.rolling_accuracy(_RA, window="40D", min_periods=1)
     assert naive["start"].dt.tz is None
 

@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import coherence
 from coherence import DegenerateDataWarning
 from coherence import MarketAlignmentResult
 from coherence import causal_pressure
@@ -116,18 +117,48 @@ def test_prices_in_cents_refused():
     assert probs.table["move"].iloc[0] == pytest.approx(0.15)
 
 
-def test_aware_event_dates_come_back_aware_in_utc():
+def test_aware_event_dates_come_back_aware_in_their_zone():
     # 20:00 at -05:00 is 01:00 UTC the next day: returned naive, it read as a local
-    # time a day later than the event
+    # time a day later than the event; returned in UTC, as another wall time
     ev = {"date": ["2024-01-03T20:00-05:00", "2024-01-01T00:00-05:00"],
           "direction": [-1, 1], "magnitude": [0.5, 0.8], "confidence": [1.0, 1.0]}
     px = {"date": ["2024-01-01T12:00-05:00", "2024-01-03T12:00-05:00",
                    "2024-01-04T12:00-05:00"], "price": [0.4, 0.5, 0.3]}
     curve = causal_pressure(ev)
     expected = pd.to_datetime(["2024-01-01T05:00Z", "2024-01-04T01:00Z"])
-    assert str(curve["date"].dtype) == "datetime64[ns, UTC]"
-    assert list(curve["date"]) == list(expected)
+    assert str(curve["date"].dtype) == "datetime64[ns, UTC-05:00]"
+    assert list(curve["date"]) == list(expected)  # the same instants
+    assert [str(d) for d in curve["date"]] == ["2024-01-01 00:00:00-05:00",
+                                               "2024-01-03 20:00:00-05:00"]
     table = market_alignment(ev, px).table
     assert list(table["date"]) == list(expected)
     naive = causal_pressure({**ev, "date": ["2024-01-03", "2024-01-01"]})
     assert naive["date"].dt.tz is None
+
+
+@pytest.mark.parametrize("zone", ["America/New_York", "Asia/Tokyo", "UTC"])
+def test_dates_in_a_named_zone_come_back_in_that_zone(zone):
+    # they came back in UTC: New York's midnight read 05:00, another wall time than given;
+    # the figures are those of the naive spelling of the same wall times
+    naive = pd.Series(pd.to_datetime(["2024-01-03 00:00", "2024-01-01 23:30",
+                                        "2024-01-02 12:00"]))
+    given = naive.dt.tz_localize(zone)
+    ev = pd.DataFrame({"date": given, "direction": [-1, 1, 1], "magnitude": [0.5, 0.8, 1.0],
+                       "confidence": [1.0, 0.5, 1.0]})
+    curve = causal_pressure(ev)
+    assert str(curve["date"].dt.tz) == zone
+    assert list(curve["date"]) == sorted(given)  # the same instants and wall times
+    assert curve["pressure"].tolist() == causal_pressure(ev.assign(date=naive))[
+        "pressure"].tolist()
+    fc = pd.DataFrame({"model": ["m"] * 3, "start": given, "correct": [1, 0, 1]})
+    ra = coherence.rolling_accuracy(fc, window="1D", min_periods=1)
+    assert list(ra["start"]) == sorted(given) and str(ra["start"].dt.tz) == zone
+    assert ra["accuracy"].tolist() == coherence.rolling_accuracy(
+        fc.assign(start=naive), window="1D", min_periods=1)["accuracy"].tolist()
+    px = pd.DataFrame({"date": given, "price": [0.5, 0.4, 0.47]})
+    tps = coherence.turning_points(px)
+    assert [str(d) for d in tps["date"]] == [str(d) for d in sorted(given)[1:]]
+    tasks = pd.DataFrame({"question": ["q"], "start": given[1:2].to_numpy(),
+                          "resolution_date": given[:1].to_numpy()})
+    sim = coherence.simulated_dates(tasks)["simulated_date"]
+    assert str(sim[0]) == str(pd.Timestamp("2024-01-02 11:45", tz=zone))

@@ -340,3 +340,15 @@ def test_question_scores_refuses_a_blank_label(column, blank):
     with pytest.raises(ValueError, match=rf"Column '{column}' \(input to question_scores\) "
                        r"must hold a label on every row.*row 6"):
         coherence.question_scores(fc, n_resamples=20, rng=0)
+
+
+def test_an_outcome_missing_on_one_row_of_a_question_is_called_missing():
+    # it read "must be the same on every row of a 'question' value ('a' has 1, <NA>)"
+    table = {"model": ["m", "n", "m"], "question": ["a", "a", "b"],
+             "type": ["binary"] * 3, "probability": [0.9, 0.7, 0.2],
+             "outcome": pd.array([1, pd.NA, 0], dtype="Int64")}
+    with pytest.raises(ValueError, match=r"Column 'outcome' \(input to question_scores\) must "
+                                         r"not be missing on some rows of a 'question' value "
+                                         r"and given on others \(1 of them; 'a' has 1 on its "
+                                         r"other rows\); 1 offending row \(first: row 1 = <NA>"):
+        coherence.question_scores(table, rng=0)
