@@ -31,8 +31,16 @@ NEEDS = {
 
 
 def cell_label(key: Mapping[str, Any]) -> str:
-    """A cell's name in prose: its ``by`` values joined, or "all rows"."""
-    return ", ".join(str(v) for v in key.values()) or "all rows"
+    """A cell's name in prose: its ``by`` values joined by ", ", or "all rows".
+
+    Of several values, one holding a comma or a quote is quoted (``repr``): the cells
+    ``("a, b", "c")`` and ``("a", "b, c")`` were both named "a, b, c", their figures and
+    ground truth told apart by nothing. Other labels, and a single one, read as written.
+    """
+    values = [str(v) for v in key.values()]
+    if len(values) > 1:
+        values = [repr(v) if any(ch in v for ch in ",'\"") else v for v in values]
+    return ", ".join(values) or "all rows"
 
 
 def not_run(rep: Any, *, nowhere: bool = True) -> list[tuple[str, str]]:
