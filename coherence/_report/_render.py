@@ -749,9 +749,10 @@ def _truth(rep: CoherenceReport, alpha: float = 0.05) -> str:
     labels: dict[str, tuple[str, ...]] = {}
     for key, row in table.iterrows():
         values = key if isinstance(key, tuple) else (key,)
-        failed[tuple(map(str, values))] = ", ".join(
-            t for t, p in row.items() if isinstance(p, float) and p < alpha) or "-"
-        labels[cell_label(dict(enumerate(values)))] = tuple(map(str, values))
+        cell = tuple(map(str, values))
+        failed[cell] = ", ".join(t for t, p in row.items()
+                                 if isinstance(p, float) and p < alpha) or "-"
+        labels[cell_label(dict(zip(map(str, table.index.names), values, strict=True)))] = cell
     rows = [tuple(map(str, k)) if isinstance(k, tuple) else labels.get(str(k), (str(k),))
             for k in truth.index]
     shown = truth.reset_index()
