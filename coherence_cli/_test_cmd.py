@@ -259,7 +259,7 @@ def run(args: argparse.Namespace) -> int:
 
     from coherence import DegenerateDataWarning
     from coherence import report
-    from coherence._report._not_run import cell_label
+    from coherence._text import cell_label
     from coherence._text import text_table
 
     data = read_table(args.table)

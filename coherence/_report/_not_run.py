@@ -5,8 +5,9 @@ table empty without a word, where the HTML said why)."""
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 from typing import Any
+
+from .._text import cell_label
 
 __all__ = ["DESCRIPTIVE", "cell_label", "no_pvalue", "not_run"]
 
@@ -28,19 +29,6 @@ NEEDS = {
     "smooth_ece": "an outcome column",
     "iia": "an action column and a 'menu' column (the offered actions joined by '|')",
 }
-
-
-def cell_label(key: Mapping[str, Any]) -> str:
-    """A cell's name in prose: its ``by`` values joined by ", ", or "all rows".
-
-    Of several values, one holding a comma or a quote is quoted (``repr``): the cells
-    ``("a, b", "c")`` and ``("a", "b, c")`` were both named "a, b, c", their figures and
-    ground truth told apart by nothing. Other labels, and a single one, read as written.
-    """
-    values = [str(v) for v in key.values()]
-    if len(values) > 1:
-        values = [repr(v) if any(ch in v for ch in ",'\"") else v for v in values]
-    return ", ".join(values) or "all rows"
 
 
 def not_run(rep: Any, *, nowhere: bool = True) -> list[tuple[str, str]]:
