@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-__all__ = ["SHADING_ALPHA", "cell_text", "significant", "text_table"]
+__all__ = ["SHADING_ALPHA", "cell_label", "cell_text", "significant", "text_table"]
 
 #: The level the report shades p-values below: a number is never rounded across it.
 SHADING_ALPHA = 0.05
@@ -31,6 +32,19 @@ def significant(value: float, digits: int) -> str:
         digits += 1
         text = f"{value:.{digits}g}"
     return text
+
+
+def cell_label(key: Mapping[str, Any]) -> str:
+    """A cell's name in prose: its ``by`` values joined by ", ", or "all rows".
+
+    Of several values, one holding a comma or a quote is quoted (``repr``): the cells
+    ``("a, b", "c")`` and ``("a", "b, c")`` were both named "a, b, c", their figures and
+    ground truth told apart by nothing. Other labels, and a single one, read as written.
+    """
+    values = [str(v) for v in key.values()]
+    if len(values) > 1:
+        values = [repr(v) if any(ch in v for ch in ",'\"") else v for v in values]
+    return ", ".join(values) or "all rows"
 
 
 def cell_text(value: Any) -> str:

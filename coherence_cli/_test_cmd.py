@@ -259,6 +259,7 @@ def run(args: argparse.Namespace) -> int:
 
     from coherence import DegenerateDataWarning
     from coherence import report
+    from coherence._text import cell_label
     from coherence._text import text_table
 
     data = read_table(args.table)
@@ -295,14 +296,16 @@ def run(args: argparse.Namespace) -> int:
     rep = dataclasses.replace(rep, settings=settings)
     print(rep.summary())
     frame = rep.to_frame()
-    cell = frame[list(rep.by)].astype(str).agg(", ".join, axis=1) if rep.by else "all"
+    # the cells' names as the report gives them: ("a, b", "c") and ("a", "b, c") apart
+    cell = [cell_label({c: r[c] for c in rep.by}) if rep.by else "all"
+            for r in frame.to_dict("records")]
     compact = frame.assign(cell=cell)[["cell", "test", "statistic", "ci_low", "ci_high",
                                        "pvalue", "pvalue_adjusted", "n_obs"]]
     print("\nEvery result (statistic, its interval, raw and adjusted p):")
     print(text_table(compact.rename(columns={"pvalue_adjusted": "p_adj"}), width=100))
     failed = frame[frame["error"] != ""]
     for row in failed.to_dict("records"):  # by name: a column 'llm-name' is no attribute
-        print(f"  {row['test']} failed on {', '.join(str(row[c]) for c in rep.by) or 'all'}"
+        print(f"  {row['test']} failed on {cell_label({c: row[c] for c in rep.by})}"
               f": {row['error']}"[:300])
     absent = _requested_not_run(rep, args)
     if args.out:

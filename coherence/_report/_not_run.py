@@ -5,8 +5,9 @@ table empty without a word, where the HTML said why)."""
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 from typing import Any
+
+from .._text import cell_label
 
 __all__ = ["DESCRIPTIVE", "cell_label", "no_pvalue", "not_run"]
 
@@ -28,11 +29,6 @@ NEEDS = {
     "smooth_ece": "an outcome column",
     "iia": "an action column and a 'menu' column (the offered actions joined by '|')",
 }
-
-
-def cell_label(key: Mapping[str, Any]) -> str:
-    """A cell's name in prose: its ``by`` values joined, or "all rows"."""
-    return ", ".join(str(v) for v in key.values()) or "all rows"
 
 
 def not_run(rep: Any, *, nowhere: bool = True) -> list[tuple[str, str]]:

@@ -742,15 +742,22 @@ def _truth(rep: CoherenceReport, alpha: float = 0.05) -> str:
     if truth is None or len(truth) == 0:
         return ""
     table = rep.summary_table()
-    failed: dict[str, str] = {}
+    # keyed by the cell's labels, a tuple (their joined text named ("a, b", "c") and
+    # ("a", "b, c") alike); a truth row names its cell by the tuple (an index of the by
+    # columns) or by the cell's label
+    failed: dict[tuple[str, ...], str] = {}
+    labels: dict[str, tuple[str, ...]] = {}
     for key, row in table.iterrows():
-        name = ", ".join(map(str, key)) if isinstance(key, tuple) else str(key)
-        failed[name] = ", ".join(t for t, p in row.items()
+        values = key if isinstance(key, tuple) else (key,)
+        cell = tuple(map(str, values))
+        failed[cell] = ", ".join(t for t, p in row.items()
                                  if isinstance(p, float) and p < alpha) or "-"
+        labels[cell_label(dict(zip(map(str, table.index.names), values, strict=True)))] = cell
+    rows = [tuple(map(str, k)) if isinstance(k, tuple) else labels.get(str(k), (str(k),))
+            for k in truth.index]
     shown = truth.reset_index()
-    first = str(shown.columns[0])
-    shown[f"fails here (adjusted p < {alpha:g})"] = [failed.get(str(v), "not in the report")
-                                                    for v in shown[first]]
+    shown[f"fails here (adjusted p < {alpha:g})"] = [failed.get(k, "not in the report")
+                                                    for k in rows]
     numeric = [c for c in shown.columns if pd.api.types.is_numeric_dtype(shown[c])]
     caption = str(truth.attrs.get("caption", ""))
     return ("<h3>Ground truth: what each simulated agent violates by design</h3>"

@@ -24,6 +24,7 @@ from .._results import Summary
 from .._text import cell_text
 from .._text import text_table
 from .._validation import check_choice
+from ._not_run import cell_label
 from ._not_run import not_run
 from ._registry import TEST_NAMES
 
@@ -72,7 +73,8 @@ class CoherenceReport:
         package versions.
     truth : pandas.DataFrame or None
         For simulated data, what each cell violates by design (one row per
-        cell, indexed by the cell's label, e.g. the agent's name); the HTML
+        cell, indexed by the cell's label, e.g. the agent's name, or by its
+        ``by`` columns); the HTML
         report shows it beside the results, with ``truth.attrs["caption"]``
         explaining its columns. None (default) for real data.
     """
@@ -126,8 +128,7 @@ class CoherenceReport:
         out = []
         for cell in self.cells:
             if cell.diagnostics is not None and cell.diagnostics.degenerate:
-                label = ", ".join(str(v) for v in cell.key.values()) or "all rows"
-                out.append(f"{label}: {cell.diagnostics.warning}")
+                out.append(f"{cell_label(cell.key)}: {cell.diagnostics.warning}")
         return out
 
     def to_markdown(self) -> str:

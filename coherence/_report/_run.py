@@ -55,6 +55,7 @@ from .._warnings import SkippedRecordsWarning
 from .._warnings import recorded_warnings
 from ._actions import check_action_spelling
 from ._actions import map_actions
+from ._not_run import cell_label
 from ._options import ReportOptions
 from ._options import check_report_options
 from ._registry import DEFAULT_PERMUTATIONS
@@ -559,8 +560,8 @@ def report(
     if degenerate:
         from .._warnings import DegenerateDataWarning
 
-        where = "; ".join(f"{', '.join(map(str, c.key.values())) or 'all rows'}: "
-                          f"{c.diagnostics.degenerate_reason}" for c in degenerate
+        where = "; ".join(f"{cell_label(c.key)}: {c.diagnostics.degenerate_reason}"
+                          for c in degenerate
                           if c.diagnostics is not None)
         warnings.warn(f"Degenerate elicitation in {len(degenerate)} of {len(rep.cells)} "
                       f"cell(s) ({where}). The coherence tests cannot speak to coherence on "
