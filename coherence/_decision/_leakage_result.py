@@ -32,7 +32,9 @@ class LeakageResult(CoherenceResult, test_name="leakage_test",
         Cluster-bootstrap percentile interval of the statistic (contexts
         resampled, out-of-fold losses kept: no refits), each end moved out by the
         part of the statistic's variance over fresh fold assignments that the
-        bootstrap cannot see (see Notes of :func:`leakage_test`).
+        bootstrap cannot see (see Notes of :func:`leakage_test`). An interval of
+        :math:`E[S]` (negative under the null), not the inversion of the permutation
+        test: it can hold 0 while ``pvalue`` rejects.
     n_obs : int
         Rows used.
     method : str

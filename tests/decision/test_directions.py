@@ -57,3 +57,33 @@ def test_iia_interval_and_pvalue_can_disagree_as_documented():
     assert rows[0]["log_odds_ratio"] == rows[1]["log_odds_ratio"] > 0
     doc = " ".join(coherence.IIAResult.__doc__.split())
     assert "can disagree" in doc and "in sorted order" in doc
+
+
+def _leaky(seed):
+    return coherence.simulate(coherence.Agent.leaky(strength=0.3), n_contexts=100,
+                              rng=seed).data
+
+
+def test_leakage_interval_pvalue_and_orientation_as_documented():
+    # the interval is of E[S] (negative under the null), not the test's inversion: it
+    # holds 0 with p = 0.01, and lies below 0 with p = 0.855; beliefs 1 - b with the
+    # outcome relabelled move the statistic (-0.10 against 1.03) and the p-value (0.29
+    # against 0.025) through the penalised fit; the docstring and the result's say so
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = coherence.leakage_test(_leaky(1), rng=1)
+        ci = res.confidence_interval
+        assert res.pvalue <= 0.01 and ci.low < 0.0 < ci.high
+        res = coherence.leakage_test(_leaky(2), rng=2)
+        assert res.pvalue > 0.8 and res.confidence_interval.high < 0.0
+        data = _leaky(0)
+        base = coherence.leakage_test(data, rng=0)
+        mirror = data.assign(belief=1.0 - data["belief"], outcome=1 - data["outcome"])
+        moved = coherence.leakage_test(mirror, rng=0)
+    assert round(base.statistic, 2) == -0.10 and round(moved.statistic, 2) == 1.03
+    assert abs(base.pvalue - 0.29) < 1e-12 and abs(moved.pvalue - 0.025) < 1e-12
+    doc = " ".join(coherence.leakage_test.__doc__.split())
+    assert "not the inversion of the permutation test" in doc and "(-1.27, 5.52)" in doc
+    assert "beliefs :math:`1 - b`" in doc and "Both orientations are valid tests" in doc
+    attrs = " ".join(coherence.LeakageResult.__doc__.split())
+    assert "not the inversion of the permutation test" in attrs

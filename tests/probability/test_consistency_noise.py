@@ -285,3 +285,32 @@ def test_no_share_from_fewer_than_five_tuples(n_tuples: int) -> None:
         five = coherence.consistency_noise_test(_study(n_tuples=5), "negation", rng=0,
                                                 n_resamples=49)
     assert 0.0 <= five.statistic <= 1.0
+
+
+def _off_study(seed: int, n: int, share: float, off: float) -> pd.DataFrame:
+    # negation tuples, 4 repetitions of noise sd 0.05; the first share of them off by ``off``
+    gen = np.random.default_rng(seed)
+    rows = []
+    for s in range(n):
+        p, shift = gen.uniform(0.2, 0.8), off if s < share * n else 0.0
+        for r in range(4):
+            rows += [{"set": s, "role": "P", "repetition": r,
+                      "probability": p + gen.normal(0, 0.05)},
+                     {"set": s, "role": "not_P", "repetition": r,
+                      "probability": 1 - p + shift + gen.normal(0, 0.05)}]
+    return pd.DataFrame(rows)
+
+
+def test_share_interval_and_study_pvalue_can_disagree_as_documented() -> None:
+    # the clipped share's interval holds 0 while the study test rejects at 0.0014, and the
+    # other way an interval above 0 goes with a p-value of 0.097; the docstring says so
+    res = coherence.consistency_noise_test(_off_study(7, 100, 0.1, 0.10), "negation", rng=7)
+    ci = res.confidence_interval
+    assert res.pvalue < 0.002 and ci.low == 0.0 and abs(ci.high - 0.34) < 1e-9
+    res = coherence.consistency_noise_test(_off_study(13, 40, 0.3, 0.05), "negation", rng=13)
+    ci = res.confidence_interval
+    assert res.pvalue > 0.09 and abs(ci.low - 0.05) < 1e-9
+    doc = " ".join(coherence.consistency_noise_test.__doc__.split())
+    assert "not the inversion of the study test" in doc and "(0, 0.34)" in doc
+    attrs = " ".join(coherence.ConsistencyNoiseResult.__doc__.split())
+    assert "can hold 0 while ``pvalue`` rejects" in attrs
