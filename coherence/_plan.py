@@ -525,8 +525,8 @@ def _rate(pvalues: list[float], warned: int, alpha: float) -> dict[str, Any]:
 
 def _warn_undefined(table: pd.DataFrame, test: str) -> None:
     """Warn, naming them, of the designs where no simulated study gave a p-value: their
-    power 0 says the test cannot run there (too few contexts, one action, no spread), not that it lacks
-    power. Called by :func:`plan` only: the warning points at its caller."""
+    power 0 says the test cannot run there (too few contexts, one action, no spread), not
+    that it lacks power. Called by :func:`plan` only: the warning points at its caller."""
     none = table.loc[(table["n_undefined"] == table["n_simulations"]).to_numpy()
                      & (table["n_simulations"] > 0).to_numpy()]
     if len(none) == 0:
