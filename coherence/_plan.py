@@ -44,6 +44,7 @@ from ._validation import param_error
 from ._validation import plain_value
 from ._validation import probability_column
 from ._validation import require_columns
+from ._warnings import DegenerateDataWarning
 from ._warnings import DeprecatedAlias
 
 __all__ = [
@@ -109,7 +110,8 @@ class PlanResult:
         repetitions x prompts, rounded up), ``power`` (rejection rate at ``alpha``),
         ``power_low`` and ``power_high`` (its 95% Wilson interval), ``n_rejected``,
         ``n_simulations``, ``n_undefined`` (studies whose p-value was NaN, counted as not
-        rejected) and ``n_warned`` (studies on which the test warned). Conditional
+        rejected; equal to ``n_simulations``, a design the test cannot run on, which
+        warns) and ``n_warned`` (studies on which the test warned). Conditional
         forecasting reads :func:`pairs_power`'s simulated rejection rate alone, so both are
         0 there: a study without a p-value (a t-test sample with no spread) counts as not
         rejected, unseen.
@@ -521,6 +523,26 @@ def _rate(pvalues: list[float], warned: int, alpha: float) -> dict[str, Any]:
             "n_warned": warned}
 
 
+def _warn_undefined(table: pd.DataFrame, test: str) -> None:
+    """Warn, naming them, of the designs where no simulated study gave a p-value: their
+    power 0 says the test cannot run there (too few contexts, one action, no spread), not
+    that it lacks power. Called by :func:`plan` only: the warning points at its caller."""
+    none = table.loc[(table["n_undefined"] == table["n_simulations"]).to_numpy()
+                     & (table["n_simulations"] > 0).to_numpy()]
+    if len(none) == 0:
+        return
+    designs = [f"{int(c)} contexts x {int(r)} repetitions"
+               for c, r in zip(none["n_contexts"], none["n_repetitions"], strict=True)]
+    shown = "; ".join(designs[:3]) + (f" and {len(designs) - 3} more" if len(designs) > 3
+                                      else "")
+    warnings.warn(f"plan: {test} gave no p-value (NaN) on any of the "
+                  f"{int(none['n_simulations'].iloc[0])} simulated studies of "
+                  f"{len(designs)} design(s) ({shown}): their power 0 means the test "
+                  "cannot be computed on such studies (too few contexts, one action, no "
+                  "spread), not that it lacks power; see the table's 'n_undefined' "
+                  "column.", DegenerateDataWarning, stacklevel=3)
+
+
 def _simulate_design(iv: _PlanInput, n_ctx: int, n_rep: int, gen: np.random.Generator,
                      pilot: Any, bar: Any) -> tuple[dict[str, Any], int | fractions.Fraction]:
     """Power at one design and the number of prompts per repetition (a pilot's exact mean
@@ -786,7 +808,9 @@ def plan(
     Contexts of a pilot are drawn from its labels in sorted order (rows within a
     context by their values), so the plan does not depend on the pilot's row
     order. Warnings the test raises on a study are counted (``n_warned``), not
-    shown; a NaN p-value counts as not rejected (``n_undefined``).
+    shown; a NaN p-value counts as not rejected (``n_undefined``), and a design where
+    no study has a p-value (power 0: the test cannot run there) warns, naming it
+    (``DegenerateDataWarning``).
 
     Examples
     --------
@@ -830,6 +854,7 @@ def plan(
                          "n_prompts": int(n_prompts) if whole else float(n_prompts),
                          "n_calls": math.ceil(n_ctx * n_rep * n_prompts), **rate})
     table = pd.DataFrame(rows, columns=list(TABLE_COLUMNS))
+    _warn_undefined(table, iv.test)
     if iv.test == "conditional_forecasting":  # the pairs drawn from (checked by pairs_power)
         n_pilot = len(_planned_pairs(iv))
     reached = table[table["power"] >= iv.target_power].sort_values(["n_calls", "n_contexts"],

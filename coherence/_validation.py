@@ -313,6 +313,15 @@ def case_collisions(values: Iterable[Any]) -> list[tuple[Any, ...]]:
     return [tuple(sorted(g, key=repr)) for g in groups.values() if len(g) > 1]
 
 
+def _bools_and_numbers(raw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Masks of the booleans and of the (non-missing) numbers among an object column's
+    values, read element by element."""
+    flags = np.fromiter((is_bool(x) for x in raw), dtype=bool, count=len(raw))
+    numbers_ = np.fromiter((isinstance(x, numbers.Number) and not is_bool(x)
+                            and not pd.isna(x) for x in raw), dtype=bool, count=len(raw))
+    return flags, numbers_
+
+
 def _check_bools_apart_from_numbers(df: pd.DataFrame, column: str, owner: str | None) -> None:
     """Raise when an object column holds booleans and numbers (``True`` and ``1``), read
     element by element: ``unique()`` has already pooled them."""
@@ -320,9 +329,7 @@ def _check_bools_apart_from_numbers(df: pd.DataFrame, column: str, owner: str | 
     if s.dtype != object:
         return
     raw = s.to_numpy()
-    flags = np.fromiter((is_bool(x) for x in raw), dtype=bool, count=len(raw))
-    numbers_ = np.fromiter((isinstance(x, numbers.Number) and not is_bool(x)
-                            and not pd.isna(x) for x in raw), dtype=bool, count=len(raw))
+    flags, numbers_ = _bools_and_numbers(raw)
     if flags.any() and numbers_.any():
         positions = np.flatnonzero(flags | numbers_)
         raise _bad(column, "hold labels of one kind, booleans or numbers, not both (True "
@@ -522,6 +529,8 @@ def numeric_column(df: pd.DataFrame, column: str, *, owner: str | None = None,
         # read as numbers; anything else, a Python bool or a complex number included,
         # names its rows
         raw = s.to_numpy(dtype=object)
+        if bools:
+            _check_flags_apart_from_numbers(df, column, raw, owner)
         # a float32 held as an object reads as the decimal it prints as, as in a float32
         # column (widened, float32(0.3) would be 0.30000001 and differ from a stated 0.3)
         obj = pd.Series([narrow_float(v) for v in raw], index=s.index, dtype=object)
@@ -541,6 +550,20 @@ def numeric_column(df: pd.DataFrame, column: str, *, owner: str | None = None,
         no_missing(df, column, owner=owner, missing=np.isnan(values),
                    rule="not contain NaN or missing values")
     return values
+
+
+def _check_flags_apart_from_numbers(df: pd.DataFrame, column: str, raw: np.ndarray,
+                                    owner: str | None) -> None:
+    """Raise when a column of 0/1 flags that may be bools holds both (``[True, 0, 1]``): one
+    outcome typed two ways, named as such rather than as "not numeric"; the rows of the
+    fewer kind, most likely the odd ones, are named."""
+    flags, numbers_ = _bools_and_numbers(raw)
+    if flags.any() and numbers_.any():
+        fewer = flags if flags.sum() <= numbers_.sum() else numbers_
+        raise _bad(column, "hold bools or numbers, not both (one 0/1 value typed two ways; "
+                   f"found bools in {_plural(int(flags.sum()), 'row')} and numbers in "
+                   f"{_plural(int(numbers_.sum()), 'row')}: write them one way, True/False "
+                   "or 1/0)", df.index, np.flatnonzero(fewer), raw, owner)
 
 
 def narrow_float(value: Any) -> Any:
@@ -615,7 +638,7 @@ def binary_column(df: pd.DataFrame, column: str, *, owner: str | None = None) ->
     if pd.api.types.is_bool_dtype(s.dtype):
         no_missing(df, column, owner=owner, rule="not contain NaN or missing values")
         return np.ascontiguousarray(s.to_numpy(dtype=np.int64))
-    values = numeric_column(df, column, owner=owner)
+    values = numeric_column(df, column, owner=owner, bools=True)
     bad = np.flatnonzero((values != 0.0) & (values != 1.0))
     if len(bad):
         raise _bad(column, "be binary (0 or 1)", df.index, bad, values, owner)

@@ -134,8 +134,13 @@ _UNIT_NEXT_LINE = re.compile(r"\s*(?:%|‰|per" + _H + r"?cent|pct)", re.IGNOREC
 #: the end of a label word ("No", "No probability", "Noprobability")
 _WORD_END = r"(?:(?![\w])|(?=probability))"
 #: words that say a lone number may be about something else than "yes" (a negation, a
-#: refusal): "80% sure it will not happen", "impossible to say with only 1 data point"
-_HEDGED = re.compile(r"(?<![\w])(?:not|never|no|none|neither|nor|cannot|impossible|unable|"
+#: refusal, a doubt): "80% sure it will not happen", "impossible to say with only 1 data
+#: point"; every English negative word (nobody, nothing, ...: "Nobody knows, 0.3" was read
+#: as P(Yes) = 0.3 while "Not sure, 0.3" was refused) and the one-word forms of "not sure"
+#: and "don't know"
+_HEDGED = re.compile(r"(?<![\w])(?:not|never|no|none|neither|nor|nobody|noone|nothing|nowhere|"
+                     r"naught|nought|cannot|impossible|unable|unsure|uncertain|unknowable|"
+                     r"dunno|idk|who\s+knows|"
                      r"without|against|unclear|unknown|insufficient|(?:do|does|did|is|are|was|"
                      r"were|wo|ca|could|would|should|has|have|had)nt|(?:hard|difficult)\s+to\s+"
                      r"(?:say|tell|know))(?![\w])|n['’]t(?![\w])|¬",
@@ -313,8 +318,9 @@ def parse_probabilities(text: Any, labels: Sequence[str] = ("No", "Yes"), *,
        that merely starts like a label (``Yesterday 0.3``, ``0.3 now``) is no
        label word and leaves the number read; so is one in a text with a negation
        or a refusal (``not``, ``n't``, ``never``, ``cannot``,
-       ``impossible``, ``unable``, ``without``, ...: "80% sure it will not
-       happen"), and so is a whole number followed by a word it counts
+       ``impossible``, ``unable``, ``without``, ``nobody``, ``nothing``,
+       ``unsure``, ...: "80% sure it will not happen", "Nobody knows, 0.3"),
+       and so is a whole number followed by a word it counts
        ("With only 1 data point, I'd guess so").
 
     A number above 1 without a ``%`` sign is ``out_of_range`` (it is not

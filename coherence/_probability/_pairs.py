@@ -478,6 +478,7 @@ def conditional_forecasting(
         that differ only in type, case or surrounding spaces (``7`` and ``'7'``), or a
         boolean and its text (``True`` and ``'True'``, also in the cell and ``by``
         columns), raise; resolutions are compared as numbers (``1`` and ``'1'`` agree).
+        A missing id (NaN, None) on a row that did not fail raises, naming the rows.
     run, variant : str, default "run", "variant"
         With ``model``, the columns that define the cells (those present): one row per
         (run, model, variant, category), so runs of one model with other settings are

@@ -174,6 +174,10 @@ def prepare_cells(pairs: Any, *, columns: PairsColumnNames,
     ok = df.loc[~is_failed]
     # 'Strong' / 'strong', 1 / '1', True / 'True' (one run from a CSV, another from
     # JSON): one cell, category or pair, not two
+    if pair in ok.columns:
+        # a missing id would pool its rows into one pair (a duplicate) or count each row
+        # as a pair of its own: neither is what the table says
+        no_missing(ok, pair, owner=owner)
     for col in (*cell_cols, by, *([pair] if pair in ok.columns else [])):
         check_case_distinct(ok, col, owner=owner)
     _check_probabilities(ok, columns, owner)

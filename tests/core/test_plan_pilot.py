@@ -126,3 +126,22 @@ def test_ci_test_bootstrap_method_raises():
                        r"method with a p-value.*got \{'method': 'bootstrap'\}"):
         coherence.plan(coherence.Agent.leaky(), test="ci_test", n_contexts=10, n_sims=2,
                        options={"method": "bootstrap"}, rng=0)
+
+
+def test_a_design_without_any_p_value_warns(pilot):
+    # one action: monotonicity_test has no p-value on any study, and plan reported power 0
+    # at every design without a word, as if the test had no power there
+    one = pilot.assign(action=pilot["action"].iloc[0])
+    kw = {"test": "monotonicity_test", "n_contexts": [8, 10], "n_repetitions": 2,
+          "n_sims": 3, "rng": 0, "options": {"n_resamples": 19}}
+    with pytest.warns(coherence.DegenerateDataWarning, match=r"plan: monotonicity_test gave "
+                      r"no p-value \(NaN\) on any of the 3 simulated studies of 2 design\(s\) "
+                      r"\(8 contexts x 2 repetitions; 10 contexts x 2 repetitions\): their "
+                      r"power 0 means the test cannot be computed") as rec:
+        res = coherence.plan(one, **kw)
+    assert rec[0].filename == __file__
+    assert res.table["power"].tolist() == [0.0, 0.0]
+    assert res.table["n_undefined"].tolist() == [3, 3]
+    # an ordinary pilot: no warning, the same figures as before
+    res = coherence.plan(pilot, **kw)
+    assert res.table["n_undefined"].tolist() == [0, 0]

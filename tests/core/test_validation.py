@@ -91,6 +91,33 @@ def test_binary():
     assert out.dtype == np.int64 and list(out) == [1, 0]
 
 
+def test_an_outcome_of_bools_beside_numbers_says_so():
+    # [True, 0, 1, False] was refused as "must be numeric" (bools alone are accepted): one
+    # outcome typed two ways, now named as such, with the rows of the fewer kind
+    import coherence
+
+    df = pd.DataFrame({"y": pd.Series([True, 0, 1, 1, False], dtype=object)})
+    msg = (r"Column 'y' \(input to f\) must hold bools or numbers, not both \(one 0/1 value "
+           r"typed two ways; found bools in 2 rows and numbers in 3 rows: write them one way, "
+           r"True/False or 1/0\); 2 offending rows \(first: row 0 = True, row 4 = False\)")
+    with pytest.raises(ValueError, match=msg):
+        v.binary_column(df, "y", owner="f")
+    with pytest.raises(ValueError, match=msg):
+        v.numeric_column(df, "y", owner="f", bools=True)
+    # where bools are no numbers at all, "must be numeric" is what is wrong
+    with pytest.raises(ValueError, match=r"Column 'y' \(input to f\) must be numeric; 2 "):
+        v.numeric_column(df, "y", owner="f")
+    pairs = pd.DataFrame({"pair": [1, 2, 3, 4], "category": "c", "p_a": [0.3, 0.2, 0.5, 0.4],
+                          "p_a_given_b1": [0.6, 0.5, 0.5, 0.2],
+                          "p_a_given_b0": [0.1, 0.1, 0.5, 0.5],
+                          "a_outcome": pd.Series([True, 0, 1, False], dtype=object),
+                          "b_outcome": [1, 0, 1, 1]})
+    with pytest.raises(ValueError, match=r"Column 'a_outcome' \(input to conditional_forecasting"
+                       r"\) must hold bools or numbers, not both .* \(first: row 0 = True, "
+                       r"row 3 = False\)"):
+        coherence.conditional_forecasting(pairs, rng=0)
+
+
 def test_numeric_output_is_contiguous_float64_copy():
     df = pd.DataFrame({"x": np.arange(5, dtype=np.int32)})
     out = v.numeric_column(df, "x")

@@ -556,6 +556,14 @@ def test_a_unicode_minus_is_a_minus(text):
     "With only 1 data point, I'd guess so.",                             # was 1.0
     "Going by 1 study alone, likely.",                                   # was 1.0
     "Based on 0 prior cases, I lean towards it.",                        # was 0.0
+    "Nobody knows, 0.3",                                                 # was 0.3
+    "Nothing certain, 0.3",                                              # was 0.3
+    "Noone can say 0.3",                                                 # was 0.3
+    "Unsure, 0.3",                                                       # was 0.3
+    "Uncertain; maybe 30%",                                              # was 0.3
+    "Who knows, 0.3",                                                    # was 0.3
+    "Dunno, 0.3",                                                        # was 0.3
+    "Noone can say: 0.3", "Not sure, 0.3", "No idea, maybe 0.3", "Yes-ish 0.3",
 ])
 def test_a_lone_number_beside_a_negation_or_refusal_is_not_read(text):
     parsed = parse_probabilities(text)

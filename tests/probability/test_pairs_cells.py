@@ -555,3 +555,31 @@ def test_a_partial_reverse_elicitation_raises():
     # none of them: a one-direction run, Bayes columns NaN as before
     one_way = df.drop(columns=["p_b", "p_b_given_a1", "p_b_given_a0"])
     assert conditional_forecasting(one_way, **FAST).table["n_bayes"].tolist() == [0, 0, 0]
+
+
+@pytest.mark.parametrize("missing", [np.nan, None, pd.NA], ids=["nan", "None", "NA"])
+def test_a_missing_pair_id_raises_naming_the_column_and_rows(missing):
+    # two rows without a pair id were refused as "1 pair(s) appear more than once" (pooled
+    # into one pair, nan); one per run was analysed as a pair of its own, without a word
+    df = _noisy(6, 0)
+    clean = conditional_forecasting(df, **FAST)
+    assert clean.n_obs == 6
+    twice = df.astype({"pair": object})
+    twice.loc[[4, 5], "pair"] = missing
+    with pytest.raises(ValueError, match=r"Column 'pair' \(input to conditional_forecasting\) "
+                       r"must not contain missing values; 2 offending rows \(first: row 4, "
+                       r"row 5\)"):
+        conditional_forecasting(twice, **FAST)
+    once = df.astype({"pair": object})
+    once.loc[3, "pair"] = missing
+    runs = pd.concat([once.assign(run="r1"), once.assign(run="r2")], ignore_index=True)
+    with pytest.raises(ValueError, match=r"Column 'pair' .* 2 offending rows \(first: row 3, "
+                       r"row 9\)"):
+        conditional_forecasting(runs, **FAST)
+    # a failed record needs no id: it is skipped, as before
+    failed = pd.DataFrame({"pair": [missing], "category": ["strong"], "p_a": [np.nan],
+                           "p_a_given_b1": [np.nan], "p_a_given_b0": [np.nan],
+                           "error": ["Failed to elicit probabilities"]})
+    with pytest.warns(SkippedRecordsWarning, match=r"1 failed record"):
+        res = conditional_forecasting(pd.concat([df, failed], ignore_index=True), **FAST)
+    assert res.n_obs == 6 and res.statistic == clean.statistic
