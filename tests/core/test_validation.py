@@ -311,7 +311,10 @@ def test_same_within_names_the_key_and_rows():
     v.same_within(df, [1, 1, 0, 0], "q", "y", owner="f")
     # rows= limits the check (annulled questions' missing outcomes)
     v.same_within(df, [1, np.nan, 0, 0], "q", "y", owner="f", rows=[True, False, True, True])
-    with pytest.raises(ValueError, match=r"'a' has 1, nan"):
+    # a value missing on one row of a group is named as missing, not as a second value
+    with pytest.raises(ValueError, match=r"must not be missing on some rows of a 'q' value "
+                       r"and given on others \(1 of them; 'a' has 1 on its other rows\); "
+                       r"1 offending row \(first: row 11 = nan\)"):
         v.same_within(df, [1, np.nan, 0, 0], "q", "y", owner="f")
 
 
