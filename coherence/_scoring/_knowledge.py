@@ -340,10 +340,14 @@ def _cutoff_date(value: Any, where: str) -> Any:
     return when[0]
 
 
-def _shown_cutoffs(cuts: np.ndarray, given: Iterable[Any]) -> list[pd.Timestamp]:
+def _shown_cutoffs(cuts: np.ndarray, cutoff: Any, df: pd.DataFrame,
+                   cutoff_column: str | None) -> list[pd.Timestamp]:
     """The cutoffs (naive, in UTC for aware ones) as the table shows them: in the zone of
-    the cutoffs ``given`` (:func:`in_source_zone`; shown naive, '2024-01-01T00:00+05:00'
-    read as the local time 2023-12-31 19:00, and shown in UTC as another wall time)."""
+    the cutoffs given (a column, a mapping's dates or one date; :func:`in_source_zone`).
+    Shown naive, '2024-01-01T00:00+05:00' read as the local time 2023-12-31 19:00; shown
+    in UTC, as another wall time than the user's."""
+    given: Iterable[Any] = (df[cutoff_column] if cutoff_column is not None
+                            else cutoff.values() if isinstance(cutoff, Mapping) else [cutoff])
     return list(in_source_zone(cuts, given))
 
 
@@ -392,8 +396,7 @@ def _coherence_by_knowledge_iv(data: Any, question: Any, resolved: Any, cutoff: 
         cut, cmiss = parse_cutoffs(df[cutoff_column], df.index, cutoff_column, _OWNER)
         no_missing(df, cutoff_column, owner=_OWNER, missing=cmiss,
                    rule="hold the model's knowledge cutoff on every row")
-        given: Iterable[Any] = df[cutoff_column]
-        aware_cut = any_aware(given)
+        aware_cut = any_aware(df[cutoff_column])
     elif isinstance(cutoff, Mapping):
         cut = np.empty(len(df), dtype="datetime64[ns]")
         unknown = []
@@ -414,7 +417,6 @@ def _coherence_by_knowledge_iv(data: Any, question: Any, resolved: Any, cutoff: 
                 "cutoff", _OWNER, f"a mapping with a cutoff for every model of column "
                 f"'{by}' (no cutoff matches {', '.join(map(repr, unknown[:5]))})",
                 {str(k): str(v) for k, v in cutoff.items()}))
-        given = cutoff.values()
         aware_of = {key: any_aware([val]) for key, val in cutoff.items()}
         aware_cut = any(aware_of.values())
         if aware_cut and not all(aware_of.values()):
@@ -432,7 +434,7 @@ def _coherence_by_knowledge_iv(data: Any, question: Any, resolved: Any, cutoff: 
             raise ValueError(param_error("cutoff", _OWNER, "a date, the name of a column of "
                                          "data or a mapping of model name to date", cutoff))
         cut = np.full(len(df), _cutoff_date(cutoff, "cutoff"), dtype="datetime64[ns]")
-        given, aware_cut = [cutoff], ts.tzinfo is not None
+        aware_cut = ts.tzinfo is not None
     if aware_cut != any_aware(df[resolved]):
         raise ValueError(f"{_OWNER}: the '{resolved}' column and the cutoffs must both be "
                          "timezone-aware or both naive.")
@@ -448,7 +450,7 @@ def _coherence_by_knowledge_iv(data: Any, question: Any, resolved: Any, cutoff: 
                                       else None, owner=_OWNER))
     model_names = [models[mfirst[k]] for k in range(len(mfirst))]
     return (vals, when[first], qcodes, mcodes, model_names, cut[mfirst],
-            _shown_cutoffs(cut[mfirst], given), by, question, n_resamples,
+            _shown_cutoffs(cut[mfirst], cutoff, df, cutoff_column), by, question, n_resamples,
             confidence_level, gen)
 
 
