@@ -211,9 +211,10 @@ def key_event_recall(
         Match threshold: 0.45 for ``'hybrid'`` (default), 0.55 for
         ``'semantic'`` and custom embedders.
     date_window_days : float or None, optional
-        A match also needs ``|date_f - date_h| <= window`` days; ``None``
-        turns the gate off. Default: the convention's (7 under ``'paper'``,
-        None under ``'code'``). A pair missing either date fails the gate
+        A match also needs ``|date_f - date_h| <= window`` days (of 24 hours
+        between instants: across a daylight-saving change aware noons a day apart are
+        23 hours apart); ``None`` turns the gate off. Default: the convention's (7
+        under ``'paper'``, None under ``'code'``). A pair missing either date fails the gate
         under ``'paper'`` and skips it under ``'code'``; where no forecast event (or
         no hindsight event) has a date, nothing can match under ``'paper'``, and a
         :class:`~coherence.DegenerateDataWarning` says so.

@@ -599,9 +599,10 @@ def reasoning_graph_metrics(
     threshold : float, optional
         Match threshold (hybrid matcher, default 0.45).
     date_window_days : float or None
-        Date gate of a match (default 7, "in all reported experiments"); a pair
-        missing a date fails it under ``convention='paper'`` and skips it under
-        ``'code'``.
+        Date gate of a match (default 7, "in all reported experiments"; days of 24
+        hours between instants: across a daylight-saving change aware noons a day
+        apart are 23 hours apart); a pair missing a date fails it under
+        ``convention='paper'`` and skips it under ``'code'``.
     by, question, event, title, description, date, magnitude, confidence : str
         Column names.
     is_outcome, review_status, simulated_date, source, target, relation : str

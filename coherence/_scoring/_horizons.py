@@ -505,7 +505,11 @@ def rolling_accuracy(forecasts: Any, *, start: str = "start", by: str = "model",
     window : str or int
         A trailing time window (a fixed-length pandas offset such as ``'30D'``,
         the default, or ``'12h'``; months, weeks and business days vary in length
-        and raise) or a number of forecasts.
+        and raise) or a number of forecasts. A time window is measured between
+        instants, as pandas measures ``'1D'``, not in calendar days: across a
+        daylight-saving change aware starts keep their true spacing, so New York 12:00
+        on 9 and 10 March 2024 are 23 hours apart and ``window='1D'`` takes both (n 2,
+        accuracy 0.5 for correct 1 then 0), the naive spelling one (n 1, 0.0).
     min_periods : int
         Fewest forecasts in a window for a value (otherwise NaN).
 

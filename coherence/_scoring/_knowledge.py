@@ -13,6 +13,7 @@ from __future__ import annotations
 import itertools
 import math
 import warnings
+from collections.abc import Iterable
 from collections.abc import Iterator
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -42,6 +43,7 @@ from .._validation import require_columns
 from .._warnings import DegenerateDataWarning
 from .._warnings import SmallSampleWarning
 from ._dates import any_aware
+from ._dates import in_source_zone
 from ._dates import is_missing
 from ._dates import parse_cutoffs
 from ._dates import parse_dates
@@ -98,9 +100,10 @@ class KnowledgeSplitResult(CoherenceResult, test_name="coherence_by_knowledge",
         when the null is exact (read-only).
     table : pandas.DataFrame
         One row per model: its ``cutoff`` (the instant applied: a month- or year-only
-        cutoff's end; timezone-aware in UTC when the cutoffs are aware), rows, questions
-        resolved before and after it (``n_before``, ``n_after``), the mean measure of
-        each group (mean over questions of each question's mean over its rows), their
+        cutoff's end; timezone-aware in the zone the cutoffs are given in when they are
+        aware, in UTC when they are in several), rows, questions resolved before and
+        after it (``n_before``, ``n_after``), the mean measure of each group (mean over
+        questions of each question's mean over its rows), their
         ``difference`` with its interval and permutation p-value, ``testable`` and
         ``reason`` (``''`` when testable).
     """
@@ -337,11 +340,15 @@ def _cutoff_date(value: Any, where: str) -> Any:
     return when[0]
 
 
-def _shown_cutoffs(cuts: np.ndarray, aware: bool) -> list[pd.Timestamp]:
-    """The cutoffs (naive, in UTC for aware ones) as the table shows them: aware in UTC
-    when given aware (shown naive, '2024-01-01T00:00+05:00' read as the local time
-    2023-12-31 19:00)."""
-    return [pd.Timestamp(c).tz_localize("UTC") if aware else pd.Timestamp(c) for c in cuts]
+def _shown_cutoffs(cuts: np.ndarray, cutoff: Any, df: pd.DataFrame,
+                   cutoff_column: str | None) -> list[pd.Timestamp]:
+    """The cutoffs (naive, in UTC for aware ones) as the table shows them: in the zone of
+    the cutoffs given (a column, a mapping's dates or one date; :func:`in_source_zone`).
+    Shown naive, '2024-01-01T00:00+05:00' read as the local time 2023-12-31 19:00; shown
+    in UTC, as another wall time than the user's."""
+    given: Iterable[Any] = (df[cutoff_column] if cutoff_column is not None
+                            else cutoff.values() if isinstance(cutoff, Mapping) else [cutoff])
+    return list(in_source_zone(cuts, given))
 
 
 def _coherence_by_knowledge_iv(data: Any, question: Any, resolved: Any, cutoff: Any,
@@ -443,7 +450,7 @@ def _coherence_by_knowledge_iv(data: Any, question: Any, resolved: Any, cutoff: 
                                       else None, owner=_OWNER))
     model_names = [models[mfirst[k]] for k in range(len(mfirst))]
     return (vals, when[first], qcodes, mcodes, model_names, cut[mfirst],
-            _shown_cutoffs(cut[mfirst], aware_cut), by, question, n_resamples,
+            _shown_cutoffs(cut[mfirst], cutoff, df, cutoff_column), by, question, n_resamples,
             confidence_level, gen)
 
 

@@ -170,7 +170,10 @@ def turning_points(prices: Any, *, min_change: float = 0.05, window_days: float 
     min_change : float
         Size of the move (default 0.05).
     window_days : float
-        Time within which the move happens (default 3 days; ``'paper'`` only).
+        Time within which the move happens (default 3 days; ``'paper'`` only), in
+        days of 24 hours between instants, not calendar days: across a daylight-saving
+        change New York 12:00 on 9 and 10 March 2024 (aware) are 23 hours apart, and a
+        move between them is a turning point at ``window_days=23.5/24``; naive, not.
     convention : {'paper', 'code'}
         ``'paper'`` (default): a price observation at :math:`t_i` is a turning
         point when some observation in :math:`[t_i - w, t_i)` differs from it
@@ -343,7 +346,9 @@ def market_checks(events: Any, prices: Any, *, window_days: float = 3.0,
         price per question and time (two different prices at one time raise: the moves
         would depend on the rows' order; a repeated row is one price).
     window_days : float
-        Window on each side of an event for its local move (default 3).
+        Window on each side of an event for its local move (default 3), in days of
+        24 hours between instants (across a daylight-saving change aware noons a day
+        apart are 23 hours apart; see :func:`turning_points`).
     min_move : float
         Smallest absolute move that counts, for events and for the net move
         (default 0.03).
@@ -736,7 +741,8 @@ def market_signal_metrics(reasoning: Any, hindsight_events: Any, prices: Any, *,
         ``question``, ``price_date``, ``price``; one price per question and time (as in
         :func:`market_checks`).
     window_days, min_move : float
-        Local-move window and threshold (3 days, 0.03).
+        Local-move window and threshold (3 days of 24 hours between instants: across a
+        daylight-saving change aware noons a day apart are 23 hours apart; 0.03).
     turning_min_change : float
         Size of a turning point (0.05), see :func:`turning_points`.
     convention : {'paper', 'code'}

@@ -196,7 +196,9 @@ def market_alignment(events: Any, prices: Any, *, window_days: float = 3.0,
         the same in both: several markets' prices would be read as one series (select
         one market, or use :func:`market_checks` across questions).
     window_days : float
-        Window on each side of an event (default 3 days).
+        Window on each side of an event (default 3 days), in days of 24 hours between
+        instants (across a daylight-saving change aware noons a day apart are 23 hours
+        apart; see :func:`turning_points`).
     min_move : float
         Smallest absolute price move that counts (default 0.03).
     confidence_level : float

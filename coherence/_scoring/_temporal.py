@@ -23,11 +23,11 @@ from .._validation import no_missing
 from .._validation import param_error
 from .._validation import require_columns
 from .._validation import same_within
-from ._dates import any_aware
 from ._dates import aware_cutoff
 from ._dates import check_formats_across
 from ._dates import check_same_awareness
 from ._dates import cutoff_timestamp
+from ._dates import in_source_zone
 from ._dates import parse_cutoffs
 from ._dates import parse_dates
 
@@ -120,7 +120,8 @@ class ContaminationFilterResult:
     matches : pandas.DataFrame
         One row per model: ``model``, the matched ``key``, its ``cutoff`` as given and
         the instant ``applied`` (the opening dates before it are dropped: the cutoff, or
-        the end of the month or year a month- or year-only cutoff names); all but
+        the end of the month or year a month- or year-only cutoff names; aware in the
+        zone the cutoffs are given in, UTC when they are in several); all but
         ``model`` missing (``pd.isna``) when the model is unknown.
     """
 
@@ -297,18 +298,18 @@ def _cutoffs_from_mapping(df: pd.DataFrame, cutoffs: Mapping[str, Any], opened: 
     if keys:
         _check_same_tz(df, opened, [cutoffs[k] for k in keys], pd.Index(keys), owner)
     cut_of_key = dict(zip(keys, cut_vals, strict=True))
-    aware = any_aware(cutoffs.values())
     rows, unknown = [], []
     cutoff_per_row = np.full(len(df), np.datetime64("NaT"), dtype="datetime64[ns]")
     for name in pd.unique(names):
         key = match_cutoff(str(name), cutoffs)
         rows.append({"model": name, "key": key,
                      "cutoff": None if key is None else cutoffs[key],
-                     "applied": None if key is None else _applied(cut_of_key[key], aware)})
+                     "applied": None if key is None else cut_of_key[key]})
         if key is None:
             unknown.append(str(name))
         else:
             cutoff_per_row[names == name] = cut_of_key[key]
+    _show_applied(rows, cutoffs.values())
     return cutoff_per_row, rows, unknown
 
 
@@ -320,7 +321,6 @@ def _cutoffs_from_column(df: pd.DataFrame, column: str, opened: str, names: np.n
     the column name, or None for the rows without a cutoff.
     """
     cutoff_per_row, cut_missing = parse_cutoffs(df[column], df.index, column, owner)
-    aware = any_aware(df[column])
     if not cut_missing.all():
         _check_same_tz(df, opened, df[column], df.index, owner, column)
     raw = df[column].to_numpy(dtype=object)
@@ -336,14 +336,19 @@ def _cutoffs_from_column(df: pd.DataFrame, column: str, opened: str, names: np.n
                 unknown.append(str(name))
         else:
             rows.append({"model": name, "key": column, "cutoff": raw[i],
-                         "applied": _applied(cutoff_per_row[i], aware)})
+                         "applied": cutoff_per_row[i]})
+    _show_applied(rows, df[column])
     return cutoff_per_row, rows, unknown
 
 
-def _applied(when: np.datetime64, aware: bool) -> pd.Timestamp:
-    """A parsed cutoff (naive, UTC for aware dates) as the Timestamp ``matches`` shows."""
-    ts = pd.Timestamp(when)
-    return ts.tz_localize("UTC") if aware else ts
+def _show_applied(rows: list[dict[str, Any]], given: Iterable[Any]) -> None:
+    """Each row's ``applied`` (a parsed cutoff: naive, UTC for aware dates) as the
+    Timestamp ``matches`` shows, in the zone of the cutoffs ``given``
+    (:func:`in_source_zone`: shown in UTC, New York midnight read as 05:00)."""
+    at = [i for i, row in enumerate(rows) if row["applied"] is not None]
+    shown = in_source_zone([rows[i]["applied"] for i in at], given)
+    for i, ts in zip(at, shown, strict=True):
+        rows[i]["applied"] = ts
 
 
 # --------------------------------------------------------------------------- gateway

@@ -406,8 +406,8 @@ def test_shift_interval_is_the_set_the_test_keeps(null, slopes, observed, exact)
 
 @pytest.mark.filterwarnings("ignore:coherence_by_knowledge:coherence.SmallSampleWarning")
 @pytest.mark.parametrize("how", ["date", "column", "mapping"])
-def test_aware_cutoffs_come_back_aware_in_utc(how: str) -> None:
-    """The table's cutoff of aware cutoffs is the instant in UTC, marked so: shown naive,
+def test_aware_cutoffs_come_back_aware(how: str) -> None:
+    """The table's cutoff of aware cutoffs is the instant, marked aware: shown naive,
     '2024-01-01T00:00+05:00' read as the local time 2023-12-31 19:00, a day early."""
     df = pd.DataFrame({"model": "m", "question": list("abcd"),
                        "resolved": ["2023-06-01T00:00+05:00", "2023-09-01T00:00+05:00",
@@ -421,3 +421,25 @@ def test_aware_cutoffs_come_back_aware_in_utc(how: str) -> None:
     naive = coherence_by_knowledge(df.assign(resolved=df["resolved"].str[:10]),
                                    cutoff="2024-01-01", rng=0)
     assert naive.table["cutoff"].iloc[0] == pd.Timestamp("2024-01-01")
+
+
+@pytest.mark.filterwarnings("ignore:coherence_by_knowledge:coherence.SmallSampleWarning")
+@pytest.mark.parametrize("how", ["date", "column", "mapping"])
+def test_aware_cutoffs_come_back_in_the_zone_given(how: str) -> None:
+    """A New York cutoff comes back as given (2024-03-01 00:00-05:00), not as the UTC wall
+    time 05:00; the split and the figures do not move."""
+    ny = pd.Timestamp("2024-03-01", tz="America/New_York")
+    resolved = pd.DatetimeIndex(["2023-06-01", "2023-09-01", "2024-06-01", "2024-07-01"])
+    df = pd.DataFrame({"model": "m", "question": list("abcd"),
+                       "resolved": resolved.tz_localize("America/New_York"),
+                       "violation": [0.0, 0.1, 0.5, 0.6], "cutoff": ny})
+    res = coherence_by_knowledge(df, cutoff={"date": ny, "column": "cutoff",
+                                             "mapping": {"m": ny}}[how], rng=0)
+    shown = res.table["cutoff"].iloc[0]
+    assert shown == ny and str(shown.tz) == "America/New_York" and shown.hour == 0
+    utc = coherence_by_knowledge(df.assign(resolved=df["resolved"].dt.tz_convert("UTC"),
+                                           cutoff=ny.tz_convert("UTC")), rng=0)
+    assert utc.table["cutoff"].iloc[0].hour == 5        # given in UTC: shown in UTC
+    figures = ["n_before", "n_after", "mean_before", "mean_after"]
+    assert res.table[figures].equals(utc.table[figures])
+    assert (res.statistic, res.pvalue) == (utc.statistic, utc.pvalue)

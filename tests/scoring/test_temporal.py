@@ -432,3 +432,21 @@ def test_a_blank_model_name_raises(blank):
                                          r"must be a mapping from model names"):
         contamination_filter(named, {"gpt-4o": "2023-10-01", blank: "2023-01-01"})
     assert contamination_filter(named, {"gpt-4o": "2023-10-01"}).n_dropped == 3
+
+
+@pytest.mark.parametrize("how", ["mapping", "column"])
+def test_applied_cutoff_comes_back_in_the_zone_given(how):
+    """``matches`` shows a New York cutoff as given (00:00-05:00), not as the UTC wall time
+    05:00; what is dropped does not move, and a month-only cutoff stays naive."""
+    ny = pd.Timestamp("2024-03-01", tz="America/New_York")
+    opened = pd.DatetimeIndex(["2024-02-01", "2024-04-01", "2024-02-01"])
+    t = pd.DataFrame({"model": ["m", "m", "n"], "question": ["q1", "q2", "q3"],
+                      "opened": opened.tz_localize("America/New_York"),
+                      "cutoff": [ny, ny, pd.NaT]})
+    rep = contamination_filter(t, {"mapping": {"m": ny}, "column": "cutoff"}[how])
+    applied = rep.matches["applied"]
+    assert applied.iloc[0] == ny and str(applied.iloc[0].tz) == "America/New_York"
+    assert applied.iloc[0].hour == 0 and pd.isna(applied.iloc[1])
+    assert list(rep.dropped["question"]) == ["q1"]
+    naive = contamination_filter(t.assign(opened=opened), {"m": "2024-02"})
+    assert naive.matches["applied"].tolist()[0] == pd.Timestamp("2024-03-01")
