@@ -11,7 +11,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["SHADING_ALPHA", "cell_label", "cell_text", "significant", "text_table"]
+__all__ = ["SHADING_ALPHA", "cell_label", "cell_text", "cell_verdicts", "significant", "text_table",
+           "truth_cells"]
 
 #: The level the report shades p-values below: a number is never rounded across it.
 SHADING_ALPHA = 0.05
@@ -45,6 +46,30 @@ def cell_label(key: Mapping[str, Any]) -> str:
     if len(values) > 1:
         values = [repr(v) if any(ch in v for ch in ",'\"") else v for v in values]
     return ", ".join(values) or "all rows"
+
+
+def cell_verdicts(table: pd.DataFrame, alpha: float) -> dict[tuple[str, ...], tuple[str, str]]:
+    """Per cell (row) of a ``summary_table``, keyed by its labels as a tuple of text: its
+    name (:func:`cell_label`) and the tests whose p-value is below ``alpha`` ("-": none).
+
+    The tuple, not the joined text, tells ``("a, b", "c")`` from ``("a", "b, c")``.
+    """
+    out: dict[tuple[str, ...], tuple[str, str]] = {}
+    for key, row in table.iterrows():
+        values = key if isinstance(key, tuple) else (key,)
+        name = cell_label(dict(zip(map(str, table.index.names), values, strict=True)))
+        out[tuple(map(str, values))] = (name, ", ".join(
+            str(t) for t, p in row.items() if isinstance(p, float) and p < alpha) or "-")
+    return out
+
+
+def truth_cells(truth: pd.DataFrame, verdicts: Mapping[tuple[str, ...], tuple[str, str]]
+                ) -> list[tuple[str, ...]]:
+    """The cell (a key of :func:`cell_verdicts`) each row of a ground-truth table names:
+    its index as a tuple of the ``by`` values, or a single value read as a cell's name."""
+    names = {name: cell for cell, (name, _) in verdicts.items()}
+    return [tuple(map(str, k)) if isinstance(k, tuple) else names.get(str(k), (str(k),))
+            for k in truth.index]
 
 
 def cell_text(value: Any) -> str:
