@@ -27,7 +27,10 @@ def significant(value: float, digits: int) -> str:
     --------
     >>> significant(0.049996, 4), significant(0.123456, 4)
     ('0.049996', '0.1235')
+
+    A negative zero reads 0 (it read "-0"); no other value is shown as zero.
     """
+    value = value + 0.0  # -0.0 + 0.0 is 0.0
     text = f"{value:.{digits}g}"
     while (float(text) < SHADING_ALPHA) != (value < SHADING_ALPHA) and digits < 17:
         digits += 1

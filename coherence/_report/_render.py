@@ -70,10 +70,13 @@ _EFFECT: dict[str, tuple[str, str]] = {
 
 
 def _num(x: Any, digits: int = 3) -> str:
+    """``x`` to ``digits`` significant digits (blank for None and NaN); a negative zero
+    reads 0 (it read "-0"); a nonzero one below ``10**-digits`` in size, or of ``1e5``
+    and more, in scientific notation."""
     if x is None:
         return ""
     try:
-        v = float(x)
+        v = float(x) + 0.0  # -0.0 + 0.0 is 0.0
     except (TypeError, ValueError):
         return str(x)
     if math.isnan(v):
