@@ -31,6 +31,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
+from ._text import result_level
 from ._text import significant
 
 __all__ = ["RESULT_COLUMNS", "CoherenceResult", "ConfidenceInterval", "Summary"]
@@ -78,6 +79,9 @@ class Summary(str):
     heading: str
     rows: tuple[tuple[str, str], ...]
     tables: tuple[tuple[str, pd.DataFrame], ...]
+    #: the result's own test levels (1 - its confidence level): no p-value in the tables
+    #: is rounded across one, as none is across 0.05
+    _levels: tuple[float, ...] = ()
 
     def __new__(cls, text: str, *, title: str | None = None,
                 rows: Iterable[tuple[str, str]] = (),
@@ -97,8 +101,13 @@ class Summary(str):
     def extend(self, text: str, *, tables: Iterable[tuple[str, pd.DataFrame]] = ()
                ) -> Summary:
         """A new summary with ``text`` appended and ``tables`` added to the HTML."""
-        return Summary(str.__str__(self) + text, title=self.heading, rows=self.rows,
-                       tables=(*self.tables, *tables))
+        out = Summary(str.__str__(self) + text, title=self.heading, rows=self.rows,
+                      tables=(*self.tables, *tables))
+        out._levels = self._levels
+        return out
+
+    def _float(self, x: float) -> str:
+        return format_float(x, self._levels)
 
     def with_table(self, caption: str, table: pd.DataFrame, *, lead: Iterable[str] = ()
                    ) -> Summary:
@@ -107,7 +116,7 @@ class Summary(str):
         The lines and the table's text are indented by two spaces, as the
         header rows are; the HTML draws ``table`` under ``caption``.
         """
-        body = table.to_string(index=False, float_format=format_float)
+        body = table.to_string(index=False, float_format=self._float)
         lines = [*lead, *body.splitlines()]
         return self.extend("\n" + "\n".join("  " + line for line in lines),
                            tables=[(caption, table)])
@@ -123,7 +132,7 @@ class Summary(str):
         parts.append("</tbody></table>")
         for caption, frame in self.tables:
             body = frame.to_html(index=False, escape=True, na_rep="NaN",
-                                 float_format=format_float)
+                                 float_format=self._float)
             parts.append(f"<p><b>{html.escape(caption)}</b></p>{body}")
         parts.append("</div>")
         return "".join(parts)
@@ -303,9 +312,12 @@ class CoherenceResult:
         """A short human-readable report of the result (text; HTML in a notebook)."""
         ci = self.confidence_interval
         level = ci.confidence_level
+        # a p-value is not rounded across the level the result tests at (IIA's violates:
+        # adjusted p <= 1 - confidence_level) either
+        levels: tuple[float, ...] = (result_level(level),) if 0 < level < 1 else ()
         rows = [
             ("statistic", format_number(self.statistic)),
-            ("p-value", format_number(self.pvalue)),
+            ("p-value", format_number(self.pvalue, levels)),
             (f"{100 * level:g}% CI", f"[{format_number(ci.low)}, {format_number(ci.high)}]"),
             ("n_obs", str(self.n_obs)),
         ]
@@ -316,6 +328,7 @@ class CoherenceResult:
         width = max(13, *(len(label) for label, _ in rows))  # a long setting's name too
         lines = [title, *(f"  {label:<{width}} {text}" for label, text in rows)]
         summary = Summary("\n".join(lines), title=title, rows=rows)
+        summary._levels = levels
         if self._summary_table is None:
             return summary
         caption, columns = self._summary_table
@@ -323,17 +336,17 @@ class CoherenceResult:
         return summary.with_table(caption, table if columns is None else table[list(columns)])
 
 
-def format_float(x: float) -> str:
+def format_float(x: float, levels: Iterable[float] = ()) -> str:
     """A table cell's float, to four significant digits, with more where four would round
-    it across 0.05 (:func:`coherence._text.significant`: a p-value of 0.049996 read "0.05"
-    next to ``violates True``)."""
-    return significant(float(x), 4)
+    it across 0.05 or one of ``levels`` (:func:`coherence._text.significant`: a p-value of
+    0.049996 read "0.05" next to ``violates True``)."""
+    return significant(float(x), 4, levels)
 
 
-def format_number(x: float) -> str:
+def format_number(x: float, levels: Iterable[float] = ()) -> str:
     """A summary's number: NaN as "nan", a float as :func:`format_float` shows it."""
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return "nan"
     if isinstance(x, float | np.floating):
-        return format_float(x)
+        return format_float(x, levels)
     return str(x)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterable
 from collections.abc import Mapping
 from collections.abc import Sequence
 from typing import Any
@@ -11,27 +12,40 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["SHADING_ALPHA", "cell_label", "cell_text", "significant", "text_table"]
+__all__ = ["SHADING_ALPHA", "cell_label", "cell_text", "cell_verdicts", "result_level",
+           "significant", "text_table", "truth_cells"]
 
 #: The level the report shades p-values below: a number is never rounded across it.
 SHADING_ALPHA = 0.05
 
 
-def significant(value: float, digits: int) -> str:
+def significant(value: float, digits: int, levels: Iterable[float] = ()) -> str:
     """``value`` to ``digits`` significant digits, with more where rounding would put it
     on the other side of :data:`SHADING_ALPHA` (an adjusted p-value of 0.049996 read
-    "0.05" in the summary while the HTML page shaded it as below 0.05).
+    "0.05" in the summary while the HTML page shaded it as below 0.05) or of one of
+    ``levels`` (a result's own level: 0.009999 read "0.01" beside ``violates True`` at
+    0.01).
 
     Examples
     --------
-    >>> significant(0.049996, 4), significant(0.123456, 4)
-    ('0.049996', '0.1235')
+    >>> significant(0.049996, 4), significant(0.123456, 4), significant(0.009999, 3, [0.01])
+    ('0.049996', '0.1235', '0.009999')
+
+    A negative zero reads 0 (it read "-0"); no other value is shown as zero.
     """
+    value = value + 0.0  # -0.0 + 0.0 is 0.0
+    bounds = (SHADING_ALPHA, *levels)
     text = f"{value:.{digits}g}"
-    while (float(text) < SHADING_ALPHA) != (value < SHADING_ALPHA) and digits < 17:
+    while any((float(text) < a) != (value < a) for a in bounds) and digits < 17:
         digits += 1
         text = f"{value:.{digits}g}"
     return text
+
+
+def result_level(confidence_level: float) -> float:
+    """The test level a result's ``confidence_level`` sets, ``1 - confidence_level``, as
+    a reader reads it (0.01 for 0.99, not 0.010000000000000009)."""
+    return float(f"{1.0 - confidence_level:.12g}")
 
 
 def cell_label(key: Mapping[str, Any]) -> str:
@@ -45,6 +59,30 @@ def cell_label(key: Mapping[str, Any]) -> str:
     if len(values) > 1:
         values = [repr(v) if any(ch in v for ch in ",'\"") else v for v in values]
     return ", ".join(values) or "all rows"
+
+
+def cell_verdicts(table: pd.DataFrame, alpha: float) -> dict[tuple[str, ...], tuple[str, str]]:
+    """Per cell (row) of a ``summary_table``, keyed by its labels as a tuple of text: its
+    name (:func:`cell_label`) and the tests whose p-value is below ``alpha`` ("-": none).
+
+    The tuple, not the joined text, tells ``("a, b", "c")`` from ``("a", "b, c")``.
+    """
+    out: dict[tuple[str, ...], tuple[str, str]] = {}
+    for key, row in table.iterrows():
+        values = key if isinstance(key, tuple) else (key,)
+        name = cell_label(dict(zip(map(str, table.index.names), values, strict=True)))
+        out[tuple(map(str, values))] = (name, ", ".join(
+            str(t) for t, p in row.items() if isinstance(p, float) and p < alpha) or "-")
+    return out
+
+
+def truth_cells(truth: pd.DataFrame, verdicts: Mapping[tuple[str, ...], tuple[str, str]]
+                ) -> list[tuple[str, ...]]:
+    """The cell (a key of :func:`cell_verdicts`) each row of a ground-truth table names:
+    its index as a tuple of the ``by`` values, or a single value read as a cell's name."""
+    names = {name: cell for cell, (name, _) in verdicts.items()}
+    return [tuple(map(str, k)) if isinstance(k, tuple) else names.get(str(k), (str(k),))
+            for k in truth.index]
 
 
 def cell_text(value: Any) -> str:

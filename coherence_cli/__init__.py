@@ -109,19 +109,22 @@ def _verdicts(rep: Any, truth: Any = None, alpha: float = 0.05) -> Any:
     the tests whose property the agent's design violates)."""
     import pandas as pd
 
-    table = rep.summary_table()
+    from coherence._text import cell_verdicts
+    from coherence._text import truth_cells
+
     # the p-values as the report adjusted them: raw ones with adjust="none"
     kind = "p" if rep.settings.get("adjust", "holm") == "none" else "adjusted p"
+    verdicts = cell_verdicts(rep.summary_table(), alpha)
+    # each truth row's cell as a tuple of labels, as the report's ground truth keys it
+    rows_of = truth_cells(truth, verdicts) if truth is not None else []
     rows = []
-    for key, row in table.iterrows():
-        name = key if not isinstance(key, tuple) else ", ".join(map(str, key))
-        failed = [t for t, p in row.items() if isinstance(p, float) and p < alpha]
-        entry = {"cell": name, f"fails ({kind} < {alpha:g})": ", ".join(failed) or "-"}
-        if truth is not None and name in truth.index:
+    for cell, (name, failed) in verdicts.items():
+        entry = {"cell": name, f"fails ({kind} < {alpha:g})": failed}
+        if cell in rows_of:
             from bayesnets import designed_violations
 
             entry["violates by design"] = designed_violations(
-                truth.loc[[name]])["violates by design"].iloc[0]
+                truth.iloc[[rows_of.index(cell)]])["violates by design"].iloc[0]
         rows.append(entry)
     return pd.DataFrame(rows).set_index("cell")
 

@@ -30,6 +30,8 @@ import pandas as pd
 
 from .._multiplicity import adjust_label
 from .._multiplicity import adjust_pvalues
+from .._text import cell_verdicts
+from .._text import truth_cells
 from .._validation import MISSING_WORDS
 from ._not_run import DESCRIPTIVE
 from ._not_run import cell_label
@@ -68,10 +70,13 @@ _EFFECT: dict[str, tuple[str, str]] = {
 
 
 def _num(x: Any, digits: int = 3) -> str:
+    """``x`` to ``digits`` significant digits (blank for None and NaN); a negative zero
+    reads 0 (it read "-0"); a nonzero one below ``10**-digits`` in size, or of ``1e5``
+    and more, in scientific notation."""
     if x is None:
         return ""
     try:
-        v = float(x)
+        v = float(x) + 0.0  # -0.0 + 0.0 is 0.0
     except (TypeError, ValueError):
         return str(x)
     if math.isnan(v):
@@ -741,23 +746,14 @@ def _truth(rep: CoherenceReport, alpha: float = 0.05) -> str:
     truth = rep.truth
     if truth is None or len(truth) == 0:
         return ""
-    table = rep.summary_table()
     # keyed by the cell's labels, a tuple (their joined text named ("a, b", "c") and
     # ("a", "b, c") alike); a truth row names its cell by the tuple (an index of the by
     # columns) or by the cell's label
-    failed: dict[tuple[str, ...], str] = {}
-    labels: dict[str, tuple[str, ...]] = {}
-    for key, row in table.iterrows():
-        values = key if isinstance(key, tuple) else (key,)
-        cell = tuple(map(str, values))
-        failed[cell] = ", ".join(t for t, p in row.items()
-                                 if isinstance(p, float) and p < alpha) or "-"
-        labels[cell_label(dict(zip(map(str, table.index.names), values, strict=True)))] = cell
-    rows = [tuple(map(str, k)) if isinstance(k, tuple) else labels.get(str(k), (str(k),))
-            for k in truth.index]
+    verdicts = cell_verdicts(rep.summary_table(), alpha)
+    rows = truth_cells(truth, verdicts)
     shown = truth.reset_index()
-    shown[f"fails here (adjusted p < {alpha:g})"] = [failed.get(k, "not in the report")
-                                                    for k in rows]
+    shown[f"fails here (adjusted p < {alpha:g})"] = [
+        verdicts[k][1] if k in verdicts else "not in the report" for k in rows]
     numeric = [c for c in shown.columns if pd.api.types.is_numeric_dtype(shown[c])]
     caption = str(truth.attrs.get("caption", ""))
     return ("<h3>Ground truth: what each simulated agent violates by design</h3>"

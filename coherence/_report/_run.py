@@ -70,6 +70,7 @@ from ._result import FRAME_COLUMNS
 from ._result import CoherenceReport
 from ._result import ReportCell
 from ._split import check_lie_columns
+from ._split import lie_cell
 from ._split import side_tables_record
 from ._split import split_lie
 from ._split import split_lie_baseline
@@ -590,7 +591,7 @@ def _report(iv: _ReportInput) -> CoherenceReport:
         elif len(keyed) == 1:
             lie_parts[0] = lie_df
         else:
-            keyed.append((dict.fromkeys(present_by, "lie table"), df.iloc[:0]))
+            keyed.append((lie_cell(keyed, present_by), df.iloc[:0]))
             lie_parts.append(lie_df)
     lie_options: list[dict[str, Any]] = [dict(iv.lie_options) for _ in keyed]
     baseline = iv.lie_options.get("baseline")

@@ -20,8 +20,8 @@ from .._validation import param_error
 from .._validation import plain_value
 from .._warnings import SkippedRecordsWarning
 
-__all__ = ["check_lie_columns", "side_tables_record", "split_lie", "split_lie_baseline",
-           "split_set_aside"]
+__all__ = ["check_lie_columns", "lie_cell", "side_tables_record", "split_lie",
+           "split_lie_baseline", "split_set_aside"]
 
 
 def check_lie_columns(lie: pd.DataFrame, present_by: Sequence[str]) -> None:
@@ -36,6 +36,25 @@ def check_lie_columns(lie: pd.DataFrame, present_by: Sequence[str]) -> None:
             "into the data's cells) or none of them (it is checked whole, in a cell of its "
             "own); add the missing columns, or name only the columns it has in by",
             f"a table with {have} but without {missing}, whose cells would be pooled"))
+
+
+#: the label, in every cell column, of the cell a LIE table without them is checked in
+LIE_CELL = "lie table"
+
+
+def lie_cell(keyed: Sequence[tuple[Mapping[str, Any], pd.DataFrame]],
+             present_by: Sequence[str]) -> dict[str, Any]:
+    """The key of the cell a LIE table without the cell columns is checked in: "lie table"
+    in each. A data cell of that label in each raises, naming the columns: the two cells
+    merged into one row of ``summary_table`` (and read alike in ``to_frame``)."""
+    key = dict.fromkeys(present_by, LIE_CELL)
+    if any(dict(k) == key for k, _ in keyed):
+        raise ValueError(param_error(
+            "lie", "report", f"a table with the cell columns {list(present_by)} when a cell "
+            f"of the data is labelled {LIE_CELL!r} in {list(present_by)} (a table without "
+            "them is checked in a cell of that name, which would merge with it); add the "
+            "columns, or relabel that cell", "a table without them"))
+    return key
 
 
 def split_lie(lie: pd.DataFrame, keyed: Sequence[tuple[Mapping[str, Any], pd.DataFrame]],

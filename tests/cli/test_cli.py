@@ -454,3 +454,25 @@ def test_permutations_still_works_with_a_note(capsys, table):
     assert out.returncode == 0, out.stderr
     assert "--permutations is deprecated" in out.stderr and "--resamples" in out.stderr
     assert "DeprecationWarning" not in out.stderr
+
+
+def test_demo_verdicts_tell_apart_cells_whose_joined_labels_collide():
+    """Regression: the verdicts named a cell by its labels joined with ", ", so the cells
+    ("a, b", "c") and ("a", "b, c") were both "a, b, c", and the ground truth of one was
+    looked up for both. They are named and keyed as the report's ground truth is."""
+    import pandas as pd
+
+    from coherence_cli import _verdicts
+
+    index = pd.MultiIndex.from_tuples([("a, b", "c"), ("a", "b, c")], names=["m", "p"])
+    table = pd.DataFrame({"ci": [0.01, 0.2]}, index=index)
+    rep = type("Rep", (), {"settings": {"adjust": "none"},
+                           "summary_table": staticmethod(lambda: table)})()
+    truth = pd.DataFrame({"cmi_exact": [0.0, 0.5], "nonmonotone_pairs": ["-", "-"],
+                          "max_prompt_shift": [0.0, 0.0]},
+                         index=pd.MultiIndex.from_tuples([("a", "b, c"), ("a, b", "c")],
+                                                         names=["m", "p"]))
+    verdicts = _verdicts(rep, truth)
+    assert verdicts.index.tolist() == ["'a, b', c", "a, 'b, c'"]
+    assert verdicts["fails (p < 0.05)"].tolist() == ["ci", "-"]
+    assert verdicts["violates by design"].tolist() == ["ci, ci_calibrated, leakage", "-"]

@@ -128,6 +128,41 @@ def test_summary_never_rounds_a_pvalue_across_0_05():
     assert "<td>0.049996</td>" in shown._repr_html_()
 
 
+def test_summary_never_rounds_a_pvalue_onto_the_results_own_level():
+    """IIA flags a comparison at adjusted p <= 1 - confidence_level: at 0.99 a p-value of
+    0.0099996 read "0.01" in the summary and beside ``violates True`` in its table. The
+    guard holds at the result's own level as at 0.05; at 0.95 nothing changes."""
+    ci = ConfidenceInterval(0.1, 0.4, 0.99)
+    r = dataclasses.replace(make(), pvalue=0.0099996, confidence_interval=ci)
+    assert "  p-value       0.0099996" in str(r.summary()).splitlines()
+    assert "  p-value       0.01" in str(dataclasses.replace(
+        r, pvalue=0.0100004).summary()).splitlines()
+    assert "  p-value       0.01" in str(dataclasses.replace(
+        make(), pvalue=0.0099996).summary()).splitlines()
+    table = pd.DataFrame({"pvalue_adjusted": [0.0099996, 0.12345], "violates": [True, False]})
+    shown = r.summary().with_table("per comparison", table)
+    assert str(shown).splitlines()[-2].split() == ["0.0099996", "True"]
+    assert "<td>0.0099996</td>" in shown._repr_html_()
+    assert str(make().summary().with_table("t", table)).splitlines()[-2].split() == [
+        "0.01", "True"]
+
+
+def test_a_negative_zero_reads_0():
+    """A statistic of -0.0 read "-0" in summary(), in its detail table, in to_markdown()'s
+    cells and in the plain-text tables; other negative values keep their sign."""
+    from coherence._text import cell_text
+    from coherence._text import text_table
+
+    r = dataclasses.replace(make(), statistic=-0.0)
+    assert "  statistic     0" in str(r.summary()).splitlines()
+    table = pd.DataFrame({"statistic": [-0.0, -1e-17]})
+    shown = Summary("head").with_table("per row", table)
+    assert [line.strip() for line in str(shown).splitlines()[-2:]] == ["0", "-1e-17"]
+    assert "<td>0</td>" in shown._repr_html_() and "-0<" not in shown._repr_html_()
+    assert [cell_text(v) for v in (-0.0, np.float64(-0.0), -1e-17)] == ["0", "0", "-1e-17"]
+    assert text_table(table).splitlines()[1].strip() == "0"
+
+
 def test_class_keywords_name_the_test_and_its_settings():
     # dataclass(slots=True) builds the class twice, the second time without
     # the keywords: what the class statement said must survive

@@ -210,3 +210,20 @@ def test_summary_keeps_a_label_with_a_line_break_on_its_row():
     lines = str(rep.summary()).split("\nTests that did not run")[0].splitlines()[1:]
     assert [line.split() for line in lines] == [["model", "ci"], ["gpt\\n4", "0.25"],
                                                  ["gpt", "4", "0.25"], ["tab\\there", "0.25"]]
+
+
+def test_a_data_cell_named_like_the_lie_cell_raises(two_models):
+    """A LIE table without the cell columns is checked in a cell labelled "lie table" in
+    each; a data cell of that label merged with it into one row of summary_table (its ci
+    beside the LIE check's p-value), read alike in to_frame. It raises, naming the column."""
+    e, _ = _lie(["gpt"])
+    data = two_models.replace({"model": {"llama": "lie table"}})
+    with pytest.raises(ValueError, match=r"'lie' parameter of report .*labelled 'lie table' "
+                       r"in \['model'\]"):
+        report(data, by="model", lie=e, lie_options={"baseline": e.assign(p_y_given_x=0.5)},
+               tests=["ci", "lie"], progress=False, rng=1, **FAST)
+    # another label beside it runs as before, the LIE check in a cell of its own
+    rep = report(two_models, by="model", lie=e,
+                 lie_options={"baseline": e.assign(p_y_given_x=0.5)},
+                 tests=["ci", "lie"], progress=False, rng=1, **FAST)
+    assert rep.summary_table().index.tolist() == ["gpt", "llama", "lie table"]

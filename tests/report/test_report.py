@@ -911,6 +911,16 @@ def test_pvalues_never_print_on_the_other_side_of_the_level():
     assert _pval(0.12345) == "0.123" and _pval(0.0004) == "< 0.001"
 
 
+def test_the_html_page_shows_a_negative_zero_as_0():
+    """The page's numbers (statistics, intervals, effects) showed -0.0 as "-0"."""
+    from coherence._report._render import _num
+    from coherence._report._render import _with_ci
+
+    assert [_num(-0.0), _num(-0.0, 4), _num(0.0)] == ["0", "0", "0"]
+    assert _with_ci(-0.0, -0.0, 0.5) == "0 [0, 0.5]"
+    assert [_num(-0.0004), _num(-0.25), _num(-2.5)] == ["-4.00e-04", "-0.25", "-2.5"]
+
+
 def test_grid_note_counts_the_second_stage(two_models):
     # with 99 permutations the note said no test could reach the shading, next to cells
     # shaded p < 0.001 (their p-values resolved with the second stage's draws)
