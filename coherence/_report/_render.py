@@ -30,6 +30,7 @@ import pandas as pd
 
 from .._multiplicity import adjust_label
 from .._multiplicity import adjust_pvalues
+from .._text import SHADING_ALPHA
 from .._text import cell_verdicts
 from .._text import truth_cells
 from .._validation import MISSING_WORDS
@@ -48,7 +49,7 @@ if TYPE_CHECKING:
 
 __all__ = ["render_first_screen", "render_html"]
 
-ALPHA = 0.05
+ALPHA = SHADING_ALPHA
 
 # --------------------------------------------------------------------------- vocabulary
 #: short column heading of each test in the grid
@@ -72,7 +73,8 @@ _EFFECT: dict[str, tuple[str, str]] = {
 def _num(x: Any, digits: int = 3) -> str:
     """``x`` to ``digits`` significant digits (blank for None and NaN); a negative zero
     reads 0 (it read "-0"); a nonzero one below ``10**-digits`` in size, or of ``1e5``
-    and more, in scientific notation."""
+    and more, in scientific notation; one below 1 gets more decimals where ``digits``
+    would round it across ALPHA (a detail table's p-value of 0.049996 read "0.05")."""
     if x is None:
         return ""
     try:
@@ -83,7 +85,12 @@ def _num(x: Any, digits: int = 3) -> str:
         return ""
     if v != 0 and (abs(v) < 10 ** -(digits) or abs(v) >= 10**5):
         return f"{v:.{digits - 1}e}"
-    return f"{v:.{digits}g}" if abs(v) >= 1 else f"{v:.{digits}f}".rstrip("0").rstrip(".")
+    if abs(v) >= 1:
+        return f"{v:.{digits}g}"
+    places = digits
+    while (float(f"{v:.{places}f}") < ALPHA) != (v < ALPHA) and places < 17:
+        places += 1
+    return f"{v:.{places}f}".rstrip("0").rstrip(".")
 
 
 def _pval(p: Any) -> str:

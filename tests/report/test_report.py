@@ -921,6 +921,19 @@ def test_the_html_page_shows_a_negative_zero_as_0():
     assert [_num(-0.0004), _num(-0.25), _num(-2.5)] == ["-4.00e-04", "-0.25", "-2.5"]
 
 
+def test_the_html_detail_tables_never_round_a_pvalue_across_the_level():
+    """A detail table's number (the appendix's p-values, e.g. IIA's adjusted ones) to 4
+    decimals: 0.049996 read "0.05" on a page that shades p-values below 0.05."""
+    from coherence._report._render import _num
+    from coherence._report._render import _table_html
+
+    assert [_num(0.049996, 4), _num(0.050004, 4), _num(0.0123456, 4)] == [
+        "0.049996", "0.05", "0.0123"]
+    assert [_num(0.12345, 4), _num(0.04, 4), _num(3.14159, 4)] == ["0.1235", "0.04", "3.142"]
+    html = _table_html(pd.DataFrame({"pvalue_adjusted": [0.049996, 0.3]}))
+    assert "0.049996" in html and ">0.05<" not in html
+
+
 def test_grid_note_counts_the_second_stage(two_models):
     # with 99 permutations the note said no test could reach the shading, next to cells
     # shaded p < 0.001 (their p-values resolved with the second stage's draws)
