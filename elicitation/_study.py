@@ -237,12 +237,7 @@ def load_study(config: str | os.PathLike[str] | Mapping[str, Any]) -> dict[str, 
         if not path.is_file():
             raise ValueError(param_error("config", owner, "a TOML file or a mapping",
                                          str(config)) + " (no such file)")
-        try:   # TOML is UTF-8 whatever the locale; other bytes raised UnicodeDecodeError
-            raw = tomllib.loads(path.read_bytes().decode("utf-8"))
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-            raise ValueError(f"The study configuration {path} is not valid TOML: "
-                             + (f"not UTF-8 text ({exc})" if isinstance(exc, UnicodeError)
-                                else str(exc))) from None
+        raw = _toml(path)
     else:
         raise TypeError(param_error("config", owner, "a TOML file path or a mapping", config))
     _unknown(raw, _TOP, "the study configuration")
@@ -332,6 +327,17 @@ def load_study(config: str | os.PathLike[str] | Mapping[str, Any]) -> dict[str, 
         cfg["seeds"] = list(seeds)
     _clients_iv(cfg)
     return cfg
+
+
+def _toml(path: Path) -> dict[str, Any]:
+    """A study file's content: TOML is UTF-8 whatever the locale (other bytes raised a
+    UnicodeDecodeError naming neither the file nor what is wrong)."""
+    try:
+        return tomllib.loads(path.read_bytes().decode("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ValueError(f"The study configuration {path} is not valid TOML: "
+                         + (f"not UTF-8 text ({exc})" if isinstance(exc, UnicodeError)
+                            else str(exc))) from None
 
 
 def _clients_iv(cfg: Mapping[str, Any]) -> None:
