@@ -78,6 +78,10 @@ def auxiliary_name(network: str, variable: str) -> str:
     >>> auxiliary_name("asia", "bronc")
     'bronchitis status'
     """
+    # a number came back as itself (not a str) or str()-ed, a list raised 'unhashable type'
+    for name, value in (("network", network), ("variable", variable)):
+        if not isinstance(value, str) or not value:
+            raise TypeError(param_error(name, "auxiliary_name", "a non-empty str", value))
     return variable_name(network, variable)
 
 

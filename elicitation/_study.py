@@ -237,11 +237,7 @@ def load_study(config: str | os.PathLike[str] | Mapping[str, Any]) -> dict[str, 
         if not path.is_file():
             raise ValueError(param_error("config", owner, "a TOML file or a mapping",
                                          str(config)) + " (no such file)")
-        try:
-            raw = tomllib.loads(path.read_text())
-        except tomllib.TOMLDecodeError as exc:
-            raise ValueError(f"The study configuration {path} is not valid TOML: {exc}") \
-                from None
+        raw = _toml(path)
     else:
         raise TypeError(param_error("config", owner, "a TOML file path or a mapping", config))
     _unknown(raw, _TOP, "the study configuration")
@@ -258,9 +254,10 @@ def load_study(config: str | os.PathLike[str] | Mapping[str, Any]) -> dict[str, 
         if kind != "decision":
             raise ValueError("The study's 'seeds' (one run per seed, with the between-seed "
                              f"spread) is for kind = 'decision'; got kind {kind!r}")
-        if (not isinstance(seeds, list) or not seeds or len(set(seeds)) != len(seeds)
+        # the entries' type first: set() of a list holding a list raised 'unhashable type'
+        if (not isinstance(seeds, list) or not seeds
                 or not all(isinstance(x, int) and not isinstance(x, bool) and 0 <= x < 2**63
-                           for x in seeds)):
+                           for x in seeds) or len(set(seeds)) != len(seeds)):
             raise ValueError("The study's 'seeds' must be a list of distinct non-negative "
                              f"ints below 2**63; got {seeds!r}")
         if "seed" in raw and raw["seed"] != seeds[0]:   # (a loaded config has both)
@@ -314,8 +311,10 @@ def load_study(config: str | os.PathLike[str] | Mapping[str, Any]) -> dict[str, 
         raise ValueError("The study's tests.baseline must be true or false; got "
                          f"{tests['baseline']!r}")
     folder = raw.get("out", "study")
-    if not isinstance(folder, str) or not folder.strip():
-        raise ValueError(f"The study's 'out' must be a folder's path; got {folder!r}")
+    if not isinstance(folder, str) or not folder.strip() or "\0" in folder:
+        # a NUL character failed in Path.resolve with 'embedded null byte', naming no key
+        raise ValueError(f"The study's 'out' must be a folder's path; got {folder!r}"
+                         + (" (a path holds no NUL character)" if "\0" in str(folder) else ""))
     out = Path(folder).resolve()
     name = raw.get("name", out.name)
     if "name" in raw and (not isinstance(name, str) or not name.strip()):
@@ -328,6 +327,17 @@ def load_study(config: str | os.PathLike[str] | Mapping[str, Any]) -> dict[str, 
         cfg["seeds"] = list(seeds)
     _clients_iv(cfg)
     return cfg
+
+
+def _toml(path: Path) -> dict[str, Any]:
+    """A study file's content: TOML is UTF-8 whatever the locale (other bytes raised a
+    UnicodeDecodeError naming neither the file nor what is wrong)."""
+    try:
+        return tomllib.loads(path.read_bytes().decode("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ValueError(f"The study configuration {path} is not valid TOML: "
+                         + (f"not UTF-8 text ({exc})" if isinstance(exc, UnicodeError)
+                            else str(exc))) from None
 
 
 def _clients_iv(cfg: Mapping[str, Any]) -> None:

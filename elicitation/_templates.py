@@ -121,6 +121,10 @@ class Template:
         if self.kind == "decision" and labels_in is None:
             labels_in = DECISION_LABELS
         if labels_in is not None:
+            if not isinstance(labels_in, list | tuple):
+                # a str was read as its characters ('Yes' as 'Y', 'e', 's'), a set in any order
+                raise TypeError(param_error("labels", owner, "None or a list or tuple of str "
+                                            "labels", self.labels))
             labels = tuple(labels_in)
             if (len(labels) < 2 or not all(isinstance(x, str) and x.strip() for x in labels)
                     or len({x.lower() for x in labels}) != len(labels)):
@@ -137,11 +141,16 @@ class Template:
             except ValueError as exc:
                 raise ValueError(f"Template {self.name!r} is not a valid format string: "
                                  f"{exc}.") from None
-            for _, fname, _, _ in parsed:
+            for _, fname, spec, conversion in parsed:
                 if fname is not None:
-                    if not fname.isidentifier():
-                        raise ValueError(f"Template {self.name!r} has placeholder {{{fname}}}; "
-                                         "placeholders must be plain names.")
+                    # a conversion or format spec failed only in render ('{a:>{b}}' with
+                    # KeyError 'b', '{a:d}' with "Unknown format code 'd'"), naming nothing
+                    if not fname.isidentifier() or spec or conversion:
+                        shown = fname + (f"!{conversion}" if conversion else "") + (
+                            f":{spec}" if spec else "")
+                        raise ValueError(f"Template {self.name!r} has placeholder {{{shown}}}; "
+                                         "placeholders must be plain names (no conversion "
+                                         "or format spec).")
                     names.add(fname)
         object.__setattr__(self, "placeholders", frozenset(names))
 

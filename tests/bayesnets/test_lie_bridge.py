@@ -9,6 +9,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
 from scipy import stats
 
 import bayesnets
@@ -201,6 +204,34 @@ def test_auxiliary_name() -> None:
         "right upper quadrant oxygen pressure (kPa)")
     assert bayesnets.auxiliary_name("child", "Nope") == "Nope"
     assert bayesnets.auxiliary_name("mynet", "x") == "x"
+
+
+@pytest.mark.parametrize("network, variable, name", [
+    (5, "x", "network"), ("child", 5, "variable"), ("child", ["RUQO2"], "variable"),
+    (["child"], "x", "network"), ("child", "", "variable"), (None, None, "network")])
+def test_auxiliary_name_refuses_what_is_not_a_name(network, variable, name) -> None:
+    # auxiliary_name(5, 5) returned 5 (not a str), ("child", 5) '5', a list raised
+    # 'unhashable type: list'
+    with pytest.raises(TypeError, match=f"The '{name}' parameter of auxiliary_name must be a "
+                       "non-empty str"):
+        bayesnets.auxiliary_name(network, variable)
+
+
+_NAMES = st.one_of(st.text(max_size=6), st.sampled_from(["child", "asia", "RUQO2", "bronc"]),
+                   st.integers(), st.floats(), st.none(), st.booleans(),
+                   st.lists(st.text(max_size=2), max_size=2), st.just({"a": 1}))
+
+
+@settings(max_examples=200)
+@given(_NAMES, _NAMES)
+def test_auxiliary_name_is_a_str_or_a_clean_error(network, variable) -> None:
+    try:
+        name = bayesnets.auxiliary_name(network, variable)
+    except TypeError as exc:
+        assert "parameter of auxiliary_name" in str(exc)
+        return
+    assert isinstance(name, str) and name
+    assert name == variable or network in bayesnets.PHRASE_NETWORKS
 
 
 # --------------------------------------------------------------------------- validation

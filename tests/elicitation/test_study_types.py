@@ -23,6 +23,11 @@ TESTS = {"tests": ["ci"], "n_permutations": 19, "n_resamples": 19}
 
 @pytest.mark.parametrize("config, message", [
     ({**SIM, "out": 5}, "'out' must be a folder's path; got 5"),
+    # a NUL character failed in Path.resolve ('embedded null byte', naming no key); a list in
+    # 'seeds' failed in set() ('unhashable type: list')
+    ({**SIM, "out": "a\0b"}, r"'out' must be a folder's path; got 'a\\x00b' \(a path holds "
+     "no NUL character\\)"),
+    ({"seeds": [[1], 2], **SIM}, r"'seeds' must be a list of distinct .*; got \[\[1\], 2\]"),
     ({**SIM, "design": {"prompts": 5}}, "design.prompts must be a name or a non-empty list"),
     ({**SIM, "design": {"prompts": []}}, "design.prompts must be a name or a non-empty list"),
     ({**SIM, "design": {"question": 5}}, "design.question must be the phrase"),
