@@ -714,6 +714,24 @@ def test_decision_labels_must_be_two_distinct(labels):
         parse_decision("Decide: Yes\nAnswer: Yes", labels)
 
 
+@pytest.mark.parametrize(("labels", "text", "expected"), [
+    # a label that ends the other one was also found inside it
+    (("Can decide", "Decide"), "Can decide: No", ("defer", None)),            # answer was no
+    (("Can decide", "Decide"), "Can decide: Yes\nDecide: No", ("no", "no")),
+    (("Answer", "Final answer"), "Final answer: Yes", "missing_label"),       # was yes
+    (("Answer", "Final answer"), "Answer: Yes. Final answer: No", ("no", "no")),  # duplicate
+    (("A", "AB"), "A: Yes\nAB: No", ("no", "no")),
+    (("yes", "yes, definitely"), "yes: yes\nyes, definitely: no", ("no", "no")),
+])
+def test_decision_labels_that_overlap_are_each_their_own(labels, text, expected):
+    parsed = parse_decision(text, labels)
+    if isinstance(expected, str):
+        assert not parsed.ok and parsed.reason == expected, parsed.values
+    else:
+        assert parsed.ok, parsed.detail
+        assert (parsed.values["action"], parsed.values["answer"]) == expected
+
+
 @pytest.mark.parametrize("text", ['{"No": 0.3, "Yes": 0.7}',
                                   '```json\n{"No": 0.3, "Yes": 0.7}\n```',
                                   '{"reasoning": "rare in the young", "No": 0.3, "Yes": 0.7}'])
