@@ -232,7 +232,7 @@ def _valued_pattern(labels: Sequence[str]) -> re.Pattern[str]:
                       + _AFTER_LABEL + r"[-+]?\.?\d", re.IGNORECASE)
 
 
-def _strip_reasoning(text: str) -> tuple[str, str | None]:
+def strip_reasoning(text: str) -> tuple[str, str | None]:
     """Remove closed reasoning blocks; the second item names an unclosed one."""
     for tag in _REASONING_TAGS:
         closed = re.compile(rf"<{tag}>.*?</{tag}>", re.IGNORECASE | re.DOTALL)
@@ -490,7 +490,7 @@ def _reply_body(text: Any, draft: str, labels: tuple[str, ...]) -> tuple[str, Pa
     bad = _not_text(text)
     if bad is not None:
         return "", bad
-    body, unclosed = _strip_reasoning(text)
+    body, unclosed = strip_reasoning(text)
     if all(unicodedata.normalize("NFKC", label) == label for label in labels):
         # full-width letters are the labels' (a full-width "Ｎｏ: 0.3" was no label word,
         # and its number was read as P(Yes)); full-width digits were read already
