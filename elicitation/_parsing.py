@@ -209,6 +209,16 @@ def _misplaced(body: str, m: re.Match[str], value: str) -> str | None:
     return None
 
 
+def _in_longer(body: str, m: re.Match[str], labels: Sequence[str]) -> bool:
+    """Whether the label matched by ``m`` ends a longer label of ``labels`` ("high" in
+    "very high: 0.2", "Decide" in "Can decide: No"): that match is the longer label's."""
+    label = m.group("label")
+    before = body[:m.start("label")].lower()
+    return any(before.endswith(other[:-len(label)].lower()) for other in labels
+               if len(other) > len(label) and other.lower().endswith(label.lower())
+               and not other[-len(label) - 1].isalnum())
+
+
 def _words_pattern(labels: Sequence[str]) -> re.Pattern[str]:
     """Any of the labels as a word."""
     return re.compile(r"(?:" + "|".join(_label_word(x) for x in labels) + r")" + _WORD_END,
@@ -222,7 +232,7 @@ def _valued_pattern(labels: Sequence[str]) -> re.Pattern[str]:
                       + _AFTER_LABEL + r"[-+]?\.?\d", re.IGNORECASE)
 
 
-def _strip_reasoning(text: str) -> tuple[str, str | None]:
+def strip_reasoning(text: str) -> tuple[str, str | None]:
     """Remove closed reasoning blocks; the second item names an unclosed one."""
     for tag in _REASONING_TAGS:
         closed = re.compile(rf"<{tag}>.*?</{tag}>", re.IGNORECASE | re.DOTALL)
@@ -480,7 +490,7 @@ def _reply_body(text: Any, draft: str, labels: tuple[str, ...]) -> tuple[str, Pa
     bad = _not_text(text)
     if bad is not None:
         return "", bad
-    body, unclosed = _strip_reasoning(text)
+    body, unclosed = strip_reasoning(text)
     if all(unicodedata.normalize("NFKC", label) == label for label in labels):
         # full-width letters are the labels' (a full-width "Ｎｏ: 0.3" was no label word,
         # and its number was read as P(Yes)); full-width digits were read already
@@ -600,13 +610,8 @@ def _tolerant(text: str, body: str, labels: tuple[str, ...]) -> dict[str, float]
     found: dict[str, float] = {}
     for label in labels:
         values = set()
-        # the words before ``label`` in a longer label that ends with it ("very " of "very
-        # high" for "high"): such a match is the longer label's value, not this one's
-        longer = [other[:-len(label)].lower() for other in labels
-                  if len(other) > len(label) and other.lower().endswith(label.lower())
-                  and not other[-len(label) - 1].isalnum()]
         for m in _label_pattern(label).finditer(body):
-            if any(body[:m.start("label")].lower().endswith(w) for w in longer):
+            if _in_longer(body, m, labels):
                 continue
             why = _misplaced(body, m, "num")
             if why is not None:
@@ -737,10 +742,15 @@ def _lone_number(text: str, body: str, labels: tuple[str, ...], tol: float) -> P
 PAPER_DECISION_LABELS: tuple[str, str] = ("Can decide", "Decision")
 
 
-def _answers_of(label: str, body: str, words: re.Pattern[str]) -> tuple[set[str], str | None]:
-    """The Yes/No answers given to ``label``; the second item says why one is ambiguous."""
+def _answers_of(label: str, body: str, labels: tuple[str, ...]) -> tuple[set[str], str | None]:
+    """The Yes/No answers given to ``label``; the second item says why one is ambiguous.
+    A label that ends the other one is not found inside it ("Decide" in "Can decide: No":
+    the deferral's missing answer was read as No)."""
     found: set[str] = set()
+    words = _words_pattern(labels)
     for m in _label_pattern(label, r"(?P<answer>yes|no)(?![\w])").finditer(body):
+        if _in_longer(body, m, labels):
+            continue
         why = _misplaced(body, m, "answer")
         if why is not None:
             return found, why
@@ -843,9 +853,8 @@ def _parse_decision(text: Any, labels: tuple[str, ...]) -> Parsed:
                     return _fail(text, "invalid", f"the JSON answer is {a!r}, not Yes or No")
                 ans = a.strip().lower()
             return _decision(text, d.strip().lower(), ans, "json")
-    words = _words_pattern(labels)
-    decides, echo_d = _answers_of(decide_label, body, words)
-    answers, echo_a = _answers_of(answer_label, body, words)
+    decides, echo_d = _answers_of(decide_label, body, labels)
+    answers, echo_a = _answers_of(answer_label, body, labels)
     echo = echo_d or echo_a
     if echo:
         return _fail(text, "ambiguous", echo)

@@ -110,13 +110,14 @@ def label_pairs(candidates: pd.DataFrame, client: Any, opts: Any) -> pd.DataFram
     """Ask the model to label each candidate pair strong / weak / none; keep the replies.
 
     Returns one row per candidate: ``pair``, ``exact_category`` (from the network),
-    ``reply`` (the raw text), ``label`` (lower case; ``''`` when the reply names none of
-    the three). ``attrs`` holds ``n_calls`` and ``n_cached``.
+    ``reply`` (the raw text), ``label`` (lower case; ``''`` when the reply's ``Relation``
+    line starts with none of the three, or names two: "STRONG or WEAK"). ``attrs`` holds
+    ``n_calls`` and ``n_cached``.
     """
     from ._engine import execute
     from ._engine import make_job
     from ._engine import settings_json
-    from ._study_tuples import parse_reply
+    from ._study_tuples import reply_choice
 
     settings = settings_json(client)
     jobs = [make_job(client, settings, PAIR_LABEL_TEMPLATE,
@@ -124,10 +125,8 @@ def label_pairs(candidates: pd.DataFrame, client: Any, opts: Any) -> pd.DataFram
                      context=r["pair"], prompt="design_pair_label", repetition=0,
                      quantity="pair_label") for r in candidates.to_dict("records")]
     done = execute(client, jobs, opts)
-    labels = []
-    for text in done.raw["text"]:
-        word = (parse_reply(text, "Relation") or "").split(" ")[0].strip(".").lower()
-        labels.append(word if word in dict(PAIR_CATEGORIES) else "")
+    names = [name for name, _ in PAIR_CATEGORIES]
+    labels = [reply_choice(text, "Relation", names) for text in done.raw["text"]]
     out = pd.DataFrame({"pair": candidates["pair"].to_numpy(),
                         "exact_category": candidates["category"].to_numpy(),
                         "reply": done.raw["text"].to_numpy(), "label": labels})

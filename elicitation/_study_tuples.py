@@ -34,13 +34,14 @@ import pandas as pd
 
 from ._clients import Completion
 from ._clients import Request
+from ._parsing import strip_reasoning
 from ._templates import Template
 
 __all__ = ["COMPOUND_FORMS", "DESIGN_TEMPLATES", "MODEL_FORMS", "SINGLE_FORMS",
            "SimulatedDesigner", "ask_probabilities", "base_text", "baseline_forecasts",
            "classify_template", "compound_rule_check", "demo_questions", "form_roles",
-           "form_template", "form_text", "model_forms", "parse_reply", "rule_check",
-           "sources_block", "study_questions", "template_tuples", "tuple_truths"]
+           "form_template", "form_text", "model_forms", "parse_reply", "reply_choice",
+           "rule_check", "sources_block", "study_questions", "template_tuples", "tuple_truths"]
 
 #: The single-question forms a model may write, by name.
 SINGLE_FORMS = ("negation", "paraphrase", "consequence")
@@ -390,11 +391,32 @@ def sources_block(texts: Sequence[str]) -> str:
 
 
 def parse_reply(text: Any, label: str) -> str | None:
-    """The value of the last ``Label: value`` line of a reply (None when there is none)."""
+    """The value of the last ``Label: value`` line of a reply (None when there is none).
+
+    Closed reasoning blocks are removed first, as the probability parser does; a reply
+    that leaves one open has none (a line inside may be a draft: ``<think>`` then
+    ``Relation: NEGATION. Hmm`` was read as NEGATION).
+    """
     if not isinstance(text, str):
         return None
-    found = re.findall(rf"^\W*{label}\W*:\s*(.+?)\s*$", text, flags=re.MULTILINE | re.I)
+    body, unclosed = strip_reasoning(text)
+    if unclosed is not None:
+        return None
+    found = re.findall(rf"^\W*{re.escape(label)}\W*:\s*(.+?)\s*$", body,
+                       flags=re.MULTILINE | re.I)
     return found[-1].strip().strip("*\"'").strip() if found else None
+
+
+def reply_choice(text: Any, label: str, choices: Sequence[str]) -> str:
+    """The choice (one of ``choices``, in its own case) that the last ``Label: value``
+    line of a reply starts with; '' when it starts with none, or also names another
+    choice: "NEGATION or PARAPHRASE", "STRONG - no wait, WEAK" (their first word was
+    read) are left unread, never guessed."""
+    value = parse_reply(text, label) or ""
+    by_word = {c.lower(): c for c in choices}
+    named = {w.lower() for w in re.findall(r"[^\W\d]\w*", value) if w.lower() in by_word}
+    first = value.split(" ")[0].strip(".").lower()
+    return by_word[first] if first in by_word and named == {first} else ""
 
 
 def rule_check(form: str, source: str, written: str | None) -> str:
@@ -604,8 +626,8 @@ def model_forms(questions: pd.DataFrame, texts: pd.DataFrame, client: Any, opts:
                            quantity=f"classify_{form}")
                   for (_, _, form, context, sources), w in zip(asks, written, strict=True)]
     checked = execute(client, check_jobs, opts)
-    relation = [(parse_reply(t, "Relation") or "").upper().split(" ")[0].strip(".")
-                for t in checked.raw["text"]]
+    choices = [*_RELATION.values(), "OTHER"]
+    relation = [reply_choice(t, "Relation", choices) for t in checked.raw["text"]]
     design = pd.DataFrame({
         "question": [a[0] for a in asks], "base": [a[1] for a in asks],
         "form": [a[2] for a in asks],

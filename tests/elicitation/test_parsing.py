@@ -11,6 +11,8 @@ from hypothesis import strategies as st
 from elicitation import FAILURE_REASONS
 from elicitation import parse_decision
 from elicitation import parse_probabilities
+from elicitation._study_tuples import parse_reply
+from elicitation._study_tuples import reply_choice
 
 TOOLKIT = ("Decide", "Answer")
 
@@ -714,6 +716,24 @@ def test_decision_labels_must_be_two_distinct(labels):
         parse_decision("Decide: Yes\nAnswer: Yes", labels)
 
 
+@pytest.mark.parametrize(("labels", "text", "expected"), [
+    # a label that ends the other one was also found inside it
+    (("Can decide", "Decide"), "Can decide: No", ("defer", None)),            # answer was no
+    (("Can decide", "Decide"), "Can decide: Yes\nDecide: No", ("no", "no")),
+    (("Answer", "Final answer"), "Final answer: Yes", "missing_label"),       # was yes
+    (("Answer", "Final answer"), "Answer: Yes. Final answer: No", ("no", "no")),  # duplicate
+    (("A", "AB"), "A: Yes\nAB: No", ("no", "no")),
+    (("yes", "yes, definitely"), "yes: yes\nyes, definitely: no", ("no", "no")),
+])
+def test_decision_labels_that_overlap_are_each_their_own(labels, text, expected):
+    parsed = parse_decision(text, labels)
+    if isinstance(expected, str):
+        assert not parsed.ok and parsed.reason == expected, parsed.values
+    else:
+        assert parsed.ok, parsed.detail
+        assert (parsed.values["action"], parsed.values["answer"]) == expected
+
+
 @pytest.mark.parametrize("text", ['{"No": 0.3, "Yes": 0.7}',
                                   '```json\n{"No": 0.3, "Yes": 0.7}\n```',
                                   '{"reasoning": "rare in the young", "No": 0.3, "Yes": 0.7}'])
@@ -773,3 +793,44 @@ def test_a_lone_number_beside_a_label_like_word_is_not_read(text):
     for fine in ("p_yes: 0.3", "yes_prob = 0.3", "I'd estimate, knowing this, 0.3",
                  "Yesterday 0.3", "0.3 now"):
         assert parse_probabilities(fine).values["Yes"] == pytest.approx(0.3), fine
+
+
+@pytest.mark.parametrize(("text", "choice"), [
+    ("Relation: NEGATION", "NEGATION"),
+    ("**Relation:** negation.", "NEGATION"),
+    ("Relation:\nA_AND_B (YES exactly when A and B both resolve YES)", "A_AND_B"),
+    ("Relation: NEGATION\nRelation: PARAPHRASE", "PARAPHRASE"),      # the last line
+    ("<think>Relation: OTHER?</think>\nRelation: NEGATION", "NEGATION"),
+    ("Relation: probably NEGATION", ""),
+    # two choices named on the line: the first was read
+    ("Relation: NEGATION or PARAPHRASE", ""),
+    ("Relation: NEGATION. Actually no: PARAPHRASE", ""),
+    ("Relation: A_GIVEN_B or B_GIVEN_A", ""),
+    ("Relation: A_AND_B_AND_C", "A_AND_B_AND_C"),
+    # a draft inside a reasoning block left open was read
+    ("<think>\nRelation: NEGATION. Hmm, or", ""),
+])
+def test_a_relation_reply_names_one_choice_or_none(text, choice):
+    choices = ["NEGATION", "PARAPHRASE", "A_AND_B", "A_AND_B_AND_C", "A_GIVEN_B",
+               "B_GIVEN_A", "OTHER"]
+    assert reply_choice(text, "Relation", choices) == choice
+
+
+@pytest.mark.parametrize(("text", "choice"), [
+    ("Relation: weak.", "weak"),
+    ("Relation: STRONG - no wait, WEAK", ""),                       # was strong
+    ("Relation: WEAK to NONE", ""),                                 # was weak
+])
+def test_a_pair_label_names_one_category_or_none(text, choice):
+    assert reply_choice(text, "Relation", ["strong", "weak", "none"]) == choice
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("Sure.\nQuestion: Will it rain?", "Will it rain?"),
+    ("<think>\nQuestion: Will it rain?\n</think>\nQuestion: Will it snow?", "Will it snow?"),
+    # a draft inside a reasoning block was read as the written question
+    ("<think>\nQuestion: Will it rain?\n</think>\nI cannot write one.", None),
+    ("<think>\nQuestion: Will it rain? Hmm", None),
+])
+def test_a_reply_line_inside_reasoning_is_not_read(text, value):
+    assert parse_reply(text, "Question") == value
