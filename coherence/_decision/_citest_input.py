@@ -52,11 +52,10 @@ def _class_codes(df: Any, column: str, *, discrete: bool = False) -> tuple[np.nd
                                                                           np.ndarray]:
     """:func:`label_column`'s codes, numbered in the order of the sorted label values.
 
-    A pandas categorical column is coded in the order of its categories, which is a
-    presentation choice: the same data with another category order would otherwise give
-    other codes, hence another reference level in the bias model and other random draws
-    row by row. Labels that cannot be compared with each other are sorted by type name
-    and representation.
+    :func:`label_column` already codes a pandas categorical by its values (its order of
+    categories would give other codes, hence another reference level in the bias model
+    and other random draws row by row); what this adds is one order for labels that
+    cannot be compared with each other: by type name and representation.
     """
     codes, labels = label_column(df, column, owner=_OWNER, discrete=discrete)
     values = np.asarray(labels, dtype=object)
