@@ -39,6 +39,7 @@ from .._validation import check_float
 from .._validation import check_int
 from .._validation import finite_column
 from .._validation import label_column
+from .._validation import nonempty
 from .._validation import param_error
 from .._validation import probability_column
 from .._warnings import DegenerateDataWarning
@@ -323,6 +324,7 @@ def _leakage_test_iv(data: Any, belief: Any, action: Any, outcome: Any, evidence
     check_column_names(_OWNER, roles)
     evidence = evidence_columns(evidence, _OWNER)
     require_design_columns(df, roles, evidence, _OWNER)
+    nonempty(df, owner=_OWNER)
     df = numeric_evidence(df, evidence)
     overlap = set(evidence) & set(roles.values())
     if overlap or len(set(evidence)) != len(evidence):

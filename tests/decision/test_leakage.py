@@ -95,6 +95,13 @@ def test_single_action_label_and_constant_outcome(rational):
         leakage_test(rational.assign(outcome=1), **FAST)
 
 
+def test_empty_table_names_the_data(rational):
+    """A header-only table reads as the empty table it is, not as 'got 0 ()' actions."""
+    with pytest.raises(ValueError, match=r"'data' parameter of leakage_test must be a table "
+                       r"with at least one row; got '0 rows \(columns: "):
+        leakage_test(rational.iloc[:0], **FAST)
+
+
 def test_label_absent_from_a_training_fold(rational):
     data = rational.copy()
     data["action"] = data["action"].astype(str)
