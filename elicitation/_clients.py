@@ -44,6 +44,8 @@ from ._parsing import PAPER_DECISION_LABELS
 from ._secrets import credential_keys
 from ._secrets import redact
 from ._templates import BINARY_LABELS
+from ._templates import NO_CONTROL
+from ._templates import has_control
 
 __all__ = [
     "Client",
@@ -256,7 +258,9 @@ class OpenAIClient:
     Parameters
     ----------
     model : str, optional
-        Model name; default ``$OPENAI_MODEL``.
+        Model name; default ``$OPENAI_MODEL``. Not blank, and without control
+        characters (a line break, tab, NUL, ...): it is sent, kept in the cache
+        keys and shown in the tables.
     base_url : str, optional
         Server root including ``/v1``; default ``$OPENAI_BASE_URL``. There is
         no built-in default: a run goes only where the user pointed it (for
@@ -341,8 +345,12 @@ class OpenAIClient:
 
         owner = "OpenAIClient"
         model = model if model is not None else os.environ.get("OPENAI_MODEL")
-        if not isinstance(model, str) or not model:
+        if not isinstance(model, str) or not model.strip():
             raise ValueError(param_error("model", owner, "a model name (or $OPENAI_MODEL set)",
+                                         model))
+        if has_control(model):
+            # 'gpt-4o\n' (a name read from a file) was sent, cached and tabled as such
+            raise ValueError(param_error("model", owner, f"a model name with {NO_CONTROL}",
                                          model))
         base_url = base_url or os.environ.get("OPENAI_BASE_URL")
         if base_url is None:

@@ -55,7 +55,9 @@ from ._parsing import Parsed
 from ._parsing import parse_decision
 from ._parsing import parse_probabilities
 from ._secrets import redact
+from ._templates import NO_CONTROL
 from ._templates import Template
+from ._templates import has_control
 
 #: How often the waiting thread wakes to run a pending signal's handler (Ctrl-C).
 _POLL_SECONDS = 0.2
@@ -452,6 +454,12 @@ def common_iv(client: Any, *, repetitions: Any, options: RunOptions,
     if not isinstance(client, Client):
         raise TypeError(param_error("client", owner, "a client (model, settings, complete())",
                                     type(client).__name__))
+    model = client.model
+    if not isinstance(model, str) or not model.strip() or has_control(model):
+        # the model name keys the cache and labels the tables: a blank one labelled nothing
+        rule = f"a client whose model is a non-empty str with {NO_CONTROL}"
+        raise (TypeError if not isinstance(model, str) else ValueError)(
+            param_error("client", owner, rule, model))
     check_int(repetitions, "repetitions", owner, low=1)
     _seeds_iv(client, repetitions, owner)
     cache = options.cache

@@ -42,9 +42,11 @@ from ._pairs import run_pairs
 from ._runner import run
 from ._study_check import clear_results
 from ._study_check import config_types_iv
+from ._study_check import control_hint
 from ._study_check import designer_keys_iv
 from ._study_check import model_types_iv
 from ._study_check import pairs_count_iv
+from ._study_check import prompt_labels_iv
 from ._study_check import prompt_variants
 from ._study_check import stale_outputs_iv
 from ._study_check import stop_sequences
@@ -311,16 +313,17 @@ def load_study(config: str | os.PathLike[str] | Mapping[str, Any]) -> dict[str, 
         raise ValueError("The study's tests.baseline must be true or false; got "
                          f"{tests['baseline']!r}")
     folder = raw.get("out", "study")
-    if not isinstance(folder, str) or not folder.strip() or "\0" in folder:
-        # a NUL character failed in Path.resolve with 'embedded null byte', naming no key
-        raise ValueError(f"The study's 'out' must be a folder's path; got {folder!r}"
-                         + (" (a path holds no NUL character)" if "\0" in str(folder) else ""))
+    if not isinstance(folder, str) or not folder.strip() or control_hint(folder):
+        # a NUL character failed in Path.resolve with 'embedded null byte', naming no key;
+        # a line break split the paths the summary shows
+        raise ValueError(f"The study's 'out' must be a folder's path{control_hint(folder)}; "
+                         f"got {folder!r}")
     out = Path(folder).resolve()
     name = raw.get("name", out.name)
-    if "name" in raw and (not isinstance(name, str) or not name.strip()):
+    if "name" in raw and (not isinstance(name, str) or not name.strip() or control_hint(name)):
         # it was str()-ed: name = ["a"] was the study "['a']", name = 5 the study '5'
         raise ValueError(f"The study's 'name' must be text (shown in the summary and the "
-                         f"report); got {name!r}")
+                         f"report){control_hint(name)}; got {name!r}")
     cfg = {"kind": kind, "name": name, "seed": seed, "out": str(out),
            "models": checked, "design": design, "tests": tests}
     if seeds is not None:
@@ -457,6 +460,7 @@ def _names_iv(kind: str, design: dict[str, Any]) -> None:
     if kind == "decision":
         for prompt in design["prompts"]:
             one_of("prompts", prompt, template_names())
+        prompt_labels_iv(design["prompts"])
         one_of("decision", design["decision"], ("", *template_names()))
     else:
         for variant in design["variants"]:

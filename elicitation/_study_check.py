@@ -20,9 +20,12 @@ from typing import Any
 
 import pandas as pd
 
-__all__ = ["clear_results", "config_types_iv", "count_iv", "designer_keys_iv", "model_types_iv",
-           "pairs_count_iv", "prompt_variants", "stale_outputs_iv", "stop_sequences",
-           "study_outputs", "twin_models_iv"]
+from ._templates import NO_CONTROL
+from ._templates import has_control
+
+__all__ = ["clear_results", "config_types_iv", "control_hint", "count_iv", "designer_keys_iv",
+           "model_types_iv", "pairs_count_iv", "prompt_labels_iv", "prompt_variants",
+           "stale_outputs_iv", "stop_sequences", "study_outputs", "twin_models_iv"]
 
 
 def _whole(value: Any) -> bool:
@@ -30,7 +33,16 @@ def _whole(value: Any) -> bool:
 
 
 def _text(value: Any) -> bool:
-    return isinstance(value, str) and bool(value.strip())
+    """A name, phrase or path of the study file: not blank, and holding no control
+    character (a line break, tab or NUL went into every prompt, or split the paths the
+    summary shows)."""
+    return isinstance(value, str) and bool(value.strip()) and not has_control(value)
+
+
+def control_hint(value: Any) -> str:
+    """What an error adds when the value refused holds a control character ('' else)."""
+    return f" (it must hold {NO_CONTROL})" if isinstance(value, str) and has_control(
+        value) else ""
 
 
 def stop_sequences(stop: Any, where: str) -> list[str] | None:
@@ -51,12 +63,13 @@ def stop_sequences(stop: Any, where: str) -> list[str] | None:
                      f"(non-empty strings); got {stop!r}")
 
 
-def _reads_back(name: str) -> bool:
-    """Whether ``name`` is read back as itself from the table's ``model`` column."""
+def _reads_back(name: str, column: str = "model") -> bool:
+    """Whether ``name`` is read back as itself from the table's ``column`` (a blank name
+    is no row at all: it raised an IndexError)."""
     buffer = io.StringIO()
-    pd.DataFrame({"model": [name]}).to_csv(buffer, index=False)
-    back = pd.read_csv(io.StringIO(buffer.getvalue()))["model"].iloc[0]
-    return isinstance(back, str) and back == name
+    pd.DataFrame({column: [name]}).to_csv(buffer, index=False)
+    back = pd.read_csv(io.StringIO(buffer.getvalue()))[column]
+    return len(back) == 1 and isinstance(back.iloc[0], str) and back.iloc[0] == name
 
 
 def model_types_iv(m: Mapping[str, Any], i: int) -> None:
@@ -69,17 +82,22 @@ def model_types_iv(m: Mapping[str, Any], i: int) -> None:
     """
     name = m.get("name")
     where = f"The study's model {i} ({name!r})"
-    if not isinstance(name, str) or not name or not _reads_back(name):
+    if isinstance(name, str) and has_control(name):
+        # 'a\x00b' and 'a\nb' went into the cache keys, the tables and the report as such
+        raise ValueError(f"{where}: name must hold {NO_CONTROL} (it labels the tables and "
+                         f"the report, and keys the cache); got {name!r}")
+    if not isinstance(name, str) or not name.strip() or not _reads_back(name):
         # the report reads table.csv back: '007' came back as the model 7, 'NA' and ''
-        # as a missing model, and two such names ('1', '01') as one pooled model
+        # as a missing model, and two such names ('1', '01') as one pooled model; '   '
+        # failed with an IndexError naming nothing
         raise ValueError(f"{where}: name must be text that table.csv reads back as itself "
-                         "(not empty, not a number, not a missing-value word such as 'NA' "
-                         f"or 'null', not true/false); got {name!r}")
+                         "(not empty or blank, not a number, not a missing-value word such "
+                         f"as 'NA' or 'null', not true/false); got {name!r}")
     _repeats_iv("stop", stop_sequences(m.get("stop"), where), f"{where}:")
     env = m.get("api_key_env")
     if env is not None and not _text(env):
-        raise ValueError(f"{where}: api_key_env must be the name of an environment variable; "
-                         f"got {env!r}")
+        raise ValueError(f"{where}: api_key_env must be the name of an environment variable"
+                         f"{control_hint(env)}; got {env!r}")
     tokens = m.get("design_max_tokens")
     if tokens is not None and (not _whole(tokens) or tokens < 1):
         raise ValueError(f"{where}: design_max_tokens must be a positive int; got {tokens!r}")
@@ -146,7 +164,8 @@ def config_types_iv(kind: str, design: Mapping[str, Any], tests: Mapping[str, An
     if kind == "decision":
         if design["question"] is not None and not _text(design["question"]):
             raise ValueError("The study's design.question must be the phrase after 'they' "
-                             f"(e.g. 'have the disease'); got {design['question']!r}")
+                             f"(e.g. 'have the disease'){control_hint(design['question'])}; "
+                             f"got {design['question']!r}")
         reference, variants = tests["reference_prompt"], prompt_variants(design["prompts"])
         if reference is not None and reference not in variants:
             raise ValueError("The study's tests.reference_prompt must be the variant of one "
@@ -157,10 +176,11 @@ def config_types_iv(kind: str, design: Mapping[str, Any], tests: Mapping[str, An
                              f"{design['reverse']!r}")
         if not _text(design["subject"]):
             raise ValueError("The study's design.subject must be a phrase (who the questions "
-                             f"are about); got {design['subject']!r}")
+                             f"are about){control_hint(design['subject'])}; got "
+                             f"{design['subject']!r}")
     if kind in ("consistency", "forecasting") and not _text(design["questions"]):
-        raise ValueError("The study's design.questions must be 'demo' or a CSV file's path; "
-                         f"got {design['questions']!r}")
+        raise ValueError("The study's design.questions must be 'demo' or a CSV file's path"
+                         f"{control_hint(design['questions'])}; got {design['questions']!r}")
     if kind == "consistency":
         _consistency_tests_iv(design, tests)
 
@@ -180,6 +200,25 @@ def _repeats_iv(key: str, names: Any, where: str = "The study's") -> None:
                          + (" (a *_toolkit prompt is its variant's)"
                             if key == "design.prompts" else "")
                          + f"; {', '.join(map(repr, twice))} repeated in {names!r}")
+
+
+def prompt_labels_iv(prompts: list[str]) -> None:
+    """The variants of the study's (registered) prompts are the table's ``prompt`` column:
+    each must read back from ``table.csv`` as itself, as a model's name must. A template
+    of variant ``'NA'`` was asked of every model, then the report refused the missing
+    prompts; one of variant ``'007'`` alone came back as the prompt 7.
+
+    See Also
+    --------
+    prompt_variants : the labels themselves.
+    """
+    for prompt, variant in zip(prompts, prompt_variants(prompts), strict=True):
+        if not _reads_back(variant, "prompt"):
+            raise ValueError(f"The study's design.prompts names {prompt!r}, whose variant "
+                             f"{variant!r} (the table's prompt column) table.csv would not "
+                             "read back as itself (a number, a missing-value word such as "
+                             "'NA' or 'null', true/false); register the template with "
+                             "another variant")
 
 
 def prompt_variants(prompts: list[str]) -> list[str]:
@@ -311,8 +350,13 @@ def stale_outputs_iv(cfg: Mapping[str, Any]) -> None:
     report for the new one. Nothing is deleted; ``cache.sqlite`` is never in the way (a
     rerun reads its replies)."""
     out = Path(cfg["out"])
-    if not out.is_dir():
-        return
+    try:
+        if not out.is_dir():
+            return
+    except OSError as exc:
+        # '[Errno 36] File name too long' named the path, not the key
+        raise ValueError(f"The study's 'out' must be a folder's path; got {str(out)!r} "
+                         f"({exc.strerror})") from None
     ours = study_outputs(cfg)
     stale = sorted(p.name + ("/" if p.is_dir() else "") for p in out.iterdir()
                    if p.name not in ours and (p.name in _OUTPUTS or (

@@ -149,7 +149,11 @@ def study_questions(design: Mapping[str, Any]) -> pd.DataFrame:
         qs = demo_questions()
     else:
         path = Path(source)
-        if not path.is_file():
+        try:
+            found = path.is_file()
+        except OSError:   # '[Errno 36] File name too long' named the path, not the key
+            found = False
+        if not found:
             raise ValueError(f"The study's design.questions must be 'demo' or a CSV file; "
                              f"{source!r} is not a file")
         qs = read_questions(path, str(path))

@@ -14,6 +14,7 @@ same names with the suffix ``_toolkit``.
 
 from __future__ import annotations
 
+import re
 import string
 import tomllib
 from collections.abc import Mapping
@@ -46,6 +47,29 @@ BELIEF_PROMPTS: tuple[str, ...] = ("standard", "mse", "absolute", "bayesian")
 #: Prompt variants of the conditional-forecasting study.
 CONDITIONAL_VARIANTS: tuple[str, ...] = ("baseline", "justify_first", "skeptical")
 
+#: control characters (C0, DEL, C1) and the Unicode line and paragraph separators
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+#: what a name may not hold, as the errors say it
+NO_CONTROL = "no control character such as a line break, tab or NUL"
+
+
+def has_control(text: str) -> bool:
+    """Whether ``text`` holds a control character (a line break, tab, NUL, ...) or a
+    Unicode line or paragraph separator: in a name (of a template, a prompt variant, a
+    model) it breaks the lines of a table, a summary or a report, and is kept in the
+    cache keys."""
+    return _CONTROL.search(text) is not None
+
+
+def _name_iv(value: Any, param: str, owner: str, rule: str = "a non-empty str") -> None:
+    """A name: a str that is not blank (TypeError, as an empty one) and holds no control
+    character (ValueError); the error names ``param`` and the value."""
+    if not isinstance(value, str) or not value.strip():
+        # '   ' was taken as a name, shown blank in listings and tables
+        raise TypeError(param_error(param, owner, rule, value))
+    if has_control(value):
+        raise ValueError(param_error(param, owner, f"{rule} with {NO_CONTROL}", value))
+
 
 @dataclass(frozen=True, slots=True)
 class Template:
@@ -54,18 +78,21 @@ class Template:
     Parameters
     ----------
     name : str
-        Registry name (``'standard'``, ``'decision'``, ...).
+        Registry name (``'standard'``, ``'decision'``, ...): not blank, and
+        without control characters (a line break, tab, NUL, ...).
     kind : {'probability', 'decision'}
         ``'probability'``: the reply gives one ``Label: probability`` line
         per label; ``'decision'``: the reply gives two ``Label: Yes/No``
         lines, "can you make a decision?" then "if you had to decide", mapped
         to the action yes / no / defer.
     user : str
-        The user message, with ``{placeholders}``.
+        The user message, with ``{placeholders}`` (not blank: it is always sent).
     system : str
         The system message (may be empty; may hold placeholders).
     labels : tuple of str or None
-        The labels asked for, in order. For a probability template ``None``
+        The labels asked for, in order, distinct in any case, each without
+        leading or trailing spaces or control characters (the reply gives one
+        line per label). For a probability template ``None``
         means "taken from the ``states`` field at render time" (a
         distribution over K states); for a decision template the two labels
         (``None``: ``('Decide', 'Answer')``).
@@ -75,7 +102,8 @@ class Template:
         The prompt variant the template asks (the ``prompt`` column of the
         belief/action table); default: the name. The paper's ``standard``
         and the toolkit's ``standard_toolkit`` are both variant
-        ``'standard'``.
+        ``'standard'``. Given, it is not blank and holds no control
+        character, as ``name``.
     source : str
         Where the wording comes from: the citation of a published prompt, or
         ``'toolkit'``.
@@ -105,8 +133,7 @@ class Template:
 
     def __post_init__(self) -> None:
         owner = "Template"
-        if not isinstance(self.name, str) or not self.name:
-            raise TypeError(param_error("name", owner, "a non-empty str", self.name))
+        _name_iv(self.name, "name", owner)
         if self.kind not in KINDS:
             raise ValueError(param_error("kind", owner, "one of " + ", ".join(map(repr, KINDS)),
                                          self.kind))
@@ -115,8 +142,13 @@ class Template:
                 raise TypeError(param_error(attr, owner, "a str", getattr(self, attr)))
         if not isinstance(self.reasoning, bool):
             raise TypeError(param_error("reasoning", owner, "a bool", self.reasoning))
+        if not self.user.strip():
+            # an empty user message was sent as is: the model was asked nothing
+            raise ValueError(param_error("user", owner, "a non-blank message", self.user))
         if not self.variant:
             object.__setattr__(self, "variant", self.name)
+        # the variant is the table's prompt column: '   ' or 'a\nb' labelled the rows so
+        _name_iv(self.variant, "variant", owner, "a non-empty str ('' for the name)")
         labels_in = self.labels
         if self.kind == "decision" and labels_in is None:
             labels_in = DECISION_LABELS
@@ -126,10 +158,15 @@ class Template:
                 raise TypeError(param_error("labels", owner, "None or a list or tuple of str "
                                             "labels", self.labels))
             labels = tuple(labels_in)
-            if (len(labels) < 2 or not all(isinstance(x, str) and x.strip() for x in labels)
+            # a label with a line break split its answer line ('Y\nes: <probability>'); one
+            # with outer spaces (' No', 'No ') failed the reply 'No: 0.3' as ambiguous
+            if (len(labels) < 2 or not all(isinstance(x, str) and x.strip() == x and x
+                                           and not has_control(x) for x in labels)
                     or len({x.lower() for x in labels}) != len(labels)):
                 raise ValueError(param_error("labels", owner, "None or at least two distinct "
-                                             "non-empty str labels", self.labels))
+                                             "non-empty str labels (distinct in any case, "
+                                             "without leading or trailing spaces or control "
+                                             "characters)", self.labels))
             if self.kind == "decision" and len(labels) != 2:
                 raise ValueError(param_error("labels", owner, "two labels for a decision "
                                              "template", self.labels))

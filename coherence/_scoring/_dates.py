@@ -306,6 +306,8 @@ def parse_cutoffs(values: Iterable[Any], index: pd.Index, column: str,
 
 
 def aware_cutoff(cutoff: Any, owner: str) -> pd.Timestamp:
+    """A timezone-aware cutoff as a Timestamp in the zone it was given; a naive or missing
+    one, or one that is not a date, is a ``ValueError`` naming ``cutoff``."""
     if is_missing(cutoff):
         raise ValueError(param_error("cutoff", owner, "a timezone-aware date", cutoff))
     try:
@@ -316,7 +318,9 @@ def aware_cutoff(cutoff: Any, owner: str) -> pd.Timestamp:
         raise ValueError(param_error(
             "cutoff", owner, "a timezone-aware date (a naive date is ambiguous; add an "
             "offset such as '+00:00')", cutoff))
-    return ts.tz_convert("UTC")
+    # in the zone given (the instant compared is the same in any zone), as the package
+    # gives dates back (:func:`in_source_zone`): shown in UTC it read as another wall time
+    return ts
 
 
 def any_aware(values: Iterable[Any]) -> bool:

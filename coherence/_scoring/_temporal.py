@@ -379,7 +379,7 @@ class GatewayReport:
     Attributes
     ----------
     cutoff : pandas.Timestamp
-        The simulated date (UTC).
+        The simulated date, in the time zone the gateway was given.
     violations : pandas.DataFrame
         One row per cited source or event dated on or after the cutoff:
         ``kind`` ('source' or 'event'), ``position`` in its list, ``id`` and
@@ -409,12 +409,13 @@ class TemporalGateway:
     cutoff : str, datetime or pandas.Timestamp
         The simulated date. Must be timezone-aware: a naive date is an error,
         not a guess (a day's difference in time zones moves records across the
-        cutoff).
+        cutoff). It is kept, and shown, in the zone given.
 
     Notes
     -----
     A record is visible when its date :math:`t` satisfies :math:`t <` cutoff,
-    compared in UTC; records dated exactly at the cutoff are hidden. Undated
+    compared as instants (in UTC), whatever zone each is written in; records
+    dated exactly at the cutoff are hidden. Undated
     records are rejected (reported, never shown). Record dates must be
     timezone-aware as well.
 
@@ -437,7 +438,8 @@ class TemporalGateway:
 
     @property
     def cutoff(self) -> pd.Timestamp:
-        """The simulated date, in UTC."""
+        """The simulated date, in the time zone it was given (``'...+02:00'`` stays at
+        +02:00: the same instant as in UTC, and the wall time the user wrote)."""
         return self._cutoff
 
     def __repr__(self) -> str:
@@ -445,7 +447,8 @@ class TemporalGateway:
 
     def _cutoff_ns(self) -> np.datetime64:
         """The cutoff as a naive UTC ``datetime64[ns]``, comparable with :func:`parse_dates`."""
-        return np.datetime64(self._cutoff.tz_localize(None).as_unit("ns").to_datetime64(), "ns")
+        utc = self._cutoff.tz_convert("UTC").tz_localize(None)
+        return np.datetime64(utc.as_unit("ns").to_datetime64(), "ns")
 
     def partition(self, records: Any, *, date: str) -> GatewayPartition:
         """Split records into visible, hidden and undated by the ``date`` column."""

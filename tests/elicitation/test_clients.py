@@ -199,6 +199,15 @@ def test_logprobs_requested_and_recorded():
     ("kwargs", "exc", "match"),
     [
         ({"model": ""}, ValueError, "'model' parameter of OpenAIClient"),
+        # a blank name was sent and tabled; a line break (a name read from a file), tab or
+        # NUL went into the cache keys and the tables
+        ({"model": "   "}, ValueError, r"'model' parameter of OpenAIClient must be a model "
+         r"name \(or \$OPENAI_MODEL set\); got '   '"),
+        ({"model": "gpt-4o\n"}, ValueError, r"'model' parameter of OpenAIClient must be a "
+         r"model name with no control character such as a line break, tab or NUL; got "
+         r"'gpt-4o\\n'"),
+        ({"model": "a\x00b"}, ValueError, r"no control character.*got 'a\\x00b'"),
+        ({"model": "a\tb"}, ValueError, r"no control character.*got 'a\\tb'"),
         ({"model": "m", "base_url": "ftp://x"}, ValueError, "'base_url' parameter"),
         ({"model": "m", "temperature": -1.0}, ValueError, "'temperature' parameter"),
         ({"model": "m", "seed": -1}, ValueError, "'seed' parameter"),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -214,6 +216,21 @@ def test_run_refuses_a_context_column_named_like_an_output_column(columns):
     # refused with beliefs only too: the column would still be copied over the belief
     with pytest.raises(ValueError, match=r"input to run\)"):
         run(contexts, client, question=QUESTION, decision=None, cache=None, **FAST)
+    assert client.calls == 0
+
+
+@pytest.mark.parametrize("model, exc", [("   ", ValueError), ("a\nb", ValueError),
+                                        ("a\x00b", ValueError), ("a\tb", ValueError),
+                                        (5, TypeError)])
+def test_a_client_whose_model_is_blank_or_holds_a_control_character_is_refused(model, exc):
+    # the model name keys the cache and labels the tables: a blank one labelled nothing, a
+    # line break split the tables' lines
+    client = _CountingClient()
+    client.model = model
+    with pytest.raises(exc, match=r"'client' parameter of run must be a client whose model "
+                       r"is a non-empty str with no control character .*; got " + re.escape(
+                           repr(model))):
+        run(make_contexts(2), client, question=QUESTION, cache=None, **FAST)
     assert client.calls == 0
 
 

@@ -25,8 +25,11 @@ TESTS = {"tests": ["ci"], "n_permutations": 19, "n_resamples": 19}
     ({**SIM, "out": 5}, "'out' must be a folder's path; got 5"),
     # a NUL character failed in Path.resolve ('embedded null byte', naming no key); a list in
     # 'seeds' failed in set() ('unhashable type: list')
-    ({**SIM, "out": "a\0b"}, r"'out' must be a folder's path; got 'a\\x00b' \(a path holds "
-     "no NUL character\\)"),
+    ({**SIM, "out": "a\0b"}, r"'out' must be a folder's path \(it must hold no control "
+     r"character such as a line break, tab or NUL\); got 'a\\x00b'"),
+    # a line break split the paths the summary shows
+    ({**SIM, "out": "a\nb"}, r"'out' must be a folder's path \(it must hold no control "
+     r"character .*\); got 'a\\nb'"),
     ({"seeds": [[1], 2], **SIM}, r"'seeds' must be a list of distinct .*; got \[\[1\], 2\]"),
     ({**SIM, "design": {"prompts": 5}}, "design.prompts must be a name or a non-empty list"),
     ({**SIM, "design": {"prompts": []}}, "design.prompts must be a name or a non-empty list"),
@@ -72,14 +75,32 @@ TESTS = {"tests": ["ci"], "n_permutations": 19, "n_resamples": 19}
     ({**SIM, "name": ["a"]}, r"'name' must be text .*; got \['a'\]"),
     ({**SIM, "name": 5}, "'name' must be text"),
     ({**SIM, "name": " "}, "'name' must be text"),
+    ({**SIM, "name": "a\tb"}, r"'name' must be text .*no control character .*got 'a\\tb'"),
     ({"model": {"simulated": "rational", "name": 5}}, r"model 0 \(5\): name must be text"),
     ({"model": {"simulated": "rational", "name": ""}}, "name must be text"),
     ({"model": {"simulated": "rational", "name": "007"}}, "name must be text"),
     ({"model": {"simulated": "rational", "name": "NA"}}, "name must be text"),
+    # a blank name failed with an IndexError naming nothing; a NUL, line break or tab went
+    # into the cache keys, the tables and the report
+    ({"model": {"simulated": "rational", "name": "   "}}, r"model 0 \('   '\): name must be "
+     r"text that table.csv reads back as itself \(not empty or blank"),
+    *(({"model": {"simulated": "rational", "name": f"a{c}b"}}, rf"model 0 \('a\\{shown}b'\): "
+       r"name must hold no control character such as a line break, tab or NUL")
+      for c, shown in (("\0", "x00"), ("\n", "n"), ("\t", "t"))),
+    ({"model": {"name": "m\n", "base_url": "http://127.0.0.1:9/v1"}},
+     r"model 0 \('m\\n'\): name must hold no control character"),
+    ({**SIM, "design": {"question": "have\nthe disease"}}, r"design.question must be the "
+     r"phrase .*no control character.*got 'have\\nthe disease'"),
+    ({**SIM, "kind": "pairs", "design": {"subject": "the\0patient"}}, r"design.subject must "
+     r"be a phrase .*no control character"),
+    ({**SIM, "kind": "consistency", "design": {"questions": "q\n.csv"}}, r"design.questions "
+     r"must be 'demo' or a CSV file's path \(it must hold no control character"),
     ({"model": {"name": "m", "base_url": "http://127.0.0.1:9/v1", "stop": 5}},
      "stop must be a stop sequence"),
     ({"model": {"name": "m", "base_url": "http://127.0.0.1:9/v1", "api_key_env": 5}},
      "api_key_env must be the name of an environment variable"),
+    ({"model": {"name": "m", "base_url": "http://127.0.0.1:9/v1", "api_key_env": "KEY\n"}},
+     r"api_key_env must be the name of an environment variable \(it must hold no control"),
     ({"model": {"name": "m", "base_url": "http://127.0.0.1:9/v1", "top_logprobs": 5}},
      "top_logprobs is used only with logprobs = true"),
     ({"model": {"name": "m", "base_url": "http://127.0.0.1:9/v1", "design_max_tokens": 0}},
@@ -98,6 +119,47 @@ def test_a_value_of_the_wrong_type_is_refused_when_read_naming_its_key(tmp_path,
     with pytest.raises(ValueError, match=message):
         elicitation.run_study({**config, "out": "s"} if "out" not in config else config,
                               progress=False)
+    assert not (tmp_path / "s" / "cache.sqlite").exists()   # nothing was asked
+
+
+@pytest.mark.parametrize("config, message", [
+    # '[Errno 36] File name too long' named the path, not the key
+    ({"out": "x" * 10_000}, r"'out' must be a folder's path; got '.*x{200}.*' \(File name "
+     "too long\\)"),
+    ({"out": "s", "kind": "consistency", "design": {"questions": "x" * 10_000}},
+     r"design.questions must be 'demo' or a CSV file; 'x{10000}' is not a file"),
+])
+def test_a_path_too_long_for_the_file_system_is_refused_naming_its_key(tmp_path, monkeypatch,
+                                                                       config, message):
+    monkeypatch.chdir(tmp_path)
+    elicitation.load_study({**SIM, **config})   # a valid name: its length is the system's
+    with pytest.raises(ValueError, match=message):
+        elicitation.run_study({**SIM, **config}, progress=False)
+    assert not (tmp_path / "s" / "cache.sqlite").exists()   # nothing was asked
+
+
+@pytest.mark.parametrize("variant", ["NA", "null", "007", "true"])
+def test_a_prompt_whose_variant_would_not_read_back_is_refused_before_a_call(
+        tmp_path, monkeypatch, variant):
+    # the variant is the table's prompt column: 'NA' was asked of every model, then the report
+    # refused the missing prompts; '007' alone came back as the prompt 7
+    from elicitation import Template
+    from elicitation import get_template
+    from elicitation import register_template
+    from elicitation._templates import _REGISTRY
+
+    monkeypatch.chdir(tmp_path)
+    standard = get_template("standard")
+    register_template(Template("t_variant", "probability", user=standard.user,
+                               labels=standard.labels, variant=variant), overwrite=True)
+    try:
+        config = {**SIM, "out": "s", "design": {"prompts": ["standard", "t_variant"]}}
+        with pytest.raises(ValueError, match=rf"design.prompts names 't_variant', whose variant "
+                           rf"'{variant}' \(the table's prompt column\) table.csv would not "
+                           "read back as itself"):
+            elicitation.run_study(config, progress=False)
+    finally:
+        _REGISTRY.pop("t_variant", None)
     assert not (tmp_path / "s" / "cache.sqlite").exists()   # nothing was asked
 
 

@@ -189,6 +189,44 @@ def test_template_validation(kwargs, exc, match):
         Template(**kwargs)
 
 
+@pytest.mark.parametrize(
+    ("kwargs", "exc", "match"),
+    [
+        # a blank name was registered, and a blank variant labelled the table's prompt column
+        ({"name": "   "}, TypeError, r"'name' parameter of Template must be a non-empty str; "
+         r"got '   '"),
+        ({"variant": " "}, TypeError, r"'variant' parameter of Template must be a non-empty "
+         r"str \('' for the name\); got ' '"),
+        # a line break, tab or NUL went into the cache keys and split the tables' lines
+        *(({key: f"a{c}b"}, ValueError, rf"'{key}' parameter of Template must be a non-empty "
+           rf"str.* with no control character such as a line break, tab or NUL; got "
+           rf"'a\\{shown}b'")
+          for key in ("name", "variant") for c, shown in (("\x00", "x00"), ("\n", "n"),
+                                                          ("\t", "t"), ("\r", "r"))),
+        # an empty user message was sent as is: the model was asked nothing
+        ({"user": ""}, ValueError, "'user' parameter of Template must be a non-blank message"),
+        ({"user": " \n"}, ValueError, "'user' parameter of Template must be a non-blank"),
+        # a line break split the label's answer line; outer spaces made the reply 'No: 0.3'
+        # ambiguous (' No' and 'No ' are one word)
+        ({"labels": ("No", "Y\nes")}, ValueError, r"'labels' parameter.*control characters"),
+        ({"labels": ("No", "Y\x00")}, ValueError, r"'labels' parameter.*control characters"),
+        ({"labels": (" No", "Yes")}, ValueError, r"'labels' parameter.*leading or trailing"),
+        ({"labels": ("No", "No ")}, ValueError, r"'labels' parameter.*leading or trailing"),
+    ],
+)
+def test_a_blank_or_control_character_name_message_or_label_is_refused(kwargs, exc, match):
+    with pytest.raises(exc, match=match):
+        Template(**{"name": "t", "kind": "probability", "user": "{answer_lines}", **kwargs})
+
+
+def test_long_and_multiline_text_is_kept():
+    # a long name and a message over many lines are legitimate: only names are one line
+    t = Template("x" * 10_000, "probability", user="Line one.\n\tLine two.\n{answer_lines}",
+                 system="A\nB", description="d\ne", labels=("No:", "Yes"))
+    assert t.variant == "x" * 10_000
+    assert t.render()[-1]["content"].startswith("Line one.\n\tLine two.\nNo:: <probability>")
+
+
 def test_registry_validation():
     with pytest.raises(TypeError, match="The 'template' parameter of register_template"):
         register_template("standard")  # type: ignore[arg-type]

@@ -1,5 +1,5 @@
 """The date parser (coherence/_scoring/_dates.py), through its public callers: numbers are
-not dates, and a cutoff must be timezone-aware (compared in UTC)."""
+not dates, and a cutoff must be timezone-aware (compared as an instant, kept in its zone)."""
 
 from __future__ import annotations
 
@@ -19,6 +19,31 @@ def test_gateway_accepts_aware_datetime():
     cut = dt.datetime(2024, 3, 1, tzinfo=dt.timezone(dt.timedelta(hours=-5)))
     gate = TemporalGateway(cut)
     assert gate.cutoff == pd.Timestamp("2024-03-01T05:00:00Z")
+    assert gate.cutoff.utcoffset() == dt.timedelta(hours=-5)     # the zone given, kept
+
+
+@pytest.mark.parametrize("cutoff, shown", [
+    ("2024-03-01T00:00:00+02:00", "2024-03-01T00:00:00+02:00"),
+    ("2024-03-01T00:00:00Z", "2024-03-01T00:00:00+00:00"),
+    (pd.Timestamp("2024-03-01", tz="America/New_York"), "2024-03-01T00:00:00-05:00"),
+])
+def test_gateway_keeps_and_shows_the_zone_it_was_given(cutoff, shown):
+    # the cutoff and the repr were in UTC ('2024-02-29T22:00:00+00:00' for midnight at
+    # +02:00) while the package's other results give dates back in the zone given; the
+    # instant compared is the same
+    gate = TemporalGateway(cutoff)
+    assert gate.cutoff.isoformat() == shown
+    assert repr(gate) == f"TemporalGateway(cutoff={shown!r})"
+    assert gate.cutoff == pd.Timestamp(cutoff)
+    instant = pd.Timestamp(shown).tz_convert("UTC")
+    records = {"id": ["before", "at", "at_local", "after"],
+               "published": [(instant - pd.Timedelta("1ns")).isoformat(), instant.isoformat(),
+                             shown, (instant + pd.Timedelta("1min")).isoformat()]}
+    part = gate.partition(records, date="published")
+    assert list(part.visible["id"]) == ["before"]
+    assert list(part.hidden["id"]) == ["at", "at_local", "after"]
+    report = gate.validate({"sources": [{"id": "s", "published": shown}]})
+    assert not report.ok and report.cutoff.isoformat() == shown
 
 
 @pytest.mark.parametrize("cutoff", ["2024-03-01", dt.datetime(2024, 3, 1),
