@@ -8,6 +8,7 @@ raise on any text.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -109,9 +110,13 @@ _NEXT_LINE = r"(?:" + _H + r"*[:=]?" + _AFTER_SEP + r"\r?\n\s*)"
 _VALUE_ALONE = re.compile(r"[*_`\"'‘’“”.!)\]\s]*")
 _REASONING_TAGS = ("think", "thinking", "reasoning")
 #: a negation just before a label ("Not yes: 0.2", "P(not Yes)", "not a yes", "P(¬yes)",
-#: "!yes", "~yes"): the number is not the label's. "!" and "~" count only when they touch
-#: the label and follow no word ("Great! Yes: 0.7" is no negation)
+#: "!yes", "~yes"), or one word before it ("I would not say \"Yes\": 0.7", "I wouldn't
+#: call it a yes: 0.7", "never saying yes: 0.9": each was read as P(Yes)): the number is
+#: not the label's. "!" and "~" count only when they touch the label and follow no word
+#: ("Great! Yes: 0.7" is no negation); a word after a comma or a full stop is not
+#: negated ("I'm not sure, but Yes: 0.7", "I cannot be sure; Yes: 0.4" are read)
 _NEGATED = re.compile(r"(?:(?:(?<![\w])(?:not|cannot|never|non)|n['’]t|¬)"
+                      r"(?:[\s\-_*`\"'‘’“”]+[^\W\d_]+(?:[\s*`\"'‘’“”]+it)?)?"
                       r"(?:[\s\-_*`\"'‘’“”]+(?:an?|the))?[\s\-_*`\"'‘’“”]*"
                       r"|(?<![\w!~])[!~])$", re.IGNORECASE)
 #: dash-like minus signs (U+2010-2015, U+2212, U+FE63, U+FF0D) directly before a number
@@ -129,6 +134,34 @@ _NOT_PLAIN_AFTER = re.compile(
     r"^" + _H + r"*(?:[%‰‱]|per" + _H + r"?(?:cent|mill?e?)|pct|(?:[A-Za-z]+" + _H
     + r"+){0,2}?(?:in|out" + _H + r"+of|of|per|to)" + _H + r"+(?:(?:an?|one|every|each)"
     + _H + r"+)?" + _NUMBER_WORDS + r")", re.IGNORECASE)
+#: what, after a value on its line, bounds it or takes it back: "0.7+", "0.7 at most", "0.7
+#: or lower", "0.7 (upper bound)", "0.7, or maybe less", "0.7 - no, wait", "0.7, scratch
+#: that", "0.7 - that's backwards" (each was read as the value 0.7); "0.7, more or less"
+#: is read
+_QUALIFIED_AFTER = re.compile(
+    r"^" + _H + r"*\+|(?<![\w])(?:at" + _H + r"+(?:most|least|best|worst|minimum|maximum)|"
+    r"(?<!more" + _H + r")or" + _H + r"+(?:less|lower|more|higher|above|below|greater|"
+    r"smaller|under|over|maybe|perhaps|possibly)|and" + _H + r"+(?:above|below|up|over|under)|"
+    r"(?:upper|lower)" + _H + r"+bound|max(?:imum)?|min(?:imum)?|"
+    r"wait|scratch" + _H + r"+that|backwards?|the" + _H + r"+other" + _H + r"+way|correction|"
+    r"revis(?:e|ed|ing)|second" + _H + r"+thoughts?|swapped|reversed)(?![\w])", re.IGNORECASE)
+#: a bound just before a lone number: "<1%", "at least 70%", "more than 0.7", "up to 0.3",
+#: "over 90%" (each was read as the value itself)
+_BOUND_BEFORE = re.compile(
+    r"(?:[<>≤≥≦≧⩽⩾≪≫]|(?<![\w])(?:(?:less|more|greater|fewer|lower|higher|better|worse)"
+    + _H + r"+than|at" + _H + r"+(?:least|most)|up" + _H + r"+to|under|over|above|below|beyond|"
+    r"exceeding|upwards" + _H + r"+of|north" + _H + r"+of|south" + _H + r"+of|no" + _H
+    + r"+(?:more|less)" + _H + r"+than)(?![\w]))(?:[=~]|" + _H + r")*(?:(?:an?|about)" + _H
+    + r"+)?$", re.IGNORECASE)
+#: a line that is one number alone (a value, or a second value for the same label)
+_NUMBER_LINE = re.compile(r"[*_`\"'‘’“”(\[\s]*" + _NUM + r"[*_`\"'‘’“”.!)\]\s]*", re.IGNORECASE)
+#: the words of a third answer besides the labels ("Maybe: 0.1", "Unsure: 10%", "Neither:
+#: 0", "Other: 0.1"): a number for it says that the labels' values are not the reply's
+#: whole distribution (as for a JSON object with such a key)
+_THIRD_OPTIONS = ("maybe", "unsure", "uncertain", "unknown", "undecided", "undetermined",
+                  "indeterminate", "neither", "both", "other", "none", "abstain", "depends",
+                  "not sure", "can't say", "cannot say", "don't know",
+                  "can’t say", "don’t know", "n/a")
 #: a unit alone at the start of the next line ("Yes: 70\n%"): not the value's, nor ignored
 _UNIT_NEXT_LINE = re.compile(r"\s*(?:%|‰|per" + _H + r"?cent|pct)", re.IGNORECASE)
 #: the end of a label word ("No", "No probability", "Noprobability")
@@ -145,6 +178,13 @@ _HEDGED = re.compile(r"(?<![\w])(?:not|never|no|none|neither|nor|nobody|noone|no
                      r"were|wo|ca|could|would|should|has|have|had)nt|(?:hard|difficult)\s+to\s+"
                      r"(?:say|tell|know))(?![\w])|n['’]t(?![\w])|¬",
                      re.IGNORECASE)
+
+#: words that name the other outcome: a lone number beside one may be its probability
+#: ("P(false) = 0.3", "Likelihood of the opposite: 0.3", "0.7 (for the negation)", "30% it's
+#: untrue": each was read as P(Yes))
+_OTHER_OUTCOME = re.compile(r"(?<![\w])(?:false|untrue|opposite|complement(?:ary)?|negation|"
+                            r"negated|inverse|contrary|converse|reverse)(?![\w])",
+                            re.IGNORECASE)
 
 
 #: a whole number followed by a word it counts ("1 data point", "1 more test"): not a
@@ -305,7 +345,9 @@ def parse_probabilities(text: Any, labels: Sequence[str] = ("No", "Yes"), *,
        ends its line takes the next line only when that line is the value
        alone (``Yes:\\n0.7``); anything else there (a list ``1. Older
        age``) is ``ambiguous``, and so is a negated label (``not a yes:
-       0.3``, ``P(¬yes)``, ``!yes``). A label given two different values is ``duplicate_label``.
+       0.3``, ``P(¬yes)``, ``!yes``, ``I would not say "Yes": 0.7``: the negation
+       up to one word before it). A label given two different values is
+       ``duplicate_label``.
        When the rest of the line after a label's number (up to the next
        label followed by a separator and a number: the word "no" alone is
        not the label No) holds another digit, odds in words or another
@@ -313,8 +355,14 @@ def parse_probabilities(text: Any, labels: Sequence[str] = ("No", "Yes"), *,
        (``0,3``, ``1/3``, ``0.6-0.8``, ``0.3+0.4``, ``3:1``, ``1 in 3``,
        ``1 in a hundred``, ``0.7 (70%)``, ``0.3... no, 0.4``, ``5‰``,
        ``70\\n%``, ``0.7¹``) and the reply fails with ``unsupported_format``: such
-       replies are never read. A label that starts with a digit is never
-       found inside a number (the ``0`` of ``0.6-0.7``).
+       replies are never read. So does a value that the rest of its line
+       bounds or takes back (``0.7+``, ``0.7 at most``, ``0.7 or lower``,
+       ``0.7 (upper bound)``, ``0.7 - no, wait``, ``0.7 - that's backwards``)
+       and one followed by another number alone on a line (``Yes: 0.7\\n0.8``).
+       A number given to a third answer (``Maybe: 0.1``, ``Unsure: 10%``,
+       ``Neither: 0``, ``Other: 0.1``) is ``ambiguous``, as in a JSON object. A
+       label that starts with a digit is never found inside a number (the
+       ``0`` of ``0.6-0.7``).
     4. ``yes_only`` (binary ``No``/``Yes`` labels only): only ``Yes: p`` is
        given; ``No`` is taken as ``1 - p``. A ``No:`` whose value was not read
        (``No: about 0.5``) is ``unsupported_format`` (``missing_label`` when
@@ -331,7 +379,11 @@ def parse_probabilities(text: Any, labels: Sequence[str] = ("No", "Yes"), *,
        ``impossible``, ``unable``, ``without``, ``nobody``, ``nothing``,
        ``unsure``, ...: "80% sure it will not happen", "Nobody knows, 0.3"),
        and so is a whole number followed by a word it counts
-       ("With only 1 data point, I'd guess so").
+       ("With only 1 data point, I'd guess so"), and one beside a word for
+       the other outcome (``P(false) = 0.3``, "Likelihood of the opposite:
+       0.3", "0.7 (for the negation)"). A lone number that is a bound
+       (``<1%``, ``at least 70%``, ``more than 0.7``, ``0.7 or more``) is
+       ``unsupported_format``.
 
     A number above 1 without a ``%`` sign is ``out_of_range`` (it is not
     re-read as a percentage), and so is a negative one, whatever its minus
@@ -557,6 +609,11 @@ def _parse_probabilities(text: Any, labels: tuple[str, ...], tol: float,
     found = _tolerant(text, body, labels)
     if isinstance(found, Parsed):
         return found
+    third = _third_option(body, labels) if found else None
+    if third is not None:
+        return _fail(text, "ambiguous", f"the reply gives a number to an answer other than the "
+                     f"labels ({third[:60]!r}): the labels' values are not the reply's whole "
+                     "distribution", found)
     if len(found) == len(labels):
         return _finish(text, labels, found, "tolerant", tol)
 
@@ -604,6 +661,42 @@ def _not_plain(rest: str, body: str, end: int) -> bool:
     return line_end >= 0 and _UNIT_NEXT_LINE.match(body, line_end) is not None
 
 
+def _alone_after(body: str, end: int, alone: re.Pattern[str]) -> list[str]:
+    """The lines after the one that holds position ``end`` that ``alone`` matches whole
+    (blank lines skipped), up to the first line it does not match: values or answers
+    written alone under a label's own (``Yes: 0.7`` then ``0.8``; ``Decision:`` then
+    ``Yes`` then ``No``)."""
+    out = []
+    for line in body[end:].split("\n")[1:]:
+        if not line.strip():
+            continue
+        if alone.fullmatch(line) is None:
+            break
+        out.append(line.strip())
+    return out
+
+
+@functools.lru_cache(maxsize=64)
+def _third_pattern(labels: tuple[str, ...]) -> re.Pattern[str]:
+    """A third answer's word that is none of ``labels``, with a separator and a number."""
+    asked = {label.lower() for label in labels}
+    words = [w for w in _THIRD_OPTIONS if w not in asked]
+    return re.compile(r"(?<![\w])(?:" + "|".join(re.escape(w) for w in words) + r")"
+                      + _BEFORE_SEP + _H + r"*[:=]" + _AFTER_SEP + r"[-+]?\.?\d",
+                      re.IGNORECASE)
+
+
+def _third_option(body: str, labels: tuple[str, ...]) -> str | None:
+    """The line where a third answer that is none of the labels (``Maybe: 0.1``) is given a
+    number, or None."""
+    m = _third_pattern(labels).search(body)
+    if m is None:
+        return None
+    line_start = body.rfind("\n", 0, m.start()) + 1
+    line_end = body.find("\n", m.end())
+    return body[line_start:line_end if line_end >= 0 else len(body)].strip()
+
+
 def _tolerant(text: str, body: str, labels: tuple[str, ...]) -> dict[str, float] | Parsed:
     """The labelled values found anywhere in the reply, or the failure that stops it."""
     nxt = _valued_pattern(labels)
@@ -617,10 +710,19 @@ def _tolerant(text: str, body: str, labels: tuple[str, ...]) -> dict[str, float]
             if why is not None:
                 return _fail(text, "ambiguous", why)
             rest = _rest_of_value(body, m.end(), nxt)
+            shown = (body[m.start("label"):m.end()] + rest).strip()
             if _not_plain(rest, body, m.end()):
-                shown = (body[m.start("label"):m.end()] + rest).strip()
                 return _fail(text, "unsupported_format",
                              f"the value of {label!r} is not one plain number: {shown[:60]!r}")
+            qualified = _QUALIFIED_AFTER.search(rest)
+            if qualified is not None:
+                return _fail(text, "unsupported_format", f"the value of {label!r} is bounded "
+                             f"or taken back ({qualified.group(0).strip()!r}): {shown[:60]!r}")
+            stray = _alone_after(body, m.end(), _NUMBER_LINE)
+            if stray:
+                return _fail(text, "unsupported_format", f"the value of {label!r} is followed "
+                             f"by another number alone on a line ({stray[0][:20]!r}): two "
+                             f"numbers for one label: {shown[:40]!r}")
             values.add(_to_value(m.group("num"), m.group("unit")))
         if len(values) > 1:
             shown = ", ".join(f"{v:g}" for v in sorted(values))
@@ -711,6 +813,11 @@ def _lone_number(text: str, body: str, labels: tuple[str, ...], tol: float) -> P
     if m is None or _not_plain(body[m.end():].split("\n", 1)[0], body, m.end()):
         return _fail(text, "unsupported_format", "the one number in the reply is not a plain "
                      "decimal or percentage")
+    bound = (_BOUND_BEFORE.search(body, 0, m.start())
+             or _QUALIFIED_AFTER.search(body[m.end():].split("\n", 1)[0]))
+    if bound is not None:
+        return _fail(text, "unsupported_format", f"the one number in the reply is bounded or "
+                     f"taken back ({bound.group(0).strip()!r}), not one value")
     prefix = body[body.rfind("\n", 0, m.start()) + 1:m.start()]
     other = _other_label(prefix, labels)
     if other is not None:
@@ -723,6 +830,10 @@ def _lone_number(text: str, body: str, labels: tuple[str, ...], tol: float) -> P
     like = _label_like(body)
     if like is not None:
         return _fail(text, "ambiguous", like)
+    outcome = _OTHER_OUTCOME.search(body)
+    if outcome is not None:
+        return _fail(text, "ambiguous", f"the reply says {outcome.group(0)!r}, a word for the "
+                     "other outcome: its one number may be that outcome's probability")
     counted = _COUNTED.match(body, m.end())
     if counted is not None and not m.group("unit") and re.fullmatch(r"[-+]?\d+",
                                                                      m.group("num")):
@@ -755,11 +866,45 @@ def _answers_of(label: str, body: str, labels: tuple[str, ...]) -> tuple[set[str
         if why is not None:
             return found, why
         rest = _rest_of_value(body, m.end(), words)
+        shown = (body[m.start("label"):m.end()] + rest).strip()
         if re.search(r"(?<![\w])(yes|no)(?![\w])", rest, re.IGNORECASE):
-            shown = (body[m.start("label"):m.end()] + rest).strip()
             return found, f"a label is followed by both Yes and No: {shown[:60]!r}"
-        found.add(m.group("answer").lower())
+        answer = m.group("answer").lower()
+        other = [a for a in _alone_after(body, m.end(), _ANSWER_LINE) if a.lower() != answer]
+        if other:
+            # "Decision:\nYes\nNo" was read as yes: two answers, one a line
+            return found, (f"the answer of {label!r} is followed by the answer {other[0]!r} "
+                           f"alone on a line: {shown[:40]!r}")
+        found.add(answer)
     return found, None
+
+
+#: a line that is a Yes or a No alone ("No", "**Yes.**", "- No")
+_ANSWER_LINE = re.compile(r"[*_`\"'‘’“”>#\s]*(?:[-•+]\s+)?[*_`\"'‘’“”]*(yes|no)"
+                          r"[*_`\"'‘’“”.!)\]\s]*", re.IGNORECASE)
+#: the words of a label that says its Yes or No is the reply's answer ("Final answer: No",
+#: "Verdict: Yes") when it is neither of the template's labels
+_ANSWER_WORDS = frozenset(("answer", "final", "verdict", "choice", "conclusion", "response",
+                           "result", "reply", "output", "decision", "decide", "recommendation",
+                           "judgement", "judgment", "bottom"))
+_LABELLED_ANSWER = re.compile(r"^" + _OPEN_MD + r"(?P<name>[^\W\d_][^\n:=]{0,40}?)" + _CLOSE_MD
+                              + _H + r"*[:=]" + _AFTER_SEP + r"(?P<answer>yes|no)"
+                              + r"[*_`\"'‘’“”.!)\]\s]*$", re.IGNORECASE | re.MULTILINE)
+
+
+def _other_answer(body: str, labels: tuple[str, ...], answer: str | None) -> str | None:
+    """A line that answers Yes or No under a label of its own that says it is the answer
+    (``Final answer: No``), and differs from the forced ``answer`` read (or there is none:
+    it may be that answer, or the other question's); None when there is no such line."""
+    words = _words_pattern(labels)
+    for m in _LABELLED_ANSWER.finditer(body):
+        name = m.group("name")
+        if words.search(name) or not _ANSWER_WORDS.intersection(
+                re.findall(r"[^\W\d_]+", name.lower())):
+            continue
+        if answer is None or m.group("answer").lower() != answer:
+            return m.group(0).strip()
+    return None
 
 
 def parse_decision(text: Any, labels: Sequence[str] = PAPER_DECISION_LABELS) -> Parsed:
@@ -797,7 +942,12 @@ def parse_decision(text: Any, labels: Sequence[str] = PAPER_DECISION_LABELS) -> 
     without an answer is ``missing_label``. A label followed by both words
     (``Decision: Yes or No``, an echo of the instructions) is ``ambiguous``,
     and so are a negated label ("I would not decide yes") and an unlabelled
-    "Yes" or "No" (it could answer either question): never guessed.
+    "Yes" or "No" (it could answer either question): never guessed. A
+    label's answer followed by the other answer alone on the next lines
+    (``Decision:\\nYes\\nNo``) is ``ambiguous`` (the same answer repeated is
+    read), and so is a line that answers under a label of its own saying it
+    is the answer (``Final answer: No``, ``Verdict: No``) when it differs from
+    the forced answer or there is none.
 
     Examples
     --------
@@ -861,7 +1011,13 @@ def _parse_decision(text: Any, labels: tuple[str, ...]) -> Parsed:
     if len(decides) > 1 or len(answers) > 1:
         return _fail(text, "duplicate_label", "a label is given both Yes and No")
     if decides:
-        return _decision(text, decides.pop(), answers.pop() if answers else None, "tolerant")
+        answer = answers.pop() if answers else None
+        other = _other_answer(body, labels, answer)
+        if other is not None:
+            return _fail(text, "ambiguous", f"a line answers under a label of its own "
+                         f"({other[:60]!r}), and it is not the decision's answer: it could "
+                         "answer either question")
+        return _decision(text, decides.pop(), answer, "tolerant")
     if answers:
         return _fail(text, "missing_label", f"no value for {decide_label!r}")
     found = {w.lower() for w in re.findall(r"(?<![\w])(yes|no)(?![\w])", body, re.IGNORECASE)}

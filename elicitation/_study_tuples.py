@@ -394,33 +394,66 @@ def sources_block(texts: Sequence[str]) -> str:
     return "\n".join(f"Question {'ABC'[i]}: {t}" for i, t in enumerate(texts))
 
 
+#: a value that is the prompt's placeholder echoed (``Relation: <NEGATION, PARAPHRASE,
+#: CONSEQUENCE or OTHER>``, ``Question: <the new question>``): the reply format, no answer
+_PLACEHOLDER = re.compile(r"<[^<>]*>")
+
+
+def _reply_values(text: Any, label: str) -> list[str]:
+    """The values of every ``Label: value`` line of a reply, in order (an echoed
+    placeholder left out); none when the reply is not text or leaves a reasoning block
+    open."""
+    if not isinstance(text, str):
+        return []
+    body, unclosed = strip_reasoning(text)
+    if unclosed is not None:
+        return []
+    found = re.findall(rf"^\W*{re.escape(label)}\W*:\s*(.+?)\s*$", body,
+                       flags=re.MULTILINE | re.I)
+    values = [v.strip(" \t*\"'`{},") for v in found]   # markdown, quotes, a JSON object
+    return [v for v in values if v and _PLACEHOLDER.fullmatch(v) is None]
+
+
 def parse_reply(text: Any, label: str) -> str | None:
-    """The value of the last ``Label: value`` line of a reply (None when there is none).
+    """The value of the ``Label: value`` lines of a reply (None when there is none, or
+    when two of them differ).
 
     Closed reasoning blocks are removed first, as the probability parser does; a reply
     that leaves one open has none (a line inside may be a draft: ``<think>`` then
-    ``Relation: NEGATION. Hmm`` was read as NEGATION).
+    ``Relation: NEGATION. Hmm`` was read as NEGATION). A reply with two lines of the
+    label that say different things (in other than case, spacing and punctuation:
+    ``Relation: NEGATION`` then ``Relation: PARAPHRASE``) contradicts itself and has
+    none: the last line was read. A line repeated is read, and a line that echoes the
+    prompt's placeholder (``Relation: <NEGATION, ... or OTHER>``) is left out.
     """
-    if not isinstance(text, str):
+    values = _reply_values(text, label)
+    if len({" ".join(re.findall(r"\w+", v.lower())) for v in values}) != 1:
         return None
-    body, unclosed = strip_reasoning(text)
-    if unclosed is not None:
-        return None
-    found = re.findall(rf"^\W*{re.escape(label)}\W*:\s*(.+?)\s*$", body,
-                       flags=re.MULTILINE | re.I)
-    return found[-1].strip().strip("*\"'").strip() if found else None
+    return values[-1]
 
 
-def reply_choice(text: Any, label: str, choices: Sequence[str]) -> str:
-    """The choice (one of ``choices``, in its own case) that the last ``Label: value``
-    line of a reply starts with; '' when it starts with none, or also names another
-    choice: "NEGATION or PARAPHRASE", "STRONG - no wait, WEAK" (their first word was
-    read) are left unread, never guessed."""
-    value = parse_reply(text, label) or ""
-    by_word = {c.lower(): c for c in choices}
+def _choice_of(value: str, by_word: Mapping[str, str]) -> str:
+    """The choice a ``Label: value`` line's value starts with ('' when none, or another
+    is named too)."""
+    if re.match(r"none\s+of(?![\w])", value, re.IGNORECASE):
+        return ""     # "None of these; OTHER", "None of the above": no choice fits
     named = {w.lower() for w in re.findall(r"[^\W\d]\w*", value) if w.lower() in by_word}
     first = value.split(" ")[0].strip(".").lower()
     return by_word[first] if first in by_word and named == {first} else ""
+
+
+def reply_choice(text: Any, label: str, choices: Sequence[str]) -> str:
+    """The choice (one of ``choices``, in its own case) that the ``Label: value`` lines of
+    a reply start with; '' when one starts with none, or also names another choice:
+    "NEGATION or PARAPHRASE", "STRONG - no wait, WEAK" (their first word was read) are
+    left unread, never guessed. So are two lines that name different choices
+    (``Relation: NEGATION`` then ``Relation: PARAPHRASE``: the last was read), and a line
+    that says that none of the choices fits ("None of these; OTHER", "None of the
+    above"), though "none" be a choice (the pairs study's ``NONE``: it was read as
+    that)."""
+    by_word = {c.lower(): c for c in choices}
+    picked = {_choice_of(value, by_word) for value in _reply_values(text, label)}
+    return picked.pop() if len(picked) == 1 else ""
 
 
 def rule_check(form: str, source: str, written: str | None) -> str:

@@ -799,7 +799,7 @@ def test_a_lone_number_beside_a_label_like_word_is_not_read(text):
     ("Relation: NEGATION", "NEGATION"),
     ("**Relation:** negation.", "NEGATION"),
     ("Relation:\nA_AND_B (YES exactly when A and B both resolve YES)", "A_AND_B"),
-    ("Relation: NEGATION\nRelation: PARAPHRASE", "PARAPHRASE"),      # the last line
+    ("Relation: NEGATION\nRelation: NEGATION.", "NEGATION"),         # a repeat
     ("<think>Relation: OTHER?</think>\nRelation: NEGATION", "NEGATION"),
     ("Relation: probably NEGATION", ""),
     # two choices named on the line: the first was read
@@ -834,3 +834,156 @@ def test_a_pair_label_names_one_category_or_none(text, choice):
 ])
 def test_a_reply_line_inside_reasoning_is_not_read(text, value):
     assert parse_reply(text, "Question") == value
+
+
+# --------------------------------------------------------------------------- audit, third pass
+@pytest.mark.parametrize(("text", "labels"), [
+    ("Decision:\nYes\nNo", None),
+    ("Can decide: Yes\nDecision:\nYes\nNo", None),                  # was action yes
+    ("Can decide: Yes\nDecision: Yes\nNo", None),                   # was action yes
+    ("Can decide: Yes\nDecision: Yes\n\nNo.", None),                # was action yes
+    ("Can decide:\nYes\nNo\nDecision: Yes", None),                  # was action yes
+    ("Can decide: Yes\nDecision:\n**Yes**\n- No", None),
+    ("Decide: Yes\nAnswer:\nYes\nNo", TOOLKIT),                     # was action yes
+])
+def test_two_answers_on_the_lines_after_a_decision_label_are_ambiguous(text, labels):
+    parsed = parse_decision(text, *([labels] if labels else []))
+    assert not parsed.ok and parsed.reason == "ambiguous", parsed.values
+    assert "alone on a line" in parsed.detail
+
+
+@pytest.mark.parametrize(("text", "action"), [
+    ("Can decide: Yes\nDecision:\nYes\nYes", "yes"),                # a repeat
+    ("Can decide: Yes\nDecision:\nYes\n\nNo further comment.", "yes"),
+    ("### Can decide\nYes\n### Decision\nNo", "no"),
+    ("Can decide: Yes\nDecision: Yes\n\n(If forced otherwise, No.)", "yes"),
+    ("Smoker: Yes\nAge over 60: No\n\nCan decide: Yes\nDecision: Yes", "yes"),
+    ("Can decide: Yes\nDecision: No\n\nFinal answer: No", "no"),
+])
+def test_a_decision_with_its_answers_once_is_still_read(text, action):
+    parsed = parse_decision(text)
+    assert parsed.ok and parsed.values["action"] == action, parsed.detail
+
+
+@pytest.mark.parametrize("text", [
+    "Can decide: Yes\nDecision: Yes\n\nFinal answer: No",           # was action yes
+    "Can decide: Yes\nDecision: Yes\n**Verdict:** No",
+    "Can decide: No\n\nFinal answer: Yes",                          # was a deferral
+])
+def test_an_answer_line_of_its_own_that_differs_from_the_decision_is_ambiguous(text):
+    parsed = parse_decision(text)
+    assert not parsed.ok and parsed.reason == "ambiguous", parsed.values
+    assert "a label of its own" in parsed.detail
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("Question: Will it rain?\nQuestion: Will it snow?", None),      # was the last
+    ("Question: Will it rain?\nQuestion: **Will it rain?**", "Will it rain?"),
+    ("Question: <the new question>\nQuestion: Will it rain?", "Will it rain?"),
+    ("Question: <the new question>", None),
+])
+def test_a_reply_whose_label_lines_differ_has_no_value(text, value):
+    assert parse_reply(text, "Question") == value
+
+
+@pytest.mark.parametrize(("text", "choice"), [
+    ("Relation: NEGATION\nRelation: PARAPHRASE", ""),               # was PARAPHRASE
+    ("Relation: NEGATION\n\nWait, B says the same.\nRelation: PARAPHRASE", ""),
+    ("Relation: NEGATION\nRelation: negation.", "NEGATION"),        # a repeat
+    ("<think>Relation: NEGATION</think>\nRelation: PARAPHRASE", "PARAPHRASE"),
+    ("Relation: <NEGATION, PARAPHRASE, CONSEQUENCE or OTHER>\nRelation: OTHER", "OTHER"),
+    ("**Relation:** `PARAPHRASE`", "PARAPHRASE"),                   # was ''
+    ('{"Relation": "NEGATION"}', "NEGATION"),                       # was ''
+    ("Relation: None of these; OTHER", ""),
+])
+def test_a_relation_reply_that_contradicts_itself_names_no_choice(text, choice):
+    choices = ["NEGATION", "PARAPHRASE", "CONSEQUENCE", "OTHER"]
+    assert reply_choice(text, "Relation", choices) == choice
+
+
+@pytest.mark.parametrize(("text", "choice"), [
+    ("Relation: None of these; OTHER", ""),                         # was none
+    ("Relation: None of the above", ""),                            # was none
+    ("Relation: NONE of the three", ""),                            # was none
+    ("Relation: STRONG\nRelation: WEAK", ""),                       # was weak
+    ("Relation: NONE", "none"),
+    ("Relation: NONE (the questions are independent)", "none"),
+    ("Relation: none.", "none"),
+    ("Relation: STRONG\nRelation: **strong**", "strong"),
+])
+def test_none_of_these_is_not_the_choice_none(text, choice):
+    assert reply_choice(text, "Relation", ["strong", "weak", "none"]) == choice
+
+
+@pytest.mark.parametrize("text", ['I would not say "Yes": 0.7', "I wouldn't say Yes: 0.7",
+                                  "Never saying yes: 0.9", "Not likely yes: 0.2",
+                                  "I don't call it a Yes: 0.7"])
+def test_a_label_negated_one_word_before_is_not_read(text):
+    # each was read as P(Yes) by the yes-only rule
+    parsed = parse_probabilities(text)
+    assert not parsed.ok and parsed.reason == "ambiguous", parsed.values
+    assert "is negated" in parsed.detail
+    for fine in ("I'm not sure, but Yes: 0.7", "I cannot be sure; Yes: 0.7",
+                 "Not sure. Yes: 0.7"):
+        assert parse_probabilities(fine).values["Yes"] == pytest.approx(0.7), fine
+
+
+@pytest.mark.parametrize("text", [
+    "Yes: 0.7+", "Yes: 0.7 at most", "Yes: 0.7 or lower\nNo: 0.3", "Yes: 0.7 (upper bound)",
+    "Yes: 0.7... or maybe less", "Yes: 0.7 - no, wait", "Yes: 0.7, scratch that",
+    "No: 0.3\nYes: 0.7 - no wait, that's backwards", "Yes: 0.7 (revised down)",
+    # a bound before a lone number
+    "<1%", "Probability: <1%", "At least 70%", "More than 0.7", "up to 0.3", "Over 90%",
+    "≥ 0.7", "0.7 or more", "70%+",
+])
+def test_a_bounded_or_retracted_value_is_not_read(text):
+    # each was read as the number itself (a bound as a point, a retraction ignored)
+    parsed = parse_probabilities(text)
+    assert not parsed.ok and parsed.reason == "unsupported_format", parsed.values
+    assert "bounded or taken back" in parsed.detail
+
+
+@pytest.mark.parametrize(("text", "yes"), [("Yes: 0.7, more or less", 0.7),
+                                           ("About 0.7", 0.7), ("~0.4", 0.4),
+                                           ("Yes: 0.7 (approx.)", 0.7),
+                                           ("Yes: 0.7, and more importantly, No: 0.3", 0.7),
+                                           ("Under the circumstances, 0.7", 0.7)])
+def test_an_approximate_value_is_still_read(text, yes):
+    parsed = parse_probabilities(text)
+    assert parsed.ok, parsed.detail
+    assert parsed.values["Yes"] == pytest.approx(yes)
+
+
+@pytest.mark.parametrize("text", ["Yes:\n0.7\n0.8\nNo: 0.3", "Yes: 0.7\n0.8\nNo: 0.3",
+                                  "Yes: 0.7\n\n80%\n\nNo: 0.3", "Yes:\n0.7\nNo:\n0.3\n0.4"])
+def test_a_second_number_alone_under_a_value_is_not_dropped(text):
+    # each was read with the first number: two numbers for one label
+    parsed = parse_probabilities(text)
+    assert not parsed.ok and parsed.reason == "unsupported_format", parsed.values
+    assert "another number alone on a line" in parsed.detail
+
+
+@pytest.mark.parametrize("text", ["Yes: 0.7\nNo: 0.3\nMaybe: 0.1", "- Yes: 0.7\n- No: 0.3\n- "
+                                  "Unsure: 0.1", "Yes: 0.7\nNo: 0.3\nNeither: 0",
+                                  "Yes: 0.7\nMaybe: 0.3", "P(Yes) = 0.6\nP(No) = 0.3\n"
+                                  "P(Other) = 0.1"])
+def test_a_number_for_a_third_answer_is_ambiguous(text):
+    # was P(Yes) = 0.7 (Maybe's number dropped, or No taken as 1 - 0.7), as a JSON object
+    # with a third key is ambiguous
+    parsed = parse_probabilities(text)
+    assert not parsed.ok and parsed.reason == "ambiguous", parsed.values
+    assert "an answer other than the labels" in parsed.detail
+    # a remark that is no answer is read as before, and a label named like one is its own
+    assert parse_probabilities("Yes: 0.7\nNo: 0.3\nConfidence: 80%").values["Yes"] == 0.7
+    assert parse_probabilities("Yes: 0.6\nNo: 0.3\nMaybe: 0.1", ("Yes", "No", "Maybe")).ok
+
+
+@pytest.mark.parametrize("text", ["P(false) = 0.3", "Likelihood of the opposite: 0.3",
+                                  "0.7 (for the negation)", "Probability it is untrue: 0.2",
+                                  "30% it's false", "Inverse probability: 0.3",
+                                  "The answer is 0.3 for the complement."])
+def test_a_lone_number_beside_a_word_for_the_other_outcome_is_not_read(text):
+    # each was read as P(Yes)
+    parsed = parse_probabilities(text)
+    assert not parsed.ok and parsed.reason == "ambiguous", parsed.values
+    assert "a word for the other outcome" in parsed.detail
