@@ -32,6 +32,7 @@ from .._results import CoherenceResult
 from .._results import ConfidenceInterval
 from .._rng import RNGLike
 from .._rng import check_rng
+from .._text import result_level
 from .._validation import as_dataframe
 from .._validation import check_column_names
 from .._validation import check_resampling
@@ -654,7 +655,9 @@ def _test_comparisons(rows: list[dict[str, Any]], scores: _Scores, n_groups: int
     """Complete each comparison's row: the pooled odds ratio and its context-bootstrap
     interval, the sign-flip statistic, its p-value and the step-down max-T adjusted
     p-value (NaN where the comparison is not testable)."""
-    alpha = 1.0 - confidence_level
+    # the level as read (0.05 for 0.95, not 0.050000000000000044): an adjusted p-value
+    # just above 0.05 was flagged beside a shown p above 0.05
+    alpha = result_level(confidence_level)
     n_comp = len(rows)
     u_cols, r_cols, s_cols = scores
     u = np.column_stack(u_cols)

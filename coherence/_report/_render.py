@@ -17,6 +17,7 @@ import html
 import io
 import math
 import shlex
+import textwrap
 from collections.abc import Callable
 from collections.abc import Mapping
 from collections.abc import Sequence
@@ -32,6 +33,9 @@ from .._multiplicity import adjust_label
 from .._multiplicity import adjust_pvalues
 from .._text import SHADING_ALPHA
 from .._text import cell_verdicts
+from .._text import guarded
+from .._text import one_line
+from .._text import result_level
 from .._text import truth_cells
 from .._validation import MISSING_WORDS
 from ._not_run import DESCRIPTIVE
@@ -70,11 +74,12 @@ _EFFECT: dict[str, tuple[str, str]] = {
 }
 
 
-def _num(x: Any, digits: int = 3) -> str:
+def _num(x: Any, digits: int = 3, levels: Sequence[float] = ()) -> str:
     """``x`` to ``digits`` significant digits (blank for None and NaN); a negative zero
     reads 0 (it read "-0"); a nonzero one below ``10**-digits`` in size, or of ``1e5``
     and more, in scientific notation; one below 1 gets more decimals where ``digits``
-    would round it across ALPHA (a detail table's p-value of 0.049996 read "0.05")."""
+    would round it across or onto ALPHA or one of ``levels`` (a detail table's p-value
+    of 0.049996 read "0.05"; :func:`coherence._text.guarded`)."""
     if x is None:
         return ""
     try:
@@ -87,26 +92,21 @@ def _num(x: Any, digits: int = 3) -> str:
         return f"{v:.{digits - 1}e}"
     if abs(v) >= 1:
         return f"{v:.{digits}g}"
-    places = digits
-    while (float(f"{v:.{places}f}") < ALPHA) != (v < ALPHA) and places < 17:
-        places += 1
-    return f"{v:.{places}f}".rstrip("0").rstrip(".")
+    return guarded(v, lambda places: f"{v:.{places}f}".rstrip("0").rstrip("."), digits,
+                   levels)
 
 
-def _pval(p: Any) -> str:
+def _pval(p: Any, levels: Sequence[float] = ()) -> str:
     """A p-value to three decimals, or more where three would put it on the other side
-    of ALPHA (0.04995 reads 0.0499, not 0.050 next to a shading that says below 0.05)."""
+    of ALPHA or one of ``levels``, or on it (0.04995 reads 0.0499, not 0.050 next to a
+    shading that says below 0.05; 0.0500001 reads 0.0500001, not 0.050 next to a
+    ``violates`` that says above)."""
     if p is None or (isinstance(p, float) and math.isnan(p)):
         return ""
     p = float(p)
     if p < 0.001:
         return "< 0.001"
-    digits = 3
-    text = f"{p:.{digits}f}"
-    while (float(text) < ALPHA) != (p < ALPHA) and digits < 12:
-        digits += 1
-        text = f"{p:.{digits}f}"
-    return text
+    return guarded(p, lambda digits: f"{p:.{digits}f}", 3, levels)
 
 
 def _with_ci(value: float, low: float, high: float, digits: int = 3) -> str:
@@ -135,7 +135,8 @@ p,li{max-width:100%}
 table{border-collapse:collapse;margin:.4em 0 1em;font-size:8.5pt;width:100%;
 font-variant-numeric:tabular-nums}
 caption{caption-side:top;text-align:left;font-weight:bold;padding:.2em 0;font-size:1.05em}
-th,td{padding:.15em .45em;text-align:left;vertical-align:top;overflow-wrap:break-word}
+th,td{padding:.15em .45em;text-align:left;vertical-align:top;overflow-wrap:break-word;
+white-space:pre-wrap}
 table.prov td:first-child{white-space:nowrap}
 thead th{border-top:1.5px solid #000;border-bottom:1px solid #000}
 tbody tr:last-child td{border-bottom:1.5px solid #000}
@@ -161,14 +162,18 @@ pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f4f4f4;padding:.5em}
 
 def _table_html(frame: pd.DataFrame, *, caption: str = "",
                 numeric: Sequence[str] = (), klass: str = "",
-                cell_class: Callable[[str, Any], str] | None = None) -> str:
-    """A booktabs-style table; ``numeric`` columns right-aligned, all others left."""
+                cell_class: Callable[[str, Any], str] | None = None,
+                levels: Sequence[float] = ()) -> str:
+    """A booktabs-style table; ``numeric`` columns right-aligned, all others left; text on
+    one line as :func:`coherence._text.one_line` writes it (a label ``"gpt\\n4"`` read
+    as ``gpt 4``, another label, and a right-to-left mark reversed it); no number rounded
+    across or onto ALPHA or one of ``levels``."""
     parts = [f"<table{f' class={chr(39)}{klass}{chr(39)}' if klass else ''}>"]
     if caption:
         parts.append(f"<caption>{html.escape(caption)}</caption>")
     parts.append("<thead><tr>" + "".join(
         f"<th{' class=num' if c in numeric else ''}>"
-        f"{html.escape(str(c)).replace('_', '_<wbr>')}</th>"
+        f"{html.escape(one_line(str(c))).replace('_', '_<wbr>')}</th>"
         for c in frame.columns) + "</tr></thead><tbody>")
     for row in frame.itertuples(index=False):
         tds = []
@@ -182,7 +187,7 @@ def _table_html(frame: pd.DataFrame, *, caption: str = "",
             if isinstance(value, bool | np.bool_):
                 text = "yes" if value else "no"
             else:
-                text = value if isinstance(value, str) else _num(value, 4)
+                text = one_line(value if isinstance(value, str) else _num(value, 4, levels))
             tds.append(f"<td{attr}>{html.escape(text)}</td>")
         parts.append("<tr>" + "".join(tds) + "</tr>")
     parts.append("</tbody></table>")
@@ -214,7 +219,7 @@ def _grid(rep: CoherenceReport) -> str:
     lookup = _adjusted_lookup(rep)
     head = "".join(f"<th>{html.escape(_SHORT.get(n, n))}<br><span class='eff'>"
                    f"{html.escape(_effect_head(n))}</span></th>" for n in names)
-    by = " / ".join(rep.by) or "cell"
+    by = " / ".join(map(one_line, rep.by)) or "cell"
     rows = [f"<table class='grid'><thead><tr><th>{html.escape(by)}</th>{head}</tr></thead>"
             "<tbody>"]
     for i, cell in enumerate(rep.cells):
@@ -494,7 +499,12 @@ def _figures(rep: CoherenceReport) -> list[tuple[str, str]]:
             except (ValueError, TypeError):
                 plt.close(fig)
                 continue
-            ax.set_title(f"{_SHORT.get(name, name)}: {label}", fontsize=10)
+            # matplotlib reads text between two $ as maths: a label "$5 or $10" lost its
+            # dollars, and "$x$" read as an italic x; a long one is wrapped (one of 500
+            # characters made the figure 3,000 points wide, shrunk to nothing on the page)
+            title = "\n".join(textwrap.wrap(f"{_SHORT.get(name, name)}: {label}", 60,
+                                             break_on_hyphens=False))
+            ax.set_title(title.replace("$", r"\$"), fontsize=10)
             key = _FIGURE_KEYS.get(name, "")
             figures.append((f"{name}, {label}" + (f". {key}" if key else ""),
                             _figure_svg(fig)))
@@ -645,9 +655,9 @@ def _provenance(rep: CoherenceReport) -> str:
         items.append(("table", f"{data.get('n_rows')} rows; content sha256 "
                                f"{data.get('content_sha256')}"))
     models = data.get("models") or sorted({cell_label(c.key) for c in rep.cells})
-    items.append(("models / cells", ", ".join(map(str, models))))
+    items.append(("models / cells", _names(models)))
     if data.get("prompts"):
-        items.append(("prompts", ", ".join(data["prompts"]) + f" (reference: "
+        items.append(("prompts", _names(data["prompts"]) + f" (reference: "
                       f"{s.get('reference_prompt')})"))
     constant = data.get("constant_columns") or {}
     if constant:
@@ -681,6 +691,12 @@ def _provenance(rep: CoherenceReport) -> str:
             + f"<pre>{html.escape(python)}</pre>")
 
 
+def _names(values: Sequence[Any]) -> str:
+    """Labels joined by ", ", one holding a comma or a quote quoted (``repr``): the models
+    "a, b" and "c" read as the three models "a, b, c"."""
+    return cell_label({str(i): v for i, v in enumerate(values)}) if len(values) else ""
+
+
 # --------------------------------------------------------------------------- the page
 def _header(rep: CoherenceReport) -> str:
     from .. import __version__
@@ -695,7 +711,7 @@ def _header(rep: CoherenceReport) -> str:
 def render_first_screen(rep: CoherenceReport) -> str:
     """The grid and its note (the report's first screen; a notebook's display)."""
     style = ("<style>.coherence-report td{text-align:right}"
-             ".coherence-report td:first-child{text-align:left}"
+             ".coherence-report td:first-child{text-align:left;white-space:pre-wrap}"
              ".coherence-report .sig{background:#f9d2cf;font-weight:bold}"
              ".coherence-report .eff{font-size:.9em;color:#444;font-weight:normal}"
              ".coherence-report .na{color:#999}.coherence-report .err{color:#a00}</style>")
@@ -802,11 +818,15 @@ def _appendix(rep: CoherenceReport) -> str:
                     detail[c]) and not pd.api.types.is_bool_dtype(detail[c])]
                 parts.append(f"<h3>{html.escape(name)}: {html.escape(details[name])}, "
                              f"{html.escape(cell_label(cell.key))}</h3>")
+                # no p-value rounded across the result's own level either (IIA's
+                # violates: adjusted p <= 1 - confidence_level), as in its summary()
+                level = result.confidence_interval.confidence_level
+                levels = (result_level(level),) if 0 < level < 1 else ()
                 # at most 7 columns a block, the first repeated: fits a portrait page
                 first, rest = detail.columns[0], list(detail.columns[1:])
                 for start in range(0, max(len(rest), 1), 6):
                     block = detail[[first, *rest[start:start + 6]]]
-                    parts.append(_table_html(block, numeric=numeric))
+                    parts.append(_table_html(block, numeric=numeric, levels=levels))
     return "".join(parts)
 
 

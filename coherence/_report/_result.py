@@ -133,14 +133,18 @@ class CoherenceReport:
 
     def to_markdown(self) -> str:
         """A GitHub-flavoured Markdown table of :meth:`to_frame` (4 significant digits;
-        in labels and texts ``|``, ``<`` and ``&`` are escaped as ``\\|``, ``\\<``, ``\\&``
-        and a line break becomes a space)."""
+        in labels and texts Markdown's specials, ``* _ ` [ ] < & | ~ $ \\`` and a
+        leading ``#``, are escaped with a backslash, so that ``gpt_4_turbo`` and
+        ``*base*`` read as written; a line break in a label reads ``\\n``, in other text
+        a space)."""
         frame = self.to_frame()
-        header = "| " + " | ".join(cell_text(str(c)) for c in frame.columns) + " |"
+        labels = [c in self.by for c in frame.columns]
+        header = "| " + " | ".join(cell_text(c, label=True) for c in frame.columns) + " |"
         rule = "| " + " | ".join("---" for _ in frame.columns) + " |"
         lines = [header, rule]
-        for _, row in frame.iterrows():
-            lines.append("| " + " | ".join(cell_text(v) for v in row) + " |")
+        for row in frame.itertuples(index=False):
+            lines.append("| " + " | ".join(cell_text(v, label=by)
+                                           for v, by in zip(row, labels, strict=True)) + " |")
         return "\n".join(lines) + "\n"
 
     def summary_table(self, values: str = "pvalue_adjusted") -> pd.DataFrame:
@@ -173,7 +177,13 @@ class CoherenceReport:
         label = adjust_label(self.settings.get("adjust", "none"))
         title = (f"coherence report: {len(self.cells)} cell(s), p-values ({label}) "
                  "by cell and test")
-        body = text_table(table.reset_index(), width=100)
+        # the cells' labels as written: a number to 4 digits showed 0.12345 and 0.12346 as
+        # one label, 0.1235
+        shown = table.reset_index()
+        for column in table.index.names:
+            shown[column] = shown[column].map(
+                lambda v: str(v) if isinstance(v, float | np.floating) else v)
+        body = text_table(shown, width=100)
         flagged = self.degenerate_warnings()
         if flagged:
             body = "\n".join(f"WARNING: {w}" for w in flagged) + "\n" + body
@@ -186,7 +196,7 @@ class CoherenceReport:
                 textwrap.fill(f"- {name} {rest}", width=100, subsequent_indent="  ")
                 for name, rest in missing)
         return Summary(f"{title}\n{body}", title=title,
-                       tables=[(f"p-values ({label}) by cell and test", table.reset_index())])
+                       tables=[(f"p-values ({label}) by cell and test", shown)])
 
     def _repr_html_(self) -> str:
         """The report's first screen (the models x tests grid) in a notebook."""

@@ -144,9 +144,14 @@ def _report_iv(data: Any, a: _ReportArgs) -> _ReportInput:
             + ", ".join(FRAME_COLUMNS) + "), which would overwrite the cells' labels: "
             "rename the column", taken))
     for column in present_by:  # 'gpt' / 'GPT', 1 / '1': one cell, not two
-        # a missing label was a cell of its own, labelled 'nan' (`coherence test` refused it)
-        no_missing(df, column, owner=owner, rule="label every row (a blank cell label is "
-                   "a cell named by nothing): fill them in, or leave the column out of by")
+        # a missing label was a cell of its own, labelled 'nan' (`coherence test` refused it);
+        # so is a blank one, '' or '  ' (the command line reads a blank cell as missing),
+        # which the summary showed as nothing and the page as "all rows"
+        blanks = [v for v in pd.unique(df[column]) if isinstance(v, str) and not v.strip()]
+        blank = (df[column].isna() | df[column].isin(blanks)).to_numpy()
+        no_missing(df, column, owner=owner, missing=blank, rule="label every row (a blank "
+                   "cell label is a cell named by nothing): fill them in, or leave the "
+                   "column out of by")
         check_case_distinct(df, column, owner=owner)  # 'gpt' / 'GPT ', 1 / '1', True / 'True'
     names = _tests_iv(df, a, owner)
     if "monotonicity" in names and a.action in df.columns:  # it reads yes/no/defer by name
@@ -455,7 +460,8 @@ def report(
         Columns that define cells. The default ones, ``model`` and ``dataset``, are
         ignored when absent; any other column named must exist, or ``ValueError``
         names it. A column named like one of ``to_frame()``'s (``method``,
-        ``test``, ``error``, ...) raises ``ValueError``: rename it.
+        ``test``, ``error``, ...) raises ``ValueError``: rename it. A missing or
+        blank label (``''``, spaces only) in one raises ``ValueError`` naming the rows.
     tests : "all" or sequence of str
         A non-empty subset of :data:`TEST_NAMES`; a test named twice runs once (one
         row per cell, counted once in the adjustment's family).

@@ -131,12 +131,16 @@ def test_summary_never_rounds_a_pvalue_across_0_05():
 def test_summary_never_rounds_a_pvalue_onto_the_results_own_level():
     """IIA flags a comparison at adjusted p <= 1 - confidence_level: at 0.99 a p-value of
     0.0099996 read "0.01" in the summary and beside ``violates True`` in its table. The
-    guard holds at the result's own level as at 0.05; at 0.95 nothing changes."""
+    guard holds at the result's own level as at 0.05; at 0.95 nothing changes. Nor is one
+    rounded onto it: 0.0100004 read "0.01" (so at most the level) beside ``violates False``,
+    as ``<=`` reads it; only 0.01 reads "0.01"."""
     ci = ConfidenceInterval(0.1, 0.4, 0.99)
     r = dataclasses.replace(make(), pvalue=0.0099996, confidence_interval=ci)
     assert "  p-value       0.0099996" in str(r.summary()).splitlines()
-    assert "  p-value       0.01" in str(dataclasses.replace(
+    assert "  p-value       0.0100004" in str(dataclasses.replace(
         r, pvalue=0.0100004).summary()).splitlines()
+    assert "  p-value       0.01" in str(dataclasses.replace(
+        r, pvalue=0.01).summary()).splitlines()
     assert "  p-value       0.01" in str(dataclasses.replace(
         make(), pvalue=0.0099996).summary()).splitlines()
     table = pd.DataFrame({"pvalue_adjusted": [0.0099996, 0.12345], "violates": [True, False]})

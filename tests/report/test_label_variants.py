@@ -227,3 +227,127 @@ def test_a_data_cell_named_like_the_lie_cell_raises(two_models):
                  lie_options={"baseline": e.assign(p_y_given_x=0.5)},
                  tests=["ci", "lie"], progress=False, rng=1, **FAST)
     assert rep.summary_table().index.tolist() == ["gpt", "llama", "lie table"]
+
+
+#: labels Markdown, HTML or a terminal read otherwise than written
+ODD_LABELS = ["*base*", "gpt_4_turbo", "__init__", "`x`", "[l](u)", "![i](u)", "#1", " #2",
+              "~~s~~", "$5$", "a\\b\\-c\\", "a\\|b", "\\", "<script>x</script>", "&lt;",
+              "he said \"hi\" 'x'", "a  b", "gpt\n4", "\u202eabc", "g\u200bpt", "gpt\xa04",
+              "模型A", "🤖bot", "x" * 500, "|", "**b**", "1. x", "> q", "- y"]
+
+
+def test_markdown_escapes_markdown_specials():
+    """Only ``|``, ``<`` and ``&`` were escaped: a model ``*base*`` read as an italic
+    "base", ``[l](u)`` as a link, ``a\\-b`` as "a-b". Rendered as a GFM table, every label
+    and message reads as written, each row keeping its cells."""
+    markdown_it = pytest.importorskip("markdown_it")
+    import html
+
+    from coherence._text import cell_label
+    from coherence._text import one_line
+
+    errors = {"ci_evidence": "e*rr_or_ `x`"}
+    md = _report_of_labels(*ODD_LABELS, errors=errors).to_markdown()
+    assert "| \\*base\\* |" in md and "| gpt\\_4\\_turbo |" in md and "| \\#1 |" in md
+    assert "| 0.5 | 0.25 | 0.1 | 0.9 | 0.95 | 3 | 0.25 |" in md  # numbers stay plain
+    page = markdown_it.MarkdownIt("commonmark").enable(["table", "strikethrough"]).render(md)
+    rows = re.findall(r"<tr>(.*?)</tr>", page, re.S)
+    head = re.findall(r"<th>(.*?)</th>", rows[0])
+    assert head[:2] == ["model", "test"] and "pvalue_adjusted" in head
+    assert len(rows) == 1 + 2 * len(ODD_LABELS)
+    for i, label in enumerate(ODD_LABELS):
+        for row in rows[1 + 2 * i:3 + 2 * i]:
+            cells = [html.unescape(c).replace("\xa0", " ")
+                     for c in re.findall(r"<td>(.*?)</td>", row, re.S)]
+            assert len(cells) == len(head)
+            assert cells[0] == cell_label({"model": label}) == one_line(label)
+        assert cells[head.index("error")] == "e*rr_or_ `x`"
+
+
+def test_labels_read_as_written_on_every_output(two_models):
+    """A number label was rounded to 4 digits in summary() and to_markdown() (0.12345 and
+    0.12346 read alike); the page read "gpt\\n4" as "gpt 4" and a right-to-left override
+    reversed the label; a blank label read as nothing, and as "all rows" on the page."""
+    rep = _report_of_labels(0.12345, 0.12346, "gpt\n4", "gpt 4", "\u202eabc", "a  b")
+    shown = ["0.12345", "0.12346", "gpt\\n4", "gpt 4", "\\u202eabc", "a  b"]
+    lines = str(rep.summary()).split("\nTests that did not run")[0].splitlines()[2:]
+    assert [line.rsplit(None, 1)[0] for line in lines] == shown
+    md = rep.to_markdown().splitlines()[2::2]
+    assert [line.split(" | ")[0][2:] for line in md] == [
+        "0.12345", "0.12346", "gpt\\\\n4", "gpt 4", "\\\\u202eabc", "a &nbsp;b"]
+    page = rep.to_html()
+    grid = re.findall(r"<tr><td>(.*?)<br>", page)
+    assert grid == shown
+    assert "white-space:pre-wrap" in page  # "a  b" is not "a b" there
+    for blank in ("", "   "):
+        with pytest.raises(ValueError, match=r"Column 'model' \(input to report\) must label "
+                           r"every row \(a blank cell label"):
+            report(two_models.replace({"model": {"llama": blank}}), tests=["ci"],
+                   progress=False, rng=1, **FAST)
+    from coherence._text import cell_label
+
+    assert cell_label({"model": ""}) == "''" and cell_label({}) == "all rows"
+
+
+def test_text_tables_pad_by_the_width_on_screen():
+    """A label with wide characters (CJK, emoji) pushed its row's figures out of line:
+    padding counted characters, not the columns they take."""
+    from coherence._text import display_width
+    from coherence._text import text_table
+
+    frame = pd.DataFrame({"model": ["模型A", "🤖bot", "plain", "e\u0301te"],
+                          "test": ["ci", "ci", "ci", "ci"], "p": [0.5, 0.25, 0.125, 1.0]})
+    lines = text_table(frame).splitlines()
+    assert len({display_width(line) for line in lines}) == 1  # every row as wide
+    starts = {display_width(line[:line.index("ci" if i else "test")])  # the next column
+              for i, line in enumerate(lines)}
+    assert starts == {7}
+    # a long one is cut to the limit on screen, not in characters
+    cut = text_table(pd.DataFrame({"model": ["模" * 60 + "x"], "p": [0.5]}), width=60)
+    assert display_width(cut.splitlines()[1].rsplit(None, 1)[0]) <= 30
+    assert cut.splitlines()[1].split()[0].endswith("x")
+
+
+@pytest.mark.parametrize("p", [0.05, np.nextafter(0.05, 1), np.nextafter(0.05, 0), 0.0500001,
+                               0.0499999, 0.04999999999999])
+def test_a_pvalue_reads_as_the_level_only_when_it_is_the_level(p):
+    """The guard kept a p-value from rounding across 0.05 but not onto it: 0.0500001 read
+    "0.05", which a verdict ``p <= 0.05`` (IIA's ``violates``) reads as flagged; the page
+    stopped at 12 decimals, so 0.04999999999999 read "0.050000000000", shaded as below. In
+    summary(), to_markdown(), the page and the command line's table the number shown lies on
+    the side of 0.05 the p-value does: below, above or on it."""
+    from coherence._report._result import CoherenceReport
+    from coherence._report._result import ReportCell
+    from coherence._text import text_table
+
+    def side(x):
+        return (float(x) > 0.05) - (float(x) < 0.05)
+
+    r = coherence.CoherenceResult(statistic=0.5, pvalue=float(p), n_obs=3, method="m",
+                                  confidence_interval=coherence.ConfidenceInterval(
+                                      0.1, 0.9, 0.95))
+    rep = CoherenceReport(cells=(ReportCell(key={"model": "a"}, n_obs=3, results={"ci": r},
+                                            errors={}),), by=("model",),
+                          settings={"adjust": "none"})
+    md = rep.to_markdown().splitlines()[2].split(" | ")
+    grid = re.search(r"<td( class='sig')?>p ([^<]+)<br>", rep.to_html())
+    cli = text_table(rep.to_frame()[["test", "pvalue", "pvalue_adjusted"]]).splitlines()[1]
+    shown = [str(rep.summary()).splitlines()[2].split()[-1], md[4], md[9], grid.group(2),
+             *cli.split()[1:], re.search(r"p-value\s+(\S+)", str(r.summary())).group(1)]
+    assert all(side(text) == side(p) for text in shown), shown
+    assert (grid.group(1) is not None) == (p < 0.05)
+    assert ("0.05" in shown) == (p == 0.05)
+
+
+def test_figure_titles_show_the_label_as_written(two_models):
+    """matplotlib read a title's ``$x$`` as maths (an italic x) and ``$5 or $10`` lost its
+    dollars; a label of 500 characters made its figure 3,000 points wide, shrunk to
+    nothing on the page. The title reads as written, wrapped."""
+    data = two_models.replace({"model": {"gpt": "$x$ or $5$", "llama": "y" * 500}})
+    page = report(data, tests=["calibration"], progress=False, rng=1, **FAST).to_html()
+    svgs = re.findall(r"<svg.*?</svg>", page, re.S)
+    titles = [t for s in svgs for t in re.findall(r"<text[^>]*>([^<]*)</text>", s)
+              if t.startswith("calibration: ")]
+    assert "calibration: $x$ or $5$" in titles
+    widths = [float(w) for w in re.findall(r"<svg[^>]* width=\"([0-9.]+)pt\"", page)]
+    assert len(widths) == 2 and max(widths) < 2 * min(widths)

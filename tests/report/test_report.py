@@ -220,7 +220,9 @@ def test_markdown_escapes_pipes_and_line_breaks():
     assert len(lines) == 3  # header, rule, one row: no label breaks its row
     cells = re.split(r"(?<!\\) \| ", lines[2].strip("| "))  # cells end at unescaped pipes
     assert len(cells) == len(lines[0].split(" | "))
-    assert cells[0] == "gpt 4 \\| mini"
+    # a label's line break reads \n, as in summary(): as a space, "gpt\n4" read as "gpt 4",
+    # another label; in an error or a warning it is a space
+    assert cells[0] == "gpt\\\\n4 \\| mini"
     assert "bad thing \\| here \\\\\\| end" in cells
     assert "first second" in cells
 
@@ -907,7 +909,9 @@ def test_pvalues_never_print_on_the_other_side_of_the_level():
     from coherence._report._render import _pval
 
     assert _pval(50 / 1001) == "0.04995"  # was "0.050" under a shading that says < 0.05
-    assert _pval(0.05004) == "0.050" and _pval(0.049) == "0.049"
+    # nor onto it: "0.050" read as at most 0.05, where IIA's violates (p <= level) flags
+    assert _pval(0.05004) == "0.05004" and _pval(0.049) == "0.049" and _pval(0.05) == "0.050"
+    assert _pval(0.051) == "0.051"
     assert _pval(0.12345) == "0.123" and _pval(0.0004) == "< 0.001"
 
 
@@ -927,11 +931,16 @@ def test_the_html_detail_tables_never_round_a_pvalue_across_the_level():
     from coherence._report._render import _num
     from coherence._report._render import _table_html
 
-    assert [_num(0.049996, 4), _num(0.050004, 4), _num(0.0123456, 4)] == [
-        "0.049996", "0.05", "0.0123"]
+    # nor onto it (0.050004 read "0.05", as flagged by IIA's p <= 0.05 beside violates no)
+    assert [_num(0.049996, 4), _num(0.050004, 4), _num(0.0123456, 4), _num(0.05, 4)] == [
+        "0.049996", "0.050004", "0.0123", "0.05"]
     assert [_num(0.12345, 4), _num(0.04, 4), _num(3.14159, 4)] == ["0.1235", "0.04", "3.142"]
     html = _table_html(pd.DataFrame({"pvalue_adjusted": [0.049996, 0.3]}))
     assert "0.049996" in html and ">0.05<" not in html
+    # a result's table is held to its own level too (IIA at confidence_level=0.99)
+    html = _table_html(pd.DataFrame({"pvalue_adjusted": [0.0099996, 0.0100004, 0.01]}),
+                       levels=(0.01,))
+    assert ">0.0099996<" in html and ">0.0100004<" in html and html.count(">0.01<") == 1
 
 
 def test_grid_note_counts_the_second_stage(two_models):
