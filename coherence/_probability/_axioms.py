@@ -48,6 +48,7 @@ from ._checks import frequentist_terms
 from ._checks import mean_violation_interval
 from ._checks import overlap_distance
 from ._checks import warn_point_interval
+from ._pairs_result import check_eps
 from ._summaries import ViolationSummary
 from ._summaries import summary_attribute
 from ._summaries import summary_attributes
@@ -507,9 +508,10 @@ class UpdateDirectionResult(_PerRowResult, test_name="update_direction",
 
 def classify_updates(d1: np.ndarray, d0: np.ndarray, eps: float) -> np.ndarray:
     """The update-direction class of each row (a movement within ``DECIMAL_SLACK`` of ``eps`` is
-    a movement of exactly ``eps``)."""
+    a movement of exactly ``eps``, one within it of 0 no movement, also at ``eps = 0``)."""
     below, above = eps - DECIMAL_SLACK, eps + DECIMAL_SLACK
-    no_update = (np.abs(d1) < below) & (np.abs(d0) < below)
+    still_1, still_0 = np.abs(d1) <= DECIMAL_SLACK, np.abs(d0) <= DECIMAL_SLACK
+    no_update = (still_1 | (np.abs(d1) < below)) & (still_0 | (np.abs(d0) < below))
     monotonic = ((d1 > above) & (d0 < -above)) | ((d1 < -above) & (d0 > above))
     inconsistent = ((d1 > above) & (d0 > above)) | ((d1 < -above) & (d0 < -above))
     out = np.full(len(d1), "partial", dtype=object)
@@ -527,10 +529,13 @@ def update_direction(p_a: Any, p_a_given_b1: Any, p_a_given_b0: Any, *,
     ----------
     p_a, p_a_given_b1, p_a_given_b0 : array_like of float in [0, 1]
         Elicited P(A), P(A|B=1), P(A|B=0).
-    eps : float in [0, 1], default 0.02
+    eps : float in [0, 0.5), default 0.02
         Movements of less than ``eps`` count as no movement and only movements
         of more than ``eps`` count as moves; a movement of exactly ``eps``
         (within rounding) is neither, so its row is ``partial`` (see Notes).
+        ``eps = 0`` counts every movement as a move and only a standstill
+        (both conditionals equal to P(A), within rounding) as ``no_update``.
+        From 0.5 on no row could be monotonic, so such an ``eps`` raises.
 
     Returns
     -------
@@ -557,6 +562,8 @@ def update_direction(p_a: Any, p_a_given_b1: Any, p_a_given_b0: Any, *,
     * ``partial``: everything else (one side moves, the other stays within
       :math:`\epsilon`, or a movement of exactly :math:`\epsilon`).
 
+    A movement of 0 (within rounding) is no movement, also at :math:`\epsilon = 0`.
+
     The classes are invariant to relabelling A (both movements change sign)
     and to relabelling B (the movements swap).
 
@@ -568,7 +575,7 @@ def update_direction(p_a: Any, p_a_given_b1: Any, p_a_given_b0: Any, *,
     ['monotonic', 'no_update', 'partial', 'inconsistent']
     """
     owner = "update_direction"
-    eps = check_float(eps, "eps", owner, low=0.0, high=1.0)
+    eps = check_eps(eps, owner)
     arr = _probabilities(owner, p_a=p_a, p_a_given_b1=p_a_given_b1, p_a_given_b0=p_a_given_b0)
     d1 = arr["p_a_given_b1"] - arr["p_a"]
     d0 = arr["p_a_given_b0"] - arr["p_a"]

@@ -59,8 +59,8 @@ def _prob(entry: Any, key: str, line_no: int) -> float | _NotProbability:
             ("prob", entry.get("prob")), ("elicited_prob", entry.get("elicited_prob")))
             if v is not None}
         # two forecasts of one question that differ: keeping the first would drop the other
-        if len({float(v) if isinstance(v, numbers.Real) and not isinstance(v, bool)
-                else repr(v) for v in given.values()}) > 1:
+        if len({_float(v) if isinstance(v, numbers.Real) and not isinstance(v, bool)
+                and np.isfinite(_float(v)) else repr(v) for v in given.values()}) > 1:
             raise ValueError(f"read_consistency_tuples: line {line_no}, question '{key}' "
                              f"gives its forecast twice, differently ({given}); expected one "
                              "of 'forecast': {'prob': ...}, 'prob' or 'elicited_prob'.")
@@ -71,22 +71,40 @@ def _prob(entry: Any, key: str, line_no: int) -> float | _NotProbability:
         raise ValueError(f"read_consistency_tuples: line {line_no}, question '{key}' has no "
                          "forecast (expected 'forecast': {'prob': ...}, 'prob' or "
                          "'elicited_prob').")
-    # a JSON boolean or a string is not a probability (float(True) would be 1.0): kept as
-    # it is and named, with the other offending forecasts, by _refuse_forecasts
+    # a JSON boolean or a string is not a probability (float(True) would be 1.0), nor is
+    # NaN, inf or an integer too large for a float: kept as it is and named, with the other
+    # offending forecasts, by _refuse_forecasts
     if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real) \
-            or not 0.0 <= float(value) <= 1.0:
+            or not 0.0 <= _float(value) <= 1.0:
         return _NotProbability(value)
     # a float32 forecast is read as the decimal it prints as (0.3, not 0.30000001192),
     # as probability_column reads a float32 column
     return float(narrow_float(value))
 
 
+def _float(value: numbers.Real) -> float:
+    """A JSON number as a float; NaN for an integer too large for one (``float(10**400)``
+    raises OverflowError), which is then refused as not a number in range."""
+    try:
+        return float(value)
+    except OverflowError:
+        return np.nan
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
 def _numeric_text(value: Any) -> bool:
+    """Whether ``value`` is a number in quotes (``"0.3"``)."""
+    if not isinstance(value, str):
+        return False
     try:
         float(value)
-    except (TypeError, ValueError):
+    except ValueError:
         return False
-    return isinstance(value, str)
+    return True
 
 
 def _refuse_forecasts(bad: list[tuple[int, str, Any]]) -> None:
@@ -97,7 +115,7 @@ def _refuse_forecasts(bad: list[tuple[int, str, Any]]) -> None:
     if not bad:
         return
     line_no, key, value = bad[0]
-    shown = "; ".join(f"line {n}, question '{q}': {v!r}" for n, q, v in bad[:5])
+    shown = "; ".join(f"line {n}, question '{q}': {_shown(v)}" for n, q, v in bad[:5])
     more = ", ..." if len(bad) > 5 else ""
     why = ""
     if any(_numeric_text(v) for _, _, v in bad):
@@ -106,8 +124,13 @@ def _refuse_forecasts(bad: list[tuple[int, str, Any]]) -> None:
                "the file's writer and is not read as a number (consistency_check does read "
                "numbers written as text in a table column, as a CSV gives them back; a "
                "JSON file has a number type of its own).")
+    if any(isinstance(v, numbers.Real) and not isinstance(v, bool | np.bool_)
+           and not np.isfinite(_float(v)) for _, _, v in bad):
+        why += (" NaN and Infinity are not JSON numbers (Python's json writes them for a "
+                "float nan or inf, and reads them back), and a number too large for a float "
+                "(1e400) reads as inf.")
     raise ValueError(f"read_consistency_tuples: line {line_no}, question '{key}': the "
-                     f"forecast must be a number in [0, 1]; got {value!r} ({len(bad)} "
+                     f"forecast must be a number in [0, 1]; got {_shown(value)} ({len(bad)} "
                      f"forecast(s) are not: {shown}{more}).{why}")
 
 
@@ -151,7 +174,10 @@ def _published(entry: Any, key: str, line_no: int) -> float:
     """The published violation ``violation_data[key]["violation"]`` of a released line:
     NaN where the line has none (no entry, or ``null``); a number otherwise. As a forecast
     is, a JSON boolean or a string (``true``, ``"0.12"``) is refused, not read as NaN (which
-    would pass for "no published value")."""
+    would pass for "no published value"), and so is an integer too large for a float (it
+    raised a bare OverflowError). The tokens ``NaN`` and ``Infinity``, which Python's json
+    writes for a float nan or inf, read as NaN and inf: a violation may be infinite, and a
+    NaN one gives no number to compare, as no published value does."""
     if entry is None:
         return np.nan
     if not isinstance(entry, Mapping):
@@ -161,10 +187,66 @@ def _published(entry: Any, key: str, line_no: int) -> float:
     value = entry.get("violation")
     if value is None:
         return np.nan
-    if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):
+    too_large = isinstance(value, numbers.Integral) and np.isnan(_float(value))
+    if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real) or too_large:
         raise ValueError(f"read_consistency_tuples: line {line_no}: the published violation "
-                         f"'violation_data' key '{key}' must be a number; got {value!r}.")
+                         f"'violation_data' key '{key}' must be a number; got "
+                         f"{_shown(value)}"
+                         + (" (too large for a float)" if too_large else "")
+                         + ".")
     return float(value)
+
+
+def _tuple_rows(records: Iterable[Any], questions: tuple[str, ...], checker: str,
+                owner: str) -> list[dict[str, Any]]:
+    """The rows of the tuples of ``records`` (lines of text or parsed records) of the checker
+    ``checker`` asking ``questions``, each line checked; ``ValueError`` naming the line (and
+    question, key) otherwise."""
+    rows: list[dict[str, Any]] = []
+    bad: list[tuple[int, str, Any]] = []
+    keys: list[tuple[int, str | None]] = []
+    for line_no, rec in enumerate(records, start=1):
+        if isinstance(rec, str):
+            if not rec.strip():
+                continue
+            try:
+                rec = json.loads(rec, object_pairs_hook=unique_keys)
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"{owner}: line {line_no} is not valid JSON ({exc.msg}).") \
+                    from exc
+            except DuplicateKeyError as exc:
+                raise ValueError(f"{owner}: line {line_no} names the key {exc.args[0]!r} "
+                                 "twice in one object (a question or forecast given twice; "
+                                 "JSON would silently keep the last).") from None
+        if not isinstance(rec, Mapping):
+            raise ValueError(f"{owner}: line {line_no} is not a JSON object.")
+        body = rec.get("line", rec)
+        if not isinstance(body, Mapping):  # a string would be searched for the names
+            raise ValueError(f"{owner}: line {line_no}: its 'line' is not a JSON object of "
+                             f"questions (got {type(body).__name__}).")
+        missing = [q for q in questions if q not in body]
+        if missing:
+            raise ValueError(f"{owner}: line {line_no} lacks question(s) {missing} of the "
+                             f"'{checker}' checker (expected {list(questions)}).")
+        row = {q: _prob(body[q], q, line_no) for q in questions}
+        bad += [(line_no, q, v.value) for q, v in row.items()
+                if isinstance(v, _NotProbability)]
+        keys.append((line_no, _tuple_key(body, questions)))
+        vd = rec.get("violation_data") or {}
+        if not isinstance(vd, Mapping):
+            raise ValueError(f"{owner}: line {line_no}: its 'violation_data' is not a JSON "
+                             f"object (got {type(vd).__name__}).")
+        for key, col in (("default", "published_arbitrage"),
+                         ("default_scaled", "published_arbitrage_scaled"),
+                         ("frequentist", "published_frequentist")):
+            row[col] = _published(vd.get(key), key, line_no)
+        rows.append(row)
+    if not rows:
+        raise ValueError(param_error("source", owner, "at least one tuple",
+                                     "no tuples (no line holds one)"))
+    _refuse_forecasts(bad)
+    _refuse_repeats(keys)
+    return rows
 
 
 def read_consistency_tuples(source: Any, *, checker: str | None = None) -> pd.DataFrame:
@@ -200,9 +282,10 @@ def read_consistency_tuples(source: Any, *, checker: str | None = None) -> pd.Da
         not one, nor a number in quotes, ``"0.3"``: see Notes; every such forecast is
         counted, the first five named by line and question) or is given twice,
         differently (``forecast.prob`` and ``prob``), or a published violation that is
-        not a number (a JSON boolean or a string such as ``"0.12"``; ``null`` or no
-        entry is NaN, no published value), or a line that repeats the tuple of an
-        earlier line (see Notes); the file, line and key are named.
+        not a number (a JSON boolean, a string such as ``"0.12"`` or an integer too
+        large for a float; ``null`` or no entry is NaN, no published value), or a line
+        that repeats the tuple of an earlier line (see Notes); the line and key are
+        named, and the file when ``source`` is one.
     TypeError
         For a ``source`` that is neither a path nor an iterable of lines or
         records, among them a single record (a dict: pass ``[record]``), a
@@ -227,9 +310,17 @@ def read_consistency_tuples(source: Any, *, checker: str | None = None) -> pd.Da
     median and share. None of the authors' released files checked holds such a line.
     Lines whose questions are their forecasts alone (``{"P": 0.3, "not_P": 0.7}``) are
     not compared: two tuples of other questions may have equal forecasts.
+
+    **NaN and Infinity.** Python's ``json`` writes a float nan or inf as the tokens
+    ``NaN`` and ``Infinity``, which JSON has not, and reads them back (and reads
+    ``1e400`` as inf). As a forecast each is refused, not being a number in [0, 1]. As
+    a published violation ``Infinity`` reads as inf (a violation may be infinite) and
+    ``NaN`` as NaN, the same as no published value: either gives no number to compare.
+    A byte-order mark and CRLF line ends are read as usual.
     """
     owner = "read_consistency_tuples"
     records: Iterable[Any]
+    path: str | None = None
     if isinstance(source, str | os.PathLike):
         path = os.fspath(source)
         if checker is None:
@@ -262,50 +353,14 @@ def read_consistency_tuples(source: Any, *, checker: str | None = None) -> pd.Da
         raise ValueError(param_error("checker", owner, "given when source is not a file "
                                      "named after the checker", None))
     spec = checker_spec(checker, owner)
-    rows: list[dict[str, Any]] = []
-    bad: list[tuple[int, str, Any]] = []
-    keys: list[tuple[int, str | None]] = []
-    for line_no, rec in enumerate(records, start=1):
-        if isinstance(rec, str):
-            if not rec.strip():
-                continue
-            try:
-                rec = json.loads(rec, object_pairs_hook=unique_keys)
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"{owner}: line {line_no} is not valid JSON ({exc.msg}).") \
-                    from exc
-            except DuplicateKeyError as exc:
-                raise ValueError(f"{owner}: line {line_no} names the key {exc.args[0]!r} "
-                                 "twice in one object (a question or forecast given twice; "
-                                 "JSON would silently keep the last).") from None
-        if not isinstance(rec, Mapping):
-            raise ValueError(f"{owner}: line {line_no} is not a JSON object.")
-        body = rec.get("line", rec)
-        if not isinstance(body, Mapping):  # a string would be searched for the names
-            raise ValueError(f"{owner}: line {line_no}: its 'line' is not a JSON object of "
-                             f"questions (got {type(body).__name__}).")
-        missing = [q for q in spec.questions if q not in body]
-        if missing:
-            raise ValueError(f"{owner}: line {line_no} lacks question(s) {missing} of the "
-                             f"'{spec.name}' checker (expected {list(spec.questions)}).")
-        row = {q: _prob(body[q], q, line_no) for q in spec.questions}
-        bad += [(line_no, q, v.value) for q, v in row.items()
-                if isinstance(v, _NotProbability)]
-        keys.append((line_no, _tuple_key(body, spec.questions)))
-        vd = rec.get("violation_data") or {}
-        if not isinstance(vd, Mapping):
-            raise ValueError(f"{owner}: line {line_no}: its 'violation_data' is not a JSON "
-                             f"object (got {type(vd).__name__}).")
-        for key, col in (("default", "published_arbitrage"),
-                         ("default_scaled", "published_arbitrage_scaled"),
-                         ("frequentist", "published_frequentist")):
-            row[col] = _published(vd.get(key), key, line_no)
-        rows.append(row)
-    if not rows:
-        raise ValueError(param_error("source", owner, "at least one tuple",
-                                     "no tuples (no line holds one)"))
-    _refuse_forecasts(bad)
-    _refuse_repeats(keys)
+    try:
+        rows = _tuple_rows(records, spec.questions, spec.name, owner)
+    except ValueError as exc:
+        if path is None:
+            raise
+        # named with the file too: a study reads several checkers' files at once
+        raise ValueError(str(exc).replace(f"{owner}: ", f"{owner}: {path!r}: ", 1)) \
+            from exc.__cause__
     out = pd.DataFrame(rows, columns=[*spec.questions, "published_arbitrage",
                                       "published_arbitrage_scaled", "published_frequentist"])
     if out[["published_arbitrage", "published_arbitrage_scaled",

@@ -381,7 +381,9 @@ def random_forest_baseline(
         (the rows are named), or a label written otherwise than in the
         ground truth: an evidence value of ``contexts`` or a state of ``queries`` that
         differs from one of ``ground_truth`` only in type, case or surrounding spaces
-        (``'1'`` and ``1``), or a variable none of whose queried states the ground truth
+        (``'1'`` and ``1``, or ``True`` and ``1``, which pandas would pool), or a context
+        id of ``queries`` written otherwise than in ``contexts`` (the same
+        differences), or a variable none of whose queried states the ground truth
         holds (each would count as never seen, P(z|x) = 0); or a (context, variable) unit
         of ``queries`` that leaves out a state the ground truth holds (it would count as
         P(z|x) = 0 in the sum over states); with ``states``, a value not among its
@@ -432,8 +434,9 @@ def random_forest_baseline(
     if y.min() == y.max():
         raise ValueError(f"Column '{outcome}' (input to {owner}) must hold both 0 and 1; "
                          f"every row is {int(y[0])}.")
-    require_matching_labels(gt, ctx, q, evidence, variables, variable, state, owner)
+    # with the network's states, a value none holds is named with its rows first
     require_known_states(states, gt, ctx, q, evidence, (variable, state), owner)
+    require_matching_labels(gt, ctx, q, evidence, variables, variable, state, owner)
 
     n_gt = len(gt)
     both = pd.concat([gt[evidence], ctx[evidence]], ignore_index=True)

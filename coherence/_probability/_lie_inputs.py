@@ -88,14 +88,29 @@ def _check_states(states: Mapping[Any, Any], tables: dict[str, pd.DataFrame],
                     list(df.index[bad]), raw[bad], owner=owner))
 
 
+def _distinct(values: Any) -> list[Any]:
+    """The distinct labels of ``values``, a bool kept apart from the number it equals
+    (``pd.unique`` pools ``True`` with ``1``)."""
+    s = pd.Series(values).dropna()
+    if s.dtype != object:  # one type throughout: nothing to keep apart
+        return list(pd.unique(s.astype(object)))
+    out: dict[tuple[bool, Any], Any] = {}
+    for v in s.tolist():
+        out.setdefault((is_bool(v), v), v)
+    return list(out.values())
+
+
 def _spelled_otherwise(known: Any, asked: Any) -> tuple[list[Any], list[tuple[Any, ...]]]:
     """The values of ``asked`` not among ``known``, and the groups of labels in which such a
-    value reads as one of ``known`` (``'1'`` and ``1``, ``'Yes'`` and ``'yes'``)."""
-    known = list(pd.unique(pd.Series(known, dtype=object).dropna()))
-    seen = set(known)
-    unknown = [v for v in pd.unique(pd.Series(asked, dtype=object).dropna()) if v not in seen]
-    missing = set(unknown)
-    clash = [g for g in case_collisions([*known, *unknown]) if any(v in missing for v in g)]
+    value reads as one of ``known`` (``'1'`` and ``1``, ``'Yes'`` and ``'yes'``, ``True``
+    and ``1``: equal in Python, so pandas would pool them without a word)."""
+    known = _distinct(known)
+    seen = {(is_bool(v), v) for v in known}
+    unknown = [v for v in _distinct(asked) if (is_bool(v), v) not in seen]
+    missing = {(is_bool(v), v) for v in unknown}
+    clash = [g for g in case_collisions([*known, *unknown])
+             if any((is_bool(v), v) in missing for v in g)]
+    clash += [(u, k) for u in unknown for k in known if is_bool(u) != is_bool(k) and u == k]
     return unknown, clash
 
 
@@ -116,8 +131,9 @@ def require_matching_labels(gt: pd.DataFrame, ctx: pd.DataFrame, q: pd.DataFrame
             raise ValueError(
                 f"{owner}: column '{col}' of 'contexts' writes evidence otherwise than "
                 f"'ground_truth' ({shown(clash)}: one label typed two ways); the forests "
-                "would never have seen the contexts' values. Give the column one type and "
-                "spelling in both tables.")
+                "would never have seen the contexts' values (or, True against 1, would take "
+                "one for the other without a word). Give the column one type and spelling "
+                "in both tables.")
     for v in variables:
         asked = q.loc[(q[variable].astype(object) == v).to_numpy(), state]
         unknown, clash = _spelled_otherwise(gt[str(v)], asked)
@@ -141,6 +157,13 @@ def require_one_evidence_per_context(ctx: pd.DataFrame, q: pd.DataFrame, context
     listed was used, without a word), a row repeated as it is being harmless; and naming
     the contexts of ``queries`` that ``contexts`` lacks."""
     no_missing(ctx, evidence, owner=owner)
+    _, clash = _spelled_otherwise(ctx[context], q[context])
+    if clash:
+        shown = "; ".join(" / ".join(repr(plain_value(v)) for v in g) for g in clash[:5])
+        raise ValueError(
+            f"{owner}: column '{context}' of 'queries' writes context ids otherwise than "
+            f"'contexts' ({shown}: one id typed two ways); the queries would be matched to "
+            "no context, or to another. Give the column one type in both tables.")
     keyed = ctx[evidence].astype(object).assign(_context_id=ctx[context].astype(object))
     distinct = keyed.drop_duplicates()
     varied = distinct.loc[distinct["_context_id"].duplicated(keep=False), "_context_id"]

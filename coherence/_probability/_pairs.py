@@ -465,8 +465,9 @@ def conditional_forecasting(
         p-value and both bootstrap intervals.
     tol : float, default 0.05
         Tolerance of the total-probability and Bayes checks.
-    eps : float, default 0.02
-        Threshold of the update-direction classes.
+    eps : float in [0, 0.5), default 0.02
+        Threshold of the update-direction classes (:func:`coherence.update_direction`;
+        from 0.5 on no row could be monotonic, so such an ``eps`` raises).
     rng : int, numpy.random.Generator or None
         Randomness of the Bernoulli null draws and of the bootstrap.
     pair : str, default "pair"

@@ -31,6 +31,7 @@ from .._files import index_as_columns
 from .._files import lines_of_another_width
 from .._validation import MISSING_WORDS
 from .._validation import as_dataframe
+from .._validation import case_collisions
 from .._validation import check_choice
 from .._validation import check_ids
 from .._validation import param_error
@@ -119,11 +120,19 @@ def read_pairs(path: str | Path) -> pd.DataFrame:
     ------
     ValueError
         When the file's layout is not recognised, a record lacks a required
-        key or holds a value that is not a number (``"YES"`` for a
-        resolution, a JSON boolean for a probability; the message names the
-        key and the first offending records), some successful records have
-        resolutions and others do not, or a JSON object names one key twice
-        (``json`` would keep the last); for a CSV file that is empty, names two
+        key, a successful record holds, under a numeric key, a value that is not a
+        finite JSON number or null (``"YES"`` or ``"0.3"`` in quotes, a JSON boolean,
+        an object or list, ``NaN``, ``Infinity`` or a number too large for a float;
+        see Notes), a ``pair_id`` is not a JSON string or integer (a float ``1.0``,
+        a boolean, null) or one id is written two ways (``1`` and ``"1"``), a
+        ``category`` or ``variant`` is not a string, an integer or null (the
+        messages name the key, the file and the first offending records), some
+        successful records have resolutions and others do not, a successful record
+        holds one of ``resolution_a, resolution_b`` (or some of ``p_b,
+        p_b_given_a1, p_b_given_a0``) without the others, a record under a variant's
+        key of ``results`` names another variant, a key is given both in
+        ``metadata`` and at the top level with different values, or a JSON object
+        names one key twice (``json`` would keep the last); for a CSV file that is empty, names two
         columns alike, is divided by another separator (``;``, tab, ``|``) or has a
         line of more or fewer values than its header names columns (the lines and
         their counts are named); for a parquet file whose named index shares its name
@@ -177,6 +186,23 @@ def read_pairs(path: str | Path) -> pd.DataFrame:
     such as ``improvement``, ``bayes_error_mean`` or ``lotp_error_a``) is
     ignored: the toolkit recomputes them. A record with a null probability
     keeps NaN, and :func:`conditional_forecasting` will then name that row.
+
+    **Numbers are read as JSON writes them, nothing coerced.** On a successful
+    record, a probability or resolution is a JSON number or null. A number in
+    quotes (``"0.3"``) is a JSON string, a type error in a numeric field that points
+    to a bug of the file's writer, and is refused rather than read as 0.3, as
+    :func:`read_consistency_tuples` refuses it; so is a JSON boolean (``true`` is
+    not the resolution 1.0: the field writes 0.0 / 1.0), and so are the tokens
+    ``NaN`` and ``Infinity`` that Python's ``json`` writes and reads although JSON
+    has no such numbers (write null for a missing value), and a number too large for
+    a float (``1e400``, read as inf). A number is kept as written otherwise: ``-0.0``
+    is 0, and one outside [0, 1] (``1.0000000001``) is read as it is and refused by
+    :func:`conditional_forecasting`, which names the row. A failed record is not
+    analysed: its values that are not numbers read as NaN. A ``pair_id`` is a JSON
+    string or integer: a float (``1.0``) is refused, since Python would merge it with
+    ``1`` and split it from ``"1"``, and so is a file that writes one id both as an
+    integer and as text. A byte-order mark and CRLF line ends are read as usual;
+    invalid JSON (a trailing comma) is refused, naming the line and column.
 
     Examples
     --------
@@ -308,6 +334,15 @@ def _records(data: Any, path: Path) -> tuple[list[dict[str, Any]], dict[str, Any
                 raise ValueError(f"read_pairs: 'results' of {str(path)!r} maps variants to "
                                  f"lists of records; variant {variant!r} holds a "
                                  f"{type(recs).__name__}.")
+            # a record's own variant under another variant's key: which is it?
+            own = [i for i, r in enumerate(recs) if isinstance(r, dict)
+                   and r.get("variant", variant) != variant]
+            if own:
+                raise ValueError(f"read_pairs: 'results' of {str(path)!r} lists record "
+                                 f"{own[0]} of variant {variant!r} with a 'variant' key of "
+                                 f"its own, {_shown(recs[own[0]]['variant'])} ({len(own)} "
+                                 "such record(s)); drop the record's key or move it under "
+                                 "its own variant.")
             records += [{**r, "variant": variant} if isinstance(r, dict) else r for r in recs]
     else:
         records = list(results)
@@ -321,8 +356,14 @@ def _records(data: Any, path: Path) -> tuple[list[dict[str, Any]], dict[str, Any
     meta = dict(meta) if isinstance(meta, dict) else {}
     # a layout without a metadata block keeps its top-level scalars (e.g. "model")
     for key, value in data.items():
-        if key not in ("results", "metadata", "summary") and key not in meta:
-            meta[key] = value
+        if key in ("results", "metadata", "summary"):
+            continue
+        if key in meta and json.dumps(meta[key], sort_keys=True) != json.dumps(
+                value, sort_keys=True):  # the top-level value would be dropped unread
+            raise ValueError(f"read_pairs: {str(path)!r} gives {key!r} twice, differently: "
+                             f"{_shown(meta[key])} in 'metadata' and {_shown(value)} at the "
+                             "top level; keep one.")
+        meta.setdefault(key, value)
     return records, meta
 
 
@@ -336,6 +377,110 @@ def _run_label(meta: dict[str, Any], path: Path) -> str:
         return f"({inner})"
     return f"{model} ({inner})" if inner else str(model)
 
+
+def _number(value: Any) -> float | None:
+    """The float of a JSON number or null (NaN); None for anything else: a string (``"0.3"``),
+    a boolean, an object or a list, and a number that is not finite (Python's json reads the
+    tokens ``NaN`` and ``Infinity``, which JSON has not, and ``1e400`` as inf) or too large
+    for a float (a 400-digit integer)."""
+    if value is None:
+        return np.nan
+    if isinstance(value, bool | np.bool_) or not isinstance(value, int | float):
+        return None
+    try:
+        number = float(value)
+    except OverflowError:
+        return None
+    return number if np.isfinite(number) else None
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _numbers(key: str, values: list[Any], failed: list[bool], path: Path) -> pd.Series:
+    """A numeric key's values as floats (null: NaN). A value that is not a JSON number is
+    refused on a successful record, naming the key, the file and the records: read as a
+    number (``"0.3"``, ``true``) it would be coerced without a word, read as NaN it would
+    pass for "not resolved" or "not elicited". A failed record (not analysed) keeps NaN."""
+    numbers = [_number(v) for v in values]
+    bad = [i for i, n in enumerate(numbers) if n is None and not failed[i]]
+    if bad:
+        shown = ", ".join(f"{i}: {_shown(values[i])}" for i in bad[:5])
+        more = ", ..." if len(bad) > 5 else ""
+        odd = [values[i] for i in bad]
+        why = ""
+        if any(isinstance(v, str) for v in odd):
+            why += (" A number in quotes (\"0.3\") is a JSON string, not a JSON number: the "
+                    "field's files write their numbers unquoted, so a quoted one points to a "
+                    "bug of the file's writer and is not read as a number.")
+        if any(isinstance(v, bool) for v in odd):
+            why += (" A JSON boolean is not a number (true would read as 1): the field writes "
+                    "resolutions as 0.0 / 1.0 and probabilities as numbers.")
+        if any(isinstance(v, int | float) and not isinstance(v, bool) for v in odd):
+            why += (" NaN and Infinity are not JSON numbers (Python's json writes them for a "
+                    "float nan or inf; write null for a missing value), and a number too large "
+                    "for a float (1e400) would read as inf.")
+        raise ValueError(f"read_pairs: key '{key}' must hold numbers (or null) in "
+                         f"{str(path)!r}; {len(bad)} record(s) of 'results' hold something "
+                         f"else (first: {shown}{more}): expected a finite JSON number, "
+                         f"unquoted, or null.{why}")
+    return pd.Series([np.nan if n is None else n for n in numbers], dtype=float)
+
+
+def _is_label(value: Any) -> bool:
+    return isinstance(value, str) or (isinstance(value, int)
+                                      and not isinstance(value, bool | np.bool_))
+
+
+def _check_labels(records: list[dict[str, Any]], path: Path) -> None:
+    """Refuse a ``pair_id`` that is not a JSON string or integer (a float ``1.0``, which is
+    pair ``1`` to Python and not ``"1"``; a boolean, null, an object or a list), a
+    ``category`` or ``variant`` that is none of these nor null, and ids written two ways in
+    one file (``1`` and ``"1"``): one pair would be split in two, or two merged, without a
+    word."""
+    for key, null in (("pair_id", False), ("category", True), ("variant", True)):
+        bad = [i for i, r in enumerate(records) if key in r
+               and not (_is_label(r[key]) or (null and r[key] is None))]
+        if bad:
+            shown = ", ".join(f"{i}: {_shown(records[i][key])}" for i in bad[:5])
+            more = ", ..." if len(bad) > 5 else ""
+            why = (" A float id (1.0) is refused: Python would merge it with the integer 1 "
+                   "and split it from the string \"1\", so which pair it names is not clear."
+                   if any(isinstance(records[i][key], float) for i in bad) else "")
+            raise ValueError(f"read_pairs: key '{key}' must hold JSON strings or integers"
+                             f"{' (or null)' if null else ''} in {str(path)!r}; {len(bad)} "
+                             f"record(s) of 'results' hold something else (first: {shown}"
+                             f"{more}).{why}")
+    ids = [r["pair_id"] for r in records]
+    for group in case_collisions(ids):
+        if len({type(v) for v in group}) > 1:
+            where = [i for i, v in enumerate(ids) if any(v == g and type(v) is type(g)
+                                                         for g in group)]
+            raise ValueError(f"read_pairs: key 'pair_id' writes one id two ways in "
+                             f"{str(path)!r}: {' / '.join(map(repr, group))} (records "
+                             f"{_first(where)}); as integer and as text they would be two "
+                             "pairs, as one id one pair. Write each id one way.")
+
+
+def _check_key_sets(records: list[dict[str, Any]], ok: list[int], path: Path) -> None:
+    """Refuse a successful record that holds some keys of a set written together but not
+    the others: ``resolution_a`` without ``resolution_b`` (the run was read as one without
+    resolutions, dropping ``resolution_a``), ``p_b`` without ``p_b_given_a1`` (the record
+    left the Bayes columns without a word)."""
+    for group in (_RESOLUTION_JSON, _REVERSE_JSON):
+        bad = [i for i in ok if 0 < sum(k in records[i] for k in group) < len(group)]
+        if bad:
+            held = [k for k in group if k in records[bad[0]]]
+            lacks = [k for k in group if k not in records[bad[0]]]
+            raise ValueError(f"read_pairs: {len(bad)} successful record(s) of 'results' in "
+                             f"{str(path)!r} hold some of the keys "
+                             f"{', '.join(map(repr, group))} but not all (first: "
+                             f"{_first(bad)}; record {bad[0]} holds "
+                             f"{', '.join(map(repr, held))}, lacks "
+                             f"{', '.join(map(repr, lacks))}); they are written together "
+                             "(null for a missing value).")
 
 def _read_pairs_json(path: Path) -> pd.DataFrame:
     raw = path.read_bytes()
@@ -363,6 +508,7 @@ def _read_pairs_json(path: Path) -> pd.DataFrame:
                              f"'results' in {str(path)!r} (first: {_first(bad)}); a failed "
                              "record (with an 'error' key) needs only 'pair_id'.")
     ok = [i for i, f in enumerate(failed) if not f]
+    _check_labels(records, path)
     resolved = [i for i in ok if all(k in records[i] for k in _RESOLUTION_JSON)]
     if resolved and len(resolved) < len(ok):
         missing = sorted(set(ok) - set(resolved))
@@ -370,6 +516,7 @@ def _read_pairs_json(path: Path) -> pd.DataFrame:
                          f"lack 'resolution_a'/'resolution_b' while {len(resolved)} have them "
                          f"(first without: {_first(missing)}); a run has resolutions for all "
                          "its pairs or for none.")
+    _check_key_sets(records, ok, path)
     keys = list(_REQUIRED_JSON)
     if resolved or (not ok and any(k in r for r in records for k in _RESOLUTION_JSON)):
         keys += list(_RESOLUTION_JSON)
@@ -380,19 +527,7 @@ def _read_pairs_json(path: Path) -> pd.DataFrame:
     for k in keys:
         col = _JSON_KEYS[k]
         if col not in ("pair", "category"):
-            numbers = pd.to_numeric(table[col], errors="coerce").astype(float)
-            # a value that is not a number ("YES", true for a probability) would become NaN,
-            # which reads as "not resolved" or "not elicited": refuse it on successful records
-            is_bool = table[col].map(lambda v: isinstance(v, bool | np.bool_))
-            not_number = table[col].notna() & (numbers.isna() | (is_bool & (k not in
-                                                                     _RESOLUTION_JSON)))
-            bad = [i for i in ok if not_number.iloc[i]]
-            if bad:
-                shown = ", ".join(f"{i}: {records[i].get(k)!r}" for i in bad[:5])
-                raise ValueError(f"read_pairs: key '{k}' must hold numbers (or null) in "
-                                 f"{str(path)!r}; {len(bad)} record(s) of 'results' hold "
-                                 f"something else (first: {shown}).")
-            table[col] = numbers
+            table[col] = _numbers(k, [r.get(k) for r in records], failed, path)
     if any("variant" in r for r in records):
         table["variant"] = pd.Series([r.get("variant") for r in records], dtype=object)
     if any(failed):

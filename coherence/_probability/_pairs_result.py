@@ -5,6 +5,7 @@ its cells layer (``_pairs_cells.py``) both need, so neither imports the other's 
 
 from __future__ import annotations
 
+import math
 import numbers
 from dataclasses import dataclass
 from dataclasses import field
@@ -18,6 +19,7 @@ from .._results import Summary
 from .._validation import check_choice
 from .._validation import check_float
 from .._validation import check_int
+from .._validation import param_error
 
 __all__ = [
     "EXTRA_TABLE_COLUMNS",
@@ -136,6 +138,26 @@ class PairsResult(CoherenceResult, test_name="conditional_forecasting",
         return head.extend("\n\n" + text, tables=[("per category", categories)])
 
 
+#: ``eps`` must stay below this: a monotonic row moves both conditionals more than ``eps``
+#: from P(A), to opposite sides, so P(A|B=1) and P(A|B=0) differ by more than 2 ``eps``
+EPS_LIMIT = 0.5
+
+
+def check_eps(eps: Any, owner: str) -> float:
+    """The update-direction threshold, a finite float in [0, 0.5). From 0.5 on no row can
+    be monotonic (two probabilities cannot differ by more than 1), so the share monotonic,
+    the statistic, would be 0 by construction, a silent answer to no question."""
+    rule = (f"a finite float in [0, {EPS_LIMIT}) (a row is monotonic when P(A|B=1) and "
+            "P(A|B=0) lie more than eps from P(A), on opposite sides, which no forecasts "
+            f"can from eps = {EPS_LIMIT} on)")
+    if isinstance(eps, bool | np.bool_) or not isinstance(eps, numbers.Real):
+        raise TypeError(param_error("eps", owner, rule, eps))
+    value = float(eps)
+    if not (math.isfinite(value) and 0.0 <= value < EPS_LIMIT):
+        raise ValueError(param_error("eps", owner, rule, eps))
+    return value
+
+
 def check_options(confidence_level: Any, test: Any, alternative: Any, ci_method: Any,
                   n_resamples: Any, tol: Any, eps: Any, owner: str
                   ) -> tuple[float, str, str, str, int, float, float]:
@@ -148,7 +170,7 @@ def check_options(confidence_level: Any, test: Any, alternative: Any, ci_method:
     ci_method = check_choice(ci_method, "ci_method", owner, PAIRS_CI_METHODS)
     n_resamples = check_int(n_resamples, "n_resamples", owner, low=1)
     tol = check_float(tol, "tol", owner, low=0.0, high=1.0)
-    eps = check_float(eps, "eps", owner, low=0.0, high=1.0)
+    eps = check_eps(eps, owner)
     return confidence_level, test, alternative, ci_method, n_resamples, tol, eps
 
 

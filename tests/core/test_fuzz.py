@@ -796,8 +796,22 @@ def test_attach_outcomes_refuses_what_is_not_an_outcome(column: str, value: Any)
 
 # --------------------------------------------------------------------------- file readers
 #: what a mutation writes in place of one forecast of a released tuple file
-_FILE_VALUES: tuple[Any, ...] = (True, False, None, "0.3", "YES", 1.5, -0.2, [0.3], {})
-_FILE_DAMAGE = ("value", "bad_bytes", "empty", "blank", "bom", "cut_line", "not_object")
+_FILE_VALUES: tuple[Any, ...] = (True, False, None, "0.3", "YES", 1.5, -0.2, [0.3], {},
+                                 0.25, -0.0, 1, float("nan"), float("inf"), 10**400)
+_FILE_DAMAGE = ("value", "bad_bytes", "empty", "blank", "bom", "cut_line", "not_object",
+                "crlf", "trailing_comma", "dup_key")
+#: damage that leaves the file's content as it was: read exactly
+_HARMLESS = ("bom", "crlf")
+
+
+def _finite_number(value: Any) -> bool:
+    """A JSON number that reads as a finite float (not a boolean, NaN, inf or 10**400)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    try:
+        return math.isfinite(float(value))
+    except OverflowError:
+        return False
 
 
 def _tuple_lines() -> list[dict[str, Any]]:
@@ -822,6 +836,15 @@ def _damaged(damage: str, clean: bytes, first_line_end: int) -> bytes:
         return b"\xef\xbb\xbf" + clean
     if damage == "cut_line":
         return clean[:first_line_end + 7]
+    if damage == "crlf":
+        return clean.replace(b"\n", b"\r\n")
+    if damage == "trailing_comma":  # {"prob": 0.1,}: invalid JSON, though many writers allow it
+        end = clean.index(b"}")
+        return clean[:end] + b"," + clean[end:]
+    if damage == "dup_key":  # the first key written twice: json would keep the second
+        key = re.search(rb'"\w+": ', clean)
+        assert key is not None
+        return clean[:key.start()] + key.group() + b"0.5, " + clean[key.start():]
     return clean
 
 
@@ -852,9 +875,8 @@ def test_read_consistency_tuples_damaged_files(tmp_path_factory: Any, damage: st
         if damage == "value":
             assert f"line {row + 1}, question '{key}'" in message, message
         return
-    good = isinstance(value, int | float) and not isinstance(value, bool) \
-        and 0.0 <= value <= 1.0
-    assert damage in ("bom",) or (damage == "value" and good), f"{damage} {value!r} accepted"
+    good = _finite_number(value) and 0.0 <= value <= 1.0
+    assert damage in _HARMLESS or (damage == "value" and good), f"{damage} {value!r} accepted"
     expected = [[e["line"]["P"]["forecast"]["prob"], e["line"]["not_P"]["forecast"]["prob"]]
                 for e in lines]
     assert df[["P", "not_P"]].to_numpy().tolist() == expected
@@ -867,7 +889,8 @@ def test_read_consistency_tuples_damaged_files(tmp_path_factory: Any, damage: st
 def test_read_pairs_damaged_files(tmp_path_factory: Any, damage: str, row: int, key: str,
                                   value: Any) -> None:
     """A damaged result file is read as written or refused with a ValueError naming the file;
-    a value that is not a number never becomes a silent NaN."""
+    a value that is not a number never becomes a silent NaN, nor a number (a string "0.3",
+    a boolean); NaN, Infinity and 10**400 are refused, not read as NaN or inf."""
     import json
 
     records = _pairs_records()
@@ -884,17 +907,18 @@ def test_read_pairs_damaged_files(tmp_path_factory: Any, damage: str, row: int, 
     except ValueError as exc:
         assert "run.json" in str(exc), str(exc)
         return
-    assert damage in ("value", "bom"), f"{damage} accepted"
+    assert damage in ("value", *_HARMLESS), f"{damage} accepted"
     column = {"p_a": "p_a", "p_a_given_b1": "p_a_given_b1", "resolution_a": "a_outcome",
               "resolution_b": "b_outcome"}[key]
     got = table[column].iloc[row]
     if damage == "value":
+        assert value is None or _finite_number(value), f"{value!r} accepted"
         if value is None:
             assert math.isnan(got)
-        elif isinstance(value, bool):
-            assert key.startswith("resolution") and got == float(value)
-        else:  # a number, or a number written as text
+        else:  # a number as JSON writes it
             assert got == float(value), (value, got)
+    else:
+        assert table[column].tolist() == [r[key] for r in records]
 
 
 def _estimates(res: Any) -> dict[str, Any]:

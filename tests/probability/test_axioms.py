@@ -15,6 +15,7 @@ from coherence import NegationCheckResult
 from coherence import TotalProbabilityResult
 from coherence import UpdateDirectionResult
 from coherence import bayes_check
+from coherence import conditional_forecasting
 from coherence import conditional_tuple_check
 from coherence import negation_check
 from coherence import total_probability_check
@@ -387,6 +388,27 @@ def test_validation_parameters(func, kwargs, name, exc):
                                                                                [0.02])}[func]
     with pytest.raises(exc, match=f"The '{name}' parameter of {func.__name__} must be"):
         func(*args, **kwargs)
+
+
+@pytest.mark.parametrize(("eps", "exc"), [(0.5, ValueError), (1.0, ValueError),
+                                          (-0.01, ValueError), (np.nan, ValueError),
+                                          (np.inf, ValueError), (True, TypeError),
+                                          ("0.02", TypeError)])
+def test_validation_update_direction_eps(eps, exc):
+    """eps in [0.5, 1] was accepted, though no row can then be monotonic (P(A|B=1) and
+    P(A|B=0) would differ by more than 1): the statistic was 0 by construction. Refused,
+    saying why, by update_direction and conditional_forecasting alike."""
+    rule = (r"The 'eps' parameter of {} must be a finite float in \[0, 0\.5\) \(a row is "
+            r"monotonic when P\(A\|B=1\) and P\(A\|B=0\) lie more than eps from P\(A\), "
+            r"on opposite sides, which no forecasts can from eps = 0\.5 on\); got ")
+    with pytest.raises(exc, match=rule.format("update_direction")):
+        update_direction([0.5], [1.0], [0.0], eps=eps)
+    pairs = pd.DataFrame({"category": "strong", "p_a": [0.3, 0.4], "p_a_given_b1": 0.6,
+                          "p_a_given_b0": 0.2, "a_outcome": [1, 0], "b_outcome": [1, 0]})
+    with pytest.raises(exc, match=rule.format("conditional_forecasting")):
+        conditional_forecasting(pairs, eps=eps, n_resamples=9, rng=0)
+    # just below 0.5 a row can still be monotonic
+    assert update_direction([0.5], [1.0], [0.0], eps=0.49).direction.tolist() == ["monotonic"]
 
 
 def test_validation_bayes_tol():

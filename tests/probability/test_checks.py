@@ -585,6 +585,62 @@ def test_two_questions_cannot_read_one_column():
                              n_resamples=19, rng=0).table.shape[0] == 2
 
 
+@pytest.mark.parametrize(("token", "shown"), [("NaN", "nan"), ("Infinity", "inf"),
+                                              ("1e400", "inf"), ("1" + "0" * 400, "1000")])
+def test_read_forecast_json_has_no_number_for(token, shown):
+    """Python's json reads NaN and Infinity (no JSON numbers) and 1e400 as inf: each is
+    refused as a forecast, saying why; a 400-digit integer raised a bare OverflowError."""
+    line = '{"P": {"prob": ' + token + '}, "not_P": {"prob": 0.6}}'
+    with pytest.raises(ValueError, match=rf"line 1, question 'P': the forecast must be a "
+                       rf"number in \[0, 1\]; got {shown}.*NaN and Infinity are not JSON "
+                       r"numbers"):
+        read_consistency_tuples([line], checker="negation")
+
+
+def test_read_published_violation_json_has_no_number_for():
+    """A published 400-digit integer raised a bare OverflowError: refused, naming the line
+    and key. Infinity reads as inf (a violation may be infinite), NaN as NaN (no number
+    to compare, as with no published value), as the Notes say."""
+    line = '{"P": {"prob": 0.3}, "not_P": {"prob": 0.6}, "violation_data": %s}'
+    big = '{"default": {"violation": 1%s}}' % ("0" * 400)
+    with pytest.raises(ValueError, match=r"line 1: the published violation 'violation_data' "
+                       r"key 'default' must be a number; got 1000.*\.\.\. \(too large for a "
+                       r"float\)\.$"):
+        read_consistency_tuples([line % big], checker="negation")
+    df = read_consistency_tuples(
+        [line % '{"default": {"violation": Infinity}, "frequentist": {"violation": NaN}}'],
+        checker="negation")
+    assert df["published_arbitrage"].tolist() == [np.inf]
+    assert np.isnan(df["published_frequentist"].iloc[0])
+
+
+def test_read_file_messages_name_the_file(tmp_path):
+    """A line's message named the line but not the file, though a study reads the files of
+    several checkers and runs at once; a byte-order mark and CRLF line ends read as usual,
+    a trailing comma is invalid JSON."""
+    path = tmp_path / "NegChecker.jsonl"
+    lines = ['{"P": {"prob": 0.3}, "not_P": {"prob": 0.6}}',
+             '{"P": {"prob": 0.2}, "not_P": {"prob": 0.7}}']
+    path.write_bytes(b"\xef\xbb\xbf" + "\r\n".join(lines).encode() + b"\r\n")
+    assert read_consistency_tuples(path)[["P", "not_P"]].to_numpy().tolist() == [
+        [0.3, 0.6], [0.2, 0.7]]
+    path.write_text(lines[0] + "\n" + lines[1].replace("0.7}", "0.7,}") + "\n")
+    with pytest.raises(ValueError, match=r"read_consistency_tuples: '.*NegChecker\.jsonl': "
+                       r"line 2 is not valid JSON"):
+        read_consistency_tuples(path)
+    path.write_text(lines[0] + "\n" + lines[1].replace("0.2", "true") + "\n")
+    with pytest.raises(ValueError, match=r"read_consistency_tuples: '.*NegChecker\.jsonl': "
+                       r"line 2, question 'P': the forecast must be a number in \[0, 1\]; "
+                       r"got True") as info:
+        read_consistency_tuples(path)
+    assert info.value.__cause__ is None
+    titled = '{"P": {"title": "A?", "prob": 0.3}, "not_P": {"title": "not A?", "prob": 0.6}}'
+    path.write_text(titled + "\n" + titled + "\n")
+    with pytest.raises(ValueError, match=r"read_consistency_tuples: '.*NegChecker\.jsonl': "
+                       r"1 line\(s\) repeat"):
+        read_consistency_tuples(path)
+
+
 def test_read_a_question_named_twice_is_refused():
     # json.loads keeps the last of two keys: {"P": 0.3, "P": 0.9} was read as P = 0.9, the
     # tuple's other forecast of P silently dropped (arbitrage 0.337 of (0.9, 0.6) instead of

@@ -550,6 +550,38 @@ def test_context_ids_true_and_1_are_refused_not_pooled():
     assert res.n_contexts == 4
 
 
+def test_random_forest_baseline_refuses_bools_against_numbers(world):
+    """True == 1 in Python and pandas pools them: contexts whose evidence came back from a
+    JSON file as true / false against a ground truth of 0 / 1, or queries naming context
+    True for context 1, were matched without a word (and a column of both was one-hot
+    encoded, changing the forests). Without the network's states they are now refused
+    as labels typed two ways, as iterated_expectation_check refuses them; context ids
+    '1' against 1 are named so too (they were "not rows of 'contexts'")."""
+    joint, table, contexts = world
+    gt = sample(joint, 600, np.random.default_rng(1))
+    binary = gt.assign(x1=(gt["x1"] > 0).astype(int))
+    flagged = contexts.assign(x1=contexts["x1"] > 0)
+    with pytest.raises(ValueError, match=r"column 'x1' of 'contexts' writes evidence "
+                       r"otherwise than 'ground_truth' \((False / 0; True / 1|True / 1; "
+                       r"False / 0): one label typed two ways\)"):
+        random_forest_baseline(binary, flagged, table, evidence=["x1", "x2"], rng=0, **FAST)
+    z2 = table["variable"] == "z2"
+    as_bools = table.assign(state=table["state"].astype(object))
+    as_bools.loc[z2, "state"] = as_bools.loc[z2, "state"].map({0: False, 1: True})
+    with pytest.raises(ValueError, match=r"column 'state' of 'queries' writes states of 'z2' "
+                       r"otherwise than column 'z2' of 'ground_truth' \(.*True / 1"):
+        random_forest_baseline(gt, contexts, as_bools, evidence=["x1", "x2"], rng=0, **FAST)
+    number = {c: i for i, c in enumerate(contexts["context"])}
+    ctx, q = contexts.replace({"context": number}), table.replace({"context": number})
+    two, q2 = ctx.loc[ctx["context"] < 2], q.loc[q["context"] < 2]
+    for ids, queries in ((ctx, q.assign(context=q["context"].astype(str))),
+                         (two, q2.assign(context=q2["context"].astype(bool)))):
+        with pytest.raises(ValueError, match=r"column 'context' of 'queries' writes context "
+                           r"ids otherwise than 'contexts' \(('0' / 0|False / 0).*: one id "
+                           r"typed two ways\)"):
+            random_forest_baseline(gt, ids, queries, evidence=["x1", "x2"], rng=0, **FAST)
+
+
 #: The states of the test world's variables, as a network would define them.
 WORLD_STATES = {"x1": (0, 1, 2), "x2": ("level0", "level1"), "z1": (0, 1, 2), "z2": (0, 1)}
 

@@ -442,12 +442,142 @@ def test_read_pairs_refuses_a_value_that_is_not_a_number(tmp_path, key, value):
         read_pairs(path)
 
 
-def test_read_pairs_numbers_written_as_text_or_booleans_are_read(tmp_path):
+@pytest.mark.parametrize(("key", "value", "why"), [
+    ("p_a", "0.25", "A number in quotes"), ("resolution_b", "0", "A number in quotes"),
+    ("resolution_a", True, "A JSON boolean is not a number"),
+    ("resolution_b", False, "A JSON boolean is not a number"),
+    ("p_a_given_b0", {"p": 0.2}, ""), ("p_b", ["0.5"], "")])
+def test_read_pairs_refuses_numbers_as_text_or_booleans(tmp_path, key, value, why):
+    """Regression: ``"p_a": "0.25"`` was read as 0.25 and ``"resolution_a": true`` as 1.0.
+    A string or a boolean in a numeric field is a JSON type error, a sign of a broken
+    writer; read_consistency_tuples refuses them, and so does read_pairs now, naming the
+    key, the file, the records and what was expected."""
+    extra = {"p_b": 0.5, "p_b_given_a1": 0.4, "p_b_given_a0": 0.2} if key == "p_b" else {}
+    recs = [_record(0, **extra), _record(1, **extra), _record(2, **{**extra, key: value}),
+            _record(3, **{**extra, key: value})]
+    path = _write(tmp_path, recs)
+    with pytest.raises(ValueError, match=rf"read_pairs: key '{key}' must hold numbers \(or "
+                       rf"null\) in '.*run\.json'; 2 record\(s\) of 'results' hold something "
+                       rf"else \(first: 2: .*, 3: .*\): expected a finite JSON number, "
+                       rf"unquoted, or null\..*{why}"):
+        read_pairs(path)
+
+
+@pytest.mark.parametrize(("token", "shown"), [("NaN", "nan"), ("Infinity", "inf"),
+                                              ("-Infinity", "-inf"), ("1e400", "inf"),
+                                              ("1" + "0" * 400, "1000")])
+def test_read_pairs_refuses_numbers_json_has_not(tmp_path, token, shown):
+    """Python's json reads NaN and Infinity (no JSON numbers) and reads 1e400 as inf: a
+    NaN probability passed for "not elicited", a NaN resolution for "not resolved", and
+    a 400-digit integer raised a bare OverflowError. Each is refused, naming the record."""
+    text = json.dumps({"results": [_record(0), _record(1)]})
     path = tmp_path / "run.json"
-    path.write_text(json.dumps({"results": [_record(0, resolution_a=True, resolution_b="0",
-                                                    p_a="0.25")]}))
+    path.write_text(text.replace('"p_a": 0.3', f'"p_a": {token}', 2)
+                    .replace('"resolution_a": 1.0', f'"resolution_a": {token}', 1))
+    with pytest.raises(ValueError, match=rf"key 'p_a' must hold numbers \(or null\) in "
+                       rf"'.*run\.json'; 2 record\(s\) .* \(first: 0: {shown}.*NaN and "
+                       r"Infinity are not JSON numbers .* write null for a missing value"):
+        read_pairs(path)
+    # a failed record is not analysed: what is not a number reads as NaN, never raises
+    failed = json.dumps({"pair_id": "p2", "error": "Failed", "p_a": 0.3})
+    path.write_text(text.replace("}]}", "}, " + failed.replace("0.3", token) + "]}"))
     table = read_pairs(path)
-    assert table[["a_outcome", "b_outcome", "p_a"]].iloc[0].tolist() == [1.0, 0.0, 0.25]
+    assert table["p_a"].tolist()[:2] == [0.3, 0.3] and np.isnan(table.loc[2, "p_a"])
+
+
+def test_read_pairs_reads_numbers_as_written(tmp_path):
+    """-0.0 is 0, an integer 1 is 1.0, and a probability just above 1 is kept as written
+    (conditional_forecasting names its row); CRLF line ends and a byte-order mark are read
+    as usual; a trailing comma is invalid JSON, refused naming the line and column."""
+    recs = [_record(0, p_a=-0.0), _record(1, p_a=1), _record(2, p_a=1.0000000001), _record(3)]
+    text = json.dumps({"results": recs, "metadata": {"model": "m"}}, indent=1)
+    path = tmp_path / "run.json"
+    path.write_bytes(b"\xef\xbb\xbf" + text.replace("\n", "\r\n").encode())
+    table = read_pairs(path)
+    assert table["p_a"].tolist() == [0.0, 1.0, 1.0000000001, 0.3]
+    assert table["model"].tolist() == ["m"] * 4
+    with pytest.raises(ValueError, match=r"Column 'p_a' .* must hold probabilities in \[0, "
+                       r"1\]; 1 offending row \(first: row 2 = 1.0000000001\)"):
+        conditional_forecasting(table, n_resamples=9, rng=0)
+    path.write_text(text.replace("}\n ]", "},\n ]"))
+    with pytest.raises(ValueError, match=r"run\.json' is not valid JSON \(line \d+, column "
+                       r"\d+: Expecting value\)"):
+        read_pairs(path)
+
+
+@pytest.mark.parametrize(("ids", "match"), [
+    ((1, 1.0, 2, 3), r"key 'pair_id' must hold JSON strings or integers in '.*run\.json'; 1 "
+     r"record\(s\) .* \(first: 1: 1\.0\)\. A float id \(1\.0\) is refused"),
+    ((1.0, 2.0, 3.0, 4.0), r"4 record\(s\) .* \(first: 0: 1\.0, 1: 2\.0"),
+    ((True, "p1", "p2", "p3"), r"key 'pair_id' must hold JSON strings or integers .* \(first: "
+     r"0: True\)\.$"),
+    ((None, "p1", "p2", "p3"), r"\(first: 0: None\)"),
+    (({"id": 1}, "p1", "p2", "p3"), r"\(first: 0: \{'id': 1\}\)"),
+    ((1, "1", 2, 3), r"key 'pair_id' writes one id two ways in '.*run\.json': '1' / 1 "
+     r"\(records 0, 1\)")])
+def test_read_pairs_refuses_ids_of_unclear_identity(tmp_path, ids, match):
+    """Ids 1 and 1.0 were one pair to pandas (conditional_forecasting then reported the
+    same file read twice), 1 and "1" two, and an id true or an object was read as it was
+    (an object then raised a bare TypeError). A pair id is a JSON string or integer,
+    written one way in one file."""
+    path = _write(tmp_path, [_record(i, pair_id=v) for i, v in enumerate(ids)])
+    with pytest.raises(ValueError, match=match):
+        read_pairs(path)
+
+
+def test_read_pairs_integer_and_text_ids_each_read_as_written(tmp_path):
+    table = read_pairs(_write(tmp_path, [_record(0, pair_id=7), _record(1, pair_id=8)]))
+    assert table["pair"].tolist() == [7, 8]
+    table = read_pairs(_write(tmp_path, [_record(0, pair_id="7"), _record(1, pair_id="08")]))
+    assert table["pair"].tolist() == ["7", "08"]
+
+
+@pytest.mark.parametrize(("key", "value"), [("category", ["strong"]), ("category", True),
+                                            ("category", 1.5), ("variant", {"v": 1})])
+def test_read_pairs_refuses_labels_that_are_no_labels(tmp_path, key, value):
+    # a category ["strong"] was read and conditional_forecasting raised "unhashable type"
+    path = _write(tmp_path, [_record(0), _record(1, **{key: value})])
+    with pytest.raises(ValueError, match=rf"key '{key}' must hold JSON strings or integers "
+                       rf"\(or null\) in '.*run\.json'; 1 record\(s\) .* \(first: 1: "):
+        read_pairs(path)
+
+
+def test_read_pairs_refuses_keys_written_apart(tmp_path):
+    """Every record with resolution_a but none with resolution_b: the run was read as one
+    without resolutions, resolution_a dropped. A record with p_b alone: its Bayes check was
+    left out without a word. Both raise, naming the records and the keys."""
+    recs = [_record(i) for i in range(3)]
+    for r in recs:
+        del r["resolution_b"]
+    with pytest.raises(ValueError, match=r"3 successful record\(s\) .* hold some of the keys "
+                       r"'resolution_a', 'resolution_b' but not all \(first: 0, 1, 2; record 0 "
+                       r"holds 'resolution_a', lacks 'resolution_b'\)"):
+        read_pairs(_write(tmp_path, recs))
+    recs = [_bayes_record(0), _bayes_record(1)]
+    del recs[1]["p_b_given_a0"]
+    with pytest.raises(ValueError, match=r"1 successful record\(s\) .* \(first: 1; record 1 "
+                       r"holds 'p_b', 'p_b_given_a1', lacks 'p_b_given_a0'\)"):
+        read_pairs(_write(tmp_path, recs))
+    # a failed record may hold what it got before failing
+    recs = [_bayes_record(0), {**_bayes_record(1), "error": "Failed"}]
+    del recs[1]["p_b_given_a0"]
+    assert read_pairs(_write(tmp_path, recs))["error"].notna().tolist() == [False, True]
+
+
+def test_read_pairs_refuses_a_variant_or_metadata_given_twice(tmp_path):
+    """A record of variant 'v1' (by its key in 'results') naming 'v2' itself was read as
+    'v1'; a 'model' at the top level beside another in 'metadata' was dropped unread."""
+    path = _write(tmp_path, {"v1": [_record(0), _record(1, variant="v2")]})
+    with pytest.raises(ValueError, match=r"lists record 1 of variant 'v1' with a 'variant' key "
+                       r"of its own, 'v2'"):
+        read_pairs(path)
+    table = read_pairs(_write(tmp_path, {"v1": [_record(0, variant="v1")]}))
+    assert table["variant"].tolist() == ["v1"]
+    with pytest.raises(ValueError, match=r"gives 'model' twice, differently: 'm' in 'metadata' "
+                       r"and 'x' at the top level"):
+        read_pairs(_write(tmp_path, [_record(0)], {"model": "m"}, model="x"))
+    table = read_pairs(_write(tmp_path, [_record(0)], {"model": "m"}, model="m"))
+    assert table["run"].tolist() == ["m"]
 
 
 def test_read_pairs_failed_records_may_hold_anything(tmp_path):

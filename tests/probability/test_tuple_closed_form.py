@@ -152,9 +152,15 @@ def test_update_direction_eps_boundary():
                            [0.48, 0.4801, 0.4799, 0.5, 0.47], eps=0.02)
     assert res.direction.tolist() == ["partial", "no_update", "monotonic", "partial",
                                       "monotonic"]
-    # eps = 0: only an exact standstill is no movement... and it is not below 0: partial
-    zero = update_direction([0.5, 0.5], [0.5, 0.6], [0.5, 0.4], eps=0.0)
-    assert zero.direction.tolist() == ["partial", "monotonic"]
+    # eps = 0: every movement is a move, and a standstill (0.1 + 0.2 against 0.3 too) is
+    # no movement; it was 'partial', as a movement of exactly eps, leaving no_update empty
+    zero = update_direction([0.5, 0.5, 0.5, 0.1 + 0.2, 0.5], [0.5, 0.6, 0.5, 0.3, 0.5001],
+                            [0.5, 0.4, 0.4, 0.3, 0.5], eps=0.0)
+    assert zero.direction.tolist() == ["no_update", "monotonic", "partial", "no_update",
+                                       "partial"]
+    assert zero.no_update == 0.4 and zero.partial == 0.4
     # the parameter's documentation says the same (it once said "at most eps")
     doc = " ".join((update_direction.__doc__ or "").split())
     assert "Movements of less than ``eps`` count as no movement" in doc
+    assert "only a standstill (both conditionals equal to P(A), within rounding) as " \
+        "``no_update``" in doc
