@@ -41,6 +41,7 @@ from .._validation import finite_column
 from .._validation import label_column
 from .._validation import nonempty
 from .._validation import param_error
+from .._validation import plain_value
 from .._validation import probability_column
 from .._warnings import DegenerateDataWarning
 from .._warnings import SmallSampleWarning
@@ -360,7 +361,8 @@ def _leakage_test_iv(data: Any, belief: Any, action: Any, outcome: Any, evidence
     n_groups = int(groups.max()) + 1 if len(groups) else 0
     if len(labels) < 2:
         raise ValueError(f"{_OWNER}: column '{action}' must hold at least two action labels "
-                         f"to predict; got {len(labels)} ({', '.join(map(repr, labels))}).")
+                         f"to predict; got {len(labels)} "
+                         f"({', '.join(repr(plain_value(v)) for v in labels)}).")
     if n_splits > n_groups:
         raise ValueError(param_error("n_splits", _OWNER, f"<= the number of contexts in column "
                                      f"'{group}' ({n_groups})", n_splits))

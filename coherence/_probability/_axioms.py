@@ -123,7 +123,7 @@ def implied_p_b(p_a: np.ndarray, p1: np.ndarray, p0: np.ndarray) -> np.ndarray:
     degenerate = np.abs(spread) < DEGENERATE_SPREAD
     with np.errstate(divide="ignore", invalid="ignore"):
         implied = (p_a - p0) / np.where(degenerate, 1.0, spread)
-    return np.where(degenerate, np.nan, implied)
+    return np.where(degenerate, np.nan, implied + 0.0)  # 0 / -0.5: 0, not -0.0
 
 
 def total_probability_feasible(p_a: np.ndarray, p1: np.ndarray, p0: np.ndarray,

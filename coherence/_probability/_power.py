@@ -242,8 +242,10 @@ def _pilot_improvement(pilot: Any, category: str | None, by: str,
     b = binary_column(df, "b_outcome", owner=owner)
     x = brier_improvement(p_a, p1, p0, binary_column(df, "a_outcome", owner=owner), b)
     if is_flat(x):
-        raise ValueError(f"{owner}: every pilot improvement equals {float(x[0])!r}; the pilot "
-                         "gives no spread to plan with.")
+        # named: the columns the improvement is made of (the message named none)
+        raise ValueError(f"{owner}: every pilot improvement equals {float(x[0])!r} (columns "
+                         "'p_a', 'p_a_given_b1', 'p_a_given_b0', 'a_outcome', 'b_outcome'); "
+                         "the pilot gives no spread to plan with.")
     return x, p_a, conditional_on_b(p_a, p1, p0, b)
 
 

@@ -25,13 +25,25 @@ __all__ = [
     "cutoff_timestamp",
     "in_source_zone",
     "is_missing",
+    "ns_between",
     "parse_cutoffs",
     "parse_dates",
     "parse_datetimes",
     "period_end",
+    "shifted",
     "to_days",
     "to_timestamp",
+    "window_in_ns",
 ]
+
+#: the first and last instants a ``datetime64[ns]`` holds (NaT is the int64 minimum)
+_FIRST_NS = int(np.iinfo(np.int64).min) + 1
+_LAST_NS = int(np.iinfo(np.int64).max)
+#: the range every parsed date must lie in, as the error names it
+_NS_RANGE = (f"{pd.Timestamp.min.ceil('D').date()} and {pd.Timestamp.max.floor('D').date()}, "
+             "the range of nanosecond timestamps")
+#: longer than any span between two ``datetime64[ns]`` instants (2**64 ns, 584 years)
+LONGEST_NS = 2**64
 
 
 # --------------------------------------------------------------------------- dates
@@ -204,7 +216,7 @@ def parse_dates(values: Iterable[Any], index: pd.Index, column: str, owner: str,
     check_date_formats(vals, index, column, owner)
     out = np.full(len(vals), np.datetime64("NaT"), dtype="datetime64[ns]")
     missing = np.zeros(len(vals), dtype=bool)
-    unparsable, naive, aware = [], [], []
+    unparsable, naive, aware, out_of_range = [], [], [], []
     for i, v in enumerate(vals):
         if is_missing(v):
             missing[i] = True
@@ -225,11 +237,19 @@ def parse_dates(values: Iterable[Any], index: pd.Index, column: str, owner: str,
         else:
             aware.append(i)
             ts = ts.tz_convert("UTC").tz_localize(None)
-        out[i] = np.datetime64(ts.as_unit("ns").to_datetime64(), "ns")
+        try:
+            out[i] = np.datetime64(ts.as_unit("ns").to_datetime64(), "ns")
+        except (OverflowError, ValueError):  # pandas' OutOfBoundsDatetime: 1500, 2300
+            out_of_range.append(i)
     if unparsable:
         pos = np.asarray(unparsable)
         raise ValueError(column_error(column, "hold dates", list(index[pos]),
                                       [vals[i] for i in unparsable], owner=owner))
+    if out_of_range:
+        pos = np.asarray(out_of_range)
+        raise ValueError(column_error(column, f"hold dates between {_NS_RANGE}",
+                                      list(index[pos]), [vals[i] for i in out_of_range],
+                                      owner=owner))
     if require_tz and naive:
         raise ValueError(column_error(
             column, "hold timezone-aware dates (a naive date is ambiguous; add an offset "
@@ -240,6 +260,43 @@ def parse_dates(values: Iterable[Any], index: pd.Index, column: str, owner: str,
             column, "hold dates that are all timezone-aware or all naive",
             list(index[np.asarray(naive)]), [vals[i] for i in naive], owner=owner))
     return out, missing
+
+
+def ns_between(later: Any, earlier: Any) -> np.ndarray:
+    """``later - earlier`` in nanoseconds, as float64, for ``datetime64[ns]`` arrays (NaN
+    where either is NaT).
+
+    Exact where the int64 difference holds it (spans under 292 years), as numpy's
+    subtraction gives it; a longer span, which that subtraction wraps around without a
+    word (1678-01-01 to 2261-12-31 came out as -204 days), is the floating-point
+    difference of the two instants, within a microsecond.
+    """
+    a = np.asarray(later, dtype="datetime64[ns]")
+    b = np.asarray(earlier, dtype="datetime64[ns]")
+    ai, bi = a.astype(np.int64), b.astype(np.int64)
+    approx = ai.astype(np.float64) - bi.astype(np.float64)
+    with np.errstate(over="ignore"):
+        exact = (ai - bi).astype(np.float64)  # wraps where the span is beyond int64
+    out = np.where(np.abs(approx) < 2.0**62, exact, approx)
+    return np.where(np.isnat(a) | np.isnat(b), np.nan, out)
+
+
+def shifted(when: Any, delta_ns: float) -> np.datetime64:
+    """The instant ``when + delta_ns`` nanoseconds, held at the first or last instant a
+    ``datetime64[ns]`` holds instead of wrapping around (three days before 1677-09-23 was a
+    date in 2262, so a window there held no price)."""
+    t = int(np.datetime64(when, "ns").astype(np.int64))
+    step = delta_ns if abs(delta_ns) < LONGEST_NS else (LONGEST_NS if delta_ns > 0
+                                                         else -LONGEST_NS)
+    return np.datetime64(min(max(t + int(step), _FIRST_NS), _LAST_NS), "ns")
+
+
+def window_in_ns(days: float) -> int:
+    """A window of ``days`` days (of 24 hours) in nanoseconds, as an int; a window longer
+    than any span of nanosecond timestamps (a million days, 1e300) is :data:`LONGEST_NS`,
+    which covers every date as it does, rather than an ``OverflowError``."""
+    ns = float(days) * 86_400e9
+    return round(ns) if ns < LONGEST_NS else LONGEST_NS
 
 
 def period_end(value: Any) -> pd.Timestamp | None:
@@ -301,7 +358,10 @@ def parse_cutoffs(values: Iterable[Any], index: pd.Index, column: str,
             ends[v] = period_end(v)
         end = ends[v]
         if end is not None:
-            out[i] = np.datetime64(end.as_unit("ns").to_datetime64(), "ns")
+            try:
+                out[i] = np.datetime64(end.as_unit("ns").to_datetime64(), "ns")
+            except (OverflowError, ValueError):  # '2262' ends after the last instant
+                out[i] = np.datetime64(_LAST_NS, "ns")
     return out, missing
 
 
@@ -318,6 +378,11 @@ def aware_cutoff(cutoff: Any, owner: str) -> pd.Timestamp:
         raise ValueError(param_error(
             "cutoff", owner, "a timezone-aware date (a naive date is ambiguous; add an "
             "offset such as '+00:00')", cutoff))
+    try:
+        ts.tz_convert("UTC").as_unit("ns")
+    except (OverflowError, ValueError) as exc:  # pandas' OutOfBoundsDatetime: 2300
+        raise ValueError(param_error("cutoff", owner, f"a timezone-aware date between "
+                                     f"{_NS_RANGE}", cutoff)) from exc
     # in the zone given (the instant compared is the same in any zone), as the package
     # gives dates back (:func:`in_source_zone`): shown in UTC it read as another wall time
     return ts

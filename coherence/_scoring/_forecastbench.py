@@ -12,7 +12,6 @@ forecasters on the same bootstrap replicates.
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 from dataclasses import field
 from typing import Any
@@ -20,7 +19,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._resampling import LEFT_OUT_SHARE
 from .._resampling import monte_carlo_pvalue
 from .._resampling import percentile_interval
 from .._results import CoherenceResult
@@ -41,8 +39,10 @@ from .._validation import probability_array
 from .._validation import require_columns
 from .._validation import same_within
 from .._warnings import DeprecatedAlias
-from .._warnings import SmallSampleWarning
 from ._comparison import label_choices
+from ._forecastbench_warnings import warn_perfect_naive
+from ._forecastbench_warnings import warn_small
+from ._forecastbench_warnings import warn_undefined
 from ._ids import check_ids
 
 __all__ = ["FORECASTBENCH_SCORES", "ForecastBenchComparisonResult", "ForecastBenchResult",
@@ -140,41 +140,6 @@ def _undefined_counts(point: np.ndarray, reps: np.ndarray) -> np.ndarray:
     """Per forecaster: the replicates in which one of its scores defined on the data (a
     finite point) is NaN, those left out of that score's interval."""
     return (np.isnan(reps) & np.isfinite(point)[None, :, :]).any(axis=2).sum(axis=0)
-
-
-def _warn_undefined(owner: str, names: list[str], counts: Any, n_resamples: int) -> None:
-    """Warn when some of ``names`` had more than :data:`LEFT_OUT_SHARE` of the
-    ``n_resamples`` replicates left out (``counts``), naming them."""
-    over = [(name, int(k)) for name, k in zip(names, counts, strict=True)
-            if k > LEFT_OUT_SHARE * n_resamples]
-    if not over:
-        return
-    listed = ", ".join(f"{name} ({k}, {k / n_resamples:.1%})" for name, k in over[:5])
-    warnings.warn(
-        f"{owner}: of the {n_resamples} bootstrap replicates, more than "
-        f"{LEFT_OUT_SHARE:.0%} are left out of the intervals of {listed}"
-        f"{', ...' if len(over) > 5 else ''}: a score is undefined there (none of a "
-        "forecaster's questions drawn, or a difficulty-adjusted Brier score below 0, which has "
-        "no Brier Index), so those intervals rest on the other replicates only ('n_undefined' "
-        "counts them).", SmallSampleWarning, stacklevel=3)
-
-
-def _warn_small(owner: str, table: pd.DataFrame, n_q: int) -> None:
-    """Warn of the intervals that rest on one question, and of a leaderboard of one
-    forecaster (its peer score is measured against itself)."""
-    single = (["pooled"] if n_q == 1 else []) + [
-        str(m) for m, n in zip(table["model"], table["n_questions"], strict=True) if n == 1]
-    if single:
-        warnings.warn(
-            f"{owner}: {len(single)} interval(s) rest on one question "
-            f"({', '.join(single[:5])}{', ...' if len(single) > 5 else ''}): they are the "
-            "point itself, and do not reflect what more questions could show.",
-            SmallSampleWarning, stacklevel=3)
-    if len(table) == 1:
-        warnings.warn(f"{owner}: one forecaster ({table['model'].iloc[0]}) is scored, so its "
-                      "peer score is measured against itself: 0, with interval [0, 0], says "
-                      "nothing; peer scores need two forecasters or more.",
-                      SmallSampleWarning, stacklevel=3)
 
 
 def _leaderboard_scores(brier: np.ndarray, fe: np.ndarray, naive: int | None, wq: np.ndarray,
@@ -369,7 +334,7 @@ class ForecastBenchResult(CoherenceResult, test_name="forecastbench_scores",
         undefined = int(np.sum(~np.isfinite(reps)))
         reps = reps[np.isfinite(reps)]
         if np.isfinite(d):
-            _warn_undefined(owner, [f"the difference {model_a!r} - {model_b!r}"], [undefined],
+            warn_undefined(owner, [f"the difference {model_a!r} - {model_b!r}"], [undefined],
                             len(self.replicates))
         if np.isfinite(d) and len(reps):
             pvalue = monte_carlo_pvalue(np.abs(reps - d), abs(d))
@@ -515,7 +480,9 @@ def forecastbench_scores(data: Any, *, question: str = "question", model: str = 
     * **Brier skill score**: ``bss`` is ForecastBench's
       :math:`\frac{1}{|Q_i|}\sum_j (b_{\mathrm{naive},j} - b_{ij})`, and
       ``bss_relative`` the classical :math:`1 - \sum_j b_{ij} / \sum_j
-      b_{\mathrm{naive},j}` over the same questions.
+      b_{\mathrm{naive},j}` over the same questions (NaN, with a
+      :class:`~coherence.DegenerateDataWarning`, where the naive forecaster's Brier
+      score is 0 on them: a perfect reference leaves no skill to measure against it).
 
     With ``question_type`` each score is computed on the dataset and on the
     market questions and the two averaged (every score; ``bss_relative``, not on
@@ -620,8 +587,9 @@ def forecastbench_scores(data: Any, *, question: str = "question", model: str = 
     pooled_reps = (draws @ np.nansum(brier, axis=1)) / (draws @ present.sum(axis=1))
     low, high = percentile_interval(pooled_reps, confidence_level)
     table = _score_table(panel, point, reps, parts, halves, confidence_level)
-    _warn_small(owner, table, n_q)
-    _warn_undefined(owner, [str(m) for m in table["model"]], table["n_undefined"], n_resamples)
+    warn_small(owner, table, n_q)
+    warn_undefined(owner, [str(m) for m in table["model"]], table["n_undefined"], n_resamples)
+    warn_perfect_naive(owner, table, naive)
     overall = "pooled" if halves is None else "average of dataset and market"
     return ForecastBenchResult(
         statistic=float(pooled), pvalue=np.nan,

@@ -43,7 +43,9 @@ from .._validation import require_columns
 from .._validation import same_within
 from ._dates import check_same_awareness
 from ._dates import in_source_zone
+from ._dates import ns_between
 from ._dates import parse_dates
+from ._dates import shifted
 from ._ids import check_ids
 from ._ids import no_blank_ids
 from ._ids import no_repeated_rows
@@ -71,6 +73,7 @@ HORIZON_BANDS: dict[str, tuple[float, float]] = {
 #: Display order of horizon labels.
 HORIZON_ORDER = ("early", "mid", "late", "near_resolution", "real_time", "other")
 _DAY = np.timedelta64(86_400_000_000_000, "ns")
+_DAY_NS = 86_400e9
 _POSITIONS = ("midpoint", "early", "mid", "late", "near_resolution")
 #: the columns of accuracy_by_horizon's and rolling_accuracy's tables beside ``by``
 _HORIZON_COLUMNS = ("horizon", "n", "n_questions", "accuracy", "ci_low", "ci_high")
@@ -92,6 +95,18 @@ def _window(df: pd.DataFrame, start: str, resolution_date: str,
         raise ValueError(column_error(resolution_date, f"be after '{start}'",
                                       list(df.index[bad]), owner=owner))
     return s, r
+
+
+def _point_in_window(s: np.ndarray, r: np.ndarray, span: np.ndarray,
+                     frac: np.ndarray) -> np.ndarray:
+    """The instants ``s + round(frac * span)`` (``span`` = ``r - s`` in ns). An offset
+    beyond int64 (a window can span 2**64 ns, 584 years) is counted back from ``r``
+    instead when it is the nearer end (the offset from that end is under 2**63)."""
+    offset = np.round(frac * span)
+    from_start = (offset < 2.0**62) | (offset <= span / 2)
+    ahead = np.where(from_start, offset, 0.0).astype(np.int64).astype("timedelta64[ns]")
+    back = np.where(from_start, 0.0, span - offset).astype(np.int64).astype("timedelta64[ns]")
+    return np.where(from_start, s + ahead, r - back)
 
 
 def simulated_dates(tasks: Any, *, positions: Sequence[str | float] = ("midpoint",),
@@ -172,17 +187,18 @@ def simulated_dates(tasks: Any, *, positions: Sequence[str | float] = ("midpoint
     # that a question's date does not depend on the order of the rows for a given rng
     codes = sorted_codes(df[question].to_numpy(dtype=object))
     n_questions = int(codes.max()) + 1 if len(codes) else 0
-    span = (r - s).astype(np.int64).astype(np.float64)
+    # in nanoseconds, without wrapping around over windows longer than 292 years
+    span = ns_between(r, s)
     frames = []
     for p in positions:
         if p == "near_resolution":
-            when = r - _DAY
-            short = np.flatnonzero(when < s)
+            short = np.flatnonzero(span < _DAY_NS)
             if len(short):
                 raise ValueError(column_error(
                     resolution_date, f"be at least one day after '{start}' for the "
                     "near-resolution position", list(df.index[short]), owner=owner))
-            frac = (when - s).astype(np.int64) / span
+            when = r - _DAY
+            frac = ns_between(when, s) / span
         else:
             if isinstance(p, str) and p != "midpoint":
                 lo, hi = HORIZON_BANDS[p]
@@ -190,7 +206,7 @@ def simulated_dates(tasks: Any, *, positions: Sequence[str | float] = ("midpoint
                         else gen.uniform(lo, hi, size=n_questions)[codes])
             else:
                 frac = np.full(len(df), 0.5 if p == "midpoint" else float(p))
-            when = s + np.round(frac * span).astype(np.int64).astype("timedelta64[ns]")
+            when = _point_in_window(s, r, span, frac)
         when_col = in_source_zone(when, df[start])  # aware ones in the starts' zone
         frames.append(pd.DataFrame({"question": df[question].to_numpy(dtype=object),
                                     "position": str(p), "fraction": frac,
@@ -271,12 +287,12 @@ def horizon_positions(forecasts: Any, *, start: str = "start",
                                       f"'{resolution_date}')", list(df.index[bad]),
                                       list(df[simulated_date].to_numpy(dtype=object)[bad]),
                                       owner=owner))
-    span = (r - s).astype(np.int64).astype(np.float64)
-    with np.errstate(invalid="ignore"):
-        frac = (sim - s).astype(np.int64) / span
+    # in nanoseconds, without wrapping around over windows longer than 292 years (a
+    # forecast early in 1678-2261 was 'near_resolution'); NaN where a live date is missing
+    frac = ns_between(sim, s) / ns_between(r, s)
     labels = np.where(frac < 1 / 3, "early", np.where(frac < 2 / 3, "mid",
                       np.where(frac <= 0.95, "late", "other"))).astype(object)
-    labels[(r - sim) <= _DAY] = "near_resolution"
+    labels[ns_between(r, sim) <= _DAY_NS] = "near_resolution"
     labels[live] = "real_time"
     return pd.Series(labels, index=df.index, name="horizon")
 
@@ -573,6 +589,7 @@ def rolling_accuracy(forecasts: Any, *, start: str = "start", by: str = "model",
             raise ValueError(param_error("window", owner, rule, window)) from exc
         if nanos <= 0:
             raise ValueError(param_error("window", owner, rule, window))
+        window_nanos = int(nanos)
     when, miss = parse_dates(df[start], df.index, start, owner, require_tz=False)
     no_missing(df, start, owner=owner, missing=miss)
     c = _correct_scores(df, correct, owner)
@@ -583,11 +600,17 @@ def rolling_accuracy(forecasts: Any, *, start: str = "start", by: str = "model",
         # not depend on the order of the rows
         order = np.lexsort((c[mask], when[mask]))
         s = pd.Series(c[mask][order], index=pd.DatetimeIndex(when[mask][order]))
-        acc = s.rolling(window, min_periods=min_periods).mean()
-        n = s.rolling(window, min_periods=0).count()
-        # ties in time: every tied row sees the window ending at the last row of its tie
-        acc = acc.groupby(level=0).transform("last")
-        n = n.groupby(level=0).transform("last")
+        centuries = len(s) > 0 and ns_between(s.index[-1:], s.index[:1])[0] >= 2.0**62
+        if isinstance(window, str) and centuries:
+            # pandas' time windows subtract nanosecond times, which wrap around over 292
+            # years (a 30-day window in 2262 held forecasts of 1677): the windows counted
+            acc, n = _time_windows(s, window_nanos, min_periods)
+        else:
+            acc = s.rolling(window, min_periods=min_periods).mean()
+            n = s.rolling(window, min_periods=0).count()
+            # ties in time: every tied row sees the window ending at the last row of its tie
+            acc = acc.groupby(level=0).transform("last")
+            n = n.groupby(level=0).transform("last")
         frames.append(pd.DataFrame({by: m, "start": s.index, "accuracy": acc.to_numpy(),
                                     "n": n.to_numpy().astype(np.int64)}))
     cols = [by, *_ROLLING_COLUMNS]
@@ -596,6 +619,21 @@ def rolling_accuracy(forecasts: Any, *, start: str = "start", by: str = "model",
     if frames:  # compared in UTC; aware dates shown in their zone, not dropped nor moved
         out["start"] = in_source_zone(out["start"], df[start])
     return out
+
+
+def _time_windows(s: pd.Series, nanos: int, min_periods: int) -> tuple[pd.Series, pd.Series]:
+    """pandas' rolling mean and count of ``s`` (sorted by its time index) over the time
+    window ``(t - nanos, t]`` ending at each row's time, ties included (the window of the
+    last row of the tie), counted without subtracting times that are centuries apart."""
+    t = s.index.to_numpy(dtype="datetime64[ns]")
+    values = s.to_numpy(dtype=np.float64)
+    hi = np.searchsorted(t, t, side="right")
+    lo = np.array([np.searchsorted(t, shifted(x, -nanos), side="right") for x in t],
+                  dtype=np.int64)
+    n = hi - lo
+    acc = np.array([values[a:b].mean() if b - a >= min_periods else np.nan
+                    for a, b in zip(lo, hi, strict=True)])
+    return pd.Series(acc, index=s.index), pd.Series(n, index=s.index)
 
 
 @fill_doc

@@ -45,10 +45,14 @@ from .._warnings import DeprecatedAlias
 from .._warnings import SkippedRecordsWarning
 from ._dates import check_same_awareness
 from ._dates import in_source_zone
+from ._dates import ns_between
 from ._dates import parse_dates
+from ._dates import shifted
+from ._dates import window_in_ns
 from ._ids import check_edge_ends
 from ._ids import check_ids
 from ._ids import check_ids_within
+from ._markets import power_of_two_scale
 from ._matching import decimal_impacts
 
 __all__ = [
@@ -61,7 +65,6 @@ __all__ = [
 ]
 
 CONVENTIONS = ("paper", "code")
-_DAY_NS = 86_400e9
 
 
 # --------------------------------------------------------------------------- array layer
@@ -76,12 +79,12 @@ def local_price_moves(event_t: np.ndarray, price_t: np.ndarray, price: np.ndarra
     (a price at :math:`t` is on both sides). NaN when a side has no price.
     """
     out = np.full(len(event_t), np.nan)
-    w = np.timedelta64(int(window_ns), "ns")
     for i, t in enumerate(event_t):
-        lo = np.searchsorted(price_t, t - w, side="left")
+        # held at the ends of the datetime64[ns] range, not wrapped around (shifted)
+        lo = np.searchsorted(price_t, shifted(t, -window_ns), side="left")
         mid_b = np.searchsorted(price_t, t, side="right" if convention == "code" else "left")
         mid_a = np.searchsorted(price_t, t, side="left")
-        hi = np.searchsorted(price_t, t + w, side="right")
+        hi = np.searchsorted(price_t, shifted(t, window_ns), side="right")
         if mid_b > lo and hi > mid_a:
             out[i] = price[mid_a] - price[mid_b - 1]
     return out
@@ -92,9 +95,8 @@ def _turning_paper(t: np.ndarray, p: np.ndarray, min_change: float,
     """Indices i with |p_i - p_j| >= min_change for some j observed in [t_i - w, t_i)
     (strictly earlier: another observation at the same time is not a move before it)."""
     keep = []
-    w = np.timedelta64(int(window_ns), "ns")
     for i in range(len(t)):
-        lo = np.searchsorted(t, t[i] - w, side="left")
+        lo = np.searchsorted(t, shifted(t[i], -window_ns), side="left")
         hi = np.searchsorted(t, t[i], side="left")
         if hi > lo and np.max(np.abs(p[lo:hi] - p[i])) >= min_change - DECIMAL_SLACK:
             keep.append(i)
@@ -108,7 +110,7 @@ def _turning_code(t: np.ndarray, p: np.ndarray, min_change: float,
     n = len(t)
     w = min(window, max(2, (n - 1) // 3))
     kept: list[tuple[int, float]] = []
-    gap = np.timedelta64(int(min_gap_hours * 3600e9), "ns")
+    gap = min_gap_hours * 3600e9
     for i in range(1, n - 1):
         back, ahead = p[max(0, i - w):i], p[i + 1:i + 1 + w]
         cb, ca = p[i] - back[0], ahead[-1] - p[i]
@@ -117,7 +119,7 @@ def _turning_code(t: np.ndarray, p: np.ndarray, min_change: float,
         sig = abs(cb) + abs(ca)
         if not (peak or trough) or sig < min_change - DECIMAL_SLACK:
             continue
-        if kept and t[i] - t[kept[-1][0]] < gap:
+        if kept and ns_between(t[i], t[kept[-1][0]]) < gap:  # no wrap-around
             if sig > kept[-1][1]:
                 kept[-1] = (i, sig)
             continue
@@ -225,7 +227,7 @@ def turning_points(prices: Any, *, min_change: float = 0.05, window_days: float 
         p = px["_p"].to_numpy(dtype=np.float64)[order]
         # rounded, as market_checks' windows: int() cut 13 minutes (13/1440 days, 1 ns short
         # in binary) to 779,999,999,999 ns, and a move 13 minutes earlier fell outside
-        hits = (_turning_paper(t, p, min_change, round(window_days * _DAY_NS))
+        hits = (_turning_paper(t, p, min_change, window_in_ns(window_days))
                 if convention == "paper" else _turning_code(t, p, min_change))
         for i in hits:
             rows.append({"question": q, "date": t[i], "price": float(p[i])})
@@ -285,12 +287,14 @@ class MarketChecksResult(CoherenceResult, test_name="market_checks",
         Questions left out of the net-direction check (zero net pressure,
         absolute net move below ``min_move``, fewer than 2 prices).
     pooled_correlation : float
-        Pooled within-question pressure-price correlation over eligible questions.
+        Pooled within-question pressure-price correlation over eligible questions; NaN,
+        with a :class:`~coherence.DegenerateDataWarning`, when none is eligible.
     n_eligible : int
         Questions eligible for the correlation.
     event_agreement : float
         Share of counted events (pooled across questions) whose impact has the
-        sign of the local price move.
+        sign of the local price move; NaN, with a :class:`~coherence.DegenerateDataWarning`,
+        when no event is counted.
     event_agreement_ci : ConfidenceInterval
         Its interval over questions (Wilson's at the cluster-robust effective sample
         size, t quantile).
@@ -413,8 +417,9 @@ def market_checks(events: Any, prices: Any, *, window_days: float = 3.0,
     >>> import coherence
     >>> ev = {"question": ["a", "b"], "date": ["2024-01-05", "2024-01-05"],
     ...       "direction": [1, -1], "magnitude": [1.0, 1.0], "confidence": [1.0, 1.0]}
-    >>> px = {"question": ["a", "a", "b", "b"],
-    ...       "date": ["2024-01-04", "2024-01-06"] * 2, "price": [0.4, 0.6, 0.5, 0.6]}
+    >>> px = {"question": ["a"] * 3 + ["b"] * 3,
+    ...       "date": ["2024-01-04", "2024-01-06", "2024-01-08"] * 2,
+    ...       "price": [0.4, 0.6, 0.65, 0.5, 0.6, 0.62]}
     >>> res = coherence.market_checks(ev, px, rng=0)
     >>> res.statistic, res.event_agreement
     (0.5, 0.5)
@@ -442,7 +447,7 @@ def market_checks(events: Any, prices: Any, *, window_days: float = 3.0,
     qs = list(dict.fromkeys([k[0] for k in ev_groups] + [k[0] for k in px_groups]))
     ev_t_all = curve[date].to_numpy(dtype="datetime64[ns]")
     imp_all = curve["impact"].to_numpy(dtype=np.float64)
-    w_ns = round(window_days * _DAY_NS)
+    w_ns = window_in_ns(window_days)
     rows, z_x, z_y = [], [], []
     ev_agree_vals, ev_agree_q = [], []
     for q in qs:
@@ -463,13 +468,16 @@ def market_checks(events: Any, prices: Any, *, window_days: float = 3.0,
         counted_dir = (len(pv) >= 2 and net_p != 0 and abs(net_m) >= min_move - DECIMAL_SLACK
                        and net_m != 0)
         agrees_dir = bool(counted_dir and np.sign(net_p) == np.sign(net_m))
-        # pressure at each price time (events at or before it)
-        cum = np.concatenate([[0.0], np.cumsum(imp)])
+        # pressure at each price time (events at or before it), in units of a power of
+        # two near the largest |impact|: exact, and the correlation is the same, but
+        # magnitudes of 1e300 or 1e-300 no longer overflow or vanish in its squares
+        scale = power_of_two_scale(imp)
+        cum = np.concatenate([[0.0], np.cumsum(np.ldexp(imp, -scale))])
         at_price = cum[np.searchsorted(et, pt, side="right")] if len(pt) else np.empty(0)
         prange = float(pv.max() - pv.min()) if len(pv) else np.nan
         # prices are decimals too: 0.45 - 0.40 is 0.04999999999999999, a span of 0.05
         eligible = (len(pv) >= 3 and prange >= min_price_range - DECIMAL_SLACK and prange > 0
-                    and float(np.ptp(at_price)) > ptol)
+                    and float(np.ptp(at_price)) > np.ldexp(ptol, -scale))
         corr = np.nan
         if eligible:
             corr = float(np.corrcoef(at_price, pv)[0, 1])
@@ -564,13 +572,14 @@ class MarketSignalResult(CoherenceResult, test_name="market_signal_metrics",
 
 
 def _warn_undefined(owner: str, n_direction: int, n_eligible: int, n_events: int) -> None:
-    """Where no question enters the net-direction check (the statistic NaN), a
-    :class:`DegenerateDataWarning` naming it and the other checks nothing entered, at the
-    caller's line."""
-    if n_direction == 0:
-        counts = {"net direction (statistic)": n_direction, "pooled correlation": n_eligible,
-                  "event agreement": n_events}
-        empty = [name for name, n in counts.items() if n == 0]
+    """Where no question or event enters one of the three checks (its figure NaN), a
+    :class:`DegenerateDataWarning` naming the checks nothing entered, at the caller's line
+    (the pooled correlation and the event agreement were NaN without a word where the
+    net-direction statistic was defined)."""
+    counts = {"net direction (statistic)": n_direction, "pooled correlation": n_eligible,
+              "event agreement": n_events}
+    empty = [name for name, n in counts.items() if n == 0]
+    if empty:
         warnings.warn(f"{owner}: no question or event enters: {', '.join(empty)} "
                       "(too few prices, moves below min_move or min_price_range, or no "
                       "dated event with an impact); each is NaN.", DegenerateDataWarning,
@@ -809,7 +818,7 @@ def market_signal_metrics(reasoning: Any, hindsight_events: Any, prices: Any, *,
     if len(curve) and len(px):
         check_same_awareness(hdf[date], as_dataframe(prices)[price_date],
                              what="event and price dates", owner=owner)
-    w_ns = round(window_days * _DAY_NS)
+    w_ns = window_in_ns(window_days)
     tps = turning_points(prices, min_change=turning_min_change, window_days=window_days,
                          convention=convention, question=question, price_date=price_date,
                          price=price)
@@ -834,7 +843,7 @@ def market_signal_metrics(reasoning: Any, hindsight_events: Any, prices: Any, *,
                 or np.sign(move) != np.sign(imp[j])):
             continue
         tq = tps.loc[tps["question"] == q, "date"].to_numpy(dtype="datetime64[ns]")
-        near = bool(len(tq) and np.min(np.abs((tq - t).astype(np.int64))) <= w_ns)
+        near = bool(len(tq) and np.min(np.abs(ns_between(tq, np.full(len(tq), t)))) <= w_ns)
         sig_rows.append({"question": q, "event": e, "date": t, "impact": float(imp[j]),
                          "move": float(move), "near_turning_point": near,
                          "n_undated_records": undated_of_event.get((q, e), 0)})

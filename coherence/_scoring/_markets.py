@@ -32,6 +32,8 @@ from .._warnings import DeprecatedAlias
 from ._dates import check_same_awareness
 from ._dates import in_source_zone
 from ._dates import parse_datetimes
+from ._dates import shifted
+from ._dates import window_in_ns
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -41,6 +43,7 @@ __all__ = [
     "causal_pressure",
     "market_alignment",
     "plot_causal_pressure",
+    "power_of_two_scale",
     "signed_pressure",
 ]
 
@@ -112,7 +115,7 @@ def signed_pressure(events: Any, owner: str, *, date: str, direction: str, magni
     when, missing = parse_datetimes(df[date], df.index, date, owner)
     out = df.loc[~missing].copy()
     out["_when"] = when[~missing]
-    out["impact"] = (d * m * c)[~missing]
+    out["impact"] = (d * m * c)[~missing] + 0.0  # -1 x 0: 0, not -0.0
     out = out.sort_values("_when", kind="stable")
     out["pressure"] = np.cumsum(out["impact"].to_numpy())
     out[date] = in_source_zone(out.pop("_when"), df[date])
@@ -153,6 +156,14 @@ class MarketAlignmentResult(CoherenceResult, test_name="market_alignment",
     table: pd.DataFrame
 
     per_event = DeprecatedAlias("table")
+
+
+def power_of_two_scale(impact: np.ndarray) -> int:
+    """The exponent ``e`` with ``max |impact|`` in [2**(e-1), 2**e) (0 for no or zero
+    impacts): dividing by ``2**e`` is exact, so a correlation of the scaled pressure is
+    the same number, while its squares neither overflow (1e300) nor underflow (1e-300)."""
+    top = float(np.max(np.abs(impact))) if len(impact) else 0.0
+    return int(np.frexp(top)[1]) if top > 0 else 0
 
 
 def _one_market(edf: pd.DataFrame, pdf: pd.DataFrame, owner: str,
@@ -265,14 +276,15 @@ def market_alignment(events: Any, prices: Any, *, window_days: float = 3.0,
     if len(ev_t) and len(pt):
         check_same_awareness(as_dataframe(events)[date], as_dataframe(prices)[price_date],
                              what="event and price dates", owner=owner)
-    w = np.timedelta64(round(window_days * 86_400e9), "ns")
+    w = window_in_ns(window_days)  # a million days covers every date, as it does
     impact = curve["impact"].to_numpy(dtype=np.float64)
     before = np.full(len(ev_t), np.nan)
     after = np.full(len(ev_t), np.nan)
     for i, t in enumerate(ev_t):
-        lo = np.searchsorted(pt, t - w, side="left")
+        # held at the ends of the datetime64[ns] range, not wrapped around (shifted)
+        lo = np.searchsorted(pt, shifted(t, -w), side="left")
         mid = np.searchsorted(pt, t, side="left")
-        hi = np.searchsorted(pt, t + w, side="right")
+        hi = np.searchsorted(pt, shifted(t, w), side="right")
         if mid > lo:
             before[i] = pv[mid - 1]
         if hi > mid:
@@ -294,11 +306,14 @@ def market_alignment(events: Any, prices: Any, *, window_days: float = 3.0,
         stat, pvalue = hits / n, float(test.pvalue)
         ci = ConfidenceInterval(float(low), float(high), confidence_level)
     # pressure curve evaluated at each price time (events at or before it)
-    cum = np.concatenate([[0.0], np.cumsum(impact)])
+    # in units of a power of two near the largest |impact| (power_of_two_scale): exact,
+    # the same correlation, without overflow at magnitudes of 1e300 or underflow at 1e-300
+    scale = power_of_two_scale(impact)
+    cum = np.concatenate([[0.0], np.cumsum(np.ldexp(impact, -scale))])
     at_price = cum[np.searchsorted(ev_t, pt, side="right")]
     # a curve that varies by less than DECIMAL_SLACK of the sum of |impact| is flat:
     # impacts that cancel in decimal (+0.1 +0.2 -0.3) leave 5.6e-17 in binary
-    ptol = DECIMAL_SLACK * float(np.abs(impact).sum())
+    ptol = DECIMAL_SLACK * float(np.abs(np.ldexp(impact, -scale)).sum())
     corr = np.nan
     if len(pt) >= 2 and float(np.ptp(at_price)) > ptol and np.std(pv) > 0:
         corr = float(np.corrcoef(at_price, pv)[0, 1])

@@ -51,6 +51,7 @@ from .._validation import same_within
 from .._warnings import DeprecatedAlias
 from ._dates import any_aware
 from ._dates import is_missing
+from ._dates import ns_between
 from ._dates import parse_dates
 from ._ids import check_ids
 from ._ids import no_blank_ids
@@ -746,7 +747,7 @@ def validate_tasks(tasks: Any, *, question: str = "question", start: str = "star
     out = df.copy()
     for col in date_cols:
         out[col] = parsed[col]
-    days = (r - s).astype("timedelta64[ns]").astype(np.int64) / 86_400e9
+    days = ns_between(r, s) / 86_400e9  # no wrap-around over more than 292 years
     if "horizon_days" in df.columns:  # the table's own horizons: replaced only where equal
         given = pd.to_numeric(df["horizon_days"], errors="coerce").to_numpy(dtype=np.float64)
         off = np.flatnonzero(~np.isclose(given, days, rtol=0.0, atol=1e-9))

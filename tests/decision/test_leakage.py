@@ -91,6 +91,9 @@ def test_single_action_label_and_constant_outcome(rational):
     one = rational.assign(action="yes")
     with pytest.raises(ValueError, match="at least two action labels"):
         leakage_test(one, **FAST)
+    # a numeric label is shown as the number, not numpy's repr ('np.int64(0)')
+    with pytest.raises(ValueError, match=r"two action labels to predict; got 1 \(0\)\.$"):
+        leakage_test(rational.assign(action=0), **FAST)
     with pytest.raises(ValueError, match="column 'outcome' is constant"):
         leakage_test(rational.assign(outcome=1), **FAST)
 

@@ -111,6 +111,10 @@ def test_total_probability_rules():
     assert res.feasible.tolist() == [True, False, True, True, True]
     res = total_probability_check([0.56], [0.5004], [0.5], tol=0.05)
     assert res.feasible.tolist() == [False]
+    # P(A) at P(A|B=0): an implied P(B) of 0 (0 / -1 gave -0.0), whichever the sign
+    at_zero = total_probability_check([0.0, 1.0], [1.0, 0.0], [0.0, 1.0])
+    assert at_zero.implied_p_b.tolist() == [0.0, 0.0]
+    assert not np.signbit(at_zero.implied_p_b).any()
     assert res.statistic == 0.0 and np.isnan(res.mean_error)
     res = total_probability_check([0.5], [0.6], [0.2], p_b=[0.5])
     np.testing.assert_allclose(res.error, [0.1])

@@ -86,6 +86,17 @@ def test_pairs_power_validation():
         pairs_power(sd=0.1, n=1)
 
 
+@pytest.mark.parametrize("value", [0.0, 1.0, 1e-15, 0.5])
+def test_a_pilot_without_spread_names_its_columns(value):
+    # every belief at one value (0, 1, 1e-15 from a bound, or 0.5): every improvement is
+    # 0, and the error named no column or parameter
+    pilot = coherent_pairs(8, np.random.default_rng(0)).assign(
+        p_a=value, p_a_given_b1=value, p_a_given_b0=value)
+    with pytest.raises(ValueError, match=r"every pilot improvement equals 0\.0 \(columns "
+                       r"'p_a', 'p_a_given_b1', 'p_a_given_b0', 'a_outcome', 'b_outcome'\)"):
+        pairs_power(pilot, effect=0.05, n_simulations=20, rng=0)
+
+
 def test_pairs_power_duplicated_category_column():
     # issue 17: with two 'category' columns the category filter used to keep every pilot row
     df = coherent_pairs(20, np.random.default_rng(2))

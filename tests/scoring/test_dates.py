@@ -154,3 +154,29 @@ def test_a_two_digit_year_read_one_way_passes(text, day):
     assert list(rep.dropped["question"]) == ["a"]
     rep = contamination_filter(df, {"m": pd.Timestamp(day) - pd.Timedelta(hours=12)})
     assert list(rep.kept["question"]) == ["a"]
+
+
+# --------------------------------------------------------------------------- the ns range
+def test_a_gateway_cutoff_beyond_nanosecond_timestamps_names_the_parameter():
+    # was pandas' OutOfBoundsDatetime ("Cannot cast ... to unit='ns'")
+    with pytest.raises(ValueError, match=r"The 'cutoff' parameter of TemporalGateway must be "
+                       r"a timezone-aware date between 1677-09-22 and 2262-04-11"):
+        TemporalGateway("2300-01-01T00:00Z")
+
+
+@pytest.mark.parametrize("date", ["2300-01-01", "1500-06-30"])
+def test_a_date_beyond_nanosecond_timestamps_names_the_column_and_row(date):
+    fc = pd.DataFrame({"model": ["a", "a"], "question": ["q1", "q2"],
+                       "opened": ["2024-01-01", date]})
+    with pytest.raises(ValueError, match=r"Column 'opened' \(input to contamination_filter\) "
+                       rf"must hold dates between .*; 1 offending row \(first: row 1 = '{date}'\)"):
+        contamination_filter(fc, {"a": "2024-06-01"})
+
+
+def test_a_year_cutoff_ending_after_the_last_timestamp_is_that_instant():
+    # '2262' stands for its end, 2263-01-01, past the last nanosecond timestamp: every
+    # date is before it (it raised pandas' OutOfBoundsDatetime)
+    fc = pd.DataFrame({"model": ["a", "a"], "question": ["q1", "q2"],
+                       "opened": ["2024-01-01", "2262-04-01"]})
+    res = contamination_filter(fc, {"a": "2262"})
+    assert len(res.kept) == 0 and res.n_dropped == 2

@@ -144,8 +144,12 @@ def test_forecastbench_brier_index_of_a_perfect_forecaster_is_100():
     base = pd.DataFrame({"question": [f"q{i}" for i in range(12)], "outcome": y})
     data = pd.concat([base.assign(model="a", probability=gen.uniform(size=12)),
                       base.assign(model="perfect", probability=y.astype(float))])
-    res = forecastbench_scores(data, naive="perfect", n_resamples=50, rng=0)
+    # a perfect naive forecaster leaves bss_relative 0 / 0: NaN, said (it was silent)
+    with pytest.warns(DegenerateDataWarning, match=r"'bss_relative' is NaN for perfect, a: "
+                      r"the naive forecaster 'perfect' has a Brier score of 0"):
+        res = forecastbench_scores(data, naive="perfect", n_resamples=50, rng=0)
     tab = res.table.set_index("model")
+    assert tab["bss_relative"].isna().all() and tab["bss"].notna().all()
     assert abs(tab.loc["perfect", "difficulty_adjusted_brier"]) < 1e-15
     assert tab.loc["perfect", "brier_index"] == pytest.approx(100.0, abs=1e-9)
     assert tab.loc["perfect", "brier_index_ci_low"] == pytest.approx(100.0, abs=1e-5)

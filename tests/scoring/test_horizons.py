@@ -386,3 +386,59 @@ def test_simulated_dates_refuses_a_blank_question(blank):
     with pytest.raises(ValueError, match=r"Column 'question' \(input to simulated_dates\) "
                        r"must hold a label on every row.*row 1"):
         coherence.simulated_dates(t)
+
+
+# --------------------------------------------------------------------------- centuries apart
+#: a window of 584 years: its length in nanoseconds is beyond int64, which numpy's
+#: subtraction of datetime64[ns] wrapped around without a word
+_CENTURIES = {"start": "1678-01-01", "resolution_date": "2261-12-31"}
+
+
+def test_simulated_dates_over_centuries_stay_in_the_window():
+    # was: the midpoint NaT and the early date 1677-11-28, before the start
+    t = pd.DataFrame({"question": ["q"], **{k: [v] for k, v in _CENTURIES.items()}})
+    out = coherence.simulated_dates(t, positions=["midpoint", "early", "late",
+                                                  "near_resolution", 0.0, 0.99])
+    when = out.set_index("position")["simulated_date"]
+    start, end = pd.Timestamp(_CENTURIES["start"]), pd.Timestamp(_CENTURIES["resolution_date"])
+    assert when.notna().all() and (when >= start).all() and (when < end).all()
+    def seconds(t: pd.Timestamp) -> float:  # pandas' nanosecond Timedelta would overflow
+        return (t.as_unit("s") - start.as_unit("s")).total_seconds()
+
+    for position, fraction in (("midpoint", 0.5), ("early", 1 / 6), ("0.99", 0.99)):
+        assert abs(seconds(when[position]) / seconds(end) - fraction) < 1e-9, position
+    assert when["0.0"] == start
+    assert when["near_resolution"] == end - pd.Timedelta(days=1)
+
+
+def test_horizon_positions_over_centuries():
+    # was: a forecast in 1700 of a 1678-2261 window labelled 'near_resolution'
+    fc = pd.DataFrame({**{k: [v] * 4 for k, v in _CENTURIES.items()},
+                       "simulated_date": ["1700-01-01", "1970-01-01", "2200-01-01",
+                                          "2261-12-30 12:00"]})
+    assert coherence.horizon_positions(fc).tolist() == ["early", "mid", "late",
+                                                        "near_resolution"]
+
+
+def test_rolling_accuracy_time_window_over_centuries():
+    # pandas' time windows wrapped around: the 30 days before 2262-04-09 held the
+    # forecasts of 1677 (n 3, accuracy 0.667)
+    fc = pd.DataFrame({"model": ["m"] * 5,
+                       "start": ["1677-09-22", "1677-09-23", "1677-09-23", "2262-04-09",
+                                 "2262-04-10"],
+                       "correct": [1, 0, 1, 1, 0]})
+    out = coherence.rolling_accuracy(fc, window="30D", min_periods=1)
+    assert out["n"].tolist() == [1, 3, 3, 1, 2]
+    assert out["accuracy"].tolist() == pytest.approx([1.0, 2 / 3, 2 / 3, 1.0, 0.5])
+    out = coherence.rolling_accuracy(fc, window="30D", min_periods=2)
+    assert np.isnan(out["accuracy"].to_numpy()[[0, 3]]).all()
+
+
+def test_dates_beyond_nanosecond_timestamps_name_the_column():
+    # was pandas' OutOfBoundsDatetime, naming neither the column nor the row
+    fc = pd.DataFrame({"start": ["2024-01-01", "2300-01-01"],
+                       "resolution_date": ["2024-01-31", "2400-01-31"],
+                       "simulated_date": ["2024-01-05", "2350-01-05"]})
+    with pytest.raises(ValueError, match=r"Column 'start' \(input to horizon_positions\) must "
+                       r"hold dates between 1677-09-22 and 2262-04-11.*row 1 = '2300-01-01'"):
+        coherence.horizon_positions(fc)

@@ -35,6 +35,9 @@ def prices() -> pd.DataFrame:
         "price": [0.40, 0.42, 0.55, 0.56, 0.54, 0.70, 0.60, 0.60, 0.50, 0.45, 0.50, 0.51]})
 
 
+#: the warning of a NaN pooled correlation (no question eligible), the other checks defined
+NO_CORRELATION = r"no question or event enters: pooled correlation \(too few prices"
+
 #: the warning of events() 's undated row (left out of every check, counted)
 UNDATED = "1 event\\(s\\) have no 'date' \\(rows 2; questions 'A'\\): they enter no check"
 
@@ -417,11 +420,14 @@ def test_market_checks_and_causal_pressure_use_every_row_review_status_aside():
                        "confidence": [1.0, 1.0], "review_status": [None, "rejected"],
                        "is_outcome": [False, True]})
     px = {"question": ["a", "a"], "date": ["2024-01-04", "2024-01-08"], "price": [0.4, 0.6]}
-    res = coherence.market_checks(ev, px, rng=0)
+    # two prices: no correlation (said, as every NaN figure of market_checks is)
+    with pytest.warns(coherence.DegenerateDataWarning, match=NO_CORRELATION):
+        res = coherence.market_checks(ev, px, rng=0)
     assert res.table["net_pressure"].tolist() == pytest.approx([0.5])
     assert coherence.causal_pressure(ev)["pressure"].tolist() == pytest.approx([1.0, 0.5])
     kept = ev[ev["review_status"] != "rejected"]
-    assert coherence.market_checks(kept, px, rng=0).table["net_pressure"].tolist() == [1.0]
+    with pytest.warns(coherence.DegenerateDataWarning, match=NO_CORRELATION):
+        assert coherence.market_checks(kept, px, rng=0).table["net_pressure"].tolist() == [1.0]
 
 
 @pytest.mark.parametrize("column, value", [("direction", 2), ("magnitude", -1.0),
@@ -439,3 +445,61 @@ def test_event_errors_name_the_function_called(column, value):
             call()
     with pytest.raises(ValueError, match=rf"Column '{column}' \(input to causal_pressure\)"):
         coherence.causal_pressure(bad)
+
+
+# --------------------------------------------------------------------------- numeric extremes
+def test_turning_points_at_the_ends_of_nanosecond_timestamps():
+    # three days before 1677-09-23 wrapped around to 2262: its move of 0.2 was lost
+    px = pd.DataFrame({"date": ["1677-09-22", "1677-09-23", "2262-04-09", "2262-04-10"],
+                       "price": [0.4, 0.6, 0.3, 0.7]})
+    out = coherence.turning_points(px)
+    assert out["date"].tolist() == [pd.Timestamp("1677-09-23"), pd.Timestamp("2262-04-10")]
+    assert local_price_moves(np.array(["1677-09-22T12"], dtype="datetime64[ns]"),
+                             px["date"].to_numpy(dtype="datetime64[ns]"),
+                             px["price"].to_numpy(), int(3 * 86_400e9))[0] == pytest.approx(0.2)
+
+
+@pytest.mark.parametrize("window_days", [1e6, 1e300])
+def test_windows_longer_than_every_date(window_days):
+    # was OverflowError ('int too big to convert', 'cannot convert float infinity'); such
+    # a window covers every price, as 40 days do here
+    with pytest.warns(coherence.SkippedRecordsWarning, match=UNDATED):
+        res = coherence.market_checks(events(), prices(), window_days=window_days,
+                                      n_resamples=10, rng=0)
+    with pytest.warns(coherence.SkippedRecordsWarning, match=UNDATED):
+        month = coherence.market_checks(events(), prices(), window_days=40, n_resamples=10,
+                                        rng=0)
+    assert res.to_frame().drop(columns="window_days").equals(
+        month.to_frame().drop(columns="window_days"))
+    pd.testing.assert_frame_equal(
+        coherence.turning_points(prices(), window_days=window_days, question="question"),
+        coherence.turning_points(prices(), window_days=40, question="question"))
+
+
+@pytest.mark.parametrize("scale", [1e300, 1e-300])
+def test_pooled_correlation_is_scale_free_at_extreme_magnitudes(scale):
+    # 1e300 overflowed and 1e-300 vanished in the standardisation: NaN, RuntimeWarnings
+    ev = events().assign(magnitude=events()["magnitude"] * scale)
+    with pytest.warns(coherence.SkippedRecordsWarning, match=UNDATED):
+        base = coherence.market_checks(events(), prices(), n_resamples=10, rng=0)
+    with pytest.warns(coherence.SkippedRecordsWarning, match=UNDATED):
+        res = coherence.market_checks(ev, prices(), n_resamples=10, rng=0)
+    assert math.isfinite(base.pooled_correlation)
+    assert res.pooled_correlation == pytest.approx(base.pooled_correlation, rel=1e-12)
+    assert res.table["correlation"].to_numpy() == pytest.approx(
+        base.table["correlation"].to_numpy(), rel=1e-12, nan_ok=True)
+
+
+def test_a_nan_pooled_correlation_or_event_agreement_is_said():
+    # with the net-direction statistic defined, both were NaN without a word: here the
+    # events' impacts are all 0 but A's second (-0.5), no price is within half a day
+    # of it, and no question's prices span 0.5
+    ev = events().assign(confidence=[0.0, 1.0, 0.0, 0.0, 0.0])
+    with (pytest.warns(coherence.SkippedRecordsWarning, match=UNDATED),
+          pytest.warns(coherence.DegenerateDataWarning,
+                       match=r"no question or event enters: pooled correlation, event "
+                             r"agreement \(")):
+        res = coherence.market_checks(ev, prices(), window_days=0.5, min_price_range=0.5,
+                                      n_resamples=10, rng=0)
+    assert math.isfinite(res.statistic)
+    assert math.isnan(res.pooled_correlation) and math.isnan(res.event_agreement)

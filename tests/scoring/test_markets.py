@@ -162,3 +162,42 @@ def test_dates_in_a_named_zone_come_back_in_that_zone(zone):
                           "resolution_date": given[:1].to_numpy()})
     sim = coherence.simulated_dates(tasks)["simulated_date"]
     assert str(sim[0]) == str(pd.Timestamp("2024-01-02 11:45", tz=zone))
+
+
+# --------------------------------------------------------------------------- numeric extremes
+@pytest.mark.parametrize("scale", [1e300, 1e-300, 1e-320])
+def test_market_alignment_correlation_is_scale_free_at_extreme_magnitudes(scale):
+    # magnitudes of 1e300 overflowed in the correlation's squares and 1e-300 vanished
+    # there: a NaN correlation and numpy's RuntimeWarnings (errors under this suite)
+    ev = events().assign(magnitude=events()["magnitude"] * scale)
+    res = market_alignment(ev, PRICES)
+    assert res.correlation == pytest.approx(market_alignment(events(), PRICES).correlation,
+                                            rel=1e-12)
+
+
+def test_market_alignment_at_the_ends_of_nanosecond_timestamps():
+    # a window three days before 1677-09-23 (or after 2262-04-09) wrapped around to the
+    # other end of the range and held no price: neither move was counted
+    px = pd.DataFrame({"date": ["1677-09-22", "1677-09-23", "2262-04-09", "2262-04-10"],
+                       "price": [0.4, 0.6, 0.3, 0.7]})
+    ev = pd.DataFrame({"date": ["1677-09-22 12:00", "2262-04-09 12:00"], "direction": [1, 1],
+                       "magnitude": [1.0, 1.0], "confidence": [1.0, 1.0]})
+    res = market_alignment(ev, px)
+    np.testing.assert_allclose(res.table["move"], [0.2, 0.4], atol=1e-12)
+    assert res.statistic == 1.0 and res.n_obs == 2
+
+
+@pytest.mark.parametrize("window_days", [1e6, 1e300])
+def test_market_alignment_window_longer_than_every_date(window_days):
+    # was OverflowError ('int too big to convert'): such a window covers every price, so
+    # the event of 01-30, with no price within 3 days, has the last one before it
+    per = market_alignment(events(), PRICES, window_days=window_days).table
+    assert np.isnan(market_alignment(events(), PRICES).table["price_before"].iloc[3])
+    assert per["price_before"].iloc[3] == 0.60 and np.isnan(per["price_after"].iloc[3])
+
+
+def test_no_negative_zero_impact():
+    # direction -1 with magnitude or confidence 0 gave an impact of -0.0
+    curve = causal_pressure(events().assign(magnitude=0.0))
+    assert not np.signbit(curve["impact"].to_numpy()).any()
+    assert not np.signbit(curve["pressure"].to_numpy()).any()

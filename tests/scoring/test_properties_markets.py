@@ -506,7 +506,9 @@ def test_a_move_of_exactly_min_move_counts_whatever_its_binary_rounding(before, 
                        "price": [before, after]})
     res = coherence.market_alignment(ev, px[["date", "price"]], min_move=0.03)
     assert (res.n_obs, res.statistic) == (1, 1.0)
-    checks = coherence.market_checks(ev, px, min_move=0.03, n_resamples=5, rng=0)
+    # two prices: no pooled correlation, said
+    with pytest.warns(coherence.DegenerateDataWarning, match="enters: pooled correlation"):
+        checks = coherence.market_checks(ev, px, min_move=0.03, n_resamples=5, rng=0)
     assert (checks.n_obs, checks.n_events_counted) == (1, 1)
     # an undated forecast event: nothing matches under the paper's date gate (warned)
     with pytest.warns(coherence.DegenerateDataWarning, match="no row of forecast_events"):

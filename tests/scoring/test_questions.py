@@ -237,6 +237,18 @@ def test_dataset_statistics():
     assert len(no_domain.domains) == 0 and len(no_domain.table) == 4
 
 
+def test_horizons_over_centuries_are_not_wrapped_around():
+    # a 584-year window is beyond int64 nanoseconds: its horizon came out as -204 days,
+    # and dataset_statistics' min and mean with it
+    t = tasks().assign(start=["1678-01-01"] + ["2024-01-01"] * 3)
+    t.loc[0, "resolution_date"] = "2261-12-31"
+    days = (pd.Timestamp("2261-12-31") - pd.Timestamp("1678-01-01").as_unit("s")).days
+    out = coherence.validate_tasks(t)
+    assert out["horizon_days"].iloc[0] == pytest.approx(days, abs=1e-6)
+    assert coherence.dataset_statistics(t).horizons["max"].iloc[-1] == pytest.approx(
+        days, abs=1e-6)
+
+
 def test_dataset_statistics_of_an_empty_table_raises():
     # fuzz: numpy's "zero-size array to reduction operation minimum" escaped
     with pytest.raises(ValueError, match=r"'tasks' parameter.*at least one task"):

@@ -1,0 +1,71 @@
+"""The warnings of :func:`coherence.forecastbench_scores` (and of its comparison): the
+intervals that rest on too few replicates or one question, a leaderboard of one
+forecaster, and a relative skill score left undefined by a perfect reference (each at the
+caller's caller's line).
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import pandas as pd
+
+from .._resampling import LEFT_OUT_SHARE
+from .._warnings import DegenerateDataWarning
+from .._warnings import SmallSampleWarning
+
+__all__ = ["warn_perfect_naive", "warn_small", "warn_undefined"]
+
+
+def warn_undefined(owner: str, names: list[str], counts: Any, n_resamples: int) -> None:
+    """Warn when some of ``names`` had more than :data:`LEFT_OUT_SHARE` of the
+    ``n_resamples`` replicates left out (``counts``), naming them."""
+    over = [(name, int(k)) for name, k in zip(names, counts, strict=True)
+            if k > LEFT_OUT_SHARE * n_resamples]
+    if not over:
+        return
+    listed = ", ".join(f"{name} ({k}, {k / n_resamples:.1%})" for name, k in over[:5])
+    warnings.warn(
+        f"{owner}: of the {n_resamples} bootstrap replicates, more than "
+        f"{LEFT_OUT_SHARE:.0%} are left out of the intervals of {listed}"
+        f"{', ...' if len(over) > 5 else ''}: a score is undefined there (none of a "
+        "forecaster's questions drawn, or a difficulty-adjusted Brier score below 0, which has "
+        "no Brier Index), so those intervals rest on the other replicates only ('n_undefined' "
+        "counts them).", SmallSampleWarning, stacklevel=3)
+
+
+def warn_perfect_naive(owner: str, table: pd.DataFrame, naive: str | None) -> None:
+    """Warn where ``bss_relative`` is NaN although ``bss`` is defined: the naive
+    forecaster's Brier score is 0 on those questions, so the ratio is 0 / 0 (it was NaN
+    without a word)."""
+    if naive is None:
+        return
+    undefined = table["bss_relative"].isna() & table["bss"].notna()
+    if not undefined.any():
+        return
+    names = [str(m) for m in table.loc[undefined, "model"]]
+    warnings.warn(
+        f"{owner}: 'bss_relative' is NaN for {', '.join(names[:5])}"
+        f"{', ...' if len(names) > 5 else ''}: the naive forecaster {naive!r} has a Brier "
+        "score of 0 on their questions, so there is no skill relative to it (1 - b / 0); "
+        "'bss' (the difference of Brier scores) is defined.", DegenerateDataWarning,
+        stacklevel=3)
+
+
+def warn_small(owner: str, table: pd.DataFrame, n_q: int) -> None:
+    """Warn of the intervals that rest on one question, and of a leaderboard of one
+    forecaster (its peer score is measured against itself)."""
+    single = (["pooled"] if n_q == 1 else []) + [
+        str(m) for m, n in zip(table["model"], table["n_questions"], strict=True) if n == 1]
+    if single:
+        warnings.warn(
+            f"{owner}: {len(single)} interval(s) rest on one question "
+            f"({', '.join(single[:5])}{', ...' if len(single) > 5 else ''}): they are the "
+            "point itself, and do not reflect what more questions could show.",
+            SmallSampleWarning, stacklevel=3)
+    if len(table) == 1:
+        warnings.warn(f"{owner}: one forecaster ({table['model'].iloc[0]}) is scored, so its "
+                      "peer score is measured against itself: 0, with interval [0, 0], says "
+                      "nothing; peer scores need two forecasters or more.",
+                      SmallSampleWarning, stacklevel=3)
