@@ -8,7 +8,6 @@ raise on any text.
 
 from __future__ import annotations
 
-import functools
 import json
 import math
 import re
@@ -22,6 +21,34 @@ from typing import Any
 
 from coherence._validation import check_float
 from coherence._validation import param_error
+
+from ._parsing_patterns import ANSWER_LINE
+from ._parsing_patterns import ANSWER_WORDS
+from ._parsing_patterns import BEFORE_SEP
+from ._parsing_patterns import BOUND_BEFORE
+from ._parsing_patterns import COUNTED
+from ._parsing_patterns import DIGITS_RE
+from ._parsing_patterns import HEDGED
+from ._parsing_patterns import HS
+from ._parsing_patterns import LABELLED_ANSWER
+from ._parsing_patterns import MINUS_RE
+from ._parsing_patterns import NEGATED
+from ._parsing_patterns import NOT_PLAIN_AFTER
+from ._parsing_patterns import NUM
+from ._parsing_patterns import NUMBER_LINE
+from ._parsing_patterns import OPEN_MD
+from ._parsing_patterns import OTHER_OUTCOME
+from ._parsing_patterns import QUALIFIED_AFTER
+from ._parsing_patterns import REASONING_TAGS
+from ._parsing_patterns import SUPER_SUB_DIGITS
+from ._parsing_patterns import SUPER_SUB_SPLIT
+from ._parsing_patterns import UNIT_NEXT_LINE
+from ._parsing_patterns import in_longer
+from ._parsing_patterns import label_pattern
+from ._parsing_patterns import misplaced
+from ._parsing_patterns import third_pattern
+from ._parsing_patterns import valued_pattern
+from ._parsing_patterns import words_pattern
 
 __all__ = [
     "FAILURE_REASONS",
@@ -89,111 +116,6 @@ def _fail(text: str, reason: str, detail: str,
                   detail=detail, text=text)
 
 
-# A plain number: 0.7, .7, 1, 70 (with an optional % after it, or "percent", "per cent",
-# "pct", on the same line), 7e-1; a leading sign is captured so that negative values are
-# reported as out of range, not misread (dash-like minus signs are read as "-" first).
-_H = r"[^\S\r\n]"  # horizontal white space: a label, its value and its unit share a line
-_NUM = (r"(?P<num>[-+]?(?:\d+(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?)(?![\w.]*\d)(?![A-Za-z_])"
-        + _H + r"*(?P<unit>%|(?i:per" + _H + r"?cent|pct)(?![\w])|)")
-#: the numbers of a reply, an exponent included ("1e-3" is one number, not "1" and "3")
-_DIGITS_RE = re.compile(r"(?:\d+(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?")
-_OPEN_MD = r"[*_`#>\"'‘’“”\s]*"        # decoration before a label
-_CLOSE_MD = r"[*_`\"'‘’“”)\]]*"        # after it: **Yes**, P(Yes), [Yes]
-_AFTER_SEP = r"(?:[*_`\"'‘’“”]|" + _H + r")*"  # between the separator and the number (no '(')
-_SCALE = r"(?:" + _H + r"*[(\[][^()\[\]\n]{0,40}[)\]])?"  # an echoed scale: (0-1), (Yes/No)
-_SEP = r"(?:" + _H + r"*[:=]" + _H + r"*|" + _H + r"+-" + _H + r"+|" + _H + r"+)"
-_BEFORE_SEP = _CLOSE_MD + r"(?:" + _H + r"*probability)?" + _SCALE + _CLOSE_MD
-_AFTER_LABEL = _BEFORE_SEP + _SEP + _AFTER_SEP
-#: a label that ends its line, its value on the next one ("Yes:\n0.7"): read only when
-#: that line holds the value alone (a list item "1. Older age" is not a value)
-_NEXT_LINE = r"(?:" + _H + r"*[:=]?" + _AFTER_SEP + r"\r?\n\s*)"
-_VALUE_ALONE = re.compile(r"[*_`\"'‘’“”.!)\]\s]*")
-_REASONING_TAGS = ("think", "thinking", "reasoning")
-#: a negation just before a label ("Not yes: 0.2", "P(not Yes)", "not a yes", "P(¬yes)",
-#: "!yes", "~yes"), or one word before it ("I would not say \"Yes\": 0.7", "I wouldn't
-#: call it a yes: 0.7", "never saying yes: 0.9": each was read as P(Yes)): the number is
-#: not the label's. "!" and "~" count only when they touch the label and follow no word
-#: ("Great! Yes: 0.7" is no negation); a word after a comma or a full stop is not
-#: negated ("I'm not sure, but Yes: 0.7", "I cannot be sure; Yes: 0.4" are read)
-_NEGATED = re.compile(r"(?:(?:(?<![\w])(?:not|cannot|never|non)|n['’]t|¬)"
-                      r"(?:[\s\-_*`\"'‘’“”]+[^\W\d_]+(?:[\s*`\"'‘’“”]+it)?)?"
-                      r"(?:[\s\-_*`\"'‘’“”]+(?:an?|the))?[\s\-_*`\"'‘’“”]*"
-                      r"|(?<![\w!~])[!~])$", re.IGNORECASE)
-#: dash-like minus signs (U+2010-2015, U+2212, U+FE63, U+FF0D) directly before a number
-_MINUS_RE = re.compile(r"[\u2010-\u2015\u2212\ufe63\uff0d](?=\.?\d)")
-#: superscript and subscript digits (footnote marks, powers): not normalised to digits
-_SUPER_SUB_DIGITS = re.compile(r"[\u00b2\u00b3\u00b9\u2070\u2074-\u2079\u2080-\u2089]+")
-_SUPER_SUB_SPLIT = re.compile(r"([\u00b2\u00b3\u00b9\u2070\u2074-\u2079\u2080-\u2089]+)")
-#: what may not follow a plain number: another unit (per mille, "percentage"), or odds
-#: with the second number in words ("1 in a hundred", "1 chance out of a thousand")
-_NUMBER_WORDS = (r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
-                 r"(?:thir|four|fif|six|seven|eigh|nine)teen|twenty|thirty|forty|fifty|sixty|"
-                 r"seventy|eighty|ninety|hundred|thousand|million|billion|trillion|dozen|"
-                 r"score|couple|few)s?(?![A-Za-z])")
-_NOT_PLAIN_AFTER = re.compile(
-    r"^" + _H + r"*(?:[%‰‱]|per" + _H + r"?(?:cent|mill?e?)|pct|(?:[A-Za-z]+" + _H
-    + r"+){0,2}?(?:in|out" + _H + r"+of|of|per|to)" + _H + r"+(?:(?:an?|one|every|each)"
-    + _H + r"+)?" + _NUMBER_WORDS + r")", re.IGNORECASE)
-#: what, after a value on its line, bounds it or takes it back: "0.7+", "0.7 at most", "0.7
-#: or lower", "0.7 (upper bound)", "0.7, or maybe less", "0.7 - no, wait", "0.7, scratch
-#: that", "0.7 - that's backwards" (each was read as the value 0.7); "0.7, more or less"
-#: is read
-_QUALIFIED_AFTER = re.compile(
-    r"^" + _H + r"*\+|(?<![\w])(?:at" + _H + r"+(?:most|least|best|worst|minimum|maximum)|"
-    r"(?<!more" + _H + r")or" + _H + r"+(?:less|lower|more|higher|above|below|greater|"
-    r"smaller|under|over|maybe|perhaps|possibly)|and" + _H + r"+(?:above|below|up|over|under)|"
-    r"(?:upper|lower)" + _H + r"+bound|max(?:imum)?|min(?:imum)?|"
-    r"wait|scratch" + _H + r"+that|backwards?|the" + _H + r"+other" + _H + r"+way|correction|"
-    r"revis(?:e|ed|ing)|second" + _H + r"+thoughts?|swapped|reversed)(?![\w])", re.IGNORECASE)
-#: a bound just before a lone number: "<1%", "at least 70%", "more than 0.7", "up to 0.3",
-#: "over 90%" (each was read as the value itself)
-_BOUND_BEFORE = re.compile(
-    r"(?:[<>≤≥≦≧⩽⩾≪≫]|(?<![\w])(?:(?:less|more|greater|fewer|lower|higher|better|worse)"
-    + _H + r"+than|at" + _H + r"+(?:least|most)|up" + _H + r"+to|under|over|above|below|beyond|"
-    r"exceeding|upwards" + _H + r"+of|north" + _H + r"+of|south" + _H + r"+of|no" + _H
-    + r"+(?:more|less)" + _H + r"+than)(?![\w]))(?:[=~]|" + _H + r")*(?:(?:an?|about)" + _H
-    + r"+)?$", re.IGNORECASE)
-#: a line that is one number alone (a value, or a second value for the same label)
-_NUMBER_LINE = re.compile(r"[*_`\"'‘’“”(\[\s]*" + _NUM + r"[*_`\"'‘’“”.!)\]\s]*", re.IGNORECASE)
-#: the words of a third answer besides the labels ("Maybe: 0.1", "Unsure: 10%", "Neither:
-#: 0", "Other: 0.1"): a number for it says that the labels' values are not the reply's
-#: whole distribution (as for a JSON object with such a key)
-_THIRD_OPTIONS = ("maybe", "unsure", "uncertain", "unknown", "undecided", "undetermined",
-                  "indeterminate", "neither", "both", "other", "none", "abstain", "depends",
-                  "not sure", "can't say", "cannot say", "don't know",
-                  "can’t say", "don’t know", "n/a")
-#: a unit alone at the start of the next line ("Yes: 70\n%"): not the value's, nor ignored
-_UNIT_NEXT_LINE = re.compile(r"\s*(?:%|‰|per" + _H + r"?cent|pct)", re.IGNORECASE)
-#: the end of a label word ("No", "No probability", "Noprobability")
-_WORD_END = r"(?:(?![\w])|(?=probability))"
-#: words that say a lone number may be about something else than "yes" (a negation, a
-#: refusal, a doubt): "80% sure it will not happen", "impossible to say with only 1 data
-#: point"; every English negative word (nobody, nothing, ...: "Nobody knows, 0.3" was read
-#: as P(Yes) = 0.3 while "Not sure, 0.3" was refused) and the one-word forms of "not sure"
-#: and "don't know"
-_HEDGED = re.compile(r"(?<![\w])(?:not|never|no|none|neither|nor|nobody|noone|nothing|nowhere|"
-                     r"naught|nought|cannot|impossible|unable|unsure|uncertain|unknowable|"
-                     r"dunno|idk|who\s+knows|"
-                     r"without|against|unclear|unknown|insufficient|(?:do|does|did|is|are|was|"
-                     r"were|wo|ca|could|would|should|has|have|had)nt|(?:hard|difficult)\s+to\s+"
-                     r"(?:say|tell|know))(?![\w])|n['’]t(?![\w])|¬",
-                     re.IGNORECASE)
-
-#: words that name the other outcome: a lone number beside one may be its probability
-#: ("P(false) = 0.3", "Likelihood of the opposite: 0.3", "0.7 (for the negation)", "30% it's
-#: untrue": each was read as P(Yes))
-_OTHER_OUTCOME = re.compile(r"(?<![\w])(?:false|untrue|opposite|complement(?:ary)?|negation|"
-                            r"negated|inverse|contrary|converse|reverse)(?![\w])",
-                            re.IGNORECASE)
-
-
-#: a whole number followed by a word it counts ("1 data point", "1 more test"): not a
-#: probability, unless the word says it is one ("1 chance", "1 probability")
-_COUNTED = re.compile(_H + r"*(?!(?:chance|probability|likelihood|odds|certain|sure|"
-                      r"percent|pct|out|of|in|to|or|and)(?![\w]))(?P<noun>[A-Za-z]{2,})",
-                      re.IGNORECASE)
-
-
 def _labels_iv(labels: Any, owner: str, count: int | None = None) -> tuple[str, ...]:
     """The labels as a tuple: at least two (``count`` when given) non-empty str labels,
     distinct in any case. Labels equal but for case were both read from one number
@@ -215,66 +137,9 @@ def _to_value(number: str, percent: str) -> float:
     return value / 100.0 if percent else value
 
 
-def _label_word(label: str) -> str:
-    """A label as a whole word; a label that starts with a digit is never found inside a
-    number (the "0" of "-0.7", the "3" of "0.35")."""
-    if label[:1].isdigit():
-        return r"(?<![\w.])" + re.escape(label) + r"(?![\w]|[.,]\d)"
-    return r"(?<![\w])" + re.escape(label)
-
-
-def _label_pattern(label: str, value: str = _NUM) -> re.Pattern[str]:
-    """A label, its separator (on its line, or a line break) and its value (group
-    ``label`` is the label itself)."""
-    start = r"(?<![\w.])" if label[:1].isdigit() else r"(?<![\w])"
-    return re.compile(start + _OPEN_MD + r"(?P<label>" + re.escape(label) + r")" + _BEFORE_SEP
-                      + r"(?:" + _SEP + r"|" + _NEXT_LINE + r")" + _AFTER_SEP + value,
-                      re.IGNORECASE)
-
-
-def _misplaced(body: str, m: re.Match[str], value: str) -> str | None:
-    """Why the label and value matched by ``m`` are not read: a negated label ("not
-    yes: 0.2"), or a value on the next line that is not alone on it; None when read."""
-    line_start = body.rfind("\n", 0, m.start("label")) + 1
-    if _NEGATED.search(body[line_start:m.start("label")]):
-        shown = body[line_start:m.end()].strip()
-        return f"the label {m.group('label')!r} is negated: {shown[:60]!r}"
-    if "\n" in body[m.end("label"):m.start(value)]:
-        line_end = body.find("\n", m.end())
-        tail = body[m.end():] if line_end < 0 else body[m.end():line_end]
-        if _VALUE_ALONE.fullmatch(tail) is None:
-            shown = (body[m.start(value):m.end()] + tail).strip()
-            return (f"the label {m.group('label')!r} ends its line and the next line is not "
-                    f"a value alone: {shown[:60]!r}")
-    return None
-
-
-def _in_longer(body: str, m: re.Match[str], labels: Sequence[str]) -> bool:
-    """Whether the label matched by ``m`` ends a longer label of ``labels`` ("high" in
-    "very high: 0.2", "Decide" in "Can decide: No"): that match is the longer label's."""
-    label = m.group("label")
-    before = body[:m.start("label")].lower()
-    return any(before.endswith(other[:-len(label)].lower()) for other in labels
-               if len(other) > len(label) and other.lower().endswith(label.lower())
-               and not other[-len(label) - 1].isalnum())
-
-
-def _words_pattern(labels: Sequence[str]) -> re.Pattern[str]:
-    """Any of the labels as a word."""
-    return re.compile(r"(?:" + "|".join(_label_word(x) for x in labels) + r")" + _WORD_END,
-                      re.IGNORECASE)
-
-
-def _valued_pattern(labels: Sequence[str]) -> re.Pattern[str]:
-    """Any of the labels followed by a separator and a number (where the value of the
-    previous label ends: "no" alone, as in "0.3... no, 0.4", is not the label No)."""
-    return re.compile(r"(?:" + "|".join(_label_word(x) for x in labels) + r")" + _WORD_END
-                      + _AFTER_LABEL + r"[-+]?\.?\d", re.IGNORECASE)
-
-
 def strip_reasoning(text: str) -> tuple[str, str | None]:
     """Remove closed reasoning blocks; the second item names an unclosed one."""
-    for tag in _REASONING_TAGS:
+    for tag in REASONING_TAGS:
         closed = re.compile(rf"<{tag}>.*?</{tag}>", re.IGNORECASE | re.DOTALL)
         text = closed.sub("\n", text)
         close = re.search(rf"</{tag}>", text, re.IGNORECASE)
@@ -529,8 +394,8 @@ def _final_block(body: str, first_label: str) -> str | None:
     (None: no such line). A line that starts with the label as a word ("No wait, Yes:
     0.8", "No further thoughts.") is prose, not the answer: taken as the block's start, it
     hid the answer lines above it (read as ``yes_only``, or not at all)."""
-    start = re.compile(r"^" + _OPEN_MD + re.escape(first_label) + r"(?![\w])" + _BEFORE_SEP
-                       + r"(?:" + _H + r"*[:=]|" + _H + r"+-" + _H + r"|" + _H + r"*$|" + _H
+    start = re.compile(r"^" + OPEN_MD + re.escape(first_label) + r"(?![\w])" + BEFORE_SEP
+                       + r"(?:" + HS + r"*[:=]|" + HS + r"+-" + HS + r"|" + HS + r"*$|" + HS
                        + r"+(?=[-+]?\.?\d))", re.IGNORECASE | re.MULTILINE)
     found = list(start.finditer(body))
     return None if not found else body[found[-1].start():]
@@ -547,10 +412,10 @@ def _reply_body(text: Any, draft: str, labels: tuple[str, ...]) -> tuple[str, Pa
         # full-width letters are the labels' (a full-width "Ｎｏ: 0.3" was no label word,
         # and its number was read as P(Yes)); full-width digits were read already
         # superscript and subscript digits are kept: NFKC made "0.7¹" (a footnote) 0.71
-        body = "".join(part if _SUPER_SUB_DIGITS.fullmatch(part)
+        body = "".join(part if SUPER_SUB_DIGITS.fullmatch(part)
                        else unicodedata.normalize("NFKC", part)
-                       for part in _SUPER_SUB_SPLIT.split(body))
-    body = _MINUS_RE.sub("-", body)  # "−0.2" is negative, never 0.2
+                       for part in SUPER_SUB_SPLIT.split(body))
+    body = MINUS_RE.sub("-", body)  # "−0.2" is negative, never 0.2
     if unclosed is not None:
         return body, _fail(text, "unclosed_reasoning",
                            f"the reply opens {unclosed} and never closes it: {draft}")
@@ -640,7 +505,7 @@ def _parse_probabilities(text: Any, labels: tuple[str, ...], tol: float,
                      f"no value for {', '.join(map(repr, missing))}", found)
 
     # 5. a lone number
-    digits = _DIGITS_RE.findall(body)
+    digits = DIGITS_RE.findall(body)
     if len(digits) > 1:
         return _fail(text, "ambiguous",
                      f"no labelled probabilities and {len(digits)} unlabelled numbers")
@@ -655,10 +520,10 @@ def _not_plain(rest: str, body: str, end: int) -> bool:
     """Whether the text after a number (``rest``, from ``end`` in ``body``) says it is not
     one plain number: another digit (``0,3``, ``1/3``, ``0.6-0.8``, ``1 in 3``), a unit or
     odds in words, or a unit alone on the next line."""
-    if any(ch.isdigit() for ch in rest) or _NOT_PLAIN_AFTER.match(rest) is not None:
+    if any(ch.isdigit() for ch in rest) or NOT_PLAIN_AFTER.match(rest) is not None:
         return True
     line_end = body.find("\n", end)
-    return line_end >= 0 and _UNIT_NEXT_LINE.match(body, line_end) is not None
+    return line_end >= 0 and UNIT_NEXT_LINE.match(body, line_end) is not None
 
 
 def _alone_after(body: str, end: int, alone: re.Pattern[str]) -> list[str]:
@@ -676,20 +541,10 @@ def _alone_after(body: str, end: int, alone: re.Pattern[str]) -> list[str]:
     return out
 
 
-@functools.lru_cache(maxsize=64)
-def _third_pattern(labels: tuple[str, ...]) -> re.Pattern[str]:
-    """A third answer's word that is none of ``labels``, with a separator and a number."""
-    asked = {label.lower() for label in labels}
-    words = [w for w in _THIRD_OPTIONS if w not in asked]
-    return re.compile(r"(?<![\w])(?:" + "|".join(re.escape(w) for w in words) + r")"
-                      + _BEFORE_SEP + _H + r"*[:=]" + _AFTER_SEP + r"[-+]?\.?\d",
-                      re.IGNORECASE)
-
-
 def _third_option(body: str, labels: tuple[str, ...]) -> str | None:
     """The line where a third answer that is none of the labels (``Maybe: 0.1``) is given a
     number, or None."""
-    m = _third_pattern(labels).search(body)
+    m = third_pattern(labels).search(body)
     if m is None:
         return None
     line_start = body.rfind("\n", 0, m.start()) + 1
@@ -699,14 +554,14 @@ def _third_option(body: str, labels: tuple[str, ...]) -> str | None:
 
 def _tolerant(text: str, body: str, labels: tuple[str, ...]) -> dict[str, float] | Parsed:
     """The labelled values found anywhere in the reply, or the failure that stops it."""
-    nxt = _valued_pattern(labels)
+    nxt = valued_pattern(labels)
     found: dict[str, float] = {}
     for label in labels:
         values = set()
-        for m in _label_pattern(label).finditer(body):
-            if _in_longer(body, m, labels):
+        for m in label_pattern(label).finditer(body):
+            if in_longer(body, m, labels):
                 continue
-            why = _misplaced(body, m, "num")
+            why = misplaced(body, m, "num")
             if why is not None:
                 return _fail(text, "ambiguous", why)
             rest = _rest_of_value(body, m.end(), nxt)
@@ -714,11 +569,11 @@ def _tolerant(text: str, body: str, labels: tuple[str, ...]) -> dict[str, float]
             if _not_plain(rest, body, m.end()):
                 return _fail(text, "unsupported_format",
                              f"the value of {label!r} is not one plain number: {shown[:60]!r}")
-            qualified = _QUALIFIED_AFTER.search(rest)
+            qualified = QUALIFIED_AFTER.search(rest)
             if qualified is not None:
                 return _fail(text, "unsupported_format", f"the value of {label!r} is bounded "
                              f"or taken back ({qualified.group(0).strip()!r}): {shown[:60]!r}")
-            stray = _alone_after(body, m.end(), _NUMBER_LINE)
+            stray = _alone_after(body, m.end(), NUMBER_LINE)
             if stray:
                 return _fail(text, "unsupported_format", f"the value of {label!r} is followed "
                              f"by another number alone on a line ({stray[0][:20]!r}): two "
@@ -737,11 +592,11 @@ def _label_stated(body: str, label: str) -> tuple[str, bool] | None:
     """The line where ``label`` is followed by ``:`` or ``=`` (a value stated for it, read or
     not) and whether anything follows the separator on that line; None when there is none."""
     start = r"(?<![\w.])" if label[:1].isdigit() else r"(?<![\w])"
-    pattern = re.compile(start + _OPEN_MD + r"(?P<label>" + re.escape(label) + r")"
-                         + _BEFORE_SEP + _H + r"*[:=]", re.IGNORECASE)
+    pattern = re.compile(start + OPEN_MD + r"(?P<label>" + re.escape(label) + r")"
+                         + BEFORE_SEP + HS + r"*[:=]", re.IGNORECASE)
     for m in pattern.finditer(body):
         line_start = body.rfind("\n", 0, m.start("label")) + 1
-        if _NEGATED.search(body[line_start:m.start("label")]):
+        if NEGATED.search(body[line_start:m.start("label")]):
             continue
         line_end = body.find("\n", m.end())
         rest = body[m.end():] if line_end < 0 else body[m.end():line_end]
@@ -802,19 +657,19 @@ def _label_like(body: str) -> str | None:
 def _lone_number(text: str, body: str, labels: tuple[str, ...], tol: float) -> Parsed:
     """The one number of a reply with no label word, read as P(Yes), when nothing in the
     text says it could be about something else."""
-    if _words_pattern(labels).search(body):
+    if words_pattern(labels).search(body):
         return _fail(text, "ambiguous", "one number next to a label word: it could be either "
                      "label's value")
-    hedge = _HEDGED.search(body)
+    hedge = HEDGED.search(body)
     if hedge is not None:
         return _fail(text, "ambiguous", f"the reply says {hedge.group(0)!r}: its one number "
                      "may not be the probability of yes")
-    m = re.search(r"(?<![\w.])" + _NUM, body)
+    m = re.search(r"(?<![\w.])" + NUM, body)
     if m is None or _not_plain(body[m.end():].split("\n", 1)[0], body, m.end()):
         return _fail(text, "unsupported_format", "the one number in the reply is not a plain "
                      "decimal or percentage")
-    bound = (_BOUND_BEFORE.search(body, 0, m.start())
-             or _QUALIFIED_AFTER.search(body[m.end():].split("\n", 1)[0]))
+    bound = (BOUND_BEFORE.search(body, 0, m.start())
+             or QUALIFIED_AFTER.search(body[m.end():].split("\n", 1)[0]))
     if bound is not None:
         return _fail(text, "unsupported_format", f"the one number in the reply is bounded or "
                      f"taken back ({bound.group(0).strip()!r}), not one value")
@@ -830,11 +685,11 @@ def _lone_number(text: str, body: str, labels: tuple[str, ...], tol: float) -> P
     like = _label_like(body)
     if like is not None:
         return _fail(text, "ambiguous", like)
-    outcome = _OTHER_OUTCOME.search(body)
+    outcome = OTHER_OUTCOME.search(body)
     if outcome is not None:
         return _fail(text, "ambiguous", f"the reply says {outcome.group(0)!r}, a word for the "
                      "other outcome: its one number may be that outcome's probability")
-    counted = _COUNTED.match(body, m.end())
+    counted = COUNTED.match(body, m.end())
     if counted is not None and not m.group("unit") and re.fullmatch(r"[-+]?\d+",
                                                                      m.group("num")):
         return _fail(text, "ambiguous", f"the lone number {m.group('num')!r} counts "
@@ -858,11 +713,11 @@ def _answers_of(label: str, body: str, labels: tuple[str, ...]) -> tuple[set[str
     A label that ends the other one is not found inside it ("Decide" in "Can decide: No":
     the deferral's missing answer was read as No)."""
     found: set[str] = set()
-    words = _words_pattern(labels)
-    for m in _label_pattern(label, r"(?P<answer>yes|no)(?![\w])").finditer(body):
-        if _in_longer(body, m, labels):
+    words = words_pattern(labels)
+    for m in label_pattern(label, r"(?P<answer>yes|no)(?![\w])").finditer(body):
+        if in_longer(body, m, labels):
             continue
-        why = _misplaced(body, m, "answer")
+        why = misplaced(body, m, "answer")
         if why is not None:
             return found, why
         rest = _rest_of_value(body, m.end(), words)
@@ -870,7 +725,7 @@ def _answers_of(label: str, body: str, labels: tuple[str, ...]) -> tuple[set[str
         if re.search(r"(?<![\w])(yes|no)(?![\w])", rest, re.IGNORECASE):
             return found, f"a label is followed by both Yes and No: {shown[:60]!r}"
         answer = m.group("answer").lower()
-        other = [a for a in _alone_after(body, m.end(), _ANSWER_LINE) if a.lower() != answer]
+        other = [a for a in _alone_after(body, m.end(), ANSWER_LINE) if a.lower() != answer]
         if other:
             # "Decision:\nYes\nNo" was read as yes: two answers, one a line
             return found, (f"the answer of {label!r} is followed by the answer {other[0]!r} "
@@ -879,27 +734,14 @@ def _answers_of(label: str, body: str, labels: tuple[str, ...]) -> tuple[set[str
     return found, None
 
 
-#: a line that is a Yes or a No alone ("No", "**Yes.**", "- No")
-_ANSWER_LINE = re.compile(r"[*_`\"'‘’“”>#\s]*(?:[-•+]\s+)?[*_`\"'‘’“”]*(yes|no)"
-                          r"[*_`\"'‘’“”.!)\]\s]*", re.IGNORECASE)
-#: the words of a label that says its Yes or No is the reply's answer ("Final answer: No",
-#: "Verdict: Yes") when it is neither of the template's labels
-_ANSWER_WORDS = frozenset(("answer", "final", "verdict", "choice", "conclusion", "response",
-                           "result", "reply", "output", "decision", "decide", "recommendation",
-                           "judgement", "judgment", "bottom"))
-_LABELLED_ANSWER = re.compile(r"^" + _OPEN_MD + r"(?P<name>[^\W\d_][^\n:=]{0,40}?)" + _CLOSE_MD
-                              + _H + r"*[:=]" + _AFTER_SEP + r"(?P<answer>yes|no)"
-                              + r"[*_`\"'‘’“”.!)\]\s]*$", re.IGNORECASE | re.MULTILINE)
-
-
 def _other_answer(body: str, labels: tuple[str, ...], answer: str | None) -> str | None:
     """A line that answers Yes or No under a label of its own that says it is the answer
     (``Final answer: No``), and differs from the forced ``answer`` read (or there is none:
     it may be that answer, or the other question's); None when there is no such line."""
-    words = _words_pattern(labels)
-    for m in _LABELLED_ANSWER.finditer(body):
+    words = words_pattern(labels)
+    for m in LABELLED_ANSWER.finditer(body):
         name = m.group("name")
-        if words.search(name) or not _ANSWER_WORDS.intersection(
+        if words.search(name) or not ANSWER_WORDS.intersection(
                 re.findall(r"[^\W\d_]+", name.lower())):
             continue
         if answer is None or m.group("answer").lower() != answer:
