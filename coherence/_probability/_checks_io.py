@@ -22,7 +22,7 @@ from .._validation import narrow_float
 from .._validation import param_error
 from ._checks import checker_spec
 
-__all__ = ["DuplicateKeyError", "read_consistency_tuples", "unique_keys"]
+__all__ = ["DuplicateKeyError", "read_consistency_tuples", "shown_value", "unique_keys"]
 
 
 class DuplicateKeyError(ValueError):
@@ -91,7 +91,8 @@ def _float(value: numbers.Real) -> float:
         return np.nan
 
 
-def _shown(value: Any) -> str:
+def shown_value(value: Any) -> str:
+    """``repr(value)``, cut to 40 characters, as the readers' errors show a value."""
     text = repr(value)
     return text if len(text) <= 40 else text[:37] + "..."
 
@@ -115,7 +116,7 @@ def _refuse_forecasts(bad: list[tuple[int, str, Any]]) -> None:
     if not bad:
         return
     line_no, key, value = bad[0]
-    shown = "; ".join(f"line {n}, question '{q}': {_shown(v)}" for n, q, v in bad[:5])
+    shown = "; ".join(f"line {n}, question '{q}': {shown_value(v)}" for n, q, v in bad[:5])
     more = ", ..." if len(bad) > 5 else ""
     why = ""
     if any(_numeric_text(v) for _, _, v in bad):
@@ -130,7 +131,7 @@ def _refuse_forecasts(bad: list[tuple[int, str, Any]]) -> None:
                 "float nan or inf, and reads them back), and a number too large for a float "
                 "(1e400) reads as inf.")
     raise ValueError(f"read_consistency_tuples: line {line_no}, question '{key}': the "
-                     f"forecast must be a number in [0, 1]; got {_shown(value)} ({len(bad)} "
+                     f"forecast must be a number in [0, 1]; got {shown_value(value)} ({len(bad)} "
                      f"forecast(s) are not: {shown}{more}).{why}")
 
 
@@ -191,7 +192,7 @@ def _published(entry: Any, key: str, line_no: int) -> float:
     if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real) or too_large:
         raise ValueError(f"read_consistency_tuples: line {line_no}: the published violation "
                          f"'violation_data' key '{key}' must be a number; got "
-                         f"{_shown(value)}"
+                         f"{shown_value(value)}"
                          + (" (too large for a float)" if too_large else "")
                          + ".")
     return float(value)

@@ -39,6 +39,7 @@ from .._validation import plain_value
 from .._validation import require_columns
 from .._warnings import SkippedRecordsWarning
 from ._checks_io import DuplicateKeyError
+from ._checks_io import shown_value
 from ._checks_io import unique_keys
 from ._pairs_result import failed_rows
 
@@ -340,7 +341,7 @@ def _records(data: Any, path: Path) -> tuple[list[dict[str, Any]], dict[str, Any
             if own:
                 raise ValueError(f"read_pairs: 'results' of {str(path)!r} lists record "
                                  f"{own[0]} of variant {variant!r} with a 'variant' key of "
-                                 f"its own, {_shown(recs[own[0]]['variant'])} ({len(own)} "
+                                 f"its own, {shown_value(recs[own[0]]['variant'])} ({len(own)} "
                                  "such record(s)); drop the record's key or move it under "
                                  "its own variant.")
             records += [{**r, "variant": variant} if isinstance(r, dict) else r for r in recs]
@@ -361,8 +362,8 @@ def _records(data: Any, path: Path) -> tuple[list[dict[str, Any]], dict[str, Any
         if key in meta and json.dumps(meta[key], sort_keys=True) != json.dumps(
                 value, sort_keys=True):  # the top-level value would be dropped unread
             raise ValueError(f"read_pairs: {str(path)!r} gives {key!r} twice, differently: "
-                             f"{_shown(meta[key])} in 'metadata' and {_shown(value)} at the "
-                             "top level; keep one.")
+                             f"{shown_value(meta[key])} in 'metadata' and "
+                             f"{shown_value(value)} at the top level; keep one.")
         meta.setdefault(key, value)
     return records, meta
 
@@ -394,11 +395,6 @@ def _number(value: Any) -> float | None:
     return number if np.isfinite(number) else None
 
 
-def _shown(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
-
-
 def _numbers(key: str, values: list[Any], failed: list[bool], path: Path) -> pd.Series:
     """A numeric key's values as floats (null: NaN). A value that is not a JSON number is
     refused on a successful record, naming the key, the file and the records: read as a
@@ -407,7 +403,7 @@ def _numbers(key: str, values: list[Any], failed: list[bool], path: Path) -> pd.
     numbers = [_number(v) for v in values]
     bad = [i for i, n in enumerate(numbers) if n is None and not failed[i]]
     if bad:
-        shown = ", ".join(f"{i}: {_shown(values[i])}" for i in bad[:5])
+        shown = ", ".join(f"{i}: {shown_value(values[i])}" for i in bad[:5])
         more = ", ..." if len(bad) > 5 else ""
         odd = [values[i] for i in bad]
         why = ""
@@ -444,7 +440,7 @@ def _check_labels(records: list[dict[str, Any]], path: Path) -> None:
         bad = [i for i, r in enumerate(records) if key in r
                and not (_is_label(r[key]) or (null and r[key] is None))]
         if bad:
-            shown = ", ".join(f"{i}: {_shown(records[i][key])}" for i in bad[:5])
+            shown = ", ".join(f"{i}: {shown_value(records[i][key])}" for i in bad[:5])
             more = ", ..." if len(bad) > 5 else ""
             why = (" A float id (1.0) is refused: Python would merge it with the integer 1 "
                    "and split it from the string \"1\", so which pair it names is not clear."
