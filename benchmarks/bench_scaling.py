@@ -1,0 +1,230 @@
+"""How the time of a public function grows with its input: the paths that were quadratic.
+
+Run from the repository root (a few CPU-minutes)::
+
+    nice -n 10 python -m benchmarks.bench_scaling [--only WORD ...] [--repeat 3]
+        [--before REF]
+
+Each case times one call at three sizes, ``n``, ``4 n`` and ``16 n`` (the best of
+``--repeat`` runs), and reports the growth exponent between the last two,
+``log(t(16 n) / t(4 n)) / log 4``: about 1 for a linear path, 2 for a quadratic one
+(below 0.05 s the timer's noise dominates, and the exponent is left out). With
+``--before REF``, the same cases also run on the package as it was at commit ``REF``
+(a temporary git worktree, imported first in a subprocess of this script), in this
+one run on the same inputs, and each case reports ``before / after`` at its largest
+size. A case whose input the package at ``REF`` refuses, or does not know, is left
+without a ``before``.
+
+Writes ``benchmarks/results/bench_scaling.json`` (versions, commit, machine, every
+timing) and the table of ``docs/speed.md`` ("How time grows with the input"); with
+``--tables``, only the table, from the JSON.
+
+A case is ``name: (area, base size, build)``, where ``build(n)`` makes the input of
+size ``n`` and returns the call to time (its set-up is not timed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "benchmarks" / "results" / "bench_scaling.json"
+DOC = ROOT / "docs" / "speed.md"
+SCRIPT = "bench_scaling.py"
+#: Below this many seconds at 16 n, the growth exponent is noise and is not reported.
+MIN_SECONDS = 0.05
+
+Build = Callable[[int], Callable[[], Any]]
+
+
+# --------------------------------------------------------------------------- elicitation
+def _reply_run(char: str) -> Build:
+    """A reply that is a run of ``n`` copies of ``char`` before its answer (a small
+    model that loops on one token writes such runs)."""
+    def build(n: int) -> Callable[[], Any]:
+        import elicitation
+
+        text = char * n + "\nYes: 0.7\nNo: 0.3"
+        return lambda: (elicitation.parse_probabilities(text),
+                        elicitation.parse_decision(text))
+    return build
+
+
+def _reply_words(n: int) -> Callable[[], Any]:
+    """A long reply of ``n`` words drawn from those the parsers look for."""
+    import random
+
+    import elicitation
+
+    words = ["Yes", "No", "the", "probability", "0.7", "70%", "not", "Decision:", "wait",
+             "P(Yes)", "=", ":", "\n", "**", "maybe", "at least", "<", "0.3",
+             "Final answer:", "Can decide:", "(", ")", '"Yes"', "Yes:", "No:"]
+    gen = random.Random(0)
+    text = " ".join(gen.choice(words) for _ in range(n))
+    return lambda: (elicitation.parse_probabilities(text), elicitation.parse_decision(text))
+
+
+ELICITATION_CASES: dict[str, tuple[str, int, Build]] = {
+    "parse a reply with a run of spaces": ("elicitation", 1000, _reply_run(" ")),
+    "parse a reply with a run of line breaks": ("elicitation", 1000, _reply_run("\n")),
+    "parse a reply with a run of asterisks": ("elicitation", 1000, _reply_run("*")),
+    "parse a long reply of answer words": ("elicitation", 2000, _reply_words),
+}
+
+
+# --------------------------------------------------------------------------- decision and report
+DECISION_CASES: dict[str, tuple[str, int, Build]] = {
+}
+
+
+# --------------------------------------------------------------------------- probability
+PROBABILITY_CASES: dict[str, tuple[str, int, Build]] = {
+}
+
+
+# --------------------------------------------------------------------------- scoring
+SCORING_CASES: dict[str, tuple[str, int, Build]] = {
+}
+
+
+CASES: dict[str, tuple[str, int, Build]] = {
+    **ELICITATION_CASES, **DECISION_CASES, **PROBABILITY_CASES, **SCORING_CASES}
+
+
+def time_case(name: str, sizes: tuple[int, ...], repeat: int) -> dict[str, Any]:
+    """One case at each of ``sizes``: the best of ``repeat`` timed calls each, or the
+    error its input raised (a package that refuses it, or lacks the function)."""
+    _, _, build = CASES[name]
+    seconds: list[float] = []
+    for n in sizes:
+        try:
+            call = build(n)
+            best = math.inf
+            for _ in range(repeat):
+                t0 = time.perf_counter()
+                call()
+                best = min(best, time.perf_counter() - t0)
+        except Exception as exc:  # noqa: BLE001 -- recorded: an older package may refuse it
+            return {"error": f"{type(exc).__name__}: {exc}"[:300]}
+        seconds.append(best)
+    return {"sizes": list(sizes), "seconds": seconds}
+
+
+def growth(row: dict[str, Any]) -> float | None:
+    """``log(t(16 n) / t(4 n)) / log 4``, or None below :data:`MIN_SECONDS`."""
+    if "seconds" not in row or row["seconds"][-1] < MIN_SECONDS:
+        return None
+    t4, t16 = row["seconds"][-2:]
+    return math.log(t16 / t4) / math.log(row["sizes"][-1] / row["sizes"][-2])
+
+
+def _run_here(names: list[str], repeat: int) -> dict[str, Any]:
+    out = {}
+    for name in names:
+        base = CASES[name][1]
+        out[name] = time_case(name, (base, 4 * base, 16 * base), repeat)
+    return out
+
+
+def _run_before(ref: str, names: list[str], repeat: int) -> dict[str, Any]:
+    """The cases on the package at ``ref``, from a subprocess that imports it first."""
+    with tempfile.TemporaryDirectory() as tmp:
+        tree = Path(tmp) / "before"
+        subprocess.run(["git", "worktree", "add", "-q", "--detach", str(tree), ref], cwd=ROOT,
+                       check=True)
+        try:
+            done = subprocess.run(
+                [sys.executable, str(Path(__file__)), "--child", str(tree), "--repeat",
+                 str(repeat), "--only", *names], cwd=tmp, capture_output=True, text=True,
+                check=True)
+        finally:
+            subprocess.run(["git", "worktree", "remove", "--force", str(tree)], cwd=ROOT,
+                           check=False)
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def _selected(words: list[str]) -> list[str]:
+    return [n for n in CASES if not words or any(w in n for w in words)]
+
+
+def _table(results: dict[str, Any]) -> str:
+    from benchmarks._harness import generated_by
+    from benchmarks._harness import markdown_table
+
+    env = results["environment"]
+    before = results.get("before_commit")
+    head = ["case", "sizes", "seconds", "growth exponent"]
+    if before:
+        head += [f"before (`{before[:10]}`), s", "before / after"]
+    rows = []
+    for name, row in results["cases"].items():
+        if "error" in row:
+            continue
+        g = growth(row)
+        cells = [name, " / ".join(f"{s:,}" for s in row["sizes"]),
+                 " / ".join(f"{s:.3g}" for s in row["seconds"]),
+                 "-" if g is None else f"{g:.2f}"]
+        if before:
+            old = results["before"].get(name, {})
+            if "seconds" in old:
+                cells += [" / ".join(f"{s:.3g}" for s in old["seconds"]),
+                          f"{old['seconds'][-1] / row['seconds'][-1]:.3g}"]
+            else:
+                cells += ["-", "-"]
+        rows.append(cells)
+    return "\n".join([
+        generated_by("bench_scaling", env)
+        + f"; best of {results['repeat']} runs each, on one machine in one run).", "",
+        *markdown_table(head, rows)])
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", nargs="*", default=[], metavar="WORD")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--before", default=None, metavar="REF")
+    parser.add_argument("--tables", action="store_true")
+    parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--child", default=None, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        sys.path.insert(0, args.child)
+        print(json.dumps(_run_here(_selected(args.only), args.repeat)))
+        return 0
+    sys.path.insert(0, str(ROOT))
+    from benchmarks._harness import environment
+    from benchmarks._harness import write_json
+    from benchmarks._harness import write_tables
+
+    if args.tables:
+        write_tables(DOC, SCRIPT, _table(json.loads(args.out.read_text())))
+        return 0
+    names = _selected(args.only)
+    results: dict[str, Any] = {"script": f"benchmarks/{SCRIPT}", "environment": environment(),
+                               "repeat": args.repeat, "cases": _run_here(names, args.repeat)}
+    if args.before:
+        results["before_commit"] = subprocess.run(
+            ["git", "rev-parse", args.before], cwd=ROOT, capture_output=True, text=True,
+            check=True).stdout.strip()
+        results["before"] = _run_before(args.before, names, args.repeat)
+    for name, row in results["cases"].items():
+        row["growth_exponent"] = growth(row)
+        print(f"{name}: {row.get('seconds', row.get('error'))} growth {row['growth_exponent']}")
+    write_json(args.out, results)
+    if args.out == OUT:
+        write_tables(DOC, SCRIPT, _table(results))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
