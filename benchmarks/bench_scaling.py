@@ -113,7 +113,7 @@ def time_case(name: str, sizes: tuple[int, ...], repeat: int) -> dict[str, Any]:
                 t0 = time.perf_counter()
                 call()
                 best = min(best, time.perf_counter() - t0)
-        except Exception as exc:  # noqa: BLE001 -- recorded: an older package may refuse it
+        except Exception as exc:  # recorded: an older package may refuse the input
             return {"error": f"{type(exc).__name__}: {exc}"[:300]}
         seconds.append(best)
     return {"sizes": list(sizes), "seconds": seconds}
@@ -150,7 +150,10 @@ def _run_before(ref: str, names: list[str], repeat: int) -> dict[str, Any]:
             subprocess.run(["git", "worktree", "remove", "--force", str(tree)], cwd=ROOT,
                            check=False)
     result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
-    return result
+    if not result["package"].startswith(str(tree)):
+        raise RuntimeError(f"the run before imported {result['package']}, not {tree}")
+    cases: dict[str, Any] = result["cases"]
+    return cases
 
 
 def _selected(words: list[str]) -> list[str]:
@@ -199,7 +202,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.child:
         sys.path.insert(0, args.child)
-        print(json.dumps(_run_here(_selected(args.only), args.repeat)))
+        import coherence
+
+        print(json.dumps({"package": str(Path(coherence.__file__).parent),
+                          "cases": _run_here(_selected(args.only), args.repeat)}))
         return 0
     sys.path.insert(0, str(ROOT))
     from benchmarks._harness import environment
