@@ -27,6 +27,7 @@ from ._parsing_patterns import ANSWER_WORDS
 from ._parsing_patterns import BEFORE_SEP
 from ._parsing_patterns import BOUND_BEFORE
 from ._parsing_patterns import COUNTED
+from ._parsing_patterns import DECORATION
 from ._parsing_patterns import DIGITS_RE
 from ._parsing_patterns import HEDGED
 from ._parsing_patterns import HS
@@ -44,7 +45,10 @@ from ._parsing_patterns import SUPER_SUB_DIGITS
 from ._parsing_patterns import SUPER_SUB_SPLIT
 from ._parsing_patterns import UNIT_NEXT_LINE
 from ._parsing_patterns import in_longer
+from ._parsing_patterns import label_matches
 from ._parsing_patterns import label_pattern
+from ._parsing_patterns import label_start
+from ._parsing_patterns import line_start_matches
 from ._parsing_patterns import misplaced
 from ._parsing_patterns import third_pattern
 from ._parsing_patterns import valued_pattern
@@ -397,7 +401,8 @@ def _final_block(body: str, first_label: str) -> str | None:
     start = re.compile(r"^" + OPEN_MD + re.escape(first_label) + r"(?![\w])" + BEFORE_SEP
                        + r"(?:" + HS + r"*[:=]|" + HS + r"+-" + HS + r"|" + HS + r"*$|" + HS
                        + r"+(?=[-+]?\.?\d))", re.IGNORECASE | re.MULTILINE)
-    found = list(start.finditer(body))
+    plain = first_label and not DECORATION.match(first_label)
+    found = list(line_start_matches(start, body) if plain else start.finditer(body))
     return None if not found else body[found[-1].start():]
 
 
@@ -558,7 +563,7 @@ def _tolerant(text: str, body: str, labels: tuple[str, ...]) -> dict[str, float]
     found: dict[str, float] = {}
     for label in labels:
         values = set()
-        for m in label_pattern(label).finditer(body):
+        for m in label_matches(label_pattern(label), label, body):
             if in_longer(body, m, labels):
                 continue
             why = misplaced(body, m, "num")
@@ -591,10 +596,9 @@ def _tolerant(text: str, body: str, labels: tuple[str, ...]) -> dict[str, float]
 def _label_stated(body: str, label: str) -> tuple[str, bool] | None:
     """The line where ``label`` is followed by ``:`` or ``=`` (a value stated for it, read or
     not) and whether anything follows the separator on that line; None when there is none."""
-    start = r"(?<![\w.])" if label[:1].isdigit() else r"(?<![\w])"
-    pattern = re.compile(start + OPEN_MD + r"(?P<label>" + re.escape(label) + r")"
-                         + BEFORE_SEP + HS + r"*[:=]", re.IGNORECASE)
-    for m in pattern.finditer(body):
+    pattern = re.compile(label_start(label) + OPEN_MD + r"(?P<label>" + re.escape(label)
+                         + r")" + BEFORE_SEP + HS + r"*[:=]", re.IGNORECASE)
+    for m in label_matches(pattern, label, body):
         line_start = body.rfind("\n", 0, m.start("label")) + 1
         if NEGATED.search(body[line_start:m.start("label")]):
             continue
@@ -714,7 +718,7 @@ def _answers_of(label: str, body: str, labels: tuple[str, ...]) -> tuple[set[str
     the deferral's missing answer was read as No)."""
     found: set[str] = set()
     words = words_pattern(labels)
-    for m in label_pattern(label, r"(?P<answer>yes|no)(?![\w])").finditer(body):
+    for m in label_matches(label_pattern(label, r"(?P<answer>yes|no)(?![\w])"), label, body):
         if in_longer(body, m, labels):
             continue
         why = misplaced(body, m, "answer")
@@ -739,7 +743,7 @@ def _other_answer(body: str, labels: tuple[str, ...], answer: str | None) -> str
     (``Final answer: No``), and differs from the forced ``answer`` read (or there is none:
     it may be that answer, or the other question's); None when there is no such line."""
     words = words_pattern(labels)
-    for m in LABELLED_ANSWER.finditer(body):
+    for m in line_start_matches(LABELLED_ANSWER, body):
         name = m.group("name")
         if words.search(name) or not ANSWER_WORDS.intersection(
                 re.findall(r"[^\W\d_]+", name.lower())):

@@ -413,11 +413,10 @@ def test_ctrl_c_stops_the_run_and_keeps_the_replies_received(tmp_path):
     contexts = make_contexts(50)
     client = _Slow(delay=0.02, stop_at=6)
     cache = ResponseCache(tmp_path / "c.sqlite")
-    start = time.monotonic()
     with pytest.raises(KeyboardInterrupt):
         run(contexts, client, question=QUESTION, repetitions=1, decision=None, cache=cache,
             concurrency=2, **FAST)
-    assert time.monotonic() - start < 2.0
+    # (no wall-clock bound: it failed once on a loaded machine; the count is the check)
     assert client.calls <= 8            # the interrupted one and those in flight, of 50
     kept = len(cache)
     assert kept == client.calls - 1     # every reply that arrived is stored
