@@ -92,7 +92,113 @@ PROBABILITY_CASES: dict[str, tuple[str, int, Build]] = {
 
 
 # --------------------------------------------------------------------------- scoring
+def _forecast_table(n_models: int, n_questions: int) -> Any:
+    """Binary forecasts of ``n_models`` models on ``n_questions`` questions (one outcome
+    per question)."""
+    import numpy as np
+    import pandas as pd
+
+    gen = np.random.default_rng(0)
+    y = gen.integers(0, 2, n_questions)
+    return pd.DataFrame({"model": np.repeat([f"m{i}" for i in range(n_models)], n_questions),
+                         "question": np.tile([f"q{i}" for i in range(n_questions)], n_models),
+                         "probability": gen.uniform(size=n_models * n_questions),
+                         "outcome": np.tile(y, n_models)})
+
+
+def _scores_rows(n: int) -> Callable[[], Any]:
+    """forecast_scores on ``n`` forecasts of 5 models (a linear path, for reference)."""
+    import coherence
+
+    df = _forecast_table(5, n // 5)
+    return lambda: coherence.forecast_scores(df, timestamp=None, n_resamples=5, rng=0)
+
+
+def _horizons_models(n: int) -> Callable[[], Any]:
+    """accuracy_by_horizon of ``n`` models, 20 questions each at three horizons."""
+    import numpy as np
+
+    import coherence
+
+    df = _forecast_table(n, 60)
+    df["horizon"] = np.tile(["early", "mid", "late"], len(df) // 3)
+    df["correct"] = np.random.default_rng(1).integers(0, 2, len(df))
+    return lambda: coherence.accuracy_by_horizon(df, n_resamples=5, rng=0)
+
+
+def _hindsight_graphs(n: int, n_models: int = 3) -> tuple[Any, Any, Any, Any]:
+    """Hindsight events (8 a question, in a chain of edges), forecast events (6 a model)
+    and 60 daily prices of each of ``n`` questions."""
+    import numpy as np
+    import pandas as pd
+
+    gen = np.random.default_rng(0)
+    words = ["central", "bank", "raises", "interest", "rates", "dock", "workers", "strike",
+             "closes", "ports", "election", "drought", "wheat", "harvest", "minister",
+             "resigns", "oil", "price", "jumps"]
+    q = np.repeat([f"q{i}" for i in range(n)], 8)
+    e = np.tile([f"e{i}" for i in range(8)], n)
+    days = pd.Timestamp("2024-01-01") + pd.to_timedelta(gen.integers(0, 60, 8 * n), "D")
+    hind = pd.DataFrame({
+        "question": q, "event": e, "title": [" ".join(gen.choice(words, 6)) for _ in q],
+        "date": days.strftime("%Y-%m-%d"), "direction": gen.choice([-1, 1], 8 * n),
+        "magnitude": gen.uniform(size=8 * n), "confidence": gen.uniform(0.5, 1, 8 * n),
+        "is_outcome": np.tile(np.arange(8) == 7, n),
+        "sources": [[f"s{i}_{j}" for j in range(3)] for i in range(8 * n)]})
+    edges = pd.DataFrame({"question": np.repeat([f"q{i}" for i in range(n)], 7),
+                          "source": np.tile([f"e{i}" for i in range(7)], n),
+                          "target": np.tile([f"e{i}" for i in range(1, 8)], n),
+                          "confidence": 0.9, "strength": 0.5})
+    k = 6 * n * n_models
+    fore = pd.DataFrame({
+        "model": np.tile(np.repeat([f"m{i}" for i in range(n_models)], 6), n),
+        "question": np.repeat([f"q{i}" for i in range(n)], 6 * n_models),
+        "event": np.tile([f"f{i}" for i in range(6)], n * n_models),
+        "title": [" ".join(gen.choice(words, 6)) for _ in range(k)],
+        "date": (pd.Timestamp("2024-01-01")
+                 + pd.to_timedelta(gen.integers(0, 60, k), "D")).strftime("%Y-%m-%d")})
+    prices = pd.DataFrame({
+        "question": np.repeat([f"q{i}" for i in range(n)], 60),
+        "date": np.tile(pd.date_range("2024-01-01", periods=60).strftime("%Y-%m-%d"), n),
+        "price": np.clip(0.5 + np.cumsum(gen.normal(0, 0.03, 60 * n)) % 0.8, 0.01, 0.99)})
+    return hind, edges, fore, prices
+
+
+def _graph_quality_questions(n: int) -> Callable[[], Any]:
+    """hindsight_graph_quality of ``n`` questions' graphs."""
+    import coherence
+
+    hind, edges, _, _ = _hindsight_graphs(n)
+    return lambda: coherence.hindsight_graph_quality(hind, edges)
+
+
+def _market_signal_questions(n: int) -> Callable[[], Any]:
+    """market_signal_metrics of 3 models' reasoning on ``n`` questions."""
+    import coherence
+
+    hind, _, fore, prices = _hindsight_graphs(n)
+    hind = hind.drop(columns=["sources"])
+    reasoning = coherence.reasoning_graph_metrics(fore, hind, gates=False, n_resamples=5,
+                                                  rng=0)
+    return lambda: coherence.market_signal_metrics(reasoning, hind, prices, n_resamples=5,
+                                                   rng=0)
+
+
+def _key_events_questions(n: int) -> Callable[[], Any]:
+    """key_event_recall of 3 models on ``n`` questions (a linear path, for reference)."""
+    import coherence
+
+    hind, _, fore, _ = _hindsight_graphs(n)
+    return lambda: coherence.key_event_recall(fore, hind.drop(columns=["sources"]),
+                                              n_resamples=5, rng=0)
+
+
 SCORING_CASES: dict[str, tuple[str, int, Build]] = {
+    "forecast_scores, forecasts of 5 models": ("scoring", 2000, _scores_rows),
+    "accuracy_by_horizon, many models": ("scoring", 10, _horizons_models),
+    "hindsight_graph_quality, many questions": ("scoring", 50, _graph_quality_questions),
+    "market_signal_metrics, many questions": ("scoring", 10, _market_signal_questions),
+    "key_event_recall, many questions": ("scoring", 20, _key_events_questions),
 }
 
 

@@ -336,18 +336,21 @@ def hindsight_graph_quality(
     for q, _ in rejected_keys:
         rej_count[q] += 1
     src_cells = kept_ev[sources].to_numpy(dtype=object) if sources else None
+    # the columns as arrays once: converted inside the loop, each question cost a pass
+    # over every row (quadratic in the number of questions)
+    ev_ids = kept_ev[event].to_numpy(dtype=object)
+    ed_ends = (kept_ed[source].to_numpy(dtype=object), kept_ed[target].to_numpy(dtype=object))
     gates = (min_hops, min_nodes, min_sources, min_edges)
     rows = []
     for q in all_q:
         er = ev_rows.get((q,), np.empty(0, dtype=np.int64))
         dr = ed_rows.get((q,), np.empty(0, dtype=np.int64))
-        nodes = set(kept_ev[event].to_numpy(dtype=object)[er])
+        nodes = set(ev_ids[er])
         srcs: set[Any] = set()
         if src_cells is not None:
             for cell in src_cells[er]:
                 srcs |= id_set(cell)
-        pairs = list(zip(kept_ed[source].to_numpy(dtype=object)[dr],
-                         kept_ed[target].to_numpy(dtype=object)[dr], strict=True))
+        pairs = list(zip(ed_ends[0][dr], ed_ends[1][dr], strict=True))
         hops = graph_depth(pairs, nodes)
         built = len(nodes) > 0 or rej_count[q] > 0
         # the edges gate counts distinct (source, target) pairs: a repeated row is one edge

@@ -60,6 +60,7 @@ from ._graph_quality import rejected_rows
 from ._ids import check_edge_ends
 from ._ids import check_ids
 from ._ids import check_ids_within
+from ._ids import label_rows
 from ._ids import not_pooled
 from ._matching import THRESHOLDS
 from ._matching import EventColumns
@@ -827,7 +828,9 @@ def _metric_means(per: pd.DataFrame, by: str) -> pd.DataFrame:
     from ._forecast import POOLED
 
     rows = []
-    groups = [(m, per.loc[per[by] == m]) for m in pd.unique(per[by])] + [(POOLED, per)]
+    # each model's rows in one pass over the rows (not one pass per model)
+    groups = [*((m, per.iloc[at]) for m, at in zip(pd.unique(per[by]), label_rows(per[by]),
+                                                    strict=True)), (POOLED, per)]
     for name, sub in groups:
         row: dict[str, Any] = {by: name, "n_forecasts": len(sub)}
         for col in REASONING_METRICS:

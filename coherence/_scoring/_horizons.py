@@ -47,10 +47,12 @@ from ._dates import ns_between
 from ._dates import parse_dates
 from ._dates import shifted
 from ._ids import check_ids
+from ._ids import label_rows
 from ._ids import no_blank_ids
 from ._ids import no_repeated_rows
 from ._ids import not_pooled
 from ._ids import reserved_by
+from ._ids import rows_of_codes
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -424,17 +426,22 @@ def accuracy_by_horizon(forecasts: Any, *, horizon: str = "horizon", by: str = "
     streams = [gens[1 + model_rank[i] * len(order) + label_rank[j]]
                for i in range(len(models)) for j in range(len(order))]
     qs = df[question].to_numpy(dtype=object)
+    # each cell's rows found in one sort, not a pass over every row per cell (quadratic
+    # in the models): codes model * n_labels + label, the label's place in ``order``
+    label_codes, label_seen = pd.factorize(labels)
+    place = {h: j for j, h in enumerate(order)}
+    label_codes = np.array([place[h] for h in label_seen], dtype=np.int64)[label_codes]
+    model_codes = pd.factorize(df[by])[0]
+    cell_rows = [*rows_of_codes(model_codes * len(order) + label_codes, len(seen) * len(order)),
+                 *rows_of_codes(label_codes, len(order))]
     rows = []
-    for (m, h), g in zip(cells, streams, strict=True):
-        mask = labels == h
-        if m != POOLED:
-            mask &= (df[by] == m).to_numpy()
-        if not mask.any():
+    for (m, h), g, at in zip(cells, streams, cell_rows, strict=True):
+        if not len(at):
             continue
-        lo, hi = cluster_mean_interval(c[mask], qs[mask], n_resamples, confidence_level, g,
+        lo, hi = cluster_mean_interval(c[at], qs[at], n_resamples, confidence_level, g,
                                        kind=kind)
-        rows.append({by: m, "horizon": h, "n": int(mask.sum()),
-                     "n_questions": len(set(qs[mask])), "accuracy": float(c[mask].mean()),
+        rows.append({by: m, "horizon": h, "n": len(at),
+                     "n_questions": len(set(qs[at])), "accuracy": float(c[at].mean()),
                      "ci_low": lo, "ci_high": hi})
     lo, hi = cluster_mean_interval(c, qs, n_resamples, confidence_level, gens[0],
                                    kind=kind)
@@ -594,12 +601,11 @@ def rolling_accuracy(forecasts: Any, *, start: str = "start", by: str = "model",
     no_missing(df, start, owner=owner, missing=miss)
     c = _correct_scores(df, correct, owner)
     frames = []
-    for m in pd.unique(df[by]):
-        mask = (df[by] == m).to_numpy()
+    for m, at in zip(pd.unique(df[by]), label_rows(df[by]), strict=True):
         # tied start times in a canonical order (by correct), so that a count window does
         # not depend on the order of the rows
-        order = np.lexsort((c[mask], when[mask]))
-        s = pd.Series(c[mask][order], index=pd.DatetimeIndex(when[mask][order]))
+        order = np.lexsort((c[at], when[at]))
+        s = pd.Series(c[at][order], index=pd.DatetimeIndex(when[at][order]))
         centuries = len(s) > 0 and ns_between(s.index[-1:], s.index[:1])[0] >= 2.0**62
         if isinstance(window, str) and centuries:
             # pandas' time windows subtract nanosecond times, which wrap around over 292

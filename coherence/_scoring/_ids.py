@@ -28,7 +28,8 @@ from .._validation import plain_value
 from ._dates import is_missing
 
 __all__ = ["POOLED", "RESERVED_COLUMNS", "check_edge_ends", "check_ids", "check_ids_within",
-           "no_blank_ids", "no_repeated_rows", "not_pooled", "reserved_by", "same_spelling"]
+           "label_rows", "no_blank_ids", "no_repeated_rows", "not_pooled", "reserved_by",
+           "rows_of_codes", "same_spelling"]
 
 #: Label of the pooled row (all models together) in the score tables.
 POOLED = "(all)"
@@ -42,6 +43,26 @@ RESERVED_COLUMNS = (
     "ece", "reliability", "resolution", "uncertainty", "within_bin",
     "bin", "lower", "upper", "n", "mean_forecast", "observed_frequency", "filtered",
 )
+
+
+def rows_of_codes(codes: np.ndarray, n_groups: int) -> list[np.ndarray]:
+    """The row positions of each code ``0 .. n_groups - 1``, ascending (empty for a code
+    no row has): ``np.flatnonzero(codes == g)`` for every ``g``, in one sort rather than
+    one pass over the rows per code."""
+    codes = np.asarray(codes, dtype=np.int64)
+    order = np.argsort(codes, kind="stable")
+    starts = np.concatenate([[0], np.cumsum(np.bincount(codes, minlength=n_groups))])
+    return [order[starts[g]:starts[g + 1]] for g in range(n_groups)]
+
+
+def label_rows(values: Any) -> list[np.ndarray]:
+    """The row positions of each distinct label of ``values`` (no missing ones), in the
+    order of ``pandas.unique(values)``: what ``(values == label)`` selects for each label,
+    in one pass over the rows rather than one per label (quadratic in the labels)."""
+    codes, uniques = pd.factorize(values)
+    if (codes < 0).any():  # callers refuse missing labels first: this is a bug guard
+        raise AssertionError("label_rows: missing labels")
+    return rows_of_codes(codes, len(uniques))
 
 
 def not_pooled(df: pd.DataFrame, by: str, owner: str) -> None:

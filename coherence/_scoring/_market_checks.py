@@ -13,6 +13,7 @@ the market reacted to.
 from __future__ import annotations
 
 import warnings
+from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
@@ -655,14 +656,25 @@ def _signal_table(reasoning: Any, signals: pd.DataFrame, undated_of_question: di
     and the question's undated records."""
     by = reasoning.by
     matched = reasoning.matches
+    # the signals of each question and the matches of each forecast gathered in one pass
+    # (filtered per forecast, each cost a pass over every row: quadratic in the questions)
+    ids_of: dict[Any, set[Any]] = defaultdict(set)
+    tids_of: dict[Any, set[Any]] = defaultdict(set)
+    for q, e, near in zip(signals["question"], signals["event"],
+                          signals["near_turning_point"], strict=True):
+        ids_of[q].add(e)
+        if near:
+            tids_of[q].add(e)
+    hits_of: dict[tuple[Any, Any], set[Any]] = defaultdict(set)
+    for m, q, e in zip(matched[by], matched["question"], matched["hindsight_event"],
+                       strict=True):
+        hits_of[(m, q)].add(e)
     out = []
     for _, r in reasoning.table.iterrows():
         q = r["question"]
-        sq = signals.loc[signals["question"] == q]
-        hit = set(matched.loc[(matched[by] == r[by]) & (matched["question"] == q),
-                              "hindsight_event"])
-        ids = set(sq["event"])
-        tids = set(sq.loc[sq["near_turning_point"], "event"])
+        hit = hits_of.get((r[by], q), set())
+        ids = ids_of.get(q, set())
+        tids = tids_of.get(q, set())
         nf = int(r["n_forecast_events"])
         out.append({by: r[by], "question": q, "n_signal_events": len(ids),
                     "n_signal_matched": len(ids & hit),
@@ -823,26 +835,32 @@ def market_signal_metrics(reasoning: Any, hindsight_events: Any, prices: Any, *,
                          convention=convention, question=question, price_date=price_date,
                          price=price)
     px_groups = rows_by_key(px, ["_q"]) if len(px) else {}
+    # the columns as arrays once, and the turning points per question: taken inside the
+    # loop, each event cost a pass over every row (quadratic in the questions)
+    impacts = curve["impact"].to_numpy(dtype=np.float64)
+    event_t = curve[date].to_numpy(dtype="datetime64[ns]")
+    px_t, px_p = px["_t"].to_numpy(), px["_p"].to_numpy(dtype=np.float64)
+    tp_t = tps["date"].to_numpy(dtype="datetime64[ns]")
+    tp_rows = rows_by_key(tps, ["question"]) if len(tps) else {}
     sig_rows = []
     for (q, e), rows in (rows_by_key(curve, [question, event]).items() if len(curve) else []):
-        imp = curve["impact"].to_numpy(dtype=np.float64)[rows]
+        imp = impacts[rows]
         dec = decimal_impacts(imp)  # 0.3 x 0.6 and 0.2 x 0.9: equal, whatever the binary
         j = int(np.argmax(np.abs(dec)))
         top = dec[np.abs(dec) == abs(dec[j])]
         if imp[j] == 0 or ((top > 0).any() and (top < 0).any()):  # none, or no one sign
             continue
-        t = curve[date].to_numpy(dtype="datetime64[ns]")[rows[j]]
+        t = event_t[rows[j]]
         pr = px_groups.get((q,))
         if pr is None:
             continue
-        order = pr[np.argsort(px["_t"].to_numpy()[pr], kind="stable")]
-        move = local_price_moves(np.array([t]), px["_t"].to_numpy()[order],
-                                 px["_p"].to_numpy(dtype=np.float64)[order], w_ns,
+        order = pr[np.argsort(px_t[pr], kind="stable")]
+        move = local_price_moves(np.array([t]), px_t[order], px_p[order], w_ns,
                                  convention=convention)[0]
         if (np.isnan(move) or abs(move) < min_move - DECIMAL_SLACK
                 or np.sign(move) != np.sign(imp[j])):
             continue
-        tq = tps.loc[tps["question"] == q, "date"].to_numpy(dtype="datetime64[ns]")
+        tq = tp_t[tp_rows.get((q,), np.empty(0, dtype=np.int64))]
         near = bool(len(tq) and np.min(np.abs(ns_between(tq, np.full(len(tq), t)))) <= w_ns)
         sig_rows.append({"question": q, "event": e, "date": t, "impact": float(imp[j]),
                          "move": float(move), "near_turning_point": near,

@@ -54,6 +54,7 @@ from ._dates import is_missing
 from ._dates import ns_between
 from ._dates import parse_dates
 from ._ids import check_ids
+from ._ids import label_rows
 from ._ids import no_blank_ids
 from ._ids import not_pooled
 from ._ids import reserved_by
@@ -566,15 +567,16 @@ def _summarise(per: pd.DataFrame, by: str, convention: str, tolerance: float, fl
     from ._forecast import POOLED
 
     seen = pd.unique(per[by])
-    groups: list[tuple[Any, np.ndarray]] = [(m, (per[by] == m).to_numpy()) for m in seen]
-    groups.append((POOLED, np.ones(len(per), dtype=bool)))
+    # each model's rows found in one pass (not one pass over every row per model)
+    groups: list[tuple[Any, np.ndarray]] = [*zip(seen, label_rows(per[by]), strict=True),
+                                            (POOLED, np.arange(len(per)))]
     # each model's bootstrap stream by its rank in sorted order (the pooled row's last),
     # so that an interval does not depend on which model comes first in the rows
     streams = streams_by_label(gen, seen)
     rows, type_rows = [], []
     pooled_ci = (np.nan, np.nan)
-    for (name, mask), g in zip(groups, streams, strict=True):
-        sub = per.loc[mask]
+    for (name, rows_of), g in zip(groups, streams, strict=True):
+        sub = per.iloc[rows_of]
         acc = sub["correct"].to_numpy(dtype=np.float64)
         lo, hi = cluster_mean_interval(acc, sub["question"].to_numpy(dtype=object),
                                        n_resamples, confidence_level, g, kind="proportion")
