@@ -87,7 +87,113 @@ DECISION_CASES: dict[str, tuple[str, int, Build]] = {
 
 
 # --------------------------------------------------------------------------- probability
+def _pairs_table(n_cells: int, per_cell: int) -> Any:
+    """A pairs table of ``n_cells`` categories of ``per_cell`` coherent pairs each (the six
+    numbers from one joint per pair, outcomes drawn from it)."""
+    import numpy as np
+    import pandas as pd
+
+    gen = np.random.default_rng(0)
+    n = n_cells * per_cell
+    joint = gen.dirichlet(np.ones(4), size=n)
+    j11, j10, j01, _ = joint.T
+    p_a, p_b = j11 + j10, j11 + j01
+    cell = np.minimum((gen.random(n)[:, None] > np.cumsum(joint, axis=1)).sum(axis=1), 3)
+    return pd.DataFrame({
+        "pair": [f"p{i}" for i in range(n)],
+        "category": [f"c{i // per_cell}" for i in range(n)], "p_a": p_a, "p_b": p_b,
+        "p_a_given_b1": j11 / p_b, "p_a_given_b0": j10 / (1 - p_b),
+        "p_b_given_a1": j11 / p_a, "p_b_given_a0": j01 / (1 - p_a),
+        "a_outcome": (cell <= 1).astype(int), "b_outcome": np.isin(cell, (0, 2)).astype(int)})
+
+
+def _pairs_many_cells(n: int) -> Callable[[], Any]:
+    """``n`` categories of 10 pairs (few resamples: the per-cell path is timed)."""
+    import coherence
+
+    table = _pairs_table(n, 10)
+    return lambda: coherence.conditional_forecasting(table, n_resamples=20, rng=0)
+
+
+def _pairs_one_cell(n: int) -> Callable[[], Any]:
+    """One category of ``n`` pairs, 2,000 resamples (the Bernoulli null's passes)."""
+    import coherence
+
+    table = _pairs_table(1, n)
+    return lambda: coherence.conditional_forecasting(table, n_resamples=2000, rng=0)
+
+
+def _arbitrage_tuples(n: int) -> Callable[[], Any]:
+    """``n`` CondCond tuples (four questions, the dual solved per tuple)."""
+    import numpy as np
+    import pandas as pd
+
+    import coherence
+
+    gen = np.random.default_rng(0)
+    table = pd.DataFrame({q: gen.uniform(0.05, 0.95, n) for q in coherence.CHECKERS["cond_cond"]})
+    return lambda: coherence.arbitrage_violation("cond_cond", table)
+
+
+def _pairs_json(n: int) -> Callable[[], Any]:
+    """A result file of ``n`` records (one in 17 failed), seven categories."""
+    import json
+    import tempfile
+
+    import coherence
+
+    folder = tempfile.TemporaryDirectory()  # removed when the call is dropped
+    path = Path(folder.name) / "run.json"
+    records: list[dict[str, Any]] = [
+        {"pair_id": f"p{i}", "category": f"c{i % 7}", "reason": "r" * 50, "p_a": 0.3,
+         "p_a_given_b1": 0.6, "p_a_given_b0": 0.2, "resolution_a": 1.0, "resolution_b": 0.0}
+        for i in range(n)]
+    for i in range(0, n, 17):
+        records[i] = {"pair_id": f"p{i}", "category": f"c{i % 7}", "error": "timeout"}
+    path.write_text(json.dumps({"results": records, "metadata": {"model": "m"}}))
+    return lambda: (folder, coherence.read_pairs(path))
+
+
+def _consistency_lines(n: int) -> Callable[[], Any]:
+    """``n`` JSON lines of CondCond tuples in the authors' layout."""
+    import json
+
+    import numpy as np
+
+    import coherence
+
+    gen = np.random.default_rng(0)
+    names = coherence.CHECKERS["cond_cond"]
+    lines = [json.dumps({"line": {q: {"forecast": {"prob": float(v)}}
+                                  for q, v in zip(names, gen.uniform(0.05, 0.95, 4), strict=True)},
+                         "violation_data": {}}) for _ in range(n)]
+    return lambda: coherence.read_consistency_tuples(lines, checker="cond_cond")
+
+
+def _posterior_rows(n: int) -> Callable[[], Any]:
+    """``n`` evidence rows on ``child`` (five variables, each missing one time in five)."""
+    import numpy as np
+    import pandas as pd
+
+    import bayesnets
+
+    net = bayesnets.load("child")
+    gen = np.random.default_rng(0)
+    names = ["Age", "GruntingReport", "LVHreport", "XrayReport", "LowerBodyO2"]
+    evidence = pd.DataFrame({v: np.array(net.states[v], dtype=object)[
+        gen.integers(net.cardinality(v), size=n)] for v in names}, dtype=object)
+    evidence = evidence.mask(gen.random(evidence.shape) < 0.2)
+    return lambda: bayesnets.posterior(net, "Disease", evidence)
+
+
 PROBABILITY_CASES: dict[str, tuple[str, int, Build]] = {
+    "conditional_forecasting, many categories of 10 pairs": (
+        "probability", 50, _pairs_many_cells),
+    "conditional_forecasting, one category of n pairs": ("probability", 100, _pairs_one_cell),
+    "arbitrage_violation, CondCond tuples": ("probability", 15, _arbitrage_tuples),
+    "read_pairs, a JSON file of n records": ("probability", 1000, _pairs_json),
+    "read_consistency_tuples, n lines": ("probability", 1000, _consistency_lines),
+    "bayesnets.posterior, n evidence rows": ("bayesnets", 2000, _posterior_rows),
 }
 
 

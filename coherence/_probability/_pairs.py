@@ -299,7 +299,12 @@ class _BernoulliNull:
         """One-sided p-values (greater, less) of the tilted null ``lam``. Mid-p: the ties
         (the observed one included) count half, (#above + (1 + #tied) / 2) / (1 + B);
         otherwise in full, (1 + #above + #tied) / (1 + B)."""
-        above, tied, below = self.counts(lam)
+        return self.sides_of(self.counts(lam), mid_p)
+
+    def sides_of(self, counts: tuple[int, int, int], mid_p: bool) -> tuple[float, float]:
+        """:meth:`sides` from the ``counts`` of one tilt (both kinds of p-value from one
+        pass over the resamples)."""
+        above, tied, below = counts
         b1 = self.n_resamples + 1.0
         if mid_p:
             return (above + (1 + tied) / 2.0) / b1, (below + (1 + tied) / 2.0) / b1
@@ -404,8 +409,9 @@ def _bernoulli_all(p_a: np.ndarray, p_cond: np.ndarray, x: np.ndarray, n_resampl
     null = (_bernoulli_null(p_a, p_cond, x, n_resamples, rng) if x.size >= 2 else None)
     if null is None:
         return (np.nan, np.nan, np.nan, np.nan)
-    p_mid = _side_pvalue(*null.sides(0.0, True), alternative)
-    p_cons = _side_pvalue(*null.sides(0.0, False), alternative)
+    counts = null.counts(0.0)
+    p_mid = _side_pvalue(*null.sides_of(counts, True), alternative)
+    p_cons = _side_pvalue(*null.sides_of(counts, False), alternative)
     return (p_mid, p_cons, *_bernoulli_ci(null, confidence_level, alternative))
 
 

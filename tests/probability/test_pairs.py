@@ -670,6 +670,30 @@ def test_bernoulli_null_without_the_cache_gives_the_same_figures(monkeypatch):
     np.testing.assert_allclose(again, kept, rtol=0, atol=0)
 
 
+@pytest.mark.parametrize("cache", [True, False])
+@pytest.mark.parametrize("alternative", ["two-sided", "greater", "less"])
+def test_bernoulli_all_counts_once_for_both_p_values(monkeypatch, cache, alternative):
+    """Both Bernoulli p-values come from one pass over the resamples: the figures of
+    two passes (the earlier code, kept here as the reference), kept uniforms or not."""
+    import coherence._probability._pairs as mod
+
+    if not cache:
+        monkeypatch.setattr(mod, "_CACHE", 0)
+        monkeypatch.setattr(mod, "_CHUNK", 40)
+    for seed in range(25):
+        p_a, q, x, _ = _random_null(seed)
+        b = 20 + seed * 13
+        got = mod._bernoulli_all(p_a, q, x, b, np.random.default_rng(seed), 0.9, alternative)
+        null = mod._bernoulli_null(p_a, q, x, b, np.random.default_rng(seed))
+        if null is None:
+            assert np.isnan(got).all()
+            continue
+        want = (mod._side_pvalue(*null.sides(0.0, True), alternative),
+                mod._side_pvalue(*null.sides(0.0, False), alternative),
+                *mod._bernoulli_ci(null, 0.9, alternative))
+        assert got == want
+
+
 def test_float32_values_held_as_objects_read_as_their_decimals():
     """np.float32 numbers in an object column (a float32 table concatenated with text, say)
     read as the decimals they print as, as a float32 column does: widened, float32(0.3)
