@@ -82,7 +82,92 @@ ELICITATION_CASES: dict[str, tuple[str, int, Build]] = {
 
 
 # --------------------------------------------------------------------------- decision and report
+def _study(n_contexts: int, n_cells: int = 1,
+           prompts: tuple[str, ...] = ("standard", "mse")) -> Any:
+    """A simulated study of ``n_cells`` cells (models x 2 datasets), 3 repetitions."""
+    import pandas as pd
+
+    import coherence
+
+    parts = []
+    for i in range(n_cells):
+        part = coherence.simulate(n_contexts=n_contexts, n_repetitions=3, prompts=prompts,
+                                  rng=i).data
+        parts.append(part.assign(model=f"model-{i // 2}", dataset=f"data-{i % 2}"))
+    return pd.concat(parts, ignore_index=True)
+
+
+def _cli_test_table(n: int) -> Callable[[], Any]:
+    """``coherence test`` on a CSV file of ``n`` contexts per cell (2 cells, 2 prompts,
+    3 repetitions: 12 n rows), the cheap calibration test alone: reading the file."""
+    import contextlib
+    import io
+
+    import coherence_cli
+
+    path = Path(tempfile.mkdtemp()) / "study.csv"
+    _study(n, n_cells=2).to_csv(path, index=False)
+
+    def call() -> Any:
+        with contextlib.redirect_stdout(io.StringIO()), \
+                contextlib.redirect_stderr(io.StringIO()):
+            return coherence_cli.main(["test", str(path), "--tests", "calibration",
+                                       "--resamples", "9", "--quiet"])
+    return call
+
+
+def _report_cells(n: int) -> Callable[[], Any]:
+    """``report`` on ``n`` cells of 40 contexts (the calibration and prompt-consistency
+    tests), with its Markdown summary."""
+    import coherence
+
+    data = _study(40, n_cells=n)
+    return lambda: coherence.report(data, tests=["calibration", "prompt_consistency"],
+                                    n_resamples=9, progress=False, rng=0).to_markdown()
+
+
+def _decision_call(test: str, **kwargs: Any) -> Build:
+    """One decision test on a study of ``n`` contexts (one prompt), few resamples."""
+    def build(n: int) -> Callable[[], Any]:
+        import coherence
+
+        data = _study(n, prompts=("standard",))
+        return lambda: getattr(coherence, test)(data, rng=0, **kwargs)
+    return build
+
+
+def _consistency_prompts(n: int) -> Callable[[], Any]:
+    """``prompt_consistency`` (permutation) on ``n`` prompt variants of 60 contexts."""
+    import coherence
+    from benchmarks import consistency_designs as designs
+
+    prompts = ("standard", *(f"variant-{i}" for i in range(n - 1)))
+    data = designs.generate(designs.Design(prompts=prompts, noise=(0.03,) * n,
+                                           repetitions=(5,) * n), 0)
+    return lambda: coherence.prompt_consistency(data, method="permutation", n_resamples=9,
+                                                rng=0)
+
+
+def _diagnostics_text_actions(n: int) -> Callable[[], Any]:
+    """``elicitation_diagnostics`` on ``n`` contexts x 5 repetitions, the actions as text
+    (as a CSV file reads them)."""
+    import coherence
+
+    data = coherence.simulate(n_contexts=n, rng=0).data
+    data = data.assign(action=data["action"].astype(str))
+    return lambda: coherence.elicitation_diagnostics(data)
+
+
 DECISION_CASES: dict[str, tuple[str, int, Build]] = {
+    "coherence test: read a CSV of many contexts": ("cli", 1000, _cli_test_table),
+    "report: many cells": ("report", 2, _report_cells),
+    "ci_test: many contexts": ("decision", 500, _decision_call(
+        "ci_test", n_resamples=9, ci_method=None)),
+    "leakage_test: many contexts": ("decision", 100, _decision_call(
+        "leakage_test", n_permutations=5, n_resamples=5, n_fold_draws=1)),
+    "elicitation_diagnostics: many rows of text actions": ("decision", 4000,
+                                                          _diagnostics_text_actions),
+    "prompt_consistency: many prompts": ("decision", 4, _consistency_prompts),
 }
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import warnings
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from dataclasses import field
@@ -352,20 +353,46 @@ def _rank_correlation(x: np.ndarray, y: np.ndarray) -> float:
     return float(xs.rank().corr(ys.rank()))
 
 
+def _value_classes(actions: pd.Series) -> tuple[np.ndarray, np.ndarray] | None:
+    """The first row and the number of rows of each class of rows that hold one value of
+    one type, in order of first appearance: for categories, text, integers, booleans and
+    floats (by their bits: ``-0.0`` and ``0.0`` apart); None for other columns (in an
+    object column ``1``, ``1.0`` and ``True`` are equal, and would be pooled)."""
+    dtype = actions.dtype
+    if isinstance(dtype, pd.CategoricalDtype):
+        codes = actions.cat.codes.to_numpy()
+    elif isinstance(dtype, pd.StringDtype) or (isinstance(dtype, np.dtype)
+                                               and dtype.kind in "iub"):
+        codes = pd.factorize(actions)[0]  # missing: -1
+    elif isinstance(dtype, np.dtype) and dtype.kind == "f":
+        bits = np.ascontiguousarray(actions.to_numpy()).view(f"i{dtype.itemsize}")
+        codes = pd.factorize(bits)[0]
+    else:
+        return None
+    _, first, sizes = np.unique(codes, return_index=True, return_counts=True)
+    order = np.argsort(first, kind="stable")
+    return first[order], sizes[order]
+
+
 def _action_counts(actions: pd.Series) -> dict[str, int]:
     """Rows per action label, most frequent first (ties in order of appearance), missing
     ones as ``'(missing)'``. Labels that print alike but differ (``1`` and ``'1'``, ``True``
     and ``'True'``) are counted apart, named by their ``repr``; ``str`` pooled them."""
-    values = [("(missing)" if pd.isna(v) else plain_value(v))
-              for v in actions.to_numpy(dtype=object)]
+    # each distinct value read once (a Python step per row took 0.5 s on 100,000 rows)
+    classes = _value_classes(actions)
+    if classes is None:
+        rows, sizes = actions.to_numpy(dtype=object), [1] * len(actions)
+    else:
+        rows, sizes = actions.iloc[classes[0]].to_numpy(dtype=object), classes[1].tolist()
     counts: dict[tuple[str, str], int] = {}
     first: dict[tuple[str, str], Any] = {}
-    for v in values:  # keyed by type as well: 1 == True == 1.0 in a dict
-        key = (type(v).__name__, str(v))
-        counts[key] = counts.get(key, 0) + 1
+    for row, size in zip(rows, sizes, strict=True):
+        v = "(missing)" if pd.isna(row) else plain_value(row)
+        key = (type(v).__name__, str(v))  # keyed by type as well: 1 == True == 1.0 in a dict
+        counts[key] = counts.get(key, 0) + size
         first.setdefault(key, v)
-    texts = [text for _, text in counts]
-    named = {key: repr(first[key]) if texts.count(key[1]) > 1 else key[1] for key in counts}
+    texts = Counter(text for _, text in counts)
+    named = {key: repr(first[key]) if texts[key[1]] > 1 else key[1] for key in counts}
     order = sorted(counts, key=lambda key: -counts[key])  # stable: first seen first
     return {named[key]: counts[key] for key in order}
 
