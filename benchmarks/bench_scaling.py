@@ -305,6 +305,25 @@ def _scores_rows(n: int) -> Callable[[], Any]:
     return lambda: coherence.forecast_scores(df, timestamp=None, n_resamples=5, rng=0)
 
 
+def _dated_rows(n: int) -> Callable[[], Any]:
+    """horizon_positions of ``n`` forecasts whose three date columns hold ISO dates of
+    300 days (dates repeat across rows, as in a benchmark's forecast table)."""
+    import numpy as np
+    import pandas as pd
+
+    import coherence
+
+    gen = np.random.default_rng(0)
+    days = pd.date_range("2024-01-01", periods=300, freq="D")
+    start = gen.integers(0, 100, n)
+    simulated = start + gen.integers(0, 100, n)
+    df = pd.DataFrame({"start": days[start].strftime("%Y-%m-%d"),
+                       "simulated_date": days[simulated].strftime("%Y-%m-%d"),
+                       "resolution_date": days[simulated + gen.integers(1, 100, n)]
+                       .strftime("%Y-%m-%d")})
+    return lambda: coherence.horizon_positions(df)
+
+
 def _horizons_models(n: int) -> Callable[[], Any]:
     """accuracy_by_horizon of ``n`` models, 20 questions each at three horizons."""
     import numpy as np
@@ -386,6 +405,7 @@ def _key_events_questions(n: int) -> Callable[[], Any]:
 
 SCORING_CASES: dict[str, tuple[str, int, Build]] = {
     "forecast_scores, forecasts of 5 models": ("scoring", 2000, _scores_rows),
+    "horizon_positions, dated forecasts": ("scoring", 5000, _dated_rows),
     "accuracy_by_horizon, many models": ("scoring", 10, _horizons_models),
     "hindsight_graph_quality, many questions": ("scoring", 50, _graph_quality_questions),
     "market_signal_metrics, many questions": ("scoring", 10, _market_signal_questions),

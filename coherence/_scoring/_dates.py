@@ -75,15 +75,31 @@ def _two_digit_year_rows(values: list[Any]) -> list[int]:
     first field a day or month (1-31: pandas reads it so, the year last) and the other
     two a month and a day (the year first). '99-01-05' (only year first, as pandas reads
     it) and '24-01-32' (only year last) are one reading and pass."""
+    seen: dict[str, bool] = {}   # each string read once, however many rows hold it
     out = []
     for i, v in enumerate(values):
-        m = _TWO_DIGIT_YEAR.match(v.strip()) if isinstance(v, str) else None
-        if m is None:
+        if not isinstance(v, str):
             continue
-        first, middle, last = (int(g) for g in m.groups())
-        if 1 <= first <= 31 and 1 <= middle <= 12 and 1 <= last <= 31:
+        ambiguous = seen.get(v)
+        if ambiguous is None:
+            m = _TWO_DIGIT_YEAR.match(v.strip())
+            fields = (0, 0, 0) if m is None else tuple(int(g) for g in m.groups())
+            ambiguous = seen[v] = (1 <= fields[0] <= 31 and 1 <= fields[1] <= 12
+                                   and 1 <= fields[2] <= 31)
+        if ambiguous:
             out.append(i)
     return out
+
+
+def _date_form(text: str) -> str | None:
+    """``year_first`` (ISO), ``day_first`` (year last, the first field above 12),
+    ``month_first`` (year last, readable month first) or None (another form)."""
+    if _YEAR_FIRST.match(text):
+        return "year_first"
+    m = _YEAR_LAST.match(text)
+    if m is None:
+        return None
+    return "day_first" if int(m.group(1)) > 12 else "month_first"
 
 
 def check_date_formats(values: list[Any], index: pd.Index, column: str, owner: str, *,
@@ -101,20 +117,18 @@ def check_date_formats(values: list[Any], index: pd.Index, column: str, owner: s
     pass. ``with_iso=False`` leaves out the second
     test (:func:`check_formats_across` uses it so).
     """
-    year_first: list[int] = []
-    day_first_only: list[int] = []
-    month_first: list[int] = []
+    rows: dict[str, list[int]] = {"year_first": [], "day_first": [], "month_first": []}
+    form_of: dict[str, str | None] = {}   # each string read once
     for i, v in enumerate(values):
         if not isinstance(v, str):
             continue
-        text = v.strip()
-        if _YEAR_FIRST.match(text):
-            year_first.append(i)
-            continue
-        m = _YEAR_LAST.match(text)
-        if m is None:
-            continue
-        (day_first_only if int(m.group(1)) > 12 else month_first).append(i)
+        if v not in form_of:
+            form_of[v] = _date_form(v.strip())
+        form = form_of[v]
+        if form is not None:
+            rows[form].append(i)
+    year_first, day_first_only, month_first = (
+        rows["year_first"], rows["day_first"], rows["month_first"])
     fix = ("; write ISO dates (YYYY-MM-DD) or parse the column first, e.g. "
            "pd.to_datetime(df[col], format='%d/%m/%Y')")
     year_last = sorted(day_first_only + month_first)
@@ -203,6 +217,28 @@ def to_timestamp(value: Any) -> pd.Timestamp:
     return pd.Timestamp(value)
 
 
+def _read_date(v: Any) -> tuple[str, np.datetime64 | None]:
+    """One value of a date column: its kind (``missing``, ``unparsable``, ``naive``,
+    ``aware``, ``out`` of range) and its UTC nanosecond time (None when there is none)."""
+    if is_missing(v):
+        return "missing", None
+    if isinstance(v, numbers.Number | bool | np.bool_):
+        return "unparsable", None     # pandas would read 2024 as nanoseconds after 1970
+    try:
+        ts = to_timestamp(v)
+    except (TypeError, ValueError, OverflowError):
+        return "unparsable", None
+    if ts is pd.NaT:
+        return "missing", None
+    kind = "naive" if ts.tzinfo is None else "aware"
+    if kind == "aware":
+        ts = ts.tz_convert("UTC").tz_localize(None)
+    try:
+        return kind, np.datetime64(ts.as_unit("ns").to_datetime64(), "ns")
+    except (OverflowError, ValueError):  # pandas' OutOfBoundsDatetime: 1500, 2300
+        return "out", None
+
+
 def parse_dates(values: Iterable[Any], index: pd.Index, column: str, owner: str, *,
                  require_tz: bool) -> tuple[np.ndarray, np.ndarray]:
     """Parse values to UTC nanosecond timestamps; return (datetime64[ns] array, missing mask).
@@ -212,35 +248,33 @@ def parse_dates(values: Iterable[Any], index: pd.Index, column: str, owner: str,
     Date strings must be read in one format (:func:`check_date_formats`): a column of
     day-first strings that pandas would read half month first raises.
     """
-    vals = list(values)
+    # a text column's values in one step (one by one, an Arrow-backed column took 1.3 us
+    # a value: most of the time of a column of dates); the same Python strings
+    vals = (values.tolist() if isinstance(values, pd.Series)
+            and isinstance(values.dtype, pd.StringDtype) else list(values))
     check_date_formats(vals, index, column, owner)
     out = np.full(len(vals), np.datetime64("NaT"), dtype="datetime64[ns]")
     missing = np.zeros(len(vals), dtype=bool)
-    unparsable, naive, aware, out_of_range = [], [], [], []
+    kinds: dict[str, list[int]] = {"unparsable": [], "naive": [], "aware": [], "out": []}
+    # a string is read once however many rows hold it (25 us a row: 25 s for a million
+    # rows of a few hundred dates); other values, which may be equal across types or
+    # zones, each by itself
+    read: dict[str, tuple[str, Any]] = {}
     for i, v in enumerate(vals):
-        if is_missing(v):
+        got = read.get(v) if type(v) is str else None
+        if got is None:
+            got = _read_date(v)
+            if type(v) is str:
+                read[v] = got
+        kind, value = got
+        if kind == "missing":
             missing[i] = True
             continue
-        if isinstance(v, numbers.Number | bool | np.bool_):
-            unparsable.append(i)     # pandas would read 2024 as nanoseconds after 1970
-            continue
-        try:
-            ts = to_timestamp(v)
-        except (TypeError, ValueError, OverflowError):
-            unparsable.append(i)
-            continue
-        if ts is pd.NaT:
-            missing[i] = True
-            continue
-        if ts.tzinfo is None:
-            naive.append(i)
-        else:
-            aware.append(i)
-            ts = ts.tz_convert("UTC").tz_localize(None)
-        try:
-            out[i] = np.datetime64(ts.as_unit("ns").to_datetime64(), "ns")
-        except (OverflowError, ValueError):  # pandas' OutOfBoundsDatetime: 1500, 2300
-            out_of_range.append(i)
+        kinds[kind].append(i)
+        if value is not None:
+            out[i] = value
+    unparsable, naive, aware = kinds["unparsable"], kinds["naive"], kinds["aware"]
+    out_of_range = kinds["out"]
     if unparsable:
         pos = np.asarray(unparsable)
         raise ValueError(column_error(column, "hold dates", list(index[pos]),

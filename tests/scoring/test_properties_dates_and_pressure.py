@@ -7,6 +7,7 @@ leave a flat curve, whatever their binary rounding and row order).
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 import warnings
 from fractions import Fraction
@@ -230,3 +231,34 @@ def test_impacts_that_cancel_leave_no_correlation(order, days):
         checks = coherence.market_checks(ev.assign(question="a"), px.assign(question="a"),
                                          n_resamples=5, rng=0)
     assert math.isnan(checks.pooled_correlation)
+
+
+_DATE_VALUES = ["2024-01-05", "2024-01-05T10:00:00+02:00", "2024-01-05T08:00:00+00:00",
+                "2024-01-05 ", "", "NaN", "not a date", "1500-01-01", "2024-Q1",
+                pd.Timestamp("2024-01-05"), pd.Timestamp("2024-01-05", tz="UTC"),
+                dt.date(2024, 1, 5), None, np.nan, 2024, True]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(_DATE_VALUES), min_size=1, max_size=30))
+def test_parse_dates_reads_each_row_as_it_reads_it_alone(values):
+    """A string is read once however many rows hold it: every row comes out as it does
+    on its own, whatever the other rows, and a column that raises names the same rows."""
+    from coherence._scoring._dates import parse_dates
+
+    def read(vals, index):
+        try:
+            return parse_dates(vals, pd.Index(index), "date", "f", require_tz=False)
+        except ValueError as exc:
+            return str(exc)
+
+    whole = read(values, range(len(values)))
+    alone = [read([v], [i]) for i, v in enumerate(values)]
+    if isinstance(whole, str):   # the column is refused: so is one of its rows alone, or
+        # its rows mix naive and aware dates
+        assert any(isinstance(a, str) for a in alone) or "all timezone-aware" in whole
+        return
+    out, missing = whole
+    for i, (o, m) in enumerate(alone):
+        assert missing[i] == m[0]
+        assert (np.isnat(out[i]) and np.isnat(o[0])) or out[i] == o[0]
