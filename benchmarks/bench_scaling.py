@@ -324,6 +324,20 @@ def _dated_rows(n: int) -> Callable[[], Any]:
     return lambda: coherence.horizon_positions(df)
 
 
+def _price_series(n: int) -> Callable[[], Any]:
+    """turning_points of one market's hourly prices, ``n`` of them (a random walk)."""
+    import numpy as np
+    import pandas as pd
+
+    import coherence
+
+    gen = np.random.default_rng(0)
+    price = np.clip(0.5 + np.cumsum(gen.normal(0.0, 0.01, n)), 0.0, 1.0)
+    prices = pd.DataFrame({"date": pd.date_range("2020-01-01", periods=n, freq="h",
+                                                 tz="UTC"), "price": price})
+    return lambda: coherence.turning_points(prices, question=None)
+
+
 def _horizons_models(n: int) -> Callable[[], Any]:
     """accuracy_by_horizon of ``n`` models, 20 questions each at three horizons."""
     import numpy as np
@@ -406,6 +420,7 @@ def _key_events_questions(n: int) -> Callable[[], Any]:
 SCORING_CASES: dict[str, tuple[str, int, Build]] = {
     "forecast_scores, forecasts of 5 models": ("scoring", 2000, _scores_rows),
     "horizon_positions, dated forecasts": ("scoring", 5000, _dated_rows),
+    "turning_points, one market's hourly prices": ("scoring", 2500, _price_series),
     "accuracy_by_horizon, many models": ("scoring", 10, _horizons_models),
     "hindsight_graph_quality, many questions": ("scoring", 50, _graph_quality_questions),
     "market_signal_metrics, many questions": ("scoring", 10, _market_signal_questions),

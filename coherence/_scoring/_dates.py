@@ -31,6 +31,7 @@ __all__ = [
     "parse_datetimes",
     "period_end",
     "shifted",
+    "shifted_many",
     "to_days",
     "to_timestamp",
     "window_in_ns",
@@ -239,6 +240,27 @@ def _read_date(v: Any) -> tuple[str, np.datetime64 | None]:
         return "out", None
 
 
+def _datetime_column(values: Any, require_tz: bool) -> tuple[np.ndarray, np.ndarray] | None:
+    """A column of datetimes (``datetime64``, with or without a zone) read in one step, as
+    :func:`parse_dates` reads it value by value (14 us a value: 0.55 s for 40,000 hourly
+    prices); None where that reading would raise (a naive column with ``require_tz``, a
+    date past the nanosecond range): the values are then read one by one, for the
+    message."""
+    if not isinstance(values, pd.Series):
+        return None
+    aware = isinstance(values.dtype, pd.DatetimeTZDtype)
+    if not (aware or (isinstance(values.dtype, np.dtype) and values.dtype.kind == "M")):
+        return None
+    if require_tz and not aware and values.notna().any():
+        return None
+    utc = values.dt.tz_convert("UTC").dt.tz_localize(None) if aware else values
+    try:
+        out = utc.dt.as_unit("ns").to_numpy(dtype="datetime64[ns]")
+    except (OverflowError, ValueError):  # pandas' OutOfBoundsDatetime
+        return None
+    return out, values.isna().to_numpy()
+
+
 def parse_dates(values: Iterable[Any], index: pd.Index, column: str, owner: str, *,
                  require_tz: bool) -> tuple[np.ndarray, np.ndarray]:
     """Parse values to UTC nanosecond timestamps; return (datetime64[ns] array, missing mask).
@@ -248,6 +270,9 @@ def parse_dates(values: Iterable[Any], index: pd.Index, column: str, owner: str,
     Date strings must be read in one format (:func:`check_date_formats`): a column of
     day-first strings that pandas would read half month first raises.
     """
+    fast = _datetime_column(values, require_tz)
+    if fast is not None:
+        return fast
     # a text column's values in one step (one by one, an Arrow-backed column took 1.3 us
     # a value: most of the time of a column of dates); the same Python strings
     vals = (values.tolist() if isinstance(values, pd.Series)
@@ -323,6 +348,18 @@ def shifted(when: Any, delta_ns: float) -> np.datetime64:
     step = delta_ns if abs(delta_ns) < LONGEST_NS else (LONGEST_NS if delta_ns > 0
                                                          else -LONGEST_NS)
     return np.datetime64(min(max(t + int(step), _FIRST_NS), _LAST_NS), "ns")
+
+
+def shifted_many(when: np.ndarray, delta_ns: int) -> np.ndarray:
+    """:func:`shifted` of every instant of a ``datetime64[ns]`` array: in one step where
+    no instant reaches an end of the range, one by one (held at the end) where one does."""
+    t = np.asarray(when, dtype="datetime64[ns]").astype(np.int64)
+    step = int(delta_ns)
+    if len(t) and abs(step) < 2**62 and int(t.min()) + step >= _FIRST_NS \
+            and int(t.max()) + step <= _LAST_NS:
+        return (t + step).astype("datetime64[ns]")
+    return np.array([shifted(x, step) for x in np.asarray(when, dtype="datetime64[ns]")],
+                    dtype="datetime64[ns]")
 
 
 def window_in_ns(days: float) -> int:

@@ -49,11 +49,13 @@ from ._dates import in_source_zone
 from ._dates import ns_between
 from ._dates import parse_dates
 from ._dates import shifted
+from ._dates import shifted_many
 from ._dates import window_in_ns
 from ._ids import check_edge_ends
 from ._ids import check_ids
 from ._ids import check_ids_within
 from ._markets import power_of_two_scale
+from ._markets import window_extremes
 from ._matching import decimal_impacts
 
 __all__ = [
@@ -95,13 +97,14 @@ def _turning_paper(t: np.ndarray, p: np.ndarray, min_change: float,
                    window_ns: int) -> np.ndarray:
     """Indices i with |p_i - p_j| >= min_change for some j observed in [t_i - w, t_i)
     (strictly earlier: another observation at the same time is not a move before it)."""
-    keep = []
-    for i in range(len(t)):
-        lo = np.searchsorted(t, shifted(t[i], -window_ns), side="left")
-        hi = np.searchsorted(t, t[i], side="left")
-        if hi > lo and np.max(np.abs(p[lo:hi] - p[i])) >= min_change - DECIMAL_SLACK:
-            keep.append(i)
-    return np.asarray(keep, dtype=np.int64)
+    # every row's window at once (a Python step per row took 1.8 s on 40,000 prices):
+    # the largest |p_j - p_i| of a window is max(top - p_i, p_i - bottom) to the last
+    # bit, as rounding keeps the order of differences from one p_i
+    lo = np.searchsorted(t, shifted_many(t, -window_ns), side="left")
+    hi = np.searchsorted(t, t, side="left")
+    top, bottom = window_extremes(p, lo, hi)
+    swing = np.maximum(top - p, p - bottom)
+    return np.flatnonzero((hi > lo) & (swing >= min_change - DECIMAL_SLACK)).astype(np.int64)
 
 
 def _turning_code(t: np.ndarray, p: np.ndarray, min_change: float,

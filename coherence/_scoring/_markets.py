@@ -45,6 +45,7 @@ __all__ = [
     "plot_causal_pressure",
     "power_of_two_scale",
     "signed_pressure",
+    "window_extremes",
 ]
 
 
@@ -164,6 +165,30 @@ def power_of_two_scale(impact: np.ndarray) -> int:
     the same number, while its squares neither overflow (1e300) nor underflow (1e-300)."""
     top = float(np.max(np.abs(impact))) if len(impact) else 0.0
     return int(np.frexp(top)[1]) if top > 0 else 0
+
+
+def window_extremes(p: np.ndarray, lo: np.ndarray, hi: np.ndarray
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """The largest and smallest of ``p[lo[i]:hi[i]]`` for each ``i`` (``p[i]`` itself
+    where the window is empty), from a sparse table of maxima and minima over runs of
+    2^k values: two overlapping runs cover any window."""
+    length = hi - lo
+    top, bottom = p.copy(), p.copy()
+    ok = np.flatnonzero(length > 0)
+    if not len(ok):
+        return top, bottom
+    level = np.frexp(length[ok].astype(np.float64))[1] - 1  # floor(log2(length)), exact
+    highs, lows = [p], [p]
+    for k in range(1, int(level.max()) + 1):
+        half = 1 << (k - 1)
+        highs.append(np.maximum(highs[-1][:-half], highs[-1][half:]))
+        lows.append(np.minimum(lows[-1][:-half], lows[-1][half:]))
+    for k in np.unique(level):
+        at = ok[level == k]
+        a, b = lo[at], hi[at] - (1 << int(k))
+        top[at] = np.maximum(highs[k][a], highs[k][b])
+        bottom[at] = np.minimum(lows[k][a], lows[k][b])
+    return top, bottom
 
 
 def _one_market(edf: pd.DataFrame, pdf: pd.DataFrame, owner: str,

@@ -15,6 +15,7 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import assume
 from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
@@ -262,3 +263,31 @@ def test_parse_dates_reads_each_row_as_it_reads_it_alone(values):
     for i, (o, m) in enumerate(alone):
         assert missing[i] == m[0]
         assert (np.isnat(out[i]) and np.isnat(o[0])) or out[i] == o[0]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.one_of(st.none(), st.integers(-10**6, 10**6)), min_size=1, max_size=20),
+       st.sampled_from(["s", "ms", "us", "ns"]),
+       st.sampled_from([None, "UTC", "Europe/Paris", "America/New_York"]),
+       st.booleans(), st.booleans())
+def test_a_datetime_column_reads_as_its_values_one_by_one(hours, unit, zone, far, require_tz):
+    """A datetime64 column is read in one step: the same times and missing rows as its
+    values read one by one, and the same error where those raise (naive with
+    ``require_tz``; a date past the nanosecond range, here 1500)."""
+    from coherence._scoring._dates import parse_dates
+
+    assume(not (far and unit == "ns"))   # 1500 has no nanosecond datetime64
+    start = pd.Timestamp("1500-01-01" if far else "2024-03-30")
+    stamps = [None if h is None else start + pd.Timedelta(hours=h) for h in hours]
+    col = pd.Series(pd.to_datetime(stamps).as_unit(unit))
+    if zone is not None:
+        col = col.dt.tz_localize(zone, nonexistent="shift_forward", ambiguous="NaT")
+
+    def read(vals):
+        try:
+            out, missing = parse_dates(vals, col.index, "date", "f", require_tz=require_tz)
+        except ValueError as exc:
+            return str(exc)
+        return out.astype(np.int64).tolist(), missing.tolist()
+
+    assert read(col) == read(list(col))
