@@ -26,8 +26,10 @@ size ``n`` and returns the call to time (its set-up is not timed).
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
 import math
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -105,7 +107,9 @@ def _cli_test_table(n: int) -> Callable[[], Any]:
 
     import coherence_cli
 
-    path = Path(tempfile.mkdtemp()) / "study.csv"
+    folder = tempfile.mkdtemp()
+    atexit.register(shutil.rmtree, folder, True)   # the file outlives build(), not the run
+    path = Path(folder) / "study.csv"
     _study(n, n_cells=2).to_csv(path, index=False)
 
     def call() -> Any:

@@ -229,12 +229,12 @@ def rows_by_key(df: pd.DataFrame, columns: Sequence[str]) -> dict[tuple[Any, ...
     return {tuple(values[rows[0]]): np.asarray(rows, dtype=np.int64) for rows in groups}
 
 
-def cluster_members(groups: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def cluster_members(groups: np.ndarray, n_groups: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """Rows sorted by group and the start offsets: rows of group g are
-    ``order[starts[g]:starts[g + 1]]``."""
+    ``order[starts[g]:starts[g + 1]]`` (at least ``n_groups`` groups, empty ones included)."""
     groups = np.asarray(groups, dtype=np.int64)
     order = np.argsort(groups, kind="stable")
-    counts = np.bincount(groups)
+    counts = np.bincount(groups, minlength=n_groups)
     starts = np.concatenate([[0], np.cumsum(counts)])
     return order, starts
 

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._resampling import cluster_members
 from .._validation import MAX_ROWS_SHOWN
 from .._validation import case_collisions
 from .._validation import check_bools_apart_from_text
@@ -49,9 +50,7 @@ def rows_of_codes(codes: np.ndarray, n_groups: int) -> list[np.ndarray]:
     """The row positions of each code ``0 .. n_groups - 1``, ascending (empty for a code
     no row has): ``np.flatnonzero(codes == g)`` for every ``g``, in one sort rather than
     one pass over the rows per code."""
-    codes = np.asarray(codes, dtype=np.int64)
-    order = np.argsort(codes, kind="stable")
-    starts = np.concatenate([[0], np.cumsum(np.bincount(codes, minlength=n_groups))])
+    order, starts = cluster_members(codes, n_groups)
     return [order[starts[g]:starts[g + 1]] for g in range(n_groups)]
 
 

@@ -14,6 +14,14 @@ from elicitation import parse_probabilities
 from elicitation._study_tuples import parse_reply
 from elicitation._study_tuples import reply_choice
 
+
+def _reads_yes(text, yes):
+    """``text`` is read, and its Yes is ``yes``."""
+    parsed = parse_probabilities(text)
+    assert parsed.ok, parsed.detail
+    assert parsed.values["Yes"] == pytest.approx(yes)
+
+
 TOOLKIT = ("Decide", "Answer")
 
 
@@ -303,9 +311,7 @@ def test_formats_that_must_not_be_read(text, reason):
     ],
 )
 def test_careful_reads(text, yes):
-    parsed = parse_probabilities(text)
-    assert parsed.ok, parsed.detail
-    assert parsed.values["Yes"] == pytest.approx(yes)
+    _reads_yes(text, yes)
 
 
 def test_final_block_of_a_reasoned_reply():
@@ -464,9 +470,7 @@ def test_sum_tolerance_is_validated(tol):
     ],
 )
 def test_spelled_out_percent_is_a_percentage(text, yes):
-    parsed = parse_probabilities(text)
-    assert parsed.ok, parsed.detail
-    assert parsed.values["Yes"] == pytest.approx(yes)
+    _reads_yes(text, yes)
 
 
 @pytest.mark.parametrize(
@@ -511,9 +515,7 @@ def test_a_label_ending_its_line_takes_only_a_value_alone_on_the_next(text, reas
     ("**Yes**\n\n70%.\n**No**\n\n30%.", 0.7),
 ])
 def test_a_unit_belongs_to_the_number_on_its_line(text, yes):
-    parsed = parse_probabilities(text)
-    assert parsed.ok, parsed.detail
-    assert parsed.values["Yes"] == pytest.approx(yes)
+    _reads_yes(text, yes)
 
 
 @pytest.mark.parametrize("text", ["Yes: 0.3... no, actually 0.4", "Yes: 0.3, no, make that 0.4",
@@ -949,9 +951,7 @@ def test_a_bounded_or_retracted_value_is_not_read(text):
                                            ("Yes: 0.7, and more importantly, No: 0.3", 0.7),
                                            ("Under the circumstances, 0.7", 0.7)])
 def test_an_approximate_value_is_still_read(text, yes):
-    parsed = parse_probabilities(text)
-    assert parsed.ok, parsed.detail
-    assert parsed.values["Yes"] == pytest.approx(yes)
+    _reads_yes(text, yes)
 
 
 @pytest.mark.parametrize("text", ["Yes:\n0.7\n0.8\nNo: 0.3", "Yes: 0.7\n0.8\nNo: 0.3",
