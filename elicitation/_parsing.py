@@ -50,7 +50,10 @@ from ._parsing_patterns import label_pattern
 from ._parsing_patterns import label_start
 from ._parsing_patterns import line_start_matches
 from ._parsing_patterns import misplaced
+from ._parsing_patterns import named_event
+from ._parsing_patterns import revision
 from ._parsing_patterns import third_pattern
+from ._parsing_patterns import unknown_label
 from ._parsing_patterns import valued_pattern
 from ._parsing_patterns import words_pattern
 
@@ -229,7 +232,10 @@ def parse_probabilities(text: Any, labels: Sequence[str] = ("No", "Yes"), *,
        ``0.7 (upper bound)``, ``0.7 - no, wait``, ``0.7 - that's backwards``)
        and one followed by another number alone on a line (``Yes: 0.7\\n0.8``).
        A number given to a third answer (``Maybe: 0.1``, ``Unsure: 10%``,
-       ``Neither: 0``, ``Other: 0.1``) is ``ambiguous``, as in a JSON object. A
+       ``Neither: 0``, ``Other: 0.1``) is ``ambiguous``, as in a JSON object, and
+       so is a line after the answer that takes it back (``Wait, ...``, ``Oops, I
+       swapped them``, ``On reflection, ...``) or gives a label another number
+       (``I'd put Yes at 0.6``). A
        label that starts with a digit is never found inside a number (the
        ``0`` of ``0.6-0.7``).
     4. ``yes_only`` (binary ``No``/``Yes`` labels only): only ``Yes: p`` is
@@ -250,7 +256,9 @@ def parse_probabilities(text: Any, labels: Sequence[str] = ("No", "Yes"), *,
        and so is a whole number followed by a word it counts
        ("With only 1 data point, I'd guess so"), and one beside a word for
        the other outcome (``P(false) = 0.3``, "Likelihood of the opposite:
-       0.3", "0.7 (for the negation)"). A lone number that is a bound
+       0.3", "0.7 (for the negation)"), and one given to an event the reply names
+       ("Probability it fails: 0.2", "the chance of failure is 20%": the parser
+       does not know the question). A lone number that is a bound
        (``<1%``, ``at least 70%``, ``more than 0.7``, ``0.7 or more``) is
        ``unsupported_format``.
 
@@ -476,15 +484,19 @@ def _parse_probabilities(text: Any, labels: tuple[str, ...], tol: float,
         return _finish(text, labels, raw, "json", tol)
 
     # 3. tolerant
-    found = _tolerant(text, body, labels)
-    if isinstance(found, Parsed):
-        return found
+    read = _tolerant(text, body, labels)
+    if isinstance(read, Parsed):
+        return read
+    found, last = read
     third = _third_option(body, labels) if found else None
     if third is not None:
         return _fail(text, "ambiguous", f"the reply gives a number to an answer other than the "
                      f"labels ({third[:60]!r}): the labels' values are not the reply's whole "
                      "distribution", found)
     if len(found) == len(labels):
+        revised = revision(body, last, found)
+        if revised is not None:
+            return _fail(text, "ambiguous", revised, found)
         return _finish(text, labels, found, "tolerant", tol)
 
     binary = [label.lower() for label in labels] == ["no", "yes"]
@@ -503,7 +515,11 @@ def _parse_probabilities(text: Any, labels: tuple[str, ...], tol: float,
         if not math.isfinite(p) or not 0.0 <= p <= 1.0:
             return _fail(text, "out_of_range", f"the value {p!r} for {labels[1]!r} is not a "
                          "probability in [0, 1]", found)
-        return _finish(text, labels, {labels[0]: round(1.0 - p, 12), labels[1]: p}, "yes_only", tol)
+        implied = {labels[0]: round(1.0 - p, 12), labels[1]: p}
+        revised = revision(body, last, implied)
+        if revised is not None:
+            return _fail(text, "ambiguous", revised, found)
+        return _finish(text, labels, implied, "yes_only", tol)
     if found:
         missing = [label for label in labels if label not in found]
         return _fail(text, "missing_label",
@@ -557,10 +573,13 @@ def _third_option(body: str, labels: tuple[str, ...]) -> str | None:
     return body[line_start:line_end if line_end >= 0 else len(body)].strip()
 
 
-def _tolerant(text: str, body: str, labels: tuple[str, ...]) -> dict[str, float] | Parsed:
-    """The labelled values found anywhere in the reply, or the failure that stops it."""
+def _tolerant(text: str, body: str, labels: tuple[str, ...]
+              ) -> tuple[dict[str, float], int] | Parsed:
+    """The labelled values found anywhere in the reply and where the last one ends, or the
+    failure that stops it."""
     nxt = valued_pattern(labels)
     found: dict[str, float] = {}
+    last = 0
     for label in labels:
         values = set()
         for m in label_matches(label_pattern(label), label, body):
@@ -584,13 +603,14 @@ def _tolerant(text: str, body: str, labels: tuple[str, ...]) -> dict[str, float]
                              f"by another number alone on a line ({stray[0][:20]!r}): two "
                              f"numbers for one label: {shown[:40]!r}")
             values.add(_to_value(m.group("num"), m.group("unit")))
+            last = max(last, m.end())
         if len(values) > 1:
             shown = ", ".join(f"{v:g}" for v in sorted(values))
             return _fail(text, "duplicate_label",
                          f"the label {label!r} is given several values ({shown})")
         if values:
             found[label] = values.pop()
-    return found
+    return found, last
 
 
 def _label_stated(body: str, label: str) -> tuple[str, bool] | None:
@@ -607,26 +627,6 @@ def _label_stated(body: str, label: str) -> tuple[str, bool] | None:
         shown = body[line_start:m.end()] + rest
         return shown.strip(), bool(rest.strip(" \t*_`\"'"))
     return None
-
-
-#: the words of a label a lone number may carry as P(Yes) ("Probability: 0.65")
-_NEUTRAL_WORDS = frozenset(("probability", "prob", "p", "answer", "estimate", "estimated",
-                            "likelihood", "chance", "confidence", "belief", "risk",
-                            "forecast", "prediction", "final", "result", "response", "output",
-                            "reply", "value", "number", "percent", "percentage", "guess",
-                            "assessment"))
-
-
-def _unknown_label(prefix: str) -> str | None:
-    """The label before a lone number on its line (``Nein:``, ``False =``) when none of its
-    words says it is the probability asked for: ``Nein: 0.3`` and ``Non: 0.3`` were read
-    as P(Yes) = 0.3."""
-    stripped = prefix.rstrip(" \t*_`")
-    if not stripped.endswith((":", "=")):
-        return None
-    label = stripped[:-1].strip(" \t*_`#->")
-    words = re.findall(r"[^\W\d_]+", label.lower())
-    return label if words and not _NEUTRAL_WORDS.intersection(words) else None
 
 
 def _other_label(prefix: str, labels: tuple[str, ...]) -> str | None:
@@ -682,7 +682,7 @@ def _lone_number(text: str, body: str, labels: tuple[str, ...], tol: float) -> P
     if other is not None:
         return _fail(text, "ambiguous", f"the lone number follows {prefix.strip()[-40:]!r}, "
                      f"which names the label {other!r}: it may be that label's value")
-    named = _unknown_label(prefix)
+    named = unknown_label(prefix)
     if named is not None:
         return _fail(text, "ambiguous", f"the lone number is labelled {named!r}, not with a "
                      "label of the prompt: it may be another label's value")
@@ -698,6 +698,10 @@ def _lone_number(text: str, body: str, labels: tuple[str, ...], tol: float) -> P
                                                                      m.group("num")):
         return _fail(text, "ambiguous", f"the lone number {m.group('num')!r} counts "
                      f"{counted.group('noun')!r}: it is not the probability of yes")
+    event = named_event(prefix, labels[-1])
+    if event is not None:
+        return _fail(text, "ambiguous", f"the lone number is given to {event!r}, an event "
+                     "the reply names: it may not be the event the question asks about")
     p = _to_value(m.group("num"), m.group("unit"))
     if not math.isfinite(p) or not 0.0 <= p <= 1.0:
         return _fail(text, "out_of_range",
@@ -712,30 +716,33 @@ def _lone_number(text: str, body: str, labels: tuple[str, ...], tol: float) -> P
 PAPER_DECISION_LABELS: tuple[str, str] = ("Can decide", "Decision")
 
 
-def _answers_of(label: str, body: str, labels: tuple[str, ...]) -> tuple[set[str], str | None]:
-    """The Yes/No answers given to ``label``; the second item says why one is ambiguous.
-    A label that ends the other one is not found inside it ("Decide" in "Can decide: No":
-    the deferral's missing answer was read as No)."""
+def _answers_of(label: str, body: str, labels: tuple[str, ...]
+                ) -> tuple[set[str], str | None, int]:
+    """The Yes/No answers given to ``label``, why one is ambiguous (or None) and where the
+    last one read ends. A label that ends the other one is not found inside it ("Decide"
+    in "Can decide: No": the deferral's missing answer was read as No)."""
     found: set[str] = set()
+    last = 0
     words = words_pattern(labels)
     for m in label_matches(label_pattern(label, r"(?P<answer>yes|no)(?![\w])"), label, body):
         if in_longer(body, m, labels):
             continue
         why = misplaced(body, m, "answer")
         if why is not None:
-            return found, why
+            return found, why, last
         rest = _rest_of_value(body, m.end(), words)
         shown = (body[m.start("label"):m.end()] + rest).strip()
         if re.search(r"(?<![\w])(yes|no)(?![\w])", rest, re.IGNORECASE):
-            return found, f"a label is followed by both Yes and No: {shown[:60]!r}"
+            return found, f"a label is followed by both Yes and No: {shown[:60]!r}", last
         answer = m.group("answer").lower()
         other = [a for a in _alone_after(body, m.end(), ANSWER_LINE) if a.lower() != answer]
         if other:
             # "Decision:\nYes\nNo" was read as yes: two answers, one a line
             return found, (f"the answer of {label!r} is followed by the answer {other[0]!r} "
-                           f"alone on a line: {shown[:40]!r}")
+                           f"alone on a line: {shown[:40]!r}"), last
         found.add(answer)
-    return found, None
+        last = max(last, m.end())
+    return found, None, last
 
 
 def _other_answer(body: str, labels: tuple[str, ...], answer: str | None) -> str | None:
@@ -793,7 +800,8 @@ def parse_decision(text: Any, labels: Sequence[str] = PAPER_DECISION_LABELS) -> 
     (``Decision:\\nYes\\nNo``) is ``ambiguous`` (the same answer repeated is
     read), and so is a line that answers under a label of its own saying it
     is the answer (``Final answer: No``, ``Verdict: No``) when it differs from
-    the forced answer or there is none.
+    the forced answer or there is none, and a line after the answer that takes
+    it back ("Wait, I meant No.").
 
     Examples
     --------
@@ -849,11 +857,14 @@ def _parse_decision(text: Any, labels: tuple[str, ...]) -> Parsed:
                     return _fail(text, "invalid", f"the JSON answer is {a!r}, not Yes or No")
                 ans = a.strip().lower()
             return _decision(text, d.strip().lower(), ans, "json")
-    decides, echo_d = _answers_of(decide_label, body, labels)
-    answers, echo_a = _answers_of(answer_label, body, labels)
+    decides, echo_d, last_d = _answers_of(decide_label, body, labels)
+    answers, echo_a, last_a = _answers_of(answer_label, body, labels)
     echo = echo_d or echo_a
     if echo:
         return _fail(text, "ambiguous", echo)
+    revised = revision(body, max(last_d, last_a)) if decides else None
+    if revised is not None:
+        return _fail(text, "ambiguous", revised)
     if len(decides) > 1 or len(answers) > 1:
         return _fail(text, "duplicate_label", "a label is given both Yes and No")
     if decides:

@@ -5,6 +5,7 @@ and its unit, a label and its separator, and the words that stop a value from be
 from __future__ import annotations
 
 import functools
+import math
 import re
 from collections.abc import Iterator
 from collections.abc import Sequence
@@ -34,6 +35,7 @@ __all__ = [
     "OTHER_OUTCOME",
     "QUALIFIED_AFTER",
     "REASONING_TAGS",
+    "REVISED",
     "SCALE",
     "SEP",
     "SUPER_SUB_DIGITS",
@@ -49,7 +51,10 @@ __all__ = [
     "label_word",
     "line_start_matches",
     "misplaced",
+    "named_event",
+    "revision",
     "third_pattern",
+    "unknown_label",
     "valued_pattern",
     "words_pattern",
 ]
@@ -307,3 +312,137 @@ def in_longer(body: str, m: re.Match[str], labels: Sequence[str]) -> bool:
     return any(before.endswith(other[:-len(label)].lower()) for other in labels
                if len(other) > len(label) and other.lower().endswith(label.lower())
                and not other[-len(label) - 1].isalnum())
+
+
+#: what takes back or changes an answer already given, on a line after it ("Wait, I meant
+#: No.", "Oops, I swapped them", "On reflection, Yes at 0.6", "these are reversed"): the
+#: answer read may not be the model's last word. Words that also describe the world ("the
+#: trend reversed", "a market correction", "better to wait") count only in a phrase about
+#: the reply itself, or "wait", "oops", "hold on" and "correction" opening the line
+_ME = r"(?:i|i['’](?:ve|d|ll)|i" + HS + r"+(?:have|had|would|will|need" + HS + r"+to)|let" \
+    + HS + r"+me)" + HS + r"+"
+_MINE = r"(?:it|them|these|those|th(?:is|at)|the" + HS + r"+(?:values?|labels?|numbers?|" \
+    r"answers?|probabilit(?:y|ies)|estimates?))"
+REVISED = re.compile(
+    r"^[\s*_`#>\"'(\[-]*(?:wait|oops|hold" + HS + r"+on|correction)(?![\w])"
+    r"|(?<![\w])(?:scratch" + HS + r"+that|on" + HS + r"+second" + HS + r"+thoughts?|on"
+    + HS + r"+(?:further" + HS + r"+)?reflection|i" + HS + r"+meant|my" + HS
+    + r"+(?:mistake|bad|error)|typo|chang(?:e|ed|es|ing)" + HS + r"+my" + HS
+    + r"+(?:mind|answer|estimate|probabilit(?:y|ies))|" + _ME
+    + r"(?:revise|correct|reconsider|redo|fix|swap|update|adjust|swapped|reversed|mixed"
+    + HS + r"+up)|" + _ME + r"(?:got|had)" + HS + r"+" + _MINE + HS
+    + r"+(?:backwards|reversed|wrong|the" + HS + r"+wrong" + HS + r"+way)|revised" + HS
+    + r"+(?:answer|estimate|forecast|probabilit(?:y|ies)|values?|numbers?)|" + _MINE + HS
+    + r"+(?:are|were|is|was)" + HS + r"+(?:reversed|swapped|backwards|the" + HS + r"+wrong"
+    + HS + r"+way|wrong))(?![\w])|(?<![\w])correction" + HS + r"*:",
+    re.IGNORECASE)
+
+
+def _lines_after(body: str, end: int) -> list[str]:
+    """The lines after the one that holds position ``end`` (none when it is the last)."""
+    nxt = body.find("\n", end)
+    return [] if nxt < 0 else body[nxt + 1:].split("\n")
+
+
+def _revised_after(body: str, end: int) -> str | None:
+    """The first line after the one that holds position ``end`` (the last answer read)
+    that takes an answer back or changes it (:data:`REVISED`), or None."""
+    return next((line.strip() for line in _lines_after(body, end)
+                 if REVISED.search(line) is not None), None)
+
+
+@functools.lru_cache(maxsize=64)
+def _label_then_number(label: str) -> re.Pattern[str]:
+    """``label`` as a word, then on its line up to 40 characters without a digit, then a
+    number ("Yes at 0.6", "Yes should be 30%")."""
+    return re.compile(label_word(label) + r"(?![\w])[^\d\n]{0,40}?(?<![\w.])" + NUM,
+                      re.IGNORECASE)
+
+
+def _later_value(body: str, end: int, label: str, value: float | None) -> str | None:
+    """The first line after the one that holds position ``end`` (the last value read)
+    that gives ``label`` a number other than ``value`` (any number when ``value`` is
+    None), or None: "Yes: 0.7 / No: 0.3", then "I'd put Yes at 0.6" was read as 0.7."""
+    pattern = _label_then_number(label)
+    for line in _lines_after(body, end):
+        for m in pattern.finditer(line):
+            number = float(m.group("num"))
+            if m.group("unit"):
+                number /= 100.0
+            if value is None or not math.isclose(number, value, abs_tol=1e-9):
+                return line.strip()
+    return None
+
+
+def revision(body: str, last: int, values: dict[str, float] | None = None) -> str | None:
+    """Why a line after the last answer read (ending at ``last``) may change it, or None:
+    it takes an answer back (:data:`REVISED`), or gives a label of ``values`` (label ->
+    the value read) another number."""
+    line = _revised_after(body, last)
+    if line is not None:
+        return (f"a line after the answer takes it back or changes it ({line[:60]!r}): the "
+                "answer read may not be the reply's last word")
+    for label, value in (values or {}).items():
+        line = _later_value(body, last, label, value)
+        if line is not None:
+            return (f"a line after the answer gives {label!r} another number "
+                    f"({line[:60]!r}): the values read may not be the reply's last word")
+    return None
+
+
+#: the words of a label a lone number may carry as P(Yes) ("Probability: 0.65")
+_NEUTRAL_WORDS = frozenset(("probability", "prob", "p", "answer", "estimate", "estimated",
+                            "likelihood", "chance", "confidence", "belief", "risk",
+                            "forecast", "prediction", "final", "result", "response", "output",
+                            "reply", "value", "number", "percent", "percentage", "guess",
+                            "assessment"))
+#: the other words such a label, or the event a probability is said to be of, may hold
+#: and still name no event of its own ("My final estimate", "the chance of this happening")
+_FILLER_WORDS = frozenset(("my", "our", "your", "the", "a", "an", "of", "that", "this",
+                           "it", "its", "is", "i", "d", "s", "would", "will", "say", "give",
+                           "in", "for", "overall", "best", "current", "updated", "stated",
+                           "calibrated", "predicted", "here", "be", "being", "so", "case",
+                           "true", "happening", "happens", "happen", "occurring", "occurs",
+                           "occur", "event", "outcome", "question", "resolving", "resolves",
+                           "resolve"))
+
+
+def unknown_label(prefix: str) -> str | None:
+    """The label before a lone number on its line (``Nein:``, ``False =``) when none of its
+    words says it is the probability asked for: ``Nein: 0.3`` and ``Non: 0.3`` were read
+    as P(Yes) = 0.3."""
+    stripped = prefix.rstrip(" \t*_`")
+    if not stripped.endswith((":", "=")):
+        return None
+    label = stripped[:-1].strip(" \t*_`#->")
+    words = re.findall(r"[^\W\d_]+", label.lower())
+    return label if words and not _NEUTRAL_WORDS.intersection(words) else None
+
+
+#: a probability said to be of an event, before its number ("the chance of failure is
+#: about 20%", "the likelihood that it fails: 0.2")
+_EVENT_OF = re.compile(
+    r"(?<![\w])(?:probability|prob|chances?|likelihood|odds|risk)" + HS + r"+(?:of|that|for)"
+    + HS + r"+(?P<event>[^\W\d_][^\d\n:=;]{0,60}?)" + HS + r"*(?:(?<![\w])(?:is|are|was|"
+    r"would" + HS + r"+be|will" + HS + r"+be|at|around|about|roughly|approximately|near)"
+    r"(?![\w])|[:=≈~])[^\d\n]{0,20}$", re.IGNORECASE)
+
+
+def named_event(prefix: str, label: str) -> str | None:
+    """The event a lone number is said to be the probability of, in the text before it on
+    its line (``prefix``: "the chance of failure is", or a label "Probability it fails:"),
+    when that names an event of its own; None when there is none or it names no event
+    ("this happening", "My final estimate:", ``label``'s own words: "p_yes:"). The
+    parser does not know the question, so it cannot tell whether "failure" is its Yes:
+    "Probability it fails: 0.2" was read as P(Yes) = 0.2."""
+    m = _EVENT_OF.search(prefix)
+    stripped = prefix.rstrip(" \t*_`")
+    if m is not None:
+        event = m.group("event").strip()
+    elif stripped.endswith((":", "=")):
+        event = stripped[:-1].strip(" \t*_`#->")
+    else:
+        return None
+    words = set(re.findall(r"[^\W\d_]+", event.lower()))
+    own = set(re.findall(r"[^\W\d_]+", label.lower()))
+    return event if words - _NEUTRAL_WORDS - _FILLER_WORDS - own else None

@@ -691,7 +691,7 @@ def test_a_lone_number_under_another_label_is_not_read_as_yes(text):
 
 
 @pytest.mark.parametrize("text", ["Probability: 0.65", "Final answer: 65%", "p = .65",
-                                  "Estimated probability of disease: 0.65", "Result: 0.65",
+                                  "Estimated probability = 65%", "Result: 0.65",
                                   "Output = 65%", "My guess: 0.65"])
 def test_a_lone_number_under_a_probability_label_is_read(text):
     parsed = parse_probabilities(text)
