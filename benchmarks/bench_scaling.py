@@ -61,6 +61,18 @@ def _reply_run(char: str) -> Build:
     return build
 
 
+def _reply_after(head: str, char: str) -> Build:
+    """A reply that is ``head`` followed by a run of ``n`` copies of ``char`` (a model that
+    loops on one token after a label, or on a digit)."""
+    def build(n: int) -> Callable[[], Any]:
+        import elicitation
+
+        text = head + char * n
+        return lambda: (elicitation.parse_probabilities(text),
+                        elicitation.parse_decision(text))
+    return build
+
+
 def _reply_words(n: int) -> Callable[[], Any]:
     """A long reply of ``n`` words drawn from those the parsers look for."""
     import random
@@ -79,6 +91,11 @@ ELICITATION_CASES: dict[str, tuple[str, int, Build]] = {
     "parse a reply with a run of spaces": ("elicitation", 1000, _reply_run(" ")),
     "parse a reply with a run of line breaks": ("elicitation", 1000, _reply_run("\n")),
     "parse a reply with a run of asterisks": ("elicitation", 1000, _reply_run("*")),
+    "parse a reply with a run of asterisks after a label": (
+        "elicitation", 100, _reply_after("Yes", "*")),
+    "parse a reply with a run of asterisks after its answer lines": (
+        "elicitation", 1000, _reply_after("Can decide: Yes\nDecision: No\n", "*")),
+    "parse a reply with a run of digits": ("elicitation", 1000, _reply_after("", "0")),
     "parse a long reply of answer words": ("elicitation", 2000, _reply_words),
 }
 
