@@ -35,6 +35,7 @@ import pandas as pd
 from ._clients import Completion
 from ._clients import Request
 from ._parsing import strip_reasoning
+from ._parsing_patterns import revision
 from ._templates import Template
 
 __all__ = ["COMPOUND_FORMS", "DESIGN_TEMPLATES", "MODEL_FORMS", "SINGLE_FORMS",
@@ -408,9 +409,11 @@ def _reply_values(text: Any, label: str) -> list[str]:
     body, unclosed = strip_reasoning(text)
     if unclosed is not None:
         return []
-    found = re.findall(rf"^\W*{re.escape(label)}\W*:\s*(.+?)\s*$", body,
-                       flags=re.MULTILINE | re.I)
-    values = [v.strip(" \t*\"'`{},") for v in found]   # markdown, quotes, a JSON object
+    found = list(re.finditer(rf"^\W*{re.escape(label)}\W*:\s*(.+?)\s*$", body,
+                             flags=re.MULTILINE | re.I))
+    if found and revision(body, found[-1].end()) is not None:
+        return []   # "Relation: NEGATION" then "Wait, I meant PARAPHRASE." was NEGATION
+    values = [m.group(1).strip(" \t*\"'`{},") for m in found]  # markdown, quotes, JSON
     return [v for v in values if v and _PLACEHOLDER.fullmatch(v) is None]
 
 
@@ -423,8 +426,11 @@ def parse_reply(text: Any, label: str) -> str | None:
     ``Relation: NEGATION. Hmm`` was read as NEGATION). A reply with two lines of the
     label that say different things (in other than case, spacing and punctuation:
     ``Relation: NEGATION`` then ``Relation: PARAPHRASE``) contradicts itself and has
-    none: the last line was read. A line repeated is read, and a line that echoes the
-    prompt's placeholder (``Relation: <NEGATION, ... or OTHER>``) is left out.
+    none: the last line was read. So has one with a line after the last of them that
+    takes it back ("Wait, I meant PARAPHRASE.", "On reflection, ..."; the rule of
+    :func:`elicitation.parse_probabilities`): that line was read. A line repeated is
+    read, and a line that echoes the prompt's placeholder (``Relation: <NEGATION, ...
+    or OTHER>``) is left out.
     """
     values = _reply_values(text, label)
     if len({" ".join(re.findall(r"\w+", v.lower())) for v in values}) != 1:
@@ -447,10 +453,10 @@ def reply_choice(text: Any, label: str, choices: Sequence[str]) -> str:
     a reply start with; '' when one starts with none, or also names another choice:
     "NEGATION or PARAPHRASE", "STRONG - no wait, WEAK" (their first word was read) are
     left unread, never guessed. So are two lines that name different choices
-    (``Relation: NEGATION`` then ``Relation: PARAPHRASE``: the last was read), and a line
-    that says that none of the choices fits ("None of these; OTHER", "None of the
-    above"), though "none" be a choice (the pairs study's ``NONE``: it was read as
-    that)."""
+    (``Relation: NEGATION`` then ``Relation: PARAPHRASE``: the last was read), lines
+    taken back by a later line (:func:`parse_reply`), and a line that says that none of
+    the choices fits ("None of these; OTHER", "None of the above"), though "none" be a
+    choice (the pairs study's ``NONE``: it was read as that)."""
     by_word = {c.lower(): c for c in choices}
     picked = {_choice_of(value, by_word) for value in _reply_values(text, label)}
     return picked.pop() if len(picked) == 1 else ""

@@ -9,6 +9,8 @@ from hypothesis import strategies as st
 
 from elicitation import parse_decision
 from elicitation import parse_probabilities
+from elicitation._study_tuples import parse_reply
+from elicitation._study_tuples import reply_choice
 
 REVISIONS = ["On reflection, I'd put Yes at 0.6 and No at 0.4.",
              "(Note: these are reversed; Yes should be 0.3)", "Oops, I swapped them.",
@@ -102,3 +104,16 @@ def test_a_lone_number_that_names_no_event_is_read(text):
     parsed = parse_probabilities(text)
     assert parsed.ok and parsed.method == "lone_number", parsed.detail
     assert parsed.values["Yes"] == pytest.approx(0.7)
+
+
+@pytest.mark.parametrize("line", ["Wait, I meant PARAPHRASE.", "On reflection, it is OTHER.",
+                                  "Oops, wrong label."])
+def test_a_design_reply_taken_back_on_a_later_line_is_not_read(line):
+    # "Relation: NEGATION" then "Wait, I meant PARAPHRASE." was read as NEGATION
+    choices = ("NEGATION", "PARAPHRASE", "OTHER")
+    assert reply_choice("Relation: NEGATION", "Relation", choices) == "NEGATION"
+    assert reply_choice(f"Relation: NEGATION\n{line}", "Relation", choices) == ""
+    assert parse_reply(f"Question: Will it rain?\n{line}", "Question") is None
+    # a remark that takes nothing back leaves the line read
+    assert reply_choice("Relation: NEGATION\nThe second question flips the first.",
+                        "Relation", choices) == "NEGATION"
