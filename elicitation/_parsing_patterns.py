@@ -366,17 +366,20 @@ def _label_then_number(label: str) -> re.Pattern[str]:
                       re.IGNORECASE)
 
 
-def _later_value(body: str, end: int, label: str, value: float | None) -> str | None:
+def _later_value(body: str, end: int, label: str, value: float) -> str | None:
     """The first line after the one that holds position ``end`` (the last value read)
-    that gives ``label`` a number other than ``value`` (any number when ``value`` is
-    None), or None: "Yes: 0.7 / No: 0.3", then "I'd put Yes at 0.6" was read as 0.7."""
+    that gives ``label`` a probability (a decimal or a percentage in [0, 1]) other than
+    ``value``, or None: "Yes: 0.7 / No: 0.3", then "I'd put Yes at 0.6" was read as 0.7.
+    A whole number is a count, not a probability ("yes, 3 risk factors")."""
     pattern = _label_then_number(label)
     for line in _lines_after(body, end):
         for m in pattern.finditer(line):
             number = float(m.group("num"))
             if m.group("unit"):
                 number /= 100.0
-            if value is None or not math.isclose(number, value, abs_tol=1e-9):
+            elif "." not in m.group("num"):
+                continue
+            if 0.0 <= number <= 1.0 and not math.isclose(number, value, abs_tol=1e-9):
                 return line.strip()
     return None
 

@@ -44,7 +44,8 @@ def test_a_line_after_the_answer_about_the_world_is_read(line):
 @pytest.mark.parametrize(("tail", "read"), [
     ("That is, yes at 70%.", True), ("This leaves No at 0.3.", True),
     ("I'd put Yes at 0.6 in a bad year.", False), ("That leaves No at 0.4.", False),
-    ("So yes should be 65%.", False)])
+    ("So yes should be 65%.", False), ("Reasons for yes, 3 risk factors.", True),
+    ("Yes, in 2 of 3 such cases.", True), ("Yes at 1.5 times the base rate.", True)])
 def test_a_later_line_that_gives_a_label_another_number_is_not_read(tail, read):
     # "Yes: 0.7 ... Yes at 0.6" was read as 0.7; the same number again is read
     for answer in ("Yes: 0.7\nNo: 0.3", "Yes: 0.7"):
