@@ -61,13 +61,13 @@ def _reply_run(char: str) -> Build:
     return build
 
 
-def _reply_after(head: str, char: str) -> Build:
-    """A reply that is ``head`` followed by a run of ``n`` copies of ``char`` (a model that
-    loops on one token after a label, or on a digit)."""
+def _reply_after(head: str, char: str, tail: str = "") -> Build:
+    """A reply that is ``head``, a run of ``n`` copies of ``char`` and ``tail`` (a model
+    that loops on one token after a label, or on a digit)."""
     def build(n: int) -> Callable[[], Any]:
         import elicitation
 
-        text = head + char * n
+        text = head + char * n + tail
         return lambda: (elicitation.parse_probabilities(text),
                         elicitation.parse_decision(text))
     return build
@@ -95,7 +95,8 @@ ELICITATION_CASES: dict[str, tuple[str, int, Build]] = {
         "elicitation", 100, _reply_after("Yes", "*")),
     "parse a reply with a run of asterisks after its answer lines": (
         "elicitation", 1000, _reply_after("Can decide: Yes\nDecision: No\n", "*")),
-    "parse a reply with a run of digits": ("elicitation", 1000, _reply_after("", "0")),
+    "parse a reply with a run of digits and a letter": (
+        "elicitation", 1000, _reply_after("", "0", "x")),
     "parse a long reply of answer words": ("elicitation", 2000, _reply_words),
 }
 

@@ -400,15 +400,6 @@ def _terms_parallel(acc, kt, cnt, psi, sign, start):
             _add_chunk(acc, kt, cnt, psi, sign, j * CHUNK, min(n, (j + 1) * CHUNK))
 
 
-@njit(cache=True, parallel=True)
-def _mean_parallel(acc, kt):
-    n = acc.shape[0]
-    partial, used = _chunk_sums(n)
-    for j in prange(partial.shape[0]):
-        partial[j], used[j] = _sum_chunk(acc, kt, j * CHUNK, min(n, (j + 1) * CHUNK))
-    return _finish(partial, used)
-
-
 @njit(cache=True)
 def cmi_sorted_parallel(cs, kxyz, kxz, kyz, kz, has_c, k, psi):
     """:func:`cmi_sorted` with every pass in chunks on numba's threads (the groupings,
@@ -426,7 +417,8 @@ def cmi_sorted_parallel(cs, kxyz, kxz, kyz, kz, has_c, k, psi):
         g = group_sorted(kxz if space == 1 else kyz if space == 2 else kz, cs)
         _walk_parallel(g, 0, has_c[space], rho, cnt)
         _terms_parallel(acc, kt, cnt, psi, _SIGNS[space - 1], False)
-    return _mean_parallel(acc, kt)
+    # the mean is one pass over the terms, serially: the same chunk sums in the same order
+    return _mean_of_terms(acc, kt)
 
 
 @njit(cache=True)
