@@ -33,15 +33,15 @@ def test_a_case_the_package_refuses_is_recorded_not_raised(monkeypatch):
 def test_one_case_writes_its_timings_without_touching_the_docs(tmp_path):
     doc = (ROOT / "docs" / "speed.md").read_text(encoding="utf-8")
     out = tmp_path / "scaling.json"
-    assert bench.main(["--only", "asterisks", "--repeat", "1", "--out", str(out)]) == 0
+    assert bench.main(["--only", "line breaks", "--repeat", "1", "--out", str(out)]) == 0
     results = json.loads(out.read_text())
     (name, row), = results["cases"].items()
-    assert name == "parse a reply with a run of asterisks"
+    assert name == "parse a reply with a run of line breaks"
     assert row["sizes"] == [1000, 4000, 16000] and len(row["seconds"]) == 3
     assert all(s > 0 and math.isfinite(s) for s in row["seconds"])
     assert results["environment"]["versions"]["numpy"]
     assert (ROOT / "docs" / "speed.md").read_text(encoding="utf-8") == doc
-    assert "| parse a reply with a run of asterisks | 1,000 / 4,000 / 16,000 |" in (
+    assert "| parse a reply with a run of line breaks | 1,000 / 4,000 / 16,000 |" in (
         bench._table(results))
 
 
@@ -49,10 +49,10 @@ def test_one_case_writes_its_timings_without_touching_the_docs(tmp_path):
                     reason="needs the repository's git history")
 def test_before_runs_the_cases_on_the_package_at_a_commit(tmp_path):
     out = tmp_path / "scaling.json"
-    assert bench.main(["--only", "asterisks", "--repeat", "1", "--before", "HEAD",
+    assert bench.main(["--only", "line breaks", "--repeat", "1", "--before", "HEAD",
                        "--out", str(out)]) == 0
     results = json.loads(out.read_text())
-    before = results["before"]["parse a reply with a run of asterisks"]
+    before = results["before"]["parse a reply with a run of line breaks"]
     assert before["sizes"] == [1000, 4000, 16000] and len(before["seconds"]) == 3
     assert len(results["before_commit"]) == 40
     assert "before / after" in bench._table(results)
