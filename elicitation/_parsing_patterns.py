@@ -417,15 +417,19 @@ _FILLER_WORDS = frozenset(("my", "our", "your", "the", "a", "an", "of", "that", 
                            "resolve"))
 
 
+def _prefix_label(prefix: str) -> str | None:
+    """The label the text before a lone number on its line ends with (``Nein:``, ``False
+    =``, markdown around it dropped), or None when it ends with no ``:`` or ``=``."""
+    stripped = prefix.rstrip(" \t*_`")
+    return stripped[:-1].strip(" \t*_`#->") if stripped.endswith((":", "=")) else None
+
+
 def unknown_label(prefix: str) -> str | None:
     """The label before a lone number on its line (``Nein:``, ``False =``) when none of its
     words says it is the probability asked for: ``Nein: 0.3`` and ``Non: 0.3`` were read
     as P(Yes) = 0.3."""
-    stripped = prefix.rstrip(" \t*_`")
-    if not stripped.endswith((":", "=")):
-        return None
-    label = stripped[:-1].strip(" \t*_`#->")
-    words = re.findall(r"[^\W\d_]+", label.lower())
+    label = _prefix_label(prefix)
+    words = re.findall(r"[^\W\d_]+", (label or "").lower())
     return label if words and not _NEUTRAL_WORDS.intersection(words) else None
 
 
@@ -446,12 +450,8 @@ def named_event(prefix: str, label: str) -> str | None:
     parser does not know the question, so it cannot tell whether "failure" is its Yes:
     "Probability it fails: 0.2" was read as P(Yes) = 0.2."""
     m = _EVENT_OF.search(prefix)
-    stripped = prefix.rstrip(" \t*_`")
-    if m is not None:
-        event = m.group("event").strip()
-    elif stripped.endswith((":", "=")):
-        event = stripped[:-1].strip(" \t*_`#->")
-    else:
+    event = m.group("event").strip() if m is not None else _prefix_label(prefix)
+    if event is None:
         return None
     words = set(re.findall(r"[^\W\d_]+", event.lower()))
     own = set(re.findall(r"[^\W\d_]+", label.lower()))
