@@ -49,21 +49,14 @@ Build = Callable[[int], Callable[[], Any]]
 
 
 # --------------------------------------------------------------------------- elicitation
-def _reply_run(char: str) -> Build:
-    """A reply that is a run of ``n`` copies of ``char`` before its answer (a small
-    model that loops on one token writes such runs)."""
-    def build(n: int) -> Callable[[], Any]:
-        import elicitation
-
-        text = char * n + "\nYes: 0.7\nNo: 0.3"
-        return lambda: (elicitation.parse_probabilities(text),
-                        elicitation.parse_decision(text))
-    return build
+#: the answer lines after a run of decoration
+_ANSWER = "\nYes: 0.7\nNo: 0.3"
 
 
 def _reply_after(head: str, char: str, tail: str = "") -> Build:
-    """A reply that is ``head``, a run of ``n`` copies of ``char`` and ``tail`` (a model
-    that loops on one token after a label, or on a digit)."""
+    """A reply that is ``head``, a run of ``n`` copies of ``char`` and ``tail`` (a small
+    model that loops on one token writes such runs: before its answer, after a label, or
+    of a digit)."""
     def build(n: int) -> Callable[[], Any]:
         import elicitation
 
@@ -88,9 +81,11 @@ def _reply_words(n: int) -> Callable[[], Any]:
 
 
 ELICITATION_CASES: dict[str, tuple[str, int, Build]] = {
-    "parse a reply with a run of spaces": ("elicitation", 1000, _reply_run(" ")),
-    "parse a reply with a run of line breaks": ("elicitation", 1000, _reply_run("\n")),
-    "parse a reply with a run of asterisks": ("elicitation", 1000, _reply_run("*")),
+    "parse a reply with a run of spaces": ("elicitation", 1000, _reply_after("", " ", _ANSWER)),
+    "parse a reply with a run of line breaks": (
+        "elicitation", 1000, _reply_after("", "\n", _ANSWER)),
+    "parse a reply with a run of asterisks": (
+        "elicitation", 1000, _reply_after("", "*", _ANSWER)),
     "parse a reply with a run of asterisks after a label": (
         "elicitation", 100, _reply_after("Yes", "*")),
     "parse a reply with a run of asterisks after its answer lines": (

@@ -53,6 +53,7 @@ from ._parsing_patterns import misplaced
 from ._parsing_patterns import named_event
 from ._parsing_patterns import revision
 from ._parsing_patterns import third_pattern
+from ._parsing_patterns import to_value
 from ._parsing_patterns import unknown_label
 from ._parsing_patterns import valued_pattern
 from ._parsing_patterns import words_pattern
@@ -137,11 +138,6 @@ def _labels_iv(labels: Any, owner: str, count: int | None = None) -> tuple[str, 
             or len({x.lower() for x in out}) != len(out)):
         raise ValueError(param_error("labels", owner, rule, labels))
     return out
-
-
-def _to_value(number: str, percent: str) -> float:
-    value = float(number)
-    return value / 100.0 if percent else value
 
 
 def strip_reasoning(text: str) -> tuple[str, str | None]:
@@ -602,7 +598,7 @@ def _tolerant(text: str, body: str, labels: tuple[str, ...]
                 return _fail(text, "unsupported_format", f"the value of {label!r} is followed "
                              f"by another number alone on a line ({stray[0][:20]!r}): two "
                              f"numbers for one label: {shown[:40]!r}")
-            values.add(_to_value(m.group("num"), m.group("unit")))
+            values.add(to_value(m))
             last = max(last, m.end())
         if len(values) > 1:
             shown = ", ".join(f"{v:g}" for v in sorted(values))
@@ -702,7 +698,7 @@ def _lone_number(text: str, body: str, labels: tuple[str, ...], tol: float) -> P
     if event is not None:
         return _fail(text, "ambiguous", f"the lone number is given to {event!r}, an event "
                      "the reply names: it may not be the event the question asks about")
-    p = _to_value(m.group("num"), m.group("unit"))
+    p = to_value(m)
     if not math.isfinite(p) or not 0.0 <= p <= 1.0:
         return _fail(text, "out_of_range",
                      f"the lone number {m.group(0).strip()!r} is not a "

@@ -54,6 +54,7 @@ __all__ = [
     "named_event",
     "revision",
     "third_pattern",
+    "to_value",
     "unknown_label",
     "valued_pattern",
     "words_pattern",
@@ -345,17 +346,10 @@ REVISED = re.compile(
     re.IGNORECASE)
 
 
-def _lines_after(body: str, end: int) -> list[str]:
-    """The lines after the one that holds position ``end`` (none when it is the last)."""
-    nxt = body.find("\n", end)
-    return [] if nxt < 0 else body[nxt + 1:].split("\n")
-
-
-def _revised_after(body: str, end: int) -> str | None:
-    """The first line after the one that holds position ``end`` (the last answer read)
-    that takes an answer back or changes it (:data:`REVISED`), or None."""
-    return next((line.strip() for line in _lines_after(body, end)
-                 if REVISED.search(line) is not None), None)
+def to_value(m: re.Match[str]) -> float:
+    """The value of a :data:`NUM` match: its number, divided by 100 with a percent unit."""
+    value = float(m.group("num"))
+    return value / 100.0 if m.group("unit") else value
 
 
 @functools.lru_cache(maxsize=64)
@@ -366,20 +360,17 @@ def _label_then_number(label: str) -> re.Pattern[str]:
                       re.IGNORECASE)
 
 
-def _later_value(body: str, end: int, label: str, value: float) -> str | None:
-    """The first line after the one that holds position ``end`` (the last value read)
-    that gives ``label`` a probability (a decimal or a percentage in [0, 1]) other than
-    ``value``, or None: "Yes: 0.7 / No: 0.3", then "I'd put Yes at 0.6" was read as 0.7.
-    A whole number is a count, not a probability ("yes, 3 risk factors")."""
+def _later_value(lines: list[str], label: str, value: float) -> str | None:
+    """The first of ``lines`` that gives ``label`` a probability (a decimal or a
+    percentage in [0, 1]) other than ``value``, or None: "Yes: 0.7 / No: 0.3", then "I'd
+    put Yes at 0.6" was read as 0.7. A whole number is a count, not a probability ("yes,
+    3 risk factors")."""
     pattern = _label_then_number(label)
-    for line in _lines_after(body, end):
+    for line in lines:
         for m in pattern.finditer(line):
-            number = float(m.group("num"))
-            if m.group("unit"):
-                number /= 100.0
-            elif "." not in m.group("num"):
-                continue
-            if 0.0 <= number <= 1.0 and not math.isclose(number, value, abs_tol=1e-9):
+            number = to_value(m)
+            if ((m.group("unit") or "." in m.group("num")) and 0.0 <= number <= 1.0
+                    and not math.isclose(number, value, abs_tol=1e-9)):
                 return line.strip()
     return None
 
@@ -388,12 +379,14 @@ def revision(body: str, last: int, values: dict[str, float] | None = None) -> st
     """Why a line after the last answer read (ending at ``last``) may change it, or None:
     it takes an answer back (:data:`REVISED`), or gives a label of ``values`` (label ->
     the value read) another number."""
-    line = _revised_after(body, last)
+    nxt = body.find("\n", last)
+    lines = [] if nxt < 0 else body[nxt + 1:].split("\n")
+    line = next((x.strip() for x in lines if REVISED.search(x) is not None), None)
     if line is not None:
         return (f"a line after the answer takes it back or changes it ({line[:60]!r}): the "
                 "answer read may not be the reply's last word")
     for label, value in (values or {}).items():
-        line = _later_value(body, last, label, value)
+        line = _later_value(lines, label, value)
         if line is not None:
             return (f"a line after the answer gives {label!r} another number "
                     f"({line[:60]!r}): the values read may not be the reply's last word")

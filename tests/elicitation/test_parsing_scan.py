@@ -13,11 +13,15 @@ from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
+from elicitation._parsing_patterns import AFTER_SEP
+from elicitation._parsing_patterns import ANSWER_LINE
 from elicitation._parsing_patterns import BEFORE_SEP
+from elicitation._parsing_patterns import CLOSE_MD
 from elicitation._parsing_patterns import HS
 from elicitation._parsing_patterns import LABELLED_ANSWER
 from elicitation._parsing_patterns import NUM
 from elicitation._parsing_patterns import OPEN_MD
+from elicitation._parsing_patterns import SCALE
 from elicitation._parsing_patterns import WORD_END
 from elicitation._parsing_patterns import label_matches
 from elicitation._parsing_patterns import label_pattern
@@ -78,18 +82,17 @@ def test_runs_of_decoration_hold_every_match():
 # The separator patterns as they were before their runs were taken whole (possessive
 # quantifiers): the reference the present ones must match exactly. "Yes" followed by
 # 1,000 asterisks took 10 s to parse with them, 2,000 took 90 s (a run split every way).
-_CLOSE_MD = r"[*_`\"'‘’“”)\]]*"
-_AFTER_SEP = r"(?:[*_`\"'‘’“”]|" + HS + r")*"
-_SCALE = r"(?:" + HS + r"*[(\[][^()\[\]\n]{0,40}[)\]])?"
 _OLD_SEP = r"(?:" + HS + r"*[:=]" + HS + r"*|" + HS + r"+-" + HS + r"+|" + HS + r"+)"
-_OLD_BEFORE = _CLOSE_MD + r"(?:" + HS + r"*probability)?" + _SCALE + _CLOSE_MD
-_OLD_NEXT = r"(?:" + HS + r"*[:=]?" + _AFTER_SEP + r"\r?\n\s*)"
+_OLD_BEFORE = CLOSE_MD + r"(?:" + HS + r"*probability)?" + SCALE + CLOSE_MD
+_OLD_NEXT = r"(?:" + HS + r"*[:=]?" + AFTER_SEP + r"\r?\n\s*)"
 _OLD_NUM = NUM.replace("(?>", "(?:")
+_OLD_ANSWER_LINE = re.compile(r"[*_`\"'‘’“”>#\s]*(?:[-•+]\s+)?[*_`\"'‘’“”]*(yes|no)"
+                              r"[*_`\"'‘’“”.!)\]\s]*", re.IGNORECASE)
 
 
 def _old_label_pattern(label: str, value: str) -> re.Pattern[str]:
     return re.compile(label_start(label) + OPEN_MD + r"(?P<label>" + re.escape(label) + r")"
-                      + _OLD_BEFORE + r"(?:" + _OLD_SEP + r"|" + _OLD_NEXT + r")" + _AFTER_SEP
+                      + _OLD_BEFORE + r"(?:" + _OLD_SEP + r"|" + _OLD_NEXT + r")" + AFTER_SEP
                       + value, re.IGNORECASE)
 
 
@@ -109,6 +112,7 @@ SEPARATORS = ["Yes", "No", "yes", "Maybe", ":", "=", " ", "\t", "\n", "\r", "*",
 @example("Yes\t\n\n\t0.7", "Yes", False)
 @example("Yes*\r\n_yes", "Yes", True)
 @example("Yes 1e5x 0.7", "Yes", False)
+@example("** - **yes**", "Yes", True)
 @given(st.lists(st.sampled_from(SEPARATORS), max_size=14).map("".join),
        st.sampled_from(["Yes", "No", "yes", "1"]), st.booleans())
 def test_separator_runs_taken_whole_match_as_before(body, label, answer):
@@ -119,9 +123,12 @@ def test_separator_runs_taken_whole_match_as_before(body, label, answer):
     for other in (["Yes", "No"], ["Maybe", "Yes"]):
         words = valued_pattern(other)
         old_words = re.compile(r"(?:" + "|".join(label_word(x) for x in other) + r")"
-                               + WORD_END + _OLD_BEFORE + _OLD_SEP + _AFTER_SEP
+                               + WORD_END + _OLD_BEFORE + _OLD_SEP + AFTER_SEP
                                + r"[-+]?\.?\d", re.IGNORECASE)
         assert _seen(words.finditer(body)) == _seen(old_words.finditer(body))
     lone, old_lone = (re.compile(r"(?<![\w.])" + n) for n in (NUM, _OLD_NUM))
     assert _seen(lone.finditer(body)) == _seen(old_lone.finditer(body))
+    for line in body.split("\n"):
+        assert (_seen(filter(None, [ANSWER_LINE.fullmatch(line)]))
+                == _seen(filter(None, [_OLD_ANSWER_LINE.fullmatch(line)])))
 
