@@ -226,7 +226,7 @@ def _pairs_one_cell(n: int) -> Callable[[], Any]:
 
 
 def _arbitrage_tuples(n: int) -> Callable[[], Any]:
-    """``n`` CondCond tuples (four questions, the dual solved per tuple)."""
+    """``n`` CondCond tuples (four questions, the dual solved for all tuples at once)."""
     import numpy as np
     import pandas as pd
 
@@ -292,7 +292,7 @@ PROBABILITY_CASES: dict[str, tuple[str, int, Build]] = {
     "conditional_forecasting, many categories of 10 pairs": (
         "probability", 50, _pairs_many_cells),
     "conditional_forecasting, one category of n pairs": ("probability", 100, _pairs_one_cell),
-    "arbitrage_violation, CondCond tuples": ("probability", 15, _arbitrage_tuples),
+    "arbitrage_violation, CondCond tuples": ("probability", 60, _arbitrage_tuples),
     "read_pairs, a JSON file of n records": ("probability", 1000, _pairs_json),
     "read_consistency_tuples, n lines": ("probability", 1000, _consistency_lines),
     "bayesnets.posterior, n evidence rows": ("bayesnets", 2000, _posterior_rows),

@@ -22,9 +22,9 @@ from coherence import consistency_check
 from coherence import frequentist_violation
 from coherence import negation_check
 from coherence import read_consistency_tuples
+from coherence._probability._arbitrage import dual_arbitrage
 from coherence._probability._checks import _SPECS
 from coherence._probability._checks import _arbitrage
-from coherence._probability._checks import _dual_arbitrage
 from tests._reference_checks import brute_force_bounds
 
 NAMES = list(CHECKERS)
@@ -138,7 +138,7 @@ def test_closed_forms_equal_the_solver(name):
     f = random_tuples(name, 20, rng)
     closed = arbitrage_violation(name, f)
     worlds = _SPECS[name].world_matrix("paper")
-    solved = np.array([_dual_arbitrage(row, worlds)[0] for row in f])
+    solved = np.array([dual_arbitrage(row, worlds)[0] for row in f])
     np.testing.assert_allclose(solved, closed, rtol=0, atol=1e-7)
 
 
