@@ -341,7 +341,7 @@ def solve_arbitrage(f: np.ndarray, worlds: np.ndarray) -> tuple[np.ndarray, np.n
     not certify (a gap above ``ACCEPT_GAP`` or ``RELATIVE_GAP``), keeping the tighter of
     the two solvers' bounds on each side."""
     value, gap = np.zeros(len(f)), np.zeros(len(f))
-    inside = ((f > 0.0) & (f < 1.0)).all(axis=1)
+    inside: np.ndarray = np.asarray(((f > 0.0) & (f < 1.0)).all(axis=1))
     rows = np.flatnonzero(inside)
     for start in range(0, len(rows), _CHUNK):
         chunk = rows[start:start + _CHUNK]
