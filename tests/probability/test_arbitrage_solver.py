@@ -166,3 +166,21 @@ def test_certified_bracket_holds_with_extreme_forecasts():
     worlds = _SPECS["cond_cond"].world_matrix("paper")
     ref, ref_gap = dual_arbitrage(f[0], worlds)
     assert ref <= np.log(2) <= ref + ref_gap + 1e-12
+
+
+@pytest.mark.parametrize("name", SOLVED)
+def test_extreme_forecasts_never_certified_worse_than_slsqp(name):
+    """Forecasts drawn from 1e-300 to 1 - 1e-16 (the extremes a parser can return), where
+    neither solver always certifies: each row's gap is at most SLSQP's own (or within
+    ACCEPT_GAP, where the batched solution was kept), and the bracket holds SLSQP's."""
+    rng = np.random.default_rng(5)
+    values = np.array([1e-300, 5e-324, 1e-16, 1e-12, 1e-8, 1e-4, 0.01, 0.3, 0.5, 0.7, 0.99,
+                       1 - 1e-4, 1 - 1e-8, 1 - 1e-12, 1 - 1e-16, np.nextafter(1.0, 0.0)])
+    f = rng.choice(values, size=(40, len(CHECKERS[name])))
+    worlds = _SPECS[name].world_matrix("paper")
+    value, gap = solve_arbitrage(f, worlds)
+    for row, v, g in zip(f, value, gap, strict=True):
+        ref, ref_gap = dual_arbitrage(row, worlds)
+        assert 0.0 <= v and 0.0 <= g
+        assert g <= max(ref_gap, ACCEPT_GAP * max(1.0, v + g)) + 1e-15
+        assert v <= ref + ref_gap + 1e-9 and ref <= v + g + 1e-9
