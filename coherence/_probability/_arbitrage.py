@@ -89,19 +89,21 @@ def _simplex_newton(hess: np.ndarray, grad: np.ndarray, scale: np.ndarray, face:
                     ) -> np.ndarray:
     """The Newton step on the simplex (steps summing to 0), for each row, solved in the
     variables step / scale (the barrier's mu: its Hessian's diagonal 1 / mu^2 becomes
-    1): the KKT system by the pseudo-inverse, as a Hessian of fewer questions than
-    worlds is singular on a face."""
+    1): on a ``face`` by the pseudo-inverse, as a Hessian of fewer questions than worlds
+    is singular there; for the barrier by an LU solve (the pseudo-inverse if a system
+    is singular after all)."""
     n, n_w = grad.shape
     kkt = np.zeros((n, n_w + 1, n_w + 1))
     kkt[:, :n_w, :n_w] = scale[:, :, None] * hess * scale[:, None, :]
     kkt[:, :n_w, n_w] = scale
     kkt[:, n_w, :n_w] = scale
     rhs = np.concatenate([-grad * scale, np.zeros((n, 1))], axis=1)
-    if face:
-        solved = np.einsum("nij,nj->ni", np.linalg.pinv(kkt), rhs)
-    else:  # scaled by mu, the barrier's system is far from singular
-        solved = np.linalg.solve(kkt, rhs[:, :, None])[:, :, 0]
-    return np.asarray(scale * solved[:, :n_w])
+    if not face:  # scaled by mu, the barrier's system is far from singular
+        try:
+            return np.asarray(scale * np.linalg.solve(kkt, rhs[:, :, None])[:, :n_w, 0])
+        except np.linalg.LinAlgError:
+            pass
+    return np.asarray(scale * np.einsum("nij,nj->ni", np.linalg.pinv(kkt), rhs)[:, :n_w])
 
 
 def _line_search(mu: np.ndarray, step: np.ndarray, objective: Any, slope: np.ndarray,

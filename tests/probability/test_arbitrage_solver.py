@@ -184,3 +184,19 @@ def test_extreme_forecasts_never_certified_worse_than_slsqp(name):
         assert 0.0 <= v and 0.0 <= g
         assert g <= max(ref_gap, ACCEPT_GAP * max(1.0, v + g)) + 1e-15
         assert v <= ref + ref_gap + 1e-9 and ref <= v + g + 1e-9
+
+
+def test_a_singular_barrier_system_falls_back_to_the_pseudo_inverse(monkeypatch):
+    """numpy's batched solve refuses a whole batch if one system is singular: the
+    barrier's step is then taken by the pseudo-inverse, with the same answer."""
+    f = _tuples("but", 8, 7)
+    worlds = _SPECS["but"].world_matrix("paper")
+    expected = barrier_arbitrage(f, worlds)
+
+    def singular(*args: object, **kwargs: object) -> None:
+        raise np.linalg.LinAlgError("Singular matrix")
+
+    monkeypatch.setattr(np.linalg, "solve", singular)
+    value, gap = barrier_arbitrage(f, worlds)
+    np.testing.assert_allclose(value, expected[0], rtol=0, atol=1e-9)
+    assert np.all(gap <= ACCEPT_GAP * np.maximum(1.0, value + gap))
