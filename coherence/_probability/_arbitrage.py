@@ -27,6 +27,10 @@ from typing import Any
 
 import numpy as np
 
+from .._simplex import barrier_path
+from .._simplex import newton_step
+from .._simplex import quotient_hessian
+
 __all__ = ["ACCEPT_GAP", "RELATIVE_GAP", "barrier_arbitrage", "dual_arbitrage", "solve_arbitrage"]
 
 #: a batched solution is kept where upper - lower <= ACCEPT_GAP * max(1, upper): the
@@ -40,7 +44,6 @@ RELATIVE_GAP = 1e-3
 _WEIGHTS = 10.0 ** np.arange(0, 9)
 _NEWTON_STEPS = 30   # at most, per weight (a tuple stops when its decrement is tiny)
 _FACE_STEPS = 12     # Newton steps on the face the barrier solution supports
-_STEP_HALVINGS = 30  # candidate step lengths of the batched backtracking line search
 _CHUNK = 4096        # rows solved together (the Newton systems of a chunk: 1.6 MB)
 
 
@@ -78,60 +81,6 @@ def _world_profits(q: np.ndarray, tw: np.ndarray, fw: np.ndarray, logp: np.ndarr
     return np.asarray(gain_true @ tw.T + gain_false @ fw.T)
 
 
-def _hessian(q: np.ndarray, curvature: np.ndarray, tw: np.ndarray, rw: np.ndarray,
-             ) -> np.ndarray:
-    """The dual objective's Hessian in mu: sum_i g_i g_i^T / (m_i q_i (1 - q_i)) with
-    g_i = tw[:, i] - q_i rw[:, i], (N, n_worlds, n_worlds)."""
-    g = tw[None, :, :] - q[:, None, :] * rw[None, :, :]
-    return np.asarray(np.einsum("nwk,nk,nvk->nwv", g, curvature, g))
-
-
-def _simplex_newton(hess: np.ndarray, grad: np.ndarray, scale: np.ndarray, face: bool,
-                    ) -> np.ndarray:
-    """The Newton step on the simplex (steps summing to 0), for each row, solved in the
-    variables step / scale (the barrier's mu: its Hessian's diagonal 1 / mu^2 becomes
-    1): on a ``face`` by the pseudo-inverse, as a Hessian of fewer questions than worlds
-    is singular there; for the barrier by an LU solve (the pseudo-inverse if a system
-    is singular after all)."""
-    n, n_w = grad.shape
-    kkt = np.zeros((n, n_w + 1, n_w + 1))
-    kkt[:, :n_w, :n_w] = scale[:, :, None] * hess * scale[:, None, :]
-    kkt[:, :n_w, n_w] = scale
-    kkt[:, n_w, :n_w] = scale
-    rhs = np.concatenate([-grad * scale, np.zeros((n, 1))], axis=1)
-    if not face:  # scaled by mu, the barrier's system is far from singular
-        try:
-            return np.asarray(scale * np.linalg.solve(kkt, rhs[:, :, None])[:, :n_w, 0])
-        except np.linalg.LinAlgError:
-            pass
-    return np.asarray(scale * np.einsum("nij,nj->ni", np.linalg.pinv(kkt), rhs)[:, :n_w])
-
-
-def _line_search(mu: np.ndarray, step: np.ndarray, objective: Any, slope: np.ndarray,
-                 ) -> np.ndarray:
-    """The longest of the halved steps (from 99% of the way to the simplex's boundary)
-    that keeps mu > 0 (where it is) and meets Armijo's rule; no step where none does.
-    ``objective(x, rows)`` is the objective at x (len(rows), n_worlds) for those rows."""
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        room = np.where(step < 0, -mu / step, np.inf).min(axis=1)
-    alpha = np.minimum(1.0, 0.99 * room)
-    now = objective(mu, np.arange(len(mu)))
-    taken = np.zeros(len(mu))
-    left = np.arange(len(mu))
-    for _ in range(_STEP_HALVINGS):
-        trial = np.maximum(mu[left] + alpha[left, None] * step[left], 0.0)
-        ok = ((trial > 0) | (mu[left] == 0)).all(axis=1)
-        value = objective(np.where(ok[:, None], trial, mu[left]), left)
-        ok &= value <= now[left] + 0.25 * alpha[left] * slope[left]
-        taken[left[ok]] = alpha[left[ok]]
-        left = left[~ok]
-        if not len(left):
-            break
-        alpha[left] /= 2
-    new = np.maximum(mu + taken[:, None] * step, 0.0)
-    return np.asarray(new / new.sum(axis=1, keepdims=True))
-
-
 def barrier_arbitrage(f: np.ndarray, worlds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The arbitrage of every row of ``f`` (N, k), forecasts strictly inside (0, 1), by a
     log-barrier interior-point method on the dual, finished by Newton steps on the face
@@ -147,42 +96,15 @@ def barrier_arbitrage(f: np.ndarray, worlds: np.ndarray) -> tuple[np.ndarray, np
     n_w = len(worlds)
     mu = np.full((len(f), n_w), 1.0 / n_w)
 
-    def solve(rows: np.ndarray, weight: float | None) -> np.ndarray:
-        """One damped Newton step for ``rows``: of the barrier problem at ``weight``, or
-        (None) of the dual objective on the face mu supports; returns the decrement."""
-        m_, lp, l1 = mu[rows], logp[rows], log1p[rows]
+    def parts(m_: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         q, curvature = _consistent(m_, tw, rw)
-        grad = _world_profits(q, tw, fw, lp, l1)
-        hess = _hessian(q, curvature, tw, rw)
-        if weight is None:  # the worlds off the face stay at 0
-            scale = (m_ > 0).astype(np.float64)
-        else:
-            grad = weight * grad - 1.0 / m_
-            hess = weight * hess
-            hess[:, np.arange(n_w), np.arange(n_w)] += 1.0 / m_ ** 2
-            scale = m_
-        with np.errstate(all="ignore"):  # a row of extreme forecasts may not solve:
-            step = _simplex_newton(hess, grad, scale, weight is None)
-            slope = np.einsum("nw,nw->n", grad, step)
-        unsolved = ~(np.isfinite(step).all(axis=1) & np.isfinite(slope))
-        step[unsolved], slope[unsolved] = 0.0, 0.0  # it stays, and SLSQP takes it
+        return (_world_profits(q, tw, fw, logp[rows], log1p[rows]),
+                quotient_hessian(q, curvature, tw, rw))
 
-        def objective(x: np.ndarray, at: np.ndarray) -> np.ndarray:
-            value = _dual_objective(x, tw, rw, lp[at], l1[at])
-            if weight is None:
-                return value
-            with np.errstate(divide="ignore"):
-                return np.asarray(weight * value - np.log(x).sum(axis=-1))
+    def objective(x: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        return _dual_objective(x, tw, rw, logp[rows], log1p[rows])
 
-        mu[rows] = _line_search(m_, step, objective, slope)
-        return -slope
-
-    for weight in _WEIGHTS:
-        active = np.arange(len(f))
-        for _ in range(_NEWTON_STEPS):
-            active = active[solve(active, float(weight)) > 1e-10]
-            if not len(active):
-                break
+    barrier_path(mu, parts, objective, _WEIGHTS, _NEWTON_STEPS)
     barrier_mu = mu.copy()
     # the face: the worlds the barrier solution weighs (at weight 1e8 the others hold
     # about 1e-8 / their reduced cost); a wrong guess only loses the polish, as the
@@ -191,7 +113,7 @@ def barrier_arbitrage(f: np.ndarray, worlds: np.ndarray) -> tuple[np.ndarray, np
     mu /= mu.sum(axis=1, keepdims=True)
     everything = np.arange(len(f))
     for _ in range(_FACE_STEPS):
-        solve(everything, None)
+        newton_step(mu, everything, parts, objective, None)
     lower, upper = np.zeros(len(f)), np.full(len(f), np.inf)
     for candidate in (barrier_mu, mu):
         q = np.clip(_consistent(candidate, tw, rw)[0], 1e-300, 1 - 1e-16)

@@ -15,7 +15,6 @@ check against hand computations.
 
 from __future__ import annotations
 
-import itertools
 import math
 import warnings
 from dataclasses import dataclass
@@ -53,12 +52,11 @@ from .._warnings import DeprecatedAlias
 from .._warnings import SmallSampleWarning
 from ._forecast import bin_index
 from ._forecast import murphy
+from ._projection import brier_projection
 
 __all__ = ["BrierDecompositionResult", "brier_decomposition"]
 
 _OWNER = "brier_decomposition"
-#: Sets (or forecasts) within this distance of coherence are left as given.
-COHERENCE_TOL = 1e-10
 #: Clusters below which the bootstrap intervals are rough (warned).
 MIN_CLUSTERS = 20
 COMPONENTS: tuple[str, ...] = ("brier", "incoherence", "coherent_brier", "reliability",
@@ -69,113 +67,6 @@ _MEANS = ("brier", "incoherence", "coherent_brier")
 
 
 # --------------------------------------------------------------------------- array layer
-def _subsets(n: int) -> list[np.ndarray]:
-    return [np.array(s, dtype=np.int64) for r in range(1, n + 1)
-            for s in itertools.combinations(range(n), r)]
-
-
-def _is_coherent(tw: np.ndarray, rw: np.ndarray, p: np.ndarray, tol: float) -> bool:
-    """Whether some distribution mu on the worlds has t_i(mu) = p_i m_i(mu) for every i.
-
-    The constraints are linear in mu, so a solution exists iff one exists on a set of
-    linearly independent worlds: each subset's least-squares solution is checked."""
-    a = np.vstack([(tw - p * rw).T, np.ones(len(tw))])
-    b = np.zeros(a.shape[0])
-    b[-1] = 1.0
-    for s in _subsets(len(tw)):
-        mu = np.linalg.lstsq(a[:, s], b, rcond=None)[0]
-        if np.all(mu >= -tol) and np.max(np.abs(a[:, s] @ mu - b)) <= tol:
-            return True
-    return False
-
-
-def _hull_projection(tw: np.ndarray, p: np.ndarray) -> np.ndarray:
-    """Euclidean projection of p onto the convex hull of the rows of ``tw`` (exact: the
-    equality-constrained least squares on every face, the best feasible one kept)."""
-    best, best_d = p, np.inf
-    for s in _subsets(len(tw)):
-        v = tw[s]                                     # (|S|, k)
-        n = len(s)
-        kkt = np.zeros((n + 1, n + 1))
-        kkt[:n, :n] = v @ v.T
-        kkt[:n, n] = kkt[n, :n] = 1.0
-        rhs = np.concatenate([v @ p, [1.0]])
-        mu = np.linalg.lstsq(kkt, rhs, rcond=None)[0][:n]
-        if np.any(mu < -1e-12):
-            continue
-        mu = np.clip(mu, 0.0, None)
-        mu = mu / mu.sum()
-        q = mu @ v
-        d = float(np.sum((q - p) ** 2))
-        if d < best_d - 1e-15:
-            best, best_d = q, d
-    return np.asarray(best)
-
-
-def _conditional_projection(tw: np.ndarray, rw: np.ndarray, p: np.ndarray) -> np.ndarray:
-    """The Brier projection of a set with conditional questions: SLSQP over mu."""
-    from scipy.optimize import minimize
-
-    def parts(mu: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        t, m = mu @ tw, mu @ rw
-        safe = np.where(m > 1e-300, m, 1.0)
-        return t, m, safe
-
-    def objective(mu: np.ndarray) -> tuple[float, np.ndarray]:
-        t, m, safe = parts(mu)
-        a = t - p * m
-        f = np.where(m > 1e-300, a * a / safe, 0.0)
-        d_t = np.where(m > 1e-300, 2 * a / safe, 0.0)
-        d_m = np.where(m > 1e-300, -2 * p * a / safe - a * a / safe ** 2, 0.0)
-        return float(f.sum()), tw @ d_t + rw @ d_m
-
-    n_w = len(tw)
-    starts = [np.full(n_w, 1.0 / n_w)] + [0.9 * np.eye(n_w)[w] + 0.1 / n_w for w in range(n_w)]
-    best_mu, best_f = starts[0], np.inf
-    for start in starts:
-        res = minimize(objective, start, jac=True, method="SLSQP", bounds=[(0.0, 1.0)] * n_w,
-                       constraints=[{"type": "eq", "fun": lambda mu: mu.sum() - 1.0,
-                                     "jac": lambda mu: np.ones_like(mu)}],
-                       options={"ftol": 1e-16, "maxiter": 1000})
-        mu = np.clip(res.x, 0.0, None)
-        mu = mu / mu.sum()
-        f = objective(mu)[0]
-        if f < best_f:
-            best_mu, best_f = mu, f
-    t, m, safe = parts(best_mu)
-    return np.asarray(np.where(m > 1e-12, t / safe, p))
-
-
-def brier_projection(worlds: np.ndarray, forecasts: np.ndarray, *,
-                     tol: float = COHERENCE_TOL) -> np.ndarray:
-    r"""The nearest coherent forecasts of each set in the Brier score's geometry.
-
-    ``worlds`` is ``(n_worlds, k)`` (1 true, 0 false, -1 annulled), ``forecasts``
-    ``(n_sets, k)``. Returns ``(n_sets, k)``: :math:`q = t(\mu^*) / m(\mu^*)` with
-    :math:`\mu^*` minimising :math:`\sum_i (t_i(\mu) - p_i m_i(\mu))^2 / m_i(\mu)` over
-    distributions on the worlds (:math:`t_i`, :math:`m_i`: the probabilities that
-    question i is true and that it resolves). Without conditional questions this is the
-    Euclidean projection onto the convex hull of the worlds. A set that is coherent (to
-    ``tol``) is returned unchanged, bit for bit.
-    """
-    worlds = np.asarray(worlds, dtype=np.int64)
-    f = np.asarray(forecasts, dtype=np.float64)
-    tw = (worlds == 1).astype(np.float64)
-    rw = (worlds >= 0).astype(np.float64)
-    out = f.copy()
-    unconditional = bool(rw.all())
-    for r in range(len(f)):
-        p = f[r]
-        if _is_coherent(tw, rw, p, tol):
-            continue
-        projected = _hull_projection(tw, p) if unconditional else _conditional_projection(
-            tw, rw, p)
-        # a mixture of 0/1 worlds lies in [0, 1]; the solvers' rounding can put it at
-        # 1 + 2e-16, which every later use (bins, calibration_error) would refuse or misbin
-        out[r] = np.clip(projected, 0.0, 1.0)
-    return out
-
-
 def decomposition_replicates(weights: np.ndarray, p: np.ndarray, q: np.ndarray,
                              y: np.ndarray, clusters: np.ndarray, n_bins: int) -> np.ndarray:
     """The decomposition under cluster weights: ``(B, 7)`` in the order of COMPONENTS.
@@ -721,10 +612,12 @@ def brier_decomposition(
     :math:`q_i = t_i / m_i`. This is the Brier counterpart of the log-score arbitrage of
     :func:`arbitrage_violation`; without conditional questions it is the Euclidean
     projection onto the convex hull of the worlds (de Finetti's dominance), computed
-    exactly face by face; with conditional ones, numerically (SLSQP from several
-    starts). The projection never raises a set's Brier score in any possible world, and
-    leaves a coherent set (to 1e-10) unchanged, bit for bit. With :math:`\bar B(p)` the
-    mean Brier score over the scored forecasts,
+    exactly face by face; with conditional ones, numerically, by a log-barrier
+    interior-point method for all sets at once, certified by the objective above less
+    the reduction q guarantees (at most 1.7e-8 measured). The projection never raises a
+    set's Brier score in any possible world (to rounding), and leaves a coherent set (to
+    1e-10) unchanged, bit for bit. With :math:`\bar B(p)` the mean Brier score over the
+    scored forecasts,
 
     .. math::
 

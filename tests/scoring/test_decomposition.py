@@ -22,13 +22,13 @@ from coherence._scoring._decomposition import COMPONENTS
 from coherence._scoring._decomposition import _component_intervals
 from coherence._scoring._decomposition import _reliability_interval
 from coherence._scoring._decomposition import _resolution_interval
-from coherence._scoring._decomposition import brier_projection
 from coherence._scoring._decomposition import decomposition_replicates
 from coherence._scoring._decomposition import link_clusters
 from coherence._scoring._decomposition import reliability_pivots
 from coherence._scoring._decomposition import resolution_pivots
 from coherence._scoring._decomposition import within_jackknife
 from coherence._scoring._forecast import bin_index
+from coherence._scoring._projection import brier_projection
 from tests._reference_bootstrap_t import bootstrap_t_by_loops
 from tests.scoring._helpers import DECOMPOSITION_TABLES
 from tests.scoring._helpers import cluster_codes
