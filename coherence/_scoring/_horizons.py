@@ -542,7 +542,8 @@ def rolling_accuracy(forecasts: Any, *, start: str = "start", by: str = "model",
         ``by``, ``start`` (timezone-aware, in the zone given, when the start dates are aware),
         ``accuracy`` (mean of ``correct`` over the window
         ending at that forecast's start, ties in start time included) and
-        ``n`` (forecasts in the window), sorted by model then start. With a count
+        ``n`` (forecasts in the window): the models in the order they first appear in
+        ``forecasts`` (not sorted by id), each model's rows sorted by start. With a count
         window, forecasts with one start time are ordered by ``correct`` and every one
         of them gets the value of the window ending at the last of them.
 

@@ -232,6 +232,19 @@ def test_rolling_accuracy_by_count_and_validation():
         coherence.rolling_accuracy(scored(), window=2.5)
 
 
+def test_rolling_accuracy_keeps_the_models_in_the_order_they_first_appear():
+    """The docstring said "sorted by model then start"; the models come in the order of
+    their first row (as ever), each model's rows sorted by start, as it now says."""
+    fc = {"model": ["b", "a", "b", "a"], "correct": [1, 0, 1, 1],
+          "start": ["2024-01-03", "2024-01-02", "2024-01-01", "2024-01-01"]}
+    out = coherence.rolling_accuracy(fc, min_periods=1)
+    assert out["model"].tolist() == ["b", "b", "a", "a"]
+    assert [str(d.date()) for d in out["start"]] == ["2024-01-01", "2024-01-03",
+                                                      "2024-01-01", "2024-01-02"]
+    doc = coherence.rolling_accuracy.__doc__
+    assert "sorted by model" not in doc and "the order they first appear" in doc
+
+
 @pytest.mark.parametrize("ids", [[1, "1", 1, 1], ["GPT", "gpt", "GPT", "GPT"],
                                  ["m", "m ", "m", "m"]])
 def test_rolling_accuracy_refuses_one_model_typed_two_ways(ids):
