@@ -191,7 +191,11 @@ def _plot_lie(result: IteratedExpectationResult, ax: Any) -> Any:
 
 def lie_table(df: pd.DataFrame, cols: dict[str, str], owner: str,
                name: str) -> pd.DataFrame:
-    """Validate a long LIE table and return it with the default column names."""
+    """Validate a long LIE table and return it with the default column names.
+
+    The messages of its columns name the table (``name``) beside ``owner``: the elicited
+    and the baseline tables share their column names, so a column and rows alone would
+    not say which table to look in."""
     from .._validation import as_dataframe
     from .._validation import check_case_distinct
     from .._validation import column_error
@@ -200,10 +204,12 @@ def lie_table(df: pd.DataFrame, cols: dict[str, str], owner: str,
     from .._validation import require_columns
 
     df = as_dataframe(df, name=name, owner=owner)
-    require_columns(df, cols, owner=owner)
+    where = f"{owner}, in '{name}'"
+    require_columns(df, cols, owner=where)
     if len(df) == 0:
         raise ValueError(param_error(name, owner, "a table with at least one row",
                                      "an empty table"))
+    owner = where
     out = pd.DataFrame(index=df.index)
     for role in ("context", "variable", "state"):
         no_missing(df, cols[role], owner=owner)

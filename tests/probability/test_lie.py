@@ -190,7 +190,8 @@ def test_property_exact_and_relabel(seed):
 def test_validation_messages(world):
     _, table, _ = world
     base = table.assign(p_y_given_x=np.clip(table["p_y_given_x"] + 0.03, 0, 1))
-    with pytest.raises(ValueError, match="iterated_expectation_check: column 'p_z_given_x'"):
+    with pytest.raises(ValueError, match="iterated_expectation_check, in 'elicited': column "
+                       "'p_z_given_x'"):
         iterated_expectation_check(table.drop(columns="p_z_given_x"), baseline=base)
     bad = table.copy()
     bad.loc[3, "p_y_given_xz"] = 1.3
@@ -223,6 +224,32 @@ def test_validation_messages(world):
     with pytest.raises(ValueError, match="The 'alternative' parameter of iterated_expectation"
                        "_check must be one of"):
         iterated_expectation_check(table, baseline=base, alternative="larger")
+
+
+@pytest.mark.parametrize("column, value, rule", [
+    ("p_y_given_xz", 1.3, r"must hold probabilities in \[0, 1\]; 1 offending row "
+                          r"\(first: row 4 = 1.3\)"),
+    ("p_z_given_x", np.nan, r"must not contain NaN or missing values; 1 offending row "
+                            r"\(first: row 4\)"),
+    ("p_y_given_x", 0.01, r"must be constant within each context"),
+    ("context", None, r"must not contain missing values; 1 offending row \(first: row 4\)"),
+])
+def test_validation_messages_name_the_table_at_fault(world, column, value, rule):
+    # the two tables share their column names, and a bad value of the baseline's was
+    # reported as "Column 'p_y_given_xz' (input to iterated_expectation_check) ...", word for
+    # word the message of the same fault in 'elicited': the rows named were looked for in
+    # the wrong table. Each message now names its table.
+    _, table, _ = world
+    base = table.assign(p_y_given_x=np.clip(table["p_y_given_x"] + 0.03, 0, 1))
+    bad = (table if column == "context" else table.astype({column: float})).copy()
+    bad.loc[4, column] = value
+    for elicited, baseline, name in ((bad, base, "elicited"), (table, bad, "baseline")):
+        with pytest.raises(ValueError, match=rf"Column '{column}' \(input to iterated_"
+                           rf"expectation_check, in '{name}'\) {rule}"):
+            iterated_expectation_check(elicited, baseline=baseline)
+    with pytest.raises(ValueError, match="iterated_expectation_check, in 'baseline': column "
+                       "'p_z_given_x' not found"):
+        iterated_expectation_check(table, baseline=base.drop(columns="p_z_given_x"))
 
 
 def test_random_forest_baseline_refuses_a_missing_auxiliary_value(world):

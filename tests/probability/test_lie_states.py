@@ -105,9 +105,9 @@ def test_a_state_as_a_bool_and_as_its_text_is_refused():
     alike is refused as a duplicate)."""
     eli, base = _bool_states([True, False, "True", True, False])
     with pytest.raises(ValueError, match=r"Column 'state' \(input to iterated_expectation_"
-                       r"check\) must hold booleans or their text, not both .*found booleans "
-                       r"in 4 rows and 'True'/'False' text in 1 row.*1 offending row \(first: "
-                       r"row 2 = 'True'\)"):
+                       r"check, in 'elicited'\) must hold booleans or their text, not "
+                       r"both .*found booleans in 4 rows and 'True'/'False' text in 1 "
+                       r"row.*1 offending row \(first: row 2 = 'True'\)"):
         _check(eli, base)
     with pytest.raises(ValueError, match=r"Column 'state' .* booleans or their text"):
         _check(*_bool_states([True, " false ", "True", True, False]))
