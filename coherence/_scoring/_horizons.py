@@ -128,7 +128,7 @@ def simulated_dates(tasks: Any, *, positions: Sequence[str | float] = ("midpoint
         ``'midpoint'`` (:math:`f = 1/2`, the benchmark's default),
         ``'early'``, ``'mid'``, ``'late'`` (a date inside the band, see
         ``placement``), ``'near_resolution'`` (one day before resolution), or a
-        fraction :math:`f \\in [0, 1)`.
+        fraction :math:`f \\in [0, 1)`; each once.
     placement : {'center', 'uniform'}
         Where in a band the date falls: its centre (Early 1/6, Mid 1/2, Late
         0.8083; deterministic, the default) or uniformly at random (``rng``; one
@@ -175,6 +175,12 @@ def simulated_dates(tasks: Any, *, positions: Sequence[str | float] = ("midpoint
         elif isinstance(p, bool) or not isinstance(p, int | float) or not 0.0 <= p < 1.0:
             raise ValueError(param_error("positions", owner, "names of positions or "
                                          "fractions in [0, 1)", p))
+    labels = [str(p) for p in positions]
+    repeated = sorted({x for x in labels if labels.count(x) > 1})
+    if repeated:  # with placement='uniform' each copy drew its own date for a question
+        raise ValueError(param_error(
+            "positions", owner, f"a sequence naming each position once (repeated: "
+            f"{', '.join(repeated)})", list(positions)))
     require_columns(df, {"question": question}, owner=owner)
     no_missing(df, question, owner=owner)
     no_blank_ids(df, [question], owner)  # '' or spaces: a lost id, not a question

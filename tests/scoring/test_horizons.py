@@ -62,6 +62,14 @@ def test_simulated_dates_validation():
         coherence.simulated_dates(tasks().assign(resolution_date=["2023-01-01"] * 2))
 
 
+@pytest.mark.parametrize("positions", [["early", "early"], ["mid", 0.25, "mid"], [0.5, 0.50]])
+def test_simulated_dates_refuses_a_position_given_twice(positions):
+    # with placement='uniform' each copy drew its own date, so one (question, position)
+    # had two dates, where the docstring promises one draw per question and position
+    with pytest.raises(ValueError, match=r"'positions' parameter.*each position once"):
+        coherence.simulated_dates(tasks(), positions=positions, placement="uniform", rng=0)
+
+
 def forecasts() -> pd.DataFrame:
     return pd.DataFrame({
         "start": ["2024-01-01"] * 6, "resolution_date": ["2024-01-31"] * 6,
