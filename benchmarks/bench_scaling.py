@@ -435,7 +435,30 @@ def _key_events_questions(n: int) -> Callable[[], Any]:
                                               n_resamples=5, rng=0)
 
 
+def _brier_sets(n: int) -> Callable[[], Any]:
+    """``n`` ExpectedEvidence sets of heaped forecasts (the Brier projection of sets with
+    conditional questions, solved for all sets at once; 200 resamples)."""
+    import numpy as np
+    import pandas as pd
+
+    import coherence
+
+    gen = np.random.default_rng(0)
+    roles = coherence.CHECKERS["expected_evidence"]
+    grid = np.array([0.0, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.8, 0.9, 0.95, 1.0])
+    worlds = np.array([[1, 1, 1, -1], [1, 0, -1, 1], [0, 1, 0, -1], [0, 0, -1, 0]])
+    world = worlds[gen.integers(0, 4, n)]
+    table = pd.DataFrame({
+        "set": np.repeat(np.arange(n), 4), "role": np.tile(roles, n),
+        "question": [f"{s}:{r}" for s in range(n) for r in roles],
+        "probability": gen.choice(grid, 4 * n),
+        "outcome": np.where(world < 0, np.nan, world).ravel()})
+    return lambda: coherence.brier_decomposition(table, checker="expected_evidence",
+                                                 n_resamples=200, rng=0)
+
+
 SCORING_CASES: dict[str, tuple[str, int, Build]] = {
+    "brier_decomposition, ExpectedEvidence sets": ("scoring", 60, _brier_sets),
     "forecast_scores, forecasts of 5 models": ("scoring", 2000, _scores_rows),
     "horizon_positions, dated forecasts": ("scoring", 5000, _dated_rows),
     "turning_points, one market's hourly prices": ("scoring", 2500, _price_series),
