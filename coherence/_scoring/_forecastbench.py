@@ -469,7 +469,9 @@ def forecastbench_scores(data: Any, *, question: str = "question", model: str = 
       least squares on the fixed-effects forecasters; then
       :math:`\bar b^{adj}_i = \frac{1}{|Q_i|}\sum_{j \in Q_i}(b_{ij} - c_j) +
       \frac{1}{|Q|}\sum_{j \in Q} c_j`, the second term rescaling so that a
-      forecaster who always says 0.5 scores 0.25 (as ForecastBench rescales);
+      forecaster who says 0.5 on every question scores 0.25 (as ForecastBench
+      rescales; on some questions only, 0.25 less the mean :math:`c_j` of its
+      questions plus the mean of all);
     * **Brier Index**: :math:`100\,(1 - \sqrt{\bar b^{adj}_i})`: 100 perfect,
       50 always 0.5, 0 always wrong (NaN if :math:`\bar b^{adj}_i < 0` beyond rounding,
       1e-12);

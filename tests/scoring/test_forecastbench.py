@@ -78,6 +78,22 @@ def test_complete_panel_adjusted_equals_brier_and_always_half_is_fifty():
     assert t["peer_score"].mean() == pytest.approx(0.0, abs=1e-12)  # balanced panel
 
 
+def test_always_half_on_some_questions_is_not_fifty():
+    """The rescaling gives "Always 0.5" the score 0.25 on a complete panel only: on some
+    questions it scores 0.25 less the mean effect of its questions plus the mean of all
+    (docs/forecastbench.md said 0.25 "whatever questions it answered")."""
+    rng = np.random.default_rng(2)
+    df = panel(rng, missing=0.0, n_questions=40)
+    first = sorted(df["question"].unique())[:15]
+    half = df[(df["model"] == "m0") & df["question"].isin(first)].assign(
+        model="half", probability=0.5)
+    res = forecastbench_scores(pd.concat([df, half]), n_resamples=9, rng=0)
+    c = res.question_effects.set_index("question")["question_fixed_effect"]
+    got = by_model(res).loc["half", "difficulty_adjusted_brier"]
+    assert got == pytest.approx(0.25 - c.loc[first].mean() + c.mean(), abs=1e-12)
+    assert abs(got - 0.25) > 1e-3
+
+
 def test_difficulty_adjustment_removes_question_set_advantage():
     """brier = skill + difficulty exactly: forecasters on easy and on hard questions
     are ranked by skill alone."""
