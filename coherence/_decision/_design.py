@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._validation import DECIMAL_SLACK
 from .._validation import check_case_distinct
 from .._validation import param_error
 from .._validation import require_columns
@@ -159,7 +160,8 @@ def check_resolution(columns: Sequence[tuple[str, np.ndarray]], resolution: floa
     """Raise when snapping to integer multiples of ``resolution`` merges values of a column
     ``STATED_GAP`` or more apart: ``resolution`` ties floating-point noise (0.1 + 0.2 and
     0.3), and a coarser one (``resolution=2`` read as two decimals) silently pools distinct
-    beliefs into one conditioning value."""
+    beliefs into one conditioning value. The gap is read on the stated numbers (up to
+    ``DECIMAL_SLACK``): 0.013 - 0.012 is 0.0009999999999999992 in floating point."""
     for name, values in columns:
         v = np.unique(values)
         if not len(v):
@@ -167,7 +169,7 @@ def check_resolution(columns: Sequence[tuple[str, np.ndarray]], resolution: floa
         _, first = np.unique(np.round(v / resolution), return_index=True)
         last = np.append(first[1:] - 1, len(v) - 1)
         span = v[last] - v[first]
-        if span.max() >= STATED_GAP:
+        if span.max() >= STATED_GAP - DECIMAL_SLACK:
             j = int(np.argmax(span))
             raise ValueError(param_error(
                 "resolution", owner, f"fine enough to keep distinct {name} values apart (it "

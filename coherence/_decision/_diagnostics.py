@@ -275,7 +275,6 @@ def _elicitation_diagnostics_iv(data: Any, belief: str, action: str | None,
         if column is not None and column in df.columns}
     read = {name: _association_column(df, column, name, owner)
             for name, column in present.items()}
-    _warn_missing(df, {present[name]: values for name, values in read.items()}, owner)
     against: np.ndarray | None = None
     against_name = ""
     for name in ("truth", "outcome"):  # a truth column without a single value: the outcome
@@ -284,6 +283,12 @@ def _elicitation_diagnostics_iv(data: Any, belief: str, action: str | None,
             break
     token = read.get("token_belief")
     token = None if token is None or np.isnan(token).all() else token
+    # the columns a correlation reads: the outcome beside a truth column, or a token
+    # belief with nothing to correlate it with, leaves no row out of anything
+    used = {} if against is None else {against_name: against}
+    if token is not None and against is not None:
+        used[present["token_belief"]] = token
+    _warn_missing(df, used, owner)
     actions = (df[action] if action is not None and action in df.columns else None)
     return _DiagnosticsInput(belief=b, token=token, truth=against, truth_name=against_name,
                              actions=actions, example_value=example,
@@ -426,9 +431,11 @@ def elicitation_diagnostics(
         ``token_belief`` hold probabilities in [0, 1] and ``outcome`` 0/1 (or
         bools; a yes/no text outcome is not read, as no outcome column in the
         package reads it): any other value raises ``ValueError`` naming the
-        column and rows. A missing value leaves its row out of the rank
-        correlations with a ``SkippedRecordsWarning`` that counts and names the
-        rows; a column without a single value is not used, without a warning (a
+        column and rows. A missing value of a column a rank correlation reads
+        (the truth, else the outcome; the token belief beside one of them) leaves
+        its row out of it, with a ``SkippedRecordsWarning`` that counts and names
+        the rows (the outcome beside a truth column is not read, nor warned
+        about); a column without a single value is not used, without a warning (a
         truth column so: the outcome is used; an elicited table's ``token_belief``
         when no log-probabilities were asked for).
     example_value : float
@@ -456,8 +463,9 @@ def elicitation_diagnostics(
     DegenerateDataWarning
         When the beliefs are degenerate (see ``ElicitationDiagnostics.degenerate``).
     SkippedRecordsWarning
-        When the truth, outcome or token-belief column is missing on some rows
-        (they are left out of ``association`` and ``token_association``).
+        When a column the rank correlations read (the truth, else the outcome;
+        the token belief) is missing on some rows (they are left out of
+        ``association`` and ``token_association``).
 
     Raises
     ------

@@ -103,3 +103,23 @@ def test_one_column_in_two_roles_is_refused():
         with pytest.raises(ValueError, match=rf"The '{second}' parameter of {func.__name__} "
                            rf"must be a column other than the '{first}' parameter's"):
             func(d, rng=0, **kwargs)
+
+
+def test_a_resolution_merging_beliefs_a_stated_thousandth_apart_is_refused():
+    # 0.013 - 0.012 is 0.0009999999999999992 in floating point, below the 0.001 gap: a
+    # resolution of 0.01 pooled the two stated beliefs without a word (ci_test's statistic
+    # 0.0388 became 0.0365); 0.2 and 0.201 (0.0010000000000000009 apart) were refused
+    import coherence
+    from coherence._decision._design import check_resolution
+
+    for values, resolution in (([0.012, 0.013, 0.5], 0.01), ([0.008, 0.009], 0.002),
+                               ([0.2, 0.201], 0.002)):
+        with pytest.raises(ValueError, match=r"'resolution' parameter of ci_test .* merged"):
+            check_resolution([("belief", np.array(values))], resolution, "ci_test")
+    check_resolution([("belief", np.array([0.0121, 0.0129, 0.5]))], 0.01, "ci_test")
+    data = coherence.simulate("rational", n_contexts=100, rng=3).data
+    contexts = data["context"].unique()
+    data.loc[data["context"].isin(contexts[:10]), "belief"] = 0.012
+    data.loc[data["context"].isin(contexts[10:20]), "belief"] = 0.013
+    with pytest.raises(ValueError, match=r"it merged 0\.012 and 0\.013"):
+        coherence.ci_test(data, resolution=0.01, n_resamples=99, rng=0)

@@ -168,6 +168,25 @@ def test_missing_association_values_are_counted_and_warned(role):
     assert got > 0.8
 
 
+def test_a_missing_value_of_a_column_no_correlation_reads_is_not_warned_about():
+    """With a truth column the outcome enters no correlation, nor does a token belief
+    without a truth or an outcome: a missing value of theirs leaves no row out, but the
+    SkippedRecordsWarning said it did ("column 'outcome' is missing on 1 of 6 rows ...
+    Those rows are left out of the rank correlations") while association used all 6."""
+    belief = [0.1, 0.3, 0.5, 0.7, 0.9, 0.2]
+    data = pd.DataFrame({"belief": belief, "truth": belief,
+                         "outcome": [0, 0, 1, None, 1, 0]})
+    d = elicitation_diagnostics(data)  # filterwarnings=error: no warning
+    assert d.association_with == "truth" and d.association == 1.0
+    alone = pd.DataFrame({"belief": belief, "token_belief": [0.1, None, 0.5, 0.7, 0.9, 0.2]})
+    assert np.isnan(elicitation_diagnostics(alone).token_association)
+    both = data.assign(truth=[0.1, 0.3, 0.5, 0.7, None, 0.2])  # the truth's gap is warned
+    with pytest.warns(coherence.SkippedRecordsWarning, match="column 'truth' is missing on 1 "
+                      r"of 6 rows \(first: row 4\)\. Those rows") as caught:
+        elicitation_diagnostics(both)
+    assert not any("'outcome'" in str(w.message) for w in caught)
+
+
 def test_a_column_without_values_is_not_used_and_leaves_no_row_out():
     """An empty truth column gives way to the outcome, named in ``association_with``; an
     empty token_belief column (an elicited table without log-probabilities) is not used.
