@@ -105,10 +105,16 @@ def _scores(brier: np.ndarray, fe: np.ndarray, naive: int | None,
     c = np.full(len(wq), np.nan)
     c[keep] = _question_effects(brier[keep], fe, wq[keep]) if fixed is None else fixed[keep]
     cz = np.where(np.isnan(c), 0.0, c)
+    # a draw whose questions split the fixed-effects forecasters into groups with no
+    # forecaster in common identifies each group's effects up to its own constant: the
+    # adjusted scores are undefined there (the data themselves are checked connected)
+    split = fixed is None and _n_groups(~np.isnan(brier[keep][:, fe])) > 1
     with np.errstate(invalid="ignore", divide="ignore"):
         mean_brier = (w * bz).sum(axis=0) / n_w
         # rescaled so that "always 0.5", which scores 0.25 on every question, scores 0.25
         adjusted = (w * (bz - cz[:, None])).sum(axis=0) / n_w + (wq * cz).sum() / wq.sum()
+        if split:
+            adjusted = np.full_like(adjusted, np.nan)
         index = _index(adjusted)
         q_avg = (present * bz).sum(axis=1) / present.sum(axis=1)
         peer = (w * (np.where(present, q_avg[:, None], 0.0) - bz)).sum(axis=0) / n_w
@@ -450,7 +456,9 @@ def forecastbench_scores(data: Any, *, question: str = "question", model: str = 
         When an interval rests on one question, and when more than 1% of the bootstrap
         replicates are left out of a forecaster's intervals (a score undefined there:
         none of its questions drawn, a forecaster of 2 questions among many losing about
-        13%, or, for the Brier Index, an adjusted Brier score below 0), naming it; the
+        13%; for the adjusted scores, questions drawn that split the fixed-effects
+        forecasters into groups with no forecaster in common; or, for the Brier Index, an
+        adjusted Brier score below 0), naming it; the
         table's ``n_undefined`` counts them. Also when the leaderboard holds a single
         forecaster: its peer score is measured against itself (0, interval [0, 0]).
 
@@ -851,8 +859,9 @@ def _check_estimable(brier: np.ndarray, fe: np.ndarray, questions: Any, owner: s
     _check_connected(~np.isnan(brier[:, fe]), owner)
 
 
-def _check_connected(z: np.ndarray, owner: str) -> None:
-    """Raise when the forecaster-question graph has more than one component."""
+def _n_groups(z: np.ndarray) -> int:
+    """The number of groups of the question-forecaster graph of answers ``z`` (n_q, n_m)
+    with no forecaster in common (questions and forecasters without an answer left out)."""
     from scipy.sparse import coo_matrix
     from scipy.sparse.csgraph import connected_components
 
@@ -861,7 +870,13 @@ def _check_connected(z: np.ndarray, owner: str) -> None:
     graph = coo_matrix((np.ones(len(q)), (q, n_q + m)), shape=(n_q + n_m, n_q + n_m))
     _, labels = connected_components(graph, directed=False)
     used = np.concatenate([z.any(axis=1), z.any(axis=0)])
-    if len(np.unique(labels[used])) > 1:
+    return len(np.unique(labels[used]))
+
+
+def _check_connected(z: np.ndarray, owner: str) -> None:
+    """Raise when the forecaster-question graph has more than one component."""
+    n_groups = _n_groups(z)
+    if n_groups > 1:
         raise ValueError(f"{owner}: the fixed-effects forecasters and their questions form "
-                         f"{len(np.unique(labels[used]))} groups with no forecaster in common; "
+                         f"{n_groups} groups with no forecaster in common; "
                          "difficulty-adjusted scores cannot compare forecasters across them.")

@@ -30,9 +30,10 @@ def warn_undefined(owner: str, names: list[str], counts: Any, n_resamples: int) 
         f"{owner}: of the {n_resamples} bootstrap replicates, more than "
         f"{LEFT_OUT_SHARE:.0%} are left out of the intervals of {listed}"
         f"{', ...' if len(over) > 5 else ''}: a score is undefined there (none of a "
-        "forecaster's questions drawn, or a difficulty-adjusted Brier score below 0, which has "
-        "no Brier Index), so those intervals rest on the other replicates only ('n_undefined' "
-        "counts them).", SmallSampleWarning, stacklevel=3)
+        "forecaster's questions drawn, questions drawn that split the fixed-effects "
+        "forecasters into groups with no forecaster in common, or a difficulty-adjusted Brier "
+        "score below 0, which has no Brier Index), so those intervals rest on the other "
+        "replicates only ('n_undefined' counts them).", SmallSampleWarning, stacklevel=3)
 
 
 def warn_perfect_naive(owner: str, table: pd.DataFrame, naive: str | None) -> None:

@@ -138,6 +138,46 @@ def test_bootstrap_weights_equal_duplicated_questions():
     np.testing.assert_allclose(weighted, expected, atol=1e-12)
 
 
+def _bridged_panel() -> tuple[pd.DataFrame, np.ndarray]:
+    """m0 and m1 on questions 0-29, x on 28-39: two questions bridge x to the others."""
+    rng = np.random.default_rng(5)
+    rows = []
+    for q in range(40):
+        y = int(rng.integers(0, 2))
+        for m in (["m0", "m1"] if q < 28 else ["m0", "m1", "x"] if q < 30 else ["x"]):
+            p = float(np.clip(abs(y - rng.uniform(0, 0.6)), 0, 1))
+            rows.append({"model": m, "question": f"q{q:02d}", "probability": p, "outcome": y})
+    df = pd.DataFrame(rows)
+    brier = np.full((40, 3), np.nan)
+    qc = pd.factorize(df["question"], sort=True)[0]
+    mc = pd.factorize(df["model"], sort=True)[0]
+    brier[qc, mc] = (df["probability"] - df["outcome"]) ** 2
+    return df, brier
+
+
+def test_a_draw_that_splits_the_forecasters_has_no_adjusted_scores():
+    # a draw without q28 and q29 leaves x in a group of its own: its question effects
+    # and the others' are identified up to separate constants, and the adjusted scores
+    # took an arbitrary one (x's adjusted Brier 0.031 in such draws, 0.049 otherwise)
+    _, brier = _bridged_panel()
+    fe = np.ones(3, dtype=bool)
+    w = np.ones(40)
+    w[[28, 29]] = 0.0
+    split = _scores(brier, fe, None, w)
+    assert np.isnan(split[:, 1:3]).all()          # adjusted Brier, Brier Index
+    np.testing.assert_allclose(split[:, 0], np.nanmean(brier[w > 0], axis=0))  # Brier
+    w[28] = 1.0
+    assert np.isfinite(_scores(brier, fe, None, w)[:, 1:3]).all()
+
+
+def test_split_draws_are_left_out_of_the_intervals_and_counted():
+    df, _ = _bridged_panel()
+    with pytest.warns(coherence.SmallSampleWarning, match="split the fixed-effects"):
+        res = forecastbench_scores(df, n_resamples=400, rng=0)
+    # P(neither bridge drawn) = (38/40)^40 = 0.13
+    assert 0.08 < by_model(res).loc["x", "n_undefined"] / 400 < 0.18
+
+
 @pytest.mark.filterwarnings(LEFT_OUT)
 def test_intervals_and_compare():
     rng = np.random.default_rng(4)
