@@ -11,7 +11,8 @@ q = t / m guarantee (a lower bound on the arbitrage) and the dual objective at i
 mu (an upper bound), the gap between the two a certificate:
 
 * :func:`barrier_arbitrage`, all tuples at once: a log-barrier interior-point method
-  whose Newton steps are solved for every tuple together (numpy's batched solve), for
+  whose Newton steps are solved for every tuple together (numpy's batched solve, in
+  :mod:`coherence._simplex`, which the Brier projection shares), for
   forecasts strictly inside (0, 1). It is accepted where its certified gap is below
   ``ACCEPT_GAP`` (relative to the value, absolute below 1) and below ``RELATIVE_GAP``
   of the value;
