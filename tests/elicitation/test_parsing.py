@@ -104,6 +104,25 @@ def test_near_sums_are_normalised_and_tolerance_respected():
     assert parse_probabilities("No: 0.3\nYes: 0.6", sum_tolerance=0.2).ok
 
 
+def test_sum_at_the_tolerance_is_decided_on_the_stated_numbers():
+    # 0.3 + 0.72 is 1.0200000000000000178 in floating point: of the 198 replies with two
+    # two-decimal values summing to 1.02 or 0.98, 194 were bad_sum at the default
+    # tolerance 0.02 and 4 were read ("No: 0.93 / Yes: 0.05"); sum_tolerance=0 refused
+    # 0.41 + 0.57 + 0.02
+    for yes in range(2, 99):
+        no = 102 - yes
+        assert parse_probabilities(f"No: {no / 100}\nYes: {yes / 100}").ok, (no, yes)
+        assert parse_probabilities(f"No: {no - 4}%\nYes: {yes}%").ok, (no - 4, yes)
+    assert parse_probabilities("No: 0.3\nYes: 0.72").values["Yes"] == pytest.approx(0.72 / 1.02)
+    assert parse_probabilities("No: 0.3\nYes: 0.7201").reason == "bad_sum"
+    assert parse_probabilities("No: 0.3\nYes: 0.6799").reason == "bad_sum"
+    labels = ("low", "mid", "high")
+    assert parse_probabilities("low: 0.41\nmid: 0.57\nhigh: 0.02", labels,
+                               sum_tolerance=0.0).ok
+    assert parse_probabilities("low: 0.41\nmid: 0.57\nhigh: 0.021", labels,
+                               sum_tolerance=0.0).reason == "bad_sum"
+
+
 def test_k_labels():
     labels = ("low", "normal", "high")
     parsed = parse_probabilities("low: 0.2\nnormal: 0.5\nhigh: 0.3", labels)
