@@ -733,7 +733,9 @@ def _answers_of(label: str, body: str, labels: tuple[str, ...]
         if re.search(r"(?<![\w])(yes|no)(?![\w])", rest, re.IGNORECASE):
             return found, f"a label is followed by both Yes and No: {shown[:60]!r}", last
         answer = m.group("answer").lower()
-        other = [a for a in _alone_after(body, m.end(), ANSWER_LINE) if a.lower() != answer]
+        # the answer word of each line: "No." or "**No**" repeats "No"
+        other = [a for a in _alone_after(body, m.end(), ANSWER_LINE)
+                 if _answer_word(a) != answer]
         if other:
             # "Decision:\nYes\nNo" was read as yes: two answers, one a line
             return found, (f"the answer of {label!r} is followed by the answer {other[0]!r} "
@@ -741,6 +743,12 @@ def _answers_of(label: str, body: str, labels: tuple[str, ...]
         found.add(answer)
         last = max(last, m.end())
     return found, None, last
+
+
+def _answer_word(line: str) -> str:
+    """The Yes or No of a line :data:`ANSWER_LINE` matches whole, lower-cased."""
+    m = ANSWER_LINE.fullmatch(line)
+    return "" if m is None else m.group(1).lower()
 
 
 def _other_answer(body: str, labels: tuple[str, ...], answer: str | None) -> str | None:

@@ -875,6 +875,10 @@ def test_two_answers_on_the_lines_after_a_decision_label_are_ambiguous(text, lab
 
 @pytest.mark.parametrize(("text", "action"), [
     ("Can decide: Yes\nDecision:\nYes\nYes", "yes"),                # a repeat
+    # a repeat with its punctuation or markdown was taken for the other answer
+    ("Can decide: Yes\nDecision: No\nNo.", "no"),
+    ("Can decide: Yes\nDecision:\n**Yes**\n- Yes!", "yes"),
+    ("Can decide: No\nNo.\nDecision: Yes", "defer"),
     ("Can decide: Yes\nDecision:\nYes\n\nNo further comment.", "yes"),
     ("### Can decide\nYes\n### Decision\nNo", "no"),
     ("Can decide: Yes\nDecision: Yes\n\n(If forced otherwise, No.)", "yes"),
