@@ -268,7 +268,7 @@ class OpenAIClient:
         URL (``https://user:key@host``) are refused; pass ``api_key``.
     api_key : str, optional
         The key sent to ``base_url``. Default: ``$OPENAI_API_KEY`` when
-        ``base_url`` is OpenAI's (``api.openai.com``), else no key (a local
+        ``base_url`` is OpenAI's (``https://api.openai.com``, port 443), else no key (a local
         server needs none; another provider's key is passed, or named in the
         command line's ``--api-key-env``: OpenAI's key is never sent to another
         host). Sent only to ``base_url``'s origin (redirects are not followed),
@@ -386,12 +386,13 @@ class OpenAIClient:
         self._path = parts.path.rstrip("/") + "/chat/completions" + (
             f"?{parts.query}" if parts.query else "")
         self._url = shown.rstrip("/") + "/chat/completions"
-        # $OPENAI_API_KEY is OpenAI's key: it goes to OpenAI's host only. Another server
-        # (local, or a third party's) gets a key only when one is passed for it
+        # $OPENAI_API_KEY is OpenAI's key: it goes to OpenAI's origin only (over https, port
+        # 443: http://api.openai.com/v1 sent it in the clear). Another server (local, or a
+        # third party's) gets a key only when one is passed for it
         env_key = os.environ.get("OPENAI_API_KEY")
-        self._key = api_key if api_key is not None else (
-            env_key if host == _OPENAI_HOST else None)
-        self._withheld = api_key is None and host != _OPENAI_HOST and bool(env_key)
+        openai = host == _OPENAI_HOST and parts.scheme == "https" and self._port == 443
+        self._key = api_key if api_key is not None else (env_key if openai else None)
+        self._withheld = api_key is None and not openai and bool(env_key)
         if self._key is not None and not isinstance(self._key, str):
             raise TypeError(param_error("api_key", owner, "a str or None",
                                         type(self._key).__name__))
@@ -614,7 +615,8 @@ class OpenAIClient:
                     retry_after = None
             message = f"HTTP {status} from {self._url}: {self._shown(payload)}"
             if status in (401, 403) and self._withheld:
-                message += (f" (no key was sent: $OPENAI_API_KEY goes only to {_OPENAI_HOST}; "
+                message += (f" (no key was sent: $OPENAI_API_KEY goes only to {_OPENAI_HOST} "
+                            "over https; "
                             "pass this server's key as api_key, or name its variable: "
                             "--api-key-env, or api_key_env in a study)")
             if status in (408, 429) or status >= 500:

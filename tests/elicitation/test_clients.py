@@ -85,6 +85,38 @@ def test_openai_key_from_the_environment_goes_to_openai_only(server, monkeypatch
         srv.stop()
 
 
+@pytest.mark.parametrize("url", ["http://api.openai.com/v1", "https://api.openai.com:8443/v1",
+                                 "http://api.openai.com:443/v1"])
+def test_openai_key_from_the_environment_goes_over_https_to_port_443_only(url, monkeypatch):
+    # OpenAI's origin is https://api.openai.com: http://api.openai.com/v1 (a typo) got
+    # $OPENAI_API_KEY in the clear, before the server's redirect to https was refused
+    import http.client
+
+    sent = []
+
+    def connect(self):
+        pass
+
+    def request(self, method, path, body=None, headers=None):
+        sent.append(dict(headers or {}))
+        raise ConnectionResetError("stub: nothing is sent")
+
+    monkeypatch.setattr(http.client.HTTPConnection, "connect", connect)
+    monkeypatch.setattr(http.client.HTTPSConnection, "connect", connect)
+    monkeypatch.setattr(http.client.HTTPConnection, "request", request)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-openai-PRIVATE0123")
+    with pytest.raises(TransientError):
+        OpenAIClient("m", base_url=url).complete(_request())
+    assert len(sent) == 1 and "Authorization" not in sent[0]
+    with pytest.raises(TransientError):
+        OpenAIClient("m", base_url="https://API.openai.com:443/v1").complete(_request())
+    assert sent[-1]["Authorization"] == "Bearer sk-openai-PRIVATE0123"
+    # a key passed for that address is its user's choice, and is sent
+    with pytest.raises(TransientError):
+        OpenAIClient("m", base_url=url, api_key="own-key").complete(_request())
+    assert sent[-1]["Authorization"] == "Bearer own-key"
+
+
 @pytest.mark.parametrize("status", [429, 500, 502, 503])
 def test_retryable_statuses(status):
     srv = FakeOpenAIServer(lambda body, attempt: Reply(status=status,
