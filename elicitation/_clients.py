@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import contextlib
+import datetime
 import hashlib
 import json
 import math
@@ -20,6 +21,7 @@ import os
 import re
 import socket
 import threading
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from dataclasses import field
@@ -75,7 +77,8 @@ class ClientError(RuntimeError):
 class TransientError(ClientError):
     """A call failed in a way worth retrying (timeout, connection, 429, 5xx, bad body).
 
-    ``retry_after`` holds the server's ``Retry-After`` in seconds when it sent one.
+    ``retry_after`` holds the server's ``Retry-After`` in seconds when it sent one (a date
+    counted from now).
     ``refused`` is True when the connection was refused: the request never left this
     machine, so no reply can have been lost (the runner retries it only once the server
     has answered a call of the run).
@@ -606,13 +609,7 @@ class OpenAIClient:
                               f"{location[:200]!r}; redirects are not followed (the request "
                               "carries the API key): set base_url to the final address")
         if status != 200:
-            retry_after = None
-            header = headers.get("Retry-After")
-            if header:
-                try:
-                    retry_after = float(header)
-                except ValueError:
-                    retry_after = None
+            retry_after = _retry_after(headers.get("Retry-After"))
             message = f"HTTP {status} from {self._url}: {self._shown(payload)}"
             if status in (401, 403) and self._withheld:
                 message += (f" (no key was sent: $OPENAI_API_KEY goes only to {_OPENAI_HOST} "
@@ -650,6 +647,26 @@ class OpenAIClient:
 
     def __repr__(self) -> str:
         return f"OpenAIClient(model={self._model!r}, url={self._url!r})"
+
+
+def _retry_after(header: Any) -> float | None:
+    """The seconds a ``Retry-After`` header asks to wait: a number, or an HTTP-date (RFC
+    9110; it was ignored) counted from now (0 when past); None when absent or unreadable."""
+    if not header:
+        return None
+    try:
+        return float(header)
+    except ValueError:
+        pass
+    from email.utils import parsedate_to_datetime
+
+    try:
+        when = parsedate_to_datetime(str(header))
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when.tzinfo is None:  # "-0000": a date in UTC
+        when = when.replace(tzinfo=datetime.UTC)
+    return max(0.0, when.timestamp() - time.time())
 
 
 def _content_text(content: Any) -> str | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from datetime import UTC
 
 import numpy as np
 import pandas as pd
@@ -115,6 +116,30 @@ def test_openai_key_from_the_environment_goes_over_https_to_port_443_only(url, m
     with pytest.raises(TransientError):
         OpenAIClient("m", base_url=url, api_key="own-key").complete(_request())
     assert sent[-1]["Authorization"] == "Bearer own-key"
+
+
+def test_retry_after_as_an_http_date_is_honoured():
+    # RFC 9110 lets Retry-After be a date: it was read as no Retry-After at all, so the
+    # runner's backoff (about 8 to 15 s over 5 retries) spent a call's retries inside a
+    # rate limit of a minute
+    from datetime import datetime
+    from datetime import timedelta
+    from email.utils import format_datetime
+
+    when = format_datetime(datetime.now(UTC) + timedelta(seconds=60), usegmt=True)
+    past = format_datetime(datetime.now(UTC) - timedelta(seconds=60), usegmt=True)
+    for header, low, high in ((when, 55.0, 61.0), (past, 0.0, 0.0), ("soon", None, None)):
+        srv = FakeOpenAIServer(lambda body, attempt, h=header: Reply(
+            status=429, headers={"Retry-After": h})).start()
+        try:
+            with pytest.raises(TransientError, match="HTTP 429") as info:
+                OpenAIClient("m", base_url=srv.url, timeout=5).complete(_request())
+        finally:
+            srv.stop()
+        if low is None:
+            assert info.value.retry_after is None
+        else:
+            assert low <= info.value.retry_after <= high, (header, info.value.retry_after)
 
 
 @pytest.mark.parametrize("status", [429, 500, 502, 503])
