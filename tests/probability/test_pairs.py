@@ -160,6 +160,25 @@ def test_warnings(small):
     assert np.isnan(res.table["pvalue"]).all()
 
 
+
+@pytest.mark.parametrize("p_a, q, a", [
+    ([0.3] * 4, [0.1] * 4, [0.0] * 4),  # equal improvements
+    ([0.3, 0.7] * 2, [0.1, 0.9] * 2, [0.0, 1.0] * 2),  # 0.08 both ways, 3e-17 apart
+])
+def test_equal_improvements_give_what_the_page_says(p_a, q, a):
+    """docs/conditional_forecasting.md: with all improvements equal, the t and bootstrap-t
+    p-values and the bootstrap-t interval are NaN; the normal and percentile-bootstrap
+    intervals are the point [mean, mean]."""
+    df = pd.DataFrame({"pair": range(4), "category": "strong", "p_a": p_a,
+                       "p_a_given_b1": q, "p_a_given_b0": p_a, "a_outcome": a,
+                       "b_outcome": 1.0})
+    with pytest.warns(DegenerateDataWarning, match="every improvement in group"):
+        row = conditional_forecasting(df, test="t", rng=0, n_resamples=99).table.iloc[0]
+    nan = ["pvalue_t", "pvalue_bootstrap_t", "ci_low_bootstrap_t", "ci_high_bootstrap_t"]
+    assert np.isnan(row[nan].to_numpy(float)).all()
+    point = ["ci_low_normal", "ci_high_normal", "ci_low_bootstrap", "ci_high_bootstrap"]
+    np.testing.assert_allclose(row[point].to_numpy(float), 0.08, atol=1e-15)
+
 @given(st.integers(0, 10_000))
 def test_property_relabel_b(seed):
     """Relabelling B (swap the conditionals and flip b) changes nothing."""
