@@ -138,15 +138,29 @@ def _refuse_forecasts(bad: list[tuple[int, str, Any]]) -> None:
 _FORECAST_KEYS = frozenset({"forecast", "prob", "elicited_prob"})
 
 
-def _tuple_key(body: Mapping[str, Any], questions: tuple[str, ...]) -> str | None:
+def _tuple_key(body: Mapping[str, Any], questions: tuple[str, ...],
+               row: Mapping[str, Any]) -> str | None:
     """The tuple of a line as text, to find a line given twice: the questions (what a
     released line holds besides the forecasts: their ids, titles, bodies) with their
-    forecasts. None when a question is its forecast alone (``{"P": 0.3}``): two tuples
-    of other questions with equal forecasts cannot be told from one given twice."""
+    forecasts, as read into ``row`` (a number: ``1`` and ``1.0`` are one forecast). None
+    when a question is its forecast alone (``{"P": 0.3}``): two tuples of other questions
+    with equal forecasts cannot be told from one given twice."""
     if not all(isinstance(body[q], Mapping) and set(body[q]) - _FORECAST_KEYS
                for q in questions):
         return None
-    return json.dumps({q: body[q] for q in questions}, sort_keys=True, default=repr)
+    entries = {}
+    for q in questions:
+        entry = dict(body[q])
+        if isinstance(row[q], float):  # else refused, as not a forecast, before the copies
+            value = row[q] + 0.0  # -0.0 is 0
+            for name in ("prob", "elicited_prob"):
+                if entry.get(name) is not None:
+                    entry[name] = value
+            forecast = entry.get("forecast")
+            if isinstance(forecast, Mapping) and forecast.get("prob") is not None:
+                entry["forecast"] = {**forecast, "prob": value}
+        entries[q] = entry
+    return json.dumps(entries, sort_keys=True, default=repr)
 
 
 def _refuse_repeats(keys: list[tuple[int, str | None]]) -> None:
@@ -232,7 +246,7 @@ def _tuple_rows(records: Iterable[Any], questions: tuple[str, ...], checker: str
         row = {q: _prob(body[q], q, line_no) for q in questions}
         bad += [(line_no, q, v.value) for q, v in row.items()
                 if isinstance(v, _NotProbability)]
-        keys.append((line_no, _tuple_key(body, questions)))
+        keys.append((line_no, _tuple_key(body, questions, row)))
         vd = rec.get("violation_data") or {}
         if not isinstance(vd, Mapping):
             raise ValueError(f"{owner}: line {line_no}: its 'violation_data' is not a JSON "
@@ -308,7 +322,8 @@ def read_consistency_tuples(source: Any, *, checker: str | None = None) -> pd.Da
     **A tuple given twice.** A line whose questions (their ids, titles, bodies: what a
     released line holds besides the forecasts) and forecasts are those of an earlier
     line is refused, naming both lines: the copy would count twice in every mean,
-    median and share. None of the authors' released files checked holds such a line.
+    median and share; forecasts are compared as numbers (``1`` and ``1.0`` are one).
+    None of the authors' released files checked holds such a line.
     Lines whose questions are their forecasts alone (``{"P": 0.3, "not_P": 0.7}``) are
     not compared: two tuples of other questions may have equal forecasts.
 

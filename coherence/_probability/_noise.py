@@ -72,6 +72,11 @@ MIN_RESAMPLING_REPETITIONS = 3
 STOREY_LAMBDA = 0.5
 #: Violations, residuals and standard deviations below this are round-off (taken as 0).
 TINY = 1e-12
+#: An excess (squared violation minus its noise expectation) within this share of the
+#: larger of the two is round-off (taken as 0): heaped forecasts (P 1, 1, 1; not_P 0, 0,
+#: 0.1) make them equal in exact arithmetic, and the study score scales the sum of the
+#: excesses by their own size, so round-off alone gave p-values of 4e-6 or 0.99999.
+EXCESS_RTOL = 1e-9
 TUPLE_COLUMNS: tuple[str, ...] = (
     "set", "min_repetitions", "violation", "squared_violation", "noise_violation",
     "excess", "se", "statistic", "df", "pvalue", "flagged",
@@ -534,9 +539,11 @@ def consistency_noise_test(
     estimated without bias by ``noise_violation``
     :math:`\hat N = \sum_S (-1)^{|S|+1} \prod_{i \in S} v_i\, (\partial_S g(\bar p))^2`, so
     that ``excess`` :math:`V - \hat N` is unbiased for :math:`g(\pi)^2`, zero under the
-    null, whatever the number of repetitions. For an inequality, at a binding constraint
-    :math:`E[g_j(\bar p)_+^2] = \mathrm{se}_j^2 / 2`; a constraint more than 3 standard
-    errors inside its bound is taken as slack (noise 0; generalised moment selection).
+    null, whatever the number of repetitions (an excess within 1e-9 times the larger of
+    :math:`V` and :math:`\hat N` is round-off, taken as 0). For an inequality, at a
+    binding constraint :math:`E[g_j(\bar p)_+^2] = \mathrm{se}_j^2 / 2`; a constraint more
+    than 3 standard errors inside its bound is taken as slack (noise 0; generalised moment
+    selection).
 
     ``'parametric'``: a tuple's p-value is the Welch-type t test of
     :math:`g(\bar p) / \mathrm{se}` (two-sided; inequality checkers one-sided per
@@ -624,6 +631,9 @@ def consistency_noise_test(
     null_t = np.empty(0)
     if method == "resampling":
         eps, var_star = _resampled_mean_noise(q, resid, count, n_resamples, gen)
+        # a draw of one residual n times has spread 0, not numpy's ~1e-35 (which studentised
+        # its violation to ~1e16 instead of inf, splitting ties in exact arithmetic)
+        var_star = np.where(var_star < TINY ** 2, 0.0, var_star)
         eps = eps.reshape(n_resamples, n_sets, k)
         v_star = var_star.reshape(n_resamples, n_sets, k) / count[None]
     if g_eq is not None:
@@ -668,6 +678,7 @@ def consistency_noise_test(
             se_star = np.sqrt(v_star @ (ineq["a"] ** 2).T)
             null_t = _ratio(null_g, se_star).max(axis=2)
     excess = v_obs - noise
+    excess = np.where(np.abs(excess) <= EXCESS_RTOL * np.maximum(v_obs, noise), 0.0, excess)
     if null_v is None:
         pvals = p_param
         study, pvalue = _normal_study(excess)

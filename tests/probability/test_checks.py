@@ -496,6 +496,18 @@ def test_read_refuses_a_tuple_given_twice():
     assert len(read_consistency_tuples(bare, checker="negation")) == 2
 
 
+def test_read_refuses_a_tuple_given_twice_with_a_forecast_written_1_and_1_0():
+    """Regression: the copy test compared the lines' JSON text, so a forecast written 1 in
+    one line and 1.0 in its copy (as JavaScript's and Python's writers write it) was two
+    tuples, counted twice; the forecasts are now compared as numbers."""
+    lines = [_released(1, 0.5), _released(0.7, 0.3), _released(1.0, 0.5),
+             _released(0, 0.5), _released(-0.0, 0.5)]
+    with pytest.raises(ValueError, match=r"2 line\(s\) repeat the tuple of an earlier "
+                       r"line .*: line 3 \(as line 1\), line 5 \(as line 4\)"):
+        read_consistency_tuples(lines, checker="negation")
+    assert len(read_consistency_tuples(lines[:2], checker="negation")) == 2
+
+
 def test_flag_boundaries_each_as_documented():
     """consistency_check flags a violation equal to its threshold (the authors' code fails a
     check unless the violation is below it); negation_check and conditional_tuple_check

@@ -282,3 +282,38 @@ def test_without_noise_the_reported_violation_is_the_largest_excess():
                 for role, v in zip(CHECKERS["and"], values, strict=True) for r in range(3)]
         res = noise(pd.DataFrame(rows), "and")
         assert res.table["violation"].iloc[0] == pytest.approx(largest), values
+
+
+def _one_step_tuples(x: float, n_tuples: int = 20) -> pd.DataFrame:
+    """Negation tuples whose P is 1 at every repetition and whose not_P is 0, 0 and x: the
+    squared violation (x/3)^2 equals its noise expectation s^2/3 in exact arithmetic."""
+    rows = []
+    for s in range(n_tuples):
+        rows += [{"set": s, "role": "P", "repetition": r, "probability": 1.0}
+                 for r in range(3)]
+        rows += [{"set": s, "role": "not_P", "repetition": r, "probability": v}
+                 for r, v in enumerate([0.0, 0.0, x])]
+    return pd.DataFrame(rows)
+
+
+def test_study_pvalue_does_not_follow_the_round_off_of_zero_excesses():
+    """Regression: where every tuple's excess (squared violation minus its noise
+    expectation) is 0 in exact arithmetic, the parametric study score summed their
+    round-off (+-1e-17) and scaled it by itself, so its p-value was 3.9e-06 with x = 0.1
+    and 0.99999 with x = 0.2 (heaped forecasts: 1, 1, 1 and 0, 0, x); the excesses are now
+    0, and the p-value 1, as when every excess is 0 in floating point too."""
+    for x in (0.05, 0.1, 0.2, 0.3):
+        res = noise(_one_step_tuples(x), "negation")
+        assert res.table["excess"].tolist() == [0.0] * 20, x
+        assert res.pvalue == 1.0, x
+
+
+def test_resampled_spread_of_equal_draws_is_zero_whatever_the_scale():
+    """Regression: a resample that draws one residual three times has repeat variance 0,
+    but numpy's variance of three equal floats is about 1e-35, so its studentised
+    violation was about 1e16 or inf by round-off: the study p-value of the same tuples
+    scaled by 3 (not_P 0, 0, 0.1 against 0, 0, 0.3) was 0.175 and 0.295 (n_resamples 199,
+    rng 0); such a spread is now 0, as the observed repeat variance is."""
+    pvalues = {noise(_one_step_tuples(x), "negation", method="resampling",
+                     n_resamples=199).pvalue for x in (0.1, 0.3, 0.5)}
+    assert len(pvalues) == 1, pvalues
