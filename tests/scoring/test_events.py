@@ -152,7 +152,7 @@ def test_key_event_recall_undated_hindsight_with_aware_forecast_dates():
     fe = forecast_events().assign(
         date=pd.to_datetime(forecast_events()["date"]).dt.tz_localize("UTC"))
     hs = hindsight().assign(date=None)
-    for dates in (hs, hs.assign(date=pd.Series(pd.NaT, index=hs.index).dt.tz_localize(None))):
+    for dates in (hs, hs.assign(date=pd.Series(pd.NaT, index=hs.index).dt.tz_localize("UTC"))):
         res = key_event_recall(fe, dates, convention="code", rng=0)
         naive = key_event_recall(forecast_events(), dates, convention="code", rng=0)
         pd.testing.assert_frame_equal(res.table, naive.table)
