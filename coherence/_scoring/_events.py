@@ -398,7 +398,9 @@ def _check_event_rows(fdf: pd.DataFrame, hdf: pd.DataFrame, h_days: np.ndarray,
     if len(hdf):
         same_within(hdf, pd.to_datetime(h_days, unit="D"), [question, columns.event], date,
                     owner=owner, rows=~np.isnan(h_days))
-    if date in fdf.columns and not fdf[date].map(is_missing).all():
+    # a table without a date present has no awareness to mix (as reasoning_graph_metrics)
+    if (date in fdf.columns and not fdf[date].map(is_missing).all()
+            and not hdf[date].map(is_missing).all()):
         check_same_awareness(fdf[date], hdf[date], owner=owner,
                              what=f"forecast_events['{date}'] and hindsight_events['{date}']")
         # '12/01/2024' here read month first, '13/01/2024' there day first: each table

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._validation import DECIMAL_SLACK
 from .._validation import same_within
 from .._warnings import DegenerateDataWarning
 from ._dates import is_missing
@@ -260,10 +261,20 @@ def match_one(f_tokens: Sequence[frozenset[str]], h_tokens: Sequence[frozenset[s
         dated = not (np.isnan(f_days[f]) or np.isnan(h_days[h]))
         if date_window_days is not None and (
                 (not dated and not undated_pass)
-                or (dated and abs(f_days[f] - h_days[h]) > date_window_days)):
+                or (dated and not _within(f_days[f], h_days[h], date_window_days))):
             continue
         pairs.append((h, f, s))
     return _Matching(greedy_match(pairs), bm25_fh, f1)
+
+
+def _within(f_day: float, h_day: float, window: float) -> bool:
+    """Whether two instants, as float day numbers, are at most ``window`` days apart,
+    decided on the instants: day numbers near 20,000 hold them to about 4e-12 days, so two
+    instants exactly one hour apart (01:00 and 02:00) came out 1/24 + 4e-12 days apart,
+    outside a window of ``1/24``. The slack, ``DECIMAL_SLACK`` times the day numbers'
+    size (2e-8 days, 2 ms, in 2024), is far below any gap that dates tell apart."""
+    slack = DECIMAL_SLACK * max(1.0, abs(f_day), abs(h_day))
+    return bool(abs(f_day - h_day) <= window + slack)
 
 
 def default_embedder() -> Callable[[list[str]], np.ndarray]:

@@ -145,6 +145,20 @@ def test_key_event_recall_validation():
         key_event_recall(fe.assign(date="soon"), hs)
 
 
+def test_key_event_recall_undated_hindsight_with_aware_forecast_dates():
+    """A hindsight table whose dates are all missing has no awareness to mix: with aware
+    forecast dates it raised 'must both be timezone-aware or both naive' (as
+    reasoning_graph_metrics does not), though the code convention scores such pairs."""
+    fe = forecast_events().assign(
+        date=pd.to_datetime(forecast_events()["date"]).dt.tz_localize("UTC"))
+    hs = hindsight().assign(date=None)
+    for dates in (hs, hs.assign(date=pd.Series(pd.NaT, index=hs.index).dt.tz_localize("UTC"))):
+        res = key_event_recall(fe, dates, convention="code", rng=0)
+        naive = key_event_recall(forecast_events(), dates, convention="code", rng=0)
+        pd.testing.assert_frame_equal(res.table, naive.table)
+        assert res.table.set_index("model").loc["m1", "ker"] == 1.0
+
+
 @given(st.integers(1, 6), st.floats(0.0, 1.0))
 def test_ker_in_unit_interval(k, threshold):
     res = key_event_recall(forecast_events(), hindsight(), k=k, threshold=threshold,

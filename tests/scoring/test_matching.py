@@ -155,6 +155,31 @@ def test_date_window_is_inclusive():
     assert m.pairs == []
 
 
+
+@pytest.mark.parametrize("hours", [1, 2, 8, 23])
+def test_date_window_of_hours_is_inclusive_at_its_end(hours):
+    """A pair exactly ``hours`` apart is within a window of ``hours / 24`` days: on float
+    day numbers (19783.0417 and 19783.0833) the gap came out a hair above the window, so
+    one hour apart at 01:00 and 02:00 failed ``date_window_days=1/24`` (120 of 276 such
+    pairs, 1 to 23 hours at four times of day on three dates, failed)."""
+    import pandas as pd
+
+    from coherence import reasoning_graph_metrics
+
+    for start in ("2024-03-01 01:00", "2024-03-01 05:00", "2031-12-31 23:00"):
+        t = pd.Timestamp(start)
+        fe = pd.DataFrame({"model": ["m"], "question": ["q"], "event": ["f"],
+                           "title": ["Port strike"], "date": [str(t)]})
+        hs = pd.DataFrame({"question": ["q"], "event": ["h"], "title": ["Port strike"],
+                           "magnitude": [1.0], "confidence": [1.0],
+                           "date": [str(t + pd.Timedelta(hours=hours))]})
+        for w, found in ((hours / 24, 1.0), ((hours - 0.001) / 24, 0.0)):
+            ker = key_event_recall(fe, hs, date_window_days=w, rng=0).table["ker"]
+            rgm = reasoning_graph_metrics(fe, hs, gates=False, date_window_days=w, rng=0)
+            assert ker.iloc[0] == found, (start, w)
+            assert rgm.table["key_event_recall"].iloc[0] == found, (start, w)
+
+
 _WORDS = st.sampled_from(["rates", "bank", "port", "strike", "vote", "poll", "oil", "war"])
 
 
