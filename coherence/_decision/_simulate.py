@@ -44,6 +44,7 @@ from scipy import stats
 from .._results import Summary
 from .._rng import RNGLike
 from .._rng import check_rng
+from .._validation import DECIMAL_SLACK
 from .._validation import check_choice
 from .._validation import check_float
 from .._validation import check_int
@@ -74,8 +75,11 @@ def snap_to_grid(values: Any, grid: float | None) -> np.ndarray:
 
     The result is the float nearest to the decimal grid value (``0.35`` is the
     same double as the literal ``0.35``), so equal reports compare equal. A value
-    exactly halfway between two grid values goes to the even multiple of the step
-    (numpy's rounding): on a grid of 0.2, 0.1 becomes 0.0 and 0.9 becomes 0.8.
+    halfway between two grid values as a decimal goes to the even multiple of the
+    step: on a grid of 0.2, 0.1 becomes 0.0 and 0.9 becomes 0.8; on a grid of 0.01,
+    0.545 becomes 0.54 and 0.575 becomes 0.58. The decimal is not exact in binary
+    (the double 0.545 is a hair above the midpoint, 0.575 a hair below), so a value
+    within ``DECIMAL_SLACK`` (1e-12) of a midpoint counts as halfway.
 
     See Also
     --------
@@ -100,7 +104,13 @@ def snap_to_grid(values: Any, grid: float | None) -> np.ndarray:
     if abs(n_cells * grid - 1.0) > 1e-9:
         raise ValueError(param_error("grid", owner, "None or a step with 1/grid an integer "
                                      "(0.1, 0.05, 0.01, ...)", grid))
-    return np.round(np.round(arr * n_cells) / n_cells, 12)
+    cells = arr * n_cells
+    low = np.floor(cells)
+    # a decimal midpoint's double lies a hair off it (0.545 * 100 = 54.50000000000001):
+    # within the slack it is a tie, sent to the even multiple as the docstring says
+    tie = np.abs(cells - low - 0.5) <= DECIMAL_SLACK * n_cells
+    k = np.where(tie, low + low % 2, np.round(cells))
+    return np.round(k / n_cells, 12)
 
 
 def _agent_options(owner: str, options: dict[str, Any]) -> dict[str, Any]:

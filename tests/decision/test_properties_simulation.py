@@ -120,13 +120,18 @@ STEPS = [Fraction(1, n) for n in (1, 2, 4, 5, 10, 20, 25, 50, 100, 1000)]
     min_size=1, max_size=20))
 @settings(max_examples=80)
 def test_snap_to_grid_is_the_nearest_decimal_grid_value(step, values):
-    """Each value goes to the nearest multiple of the step (an exact half to the even
-    multiple), returned as the double of that decimal (0.35 is the literal 0.35)."""
+    """Each value goes to the nearest multiple of the step (a half, as a decimal, to the
+    even multiple: 0.1 on a step of 0.2 is 0.0, though its double is a hair above 0.1),
+    returned as the double of that decimal (0.35 is the literal 0.35)."""
     grid = float(step)
     n = step.denominator
     got = coherence.snap_to_grid(values, grid)
     for v, g in zip(values, got, strict=True):
-        k = int((Decimal(v) * n).to_integral_value(rounding=ROUND_HALF_EVEN))
+        cells = Decimal(repr(float(v))) * n  # the value as written, in steps
+        low = cells.to_integral_value(rounding="ROUND_FLOOR")
+        if abs(cells - low - Decimal("0.5")) <= Decimal("1e-12") * n:  # DECIMAL_SLACK
+            cells = low + Decimal("0.5")
+        k = int(cells.to_integral_value(rounding=ROUND_HALF_EVEN))
         assert g == float(Decimal(k) / Decimal(n)), (v, g, k, n)
         assert abs(Fraction(float(g)) - Fraction(v)) <= step / 2 + Fraction(1, 10**12)
     again = coherence.snap_to_grid(got, grid)  # idempotent

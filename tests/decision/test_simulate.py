@@ -2,6 +2,8 @@
 
 import math
 import re
+from decimal import ROUND_HALF_EVEN
+from decimal import Decimal
 
 import numpy as np
 import pandas as pd
@@ -94,6 +96,23 @@ def test_snap_to_grid_gives_decimal_doubles():
     out = snap_to_grid([0.349999999, 0.35 + 1e-12, 0.30000000000000004, 0.7], 0.05)
     assert list(out) == [0.35, 0.35, 0.3, 0.7]
     np.testing.assert_array_equal(snap_to_grid([0.123], None), [0.123])
+
+
+def test_snap_to_grid_sends_every_decimal_midpoint_to_the_even_multiple():
+    # the doubles of 0.545 and 0.5015 lie a hair above the midpoint, 0.575 and 0.5035 a hair
+    # below: 0.545 went to 0.55 and 0.575 to 0.57 (odd multiples) though 0.1 went to 0.0 on
+    # a grid of 0.2; every value m / 2000 that is a decimal midpoint now goes to the even one
+    assert list(snap_to_grid([0.545, 0.575, 0.535, 0.555], 0.01)) == [0.54, 0.58, 0.54, 0.56]
+    assert list(snap_to_grid([0.5015, 0.5035], 0.001)) == [0.502, 0.504]
+    assert list(snap_to_grid([0.1, 0.9, 0.125, 0.5], 0.2)) == [0.0, 0.8, 0.2, 0.4]
+    assert list(snap_to_grid([0.125, 0.375, 0.5], 0.05)) == [0.1, 0.4, 0.5]
+    assert list(snap_to_grid([0.545 + 1e-9, 0.545 - 1e-9], 0.01)) == [0.55, 0.54]
+    for n in (5, 10, 20, 25, 50, 100, 1000):
+        values = np.arange(2001) / 2000
+        got = snap_to_grid(values, 1 / n)
+        k = [int((Decimal(m) * n / 2000).to_integral_value(rounding=ROUND_HALF_EVEN))
+             for m in range(2001)]
+        np.testing.assert_array_equal(got, [float(Decimal(j) / Decimal(n)) for j in k])
 
 
 # ----------------------------------------------------------------------------- truth
