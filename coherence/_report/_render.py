@@ -574,7 +574,10 @@ def _rerun_commands(rep: CoherenceReport) -> tuple[str, str]:
     argv += ["--seed", str(seed) if seed is not None else "SEED"]
     py.append(f"rng={seed if seed is not None else 'SEED'}")
     shell = " ".join(shlex.quote(a) for a in argv)
-    load = f"data = {_reader(str(path))}\n"
+    # `coherence test` reads the cell columns of a CSV as written (text): read as numbers,
+    # models 2 and 10 sorted the other way and drew each other's streams
+    as_text = by if s.get("data_file") else []
+    load = f"data = {_reader(str(path), as_text)}\n"
     if s.get("actions"):  # report maps the labels (and a menu column's with them)
         py.insert(-1, f"actions={dict(s['actions'])!r}")
     py[-1:-1] = _side_tables_args(s)
@@ -601,7 +604,7 @@ def _side_tables_args(s: Mapping[str, Any]) -> list[str]:
     elif aside and s.get("data_file"):  # coherence test read them next to the table
         sidecar = Path(str(s["data_file"]))
         sidecar = sidecar.with_name(sidecar.stem + "_incoherent.csv")
-        args.append(f"set_aside={_reader(str(sidecar))}")
+        args.append(f"set_aside={_reader(str(sidecar), s.get('by', []))}")
     elif aside:
         args.append("set_aside=SET_ASIDE")
     return args
@@ -630,18 +633,20 @@ def _rerun_notes(s: Mapping[str, Any]) -> tuple[str, bool]:
     return text, not lie
 
 
-def _reader(path: str) -> str:
+def _reader(path: str, as_text: Sequence[str] = ()) -> str:
     """The pandas call that reads ``path`` as ``coherence test`` reads it (by its suffix;
-    in a CSV or TSV file only blank, NA and nan are missing, and a separator closing a
-    line makes no index)."""
+    in a CSV or TSV file only blank, NA and nan are missing, a separator closing a line
+    makes no index, and the cell columns ``as_text`` are text as written)."""
     suffix = Path(path).suffix.lower()
     if suffix in (".parquet", ".pq"):
         return f"pd.read_parquet({path!r})"
     if suffix == ".json":
         return f"pd.read_json({path!r}, dtype=False)"
     sep = ", sep='\\t'" if suffix == ".tsv" else ""
+    text = (f",\n                   dtype={dict.fromkeys(map(str, as_text), 'str')!r}"
+            if as_text else "")
     return (f"pd.read_csv({path!r}{sep}, keep_default_na=False, index_col=False,\n"
-            f"                   na_values={list(MISSING_WORDS)!r})")
+            f"                   na_values={list(MISSING_WORDS)!r}{text})")
 
 
 def _provenance(rep: CoherenceReport) -> str:

@@ -258,3 +258,27 @@ def test_a_report_with_a_lie_table_reruns_from_python_only(tmp_path, monkeypatch
     again = namespace["rep"].to_frame()  # type: ignore[attr-defined]
     np.testing.assert_array_equal(again["pvalue_adjusted"], rep.to_frame()["pvalue_adjusted"])
     assert "lie" in set(again["test"])
+
+
+def test_python_rerun_reads_numeric_cell_labels_as_the_command_did(tmp_path, monkeypatch):
+    # `coherence test` reads a cell column as the file writes it (text: "10" sorts before
+    # "2"), the Python rerun read it as numbers (2 before 10): the cells drew each other's
+    # streams and the rerun's p-values differed (ci on model 10: 0.057 against 0.08)
+    monkeypatch.chdir(tmp_path)
+    parts = [coherence.simulate(agent, n_contexts=25, n_repetitions=2, rng=i).data
+             .assign(model=model) for i, (model, agent) in enumerate(
+                 [(2, "rational"), (10, coherence.Agent.leaky(strength=0.9))])]
+    pd.concat(parts, ignore_index=True).to_csv("answers.csv", index=False)
+    pd.DataFrame({"model": [10, 10, 2], "reason": ["parse"] * 3}).to_csv(
+        "answers_incoherent.csv", index=False)
+    with contextlib.redirect_stderr(io.StringIO()):
+        assert _cli(["test", "answers.csv", "--tests", "ci,leakage", "--seed", "11",
+                     "--out", "first.html", "--csv", "first.csv", *FAST]) == 0
+    first = pd.read_csv("first.csv", dtype={"model": str})
+    _, code = _blocks((tmp_path / "first.html").read_text())
+    namespace: dict[str, object] = {}
+    exec(compile(code, "rerun.py", "exec"), namespace)
+    again = namespace["rep"].to_frame()  # type: ignore[attr-defined]
+    assert again["model"].tolist() == first["model"].tolist() == ["10"] * 2 + ["2"] * 2
+    np.testing.assert_array_equal(again["pvalue"].to_numpy(), first["pvalue"].to_numpy())
+    assert again["n_set_aside"].tolist() == first["n_set_aside"].tolist() == [2, 2, 1, 1]
