@@ -107,8 +107,10 @@ def _scores(brier: np.ndarray, fe: np.ndarray, naive: int | None,
     cz = np.where(np.isnan(c), 0.0, c)
     # a draw whose questions split the fixed-effects forecasters into groups with no
     # forecaster in common identifies each group's effects up to its own constant: the
-    # adjusted scores are undefined there (the data themselves are checked connected)
-    split = fixed is None and _n_groups(~np.isnan(brier[keep][:, fe])) > 1
+    # adjusted scores are undefined there (the data themselves are checked connected, so
+    # a draw of every question needs no second look)
+    split = (fixed is None and not keep.all()
+             and _n_groups(~np.isnan(brier[keep][:, fe])) > 1)
     with np.errstate(invalid="ignore", divide="ignore"):
         mean_brier = (w * bz).sum(axis=0) / n_w
         # rescaled so that "always 0.5", which scores 0.25 on every question, scores 0.25
