@@ -176,7 +176,8 @@ def read_pairs(path: str | Path) -> pd.DataFrame:
     as written: only a blank cell, ``NA``, ``nan`` or ``NaN`` is missing there (a
     category ``None``, a model ``N/A`` stay text), and a column of numbers stays text
     when one of them is written otherwise than the number prints (models ``3.10`` and
-    ``3.1`` are two models, pair ``0007`` is not pair 7); the other columns take pandas'
+    ``3.1`` are two models, pair ``0007`` is not pair 7) or one number is written two ways
+    (categories ``1`` and ``1.0`` are two categories); the other columns take pandas'
     missing words. Empty values after the last column on every line (a file written
     with a trailing comma) are a trailing separator, not a column.
 
@@ -296,7 +297,9 @@ def _labels_as_written(table: pd.DataFrame, path: Path,
                        missing: dict[str, list[str]]) -> pd.DataFrame:
     """The label columns that pandas read as numbers (or bools) kept as text when a value
     is written otherwise than the number prints (``'3.10'`` and ``'3.1'``, two models, both
-    read as 3.1; pair ``'0007'`` read as 7); ids written as plain numbers stay numbers."""
+    read as 3.1; pair ``'0007'`` read as 7) or one number is written two ways (``'1'`` and
+    ``'1.0'``, two categories, both read as 1.0); ids written as plain numbers, each one
+    way, stay numbers."""
     labels = [c for c in table.columns if c in _LABEL_COLUMNS
               and pd.api.types.is_numeric_dtype(table[c].dtype)]
     if not labels:
@@ -308,8 +311,10 @@ def _labels_as_written(table: pd.DataFrame, path: Path,
                            dtype=dict.fromkeys(labels, str))
     for c in labels:
         written = text[c].to_numpy(dtype=object)
-        if not all(_writes_as(v, t) for v, t in zip(table[c].to_numpy(dtype=object), written,
-                                                    strict=True)):
+        values = table[c].to_numpy(dtype=object)
+        spellings = {(v, t) for v, t in zip(values, written, strict=True) if isinstance(t, str)}
+        if (len(spellings) > len({v for v, _ in spellings})
+                or not all(_writes_as(v, t) for v, t in zip(values, written, strict=True))):
             table[c] = pd.Series(written, index=table.index, dtype=object)
     return table
 
@@ -667,7 +672,9 @@ def attach_outcomes(pairs: Any, resolved: Any, *, missing: str = "raise", pair: 
     lookup = per_pair.set_index(pair)
     ok = (~failed_rows(target[error]) if error in target.columns
           else pd.Series(True, target.index))
-    absent = ok & ~target[pair].isin(lookup.index)
+    # found by the lookup that fills them: isin() matched the ids True / False with 1 / 0,
+    # which map() does not, and those rows were left unresolved without a word
+    absent = ok & target[pair].map(lookup[PAIR_OUTCOMES[0]]).isna()
     if absent.any():
         shown = _first([repr(plain_value(c)) for c in target.loc[absent, pair].tolist()])
         if missing == "raise":

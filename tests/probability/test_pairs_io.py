@@ -187,6 +187,28 @@ def test_read_pairs_csv_numeric_labels_as_written(tmp_path):
     assert res.table["n"].tolist() == [2, 2]
 
 
+@pytest.mark.parametrize("column", ["pair", "category", "model"])
+def test_read_pairs_csv_one_number_written_two_ways_is_two_labels(tmp_path, column):
+    # '1' and '1.0' both read as the float 1.0 and were kept as numbers: two categories
+    # (or models) pooled into one group of n = 2, two pairs refused as one pair twice
+    cells = {"pair": ["a", "b", "c"], "category": ["strong"] * 3, "model": ["m"] * 3}
+    cells[column] = ["1", "1.0", "2"]
+    path = tmp_path / "pairs.csv"
+    path.write_text("pair,category,model,p_a,p_a_given_b1,p_a_given_b0,a_outcome,b_outcome\n"
+                    + "".join(f"{p},{c},{m},0.3,0.6,0.2,1,0\n" for p, c, m in
+                              zip(cells["pair"], cells["category"], cells["model"],
+                                  strict=True)))
+    table = read_pairs(path)
+    assert table[column].tolist() == ["1", "1.0", "2"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SmallSampleWarning)
+        res = conditional_forecasting(table, n_resamples=9, rng=0)
+    assert res.table["n"].tolist() == ([3] if column == "pair" else [1, 1, 1])
+    # one number written one way (whole floats as integers, beside a blank) stays a number
+    path.write_text("pair,category,p_a,p_a_given_b1,p_a_given_b0\n1,strong,0.3,0.6,0.2\n"
+                    "1,weak,0.3,0.6,0.2\n,none,0.3,0.6,0.2\n")
+    assert read_pairs(path)["pair"].dtype == np.float64
+
 # --------------------------------------------------------------------------- errors
 def test_read_pairs_errors(tmp_path):
     path = tmp_path / "run.json"
@@ -386,6 +408,20 @@ def test_attach_outcomes_pair_ids_of_two_types_raise():
         attach_outcomes(_two_way(ids=(1, 2)), _one_way(ids=("2", "1")))
     with pytest.raises(ValueError, match=r"2 pair\(s\) of 'pairs' have no resolution"):
         attach_outcomes(_two_way(ids=(1, 2)), _one_way(ids=("a", "b")))
+
+
+def test_attach_outcomes_boolean_ids_against_numbers_raise():
+    # ids True / False against 0 / 1: isin() matched them, the lookup did not, and every
+    # row came back with NaN outcomes, no error, although missing="raise"
+    with pytest.raises(ValueError, match=r"2 pair\(s\) of 'pairs' have no resolution in "
+                       r"'resolved' \(first: True, False\)"):
+        attach_outcomes(_two_way(ids=(True, False)), _one_way(ids=(0, 1)))
+    with pytest.raises(ValueError, match=r"2 pair\(s\) of 'pairs' have no resolution"):
+        attach_outcomes(_two_way(ids=(1, 0)), _one_way(ids=(False, True)))
+    with pytest.warns(SkippedRecordsWarning, match=r"2 pair\(s\) .* left out"):
+        out = attach_outcomes(_two_way(ids=(1, 0)), _one_way(ids=(False, True)),
+                              missing="skip")
+    assert out.empty
 
 
 def test_attach_outcomes_one_outcome_written_two_ways_is_one_outcome():
