@@ -171,3 +171,29 @@ def test_phrase_table_refuses_a_variable_named_twice_as_text() -> None:
     assert dict(table["1"]) == {"a": "is a"}
     with pytest.raises(ValueError, match=r"naming each variable once .* got \"\[1, '1'\]\""):
         bayesnets.PhraseTable({1: {"a": "is a"}, "1": {"b": "is b"}})
+
+
+@pytest.mark.parametrize("template", [
+    "What is the chance?",                           # no {phrase}: the question lost the target
+    "How likely is it that they {phrase}?",          # no {subject}: 'they has colic'
+    "P({subject} {phrase}) for {other}",             # KeyError 'other' at question time
+    "P({subject} {phrase}) {}",                      # IndexError at question time
+    "{subject}: {phrase}?",                          # KeyError 'subject' for a clause
+    "{subject} {phrase}? Is {subject} ill",          # KeyError 'subject' for a clause
+    "What is the probability that {subject} {phrase",  # unbalanced brace
+])
+def test_phrase_table_refuses_a_template_question_cannot_fill(template) -> None:
+    # question() returned 'What is the chance?' (no target in it) or raised KeyError /
+    # IndexError only when asked, naming no parameter
+    with pytest.raises(ValueError, match=r"The 'template' parameter of PhraseTable must be a "
+                                         r"question with '\{subject\} \{phrase\}' once"):
+        bayesnets.PhraseTable({"c": {"y": "has colic"}}, template=template)
+
+
+def test_phrase_table_template_with_literal_braces() -> None:
+    table = bayesnets.PhraseTable({"c": {"y": "has colic", "n": "blood pressure is low"}},
+                                  subject="the {phrase} dog",
+                                  template="{{Q}} How likely is it that {subject} {phrase}?")
+    assert bayesnets.question("c", "y", table) == \
+        "{Q} How likely is it that the {phrase} dog has colic?"
+    assert bayesnets.question("c", "n", table) == "{Q} How likely is it that blood pressure is low?"
