@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import importlib.resources
 import json
+import string
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
@@ -46,7 +47,9 @@ class PhraseTable(Mapping[str, Mapping[Any, str]]):
     subject : str
         How the subject is named in questions (``'the newborn'``).
     template : str
-        The question template, with ``{subject}`` and ``{phrase}`` fields.
+        The question template: ``{subject} {phrase}`` once (the subject before a
+        predicate; a clause replaces both) and no other field (a literal brace is
+        doubled, ``{{``); ``ValueError`` otherwise.
     """
 
     __slots__ = ("_phrases", "network", "subject", "template")
@@ -63,6 +66,7 @@ class PhraseTable(Mapping[str, Mapping[Any, str]]):
             if not (isinstance(value, str) or (attr == "network" and value is None)):
                 raise TypeError(param_error(attr, "PhraseTable", "a str",
                                             type(value).__name__))
+        _check_template(template)
         clean: dict[str, Mapping[Any, str]] = {}
         for var, table in phrases.items():
             if not isinstance(table, Mapping):
@@ -119,6 +123,20 @@ class PhraseTable(Mapping[str, Mapping[Any, str]]):
 
     def _of(self) -> str:
         return f" of network '{self.network}'" if self.network else ""
+
+
+def _check_template(template: str) -> None:
+    """``{subject} {phrase}`` once and no other field: :func:`question` fills exactly these
+    (and drops ``{subject} `` before a clause); a template without ``{phrase}`` asked a
+    question without the target, another field raised KeyError only when asked."""
+    try:
+        fields = [f for _, f, _, _ in string.Formatter().parse(template) if f is not None]
+    except ValueError:  # an unbalanced brace
+        fields = []
+    if sorted(fields) != ["phrase", "subject"] or "{subject} {phrase}" not in template:
+        raise ValueError(param_error(
+            "template", "PhraseTable", "a question with '{subject} {phrase}' once and no "
+            "other field (a literal brace doubled: '{{')", template))
 
 
 def _equal(key: Any, state: Any) -> bool:

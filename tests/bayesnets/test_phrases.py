@@ -28,9 +28,10 @@ def test_builtin_tables_cover_every_state(name: str) -> None:
         for s in net.states[v]:
             q = bayesnets.question(v, s, name)
             assert q.startswith("What is the probability that ") and q.endswith("?")
-    # the readable names (auxiliary_name) are of this network's variables, each different
+    # every variable has a readable name (auxiliary_name), each different: 25 of alarm's 37
+    # had none and were named by their code in the prompts ('their SAO2 is LOW')
     names = _document(name)["names"]
-    assert names and set(names) <= set(net.variables)
+    assert set(names) == set(net.variables)
     assert len(set(names.values())) == len(names)
     assert all(bayesnets.auxiliary_name(name, v) == n for v, n in names.items())
 
@@ -171,3 +172,29 @@ def test_phrase_table_refuses_a_variable_named_twice_as_text() -> None:
     assert dict(table["1"]) == {"a": "is a"}
     with pytest.raises(ValueError, match=r"naming each variable once .* got \"\[1, '1'\]\""):
         bayesnets.PhraseTable({1: {"a": "is a"}, "1": {"b": "is b"}})
+
+
+@pytest.mark.parametrize("template", [
+    "What is the chance?",                           # no {phrase}: the question lost the target
+    "How likely is it that they {phrase}?",          # no {subject}: 'they has colic'
+    "P({subject} {phrase}) for {other}",             # KeyError 'other' at question time
+    "P({subject} {phrase}) {}",                      # IndexError at question time
+    "{subject}: {phrase}?",                          # KeyError 'subject' for a clause
+    "{subject} {phrase}? Is {subject} ill",          # KeyError 'subject' for a clause
+    "What is the probability that {subject} {phrase",  # unbalanced brace
+])
+def test_phrase_table_refuses_a_template_question_cannot_fill(template) -> None:
+    # question() returned 'What is the chance?' (no target in it) or raised KeyError /
+    # IndexError only when asked, naming no parameter
+    with pytest.raises(ValueError, match=r"The 'template' parameter of PhraseTable must be a "
+                                         r"question with '\{subject\} \{phrase\}' once"):
+        bayesnets.PhraseTable({"c": {"y": "has colic"}}, template=template)
+
+
+def test_phrase_table_template_with_literal_braces() -> None:
+    table = bayesnets.PhraseTable({"c": {"y": "has colic", "n": "blood pressure is low"}},
+                                  subject="the {phrase} dog",
+                                  template="{{Q}} How likely is it that {subject} {phrase}?")
+    assert bayesnets.question("c", "y", table) == \
+        "{Q} How likely is it that the {phrase} dog has colic?"
+    assert bayesnets.question("c", "n", table) == "{Q} How likely is it that blood pressure is low?"
