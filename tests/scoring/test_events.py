@@ -444,3 +444,15 @@ def test_key_event_recall_refuses_a_forecast_listed_twice():
     with pytest.raises(ValueError, match=r"'question'.*\(model, question\) pair of 'forecasts' "
                                          r"once.*row 10, row 11\)"):
         key_event_recall(f, _H, forecasts=units, rng=0)
+
+
+@pytest.mark.parametrize("blank", ["", "  "])
+def test_is_outcome_blank_string_is_false(blank):
+    """A blank cell written as '' or spaces (an empty field of a text table) is false, as the
+    docstring says and as reasoning_graph_metrics reads it; it raised 'must hold yes/no
+    flags'."""
+    h = hindsight().astype({"is_outcome": object})
+    h.loc[2, "is_outcome"] = blank
+    got = key_event_recall(forecast_events(), h, n_resamples=50, rng=0)
+    want = key_event_recall(forecast_events(), hindsight(), n_resamples=50, rng=0)
+    pd.testing.assert_frame_equal(got.table, want.table)
