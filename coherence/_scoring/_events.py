@@ -731,7 +731,9 @@ def grounding_split(scores: ForecastScoresResult, *,
     pandas.DataFrame
         One row per (metric, group): ``metric`` ('ker' or
         'source_precision'), ``group`` ('correct', 'incorrect'), ``n``
-        (forecasts with the metric defined) and ``mean``.
+        (forecasts with the metric defined) and ``mean``. A forecast of ``scores``
+        without a row in the metric's result is not counted: list an empty graph in
+        ``forecasts`` of :func:`key_event_recall` to count its KER.
 
     Warns
     -----
