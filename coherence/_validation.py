@@ -706,13 +706,15 @@ def flag_column(df: pd.DataFrame, column: str, *, owner: str | None = None,
     Accepts bools, the numbers 0 and 1, and the strings true/false, t/f,
     yes/no, y/n, 1/0 (any case, surrounding spaces ignored), as a CSV gives
     them back. ``bool('False')`` is True, so strings are never cast with
-    ``astype(bool)``. Missing values take the value ``missing``; with
-    ``missing=None`` they raise. Anything else raises, naming the rows.
+    ``astype(bool)``. Missing values, a blank string (``''`` or spaces) among them,
+    take the value ``missing``; with ``missing=None`` they raise. Anything else
+    raises, naming the rows.
     """
     s = df[column]
-    isna = s.isna().to_numpy()
+    # a blank cell of a text table ('' or spaces) is a missing value, as None and NaN are
+    isna = (s.isna() | s.map(lambda v: isinstance(v, str) and not v.strip())).to_numpy()
     if isna.any() and missing is None:
-        no_missing(df, column, owner=owner)
+        no_missing(df, column, owner=owner, missing=isna)
     out = np.full(len(s), bool(missing), dtype=bool)
     values = s.to_numpy(dtype=object)
     bad: list[int] = []

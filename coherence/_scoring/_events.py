@@ -225,8 +225,8 @@ def key_event_recall(
     forecasts : pandas.DataFrame or convertible, optional
         The (``by``, ``question``) forecasts to evaluate; a forecast without
         any event (an empty graph) is listed here; every pair of
-        ``forecast_events`` must have a row. Default: the pairs present in
-        ``forecast_events``.
+        ``forecast_events`` must have a row, and a pair on two rows raises (it is
+        one graph, scored once). Default: the pairs present in ``forecast_events``.
     by, question, title, description, date, event, magnitude, confidence, is_outcome : str
         Column names (``description``, ``date`` and ``is_outcome`` are used
         when present).
@@ -409,6 +409,27 @@ def _check_event_rows(fdf: pd.DataFrame, hdf: pd.DataFrame, h_days: np.ndarray,
                               (f"hindsight_events['{date}']", hdf[date], hdf.index)], owner)
 
 
+def _listed_forecasts(forecasts: Any, fdf: pd.DataFrame, by: str, question: str,
+                    owner: str) -> pd.DataFrame:
+    """The (``by``, ``question``) forecasts scored: ``forecasts`` checked, or the pairs of
+    ``forecast_events``."""
+    if forecasts is None:
+        return fdf[[by, question]].drop_duplicates()
+    units = as_dataframe(forecasts, name="forecasts", owner=owner)
+    require_columns(units, {"by": by, "question": question}, owner=owner)
+    no_missing(units, [by, question], owner=owner)
+    # a pair on two rows (a table of dated forecasts) is one graph, scored once:
+    # collapsing the rows without a word would hide what was counted
+    dup = np.flatnonzero(units.duplicated([by, question], keep=False).to_numpy())
+    if len(dup):
+        raise ValueError(column_error(
+            question, f"name each ({by}, {question}) pair of 'forecasts' once (one row "
+            "per forecast graph; for a table of several forecasts per pair pass "
+            f"forecasts[['{by}', '{question}']].drop_duplicates())",
+            list(units.index[dup]), owner=owner))
+    return units[[by, question]]
+
+
 def _key_event_recall_iv(forecast_events: Any, hindsight_events: Any, forecasts: Any,
                          columns: EventColumns, options: _KeyEventOptions) -> _KeyEventInput:
     owner = "key_event_recall"
@@ -473,13 +494,7 @@ def _key_event_recall_iv(forecast_events: Any, hindsight_events: Any, forecasts:
         raise ValueError(column_error(magnitude, "hold finite numbers >= 0",
                                       list(hdf.index[bad]), list(mag[bad]), owner=owner))
     conf = probability_column(hdf, confidence, owner=owner)
-    if forecasts is None:
-        units = fdf[[by, question]].drop_duplicates()
-    else:
-        units = as_dataframe(forecasts, name="forecasts", owner=owner)
-        require_columns(units, {"by": by, "question": question}, owner=owner)
-        no_missing(units, [by, question], owner=owner)
-        units = units[[by, question]].drop_duplicates()
+    units = _listed_forecasts(forecasts, fdf, by, question, owner)
     # 'Q2' and 'q2', 1 and '1': one id written two ways, which the joins would not match
     tables = [("forecast_events", fdf), ("hindsight_events", hdf)]
     if forecasts is not None:
@@ -716,7 +731,9 @@ def grounding_split(scores: ForecastScoresResult, *,
     pandas.DataFrame
         One row per (metric, group): ``metric`` ('ker' or
         'source_precision'), ``group`` ('correct', 'incorrect'), ``n``
-        (forecasts with the metric defined) and ``mean``.
+        (forecasts with the metric defined) and ``mean``. A forecast of ``scores``
+        without a row in the metric's result is not counted: list an empty graph in
+        ``forecasts`` of :func:`key_event_recall` to count its KER.
 
     Warns
     -----

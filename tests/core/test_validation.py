@@ -446,3 +446,13 @@ def test_check_case_distinct_refuses_booleans_beside_numbers():
                           "g")
     v.check_case_distinct(pd.DataFrame({"g": pd.Series([1, 2.0, np.nan], dtype=object)}),
                           "g")
+
+
+def test_flag_column_blank_string_is_missing():
+    """'' and spaces are missing: they take ``missing``, and raise without it (they were
+    refused as not a flag either way)."""
+    df = pd.DataFrame({"f": ["yes", "", "  ", None]}, index=[5, 6, 7, 8])
+    assert v.flag_column(df, "f", missing=False).tolist() == [True, False, False, False]
+    with pytest.raises(ValueError, match=r"Column 'f' must not contain missing values; 3 "
+                                         r"offending rows \(first: row 6, row 7, row 8\)"):
+        v.flag_column(df, "f")

@@ -430,3 +430,29 @@ def test_key_event_recall_question_with_no_kept_record_says_why():
             "'is_outcome'; 'q4': 1 row, 1 the outcome in 'is_outcome');") in texts[1]
     assert len(texts) == 2
     assert res.n_no_key_events == 3 and res.statistic == 1.0
+
+
+def test_key_event_recall_refuses_a_forecast_listed_twice():
+    """A forecasts table with one (model, question) pair on two rows (a table of dated
+    forecasts) was collapsed to one forecast without a word; it raises, naming the
+    parameter, the columns and the rows."""
+    f = {"model": ["m"], "question": ["q"], "title": ["Central bank raises rates"],
+         "date": ["2024-01-06"]}
+    units = pd.DataFrame({"model": ["m", "m", "m2"], "question": ["q", "q", "q"],
+                          "date": ["2024-01-01", "2024-01-05", "2024-01-05"]},
+                         index=[10, 11, 12])
+    with pytest.raises(ValueError, match=r"'question'.*\(model, question\) pair of 'forecasts' "
+                                         r"once.*row 10, row 11\)"):
+        key_event_recall(f, _H, forecasts=units, rng=0)
+
+
+@pytest.mark.parametrize("blank", ["", "  "])
+def test_is_outcome_blank_string_is_false(blank):
+    """A blank cell written as '' or spaces (an empty field of a text table) is false, as the
+    docstring says and as reasoning_graph_metrics reads it; it raised 'must hold yes/no
+    flags'."""
+    h = hindsight().astype({"is_outcome": object})
+    h.loc[2, "is_outcome"] = blank
+    got = key_event_recall(forecast_events(), h, n_resamples=50, rng=0)
+    want = key_event_recall(forecast_events(), hindsight(), n_resamples=50, rng=0)
+    pd.testing.assert_frame_equal(got.table, want.table)
