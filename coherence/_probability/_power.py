@@ -240,13 +240,18 @@ def _pilot_improvement(pilot: Any, category: str | None, by: str,
     p1 = probability_column(df, "p_a_given_b1", owner=owner)
     p0 = probability_column(df, "p_a_given_b0", owner=owner)
     b = binary_column(df, "b_outcome", owner=owner)
+    q = conditional_on_b(p_a, p1, p0, b)
     x = brier_improvement(p_a, p1, p0, binary_column(df, "a_outcome", owner=owner), b)
+    # the pairs in a canonical order, by the values the plan reads: the simulation draws
+    # pairs by position, which then follows neither the rows' order nor the pairs' names
+    order = np.lexsort((x, q, p_a))
+    x, p_a, q = x[order], p_a[order], q[order]
     if is_flat(x):
         # named: the columns the improvement is made of (the message named none)
         raise ValueError(f"{owner}: every pilot improvement equals {float(x[0])!r} (columns "
                          "'p_a', 'p_a_given_b1', 'p_a_given_b0', 'a_outcome', 'b_outcome'); "
                          "the pilot gives no spread to plan with.")
-    return x, p_a, conditional_on_b(p_a, p1, p0, b)
+    return x, p_a, q
 
 
 def _one_cell(df: pd.DataFrame, owner: str) -> None:
@@ -440,7 +445,8 @@ def pairs_power(
     max_n : int, default 100000
         Largest n searched.
     rng : int, numpy.random.Generator or None
-        Randomness of the simulation check.
+        Randomness of the simulation check; for one seed, its figures do not depend on
+        the order of the pilot's rows or on the names of its pairs.
 
     Returns
     -------
