@@ -160,17 +160,40 @@ def _fold_null_win_rate(old_value: Any, value: Any) -> tuple[Any, Any]:
     fold = second_of_pair("pairs_power", "win_rate", "null win rate")
     return fold(old_value, _DEFAULT_WIN_RATE if value is None else value)
 
-_SM_ALTERNATIVE = {"two-sided": "two-sided", "greater": "larger", "less": "smaller"}
-
 
 def _t_power(n: int, d: float, alpha: float, alternative: str) -> float:
     """Exact power of the one-sample t-test at standardised effect ``d`` (noncentral t),
-    by ``statsmodels.stats.power.ttest_power``; 0 below 2 observations."""
+    as ``statsmodels.stats.power.ttest_power`` computes it (the noncentral t's tails
+    beyond the critical values) but where scipy gives NaN; 0 below 2 observations."""
     if n < 2:
         return 0.0
-    from statsmodels.stats.power import ttest_power
+    from scipy.stats import t
 
-    return float(ttest_power(d, n, alpha, alternative=_SM_ALTERNATIVE[alternative]))
+    df, nc = n - 1, math.sqrt(n) * d
+    c = float(t.isf(alpha / 2 if alternative == "two-sided" else alpha, df))
+    upper = 0.0 if alternative == "less" else 1.0 - _nct_cdf(c, df, nc)
+    lower = 0.0 if alternative == "greater" else _nct_cdf(-c, df, nc)
+    return upper + lower
+
+
+def _nct_cdf(x: float, df: int, nc: float) -> float:
+    """P(T <= x), T noncentral t: scipy's ``nctdtr``, which is NaN far in a tail (df 13,
+    noncentrality 11.2 at x = -2.16); there 1 - P(T' <= -x), T' of noncentrality -nc,
+    and where that is NaN too, the integral of Phi(x sqrt(V / df) - nc) over V ~ chi2(df)."""
+    from scipy.special import nctdtr
+
+    value = float(nctdtr(df, nc, x))
+    if math.isfinite(value):
+        return value
+    value = 1.0 - float(nctdtr(df, -nc, -x))
+    if math.isfinite(value):
+        return value
+    from scipy import integrate
+    from scipy.stats import chi2
+    from scipy.stats import norm
+
+    return float(integrate.quad(lambda v: chi2.pdf(v, df) * norm.cdf(x * math.sqrt(v / df) - nc),
+                                0.0, math.inf, epsabs=1e-13)[0])
 
 
 def _binom_pvalues(n: int, p0: float, alternative: str) -> np.ndarray:
@@ -240,13 +263,18 @@ def _pilot_improvement(pilot: Any, category: str | None, by: str,
     p1 = probability_column(df, "p_a_given_b1", owner=owner)
     p0 = probability_column(df, "p_a_given_b0", owner=owner)
     b = binary_column(df, "b_outcome", owner=owner)
+    q = conditional_on_b(p_a, p1, p0, b)
     x = brier_improvement(p_a, p1, p0, binary_column(df, "a_outcome", owner=owner), b)
+    # the pairs in a canonical order, by the values the plan reads: the simulation draws
+    # pairs by position, which then follows neither the rows' order nor the pairs' names
+    order = np.lexsort((x, q, p_a))
+    x, p_a, q = x[order], p_a[order], q[order]
     if is_flat(x):
         # named: the columns the improvement is made of (the message named none)
         raise ValueError(f"{owner}: every pilot improvement equals {float(x[0])!r} (columns "
                          "'p_a', 'p_a_given_b1', 'p_a_given_b0', 'a_outcome', 'b_outcome'); "
                          "the pilot gives no spread to plan with.")
-    return x, p_a, conditional_on_b(p_a, p1, p0, b)
+    return x, p_a, q
 
 
 def _one_cell(df: pd.DataFrame, owner: str) -> None:
@@ -440,7 +468,8 @@ def pairs_power(
     max_n : int, default 100000
         Largest n searched.
     rng : int, numpy.random.Generator or None
-        Randomness of the simulation check.
+        Randomness of the simulation check; for one seed, its figures do not depend on
+        the order of the pilot's rows or on the names of its pairs.
 
     Returns
     -------

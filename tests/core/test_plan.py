@@ -192,6 +192,17 @@ def test_conditional_forecasting_power_at_a_design_does_not_depend_on_the_others
     assert alone.table["power"].iloc[0] == pytest.approx(ref.simulated_power_at_n)
 
 
+def test_conditional_forecasting_power_does_not_follow_the_pilots_row_order():
+    # pairs_power drew the pilot's pairs by position: the same pilot reversed gave another
+    # power at each design for one seed
+    pilot = _pairs_pilot(0.1, 0.2).assign(pair=range(30))
+    kw = {"test": "conditional_forecasting", "n_contexts": [14, 40], "effect": 0.02,
+          "n_sims": 40, "alpha": 0.3, "rng": 5}
+    ref = plan(pilot, **kw).table
+    for moved in (pilot.iloc[::-1], pilot.sample(frac=1, random_state=1)):
+        pd.testing.assert_frame_equal(plan(moved, **kw).table, ref)
+
+
 def test_conditional_forecasting_default_effect_leaves_failed_records_out():
     # the default effect (the pilot's mean improvement) counted a failed record that
     # pairs_power and conditional_forecasting skip: 0.32 -> 0.06; one with NaN raised
