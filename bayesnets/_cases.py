@@ -31,6 +31,7 @@ from ._inference import target_state_code
 from ._network import Network
 from ._network import as_network
 from ._network import variable_names
+from ._phrases import PHRASE_NETWORKS
 from ._phrases import as_table
 from ._phrases import describe_rows
 from ._phrases import question
@@ -287,7 +288,10 @@ def contexts(network: Any = "child", *, target: str | None = None, state: Any = 
         As in :func:`sample_cases`.
     phrases : mapping, PhraseTable, str or None
         As in :func:`bayesnets.describe`; by default the network's built-in
-        table.
+        table. A network without one (fitted to data, or a bundled network outside
+        :data:`PHRASE_NETWORKS`) needs them: with None it raises ``ValueError``, even
+        where a built-in table has variables of the same names (they may mean other
+        things); pass that table's name (``phrases='asia'``) to use its wording.
 
     Returns
     -------
@@ -319,9 +323,14 @@ def contexts(network: Any = "child", *, target: str | None = None, state: Any = 
     cases = sample_cases(net, target, list(evidence_vars) if evidence_vars is not None
                          else evidence_vars, n, state=state, bins=bins,
                          min_support=min_support, rng=rng)
-    table = as_table(phrases if phrases is not None else (
-        net.name if net.name in DEFAULT_STUDIES else None),
-        [target, *cases.columns[1:-2]], owner)
+    if phrases is None and net.name not in PHRASE_NETWORKS:
+        # another network's table may hold these names with other meanings: not borrowed
+        raise ValueError(param_error(
+            "phrases", owner, "given for network " + repr(net.name) + ", which has no "
+            "built-in phrase table (a mapping variable -> state -> phrase; a built-in "
+            "table's name, e.g. 'asia', to use its wording)", None))
+    table = as_table(net.name if phrases is None else phrases,
+                     [target, *cases.columns[1:-2]], owner)
     evidence = cases.iloc[:, 1:-2]
     cases["description"] = describe_rows(evidence, table).to_numpy()
     cases.attrs["question"] = question(target, cases.attrs["state"], table)

@@ -277,7 +277,7 @@ def lie_study(network: Any = "child", *, target: str | None = None, state: Any =
     phrases : mapping, PhraseTable, str or None
         As in :func:`bayesnets.contexts`: the phrases of the contexts'
         descriptions; by default the network's built-in table. A network without
-        one (fitted to data) needs them.
+        one (fitted to data) needs them (None raises ``ValueError``).
     rng : int, numpy.random.Generator or None
         One stream for the contexts, the reports and the forward sample.
 

@@ -226,6 +226,22 @@ def test_property_stratification(n: int, bins: int, seed: int) -> None:
     assert counts[cases.attrs["empty_bins"]].sum() == 0
 
 
+def test_contexts_fitted_network_does_not_borrow_a_built_in_table() -> None:
+    # variables named as asia's: the asia wording ("lung cancer") was used without a word
+    rng = np.random.default_rng(0)
+    smoke = rng.choice(["yes", "no"], 400)
+    lung = np.where(rng.random(400) < np.where(smoke == "yes", 0.4, 0.1), "yes", "no")
+    net = bayesnets.fit(pd.DataFrame({"smoke": smoke, "lung": lung}), [("smoke", "lung")],
+                        min_support=1)
+    with pytest.raises(ValueError, match=r"'phrases' parameter of contexts must be given "
+                                         r"for network 'fitted', which has no built-in"):
+        bayesnets.contexts(net, target="lung", state="yes", evidence_vars=["smoke"], n=4,
+                           rng=0)
+    t = bayesnets.contexts(net, target="lung", state="yes", evidence_vars=["smoke"], n=4,
+                           phrases="asia", rng=0)
+    assert t.attrs["question"] == "What is the probability that the patient has lung cancer?"
+
+
 def test_contexts_evidence_vars_as_one_string() -> None:
     # issue 17: a single name used to be split into letters ('s' is not a variable)
     with pytest.raises(TypeError, match=r"The 'evidence_vars' parameter of contexts must be a "
