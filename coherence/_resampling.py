@@ -449,11 +449,12 @@ def mean_interval(mean: float, se: float, replicates: np.ndarray, replicate_se: 
     :func:`cluster_mean_pivots` or :func:`weighted_mean_pivots`) within the range
     ``bounds`` where the population's mean lies; the point itself when the values do not
     vary (``se`` 0), the percentile interval of the replicate means when ``se`` is
-    undefined (a single cluster)."""
+    undefined (a single cluster), and also where the bootstrap-t interval lies wholly
+    outside ``bounds`` (:func:`_cut_to_bounds`)."""
     if se > 0:
         low, high = studentized_interval(mean, mean, se, replicates, replicate_se,
                                          confidence_level)
-        return max(low, bounds[0]), min(high, bounds[1])
+        return _cut_to_bounds(low, high, bounds, replicates, confidence_level)
     if se == 0:
         return mean, mean
     return percentile_interval(replicates, confidence_level)
@@ -483,7 +484,8 @@ def heavy_tailed_mean_interval(mean: float, se: float, replicates: np.ndarray,
     without an upper bound (lognormal date errors at 20 questions in
     ``benchmarks/validate_question_metrics.py``: 0.91 plain). Since :math:`f > 1` it holds
     the plain bootstrap-t interval; where ``se`` is 0 or undefined it is
-    :func:`mean_interval`'s (the point itself; the percentile interval for one cluster).
+    :func:`mean_interval`'s (the point itself; the percentile interval for one cluster),
+    and where the cut interval would be empty :func:`_cut_to_bounds`'s.
 
     References
     ----------
@@ -504,8 +506,22 @@ def heavy_tailed_mean_interval(mean: float, se: float, replicates: np.ndarray,
     factor = (math.sqrt(n_units / (n_units - 1.0))
               * float(student_t.ppf(tail, satterthwaite_df(residuals))) / float(norm.ppf(tail)))
     low, high = studentized_interval(mean, mean, se, replicates, replicate_se, confidence_level)
-    return (max(mean - factor * (mean - low), bounds[0]),
-            min(mean + factor * (high - mean), bounds[1]))
+    return _cut_to_bounds(mean - factor * (mean - low), mean + factor * (high - mean), bounds,
+                          replicates, confidence_level)
+
+
+def _cut_to_bounds(low: float, high: float, bounds: tuple[float, float],
+                   replicates: np.ndarray, confidence_level: float) -> tuple[float, float]:
+    """A bootstrap-t interval of a mean cut to ``bounds``, the range of its population
+    value. Where the interval lies wholly outside it (its high end below ``bounds[0]`` or
+    its low end above ``bounds[1]``: with a few resamples, every pivot can fall on one
+    side), the cut would leave the low end above the high one; the interval is then the
+    percentile interval of the replicate means, as where ``se`` is undefined (means of
+    values within ``bounds`` stay within them)."""
+    low, high = max(low, bounds[0]), min(high, bounds[1])
+    if low > high:
+        return percentile_interval(replicates, confidence_level)
+    return low, high
 
 
 def wilson_interval(mean: float, se: float, n_rows: int, n_units: int,
@@ -606,7 +622,7 @@ MEAN_KINDS = {
 
 def cluster_mean_interval(values: Any, clusters: Any, n_resamples: int,
                           confidence_level: float, rng: np.random.Generator, *,
-                          kind: str) -> tuple[float, float]:
+                          kind: str, upper: float = math.inf) -> tuple[float, float]:
     """The interval of a mean of ``values`` over independent ``clusters`` (NaN values left
     out; ``(nan, nan)`` when none is left), by what the values are (``kind``):
 
@@ -618,7 +634,8 @@ def cluster_mean_interval(values: Any, clusters: Any, n_resamples: int,
       ``'heavy-tailed'``, values >= 0 whose mean is set by rare large values (violations
       that are mostly 0 or small): the cluster bootstrap-t interval of
       :func:`cluster_mean_pivots` with Student's small-sample factor on Satterthwaite's
-      degrees of freedom (:func:`heavy_tailed_mean_interval`), cut at 0. The plain
+      degrees of freedom (:func:`heavy_tailed_mean_interval`), cut at 0 and at ``upper``
+      (the largest value one of them can take, where there is one). The plain
       bootstrap-t fell short above the mean with few questions (lognormal date errors:
       0.910 at 20 questions, 0.919 at 100; ``benchmarks/validate_question_metrics.py``).
 
@@ -643,7 +660,7 @@ def cluster_mean_interval(values: Any, clusters: Any, n_resamples: int,
         mean, se = float(means[0]), float(ses[0])
         return heavy_tailed_mean_interval(mean, se, reps[:, 0], reps_se[:, 0],
                                           sums - counts * mean, confidence_level,
-                                          (0.0, math.inf))
+                                          (0.0, upper))
     m, s = weighted_mean_pivots(np.ones((1, n_units)), sums[:, None], counts)
     mean, se = float(m[0, 0]), float(s[0, 0])
     if kind == "proportion":

@@ -708,19 +708,30 @@ def odds_ratio_interval(log_odds: float, boot: np.ndarray, r: np.ndarray, s: np.
     the higher of the two upper ends. A separated comparison (``log_odds`` infinite) or
     one with fewer than 2 informative contexts keeps the percentile interval; where
     every resample is separated the same way the interval is ``(-inf, inf)``.
+
+    Where no resample draws an informative context (every one NaN: a few resamples of
+    many contexts), the percentile interval is not formed: a separated comparison, or one
+    with a single informative context, then has the percentile interval that every
+    resample drawing one gives (each resample's log odds ratio is ``log_odds``), and any
+    other the Wald interval alone.
     """
     low, high = percentile_interval(boot, confidence_level)
+    n = int(np.sum((r + s) > 0))
+    one_value = not math.isfinite(log_odds) or n < 2
+    if math.isnan(low) and one_value:
+        low = high = log_odds
     if low == high and math.isinf(low):
         # every resample separated the same way: the data bound neither end
         return -math.inf, math.inf
-    n = int(np.sum((r + s) > 0))
-    if not math.isfinite(log_odds) or n < 2:
+    if one_value:
         return low, high
     from scipy.stats import t
 
     influence = r / r.sum() - s / s.sum()
     se = math.sqrt(n / (n - 1.0) * float(np.sum(influence ** 2)))
     half = float(t.ppf(0.5 + confidence_level / 2.0, n - 1)) * se
+    if math.isnan(low):  # min() and max() would keep the NaN: the hull is the Wald interval
+        return log_odds - half, log_odds + half
     return min(low, log_odds - half), max(high, log_odds + half)
 
 

@@ -34,7 +34,6 @@ from .._docstrings import fill_doc
 from .._intervals import wilson_interval
 from .._resampling import MEAN_KINDS
 from .._results import CoherenceResult
-from .._results import ConfidenceInterval
 from .._rng import RNGLike
 from .._rng import check_rng
 from .._validation import DECIMAL_SLACK
@@ -102,14 +101,15 @@ def _mean_violation(values: np.ndarray, label: str, n_resamples: int,
 
     ``upper`` is the largest value a row's violation can take (1 for an absolute
     difference of probabilities): the population's mean cannot exceed it, so the
-    interval stops there (the bootstrap-t of a few rows reached 5 and more). An interval
+    interval stops there (the bootstrap-t of a few rows reached 5 and more; where its low
+    end is above ``upper`` too, the interval is ``mean_violation_interval``'s fallback,
+    the percentile interval of the resampled means). An interval
     that is the point itself (one row, or violations that do not vary) is kept with a
     :class:`SmallSampleWarning`: the sample shows no uncertainty. Rows that are all exactly
     coherent (every violation 0, as beliefs from one joint give) are not warned about."""
     mean = float(values.mean())
-    ci = mean_violation_interval(values, n_resamples, gen, confidence_level)
-    if math.isfinite(ci.high) and ci.high > upper:
-        ci = ConfidenceInterval(ci.low, max(upper, mean), confidence_level)
+    # the cut at upper keeps the mean inside where rounding puts it just above upper
+    ci = mean_violation_interval(values, n_resamples, gen, confidence_level, max(upper, mean))
     warn_point_interval(ci, values, label, owner)
     return {"statistic": mean, "pvalue": np.nan, "confidence_interval": ci,
             "n_obs": len(values), "method": f"mean {label}, {_INTERVAL}"}

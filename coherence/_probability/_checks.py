@@ -509,16 +509,20 @@ def _trimmed_mean(x: np.ndarray) -> float:
 
 
 def mean_violation_interval(values: np.ndarray, n_resamples: int, rng: np.random.Generator,
-                            confidence_level: float) -> ConfidenceInterval:
+                            confidence_level: float,
+                            upper: float = math.inf) -> ConfidenceInterval:
     """The interval of a mean violation over tuples (or rows): the bootstrap-t over them
     with Student's small-sample factor (``cluster_mean_interval(kind='heavy-tailed')``, as
-    the log score's), cut at 0; ``(inf, inf)`` when a violation is infinite. Used by
-    :func:`consistency_check` and by the row-wise checks of ``_axioms``."""
+    the log score's), cut at 0 and at ``upper`` (the largest value a violation can take);
+    the percentile interval of the resampled means where the bootstrap-t interval lies
+    wholly outside that range (a few resamples); ``(inf, inf)`` when a violation is
+    infinite. Used by :func:`consistency_check` and by the row-wise checks of
+    ``_axioms``."""
     if not np.all(np.isfinite(values)):  # an infinite violation makes the mean infinite
         return ConfidenceInterval(np.inf, np.inf, confidence_level)
     ordered = np.sort(values)  # sorted: the interval ignores the row order
     low, high = cluster_mean_interval(ordered, np.arange(ordered.size), n_resamples,
-                                      confidence_level, rng, kind="heavy-tailed")
+                                      confidence_level, rng, kind="heavy-tailed", upper=upper)
     return ConfidenceInterval(low, high, confidence_level)
 
 

@@ -314,6 +314,28 @@ def test_odds_ratio_interval_keeps_the_percentile_interval_when_separated():
         pytest.approx(math.log(2.0)), pytest.approx(math.log(2.0)))
 
 
+def test_odds_ratio_interval_when_no_resample_draws_an_informative_context():
+    """A few resamples of many contexts can all miss the informative ones (every
+    bootstrap value NaN): the interval was (nan, nan) with no word (13 of 1,500 defined
+    odds ratios at 1-9 resamples). A separated comparison bounds neither end, one
+    informative context gives its own value (as every resample that draws it does), and
+    two or more give the Wald interval, the hull's other half."""
+    from scipy.stats import t
+
+    empty = np.full(3, np.nan)
+    separated = np.array([0.0, 0.0, 0.0]), np.array([1.0, 0.5, 0.0])
+    assert odds_ratio_interval(-math.inf, empty, *separated, 0.95) == (-math.inf, math.inf)
+    one = np.array([0.0, 2.0]), np.array([0.0, 1.0])
+    assert odds_ratio_interval(math.log(2.0), empty, *one, 0.95) == (math.log(2.0),
+                                                                      math.log(2.0))
+    r, s = np.array([1.0, 0.5, 2.0]), np.array([0.5, 1.0, 0.4])
+    theta = math.log(r.sum() / s.sum())
+    influence = r / r.sum() - s / s.sum()
+    half = t.ppf(0.975, 2) * math.sqrt(3 / 2 * np.sum(influence ** 2))
+    assert odds_ratio_interval(theta, empty, r, s, 0.95) == pytest.approx(
+        (theta - half, theta + half))
+
+
 def test_menu_counts():
     counts = menu_counts(np.array([0, 0, 1]), np.array([2, 0, 1]), np.array([1, 1, 0]),
                          2, 2, 3)
