@@ -189,7 +189,7 @@ def key_event_recall(
         rows; surrounding white space aside). Two event ids of one question that
         differ only in case, surrounding spaces or type (``1`` and ``'1'``) raise. Rows flagged
         in ``is_outcome`` (the outcome event: bools, 0/1 or the strings
-        true/false, yes/no, 1/0 as a CSV gives them; blank is false) are left
+        true/false, t/f, yes/no, y/n, 1/0 as a CSV gives them; blank is false) are left
         out of matching and counting, and so are records whose ``review_status``
         is ``'rejected'`` (any case, surrounding spaces aside; any other value, or
         a blank, keeps the record), as :func:`reasoning_graph_metrics` removes them.

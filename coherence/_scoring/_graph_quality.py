@@ -5,9 +5,9 @@ question's hindsight graph (events rejected by annotators removed, edges kept
 at confidence >= 0.6 and strength >= 0.3, then at least 3 hops, 10 nodes, 20
 sources and 1 edge) and counts what it excludes, in a :class:`GraphQualityReport`.
 With it, the graph and column helpers it shares with the reasoning metrics of
-:mod:`._graphs`: :func:`graph_depth` (the longest chain of edges),
-:func:`flag_column` (a boolean column) and :func:`missing_or_in` (a bounded
-numeric column with missing values allowed).
+:mod:`._graphs`: :func:`graph_depth` (the longest chain of edges)
+and :func:`missing_or_in` (a bounded numeric column with missing values allowed); a
+yes/no column is read by :func:`coherence._validation.flag_column`, as everywhere.
 """
 
 from __future__ import annotations
@@ -122,37 +122,6 @@ def id_set(cell: Any) -> set[Any]:
     if is_missing(cell):
         return set()
     return {label_key(cell)}
-
-
-def flag_column(df: pd.DataFrame, column: str, owner: str) -> np.ndarray:
-    """A boolean flag column (``is_outcome``): True/False, 1/0 or the strings
-    'true'/'false', '1'/'0', 'yes'/'no' (any case); missing means False.
-    Anything else raises, naming the rows (``bool('False')`` is True in Python,
-    so strings are never passed to ``bool``)."""
-    truthy, falsy = {"true", "1", "yes"}, {"false", "0", "no"}
-    cells = df[column].to_numpy(dtype=object)
-    out = np.zeros(len(cells), dtype=bool)
-    bad = []
-    for i, v in enumerate(cells):
-        if isinstance(v, bool | np.bool_):
-            out[i] = bool(v)
-        elif isinstance(v, str):
-            text = v.strip().lower()
-            if text in truthy:
-                out[i] = True
-            elif text not in falsy and text != "":
-                bad.append(i)
-        elif is_missing(v):
-            continue
-        elif isinstance(v, int | float | np.integer | np.floating) and float(v) in (0.0, 1.0):
-            out[i] = float(v) == 1.0
-        else:
-            bad.append(i)
-    if bad:
-        pos = np.asarray(bad)
-        raise ValueError(column_error(column, "hold True/False (or 1/0, 'true'/'false')",
-                                      list(df.index[pos]), list(cells[pos]), owner=owner))
-    return out
 
 
 # --------------------------------------------------------------------------- quality gates

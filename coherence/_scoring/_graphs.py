@@ -36,6 +36,7 @@ from .._validation import check_float
 from .._validation import check_int
 from .._validation import check_resampling
 from .._validation import column_error
+from .._validation import flag_column
 from .._validation import no_missing
 from .._validation import one_or_pair
 from .._validation import param_error
@@ -52,7 +53,6 @@ from ._dates import is_missing
 from ._dates import parse_dates
 from ._dates import to_days
 from ._graph_quality import GraphQualityReport
-from ._graph_quality import flag_column
 from ._graph_quality import graph_depth
 from ._graph_quality import hindsight_graph_quality
 from ._graph_quality import missing_or_in
@@ -313,7 +313,7 @@ def _kept_hindsight_events(hev: pd.DataFrame, c: _GraphColumns, owner: str
     mag = missing_or_in(hev, c.magnitude, owner, np.inf)
     conf = missing_or_in(hev, c.confidence, owner, 1.0)
     if c.is_outcome is not None and c.is_outcome in hev.columns:
-        flag = flag_column(hev, c.is_outcome, owner)
+        flag = flag_column(hev, c.is_outcome, owner=owner, missing=False)
         hev, mag, conf = hev.loc[~flag], mag[~flag], conf[~flag]
     # both blank: an event without an impact record; one blank: a value lost, whose
     # record would have left the key events without a word

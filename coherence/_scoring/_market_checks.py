@@ -699,13 +699,13 @@ def _kept_records(hdf: pd.DataFrame, is_outcome: str | None, review_status: str,
     """The hindsight records :func:`market_signal_metrics` reads: those rejected by the
     annotators removed first (as :func:`reasoning_graph_metrics` removes them), then the
     outcome's."""
-    from ._graph_quality import flag_column
+    from .._validation import flag_column
     from ._graph_quality import rejected_rows
 
     if review_status in hdf.columns:
         hdf = hdf.loc[~rejected_rows(hdf[review_status])]
     if is_outcome is not None and is_outcome in hdf.columns:
-        hdf = hdf.loc[~flag_column(hdf, is_outcome, owner)]
+        hdf = hdf.loc[~flag_column(hdf, is_outcome, owner=owner, missing=False)]
     return hdf
 
 
