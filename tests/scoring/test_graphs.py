@@ -244,8 +244,15 @@ def test_hindsight_impacts_out_of_range_raise(column, value):
         coherence.reasoning_graph_metrics(forecast_events(), hev, gates=False)
 
 
-def test_outcome_flags_as_strings_are_read_not_cast():
-    as_text = hindsight().assign(is_outcome=["False"] * 6 + ["TRUE", "0", "no"])
+@pytest.mark.parametrize("flags", [
+    ["False"] * 6 + ["TRUE", "0", "no"],
+    # 't'/'f', 'y'/'n' and '1.0' are flags to key_event_recall (the package's one flag
+    # reader); reasoning_graph_metrics raised on them with a reader of its own
+    ["f", "N", "0.0", "f", "n", "F", "t", "n", "f"],
+    ["0.0"] * 6 + ["1.0", "0.0", "0.0"],
+], ids=["true-false", "t-f-y-n", "1.0-0.0"])
+def test_outcome_flags_as_strings_are_read_not_cast(flags):
+    as_text = hindsight().assign(is_outcome=flags)
     res = coherence.reasoning_graph_metrics(forecast_events(), as_text, forecasts=forecasts(),
                                             gates=False, n_resamples=10, rng=0)
     ref = coherence.reasoning_graph_metrics(forecast_events(), hindsight(),
@@ -255,23 +262,6 @@ def test_outcome_flags_as_strings_are_read_not_cast():
     with pytest.raises(ValueError, match=r"Column 'is_outcome'.*yes/no flags"):
         coherence.reasoning_graph_metrics(forecast_events(), hindsight().assign(
             is_outcome="maybe"), gates=False)
-
-
-def test_outcome_flags_spelled_as_key_event_recall_reads_them():
-    # 't'/'f', 'y'/'n' and '1.0' are flags to key_event_recall (the package's one flag
-    # reader); reasoning_graph_metrics raised on them with a reader of its own
-    spelled = hindsight().assign(is_outcome=["f", "N", "0.0", "f", "n", "F", "t", "n", "f"])
-    res = coherence.reasoning_graph_metrics(forecast_events(), spelled, forecasts=forecasts(),
-                                            gates=False, n_resamples=10, rng=0)
-    ref = coherence.reasoning_graph_metrics(forecast_events(), hindsight(),
-                                            forecasts=forecasts(), gates=False,
-                                            n_resamples=10, rng=0)
-    pd.testing.assert_frame_equal(res.table, ref.table)
-    as_float = hindsight().assign(is_outcome=["1.0" if v else "0.0"
-                                              for v in hindsight()["is_outcome"]])
-    res = coherence.reasoning_graph_metrics(forecast_events(), as_float, forecasts=forecasts(),
-                                            gates=False, n_resamples=10, rng=0)
-    pd.testing.assert_frame_equal(res.table, ref.table)
 
 
 def test_summary_table_means_over_defined_values():
