@@ -583,8 +583,10 @@ def reasoning_graph_metrics(
     convention : {'paper', 'code'}
         ``'paper'`` (default): key events among events with an impact record
         (``min_impact`` 0); a forecast with no events scores 0 on key-event
-        recall and precision-free metrics are NaN; event F1 of a forecast
-        with no match is 0; accessible events are those dated strictly before
+        recall, and its precisions, with the F1s built on them, are NaN; event F1
+        of a forecast whose events match none is 0 (NaN where the question keeps
+        no hindsight event: recall is undefined); accessible events are those dated
+        strictly before
         the simulated date (the temporal gateway's rule). ``'code'``: the
         released evaluator: ``min_impact`` 0.2, key-event metrics NaN for a
         forecast with no events, F1 NaN when precision + recall = 0,

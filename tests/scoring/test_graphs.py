@@ -264,6 +264,27 @@ def test_outcome_flags_as_strings_are_read_not_cast(flags):
             is_outcome="maybe"), gates=False)
 
 
+def test_paper_convention_f1_of_empty_and_unmatched_forecasts():
+    """As the docstring says: no events -> key-event recall 0, precisions and F1 NaN;
+    events matching none -> F1 0; a question keeping no hindsight event -> NaN."""
+    unmatched = pd.DataFrame({"model": ["m3"], "question": ["q"], "event": ["z1"],
+                              "title": ["Unrelated zebra parade"], "date": ["2024-01-06"]})
+    listed = pd.concat([forecasts(), pd.DataFrame({
+        "model": ["m3", "m"], "question": ["q", "q3"],
+        "simulated_date": ["2024-01-15"] * 2})], ignore_index=True)
+    hev = hindsight()
+    hev.loc[hev["question"] == "q3", "review_status"] = "rejected"
+    res = coherence.reasoning_graph_metrics(
+        pd.concat([forecast_events(), unmatched], ignore_index=True), hev, forecasts=listed,
+        gates=False, n_resamples=10, rng=0)
+    t = res.table.set_index(["model", "question"])
+    empty, none_matched, no_hindsight = t.loc[("m2", "q")], t.loc[("m3", "q")], t.loc[("m", "q3")]
+    assert empty["key_event_recall"] == 0.0 and empty["event_recall"] == 0.0
+    assert np.isnan(empty["event_precision"]) and np.isnan(empty["event_f1"])
+    assert none_matched["event_precision"] == 0.0 and none_matched["event_f1"] == 0.0
+    assert np.isnan(no_hindsight["event_recall"]) and np.isnan(no_hindsight["event_f1"])
+
+
 def test_summary_table_means_over_defined_values():
     res = run()
     s = res.summary_table.set_index("model")
