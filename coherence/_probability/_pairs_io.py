@@ -578,7 +578,8 @@ def attach_outcomes(pairs: Any, resolved: Any, *, missing: str = "raise", pair: 
     -------
     pandas.DataFrame
         A copy of ``pairs`` with ``a_outcome`` and ``b_outcome`` filled from
-        ``resolved`` (added when absent); failed rows of ``pairs`` keep NaN.
+        ``resolved`` (added when absent); failed rows of ``pairs`` are left as they are
+        (the outcomes they hold are kept; NaN where the column is added).
 
     Raises
     ------
@@ -704,5 +705,9 @@ def attach_outcomes(pairs: Any, resolved: Any, *, missing: str = "raise", pair: 
                 raise ValueError(f"attach_outcomes: column '{col}' of 'pairs' already holds "
                                  f"outcomes that 'resolved' contradicts in {int(differ.sum())} "
                                  f"row(s) (first: {labels}).")
-        target[col] = new
+        # a failed row is left as it is: its own outcomes (or none) are not replaced
+        kept = (target[col] if col in target.columns
+                else pd.Series(np.nan, target.index)).astype(object).where(~ok, new)
+        numbers = pd.to_numeric(kept, errors="coerce")
+        target[col] = kept if (kept.notna() & numbers.isna()).any() else numbers.astype(float)
     return target

@@ -400,6 +400,20 @@ def test_attach_outcomes_true_or_a_message_is_failed():
     assert out["a_outcome"].isna().tolist() == [False, False, True]
 
 
+def test_attach_outcomes_leaves_a_failed_row_as_it_is():
+    # a failed row's own outcomes were replaced by NaN: the table came back poorer
+    target = _two_way(ids=("x", "y", "z"), cats=("strong", "none", "none")).assign(
+        error=[None, None, "timeout"], a_outcome=[np.nan, np.nan, 1.0],
+        b_outcome=[np.nan, np.nan, 0.0])
+    out = attach_outcomes(target, _one_way())
+    assert out["a_outcome"].tolist()[:2] == [1.0, 0.0] and out["b_outcome"].tolist()[:2] == [
+        1.0, 1.0]
+    assert out.loc[2, ["a_outcome", "b_outcome"]].tolist() == [1.0, 0.0]
+    assert out["a_outcome"].dtype == np.float64
+    added = attach_outcomes(target.drop(columns=["a_outcome", "b_outcome"]), _one_way())
+    assert np.isnan(added.loc[2, "a_outcome"]) and added["a_outcome"].dtype == np.float64
+
+
 def test_attach_outcomes_pair_ids_of_two_types_raise():
     # ints against strings: pandas' raw "merge on int64 and str columns" error before
     with pytest.raises(ValueError, match=r"Column 'pair' \(input to attach_outcomes\) must "
