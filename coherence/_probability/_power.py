@@ -337,6 +337,13 @@ def _bernoulli_truth(p_a: np.ndarray, q: np.ndarray, effect: float, owner: str) 
     return np.asarray(np.clip(m - (lo + hi) / 2 * d, 0.0, 1.0))
 
 
+def _mean_gain(pilot_pairs: tuple[np.ndarray, np.ndarray, np.ndarray]) -> float:
+    """The expected Brier improvement per pair, E[2 d (m - a)] under the truth (the mean
+    the Bernoulli test's statistic moves by, per pair)."""
+    p_a, q, truth = pilot_pairs
+    return float(np.mean(2 * (p_a - q) * ((p_a + q) / 2 - truth)))
+
+
 def _bernoulli_normal_power(p_a: np.ndarray, q: np.ndarray, truth: np.ndarray, n: int,
                             alpha: float, alternative: str) -> float:
     """Large-sample power of the Bernoulli test, pairs drawn from the pilot's: the
@@ -794,7 +801,13 @@ def _pairs_power(iv: _PowerInput) -> PairsPowerResult:
     toward = (iv.d if iv.metric == "mean_improvement" else iv.win_rate - iv.null_win_rate)
     wrong_way = (iv.pilot_pairs is None or iv.metric != "mean_improvement") and (
         (alternative == "greater" and toward <= 0) or (alternative == "less" and toward >= 0))
-    n_required = (-1 if wrong_way and power > alpha
+    if iv.pilot_pairs is not None and iv.metric == "mean_improvement" and (
+            (alternative == "greater" and _mean_gain(iv.pilot_pairs) <= 0)
+            or (alternative == "less" and _mean_gain(iv.pilot_pairs) >= 0)):
+        # the Bernoulli test's normal power then falls as n grows: below the target at
+        # 2 pairs, it is below it everywhere (the scan to max_n took seconds to say so)
+        wrong_way = exact(2) < power
+    n_required = (-1 if wrong_way and (power > alpha or iv.pilot_pairs is not None)
                   else _smallest_n(exact, power, start, iv.max_n))
     achieved = exact(n_required) if n_required > 0 else float("nan")
     sim = sim_lo = sim_hi = float("nan")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -139,6 +141,28 @@ def test_pairs_power_bernoulli_simulation_agrees_with_its_curve():
     assert small.power_at_n < 0.5
     t = pairs_power(pilot, effect=0.02, n_simulations=0, rng=1)
     assert t.n_required != res.n_required  # a different test, a different size
+
+
+@pytest.mark.parametrize(("effect", "alternative"), [(-0.01, "greater"), (0.01, "less")])
+def test_pairs_power_bernoulli_wrong_way_needs_no_scan(monkeypatch, effect, alternative):
+    """An effect pointing away from a one-sided alternative: the normal power falls with
+    n, so it is -1 from the power at 2 pairs, as the scan to max_n found (100,000
+    evaluations, seconds) -- checked here against the scan to a small max_n."""
+    from coherence._probability import _power
+
+    pilot = coherent_pairs(30, np.random.default_rng(4), "strong")
+    calls = []
+    real = _power._bernoulli_normal_power
+    monkeypatch.setattr(_power, "_bernoulli_normal_power",
+                        lambda *a: calls.append(a[3]) or real(*a))
+    res = pairs_power(pilot, effect=effect, alternative=alternative, test="bernoulli", rng=0)
+    assert res.n_required == -1 and math.isnan(res.achieved_power)
+    assert len(calls) < 10
+    p_a, q, truth = _power._pairs_power_iv(pilot, _power._PowerSettings(
+        metric="mean_improvement", effect=effect, sd=None, win_rate=None, category="strong",
+        by="category", n=None, power=0.8, alpha=0.05, alternative=alternative,
+        test="bernoulli", n_simulations=0, max_n=3000, rng=0)).pilot_pairs
+    assert max(real(p_a, q, truth, m, 0.05, alternative) for m in range(2, 3001)) < 0.8
 
 
 def test_pairs_power_bernoulli_validation():
