@@ -15,7 +15,7 @@ from ._common import add_resamples
 from ._common import add_seed
 from ._common import print_frame
 
-__all__ = ["add_parser", "run"]
+__all__ = ["add_parser", "read_pairs_file", "run"]
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
@@ -54,7 +54,10 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     return pairs
 
 
-def _read(path: str) -> Any:
+def read_pairs_file(path: str) -> Any:
+    """A pairs file (the field's JSON result file, or a pairs table) as ``read_pairs``
+    reads it; a missing file or bad JSON is a usage error. ``coherence pairs`` and
+    ``coherence plan --test conditional_forecasting`` read their files with it."""
     from coherence import read_pairs
 
     if not Path(path).is_file():
@@ -67,7 +70,7 @@ def _read(path: str) -> Any:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``coherence pairs``; warnings (skipped records) go to stderr, one line each."""
-    frames = [_read(p) for p in args.results]
+    frames = [read_pairs_file(p) for p in args.results]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         result = _analyse(args, frames)
@@ -88,7 +91,7 @@ def _analyse(args: argparse.Namespace, frames: list[Any]) -> Any:
             # nothing would take them: the option would be read and dropped without a word
             raise UsageError("--resolutions gives resolutions to the runs that have none, "
                              "and every results file given has its own; drop --resolutions")
-        source = pd.concat([_read(p) for p in args.resolutions], ignore_index=True)
+        source = pd.concat([read_pairs_file(p) for p in args.resolutions], ignore_index=True)
         frames = [f if {"a_outcome", "b_outcome"} <= set(f.columns) else
                   attach_outcomes(f, source, missing="skip") for f in frames]
     data = pd.concat(frames, ignore_index=True)

@@ -13,6 +13,7 @@ from ._common import check_id_spellings
 from ._common import positive_int
 from ._common import print_frame
 from ._common import read_table
+from ._pairs import read_pairs_file
 
 __all__ = ["add_parser", "run"]
 
@@ -69,9 +70,14 @@ def run(args: argparse.Namespace) -> int:
     else:
         if not Path(args.pilot).is_file():
             raise UsageError(f"no such file: {args.pilot}")
-        source = read_table(args.pilot)
-        # ids written two ways (01 and 1) would pool two contexts of the pilot
-        check_id_spellings(source, args.pilot, _ID_COLUMNS)
+        if args.test == "conditional_forecasting":
+            # a pairs pilot, the field's JSON result file included, read as coherence
+            # pairs reads it (read_table refused the JSON file; labels are kept as written)
+            source = read_pairs_file(args.pilot)
+        else:
+            source = read_table(args.pilot)
+            # ids written two ways (01 and 1) would pool two contexts of the pilot
+            check_id_spellings(source, args.pilot, _ID_COLUMNS)
         _one_model(source, args.pilot)
     options = {}
     if args.baseline is not None:

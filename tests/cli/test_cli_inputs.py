@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import io
 import sys
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -196,6 +197,22 @@ def test_plan_refuses_a_pilot_whose_ids_read_as_one_number(table, tmp_path):
     code, _, err = _main("plan", str(path), "--test", "ci_test", "--contexts", "20",
                          "--repetitions", "2", "--sims", "2", "--quiet")
     assert code == 2 and "column 'context' spells one id two ways" in err, err
+
+
+def test_plan_reads_a_pairs_pilot_as_coherence_pairs_does():
+    """The field's JSON result file: `coherence pairs` read it, `coherence plan` refused it
+    ("cannot read ...: Mixing dicts with non-Series"). The power is plan()'s on
+    read_pairs of the file."""
+    path = str(Path(__file__).resolve().parents[1] / "data" / "conditional-pairs"
+               / "gpt4o_skeptical.json")
+    code, out, err = _main("plan", path, "--test", "conditional_forecasting", "--contexts",
+                           "100", "--sims", "20", "--seed", "0", "--quiet")
+    assert code == 0, err
+    ref = coherence.plan(coherence.read_pairs(path), test="conditional_forecasting",
+                         n_contexts=[100], n_sims=20, rng=0, progress=False)
+    shown = out.splitlines()[2].split()
+    assert shown[:5] == ["100", "1", str(ref.table["n_prompts"][0]),
+                         str(ref.table["n_calls"][0]), f"{ref.table['power'][0]:.4g}"]
 
 
 @pytest.mark.parametrize("option", ["--out", "--raw-out"])
