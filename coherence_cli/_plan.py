@@ -70,9 +70,9 @@ def run(args: argparse.Namespace) -> int:
     else:
         if not Path(args.pilot).is_file():
             raise UsageError(f"no such file: {args.pilot}")
-        if args.test == "conditional_forecasting":
-            # a pairs pilot, the field's JSON result file included, read as coherence
-            # pairs reads it (read_table refused the JSON file; labels are kept as written)
+        if args.test == "conditional_forecasting" and args.pilot.lower().endswith(".json"):
+            # the field's JSON result file, read as coherence pairs reads it (read_table
+            # refused it); a pairs table is read as any pilot (it needs no 'pair' column)
             source = read_pairs_file(args.pilot)
         else:
             source = read_table(args.pilot)
