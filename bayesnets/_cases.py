@@ -189,10 +189,19 @@ def sample_cases(model: Any, target: str, evidence_vars: Sequence[str], n: int, 
     >>> list(cases.columns)
     ['context', 'smoke', 'xray', 'dysp', 'truth', 'outcome']
     """
+    return draw_cases(model, target, evidence_vars, n, state=state, bins=bins,
+                      min_support=min_support, rng=rng, owner="sample_cases")
+
+
+def draw_cases(model: Any, target: str, evidence_vars: Sequence[str] | None, n: int, *,
+               state: Any, bins: int, min_support: int | None, rng: RNGLike,
+               owner: str) -> pd.DataFrame:
+    """:func:`sample_cases` for the public function ``owner``, which its errors name
+    (:func:`contexts` and the studies built on it draw their cases with it)."""
     net, target, evars, n, bins, min_support = _cases_iv(
-        model, target, evidence_vars, n, bins, min_support, "sample_cases")
-    t_code = target_state_code(net, target, state, "sample_cases")
-    gen = check_rng(rng, owner="sample_cases")
+        model, target, evidence_vars, n, bins, min_support, owner)
+    t_code = target_state_code(net, target, state, owner)
+    gen = check_rng(rng, owner=owner)
 
     joint = cached_joint(net, (target, *evars))
     p_e = joint.sum(axis=0).ravel()
@@ -202,7 +211,7 @@ def sample_cases(model: Any, target: str, evidence_vars: Sequence[str], n: int, 
         eligible &= _configuration_support(net, evars) >= min_support
     if not eligible.any():
         why = f" with support >= {min_support}" if min_support > 0 else ""
-        raise ValueError(f"sample_cases: no configuration of {list(evars)}{why} has positive "
+        raise ValueError(f"{owner}: no configuration of {list(evars)}{why} has positive "
                          f"probability under network '{net.name}'.")
     cfg = np.flatnonzero(eligible)
     q = p_te[cfg] / p_e[cfg]
@@ -316,13 +325,22 @@ def contexts(network: Any = "child", *, target: str | None = None, state: Any = 
     ['context', 'Age', 'GruntingReport', 'LVHreport', 'XrayReport', 'LowerBodyO2',
      'truth', 'outcome', 'description']
     """
-    owner = "contexts"
+    return build_contexts(network, target=target, state=state, evidence_vars=evidence_vars,
+                          n=n, bins=bins, phrases=phrases, min_support=min_support, rng=rng,
+                          owner="contexts")
+
+
+def build_contexts(network: Any, *, target: str | None, state: Any,
+                   evidence_vars: Sequence[str] | None, n: int, bins: int, phrases: Any,
+                   min_support: int | None, rng: RNGLike, owner: str) -> pd.DataFrame:
+    """:func:`contexts` for the public function ``owner``, which its errors name
+    (:func:`simulated_agent_study` and ``lie_study`` build their contexts with it)."""
     net = as_network(network, owner)
     target, state, evidence_vars = study_defaults(net, target, state, evidence_vars, owner)
     _check_column_names(list(evidence_vars), _CONTEXT_COLUMNS, owner)
-    cases = sample_cases(net, target, list(evidence_vars) if evidence_vars is not None
-                         else evidence_vars, n, state=state, bins=bins,
-                         min_support=min_support, rng=rng)
+    cases = draw_cases(net, target, list(evidence_vars) if evidence_vars is not None
+                       else evidence_vars, n, state=state, bins=bins,
+                       min_support=min_support, rng=rng, owner=owner)
     if phrases is None and net.name not in PHRASE_NETWORKS:
         # another network's table may hold these names with other meanings: not borrowed
         raise ValueError(param_error(
@@ -393,8 +411,10 @@ def simulated_agent_study(network: Any = "child", *, target: str | None = None,
     owner = "simulated_agent_study"
     gen = check_rng(rng, owner=owner)
     n_contexts = check_int(n_contexts, "n_contexts", owner, low=1)
-    ctx = contexts(network, target=target, state=state, evidence_vars=evidence_vars,
-                   n=n_contexts, bins=bins, phrases=phrases, rng=gen)
+    n_repetitions = check_int(n_repetitions, "n_repetitions", owner, low=1)
+    ctx = build_contexts(network, target=target, state=state, evidence_vars=evidence_vars,
+                         n=n_contexts, bins=bins, phrases=phrases, min_support=None,
+                         rng=gen, owner=owner)
     study = simulate(agent, posteriors=ctx["truth"].to_numpy(), n_contexts=None,
                      n_repetitions=n_repetitions, prompts=prompts, rng=gen)
     data = study.data

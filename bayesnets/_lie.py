@@ -27,7 +27,7 @@ from coherence._validation import check_float
 from coherence._validation import check_int
 from coherence._validation import param_error
 
-from ._cases import contexts
+from ._cases import build_contexts
 from ._cases import study_defaults
 from ._inference import auxiliary
 from ._network import Network
@@ -366,8 +366,9 @@ def lie_study(network: Any = "child", *, target: str | None = None, state: Any =
                                          "the target nor evidence variables", z))
     kappa = _kappa(report_noise)
 
-    ctx = contexts(net, target=target, state=state, evidence_vars=list(evidence),
-                   n=n_contexts, phrases=phrases, rng=gen)
+    ctx = build_contexts(net, target=target, state=state, evidence_vars=list(evidence),
+                         n=n_contexts, bins=20, phrases=phrases, min_support=None, rng=gen,
+                         owner=owner)
     state = ctx.attrs["state"]
     ids = ctx["context"].to_numpy()
     ev = ctx.loc[:, list(evidence)]

@@ -249,6 +249,21 @@ def test_contexts_evidence_vars_as_one_string() -> None:
         bayesnets.contexts("asia", target="lung", evidence_vars="smoke", n=5, rng=0)
 
 
+@pytest.mark.parametrize(("call", "match"), [
+    (lambda: bayesnets.contexts("child", n=0, rng=0), "The 'n' parameter of contexts"),
+    (lambda: bayesnets.contexts("child", bins=0, rng=0), "The 'bins' parameter of contexts"),
+    (lambda: bayesnets.contexts("child", state="Flu", rng=0), "contexts: unknown state 'Flu'"),
+    (lambda: bayesnets.simulated_agent_study("child", bins=0, rng=0),
+     "The 'bins' parameter of simulated_agent_study"),
+    (lambda: bayesnets.simulated_agent_study("child", n_repetitions=0, rng=0),
+     "The 'n_repetitions' parameter of simulated_agent_study"),
+])
+def test_errors_name_the_function_called(call, match) -> None:
+    # they named sample_cases (or simulate), which the user did not call
+    with pytest.raises(ValueError, match=match):
+        call()
+
+
 def _net_with(name: str) -> Network:
     """A fitted network whose evidence variable is called ``name``."""
     gen = np.random.default_rng(0)
