@@ -677,14 +677,18 @@ def attach_outcomes(pairs: Any, resolved: Any, *, missing: str = "raise", pair: 
     # which map() does not, and those rows were left unresolved without a word
     absent = ok & target[pair].map(lookup[PAIR_OUTCOMES[0]]).isna()
     if absent.any():
-        shown = _first([repr(plain_value(c)) for c in target.loc[absent, pair].tolist()])
+        # counted as pairs and as rows: a pair of several runs stands in several rows
+        ids = target.loc[absent, pair].drop_duplicates().tolist()
+        shown = _first([repr(plain_value(c)) for c in ids])
+        rows = _first([repr(plain_value(i)) for i in target.index[absent].tolist()])
+        where = f"{int(absent.sum())} row(s) (first: {rows})"
         if missing == "raise":
-            raise ValueError(f"attach_outcomes: {int(absent.sum())} pair(s) of 'pairs' have no "
-                             f"resolution in 'resolved' (first: {shown}); select the pairs both "
-                             "runs share first, or pass missing='skip'.")
-        warnings.warn(f"attach_outcomes: {int(absent.sum())} pair(s) of 'pairs' have no "
-                      f"resolution in 'resolved' and are left out: {shown}.",
-                      SkippedRecordsWarning, stacklevel=2)
+            raise ValueError(f"attach_outcomes: {len(ids)} pair(s) of 'pairs' have no "
+                             f"resolution in 'resolved' (first: {shown}), in {where}; select "
+                             "the pairs both runs share first, or pass missing='skip'.")
+        warnings.warn(f"attach_outcomes: {len(ids)} pair(s) of 'pairs' have no "
+                      f"resolution in 'resolved' and their {where} are left out; the pairs: "
+                      f"{shown}.", SkippedRecordsWarning, stacklevel=2)
         target, ok = target.loc[~absent], ok.loc[~absent]
     for col in PAIR_OUTCOMES:
         new = target[pair].map(lookup[col]).where(ok).astype(float)

@@ -452,6 +452,20 @@ def test_attach_outcomes_one_outcome_written_two_ways_is_one_outcome():
         attach_outcomes(two, pd.concat([one, one.assign(a_outcome=["1", "1"])]))
 
 
+def test_attach_outcomes_counts_missing_pairs_and_rows_apart():
+    # one pair of two runs stands in two rows: the message said "2 pair(s)" of one pair
+    # and named no row
+    two = pd.concat([_two_way(("x", "z")).assign(run="r1"),
+                     _two_way(("x", "z")).assign(run="r2")], ignore_index=True)
+    with pytest.raises(ValueError, match=r"1 pair\(s\) of 'pairs' have no resolution in "
+                       r"'resolved' \(first: 'z'\), in 2 row\(s\) \(first: 1, 3\)"):
+        attach_outcomes(two, _one_way())
+    with pytest.warns(SkippedRecordsWarning, match=r"1 pair\(s\) .* their 2 row\(s\) "
+                      r"\(first: 1, 3\) are left out; the pairs: 'z'"):
+        out = attach_outcomes(two, _one_way(), missing="skip")
+    assert out.index.tolist() == [0, 2] and out["a_outcome"].tolist() == [1.0, 1.0]
+
+
 def test_attach_outcomes_errors():
     with pytest.raises(ValueError, match="attach_outcomes: column 'b_outcome'"):
         attach_outcomes(_two_way(), _one_way().drop(columns="b_outcome"))
@@ -473,7 +487,8 @@ def test_attach_outcomes_errors():
 
 
 def test_attach_outcomes_skip_names_the_pairs():
-    with pytest.warns(SkippedRecordsWarning, match=r"1 pair\(s\) .* left out: 'z'") as rec:
+    with pytest.warns(SkippedRecordsWarning,
+                      match=r"1 pair\(s\) .* left out; the pairs: 'z'") as rec:
         out = attach_outcomes(_two_way(("x", "z")), _one_way(), missing="skip")
     assert rec[0].filename == __file__
     assert out["pair"].tolist() == ["x"] and out["a_outcome"].tolist() == [1.0]
