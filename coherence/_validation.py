@@ -815,11 +815,12 @@ def check_float(value: Any, name: str, owner: str, *, low: float | None = None,
 
 
 def check_choice(value: Any, name: str, owner: str, choices: Sequence[Any]) -> Any:
-    """One of a fixed set of options."""
+    """One of a fixed set of options, returned as the option itself (an option read from
+    a numpy array, ``np.str_``, comes back a ``str``)."""
     if value not in choices:
         rule = "one of " + ", ".join(repr(c) for c in choices)
         raise ValueError(param_error(name, owner, rule, value))
-    return value
+    return str(value) if isinstance(value, str) else value
 
 
 def _range_text(low: int | None, high: int | None) -> str:

@@ -138,15 +138,15 @@ def ci_test_inputs(data: Any, belief: Any, action: Any, outcome: Any, evidence: 
     if clash:  # the tested variable: statistic 0, p = 1; the belief: another test path
         raise ValueError(param_error("evidence", _OWNER, "columns other than the belief, "
                                      "action, outcome and group columns", clash))
-    check_choice(method, "method", _OWNER, _METHODS)
+    method = check_choice(method, "method", _OWNER, _METHODS)
     permute, k_perm, test_statistic, ci_method = _method_options(
         method, permute, k_perm, test_statistic, ci_method)
-    check_choice(condition_on, "condition_on", _OWNER, _CONDITION_ON)
-    check_choice(permute, "permute", _OWNER, _PERMUTE)
-    check_choice(ci_method, "ci_method", _OWNER, _CI_METHODS)
-    check_choice(test_statistic, "test_statistic", _OWNER, _TEST_STATISTICS)
+    condition_on = check_choice(condition_on, "condition_on", _OWNER, _CONDITION_ON)
+    permute = check_choice(permute, "permute", _OWNER, _PERMUTE)
+    ci_method = check_choice(ci_method, "ci_method", _OWNER, _CI_METHODS)
+    test_statistic = check_choice(test_statistic, "test_statistic", _OWNER, _TEST_STATISTICS)
     if isinstance(calibrate, str):
-        check_choice(calibrate, "calibrate", _OWNER, _CALIBRATE)
+        calibrate = check_choice(calibrate, "calibrate", _OWNER, _CALIBRATE)
     elif not isinstance(calibrate, bool):
         raise TypeError(param_error("calibrate", _OWNER, "a bool, 'cross-fitted' or "
                                     "'in-sample'", calibrate))

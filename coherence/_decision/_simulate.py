@@ -698,7 +698,7 @@ def _simulate_iv(agent: Any, n_contexts: Any, n_repetitions: Any, posteriors: An
                  prompts: Any) -> tuple[Agent, int, int, np.ndarray | None, tuple[str, ...]]:
     owner = "simulate"
     if isinstance(agent, str):
-        check_choice(agent, "agent", owner, AGENT_KINDS)
+        agent = check_choice(agent, "agent", owner, AGENT_KINDS)
         agent = getattr(Agent, agent)()
     elif not isinstance(agent, Agent):
         raise TypeError(param_error("agent", owner, "an agent name "

@@ -585,9 +585,10 @@ def calibration_error(data: Any, *, probability: str = "probability",
     owner = "calibration_error"
     n_resamples, confidence_level = check_resampling(owner, n_resamples, confidence_level)
     n_bins = check_int(n_bins, "n_bins", owner, low=1)
-    check_choice(binning, "binning", owner, CALIBRATION_BINNINGS)
-    check_choice(single_forecast_bins, "single_forecast_bins", owner, ("plugin", "zero"))
-    check_choice(interval, "interval", owner, _INTERVALS)
+    binning = check_choice(binning, "binning", owner, CALIBRATION_BINNINGS)
+    single_forecast_bins = check_choice(single_forecast_bins, "single_forecast_bins", owner,
+                                        ("plugin", "zero"))
+    interval = check_choice(interval, "interval", owner, _INTERVALS)
     zero_single = single_forecast_bins == "zero"
     if isinstance(norm, bool) or norm not in (1, 2):
         raise ValueError(param_error("norm", owner, "1 or 2", norm))
@@ -783,7 +784,7 @@ def smooth_ece(data: Any, *, probability: str = "probability", outcome: str = "o
     True
     """
     owner = "smooth_ece"
-    check_choice(definition, "definition", owner, _DEFINITIONS)
+    definition = check_choice(definition, "definition", owner, _DEFINITIONS)
     n_grid = check_int(n_grid, "n_grid", owner, low=10, high=MAX_N_GRID)
     n_resamples = check_int(n_resamples, "n_resamples", owner, low=0)
     confidence_level = check_float(confidence_level, "confidence_level", owner, low=0.0,

@@ -117,7 +117,7 @@ def paired_comparison(result: ForecastScoresResult, model_a: str, model_b: str, 
                       skew_correction: bool, rng: RNGLike) -> ForecastComparisonResult:
     """:meth:`ForecastScoresResult.compare` (see there)."""
     owner = "ForecastScoresResult.compare"
-    check_choice(metric, "metric", owner, METRICS)
+    metric = check_choice(metric, "metric", owner, METRICS)
     if not isinstance(skew_correction, bool):
         raise TypeError(param_error("skew_correction", owner, "a bool", skew_correction))
     n_resamples = check_int(n_resamples, "n_resamples", owner, low=1)

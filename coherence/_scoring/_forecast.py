@@ -40,6 +40,7 @@ from .._validation import binary_column
 from .._validation import check_choice
 from .._validation import check_float
 from .._validation import check_int
+from .._validation import check_resampling
 from .._validation import column_error
 from .._validation import no_missing
 from .._validation import nonempty
@@ -678,14 +679,13 @@ def forecast_scores(
     np.float64(0.025)
     """
     df = as_dataframe(forecasts, name="forecasts", owner=_OWNER)
-    check_choice(convention, "convention", _OWNER, LOG_CONVENTIONS)
-    check_choice(accuracy_convention, "accuracy_convention", _OWNER, ("paper", "code"))
+    convention = check_choice(convention, "convention", _OWNER, LOG_CONVENTIONS)
+    accuracy_convention = check_choice(accuracy_convention, "accuracy_convention", _OWNER,
+                                       ("paper", "code"))
     floor = check_float(floor, "floor", _OWNER, low=0.0, high=1.0, low_open=True,
                         high_open=True)
     n_bins = check_int(n_bins, "n_bins", _OWNER, low=1)
-    n_resamples = check_int(n_resamples, "n_resamples", _OWNER, low=1)
-    confidence_level = check_float(confidence_level, "confidence_level", _OWNER, low=0.0,
-                                   high=1.0, low_open=True, high_open=True)
+    n_resamples, confidence_level = check_resampling(_OWNER, n_resamples, confidence_level)
     if options is not None:
         if isinstance(options, str) or len(options) < 2:
             raise ValueError(param_error("options", _OWNER,

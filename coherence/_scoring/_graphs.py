@@ -211,7 +211,7 @@ def _graph_settings_iv(convention: str, key_events: Any, threshold: float | None
                        date_window_days: float | None, owner: str) -> MatchSettings:
     """The matching settings checked (``key_events``: k or (k, min_impact)), with the
     convention's defaults filled in."""
-    check_choice(convention, "convention", owner, CONVENTIONS)
+    convention = check_choice(convention, "convention", owner, CONVENTIONS)
     k, min_impact = one_or_pair(key_events, "key_events", owner,
                                 "an int >= 1 or a pair (k, min_impact)", None)
     k = check_int(k, "key_events", owner, low=1)
@@ -668,7 +668,7 @@ def reasoning_graph_metrics(
     [[0.5, 1.0, 1.0]]
     """
     owner = "reasoning_graph_metrics"
-    check_choice(metric, "metric", owner, REASONING_METRICS)
+    metric = check_choice(metric, "metric", owner, REASONING_METRICS)
     settings = _graph_settings_iv(convention, key_events, threshold, date_window_days, owner)
     n_resamples, confidence_level = check_resampling(owner, n_resamples, confidence_level)
     gen = check_rng(rng, owner=owner)

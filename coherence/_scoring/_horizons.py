@@ -11,6 +11,7 @@ Horizon positions: Early :math:`f \\in [0, 1/3)`, Mid :math:`[1/3, 2/3)`, Late
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Mapping
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -165,7 +166,7 @@ def simulated_dates(tasks: Any, *, positions: Sequence[str | float] = ("midpoint
     """
     owner = "simulated_dates"
     df = as_dataframe(tasks, name="tasks", owner=owner)
-    check_choice(placement, "placement", owner, ("center", "uniform"))
+    placement = check_choice(placement, "placement", owner, ("center", "uniform"))
     if isinstance(positions, str) or len(positions) == 0:
         raise ValueError(param_error("positions", owner, "a non-empty sequence of positions",
                                      positions))
@@ -585,9 +586,11 @@ def rolling_accuracy(forecasts: Any, *, start: str = "start", by: str = "model",
     no_blank_ids(df, [by], owner)  # '' or spaces: a lost label, not a model
     check_case_distinct(df, by, owner=owner)  # 'GPT' / 'gpt', 1 / '1': one model, not two
     min_periods = check_int(min_periods, "min_periods", owner, low=1)
-    if isinstance(window, bool) or not isinstance(window, str | int):
+    if isinstance(window, bool | np.bool_) or not isinstance(window, str | numbers.Integral):
         raise TypeError(param_error("window", owner, "a pandas offset string or an int",
                                     window))
+    # a window read from a numpy array: pandas' offset parser takes no np.str_
+    window = str(window) if isinstance(window, str) else int(window)
     if isinstance(window, int):
         window = check_int(window, "window", owner, low=1)
         if min_periods > window:

@@ -216,7 +216,7 @@ def turning_points(prices: Any, *, min_change: float = 0.05, window_days: float 
     owner = "turning_points"
     min_change = check_float(min_change, "min_change", owner, low=0.0, low_open=True)
     window_days = check_float(window_days, "window_days", owner, low=0.0, low_open=True)
-    check_choice(convention, "convention", owner, CONVENTIONS)
+    convention = check_choice(convention, "convention", owner, CONVENTIONS)
     # 'paper' compares each price with strictly earlier ones (prices at one time: no
     # order); 'code' follows the sorted series, where tied times would be in row order
     px = _prices(prices, owner, question, price_date, price,
@@ -434,7 +434,7 @@ def market_checks(events: Any, prices: Any, *, window_days: float = 3.0,
     window_days = check_float(window_days, "window_days", owner, low=0.0)
     min_move = check_float(min_move, "min_move", owner, low=0.0)
     min_price_range = check_float(min_price_range, "min_price_range", owner, low=0.0)
-    check_choice(convention, "convention", owner, CONVENTIONS)
+    convention = check_choice(convention, "convention", owner, CONVENTIONS)
     n_resamples, confidence_level = check_resampling(owner, n_resamples, confidence_level)
     gen = check_rng(rng, owner=owner)
     edf = as_dataframe(events, name="events", owner=owner)
@@ -819,7 +819,7 @@ def market_signal_metrics(reasoning: Any, hindsight_events: Any, prices: Any, *,
     min_move = check_float(min_move, "min_move", owner, low=0.0)
     turning_min_change = check_float(turning_min_change, "turning_min_change", owner,
                                      low=0.0, low_open=True)
-    check_choice(convention, "convention", owner, CONVENTIONS)
+    convention = check_choice(convention, "convention", owner, CONVENTIONS)
     n_resamples, confidence_level = check_resampling(owner, n_resamples, confidence_level)
     gen = check_rng(rng, owner=owner)
     hdf = as_dataframe(hindsight_events, name="hindsight_events", owner=owner)

@@ -356,7 +356,7 @@ def question_scores(
     (1.0, [0.04, 0.16, nan, nan])
     """
     df = as_dataframe(forecasts, name="forecasts", owner=_OWNER)
-    check_choice(convention, "convention", _OWNER, CONVENTIONS)
+    convention = check_choice(convention, "convention", _OWNER, CONVENTIONS)
     tolerance = check_float(tolerance, "tolerance", _OWNER, low=0.0)
     floor = check_float(floor, "floor", _OWNER, low=0.0, high=1.0, low_open=True,
                         high_open=True)

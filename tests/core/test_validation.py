@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import coherence
 from coherence import _validation as v
 
 
@@ -170,6 +171,17 @@ def test_check_choice():
             "The 'method' parameter of ci_test must be one of 'permutation', 'bootstrap'; "
             "got 'exact'.")):
         v.check_choice("exact", "method", "ci_test", ("permutation", "bootstrap"))
+
+
+def test_check_choice_returns_the_option_itself():
+    """An option read from a numpy array (np.str_) was kept as such: the results recorded
+    ``method=np.str_('local')``."""
+    got = v.check_choice(np.str_("bootstrap"), "method", "ci_test", ("permutation", "bootstrap"))
+    assert type(got) is str and got == "bootstrap"
+    data = pd.DataFrame({"probability": np.linspace(0.05, 0.95, 20),
+                         "outcome": np.tile([0, 1], 10)})
+    res = coherence.smooth_ece(data, definition=np.str_("paper"), n_resamples=19, rng=0)
+    assert type(res.definition) is str
 
 
 def test_probability_array():

@@ -240,6 +240,21 @@ def test_rolling_accuracy_by_count_and_validation():
         coherence.rolling_accuracy(scored(), window=2.5)
 
 
+@pytest.mark.parametrize(("numpy_window", "window"), [(np.str_("2D"), "2D"),
+                                                       (np.str_("36h"), "36h"),
+                                                       (np.int64(2), 2), (np.int32(3), 3)])
+def test_rolling_accuracy_takes_numpy_scalars_as_windows(numpy_window, window):
+    """A window read from a numpy array: np.str_('5D') raised pandas' Cython TypeError
+    ("Argument 'freq' has incorrect type"), np.int64(2) was refused as not an int."""
+    want = coherence.rolling_accuracy(scored(), window=window, min_periods=1)
+    got = coherence.rolling_accuracy(scored(), window=numpy_window, min_periods=1)
+    pd.testing.assert_frame_equal(got, want)
+    with pytest.raises(ValueError, match="'window' parameter of rolling_accuracy"):
+        coherence.rolling_accuracy(scored(), window=np.str_("5"))
+    with pytest.raises(TypeError, match="'window' parameter of rolling_accuracy"):
+        coherence.rolling_accuracy(scored(), window=np.bool_(True))
+
+
 def test_rolling_accuracy_keeps_the_models_in_the_order_they_first_appear():
     """The docstring said "sorted by model then start"; the models come in the order of
     their first row (as ever), each model's rows sorted by start, as it now says."""
