@@ -815,8 +815,8 @@ def check_float(value: Any, name: str, owner: str, *, low: float | None = None,
 
 
 def check_choice(value: Any, name: str, owner: str, choices: Sequence[Any]) -> Any:
-    """One of a fixed set of options, returned as the option itself (an option read from
-    a numpy array, ``np.str_``, comes back a ``str``)."""
+    """One of a fixed set of options; a text option comes back a plain ``str`` (one read
+    from a numpy array is an ``np.str_``)."""
     if value not in choices:
         rule = "one of " + ", ".join(repr(c) for c in choices)
         raise ValueError(param_error(name, owner, rule, value))

@@ -153,8 +153,8 @@ class CoherenceReport:
         ``values`` is ``"pvalue_adjusted"`` (default: adjusted across the report as
         ``settings["adjust"]`` says), ``"pvalue"`` (raw) or ``"statistic"``.
         """
-        values = check_choice(values, "values", "summary_table", ("pvalue_adjusted", "pvalue",
-                                                          "statistic"))
+        values = check_choice(values, "values", "summary_table",
+                              ("pvalue_adjusted", "pvalue", "statistic"))
         frame = self.to_frame()
         index = list(self.by) if self.by else None
         if index is None:
