@@ -144,6 +144,19 @@ def _freeze(value: Any) -> Any:
     return value
 
 
+def _plain_labels(value: Any) -> Any:
+    """``value`` with every ``np.str_`` in it (also inside tuples) a plain ``str``.
+
+    A column name or label read from a numpy array is a ``np.str_``: equal to the
+    ``str``, but a result recording it would show ``np.str_('model')`` in its repr.
+    """
+    if isinstance(value, np.str_):
+        return str(value)
+    if type(value) is tuple and any(isinstance(v, (np.str_, tuple)) for v in value):
+        return tuple(_plain_labels(v) for v in value)
+    return value
+
+
 #: The annotations of a result's detail fields: left out of ``repr`` and of ``==``.
 DETAIL_ANNOTATIONS: tuple[str, ...] = ("pd.DataFrame", "np.ndarray")
 
@@ -197,6 +210,8 @@ class CoherenceResult:
     -----
     A subclass's detail fields (annotated ``pd.DataFrame`` or ``np.ndarray``) are left
     out of ``repr`` and of ``==``, which compares the headline figures and settings.
+    A setting given as ``np.str_`` (a column name read from an array) is recorded as a
+    plain ``str``, also inside a tuple.
 
     A result unpacks as ``(statistic, pvalue)``, like scipy's results:
     ``stat, p = coherence.ci_test(data)``. It keeps every attribute; ``len()``
@@ -249,7 +264,11 @@ class CoherenceResult:
         if build is not None:  # a detail table derived from the other fields
             object.__setattr__(self, "table", build())
         for f in dataclasses.fields(self):
-            _freeze(getattr(self, f.name))
+            value = getattr(self, f.name)
+            plain = _plain_labels(value)
+            if plain is not value:  # a label given as np.str_ is recorded as a str
+                object.__setattr__(self, f.name, plain)
+            _freeze(value)
 
     # Unpacking as scipy's results do: ``statistic, pvalue = result``; every
     # attribute stays available. Only these two fields are a sequence: ``len()``

@@ -242,3 +242,27 @@ def test_every_result_class_hides_its_detail_fields():
              if ("DataFrame" in str(f.type) or "ndarray" in str(f.type))
              and (f.repr or f.compare)]
     assert shown == []
+
+
+def test_labels_given_as_numpy_strings_are_recorded_as_plain_str():
+    """A column name read from a numpy array (``by=np.str_('m')``) was kept as given, so
+    the result's repr read ``by=np.str_('m')``; the settings now hold a plain ``str``,
+    also inside tuples (evidence columns, action pairs)."""
+    r = dataclasses.replace(make(), method=np.str_("permutation"))
+    assert type(r.method) is str and "method='permutation'" in repr(r)
+
+    rng = np.random.default_rng(0)
+    data = pd.DataFrame({"m": np.repeat(["a", "b"], 20), "q": [f"q{i}" for i in range(20)] * 2,
+                         "p": rng.uniform(size=40), "o": np.tile(rng.integers(0, 2, 20), 2)})
+    import coherence
+
+    res = coherence.forecast_scores(data, by=np.str_("m"), question="q", probability="p",
+                                    outcome="o", n_resamples=19, rng=0)
+    assert type(res.by) is str and "by='m'" in repr(res)
+    d = coherence.simulate("rational", n_contexts=60, rng=1).data
+    mono = coherence.monotonicity_test(
+        d, pairs=[(np.str_("yes"), np.str_("no"))], group=np.str_("context"),
+        n_resamples=19, rng=0)
+    assert type(mono.group) is str
+    assert all(type(a) is str for pair in mono.pairs for a in pair)
+    assert "np.str_" not in repr(mono)
