@@ -33,6 +33,7 @@ import pandas as pd
 
 from ._text import result_level
 from ._text import significant
+from ._validation import plain_labels
 
 __all__ = ["RESULT_COLUMNS", "CoherenceResult", "ConfidenceInterval", "Summary"]
 
@@ -144,19 +145,6 @@ def _freeze(value: Any) -> Any:
     return value
 
 
-def _plain_labels(value: Any) -> Any:
-    """``value`` with every ``np.str_`` in it (also inside tuples) a plain ``str``.
-
-    A column name or label read from a numpy array is a ``np.str_``: equal to the
-    ``str``, but a result recording it would show ``np.str_('model')`` in its repr.
-    """
-    if isinstance(value, np.str_):
-        return str(value)
-    if type(value) is tuple and any(isinstance(v, (np.str_, tuple)) for v in value):
-        return tuple(_plain_labels(v) for v in value)
-    return value
-
-
 #: The annotations of a result's detail fields: left out of ``repr`` and of ``==``.
 DETAIL_ANNOTATIONS: tuple[str, ...] = ("pd.DataFrame", "np.ndarray")
 
@@ -265,7 +253,7 @@ class CoherenceResult:
             object.__setattr__(self, "table", build())
         for f in dataclasses.fields(self):
             value = getattr(self, f.name)
-            plain = _plain_labels(value)
+            plain = plain_labels(value)
             if plain is not value:  # a label given as np.str_ is recorded as a str
                 object.__setattr__(self, f.name, plain)
             _freeze(value)

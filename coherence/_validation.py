@@ -60,6 +60,7 @@ __all__ = [
     "numeric_column",
     "one_or_pair",
     "param_error",
+    "plain_labels",
     "plain_value",
     "probability_array",
     "probability_column",
@@ -138,6 +139,27 @@ def column_error(column: str, rule: str, labels: Sequence[Any], values: Sequence
 def plain_value(value: Any) -> Any:
     """A plain Python scalar for messages (``np.float64(1.2)`` -> ``1.2``)."""
     return value.item() if isinstance(value, np.generic) else value
+
+
+def plain_labels(value: Any) -> Any:
+    """``value`` with every ``np.str_`` in it a plain ``str``, inside tuples, lists and
+    dicts too; ``value`` itself when it holds none.
+
+    A column name or label read from a numpy array is a ``np.str_``: equal to the
+    ``str``, but a result or report recording it would show ``np.str_('model')``.
+    """
+    if isinstance(value, np.str_):
+        return str(value)
+    if type(value) in (tuple, list):
+        items = [plain_labels(v) for v in value]
+        changed = any(new is not old for new, old in zip(items, value, strict=True))
+        return type(value)(items) if changed else value
+    if type(value) is dict:
+        pairs = [(plain_labels(k), plain_labels(v)) for k, v in value.items()]
+        changed = any(k is not k0 or v is not v0
+                      for (k, v), (k0, v0) in zip(pairs, value.items(), strict=True))
+        return dict(pairs) if changed else value
+    return value
 
 
 def check_ids(tables: Sequence[tuple[str, pd.DataFrame]], column: str, *, owner: str) -> None:
@@ -229,13 +251,13 @@ def check_column_names(owner: str, columns: Mapping[str, Any],
 
 
 def check_columns_arg(value: Any, name: str, owner: str) -> tuple[str, ...]:
-    """A column name or a sequence of column names (``by=``), as a tuple.
+    """A column name or a sequence of column names (``by=``), as a tuple of ``str``.
 
     Anything else (an int, None inside the list, a mapping) is a ``TypeError``
     naming the parameter, rather than an error from deep inside pandas.
     """
     if isinstance(value, str):
-        return (value,)
+        return (str(value),)  # a name read from an array is a np.str_
     rule = "a column name (str) or a list of column names"
     if isinstance(value, Mapping) or not isinstance(value, Iterable):
         raise TypeError(param_error(name, owner, rule, value))
@@ -243,7 +265,7 @@ def check_columns_arg(value: Any, name: str, owner: str) -> tuple[str, ...]:
     bad = [v for v in out if not isinstance(v, str)]
     if bad:
         raise TypeError(param_error(name, owner, rule, value))
-    return out
+    return tuple(str(v) for v in out)
 
 
 def is_bool(value: Any) -> bool:

@@ -49,6 +49,7 @@ from .._validation import label_column
 from .._validation import no_missing
 from .._validation import nonempty
 from .._validation import param_error
+from .._validation import plain_labels
 from .._validation import probability_column
 from .._validation import require_columns
 from .._warnings import SkippedRecordsWarning
@@ -325,7 +326,7 @@ def _settings(df: pd.DataFrame, a: _ReportArgs, options: Options,
     # rerun line printed SEED
     seed_source = (int(rng) if isinstance(rng, numbers.Integral) and not isinstance(rng, bool)
                    else None)
-    return {
+    return plain_labels({  # names given as np.str_ recorded as str
         "columns": {
             "belief": a.belief,
             "action": a.action,
@@ -358,7 +359,7 @@ def _settings(df: pd.DataFrame, a: _ReportArgs, options: Options,
         "backend": a.options.backend,
         "versions": _versions(),
         "created": "",
-    }
+    })
 
 
 def _set_aside_iv(set_aside: Any, owner: str) -> pd.DataFrame | None:

@@ -336,6 +336,30 @@ def test_check_columns_arg(value, expected):
     assert v.check_columns_arg(value, "by", "report") == expected
 
 
+def test_check_columns_arg_returns_plain_strings():
+    """Names read from a numpy array came back as np.str_, so report's cells were keyed
+    ``{np.str_('model'): 'm'}``."""
+    for value in (np.str_("model"), np.array(["model"]), [np.str_("model")]):
+        got = v.check_columns_arg(value, "by", "report")
+        assert got == ("model",) and type(got[0]) is str
+    rep = coherence.report(coherence.simulate("rational", n_contexts=30, rng=1).data
+                           .assign(model="m"), by=np.array(["model"]), tests=["ci"],
+                           n_resamples=19, progress=False, rng=0)
+    assert type(rep.by[0]) is str and "np.str_" not in repr([c.key for c in rep.cells])
+    rep = coherence.report(coherence.simulate("rational", n_contexts=30, rng=1).data,
+                           belief=np.str_("belief"), adjust=np.str_("holm"), tests=["ci"],
+                           n_resamples=19, progress=False, rng=0)
+    assert "np.str_" not in repr(rep.settings)
+
+
+def test_plain_labels_keeps_what_holds_no_numpy_string():
+    kept = ("a", ["b", {"c": (1, 2.5)}])
+    assert v.plain_labels(kept) is kept
+    got = v.plain_labels({np.str_("k"): [np.str_("x"), ("y", np.str_("z"))], "n": None})
+    assert got == {"k": ["x", ("y", "z")], "n": None}
+    assert repr(got) == "{'k': ['x', ('y', 'z')], 'n': None}"
+
+
 @pytest.mark.parametrize("value", [3, None, ["a", 3], {"a": 1}, 2.5])
 def test_check_columns_arg_type_error(value):
     with pytest.raises(TypeError, match=r"The 'by' parameter of report must be a column name"):
