@@ -199,7 +199,7 @@ class CoherenceResult:
     A subclass's detail fields (annotated ``pd.DataFrame`` or ``np.ndarray``) are left
     out of ``repr`` and of ``==``, which compares the headline figures and settings.
     A setting given as ``np.str_`` (a column name read from an array) is recorded as a
-    plain ``str``, also inside a tuple.
+    plain ``str``, also inside a tuple, list or dict.
 
     A result unpacks as ``(statistic, pvalue)``, like scipy's results:
     ``stat, p = coherence.ci_test(data)``. It keeps every attribute; ``len()``
