@@ -213,6 +213,7 @@ def _plan_iv(data_or_agent: Any, test: Any, n_contexts: Any, n_repetitions: Any,
     if test not in PLAN_TESTS:
         raise ValueError(param_error("test", owner, "one of " + ", ".join(map(repr, PLAN_TESTS)),
                                      test))
+    test = str(test)  # recorded in the result: not a np.str_
     contexts = _sizes(n_contexts, "n_contexts", 2)
     if n_repetitions is None:  # the default: 1 where it is the only value, else 5
         n_repetitions = 1 if test in _PILOT_ONLY else 5

@@ -279,7 +279,7 @@ def _elicitation_diagnostics_iv(data: Any, belief: str, action: str | None,
     against_name = ""
     for name in ("truth", "outcome"):  # a truth column without a single value: the outcome
         if name in read and not np.isnan(read[name]).all():
-            against, against_name = read[name], present[name]
+            against, against_name = read[name], str(present[name])  # not a np.str_
             break
     token = read.get("token_belief")
     token = None if token is None or np.isnan(token).all() else token

@@ -350,6 +350,13 @@ def test_check_columns_arg_returns_plain_strings():
                            belief=np.str_("belief"), adjust=np.str_("holm"), tests=["ci"],
                            n_resamples=19, progress=False, rng=0)
     assert "np.str_" not in repr(rep.settings)
+    # the two records that are no test result
+    diag = coherence.elicitation_diagnostics(
+        coherence.simulate("rational", n_contexts=30, rng=1).data, truth=np.str_("truth"))
+    assert type(diag.association_with) is str
+    planned = coherence.plan(coherence.Agent.leaky(), test=np.str_("ci_test"), n_contexts=[20],
+                             n_repetitions=2, effect=0.3, n_sims=2, rng=0, progress=False)
+    assert "np.str_" not in repr(planned)
 
 
 def test_plain_labels_keeps_what_holds_no_numpy_string():
