@@ -256,7 +256,7 @@ class CoherenceResult:
             plain = plain_labels(value)
             if plain is not value:  # a label given as np.str_ is recorded as a str
                 object.__setattr__(self, f.name, plain)
-            _freeze(value)
+            _freeze(plain)
 
     # Unpacking as scipy's results do: ``statistic, pvalue = result``; every
     # attribute stays available. Only these two fields are a sequence: ``len()``
