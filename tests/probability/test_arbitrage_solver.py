@@ -188,15 +188,21 @@ def test_extreme_forecasts_never_certified_worse_than_slsqp(name):
 
 def test_a_singular_barrier_system_falls_back_to_the_pseudo_inverse(monkeypatch):
     """numpy's batched solve refuses a whole batch if one system is singular: the
-    barrier's step is then taken by the pseudo-inverse, with the same answer."""
+    barrier's step is then taken by the pseudo-inverse, with the same answer: the two
+    certified brackets [value, value + gap] overlap. The two paths may stop at different
+    points inside ACCEPT_GAP (on an AMD EPYC the batched path kept a row at gap 1.9e-9
+    that the pseudo-inverse took to 1e-16), so the values agree to the larger gap, not
+    to a fixed 1e-9."""
     f = _tuples("but", 8, 7)
     worlds = _SPECS["but"].world_matrix("paper")
-    expected = barrier_arbitrage(f, worlds)
+    expected, expected_gap = barrier_arbitrage(f, worlds)
 
     def singular(*args: object, **kwargs: object) -> None:
         raise np.linalg.LinAlgError("Singular matrix")
 
     monkeypatch.setattr(np.linalg, "solve", singular)
     value, gap = barrier_arbitrage(f, worlds)
-    np.testing.assert_allclose(value, expected[0], rtol=0, atol=1e-9)
+    assert np.all(value <= expected + expected_gap + 1e-12)
+    assert np.all(expected <= value + gap + 1e-12)
+    assert np.all(np.abs(value - expected) <= np.maximum(gap, expected_gap) + 1e-12)
     assert np.all(gap <= ACCEPT_GAP * np.maximum(1.0, value + gap))
