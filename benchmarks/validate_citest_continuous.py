@@ -188,11 +188,15 @@ def exact_cmi(design: Design, n_nodes: int = 96) -> float:
         return np.stack([low, 1.0 - low - high, high], axis=-1).transpose(0, 1, 3, 2) @ ws
 
     a1, a0 = actions(1.0), actions(0.0)
-    pa = pi1[..., None] * a1 + (1.0 - pi1[..., None]) * a0
+    # the joint P(y, action | belief, evidence): a cell of positive mass has pa >= j > 0,
+    # so no 0 * inf enters (an outcome of probability 0 beside an action it never takes
+    # made NaN with OpenBLAS's Sandybridge kernels)
+    j1, j0 = pi1[..., None] * a1, (1.0 - pi1[..., None]) * a0
+    pa = j1 + j0
     with np.errstate(divide="ignore", invalid="ignore"):
-        k1 = np.where(a1 > 0, a1 * np.log(a1 / pa), 0.0).sum(-1)
-        k0 = np.where(a0 > 0, a0 * np.log(a0 / pa), 0.0).sum(-1)
-    return float(np.sum(np.outer(w, w) * (pi1 * k1 + (1.0 - pi1) * k0)))
+        kl = (np.where(j1 > 0, j1 * np.log(a1 / pa), 0.0)
+              + np.where(j0 > 0, j0 * np.log(a0 / pa), 0.0)).sum(-1)
+    return float(np.sum(np.outer(w, w) * kl))
 
 
 def leak_for(design: Design, target: float) -> float:
