@@ -182,6 +182,23 @@ def test_and_of_p_q_is_or_of_their_complements(data):
     assert o.study_statistic == pytest.approx(a.study_statistic)
 
 
+def test_a_constraint_three_standard_errors_inside_is_binding_in_both_forms():
+    """P 0.49, Q 0.23 and 0.31, P and Q 0.15: the and-constraint P_and_Q <= Q sits exactly
+    KAPPA = 3 standard errors inside its bound (-0.12 / 0.04). Its complement (an or-tuple)
+    reached t = -3 from the other side of round-off, and the two disagreed on whether the
+    constraint is binding (noise 0 against 0.00089; found by a 240-example hypothesis
+    run). At KAPPA within round-off it is binding in both."""
+    rows = [("t", "P", r, 0.49) for r in range(4)] + [("t", "Q", 0, 0.23), ("t", "Q", 1, 0.31)]
+    rows += [("t", "P_and_Q", r, 0.15) for r in range(4)]
+    df = pd.DataFrame(rows, columns=["set", "role", "repetition", "probability"])
+    a = noise(df, "and")
+    o = noise(_complement(df, {"P": "P", "Q": "Q", "P_and_Q": "P_or_Q"}), "or")
+    assert a.table["statistic"].iloc[0] == pytest.approx(-3.0)
+    assert a.table["noise_violation"].iloc[0] > 0
+    for col in ("noise_violation", "excess", "pvalue"):
+        assert o.table[col].iloc[0] == pytest.approx(a.table[col].iloc[0], rel=1e-9, abs=1e-15)
+
+
 @given(st.data())
 @settings(max_examples=20)
 def test_consequence_contrapositive_and_symmetry_in_p_and_q(data):
