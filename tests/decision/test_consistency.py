@@ -759,3 +759,25 @@ def test_contexts_without_the_replicate_are_said():
         warnings.simplefilter("error", coherence.SkippedRecordsWarning)
         warnings.simplefilter("ignore", coherence.DegenerateDataWarning)
         prompt_consistency(full, replicate="rerun", n_resamples=99, rng=0)
+
+
+def test_a_corrected_rmse_zero_in_exact_arithmetic_is_reported_as_zero():
+    """Standard 0.95, 0.85, 0.95 and mse 0.95, 0.90 (or all mirrored, 1 - p) in each
+    context: the squared difference of the means and its noise estimate are both
+    1/14400, so the corrected RMSE is exactly 0. Round-off left 1e-18, reported as an
+    RMSE of 1.06e-9 (and 4.5e-10 for the mirrored beliefs; found by a 90-example
+    hypothesis run)."""
+    def cell(c: int, beliefs: tuple[float, ...]) -> list[float]:
+        return [1.0 - b if c % 2 else b for b in beliefs]
+
+    rows = [(c, "standard", r, b) for c in range(6)
+            for r, b in enumerate(cell(c, (0.95, 0.85, 0.95)))]
+    rows += [(c, "mse", r, b) for c in range(6) for r, b in enumerate(cell(c, (0.95, 0.90)))]
+    df = pd.DataFrame(rows, columns=["context", "prompt", "repetition", "belief"])
+    for beliefs in (df["belief"], 1.0 - df["belief"]):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", coherence.SmallSampleWarning)
+            res = prompt_consistency(df.assign(belief=beliefs), n_resamples=49, rng=0)
+        row = res.table.set_index("prompt").loc["mse"]
+        assert row["rmse_reference"] == 0.0
+        assert row["rmse_reference_ci_low"] == 0.0 or np.isnan(row["rmse_reference_ci_low"])
