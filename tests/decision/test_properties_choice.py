@@ -334,7 +334,9 @@ def reference_comparison(df: pd.DataFrame, a: str, b: str, menu: str) -> tuple[f
         den += (n1 - x) * y / n
     s = math.sqrt(sum(v * v for v in u)) if u else 0.0
     z = sum(u) / s if s > 0 else math.nan
-    return z, (num / den if den > 0 and num > 0 else math.nan)
+    # separated: 0 or inf (documented, with a warning); no information at all: NaN
+    odds = math.nan if num == den == 0 else math.inf if den == 0 else num / den
+    return z, odds
 
 
 @given(menu_tables())
