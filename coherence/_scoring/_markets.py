@@ -340,7 +340,8 @@ def market_alignment(events: Any, prices: Any, *, window_days: float = 3.0,
     # impacts that cancel in decimal (+0.1 +0.2 -0.3) leave 5.6e-17 in binary
     ptol = DECIMAL_SLACK * float(np.abs(np.ldexp(impact, -scale)).sum())
     corr = np.nan
-    if len(pt) >= 2 and float(np.ptp(at_price)) > ptol and np.std(pv) > 0:
+    # a flat price series is flat exactly (np.std of 0.4, 0.4, 0.4 is 5.6e-17, not 0)
+    if len(pt) >= 2 and float(np.ptp(at_price)) > ptol and np.ptp(pv) > 0:
         corr = float(np.corrcoef(at_price, pv)[0, 1])
     per = pd.DataFrame({date: in_source_zone(ev_t, curve[date]), "impact": impact,
                         "price_before": before, "price_after": after, "move": move,

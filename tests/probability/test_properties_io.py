@@ -37,7 +37,7 @@ def test_consistency_tuples_round_trip(tmp_path_factory, name, data, wrapped, fr
     questions = list(CHECKERS[name])
     rows = data.draw(st.lists(st.lists(st.integers(0, 100).map(lambda k: k / 100),
                                        min_size=len(questions), max_size=len(questions)),
-                              min_size=1, max_size=8))
+                              min_size=1, max_size=8, unique_by=tuple))  # a repeat is refused
     lines = []
     for r in rows:
         if wrapped:

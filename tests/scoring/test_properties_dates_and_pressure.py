@@ -189,6 +189,18 @@ def _pressure_at_prices(ev: pd.DataFrame, px: pd.DataFrame) -> list[Fraction]:
             for when in px.sort_values("date")["date"]]
 
 
+def test_market_alignment_correlation_of_flat_prices_is_nan():
+    """Prices 0.4, 0.4, 0.4 under a moving pressure curve: the correlation is undefined.
+    np.std of the prices is 5.6e-17, not 0, and a correlation of -9.8e-17 was reported
+    (found by a 240-example hypothesis run)."""
+    ev = pd.DataFrame({"date": pd.to_datetime(["2024-01-04", "2024-01-05", "2024-01-06"]),
+                       "direction": [1, 1, -1], "magnitude": [0.1, 0.2, 0.3],
+                       "confidence": [1.0, 1.0, 1.0]})
+    px = pd.DataFrame({"date": pd.to_datetime(["2024-01-01", "2024-01-02", "2024-01-04"]),
+                       "price": [0.4, 0.4, 0.4]})
+    assert math.isnan(_align(ev, px).correlation)
+
+
 @settings(max_examples=40)
 @given(_cancelling_market(), st.randoms(use_true_random=False))
 def test_market_alignment_correlation_of_a_flat_curve_is_undefined(market, rnd):

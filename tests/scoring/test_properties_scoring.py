@@ -303,9 +303,11 @@ def test_source_precision_interval_does_not_follow_row_order():
 
 # --------------------------------------------------------------------------- smooth_ece
 def _reflected_gaussian(t: np.ndarray, f: np.ndarray, sigma: float) -> np.ndarray:
-    """Density at t of f + sigma Z folded into [0, 1]: images +-f + 2k, written directly."""
+    """Density at t of f + sigma Z folded into [0, 1]: images +-f + 2k, written directly.
+    Out to |k| = 8 (16 sigma at sigma 1): with |k| <= 3 the images 6 sigma away were
+    missing, 5e-8 of the statistic at sigma = 1."""
     out = np.zeros((len(t), len(f)))
-    for k in range(-3, 4):
+    for k in range(-8, 9):
         for image in (f + 2 * k, -f + 2 * k):
             z = (t[:, None] - image[None, :]) / sigma
             out += np.exp(-0.5 * z * z) / (sigma * math.sqrt(2 * math.pi))
