@@ -130,16 +130,18 @@ def _scores(brier: np.ndarray, fe: np.ndarray, naive: int | None,
     return np.column_stack([mean_brier, adjusted, index, peer, bss, bss_rel])
 
 
-#: An adjusted Brier score above -this is 0 up to rounding (its terms are at most 1 in size):
-#: a perfect forecaster on a complete panel can score -5.6e-17
+#: An adjusted Brier score within this of 0 is 0 up to rounding (its terms are at most 1 in
+#: size): a perfect forecaster can score -5.6e-17 or +1.4e-17, whose square root put its
+#: Brier Index at 99.9999996 (or NaN)
 _ROUNDING = 1e-12
 
 
 def _index(adjusted: np.ndarray) -> np.ndarray:
     """The Brier Index of difficulty-adjusted Brier scores (NaN below 0, beyond rounding)."""
+    zero = np.abs(adjusted) <= _ROUNDING
     with np.errstate(invalid="ignore"):
-        return 100.0 * (1.0 - np.sqrt(np.where(adjusted >= -_ROUNDING,
-                                               np.maximum(adjusted, 0.0), np.nan)))
+        return 100.0 * (1.0 - np.sqrt(np.where(zero, 0.0, np.where(adjusted > 0, adjusted,
+                                                                      np.nan))))
 
 
 
@@ -483,8 +485,8 @@ def forecastbench_scores(data: Any, *, question: str = "question", model: str = 
       rescales; on some questions only, 0.25 less the mean :math:`c_j` of its
       questions plus the mean of all);
     * **Brier Index**: :math:`100\,(1 - \sqrt{\bar b^{adj}_i})`: 100 perfect,
-      50 always 0.5, 0 always wrong (NaN if :math:`\bar b^{adj}_i < 0` beyond rounding,
-      1e-12);
+      50 always 0.5, 0 always wrong (NaN if :math:`\bar b^{adj}_i < 0`; within 1e-12
+      of 0, rounding, the score counts as 0);
     * **peer score**: :math:`\frac{1}{|Q_i|}\sum_{j}(\bar b_j - b_{ij})`,
       :math:`\bar b_j` the mean Brier score of question *j* over all forecasters
       (positive is better than the average forecaster; with one forecaster it is 0,

@@ -654,3 +654,20 @@ def test_compare_pvalue_and_percentile_interval_can_disagree_and_say_so():
         (-ab.confidence_interval.high, -ab.confidence_interval.low))
     for doc in (ForecastBenchResult.compare.__doc__, ForecastBenchComparisonResult.__doc__):
         assert "need not agree" in " ".join(doc.split())
+
+
+def test_perfect_forecasters_share_a_brier_index_of_100():
+    """Two forecasters right at 0.0 on q0 beside an 0.2 and the naive 0.5 on q0 and q1:
+    both are perfect. Their adjusted Brier scores are 1.4e-17 in floating point, whose
+    square root put them at 99.9999996, ranked below a perfect forecaster whose rounding
+    fell at or below 0 (found by a 180-example hypothesis run)."""
+    rows = [("n", "q0", 0.5), ("m1", "q0", 0.2), ("m2", "q0", 0.0), ("m3", "q0", 0.0),
+            ("n", "q1", 0.5), ("m1", "q1", 0.2)]
+    df = pd.DataFrame(rows, columns=["model", "question", "probability"]).assign(outcome=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", coherence.SmallSampleWarning)
+        t = coherence.forecastbench_scores(df, naive="n", n_resamples=20, rng=0).table
+    t = t.set_index("model")
+    assert t.loc["m2", "difficulty_adjusted_brier"] == pytest.approx(0.0, abs=1e-15)
+    assert t.loc["m2", "brier_index"] == t.loc["m3", "brier_index"] == 100.0
+    assert t.loc["m2", "rank"] == t.loc["m3", "rank"] == 1

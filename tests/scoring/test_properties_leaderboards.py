@@ -61,6 +61,7 @@ def _bench_reference(df: pd.DataFrame) -> dict[str, dict[str, float]]:
     out = {}
     for m, g in frame.groupby("model"):
         adj = (g["b"] - g["c"]).mean() + np.mean(list(c.values()))
+        adj = 0.0 if abs(adj) <= 1e-12 else adj  # a perfect forecaster, to rounding
         den = naive.loc[g["question"]].sum()
         out[m] = {"brier": g["b"].mean(), "difficulty_adjusted_brier": adj,
                   "brier_index": 100 * (1 - math.sqrt(adj)) if adj >= 0 else math.nan,
