@@ -19,14 +19,17 @@ from coherence._skewflip import skew_flips
 from tests._reference_skewflip import hall_pvalue
 from tests._reference_skewflip import hall_t
 
+#: differences 0 or of size 1e-100 and more: where a square underflows (6e-205) the
+#: p-value's crossing cannot be located to 1e-6 of the largest
 _units = st.integers(2, 7).flatmap(lambda c: st.tuples(
-    st.lists(st.one_of(st.sampled_from([0.0, 0.25, -0.5, 1.0]), st.floats(-3.0, 3.0)),
+    st.lists(st.one_of(st.sampled_from([0.0, 0.25, -0.5, 1.0]),
+                       st.floats(-3.0, 3.0).map(lambda x: x if abs(x) >= 1e-100 else 0.0)),
              min_size=c, max_size=c),
     st.lists(st.integers(1, 5), min_size=c, max_size=c)))
 
 
 @settings(max_examples=80, deadline=None)
-@given(_units, st.floats(-2.0, 2.0))
+@given(_units, st.floats(-2.0, 2.0).map(lambda x: x if abs(x) >= 1e-100 else 0.0))
 def test_exact_pvalue_matches_the_enumeration(units, delta):
     d, m = np.array(units[0]), np.array(units[1], dtype=float)
     flips = skew_flips(d, m, 2**d.size, np.random.default_rng(0))
@@ -66,6 +69,9 @@ def test_interval_ends_are_where_the_pvalue_crosses(units, level, drawn):
     estimate = d.sum() / m.sum()
     assert low <= estimate <= high
     scale = float(np.abs(d).max())
+    if np.ptp(d / m) <= 1e-12 * scale:  # every unit gives the same mean: only it is kept
+        assert high - low <= 1e-7 * scale or not (math.isfinite(low) or math.isfinite(high))
+        return
     for end, inward in ((low, 1.0), (high, -1.0)):
         if math.isfinite(end):
             eps = 1e-6 * scale
