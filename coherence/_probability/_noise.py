@@ -653,6 +653,7 @@ def consistency_noise_test(
         if method == "resampling":
             moved = mean[None] + eps
             g_star = g_eq(moved) - violation[None]
+            g_star = np.where(np.abs(g_star) < TINY, 0.0, g_star)
             null_v = g_star ** 2
             se_star = np.sqrt(sum(v_star[..., i] * mixed_partial(g_eq, moved, (i,)) ** 2
                                   for i in range(k)))
@@ -677,6 +678,9 @@ def consistency_noise_test(
         if method == "resampling":
             m = np.where(ineq["binding"], 0.0, g)
             null_g = m[None] + eps @ ineq["a"].T
+            # round-off is 0 here too: residual means that cancel across questions left
+            # 1e-17, and over a spread of 0 that was +inf or 0 by the rows' order
+            null_g = np.where(np.abs(null_g) < TINY, 0.0, null_g)
             null_v = np.sum(np.maximum(null_g, 0.0) ** 2, axis=2)
             se_star = np.sqrt(v_star @ (ineq["a"] ** 2).T)
             null_t = _ratio(null_g, se_star).max(axis=2)
