@@ -255,7 +255,8 @@ def test_cluster_mean_interval_does_not_depend_on_row_order(kind, rows, shuffle)
     a = cluster_mean_interval(values, labels, 50, 0.9, np.random.default_rng(1), kind=kind)
     b = cluster_mean_interval(values[order], labels[order], 50, 0.9,
                               np.random.default_rng(1), kind=kind)
-    np.testing.assert_allclose(a, b, rtol=0, atol=1e-12)
+    # to round-off of the summation order: an end of 9.93 (3 clusters) moved by 3.5e-11
+    np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
     assert 0.0 <= a[0] <= a[1]
     if kind != "nonnegative":
         assert a[0] - 1e-12 <= values.mean() <= a[1] + 1e-12 and a[1] <= 1.0
