@@ -64,6 +64,7 @@ __all__ = [
     "mean_interval",
     "monte_carlo_pvalue",
     "percentile_interval",
+    "round_off_difference",
     "row_units",
     "rows_by_key",
     "satterthwaite_df",
@@ -135,6 +136,18 @@ def monte_carlo_pvalue(null: Any, observed: float, *,
             place = int(break_ties.integers(0, at_least - above + 1))
             return float((1.0 + above + place) / (1.0 + arr.size))
     return float((1.0 + at_least) / (1.0 + arr.size))
+
+
+def round_off_difference(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a - b``, 0 where the two agree to within ``MC_TIE_RTOL`` (1e-9) of the larger in
+    size: quantities equal in exact arithmetic (a squared violation and its noise
+    expectation on heaped forecasts, a squared difference and its noise estimate) differ
+    by round-off, which a square root or a sum scaled by its own size would magnify.
+    NaN stays NaN."""
+    out = a - b
+    with np.errstate(invalid="ignore"):
+        small = np.abs(out) <= MC_TIE_RTOL * np.maximum(np.abs(a), np.abs(b))
+    return np.where(small, 0.0, out)
 
 
 def tie_bound(observed: Any) -> Any:

@@ -27,6 +27,7 @@ from .._resampling import cluster_weights
 from .._resampling import group_codes
 from .._resampling import monte_carlo_pvalue
 from .._resampling import percentile_interval
+from .._resampling import round_off_difference
 from .._results import CoherenceResult
 from .._results import ConfidenceInterval
 from .._results import Summary
@@ -61,8 +62,6 @@ from ._permutation import permutations_within
 __all__ = ["ConsistencyResult", "prompt_consistency"]
 
 _OWNER = OWNER
-#: a noise-corrected square within this share of its parts is round-off (taken as 0)
-_ROUND_OFF = 1e-9
 TABLE_COLUMNS: tuple[str, ...] = (
     "prompt", "n_obs", "n_contexts", "std", "std_ci_low", "std_ci_high", "rmse_reference",
     "rmse_reference_ci_low", "rmse_reference_ci_high", "shift", "shift_ci_low",
@@ -232,16 +231,9 @@ def squared_difference_terms(mean: np.ndarray, sd: np.ndarray, count: np.ndarray
         if paired is not None:
             m, cov = paired
             noise = noise - 2.0 * m * cov / (na * nc)
-    return _less_noise(d2, noise)  # NaN where sd is (fewer than 2 repetitions)
-
-
-def _less_noise(d2: np.ndarray, noise: np.ndarray) -> np.ndarray:
-    """``d2 - noise``, 0 where the two agree to round-off: heaped beliefs make them equal
-    in exact arithmetic (0.95, 0.85, 0.95 against 0.95, 0.90: 1/14400 both), and the
-    square root of the round-off was reported as an RMSE of 1e-9."""
-    out = d2 - noise
-    with np.errstate(invalid="ignore"):
-        return np.where(np.abs(out) <= _ROUND_OFF * np.maximum(d2, np.abs(noise)), 0.0, out)
+    # heaped beliefs make the two equal in exact arithmetic (0.95, 0.85, 0.95 against 0.95,
+    # 0.90: 1/14400 both): round-off is 0, not an RMSE of 1e-9
+    return round_off_difference(d2, noise)  # NaN where sd is (fewer than 2 repetitions)
 
 
 def truth_terms(mean: np.ndarray, sd: np.ndarray, count: np.ndarray, v: int,
@@ -251,7 +243,7 @@ def truth_terms(mean: np.ndarray, sd: np.ndarray, count: np.ndarray, v: int,
     if not corrected:
         return d2
     with np.errstate(invalid="ignore", divide="ignore"):
-        return _less_noise(d2, sd[:, v] ** 2 / count[:, v])
+        return round_off_difference(d2, sd[:, v] ** 2 / count[:, v])
 
 
 def studentized_mean(values: np.ndarray, weights: np.ndarray,

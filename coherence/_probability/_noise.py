@@ -27,8 +27,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._resampling import MC_TIE_RTOL
 from .._resampling import monte_carlo_pvalue
 from .._resampling import percentile_interval
+from .._resampling import round_off_difference
 from .._resampling import tie_bound
 from .._results import CoherenceResult
 from .._results import ConfidenceInterval
@@ -76,10 +78,11 @@ STOREY_LAMBDA = 0.5
 #: Violations, residuals and standard deviations below this are round-off (taken as 0).
 TINY = 1e-12
 #: An excess (squared violation minus its noise expectation) within this share of the
-#: larger of the two is round-off (taken as 0): heaped forecasts (P 1, 1, 1; not_P 0, 0,
-#: 0.1) make them equal in exact arithmetic, and the study score scales the sum of the
-#: excesses by their own size, so round-off alone gave p-values of 4e-6 or 0.99999.
-EXCESS_RTOL = 1e-9
+#: larger of the two is round-off (taken as 0; :func:`round_off_difference`): heaped
+#: forecasts (P 1, 1, 1; not_P 0, 0, 0.1) make them equal in exact arithmetic, and the
+#: study score scales the sum of the excesses by their own size, so round-off alone gave
+#: p-values of 4e-6 or 0.99999. The same share decides a constraint at KAPPA.
+EXCESS_RTOL = MC_TIE_RTOL
 TUPLE_COLUMNS: tuple[str, ...] = (
     "set", "min_repetitions", "violation", "squared_violation", "noise_violation",
     "excess", "se", "statistic", "df", "pvalue", "flagged",
@@ -278,13 +281,18 @@ def _resampled_mean_noise(q: np.ndarray, resid: np.ndarray, count: np.ndarray,
     return out, out_var
 
 
+def _round_off(x: np.ndarray) -> np.ndarray:
+    """``x`` with values below ``TINY`` in size, round-off, set to 0."""
+    return np.where(np.abs(x) < TINY, 0.0, x)
+
+
 def _inequality_pieces(name: str, mean: np.ndarray, var: np.ndarray,
                        n: np.ndarray) -> dict[str, np.ndarray]:
     a = np.asarray(_INEQUALITIES[name][0])
     b = np.asarray(_INEQUALITIES[name][1])
     v = var / n
     g = mean @ a.T + b                                    # (T, J)
-    g = np.where(np.abs(g) < TINY, 0.0, g)
+    g = _round_off(g)
     terms = (a ** 2)[None, :, :] * v[:, None, :]          # (T, J, k)
     se2 = terms.sum(axis=2)
     se = np.sqrt(se2)
@@ -625,7 +633,7 @@ def consistency_noise_test(
     mean, var, count, q, resid = _question_arrays(sets, roles, probs, k)
     # round-off: variances and residuals of equal forecasts are exactly 0
     var = np.where(var < TINY ** 2, 0.0, var)
-    resid = np.where(np.abs(resid) < TINY, 0.0, resid)
+    resid = _round_off(resid)
     n_sets = len(mean)
     _warn_few_tuples(n_sets, method)
     alpha = 1.0 - confidence_level
@@ -641,7 +649,7 @@ def consistency_noise_test(
         v_star = var_star.reshape(n_resamples, n_sets, k) / count[None]
     if g_eq is not None:
         pieces = equality_pieces(g_eq, mean, var, count)
-        violation = np.where(np.abs(pieces["violation"]) < TINY, 0.0, pieces["violation"])
+        violation = _round_off(pieces["violation"])
         v_obs = violation ** 2
         noise = pieces["noise"]
         se, df = pieces["se"], pieces["df"]
@@ -652,15 +660,14 @@ def consistency_noise_test(
         p_param = np.where(np.isinf(t), 0.0, np.where(t == 0, 1.0, p_param))
         if method == "resampling":
             moved = mean[None] + eps
-            g_star = g_eq(moved) - violation[None]
-            g_star = np.where(np.abs(g_star) < TINY, 0.0, g_star)
+            g_star = _round_off(g_eq(moved) - violation[None])
             null_v = g_star ** 2
             se_star = np.sqrt(sum(v_star[..., i] * mixed_partial(g_eq, moved, (i,)) ** 2
                                   for i in range(k)))
             null_t = _ratio(np.abs(g_star), se_star)
     else:
         ineq = _inequality_pieces(checker, mean, var, count)
-        g = np.where(np.abs(ineq["g"]) < TINY, 0.0, ineq["g"])
+        g = ineq["g"]  # round-off already 0 (_inequality_pieces)
         j = g.shape[1]
         v_obs = np.sum(np.maximum(g, 0.0) ** 2, axis=1)
         noise = ineq["noise"].sum(axis=1)
@@ -677,15 +684,13 @@ def consistency_noise_test(
         p_param = np.minimum(1.0, j * p_one.min(axis=1))
         if method == "resampling":
             m = np.where(ineq["binding"], 0.0, g)
-            null_g = m[None] + eps @ ineq["a"].T
             # round-off is 0 here too: residual means that cancel across questions left
             # 1e-17, and over a spread of 0 that was +inf or 0 by the rows' order
-            null_g = np.where(np.abs(null_g) < TINY, 0.0, null_g)
+            null_g = _round_off(m[None] + eps @ ineq["a"].T)
             null_v = np.sum(np.maximum(null_g, 0.0) ** 2, axis=2)
             se_star = np.sqrt(v_star @ (ineq["a"] ** 2).T)
             null_t = _ratio(null_g, se_star).max(axis=2)
-    excess = v_obs - noise
-    excess = np.where(np.abs(excess) <= EXCESS_RTOL * np.maximum(v_obs, noise), 0.0, excess)
+    excess = round_off_difference(v_obs, noise)
     if null_v is None:
         pvals = p_param
         study, pvalue = _normal_study(excess)

@@ -531,3 +531,15 @@ def test_cluster_mean_interval_names_a_bad_kind():
     with pytest.raises(ValueError, match=r"kind must be one of .*'fraction'.*got 'ratio'"):
         cluster_mean_interval(np.ones(3), np.arange(3), 9, 0.95, np.random.default_rng(0),
                               kind="ratio")
+
+
+def test_round_off_difference_zeroes_only_round_off():
+    from coherence._resampling import round_off_difference
+
+    a = np.array([1 / 14400 + 1e-19, 0.3, 0.0, np.nan, -2.0, 1e-20])
+    b = np.array([1 / 14400, 0.1, 0.0, 1.0, -2.0 - 3e-9, 0.0])
+    got = round_off_difference(a, b)
+    assert got[0] == 0.0 and got[2] == 0.0  # equal to round-off; exactly equal
+    assert got[1] == pytest.approx(0.2) and np.isnan(got[3])
+    assert got[4] == pytest.approx(3e-9)  # 1.5e-9 of the larger: a real difference
+    assert got[5] == 1e-20  # nothing to compare it with: kept
