@@ -28,6 +28,7 @@ from .._resampling import group_codes
 from .._resampling import monte_carlo_pvalue
 from .._resampling import percentile_interval
 from .._resampling import round_off_difference
+from .._resampling import tie_bound
 from .._results import CoherenceResult
 from .._results import ConfidenceInterval
 from .._results import Summary
@@ -109,7 +110,8 @@ class ConsistencyResult(CoherenceResult, test_name="prompt_consistency",
     reference : str
         The reference prompt.
     headline_prompt : str
-        The variant whose RMSE is the headline statistic.
+        The variant whose RMSE is the headline statistic (of variants whose RMSEs tie
+        within round-off, the first in label order).
     n_contexts : int
         Number of contexts.
     n_resamples : int
@@ -837,7 +839,9 @@ def prompt_consistency(
         statistic = math.nan
         warn_no_rmse(iv)
     else:
-        j = int(np.nanargmax(rmse_values))
+        # variants whose RMSEs tie (equal in exact arithmetic, summed in another order)
+        # go to the first in label order, so the headline does not follow the row order
+        j = int(np.flatnonzero(rmse_values >= tie_bound(np.nanmax(rmse_values)))[0])
         statistic = float(rmse_values[j])
     head = others.iloc[j]
     pv = others["pvalue"].to_numpy(dtype=float)

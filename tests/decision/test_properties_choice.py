@@ -452,6 +452,35 @@ def test_prompt_consistency_permutation_does_not_depend_on_row_order(alternative
         assert a.pvalue == b.pvalue
 
 
+def test_prompt_consistency_headline_of_tied_variants_does_not_depend_on_row_order():
+    """Regression: two variants whose RMSEs are equal in exact arithmetic (heaped beliefs)
+    differ by an ulp that follows the row order, and the headline (with its interval)
+    went to one or the other: upper end 0.32 or 0.84 for the same table. Ties now go to
+    the first variant in label order."""
+    cells = {  # context: (standard, mse, absolute) beliefs, one per repetition
+        0: ([0.35, 0.35, 0.40], [0.40, 0.40], [0.20]),
+        1: ([0.50, 0.60], [0.55, 0.65, 0.70], [0.45, 0.55, 0.60]),
+        2: ([0.35], [0.35], [0.40]),
+        3: ([0.45], [0.55, 0.65, 0.60], [0.45, 0.45]),
+    }
+    truth = {0: 0.293769, 1: 0.620690, 2: 0.423061, 3: 0.496310}
+    df = pd.DataFrame([{"context": c, "prompt": p, "repetition": r, "belief": b,
+                        "truth": truth[c]}
+                       for c, runs in cells.items()
+                       for p, beliefs in zip(("standard", "mse", "absolute"), runs, strict=True)
+                       for r, b in enumerate(beliefs)])
+    kw = {"method": "bootstrap-t", "alternative": "combined", "rmse": "paper",
+          "n_resamples": 49, "rng": 0}
+    a = consistency(df, **kw)
+    rmse = a.table.set_index("prompt")["rmse_reference"]
+    assert rmse["absolute"] == pytest.approx(rmse["mse"], rel=1e-12)  # tied
+    assert a.headline_prompt == "absolute"  # the first in label order
+    for order in (np.arange(len(df))[::-1], np.random.default_rng(2).permutation(len(df))):
+        b = consistency(df.iloc[order], **kw)
+        assert b.headline_prompt == a.headline_prompt
+        same_key(a, b)
+
+
 def _fixed_prompt_table() -> pd.DataFrame:
     rng = np.random.default_rng(11)
     rows = []
