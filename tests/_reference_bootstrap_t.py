@@ -47,7 +47,9 @@ def heavy_tailed_by_loops(values: np.ndarray, units: np.ndarray, draws: np.ndarr
     labels = sorted(set(units))
     c, mean = len(labels), float(values.mean())
     resid = np.array([values[units == u].sum() - (units == u).sum() * mean for u in labels])
-    kurt = stats.kurtosis(resid, fisher=False, bias=True)
+    # the kurtosis does not depend on the scale: residuals of 1e-150 (fourth powers
+    # underflow) taken relative to the largest
+    kurt = stats.kurtosis(resid / np.max(np.abs(resid)), fisher=False, bias=True)
     nu = min(max(2 * c / (kurt - (c - 3) / (c - 1)), 1.0), c - 1.0)
     tail = 1 - (1 - level) / 2
     f = math.sqrt(c / (c - 1)) * stats.t.ppf(tail, nu) / stats.norm.ppf(tail)
@@ -79,8 +81,9 @@ def fraction_interval_by_hand(values: np.ndarray, units: np.ndarray,
     n_eff = mean * (1 - mean) / se**2 if se > 0 and 0 < mean < 1 else float(c)
     df = float(max(c - 1, 1))
     if se > 0:
-        resid = [s - k * mean for s, k in zip(sums, sizes, strict=True)]
-        k4 = float(kurtosis(resid, fisher=False, bias=True))
+        resid = np.array([s - k * mean for s, k in zip(sums, sizes, strict=True)])
+        # scale-free: residuals of 1e-98 (fourth powers underflow) relative to the largest
+        k4 = float(kurtosis(resid / np.max(np.abs(resid)), fisher=False, bias=True))
         df = min(max(2 * c / (k4 - (c - 3) / (c - 1)), 1.0), c - 1.0)
     q = student_t.ppf((1 + level) / 2, df)
     with np.errstate(invalid="ignore", divide="ignore"):  # statsmodels' own 0/0 at 0 or 1

@@ -89,7 +89,8 @@ class IIAResult(CoherenceResult, test_name="iia_test",
     method : str
         ``'sign-flip'``: the context-level sign-flip (Rademacher multiplier) null.
     full_menu : str
-        The full menu (every action of the table), its actions joined by ``'|'``.
+        The full menu (every action offered on the table's menus), its actions joined
+        by ``'|'``.
     group : str
         The context column (the unit of resampling).
     n_contexts : int
@@ -403,8 +404,9 @@ def iia_test(
         The chosen action; it must be on the row's menu.
     menu : str
         The offered actions joined by ``'|'`` (``'defer|no|yes'``; order and surrounding
-        spaces do not matter). The menu holding every action of the table is the full
-        menu, the reference; menus with a single action carry no odds and are not used.
+        spaces do not matter). The menu holding every action offered on any menu (one
+        that nobody chose included) is the full menu, the reference; menus with a single
+        action carry no odds and are not used.
         Where the actions are numbers (ints, or floats holding whole numbers), the
         menu's labels are read as numbers too: ``'1|2'`` and ``'1.0|2.0'`` both offer
         the actions 1 and 2, named ``'1'`` and ``'2'`` in the tables; a label that is

@@ -354,9 +354,12 @@ def test_streams_by_label_follow_the_sorted_rank():
     assert draw[3] == again[3] and len({tuple(d) for d in draw}) == 4
 
 
+#: fractions 0 or from 1e-100: below it statsmodels' Wilson interval (the reference)
+#: squares an effective size of 1e155 and overflows
 _fraction_rows = st.lists(st.tuples(st.sampled_from("abcdefgh"),
                                     st.sampled_from([0.0, 0.2, 0.25, 0.5, 0.6, 1.0, np.nan])
-                                    | st.floats(0, 1)), min_size=1, max_size=40)
+                                    | st.floats(0, 1).map(lambda x: x if x >= 1e-100 else 0.0)),
+                          min_size=1, max_size=40)
 
 
 @given(rows=_fraction_rows, level=st.sampled_from([0.8, 0.9, 0.95]))

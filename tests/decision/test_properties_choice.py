@@ -319,7 +319,8 @@ def test_iia_row_order_names_and_labels_do_not_matter(df, shuffle, seed):
 def reference_comparison(df: pd.DataFrame, a: str, b: str, menu: str) -> tuple[float, float]:
     """The docstring's Z = sum U_c / sqrt(sum U_c^2) and Mantel-Haenszel odds ratio of
     choosing a over b under ``menu`` relative to the full menu, context by context."""
-    full = "|".join(sorted(set(df["action"])))
+    # the full menu offers every action on any menu (an action nobody chose included)
+    full = "|".join(sorted({a for m in df["menu"] for a in m.split("|")}))
     u, num, den = [], 0.0, 0.0
     for _, part in df.groupby("context"):
         red = part[(part["menu"] == menu) & part["action"].isin([a, b])]

@@ -445,8 +445,10 @@ def test_hindsight_graph_quality_matches_hand_counts(graph, gates):
         assert (row.n_edges, row.n_edges_dangling, row.n_edges_below_gate,
                 row.n_edges_kept, row.hops) == (len(given_e), len(dangling), len(below),
                                                  len(kept_edges), hops)
+        # the edge gate counts distinct (source, target) pairs; n_edges_kept counts rows
+        distinct = {(s, t) for _, s, t, *_ in kept_edges}
         ok = built and hops >= min_hops and len(nodes) >= min_nodes and (
-            len(srcs) >= min_sources and len(kept_edges) >= min_edges)
+            len(srcs) >= min_sources and len(distinct) >= min_edges)
         assert row.passes == ok and (row.reasons == "") == ok
     ex = rep.excluded.set_index("reason")["n"]
     assert ex["any"] == rep.n_excluded == int((~rep.table["passes"]).sum())
