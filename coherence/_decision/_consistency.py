@@ -279,7 +279,9 @@ def studentized_draws(values: np.ndarray, weights: np.ndarray, confidence_level:
     if n < 2:
         return ((float(x.mean()) if n else math.nan), math.nan, math.nan, math.nan, n,
                 math.nan, np.full(len(weights), np.nan))
-    mean = float(x.mean())
+    # terms of both signs that cancel to round-off (heaped beliefs: corrected terms whose
+    # mean is 0 in exact arithmetic) have mean 0, not a 1e-18 that follows the row order
+    mean = float(round_off_difference(x[x > 0].sum(), -x[x < 0].sum())) / n
     se = float(x.std(ddof=1)) / math.sqrt(n)
     w = weights[:, ok]
     nw = w.sum(axis=1)
@@ -290,8 +292,10 @@ def studentized_draws(values: np.ndarray, weights: np.ndarray, confidence_level:
         vb = np.maximum(square - dev * dev, 0.0) * nw / (nw - 1.0)
         # a resample of one distinct value (heaped or clipped beliefs, few contexts) has
         # no spread of its own; its deviation is measured in the data's standard error
-        # (dividing by its zero spread would make it infinitely extreme)
-        spread = vb > 1e-9 * square
+        # (dividing by its zero spread would make it infinitely extreme). Its variance is
+        # round-off: next to its mean square about the data's mean, or, where that is
+        # itself round-off (values equal to the data's mean), next to the values' size
+        spread = (vb > 1e-9 * square) & (vb > 1e-18 * float(np.max(np.abs(x))) ** 2)
         tb = dev / np.where(spread, np.sqrt(vb / nw), se)
     tb = np.nan_to_num(tb, nan=0.0, posinf=1e300, neginf=-1e300)
     alpha = 1.0 - confidence_level

@@ -482,6 +482,46 @@ def test_prompt_consistency_headline_of_tied_variants_does_not_depend_on_row_ord
         same_key(a, b)
 
 
+def test_prompt_consistency_corrected_terms_that_cancel_give_an_rmse_of_zero():
+    """Regression: corrected terms of +0.01 and -0.01 (a shift of 0.1 without noise, and
+    noise of 0.02 without a shift; heaped beliefs) have mean 0, but their sum came out at
+    5e-19 and the RMSE at 7.6e-10, the square root of round-off."""
+    cells = {0: ([0.5, 0.5], [0.6, 0.6]), 1: ([0.5, 0.5], [0.4, 0.6]),
+             2: ([0.35, 0.35], [0.45, 0.45]), 3: ([0.7, 0.7], [0.6, 0.8]),
+             4: ([0.15, 0.15], [0.05, 0.05]), 5: ([0.85, 0.85], [0.75, 0.95])}
+    df = pd.DataFrame([{"context": c, "prompt": p, "repetition": r, "belief": b}
+                       for c, runs in cells.items()
+                       for p, beliefs in zip(("standard", "mse"), runs, strict=True)
+                       for r, b in enumerate(beliefs)])
+    res = quiet(coherence.prompt_consistency, df, n_resamples=49, rng=0)
+    assert res.statistic == 0.0
+    assert res.table.set_index("prompt").loc["mse", "rmse_reference"] == 0.0
+
+
+def test_prompt_consistency_mirrored_intervals_of_heaped_beliefs():
+    """Regression: a context whose shift is 0 in exact arithmetic (0.7 three times against
+    0.7 twice) came out at 1.1e-16, and resamples of contexts whose shifts equal the mean
+    had a spread of round-off on one side of the threshold or the other: mirrored beliefs
+    gave the shift interval (-0.015, 0.133) and (-0.115, 0.015). A resample's variance that
+    is round-off next to the values' size is now no spread."""
+    cells = {  # context: (standard, mse, absolute) beliefs, one per repetition
+        0: ([0.30], [0.35], [0.25, 0.25]),
+        1: ([0.70, 0.60], [0.85, 0.65, 0.75], [0.60, 0.45]),
+        2: ([0.35, 0.45, 0.40], [0.35, 0.55, 0.45], [0.25]),
+        3: ([0.70, 0.70, 0.70], [0.70, 0.70], [0.55, 0.55, 0.60]),
+    }
+    df = pd.DataFrame([{"context": c, "prompt": p, "repetition": r, "belief": b}
+                       for c, runs in cells.items()
+                       for p, beliefs in zip(("standard", "mse", "absolute"), runs, strict=True)
+                       for r, b in enumerate(beliefs)])
+    kw = {"method": "bootstrap-t", "alternative": "combined", "n_resamples": 49, "rng": 0}
+    a = consistency(df, truth=None, **kw).table.set_index("prompt")
+    b = consistency(df.assign(belief=1.0 - df["belief"]), truth=None, **kw).table.set_index(
+        "prompt")
+    np.testing.assert_allclose(b["shift_ci_low"], -a["shift_ci_high"], rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(b["shift_ci_high"], -a["shift_ci_low"], rtol=1e-9, atol=1e-12)
+
+
 def _fixed_prompt_table() -> pd.DataFrame:
     rng = np.random.default_rng(11)
     rows = []
