@@ -696,10 +696,10 @@ def weighted_mean_pivots(weights: np.ndarray, sums: np.ndarray,
         se^2 = \frac{C}{C - 1} \frac{\sum_c w_c (S_c - m_c \bar x)^2}{N^2}
 
     (:math:`C` clusters are drawn in every resample). The sum of squares is expanded
-    about the sample's mean (matrix products, one per term), and summed directly in the
-    resamples where that expansion cancels (a sum within ``1e-6`` of its terms: clusters
-    whose means differ by a small share of their size, 1.0 and 0.99999, whose spread the
-    expansion knows to 1e-6 of itself), so every spread holds to about 1e-11 of itself.
+    about the sample's mean (one matrix product for all its terms), and summed directly
+    in the resamples where that expansion cancels (a sum within ``1e-6`` of its terms:
+    clusters whose means differ by a small share of their size, 1.0 and 0.99999, whose
+    spread the expansion knows to 1e-6 of itself), so every spread holds to about 1e-11.
     A sum of squares within ``1e-12`` of its scale :math:`\sum_c w_c (S_c^2 + m_c^2 \bar
     x^2)` (drawn clusters of one mean, summed in floating point) is 0; ``se`` is NaN for
     ``C < 2``. Returns ``(means, se)``, each ``(B, k)``.
