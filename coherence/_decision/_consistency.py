@@ -295,7 +295,8 @@ def studentized_draws(values: np.ndarray, weights: np.ndarray, confidence_level:
         # (dividing by its zero spread would make it infinitely extreme). Its variance is
         # round-off: next to its mean square about the data's mean, or, where that is
         # itself round-off (values equal to the data's mean), next to the values' size
-        spread = (vb > 1e-9 * square) & (vb > 1e-18 * float(np.max(np.abs(x))) ** 2)
+        floor = (MC_TIE_RTOL * float(np.max(np.abs(x)))) ** 2
+        spread = (vb > MC_TIE_RTOL * square) & (vb > floor)
         tb = dev / np.where(spread, np.sqrt(vb / nw), se)
     tb = np.nan_to_num(tb, nan=0.0, posinf=1e300, neginf=-1e300)
     alpha = 1.0 - confidence_level

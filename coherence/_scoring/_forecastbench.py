@@ -139,9 +139,8 @@ _ROUNDING = 1e-12
 def _index(adjusted: np.ndarray) -> np.ndarray:
     """The Brier Index of difficulty-adjusted Brier scores (NaN below 0, beyond rounding)."""
     zero = np.abs(adjusted) <= _ROUNDING
-    with np.errstate(invalid="ignore"):
-        return 100.0 * (1.0 - np.sqrt(np.where(zero, 0.0, np.where(adjusted > 0, adjusted,
-                                                                      np.nan))))
+    with np.errstate(invalid="ignore"):  # the square root of a negative score is NaN
+        return 100.0 * (1.0 - np.sqrt(np.where(zero, 0.0, adjusted)))
 
 
 

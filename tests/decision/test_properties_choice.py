@@ -465,11 +465,8 @@ def test_prompt_consistency_headline_of_tied_variants_does_not_depend_on_row_ord
         3: ([0.45], [0.55, 0.65, 0.60], [0.45, 0.45]),
     }
     truth = {0: 0.293769, 1: 0.620690, 2: 0.423061, 3: 0.496310}
-    df = pd.DataFrame([{"context": c, "prompt": p, "repetition": r, "belief": b,
-                        "truth": truth[c]}
-                       for c, runs in cells.items()
-                       for p, beliefs in zip(("standard", "mse", "absolute"), runs, strict=True)
-                       for r, b in enumerate(beliefs)])
+    df = _cells_table(cells, ("standard", "mse", "absolute"))
+    df["truth"] = df["context"].map(truth)
     kw = {"method": "bootstrap-t", "alternative": "combined", "rmse": "paper",
           "n_resamples": 49, "rng": 0}
     a = consistency(df, **kw)
@@ -489,10 +486,7 @@ def test_prompt_consistency_corrected_terms_that_cancel_give_an_rmse_of_zero():
     cells = {0: ([0.5, 0.5], [0.6, 0.6]), 1: ([0.5, 0.5], [0.4, 0.6]),
              2: ([0.35, 0.35], [0.45, 0.45]), 3: ([0.7, 0.7], [0.6, 0.8]),
              4: ([0.15, 0.15], [0.05, 0.05]), 5: ([0.85, 0.85], [0.75, 0.95])}
-    df = pd.DataFrame([{"context": c, "prompt": p, "repetition": r, "belief": b}
-                       for c, runs in cells.items()
-                       for p, beliefs in zip(("standard", "mse"), runs, strict=True)
-                       for r, b in enumerate(beliefs)])
+    df = _cells_table(cells, ("standard", "mse"))
     res = quiet(coherence.prompt_consistency, df, n_resamples=49, rng=0)
     assert res.statistic == 0.0
     assert res.table.set_index("prompt").loc["mse", "rmse_reference"] == 0.0
@@ -510,16 +504,22 @@ def test_prompt_consistency_mirrored_intervals_of_heaped_beliefs():
         2: ([0.35, 0.45, 0.40], [0.35, 0.55, 0.45], [0.25]),
         3: ([0.70, 0.70, 0.70], [0.70, 0.70], [0.55, 0.55, 0.60]),
     }
-    df = pd.DataFrame([{"context": c, "prompt": p, "repetition": r, "belief": b}
-                       for c, runs in cells.items()
-                       for p, beliefs in zip(("standard", "mse", "absolute"), runs, strict=True)
-                       for r, b in enumerate(beliefs)])
+    df = _cells_table(cells, ("standard", "mse", "absolute"))
     kw = {"method": "bootstrap-t", "alternative": "combined", "n_resamples": 49, "rng": 0}
     a = consistency(df, truth=None, **kw).table.set_index("prompt")
     b = consistency(df.assign(belief=1.0 - df["belief"]), truth=None, **kw).table.set_index(
         "prompt")
     np.testing.assert_allclose(b["shift_ci_low"], -a["shift_ci_high"], rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(b["shift_ci_high"], -a["shift_ci_low"], rtol=1e-9, atol=1e-12)
+
+
+def _cells_table(cells: dict[int, tuple[list[float], ...]],
+                 prompts: tuple[str, ...]) -> pd.DataFrame:
+    """The long table of ``{context: (beliefs under each prompt, one per repetition)}``."""
+    return pd.DataFrame([{"context": c, "prompt": p, "repetition": r, "belief": b}
+                         for c, runs in cells.items()
+                         for p, beliefs in zip(prompts, runs, strict=True)
+                         for r, b in enumerate(beliefs)])
 
 
 def _fixed_prompt_table() -> pd.DataFrame:
