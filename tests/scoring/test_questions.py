@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import assume
+from hypothesis import example
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -14,6 +17,7 @@ import coherence
 from coherence._scoring._questions import interval_correct
 from coherence._scoring._questions import normalise_label
 from coherence._scoring._questions import quantity_correct
+from coherence._validation import DECIMAL_SLACK
 
 
 def mixed() -> pd.DataFrame:
@@ -149,16 +153,27 @@ def test_numeric_options_in_a_column_with_gaps_score_right():
     assert per.loc["mc1", "brier"] == pytest.approx(0.16)
 
 
-def _brute_quantity(x: float, y: float, tol: float) -> float:
-    return 1.0 if abs(x - y) <= tol * abs(y) else 0.0
+def _quantity_margin(x: float, y: float, tol: float) -> Fraction:
+    """The documented rule's bound less the error, in exact arithmetic: the bound is
+    ``tol * |y|`` plus ``DECIMAL_SLACK`` of the larger magnitude (decimal round-off)."""
+    gap = abs(Fraction(x) - Fraction(y))
+    slack = Fraction(DECIMAL_SLACK) * max(abs(Fraction(x)), abs(Fraction(y)))
+    return Fraction(tol) * abs(Fraction(y)) + slack - gap
 
 
 @given(st.lists(st.tuples(st.floats(-1e6, 1e6), st.floats(-1e6, 1e6)), min_size=1,
                 max_size=20), st.floats(0, 1))
+@example([(0.0, 1.0)], 1.0 - 2.0**-53)
 def test_quantity_rule_matches_brute_force(pairs, tol):
+    """Exact arithmetic's verdict on the documented rule, the slack included (a
+    prediction 0 of outcome 1 at ``tol = 1 - 2**-53`` is correct), away from its edge
+    (within 1e-14 of the larger magnitude, where floating point may round either way)."""
+    margins = [_quantity_margin(a, b, tol) for a, b in pairs]
+    assume(all(a == b or abs(m) > Fraction(1e-14) * max(abs(a), abs(b))
+               for (a, b), m in zip(pairs, margins, strict=True)))
     x = np.array([p[0] for p in pairs])
     y = np.array([p[1] for p in pairs])
-    expected = [_brute_quantity(a, b, tol) for a, b in pairs]
+    expected = [1.0 if m >= 0 else 0.0 for m in margins]
     np.testing.assert_array_equal(quantity_correct(x, y, tol), expected)
 
 
