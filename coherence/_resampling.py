@@ -635,9 +635,12 @@ MEAN_KINDS = {
 
 def cluster_mean_interval(values: Any, clusters: Any, n_resamples: int,
                           confidence_level: float, rng: np.random.Generator, *,
-                          kind: str, upper: float = math.inf) -> tuple[float, float]:
+                          kind: str, upper: float = math.inf,
+                          estimate: float | None = None) -> tuple[float, float]:
     """The interval of a mean of ``values`` over independent ``clusters`` (NaN values left
-    out; ``(nan, nan)`` when none is left), by what the values are (``kind``):
+    out; ``(nan, nan)`` when none is left), around ``estimate`` (the caller's statistic,
+    the values' mean; default, or NaN: that mean as the clusters' sums give it), by what
+    the values are (``kind``):
 
     * ``'proportion'``, 0/1 values (an accuracy, a share of events):
       :func:`wilson_interval` at the cluster-robust standard error;
@@ -654,7 +657,10 @@ def cluster_mean_interval(values: Any, clusters: Any, n_resamples: int,
 
     Only ``'nonnegative'`` and ``'heavy-tailed'`` draw from ``rng``. Clusters are coded in
     sorted label order (:func:`sorted_codes`), so the interval does not depend on the order
-    of the rows.
+    of the rows. The interval is built around ``estimate``, so that one that is the point
+    itself (values that do not vary) is the statistic the caller reports, not the same
+    mean summed in another order an ulp away (six values of 0.49 have the interval
+    ``(0.49, 0.49)`` and ``numpy.mean`` 0.49000000000000005).
     """
     if kind not in MEAN_KINDS:
         raise ValueError(f"cluster_mean_interval: kind must be one of {tuple(MEAN_KINDS)}, "
@@ -663,6 +669,7 @@ def cluster_mean_interval(values: Any, clusters: Any, n_resamples: int,
     ok = ~np.isnan(values)
     if not ok.any():
         return (np.nan, np.nan)
+    centre = math.nan if estimate is None else float(estimate)
     codes = sorted_codes(np.asarray(clusters, dtype=object)[ok])
     n_units = int(codes.max()) + 1
     sums = np.bincount(codes, weights=values[ok], minlength=n_units)
@@ -670,12 +677,14 @@ def cluster_mean_interval(values: Any, clusters: Any, n_resamples: int,
     if kind in ("nonnegative", "heavy-tailed"):
         means, ses, reps, reps_se = cluster_mean_pivots(values[ok][:, None], codes,
                                                         n_resamples, rng)
-        mean, se = float(means[0]), float(ses[0])
+        mean = float(means[0]) if math.isnan(centre) else centre
+        se = float(ses[0])
         return heavy_tailed_mean_interval(mean, se, reps[:, 0], reps_se[:, 0],
                                           sums - counts * mean, confidence_level,
                                           (0.0, upper))
     m, s = weighted_mean_pivots(np.ones((1, n_units)), sums[:, None], counts)
-    mean, se = float(m[0, 0]), float(s[0, 0])
+    mean = float(m[0, 0]) if math.isnan(centre) else centre
+    se = float(s[0, 0])
     if kind == "proportion":
         return wilson_interval(mean, se, int(ok.sum()), n_units, confidence_level)
     df = satterthwaite_df(sums - mean * counts) if se > 0 else None

@@ -15,7 +15,7 @@ lives in :mod:`coherence._probability._lie`.
 
 The row-wise checks are descriptive: ``pvalue`` is NaN; the interval is a
 Wilson interval for a share or, for a mean violation, the bootstrap-t interval over rows
-of :func:`coherence.consistency_check` (``mean_violation_interval``), as each result's
+of :func:`coherence.consistency_check` (``mean_violation``), as each result's
 ``method`` says.
 """
 
@@ -44,7 +44,7 @@ from .._validation import probability_array
 from .._validation import same_index
 from ._checks import bhattacharyya_distance
 from ._checks import frequentist_terms
-from ._checks import mean_violation_interval
+from ._checks import mean_violation
 from ._checks import overlap_distance
 from ._checks import warn_point_interval
 from ._pairs_result import check_eps
@@ -102,14 +102,12 @@ def _mean_violation(values: np.ndarray, label: str, n_resamples: int,
     ``upper`` is the largest value a row's violation can take (1 for an absolute
     difference of probabilities): the population's mean cannot exceed it, so the
     interval stops there (the bootstrap-t of a few rows reached 5 and more; where its low
-    end is above ``upper`` too, the interval is ``mean_violation_interval``'s fallback,
+    end is above ``upper`` too, the interval is ``mean_violation``'s fallback,
     the percentile interval of the resampled means). An interval
     that is the point itself (one row, or violations that do not vary) is kept with a
     :class:`SmallSampleWarning`: the sample shows no uncertainty. Rows that are all exactly
     coherent (every violation 0, as beliefs from one joint give) are not warned about."""
-    mean = float(values.mean())
-    # the cut at upper keeps the mean inside where rounding puts it just above upper
-    ci = mean_violation_interval(values, n_resamples, gen, confidence_level, max(upper, mean))
+    mean, ci = mean_violation(values, n_resamples, gen, confidence_level, upper)
     warn_point_interval(ci, values, label, owner)
     return {"statistic": mean, "pvalue": np.nan, "confidence_interval": ci,
             "n_obs": len(values), "method": f"mean {label}, {_INTERVAL}"}

@@ -51,6 +51,7 @@ from .._validation import require_columns
 from .._warnings import SmallSampleWarning
 from ._arbitrage import solve_arbitrage
 from ._summaries import ViolationSummary
+from ._summaries import sorted_mean
 from ._summaries import summary_attributes
 
 __all__ = [
@@ -508,22 +509,27 @@ def _trimmed_mean(x: np.ndarray) -> float:
     return float(np.mean(np.sort(x)[1:-1]))
 
 
-def mean_violation_interval(values: np.ndarray, n_resamples: int, rng: np.random.Generator,
-                            confidence_level: float,
-                            upper: float = math.inf) -> ConfidenceInterval:
-    """The interval of a mean violation over tuples (or rows): the bootstrap-t over them
-    with Student's small-sample factor (``cluster_mean_interval(kind='heavy-tailed')``, as
-    the log score's), cut at 0 and at ``upper`` (the largest value a violation can take);
-    the percentile interval of the resampled means where the bootstrap-t interval lies
-    wholly outside that range (a few resamples); ``(inf, inf)`` when a violation is
-    infinite. Used by :func:`consistency_check` and by the row-wise checks of
-    ``_axioms``."""
+def mean_violation(values: np.ndarray, n_resamples: int, rng: np.random.Generator,
+                   confidence_level: float,
+                   upper: float = math.inf) -> tuple[float, ConfidenceInterval]:
+    """The mean violation over tuples (or rows) and its interval. The mean is
+    :func:`sorted_mean`'s (:class:`ViolationSummary`'s, the same to the bit in any row
+    order), and the interval is built around it, so one that is the point itself is that
+    number: the bootstrap-t over the rows with Student's small-sample factor
+    (``cluster_mean_interval(kind='heavy-tailed')``, as the log score's), cut at 0 and at
+    ``upper`` (the largest value a violation can take; at the mean where rounding puts it
+    just above); the percentile interval of the resampled means where the bootstrap-t
+    interval lies wholly outside that range (a few resamples); ``(inf, inf)`` when a
+    violation is infinite. Used by :func:`consistency_check` and by the row-wise checks
+    of ``_axioms``."""
+    mean = sorted_mean(values)
     if not np.all(np.isfinite(values)):  # an infinite violation makes the mean infinite
-        return ConfidenceInterval(np.inf, np.inf, confidence_level)
+        return mean, ConfidenceInterval(np.inf, np.inf, confidence_level)
     ordered = np.sort(values)  # sorted: the interval ignores the row order
     low, high = cluster_mean_interval(ordered, np.arange(ordered.size), n_resamples,
-                                      confidence_level, rng, kind="heavy-tailed", upper=upper)
-    return ConfidenceInterval(low, high, confidence_level)
+                                      confidence_level, rng, kind="heavy-tailed",
+                                      upper=max(upper, mean), estimate=mean)
+    return mean, ConfidenceInterval(low, high, confidence_level)
 
 
 def warn_point_interval(ci: ConfidenceInterval, values: np.ndarray, label: str, owner: str,
@@ -693,13 +699,13 @@ def consistency_check(data: Any, checker: str, *, columns: Mapping[str, str] | N
     if definition == "code":
         frequentist = np.where(_basic_violation(spec.name, f) < _CODE_BASIC, 0.0, frequentist)
     n = len(f)
-    arb_ci = mean_violation_interval(arbitrage, n_resamples, gen, confidence_level)
-    freq_ci = mean_violation_interval(frequentist, n_resamples, gen, confidence_level)
+    mean_arbitrage, arb_ci = mean_violation(arbitrage, n_resamples, gen, confidence_level)
+    _, freq_ci = mean_violation(frequentist, n_resamples, gen, confidence_level)
     warn_point_interval(arb_ci, arbitrage, "arbitrage violation", owner, unit="tuple",
                         stacklevel=3)
     forecasts = pd.DataFrame(f, columns=list(spec.questions), index=df.index)
     return ConsistencyCheckResult(
-        statistic=float(arbitrage.mean()), pvalue=np.nan, confidence_interval=arb_ci, n_obs=n,
+        statistic=mean_arbitrage, pvalue=np.nan, confidence_interval=arb_ci, n_obs=n,
         method=f"mean arbitrage violation, {MEAN_KINDS['heavy-tailed']} over tuples",
         checker=spec.name, definition=definition,
         arbitrage_summary=ViolationSummary.of(arbitrage, tolerance, inclusive=True),

@@ -21,7 +21,13 @@ from typing import overload
 
 import numpy as np
 
-__all__ = ["ViolationSummary", "summary_attribute", "summary_attributes"]
+__all__ = ["ViolationSummary", "sorted_mean", "summary_attribute", "summary_attributes"]
+
+
+def sorted_mean(values: Any) -> float:
+    """The mean of ``values`` summed in ascending order: the same to the bit whatever
+    their order (a table's rows shuffled), as a summary and its interval need."""
+    return float(np.sort(np.asarray(values, dtype=np.float64), axis=None).mean())
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,7 +131,7 @@ class ViolationSummary:
         if len(arr) == 0:
             return cls(threshold=threshold, inclusive=inclusive)
         above = arr >= threshold if inclusive else arr > threshold
-        return cls(mean=float(arr.mean()), median=float(np.median(arr)),
+        return cls(mean=sorted_mean(arr), median=float(np.median(arr)),
                    share_above=float(np.mean(above)), threshold=threshold,
                    inclusive=inclusive, n_values=len(arr))
 

@@ -673,7 +673,8 @@ def _key_event_recall(iv: _KeyEventInput) -> KeyEventRecallResult:
     else:
         stat = float(np.nanmean(ker))
     low, high = cluster_mean_interval(ker, per["question"].to_numpy(dtype=object),
-                                      n_resamples, confidence_level, gen, kind="fraction")
+                                      n_resamples, confidence_level, gen, kind="fraction",
+                                      estimate=stat)
 
     def nanmean(col: str) -> float:
         v = per[col].to_numpy(dtype=np.float64)

@@ -799,20 +799,20 @@ def _score(df: pd.DataFrame, *, by: str, question: str, probability: str | None,
         row: dict[str, Any] = {by: name, "n_forecasts": int(mask.sum()),
                                "n_questions": int(pd.unique(per["question"][mask]).size)}
         for j, metric in enumerate(_METRICS):
+            row[metric] = est = float(vals[:, j].mean())  # a point interval is this number
             if metric == "accuracy":
-                lo, hi = wilson_interval(float(mean[j]), float(se[j]), int(mask.sum()),
+                lo, hi = wilson_interval(est, float(se[j]), int(mask.sum()),
                                          int(q.max()) + 1, confidence_level)
             elif metric == "brier":
-                lo, hi = mean_interval(float(mean[j]), float(se[j]), reps[:, j],
+                lo, hi = mean_interval(est, float(se[j]), reps[:, j],
                                        reps_se[:, j], confidence_level, ranges[metric])
             else:  # heavy-tailed: Student's factor on the pivot (Notes)
                 residuals = np.bincount(q, weights=vals[:, j]) - np.bincount(q) * mean[j]
-                lo, hi = heavy_tailed_mean_interval(float(mean[j]), float(se[j]), reps[:, j],
+                lo, hi = heavy_tailed_mean_interval(est, float(se[j]), reps[:, j],
                                                     reps_se[:, j], residuals,
                                                     confidence_level, ranges[metric])
             if metric != "accuracy" and not se[j] > 0:  # 0 or undefined (one cluster)
                 collapsed.append(f"{name} {metric}")
-            row[metric] = float(vals[:, j].mean())
             row[f"{metric}_ci_low"] = lo
             row[f"{metric}_ci_high"] = hi
         score_rows.append(row)

@@ -719,7 +719,7 @@ def reasoning_graph_metrics(
         stat = float(values[defined].mean())
     lo, hi = cluster_mean_interval(values, per["question"].to_numpy(dtype=object),
                                    n_resamples, confidence_level, gen,
-                                   kind=METRIC_KINDS[metric])
+                                   kind=METRIC_KINDS[metric], estimate=stat)
     return ReasoningGraphResult(
         statistic=stat, pvalue=np.nan,
         confidence_interval=ConfidenceInterval(lo, hi, confidence_level),

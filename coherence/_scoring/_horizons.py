@@ -445,15 +445,17 @@ def accuracy_by_horizon(forecasts: Any, *, horizon: str = "horizon", by: str = "
     for (m, h), g, at in zip(cells, streams, cell_rows, strict=True):
         if not len(at):
             continue
+        acc = float(c[at].mean())
         lo, hi = cluster_mean_interval(c[at], qs[at], n_resamples, confidence_level, g,
-                                       kind=kind)
+                                       kind=kind, estimate=acc)
         rows.append({by: m, "horizon": h, "n": len(at),
-                     "n_questions": len(set(qs[at])), "accuracy": float(c[at].mean()),
+                     "n_questions": len(set(qs[at])), "accuracy": acc,
                      "ci_low": lo, "ci_high": hi})
+    acc = float(c.mean())
     lo, hi = cluster_mean_interval(c, qs, n_resamples, confidence_level, gens[0],
-                                   kind=kind)
+                                   kind=kind, estimate=acc)
     return HorizonAccuracyResult(
-        statistic=float(c.mean()), pvalue=np.nan,
+        statistic=acc, pvalue=np.nan,
         confidence_interval=ConfidenceInterval(lo, hi, confidence_level), n_obs=len(c),
         method=f"{MEAN_KINDS[kind]} over questions", by=by,
         n_resamples=n_resamples, table=pd.DataFrame(rows, columns=[by, *_HORIZON_COLUMNS]))

@@ -519,7 +519,8 @@ def market_checks(events: Any, prices: Any, *, window_days: float = 3.0,
     _warn_undefined(owner, n, len(z_x), len(vals))
     (g,) = spawn(gen, 1)
     lo, hi = cluster_mean_interval(vals, np.asarray(ev_agree_q, dtype=object),
-                                   n_resamples, confidence_level, g, kind="fraction")
+                                   n_resamples, confidence_level, g, kind="fraction",
+                                   estimate=ea)
     return MarketChecksResult(
         statistic=stat, pvalue=pvalue, confidence_interval=ci, n_obs=n,
         method="exact binomial test of net-direction agreement = 1/2 over questions; "
@@ -877,10 +878,12 @@ def market_signal_metrics(reasoning: Any, hindsight_events: Any, prices: Any, *,
     ok = ~np.isnan(v)
     if not ok.any():
         _warn_no_signal(owner)
+    stat = float(v[ok].mean()) if ok.any() else np.nan
     lo, hi = cluster_mean_interval(v, table["question"].to_numpy(dtype=object),
-                                   n_resamples, confidence_level, gen, kind="fraction")
+                                   n_resamples, confidence_level, gen, kind="fraction",
+                                   estimate=stat)
     return MarketSignalResult(
-        statistic=float(v[ok].mean()) if ok.any() else np.nan, pvalue=np.nan,
+        statistic=stat, pvalue=np.nan,
         confidence_interval=ConfidenceInterval(lo, hi, confidence_level), n_obs=int(ok.sum()),
         method=f"{MEAN_KINDS['fraction']} over questions", by=by,
         window_days=window_days, min_move=min_move, turning_min_change=turning_min_change,

@@ -578,14 +578,16 @@ def _summarise(per: pd.DataFrame, by: str, convention: str, tolerance: float, fl
     for (name, rows_of), g in zip(groups, streams, strict=True):
         sub = per.iloc[rows_of]
         acc = sub["correct"].to_numpy(dtype=np.float64)
+        accuracy = float(acc.mean()) if len(acc) else np.nan
         lo, hi = cluster_mean_interval(acc, sub["question"].to_numpy(dtype=object),
-                                       n_resamples, confidence_level, g, kind="proportion")
+                                       n_resamples, confidence_level, g, kind="proportion",
+                                       estimate=accuracy)
         if name == POOLED:
             pooled_ci = (lo, hi)
         prob = sub["type"].isin(PROBABILISTIC_TYPES).to_numpy()
         rows.append({by: name, "n_forecasts": len(sub),
                      "n_questions": int(sub["question"].nunique()),
-                     "accuracy": float(acc.mean()) if len(acc) else np.nan,
+                     "accuracy": accuracy,
                      "accuracy_ci_low": lo, "accuracy_ci_high": hi,
                      "n_probabilistic": int(prob.sum()),
                      "brier": float(sub["brier"][prob].mean()) if prob.any() else np.nan,

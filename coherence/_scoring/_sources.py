@@ -238,7 +238,8 @@ def source_precision(citations: Any, reference: Any, *, by: str = "model",
     stat = np.nan if n_undefined == len(prec) else float(np.nanmean(prec))
     # questions coded in sorted order there: the interval does not depend on the row order
     low, high = cluster_mean_interval(prec, per["question"].to_numpy(dtype=object),
-                                      n_resamples, confidence_level, gen, kind="fraction")
+                                      n_resamples, confidence_level, gen, kind="fraction",
+                                      estimate=stat)
     return SourcePrecisionResult(
         statistic=stat, pvalue=np.nan,
         confidence_interval=ConfidenceInterval(low, high, confidence_level),
