@@ -30,6 +30,15 @@ def _forecast_scores(v: float, n: int) -> list[tuple[float, float, float]]:
             for m in ("accuracy", "brier", "log_score")]
 
 
+def _brier_decomposition(v: float, n: int) -> list[tuple[float, float, float]]:
+    df = pd.DataFrame({"question": [f"q{i}" for i in range(n)], "probability": v,
+                       "outcome": 0})
+    res = coherence.brier_decomposition(df, n_resamples=99, rng=0)
+    ci = res.confidence_interval
+    return [(ci.low, res.statistic, ci.high),
+            *res.table[["ci_low", "value", "ci_high"]].itertuples(index=False, name=None)]
+
+
 def _consistency(v: float, n: int) -> list[tuple[float, float, float]]:
     res = coherence.consistency_check(pd.DataFrame({"P": [v] * n, "not_P": [v] * n}),
                                       "negation", n_resamples=99, rng=0)
@@ -48,8 +57,10 @@ def _rowwise(v: float, n: int) -> list[tuple[float, float, float]]:
     return out
 
 
-@pytest.mark.parametrize("triples", [_forecast_scores, _consistency, _rowwise],
-                         ids=["forecast_scores", "consistency_check", "row-wise checks"])
+@pytest.mark.parametrize("triples", [_forecast_scores, _brier_decomposition, _consistency,
+                                     _rowwise],
+                         ids=["forecast_scores", "brier_decomposition", "consistency_check",
+                              "row-wise checks"])
 def test_a_point_interval_holds_the_reported_statistic(triples):
     misses = []
     with warnings.catch_warnings():
