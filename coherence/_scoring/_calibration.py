@@ -31,6 +31,7 @@ from .._docstrings import fill_doc
 from .._resampling import cluster_draw_chunks
 from .._resampling import cluster_draws
 from .._resampling import cluster_weights
+from .._resampling import point_at_value
 from .._results import CoherenceResult
 from .._results import ConfidenceInterval
 from .._rng import RNGLike
@@ -631,6 +632,7 @@ def calibration_error(data: Any, *, probability: str = "probability",
         interval, stat, plug, se, boot, (share, gaps, point.var), confidence_level, gen,
         l1_se=math.sqrt(_linear_variance(point, np.where(gaps < 0, -1.0, 1.0)))
         if norm == 1 and interval == "profile" else None)
+    low, high = point_at_value(stat, (low, high))  # a point to rounding: the estimate
     if high - low <= 1e-12:  # every resample gave the estimate (to rounding): no uncertainty
         warnings.warn(f"calibration_error: the interval is the point {low:.4g} itself (no "
                       "bin's outcomes vary, and every resample gives the same error); it "

@@ -29,6 +29,7 @@ from .._resampling import cluster_draw_chunks
 from .._resampling import cluster_weights
 from .._resampling import mean_interval
 from .._resampling import percentile_interval
+from .._resampling import point_at_value
 from .._resampling import sorted_codes
 from .._resampling import studentized_interval
 from .._resampling import weighted_mean_pivots
@@ -498,17 +499,6 @@ def _reliability_interval(q: np.ndarray, y: np.ndarray, clusters: np.ndarray, n_
     return min(low, t_interval[0]), max(high, t_interval[1])
 
 
-def _point_at_value(value: float, interval: tuple[float, float]) -> tuple[float, float]:
-    """An interval that is a point to rounding (1e-12 on the Brier scale, the warning's
-    test) at ``value`` is ``value`` itself: the value and its resamples are sums in other
-    orders, which left the reported value an ulp outside (a constant forecast of 0.09:
-    value 0.008099999999999998, interval (0.0081, 0.0081))."""
-    low, high = interval
-    if high - low <= 1e-12 and low - 1e-12 <= value <= high + 1e-12:
-        return value, value
-    return low, high
-
-
 def _component_table(values: dict[str, float],
                      intervals: dict[str, tuple[float, float]]) -> pd.DataFrame:
     """The components' table; warns (for :func:`brier_decomposition`'s caller) of an
@@ -759,7 +749,7 @@ def brier_decomposition(
                                                confidence_level)
     intervals["reliability"] = _reliability_interval(qs_, ys, clusters, n_bins, n_resamples,
                                                      confidence_level, gen, rel_pivots)
-    intervals = {name: _point_at_value(values[name], iv) for name, iv in intervals.items()}
+    intervals = {name: point_at_value(values[name], iv) for name, iv in intervals.items()}
     table = _component_table(values, intervals)
     per = {"question": qs[scored]}
     if checker is not None:

@@ -13,6 +13,7 @@ import pytest
 
 import coherence
 from coherence._resampling import cluster_mean_interval
+from coherence._resampling import point_at_value
 
 VALUES = (0.1, 0.3, 0.49, 0.09)
 SIZES = range(2, 16)
@@ -39,6 +40,13 @@ def _brier_decomposition(v: float, n: int) -> list[tuple[float, float, float]]:
             *res.table[["ci_low", "value", "ci_high"]].itertuples(index=False, name=None)]
 
 
+def _calibration_error(v: float, n: int) -> list[tuple[float, float, float]]:
+    df = pd.DataFrame({"probability": [v] * n, "outcome": 0})
+    res = coherence.calibration_error(df, n_resamples=99, rng=0)
+    ci = res.confidence_interval
+    return [(ci.low, res.statistic, ci.high)]
+
+
 def _consistency(v: float, n: int) -> list[tuple[float, float, float]]:
     res = coherence.consistency_check(pd.DataFrame({"P": [v] * n, "not_P": [v] * n}),
                                       "negation", n_resamples=99, rng=0)
@@ -57,10 +65,10 @@ def _rowwise(v: float, n: int) -> list[tuple[float, float, float]]:
     return out
 
 
-@pytest.mark.parametrize("triples", [_forecast_scores, _brier_decomposition, _consistency,
-                                     _rowwise],
-                         ids=["forecast_scores", "brier_decomposition", "consistency_check",
-                              "row-wise checks"])
+@pytest.mark.parametrize("triples", [_forecast_scores, _brier_decomposition,
+                                     _calibration_error, _consistency, _rowwise],
+                         ids=["forecast_scores", "brier_decomposition", "calibration_error",
+                              "consistency_check", "row-wise checks"])
 def test_a_point_interval_holds_the_reported_statistic(triples):
     misses = []
     with warnings.catch_warnings():
@@ -89,3 +97,11 @@ def test_cluster_mean_interval_is_built_around_the_estimate(kind):
         plain = cluster_mean_interval(values, np.arange(n), 49, 0.95,
                                       np.random.default_rng(0), kind=kind)
         assert fallback == plain
+
+
+def test_point_at_value_moves_only_a_point_to_rounding_at_the_value():
+    assert point_at_value(0.24010000000000015, (0.24010000000000026, 0.2401000000000003)) \
+        == (0.24010000000000015, 0.24010000000000015)
+    assert point_at_value(0.5, (0.4, 0.6)) == (0.4, 0.6)  # an interval with a width
+    assert point_at_value(0.5, (0.3, 0.3)) == (0.3, 0.3)  # a point away from the value
+    assert point_at_value(0.5, (0.5 + 2e-12, 0.5 + 2e-12)) == (0.5 + 2e-12, 0.5 + 2e-12)
