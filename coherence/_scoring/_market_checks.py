@@ -124,7 +124,7 @@ def _turning_code(t: np.ndarray, p: np.ndarray, min_change: float,
         if not (peak or trough) or sig < min_change - DECIMAL_SLACK:
             continue
         if kept and ns_between(t[i], t[kept[-1][0]]) < gap:  # no wrap-around
-            if sig > kept[-1][1]:
+            if sig > kept[-1][1] + DECIMAL_SLACK:  # equal swings (decimals): the earlier
                 kept[-1] = (i, sig)
             continue
         kept.append((i, sig))
@@ -188,7 +188,7 @@ def turning_points(prices: Any, *, min_change: float = 0.05, window_days: float 
         or trough over adaptive windows of min(5, max(2, (n - 1) // 3))
         points each side, rising then falling or the reverse, total swing
         >= ``min_change``, turning points closer than 6 hours merged keeping
-        the larger swing).
+        the larger swing, the earlier of two equal ones to the stated decimals).
     question, price_date, price : str
         Column names. Without ``question`` the prices are one market's; a
         ``'question'`` column naming several markets then raises (pass

@@ -211,6 +211,18 @@ def test_turning_points_paper_matches_a_scan_and_ignores_row_order(df, min_chang
     assert (both["question"] == "a").sum() == 0
 
 
+def test_turning_points_code_equal_swings_keep_the_earlier_in_both_mirrors():
+    """A trough at 02:00 and a peak at 03:00, each a swing of 0.23 in decimals, an hour
+    apart (merged): the earlier is kept. In floating point the swings differed by an ulp,
+    one way for the prices and the other for their mirror (1 - p), which kept 02:00 for
+    one and 03:00 for the other."""
+    df = pd.DataFrame({"date": pd.date_range("2024-01-01", periods=5, freq="h"),
+                       "price": [0.60, 0.50, 0.40, 0.58, 0.43]})
+    for prices in (df, df.assign(price=1.0 - df["price"])):
+        res = coherence.turning_points(prices, min_change=0.03, convention="code")
+        assert list(res["date"]) == [pd.Timestamp("2024-01-01 02:00")]
+
+
 @settings(max_examples=40)
 @given(_series(), st.sampled_from([0.03, 0.05, 0.1]))
 def test_turning_points_code_is_mirror_symmetric_and_follows_the_time_order(df, min_change):
