@@ -91,7 +91,7 @@ def _hull_projection(tw: np.ndarray, p: np.ndarray) -> np.ndarray:
         # a tie (faces giving one q) goes to the first face: within d's round-off, about
         # 1e-16 of |q - p|; a fixed 1e-15 was larger than the whole d of an incoherence of
         # 1e-9 (d ~ 1e-18), which then kept the first face found, a vertex 1e-9 away
-        if d < best_d - 1e-15 * np.sqrt(best_d if best_d < np.inf else 0.0):
+        if d < best_d - 1e-15 * np.sqrt(min(best_d, 1.0)):
             best, best_d = q, d
     return np.asarray(best)
 
