@@ -51,7 +51,6 @@ from .._validation import require_columns
 from .._warnings import SmallSampleWarning
 from ._arbitrage import solve_arbitrage
 from ._summaries import ViolationSummary
-from ._summaries import sorted_mean
 from ._summaries import summary_attributes
 
 __all__ = [
@@ -522,10 +521,10 @@ def mean_violation(values: np.ndarray, n_resamples: int, rng: np.random.Generato
     interval lies wholly outside that range (a few resamples); ``(inf, inf)`` when a
     violation is infinite. Used by :func:`consistency_check` and by the row-wise checks
     of ``_axioms``."""
-    mean = sorted_mean(values)
+    ordered = np.sort(values)  # sorted once: the mean and interval ignore the row order
+    mean = float(ordered.mean())  # sorted_mean's sum, without sorting again
     if not np.all(np.isfinite(values)):  # an infinite violation makes the mean infinite
         return mean, ConfidenceInterval(np.inf, np.inf, confidence_level)
-    ordered = np.sort(values)  # sorted: the interval ignores the row order
     low, high = cluster_mean_interval(ordered, np.arange(ordered.size), n_resamples,
                                       confidence_level, rng, kind="heavy-tailed",
                                       upper=max(upper, mean), estimate=mean)
