@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from .._resampling import MC_TIE_RTOL
 from .._resampling import cluster_draws
 from .._resampling import cluster_resample_rows
 from .._resampling import grouped_folds
@@ -406,8 +407,9 @@ def ci_test(
         When the action or the outcome is constant, and when no valid
         permutation test exists (every unit alone in its evidence stratum or
         conditioning value, no row with a neighbour, or a regression-adjusted
-        statistic that is 0 on the data and on every copy because each belief
-        level holds one context): the p-value is then
+        statistic that is one value on the data and on every copy: 0 because each
+        belief level holds one context, 1 because the study has barely more rows
+        than the adjustment has columns): the p-value is then
         NaN, never a small number. When the estimate itself is undefined (no
         row has a neighbour with its discrete values), the statistic and the
         interval are NaN too, for every ``method`` and ``ci_method``.
@@ -770,17 +772,23 @@ def _ci_test(design: Design, opt: dict[str, Any], gen: np.random.Generator) -> C
     else:
         observed, null, n_strata = permutation_statistic(
             test_statistic, cond_perm, groups, design.action, design.outcome, moves, B, gen)
-    # the regression-adjusted statistic is 0 on the data and every copy where its basis
-    # explains every context's outcome (few contexts, each alone in its belief level)
-    blind = (test_statistic == "regression" and not trivial and observed == 0.0
-             and not np.any(null))
+    # the regression-adjusted statistic is one value on the data and every copy: 0 where
+    # its basis explains every context's outcome (few contexts, each alone in its belief
+    # level), 1 where the actions explain all the basis leaves (rows barely more than
+    # the basis's columns)
+    blind = (test_statistic == "regression" and not trivial
+             and ((observed == 0.0 and not np.any(null))
+                  or bool(np.all(np.abs(np.r_[observed, null] - 1.0) <= MC_TIE_RTOL))))
     why = ("no two units share a block (every unit is alone in its evidence stratum or "
            "conditioning value)" if movable == 0
            else "the estimate is undefined (no row has a neighbour with its discrete "
            "values)" if not np.isfinite(statistic)
-           else "the regression-adjusted statistic is 0 on the data and on every permuted "
-           "copy (each conditioning level holds one context, whose outcome the adjustment "
-           "explains)" if blind else "")
+           else f"the regression-adjusted statistic is {observed:.0f} on the data and on "
+           "every permuted copy (" + ("each conditioning level holds one context, whose "
+           "outcome the adjustment explains)" if observed < 0.5 else "the actions explain "
+           "all of the outcome that the adjustment leaves, as in a study with barely more "
+           "rows than the adjustment has columns)")
+           if blind else "")
     if why:
         warnings.warn(f"ci_test: no valid permutation test exists for these data: {why}. "
                       "The p-value is NaN; coarser evidence or more contexts per stratum "

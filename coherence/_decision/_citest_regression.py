@@ -103,6 +103,26 @@ def adjustment_basis(cond: np.ndarray) -> np.ndarray:
     return out
 
 
+def orthonormal_columns(a: np.ndarray) -> np.ndarray:
+    """An orthonormal basis of the column space of each matrix of ``a`` (ba, n, m), as
+    ``m`` columns, a column of zeros for each direction whose squared singular value is
+    below 1e-15 of the largest (the rank rule of a pseudo-inverse). Two passes of
+    whitening by the Gram matrix's eigenvectors (Cholesky QR twice, in eigenvector
+    form): the first pass's columns span ``a``'s to round-off but are orthonormal only
+    to ``eps`` times the Gram's condition number, which the second pass, on a
+    well-conditioned Gram, removes. Inverting the Gram matrix once, as this statistic
+    did, squares the condition number: a nearly spanned action (14 rows, 12 basis
+    columns) gave shares of 1 + 5e-7, noise above the p-value's tie tolerance. As
+    accurate as ``a``'s singular vectors, and several times cheaper than a batched SVD
+    of tall matrices."""
+    u = a
+    for cut in (1e-15, 0.5):  # the rank rule, then the columns kept (near 1) or not (0)
+        lam, v = np.linalg.eigh(np.swapaxes(u, 1, 2) @ u)
+        keep = lam > cut * (lam[:, -1:] if cut < 0.5 else 1.0)
+        u = u @ (v * np.where(keep, 1.0 / np.sqrt(np.where(keep, lam, 1.0)), 0.0)[:, None, :])
+    return u
+
+
 def regression_of(q: np.ndarray, action: np.ndarray, n_outcomes: int = 2
                   ) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
     """:math:`T` (module docstring) as a statistic of ``(actions, outcomes)`` copies for
@@ -119,33 +139,34 @@ def regression_of(q: np.ndarray, action: np.ndarray, n_outcomes: int = 2
     residual is its negative)."""
     levels = np.unique(action)
 
-    def residuals(a2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def residual_basis(a2: np.ndarray) -> np.ndarray:
+        """An orthonormal basis of the columns of each copy's :math:`R_a` (ba, n, m),
+        a column of zeros for each direction the adjustment already spans."""
         ind = (a2[:, :, None] == levels[None, None, 1:]).astype(np.float64)  # (ba, n, m)
-        ra = ind - q @ (q.T @ ind)
-        gram_inv = np.linalg.pinv(np.swapaxes(ra, 1, 2) @ ra, hermitian=True)  # (ba, m, m)
-        return ra, gram_inv
+        return orthonormal_columns(ind - q @ (q.T @ ind))
 
-    fixed = residuals(action[None, :])
+    fixed = residual_basis(action[None, :])
 
     def statistic(actions: np.ndarray, outcomes: np.ndarray) -> np.ndarray:
-        ra, gram_inv = fixed if np.ndim(actions) == 1 else residuals(actions)
+        u = fixed if np.ndim(actions) == 1 else residual_basis(actions)
         y2 = np.atleast_2d(outcomes)
         if n_outcomes > 2:  # every class's indicator, summed over the classes
             y3 = (y2[:, None, :] == np.arange(n_outcomes)[None, :, None]).astype(np.float64)
             ry3 = y3 - (y3 @ q) @ q.T                                     # (by, K, n)
-            proj3 = ry3 @ ra                                              # (b, K, m)
-            explained = np.einsum("bkm,bmj,bkj->b", proj3, gram_inv, proj3)
+            proj3 = ry3 @ u                                               # (b, K, m)
+            explained = np.einsum("bkm,bkm->b", proj3, proj3)
             total = np.einsum("bkn,bkn->b", ry3, ry3)
             scale = np.einsum("kn,kn->", y3[0], y3[0]) + 1.0
         else:
             y2 = y2.astype(np.float64)
             ry = y2 - (y2 @ q) @ q.T                                      # (by, n)
-            proj = (ry[:, None, :] @ ra)[:, 0, :]                         # (b, m)
-            explained = (proj[:, None, :] @ gram_inv @ proj[:, :, None])[:, 0, 0]
+            proj = (ry[:, None, :] @ u)[:, 0, :]                          # (b, m)
+            explained = np.einsum("bm,bm->b", proj, proj)
             total = np.einsum("bn,bn->b", ry, ry)
             scale = np.einsum("n,n->", y2[0], y2[0]) + 1.0
+        # a share: with orthonormal u it exceeds 1 by round-off alone
         out: np.ndarray = np.where(total > 1e-12 * scale,
-                                   explained / np.maximum(total, 1e-300), 0.0)
+                                   np.minimum(explained / np.maximum(total, 1e-300), 1.0), 0.0)
         return out
 
     return statistic

@@ -323,6 +323,20 @@ def test_regression_statistic_blind_to_every_copy_gives_no_pvalue():
     assert np.isfinite(res.pvalue)
 
 
+def test_regression_statistic_one_on_every_copy_gives_no_pvalue():
+    # 14 contexts of one row, a continuous evidence column: the adjustment has 12 columns
+    # and the two action indicators span what it leaves, so the statistic is 1 on the
+    # data and on every copy; p = 1 would read as evidence of coherence
+    gen = np.random.default_rng(0)
+    data = pd.DataFrame({"context": np.arange(14),
+                         "belief": np.round(gen.uniform(size=14) / 0.5) * 0.5,
+                         "x": gen.normal(size=14), "action": gen.integers(0, 3, 14)})
+    data["outcome"] = (gen.uniform(size=14) < 0.3 + 0.4 * data["belief"]).astype(int)
+    with pytest.warns(coherence.DegenerateDataWarning, match="1 on the data and on every"):
+        res = coherence.ci_test(data, evidence=["x"], n_resamples=49, rng=0, ci_method=None)
+    assert res.test_statistic == "regression" and np.isnan(res.pvalue)
+
+
 def test_trivial_interval_stays_the_point_zero(rational):
     data = rational.assign(action="yes")
     with pytest.warns(DegenerateDataWarning, match="constant"):

@@ -16,6 +16,7 @@ import coherence
 from coherence._decision._citest_plugin import permutation_null
 from coherence._decision._citest_regression import N_KNOTS
 from coherence._decision._citest_regression import adjustment_basis
+from coherence._decision._citest_regression import orthonormal_columns
 from coherence._decision._citest_regression import regression_statistic
 from coherence._decision._citest_regression import smaller_p
 from coherence._decision._permutation import block_layout
@@ -109,6 +110,39 @@ def test_basis_is_orthonormal_and_spans_the_adjustment(seed, n, strata, grid):
     np.testing.assert_allclose(q @ (q.T @ x), x, atol=1e-7 * max(1.0, np.abs(x).max()))
     t = regression_statistic(q, action, outcome)[0]
     assert 0.0 <= t <= 1.0 + 1e-12
+
+
+@pytest.mark.parametrize("seed", [208, 547, 24])
+def test_a_nearly_spanned_action_keeps_the_share_exact(seed):
+    # 14 rows, 12 basis columns: one action's residual is nearly in the basis's span
+    # (its Gram matrix had condition 1.5e10); inverting that matrix gave T = 1 + 4.8e-7,
+    # noise above the p-value's tie tolerance, where least squares gives exactly 1
+    cond, action, outcome = _study(seed, n=14, strata=1, grid=0.5)
+    t = regression_statistic(adjustment_basis(cond), action, outcome)[0]
+    assert t <= 1.0
+    assert t == pytest.approx(_partial_r2(cond, action, outcome), abs=1e-10)
+
+
+@given(st.integers(0, 2 ** 31), st.integers(3, 40), st.integers(1, 4),
+       st.sampled_from([0.0, 1e-3, 1e-6, 1e-9]))
+@settings(max_examples=80, deadline=None)
+def test_orthonormal_columns_against_the_svd(seed, n, m, near):
+    # brute force: the left singular vectors of the directions kept by the same rank rule;
+    # one column nearly (or, at 0, exactly) a combination of the others
+    gen = np.random.default_rng(seed)
+    a = gen.normal(size=(2, n, m))
+    if m > 1:
+        a[:, :, -1] = a[:, :, :-1] @ gen.normal(size=m - 1) + near * gen.normal(size=(2, n))
+    u = orthonormal_columns(a)
+    for b in range(2):
+        left, sv, _ = np.linalg.svd(a[b], full_matrices=False)
+        rank = int(np.sum(sv ** 2 > 1e-15 * sv[0] ** 2))
+        kept = np.linalg.norm(u[b], axis=0) > 0.5
+        assert kept.sum() == rank
+        np.testing.assert_allclose(u[b].T @ u[b], np.diag(kept.astype(float)), atol=1e-12)
+        # the same column space: each projects onto the other without loss
+        ref = left[:, :rank]
+        np.testing.assert_allclose(u[b] @ (u[b].T @ ref), ref, atol=1e-8)
 
 
 def test_an_outcome_the_basis_explains_gives_zero():
