@@ -40,7 +40,9 @@ from ._cmi import estimate
 from ._design import check_resolution
 from ._permutation import block_layout
 from ._permutation import outcome_units
+from ._permutation import unit_keys
 from ._permutation import units_and_blocks
+from ._permutation import varied_units
 
 __all__ = ["CITestResult", "ci_test"]
 
@@ -406,7 +408,8 @@ def ci_test(
         actual beliefs track the outcome fails; the test still runs).
         When the action or the outcome is constant, and when no valid
         permutation test exists (every unit alone in its evidence stratum or
-        conditioning value, no row with a neighbour, or a regression-adjusted
+        conditioning value, every block's units alike in what is permuted, so that
+        every permuted copy is the data, no row with a neighbour, or a regression-adjusted
         statistic that is one value on the data and on every copy: 0 because each
         belief level holds one context, 1 because the study has barely more rows
         than the adjustment has columns): the p-value is then
@@ -629,10 +632,11 @@ def _trivial(design: Design) -> bool:
 
 def _moves(prep: Prepared, k: int, permute: str, stated_prob: np.ndarray, cond_perm: np.ndarray,
            cond_constant: bool, groups: np.ndarray, k_perm: int, exact: bool,
-           seeds: np.ndarray) -> tuple[tuple[str, tuple[np.ndarray, ...]], int,
+           seeds: np.ndarray) -> tuple[tuple[str, tuple[np.ndarray, ...]], tuple[int, int],
                                        Callable[[], np.ndarray]]:
-    """What the permutations move, in which blocks: ``(moves for plugin_null, units in
-    blocks of two or more, the kNN null computed when first asked for)``; ``cond_perm``
+    """What the permutations move, in which blocks: ``(moves for plugin_null, (units in
+    blocks of two or more, those in blocks whose units differ in what is moved), the kNN
+    null computed when first asked for)``; ``cond_perm``
     is ``[discrete stratum, values...]`` per row, the values the blocks match on."""
     ev_disc = prep.disc["z"]
     if permute == "outcomes":
@@ -644,13 +648,15 @@ def _moves(prep: Prepared, k: int, permute: str, stated_prob: np.ndarray, cond_p
         sizes = (np.ones(n_groups, np.int64) if cond_constant
                  else np.bincount(groups, minlength=n_groups).astype(np.int64))
         block_start, block_units = block_layout(unit_cond, sizes, k_perm, keep_ties=exact)
-        movable = int(np.sum(np.diff(block_start)[np.diff(block_start) > 1]))
+        movable = (int(np.sum(np.diff(block_start)[np.diff(block_start) > 1])),
+                   varied_units(block_start, block_units, y_unit))
         knn_null = functools.cache(lambda: outcome_null(prep, k, y_unit, groups,
                                                         block_start, block_units, seeds))
         return ("outcomes", (y_unit, groups, block_start, block_units)), movable, knn_null
     blocks = units_and_blocks(cond_perm, groups, permute == "contexts", k_perm,
                               keep_ties=exact)
-    movable = int(np.sum(np.diff(blocks[2])[np.diff(blocks[2]) > 1]))
+    movable = (int(np.sum(np.diff(blocks[2])[np.diff(blocks[2]) > 1])),
+               varied_units(blocks[2], blocks[3], unit_keys(prep.disc["x"], blocks[0], blocks[1])))
     knn_null = functools.cache(lambda: permutation_null(prep, k, blocks, seeds))
     return ("actions", blocks), movable, knn_null
 
@@ -779,8 +785,12 @@ def _ci_test(design: Design, opt: dict[str, Any], gen: np.random.Generator) -> C
     blind = (test_statistic == "regression" and not trivial
              and ((observed == 0.0 and not np.any(null))
                   or bool(np.all(np.abs(np.r_[observed, null] - 1.0) <= MC_TIE_RTOL))))
+    # a trivial study (constant action or outcome) keeps p = 1: its dependence is 0
     why = ("no two units share a block (every unit is alone in its evidence stratum or "
-           "conditioning value)" if movable == 0
+           "conditioning value)" if movable[0] == 0
+           else "no permutation changes the data (no block holds two units that differ in "
+           f"their {'outcome' if moves[0] == 'outcomes' else 'actions'})"
+           if movable[1] == 0 and not trivial
            else "the estimate is undefined (no row has a neighbour with its discrete "
            "values)" if not np.isfinite(statistic)
            else f"the regression-adjusted statistic is {observed:.0f} on the data and on "

@@ -20,7 +20,7 @@ import numpy as np
 from .._resampling import cluster_members
 
 __all__ = ["block_layout", "context_effects", "outcome_units", "permutations_within",
-           "units_and_blocks"]
+           "unit_keys", "units_and_blocks", "varied_units"]
 
 #: Permutations drawn per batch by :func:`permutations_within` (bounds its memory).
 _BATCH = 512
@@ -169,6 +169,31 @@ def units_and_blocks(cond: np.ndarray, groups: np.ndarray, use_contexts: bool,
     block_start, srt = block_layout(unit_cond, np.diff(unit_start), k_perm,
                                     keep_ties=keep_ties)
     return (unit_start, np.ascontiguousarray(unit_rows, dtype=np.int64), block_start, srt)
+
+
+def unit_keys(values: np.ndarray, unit_start: np.ndarray, unit_rows: np.ndarray) -> np.ndarray:
+    """A code per unit that is equal exactly where two units hold the same sequence of
+    ``values`` (in their rows' order: an action permutation pairs rows in order)."""
+    sizes = np.diff(unit_start)
+    if np.all(sizes == 1):
+        return np.asarray(values)[unit_rows]
+    seqs = [tuple(values[unit_rows[a:b]].tolist()) for a, b in itertools.pairwise(unit_start)]
+    codes: dict[tuple[object, ...], int] = {}
+    return np.array([codes.setdefault(t, len(codes)) for t in seqs], dtype=np.int64)
+
+
+def varied_units(block_start: np.ndarray, block_units: np.ndarray, key: np.ndarray) -> int:
+    """How many units lie in blocks whose units do not all share their ``key`` (what the
+    permutation moves: a context's outcome, a unit's actions). A permutation within the
+    other blocks leaves the data as they are, so where this is 0 every permuted copy is
+    the data and no permutation test exists."""
+    sizes = np.diff(block_start)
+    if not len(sizes):
+        return 0
+    k = np.asarray(key)[block_units]
+    start = block_start[:-1][sizes > 0]
+    differ = np.minimum.reduceat(k, start) != np.maximum.reduceat(k, start)
+    return int(np.sum(sizes[sizes > 0][differ]))
 
 
 def context_effects(belief: np.ndarray, ev_disc: np.ndarray, groups: np.ndarray,

@@ -4,6 +4,7 @@ statistic's power against the kNN estimate on the same studies."""
 
 from __future__ import annotations
 
+import itertools
 import math
 import warnings
 from collections import Counter
@@ -22,7 +23,9 @@ from coherence._decision._citest_plugin import strata_of_rows
 from coherence._decision._citest_plugin import stratum_rows
 from coherence._decision._permutation import block_layout
 from coherence._decision._permutation import permutations_within
+from coherence._decision._permutation import unit_keys
 from coherence._decision._permutation import units_and_blocks
+from coherence._decision._permutation import varied_units
 
 
 def _cmi_by_loops(strata: list[int], action: list[int], outcome: list[int]) -> float:
@@ -320,3 +323,26 @@ def test_kept_ties_on_a_worked_example():
     assert blocks == [[1], [2, 2], [3, 4, 5, 6], [7, 7, 7], [8]]
     merged = block_layout(cond, np.ones(len(values), np.int64), 3)[0]
     assert len(merged) - 1 == 3  # the default merges ties into blocks of 3 or more
+
+
+@given(st.integers(0, 2 ** 31), st.integers(1, 30), st.integers(1, 4), st.integers(1, 3),
+       st.booleans())
+@settings(max_examples=120, deadline=None)
+def test_varied_units_is_a_loop_over_the_blocks(seed, n_units, levels, n_actions, contexts):
+    """Brute force: the units of the blocks in which some permutation changes the data
+    (two units with different action sequences, rows paired in order)."""
+    gen = np.random.default_rng(seed)
+    reps = gen.integers(1, 3, n_units) if contexts else np.ones(n_units, np.int64)
+    groups = np.repeat(np.arange(n_units), reps)
+    cond = np.column_stack([np.zeros(len(groups)),
+                            np.repeat(gen.integers(0, levels, n_units), reps).astype(float)])
+    action = gen.integers(0, n_actions, len(groups))
+    unit_start, unit_rows, block_start, block_units = units_and_blocks(
+        cond, groups, contexts, 2, keep_ties=True)
+    keys = unit_keys(action, unit_start, unit_rows)
+    expected = 0
+    for a, b in itertools.pairwise(block_start):
+        seqs = {tuple(action[unit_rows[unit_start[u]:unit_start[u + 1]]])
+                for u in block_units[a:b]}
+        expected += (b - a) * (len(seqs) > 1)
+    assert varied_units(block_start, block_units, keys) == expected
