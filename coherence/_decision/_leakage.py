@@ -62,6 +62,7 @@ from ._leakage_result import LeakageResult
 from ._permutation import block_layout
 from ._permutation import outcome_units
 from ._permutation import permutations_within
+from ._permutation import varied_units
 
 __all__ = ["LeakageResult", "leakage_test"]
 
@@ -563,12 +564,19 @@ def _run_engine(iv: dict[str, Any], engine: str, options: Mapping[str, Any],
                                        ll_base, statistic, reference, ev.stratum)
         else:
             null = np.array([reference(b) for b in range(n_perm)], dtype=np.float64)
-        if np.bincount(block).max(initial=0) < 2:
-            warnings.warn(f"{_OWNER}: no valid permutation test exists for these data: no "
-                          f"two {'contexts' if permute == 'outcomes' else 'rows'} share a "
-                          f"permutation block (each is alone in its evidence stratum). The "
-                          f"p-value is NaN; coarser evidence or more contexts per stratum are "
-                          f"needed.", DegenerateDataWarning, stacklevel=3)
+        units = "contexts" if permute == "outcomes" else "rows"
+        sizes = np.bincount(block)
+        # blocks whose units all share their outcome: their permutations move nothing
+        moved = varied_units(np.r_[0, np.cumsum(sizes)], np.argsort(block, kind="stable"),
+                             y_unit)
+        if sizes.max(initial=0) < 2 or moved == 0:
+            why = (f"no two {units} share a permutation block (each is alone in its "
+                   "evidence stratum)" if sizes.max(initial=0) < 2 else "no permutation "
+                   f"changes the data (the {units} of each permutation block share their "
+                   "outcome)")
+            warnings.warn(f"{_OWNER}: no valid permutation test exists for these data: {why}. "
+                          "The p-value is NaN; coarser evidence or more contexts per stratum "
+                          "are needed.", DegenerateDataWarning, stacklevel=3)
             pvalue = math.nan
         else:
             pvalue = monte_carlo_pvalue(null, statistic)
@@ -715,8 +723,10 @@ def leakage_test(
     DegenerateDataWarning
         For a constant belief (the base model then predicts the marginal
         action frequencies, or the action from the evidence alone; the test still
-        runs), and for ``method='paired'`` when every context's loss difference is the
-        same (see Notes).
+        runs), for ``method='paired'`` when every context's loss difference is the
+        same (see Notes), and when no permutation test exists (no two contexts share
+        a permutation block, or those of each block share their outcome, so that every
+        permuted copy is the data): the p-value is then NaN.
     SmallSampleWarning
         For fewer than 20 contexts, and when the outcome varies within contexts: the
         permutation then moves single outcomes among rows (``permute='rows'``), which
