@@ -630,6 +630,14 @@ def _trivial(design: Design) -> bool:
     return len(np.unique(design.action)) < 2 or len(np.unique(design.outcome)) < 2
 
 
+def _movable(block_start: np.ndarray, block_units: np.ndarray, key: np.ndarray
+             ) -> tuple[int, int]:
+    """Units in blocks of two or more, and those in blocks whose units differ in ``key``
+    (what the permutation moves): where the second is 0 every copy is the data."""
+    sizes = np.diff(block_start)
+    return int(sizes[sizes > 1].sum()), varied_units(block_start, block_units, key)
+
+
 def _moves(prep: Prepared, k: int, permute: str, stated_prob: np.ndarray, cond_perm: np.ndarray,
            cond_constant: bool, groups: np.ndarray, k_perm: int, exact: bool,
            seeds: np.ndarray) -> tuple[tuple[str, tuple[np.ndarray, ...]], tuple[int, int],
@@ -648,15 +656,13 @@ def _moves(prep: Prepared, k: int, permute: str, stated_prob: np.ndarray, cond_p
         sizes = (np.ones(n_groups, np.int64) if cond_constant
                  else np.bincount(groups, minlength=n_groups).astype(np.int64))
         block_start, block_units = block_layout(unit_cond, sizes, k_perm, keep_ties=exact)
-        movable = (int(np.sum(np.diff(block_start)[np.diff(block_start) > 1])),
-                   varied_units(block_start, block_units, y_unit))
+        movable = _movable(block_start, block_units, y_unit)
         knn_null = functools.cache(lambda: outcome_null(prep, k, y_unit, groups,
                                                         block_start, block_units, seeds))
         return ("outcomes", (y_unit, groups, block_start, block_units)), movable, knn_null
     blocks = units_and_blocks(cond_perm, groups, permute == "contexts", k_perm,
                               keep_ties=exact)
-    movable = (int(np.sum(np.diff(blocks[2])[np.diff(blocks[2]) > 1])),
-               varied_units(blocks[2], blocks[3], unit_keys(prep.disc["x"], blocks[0], blocks[1])))
+    movable = _movable(blocks[2], blocks[3], unit_keys(prep.disc["x"], blocks[0], blocks[1]))
     knn_null = functools.cache(lambda: permutation_null(prep, k, blocks, seeds))
     return ("actions", blocks), movable, knn_null
 

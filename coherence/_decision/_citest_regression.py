@@ -110,11 +110,10 @@ def orthonormal_columns(a: np.ndarray) -> np.ndarray:
     whitening by the Gram matrix's eigenvectors (Cholesky QR twice, in eigenvector
     form): the first pass's columns span ``a``'s to round-off but are orthonormal only
     to ``eps`` times the Gram's condition number, which the second pass, on a
-    well-conditioned Gram, removes. Inverting the Gram matrix once, as this statistic
-    did, squares the condition number: a nearly spanned action (14 rows, 12 basis
-    columns) gave shares of 1 + 5e-7, noise above the p-value's tie tolerance. As
-    accurate as ``a``'s singular vectors, and several times cheaper than a batched SVD
-    of tall matrices."""
+    well-conditioned Gram, removes. A single inverse of the Gram matrix squares the
+    condition number: with a nearly spanned action (14 rows, 12 basis columns) it gave
+    shares of 1 + 5e-7, noise above the p-value's tie tolerance. As accurate as ``a``'s
+    singular vectors, and several times cheaper than a batched SVD of tall matrices."""
     u = a
     for cut in (1e-15, 0.5):  # the rank rule, then the columns kept (near 1) or not (0)
         lam, v = np.linalg.eigh(np.swapaxes(u, 1, 2) @ u)
