@@ -602,16 +602,10 @@ def test_auto_k_follows_the_design():
 
 
 @pytest.mark.parametrize("permute", ["outcomes", "contexts", "rows"])
-def test_blocks_of_like_units_give_no_pvalue(permute):
-    # pairs of contexts share a belief; within each pair the outcomes (and the actions)
-    # agree, so every permutation leaves the data as they are: p = 1 read as coherence
-    # (a strong leak: action = outcome), it is NaN with a warning
-    belief = np.repeat(np.linspace(0.1, 0.9, 8), 2)
-    outcome = np.repeat([0, 1, 1, 0, 1, 0, 0, 1], 2)
-    data = pd.DataFrame({"context": np.repeat(np.arange(16), 3),
-                         "belief": np.repeat(belief, 3),
-                         "action": np.repeat(np.where(outcome == 1, "yes", "no"), 3),
-                         "outcome": np.repeat(outcome, 3)})
+def test_blocks_of_like_units_give_no_pvalue(permute, paired_leak):
+    # every permutation leaves the data as they are: p = 1 read as coherence (a perfect
+    # leak), it is NaN with a warning
+    data = paired_leak
     with pytest.warns(DegenerateDataWarning, match="no permutation changes the data"):
         res = coherence.ci_test(data, permute=permute, n_resamples=49, rng=0, ci_method=None)
     assert math.isnan(res.pvalue) and res.statistic > 0

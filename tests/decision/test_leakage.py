@@ -311,18 +311,11 @@ def test_no_permutation_possible_gives_nan():
     assert np.isnan(res.pvalue)
 
 
-def test_blocks_of_one_outcome_give_nan():
-    # pairs of contexts share a belief and, within each pair, their outcome: a perfect leak
-    # (action = outcome) that no permutation can measure got p = 1 with no word
-    belief = np.repeat(np.linspace(0.1, 0.9, 8), 2)
-    outcome = np.repeat([0, 1, 1, 0, 1, 0, 0, 1], 2)
-    data = pd.DataFrame({"context": np.repeat(np.arange(16), 3),
-                         "belief": np.repeat(belief, 3),
-                         "action": np.repeat(np.where(outcome == 1, "yes", "no"), 3),
-                         "outcome": np.repeat(outcome, 3)})
+def test_blocks_of_one_outcome_give_nan(paired_leak):
+    # a perfect leak that no permutation can measure got p = 1 with no word
     with (pytest.warns(DegenerateDataWarning, match="no permutation changes the data"),
           pytest.warns(SmallSampleWarning, match="only 16 contexts")):
-        res = leakage_test(data, n_permutations=19, rng=0)
+        res = leakage_test(paired_leak, n_permutations=19, rng=0)
     assert np.isnan(res.pvalue) and res.statistic > 0
 
 
