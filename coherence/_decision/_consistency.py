@@ -337,13 +337,19 @@ def min_p_pvalue(observed: list[float], draws: list[np.ndarray]) -> float:
     :math:`\#\{j : m_j \le m_{data}\} / (B + 1)` (Westfall and Young's
     min-p). For one statistic it is :func:`monte_carlo_pvalue`. Ties follow
     the same relative tolerance; infinite statistics (no spread) rank
-    beyond every finite one.
+    beyond every finite one. A statistic undefined on the data (NaN) is left out, as
+    is a resample on which a kept one is undefined; with none left the p-value is NaN,
+    as :func:`monte_carlo_pvalue`'s.
     """
-    if len(observed) == 1:
-        return monte_carlo_pvalue(draws[0], observed[0])
+    kept = [(t, d) for t, d in zip(observed, draws, strict=True) if not math.isnan(t)]
+    if len(kept) <= 1:
+        return monte_carlo_pvalue(kept[0][1], kept[0][0]) if kept else math.nan
     pool = np.column_stack([np.concatenate([[t], np.asarray(d, dtype=np.float64)])
-                            for t, d in zip(observed, draws, strict=True)])
+                            for t, d in kept])
+    pool = pool[~np.isnan(pool).any(axis=1)]
     size = pool.shape[0]
+    if size == 1:
+        return math.nan
     pvals = np.empty_like(pool)
     for k in range(pool.shape[1]):
         col = pool[:, k]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
@@ -443,6 +444,27 @@ def test_min_p_pvalue_conventions():
     # no spread (infinite T) ranks beyond every draw; -inf is never extreme
     assert min_p_pvalue([np.inf, -np.inf], [np.zeros(99), np.zeros(99)]) == 0.01
     assert min_p_pvalue([-np.inf, -np.inf], [np.zeros(99), np.zeros(99)]) == 1.0
+    # a statistic undefined on the data is left out; with none left, no p-value (was 1)
+    assert math.isnan(min_p_pvalue([np.nan, np.nan], [a, b]))
+    assert min_p_pvalue([np.nan, 1.5], [b, a]) == pa
+    # a resample undefined for a kept statistic is left out, as monte_carlo_pvalue does
+    holes = a.copy()
+    holes[:9] = np.nan
+    assert min_p_pvalue([1.5, 1.5], [holes, a]) == monte_carlo_pvalue(holes, 1.5)
+
+
+def test_no_context_under_both_prompts_gives_no_pvalue():
+    # each context answered under one prompt only: shift and disagreement are undefined,
+    # and the permutation p-value combining them was 1
+    data = coherence.simulate("prompt_sensitive", n_contexts=30, n_repetitions=3,
+                              rng=0).data
+    data = data[data["prompt"].isin(["standard", "mse"])].astype({"prompt": str})
+    odd = data["context"].astype("category").cat.codes % 2 == 1
+    data = data[(data["prompt"] == "mse") == odd]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # named by the tests of those warnings
+        res = coherence.prompt_consistency(data, rng=0, method="permutation")
+    assert math.isnan(res.pvalue) and res.table["pvalue"].isna().all()
 
 
 def test_min_p_is_valid_when_data_and_draws_are_exchangeable():
