@@ -608,8 +608,7 @@ def _variant_pvalues(iv: dict[str, Any], cells: _Cells, v: int, weights: np.ndar
         usable = [k for k in kinds if not math.isnan(found[k][0])]
         for k in usable:
             draws[k].append(found[k])
-        pval = (min_p_pvalue([found[k][0] for k in usable],
-                             [found[k][1] for k in usable]) if usable else math.nan)
+        pval = min_p_pvalue([found[k][0] for k in kinds], [found[k][1] for k in kinds])
     return {"pvalue": pval, "pvalue_shift": p_shift, "pvalue_disagreement": p_dis,
             "n_disagreement": n_dis}
 

@@ -566,14 +566,13 @@ def _run_engine(iv: dict[str, Any], engine: str, options: Mapping[str, Any],
             null = np.array([reference(b) for b in range(n_perm)], dtype=np.float64)
         units = "contexts" if permute == "outcomes" else "rows"
         sizes = np.bincount(block)
-        # blocks whose units all share their outcome: their permutations move nothing
-        moved = varied_units(np.r_[0, np.cumsum(sizes)], np.argsort(block, kind="stable"),
-                             y_unit)
-        if sizes.max(initial=0) < 2 or moved == 0:
+        lone = sizes.max(initial=0) < 2
+        # 0 also where every block's units share their outcome: nothing moves there
+        if varied_units(np.r_[0, np.cumsum(sizes)], np.argsort(block, kind="stable"),
+                        y_unit) == 0:
             why = (f"no two {units} share a permutation block (each is alone in its "
-                   "evidence stratum)" if sizes.max(initial=0) < 2 else "no permutation "
-                   f"changes the data (the {units} of each permutation block share their "
-                   "outcome)")
+                   "evidence stratum)" if lone else "no permutation changes the data (the "
+                   f"{units} of each permutation block share their outcome)")
             warnings.warn(f"{_OWNER}: no valid permutation test exists for these data: {why}. "
                           "The p-value is NaN; coarser evidence or more contexts per stratum "
                           "are needed.", DegenerateDataWarning, stacklevel=3)
