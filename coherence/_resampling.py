@@ -21,9 +21,8 @@ Every resampling test of the package uses the pieces here, written once:
   for a mean of fractions (uncapped, Student's t quantile on the degrees of freedom of
   :func:`satterthwaite_df`); :func:`cluster_mean_interval`
   the interval of a mean over clusters by what its values are;
-* :func:`sign_flips`, :func:`sign_flip_pvalue` and :func:`sign_flip_interval`: the
-  paired sign-flip randomization test of a mean difference over independent units
-  and the interval that inverts it;
+* :func:`min_p_pvalue`: the p-value of the smallest of several statistics' Monte Carlo
+  p-values on the same resamples (Westfall and Young's min-p);
 * :func:`percentile_interval` (with :func:`expanded_level`, the level of the
   expanded percentile interval) and :func:`grouped_folds`.
 """
@@ -36,7 +35,6 @@ from collections.abc import Iterable
 from collections.abc import Iterator
 from collections.abc import Sequence
 from typing import Any
-from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -45,7 +43,6 @@ __all__ = [
     "LEFT_OUT_SHARE",
     "MC_TIE_RTOL",
     "MEAN_KINDS",
-    "SignFlips",
     "cluster_bootstrap_indices",
     "cluster_bootstrap_means",
     "cluster_draw_chunks",
@@ -56,12 +53,12 @@ __all__ = [
     "cluster_resample_rows",
     "cluster_weights",
     "expanded_level",
-    "flip_products",
     "fraction_interval",
     "group_codes",
     "grouped_folds",
     "heavy_tailed_mean_interval",
     "mean_interval",
+    "min_p_pvalue",
     "monte_carlo_pvalue",
     "percentile_interval",
     "point_at_value",
@@ -70,9 +67,6 @@ __all__ = [
     "rows_by_key",
     "satterthwaite_df",
     "sequential_pvalue",
-    "sign_flip_interval",
-    "sign_flip_pvalue",
-    "sign_flips",
     "sorted_codes",
     "streams_by_label",
     "studentized_interval",
@@ -206,6 +200,41 @@ def sequential_pvalue(draw: Callable[[int], np.ndarray], observed: float, *,
         made += len(new)
         parts.append(new)
     return (exceed + 1.0) / (made + 1.0), np.concatenate(parts)
+
+
+def min_p_pvalue(observed: list[float], draws: list[np.ndarray]) -> float:
+    r"""P-value of the smallest of K Monte Carlo p-values, calibrated on the same draws.
+
+    ``observed[k]`` is statistic *k* on the data and ``draws[k]`` (B,) the same
+    statistic on B resamples, the k statistics of one resample in the same
+    position (larger is more extreme). Each statistic's p-value of every
+    member of the pool (the data and the B resamples) is its share of the pool
+    at least as large, :math:`p_{kj} = \#\{i : T_{ki} \ge T_{kj}\} / (B + 1)`;
+    with :math:`m_j = \min_k p_{kj}` the result is
+    :math:`\#\{j : m_j \le m_{data}\} / (B + 1)` (Westfall and Young's
+    min-p). For one statistic it is :func:`monte_carlo_pvalue`. Ties follow
+    the same relative tolerance; infinite statistics (no spread) rank
+    beyond every finite one. A statistic undefined on the data (NaN) is left out, as
+    is a resample on which a kept one is undefined; with none left the p-value is NaN,
+    as :func:`monte_carlo_pvalue`'s.
+    """
+    kept = [(t, d) for t, d in zip(observed, draws, strict=True) if not math.isnan(t)]
+    if len(kept) <= 1:
+        return monte_carlo_pvalue(kept[0][1], kept[0][0]) if kept else math.nan
+    pool = np.column_stack([np.concatenate([[t], np.asarray(d, dtype=np.float64)])
+                            for t, d in kept])
+    pool = pool[~np.isnan(pool).any(axis=1)]
+    size = pool.shape[0]
+    if size == 1:
+        return math.nan
+    pvals = np.empty_like(pool)
+    for k in range(pool.shape[1]):
+        col = pool[:, k]
+        tol = MC_TIE_RTOL * np.maximum(1.0, np.abs(np.where(np.isfinite(col), col, 0.0)))
+        ranks = np.searchsorted(np.sort(col), col - tol, side="left")
+        pvals[:, k] = (size - ranks) / size
+    smallest = pvals.min(axis=1)
+    return float(np.count_nonzero(smallest <= smallest[0] * (1.0 + 1e-12)) / size)
 
 
 def group_codes(df: pd.DataFrame, column: str, *, owner: str | None = None) -> np.ndarray:
@@ -775,96 +804,3 @@ def cluster_mean_pivots(values: np.ndarray, codes: np.ndarray, n_resamples: int,
         reps[start:stop], reps_se[start:stop] = weighted_mean_pivots(
             cluster_weights(draws, n_groups), sums, counts)
     return mean[0], se[0], reps, reps_se
-
-
-class SignFlips(NamedTuple):
-    """The sign vectors of a paired sign-flip test, kept as what the test needs: per
-    vector *s*, the flipped sums :math:`\\sum_c s_c D_c` (``flipped``) and sizes
-    :math:`\\sum_c s_c m_c` (``flipped_sizes``), with the units' ``sums`` :math:`D_c` and
-    ``sizes`` :math:`m_c`; ``exact`` when they are all :math:`2^C` vectors."""
-
-    sums: np.ndarray
-    sizes: np.ndarray
-    flipped: np.ndarray
-    flipped_sizes: np.ndarray
-    exact: bool
-
-
-def flip_products(columns: np.ndarray, n_resamples: int, rng: np.random.Generator, *,
-                  max_elements: int = 4_000_000) -> tuple[np.ndarray, bool]:
-    r"""``(signs @ columns, exact)`` for the sign vectors of a paired sign-flip test over
-    the *C* rows of ``columns`` (a (C, k) array): all :math:`2^C` vectors (``exact``,
-    the identity among them) when :math:`2^C \le` ``n_resamples``, as
-    ``scipy.stats.permutation_test`` does; otherwise ``n_resamples`` random ones, drawn
-    as ``rng.integers(0, 2, size=(rows, C))`` in blocks of at most ``max_elements``
-    signs (one row at least), so memory stays O(C + n_resamples)."""
-    n_units = columns.shape[0]
-    if n_units < 31 and 2**n_units <= n_resamples:
-        signs = 1.0 - 2.0 * ((np.arange(2**n_units)[:, None] >> np.arange(n_units)) & 1)
-        return signs @ columns, True
-    rows = max(1, max_elements // max(n_units, 1))
-    blocks = []
-    for start in range(0, n_resamples, rows):
-        block = 1.0 - 2.0 * rng.integers(0, 2, size=(min(rows, n_resamples - start), n_units))
-        blocks.append(block @ columns)
-    return np.concatenate(blocks), False
-
-
-def sign_flips(sums: Any, sizes: Any, n_resamples: int, rng: np.random.Generator, *,
-               max_elements: int = 4_000_000) -> SignFlips:
-    r"""The sign vectors of a paired sign-flip test over units holding :math:`m_c` =
-    ``sizes`` differences that sum to :math:`D_c` = ``sums`` (:class:`SignFlips`), as
-    :func:`flip_products` draws them."""
-    d = np.asarray(sums, dtype=np.float64)
-    m = np.asarray(sizes, dtype=np.float64)
-    products, exact = flip_products(np.column_stack([d, m]), n_resamples, rng,
-                                    max_elements=max_elements)
-    return SignFlips(d, m, products[:, 0].copy(), products[:, 1].copy(), exact)
-
-
-def sign_flip_pvalue(flips: SignFlips, delta: float = 0.0) -> float:
-    r"""Two-sided sign-flip p-value of the null that the mean difference is ``delta``.
-
-    Under the null the centred sums :math:`D_c - \delta m_c` are symmetric about 0 and
-    independent over units. The statistic is :math:`|\sum_c (D_c - \delta m_c)|`, and a
-    sign vector's is :math:`|\sum_c s_c D_c - \delta \sum_c s_c m_c|`; the p-value is the
-    share of the sign vectors at least as extreme (``exact``), else
-    :func:`monte_carlo_pvalue`.
-    """
-    observed = abs(float(flips.sums.sum()) - delta * float(flips.sizes.sum()))
-    null = np.abs(flips.flipped - delta * flips.flipped_sizes)
-    if flips.exact:
-        return float(np.count_nonzero(null >= tie_bound(observed)) / null.size)
-    return monte_carlo_pvalue(null, observed)
-
-
-def _lowest_kept(total: float, n: float, a: np.ndarray, m: np.ndarray, exact: bool,
-                 alpha: float) -> float:
-    r"""The lower end of :func:`sign_flip_interval`: below the mean, a sign vector *b*
-    (flipped sum ``a``, flipped size ``m``) counts as extreme exactly when delta >= tau_b
-    (the smaller root of its two linear conditions), so the p-value rises with delta and
-    its crossing of ``alpha`` is an order statistic of the tau_b."""
-    low = tie_bound(total)  # a vector that flips nothing (or all) ties: it always counts
-    with np.errstate(invalid="ignore", divide="ignore"):
-        # |a - delta m| >= total - delta n, for delta below total / n
-        t1 = np.where(n - m > 0, (total - a) / (n - m), np.where(a >= low, -np.inf, np.inf))
-        t2 = np.where(n + m > 0, (total + a) / (n + m), np.where(-a >= low, -np.inf, np.inf))
-    tau = np.sort(np.minimum(t1, t2))
-    # the p-value exceeds alpha once count > alpha * 2^C (exact) or > alpha (B + 1) - 1
-    need = math.floor(alpha * tau.size) + 1 if exact else math.floor(alpha * (tau.size + 1))
-    if need <= 0:
-        return -math.inf
-    # need <= tau.size as alpha < 1; past the mean every vector counts
-    return float(min(tau[need - 1], total / n))
-
-
-def sign_flip_interval(flips: SignFlips, confidence_level: float) -> tuple[float, float]:
-    r"""The mean differences ``delta`` that :func:`sign_flip_pvalue` does not reject at
-    ``1 - confidence_level``: the interval that inverts the test with the same sign
-    vectors, so it excludes 0 exactly when the p-value is at most ``1 -
-    confidence_level`` (up to the tie rule)."""
-    alpha = 1.0 - confidence_level
-    total, n = float(flips.sums.sum()), float(flips.sizes.sum())
-    low = _lowest_kept(total, n, flips.flipped, flips.flipped_sizes, flips.exact, alpha)
-    high = -_lowest_kept(-total, n, -flips.flipped, flips.flipped_sizes, flips.exact, alpha)
-    return low, high

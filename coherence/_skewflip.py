@@ -1,16 +1,19 @@
-r"""The sign-flip test of a mean with Hall's skewness correction, and its inverted
-interval (the default of :meth:`coherence.ForecastScoresResult.compare`).
+r"""The paired sign-flip tests of a mean over independent units, with the intervals that
+invert them: the plain test (:func:`sign_flips`, :func:`sign_flip_pvalue`,
+:func:`sign_flip_interval`) and Hall's skewness-corrected one (:func:`skew_flips`,
+:func:`skew_flip_pvalue`, :func:`skew_flip_interval`, the default of
+:meth:`coherence.ForecastScoresResult.compare`), on the same sign vectors
+(:func:`flip_products`).
 
 A paired sign-flip test refers a statistic of the centred unit sums
 :math:`e_c = D_c - \delta m_c` to its values under sign flips :math:`s_c e_c`. It is
 exact for *any* statistic when the :math:`e_c` are symmetric about 0 and independent.
-The plain statistic :math:`|\sum_c e_c|` (:func:`coherence._resampling.sign_flip_pvalue`)
-is a symmetric test of a mean; with skewed differences it errs like the t-test does
-(0.076 at 30 questions with score differences of skewness 1.6). Here the statistic is
-Hall's (1992) transformation of the studentized mean, which removes the skewness
-term from the statistic's distribution: with :math:`\bar e` the mean, :math:`\hat\sigma`
-the standard deviation (divisor *C*) and :math:`\hat\gamma` the skewness of the *C*
-values,
+The plain statistic :math:`|\sum_c e_c|` is a symmetric test of a mean; with skewed
+differences it errs like the t-test does (0.076 at 30 questions with score differences
+of skewness 1.6). Here the statistic is Hall's (1992) transformation of the studentized
+mean, which removes the skewness term from the statistic's distribution: with
+:math:`\bar e` the mean, :math:`\hat\sigma` the standard deviation (divisor *C*) and
+:math:`\hat\gamma` the skewness of the *C* values,
 
 .. math::
 
@@ -36,11 +39,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._resampling import flip_products
 from ._resampling import monte_carlo_pvalue
 from ._resampling import tie_bound
 
-__all__ = ["SkewFlips", "skew_flip_interval", "skew_flip_pvalue", "skew_flips"]
+__all__ = ["SignFlips", "SkewFlips", "flip_products", "sign_flip_interval", "sign_flip_pvalue",
+           "sign_flips", "skew_flip_interval", "skew_flip_pvalue", "skew_flips"]
 
 #: a variance at most this share of the mean square is taken as 0 (all values equal)
 _FLAT = 1e-12
@@ -51,6 +54,99 @@ _RTOL = 1e-10
 _FAR = 1e60
 #: doublings of the outward step before an end is taken as infinite (2**60 spreads)
 _DOUBLINGS = 60
+
+
+class SignFlips(NamedTuple):
+    """The sign vectors of a paired sign-flip test, kept as what the test needs: per
+    vector *s*, the flipped sums :math:`\\sum_c s_c D_c` (``flipped``) and sizes
+    :math:`\\sum_c s_c m_c` (``flipped_sizes``), with the units' ``sums`` :math:`D_c` and
+    ``sizes`` :math:`m_c`; ``exact`` when they are all :math:`2^C` vectors."""
+
+    sums: np.ndarray
+    sizes: np.ndarray
+    flipped: np.ndarray
+    flipped_sizes: np.ndarray
+    exact: bool
+
+
+def flip_products(columns: np.ndarray, n_resamples: int, rng: np.random.Generator, *,
+                  max_elements: int = 4_000_000) -> tuple[np.ndarray, bool]:
+    r"""``(signs @ columns, exact)`` for the sign vectors of a paired sign-flip test over
+    the *C* rows of ``columns`` (a (C, k) array): all :math:`2^C` vectors (``exact``,
+    the identity among them) when :math:`2^C \le` ``n_resamples``, as
+    ``scipy.stats.permutation_test`` does; otherwise ``n_resamples`` random ones, drawn
+    as ``rng.integers(0, 2, size=(rows, C))`` in blocks of at most ``max_elements``
+    signs (one row at least), so memory stays O(C + n_resamples)."""
+    n_units = columns.shape[0]
+    if n_units < 31 and 2**n_units <= n_resamples:
+        signs = 1.0 - 2.0 * ((np.arange(2**n_units)[:, None] >> np.arange(n_units)) & 1)
+        return signs @ columns, True
+    rows = max(1, max_elements // max(n_units, 1))
+    blocks = []
+    for start in range(0, n_resamples, rows):
+        block = 1.0 - 2.0 * rng.integers(0, 2, size=(min(rows, n_resamples - start), n_units))
+        blocks.append(block @ columns)
+    return np.concatenate(blocks), False
+
+
+def sign_flips(sums: Any, sizes: Any, n_resamples: int, rng: np.random.Generator, *,
+               max_elements: int = 4_000_000) -> SignFlips:
+    r"""The sign vectors of a paired sign-flip test over units holding :math:`m_c` =
+    ``sizes`` differences that sum to :math:`D_c` = ``sums`` (:class:`SignFlips`), as
+    :func:`flip_products` draws them."""
+    d = np.asarray(sums, dtype=np.float64)
+    m = np.asarray(sizes, dtype=np.float64)
+    products, exact = flip_products(np.column_stack([d, m]), n_resamples, rng,
+                                    max_elements=max_elements)
+    return SignFlips(d, m, products[:, 0].copy(), products[:, 1].copy(), exact)
+
+
+def sign_flip_pvalue(flips: SignFlips, delta: float = 0.0) -> float:
+    r"""Two-sided sign-flip p-value of the null that the mean difference is ``delta``.
+
+    Under the null the centred sums :math:`D_c - \delta m_c` are symmetric about 0 and
+    independent over units. The statistic is :math:`|\sum_c (D_c - \delta m_c)|`, and a
+    sign vector's is :math:`|\sum_c s_c D_c - \delta \sum_c s_c m_c|`; the p-value is the
+    share of the sign vectors at least as extreme (``exact``), else
+    :func:`monte_carlo_pvalue`.
+    """
+    observed = abs(float(flips.sums.sum()) - delta * float(flips.sizes.sum()))
+    null = np.abs(flips.flipped - delta * flips.flipped_sizes)
+    if flips.exact:
+        return float(np.count_nonzero(null >= tie_bound(observed)) / null.size)
+    return monte_carlo_pvalue(null, observed)
+
+
+def _lowest_kept(total: float, n: float, a: np.ndarray, m: np.ndarray, exact: bool,
+                 alpha: float) -> float:
+    r"""The lower end of :func:`sign_flip_interval`: below the mean, a sign vector *b*
+    (flipped sum ``a``, flipped size ``m``) counts as extreme exactly when delta >= tau_b
+    (the smaller root of its two linear conditions), so the p-value rises with delta and
+    its crossing of ``alpha`` is an order statistic of the tau_b."""
+    low = tie_bound(total)  # a vector that flips nothing (or all) ties: it always counts
+    with np.errstate(invalid="ignore", divide="ignore"):
+        # |a - delta m| >= total - delta n, for delta below total / n
+        t1 = np.where(n - m > 0, (total - a) / (n - m), np.where(a >= low, -np.inf, np.inf))
+        t2 = np.where(n + m > 0, (total + a) / (n + m), np.where(-a >= low, -np.inf, np.inf))
+    tau = np.sort(np.minimum(t1, t2))
+    # the p-value exceeds alpha once count > alpha * 2^C (exact) or > alpha (B + 1) - 1
+    need = math.floor(alpha * tau.size) + 1 if exact else math.floor(alpha * (tau.size + 1))
+    if need <= 0:
+        return -math.inf
+    # need <= tau.size as alpha < 1; past the mean every vector counts
+    return float(min(tau[need - 1], total / n))
+
+
+def sign_flip_interval(flips: SignFlips, confidence_level: float) -> tuple[float, float]:
+    r"""The mean differences ``delta`` that :func:`sign_flip_pvalue` does not reject at
+    ``1 - confidence_level``: the interval that inverts the test with the same sign
+    vectors, so it excludes 0 exactly when the p-value is at most ``1 -
+    confidence_level`` (up to the tie rule)."""
+    alpha = 1.0 - confidence_level
+    total, n = float(flips.sums.sum()), float(flips.sizes.sum())
+    low = _lowest_kept(total, n, flips.flipped, flips.flipped_sizes, flips.exact, alpha)
+    high = -_lowest_kept(-total, n, -flips.flipped, flips.flipped_sizes, flips.exact, alpha)
+    return low, high
 
 
 class SkewFlips(NamedTuple):
@@ -75,8 +171,8 @@ def _powers(d: np.ndarray, m: np.ndarray) -> np.ndarray:
 
 def skew_flips(sums: Any, sizes: Any, n_resamples: int,
                rng: np.random.Generator) -> SkewFlips:
-    """The sign vectors of :func:`coherence._resampling.flip_products` (the same draws
-    as :func:`coherence._resampling.sign_flips`) with their six power sums."""
+    """The sign vectors of :func:`flip_products` (the same draws as :func:`sign_flips`)
+    with their six power sums."""
     d = np.asarray(sums, dtype=np.float64)
     m = np.asarray(sizes, dtype=np.float64)
     largest = float(np.max(np.abs(d))) if d.size else 0.0

@@ -25,6 +25,7 @@ from .._resampling import MC_TIE_RTOL
 from .._resampling import cluster_draws
 from .._resampling import cluster_weights
 from .._resampling import group_codes
+from .._resampling import min_p_pvalue
 from .._resampling import monte_carlo_pvalue
 from .._resampling import percentile_interval
 from .._resampling import round_off_difference
@@ -323,41 +324,6 @@ def studentized_draws(values: np.ndarray, weights: np.ndarray, confidence_level:
     if n < MIN_TEST_CONTEXTS:  # too few contexts for a bootstrap-t p-value
         pvalue, t_obs, tb_test = math.nan, math.nan, np.full(len(tb), np.nan)
     return mean, pvalue, mean - q_hi * se, mean - q_lo * se, n, t_obs, tb_test
-
-
-def min_p_pvalue(observed: list[float], draws: list[np.ndarray]) -> float:
-    r"""P-value of the smallest of K Monte Carlo p-values, calibrated on the same draws.
-
-    ``observed[k]`` is statistic *k* on the data and ``draws[k]`` (B,) the same
-    statistic on B resamples, the k statistics of one resample in the same
-    position (larger is more extreme). Each statistic's p-value of every
-    member of the pool (the data and the B resamples) is its share of the pool
-    at least as large, :math:`p_{kj} = \#\{i : T_{ki} \ge T_{kj}\} / (B + 1)`;
-    with :math:`m_j = \min_k p_{kj}` the result is
-    :math:`\#\{j : m_j \le m_{data}\} / (B + 1)` (Westfall and Young's
-    min-p). For one statistic it is :func:`monte_carlo_pvalue`. Ties follow
-    the same relative tolerance; infinite statistics (no spread) rank
-    beyond every finite one. A statistic undefined on the data (NaN) is left out, as
-    is a resample on which a kept one is undefined; with none left the p-value is NaN,
-    as :func:`monte_carlo_pvalue`'s.
-    """
-    kept = [(t, d) for t, d in zip(observed, draws, strict=True) if not math.isnan(t)]
-    if len(kept) <= 1:
-        return monte_carlo_pvalue(kept[0][1], kept[0][0]) if kept else math.nan
-    pool = np.column_stack([np.concatenate([[t], np.asarray(d, dtype=np.float64)])
-                            for t, d in kept])
-    pool = pool[~np.isnan(pool).any(axis=1)]
-    size = pool.shape[0]
-    if size == 1:
-        return math.nan
-    pvals = np.empty_like(pool)
-    for k in range(pool.shape[1]):
-        col = pool[:, k]
-        tol = MC_TIE_RTOL * np.maximum(1.0, np.abs(np.where(np.isfinite(col), col, 0.0)))
-        ranks = np.searchsorted(np.sort(col), col - tol, side="left")
-        pvals[:, k] = (size - ranks) / size
-    smallest = pvals.min(axis=1)
-    return float(np.count_nonzero(smallest <= smallest[0] * (1.0 + 1e-12)) / size)
 
 
 def _root(x: float) -> float:

@@ -29,6 +29,7 @@ import pandas as pd
 
 from .._docstrings import fill_doc
 from .._resampling import group_codes
+from .._resampling import min_p_pvalue
 from .._resampling import monte_carlo_pvalue
 from .._resampling import row_units
 from .._results import CoherenceResult
@@ -59,7 +60,6 @@ from ._monotone_bins import COMPARISON_COLUMNS
 from ._monotone_bins import paper_comparisons
 from ._monotone_isotonic import belief_windows
 from ._monotone_isotonic import isotonic_lr_test
-from ._monotone_isotonic import min_pvalue
 from ._monotone_isotonic import not_testable
 from ._monotone_isotonic import permutation_null
 from ._monotone_isotonic import quantile_bins
@@ -251,7 +251,7 @@ def _one_pair(belief: np.ndarray, is_first: np.ndarray, groups: np.ndarray, n_gr
             coarse[value_codes] = bin_codes
             both, null = permutation_null(value_codes, is_first, local, n_resamples, rng,
                                           window, coarse=coarse)
-            lr, p_global = float(both[1]), min_pvalue(both, null)
+            lr, p_global = float(both[1]), min_p_pvalue(list(both), [null[:, 0], null[:, 1]])
         elif method == "permutation":
             lr, null = permutation_null(bin_codes if lr_on == "bins" else value_codes,
                                         is_first, local, n_resamples, rng, window)
@@ -562,7 +562,8 @@ def monotonicity_test(
     ``lr_on='values'``, the distinct belief values), the binomial likelihood of the
     unrestricted shares with that of the weighted isotonic fit :math:`\hat s^{iso}`
     (pool-adjacent-violators); ``lr_on='both'`` computes it on both and combines
-    their p-values by :func:`min_pvalue`:
+    their p-values by Westfall and Young's min-p (the smaller p-value, referred to the
+    smaller p-values of the same permutations):
 
     .. math:: T = 2 \sum_v \left[\ell(x_v; s_v) - \ell(x_v; \hat s^{iso}_v)\right],
               \qquad \ell(x; p) = x \log p + (m - x) \log(1 - p).

@@ -1,7 +1,8 @@
 """The isotonic likelihood-ratio test of monotone choice (``monotonicity_test(method=
 'permutation')``, the earlier default, and ``method='bootstrap'``): the statistic, the
-context permutation within belief windows and strata of equal size, and the min-p
-combination of two statistics on the same permutations.
+context permutation within belief windows and strata of equal size (``lr_on='both'``
+combines two statistics on the same permutations by
+:func:`coherence._resampling.min_p_pvalue`).
 
 The null is "the share is non-decreasing"; its least favourable point is a flat
 share, where the beliefs of contexts with the same number of rows in the pair are
@@ -15,13 +16,12 @@ from typing import Any
 
 import numpy as np
 
-from .._resampling import MC_TIE_RTOL
 from .._resampling import monte_carlo_pvalue
 from .._validation import param_error
 from ._monotone_local import MIN_CONTEXTS
 
 __all__ = ["belief_windows", "context_strata", "isotonic_lr", "isotonic_lr_test",
-           "min_pvalue", "not_testable", "permutation_null", "quantile_bins",
+           "not_testable", "permutation_null", "quantile_bins",
            "untestable_note", "unused_options"]
 
 #: each method-specific option of ``monotonicity_test``: its default and the methods using it
@@ -259,30 +259,3 @@ def permutation_null(values: np.ndarray, first: np.ndarray, groups: np.ndarray,
             null[done:done + b, 1] = isotonic_lr_rows(xs @ to_coarse, mcf)
         done += b
     return observed, null
-
-
-def min_pvalue(observed: np.ndarray, null: np.ndarray) -> float:
-    r"""Monte Carlo p-value of the smaller of two statistics' p-values (min-p).
-
-    ``observed`` (2,) and ``null`` (B, 2) hold two statistics on the data and on the
-    same B null resamples. Each resample's p-values are its ranks in the null
-    distributions, :math:`p_{bk} = \#\{b' \in \{0, \dots, B\} : T_{b'k} \ge T_{bk}\} /
-    (1 + B)` over the observed statistic (:math:`b' = 0`) and the draws,
-    and the p-value is :math:`(1 + \#\{b : \min_k p_{bk} \le \min_k p_k\}) / (1 + B)`
-    with :math:`p_k` the observed statistics' Monte Carlo p-values: exact whenever
-    the resamples are exchangeable with the data, whatever the two statistics'
-    dependence.
-    """
-    p_obs = min(monte_carlo_pvalue(null[:, k], float(observed[k])) for k in range(2))
-    n = len(null)
-    p_draws = np.empty((n, 2))
-    for k in range(2):
-        col = null[:, k]
-        order = np.sort(col)
-        tol = MC_TIE_RTOL * np.maximum(1.0, np.abs(col))
-        # a draw's p-value is its rank among all B + 1 statistics, the observed one
-        # included, exactly as the observed statistic's is: the B + 1 are exchangeable
-        at_least = n - np.searchsorted(order, col - tol, side="left")  # itself included
-        at_least = at_least + (float(observed[k]) >= col - tol)
-        p_draws[:, k] = at_least / (1.0 + n)
-    return monte_carlo_pvalue(-p_draws.min(axis=1), -p_obs)

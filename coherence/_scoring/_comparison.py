@@ -17,14 +17,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._resampling import sign_flip_interval
-from .._resampling import sign_flip_pvalue
-from .._resampling import sign_flips
 from .._resampling import sorted_codes
 from .._results import CoherenceResult
 from .._results import ConfidenceInterval
 from .._rng import RNGLike
 from .._rng import check_rng
+from .._skewflip import sign_flip_interval
+from .._skewflip import sign_flip_pvalue
+from .._skewflip import sign_flips
 from .._skewflip import skew_flip_interval
 from .._skewflip import skew_flip_pvalue
 from .._skewflip import skew_flips

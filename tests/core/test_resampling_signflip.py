@@ -1,5 +1,5 @@
-"""The sign-flip test and its inverted interval, and the cluster bootstrap-t pieces of
-coherence._resampling, against brute-force references."""
+"""The sign-flip test and its inverted interval (coherence._skewflip), and the cluster
+bootstrap-t pieces of coherence._resampling, against brute-force references."""
 
 import itertools
 import math
@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 from coherence._resampling import MC_TIE_RTOL
 from coherence._resampling import cluster_bootstrap_means
 from coherence._resampling import cluster_mean_pivots
-from coherence._resampling import sign_flip_interval
-from coherence._resampling import sign_flip_pvalue
-from coherence._resampling import sign_flips
+from coherence._skewflip import sign_flip_interval
+from coherence._skewflip import sign_flip_pvalue
+from coherence._skewflip import sign_flips
 
 #: unit sums on a coarse grid (ties and zeros are common) or arbitrary
 _sums = st.lists(st.one_of(st.sampled_from([0.0, 0.1, -0.1, 0.25, -0.5, 1.0]),

@@ -11,8 +11,8 @@ from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
-from coherence._resampling import sign_flip_pvalue
-from coherence._resampling import sign_flips
+from coherence._skewflip import sign_flip_pvalue
+from coherence._skewflip import sign_flips
 from coherence._skewflip import skew_flip_interval
 from coherence._skewflip import skew_flip_pvalue
 from coherence._skewflip import skew_flips

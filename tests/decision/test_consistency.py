@@ -16,12 +16,12 @@ import coherence
 from coherence import ConsistencyResult
 from coherence import prompt_consistency
 from coherence._decision._consistency import _cell_stats
-from coherence._decision._consistency import min_p_pvalue
 from coherence._decision._consistency import paired_covariance
 from coherence._decision._consistency import permutation_pvalue
 from coherence._decision._consistency import squared_difference_terms
 from coherence._decision._consistency import studentized_draws
 from coherence._decision._consistency import studentized_mean
+from coherence._resampling import min_p_pvalue
 from coherence._resampling import monte_carlo_pvalue
 
 PROMPTS = ("standard", "mse", "absolute", "bayesian")

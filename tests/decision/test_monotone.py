@@ -465,17 +465,18 @@ def test_size_on_independent_realistic_nulls_fast():
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_min_pvalue_is_exact_over_exchangeable_statistics(seed):
+def test_min_p_pvalue_is_exact_over_exchangeable_statistics(seed):
     # Any of B + 1 exchangeable statistic pairs could have been the observed one: taken
     # in turn as observed, at most k of them may get a p-value <= k / (B + 1).
-    from coherence._decision._monotone_isotonic import min_pvalue
+    from coherence._resampling import min_p_pvalue
 
     gen = np.random.default_rng(seed)
     b = 59
     z = gen.standard_normal((b + 1, 2))
     stats_ = np.column_stack([z[:, 0], 0.6 * z[:, 0] + 0.8 * z[:, 1]])
     stats_[::7, 1] = 0.0  # ties, as isotonic LR statistics have at 0
-    p = np.array([min_pvalue(stats_[i], np.delete(stats_, i, axis=0)) for i in range(b + 1)])
+    p = np.array([min_p_pvalue(list(stats_[i]), list(np.delete(stats_, i, axis=0).T))
+                  for i in range(b + 1)])
     for k in range(1, b + 2):
         assert np.sum(p <= k / (b + 1) + 1e-12) <= k
 # --------------------------------------------------------------------------- numba kernels
