@@ -40,6 +40,7 @@ from .._validation import require_columns
 from .._validation import same_within
 from .._warnings import DeprecatedAlias
 from ._comparison import label_choices
+from ._forecastbench_warnings import few_compared
 from ._forecastbench_warnings import warn_perfect_naive
 from ._forecastbench_warnings import warn_small
 from ._forecastbench_warnings import warn_undefined
@@ -64,6 +65,8 @@ MARKET_ADJUSTMENTS = ("two_way_fixed_effects", "market_brier")
 #: Rules for missing forecasts: 0.5 everywhere, or the market value on market questions.
 IMPUTATION_RULES = ("0.5", "market")
 QUESTION_TYPES = ("dataset", "market")
+#: Questions each forecaster needs for a comparison's p-value (NaN below, warned).
+MIN_COMPARE_QUESTIONS = 30
 
 
 # --------------------------------------------------------------------------- array layer
@@ -176,9 +179,10 @@ class ForecastBenchComparisonResult(CoherenceResult, test_name="ForecastBenchRes
     ``statistic`` is ``score(model_a) - score(model_b)``; ``confidence_interval``
     its percentile bootstrap interval over questions (the same replicates as
     the scores, fixed effects re-estimated in each); ``pvalue`` the two-sided
-    bootstrap p-value of no difference, ``(1 + #{|d* - d| >= |d|}) / (1 + B)``. The two
-    need not agree (the p-value inverts the interval ``d +- q``, ``q`` a quantile of
-    ``|d* - d|``, not the percentile one): with skewed replicates the p-value can be
+    bootstrap p-value of no difference, ``(1 + #{|d* - d| >= |d|}) / (1 + B)``, NaN
+    when a forecaster has fewer than 30 questions (:meth:`ForecastBenchResult.compare`).
+    The two need not agree (the p-value inverts the interval ``d +- q``, ``q`` a quantile
+    of ``|d* - d|``, not the percentile one): with skewed replicates the p-value can be
     below ``1 - confidence_level`` while the interval holds 0, or the reverse.
 
     Attributes
@@ -309,22 +313,27 @@ class ForecastBenchResult(CoherenceResult, test_name="forecastbench_scores",
         Warns
         -----
         SmallSampleWarning
-            When more than 1% of the replicates are left out (the difference undefined).
+            When more than 1% of the replicates are left out (the difference undefined),
+            and when a forecaster has fewer than 30 questions (the p-value is then NaN).
 
         Notes
         -----
-        The p-value is liberal with few questions, skewed differences or related
-        questions (0.07-0.09 at 0.05 in ``benchmarks/validate_forecast_scores.py``: 20
-        questions, a sharp against a hedged forecaster, topic errors shared by 10
-        questions; ``docs/forecastbench.md``). For a test of two forecasters, use
-        :meth:`ForecastScoresResult.compare` (sign flips over questions or clusters).
+        With few questions the centred bootstrap p-value rejects true nulls far too often
+        (exchangeable forecasters, at 0.05: 0.30 at 3 questions, 0.11-0.12 at 10;
+        ``benchmarks/check_forecastbench_small.py``), so with fewer than
+        ``MIN_COMPARE_QUESTIONS`` (30) questions of either forecaster it is NaN. From there
+        it is still liberal with skewed differences or related questions (0.07-0.09 in
+        ``benchmarks/validate_forecast_scores.py``: a sharp against a hedged forecaster,
+        topic errors shared by 10 questions; ``docs/forecastbench.md``). For a test of two
+        forecasters, use :meth:`ForecastScoresResult.compare` (sign flips over questions
+        or clusters, valid from 2 questions).
 
         The p-value and the interval need not agree: the p-value is centred on ``d``
         and symmetric (it rejects where the interval ``d +- q`` over ``|d* - d|``
         excludes 0), the interval takes the replicates' own percentiles. With skewed
         replicates one can reject while the other holds 0: a sharp against a hedged
-        forecaster on 20 questions gave a Brier Index difference of -15.2 with p =
-        0.034 and a 95% interval of [-26.4, 0.18]. Read them as two answers; the
+        forecaster on 30 questions gave a Brier Index difference of -12.3 with p =
+        0.045 and a 95% interval of [-22.8, 1.12]. Read them as two answers; the
         interval of :meth:`ForecastScoresResult.compare` inverts its test.
         """
         owner = "ForecastBenchResult.compare"
@@ -346,8 +355,11 @@ class ForecastBenchResult(CoherenceResult, test_name="forecastbench_scores",
             warn_undefined(owner, [f"the difference {model_a!r} - {model_b!r}"], [undefined],
                             len(self.replicates))
         if np.isfinite(d) and len(reps):
-            pvalue = monte_carlo_pvalue(np.abs(reps - d), abs(d))
             low, high = percentile_interval(reps, confidence_level)
+            n_q = dict(zip(self.table["model"], self.table["n_questions"], strict=True))
+            pvalue = (np.nan if few_compared(owner, {repr(m): int(n_q[m]) for m in (
+                model_a, model_b)}, MIN_COMPARE_QUESTIONS) else
+                monte_carlo_pvalue(np.abs(reps - d), abs(d)))
         else:
             pvalue, low, high = np.nan, np.nan, np.nan
         n = int(np.sum(~np.isnan(self.question_effects["question_fixed_effect"])))

@@ -15,7 +15,7 @@ from .._resampling import LEFT_OUT_SHARE
 from .._warnings import DegenerateDataWarning
 from .._warnings import SmallSampleWarning
 
-__all__ = ["warn_perfect_naive", "warn_small", "warn_undefined"]
+__all__ = ["few_compared", "warn_perfect_naive", "warn_small", "warn_undefined"]
 
 
 def warn_undefined(owner: str, names: list[str], counts: Any, n_resamples: int) -> None:
@@ -34,6 +34,22 @@ def warn_undefined(owner: str, names: list[str], counts: Any, n_resamples: int) 
         "forecasters into groups with no forecaster in common, or a difficulty-adjusted Brier "
         "score below 0, which has no Brier Index), so those intervals rest on the other "
         "replicates only ('n_undefined' counts them).", SmallSampleWarning, stacklevel=3)
+
+
+def few_compared(owner: str, counts: dict[str, int], minimum: int) -> bool:
+    """Whether a forecaster of ``counts`` (name: questions forecast) has fewer than
+    ``minimum`` questions, so that a comparison gives no p-value (warned)."""
+    fewest = min(counts, key=counts.__getitem__)
+    if counts[fewest] >= minimum:
+        return False
+    warnings.warn(
+        f"{owner}: {fewest} forecast {counts[fewest]} question(s) (< {minimum}), too few for "
+        "the centred bootstrap p-value, which rejects a true null far more often than "
+        "its level there (at 0.05: 0.30 at 3 questions, 0.11 at 10; "
+        "benchmarks/check_forecastbench_small.py), so the p-value is NaN; the interval "
+        "rests on as few questions. For a test, use forecast_scores(...).compare "
+        "(sign flips over questions, valid from 2).", SmallSampleWarning, stacklevel=3)
+    return True
 
 
 def warn_perfect_naive(owner: str, table: pd.DataFrame, naive: str | None) -> None:

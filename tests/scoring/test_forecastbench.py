@@ -17,6 +17,7 @@ from coherence import FORECASTBENCH_SCORES
 from coherence import ForecastBenchComparisonResult
 from coherence import ForecastBenchResult
 from coherence import forecastbench_scores
+from coherence._scoring._forecastbench import MIN_COMPARE_QUESTIONS
 from coherence._scoring._forecastbench import _scores
 from tests._reference_forecastbench import reference_adjusted_brier
 
@@ -551,7 +552,8 @@ def test_numeric_model_labels_stay_as_given():
     assert list(res.table["model"]) == [1, 2]
     assert res.table.set_index("model").loc[1, "brier"] == pytest.approx(0.125)
     assert res.models == (1, 2) and res.fixed_effects_models == (1, 2)
-    cmp = res.compare(1, 2, score="brier")
+    with pytest.warns(coherence.SmallSampleWarning, match=r"1 forecast 4 question\(s\)"):
+        cmp = res.compare(1, 2, score="brier")
     assert cmp.statistic == pytest.approx(0.125 - 0.25)
     with pytest.raises(ValueError, match=r"did you mean 1\?"):
         res.compare("1", 2)
@@ -587,12 +589,15 @@ def test_replicates_left_out_are_counted_and_warned():
     low, high = np.percentile(kept[~np.isnan(kept)], [2.5, 97.5])  # the values as before
     assert t.loc["c", "brier_ci_low"] == pytest.approx(low)
     assert t.loc["c", "brier_ci_high"] == pytest.approx(high)
-    with pytest.warns(coherence.SmallSampleWarning,
-                      match=r"of the difference 'a' - 'c' \(118, 11\.8%\)"):
+    with pytest.warns(coherence.SmallSampleWarning) as caught:
         cmp = res.compare("a", "c", score="brier")
+    assert re.search(r"of the difference 'a' - 'c' \(118, 11\.8%\)", str(caught[0].message))
+    assert "'c' forecast 2 question(s)" in str(caught[1].message)
     assert (cmp.n_undefined, cmp.n_resamples) == (118, 881)
     assert cmp.to_frame().loc[0, "n_undefined"] == 118
-    assert res.compare("a", "b").n_undefined == 0  # no warning (pytest makes one an error)
+    with pytest.warns(coherence.SmallSampleWarning) as ab:  # 20 questions: no p-value
+        assert res.compare("a", "b").n_undefined == 0
+    assert ["forecast 20 question(s)" in str(w.message) for w in ab] == [True]
 
 
 def test_rank_leaves_an_undefined_brier_index_unranked_and_shares_ties():
@@ -636,21 +641,64 @@ def test_one_forecaster_peer_score_warns_that_it_is_measured_against_itself():
     assert by_model(two).loc["m0", "peer_score"] != 0.0
 
 
+def constant_difference(n: int) -> pd.DataFrame:
+    """A forecaster 0.1 from every outcome and one at 0.5, on ``n`` questions: the Brier
+    difference is -0.24 on each, so every bootstrap replicate is the point."""
+    y = np.arange(n) % 2
+    return pd.DataFrame({"model": ["sharp"] * n + ["hedged"] * n,
+                         "question": np.tile(np.arange(n), 2),
+                         "probability": np.concatenate([np.where(y == 1, 0.9, 0.1),
+                                                        np.full(n, 0.5)]),
+                         "outcome": np.tile(y, 2)})
+
+
+@pytest.mark.parametrize("n", [2, 3, MIN_COMPARE_QUESTIONS - 1])
+def test_compare_gives_no_pvalue_below_the_minimum_of_questions(n):
+    """Regression: with a difference of -0.24 on every question the centred p-value was
+    1 / (B + 1) = 0.001 at any number of questions (each |d* - d| is 0), and on
+    exchangeable forecasters it rejected 30% of true nulls at 3 questions and 11-12% at
+    10 (benchmarks/check_forecastbench_small.py). Below MIN_COMPARE_QUESTIONS a
+    forecaster's questions the p-value is NaN with a warning pointing to the sign-flip
+    comparison, which gives 2 / 2^n here (0.5 at 2 questions); the interval stays the
+    leaderboard's."""
+    res = forecastbench_scores(constant_difference(n), n_resamples=199, rng=0)
+    with pytest.warns(coherence.SmallSampleWarning,
+                      match=rf"'hedged' forecast {n} question\(s\) \(< 30\).*"
+                      r"forecast_scores\(\.\.\.\)\.compare"):
+        cmp = res.compare("hedged", "sharp", score="brier")
+    assert np.isnan(cmp.pvalue)
+    assert cmp.statistic == pytest.approx(0.24)
+    assert cmp.confidence_interval[:2] == pytest.approx((0.24, 0.24))
+    with pytest.warns(coherence.SmallSampleWarning, match="point itself"):
+        scores = coherence.forecast_scores(constant_difference(n), n_resamples=99, rng=0)
+    flips = scores.compare("hedged", "sharp", n_resamples=9999, rng=0)
+    # every sign vector but the identity and its negation is less extreme: exact, or
+    # the Monte Carlo p-value's floor
+    assert flips.pvalue == pytest.approx(2.0 / 2**n if 2**n <= 9999 else 1 / 10000)
+
+
+def test_compare_gives_a_pvalue_from_the_minimum_of_questions():
+    res = forecastbench_scores(constant_difference(MIN_COMPARE_QUESTIONS), n_resamples=199,
+                               rng=0)
+    cmp = res.compare("hedged", "sharp", score="brier")  # no warning (pytest makes it an error)
+    assert cmp.pvalue == pytest.approx(1 / 200)  # the bootstrap's: every |d* - d| is 0
+
+
 def test_compare_pvalue_and_percentile_interval_can_disagree_and_say_so():
     """The centred p-value and the percentile interval are different constructions: on
-    a sharp against a hedged forecaster (20 questions) p = 0.034 while the 95% interval
+    a sharp against a hedged forecaster (30 questions) p = 0.045 while the 95% interval
     holds 0. The docstrings say so; swapping the forecasters mirrors both."""
-    gen = np.random.default_rng(44)
-    truth = gen.uniform(0.05, 0.95, 20)
-    y = (gen.uniform(size=20) < truth).astype(int)
+    gen = np.random.default_rng(18)
+    truth = gen.uniform(0.05, 0.95, 30)
+    y = (gen.uniform(size=30) < truth).astype(int)
     forecasts = {"sharp": np.where(truth > 0.5, 0.97, 0.03),
                  "hedged": np.clip(0.5 + 0.3 * (truth - 0.5), 0.01, 0.99),
-                 "third": np.clip(truth + gen.normal(0, 0.1, 20), 0.01, 0.99)}
+                 "third": np.clip(truth + gen.normal(0, 0.1, 30), 0.01, 0.99)}
     df = pd.DataFrame([{"model": m, "question": i, "probability": p[i], "outcome": y[i]}
-                       for m, p in forecasts.items() for i in range(20)])
-    res = forecastbench_scores(df, n_resamples=999, rng=44)
+                       for m, p in forecasts.items() for i in range(30)])
+    res = forecastbench_scores(df, n_resamples=999, rng=18)
     ab, ba = res.compare("sharp", "hedged"), res.compare("hedged", "sharp")
-    assert ab.pvalue == pytest.approx(0.034)
+    assert ab.pvalue == pytest.approx(0.045)
     assert ab.confidence_interval.low < 0.0 < ab.confidence_interval.high
     assert (ba.statistic, ba.pvalue) == pytest.approx((-ab.statistic, ab.pvalue))
     assert (ba.confidence_interval.low, ba.confidence_interval.high) == pytest.approx(

@@ -20,16 +20,17 @@ from hypothesis import settings
 from hypothesis import strategies as st
 
 import coherence
+from coherence._scoring._forecastbench import MIN_COMPARE_QUESTIONS
 
 _probs = st.one_of(st.sampled_from([0.0, 0.2, 0.5, 0.8, 1.0]), st.floats(0.0, 1.0))
 
 
 # --------------------------------------------------------------------------- forecastbench
 @st.composite
-def _bench(draw: st.DrawFn) -> pd.DataFrame:
+def _bench(draw: st.DrawFn, fewest: int = 2, most: int = 6) -> pd.DataFrame:
     """A naive forecaster 'n' (always 0.5) and a full forecaster 'm1' on every question
     (so the panel is connected), and up to two others on subsets."""
-    n_q = draw(st.integers(2, 6))
+    n_q = draw(st.integers(fewest, most))
     rows = []
     for q in range(n_q):
         y = draw(st.integers(0, 1))
@@ -132,23 +133,33 @@ def test_forecastbench_row_order_relabelling_and_duplicated_questions(df, rnd):
 
 @pytest.mark.filterwarnings("ignore:forecastbench_scores:coherence.SmallSampleWarning")
 @settings(max_examples=25)
-@given(_bench(), st.sampled_from(list(coherence.FORECASTBENCH_SCORES)))
+@given(st.one_of(_bench(), _bench(MIN_COMPARE_QUESTIONS, MIN_COMPARE_QUESTIONS + 3)),
+       st.sampled_from(list(coherence.FORECASTBENCH_SCORES)))
 def test_forecastbench_compare_swap_and_bounds(df, score):
     res = coherence.forecastbench_scores(df, naive="n", n_resamples=49, rng=1)
-    ab = res.compare("m1", "n", score=score)
-    ba = res.compare("n", "m1", score=score)
     t = _bench_table(res)
     d = t.loc["m1", score] - t.loc["n", score]
+    few = df["question"].nunique() < MIN_COMPARE_QUESTIONS  # 'n' and 'm1' answer them all
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ab = res.compare("m1", "n", score=score)
+        ba = res.compare("n", "m1", score=score)
+    warned = [w for w in caught if "too few for the centred bootstrap" in str(w.message)]
     if math.isnan(d):
-        assert math.isnan(ab.pvalue)
+        assert math.isnan(ab.pvalue) and not warned
         return
     assert ab.statistic == pytest.approx(d, abs=1e-12)
     assert ba.statistic == pytest.approx(-ab.statistic, abs=1e-12)
-    assert ba.pvalue == pytest.approx(ab.pvalue, abs=1e-12)
     assert ba.confidence_interval.low == pytest.approx(-ab.confidence_interval.high, abs=1e-9)
     assert ba.confidence_interval.high == pytest.approx(-ab.confidence_interval.low, abs=1e-9)
     reps = ab.replicates
     assert ab.n_resamples == len(reps) <= 49
+    if few:  # no p-value below the minimum of questions, and a warning each call
+        assert math.isnan(ab.pvalue) and math.isnan(ba.pvalue)
+        assert len(warned) == (2 if len(reps) else 0)
+        return
+    assert not warned
+    assert ba.pvalue == pytest.approx(ab.pvalue, abs=1e-12)
     expected = (1 + np.sum(np.abs(reps - d) >= abs(d) - 1e-9 * max(1.0, abs(d)))) / (
         1 + len(reps))
     assert ab.pvalue == pytest.approx(expected, abs=1e-12)

@@ -1,0 +1,127 @@
+"""The size of ForecastBench's paired comparison (``forecastbench_scores(...).compare``)
+in studies of few questions, below and at the 20 questions where
+``benchmarks/validate_forecast_scores.py`` starts, on two of its null designs
+(``benchmarks/forecast_designs.py``): exchangeable forecasters, and a sharp forecaster
+against a hedged one of the same expected Brier score (skewed differences).
+
+Per study, on the Brier score and the Brier Index: the centred bootstrap p-value from
+the result's replicates with no minimum of questions (what ``compare`` gave before it
+had one), and what ``compare`` gives now (NaN below the minimum: counted apart, not as
+a rejection); beside them the competitor the docs point to, the sign-flip comparison of
+``forecast_scores(...).compare`` on the Brier score::
+
+    python -m benchmarks.check_forecastbench_small 2 3 5 10 15 20 30  # writes the JSON
+    python -m benchmarks.check_forecastbench_small --tables  # the table in the docs
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import warnings
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from benchmarks._harness import environment
+from benchmarks._harness import format_rate
+from benchmarks._harness import generated_by
+from benchmarks._harness import map_jobs
+from benchmarks._harness import markdown_table
+from benchmarks._harness import rejection_columns
+from benchmarks._harness import write_json
+from benchmarks._harness import write_tables
+from benchmarks.forecast_designs import FORECAST_DESIGNS
+from benchmarks.forecast_designs import sample
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "benchmarks" / "results" / "check_forecastbench_small.json"
+DOC = ROOT / "docs" / "forecastbench.md"
+ALPHA = 0.05
+DESIGNS = ("uniform, noise 0.1 vs 0.1", "sharp (noise 0.15) vs hedged, equal Brier")
+LABELS = ("centred_brier", "centred_index", "compare_brier", "compare_index",
+          "sign_flip_brier")
+
+
+def _study(job: tuple[str, int, int, int]) -> list[float]:
+    """The five p-values (:data:`LABELS`) of one study."""
+    from coherence import FORECASTBENCH_SCORES
+    from coherence import forecast_scores
+    from coherence import forecastbench_scores
+    from coherence._resampling import monte_carlo_pvalue
+
+    name, n, seed, resamples = job
+    gen = np.random.default_rng(seed)
+    df = sample(FORECAST_DESIGNS[name], n, gen)[["model", "question", "probability",
+                                                 "outcome"]]
+    out = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fb = forecastbench_scores(df, n_resamples=resamples, rng=gen)
+        for score in ("brier", "brier_index"):
+            j = list(FORECASTBENCH_SCORES).index(score)
+            d = float(fb.point[0, j] - fb.point[1, j])
+            reps = fb.replicates[:, 0, j] - fb.replicates[:, 1, j]
+            reps = reps[np.isfinite(reps)]
+            out.append(monte_carlo_pvalue(np.abs(reps - d), abs(d))
+                       if np.isfinite(d) and len(reps) else np.nan)
+        out += [float(fb.compare("a", "b", score=s).pvalue) for s in ("brier", "brier_index")]
+        fs = forecast_scores(df, n_resamples=99, rng=gen)
+        out.append(float(fs.compare("a", "b", n_resamples=resamples, rng=gen).pvalue))
+    return out
+
+
+def _row(c: dict[str, Any]) -> list[str]:
+    def rate(label: str) -> str:
+        nan = c[f"{label}_n_nan"]
+        return ("no p-value" if nan == c["studies"] else format_rate(c[label])
+                + (f" ({nan} NaN)" if nan else ""))
+
+    return [c["design"], str(c["n"]), *map(rate, LABELS)]
+
+
+def tables(results: dict[str, Any]) -> str:
+    env = results["environment"]
+    lines = markdown_table(
+        ("design", "questions", "centred, Brier", "centred, Brier Index",
+         "compare, Brier", "compare, Brier Index", "sign flip (forecast_scores), Brier"),
+        map(_row, results["cells"]))
+    return "\n".join([*lines, "", generated_by("check_forecastbench_small", env)
+                      + f"; {results['studies']} studies a cell, {results['resamples']} "
+                      "replicates, rejection rate at 0.05 with its Wilson 95% interval)."])
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("sizes", nargs="*", type=int, default=[2, 3, 5, 10, 15, 20, 30])
+    parser.add_argument("--studies", type=int, default=400)
+    parser.add_argument("--resamples", type=int, default=999)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--tables", action="store_true",
+                        help="only write the docs table from the JSON")
+    args = parser.parse_args(argv)
+    if not args.tables:
+        cells = []
+        with ProcessPoolExecutor(args.workers) as pool:
+            for name in DESIGNS:
+                for n in args.sizes:
+                    jobs = [(name, n, 9_000_000 + 1000 * n + s, args.resamples)
+                            for s in range(args.studies)]
+                    p = map_jobs(_study, jobs, pool)
+                    cells.append({"design": name, "n": n, "studies": args.studies,
+                                  **rejection_columns(p, LABELS, ALPHA,
+                                                      none_if_untested=True)})
+                    print(name, n, {k: cells[-1][k] and cells[-1][k]["rate"]
+                                    for k in LABELS}, flush=True)
+        write_json(RESULTS, {"environment": environment(()), "alpha": ALPHA,
+                             "studies": args.studies, "resamples": args.resamples,
+                             "cells": cells})
+    write_tables(DOC, "check_forecastbench_small.py",
+                 tables(json.loads(RESULTS.read_text())))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
