@@ -17,6 +17,7 @@ a rejection); beside them the competitor the docs point to, the sign-flip compar
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import warnings
 from concurrent.futures import ProcessPoolExecutor
@@ -98,13 +99,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("sizes", nargs="*", type=int, default=[2, 3, 5, 10, 15, 20, 30])
     parser.add_argument("--studies", type=int, default=400)
     parser.add_argument("--resamples", type=int, default=999)
-    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--workers", type=int, default=2, help="processes (1: this one)")
     parser.add_argument("--tables", action="store_true",
                         help="only write the docs table from the JSON")
     args = parser.parse_args(argv)
     if not args.tables:
         cells = []
-        with ProcessPoolExecutor(args.workers) as pool:
+        with (ProcessPoolExecutor(args.workers) if args.workers > 1
+              else contextlib.nullcontext()) as pool:
             for name in DESIGNS:
                 for n in args.sizes:
                     jobs = [(name, n, 9_000_000 + 1000 * n + s, args.resamples)
