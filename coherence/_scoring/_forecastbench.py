@@ -320,9 +320,9 @@ class ForecastBenchResult(CoherenceResult, test_name="forecastbench_scores",
         -----
         With few questions the centred bootstrap p-value rejects true nulls far too often
         (exchangeable forecasters, at 0.05: 0.30 at 3 questions, 0.11-0.12 at 10;
-        ``benchmarks/check_forecastbench_small.py``), so with fewer than
-        ``MIN_COMPARE_QUESTIONS`` (30) questions of either forecaster it is NaN. From there
-        it is still liberal with skewed differences or related questions (0.07-0.09 in
+        ``benchmarks/check_forecastbench_small.py``), so with fewer than 30 questions
+        of either forecaster it is NaN. From 30 (0.053-0.055 there) it is still liberal
+        with skewed differences or related questions (0.07-0.09 in
         ``benchmarks/validate_forecast_scores.py``: a sharp against a hedged forecaster,
         topic errors shared by 10 questions; ``docs/forecastbench.md``). For a test of two
         forecasters, use :meth:`ForecastScoresResult.compare` (sign flips over questions
@@ -357,9 +357,9 @@ class ForecastBenchResult(CoherenceResult, test_name="forecastbench_scores",
         if np.isfinite(d) and len(reps):
             low, high = percentile_interval(reps, confidence_level)
             n_q = dict(zip(self.table["model"], self.table["n_questions"], strict=True))
-            pvalue = (np.nan if few_compared(owner, {repr(m): int(n_q[m]) for m in (
-                model_a, model_b)}, MIN_COMPARE_QUESTIONS) else
-                monte_carlo_pvalue(np.abs(reps - d), abs(d)))
+            few = few_compared(owner, {repr(m): int(n_q[m]) for m in (model_a, model_b)},
+                               MIN_COMPARE_QUESTIONS)
+            pvalue = np.nan if few else monte_carlo_pvalue(np.abs(reps - d), abs(d))
         else:
             pvalue, low, high = np.nan, np.nan, np.nan
         n = int(np.sum(~np.isnan(self.question_effects["question_fixed_effect"])))
