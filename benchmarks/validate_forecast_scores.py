@@ -154,11 +154,12 @@ def study(design: ForecastDesign, n: int, resamples: int, seed: int,
     if forecastbench:
         from coherence import forecastbench_scores
 
-        with warnings.catch_warnings():
+        with warnings.catch_warnings():  # below 30 questions compare warns: no p-value
             warnings.simplefilter("ignore")
             fb = forecastbench_scores(df[["model", "question", "probability", "outcome"]],
                                       n_resamples=resamples, rng=gen)
-        out += [float(fb.compare("a", "b", score=s).pvalue) for s in ("brier", "brier_index")]
+            out += [float(fb.compare("a", "b", score=s).pvalue)
+                    for s in ("brier", "brier_index")]
         fb_row = fb.table.set_index("model").loc["a"]
         out.append(float(fb_row["brier_ci_low"] <= truth["a"][0] <= fb_row["brier_ci_high"]))
         fb_low, fb_high, _ = fb.confidence_interval
