@@ -326,7 +326,7 @@ class ForecastBenchResult(CoherenceResult, test_name="forecastbench_scores",
         ``benchmarks/validate_forecast_scores.py``: a sharp against a hedged forecaster,
         topic errors shared by 10 questions; ``docs/forecastbench.md``). For a test of two
         forecasters, use :meth:`ForecastScoresResult.compare` (sign flips over questions
-        or clusters, valid from 2 questions).
+        or clusters; with skewed differences also liberal below 20 questions).
 
         The p-value and the interval need not agree: the p-value is centred on ``d``
         and symmetric (it rejects where the interval ``d +- q`` over ``|d* - d|``

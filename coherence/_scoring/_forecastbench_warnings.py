@@ -48,7 +48,8 @@ def few_compared(owner: str, counts: dict[str, int], minimum: int) -> bool:
         "its level there (at 0.05: 0.30 at 3 questions, 0.11 at 10; "
         "benchmarks/check_forecastbench_small.py), so the p-value is NaN; the interval "
         "rests on as few questions. For a test, use forecast_scores(...).compare "
-        "(sign flips over questions, valid from 2).", SmallSampleWarning, stacklevel=3)
+        "(sign flips over questions: exact where the differences are symmetric, "
+        "approximate where they are skewed).", SmallSampleWarning, stacklevel=3)
     return True
 
 
