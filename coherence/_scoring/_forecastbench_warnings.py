@@ -1,7 +1,7 @@
 """The warnings of :func:`coherence.forecastbench_scores` (and of its comparison): the
-intervals that rest on too few replicates or one question, a leaderboard of one
-forecaster, and a relative skill score left undefined by a perfect reference (each at the
-caller's caller's line).
+intervals that rest on too few replicates or one question, a comparison of too few
+questions for a p-value, a leaderboard of one forecaster, and a relative skill score left
+undefined by a perfect reference (each at the caller's caller's line).
 """
 
 from __future__ import annotations
