@@ -4,9 +4,9 @@ in studies of few questions, below and at the 20 questions where
 (``benchmarks/forecast_designs.py``): exchangeable forecasters, and a sharp forecaster
 against a hedged one of the same expected Brier score (skewed differences).
 
-Per study, on the Brier score and the Brier Index: the centred bootstrap p-value from
-the result's replicates with no minimum of questions (what ``compare`` gave before it
-had one), and what ``compare`` gives now (NaN below the minimum: counted apart, not as
+Per study, on the Brier score and the Brier Index: the centred bootstrap p-value with
+no minimum of questions (``compare`` with its minimum patched to 0: what it gave before
+it had one), and what ``compare`` gives now (NaN below the minimum: counted apart, not as
 a rejection); beside them the competitor the docs point to, the sign-flip comparison of
 ``forecast_scores(...).compare`` on the Brier score::
 
@@ -23,6 +23,7 @@ import warnings
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import numpy as np
 
@@ -47,28 +48,23 @@ LABELS = ("centred_brier", "centred_index", "compare_brier", "compare_index",
 
 
 def _study(job: tuple[str, int, int, int]) -> list[float]:
-    """The five p-values (:data:`LABELS`) of one study."""
-    from coherence import FORECASTBENCH_SCORES
+    """The five p-values (:data:`LABELS`) of one study; the centred ones are
+    ``compare``'s own with its minimum of questions set to 0."""
     from coherence import forecast_scores
     from coherence import forecastbench_scores
-    from coherence._resampling import monte_carlo_pvalue
+    from coherence._scoring import _forecastbench
 
     name, n, seed, resamples = job
     gen = np.random.default_rng(seed)
     df = sample(FORECAST_DESIGNS[name], n, gen)[["model", "question", "probability",
                                                  "outcome"]]
-    out = []
+    scores = ("brier", "brier_index")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         fb = forecastbench_scores(df, n_resamples=resamples, rng=gen)
-        for score in ("brier", "brier_index"):
-            j = list(FORECASTBENCH_SCORES).index(score)
-            d = float(fb.point[0, j] - fb.point[1, j])
-            reps = fb.replicates[:, 0, j] - fb.replicates[:, 1, j]
-            reps = reps[np.isfinite(reps)]
-            out.append(monte_carlo_pvalue(np.abs(reps - d), abs(d))
-                       if np.isfinite(d) and len(reps) else np.nan)
-        out += [float(fb.compare("a", "b", score=s).pvalue) for s in ("brier", "brier_index")]
+        with mock.patch.object(_forecastbench, "MIN_COMPARE_QUESTIONS", 0):
+            out = [float(fb.compare("a", "b", score=s).pvalue) for s in scores]
+        out += [float(fb.compare("a", "b", score=s).pvalue) for s in scores]
         fs = forecast_scores(df, n_resamples=99, rng=gen)
         out.append(float(fs.compare("a", "b", n_resamples=resamples, rng=gen).pvalue))
     return out
