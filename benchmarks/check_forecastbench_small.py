@@ -1,16 +1,19 @@
 """The size of ForecastBench's paired comparison (``forecastbench_scores(...).compare``)
-in studies of few questions, below and at the 20 questions where
-``benchmarks/validate_forecast_scores.py`` starts, on two of its null designs
-(``benchmarks/forecast_designs.py``): exchangeable forecasters, and a sharp forecaster
-against a hedged one of the same expected Brier score (skewed differences).
+and the coverage of its leaderboard's percentile intervals in studies of few questions,
+below and around the 20 questions where ``benchmarks/validate_forecast_scores.py``
+starts, on two of its null designs (``benchmarks/forecast_designs.py``): exchangeable
+forecasters, and a sharp forecaster against a hedged one of the same expected Brier
+score (skewed differences).
 
 Per study, on the Brier score and the Brier Index: the centred bootstrap p-value with
 no minimum of questions (``compare`` with its minimum patched to 0: what it gave before
 it had one), and what ``compare`` gives now (NaN below the minimum: counted apart, not as
 a rejection); beside them the competitor the docs point to, the sign-flip comparison of
-``forecast_scores(...).compare`` on the Brier score::
+``forecast_scores(...).compare`` on the Brier score. Then whether the 95% intervals hold
+the population's expected Brier score (:data:`COVERAGE`): the leaderboard's of ``a``
+and of the pooled score, and ``forecast_scores``' bootstrap-t interval of ``a``::
 
-    python -m benchmarks.check_forecastbench_small 2 3 5 10 15 20 30  # writes the JSON
+    python -m benchmarks.check_forecastbench_small  # writes the JSON (2-100 questions)
     python -m benchmarks.check_forecastbench_small --tables  # the table in the docs
 """
 
@@ -33,9 +36,11 @@ from benchmarks._harness import generated_by
 from benchmarks._harness import map_jobs
 from benchmarks._harness import markdown_table
 from benchmarks._harness import rejection_columns
+from benchmarks._harness import rejection_rate
 from benchmarks._harness import write_json
 from benchmarks._harness import write_tables
 from benchmarks.forecast_designs import FORECAST_DESIGNS
+from benchmarks.forecast_designs import expected_scores
 from benchmarks.forecast_designs import sample
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -45,19 +50,24 @@ ALPHA = 0.05
 DESIGNS = ("uniform, noise 0.1 vs 0.1", "sharp (noise 0.15) vs hedged, equal Brier")
 LABELS = ("centred_brier", "centred_index", "compare_brier", "compare_index",
           "sign_flip_brier")
+#: 0/1 coverage of the population's expected Brier score: a's by the leaderboard's
+#: percentile interval, the pooled one by its ``confidence_interval``, and a's by
+#: ``forecast_scores``' cluster bootstrap-t interval (drawn from a generator of its own)
+COVERAGE = ("cover_percentile_a", "cover_percentile_pooled", "cover_bootstrap_t_a")
 
 
 def _study(job: tuple[str, int, int, int]) -> list[float]:
-    """The five p-values (:data:`LABELS`) of one study; the centred ones are
-    ``compare``'s own with its minimum of questions set to 0."""
+    """The five p-values (:data:`LABELS`) of one study, then its three coverage flags
+    (:data:`COVERAGE`, NaN where the interval is); the centred p-values are ``compare``'s
+    own with its minimum of questions set to 0."""
     from coherence import forecast_scores
     from coherence import forecastbench_scores
     from coherence._scoring import _forecastbench
 
     name, n, seed, resamples = job
+    design = FORECAST_DESIGNS[name]
     gen = np.random.default_rng(seed)
-    df = sample(FORECAST_DESIGNS[name], n, gen)[["model", "question", "probability",
-                                                 "outcome"]]
+    df = sample(design, n, gen)[["model", "question", "probability", "outcome"]]
     scores = ("brier", "brier_index")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -67,6 +77,32 @@ def _study(job: tuple[str, int, int, int]) -> list[float]:
         out += [float(fb.compare("a", "b", score=s).pvalue) for s in scores]
         fs = forecast_scores(df, n_resamples=99, rng=gen)
         out.append(float(fs.compare("a", "b", n_resamples=resamples, rng=gen).pvalue))
+        own = forecast_scores(df, n_resamples=resamples, rng=np.random.default_rng([seed, 1]))
+    truth = expected_scores(design)
+    a, pooled = truth["a"][0], (truth["a"][0] + truth["b"][0]) / 2
+    fb_a = fb.table.set_index("model").loc["a"]
+    fs_a = own.table.set_index("model").loc["a"]
+    return [*out, _covers(fb_a["brier_ci_low"], fb_a["brier_ci_high"], a),
+            _covers(*fb.confidence_interval[:2], pooled),
+            _covers(fs_a["brier_ci_low"], fs_a["brier_ci_high"], a)]
+
+
+def _covers(low: float, high: float, value: float) -> float:
+    """1.0 if ``[low, high]`` holds ``value``, 0.0 if not, NaN if the interval is."""
+    if not (np.isfinite(low) and np.isfinite(high)):
+        return float("nan")
+    return float(low <= value <= high)
+
+
+def _coverage_columns(rows: Any) -> dict[str, Any]:
+    """Per :data:`COVERAGE` column of ``rows`` (the studies' :func:`_study`): its
+    :func:`rejection_rate` of 1.0 over the finite flags, and ``label_n_nan``."""
+    flags = np.asarray(rows, dtype=np.float64)[:, len(LABELS):]
+    out: dict[str, Any] = {}
+    for j, label in enumerate(COVERAGE):
+        ok = np.isfinite(flags[:, j])
+        out[label] = rejection_rate(flags[ok, j] == 1.0)
+        out[f"{label}_n_nan"] = int(np.sum(~ok))
     return out
 
 
@@ -79,20 +115,37 @@ def _row(c: dict[str, Any]) -> list[str]:
     return [c["design"], str(c["n"]), *map(rate, LABELS)]
 
 
+def _coverage_row(c: dict[str, Any]) -> list[str]:
+    def rate(label: str) -> str:
+        nan = c[f"{label}_n_nan"]
+        return format_rate(c[label]) + (f" ({nan} NaN)" if nan else "")
+
+    return [c["design"], str(c["n"]), *map(rate, COVERAGE)]
+
+
 def tables(results: dict[str, Any]) -> str:
     env = results["environment"]
     lines = markdown_table(
         ("design", "questions", "centred, Brier", "centred, Brier Index",
          "compare, Brier", "compare, Brier Index", "sign flip (forecast_scores), Brier"),
         map(_row, results["cells"]))
-    return "\n".join([*lines, "", generated_by("check_forecastbench_small", env)
+    cells = [c for c in results["cells"] if "cover_percentile_a" in c]
+    coverage = markdown_table(
+        ("design", "questions", "percentile, a's Brier", "percentile, pooled Brier",
+         "bootstrap-t (forecast_scores), a's Brier"), map(_coverage_row, cells))
+    return "\n".join([*lines, "", "Coverage of the 95% intervals on the same studies (of the "
+                      "population's expected Brier score; the leaderboard warns below "
+                      "40 questions):", "", *coverage, "",
+                      generated_by("check_forecastbench_small", env)
                       + f"; {results['studies']} studies a cell, {results['resamples']} "
-                      "replicates, rejection rate at 0.05 with its Wilson 95% interval)."])
+                      "replicates, rejection rate at 0.05 and coverage with their Wilson 95% "
+                      "intervals)."])
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("sizes", nargs="*", type=int, default=[2, 3, 5, 10, 15, 20, 30])
+    parser.add_argument("sizes", nargs="*", type=int,
+                        default=[2, 3, 5, 10, 15, 20, 30, 40, 50, 75, 100])
     parser.add_argument("--studies", type=int, default=400)
     parser.add_argument("--resamples", type=int, default=999)
     parser.add_argument("--workers", type=int, default=2, help="processes (1: this one)")
@@ -109,10 +162,11 @@ def main(argv: list[str] | None = None) -> int:
                             for s in range(args.studies)]
                     p = map_jobs(_study, jobs, pool)
                     cells.append({"design": name, "n": n, "studies": args.studies,
-                                  **rejection_columns(p, LABELS, ALPHA,
-                                                      none_if_untested=True)})
+                                  **rejection_columns(np.asarray(p)[:, :len(LABELS)],
+                                                      LABELS, ALPHA, none_if_untested=True),
+                                  **_coverage_columns(p)})
                     print(name, n, {k: cells[-1][k] and cells[-1][k]["rate"]
-                                    for k in LABELS}, flush=True)
+                                    for k in (*LABELS, *COVERAGE)}, flush=True)
         write_json(RESULTS, {"environment": environment(()), "alpha": ALPHA,
                              "studies": args.studies, "resamples": args.resamples,
                              "cells": cells})

@@ -1,7 +1,8 @@
 """The warnings of :func:`coherence.forecastbench_scores` (and of its comparison): the
-intervals that rest on too few replicates or one question, a comparison of too few
-questions for a p-value, a leaderboard of one forecaster, and a relative skill score left
-undefined by a perfect reference (each at the caller's caller's line).
+intervals that rest on too few replicates, on one question or on too few questions to
+cover, a comparison of too few questions for a p-value, a leaderboard of one forecaster,
+and a relative skill score left undefined by a perfect reference (each at the caller's
+caller's line).
 """
 
 from __future__ import annotations
@@ -15,7 +16,12 @@ from .._resampling import LEFT_OUT_SHARE
 from .._warnings import DegenerateDataWarning
 from .._warnings import SmallSampleWarning
 
-__all__ = ["few_compared", "warn_perfect_naive", "warn_small", "warn_undefined"]
+__all__ = ["MIN_INTERVAL_QUESTIONS", "few_compared", "warn_perfect_naive", "warn_small",
+           "warn_undefined"]
+
+#: Questions a row of the leaderboard needs before its percentile intervals held their
+#: level on the measured designs (below: warned; benchmarks/check_forecastbench_small.py).
+MIN_INTERVAL_QUESTIONS = 40
 
 
 def warn_undefined(owner: str, names: list[str], counts: Any, n_resamples: int) -> None:
@@ -72,16 +78,28 @@ def warn_perfect_naive(owner: str, table: pd.DataFrame, naive: str | None) -> No
 
 
 def warn_small(owner: str, table: pd.DataFrame, n_q: int) -> None:
-    """Warn of the intervals that rest on one question, and of a leaderboard of one
-    forecaster (its peer score is measured against itself)."""
-    single = (["pooled"] if n_q == 1 else []) + [
-        str(m) for m, n in zip(table["model"], table["n_questions"], strict=True) if n == 1]
+    """Warn of the intervals that rest on one question, of those that rest on fewer than
+    :data:`MIN_INTERVAL_QUESTIONS` (they cover less than their level), and of a
+    leaderboard of one forecaster (its peer score is measured against itself)."""
+    counts = [("pooled", n_q), *((str(m), int(n)) for m, n in
+                                 zip(table["model"], table["n_questions"], strict=True))]
+    single = [name for name, n in counts if n == 1]
     if single:
         warnings.warn(
             f"{owner}: {len(single)} interval(s) rest on one question "
             f"({', '.join(single[:5])}{', ...' if len(single) > 5 else ''}): they are the "
             "point itself, and do not reflect what more questions could show.",
             SmallSampleWarning, stacklevel=3)
+    few = [f"{name} ({n})" for name, n in counts if 1 < n < MIN_INTERVAL_QUESTIONS]
+    if few:
+        warnings.warn(
+            f"{owner}: the percentile intervals of {len(few)} row(s) rest on fewer than "
+            f"{MIN_INTERVAL_QUESTIONS} questions ({', '.join(few[:5])}"
+            f"{', ...' if len(few) > 5 else ''}), where they cover less than their level "
+            "(95% intervals of a Brier score held it 0.66 of the time at 3 questions, 0.87 "
+            "at 10, 0.92 at 30; benchmarks/check_forecastbench_small.py). For intervals of "
+            "the Brier score with measured coverage, use forecast_scores (bootstrap-t: "
+            "0.94-0.96 from 10 questions).", SmallSampleWarning, stacklevel=3)
     if len(table) == 1:
         warnings.warn(f"{owner}: one forecaster ({table['model'].iloc[0]}) is scored, so its "
                       "peer score is measured against itself: 0, with interval [0, 0], says "

@@ -359,10 +359,14 @@ CASES: tuple[Case, ...] = (
          lambda i, rng: coherence.consistency_check(i["data"], "and", n_resamples=99, rng=rng)),
     Case("forecastbench_scores", coherence.ForecastBenchResult,
          lambda: _frame(pd.DataFrame({
-             "model": np.repeat(["a", "b", "c"], 10), "question": np.tile(np.arange(10), 3),
-             "probability": np.linspace(0.05, 0.95, 30), "outcome": np.tile([0, 1], 15)})),
+             "model": np.repeat(["a", "b", "c"], 40), "question": np.tile(np.arange(40), 3),
+             "probability": np.linspace(0.05, 0.95, 120), "outcome": np.tile([0, 1], 60)})),
          lambda i, rng: coherence.forecastbench_scores(i["data"], naive="a", n_resamples=49,
                                                        rng=rng),
+         warns=(lambda: _frame(pd.DataFrame({  # 10 questions: intervals that cover less
+             "model": np.repeat(["a", "b"], 10), "question": np.tile(np.arange(10), 2),
+             "probability": np.linspace(0.05, 0.95, 20), "outcome": np.tile([0, 1], 10)})),
+             coherence.SmallSampleWarning),
          aliases=("scores",)),
     Case("calibration_error", coherence.CalibrationErrorResult,
          lambda: _frame(pd.DataFrame({"probability": np.linspace(0.02, 0.98, 40),

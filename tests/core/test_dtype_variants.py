@@ -63,6 +63,7 @@ def test_context_categories_in_another_order_change_nothing(name):
                            rtol=0, atol=0)
 
 
+@pytest.mark.filterwarnings("ignore:.*cover less than their level:coherence.SmallSampleWarning")
 def test_forecastbench_question_categories_in_another_order_change_nothing():
     """The questions numbered by category order moved the question bootstrap's interval:
     (0.279, 0.439) where it is (0.258, 0.444)."""

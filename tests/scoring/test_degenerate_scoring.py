@@ -137,6 +137,7 @@ def test_brier_decomposition_does_not_warn_of_zeros_the_forecasts_fix():
         assert abs(res.table.set_index("component").loc["within_bin", "value"]) <= 1e-12
 
 
+@pytest.mark.filterwarnings("ignore:.*cover less than their level:coherence.SmallSampleWarning")
 def test_forecastbench_brier_index_of_a_perfect_forecaster_is_100():
     # was NaN: its adjusted Brier, 0 on a complete panel, came out as -5.6e-17
     gen = np.random.default_rng(0)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import warnings
+from unittest import mock
 
 import numpy as np
 import pandas as pd
@@ -17,6 +18,7 @@ from coherence import FORECASTBENCH_SCORES
 from coherence import ForecastBenchComparisonResult
 from coherence import ForecastBenchResult
 from coherence import forecastbench_scores
+from coherence._scoring import _forecastbench_warnings as _fb_warnings
 from coherence._scoring._forecastbench import MIN_COMPARE_QUESTIONS
 from coherence._scoring._forecastbench import _scores
 from tests._reference_forecastbench import reference_adjusted_brier
@@ -25,6 +27,9 @@ from tests._reference_forecastbench import reference_adjusted_brier
 LEFT_OUT = "ignore:.*are left out of the intervals:coherence.SmallSampleWarning"
 #: a drawn panel can give a model one question (warned of; the property holds all the same)
 ONE_QUESTION = "ignore:.*rest on one question:coherence.SmallSampleWarning"
+#: the warning of intervals on fewer than 40 questions (its own tests below catch it)
+FEW_QUESTIONS = "ignore:.*cover less than their level:coherence.SmallSampleWarning"
+pytestmark = pytest.mark.filterwarnings(FEW_QUESTIONS)
 
 
 def panel(rng: np.random.Generator, n_models: int = 4, n_questions: int = 30,
@@ -536,10 +541,46 @@ def test_an_interval_on_one_question_warns():
         coherence.forecastbench_scores(df.iloc[:2], rng=0)
     with pytest.warns(coherence.SmallSampleWarning) as caught:
         coherence.forecastbench_scores(df, rng=0)
-    assert re.search(r"1 interval\(s\) .* \(b\)", str(caught[0].message))
+    said = [str(w.message) for w in caught]
+    assert re.search(r"1 interval\(s\) .* \(b\)", said[0])
+    # a and the pooled score rest on two questions: intervals that cover less
+    assert re.search(r"of 2 row\(s\) rest on fewer than 40 questions \(pooled \(2\), a \(2\)\)",
+                     said[1])
     # and b's one question of two goes undrawn in about a quarter of the replicates
-    assert re.search(r"left out of the intervals of b \(2\d\d, 2\d\.\d%\)",
-                     str(caught[1].message))
+    assert re.search(r"left out of the intervals of b \(2\d\d, 2\d\.\d%\)", said[2])
+
+
+def test_intervals_on_fewer_than_40_questions_warn_that_they_cover_less():
+    """Regression: the leaderboard's percentile intervals on few questions were given as
+    95% intervals without a word; they covered 0.66 of the time at 3 questions, 0.87 at 10
+    and 0.92 at 30 (benchmarks/check_forecastbench_small.py). Now a SmallSampleWarning names
+    each row below 40 questions and the pooled score; the intervals are unchanged. From
+    40 questions, none."""
+    from coherence._scoring._forecastbench_warnings import MIN_INTERVAL_QUESTIONS
+
+    assert MIN_INTERVAL_QUESTIONS == 40
+    big = panel(np.random.default_rng(3), n_models=3, n_questions=60, missing=0.0)
+    few = big[big["question"].isin([f"q{q:02d}" for q in range(45)])
+              & ~((big["model"] == "m2") & (big["question"] >= "q12"))]
+    with pytest.warns(coherence.SmallSampleWarning) as caught:
+        res = forecastbench_scores(few, n_resamples=99, rng=0)
+    said = [str(w.message) for w in caught if "cover less" in str(w.message)]
+    assert len(said) == 1
+    assert "the percentile intervals of 1 row(s) rest on fewer than 40 questions (m2 (12))" \
+        in said[0] and "forecast_scores" in said[0]
+    with warnings.catch_warnings():  # the intervals themselves are as before
+        warnings.simplefilter("ignore")
+        with mock.patch.object(_fb_warnings, "MIN_INTERVAL_QUESTIONS", 0):
+            same = forecastbench_scores(few, n_resamples=99, rng=0)
+    pd.testing.assert_frame_equal(res.table, same.table)
+    with warnings.catch_warnings():  # 40 questions of every forecaster: no such warning
+        warnings.simplefilter("error")
+        forecastbench_scores(big[big["question"] < "q40"], n_resamples=99, rng=0)
+    cut = big[big["question"] < "q39"]  # 39: each row and the pooled score are named
+    with pytest.warns(coherence.SmallSampleWarning,
+                      match=r"of 4 row\(s\) rest on fewer than 40 questions \(pooled \(39\), "
+                            r"m0 \(39\), m1 \(39\), m2 \(39\)\)"):
+        forecastbench_scores(cut, n_resamples=99, rng=0)
 
 
 def test_numeric_model_labels_stay_as_given():
@@ -637,6 +678,7 @@ def test_one_forecaster_peer_score_warns_that_it_is_measured_against_itself():
     assert only.n_models == 1
     with warnings.catch_warnings():
         warnings.simplefilter("error")
+        warnings.filterwarnings("ignore", ".*cover less than their level")  # 30 questions
         two = forecastbench_scores(df, n_resamples=9, rng=0)
     assert by_model(two).loc["m0", "peer_score"] != 0.0
 
