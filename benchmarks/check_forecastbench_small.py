@@ -30,6 +30,7 @@ from unittest import mock
 
 import numpy as np
 
+from benchmarks._harness import appended_note
 from benchmarks._harness import environment
 from benchmarks._harness import format_rate
 from benchmarks._harness import generated_by
@@ -139,7 +140,25 @@ def tables(results: dict[str, Any]) -> str:
                       generated_by("check_forecastbench_small", env)
                       + f"; {results['studies']} studies a cell, {results['resamples']} "
                       "replicates, rejection rate at 0.05 and coverage with their Wilson 95% "
-                      "intervals)."])
+                      "intervals)." + appended_note(results)])
+
+
+def _appended(results: dict[str, Any]) -> dict[str, Any]:
+    """``results`` merged into the stored JSON: its cells added to the stored ones (in
+    design and size order, replacing a cell run again), the stored environment kept and
+    this run's as ``environment_appended`` (an earlier one's moves to
+    ``environment_appended_earlier``). The settings must be the stored ones."""
+    old = json.loads(RESULTS.read_text())
+    if (old["studies"], old["resamples"]) != (results["studies"], results["resamples"]):
+        raise SystemExit("--append: the JSON was written with other --studies or --resamples")
+    new = {(c["design"], c["n"]) for c in results["cells"]}
+    cells = [c for c in old["cells"] if (c["design"], c["n"]) not in new] + results["cells"]
+    cells.sort(key=lambda c: (DESIGNS.index(c["design"]), c["n"]))
+    out = {**old, "environment_appended": results["environment"], "cells": cells}
+    if "environment_appended" in old:  # an earlier append's, kept, oldest first
+        out["environment_appended_earlier"] = [*old.get("environment_appended_earlier", []),
+                                               old["environment_appended"]]
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -149,6 +168,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--studies", type=int, default=400)
     parser.add_argument("--resamples", type=int, default=999)
     parser.add_argument("--workers", type=int, default=2, help="processes (1: this one)")
+    parser.add_argument("--append", action="store_true",
+                        help="keep the cells already in the JSON (a cell run again "
+                        "replaces its earlier row; this run's environment is "
+                        "'environment_appended')")
     parser.add_argument("--tables", action="store_true",
                         help="only write the docs table from the JSON")
     args = parser.parse_args(argv)
@@ -167,9 +190,9 @@ def main(argv: list[str] | None = None) -> int:
                                   **_coverage_columns(p)})
                     print(name, n, {k: cells[-1][k] and cells[-1][k]["rate"]
                                     for k in (*LABELS, *COVERAGE)}, flush=True)
-        write_json(RESULTS, {"environment": environment(()), "alpha": ALPHA,
-                             "studies": args.studies, "resamples": args.resamples,
-                             "cells": cells})
+        results = {"environment": environment(()), "alpha": ALPHA,
+                   "studies": args.studies, "resamples": args.resamples, "cells": cells}
+        write_json(RESULTS, _appended(results) if args.append else results)
     write_tables(DOC, "check_forecastbench_small.py",
                  tables(json.loads(RESULTS.read_text())))
     return 0

@@ -147,9 +147,9 @@ def _lie_table() -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _forecasts() -> pd.DataFrame:
+def _forecasts(n: int = 8) -> pd.DataFrame:
     rng = np.random.default_rng(2)
-    q = [f"q{i}" for i in range(8)]
+    q = [f"q{i}" for i in range(n)]
     outcome = rng.integers(0, 2, len(q))
     return pd.DataFrame({"model": np.repeat(["a", "b"], len(q)), "question": q * 2,
                          "probability": rng.uniform(0.05, 0.95, 2 * len(q)),
@@ -394,7 +394,8 @@ CASES: tuple[Case, ...] = (
     Case("forecast_scores", ForecastScoresResult, lambda: _frame(_forecasts()),
          lambda i, rng: coherence.forecast_scores(i["data"], timestamp=None, n_resamples=50,
                                                   rng=rng),
-         aliases=("scores",)),
+         aliases=("scores",),
+         warns=(lambda: _frame(_forecasts(5)), SmallSampleWarning)),  # intervals on 5
     Case("brier_decomposition", BrierDecompositionResult, lambda: _frame(_sets(30)),
          lambda i, rng: coherence.brier_decomposition(i["data"], checker="and",
                                                       n_resamples=50, rng=rng),

@@ -14,6 +14,9 @@ from scipy import stats
 from coherence import forecast_scores
 from tests._reference_bootstrap_t import bootstrap_t_by_loops
 
+#: forecast_scores warns of intervals on fewer than 6 questions (these have fewer)
+FEW_QUESTIONS = "ignore:.*cover less than their level:coherence.SmallSampleWarning"
+
 
 def bootstrap_draws(df: pd.DataFrame, cluster: str | None, b: int, seed: int):
     """``(name, rows, units, draws)`` for models a, b and the pooled row, as
@@ -44,6 +47,7 @@ def _table(n_q: int = 12, seed: int = 3, clusters: int = 4, *,
     return pd.DataFrame(rows)
 
 
+@pytest.mark.filterwarnings(FEW_QUESTIONS)
 @pytest.mark.parametrize("cluster", [None, "topic"])
 def test_intervals_are_the_documented_bootstrap_t(cluster):
     """Rebuilt from the documented order: forecast_scores' rng spawns (main, filtered);
@@ -105,6 +109,7 @@ def test_cluster_of_one_question_each_is_no_cluster():
     assert b.cluster == "unit" and "cluster" in same.per_forecast
 
 
+@pytest.mark.filterwarnings(FEW_QUESTIONS)
 def test_compare_flips_whole_clusters():
     """With 4 clusters (16 sign vectors, exact), the p-value is the enumeration over the
     clusters' summed differences, not over the 12 questions."""
@@ -172,6 +177,7 @@ def test_question_scores_shares_forecast_scores_accuracy_interval():
             assert got.loc[name, end] == pytest.approx(fs.loc[name, end], rel=1e-12)
 
 
+@pytest.mark.filterwarnings(FEW_QUESTIONS)
 @pytest.mark.parametrize("skew", [True, False])
 def test_compare_all_tied_interval_inverts_the_test(skew):
     """Scores tied on every question: p = 1, and the interval is the test's inversion,

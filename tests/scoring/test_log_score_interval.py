@@ -27,6 +27,9 @@ from tests._reference_bootstrap_t import heavy_tailed_by_loops
 from tests.scoring.test_forecast_intervals import _table as forecasts_of_two
 from tests.scoring.test_forecast_intervals import bootstrap_draws
 
+#: forecast_scores warns of intervals on fewer than 6 questions (these have fewer)
+FEW_QUESTIONS = "ignore:.*cover less than their level:coherence.SmallSampleWarning"
+
 FLOOR = 1e-10
 
 
@@ -41,6 +44,7 @@ def _log_scores(part: pd.DataFrame, convention: str = "ln") -> np.ndarray:
     return np.log(q) if convention == "ln" else -np.log2(q)
 
 
+@pytest.mark.filterwarnings(FEW_QUESTIONS)
 @pytest.mark.parametrize("convention", ["ln", "log2_loss"])
 @pytest.mark.parametrize("cluster", [None, "topic"])
 def test_log_interval_is_the_documented_one(cluster, convention):
@@ -84,6 +88,7 @@ def test_the_conventions_give_mirrored_intervals():
         np.testing.assert_array_equal(ln[col], loss[col])
 
 
+@pytest.mark.filterwarnings(FEW_QUESTIONS)
 def test_the_interval_does_not_depend_on_row_order_or_cluster_names():
     """Rows shuffled and clusters renamed in the same sorted order: the same interval."""
     df = _table(n_q=18, seed=2)
