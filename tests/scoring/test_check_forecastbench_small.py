@@ -40,3 +40,21 @@ def test_check_writes_json_and_table(tmp_path: Path, monkeypatch: pytest.MonkeyP
     # --tables alone rewrites the block from the JSON, in place
     assert check.main(["--tables"]) == 0
     assert doc.read_text() == text
+
+
+def test_append_keeps_the_stored_cells(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(check, "RESULTS", tmp_path / "check.json")
+    doc = tmp_path / "page.md"
+    doc.write_text("# page\n")
+    monkeypatch.setattr(check, "DOC", doc)
+    small = ["--studies", "2", "--resamples", "19", "--workers", "1"]
+    assert check.main(["5", *small]) == 0
+    first = json.loads((tmp_path / "check.json").read_text())
+    assert check.main(["3", "5", *small, "--append"]) == 0  # 5 again: replaced, in order
+    stored = json.loads((tmp_path / "check.json").read_text())
+    assert [(c["design"], c["n"]) for c in stored["cells"]] == [
+        (d, n) for d in check.DESIGNS for n in (3, 5)]
+    assert stored["environment"] == first["environment"] and "environment_appended" in stored
+    assert "Cells added later with `--append` ran at commit" in doc.read_text()
+    with pytest.raises(SystemExit, match="other --studies or --resamples"):
+        check.main(["3", "--studies", "3", "--resamples", "19", "--workers", "1", "--append"])
