@@ -34,6 +34,7 @@ from .._validation import check_int
 from .._validation import param_error
 from .._validation import plain_value
 from .._warnings import DeprecatedAlias
+from ._forecast_warnings import warn_few_compared
 
 if TYPE_CHECKING:
     from ._forecast import ForecastScoresResult
@@ -168,6 +169,7 @@ def paired_comparison(result: ForecastScoresResult, model_a: str, model_b: str, 
     lower_is_better = metric == "brier" or (metric == "log_score"
                                             and result.log_convention == "log2_loss")
     unit = "questions" if result.cluster is None else f"'{result.cluster}' clusters"
+    warn_few_compared(owner, n_units, unit)
     return ForecastComparisonResult(
         statistic=float(np.mean(diff)), pvalue=pvalue,
         confidence_interval=ConfidenceInterval(low, high, confidence_level),

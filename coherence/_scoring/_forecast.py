@@ -128,14 +128,9 @@ def _reliability_table(p: np.ndarray, y: np.ndarray, n_bins: int) -> pd.DataFram
         mean_p = np.where(n > 0, sum_p / np.maximum(n, 1), np.nan)
         freq = np.where(n > 0, sum_y / np.maximum(n, 1), np.nan)
     edges = np.arange(n_bins + 1) / n_bins
-    return pd.DataFrame({
-        "bin": np.arange(n_bins, dtype=np.int64),
-        "lower": edges[:-1],
-        "upper": edges[1:],
-        "n": n,
-        "mean_forecast": mean_p,
-        "observed_frequency": freq,
-    })
+    return pd.DataFrame({"bin": np.arange(n_bins, dtype=np.int64), "lower": edges[:-1],
+                         "upper": edges[1:], "n": n, "mean_forecast": mean_p,
+                         "observed_frequency": freq})
 
 
 def murphy(p: np.ndarray, y: np.ndarray, n_bins: int) -> dict[str, float]:
@@ -315,6 +310,12 @@ class ForecastScoresResult(CoherenceResult, test_name="forecast_scores",
             ``pvalue`` its two-sided sign-flip p-value, ``confidence_interval`` the
             differences the test does not reject; one row per common question in
             ``table``.
+
+        Warns
+        -----
+        SmallSampleWarning
+            Below 20 common questions (clusters): with skewed differences the test
+            rejected a true null 0.087-0.122 at 6-10 questions (level 0.05).
 
         See Also
         --------

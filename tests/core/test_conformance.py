@@ -406,7 +406,8 @@ CASES: tuple[Case, ...] = (
                                                          n_resamples=49, rng=rng),
          warns=(lambda: _frame(_noisy_tuples(8)), SmallSampleWarning)),
     Case("ForecastScoresResult.compare", ForecastComparisonResult,
-         lambda: _frame(_forecasts()), _compare, aliases=("differences",)),
+         lambda: _frame(_forecasts(20)), _compare, aliases=("differences",),
+         warns=(lambda: _frame(_forecasts()), SmallSampleWarning)),  # 8 questions
     Case("source_precision", SourcePrecisionResult,
          lambda: {"citations": _citations(), "reference": _REFERENCE},
          lambda i, rng: coherence.source_precision(i["citations"], i["reference"],

@@ -20,7 +20,10 @@ from coherence._scoring._forecast import bin_index
 
 #: the hand fixtures and drawn tables here are small: intervals that are the point
 #: itself (scores that do not vary) warn, as test_forecast.py checks
-pytestmark = pytest.mark.filterwarnings("ignore:forecast_scores:coherence.SmallSampleWarning")
+#: (and intervals on few questions); compare warns below 20 questions
+FEW_COMPARED = "ignore:ForecastScoresResult.compare. .* \\(< 20\\):coherence.SmallSampleWarning"
+pytestmark = [pytest.mark.filterwarnings("ignore:forecast_scores:coherence.SmallSampleWarning"),
+              pytest.mark.filterwarnings(FEW_COMPARED)]
 
 
 def binary_table() -> pd.DataFrame:
@@ -637,6 +640,43 @@ def test_intervals_on_fewer_than_6_questions_warn_that_they_cover_less():
                       r"'topic' clusters \(a \(4\), b \(4\), \(all\) \(4\)\)"):
         forecast_scores(df.assign(topic=[f"t{i // 3}" for i in range(12)] * 2),
                         cluster="topic", n_resamples=99, rng=0)
+
+
+def test_a_comparison_on_fewer_than_20_questions_warns():
+    """Regression: the sign-flip comparison gave its p-value on any number of questions
+    without a word; exact for symmetric differences, it rejected a true null with skewed
+    ones (sharp against hedged) 0.087-0.122 of the time at 6-10 questions, 0.080 at 15
+    (benchmarks/check_forecastbench_small.py). Now a SmallSampleWarning below 20
+    questions (clusters); the p-value and interval are unchanged. From 20, none."""
+    import warnings
+    from unittest import mock
+
+    from coherence import SmallSampleWarning
+    from coherence._scoring import _forecast_warnings
+
+    assert _forecast_warnings.MIN_COMPARE_UNITS == 20
+    gen = np.random.default_rng(8)
+    q = [f"q{i:02d}" for i in range(24)]
+    df = pd.DataFrame({"model": np.repeat(["a", "b"], 24), "question": q * 2,
+                       "probability": gen.uniform(0.05, 0.95, 48),
+                       "outcome": np.tile(gen.integers(0, 2, 24), 2),
+                       "topic": [f"t{i // 2}" for i in range(24)] * 2})
+    few = forecast_scores(df[df["question"] < "q19"], n_resamples=19, rng=0)
+    with pytest.warns(SmallSampleWarning, match=r"ForecastScoresResult.compare: 19 questions "
+                      r"\(< 20\): the sign flip is exact where the score differences are "
+                      "symmetric"):
+        res = few.compare("a", "b", n_resamples=999, rng=0)
+    with mock.patch.object(_forecast_warnings, "MIN_COMPARE_UNITS", 0):
+        same = few.compare("a", "b", n_resamples=999, rng=0)
+    assert (res.pvalue, tuple(res.confidence_interval)) == (
+        same.pvalue, tuple(same.confidence_interval))
+    full = forecast_scores(df[df["question"] < "q20"], n_resamples=19, rng=0)
+    with warnings.catch_warnings():  # 20 questions: no warning
+        warnings.simplefilter("error")
+        full.compare("a", "b", n_resamples=99, rng=0)
+    topics = forecast_scores(df, cluster="topic", n_resamples=19, rng=0)
+    with pytest.warns(SmallSampleWarning, match=r"12 'topic' clusters \(< 20\)"):
+        topics.compare("a", "b", n_resamples=99, rng=0)
 
 
 def test_a_probability_column_with_options_raises():

@@ -16,6 +16,8 @@ from tests._reference_bootstrap_t import bootstrap_t_by_loops
 
 #: forecast_scores warns of intervals on fewer than 6 questions (these have fewer)
 FEW_QUESTIONS = "ignore:.*cover less than their level:coherence.SmallSampleWarning"
+#: and its comparison below 20 questions (or clusters)
+FEW_COMPARED = "ignore:ForecastScoresResult.compare. .* \\(< 20\\):coherence.SmallSampleWarning"
 
 
 def bootstrap_draws(df: pd.DataFrame, cluster: str | None, b: int, seed: int):
@@ -96,6 +98,7 @@ def test_an_interval_stays_in_the_scores_range():
     assert row["accuracy_ci_low"] == pytest.approx(15 / (15 + stats.norm.ppf(0.975) ** 2))
 
 
+@pytest.mark.filterwarnings(FEW_COMPARED)
 def test_cluster_of_one_question_each_is_no_cluster():
     df = _table()
     plain = forecast_scores(df, timestamp=None, rng=5)
@@ -109,6 +112,7 @@ def test_cluster_of_one_question_each_is_no_cluster():
     assert b.cluster == "unit" and "cluster" in same.per_forecast
 
 
+@pytest.mark.filterwarnings(FEW_COMPARED)
 @pytest.mark.filterwarnings(FEW_QUESTIONS)
 def test_compare_flips_whole_clusters():
     """With 4 clusters (16 sign vectors, exact), the p-value is the enumeration over the
@@ -177,6 +181,7 @@ def test_question_scores_shares_forecast_scores_accuracy_interval():
             assert got.loc[name, end] == pytest.approx(fs.loc[name, end], rel=1e-12)
 
 
+@pytest.mark.filterwarnings(FEW_COMPARED)
 @pytest.mark.filterwarnings(FEW_QUESTIONS)
 @pytest.mark.parametrize("skew", [True, False])
 def test_compare_all_tied_interval_inverts_the_test(skew):

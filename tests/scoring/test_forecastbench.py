@@ -29,7 +29,10 @@ LEFT_OUT = "ignore:.*are left out of the intervals:coherence.SmallSampleWarning"
 ONE_QUESTION = "ignore:.*rest on one question:coherence.SmallSampleWarning"
 #: the warning of intervals on fewer than 40 questions (its own tests below catch it)
 FEW_QUESTIONS = "ignore:.*cover less than their level:coherence.SmallSampleWarning"
-pytestmark = pytest.mark.filterwarnings(FEW_QUESTIONS)
+#: forecast_scores(...).compare beside it warns below 20 questions
+FEW_COMPARED = "ignore:ForecastScoresResult.compare. .* \\(< 20\\):coherence.SmallSampleWarning"
+pytestmark = [pytest.mark.filterwarnings(FEW_QUESTIONS),
+              pytest.mark.filterwarnings(FEW_COMPARED)]
 
 
 def panel(rng: np.random.Generator, n_models: int = 4, n_questions: int = 30,

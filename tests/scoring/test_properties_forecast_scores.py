@@ -22,7 +22,10 @@ from tests._reference_skewflip import hall_pvalue
 
 #: the hand fixtures and drawn tables here are small: intervals that are the point
 #: itself (scores that do not vary) warn, as test_forecast.py checks
-pytestmark = pytest.mark.filterwarnings("ignore:forecast_scores:coherence.SmallSampleWarning")
+#: (and intervals on few questions); compare warns below 20 questions
+FEW_COMPARED = "ignore:ForecastScoresResult.compare. .* \\(< 20\\):coherence.SmallSampleWarning"
+pytestmark = [pytest.mark.filterwarnings("ignore:forecast_scores:coherence.SmallSampleWarning"),
+              pytest.mark.filterwarnings(FEW_COMPARED)]
 
 #: heaped beliefs (0, 1, 0.5, round numbers) mixed with arbitrary ones
 _probs = st.one_of(st.sampled_from([0.0, 0.1, 0.3, 0.5, 0.7, 0.9, 1.0]), st.floats(0.0, 1.0))
