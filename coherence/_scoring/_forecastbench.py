@@ -476,8 +476,9 @@ def forecastbench_scores(data: Any, *, question: str = "question", model: str = 
         forecaster of 2 questions among many losing about 13%; for the adjusted scores,
         questions drawn that split the fixed-effects forecasters into groups with no
         forecaster in common; or, for the Brier Index, an adjusted Brier score below 0),
-        naming it; the table's ``n_undefined`` counts them. Also when the leaderboard holds a single
-        forecaster: its peer score is measured against itself (0, interval [0, 0]).
+        naming it; the table's ``n_undefined`` counts them. Also when the leaderboard
+        holds a single forecaster: its peer score is measured against itself (0,
+        interval [0, 0]).
 
     See Also
     --------

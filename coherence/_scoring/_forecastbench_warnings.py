@@ -99,7 +99,7 @@ def warn_small(owner: str, table: pd.DataFrame, n_q: int) -> None:
             "(95% intervals of a Brier score held it 0.66 of the time at 3 questions, 0.87 "
             "at 10, 0.92 at 30; benchmarks/check_forecastbench_small.py). For intervals of "
             "the Brier score with measured coverage, use forecast_scores (bootstrap-t: "
-            "0.94-0.96 from 10 questions).", SmallSampleWarning, stacklevel=3)
+            "0.93-0.97 from 6 questions).", SmallSampleWarning, stacklevel=3)
     if len(table) == 1:
         warnings.warn(f"{owner}: one forecaster ({table['model'].iloc[0]}) is scored, so its "
                       "peer score is measured against itself: 0, with interval [0, 0], says "

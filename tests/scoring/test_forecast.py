@@ -600,6 +600,17 @@ def test_an_interval_that_is_the_point_itself_warns():
     assert not [w for w in caught if "point itself" in str(w.message)]
 
 
+def two_forecasters(n: int, seed: int) -> pd.DataFrame:
+    """Forecasters a and b on the same ``n`` questions ``q00``, ``q01``, ... (random
+    forecasts and outcomes), the questions in topics of two."""
+    gen = np.random.default_rng(seed)
+    q = [f"q{i:02d}" for i in range(n)]
+    return pd.DataFrame({"model": np.repeat(["a", "b"], n), "question": q * 2,
+                         "probability": gen.uniform(0.05, 0.95, 2 * n),
+                         "outcome": np.tile(gen.integers(0, 2, n), 2),
+                         "topic": [f"t{i // 2}" for i in range(n)] * 2})
+
+
 def test_intervals_on_fewer_than_6_questions_warn_that_they_cover_less():
     """Regression: the bootstrap-t intervals of a row on 2-9 questions came without a
     word; 95% intervals of a Brier score held their value 0.47 of the time at 2 questions,
@@ -613,12 +624,7 @@ def test_intervals_on_fewer_than_6_questions_warn_that_they_cover_less():
     from coherence._scoring import _forecast_warnings
 
     assert _forecast_warnings.MIN_INTERVAL_UNITS == 6
-    gen = np.random.default_rng(5)
-    q = [f"q{i:02d}" for i in range(12)]
-    df = pd.DataFrame({"model": np.repeat(["a", "b"], 12), "question": q * 2,
-                       "probability": gen.uniform(0.05, 0.95, 24),
-                       "outcome": np.tile(gen.integers(0, 2, 12), 2),
-                       "topic": [f"t{i // 2}" for i in range(12)] * 2})
+    df = two_forecasters(12, seed=5)
     few = df[~((df["model"] == "b") & (df["question"] >= "q04"))]  # b: 4 questions
     with pytest.warns(SmallSampleWarning) as caught:
         res = forecast_scores(few, n_resamples=99, rng=0)
@@ -655,12 +661,7 @@ def test_a_comparison_on_fewer_than_20_questions_warns():
     from coherence._scoring import _forecast_warnings
 
     assert _forecast_warnings.MIN_COMPARE_UNITS == 20
-    gen = np.random.default_rng(8)
-    q = [f"q{i:02d}" for i in range(24)]
-    df = pd.DataFrame({"model": np.repeat(["a", "b"], 24), "question": q * 2,
-                       "probability": gen.uniform(0.05, 0.95, 48),
-                       "outcome": np.tile(gen.integers(0, 2, 24), 2),
-                       "topic": [f"t{i // 2}" for i in range(24)] * 2})
+    df = two_forecasters(24, seed=8)
     few = forecast_scores(df[df["question"] < "q19"], n_resamples=19, rng=0)
     with pytest.warns(SmallSampleWarning, match=r"ForecastScoresResult.compare: 19 questions "
                       r"\(< 20\): the sign flip is exact where the score differences are "
