@@ -12,8 +12,8 @@
 * :func:`markdown_table`, :func:`section_tables`, :func:`generated_by`,
   :func:`appended_note`: the docs tables' rows, one table per part of the JSON, and
   the sentences naming the JSON and the runs a table comes from.
-* :func:`matrix_parser`, :func:`only_words`, :func:`start_results` (:func:`appended`),
-  :func:`store_cell`,
+* :func:`matrix_parser`, :func:`only_words`, :func:`start_results` (:func:`appended`,
+  :func:`with_appended_environment`), :func:`store_cell`,
   :func:`run_matrix`, :func:`write_json`: the command line of a matrix (``--reps``,
   ``--only``, ``--append``, ``--tables``, ...; a script adds its own options), its
   JSON's head (kept with ``--append`` when the settings match), a finished cell
@@ -77,6 +77,7 @@ __all__ = [
     "start_results",
     "store_cell",
     "tables_if_asked",
+    "with_appended_environment",
     "write_json",
     "write_results",
     "write_tables",
@@ -288,9 +289,15 @@ def appended(old: dict[str, Any], results: dict[str, Any]) -> dict[str, Any]:
     The settings must be the same."""
     if old["settings"] != results["settings"]:
         raise SystemExit("--append: the JSON was written with other settings")
+    return with_appended_environment(old, results["environment"])
+
+
+def with_appended_environment(old: dict[str, Any], env: dict[str, Any]) -> dict[str, Any]:
+    """The stored JSON ``old`` with ``env`` as ``environment_appended``, the earlier
+    appends' environments kept, oldest first, in ``environment_appended_earlier``."""
     earlier = [*old.get("environment_appended_earlier", []),
                *([old["environment_appended"]] if "environment_appended" in old else [])]
-    out = {**old, "environment_appended": results["environment"]}
+    out = {**old, "environment_appended": env}
     if earlier:
         out["environment_appended_earlier"] = earlier
     return out

@@ -31,13 +31,14 @@ from unittest import mock
 import numpy as np
 
 from benchmarks._harness import appended_note
+from benchmarks._harness import coverage_columns
 from benchmarks._harness import environment
 from benchmarks._harness import format_rate
 from benchmarks._harness import generated_by
 from benchmarks._harness import map_jobs
 from benchmarks._harness import markdown_table
 from benchmarks._harness import rejection_columns
-from benchmarks._harness import rejection_rate
+from benchmarks._harness import with_appended_environment
 from benchmarks._harness import write_json
 from benchmarks._harness import write_tables
 from benchmarks.forecast_designs import FORECAST_DESIGNS
@@ -58,17 +59,17 @@ COVERAGE = ("cover_percentile_a", "cover_percentile_pooled", "cover_bootstrap_t_
 
 
 def _study(job: tuple[str, int, int, int]) -> list[float]:
-    """The five p-values (:data:`LABELS`) of one study, then its three coverage flags
-    (:data:`COVERAGE`, NaN where the interval is); the centred p-values are ``compare``'s
-    own with its minimum of questions set to 0."""
+    """The five p-values (:data:`LABELS`) of one study, then the low and high ends of its
+    three intervals (:data:`COVERAGE`); the centred p-values are ``compare``'s own with
+    its minimum of questions set to 0."""
     from coherence import forecast_scores
     from coherence import forecastbench_scores
     from coherence._scoring import _forecastbench
 
     name, n, seed, resamples = job
-    design = FORECAST_DESIGNS[name]
     gen = np.random.default_rng(seed)
-    df = sample(design, n, gen)[["model", "question", "probability", "outcome"]]
+    df = sample(FORECAST_DESIGNS[name], n, gen)[["model", "question", "probability",
+                                                 "outcome"]]
     scores = ("brier", "brier_index")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -79,31 +80,23 @@ def _study(job: tuple[str, int, int, int]) -> list[float]:
         fs = forecast_scores(df, n_resamples=99, rng=gen)
         out.append(float(fs.compare("a", "b", n_resamples=resamples, rng=gen).pvalue))
         own = forecast_scores(df, n_resamples=resamples, rng=np.random.default_rng([seed, 1]))
-    truth = expected_scores(design)
-    a, pooled = truth["a"][0], (truth["a"][0] + truth["b"][0]) / 2
     fb_a = fb.table.set_index("model").loc["a"]
     fs_a = own.table.set_index("model").loc["a"]
-    return [*out, _covers(fb_a["brier_ci_low"], fb_a["brier_ci_high"], a),
-            _covers(*fb.confidence_interval[:2], pooled),
-            _covers(fs_a["brier_ci_low"], fs_a["brier_ci_high"], a)]
+    return [*out, fb_a["brier_ci_low"], fb_a["brier_ci_high"], *fb.confidence_interval[:2],
+            fs_a["brier_ci_low"], fs_a["brier_ci_high"]]
 
 
-def _covers(low: float, high: float, value: float) -> float:
-    """1.0 if ``[low, high]`` holds ``value``, 0.0 if not, NaN if the interval is."""
-    if not (np.isfinite(low) and np.isfinite(high)):
-        return float("nan")
-    return float(low <= value <= high)
-
-
-def _coverage_columns(rows: Any) -> dict[str, Any]:
-    """Per :data:`COVERAGE` column of ``rows`` (the studies' :func:`_study`): its
-    :func:`rejection_rate` of 1.0 over the finite flags, and ``label_n_nan``."""
-    flags = np.asarray(rows, dtype=np.float64)[:, len(LABELS):]
+def _coverage(rows: Any, name: str) -> dict[str, Any]:
+    """Per :data:`COVERAGE` interval of ``rows`` (the studies' :func:`_study`): the
+    :func:`coverage_columns` rate of the population's expected Brier score (a's, or the
+    pooled one's) over the intervals that are not NaN, and ``label_n_nan``."""
+    truth = expected_scores(FORECAST_DESIGNS[name])
+    a, pooled = truth["a"][0], (truth["a"][0] + truth["b"][0]) / 2
+    ends = np.asarray(rows, dtype=np.float64)[:, len(LABELS):]
     out: dict[str, Any] = {}
-    for j, label in enumerate(COVERAGE):
-        ok = np.isfinite(flags[:, j])
-        out[label] = rejection_rate(flags[ok, j] == 1.0)
-        out[f"{label}_n_nan"] = int(np.sum(~ok))
+    for j, (label, value) in enumerate(zip(COVERAGE, (a, pooled, a), strict=True)):
+        held = coverage_columns(ends[:, 2 * j], ends[:, 2 * j + 1], value)
+        out[label], out[f"{label}_n_nan"] = held["coverage"], held["n_nan"]
     return out
 
 
@@ -154,11 +147,7 @@ def _appended(results: dict[str, Any]) -> dict[str, Any]:
     new = {(c["design"], c["n"]) for c in results["cells"]}
     cells = [c for c in old["cells"] if (c["design"], c["n"]) not in new] + results["cells"]
     cells.sort(key=lambda c: (DESIGNS.index(c["design"]), c["n"]))
-    out = {**old, "environment_appended": results["environment"], "cells": cells}
-    if "environment_appended" in old:  # an earlier append's, kept, oldest first
-        out["environment_appended_earlier"] = [*old.get("environment_appended_earlier", []),
-                                               old["environment_appended"]]
-    return out
+    return {**with_appended_environment(old, results["environment"]), "cells": cells}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -187,7 +176,7 @@ def main(argv: list[str] | None = None) -> int:
                     cells.append({"design": name, "n": n, "studies": args.studies,
                                   **rejection_columns(np.asarray(p)[:, :len(LABELS)],
                                                       LABELS, ALPHA, none_if_untested=True),
-                                  **_coverage_columns(p)})
+                                  **_coverage(p, name)})
                     print(name, n, {k: cells[-1][k] and cells[-1][k]["rate"]
                                     for k in (*LABELS, *COVERAGE)}, flush=True)
         results = {"environment": environment(()), "alpha": ALPHA,
